@@ -1,0 +1,381 @@
+/**
+ * onemodel: tensors with autograd, computed by a C library compiled to WebAssembly.
+ *
+ * ```js
+ * import * as om from 'onemodel';
+ * await om.ready();                          // once; everything after is synchronous
+ * const w = om.randn([2, 1], { seed: 1 });
+ * w.requiresGrad = true;
+ * const loss = om.tidy(() => om.tensor([[1, 2]]).matmul(w).pow(2).sum());
+ * loss.backward();                           // w.grad now holds d loss / d w
+ * console.log(w.grad!.toArray());
+ * loss.dispose(); w.dispose();               // or let an om.tidy() scope do it
+ * ```
+ *
+ * Memory: every tensor is a handle to C memory that JavaScript's garbage collector does not
+ * free. Call `dispose()` or make tensors inside `om.tidy()`. `om.memory()` shows what is live.
+ *
+ * Errors: every failure is an {@link OmError} (or {@link TraceError}) whose `kind` names it.
+ *
+ * Semantics follow PyTorch: broadcasting, negative dims counted from the end, views sharing
+ * storage with their input.
+ */
+
+/** The element types. `int64` values come back as `bigint` from `toArray()`. */
+export type DType = 'float32' | 'int64' | 'bool';
+
+/** Names of the error kinds (src/core/errors.def). */
+export type ErrorKind =
+  | 'InvalidArgument'
+  | 'ShapeMismatch'
+  | 'DtypeMismatch'
+  | 'IndexOutOfRange'
+  | 'OutOfMemory'
+  | 'Autograd'
+  | 'Disposed'
+  | TraceErrorKind;
+
+/** The tracer's error kinds, raised as {@link TraceError}. */
+export type TraceErrorKind =
+  | 'UnsupportedOperation'
+  | 'DataDependent'
+  | 'InPlaceMutation'
+  | 'NoGradInTrace'
+  | 'SymbolicShape'
+  | 'InvalidUsage';
+
+/** A number given where a tensor may be: booleans count as 0/1, bigints are converted. */
+export type Scalar = number | boolean | bigint;
+
+/** A tensor operand: a Tensor, or a scalar turned into a 0-d tensor of the other operand's dtype. */
+export type TensorLike = Tensor | Scalar;
+
+/** Nested arrays of scalars, typed arrays, or a single scalar. */
+export type TensorData =
+  | Scalar
+  | ArrayLike<number>
+  | ArrayLike<bigint>
+  | BigInt64Array
+  | BigUint64Array
+  | ReadonlyArray<TensorData>;
+
+/** A shape: an array of sizes, or one size for a 1-D tensor. */
+export type Shape = number | readonly number[];
+
+/** A dim argument of a reduction: one dim, several, or none (all dims). */
+export type Dims = number | readonly number[];
+
+/**
+ * The error type of the package. `kind` tells what went wrong; the message names the function
+ * and the values involved (e.g. `matmul: shapes [2,3] and [4,5] do not match (3 != 4)`).
+ * After any OmError the library stays usable.
+ */
+export class OmError extends Error {
+  readonly kind: ErrorKind;
+  constructor(kind: ErrorKind, message: string);
+}
+
+/** A tracer failure; its `kind` is one of the tracer's kinds. */
+export class TraceError extends OmError {
+  readonly kind: TraceErrorKind;
+  constructor(kind: TraceErrorKind, message: string);
+}
+
+/** The package version, e.g. "0.1.0". */
+export const version: string;
+
+/**
+ * Loads the WebAssembly module. Call once and await it before anything else (which throws an
+ * OmError until then). Idempotent and safe to call concurrently: every call shares one load.
+ * In Node.js the .wasm file is read from disk; in browsers it is fetched next to the module.
+ */
+export function ready(): Promise<void>;
+
+/** What is alive in C memory. */
+export interface MemoryInfo {
+  /** Live C tensor handles (views and tensors held by autograd graphs count too). */
+  tensors: number;
+  /** Bytes of live storage. */
+  bytes: number;
+  /**
+   * Tensors that were garbage-collected without dispose() (a leak alarm: their C memory is not
+   * freed). Counted by a FinalizationRegistry, so it only grows after a GC ran.
+   */
+  leaked: number;
+}
+
+/** Live tensors and bytes in C memory (use it to check that a computation frees what it makes). */
+export function memory(): MemoryInfo;
+
+/** Options of {@link tensor}. */
+export interface TensorOptions {
+  /**
+   * The dtype; inferred when omitted: numbers and Float32Array/Float64Array give float32,
+   * bigints and integer typed arrays (Int32Array, BigInt64Array, ...) give int64, booleans give bool.
+   */
+  dtype?: DType;
+  /** The shape; inferred from the nesting when omitted. Its element count must match the data's. */
+  shape?: readonly number[];
+}
+
+/** Options of the creation functions. */
+export interface CreationOptions {
+  /** float32 by default (bool / int64 for {@link full} with a boolean / bigint value). */
+  dtype?: DType;
+}
+
+/** Options of {@link rand} and {@link randn}. */
+export interface RandomOptions {
+  /**
+   * With a seed, element i depends only on (seed, i): the same numbers every time, natively and
+   * in WebAssembly. Without, the default generator ({@link manualSeed}) is used and advanced.
+   */
+  seed?: number | bigint;
+  /** Only 'float32'. */
+  dtype?: 'float32';
+}
+
+/**
+ * A tensor from data: a scalar (0-d), nested arrays (shape from the nesting), or a typed array
+ * (1-D unless `shape` is given). Ragged arrays, entries that are not numbers/bigints/booleans, a
+ * `shape` whose element count differs from the data's, and negative or fractional sizes throw
+ * an OmError of kind InvalidArgument.
+ */
+export function tensor(data: TensorData, options?: TensorOptions): Tensor;
+/** A tensor of zeros (float32 by default). */
+export function zeros(shape: Shape, options?: CreationOptions): Tensor;
+/** A tensor of ones (float32 by default). */
+export function ones(shape: Shape, options?: CreationOptions): Tensor;
+/** A tensor filled with value (dtype from the value's type unless given). */
+export function full(shape: Shape, value: Scalar, options?: CreationOptions): Tensor;
+/**
+ * A 1-D tensor `start, start + step, ...` below `end` (above it for a negative step).
+ * `arange(end)` starts at 0. float32 unless all arguments are bigints (then int64) or a dtype is given.
+ */
+export function arange(end: number | bigint, options?: CreationOptions): Tensor;
+export function arange(start: number | bigint, end: number | bigint, options?: CreationOptions): Tensor;
+export function arange(start: number | bigint, end: number | bigint, step: number | bigint, options?: CreationOptions): Tensor;
+/** Uniform float32 values in [0, 1). */
+export function rand(shape: Shape, options?: RandomOptions): Tensor;
+/** Standard normal float32 values (mean 0, standard deviation 1). */
+export function randn(shape: Shape, options?: RandomOptions): Tensor;
+/** Resets the default generator used by rand/randn without a seed. */
+export function manualSeed(seed: number | bigint): void;
+
+/** Joins tensors along an existing dim (default 0). */
+export function cat(tensors: readonly Tensor[], dim?: number): Tensor;
+/** Stacks tensors of one shape along a new dim (default 0). */
+export function stack(tensors: readonly Tensor[], dim?: number): Tensor;
+/** `condition ? input : other` elementwise with broadcasting; condition is a bool tensor. */
+export function where(condition: Tensor, input: TensorLike, other: TensorLike): Tensor;
+/** Matrix product with PyTorch's rules (1-D operands, broadcast batch dims). */
+export function matmul(a: Tensor, b: Tensor): Tensor;
+
+/**
+ * Runs fn with autograd recording off and returns its result; the previous mode is restored
+ * even when fn throws. Use it for parameter updates.
+ */
+export function noGrad<T>(fn: () => T): T;
+
+/**
+ * Runs fn and disposes every tensor created inside it except those in its result (a Tensor, or
+ * arrays / plain objects holding tensors, searched deeply). Kept tensors move to the enclosing
+ * tidy scope, if any. fn must be synchronous. Tensors made before the call are not touched.
+ */
+export function tidy<T>(fn: () => T): T;
+
+/** Disposes a Tensor, or every Tensor found in an array or plain object (deeply). */
+export function dispose(tensors: Tensor | readonly unknown[] | Record<string, unknown>): void;
+
+/**
+ * A handle to a tensor in C memory. Make tensors with {@link tensor}, {@link zeros}, ... (the
+ * constructor is private). Free them with {@link Tensor.dispose} or inside {@link tidy}. Every
+ * method returns a new Tensor (views share storage with their input) except the in-place ones,
+ * whose names end in `_` and which return `this`. After dispose(), any use throws an OmError of
+ * kind 'Disposed' naming the method.
+ */
+export class Tensor {
+  private constructor();
+
+  /** The sizes of the dims (a fresh array). */
+  readonly shape: number[];
+  /** The element type. */
+  readonly dtype: DType;
+  /** Number of dims. */
+  readonly ndim: number;
+  /** Number of elements (PyTorch's numel()). */
+  readonly size: number;
+  /** True once dispose() ran. Never throws. */
+  readonly isDisposed: boolean;
+  /** True when no recorded op made this tensor. */
+  readonly isLeaf: boolean;
+  /** The storage's version counter: every in-place change bumps it. */
+  readonly version: number;
+
+  /**
+   * Whether autograd tracks this tensor. Setting it is allowed only on float32 leaves (an
+   * OmError of kind InvalidArgument otherwise).
+   */
+  requiresGrad: boolean;
+
+  /**
+   * The accumulated gradient (after backward()), or null.
+   *
+   * Ownership: the returned Tensor belongs to this tensor; do not dispose it. Reading `grad`
+   * again returns the same object while C holds the same gradient; when the gradient is
+   * replaced, the old wrapper is disposed and a new one returned. zeroGrad() and dispose()
+   * dispose it. It is not tracked by {@link tidy}. Keep the values beyond that with clone().
+   */
+  readonly grad: Tensor | null;
+
+  /** A fresh copy of the elements in row-major order (never a view into WebAssembly memory). */
+  toArray(): Float32Array | BigInt64Array | Uint8Array;
+  /** The value of a one-element tensor (int64 as a number; bool as 0 or 1). */
+  item(): number;
+  /** PyTorch-like text, e.g. `tensor([[1., 2.]], dtype=float32)`. Does not throw when disposed. */
+  toString(): string;
+
+  // ---- elementwise (broadcasting; a number becomes a 0-d tensor of this tensor's dtype) ----
+  /** this + other. */
+  add(other: TensorLike): Tensor;
+  /** this - other. */
+  sub(other: TensorLike): Tensor;
+  /** this * other. */
+  mul(other: TensorLike): Tensor;
+  /** this / other (float32). */
+  div(other: TensorLike): Tensor;
+  /** this ** exponent (float32). */
+  pow(exponent: TensorLike): Tensor;
+  /** -this. */
+  neg(): Tensor;
+  /** |this|. */
+  abs(): Tensor;
+  /** -1, 0 or 1. */
+  sign(): Tensor;
+  /** e ** this (float32). */
+  exp(): Tensor;
+  /** Natural logarithm (float32). */
+  log(): Tensor;
+  /** Square root (float32). */
+  sqrt(): Tensor;
+  /** 1 / sqrt(this) (float32). */
+  rsqrt(): Tensor;
+  /** max(this, 0). */
+  relu(): Tensor;
+  /** 1 / (1 + e ** -this) (float32). */
+  sigmoid(): Tensor;
+  /** Hyperbolic tangent (float32). */
+  tanh(): Tensor;
+  /** this == other, as bool. */
+  eq(other: TensorLike): Tensor;
+  /** this != other, as bool. */
+  ne(other: TensorLike): Tensor;
+  /** this < other, as bool. */
+  lt(other: TensorLike): Tensor;
+  /** this <= other, as bool. */
+  le(other: TensorLike): Tensor;
+  /** this > other, as bool. */
+  gt(other: TensorLike): Tensor;
+  /** this >= other, as bool. */
+  ge(other: TensorLike): Tensor;
+
+  // ---- dtype ----
+  /** A converted copy (a new handle to the same tensor when the dtype already matches). */
+  to(dtype: DType): Tensor;
+  /** to('float32'). */
+  float(): Tensor;
+  /** to('int64'). */
+  long(): Tensor;
+  /** to('bool'). */
+  bool(): Tensor;
+
+  // ---- shapes and views ----
+  /** The same elements in a new shape (one size may be -1); a view when possible, else a copy. */
+  reshape(...shape: number[]): Tensor;
+  reshape(shape: readonly number[]): Tensor;
+  /** Same as reshape() (it copies when the strides do not allow a view). */
+  view(...shape: number[]): Tensor;
+  view(shape: readonly number[]): Tensor;
+  /** A view with the dims reordered: result dim i is dim dims[i]. */
+  permute(...dims: number[]): Tensor;
+  permute(dims: readonly number[]): Tensor;
+  /** A view with two dims swapped. */
+  transpose(dim0: number, dim1: number): Tensor;
+  /** A broadcast view (size-1 dims stretch, -1 keeps a size, new dims lead). */
+  expand(...shape: number[]): Tensor;
+  expand(shape: readonly number[]): Tensor;
+  /**
+   * A view of `this[start:end:step]` along dim. Defaults: start 0, end the dim's size (any
+   * larger end, e.g. Infinity, clamps), step 1. Negative start/end count from the end.
+   */
+  slice(dim: number, start?: number | null, end?: number | null, step?: number): Tensor;
+  /** A view of index `index` along dim, which drops that dim. */
+  select(dim: number, index: number): Tensor;
+  /** A view without the given size-1 dims (all of them when dims is omitted). */
+  squeeze(dims?: Dims): Tensor;
+  /** A view with a new size-1 dim at dim. */
+  unsqueeze(dim: number): Tensor;
+  /** This tensor's data in row-major order (a new handle to it when already contiguous). */
+  contiguous(): Tensor;
+  /** A contiguous copy that autograd tracks. */
+  clone(): Tensor;
+  /** A tensor sharing this storage that autograd does not track. */
+  detach(): Tensor;
+  /** Merges dims startDim..endDim (inclusive; default all) into one. A 0-d tensor gives shape [1]. */
+  flatten(startDim?: number, endDim?: number): Tensor;
+  /** Pieces of splitSize along dim (default 0); the last may be smaller. */
+  split(splitSize: number, dim?: number): Tensor[];
+  /** Zeros above diagonal k of the last two dims. */
+  tril(k?: number): Tensor;
+  /** Zeros below diagonal k of the last two dims. */
+  triu(k?: number): Tensor;
+
+  // ---- reductions (dim omitted: all dims; keepdim default false) ----
+  /** Sum over dims. */
+  sum(dim?: Dims | null, keepdim?: boolean): Tensor;
+  /** Mean over dims (float32). */
+  mean(dim?: Dims | null, keepdim?: boolean): Tensor;
+  /** Maximum over dims (gradient shared between ties). */
+  amax(dim?: Dims | null, keepdim?: boolean): Tensor;
+  /** Minimum over dims (gradient shared between ties). */
+  amin(dim?: Dims | null, keepdim?: boolean): Tensor;
+  /** Without a dim: the maximum of all elements (0-d, like amax()). */
+  max(): Tensor;
+  /**
+   * With a dim: `[values, indices]` along it (indices: int64, the first maximum). PyTorch
+   * returns a named tuple (values, indices); here it is an array to destructure.
+   */
+  max(dim: number, keepdim?: boolean): [values: Tensor, indices: Tensor];
+  /** Without a dim: the minimum of all elements (0-d, like amin()). */
+  min(): Tensor;
+  /** With a dim: `[values, indices]` of the minimum along it (see max). */
+  min(dim: number, keepdim?: boolean): [values: Tensor, indices: Tensor];
+  /** int64 indices of the first maximum along dim; without dim, the index into the flattened tensor. */
+  argmax(dim?: number | null, keepdim?: boolean): Tensor;
+  /** int64 indices of the first minimum along dim; without dim, the index into the flattened tensor. */
+  argmin(dim?: number | null, keepdim?: boolean): Tensor;
+
+  /** Matrix product with PyTorch's rules (1-D operands, broadcast batch dims). */
+  matmul(other: Tensor): Tensor;
+
+  // ---- autograd ----
+  /**
+   * Back-propagates from this tensor; gradients accumulate into the leaves' `grad`. `grad` is
+   * required unless this tensor has one element (kind 'Autograd' otherwise) and must have this
+   * tensor's shape. The graph is kept, so backward may run again.
+   */
+  backward(grad?: Tensor): void;
+  /** Drops the accumulated gradient (and disposes the `grad` wrapper). */
+  zeroGrad(): void;
+
+  // ---- in place (bump the version; return this) ----
+  /** Every element becomes value. */
+  fill_(value: Scalar): this;
+  /** src is broadcast and converted into this tensor (a number fills it). */
+  copy_(src: Tensor | Scalar): this;
+  /** The element at index (one integer per dim) becomes value. */
+  set_(index: readonly number[], value: Scalar): this;
+
+  /** Frees the C tensor (and its grad wrapper). Idempotent. */
+  dispose(): void;
+}

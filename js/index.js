@@ -1,0 +1,23 @@
+// onemodel: tensors with autograd, computed by the C library compiled to WebAssembly.
+//
+//   import * as om from 'onemodel';
+//   await om.ready();                       // once; everything after is synchronous
+//   const w = om.randn([2, 1], { seed: 1 });
+//   w.requiresGrad = true;
+//   const loss = om.tidy(() => om.tensor([[1, 2]]).matmul(w).pow(2).sum());
+//   loss.backward();                        // w.grad is d loss / d w
+//   loss.dispose(); w.dispose();
+//
+// Module map: runtime.js (loading, C calls, errors from C, scratch buffer), convert.js
+// (argument checks, om.tensor data), tensor.js (Tensor and the functions), errors.js.
+import { VERSION } from './runtime.js';
+
+export { ready, memory } from './runtime.js';
+export { OmError, TraceError } from './errors.js';
+export {
+  Tensor, tensor, zeros, ones, full, arange, rand, randn, manualSeed, cat, stack, where, matmul,
+  noGrad, tidy, dispose,
+} from './tensor.js';
+
+/** The package version (the loaded wasm must report the same; ready() checks it). */
+export const version = VERSION;

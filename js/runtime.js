@@ -1,0 +1,191 @@
+// The loaded WASM module and the plumbing every call into it goes through: loading (ready),
+// the op/dtype/error-kind tables read from C, the argument scratch buffer, turning C's last
+// error into an OmError, tidy scopes and the leak alarm. Nothing here is public API except
+// what js/index.js re-exports.
+import { OmError, TraceError } from './errors.js';
+
+/** The JS package version; ready() checks that the loaded wasm reports the same. */
+export const VERSION = '0.1.0';
+
+/** The Emscripten module once ready() resolved, else null. A live binding for importers. */
+export let M = null;
+
+/** Op name -> op-table index, from omw_op_name (never hard-coded). */
+const opIds = new Map();
+/** dtype name -> code and code -> name, from omw_dtype_name. */
+export const dtypeCodes = new Map();
+export const dtypeNames = [];
+/** Error kind code -> [name, isTrace], from omw_error_kind_name / omw_error_kind_is_trace. */
+const kinds = [];
+
+let loading = null;
+
+const isNode = typeof process === 'object' && process !== null && !!process.versions?.node;
+
+async function load() {
+  let factory;
+  try {
+    factory = (await import('./dist/onemodel.mjs')).default;
+  } catch (e) {
+    throw new Error(`onemodel: cannot load js/dist/onemodel.mjs (build it with \`npm run build\`): ${e?.message ?? e}`,
+      { cause: e });
+  }
+  const opts = {};
+  if (isNode) {
+    const { readFile } = await import('node:fs/promises');
+    opts.wasmBinary = await readFile(new URL('./dist/onemodel.wasm', import.meta.url));
+  }
+  const mod = await factory(opts);
+  const str = (p) => (p >>> 0 ? mod.UTF8ToString(p >>> 0) : null);
+
+  const cVersion = str(mod._omw_version());
+  if (cVersion !== VERSION) {
+    throw new Error(`onemodel: js/dist/onemodel.wasm is version ${cVersion} but the JS package is ${VERSION}; rebuild with \`npm run build\``);
+  }
+  opIds.clear();
+  for (let i = 0, n = mod._omw_op_count(); i < n; i++) opIds.set(str(mod._omw_op_name(i)), i);
+  dtypeCodes.clear();
+  dtypeNames.length = 0;
+  for (let i = 0; i < 64; i++) {
+    const name = str(mod._omw_dtype_name(i));
+    if (name === null) break;
+    dtypeCodes.set(name, i);
+    dtypeNames[i] = name;
+  }
+  kinds.length = 0;
+  for (let i = 0, n = mod._omw_error_kind_count(); i < n; i++) {
+    kinds[i] = [str(mod._omw_error_kind_name(i)), !!mod._omw_error_kind_is_trace(i)];
+  }
+  scratchCap = 4096;
+  scratchPtr = mod._malloc(scratchCap) >>> 0;
+  if (!scratchPtr) throw new Error('onemodel: could not allocate the argument buffer');
+  M = mod;
+}
+
+/** Loads the WASM module once; later and concurrent calls share the same promise. */
+export function ready() {
+  if (!loading) {
+    loading = load().catch((e) => {
+      loading = null; // a failed load may be retried
+      throw e;
+    });
+  }
+  return loading.then(() => undefined);
+}
+
+/** Throws unless ready() has resolved; `who` names the function called. */
+export function requireReady(who) {
+  if (!M) {
+    throw new OmError('InvalidArgument',
+      `${who}: onemodel is not loaded yet; call \`await om.ready()\` once before using it`);
+  }
+}
+
+/** The op-table index of an op, by name. */
+export function opId(name) {
+  const id = opIds.get(name);
+  if (id === undefined) throw new OmError('InvalidArgument', `${name}: this op is not in the loaded onemodel build`);
+  return id;
+}
+
+// ---- errors -------------------------------------------------------------------------------
+
+/** Reads and clears C's last error and returns it as an OmError/TraceError (to be thrown). */
+export function lastError(who) {
+  const code = M._omw_error_kind();
+  const p = M._omw_error_message() >>> 0;
+  const message = p ? M.UTF8ToString(p) : '';
+  M._omw_clear_error();
+  const [kind, trace] = kinds[code] ?? [`Unknown${code}`, false];
+  if (code === 0) {
+    return new OmError('InvalidArgument', `${who}: the C call failed without setting an error (a bug in onemodel)`);
+  }
+  const msg = message || `${who}: failed (${kind})`;
+  return trace ? new TraceError(kind, msg) : new OmError(kind, msg);
+}
+
+/** A handle (pointer) returned by C, checked: throws C's error when it is 0. */
+export function checkHandle(h, who) {
+  h = h >>> 0;
+  if (!h) throw lastError(who);
+  return h;
+}
+
+/** A status returned by C (0 = failure), checked. */
+export function checkStatus(rc, who) {
+  if (!rc) throw lastError(who);
+}
+
+// ---- the argument scratch buffer ------------------------------------------------------------
+
+let scratchPtr = 0;
+let scratchCap = 0;
+
+function scratch(bytes) {
+  if (bytes > scratchCap) {
+    let cap = scratchCap * 2;
+    while (cap < bytes) cap *= 2;
+    const p = M._malloc(cap) >>> 0;
+    if (!p) throw new OmError('OutOfMemory', `onemodel: could not grow the argument buffer to ${cap} bytes`);
+    M._free(scratchPtr);
+    scratchPtr = p;
+    scratchCap = cap;
+  }
+  return scratchPtr;
+}
+
+/**
+ * Lays out argument arrays in the scratch buffer and returns their addresses. Each section is
+ * [type, values] (written) or [type, count] (reserved, for outputs); type is 'i64' (BigInt
+ * values), 'f64' (numbers) or 'ptr' (u32 numbers). Views are made fresh here: memory growth
+ * detaches old ones. The addresses stay valid until the next marshal() call.
+ */
+export function marshal(...sections) {
+  const offsets = [];
+  let total = 0;
+  for (const [type, v] of sections) {
+    offsets.push(total);
+    const n = typeof v === 'number' ? v : v.length;
+    total += (((type === 'ptr' ? 4 : 8) * n + 7) & ~7);
+  }
+  const base = scratch(Math.max(total, 8));
+  const buf = M.HEAPU8.buffer;
+  const ptrs = [];
+  sections.forEach(([type, v], i) => {
+    const p = base + offsets[i];
+    ptrs.push(p);
+    if (typeof v === 'number' || v.length === 0) return;
+    const view = type === 'i64' ? new BigInt64Array(buf, p, v.length)
+      : type === 'f64' ? new Float64Array(buf, p, v.length)
+        : new Uint32Array(buf, p, v.length);
+    for (let k = 0; k < v.length; k++) view[k] = v[k];
+  });
+  return ptrs;
+}
+
+/** n u32 values at p (read after a call: a fresh view, copied out). */
+export function readU32(p, n) {
+  return Array.from(new Uint32Array(M.HEAPU8.buffer, p, n));
+}
+
+/** n f64 values at p, copied out. */
+export function readF64(p, n) {
+  return Array.from(new Float64Array(M.HEAPU8.buffer, p, n));
+}
+
+// ---- tidy scopes and the leak alarm ---------------------------------------------------------
+
+/** Open tidy scopes, innermost last; each is an array of the tensors made inside it. */
+export const scopes = [];
+
+let leaked = 0;
+/** Counts tensors that were garbage-collected without dispose(); it never frees anything. */
+export const leakAlarm = typeof FinalizationRegistry === 'function'
+  ? new FinalizationRegistry(() => { leaked++; })
+  : null;
+
+/** Live tensors and storage bytes in C, and how many JS tensors were collected undisposed. */
+export function memory() {
+  requireReady('memory');
+  return { tensors: M._omw_live_tensors(), bytes: M._omw_live_bytes(), leaked };
+}

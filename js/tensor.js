@@ -1,0 +1,686 @@
+// The Tensor class (a handle to a C om_tensor) and every function that makes or combines
+// tensors. Each method checks its JS arguments, calls one omw_* function (src/onemodel.h has
+// the semantics), turns a failure into an OmError and wraps the new reference it returns.
+import { OmError, invalid } from './errors.js';
+import {
+  M, requireReady, opId, dtypeCodes, dtypeNames, checkHandle, checkStatus, lastError, marshal,
+  readU32, readF64, scopes, leakAlarm,
+} from './runtime.js';
+import {
+  describe, toI64, toI32, toBool, intList, shapeArg, scalarValue, flattenData, toTypedArray,
+  explicitShape,
+} from './convert.js';
+
+const TOKEN = Symbol('onemodel.Tensor');
+const MAX_INFO = 6 + 16; // [dtype, ndim, requires_grad, is_leaf, numel, version, shape...]
+
+/** omw_info of a live handle. */
+function info(h) {
+  const [p] = marshal(['f64', MAX_INFO]);
+  M._omw_info(h, p);
+  const v = readF64(p, 6);
+  return {
+    dtype: v[0], ndim: v[1], requiresGrad: v[2] !== 0, isLeaf: v[3] !== 0, numel: v[4], version: v[5],
+    shape: v[1] ? readF64(p + 48, v[1]) : [],
+  };
+}
+
+let handleOf; // (t, who, name) -> handle, checked (set in Tensor's static block)
+let dtypeOf; // (t) -> dtype name, unchecked (set in Tensor's static block)
+
+/** Wraps a new C reference in a Tensor tracked by the innermost tidy scope. */
+export function wrap(h) {
+  const i = info(h);
+  const t = new Tensor(TOKEN, h, i.dtype, i.shape);
+  if (scopes.length) scopes[scopes.length - 1].push(t);
+  leakAlarm?.register(t, undefined, t);
+  return t;
+}
+
+function wrapChecked(h, who) {
+  return wrap(checkHandle(h, who));
+}
+
+function dtypeCode(name, who) {
+  const code = dtypeCodes.get(name);
+  if (code === undefined) {
+    throw invalid(`${who}: unknown dtype ${describe(name)}; expected one of ${[...dtypeCodes.keys()].map((k) => `'${k}'`).join(', ')}`);
+  }
+  return code;
+}
+
+/** A 0-d C tensor (raw handle, caller releases) holding value in the given dtype. */
+function scalarHandle(value, dtype, who) {
+  const [ps] = marshal(['i64', []]);
+  return checkHandle(M._omw_full(ps, 0, dtype, value), who);
+}
+
+/**
+ * Resolves operands that may be numbers: tensors give their handles; numbers (booleans,
+ * bigints) become 0-d tensors of the dtype of the first tensor operand (float32 when there is
+ * none), released by the returned cleanup.
+ */
+function operands(who, names, values) {
+  let dtype = -1;
+  values.forEach((v, i) => {
+    if (v instanceof Tensor) {
+      handleOf(v, who, names[i]); // throws Disposed before anything is made
+      if (dtype < 0) dtype = dtypeCodes.get(dtypeOf(v));
+    }
+  });
+  if (dtype < 0) dtype = dtypeCodes.get('float32');
+  const temps = [];
+  const handles = [];
+  try {
+    values.forEach((v, i) => {
+      if (v instanceof Tensor) { handles.push(handleOf(v, who, names[i])); return; }
+      const s = scalarValue(v);
+      if (s === undefined) throw invalid(`${who}: ${names[i]} must be a Tensor or a number, got ${describe(v)}`);
+      const h = scalarHandle(s, dtype, who);
+      temps.push(h);
+      handles.push(h);
+    });
+  } catch (e) {
+    for (const h of temps) M._omw_release(h);
+    throw e;
+  }
+  return { handles, release: () => { for (const h of temps) M._omw_release(h); } };
+}
+
+/** omw_apply by op name; returns raw handles (new references). */
+function applyRaw(who, opName, inHandles, iattrs = [], nOut = 1) {
+  const [pin, pi, pout] = marshal(['ptr', inHandles], ['i64', iattrs], ['ptr', nOut]);
+  const n = M._omw_apply(opId(opName), pin, inHandles.length, pi, iattrs.length, 0, 0, pout, nOut);
+  if (n < 0) throw lastError(who);
+  return readU32(pout, n);
+}
+
+function apply1(who, opName, inHandles, iattrs) {
+  return wrap(applyRaw(who, opName, inHandles, iattrs, 1)[0]);
+}
+
+/** An elementwise op with tensor-or-number operands. */
+function elementwise(who, opName, names, values) {
+  const { handles, release } = operands(who, names, values);
+  try {
+    return apply1(who, opName, handles);
+  } finally {
+    release();
+  }
+}
+
+/** Reductions' dim argument: undefined/null (all dims), a number, or an array of numbers. */
+function dimsArg(dim, who) {
+  if (dim === undefined || dim === null) return [];
+  if (Array.isArray(dim)) return dim.map((d, i) => toI64(d, who, `dim[${i}]`));
+  return [toI64(dim, who, 'dim')];
+}
+
+function isOptions(x) {
+  return x !== null && typeof x === 'object' && !Array.isArray(x) && !ArrayBuffer.isView(x) && !(x instanceof Tensor);
+}
+
+/** Wraps a possibly negative dim for a tensor of ndim dims (IndexOutOfRange like C otherwise). */
+function wrapDim(dim, ndim, who) {
+  const n = Math.max(ndim, 1);
+  if (dim < -n || dim >= n) {
+    throw new OmError('IndexOutOfRange', `${who}: dim ${dim} is out of range for a tensor of ${ndim} dims`);
+  }
+  return dim < 0 ? dim + n : dim;
+}
+
+function formatValue(v, dtype) {
+  if (dtype === 'bool') return v ? 'true' : 'false';
+  if (dtype === 'int64') return String(v);
+  if (Number.isInteger(v)) return `${v}.`;
+  return String(Number(v.toPrecision(6)));
+}
+
+/**
+ * A handle to a C tensor. Make tensors with om.tensor(), om.zeros(), ... and free them with
+ * dispose() or inside om.tidy(). Methods follow PyTorch's semantics (camelCase names).
+ */
+export class Tensor {
+  #h;
+  #dtype;
+  #shape;
+  #grad = null; // the cached wrapper of the C grad (owned by this tensor)
+
+  static {
+    dtypeOf = (t) => t.#dtype;
+    handleOf = (t, who, name) => {
+      if (!(t instanceof Tensor)) throw invalid(`${who}: ${name} must be a Tensor, got ${describe(t)}`);
+      if (!t.#h) throw new OmError('Disposed', `${who}: ${name} was disposed`);
+      return t.#h;
+    };
+  }
+
+  constructor(token, h, dtype, shape) {
+    if (token !== TOKEN) {
+      throw invalid('Tensor: do not construct tensors directly; use om.tensor(), om.zeros(), ...');
+    }
+    this.#h = h;
+    this.#dtype = dtypeNames[dtype];
+    this.#shape = shape;
+  }
+
+  /** The handle, checked: throws Disposed naming the method when disposed. */
+  #use(who) {
+    if (!this.#h) throw new OmError('Disposed', `${who}: the tensor was disposed`);
+    return this.#h;
+  }
+
+  // ---- metadata ----
+  get shape() { this.#use('shape'); return this.#shape.slice(); }
+  get dtype() { this.#use('dtype'); return this.#dtype; }
+  get ndim() { this.#use('ndim'); return this.#shape.length; }
+  get size() { this.#use('size'); return this.#shape.reduce((a, b) => a * b, 1); }
+  get isDisposed() { return !this.#h; }
+  get isLeaf() { return info(this.#use('isLeaf')).isLeaf; }
+  get version() { return info(this.#use('version')).version; }
+
+  get requiresGrad() { return info(this.#use('requiresGrad')).requiresGrad; }
+  set requiresGrad(flag) {
+    const h = this.#use('requiresGrad');
+    if (typeof flag !== 'boolean') throw invalid(`requiresGrad: must be set to a boolean, got ${describe(flag)}`);
+    checkStatus(M._omw_set_requires_grad(h, flag ? 1 : 0), 'requiresGrad');
+  }
+
+  /**
+   * The accumulated gradient, or null. The returned tensor is owned by this one: it stays the
+   * same object while C keeps the same gradient tensor, is replaced (the old one disposed) when
+   * C's gradient changes, and is disposed by zeroGrad() and dispose(). Do not dispose it.
+   */
+  get grad() {
+    const h = this.#use('grad');
+    const g = M._omw_grad(h) >>> 0;
+    if (!g) {
+      this.#dropGrad();
+      return null;
+    }
+    if (this.#grad && !this.#grad.isDisposed && this.#grad.#h === g) {
+      M._omw_release(g); // the same C tensor: keep the cached wrapper's reference
+      return this.#grad;
+    }
+    this.#dropGrad();
+    const i = info(g);
+    this.#grad = new Tensor(TOKEN, g, i.dtype, i.shape); // not tracked by tidy: owned here
+    return this.#grad;
+  }
+
+  #dropGrad() {
+    if (this.#grad) {
+      this.#grad.dispose();
+      this.#grad = null;
+    }
+  }
+
+  // ---- reading ----
+  /** A fresh copy of the elements, row-major: Float32Array, BigInt64Array or Uint8Array (bool). */
+  toArray() {
+    const h = this.#use('toArray');
+    const n = this.#shape.reduce((a, b) => a * b, 1);
+    const T = this.#dtype === 'float32' ? Float32Array : this.#dtype === 'int64' ? BigInt64Array : Uint8Array;
+    const bytes = n * T.BYTES_PER_ELEMENT;
+    const p = M._malloc(Math.max(bytes, 8)) >>> 0;
+    if (!p) throw new OmError('OutOfMemory', `toArray: could not allocate ${bytes} bytes to read the tensor`);
+    try {
+      checkStatus(M._omw_read(h, p), 'toArray');
+      return new T(M.HEAPU8.buffer, p, n).slice();
+    } finally {
+      M._free(p);
+    }
+  }
+
+  /** The value of a one-element tensor as a number (int64 and bool too: bool gives 0 or 1). */
+  item() {
+    const h = this.#use('item');
+    const [p] = marshal(['f64', 1]);
+    checkStatus(M._omw_item(h, p), 'item');
+    return readF64(p, 1)[0];
+  }
+
+  /** "tensor([[1., 2.], [3., 4.]], dtype=float32)" (values elided beyond 1000 elements). */
+  toString() {
+    if (!this.#h) return 'tensor(<disposed>)';
+    const shape = this.#shape;
+    const n = shape.reduce((a, b) => a * b, 1);
+    if (n > 1000) return `tensor(<${n} values>, shape=[${shape.join(', ')}], dtype=${this.#dtype})`;
+    const flat = this.toArray();
+    let k = 0;
+    const fmt = (d) => {
+      if (d === shape.length) return formatValue(flat[k++], this.#dtype);
+      const parts = [];
+      for (let i = 0; i < shape[d]; i++) parts.push(fmt(d + 1));
+      return `[${parts.join(', ')}]`;
+    };
+    return `tensor(${fmt(0)}, dtype=${this.#dtype})`;
+  }
+
+  [Symbol.for('nodejs.util.inspect.custom')]() {
+    return this.toString();
+  }
+
+  // ---- elementwise ----
+  add(other) { this.#use('add'); return elementwise('add', 'add', ['self', 'other'], [this, other]); }
+  sub(other) { this.#use('sub'); return elementwise('sub', 'sub', ['self', 'other'], [this, other]); }
+  mul(other) { this.#use('mul'); return elementwise('mul', 'mul', ['self', 'other'], [this, other]); }
+  div(other) { this.#use('div'); return elementwise('div', 'div', ['self', 'other'], [this, other]); }
+  pow(exponent) { this.#use('pow'); return elementwise('pow', 'pow', ['self', 'exponent'], [this, exponent]); }
+  eq(other) { this.#use('eq'); return elementwise('eq', 'eq', ['self', 'other'], [this, other]); }
+  ne(other) { this.#use('ne'); return elementwise('ne', 'ne', ['self', 'other'], [this, other]); }
+  lt(other) { this.#use('lt'); return elementwise('lt', 'lt', ['self', 'other'], [this, other]); }
+  le(other) { this.#use('le'); return elementwise('le', 'le', ['self', 'other'], [this, other]); }
+  gt(other) { this.#use('gt'); return elementwise('gt', 'gt', ['self', 'other'], [this, other]); }
+  ge(other) { this.#use('ge'); return elementwise('ge', 'ge', ['self', 'other'], [this, other]); }
+
+  neg() { return apply1('neg', 'neg', [this.#use('neg')]); }
+  abs() { return apply1('abs', 'abs', [this.#use('abs')]); }
+  sign() { return apply1('sign', 'sign', [this.#use('sign')]); }
+  exp() { return apply1('exp', 'exp', [this.#use('exp')]); }
+  log() { return apply1('log', 'log', [this.#use('log')]); }
+  sqrt() { return apply1('sqrt', 'sqrt', [this.#use('sqrt')]); }
+  rsqrt() { return apply1('rsqrt', 'rsqrt', [this.#use('rsqrt')]); }
+  relu() { return apply1('relu', 'relu', [this.#use('relu')]); }
+  sigmoid() { return apply1('sigmoid', 'sigmoid', [this.#use('sigmoid')]); }
+  tanh() { return apply1('tanh', 'tanh', [this.#use('tanh')]); }
+
+  // ---- dtype ----
+  to(dtype) {
+    const h = this.#use('to');
+    return wrapChecked(M._omw_cast(h, dtypeCode(dtype, 'to')), 'to');
+  }
+  float() { this.#use('float'); return this.to('float32'); }
+  long() { this.#use('long'); return this.to('int64'); }
+  bool() { this.#use('bool'); return this.to('bool'); }
+
+  // ---- views and copies ----
+  reshape(...shape) { return this.#reshape('reshape', shape); }
+  view(...shape) { return this.#reshape('view', shape); }
+  #reshape(who, args) {
+    const h = this.#use(who);
+    const s = intList(args, who, 'shape');
+    const [ps] = marshal(['i64', s]);
+    return wrapChecked(M._omw_reshape(h, ps, s.length), who);
+  }
+
+  permute(...dims) {
+    const h = this.#use('permute');
+    return apply1('permute', 'permute', [h], intList(dims, 'permute', 'dims'));
+  }
+
+  transpose(dim0, dim1) {
+    const h = this.#use('transpose');
+    return wrapChecked(M._omw_transpose(h, toI32(dim0, 'transpose', 'dim0'), toI32(dim1, 'transpose', 'dim1')), 'transpose');
+  }
+
+  expand(...shape) {
+    const h = this.#use('expand');
+    return apply1('expand', 'expand', [h], intList(shape, 'expand', 'shape'));
+  }
+
+  slice(dim, start = 0, end = Infinity, step = 1) {
+    const h = this.#use('slice');
+    return apply1('slice', 'slice', [h], [
+      toI64(dim, 'slice', 'dim'),
+      toI64(start ?? 0, 'slice', 'start'),
+      toI64(end ?? Infinity, 'slice', 'end'),
+      toI64(step ?? 1, 'slice', 'step'),
+    ]);
+  }
+
+  select(dim, index) {
+    const h = this.#use('select');
+    return apply1('select', 'select', [h], [toI64(dim, 'select', 'dim'), toI64(index, 'select', 'index')]);
+  }
+
+  squeeze(dims) {
+    const h = this.#use('squeeze');
+    return apply1('squeeze', 'squeeze', [h], dimsArg(dims, 'squeeze'));
+  }
+
+  unsqueeze(dim) {
+    const h = this.#use('unsqueeze');
+    return apply1('unsqueeze', 'unsqueeze', [h], [toI64(dim, 'unsqueeze', 'dim')]);
+  }
+
+  contiguous() { return wrapChecked(M._omw_contiguous(this.#use('contiguous')), 'contiguous'); }
+  clone() { return apply1('clone', 'clone', [this.#use('clone')]); }
+  detach() { return wrapChecked(M._omw_detach(this.#use('detach')), 'detach'); }
+
+  flatten(startDim = 0, endDim = -1) {
+    const h = this.#use('flatten');
+    const shape = this.#shape;
+    const s = wrapDim(toI32(startDim, 'flatten', 'startDim'), shape.length, 'flatten');
+    const e = wrapDim(toI32(endDim, 'flatten', 'endDim'), shape.length, 'flatten');
+    if (s > e) throw invalid(`flatten: startDim ${startDim} comes after endDim ${endDim}`);
+    const out = shape.length === 0 ? [1]
+      : [...shape.slice(0, s), shape.slice(s, e + 1).reduce((a, b) => a * b, 1), ...shape.slice(e + 1)];
+    const [ps] = marshal(['i64', out.map(BigInt)]);
+    return wrapChecked(M._omw_reshape(h, ps, out.length), 'flatten');
+  }
+
+  split(splitSize, dim = 0) {
+    const h = this.#use('split');
+    const d = toI32(dim, 'split', 'dim');
+    if (typeof splitSize === 'bigint') splitSize = Number(splitSize);
+    if (typeof splitSize !== 'number' || !Number.isInteger(splitSize)) {
+      throw invalid(`split: splitSize must be an integer, got ${describe(splitSize)}`);
+    }
+    let maxOut = 1;
+    const nd = this.#shape.length;
+    if (splitSize > 0 && d >= -nd && d < nd) {
+      maxOut = Math.max(1, Math.ceil(this.#shape[d < 0 ? d + nd : d] / splitSize));
+    }
+    const [pout] = marshal(['ptr', maxOut]);
+    const n = M._omw_split(h, splitSize, d, pout, maxOut);
+    if (n < 0) throw lastError('split');
+    return readU32(pout, n).map(wrap);
+  }
+
+  tril(k = 0) { return apply1('tril', 'tril', [this.#use('tril')], [toI64(k, 'tril', 'k')]); }
+  triu(k = 0) { return apply1('triu', 'triu', [this.#use('triu')], [toI64(k, 'triu', 'k')]); }
+
+  // ---- reductions ----
+  sum(dim, keepdim) { return this.#reduce('sum', dim, keepdim); }
+  mean(dim, keepdim) { return this.#reduce('mean', dim, keepdim); }
+  amax(dim, keepdim) { return this.#reduce('amax', dim, keepdim); }
+  amin(dim, keepdim) { return this.#reduce('amin', dim, keepdim); }
+  #reduce(who, dim, keepdim) {
+    const h = this.#use(who);
+    const k = toBool(keepdim, who, 'keepdim');
+    return apply1(who, who, [h], [k ? 1n : 0n, ...dimsArg(dim, who)]);
+  }
+
+  max(dim, keepdim) { return this.#maxMin('max', 'amax', 'max_dim', dim, keepdim); }
+  min(dim, keepdim) { return this.#maxMin('min', 'amin', 'min_dim', dim, keepdim); }
+  #maxMin(who, allOp, dimOp, dim, keepdim) {
+    const h = this.#use(who);
+    const k = toBool(keepdim, who, 'keepdim');
+    if (dim === undefined || dim === null) return apply1(who, allOp, [h], [k ? 1n : 0n]);
+    const [values, indices] = applyRaw(who, dimOp, [h], [toI64(dim, who, 'dim'), k ? 1n : 0n], 2);
+    return [wrap(values), wrap(indices)];
+  }
+
+  argmax(dim, keepdim) { return this.#arg('argmax', '_omw_argmax', dim, keepdim); }
+  argmin(dim, keepdim) { return this.#arg('argmin', '_omw_argmin', dim, keepdim); }
+  #arg(who, fn, dim, keepdim) {
+    const h = this.#use(who);
+    const k = toBool(keepdim, who, 'keepdim');
+    if (dim !== undefined && dim !== null) {
+      return wrapChecked(M[fn](h, toI32(dim, who, 'dim'), k ? 1 : 0), who);
+    }
+    // no dim: the index into the flattened tensor (all-ones shape with keepdim)
+    const [ps] = marshal(['i64', [-1n]]);
+    const flat = checkHandle(M._omw_reshape(h, ps, 1), who);
+    let r;
+    try {
+      r = checkHandle(M[fn](flat, 0, 0), who);
+    } finally {
+      M._omw_release(flat);
+    }
+    if (!k) return wrap(r);
+    try {
+      const [pk] = marshal(['i64', this.#shape.map(() => 1n)]);
+      return wrapChecked(M._omw_reshape(r, pk, this.#shape.length), who);
+    } finally {
+      M._omw_release(r);
+    }
+  }
+
+  // ---- linear algebra ----
+  matmul(other) {
+    const h = this.#use('matmul');
+    return wrapChecked(M._omw_matmul(h, handleOf(other, 'matmul', 'other')), 'matmul');
+  }
+
+  // ---- autograd ----
+  backward(grad) {
+    const h = this.#use('backward');
+    const g = grad === undefined || grad === null ? 0 : handleOf(grad, 'backward', 'grad');
+    checkStatus(M._omw_backward(h, g), 'backward');
+  }
+
+  zeroGrad() {
+    const h = this.#use('zeroGrad');
+    this.#dropGrad();
+    M._omw_zero_grad(h);
+  }
+
+  // ---- in place ----
+  fill_(value) {
+    const h = this.#use('fill_');
+    const v = scalarValue(value);
+    if (v === undefined) throw invalid(`fill_: value must be a number, got ${describe(value)}`);
+    checkStatus(M._omw_fill(h, v), 'fill_');
+    return this;
+  }
+
+  copy_(src) {
+    const h = this.#use('copy_');
+    if (!(src instanceof Tensor)) {
+      if (scalarValue(src) === undefined) throw invalid(`copy_: src must be a Tensor or a number, got ${describe(src)}`);
+      return this.fill_(src);
+    }
+    checkStatus(M._omw_copy_from(h, handleOf(src, 'copy_', 'src')), 'copy_');
+    return this;
+  }
+
+  set_(index, value) {
+    const h = this.#use('set_');
+    if (!Array.isArray(index)) throw invalid(`set_: index must be an array of ${this.#shape.length} integers, got ${describe(index)}`);
+    if (index.length !== this.#shape.length) {
+      throw invalid(`set_: index has ${index.length} entries but the tensor has ${this.#shape.length} dims`);
+    }
+    const idx = index.map((v, i) => toI64(v, 'set_', `index[${i}]`));
+    const v = scalarValue(value);
+    if (v === undefined) throw invalid(`set_: value must be a number, got ${describe(value)}`);
+    const [pi] = marshal(['i64', idx]);
+    checkStatus(M._omw_set(h, pi, v), 'set_');
+    return this;
+  }
+
+  // ---- lifetime ----
+  /** Frees the C tensor (and its cached grad). Idempotent; later use throws Disposed. */
+  dispose() {
+    if (!this.#h) return;
+    this.#dropGrad();
+    M._omw_release(this.#h);
+    this.#h = 0;
+    leakAlarm?.unregister(this);
+  }
+}
+
+// ---- creation -------------------------------------------------------------------------------
+
+/** om.tensor(data, { dtype, shape }). */
+export function tensor(data, options = {}) {
+  requireReady('tensor');
+  if (!isOptions(options)) throw invalid(`tensor: options must be an object, got ${describe(options)}`);
+  if (data instanceof Tensor) throw invalid('tensor: data is already a Tensor; use clone() or to()');
+  const { shape: inferred, leaves, kind } = flattenData(data, 'tensor');
+  const dtype = options.dtype === undefined ? kind : options.dtype;
+  const code = dtypeCode(dtype, 'tensor');
+  let shape = inferred;
+  if (options.shape !== undefined) {
+    shape = explicitShape(options.shape, 'tensor');
+    const need = shape.reduce((a, b) => a * b, 1);
+    if (need !== leaves.length) {
+      throw invalid(`tensor: data has ${leaves.length} elements but shape [${shape.join(', ')}] needs ${need}`);
+    }
+  }
+  const typed = toTypedArray(leaves, dtype, 'tensor');
+  const bytes = typed.byteLength;
+  const p = M._malloc(Math.max(bytes, 8)) >>> 0;
+  if (!p) throw new OmError('OutOfMemory', `tensor: could not allocate ${bytes} bytes for the data`);
+  try {
+    new Uint8Array(M.HEAPU8.buffer, p, bytes).set(new Uint8Array(typed.buffer, typed.byteOffset, bytes));
+    const [ps] = marshal(['i64', shape.map(BigInt)]);
+    return wrapChecked(M._omw_from_data(p, ps, shape.length, code), 'tensor');
+  } finally {
+    M._free(p);
+  }
+}
+
+function creationOptions(options, who) {
+  if (options === undefined) return {};
+  if (!isOptions(options)) throw invalid(`${who}: options must be an object, got ${describe(options)}`);
+  return options;
+}
+
+function fullOf(who, shape, value, options) {
+  requireReady(who);
+  const opts = creationOptions(options, who);
+  const s = shapeArg(shape, who);
+  const v = scalarValue(value);
+  if (v === undefined) throw invalid(`${who}: value must be a number, bigint or boolean, got ${describe(value)}`);
+  const inferred = typeof value === 'boolean' ? 'bool' : typeof value === 'bigint' ? 'int64' : 'float32';
+  const code = dtypeCode(opts.dtype ?? inferred, who);
+  const [ps] = marshal(['i64', s]);
+  return wrapChecked(M._omw_full(ps, s.length, code, v), who);
+}
+
+export function zeros(shape, options) { return fullOf('zeros', shape, 0, options); }
+export function ones(shape, options) { return fullOf('ones', shape, 1, options); }
+export function full(shape, value, options) { return fullOf('full', shape, value, options); }
+
+/** arange(end), arange(start, end), arange(start, end, step), each with an optional options object. */
+export function arange(...args) {
+  requireReady('arange');
+  const opts = args.length && isOptions(args[args.length - 1]) ? args.pop() : {};
+  if (args.length < 1 || args.length > 3) throw invalid(`arange: expected 1 to 3 numbers, got ${args.length}`);
+  for (const [i, a] of args.entries()) {
+    if (typeof a !== 'number' && typeof a !== 'bigint') throw invalid(`arange: argument ${i} must be a number, got ${describe(a)}`);
+  }
+  const allBig = args.every((a) => typeof a === 'bigint');
+  const nums = args.map(Number);
+  const [start, end, step] = nums.length === 1 ? [0, nums[0], 1] : [nums[0], nums[1], nums[2] ?? 1];
+  const code = dtypeCode(opts.dtype ?? (allBig ? 'int64' : 'float32'), 'arange');
+  return wrapChecked(M._omw_arange(start, end, step, code), 'arange');
+}
+
+function seedHalves(seed, who) {
+  let s;
+  if (typeof seed === 'bigint') s = seed;
+  else if (typeof seed === 'number' && Number.isInteger(seed)) s = BigInt(seed);
+  else throw invalid(`${who}: seed must be an integer, got ${describe(seed)}`);
+  s = BigInt.asUintN(64, s);
+  return [Number(s & 0xffffffffn), Number(s >> 32n)];
+}
+
+function random(who, normal, shape, options) {
+  requireReady(who);
+  const opts = creationOptions(options, who);
+  const s = shapeArg(shape, who);
+  if (opts.dtype !== undefined && opts.dtype !== 'float32') {
+    throw invalid(`${who}: dtype must be 'float32', got ${describe(opts.dtype)}`);
+  }
+  const hasSeed = opts.seed !== undefined && opts.seed !== null;
+  const [lo, hi] = hasSeed ? seedHalves(opts.seed, who) : [0, 0];
+  const [ps] = marshal(['i64', s]);
+  return wrapChecked(M._omw_random(ps, s.length, lo, hi, hasSeed ? 1 : 0, normal ? 1 : 0), who);
+}
+
+export function rand(shape, options) { return random('rand', false, shape, options); }
+export function randn(shape, options) { return random('randn', true, shape, options); }
+
+export function manualSeed(seed) {
+  requireReady('manualSeed');
+  const [lo, hi] = seedHalves(seed, 'manualSeed');
+  M._omw_manual_seed(lo, hi);
+}
+
+// ---- functions of several tensors ------------------------------------------------------------
+
+function tensorList(list, who) {
+  if (!Array.isArray(list)) throw invalid(`${who}: expected an array of tensors, got ${describe(list)}`);
+  return list.map((t, i) => handleOf(t, who, `tensors[${i}]`));
+}
+
+export function cat(tensors, dim = 0) {
+  requireReady('cat');
+  const hs = tensorList(tensors, 'cat');
+  const d = toI32(dim, 'cat', 'dim');
+  const [p] = marshal(['ptr', hs]);
+  return wrapChecked(M._omw_cat(p, hs.length, d), 'cat');
+}
+
+export function stack(tensors, dim = 0) {
+  requireReady('stack');
+  const hs = tensorList(tensors, 'stack');
+  const d = toI32(dim, 'stack', 'dim');
+  const [p] = marshal(['ptr', hs]);
+  return wrapChecked(M._omw_stack(p, hs.length, d), 'stack');
+}
+
+export function where(condition, input, other) {
+  requireReady('where');
+  const hc = handleOf(condition, 'where', 'condition');
+  const { handles, release } = operands('where', ['input', 'other'], [input, other]);
+  try {
+    return apply1('where', 'where', [hc, ...handles]);
+  } finally {
+    release();
+  }
+}
+
+export function matmul(a, b) {
+  requireReady('matmul');
+  return wrapChecked(M._omw_matmul(handleOf(a, 'matmul', 'a'), handleOf(b, 'matmul', 'b')), 'matmul');
+}
+
+// ---- scopes ---------------------------------------------------------------------------------
+
+export function noGrad(fn) {
+  requireReady('noGrad');
+  if (typeof fn !== 'function') throw invalid(`noGrad: expected a function, got ${describe(fn)}`);
+  const prev = M._omw_set_grad_enabled(0);
+  try {
+    return fn();
+  } finally {
+    M._omw_set_grad_enabled(prev);
+  }
+}
+
+/** Collects the tensors in a tidy result: a Tensor, or arrays / plain objects holding them. */
+function collect(x, out, seen = new Set()) {
+  if (x instanceof Tensor) { out.add(x); return; }
+  if (x === null || typeof x !== 'object' || seen.has(x)) return;
+  seen.add(x);
+  if (Array.isArray(x)) { for (const v of x) collect(v, out, seen); return; }
+  const proto = Object.getPrototypeOf(x);
+  if (proto === Object.prototype || proto === null) for (const v of Object.values(x)) collect(v, out, seen);
+}
+
+export function tidy(fn) {
+  requireReady('tidy');
+  if (typeof fn !== 'function') throw invalid(`tidy: expected a function, got ${describe(fn)}`);
+  const scope = [];
+  scopes.push(scope);
+  let result;
+  let kept = new Set();
+  try {
+    result = fn();
+    if (result && typeof result.then === 'function') {
+      throw invalid('tidy: the function returned a Promise; tidy only scopes synchronous code');
+    }
+    collect(result, kept);
+  } catch (e) {
+    kept = new Set();
+    throw e;
+  } finally {
+    scopes.pop();
+    const parent = scopes.length ? scopes[scopes.length - 1] : null;
+    for (const t of scope) {
+      if (kept.has(t)) { if (parent) parent.push(t); } else t.dispose();
+    }
+  }
+  return result;
+}
+
+/** Disposes a Tensor, or every Tensor in an array / plain object (nested). */
+export function dispose(x) {
+  const all = new Set();
+  collect(x, all);
+  for (const t of all) t.dispose();
+}

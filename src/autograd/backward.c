@@ -1,0 +1,173 @@
+/* Reverse-mode autograd over backward records: grad mode, leaves, and the backward pass. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+bool om_set_grad_enabled(bool enabled) {
+  bool prev = !om__state()->grad_disabled;
+  om__state()->grad_disabled = !enabled;
+  return prev;
+}
+
+bool om_is_grad_enabled(void) { return !om__state()->grad_disabled; }
+
+bool om_tensor_set_requires_grad(om_tensor *t, bool requires_grad) {
+  if (!om__check_inputs("set_requires_grad", &t, 1)) return false;
+  if (t->grad_fn)
+    return om__fail(OM_ERR_INVALID_ARGUMENT,
+                    "set_requires_grad: only leaf tensors can be marked; this one was made by %s (detach it first)",
+                    om_op_name(t->grad_fn->op));
+  if (requires_grad && t->dtype != OM_FLOAT32)
+    return om__fail(OM_ERR_DTYPE_MISMATCH, "set_requires_grad: only float32 tensors take gradients, not %s",
+                    om_dtype_name(t->dtype));
+  t->requires_grad = requires_grad;
+  return true;
+}
+
+bool om_tensor_requires_grad(const om_tensor *t) { return om__needs_grad(t); }
+bool om_tensor_is_leaf(const om_tensor *t) { return !t->grad_fn; }
+om_tensor *om_tensor_grad(const om_tensor *t) { return t ? om_tensor_retain(t->grad) : NULL; }
+
+void om_tensor_zero_grad(om_tensor *t) {
+  if (!t) return;
+  om_tensor_release(t->grad);
+  t->grad = NULL;
+}
+
+om_tensor *om_detach(om_tensor *t) {
+  if (!om__check_inputs("detach", &t, 1)) return NULL;
+  return om__alias(t);
+}
+
+om_tensor *om__sum_to(om_tensor *g, const int64_t *shape, int ndim) {
+  int64_t dims[OM_MAX_DIMS];
+  int n = 0, lead = g->ndim - ndim;
+  for (int d = 0; d < g->ndim; d++)
+    if (d < lead || (shape[d - lead] == 1 && g->shape[d] != 1)) dims[n++] = d;
+  if (n == 0) return om_tensor_retain(g);
+  om_tensor *s = om_sum(g, dims, n, true);
+  om_tensor *r = om_reshape(s, shape, ndim);
+  om_tensor_release(s);
+  return r;
+}
+
+/* acc += g, where acc may be NULL. Returns false on error (acc untouched then). */
+static bool accumulate(om_tensor **acc, om_tensor *g) {
+  om_tensor *sum = *acc ? om_add(*acc, g) : om_clone(g);
+  if (!sum) return false;
+  om_tensor_release(*acc);
+  *acc = sum;
+  return true;
+}
+
+typedef struct { om_record **v; size_t n, cap; } record_list;
+
+static bool push(record_list *l, om_record *r) {
+  if (l->n == l->cap) {
+    size_t cap = l->cap ? 2 * l->cap : 64;
+    om_record **v = realloc(l->v, cap * sizeof *v);
+    if (!v) return om__fail(OM_ERR_OUT_OF_MEMORY, "backward: out of memory for the graph walk");
+    l->v = v;
+    l->cap = cap;
+  }
+  l->v[l->n++] = r;
+  return true;
+}
+
+/* Checks that no value the record's backward reads was changed in place since the forward. */
+static bool check_versions(const om_record *r) {
+  const om_op_def *def = om__ops[r->op];
+  for (int k = 0; k < r->n_in && k < OM_MAX_INPUTS_INLINE; k++)
+    if ((def->saves & OM_SAVES_IN(k)) && r->in[k]->storage->version != r->in_version[k])
+      return om__fail(OM_ERR_AUTOGRAD, "backward: input %d of %s was changed in place after it was used (version %llu, now %llu)",
+                      k, def->name, (unsigned long long)r->in_version[k], (unsigned long long)r->in[k]->storage->version);
+  for (int j = 0; j < r->n_out; j++)
+    if (r->saved[j] && r->saved[j]->storage->version != r->saved_version[j])
+      return om__fail(OM_ERR_AUTOGRAD, "backward: output %d of %s was changed in place after it was saved", j, def->name);
+  return true;
+}
+
+/* Runs one record's backward and routes the input gradients. */
+static bool step(om_record *r, record_list *ready) {
+  om_tensor *gout[OM_MAX_OUTPUTS] = {0}, *zero[OM_MAX_OUTPUTS] = {0};
+  bool ok = check_versions(r);
+  for (int j = 0; ok && j < r->n_out; j++) {
+    gout[j] = r->grad_acc[j];
+    if (!gout[j]) ok = (gout[j] = zero[j] = om__tensor_new(&r->out_meta[j], true, "backward")) != NULL;
+  }
+  om_tensor *gin_inline[OM_MAX_INPUTS_INLINE] = {0}, **gin = gin_inline;
+  if (ok && r->n_in > OM_MAX_INPUTS_INLINE) ok = (gin = calloc((size_t)r->n_in, sizeof *gin)) != NULL;
+  if (!ok && gin == NULL) om__fail(OM_ERR_OUT_OF_MEMORY, "backward: out of memory");
+  if (ok) ok = om__ops[r->op]->backward(r, gout, gin);
+  for (int k = 0; k < r->n_in; k++) {
+    om_tensor *in = r->in[k];
+    if (ok && gin[k] && in->grad_fn) ok = accumulate(&in->grad_fn->grad_acc[in->output_index], gin[k]);
+    else if (ok && gin[k] && in->requires_grad) ok = accumulate(&in->grad, gin[k]);
+    if (in->grad_fn && --in->grad_fn->pending == 0 && ok) ok = push(ready, in->grad_fn);
+    if (gin) om_tensor_release(gin[k]);
+  }
+  if (gin != gin_inline) free(gin);
+  om__release_all(zero, OM_MAX_OUTPUTS);
+  om__release_all(r->grad_acc, OM_MAX_OUTPUTS);
+  return ok;
+}
+
+bool om_backward(om_tensor *root, const om_tensor *grad) {
+  if (!om__check_inputs("backward", &root, 1)) return false;
+  if (!om__needs_grad(root))
+    return om__fail(OM_ERR_AUTOGRAD, "backward: the tensor does not require grad (no input was marked requires_grad)");
+  char a[OM_SHAPE_STR_LEN], b[OM_SHAPE_STR_LEN];
+  om_tensor *g;
+  if (grad) {
+    if (grad->ndim != root->ndim || memcmp(grad->shape, root->shape, sizeof(int64_t) * (size_t)root->ndim))
+      return om__fail(OM_ERR_SHAPE_MISMATCH, "backward: gradient of shape %s for a tensor of shape %s",
+                      om__shape_str(a, sizeof a, grad->shape, grad->ndim), om__shape_str(b, sizeof b, root->shape, root->ndim));
+    if (grad->dtype != OM_FLOAT32)
+      return om__fail(OM_ERR_DTYPE_MISMATCH, "backward: gradient must be float32, not %s", om_dtype_name(grad->dtype));
+    g = om_tensor_retain((om_tensor *)grad);
+  } else {
+    if (om_tensor_numel(root) != 1)
+      return om__fail(OM_ERR_AUTOGRAD, "backward: a gradient is needed for a tensor of shape %s (only one-element tensors default to 1)",
+                      om__shape_str(a, sizeof a, root->shape, root->ndim));
+    om_meta m = {.dtype = OM_FLOAT32, .ndim = root->ndim};
+    memcpy(m.shape, root->shape, sizeof m.shape);
+    if (!(g = om__tensor_new(&m, false, "backward"))) return false;
+    *(float *)g->storage->data = 1.0f;
+  }
+  bool prev = om_set_grad_enabled(false), ok = true;
+  if (!root->grad_fn) {
+    ok = accumulate(&root->grad, g);
+  } else {
+    /* Count, for every reachable record, how many reachable records consume it; then run
+     * records in an order where each runs after all its consumers (Kahn's algorithm). */
+    record_list seen = {0}, ready = {0};
+    ok = push(&seen, root->grad_fn);
+    root->grad_fn->queued = true;
+    for (size_t i = 0; ok && i < seen.n; i++)
+      for (int k = 0; k < seen.v[i]->n_in && ok; k++) {
+        om_record *p = seen.v[i]->in[k]->grad_fn;
+        if (!p) continue;
+        p->pending++;
+        if (!p->queued) {
+          p->queued = true;
+          ok = push(&seen, p);
+        }
+      }
+    if (ok) {
+      root->grad_fn->grad_acc[root->output_index] = om_tensor_retain(g);
+      ok = push(&ready, root->grad_fn);
+    }
+    while (ok && ready.n) ok = step(ready.v[--ready.n], &ready);
+    for (size_t i = 0; i < seen.n; i++) { /* reset scratch, also after an error */
+      seen.v[i]->pending = 0;
+      seen.v[i]->queued = false;
+      om__release_all(seen.v[i]->grad_acc, OM_MAX_OUTPUTS);
+    }
+    free(seen.v);
+    free(ready.v);
+  }
+  om_set_grad_enabled(prev);
+  om_tensor_release(g);
+  return ok;
+}

@@ -1,0 +1,221 @@
+/* Internal structures shared by the core: storages, tensors, the op table, backward records.
+ * Nothing here is public API; private helpers are om__ prefixed. */
+#ifndef OM_INTERNAL_H
+#define OM_INTERNAL_H
+
+#include "onemodel.h"
+
+#include <stdarg.h>
+
+#define OM_MAX_INPUTS_INLINE 4 /* records keep this many inputs inline, more on the heap */
+#define OM_MAX_OUTPUTS 2
+#define OM_MAX_IATTRS 2 * OM_MAX_DIMS + 2
+#define OM_MAX_FATTRS 4
+
+/* Refcounted element buffer. Views share one; every in-place change bumps version. */
+typedef struct om_storage {
+  int64_t refcount;
+  uint64_t version;
+  size_t nbytes;
+  void *data;
+} om_storage;
+
+typedef struct om_record om_record;
+
+/* A view onto a storage: shape, strides and offset in elements, plus autograd identity. */
+struct om_tensor {
+  int64_t refcount;
+  om_storage *storage;
+  om_dtype dtype;
+  int ndim;
+  int64_t shape[OM_MAX_DIMS];
+  int64_t strides[OM_MAX_DIMS];
+  int64_t offset;
+  bool requires_grad;   /* a leaf the user marked; results use grad_fn instead */
+  om_tensor *grad;      /* accumulated gradient of a leaf (owned) */
+  om_record *grad_fn;   /* the record that made this tensor (owned reference), NULL for leaves */
+  int output_index;     /* which output of grad_fn this is */
+};
+
+/* Integer and float attributes of one op call (dims, axes, flags, exponents). */
+typedef struct om_attrs {
+  int n_i, n_f;
+  int64_t i[OM_MAX_IATTRS];
+  double f[OM_MAX_FATTRS];
+} om_attrs;
+
+/* Shape and dtype of one output, written by an op's infer step. */
+typedef struct om_meta {
+  om_dtype dtype;
+  int ndim;
+  int64_t shape[OM_MAX_DIMS];
+} om_meta;
+
+/* One op invocation as the op's functions see it. infer may canonicalise attrs (wrap negative
+ * dims, resolve -1) so forward, backward and (later) lowering all see canonical values. */
+typedef struct om_call {
+  om_op op;
+  int n_in, n_out;
+  om_tensor *const *in;
+  om_attrs attrs;
+  om_meta out_meta[OM_MAX_OUTPUTS];
+  om_tensor *out[OM_MAX_OUTPUTS];
+} om_call;
+
+/* The backward record: what autograd (and the tracer) knows about one op application. Holds
+ * references to its inputs, never to its outputs (saved outputs are storage-sharing aliases
+ * without grad_fn), so no cycle forms. */
+struct om_record {
+  int64_t refcount;
+  om_op op;
+  int n_in, n_out;
+  om_tensor **in;                         /* n_in references (points at in_inline or the heap) */
+  om_tensor *in_inline[OM_MAX_INPUTS_INLINE];
+  uint64_t in_version[OM_MAX_INPUTS_INLINE]; /* storage versions of inputs the backward reads */
+  om_attrs attrs;
+  om_meta out_meta[OM_MAX_OUTPUTS];
+  om_tensor *saved[OM_MAX_OUTPUTS];       /* detached aliases of outputs the backward reads */
+  uint64_t saved_version[OM_MAX_OUTPUTS];
+  /* scratch for one backward pass */
+  om_tensor *grad_acc[OM_MAX_OUTPUTS];
+  int pending;
+  bool queued;
+};
+
+/* Which values an op's backward reads: input i is bit i, output j is bit OM_SAVES_OUT0 + j. */
+#define OM_SAVES_IN(i) (1u << (i))
+#define OM_SAVES_ALL_INPUTS 0xffu
+#define OM_SAVES_OUT(j) (1u << (8 + (j)))
+
+/* How the table-driven tests exercise an op (see tests/c/test_ops.c). */
+typedef struct om_op_test {
+  int n_in;                           /* inputs to make (variadic ops: how many) */
+  int ndims[4];                       /* input ranks */
+  int64_t shapes[4][4];               /* input shapes */
+  om_dtype dtypes[4];                 /* input dtypes (float32 when zero) */
+  double lo, hi;                      /* input domain for float inputs */
+  om_attrs attrs;                     /* attributes for the sample call */
+  bool no_gradcheck;                  /* not differentiable (comparisons, int outputs) */
+} om_op_test;
+
+/* One row of the op table. */
+typedef struct om_op_def {
+  const char *name;
+  int n_in;              /* number of inputs, -1 for one or more */
+  int n_out;             /* number of outputs */
+  bool view;             /* forward makes out[0] a view of in[0] (no new storage) */
+  unsigned saves;        /* OM_SAVES_* bits: what the backward reads */
+  /* Validates inputs and attrs and fills out_meta; on failure sets the error and returns false. */
+  bool (*infer)(om_call *c);
+  /* Writes the outputs (allocated by apply; view ops set out[0]'s strides/offset); false on error (scratch OOM). */
+  bool (*forward)(om_call *c);
+  /* Given gout[j] (borrowed, never NULL), writes gin[i] (new references, or NULL for no
+   * gradient) for each input; returns false on error. Runs with grad mode off. */
+  bool (*backward)(const om_record *r, om_tensor *const *gout, om_tensor **gin);
+  const void *impl;      /* per-op data for the family's shared functions (kernel tables) */
+  om_op_test test;
+} om_op_def;
+
+/* Declarations of every op definition, and the table indexed by om_op. */
+#define OM_OP(name, family) extern const om_op_def om__op_##name;
+#include "ops/ops.def"
+#undef OM_OP
+extern const om_op_def *const om__ops[OM_OP_COUNT];
+
+/* ---- errors ---- */
+/** Sets the thread's last error (printf-style message); always returns false. */
+bool om__fail(om_error_kind kind, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/** Writes "[2,3]" for a shape into buf (borrowed) and returns buf. */
+const char *om__shape_str(char *buf, size_t len, const int64_t *shape, int ndim);
+#define OM_SHAPE_STR_LEN 160
+/** Checks that none of n tensors is NULL; for a NULL one sets InvalidArgument only if no error is pending. */
+bool om__check_inputs(const char *who, om_tensor *const *ts, int n);
+
+/* ---- allocation and storages ---- */
+/** malloc with an overflow-checked uint64 size; OutOfMemory naming who on failure. */
+void *om__alloc(uint64_t nbytes, const char *who);
+/** A new storage of nbytes (zeroed when zero is set), refcount 1. */
+om_storage *om__storage_new(uint64_t nbytes, bool zero, const char *who);
+/** Drops a storage reference. */
+void om__storage_release(om_storage *s);
+/** Bytes per element. */
+size_t om__dtype_size(om_dtype dtype);
+/** Elements in a shape; -1 with InvalidArgument for a negative size or an overflow. */
+int64_t om__numel(const int64_t *shape, int ndim, const char *who);
+/** A new contiguous tensor of meta's shape (zeroed when zero is set). */
+om_tensor *om__tensor_new(const om_meta *meta, bool zero, const char *who);
+/** A new tensor header sharing t's storage with the same view (no grad identity). */
+om_tensor *om__alias(const om_tensor *t);
+/** Fills strides for a contiguous row-major layout. */
+void om__contiguous_strides(const int64_t *shape, int ndim, int64_t *strides);
+/** Pointer to the first element of t (internal accessor; kernels read through it). */
+static inline char *om__data(const om_tensor *t) {
+  return (char *)t->storage->data + t->offset * (int64_t)om__dtype_size(t->dtype);
+}
+/** Wraps a possibly negative dim into [0, ndim); -1 with IndexOutOfRange naming who otherwise. */
+int om__wrap_dim(int64_t dim, int ndim, const char *who);
+/** Reads element k (row-major logical order) of t as a double. */
+double om__get_flat(const om_tensor *t, int64_t k);
+
+/* ---- strided iteration ---- */
+/** Inner loop over n elements; p[i] is operand i's first element, s[i] its stride in bytes. */
+typedef void (*om_loop_fn)(char **p, const int64_t *s, int64_t n, const void *ctx);
+/** Calls fn over every element of shape, for nops operands with byte strides strides[op][dim]
+ *  (0 on broadcast dims). Dims that are contiguous for every operand are merged first. */
+void om__iterate(int nops, char **base, int64_t strides[][OM_MAX_DIMS], const int64_t *shape,
+                 int ndim, om_loop_fn fn, const void *ctx);
+/** Byte strides of t as seen from an output of ndim dims (broadcast dims get stride 0). */
+void om__broadcast_strides(const om_tensor *t, int ndim, int64_t *out);
+/** The broadcast shape of n tensors into meta (dtype untouched); ShapeMismatch naming who otherwise. */
+bool om__broadcast_shapes(om_tensor *const *ts, int n, om_meta *meta, const char *who);
+/** Writes src converted into dst elementwise with broadcasting (dst borrowed, not version-bumped). */
+void om__copy_into(om_tensor *dst, const om_tensor *src);
+
+/* ---- autograd and the apply path ---- */
+/** Applies op and returns its single output (new reference), NULL on error. */
+om_tensor *om__apply1(om_op op, om_tensor *const *in, int n_in, const om_attrs *attrs);
+/** Applies op with attrs; writes n_out outputs; returns their count or -1. */
+int om__apply(om_op op, om_tensor *const *in, int n_in, const om_attrs *attrs, om_tensor **out);
+/** True when t takes part in autograd (a marked leaf or a recorded result). */
+bool om__needs_grad(const om_tensor *t);
+/** Drops a record reference. */
+void om__record_release(om_record *r);
+/** Sums g over the dims that broadcasting added or stretched, so it has the given shape. New reference. */
+om_tensor *om__sum_to(om_tensor *g, const int64_t *shape, int ndim);
+
+/* ---- attribute helpers ---- */
+static inline om_attrs om__attrs_i(int n, const int64_t *v) {
+  om_attrs a = {0};
+  a.n_i = n;
+  for (int k = 0; k < n; k++) a.i[k] = v[k];
+  return a;
+}
+/** Releases n tensors (NULL entries ignored). */
+void om__release_all(om_tensor **ts, int n);
+
+/* A scope of temporaries for composite code (backward rules): om__keep registers a new
+ * reference, om__scope_end releases them all. NULL results pass through (the error is set). */
+typedef struct om_scope {
+  int n;
+  om_tensor *t[32];
+} om_scope;
+static inline om_tensor *om__keep(om_scope *s, om_tensor *t) {
+  if (t) s->t[s->n++] = t; /* callers keep well under 32 temporaries */
+  return t;
+}
+static inline void om__scope_end(om_scope *s) { om__release_all(s->t, s->n); }
+/** True when input i of the record wants a gradient. */
+static inline bool om__wants(const om_record *r, int i) { return om__needs_grad(r->in[i]); }
+
+/* ---- per-thread state ---- */
+typedef struct om_thread_state {
+  bool grad_disabled;
+  om_error_kind err_kind;
+  char err_msg[512];
+  uint64_t rng_seed, rng_offset;
+  int64_t live_tensors, live_bytes;
+} om_thread_state;
+om_thread_state *om__state(void);
+
+#endif /* OM_INTERNAL_H */

@@ -1,0 +1,252 @@
+/* onemodel: a C11 tensor library with autograd (and, as it lands, a tracer to ONNX).
+ *
+ * A worked example: fit y = 2x + 1 with one weight and one bias.
+ *
+ *     int64_t shape[2] = {8, 1};
+ *     om_tensor *x = om_randn(shape, 2, 1, true);          // seed 1
+ *     om_tensor *y = om_add(om_scale(x, 2.0), one);        // (every call returns a new reference)
+ *     om_tensor *w = om_zeros((int64_t[]){1, 1}, 2, OM_FLOAT32);
+ *     om_tensor_set_requires_grad(w, true);
+ *     om_tensor *pred = om_matmul(x, w);
+ *     om_tensor *d = om_sub(pred, y), *sq = om_mul(d, d), *loss = om_mean(sq, NULL, 0, false);
+ *     if (!loss) fprintf(stderr, "%s\n", om_last_error_message());   // check once at the end
+ *     om_backward(loss, NULL);                               // w's grad is now d loss / d w
+ *     om_tensor *g = om_tensor_grad(w);
+ *     ...; om_tensor_release(g); om_tensor_release(loss); ...
+ *
+ * Conventions, for every function below:
+ * - Tensor arguments are borrowed; a returned om_tensor * is a new reference that the caller
+ *   releases with om_tensor_release(). Views share storage with their input.
+ * - Errors never abort: a failing call returns NULL (or false / -1) and sets the calling
+ *   thread's last error (om_last_error(), om_last_error_message()). A call given a NULL
+ *   tensor returns NULL and keeps the first error, so a chain of calls is checked once.
+ * - Dims may be negative (counted from the end), as in PyTorch. Shapes are int64_t arrays.
+ * - State (grad mode, last error, the default generator, live-memory counters) is per thread.
+ */
+#ifndef ONEMODEL_H
+#define ONEMODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define OM_VERSION "0.1.0"
+#define OM_MAX_DIMS 8
+
+typedef enum om_dtype { OM_FLOAT32 = 0, OM_INT64 = 1, OM_BOOL = 2 } om_dtype;
+
+typedef enum om_error_kind {
+#define OM_ERROR(name, js, doc) OM_ERR_##name,
+#include "core/errors.def"
+#undef OM_ERROR
+  OM_ERR_COUNT
+} om_error_kind;
+
+typedef enum om_op {
+#define OM_OP(name, family) OM_OP_##name,
+#include "ops/ops.def"
+#undef OM_OP
+  OM_OP_COUNT
+} om_op;
+
+typedef struct om_tensor om_tensor;
+
+/* ---- errors (per thread) ---- */
+/** The kind of the calling thread's last error (OM_ERR_OK when none). */
+om_error_kind om_last_error(void);
+/** The last error's message, naming the op and the values; borrowed, valid until the next error. */
+const char *om_last_error_message(void);
+/** Forget the calling thread's last error. */
+void om_clear_error(void);
+/** The kind's name as the JS package shows it ("ShapeMismatch"); static string, NULL when out of range. */
+const char *om_error_kind_name(int kind);
+/** True for the tracer's kinds (UnsupportedOperation ... InvalidUsage), which JS raises as om.TraceError. */
+bool om_error_kind_is_trace(int kind);
+
+/* ---- dtypes and the op table ---- */
+/** The dtype's name ("float32", "int64", "bool"); static string, NULL when out of range. */
+const char *om_dtype_name(int dtype);
+/** Bytes per element of the dtype (0 when out of range). */
+size_t om_dtype_size(int dtype);
+/** The op's name from the op table ("add"); static string, NULL when out of range. */
+const char *om_op_name(int op);
+
+/* ---- tensor lifetime and metadata ---- */
+/** Adds a reference to t and returns t (NULL stays NULL). */
+om_tensor *om_tensor_retain(om_tensor *t);
+/** Drops a reference; frees the tensor (and its storage, when no view remains) at zero. NULL is ignored. */
+void om_tensor_release(om_tensor *t);
+/** The tensor's dtype (borrowed t). */
+om_dtype om_tensor_dtype(const om_tensor *t);
+/** Number of dims (borrowed t). */
+int om_tensor_ndim(const om_tensor *t);
+/** Pointer to the shape array of ndim entries; borrowed, valid while t lives. */
+const int64_t *om_tensor_shape(const om_tensor *t);
+/** Pointer to the strides (in elements); borrowed, valid while t lives. */
+const int64_t *om_tensor_strides(const om_tensor *t);
+/** Number of elements (borrowed t). */
+int64_t om_tensor_numel(const om_tensor *t);
+/** True when the elements lie densely in row-major order (borrowed t). */
+bool om_tensor_is_contiguous(const om_tensor *t);
+/** The version counter of t's storage; every in-place change bumps it (borrowed t). */
+uint64_t om_tensor_version(const om_tensor *t);
+/** True when t and u share one storage (borrowed). */
+bool om_tensor_shares_storage(const om_tensor *t, const om_tensor *u);
+
+/* ---- creation (all return a new reference) ---- */
+/** A tensor of the given shape filled with zeros. */
+om_tensor *om_zeros(const int64_t *shape, int ndim, om_dtype dtype);
+/** A tensor of the given shape filled with ones. */
+om_tensor *om_ones(const int64_t *shape, int ndim, om_dtype dtype);
+/** A tensor filled with value (converted to dtype). */
+om_tensor *om_full(const int64_t *shape, int ndim, om_dtype dtype, double value);
+/** A 0-d tensor holding value. */
+om_tensor *om_scalar(double value, om_dtype dtype);
+/** A contiguous copy of ndim/shape elements read from data (bool as one byte each); data is borrowed. */
+om_tensor *om_from_data(const void *data, const int64_t *shape, int ndim, om_dtype dtype);
+/** start, start+step, ... below end (above end for a negative step), 1-D. */
+om_tensor *om_arange(double start, double end, double step, om_dtype dtype);
+/** Uniform floats in [0, 1) from a counter-based generator: same numbers natively and in WASM.
+ *  With has_seed, element i depends only on (seed, i); without, the thread's default generator
+ *  (om_manual_seed) is used and advanced. */
+om_tensor *om_rand(const int64_t *shape, int ndim, uint64_t seed, bool has_seed);
+/** Standard normal floats, generated like om_rand (Box-Muller on the same counter stream). */
+om_tensor *om_randn(const int64_t *shape, int ndim, uint64_t seed, bool has_seed);
+/** Resets the calling thread's default generator to seed, offset 0. */
+void om_manual_seed(uint64_t seed);
+
+/* ---- reading and writing elements ---- */
+/** Copies t's logical elements, row-major, into dst (numel * dtype size bytes); false on error. */
+bool om_tensor_read(const om_tensor *t, void *dst);
+/** Reads one element at the given index as a double; false on error. */
+bool om_tensor_get(const om_tensor *t, const int64_t *index, double *out);
+/** The single element of a one-element tensor as a double; false on error. */
+bool om_tensor_item(const om_tensor *t, double *out);
+/** In place: every element of t becomes value; bumps the version. */
+bool om_tensor_fill(om_tensor *t, double value);
+/** In place: the element at index becomes value; bumps the version. */
+bool om_tensor_set(om_tensor *t, const int64_t *index, double value);
+/** In place: src is broadcast and converted into dst; bumps dst's version. src is borrowed. */
+bool om_tensor_copy_from(om_tensor *dst, const om_tensor *src);
+
+/* ---- autograd ---- */
+/** Marks a leaf tensor as needing gradients; false (InvalidArgument) for a non-float or non-leaf tensor. */
+bool om_tensor_set_requires_grad(om_tensor *t, bool requires_grad);
+/** True when t requires grad (a leaf marked so, or a result recorded by autograd). */
+bool om_tensor_requires_grad(const om_tensor *t);
+/** True when t was made by no recorded op (borrowed t). */
+bool om_tensor_is_leaf(const om_tensor *t);
+/** The accumulated gradient of a leaf, as a new reference; NULL (no error set) when there is none. */
+om_tensor *om_tensor_grad(const om_tensor *t);
+/** Drops the accumulated gradient of t. */
+void om_tensor_zero_grad(om_tensor *t);
+/** Back-propagates from root; grad (borrowed) may be NULL only for a one-element root. Gradients
+ *  accumulate into the leaves. The graph is kept, so backward may run again. */
+bool om_backward(om_tensor *root, const om_tensor *grad);
+/** Turns recording on or off for the calling thread; returns the previous setting. */
+bool om_set_grad_enabled(bool enabled);
+/** True when the calling thread records ops for autograd. */
+bool om_is_grad_enabled(void);
+/** A new tensor sharing t's storage that does not require grad. */
+om_tensor *om_detach(om_tensor *t);
+
+/* ---- elementwise (broadcasting as in PyTorch; new references) ---- */
+om_tensor *om_add(om_tensor *a, om_tensor *b);     /**< a + b (float32, int64) */
+om_tensor *om_sub(om_tensor *a, om_tensor *b);     /**< a - b (float32, int64) */
+om_tensor *om_mul(om_tensor *a, om_tensor *b);     /**< a * b (float32, int64) */
+om_tensor *om_div(om_tensor *a, om_tensor *b);     /**< a / b (float32) */
+om_tensor *om_pow(om_tensor *a, om_tensor *b);     /**< a ** b (float32) */
+om_tensor *om_scale(om_tensor *a, double s);       /**< a * s, s as a 0-d tensor of a's dtype */
+om_tensor *om_add_scalar(om_tensor *a, double s);  /**< a + s, s as a 0-d tensor of a's dtype */
+om_tensor *om_neg(om_tensor *a);                   /**< -a (float32, int64) */
+om_tensor *om_abs(om_tensor *a);                   /**< |a| (float32, int64) */
+om_tensor *om_sign(om_tensor *a);                  /**< -1, 0 or 1 (float32, int64) */
+om_tensor *om_exp(om_tensor *a);                   /**< e^a (float32) */
+om_tensor *om_log(om_tensor *a);                   /**< natural log (float32) */
+om_tensor *om_sqrt(om_tensor *a);                  /**< square root (float32) */
+om_tensor *om_rsqrt(om_tensor *a);                 /**< 1 / sqrt(a) (float32) */
+om_tensor *om_relu(om_tensor *a);                  /**< max(a, 0) (float32, int64) */
+om_tensor *om_sigmoid(om_tensor *a);               /**< 1 / (1 + e^-a) (float32) */
+om_tensor *om_tanh(om_tensor *a);                  /**< hyperbolic tangent (float32) */
+om_tensor *om_eq(om_tensor *a, om_tensor *b);      /**< a == b as bool */
+om_tensor *om_ne(om_tensor *a, om_tensor *b);      /**< a != b as bool */
+om_tensor *om_lt(om_tensor *a, om_tensor *b);      /**< a < b as bool (float32, int64) */
+om_tensor *om_le(om_tensor *a, om_tensor *b);      /**< a <= b as bool (float32, int64) */
+om_tensor *om_gt(om_tensor *a, om_tensor *b);      /**< a > b as bool (float32, int64) */
+om_tensor *om_ge(om_tensor *a, om_tensor *b);      /**< a >= b as bool (float32, int64) */
+om_tensor *om_where(om_tensor *cond, om_tensor *a, om_tensor *b); /**< cond ? a : b, cond bool */
+om_tensor *om_cast(om_tensor *a, om_dtype dtype);  /**< converted copy (the input itself, retained, when dtype matches) */
+
+/* ---- views and assembly (new references; views share storage) ---- */
+/** A view with the new shape (one entry may be -1); copies first when the strides do not allow a view. */
+om_tensor *om_reshape(om_tensor *a, const int64_t *shape, int ndim);
+/** A view with dims reordered: result dim i is input dim perm[i]. */
+om_tensor *om_permute(om_tensor *a, const int64_t *perm, int ndim);
+/** A view with dims d0 and d1 swapped. */
+om_tensor *om_transpose(om_tensor *a, int d0, int d1);
+/** A view broadcast to shape (size-1 dims stretch, -1 keeps a dim, new dims lead). */
+om_tensor *om_expand(om_tensor *a, const int64_t *shape, int ndim);
+/** A view of a[start:end:step] along dim (PyTorch clamping of bounds, step >= 1). */
+om_tensor *om_slice(om_tensor *a, int dim, int64_t start, int64_t end, int64_t step);
+/** A view of a[..., index, ...] along dim, which drops that dim. */
+om_tensor *om_select(om_tensor *a, int dim, int64_t index);
+/** A view without the listed size-1 dims (all size-1 dims when ndims is 0). */
+om_tensor *om_squeeze(om_tensor *a, const int64_t *dims, int ndims);
+/** A view with a new size-1 dim at dim. */
+om_tensor *om_unsqueeze(om_tensor *a, int dim);
+/** a itself (retained) when contiguous, else a contiguous copy. */
+om_tensor *om_contiguous(om_tensor *a);
+/** A contiguous copy that autograd tracks. */
+om_tensor *om_clone(om_tensor *a);
+/** Joins n tensors (borrowed array) along dim. */
+om_tensor *om_cat(om_tensor *const *ts, int n, int dim);
+/** Stacks n tensors (borrowed array) along a new dim. */
+om_tensor *om_stack(om_tensor *const *ts, int n, int dim);
+/** Splits a along dim into pieces of split_size (the last may be smaller); writes up to max_out new
+ *  references into out and returns how many, or -1 on error (then out holds nothing). */
+int om_split(om_tensor *a, int64_t split_size, int dim, om_tensor **out, int max_out);
+/** Lower triangle of the last two dims (elements above diagonal k become zero). */
+om_tensor *om_tril(om_tensor *a, int64_t k);
+/** Upper triangle of the last two dims (elements below diagonal k become zero). */
+om_tensor *om_triu(om_tensor *a, int64_t k);
+
+/* ---- reductions (dims NULL or ndims 0 means all dims) ---- */
+om_tensor *om_sum(om_tensor *a, const int64_t *dims, int ndims, bool keepdim);  /**< sum (float32 in double, int64) */
+om_tensor *om_mean(om_tensor *a, const int64_t *dims, int ndims, bool keepdim); /**< mean (float32) */
+om_tensor *om_amax(om_tensor *a, const int64_t *dims, int ndims, bool keepdim); /**< max values (ties share the grad) */
+om_tensor *om_amin(om_tensor *a, const int64_t *dims, int ndims, bool keepdim); /**< min values (ties share the grad) */
+/** Max along dim: returns the values (new reference) and, when indices is not NULL, stores the
+ *  int64 indices of the first maximum there (new reference). */
+om_tensor *om_max_dim(om_tensor *a, int dim, bool keepdim, om_tensor **indices);
+/** Min along dim, like om_max_dim. */
+om_tensor *om_min_dim(om_tensor *a, int dim, bool keepdim, om_tensor **indices);
+/** Indices of the first max along dim (int64). */
+om_tensor *om_argmax(om_tensor *a, int dim, bool keepdim);
+/** Indices of the first min along dim (int64). */
+om_tensor *om_argmin(om_tensor *a, int dim, bool keepdim);
+
+/* ---- linear algebra ---- */
+/** Matrix product with PyTorch's rules: 1-D operands become a row/column, batch dims broadcast. */
+om_tensor *om_matmul(om_tensor *a, om_tensor *b);
+
+/* ---- the generic entry every op goes through ---- */
+/** Runs op on n_in inputs (borrowed) with integer and float attributes (borrowed arrays), and
+ *  writes the op's outputs (new references) into out, returning their count or -1 on error.
+ *  The typed functions above are thin wrappers of this one; the JS package calls it by op name. */
+int om_apply(om_op op, om_tensor *const *in, int n_in, const int64_t *iattrs, int n_iattrs,
+             const double *fattrs, int n_fattrs, om_tensor **out, int max_out);
+
+/* ---- memory accounting (per thread) ---- */
+/** Live tensors (handles, including views and autograd-held ones) on this thread. */
+int64_t om_live_tensors(void);
+/** Bytes of live storages allocated on this thread. */
+int64_t om_live_bytes(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* ONEMODEL_H */

@@ -1,0 +1,125 @@
+/* The op table and the one apply path every op goes through:
+ * validate + infer -> allocate -> forward kernel -> backward record (when grad is needed). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+const om_op_def *const om__ops[OM_OP_COUNT] = {
+#define OM_OP(name, family) [OM_OP_##name] = &om__op_##name,
+#include "ops/ops.def"
+#undef OM_OP
+};
+
+const char *om_op_name(int op) { return op >= 0 && op < OM_OP_COUNT ? om__ops[op]->name : NULL; }
+
+bool om__needs_grad(const om_tensor *t) { return t->requires_grad || t->grad_fn; }
+
+void om__record_release(om_record *r) {
+  if (!r || --r->refcount > 0) return;
+  for (int k = 0; k < r->n_in; k++) om_tensor_release(r->in[k]);
+  for (int j = 0; j < r->n_out; j++) om_tensor_release(r->saved[j]);
+  if (r->in != r->in_inline) free(r->in);
+  free(r);
+}
+
+/* Builds the backward record of c and hands it to c's float outputs (out[0] is float). */
+static bool record(const om_op_def *def, om_call *c) {
+  om_record *r = om__alloc(sizeof *r, def->name);
+  if (!r) return false;
+  memset(r, 0, sizeof *r);
+  r->in = c->n_in <= OM_MAX_INPUTS_INLINE ? r->in_inline : om__alloc(sizeof(om_tensor *) * (size_t)c->n_in, def->name);
+  if (!r->in) {
+    free(r);
+    return false;
+  }
+  r->op = c->op;
+  r->n_in = c->n_in;
+  r->n_out = c->n_out;
+  r->attrs = c->attrs;
+  memcpy(r->out_meta, c->out_meta, sizeof r->out_meta);
+  for (int k = 0; k < c->n_in; k++) {
+    r->in[k] = om_tensor_retain(c->in[k]);
+    if (k < OM_MAX_INPUTS_INLINE) r->in_version[k] = c->in[k]->storage->version;
+  }
+  for (int j = 0; j < c->n_out; j++) {
+    if (!(def->saves & OM_SAVES_OUT(j))) continue;
+    r->saved[j] = om__alias(c->out[j]);
+    if (!r->saved[j]) {
+      r->refcount = 1;
+      om__record_release(r);
+      return false;
+    }
+    r->saved_version[j] = c->out[j]->storage->version;
+  }
+  for (int j = 0; j < c->n_out; j++) {
+    if (c->out[j]->dtype != OM_FLOAT32) continue;
+    c->out[j]->grad_fn = r;
+    c->out[j]->output_index = j;
+    r->refcount++;
+  }
+  return true;
+}
+
+int om__apply(om_op op, om_tensor *const *in, int n_in, const om_attrs *attrs, om_tensor **out) {
+  if ((unsigned)op >= OM_OP_COUNT) return om__fail(OM_ERR_INVALID_ARGUMENT, "apply: unknown op %d", (int)op), -1;
+  const om_op_def *def = om__ops[op];
+  if (!om__check_inputs(def->name, in, n_in)) return -1;
+  if (def->n_in >= 0 ? n_in != def->n_in : n_in < 1)
+    return om__fail(OM_ERR_INVALID_ARGUMENT, "%s: takes %d inputs, got %d", def->name, def->n_in, n_in), -1;
+  om_call c = {.op = op, .n_in = n_in, .n_out = def->n_out, .in = in};
+  if (attrs) c.attrs = *attrs;
+  if (!def->infer(&c)) return -1;
+  for (int j = 0; j < c.n_out; j++) {
+    if (def->view) {
+      c.out[j] = om__alias(in[0]);
+      if (c.out[j]) {
+        c.out[j]->ndim = c.out_meta[j].ndim;
+        memcpy(c.out[j]->shape, c.out_meta[j].shape, sizeof c.out[j]->shape);
+      }
+    } else {
+      c.out[j] = om__tensor_new(&c.out_meta[j], false, def->name);
+    }
+    if (!c.out[j]) {
+      om__release_all(c.out, j);
+      return -1;
+    }
+  }
+  if (!def->forward(&c)) {
+    om__release_all(c.out, c.n_out);
+    return -1;
+  }
+  bool grad = false;
+  if (def->backward && om_is_grad_enabled() && c.out_meta[0].dtype == OM_FLOAT32)
+    for (int k = 0; k < n_in; k++) grad |= om__needs_grad(in[k]);
+  if (grad && !record(def, &c)) {
+    om__release_all(c.out, c.n_out);
+    return -1;
+  }
+  memcpy(out, c.out, sizeof(om_tensor *) * (size_t)c.n_out);
+  return c.n_out;
+}
+
+om_tensor *om__apply1(om_op op, om_tensor *const *in, int n_in, const om_attrs *attrs) {
+  om_tensor *out[OM_MAX_OUTPUTS] = {0};
+  int n = om__apply(op, in, n_in, attrs, out);
+  if (n < 0) return NULL;
+  om__release_all(out + 1, n - 1);
+  return out[0];
+}
+
+int om_apply(om_op op, om_tensor *const *in, int n_in, const int64_t *iattrs, int n_iattrs,
+             const double *fattrs, int n_fattrs, om_tensor **out, int max_out) {
+  const char *who = (unsigned)op < OM_OP_COUNT ? om__ops[op]->name : "apply";
+  if (n_iattrs < 0 || n_iattrs > OM_MAX_IATTRS || n_fattrs < 0 || n_fattrs > OM_MAX_FATTRS ||
+      (n_iattrs && !iattrs) || (n_fattrs && !fattrs))
+    return om__fail(OM_ERR_INVALID_ARGUMENT, "%s: %d integer / %d float attributes (at most %d / %d)", who,
+                    n_iattrs, n_fattrs, OM_MAX_IATTRS, OM_MAX_FATTRS), -1;
+  if (n_in < 0 || (n_in && !in)) return om__fail(OM_ERR_INVALID_ARGUMENT, "%s: no inputs given", who), -1;
+  if (!out || (unsigned)op >= OM_OP_COUNT || max_out < om__ops[op]->n_out)
+    return om__fail(OM_ERR_INVALID_ARGUMENT, "%s: room for %d outputs", who, max_out), -1;
+  om_attrs a = {.n_i = n_iattrs, .n_f = n_fattrs};
+  if (n_iattrs) memcpy(a.i, iattrs, sizeof(int64_t) * (size_t)n_iattrs);
+  if (n_fattrs) memcpy(a.f, fattrs, sizeof(double) * (size_t)n_fattrs);
+  return om__apply(op, in, n_in, &a, out);
+}

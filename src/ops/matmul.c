@@ -1,0 +1,202 @@
+/* Matrix product. C[M,N] = A[M,K] B[K,N] per batch, batch dims broadcast; operands may be any
+ * strided view (transposes are not copied: packing reads them in place).
+ *
+ * The kernel is blocked like GotoBLAS: B is packed in KC x NC blocks of NR-wide column panels,
+ * A in MC x KC blocks of MR-tall row panels, and an MR x NR micro-kernel keeps its tile of C
+ * in SIMD registers. It is written with GCC/Clang vector extensions, which become SSE natively
+ * and SIMD128 in WASM from the same source. Every C element is summed in one fixed order
+ * (k ascending within a KC block, blocks in order), so native and WASM give the same bits and
+ * a row's result does not depend on M, N or the batch. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+typedef float v4f __attribute__((vector_size(16), aligned(4)));
+
+enum { MR = 4, NR = 8, KC = 256, MC = 64, NC = 512 };
+
+typedef struct strided { const float *p; int64_t rs, cs; } strided; /* element strides */
+
+/* Packs rows [0, mc) x cols [0, kc) of A into MR-row panels: Ap[(panel*kc + k)*MR + i]. */
+static void pack_a(float *ap, strided a, int64_t mc, int64_t kc) {
+  for (int64_t i0 = 0; i0 < mc; i0 += MR)
+    for (int64_t k = 0; k < kc; k++)
+      for (int64_t i = 0; i < MR; i++)
+        *ap++ = i0 + i < mc ? a.p[(i0 + i) * a.rs + k * a.cs] : 0.0f;
+}
+
+/* Packs rows [0, kc) x cols [0, nc) of B into NR-column panels: Bp[(panel*kc + k)*NR + j]. */
+static void pack_b(float *bp, strided b, int64_t kc, int64_t nc) {
+  for (int64_t j0 = 0; j0 < nc; j0 += NR)
+    for (int64_t k = 0; k < kc; k++) {
+      const float *row = b.p + k * b.rs;
+      if (j0 + NR <= nc && b.cs == 1) {
+        memcpy(bp, row + j0, NR * sizeof(float));
+        bp += NR;
+      } else {
+        for (int64_t j = 0; j < NR; j++) *bp++ = j0 + j < nc ? row[(j0 + j) * b.cs] : 0.0f;
+      }
+    }
+}
+
+/* C[mr, nr] (+)= Ap panel x Bp panel over kc. */
+static void micro(int64_t kc, const float *ap, const float *bp, float *c, int64_t ldc, int64_t mr, int64_t nr, bool acc) {
+  v4f c0[MR], c1[MR];
+  for (int i = 0; i < MR; i++) c0[i] = c1[i] = (v4f){0, 0, 0, 0};
+  for (int64_t k = 0; k < kc; k++) {
+    v4f b0 = *(const v4f *)(bp + k * NR), b1 = *(const v4f *)(bp + k * NR + 4);
+    for (int i = 0; i < MR; i++) {
+      float av = ap[k * MR + i];
+      v4f a = {av, av, av, av};
+      c0[i] += a * b0;
+      c1[i] += a * b1;
+    }
+  }
+  if (mr == MR && nr == NR) {
+    for (int i = 0; i < MR; i++) {
+      v4f *row0 = (v4f *)(c + i * ldc), *row1 = (v4f *)(c + i * ldc + 4);
+      if (acc) {
+        *row0 += c0[i];
+        *row1 += c1[i];
+      } else {
+        *row0 = c0[i];
+        *row1 = c1[i];
+      }
+    }
+    return;
+  }
+  for (int64_t i = 0; i < mr; i++) /* an edge tile */
+    for (int64_t j = 0; j < nr; j++) {
+      float v = j < 4 ? c0[i][j] : c1[i][j - 4];
+      c[i * ldc + j] = acc ? c[i * ldc + j] + v : v;
+    }
+}
+
+/* C (contiguous, ldc = n) = A B for one matrix pair, with scratch panels ap and bp. */
+static void gemm(strided a, strided b, float *c, int64_t m, int64_t n, int64_t k, float *ap, float *bp) {
+  if (k == 0) {
+    memset(c, 0, sizeof(float) * (size_t)(m * n));
+    return;
+  }
+  for (int64_t jc = 0; jc < n; jc += NC) {
+    int64_t nc = n - jc < NC ? n - jc : NC;
+    for (int64_t pc = 0; pc < k; pc += KC) {
+      int64_t kc = k - pc < KC ? k - pc : KC;
+      pack_b(bp, (strided){b.p + pc * b.rs + jc * b.cs, b.rs, b.cs}, kc, nc);
+      for (int64_t ic = 0; ic < m; ic += MC) {
+        int64_t mc = m - ic < MC ? m - ic : MC;
+        pack_a(ap, (strided){a.p + ic * a.rs + pc * a.cs, a.rs, a.cs}, mc, kc);
+        for (int64_t jr = 0; jr < nc; jr += NR)
+          for (int64_t ir = 0; ir < mc; ir += MR)
+            micro(kc, ap + ir * kc, bp + jr * kc, c + (ic + ir) * n + jc + jr, n,
+                  mc - ir < MR ? mc - ir : MR, nc - jr < NR ? nc - jr : NR, pc > 0);
+      }
+    }
+  }
+}
+
+static bool infer_matmul(om_call *c) {
+  om_tensor *a = c->in[0], *b = c->in[1];
+  char x[OM_SHAPE_STR_LEN], y[OM_SHAPE_STR_LEN];
+  if (a->dtype != OM_FLOAT32 || b->dtype != OM_FLOAT32)
+    return om__fail(OM_ERR_DTYPE_MISMATCH, "matmul: takes float32, not %s and %s", om_dtype_name(a->dtype), om_dtype_name(b->dtype));
+  if (a->ndim < 2 || b->ndim < 2)
+    return om__fail(OM_ERR_INVALID_ARGUMENT, "matmul: the op needs at least 2 dims, got %d and %d (om_matmul takes vectors)", a->ndim, b->ndim);
+  int64_t k = a->shape[a->ndim - 1];
+  if (k != b->shape[b->ndim - 2])
+    return om__fail(OM_ERR_SHAPE_MISMATCH, "matmul: shapes %s and %s do not match (%lld != %lld)",
+                    om__shape_str(x, sizeof x, a->shape, a->ndim), om__shape_str(y, sizeof y, b->shape, b->ndim),
+                    (long long)k, (long long)b->shape[b->ndim - 2]);
+  /* Batch dims broadcast: compare them as tensors of the batch shape. */
+  om_tensor ba = *a, bb = *b;
+  ba.ndim -= 2;
+  bb.ndim -= 2;
+  om_meta *m = &c->out_meta[0];
+  if (!om__broadcast_shapes((om_tensor *const[]){&ba, &bb}, 2, m, "matmul")) return false;
+  m->dtype = OM_FLOAT32;
+  m->shape[m->ndim++] = a->shape[a->ndim - 2];
+  m->shape[m->ndim++] = b->shape[b->ndim - 1];
+  return true;
+}
+
+static bool forward_matmul(om_call *c) {
+  om_tensor *a = c->in[0], *b = c->in[1], *o = c->out[0];
+  int nb = o->ndim - 2;
+  int64_t m = o->shape[nb], n = o->shape[nb + 1], k = a->shape[a->ndim - 1];
+  int64_t sa[OM_MAX_DIMS], sb[OM_MAX_DIMS], batches = 1;
+  om_tensor ba = *a, bb = *b; /* batch strides, broadcast over the output's batch dims */
+  ba.ndim -= 2;
+  bb.ndim -= 2;
+  ba.dtype = bb.dtype = OM_BOOL; /* element strides: om__broadcast_strides scales by dtype size 1 */
+  om__broadcast_strides(&ba, nb, sa);
+  om__broadcast_strides(&bb, nb, sb);
+  for (int d = 0; d < nb; d++) batches *= o->shape[d];
+  int64_t kc = k < KC ? k : KC, ncp = ((n < NC ? n : NC) + NR - 1) / NR * NR, mcp = ((m < MC ? m : MC) + MR - 1) / MR * MR;
+  float *ap = om__alloc((uint64_t)(mcp * kc + 1) * sizeof(float), "matmul");
+  float *bp = ap ? om__alloc((uint64_t)(kc * ncp + 1) * sizeof(float), "matmul") : NULL;
+  if (!bp) {
+    free(ap);
+    return false;
+  }
+  const float *pa = (const float *)om__data(a), *pb = (const float *)om__data(b);
+  float *pc = (float *)om__data(o);
+  for (int64_t t = 0; t < batches; t++) {
+    int64_t oa = 0, ob = 0, rem = t;
+    for (int d = nb - 1; d >= 0; d--) {
+      int64_t i = rem % o->shape[d];
+      rem /= o->shape[d];
+      oa += i * sa[d];
+      ob += i * sb[d];
+    }
+    strided A = {pa + oa, a->strides[a->ndim - 2], a->strides[a->ndim - 1]};
+    strided B = {pb + ob, b->strides[b->ndim - 2], b->strides[b->ndim - 1]};
+    gemm(A, B, pc + t * m * n, m, n, k, ap, bp);
+  }
+  free(ap);
+  free(bp);
+  return true;
+}
+
+/* dA = g B^T, dB = A^T g, each summed over broadcast batch dims. */
+static bool matmul_backward(const om_record *r, om_tensor *const *g, om_tensor **gin) {
+  om_scope s = {0};
+  om_tensor *a = r->in[0], *b = r->in[1];
+  if (om__wants(r, 0)) {
+    om_tensor *ga = om__keep(&s, om_matmul(g[0], om__keep(&s, om_transpose(b, -1, -2))));
+    if (ga) gin[0] = om__sum_to(ga, a->shape, a->ndim);
+  }
+  if (om__wants(r, 1)) {
+    om_tensor *gb = om__keep(&s, om_matmul(om__keep(&s, om_transpose(a, -1, -2)), g[0]));
+    if (gb) gin[1] = om__sum_to(gb, b->shape, b->ndim);
+  }
+  om__scope_end(&s);
+  return (!om__wants(r, 0) || gin[0]) && (!om__wants(r, 1) || gin[1]);
+}
+
+const om_op_def om__op_matmul = {
+    .name = "matmul", .n_in = 2, .n_out = 1, .saves = OM_SAVES_IN(0) | OM_SAVES_IN(1),
+    .infer = infer_matmul, .forward = forward_matmul, .backward = matmul_backward,
+    .test = {.n_in = 2, .ndims = {3, 2}, .shapes = {{2, 3, 5}, {5, 4}}, .lo = -2, .hi = 2}};
+
+om_tensor *om_matmul(om_tensor *a, om_tensor *b) {
+  if (!om__check_inputs("matmul", (om_tensor *[]){a, b}, 2)) return NULL;
+  if (a->ndim == 0 || b->ndim == 0)
+    return om__fail(OM_ERR_INVALID_ARGUMENT, "matmul: both operands need at least 1 dim, got %d and %d", a->ndim, b->ndim), NULL;
+  /* PyTorch's vector rules: a 1-D left operand is a row, a 1-D right operand a column, and
+   * the added dim is removed from the result. */
+  om_scope s = {0};
+  om_tensor *x = a->ndim == 1 ? om__keep(&s, om_unsqueeze(a, 0)) : a;
+  om_tensor *y = b->ndim == 1 ? om__keep(&s, om_unsqueeze(b, 1)) : b;
+  om_tensor *r = x && y ? om__apply1(OM_OP_matmul, (om_tensor *[]){x, y}, 2, NULL) : NULL;
+  if (r && (a->ndim == 1 || b->ndim == 1)) {
+    int64_t dims[2];
+    int n = 0;
+    if (a->ndim == 1) dims[n++] = r->ndim - 2;
+    if (b->ndim == 1) dims[n++] = r->ndim - 1;
+    om_tensor *q = om_squeeze(om__keep(&s, r), dims, n);
+    r = q;
+  }
+  om__scope_end(&s);
+  return r;
+}

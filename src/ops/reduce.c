@@ -1,0 +1,295 @@
+/* Reductions: sum, mean, amax, amin over any set of dims (attrs: keepdim, dims...), and
+ * max_dim / min_dim along one dim with int64 indices (attrs: dim, keepdim).
+ * float32 sums accumulate in double in a fixed order, so results are the same natively and
+ * in WASM and do not depend on how the tensor is laid out in memory. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+/* ---- dims handling ---- */
+
+/* Canonicalises attrs [keepdim, dims...] to [keepdim, sorted unique dims] (no dims: all). */
+static bool canon_dims(om_call *c, bool *mask) {
+  om_tensor *a = c->in[0];
+  const char *who = om_op_name(c->op);
+  if (c->attrs.n_i < 1) return om__fail(OM_ERR_INVALID_ARGUMENT, "%s: needs keepdim and the dims", who);
+  memset(mask, 0, sizeof(bool) * OM_MAX_DIMS);
+  for (int k = 1; k < c->attrs.n_i; k++) {
+    int d = om__wrap_dim(c->attrs.i[k], a->ndim, who);
+    if (d < 0) return false;
+    if (a->ndim && mask[d]) return om__fail(OM_ERR_INVALID_ARGUMENT, "%s: dim %d appears twice", who, d);
+    if (a->ndim) mask[d] = true;
+  }
+  if (c->attrs.n_i == 1)
+    for (int d = 0; d < a->ndim; d++) mask[d] = true;
+  c->attrs.i[0] = c->attrs.i[0] != 0;
+  c->attrs.n_i = 1;
+  for (int d = 0; d < a->ndim; d++)
+    if (mask[d]) c->attrs.i[c->attrs.n_i++] = d;
+  return true;
+}
+
+/* The output shape: reduced dims become 1 (keepdim) or disappear. */
+static void reduced_meta(const om_tensor *a, const bool *mask, bool keepdim, om_dtype dtype, om_meta *m) {
+  m->dtype = dtype;
+  m->ndim = 0;
+  for (int d = 0; d < a->ndim; d++)
+    if (!mask[d]) m->shape[m->ndim++] = a->shape[d];
+    else if (keepdim) m->shape[m->ndim++] = 1;
+}
+
+/* The keepdim shape of a reduction recorded in r (for broadcasting gradients back). */
+static void keep_shape(const om_record *r, int64_t *shape) {
+  const om_tensor *a = r->in[0];
+  memcpy(shape, a->shape, sizeof(int64_t) * (size_t)a->ndim);
+  for (int k = 1; k < r->attrs.n_i; k++) shape[r->attrs.i[k]] = 1;
+}
+
+static bool infer_reduce(om_call *c) {
+  om_tensor *a = c->in[0];
+  bool mask[OM_MAX_DIMS];
+  bool floats_only = c->op == OM_OP_mean;
+  if (a->dtype == OM_BOOL || (floats_only && a->dtype != OM_FLOAT32))
+    return om__fail(OM_ERR_DTYPE_MISMATCH, "%s: takes float32%s, not %s", om_op_name(c->op),
+                    floats_only ? "" : " or int64", om_dtype_name(a->dtype));
+  if (!canon_dims(c, mask)) return false;
+  if (c->op == OM_OP_amax || c->op == OM_OP_amin)
+    for (int d = 0; d < a->ndim; d++)
+      if (mask[d] && a->shape[d] == 0)
+        return om__fail(OM_ERR_INVALID_ARGUMENT, "%s: dim %d has size 0 and no %s", om_op_name(c->op), d,
+                        c->op == OM_OP_amax ? "maximum" : "minimum");
+  reduced_meta(a, mask, c->attrs.i[0], a->dtype, &c->out_meta[0]);
+  return true;
+}
+
+/* ---- forward: fold the input into an accumulator per output element ---- */
+
+typedef struct { om_op op; om_dtype dtype; } fold_ctx;
+
+static void fold(char **p, const int64_t *s, int64_t n, const void *vctx) {
+  const fold_ctx *ctx = vctx;
+  for (int64_t i = 0; i < n; i++) {
+    char *acc = p[0] + i * s[0], *in = p[1] + i * s[1];
+    if (ctx->dtype == OM_FLOAT32) {
+      double v = *(const float *)in, *x = (double *)acc;
+      if (ctx->op == OM_OP_sum || ctx->op == OM_OP_mean) *x += v;
+      else if (ctx->op == OM_OP_amax ? (v > *x || v != v) : (v < *x || v != v)) *x = v;
+    } else {
+      int64_t v = *(const int64_t *)in, *x = (int64_t *)acc;
+      if (ctx->op == OM_OP_sum) *x = (int64_t)((uint64_t)*x + (uint64_t)v);
+      else if (ctx->op == OM_OP_amax ? v > *x : v < *x) *x = v;
+    }
+  }
+}
+
+static bool forward_reduce(om_call *c) {
+  om_tensor *a = c->in[0], *o = c->out[0];
+  int64_t n_out = om_tensor_numel(o), n_in = om_tensor_numel(a);
+  bool is_f = a->dtype == OM_FLOAT32;
+  char *acc = om__alloc((uint64_t)n_out * 8, om_op_name(c->op));
+  if (!acc) return false;
+  double init_f = c->op == OM_OP_amax ? -INFINITY : c->op == OM_OP_amin ? INFINITY : 0;
+  int64_t init_i = c->op == OM_OP_amax ? INT64_MIN : c->op == OM_OP_amin ? INT64_MAX : 0;
+  for (int64_t k = 0; k < n_out; k++) {
+    if (is_f) ((double *)acc)[k] = init_f;
+    else ((int64_t *)acc)[k] = init_i;
+  }
+  /* The accumulator seen with the input's dims: stride 0 along the reduced dims. */
+  int64_t st[2][OM_MAX_DIMS], kshape[OM_MAX_DIMS];
+  bool mask[OM_MAX_DIMS] = {0};
+  for (int k = 1; k < c->attrs.n_i; k++) mask[c->attrs.i[k]] = true;
+  for (int d = 0; d < a->ndim; d++) kshape[d] = mask[d] ? 1 : a->shape[d];
+  om__contiguous_strides(kshape, a->ndim, st[0]);
+  for (int d = 0; d < a->ndim; d++) st[0][d] = mask[d] ? 0 : st[0][d] * 8;
+  om__broadcast_strides(a, a->ndim, st[1]);
+  char *base[2] = {acc, om__data(a)};
+  fold_ctx ctx = {c->op, a->dtype};
+  om__iterate(2, base, st, a->shape, a->ndim, fold, &ctx);
+  double count = n_out ? (double)n_in / (double)n_out : 0;
+  for (int64_t k = 0; k < n_out; k++) {
+    if (!is_f) ((int64_t *)o->storage->data)[k] = ((int64_t *)acc)[k];
+    else ((float *)o->storage->data)[k] = (float)(c->op == OM_OP_mean ? ((double *)acc)[k] / count : ((double *)acc)[k]);
+  }
+  free(acc);
+  return true;
+}
+
+/* ---- backward ---- */
+
+/* g reshaped to the keepdim shape and expanded over the input (a view). */
+static om_tensor *spread(const om_record *r, om_tensor *g) {
+  int64_t ks[OM_MAX_DIMS];
+  keep_shape(r, ks);
+  om_tensor *k = om_reshape(g, ks, r->in[0]->ndim);
+  om_tensor *e = k ? om_expand(k, r->in[0]->shape, r->in[0]->ndim) : NULL;
+  om_tensor_release(k);
+  return e;
+}
+
+static bool sum_backward(const om_record *r, om_tensor *const *g, om_tensor **gin) {
+  return (gin[0] = spread(r, g[0])) != NULL;
+}
+
+static bool mean_backward(const om_record *r, om_tensor *const *g, om_tensor **gin) {
+  int64_t n_in = om_tensor_numel(r->in[0]), n_out = om__numel(r->out_meta[0].shape, r->out_meta[0].ndim, "mean");
+  om_tensor *scaled = om_scale(g[0], n_in ? (double)n_out / (double)n_in : 0);
+  gin[0] = scaled ? spread(r, scaled) : NULL;
+  om_tensor_release(scaled);
+  return gin[0] != NULL;
+}
+
+/* The gradient goes to every element equal to the extreme, shared evenly among ties. */
+static bool extreme_backward(const om_record *r, om_tensor *const *g, om_tensor **gin) {
+  om_scope s = {0};
+  om_tensor *hit = om__keep(&s, om_eq(r->in[0], om__keep(&s, spread(r, r->saved[0]))));
+  om_tensor *w = om__keep(&s, om_cast(hit, OM_FLOAT32));
+  int64_t dims[OM_MAX_DIMS];
+  for (int k = 1; k < r->attrs.n_i; k++) dims[k - 1] = r->attrs.i[k];
+  om_tensor *count = om__keep(&s, om_sum(w, dims, r->attrs.n_i - 1, true));
+  om_tensor *share = om__keep(&s, om_div(w, count));
+  gin[0] = om_mul(share, om__keep(&s, spread(r, g[0])));
+  om__scope_end(&s);
+  return gin[0] != NULL;
+}
+
+#define REDUCE_DEF(NAME, BACKWARD, SAVES)                                                         \
+  const om_op_def om__op_##NAME = {                                                               \
+      .name = #NAME, .n_in = 1, .n_out = 1, .saves = SAVES, .infer = infer_reduce,               \
+      .forward = forward_reduce, .backward = BACKWARD,                                           \
+      .test = {.n_in = 1, .ndims = {3}, .shapes = {{2, 3, 4}}, .lo = -2, .hi = 2,                 \
+               .attrs = {.n_i = 3, .i = {0, 0, -1}}}};                                            \
+  om_tensor *om_##NAME(om_tensor *a, const int64_t *dims, int ndims, bool keepdim) {              \
+    if (ndims < 0 || ndims > OM_MAX_DIMS || (ndims && !dims))                                     \
+      return om__fail(OM_ERR_INVALID_ARGUMENT, #NAME ": %d dims (at most %d)", ndims, OM_MAX_DIMS), NULL; \
+    om_attrs at = {.n_i = 1 + ndims, .i = {keepdim}};                                             \
+    for (int k = 0; k < ndims; k++) at.i[1 + k] = dims[k];                                        \
+    return om__apply1(OM_OP_##NAME, &a, 1, &at);                                                  \
+  }
+
+REDUCE_DEF(sum, sum_backward, 0)
+REDUCE_DEF(mean, mean_backward, 0)
+REDUCE_DEF(amax, extreme_backward, OM_SAVES_IN(0) | OM_SAVES_OUT(0))
+REDUCE_DEF(amin, extreme_backward, OM_SAVES_IN(0) | OM_SAVES_OUT(0))
+
+/* ---- max_dim / min_dim: values and indices along one dim ---- */
+
+static bool infer_arg(om_call *c) {
+  om_tensor *a = c->in[0];
+  const char *who = om_op_name(c->op);
+  if (c->attrs.n_i != 2) return om__fail(OM_ERR_INVALID_ARGUMENT, "%s: needs dim and keepdim", who);
+  if (a->dtype == OM_BOOL) return om__fail(OM_ERR_DTYPE_MISMATCH, "%s: takes float32 or int64, not bool", who);
+  int dim = om__wrap_dim(c->attrs.i[0], a->ndim, who);
+  if (dim < 0) return false;
+  if (a->ndim && a->shape[dim] == 0)
+    return om__fail(OM_ERR_INVALID_ARGUMENT, "%s: dim %d has size 0 and no %s", who, dim,
+                    c->op == OM_OP_max_dim ? "maximum" : "minimum");
+  c->attrs.i[0] = dim;
+  c->attrs.i[1] = c->attrs.i[1] != 0;
+  bool mask[OM_MAX_DIMS] = {0};
+  if (a->ndim) mask[dim] = true;
+  reduced_meta(a, mask, c->attrs.i[1], a->dtype, &c->out_meta[0]);
+  reduced_meta(a, mask, c->attrs.i[1], OM_INT64, &c->out_meta[1]);
+  return true;
+}
+
+typedef struct { int64_t size, stride; bool is_max; om_dtype dtype; } arg_ctx;
+
+static void scan(char **p, const int64_t *s, int64_t n, const void *vctx) {
+  const arg_ctx *ctx = vctx;
+  for (int64_t i = 0; i < n; i++) {
+    const char *in = p[2] + i * s[2];
+    int64_t best = 0;
+    double bv = 0;
+    for (int64_t k = 0; k < ctx->size; k++) {
+      const char *e = in + k * ctx->stride;
+      double v = ctx->dtype == OM_FLOAT32 ? *(const float *)e : (double)*(const int64_t *)e;
+      /* the first extreme wins; a NaN is the extreme, as in PyTorch */
+      if (k == 0 || (bv == bv && (v != v || (ctx->is_max ? v > bv : v < bv)))) {
+        best = k;
+        bv = v;
+      }
+    }
+    const char *e = in + best * ctx->stride;
+    memcpy(p[0] + i * s[0], e, om__dtype_size(ctx->dtype));
+    *(int64_t *)(p[1] + i * s[1]) = best;
+  }
+}
+
+static bool forward_arg(om_call *c) {
+  om_tensor *a = c->in[0];
+  int dim = (int)c->attrs.i[0];
+  /* Iterate over the input's dims with the scanned dim collapsed to size 1. */
+  int64_t shape[OM_MAX_DIMS], st[3][OM_MAX_DIMS], es = (int64_t)om__dtype_size(a->dtype);
+  memcpy(shape, a->shape, sizeof shape);
+  if (a->ndim) shape[dim] = 1;
+  for (int j = 0; j < 2; j++) {
+    om_tensor *o = c->out[j];
+    int64_t cs[OM_MAX_DIMS], esz = (int64_t)om__dtype_size(o->dtype);
+    om__contiguous_strides(shape, a->ndim, cs);
+    for (int d = 0; d < a->ndim; d++) st[j][d] = cs[d] * esz;
+  }
+  om__broadcast_strides(a, a->ndim, st[2]);
+  arg_ctx ctx = {a->ndim ? a->shape[dim] : 1, a->ndim ? a->strides[dim] * es : 0, c->op == OM_OP_max_dim, a->dtype};
+  char *base[3] = {om__data(c->out[0]), om__data(c->out[1]), om__data(a)};
+  om__iterate(3, base, st, shape, a->ndim, scan, &ctx);
+  return true;
+}
+
+/* The gradient goes to the chosen index: where(arange(size) == indices, g, 0). */
+static bool arg_backward(const om_record *r, om_tensor *const *g, om_tensor **gin) {
+  const om_tensor *a = r->in[0];
+  int dim = (int)r->attrs.i[0];
+  if (a->ndim == 0) return (gin[0] = om_tensor_retain(g[0])) != NULL;
+  om_scope s = {0};
+  int64_t ks[OM_MAX_DIMS], pos[OM_MAX_DIMS];
+  memcpy(ks, a->shape, sizeof ks);
+  ks[dim] = 1;
+  for (int d = 0; d < a->ndim; d++) pos[d] = d == dim ? a->shape[d] : 1;
+  om_tensor *idx = om__keep(&s, om_reshape(r->saved[1], ks, a->ndim));
+  om_tensor *gk = om__keep(&s, om_reshape(g[0], ks, a->ndim));
+  om_tensor *ar = om__keep(&s, om_reshape(om__keep(&s, om_arange(0, (double)a->shape[dim], 1, OM_INT64)), pos, a->ndim));
+  om_tensor *zero = om__keep(&s, om_scalar(0, OM_FLOAT32));
+  om_tensor *picked = om__keep(&s, om_where(om__keep(&s, om_eq(ar, idx)), gk, zero));
+  gin[0] = om_tensor_retain(picked); /* broadcasting gave it a's shape */
+  om__scope_end(&s);
+  return gin[0] != NULL;
+}
+
+#define ARG_DEF(NAME)                                                                             \
+  const om_op_def om__op_##NAME = {                                                               \
+      .name = #NAME, .n_in = 1, .n_out = 2, .saves = OM_SAVES_OUT(1), .infer = infer_arg,        \
+      .forward = forward_arg, .backward = arg_backward,                                          \
+      .test = {.n_in = 1, .ndims = {3}, .shapes = {{2, 3, 4}}, .lo = -2, .hi = 2,                 \
+               .attrs = {.n_i = 2, .i = {1, 0}}}};
+
+ARG_DEF(max_dim)
+ARG_DEF(min_dim)
+
+static om_tensor *arg_extreme(om_op op, om_tensor *a, int dim, bool keepdim, om_tensor **indices) {
+  om_tensor *out[2] = {0};
+  om_attrs at = {.n_i = 2, .i = {dim, keepdim}};
+  if (om__apply(op, &a, 1, &at, out) < 0) return NULL;
+  if (indices) *indices = out[1];
+  else om_tensor_release(out[1]);
+  return out[0];
+}
+
+om_tensor *om_max_dim(om_tensor *a, int dim, bool keepdim, om_tensor **indices) {
+  return arg_extreme(OM_OP_max_dim, a, dim, keepdim, indices);
+}
+om_tensor *om_min_dim(om_tensor *a, int dim, bool keepdim, om_tensor **indices) {
+  return arg_extreme(OM_OP_min_dim, a, dim, keepdim, indices);
+}
+
+om_tensor *om_argmax(om_tensor *a, int dim, bool keepdim) {
+  om_tensor *idx = NULL;
+  om_tensor_release(arg_extreme(OM_OP_max_dim, a, dim, keepdim, &idx));
+  return idx;
+}
+om_tensor *om_argmin(om_tensor *a, int dim, bool keepdim) {
+  om_tensor *idx = NULL;
+  om_tensor_release(arg_extreme(OM_OP_min_dim, a, dim, keepdim, &idx));
+  return idx;
+}

@@ -1,0 +1,571 @@
+/* Shape ops. Views (reshape, permute, expand, slice, select, squeeze, unsqueeze) share the
+ * input's storage: their forward only sets strides and offset. Copies and assembly (clone,
+ * concat, tril/triu, slice_scatter) write fresh storage. Composites (transpose, contiguous,
+ * stack, split, reshape-with-copy) are written with these ops at the end of the file. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+static void meta_from(om_meta *m, om_dtype dtype, const int64_t *shape, int ndim) {
+  m->dtype = dtype;
+  m->ndim = ndim;
+  if (shape && ndim) memcpy(m->shape, shape, sizeof(int64_t) * (size_t)ndim);
+}
+
+static bool fail_shape(const char *who, const char *what, const om_tensor *a, const int64_t *shape, int ndim) {
+  char x[OM_SHAPE_STR_LEN], y[OM_SHAPE_STR_LEN];
+  return om__fail(OM_ERR_SHAPE_MISMATCH, "%s: %s %s to %s", who, what, om__shape_str(x, sizeof x, a->shape, a->ndim),
+                  om__shape_str(y, sizeof y, shape, ndim));
+}
+
+/* ---- reshape (view) ---- */
+
+/* Strides that view a's elements in the new shape, when a's strides allow it (PyTorch's rule:
+ * every run of input dims that merges into output dims must be contiguous within itself). */
+static bool view_strides(const om_tensor *a, const int64_t *shape, int ndim, int64_t *strides) {
+  if (a->ndim == 0 || om_tensor_numel(a) == 0) {
+    om__contiguous_strides(shape, ndim, strides);
+    return true;
+  }
+  int vd = ndim - 1;
+  int64_t base = a->strides[a->ndim - 1], have = 1, made = 1;
+  for (int d = a->ndim - 1; d >= 0; d--) {
+    have *= a->shape[d];
+    /* the end of a chunk of input dims that step through memory as one */
+    if (d == 0 || (a->shape[d - 1] != 1 && a->strides[d - 1] != have * base)) {
+      while (vd >= 0 && (made < have || shape[vd] == 1)) {
+        strides[vd] = made * base;
+        made *= shape[vd];
+        vd--;
+      }
+      if (made != have) return false;
+      if (d > 0) {
+        base = a->strides[d - 1];
+        have = made = 1;
+      }
+    }
+  }
+  return vd == -1;
+}
+
+static bool resolve_shape(const om_tensor *a, int64_t *shape, int ndim, const char *who) {
+  int infer = -1;
+  int64_t known = 1;
+  for (int d = 0; d < ndim; d++) {
+    if (shape[d] == -1 && infer < 0) {
+      infer = d;
+    } else if (shape[d] < 0) {
+      return fail_shape(who, "cannot reshape", a, shape, ndim);
+    } else {
+      known *= shape[d];
+    }
+  }
+  int64_t n = om_tensor_numel(a);
+  if (infer >= 0) {
+    if (known == 0 || n % known) return fail_shape(who, "cannot reshape", a, shape, ndim);
+    shape[infer] = n / known;
+  } else if (known != n) {
+    return fail_shape(who, "element counts differ, cannot reshape", a, shape, ndim);
+  }
+  return true;
+}
+
+static bool infer_reshape(om_call *c) {
+  om_tensor *a = c->in[0];
+  int nd = c->attrs.n_i;
+  int64_t strides[OM_MAX_DIMS];
+  if (nd > OM_MAX_DIMS) return om__fail(OM_ERR_INVALID_ARGUMENT, "reshape: %d dims (at most %d)", nd, OM_MAX_DIMS);
+  if (!resolve_shape(a, c->attrs.i, nd, "reshape")) return false;
+  if (!view_strides(a, c->attrs.i, nd, strides))
+    return fail_shape("reshape", "strides do not allow a view from", a, c->attrs.i, nd);
+  meta_from(&c->out_meta[0], a->dtype, c->attrs.i, nd);
+  return true;
+}
+
+static bool forward_reshape(om_call *c) {
+  view_strides(c->in[0], c->attrs.i, c->attrs.n_i, c->out[0]->strides);
+  return true;
+}
+
+static bool reshape_backward(const om_record *r, om_tensor *const *g, om_tensor **gin) {
+  return (gin[0] = om_reshape(g[0], r->in[0]->shape, r->in[0]->ndim)) != NULL;
+}
+
+const om_op_def om__op_reshape = {
+    .name = "reshape", .n_in = 1, .n_out = 1, .view = true, .infer = infer_reshape,
+    .forward = forward_reshape, .backward = reshape_backward,
+    .test = {.n_in = 1, .ndims = {1}, .shapes = {{12}}, .lo = -2, .hi = 2, .attrs = {.n_i = 3, .i = {3, -1, 2}}}};
+
+/* ---- permute ---- */
+
+static bool infer_permute(om_call *c) {
+  om_tensor *a = c->in[0];
+  bool seen[OM_MAX_DIMS] = {0};
+  if (c->attrs.n_i != a->ndim)
+    return om__fail(OM_ERR_INVALID_ARGUMENT, "permute: %d dims given for a tensor of %d dims", c->attrs.n_i, a->ndim);
+  om_meta *m = &c->out_meta[0];
+  meta_from(m, a->dtype, NULL, a->ndim);
+  for (int d = 0; d < a->ndim; d++) {
+    int p = om__wrap_dim(c->attrs.i[d], a->ndim, "permute");
+    if (p < 0) return false;
+    if (seen[p]) return om__fail(OM_ERR_INVALID_ARGUMENT, "permute: dim %d appears twice", p);
+    seen[p] = true;
+    c->attrs.i[d] = p;
+    m->shape[d] = a->shape[p];
+  }
+  return true;
+}
+
+static bool forward_permute(om_call *c) {
+  for (int d = 0; d < c->in[0]->ndim; d++) c->out[0]->strides[d] = c->in[0]->strides[c->attrs.i[d]];
+  return true;
+}
+
+static bool permute_backward(const om_record *r, om_tensor *const *g, om_tensor **gin) {
+  int64_t inv[OM_MAX_DIMS];
+  for (int d = 0; d < r->attrs.n_i; d++) inv[r->attrs.i[d]] = d;
+  return (gin[0] = om_permute(g[0], inv, r->attrs.n_i)) != NULL;
+}
+
+const om_op_def om__op_permute = {
+    .name = "permute", .n_in = 1, .n_out = 1, .view = true, .infer = infer_permute,
+    .forward = forward_permute, .backward = permute_backward,
+    .test = {.n_in = 1, .ndims = {3}, .shapes = {{2, 3, 4}}, .lo = -2, .hi = 2, .attrs = {.n_i = 3, .i = {2, 0, 1}}}};
+
+/* ---- expand ---- */
+
+static bool infer_expand(om_call *c) {
+  om_tensor *a = c->in[0];
+  int nd = c->attrs.n_i, lead = nd - a->ndim;
+  if (nd > OM_MAX_DIMS || lead < 0) return fail_shape("expand", "cannot expand", a, c->attrs.i, nd < 0 ? 0 : nd);
+  for (int d = 0; d < nd; d++) {
+    int64_t want = c->attrs.i[d], have = d >= lead ? a->shape[d - lead] : 1;
+    if (want == -1 && d >= lead) want = have;
+    if (want < 0 || (have != 1 && have != want)) return fail_shape("expand", "cannot expand", a, c->attrs.i, nd);
+    c->attrs.i[d] = want;
+  }
+  meta_from(&c->out_meta[0], a->dtype, c->attrs.i, nd);
+  return true;
+}
+
+static bool forward_expand(om_call *c) {
+  om_tensor *a = c->in[0], *o = c->out[0];
+  int lead = o->ndim - a->ndim;
+  for (int d = 0; d < o->ndim; d++)
+    o->strides[d] = d < lead || (a->shape[d - lead] == 1 && o->shape[d] != 1) ? 0 : a->strides[d - lead];
+  return true;
+}
+
+static bool expand_backward(const om_record *r, om_tensor *const *g, om_tensor **gin) {
+  return (gin[0] = om__sum_to(g[0], r->in[0]->shape, r->in[0]->ndim)) != NULL;
+}
+
+const om_op_def om__op_expand = {
+    .name = "expand", .n_in = 1, .n_out = 1, .view = true, .infer = infer_expand,
+    .forward = forward_expand, .backward = expand_backward,
+    .test = {.n_in = 1, .ndims = {2}, .shapes = {{3, 1}}, .lo = -2, .hi = 2, .attrs = {.n_i = 3, .i = {2, 3, 4}}}};
+
+/* ---- slice ---- */
+
+/* Canonicalises [dim, start, end, step] in place (Python bounds, clamped); false on error. */
+static bool slice_bounds(int64_t *at, const int64_t *shape, int ndim, const char *who, int64_t *len) {
+  int dim = om__wrap_dim(at[0], ndim, who);
+  if (dim < 0) return false;
+  if (ndim == 0) return om__fail(OM_ERR_INVALID_ARGUMENT, "%s: a 0-d tensor cannot be sliced", who);
+  if (at[3] < 1) return om__fail(OM_ERR_INVALID_ARGUMENT, "%s: step %lld must be positive", who, (long long)at[3]);
+  int64_t size = shape[dim], start = at[1], end = at[2];
+  if (start < 0) start += size;
+  if (end < 0) end += size;
+  start = start < 0 ? 0 : start > size ? size : start;
+  end = end < start ? start : end > size ? size : end;
+  at[0] = dim;
+  at[1] = start;
+  at[2] = end;
+  *len = (end - start + at[3] - 1) / at[3];
+  return true;
+}
+
+static bool infer_slice(om_call *c) {
+  om_tensor *a = c->in[0];
+  int64_t len;
+  if (c->attrs.n_i != 4) return om__fail(OM_ERR_INVALID_ARGUMENT, "slice: needs dim, start, end, step");
+  if (!slice_bounds(c->attrs.i, a->shape, a->ndim, "slice", &len)) return false;
+  meta_from(&c->out_meta[0], a->dtype, a->shape, a->ndim);
+  c->out_meta[0].shape[c->attrs.i[0]] = len;
+  return true;
+}
+
+static bool forward_slice(om_call *c) {
+  om_tensor *a = c->in[0], *o = c->out[0];
+  int dim = (int)c->attrs.i[0];
+  o->strides[dim] *= c->attrs.i[3];
+  o->offset += c->attrs.i[1] * a->strides[dim];
+  return true;
+}
+
+/* The gradient of a slice: g scattered into zeros of the input's shape. */
+static om_tensor *scatter_back(om_tensor *g, const om_tensor *in, const int64_t *bounds) {
+  om_attrs at = {.n_i = 5 + in->ndim, .i = {bounds[0], bounds[1], bounds[2], bounds[3], in->ndim}};
+  memcpy(at.i + 5, in->shape, sizeof(int64_t) * (size_t)in->ndim);
+  return om__apply1(OM_OP_slice_scatter, &g, 1, &at);
+}
+
+static bool slice_backward(const om_record *r, om_tensor *const *g, om_tensor **gin) {
+  return (gin[0] = scatter_back(g[0], r->in[0], r->attrs.i)) != NULL;
+}
+
+const om_op_def om__op_slice = {
+    .name = "slice", .n_in = 1, .n_out = 1, .view = true, .infer = infer_slice,
+    .forward = forward_slice, .backward = slice_backward,
+    .test = {.n_in = 1, .ndims = {2}, .shapes = {{3, 7}}, .lo = -2, .hi = 2, .attrs = {.n_i = 4, .i = {1, 1, -1, 2}}}};
+
+/* ---- select ---- */
+
+static bool infer_select(om_call *c) {
+  om_tensor *a = c->in[0];
+  if (c->attrs.n_i != 2) return om__fail(OM_ERR_INVALID_ARGUMENT, "select: needs dim and index");
+  int dim = om__wrap_dim(c->attrs.i[0], a->ndim, "select");
+  if (dim < 0) return false;
+  if (a->ndim == 0) return om__fail(OM_ERR_INVALID_ARGUMENT, "select: a 0-d tensor has no dim to select from");
+  int64_t idx = c->attrs.i[1], size = a->shape[dim];
+  if (idx < -size || idx >= size)
+    return om__fail(OM_ERR_INDEX_OUT_OF_RANGE, "select: index %lld is out of range for dim %d of size %lld",
+                    (long long)idx, dim, (long long)size);
+  c->attrs.i[0] = dim;
+  c->attrs.i[1] = idx < 0 ? idx + size : idx;
+  om_meta *m = &c->out_meta[0];
+  meta_from(m, a->dtype, NULL, a->ndim - 1);
+  for (int d = 0, k = 0; d < a->ndim; d++)
+    if (d != dim) m->shape[k++] = a->shape[d];
+  return true;
+}
+
+static bool forward_select(om_call *c) {
+  om_tensor *a = c->in[0], *o = c->out[0];
+  int dim = (int)c->attrs.i[0];
+  o->offset += c->attrs.i[1] * a->strides[dim];
+  for (int d = 0, k = 0; d < a->ndim; d++)
+    if (d != dim) o->strides[k++] = a->strides[d];
+  return true;
+}
+
+static bool select_backward(const om_record *r, om_tensor *const *g, om_tensor **gin) {
+  int64_t b[4] = {r->attrs.i[0], r->attrs.i[1], r->attrs.i[1] + 1, 1};
+  om_tensor *u = om_unsqueeze(g[0], (int)b[0]);
+  gin[0] = u ? scatter_back(u, r->in[0], b) : NULL;
+  om_tensor_release(u);
+  return gin[0] != NULL;
+}
+
+const om_op_def om__op_select = {
+    .name = "select", .n_in = 1, .n_out = 1, .view = true, .infer = infer_select,
+    .forward = forward_select, .backward = select_backward,
+    .test = {.n_in = 1, .ndims = {3}, .shapes = {{2, 3, 4}}, .lo = -2, .hi = 2, .attrs = {.n_i = 2, .i = {1, -1}}}};
+
+/* ---- squeeze / unsqueeze ---- */
+
+static bool infer_squeeze(om_call *c) {
+  om_tensor *a = c->in[0];
+  bool drop[OM_MAX_DIMS] = {0};
+  if (c->attrs.n_i == 0) {
+    for (int d = 0; d < a->ndim; d++) drop[d] = a->shape[d] == 1;
+  } else {
+    for (int k = 0; k < c->attrs.n_i; k++) {
+      int d = om__wrap_dim(c->attrs.i[k], a->ndim, "squeeze");
+      if (d < 0) return false;
+      drop[d] = a->ndim > 0 && a->shape[d] == 1; /* as PyTorch: a dim of another size stays */
+    }
+  }
+  om_meta *m = &c->out_meta[0];
+  meta_from(m, a->dtype, NULL, 0);
+  c->attrs.n_i = 0;
+  for (int d = 0; d < a->ndim; d++) {
+    if (drop[d]) c->attrs.i[c->attrs.n_i++] = d;
+    else m->shape[m->ndim++] = a->shape[d];
+  }
+  return true;
+}
+
+static bool forward_squeeze(om_call *c) {
+  om_tensor *a = c->in[0], *o = c->out[0];
+  for (int d = 0, k = 0, j = 0; d < a->ndim; d++) {
+    if (j < c->attrs.n_i && c->attrs.i[j] == d) j++;
+    else o->strides[k++] = a->strides[d];
+  }
+  return true;
+}
+
+const om_op_def om__op_squeeze = {
+    .name = "squeeze", .n_in = 1, .n_out = 1, .view = true, .infer = infer_squeeze,
+    .forward = forward_squeeze, .backward = reshape_backward,
+    .test = {.n_in = 1, .ndims = {3}, .shapes = {{2, 1, 3}}, .lo = -2, .hi = 2, .attrs = {.n_i = 1, .i = {1}}}};
+
+static bool infer_unsqueeze(om_call *c) {
+  om_tensor *a = c->in[0];
+  if (c->attrs.n_i != 1) return om__fail(OM_ERR_INVALID_ARGUMENT, "unsqueeze: needs one dim");
+  if (a->ndim == OM_MAX_DIMS) return om__fail(OM_ERR_INVALID_ARGUMENT, "unsqueeze: already %d dims", OM_MAX_DIMS);
+  int dim = om__wrap_dim(c->attrs.i[0], a->ndim + 1, "unsqueeze");
+  if (dim < 0) return false;
+  c->attrs.i[0] = dim;
+  om_meta *m = &c->out_meta[0];
+  meta_from(m, a->dtype, NULL, a->ndim + 1);
+  for (int d = 0, k = 0; d <= a->ndim; d++) m->shape[d] = d == dim ? 1 : a->shape[k++];
+  return true;
+}
+
+static bool forward_unsqueeze(om_call *c) {
+  om_tensor *a = c->in[0], *o = c->out[0];
+  int dim = (int)c->attrs.i[0];
+  for (int d = 0, k = 0; d <= a->ndim; d++)
+    o->strides[d] = d == dim ? (k < a->ndim ? a->strides[k] * a->shape[k] : 1) : a->strides[k++];
+  return true;
+}
+
+const om_op_def om__op_unsqueeze = {
+    .name = "unsqueeze", .n_in = 1, .n_out = 1, .view = true, .infer = infer_unsqueeze,
+    .forward = forward_unsqueeze, .backward = reshape_backward,
+    .test = {.n_in = 1, .ndims = {2}, .shapes = {{2, 3}}, .lo = -2, .hi = 2, .attrs = {.n_i = 1, .i = {-1}}}};
+
+/* ---- clone ---- */
+
+static bool infer_same(om_call *c) {
+  meta_from(&c->out_meta[0], c->in[0]->dtype, c->in[0]->shape, c->in[0]->ndim);
+  return true;
+}
+
+static bool forward_clone(om_call *c) { om__copy_into(c->out[0], c->in[0]); return true; }
+
+static bool identity_backward(const om_record *r, om_tensor *const *g, om_tensor **gin) {
+  (void)r;
+  gin[0] = om_tensor_retain(g[0]);
+  return true;
+}
+
+const om_op_def om__op_clone = {
+    .name = "clone", .n_in = 1, .n_out = 1, .infer = infer_same, .forward = forward_clone,
+    .backward = identity_backward, .test = {.n_in = 1, .ndims = {2}, .shapes = {{2, 3}}, .lo = -2, .hi = 2}};
+
+/* ---- concat ---- */
+
+static bool infer_concat(om_call *c) {
+  om_tensor *a = c->in[0];
+  if (c->attrs.n_i != 1) return om__fail(OM_ERR_INVALID_ARGUMENT, "concat: needs one dim");
+  int dim = om__wrap_dim(c->attrs.i[0], a->ndim, "concat");
+  if (dim < 0) return false;
+  if (a->ndim == 0) return om__fail(OM_ERR_INVALID_ARGUMENT, "concat: 0-d tensors cannot be joined (use stack)");
+  c->attrs.i[0] = dim;
+  om_meta *m = &c->out_meta[0];
+  meta_from(m, a->dtype, a->shape, a->ndim);
+  m->shape[dim] = 0;
+  for (int k = 0; k < c->n_in; k++) {
+    om_tensor *t = c->in[k];
+    if (t->dtype != a->dtype)
+      return om__fail(OM_ERR_DTYPE_MISMATCH, "concat: input %d is %s, input 0 is %s", k, om_dtype_name(t->dtype), om_dtype_name(a->dtype));
+    bool fits = t->ndim == a->ndim;
+    for (int d = 0; fits && d < a->ndim; d++) fits = d == dim || t->shape[d] == a->shape[d];
+    if (!fits) {
+      char x[OM_SHAPE_STR_LEN], y[OM_SHAPE_STR_LEN];
+      return om__fail(OM_ERR_SHAPE_MISMATCH, "concat: input %d has shape %s, input 0 has %s (only dim %d may differ)", k,
+                      om__shape_str(x, sizeof x, t->shape, t->ndim), om__shape_str(y, sizeof y, a->shape, a->ndim), dim);
+    }
+    m->shape[dim] += t->shape[dim];
+  }
+  return true;
+}
+
+static bool forward_concat(om_call *c) {
+  om_tensor *o = c->out[0];
+  int dim = (int)c->attrs.i[0];
+  int64_t at = 0;
+  for (int k = 0; k < c->n_in; k++) {
+    om_tensor part = *o; /* a stack view of the output's slab for input k */
+    part.shape[dim] = c->in[k]->shape[dim];
+    part.offset = o->offset + at * o->strides[dim];
+    om__copy_into(&part, c->in[k]);
+    at += c->in[k]->shape[dim];
+  }
+  return true;
+}
+
+static bool concat_backward(const om_record *r, om_tensor *const *g, om_tensor **gin) {
+  int dim = (int)r->attrs.i[0];
+  int64_t at = 0;
+  for (int k = 0; k < r->n_in; k++) {
+    int64_t len = r->in[k]->shape[dim];
+    if (om__wants(r, k) && !(gin[k] = om_slice(g[0], dim, at, at + len, 1))) return false;
+    at += len;
+  }
+  return true;
+}
+
+const om_op_def om__op_concat = {
+    .name = "concat", .n_in = -1, .n_out = 1, .infer = infer_concat, .forward = forward_concat,
+    .backward = concat_backward,
+    .test = {.n_in = 3, .ndims = {2, 2, 2}, .shapes = {{2, 3}, {2, 1}, {2, 2}}, .lo = -2, .hi = 2, .attrs = {.n_i = 1, .i = {1}}}};
+
+/* ---- tril / triu ---- */
+
+static bool infer_tri(om_call *c) {
+  if (c->in[0]->ndim < 2)
+    return om__fail(OM_ERR_INVALID_ARGUMENT, "%s: needs at least 2 dims, got %d", om_op_name(c->op), c->in[0]->ndim);
+  if (c->attrs.n_i != 1) return om__fail(OM_ERR_INVALID_ARGUMENT, "%s: needs one diagonal offset", om_op_name(c->op));
+  return infer_same(c);
+}
+
+/* Copies the input, then zeroes elements outside the kept triangle of each matrix. */
+static bool forward_tri(om_call *c) {
+  om_tensor *o = c->out[0];
+  om__copy_into(o, c->in[0]);
+  int64_t rows = o->shape[o->ndim - 2], cols = o->shape[o->ndim - 1], k = c->attrs.i[0];
+  int64_t mats = rows * cols != 0 ? om_tensor_numel(o) / (rows * cols) : 0;
+  size_t es = om__dtype_size(o->dtype);
+  char *p = om__data(o);
+  bool lower = c->op == OM_OP_tril;
+  for (int64_t m = 0; m < mats; m++)
+    for (int64_t i = 0; i < rows; i++)
+      for (int64_t j = 0; j < cols; j++)
+        if (lower ? j - i > k : j - i < k) memset(p + ((m * rows + i) * cols + j) * (int64_t)es, 0, es);
+  return true;
+}
+
+static bool tri_backward(const om_record *r, om_tensor *const *g, om_tensor **gin) {
+  gin[0] = r->op == OM_OP_tril ? om_tril(g[0], r->attrs.i[0]) : om_triu(g[0], r->attrs.i[0]);
+  return gin[0] != NULL;
+}
+
+const om_op_def om__op_tril = {
+    .name = "tril", .n_in = 1, .n_out = 1, .infer = infer_tri, .forward = forward_tri, .backward = tri_backward,
+    .test = {.n_in = 1, .ndims = {3}, .shapes = {{2, 3, 4}}, .lo = -2, .hi = 2, .attrs = {.n_i = 1, .i = {0}}}};
+const om_op_def om__op_triu = {
+    .name = "triu", .n_in = 1, .n_out = 1, .infer = infer_tri, .forward = forward_tri, .backward = tri_backward,
+    .test = {.n_in = 1, .ndims = {2}, .shapes = {{4, 3}}, .lo = -2, .hi = 2, .attrs = {.n_i = 1, .i = {1}}}};
+
+om_tensor *om_tril(om_tensor *a, int64_t k) { return om__apply1(OM_OP_tril, &a, 1, &(om_attrs){.n_i = 1, .i = {k}}); }
+om_tensor *om_triu(om_tensor *a, int64_t k) { return om__apply1(OM_OP_triu, &a, 1, &(om_attrs){.n_i = 1, .i = {k}}); }
+
+/* ---- slice_scatter: zeros of a full shape with src written into one slice (slice's gradient) ---- */
+
+static bool infer_slice_scatter(om_call *c) {
+  om_tensor *src = c->in[0];
+  int64_t *at = c->attrs.i, len;
+  if (c->attrs.n_i < 5 || at[4] < 0 || at[4] > OM_MAX_DIMS || c->attrs.n_i != 5 + at[4])
+    return om__fail(OM_ERR_INVALID_ARGUMENT, "slice_scatter: needs dim, start, end, step, ndim and the full shape");
+  int nd = (int)at[4];
+  if (om__numel(at + 5, nd, "slice_scatter") < 0 || !slice_bounds(at, at + 5, nd, "slice_scatter", &len)) return false;
+  om_meta *m = &c->out_meta[0];
+  meta_from(m, src->dtype, at + 5, nd);
+  bool fits = src->ndim == nd;
+  for (int d = 0; fits && d < nd; d++) fits = src->shape[d] == (d == at[0] ? len : m->shape[d]);
+  if (!fits) return fail_shape("slice_scatter", "source does not fit the slice of", src, at + 5, nd);
+  return true;
+}
+
+static bool forward_slice_scatter(om_call *c) {
+  om_tensor *o = c->out[0];
+  memset(om__data(o), 0, (size_t)om_tensor_numel(o) * om__dtype_size(o->dtype));
+  om_tensor part = *o;
+  int dim = (int)c->attrs.i[0];
+  part.shape[dim] = c->in[0]->shape[dim];
+  part.offset = o->offset + c->attrs.i[1] * o->strides[dim];
+  part.strides[dim] *= c->attrs.i[3];
+  om__copy_into(&part, c->in[0]);
+  return true;
+}
+
+static bool slice_scatter_backward(const om_record *r, om_tensor *const *g, om_tensor **gin) {
+  const int64_t *at = r->attrs.i;
+  return (gin[0] = om_slice(g[0], (int)at[0], at[1], at[2], at[3])) != NULL;
+}
+
+const om_op_def om__op_slice_scatter = {
+    .name = "slice_scatter", .n_in = 1, .n_out = 1, .infer = infer_slice_scatter,
+    .forward = forward_slice_scatter, .backward = slice_scatter_backward,
+    .test = {.n_in = 1, .ndims = {2}, .shapes = {{2, 2}}, .lo = -2, .hi = 2,
+             .attrs = {.n_i = 7, .i = {1, 0, 4, 2, 2, 2, 4}}}};
+
+/* ---- public view functions and composites ---- */
+
+static om_tensor *apply_i(om_op op, om_tensor *a, const int64_t *v, int n) {
+  if (n < 0 || n > OM_MAX_DIMS)
+    return om__fail(OM_ERR_INVALID_ARGUMENT, "%s: %d dims (at most %d)", om_op_name(op), n, OM_MAX_DIMS), NULL;
+  if (n && !v) return om__fail(OM_ERR_INVALID_ARGUMENT, "%s: the dims array is NULL", om_op_name(op)), NULL;
+  om_attrs at = om__attrs_i(n, v);
+  return om__apply1(op, &a, 1, &at);
+}
+
+om_tensor *om_permute(om_tensor *a, const int64_t *perm, int n) { return apply_i(OM_OP_permute, a, perm, n); }
+om_tensor *om_expand(om_tensor *a, const int64_t *shape, int n) { return apply_i(OM_OP_expand, a, shape, n); }
+om_tensor *om_squeeze(om_tensor *a, const int64_t *dims, int n) { return apply_i(OM_OP_squeeze, a, dims, n); }
+om_tensor *om_unsqueeze(om_tensor *a, int dim) { return apply_i(OM_OP_unsqueeze, a, (int64_t[]){dim}, 1); }
+om_tensor *om_select(om_tensor *a, int dim, int64_t index) { return apply_i(OM_OP_select, a, (int64_t[]){dim, index}, 2); }
+om_tensor *om_slice(om_tensor *a, int dim, int64_t start, int64_t end, int64_t step) {
+  return apply_i(OM_OP_slice, a, (int64_t[]){dim, start, end, step}, 4);
+}
+om_tensor *om_clone(om_tensor *a) { return om__apply1(OM_OP_clone, &a, 1, NULL); }
+
+om_tensor *om_contiguous(om_tensor *a) {
+  if (!om__check_inputs("contiguous", &a, 1)) return NULL;
+  return om_tensor_is_contiguous(a) ? om_tensor_retain(a) : om_clone(a);
+}
+
+om_tensor *om_reshape(om_tensor *a, const int64_t *shape, int ndim) {
+  if (!om__check_inputs("reshape", &a, 1)) return NULL;
+  if (ndim < 0 || ndim > OM_MAX_DIMS || (ndim && !shape))
+    return om__fail(OM_ERR_INVALID_ARGUMENT, "reshape: %d dims (at most %d)", ndim, OM_MAX_DIMS), NULL;
+  int64_t want[OM_MAX_DIMS], strides[OM_MAX_DIMS];
+  if (ndim) memcpy(want, shape, sizeof(int64_t) * (size_t)ndim);
+  if (!resolve_shape(a, want, ndim, "reshape")) return NULL;
+  if (view_strides(a, want, ndim, strides)) return apply_i(OM_OP_reshape, a, want, ndim);
+  om_tensor *c = om_clone(a); /* the strides do not allow a view: copy, as PyTorch's reshape */
+  om_tensor *r = c ? apply_i(OM_OP_reshape, c, want, ndim) : NULL;
+  om_tensor_release(c);
+  return r;
+}
+
+om_tensor *om_transpose(om_tensor *a, int d0, int d1) {
+  if (!om__check_inputs("transpose", &a, 1)) return NULL;
+  int x = om__wrap_dim(d0, a->ndim, "transpose"), y = om__wrap_dim(d1, a->ndim, "transpose");
+  if (x < 0 || y < 0) return NULL;
+  int64_t perm[OM_MAX_DIMS];
+  for (int d = 0; d < a->ndim; d++) perm[d] = d == x ? y : d == y ? x : d;
+  return om_permute(a, perm, a->ndim);
+}
+
+om_tensor *om_cat(om_tensor *const *ts, int n, int dim) {
+  if (n < 1 || !ts) return om__fail(OM_ERR_INVALID_ARGUMENT, "cat: needs at least one tensor"), NULL;
+  return om__apply1(OM_OP_concat, ts, n, &(om_attrs){.n_i = 1, .i = {dim}});
+}
+
+om_tensor *om_stack(om_tensor *const *ts, int n, int dim) {
+  if (n < 1 || !ts) return om__fail(OM_ERR_INVALID_ARGUMENT, "stack: needs at least one tensor"), NULL;
+  if (!om__check_inputs("stack", ts, n)) return NULL;
+  int d = om__wrap_dim(dim, ts[0]->ndim + 1, "stack");
+  if (d < 0) return NULL;
+  om_tensor *small[16], **parts = n <= 16 ? small : om__alloc(sizeof(om_tensor *) * (size_t)n, "stack");
+  if (!parts) return NULL;
+  int made = 0;
+  while (made < n && (parts[made] = om_unsqueeze(ts[made], d))) made++;
+  om_tensor *r = made == n ? om_cat(parts, n, d) : NULL;
+  om__release_all(parts, made);
+  if (parts != small) free(parts);
+  return r;
+}
+
+int om_split(om_tensor *a, int64_t split_size, int dim, om_tensor **out, int max_out) {
+  if (!om__check_inputs("split", &a, 1)) return -1;
+  int d = om__wrap_dim(dim, a->ndim, "split");
+  if (d < 0) return -1;
+  if (split_size < 1) return om__fail(OM_ERR_INVALID_ARGUMENT, "split: size %lld must be positive", (long long)split_size), -1;
+  int64_t size = a->shape[d], n = size ? (size + split_size - 1) / split_size : 1;
+  if (!out || n > max_out)
+    return om__fail(OM_ERR_INVALID_ARGUMENT, "split: %lld pieces do not fit in %d outputs", (long long)n, max_out), -1;
+  for (int64_t k = 0; k < n; k++) {
+    out[k] = om_slice(a, d, k * split_size, (k + 1) * split_size, 1);
+    if (!out[k]) {
+      om__release_all(out, (int)k);
+      return -1;
+    }
+  }
+  return (int)n;
+}

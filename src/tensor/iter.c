@@ -1,0 +1,123 @@
+/* Strided iteration over broadcast operands: the one loop every elementwise kernel, copy and
+ * conversion runs inside. Kernels only write the inner loop over one run of elements. */
+#include <string.h>
+
+#include "internal.h"
+
+void om__iterate(int nops, char **base, int64_t strides[][OM_MAX_DIMS], const int64_t *shape,
+                 int ndim, om_loop_fn fn, const void *ctx) {
+  int64_t sh[OM_MAX_DIMS + 1], st[8][OM_MAX_DIMS + 1];
+  int nd = 0;
+  /* Merge dim d into the run of dim d+1 when every operand steps through both as one. */
+  for (int d = 0; d < ndim; d++) {
+    if (shape[d] == 0) return;
+    if (shape[d] == 1) continue;
+    bool merge = nd > 0;
+    for (int k = 0; k < nops && merge; k++) merge = st[k][nd - 1] == strides[k][d] * shape[d];
+    if (merge) {
+      sh[nd - 1] *= shape[d];
+      for (int k = 0; k < nops; k++) st[k][nd - 1] = strides[k][d];
+    } else {
+      sh[nd] = shape[d];
+      for (int k = 0; k < nops; k++) st[k][nd] = strides[k][d];
+      nd++;
+    }
+  }
+  if (nd == 0) { /* a single element */
+    sh[0] = 1;
+    for (int k = 0; k < nops; k++) st[k][0] = 0;
+    nd = 1;
+  }
+  int64_t inner[8], idx[OM_MAX_DIMS] = {0};
+  char *p[8];
+  for (int k = 0; k < nops; k++) inner[k] = st[k][nd - 1];
+  for (;;) {
+    for (int k = 0; k < nops; k++) {
+      p[k] = base[k];
+      for (int d = 0; d < nd - 1; d++) p[k] += idx[d] * st[k][d];
+    }
+    fn(p, inner, sh[nd - 1], ctx);
+    int d = nd - 2;
+    while (d >= 0 && ++idx[d] == sh[d]) idx[d--] = 0;
+    if (d < 0) return;
+  }
+}
+
+void om__broadcast_strides(const om_tensor *t, int ndim, int64_t *out) {
+  int64_t es = (int64_t)om__dtype_size(t->dtype);
+  int lead = ndim - t->ndim;
+  for (int d = 0; d < ndim; d++) {
+    int s = d - lead;
+    out[d] = s < 0 || t->shape[s] == 1 ? 0 : t->strides[s] * es;
+  }
+}
+
+bool om__broadcast_shapes(om_tensor *const *ts, int n, om_meta *meta, const char *who) {
+  int nd = 0;
+  for (int k = 0; k < n; k++) nd = ts[k]->ndim > nd ? ts[k]->ndim : nd;
+  meta->ndim = nd;
+  for (int d = 0; d < nd; d++) {
+    int64_t size = 1;
+    for (int k = 0; k < n; k++) {
+      int s = d - (nd - ts[k]->ndim);
+      if (s < 0) continue;
+      int64_t v = ts[k]->shape[s];
+      if (v == size || v == 1) continue;
+      if (size != 1) {
+        char a[OM_SHAPE_STR_LEN], b[OM_SHAPE_STR_LEN];
+        return om__fail(OM_ERR_SHAPE_MISMATCH, "%s: shapes %s and %s do not broadcast (%lld vs %lld at dim %d)",
+                        who, om__shape_str(a, sizeof a, ts[0]->shape, ts[0]->ndim),
+                        om__shape_str(b, sizeof b, ts[k]->shape, ts[k]->ndim), (long long)size, (long long)v, d);
+      }
+      size = v;
+    }
+    meta->shape[d] = size;
+  }
+  return true;
+}
+
+/* ---- conversion copy: dst[i] = (dst dtype) src[i] ---- */
+
+/* float -> int64 truncates toward zero like a C cast, with NaN -> 0 and saturation instead of UB. */
+static inline int64_t om__f32_to_i64(float v) {
+  if (v != v) return 0;
+  if (v >= 9.2233715e18f) return INT64_MAX;
+  if (v <= -9.2233715e18f) return INT64_MIN;
+  return (int64_t)v;
+}
+
+#define CONVERT_LOOP(TD, TS, EXPR)                                   \
+  for (int64_t i = 0; i < n; i++) {                                  \
+    TS v = *(const TS *)(p[1] + i * s[1]);                           \
+    *(TD *)(p[0] + i * s[0]) = (TD)(EXPR);                           \
+  }
+
+static void convert(char **p, const int64_t *s, int64_t n, const void *ctx) {
+  const om_dtype *dt = ctx; /* dt[0] destination, dt[1] source */
+  if (dt[0] == dt[1]) {
+    size_t es = om__dtype_size(dt[0]);
+    if (s[0] == (int64_t)es && s[1] == (int64_t)es) {
+      memmove(p[0], p[1], (size_t)n * es);
+      return;
+    }
+    for (int64_t i = 0; i < n; i++) memcpy(p[0] + i * s[0], p[1] + i * s[1], es);
+    return;
+  }
+  switch (dt[0] * 3 + dt[1]) {
+    case OM_FLOAT32 * 3 + OM_INT64: CONVERT_LOOP(float, int64_t, v) break;
+    case OM_FLOAT32 * 3 + OM_BOOL: CONVERT_LOOP(float, uint8_t, v) break;
+    case OM_INT64 * 3 + OM_FLOAT32: CONVERT_LOOP(int64_t, float, om__f32_to_i64(v)) break;
+    case OM_INT64 * 3 + OM_BOOL: CONVERT_LOOP(int64_t, uint8_t, v) break;
+    case OM_BOOL * 3 + OM_FLOAT32: CONVERT_LOOP(uint8_t, float, v != 0) break;
+    case OM_BOOL * 3 + OM_INT64: CONVERT_LOOP(uint8_t, int64_t, v != 0) break;
+  }
+}
+
+void om__copy_into(om_tensor *dst, const om_tensor *src) {
+  int64_t st[2][OM_MAX_DIMS];
+  om__broadcast_strides(dst, dst->ndim, st[0]);
+  om__broadcast_strides(src, dst->ndim, st[1]);
+  char *base[2] = {om__data(dst), om__data(src)};
+  om_dtype dt[2] = {dst->dtype, src->dtype};
+  om__iterate(2, base, st, dst->shape, dst->ndim, convert, dt);
+}

@@ -1,0 +1,367 @@
+/* Storages and tensors: lifetime, metadata, creation, element access and in-place writes. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+static const char *const dtype_names[] = {"float32", "int64", "bool"};
+static const size_t dtype_sizes[] = {4, 8, 1};
+
+const char *om_dtype_name(int dtype) { return dtype >= 0 && dtype <= OM_BOOL ? dtype_names[dtype] : NULL; }
+size_t om_dtype_size(int dtype) { return dtype >= 0 && dtype <= OM_BOOL ? dtype_sizes[dtype] : 0; }
+size_t om__dtype_size(om_dtype dtype) { return dtype_sizes[dtype]; }
+
+/* ---- allocation ---- */
+
+void *om__alloc(uint64_t nbytes, const char *who) {
+  /* Sizes are computed in 64 bits: wasm32's size_t would silently wrap a 5 GB request. */
+  void *p = nbytes <= SIZE_MAX ? malloc(nbytes ? (size_t)nbytes : 1) : NULL;
+  if (!p)
+    om__fail(OM_ERR_OUT_OF_MEMORY, "%s: out of memory allocating %llu bytes", who,
+             (unsigned long long)nbytes);
+  return p;
+}
+
+om_storage *om__storage_new(uint64_t nbytes, bool zero, const char *who) {
+  om_storage *s = om__alloc(sizeof *s, who);
+  if (!s) return NULL;
+  s->data = om__alloc(nbytes, who);
+  if (!s->data) {
+    free(s);
+    return NULL;
+  }
+  if (zero) memset(s->data, 0, (size_t)nbytes);
+  s->refcount = 1;
+  s->version = 0;
+  s->nbytes = (size_t)nbytes;
+  om__state()->live_bytes += (int64_t)nbytes;
+  return s;
+}
+
+void om__storage_release(om_storage *s) {
+  if (!s || --s->refcount > 0) return;
+  om__state()->live_bytes -= (int64_t)s->nbytes;
+  free(s->data);
+  free(s);
+}
+
+/* ---- shapes ---- */
+
+int64_t om__numel(const int64_t *shape, int ndim, const char *who) {
+  if (ndim < 0 || ndim > OM_MAX_DIMS) {
+    om__fail(OM_ERR_INVALID_ARGUMENT, "%s: %d dims (at most %d)", who, ndim, OM_MAX_DIMS);
+    return -1;
+  }
+  if (ndim > 0 && !shape) {
+    om__fail(OM_ERR_INVALID_ARGUMENT, "%s: shape is NULL", who);
+    return -1;
+  }
+  int64_t n = 1;
+  for (int d = 0; d < ndim; d++) {
+    if (shape[d] < 0) {
+      char buf[OM_SHAPE_STR_LEN];
+      om__fail(OM_ERR_INVALID_ARGUMENT, "%s: negative size %lld in shape %s", who,
+               (long long)shape[d], om__shape_str(buf, sizeof buf, shape, ndim));
+      return -1;
+    }
+    if (shape[d] && n > (INT64_MAX / 8) / shape[d]) {
+      char buf[OM_SHAPE_STR_LEN];
+      om__fail(OM_ERR_OUT_OF_MEMORY, "%s: shape %s has too many elements", who,
+               om__shape_str(buf, sizeof buf, shape, ndim));
+      return -1;
+    }
+    n *= shape[d];
+  }
+  return n;
+}
+
+void om__contiguous_strides(const int64_t *shape, int ndim, int64_t *strides) {
+  int64_t s = 1;
+  for (int d = ndim - 1; d >= 0; d--) {
+    strides[d] = s;
+    s *= shape[d] ? shape[d] : 1;
+  }
+}
+
+int om__wrap_dim(int64_t dim, int ndim, const char *who) {
+  int64_t n = ndim ? ndim : 1; /* a 0-d tensor takes dim 0 / -1, as in PyTorch */
+  if (dim < -n || dim >= n) {
+    om__fail(OM_ERR_INDEX_OUT_OF_RANGE, "%s: dim %lld is out of range for %d dims", who,
+             (long long)dim, ndim);
+    return -1;
+  }
+  return (int)(dim < 0 ? dim + n : dim);
+}
+
+/* ---- tensors ---- */
+
+static om_tensor *tensor_header(om_storage *s, om_dtype dtype, const char *who) {
+  om_tensor *t = om__alloc(sizeof *t, who);
+  if (!t) return NULL;
+  memset(t, 0, sizeof *t);
+  t->refcount = 1;
+  t->storage = s;
+  t->dtype = dtype;
+  om__state()->live_tensors++;
+  return t;
+}
+
+om_tensor *om__tensor_new(const om_meta *meta, bool zero, const char *who) {
+  int64_t n = om__numel(meta->shape, meta->ndim, who);
+  if (n < 0) return NULL;
+  om_storage *s = om__storage_new((uint64_t)n * om__dtype_size(meta->dtype), zero, who);
+  if (!s) return NULL;
+  om_tensor *t = tensor_header(s, meta->dtype, who);
+  if (!t) {
+    om__storage_release(s);
+    return NULL;
+  }
+  t->ndim = meta->ndim;
+  memcpy(t->shape, meta->shape, sizeof(int64_t) * (size_t)meta->ndim);
+  om__contiguous_strides(t->shape, t->ndim, t->strides);
+  return t;
+}
+
+om_tensor *om__alias(const om_tensor *t) {
+  om_tensor *a = tensor_header(t->storage, t->dtype, "alias");
+  if (!a) return NULL;
+  t->storage->refcount++;
+  a->ndim = t->ndim;
+  memcpy(a->shape, t->shape, sizeof a->shape);
+  memcpy(a->strides, t->strides, sizeof a->strides);
+  a->offset = t->offset;
+  return a;
+}
+
+om_tensor *om_tensor_retain(om_tensor *t) {
+  if (t) t->refcount++;
+  return t;
+}
+
+void om_tensor_release(om_tensor *t) {
+  if (!t || --t->refcount > 0) return;
+  om__state()->live_tensors--;
+  om_tensor_release(t->grad);
+  om__record_release(t->grad_fn);
+  om__storage_release(t->storage);
+  free(t);
+}
+
+void om__release_all(om_tensor **ts, int n) {
+  for (int k = 0; k < n; k++) {
+    om_tensor_release(ts[k]);
+    ts[k] = NULL;
+  }
+}
+
+om_dtype om_tensor_dtype(const om_tensor *t) { return t->dtype; }
+int om_tensor_ndim(const om_tensor *t) { return t->ndim; }
+const int64_t *om_tensor_shape(const om_tensor *t) { return t->shape; }
+const int64_t *om_tensor_strides(const om_tensor *t) { return t->strides; }
+uint64_t om_tensor_version(const om_tensor *t) { return t->storage->version; }
+bool om_tensor_shares_storage(const om_tensor *t, const om_tensor *u) { return t->storage == u->storage; }
+int64_t om_live_tensors(void) { return om__state()->live_tensors; }
+int64_t om_live_bytes(void) { return om__state()->live_bytes; }
+
+int64_t om_tensor_numel(const om_tensor *t) {
+  int64_t n = 1;
+  for (int d = 0; d < t->ndim; d++) n *= t->shape[d];
+  return n;
+}
+
+bool om_tensor_is_contiguous(const om_tensor *t) {
+  int64_t s = 1;
+  for (int d = t->ndim - 1; d >= 0; d--) {
+    if (t->shape[d] != 1 && t->strides[d] != s) return false;
+    s *= t->shape[d];
+  }
+  return true;
+}
+
+/* ---- creation ---- */
+
+static bool check_dtype(int dtype, const char *who) {
+  if (dtype >= OM_FLOAT32 && dtype <= OM_BOOL) return true;
+  return om__fail(OM_ERR_INVALID_ARGUMENT, "%s: unknown dtype %d", who, dtype);
+}
+
+static bool make_meta(om_meta *m, const int64_t *shape, int ndim, int dtype, const char *who) {
+  if (!check_dtype(dtype, who) || om__numel(shape, ndim, who) < 0) return false;
+  m->dtype = (om_dtype)dtype;
+  m->ndim = ndim;
+  if (ndim) memcpy(m->shape, shape, sizeof(int64_t) * (size_t)ndim);
+  return true;
+}
+
+/* Stores value into element k of a contiguous buffer of dtype. */
+static void store(void *data, om_dtype dtype, int64_t k, double v) {
+  switch (dtype) {
+    case OM_FLOAT32: ((float *)data)[k] = (float)v; break;
+    case OM_INT64: ((int64_t *)data)[k] = (int64_t)v; break;
+    case OM_BOOL: ((uint8_t *)data)[k] = v != 0; break;
+  }
+}
+
+om_tensor *om_full(const int64_t *shape, int ndim, om_dtype dtype, double value) {
+  om_meta m;
+  if (!make_meta(&m, shape, ndim, dtype, "full")) return NULL;
+  if (dtype == OM_INT64 && !(fabs(value) < 9.3e18))
+    return om__fail(OM_ERR_INVALID_ARGUMENT, "full: %g does not fit int64", value), NULL;
+  om_tensor *t = om__tensor_new(&m, value == 0, "full");
+  if (t && value != 0) {
+    int64_t n = om_tensor_numel(t);
+    for (int64_t k = 0; k < n; k++) store(t->storage->data, dtype, k, value);
+  }
+  return t;
+}
+
+om_tensor *om_zeros(const int64_t *shape, int ndim, om_dtype dtype) { return om_full(shape, ndim, dtype, 0); }
+om_tensor *om_ones(const int64_t *shape, int ndim, om_dtype dtype) { return om_full(shape, ndim, dtype, 1); }
+om_tensor *om_scalar(double value, om_dtype dtype) { return om_full(NULL, 0, dtype, value); }
+
+om_tensor *om_from_data(const void *data, const int64_t *shape, int ndim, om_dtype dtype) {
+  om_meta m;
+  if (!make_meta(&m, shape, ndim, dtype, "from_data")) return NULL;
+  om_tensor *t = om__tensor_new(&m, false, "from_data");
+  if (!t) return NULL;
+  if (t->storage->nbytes && !data) {
+    om_tensor_release(t);
+    return om__fail(OM_ERR_INVALID_ARGUMENT, "from_data: data is NULL"), NULL;
+  }
+  if (t->storage->nbytes) memcpy(t->storage->data, data, t->storage->nbytes);
+  if (dtype == OM_BOOL) /* normalise to 0/1 so comparisons and where see canonical bools */
+    for (size_t k = 0; k < t->storage->nbytes; k++) ((uint8_t *)t->storage->data)[k] = ((uint8_t *)t->storage->data)[k] != 0;
+  return t;
+}
+
+om_tensor *om_arange(double start, double end, double step, om_dtype dtype) {
+  if (!check_dtype(dtype, "arange")) return NULL;
+  if (dtype == OM_BOOL) return om__fail(OM_ERR_DTYPE_MISMATCH, "arange: bool is not a numeric dtype"), NULL;
+  if (step == 0 || !isfinite(start) || !isfinite(end) || !isfinite(step))
+    return om__fail(OM_ERR_INVALID_ARGUMENT, "arange: start %g, end %g, step %g do not make a range", start, end, step), NULL;
+  double count = ceil((end - start) / step);
+  if (count < 0) count = 0;
+  if (count > 1e15) return om__fail(OM_ERR_OUT_OF_MEMORY, "arange: %g elements", count), NULL;
+  int64_t n = (int64_t)count;
+  om_meta m = {.dtype = dtype, .ndim = 1, .shape = {n}};
+  om_tensor *t = om__tensor_new(&m, false, "arange");
+  for (int64_t k = 0; t && k < n; k++) store(t->storage->data, dtype, k, start + (double)k * step);
+  return t;
+}
+
+/* ---- element access ---- */
+
+/* Byte offset of logical element k (row-major) within t's storage view. */
+static int64_t flat_offset(const om_tensor *t, int64_t k) {
+  int64_t off = 0;
+  for (int d = t->ndim - 1; d >= 0; d--) {
+    off += (k % t->shape[d]) * t->strides[d];
+    k /= t->shape[d];
+  }
+  return off;
+}
+
+static double load(const char *p, om_dtype dtype) {
+  switch (dtype) {
+    case OM_FLOAT32: return *(const float *)p;
+    case OM_INT64: return (double)*(const int64_t *)p;
+    case OM_BOOL: return *(const uint8_t *)p;
+  }
+  return 0;
+}
+
+double om__get_flat(const om_tensor *t, int64_t k) {
+  size_t es = om__dtype_size(t->dtype);
+  return load(om__data(t) + flat_offset(t, k) * (int64_t)es, t->dtype);
+}
+
+bool om_tensor_read(const om_tensor *t, void *dst) {
+  if (!om__check_inputs("read", (om_tensor *const[]){(om_tensor *)t}, 1)) return false;
+  if (!dst) return om__fail(OM_ERR_INVALID_ARGUMENT, "read: destination is NULL");
+  om_meta m = {.dtype = t->dtype, .ndim = t->ndim};
+  memcpy(m.shape, t->shape, sizeof m.shape);
+  om_tensor view = {.storage = &(om_storage){.data = dst}, .dtype = t->dtype, .ndim = t->ndim};
+  memcpy(view.shape, t->shape, sizeof view.shape);
+  om__contiguous_strides(view.shape, view.ndim, view.strides);
+  om__copy_into(&view, t);
+  return true;
+}
+
+static bool check_index(const om_tensor *t, const int64_t *index, const char *who, int64_t *off) {
+  *off = 0;
+  for (int d = 0; d < t->ndim; d++) {
+    if (index[d] < 0 || index[d] >= t->shape[d]) {
+      char buf[OM_SHAPE_STR_LEN];
+      return om__fail(OM_ERR_INDEX_OUT_OF_RANGE, "%s: index %lld is out of range for dim %d of shape %s",
+                      who, (long long)index[d], d, om__shape_str(buf, sizeof buf, t->shape, t->ndim));
+    }
+    *off += index[d] * t->strides[d];
+  }
+  return true;
+}
+
+bool om_tensor_get(const om_tensor *t, const int64_t *index, double *out) {
+  int64_t off;
+  if (!om__check_inputs("get", (om_tensor *const[]){(om_tensor *)t}, 1)) return false;
+  if (t->ndim && !index) return om__fail(OM_ERR_INVALID_ARGUMENT, "get: index is NULL");
+  if (!check_index(t, index, "get", &off)) return false;
+  *out = load(om__data(t) + off * (int64_t)om__dtype_size(t->dtype), t->dtype);
+  return true;
+}
+
+bool om_tensor_item(const om_tensor *t, double *out) {
+  if (!om__check_inputs("item", (om_tensor *const[]){(om_tensor *)t}, 1)) return false;
+  if (om_tensor_numel(t) != 1) {
+    char buf[OM_SHAPE_STR_LEN];
+    return om__fail(OM_ERR_INVALID_ARGUMENT, "item: tensor of shape %s has %lld elements, not 1",
+                    om__shape_str(buf, sizeof buf, t->shape, t->ndim), (long long)om_tensor_numel(t));
+  }
+  *out = om__get_flat(t, 0);
+  return true;
+}
+
+/* In-place writes: refused on tensors autograd tracks while grad mode is on, since the
+ * recorded graph would silently hold the new values. */
+static bool check_writable(const om_tensor *t, const char *who) {
+  if (!om__check_inputs(who, (om_tensor *const[]){(om_tensor *)t}, 1)) return false;
+  if (om__needs_grad(t) && om_is_grad_enabled())
+    return om__fail(OM_ERR_AUTOGRAD,
+                    "%s: in-place change of a tensor that requires grad; do it inside a no-grad scope", who);
+  return true;
+}
+
+bool om_tensor_fill(om_tensor *t, double value) {
+  if (!check_writable(t, "fill")) return false;
+  om_tensor *v = om_scalar(value, t->dtype);
+  if (!v) return false;
+  om__copy_into(t, v);
+  om_tensor_release(v);
+  t->storage->version++;
+  return true;
+}
+
+bool om_tensor_set(om_tensor *t, const int64_t *index, double value) {
+  int64_t off;
+  if (!check_writable(t, "set")) return false;
+  if (t->ndim && !index) return om__fail(OM_ERR_INVALID_ARGUMENT, "set: index is NULL");
+  if (!check_index(t, index, "set", &off)) return false;
+  store(om__data(t), t->dtype, off, value);
+  t->storage->version++;
+  return true;
+}
+
+bool om_tensor_copy_from(om_tensor *dst, const om_tensor *src) {
+  if (!check_writable(dst, "copy_from") || !om__check_inputs("copy_from", (om_tensor *const[]){(om_tensor *)src}, 1))
+    return false;
+  om_meta m = {.dtype = dst->dtype};
+  if (!om__broadcast_shapes((om_tensor *const[]){dst, (om_tensor *)src}, 2, &m, "copy_from")) return false;
+  if (m.ndim != dst->ndim || memcmp(m.shape, dst->shape, sizeof(int64_t) * (size_t)m.ndim)) {
+    char a[OM_SHAPE_STR_LEN], b[OM_SHAPE_STR_LEN];
+    return om__fail(OM_ERR_SHAPE_MISMATCH, "copy_from: source shape %s does not broadcast to %s",
+                    om__shape_str(a, sizeof a, src->shape, src->ndim), om__shape_str(b, sizeof b, dst->shape, dst->ndim));
+  }
+  om__copy_into(dst, src);
+  dst->storage->version++;
+  return true;
+}

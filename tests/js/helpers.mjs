@@ -1,0 +1,68 @@
+// Shared helpers of the JS tests (not a test file: node --test runs tests/js/*.test.mjs).
+import assert from 'node:assert/strict';
+import { before, beforeEach, afterEach } from 'node:test';
+import * as om from 'onemodel';
+
+/** A tensor's elements as plain numbers (bigints and bool bytes converted). */
+export function vals(t) {
+  return Array.from(t.toArray(), Number);
+}
+
+/** Elementwise |actual - expected| <= tol (so -0 equals 0), with both arrays in the message. */
+export function near(actual, expected, tol = 1e-5, what = '') {
+  const a = Array.from(actual, Number);
+  const e = Array.from(expected, Number);
+  const bad = a.length !== e.length || a.some((v, i) => !(Math.abs(v - e[i]) <= tol || (Number.isNaN(v) && Number.isNaN(e[i]))));
+  if (bad) assert.fail(`${what ? what + ': ' : ''}expected [${e}] got [${a}] (tol ${tol})`);
+}
+
+/** A tensor's values and shape, checked together. */
+export function check(t, shape, expected, tol = 1e-5) {
+  assert.deepEqual(t.shape, shape, 'shape');
+  near(t.toArray(), expected, tol, `values of shape [${shape}]`);
+}
+
+/** The test file's hooks: load once, and om.memory() back to its baseline after every test. */
+export function memoryHooks() {
+  let base;
+  before(() => om.ready());
+  beforeEach(() => {
+    base = om.memory();
+  });
+  afterEach(() => {
+    const m = om.memory();
+    assert.equal(m.tensors, base.tensors, `live tensors after the test: ${m.tensors} (baseline ${base.tensors})`);
+    assert.equal(m.bytes, base.bytes, `live bytes after the test: ${m.bytes} (baseline ${base.bytes})`);
+  });
+}
+
+/** A reference matmul for [..., n, k] @ [..., k, m] with broadcast batch dims, on flat arrays. */
+export function refMatmul(a, as, b, bs) {
+  const n = as[as.length - 2], k = as[as.length - 1], m = bs[bs.length - 1];
+  const ab = as.slice(0, -2), bb = bs.slice(0, -2);
+  const nb = Math.max(ab.length, bb.length);
+  const pad = (s) => [...Array(nb - s.length).fill(1), ...s];
+  const pa = pad(ab), pb = pad(bb);
+  const batch = pa.map((v, i) => Math.max(v, pb[i]));
+  const total = batch.reduce((x, y) => x * y, 1);
+  const out = [];
+  for (let idx = 0; idx < total; idx++) {
+    let r = idx, oa = 0, ob = 0, sa = 1, sb = 1;
+    for (let d = nb - 1; d >= 0; d--) {
+      const i = r % batch[d];
+      r = Math.floor(r / batch[d]);
+      oa += (pa[d] === 1 ? 0 : i) * sa;
+      ob += (pb[d] === 1 ? 0 : i) * sb;
+      sa *= pa[d];
+      sb *= pb[d];
+    }
+    for (let i = 0; i < n; i++) {
+      for (let j = 0; j < m; j++) {
+        let s = 0;
+        for (let q = 0; q < k; q++) s += a[oa * n * k + i * k + q] * b[ob * k * m + q * m + j];
+        out.push(s);
+      }
+    }
+  }
+  return { shape: [...batch, n, m], values: out };
+}

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Everything CI runs (npm test, .ci/run): bootstrap, builds, C tests (native, ASan+UBSan, WASM
+# under node), JS tests, TypeScript check of the shipped declarations. Stops at the first failure.
+set -euo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT"
+
+step() { printf '\n=== %s\n' "$*"; }
+
+step "bootstrap"
+bash tools/bootstrap.sh
+
+step "build release (native + wasm)"
+bash tools/build.sh release
+
+step "build asan (native, Debug + OM_SANITIZE)"
+bash tools/build.sh asan
+
+step "ctest native-release"
+ctest --test-dir build/native-release --output-on-failure -j 2
+
+step "ctest native-asan"
+ctest --test-dir build/native-asan --output-on-failure -j 2
+
+step "ctest wasm-release (node)"
+ctest --test-dir build/wasm-release --output-on-failure -j 2
+
+step "node --test tests/js/*.test.mjs"
+shopt -s nullglob
+js_tests=(tests/js/*.test.mjs)
+shopt -u nullglob
+if ((${#js_tests[@]})); then
+  node --test "${js_tests[@]}"
+else
+  echo "notice: no tests/js/*.test.mjs yet, skipped"
+fi
+
+step "tsc -p tests/js/types"
+if [[ -f tests/js/types/tsconfig.json ]]; then
+  npx --no-install tsc -p tests/js/types
+  echo "tsc: ok"
+else
+  echo "notice: tests/js/types/tsconfig.json does not exist yet, skipped"
+fi
