@@ -279,8 +279,6 @@ double om__get_flat(const om_tensor *t, int64_t k) {
 bool om_tensor_read(const om_tensor *t, void *dst) {
   if (!om__check_inputs("read", (om_tensor *const[]){(om_tensor *)t}, 1)) return false;
   if (!dst) return om__fail(OM_ERR_INVALID_ARGUMENT, "read: destination is NULL");
-  om_meta m = {.dtype = t->dtype, .ndim = t->ndim};
-  memcpy(m.shape, t->shape, sizeof m.shape);
   om_tensor view = {.storage = &(om_storage){.data = dst}, .dtype = t->dtype, .ndim = t->ndim};
   memcpy(view.shape, t->shape, sizeof view.shape);
   om__contiguous_strides(view.shape, view.ndim, view.strides);
@@ -361,7 +359,11 @@ bool om_tensor_copy_from(om_tensor *dst, const om_tensor *src) {
     return om__fail(OM_ERR_SHAPE_MISMATCH, "copy_from: source shape %s does not broadcast to %s",
                     om__shape_str(a, sizeof a, src->shape, src->ndim), om__shape_str(b, sizeof b, dst->shape, dst->ndim));
   }
-  om__copy_into(dst, src);
+  /* Overlapping views of one storage: read from a copy so no element is overwritten first. */
+  om_tensor *from = dst->storage == src->storage ? om_clone((om_tensor *)src) : om_tensor_retain((om_tensor *)src);
+  if (!from) return false;
+  om__copy_into(dst, from);
+  om_tensor_release(from);
   dst->storage->version++;
   return true;
 }

@@ -102,7 +102,7 @@ static inline double at(const om_tensor *t, int64_t k) {
       FAILED("%s has the wrong shape", #t); break;                                         \
     }                                                                                      \
     for (size_t k_ = 0; k_ < sizeof ex_ / sizeof ex_[0]; k_++)                             \
-      if (!(fabs(at(t_, (int64_t)k_) - ex_[k_]) <= (tol)))                                 \
+      if (at(t_, (int64_t)k_) != ex_[k_] && !(fabs(at(t_, (int64_t)k_) - ex_[k_]) <= (tol)))                                 \
         FAILED("%s[%zu] = %.9g, expected %.9g", #t, k_, at(t_, (int64_t)k_), ex_[k_]);     \
   } while (0)
 
