@@ -121,6 +121,7 @@ typedef struct om_op_def {
 #include "ops/ops.def"
 #undef OM_OP
 extern const om_op_def *const om__ops[OM_OP_COUNT];
+extern const char *const om__op_families[OM_OP_COUNT]; /* the family file of each op */
 
 /* ---- errors ---- */
 /** Sets the thread's last error (printf-style message); always returns false. */

@@ -11,6 +11,12 @@ const om_op_def *const om__ops[OM_OP_COUNT] = {
 #undef OM_OP
 };
 
+const char *const om__op_families[OM_OP_COUNT] = {
+#define OM_OP(name, family) [OM_OP_##name] = #family,
+#include "ops/ops.def"
+#undef OM_OP
+};
+
 const char *om_op_name(int op) { return op >= 0 && op < OM_OP_COUNT ? om__ops[op]->name : NULL; }
 
 bool om__needs_grad(const om_tensor *t) { return t->requires_grad || t->grad_fn; }
