@@ -14,12 +14,20 @@ size_t om__dtype_size(om_dtype dtype) { return dtype_sizes[dtype]; }
 
 /* ---- allocation ---- */
 
+#ifdef __EMSCRIPTEN__
+/* One block above 2 GiB in WASM succeeds or fails depending on the heap's history (emcc's
+ * dlmalloc grows the heap by a signed increment), so the limit is made a rule instead. */
+#define OM_MAX_BLOCK ((uint64_t)INT32_MAX)
+#else
+#define OM_MAX_BLOCK ((uint64_t)SIZE_MAX)
+#endif
+
 void *om__alloc(uint64_t nbytes, const char *who) {
   /* Sizes are computed in 64 bits: wasm32's size_t would silently wrap a 5 GB request. */
-  void *p = nbytes <= SIZE_MAX ? malloc(nbytes ? (size_t)nbytes : 1) : NULL;
+  void *p = nbytes <= OM_MAX_BLOCK ? malloc(nbytes ? (size_t)nbytes : 1) : NULL;
   if (!p)
-    om__fail(OM_ERR_OUT_OF_MEMORY, "%s: out of memory allocating %llu bytes", who,
-             (unsigned long long)nbytes);
+    om__fail(OM_ERR_OUT_OF_MEMORY, "%s: out of memory allocating %llu bytes%s", who, (unsigned long long)nbytes,
+             nbytes > OM_MAX_BLOCK ? " (one block is limited to 2 GiB in WASM)" : "");
   return p;
 }
 

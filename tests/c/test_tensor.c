@@ -32,6 +32,10 @@ TEST(creation_errors) {
   /* 2^40 floats: out of memory natively and in WASM; the library keeps working after. */
   CHECK_ERROR(om_zeros((int64_t[]){1 << 20, 1 << 20}, 2, OM_FLOAT32) != NULL, OM_ERR_OUT_OF_MEMORY, "out of memory allocating 4398046511104 bytes");
   CHECK_ERROR(om_zeros((int64_t[]){1LL << 40, 1LL << 40}, 2, OM_FLOAT32) != NULL, OM_ERR_OUT_OF_MEMORY, "too many elements");
+#ifdef __EMSCRIPTEN__
+  /* 3 GB: one block over 2 GiB is refused in WASM, whatever the heap's state */
+  CHECK_ERROR(om_zeros((int64_t[]){3 << 20, 1 << 8}, 2, OM_FLOAT32) != NULL, OM_ERR_OUT_OF_MEMORY, "one block is limited to 2 GiB in WASM");
+#endif
   om_tensor *ok = om_ones((int64_t[]){3}, 1, OM_FLOAT32);
   CHECK_VALUES(ok, SHAPE(3), 0, 1, 1, 1);
   R(ok);
