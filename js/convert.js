@@ -82,6 +82,7 @@ export function scalarValue(x) {
 // ---- om.tensor data -----------------------------------------------------------------------
 
 const FLOAT_ARRAYS = [Float32Array, Float64Array];
+const MAX_NESTING = 64;
 
 function isArrayLike(x) {
   return Array.isArray(x) || (ArrayBuffer.isView(x) && !(x instanceof DataView));
@@ -110,6 +111,8 @@ export function flattenData(data, who) {
   // the shape follows the first element at every depth
   const shape = [];
   for (let cur = data; isArrayLike(cur); cur = cur[0]) {
+    // a guard against cyclic or absurdly deep arrays (C's own limit on dims is far lower)
+    if (shape.length === MAX_NESTING) throw invalid(`${who}: data is nested more than ${MAX_NESTING} levels deep`);
     shape.push(cur.length);
     if (cur.length === 0) break;
   }

@@ -213,8 +213,8 @@ export class Tensor {
   readonly version: number;
 
   /**
-   * Whether autograd tracks this tensor. Setting it is allowed only on float32 leaves (an
-   * OmError of kind InvalidArgument otherwise).
+   * Whether autograd tracks this tensor. Setting it is allowed only on leaves (kind
+   * InvalidArgument otherwise) of dtype float32 (kind DtypeMismatch otherwise).
    */
   requiresGrad: boolean;
 
@@ -373,7 +373,7 @@ export class Tensor {
   fill_(value: Scalar): this;
   /** src is broadcast and converted into this tensor (a number fills it). */
   copy_(src: Tensor | Scalar): this;
-  /** The element at index (one integer per dim) becomes value. */
+  /** The element at index (one integer in [0, size) per dim) becomes value. */
   set_(index: readonly number[], value: Scalar): this;
 
   /** Frees the C tensor (and its grad wrapper). Idempotent. */

@@ -116,6 +116,19 @@ export function checkStatus(rc, who) {
   if (!rc) throw lastError(who);
 }
 
+/**
+ * malloc for JS's own buffers (tensor data in, toArray out): sizes are checked before they
+ * reach the i32 parameter, where anything >= 4 GiB would silently wrap.
+ */
+export function heapAlloc(bytes, who) {
+  if (!(bytes <= 0xffff0000)) {
+    throw new OmError('OutOfMemory', `${who}: ${bytes} bytes do not fit in WebAssembly memory (4 GiB at most)`);
+  }
+  const p = M._malloc(Math.max(bytes, 8)) >>> 0;
+  if (!p) throw new OmError('OutOfMemory', `${who}: out of memory allocating ${bytes} bytes`);
+  return p;
+}
+
 // ---- the argument scratch buffer ------------------------------------------------------------
 
 let scratchPtr = 0;

@@ -4,7 +4,7 @@
 import { OmError, invalid } from './errors.js';
 import {
   M, requireReady, opId, dtypeCodes, dtypeNames, checkHandle, checkStatus, lastError, marshal,
-  readU32, readF64, scopes, leakAlarm,
+  readU32, readF64, scopes, leakAlarm, heapAlloc,
 } from './runtime.js';
 import {
   describe, toI64, toI32, toBool, intList, shapeArg, scalarValue, flattenData, toTypedArray,
@@ -44,7 +44,7 @@ function wrapChecked(h, who) {
 function dtypeCode(name, who) {
   const code = dtypeCodes.get(name);
   if (code === undefined) {
-    throw invalid(`${who}: unknown dtype ${describe(name)}; expected one of ${[...dtypeCodes.keys()].map((k) => `'${k}'`).join(', ')}`);
+    throw invalid(`${who}: unknown dtype ${typeof name === 'string' ? JSON.stringify(name) : describe(name)}; expected one of ${[...dtypeCodes.keys()].map((k) => `'${k}'`).join(', ')}`);
   }
   return code;
 }
@@ -221,9 +221,7 @@ export class Tensor {
     const h = this.#use('toArray');
     const n = this.#shape.reduce((a, b) => a * b, 1);
     const T = this.#dtype === 'float32' ? Float32Array : this.#dtype === 'int64' ? BigInt64Array : Uint8Array;
-    const bytes = n * T.BYTES_PER_ELEMENT;
-    const p = M._malloc(Math.max(bytes, 8)) >>> 0;
-    if (!p) throw new OmError('OutOfMemory', `toArray: could not allocate ${bytes} bytes to read the tensor`);
+    const p = heapAlloc(n * T.BYTES_PER_ELEMENT, 'toArray');
     try {
       checkStatus(M._omw_read(h, p), 'toArray');
       return new T(M.HEAPU8.buffer, p, n).slice();
@@ -511,8 +509,7 @@ export function tensor(data, options = {}) {
   }
   const typed = toTypedArray(leaves, dtype, 'tensor');
   const bytes = typed.byteLength;
-  const p = M._malloc(Math.max(bytes, 8)) >>> 0;
-  if (!p) throw new OmError('OutOfMemory', `tensor: could not allocate ${bytes} bytes for the data`);
+  const p = heapAlloc(bytes, 'tensor');
   try {
     new Uint8Array(M.HEAPU8.buffer, p, bytes).set(new Uint8Array(typed.buffer, typed.byteOffset, bytes));
     const [ps] = marshal(['i64', shape.map(BigInt)]);

@@ -134,7 +134,7 @@ bool om_tensor_set(om_tensor *t, const int64_t *index, double value);
 bool om_tensor_copy_from(om_tensor *dst, const om_tensor *src);
 
 /* ---- autograd ---- */
-/** Marks a leaf tensor as needing gradients; false (InvalidArgument) for a non-float or non-leaf tensor. */
+/** Marks a leaf tensor as needing gradients; false with DtypeMismatch for a non-float tensor, InvalidArgument for a non-leaf. */
 bool om_tensor_set_requires_grad(om_tensor *t, bool requires_grad);
 /** True when t requires grad (a leaf marked so, or a result recorded by autograd). */
 bool om_tensor_requires_grad(const om_tensor *t);

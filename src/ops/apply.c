@@ -76,6 +76,8 @@ int om__apply(om_op op, om_tensor *const *in, int n_in, const om_attrs *attrs, o
   om_call c = {.op = op, .n_in = n_in, .n_out = def->n_out, .in = in};
   if (attrs) c.attrs = *attrs;
   if (!def->infer(&c)) return -1;
+  for (int j = 0; j < c.n_out; j++) /* views allocate nothing, but their element count must fit too */
+    if (om__numel(c.out_meta[j].shape, c.out_meta[j].ndim, def->name) < 0) return -1;
   for (int j = 0; j < c.n_out; j++) {
     if (def->view) {
       c.out[j] = om__alias(in[0]);

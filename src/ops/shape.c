@@ -542,6 +542,12 @@ om_tensor *om_stack(om_tensor *const *ts, int n, int dim) {
   if (!om__check_inputs("stack", ts, n)) return NULL;
   int d = om__wrap_dim(dim, ts[0]->ndim + 1, "stack");
   if (d < 0) return NULL;
+  for (int k = 1; k < n; k++)
+    if (ts[k]->ndim != ts[0]->ndim || memcmp(ts[k]->shape, ts[0]->shape, sizeof(int64_t) * (size_t)ts[0]->ndim)) {
+      char x[OM_SHAPE_STR_LEN], y[OM_SHAPE_STR_LEN];
+      return om__fail(OM_ERR_SHAPE_MISMATCH, "stack: input %d has shape %s, input 0 has %s (all must match)", k,
+                      om__shape_str(x, sizeof x, ts[k]->shape, ts[k]->ndim), om__shape_str(y, sizeof y, ts[0]->shape, ts[0]->ndim)), NULL;
+    }
   om_tensor *small[16], **parts = n <= 16 ? small : om__alloc(sizeof(om_tensor *) * (size_t)n, "stack");
   if (!parts) return NULL;
   int made = 0;

@@ -211,12 +211,16 @@ static void store(void *data, om_dtype dtype, int64_t k, double v) {
   }
 }
 
-om_tensor *om_full(const int64_t *shape, int ndim, om_dtype dtype, double value) {
+static bool check_value(om_dtype dtype, double value, const char *who) {
+  if (dtype != OM_INT64 || fabs(value) < 9.2e18) return true;
+  return om__fail(OM_ERR_INVALID_ARGUMENT, "%s: %g does not fit int64", who, value);
+}
+
+/* full under the name of the public function the caller used. */
+static om_tensor *full_named(const int64_t *shape, int ndim, om_dtype dtype, double value, const char *who) {
   om_meta m;
-  if (!make_meta(&m, shape, ndim, dtype, "full")) return NULL;
-  if (dtype == OM_INT64 && !(fabs(value) < 9.3e18))
-    return om__fail(OM_ERR_INVALID_ARGUMENT, "full: %g does not fit int64", value), NULL;
-  om_tensor *t = om__tensor_new(&m, value == 0, "full");
+  if (!make_meta(&m, shape, ndim, dtype, who) || !check_value(dtype, value, who)) return NULL;
+  om_tensor *t = om__tensor_new(&m, value == 0, who);
   if (t && value != 0) {
     int64_t n = om_tensor_numel(t);
     for (int64_t k = 0; k < n; k++) store(t->storage->data, dtype, k, value);
@@ -224,9 +228,12 @@ om_tensor *om_full(const int64_t *shape, int ndim, om_dtype dtype, double value)
   return t;
 }
 
-om_tensor *om_zeros(const int64_t *shape, int ndim, om_dtype dtype) { return om_full(shape, ndim, dtype, 0); }
-om_tensor *om_ones(const int64_t *shape, int ndim, om_dtype dtype) { return om_full(shape, ndim, dtype, 1); }
-om_tensor *om_scalar(double value, om_dtype dtype) { return om_full(NULL, 0, dtype, value); }
+om_tensor *om_full(const int64_t *shape, int ndim, om_dtype dtype, double value) {
+  return full_named(shape, ndim, dtype, value, "full");
+}
+om_tensor *om_zeros(const int64_t *shape, int ndim, om_dtype dtype) { return full_named(shape, ndim, dtype, 0, "zeros"); }
+om_tensor *om_ones(const int64_t *shape, int ndim, om_dtype dtype) { return full_named(shape, ndim, dtype, 1, "ones"); }
+om_tensor *om_scalar(double value, om_dtype dtype) { return full_named(NULL, 0, dtype, value, "scalar"); }
 
 om_tensor *om_from_data(const void *data, const int64_t *shape, int ndim, om_dtype dtype) {
   om_meta m;
@@ -338,8 +345,8 @@ static bool check_writable(const om_tensor *t, const char *who) {
 }
 
 bool om_tensor_fill(om_tensor *t, double value) {
-  if (!check_writable(t, "fill")) return false;
-  om_tensor *v = om_scalar(value, t->dtype);
+  if (!check_writable(t, "fill") || !check_value(t->dtype, value, "fill")) return false;
+  om_tensor *v = full_named(NULL, 0, t->dtype, value, "fill");
   if (!v) return false;
   om__copy_into(t, v);
   om_tensor_release(v);
@@ -349,7 +356,7 @@ bool om_tensor_fill(om_tensor *t, double value) {
 
 bool om_tensor_set(om_tensor *t, const int64_t *index, double value) {
   int64_t off;
-  if (!check_writable(t, "set")) return false;
+  if (!check_writable(t, "set") || !check_value(t->dtype, value, "set")) return false;
   if (t->ndim && !index) return om__fail(OM_ERR_INVALID_ARGUMENT, "set: index is NULL");
   if (!check_index(t, index, "set", &off)) return false;
   store(om__data(t), t->dtype, off, value);

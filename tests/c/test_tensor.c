@@ -28,7 +28,10 @@ TEST(creation_errors) {
   CHECK_ERROR(om_zeros((int64_t[]){2}, 1, (om_dtype)7) != NULL, OM_ERR_INVALID_ARGUMENT, "unknown dtype 7");
   CHECK_ERROR(om_zeros((int64_t[]){1}, 9, OM_FLOAT32) != NULL, OM_ERR_INVALID_ARGUMENT, "9 dims (at most 8)");
   CHECK_ERROR(om_arange(0, 1, 0, OM_FLOAT32) != NULL, OM_ERR_INVALID_ARGUMENT, "do not make a range");
-  CHECK_ERROR(om_full((int64_t[]){1}, 1, OM_INT64, 1e30) != NULL, OM_ERR_INVALID_ARGUMENT, "does not fit int64");
+  CHECK_ERROR(om_full((int64_t[]){1}, 1, OM_INT64, 1e30) != NULL, OM_ERR_INVALID_ARGUMENT, "full: 1e+30 does not fit int64");
+  om_tensor *i = om_zeros((int64_t[]){2}, 1, OM_INT64);
+  CHECK_ERROR(om_tensor_fill(i, NAN), OM_ERR_INVALID_ARGUMENT, "fill: nan does not fit int64");
+  om_tensor_release(i);
   /* 2^40 floats: out of memory natively and in WASM; the library keeps working after. */
   CHECK_ERROR(om_zeros((int64_t[]){1 << 20, 1 << 20}, 2, OM_FLOAT32) != NULL, OM_ERR_OUT_OF_MEMORY, "out of memory allocating 4398046511104 bytes");
   CHECK_ERROR(om_zeros((int64_t[]){1LL << 40, 1LL << 40}, 2, OM_FLOAT32) != NULL, OM_ERR_OUT_OF_MEMORY, "too many elements");
@@ -145,6 +148,7 @@ TEST(view_errors) {
   CHECK_ERROR(om_permute(a, (int64_t[]){0}, 1) != NULL, OM_ERR_INVALID_ARGUMENT, "permute: 1 dims given for a tensor of 2 dims");
   CHECK_ERROR(om_transpose(a, 0, 2) != NULL, OM_ERR_INDEX_OUT_OF_RANGE, "transpose: dim 2 is out of range for 2 dims");
   CHECK_ERROR(om_expand(a, (int64_t[]){2, 4}, 2) != NULL, OM_ERR_SHAPE_MISMATCH, "expand: cannot expand [2,3] to [2,4]");
+  CHECK_ERROR(om_expand(a, (int64_t[]){1LL << 62, 1LL << 62, 3}, 3) != NULL, OM_ERR_OUT_OF_MEMORY, "expand: shape [4611686018427387904,4611686018427387904,3] has too many elements");
   CHECK_ERROR(om_select(a, 0, 2) != NULL, OM_ERR_INDEX_OUT_OF_RANGE, "select: index 2 is out of range for dim 0 of size 2");
   CHECK_ERROR(om_slice(a, 1, 0, 2, 0) != NULL, OM_ERR_INVALID_ARGUMENT, "slice: step 0 must be positive");
   CHECK_ERROR(om_unsqueeze(a, 3) != NULL, OM_ERR_INDEX_OUT_OF_RANGE, "unsqueeze: dim 3 is out of range for 3 dims");
@@ -167,6 +171,7 @@ TEST(assembly) {
   om_tensor_release(parts[0]);
   om_tensor_release(parts[1]);
   CHECK_ERROR(om_cat((om_tensor *[]){a, b}, 2, 0) != NULL, OM_ERR_SHAPE_MISMATCH, "concat: input 1 has shape [2,1], input 0 has [2,2] (only dim 0 may differ)");
+  CHECK_ERROR(om_stack((om_tensor *[]){a, b}, 2, 0) != NULL, OM_ERR_SHAPE_MISMATCH, "stack: input 1 has shape [2,1], input 0 has [2,2] (all must match)");
   CHECK_ERROR(om_split(c, 1, 1, parts, 2) >= 0, OM_ERR_INVALID_ARGUMENT, "split: 3 pieces do not fit in 2 outputs");
   om_tensor *m = om_arange(1, 10, 1, OM_FLOAT32), *sq = om_reshape(m, (int64_t[]){3, 3}, 2);
   om_tensor *lo = om_tril(sq, 0), *up = om_triu(sq, 1);

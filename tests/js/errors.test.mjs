@@ -1,0 +1,180 @@
+// Misuse table: every row must throw an om.OmError of the expected kind with a message naming
+// the problem — never a WASM abort, a RangeError/TypeError or a hang — and afterwards the
+// library must still work and hold no extra memory.
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import * as om from 'onemodel';
+import { vals, memoryHooks } from './helpers.mjs';
+
+memoryHooks();
+
+const f = (data) => om.tensor(data);
+const disposed = () => { const t = om.tensor([1, 2]); t.dispose(); return t; };
+
+// [name, function, kind, message regex]
+const rows = [
+  // shapes
+  ['add [2,3] + [4]', () => om.zeros([2, 3]).add(om.zeros([4])), 'ShapeMismatch', /add.*\[2, ?3\].*\[4\]/],
+  ['matmul [2,3] @ [4,5]', () => om.zeros([2, 3]).matmul(om.zeros([4, 5])), 'ShapeMismatch', /matmul.*\[2, ?3\].*\[4, ?5\]/],
+  ['om.matmul of two 0-d', () => om.matmul(f(1), f(2)), 'ShapeMismatch|InvalidArgument', /matmul/],
+  ['reshape 6 elements to [4]', () => om.zeros([2, 3]).reshape(4), 'ShapeMismatch', /reshape/],
+  ['reshape with two -1', () => om.zeros([2, 3]).reshape(-1, -1), 'InvalidArgument|ShapeMismatch', /reshape/],
+  ['expand [2] to [3]', () => om.zeros([2]).expand(3), 'ShapeMismatch', /expand/],
+  ['cat [2,2] and [3]', () => om.cat([om.zeros([2, 2]), om.zeros([3])]), 'ShapeMismatch|InvalidArgument', /cat|concat/],
+  ['stack [2] and [3]', () => om.stack([om.zeros([2]), om.zeros([3])]), 'ShapeMismatch', /stack|concat/],
+  ['where with mismatched shapes', () => om.where(om.zeros([2], { dtype: 'bool' }), om.zeros([3]), 0), 'ShapeMismatch', /where/],
+  ['copy_ [3] into [2]', () => om.zeros([2]).copy_(om.zeros([3])), 'ShapeMismatch', /copy/],
+  // dtypes
+  ['float32 + int64', () => f([1, 2]).add(f([1n, 2n])), 'DtypeMismatch', /add.*float32.*int64|add.*int64.*float32|add/],
+  ['exp of int64', () => f([1n]).exp(), 'DtypeMismatch', /exp.*int64/],
+  ['div of int64', () => f([1n]).div(f([2n])), 'DtypeMismatch', /div/],
+  ['where with a float condition', () => om.where(f([1, 0]), f([1, 2]), f([3, 4])), 'DtypeMismatch', /where/],
+  ['matmul of bool', () => om.matmul(f([[true]]), f([[true]])), 'DtypeMismatch', /matmul/],
+  ['unknown dtype name', () => f([1]).to('float64'), 'InvalidArgument', /to: unknown dtype "float64"/],
+  ['rand with dtype int64', () => om.rand([2], { dtype: 'int64' }), 'InvalidArgument', /rand: dtype/],
+  // disposed tensors
+  ['method on a disposed tensor', () => disposed().add(1), 'Disposed', /^add: .*disposed/],
+  ['property of a disposed tensor', () => disposed().shape, 'Disposed', /^shape: .*disposed/],
+  ['toArray of a disposed tensor', () => disposed().toArray(), 'Disposed', /^toArray: .*disposed/],
+  ['disposed tensor as an argument', () => f([1, 2]).add(disposed()), 'Disposed', /^add: other was disposed/],
+  ['disposed tensor in cat', () => om.cat([f([1]), disposed()]), 'Disposed', /^cat: tensors\[1\] was disposed/],
+  ['disposed grad for backward', () => { const x = f([1]); x.requiresGrad = true; x.mul(2).backward(disposed()); }, 'Disposed', /backward: grad/],
+  // non-numeric data and bad arguments
+  ['tensor of strings', () => om.tensor(['a', 'b']), 'InvalidArgument', /tensor: element \[0\] is a string/],
+  ['tensor of a string', () => om.tensor('abc'), 'InvalidArgument', /tensor: data must be/],
+  ['tensor with an object entry', () => om.tensor([[1, 2], [3, {}]]), 'InvalidArgument', /element \[1\]\[1\] is an object/],
+  ['tensor with undefined', () => om.tensor([1, undefined]), 'InvalidArgument', /element \[1\] is undefined/],
+  ['tensor of null', () => om.tensor(null), 'InvalidArgument', /tensor: data must be/],
+  ['tensor of a Tensor', () => om.tensor(f([1])), 'InvalidArgument', /already a Tensor/],
+  ['ragged: short row', () => om.tensor([[1, 2], [3]]), 'InvalidArgument', /ragged.*\[1\].*length 1.*2/],
+  ['ragged: scalar among rows', () => om.tensor([[1, 2], 3]), 'InvalidArgument', /ragged/],
+  ['ragged: row among scalars', () => om.tensor([1, [2]]), 'InvalidArgument', /ragged|element \[1\]/],
+  ['data length vs shape', () => om.tensor([1, 2, 3], { shape: [2, 2] }), 'InvalidArgument', /3 elements.*\[2, 2\].*4/],
+  ['negative size in shape option', () => om.tensor([], { shape: [-1] }), 'InvalidArgument', /negative/],
+  ['fractional size in shape option', () => om.tensor([1], { shape: [1.5] }), 'InvalidArgument', /shape\[0\].*integer/],
+  ['NaN in int64 data', () => om.tensor([NaN], { dtype: 'int64' }), 'InvalidArgument', /int64/],
+  ['bigint beyond int64', () => om.tensor([2n ** 70n]), 'InvalidArgument', /int64/],
+  ['zeros with a negative size', () => om.zeros([2, -1]), 'InvalidArgument', /-1|negative/],
+  ['zeros with NaN size', () => om.zeros([NaN]), 'InvalidArgument', /zeros: shape\[0\] must be an integer, got NaN/],
+  ['zeros with a string size', () => om.zeros(['3']), 'InvalidArgument', /zeros: shape\[0\]/],
+  ['zeros with a string shape', () => om.zeros('abc'), 'InvalidArgument', /zeros: shape must be/],
+  ['zeros with 9 dims', () => om.zeros([1, 1, 1, 1, 1, 1, 1, 1, 1]), 'InvalidArgument', /dims|ndim|9/],
+  ['full with a string value', () => om.full([2], 'x'), 'InvalidArgument', /full: value/],
+  ['add a string', () => f([1]).add('1'), 'InvalidArgument', /add: other must be a Tensor or a number, got a string/],
+  ['add an object', () => f([1]).add({}), 'InvalidArgument', /add: other/],
+  ['matmul with a number', () => f([1]).matmul(2), 'InvalidArgument', /matmul: other must be a Tensor/],
+  ['cat of a non-array', () => om.cat('ab'), 'InvalidArgument', /cat: expected an array/],
+  ['cat of nothing', () => om.cat([]), 'InvalidArgument', /cat|concat/],
+  ['where with a string', () => om.where('x', f([1]), f([2])), 'InvalidArgument', /where: condition/],
+  ['arange with step 0', () => om.arange(0, 1, 0), 'InvalidArgument', /arange/],
+  ['arange to Infinity', () => om.arange(0, Infinity), 'InvalidArgument|OutOfMemory', /arange/],
+  ['arange of NaN', () => om.arange(NaN), 'InvalidArgument', /arange/],
+  ['arange of a string', () => om.arange('5'), 'InvalidArgument', /arange: argument 0/],
+  ['noGrad of a non-function', () => om.noGrad(5), 'InvalidArgument', /noGrad: expected a function/],
+  ['tidy of a non-function', () => om.tidy('x'), 'InvalidArgument', /tidy: expected a function/],
+  ['tidy of an async function', () => om.tidy(async () => 1), 'InvalidArgument', /tidy: .*Promise/],
+  ['new Tensor()', () => new om.Tensor(), 'InvalidArgument', /use om\.tensor/],
+  ['requiresGrad set to a string', () => { f([1]).requiresGrad = 'yes'; }, 'InvalidArgument', /requiresGrad/],
+  ['manualSeed(1.5)', () => om.manualSeed(1.5), 'InvalidArgument', /manualSeed: seed/],
+  ['rand with a string seed', () => om.rand([2], { seed: 'x' }), 'InvalidArgument', /rand: seed/],
+  ['set_ with a short index', () => om.zeros([2, 2]).set_([0], 1), 'InvalidArgument', /set_: index has 1/],
+  ['sum with keepdim "yes"', () => f([1]).sum(0, 'yes'), 'InvalidArgument', /sum: keepdim/],
+  ['split of size 0', () => f([1, 2]).split(0), 'InvalidArgument', /split/],
+  ['split of size 1.5', () => f([1, 2]).split(1.5), 'InvalidArgument', /split: splitSize/],
+  ['slice with step 0', () => f([1, 2]).slice(0, 0, 2, 0), 'InvalidArgument', /slice/],
+  ['permute with too few dims', () => om.zeros([2, 3]).permute(0), 'InvalidArgument', /permute/],
+  ['permute with a repeated dim', () => om.zeros([2, 3]).permute(0, 0), 'InvalidArgument', /permute/],
+  ['item of 2 elements', () => f([1, 2]).item(), 'InvalidArgument|ShapeMismatch', /item/],
+  // dims and indices
+  ['sum(5) on a 2-D tensor', () => om.zeros([2, 3]).sum(5), 'IndexOutOfRange', /sum.*5/],
+  ['transpose with dim 2 of 2-D', () => om.zeros([2, 3]).transpose(0, 2), 'IndexOutOfRange', /transpose|permute/],
+  ['transpose with a huge dim', () => om.zeros([2, 3]).transpose(0, 2 ** 40), 'InvalidArgument', /transpose: dim1/],
+  ['unsqueeze(3) on 1-D', () => f([1]).unsqueeze(3), 'IndexOutOfRange', /unsqueeze/],
+  ['max along dim 2 of 1-D', () => f([1]).max(2), 'IndexOutOfRange', /max/],
+  ['argmax along dim 1.5', () => f([1]).argmax(1.5), 'InvalidArgument', /argmax: dim/],
+  ['flatten(3) on 2-D', () => om.zeros([2, 2]).flatten(3), 'IndexOutOfRange', /flatten: dim 3/],
+  ['select index out of range', () => om.zeros([2, 3]).select(0, 5), 'IndexOutOfRange', /select.*5/],
+  ['select index -3 of size 2', () => om.zeros([2, 3]).select(0, -3), 'IndexOutOfRange', /select/],
+  ['set_ index out of range', () => om.zeros([2, 2]).set_([0, 2], 1), 'IndexOutOfRange', /set/],
+  // autograd
+  ['backward on non-scalar without grad', () => { const x = f([1, 2]); x.requiresGrad = true; x.mul(2).backward(); }, 'Autograd', /backward/],
+  ['backward with a grad of the wrong shape', () => { const x = f([1, 2]); x.requiresGrad = true; x.mul(2).backward(f([1, 2, 3])); }, 'ShapeMismatch', /backward.*\[3\].*\[2\]|backward.*\[2\].*\[3\]/],
+  ['backward of a tensor that needs no grad', () => f([1]).sum().backward(), 'Autograd', /backward/],
+  ['requiresGrad on int64', () => { f([1n]).requiresGrad = true; }, 'DtypeMismatch', /float32.*int64/],
+  ['requiresGrad on a non-leaf', () => { const x = f([1]); x.requiresGrad = true; x.mul(2).requiresGrad = false; }, 'InvalidArgument', /leaf/],
+  // out of memory
+  ['zeros of 3 GB', () => om.zeros([(3 * 2 ** 30) / 4]), 'OutOfMemory', /zeros|full|bytes|memory/i],
+  ['zeros of 8 GB (beyond 4 GB)', () => om.zeros([2 ** 31]), 'OutOfMemory', /zeros|full|bytes|memory/i],
+  ['ones of 4 TB', () => om.ones([2 ** 20, 2 ** 20]), 'OutOfMemory', /ones|full|bytes|memory/i],
+  ['randn of 6 GB', () => om.randn([3, 2 ** 29], { seed: 1 }), 'OutOfMemory', /randn|bytes|memory/i],
+  ['expand then contiguous of 16 GB', () => f([1]).expand(2 ** 32).contiguous(), 'OutOfMemory', /contiguous|bytes|memory/i],
+  ['toArray of an 8 GB broadcast view', () => om.ones([1]).expand(2 ** 31).toArray(), 'OutOfMemory', /toArray: .*bytes/],
+  ['matmul result of 4 GB', () => om.zeros([2 ** 15, 1]).matmul(om.zeros([1, 2 ** 15])), 'OutOfMemory', /matmul|bytes|memory/i],
+];
+
+describe('misuse table', () => {
+  for (const [name, fn, kind, re] of rows) {
+    test(name, () => {
+      om.tidy(() => {
+        let caught;
+        try {
+          fn();
+        } catch (e) {
+          caught = e;
+        }
+        assert.ok(caught !== undefined, `${name}: did not throw`);
+        assert.ok(caught instanceof om.OmError,
+          `${name}: expected an OmError, got ${caught?.constructor?.name}: ${caught?.message}`);
+        assert.match(caught.kind, new RegExp(`^(${kind})$`), `${name}: kind (message: ${caught.message})`);
+        assert.match(caught.message, re, `${name}: message`);
+      });
+      // the library still works afterwards
+      om.tidy(() => {
+        assert.deepEqual(vals(om.tensor([1, 2]).add(1)), [2, 3]);
+        assert.deepEqual(vals(om.zeros([2, 2]).matmul(om.ones([2, 1])).sum(0)), [0]);
+      });
+    });
+  }
+});
+
+describe('error classes', () => {
+  test('OmError and TraceError', () => {
+    const e = new om.OmError('ShapeMismatch', 'x');
+    assert.ok(e instanceof Error);
+    assert.equal(e.kind, 'ShapeMismatch');
+    assert.equal(e.name, 'OmError');
+    const t = new om.TraceError('DataDependent', 'y');
+    assert.ok(t instanceof om.OmError);
+    assert.equal(t.name, 'TraceError');
+    assert.equal(t.kind, 'DataDependent');
+  });
+
+  test('after an out-of-memory error, large allocations still work', () => {
+    assert.throws(() => om.zeros([(3 * 2 ** 30) / 4]), { kind: 'OutOfMemory' });
+    om.tidy(() => {
+      const t = om.ones([4_000_000]);
+      assert.equal(t.sum().item(), 4_000_000);
+    });
+  });
+
+  test('calling anything before ready() throws an OmError', () => {
+    const script = `
+      import * as om from 'onemodel';
+      const out = {};
+      for (const [k, fn] of Object.entries({ zeros: () => om.zeros([1]), tensor: () => om.tensor([1]), memory: () => om.memory() })) {
+        try { fn(); out[k] = 'no error'; } catch (e) { out[k] = [e instanceof om.OmError, e.kind, e.message]; }
+      }
+      await Promise.all([om.ready(), om.ready()]);
+      out.after = om.zeros([2]).size;
+      console.log(JSON.stringify(out));
+    `;
+    const res = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', cwd: new URL('../..', import.meta.url) }));
+    for (const k of ['zeros', 'tensor', 'memory']) {
+      assert.equal(res[k][0], true, `${k}: ${res[k]}`);
+      assert.equal(res[k][1], 'InvalidArgument');
+      assert.match(res[k][2], new RegExp(`^${k}: .*await om\\.ready\\(\\)`));
+    }
+    assert.equal(res.after, 2);
+  });
+});

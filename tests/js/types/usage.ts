@@ -1,0 +1,109 @@
+// Type-checked with `npx tsc -p tests/js/types` (strict, noEmit): the shipped declarations
+// (js/index.d.ts) must describe this usage, and reject the misuse marked @ts-expect-error.
+import * as om from 'onemodel';
+import { OmError, TraceError, Tensor, type DType, type MemoryInfo, type ErrorKind } from 'onemodel';
+
+await om.ready();
+const v: string = om.version;
+
+// creation
+const a: Tensor = om.tensor([[1, 2, 3], [4, 5, 6]]);
+const b = om.tensor(new Float32Array([1, 2, 3]), { shape: [3] });
+const c = om.tensor([1n, 2n], { dtype: 'int64' });
+const d = om.tensor([true, false]);
+const e = om.tensor(3.5);
+const z = om.zeros([2, 3], { dtype: 'float32' });
+const o = om.ones(4);
+const f = om.full([2], 7n);
+const r0 = om.arange(5);
+const r1 = om.arange(1, 5, { dtype: 'int64' });
+const r2 = om.arange(0, 1, 0.25);
+const u = om.rand([2, 2], { seed: 1 });
+const n = om.randn([2, 2], { seed: 2n });
+om.manualSeed(42);
+
+// metadata
+const shape: number[] = a.shape;
+const dtype: DType = a.dtype;
+const count: number = a.size + a.ndim + a.version;
+const flags: boolean = a.isDisposed || a.isLeaf || a.requiresGrad;
+const data: Float32Array | BigInt64Array | Uint8Array = a.toArray();
+const x: number = e.item();
+const text: string = a.toString();
+
+// methods
+const s1 = a.add(1).sub(b).mul(2).div(om.tensor(3)).pow(2).neg().abs().sign();
+const s2 = a.exp().log().sqrt().rsqrt().relu().sigmoid().tanh();
+const cmp = [a.eq(1), a.ne(b), a.lt(2), a.le(2), a.gt(true), a.ge(0n)];
+const casts = [a.to('int64'), a.float(), a.long(), a.bool()];
+const views = [
+  a.reshape(3, 2), a.reshape([-1]), a.view(6), a.permute(1, 0), a.permute([1, 0]), a.transpose(0, 1),
+  a.expand(2, 2, 3), a.slice(1, 0, 2), a.slice(0, null, null, 2), a.select(0, 1), a.squeeze(), a.squeeze([0]),
+  a.unsqueeze(0), a.contiguous(), a.clone(), a.detach(), a.flatten(), a.flatten(0, 1), a.tril(), a.triu(1),
+];
+const parts: Tensor[] = a.split(1, 0);
+const red = [a.sum(), a.sum(0), a.sum([0, 1], true), a.mean(null, true), a.amax(1), a.amin(-1, false)];
+const m0: Tensor = a.max();
+const [values, indices]: [Tensor, Tensor] = a.max(1, true);
+const [minV, minI] = a.min(0);
+const am: Tensor = a.argmax(1);
+const am2: Tensor = a.argmin();
+const mm: Tensor = a.matmul(om.ones([3, 1]));
+
+// functions of several tensors
+const joined = om.cat([a, a], 0);
+const stacked = om.stack([b, b], 1);
+const chosen = om.where(a.gt(2), a, 0);
+const prod = om.matmul(a, om.ones([3]));
+
+// autograd
+const w = om.randn([3, 1], { seed: 3 });
+w.requiresGrad = true;
+const loss = a.matmul(w).pow(2).mean();
+loss.backward();
+const g: Tensor | null = w.grad;
+if (g !== null) {
+  const gv = g.toArray();
+  void gv;
+}
+loss.backward(om.tensor(1));
+w.zeroGrad();
+const noGradResult: number = om.noGrad(() => w.mul(2).sum().item());
+om.noGrad(() => w.copy_(w.sub(0.1)).fill_(0).set_([0, 0], 1));
+
+// memory
+const kept: { t: Tensor; list: Tensor[] } = om.tidy(() => ({ t: om.ones([1]), list: [om.zeros([1])] }));
+const info: MemoryInfo = om.memory();
+const leaked: number = info.leaked + info.bytes + info.tensors;
+om.dispose(kept);
+om.dispose([a, b, c, d, e, z, o, f, r0, r1, r2, u, n, s1, s2, ...cmp, ...casts, ...views, ...parts, ...red]);
+om.dispose([m0, values, indices, minV, minI, am, am2, mm, joined, stacked, chosen, prod, w, loss]);
+
+// errors
+try {
+  om.zeros([2]).add(om.zeros([3]));
+} catch (err) {
+  if (err instanceof TraceError) {
+    const k: 'UnsupportedOperation' | 'DataDependent' | 'InPlaceMutation' | 'NoGradInTrace' | 'SymbolicShape' | 'InvalidUsage' = err.kind;
+    void k;
+  } else if (err instanceof OmError) {
+    const k: ErrorKind = err.kind;
+    void k;
+  }
+}
+
+// misuse the declarations reject
+// @ts-expect-error: dtype names are 'float32' | 'int64' | 'bool'
+om.zeros([2], { dtype: 'float64' });
+// @ts-expect-error: strings are not tensor data
+om.tensor('abc');
+// @ts-expect-error: matmul takes a Tensor, not a number
+om.ones([2]).matmul(2);
+// @ts-expect-error: grad is read-only
+w.grad = null;
+// @ts-expect-error: the constructor is private
+new Tensor();
+// @ts-expect-error: max with a dim returns [values, indices], not a Tensor
+const wrong: Tensor = om.ones([2]).max(0);
+
+void [v, shape, dtype, count, flags, data, x, text, noGradResult, leaked, wrong];
