@@ -594,20 +594,21 @@ function tensorList(list, who) {
   return list.map((t, i) => handleOf(t, who, `tensors[${i}]`));
 }
 
-export function cat(tensors, dim = 0) {
-  requireReady('cat');
-  const hs = tensorList(tensors, 'cat');
-  const d = toI32(dim, 'cat', 'dim');
+/** Calls omw_cat or omw_stack (`who`) on a list of tensors along dim. */
+function joinAlong(who, tensors, dim) {
+  requireReady(who);
+  const hs = tensorList(tensors, who);
+  const d = toI32(dim, who, 'dim');
   const [p] = marshal(['ptr', hs]);
-  return wrapChecked(M._omw_cat(p, hs.length, d), 'cat');
+  return wrapChecked(M[`_omw_${who}`](p, hs.length, d), who);
+}
+
+export function cat(tensors, dim = 0) {
+  return joinAlong('cat', tensors, dim);
 }
 
 export function stack(tensors, dim = 0) {
-  requireReady('stack');
-  const hs = tensorList(tensors, 'stack');
-  const d = toI32(dim, 'stack', 'dim');
-  const [p] = marshal(['ptr', hs]);
-  return wrapChecked(M._omw_stack(p, hs.length, d), 'stack');
+  return joinAlong('stack', tensors, dim);
 }
 
 export function where(condition, input, other) {

@@ -16,6 +16,15 @@ function losses(out, pattern) {
   return [...out.matchAll(pattern)].map((m) => Number(m[1]));
 }
 
+test('the package, the JS runtime and the C library report one version', async () => {
+  const om = await import('onemodel');
+  await om.ready(); // fails when js/dist holds a library of another version
+  const pkg = JSON.parse(readFileSync(new URL('package.json', root), 'utf8'));
+  assert.equal(om.version, pkg.version);
+  const header = readFileSync(new URL('src/onemodel.h', root), 'utf8');
+  assert.equal(header.match(/#define OM_VERSION "([^"]+)"/)[1], pkg.version);
+});
+
 test('the README example runs and its loss falls', () => {
   const readme = readFileSync(new URL('README.md', root), 'utf8');
   const code = readme.match(/```js\n([\s\S]*?)```/)[1];
