@@ -1,6 +1,6 @@
 // The error classes of the onemodel package. Every failure crosses the C/JS boundary as one of
 // these, with a `kind` taken from src/core/errors.def (C errors) or one of the same names for
-// failures found in JS (InvalidArgument, Disposed, DtypeMismatch, OutOfMemory).
+// failures found in JS (InvalidArgument, Disposed, IndexOutOfRange, OutOfMemory).
 
 /** Any failure of the library: `kind` names what went wrong ('ShapeMismatch', 'Disposed', ...). */
 export class OmError extends Error {

@@ -15,7 +15,8 @@
  * Memory: every tensor is a handle to C memory that JavaScript's garbage collector does not
  * free. Call `dispose()` or make tensors inside `om.tidy()`. `om.memory()` shows what is live.
  *
- * Errors: every failure is an {@link OmError} (or {@link TraceError}) whose `kind` names it.
+ * Errors: every failure of a call is an {@link OmError} (or {@link TraceError}) whose `kind`
+ * names it; only {@link ready} rejects with a plain Error (the module could not be loaded).
  *
  * Semantics follow PyTorch: broadcasting, negative dims counted from the end, views sharing
  * storage with their input.
@@ -50,11 +51,14 @@ export type Scalar = number | boolean | bigint;
 /** A tensor operand: a Tensor, or a scalar turned into a 0-d tensor of the other operand's dtype. */
 export type TensorLike = Tensor | Scalar;
 
-/** Nested arrays of scalars, typed arrays, or a single scalar. */
+/** Nested arrays of scalars, typed arrays, or a single scalar (array-likes that are neither
+ *  an Array nor a typed array are refused). */
 export type TensorData =
   | Scalar
-  | ArrayLike<number>
-  | ArrayLike<bigint>
+  | Float32Array
+  | Float64Array
+  | Int32Array
+  | Uint8Array
   | BigInt64Array
   | BigUint64Array
   | ReadonlyArray<TensorData>;
@@ -88,6 +92,8 @@ export const version: string;
  * Loads the WebAssembly module. Call once and await it before anything else (which throws an
  * OmError until then). Idempotent and safe to call concurrently: every call shares one load.
  * In Node.js the .wasm file is read from disk; in browsers it is fetched next to the module.
+ * Rejects with a plain Error when the module cannot be loaded or its version differs from the
+ * package's (a stale js/dist); a later call tries again.
  */
 export function ready(): Promise<void>;
 

@@ -76,6 +76,7 @@ struct om_record {
   om_meta out_meta[OM_MAX_OUTPUTS];
   om_tensor *saved[OM_MAX_OUTPUTS];       /* detached aliases of outputs the backward reads */
   uint64_t saved_version[OM_MAX_OUTPUTS];
+  om_record *next_dead;                   /* the thread's list of records being freed */
   /* scratch for one backward pass */
   om_tensor *grad_acc[OM_MAX_OUTPUTS];
   int pending;
@@ -216,6 +217,8 @@ typedef struct om_thread_state {
   char err_msg[512];
   uint64_t rng_seed, rng_offset;
   int64_t live_tensors, live_bytes;
+  om_record *dead_records; /* records at refcount 0 whose inputs are still to be released */
+  bool draining;
 } om_thread_state;
 om_thread_state *om__state(void);
 

@@ -1,18 +1,32 @@
 /* onemodel: a C11 tensor library with autograd (and, as it lands, a tracer to ONNX).
  *
- * A worked example: fit y = 2x + 1 with one weight and one bias.
+ * A worked example: fit y = 2x + 1 with one weight and one bias by gradient descent.
  *
- *     int64_t shape[2] = {8, 1};
- *     om_tensor *x = om_randn(shape, 2, 1, true);          // seed 1
- *     om_tensor *y = om_add(om_scale(x, 2.0), one);        // (every call returns a new reference)
- *     om_tensor *w = om_zeros((int64_t[]){1, 1}, 2, OM_FLOAT32);
+ *     int64_t n[2] = {64, 1}, one[2] = {1, 1};
+ *     om_tensor *x = om_randn(n, 2, 1, true);                 // seed 1; every call returns a new reference
+ *     om_tensor *x2 = om_scale(x, 2.0), *y = om_add_scalar(x2, 1.0);
+ *     om_tensor *w = om_zeros(one, 2, OM_FLOAT32), *b = om_zeros(one, 2, OM_FLOAT32);
  *     om_tensor_set_requires_grad(w, true);
- *     om_tensor *pred = om_matmul(x, w);
- *     om_tensor *d = om_sub(pred, y), *sq = om_mul(d, d), *loss = om_mean(sq, NULL, 0, false);
- *     if (!loss) fprintf(stderr, "%s\n", om_last_error_message());   // check once at the end
- *     om_backward(loss, NULL);                               // w's grad is now d loss / d w
- *     om_tensor *g = om_tensor_grad(w);
- *     ...; om_tensor_release(g); om_tensor_release(loss); ...
+ *     om_tensor_set_requires_grad(b, true);
+ *     for (int step = 0; step < 100; step++) {
+ *       om_tensor *xw = om_matmul(x, w), *pred = om_add(xw, b), *d = om_sub(pred, y);
+ *       om_tensor *sq = om_mul(d, d), *loss = om_mean(sq, NULL, 0, false);
+ *       if (!loss || !om_backward(loss, NULL)) {              // one check covers the whole chain
+ *         fprintf(stderr, "%s\n", om_last_error_message());  // e.g. "matmul: shapes [64,1] and [2,1] ..."
+ *         break;
+ *       }
+ *       bool prev = om_set_grad_enabled(false);               // the update is not recorded
+ *       for (om_tensor **p = (om_tensor *[]){w, b, NULL}; *p; p++) {
+ *         om_tensor *g = om_tensor_grad(*p), *step_ = om_scale(g, 0.1), *next = om_sub(*p, step_);
+ *         om_tensor_copy_from(*p, next);                      // in place: bumps the version
+ *         om_tensor_zero_grad(*p);
+ *         om_tensor_release(g); om_tensor_release(step_); om_tensor_release(next);
+ *       }
+ *       om_set_grad_enabled(prev);
+ *       om_tensor_release(xw); om_tensor_release(pred); om_tensor_release(d);
+ *       om_tensor_release(sq); om_tensor_release(loss);
+ *     }
+ *     // w is now ~2 and b ~1; release x, x2, y, w, b.
  *
  * Conventions, for every function below:
  * - Tensor arguments are borrowed; a returned om_tensor * is a new reference that the caller
@@ -20,6 +34,8 @@
  * - Errors never abort: a failing call returns NULL (or false / -1) and sets the calling
  *   thread's last error (om_last_error(), om_last_error_message()). A call given a NULL
  *   tensor returns NULL and keeps the first error, so a chain of calls is checked once.
+ *   A successful call does not clear the last error: read it only after a failure, or
+ *   clear it with om_clear_error(). Metadata accessors given NULL return 0 (or NULL).
  * - Dims may be negative (counted from the end), as in PyTorch. Shapes are int64_t arrays.
  * - State (grad mode, last error, the default generator, live-memory counters) is per thread.
  */

@@ -5,9 +5,10 @@
 //   env OM_BENCH_SAMPLES=7 OM_BENCH_MIN_MS=60 OM_BENCH_NATIVE=0 (skip the native run)
 //
 // All three count 2*N^3 flops per product and report the median GFLOP/s of several samples
-// after warm-up (the machine may be shared and noisy); a sample repeats the product until it
-// lasts OM_BENCH_MIN_MS. Ours and ORT run in this one Node process, single thread, and their
-// samples alternate (ours, ORT, ours, ...) so that load spikes hit both alike.
+// after warm-up (in JS >= 250 ms per side, so V8 has tiered up); the machine may be shared and
+// noisy. A sample repeats the product until it lasts OM_BENCH_MIN_MS. Ours and ORT run in this
+// one Node process, single thread, and their samples alternate (ours, ORT, ours, ...) so that
+// load spikes hit both alike.
 //   (a) native: build/native-release/om_bench_matmul (tools/bench_matmul.c), parsed from its
 //       "matmul n=... gflops=..." lines;
 //   (b) WASM: `import * as om from 'onemodel'` as a user would: om.randn, a.matmul(b), dispose;
@@ -27,6 +28,7 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const SIZES = process.argv.length > 2 ? process.argv.slice(2).map(Number) : [256, 512, 1024];
 const SAMPLES = Number(process.env.OM_BENCH_SAMPLES) || 7;
 const MIN_MS = Number(process.env.OM_BENCH_MIN_MS) || 60;
+const WARM_MS = 250;
 if (!SIZES.every((n) => Number.isInteger(n) && n > 0)) {
   console.error('usage: node tools/bench.mjs [N ...]   (positive integers)');
   process.exit(2);
@@ -67,9 +69,9 @@ function runNative() {
   const dir = join(ROOT, 'build', 'native-release'), exe = join(dir, 'om_bench_matmul');
   if (!existsSync(exe) && existsSync(join(dir, 'CMakeCache.txt'))) {
     // A build dir configured before tools/bench_matmul.c existed has no such target: re-run CMake.
-    const r = spawnSync('sh', ['-c', `cmake "${dir}" >/dev/null && cmake --build "${dir}" --target om_bench_matmul -j2 >/dev/null`],
-      { stdio: 'inherit' });
-    if (r.status !== 0) console.error('bench: could not build om_bench_matmul');
+    const ok = spawnSync('cmake', [dir], { stdio: 'ignore' }).status === 0 &&
+      spawnSync('cmake', ['--build', dir, '--target', 'om_bench_matmul', '-j2'], { stdio: 'ignore' }).status === 0;
+    if (!ok) console.error('bench: could not build om_bench_matmul');
   }
   if (!existsSync(exe)) return new Map();
   const r = spawnSync(exe, SIZES.map(String), {
@@ -106,14 +108,20 @@ async function runWasmAndOrt(n) {
     }
     if (!(err <= 1e-5 * scale * Math.sqrt(n))) throw new Error(`n=${n}: ours and ORT differ by ${err} (max |y| ${scale})`);
 
-    // Warm-up, and how many products make a sample last MIN_MS (per side).
+    // Warm-up (at least WARM_MS, so V8 has tiered the wasm up from its baseline compiler), and
+    // how many products make a sample last MIN_MS (per side).
     const time = async (fn, reps) => {
       const t0 = performance.now();
       for (let i = 0; i < reps; i++) await fn();
       return (performance.now() - t0) / reps;
     };
-    const repsOurs = Math.ceil(MIN_MS / Math.max(await time(ours, 2), 1e-3));
-    const repsOrt = Math.ceil(MIN_MS / Math.max(await time(theirs, 2), 1e-3));
+    const warm = async (fn) => {
+      const t0 = performance.now();
+      do await fn(); while (performance.now() - t0 < WARM_MS);
+      return time(fn, 2);
+    };
+    const repsOurs = Math.ceil(MIN_MS / Math.max(await warm(ours), 1e-3));
+    const repsOrt = Math.ceil(MIN_MS / Math.max(await warm(theirs), 1e-3));
     const msOurs = [], msOrt = [];
     for (let s = 0; s < SAMPLES; s++) {
       msOurs.push(await time(ours, repsOurs));

@@ -25,8 +25,8 @@ bool om_tensor_set_requires_grad(om_tensor *t, bool requires_grad) {
   return true;
 }
 
-bool om_tensor_requires_grad(const om_tensor *t) { return om__needs_grad(t); }
-bool om_tensor_is_leaf(const om_tensor *t) { return !t->grad_fn; }
+bool om_tensor_requires_grad(const om_tensor *t) { return t && om__needs_grad(t); }
+bool om_tensor_is_leaf(const om_tensor *t) { return t && !t->grad_fn; }
 om_tensor *om_tensor_grad(const om_tensor *t) { return t ? om_tensor_retain(t->grad) : NULL; }
 
 void om_tensor_zero_grad(om_tensor *t) {
@@ -142,17 +142,16 @@ bool om_backward(om_tensor *root, const om_tensor *grad) {
     /* Count, for every reachable record, how many reachable records consume it; then run
      * records in an order where each runs after all its consumers (Kahn's algorithm). */
     record_list seen = {0}, ready = {0};
+    /* A record is marked only once it is in `seen`, so the reset below reaches every mark. */
     ok = push(&seen, root->grad_fn);
-    root->grad_fn->queued = true;
+    if (ok) root->grad_fn->queued = true;
     for (size_t i = 0; ok && i < seen.n; i++)
       for (int k = 0; k < seen.v[i]->n_in && ok; k++) {
         om_record *p = seen.v[i]->in[k]->grad_fn;
         if (!p) continue;
+        if (!p->queued && !(ok = push(&seen, p))) break;
+        p->queued = true;
         p->pending++;
-        if (!p->queued) {
-          p->queued = true;
-          ok = push(&seen, p);
-        }
       }
     if (ok) {
       root->grad_fn->grad_acc[root->output_index] = om_tensor_retain(g);

@@ -21,12 +21,24 @@ const char *om_op_name(int op) { return op >= 0 && op < OM_OP_COUNT ? om__ops[op
 
 bool om__needs_grad(const om_tensor *t) { return t->requires_grad || t->grad_fn; }
 
+/* Releasing a record releases its inputs, which may release their records, and so on down a
+ * chain as long as the model ran ops: done with a worklist, not recursion, so the depth of a
+ * graph is never limited by the C stack. */
 void om__record_release(om_record *r) {
   if (!r || --r->refcount > 0) return;
-  for (int k = 0; k < r->n_in; k++) om_tensor_release(r->in[k]);
-  for (int j = 0; j < r->n_out; j++) om_tensor_release(r->saved[j]);
-  if (r->in != r->in_inline) free(r->in);
-  free(r);
+  om_thread_state *st = om__state();
+  r->next_dead = st->dead_records;
+  st->dead_records = r;
+  if (st->draining) return; /* an outer call is draining the list */
+  st->draining = true;
+  while ((r = st->dead_records)) {
+    st->dead_records = r->next_dead;
+    for (int k = 0; k < r->n_in; k++) om_tensor_release(r->in[k]);
+    for (int j = 0; j < r->n_out; j++) om_tensor_release(r->saved[j]);
+    if (r->in != r->in_inline) free(r->in);
+    free(r);
+  }
+  st->draining = false;
 }
 
 /* Builds the backward record of c and hands it to c's float outputs (out[0] is float). */

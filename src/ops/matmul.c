@@ -1,12 +1,25 @@
 /* Matrix product. C[M,N] = A[M,K] B[K,N] per batch, batch dims broadcast; operands may be any
  * strided view (transposes are not copied: packing reads them in place).
  *
- * The kernel is blocked like GotoBLAS: B is packed in KC x NC blocks of NR-wide column panels,
- * A in MC x KC blocks of MR-tall row panels, and an MR x NR micro-kernel keeps its tile of C
- * in SIMD registers. It is written with GCC/Clang vector extensions, which become SSE natively
- * and SIMD128 in WASM from the same source. Every C element is summed in one fixed order
- * (k ascending within a KC block, blocks in order), so native and WASM give the same bits and
- * a row's result does not depend on M, N or the batch. */
+ * The kernel is blocked like GotoBLAS:
+ *   for jc in N by NC:                          one NC-wide column block of B and C
+ *     for pc in K by KC:                        one KC-deep slice of the sum
+ *       pack B[pc.., jc..] (KC x NC)            into NR-wide column panels (L2)
+ *       for ic in M by MC:
+ *         pack A[ic.., pc..] (MC x KC)          into MR-tall row panels
+ *         for jr in NC by NR:                   one B panel (KC x NR, 8 KB: stays in L1)
+ *           for ir in MC by MR:                 the A panels stream past it
+ *             micro-kernel: C[MR x NR] (+)= A panel x B panel
+ * The micro-kernel keeps its 4 x 8 tile of C in eight 4-float vectors; per k it loads two B
+ * vectors and broadcasts four A values straight from memory (wasm v128.load32_splat, which V8
+ * turns into vbroadcastss), then does 8 multiplies and 8 adds. That is 11 of the 16 SIMD
+ * registers x86 has (V8 maps wasm SIMD onto xmm registers), so nothing spills; 6x8 and 4x12 tiles
+ * (15 and 16 registers) and unrolling k by hand measured slower in WASM (docs/performance.md).
+ * Written with GCC/Clang vector extensions, the same source becomes SSE natively and SIMD128 in
+ * WASM. There is no FMA (-ffp-contract=off), and every C element is summed in one fixed order:
+ * from zero, k ascending within a KC block, and the KC blocks added to C in order. KC is a
+ * compile-time constant, edge tiles run the same kernel on zero-padded panels, so native and
+ * WASM give the same bits and a row's result does not depend on M, N or the batch. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,57 +31,80 @@ enum { MR = 4, NR = 8, KC = 256, MC = 64, NC = 512 };
 
 typedef struct strided { const float *p; int64_t rs, cs; } strided; /* element strides */
 
-/* Packs rows [0, mc) x cols [0, kc) of A into MR-row panels: Ap[(panel*kc + k)*MR + i]. */
+/* Packs rows [0, mc) x cols [0, kc) of A into MR-row panels: Ap[(panel*kc + k)*MR + i], with
+ * rows past mc as zeros. */
 static void pack_a(float *ap, strided a, int64_t mc, int64_t kc) {
-  for (int64_t i0 = 0; i0 < mc; i0 += MR)
-    for (int64_t k = 0; k < kc; k++)
-      for (int64_t i = 0; i < MR; i++)
-        *ap++ = i0 + i < mc ? a.p[(i0 + i) * a.rs + k * a.cs] : 0.0f;
-}
-
-/* Packs rows [0, kc) x cols [0, nc) of B into NR-column panels: Bp[(panel*kc + k)*NR + j]. */
-static void pack_b(float *bp, strided b, int64_t kc, int64_t nc) {
-  for (int64_t j0 = 0; j0 < nc; j0 += NR)
-    for (int64_t k = 0; k < kc; k++) {
-      const float *row = b.p + k * b.rs;
-      if (j0 + NR <= nc && b.cs == 1) {
-        memcpy(bp, row + j0, NR * sizeof(float));
-        bp += NR;
-      } else {
-        for (int64_t j = 0; j < NR; j++) *bp++ = j0 + j < nc ? row[(j0 + j) * b.cs] : 0.0f;
+  for (int64_t i0 = 0; i0 < mc; i0 += MR) {
+    const float *r0 = a.p + i0 * a.rs;
+    if (i0 + MR <= mc) { /* a full panel: four rows read side by side */
+      const float *r1 = r0 + a.rs, *r2 = r1 + a.rs, *r3 = r2 + a.rs;
+      for (int64_t k = 0, o = 0; k < kc; k++, o += a.cs, ap += MR) {
+        ap[0] = r0[o];
+        ap[1] = r1[o];
+        ap[2] = r2[o];
+        ap[3] = r3[o];
       }
-    }
-}
-
-/* C[mr, nr] (+)= Ap panel x Bp panel over kc. */
-static void micro(int64_t kc, const float *ap, const float *bp, float *c, int64_t ldc, int64_t mr, int64_t nr, bool acc) {
-  v4f c0[MR], c1[MR];
-  for (int i = 0; i < MR; i++) c0[i] = c1[i] = (v4f){0, 0, 0, 0};
-  for (int64_t k = 0; k < kc; k++) {
-    v4f b0 = *(const v4f *)(bp + k * NR), b1 = *(const v4f *)(bp + k * NR + 4);
-    for (int i = 0; i < MR; i++) {
-      float av = ap[k * MR + i];
-      v4f a = {av, av, av, av};
-      c0[i] += a * b0;
-      c1[i] += a * b1;
+    } else {
+      for (int64_t k = 0; k < kc; k++)
+        for (int64_t i = 0; i < MR; i++) *ap++ = i0 + i < mc ? r0[i * a.rs + k * a.cs] : 0.0f;
     }
   }
+}
+
+/* Packs rows [0, kc) x cols [0, nc) of B into NR-column panels: Bp[(panel*kc + k)*NR + j], with
+ * columns past nc as zeros. */
+static void pack_b(float *bp, strided b, int64_t kc, int64_t nc) {
+  for (int64_t j0 = 0; j0 < nc; j0 += NR) {
+    const float *col = b.p + j0 * b.cs;
+    if (j0 + NR <= nc && b.cs == 1) { /* a full panel of contiguous rows: two vector copies */
+      for (int64_t k = 0; k < kc; k++, bp += NR) {
+        const float *row = col + k * b.rs;
+        *(v4f *)bp = *(const v4f *)row;
+        *(v4f *)(bp + 4) = *(const v4f *)(row + 4);
+      }
+    } else {
+      for (int64_t k = 0; k < kc; k++)
+        for (int64_t j = 0; j < NR; j++) *bp++ = j0 + j < nc ? col[k * b.rs + j * b.cs] : 0.0f;
+    }
+  }
+}
+
+/* C[mr, nr] (+)= Ap panel [kc, MR] x Bp panel [kc, NR]; c is row-major with row stride ldc.
+ * With acc the tile's sum is added to C (a later KC block), else it replaces C. */
+static void micro(int kc, const float *ap, const float *bp, float *c, int64_t ldc, int mr, int nr, bool acc) {
+  v4f c00 = {0, 0, 0, 0}, c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00, c30 = c00, c31 = c00;
+  for (int k = 0; k < kc; k++, ap += MR, bp += NR) {
+    v4f b0 = *(const v4f *)bp, b1 = *(const v4f *)(bp + 4), a;
+    a = (v4f){ap[0], ap[0], ap[0], ap[0]};
+    c00 += a * b0;
+    c01 += a * b1;
+    a = (v4f){ap[1], ap[1], ap[1], ap[1]};
+    c10 += a * b0;
+    c11 += a * b1;
+    a = (v4f){ap[2], ap[2], ap[2], ap[2]};
+    c20 += a * b0;
+    c21 += a * b1;
+    a = (v4f){ap[3], ap[3], ap[3], ap[3]};
+    c30 += a * b0;
+    c31 += a * b1;
+  }
+  v4f t[MR][2] = {{c00, c01}, {c10, c11}, {c20, c21}, {c30, c31}};
   if (mr == MR && nr == NR) {
     for (int i = 0; i < MR; i++) {
-      v4f *row0 = (v4f *)(c + i * ldc), *row1 = (v4f *)(c + i * ldc + 4);
+      v4f *row = (v4f *)(c + i * ldc);
       if (acc) {
-        *row0 += c0[i];
-        *row1 += c1[i];
+        row[0] += t[i][0];
+        row[1] += t[i][1];
       } else {
-        *row0 = c0[i];
-        *row1 = c1[i];
+        row[0] = t[i][0];
+        row[1] = t[i][1];
       }
     }
     return;
   }
-  for (int64_t i = 0; i < mr; i++) /* an edge tile */
-    for (int64_t j = 0; j < nr; j++) {
-      float v = j < 4 ? c0[i][j] : c1[i][j - 4];
+  for (int i = 0; i < mr; i++) /* an edge tile */
+    for (int j = 0; j < nr; j++) {
+      float v = t[i][j / 4][j % 4];
       c[i * ldc + j] = acc ? c[i * ldc + j] + v : v;
     }
 }
@@ -89,8 +125,8 @@ static void gemm(strided a, strided b, float *c, int64_t m, int64_t n, int64_t k
         pack_a(ap, (strided){a.p + ic * a.rs + pc * a.cs, a.rs, a.cs}, mc, kc);
         for (int64_t jr = 0; jr < nc; jr += NR)
           for (int64_t ir = 0; ir < mc; ir += MR)
-            micro(kc, ap + ir * kc, bp + jr * kc, c + (ic + ir) * n + jc + jr, n,
-                  mc - ir < MR ? mc - ir : MR, nc - jr < NR ? nc - jr : NR, pc > 0);
+            micro((int)kc, ap + ir * kc, bp + jr * kc, c + (ic + ir) * n + jc + jr, n,
+                  (int)(mc - ir < MR ? mc - ir : MR), (int)(nc - jr < NR ? nc - jr : NR), pc > 0);
       }
     }
   }

@@ -161,6 +161,7 @@ static bool extreme_backward(const om_record *r, om_tensor *const *g, om_tensor 
       .test = {.n_in = 1, .ndims = {3}, .shapes = {{2, 3, 4}}, .lo = -2, .hi = 2,                 \
                .attrs = {.n_i = 3, .i = {0, 0, -1}}}};                                            \
   om_tensor *om_##NAME(om_tensor *a, const int64_t *dims, int ndims, bool keepdim) {              \
+    if (!om__check_inputs(#NAME, &a, 1)) return NULL;                                             \
     if (ndims < 0 || ndims > OM_MAX_DIMS || (ndims && !dims))                                     \
       return om__fail(OM_ERR_INVALID_ARGUMENT, #NAME ": %d dims (at most %d)", ndims, OM_MAX_DIMS), NULL; \
     om_attrs at = {.n_i = 1 + ndims, .i = {keepdim}};                                             \

@@ -1,6 +1,6 @@
 /* Shape ops. Views (reshape, permute, expand, slice, select, squeeze, unsqueeze) share the
  * input's storage: their forward only sets strides and offset. Copies and assembly (clone,
- * concat, tril/triu, slice_scatter) write fresh storage. Composites (transpose, contiguous,
+ * cat, tril/triu, slice_scatter) write fresh storage. Composites (transpose, contiguous,
  * stack, split, reshape-with-copy) are written with these ops at the end of the file. */
 #include <stdlib.h>
 #include <string.h>
@@ -55,7 +55,7 @@ static bool resolve_shape(const om_tensor *a, int64_t *shape, int ndim, const ch
   for (int d = 0; d < ndim; d++) {
     if (shape[d] == -1 && infer < 0) {
       infer = d;
-    } else if (shape[d] < 0) {
+    } else if (shape[d] < 0 || (shape[d] && known > INT64_MAX / shape[d])) {
       return fail_shape(who, "cannot reshape", a, shape, ndim);
     } else {
       known *= shape[d];
@@ -179,10 +179,11 @@ static bool slice_bounds(int64_t *at, const int64_t *shape, int ndim, const char
   if (end < 0) end += size;
   start = start < 0 ? 0 : start > size ? size : start;
   end = end < start ? start : end > size ? size : end;
+  *len = end > start ? (end - start - 1) / at[3] + 1 : 0;
   at[0] = dim;
   at[1] = start;
   at[2] = end;
-  *len = (end - start + at[3] - 1) / at[3];
+  if (*len <= 1) at[3] = 1; /* the step of at most one element is irrelevant; 1 keeps strides small */
   return true;
 }
 
@@ -346,14 +347,14 @@ const om_op_def om__op_clone = {
     .name = "clone", .n_in = 1, .n_out = 1, .infer = infer_same, .forward = forward_clone,
     .backward = identity_backward, .test = {.n_in = 1, .ndims = {2}, .shapes = {{2, 3}}, .lo = -2, .hi = 2}};
 
-/* ---- concat ---- */
+/* ---- cat ---- */
 
-static bool infer_concat(om_call *c) {
+static bool infer_cat(om_call *c) {
   om_tensor *a = c->in[0];
-  if (c->attrs.n_i != 1) return om__fail(OM_ERR_INVALID_ARGUMENT, "concat: needs one dim");
+  if (c->attrs.n_i != 1) return om__fail(OM_ERR_INVALID_ARGUMENT, "cat: needs one dim");
   int dim = om__wrap_dim(c->attrs.i[0], a->ndim, "concat");
   if (dim < 0) return false;
-  if (a->ndim == 0) return om__fail(OM_ERR_INVALID_ARGUMENT, "concat: 0-d tensors cannot be joined (use stack)");
+  if (a->ndim == 0) return om__fail(OM_ERR_INVALID_ARGUMENT, "cat: 0-d tensors cannot be joined (use stack)");
   c->attrs.i[0] = dim;
   om_meta *m = &c->out_meta[0];
   meta_from(m, a->dtype, a->shape, a->ndim);
@@ -361,20 +362,22 @@ static bool infer_concat(om_call *c) {
   for (int k = 0; k < c->n_in; k++) {
     om_tensor *t = c->in[k];
     if (t->dtype != a->dtype)
-      return om__fail(OM_ERR_DTYPE_MISMATCH, "concat: input %d is %s, input 0 is %s", k, om_dtype_name(t->dtype), om_dtype_name(a->dtype));
+      return om__fail(OM_ERR_DTYPE_MISMATCH, "cat: input %d is %s, input 0 is %s", k, om_dtype_name(t->dtype), om_dtype_name(a->dtype));
     bool fits = t->ndim == a->ndim;
     for (int d = 0; fits && d < a->ndim; d++) fits = d == dim || t->shape[d] == a->shape[d];
     if (!fits) {
       char x[OM_SHAPE_STR_LEN], y[OM_SHAPE_STR_LEN];
-      return om__fail(OM_ERR_SHAPE_MISMATCH, "concat: input %d has shape %s, input 0 has %s (only dim %d may differ)", k,
+      return om__fail(OM_ERR_SHAPE_MISMATCH, "cat: input %d has shape %s, input 0 has %s (only dim %d may differ)", k,
                       om__shape_str(x, sizeof x, t->shape, t->ndim), om__shape_str(y, sizeof y, a->shape, a->ndim), dim);
     }
+    if (m->shape[dim] > INT64_MAX - t->shape[dim])
+      return om__fail(OM_ERR_OUT_OF_MEMORY, "cat: the joined dim %d has more than %lld elements", dim, (long long)INT64_MAX);
     m->shape[dim] += t->shape[dim];
   }
   return true;
 }
 
-static bool forward_concat(om_call *c) {
+static bool forward_cat(om_call *c) {
   om_tensor *o = c->out[0];
   int dim = (int)c->attrs.i[0];
   int64_t at = 0;
@@ -388,7 +391,7 @@ static bool forward_concat(om_call *c) {
   return true;
 }
 
-static bool concat_backward(const om_record *r, om_tensor *const *g, om_tensor **gin) {
+static bool cat_backward(const om_record *r, om_tensor *const *g, om_tensor **gin) {
   int dim = (int)r->attrs.i[0];
   int64_t at = 0;
   for (int k = 0; k < r->n_in; k++) {
@@ -399,9 +402,9 @@ static bool concat_backward(const om_record *r, om_tensor *const *g, om_tensor *
   return true;
 }
 
-const om_op_def om__op_concat = {
-    .name = "concat", .n_in = -1, .n_out = 1, .infer = infer_concat, .forward = forward_concat,
-    .backward = concat_backward,
+const om_op_def om__op_cat = {
+    .name = "cat", .n_in = -1, .n_out = 1, .infer = infer_cat, .forward = forward_cat,
+    .backward = cat_backward,
     .test = {.n_in = 3, .ndims = {2, 2, 2}, .shapes = {{2, 3}, {2, 1}, {2, 2}}, .lo = -2, .hi = 2, .attrs = {.n_i = 1, .i = {1}}}};
 
 /* ---- tril / triu ---- */
@@ -487,6 +490,7 @@ const om_op_def om__op_slice_scatter = {
 /* ---- public view functions and composites ---- */
 
 static om_tensor *apply_i(om_op op, om_tensor *a, const int64_t *v, int n) {
+  if (!om__check_inputs(om_op_name(op), &a, 1)) return NULL;
   if (n < 0 || n > OM_MAX_DIMS)
     return om__fail(OM_ERR_INVALID_ARGUMENT, "%s: %d dims (at most %d)", om_op_name(op), n, OM_MAX_DIMS), NULL;
   if (n && !v) return om__fail(OM_ERR_INVALID_ARGUMENT, "%s: the dims array is NULL", om_op_name(op)), NULL;
@@ -534,7 +538,7 @@ om_tensor *om_transpose(om_tensor *a, int d0, int d1) {
 
 om_tensor *om_cat(om_tensor *const *ts, int n, int dim) {
   if (n < 1 || !ts) return om__fail(OM_ERR_INVALID_ARGUMENT, "cat: needs at least one tensor"), NULL;
-  return om__apply1(OM_OP_concat, ts, n, &(om_attrs){.n_i = 1, .i = {dim}});
+  return om__apply1(OM_OP_cat, ts, n, &(om_attrs){.n_i = 1, .i = {dim}});
 }
 
 om_tensor *om_stack(om_tensor *const *ts, int n, int dim) {
@@ -563,7 +567,7 @@ int om_split(om_tensor *a, int64_t split_size, int dim, om_tensor **out, int max
   int d = om__wrap_dim(dim, a->ndim, "split");
   if (d < 0) return -1;
   if (split_size < 1) return om__fail(OM_ERR_INVALID_ARGUMENT, "split: size %lld must be positive", (long long)split_size), -1;
-  int64_t size = a->shape[d], n = size ? (size + split_size - 1) / split_size : 1;
+  int64_t size = a->shape[d], n = size ? (size - 1) / split_size + 1 : 1;
   if (!out || n > max_out)
     return om__fail(OM_ERR_INVALID_ARGUMENT, "split: %lld pieces do not fit in %d outputs", (long long)n, max_out), -1;
   for (int64_t k = 0; k < n; k++) {

@@ -81,8 +81,8 @@ bool om__broadcast_shapes(om_tensor *const *ts, int n, om_meta *meta, const char
 /* float -> int64 truncates toward zero like a C cast, with NaN -> 0 and saturation instead of UB. */
 static inline int64_t om__f32_to_i64(float v) {
   if (v != v) return 0;
-  if (v >= 9.2233715e18f) return INT64_MAX;
-  if (v <= -9.2233715e18f) return INT64_MIN;
+  if (v >= 0x1p63f) return INT64_MAX;
+  if (v < -0x1p63f) return INT64_MIN;
   return (int64_t)v;
 }
 

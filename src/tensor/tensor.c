@@ -163,22 +163,25 @@ void om__release_all(om_tensor **ts, int n) {
   }
 }
 
-om_dtype om_tensor_dtype(const om_tensor *t) { return t->dtype; }
-int om_tensor_ndim(const om_tensor *t) { return t->ndim; }
-const int64_t *om_tensor_shape(const om_tensor *t) { return t->shape; }
-const int64_t *om_tensor_strides(const om_tensor *t) { return t->strides; }
-uint64_t om_tensor_version(const om_tensor *t) { return t->storage->version; }
-bool om_tensor_shares_storage(const om_tensor *t, const om_tensor *u) { return t->storage == u->storage; }
+om_dtype om_tensor_dtype(const om_tensor *t) { return t ? t->dtype : OM_FLOAT32; }
+int om_tensor_ndim(const om_tensor *t) { return t ? t->ndim : 0; }
+const int64_t *om_tensor_shape(const om_tensor *t) { return t ? t->shape : NULL; }
+const int64_t *om_tensor_strides(const om_tensor *t) { return t ? t->strides : NULL; }
+uint64_t om_tensor_version(const om_tensor *t) { return t ? t->storage->version : 0; }
+bool om_tensor_shares_storage(const om_tensor *t, const om_tensor *u) { return t && u && t->storage == u->storage; }
 int64_t om_live_tensors(void) { return om__state()->live_tensors; }
 int64_t om_live_bytes(void) { return om__state()->live_bytes; }
 
 int64_t om_tensor_numel(const om_tensor *t) {
+  if (!t) return 0;
   int64_t n = 1;
   for (int d = 0; d < t->ndim; d++) n *= t->shape[d];
   return n;
 }
 
 bool om_tensor_is_contiguous(const om_tensor *t) {
+  if (!t) return false;
+  if (om_tensor_numel(t) == 0) return true;
   int64_t s = 1;
   for (int d = t->ndim - 1; d >= 0; d--) {
     if (t->shape[d] != 1 && t->strides[d] != s) return false;
@@ -220,8 +223,9 @@ static bool check_value(om_dtype dtype, double value, const char *who) {
 static om_tensor *full_named(const int64_t *shape, int ndim, om_dtype dtype, double value, const char *who) {
   om_meta m;
   if (!make_meta(&m, shape, ndim, dtype, who) || !check_value(dtype, value, who)) return NULL;
-  om_tensor *t = om__tensor_new(&m, value == 0, who);
-  if (t && value != 0) {
+  bool zero = value == 0 && !signbit(value); /* -0.0 is not all-zero bytes */
+  om_tensor *t = om__tensor_new(&m, zero, who);
+  if (t && !zero) {
     int64_t n = om_tensor_numel(t);
     for (int64_t k = 0; k < n; k++) store(t->storage->data, dtype, k, value);
   }
@@ -259,6 +263,8 @@ om_tensor *om_arange(double start, double end, double step, om_dtype dtype) {
   if (count < 0) count = 0;
   if (count > 1e15) return om__fail(OM_ERR_OUT_OF_MEMORY, "arange: %g elements", count), NULL;
   int64_t n = (int64_t)count;
+  if (n && (!check_value(dtype, start, "arange") || !check_value(dtype, start + (double)(n - 1) * step, "arange")))
+    return NULL;
   om_meta m = {.dtype = dtype, .ndim = 1, .shape = {n}};
   om_tensor *t = om__tensor_new(&m, false, "arange");
   for (int64_t k = 0; t && k < n; k++) store(t->storage->data, dtype, k, start + (double)k * step);

@@ -18,8 +18,12 @@ TEST(creation) {
   om_tensor *a = om_arange(0, 5, 2, OM_INT64), *b = om_arange(1, 0, -0.25, OM_FLOAT32);
   CHECK_VALUES(a, SHAPE(3), 0, 0, 2, 4);
   CHECK_VALUES(b, SHAPE(4), 0, 1, 0.75, 0.5, 0.25);
-  om_tensor *e = om_zeros((int64_t[]){0, 3}, 2, OM_FLOAT32);
-  CHECK(e && om_tensor_numel(e) == 0);
+  om_tensor *e = om_zeros((int64_t[]){3, 0}, 2, OM_FLOAT32);
+  CHECK(e && om_tensor_numel(e) == 0 && om_tensor_is_contiguous(e));
+  om_tensor *nz = om_full((int64_t[]){1}, 1, OM_FLOAT32, -0.0);
+  CHECK(nz && signbit(at(nz, 0)));
+  R(nz);
+  CHECK_ERROR(om_arange(1e19, 2e19, 1e18, OM_INT64) != NULL, OM_ERR_INVALID_ARGUMENT, "arange: 1e+19 does not fit int64");
   R(z); R(o); R(f); R(s); R(a); R(b); R(e);
 }
 
@@ -150,6 +154,10 @@ TEST(view_errors) {
   CHECK_ERROR(om_expand(a, (int64_t[]){2, 4}, 2) != NULL, OM_ERR_SHAPE_MISMATCH, "expand: cannot expand [2,3] to [2,4]");
   CHECK_ERROR(om_expand(a, (int64_t[]){1LL << 62, 2, 3}, 3) != NULL, OM_ERR_OUT_OF_MEMORY, "expand: shape [4611686018427387904,2,3] has too many elements");
   CHECK_ERROR(om_select(a, 0, 2) != NULL, OM_ERR_INDEX_OUT_OF_RANGE, "select: index 2 is out of range for dim 0 of size 2");
+  om_tensor *big = om_slice(a, 1, 0, 3, INT64_MAX); /* no overflow: one element, step made 1 */
+  CHECK(big && om_tensor_shape(big)[1] == 1 && om_tensor_strides(big)[1] == 1);
+  R(big);
+  CHECK_ERROR(om_reshape(a, (int64_t[]){7, 0x6DB6DB6DB6DB6DB7}, 2) != NULL, OM_ERR_SHAPE_MISMATCH, "reshape: cannot reshape [2,3]");
   CHECK_ERROR(om_slice(a, 1, 0, 2, 0) != NULL, OM_ERR_INVALID_ARGUMENT, "slice: step 0 must be positive");
   CHECK_ERROR(om_unsqueeze(a, 3) != NULL, OM_ERR_INDEX_OUT_OF_RANGE, "unsqueeze: dim 3 is out of range for 3 dims");
   om_tensor *v = om_zeros((int64_t[]){3}, 1, OM_FLOAT32);
@@ -170,8 +178,14 @@ TEST(assembly) {
   CHECK_VALUES(parts[1], SHAPE(2, 1), 0, 5, 6);
   om_tensor_release(parts[0]);
   om_tensor_release(parts[1]);
-  CHECK_ERROR(om_cat((om_tensor *[]){a, b}, 2, 0) != NULL, OM_ERR_SHAPE_MISMATCH, "concat: input 1 has shape [2,1], input 0 has [2,2] (only dim 0 may differ)");
+  CHECK_ERROR(om_cat((om_tensor *[]){a, b}, 2, 0) != NULL, OM_ERR_SHAPE_MISMATCH, "cat: input 1 has shape [2,1], input 0 has [2,2] (only dim 0 may differ)");
   CHECK_ERROR(om_stack((om_tensor *[]){a, b}, 2, 0) != NULL, OM_ERR_SHAPE_MISMATCH, "stack: input 1 has shape [2,1], input 0 has [2,2] (all must match)");
+  CHECK_EQ_INT(om_split(c, INT64_MAX, 1, parts, 4), 1);
+  om_tensor_release(parts[0]);
+  om_tensor *one = om_ones((int64_t[]){1}, 1, OM_FLOAT32), *huge = om_expand(one, (int64_t[]){1LL << 59}, 1), *many[20];
+  for (int k = 0; k < 20; k++) many[k] = huge; /* 20 * 2^59 elements overflow int64 */
+  CHECK_ERROR(om_cat(many, 20, 0) != NULL, OM_ERR_OUT_OF_MEMORY, "cat: the joined dim 0 has more than");
+  R(one); R(huge);
   CHECK_ERROR(om_split(c, 1, 1, parts, 2) >= 0, OM_ERR_INVALID_ARGUMENT, "split: 3 pieces do not fit in 2 outputs");
   om_tensor *m = om_arange(1, 10, 1, OM_FLOAT32), *sq = om_reshape(m, (int64_t[]){3, 3}, 2);
   om_tensor *lo = om_tril(sq, 0), *up = om_triu(sq, 1);

@@ -17,16 +17,16 @@ const rows = [
   // shapes
   ['add [2,3] + [4]', () => om.zeros([2, 3]).add(om.zeros([4])), 'ShapeMismatch', /add.*\[2, ?3\].*\[4\]/],
   ['matmul [2,3] @ [4,5]', () => om.zeros([2, 3]).matmul(om.zeros([4, 5])), 'ShapeMismatch', /matmul.*\[2, ?3\].*\[4, ?5\]/],
-  ['om.matmul of two 0-d', () => om.matmul(f(1), f(2)), 'ShapeMismatch|InvalidArgument', /matmul/],
+  ['om.matmul of two 0-d', () => om.matmul(f(1), f(2)), 'InvalidArgument', /^matmul: both operands need at least 1 dim, got 0 and 0/],
   ['reshape 6 elements to [4]', () => om.zeros([2, 3]).reshape(4), 'ShapeMismatch', /reshape/],
-  ['reshape with two -1', () => om.zeros([2, 3]).reshape(-1, -1), 'InvalidArgument|ShapeMismatch', /reshape/],
+  ['reshape with two -1', () => om.zeros([2, 3]).reshape(-1, -1), 'ShapeMismatch', /^reshape: cannot reshape \[2,3\] to \[-1,-1\]/],
   ['expand [2] to [3]', () => om.zeros([2]).expand(3), 'ShapeMismatch', /expand/],
-  ['cat [2,2] and [3]', () => om.cat([om.zeros([2, 2]), om.zeros([3])]), 'ShapeMismatch|InvalidArgument', /cat|concat/],
-  ['stack [2] and [3]', () => om.stack([om.zeros([2]), om.zeros([3])]), 'ShapeMismatch', /stack|concat/],
+  ['cat [2,2] and [3]', () => om.cat([om.zeros([2, 2]), om.zeros([3])]), 'ShapeMismatch', /^cat: input 1 has shape \[3\], input 0 has \[2,2\]/],
+  ['stack [2] and [3]', () => om.stack([om.zeros([2]), om.zeros([3])]), 'ShapeMismatch', /^stack: input 1 has shape/],
   ['where with mismatched shapes', () => om.where(om.zeros([2], { dtype: 'bool' }), om.zeros([3]), 0), 'ShapeMismatch', /where/],
   ['copy_ [3] into [2]', () => om.zeros([2]).copy_(om.zeros([3])), 'ShapeMismatch', /copy/],
   // dtypes
-  ['float32 + int64', () => f([1, 2]).add(f([1n, 2n])), 'DtypeMismatch', /add.*float32.*int64|add.*int64.*float32|add/],
+  ['float32 + int64', () => f([1, 2]).add(f([1n, 2n])), 'DtypeMismatch', /^add: dtypes float32 and int64 differ/],
   ['exp of int64', () => f([1n]).exp(), 'DtypeMismatch', /exp.*int64/],
   ['div of int64', () => f([1n]).div(f([2n])), 'DtypeMismatch', /div/],
   ['where with a float condition', () => om.where(f([1, 0]), f([1, 2]), f([3, 4])), 'DtypeMismatch', /where/],
@@ -65,10 +65,10 @@ const rows = [
   ['add an object', () => f([1]).add({}), 'InvalidArgument', /add: other/],
   ['matmul with a number', () => f([1]).matmul(2), 'InvalidArgument', /matmul: other must be a Tensor/],
   ['cat of a non-array', () => om.cat('ab'), 'InvalidArgument', /cat: expected an array/],
-  ['cat of nothing', () => om.cat([]), 'InvalidArgument', /cat|concat/],
+  ['cat of nothing', () => om.cat([]), 'InvalidArgument', /^cat: needs at least one tensor/],
   ['where with a string', () => om.where('x', f([1]), f([2])), 'InvalidArgument', /where: condition/],
   ['arange with step 0', () => om.arange(0, 1, 0), 'InvalidArgument', /arange/],
-  ['arange to Infinity', () => om.arange(0, Infinity), 'InvalidArgument|OutOfMemory', /arange/],
+  ['arange to Infinity', () => om.arange(0, Infinity), 'InvalidArgument', /arange: start 0, end inf, step 1 do not make a range/],
   ['arange of NaN', () => om.arange(NaN), 'InvalidArgument', /arange/],
   ['arange of a string', () => om.arange('5'), 'InvalidArgument', /arange: argument 0/],
   ['noGrad of a non-function', () => om.noGrad(5), 'InvalidArgument', /noGrad: expected a function/],
@@ -85,7 +85,7 @@ const rows = [
   ['slice with step 0', () => f([1, 2]).slice(0, 0, 2, 0), 'InvalidArgument', /slice/],
   ['permute with too few dims', () => om.zeros([2, 3]).permute(0), 'InvalidArgument', /permute/],
   ['permute with a repeated dim', () => om.zeros([2, 3]).permute(0, 0), 'InvalidArgument', /permute/],
-  ['item of 2 elements', () => f([1, 2]).item(), 'InvalidArgument|ShapeMismatch', /item/],
+  ['item of 2 elements', () => f([1, 2]).item(), 'InvalidArgument', /^item: tensor of shape \[2\] has 2 elements, not 1/],
   // dims and indices
   ['sum(5) on a 2-D tensor', () => om.zeros([2, 3]).sum(5), 'IndexOutOfRange', /sum.*5/],
   ['transpose with dim 2 of 2-D', () => om.zeros([2, 3]).transpose(0, 2), 'IndexOutOfRange', /transpose|permute/],
@@ -126,7 +126,7 @@ describe('misuse table', () => {
         assert.ok(caught !== undefined, `${name}: did not throw`);
         assert.ok(caught instanceof om.OmError,
           `${name}: expected an OmError, got ${caught?.constructor?.name}: ${caught?.message}`);
-        assert.match(caught.kind, new RegExp(`^(${kind})$`), `${name}: kind (message: ${caught.message})`);
+        assert.equal(caught.kind, kind, `${name}: kind (message: ${caught.message})`);
         assert.match(caught.message, re, `${name}: message`);
       });
       // the library still works afterwards
