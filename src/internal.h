@@ -124,6 +124,10 @@ typedef struct om_op_def {
 extern const om_op_def *const om__ops[OM_OP_COUNT];
 extern const char *const om__op_families[OM_OP_COUNT]; /* the family file of each op */
 
+/** Checks that every op-table row has its parts (name, infer, forward, a backward or a
+ *  non-differentiable mark, test settings); on a gap sets InvalidArgument naming it, false. */
+bool om__ops_self_check(void);
+
 /* ---- errors ---- */
 /** Sets the thread's last error (printf-style message); always returns false. */
 bool om__fail(om_error_kind kind, const char *fmt, ...)
@@ -219,6 +223,7 @@ typedef struct om_thread_state {
   int64_t live_tensors, live_bytes;
   om_record *dead_records; /* records at refcount 0 whose inputs are still to be released */
   bool draining;
+  bool ops_checked; /* debug builds: the op table passed om__ops_self_check on this thread */
 } om_thread_state;
 om_thread_state *om__state(void);
 

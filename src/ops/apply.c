@@ -19,6 +19,17 @@ const char *const om__op_families[OM_OP_COUNT] = {
 
 const char *om_op_name(int op) { return op >= 0 && op < OM_OP_COUNT ? om__ops[op]->name : NULL; }
 
+bool om__ops_self_check(void) {
+  for (int op = 0; op < OM_OP_COUNT; op++) {
+    const om_op_def *d = om__ops[op];
+    const char *gap = !d || !d->name ? "a name" : !d->infer ? "infer" : !d->forward ? "forward"
+                      : !d->backward && !d->test.no_gradcheck ? "a backward (or the non-differentiable mark)"
+                      : d->test.n_in < 1 || (d->n_in >= 0 && d->test.n_in != d->n_in) ? "test settings" : NULL;
+    if (gap) return om__fail(OM_ERR_INVALID_ARGUMENT, "op table: op %d (%s) lacks %s", op, d && d->name ? d->name : "?", gap);
+  }
+  return true;
+}
+
 bool om__needs_grad(const om_tensor *t) { return t->requires_grad || t->grad_fn; }
 
 /* Releasing a record releases its inputs, which may release their records, and so on down a
@@ -82,6 +93,9 @@ static bool record(const om_op_def *def, om_call *c) {
 int om__apply(om_op op, om_tensor *const *in, int n_in, const om_attrs *attrs, om_tensor **out) {
   if ((unsigned)op >= OM_OP_COUNT) return om__fail(OM_ERR_INVALID_ARGUMENT, "apply: unknown op %d", (int)op), -1;
   const om_op_def *def = om__ops[op];
+#ifndef NDEBUG /* debug builds check the whole table once per thread, before the first op */
+  if (!om__state()->ops_checked && !(om__state()->ops_checked = om__ops_self_check())) return -1;
+#endif
   if (!om__check_inputs(def->name, in, n_in)) return -1;
   if (def->n_in >= 0 ? n_in != def->n_in : n_in < 1)
     return om__fail(OM_ERR_INVALID_ARGUMENT, "%s: takes %d inputs, got %d", def->name, def->n_in, n_in), -1;
