@@ -74,19 +74,19 @@ static void pack_b(float *bp, strided b, int64_t kc, int64_t nc) {
 static void micro(int kc, const float *ap, const float *bp, float *c, int64_t ldc, int mr, int nr, bool acc) {
   v4f c00 = {0, 0, 0, 0}, c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00, c30 = c00, c31 = c00;
   for (int k = 0; k < kc; k++, ap += MR, bp += NR) {
-    v4f b0 = *(const v4f *)bp, b1 = *(const v4f *)(bp + 4), a;
-    a = (v4f){ap[0], ap[0], ap[0], ap[0]};
-    c00 += a * b0;
-    c01 += a * b1;
-    a = (v4f){ap[1], ap[1], ap[1], ap[1]};
-    c10 += a * b0;
-    c11 += a * b1;
-    a = (v4f){ap[2], ap[2], ap[2], ap[2]};
-    c20 += a * b0;
-    c21 += a * b1;
-    a = (v4f){ap[3], ap[3], ap[3], ap[3]};
-    c30 += a * b0;
-    c31 += a * b1;
+    v4f b0 = *(const v4f *)bp, b1 = *(const v4f *)(bp + 4);
+    /* row i of the tile: broadcast A[i][k] and add its products with the 8 columns of B[k] */
+#define OM_TILE_ROW(i, x0, x1)                      \
+  do {                                              \
+    v4f a = {ap[i], ap[i], ap[i], ap[i]};           \
+    x0 += a * b0;                                   \
+    x1 += a * b1;                                   \
+  } while (0)
+    OM_TILE_ROW(0, c00, c01);
+    OM_TILE_ROW(1, c10, c11);
+    OM_TILE_ROW(2, c20, c21);
+    OM_TILE_ROW(3, c30, c31);
+#undef OM_TILE_ROW
   }
   v4f t[MR][2] = {{c00, c01}, {c10, c11}, {c20, c21}, {c30, c31}};
   if (mr == MR && nr == NR) {
