@@ -13,11 +13,13 @@
 #define OM_MAX_FATTRS 4
 
 /* Refcounted element buffer. Views share one; every in-place change bumps version. */
+typedef struct om_snapshot om_snapshot;
 typedef struct om_storage {
   int64_t refcount;
   uint64_t version;
   size_t nbytes;
   void *data;
+  om_snapshot *snapshots; /* traced models' constants that must keep today's values (copy on write) */
 } om_storage;
 
 typedef struct om_record om_record;
@@ -35,6 +37,8 @@ struct om_tensor {
   om_tensor *grad;      /* accumulated gradient of a leaf (owned) */
   om_record *grad_fn;   /* the record that made this tensor (owned reference), NULL for leaves */
   int output_index;     /* which output of grad_fn this is */
+  uint32_t trace_id;    /* the trace that made this tensor a graph value (0: none) */
+  int32_t trace_value;  /* its value id in that trace's graph */
 };
 
 /* Integer and float attributes of one op call (dims, axes, flags, exponents). */
@@ -99,6 +103,8 @@ typedef struct om_op_test {
   bool no_gradcheck;                  /* not differentiable (comparisons, int outputs) */
 } om_op_test;
 
+typedef struct om_lower om_lower;
+
 /* One row of the op table. */
 typedef struct om_op_def {
   const char *name;
@@ -113,6 +119,10 @@ typedef struct om_op_def {
   /* Given gout[j] (borrowed, never NULL), writes gin[i] (new references, or NULL for no
    * gradient) for each input; returns false on error. Runs with grad mode off. */
   bool (*backward)(const om_record *r, om_tensor *const *gout, om_tensor **gin);
+  /* Writes the ONNX nodes of a call whose inputs include a traced value (src/trace/lower.c
+   * has the helpers), or refuses with om__lower_refuse. Sees canonical attrs, as backward does. */
+  bool (*lower)(om_lower *l, const om_call *c);
+  const char *onnx;      /* the ONNX nodes lower writes, for docs/operators.md ("MatMul") */
   const void *impl;      /* per-op data for the family's shared functions (kernel tables) */
   om_op_test test;
 } om_op_def;
@@ -214,6 +224,63 @@ static inline void om__scope_end(om_scope *s) { om__release_all(s->t, s->n); }
 /** True when input i of the record wants a gradient. */
 static inline bool om__wants(const om_record *r, int i) { return om__needs_grad(r->in[i]); }
 
+/* ---- tracing: the hook in om__apply and the lowering helpers (src/trace/) ---- */
+typedef struct om_trace om_trace;
+/** True when t is a value of the trace recording on this thread. */
+bool om__traced(const om_tensor *t);
+/** Before forward: lowers call c (some input traced) into the active trace, given the attrs as
+ *  the caller passed them (before infer canonicalised them). Fails (ending the trace on trace
+ *  errors) before anything is computed. */
+bool om__trace_lower(const om_op_def *def, const om_call *c, const om_attrs *given);
+/** After forward: gives c's outputs their graph values, or, when forward failed (ok false),
+ *  drops what om__trace_lower added. */
+void om__trace_commit(const om_call *c, bool ok);
+/** Refuses a read (DataDependent) or write (InPlaceMutation) of t by user code while t is
+ *  traced; who names the call. Ends the trace on failure. */
+bool om__trace_check_read(const om_tensor *t, const char *who);
+bool om__trace_check_write(const om_tensor *t, const char *who);
+/** Before an in-place write to s: traced models holding s's current values get their own copy. */
+bool om__storage_will_change(om_storage *s, const char *who);
+/** Sets a trace error and ends the recording (the message is kept for om_trace_finish). */
+bool om__trace_fail(om_error_kind kind, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* An ONNX node attribute, for om__emit. */
+typedef enum om_gattr_type { OM_GATTR_INT, OM_GATTR_FLOAT, OM_GATTR_INTS } om_gattr_type;
+typedef struct om_gattr {
+  const char *name; /* static string */
+  om_gattr_type type;
+  int64_t i;        /* INT */
+  double f;         /* FLOAT (written as a float) */
+  int n;            /* INTS: how many */
+  const int64_t *ints; /* INTS: the values (copied by om__emit) */
+} om_gattr;
+#define OM_ATTR_INT(nm, v) ((om_gattr){.name = (nm), .type = OM_GATTR_INT, .i = (v)})
+#define OM_ATTR_FLOAT(nm, v) ((om_gattr){.name = (nm), .type = OM_GATTR_FLOAT, .f = (v)})
+#define OM_ATTR_INTS(nm, p, cnt) ((om_gattr){.name = (nm), .type = OM_GATTR_INTS, .ints = (p), .n = (cnt)})
+
+/** The graph value of input i of the call being lowered (a traced value or a captured constant). */
+int om__lower_input(om_lower *l, int i);
+/** The symbol (dim_param) of axis d of input i, or of output j, NULL when the axis is fixed. */
+const char *om__lower_input_sym(om_lower *l, int i, int d);
+const char *om__lower_output_sym(om_lower *l, int j, int d);
+/** Emits ONNX node op_type reading in[0..n_in) (value ids; -1 omits an optional input) and
+ *  writing n_out new values typed by meta[0..n_out), whose ids go to out. false on error. */
+bool om__emit(om_lower *l, const char *op_type, const int *in, int n_in, const om_meta *meta, int n_out, int *out,
+              const om_gattr *attrs, int n_attrs);
+/** An int64 initializer (deduplicated by value): n values as 1-D, or one value as 0-d when
+ *  n is -1. Returns its value id, -1 on error. */
+int om__lower_ints(om_lower *l, const int64_t *v, int n);
+/** Makes value v output j of the call (the last node's output, or an input's value for an alias). */
+void om__lower_output(om_lower *l, int j, int v);
+/** The common case: one node reading every input of c and writing every output. */
+bool om__lower_node(om_lower *l, const om_call *c, const char *op_type, const om_gattr *attrs, int n_attrs);
+/** Output 0 shares input 0's value and no node is written (reshape to the same shape, clone). */
+bool om__lower_alias(om_lower *l);
+/** Refuses the call with UnsupportedOperation naming the op and why (ends the trace). */
+bool om__lower_refuse(om_lower *l, const om_call *c, const char *why);
+/** Refuses the call with SymbolicShape: the op would bake symbolic axis d of input i into the graph. */
+bool om__lower_baked(om_lower *l, const om_call *c, int i, int d, const char *what);
+
 /* ---- per-thread state ---- */
 typedef struct om_thread_state {
   bool grad_disabled;
@@ -224,6 +291,10 @@ typedef struct om_thread_state {
   om_record *dead_records; /* records at refcount 0 whose inputs are still to be released */
   bool draining;
   bool ops_checked; /* debug builds: the op table passed om__ops_self_check on this thread */
+  om_trace *trace;        /* the recording on this thread, NULL when none */
+  uint32_t trace_serial;  /* ids of traces begun on this thread (tensors carry theirs) */
+  om_error_kind trace_end_kind; /* the trace error that ended the last recording, for finish */
+  char trace_end_msg[512];
 } om_thread_state;
 om_thread_state *om__state(void);
 

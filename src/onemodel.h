@@ -256,6 +256,53 @@ om_tensor *om_matmul(om_tensor *a, om_tensor *b);
 int om_apply(om_op op, om_tensor *const *in, int n_in, const int64_t *iattrs, int n_iattrs,
              const double *fattrs, int n_fattrs, om_tensor **out, int max_out);
 
+/* ---- tracing to ONNX (see docs/tracing.md) ----
+ * A trace is a recorded eager run on the calling thread: om_trace_begin(), then declare the
+ * inputs, run the model on them as usual (real values are computed), name weights if you
+ * like, and om_trace_finish() with the outputs. Every op with a traced input is lowered to
+ * ONNX nodes; tensors that do not depend on an input become initializers. Any trace error
+ * (om_error_kind_is_trace) ends the recording on the spot: nothing is left active or leaked,
+ * and a later om_trace_finish() reports that first error again, so C code can check once. */
+typedef struct om_traced_model om_traced_model;
+/** Starts recording on the calling thread; false with InvalidUsage when one is already recording. */
+bool om_trace_begin(void);
+/** True while a trace records on the calling thread. */
+bool om_trace_active(void);
+/** Ends the recording without a model (nothing happens when none records). */
+void om_trace_abort(void);
+/** Declares graph input name with example's values and shape (example borrowed). axis_names is
+ *  NULL or example's ndim entries: a name makes that axis symbolic (dim_param), NULL keeps it
+ *  fixed. Returns a new reference to a traced tensor that shares example's storage. */
+om_tensor *om_trace_input(const char *name, om_tensor *example, const char *const *axis_names);
+/** Names the constant t (borrowed) in the graph; a differently strided view of it becomes
+ *  "<name>.view_<n>". A second name for the same view is ignored (tied weights stay one). */
+bool om_trace_parameter(const char *name, om_tensor *t);
+/** Ends the recording and returns the model (new, free with om_traced_release), or NULL on
+ *  error. outputs (borrowed) are named names[k], in that order; the recording ends either way. */
+om_traced_model *om_trace_finish(om_tensor *const *outputs, const char *const *names, int n);
+/** Frees a traced model (NULL is ignored). */
+void om_traced_release(om_traced_model *m);
+
+/** Receives the next n bytes of a stream (borrowed, valid during the call); false stops it. */
+typedef bool (*om_write_fn)(void *ctx, const void *bytes, size_t n);
+/** Streams m's ONNX ModelProto (opset 20, IR 9) into write(ctx, ...): equal graphs give equal
+ *  bytes, and weights go out straight from their storage. m borrowed; false on error. */
+bool om_traced_write_onnx(const om_traced_model *m, om_write_fn write, void *ctx);
+
+/** The parts of a traced model that om_traced_count / om_traced_name / om_traced_info read. */
+typedef enum om_traced_part { OM_TRACED_INPUT, OM_TRACED_OUTPUT, OM_TRACED_INITIALIZER, OM_TRACED_NODE } om_traced_part;
+/** How many inputs, outputs, initializers or nodes m has (borrowed m; -1 on a bad argument). */
+int om_traced_count(const om_traced_model *m, om_traced_part part);
+/** The name of item i of part (for a node, its ONNX op type); borrowed, valid while m lives. */
+const char *om_traced_name(const om_traced_model *m, om_traced_part part, int i);
+/** dtype, rank and shape of input, output or initializer i; dim_params (may be NULL) gets the
+ *  symbol of each axis or NULL for a fixed one. Pointers are borrowed, valid while m lives. */
+bool om_traced_info(const om_traced_model *m, om_traced_part part, int i, om_dtype *dtype, int *ndim,
+                    const int64_t **shape, const char *const **dim_params);
+/** The value names node i reads (outputs false) or writes (outputs true): returns how many and
+ *  stores up to max borrowed names in names ("" for an omitted optional input); -1 on error. */
+int om_traced_node_values(const om_traced_model *m, int i, bool outputs, const char **names, int max);
+
 /* ---- memory accounting (per thread) ---- */
 /** Live tensors (handles, including views and autograd-held ones) on this thread. */
 int64_t om_live_tensors(void);

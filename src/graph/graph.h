@@ -1,0 +1,91 @@
+/* The graph IR: what a trace records and the ONNX writer reads. Values (graph inputs,
+ * initializers, node outputs), ONNX nodes in execution order, and initializers that hold
+ * tensors. Strings, node operand lists and attributes live in the graph's arena and are freed
+ * with it in one call. Internal: nothing here is public API. */
+#ifndef OM_GRAPH_H
+#define OM_GRAPH_H
+
+#include "internal.h"
+
+/* A bump allocator: blocks freed all at once. */
+typedef struct om_arena_block om_arena_block;
+typedef struct om_arena {
+  om_arena_block *head;
+} om_arena;
+/** n zeroed bytes from the arena; NULL with OutOfMemory. */
+void *om__arena_alloc(om_arena *a, size_t n);
+/** A copy of s in the arena; NULL with OutOfMemory. */
+char *om__arena_strdup(om_arena *a, const char *s);
+/** A printf-formatted string in the arena; NULL with OutOfMemory. */
+char *om__arena_printf(om_arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/** Frees every block. */
+void om__arena_free(om_arena *a);
+
+/* One value: a graph input, an initializer or a node output. */
+typedef struct om_gvalue {
+  const char *name;                   /* arena string; generated names are given at finish */
+  om_dtype dtype;
+  int ndim;
+  int64_t shape[OM_MAX_DIMS];         /* sizes in the traced run */
+  const char *dim_param[OM_MAX_DIMS]; /* the symbol of each axis, NULL when it is fixed */
+  int producer;                       /* the node that writes it, -1 for inputs and initializers */
+  int init;                           /* its initializer, -1 otherwise */
+  bool live;                          /* scratch for pruning */
+} om_gvalue;
+
+/* One ONNX node. */
+typedef struct om_gnode {
+  const char *op_type; /* static string */
+  const char *name;    /* given at finish */
+  om_op op;            /* the library op whose lowering wrote it */
+  int n_in, n_out, n_attrs;
+  int *in;             /* value ids, -1 for an omitted optional input */
+  int *out;
+  om_gattr *attrs;     /* INTS arrays copied into the arena */
+} om_gnode;
+
+/* An initializer: a tensor whose logical elements (row-major) are the values. */
+typedef struct om_ginit {
+  int value;
+  om_tensor *tensor;   /* owned header on the captured view's storage (or on a lowering's constant) */
+  uint64_t version;    /* its storage's version when captured */
+  om_op first_use;     /* the op that first read it, for messages */
+  const char *param;   /* the name given by om_trace_parameter, or NULL */
+  bool generated;      /* made by a lowering (shape operands), deduplicated by value */
+  om_snapshot *snap;   /* in a finished model: its entry on the storage's copy-on-write list */
+} om_ginit;
+
+/* A growable array of T: items, count, capacity. */
+#define OM_VEC(T) struct { T *v; int n, cap; }
+
+typedef struct om_graph {
+  om_arena arena;
+  OM_VEC(om_gvalue) values;
+  OM_VEC(om_gnode) nodes;
+  OM_VEC(om_ginit) inits;
+  OM_VEC(int) inputs;  /* value ids of the graph inputs, in declaration order */
+  OM_VEC(int) outputs; /* value ids of the graph outputs, in the requested order */
+} om_graph;
+
+/** Room for one more item in a vec (grows by doubling); false with OutOfMemory. */
+bool om__vec_grow(void **items, int *cap, int n, size_t item_size);
+#define OM_VEC_PUSH_SLOT(vec) \
+  ((vec).n < (vec).cap || om__vec_grow((void **)&(vec).v, &(vec).cap, (vec).n, sizeof *(vec).v) ? &(vec).v[(vec).n++] : NULL)
+
+/** A new value of the given type; returns its id, -1 with OutOfMemory. */
+int om__graph_value(om_graph *g, om_dtype dtype, int ndim, const int64_t *shape);
+/** Frees everything the graph holds (releases initializer tensors, unlinks snapshots). */
+void om__graph_free(om_graph *g);
+
+/* Copy-on-write entry: a finished model's initializer that reads a storage in place. */
+struct om_snapshot {
+  om_tensor *tensor;   /* the initializer's tensor; its storage is replaced by a copy on write */
+  om_snapshot *next;
+};
+
+/* A finished trace: the pruned, named graph. */
+struct om_traced_model {
+  om_graph g;
+};
+
+#endif /* OM_GRAPH_H */
