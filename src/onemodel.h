@@ -289,6 +289,9 @@ typedef bool (*om_write_fn)(void *ctx, const void *bytes, size_t n);
  *  bytes, and weights go out straight from their storage. m borrowed; false on error. */
 bool om_traced_write_onnx(const om_traced_model *m, om_write_fn write, void *ctx);
 
+/** The exact size in bytes of what om_traced_write_onnx writes for m (borrowed); 0 on error. */
+size_t om_traced_onnx_size(const om_traced_model *m);
+
 /** The parts of a traced model that om_traced_count / om_traced_name / om_traced_info read. */
 typedef enum om_traced_part { OM_TRACED_INPUT, OM_TRACED_OUTPUT, OM_TRACED_INITIALIZER, OM_TRACED_NODE } om_traced_part;
 /** How many inputs, outputs, initializers or nodes m has (borrowed m; -1 on a bad argument). */
