@@ -64,6 +64,10 @@ typedef struct om_call {
   om_attrs attrs;
   om_meta out_meta[OM_MAX_OUTPUTS];
   om_tensor *out[OM_MAX_OUTPUTS];
+  /* set by the tracer when an input is traced: the outputs' graph values, and the graph's
+   * sizes before lowering (to drop what it added if forward fails) */
+  int trace_out[OM_MAX_OUTPUTS];
+  int trace_mark[3];
 } om_call;
 
 /* The backward record: what autograd (and the tracer) knows about one op application. Holds
@@ -137,6 +141,9 @@ extern const char *const om__op_families[OM_OP_COUNT]; /* the family file of eac
 /** Checks that every op-table row has its parts (name, infer, forward, a backward or a
  *  non-differentiable mark, test settings); on a gap sets InvalidArgument naming it, false. */
 bool om__ops_self_check(void);
+/** The sample inputs of op's test settings (om_op_def.test), as the table-driven tests use them:
+ *  writes test.n_in new references into in and returns how many, or -1 on error (nothing kept). */
+int om__op_sample(om_op op, om_tensor **in);
 
 /* ---- errors ---- */
 /** Sets the thread's last error (printf-style message); always returns false. */
@@ -231,7 +238,7 @@ bool om__traced(const om_tensor *t);
 /** Before forward: lowers call c (some input traced) into the active trace, given the attrs as
  *  the caller passed them (before infer canonicalised them). Fails (ending the trace on trace
  *  errors) before anything is computed. */
-bool om__trace_lower(const om_op_def *def, const om_call *c, const om_attrs *given);
+bool om__trace_lower(const om_op_def *def, om_call *c, const om_attrs *given);
 /** After forward: gives c's outputs their graph values, or, when forward failed (ok false),
  *  drops what om__trace_lower added. */
 void om__trace_commit(const om_call *c, bool ok);
@@ -260,6 +267,8 @@ typedef struct om_gattr {
 
 /** The graph value of input i of the call being lowered (a traced value or a captured constant). */
 int om__lower_input(om_lower *l, int i);
+/** The attrs as the caller passed them, before infer canonicalised them (negative indices kept). */
+const om_attrs *om__lower_given(om_lower *l);
 /** The symbol (dim_param) of axis d of input i, or of output j, NULL when the axis is fixed. */
 const char *om__lower_input_sym(om_lower *l, int i, int d);
 const char *om__lower_output_sym(om_lower *l, int j, int d);

@@ -4,10 +4,22 @@
 
 #include "internal.h"
 
-bool om_set_grad_enabled(bool enabled) {
+/* Sets grad mode without the tracer's check: backward turns recording off for its own ops. */
+static bool set_grad_mode(bool enabled) {
   bool prev = !om__state()->grad_disabled;
   om__state()->grad_disabled = !enabled;
   return prev;
+}
+
+bool om_set_grad_enabled(bool enabled) {
+  /* Ops run with grad off would still be traced, but user code turning it off means "not part
+   * of the model" (an update, a metric): the spec refuses it rather than guess. */
+  if (!enabled && om__state()->trace) {
+    om__trace_fail(OM_ERR_TRACE_NO_GRAD, "no_grad: grad mode turned off while tracing; results computed inside "
+                                         "would not be recorded and would be frozen as constants");
+    return true;
+  }
+  return set_grad_mode(enabled);
 }
 
 bool om_is_grad_enabled(void) { return !om__state()->grad_disabled; }
@@ -37,6 +49,7 @@ void om_tensor_zero_grad(om_tensor *t) {
 
 om_tensor *om_detach(om_tensor *t) {
   if (!om__check_inputs("detach", &t, 1)) return NULL;
+  if (om__traced(t)) return om_tensor_retain(t); /* spec: detach of a traced tensor returns it unchanged */
   return om__alias(t);
 }
 
@@ -135,7 +148,7 @@ bool om_backward(om_tensor *root, const om_tensor *grad) {
     if (!(g = om__tensor_new(&m, false, "backward"))) return false;
     *(float *)g->storage->data = 1.0f;
   }
-  bool prev = om_set_grad_enabled(false), ok = true;
+  bool prev = set_grad_mode(false), ok = true;
   if (!root->grad_fn) {
     ok = accumulate(&root->grad, g);
   } else {
@@ -166,7 +179,7 @@ bool om_backward(om_tensor *root, const om_tensor *grad) {
     free(seen.v);
     free(ready.v);
   }
-  om_set_grad_enabled(prev);
+  set_grad_mode(prev);
   om_tensor_release(g);
   return ok;
 }

@@ -43,6 +43,7 @@ om_storage *om__storage_new(uint64_t nbytes, bool zero, const char *who) {
   s->refcount = 1;
   s->version = 0;
   s->nbytes = (size_t)nbytes;
+  s->snapshots = NULL;
   om__state()->live_bytes += (int64_t)nbytes;
   return s;
 }
@@ -298,7 +299,7 @@ double om__get_flat(const om_tensor *t, int64_t k) {
 }
 
 bool om_tensor_read(const om_tensor *t, void *dst) {
-  if (!om__check_inputs("read", (om_tensor *const[]){(om_tensor *)t}, 1)) return false;
+  if (!om__check_inputs("read", (om_tensor *const[]){(om_tensor *)t}, 1) || !om__trace_check_read(t, "read")) return false;
   if (!dst) return om__fail(OM_ERR_INVALID_ARGUMENT, "read: destination is NULL");
   om_tensor view = {.storage = &(om_storage){.data = dst}, .dtype = t->dtype, .ndim = t->ndim};
   memcpy(view.shape, t->shape, sizeof view.shape);
@@ -322,7 +323,7 @@ static bool check_index(const om_tensor *t, const int64_t *index, const char *wh
 
 bool om_tensor_get(const om_tensor *t, const int64_t *index, double *out) {
   int64_t off;
-  if (!om__check_inputs("get", (om_tensor *const[]){(om_tensor *)t}, 1)) return false;
+  if (!om__check_inputs("get", (om_tensor *const[]){(om_tensor *)t}, 1) || !om__trace_check_read(t, "get")) return false;
   if (t->ndim && !index) return om__fail(OM_ERR_INVALID_ARGUMENT, "get: index is NULL");
   if (!check_index(t, index, "get", &off)) return false;
   *out = load(om__data(t) + off * (int64_t)om__dtype_size(t->dtype), t->dtype);
@@ -330,7 +331,7 @@ bool om_tensor_get(const om_tensor *t, const int64_t *index, double *out) {
 }
 
 bool om_tensor_item(const om_tensor *t, double *out) {
-  if (!om__check_inputs("item", (om_tensor *const[]){(om_tensor *)t}, 1)) return false;
+  if (!om__check_inputs("item", (om_tensor *const[]){(om_tensor *)t}, 1) || !om__trace_check_read(t, "item")) return false;
   if (om_tensor_numel(t) != 1) {
     char buf[OM_SHAPE_STR_LEN];
     return om__fail(OM_ERR_INVALID_ARGUMENT, "item: tensor of shape %s has %lld elements, not 1",
@@ -340,14 +341,15 @@ bool om_tensor_item(const om_tensor *t, double *out) {
   return true;
 }
 
-/* In-place writes: refused on tensors autograd tracks while grad mode is on, since the
- * recorded graph would silently hold the new values. */
-static bool check_writable(const om_tensor *t, const char *who) {
-  if (!om__check_inputs(who, (om_tensor *const[]){(om_tensor *)t}, 1)) return false;
+/* In-place writes: refused on traced tensors while a trace records (InPlaceMutation) and on
+ * tensors autograd tracks while grad mode is on, since the recorded graph would silently hold
+ * the new values. A traced model reading t's storage in place first gets its own copy. */
+static bool check_writable(om_tensor *t, const char *who) {
+  if (!om__check_inputs(who, (om_tensor *const[]){t}, 1) || !om__trace_check_write(t, who)) return false;
   if (om__needs_grad(t) && om_is_grad_enabled())
     return om__fail(OM_ERR_AUTOGRAD,
                     "%s: in-place change of a tensor that requires grad; do it inside a no-grad scope", who);
-  return true;
+  return om__storage_will_change(t->storage, who);
 }
 
 bool om_tensor_fill(om_tensor *t, double value) {
@@ -371,7 +373,8 @@ bool om_tensor_set(om_tensor *t, const int64_t *index, double value) {
 }
 
 bool om_tensor_copy_from(om_tensor *dst, const om_tensor *src) {
-  if (!check_writable(dst, "copy_from") || !om__check_inputs("copy_from", (om_tensor *const[]){(om_tensor *)src}, 1))
+  if (!om__check_inputs("copy_from", (om_tensor *const[]){(om_tensor *)src}, 1) ||
+      !om__trace_check_read(src, "copy_from") || !check_writable(dst, "copy_from"))
     return false;
   om_meta m = {.dtype = dst->dtype};
   if (!om__broadcast_shapes((om_tensor *const[]){dst, (om_tensor *)src}, 2, &m, "copy_from")) return false;

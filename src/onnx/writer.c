@@ -1,0 +1,225 @@
+/* The ONNX writer (spec 6): a finished graph as an ONNX ModelProto (IR version 9, one opset
+ * import: domain "" version 20), packed by protobuf-c. protobuf-c writes fields in field-number
+ * order and nothing else varies, so equal graphs give equal bytes. The message points at the
+ * graph's strings and at the initializers' storage, and protobuf-c appends a bytes field by
+ * handing over its pointer, so weights stream from where they live into the caller's sink:
+ * no second copy of the weights exists at any time. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "graph/graph.h"
+#include "onnx/onnx.pb-c.h"
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "initializers are written as little-endian raw_data straight from memory"
+#endif
+
+#define OM_ONNX_IR_VERSION 9
+#define OM_ONNX_OPSET 20
+
+static int32_t onnx_dtype(om_dtype d) {
+  switch (d) {
+    case OM_FLOAT32: return ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT;
+    case OM_INT64: return ONNX__TENSOR_PROTO__DATA_TYPE__INT64;
+    case OM_BOOL: return ONNX__TENSOR_PROTO__DATA_TYPE__BOOL;
+  }
+  return ONNX__TENSOR_PROTO__DATA_TYPE__UNDEFINED;
+}
+
+/* n zeroed objects of type T in the arena (NULL on failure, error set). */
+#define NEW(a, T, n) ((T *)om__arena_alloc((a), sizeof(T) * (size_t)((n) ? (n) : 1)))
+
+static Onnx__ValueInfoProto *value_info(om_arena *a, const om_gvalue *v) {
+  Onnx__ValueInfoProto *vi = NEW(a, Onnx__ValueInfoProto, 1);
+  Onnx__TypeProto *type = NEW(a, Onnx__TypeProto, 1);
+  Onnx__TypeProto__Tensor *tt = NEW(a, Onnx__TypeProto__Tensor, 1);
+  Onnx__TensorShapeProto *shape = NEW(a, Onnx__TensorShapeProto, 1);
+  Onnx__TensorShapeProto__Dimension *dims = NEW(a, Onnx__TensorShapeProto__Dimension, v->ndim);
+  Onnx__TensorShapeProto__Dimension **dimp = NEW(a, Onnx__TensorShapeProto__Dimension *, v->ndim);
+  if (!vi || !type || !tt || !shape || !dims || !dimp) return NULL;
+  onnx__value_info_proto__init(vi);
+  onnx__type_proto__init(type);
+  onnx__type_proto__tensor__init(tt);
+  onnx__tensor_shape_proto__init(shape);
+  for (int d = 0; d < v->ndim; d++) {
+    onnx__tensor_shape_proto__dimension__init(&dims[d]);
+    if (v->dim_param[d]) {
+      dims[d].value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM;
+      dims[d].dim_param = (char *)v->dim_param[d];
+    } else {
+      dims[d].value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE;
+      dims[d].dim_value = v->shape[d];
+    }
+    dimp[d] = &dims[d];
+  }
+  shape->n_dim = (size_t)v->ndim;
+  shape->dim = dimp;
+  tt->has_elem_type = true;
+  tt->elem_type = onnx_dtype(v->dtype);
+  tt->shape = shape;
+  type->value_case = ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE;
+  type->tensor_type = tt;
+  vi->name = (char *)v->name;
+  vi->type = type;
+  return vi;
+}
+
+static Onnx__NodeProto *node_proto(om_arena *a, const om_graph *g, const om_gnode *n) {
+  Onnx__NodeProto *np = NEW(a, Onnx__NodeProto, 1);
+  char **in = NEW(a, char *, n->n_in), **out = NEW(a, char *, n->n_out);
+  Onnx__AttributeProto *at = NEW(a, Onnx__AttributeProto, n->n_attrs);
+  Onnx__AttributeProto **atp = NEW(a, Onnx__AttributeProto *, n->n_attrs);
+  if (!np || !in || !out || !at || !atp) return NULL;
+  onnx__node_proto__init(np);
+  for (int i = 0; i < n->n_in; i++) in[i] = n->in[i] < 0 ? "" : (char *)g->values.v[n->in[i]].name;
+  for (int j = 0; j < n->n_out; j++) out[j] = (char *)g->values.v[n->out[j]].name;
+  for (int k = 0; k < n->n_attrs; k++) {
+    const om_gattr *ga = &n->attrs[k];
+    onnx__attribute_proto__init(&at[k]);
+    at[k].name = (char *)ga->name;
+    at[k].has_type = true;
+    switch (ga->type) {
+      case OM_GATTR_INT:
+        at[k].type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT;
+        at[k].has_i = true;
+        at[k].i = ga->i;
+        break;
+      case OM_GATTR_FLOAT:
+        at[k].type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOAT;
+        at[k].has_f = true;
+        at[k].f = (float)ga->f;
+        break;
+      case OM_GATTR_INTS:
+        at[k].type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS;
+        at[k].n_ints = (size_t)ga->n;
+        at[k].ints = (int64_t *)ga->ints;
+        break;
+    }
+    atp[k] = &at[k];
+  }
+  np->n_input = (size_t)n->n_in;
+  np->input = in;
+  np->n_output = (size_t)n->n_out;
+  np->output = out;
+  np->name = (char *)n->name;
+  np->op_type = (char *)n->op_type;
+  np->n_attribute = (size_t)n->n_attrs;
+  np->attribute = atp;
+  return np;
+}
+
+static Onnx__TensorProto *initializer(om_arena *a, const om_graph *g, const om_ginit *init) {
+  const om_gvalue *v = &g->values.v[init->value];
+  Onnx__TensorProto *tp = NEW(a, Onnx__TensorProto, 1);
+  int64_t *dims = NEW(a, int64_t, v->ndim);
+  if (!tp || !dims) return NULL;
+  onnx__tensor_proto__init(tp);
+  memcpy(dims, v->shape, sizeof(int64_t) * (size_t)v->ndim);
+  tp->n_dims = (size_t)v->ndim;
+  tp->dims = dims;
+  tp->has_data_type = true;
+  tp->data_type = onnx_dtype(v->dtype);
+  tp->name = (char *)v->name;
+  tp->has_raw_data = true; /* the tensor is dense (om_trace_finish made sure): its bytes as they lie */
+  tp->raw_data.len = (size_t)om_tensor_numel(init->tensor) * om__dtype_size(init->tensor->dtype);
+  tp->raw_data.data = (uint8_t *)om__data(init->tensor);
+  return tp;
+}
+
+/* The ModelProto of g, built in arena a (which must outlive its use). */
+static Onnx__ModelProto *model_proto(om_arena *a, const om_graph *g) {
+  Onnx__ModelProto *mp = NEW(a, Onnx__ModelProto, 1);
+  Onnx__OperatorSetIdProto *opset = NEW(a, Onnx__OperatorSetIdProto, 1), **opsetp = NEW(a, Onnx__OperatorSetIdProto *, 1);
+  Onnx__GraphProto *gp = NEW(a, Onnx__GraphProto, 1);
+  Onnx__NodeProto **nodes = NEW(a, Onnx__NodeProto *, g->nodes.n);
+  Onnx__TensorProto **inits = NEW(a, Onnx__TensorProto *, g->inits.n);
+  Onnx__ValueInfoProto **ins = NEW(a, Onnx__ValueInfoProto *, g->inputs.n), **outs = NEW(a, Onnx__ValueInfoProto *, g->outputs.n);
+  if (!mp || !opset || !opsetp || !gp || !nodes || !inits || !ins || !outs) return NULL;
+  for (int k = 0; k < g->nodes.n; k++)
+    if (!(nodes[k] = node_proto(a, g, &g->nodes.v[k]))) return NULL;
+  for (int k = 0; k < g->inits.n; k++)
+    if (!(inits[k] = initializer(a, g, &g->inits.v[k]))) return NULL;
+  for (int k = 0; k < g->inputs.n; k++)
+    if (!(ins[k] = value_info(a, &g->values.v[g->inputs.v[k]]))) return NULL;
+  for (int k = 0; k < g->outputs.n; k++)
+    if (!(outs[k] = value_info(a, &g->values.v[g->outputs.v[k]]))) return NULL;
+  onnx__graph_proto__init(gp);
+  gp->n_node = (size_t)g->nodes.n;
+  gp->node = nodes;
+  gp->name = "onemodel";
+  gp->n_initializer = (size_t)g->inits.n;
+  gp->initializer = inits;
+  gp->n_input = (size_t)g->inputs.n;
+  gp->input = ins;
+  gp->n_output = (size_t)g->outputs.n;
+  gp->output = outs;
+  onnx__operator_set_id_proto__init(opset);
+  opset->domain = "";
+  opset->has_version = true;
+  opset->version = OM_ONNX_OPSET;
+  opsetp[0] = opset;
+  onnx__model_proto__init(mp);
+  mp->has_ir_version = true;
+  mp->ir_version = OM_ONNX_IR_VERSION;
+  mp->n_opset_import = 1;
+  mp->opset_import = opsetp;
+  mp->producer_name = "onemodel";
+  mp->producer_version = OM_VERSION;
+  mp->graph = gp;
+  return mp;
+}
+
+size_t om_traced_onnx_size(const om_traced_model *m) {
+  if (!m) return om__fail(OM_ERR_INVALID_ARGUMENT, "traced_onnx_size: the model is NULL"), 0;
+  om_arena a = {0};
+  Onnx__ModelProto *mp = model_proto(&a, &m->g);
+  size_t n = mp ? onnx__model_proto__get_packed_size(mp) : 0;
+  om__arena_free(&a);
+  return n;
+}
+
+/* protobuf-c's output buffer, passing bytes on to the caller's sink: small pieces (tags,
+ * lengths, names) are gathered into chunks, large ones (weights) go through as they are. */
+#define STAGE_BYTES 65536
+typedef struct sink {
+  ProtobufCBuffer base;
+  om_write_fn write;
+  void *ctx;
+  uint8_t *stage;
+  size_t n;
+  bool failed;
+} sink;
+
+static void flush(sink *s) {
+  if (s->n && !s->failed) s->failed = !s->write(s->ctx, s->stage, s->n);
+  s->n = 0;
+}
+
+static void sink_append(ProtobufCBuffer *b, size_t len, const uint8_t *data) {
+  sink *s = (sink *)b;
+  if (s->failed || !len) return;
+  if (len >= STAGE_BYTES / 4) {
+    flush(s);
+    if (!s->failed) s->failed = !s->write(s->ctx, data, len);
+    return;
+  }
+  if (s->n + len > STAGE_BYTES) flush(s);
+  memcpy(s->stage + s->n, data, len);
+  s->n += len;
+}
+
+bool om_traced_write_onnx(const om_traced_model *m, om_write_fn write, void *ctx) {
+  if (!m || !write) return om__fail(OM_ERR_INVALID_ARGUMENT, "traced_write_onnx: the model or the sink is NULL");
+  om_arena a = {0};
+  Onnx__ModelProto *mp = model_proto(&a, &m->g);
+  sink s = {.base = {.append = sink_append}, .write = write, .ctx = ctx, .stage = om__alloc(STAGE_BYTES, "traced_write_onnx")};
+  bool ok = mp && s.stage;
+  if (ok) {
+    onnx__model_proto__pack_to_buffer(mp, &s.base);
+    flush(&s);
+    if (s.failed) ok = om__fail(OM_ERR_INVALID_ARGUMENT, "traced_write_onnx: the sink refused the bytes (it returned false)");
+  }
+  free(s.stage);
+  om__arena_free(&a);
+  return ok;
+}

@@ -1,0 +1,333 @@
+/* Finishing a trace (spec 1): check the outputs and the captured constants, keep only what the
+ * outputs need, name everything deterministically, and freeze the graph into an
+ * om_traced_model; plus the model's accessors. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trace/trace.h"
+
+/* ---- checks ---- */
+
+static bool check_outputs(om_trace *tr, om_tensor *const *outputs, const char *const *names, int n) {
+  if (n < 1 || !outputs || !names)
+    return om__trace_fail(OM_ERR_TRACE_INVALID_USAGE, "trace_finish: needs at least one output and its name (got %d)", n);
+  for (int k = 0; k < n; k++) {
+    if (!outputs[k]) return om__trace_fail(OM_ERR_TRACE_INVALID_USAGE, "trace_finish: output %d is NULL", k);
+    if (!om__trace_check_name(tr, names[k], "trace_finish")) return false;
+    for (int e = 0; e < k; e++)
+      if (!strcmp(names[e], names[k]))
+        return om__trace_fail(OM_ERR_TRACE_INVALID_USAGE, "trace_finish: name '%s' is used twice (already an output)", names[k]);
+    if (!om__traced(outputs[k]))
+      return om__trace_fail(OM_ERR_TRACE_INVALID_USAGE,
+                            "trace_finish: output '%s' does not depend on any input; it would be a constant, not a "
+                            "computation", names[k]);
+  }
+  return true;
+}
+
+/* The name om_trace_parameter gave init's exact view, else NULL; *shared gets the first
+ * parameter on the same storage (for "<name>.view_<n>"). */
+static const om_param *param_of(const om_trace *tr, const om_tensor *t, const om_param **shared) {
+  *shared = NULL;
+  for (int k = 0; k < tr->params.n; k++) {
+    const om_param *p = &tr->params.v[k];
+    if (om__same_view(p->view, t)) return p;
+    if (!*shared && p->view->storage == t->storage) *shared = p;
+  }
+  return NULL;
+}
+
+/* Spec 3: a constant changed in place during the trace would be written with its new values,
+ * but the eager run (and so the graph's meaning) used the old ones. */
+static bool check_constants(om_trace *tr) {
+  for (int k = 0; k < tr->g.inits.n; k++) {
+    const om_ginit *init = &tr->g.inits.v[k];
+    if (init->generated || init->tensor->storage->version == init->version) continue;
+    const om_param *shared, *p = param_of(tr, init->tensor, &shared);
+    char buf[OM_SHAPE_STR_LEN], what[OM_SHAPE_STR_LEN + 64];
+    om__shape_str(buf, sizeof buf, init->tensor->shape, init->tensor->ndim);
+    if (p) snprintf(what, sizeof what, "constant '%s' %s", p->name, buf);
+    else snprintf(what, sizeof what, "a constant of shape %s", buf);
+    return om__trace_fail(OM_ERR_TRACE_IN_PLACE_MUTATION,
+                          "trace_finish: %s, first read by %s, was changed in place during the trace (version %llu "
+                          "-> %llu); the graph would hold values the traced run did not use",
+                          what, om_op_name(init->first_use), (unsigned long long)init->version,
+                          (unsigned long long)init->tensor->storage->version);
+  }
+  return true;
+}
+
+/* ---- names ---- */
+
+/* The set of names in the model, so generated names never collide with the user's. */
+typedef struct name_set {
+  const char **slot;
+  size_t mask;
+} name_set;
+
+static size_t hash(const char *s) {
+  uint64_t h = 0xcbf29ce484222325u;
+  while (*s) h = (h ^ (unsigned char)*s++) * 0x100000001b3u;
+  return (size_t)h;
+}
+
+static bool set_has(const name_set *s, const char *name) {
+  for (size_t i = hash(name) & s->mask; s->slot[i]; i = (i + 1) & s->mask)
+    if (!strcmp(s->slot[i], name)) return true;
+  return false;
+}
+
+static void set_add(name_set *s, const char *name) {
+  size_t i = hash(name) & s->mask;
+  while (s->slot[i]) i = (i + 1) & s->mask;
+  s->slot[i] = name;
+}
+
+/* base, or base_1, base_2, ... when taken; added to the set. */
+static const char *unique(om_arena *a, name_set *s, const char *base) {
+  const char *name = base;
+  for (int k = 1; name && set_has(s, name); k++) name = om__arena_printf(a, "%s_%d", base, k);
+  if (name) set_add(s, name);
+  return name;
+}
+
+/* ---- building the model ---- */
+
+/* Appends an Identity node from value src to a new value (for an output that is an input or
+ * is repeated: every output needs its own name). */
+static int identity(om_graph *g, int src) {
+  om_gvalue s = g->values.v[src];
+  int v = om__graph_value(g, s.dtype, s.ndim, s.shape);
+  int *io = v >= 0 ? om__arena_alloc(&g->arena, 2 * sizeof(int)) : NULL;
+  om_gnode *node = io ? OM_VEC_PUSH_SLOT(g->nodes) : NULL;
+  if (!node) return -1;
+  memcpy(g->values.v[v].dim_param, s.dim_param, sizeof s.dim_param);
+  io[0] = src;
+  io[1] = v;
+  *node = (om_gnode){.op_type = "Identity", .op = OM_OP_clone, .n_in = 1, .n_out = 1, .in = io, .out = io + 1};
+  g->values.v[v].producer = g->nodes.n - 1;
+  return v;
+}
+
+/* Marks what the outputs need: walking the nodes backwards, a node is live when one of its
+ * outputs is, and then its inputs are. Scratch work and unused branches stay dead. */
+static void mark_live(om_graph *g) {
+  for (int k = 0; k < g->values.n; k++) g->values.v[k].live = false;
+  for (int k = 0; k < g->outputs.n; k++) g->values.v[g->outputs.v[k]].live = true;
+  for (int k = 0; k < g->inputs.n; k++) g->values.v[g->inputs.v[k]].live = true; /* the interface stays */
+  for (int n = g->nodes.n - 1; n >= 0; n--) {
+    const om_gnode *node = &g->nodes.v[n];
+    bool live = false;
+    for (int j = 0; j < node->n_out; j++) live |= g->values.v[node->out[j]].live;
+    for (int i = 0; live && i < node->n_in; i++)
+      if (node->in[i] >= 0) g->values.v[node->in[i]].live = true;
+    for (int j = 0; live && j < node->n_out; j++) g->values.v[node->out[j]].live = true; /* all outputs of a kept node */
+  }
+}
+
+/* Copies the live part of src into dst with values renumbered; dst takes src's arena. */
+static bool compact(om_graph *src, om_graph *dst) {
+  int *map = om__alloc(sizeof(int) * (size_t)(src->values.n ? src->values.n : 1), "trace_finish");
+  if (!map) return false;
+  bool ok = true;
+  for (int k = 0; k < src->values.n && ok; k++) {
+    map[k] = -1;
+    if (!src->values.v[k].live) continue;
+    om_gvalue *v = OM_VEC_PUSH_SLOT(dst->values);
+    if (!(ok = v != NULL)) break;
+    *v = src->values.v[k];
+    v->producer = v->init = -1;
+    map[k] = dst->values.n - 1;
+  }
+  for (int n = 0; n < src->nodes.n && ok; n++) {
+    om_gnode node = src->nodes.v[n];
+    if (!src->values.v[node.out[0]].live) continue;
+    for (int i = 0; i < node.n_in; i++)
+      if (node.in[i] >= 0) node.in[i] = map[node.in[i]];
+    for (int j = 0; j < node.n_out; j++) node.out[j] = map[node.out[j]];
+    om_gnode *slot = OM_VEC_PUSH_SLOT(dst->nodes);
+    if (!(ok = slot != NULL)) break;
+    *slot = node;
+    for (int j = 0; j < node.n_out; j++) dst->values.v[node.out[j]].producer = dst->nodes.n - 1;
+  }
+  for (int k = 0; k < src->inits.n; k++) {
+    om_ginit *init = &src->inits.v[k];
+    om_ginit *slot = ok && src->values.v[init->value].live ? OM_VEC_PUSH_SLOT(dst->inits) : NULL;
+    if (!slot) continue; /* dead (or out of memory): released with src below */
+    *slot = *init;
+    slot->value = map[init->value];
+    dst->values.v[slot->value].init = dst->inits.n - 1;
+    init->tensor = NULL; /* moved */
+  }
+  for (int k = 0; k < src->inputs.n && ok; k++) {
+    int *slot = OM_VEC_PUSH_SLOT(dst->inputs);
+    if ((ok = slot != NULL)) *slot = map[src->inputs.v[k]];
+  }
+  for (int k = 0; k < src->outputs.n && ok; k++) {
+    int *slot = OM_VEC_PUSH_SLOT(dst->outputs);
+    if ((ok = slot != NULL)) *slot = map[src->outputs.v[k]];
+  }
+  free(map);
+  dst->arena = src->arena; /* names and node operands live there */
+  src->arena.head = NULL;
+  return ok;
+}
+
+/* Names every value and node: the user's names first (inputs, outputs, parameters, their
+ * views), then generated ones in graph order, so equal graphs get equal names. */
+static bool name_all(om_trace *tr, om_graph *g) {
+  om_arena *a = &g->arena;
+  size_t cap = 64;
+  while (cap < 2 * (size_t)(g->values.n + g->nodes.n)) cap *= 2;
+  name_set set = {.slot = om__alloc(cap * sizeof(char *), "trace_finish"), .mask = cap - 1};
+  if (!set.slot) return false;
+  memset(set.slot, 0, cap * sizeof(char *));
+  bool ok = true;
+  for (int k = 0; k < g->values.n; k++)
+    if (g->values.v[k].name) set_add(&set, g->values.v[k].name); /* inputs and outputs */
+  int *views = om__alloc(sizeof(int) * (size_t)(tr->params.n ? tr->params.n : 1), "trace_finish");
+  if (!views) ok = false;
+  for (int k = 0; views && k < tr->params.n; k++) views[k] = 0;
+  for (int k = 0; ok && k < g->inits.n; k++) {
+    const om_param *shared, *p = param_of(tr, g->inits.v[k].tensor, &shared);
+    om_gvalue *v = &g->values.v[g->inits.v[k].value];
+    g->inits.v[k].param = p ? p->name : NULL;
+    if (p) ok = (v->name = unique(a, &set, p->name)) != NULL;
+    else if (shared) {
+      const char *base = om__arena_printf(a, "%s.view_%d", shared->name, views[shared - tr->params.v]++);
+      ok = base && (v->name = unique(a, &set, base)) != NULL;
+    }
+  }
+  free(views);
+  for (int k = 0, c = 0; ok && k < g->inits.n; k++) {
+    om_gvalue *v = &g->values.v[g->inits.v[k].value];
+    if (v->name) continue;
+    const char *base = om__arena_printf(a, "const_%d", c++);
+    ok = base && (v->name = unique(a, &set, base)) != NULL;
+  }
+  for (int n = 0; ok && n < g->nodes.n; n++) {
+    om_gnode *node = &g->nodes.v[n];
+    const char *base = om__arena_printf(a, "%s_%d", node->op_type, n);
+    ok = base && (node->name = unique(a, &set, base)) != NULL;
+    for (int j = 0; ok && j < node->n_out; j++) {
+      om_gvalue *v = &g->values.v[node->out[j]];
+      if (v->name) continue;
+      const char *vb = j ? om__arena_printf(a, "%s:%d", node->name, j) : node->name;
+      ok = vb && (v->name = j ? unique(a, &set, vb) : vb) != NULL;
+    }
+  }
+  free(set.slot);
+  return ok;
+}
+
+/* Initializers must hold the values of the traced run for as long as the model lives: a view
+ * that is not one dense block gets its own dense copy now, and one that is reads its storage
+ * in place, registered for a copy on the first in-place write (so a weight trained further
+ * after the trace does not change the model, and exporting needs no second copy of it). */
+static bool freeze_constants(om_graph *g) {
+  for (int k = 0; k < g->inits.n; k++) {
+    om_ginit *init = &g->inits.v[k];
+    if (!om_tensor_is_contiguous(init->tensor)) {
+      om_tensor *dense = om_contiguous(init->tensor);
+      if (!dense) return false;
+      om_tensor_release(init->tensor);
+      init->tensor = dense;
+      continue;
+    }
+    if (init->generated) continue;
+    om_snapshot *snap = om__alloc(sizeof *snap, "trace_finish");
+    if (!snap) return false;
+    snap->tensor = init->tensor;
+    snap->next = init->tensor->storage->snapshots;
+    init->tensor->storage->snapshots = snap;
+    init->snap = snap;
+  }
+  return true;
+}
+
+om_traced_model *om_trace_finish(om_tensor *const *outputs, const char *const *names, int n) {
+  om_trace *tr = om__need_trace("trace_finish");
+  if (!tr || !check_outputs(tr, outputs, names, n) || !check_constants(tr)) return NULL;
+  om__state()->trace = NULL; /* recording ends here; copies made below are not recorded */
+  om_graph *g = &tr->g;
+  om_traced_model *m = om__alloc(sizeof *m, "trace_finish");
+  bool ok = m != NULL;
+  if (m) memset(m, 0, sizeof *m);
+  for (int k = 0; ok && k < n; k++) {
+    int v = outputs[k]->trace_value;
+    bool taken = g->values.v[v].producer < 0; /* an input: the output needs a node of its own */
+    for (int e = 0; e < k; e++) taken |= g->outputs.v[e] == v;
+    if (taken && (v = identity(g, v)) < 0) ok = false;
+    int *slot = ok ? OM_VEC_PUSH_SLOT(g->outputs) : NULL;
+    ok = slot && (g->values.v[v].name = om__arena_strdup(&g->arena, names[k]));
+    if (slot) *slot = v;
+  }
+  if (ok) mark_live(g);
+  ok = ok && compact(g, &m->g) && name_all(tr, &m->g) && freeze_constants(&m->g);
+  om__trace_free(tr);
+  if (!ok) {
+    om_traced_release(m);
+    return NULL;
+  }
+  return m;
+}
+
+/* ---- the model's accessors ---- */
+
+void om_traced_release(om_traced_model *m) {
+  if (!m) return;
+  om__graph_free(&m->g);
+  free(m);
+}
+
+/* Value id of item i of part, or -1 (InvalidArgument). */
+static int part_value(const om_traced_model *m, om_traced_part part, int i, const char *who) {
+  int n = om_traced_count(m, part);
+  if (n < 0 || i < 0 || i >= n || part == OM_TRACED_NODE)
+    return om__fail(OM_ERR_INVALID_ARGUMENT, "%s: no %s %d in this model", who,
+                    part == OM_TRACED_INPUT ? "input" : part == OM_TRACED_OUTPUT ? "output" : "initializer", i), -1;
+  const om_graph *g = &m->g;
+  return part == OM_TRACED_INPUT ? g->inputs.v[i] : part == OM_TRACED_OUTPUT ? g->outputs.v[i] : g->inits.v[i].value;
+}
+
+int om_traced_count(const om_traced_model *m, om_traced_part part) {
+  if (!m) return om__fail(OM_ERR_INVALID_ARGUMENT, "traced_count: the model is NULL"), -1;
+  switch (part) {
+    case OM_TRACED_INPUT: return m->g.inputs.n;
+    case OM_TRACED_OUTPUT: return m->g.outputs.n;
+    case OM_TRACED_INITIALIZER: return m->g.inits.n;
+    case OM_TRACED_NODE: return m->g.nodes.n;
+  }
+  return om__fail(OM_ERR_INVALID_ARGUMENT, "traced_count: unknown part %d", (int)part), -1;
+}
+
+const char *om_traced_name(const om_traced_model *m, om_traced_part part, int i) {
+  if (part == OM_TRACED_NODE) {
+    if (!m || i < 0 || i >= m->g.nodes.n) return om__fail(OM_ERR_INVALID_ARGUMENT, "traced_name: no node %d", i), NULL;
+    return m->g.nodes.v[i].op_type;
+  }
+  int v = part_value(m, part, i, "traced_name");
+  return v < 0 ? NULL : m->g.values.v[v].name;
+}
+
+bool om_traced_info(const om_traced_model *m, om_traced_part part, int i, om_dtype *dtype, int *ndim,
+                    const int64_t **shape, const char *const **dim_params) {
+  int v = part_value(m, part, i, "traced_info");
+  if (v < 0) return false;
+  const om_gvalue *val = &m->g.values.v[v];
+  if (dtype) *dtype = val->dtype;
+  if (ndim) *ndim = val->ndim;
+  if (shape) *shape = val->shape;
+  if (dim_params) *dim_params = val->dim_param;
+  return true;
+}
+
+int om_traced_node_values(const om_traced_model *m, int i, bool outputs, const char **names, int max) {
+  if (!m || i < 0 || i >= m->g.nodes.n) return om__fail(OM_ERR_INVALID_ARGUMENT, "traced_node_values: no node %d", i), -1;
+  const om_gnode *node = &m->g.nodes.v[i];
+  int n = outputs ? node->n_out : node->n_in;
+  const int *ids = outputs ? node->out : node->in;
+  for (int k = 0; names && k < n && k < max; k++) names[k] = ids[k] < 0 ? "" : m->g.values.v[ids[k]].name;
+  return n;
+}

@@ -1,0 +1,54 @@
+/* The tracer's internal state, shared by src/trace/ (recording, lowering, finish). */
+#ifndef OM_TRACE_H
+#define OM_TRACE_H
+
+#include <string.h>
+
+#include "graph/graph.h"
+
+/* A symbolic axis name and its example size. */
+typedef struct om_symbol {
+  const char *name; /* arena string; values' dim_param point here, so symbols compare by pointer */
+  int64_t size;
+} om_symbol;
+
+/* A constant named by om_trace_parameter. */
+typedef struct om_param {
+  const char *name;
+  om_tensor *view; /* header on the tensor's storage and view (keeps the storage, so it is not reused) */
+} om_param;
+
+/* The recording on one thread. */
+struct om_trace {
+  uint32_t id; /* tensors with this trace_id are its values */
+  om_graph g;
+  OM_VEC(om_param) params;
+  OM_VEC(om_symbol) symbols;
+};
+
+/* One op call being lowered. */
+struct om_lower {
+  om_trace *tr;
+  om_call *c;
+  const om_attrs *given;
+  int *in;                                          /* the inputs' values */
+  const char *out_sym[OM_MAX_OUTPUTS][OM_MAX_DIMS]; /* symbols of the outputs' axes */
+};
+
+/** Frees a recording (not the thread's pointer to it). */
+void om__trace_free(om_trace *tr);
+/** The active recording; when none, sets the error (the one that ended the last recording, or
+ *  InvalidUsage naming who) and returns NULL. */
+om_trace *om__need_trace(const char *who);
+
+/** Refuses (InvalidUsage, ending the trace) an empty name or one an input or parameter has. */
+bool om__trace_check_name(om_trace *tr, const char *name, const char *who);
+
+/* True when a and b are the same view: one storage, offset, dtype, shape and strides. */
+static inline bool om__same_view(const om_tensor *a, const om_tensor *b) {
+  return a->storage == b->storage && a->offset == b->offset && a->dtype == b->dtype && a->ndim == b->ndim &&
+         !memcmp(a->shape, b->shape, sizeof(int64_t) * (size_t)a->ndim) &&
+         !memcmp(a->strides, b->strides, sizeof(int64_t) * (size_t)a->ndim);
+}
+
+#endif /* OM_TRACE_H */

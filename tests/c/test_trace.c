@@ -1,0 +1,335 @@
+/* The tracer from C: recording, constants, naming, pruning, outputs, the streaming writer and
+ * its bytes (golden, so native and WASM are held to the same file), copy on write, and every
+ * trace error at its offending call. The JS tests (tests/js/trace*.test.mjs) run the traced
+ * graphs through onnxruntime-web. */
+#include <stdlib.h>
+
+#include "internal.h"
+#include "om_test.h"
+#include "onnx/onnx.pb-c.h"
+
+/* ---- a growable byte sink ---- */
+
+typedef struct bytes {
+  uint8_t *p;
+  size_t n, cap;
+  int calls;
+  const void *seen[64]; /* the first chunk pointers handed over */
+} bytes;
+
+static bool to_bytes(void *ctx, const void *data, size_t n) {
+  bytes *b = ctx;
+  if (b->calls < 64) b->seen[b->calls] = data;
+  b->calls++;
+  if (b->n + n > b->cap) {
+    b->cap = (b->n + n) * 2;
+    b->p = realloc(b->p, b->cap);
+  }
+  memcpy(b->p + b->n, data, n);
+  b->n += n;
+  return true;
+}
+
+static bytes onnx_of(const om_traced_model *m) {
+  bytes b = {0};
+  if (!om_traced_write_onnx(m, to_bytes, &b)) FAILED("write: %s", om_last_error_message());
+  return b;
+}
+
+static const char *fnv(const bytes *b, char out[17]) {
+  uint64_t h = 0xcbf29ce484222325u;
+  for (size_t k = 0; k < b->n; k++) h = (h ^ b->p[k]) * 0x100000001b3u;
+  snprintf(out, 17, "%016llx", (unsigned long long)h);
+  return out;
+}
+
+static int64_t S34[] = {3, 4}, S48[] = {4, 8}, S8[] = {8}, S82[] = {8, 2}, LAST[] = {-1};
+
+/* The golden model (the JS test tests/js/trace.test.mjs traces the same one and pins the same
+ * hash): an MLP with a softmax written by hand. */
+static om_traced_model *trace_golden(void) {
+  om_tensor *x0 = om_randn(S34, 2, 1, true), *w1 = om_randn(S48, 2, 2, true), *b1 = om_randn(S8, 1, 3, true);
+  om_tensor *w2 = om_randn(S82, 2, 4, true);
+  CHECK(om_trace_begin());
+  om_tensor *x = om_trace_input("x", x0, NULL);
+  CHECK(om_trace_parameter("fc1.weight", w1) && om_trace_parameter("fc1.bias", b1) && om_trace_parameter("fc2.weight", w2));
+  om_tensor *xw = om_matmul(x, w1), *pre = om_add(xw, b1), *h = om_relu(pre), *y = om_matmul(h, w2);
+  om_tensor *mx = om_amax(y, LAST, 1, true), *d = om_sub(y, mx), *e = om_exp(d), *s = om_sum(e, LAST, 1, true);
+  om_tensor *p = om_div(e, s);
+  om_traced_model *m = om_trace_finish(&p, (const char *[]){"probs"}, 1);
+  CHECK(m && !om_trace_active());
+  om_tensor *all[] = {x0, w1, b1, w2, x, xw, pre, h, y, mx, d, e, s, p};
+  om__release_all(all, (int)(sizeof all / sizeof *all));
+  return m;
+}
+
+TEST(golden_bytes_and_model_fields) {
+  om_traced_model *m = trace_golden();
+  if (!m) return;
+  bytes b = onnx_of(m);
+  char hex[17];
+  CHECK_EQ_INT(b.n, om_traced_onnx_size(m));
+  if (strcmp(fnv(&b, hex), "363730af99cbe4aa")) FAILED("golden model hash %s (pinned 363730af99cbe4aa)", hex);
+  Onnx__ModelProto *mp = onnx__model_proto__unpack(NULL, b.n, b.p);
+  CHECK(mp != NULL);
+  if (mp) {
+    CHECK_EQ_INT(mp->ir_version, 9);
+    CHECK(mp->n_opset_import == 1 && !strcmp(mp->opset_import[0]->domain, "") && mp->opset_import[0]->version == 20);
+    CHECK(!strcmp(mp->producer_name, "onemodel") && !strcmp(mp->producer_version, OM_VERSION));
+    Onnx__GraphProto *g = mp->graph;
+    CHECK(g->n_input == 1 && !strcmp(g->input[0]->name, "x") && g->n_output == 1 && !strcmp(g->output[0]->name, "probs"));
+    CHECK_EQ_INT(g->input[0]->type->tensor_type->shape->dim[0]->dim_value, 3);
+    CHECK_EQ_INT(g->n_initializer, 4); /* three weights, and the axes [1] both reductions share */
+    CHECK(!strcmp(g->initializer[0]->name, "fc1.weight") && !strcmp(g->initializer[1]->name, "fc1.bias") &&
+          !strcmp(g->initializer[2]->name, "fc2.weight"));
+    CHECK_EQ_INT(g->initializer[0]->raw_data.len, 4 * 8 * 4);
+    CHECK(!strcmp(g->node[g->n_node - 1]->output[0], "probs"));
+    onnx__model_proto__free_unpacked(mp, NULL);
+  }
+  bytes again = onnx_of(m);
+  CHECK(again.n == b.n && !memcmp(again.p, b.p, b.n)); /* the same model writes the same bytes */
+  om_traced_model *m2 = trace_golden();                 /* and so does the same trace run again */
+  bytes other = onnx_of(m2);
+  CHECK(other.n == b.n && !memcmp(other.p, b.p, b.n));
+  free(b.p);
+  free(again.p);
+  free(other.p);
+  om_traced_release(m);
+  om_traced_release(m2);
+}
+
+TEST(weights_stream_from_their_storage) {
+  int64_t big[] = {256, 256};
+  om_tensor *x0 = om_randn((int64_t[]){2, 256}, 2, 1, true), *w = om_randn(big, 2, 2, true);
+  CHECK(om_trace_begin());
+  om_tensor *x = om_trace_input("x", x0, NULL), *y = om_matmul(x, w);
+  CHECK(om_trace_parameter("w", w));
+  om_traced_model *m = om_trace_finish(&y, (const char *[]){"y"}, 1);
+  int64_t before = om_live_bytes();
+  bytes b = onnx_of(m);
+  CHECK_EQ_INT(om_live_bytes(), before); /* no tensor was copied to write it */
+  bool direct = false;
+  for (int k = 0; k < b.calls && k < 64; k++) direct |= b.seen[k] == (const void *)om__data(w);
+  CHECK(direct); /* the weight went to the sink from its own storage */
+  CHECK(b.calls < 10); /* small pieces are gathered into chunks */
+  CHECK(!om_traced_write_onnx(m, NULL, NULL));
+  free(b.p);
+  om_traced_release(m);
+  om_tensor *all[] = {x0, w, x, y};
+  om__release_all(all, 4);
+}
+
+static bool refuse(void *ctx, const void *data, size_t n) {
+  (void)ctx, (void)data, (void)n;
+  return false;
+}
+
+/* A weight changed after finish does not change the model: it got a copy on the write. */
+TEST(constants_keep_their_traced_values) {
+  om_tensor *x0 = om_ones(S34, 2, OM_FLOAT32), *w = om_full((int64_t[]){4, 2}, 2, OM_FLOAT32, 0.5);
+  CHECK(om_trace_begin());
+  om_tensor *x = om_trace_input("x", x0, NULL), *y = om_matmul(x, w);
+  om_traced_model *m = om_trace_finish(&y, (const char *[]){"y"}, 1);
+  bytes before = onnx_of(m);
+  int64_t live = om_live_bytes();
+  CHECK(om_tensor_fill(w, 7.0));
+  CHECK_EQ_INT(om_live_bytes(), live + 4 * 2 * 4); /* one copy, made by the write */
+  CHECK(om_tensor_fill(w, 8.0));
+  CHECK_EQ_INT(om_live_bytes(), live + 4 * 2 * 4); /* and only once */
+  bytes after = onnx_of(m);
+  CHECK(after.n == before.n && !memcmp(after.p, before.p, before.n));
+  CHECK_ERROR(om_traced_write_onnx(m, refuse, NULL), OM_ERR_INVALID_ARGUMENT, "sink refused");
+  free(before.p);
+  free(after.p);
+  om_traced_release(m);
+  om_tensor *all[] = {x0, w, x, y};
+  om__release_all(all, 4);
+}
+
+/* Names, the tied-weight rule, view names, pruning, Identity outputs and aliases. */
+TEST(graph_shape_and_names) {
+  om_tensor *x0 = om_randn(S34, 2, 1, true), *w = om_randn((int64_t[]){4, 4}, 2, 2, true);
+  CHECK(om_trace_begin());
+  om_tensor *x = om_trace_input("x", x0, NULL);
+  CHECK(om_trace_parameter("w", w) && om_trace_parameter("tied", w)); /* the second name of one view is ignored */
+  om_tensor *wt = om_transpose(w, 0, 1);         /* constant only: no node */
+  om_tensor *a = om_matmul(x, w), *b = om_matmul(x, w), *c = om_matmul(x, wt);
+  om_tensor *unused = om_exp(x);                 /* pruned */
+  om_tensor *same = om_reshape(a, S34, 2), *cl = om_clone(b), *full = om_slice(c, 0, 0, 3, 1); /* aliases */
+  om_tensor *det = om_detach(x);
+  CHECK(det == x);
+  om_tensor *outs[] = {same, cl, full, x, same};
+  om_traced_model *m = om_trace_finish(outs, (const char *[]){"a", "b", "c", "x_out", "a_again"}, 5);
+  CHECK(m != NULL);
+  if (!m) return;
+  CHECK_EQ_INT(om_traced_count(m, OM_TRACED_INITIALIZER), 2);
+  CHECK(!strcmp(om_traced_name(m, OM_TRACED_INITIALIZER, 0), "w"));
+  CHECK(!strcmp(om_traced_name(m, OM_TRACED_INITIALIZER, 1), "w.view_0"));
+  CHECK_EQ_INT(om_traced_count(m, OM_TRACED_NODE), 5); /* three MatMul, two Identity */
+  int identities = 0;
+  for (int k = 0; k < om_traced_count(m, OM_TRACED_NODE); k++) identities += !strcmp(om_traced_name(m, OM_TRACED_NODE, k), "Identity");
+  CHECK_EQ_INT(identities, 2);
+  const char *ins[4];
+  CHECK_EQ_INT(om_traced_node_values(m, 0, false, ins, 4), 2);
+  CHECK(!strcmp(ins[0], "x") && !strcmp(ins[1], "w"));
+  for (int k = 0; k < 5; k++) CHECK(!strcmp(om_traced_name(m, OM_TRACED_OUTPUT, k), (const char *[]){"a", "b", "c", "x_out", "a_again"}[k]));
+  CHECK(at(x, 0) == at(x0, 0)); /* reading after finish gives the example's values */
+  om_traced_release(m);
+  om_tensor *all[] = {x0, w, x, wt, a, b, c, unused, same, cl, full, det};
+  om__release_all(all, 12);
+}
+
+/* ---- errors, each at its offending call; the recording ends, nothing leaks, the next works ---- */
+
+/* Begins a trace on a [3,4] example and returns the traced input. */
+static om_tensor *begin_x(om_tensor **example) {
+  *example = om_randn(S34, 2, 7, true);
+  om_trace_begin();
+  return om_trace_input("x", *example, NULL);
+}
+
+static void end_and_retry(void) {
+  CHECK(!om_trace_active());
+  om_tensor *ex;
+  om_tensor *x = begin_x(&ex), *y = om_neg(x);
+  om_traced_model *m = om_trace_finish(&y, (const char *[]){"y"}, 1);
+  CHECK(m != NULL);
+  om_traced_release(m);
+  om_tensor *all[] = {ex, x, y};
+  om__release_all(all, 3);
+}
+
+TEST(data_dependent_reads) {
+  om_tensor *ex, *x = begin_x(&ex), *y = om_exp(x);
+  float buf[12];
+  double v;
+  CHECK_ERROR(om_tensor_read(y, buf), OM_ERR_TRACE_DATA_DEPENDENT, "read: reads the values of a traced tensor of shape [3,4]");
+  CHECK(!om_trace_active());
+  CHECK_ERROR(om_trace_finish(&y, (const char *[]){"y"}, 1) != NULL, OM_ERR_TRACE_DATA_DEPENDENT, "read: reads the values");
+  om_trace_begin();
+  om_tensor *x2 = om_trace_input("x", ex, NULL);
+  CHECK_ERROR(om_tensor_get(x2, (int64_t[]){0, 0}, &v), OM_ERR_TRACE_DATA_DEPENDENT, "get: reads the values");
+  om_trace_begin();
+  om_tensor *x3 = om_trace_input("x", ex, NULL), *s = om_sum(x3, NULL, 0, false);
+  CHECK_ERROR(om_tensor_item(s, &v), OM_ERR_TRACE_DATA_DEPENDENT, "item: reads the values");
+  om_trace_begin();
+  om_tensor *x4 = om_trace_input("x", ex, NULL), *dst = om_zeros(S34, 2, OM_FLOAT32);
+  CHECK_ERROR(om_tensor_copy_from(dst, x4), OM_ERR_TRACE_DATA_DEPENDENT, "copy_from: reads the values");
+  CHECK(om_tensor_read(y, buf)); /* after the trace ended, reading works */
+  om_tensor *all[] = {ex, x, y, x2, x3, s, x4, dst};
+  om__release_all(all, 8);
+  end_and_retry();
+}
+
+TEST(in_place_mutation) {
+  om_tensor *ex, *x = begin_x(&ex), *y = om_exp(x);
+  CHECK_ERROR(om_tensor_fill(y, 1), OM_ERR_TRACE_IN_PLACE_MUTATION, "fill: changes a traced tensor of shape [3,4] in place");
+  om_trace_begin();
+  om_tensor *x2 = om_trace_input("x", ex, NULL);
+  CHECK_ERROR(om_tensor_set(x2, (int64_t[]){0, 0}, 1), OM_ERR_TRACE_IN_PLACE_MUTATION, "set: changes a traced tensor");
+  om_trace_begin();
+  om_tensor *x3 = om_trace_input("x", ex, NULL), *src = om_zeros(S34, 2, OM_FLOAT32);
+  CHECK_ERROR(om_tensor_copy_from(x3, src), OM_ERR_TRACE_IN_PLACE_MUTATION, "copy_from: changes a traced tensor");
+  /* a constant changed in place after it was read: refused at finish, naming it */
+  om_tensor *w = om_ones((int64_t[]){4, 2}, 2, OM_FLOAT32);
+  om_trace_begin();
+  om_tensor *x4 = om_trace_input("x", ex, NULL), *y4 = om_matmul(x4, w);
+  CHECK(om_trace_parameter("fc.weight", w));
+  CHECK(om_tensor_fill(w, 2));
+  CHECK_ERROR(om_trace_finish(&y4, (const char *[]){"y"}, 1) != NULL, OM_ERR_TRACE_IN_PLACE_MUTATION,
+              "constant 'fc.weight' [4,2], first read by matmul, was changed in place during the trace");
+  om_tensor *all[] = {ex, x, y, x2, x3, src, w, x4, y4};
+  om__release_all(all, 9);
+  end_and_retry();
+}
+
+TEST(no_grad_in_trace) {
+  om_tensor *ex, *x = begin_x(&ex);
+  CHECK_ERROR((om_set_grad_enabled(false), om_last_error() == OM_ERR_OK), OM_ERR_TRACE_NO_GRAD, "no_grad: grad mode turned off while tracing");
+  CHECK(om_is_grad_enabled() && !om_trace_active());
+  om_tensor *all[] = {ex, x};
+  om__release_all(all, 2);
+  end_and_retry();
+}
+
+TEST(invalid_usage) {
+  om_tensor *ex, *x = begin_x(&ex);
+  CHECK_ERROR(om_trace_begin(), OM_ERR_TRACE_INVALID_USAGE, "trace_begin: a trace is already recording");
+  CHECK(!om_trace_active());
+  CHECK_ERROR(om_trace_input("x", ex, NULL) != NULL, OM_ERR_TRACE_INVALID_USAGE, "a trace is already recording"); /* repeated */
+  om_trace_abort();
+  om_clear_error();
+  CHECK_ERROR(om_trace_input("x", ex, NULL) != NULL, OM_ERR_TRACE_INVALID_USAGE, "a trace is already recording");
+  om_tensor *ex2, *x2 = begin_x(&ex2); /* a fresh trace forgets the last one's error */
+  CHECK(x2 != NULL);
+  CHECK_ERROR(om_trace_input("x", ex, NULL) != NULL, OM_ERR_TRACE_INVALID_USAGE, "trace_input: name 'x' is used twice (already an input)");
+  om_trace_begin();
+  om_tensor *x3 = om_trace_input("x", ex, NULL);
+  CHECK_ERROR(om_trace_parameter("x", ex), OM_ERR_TRACE_INVALID_USAGE, "name 'x' is used twice (already an input)");
+  om_trace_begin();
+  om_tensor *x4 = om_trace_input("x", ex, NULL), *y4 = om_neg(x4);
+  CHECK_ERROR(om_trace_finish((om_tensor *[]){y4, y4}, (const char *[]){"y", "y"}, 2) != NULL, OM_ERR_TRACE_INVALID_USAGE,
+              "name 'y' is used twice (already an output)");
+  om_trace_begin();
+  om_tensor *x5 = om_trace_input("x", ex, NULL), *c = om_ones(S34, 2, OM_FLOAT32);
+  CHECK_ERROR(om_trace_finish(&c, (const char *[]){"c"}, 1) != NULL, OM_ERR_TRACE_INVALID_USAGE,
+              "output 'c' does not depend on any input");
+  om_trace_begin();
+  om_tensor *one = om_ones((int64_t[]){1, 4}, 2, OM_FLOAT32);
+  CHECK_ERROR(om_trace_input("x", one, (const char *[]){"batch", NULL}) != NULL, OM_ERR_TRACE_INVALID_USAGE,
+              "symbolic axis 'batch' of 'x' has example size 1");
+  om_trace_begin();
+  om_tensor *sq = om_ones((int64_t[]){3, 3}, 2, OM_FLOAT32);
+  CHECK_ERROR(om_trace_input("x", sq, (const char *[]){"batch", "seq"}) != NULL, OM_ERR_TRACE_INVALID_USAGE,
+              "symbolic axes 'batch' and 'seq' both have example size 3");
+  CHECK_ERROR(om_trace_finish(NULL, NULL, 0) != NULL, OM_ERR_TRACE_INVALID_USAGE, "both have example size 3");
+  om_tensor *all[] = {ex, x, ex2, x2, x3, x4, y4, x5, c, one, sq};
+  om__release_all(all, 11);
+  end_and_retry();
+}
+
+TEST(unsupported_and_symbolic) {
+  /* a constant over 2 GiB (a broadcast view: nothing that large is allocated) */
+  om_tensor *ex = om_randn((int64_t[]){1}, 1, 1, true), *s = om_scalar(1, OM_FLOAT32);
+  om_tensor *huge = om_expand(s, (int64_t[]){600000000}, 1);
+  om_trace_begin();
+  om_tensor *x = om_trace_input("x", ex, NULL);
+  CHECK_ERROR(om_add(x, huge) != NULL, OM_ERR_TRACE_UNSUPPORTED_OPERATION,
+              "add: reads a constant of shape [600000000] (2400000000 bytes), over ONNX's 2 GiB limit");
+  /* a reshape that bakes a symbolic axis */
+  om_tensor *ex2 = om_randn(S34, 2, 1, true);
+  om_trace_begin();
+  om_tensor *x2 = om_trace_input("x", ex2, (const char *[]){"batch", NULL});
+  CHECK_ERROR(om_reshape(x2, (int64_t[]){12}, 1) != NULL, OM_ERR_TRACE_SYMBOLIC_SHAPE,
+              "reshape: bakes symbolic axis 'batch' (example size 3) into the graph");
+  /* a constant whose size equals the batch's: the graph would only run at that batch */
+  om_trace_begin();
+  om_tensor *x3 = om_trace_input("x", ex2, (const char *[]){"batch", NULL}), *c = om_ones(S34, 2, OM_FLOAT32);
+  CHECK_ERROR(om_add(x3, c) != NULL, OM_ERR_TRACE_SYMBOLIC_SHAPE, "add: bakes symbolic axis 'batch'");
+  /* symbolic axes flow through what can express them, and reach the outputs */
+  om_trace_begin();
+  om_tensor *x4 = om_trace_input("x", ex2, (const char *[]){"batch", NULL}), *w = om_ones((int64_t[]){4, 2}, 2, OM_FLOAT32);
+  om_tensor *y = om_matmul(x4, w), *r = om_relu(y), *flat = om_reshape(r, (int64_t[]){-1, 2}, 2);
+  om_traced_model *m = om_trace_finish(&flat, (const char *[]){"y"}, 1);
+  const char *const *dp;
+  int nd;
+  CHECK(m && om_traced_info(m, OM_TRACED_OUTPUT, 0, NULL, &nd, NULL, &dp));
+  CHECK(m && nd == 2 && dp[0] && !strcmp(dp[0], "batch") && !dp[1]);
+  om_traced_release(m);
+  om_tensor *all[] = {ex, s, huge, x, ex2, x2, x3, c, x4, w, y, r, flat};
+  om__release_all(all, 13);
+  end_and_retry();
+}
+
+int main(void) {
+  RUN(golden_bytes_and_model_fields);
+  RUN(weights_stream_from_their_storage);
+  RUN(constants_keep_their_traced_values);
+  RUN(graph_shape_and_names);
+  RUN(data_dependent_reads);
+  RUN(in_place_mutation);
+  RUN(no_grad_in_trace);
+  RUN(invalid_usage);
+  RUN(unsupported_and_symbolic);
+  TEST_MAIN_END();
+}
