@@ -139,7 +139,8 @@ extern const om_op_def *const om__ops[OM_OP_COUNT];
 extern const char *const om__op_families[OM_OP_COUNT]; /* the family file of each op */
 
 /** Checks that every op-table row has its parts (name, infer, forward, a backward or a
- *  non-differentiable mark, test settings); on a gap sets InvalidArgument naming it, false. */
+ *  non-differentiable mark, a lower rule and its onnx description, test settings); on a gap
+ *  sets InvalidArgument naming it, false. */
 bool om__ops_self_check(void);
 /** The sample inputs of op's test settings (om_op_def.test), as the table-driven tests use them:
  *  writes test.n_in new references into in and returns how many, or -1 on error (nothing kept). */

@@ -31,8 +31,8 @@ static char *table(void) {
   char *out = malloc(cap);
   if (!out) return NULL;
   len += (size_t)snprintf(out + len, cap - len,
-                          "| op | family | inputs | outputs | result | backward reads |\n"
-                          "| --- | --- | --- | --- | --- | --- |\n");
+                          "| op | family | inputs | outputs | result | backward reads | ONNX |\n"
+                          "| --- | --- | --- | --- | --- | --- | --- |\n");
   for (int op = 0; op < OM_OP_COUNT; op++) {
     const om_op_def *d = om__ops[op];
     char inputs[16], reads[64] = "";
@@ -43,8 +43,8 @@ static char *table(void) {
     for (int j = 0; d->backward && j < OM_MAX_OUTPUTS; j++)
       if (d->saves & OM_SAVES_OUT(j)) snprintf(reads + strlen(reads), sizeof reads - strlen(reads), "%soutput %d", *reads ? ", " : "", j);
     if (d->backward && !*reads) snprintf(reads, sizeof reads, "only the gradient");
-    len += (size_t)snprintf(out + len, cap - len, "| `%s` | %s.c | %s | %d | %s | %s |\n", d->name, om__op_families[op],
-                            inputs, d->n_out, d->view ? "view" : "new storage", reads);
+    len += (size_t)snprintf(out + len, cap - len, "| `%s` | %s.c | %s | %d | %s | %s | %s |\n", d->name, om__op_families[op],
+                            inputs, d->n_out, d->view ? "view" : "new storage", reads, d->onnx ? d->onnx : "none yet");
   }
   return out;
 }

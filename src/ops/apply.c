@@ -24,13 +24,15 @@ bool om__ops_self_check(void) {
     const om_op_def *d = om__ops[op];
     const char *gap = !d || !d->name ? "a name" : !d->infer ? "infer" : !d->forward ? "forward"
                       : !d->backward && !d->test.no_gradcheck ? "a backward (or the non-differentiable mark)"
+                      : !d->lower ? "a lower (or a refusal)" : !d->onnx ? "its ONNX nodes (onnx)"
                       : d->test.n_in < 1 || (d->n_in >= 0 && d->test.n_in != d->n_in) ? "test settings" : NULL;
     if (gap) return om__fail(OM_ERR_INVALID_ARGUMENT, "op table: op %d (%s) lacks %s", op, d && d->name ? d->name : "?", gap);
   }
   return true;
 }
 
-bool om__needs_grad(const om_tensor *t) { return t->requires_grad || t->grad_fn; }
+/* Traced tensors report requires-grad while their trace records (spec 1: the BackwardRecord seam). */
+bool om__needs_grad(const om_tensor *t) { return t->requires_grad || t->grad_fn || om__traced(t); }
 
 /* Releasing a record releases its inputs, which may release their records, and so on down a
  * chain as long as the model ran ops: done with a worklist, not recursion, so the depth of a
@@ -90,6 +92,8 @@ static bool record(const om_op_def *def, om_call *c) {
   return true;
 }
 
+static bool make_outputs(const om_op_def *def, om_call *c);
+
 int om__apply(om_op op, om_tensor *const *in, int n_in, const om_attrs *attrs, om_tensor **out) {
   if ((unsigned)op >= OM_OP_COUNT) return om__fail(OM_ERR_INVALID_ARGUMENT, "apply: unknown op %d", (int)op), -1;
   const om_op_def *def = om__ops[op];
@@ -104,23 +108,13 @@ int om__apply(om_op op, om_tensor *const *in, int n_in, const om_attrs *attrs, o
   if (!def->infer(&c)) return -1;
   for (int j = 0; j < c.n_out; j++) /* views allocate nothing, but their element count must fit too */
     if (om__numel(c.out_meta[j].shape, c.out_meta[j].ndim, def->name) < 0) return -1;
-  for (int j = 0; j < c.n_out; j++) {
-    if (def->view) {
-      c.out[j] = om__alias(in[0]);
-      if (c.out[j]) {
-        c.out[j]->ndim = c.out_meta[j].ndim;
-        memcpy(c.out[j]->shape, c.out_meta[j].shape, sizeof c.out[j]->shape);
-      }
-    } else {
-      c.out[j] = om__tensor_new(&c.out_meta[j], false, def->name);
-    }
-    if (!c.out[j]) {
-      om__release_all(c.out, j);
-      return -1;
-    }
-  }
-  if (!def->forward(&c)) {
+  /* Tracing: lower before computing, so a refused op fails before it costs anything. */
+  bool traced = false;
+  for (int k = 0; om__state()->trace && k < n_in && !traced; k++) traced = om__traced(in[k]);
+  if (traced && !om__trace_lower(def, &c, attrs ? attrs : &(om_attrs){0})) return -1;
+  if (!make_outputs(def, &c) || !def->forward(&c)) {
     om__release_all(c.out, c.n_out);
+    if (traced) om__trace_commit(&c, false);
     return -1;
   }
   bool grad = false;
@@ -128,10 +122,29 @@ int om__apply(om_op op, om_tensor *const *in, int n_in, const om_attrs *attrs, o
     for (int k = 0; k < n_in; k++) grad |= om__needs_grad(in[k]);
   if (grad && !record(def, &c)) {
     om__release_all(c.out, c.n_out);
+    if (traced) om__trace_commit(&c, false);
     return -1;
   }
+  if (traced) om__trace_commit(&c, true);
   memcpy(out, c.out, sizeof(om_tensor *) * (size_t)c.n_out);
   return c.n_out;
+}
+
+/* Allocates c's outputs: new storages, or headers on in[0]'s storage for view ops. */
+static bool make_outputs(const om_op_def *def, om_call *c) {
+  for (int j = 0; j < c->n_out; j++) {
+    if (def->view) {
+      c->out[j] = om__alias(c->in[0]);
+      if (c->out[j]) {
+        c->out[j]->ndim = c->out_meta[j].ndim;
+        memcpy(c->out[j]->shape, c->out_meta[j].shape, sizeof c->out[j]->shape);
+      }
+    } else {
+      c->out[j] = om__tensor_new(&c->out_meta[j], false, def->name);
+    }
+    if (!c->out[j]) return false;
+  }
+  return true;
 }
 
 om_tensor *om__apply1(om_op op, om_tensor *const *in, int n_in, const om_attrs *attrs) {

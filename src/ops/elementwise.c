@@ -53,11 +53,21 @@
     }                                                                                    \
   }
 
-/* Which dtypes an op takes, and the loop for each (NULL: refused). */
+/* Which dtypes an op takes, the loop for each (NULL: refused), and the ONNX nodes that compute it. */
 typedef struct kernels {
-  om_loop_fn loop[3]; /* indexed by om_dtype of the inputs */
-  bool to_bool;       /* comparisons: the output is bool */
+  om_loop_fn loop[3];  /* indexed by om_dtype of the inputs */
+  bool to_bool;        /* comparisons: the output is bool */
+  const char *onnx[2]; /* ONNX op types: one node, or a second one applied to the first's result */
 } kernels;
+
+/* The ONNX nodes of an op, given to the *_DEF macros as one argument that fills both the
+ * kernels' onnx[] and the op's doc string: ONNX1("Add"), ONNX2("Sqrt", "Reciprocal"), or
+ * ONNX_AS(first, second, doc) when the doc must say more (a dtype workaround). */
+#define ONNX_AS(first, second, doc) first, second, doc
+#define ONNX1(a) ONNX_AS(a, NULL, a)
+#define ONNX2(a, b) ONNX_AS(a, b, a ", " b)
+#define ONNX_NODES(first, second, doc) {first, second}
+#define ONNX_DOC(first, second, doc) doc
 
 /* ---- binary ops ---- */
 
@@ -118,6 +128,22 @@ static bool forward_map(om_call *c) {
     base[i + 1] = om__data(c->in[i]);
   }
   om__iterate(c->n_in + 1, base, st, o->shape, o->ndim, k->loop[c->in[c->n_in - 1]->dtype], NULL);
+  return true;
+}
+
+/* The ONNX form of a map: the op's node reading every input, or, for two nodes (rsqrt is
+ * Sqrt then Reciprocal, ne is Equal then Not), the second reading the first's result. Both
+ * results have the output's shape and dtype. */
+static bool lower_map(om_lower *l, const om_call *c) {
+  const kernels *k = om__ops[c->op]->impl;
+  if (!k->onnx[1]) return om__lower_node(l, c, k->onnx[0], NULL, 0);
+  int in[3], mid, out;
+  for (int i = 0; i < c->n_in; i++)
+    if ((in[i] = om__lower_input(l, i)) < 0) return false;
+  if (!om__emit(l, k->onnx[0], in, c->n_in, &c->out_meta[0], 1, &mid, NULL, 0) ||
+      !om__emit(l, k->onnx[1], &mid, 1, &c->out_meta[0], 1, &out, NULL, 0))
+    return false;
+  om__lower_output(l, 0, out);
   return true;
 }
 
@@ -183,26 +209,27 @@ static bool pow_backward(const om_record *r, om_tensor *const *g, om_tensor **gi
   return done(&s, r, gin);
 }
 
-#define BINARY_DEF(NAME, LOOPS, BOOL, BACKWARD, SAVES, LO, HI)                                        \
-  static const kernels NAME##_kernels = {LOOPS, BOOL};                                                \
+#define BINARY_DEF(NAME, LOOPS, BOOL, BACKWARD, SAVES, LO, HI, ONNX)                                  \
+  static const kernels NAME##_kernels = {LOOPS, BOOL, ONNX_NODES(ONNX)};                              \
   const om_op_def om__op_##NAME = {                                                                   \
       .name = #NAME, .n_in = 2, .n_out = 1, .saves = SAVES, .infer = infer_binary,                   \
-      .forward = forward_map, .backward = BACKWARD, .impl = &NAME##_kernels,                         \
+      .forward = forward_map, .backward = BACKWARD, .lower = lower_map, .onnx = ONNX_DOC(ONNX),      \
+      .impl = &NAME##_kernels,                                                                        \
       .test = {.n_in = 2, .ndims = {2, 1}, .shapes = {{2, 3}, {3}}, .lo = LO, .hi = HI,               \
                .no_gradcheck = BACKWARD == NULL}};
 
 #define LOOPS3(f, i, b) {f, i, b}
-BINARY_DEF(add, LOOPS3(add_f32, add_i64, NULL), false, add_backward, 0, -2, 2)
-BINARY_DEF(sub, LOOPS3(sub_f32, sub_i64, NULL), false, sub_backward, 0, -2, 2)
-BINARY_DEF(mul, LOOPS3(mul_f32, mul_i64, NULL), false, mul_backward, OM_SAVES_IN(0) | OM_SAVES_IN(1), -2, 2)
-BINARY_DEF(div, LOOPS3(div_f32, NULL, NULL), false, div_backward, OM_SAVES_IN(0) | OM_SAVES_IN(1), 0.5, 2)
-BINARY_DEF(pow, LOOPS3(pow_f32, NULL, NULL), false, pow_backward, OM_SAVES_IN(0) | OM_SAVES_IN(1) | OM_SAVES_OUT(0), 0.5, 2)
-BINARY_DEF(eq, LOOPS3(eq_f32, eq_i64, eq_b8), true, NULL, 0, -2, 2)
-BINARY_DEF(ne, LOOPS3(ne_f32, ne_i64, ne_b8), true, NULL, 0, -2, 2)
-BINARY_DEF(lt, LOOPS3(lt_f32, lt_i64, NULL), true, NULL, 0, -2, 2)
-BINARY_DEF(le, LOOPS3(le_f32, le_i64, NULL), true, NULL, 0, -2, 2)
-BINARY_DEF(gt, LOOPS3(gt_f32, gt_i64, NULL), true, NULL, 0, -2, 2)
-BINARY_DEF(ge, LOOPS3(ge_f32, ge_i64, NULL), true, NULL, 0, -2, 2)
+BINARY_DEF(add, LOOPS3(add_f32, add_i64, NULL), false, add_backward, 0, -2, 2, ONNX1("Add"))
+BINARY_DEF(sub, LOOPS3(sub_f32, sub_i64, NULL), false, sub_backward, 0, -2, 2, ONNX1("Sub"))
+BINARY_DEF(mul, LOOPS3(mul_f32, mul_i64, NULL), false, mul_backward, OM_SAVES_IN(0) | OM_SAVES_IN(1), -2, 2, ONNX1("Mul"))
+BINARY_DEF(div, LOOPS3(div_f32, NULL, NULL), false, div_backward, OM_SAVES_IN(0) | OM_SAVES_IN(1), 0.5, 2, ONNX1("Div"))
+BINARY_DEF(pow, LOOPS3(pow_f32, NULL, NULL), false, pow_backward, OM_SAVES_IN(0) | OM_SAVES_IN(1) | OM_SAVES_OUT(0), 0.5, 2, ONNX1("Pow"))
+BINARY_DEF(eq, LOOPS3(eq_f32, eq_i64, eq_b8), true, NULL, 0, -2, 2, ONNX1("Equal"))
+BINARY_DEF(ne, LOOPS3(ne_f32, ne_i64, ne_b8), true, NULL, 0, -2, 2, ONNX2("Equal", "Not"))
+BINARY_DEF(lt, LOOPS3(lt_f32, lt_i64, NULL), true, NULL, 0, -2, 2, ONNX1("Less"))
+BINARY_DEF(le, LOOPS3(le_f32, le_i64, NULL), true, NULL, 0, -2, 2, ONNX1("LessOrEqual"))
+BINARY_DEF(gt, LOOPS3(gt_f32, gt_i64, NULL), true, NULL, 0, -2, 2, ONNX1("Greater"))
+BINARY_DEF(ge, LOOPS3(ge_f32, ge_i64, NULL), true, NULL, 0, -2, 2, ONNX1("GreaterOrEqual"))
 
 om_tensor *om_add(om_tensor *a, om_tensor *b) { return om__apply1(OM_OP_add, (om_tensor *[]){a, b}, 2, NULL); }
 om_tensor *om_sub(om_tensor *a, om_tensor *b) { return om__apply1(OM_OP_sub, (om_tensor *[]){a, b}, 2, NULL); }
@@ -241,7 +268,7 @@ UNARY_LOOP(exp_f32, float, expf(a))
 UNARY_LOOP(log_f32, float, logf(a))
 UNARY_LOOP(sqrt_f32, float, sqrtf(a))
 UNARY_LOOP(rsqrt_f32, float, 1.0f / sqrtf(a))
-UNARY_LOOP(relu_f32, float, a > 0 ? a : 0.0f)
+UNARY_LOOP(relu_f32, float, a > 0 || a != a ? a : 0.0f) /* NaN stays NaN, as PyTorch and ONNX Relu */
 UNARY_LOOP(relu_i64, int64_t, a > 0 ? a : 0)
 UNARY_LOOP(sigmoid_f32, float, sigmoidf(a))
 UNARY_LOOP(tanh_f32, float, tanhf(a))
@@ -304,25 +331,38 @@ static bool tanh_backward(const om_record *r, om_tensor *const *g, om_tensor **g
   return unary_grad(&s, r, g[0], om__keep(&s, om_sub(one, om__keep(&s, om_mul(y, y)))), gin);
 }
 
-#define UNARY_DEF(NAME, LOOPS, BACKWARD, SAVES, LO, HI)                                              \
-  static const kernels NAME##_kernels = {LOOPS, false};                                               \
+/* onnxruntime has no int64 Relu kernel; Max(a, 0) is the same function and has one. */
+static bool lower_relu(om_lower *l, const om_call *c) {
+  if (c->in[0]->dtype != OM_INT64) return lower_map(l, c);
+  int64_t zero = 0;
+  int in[2], out;
+  if ((in[0] = om__lower_input(l, 0)) < 0 || (in[1] = om__lower_ints(l, &zero, -1)) < 0 ||
+      !om__emit(l, "Max", in, 2, &c->out_meta[0], 1, &out, NULL, 0))
+    return false;
+  om__lower_output(l, 0, out);
+  return true;
+}
+
+#define UNARY_DEF(NAME, LOOPS, BACKWARD, SAVES, LO, HI, LOWER, ONNX)                                \
+  static const kernels NAME##_kernels = {LOOPS, false, ONNX_NODES(ONNX)};                             \
   const om_op_def om__op_##NAME = {                                                                   \
       .name = #NAME, .n_in = 1, .n_out = 1, .saves = SAVES, .infer = infer_unary,                    \
-      .forward = forward_map, .backward = BACKWARD, .impl = &NAME##_kernels,                         \
+      .forward = forward_map, .backward = BACKWARD, .lower = LOWER, .onnx = ONNX_DOC(ONNX),          \
+      .impl = &NAME##_kernels,                                                                        \
       .test = {.n_in = 1, .ndims = {2}, .shapes = {{3, 4}}, .lo = LO, .hi = HI,                       \
                .no_gradcheck = BACKWARD == NULL}};                                                    \
   om_tensor *om_##NAME(om_tensor *a) { return om__apply1(OM_OP_##NAME, &a, 1, NULL); }
 
-UNARY_DEF(neg, LOOPS3(neg_f32, neg_i64, NULL), neg_backward, 0, -2, 2)
-UNARY_DEF(abs, LOOPS3(abs_f32, abs_i64, NULL), abs_backward, OM_SAVES_IN(0), -2, 2)
-UNARY_DEF(sign, LOOPS3(sign_f32, sign_i64, NULL), NULL, 0, -2, 2)
-UNARY_DEF(exp, LOOPS3(exp_f32, NULL, NULL), exp_backward, OM_SAVES_OUT(0), -2, 2)
-UNARY_DEF(log, LOOPS3(log_f32, NULL, NULL), log_backward, OM_SAVES_IN(0), 0.5, 3)
-UNARY_DEF(sqrt, LOOPS3(sqrt_f32, NULL, NULL), sqrt_backward, OM_SAVES_OUT(0), 0.5, 3)
-UNARY_DEF(rsqrt, LOOPS3(rsqrt_f32, NULL, NULL), rsqrt_backward, OM_SAVES_OUT(0), 0.5, 3)
-UNARY_DEF(relu, LOOPS3(relu_f32, relu_i64, NULL), relu_backward, OM_SAVES_OUT(0), -2, 2)
-UNARY_DEF(sigmoid, LOOPS3(sigmoid_f32, NULL, NULL), sigmoid_backward, OM_SAVES_OUT(0), -3, 3)
-UNARY_DEF(tanh, LOOPS3(tanh_f32, NULL, NULL), tanh_backward, OM_SAVES_OUT(0), -2, 2)
+UNARY_DEF(neg, LOOPS3(neg_f32, neg_i64, NULL), neg_backward, 0, -2, 2, lower_map, ONNX1("Neg"))
+UNARY_DEF(abs, LOOPS3(abs_f32, abs_i64, NULL), abs_backward, OM_SAVES_IN(0), -2, 2, lower_map, ONNX1("Abs"))
+UNARY_DEF(sign, LOOPS3(sign_f32, sign_i64, NULL), NULL, 0, -2, 2, lower_map, ONNX1("Sign"))
+UNARY_DEF(exp, LOOPS3(exp_f32, NULL, NULL), exp_backward, OM_SAVES_OUT(0), -2, 2, lower_map, ONNX1("Exp"))
+UNARY_DEF(log, LOOPS3(log_f32, NULL, NULL), log_backward, OM_SAVES_IN(0), 0.5, 3, lower_map, ONNX1("Log"))
+UNARY_DEF(sqrt, LOOPS3(sqrt_f32, NULL, NULL), sqrt_backward, OM_SAVES_OUT(0), 0.5, 3, lower_map, ONNX1("Sqrt"))
+UNARY_DEF(rsqrt, LOOPS3(rsqrt_f32, NULL, NULL), rsqrt_backward, OM_SAVES_OUT(0), 0.5, 3, lower_map, ONNX2("Sqrt", "Reciprocal"))
+UNARY_DEF(relu, LOOPS3(relu_f32, relu_i64, NULL), relu_backward, OM_SAVES_OUT(0), -2, 2, lower_relu, ONNX_AS("Relu", NULL, "Relu (int64: Max with 0)"))
+UNARY_DEF(sigmoid, LOOPS3(sigmoid_f32, NULL, NULL), sigmoid_backward, OM_SAVES_OUT(0), -3, 3, lower_map, ONNX1("Sigmoid"))
+UNARY_DEF(tanh, LOOPS3(tanh_f32, NULL, NULL), tanh_backward, OM_SAVES_OUT(0), -2, 2, lower_map, ONNX1("Tanh"))
 
 /* ---- where(cond, a, b) ---- */
 
@@ -356,10 +396,38 @@ static bool where_backward(const om_record *r, om_tensor *const *g, om_tensor **
   return done(&s, r, gin);
 }
 
-static const kernels where_kernels = {{where_f32, where_i64, where_b8}, false};
+/* ONNX TensorProto.DataType of each om_dtype (Cast's "to"). */
+static const int64_t onnx_dtype[] = {[OM_FLOAT32] = 1, [OM_INT64] = 7, [OM_BOOL] = 9};
+
+/* Emits Cast(v) to dtype for a value of the given shape; the new value id, or -1 on error. */
+static int emit_cast(om_lower *l, int v, int ndim, const int64_t *shape, om_dtype dtype) {
+  om_meta m = {.dtype = dtype, .ndim = ndim};
+  memcpy(m.shape, shape, sizeof(int64_t) * (size_t)ndim);
+  int out;
+  return v >= 0 && om__emit(l, "Cast", &v, 1, &m, 1, &out, &OM_ATTR_INT("to", onnx_dtype[dtype]), 1) ? out : -1;
+}
+
+/* onnxruntime has no bool Where kernel: bool values go through int64 and back (exact). */
+static bool lower_where(om_lower *l, const om_call *c) {
+  if (c->in[1]->dtype != OM_BOOL) return lower_map(l, c);
+  const om_meta *o = &c->out_meta[0];
+  om_meta wide = *o;
+  wide.dtype = OM_INT64;
+  int in[3], picked, out;
+  if ((in[0] = om__lower_input(l, 0)) < 0) return false;
+  for (int i = 1; i < 3; i++)
+    if ((in[i] = emit_cast(l, om__lower_input(l, i), c->in[i]->ndim, c->in[i]->shape, OM_INT64)) < 0) return false;
+  if (!om__emit(l, "Where", in, 3, &wide, 1, &picked, NULL, 0) || (out = emit_cast(l, picked, o->ndim, o->shape, OM_BOOL)) < 0)
+    return false;
+  om__lower_output(l, 0, out);
+  return true;
+}
+
+static const kernels where_kernels = {{where_f32, where_i64, where_b8}, false, {"Where", NULL}};
 const om_op_def om__op_where = {
     .name = "where", .n_in = 3, .n_out = 1, .saves = OM_SAVES_IN(0), .infer = infer_where,
-    .forward = forward_map, .backward = where_backward, .impl = &where_kernels,
+    .forward = forward_map, .backward = where_backward, .lower = lower_where,
+    .onnx = "Where (bool values: Cast to int64 and back)", .impl = &where_kernels,
     .test = {.n_in = 3, .ndims = {2, 2, 1}, .shapes = {{2, 3}, {2, 3}, {3}}, .dtypes = {OM_BOOL}, .lo = -2, .hi = 2}};
 
 om_tensor *om_where(om_tensor *cond, om_tensor *a, om_tensor *b) {
@@ -380,10 +448,17 @@ static bool infer_cast(om_call *c) {
 
 static bool forward_cast(om_call *c) { om__copy_into(c->out[0], c->in[0]); return true; }
 
+/* ONNX Cast converts as forward does: float -> int64 truncates, saturates and sends NaN to 0
+ * in onnxruntime-web (WASM's saturating truncation), and nonzero (NaN too) -> true. */
+static bool lower_cast(om_lower *l, const om_call *c) {
+  return om__lower_node(l, c, "Cast", &OM_ATTR_INT("to", onnx_dtype[c->attrs.i[0]]), 1);
+}
+
 /* Only float -> float is differentiable, and om_cast returns its input for that; a recorded
  * cast therefore always starts from int64 or bool, which take no gradient. */
 const om_op_def om__op_cast = {
     .name = "cast", .n_in = 1, .n_out = 1, .infer = infer_cast, .forward = forward_cast,
+    .lower = lower_cast, .onnx = "Cast",
     .test = {.n_in = 1, .ndims = {2}, .shapes = {{2, 3}}, .lo = -3, .hi = 3, .attrs = {.n_i = 1, .i = {OM_INT64}}, .no_gradcheck = true}};
 
 om_tensor *om_cast(om_tensor *a, om_dtype dtype) {

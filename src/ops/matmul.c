@@ -210,9 +210,14 @@ static bool matmul_backward(const om_record *r, om_tensor *const *g, om_tensor *
   return (!om__wants(r, 0) || gin[0]) && (!om__wants(r, 1) || gin[1]);
 }
 
+/* ONNX MatMul is NumPy's matmul; on operands of 2 or more dims (all this op takes) that is
+ * this op's product with broadcast batch dims. */
+static bool lower_matmul(om_lower *l, const om_call *c) { return om__lower_node(l, c, "MatMul", NULL, 0); }
+
 const om_op_def om__op_matmul = {
     .name = "matmul", .n_in = 2, .n_out = 1, .saves = OM_SAVES_IN(0) | OM_SAVES_IN(1),
     .infer = infer_matmul, .forward = forward_matmul, .backward = matmul_backward,
+    .lower = lower_matmul, .onnx = "MatMul",
     .test = {.n_in = 2, .ndims = {3, 2}, .shapes = {{2, 3, 5}, {5, 4}}, .lo = -2, .hi = 2}};
 
 om_tensor *om_matmul(om_tensor *a, om_tensor *b) {

@@ -154,10 +154,35 @@ static bool extreme_backward(const om_record *r, om_tensor *const *g, om_tensor 
   return gin[0] != NULL;
 }
 
-#define REDUCE_DEF(NAME, BACKWARD, SAVES)                                                         \
+/* ---- ONNX lowering ---- */
+
+/* The ONNX op type(s) of a reduction, the op's impl: the values' node, and for max_dim and
+ * min_dim the indices' node. */
+typedef struct onnx_reduce {
+  const char *values, *indices;
+} onnx_reduce;
+
+/* ReduceX(data, axes) with the canonical dims as the axes input (opset 18+) and keepdims.
+ * The dims list is empty only for a 0-d input, which forward passes through unchanged: an
+ * alias (ONNX would reduce every axis of it, also the identity, but needs no node for it). */
+static bool lower_reduce(om_lower *l, const om_call *c) {
+  const onnx_reduce *x = om__ops[c->op]->impl;
+  int n = c->attrs.n_i - 1;
+  if (n == 0) return om__lower_alias(l);
+  int in[2], out;
+  if ((in[0] = om__lower_input(l, 0)) < 0 || (in[1] = om__lower_ints(l, c->attrs.i + 1, n)) < 0 ||
+      !om__emit(l, x->values, in, 2, &c->out_meta[0], 1, &out, &OM_ATTR_INT("keepdims", c->attrs.i[0]), 1))
+    return false;
+  om__lower_output(l, 0, out);
+  return true;
+}
+
+#define REDUCE_DEF(NAME, BACKWARD, SAVES, ONNX)                                                   \
+  static const onnx_reduce NAME##_onnx = {ONNX, NULL};                                            \
   const om_op_def om__op_##NAME = {                                                               \
       .name = #NAME, .n_in = 1, .n_out = 1, .saves = SAVES, .infer = infer_reduce,               \
-      .forward = forward_reduce, .backward = BACKWARD,                                           \
+      .forward = forward_reduce, .backward = BACKWARD, .lower = lower_reduce, .onnx = ONNX,      \
+      .impl = &NAME##_onnx,                                                                       \
       .test = {.n_in = 1, .ndims = {3}, .shapes = {{2, 3, 4}}, .lo = -2, .hi = 2,                 \
                .attrs = {.n_i = 3, .i = {0, 0, -1}}}};                                            \
   om_tensor *om_##NAME(om_tensor *a, const int64_t *dims, int ndims, bool keepdim) {              \
@@ -169,10 +194,10 @@ static bool extreme_backward(const om_record *r, om_tensor *const *g, om_tensor 
     return om__apply1(OM_OP_##NAME, &a, 1, &at);                                                  \
   }
 
-REDUCE_DEF(sum, sum_backward, 0)
-REDUCE_DEF(mean, mean_backward, 0)
-REDUCE_DEF(amax, extreme_backward, OM_SAVES_IN(0) | OM_SAVES_OUT(0))
-REDUCE_DEF(amin, extreme_backward, OM_SAVES_IN(0) | OM_SAVES_OUT(0))
+REDUCE_DEF(sum, sum_backward, 0, "ReduceSum")
+REDUCE_DEF(mean, mean_backward, 0, "ReduceMean")
+REDUCE_DEF(amax, extreme_backward, OM_SAVES_IN(0) | OM_SAVES_OUT(0), "ReduceMax")
+REDUCE_DEF(amin, extreme_backward, OM_SAVES_IN(0) | OM_SAVES_OUT(0), "ReduceMin")
 
 /* ---- max_dim / min_dim: values and indices along one dim ---- */
 
@@ -258,15 +283,40 @@ static bool arg_backward(const om_record *r, om_tensor *const *g, om_tensor **gi
   return gin[0] != NULL;
 }
 
-#define ARG_DEF(NAME)                                                                             \
+/* Values: ReduceX(data, axes = [dim]); indices: ArgX(data, axis = dim), whose
+ * select_last_index = 0 picks the first extreme on ties, as scan does. A 0-d input is its own
+ * value at index 0 (ONNX has no axis to reduce there): an alias and a constant. */
+static bool lower_arg(om_lower *l, const om_call *c) {
+  const onnx_reduce *x = om__ops[c->op]->impl;
+  int64_t dim = c->attrs.i[0], keep = c->attrs.i[1], zero = 0;
+  int in[2] = {om__lower_input(l, 0), -1}, out[2];
+  if (in[0] < 0) return false;
+  if (c->in[0]->ndim == 0) {
+    if ((out[1] = om__lower_ints(l, &zero, -1)) < 0) return false;
+    om__lower_output(l, 1, out[1]);
+    return om__lower_alias(l);
+  }
+  om_gattr arg_attrs[3] = {OM_ATTR_INT("axis", dim), OM_ATTR_INT("keepdims", keep), OM_ATTR_INT("select_last_index", 0)};
+  if ((in[1] = om__lower_ints(l, &dim, 1)) < 0 ||
+      !om__emit(l, x->values, in, 2, &c->out_meta[0], 1, &out[0], &OM_ATTR_INT("keepdims", keep), 1) ||
+      !om__emit(l, x->indices, in, 1, &c->out_meta[1], 1, &out[1], arg_attrs, 3))
+    return false;
+  om__lower_output(l, 0, out[0]);
+  om__lower_output(l, 1, out[1]);
+  return true;
+}
+
+#define ARG_DEF(NAME, VALUES, INDICES)                                                            \
+  static const onnx_reduce NAME##_onnx = {VALUES, INDICES};                                       \
   const om_op_def om__op_##NAME = {                                                               \
       .name = #NAME, .n_in = 1, .n_out = 2, .saves = OM_SAVES_OUT(1), .infer = infer_arg,        \
-      .forward = forward_arg, .backward = arg_backward,                                          \
+      .forward = forward_arg, .backward = arg_backward, .lower = lower_arg,                      \
+      .onnx = VALUES ", " INDICES, .impl = &NAME##_onnx,                                         \
       .test = {.n_in = 1, .ndims = {3}, .shapes = {{2, 3, 4}}, .lo = -2, .hi = 2,                 \
                .attrs = {.n_i = 2, .i = {1, 0}}}};
 
-ARG_DEF(max_dim)
-ARG_DEF(min_dim)
+ARG_DEF(max_dim, "ReduceMax", "ArgMax")
+ARG_DEF(min_dim, "ReduceMin", "ArgMin")
 
 static om_tensor *arg_extreme(om_op op, om_tensor *a, int dim, bool keepdim, om_tensor **indices) {
   om_tensor *out[2] = {0};

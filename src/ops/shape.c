@@ -19,6 +19,37 @@ static bool fail_shape(const char *who, const char *what, const om_tensor *a, co
                   om__shape_str(y, sizeof y, shape, ndim));
 }
 
+/* ---- ONNX lowering: the shape ops' common form ---- */
+
+/* n int64 values for a node operand (n == -1: one value as a 0-d tensor). */
+typedef struct ints {
+  const int64_t *v;
+  int n;
+} ints;
+
+/* Emits op_type reading the values vals[0..n_vals) and then one int64 constant per k[0..n_k)
+ * (shape, axes, starts, index operands; 8 operands at most), writing one value typed by meta:
+ * its id, or -1 on error (a failed step before it, passed in vals as -1, included). */
+static int emit_ints(om_lower *l, const char *op_type, const int *vals, int n_vals, const ints *k, int n_k,
+                     const om_meta *meta, const om_gattr *attrs, int n_attrs) {
+  int in[8], out;
+  for (int i = 0; i < n_vals; i++)
+    if ((in[i] = vals[i]) < 0) return -1;
+  for (int i = 0; i < n_k; i++)
+    if ((in[n_vals + i] = om__lower_ints(l, k[i].v, k[i].n)) < 0) return -1;
+  return om__emit(l, op_type, in, n_vals + n_k, meta, 1, &out, attrs, n_attrs) ? out : -1;
+}
+
+/* op_type(input 0, constants k...) as the call's output 0. */
+static bool lower_ints(om_lower *l, const om_call *c, const char *op_type, const ints *k, int n_k,
+                       const om_gattr *attrs, int n_attrs) {
+  int in = om__lower_input(l, 0);
+  int out = emit_ints(l, op_type, &in, 1, k, n_k, &c->out_meta[0], attrs, n_attrs);
+  if (out < 0) return false;
+  om__lower_output(l, 0, out);
+  return true;
+}
+
 /* ---- reshape (view) ---- */
 
 /* Strides that view a's elements in the new shape, when a's strides allow it (PyTorch's rule:
@@ -92,9 +123,32 @@ static bool reshape_backward(const om_record *r, om_tensor *const *g, om_tensor 
   return (gin[0] = om_reshape(g[0], r->in[0]->shape, r->in[0]->ndim)) != NULL;
 }
 
+/* Reshape to the output shape, with -1 on the one axis that carries a symbol (the tracer's
+ * probe lets a symbol reach only the axis the caller gave as -1, and at most one: more is
+ * refused defensively). allowzero keeps a 0 in the shape a 0 (ONNX would copy the input's
+ * extent); a 0 and a -1 never meet, since infer cannot resolve a -1 next to a 0. */
+static bool lower_reshape(om_lower *l, const om_call *c) {
+  const om_tensor *a = c->in[0];
+  const om_meta *o = &c->out_meta[0];
+  if (o->ndim == a->ndim && !memcmp(o->shape, a->shape, sizeof(int64_t) * (size_t)a->ndim)) return om__lower_alias(l);
+  int64_t shape[OM_MAX_DIMS];
+  int n_sym = 0;
+  bool zero = false;
+  for (int d = 0; d < o->ndim; d++) {
+    bool sym = om__lower_output_sym(l, 0, d) != NULL;
+    n_sym += sym;
+    zero |= o->shape[d] == 0;
+    shape[d] = sym ? -1 : o->shape[d];
+  }
+  for (int d = 0; n_sym > 1 && d < a->ndim; d++)
+    if (om__lower_input_sym(l, 0, d)) return om__lower_baked(l, c, 0, d, "a reshape into several symbolic axes");
+  return lower_ints(l, c, "Reshape", &(ints){shape, o->ndim}, 1, &OM_ATTR_INT("allowzero", 1), zero);
+}
+
 const om_op_def om__op_reshape = {
     .name = "reshape", .n_in = 1, .n_out = 1, .view = true, .infer = infer_reshape,
-    .forward = forward_reshape, .backward = reshape_backward,
+    .forward = forward_reshape, .backward = reshape_backward, .lower = lower_reshape,
+    .onnx = "Reshape (none to the same shape)",
     .test = {.n_in = 1, .ndims = {1}, .shapes = {{12}}, .lo = -2, .hi = 2, .attrs = {.n_i = 3, .i = {3, -1, 2}}}};
 
 /* ---- permute ---- */
@@ -128,9 +182,17 @@ static bool permute_backward(const om_record *r, om_tensor *const *g, om_tensor 
   return (gin[0] = om_permute(g[0], inv, r->attrs.n_i)) != NULL;
 }
 
+static bool lower_permute(om_lower *l, const om_call *c) {
+  bool identity = true;
+  for (int d = 0; d < c->attrs.n_i; d++) identity &= c->attrs.i[d] == d;
+  if (identity) return om__lower_alias(l);
+  return om__lower_node(l, c, "Transpose", &OM_ATTR_INTS("perm", c->attrs.i, c->attrs.n_i), 1);
+}
+
 const om_op_def om__op_permute = {
     .name = "permute", .n_in = 1, .n_out = 1, .view = true, .infer = infer_permute,
-    .forward = forward_permute, .backward = permute_backward,
+    .forward = forward_permute, .backward = permute_backward, .lower = lower_permute,
+    .onnx = "Transpose (none for the identity)",
     .test = {.n_in = 1, .ndims = {3}, .shapes = {{2, 3, 4}}, .lo = -2, .hi = 2, .attrs = {.n_i = 3, .i = {2, 0, 1}}}};
 
 /* ---- expand ---- */
@@ -161,9 +223,30 @@ static bool expand_backward(const om_record *r, om_tensor *const *g, om_tensor *
   return (gin[0] = om__sum_to(g[0], r->in[0]->shape, r->in[0]->ndim)) != NULL;
 }
 
+/* Expand to the output shape, with 1 on a symbolic axis: ONNX broadcasting then keeps the
+ * input's run-time extent there. The probe only lets a symbol through an axis the caller
+ * gave as -1, which keeps the input's (same) symbol; anything else is refused. */
+static bool lower_expand(om_lower *l, const om_call *c) {
+  const om_tensor *a = c->in[0];
+  const om_meta *o = &c->out_meta[0];
+  if (o->ndim == a->ndim && !memcmp(o->shape, a->shape, sizeof(int64_t) * (size_t)a->ndim)) return om__lower_alias(l);
+  int lead = o->ndim - a->ndim;
+  int64_t shape[OM_MAX_DIMS];
+  for (int d = 0; d < o->ndim; d++) {
+    const char *sym = om__lower_output_sym(l, 0, d);
+    shape[d] = sym ? 1 : o->shape[d];
+    if (!sym) continue;
+    if (d < lead) return om__lower_refuse(l, c, "a new leading axis cannot take a symbolic extent");
+    if (om__lower_input_sym(l, 0, d - lead) != sym || a->shape[d - lead] != o->shape[d])
+      return om__lower_baked(l, c, 0, d - lead, "expanding to a symbolic extent");
+  }
+  return lower_ints(l, c, "Expand", &(ints){shape, o->ndim}, 1, NULL, 0);
+}
+
 const om_op_def om__op_expand = {
     .name = "expand", .n_in = 1, .n_out = 1, .view = true, .infer = infer_expand,
-    .forward = forward_expand, .backward = expand_backward,
+    .forward = forward_expand, .backward = expand_backward, .lower = lower_expand,
+    .onnx = "Expand (none to the same shape)",
     .test = {.n_in = 1, .ndims = {2}, .shapes = {{3, 1}}, .lo = -2, .hi = 2, .attrs = {.n_i = 3, .i = {2, 3, 4}}}};
 
 /* ---- slice ---- */
@@ -216,9 +299,25 @@ static bool slice_backward(const om_record *r, om_tensor *const *g, om_tensor **
   return (gin[0] = scatter_back(g[0], r->in[0], r->attrs.i)) != NULL;
 }
 
+/* Slice with the canonical (clamped) bounds, which are exact for a fixed axis; on a symbolic
+ * axis they would bake its example extent, so a partial slice there is refused (spec 3). A
+ * slice that covers a symbolic axis only in the example (a[:, 0:5] with the axis at 5) is
+ * partial: the probe left its output axis fixed. */
+static bool lower_slice(om_lower *l, const om_call *c) {
+  const int64_t *at = c->attrs.i; /* dim, start, end, step */
+  int dim = (int)at[0];
+  bool sym = om__lower_input_sym(l, 0, dim) != NULL;
+  if (at[1] == 0 && at[2] == c->in[0]->shape[dim] && at[3] == 1 && (!sym || om__lower_output_sym(l, 0, dim)))
+    return om__lower_alias(l);
+  if (sym) return om__lower_baked(l, c, 0, dim, "a partial slice");
+  ints k[4] = {{&at[1], 1}, {&at[2], 1}, {&at[0], 1}, {&at[3], 1}}; /* starts, ends, axes, steps */
+  return lower_ints(l, c, "Slice", k, 4, NULL, 0);
+}
+
 const om_op_def om__op_slice = {
     .name = "slice", .n_in = 1, .n_out = 1, .view = true, .infer = infer_slice,
-    .forward = forward_slice, .backward = slice_backward,
+    .forward = forward_slice, .backward = slice_backward, .lower = lower_slice,
+    .onnx = "Slice (none for the full range)",
     .test = {.n_in = 1, .ndims = {2}, .shapes = {{3, 7}}, .lo = -2, .hi = 2, .attrs = {.n_i = 4, .i = {1, 1, -1, 2}}}};
 
 /* ---- select ---- */
@@ -259,9 +358,16 @@ static bool select_backward(const om_record *r, om_tensor *const *g, om_tensor *
   return gin[0] != NULL;
 }
 
+/* Gather with a 0-d index drops the axis as select does. The index is the caller's (a
+ * negative one kept): ONNX Gather counts it from the end at run time, so x[:, -1] on a
+ * symbolic axis stays the last element instead of baking the example's last position. */
+static bool lower_select(om_lower *l, const om_call *c) {
+  return lower_ints(l, c, "Gather", &(ints){&om__lower_given(l)->i[1], -1}, 1, &OM_ATTR_INT("axis", c->attrs.i[0]), 1);
+}
+
 const om_op_def om__op_select = {
     .name = "select", .n_in = 1, .n_out = 1, .view = true, .infer = infer_select,
-    .forward = forward_select, .backward = select_backward,
+    .forward = forward_select, .backward = select_backward, .lower = lower_select, .onnx = "Gather",
     .test = {.n_in = 1, .ndims = {3}, .shapes = {{2, 3, 4}}, .lo = -2, .hi = 2, .attrs = {.n_i = 2, .i = {1, -1}}}};
 
 /* ---- squeeze / unsqueeze ---- */
@@ -297,9 +403,17 @@ static bool forward_squeeze(om_call *c) {
   return true;
 }
 
+/* Squeeze of the dims infer chose (size 1 in the example). A symbolic axis is never among
+ * them: symbols have example sizes of at least 2, so the choice holds at every size. */
+static bool lower_squeeze(om_lower *l, const om_call *c) {
+  if (c->attrs.n_i == 0) return om__lower_alias(l);
+  return lower_ints(l, c, "Squeeze", &(ints){c->attrs.i, c->attrs.n_i}, 1, NULL, 0);
+}
+
 const om_op_def om__op_squeeze = {
     .name = "squeeze", .n_in = 1, .n_out = 1, .view = true, .infer = infer_squeeze,
-    .forward = forward_squeeze, .backward = reshape_backward,
+    .forward = forward_squeeze, .backward = reshape_backward, .lower = lower_squeeze,
+    .onnx = "Squeeze (none when no dim is removed)",
     .test = {.n_in = 1, .ndims = {3}, .shapes = {{2, 1, 3}}, .lo = -2, .hi = 2, .attrs = {.n_i = 1, .i = {1}}}};
 
 static bool infer_unsqueeze(om_call *c) {
@@ -323,9 +437,13 @@ static bool forward_unsqueeze(om_call *c) {
   return true;
 }
 
+static bool lower_unsqueeze(om_lower *l, const om_call *c) {
+  return lower_ints(l, c, "Unsqueeze", &(ints){c->attrs.i, 1}, 1, NULL, 0);
+}
+
 const om_op_def om__op_unsqueeze = {
     .name = "unsqueeze", .n_in = 1, .n_out = 1, .view = true, .infer = infer_unsqueeze,
-    .forward = forward_unsqueeze, .backward = reshape_backward,
+    .forward = forward_unsqueeze, .backward = reshape_backward, .lower = lower_unsqueeze, .onnx = "Unsqueeze",
     .test = {.n_in = 1, .ndims = {2}, .shapes = {{2, 3}}, .lo = -2, .hi = 2, .attrs = {.n_i = 1, .i = {-1}}}};
 
 /* ---- clone ---- */
@@ -343,9 +461,15 @@ static bool identity_backward(const om_record *r, om_tensor *const *g, om_tensor
   return true;
 }
 
+/* A copy of a traced value is the same graph value (spec 1, aliases). */
+static bool lower_clone(om_lower *l, const om_call *c) {
+  (void)c;
+  return om__lower_alias(l);
+}
+
 const om_op_def om__op_clone = {
     .name = "clone", .n_in = 1, .n_out = 1, .infer = infer_same, .forward = forward_clone,
-    .backward = identity_backward, .test = {.n_in = 1, .ndims = {2}, .shapes = {{2, 3}}, .lo = -2, .hi = 2}};
+    .backward = identity_backward, .lower = lower_clone, .onnx = "none (the input's value)", .test = {.n_in = 1, .ndims = {2}, .shapes = {{2, 3}}, .lo = -2, .hi = 2}};
 
 /* ---- cat ---- */
 
@@ -402,9 +526,13 @@ static bool cat_backward(const om_record *r, om_tensor *const *g, om_tensor **gi
   return true;
 }
 
+static bool lower_cat(om_lower *l, const om_call *c) {
+  return om__lower_node(l, c, "Concat", &OM_ATTR_INT("axis", c->attrs.i[0]), 1);
+}
+
 const om_op_def om__op_cat = {
     .name = "cat", .n_in = -1, .n_out = 1, .infer = infer_cat, .forward = forward_cat,
-    .backward = cat_backward,
+    .backward = cat_backward, .lower = lower_cat, .onnx = "Concat",
     .test = {.n_in = 3, .ndims = {2, 2, 2}, .shapes = {{2, 3}, {2, 1}, {2, 2}}, .lo = -2, .hi = 2, .attrs = {.n_i = 1, .i = {1}}}};
 
 /* ---- tril / triu ---- */
@@ -437,11 +565,18 @@ static bool tri_backward(const om_record *r, om_tensor *const *g, om_tensor **gi
   return gin[0] != NULL;
 }
 
+/* Trilu keeps j - i <= k (upper 0) or j - i >= k (upper 1), the triangles forward keeps. */
+static bool lower_tri(om_lower *l, const om_call *c) {
+  return lower_ints(l, c, "Trilu", &(ints){c->attrs.i, -1}, 1, &OM_ATTR_INT("upper", c->op == OM_OP_triu), 1);
+}
+
 const om_op_def om__op_tril = {
     .name = "tril", .n_in = 1, .n_out = 1, .infer = infer_tri, .forward = forward_tri, .backward = tri_backward,
+    .lower = lower_tri, .onnx = "Trilu",
     .test = {.n_in = 1, .ndims = {3}, .shapes = {{2, 3, 4}}, .lo = -2, .hi = 2, .attrs = {.n_i = 1, .i = {0}}}};
 const om_op_def om__op_triu = {
     .name = "triu", .n_in = 1, .n_out = 1, .infer = infer_tri, .forward = forward_tri, .backward = tri_backward,
+    .lower = lower_tri, .onnx = "Trilu",
     .test = {.n_in = 1, .ndims = {2}, .shapes = {{4, 3}}, .lo = -2, .hi = 2, .attrs = {.n_i = 1, .i = {1}}}};
 
 om_tensor *om_tril(om_tensor *a, int64_t k) { return om__apply1(OM_OP_tril, &a, 1, &(om_attrs){.n_i = 1, .i = {k}}); }
@@ -481,9 +616,43 @@ static bool slice_scatter_backward(const om_record *r, om_tensor *const *g, om_t
   return (gin[0] = om_slice(g[0], (int)at[0], at[1], at[2], at[3])) != NULL;
 }
 
+/* ScatterElements(zeros, indices, src, axis = dim), where indices has src's shape and holds
+ * start + k * step at position k along dim. The zeros come from ConstantOfShape (float32;
+ * cast for int64 and bool), the indices from Range, reshaped to lie along dim and expanded to
+ * src's shape: a few small constants instead of one as large as src. The full shape is
+ * fixed by the attrs, so a symbolic axis of src would be baked: refused. */
+static bool lower_slice_scatter(om_lower *l, const om_call *c) {
+  const om_tensor *src = c->in[0];
+  const om_meta *o = &c->out_meta[0];
+  const int64_t *at = c->attrs.i; /* dim, start, end, step, ndim, shape... */
+  int dim = (int)at[0];
+  for (int d = 0; d < src->ndim; d++)
+    if (om__lower_input_sym(l, 0, d)) return om__lower_baked(l, c, 0, d, "a slice_scatter into zeros of a fixed shape");
+  om_meta zeros_m = *o, pos_m = {.dtype = OM_INT64, .ndim = 1, .shape = {src->shape[dim]}}, along_m = pos_m, idx_m = pos_m;
+  zeros_m.dtype = OM_FLOAT32;
+  along_m.ndim = idx_m.ndim = src->ndim;
+  for (int d = 0; d < src->ndim; d++) {
+    along_m.shape[d] = d == dim ? src->shape[d] : 1;
+    idx_m.shape[d] = src->shape[d];
+  }
+  int v[3];
+  v[0] = emit_ints(l, "ConstantOfShape", NULL, 0, &(ints){o->shape, o->ndim}, 1, &zeros_m, NULL, 0);
+  if (v[0] >= 0 && o->dtype != OM_FLOAT32) /* Cast's "to": ONNX INT64 is 7, BOOL 9 */
+    v[0] = emit_ints(l, "Cast", v, 1, NULL, 0, o, &OM_ATTR_INT("to", o->dtype == OM_INT64 ? 7 : 9), 1);
+  v[1] = v[0] < 0 ? -1 : emit_ints(l, "Range", NULL, 0, (ints[]){{&at[1], -1}, {&at[2], -1}, {&at[3], -1}}, 3, &pos_m, NULL, 0);
+  v[1] = emit_ints(l, "Reshape", &v[1], 1, &(ints){along_m.shape, along_m.ndim}, 1, &along_m, NULL, 0);
+  v[1] = emit_ints(l, "Expand", &v[1], 1, &(ints){idx_m.shape, idx_m.ndim}, 1, &idx_m, NULL, 0);
+  v[2] = om__lower_input(l, 0);
+  int out = emit_ints(l, "ScatterElements", v, 3, NULL, 0, o, &OM_ATTR_INT("axis", dim), 1);
+  if (out < 0) return false;
+  om__lower_output(l, 0, out);
+  return true;
+}
+
 const om_op_def om__op_slice_scatter = {
     .name = "slice_scatter", .n_in = 1, .n_out = 1, .infer = infer_slice_scatter,
-    .forward = forward_slice_scatter, .backward = slice_scatter_backward,
+    .forward = forward_slice_scatter, .backward = slice_scatter_backward, .lower = lower_slice_scatter,
+    .onnx = "ConstantOfShape, Range, Reshape, Expand, ScatterElements (Cast for int64 and bool)",
     .test = {.n_in = 1, .ndims = {2}, .shapes = {{2, 2}}, .lo = -2, .hi = 2,
              .attrs = {.n_i = 7, .i = {1, 0, 4, 2, 2, 2, 4}}}};
 
@@ -520,9 +689,11 @@ om_tensor *om_reshape(om_tensor *a, const int64_t *shape, int ndim) {
   int64_t want[OM_MAX_DIMS], strides[OM_MAX_DIMS];
   if (ndim) memcpy(want, shape, sizeof(int64_t) * (size_t)ndim);
   if (!resolve_shape(a, want, ndim, "reshape")) return NULL;
-  if (view_strides(a, want, ndim, strides)) return apply_i(OM_OP_reshape, a, want, ndim);
+  /* The op gets the shape as given (a -1 kept): the tracer needs it to tell a symbolic extent
+   * from a baked one; infer resolves it again. */
+  if (view_strides(a, want, ndim, strides)) return apply_i(OM_OP_reshape, a, shape, ndim);
   om_tensor *c = om_clone(a); /* the strides do not allow a view: copy, as PyTorch's reshape */
-  om_tensor *r = c ? apply_i(OM_OP_reshape, c, want, ndim) : NULL;
+  om_tensor *r = c ? apply_i(OM_OP_reshape, c, shape, ndim) : NULL;
   om_tensor_release(c);
   return r;
 }

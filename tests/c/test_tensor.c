@@ -73,6 +73,10 @@ TEST(unary_math) {
   CHECK_VALUES(sq, SHAPE(4), 1e-6, sqrt(2), sqrt(0.5), 0, 2);
   CHECK_VALUES(rs, SHAPE(4), 1e-6, 1 / sqrt(2), 1 / sqrt(0.5), INFINITY, 0.5);
   CHECK(at(lg, 2) == -INFINITY);
+  om_tensor *nan = TF(SHAPE(1), NAN), *rn = om_relu(nan);
+  CHECK(isnan(at(rn, 0))); /* relu keeps NaN, as PyTorch and ONNX's Relu */
+  om_tensor_release(nan);
+  om_tensor_release(rn);
   CHECK_VALUES(si, SHAPE(4), 1e-7, 1 / (1 + exp(2)), 1 / (1 + exp(0.5)), 0.5, 1 / (1 + exp(-4)));
   CHECK_VALUES(th, SHAPE(4), 1e-7, tanh(-2), tanh(-0.5), 0, tanh(4));
   om_tensor *big = TF(SHAPE(2), -100, 100), *sb = om_sigmoid(big); /* no overflow to NaN */
