@@ -104,8 +104,8 @@ export interface MemoryInfo {
   /** Bytes of live storage. */
   bytes: number;
   /**
-   * Tensors that were garbage-collected without dispose() (a leak alarm: their C memory is not
-   * freed). Counted by a FinalizationRegistry, so it only grows after a GC ran.
+   * Tensors and traced models that were garbage-collected without dispose() (a leak alarm:
+   * their C memory is not freed). Counted by a FinalizationRegistry, so it only grows after a GC ran.
    */
   leaked: number;
 }
@@ -179,7 +179,9 @@ export function matmul(a: Tensor, b: Tensor): Tensor;
 
 /**
  * Runs fn with autograd recording off and returns its result; the previous mode is restored
- * even when fn throws. Use it for parameter updates.
+ * even when fn throws. Use it for parameter updates. While a trace records it throws
+ * {@link TraceError} NoGradInTrace (and the trace ends): results computed inside would be
+ * frozen into the graph.
  */
 export function noGrad<T>(fn: () => T): T;
 
@@ -325,8 +327,14 @@ export class Tensor {
   contiguous(): Tensor;
   /** A contiguous copy that autograd tracks. */
   clone(): Tensor;
-  /** A tensor sharing this storage that autograd does not track. */
+  /**
+   * A tensor sharing this storage that autograd does not track. While a trace records, detaching
+   * a traced tensor returns a new handle to the same tensor (it stays traced); dispose each
+   * handle as usual.
+   */
   detach(): Tensor;
+  /** The transpose of a 2-D tensor (a view); a 0-d or 1-D tensor gives a new handle to itself. */
+  t(): Tensor;
   /** Merges dims startDim..endDim (inclusive; default all) into one. A 0-d tensor gives shape [1]. */
   flatten(startDim?: number, endDim?: number): Tensor;
   /** Pieces of splitSize along dim (default 0); the last may be smaller. */
@@ -384,4 +392,199 @@ export class Tensor {
 
   /** Frees the C tensor (and its grad wrapper). Idempotent. */
   dispose(): void;
+}
+
+// ---- tracing to ONNX ---------------------------------------------------------------------------
+
+/**
+ * Names of a traced input's axes, one per dim: a string makes the axis symbolic (an ONNX
+ * dim_param, so the graph accepts other sizes there), null keeps it fixed.
+ */
+export type AxisNames = readonly (string | null)[];
+
+/** A traced input or output, or an initializer: a symbolic axis appears as its name. */
+export interface ValueInfo {
+  name: string;
+  dtype: DType;
+  shape: (number | string)[];
+}
+
+/** One ONNX node of a traced graph, in execution order. */
+export interface GraphNode {
+  /** The ONNX operator ("MatMul", "Add", ...). */
+  opType: string;
+  /** Value names it reads ("" for an omitted optional input). */
+  inputs: string[];
+  /** Value names it writes. */
+  outputs: string[];
+}
+
+/** What a traced model holds, for inspection. */
+export interface GraphInfo {
+  nodes: GraphNode[];
+  /** The constants (weights, buffers, captured tensors), with fixed shapes. */
+  initializers: { name: string; dtype: DType; shape: number[] }[];
+}
+
+/**
+ * One recording of an eager run into an ONNX graph. See docs/tracing.md.
+ *
+ * ```js
+ * const tracer = om.Tracer.begin();
+ * const x = tracer.input('x', example, ['batch', null]);
+ * tracer.parameter('fc.weight', w);
+ * const traced = tracer.finish({ logits: x.matmul(w.t()) });
+ * ```
+ *
+ * Every op with a traced input becomes ONNX nodes; tensors that do not depend on an input
+ * become initializers. The first trace error ({@link TraceError}) ends the recording, and
+ * finish() then reports it again.
+ */
+export class Tracer {
+  private constructor();
+  /** Starts recording on this thread. TraceError InvalidUsage when one already records (that one ends too). */
+  static begin(): Tracer;
+  /** True while a trace records. */
+  static readonly active: boolean;
+  /** True while this tracer's recording is on. */
+  readonly recording: boolean;
+  /**
+   * Declares graph input `name` with example's values and shape; returns the traced tensor to
+   * run the model on (it shares example's storage; dispose it, or let a tidy scope do so).
+   */
+  input(name: string, example: Tensor, axisNames?: AxisNames | null): Tensor;
+  /**
+   * Names a constant (weight, buffer) in the graph. A view of it with other strides is named
+   * `<name>.view_<n>`; a second name for the same tensor is ignored (tied weights stay one).
+   */
+  parameter(name: string, tensor: Tensor): void;
+  /**
+   * Ends the recording: the outputs are the given tensors, named by the keys, in that order.
+   * Throws the trace's first error if one ended it. Calling it twice throws InvalidUsage.
+   */
+  finish(outputs: Readonly<Record<string, Tensor>>): TracedModel;
+  /** Ends the recording without a model (nothing happens when it has already ended). */
+  abort(): void;
+}
+
+/**
+ * A finished trace: an ONNX graph (opset 20, IR version 9) whose constants live in C memory.
+ * Free it with dispose(); after that every use throws OmError kind 'Disposed'.
+ */
+export class TracedModel {
+  private constructor();
+  /** Graph inputs in declaration order. */
+  readonly inputs: ValueInfo[];
+  /** Graph outputs in the order given to finish(). */
+  readonly outputs: ValueInfo[];
+  /** True once dispose() ran. Never throws. */
+  readonly isDisposed: boolean;
+  /** The nodes and initializers, for inspection. */
+  graph(): GraphInfo;
+  /** The .onnx bytes: deterministic (equal graphs give equal bytes), copied once, chunk by chunk. */
+  toOnnx(): Uint8Array;
+  /**
+   * Node.js only (an OmError in browsers): streams the .onnx into the file at path, chunk by
+   * chunk from WebAssembly memory. Returns the number of bytes written.
+   */
+  saveOnnx(path: string): number;
+  /** Frees the model. Idempotent. */
+  dispose(): void;
+}
+
+/** An input of {@link trace}: an example tensor, or [example, axisNames]. */
+export type TraceInput = Tensor | readonly [Tensor] | readonly [Tensor, AxisNames | null | undefined];
+
+/** What a traced model may return. */
+export type TraceResult = Tensor | readonly Tensor[] | Readonly<Record<string, Tensor>>;
+
+/** Options of {@link trace}. */
+export interface TraceOptions {
+  /**
+   * Output names when the model returns a Tensor (default 'output') or an array (default
+   * 'output_0', 'output_1', ...). An object's keys name its outputs.
+   */
+  outputNames?: readonly string[];
+}
+
+/** Something {@link trace} can run: an nn.Module-like object with forward(). */
+export interface Forwardable {
+  forward(...inputs: Tensor[]): TraceResult;
+  /** When present (nn.Module), every entry is named by its path in the graph. */
+  stateDict?(): Record<string, Tensor>;
+}
+
+/**
+ * Traces one run of model (a function or an nn.Module) on the example inputs, called
+ * positionally in the key order of `inputs`. Every tensor made on the way is freed and the
+ * recording never outlives the call (also when the model throws). With an nn.Module, every
+ * parameter and buffer is named by its state-dict path.
+ *
+ * ```js
+ * const traced = om.trace(net, { x: [om.randn([8, 4]), ['batch', null]] });
+ * const bytes = traced.toOnnx();
+ * traced.dispose();
+ * ```
+ */
+export function trace(
+  model: ((...inputs: Tensor[]) => TraceResult) | Forwardable,
+  inputs: Readonly<Record<string, TraceInput>>,
+  options?: TraceOptions,
+): TracedModel;
+
+// ---- nn -----------------------------------------------------------------------------------------
+
+/** Modules in PyTorch's shape (small for now: Module and Linear). */
+export namespace nn {
+  /**
+   * The base class of layers and models. Parameters are the Tensor-valued fields, found by
+   * walking the module's own fields in order (submodules, and arrays of them as `layers.0.weight`).
+   * Buffers are Tensors registered with registerBuffer(): in stateDict() but not parameters().
+   */
+  export class Module {
+    /** Training (true, the default) or evaluation mode. */
+    training: boolean;
+    constructor();
+    /** The computation; subclasses implement it. */
+    forward(...inputs: any[]): any;
+    /** Sets field `name` to tensor as a buffer (saved and traced, not a parameter). Returns it. */
+    registerBuffer(name: string, tensor: Tensor): Tensor;
+    /** [path, parameter] pairs in field order; a tensor reachable twice is listed once. */
+    namedParameters(): [string, Tensor][];
+    /** The parameters, each once. */
+    parameters(): Tensor[];
+    /** [path, buffer] pairs in field order. */
+    namedBuffers(): [string, Tensor][];
+    /** path -> Tensor of every parameter and buffer, in field order (tied tensors under each path). */
+    stateDict(): Record<string, Tensor>;
+    /** [path, module] for this module ('') and every submodule. */
+    namedModules(): [string, Module][];
+    /** Sets training mode on the whole tree. Returns this. */
+    train(mode?: boolean): this;
+    /** train(false). Returns this. */
+    eval(): this;
+    /** Drops every parameter's gradient. */
+    zeroGrad(): void;
+    /** Disposes every parameter and buffer. Idempotent. */
+    dispose(): void;
+  }
+
+  /** Options of {@link Linear}. */
+  export interface LinearOptions {
+    /** Add a learned bias (default true). */
+    bias?: boolean;
+  }
+
+  /**
+   * y = x W^T + b, as PyTorch's nn.Linear: weight [outFeatures, inFeatures], bias [outFeatures],
+   * both uniform in ±1/sqrt(inFeatures) from the default generator ({@link manualSeed}).
+   */
+  export class Linear extends Module {
+    constructor(inFeatures: number, outFeatures: number, options?: LinearOptions);
+    readonly inFeatures: number;
+    readonly outFeatures: number;
+    weight: Tensor;
+    bias: Tensor | null;
+    forward(x: Tensor): Tensor;
+  }
 }

@@ -8,8 +8,9 @@
 //   loss.backward();                        // w.grad is d loss / d w
 //   loss.dispose(); w.dispose();
 //
-// Module map: runtime.js (loading, C calls, errors from C, scratch buffer), convert.js
-// (argument checks, om.tensor data), tensor.js (Tensor and the functions), errors.js.
+// Module map: runtime.js (loading, C calls, errors from C, scratch buffer, byte streams),
+// convert.js (argument checks, om.tensor data), tensor.js (Tensor and the functions),
+// trace.js (Tracer, TracedModel, om.trace), nn/module.js (om.nn), errors.js.
 import { VERSION } from './runtime.js';
 
 export { ready, memory } from './runtime.js';
@@ -18,6 +19,8 @@ export {
   Tensor, tensor, zeros, ones, full, arange, rand, randn, manualSeed, cat, stack, where, matmul,
   noGrad, tidy, dispose,
 } from './tensor.js';
+export { Tracer, TracedModel, trace } from './trace.js';
+export * as nn from './nn/module.js';
 
 /** The package version (the loaded wasm must report the same; ready() checks it). */
 export const version = VERSION;

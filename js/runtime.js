@@ -36,6 +36,9 @@ async function load() {
     opts.wasmBinary = await readFile(new URL('./dist/onemodel.wasm', import.meta.url));
   }
   const mod = await factory(opts);
+  // om_traced_write_onnx's chunks arrive here (wasm/api.c, omw_js_sink): ctx names the sink.
+  mod.omSink = dispatchSink;
+  if (isNode) nodeFs = await import('node:fs');
   const str = (p) => (p >>> 0 ? mod.UTF8ToString(p >>> 0) : null);
 
   const cVersion = str(mod._omw_version());
@@ -127,6 +130,78 @@ export function heapAlloc(bytes, who) {
   const p = M._malloc(Math.max(bytes, 8)) >>> 0;
   if (!p) throw new OmError('OutOfMemory', `${who}: out of memory allocating ${bytes} bytes`);
   return p;
+}
+
+// ---- strings and byte streams from C ------------------------------------------------------
+
+/**
+ * Copies strings (or null, which becomes a 0 pointer) into one malloc'd block as NUL-terminated
+ * UTF-8, calls fn(pointers) and frees the block afterwards, also when fn throws.
+ */
+export function withStrings(strings, fn) {
+  let total = 0;
+  const sizes = strings.map((s) => (s === null ? 0 : M.lengthBytesUTF8(s) + 1));
+  for (const n of sizes) total += n;
+  const base = total ? heapAlloc(total, 'strings') : 0;
+  try {
+    let at = base;
+    const ptrs = strings.map((s, i) => {
+      if (s === null) return 0;
+      const p = at;
+      M.stringToUTF8(s, p, sizes[i]);
+      at += sizes[i];
+      return p;
+    });
+    return fn(ptrs);
+  } finally {
+    if (base) M._free(base);
+  }
+}
+
+/** A C string (borrowed pointer) copied into JS, or null for 0. */
+export function cString(p) {
+  p = p >>> 0;
+  return p ? M.UTF8ToString(p) : null;
+}
+
+/** node:fs in Node.js (loaded by ready()), null in browsers. */
+export let nodeFs = null;
+
+const sinks = new Map();
+let nextSink = 1;
+
+function dispatchSink(ctx, ptr, len) {
+  const s = sinks.get(ctx);
+  if (!s || s.error) return 0;
+  try {
+    return s.fn(ptr >>> 0, len >>> 0) === false ? 0 : 1;
+  } catch (e) {
+    s.error = e; // rethrown by stream() once C has unwound
+    return 0;
+  }
+}
+
+/**
+ * Runs call(ctx) with ctx registered as a byte sink: every chunk C writes to it reaches
+ * onChunk(ptr, len) (a region of wasm memory valid during that call only; read it through a
+ * fresh M.HEAPU8). Returns call's result; an exception thrown by onChunk stops the stream and is
+ * rethrown here (C's resulting error is cleared).
+ */
+export function stream(onChunk, call) {
+  const ctx = nextSink;
+  nextSink = nextSink >= 0x7fffffff ? 1 : nextSink + 1; // ctx crosses as an i32
+  const s = { fn: onChunk, error: null };
+  sinks.set(ctx, s);
+  try {
+    const rc = call(ctx);
+    if (s.error) {
+      M._omw_clear_error();
+      throw s.error;
+    }
+    return rc;
+  } finally {
+    sinks.delete(ctx);
+  }
 }
 
 // ---- the argument scratch buffer ------------------------------------------------------------

@@ -26,6 +26,11 @@ function info(h) {
 }
 
 let handleOf; // (t, who, name) -> handle, checked (set in Tensor's static block)
+
+/** The C handle of a Tensor argument, checked (InvalidArgument / Disposed naming who and name). */
+export function handle(t, who, name) {
+  return handleOf(t, who, name);
+}
 let dtypeOf; // (t) -> dtype name, unchecked (set in Tensor's static block)
 
 /** Wraps a new C reference in a Tensor tracked by the innermost tidy scope. */
@@ -344,7 +349,21 @@ export class Tensor {
 
   contiguous() { return wrapChecked(M._omw_contiguous(this.#use('contiguous')), 'contiguous'); }
   clone() { return apply1('clone', 'clone', [this.#use('clone')]); }
+  /**
+   * Normally a new tensor over the same storage. While a trace records, C returns the traced
+   * tensor itself (a new reference, spec: Detach of a traced tensor returns it): the result is
+   * then a second handle to the same C tensor, and each handle releases its own reference.
+   */
   detach() { return wrapChecked(M._omw_detach(this.#use('detach')), 'detach'); }
+
+  /** The transpose of a 2-D tensor (a view); a 0-d or 1-D tensor gives a new handle to itself. */
+  t() {
+    const h = this.#use('t');
+    const nd = this.#shape.length;
+    if (nd > 2) throw invalid(`t: expects a tensor with at most 2 dims, got ${nd}; use transpose(dim0, dim1)`);
+    if (nd < 2) return wrapChecked(M._omw_retain(h), 't');
+    return wrapChecked(M._omw_transpose(h, 0, 1), 't');
+  }
 
   flatten(startDim = 0, endDim = -1) {
     const h = this.#use('flatten');
@@ -629,15 +648,26 @@ export function matmul(a, b) {
 
 // ---- scopes ---------------------------------------------------------------------------------
 
+/**
+ * Runs fn with recording off. While a trace records this throws TraceError NoGradInTrace (C
+ * refuses to turn grad off, ends the trace and reports it: results computed inside would be
+ * frozen into the graph as constants).
+ */
 export function noGrad(fn) {
   requireReady('noGrad');
   if (typeof fn !== 'function') throw invalid(`noGrad: expected a function, got ${describe(fn)}`);
   const prev = M._omw_set_grad_enabled(0);
+  if (prev < 0) throw lastError('noGrad');
+  let result;
   try {
-    return fn();
-  } finally {
-    M._omw_set_grad_enabled(prev);
+    result = fn();
+  } catch (e) {
+    if (M._omw_set_grad_enabled(prev) < 0) M._omw_clear_error(); // fn's exception comes first
+    throw e;
   }
+  // Restoring "off" fails only when fn began a trace inside the scope (NoGradInTrace).
+  if (M._omw_set_grad_enabled(prev) < 0) throw lastError('noGrad');
+  return result;
 }
 
 /** Collects the tensors in a tidy result: a Tensor, or arrays / plain objects holding them. */

@@ -126,6 +126,10 @@ typedef struct om_op_def {
   /* Writes the ONNX nodes of a call whose inputs include a traced value (src/trace/lower.c
    * has the helpers), or refuses with om__lower_refuse. Sees canonical attrs, as backward does. */
   bool (*lower)(om_lower *l, const om_call *c);
+  /* Optional: gives the outputs' axes their symbols (om__lower_set_output_sym) for an op whose
+   * attrs are sizes the caller may have read off a symbolic shape (reshape, expand), where
+   * running infer again at another size cannot tell. NULL: the tracer's probe decides. */
+  bool (*extents)(om_lower *l, const om_call *c);
   const char *onnx;      /* the ONNX nodes lower writes, for docs/operators.md ("MatMul") */
   const void *impl;      /* per-op data for the family's shared functions (kernel tables) */
   om_op_test test;
@@ -273,6 +277,8 @@ const om_attrs *om__lower_given(om_lower *l);
 /** The symbol (dim_param) of axis d of input i, or of output j, NULL when the axis is fixed. */
 const char *om__lower_input_sym(om_lower *l, int i, int d);
 const char *om__lower_output_sym(om_lower *l, int j, int d);
+/** Sets the symbol of axis d of output j (for an op's extents rule). */
+void om__lower_set_output_sym(om_lower *l, int j, int d, const char *sym);
 /** Emits ONNX node op_type reading in[0..n_in) (value ids; -1 omits an optional input) and
  *  writing n_out new values typed by meta[0..n_out), whose ids go to out. false on error. */
 bool om__emit(om_lower *l, const char *op_type, const int *in, int n_in, const om_meta *meta, int n_out, int *out,
@@ -288,7 +294,7 @@ bool om__lower_node(om_lower *l, const om_call *c, const char *op_type, const om
 bool om__lower_alias(om_lower *l);
 /** Refuses the call with UnsupportedOperation naming the op and why (ends the trace). */
 bool om__lower_refuse(om_lower *l, const om_call *c, const char *why);
-/** Refuses the call with SymbolicShape: the op would bake symbolic axis d of input i into the graph. */
+/** Refuses the call with SymbolicShape: symbolic axis d of input i cannot be expressed, because what. */
 bool om__lower_baked(om_lower *l, const om_call *c, int i, int d, const char *what);
 
 /* ---- per-thread state ---- */

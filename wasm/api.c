@@ -4,9 +4,13 @@
  * are passed through a buffer in wasm memory that the JS side owns. Tensor handles are
  * om_tensor pointers: a function that "returns a handle" returns a new reference (0 on error,
  * then omw_error_kind / omw_error_message tell why); handle arguments are borrowed.
- * This file adds no behaviour: each function forwards to the public C API (src/onemodel.h). */
+ * This file adds no behaviour: each function forwards to the public C API (src/onemodel.h), except
+ * omw_op_sample / omw_op_test_attrs, which expose the op table's test settings (internal.h) so the
+ * JS oracle tests trace every op on the same sample call as the C tests. Strings are UTF-8 in
+ * memory the JS side mallocs; returned strings are borrowed (copied out by JS at once). */
 #include <emscripten/emscripten.h>
 
+#include "internal.h" /* om__op_sample and the op table's test settings, for the oracle tests */
 #include "onemodel.h"
 
 #define OMW EMSCRIPTEN_KEEPALIVE
@@ -73,7 +77,13 @@ OMW int omw_set_requires_grad(om_tensor *t, int flag) { return om_tensor_set_req
 OMW om_tensor *omw_grad(const om_tensor *t) { return om_tensor_grad(t); }
 OMW void omw_zero_grad(om_tensor *t) { om_tensor_zero_grad(t); }
 OMW int omw_backward(om_tensor *root, const om_tensor *grad) { return om_backward(root, grad); }
-OMW int omw_set_grad_enabled(int enabled) { return om_set_grad_enabled(enabled); }
+/** The previous setting (1/0), or -1 when the call failed (NoGradInTrace: turning grad off while a
+ *  trace records; grad mode stays on and the trace has ended), with the error set. */
+OMW int omw_set_grad_enabled(int enabled) {
+  om_clear_error();
+  bool prev = om_set_grad_enabled(enabled);
+  return om_last_error() != OM_ERR_OK ? -1 : prev;
+}
 OMW om_tensor *omw_detach(om_tensor *t) { return om_detach(t); }
 
 /* ---- ops: the generic entry (by op-table index) and the composites ---- */
@@ -93,3 +103,77 @@ OMW int omw_split(om_tensor *a, double split_size, int dim, om_tensor **out, int
 }
 OMW om_tensor *omw_argmax(om_tensor *a, int dim, int keepdim) { return om_argmax(a, dim, keepdim); }
 OMW om_tensor *omw_argmin(om_tensor *a, int dim, int keepdim) { return om_argmin(a, dim, keepdim); }
+
+/* ---- the op table's sample calls (the JS oracle traces every op on them) ---- */
+/** Writes the op's test.n_in sample inputs (new references) to out; returns how many, -1 on error. */
+OMW int omw_op_sample(int op, om_tensor **out) { return om__op_sample((om_op)op, out); }
+/** The op's sample-call attributes: writes [n_i, n_f, n_out] to counts, the integer attributes to
+ *  iattrs (OM_MAX_IATTRS room) and the float ones to fattrs (OM_MAX_FATTRS room); 0 for a bad op. */
+OMW int omw_op_test_attrs(int op, int64_t *iattrs, double *fattrs, int *counts) {
+  if (op < 0 || op >= OM_OP_COUNT) return 0;
+  const om_op_def *def = om__ops[op];
+  const om_attrs *a = &def->test.attrs;
+  counts[0] = a->n_i;
+  counts[1] = a->n_f;
+  counts[2] = def->n_out;
+  for (int k = 0; k < a->n_i; k++) iattrs[k] = a->i[k];
+  for (int k = 0; k < a->n_f; k++) fattrs[k] = a->f[k];
+  return 1;
+}
+
+/* ---- tracing to ONNX. Strings (names, axis names) are NUL-terminated UTF-8 in memory the JS
+ * side mallocs and frees after the call; string arrays are arrays of char * (0 for none). ---- */
+OMW int omw_trace_begin(void) { return om_trace_begin(); }
+OMW int omw_trace_active(void) { return om_trace_active(); }
+OMW void omw_trace_abort(void) { om_trace_abort(); }
+/** Returns a handle to the traced tensor. axis_names: 0, or ndim entries (0 = fixed axis). */
+OMW om_tensor *omw_trace_input(const char *name, om_tensor *example, const char *const *axis_names) {
+  return om_trace_input(name, example, axis_names);
+}
+OMW int omw_trace_parameter(const char *name, om_tensor *t) { return om_trace_parameter(name, t); }
+/** outputs: n handles (borrowed), names: n strings. Returns the model (owned by JS: free it with
+ *  omw_traced_release), 0 on error. */
+OMW om_traced_model *omw_trace_finish(om_tensor *const *outputs, const char *const *names, int n) {
+  return om_trace_finish(outputs, names, n);
+}
+OMW void omw_traced_release(om_traced_model *m) { om_traced_release(m); }
+/** The exact .onnx size as a double (0 on error). */
+OMW double omw_traced_onnx_size(const om_traced_model *m) { return (double)om_traced_onnx_size(m); }
+
+/* Hands one chunk (borrowed, valid during the call) to the JS sink registered under ctx:
+ * Module.omSink(ctx, ptr, len) returns 1 to go on, 0 to stop. */
+EM_JS(int, omw_js_sink, (int ctx, const void *bytes, size_t n), {
+  return Module['omSink'](ctx, bytes, n);
+});
+static bool sink(void *ctx, const void *bytes, size_t n) { return omw_js_sink((int)(intptr_t)ctx, bytes, n) != 0; }
+/** Streams the model's .onnx bytes to the JS sink ctx (an id JS chose); 0 on error or when the
+ *  sink stopped. */
+OMW int omw_traced_write(const om_traced_model *m, int ctx) {
+  return om_traced_write_onnx(m, sink, (void *)(intptr_t)ctx);
+}
+OMW int omw_traced_count(const om_traced_model *m, int part) { return om_traced_count(m, (om_traced_part)part); }
+/** Borrowed string, valid while m lives (0 on error). */
+OMW const char *omw_traced_name(const om_traced_model *m, int part, int i) {
+  return om_traced_name(m, (om_traced_part)part, i);
+}
+/** Writes [dtype, ndim, shape...] as doubles to out and each axis's symbol (borrowed, 0 when
+ *  fixed) to dim_params (OM_MAX_DIMS room); 0 on error. */
+OMW int omw_traced_info(const om_traced_model *m, int part, int i, double *out, const char **dim_params) {
+  om_dtype dtype;
+  int ndim;
+  const int64_t *shape;
+  const char *const *params;
+  if (!om_traced_info(m, (om_traced_part)part, i, &dtype, &ndim, &shape, &params)) return 0;
+  out[0] = dtype;
+  out[1] = ndim;
+  for (int d = 0; d < ndim; d++) {
+    out[2 + d] = (double)shape[d];
+    dim_params[d] = params ? params[d] : NULL;
+  }
+  return 1;
+}
+/** Node i's input (outputs 0) or output (outputs 1) value names, up to max borrowed strings in
+ *  names; returns how many there are, -1 on error. */
+OMW int omw_traced_node_values(const om_traced_model *m, int i, int outputs, const char **names, int max) {
+  return om_traced_node_values(m, i, outputs, names, max);
+}

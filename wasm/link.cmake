@@ -5,6 +5,8 @@
 # on the module object: HEAP8/16/32, HEAPU8/16/32, HEAPF32/64, HEAP64/HEAPU64 (BigInt64 views,
 # from WASM_BIGINT), UTF8ToString, stringToUTF8, lengthBytesUTF8. int64 arguments and results
 # cross the boundary as BigInt. Pointers >= 2 GiB arrive negative: apply >>> 0 in JS.
+# Imports: js/runtime.js sets Module.omSink(ctx, ptr, len), which omw_traced_write's EM_JS
+# function calls for every chunk of a traced model's .onnx bytes.
 add_executable(onemodel_wasm ${CMAKE_SOURCE_DIR}/wasm/api.c)
 set_target_properties(onemodel_wasm PROPERTIES OUTPUT_NAME onemodel SUFFIX ".mjs")
 target_link_libraries(onemodel_wasm PRIVATE onemodel)

@@ -123,9 +123,42 @@ static bool reshape_backward(const om_record *r, om_tensor *const *g, om_tensor 
   return (gin[0] = om_reshape(g[0], r->in[0]->shape, r->in[0]->ndim)) != NULL;
 }
 
-/* Reshape to the output shape, with -1 on the one axis that carries a symbol (the tracer's
- * probe lets a symbol reach only the axis the caller gave as -1, and at most one: more is
- * refused defensively). allowzero keeps a 0 in the shape a 0 (ONNX would copy the input's
+/* The symbols of a reshape's output axes (spec 4): input and output dims fall into groups of
+ * equal element count (where the running products meet), and inside a group an output dim
+ * whose size is an input symbol's example size carries that symbol, each symbol once. So
+ * x.reshape(x.shape[0], -1) keeps 'batch' on axis 0 whether the caller wrote -1 or the size.
+ * A symbol left over was merged with other extents ([batch, 3] -> [3 * batch]), which needs
+ * the shape computations of issue 5's algebra: refused. */
+static bool reshape_extents(om_lower *l, const om_call *c) {
+  const om_tensor *a = c->in[0];
+  const om_meta *o = &c->out_meta[0];
+  for (int e = 0; om_tensor_numel(a) == 0 && e < a->ndim; e++)
+    if (om__lower_input_sym(l, 0, e)) return om__lower_baked(l, c, 0, e, "the tensor is empty, so extents cannot be matched");
+  for (int i = 0, j = 0; i < a->ndim || j < o->ndim;) {
+    int i0 = i, j0 = j;
+    int64_t pi = i < a->ndim ? a->shape[i++] : 1, po = j < o->ndim ? o->shape[j++] : 1;
+    while (pi != po) { /* the element counts are equal, so the smaller side has dims left */
+      if (pi < po) pi *= a->shape[i++];
+      else po *= o->shape[j++];
+    }
+    bool used[OM_MAX_DIMS] = {0};
+    for (int k = j0; k < j; k++)
+      for (int e = i0; e < i; e++) {
+        const char *sym = om__lower_input_sym(l, 0, e);
+        if (sym && !used[e] && a->shape[e] == o->shape[k]) {
+          om__lower_set_output_sym(l, 0, k, sym);
+          used[e] = true;
+          break;
+        }
+      }
+    for (int e = i0; e < i; e++)
+      if (om__lower_input_sym(l, 0, e) && !used[e]) return om__lower_baked(l, c, 0, e, "the reshape merges it with other axes (a product of extents)");
+  }
+  return true;
+}
+
+/* Reshape to the output shape, with -1 on the one axis that carries a symbol (several
+ * symbolic axes need shape computations: refused). allowzero keeps a 0 in the shape a 0 (ONNX would copy the input's
  * extent); a 0 and a -1 never meet, since infer cannot resolve a -1 next to a 0. */
 static bool lower_reshape(om_lower *l, const om_call *c) {
   const om_tensor *a = c->in[0];
@@ -141,13 +174,13 @@ static bool lower_reshape(om_lower *l, const om_call *c) {
     shape[d] = sym ? -1 : o->shape[d];
   }
   for (int d = 0; n_sym > 1 && d < a->ndim; d++)
-    if (om__lower_input_sym(l, 0, d)) return om__lower_baked(l, c, 0, d, "a reshape into several symbolic axes");
+    if (om__lower_input_sym(l, 0, d)) return om__lower_baked(l, c, 0, d, "the reshape gives several axes symbolic extents");
   return lower_ints(l, c, "Reshape", &(ints){shape, o->ndim}, 1, &OM_ATTR_INT("allowzero", 1), zero);
 }
 
 const om_op_def om__op_reshape = {
     .name = "reshape", .n_in = 1, .n_out = 1, .view = true, .infer = infer_reshape,
-    .forward = forward_reshape, .backward = reshape_backward, .lower = lower_reshape,
+    .forward = forward_reshape, .backward = reshape_backward, .lower = lower_reshape, .extents = reshape_extents,
     .onnx = "Reshape (none to the same shape)",
     .test = {.n_in = 1, .ndims = {1}, .shapes = {{12}}, .lo = -2, .hi = 2, .attrs = {.n_i = 3, .i = {3, -1, 2}}}};
 
@@ -226,26 +259,32 @@ static bool expand_backward(const om_record *r, om_tensor *const *g, om_tensor *
 /* Expand to the output shape, with 1 on a symbolic axis: ONNX broadcasting then keeps the
  * input's run-time extent there. The probe only lets a symbol through an axis the caller
  * gave as -1, which keeps the input's (same) symbol; anything else is refused. */
+/* An expanded axis keeps the input axis's symbol where it is not broadcast (sizes equal);
+ * a size-1 axis stretched to any size is fixed, even one equal to a symbol's example size. */
+static bool expand_extents(om_lower *l, const om_call *c) {
+  const om_tensor *a = c->in[0];
+  const om_meta *o = &c->out_meta[0];
+  int lead = o->ndim - a->ndim;
+  for (int d = lead; d < o->ndim; d++)
+    if (a->shape[d - lead] == o->shape[d]) om__lower_set_output_sym(l, 0, d, om__lower_input_sym(l, 0, d - lead));
+  return true;
+}
+
 static bool lower_expand(om_lower *l, const om_call *c) {
   const om_tensor *a = c->in[0];
   const om_meta *o = &c->out_meta[0];
   if (o->ndim == a->ndim && !memcmp(o->shape, a->shape, sizeof(int64_t) * (size_t)a->ndim)) return om__lower_alias(l);
-  int lead = o->ndim - a->ndim;
   int64_t shape[OM_MAX_DIMS];
   for (int d = 0; d < o->ndim; d++) {
     const char *sym = om__lower_output_sym(l, 0, d);
-    shape[d] = sym ? 1 : o->shape[d];
-    if (!sym) continue;
-    if (d < lead) return om__lower_refuse(l, c, "a new leading axis cannot take a symbolic extent");
-    if (om__lower_input_sym(l, 0, d - lead) != sym || a->shape[d - lead] != o->shape[d])
-      return om__lower_baked(l, c, 0, d - lead, "expanding to a symbolic extent");
+    shape[d] = sym ? 1 : o->shape[d]; /* expand_extents: a symbolic axis is never broadcast, 1 keeps it */
   }
   return lower_ints(l, c, "Expand", &(ints){shape, o->ndim}, 1, NULL, 0);
 }
 
 const om_op_def om__op_expand = {
     .name = "expand", .n_in = 1, .n_out = 1, .view = true, .infer = infer_expand,
-    .forward = forward_expand, .backward = expand_backward, .lower = lower_expand,
+    .forward = forward_expand, .backward = expand_backward, .lower = lower_expand, .extents = expand_extents,
     .onnx = "Expand (none to the same shape)",
     .test = {.n_in = 1, .ndims = {2}, .shapes = {{3, 1}}, .lo = -2, .hi = 2, .attrs = {.n_i = 3, .i = {2, 3, 4}}}};
 
@@ -309,7 +348,7 @@ static bool lower_slice(om_lower *l, const om_call *c) {
   bool sym = om__lower_input_sym(l, 0, dim) != NULL;
   if (at[1] == 0 && at[2] == c->in[0]->shape[dim] && at[3] == 1 && (!sym || om__lower_output_sym(l, 0, dim)))
     return om__lower_alias(l);
-  if (sym) return om__lower_baked(l, c, 0, dim, "a partial slice");
+  if (sym) return om__lower_baked(l, c, 0, dim, "a partial slice of it");
   ints k[4] = {{&at[1], 1}, {&at[2], 1}, {&at[0], 1}, {&at[3], 1}}; /* starts, ends, axes, steps */
   return lower_ints(l, c, "Slice", k, 4, NULL, 0);
 }
@@ -627,7 +666,7 @@ static bool lower_slice_scatter(om_lower *l, const om_call *c) {
   const int64_t *at = c->attrs.i; /* dim, start, end, step, ndim, shape... */
   int dim = (int)at[0];
   for (int d = 0; d < src->ndim; d++)
-    if (om__lower_input_sym(l, 0, d)) return om__lower_baked(l, c, 0, d, "a slice_scatter into zeros of a fixed shape");
+    if (om__lower_input_sym(l, 0, d)) return om__lower_baked(l, c, 0, d, "slice_scatter writes into zeros of a fixed shape");
   om_meta zeros_m = *o, pos_m = {.dtype = OM_INT64, .ndim = 1, .shape = {src->shape[dim]}}, along_m = pos_m, idx_m = pos_m;
   zeros_m.dtype = OM_FLOAT32;
   along_m.ndim = idx_m.ndim = src->ndim;

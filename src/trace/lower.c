@@ -97,6 +97,12 @@ static bool probe_symbol(om_lower *l, const om_op_def *def, const om_symbol *sym
 static bool probe_symbols(om_lower *l, const om_op_def *def) {
   om_call *c = l->c;
   om_graph *g = &l->tr->g;
+  if (def->extents) { /* the op's own rule, when an input has a symbol at all */
+    bool any = false;
+    for (int i = 0; i < c->n_in; i++)
+      for (int d = 0; d < c->in[i]->ndim; d++) any |= g->values.v[l->in[i]].dim_param[d] != NULL;
+    return !any || def->extents(l, c);
+  }
   om_tensor small[4], *small_in[4], *fake = small, **fake_in = small_in;
   bool ok = true, any = false;
   for (int k = 0; ok && k < l->tr->symbols.n; k++) { /* ok first: a failure frees l->tr */
@@ -170,6 +176,7 @@ int om__lower_input(om_lower *l, int i) { return l->in[i]; }
 const om_attrs *om__lower_given(om_lower *l) { return l->given; }
 const char *om__lower_input_sym(om_lower *l, int i, int d) { return l->tr->g.values.v[l->in[i]].dim_param[d]; }
 const char *om__lower_output_sym(om_lower *l, int j, int d) { return l->out_sym[j][d]; }
+void om__lower_set_output_sym(om_lower *l, int j, int d, const char *sym) { l->out_sym[j][d] = sym; }
 
 bool om__emit(om_lower *l, const char *op_type, const int *in, int n_in, const om_meta *meta, int n_out, int *out,
               const om_gattr *attrs, int n_attrs) {
@@ -250,6 +257,6 @@ bool om__lower_refuse(om_lower *l, const om_call *c, const char *why) {
 bool om__lower_baked(om_lower *l, const om_call *c, int i, int d, const char *what) {
   const char *sym = om__lower_input_sym(l, i, d);
   return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE,
-                        "%s: %s of symbolic axis '%s' (axis %d of input %d, example size %lld) cannot be expressed "
-                        "in the graph", om_op_name(c->op), what, sym ? sym : "?", d, i, (long long)c->in[i]->shape[d]);
+                        "%s: symbolic axis '%s' (axis %d of input %d, example size %lld) cannot be expressed in the "
+                        "graph: %s", om_op_name(c->op), sym ? sym : "?", d, i, (long long)c->in[i]->shape[d], what);
 }

@@ -301,7 +301,8 @@ TEST(unsupported_and_symbolic) {
   om_trace_begin();
   om_tensor *x2 = om_trace_input("x", ex2, (const char *[]){"batch", NULL});
   CHECK_ERROR(om_reshape(x2, (int64_t[]){12}, 1) != NULL, OM_ERR_TRACE_SYMBOLIC_SHAPE,
-              "reshape: bakes symbolic axis 'batch' (example size 3) into the graph");
+              "reshape: symbolic axis 'batch' (axis 0 of input 0, example size 3) cannot be expressed in the graph: "
+              "the reshape merges it with other axes");
   /* a constant whose size equals the batch's: the graph would only run at that batch */
   om_trace_begin();
   om_tensor *x3 = om_trace_input("x", ex2, (const char *[]){"batch", NULL}), *c = om_ones(S34, 2, OM_FLOAT32);
@@ -321,6 +322,43 @@ TEST(unsupported_and_symbolic) {
   end_and_retry();
 }
 
+/* Reshape and expand take sizes the caller may have read off a symbolic shape: the extents
+ * rule keeps the symbol where the sizes match it (spec 4), so no shape is baked in. */
+TEST(symbols_through_reshape_and_expand) {
+  int64_t s534[] = {5, 3, 4};
+  om_tensor *ex = om_randn(s534, 3, 1, true), *col = om_randn((int64_t[]){5, 1}, 2, 2, true);
+  om_trace_begin();
+  om_tensor *x = om_trace_input("x", ex, (const char *[]){"batch", NULL, NULL});
+  om_tensor *c = om_trace_input("c", col, (const char *[]){"batch", NULL});
+  om_tensor *same = om_reshape(x, s534, 3);                     /* an alias: no node */
+  om_tensor *flat = om_reshape(same, (int64_t[]){5, 12}, 2);     /* the size 5 is the batch */
+  om_tensor *wide = om_expand(c, (int64_t[]){5, 12}, 2);         /* batch kept, 1 -> 12 fixed */
+  om_tensor *y = om_add(flat, wide);
+  om_traced_model *m = om_trace_finish(&y, (const char *[]){"y"}, 1);
+  const char *const *dp;
+  CHECK(m && om_traced_info(m, OM_TRACED_OUTPUT, 0, NULL, NULL, NULL, &dp) && dp[0] && !strcmp(dp[0], "batch") && !dp[1]);
+  CHECK_EQ_INT(om_traced_count(m, OM_TRACED_NODE), 3); /* Reshape, Expand, Add */
+  bytes b = onnx_of(m);
+  Onnx__ModelProto *mp = onnx__model_proto__unpack(NULL, b.n, b.p);
+  CHECK(mp && mp->graph->n_node == 3 && mp->graph->n_initializer == 2);
+  for (size_t k = 0; mp && k < mp->graph->n_node; k++) { /* the shape operands hold -1 / 1 where the batch goes */
+    Onnx__NodeProto *n = mp->graph->node[k];
+    int64_t want = !strcmp(n->op_type, "Reshape") ? -1 : !strcmp(n->op_type, "Expand") ? 1 : 0;
+    for (size_t i = 0; want && i < mp->graph->n_initializer; i++) {
+      Onnx__TensorProto *t = mp->graph->initializer[i];
+      if (strcmp(t->name, n->input[1])) continue;
+      int64_t v[2];
+      memcpy(v, t->raw_data.data, sizeof v);
+      CHECK(t->raw_data.len == sizeof v && v[0] == want && v[1] == 12);
+    }
+  }
+  if (mp) onnx__model_proto__free_unpacked(mp, NULL);
+  free(b.p);
+  om_traced_release(m);
+  om_tensor *all[] = {ex, col, x, c, same, flat, wide, y};
+  om__release_all(all, 8);
+}
+
 int main(void) {
   RUN(golden_bytes_and_model_fields);
   RUN(weights_stream_from_their_storage);
@@ -331,5 +369,6 @@ int main(void) {
   RUN(no_grad_in_trace);
   RUN(invalid_usage);
   RUN(unsupported_and_symbolic);
+  RUN(symbols_through_reshape_and_expand);
   TEST_MAIN_END();
 }

@@ -1,14 +1,15 @@
-// The README's example and examples/*.mjs run as a user would run them, and their loss falls.
+// The README's examples and examples/*.mjs run as a user would run them: the loss falls, the
+// traced model is written.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { test } from 'node:test';
 
 const root = new URL('../../', import.meta.url);
 
 /** Runs a module file with node and returns its stdout. */
-function run(file) {
-  return execFileSync(process.execPath, [file], { cwd: root, encoding: 'utf8', timeout: 120_000 });
+function run(file, ...args) {
+  return execFileSync(process.execPath, [file, ...args], { cwd: root, encoding: 'utf8', timeout: 120_000 });
 }
 
 /** The numbers after "loss" or after the step number on each printed line. */
@@ -25,22 +26,51 @@ test('the package, the JS runtime and the C library report one version', async (
   assert.equal(header.match(/#define OM_VERSION "([^"]+)"/)[1], pkg.version);
 });
 
-test('the README example runs and its loss falls', () => {
+/** The README's ```js blocks, written to build/ (inside the package, so `import 'onemodel'` resolves to it). */
+function readmeExamples() {
   const readme = readFileSync(new URL('README.md', root), 'utf8');
-  const code = readme.match(/```js\n([\s\S]*?)```/)[1];
-  // Inside the package folder, so `import 'onemodel'` resolves to this package.
   mkdirSync(new URL('build/', root), { recursive: true });
-  const file = new URL('build/readme-example.mjs', root);
-  writeFileSync(file, code);
-  const out = run(file.pathname);
+  return [...readme.matchAll(/```js\n([\s\S]*?)```/g)].map((m, i) => {
+    const file = new URL(`build/readme-example-${i}.mjs`, root);
+    writeFileSync(file, m[1]);
+    return file;
+  });
+}
+
+test('the README has its two examples', () => {
+  assert.equal(readmeExamples().length, 2);
+});
+
+test('the README example runs and its loss falls', () => {
+  const out = run(readmeExamples()[0].pathname);
   const l = losses(out, /^\d+ ([\d.e-]+)$/gm);
   assert.equal(l.length, 5, out);
   assert.ok(l.at(-1) < l[0] / 2, `loss did not halve: ${l}`);
 });
 
-test('examples/train-mlp.mjs trains and frees everything', () => {
-  const out = run('examples/train-mlp.mjs');
+test('the README tracing example writes an .onnx with a symbolic batch', () => {
+  const cwd = new URL('build/readme-trace/', root);
+  rmSync(cwd, { recursive: true, force: true });
+  mkdirSync(cwd, { recursive: true });
+  const out = execFileSync(process.execPath, [readmeExamples()[1].pathname], { cwd, encoding: 'utf8', timeout: 120_000 });
+  assert.match(out, /\[ 'batch', 4 \] -> \[ 'batch', 3 \]/);
+  const bytes = readFileSync(new URL('net.onnx', cwd));
+  assert.match(out, new RegExp(`^${bytes.length} bytes$`, 'm'));
+  assert.deepEqual([...bytes.subarray(0, 2)], [0x08, 0x09], 'a ModelProto starting with ir_version 9');
+});
+
+test('examples/train-mlp.mjs (npm start) trains, traces, saves, verifies and frees everything', () => {
+  const file = new URL('build/examples-test/mlp.onnx', root);
+  rmSync(file, { force: true });
+  const out = run('examples/train-mlp.mjs', file.pathname);
   const l = losses(out, /loss ([\d.]+)$/gm);
   assert.ok(l.length >= 5 && l.at(-1) < l[0] / 4, `loss did not fall enough: ${l}`);
+  assert.match(out, /initializers w1, b1, w2, b2; input \[batch,2\] -> output \[batch,1\]/);
+  const errors = losses(out, /max \|onnx - eager\| = ([\d.e+-]+)$/gm);
+  assert.equal(errors.length, 2, out);
+  for (const e of errors) assert.ok(e <= 1e-5, `onnxruntime-web disagrees with eager by ${e}`);
+  const bytes = readFileSync(file);
+  assert.match(out, new RegExp(`saved .* \\(${bytes.length} bytes\\)`));
+  assert.deepEqual([...bytes.subarray(0, 2)], [0x08, 0x09], 'a ModelProto starting with ir_version 9');
   assert.match(out, /live tensors 0, bytes 0/);
 });

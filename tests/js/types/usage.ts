@@ -92,6 +92,59 @@ try {
   }
 }
 
+// tracing
+const ex = om.randn([4, 3], { seed: 5 });
+const tracer: om.Tracer = om.Tracer.begin();
+const isOn: boolean = om.Tracer.active && tracer.recording;
+const tx: Tensor = tracer.input('x', ex, ['batch', null]);
+tracer.parameter('w', w);
+const traced: om.TracedModel = tracer.finish({ y: tx.matmul(w).t() });
+const sig: om.ValueInfo[] = [...traced.inputs, ...traced.outputs];
+const dim0: number | string = sig[0]!.shape[0]!;
+const gi: om.GraphInfo = traced.graph();
+const opTypes: string[] = gi.nodes.map((node: om.GraphNode) => node.opType + node.inputs.join() + node.outputs.join());
+const initShapes: number[][] = gi.initializers.map((i) => i.shape);
+const bytes: Uint8Array = traced.toOnnx();
+const written: number = traced.saveOnnx('/tmp/usage.onnx');
+const gone: boolean = traced.isDisposed;
+traced.dispose();
+om.Tracer.begin().abort();
+
+// nn
+class Net extends om.nn.Module {
+  fc1 = new om.nn.Linear(3, 8);
+  fc2 = new om.nn.Linear(8, 2, { bias: false });
+  layers: om.nn.Linear[] = [new om.nn.Linear(2, 2)];
+  constructor() {
+    super();
+    this.registerBuffer('scale', om.ones([2]));
+  }
+  forward(x: Tensor): Tensor {
+    return this.layers[0]!.forward(this.fc2.forward(this.fc1.forward(x).relu()));
+  }
+}
+const net = new Net().eval();
+const training: boolean = net.training;
+const named: [string, Tensor][] = net.namedParameters();
+const params: Tensor[] = net.parameters();
+const buffers: [string, Tensor][] = net.namedBuffers();
+const sd: Record<string, Tensor> = net.stateDict();
+const mods: [string, om.nn.Module][] = net.namedModules();
+const lin: om.nn.Linear = net.fc1;
+const feat: number = lin.inFeatures + lin.outFeatures;
+const bias: Tensor | null = net.fc2.bias;
+net.train().zeroGrad();
+const t1 = om.trace(net, { x: [ex, ['batch', null]] });
+const t2 = om.trace((a: Tensor, b: Tensor) => [a.add(b), a.sub(b)], { a: ex, b: [ex] }, { outputNames: ['sum', 'diff'] });
+const t3 = om.trace((a: Tensor) => ({ y: a.relu() }), { a: [ex, null] });
+om.trace({ forward: (a: Tensor) => a.exp() }, { a: ex }).dispose();
+const axes: om.AxisNames = ['batch', null];
+const input: om.TraceInput = [ex, axes];
+const opts: om.TraceOptions = { outputNames: ['y'] };
+for (const tm of [t1, t2, t3]) tm.dispose();
+net.dispose();
+om.dispose([ex, tx]);
+
 // misuse the declarations reject
 // @ts-expect-error: dtype names are 'float32' | 'int64' | 'bool'
 om.zeros([2], { dtype: 'float64' });
@@ -106,4 +159,14 @@ new Tensor();
 // @ts-expect-error: max with a dim returns [values, indices], not a Tensor
 const wrong: Tensor = om.ones([2]).max(0);
 
+// @ts-expect-error: the Tracer constructor is private
+new om.Tracer();
+// @ts-expect-error: axis names are strings or null
+om.Tracer.begin().input('x', ex, [1, null]);
+// @ts-expect-error: finish takes an object of name -> Tensor
+om.Tracer.begin().finish([ex]);
+// @ts-expect-error: outputNames is an array of strings
+om.trace((a: Tensor) => a, { a: ex }, { outputNames: 'y' });
+
 void [v, shape, dtype, count, flags, data, x, text, noGradResult, leaked, wrong];
+void [isOn, dim0, opTypes, initShapes, bytes, written, gone, training, named, params, buffers, sd, mods, feat, bias, input, opts];

@@ -1,0 +1,179 @@
+// om.nn: modules in PyTorch's shape. A Module's parameters are its Tensor-valued fields, found by
+// walking its own fields in order (submodules and arrays of them recursively, as `layers.0.weight`);
+// buffers are Tensors registered with registerBuffer(), in the state dict but not in parameters().
+//
+//   class Net extends om.nn.Module {
+//     constructor() { super(); this.fc1 = new om.nn.Linear(4, 16); this.fc2 = new om.nn.Linear(16, 3); }
+//     forward(x) { return this.fc2.forward(this.fc1.forward(x).relu()); }
+//   }
+//   const net = new Net();                 // om.manualSeed(n) first makes the weights reproducible
+//   net.stateDict();                        // { 'fc1.weight': Tensor, 'fc1.bias': ..., 'fc2.weight': ..., ... }
+//   net.dispose();                          // frees every parameter and buffer
+//
+// Parameters are ordinary tensors: made inside om.tidy(), they are freed when it returns.
+import { OmError, invalid } from '../errors.js';
+import { Tensor, rand, tidy } from '../tensor.js';
+import { describe, toI32 } from '../convert.js';
+
+let walkModule; // (module, prefix, out, path) -> out, set in Module's static block
+
+/** The base class of every layer and model. */
+export class Module {
+  #buffers = new Set(); // field names registered as buffers
+
+  constructor() {
+    /** Training mode (true) or evaluation mode; set by train() / eval() on the whole tree. */
+    this.training = true;
+  }
+
+  /** The computation; subclasses implement it. */
+  forward() {
+    throw new OmError('InvalidArgument', `forward: ${this.constructor.name} does not implement forward()`);
+  }
+
+  /**
+   * Sets field `name` to tensor and marks it a buffer: saved in stateDict() (and named when
+   * traced) but not a parameter. Returns the tensor.
+   */
+  registerBuffer(name, tensor) {
+    if (typeof name !== 'string' || name === '' || name.includes('.')) {
+      throw invalid(`registerBuffer: name must be a non-empty string without '.', got ${describe(name)}`);
+    }
+    if (!(tensor instanceof Tensor)) throw invalid(`registerBuffer: tensor must be a Tensor, got ${describe(tensor)}`);
+    this.#buffers.add(name);
+    this[name] = tensor;
+    return tensor;
+  }
+
+  /**
+   * Every Tensor under this module as [path, tensor, isBuffer], in field order, depth first.
+   * A module reached again through a cycle is skipped; one shared by two fields appears under
+   * both paths (as in PyTorch's state dict).
+   */
+  #walk(prefix, out, path) {
+    path.add(this);
+    for (const [key, value] of Object.entries(this)) {
+      visit(value, prefix + key, this.#buffers.has(key), out, path);
+    }
+    path.delete(this);
+    return out;
+  }
+
+  static {
+    walkModule = (m, prefix, out, path) => m.#walk(prefix, out, path);
+  }
+
+  /** [path, Tensor] for every parameter, in field order; a tensor reachable twice is listed once. */
+  namedParameters() {
+    return unique(this.#walk('', [], new Set()).filter((e) => !e[2]));
+  }
+
+  /** The parameters (each once). */
+  parameters() {
+    return this.namedParameters().map((e) => e[1]);
+  }
+
+  /** [path, Tensor] for every buffer, in field order (each once). */
+  namedBuffers() {
+    return unique(this.#walk('', [], new Set()).filter((e) => e[2]));
+  }
+
+  /** A plain object path -> Tensor of every parameter and buffer in field order (tied tensors under each path). */
+  stateDict() {
+    const dict = {};
+    for (const [path, t] of this.#walk('', [], new Set())) dict[path] = t;
+    return dict;
+  }
+
+  /** [path, Module] for this module ('') and every submodule, depth first. */
+  namedModules() {
+    const out = [['', this]];
+    const seen = new Set([this]);
+    const go = (value, prefix) => {
+      if (value instanceof Module) {
+        if (seen.has(value)) return;
+        seen.add(value);
+        out.push([prefix, value]);
+        for (const [k, v] of Object.entries(value)) go(v, `${prefix}.${k}`);
+      } else if (Array.isArray(value)) {
+        value.forEach((v, i) => go(v, `${prefix}.${i}`));
+      }
+    };
+    for (const [k, v] of Object.entries(this)) go(v, k);
+    return out;
+  }
+
+  /** Training mode on (or off with false) for this module and every submodule. Returns this. */
+  train(mode = true) {
+    if (typeof mode !== 'boolean') throw invalid(`train: mode must be a boolean, got ${describe(mode)}`);
+    for (const [, m] of this.namedModules()) m.training = mode;
+    return this;
+  }
+
+  /** Evaluation mode: train(false). Returns this. */
+  eval() {
+    return this.train(false);
+  }
+
+  /** Drops every parameter's gradient. */
+  zeroGrad() {
+    for (const p of this.parameters()) p.zeroGrad();
+  }
+
+  /** Disposes every parameter and buffer. Idempotent. */
+  dispose() {
+    for (const [, t] of this.#walk('', [], new Set())) t.dispose();
+  }
+}
+
+function visit(value, path, isBuffer, out, ancestors) {
+  if (value instanceof Tensor) {
+    out.push([path, value, isBuffer]);
+  } else if (value instanceof Module) {
+    if (!ancestors.has(value)) walkModule(value, `${path}.`, out, ancestors);
+  } else if (Array.isArray(value)) {
+    value.forEach((v, i) => visit(v, `${path}.${i}`, isBuffer, out, ancestors));
+  }
+}
+
+function unique(entries) {
+  const seen = new Set();
+  return entries.filter(([, t]) => !seen.has(t) && seen.add(t)).map(([p, t]) => [p, t]);
+}
+
+/**
+ * y = x W^T + b, as PyTorch's nn.Linear: weight [outFeatures, inFeatures] and bias [outFeatures],
+ * both uniform in ±1/sqrt(inFeatures) from the default generator (om.manualSeed).
+ */
+export class Linear extends Module {
+  constructor(inFeatures, outFeatures, options = {}) {
+    super();
+    const who = 'Linear';
+    const nIn = toI32(inFeatures, who, 'inFeatures');
+    const nOut = toI32(outFeatures, who, 'outFeatures');
+    if (nIn < 1 || nOut < 1) throw invalid(`${who}: inFeatures and outFeatures must be positive, got ${nIn} and ${nOut}`);
+    if (options === null || typeof options !== 'object') throw invalid(`${who}: options must be an object, got ${describe(options)}`);
+    const { bias = true } = options;
+    if (typeof bias !== 'boolean') throw invalid(`${who}: bias must be a boolean, got ${describe(bias)}`);
+    this.inFeatures = nIn;
+    this.outFeatures = nOut;
+    const bound = 1 / Math.sqrt(nIn);
+    const uniform = (shape) => {
+      const t = tidy(() => rand(shape).mul(2 * bound).sub(bound));
+      t.requiresGrad = true;
+      return t;
+    };
+    /** [outFeatures, inFeatures]. */
+    this.weight = uniform([nOut, nIn]);
+    /** [outFeatures], or null without bias. */
+    this.bias = bias ? uniform([nOut]) : null;
+  }
+
+  /** x [..., inFeatures] -> [..., outFeatures]. */
+  forward(x) {
+    return tidy(() => {
+      const y = x.matmul(this.weight.t());
+      return this.bias ? y.add(this.bias) : y;
+    });
+  }
+}

@@ -1,0 +1,395 @@
+// Tracing to ONNX (spec: ../shared/spec/tracing.md, user guide: docs/tracing.md). A trace is a
+// recorded eager run: Tracer.begin(), declare the inputs, run the model on them, name weights if
+// you like, finish() with the outputs. C does the recording (om_trace_* in src/onemodel.h); this
+// file checks JS arguments, moves names and handles across, and wraps the traced model.
+//
+//   const tracer = om.Tracer.begin();
+//   const x = tracer.input('x', example, ['batch', null]);
+//   tracer.parameter('fc.weight', w);
+//   const traced = tracer.finish({ logits: x.matmul(w.t()) });
+//   const bytes = traced.toOnnx();           // Uint8Array, deterministic
+//   traced.dispose();
+//
+// or in one call, which also frees every tensor it made: om.trace(model, { x: [example, ['batch', null]] }).
+import { OmError, TraceError, invalid } from './errors.js';
+import {
+  M, requireReady, checkHandle, checkStatus, lastError, marshal, readU32, readF64, leakAlarm,
+  withStrings, cString, stream, nodeFs, dtypeNames,
+} from './runtime.js';
+import { Tensor, wrap, handle, tidy } from './tensor.js';
+import { describe } from './convert.js';
+
+const TOKEN = Symbol('onemodel.trace');
+
+// om_traced_part (src/onemodel.h): which list of a traced model om_traced_count/_name/_info read.
+const PART_INPUT = 0;
+const PART_OUTPUT = 1;
+const PART_INITIALIZER = 2;
+const PART_NODE = 3;
+const MAX_DIMS = 8;
+
+/** A graph name: a non-empty string without NUL (C reads names as NUL-terminated). */
+function nameArg(name, who, what = 'name') {
+  if (typeof name !== 'string') throw invalid(`${who}: ${what} must be a string, got ${describe(name)}`);
+  if (name === '') throw invalid(`${who}: ${what} must not be empty`);
+  if (name.includes('\0')) throw invalid(`${who}: ${what} ${JSON.stringify(name)} contains a NUL character`);
+  return name;
+}
+
+/** axisNames: undefined/null (all fixed) or one entry per dim, each a name (symbolic) or null (fixed). */
+function axesArg(axisNames, ndim, who) {
+  if (axisNames === undefined || axisNames === null) return null;
+  if (!Array.isArray(axisNames)) {
+    throw invalid(`${who}: axisNames must be an array with one entry per dim (a name, or null for a fixed axis), got ${describe(axisNames)}`);
+  }
+  if (axisNames.length !== ndim) {
+    throw invalid(`${who}: axisNames has ${axisNames.length} entries but the example has ${ndim} dims`);
+  }
+  return axisNames.map((a, d) => (a === null || a === undefined ? null : nameArg(a, who, `axisNames[${d}]`)));
+}
+
+/** The Tracer whose recording was begun last (its C recording may have ended on an error). */
+let current = null;
+
+/**
+ * One recording. Make it with Tracer.begin(); it ends with finish() (a TracedModel), abort(), or
+ * the first trace error (then finish() reports that error).
+ */
+export class Tracer {
+  #state = 'recording'; // 'recording' | 'finished' | 'aborted' | 'replaced'
+
+  constructor(token) {
+    if (token !== TOKEN) throw invalid('Tracer: use om.Tracer.begin()');
+  }
+
+  /** Starts recording on this thread. TraceError InvalidUsage when one already records. */
+  static begin() {
+    requireReady('Tracer.begin');
+    checkStatus(M._omw_trace_begin(), 'Tracer.begin');
+    if (current && current.#state === 'recording') current.#state = 'replaced'; // its C recording had ended
+    current = new Tracer(TOKEN);
+    return current;
+  }
+
+  /** True while a trace records (begun and not yet finished, aborted or ended by an error). */
+  static get active() {
+    requireReady('Tracer.active');
+    return !!M._omw_trace_active();
+  }
+
+  /** True while this tracer's recording is on. */
+  get recording() {
+    return this.#state === 'recording' && current === this && !!M._omw_trace_active();
+  }
+
+  #check(who) {
+    if (this.#state === 'recording') return;
+    const why = this.#state === 'finished' ? 'has already finished'
+      : this.#state === 'aborted' ? 'was aborted' : 'ended, and a later Tracer.begin() started another recording';
+    throw new TraceError('InvalidUsage', `${who}: this tracer ${why}`);
+  }
+
+  /**
+   * Declares graph input `name` with example's values and shape and returns the traced tensor to
+   * run the model on (it shares example's storage). axisNames: one entry per dim, a string for a
+   * symbolic axis (ONNX dim_param), null for a fixed one; omitted means all fixed.
+   */
+  input(name, example, axisNames) {
+    const who = 'input';
+    this.#check(who);
+    nameArg(name, who);
+    const h = handle(example, who, 'example');
+    const axes = axesArg(axisNames, example.ndim, who);
+    return withStrings([name, ...(axes ?? [])], ([pn, ...pa]) => {
+      const [pAxes] = axes ? marshal(['ptr', pa]) : [0];
+      return wrap(checkHandle(M._omw_trace_input(pn, h, pAxes), who));
+    });
+  }
+
+  /**
+   * Names a constant (a weight or buffer) in the graph; views of it with other strides become
+   * `<name>.view_<n>`. A second name for the same tensor is ignored (tied weights stay one).
+   */
+  parameter(name, tensor) {
+    const who = 'parameter';
+    this.#check(who);
+    nameArg(name, who);
+    const h = handle(tensor, who, 'tensor');
+    withStrings([name], ([pn]) => checkStatus(M._omw_trace_parameter(pn, h), who));
+  }
+
+  /**
+   * Ends the recording and returns the TracedModel whose outputs are the given tensors, named by
+   * the object's keys in that order. The recording ends whether or not this succeeds (after a
+   * trace error, this reports that first error); a JS argument error leaves it recording.
+   */
+  finish(outputs) {
+    const who = 'finish';
+    this.#check(who);
+    const proto = outputs === null || typeof outputs !== 'object' ? undefined : Object.getPrototypeOf(outputs);
+    if (!(proto === Object.prototype || proto === null)) {
+      throw invalid(`${who}: outputs must be a plain object of name -> Tensor (e.g. { logits: y }), got ${describe(outputs)}`);
+    }
+    const names = Object.keys(outputs);
+    if (!names.length) throw invalid(`${who}: outputs is empty; name at least one output tensor`);
+    const handles = names.map((n) => {
+      nameArg(n, who, 'output name');
+      const t = outputs[n];
+      if (!(t instanceof Tensor)) throw invalid(`${who}: output ${JSON.stringify(n)} must be a Tensor, got ${describe(t)}`);
+      return handle(t, who, `output ${JSON.stringify(n)}`);
+    });
+    return withStrings(names, (pn) => {
+      const [ph, pnames] = marshal(['ptr', handles], ['ptr', pn]);
+      const m = M._omw_trace_finish(ph, pnames, names.length) >>> 0;
+      this.#state = 'finished';
+      if (!m) throw lastError(who);
+      return new TracedModel(TOKEN, m);
+    });
+  }
+
+  /** Ends the recording without a model. Does nothing when it has already ended. */
+  abort() {
+    if (this.#state !== 'recording') return;
+    this.#state = 'aborted';
+    if (current === this && M) M._omw_trace_abort();
+  }
+}
+
+// ---- the traced model -----------------------------------------------------------------------
+
+/** Reads [name, dtype, shape] of item i of a part (symbolic axes as their names). */
+function valueInfo(m, part, i) {
+  const name = cString(M._omw_traced_name(m, part, i));
+  const [pv, pd] = marshal(['f64', 2 + MAX_DIMS], ['ptr', MAX_DIMS]);
+  if (!M._omw_traced_info(m, part, i, pv, pd)) throw lastError('TracedModel');
+  const [dtype, ndim] = readF64(pv, 2);
+  const sizes = readF64(pv + 16, ndim);
+  const params = readU32(pd, ndim);
+  const shape = sizes.map((s, d) => (params[d] ? cString(params[d]) : s));
+  return { name, dtype: dtypeNames[dtype], shape };
+}
+
+function count(m, part) {
+  const n = M._omw_traced_count(m, part);
+  if (n < 0) throw lastError('TracedModel');
+  return n;
+}
+
+function nodeValues(m, i, outputs) {
+  let max = 8;
+  for (;;) {
+    const [p] = marshal(['ptr', max]);
+    const n = M._omw_traced_node_values(m, i, outputs ? 1 : 0, p, max);
+    if (n < 0) throw lastError('graph');
+    if (n <= max) return readU32(p, n).map((q) => cString(q) ?? '');
+    max = n;
+  }
+}
+
+/**
+ * A finished trace: an ONNX graph (opset 20, IR 9) whose weights live in C memory. Free it with
+ * dispose(); the garbage collector does not (it only counts a leak, like tensors).
+ */
+export class TracedModel {
+  #m;
+  #inputs = null;
+  #outputs = null;
+
+  constructor(token, m) {
+    if (token !== TOKEN) throw invalid('TracedModel: made by tracer.finish() or om.trace()');
+    this.#m = m;
+    leakAlarm?.register(this, undefined, this);
+  }
+
+  #use(who) {
+    if (!this.#m) throw new OmError('Disposed', `${who}: the traced model was disposed`);
+    return this.#m;
+  }
+
+  get isDisposed() { return !this.#m; }
+
+  /** The graph inputs in declaration order: { name, dtype, shape }, a symbolic axis as its name. */
+  get inputs() {
+    const m = this.#use('inputs');
+    this.#inputs ??= Array.from({ length: count(m, PART_INPUT) }, (_, i) => valueInfo(m, PART_INPUT, i));
+    return this.#inputs.map((v) => ({ ...v, shape: v.shape.slice() }));
+  }
+
+  /** The graph outputs in the order finish() was given them. */
+  get outputs() {
+    const m = this.#use('outputs');
+    this.#outputs ??= Array.from({ length: count(m, PART_OUTPUT) }, (_, i) => valueInfo(m, PART_OUTPUT, i));
+    return this.#outputs.map((v) => ({ ...v, shape: v.shape.slice() }));
+  }
+
+  /** The recorded graph, for inspection: nodes in execution order and the initializers. */
+  graph() {
+    const m = this.#use('graph');
+    const nodes = Array.from({ length: count(m, PART_NODE) }, (_, i) => ({
+      opType: cString(M._omw_traced_name(m, PART_NODE, i)),
+      inputs: nodeValues(m, i, false),
+      outputs: nodeValues(m, i, true),
+    }));
+    const initializers = Array.from({ length: count(m, PART_INITIALIZER) }, (_, i) => valueInfo(m, PART_INITIALIZER, i));
+    return { nodes, initializers };
+  }
+
+  /** The .onnx bytes (a ModelProto; equal graphs give equal bytes), copied once, chunk by chunk. */
+  toOnnx() {
+    const who = 'toOnnx';
+    const m = this.#use(who);
+    const size = M._omw_traced_onnx_size(m);
+    if (!size) throw lastError(who);
+    const out = new Uint8Array(size);
+    let at = 0;
+    const ok = stream((ptr, len) => {
+      if (at + len > size) {
+        throw new OmError('InvalidArgument', `${who}: C wrote more than the ${size} bytes it announced (a bug in onemodel)`);
+      }
+      out.set(M.HEAPU8.subarray(ptr, ptr + len), at);
+      at += len;
+    }, (ctx) => M._omw_traced_write(m, ctx));
+    if (!ok) throw lastError(who);
+    if (at !== size) throw new OmError('InvalidArgument', `${who}: C wrote ${at} of the ${size} bytes it announced (a bug in onemodel)`);
+    return out;
+  }
+
+  /**
+   * Node.js only: writes the .onnx file at path (a string or file: URL), streaming each chunk
+   * from wasm memory to the file (no copy of the whole model). Returns the bytes written.
+   */
+  saveOnnx(path) {
+    const who = 'saveOnnx';
+    const m = this.#use(who);
+    if (!nodeFs) {
+      throw new OmError('InvalidArgument', `${who}: writing files needs Node.js; in a browser use toOnnx() and save the bytes (e.g. as a Blob download)`);
+    }
+    if (typeof path !== 'string' && !(path instanceof URL)) throw invalid(`${who}: path must be a string or a URL, got ${describe(path)}`);
+    const size = M._omw_traced_onnx_size(m);
+    if (!size) throw lastError(who);
+    const ioError = (e, what) => new OmError('InvalidArgument', `${who}: cannot ${what} ${path}: ${e?.message ?? e}`);
+    let fd;
+    try {
+      fd = nodeFs.openSync(path, 'w');
+    } catch (e) {
+      throw ioError(e, 'open');
+    }
+    let at = 0;
+    let done = false;
+    try {
+      let ok;
+      try {
+        ok = stream((ptr, len) => {
+          for (let off = 0; off < len;) off += nodeFs.writeSync(fd, M.HEAPU8, ptr + off, len - off);
+          at += len;
+        }, (ctx) => M._omw_traced_write(m, ctx));
+      } catch (e) {
+        throw e instanceof OmError ? e : ioError(e, 'write');
+      }
+      if (!ok) throw lastError(who);
+      if (at !== size) throw new OmError('InvalidArgument', `${who}: C wrote ${at} of the ${size} bytes it announced (a bug in onemodel)`);
+      done = true;
+    } finally {
+      try { nodeFs.closeSync(fd); } catch { /* the write error, if any, is the one to report */ }
+      if (!done) try { nodeFs.unlinkSync(path); } catch { /* nothing to remove */ }
+    }
+    return at;
+  }
+
+  /** Frees the C model. Idempotent; any later use throws OmError Disposed. */
+  dispose() {
+    if (!this.#m) return;
+    M._omw_traced_release(this.#m);
+    this.#m = 0;
+    leakAlarm?.unregister(this);
+  }
+}
+
+// ---- om.trace -------------------------------------------------------------------------------
+
+/** The traced outputs of a model's result, named: { name: Tensor } in order. */
+function namedOutputs(result, outputNames, who) {
+  let list;
+  let names;
+  if (result instanceof Tensor) {
+    list = [result];
+    names = outputNames ?? ['output'];
+  } else if (Array.isArray(result)) {
+    list = result;
+    names = outputNames ?? result.map((_, i) => `output_${i}`);
+  } else if (result !== null && typeof result === 'object'
+    && (Object.getPrototypeOf(result) === Object.prototype || Object.getPrototypeOf(result) === null)) {
+    names = Object.keys(result);
+    list = names.map((k) => result[k]);
+    if (outputNames && (outputNames.length !== names.length || outputNames.some((n, i) => n !== names[i]))) {
+      throw invalid(`${who}: the model returned an object, whose keys (${names.join(', ')}) name the outputs; outputNames (${outputNames.join(', ')}) differs`);
+    }
+  } else {
+    throw invalid(`${who}: the model must return a Tensor, an array of Tensors or an object of Tensors, got ${describe(result)}`);
+  }
+  if (names.length !== list.length) {
+    throw invalid(`${who}: outputNames has ${names.length} names but the model returned ${list.length} outputs`);
+  }
+  const out = Object.create(null);
+  list.forEach((t, i) => {
+    if (!(t instanceof Tensor)) throw invalid(`${who}: output ${i} (${JSON.stringify(names[i])}) must be a Tensor, got ${describe(t)}`);
+    if (names[i] in out) throw new TraceError('InvalidUsage', `${who}: output name ${JSON.stringify(names[i])} is used twice`);
+    out[names[i]] = t;
+  });
+  return out;
+}
+
+/**
+ * Traces one run of model (a function, or an object with forward(), e.g. an nn.Module) on the
+ * example inputs and returns the TracedModel. inputs maps each graph input's name to an example
+ * Tensor or to [example, axisNames]; the model gets the traced inputs positionally, in key order.
+ * With a stateDict() (nn.Module), every parameter and buffer is named by its state-dict path.
+ * Every tensor made on the way (traced inputs included) is freed, and the recording never
+ * outlives the call, also when the model throws.
+ */
+export function trace(model, inputs, options = {}) {
+  const who = 'trace';
+  requireReady(who);
+  const isFn = typeof model === 'function';
+  if (!isFn && !(model !== null && typeof model === 'object' && typeof model.forward === 'function')) {
+    throw invalid(`${who}: model must be a function or an object with a forward() method (an nn.Module), got ${describe(model)}`);
+  }
+  if (inputs === null || typeof inputs !== 'object' || Array.isArray(inputs)) {
+    throw invalid(`${who}: inputs must be an object of name -> Tensor or [Tensor, axisNames], got ${describe(inputs)}`);
+  }
+  if (options === null || typeof options !== 'object') throw invalid(`${who}: options must be an object, got ${describe(options)}`);
+  const specs = Object.entries(inputs).map(([name, spec]) => {
+    let example = spec;
+    let axes = null;
+    if (Array.isArray(spec)) {
+      if (spec.length < 1 || spec.length > 2) {
+        throw invalid(`${who}: input ${JSON.stringify(name)} must be a Tensor or [Tensor, axisNames], got an array of length ${spec.length}`);
+      }
+      [example, axes = null] = spec;
+    }
+    if (!(example instanceof Tensor)) throw invalid(`${who}: input ${JSON.stringify(name)} must be a Tensor or [Tensor, axisNames], got ${describe(example)}`);
+    return [name, example, axes];
+  });
+  let { outputNames } = options;
+  if (outputNames !== undefined && outputNames !== null) {
+    if (typeof outputNames === 'string') outputNames = [outputNames];
+    if (!Array.isArray(outputNames)) throw invalid(`${who}: outputNames must be an array of strings, got ${describe(outputNames)}`);
+    outputNames.forEach((n, i) => nameArg(n, who, `outputNames[${i}]`));
+  } else {
+    outputNames = null;
+  }
+  const stateDict = !isFn && typeof model.stateDict === 'function';
+  return tidy(() => {
+    const tracer = Tracer.begin();
+    try {
+      const args = specs.map(([name, example, axes]) => tracer.input(name, example, axes));
+      if (stateDict) {
+        for (const [path, t] of Object.entries(model.stateDict())) tracer.parameter(path, t);
+      }
+      const result = isFn ? model(...args) : model.forward(...args);
+      return tracer.finish(namedOutputs(result, outputNames, who));
+    } finally {
+      tracer.abort(); // still recording only when something above threw
+    }
+  });
+}

@@ -1,0 +1,273 @@
+// Every trace error kind and trigger of the spec (section 3), and misuse of the JS tracing API.
+// Each row must throw the expected kind (om.TraceError for the tracer's kinds) with a message
+// naming the call, leave no recording active (a new trace works) and free everything it made.
+import { test, describe, afterEach } from 'node:test';
+import assert from 'node:assert/strict';
+import * as om from 'onemodel';
+import { vals, memoryHooks } from './helpers.mjs';
+
+memoryHooks();
+
+const TRACE_KINDS = ['UnsupportedOperation', 'DataDependent', 'InPlaceMutation', 'NoGradInTrace', 'SymbolicShape', 'InvalidUsage'];
+
+const ex = () => om.randn([4, 3], { seed: 1 });
+
+/** A trace of fn on x [4, 3] (fixed axes unless axes given). */
+const traceOf = (fn, axes = null) => om.trace(fn, { x: [ex(), axes] });
+
+afterEach(() => {
+  // whatever a row did, no recording may be left behind ...
+  assert.equal(om.Tracer.active, false, 'a recording is still active after the test');
+  // ... and a new trace works
+  const tm = om.tidy(() => om.trace((x) => x.relu(), { x: om.ones([2]) }));
+  assert.deepEqual(tm.graph().nodes.map((n) => n.opType), ['Relu']);
+  tm.dispose();
+});
+
+/**
+ * Runs fn in a tidy scope (everything it makes is freed) and checks what it throws. Traced
+ * models it returns are disposed (a row that unexpectedly succeeds then fails cleanly).
+ */
+function throwsKind(fn, kind, message) {
+  let err = null;
+  try {
+    const r = om.tidy(fn);
+    if (r instanceof om.TracedModel) r.dispose();
+  } catch (e) {
+    err = e;
+  }
+  assert.ok(err, `expected ${kind}, nothing was thrown`);
+  assert.ok(err instanceof om.OmError, `expected an OmError, got ${err?.stack ?? err}`);
+  assert.equal(err.kind, kind, err.message);
+  assert.equal(err instanceof om.TraceError, TRACE_KINDS.includes(kind), `TraceError iff a tracer kind (${err.name})`);
+  assert.match(err.message, message);
+  return err;
+}
+
+// [trigger, kind, message regex, fn]
+const rows = [
+  // DataDependent: any read of a traced tensor's values by user code
+  ['toArray of a traced tensor', 'DataDependent', /^(read|toArray): reads the values of a traced tensor of shape \[4,3\]/,
+    () => traceOf((x) => { x.toArray(); return x.relu(); })],
+  ['item of a traced tensor', 'DataDependent', /^item: reads the values of a traced tensor of shape \[\]/,
+    () => traceOf((x) => { x.sum().item(); return x.relu(); })],
+  ['toString of a traced tensor', 'DataDependent', /^(read|toString): reads the values of a traced tensor/,
+    () => traceOf((x) => { String(x.exp()); return x.relu(); })],
+  ['copy_ out of a traced tensor', 'DataDependent', /^(copy_from|copy_): reads the values of a traced tensor of shape \[4,3\]/,
+    () => traceOf((x) => { om.zeros([4, 3]).copy_(x); return x.relu(); })],
+  ['toArray of a view of a traced tensor', 'DataDependent', /^(read|toArray): reads the values of a traced tensor of shape \[3\]/,
+    () => traceOf((x) => { x.select(0, 1).toArray(); return x.relu(); })],
+  // InPlaceMutation: writes into a traced tensor, or a captured constant changed before finish
+  ['fill_ of a traced tensor', 'InPlaceMutation', /^(fill|fill_): changes a traced tensor of shape \[4,3\] in place/,
+    () => traceOf((x) => { x.fill_(0); return x.relu(); })],
+  ['set_ of a traced tensor', 'InPlaceMutation', /^(set|set_): changes a traced tensor of shape \[4,3\] in place/,
+    () => traceOf((x) => { x.set_([0, 0], 1); return x.relu(); })],
+  ['copy_ into a traced tensor', 'InPlaceMutation', /^(copy_from|copy_): changes a traced tensor of shape \[4,3\] in place/,
+    () => traceOf((x) => { x.copy_(om.zeros([4, 3])); return x.relu(); })],
+  ['copy_ into a view of a traced tensor', 'InPlaceMutation', /^(copy_from|copy_): changes a traced tensor of shape \[3\] in place/,
+    () => traceOf((x) => { x.select(0, 1).copy_(om.zeros([3])); return x.relu(); })],
+  ['fill_ of an op result on a traced tensor', 'InPlaceMutation', /^(fill|fill_): changes a traced tensor/,
+    () => traceOf((x) => x.exp().fill_(1))],
+  ['a captured weight changed in place before finish', 'InPlaceMutation',
+    /^(trace_finish|finish): a constant of shape \[3,2\], first read by matmul, was changed in place during the trace/,
+    () => {
+      const W = om.ones([3, 2]);
+      return traceOf((x) => { const y = x.matmul(W); W.fill_(2); return y; });
+    }],
+  // NoGradInTrace
+  ['noGrad while tracing', 'NoGradInTrace', /^(no_grad|noGrad): grad mode turned off while tracing/,
+    () => traceOf((x) => om.noGrad(() => x.relu()))],
+  ['noGrad while tracing, on constants only', 'NoGradInTrace', /^(no_grad|noGrad): /,
+    () => traceOf((x) => x.mul(om.noGrad(() => om.ones([3]).mul(2))))],
+  // InvalidUsage
+  ['a nested Tracer.begin', 'InvalidUsage', /^(trace_begin|Tracer\.begin): a trace is already recording/,
+    () => traceOf((x) => { om.Tracer.begin(); return x.relu(); })],
+  ['om.trace inside a trace', 'InvalidUsage', /^(trace_begin|Tracer\.begin): a trace is already recording/,
+    () => traceOf((x) => { om.trace((y) => y.exp(), { y: ex() }).dispose(); return x.relu(); })],
+  ['an input name used twice', 'InvalidUsage', /^(trace_input|input): name 'x' is used twice/,
+    () => {
+      const t = om.Tracer.begin();
+      t.input('x', ex());
+      t.input('x', ex());
+    }],
+  ['an input name given to a parameter', 'InvalidUsage', /^(trace_parameter|parameter): name 'x' is used twice/,
+    () => {
+      const t = om.Tracer.begin();
+      const x = t.input('x', ex());
+      const W = om.ones([3, 2]);
+      t.parameter('x', W);
+      return t.finish({ y: x.matmul(W) });
+    }],
+  ['an output named like an input', 'InvalidUsage', /^(trace_finish|finish): name 'x' is used twice/,
+    () => om.trace((x) => ({ x: x.relu() }), { x: ex() })],
+  ['an output that does not depend on an input', 'InvalidUsage',
+    /^(trace_finish|finish): output 'c' does not depend on any input/,
+    () => traceOf((x) => ({ y: x.relu(), c: om.ones([2]) }))],
+  ['a symbolic axis with example size 1', 'InvalidUsage',
+    /^(trace_input|input): symbolic axis 'batch' of 'x' has example size 1/,
+    () => om.trace((x) => x.relu(), { x: [om.ones([1, 3]), ['batch', null]] })],
+  ['two symbols with equal example sizes (one input)', 'InvalidUsage',
+    /^(trace_input|input): symbolic axes 'a' and 'b' both have example size 3/,
+    () => om.trace((x) => x.relu(), { x: [om.ones([3, 3]), ['a', 'b']] })],
+  ['two symbols with equal example sizes (two inputs)', 'InvalidUsage',
+    /^(trace_input|input): symbolic axes 'batch' and 'seq' both have example size 3/,
+    () => om.trace((x, y) => x.sum(1).add(y.sum(1)), { x: [om.ones([3, 4]), ['batch', null]], y: [om.ones([3, 5]), ['seq', null]] })],
+  // SymbolicShape
+  ['a reshape that merges a symbolic axis with others', 'SymbolicShape',
+    /^reshape: symbolic axis 'batch' \(axis 0 of input 0, example size 4\) cannot be expressed in the graph: the reshape merges it/,
+    () => traceOf((x) => x.reshape([4 * 3]), ['batch', null])],
+  ['a constant whose size equals the symbol\'s (the graph would run at that batch only)', 'SymbolicShape',
+    /^add: bakes symbolic axis 'batch' \(example size 4\) into the graph: at size 5 the same call fails/,
+    () => traceOf((x) => x.add(om.ones([4, 3])), ['batch', null])],
+  ['a cat along a symbolic axis (derived extents come with the symbolic algebra)', 'SymbolicShape',
+    /^cat: output axis 0 \(size 8\) depends on symbolic axis 'batch'/,
+    () => traceOf((x) => om.cat([x, x], 0), ['batch', null])],
+  // UnsupportedOperation (spec section 2): a constant over 2 GiB, here a broadcast view (nothing
+  // that large is allocated). The spec's refused ops (losses, training-mode BatchNorm/Dropout)
+  // join this table as they land.
+  ['a constant over 2 GiB', 'UnsupportedOperation',
+    /^add: reads a constant of shape \[600000000,1,1\] \(2400000000 bytes\), over ONNX's 2 GiB limit/,
+    () => traceOf((x) => x.add(om.full([1, 1, 1], 1).expand([600000000, 1, 1])))],
+  ['a partial slice of a symbolic axis', 'SymbolicShape', /^slice: symbolic axis 'batch' \(axis 0 of input 0, example size 4\) cannot be expressed in the graph: a partial slice of it/,
+    () => traceOf((x) => x.slice(0, 0, 2), ['batch', null])],
+];
+
+describe('trace errors: every kind and trigger', () => {
+  for (const [name, kind, message, fn] of rows) {
+    test(`${kind}: ${name}`, () => { throwsKind(fn, kind, message); });
+  }
+
+});
+
+describe('trace errors: what happens around them', () => {
+  test('a trace error ends the recording; finish reports that first error again', () => om.tidy(() => {
+    const t = om.Tracer.begin();
+    const x = t.input('x', ex());
+    const first = throwsKind(() => x.toArray(), 'DataDependent', /traced tensor/);
+    assert.equal(om.Tracer.active, false);
+    assert.equal(t.recording, false);
+    const again = throwsKind(() => t.finish({ y: x.relu() }), 'DataDependent', /traced tensor/);
+    assert.equal(again.message, first.message);
+    throwsKind(() => t.finish({ y: x.relu() }), 'InvalidUsage', /^finish: this tracer has already finished/);
+  }));
+
+  test('a non-trace error (ShapeMismatch) leaves the trace recording', () => om.tidy(() => {
+    const t = om.Tracer.begin();
+    const x = t.input('x', ex());
+    throwsKind(() => x.add(om.zeros([5])), 'ShapeMismatch', /^add: /);
+    assert.equal(t.recording, true);
+    const tm = t.finish({ y: x.relu() });
+    assert.deepEqual(tm.graph().nodes.map((n) => n.opType), ['Relu']);
+    tm.dispose();
+  }));
+
+  test('NoGradInTrace leaves grad mode on', () => om.tidy(() => {
+    throwsKind(() => traceOf((x) => om.noGrad(() => x)), 'NoGradInTrace', /grad mode/);
+    const w = om.ones([2]);
+    w.requiresGrad = true;
+    assert.equal(w.mul(2).requiresGrad, true, 'recording is on');
+    assert.deepEqual(om.noGrad(() => vals(w.mul(3))), [3, 3], 'noGrad works again after the trace');
+  }));
+
+  test('reading a traced tensor after the error works (the values of the example run)', () => om.tidy(() => {
+    const t = om.Tracer.begin();
+    const e = om.tensor([1, -1]);
+    const y = t.input('x', e).relu();
+    throwsKind(() => y.toArray(), 'DataDependent', /traced tensor/);
+    assert.deepEqual(vals(y), [1, 0]);
+    t.abort();
+  }));
+});
+
+describe('misuse of the JS tracing API', () => {
+  /** Runs fn(tracer, x) on a fresh recording and aborts it afterwards. */
+  const onTracer = (fn) => () => {
+    const t = om.Tracer.begin();
+    try {
+      return fn(t, t.input('x', ex()));
+    } finally {
+      t.abort();
+    }
+  };
+  const disposed = () => { const d = om.ones([2]); d.dispose(); return d; };
+
+  const misuse = [
+    ['a non-string input name', 'InvalidArgument', /^input: name must be a string, got 5/,
+      onTracer((t) => t.input(5, ex()))],
+    ['an empty input name', 'InvalidArgument', /^input: name must not be empty/, onTracer((t) => t.input('', ex()))],
+    ['a name with a NUL', 'InvalidArgument', /^parameter: name "a\\u0000b" contains a NUL/,
+      onTracer((t) => t.parameter('a\0b', om.ones([1])))],
+    ['a non-Tensor example', 'InvalidArgument', /^input: example must be a Tensor, got an array/,
+      onTracer((t) => t.input('y', [1, 2]))],
+    ['a disposed example', 'Disposed', /^input: example was disposed/, onTracer((t) => t.input('y', disposed()))],
+    ['axisNames of the wrong length', 'InvalidArgument', /^input: axisNames has 1 entries but the example has 2 dims/,
+      () => om.trace((x) => x, { x: [ex(), ['batch']] })],
+    ['axisNames that is not an array', 'InvalidArgument', /^input: axisNames must be an array/,
+      onTracer((t) => t.input('y', ex(), 'batch'))],
+    ['a non-string axis name', 'InvalidArgument', /^input: axisNames\[0\] must be a string, got 1/,
+      onTracer((t) => t.input('y', ex(), [1, null]))],
+    ['a non-string parameter name', 'InvalidArgument', /^parameter: name must be a string/,
+      onTracer((t) => t.parameter(null, om.ones([1])))],
+    ['a disposed parameter', 'Disposed', /^parameter: tensor was disposed/, onTracer((t) => t.parameter('w', disposed()))],
+    ['finish with a non-Tensor output', 'InvalidArgument', /^finish: output "y" must be a Tensor, got 3/,
+      onTracer((t) => t.finish({ y: 3 }))],
+    ['finish with a disposed output', 'Disposed', /^finish: output "y" was disposed/,
+      onTracer((t) => t.finish({ y: disposed() }))],
+    ['finish with an array', 'InvalidArgument', /^finish: outputs must be a plain object/,
+      onTracer((t, x) => t.finish([x.relu()]))],
+    ['finish with no outputs', 'InvalidArgument', /^finish: outputs is empty/, onTracer((t) => t.finish({}))],
+    ['finish called twice', 'InvalidUsage', /^finish: this tracer has already finished/,
+      onTracer((t, x) => { t.finish({ y: x.relu() }).dispose(); t.finish({ y: x.exp() }); })],
+    ['input after finish', 'InvalidUsage', /^input: this tracer has already finished/,
+      onTracer((t, x) => { t.finish({ y: x.relu() }).dispose(); t.input('z', ex()); })],
+    ['parameter after abort', 'InvalidUsage', /^parameter: this tracer was aborted/,
+      onTracer((t) => { t.abort(); t.parameter('w', om.ones([1])); })],
+    ['a tracer replaced by a later begin', 'InvalidUsage', /^input: this tracer ended, and a later Tracer\.begin\(\) started another recording/,
+      () => {
+        const t1 = om.Tracer.begin();
+        const x = t1.input('x', ex());
+        assert.throws(() => x.item(), om.TraceError);
+        const t2 = om.Tracer.begin();
+        try {
+          t1.input('y', ex());
+        } finally {
+          t2.abort();
+        }
+      }],
+    ['a disposed tensor in an op while tracing', 'Disposed', /^add: other was disposed/,
+      () => traceOf((x) => x.add(disposed()))],
+    ['new Tracer()', 'InvalidArgument', /Tracer: use om\.Tracer\.begin\(\)/, () => new om.Tracer()],
+    ['om.trace of a non-function', 'InvalidArgument', /^trace: model must be a function or an object with a forward\(\) method/,
+      () => om.trace(5, { x: ex() })],
+    ['om.trace with inputs that are not an object', 'InvalidArgument', /^trace: inputs must be an object/,
+      () => om.trace((x) => x, [ex()])],
+    ['om.trace with an input that is not a Tensor', 'InvalidArgument', /^trace: input "x" must be a Tensor or \[Tensor, axisNames\], got 3/,
+      () => om.trace((x) => x, { x: 3 })],
+    ['om.trace with a 3-element input spec', 'InvalidArgument', /^trace: input "x" must be a Tensor or \[Tensor, axisNames\], got an array of length 3/,
+      () => om.trace((x) => x, { x: [ex(), null, 1] })],
+    ['a model returning a number', 'InvalidArgument', /^trace: the model must return a Tensor, an array of Tensors or an object of Tensors, got 3/,
+      () => om.trace(() => 3, { x: ex() })],
+    ['a model returning a Promise', 'InvalidArgument', /^trace: the model must return .* got a Promise/,
+      () => om.trace(async (x) => x.relu(), { x: ex() })],
+    ['a model returning an array with a non-Tensor', 'InvalidArgument', /^trace: output 1 \("output_1"\) must be a Tensor, got null/,
+      () => om.trace((x) => [x.relu(), null], { x: ex() })],
+    ['outputNames of the wrong length', 'InvalidArgument', /^trace: outputNames has 2 names but the model returned 1 outputs/,
+      () => om.trace((x) => x.relu(), { x: ex() }, { outputNames: ['a', 'b'] })],
+    ['outputNames that repeat a name', 'InvalidUsage', /^trace: output name "a" is used twice/,
+      () => om.trace((x) => [x.relu(), x.exp()], { x: ex() }, { outputNames: ['a', 'a'] })],
+    ['outputNames against an object result', 'InvalidArgument', /^trace: the model returned an object, whose keys \(y\) name the outputs; outputNames \(z\) differs/,
+      () => om.trace((x) => ({ y: x.relu() }), { x: ex() }, { outputNames: ['z'] })],
+  ];
+  for (const [name, kind, message, fn] of misuse) {
+    test(name, () => { throwsKind(fn, kind, message); });
+  }
+
+  test('saveOnnx outside Node and with a bad path argument', () => {
+    const tm = om.tidy(() => om.trace((x) => x.relu(), { x: ex() }));
+    try {
+      throwsKind(() => tm.saveOnnx(42), 'InvalidArgument', /^saveOnnx: path must be a string or a URL, got 42/);
+    } finally {
+      tm.dispose();
+    }
+  });
+});

@@ -1,0 +1,318 @@
+// Traced vs eager through onnxruntime-web (tools/trace_oracle.mjs): models built from every op
+// family, a symbolic batch run at other sizes, every row of the op table on its sample call, and
+// the oracle command itself.
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import * as om from 'onemodel';
+// Internals, for the op-table test only: the same module instances 'onemodel' loads.
+import { M, marshal, readU32, readF64, lastError } from '../../js/runtime.js';
+import { wrap, handle } from '../../js/tensor.js';
+import { memoryHooks } from './helpers.mjs';
+import { checkTraced, runOnnx } from '../../tools/trace_oracle.mjs';
+
+await om.ready(); // before the hooks: the op-table tests below are made from C's op list
+memoryHooks();
+
+/**
+ * Traces model on inputs (om.trace form), runs it eagerly on the same examples, and checks the
+ * .onnx against eager in ORT; then at each extra input set (name -> Tensor, other sizes of the
+ * symbolic axes) against eager on those. Frees everything.
+ */
+async function oracle(model, inputs, { outputNames, others = [], tol } = {}) {
+  const traced = om.trace(model, inputs, outputNames ? { outputNames } : {});
+  const run = (xs) => om.tidy(() => (typeof model === 'function' ? model(...xs) : model.forward(...xs)));
+  const examples = Object.fromEntries(Object.entries(inputs).map(([k, v]) => [k, Array.isArray(v) ? v[0] : v]));
+  const reports = [];
+  try {
+    for (const feeds of [examples, ...others]) {
+      const eager = run(Object.values(feeds));
+      try {
+        reports.push(await checkTraced(traced, feeds, eager, tol ? { tol } : {}));
+      } finally {
+        om.dispose(eager);
+      }
+    }
+    return { reports, graph: traced.graph(), inputs: traced.inputs, outputs: traced.outputs };
+  } finally {
+    traced.dispose();
+  }
+}
+
+class MLP extends om.nn.Module {
+  constructor() {
+    super();
+    this.fc1 = new om.nn.Linear(4, 16);
+    this.fc2 = new om.nn.Linear(16, 3);
+  }
+
+  forward(x) {
+    return om.tidy(() => {
+      const logits = this.fc2.forward(this.fc1.forward(x).relu());
+      const e = logits.sub(logits.amax([-1], true)).exp(); // softmax by hand
+      return e.div(e.sum([-1], true));
+    });
+  }
+}
+
+describe('models: traced vs eager in onnxruntime-web', () => {
+  test('MLP (nn.Module, Linear, relu, softmax by hand) with a symbolic batch, also at batch 2 and 11', async () => {
+    om.manualSeed(1);
+    const net = new MLP().eval();
+    const x = om.randn([5, 4], { seed: 1 });
+    const others = [{ x: om.randn([2, 4], { seed: 2 }) }, { x: om.randn([11, 4], { seed: 3 }) }];
+    try {
+      const r = await oracle(net, { x: [x, ['batch', null]] }, { outputNames: ['probs'], others });
+      assert.deepEqual(r.inputs, [{ name: 'x', dtype: 'float32', shape: ['batch', 4] }]);
+      assert.deepEqual(r.outputs, [{ name: 'probs', dtype: 'float32', shape: ['batch', 3] }]);
+      assert.deepEqual(r.reports.map((rep) => rep.outputs[0].shape), [[5, 3], [2, 3], [11, 3]]);
+      assert.ok(r.reports.every((rep) => rep.outputs[0].maxError <= 1e-5), JSON.stringify(r.reports));
+    } finally {
+      net.dispose();
+      om.dispose([x, others]);
+    }
+  });
+
+  test('residual block', async () => {
+    om.manualSeed(2);
+    const l1 = new om.nn.Linear(6, 6);
+    const l2 = new om.nn.Linear(6, 6);
+    const x = om.randn([3, 5, 6], { seed: 1 });
+    const more = [{ x: om.randn([7, 5, 6], { seed: 4 }) }];
+    try {
+      await oracle((v) => {
+        const h = v.add(l2.forward(l1.forward(v).tanh()));
+        return h.mul(h.sigmoid()).sub(h.mean(-1, true)).mul(h.pow(2).mean(-1, true).add(1e-5).rsqrt());
+      }, { x: [x, ['batch', null, null]] }, { others: more });
+    } finally {
+      l1.dispose();
+      l2.dispose();
+      om.dispose([x, more]);
+    }
+  });
+
+  test('reductions (sum, mean, amax, amin, max/min with indices, argmax) and broadcasting', async () => {
+    const x = om.randn([3, 4, 5], { seed: 1 });
+    const b = om.randn([5], { seed: 2 });
+    try {
+      await oracle((v) => {
+        const [mv, mi] = v.max(2);
+        const [nv, ni] = v.min(0, true);
+        return {
+          s: v.sum(1), sall: v.sum(), m: v.mean([0, 2], true), a: v.amax(-1), i: v.amin([0, 1]),
+          mv, mi, nv, ni, am: v.argmax(1), mx: v.max(),
+          bc: v.sub(v.mean(-1, true)).div(b.abs().add(1)).add(om.ones([4, 1])),
+        };
+      }, { x: [x, ['batch', null, null]] });
+    } finally {
+      om.dispose([x, b]);
+    }
+  });
+
+  test('comparisons, where and casts', async () => {
+    const x = om.randn([4, 6], { seed: 1 });
+    const y = om.randn([4, 6], { seed: 2 });
+    const k = om.tensor([[1n, 2n, 3n]]);
+    try {
+      await oracle((u, v, n) => {
+        const c = u.gt(v);
+        return {
+          w: om.where(c, u, u.mul(0.1)),
+          w2: om.where(u.le(0), 0, v),
+          lt: u.lt(0.5), ge: u.ge(v), eq: c.eq(v.gt(u)), ne: u.ne(v),
+          cf: c.float().add(u), ci: u.mul(3).long(), cb: u.mul(2).long().bool(),
+          cnt: c.long().sum(-1),
+          ints: n.mul(n).add(1n).sub(n.neg()).abs().relu().sign(),
+          ieq: n.eq(2n), icast: n.float().mul(0.5),
+        };
+      }, { u: [x, ['batch', null]], v: [y, ['batch', null]], n: k });
+    } finally {
+      om.dispose([x, y, k]);
+    }
+  });
+
+  test('views: permute, transpose, slice with a step, select, squeeze/unsqueeze, cat, stack, expand, split, tril/triu', async () => {
+    const x = om.randn([2, 3, 4], { seed: 1 });
+    try {
+      await oracle((v) => {
+        const [p0, p1] = v.split(3, 2);
+        return {
+          perm: v.permute(2, 0, 1),
+          tr: v.transpose(0, 2).mul(2),
+          step: v.slice(2, 0, Infinity, 2),
+          neg: v.slice(1, -2),
+          sel: v.select(1, 1),
+          sq: v.unsqueeze(1).squeeze(1).unsqueeze(-1).squeeze(),
+          cat: om.cat([v, v.mul(2), v.slice(1, 0, 1)], 1),
+          stk: om.stack([v, v.exp()], 0),
+          exp: v.slice(0, 0, 1).expand(3, 3, 4).add(1),
+          re: v.reshape(6, 4).matmul(v.reshape(4, 6)),
+          flat: v.flatten(1),
+          p0, p1,
+          lo: v.tril(),
+          hi: v.triu(1),
+        };
+      }, { x });
+    } finally {
+      x.dispose();
+    }
+  });
+
+  test('the graph ORT runs has the initializers the eager weights had (a constant is not re-read)', async () => {
+    const W = om.tensor([[1, 2], [3, 4]]);
+    const ex = om.tensor([[1, 1]]);
+    const tm = om.tidy(() => om.trace((x) => x.matmul(W), { x: ex }));
+    try {
+      W.fill_(0);
+      const out = await runOnnx(tm.toOnnx(), { x: ex });
+      assert.deepEqual(out.output.data, [4, 6]);
+    } finally {
+      tm.dispose();
+      om.dispose([W, ex]);
+    }
+  });
+});
+
+// Reshapes of a symbolic axis (spec section 4): sizes taken from x.shape are matched to the
+// symbols by example size, and the same shape is an alias, so these run at other batch sizes.
+// (Products of extents, like reshape(-1) of [batch, 2] or a cat along the batch, need the
+// symbolic algebra and are refused with SymbolicShape: trace-errors.test.mjs.)
+describe('symbolic axes through reshape (spec section 4)', () => {
+  const cases = [
+    ['flatten(1)', (v) => v.flatten(1)],
+    ['reshape(x.shape[0], -1)', (v) => v.reshape(v.shape[0], -1)],
+    ['reshape to the same shape', (v) => v.reshape(v.shape).exp()],
+    ['expand to sizes read off the shape', (v) => v.sum(2, true).expand(v.shape[0], 3, 4)],
+  ];
+  for (const [name, fn] of cases) {
+    test(name, async () => {
+      const x = om.randn([5, 3, 4], { seed: 1 });
+      const other = { x: om.randn([7, 3, 4], { seed: 2 }) };
+      try {
+        await oracle(fn, { x: [x, ['batch', null, null]] }, { others: [other] });
+      } finally {
+        om.dispose([x, other]);
+      }
+    });
+  }
+});
+
+// ---- every op of the op table on its sample call --------------------------------------------
+
+/** The op's sample inputs (C's om__op_sample: the same values as tests/c/test_ops.c). */
+function opSample(op) {
+  const [p] = marshal(['ptr', 8]);
+  const n = M._omw_op_sample(op, p);
+  if (n < 0) throw lastError('op_sample');
+  return readU32(p, n).map(wrap);
+}
+
+/** The op's sample-call attributes and output count. */
+function opTest(op) {
+  const [pi, pf, pc] = marshal(['i64', 18], ['f64', 4], ['ptr', 3]);
+  assert.equal(M._omw_op_test_attrs(op, pi, pf, pc), 1);
+  const [ni, nf, nOut] = readU32(pc, 3);
+  return { iattrs: Array.from(new BigInt64Array(M.HEAPU8.buffer, pi, ni)), fattrs: readF64(pf, nf), nOut };
+}
+
+/** omw_apply by op index: the op's outputs as Tensors. */
+function applyOp(op, name, inputs, { iattrs, fattrs, nOut }) {
+  const hs = inputs.map((t, i) => handle(t, name, `input ${i}`));
+  const [pin, pi, pf, pout] = marshal(['ptr', hs], ['i64', iattrs], ['f64', fattrs], ['ptr', nOut]);
+  const n = M._omw_apply(op, pin, hs.length, pi, iattrs.length, pf, fattrs.length, pout, nOut);
+  if (n < 0) throw lastError(name);
+  return readU32(pout, n).map(wrap);
+}
+
+// Ops the spec says cannot be traced, with the reason their refusal must give. None today; an op
+// listed here must fail with UnsupportedOperation, every other op must trace and agree with eager.
+const REFUSED = new Map();
+
+describe('every op in the op table: traced sample call vs eager, in onnxruntime-web', () => {
+  const ops = Array.from({ length: M._omw_op_count() }, (_, i) => [i, M.UTF8ToString(M._omw_op_name(i))]);
+
+  test('the table is read from C and holds the ops these tests rely on', () => {
+    const names = ops.map(([, n]) => n);
+    for (const n of ['add', 'matmul', 'reshape', 'cat', 'max_dim', 'where', 'cast']) assert.ok(names.includes(n), n);
+  });
+
+  for (const [op, name] of ops) {
+    test(name, async () => {
+      const spec = opTest(op);
+      const inputs = opSample(op);
+      let eager = [];
+      let traced = null;
+      try {
+        eager = applyOp(op, name, inputs, spec);
+        const feeds = Object.fromEntries(inputs.map((t, i) => [`in${i}`, t]));
+        const build = () => om.tidy(() => {
+          const tracer = om.Tracer.begin();
+          try {
+            const xs = inputs.map((t, i) => tracer.input(`in${i}`, t));
+            const outs = applyOp(op, name, xs, spec);
+            return tracer.finish(Object.fromEntries(outs.map((t, j) => [`out${j}`, t])));
+          } finally {
+            tracer.abort();
+          }
+        });
+        if (REFUSED.has(name)) {
+          assert.throws(build, (e) => e instanceof om.TraceError && e.kind === 'UnsupportedOperation' && REFUSED.get(name).test(e.message));
+          return;
+        }
+        traced = build();
+        assert.equal(traced.outputs.length, spec.nOut);
+        const report = await checkTraced(traced, feeds, Object.fromEntries(eager.map((t, j) => [`out${j}`, t])));
+        assert.equal(report.outputs.length, spec.nOut);
+      } finally {
+        traced?.dispose();
+        om.dispose([inputs, eager]);
+      }
+    });
+  }
+});
+
+// ---- the oracle itself ----------------------------------------------------------------------
+
+describe('tools/trace_oracle.mjs', () => {
+  test('checkTraced throws naming the output when the eager values disagree', async () => {
+    const x = om.tensor([[1, 2], [3, 4]]);
+    const tm = om.tidy(() => om.trace((v) => ({ y: v.mul(2), z: v.exp() }), { x }));
+    const y = om.tensor([[2, 4], [6, 8.001]]);
+    const z = om.tidy(() => x.exp());
+    const shape = om.tensor([2, 4, 6, 8]);
+    const dtype = om.tensor([[2n, 4n], [6n, 8n]]);
+    try {
+      const y2 = om.tidy(() => x.mul(2));
+      const ok = await checkTraced(tm, { x }, { y: y2, z });
+      y2.dispose();
+      assert.equal(ok.ok, true);
+      assert.deepEqual(ok.outputs.map((o) => [o.name, o.dtype, o.shape]), [['y', 'float32', [2, 2]], ['z', 'float32', [2, 2]]]);
+      await assert.rejects(checkTraced(tm, { x }, { y, z }), /y: max \|onnx - eager\| = 0\.001 > 8e-5 at element 3/);
+      await assert.rejects(checkTraced(tm, { x }, [shape, z]), /y: shape \[2,2\] in ONNX, \[4\] eager/);
+      await assert.rejects(checkTraced(tm, { x }, [dtype, z]), /y: dtype float32 in ONNX, int64 eager/);
+    } finally {
+      tm.dispose();
+      om.dispose([x, y, z, shape, dtype]);
+    }
+  });
+
+  test('the command traces a model file, prints each output and exits 0; 1 on a failure', () => {
+    const root = new URL('../../', import.meta.url);
+    const run = (...args) => {
+      try {
+        return { code: 0, out: execFileSync(process.execPath, ['tools/trace_oracle.mjs', ...args], { cwd: root, encoding: 'utf8', stdio: 'pipe' }) };
+      } catch (e) {
+        return { code: e.status, out: `${e.stdout}${e.stderr}` };
+      }
+    };
+    const good = run('tests/js/fixtures/oracle-mlp.mjs');
+    assert.equal(good.code, 0, good.out);
+    assert.match(good.out, /probs float32\[6, 3\]: max error [\d.e-]+ \(bound 1e-5\)/);
+    assert.match(good.out, /ok: the \.onnx agrees with the eager run/);
+    const bad = run('tests/js/fixtures/oracle-throws.mjs');
+    assert.equal(bad.code, 1, bad.out);
+    assert.match(bad.out, /DataDependent|traced tensor/);
+    const usage = run();
+    assert.equal(usage.code, 2, usage.out);
+  });
+});

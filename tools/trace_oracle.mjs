@@ -1,0 +1,212 @@
+// The trace oracle: runs a traced model's .onnx in onnxruntime-web (Node, wasm backend, one
+// thread) and compares every output with the eager run (spec section 5: equal to 1e-5 scaled).
+//
+// As a library (the tests use it):
+//   import { runOnnx, checkTraced } from '../../tools/trace_oracle.mjs';
+//   const report = await checkTraced(traced, { x: example }, { logits: eagerLogits });
+//
+// As a command:
+//   node tools/trace_oracle.mjs path/to/model.mjs [--tol 1e-5]
+// where model.mjs default-exports { model, inputs, outputNames? }: model is a function or an
+// nn.Module, inputs as om.trace takes them ({ x: [example, ['batch', null]] } or { x: example }).
+// It traces, runs eager, runs the .onnx, prints each output's max error and exits 1 when any
+// output disagrees (or anything fails), 0 otherwise. model.mjs must import the same onemodel
+// (`import * as om from 'onemodel'` from inside this package, or a path to js/index.js).
+import { pathToFileURL } from 'node:url';
+import { resolve } from 'node:path';
+import * as om from 'onemodel';
+
+let ortPromise = null;
+
+/** onnxruntime-web, loaded once: Node build, wasm backend, one thread. */
+function loadOrt() {
+  ortPromise ??= import('onnxruntime-web').then((ort) => {
+    ort.env.wasm.numThreads = 1;
+    ort.env.logLevel = 'error';
+    return ort;
+  });
+  return ortPromise;
+}
+
+const ORT_TYPES = { float32: 'float32', int64: 'int64', bool: 'bool' };
+
+/** A feed value as [ort type, data, dims]: an om.Tensor, or { dtype, data, dims }. */
+function feedOf(name, v) {
+  if (v instanceof om.Tensor) return [ORT_TYPES[v.dtype], v.toArray(), v.shape];
+  if (v && typeof v === 'object' && 'data' in v && 'dims' in v) return [v.dtype ?? v.type, v.data, Array.from(v.dims)];
+  throw new Error(`runOnnx: feed ${JSON.stringify(name)} must be an om.Tensor or { dtype, data, dims }`);
+}
+
+/**
+ * Runs ONNX bytes on feeds ({ name: om.Tensor | { dtype, data, dims } }) and returns every graph
+ * output as { name: { dtype, dims, data } } (copies; dtype 'float32' | 'int64' | 'bool' | ...).
+ */
+export async function runOnnx(bytes, feeds) {
+  const ort = await loadOrt();
+  const ortFeeds = {};
+  for (const [name, v] of Object.entries(feeds)) {
+    const [type, data, dims] = feedOf(name, v);
+    ortFeeds[name] = new ort.Tensor(type, data, dims);
+  }
+  const session = await ort.InferenceSession.create(bytes, { executionProviders: ['wasm'] });
+  try {
+    const results = await session.run(ortFeeds);
+    const out = {};
+    for (const name of session.outputNames) {
+      const t = results[name];
+      out[name] = { dtype: t.type, dims: Array.from(t.dims, Number), data: Array.from(t.data, Number) };
+    }
+    return out;
+  } finally {
+    await session.release();
+  }
+}
+
+/** The example tensor of an om.trace-style input ([example, axisNames] or a Tensor). */
+function exampleOf(v) {
+  return Array.isArray(v) ? v[0] : v;
+}
+
+/** Eager outputs in the order of names: an object by name, an array in order, or one Tensor. */
+function eagerList(eager, names) {
+  if (eager instanceof om.Tensor) return [eager];
+  if (Array.isArray(eager)) return eager;
+  return names.map((n) => {
+    if (!(n in eager)) throw new Error(`checkTraced: no eager value for output ${JSON.stringify(n)} (have ${Object.keys(eager).join(', ')})`);
+    return eager[n];
+  });
+}
+
+/** A number to 3 significant digits ("1e-5", "0.00123", "42.5"). */
+function fmt(x) {
+  if (!Number.isFinite(x) || x === 0) return String(x);
+  const r = Number(x.toPrecision(3));
+  return Math.abs(r) < 1e-3 || Math.abs(r) >= 1e6 ? r.toExponential() : String(r);
+}
+
+/**
+ * Runs traced's .onnx in onnxruntime-web on inputs ({ name: Tensor | [Tensor, axisNames] }, any
+ * sizes the graph accepts) and compares each output with eager (an object by output name, an
+ * array in output order, or one Tensor): the same dtype and shape, and
+ * max|onnx - eager| <= tol * max(1, max|eager|). Returns { ok: true, outputs: [{ name, dtype,
+ * shape, maxError, bound }] }; throws an Error naming every disagreeing output otherwise.
+ */
+export async function checkTraced(traced, inputs, eager, { tol = 1e-5 } = {}) {
+  const names = traced.outputs.map((o) => o.name);
+  const want = eagerList(eager, names);
+  if (want.length !== names.length) {
+    throw new Error(`checkTraced: ${want.length} eager outputs for ${names.length} traced outputs (${names.join(', ')})`);
+  }
+  // Everything is read from the tensors before the first await.
+  const expected = want.map((t, i) => {
+    if (!(t instanceof om.Tensor)) throw new Error(`checkTraced: eager output ${names[i]} is not a Tensor`);
+    return { dtype: t.dtype, shape: t.shape, data: Array.from(t.toArray(), Number) };
+  });
+  const feeds = {};
+  for (const [name, v] of Object.entries(inputs)) {
+    const t = exampleOf(v);
+    feeds[name] = { dtype: ORT_TYPES[t.dtype], data: t.toArray(), dims: t.shape };
+  }
+  const bytes = traced.toOnnx();
+  const got = await runOnnx(bytes, feeds);
+  const outputs = [];
+  const problems = [];
+  names.forEach((name, i) => {
+    const e = expected[i];
+    const o = got[name];
+    const row = { name, dtype: e.dtype, shape: e.shape, maxError: NaN, bound: NaN };
+    outputs.push(row);
+    if (!o) { problems.push(`${name}: missing from the ONNX outputs (${Object.keys(got).join(', ')})`); return; }
+    if (o.dtype !== ORT_TYPES[e.dtype]) { problems.push(`${name}: dtype ${o.dtype} in ONNX, ${e.dtype} eager`); return; }
+    if (o.dims.length !== e.shape.length || o.dims.some((d, k) => d !== e.shape[k])) {
+      problems.push(`${name}: shape [${o.dims}] in ONNX, [${e.shape}] eager`);
+      return;
+    }
+    let maxAbs = 0;
+    let maxErr = 0;
+    let worst = -1;
+    for (let k = 0; k < e.data.length; k++) {
+      const a = o.data[k];
+      const b = e.data[k];
+      if (Number.isNaN(a) && Number.isNaN(b)) continue;
+      if (Number.isFinite(b)) maxAbs = Math.max(maxAbs, Math.abs(b));
+      const err = a === b ? 0 : Number.isNaN(a - b) ? Infinity : Math.abs(a - b);
+      if (!(err <= maxErr)) { maxErr = err; worst = k; }
+    }
+    row.maxError = maxErr;
+    row.bound = tol * Math.max(1, maxAbs);
+    if (!(maxErr <= row.bound)) {
+      problems.push(`${name}: max |onnx - eager| = ${fmt(maxErr)} > ${fmt(row.bound)} at element ${worst} (onnx ${o.data[worst]}, eager ${e.data[worst]})`);
+    }
+  });
+  if (problems.length) {
+    const err = new Error(`trace oracle: the .onnx disagrees with the eager run:\n  ${problems.join('\n  ')}`);
+    err.report = { ok: false, outputs };
+    throw err;
+  }
+  return { ok: true, outputs };
+}
+
+// ---- the command ------------------------------------------------------------------------------
+
+async function main(argv) {
+  const args = argv.slice(2);
+  let tol = 1e-5;
+  const files = [];
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === '--tol') tol = Number(args[++i]);
+    else files.push(args[i]);
+  }
+  if (files.length !== 1 || !(tol > 0)) {
+    console.error('usage: node tools/trace_oracle.mjs path/to/model.mjs [--tol 1e-5]\n'
+      + '  model.mjs default-exports { model, inputs, outputNames? } (see the top of this file)');
+    return 2;
+  }
+  await om.ready();
+  const spec = (await import(pathToFileURL(resolve(files[0])).href)).default;
+  if (!spec || !spec.model || !spec.inputs) {
+    console.error(`${files[0]}: the default export must be { model, inputs, outputNames? }`);
+    return 2;
+  }
+  const { model, inputs, outputNames } = spec;
+  const traced = om.trace(model, inputs, outputNames ? { outputNames } : {});
+  try {
+    const eager = om.tidy(() => {
+      const xs = Object.values(inputs).map(exampleOf);
+      return typeof model === 'function' ? model(...xs) : model.forward(...xs);
+    });
+    try {
+      const sig = (v) => `${v.name}: ${v.dtype}[${v.shape.join(', ')}]`;
+      console.log(`traced ${files[0]}: inputs ${traced.inputs.map(sig).join('; ')}; ${traced.graph().nodes.length} nodes`);
+      let report;
+      let failed = null;
+      try {
+        report = await checkTraced(traced, inputs, eager, { tol });
+      } catch (e) {
+        if (!e.report) throw e;
+        report = e.report;
+        failed = e;
+      }
+      for (const o of report.outputs) {
+        console.log(`  ${o.name} ${o.dtype}[${o.shape.join(', ')}]: max error ${o.maxError} (bound ${fmt(o.bound)})`);
+      }
+      if (failed) {
+        console.error(failed.message);
+        return 1;
+      }
+      console.log('ok: the .onnx agrees with the eager run');
+      return 0;
+    } finally {
+      om.dispose(eager);
+    }
+  } finally {
+    traced.dispose();
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  main(process.argv).then((code) => { process.exitCode = code; }, (e) => {
+    console.error(`trace_oracle: ${e instanceof om.OmError ? `${e.name} ${e.kind}: ${e.message}` : e?.stack ?? e}`);
+    process.exitCode = 1;
+  });
+}
