@@ -587,4 +587,10 @@ export namespace nn {
     bias: Tensor | null;
     forward(x: Tensor): Tensor;
   }
+
+  /** The ops as functions, in PyTorch's names (torch.nn.functional). */
+  export namespace functional {
+    /** input W^T + bias: input [..., in], weight [out, in], bias [out] (or null) -> [..., out]. */
+    function linear(input: Tensor, weight: Tensor, bias?: Tensor | null): Tensor;
+  }
 }

@@ -20,7 +20,7 @@ export {
   noGrad, tidy, dispose,
 } from './tensor.js';
 export { Tracer, TracedModel, trace } from './trace.js';
-export * as nn from './nn/module.js';
+export * as nn from './nn/index.js';
 
 /** The package version (the loaded wasm must report the same; ready() checks it). */
 export const version = VERSION;

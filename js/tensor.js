@@ -641,6 +641,14 @@ export function where(condition, input, other) {
   }
 }
 
+/** input W^T + bias, as PyTorch's F.linear: input [..., in], weight [out, in], bias [out] or null. */
+export function linear(input, weight, bias = null) {
+  requireReady('linear');
+  const hs = [handle(input, 'linear', 'input'), handle(weight, 'linear', 'weight')];
+  if (bias !== null && bias !== undefined) hs.push(handle(bias, 'linear', 'bias'));
+  return apply1('linear', 'linear', hs);
+}
+
 export function matmul(a, b) {
   requireReady('matmul');
   return wrapChecked(M._omw_matmul(handleOf(a, 'matmul', 'a'), handleOf(b, 'matmul', 'b')), 'matmul');

@@ -248,6 +248,8 @@ om_tensor *om_argmin(om_tensor *a, int dim, bool keepdim);
 /* ---- linear algebra ---- */
 /** Matrix product with PyTorch's rules: 1-D operands become a row/column, batch dims broadcast. */
 om_tensor *om_matmul(om_tensor *a, om_tensor *b);
+/** x W^T + b as PyTorch's linear: x [..., in], weight [out, in], bias [out] or NULL; result [..., out]. */
+om_tensor *om_linear(om_tensor *x, om_tensor *weight, om_tensor *bias);
 
 /* ---- the generic entry every op goes through ---- */
 /** Runs op on n_in inputs (borrowed) with integer and float attributes (borrowed arrays), and

@@ -12,7 +12,7 @@
 //
 // Parameters are ordinary tensors: made inside om.tidy(), they are freed when it returns.
 import { OmError, invalid } from '../errors.js';
-import { Tensor, rand, tidy } from '../tensor.js';
+import { Tensor, linear, rand, tidy } from '../tensor.js';
 import { describe, toI32 } from '../convert.js';
 
 let walkModule; // (module, prefix, out, path) -> out, set in Module's static block
@@ -169,11 +169,8 @@ export class Linear extends Module {
     this.bias = bias ? uniform([nOut]) : null;
   }
 
-  /** x [..., inFeatures] -> [..., outFeatures]. */
+  /** x [..., inFeatures] -> [..., outFeatures]; traces to one Gemm on the weight as stored. */
   forward(x) {
-    return tidy(() => {
-      const y = x.matmul(this.weight.t());
-      return this.bias ? y.add(this.bias) : y;
-    });
+    return linear(x, this.weight, this.bias);
   }
 }

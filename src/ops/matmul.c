@@ -220,6 +220,98 @@ const om_op_def om__op_matmul = {
     .lower = lower_matmul, .onnx = "MatMul",
     .test = {.n_in = 2, .ndims = {3, 2}, .shapes = {{2, 3, 5}, {5, 4}}, .lo = -2, .hi = 2}};
 
+/* ---- linear: x [..., in], weight [out, in], bias [out] (optional) -> [..., out] ----
+ * Its own op rather than matmul(x, weight.T) + bias so that a traced Linear reads its weight
+ * as the named initializer itself (Gemm transB) instead of a transposed copy of it. */
+
+static bool infer_linear(om_call *c) {
+  om_tensor *x = c->in[0], *w = c->in[1], *b = c->n_in == 3 ? c->in[2] : NULL;
+  char xs[OM_SHAPE_STR_LEN], ws[OM_SHAPE_STR_LEN];
+  if (c->n_in != 2 && c->n_in != 3)
+    return om__fail(OM_ERR_INVALID_ARGUMENT, "linear: takes x, weight and an optional bias, got %d inputs", c->n_in);
+  if (x->dtype != OM_FLOAT32 || w->dtype != OM_FLOAT32 || (b && b->dtype != OM_FLOAT32))
+    return om__fail(OM_ERR_DTYPE_MISMATCH, "linear: takes float32, not %s", om_dtype_name(x->dtype != OM_FLOAT32 ? x->dtype : w->dtype != OM_FLOAT32 ? w->dtype : b->dtype));
+  if (x->ndim < 1 || w->ndim != 2 || x->shape[x->ndim - 1] != w->shape[1])
+    return om__fail(OM_ERR_SHAPE_MISMATCH, "linear: input %s and weight %s do not match (the weight is [out, in] and the input [..., in])",
+                    om__shape_str(xs, sizeof xs, x->shape, x->ndim), om__shape_str(ws, sizeof ws, w->shape, w->ndim));
+  if (b && (b->ndim != 1 || b->shape[0] != w->shape[0]))
+    return om__fail(OM_ERR_SHAPE_MISMATCH, "linear: bias %s does not match weight %s (it must be [%lld])",
+                    om__shape_str(xs, sizeof xs, b->shape, b->ndim), om__shape_str(ws, sizeof ws, w->shape, w->ndim), (long long)w->shape[0]);
+  om_meta *m = &c->out_meta[0];
+  *m = (om_meta){.dtype = OM_FLOAT32, .ndim = x->ndim};
+  memcpy(m->shape, x->shape, sizeof(int64_t) * (size_t)x->ndim);
+  m->shape[x->ndim - 1] = w->shape[0];
+  return true;
+}
+
+/* The matmul kernel on views: x as [..., rows, in] (a vector as one row), the weight read
+ * transposed through its strides (no copy), then the bias added to every row. */
+static bool forward_linear(om_call *c) {
+  om_tensor x = *c->in[0], wt = *c->in[1], o = *c->out[0];
+  if (x.ndim == 1) {
+    x.shape[1] = x.shape[0], x.strides[1] = x.strides[0];
+    x.shape[0] = 1, x.strides[0] = 0, x.ndim = 2;
+    o.shape[1] = o.shape[0], o.strides[1] = 1;
+    o.shape[0] = 1, o.strides[0] = o.shape[1], o.ndim = 2;
+  }
+  wt.shape[0] = c->in[1]->shape[1], wt.shape[1] = c->in[1]->shape[0];
+  wt.strides[0] = c->in[1]->strides[1], wt.strides[1] = c->in[1]->strides[0];
+  om_call mm = {.op = OM_OP_matmul, .n_in = 2, .n_out = 1, .in = (om_tensor *[]){&x, &wt}, .out = {&o}};
+  if (!forward_matmul(&mm)) return false;
+  if (c->n_in == 3) {
+    const om_tensor *b = c->in[2];
+    int64_t n = b->shape[0], rows = n ? om_tensor_numel(c->out[0]) / n : 0;
+    const float *pb = (const float *)om__data(b);
+    float *po = (float *)om__data(c->out[0]);
+    for (int64_t r = 0; r < rows; r++)
+      for (int64_t j = 0; j < n; j++) po[r * n + j] += pb[j * b->strides[0]];
+  }
+  return true;
+}
+
+/* dx = g W, dW = g^T x over all rows, db = g summed over all rows. */
+static bool linear_backward(const om_record *r, om_tensor *const *g, om_tensor **gin) {
+  om_scope s = {0};
+  om_tensor *x = r->in[0], *w = r->in[1];
+  if (om__wants(r, 0)) gin[0] = om_matmul(g[0], w);
+  if (om__wants(r, 1)) {
+    om_tensor *g2 = om__keep(&s, om_reshape(g[0], (int64_t[]){-1, w->shape[0]}, 2));
+    om_tensor *x2 = om__keep(&s, om_reshape(x, (int64_t[]){-1, w->shape[1]}, 2));
+    gin[1] = g2 && x2 ? om_matmul(om__keep(&s, om_transpose(g2, 0, 1)), x2) : NULL;
+  }
+  if (r->n_in == 3 && om__wants(r, 2)) gin[2] = om__sum_to(g[0], r->in[2]->shape, 1);
+  om__scope_end(&s);
+  for (int i = 0; i < r->n_in; i++)
+    if (om__wants(r, i) && !gin[i]) return false;
+  return true;
+}
+
+/* A 2-D input is one Gemm (transB = 1 reads the weight as stored, bias as C). Other ranks:
+ * MatMul with a Transpose of the weight (onnxruntime folds it at load time), then Add. */
+static bool lower_linear(om_lower *l, const om_call *c) {
+  if (c->in[0]->ndim == 2) return om__lower_node(l, c, "Gemm", &OM_ATTR_INT("transB", 1), 1);
+  int in[3] = {om__lower_input(l, 0), om__lower_input(l, 1), c->n_in == 3 ? om__lower_input(l, 2) : -1};
+  const om_tensor *w = c->in[1];
+  om_meta wt = {.dtype = OM_FLOAT32, .ndim = 2, .shape = {w->shape[1], w->shape[0]}};
+  int t, y;
+  if (!om__emit(l, "Transpose", &in[1], 1, &wt, 1, &t, &OM_ATTR_INTS("perm", ((int64_t[]){1, 0}), 2), 1) ||
+      !om__emit(l, "MatMul", (int[]){in[0], t}, 2, &c->out_meta[0], 1, &y, NULL, 0))
+    return false;
+  if (c->n_in == 3 && !om__emit(l, "Add", (int[]){y, in[2]}, 2, &c->out_meta[0], 1, &y, NULL, 0)) return false;
+  om__lower_output(l, 0, y);
+  return true;
+}
+
+const om_op_def om__op_linear = {
+    .name = "linear", .n_in = -1, .n_out = 1, .saves = OM_SAVES_IN(0) | OM_SAVES_IN(1),
+    .infer = infer_linear, .forward = forward_linear, .backward = linear_backward,
+    .lower = lower_linear, .onnx = "Gemm (2-D input); else Transpose, MatMul, Add",
+    .test = {.n_in = 3, .ndims = {3, 2, 1}, .shapes = {{2, 3, 5}, {4, 5}, {4}}, .lo = -2, .hi = 2}};
+
+om_tensor *om_linear(om_tensor *x, om_tensor *weight, om_tensor *bias) {
+  return om__apply1(OM_OP_linear, (om_tensor *[]){x, weight, bias}, bias ? 3 : 2, NULL);
+}
+
 om_tensor *om_matmul(om_tensor *a, om_tensor *b) {
   if (!om__check_inputs("matmul", (om_tensor *[]){a, b}, 2)) return NULL;
   if (a->ndim == 0 || b->ndim == 0)

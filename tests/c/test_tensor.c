@@ -276,6 +276,30 @@ TEST(matmul_shapes) {
   R(a); R(b); R(c); R(a0); R(a1); R(c1); R(b3); R(c13); R(c13b); R(v); R(mtx); R(vm); R(mv); R(vv); R(x); R(y); R(i); R(p); R(q);
 }
 
+/* linear is matmul with the weight read transposed, plus the bias: the same bits as the
+ * composite, for every input rank and without a bias. */
+TEST(linear_matches_matmul) {
+  om_tensor *w = om_randn((int64_t[]){4, 5}, 2, 2, true), *b = om_randn((int64_t[]){4}, 1, 3, true);
+  om_tensor *wt = om_transpose(w, 0, 1);
+  int64_t shapes[3][3] = {{5}, {3, 5}, {2, 3, 5}};
+  for (int r = 0; r < 3; r++) {
+    om_tensor *x = om_randn(shapes[r], r + 1, 10 + (uint64_t)r, true);
+    om_tensor *y = om_linear(x, w, b), *y0 = om_linear(x, w, NULL), *m = om_matmul(x, wt), *mb = om_add(m, b);
+    CHECK(y && om_tensor_ndim(y) == r + 1 && om_tensor_shape(y)[r] == 4);
+    for (int64_t k = 0; k < om_tensor_numel(mb); k++) CHECK(at(y, k) == at(mb, k) && at(y0, k) == at(m, k));
+    om_tensor *all[] = {x, y, y0, m, mb};
+    for (int k = 0; k < 5; k++) om_tensor_release(all[k]);
+  }
+  om_tensor *x = om_zeros((int64_t[]){2, 3}, 2, OM_FLOAT32), *bad = om_zeros((int64_t[]){5}, 1, OM_FLOAT32);
+  CHECK_ERROR(om_linear(x, w, b) != NULL, OM_ERR_SHAPE_MISMATCH, "linear: input [2,3] and weight [4,5] do not match");
+  om_tensor *x5 = om_zeros((int64_t[]){2, 5}, 2, OM_FLOAT32);
+  CHECK_ERROR(om_linear(x5, w, bad) != NULL, OM_ERR_SHAPE_MISMATCH, "linear: bias [5] does not match weight [4,5] (it must be [4])");
+  om_tensor *none = NULL;
+  CHECK_ERROR(om_apply(OM_OP_linear, (om_tensor *[]){x5}, 1, NULL, 0, NULL, 0, &none, 1) >= 0, OM_ERR_INVALID_ARGUMENT,
+              "linear: takes x, weight and an optional bias, got 1 inputs");
+  R(w); R(b); R(wt); R(x); R(bad); R(x5); R(none);
+}
+
 TEST(in_place_writes_bump_version) {
   om_tensor *a = om_zeros((int64_t[]){2, 3}, 2, OM_FLOAT32), *v = om_select(a, 0, 1);
   uint64_t v0 = om_tensor_version(a);
@@ -349,6 +373,7 @@ int main(void) {
   RUN(reductions);
   RUN(matmul_against_reference);
   RUN(matmul_shapes);
+  RUN(linear_matches_matmul);
   RUN(in_place_writes_bump_version);
   RUN(random_numbers_are_portable);
   TEST_MAIN_END();

@@ -1,0 +1,2 @@
+// om.nn.functional: the ops as functions, in PyTorch's names (torch.nn.functional).
+export { linear } from '../tensor.js';

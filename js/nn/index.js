@@ -1,0 +1,3 @@
+// om.nn: modules (module.js) and om.nn.functional (functional.js).
+export { Module, Linear } from './module.js';
+export * as functional from './functional.js';
