@@ -225,10 +225,10 @@ const om_op_def om__op_matmul = {
  * as the named initializer itself (Gemm transB) instead of a transposed copy of it. */
 
 static bool infer_linear(om_call *c) {
-  om_tensor *x = c->in[0], *w = c->in[1], *b = c->n_in == 3 ? c->in[2] : NULL;
-  char xs[OM_SHAPE_STR_LEN], ws[OM_SHAPE_STR_LEN];
   if (c->n_in != 2 && c->n_in != 3)
     return om__fail(OM_ERR_INVALID_ARGUMENT, "linear: takes x, weight and an optional bias, got %d inputs", c->n_in);
+  om_tensor *x = c->in[0], *w = c->in[1], *b = c->n_in == 3 ? c->in[2] : NULL;
+  char xs[OM_SHAPE_STR_LEN], ws[OM_SHAPE_STR_LEN];
   if (x->dtype != OM_FLOAT32 || w->dtype != OM_FLOAT32 || (b && b->dtype != OM_FLOAT32))
     return om__fail(OM_ERR_DTYPE_MISMATCH, "linear: takes float32, not %s", om_dtype_name(x->dtype != OM_FLOAT32 ? x->dtype : w->dtype != OM_FLOAT32 ? w->dtype : b->dtype));
   if (x->ndim < 1 || w->ndim != 2 || x->shape[x->ndim - 1] != w->shape[1])
