@@ -12,12 +12,17 @@
 //   (a) native: build/native-release/om_bench_matmul (tools/bench_matmul.c), parsed from its
 //       "matmul n=... gflops=..." lines;
 //   (b) WASM: `import * as om from 'onemodel'` as a user would: om.randn, a.matmul(b), dispose;
-//   (c) ORT: onnxruntime-web, wasm EP, numThreads = 1, a one-node MatMul model whose ONNX bytes
-//       are encoded below; each run includes ORT's copies of the inputs in and the output out,
-//       as a user's session.run does.
+//   (c) ORT: onnxruntime-web, wasm EP, numThreads = 1, a one-node MatMul model traced with our
+//       own tracer; each run includes ORT's copies of the inputs in and the output out, as a
+//       user's session.run does.
+// Then the export: an MLP of Linear(1024, 1024) layers (OM_BENCH_EXPORT_LAYERS, default 8:
+// 32 MiB of weights) traced with om.trace, written with toOnnx() and saveOnnx(), and loaded by
+// onnxruntime-web (InferenceSession.create on the same bytes) as the peer figure; with the
+// growth of the process's ArrayBuffer memory (WebAssembly memory included) while saveOnnx
+// streams the file, which is 0 when no copy of the weights is made.
 // Before timing, each size checks that our product and ORT's agree.
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -40,28 +45,14 @@ const median = (xs) => {
   return s.length % 2 ? s[h] : (s[h - 1] + s[h]) / 2;
 };
 
-// ---- a minimal protobuf encoder for one ONNX model: Y = MatMul(A, B) -----------------------
-// Field numbers from onnx.proto (ModelProto, GraphProto, NodeProto, ValueInfoProto, TypeProto).
-const utf8 = new TextEncoder();
-function varint(v) {
-  const out = [];
-  for (v = BigInt(v); v >= 0x80n; v >>= 7n) out.push(Number(v & 0x7fn) | 0x80);
-  out.push(Number(v));
-  return out;
-}
-const vint = (field, v) => [...varint(field << 3), ...varint(v)];                 // wire type 0
-const bytes = (field, b) => [...varint((field << 3) | 2), ...varint(b.length), ...b]; // wire type 2
-const str = (field, s) => bytes(field, [...utf8.encode(s)]);
-function valueInfo(name, dims) { // ValueInfoProto{name=1, type=2: TypeProto{tensor_type=1: {elem_type=1, shape=2}}}
-  const shape = dims.flatMap((d) => bytes(1, vint(1, d)));        // TensorShapeProto.dim{dim_value=1}
-  return [...str(1, name), ...bytes(2, bytes(1, [...vint(1, 1 /* FLOAT */), ...bytes(2, shape)]))];
-}
-function matmulModel(m, k, n) {
-  const node = [...str(1, 'A'), ...str(1, 'B'), ...str(2, 'Y'), ...str(3, 'matmul'), ...str(4, 'MatMul')];
-  const graph = [...bytes(1, node), ...str(2, 'bench'),
-    ...bytes(11, valueInfo('A', [m, k])), ...bytes(11, valueInfo('B', [k, n])), ...bytes(12, valueInfo('Y', [m, n]))];
-  return Uint8Array.from([...vint(1, 9) /* ir_version */, ...str(2, 'onemodel-bench') /* producer_name */,
-    ...bytes(7, graph), ...bytes(8, [...str(1, ''), ...vint(2, 20)]) /* opset_import: "" v20 */]);
+// ---- the ORT model: our own trace of Y = A @ B (a one-node MatMul graph) --------------------
+function matmulModel(a, b) {
+  const traced = om.trace((x, y) => x.matmul(y), { A: a, B: b }, { outputNames: ['Y'] });
+  try {
+    return traced.toOnnx();
+  } finally {
+    traced.dispose();
+  }
 }
 
 // ---- (a) native ------------------------------------------------------------------------------
@@ -89,7 +80,7 @@ function runNative() {
 // ---- (b) ours and (c) ORT, alternating samples -----------------------------------------------
 async function runWasmAndOrt(n) {
   const a = om.randn([n, n], { seed: 1 }), b = om.randn([n, n], { seed: 2 });
-  const session = await ort.InferenceSession.create(matmulModel(n, n, n), { executionProviders: ['wasm'] });
+  const session = await ort.InferenceSession.create(matmulModel(a, b), { executionProviders: ['wasm'] });
   const feeds = {
     A: new ort.Tensor('float32', a.toArray(), [n, n]),
     B: new ort.Tensor('float32', b.toArray(), [n, n]),
@@ -156,6 +147,64 @@ const line = (row) => `| ${row.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.
 console.log(line(table[0]));
 console.log(`|${widths.map((w, i) => (i === 0 ? '-'.repeat(w + 2) : `${'-'.repeat(w + 1)}:`)).join('|')}|`);
 for (const row of table.slice(1)) console.log(line(row));
+
+// ---- export: trace, toOnnx, saveOnnx, and ORT loading the same bytes ---------------------------
+async function runExport(layers, width) {
+  om.manualSeed(1);
+  class MLP extends om.nn.Module {
+    constructor() {
+      super();
+      this.layers = Array.from({ length: layers }, () => new om.nn.Linear(width, width));
+    }
+
+    forward(x) { return this.layers.reduce((h, l, i) => l.forward(i ? h.relu() : h), x); }
+  }
+  const net = new MLP();
+  const x = om.randn([4, width], { seed: 2 });
+  const weightBytes = layers * (width * width + width) * 4;
+  const timeIt = (fn) => {
+    const ms = [];
+    let out;
+    for (let s = 0; s < 5; s++) {
+      const t0 = performance.now();
+      out = fn();
+      ms.push(performance.now() - t0);
+    }
+    return [median(ms), out];
+  };
+  const [msTrace] = timeIt(() => om.trace(net, { x: [x, ['batch', null]] }).dispose());
+  const traced = om.trace(net, { x: [x, ['batch', null]] });
+  const [msToOnnx, bytes] = timeIt(() => traced.toOnnx());
+  const dir = join(ROOT, 'build', 'bench');
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, 'mlp.onnx');
+  traced.saveOnnx(file); // once, so the heap figure below sees steady state
+  const before = process.memoryUsage().arrayBuffers;
+  const [msSave] = timeIt(() => traced.saveOnnx(file));
+  const grown = process.memoryUsage().arrayBuffers - before;
+  const loads = [];
+  for (let s = 0; s < 5; s++) {
+    const t0 = performance.now();
+    const session = await ort.InferenceSession.create(bytes, { executionProviders: ['wasm'] });
+    loads.push(performance.now() - t0);
+    await session.release();
+  }
+  traced.dispose();
+  net.dispose();
+  x.dispose();
+  return { layers, width, weightBytes, fileBytes: bytes.length, msTrace, msToOnnx, msSave, msOrtLoad: median(loads), grown };
+}
+
+const exp = await runExport(Number(process.env.OM_BENCH_EXPORT_LAYERS) || 8, 1024);
+const mib = (b) => (b / 2 ** 20).toFixed(1);
+console.log(`\nexport: ${exp.layers} x Linear(${exp.width}, ${exp.width}), ${mib(exp.weightBytes)} MiB of weights, ` +
+  `.onnx ${mib(exp.fileBytes)} MiB; median of 5`);
+console.log(`| step | ms | MiB/s |\n|---|---:|---:|`);
+for (const [step, ms] of [['om.trace (record + finish)', exp.msTrace], ['traced.toOnnx()', exp.msToOnnx],
+  ['traced.saveOnnx(file)', exp.msSave], ['ORT-web InferenceSession.create (same bytes)', exp.msOrtLoad]]) {
+  console.log(`| ${step} | ${ms.toFixed(1)} | ${(exp.fileBytes / 2 ** 20 / (ms / 1000)).toFixed(0)} |`);
+}
+console.log(`ArrayBuffer memory grown while saveOnnx streamed the file: ${mib(exp.grown)} MiB`);
 
 const mem = om.memory();
 if (mem.tensors !== 0) console.error(`bench: ${mem.tensors} onemodel tensors still alive`);
