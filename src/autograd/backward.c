@@ -37,7 +37,10 @@ bool om_tensor_set_requires_grad(om_tensor *t, bool requires_grad) {
   return true;
 }
 
-bool om_tensor_requires_grad(const om_tensor *t) { return t && om__needs_grad(t); }
+/* Traced tensors report requires-grad while their trace records (spec 1: code that asks before
+ * recording behaves as it would in training). The tracer itself hooks om__apply, and a traced
+ * result gets a graph value rather than an autograd record unless a real gradient is wanted. */
+bool om_tensor_requires_grad(const om_tensor *t) { return t && (om__needs_grad(t) || om__traced(t)); }
 bool om_tensor_is_leaf(const om_tensor *t) { return t && !t->grad_fn; }
 om_tensor *om_tensor_grad(const om_tensor *t) { return t ? om_tensor_retain(t->grad) : NULL; }
 

@@ -50,7 +50,6 @@ typedef struct om_ginit {
   om_tensor *tensor;   /* owned header on the captured view's storage (or on a lowering's constant) */
   uint64_t version;    /* its storage's version when captured */
   om_op first_use;     /* the op that first read it, for messages */
-  const char *param;   /* the name given by om_trace_parameter, or NULL */
   bool generated;      /* made by a lowering (shape operands), deduplicated by value */
   om_snapshot *snap;   /* in a finished model: its entry on the storage's copy-on-write list */
 } om_ginit;

@@ -31,8 +31,7 @@ bool om__ops_self_check(void) {
   return true;
 }
 
-/* Traced tensors report requires-grad while their trace records (spec 1: the BackwardRecord seam). */
-bool om__needs_grad(const om_tensor *t) { return t->requires_grad || t->grad_fn || om__traced(t); }
+bool om__needs_grad(const om_tensor *t) { return t->requires_grad || t->grad_fn; }
 
 /* Releasing a record releases its inputs, which may release their records, and so on down a
  * chain as long as the model ran ops: done with a worklist, not recursion, so the depth of a

@@ -302,10 +302,10 @@ static bool slice_bounds(int64_t *at, const int64_t *shape, int ndim, const char
   start = start < 0 ? 0 : start > size ? size : start;
   end = end < start ? start : end > size ? size : end;
   *len = end > start ? (end - start - 1) / at[3] + 1 : 0;
+  if (*len <= 1) at[3] = 1; /* the step of at most one element is irrelevant; 1 keeps strides small */
   at[0] = dim;
   at[1] = start;
-  at[2] = end;
-  if (*len <= 1) at[3] = 1; /* the step of at most one element is irrelevant; 1 keeps strides small */
+  at[2] = start + (*len ? (*len - 1) * at[3] + 1 : 0); /* tight: [start, end, step) names exactly len elements */
   return true;
 }
 

@@ -26,15 +26,32 @@ static bool check_outputs(om_trace *tr, om_tensor *const *outputs, const char *c
   return true;
 }
 
-/* The name om_trace_parameter gave init's exact view, else NULL; *shared gets the first
- * parameter on the same storage (for "<name>.view_<n>"). */
+/* The elements [lo, hi] of its storage that view t can reach. */
+static void span(const om_tensor *t, int64_t *lo, int64_t *hi) {
+  *lo = *hi = t->offset;
+  for (int d = 0; d < t->ndim; d++) {
+    int64_t reach = (t->shape[d] - 1) * t->strides[d];
+    if (reach < 0) *lo += reach;
+    else *hi += reach;
+  }
+}
+
+/* The parameter whose exact view t is, else NULL; *shared gets the parameter t is another view
+ * of, for "<name>.view_<n>": on t's storage, the first whose elements cover t's (two weights
+ * sliced from one flat buffer each keep their views), else the first on that storage. */
 static const om_param *param_of(const om_trace *tr, const om_tensor *t, const om_param **shared) {
-  *shared = NULL;
+  const om_param *covering = NULL, *first = NULL;
+  int64_t lo, hi, plo, phi;
+  span(t, &lo, &hi);
   for (int k = 0; k < tr->params.n; k++) {
     const om_param *p = &tr->params.v[k];
-    if (om__same_view(p->view, t)) return p;
-    if (!*shared && p->view->storage == t->storage) *shared = p;
+    if (om__same_view(p->view, t)) return *shared = NULL, p;
+    if (p->view->storage != t->storage) continue;
+    span(p->view, &plo, &phi);
+    if (!covering && plo <= lo && hi <= phi) covering = p;
+    if (!first) first = p;
   }
+  *shared = covering ? covering : first;
   return NULL;
 }
 
@@ -56,6 +73,20 @@ static bool check_constants(om_trace *tr) {
                           (unsigned long long)init->tensor->storage->version);
   }
   return true;
+}
+
+/* One ONNX file is one protobuf message, which cannot exceed 2 GiB (and its parsers refuse
+ * it): the initializers the outputs need must fit, not only each one alone (spec 2). */
+static bool check_size(om_graph *g) {
+  uint64_t total = 0;
+  for (int k = 0; k < g->inits.n; k++) {
+    const om_tensor *t = g->inits.v[k].tensor;
+    if (g->values.v[g->inits.v[k].value].live) total += (uint64_t)om_tensor_numel(t) * om__dtype_size(t->dtype);
+  }
+  if (total <= (uint64_t)INT32_MAX) return true;
+  return om__trace_fail(OM_ERR_TRACE_UNSUPPORTED_OPERATION,
+                        "trace_finish: the constants the outputs need total %llu bytes, over the 2 GiB an ONNX file "
+                        "(one protobuf message) can hold", (unsigned long long)total);
 }
 
 /* ---- names ---- */
@@ -179,21 +210,21 @@ static bool compact(om_graph *src, om_graph *dst) {
 static bool name_all(om_trace *tr, om_graph *g) {
   om_arena *a = &g->arena;
   size_t cap = 64;
-  while (cap < 2 * (size_t)(g->values.n + g->nodes.n)) cap *= 2;
+  while (cap < 2 * (size_t)(g->values.n + g->nodes.n + tr->params.n)) cap *= 2;
   name_set set = {.slot = om__alloc(cap * sizeof(char *), "trace_finish"), .mask = cap - 1};
   if (!set.slot) return false;
   memset(set.slot, 0, cap * sizeof(char *));
   bool ok = true;
   for (int k = 0; k < g->values.n; k++)
     if (g->values.v[k].name) set_add(&set, g->values.v[k].name); /* inputs and outputs */
+  for (int k = 0; k < tr->params.n; k++) set_add(&set, tr->params.v[k].name); /* before any view name is made */
   int *views = om__alloc(sizeof(int) * (size_t)(tr->params.n ? tr->params.n : 1), "trace_finish");
   if (!views) ok = false;
   for (int k = 0; views && k < tr->params.n; k++) views[k] = 0;
   for (int k = 0; ok && k < g->inits.n; k++) {
     const om_param *shared, *p = param_of(tr, g->inits.v[k].tensor, &shared);
     om_gvalue *v = &g->values.v[g->inits.v[k].value];
-    g->inits.v[k].param = p ? p->name : NULL;
-    if (p) ok = (v->name = unique(a, &set, p->name)) != NULL;
+    if (p) v->name = p->name; /* reserved above; names are checked unique when given */
     else if (shared) {
       const char *base = om__arena_printf(a, "%s.view_%d", shared->name, views[shared - tr->params.v]++);
       ok = base && (v->name = unique(a, &set, base)) != NULL;
@@ -249,11 +280,8 @@ static bool freeze_constants(om_graph *g) {
 om_traced_model *om_trace_finish(om_tensor *const *outputs, const char *const *names, int n) {
   om_trace *tr = om__need_trace("trace_finish");
   if (!tr || !check_outputs(tr, outputs, names, n) || !check_constants(tr)) return NULL;
-  om__state()->trace = NULL; /* recording ends here; copies made below are not recorded */
   om_graph *g = &tr->g;
-  om_traced_model *m = om__alloc(sizeof *m, "trace_finish");
-  bool ok = m != NULL;
-  if (m) memset(m, 0, sizeof *m);
+  bool ok = true;
   for (int k = 0; ok && k < n; k++) {
     int v = outputs[k]->trace_value;
     bool taken = g->values.v[v].producer < 0; /* an input: the output needs a node of its own */
@@ -264,7 +292,11 @@ om_traced_model *om_trace_finish(om_tensor *const *outputs, const char *const *n
     if (slot) *slot = v;
   }
   if (ok) mark_live(g);
-  ok = ok && compact(g, &m->g) && name_all(tr, &m->g) && freeze_constants(&m->g);
+  if (ok && !check_size(g)) return NULL;
+  om__state()->trace = NULL; /* recording ends here; copies made below are not recorded */
+  om_traced_model *m = ok ? om__alloc(sizeof *m, "trace_finish") : NULL;
+  if (m) memset(m, 0, sizeof *m);
+  ok = m && compact(g, &m->g) && name_all(tr, &m->g) && freeze_constants(&m->g);
   om__trace_free(tr);
   if (!ok) {
     om_traced_release(m);

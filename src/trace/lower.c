@@ -6,33 +6,100 @@
 
 #include "trace/trace.h"
 
+/* ---- the initializers' index: one per view captured, one per value generated ---- */
+
+static uint64_t fnv(uint64_t h, const void *p, size_t n) {
+  const unsigned char *b = p;
+  for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 0x100000001b3u;
+  return h;
+}
+
+/* A captured constant is known by its view, a generated one (an int64 shape operand) by its values. */
+static uint64_t key_of(const om_tensor *t, bool generated) {
+  uint64_t h = fnv(0xcbf29ce484222325u ^ generated, t->shape, sizeof(int64_t) * (size_t)t->ndim);
+  h = fnv(h, &t->ndim, sizeof t->ndim);
+  if (generated) return fnv(h, om__data(t), sizeof(int64_t) * (size_t)om_tensor_numel(t));
+  h = fnv(h, &t->storage, sizeof t->storage);
+  h = fnv(h, &t->offset, sizeof t->offset);
+  h = fnv(h, &t->dtype, sizeof t->dtype);
+  return fnv(h, t->strides, sizeof(int64_t) * (size_t)t->ndim);
+}
+
+static bool same_const(const om_ginit *init, const om_tensor *t, bool generated) {
+  const om_tensor *u = init->tensor;
+  if (init->generated != generated) return false;
+  if (!generated) return om__same_view(u, t);
+  return u->ndim == t->ndim && om_tensor_numel(u) == om_tensor_numel(t) &&
+         !memcmp(om__data(u), om__data(t), sizeof(int64_t) * (size_t)om_tensor_numel(t));
+}
+
+/* The value of the initializer equal to t, or -1. */
+static int find_init(const om_trace *tr, const om_tensor *t, bool generated) {
+  if (!tr->index_cap) return -1;
+  size_t mask = tr->index_cap - 1;
+  for (size_t i = key_of(t, generated) & mask; tr->index[i]; i = (i + 1) & mask) {
+    const om_ginit *init = &tr->g.inits.v[tr->index[i] - 1];
+    if (same_const(init, t, generated)) return init->value;
+  }
+  return -1;
+}
+
+/* Re-indexes every initializer in a table of cap slots (after growth or a rollback). */
+static bool reindex(om_trace *tr, size_t cap) {
+  int *index = om__alloc(sizeof(int) * cap, "trace");
+  if (!index) return false;
+  memset(index, 0, sizeof(int) * cap);
+  for (int k = 0; k < tr->g.inits.n; k++) {
+    const om_ginit *init = &tr->g.inits.v[k];
+    size_t i = key_of(init->tensor, init->generated) & (cap - 1);
+    while (index[i]) i = (i + 1) & (cap - 1);
+    index[i] = k + 1;
+  }
+  free(tr->index);
+  tr->index = index;
+  tr->index_cap = cap;
+  return true;
+}
+
 /* Drops what was added to the graph since mark (values, nodes, initializers). */
-static void rollback(om_graph *g, const int *mark) {
+static void rollback(om_trace *tr, const int *mark) {
+  om_graph *g = &tr->g;
   for (int k = mark[2]; k < g->inits.n; k++) om_tensor_release(g->inits.v[k].tensor);
   g->values.n = mark[0];
   g->nodes.n = mark[1];
   g->inits.n = mark[2];
+  if (!reindex(tr, tr->index_cap ? tr->index_cap : 64)) { /* out of memory: no index, find_init finds nothing */
+    free(tr->index);
+    tr->index = NULL;
+    tr->index_cap = 0;
+  }
 }
 
-/* A new initializer value holding t (an owned reference, kept on failure too). */
-static int add_init(om_graph *g, om_tensor *t, om_op op, bool generated) {
-  int v = om__graph_value(g, t->dtype, t->ndim, t->shape);
+/* A new initializer value holding t (an owned reference, kept on failure too), indexed. */
+static int add_init(om_trace *tr, om_tensor *t, om_op op, bool generated) {
+  om_graph *g = &tr->g;
+  size_t cap = tr->index_cap ? tr->index_cap : 64;
+  while ((size_t)(g->inits.n + 1) * 2 > cap) cap *= 2;
+  int v = cap == tr->index_cap || reindex(tr, cap) ? om__graph_value(g, t->dtype, t->ndim, t->shape) : -1;
   om_ginit *init = v >= 0 ? OM_VEC_PUSH_SLOT(g->inits) : NULL;
   if (!init) {
+    if (v >= 0) g->values.n--;
     om_tensor_release(t);
     return -1;
   }
   *init = (om_ginit){.value = v, .tensor = t, .version = t->storage->version, .first_use = op, .generated = generated};
   g->values.v[v].init = g->inits.n - 1;
+  size_t i = key_of(t, generated) & (tr->index_cap - 1);
+  while (tr->index[i]) i = (i + 1) & (tr->index_cap - 1);
+  tr->index[i] = g->inits.n;
   return v;
 }
 
 /* The value of constant t read by op: one initializer per view (spec 1), so a weight used
  * twice, or tied, is stored once. */
 static int capture(om_trace *tr, om_tensor *t, om_op op) {
-  om_graph *g = &tr->g;
-  for (int k = 0; k < g->inits.n; k++)
-    if (!g->inits.v[k].generated && om__same_view(g->inits.v[k].tensor, t)) return g->inits.v[k].value;
+  int found = find_init(tr, t, false);
+  if (found >= 0) return found;
   uint64_t bytes = (uint64_t)om_tensor_numel(t) * om__dtype_size(t->dtype);
   if (bytes > (uint64_t)INT32_MAX) {
     char buf[OM_SHAPE_STR_LEN];
@@ -42,7 +109,7 @@ static int capture(om_trace *tr, om_tensor *t, om_op op) {
     return -1;
   }
   om_tensor *view = om__alias(t);
-  return view ? add_init(g, view, op, false) : -1;
+  return view ? add_init(tr, view, op, false) : -1;
 }
 
 /* ---- symbolic extents ---- */
@@ -150,7 +217,7 @@ bool om__trace_lower(const om_op_def *def, om_call *c, const om_attrs *given) {
     if (c->trace_out[j] < 0)
       return om__trace_fail(OM_ERR_TRACE_UNSUPPORTED_OPERATION,
                             "%s: its lowering wrote no value for output %d (a bug in onemodel)", def->name, j);
-  if (!ok && om__state()->trace == tr) rollback(g, c->trace_mark); /* not a trace error: keep recording */
+  if (!ok && om__state()->trace == tr) rollback(tr, c->trace_mark); /* not a trace error: keep recording */
   return ok;
 }
 
@@ -158,7 +225,7 @@ void om__trace_commit(const om_call *c, bool ok) {
   om_trace *tr = om__state()->trace;
   if (!tr) return;
   if (!ok) {
-    rollback(&tr->g, c->trace_mark);
+    rollback(tr, c->trace_mark);
     return;
   }
   for (int j = 0; j < c->n_out; j++) {
@@ -209,17 +276,14 @@ bool om__emit(om_lower *l, const char *op_type, const int *in, int n_in, const o
 
 int om__lower_ints(om_lower *l, const int64_t *v, int n) {
   if (!alive(l)) return -1;
-  om_graph *g = &l->tr->g;
   int ndim = n < 0 ? 0 : 1;
   int64_t count = n < 0 ? 1 : n;
-  for (int k = 0; k < g->inits.n; k++) { /* shape operands repeat (every Reshape to [-1, 64]): one each */
-    const om_tensor *t = g->inits.v[k].tensor;
-    if (g->inits.v[k].generated && t->ndim == ndim && om_tensor_numel(t) == count &&
-        !memcmp(om__data(t), v, sizeof(int64_t) * (size_t)count))
-      return g->inits.v[k].value;
-  }
+  /* shape operands repeat (every Reshape to [-1, 64]): one initializer each */
+  om_tensor probe = {.storage = &(om_storage){.data = (void *)v}, .dtype = OM_INT64, .ndim = ndim, .shape = {count}};
+  int found = find_init(l->tr, &probe, true);
+  if (found >= 0) return found;
   om_tensor *t = om_from_data(v, (int64_t[]){count}, ndim, OM_INT64);
-  return t ? add_init(g, t, l->c->op, true) : -1;
+  return t ? add_init(l->tr, t, l->c->op, true) : -1;
 }
 
 void om__lower_output(om_lower *l, int j, int v) {

@@ -18,12 +18,23 @@ typedef struct om_param {
   om_tensor *view; /* header on the tensor's storage and view (keeps the storage, so it is not reused) */
 } om_param;
 
+/* A graph input's storage: the example's, which other handles (the example itself) share. */
+typedef struct om_input_storage {
+  const char *name;
+  om_storage *storage; /* a reference, so the address is not reused while the trace lives */
+} om_input_storage;
+
 /* The recording on one thread. */
 struct om_trace {
   uint32_t id; /* tensors with this trace_id are its values */
   om_graph g;
   OM_VEC(om_param) params;
   OM_VEC(om_symbol) symbols;
+  OM_VEC(om_input_storage) input_storages;
+  /* Hash index of g.inits (slot = initializer index + 1, 0 empty; capacity a power of 2):
+   * finding a constant again is O(1) however many the model has. */
+  int *index;
+  size_t index_cap;
 };
 
 /* One op call being lowered. */

@@ -21,7 +21,10 @@ bool om_trace_active(void) { return active() != NULL; }
 
 void om__trace_free(om_trace *tr) {
   for (int k = 0; k < tr->params.n; k++) om_tensor_release(tr->params.v[k].view);
+  for (int k = 0; k < tr->input_storages.n; k++) om__storage_release(tr->input_storages.v[k].storage);
   free(tr->params.v);
+  free(tr->input_storages.v);
+  free(tr->index);
   free(tr->symbols.v);
   om__graph_free(&tr->g);
   free(tr);
@@ -139,20 +142,28 @@ om_tensor *om_trace_input(const char *name, om_tensor *example, const char *cons
   if (om__traced(example))
     return om__trace_fail(OM_ERR_TRACE_INVALID_USAGE,
                           "trace_input: the example of '%s' is already a traced value; pass an ordinary tensor", name), NULL;
+  const char *syms[OM_MAX_DIMS] = {0};
+  for (int d = 0; axis_names && d < example->ndim; d++)
+    if (axis_names[d] && !(syms[d] = intern_symbol(tr, axis_names[d], example->shape[d], name))) return NULL;
+  /* Everything that can fail comes before the input is registered, so a failure (out of
+   * memory) leaves no half-declared input behind. */
   om_graph *g = &tr->g;
-  int v = om__graph_value(g, example->dtype, example->ndim, example->shape);
+  char *copy = om__arena_strdup(&g->arena, name);
+  om_tensor *t = copy ? om__alias(example) : NULL;
+  int v = t ? om__graph_value(g, example->dtype, example->ndim, example->shape) : -1;
   int *slot = v >= 0 ? OM_VEC_PUSH_SLOT(g->inputs) : NULL;
-  if (!slot) return NULL;
-  *slot = v;
-  om_gvalue *gv = &g->values.v[v];
-  if (!(gv->name = om__arena_strdup(&g->arena, name))) return NULL;
-  for (int d = 0; axis_names && d < example->ndim; d++) {
-    const char *sym = axis_names[d] ? intern_symbol(tr, axis_names[d], example->shape[d], name) : NULL;
-    if (axis_names[d] && !sym) return NULL; /* the trace (and gv with it) may be gone */
-    gv->dim_param[d] = sym;
+  om_input_storage *st = slot ? OM_VEC_PUSH_SLOT(tr->input_storages) : NULL;
+  if (!st) {
+    if (slot) g->inputs.n--;
+    if (v >= 0) g->values.n--;
+    om_tensor_release(t);
+    return NULL;
   }
-  om_tensor *t = om__alias(example);
-  if (!t) return NULL;
+  *slot = v;
+  g->values.v[v].name = copy;
+  memcpy(g->values.v[v].dim_param, syms, sizeof syms);
+  *st = (om_input_storage){.name = copy, .storage = example->storage};
+  example->storage->refcount++;
   t->trace_id = tr->id;
   t->trace_value = v;
   return t;
@@ -181,9 +192,24 @@ bool om_trace_parameter(const char *name, om_tensor *t) {
 
 /* ---- reads and writes by user code ---- */
 
+/* The graph input whose storage t shares without being traced itself (its example, or a
+ * view of it), or NULL: reads and writes through such a handle are reads and writes of the
+ * input's values. */
+static const char *input_behind(const om_tensor *t) {
+  om_trace *tr = active();
+  for (int k = 0; tr && k < tr->input_storages.n; k++)
+    if (tr->input_storages.v[k].storage == t->storage) return tr->input_storages.v[k].name;
+  return NULL;
+}
+
 bool om__trace_check_read(const om_tensor *t, const char *who) {
-  if (!om__traced(t)) return true;
+  const char *input = om__traced(t) ? NULL : input_behind(t);
   char buf[OM_SHAPE_STR_LEN];
+  if (input)
+    return om__trace_fail(OM_ERR_TRACE_DATA_DEPENDENT,
+                          "%s: reads the values of traced input '%s' (through a tensor sharing its storage) while "
+                          "tracing; a graph cannot depend on them", who, input);
+  if (!om__traced(t)) return true;
   return om__trace_fail(OM_ERR_TRACE_DATA_DEPENDENT,
                         "%s: reads the values of a traced tensor of shape %s while tracing; a graph cannot depend "
                         "on them (compute with ops instead, or read after om_trace_finish)",
@@ -191,8 +217,13 @@ bool om__trace_check_read(const om_tensor *t, const char *who) {
 }
 
 bool om__trace_check_write(const om_tensor *t, const char *who) {
-  if (!om__traced(t)) return true;
+  const char *input = om__traced(t) ? NULL : input_behind(t);
   char buf[OM_SHAPE_STR_LEN];
+  if (input)
+    return om__trace_fail(OM_ERR_TRACE_IN_PLACE_MUTATION,
+                          "%s: changes the storage of traced input '%s' in place while tracing; the graph records "
+                          "values, not mutations", who, input);
+  if (!om__traced(t)) return true;
   return om__trace_fail(OM_ERR_TRACE_IN_PLACE_MUTATION,
                         "%s: changes a traced tensor of shape %s in place while tracing; the graph records values, "
                         "not mutations (use an out-of-place op)", who, om__shape_str(buf, sizeof buf, t->shape, t->ndim));

@@ -125,6 +125,15 @@ TEST(views_share_storage) {
   om_tensor *p = om_permute(r, (int64_t[]){2, 0, 1}, 3), *t = om_transpose(r, 0, 2);
   om_tensor *sl = om_slice(r, 2, 1, 100, 2), *se = om_select(r, 1, -1), *u = om_unsqueeze(se, 0), *sq = om_squeeze(u, NULL, 0);
   CHECK(om_tensor_shares_storage(a, p) && om_tensor_shares_storage(a, sl) && om_tensor_shares_storage(a, sq));
+  /* a step past the end keeps one element, and its gradient lands on that one */
+  om_tensor *leaf = om_arange(0, 10, 1, OM_FLOAT32);
+  om_tensor_set_requires_grad(leaf, true);
+  om_tensor *one = om_slice(leaf, 0, 2, 10, 100), *s1 = om_sum(one, NULL, 0, false);
+  CHECK_VALUES(one, SHAPE(1), 0, 2);
+  CHECK(om_backward(s1, NULL));
+  om_tensor *g = om_tensor_grad(leaf);
+  CHECK_VALUES(g, SHAPE(10), 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0);
+  om_tensor_release(leaf), om_tensor_release(one), om_tensor_release(s1), om_tensor_release(g);
   CHECK_VALUES(p, SHAPE(4, 2, 3), 0, 0, 4, 8, 12, 16, 20, 1, 5, 9);
   CHECK_VALUES(t, SHAPE(4, 3, 2), 0, 0, 12, 4, 16, 8, 20, 1, 13);
   CHECK_VALUES(sl, SHAPE(2, 3, 2), 0, 1, 3, 5, 7, 9, 11, 13, 15);

@@ -179,6 +179,28 @@ TEST(graph_shape_and_names) {
   om__release_all(all, 12);
 }
 
+/* A view is named after the parameter whose elements it reads, and a user's name is never
+ * taken by a generated one. */
+TEST(view_names) {
+  om_tensor *ex = om_randn((int64_t[]){3, 2}, 2, 1, true), *flat = om_randn((int64_t[]){8}, 1, 2, true);
+  om_tensor *s0 = om_slice(flat, 0, 0, 4, 1), *s1 = om_slice(flat, 0, 4, 8, 1);
+  om_tensor *a = om_reshape(s0, (int64_t[]){2, 2}, 2), *b = om_reshape(s1, (int64_t[]){2, 2}, 2);
+  om_tensor *bt = om_transpose(b, 0, 1), *at_ = om_transpose(a, 0, 1), *other = om_randn((int64_t[]){2, 2}, 2, 3, true);
+  CHECK(om_trace_begin());
+  om_tensor *x = om_trace_input("x", ex, NULL);
+  CHECK(om_trace_parameter("a", a) && om_trace_parameter("b", b) && om_trace_parameter("a.view_0", other));
+  om_tensor *y1 = om_matmul(x, bt), *y2 = om_matmul(y1, at_), *y3 = om_matmul(y2, other);
+  om_traced_model *m = om_trace_finish(&y3, (const char *[]){"y"}, 1);
+  CHECK(m && om_traced_count(m, OM_TRACED_INITIALIZER) == 3);
+  const char *want[] = {"b.view_0", "a.view_0_1", "a.view_0"};
+  for (int k = 0; m && k < 3; k++)
+    if (strcmp(om_traced_name(m, OM_TRACED_INITIALIZER, k), want[k]))
+      FAILED("initializer %d is %s, expected %s", k, om_traced_name(m, OM_TRACED_INITIALIZER, k), want[k]);
+  om_traced_release(m);
+  om_tensor *all[] = {ex, flat, s0, s1, a, b, bt, at_, other, x, y1, y2, y3};
+  om__release_all(all, 13);
+}
+
 /* ---- errors, each at its offending call; the recording ends, nothing leaks, the next works ---- */
 
 /* Begins a trace on a [3,4] example and returns the traced input. */
@@ -215,6 +237,10 @@ TEST(data_dependent_reads) {
   om_trace_begin();
   om_tensor *x4 = om_trace_input("x", ex, NULL), *dst = om_zeros(S34, 2, OM_FLOAT32);
   CHECK_ERROR(om_tensor_copy_from(dst, x4), OM_ERR_TRACE_DATA_DEPENDENT, "copy_from: reads the values");
+  om_trace_begin(); /* the example shares the input's storage: reading it reads the input */
+  om_tensor *x5 = om_trace_input("x", ex, NULL);
+  CHECK_ERROR(om_tensor_read(ex, buf), OM_ERR_TRACE_DATA_DEPENDENT, "read: reads the values of traced input 'x'");
+  om_tensor_release(x5);
   CHECK(om_tensor_read(y, buf)); /* after the trace ended, reading works */
   om_tensor *all[] = {ex, x, y, x2, x3, s, x4, dst};
   om__release_all(all, 8);
@@ -230,6 +256,10 @@ TEST(in_place_mutation) {
   om_trace_begin();
   om_tensor *x3 = om_trace_input("x", ex, NULL), *src = om_zeros(S34, 2, OM_FLOAT32);
   CHECK_ERROR(om_tensor_copy_from(x3, src), OM_ERR_TRACE_IN_PLACE_MUTATION, "copy_from: changes a traced tensor");
+  om_trace_begin(); /* writing the example writes the input the graph stands for */
+  om_tensor *x5 = om_trace_input("x", ex, NULL);
+  CHECK_ERROR(om_tensor_fill(ex, 0), OM_ERR_TRACE_IN_PLACE_MUTATION, "fill: changes the storage of traced input 'x' in place");
+  om_tensor_release(x5);
   /* a constant changed in place after it was read: refused at finish, naming it */
   om_tensor *w = om_ones((int64_t[]){4, 2}, 2, OM_FLOAT32);
   om_trace_begin();
@@ -296,6 +326,17 @@ TEST(unsupported_and_symbolic) {
   om_tensor *x = om_trace_input("x", ex, NULL);
   CHECK_ERROR(om_add(x, huge) != NULL, OM_ERR_TRACE_UNSUPPORTED_OPERATION,
               "add: reads a constant of shape [600000000] (2400000000 bytes), over ONNX's 2 GiB limit");
+  /* constants under 2 GiB each but over it together: the file could not be one message (an
+   * empty input keeps the eager results empty, so nothing large is computed) */
+  om_tensor *s2 = om_scalar(2, OM_FLOAT32), *empty = om_zeros((int64_t[]){0, 1}, 2, OM_FLOAT32);
+  om_tensor *big1 = om_expand(s, (int64_t[]){1, 300000000}, 2), *big2 = om_expand(s2, (int64_t[]){1, 300000000}, 2);
+  om_trace_begin();
+  om_tensor *xe = om_trace_input("x", empty, NULL), *y1 = om_add(xe, big1), *y2 = om_add(y1, big2);
+  CHECK(y2 && om_tensor_numel(y2) == 0);
+  CHECK_ERROR(om_trace_finish(&y2, (const char *[]){"y"}, 1) != NULL, OM_ERR_TRACE_UNSUPPORTED_OPERATION,
+              "trace_finish: the constants the outputs need total 2400000000 bytes, over the 2 GiB");
+  om_tensor *all0[] = {s2, empty, big1, big2, xe, y1, y2};
+  om__release_all(all0, 7);
   /* a reshape that bakes a symbolic axis */
   om_tensor *ex2 = om_randn(S34, 2, 1, true);
   om_trace_begin();
@@ -364,6 +405,7 @@ int main(void) {
   RUN(weights_stream_from_their_storage);
   RUN(constants_keep_their_traced_values);
   RUN(graph_shape_and_names);
+  RUN(view_names);
   RUN(data_dependent_reads);
   RUN(in_place_mutation);
   RUN(no_grad_in_trace);
