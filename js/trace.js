@@ -28,15 +28,34 @@ const PART_INITIALIZER = 2;
 const PART_NODE = 3;
 const MAX_DIMS = 8;
 
-/** A graph name: a non-empty string without NUL (C reads names as NUL-terminated). */
+/** The index of the first lone (unpaired) surrogate in s, or -1 when s is well-formed UTF-16. */
+function loneSurrogate(s) {
+  if (typeof s.isWellFormed === 'function' && s.isWellFormed()) return -1;
+  const m = /\p{Surrogate}/u.exec(s); // with the u flag a pair is one code point: only lone ones match
+  return m ? m.index : -1;
+}
+
+/**
+ * A graph name: a non-empty string without NUL (C reads names as NUL-terminated) and without
+ * lone surrogates (UTF-8 cannot encode them: the name would change on the way to C, and the
+ * graph input could not be fed by the name given).
+ */
 function nameArg(name, who, what = 'name') {
   if (typeof name !== 'string') throw invalid(`${who}: ${what} must be a string, got ${describe(name)}`);
   if (name === '') throw invalid(`${who}: ${what} must not be empty`);
   if (name.includes('\0')) throw invalid(`${who}: ${what} ${JSON.stringify(name)} contains a NUL character`);
+  const bad = loneSurrogate(name);
+  if (bad >= 0) {
+    const unit = name.charCodeAt(bad).toString(16);
+    throw invalid(`${who}: ${what} ${JSON.stringify(name)} contains a lone surrogate (\\u${unit} at index ${bad}), which UTF-8 cannot encode`);
+  }
   return name;
 }
 
-/** axisNames: undefined/null (all fixed) or one entry per dim, each a name (symbolic) or null (fixed). */
+/**
+ * axisNames: undefined/null (all fixed) or one entry per dim, each a name (symbolic) or
+ * null/undefined (fixed); a hole of a sparse array counts as null.
+ */
 function axesArg(axisNames, ndim, who) {
   if (axisNames === undefined || axisNames === null) return null;
   if (!Array.isArray(axisNames)) {
@@ -45,7 +64,7 @@ function axesArg(axisNames, ndim, who) {
   if (axisNames.length !== ndim) {
     throw invalid(`${who}: axisNames has ${axisNames.length} entries but the example has ${ndim} dims`);
   }
-  return axisNames.map((a, d) => (a === null || a === undefined ? null : nameArg(a, who, `axisNames[${d}]`)));
+  return Array.from(axisNames, (a, d) => (a === null || a === undefined ? null : nameArg(a, who, `axisNames[${d}]`)));
 }
 
 /** The Tracer whose recording was begun last (its C recording may have ended on an error). */
@@ -374,7 +393,10 @@ export function trace(model, inputs, options = {}) {
   if (outputNames !== undefined && outputNames !== null) {
     if (typeof outputNames === 'string') outputNames = [outputNames];
     if (!Array.isArray(outputNames)) throw invalid(`${who}: outputNames must be an array of strings, got ${describe(outputNames)}`);
-    outputNames.forEach((n, i) => nameArg(n, who, `outputNames[${i}]`));
+    for (let i = 0; i < outputNames.length; i++) {
+      if (!(i in outputNames)) throw invalid(`${who}: outputNames[${i}] is missing (a hole in a sparse array); give every output a name`);
+      nameArg(outputNames[i], who, `outputNames[${i}]`);
+    }
   } else {
     outputNames = null;
   }
@@ -390,6 +412,13 @@ export function trace(model, inputs, options = {}) {
       return tracer.finish(namedOutputs(result, outputNames, who));
     } finally {
       tracer.abort(); // still recording only when something above threw
+      // The model may have begun a recording of its own (after catching the error of a nested
+      // Tracer.begin(), which ended ours): it ends here too. Any recording active now was begun
+      // during this call, since ours could only begin when none was.
+      if (M._omw_trace_active()) {
+        current?.abort();
+        if (M._omw_trace_active()) M._omw_trace_abort();
+      }
     }
   });
 }

@@ -37,17 +37,31 @@ function feedOf(name, v) {
   throw new Error(`runOnnx: feed ${JSON.stringify(name)} must be an om.Tensor or { dtype, data, dims }`);
 }
 
+/** The end of the chain of runs: onnxruntime-web's wasm backend runs one session at a time. */
+let lastRun = Promise.resolve();
+
 /**
  * Runs ONNX bytes on feeds ({ name: om.Tensor | { dtype, data, dims } }) and returns every graph
  * output as { name: { dtype, dims, data } } (copies; dtype 'float32' | 'int64' | 'bool' | ...).
+ * om.Tensor feeds are read before this returns. Calls may overlap: the runs are queued, one after the
+ * other (sessions run concurrently in one onnxruntime-web wasm instance fail inside ORT).
  */
-export async function runOnnx(bytes, feeds) {
+export function runOnnx(bytes, feeds) {
+  let copied;
+  try {
+    copied = Object.entries(feeds).map(([name, v]) => [name, ...feedOf(name, v)]);
+  } catch (e) {
+    return Promise.reject(e);
+  }
+  const run = lastRun.then(() => runNow(bytes, copied));
+  lastRun = run.catch(() => {});
+  return run;
+}
+
+async function runNow(bytes, feeds) {
   const ort = await loadOrt();
   const ortFeeds = {};
-  for (const [name, v] of Object.entries(feeds)) {
-    const [type, data, dims] = feedOf(name, v);
-    ortFeeds[name] = new ort.Tensor(type, data, dims);
-  }
+  for (const [name, type, data, dims] of feeds) ortFeeds[name] = new ort.Tensor(type, data, dims);
   const session = await ort.InferenceSession.create(bytes, { executionProviders: ['wasm'] });
   try {
     const results = await session.run(ortFeeds);

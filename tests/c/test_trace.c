@@ -98,6 +98,31 @@ TEST(golden_bytes_and_model_fields) {
   om_traced_release(m2);
 }
 
+/* The second golden model (tests/js/trace.test.mjs pins the same hash): a symbolic batch, int64
+ * and bool values, and an Identity output. */
+TEST(golden_bytes_symbolic_int_bool) {
+  om_tensor *x0 = om_randn((int64_t[]){3, 5}, 2, 5, true), *w = om_randn((int64_t[]){5, 4}, 2, 6, true);
+  om_tensor *t = om_randn((int64_t[]){4}, 1, 7, true);
+  CHECK(om_trace_begin());
+  om_tensor *x = om_trace_input("x", x0, (const char *[]){"batch", NULL});
+  CHECK(om_trace_parameter("proj.weight", w) && om_trace_parameter("proj.threshold", t));
+  om_tensor *h = om_matmul(x, w), *cls = om_argmax(h, 1, false), *clsf = om_cast(cls, OM_FLOAT32);
+  om_tensor *mask = om_gt(h, t), *y = om_where(mask, h, t), *ys = om_sum(y, (int64_t[]){1}, 1, false);
+  om_tensor *score = om_add(ys, clsf);
+  om_traced_model *m = om_trace_finish((om_tensor *[]){y, cls, mask, score, x},
+                                       (const char *[]){"y", "cls", "mask", "score", "x_copy"}, 5);
+  CHECK(m != NULL);
+  if (m) {
+    bytes b = onnx_of(m);
+    char hex[17];
+    if (strcmp(fnv(&b, hex), "1a9b8eddab5654cb")) FAILED("golden model 2 hash %s (pinned 1a9b8eddab5654cb)", hex);
+    free(b.p);
+  }
+  om_traced_release(m);
+  om_tensor *all[] = {x0, w, t, x, h, cls, clsf, mask, y, ys, score};
+  om__release_all(all, 11);
+}
+
 TEST(weights_stream_from_their_storage) {
   int64_t big[] = {256, 256};
   om_tensor *x0 = om_randn((int64_t[]){2, 256}, 2, 1, true), *w = om_randn(big, 2, 2, true);
@@ -402,6 +427,7 @@ TEST(symbols_through_reshape_and_expand) {
 
 int main(void) {
   RUN(golden_bytes_and_model_fields);
+  RUN(golden_bytes_symbolic_int_bool);
   RUN(weights_stream_from_their_storage);
   RUN(constants_keep_their_traced_values);
   RUN(graph_shape_and_names);

@@ -1,5 +1,5 @@
 // The README's examples and examples/*.mjs run as a user would run them: the loss falls, the
-// traced model is written.
+// traced model is written and agrees with the eager run in onnxruntime-web (the trace oracle).
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -48,11 +48,38 @@ test('the README example runs and its loss falls', () => {
   assert.ok(l.at(-1) < l[0] / 2, `loss did not halve: ${l}`);
 });
 
-test('the README tracing example writes an .onnx with a symbolic batch', () => {
+/**
+ * The README tracing example with the trace oracle run on its model before it is disposed: at
+ * the traced batch and another one, against net.forward (the README's names `traced`, `net`).
+ */
+function readmeTraceWithOracle() {
+  const code = readFileSync(readmeExamples()[1], 'utf8');
+  assert.equal(code.split('traced.dispose();').length, 2, 'the README tracing example disposes `traced` once');
+  const check = `
+{
+  const { checkTraced } = await import(${JSON.stringify(new URL('tools/trace_oracle.mjs', root).href)});
+  for (const batch of [8, 5]) {
+    const feeds = Object.fromEntries(traced.inputs.map((i) => [i.name, om.randn(i.shape.map((d) => (typeof d === 'string' ? batch : d)), { seed: batch })]));
+    const eager = om.tidy(() => net.forward(...Object.values(feeds)));
+    const r = await checkTraced(traced, feeds, [eager]);
+    console.log(\`oracle at batch \${batch}: \${r.outputs.map((o) => \`\${o.name} [\${o.shape}] max error \${o.maxError}\`).join(', ')}\`);
+    om.dispose([feeds, eager]);
+  }
+}
+traced.dispose();`;
+  const file = new URL('build/readme-example-1-oracle.mjs', root);
+  writeFileSync(file, code.replace('traced.dispose();', check));
+  return file;
+}
+
+test('the README tracing example writes an .onnx with a symbolic batch, which agrees with eager in onnxruntime-web', () => {
   const cwd = new URL('build/readme-trace/', root);
   rmSync(cwd, { recursive: true, force: true });
   mkdirSync(cwd, { recursive: true });
-  const out = execFileSync(process.execPath, [readmeExamples()[1].pathname], { cwd, encoding: 'utf8', timeout: 120_000 });
+  const out = execFileSync(process.execPath, [readmeTraceWithOracle().pathname], { cwd, encoding: 'utf8', timeout: 120_000 });
+  const errors = [...out.matchAll(/^oracle at batch (\d+): logits \[(\d+),3\] max error ([\d.e+-]+)$/gm)];
+  assert.deepEqual(errors.map((m) => [m[1], m[2]]), [['8', '8'], ['5', '5']], out);
+  for (const m of errors) assert.ok(Number(m[3]) <= 1e-5, `onnxruntime-web disagrees with eager by ${m[3]}`);
   assert.match(out, /\[ 'batch', 4 \] -> \[ 'batch', 3 \]/);
   const bytes = readFileSync(new URL('net.onnx', cwd));
   assert.match(out, new RegExp(`^${bytes.length} bytes$`, 'm'));

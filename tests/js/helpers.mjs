@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { before, beforeEach, afterEach } from 'node:test';
 import * as om from 'onemodel';
+import { checkTraced } from '../../tools/trace_oracle.mjs';
 
 /** A tensor's elements as plain numbers (bigints and bool bytes converted). */
 export function vals(t) {
@@ -65,4 +66,65 @@ export function refMatmul(a, as, b, bs) {
     }
   }
   return { shape: [...batch, n, m], values: out };
+}
+
+// ---- traced models: every one a test keeps goes through the oracle ---------------------------
+
+/**
+ * Starts the onnxruntime-web oracle (tools/trace_oracle.mjs checkTraced) on a traced model and
+ * returns its promise. inputs ({ name: example Tensor }) and eager (the eager outputs: an object
+ * by output name, an array in output order, or one Tensor) are required; both are read, and the
+ * .onnx written, before this returns, so they may be freed (and the model disposed) right after.
+ * After finish(), a traced output tensor holds the values of the eager run, so it can serve as
+ * its own eager value.
+ */
+export function startOracle(tm, inputs, eager, options) {
+  if (!(tm instanceof om.TracedModel)) throw new Error(`oracle: expected a TracedModel, got ${tm}`);
+  if (inputs === null || typeof inputs !== 'object' || Array.isArray(inputs) || !Object.keys(inputs).length) {
+    throw new Error('oracle: every traced model needs its example inputs ({ name: Tensor }) to run in onnxruntime-web');
+  }
+  if (!(eager instanceof om.Tensor) && (eager === null || typeof eager !== 'object')) {
+    throw new Error('oracle: every traced model needs its eager outputs to compare the .onnx with');
+  }
+  const p = checkTraced(tm, inputs, eager, options);
+  p.catch(() => {}); // the caller awaits it; this only keeps an early failure from counting as unhandled
+  return p;
+}
+
+/** The example tensors of om.trace-style inputs ({ name: Tensor | [Tensor, axisNames] }). */
+export function examplesOf(inputs) {
+  return Object.fromEntries(Object.entries(inputs).map(([k, v]) => [k, Array.isArray(v) ? v[0] : v]));
+}
+
+/**
+ * The harness of the trace tests: runs fn(keep, trace) inside om.tidy, then awaits the oracle on
+ * every model kept, and disposes them all (also when something throws).
+ *   keep(tm, inputs, eager): registers tm and starts the oracle on it (see startOracle; inputs
+ *     and eager are required, so no kept model skips the oracle). Returns tm.
+ *   trace(model, inputs, options): om.trace, then one eager run of model on the examples
+ *     (outside the trace) as the oracle's reference, then keep. Returns the TracedModel.
+ * Resolves to what fn returned.
+ */
+export async function withTraced(fn) {
+  const made = new Set();
+  const checks = [];
+  const keep = (tm, inputs, eager) => {
+    if (tm instanceof om.TracedModel) made.add(tm);
+    checks.push(startOracle(tm, inputs, eager));
+    return tm;
+  };
+  const trace = (model, inputs, options) => {
+    const tm = om.trace(model, inputs, options);
+    made.add(tm); // disposed also when the eager run throws
+    const xs = Object.values(examplesOf(inputs));
+    const eager = typeof model === 'function' ? model(...xs) : model.forward(...xs);
+    return keep(tm, examplesOf(inputs), eager);
+  };
+  try {
+    const result = om.tidy(() => fn(keep, trace));
+    await Promise.all(checks);
+    return result;
+  } finally {
+    for (const tm of made) tm.dispose();
+  }
 }

@@ -1,12 +1,22 @@
 // Every trace error kind and trigger of the spec (section 3), and misuse of the JS tracing API.
 // Each row must throw the expected kind (om.TraceError for the tracer's kinds) with a message
 // naming the call, leave no recording active (a new trace works) and free everything it made.
+// The models a test makes on its way (keep) run through the onnxruntime-web oracle too.
 import { test, describe, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 import * as om from 'onemodel';
-import { vals, memoryHooks } from './helpers.mjs';
+import { vals, memoryHooks, startOracle } from './helpers.mjs';
 
 memoryHooks();
+
+/** The oracle runs a test started (keep); awaited after the test. */
+const pending = [];
+
+/** Starts the oracle on a traced model a test made on its way (see startOracle); returns tm. */
+function keep(tm, inputs, eager) {
+  pending.push(startOracle(tm, inputs, eager));
+  return tm;
+}
 
 const TRACE_KINDS = ['UnsupportedOperation', 'DataDependent', 'InPlaceMutation', 'NoGradInTrace', 'SymbolicShape', 'InvalidUsage'];
 
@@ -15,13 +25,24 @@ const ex = () => om.randn([4, 3], { seed: 1 });
 /** A trace of fn on x [4, 3] (fixed axes unless axes given). */
 const traceOf = (fn, axes = null) => om.trace(fn, { x: [ex(), axes] });
 
-afterEach(() => {
+afterEach(async () => {
   // whatever a row did, no recording may be left behind ...
-  assert.equal(om.Tracer.active, false, 'a recording is still active after the test');
-  // ... and a new trace works
-  const tm = om.tidy(() => om.trace((x) => x.relu(), { x: om.ones([2]) }));
-  assert.deepEqual(tm.graph().nodes.map((n) => n.opType), ['Relu']);
-  tm.dispose();
+  const active = om.Tracer.active;
+  if (active) try { om.Tracer.begin(); } catch { /* a nested begin ends the recording: the next test starts clean */ }
+  assert.equal(active, false, 'a recording is still active after the test');
+  await Promise.all(pending.splice(0));
+  // ... and a new trace works (and agrees with the eager run in onnxruntime-web)
+  const x0 = om.tensor([1, -2]);
+  const tm = om.tidy(() => om.trace((x) => x.relu(), { x: x0 }));
+  const eager = om.tidy(() => x0.relu());
+  const oracle = startOracle(tm, { x: x0 }, eager);
+  try {
+    assert.deepEqual(tm.graph().nodes.map((n) => n.opType), ['Relu']);
+  } finally {
+    tm.dispose();
+    om.dispose([x0, eager]);
+  }
+  await oracle;
 });
 
 /**
@@ -68,6 +89,21 @@ const rows = [
     () => traceOf((x) => { x.select(0, 1).copy_(om.zeros([3])); return x.relu(); })],
   ['fill_ of an op result on a traced tensor', 'InPlaceMutation', /^(fill|fill_): changes a traced tensor/,
     () => traceOf((x) => x.exp().fill_(1))],
+  ['fill_ of a traced input\'s example (the same storage)', 'InPlaceMutation',
+    /^(fill|fill_): changes the storage of traced input 'x' in place while tracing; the graph records values, not mutations/,
+    () => {
+      const e = ex();
+      const t = om.Tracer.begin();
+      const x = t.input('x', e);
+      e.fill_(0);
+      return t.finish({ y: x.relu() });
+    }],
+  ['toArray of a traced input\'s example (the same storage)', 'DataDependent',
+    /^(read|toArray): reads the values of traced input 'x' \(through a tensor sharing its storage\) while tracing; a graph cannot depend on them/,
+    () => {
+      const e = ex();
+      return om.trace((x) => { e.toArray(); return x.relu(); }, { x: e });
+    }],
   ['a captured weight changed in place before finish', 'InPlaceMutation',
     /^(trace_finish|finish): a constant of shape \[3,2\], first read by matmul, was changed in place during the trace/,
     () => {
@@ -153,13 +189,36 @@ describe('trace errors: what happens around them', () => {
 
   test('a non-trace error (ShapeMismatch) leaves the trace recording', () => om.tidy(() => {
     const t = om.Tracer.begin();
-    const x = t.input('x', ex());
+    const e = ex();
+    const x = t.input('x', e);
     throwsKind(() => x.add(om.zeros([5])), 'ShapeMismatch', /^add: /);
     assert.equal(t.recording, true);
-    const tm = t.finish({ y: x.relu() });
+    const y = x.relu();
+    const tm = keep(t.finish({ y }), { x: e }, { y });
     assert.deepEqual(tm.graph().nodes.map((n) => n.opType), ['Relu']);
     tm.dispose();
   }));
+
+  test('om.trace ends a recording the model began itself after a nested begin failed', () => {
+    let inner = null;
+    throwsKind(() => traceOf((x) => {
+      assert.throws(() => om.Tracer.begin(), (e) => e instanceof om.TraceError && e.kind === 'InvalidUsage');
+      inner = om.Tracer.begin(); // succeeds: the failed nested begin ended om.trace's recording
+      return x.relu();
+    }), 'InvalidUsage', /^finish: this tracer ended, and a later Tracer\.begin\(\) started another recording/);
+    assert.equal(om.Tracer.active, false, 'the model\'s own recording outlived om.trace');
+    assert.equal(inner.recording, false);
+    throwsKind(() => inner.input('y', ex()), 'InvalidUsage', /^input: this tracer was aborted/);
+  });
+
+  test('om.trace ends the model\'s own recording also when the model throws', () => {
+    assert.throws(() => om.tidy(() => traceOf(() => {
+      try { om.Tracer.begin(); } catch { /* ends both */ }
+      om.Tracer.begin();
+      throw new Error('boom');
+    })), /boom/);
+    assert.equal(om.Tracer.active, false);
+  });
 
   test('NoGradInTrace leaves grad mode on', () => om.tidy(() => {
     throwsKind(() => traceOf((x) => om.noGrad(() => x)), 'NoGradInTrace', /grad mode/);
@@ -180,14 +239,20 @@ describe('trace errors: what happens around them', () => {
 });
 
 describe('misuse of the JS tracing API', () => {
-  /** Runs fn(tracer, x) on a fresh recording and aborts it afterwards. */
+  /** Runs fn(tracer, x, example of x) on a fresh recording and aborts it afterwards. */
   const onTracer = (fn) => () => {
     const t = om.Tracer.begin();
     try {
-      return fn(t, t.input('x', ex()));
+      const e = ex();
+      return fn(t, t.input('x', e), e);
     } finally {
       t.abort();
     }
+  };
+  /** Finishes t with y = x.relu(), runs the model through the oracle and disposes it. */
+  const finishRelu = (t, x, e) => {
+    const y = x.relu();
+    keep(t.finish({ y }), { x: e }, { y }).dispose();
   };
   const disposed = () => { const d = om.ones([2]); d.dispose(); return d; };
 
@@ -217,9 +282,9 @@ describe('misuse of the JS tracing API', () => {
       onTracer((t, x) => t.finish([x.relu()]))],
     ['finish with no outputs', 'InvalidArgument', /^finish: outputs is empty/, onTracer((t) => t.finish({}))],
     ['finish called twice', 'InvalidUsage', /^finish: this tracer has already finished/,
-      onTracer((t, x) => { t.finish({ y: x.relu() }).dispose(); t.finish({ y: x.exp() }); })],
+      onTracer((t, x, e) => { finishRelu(t, x, e); t.finish({ y: x.exp() }); })],
     ['input after finish', 'InvalidUsage', /^input: this tracer has already finished/,
-      onTracer((t, x) => { t.finish({ y: x.relu() }).dispose(); t.input('z', ex()); })],
+      onTracer((t, x, e) => { finishRelu(t, x, e); t.input('z', ex()); })],
     ['parameter after abort', 'InvalidUsage', /^parameter: this tracer was aborted/,
       onTracer((t) => { t.abort(); t.parameter('w', om.ones([1])); })],
     ['a tracer replaced by a later begin', 'InvalidUsage', /^input: this tracer ended, and a later Tracer\.begin\(\) started another recording/,
@@ -257,13 +322,54 @@ describe('misuse of the JS tracing API', () => {
       () => om.trace((x) => [x.relu(), x.exp()], { x: ex() }, { outputNames: ['a', 'a'] })],
     ['outputNames against an object result', 'InvalidArgument', /^trace: the model returned an object, whose keys \(y\) name the outputs; outputNames \(z\) differs/,
       () => om.trace((x) => ({ y: x.relu() }), { x: ex() }, { outputNames: ['z'] })],
+    ['outputNames with a hole (a sparse array)', 'InvalidArgument', /^trace: outputNames\[1\] is missing \(a hole in a sparse array\)/,
+      // eslint-disable-next-line no-sparse-arrays
+      () => om.trace((x) => [x.relu(), x.exp()], { x: ex() }, { outputNames: ['a', , ] })],
+    ['outputNames that is all holes', 'InvalidArgument', /^trace: outputNames\[0\] is missing \(a hole in a sparse array\)/,
+      () => om.trace((x) => x.relu(), { x: ex() }, { outputNames: new Array(1) })],
+    // Names with a lone surrogate: UTF-8 cannot encode it, C would get another name
+    ['an input name with a lone surrogate', 'InvalidArgument',
+      /^input: name "a\\ud800" contains a lone surrogate \(\\ud800 at index 1\), which UTF-8 cannot encode/,
+      onTracer((t) => t.input('a\ud800', ex()))],
+    ['a parameter name with a lone low surrogate', 'InvalidArgument', /^parameter: name "\\udc00w" contains a lone surrogate \(\\udc00 at index 0\)/,
+      onTracer((t) => t.parameter('\udc00w', om.ones([1])))],
+    ['an axis name with a lone surrogate', 'InvalidArgument', /^input: axisNames\[0\] "b\\udbff" contains a lone surrogate/,
+      onTracer((t) => t.input('y', ex(), ['b\udbff', null]))],
+    ['an output name with a lone surrogate', 'InvalidArgument', /^finish: output name "y\\ud800z" contains a lone surrogate/,
+      onTracer((t, x) => t.finish({ 'y\ud800z': x.relu() }))],
+    ['outputNames with a lone surrogate', 'InvalidArgument', /^trace: outputNames\[0\] "\\ud800" contains a lone surrogate/,
+      () => om.trace((x) => x.relu(), { x: ex() }, { outputNames: ['\ud800'] })],
   ];
   for (const [name, kind, message, fn] of misuse) {
     test(name, () => { throwsKind(fn, kind, message); });
   }
 
+  test('lone surrogates are refused without String.prototype.isWellFormed too (older engines)', () => {
+    const own = Object.getOwnPropertyDescriptor(String.prototype, 'isWellFormed');
+    delete String.prototype.isWellFormed;
+    try {
+      for (const [name, at] of [['a\ud800', 1], ['\udc00', 0], ['x\udc00\ud800', 1], ['\ud83d\ude00\ud83d', 2]]) {
+        throwsKind(onTracer((t) => t.input(name, ex())), 'InvalidArgument', new RegExp(`contains a lone surrogate \\(\\\\u${name.charCodeAt(at).toString(16)} at index ${at}\\)`));
+      }
+      // a well-formed pair is one code point: accepted
+      const e = ex();
+      const tm = om.tidy(() => om.trace((x) => x.relu(), { 'x\ud83d\ude00': e }));
+      const eager = om.tidy(() => e.relu());
+      keep(tm, { 'x\ud83d\ude00': e }, eager);
+      assert.deepEqual(tm.inputs.map((i) => i.name), ['x\ud83d\ude00']);
+      tm.dispose();
+      om.dispose([e, eager]);
+    } finally {
+      if (own) Object.defineProperty(String.prototype, 'isWellFormed', own);
+    }
+  });
+
   test('saveOnnx outside Node and with a bad path argument', () => {
-    const tm = om.tidy(() => om.trace((x) => x.relu(), { x: ex() }));
+    const e = ex();
+    const tm = om.tidy(() => om.trace((x) => x.relu(), { x: e }));
+    const eager = om.tidy(() => e.relu());
+    keep(tm, { x: e }, eager);
+    om.dispose([e, eager]);
     try {
       throwsKind(() => tm.saveOnnx(42), 'InvalidArgument', /^saveOnnx: path must be a string or a URL, got 42/);
     } finally {

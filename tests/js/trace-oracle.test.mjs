@@ -140,6 +140,8 @@ describe('models: traced vs eager in onnxruntime-web', () => {
           perm: v.permute(2, 0, 1),
           tr: v.transpose(0, 2).mul(2),
           step: v.slice(2, 0, Infinity, 2),
+          oneStep: v.slice(2, 1, 100, 7).mul(3),       // a step past the end: one element
+          wideStep: v.slice(1, 0, Infinity, 4).add(1), // 3 wide, step 4: one element, not the whole axis
           neg: v.slice(1, -2),
           sel: v.select(1, 1),
           sq: v.unsqueeze(1).squeeze(1).unsqueeze(-1).squeeze(),
@@ -162,13 +164,16 @@ describe('models: traced vs eager in onnxruntime-web', () => {
     const W = om.tensor([[1, 2], [3, 4]]);
     const ex = om.tensor([[1, 1]]);
     const tm = om.tidy(() => om.trace((x) => x.matmul(W), { x: ex }));
+    const eager = om.tidy(() => ex.matmul(W)); // the eager run with the traced weights
     try {
       W.fill_(0);
+      assert.deepEqual(Array.from(eager.toArray()), [4, 6]);
+      await checkTraced(tm, { x: ex }, eager);
       const out = await runOnnx(tm.toOnnx(), { x: ex });
       assert.deepEqual(out.output.data, [4, 6]);
     } finally {
       tm.dispose();
-      om.dispose([W, ex]);
+      om.dispose([W, ex, eager]);
     }
   });
 });
@@ -293,6 +298,22 @@ describe('tools/trace_oracle.mjs', () => {
     } finally {
       tm.dispose();
       om.dispose([x, y, z, shape, dtype]);
+    }
+  });
+
+  test('checkTraced and runOnnx calls may overlap: the runs are queued, each gets its own outputs', async () => {
+    const x = om.randn([2, 3], { seed: 1 });
+    const fns = [(v) => v.exp(), (v) => [v.exp(), v.relu()], (v) => ({ b: v.exp(), a: v.relu() }), (v) => v.mul(2).sum(1)];
+    const tms = fns.map((f) => om.tidy(() => om.trace(f, { x })));
+    const eager = fns.map((f) => om.tidy(() => f(x)));
+    try {
+      const all = [...tms.map((tm, i) => checkTraced(tm, { x }, eager[i])), runOnnx(tms[3].toOnnx(), { x })];
+      const reports = await Promise.all(all);
+      assert.deepEqual(reports.slice(0, 4).map((r) => r.outputs.map((o) => o.name)), [['output'], ['output_0', 'output_1'], ['b', 'a'], ['output']]);
+      assert.deepEqual(reports[4].output.dims, [2]);
+    } finally {
+      for (const tm of tms) tm.dispose();
+      om.dispose([x, eager]);
     }
   });
 

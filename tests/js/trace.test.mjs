@@ -1,26 +1,17 @@
 // Tracing to ONNX, one test per rule of the spec (../shared/spec/tracing.md, docs/tracing.md):
 // what is recorded, constants and their names, pruning, outputs, aliases, symbolic axes, values
 // after finish, determinism (and the golden bytes shared with the C test), the JS wrapper.
+// Every model traced here also runs through the onnxruntime-web oracle (tools/trace_oracle.mjs)
+// against its eager outputs: withTraced (helpers.mjs) requires them for every model it keeps.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as om from 'onemodel';
-import { near, vals, memoryHooks } from './helpers.mjs';
-import { runOnnx } from '../../tools/trace_oracle.mjs';
+import { near, vals, memoryHooks, withTraced, startOracle } from './helpers.mjs';
 
 memoryHooks();
-
-/** Runs fn inside tidy and disposes the traced models it returns (in an array or alone). */
-function withTraced(fn) {
-  const made = [];
-  try {
-    return om.tidy(() => fn((tm) => { made.push(tm); return tm; }));
-  } finally {
-    for (const tm of made) tm.dispose();
-  }
-}
 
 const opTypes = (tm) => tm.graph().nodes.map((n) => n.opType);
 const initNames = (tm) => tm.graph().initializers.map((i) => i.name).sort();
@@ -35,14 +26,49 @@ function fnv1a64(bytes) {
   return h.toString(16).padStart(16, '0');
 }
 
+describe('the harness: every traced model these tests keep runs in onnxruntime-web', () => {
+  const traceRelu = () => {
+    const x0 = om.randn([2, 3], { seed: 1 });
+    const tracer = om.Tracer.begin();
+    const y = tracer.input('x', x0).relu();
+    return { tm: tracer.finish({ y }), x0, y };
+  };
+
+  test('keep needs the example inputs and the eager outputs', async () => {
+    for (const [what, args] of [['no inputs', () => []], ['no eager outputs', (a) => [{ x: a.x0 }]],
+      ['empty inputs', (a) => [{}, { y: a.y }]], ['eager null', (a) => [{ x: a.x0 }, null]]]) {
+      await assert.rejects(withTraced((keep) => {
+        const a = traceRelu();
+        keep(a.tm, ...args(a));
+      }), /^Error: oracle: every traced model needs its (example inputs|eager outputs)/, what);
+    }
+  });
+
+  test('a model whose .onnx disagrees with its eager outputs fails the test', async () => {
+    await assert.rejects(withTraced((keep) => {
+      const a = traceRelu();
+      keep(a.tm, { x: a.x0 }, { y: a.y.add(1) });
+    }), /trace oracle: the \.onnx disagrees with the eager run:\n {2}y: max \|onnx - eager\| = 1 > [\d.e-]+ at element 0/);
+  });
+
+  test('trace(model, inputs) checks against a separate eager run of the model', async () => {
+    let calls = 0;
+    await withTraced((keep, trace) => {
+      trace((x) => { calls++; return x.exp(); }, { x: [om.randn([3, 2], { seed: 1 }), ['batch', null]] });
+    });
+    assert.equal(calls, 2, 'once traced, once eager');
+  });
+});
+
 describe('recording', () => {
   test('every op with a traced input writes its node; ops on constants only write none', () => withTraced((keep) => {
+    const x0 = om.randn([2, 3], { seed: 1 });
     const tracer = om.Tracer.begin();
-    const x = tracer.input('x', om.randn([2, 3], { seed: 1 }));
+    const x = tracer.input('x', x0);
     const c = om.ones([3]).mul(2).add(1); // constants only: run eagerly, no node
     assert.equal(om.Tracer.active, true);
     const y = x.add(c).relu().mul(x);
-    const tm = keep(tracer.finish({ y }));
+    const tm = keep(tracer.finish({ y }), { x: x0 }, { y });
     assert.deepEqual(opTypes(tm), ['Add', 'Relu', 'Mul']);
     const inits = tm.graph().initializers;
     assert.equal(inits.length, 1, 'the folded constant c is one initializer');
@@ -59,63 +85,50 @@ describe('recording', () => {
     assert.equal(ex.requiresGrad, false);
     const y = x.exp();
     assert.equal(y.requiresGrad, true);
-    keep(tracer.finish({ y }));
+    keep(tracer.finish({ y }), { x: ex }, { y });
   }));
 });
 
 describe('constants', () => {
   test('the same weight used twice is one initializer', () => withTraced((keep) => {
     const W = om.randn([3, 3], { seed: 2 });
+    const x0 = om.randn([2, 3], { seed: 1 });
     const tracer = om.Tracer.begin();
-    const x = tracer.input('x', om.randn([2, 3], { seed: 1 }));
+    const x = tracer.input('x', x0);
     tracer.parameter('w', W);
     const y = x.matmul(W).add(x.matmul(W)).matmul(W);
-    const tm = keep(tracer.finish({ y }));
+    const tm = keep(tracer.finish({ y }), { x: x0 }, { y });
     assert.deepEqual(opTypes(tm), ['MatMul', 'MatMul', 'Add', 'MatMul']);
     assert.deepEqual(tm.graph().initializers, [{ name: 'w', dtype: 'float32', shape: [3, 3] }]);
   }));
 
-  test('a transposed view of a named weight is <name>.view_0 holding the transposed values', async () => {
+  test('a transposed view of a named weight is <name>.view_0 holding the transposed values', () => withTraced((keep) => {
     const W = om.tensor([[1, 2, 3], [4, 5, 6]]); // [out 2, in 3]
     const eye = om.tensor([[1, 0, 0], [0, 1, 0], [0, 0, 1]]);
-    let tm;
-    try {
-      tm = om.tidy(() => {
-        const tracer = om.Tracer.begin();
-        const x = tracer.input('x', eye);
-        tracer.parameter('fc.weight', W);
-        return tracer.finish({ y: x.matmul(W.t()) });
-      });
-      assert.deepEqual(tm.graph().initializers, [{ name: 'fc.weight.view_0', dtype: 'float32', shape: [3, 2] }]);
-      // I @ view = the view's values: W^T
-      const out = await runOnnx(tm.toOnnx(), { x: eye });
-      assert.deepEqual(out.y.dims, [3, 2]);
-      assert.deepEqual(out.y.data, [1, 4, 2, 5, 3, 6]);
-    } finally {
-      tm?.dispose();
-      om.dispose([W, eye]);
-    }
-  });
+    const tracer = om.Tracer.begin();
+    const x = tracer.input('x', eye);
+    tracer.parameter('fc.weight', W);
+    const y = x.matmul(W.t());
+    const tm = tracer.finish({ y });
+    assert.deepEqual(tm.graph().initializers, [{ name: 'fc.weight.view_0', dtype: 'float32', shape: [3, 2] }]);
+    // I @ view = the view's values: W^T, in the eager run and (the oracle) in the .onnx
+    assert.deepEqual(y.shape, [3, 2]);
+    assert.deepEqual(vals(y), [1, 4, 2, 5, 3, 6]);
+    keep(tm, { x: eye }, { y });
+  }));
 
-  test('a constant keeps the values it had when it was captured', async () => {
+  test('a constant keeps the values it had when it was captured', () => withTraced((keep) => {
     const W = om.tensor([[1, 2], [3, 4]]);
     const ex = om.tensor([[1, 0], [0, 1]]);
-    let tm;
-    try {
-      tm = om.tidy(() => {
-        const tracer = om.Tracer.begin();
-        const x = tracer.input('x', ex);
-        tracer.parameter('w', W);
-        return tracer.finish({ y: x.matmul(W) });
-      });
-      W.fill_(0); // after finish: allowed; the model keeps its copy of the old values
-      const out = await runOnnx(tm.toOnnx(), { x: ex });
-      assert.deepEqual(out.y.data, [1, 2, 3, 4]);
-    } finally {
-      tm?.dispose();
-      om.dispose([W, ex]);
-    }
-  });
+    const tracer = om.Tracer.begin();
+    const x = tracer.input('x', ex);
+    tracer.parameter('w', W);
+    const y = x.matmul(W);
+    const tm = tracer.finish({ y });
+    W.fill_(0); // after finish: allowed; the model keeps its copy of the old values
+    assert.deepEqual(vals(y), [1, 2, 3, 4]);
+    keep(tm, { x: ex }, { y }); // the .onnx is written now, after the fill, and still gives W's old values
+  }));
 });
 
 describe('naming', () => {
@@ -137,22 +150,23 @@ describe('naming', () => {
   test('tracer.parameter names an initializer', () => withTraced((keep) => {
     const b = om.randn([4], { seed: 3 });
     const u = om.randn([4], { seed: 4 });
+    const x0 = om.randn([2, 4], { seed: 1 });
     const tracer = om.Tracer.begin();
-    const x = tracer.input('x', om.randn([2, 4], { seed: 1 }));
+    const x = tracer.input('x', x0);
     tracer.parameter('my.bias', b);
-    const tm = keep(tracer.finish({ y: x.add(b).sub(u) }));
-    const names = initNames(tm);
-    assert.equal(names.length, 2);
-    assert.ok(names.includes('my.bias'), `initializers: ${names}`);
-    assert.ok(!names.includes('u'), 'an unnamed constant gets a generated name');
+    const y = x.add(b).sub(u);
+    const tm = keep(tracer.finish({ y }), { x: x0 }, { y });
+    // the named one by its name, the unnamed one by a generated name
+    assert.deepEqual(initNames(tm), ['const_0', 'my.bias']);
+    assert.deepEqual(tm.graph().nodes.find((n) => n.opType === 'Sub').inputs, ['Add_0', 'const_0']);
   }));
 
-  test('om.trace(module) names parameters and buffers by their state-dict paths', () => withTraced((keep) => {
+  test('om.trace(module) names parameters and buffers by their state-dict paths', () => withTraced((keep, trace) => {
     om.manualSeed(7);
     const net = new Net();
     assert.deepEqual(Object.keys(net.stateDict()),
       ['fc1.weight', 'fc1.bias', 'layers.0.weight', 'layers.0.bias', 'layers.1.weight', 'scale']);
-    const tm = keep(om.trace(net, { x: [om.randn([4, 3], { seed: 1 }), ['batch', null]] }));
+    const tm = trace(net, { x: [om.randn([4, 3], { seed: 1 }), ['batch', null]] });
     assert.deepEqual(initNames(tm),
       ['fc1.bias', 'fc1.weight', 'layers.0.bias', 'layers.0.weight', 'layers.1.weight', 'scale']);
     const gemm = tm.graph().nodes.find((n) => n.opType === 'Gemm'); // Linear reads its weight as stored
@@ -160,7 +174,21 @@ describe('naming', () => {
     net.dispose();
   }));
 
-  test('tied weights (one tensor in two fields) are stored once, under the first path', () => withTraced((keep) => {
+  test('Linear on a 3-D input reads its weight by its name too (Transpose, MatMul, Add)', () => withTraced((keep, trace) => {
+    om.manualSeed(5);
+    const fc = new om.nn.Linear(4, 3);
+    try {
+      const tm = trace({ forward: (x) => fc.forward(x), stateDict: () => ({ 'fc.weight': fc.weight, 'fc.bias': fc.bias }) },
+        { x: [om.randn([2, 5, 4], { seed: 1 }), ['batch', null, null]] });
+      assert.deepEqual(initNames(tm), ['fc.bias', 'fc.weight']);
+      assert.deepEqual(tm.graph().nodes.map((n) => [n.opType, n.inputs]),
+        [['Transpose', ['fc.weight']], ['MatMul', ['x', 'Transpose_0']], ['Add', ['MatMul_1', 'fc.bias']]]);
+    } finally {
+      fc.dispose();
+    }
+  }));
+
+  test('tied weights (one tensor in two fields) are stored once, under the first path', () => withTraced((keep, trace) => {
     class Tied extends om.nn.Module {
       constructor() {
         super();
@@ -175,7 +203,7 @@ describe('naming', () => {
     const net = new Tied();
     assert.equal(net.parameters().length, 3, 'parameters() lists the tied weight once');
     assert.equal(Object.keys(net.stateDict()).length, 4, 'the state dict has it under both paths');
-    const tm = keep(om.trace(net, { x: om.randn([3, 4], { seed: 1 }) }));
+    const tm = trace(net, { x: om.randn([3, 4], { seed: 1 }) });
     const names = initNames(tm);
     assert.deepEqual(names, ['dec.bias', 'enc.bias', 'enc.weight']);
     const gemms = tm.graph().nodes.filter((n) => n.opType === 'Gemm');
@@ -186,11 +214,12 @@ describe('naming', () => {
 
 describe('pruning', () => {
   test('a branch no output needs leaves no node and no initializer', () => withTraced((keep) => {
+    const x0 = om.randn([2, 3], { seed: 1 });
     const tracer = om.Tracer.begin();
-    const x = tracer.input('x', om.randn([2, 3], { seed: 1 }));
+    const x = tracer.input('x', x0);
     const unused = x.exp().add(om.ones([3])).sum();
     const y = x.relu();
-    const tm = keep(tracer.finish({ y }));
+    const tm = keep(tracer.finish({ y }), { x: x0 }, { y });
     assert.deepEqual(opTypes(tm), ['Relu']);
     assert.deepEqual(tm.graph().initializers, []);
     assert.equal(unused.shape.length, 0);
@@ -199,9 +228,11 @@ describe('pruning', () => {
 
 describe('outputs', () => {
   test('outputs are renamed to the requested names, in order', () => withTraced((keep) => {
+    const x0 = om.randn([2, 3], { seed: 1 });
     const tracer = om.Tracer.begin();
-    const x = tracer.input('x', om.randn([2, 3], { seed: 1 }));
-    const tm = keep(tracer.finish({ second: x.exp(), first: x.relu() }));
+    const x = tracer.input('x', x0);
+    const outs = { second: x.exp(), first: x.relu() };
+    const tm = keep(tracer.finish(outs), { x: x0 }, outs);
     assert.deepEqual(tm.outputs.map((o) => o.name), ['second', 'first']);
     const g = tm.graph();
     const writers = g.nodes.flatMap((n) => n.outputs);
@@ -209,10 +240,12 @@ describe('outputs', () => {
   }));
 
   test('an output that is an input, or repeated, goes through an Identity', () => withTraced((keep) => {
+    const x0 = om.randn([2, 3], { seed: 1 });
     const tracer = om.Tracer.begin();
-    const x = tracer.input('x', om.randn([2, 3], { seed: 1 }));
+    const x = tracer.input('x', x0);
     const y = x.relu();
-    const tm = keep(tracer.finish({ same: x, a: y, b: y }));
+    const outs = { same: x, a: y, b: y };
+    const tm = keep(tracer.finish(outs), { x: x0 }, outs);
     assert.deepEqual(tm.outputs.map((o) => o.name), ['same', 'a', 'b']);
     const ids = tm.graph().nodes.filter((n) => n.opType === 'Identity');
     assert.equal(ids.length, 2, JSON.stringify(tm.graph().nodes));
@@ -223,10 +256,12 @@ describe('outputs', () => {
 
 describe('aliases', () => {
   test('reshape to the same shape, contiguous, clone and a full-range slice write no node', () => withTraced((keep) => {
+    const x0 = om.randn([2, 3], { seed: 1 });
     const tracer = om.Tracer.begin();
-    const x = tracer.input('x', om.randn([2, 3], { seed: 1 }));
+    const x = tracer.input('x', x0);
     const a = x.reshape(2, 3).contiguous().clone().slice(1, 0, Infinity).slice(0);
-    const tm = keep(tracer.finish({ y: a.relu() }));
+    const y = a.relu();
+    const tm = keep(tracer.finish({ y }), { x: x0 }, { y });
     assert.deepEqual(tm.graph().nodes, [{ opType: 'Relu', inputs: ['x'], outputs: ['y'] }]);
   }));
 
@@ -238,7 +273,7 @@ describe('aliases', () => {
     assert.notEqual(d, x, 'a second JS handle');
     assert.equal(d.requiresGrad, true, 'still traced');
     const y = d.relu();
-    const tm = keep(tracer.finish({ y }));
+    const tm = keep(tracer.finish({ y }), { x: ex }, { y });
     assert.deepEqual(tm.graph().nodes, [{ opType: 'Relu', inputs: ['x'], outputs: ['y'] }]);
     d.dispose();
     assert.deepEqual(vals(x), vals(ex), 'the other handle still works after one is disposed');
@@ -246,12 +281,12 @@ describe('aliases', () => {
 });
 
 describe('symbolic axes', () => {
-  test('traced.inputs and traced.outputs give symbolic axes by name', () => withTraced((keep) => {
+  test('traced.inputs and traced.outputs give symbolic axes by name', () => withTraced((keep, trace) => {
     const W = om.randn([3, 5], { seed: 2 });
-    const tm = keep(om.trace((x, s) => ({ y: x.matmul(W), n: s.sum(0) }), {
+    const tm = trace((x, s) => ({ y: x.matmul(W), n: s.sum(0) }), {
       x: [om.randn([4, 3], { seed: 1 }), ['batch', null]],
       s: [om.ones([6, 2], { dtype: 'int64' }), ['seq', null]],
-    }));
+    });
     assert.deepEqual(tm.inputs, [
       { name: 'x', dtype: 'float32', shape: ['batch', 3] },
       { name: 's', dtype: 'int64', shape: ['seq', 2] },
@@ -263,13 +298,27 @@ describe('symbolic axes', () => {
   }));
 });
 
+describe('axisNames with holes', () => {
+  test('a hole of a sparse axisNames array is a fixed axis, like null', () => withTraced((keep) => {
+    const x0 = om.randn([4, 3], { seed: 1 });
+    for (const [axes, shape] of [[new Array(2), [4, 3]], [['batch', , ], ['batch', 3]], [[, 'feat'], [4, 'feat']]]) { // eslint-disable-line no-sparse-arrays
+      const tracer = om.Tracer.begin();
+      const x = tracer.input('x', x0, axes);
+      const y = x.exp();
+      const tm = keep(tracer.finish({ y }), { x: x0 }, { y });
+      assert.deepEqual(tm.inputs, [{ name: 'x', dtype: 'float32', shape }]);
+      assert.deepEqual(tm.outputs[0].shape, shape);
+    }
+  }));
+});
+
 describe('values', () => {
   test('reading a traced tensor after finish gives the example run values', () => withTraced((keep) => {
     const ex = om.tensor([[1, -2], [3, -4]]);
     const tracer = om.Tracer.begin();
     const x = tracer.input('x', ex);
     const y = x.mul(2).relu();
-    keep(tracer.finish({ y }));
+    keep(tracer.finish({ y }), { x: ex }, { y });
     near(y.toArray(), [2, 0, 6, 0]);
     assert.equal(y.sum().item(), 8);
     near(x.toArray(), [1, -2, 3, -4]);
@@ -285,29 +334,22 @@ describe('values', () => {
 });
 
 describe('determinism', () => {
-  const build = () => om.tidy(() => {
+  const build = (trace) => {
     om.manualSeed(3);
     const net = new om.nn.Linear(4, 3);
     try {
-      return om.trace((x) => net.forward(x).relu().sum(-1), { x: [om.randn([5, 4], { seed: 1 }), ['batch', null]] });
+      return trace((x) => net.forward(x).relu().sum(-1), { x: [om.randn([5, 4], { seed: 1 }), ['batch', null]] });
     } finally {
       net.dispose();
     }
-  });
+  };
 
-  test('tracing the same model twice gives identical bytes', () => {
-    const a = build();
-    const b = build();
-    try {
-      const x = a.toOnnx();
-      const y = b.toOnnx();
-      assert.ok(x.length > 100);
-      assert.deepEqual(y, x);
-    } finally {
-      a.dispose();
-      b.dispose();
-    }
-  });
+  test('tracing the same model twice gives identical bytes', () => withTraced((keep, trace) => {
+    const x = build(trace).toOnnx();
+    const y = build(trace).toOnnx();
+    assert.ok(x.length > 100);
+    assert.deepEqual(y, x);
+  }));
 
   test('golden bytes (pinned in the C test too: native and WASM write the same .onnx)', () => withTraced((keep) => {
     const x0 = om.randn([3, 4], { seed: 1 });
@@ -324,19 +366,66 @@ describe('determinism', () => {
     const m = y.amax([-1], true);
     const e = y.sub(m).exp();
     const p = e.div(e.sum([-1], true));
-    const tm = keep(tracer.finish({ probs: p }));
+    const tm = keep(tracer.finish({ probs: p }), { x: x0 }, { probs: p });
     const bytes = tm.toOnnx();
     assert.equal(fnv1a64(bytes), GOLDEN_FNV, `${bytes.length} bytes`);
+  }));
+
+  // The second golden model, for the C test to pin too (trace it there with the same calls):
+  //   x0 = randn [3, 5] seed 5 (om_randn(shape, 2, 5, true)), W = randn [5, 4] seed 6,
+  //   t = randn [4] seed 7; all float32.
+  //   begin; x = input 'x' of x0 with axis names ['batch', null] (a symbolic batch, dim_param);
+  //   parameter 'proj.weight' = W; parameter 'proj.threshold' = t (in this order);
+  //   h = matmul(x, W)                 [batch, 4] float32
+  //   cls = argmax(h, dim 1, keepdim false)   [batch] int64
+  //   clsf = cast(cls, float32)        [batch] float32
+  //   mask = gt(h, t)                  [batch, 4] bool
+  //   y = where(mask, h, t)            [batch, 4] float32
+  //   ys = sum(y, dims [1], keepdim false)    [batch] float32
+  //   score = add(ys, clsf)            [batch] float32
+  //   finish with outputs, in this order: y 'y', cls 'cls', mask 'mask', score 'score',
+  //   x 'x_copy' (a graph input as an output: an Identity node).
+  test('golden bytes 2: symbolic batch, int64 and bool paths, an Identity output (pinned in the C test too)', () => withTraced((keep) => {
+    const x0 = om.randn([3, 5], { seed: 5 });
+    const W = om.randn([5, 4], { seed: 6 });
+    const t = om.randn([4], { seed: 7 });
+    const tracer = om.Tracer.begin();
+    const x = tracer.input('x', x0, ['batch', null]);
+    tracer.parameter('proj.weight', W);
+    tracer.parameter('proj.threshold', t);
+    const h = x.matmul(W);
+    const cls = h.argmax(1, false);
+    const clsf = cls.to('float32');
+    const mask = h.gt(t);
+    const y = om.where(mask, h, t);
+    const ys = y.sum([1], false);
+    const score = ys.add(clsf);
+    const outs = { y, cls, mask, score, x_copy: x };
+    const tm = keep(tracer.finish(outs), { x: x0 }, outs);
+    assert.deepEqual(tm.inputs, [{ name: 'x', dtype: 'float32', shape: ['batch', 5] }]);
+    assert.deepEqual(tm.outputs, [
+      { name: 'y', dtype: 'float32', shape: ['batch', 4] },
+      { name: 'cls', dtype: 'int64', shape: ['batch'] },
+      { name: 'mask', dtype: 'bool', shape: ['batch', 4] },
+      { name: 'score', dtype: 'float32', shape: ['batch'] },
+      { name: 'x_copy', dtype: 'float32', shape: ['batch', 5] },
+    ]);
+    assert.deepEqual(opTypes(tm), ['MatMul', 'ArgMax', 'Cast', 'Greater', 'Where', 'ReduceSum', 'Add', 'Identity']);
+    assert.deepEqual(initNames(tm), ['const_0', 'proj.threshold', 'proj.weight']);
+    const bytes = tm.toOnnx();
+    assert.equal(fnv1a64(bytes), GOLDEN2_FNV, `${bytes.length} bytes`);
   }));
 });
 
 // FNV-1a 64 of the golden model's .onnx; tests/c pins the same value for the native build.
 const GOLDEN_FNV = '363730af99cbe4aa';
+// The same for the second golden model (symbolic batch, int64 and bool paths, an Identity output).
+const GOLDEN2_FNV = '1a9b8eddab5654cb';
 
 describe('TracedModel', () => {
-  test('toOnnx and saveOnnx write the same bytes; saveOnnx returns the size', () => withTraced((keep) => {
+  test('toOnnx and saveOnnx write the same bytes; saveOnnx returns the size', () => withTraced((keep, trace) => {
     const W = om.randn([300, 300], { seed: 2 }); // 360 kB: several chunks
-    const tm = keep(om.trace((x) => x.matmul(W), { x: [om.randn([2, 300], { seed: 1 }), ['batch', null]] }));
+    const tm = trace((x) => x.matmul(W), { x: [om.randn([2, 300], { seed: 1 }), ['batch', null]] });
     const bytes = tm.toOnnx();
     assert.ok(bytes.length > 360000);
     const dir = mkdtempSync(join(tmpdir(), 'om-trace-'));
@@ -350,15 +439,15 @@ describe('TracedModel', () => {
     }
   }));
 
-  test('saveOnnx to an unwritable path throws OmError and leaves the model usable', () => withTraced((keep) => {
-    const tm = keep(om.trace((x) => x.relu(), { x: om.ones([2]) }));
+  test('saveOnnx to an unwritable path throws OmError and leaves the model usable', () => withTraced((keep, trace) => {
+    const tm = trace((x) => x.relu(), { x: om.ones([2]) });
     assert.throws(() => tm.saveOnnx('/nonexistent-dir/m.onnx'),
       (e) => e instanceof om.OmError && /^saveOnnx: cannot open \/nonexistent-dir\/m\.onnx/.test(e.message));
     assert.ok(tm.toOnnx().length > 0);
   }));
 
-  test('dispose is idempotent; use after dispose throws Disposed', () => {
-    const tm = om.tidy(() => om.trace((x) => x.relu(), { x: om.ones([2]) }));
+  test('dispose is idempotent; use after dispose throws Disposed', () => withTraced((keep, trace) => {
+    const tm = trace((x) => x.relu(), { x: om.ones([2]) }); // the oracle has read it now
     assert.equal(tm.isDisposed, false);
     tm.dispose();
     tm.dispose();
@@ -367,21 +456,21 @@ describe('TracedModel', () => {
       ['graph', () => tm.graph()], ['inputs', () => tm.inputs], ['outputs', () => tm.outputs]]) {
       assert.throws(f, (e) => e instanceof om.OmError && e.kind === 'Disposed' && e.message.startsWith(`${who}:`), who);
     }
-  });
+  }));
 });
 
 describe('om.trace', () => {
-  test('output names: a Tensor is "output", an array output_<i>, an object its keys, or outputNames', () => withTraced((keep) => {
+  test('output names: a Tensor is "output", an array output_<i>, an object its keys, or outputNames', () => withTraced((keep, trace) => {
     const ex = { x: om.randn([2, 2], { seed: 1 }) };
     const names = (tm) => tm.outputs.map((o) => o.name);
-    assert.deepEqual(names(keep(om.trace((x) => x.exp(), ex))), ['output']);
-    assert.deepEqual(names(keep(om.trace((x) => [x.exp(), x.relu()], ex))), ['output_0', 'output_1']);
-    assert.deepEqual(names(keep(om.trace((x) => ({ b: x.exp(), a: x.relu() }), ex))), ['b', 'a']);
-    assert.deepEqual(names(keep(om.trace((x) => [x.exp(), x.relu()], ex, { outputNames: ['e', 'r'] }))), ['e', 'r']);
-    assert.deepEqual(names(keep(om.trace({ forward: (x) => x.exp() }, ex, { outputNames: ['e'] }))), ['e']);
+    assert.deepEqual(names(trace((x) => x.exp(), ex)), ['output']);
+    assert.deepEqual(names(trace((x) => [x.exp(), x.relu()], ex)), ['output_0', 'output_1']);
+    assert.deepEqual(names(trace((x) => ({ b: x.exp(), a: x.relu() }), ex)), ['b', 'a']);
+    assert.deepEqual(names(trace((x) => [x.exp(), x.relu()], ex, { outputNames: ['e', 'r'] })), ['e', 'r']);
+    assert.deepEqual(names(trace({ forward: (x) => x.exp() }, ex, { outputNames: ['e'] })), ['e']);
   }));
 
-  test('inputs are passed positionally in key order, and every tensor made is freed', () => {
+  test('inputs are passed positionally in key order, and every tensor made is freed', async () => {
     const a = om.tensor([1, 2]);
     const b = om.tensor([10, 20]);
     const before = om.memory();
@@ -390,10 +479,14 @@ describe('om.trace', () => {
       assert.deepEqual(tm.inputs.map((i) => i.name), ['p', 'q']);
       assert.deepEqual(opTypes(tm), ['Sub', 'Mul']);
       assert.equal(om.Tracer.active, false);
+      const eager = om.tidy(() => a.sub(b).mul(a));
+      const oracle = startOracle(tm, { p: a, q: b }, eager); // reads eager now
+      eager.dispose();
       // what stays is held by the model (its initializers), none of the inputs or intermediates
       const held = om.memory().tensors - before.tensors;
       tm.dispose();
       assert.equal(om.memory().tensors, before.tensors, `the model held ${held} tensors`);
+      await oracle;
     } finally {
       om.dispose([a, b]);
     }
