@@ -25,7 +25,7 @@ bool om__ops_self_check(void) {
     const char *gap = !d || !d->name ? "a name" : !d->infer ? "infer" : !d->forward ? "forward"
                       : !d->backward && !d->test.no_gradcheck ? "a backward (or the non-differentiable mark)"
                       : !d->lower ? "a lower (or a refusal)" : !d->onnx ? "its ONNX nodes (onnx)"
-                      : d->test.n_in < 1 || (d->n_in >= 0 && d->test.n_in != d->n_in) ? "test settings" : NULL;
+                      : d->test.n_in < 1 || d->test.n_in > OM_TEST_MAX_INPUTS || (d->n_in >= 0 && d->test.n_in != d->n_in) ? "test settings" : NULL;
     if (gap) return om__fail(OM_ERR_INVALID_ARGUMENT, "op table: op %d (%s) lacks %s", op, d && d->name ? d->name : "?", gap);
   }
   return true;
