@@ -8,6 +8,7 @@
 #include <stdarg.h>
 
 #define OM_MAX_INPUTS_INLINE 4 /* records keep this many inputs inline, more on the heap */
+#define OM_MAX_SAVED_INPUTS 8  /* inputs 0..7 have OM_SAVES_IN bits and version checks */
 #define OM_MAX_OUTPUTS 2
 #define OM_MAX_IATTRS 2 * OM_MAX_DIMS + 2
 #define OM_MAX_FATTRS 4
@@ -79,7 +80,7 @@ struct om_record {
   int n_in, n_out;
   om_tensor **in;                         /* n_in references (points at in_inline or the heap) */
   om_tensor *in_inline[OM_MAX_INPUTS_INLINE];
-  uint64_t in_version[OM_MAX_INPUTS_INLINE]; /* storage versions of inputs the backward reads */
+  uint64_t in_version[OM_MAX_SAVED_INPUTS]; /* storage versions of inputs the backward may read */
   om_attrs attrs;
   om_meta out_meta[OM_MAX_OUTPUTS];
   om_tensor *saved[OM_MAX_OUTPUTS];       /* detached aliases of outputs the backward reads */

@@ -94,7 +94,7 @@ static bool push(record_list *l, om_record *r) {
 /* Checks that no value the record's backward reads was changed in place since the forward. */
 static bool check_versions(const om_record *r) {
   const om_op_def *def = om__ops[r->op];
-  for (int k = 0; k < r->n_in && k < OM_MAX_INPUTS_INLINE; k++)
+  for (int k = 0; k < r->n_in && k < OM_MAX_SAVED_INPUTS; k++)
     if ((def->saves & OM_SAVES_IN(k)) && r->in[k]->storage->version != r->in_version[k])
       return om__fail(OM_ERR_AUTOGRAD, "backward: input %d of %s was changed in place after it was used (version %llu, now %llu)",
                       k, def->name, (unsigned long long)r->in_version[k], (unsigned long long)r->in[k]->storage->version);

@@ -70,7 +70,7 @@ static bool record(const om_op_def *def, om_call *c) {
   memcpy(r->out_meta, c->out_meta, sizeof r->out_meta);
   for (int k = 0; k < c->n_in; k++) {
     r->in[k] = om_tensor_retain(c->in[k]);
-    if (k < OM_MAX_INPUTS_INLINE) r->in_version[k] = c->in[k]->storage->version;
+    if (k < OM_MAX_SAVED_INPUTS) r->in_version[k] = c->in[k]->storage->version;
   }
   for (int j = 0; j < c->n_out; j++) {
     if (!(def->saves & OM_SAVES_OUT(j))) continue;

@@ -41,6 +41,9 @@ typedef struct rnn_kind {
 static const rnn_kind LSTM = {"lstm_layer", 4, 2, "LSTM", (const int64_t[]){0, 3, 1, 2}}; /* iofc <- ifgo */
 static const rnn_kind GRU = {"gru_layer", 3, 1, "GRU", (const int64_t[]){1, 0, 2}};       /* zrh <- rzn */
 
+/* The backward recomputes the forward, so it reads every input (at most 7). */
+#define RNN_SAVES (OM_SAVES_IN(7) - 1)
+
 static const rnn_kind *kind_of(om_op op) { return op == OM_OP_lstm_layer ? &LSTM : &GRU; }
 
 /* Input indices: x, w_ih, w_hh, then the biases when attrs bias is set, then the states. */
@@ -370,14 +373,14 @@ static bool lower_rnn(om_lower *l, const om_call *c) {
 }
 
 const om_op_def om__op_lstm_layer = {
-    .name = "lstm_layer", .n_in = -1, .n_out = 2, .saves = OM_SAVES_ALL_INPUTS,
+    .name = "lstm_layer", .n_in = -1, .n_out = 2, .saves = RNN_SAVES,
     .infer = infer_rnn, .forward = forward_rnn, .backward = rnn_backward, .lower = lower_rnn,
     .onnx = "LSTM (weights reordered by Reshape, Gather, Reshape; Unsqueeze, Squeeze, Concat)",
     .test = {.n_in = 7, .ndims = {3, 2, 2, 1, 1, 2, 2}, .shapes = {{3, 2, 4}, {12, 4}, {12, 3}, {12}, {12}, {2, 3}, {2, 3}},
              .lo = -1, .hi = 1, .attrs = {.n_i = 2, .i = {1, 1}}}};
 
 const om_op_def om__op_gru_layer = {
-    .name = "gru_layer", .n_in = -1, .n_out = 2, .saves = OM_SAVES_ALL_INPUTS,
+    .name = "gru_layer", .n_in = -1, .n_out = 2, .saves = RNN_SAVES,
     .infer = infer_rnn, .forward = forward_rnn, .backward = rnn_backward, .lower = lower_rnn,
     .onnx = "GRU linear_before_reset=1 (weights reordered by Reshape, Gather, Reshape; Unsqueeze, Squeeze)",
     .test = {.n_in = 6, .ndims = {3, 2, 2, 1, 1, 2}, .shapes = {{3, 2, 4}, {9, 4}, {9, 3}, {9}, {9}, {2, 3}},

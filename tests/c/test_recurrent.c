@@ -263,6 +263,20 @@ TEST(error_paths) {
   for (size_t k = 0; k < sizeof all / sizeof *all; k++) om_tensor_release(all[k]);
 }
 
+/* The backward recomputes the forward from the inputs, so changing one in place (here h0, the
+ * layer op's input 5 after x, two weights and two biases) between forward and backward is an error. */
+TEST(an_input_changed_in_place_after_forward_is_caught) {
+  om_tensor *x = om_randn((int64_t[]){3, 2, 2}, 3, 1, true), *h0 = om_randn((int64_t[]){1, 2, 3}, 3, 2, true);
+  om_tensor *p[4] = {om_randn((int64_t[]){9, 2}, 2, 3, true), om_randn((int64_t[]){9, 3}, 2, 4, true),
+                     om_randn((int64_t[]){9}, 1, 5, true), om_randn((int64_t[]){9}, 1, 6, true)};
+  om_tensor_set_requires_grad(p[0], true);
+  om_tensor *y = om_gru(x, h0, p, 4, 1, true, false, false, NULL), *s = om_sum(y, NULL, 0, false);
+  CHECK(om_tensor_fill(h0, 0.5));
+  CHECK_ERROR(om_backward(s, NULL), OM_ERR_AUTOGRAD, "input 5 of gru_layer was changed in place");
+  om_tensor *all[] = {x, h0, p[0], p[1], p[2], p[3], y, s};
+  for (size_t k = 0; k < sizeof all / sizeof *all; k++) om_tensor_release(all[k]);
+}
+
 int main(void) {
   RUN(lstm_one_step_against_hand_computed_gates);
   RUN(gru_one_step_against_hand_computed_gates);
@@ -270,5 +284,6 @@ int main(void) {
   RUN(gru_sequence_and_gradients_match_a_loop_of_cells);
   RUN(batch_first_and_unbatched_layouts);
   RUN(error_paths);
+  RUN(an_input_changed_in_place_after_forward_is_caught);
   TEST_MAIN_END();
 }
