@@ -113,8 +113,9 @@ static bool step(om_record *r, record_list *ready) {
     if (!gout[j]) ok = (gout[j] = zero[j] = om__tensor_new(&r->out_meta[j], true, "backward")) != NULL;
   }
   om_tensor *gin_inline[OM_MAX_INPUTS_INLINE] = {0}, **gin = gin_inline;
-  if (ok && r->n_in > OM_MAX_INPUTS_INLINE) ok = (gin = calloc((size_t)r->n_in, sizeof *gin)) != NULL;
-  if (!ok && gin == NULL) om__fail(OM_ERR_OUT_OF_MEMORY, "backward: out of memory");
+  /* also when ok is already false: the loop below reads n_in slots */
+  if (r->n_in > OM_MAX_INPUTS_INLINE && !(gin = calloc((size_t)r->n_in, sizeof *gin)) && ok)
+    ok = om__fail(OM_ERR_OUT_OF_MEMORY, "backward: out of memory");
   if (ok) ok = om__ops[r->op]->backward(r, gout, gin);
   for (int k = 0; k < r->n_in; k++) {
     om_tensor *in = r->in[k];
