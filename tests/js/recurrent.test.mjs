@@ -178,6 +178,36 @@ describe('nn.LSTM and nn.GRU modules', () => {
   }));
 });
 
+describe('training', () => {
+  for (const kind of ['LSTM', 'GRU']) {
+    test(`an ${kind} regressor learns the running mean of its input (SGD), memory flat`, () => {
+      om.manualSeed(9);
+      const rnn = new om.nn[kind](2, 8, { batchFirst: true });
+      const fc = new om.nn.Linear(8, 1);
+      const x = om.randn([16, 6, 2], { seed: 1 });
+      const y = om.tidy(() => x.select(2, 0).mean(1, true)); // [16, 1]
+      const params = [...rnn.parameters(), ...fc.parameters()];
+      const step = () => om.tidy(() => {
+        const pred = fc.forward(rnn.forward(x)[0].select(1, -1));
+        const loss = pred.sub(y).pow(2).mean();
+        loss.backward();
+        om.noGrad(() => { for (const p of params) p.copy_(p.sub(p.grad.mul(0.5))); });
+        for (const p of params) p.zeroGrad();
+        return loss.item();
+      });
+      const first = step();
+      const mem = om.memory();
+      let last = first;
+      for (let i = 0; i < 60; i++) last = step();
+      assert.deepEqual(om.memory(), mem);
+      assert.ok(last < first / 4, `loss fell to a quarter: ${first} -> ${last}`);
+      rnn.dispose();
+      fc.dispose();
+      om.dispose([x, y]);
+    });
+  }
+});
+
 // ---- traced through onnxruntime-web ----------------------------------------------------------
 
 /** Wraps an RNN so om.trace names its parameters (rnn.weight_ih_l0, ...) and states can be inputs. */
@@ -232,6 +262,18 @@ describe('traced LSTM / GRU vs eager in onnxruntime-web', () => {
         m.dispose();
       }));
     }
+
+    test(`${kind} bidirectional on an unbatched input [T, I] with a symbolic sequence length`, () => withTraced((keep) => {
+      om.manualSeed(8);
+      const m = new Wrap(new om.nn[kind](3, 4, { bidirectional: true }));
+      const x = om.randn([5, 3], { seed: 1 });
+      const tm = om.trace(m, { x: [x, ['seq', null]] });
+      keep(tm, { x }, m.forward(x));
+      const other = om.randn([8, 3], { seed: 2 });
+      keep(tm, { x: other }, m.forward(other));
+      assert.deepEqual(tm.outputs[0].shape, ['seq', 8]);
+      m.dispose();
+    }));
 
     test(`${kind} classifier with a symbolic batch and sequence length, also at two other sizes`, () => withTraced((keep) => {
       om.manualSeed(6);
