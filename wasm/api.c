@@ -101,6 +101,11 @@ OMW om_tensor *omw_stack(om_tensor *const *ts, int n, int dim) { return om_stack
 OMW int omw_split(om_tensor *a, double split_size, int dim, om_tensor **out, int max_out) {
   return om_split(a, (int64_t)split_size, dim, out, max_out);
 }
+/** scaled_dot_product_attention; mask 0 for none, has_scale 0 for the default 1/sqrt(E). */
+OMW om_tensor *omw_scaled_dot_product_attention(om_tensor *q, om_tensor *k, om_tensor *v, om_tensor *mask, int is_causal,
+                                                double scale, int has_scale) {
+  return om_scaled_dot_product_attention(q, k, v, mask, is_causal, has_scale ? &scale : NULL);
+}
 OMW om_tensor *omw_argmax(om_tensor *a, int dim, int keepdim) { return om_argmax(a, dim, keepdim); }
 OMW om_tensor *omw_argmin(om_tensor *a, int dim, int keepdim) { return om_argmin(a, dim, keepdim); }
 
