@@ -318,7 +318,7 @@ om_tensor *om_layer_norm(om_tensor *x, const int64_t *normalized_shape, int n, o
   if (n < 0 || n > OM_MAX_DIMS || (n && !normalized_shape))
     return om__fail(OM_ERR_INVALID_ARGUMENT, "layer_norm: normalized_shape has %d dims (at most %d)", n, OM_MAX_DIMS), NULL;
   om_attrs a = {.n_i = 2 + n, .i = {weight != NULL, bias != NULL}, .n_f = 1, .f = {eps}};
-  memcpy(a.i + 2, normalized_shape, sizeof(int64_t) * (size_t)n);
+  if (n) memcpy(a.i + 2, normalized_shape, sizeof(int64_t) * (size_t)n);
   om_tensor *in[3] = {x};
   int k = 1;
   if (weight) in[k++] = weight;
