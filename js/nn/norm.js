@@ -132,26 +132,31 @@ export class BatchNorm2d extends BatchNorm {
   }
 }
 
-/** nn.Softmax(dim). */
-export class Softmax extends Module {
-  constructor(dim) {
+/** A module applying fn(x, dim) along a fixed dim (Softmax, LogSoftmax). */
+class AlongDim extends Module {
+  #fn;
+
+  constructor(who, fn, dim) {
     super();
-    this.dim = toI32(dim, 'Softmax', 'dim');
+    this.#fn = fn;
+    this.dim = toI32(dim, who, 'dim');
   }
 
   forward(x) {
-    return softmax(x, this.dim);
+    return this.#fn(x, this.dim);
+  }
+}
+
+/** nn.Softmax(dim). */
+export class Softmax extends AlongDim {
+  constructor(dim) {
+    super('Softmax', softmax, dim);
   }
 }
 
 /** nn.LogSoftmax(dim). */
-export class LogSoftmax extends Module {
+export class LogSoftmax extends AlongDim {
   constructor(dim) {
-    super();
-    this.dim = toI32(dim, 'LogSoftmax', 'dim');
-  }
-
-  forward(x) {
-    return logSoftmax(x, this.dim);
+    super('LogSoftmax', logSoftmax, dim);
   }
 }

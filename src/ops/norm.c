@@ -48,6 +48,15 @@ static void default_f(om_call *c, int k, double v) {
   }
 }
 
+/* Applies op to x followed by the non-NULL ones of opt[0..n) (the optional inputs the attrs flag). */
+static om_tensor *apply_present(om_op op, om_tensor *x, om_tensor *const *opt, int n, const om_attrs *a) {
+  om_tensor *in[5] = {x};
+  int k = 1;
+  for (int i = 0; i < n; i++)
+    if (opt[i]) in[k++] = opt[i];
+  return om__apply1(op, in, k, a);
+}
+
 /* A float [shape] filled with value, for ONNX inputs PyTorch lets the caller omit (a missing
  * weight is ones, a missing bias zeros): Expand(Cast(value), shape). Value id or -1. */
 static int lower_fill(om_lower *l, double value, const int64_t *shape, int ndim) {
@@ -319,11 +328,7 @@ om_tensor *om_layer_norm(om_tensor *x, const int64_t *normalized_shape, int n, o
     return om__fail(OM_ERR_INVALID_ARGUMENT, "layer_norm: normalized_shape has %d dims (at most %d)", n, OM_MAX_DIMS), NULL;
   om_attrs a = {.n_i = 2 + n, .i = {weight != NULL, bias != NULL}, .n_f = 1, .f = {eps}};
   if (n) memcpy(a.i + 2, normalized_shape, sizeof(int64_t) * (size_t)n);
-  om_tensor *in[3] = {x};
-  int k = 1;
-  if (weight) in[k++] = weight;
-  if (bias) in[k++] = bias;
-  return om__apply1(OM_OP_layer_norm, in, k, &a);
+  return apply_present(OM_OP_layer_norm, x, (om_tensor *[]){weight, bias}, 2, &a);
 }
 
 /* ---- group_norm: x [N, C, *], weight and bias [C] (each optional) -> x's shape.
@@ -454,11 +459,7 @@ const om_op_def om__op_group_norm = {
 
 om_tensor *om_group_norm(om_tensor *x, int64_t num_groups, om_tensor *weight, om_tensor *bias, double eps) {
   om_attrs a = {.n_i = 3, .i = {num_groups, weight != NULL, bias != NULL}, .n_f = 1, .f = {eps}};
-  om_tensor *in[3] = {x};
-  int k = 1;
-  if (weight) in[k++] = weight;
-  if (bias) in[k++] = bias;
-  return om__apply1(OM_OP_group_norm, in, k, &a);
+  return apply_present(OM_OP_group_norm, x, (om_tensor *[]){weight, bias}, 2, &a);
 }
 
 /* ---- batch_norm: x [N, C, *], running_mean and running_var [C] (both or neither), weight and
@@ -624,12 +625,7 @@ om_tensor *om_batch_norm(om_tensor *x, om_tensor *running_mean, om_tensor *runni
   if ((running_mean == NULL) != (running_var == NULL))
     return om__fail(OM_ERR_INVALID_ARGUMENT, "batch_norm: give both running_mean and running_var, or neither"), NULL;
   om_attrs a = {.n_i = 4, .i = {training, running_mean != NULL, weight != NULL, bias != NULL}, .n_f = 2, .f = {momentum, eps}};
-  om_tensor *in[5] = {x};
-  int k = 1;
-  if (running_mean) in[k++] = running_mean, in[k++] = running_var;
-  if (weight) in[k++] = weight;
-  if (bias) in[k++] = bias;
-  return om__apply1(OM_OP_batch_norm, in, k, &a);
+  return apply_present(OM_OP_batch_norm, x, (om_tensor *[]){running_mean, running_var, weight, bias}, 4, &a);
 }
 
 /* ---- scaled dot-product attention (composite) ----
