@@ -104,9 +104,14 @@ function apply1(who, opName, inHandles, iattrs, fattrs) {
   return wrap(applyRaw(who, opName, inHandles, iattrs, 1, fattrs)[0]);
 }
 
-/** One-output op by name for the op-family modules (js/ops/*.js): handles in, a Tensor out. */
-export function applyOp(who, opName, inHandles, iattrs = [], fattrs = []) {
-  return apply1(who, opName, inHandles, iattrs, fattrs);
+/**
+ * An op by name for the op-family modules (js/ops/*.js): handles in, its first output as a
+ * Tensor; an op with nOut outputs has the others released (layer_norm's mean and rstd).
+ */
+export function applyOp(who, opName, inHandles, iattrs = [], fattrs = [], nOut = 1) {
+  const hs = applyRaw(who, opName, inHandles, iattrs, nOut, fattrs);
+  for (const h of hs.slice(1)) M._omw_release(h);
+  return wrap(hs[0]);
 }
 
 /** An elementwise op with tensor-or-number operands. */

@@ -8,7 +8,7 @@
 #include <stdarg.h>
 
 #define OM_MAX_INPUTS_INLINE 4 /* records keep this many inputs inline, more on the heap */
-#define OM_MAX_OUTPUTS 2
+#define OM_MAX_OUTPUTS 3 /* layer_norm: y, mean, rstd */
 #define OM_MAX_IATTRS 2 * OM_MAX_DIMS + 2
 #define OM_MAX_FATTRS 4
 

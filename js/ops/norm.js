@@ -52,7 +52,7 @@ export function layerNorm(input, normalizedShape, options) {
   const x = handle(input, who, 'input');
   const shape = shapeArg(normalizedShape, who);
   const { hs, flags } = optionalHandles(who, [['weight', o.weight], ['bias', o.bias]]);
-  return applyOp(who, 'layer_norm', [x, ...hs], [...flags, ...shape], [toF64(o.eps, who, 'eps', 1e-5)]);
+  return applyOp(who, 'layer_norm', [x, ...hs], [...flags, ...shape], [toF64(o.eps, who, 'eps', 1e-5)], 3);
 }
 
 /** F.group_norm: groupNorm(input, numGroups, { weight, bias, eps = 1e-5 }), input [N, C, *]. */

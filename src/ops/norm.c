@@ -6,8 +6,9 @@
  * Every kernel reads a contiguous copy of its input (dense) and sums a row in double in a fixed
  * order, so results do not depend on the layout and are the same natively and in WASM. Means
  * and variances are two-pass (mean first, then the mean of squared deviations), as PyTorch's CPU
- * kernels do. The backward rules are written with public ops and recompute the statistics
- * from the saved input instead of saving them as extra outputs. */
+ * kernels do. The backward rules are written with public ops; layer_norm saves its mean and
+ * rstd as extra outputs (as PyTorch's native_layer_norm), the others recompute the statistics
+ * from the saved input. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -191,7 +192,9 @@ SOFTMAX_DEF(softmax, "Softmax")
 SOFTMAX_DEF(log_softmax, "LogSoftmax")
 
 /* ---- layer_norm: x [..., *normalized_shape], weight and bias [*normalized_shape] (each
- * optional) -> x's shape. attrs i: [has_weight, has_bias, normalized_shape...], f: [eps] ---- */
+ * optional) -> y (x's shape), mean and rstd ([..., 1, ..., 1]: x's shape with the normalized
+ * dims 1, as PyTorch's native_layer_norm and ONNX's LayerNormalization give them).
+ * attrs i: [has_weight, has_bias, normalized_shape...], f: [eps] ---- */
 
 static bool check_param(om_call *c, int i, const int64_t *shape, int ndim, const char *what) {
   om_tensor *p = c->in[i];
@@ -229,6 +232,10 @@ static bool infer_layer_norm(om_call *c) {
     if (!check_param(c, i, ns, k, i == 1 && c->attrs.i[0] ? "weight" : "bias")) return false;
   default_f(c, 0, 1e-5);
   same_meta(c);
+  for (int j = 1; j < 3; j++) {
+    c->out_meta[j] = c->out_meta[0];
+    for (int d = x->ndim - k; d < x->ndim; d++) c->out_meta[j].shape[d] = 1;
+  }
   return true;
 }
 
@@ -236,8 +243,8 @@ static bool infer_layer_norm(om_call *c) {
  * bias (NULL for none) indexed by column / col_div % col_mod. */
 typedef struct affine { const float *w, *b; int64_t div, mod; } affine;
 
-static void normalize_rows(const float *px, float *py, int64_t rows, int64_t n, double eps, affine af, int64_t offset_mod) {
-  if (n == 0) return;
+static void normalize_rows(const float *px, float *py, int64_t rows, int64_t n, double eps, affine af, int64_t offset_mod,
+                           float *mean_out, float *rstd_out) {
   for (int64_t r = 0; r < rows; r++) {
     const float *x = px + r * n;
     float *y = py + r * n;
@@ -247,6 +254,7 @@ static void normalize_rows(const float *px, float *py, int64_t rows, int64_t n, 
     for (int64_t k = 0; k < n; k++) var += ((double)x[k] - mean) * ((double)x[k] - mean);
     var /= (double)n;
     double rstd = 1.0 / sqrt(var + eps);
+    if (mean_out) mean_out[r] = (float)mean, rstd_out[r] = (float)rstd;
     int64_t base = offset_mod ? (r % offset_mod) * n : 0; /* the row's first parameter column */
     for (int64_t k = 0; k < n; k++) {
       int64_t j = (base + k) / af.div % af.mod;
@@ -270,11 +278,12 @@ static bool forward_layer_norm(om_call *c) {
   om_tensor *x = dense(c->in[0], "layer_norm"), *w = NULL, *b = NULL;
   bool ok = x && dense_params(c, 1, c->attrs.i[0], c->attrs.i[1], &w, &b);
   if (ok) {
-    int64_t n = 1;
+    int64_t n = 1, rows = 1;
     for (int d = 0; d < k; d++) n *= c->attrs.i[2 + d];
-    int64_t rows = n ? om_tensor_numel(x) / n : 0;
+    for (int d = 0; d < x->ndim - k; d++) rows *= x->shape[d];
     affine af = {w ? (const float *)om__data(w) : NULL, b ? (const float *)om__data(b) : NULL, 1, n ? n : 1};
-    normalize_rows((const float *)om__data(x), (float *)om__data(c->out[0]), rows, n, c->attrs.f[0], af, 0);
+    normalize_rows((const float *)om__data(x), (float *)om__data(c->out[0]), rows, n, c->attrs.f[0], af, 0,
+                   (float *)om__data(c->out[1]), (float *)om__data(c->out[2]));
   }
   om_tensor_release(x);
   om_tensor_release(w);
@@ -282,18 +291,29 @@ static bool forward_layer_norm(om_call *c) {
   return ok;
 }
 
-/* dx from norm_grad over the trailing dims with gh = g * weight; dweight = sum(g * xhat),
- * dbias = sum(g) over the leading dims. */
+/* With the saved mean and rstd: xhat = (x - mean) * rstd, gh = g * weight,
+ *   dx = rstd * (gh - mean(gh) - xhat * mean(gh * xhat))        (through y)
+ *      + (g_mean - g_rstd * rstd^2 * xhat) / n                  (through the mean and rstd outputs)
+ * with the means over the n normalized elements; dweight = sum(g * xhat), dbias = sum(g) over
+ * the leading dims. */
 static bool layer_norm_backward(const om_record *r, om_tensor *const *g, om_tensor **gin) {
   om_scope s = {0};
-  om_tensor *x = r->in[0];
+  om_tensor *x = r->in[0], *mean = r->saved[1], *rstd = r->saved[2];
   bool has_w = r->attrs.i[0], has_b = r->attrs.i[1];
   int k = r->attrs.n_i - 2;
-  int64_t dims[OM_MAX_DIMS];
-  for (int d = 0; d < k; d++) dims[d] = x->ndim - k + d;
-  om_tensor *gh = has_w ? om__keep(&s, om_mul(g[0], r->in[1])) : g[0], *xhat = NULL;
-  bool ok = gh && norm_grad(x, gh, dims, k, r->attrs.f[0], &xhat, om__wants(r, 0) ? &gin[0] : NULL);
-  om__keep(&s, xhat);
+  int64_t dims[OM_MAX_DIMS], n = 1;
+  for (int d = 0; d < k; d++) dims[d] = x->ndim - k + d, n *= x->shape[x->ndim - k + d];
+  om_tensor *xhat = om__keep(&s, om_mul(om__keep(&s, om_sub(x, mean)), rstd));
+  bool ok = xhat != NULL;
+  if (ok && om__wants(r, 0)) {
+    om_tensor *gh = has_w ? om__keep(&s, om_mul(g[0], r->in[1])) : g[0];
+    om_tensor *m1 = om__keep(&s, om_mean(gh, dims, k, true));
+    om_tensor *m2 = om__keep(&s, om_mean(om__keep(&s, om_mul(gh, xhat)), dims, k, true));
+    om_tensor *inner = om__keep(&s, om_sub(om__keep(&s, om_sub(gh, m1)), om__keep(&s, om_mul(xhat, m2))));
+    om_tensor *r2 = om__keep(&s, om_mul(g[2], om__keep(&s, om_mul(rstd, rstd))));
+    om_tensor *stats = om__keep(&s, om_sub(g[1], om__keep(&s, om_mul(r2, xhat))));
+    ok = (gin[0] = om_add(om__keep(&s, om_mul(rstd, inner)), om__keep(&s, om_scale(stats, n ? 1.0 / (double)n : 0)))) != NULL;
+  }
   if (ok && has_w && om__wants(r, 1))
     ok = (gin[1] = om__sum_to(om__keep(&s, om_mul(g[0], xhat)), r->in[1]->shape, r->in[1]->ndim)) != NULL;
   if (ok && has_b && om__wants(r, 1 + has_w))
@@ -302,22 +322,23 @@ static bool layer_norm_backward(const om_record *r, om_tensor *const *g, om_tens
   return ok;
 }
 
-/* LayerNormalization (opset 17) with axis = -len(normalized_shape) and epsilon; its Scale input
- * is required, so a missing weight is a ones constant. */
+/* LayerNormalization (opset 17) with axis = -len(normalized_shape) and epsilon, whose optional
+ * outputs Mean and InvStdDev are mean and rstd; its Scale input is required, so a missing
+ * weight is a ones constant. */
 static bool lower_layer_norm(om_lower *l, const om_call *c) {
   int k = c->attrs.n_i - 2;
   bool has_w = c->attrs.i[0], has_b = c->attrs.i[1];
   int in[3] = {om__lower_input(l, 0), has_w ? om__lower_input(l, 1) : lower_fill(l, 1, c->attrs.i + 2, k),
                has_b ? om__lower_input(l, 1 + has_w) : -1};
   om_gattr at[2] = {OM_ATTR_INT("axis", -k), OM_ATTR_FLOAT("epsilon", c->attrs.f[0])};
-  int out;
-  if (in[1] < 0 || !om__emit(l, "LayerNormalization", in, has_b ? 3 : 2, &c->out_meta[0], 1, &out, at, 2)) return false;
-  om__lower_output(l, 0, out);
+  int out[3];
+  if (in[1] < 0 || !om__emit(l, "LayerNormalization", in, has_b ? 3 : 2, c->out_meta, 3, out, at, 2)) return false;
+  for (int j = 0; j < 3; j++) om__lower_output(l, j, out[j]);
   return true;
 }
 
 const om_op_def om__op_layer_norm = {
-    .name = "layer_norm", .n_in = -1, .n_out = 1, .saves = OM_SAVES_ALL_INPUTS,
+    .name = "layer_norm", .n_in = -1, .n_out = 3, .saves = OM_SAVES_IN(0) | OM_SAVES_IN(1) | OM_SAVES_OUT(1) | OM_SAVES_OUT(2),
     .infer = infer_layer_norm, .forward = forward_layer_norm, .backward = layer_norm_backward,
     .lower = lower_layer_norm, .onnx = "LayerNormalization",
     .test = {.n_in = 3, .ndims = {3, 1, 1}, .shapes = {{2, 3, 5}, {5}, {5}}, .lo = -2, .hi = 2,
@@ -363,7 +384,7 @@ static bool forward_group_norm(om_call *c) {
     int64_t n = ch / groups * spatial, rows = x->shape[0] * groups;
     /* row r is group r % groups of a sample; its element k has channel (r % groups * n + k) / spatial */
     affine af = {w ? (const float *)om__data(w) : NULL, b ? (const float *)om__data(b) : NULL, spatial ? spatial : 1, ch};
-    normalize_rows((const float *)om__data(x), (float *)om__data(c->out[0]), rows, n, c->attrs.f[0], af, groups);
+    normalize_rows((const float *)om__data(x), (float *)om__data(c->out[0]), rows, n, c->attrs.f[0], af, groups, NULL, NULL);
   }
   om_tensor_release(x);
   om_tensor_release(w);
@@ -451,7 +472,7 @@ static bool lower_group_norm(om_lower *l, const om_call *c) {
 }
 
 const om_op_def om__op_group_norm = {
-    .name = "group_norm", .n_in = -1, .n_out = 1, .saves = OM_SAVES_ALL_INPUTS,
+    .name = "group_norm", .n_in = -1, .n_out = 1, .saves = OM_SAVES_IN(0) | OM_SAVES_IN(1),
     .infer = infer_group_norm, .forward = forward_group_norm, .backward = group_norm_backward,
     .lower = lower_group_norm, .onnx = "Reshape, InstanceNormalization, Shape, Reshape, Mul, Add",
     .test = {.n_in = 3, .ndims = {4, 1, 1}, .shapes = {{2, 4, 3, 2}, {4}, {4}}, .lo = -2, .hi = 2,
@@ -613,8 +634,11 @@ static bool lower_batch_norm(om_lower *l, const om_call *c) {
   return true;
 }
 
+/* The running statistics (inputs 1 and 2) are not version-checked: training mode updates them
+ * on every call while earlier graphs may still be differentiated (gradient accumulation), and
+ * its backward does not read them. The weight and bias are inputs 3 and 4 with them. */
 const om_op_def om__op_batch_norm = {
-    .name = "batch_norm", .n_in = -1, .n_out = 1, .saves = OM_SAVES_ALL_INPUTS,
+    .name = "batch_norm", .n_in = -1, .n_out = 1, .saves = OM_SAVES_IN(0) | OM_SAVES_IN(3) | OM_SAVES_IN(4),
     .infer = infer_batch_norm, .forward = forward_batch_norm, .backward = batch_norm_backward,
     .lower = lower_batch_norm, .onnx = "BatchNormalization (training_mode 0); training mode refused",
     .test = {.n_in = 4, .ndims = {3, 1, 1, 1}, .shapes = {{2, 3, 4}, {3}, {3}, {3}}, .lo = 0.5, .hi = 2,

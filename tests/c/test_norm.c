@@ -6,6 +6,7 @@
  * cover layout independence and the gradients of the sample calls. */
 #include <stdlib.h>
 
+#include "internal.h"
 #include "om_test.h"
 
 TEST(softmax_rows_sum_to_one_and_match_exp_over_sum) {
@@ -52,6 +53,12 @@ TEST(layer_norm_matches_a_hand_computation) {
               "layer_norm: weight has shape [3], expected [2,3]");
   CHECK_ERROR(om_layer_norm(x, NULL, 0, NULL, NULL, eps) != NULL, OM_ERR_INVALID_ARGUMENT,
               "expected normalized_shape to be at least 1-dimensional");
+  /* the op's other outputs: mean and rstd per row, shaped [2, 1] */
+  om_tensor *out[3] = {0};
+  CHECK_EQ_INT(om_apply(OM_OP_layer_norm, &x, 1, (int64_t[]){0, 0, 3}, 3, &eps, 1, out, 3), 3);
+  CHECK_VALUES(out[1], SHAPE(2, 1), 1e-6, 2, 4);
+  CHECK_VALUES(out[2], SHAPE(2, 1), 1e-5, r0, r1);
+  for (int j = 0; j < 3; j++) om_tensor_release(out[j]);
   om_tensor *all[] = {x, w, b, y, yn, z};
   for (size_t k = 0; k < sizeof all / sizeof *all; k++) om_tensor_release(all[k]);
 }
@@ -155,7 +162,13 @@ TEST(batch_norm_training_gradients_match_finite_differences) {
     }
     om_tensor_release(g);
   }
-  om_tensor *all[] = {x, w, b, c, y, p, s};
+  /* two training steps before one backward (gradient accumulation): the running statistics
+   * change between them, which the first graph's backward does not mind */
+  om_tensor *rm = om_zeros((int64_t[]){2}, 1, OM_FLOAT32), *rv = om_ones((int64_t[]){2}, 1, OM_FLOAT32);
+  om_tensor *y1 = om_batch_norm(x, rm, rv, w, b, true, 0.1, 1e-5), *y2 = om_batch_norm(x, rm, rv, w, b, true, 0.1, 1e-5);
+  om_tensor *both = om_add(y1, y2), *tot = om_sum(both, NULL, 0, false);
+  CHECK(om_backward(tot, NULL));
+  om_tensor *all[] = {x, w, b, c, y, p, s, rm, rv, y1, y2, both, tot};
   for (size_t k = 0; k < sizeof all / sizeof *all; k++) om_tensor_release(all[k]);
 }
 
