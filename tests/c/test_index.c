@@ -230,6 +230,7 @@ TEST(interpolate_errors) {
   CHECK_ERROR(interp_scale(x, -1, 1, NEAREST, false) != NULL, OM_ERR_INVALID_ARGUMENT, "interpolate: scale_factor -1 must be positive and finite");
   CHECK_ERROR(interp_scale(x, NAN, 1, BILINEAR, false) != NULL, OM_ERR_INVALID_ARGUMENT, "must be positive and finite");
   CHECK_ERROR(interp_size(x, 4, 4, (om_interpolate_mode)7, false) != NULL, OM_ERR_INVALID_ARGUMENT, "mode 7");
+  CHECK_ERROR(interp_size(NULL, 4, 4, NEAREST, false) != NULL, OM_ERR_INVALID_ARGUMENT, "interpolate");
   om_tensor *all[] = {x, x3, xi};
   om__release_all(all, 3);
 }
