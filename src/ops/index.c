@@ -232,6 +232,9 @@ static bool infer_index_select(om_call *c) {
   const om_tensor *x = c->in[0], *idx = c->in[1];
   if (!wrap_attr_dim(c, x->ndim, "index_select") || !check_index_dtype(idx, "index_select")) return false;
   if (idx->ndim > 1) return om__fail(OM_ERR_SHAPE_MISMATCH, "index_select: index must be 1-D (or 0-d), got %d dims", idx->ndim);
+  if (x->ndim == 0 && om_tensor_numel(idx) != 1) /* PyTorch's rule: the result stays 0-d */
+    return om__fail(OM_ERR_SHAPE_MISMATCH, "index_select: an index into a 0-d input must have 1 value, got %lld",
+                    (long long)om_tensor_numel(idx));
   set_meta(&c->out_meta[0], x->dtype, x->shape, x->ndim);
   if (x->ndim) c->out_meta[0].shape[c->attrs.i[0]] = om_tensor_numel(idx);
   return true;
@@ -250,6 +253,10 @@ static bool forward_index_select(om_call *c) {
 /* dinput = index_add(zeros, dim, index, g) */
 static bool index_select_backward(const om_record *r, om_tensor *const *g, om_tensor **gin) {
   if (!om__wants(r, 0)) return true;
+  if (r->in[0]->ndim == 0) { /* the one element, picked once */
+    gin[0] = om_tensor_retain(g[0]);
+    return backward_done(r, gin);
+  }
   om_tensor *z = zeros_like(r->in[0]);
   om_tensor *idx = r->in[1]->ndim == 0 ? om_reshape(r->in[1], (int64_t[]){1}, 1) : om_tensor_retain(r->in[1]);
   gin[0] = z && idx ? om_index_add(z, (int)r->attrs.i[0], idx, g[0]) : NULL;

@@ -129,8 +129,18 @@ TEST(index_errors) {
   CHECK_ERROR(om_gather(x, 1, gbig) != NULL, OM_ERR_INDEX_OUT_OF_RANGE, "gather: index 7 is out of range for dim 1 of size 3");
   CHECK_ERROR(om_gather(x, 1, gwide) != NULL, OM_ERR_SHAPE_MISMATCH, "gather: index [3,1] must have the rank of input [2,3] and no larger size off dim 1");
   CHECK_ERROR(om_gather(x, 1, neg) != NULL, OM_ERR_SHAPE_MISMATCH, "gather: index [2]");
-  om_tensor *all[] = {x, neg, big, two, f, gneg, gbig, gwide};
-  om__release_all(all, 8);
+  om_tensor *x0 = om_scalar(7, OM_FLOAT32), *zero = TI(SHAPE(1), 0), *zeros2 = TI(SHAPE(2), 0, 0);
+  om_tensor_set_requires_grad(x0, true);
+  om_tensor *y0 = om_index_select(x0, 0, zero); /* a 0-d input stays 0-d */
+  CHECK(y0 && om_tensor_ndim(y0) == 0 && at(y0, 0) == 7);
+  CHECK(om_backward(y0, NULL));
+  om_tensor *g0 = om_tensor_grad(x0);
+  CHECK(g0 && om_tensor_ndim(g0) == 0 && at(g0, 0) == 1);
+  om_tensor_release(g0);
+  CHECK_ERROR(om_index_select(x0, 0, zeros2) != NULL, OM_ERR_SHAPE_MISMATCH, "index_select: an index into a 0-d input must have 1 value, got 2");
+  CHECK_ERROR(om_index_select(x0, 0, big) != NULL, OM_ERR_INDEX_OUT_OF_RANGE, "index_select: index 3 is out of range for dim 0 of size 1");
+  om_tensor *all[] = {x, neg, big, two, f, gneg, gbig, gwide, x0, zero, zeros2, y0};
+  om__release_all(all, 12);
 }
 
 TEST(interpolate_nearest) {
