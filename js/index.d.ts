@@ -327,6 +327,14 @@ export class Tensor {
   contiguous(): Tensor;
   /** A contiguous copy that autograd tracks. */
   clone(): Tensor;
+  /** Picks along dim by a 1-D int64 index (torch.index_select); indices outside [0, size) throw IndexOutOfRange. */
+  indexSelect(dim: number, index: Tensor): Tensor;
+  /** out[p] = this[p with p[dim] = index[p]] (torch.gather; index int64 of this rank). */
+  gather(dim: number, index: Tensor): Tensor;
+  /** A copy with source's slices added at index along dim (torch.index_add; float32). */
+  indexAdd(dim: number, index: Tensor, source: Tensor): Tensor;
+  /** A copy with src[p] added at p with p[dim] = index[p] (torch.scatter_add; float32, src has index's shape). */
+  scatterAdd(dim: number, index: Tensor, src: Tensor): Tensor;
   /**
    * A tensor sharing this storage that autograd does not track. While a trace records, detaching
    * a traced tensor returns a new handle to the same tensor (it stays traced); dispose each
@@ -766,6 +774,50 @@ export namespace nn {
     forward(query: Tensor, key: Tensor, value: Tensor, options?: MultiheadAttentionForwardOptions): [Tensor, Tensor | null];
   }
 
+  // ---- indexing and resampling (js/nn/embedding.js, js/ops/index.js) ----
+
+  /** Options of {@link Embedding} and {@link functional.embedding}. */
+  export interface EmbeddingOptions {
+    /** A row that reads as stored but gets no gradient (zeroed by nn.Embedding); negative counts from the end. */
+    paddingIdx?: number | null;
+  }
+
+  /**
+   * A table of rows read by int64 indices, as PyTorch's nn.Embedding: weight
+   * [numEmbeddings, embeddingDim] from the standard normal ({@link manualSeed}), the padding row zeroed.
+   */
+  export class Embedding extends Module {
+    constructor(numEmbeddings: number, embeddingDim: number, options?: EmbeddingOptions);
+    readonly numEmbeddings: number;
+    readonly embeddingDim: number;
+    /** The padding row (non-negative), or null. */
+    readonly paddingIdx: number | null;
+    weight: Tensor;
+    /** int64 indices [...] -> [..., embeddingDim]. */
+    forward(input: Tensor): Tensor;
+  }
+
+  /** Options of {@link functional.interpolate} and {@link Upsample} (exactly one of size and scaleFactor). */
+  export interface InterpolateOptions {
+    /** Output (H, W), or one size for both. */
+    size?: number | [number, number] | null;
+    /** Output floor(in * scale) per spatial axis; the scale drives the sampling coordinates. */
+    scaleFactor?: number | [number, number] | null;
+    /** 'nearest' (default; PyTorch's legacy nearest) or 'bilinear'. */
+    mode?: 'nearest' | 'bilinear';
+    /** Bilinear only: corner pixels' centres aligned (default false). */
+    alignCorners?: boolean | null;
+    /** With scaleFactor: sample as if the resulting size had been given (default false). */
+    recomputeScaleFactor?: boolean | null;
+  }
+
+  /** interpolate as a module (PyTorch's nn.Upsample). */
+  export class Upsample extends Module {
+    constructor(options: InterpolateOptions);
+    /** input [N, C, H, W] -> resampled. */
+    forward(input: Tensor): Tensor;
+  }
+
   /** The ops as functions, in PyTorch's names (torch.nn.functional). */
   export namespace functional {
     /** input W^T + bias: input [..., in], weight [out, in], bias [out] (or null) -> [..., out]. */
@@ -805,5 +857,9 @@ export namespace nn {
     }
     /** softmax(q k^T * scale + mask) v for q [..., L, E], k [..., S, E], v [..., S, Ev] (no dropout). */
     function scaledDotProductAttention(query: Tensor, key: Tensor, value: Tensor, options?: ScaledDotProductAttentionOptions): Tensor;
+    /** Rows of weight [num, dim] picked by int64 indices (any shape) -> [..., dim]. */
+    function embedding(input: Tensor, weight: Tensor, options?: EmbeddingOptions): Tensor;
+    /** Resamples input [N, C, H, W] (float32) as F.interpolate. */
+    function interpolate(input: Tensor, options: InterpolateOptions): Tensor;
   }
 }

@@ -343,6 +343,30 @@ bool om_traced_info(const om_traced_model *m, om_traced_part part, int i, om_dty
  *  stores up to max borrowed names in names ("" for an omitted optional input); -1 on error. */
 int om_traced_node_values(const om_traced_model *m, int i, bool outputs, const char **names, int max);
 
+/* ---- indexing and resampling (src/ops/index.c, src/ops/resize.c; new references) ---- */
+/** Rows of weight [num, dim] picked by int64 indices (any shape) -> [..., dim], as PyTorch's
+ *  embedding; with has_padding, row padding_idx (negative counts from the end) gets no gradient.
+ *  An index outside [0, num) is IndexOutOfRange. Returns a new reference. */
+om_tensor *om_embedding(om_tensor *weight, om_tensor *indices, int64_t padding_idx, bool has_padding);
+/** input picked along dim by a 1-D (or 0-d) int64 index, each in [0, size). Returns a new reference. */
+om_tensor *om_index_select(om_tensor *input, int dim, om_tensor *index);
+/** out[p] = input[p with p[dim] = index[p]] (index int64, input's rank); index's shape. Returns a new reference. */
+om_tensor *om_gather(om_tensor *input, int dim, om_tensor *index);
+/** A copy of input (float32) with source[..., j, ...] added at input[..., index[j], ...] along dim
+ *  (index 1-D int64; repeated indices add up). Returns a new reference. */
+om_tensor *om_index_add(om_tensor *input, int dim, om_tensor *index, om_tensor *source);
+/** A copy of input (float32) with src[p] added at p with p[dim] = index[p] (src has index's shape).
+ *  Returns a new reference. */
+om_tensor *om_scatter_add(om_tensor *input, int dim, om_tensor *index, om_tensor *src);
+/** interpolate's sampling modes. */
+typedef enum om_interpolate_mode { OM_INTERPOLATE_NEAREST = 0, OM_INTERPOLATE_BILINEAR = 1 } om_interpolate_mode;
+/** Resamples x [N, C, H, W] (float32) as torch.nn.functional.interpolate: exactly one of size
+ *  [2] (out_h, out_w) and scale_factor [2] (output floor(in * scale), the scale driving the
+ *  coordinates as PyTorch's default recompute_scale_factor=None); align_corners only with
+ *  bilinear. Arrays borrowed. Returns a new reference. */
+om_tensor *om_interpolate(om_tensor *x, const int64_t *size, const double *scale_factor, om_interpolate_mode mode,
+                          bool align_corners);
+
 /* ---- memory accounting (per thread) ---- */
 /** Live tensors (handles, including views and autograd-held ones) on this thread. */
 int64_t om_live_tensors(void);

@@ -1,3 +1,4 @@
 // om.nn.functional: the ops as functions, in PyTorch's names (torch.nn.functional).
 export { linear } from '../tensor.js';
 export { softmax, logSoftmax, layerNorm, groupNorm, batchNorm, scaledDotProductAttention } from '../ops/norm.js';
+export { embedding, interpolate } from '../ops/index.js';

@@ -170,6 +170,22 @@ const mods2: om.nn.Module[] = [ln, gn, bn2, bn1, mha, new om.nn.Softmax(1), new 
 // @ts-expect-error: the options of MultiheadAttention.forward are an object
 mha.forward(ex, ex, ex, false);
 void [runMean, attnOut, attnWeights, sm, sdpa, lnF, bnF, mods2];
+// indexing and resampling
+const ids = om.tensor([[1, 0], [2, 2]], { dtype: 'int64' });
+const emb = new om.nn.Embedding(5, 3, { paddingIdx: 0 });
+const looked: Tensor = emb.forward(ids);
+const looked2: Tensor = om.nn.functional.embedding(ids, emb.weight, { paddingIdx: null });
+const picked: Tensor = emb.weight.indexSelect(0, om.tensor([1, 1], { dtype: 'int64' })).gather(1, ids);
+const added: Tensor = emb.weight.indexAdd(0, ids.reshape([-1]), om.ones([4, 3])).scatterAdd(0, ids, om.ones([2, 2]));
+const img = om.randn([1, 2, 3, 3]);
+const up: Tensor = om.nn.functional.interpolate(img, { scaleFactor: [2, 1.5], mode: 'bilinear', alignCorners: true });
+const upm: Tensor = new om.nn.Upsample({ size: 5 }).forward(img);
+const pad: number | null = emb.paddingIdx;
+// @ts-expect-error: modes are 'nearest' | 'bilinear'
+om.nn.functional.interpolate(img, { size: 4, mode: 'bicubic' });
+om.dispose([ids, looked, looked2, picked, added, img, up, upm]);
+emb.dispose();
+void pad;
 
 // misuse the declarations reject
 // @ts-expect-error: dtype names are 'float32' | 'int64' | 'bool'
