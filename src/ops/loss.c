@@ -136,7 +136,7 @@ static bool lower_mse_loss(om_lower *l, const om_call *c) {
 }
 
 const om_op_def om__op_mse_loss = {
-    .name = "mse_loss", .n_in = 2, .n_out = 1, .saves = OM_SAVES_ALL_INPUTS,
+    .name = "mse_loss", .n_in = 2, .n_out = 1, .saves = OM_SAVES_IN(0) | OM_SAVES_IN(1),
     .infer = infer_mse_loss, .forward = forward_mse_loss, .backward = mse_loss_backward,
     .lower = lower_mse_loss, .onnx = "Sub, Mul, ReduceMean / ReduceSum (none: no reduce)",
     .test = {.n_in = 2, .ndims = {2, 2}, .shapes = {{3, 4}, {1, 4}}, .lo = -2, .hi = 2, .attrs = {.n_i = 1, .i = {OM_REDUCTION_MEAN}}}};
@@ -336,14 +336,14 @@ static bool lower_nll_loss(om_lower *l, const om_call *c) {
 }
 
 const om_op_def om__op_nll_loss = {
-    .name = "nll_loss", .n_in = -1, .n_out = 1, .saves = OM_SAVES_ALL_INPUTS,
+    .name = "nll_loss", .n_in = -1, .n_out = 1, .saves = OM_SAVES_IN(0) | OM_SAVES_IN(1) | OM_SAVES_IN(2),
     .infer = infer_class_loss, .forward = forward_class_loss, .backward = class_loss_backward,
     .lower = lower_nll_loss, .onnx = "refused (UnsupportedOperation: a loss; spec 2)",
     .test = {.n_in = 2, .ndims = {2, 1}, .shapes = {{5, 3}, {5}}, .dtypes = {OM_FLOAT32, OM_INT64}, .lo = 0, .hi = 2.99,
              .attrs = {.n_i = 2, .i = {OM_REDUCTION_MEAN, -100}}}};
 
 const om_op_def om__op_cross_entropy = {
-    .name = "cross_entropy", .n_in = -1, .n_out = 1, .saves = OM_SAVES_ALL_INPUTS,
+    .name = "cross_entropy", .n_in = -1, .n_out = 1, .saves = OM_SAVES_IN(0) | OM_SAVES_IN(1) | OM_SAVES_IN(2),
     .infer = infer_class_loss, .forward = forward_class_loss, .backward = class_loss_backward,
     .lower = lower_nll_loss, .onnx = "refused (UnsupportedOperation: a loss; spec 2)",
     .test = {.n_in = 2, .ndims = {3, 2}, .shapes = {{3, 4, 2}, {3, 2}}, .dtypes = {OM_FLOAT32, OM_INT64}, .lo = 0, .hi = 3.99,
@@ -566,7 +566,7 @@ static bool ctc_loss_backward(const om_record *r, om_tensor *const *g, om_tensor
 }
 
 const om_op_def om__op_ctc_loss = {
-    .name = "ctc_loss", .n_in = 4, .n_out = 1, .saves = OM_SAVES_ALL_INPUTS,
+    .name = "ctc_loss", .n_in = 4, .n_out = 1, .saves = OM_SAVES_IN(0) | OM_SAVES_IN(1) | OM_SAVES_IN(2) | OM_SAVES_IN(3),
     .infer = infer_ctc_loss, .forward = forward_ctc_loss, .backward = ctc_loss_backward,
     .lower = lower_nll_loss, .onnx = "refused (UnsupportedOperation: a loss; spec 2)",
     .test = {.n_in = 4, .ndims = {3, 2, 1, 1}, .shapes = {{4, 3, 4}, {3, 3}, {3}, {3}},
