@@ -43,6 +43,21 @@ class MLP extends om.nn.Module {
   }
 }
 
+/** steps full-batch steps of opt on lossFn(model(x), y); returns the last loss. */
+function train(model, lossFn, opt, x, y, steps) {
+  let last = NaN;
+  for (let step = 0; step < steps; step++) {
+    opt.zeroGrad();
+    last = om.tidy(() => {
+      const loss = lossFn.forward(model.forward(x), y);
+      loss.backward();
+      return loss.item();
+    });
+    opt.step();
+  }
+  return last;
+}
+
 function accuracy(logits, y) {
   const pred = vals(om.tidy(() => logits.argmax(1)));
   const truth = vals(y);
@@ -58,16 +73,7 @@ describe('training', () => {
     const opt = new om.optim.Adam(net.parameters(), { lr: 0.01 });
     try {
       const first = om.tidy(() => lossFn.forward(net.forward(x), y).item());
-      let last = first;
-      for (let step = 0; step < 600; step++) {
-        opt.zeroGrad();
-        last = om.tidy(() => {
-          const loss = lossFn.forward(net.forward(x), y);
-          loss.backward();
-          return loss.item();
-        });
-        opt.step();
-      }
+      const last = train(net, lossFn, opt, x, y, 600);
       const acc = om.tidy(() => accuracy(net.forward(x), y));
       assert.ok(last < first / 5, `loss ${first} -> ${last}`);
       assert.ok(acc >= 0.95, `training accuracy ${acc}`);
@@ -97,16 +103,7 @@ describe('training', () => {
     const lossFn = new om.nn.MSELoss();
     const opt = new om.optim.SGD(model.parameters(), { lr: 0.05, momentum: 0.9 });
     try {
-      let loss = Infinity;
-      for (let step = 0; step < 300; step++) {
-        opt.zeroGrad();
-        loss = om.tidy(() => {
-          const l = lossFn.forward(model.forward(x), y);
-          l.backward();
-          return l.item();
-        });
-        opt.step();
-      }
+      const loss = train(model, lossFn, opt, x, y, 300);
       assert.ok(loss < 1e-4, `final loss ${loss}`);
       const w = vals(model.weight);
       const b = vals(model.bias);
