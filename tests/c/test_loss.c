@@ -94,6 +94,12 @@ TEST(cross_entropy_values_smoothing_weights_and_gradient) {
   CHECK_VALUES(none, SHAPE(3), 1e-6, 1.40796337, 1.31833475, 0);
   om_tensor *sum = om_cross_entropy(x, t, NULL, -100, OM_REDUCTION_SUM, 0);
   CHECK_SCALAR(sum, 1.5062182531124906, 1e-6);
+  /* unbatched: input [C], 0-d target */
+  om_tensor *x1 = TF(SHAPE(3), 1, 2, 3), *t1 = om_scalar(2, OM_INT64), *one = om_cross_entropy(x1, t1, NULL, -100, OM_REDUCTION_NONE, 0);
+  CHECK_SCALAR(one, 0.40760596444438, 1e-6);
+  om_tensor_release(x1);
+  om_tensor_release(t1);
+  om_tensor_release(one);
   /* huge logits stay finite: the max is subtracted before exp */
   om_tensor *big = TF(SHAPE(1, 2), 1000, 0), *t0 = I64(SHAPE(1), 1), *stable = om_cross_entropy(big, t0, NULL, -100, OM_REDUCTION_SUM, 0);
   CHECK_SCALAR(stable, 1000, 1e-3);

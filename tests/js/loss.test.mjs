@@ -113,6 +113,28 @@ describe('losses', () => {
   });
 });
 
+test('bad arguments are OmErrors: disposed tensors, options that are not objects, lengths that are not integers', () => {
+  const x = om.tensor([[1, 2]]);
+  const t = om.tensor([0n]);
+  x.dispose();
+  try {
+    assert.throws(() => F.crossEntropy(x, t), kindIs('Disposed', /crossEntropy: input was disposed/));
+    assert.throws(() => new om.optim.SGD([x]), kindIs('Disposed', /SGD: params\[0\] was disposed/));
+    assert.throws(() => F.nllLoss(t, t, 5), kindIs('InvalidArgument', /nllLoss: options must be an object, got 5/));
+    assert.throws(() => new om.nn.MSELoss('sum'), kindIs('InvalidArgument', /MSELoss: options must be an object/));
+    assert.throws(() => new om.nn.CTCLoss({ zeroInfinity: 1 }), kindIs('InvalidArgument', /zeroInfinity must be a boolean, got 1/));
+    assert.throws(() => new om.optim.SGD([t], 0.1), kindIs('DtypeMismatch', /params\[0\] is int64/));
+    om.tidy(() => {
+      const p = om.tensor([1]);
+      assert.throws(() => new om.optim.SGD([p], 0.1), kindIs('InvalidArgument', /SGD: options must be an object, got 0.1/));
+      assert.throws(() => new om.optim.Adam([p, p]), kindIs('InvalidArgument', /a parameter appears more than once/));
+      assert.throws(() => F.mseLoss(p, 2), kindIs('InvalidArgument', /mseLoss: target must be a Tensor/));
+    });
+  } finally {
+    t.dispose();
+  }
+});
+
 describe('optimizers (om.optim), on w with loss w^2 (gradient 2w) from w = 1', () => {
   /** Runs steps of opt on w with the loss function of step k, returns w after each step. */
   function run(make, steps, lossOf = (w) => w.mul(w).sum()) {
@@ -206,6 +228,20 @@ describe('containers and state dicts', () => {
     } finally {
       seq.dispose();
       net.dispose();
+    }
+  });
+
+  test('a Sequential traces with state-dict names and matches onnxruntime-web', async () => {
+    om.manualSeed(4);
+    class Tanh extends om.nn.Module { forward(x) { return x.tanh(); } }
+    const seq = new om.nn.Sequential(new om.nn.Linear(3, 5), new Tanh(), new om.nn.Linear(5, 2));
+    try {
+      await withTraced((keep, trace) => {
+        const tm = trace(seq.eval(), { x: [om.randn([4, 3], { seed: 1 }), ['batch', null]] });
+        assert.deepEqual(tm.graph().initializers.map((i) => i.name).sort(), ['0.bias', '0.weight', '2.bias', '2.weight']);
+      });
+    } finally {
+      seq.dispose();
     }
   });
 
