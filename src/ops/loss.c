@@ -269,7 +269,8 @@ static bool forward_class_loss(om_call *c) {
  * (cross_entropy; nll_loss has A = 0 and returns only B), where at a counted position with
  * target t and W = sum_c w_c:
  *   A = (1 - eps) w_t + eps W / C   (the same for every class)
- *   B_c = (1 - eps) w_t [c == t] + eps w_c / C                 (nll_loss: B_t = -(-w_t)) */
+ *   B_c = (1 - eps) w_t [c == t] + eps w_c / C
+ * nll_loss has eps = 0 and no softmax term: its gradient is -B, that is -w_t at the target. */
 static bool class_loss_coefs(const om_record *r, om_tensor **a_out, om_tensor **b_out) {
   bool ce = r->op == OM_OP_cross_entropy;
   class_loss k;
@@ -330,7 +331,7 @@ static bool class_loss_backward(const om_record *r, om_tensor *const *g, om_tens
   return gin[0] != NULL;
 }
 
-static bool lower_nll_loss(om_lower *l, const om_call *c) {
+static bool refuse_loss(om_lower *l, const om_call *c) {
   return om__lower_refuse(l, c, "losses have no ONNX equivalent in the opset used (20) and tracing is for inference graphs "
                                 "(spec 2: CtcLoss and NllLoss, and so CrossEntropy); compute the loss outside the traced model");
 }
@@ -338,14 +339,14 @@ static bool lower_nll_loss(om_lower *l, const om_call *c) {
 const om_op_def om__op_nll_loss = {
     .name = "nll_loss", .n_in = -1, .n_out = 1, .saves = OM_SAVES_IN(0) | OM_SAVES_IN(1) | OM_SAVES_IN(2),
     .infer = infer_class_loss, .forward = forward_class_loss, .backward = class_loss_backward,
-    .lower = lower_nll_loss, .onnx = "refused (UnsupportedOperation: a loss; spec 2)",
+    .lower = refuse_loss, .onnx = "refused (UnsupportedOperation: a loss; spec 2)",
     .test = {.n_in = 2, .ndims = {2, 1}, .shapes = {{5, 3}, {5}}, .dtypes = {OM_FLOAT32, OM_INT64}, .lo = 0, .hi = 2.99,
              .attrs = {.n_i = 2, .i = {OM_REDUCTION_MEAN, -100}}}};
 
 const om_op_def om__op_cross_entropy = {
     .name = "cross_entropy", .n_in = -1, .n_out = 1, .saves = OM_SAVES_IN(0) | OM_SAVES_IN(1) | OM_SAVES_IN(2),
     .infer = infer_class_loss, .forward = forward_class_loss, .backward = class_loss_backward,
-    .lower = lower_nll_loss, .onnx = "refused (UnsupportedOperation: a loss; spec 2)",
+    .lower = refuse_loss, .onnx = "refused (UnsupportedOperation: a loss; spec 2)",
     .test = {.n_in = 2, .ndims = {3, 2}, .shapes = {{3, 4, 2}, {3, 2}}, .dtypes = {OM_FLOAT32, OM_INT64}, .lo = 0, .hi = 3.99,
              .attrs = {.n_i = 2, .i = {OM_REDUCTION_MEAN, -100}, .n_f = 1, .f = {0.1}}}};
 
@@ -568,7 +569,7 @@ static bool ctc_loss_backward(const om_record *r, om_tensor *const *g, om_tensor
 const om_op_def om__op_ctc_loss = {
     .name = "ctc_loss", .n_in = 4, .n_out = 1, .saves = OM_SAVES_IN(0) | OM_SAVES_IN(1) | OM_SAVES_IN(2) | OM_SAVES_IN(3),
     .infer = infer_ctc_loss, .forward = forward_ctc_loss, .backward = ctc_loss_backward,
-    .lower = lower_nll_loss, .onnx = "refused (UnsupportedOperation: a loss; spec 2)",
+    .lower = refuse_loss, .onnx = "refused (UnsupportedOperation: a loss; spec 2)",
     .test = {.n_in = 4, .ndims = {3, 2, 1, 1}, .shapes = {{4, 3, 4}, {3, 3}, {3}, {3}},
              .dtypes = {OM_FLOAT32, OM_INT64, OM_INT64, OM_INT64}, .lo = 1, .hi = 3.99,
              .attrs = {.n_i = 3, .i = {0, OM_REDUCTION_MEAN, 1}}}};
