@@ -172,7 +172,11 @@ function loadState(module, state, options) {
         if (flat && src.length !== dst.size) {
           throw new OmError('ShapeMismatch', `${who}: ${key} has ${src.length} values, the model's ${shapeStr(dst.shape)} needs ${dst.size}`);
         }
-        src = tensor(src, flat ? { dtype: dst.dtype, shape: dst.shape } : { dtype: dst.dtype });
+        try {
+          src = tensor(src, flat ? { dtype: dst.dtype, shape: dst.shape } : { dtype: dst.dtype });
+        } catch (e) {
+          throw e instanceof OmError ? new OmError(e.kind, `${who}: ${key}: ${e.message}`) : e;
+        }
         temps.push(src);
       } else if (src.dtype !== dst.dtype) {
         throw new OmError('DtypeMismatch', `${who}: ${key} is ${src.dtype} in the state dict but ${dst.dtype} in the model`);
