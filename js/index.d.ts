@@ -700,7 +700,7 @@ export namespace nn {
     function mseLoss(input: Tensor, target: Tensor, options?: ReductionOptions): Tensor;
     /** PyTorch's F.nll_loss. */
     function nllLoss(input: Tensor, target: Tensor, options?: NLLLossOptions): Tensor;
-    /** PyTorch's F.cross_entropy with class-index targets. */
+    /** PyTorch's F.cross_entropy: int64 class-index targets or float32 class probabilities (input's shape). */
     function crossEntropy(input: Tensor, target: Tensor, options?: CrossEntropyOptions): Tensor;
     /** PyTorch's F.ctc_loss. */
     function ctcLoss(logProbs: Tensor, targets: Tensor, inputLengths: Lengths, targetLengths: Lengths, options?: CTCLossOptions): Tensor;

@@ -261,7 +261,8 @@ om_tensor *om_mse_loss(om_tensor *input, om_tensor *target, om_reduction reducti
  *  the summed weights of the others). Refused while tracing. */
 om_tensor *om_nll_loss(om_tensor *input, om_tensor *target, om_tensor *weight, int64_t ignore_index, om_reduction reduction);
 /** nll_loss of log_softmax(input) over dim 1 (dim 0 for [C]), fused and stable, with PyTorch's
- *  label_smoothing in [0, 1]; class-index targets only. Refused while tracing. */
+ *  label_smoothing in [0, 1]; target is int64 class indices or float32 class probabilities of
+ *  input's shape. Refused while tracing. */
 om_tensor *om_cross_entropy(om_tensor *input, om_tensor *target, om_tensor *weight, int64_t ignore_index,
                             om_reduction reduction, double label_smoothing);
 /** Connectionist temporal classification loss: log_probs [T, N, C] float32, targets [N, S] (padded)

@@ -73,7 +73,8 @@ export function nllLoss(input, target, options) {
 
 /**
  * PyTorch's F.cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean',
- * label_smoothing=0.0) with class-index targets: log_softmax over dim 1 and nll_loss, fused.
+ * label_smoothing=0.0): log_softmax over dim 1 and nll_loss, fused. target is int64 class
+ * indices [N, d...] or float32 class probabilities of the input's shape.
  */
 export function crossEntropy(input, target, options) {
   requireReady('crossEntropy');

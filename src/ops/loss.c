@@ -147,7 +147,8 @@ om_tensor *om_mse_loss(om_tensor *input, om_tensor *target, om_reduction reducti
 }
 
 /* ==== nll_loss and cross_entropy: input [C] / [N, C] / [N, C, d...], target [] / [N] / [N, d...]
- * (int64 class indices), weight [C] (optional) -> per position loss (target's shape) or reduced.
+ * (int64 class indices) or, for cross_entropy only, float32 class probabilities of the input's
+ * shape; weight [C] (optional) -> per position loss (the positions' shape) or reduced.
  * Positions are (n, r) with r over the trailing dims d...; element (n, c, r) of a dense input
  * sits at (n C + c) R + r. ==== */
 
@@ -166,13 +167,20 @@ static bool infer_class_loss(om_call *c) {
     return om__fail(OM_ERR_INVALID_ARGUMENT, "cross_entropy: label_smoothing must be in [0, 1], got %g", c->attrs.f[0]);
   om_tensor *x = c->in[0], *t = c->in[1], *w = c->n_in == 3 ? c->in[2] : NULL;
   char xs[OM_SHAPE_STR_LEN], ts[OM_SHAPE_STR_LEN];
+  bool probs = ce && t->dtype == OM_FLOAT32;
   if (x->dtype != OM_FLOAT32) return om__fail(OM_ERR_DTYPE_MISMATCH, "%s: input must be float32, got %s", who, om_dtype_name(x->dtype));
-  if (t->dtype != OM_INT64)
-    return om__fail(OM_ERR_DTYPE_MISMATCH, "%s: target must be int64 class indices, got %s%s", who, om_dtype_name(t->dtype),
-                    ce && t->dtype == OM_FLOAT32 ? " (class probabilities are not supported)" : "");
+  if (t->dtype != OM_INT64 && !probs)
+    return om__fail(OM_ERR_DTYPE_MISMATCH, "%s: target must be int64 class indices%s, got %s", who,
+                    ce ? " or float32 class probabilities" : "", om_dtype_name(t->dtype));
   if (x->ndim < 1) return om__fail(OM_ERR_SHAPE_MISMATCH, "%s: input must have a class dim, got a 0-d tensor", who);
-  bool fits = t->ndim == (x->ndim == 1 ? 0 : x->ndim - 1);
-  for (int d = 0; fits && d < t->ndim; d++) fits = t->shape[d] == x->shape[d == 0 ? 0 : d + 1];
+  if (probs && (t->ndim != x->ndim || memcmp(t->shape, x->shape, sizeof(int64_t) * (size_t)x->ndim)))
+    return om__fail(OM_ERR_SHAPE_MISMATCH, "cross_entropy: class-probability target %s must have the input's shape %s",
+                    om__shape_str(ts, sizeof ts, t->shape, t->ndim), om__shape_str(xs, sizeof xs, x->shape, x->ndim));
+  if (probs && c->attrs.i[1] >= 0)
+    return om__fail(OM_ERR_INVALID_ARGUMENT, "cross_entropy: ignore_index (%lld) is not supported for class-probability targets",
+                    (long long)c->attrs.i[1]);
+  bool fits = probs || t->ndim == (x->ndim == 1 ? 0 : x->ndim - 1);
+  for (int d = 0; fits && !probs && d < t->ndim; d++) fits = t->shape[d] == x->shape[d == 0 ? 0 : d + 1];
   if (!fits)
     return om__fail(OM_ERR_SHAPE_MISMATCH, "%s: target %s does not match input %s (input [N, C, d...] takes target [N, d...], input [C] a 0-d target)",
                     who, om__shape_str(ts, sizeof ts, t->shape, t->ndim), om__shape_str(xs, sizeof xs, x->shape, x->ndim));
@@ -181,8 +189,10 @@ static bool infer_class_loss(om_call *c) {
     return om__fail(OM_ERR_SHAPE_MISMATCH, "%s: weight must be float32 [%lld] (one per class), got %s %s", who, (long long)nc,
                     om_dtype_name(w->dtype), om__shape_str(ts, sizeof ts, w->shape, w->ndim));
   om_meta *m = &c->out_meta[0];
-  *m = (om_meta){.dtype = OM_FLOAT32, .ndim = c->attrs.i[0] == OM_REDUCTION_NONE ? t->ndim : 0};
-  memcpy(m->shape, t->shape, sizeof(int64_t) * (size_t)m->ndim);
+  *m = (om_meta){.dtype = OM_FLOAT32};
+  if (c->attrs.i[0] == OM_REDUCTION_NONE) /* the positions: the input's shape without the class dim */
+    for (int d = 0; d < x->ndim; d++)
+      if (d != (x->ndim == 1 ? 0 : 1)) m->shape[m->ndim++] = x->shape[d];
   return true;
 }
 
@@ -191,8 +201,9 @@ typedef struct class_loss {
   om_tensor *x, *t, *w; /* dense references (w may be NULL) */
   int64_t n, nc, r;
   int64_t ignore;
+  bool probs;           /* cross_entropy with class probabilities: t is float32 like x */
   double eps;           /* label smoothing (0 for nll_loss) */
-  double denom;         /* sum of the weights of the counted positions */
+  double denom;         /* the mean's divisor: summed weights of the counted positions (probabilities: the positions) */
 } class_loss;
 
 static void class_loss_end(class_loss *k) {
@@ -214,6 +225,10 @@ static bool class_loss_begin(class_loss *k, om_op op, om_tensor *const *in, int 
   k->t = dense(in[1], who);
   k->w = n_in == 3 ? dense(in[2], who) : NULL;
   if (!k->x || !k->t || (n_in == 3 && !k->w)) return class_loss_end(k), false;
+  if ((k->probs = in[1]->dtype == OM_FLOAT32)) {
+    k->denom = (double)(k->n * k->r);
+    return true;
+  }
   const int64_t *tg = (const int64_t *)om__data(k->t);
   const float *w = k->w ? (const float *)om__data(k->w) : NULL;
   for (int64_t p = 0; p < k->n * k->r; p++) {
@@ -228,13 +243,22 @@ static bool class_loss_begin(class_loss *k, om_op op, om_tensor *const *in, int 
   return true;
 }
 
-/* The loss at position p = (n, r) (0 when ignored), in double. cross_entropy: with
+/* Element (n, c, r) of position p = (n, r) sits at base(p) + c R in a dense input. */
+static inline int64_t class_base(const class_loss *k, int64_t p) { return (p / k->r) * k->nc * k->r + p % k->r; }
+
+/* The smoothed probability of class c at position p: t' = (1 - eps) t + eps / C (probabilities). */
+static inline double class_prob(const class_loss *k, int64_t p, int64_t c) {
+  return (1 - k->eps) * ((const float *)om__data(k->t))[class_base(k, p) + c * k->r] + k->eps / (double)k->nc;
+}
+
+/* The loss at position p (0 when ignored), in double. cross_entropy: with
  * lse = max + log sum exp(x - max) and logp_c = x_c - lse,
- *   (1 - eps) w_t (-logp_t) + eps / C * (-sum_c w_c logp_c)                      (PyTorch's rule) */
+ *   (1 - eps) w_t (-logp_t) + eps / C * (-sum_c w_c logp_c)                      (PyTorch's rule)
+ *   -sum_c w_c t'_c logp_c                                           (class-probability targets) */
 static double class_loss_at(const class_loss *k, bool ce, int64_t p) {
-  int64_t t = ((const int64_t *)om__data(k->t))[p];
-  if (t == k->ignore) return 0;
-  const float *x = (const float *)om__data(k->x) + (p / k->r) * k->nc * k->r + p % k->r;
+  int64_t t = k->probs ? 0 : ((const int64_t *)om__data(k->t))[p];
+  if (!k->probs && t == k->ignore) return 0;
+  const float *x = (const float *)om__data(k->x) + class_base(k, p);
   const float *w = k->w ? (const float *)om__data(k->w) : NULL;
   double wt = w ? w[t] : 1;
   if (!ce) return -wt * x[t * k->r];
@@ -243,7 +267,8 @@ static double class_loss_at(const class_loss *k, bool ce, int64_t p) {
     if (x[c * k->r] > mx || x[c * k->r] != x[c * k->r]) mx = x[c * k->r];
   for (int64_t c = 0; c < k->nc; c++) se += exp(x[c * k->r] - mx);
   double lse = mx + log(se);
-  for (int64_t c = 0; c < k->nc; c++) smooth -= (w ? w[c] : 1) * (x[c * k->r] - lse);
+  for (int64_t c = 0; c < k->nc; c++) smooth -= (w ? w[c] : 1) * (k->probs ? class_prob(k, p, c) : 1) * (x[c * k->r] - lse);
+  if (k->probs) return smooth;
   return (1 - k->eps) * wt * (lse - x[t * k->r]) + k->eps / (double)k->nc * smooth;
 }
 
@@ -259,7 +284,7 @@ static bool forward_class_loss(om_call *c) {
     total += v;
   }
   if (c->attrs.i[0] == OM_REDUCTION_SUM) o[0] = (float)total;
-  if (c->attrs.i[0] == OM_REDUCTION_MEAN) o[0] = (float)(total / k.denom); /* all ignored: 0/0 = NaN, as PyTorch */
+  if (c->attrs.i[0] == OM_REDUCTION_MEAN) o[0] = (float)(total / k.denom); /* all ignored (or none): 0/0 = NaN, as PyTorch */
   class_loss_end(&k);
   return true;
 }
@@ -270,6 +295,7 @@ static bool forward_class_loss(om_call *c) {
  * target t and W = sum_c w_c:
  *   A = (1 - eps) w_t + eps W / C   (the same for every class)
  *   B_c = (1 - eps) w_t [c == t] + eps w_c / C
+ * and with class probabilities A = sum_c w_c t'_c, B_c = w_c t'_c.
  * nll_loss has eps = 0 and no softmax term: its gradient is -B, that is -w_t at the target. */
 static bool class_loss_coefs(const om_record *r, om_tensor **a_out, om_tensor **b_out) {
   bool ce = r->op == OM_OP_cross_entropy;
@@ -289,8 +315,17 @@ static bool class_loss_coefs(const om_record *r, om_tensor **a_out, om_tensor **
   const int64_t *tg = (const int64_t *)om__data(k.t);
   float *pa = A ? (float *)om__data(A) : NULL, *pb = (float *)om__data(B);
   for (int64_t p = 0; p < k.n * k.r; p++) {
+    int64_t base = class_base(&k, p);
+    if (k.probs) {
+      double sum = 0;
+      for (int64_t c = 0; c < k.nc; c++) sum += (w ? w[c] : 1) * class_prob(&k, p, c);
+      for (int64_t c = 0; c < k.nc; c++) {
+        pa[base + c * k.r] = (float)(sum * scale);
+        pb[base + c * k.r] = (float)((w ? w[c] : 1) * class_prob(&k, p, c) * scale);
+      }
+      continue;
+    }
     if (tg[p] == k.ignore) continue;
-    int64_t base = (p / k.r) * k.nc * k.r + p % k.r;
     double wt = w ? w[tg[p]] : 1;
     for (int64_t c = 0; c < k.nc; c++) {
       if (pa) pa[base + c * k.r] = (float)(((1 - k.eps) * wt + k.eps * W / (double)k.nc) * scale);
@@ -303,11 +338,30 @@ static bool class_loss_coefs(const om_record *r, om_tensor **a_out, om_tensor **
   return true;
 }
 
+/* The gradient w.r.t. class probabilities for unit upstream, as a multiplier of log_softmax(x):
+ * d loss / d t_c = -(1 - eps) w_c logp_c (scaled for the mean). A new tensor of the input's shape. */
+static om_tensor *class_prob_coefs(const om_record *r) {
+  class_loss k;
+  if (!class_loss_begin(&k, r->op, r->in, r->n_in, &r->attrs)) return NULL;
+  om_meta m = {.dtype = OM_FLOAT32, .ndim = r->in[0]->ndim};
+  memcpy(m.shape, r->in[0]->shape, sizeof(int64_t) * (size_t)m.ndim);
+  om_tensor *K = om__tensor_new(&m, false, "cross_entropy");
+  double scale = r->attrs.i[0] == OM_REDUCTION_MEAN ? 1 / k.denom : 1;
+  const float *w = k.w ? (const float *)om__data(k.w) : NULL;
+  for (int64_t p = 0; K && p < k.n * k.r; p++)
+    for (int64_t c = 0; c < k.nc; c++)
+      ((float *)om__data(K))[class_base(&k, p) + c * k.r] = (float)(-(1 - k.eps) * (w ? w[c] : 1) * scale);
+  class_loss_end(&k);
+  return K;
+}
+
 /* gin = g * (softmax(x) * A - B) (cross_entropy) or g * -B (nll_loss); g gets a class dim for
  * reduction none. The softmax is made of public ops, so the rule is differentiable in x and g.
- * No gradient for the target or the class weights (PyTorch has none either). */
+ * Class probabilities also get g * K * log_softmax(x) (class_prob_coefs); class indices and the
+ * class weights get no gradient (PyTorch has none either). */
 static bool class_loss_backward(const om_record *r, om_tensor *const *g, om_tensor **gin) {
-  if (!om__wants(r, 0)) return true;
+  bool probs = r->in[1]->dtype == OM_FLOAT32, want_t = probs && om__wants(r, 1);
+  if (!om__wants(r, 0) && !want_t) return true;
   om_scope s = {0};
   om_tensor *A = NULL, *B = NULL;
   if (!class_loss_coefs(r, &A, &B)) return false;
@@ -321,14 +375,21 @@ static bool class_loss_backward(const om_record *r, om_tensor *const *g, om_tens
     int64_t dim = cd;
     om_tensor *mx = om__keep(&s, om_amax(x, &dim, 1, true));
     om_tensor *e = mx ? om__keep(&s, om_exp(om__keep(&s, om_sub(x, mx)))) : NULL;
-    om_tensor *sm = e ? om__keep(&s, om_div(e, om__keep(&s, om_sum(e, &dim, 1, true)))) : NULL;
+    om_tensor *se = e ? om__keep(&s, om_sum(e, &dim, 1, true)) : NULL;
+    om_tensor *sm = se ? om__keep(&s, om_div(e, se)) : NULL;
     coef = sm ? om__keep(&s, om_sub(om__keep(&s, om_mul(sm, A)), B)) : NULL;
+    if (want_t) { /* logp = x - max - log sum exp(x - max) */
+      om_tensor *K = om__keep(&s, class_prob_coefs(r));
+      om_tensor *lse = se ? om__keep(&s, om_add(mx, om__keep(&s, om_log(se)))) : NULL;
+      om_tensor *logp = lse ? om__keep(&s, om_sub(x, lse)) : NULL;
+      gin[1] = gg && K && logp ? om_mul(gg, om__keep(&s, om_mul(K, logp))) : NULL;
+    }
   } else {
     coef = om__keep(&s, om_neg(B));
   }
-  gin[0] = gg && coef ? om_mul(gg, coef) : NULL;
+  if (om__wants(r, 0)) gin[0] = gg && coef ? om_mul(gg, coef) : NULL;
   om__scope_end(&s);
-  return gin[0] != NULL;
+  return (!om__wants(r, 0) || gin[0]) && (!want_t || gin[1]);
 }
 
 static bool refuse_loss(om_lower *l, const om_call *c) {

@@ -116,8 +116,46 @@ TEST(cross_entropy_values_smoothing_weights_and_gradient) {
   om_tensor *bad = I64(SHAPE(3), 0, -1, 1);
   CHECK_ERROR(om_cross_entropy(x, bad, NULL, -100, OM_REDUCTION_MEAN, 0), OM_ERR_INDEX_OUT_OF_RANGE, "cross_entropy: target -1 is out of range for 3 classes");
   CHECK_ERROR(om_cross_entropy(x, t, NULL, -100, OM_REDUCTION_MEAN, 1.5), OM_ERR_INVALID_ARGUMENT, "label_smoothing must be in [0, 1], got 1.5");
-  CHECK_ERROR(om_cross_entropy(x, x, NULL, -100, OM_REDUCTION_MEAN, 0), OM_ERR_DTYPE_MISMATCH, "class probabilities are not supported");
+  om_tensor *xs = TF(SHAPE(2, 2), 1, 2, 3, 4), *f1 = TF(SHAPE(3), 0, 1, 2);
+  CHECK_ERROR(om_cross_entropy(x, xs, NULL, -100, OM_REDUCTION_MEAN, 0), OM_ERR_SHAPE_MISMATCH,
+              "cross_entropy: class-probability target [2,2] must have the input's shape [3,3]");
+  CHECK_ERROR(om_cross_entropy(x, x, NULL, 0, OM_REDUCTION_MEAN, 0), OM_ERR_INVALID_ARGUMENT,
+              "ignore_index (0) is not supported for class-probability targets");
+  CHECK_ERROR(om_nll_loss(x, f1, NULL, -100, OM_REDUCTION_MEAN), OM_ERR_DTYPE_MISMATCH, "nll_loss: target must be int64 class indices, got float32");
+  om_tensor_release(xs);
+  om_tensor_release(f1);
   om_tensor *ts[] = {x, t, w, plain, weighted, smooth, both, none, sum, big, t0, stable, g1, g2, g3, bad};
+  for (size_t i = 0; i < sizeof ts / sizeof ts[0]; i++) om_tensor_release(ts[i]);
+}
+
+/* cross_entropy with class probabilities (a float32 target of the input's shape): per row
+ * -sum_c w_c t'_c log_softmax(x)_c with t' = (1 - eps) t + eps / C; the mean divides by the rows
+ * (not the weights, PyTorch's rule). Gradients: softmax * sum_c w_c t'_c - w t' for the logits,
+ * -(1 - eps) w log_softmax(x) for the probabilities. */
+TEST(cross_entropy_with_class_probabilities) {
+  om_tensor *x = TF(SHAPE(2, 3), 1, 2, 3, 1, 1, 1), *p = TF(SHAPE(2, 3), 0.1, 0.2, 0.7, 1, 0, 0), *w = TF(SHAPE(3), 1, 2, 3);
+  om_tensor *plain = om_cross_entropy(x, p, NULL, -100, OM_REDUCTION_MEAN, 0);
+  CHECK_SCALAR(plain, 0.9531091265562452, 1e-6);
+  om_tensor *both = om_cross_entropy(x, p, w, -100, OM_REDUCTION_MEAN, 0.2);
+  CHECK_SCALAR(both, 1.5379321024452313, 1e-6);
+  om_tensor *none = om_cross_entropy(x, p, w, -100, OM_REDUCTION_NONE, 0.2);
+  CHECK_VALUES(none, SHAPE(2), 1e-6, 1.7575294584887304, 1.318334746401732);
+  /* the same as class indices when the probabilities are one-hot */
+  om_tensor *oh = TF(SHAPE(2, 3), 0, 0, 1, 1, 0, 0), *ti = I64(SHAPE(2), 2, 0);
+  om_tensor *a = om_cross_entropy(x, oh, w, -100, OM_REDUCTION_SUM, 0.1), *b = om_cross_entropy(x, ti, w, -100, OM_REDUCTION_SUM, 0.1);
+  CHECK_NEAR(at(a, 0), at(b, 0), 1e-6);
+  om_tensor_set_requires_grad(x, true);
+  om_tensor_set_requires_grad(p, true);
+  om_tensor *gx = grad_of(om_cross_entropy(x, p, NULL, -100, OM_REDUCTION_MEAN, 0), x), *gp = om_tensor_grad(p);
+  CHECK_VALUES(gx, SHAPE(2, 3), 1e-6, -0.00498471341, 0.0223642355, -0.0173795221, -0.333333333, 0.166666667, 0.166666667);
+  CHECK_VALUES(gp, SHAPE(2, 3), 1e-6, 1.20380298, 0.703802982, 0.203802982, 0.549306144, 0.549306144, 0.549306144);
+  om_tensor_zero_grad(p);
+  om_tensor *n2 = om_cross_entropy(x, p, w, -100, OM_REDUCTION_NONE, 0.2), *s2 = n2 ? om_sum(n2, NULL, 0, false) : NULL;
+  om_tensor_release(n2);
+  om_tensor *gx2 = grad_of(s2, x), *gp2 = om_tensor_grad(p);
+  CHECK_VALUES(gx2, SHAPE(2, 3), 1e-6, 0.0766091548, 0.153593275, -0.23020243, -0.466666667, 0.266666667, 0.2);
+  CHECK_VALUES(gp2, SHAPE(2, 3), 1e-6, 1.92608477, 2.25216954, 0.978254315, 0.878889831, 1.75777966, 2.63666949);
+  om_tensor *ts[] = {x, p, w, plain, both, none, oh, ti, a, b, gx, gp, gx2, gp2};
   for (size_t i = 0; i < sizeof ts / sizeof ts[0]; i++) om_tensor_release(ts[i]);
 }
 
@@ -223,6 +261,7 @@ int main(void) {
   RUN(mse_loss_values_reductions_broadcasting_and_gradient);
   RUN(nll_loss_weights_ignore_index_reductions_and_gradient);
   RUN(cross_entropy_values_smoothing_weights_and_gradient);
+  RUN(cross_entropy_with_class_probabilities);
   RUN(ctc_loss_against_enumerated_alignments);
   RUN(losses_refused_while_tracing);
   TEST_MAIN_END();

@@ -61,6 +61,11 @@ describe('losses', () => {
       x.requiresGrad = true;
       F.crossEntropy(x, t).backward();
       near(x.grad.toArray(), [0.0450152866, 0.122364236, -0.167379522, -0.333333333, 0.166666667, 0.166666667, 0, 0, 0]);
+      // class probabilities (soft labels): one-hot rows give the class-index loss
+      const oh = om.tensor([[0, 0, 1], [1, 0, 0], [0, 1, 0]]);
+      near(vals(F.crossEntropy(x, oh, { reduction: 'none', labelSmoothing: 0.2 })).slice(0, 2),
+        vals(F.crossEntropy(x, t, { reduction: 'none', labelSmoothing: 0.2 })).slice(0, 2));
+      assert.throws(() => F.crossEntropy(x, oh, { ignoreIndex: 1 }), kindIs('InvalidArgument', /ignore_index \(1\) is not supported for class-probability targets/));
       assert.throws(() => F.crossEntropy(x, om.tensor([0n, 0n, 5n])), kindIs('IndexOutOfRange', /cross_entropy: target 5 is out of range for 3 classes/));
       assert.throws(() => F.crossEntropy(x, t, { labelSmoothing: 2 }), kindIs('InvalidArgument', /label_smoothing must be in \[0, 1\], got 2/));
       assert.throws(() => new om.nn.CrossEntropyLoss({ weight: [1, 2, 3] }), kindIs('InvalidArgument', /weight must be a Tensor or null/));
