@@ -285,6 +285,26 @@ om_tensor *om_batch_norm(om_tensor *x, om_tensor *running_mean, om_tensor *runni
  *  scale NULL means 1/sqrt(E). A composite of public ops (it traces as MatMul, Mul, Where/Add, Softmax, MatMul). */
 om_tensor *om_scaled_dot_product_attention(om_tensor *q, om_tensor *k, om_tensor *v, om_tensor *attn_mask, bool is_causal,
                                            const double *scale);
+/* ---- losses (PyTorch's semantics; new references) ---- */
+/** How a loss reduces its per-element values (PyTorch's enum values). */
+typedef enum om_reduction { OM_REDUCTION_NONE = 0, OM_REDUCTION_MEAN = 1, OM_REDUCTION_SUM = 2 } om_reduction;
+/** (input - target)^2 (broadcast), reduced; float32. Traces to Sub, Mul, ReduceMean/ReduceSum. */
+om_tensor *om_mse_loss(om_tensor *input, om_tensor *target, om_reduction reduction);
+/** -weight[t] * input[n, t, d...] for log-probabilities input [N, C, d...] (or [C]) and int64 target
+ *  [N, d...]; weight [C] or NULL; targets equal to ignore_index count for nothing (mean divides by
+ *  the summed weights of the others). Refused while tracing. */
+om_tensor *om_nll_loss(om_tensor *input, om_tensor *target, om_tensor *weight, int64_t ignore_index, om_reduction reduction);
+/** nll_loss of log_softmax(input) over dim 1 (dim 0 for [C]), fused and stable, with PyTorch's
+ *  label_smoothing in [0, 1]; target is int64 class indices or float32 class probabilities of
+ *  input's shape. Refused while tracing. */
+om_tensor *om_cross_entropy(om_tensor *input, om_tensor *target, om_tensor *weight, int64_t ignore_index,
+                            om_reduction reduction, double label_smoothing);
+/** Connectionist temporal classification loss: log_probs [T, N, C] float32, targets [N, S] (padded)
+ *  or 1-D (concatenated), input_lengths and target_lengths [N] (int64). Mean divides each sample
+ *  by its target length, then averages. zero_infinity turns infinite losses (and their gradients)
+ *  into 0. Refused while tracing. */
+om_tensor *om_ctc_loss(om_tensor *log_probs, om_tensor *targets, om_tensor *input_lengths, om_tensor *target_lengths,
+                       int64_t blank, om_reduction reduction, bool zero_infinity);
 
 /* ---- the generic entry every op goes through ---- */
 /** Runs op on n_in inputs (borrowed) with integer and float attributes (borrowed arrays), and

@@ -2,3 +2,4 @@
 export { linear } from '../tensor.js';
 export { softmax, logSoftmax, layerNorm, groupNorm, batchNorm, scaledDotProductAttention } from '../ops/norm.js';
 export { embedding, interpolate } from '../ops/index.js';
+export { mseLoss, nllLoss, crossEntropy, ctcLoss } from './loss.js';
