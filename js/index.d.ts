@@ -877,7 +877,7 @@ export namespace nn {
     missingKeys: string[];
     unexpectedKeys: string[];
   }
-  /** A state-dict value: a Tensor, nested arrays, or a flat typed array of the parameter's size. */
+  /** A state-dict value: a Tensor, nested arrays, a flat typed array of the parameter's size, or a scalar for a 0-d one. */
   export type StateValue = Tensor | TensorData;
 
   interface Module {

@@ -88,7 +88,7 @@ export class Module {
   /**
    * Copies state[path] into each parameter and buffer in place (PyTorch's load_state_dict).
    * Values are Tensors, nested arrays or typed arrays (a flat typed array of the right length
-   * takes the parameter's shape). Every key, shape and dtype is checked before anything is
+   * takes the parameter's shape), or scalars for 0-d ones (num_batches_tracked). Every key, shape and dtype is checked before anything is
    * written, so a failure changes nothing. With strict (the default), missing and unexpected
    * keys are an error; without, they are skipped. Returns { missingKeys, unexpectedKeys }.
    */
@@ -165,8 +165,9 @@ function loadState(module, state, options) {
       const dst = own[key];
       let src = state[key];
       if (!(src instanceof Tensor)) {
-        if (!Array.isArray(src) && !(ArrayBuffer.isView(src) && !(src instanceof DataView))) {
-          throw invalid(`${who}: ${key} must be a Tensor, an array or a typed array, got ${describe(src)}`);
+        const scalar = typeof src === 'number' || typeof src === 'bigint' || typeof src === 'boolean'; // a 0-d value (PyTorch's tolist())
+        if (!scalar && !Array.isArray(src) && !(ArrayBuffer.isView(src) && !(src instanceof DataView))) {
+          throw invalid(`${who}: ${key} must be a Tensor, an array, a typed array or (0-d) a scalar, got ${describe(src)}`);
         }
         const flat = ArrayBuffer.isView(src);
         if (flat && src.length !== dst.size) {
