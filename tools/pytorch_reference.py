@@ -19,6 +19,9 @@ JSON files and never runs this):
     python3 tools/pytorch_reference.py            # writes tests/js/fixtures/pytorch/*.json
     python3 tools/pytorch_reference.py mlp gru    # only these fixtures
 
+(python3 being one that imports torch; the fixtures were made with Debian's python3-torch
+1.13.1, `apt-get install -y --no-install-recommends python3-torch`, on /usr/bin/python3.)
+
 The output is deterministic: one thread, torch.manual_seed per model, fixed inputs.
 
 Adding a model: write a function `def make_<name>():` returning
@@ -72,11 +75,16 @@ def fixture(description, module, inputs, outputs):
     }
 
 
-def randomize(module):
-    """Every float parameter and buffer from N(0, 0.5), so loading non-default values matters."""
+def randomize(module, batches=0):
+    """Every parameter from N(0, 0.5), so loading non-default values matters; with batches, also
+    bn's running statistics (mean N(0, 0.3), var U(0.5, 2)) and num_batches_tracked."""
     with torch.no_grad():
         for _, p in module.named_parameters():
             p.normal_(0, 0.5)
+        if batches:
+            module.bn.running_mean.normal_(0, 0.3)
+            module.bn.running_var.uniform_(0.5, 2.0)
+            module.bn.num_batches_tracked.fill_(batches)
 
 
 # ---- models ------------------------------------------------------------------------------------
@@ -104,11 +112,7 @@ class Norms(nn.Module):
 
 def norms_model():
     net = Norms()
-    randomize(net)
-    with torch.no_grad():
-        net.bn.running_mean.normal_(0, 0.3)
-        net.bn.running_var.uniform_(0.5, 2.0)
-        net.bn.num_batches_tracked.fill_(7)
+    randomize(net, batches=7)
     return net
 
 
@@ -169,6 +173,50 @@ def make_gru():
     return fixture('GRU(3, 5, num_layers=2) on [T, N, C] with h0', net, [('x', x), ('h0', h0)], [('out', out), ('h_n', h)])
 
 
+@model
+def make_gru_bi():
+    net = nn.GRU(4, 3, bidirectional=True, batch_first=True).eval()
+    x = torch.randn(2, 5, 4)
+    with torch.no_grad():
+        out, h = net(x)
+    return fixture('GRU(4, 3, bidirectional=True, batch_first=True)', net, [('x', x)], [('out', out), ('h_n', h)])
+
+
+@model
+def make_lstm_unbatched():
+    net = nn.LSTM(3, 4).eval()
+    x = torch.randn(6, 3)  # unbatched [T, C]
+    h0, c0 = torch.randn(1, 4), torch.randn(1, 4)
+    with torch.no_grad():
+        out, (h, c) = net(x, (h0, c0))
+    return fixture('LSTM(3, 4) on an unbatched [T, C] input with (h0, c0)', net,
+                   [('x', x), ('h0', h0), ('c0', c0)], [('out', out), ('h_n', h), ('c_n', c)])
+
+
+class Image(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.bn = nn.BatchNorm2d(3)
+        self.up = nn.Upsample(scale_factor=2, mode='bilinear', align_corners=False)
+        self.ln = nn.LayerNorm([6, 8])
+        self.soft = nn.LogSoftmax(dim=1)
+
+    def forward(self, x):
+        return self.soft(self.ln(self.up(self.bn(x))))
+
+
+@model
+def make_image():
+    net = Image()
+    randomize(net, batches=3)
+    net.eval()
+    x = torch.randn(2, 3, 3, 4)
+    with torch.no_grad():
+        y = net(x)
+    return fixture('bn=BatchNorm2d(3) (eval) -> Upsample(scale_factor=2, bilinear) -> ln=LayerNorm([6, 8]) -> LogSoftmax(dim=1)',
+                   net, [('x', x)], [('y', y)])
+
+
 class EmbedClassifier(nn.Module):
     def __init__(self):
         super().__init__()
@@ -216,15 +264,27 @@ def make_mha_masked():
 
 # ---- losses: value and gradient w.r.t. the input ----------------------------------------------
 
+def loss_fixture(description, loss_fn, x, target):
+    """loss_fn(x, target) and its gradient w.r.t. x (made with requires_grad)."""
+    loss = loss_fn(x, target)
+    loss.backward()
+    return fixture(description, loss_fn, [('input', x), ('target', target)], [('loss', loss), ('grad_input', x.grad)])
+
+
 @model
 def make_cross_entropy():
     loss_fn = nn.CrossEntropyLoss(weight=torch.tensor([0.5, 1.0, 2.0, 1.5]), label_smoothing=0.1)
     x = torch.randn(5, 4, requires_grad=True)
     target = torch.tensor([0, 3, 1, 2, 3], dtype=torch.int64)
-    loss = loss_fn(x, target)
-    loss.backward()
-    return fixture('CrossEntropyLoss(weight=[0.5, 1, 2, 1.5], label_smoothing=0.1), mean', loss_fn,
-                   [('input', x), ('target', target)], [('loss', loss), ('grad_input', x.grad)])
+    return loss_fixture('CrossEntropyLoss(weight=[0.5, 1, 2, 1.5], label_smoothing=0.1), mean', loss_fn, x, target)
+
+
+@model
+def make_cross_entropy_probs():
+    loss_fn = nn.CrossEntropyLoss(label_smoothing=0.2, reduction='sum')
+    x = torch.randn(3, 4, requires_grad=True)
+    target = torch.randn(3, 4).softmax(1)
+    return loss_fixture('CrossEntropyLoss(label_smoothing=0.2, reduction=sum) with class-probability targets', loss_fn, x, target)
 
 
 @model
@@ -232,19 +292,13 @@ def make_nll():
     loss_fn = nn.NLLLoss(weight=torch.tensor([0.2, 1.0, 3.0]), ignore_index=1)
     x = torch.randn(2, 3, 4, requires_grad=True)  # [N, C, d]
     target = torch.tensor([[2, 0, 1, 1], [0, 2, 2, 0]], dtype=torch.int64)
-    loss = loss_fn(x, target)
-    loss.backward()
-    return fixture('NLLLoss(weight=[0.2, 1, 3], ignore_index=1), mean, on [N, C, d]', loss_fn, [('input', x), ('target', target)], [('loss', loss), ('grad_input', x.grad)])
+    return loss_fixture('NLLLoss(weight=[0.2, 1, 3], ignore_index=1), mean, on [N, C, d]', loss_fn, x, target)
 
 
 @model
 def make_mse():
-    loss_fn = nn.MSELoss()
     x = torch.randn(3, 4, requires_grad=True)
-    target = torch.randn(3, 4)
-    loss = loss_fn(x, target)
-    loss.backward()
-    return fixture('MSELoss(), mean', loss_fn, [('input', x), ('target', target)], [('loss', loss), ('grad_input', x.grad)])
+    return loss_fixture('MSELoss(), mean', nn.MSELoss(), x, torch.randn(3, 4))
 
 
 @model

@@ -73,6 +73,25 @@ const MODELS = {
 
   gru: () => ({ model: new nn.GRU(3, 5, { numLayers: 2 }) }),
 
+  gru_bi: () => ({ model: new nn.GRU(4, 3, { bidirectional: true, batchFirst: true }) }),
+
+  lstm_unbatched: () => ({ model: new nn.LSTM(3, 4), run: (m, x, h0, c0) => { const [o, [h, c]] = m.forward(x, [h0, c0]); return [o, h, c]; } }),
+
+  image: () => {
+    class Image extends nn.Module {
+      constructor() {
+        super();
+        this.bn = new nn.BatchNorm2d(3);
+        this.up = new nn.Upsample({ scaleFactor: 2, mode: 'bilinear', alignCorners: false });
+        this.ln = new nn.LayerNorm([6, 8]);
+        this.soft = new nn.LogSoftmax(1);
+      }
+
+      forward(x) { return om.tidy(() => this.soft.forward(this.ln.forward(this.up.forward(this.bn.forward(x))))); }
+    }
+    return { model: new Image() };
+  },
+
   embedding: () => {
     class EmbedClassifier extends nn.Module {
       constructor() {
@@ -103,6 +122,10 @@ const MODELS = {
 
   cross_entropy: () => ({
     model: new nn.CrossEntropyLoss({ weight: om.zeros([4]), labelSmoothing: 0.1 }), traceable: false, grads: ['input'],
+  }),
+
+  cross_entropy_probs: () => ({
+    model: new nn.CrossEntropyLoss({ labelSmoothing: 0.2, reduction: 'sum' }), traceable: false, grads: ['input'],
   }),
 
   nll: () => ({ model: new nn.NLLLoss({ weight: om.zeros([3]), ignoreIndex: 1 }), traceable: false, grads: ['input'] }),
@@ -140,7 +163,8 @@ const fixtures = Object.fromEntries(files.map((f) => [f.slice(0, -5), JSON.parse
 
 describe('PyTorch fixtures: loadStateDict with PyTorch\'s keys reproduces its outputs', () => {
   test('every model of tools/pytorch_reference.py has a fixture and a builder here', () => {
-    const expected = ['mlp', 'norms', 'norms_train', 'lstm', 'gru', 'embedding', 'mha', 'mha_masked', 'cross_entropy', 'nll', 'mse', 'ctc'];
+    const expected = ['mlp', 'norms', 'norms_train', 'lstm', 'gru', 'embedding', 'mha', 'mha_masked',
+      'gru_bi', 'lstm_unbatched', 'image', 'cross_entropy', 'cross_entropy_probs', 'nll', 'mse', 'ctc'];
     for (const name of expected) {
       assert.ok(name in fixtures, `missing fixture ${name}.json (run python3 tools/pytorch_reference.py)`);
     }
@@ -199,7 +223,9 @@ describe('PyTorch fixtures: loadStateDict with PyTorch\'s keys reproduces its ou
 
         if (traceable) {
           const examples = Object.fromEntries(fx.inputs.map((e) => [e.name, fromEntry(e)]));
-          const tm = trace(model, examples);
+          // the model as run above, parameters named by their state-dict keys
+          const traced = { forward: (...xs) => run(model, ...xs), stateDict: () => model.stateDict() };
+          const tm = trace(traced, examples);
           // every float parameter and buffer is an initializer named by its PyTorch key (or, for a
           // slice baked at trace time such as MultiheadAttention's in_proj_weight, `<key>.view_<i>`)
           const inits = tm.graph().initializers.map((i) => i.name);
