@@ -10,6 +10,7 @@ import {
   describe, toI64, toI32, toBool, intList, shapeArg, scalarValue, flattenData, toTypedArray,
   explicitShape,
 } from './convert.js';
+import * as act from './ops/act.js';
 
 const TOKEN = Symbol('onemodel.Tensor');
 const MAX_INFO = 6 + 16; // [dtype, ndim, requires_grad, is_leaf, numel, version, shape...]
@@ -287,6 +288,12 @@ export class Tensor {
   relu() { return apply1('relu', 'relu', [this.#use('relu')]); }
   sigmoid() { return apply1('sigmoid', 'sigmoid', [this.#use('sigmoid')]); }
   tanh() { return apply1('tanh', 'tanh', [this.#use('tanh')]); }
+  erf() { this.#use('erf'); return act.erf(this); }
+  /** min(max(x, min), max); either bound null for none, or { min, max }. */
+  clamp(...args) { this.#use('clamp'); return act.clamp(this, ...args); }
+  clip(...args) { this.#use('clip'); return act.clamp(this, ...args); }
+  cumsum(dim) { this.#use('cumsum'); return act.cumsum(this, dim); }
+  maskedFill(mask, value) { this.#use('maskedFill'); return act.maskedFill(this, mask, value); }
 
   // ---- dtype ----
   to(dtype) {

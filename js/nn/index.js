@@ -1,3 +1,6 @@
-// om.nn: modules (module.js) and om.nn.functional (functional.js).
+// om.nn: modules (module.js, activation.js) and om.nn.functional (functional.js).
 export { Module, Linear } from './module.js';
+export {
+  ReLU, LeakyReLU, ELU, GELU, SiLU, Softplus, Hardswish, Sigmoid, Tanh, Identity, Dropout,
+} from './activation.js';
 export * as functional from './functional.js';
