@@ -648,13 +648,19 @@ static bool clamp_backward(const om_record *r, om_tensor *const *g, om_tensor **
   return gin[0] != NULL;
 }
 
-/* Clip with min/max inputs (0-d, the input's dtype); an absent bound is an omitted input. */
+/* Clip with min/max inputs (0-d, the input's dtype). An int64 bound not given is an omitted
+ * input; a float one is -inf / +inf, because onnxruntime's Clip without it clamps infinities to
+ * the largest finite float. */
 static bool lower_clamp(om_lower *l, const om_call *c) {
   const om_attrs *at = &c->attrs;
   int in[3] = {om__lower_input(l, 0), -1, -1};
-  for (int j = 0; j < 2; j++)
-    if (at->i[j] && (in[1 + j] = c->in[0]->dtype == OM_INT64 ? om__lower_ints(l, &at->i[2 + j], -1) : om__lower_float(l, at->f[j])) < 0)
+  for (int j = 0; j < 2; j++) {
+    if (c->in[0]->dtype == OM_INT64) {
+      if (at->i[j] && (in[1 + j] = om__lower_ints(l, &at->i[2 + j], -1)) < 0) return false;
+    } else if ((in[1 + j] = om__lower_float(l, at->i[j] ? at->f[j] : j ? INFINITY : -INFINITY)) < 0) {
       return false;
+    }
+  }
   int out;
   if (!om__emit(l, "Clip", in, 3, &c->out_meta[0], 1, &out, NULL, 0)) return false;
   om__lower_output(l, 0, out);
@@ -664,7 +670,7 @@ static bool lower_clamp(om_lower *l, const om_call *c) {
 static const kernels clamp_kernels = {.loop = {clamp_f32, clamp_i64}, .onnx = {"Clip", NULL}};
 const om_op_def om__op_clamp = {
     .name = "clamp", .n_in = 1, .n_out = 1, .saves = OM_SAVES_IN(0), .infer = infer_clamp, .forward = forward_clamp,
-    .backward = clamp_backward, .lower = lower_clamp, .onnx = "Clip (min/max inputs)", .impl = &clamp_kernels,
+    .backward = clamp_backward, .lower = lower_clamp, .onnx = "Clip (min/max inputs; a float bound not given is -inf/+inf)", .impl = &clamp_kernels,
     .test = {.n_in = 1, .ndims = {2}, .shapes = {{3, 4}}, .lo = -2, .hi = 2,
              .attrs = {.n_i = 2, .i = {1, 1}, .n_f = 2, .f = {-0.5, 0.75}}}};
 

@@ -380,7 +380,7 @@ TEST(tracing_writes_the_documented_nodes) {
   check_nodes("softplus beta 1", t_softplus1, (const char *[]){"Constant", "Softplus", "Greater", "Where"}, 4);
   check_nodes("softplus beta 2", t_softplus2, (const char *[]){"Constant", "Constant", "Mul", "Softplus", "Div", "Greater", "Where"}, 7);
   check_nodes("silu", om_silu, (const char *[]){"Sigmoid", "Mul"}, 2);
-  check_nodes("clamp max", t_clamp_max, (const char *[]){"Constant", "Clip"}, 2);
+  check_nodes("clamp max", t_clamp_max, (const char *[]){"Constant", "Constant", "Clip"}, 3); /* min: a -inf constant */
   check_nodes("pad replicate", t_pad, (const char *[]){"Pad"}, 1);
   check_nodes("gelu", t_gelu, (const char *[]){"Gelu"}, 1);
 }
