@@ -7,7 +7,7 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import * as om from 'onemodel';
 import { memoryHooks, near, vals, check, withTraced } from './helpers.mjs';
-import { runOnnx } from '../../tools/trace_oracle.mjs';
+import { runOnnx, checkTraced } from '../../tools/trace_oracle.mjs';
 
 memoryHooks();
 const F = om.nn.functional;
@@ -321,6 +321,33 @@ describe('traced through onnxruntime-web', () => {
         };
       }, { v: x, m: mask, n: ids });
     });
+  });
+
+  test('pad, cumsum (also along the symbolic axis), maskedFill and clamp keep a symbolic batch: run at other sizes', async () => {
+    const f = (v) => ({
+      a: F.pad(v, [2, 1], 'reflect').cumsum(-1),
+      b: F.pad(v, [1, 1, 1, 0], 'replicate'),
+      c: F.pad(v, [-1, 1], 'constant', 3).cumsum(1),
+      d: v.maskedFill(v.gt(0.5), 0).clamp(null, 0.2),
+      e: v.cumsum(0),
+    });
+    const x = om.randn([3, 4, 5], { seed: 1 });
+    const tm = om.tidy(() => om.trace(f, { x: [x, ['batch', null, null]] }));
+    try {
+      assert.deepEqual(tm.outputs.map((o) => o.shape), [['batch', 4, 8], ['batch', 5, 7], ['batch', 4, 5], ['batch', 4, 5], ['batch', 4, 5]]);
+      for (const n of [3, 2, 7]) {
+        const y = om.randn([n, 4, 5], { seed: n });
+        const eager = om.tidy(() => f(y));
+        try {
+          assert.equal((await checkTraced(tm, { x: y }, eager)).ok, true);
+        } finally {
+          om.dispose([y, eager]);
+        }
+      }
+    } finally {
+      tm.dispose();
+      x.dispose();
+    }
   });
 
   test('edges of every activation: large |x|, zeros of both signs, NaN, infinities (the -0 sign checked too)', async () => {
