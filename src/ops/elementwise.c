@@ -36,9 +36,11 @@
     }                                                                                    \
   }
 
-#define UNARY_LOOP(fname, T, EXPR)                                                       \
+/* One input, one output of type T: o = EXPR of a, after the statements PRELUDE (which may read
+ * ctx, the call's om_attrs). */
+#define MAP_LOOP(fname, T, EXPR, ...)                                                    \
   static void fname(char **p, const int64_t *s, int64_t n, const void *ctx) {            \
-    (void)ctx;                                                                           \
+    __VA_ARGS__;                                                                         \
     if (s[0] == sizeof(T) && s[1] == sizeof(T)) {                                        \
       T *o = (T *)p[0];                                                                  \
       const T *pa = (const T *)p[1];                                                     \
@@ -53,6 +55,7 @@
       }                                                                                  \
     }                                                                                    \
   }
+#define UNARY_LOOP(fname, T, EXPR) MAP_LOOP(fname, T, EXPR, (void)ctx)
 
 /* Which dtypes an op takes, the loop for each (NULL: refused), and the ONNX nodes that compute it. */
 typedef struct kernels {
@@ -376,16 +379,10 @@ UNARY_DEF(tanh, LOOPS3(tanh_f32, NULL, NULL), tanh_backward, OM_SAVES_OUT(0), -2
 static inline float max_std(float a, float b) { return a < b ? b : a; }
 static inline float min_std(float a, float b) { return b < a ? b : a; }
 
+/* k0, k1: the op's first two float attrs as floats; at_: all of them. */
 #define PARAM_LOOP(fname, EXPR)                                                          \
-  static void fname(char **p, const int64_t *s, int64_t n, const void *ctx) {            \
-    const om_attrs *at_ = ctx;                                                           \
-    const float k0 = (float)at_->f[0], k1 = (float)at_->f[1];                            \
-    (void)k0, (void)k1;                                                                  \
-    for (int64_t i = 0; i < n; i++) {                                                    \
-      float a = *(const float *)(p[1] + i * s[1]);                                       \
-      *(float *)(p[0] + i * s[0]) = (EXPR);                                              \
-    }                                                                                    \
-  }
+  MAP_LOOP(fname, float, EXPR, const om_attrs *at_ = ctx; const float k0 = (float)at_->f[0];   \
+           const float k1 = (float)at_->f[1]; (void)k0; (void)k1)
 
 /* gelu: kBeta = sqrt(2/pi) and kKappa as PyTorch's tanh approximation */
 #define GELU_BETA 0.7978845608028654f

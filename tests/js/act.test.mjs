@@ -316,6 +316,10 @@ describe('traced through onnxruntime-web', () => {
           z: v.maskedFill(m, -Infinity).exp(),
           w: v.maskedFill(m, 2.5).mul(2),
           c: n.cumsum(1).clamp(0n, 4n),
+          cmax: n.clamp(null, 2n), // an int64 bound not given is an omitted Clip input
+          bt: m.maskedFill(v.gt(0), true), // bool: Or
+          bf: m.maskedFill(v.gt(0), false), // bool: Not, And
+          ni: n.maskedFill(n.gt(2n), -1n),
           cb: m.cumsum(0),
           pi: F.pad(n, [1, 0], 'constant', 3),
         };
