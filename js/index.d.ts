@@ -534,7 +534,7 @@ export function trace(
 
 // ---- nn -----------------------------------------------------------------------------------------
 
-/** Modules in PyTorch's shape (small for now: Module and Linear). */
+/** Modules in PyTorch's shape. */
 export namespace nn {
   /**
    * The base class of layers and models. Parameters are the Tensor-valued fields, found by
@@ -586,6 +586,54 @@ export namespace nn {
     weight: Tensor;
     bias: Tensor | null;
     forward(x: Tensor): Tensor;
+  }
+
+  /** Options of {@link LSTM} and {@link GRU} (PyTorch's keyword arguments, camelCased). */
+  export interface RNNOptions {
+    /** Stacked layers (default 1). */
+    numLayers?: number;
+    /** Learned biases b_ih and b_hh (default true). */
+    bias?: boolean;
+    /** Input and output as [N, T, features] instead of [T, N, features] (default false; states stay [L*D, N, H]). */
+    batchFirst?: boolean;
+    /** Dropout between layers: only 0 is supported (anything else throws). */
+    dropout?: number;
+    /** A second, reverse direction per layer, concatenated on the feature axis (default false). */
+    bidirectional?: boolean;
+  }
+
+  /**
+   * Shared by LSTM and GRU: parameters weight_ih_l{k}, weight_hh_l{k}, bias_ih_l{k}, bias_hh_l{k}
+   * (and *_reverse), in PyTorch's order, uniform in ±1/sqrt(hiddenSize).
+   */
+  export class RNNBase extends Module {
+    readonly inputSize: number;
+    readonly hiddenSize: number;
+    readonly numLayers: number;
+    readonly bias: boolean;
+    readonly batchFirst: boolean;
+    readonly dropout: number;
+    readonly bidirectional: boolean;
+    [param: `weight_${string}` | `bias_${string}`]: Tensor;
+  }
+
+  /**
+   * PyTorch's nn.LSTM (gates i, f, g, o). input [T, N, inputSize] ([N, T, inputSize] with
+   * batchFirst, [T, inputSize] unbatched); h0, c0 [numLayers*D, N, hiddenSize] (zeros when
+   * omitted). Returns [output [T, N, D*hiddenSize], [hN, cN]].
+   */
+  export class LSTM extends RNNBase {
+    constructor(inputSize: number, hiddenSize: number, options?: RNNOptions);
+    forward(input: Tensor, hx?: [Tensor, Tensor] | null): [Tensor, [Tensor, Tensor]];
+  }
+
+  /**
+   * PyTorch's nn.GRU (gates r, z, n; n = tanh(W_in x + b_in + r * (W_hn h + b_hn))), shaped as
+   * {@link LSTM} without the cell state. Returns [output, hN].
+   */
+  export class GRU extends RNNBase {
+    constructor(inputSize: number, hiddenSize: number, options?: RNNOptions);
+    forward(input: Tensor, hx?: Tensor | null): [Tensor, Tensor];
   }
 
   /** The ops as functions, in PyTorch's names (torch.nn.functional). */

@@ -277,6 +277,18 @@ om_tensor *om_matmul(om_tensor *a, om_tensor *b);
 /** x W^T + b as PyTorch's linear: x [..., in], weight [out, in], bias [out] or NULL; result [..., out]. */
 om_tensor *om_linear(om_tensor *x, om_tensor *weight, om_tensor *bias);
 
+/* ---- recurrent layers (PyTorch's nn.LSTM / nn.GRU forward; src/ops/recurrent.c) ---- */
+/** PyTorch's LSTM: x [T, N, I] ([N, T, I] with batch_first, [T, I] unbatched); h0, c0
+ *  [L*D, N, H] ([L*D, H] unbatched), both or neither (NULL: zeros); params (borrowed array) in
+ *  PyTorch's order: per layer, per direction, w_ih [4H, in], w_hh [4H, H], then b_ih, b_hh [4H]
+ *  when bias. Returns the output [T, N, D*H] ([N, T, D*H] with batch_first; new reference) and
+ *  stores h_n and c_n [L*D, N, H] (new references) where h_n / c_n are not NULL. */
+om_tensor *om_lstm(om_tensor *x, om_tensor *h0, om_tensor *c0, om_tensor *const *params, int n_params, int num_layers,
+                   bool bias, bool batch_first, bool bidirectional, om_tensor **h_n, om_tensor **c_n);
+/** PyTorch's GRU, as om_lstm with gates r, z, n (w_ih [3H, in], w_hh [3H, H]) and no cell state. */
+om_tensor *om_gru(om_tensor *x, om_tensor *h0, om_tensor *const *params, int n_params, int num_layers, bool bias,
+                  bool batch_first, bool bidirectional, om_tensor **h_n);
+
 /* ---- the generic entry every op goes through ---- */
 /** Runs op on n_in inputs (borrowed) with integer and float attributes (borrowed arrays), and
  *  writes the op's outputs (new references) into out, returning their count or -1 on error.

@@ -1,5 +1,6 @@
 // om.nn: modules (module.js, activation.js) and om.nn.functional (functional.js).
 export { Module, Linear } from './module.js';
+export { LSTM, GRU } from './recurrent.js';
 export {
   ReLU, LeakyReLU, ELU, GELU, SiLU, Softplus, Hardswish, Sigmoid, Tanh, Identity, Dropout,
 } from './activation.js';

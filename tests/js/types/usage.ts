@@ -138,6 +138,15 @@ const t1 = om.trace(net, { x: [ex, ['batch', null]] });
 const t2 = om.trace((a: Tensor, b: Tensor) => [a.add(b), a.sub(b)], { a: ex, b: [ex] }, { outputNames: ['sum', 'diff'] });
 const t3 = om.trace((a: Tensor) => ({ y: a.relu() }), { a: [ex, null] });
 om.trace({ forward: (a: Tensor) => a.exp() }, { a: ex }).dispose();
+// nn.LSTM / nn.GRU
+const lstm = new om.nn.LSTM(3, 4, { numLayers: 2, batchFirst: true, bidirectional: true, dropout: 0, bias: true });
+const [seqOut, [hN, cN]]: [Tensor, [Tensor, Tensor]] = lstm.forward(om.zeros([2, 5, 3]), [om.zeros([4, 2, 4]), om.zeros([4, 2, 4])]);
+const wih: Tensor = lstm.weight_ih_l0_reverse;
+const hidden: number = lstm.hiddenSize + lstm.numLayers;
+const gru = new om.nn.GRU(3, 4);
+const [gOut, gH]: [Tensor, Tensor] = gru.forward(om.zeros([5, 2, 3]));
+const gruFlags: boolean = gru.bias && !gru.batchFirst && !gru.bidirectional;
+
 const axes: om.AxisNames = ['batch', null];
 const input: om.TraceInput = [ex, axes];
 const opts: om.TraceOptions = { outputNames: ['y'] };
@@ -170,6 +179,7 @@ om.trace((a: Tensor) => a, { a: ex }, { outputNames: 'y' });
 
 void [v, shape, dtype, count, flags, data, x, text, noGradResult, leaked, wrong];
 void [isOn, dim0, opTypes, initShapes, bytes, written, gone, training, named, params, buffers, sd, mods, feat, bias, input, opts];
+void [seqOut, hN, cN, wih, hidden, gOut, gH, gruFlags];
 
 // ---- activations, clamp, cumsum, pad, maskedFill, dropout ----
 {
