@@ -371,6 +371,10 @@ export class Tensor {
 
   /** Matrix product with PyTorch's rules (1-D operands, broadcast batch dims). */
   matmul(other: Tensor): Tensor;
+  /** softmax along dim (exp(x - max) / sum; row sums in double). */
+  softmax(dim: number): Tensor;
+  /** log_softmax along dim ((x - max) - log(sum(exp(x - max)))). */
+  logSoftmax(dim: number): Tensor;
 
   // ---- autograd ----
   /**
@@ -534,7 +538,7 @@ export function trace(
 
 // ---- nn -----------------------------------------------------------------------------------------
 
-/** Modules in PyTorch's shape. */
+/** Modules in PyTorch's shape: Module, Linear, LSTM, GRU, the norms, Softmax / LogSoftmax, MultiheadAttention. */
 export namespace nn {
   /**
    * The base class of layers and models. Parameters are the Tensor-valued fields, found by
@@ -636,10 +640,171 @@ export namespace nn {
     forward(input: Tensor, hx?: Tensor | null): [Tensor, Tensor];
   }
 
+  // ---- norm family (js/nn/norm.js, js/nn/attention.js) ----
+
+  /** Options of {@link LayerNorm}. */
+  export interface LayerNormOptions {
+    /** Added to the variance (default 1e-5). */
+    eps?: number;
+    /** Learned weight (ones) and bias (zeros) of normalizedShape (default true). */
+    elementwiseAffine?: boolean;
+    /** With elementwiseAffine, also the bias (default true). */
+    bias?: boolean;
+  }
+
+  /** nn.LayerNorm: normalises over the trailing dims normalizedShape; weight and bias as in PyTorch. */
+  export class LayerNorm extends Module {
+    constructor(normalizedShape: number | readonly number[], options?: LayerNormOptions);
+    readonly normalizedShape: number[];
+    readonly eps: number;
+    weight: Tensor | null;
+    bias: Tensor | null;
+    forward(x: Tensor): Tensor;
+  }
+
+  /** Options of {@link GroupNorm}. */
+  export interface GroupNormOptions {
+    /** Added to the variance (default 1e-5). */
+    eps?: number;
+    /** Learned per-channel weight (ones) and bias (zeros) (default true). */
+    affine?: boolean;
+  }
+
+  /** nn.GroupNorm on [N, C, *]: statistics per sample and group of channels, affine per channel. */
+  export class GroupNorm extends Module {
+    constructor(numGroups: number, numChannels: number, options?: GroupNormOptions);
+    readonly numGroups: number;
+    readonly numChannels: number;
+    weight: Tensor | null;
+    bias: Tensor | null;
+    forward(x: Tensor): Tensor;
+  }
+
+  /** Options of {@link BatchNorm1d} and {@link BatchNorm2d}. */
+  export interface BatchNormOptions {
+    /** Added to the variance (default 1e-5). */
+    eps?: number;
+    /** Running-statistics factor (default 0.1); null: cumulative average (1 / num_batches_tracked). */
+    momentum?: number | null;
+    /** Learned weight (ones) and bias (zeros) (default true). */
+    affine?: boolean;
+    /** Keep running_mean / running_var / num_batches_tracked buffers (default true). */
+    trackRunningStats?: boolean;
+  }
+
+  /**
+   * PyTorch's batch norm: training mode normalises with the batch statistics and updates the
+   * running ones in place (traces only in eval mode); eval mode uses running_mean / running_var.
+   */
+  export class BatchNorm2d extends Module {
+    constructor(numFeatures: number, options?: BatchNormOptions);
+    readonly numFeatures: number;
+    momentum: number | null;
+    weight: Tensor | null;
+    bias: Tensor | null;
+    /** [numFeatures] buffer (null without trackRunningStats). */
+    running_mean: Tensor | null;
+    /** [numFeatures] buffer (null without trackRunningStats). */
+    running_var: Tensor | null;
+    /** 0-d int64 buffer (null without trackRunningStats). */
+    num_batches_tracked: Tensor | null;
+    /** x [N, C, H, W]. */
+    forward(x: Tensor): Tensor;
+  }
+
+  /** {@link BatchNorm2d} on [N, C] or [N, C, L]. */
+  export class BatchNorm1d extends BatchNorm2d {}
+
+  /** nn.Softmax(dim). */
+  export class Softmax extends Module {
+    constructor(dim: number);
+    readonly dim: number;
+    forward(x: Tensor): Tensor;
+  }
+
+  /** nn.LogSoftmax(dim). */
+  export class LogSoftmax extends Module {
+    constructor(dim: number);
+    readonly dim: number;
+    forward(x: Tensor): Tensor;
+  }
+
+  /** Options of {@link MultiheadAttention}. */
+  export interface MultiheadAttentionOptions {
+    /** Inputs and output as [N, L, E] instead of [L, N, E] (default false). */
+    batchFirst?: boolean;
+    /** in_proj_bias and out_proj.bias (default true). */
+    bias?: boolean;
+    /** Only 0 (no dropout). */
+    dropout?: number;
+  }
+
+  /** Options of {@link MultiheadAttention.forward}. */
+  export interface MultiheadAttentionForwardOptions {
+    /** [N, S]: bool (true: ignore that key) or float (added). */
+    keyPaddingMask?: Tensor | null;
+    /** Return the attention weights (default true). */
+    needWeights?: boolean;
+    /** [L, S] or [N * numHeads, L, S]: bool (true: not allowed) or float (added). */
+    attnMask?: Tensor | null;
+    /** Average the weights over the heads (default true). */
+    averageAttnWeights?: boolean;
+    /** PyTorch's hint: needs attnMask, which is used as given. */
+    isCausal?: boolean;
+  }
+
+  /** nn.MultiheadAttention: in_proj_weight [3E, E], in_proj_bias [3E], out_proj (Linear). */
+  export class MultiheadAttention extends Module {
+    constructor(embedDim: number, numHeads: number, options?: MultiheadAttentionOptions);
+    readonly embedDim: number;
+    readonly numHeads: number;
+    batchFirst: boolean;
+    in_proj_weight: Tensor;
+    in_proj_bias: Tensor | null;
+    out_proj: Linear;
+    /** [output, attention weights or null]. */
+    forward(query: Tensor, key: Tensor, value: Tensor, options?: MultiheadAttentionForwardOptions): [Tensor, Tensor | null];
+  }
+
   /** The ops as functions, in PyTorch's names (torch.nn.functional). */
   export namespace functional {
     /** input W^T + bias: input [..., in], weight [out, in], bias [out] (or null) -> [..., out]. */
     function linear(input: Tensor, weight: Tensor, bias?: Tensor | null): Tensor;
+    /** softmax along dim. */
+    function softmax(input: Tensor, dim: number): Tensor;
+    /** log_softmax along dim. */
+    function logSoftmax(input: Tensor, dim: number): Tensor;
+    /** Optional weight / bias and eps of the norm functions. */
+    interface NormOptions {
+      weight?: Tensor | null;
+      bias?: Tensor | null;
+      /** Default 1e-5. */
+      eps?: number;
+    }
+    /** F.layer_norm over the trailing dims normalizedShape. */
+    function layerNorm(input: Tensor, normalizedShape: number | readonly number[], options?: NormOptions): Tensor;
+    /** F.group_norm on [N, C, *]. */
+    function groupNorm(input: Tensor, numGroups: number, options?: NormOptions): Tensor;
+    /** Options of {@link batchNorm}. */
+    interface BatchNormOptions extends NormOptions {
+      /** Batch statistics, updating the running ones in place (default false). */
+      training?: boolean;
+      /** Default 0.1. */
+      momentum?: number;
+    }
+    /** F.batch_norm on [N, C, *]; the running statistics may be null only in training mode. */
+    function batchNorm(input: Tensor, runningMean: Tensor | null, runningVar: Tensor | null, options?: BatchNormOptions): Tensor;
+    /** Options of {@link scaledDotProductAttention}. */
+    interface ScaledDotProductAttentionOptions {
+      /** bool (true takes part) or an additive float mask, broadcast to [..., L, S]. */
+      attnMask?: Tensor | null;
+      /** Mask above the diagonal (not with attnMask). */
+      isCausal?: boolean;
+      /** Default 1 / sqrt(E). */
+      scale?: number;
+    }
+    /** softmax(q k^T * scale + mask) v for q [..., L, E], k [..., S, E], v [..., S, Ev] (no dropout). */
+    function scaledDotProductAttention(query: Tensor, key: Tensor, value: Tensor, options?: ScaledDotProductAttentionOptions): Tensor;
   }
 }
 

@@ -93,16 +93,26 @@ function operands(who, names, values) {
   return { handles, release: () => { for (const h of temps) M._omw_release(h); } };
 }
 
-/** omw_apply by op name; returns raw handles (new references). */
-function applyRaw(who, opName, inHandles, iattrs = [], nOut = 1) {
-  const [pin, pi, pout] = marshal(['ptr', inHandles], ['i64', iattrs], ['ptr', nOut]);
-  const n = M._omw_apply(opId(opName), pin, inHandles.length, pi, iattrs.length, 0, 0, pout, nOut);
+/** omw_apply by op name (int attrs as BigInts, float attrs as numbers); returns raw handles (new references). */
+function applyRaw(who, opName, inHandles, iattrs = [], nOut = 1, fattrs = []) {
+  const [pin, pi, pf, pout] = marshal(['ptr', inHandles], ['i64', iattrs], ['f64', fattrs], ['ptr', nOut]);
+  const n = M._omw_apply(opId(opName), pin, inHandles.length, pi, iattrs.length, pf, fattrs.length, pout, nOut);
   if (n < 0) throw lastError(who);
   return readU32(pout, n);
 }
 
-function apply1(who, opName, inHandles, iattrs) {
-  return wrap(applyRaw(who, opName, inHandles, iattrs, 1)[0]);
+function apply1(who, opName, inHandles, iattrs, fattrs) {
+  return wrap(applyRaw(who, opName, inHandles, iattrs, 1, fattrs)[0]);
+}
+
+/**
+ * An op by name for the op-family modules (js/ops/*.js): handles in, its first output as a
+ * Tensor; an op with nOut outputs has the others released (layer_norm's mean and rstd).
+ */
+export function applyOp(who, opName, inHandles, iattrs = [], fattrs = [], nOut = 1) {
+  const hs = applyRaw(who, opName, inHandles, iattrs, nOut, fattrs);
+  for (const h of hs.slice(1)) M._omw_release(h);
+  return wrap(hs[0]);
 }
 
 /** An elementwise op with tensor-or-number operands. */
@@ -451,6 +461,10 @@ export class Tensor {
       M._omw_release(r);
     }
   }
+
+  // ---- normalisation ----
+  softmax(dim) { return apply1('softmax', 'softmax', [this.#use('softmax')], [toI64(dim, 'softmax', 'dim')]); }
+  logSoftmax(dim) { return apply1('logSoftmax', 'log_softmax', [this.#use('logSoftmax')], [toI64(dim, 'logSoftmax', 'dim')]); }
 
   // ---- linear algebra ----
   matmul(other) {

@@ -9,7 +9,7 @@
 
 #define OM_MAX_INPUTS_INLINE 4 /* records keep this many inputs inline, more on the heap */
 #define OM_MAX_SAVED_INPUTS 8  /* inputs 0..7 have OM_SAVES_IN bits and version checks */
-#define OM_MAX_OUTPUTS 2
+#define OM_MAX_OUTPUTS 3 /* layer_norm: y, mean, rstd */
 #define OM_MAX_IATTRS 2 * OM_MAX_DIMS + 2
 #define OM_MAX_FATTRS 4
 

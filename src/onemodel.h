@@ -288,6 +288,29 @@ om_tensor *om_lstm(om_tensor *x, om_tensor *h0, om_tensor *c0, om_tensor *const 
 /** PyTorch's GRU, as om_lstm with gates r, z, n (w_ih [3H, in], w_hh [3H, H]) and no cell state. */
 om_tensor *om_gru(om_tensor *x, om_tensor *h0, om_tensor *const *params, int n_params, int num_layers, bool bias,
                   bool batch_first, bool bidirectional, om_tensor **h_n);
+/* ---- normalisation and attention (src/ops/norm.c; PyTorch semantics, float32; new references) ---- */
+/** softmax along dim: exp(x - max) / sum, the row sums in double; a row of -inf gives NaN. */
+om_tensor *om_softmax(om_tensor *x, int dim);
+/** log_softmax along dim: (x - max) - log(sum(exp(x - max))). */
+om_tensor *om_log_softmax(om_tensor *x, int dim);
+/** PyTorch's layer_norm over the trailing dims normalized_shape[0..n) (n >= 1); weight and bias
+ *  (borrowed, each NULL or of normalized_shape) scale and shift. Biased variance, eps inside the sqrt. */
+om_tensor *om_layer_norm(om_tensor *x, const int64_t *normalized_shape, int n, om_tensor *weight, om_tensor *bias, double eps);
+/** PyTorch's group_norm: x [N, C, *] normalised per sample over groups of C / num_groups channels,
+ *  then weight and bias [C] (each NULL or borrowed) per channel. */
+om_tensor *om_group_norm(om_tensor *x, int64_t num_groups, om_tensor *weight, om_tensor *bias, double eps);
+/** PyTorch's batch_norm on x [N, C, *]. training: batch mean and biased variance per channel, and
+ *  when running_mean / running_var [C] are given (both or neither) they are updated in place
+ *  (unbiased variance, new = (1 - momentum) old + momentum stat; bumps their versions; not
+ *  recorded by autograd). Evaluation: the running statistics normalise. weight, bias [C] or NULL. */
+om_tensor *om_batch_norm(om_tensor *x, om_tensor *running_mean, om_tensor *running_var, om_tensor *weight, om_tensor *bias,
+                         bool training, double momentum, double eps);
+/** PyTorch's scaled_dot_product_attention without dropout: softmax(q k^T * scale + mask) v with
+ *  q [..., L, E], k [..., S, E], v [..., S, Ev]. attn_mask (borrowed, NULL for none) is bool (true
+ *  takes part) or an additive float mask; is_causal masks above the diagonal (not with attn_mask);
+ *  scale NULL means 1/sqrt(E). A composite of public ops (it traces as MatMul, Mul, Where/Add, Softmax, MatMul). */
+om_tensor *om_scaled_dot_product_attention(om_tensor *q, om_tensor *k, om_tensor *v, om_tensor *attn_mask, bool is_causal,
+                                           const double *scale);
 
 /* ---- the generic entry every op goes through ---- */
 /** Runs op on n_in inputs (borrowed) with integer and float attributes (borrowed arrays), and

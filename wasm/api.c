@@ -113,6 +113,11 @@ OMW int omw_gru(om_tensor *x, om_tensor *h0, om_tensor *const *params, int n_par
   out[0] = om_gru(x, h0, params, n_params, num_layers, bias, batch_first, bidirectional, &out[1]);
   return out[0] ? 2 : -1;
 }
+/** scaled_dot_product_attention; mask 0 for none, has_scale 0 for the default 1/sqrt(E). */
+OMW om_tensor *omw_scaled_dot_product_attention(om_tensor *q, om_tensor *k, om_tensor *v, om_tensor *mask, int is_causal,
+                                                double scale, int has_scale) {
+  return om_scaled_dot_product_attention(q, k, v, mask, is_causal, has_scale ? &scale : NULL);
+}
 OMW om_tensor *omw_argmax(om_tensor *a, int dim, int keepdim) { return om_argmax(a, dim, keepdim); }
 OMW om_tensor *omw_argmin(om_tensor *a, int dim, int keepdim) { return om_argmin(a, dim, keepdim); }
 OMW om_tensor *omw_dropout(om_tensor *a, double p, int training) { return om_dropout(a, p, training != 0); }

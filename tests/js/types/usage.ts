@@ -154,6 +154,23 @@ for (const tm of [t1, t2, t3]) tm.dispose();
 net.dispose();
 om.dispose([ex, tx]);
 
+// the norm family
+const ln = new om.nn.LayerNorm([8], { eps: 1e-6, elementwiseAffine: true });
+const gn = new om.nn.GroupNorm(2, 4, { affine: false });
+const bn2: om.nn.BatchNorm2d = new om.nn.BatchNorm2d(4, { momentum: null, trackRunningStats: true });
+const bn1 = new om.nn.BatchNorm1d(4);
+const runMean: Tensor | null = bn2.running_mean;
+const mha = new om.nn.MultiheadAttention(8, 2, { batchFirst: true });
+const [attnOut, attnWeights]: [Tensor, Tensor | null] = mha.forward(ex, ex, ex, { needWeights: false, keyPaddingMask: null });
+const sm: Tensor = ex.softmax(-1).logSoftmax(0);
+const sdpa: Tensor = om.nn.functional.scaledDotProductAttention(ex, ex, ex, { isCausal: true, scale: 0.5 });
+const lnF: Tensor = om.nn.functional.layerNorm(ex, 3, { weight: null, eps: 1e-5 });
+const bnF: Tensor = om.nn.functional.batchNorm(ex, null, null, { training: true, momentum: 0.1 });
+const mods2: om.nn.Module[] = [ln, gn, bn2, bn1, mha, new om.nn.Softmax(1), new om.nn.LogSoftmax(-1)];
+// @ts-expect-error: the options of MultiheadAttention.forward are an object
+mha.forward(ex, ex, ex, false);
+void [runMean, attnOut, attnWeights, sm, sdpa, lnF, bnF, mods2];
+
 // misuse the declarations reject
 // @ts-expect-error: dtype names are 'float32' | 'int64' | 'bool'
 om.zeros([2], { dtype: 'float64' });
