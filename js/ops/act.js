@@ -3,21 +3,11 @@
 // follow PyTorch's names and defaults; parameters may be given positionally, as in PyTorch, or as
 // one trailing options object: leakyRelu(x, 0.2) or leakyRelu(x, { negativeSlope: 0.2 }).
 import { invalid } from '../errors.js';
-import { M, opId, marshal, readU32, lastError, checkHandle, requireReady } from '../runtime.js';
+import { M, checkHandle, requireReady } from '../runtime.js';
 import { describe, toI64 } from '../convert.js';
-import { Tensor, wrap, handle } from '../tensor.js';
+import { Tensor, wrap, handle, applyOp } from '../tensor.js';
 
-/** omw_apply by op name with int (BigInt) and float attributes; the outputs' raw handles. */
-function applyAttrs(who, opName, hs, iattrs, fattrs, nOut = 1) {
-  const [pin, pi, pf, pout] = marshal(['ptr', hs], ['i64', iattrs], ['f64', fattrs], ['ptr', nOut]);
-  const n = M._omw_apply(opId(opName), pin, hs.length, pi, iattrs.length, pf, fattrs.length, pout, nOut);
-  if (n < 0) throw lastError(who);
-  return readU32(pout, n);
-}
-
-function apply1(who, opName, hs, iattrs = [], fattrs = []) {
-  return wrap(applyAttrs(who, opName, hs, iattrs, fattrs)[0]);
-}
+const apply1 = (who, opName, hs, iattrs = [], fattrs = []) => applyOp(who, opName, hs, iattrs, fattrs);
 
 function isOptions(x) {
   return x !== null && typeof x === 'object' && !Array.isArray(x) && !ArrayBuffer.isView(x) && !(x instanceof Tensor);
