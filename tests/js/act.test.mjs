@@ -401,6 +401,9 @@ describe('traced through onnxruntime-web', () => {
       await withTraced((keep, trace) => {
         const tm = trace((v) => net.forward(v).mul(3), { x });
         assert.deepEqual(tm.graph().nodes.map((n) => n.opType), ['Mul']); // no node for the dropout
+        // a model that is only an eval-mode Dropout (or an Identity): the output is the input,
+        // which the tracer writes as one Identity node
+        for (const m of [net, new om.nn.Identity()]) assert.deepEqual(trace(m, { x }).graph().nodes.map((n) => n.opType), ['Identity']);
       });
     } finally {
       net.dispose();
