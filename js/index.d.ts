@@ -867,24 +867,29 @@ export namespace nn {
   export class Tanh extends Module { forward(x: Tensor): Tensor; }
   export class SiLU extends Module { forward(x: Tensor): Tensor; }
   export class Hardswish extends Module { forward(x: Tensor): Tensor; }
+  /** x > 0 ? x : negativeSlope * x (default 0.01); traces to LeakyRelu. */
   export class LeakyReLU extends Module {
     constructor(negativeSlope?: number);
     constructor(options: { negativeSlope?: number; inplace?: boolean });
     negativeSlope: number;
     forward(x: Tensor): Tensor;
   }
+  /** x > 0 ? x : alpha * (exp(x) - 1) (default alpha 1); traces to Elu. */
   export class ELU extends Module {
+    /** The negative branch's scale. */
     constructor(alpha?: number);
     constructor(options: { alpha?: number; inplace?: boolean });
     alpha: number;
     forward(x: Tensor): Tensor;
   }
+  /** x * Phi(x), or its tanh approximation; traces to Gelu (opset 20). */
   export class GELU extends Module {
     constructor(approximate?: 'none' | 'tanh');
     constructor(options: { approximate?: 'none' | 'tanh' });
     approximate: 'none' | 'tanh';
     forward(x: Tensor): Tensor;
   }
+  /** log(1 + exp(beta x)) / beta, x where beta x > threshold (defaults 1, 20). */
   export class Softplus extends Module {
     constructor(beta?: number, threshold?: number);
     constructor(options: { beta?: number; threshold?: number });
@@ -899,6 +904,7 @@ export namespace nn {
   }
   /** Dropout(p = 0.5): active while training (module.train()), the input itself in eval mode. */
   export class Dropout extends Module {
+    /** p: the probability of zeroing an element, in [0, 1]. */
     constructor(p?: number);
     constructor(options: { p?: number; inplace?: boolean });
     p: number;
