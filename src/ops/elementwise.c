@@ -575,13 +575,17 @@ typedef struct clamp_ctx {
   int64_t ilo, ihi;
 } clamp_ctx;
 
+/* An absent bound is -inf / +inf, which max_std / min_std leave every value (NaN too) alone for. */
 static void clamp_f32(char **p, const int64_t *s, int64_t n, const void *ctx) {
   const clamp_ctx *k = ctx;
-  for (int64_t i = 0; i < n; i++) {
-    float a = *(const float *)(p[1] + i * s[1]);
-    if (k->has_lo) a = max_std(a, k->flo);
-    if (k->has_hi) a = min_std(a, k->fhi);
-    *(float *)(p[0] + i * s[0]) = a;
+  const float lo = k->has_lo ? k->flo : -INFINITY, hi = k->has_hi ? k->fhi : INFINITY;
+  if (s[0] == sizeof(float) && s[1] == sizeof(float)) {
+    float *o = (float *)p[0];
+    const float *pa = (const float *)p[1];
+    for (int64_t i = 0; i < n; i++) o[i] = min_std(max_std(pa[i], lo), hi);
+  } else {
+    for (int64_t i = 0; i < n; i++)
+      *(float *)(p[0] + i * s[0]) = min_std(max_std(*(const float *)(p[1] + i * s[1]), lo), hi);
   }
 }
 static void clamp_i64(char **p, const int64_t *s, int64_t n, const void *ctx) {
