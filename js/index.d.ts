@@ -327,6 +327,14 @@ export class Tensor {
   contiguous(): Tensor;
   /** A contiguous copy that autograd tracks. */
   clone(): Tensor;
+  /** Picks along dim by a 1-D int64 index (torch.index_select); indices outside [0, size) throw IndexOutOfRange. */
+  indexSelect(dim: number, index: Tensor): Tensor;
+  /** out[p] = this[p with p[dim] = index[p]] (torch.gather; index int64 of this rank). */
+  gather(dim: number, index: Tensor): Tensor;
+  /** A copy with source's slices added at index along dim (torch.index_add; float32). */
+  indexAdd(dim: number, index: Tensor, source: Tensor): Tensor;
+  /** A copy with src[p] added at p with p[dim] = index[p] (torch.scatter_add; float32, src has index's shape). */
+  scatterAdd(dim: number, index: Tensor, src: Tensor): Tensor;
   /**
    * A tensor sharing this storage that autograd does not track. While a trace records, detaching
    * a traced tensor returns a new handle to the same tensor (it stays traced); dispose each
@@ -766,6 +774,50 @@ export namespace nn {
     forward(query: Tensor, key: Tensor, value: Tensor, options?: MultiheadAttentionForwardOptions): [Tensor, Tensor | null];
   }
 
+  // ---- indexing and resampling (js/nn/embedding.js, js/ops/index.js) ----
+
+  /** Options of {@link Embedding} and {@link functional.embedding}. */
+  export interface EmbeddingOptions {
+    /** A row that reads as stored but gets no gradient (zeroed by nn.Embedding); negative counts from the end. */
+    paddingIdx?: number | null;
+  }
+
+  /**
+   * A table of rows read by int64 indices, as PyTorch's nn.Embedding: weight
+   * [numEmbeddings, embeddingDim] from the standard normal ({@link manualSeed}), the padding row zeroed.
+   */
+  export class Embedding extends Module {
+    constructor(numEmbeddings: number, embeddingDim: number, options?: EmbeddingOptions);
+    readonly numEmbeddings: number;
+    readonly embeddingDim: number;
+    /** The padding row (non-negative), or null. */
+    readonly paddingIdx: number | null;
+    weight: Tensor;
+    /** int64 indices [...] -> [..., embeddingDim]. */
+    forward(input: Tensor): Tensor;
+  }
+
+  /** Options of {@link functional.interpolate} and {@link Upsample} (exactly one of size and scaleFactor). */
+  export interface InterpolateOptions {
+    /** Output (H, W), or one size for both. */
+    size?: number | [number, number] | null;
+    /** Output floor(in * scale) per spatial axis; the scale drives the sampling coordinates. */
+    scaleFactor?: number | [number, number] | null;
+    /** 'nearest' (default; PyTorch's legacy nearest) or 'bilinear'. */
+    mode?: 'nearest' | 'bilinear';
+    /** Bilinear only: corner pixels' centres aligned (default false). */
+    alignCorners?: boolean | null;
+    /** With scaleFactor: sample as if the resulting size had been given (default false). */
+    recomputeScaleFactor?: boolean | null;
+  }
+
+  /** interpolate as a module (PyTorch's nn.Upsample). */
+  export class Upsample extends Module {
+    constructor(options: InterpolateOptions);
+    /** input [N, C, H, W] -> resampled. */
+    forward(input: Tensor): Tensor;
+  }
+
   /** The ops as functions, in PyTorch's names (torch.nn.functional). */
   export namespace functional {
     /** input W^T + bias: input [..., in], weight [out, in], bias [out] (or null) -> [..., out]. */
@@ -805,6 +857,165 @@ export namespace nn {
     }
     /** softmax(q k^T * scale + mask) v for q [..., L, E], k [..., S, E], v [..., S, Ev] (no dropout). */
     function scaledDotProductAttention(query: Tensor, key: Tensor, value: Tensor, options?: ScaledDotProductAttentionOptions): Tensor;
+    /** Rows of weight [num, dim] picked by int64 indices (any shape) -> [..., dim]. */
+    function embedding(input: Tensor, weight: Tensor, options?: EmbeddingOptions): Tensor;
+    /** Resamples input [N, C, H, W] (float32) as F.interpolate. */
+    function interpolate(input: Tensor, options: InterpolateOptions): Tensor;
+  }
+}
+
+// ---- losses, containers, state dicts (js/nn/loss.js, js/nn/container.js) ----------------------
+
+export namespace nn {
+  /** Options of {@link Module.loadStateDict}. */
+  export interface LoadStateDictOptions {
+    /** Missing and unexpected keys are an error (default true); without, they are skipped. */
+    strict?: boolean;
+  }
+  /** What {@link Module.loadStateDict} skipped (both empty when strict). */
+  export interface LoadStateDictResult {
+    missingKeys: string[];
+    unexpectedKeys: string[];
+  }
+  /** A state-dict value: a Tensor, nested arrays, or a flat typed array of the parameter's size. */
+  export type StateValue = Tensor | TensorData;
+
+  interface Module {
+    /**
+     * Copies state[path] into each parameter and buffer in place (PyTorch's load_state_dict),
+     * with key, shape and dtype checks made before anything is written.
+     */
+    loadStateDict(state: Readonly<Record<string, StateValue>>, options?: LoadStateDictOptions): LoadStateDictResult;
+  }
+
+  /** nn.Sequential(...modules): modules named '0', '1', ...; forward chains them. */
+  export class Sequential extends Module implements Iterable<Module> {
+    constructor(...modules: Module[]);
+    readonly length: number;
+    readonly [index: number]: Module;
+    /** The module at index i (negative counts from the end). */
+    at(i: number): Module;
+    /** Adds a module at the end. Returns this. */
+    append(module: Module): this;
+    [Symbol.iterator](): Iterator<Module>;
+    forward(x: any): any;
+  }
+
+  /** nn.ModuleList(modules): modules named '0', '1', ..., indexable, no forward. */
+  export class ModuleList extends Module implements Iterable<Module> {
+    constructor(modules?: Module[]);
+    readonly length: number;
+    readonly [index: number]: Module;
+    at(i: number): Module;
+    append(module: Module): this;
+    [Symbol.iterator](): Iterator<Module>;
+  }
+
+  /** How a loss reduces: per element ('none'), the mean (default) or the sum. */
+  export type Reduction = 'none' | 'mean' | 'sum';
+  export interface ReductionOptions {
+    reduction?: Reduction;
+  }
+  /** Options of nllLoss / NLLLoss (PyTorch's weight, ignore_index, reduction). */
+  export interface NLLLossOptions extends ReductionOptions {
+    /** One weight per class, [C], or null. */
+    weight?: Tensor | null;
+    /** Targets equal to it count for nothing (default -100). */
+    ignoreIndex?: number | bigint;
+  }
+  /** Options of crossEntropy / CrossEntropyLoss. */
+  export interface CrossEntropyOptions extends NLLLossOptions {
+    /** In [0, 1] (default 0). */
+    labelSmoothing?: number;
+  }
+  /** Options of ctcLoss / CTCLoss. */
+  export interface CTCLossOptions extends ReductionOptions {
+    /** The blank class (default 0). */
+    blank?: number | bigint;
+    /** Infinite losses (impossible alignments) and their gradients become 0 (default false). */
+    zeroInfinity?: boolean;
+  }
+  /** Lengths for ctcLoss: an int64 Tensor [N] or an array of integers. */
+  export type Lengths = Tensor | ReadonlyArray<number | bigint>;
+
+  /** nn.MSELoss: (input - target)^2 reduced; traces to ONNX. */
+  export class MSELoss extends Module {
+    constructor(options?: ReductionOptions);
+    readonly reduction: Reduction;
+    forward(input: Tensor, target: Tensor): Tensor;
+  }
+  /** nn.NLLLoss on log-probabilities [N, C, d...] and int64 targets [N, d...]; not traceable. */
+  export class NLLLoss extends Module {
+    constructor(options?: NLLLossOptions);
+    /** A buffer (in stateDict, freed by dispose()), or null. */
+    weight: Tensor | null;
+    forward(input: Tensor, target: Tensor): Tensor;
+  }
+  /** nn.CrossEntropyLoss on logits [N, C, d...] and int64 class targets; not traceable. */
+  export class CrossEntropyLoss extends Module {
+    constructor(options?: CrossEntropyOptions);
+    weight: Tensor | null;
+    readonly labelSmoothing: number;
+    forward(input: Tensor, target: Tensor): Tensor;
+  }
+  /** nn.CTCLoss on log-probabilities [T, N, C]; not traceable. */
+  export class CTCLoss extends Module {
+    constructor(options?: CTCLossOptions);
+    forward(logProbs: Tensor, targets: Tensor, inputLengths: Lengths, targetLengths: Lengths): Tensor;
+  }
+
+  export namespace functional {
+    /** PyTorch's F.mse_loss. */
+    function mseLoss(input: Tensor, target: Tensor, options?: ReductionOptions): Tensor;
+    /** PyTorch's F.nll_loss. */
+    function nllLoss(input: Tensor, target: Tensor, options?: NLLLossOptions): Tensor;
+    /** PyTorch's F.cross_entropy: int64 class-index targets or float32 class probabilities (input's shape). */
+    function crossEntropy(input: Tensor, target: Tensor, options?: CrossEntropyOptions): Tensor;
+    /** PyTorch's F.ctc_loss. */
+    function ctcLoss(logProbs: Tensor, targets: Tensor, inputLengths: Lengths, targetLengths: Lengths, options?: CTCLossOptions): Tensor;
+  }
+}
+
+// ---- optim (js/optim/) ----------------------------------------------------------------------------
+
+/** Optimizers with PyTorch's update rules (torch.optim); step() updates parameters in place. */
+export namespace optim {
+  /** The base class: parameters, per-parameter state, zeroGrad, dispose. */
+  export class Optimizer {
+    /** The parameters, in the order given (null after dispose()). */
+    readonly params: Tensor[] | null;
+    /** One update of every parameter that has a gradient (under no-grad, temporaries freed). */
+    step(): void;
+    /** Drops every parameter's gradient. */
+    zeroGrad(): void;
+    /** Frees the optimizer's state tensors (not the parameters). Idempotent. */
+    dispose(): void;
+  }
+  export interface SGDOptions {
+    lr?: number;
+    momentum?: number;
+    dampening?: number;
+    weightDecay?: number;
+    nesterov?: boolean;
+  }
+  /** torch.optim.SGD (lr default 1e-3). */
+  export class SGD extends Optimizer {
+    constructor(params: Iterable<Tensor>, options?: SGDOptions);
+  }
+  export interface AdamOptions {
+    lr?: number;
+    betas?: [number, number];
+    eps?: number;
+    weightDecay?: number;
+    amsgrad?: boolean;
+  }
+  /** torch.optim.Adam (lr 1e-3, betas [0.9, 0.999], eps 1e-8, weightDecay 0). */
+  export class Adam extends Optimizer {
+    constructor(params: Iterable<Tensor>, options?: AdamOptions);
+  }
+  /** torch.optim.AdamW: decoupled weight decay (default 0.01). */
+  export class AdamW extends Optimizer {
+    constructor(params: Iterable<Tensor>, options?: AdamOptions);
   }
 }
 

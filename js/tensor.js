@@ -10,6 +10,7 @@ import {
   describe, toI64, toI32, toBool, intList, shapeArg, scalarValue, flattenData, toTypedArray,
   explicitShape,
 } from './convert.js';
+import * as indexing from './ops/index.js';
 import * as act from './ops/act.js';
 
 const TOKEN = Symbol('onemodel.Tensor');
@@ -366,6 +367,15 @@ export class Tensor {
 
   contiguous() { return wrapChecked(M._omw_contiguous(this.#use('contiguous')), 'contiguous'); }
   clone() { return apply1('clone', 'clone', [this.#use('clone')]); }
+
+  /** Picks along dim by a 1-D int64 index (torch.index_select; js/ops/index.js). */
+  indexSelect(dim, index) { return indexing.indexSelect(this, dim, index); }
+  /** out[p] = this[p with p[dim] = index[p]] (torch.gather). */
+  gather(dim, index) { return indexing.gather(this, dim, index); }
+  /** A copy with source's slices added at index along dim (torch.index_add). */
+  indexAdd(dim, index, source) { return indexing.indexAdd(this, dim, index, source); }
+  /** A copy with src[p] added at p with p[dim] = index[p] (torch.scatter_add). */
+  scatterAdd(dim, index, src) { return indexing.scatterAdd(this, dim, index, src); }
   /**
    * Normally a new tensor over the same storage. While a trace records, C returns the traced
    * tensor itself (a new reference, spec: Detach of a traced tensor returns it): the result is

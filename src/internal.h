@@ -270,7 +270,7 @@ bool om__storage_will_change(om_storage *s, const char *who);
 bool om__trace_fail(om_error_kind kind, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* An ONNX node attribute, for om__emit. */
-typedef enum om_gattr_type { OM_GATTR_INT, OM_GATTR_FLOAT, OM_GATTR_INTS, OM_GATTR_STRING } om_gattr_type;
+typedef enum om_gattr_type { OM_GATTR_INT, OM_GATTR_FLOAT, OM_GATTR_INTS, OM_GATTR_FLOATS, OM_GATTR_STRING } om_gattr_type;
 typedef struct om_gattr {
   const char *name; /* static string */
   om_gattr_type type;
@@ -278,11 +278,13 @@ typedef struct om_gattr {
   double f;         /* FLOAT (written as a float) */
   int n;            /* INTS: how many */
   const int64_t *ints; /* INTS: the values (copied by om__emit) */
-  const char *s;    /* STRING: a static string */
+  const float *floats; /* FLOATS: n values (copied by om__emit) */
+  const char *s;       /* STRING: a static string */
 } om_gattr;
 #define OM_ATTR_INT(nm, v) ((om_gattr){.name = (nm), .type = OM_GATTR_INT, .i = (v)})
 #define OM_ATTR_FLOAT(nm, v) ((om_gattr){.name = (nm), .type = OM_GATTR_FLOAT, .f = (v)})
 #define OM_ATTR_INTS(nm, p, cnt) ((om_gattr){.name = (nm), .type = OM_GATTR_INTS, .ints = (p), .n = (cnt)})
+#define OM_ATTR_FLOATS(nm, p, cnt) ((om_gattr){.name = (nm), .type = OM_GATTR_FLOATS, .floats = (p), .n = (cnt)})
 #define OM_ATTR_STRING(nm, v) ((om_gattr){.name = (nm), .type = OM_GATTR_STRING, .s = (v)})
 
 /** The graph value of input i of the call being lowered (a traced value or a captured constant). */

@@ -1,6 +1,8 @@
 // om.nn.functional: the ops as functions, in PyTorch's names (torch.nn.functional).
 export { linear } from '../tensor.js';
 export { softmax, logSoftmax, layerNorm, groupNorm, batchNorm, scaledDotProductAttention } from '../ops/norm.js';
+export { embedding, interpolate } from '../ops/index.js';
+export { mseLoss, nllLoss, crossEntropy, ctcLoss } from './loss.js';
 export {
   relu, sigmoid, tanh, silu, hardswish, leakyRelu, elu, gelu, softplus, pad, dropout,
 } from '../ops/act.js';

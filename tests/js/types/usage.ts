@@ -170,6 +170,45 @@ const mods2: om.nn.Module[] = [ln, gn, bn2, bn1, mha, new om.nn.Softmax(1), new 
 // @ts-expect-error: the options of MultiheadAttention.forward are an object
 mha.forward(ex, ex, ex, false);
 void [runMean, attnOut, attnWeights, sm, sdpa, lnF, bnF, mods2];
+// indexing and resampling
+const ids = om.tensor([[1, 0], [2, 2]], { dtype: 'int64' });
+const emb = new om.nn.Embedding(5, 3, { paddingIdx: 0 });
+const looked: Tensor = emb.forward(ids);
+const looked2: Tensor = om.nn.functional.embedding(ids, emb.weight, { paddingIdx: null });
+const picked: Tensor = emb.weight.indexSelect(0, om.tensor([1, 1], { dtype: 'int64' })).gather(1, ids);
+const added: Tensor = emb.weight.indexAdd(0, ids.reshape([-1]), om.ones([4, 3])).scatterAdd(0, ids, om.ones([2, 2]));
+const img = om.randn([1, 2, 3, 3]);
+const up: Tensor = om.nn.functional.interpolate(img, { scaleFactor: [2, 1.5], mode: 'bilinear', alignCorners: true });
+const upm: Tensor = new om.nn.Upsample({ size: 5 }).forward(img);
+const pad: number | null = emb.paddingIdx;
+// @ts-expect-error: modes are 'nearest' | 'bilinear'
+om.nn.functional.interpolate(img, { size: 4, mode: 'bicubic' });
+om.dispose([ids, looked, looked2, picked, added, img, up, upm]);
+emb.dispose();
+void pad;
+// losses, containers, state dicts, optimizers (js/nn/loss.js, js/nn/container.js, js/optim/)
+const seqNet = new om.nn.Sequential(new om.nn.Linear(2, 4), new om.nn.Linear(4, 3));
+const first: om.nn.Module = seqNet.at(0);
+const list = new om.nn.ModuleList([new om.nn.Linear(1, 1)]).append(new om.nn.Linear(1, 1));
+const loaded: om.nn.LoadStateDictResult = seqNet.loadStateDict({ '0.weight': new Float32Array(8), '0.bias': [0, 0, 0, 0] }, { strict: false });
+const logits: Tensor = seqNet.forward(om.randn([5, 2]));
+const target = om.tensor([0n, 1n, 2n, 0n, 1n]);
+const ce: Tensor = new om.nn.CrossEntropyLoss({ weight: om.ones([3]), ignoreIndex: -100, labelSmoothing: 0.1 }).forward(logits, target);
+const nll: Tensor = om.nn.functional.nllLoss(logits, target, { reduction: 'sum' });
+const mse: Tensor = new om.nn.MSELoss({ reduction: 'none' }).forward(logits, logits);
+const ctc: Tensor = om.nn.functional.ctcLoss(om.randn([4, 1, 3]), om.tensor([[1n]]), [4], [1], { blank: 0, zeroInfinity: true });
+const ctcMod: Tensor = new om.nn.CTCLoss().forward(om.randn([4, 1, 3]), om.tensor([[1n]]), om.tensor([4n]), om.tensor([1n]));
+const sgd: om.optim.Optimizer = new om.optim.SGD(seqNet.parameters(), { lr: 0.1, momentum: 0.9, nesterov: true });
+const adam = new om.optim.Adam(seqNet.parameters(), { betas: [0.9, 0.99], amsgrad: true });
+const adamw = new om.optim.AdamW(seqNet.parameters(), { weightDecay: 0 });
+for (const o of [sgd, adam, adamw]) { o.zeroGrad(); o.step(); o.dispose(); }
+for (const m of list) m.dispose();
+seqNet.dispose();
+// @ts-expect-error: reduction is 'none' | 'mean' | 'sum'
+om.nn.functional.mseLoss(logits, logits, { reduction: 'avg' });
+// @ts-expect-error: betas is a pair
+new om.optim.Adam([], { betas: 0.9 });
+void [first, loaded, ce, nll, mse, ctc, ctcMod];
 
 // misuse the declarations reject
 // @ts-expect-error: dtype names are 'float32' | 'int64' | 'bool'
