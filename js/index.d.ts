@@ -1018,3 +1018,107 @@ export namespace optim {
     constructor(params: Iterable<Tensor>, options?: AdamOptions);
   }
 }
+
+// ---- activations, clamp, cumsum, pad, maskedFill, dropout (js/ops/act.js, js/nn/activation.js) ----
+
+/** Bounds of {@link Tensor.clamp}: either may be null/undefined for none (not both). */
+export interface ClampOptions {
+  min?: number | bigint | null;
+  max?: number | bigint | null;
+}
+
+export interface Tensor {
+  /** The error function (float32). */
+  erf(): Tensor;
+  /** min(max(this, min), max), NaN kept; float32, or int64 with integer bounds. */
+  clamp(min?: number | bigint | null, max?: number | bigint | null): Tensor;
+  clamp(options: ClampOptions): Tensor;
+  /** Alias of clamp, as PyTorch's clip. */
+  clip(min?: number | bigint | null, max?: number | bigint | null): Tensor;
+  clip(options: ClampOptions): Tensor;
+  /** Running sum along dim (float32; int64; bool counts into int64). */
+  cumsum(dim: number): Tensor;
+  /** mask ? value : this, mask bool and broadcast with this (value converted to this dtype). */
+  maskedFill(mask: Tensor, value: number | bigint | boolean): Tensor;
+}
+
+export namespace nn {
+  export namespace functional {
+    function relu(input: Tensor): Tensor;
+    function sigmoid(input: Tensor): Tensor;
+    function tanh(input: Tensor): Tensor;
+    /** input * sigmoid(input). */
+    function silu(input: Tensor): Tensor;
+    /** input * min(max(input + 3, 0), 6) / 6. */
+    function hardswish(input: Tensor): Tensor;
+    /** input > 0 ? input : input * negativeSlope (default 0.01). */
+    function leakyRelu(input: Tensor, negativeSlope?: number): Tensor;
+    function leakyRelu(input: Tensor, options: { negativeSlope?: number }): Tensor;
+    /** input > 0 ? input : alpha * (exp(input) - 1) (default alpha 1). */
+    function elu(input: Tensor, alpha?: number): Tensor;
+    function elu(input: Tensor, options: { alpha?: number }): Tensor;
+    /** input * Phi(input), approximate 'none' (default) or 'tanh'. */
+    function gelu(input: Tensor, options?: { approximate?: 'none' | 'tanh' }): Tensor;
+    /** log(1 + exp(beta input)) / beta; input where beta input > threshold (defaults 1, 20). */
+    function softplus(input: Tensor, beta?: number, threshold?: number): Tensor;
+    function softplus(input: Tensor, options: { beta?: number; threshold?: number }): Tensor;
+    /** PyTorch's F.pad: (before, after) pairs from the last dim backwards. */
+    function pad(input: Tensor, pad: readonly (number | bigint)[], mode?: PadMode, value?: number | null): Tensor;
+    function pad(input: Tensor, pad: readonly (number | bigint)[], options: { mode?: PadMode; value?: number | null }): Tensor;
+    /** PyTorch's F.dropout (p 0.5, training true by default); eval returns a new handle to the input. */
+    function dropout(input: Tensor, p?: number, training?: boolean): Tensor;
+    function dropout(input: Tensor, options: { p?: number; training?: boolean }): Tensor;
+  }
+
+  /** Padding modes of {@link functional.pad}. */
+  export type PadMode = 'constant' | 'reflect' | 'replicate';
+
+  export class ReLU extends Module { forward(x: Tensor): Tensor; }
+  export class Sigmoid extends Module { forward(x: Tensor): Tensor; }
+  export class Tanh extends Module { forward(x: Tensor): Tensor; }
+  export class SiLU extends Module { forward(x: Tensor): Tensor; }
+  export class Hardswish extends Module { forward(x: Tensor): Tensor; }
+  /** x > 0 ? x : negativeSlope * x (default 0.01); traces to LeakyRelu. */
+  export class LeakyReLU extends Module {
+    constructor(negativeSlope?: number);
+    constructor(options: { negativeSlope?: number; inplace?: boolean });
+    negativeSlope: number;
+    forward(x: Tensor): Tensor;
+  }
+  /** x > 0 ? x : alpha * (exp(x) - 1) (default alpha 1); traces to Elu. */
+  export class ELU extends Module {
+    /** The negative branch's scale. */
+    constructor(alpha?: number);
+    constructor(options: { alpha?: number; inplace?: boolean });
+    alpha: number;
+    forward(x: Tensor): Tensor;
+  }
+  /** x * Phi(x), or its tanh approximation; traces to Gelu (opset 20). */
+  export class GELU extends Module {
+    constructor(approximate?: 'none' | 'tanh');
+    constructor(options: { approximate?: 'none' | 'tanh' });
+    approximate: 'none' | 'tanh';
+    forward(x: Tensor): Tensor;
+  }
+  /** log(1 + exp(beta x)) / beta, x where beta x > threshold (defaults 1, 20). */
+  export class Softplus extends Module {
+    constructor(beta?: number, threshold?: number);
+    constructor(options: { beta?: number; threshold?: number });
+    beta: number;
+    threshold: number;
+    forward(x: Tensor): Tensor;
+  }
+  /** Returns its input (a new handle to the same tensor). */
+  export class Identity extends Module {
+    constructor(...args: unknown[]);
+    forward(x: Tensor): Tensor;
+  }
+  /** Dropout(p = 0.5): active while training (module.train()), the input itself in eval mode. */
+  export class Dropout extends Module {
+    /** p: the probability of zeroing an element, in [0, 1]. */
+    constructor(p?: number);
+    constructor(options: { p?: number; inplace?: boolean });
+    p: number;
+    forward(x: Tensor): Tensor;
+  }
+}

@@ -11,6 +11,7 @@ import {
   explicitShape,
 } from './convert.js';
 import * as indexing from './ops/index.js';
+import * as act from './ops/act.js';
 
 const TOKEN = Symbol('onemodel.Tensor');
 const MAX_INFO = 6 + 16; // [dtype, ndim, requires_grad, is_leaf, numel, version, shape...]
@@ -298,6 +299,12 @@ export class Tensor {
   relu() { return apply1('relu', 'relu', [this.#use('relu')]); }
   sigmoid() { return apply1('sigmoid', 'sigmoid', [this.#use('sigmoid')]); }
   tanh() { return apply1('tanh', 'tanh', [this.#use('tanh')]); }
+  erf() { this.#use('erf'); return act.erf(this); }
+  /** min(max(x, min), max); either bound null for none, or { min, max }. */
+  clamp(...args) { this.#use('clamp'); return act.clamp(this, ...args); }
+  clip(...args) { this.#use('clip'); return act.clamp(this, ...args); }
+  cumsum(dim) { this.#use('cumsum'); return act.cumsum(this, dim); }
+  maskedFill(mask, value) { this.#use('maskedFill'); return act.maskedFill(this, mask, value); }
 
   // ---- dtype ----
   to(dtype) {

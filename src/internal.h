@@ -188,6 +188,12 @@ int om__wrap_dim(int64_t dim, int ndim, const char *who);
 /** Reads element k (row-major logical order) of t as a double. */
 double om__get_flat(const om_tensor *t, int64_t k);
 
+/* ---- random numbers (src/core/rng.c) ---- */
+/** The uniform in [0, 1) that om_rand draws for counter `counter` of seed (24 bits, exact in float). */
+float om__uniform(uint64_t seed, uint64_t counter);
+/** Takes the next n counters of the thread's default generator: its seed and the first counter. */
+void om__rng_take(uint64_t n, uint64_t *seed, uint64_t *offset);
+
 /* ---- strided iteration ---- */
 /** Inner loop over n elements; p[i] is operand i's first element, s[i] its stride in bytes. */
 typedef void (*om_loop_fn)(char **p, const int64_t *s, int64_t n, const void *ctx);
@@ -297,6 +303,9 @@ bool om__emit(om_lower *l, const char *op_type, const int *in, int n_in, const o
 /** An int64 initializer (deduplicated by value): n values as 1-D, or one value as 0-d when
  *  n is -1. Returns its value id, -1 on error. */
 int om__lower_ints(om_lower *l, const int64_t *v, int n);
+/** A float32 0-d constant holding v (rounded to float): a Constant node with value_float.
+ *  Returns its value id, -1 on error. */
+int om__lower_float(om_lower *l, double v);
 /** Makes value v output j of the call (the last node's output, or an input's value for an alias). */
 void om__lower_output(om_lower *l, int j, int v);
 /** The common case: one node reading every input of c and writing every output. */

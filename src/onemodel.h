@@ -197,6 +197,32 @@ om_tensor *om_ge(om_tensor *a, om_tensor *b);      /**< a >= b as bool (float32,
 om_tensor *om_where(om_tensor *cond, om_tensor *a, om_tensor *b); /**< cond ? a : b, cond bool */
 om_tensor *om_cast(om_tensor *a, om_dtype dtype);  /**< converted copy (the input itself, retained, when dtype matches) */
 
+/* ---- activations (PyTorch's torch.nn.functional; float32; new references) ---- */
+om_tensor *om_leaky_relu(om_tensor *a, double negative_slope); /**< a > 0 ? a : a * negative_slope (PyTorch's default 0.01) */
+om_tensor *om_elu(om_tensor *a, double alpha);     /**< a > 0 ? a : alpha * (e^a - 1) (default alpha 1) */
+om_tensor *om_gelu(om_tensor *a, bool tanh_approximation); /**< a * Phi(a); approximate='tanh' when tanh_approximation */
+om_tensor *om_silu(om_tensor *a);                  /**< a * sigmoid(a) */
+om_tensor *om_softplus(om_tensor *a, double beta, double threshold); /**< log(1 + e^(beta a)) / beta; a where beta a > threshold (defaults 1, 20) */
+om_tensor *om_hardswish(om_tensor *a);             /**< a * min(max(a + 3, 0), 6) / 6 */
+om_tensor *om_erf(om_tensor *a);                   /**< the error function */
+/** min(max(a, *min), *max) with either bound NULL for none (not both), NaN kept; float32 and
+ *  int64 (whose bounds must be integers). New reference. */
+om_tensor *om_clamp(om_tensor *a, const double *min, const double *max);
+
+/* ---- misc: cumsum, pad, masked_fill, dropout (new references) ---- */
+/** Running sum along dim (float32 accumulated in double; int64; bool counts into int64). */
+om_tensor *om_cumsum(om_tensor *a, int dim);
+typedef enum om_pad_mode { OM_PAD_CONSTANT = 0, OM_PAD_REFLECT = 1, OM_PAD_REPLICATE = 2 } om_pad_mode;
+/** PyTorch's F.pad: pad holds npad values, (before, after) pairs from the last dim backwards;
+ *  constant mode fills with value (negative pads crop), reflect/replicate pad the last 1-3 dims. */
+om_tensor *om_pad(om_tensor *a, const int64_t *pad, int npad, om_pad_mode mode, double value);
+/** mask ? value : a, with mask bool and broadcast with a (the value converted to a's dtype). */
+om_tensor *om_masked_fill(om_tensor *a, om_tensor *mask, double value);
+/** PyTorch's F.dropout: in training mode (p > 0) zeroes each element with probability p, from
+ *  the thread's default generator (om_manual_seed), and scales the rest by 1 / (1 - p); else
+ *  returns a itself (retained). Training mode while a trace records fails (UnsupportedOperation). */
+om_tensor *om_dropout(om_tensor *a, double p, bool training);
+
 /* ---- views and assembly (new references; views share storage) ---- */
 /** A view with the new shape (one entry may be -1); copies first when the strides do not allow a view. */
 om_tensor *om_reshape(om_tensor *a, const int64_t *shape, int ndim);

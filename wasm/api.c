@@ -120,6 +120,7 @@ OMW om_tensor *omw_scaled_dot_product_attention(om_tensor *q, om_tensor *k, om_t
 }
 OMW om_tensor *omw_argmax(om_tensor *a, int dim, int keepdim) { return om_argmax(a, dim, keepdim); }
 OMW om_tensor *omw_argmin(om_tensor *a, int dim, int keepdim) { return om_argmin(a, dim, keepdim); }
+OMW om_tensor *omw_dropout(om_tensor *a, double p, int training) { return om_dropout(a, p, training != 0); }
 
 /* ---- the op table's sample calls (the JS oracle traces every op on them) ---- */
 /** Writes the op's test.n_in sample inputs (new references) to out; returns how many, -1 on error. */

@@ -3,3 +3,6 @@ export { linear } from '../tensor.js';
 export { softmax, logSoftmax, layerNorm, groupNorm, batchNorm, scaledDotProductAttention } from '../ops/norm.js';
 export { embedding, interpolate } from '../ops/index.js';
 export { mseLoss, nllLoss, crossEntropy, ctcLoss } from './loss.js';
+export {
+  relu, sigmoid, tanh, silu, hardswish, leakyRelu, elu, gelu, softplus, pad, dropout,
+} from '../ops/act.js';

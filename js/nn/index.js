@@ -1,5 +1,5 @@
 // om.nn: modules (module.js, container.js, recurrent.js, norm.js, attention.js, embedding.js,
-// loss.js) and om.nn.functional (functional.js).
+// loss.js, activation.js) and om.nn.functional (functional.js).
 export { Module, Linear } from './module.js';
 export { Sequential, ModuleList } from './container.js';
 export { LSTM, GRU } from './recurrent.js';
@@ -7,4 +7,7 @@ export { LayerNorm, GroupNorm, BatchNorm1d, BatchNorm2d, Softmax, LogSoftmax } f
 export { MultiheadAttention } from './attention.js';
 export { Embedding, Upsample } from './embedding.js';
 export { MSELoss, NLLLoss, CrossEntropyLoss, CTCLoss } from './loss.js';
+export {
+  ReLU, LeakyReLU, ELU, GELU, SiLU, Softplus, Hardswish, Sigmoid, Tanh, Identity, Dropout,
+} from './activation.js';
 export * as functional from './functional.js';

@@ -24,6 +24,16 @@ static ctr4 philox(uint64_t counter, uint64_t seed) {
   return (ctr4){{c0, c1, c2, c3}};
 }
 
+float om__uniform(uint64_t seed, uint64_t counter) {
+  return (float)(philox(counter, seed).v[0] >> 8) * (1.0f / 16777216.0f);
+}
+
+void om__rng_take(uint64_t n, uint64_t *seed, uint64_t *offset) {
+  *seed = om__state()->rng_seed;
+  *offset = om__state()->rng_offset;
+  om__state()->rng_offset += n;
+}
+
 void om_manual_seed(uint64_t seed) {
   om__state()->rng_seed = seed;
   om__state()->rng_offset = 0;
@@ -38,17 +48,13 @@ static om_tensor *random_tensor(const int64_t *shape, int ndim, uint64_t seed, b
   om_tensor *t = om__tensor_new(&m, false, who);
   if (!t) return NULL;
   uint64_t offset = 0;
-  if (!has_seed) { /* the thread's default generator: take the next n counters */
-    seed = om__state()->rng_seed;
-    offset = om__state()->rng_offset;
-    om__state()->rng_offset += (uint64_t)n;
-  }
+  if (!has_seed) om__rng_take((uint64_t)n, &seed, &offset); /* the thread's default generator */
   float *out = t->storage->data;
   for (int64_t i = 0; i < n; i++) {
-    ctr4 r = philox(offset + (uint64_t)i, seed);
     if (!normal) {
-      out[i] = (float)(r.v[0] >> 8) * (1.0f / 16777216.0f);
+      out[i] = om__uniform(seed, offset + (uint64_t)i);
     } else {
+      ctr4 r = philox(offset + (uint64_t)i, seed);
       double u1 = ((double)r.v[0] + 1.0) * (1.0 / 4294967296.0); /* (0, 1]: log is finite */
       double u2 = (double)r.v[1] * (1.0 / 4294967296.0);
       out[i] = (float)(sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2));

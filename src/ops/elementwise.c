@@ -1,4 +1,5 @@
-/* Elementwise ops: broadcasting binary math, unary math, comparisons, where and cast.
+/* Elementwise ops: broadcasting binary math, unary math, activations (with float parameters),
+ * clamp, comparisons, where and cast.
  * Each op: infer (dtype rules + broadcasting), a kernel table indexed by dtype, the backward
  * rule written with public ops, and its test settings. Kernels are plain loops over one run
  * of elements (om__iterate supplies the runs); the contiguous case is a separate loop the
@@ -35,9 +36,11 @@
     }                                                                                    \
   }
 
-#define UNARY_LOOP(fname, T, EXPR)                                                       \
+/* One input, one output of type T: o = EXPR of a, after the statements PRELUDE (which may read
+ * ctx, the call's om_attrs). */
+#define MAP_LOOP(fname, T, EXPR, ...)                                                    \
   static void fname(char **p, const int64_t *s, int64_t n, const void *ctx) {            \
-    (void)ctx;                                                                           \
+    __VA_ARGS__;                                                                         \
     if (s[0] == sizeof(T) && s[1] == sizeof(T)) {                                        \
       T *o = (T *)p[0];                                                                  \
       const T *pa = (const T *)p[1];                                                     \
@@ -52,12 +55,17 @@
       }                                                                                  \
     }                                                                                    \
   }
+#define UNARY_LOOP(fname, T, EXPR) MAP_LOOP(fname, T, EXPR, (void)ctx)
 
 /* Which dtypes an op takes, the loop for each (NULL: refused), and the ONNX nodes that compute it. */
 typedef struct kernels {
   om_loop_fn loop[3];  /* indexed by om_dtype of the inputs */
   bool to_bool;        /* comparisons: the output is bool */
   const char *onnx[2]; /* ONNX op types: one node, or a second one applied to the first's result */
+  /* activations with parameters: how many float attrs, their defaults and names (for messages) */
+  int n_f;
+  double f_default[2];
+  const char *params;
 } kernels;
 
 /* The ONNX nodes of an op, given to the *_DEF macros as one argument that fills both the
@@ -127,7 +135,7 @@ static bool forward_map(om_call *c) {
     om__broadcast_strides(c->in[i], o->ndim, st[i + 1]);
     base[i + 1] = om__data(c->in[i]);
   }
-  om__iterate(c->n_in + 1, base, st, o->shape, o->ndim, k->loop[c->in[c->n_in - 1]->dtype], NULL);
+  om__iterate(c->n_in + 1, base, st, o->shape, o->ndim, k->loop[c->in[c->n_in - 1]->dtype], &c->attrs);
   return true;
 }
 
@@ -210,7 +218,7 @@ static bool pow_backward(const om_record *r, om_tensor *const *g, om_tensor **gi
 }
 
 #define BINARY_DEF(NAME, LOOPS, BOOL, BACKWARD, SAVES, LO, HI, ONNX)                                  \
-  static const kernels NAME##_kernels = {LOOPS, BOOL, ONNX_NODES(ONNX)};                              \
+  static const kernels NAME##_kernels = {.loop = LOOPS, .to_bool = BOOL, .onnx = ONNX_NODES(ONNX)};                              \
   const om_op_def om__op_##NAME = {                                                                   \
       .name = #NAME, .n_in = 2, .n_out = 1, .saves = SAVES, .infer = infer_binary,                   \
       .forward = forward_map, .backward = BACKWARD, .lower = lower_map, .onnx = ONNX_DOC(ONNX),      \
@@ -344,7 +352,7 @@ static bool lower_relu(om_lower *l, const om_call *c) {
 }
 
 #define UNARY_DEF(NAME, LOOPS, BACKWARD, SAVES, LO, HI, LOWER, ONNX)                                \
-  static const kernels NAME##_kernels = {LOOPS, false, ONNX_NODES(ONNX)};                             \
+  static const kernels NAME##_kernels = {.loop = LOOPS, .onnx = ONNX_NODES(ONNX)};                             \
   const om_op_def om__op_##NAME = {                                                                   \
       .name = #NAME, .n_in = 1, .n_out = 1, .saves = SAVES, .infer = infer_unary,                    \
       .forward = forward_map, .backward = BACKWARD, .lower = LOWER, .onnx = ONNX_DOC(ONNX),          \
@@ -363,6 +371,314 @@ UNARY_DEF(rsqrt, LOOPS3(rsqrt_f32, NULL, NULL), rsqrt_backward, OM_SAVES_OUT(0),
 UNARY_DEF(relu, LOOPS3(relu_f32, relu_i64, NULL), relu_backward, OM_SAVES_OUT(0), -2, 2, lower_relu, ONNX_AS("Relu", NULL, "Relu (int64: Max with 0)"))
 UNARY_DEF(sigmoid, LOOPS3(sigmoid_f32, NULL, NULL), sigmoid_backward, OM_SAVES_OUT(0), -3, 3, lower_map, ONNX1("Sigmoid"))
 UNARY_DEF(tanh, LOOPS3(tanh_f32, NULL, NULL), tanh_backward, OM_SAVES_OUT(0), -2, 2, lower_map, ONNX1("Tanh"))
+
+/* ---- activations with parameters: float attrs (defaults resolved in infer), read by the
+ * kernels as floats, as PyTorch's CPU kernels compute in float ---- */
+
+/* std::max / std::min (a NaN first operand is kept), as PyTorch's kernels compare. */
+static inline float max_std(float a, float b) { return a < b ? b : a; }
+static inline float min_std(float a, float b) { return b < a ? b : a; }
+
+/* k0, k1: the op's first two float attrs as floats; at_: all of them. */
+#define PARAM_LOOP(fname, EXPR)                                                          \
+  MAP_LOOP(fname, float, EXPR, const om_attrs *at_ = ctx; const float k0 = (float)at_->f[0];   \
+           const float k1 = (float)at_->f[1]; (void)k0; (void)k1)
+
+/* gelu: kBeta = sqrt(2/pi) and kKappa as PyTorch's tanh approximation */
+#define GELU_BETA 0.7978845608028654f
+#define GELU_KAPPA 0.044715f
+static float gelu_f(float a, int64_t tanh_form) {
+  if (!tanh_form) return a * 0.5f * (1.0f + erff(a * 0.70710678118654752f));
+  float inner = GELU_BETA * (a + GELU_KAPPA * (a * a * a));
+  return 0.5f * a * (1.0f + tanhf(inner));
+}
+
+PARAM_LOOP(leaky_relu_f32, a > 0 ? a : a * k0)
+PARAM_LOOP(elu_f32, a <= 0 ? expm1f(a) * k0 : a)
+PARAM_LOOP(gelu_f32, gelu_f(a, at_->i[0]))
+PARAM_LOOP(silu_f32, a / (1.0f + expf(-a)))
+PARAM_LOOP(softplus_f32, a * k0 > k1 ? a : log1pf(expf(a * k0)) / k0)
+PARAM_LOOP(hardswish_f32, a * min_std(max_std(a + 3.0f, 0.0f), 6.0f) / 6.0f)
+UNARY_LOOP(erf_f32, float, erff(a))
+
+/* Resolves the float attrs' defaults; gelu's one int attr is approximate (0 'none', 1 'tanh'). */
+static bool infer_unary_params(om_call *c) {
+  const kernels *k = om__ops[c->op]->impl;
+  int n_i = c->op == OM_OP_gelu ? 1 : 0;
+  if (c->attrs.n_f > k->n_f || c->attrs.n_i > n_i)
+    return om__fail(OM_ERR_INVALID_ARGUMENT, "%s: takes %d float attributes (%s) and %d int ones, got %d and %d",
+                    om_op_name(c->op), k->n_f, k->n_f ? k->params : "none", n_i, c->attrs.n_f, c->attrs.n_i);
+  for (int j = c->attrs.n_f; j < k->n_f; j++) c->attrs.f[j] = k->f_default[j];
+  c->attrs.n_f = k->n_f;
+  if (n_i) {
+    if (!c->attrs.n_i) c->attrs.i[0] = 0;
+    c->attrs.n_i = 1;
+    if (c->attrs.i[0] != 0 && c->attrs.i[0] != 1)
+      return om__fail(OM_ERR_INVALID_ARGUMENT, "gelu: approximate must be 'none' (0) or 'tanh' (1), got %lld",
+                      (long long)c->attrs.i[0]);
+  }
+  return infer_unary(c);
+}
+
+/* where(cond, g * f, other): f and other may be NULL for g and 0. New reference. */
+static om_tensor *grad_where(om_scope *s, om_tensor *cond, om_tensor *g, om_tensor *f, om_tensor *other) {
+  om_tensor *zero = other ? other : om__keep(s, om_scalar(0, OM_FLOAT32));
+  om_tensor *gf = f ? om__keep(s, om_mul(g, f)) : g;
+  return cond && gf ? om_where(cond, gf, zero) : NULL;
+}
+
+/* x > t for a float threshold t. New reference kept by s. */
+static om_tensor *above(om_scope *s, om_tensor *x, double t) {
+  return om__keep(s, om_gt(x, om__keep(s, om_scalar(t, OM_FLOAT32))));
+}
+
+static bool leaky_relu_backward(const om_record *r, om_tensor *const *g, om_tensor **gin) {
+  om_scope s = {0}; /* x > 0 ? g : g * slope */
+  om_tensor *x = r->in[0];
+  gin[0] = grad_where(&s, above(&s, x, 0), g[0], NULL, om__keep(&s, om_scale(g[0], r->attrs.f[0])));
+  om__scope_end(&s);
+  return gin[0] != NULL;
+}
+static bool elu_backward(const om_record *r, om_tensor *const *g, om_tensor **gin) {
+  om_scope s = {0}; /* x > 0 ? g : g * alpha * e^x */
+  om_tensor *x = r->in[0], *d = om__keep(&s, om_scale(om__keep(&s, om_exp(x)), r->attrs.f[0]));
+  gin[0] = grad_where(&s, above(&s, x, 0), g[0], NULL, d ? om__keep(&s, om_mul(g[0], d)) : NULL);
+  om__scope_end(&s);
+  return gin[0] != NULL;
+}
+static bool gelu_backward(const om_record *r, om_tensor *const *g, om_tensor **gin) {
+  om_scope s = {0};
+  om_tensor *x = r->in[0], *one = om__keep(&s, om_scalar(1, OM_FLOAT32)), *d;
+  if (!r->attrs.i[0]) { /* cdf + x pdf: 0.5 (1 + erf(x / sqrt 2)) + x e^(-x^2/2) / sqrt(2 pi) */
+    om_tensor *erf = om__keep(&s, om_erf(om__keep(&s, om_scale(x, 0.70710678118654752))));
+    om_tensor *cdf = om__keep(&s, om_scale(om__keep(&s, om_add(one, erf)), 0.5));
+    om_tensor *e = om__keep(&s, om_exp(om__keep(&s, om_scale(om__keep(&s, om_mul(x, x)), -0.5))));
+    om_tensor *pdf = om__keep(&s, om_scale(e, 0.39894228040143268));
+    d = om__keep(&s, om_add(cdf, om__keep(&s, om_mul(x, pdf))));
+  } else { /* t = tanh(b (x + k x^3)): 0.5 (1 + t) + 0.5 x (1 - t^2) b (1 + 3 k x^2) */
+    om_tensor *x2 = om__keep(&s, om_mul(x, x));
+    om_tensor *inner = om__keep(&s, om_scale(om__keep(&s, om_add(x, om__keep(&s, om_scale(om__keep(&s, om_mul(x2, x)), GELU_KAPPA)))), GELU_BETA));
+    om_tensor *t = om__keep(&s, om_tanh(inner));
+    om_tensor *left = om__keep(&s, om_scale(om__keep(&s, om_add(one, t)), 0.5));
+    om_tensor *sech2 = om__keep(&s, om_sub(one, om__keep(&s, om_mul(t, t))));
+    om_tensor *dinner = om__keep(&s, om_scale(om__keep(&s, om_add_scalar(om__keep(&s, om_scale(x2, 3 * GELU_KAPPA)), 1)), GELU_BETA));
+    om_tensor *right = om__keep(&s, om_mul(om__keep(&s, om_scale(x, 0.5)), om__keep(&s, om_mul(sech2, dinner))));
+    d = om__keep(&s, om_add(left, right));
+  }
+  return unary_grad(&s, r, g[0], d, gin);
+}
+static bool silu_backward(const om_record *r, om_tensor *const *g, om_tensor **gin) {
+  om_scope s = {0}; /* sig (1 + x (1 - sig)) */
+  om_tensor *x = r->in[0], *sig = om__keep(&s, om_sigmoid(x)), *one = om__keep(&s, om_scalar(1, OM_FLOAT32));
+  om_tensor *inner = om__keep(&s, om_add(one, om__keep(&s, om_mul(x, om__keep(&s, om_sub(one, sig))))));
+  return unary_grad(&s, r, g[0], om__keep(&s, om_mul(sig, inner)), gin);
+}
+static bool softplus_backward(const om_record *r, om_tensor *const *g, om_tensor **gin) {
+  om_scope s = {0}; /* x beta > threshold ? g : g sigmoid(x beta) */
+  om_tensor *xb = om__keep(&s, om_scale(r->in[0], r->attrs.f[0]));
+  gin[0] = grad_where(&s, above(&s, xb, r->attrs.f[1]), g[0], NULL, om__keep(&s, om_mul(g[0], om__keep(&s, om_sigmoid(xb)))));
+  om__scope_end(&s);
+  return gin[0] != NULL;
+}
+static bool hardswish_backward(const om_record *r, om_tensor *const *g, om_tensor **gin) {
+  om_scope s = {0}; /* x < -3: 0; x <= 3: g (x / 3 + 0.5); else g */
+  om_tensor *x = r->in[0];
+  om_tensor *lo = om__keep(&s, om_lt(x, om__keep(&s, om_scalar(-3, OM_FLOAT32))));
+  om_tensor *hi = above(&s, x, 3);
+  om_tensor *mid = om__keep(&s, om_mul(g[0], om__keep(&s, om_add_scalar(om__keep(&s, om_div(x, om__keep(&s, om_scalar(3, OM_FLOAT32)))), 0.5))));
+  om_tensor *upper = hi && mid ? om__keep(&s, om_where(hi, g[0], mid)) : NULL;
+  gin[0] = lo && upper ? om_where(lo, om__keep(&s, om_scalar(0, OM_FLOAT32)), upper) : NULL;
+  om__scope_end(&s);
+  return gin[0] != NULL;
+}
+static bool erf_backward(const om_record *r, om_tensor *const *g, om_tensor **gin) {
+  om_scope s = {0}; /* 2 / sqrt(pi) e^(-x^2) */
+  om_tensor *x = r->in[0], *e = om__keep(&s, om_exp(om__keep(&s, om_neg(om__keep(&s, om_mul(x, x))))));
+  return unary_grad(&s, r, g[0], om__keep(&s, om_scale(e, 1.1283791670955126)), gin);
+}
+
+/* One node with one float attribute: LeakyRelu(alpha), Elu(alpha). */
+static bool lower_alpha(om_lower *l, const om_call *c) {
+  const kernels *k = om__ops[c->op]->impl;
+  return om__lower_node(l, c, k->onnx[0], &OM_ATTR_FLOAT("alpha", c->attrs.f[0]), 1);
+}
+/* Gelu (opset 20) with PyTorch's approximate ('none' is ONNX's default). */
+static bool lower_gelu(om_lower *l, const om_call *c) {
+  return om__lower_node(l, c, "Gelu", &OM_ATTR_STRING("approximate", "tanh"), c->attrs.i[0] ? 1 : 0);
+}
+/* x * Sigmoid(x). */
+static bool lower_silu(om_lower *l, const om_call *c) {
+  int x = om__lower_input(l, 0), sig, out;
+  if (!om__emit(l, "Sigmoid", &x, 1, &c->out_meta[0], 1, &sig, NULL, 0) ||
+      !om__emit(l, "Mul", (int[]){x, sig}, 2, &c->out_meta[0], 1, &out, NULL, 0))
+    return false;
+  om__lower_output(l, 0, out);
+  return true;
+}
+/* PyTorch's thresholded form: Where(x b > threshold, x, Softplus(x b) / b); ONNX's Softplus has
+ * neither beta nor the threshold (the Mul and Div are left out when beta is 1). */
+static bool lower_softplus(om_lower *l, const om_call *c) {
+  const om_meta *m = &c->out_meta[0];
+  om_meta cond = *m;
+  cond.dtype = OM_BOOL;
+  double beta = c->attrs.f[0];
+  int x = om__lower_input(l, 0), xb = x, sp, gt, out, b = beta != 1 ? om__lower_float(l, beta) : 0;
+  int t = om__lower_float(l, c->attrs.f[1]);
+  if (b < 0 || t < 0 || (beta != 1 && !om__emit(l, "Mul", (int[]){x, b}, 2, m, 1, &xb, NULL, 0)) ||
+      !om__emit(l, "Softplus", &xb, 1, m, 1, &sp, NULL, 0) ||
+      (beta != 1 && !om__emit(l, "Div", (int[]){sp, b}, 2, m, 1, &sp, NULL, 0)) ||
+      !om__emit(l, "Greater", (int[]){xb, t}, 2, &cond, 1, &gt, NULL, 0) ||
+      !om__emit(l, "Where", (int[]){gt, x, sp}, 3, m, 1, &out, NULL, 0))
+    return false;
+  om__lower_output(l, 0, out);
+  return true;
+}
+
+#define PARAM_DEF(NAME, LOOP, N_F, F0, F1, PARAMS, BACKWARD, LO, HI, T_F0, T_F1, T_NI, LOWER, ONNX)         \
+  static const kernels NAME##_kernels = {.loop = {LOOP}, .onnx = ONNX_NODES(ONNX), .n_f = N_F, .f_default = {F0, F1}, .params = PARAMS}; \
+  const om_op_def om__op_##NAME = {                                                                   \
+      .name = #NAME, .n_in = 1, .n_out = 1, .saves = OM_SAVES_IN(0), .infer = infer_unary_params,     \
+      .forward = forward_map, .backward = BACKWARD, .lower = LOWER, .onnx = ONNX_DOC(ONNX),          \
+      .impl = &NAME##_kernels,                                                                        \
+      .test = {.n_in = 1, .ndims = {2}, .shapes = {{3, 4}}, .lo = LO, .hi = HI,                       \
+               .attrs = {.n_f = N_F, .f = {T_F0, T_F1}, .n_i = T_NI, .i = {1}}}};
+
+PARAM_DEF(leaky_relu, leaky_relu_f32, 1, 0.01, 0, "negative_slope", leaky_relu_backward, -2, 2, 0.2, 0, 0, lower_alpha, ONNX1("LeakyRelu"))
+PARAM_DEF(elu, elu_f32, 1, 1.0, 0, "alpha", elu_backward, -2, 2, 0.7, 0, 0, lower_alpha, ONNX1("Elu"))
+PARAM_DEF(gelu, gelu_f32, 0, 0, 0, "", gelu_backward, -3, 3, 0, 0, 1, lower_gelu, ONNX_AS("Gelu", NULL, "Gelu (opset 20, approximate)"))
+PARAM_DEF(silu, silu_f32, 0, 0, 0, "", silu_backward, -4, 4, 0, 0, 0, lower_silu, ONNX_AS("Sigmoid", "Mul", "Mul(x, Sigmoid(x))"))
+PARAM_DEF(softplus, softplus_f32, 2, 1.0, 20.0, "beta, threshold", softplus_backward, -3, 3, 2.0, 3.0, 0, lower_softplus,
+          ONNX_AS("Softplus", NULL, "Where(Greater(x b, threshold), x, Div(Softplus(Mul(x, b)), b))"))
+PARAM_DEF(hardswish, hardswish_f32, 0, 0, 0, "", hardswish_backward, -4.5, 4.5, 0, 0, 0, lower_map, ONNX1("HardSwish"))
+UNARY_DEF(erf, LOOPS3(erf_f32, NULL, NULL), erf_backward, OM_SAVES_IN(0), -2, 2, lower_map, ONNX1("Erf"))
+
+om_tensor *om_leaky_relu(om_tensor *a, double negative_slope) {
+  return om__apply1(OM_OP_leaky_relu, &a, 1, &(om_attrs){.n_f = 1, .f = {negative_slope}});
+}
+om_tensor *om_elu(om_tensor *a, double alpha) { return om__apply1(OM_OP_elu, &a, 1, &(om_attrs){.n_f = 1, .f = {alpha}}); }
+om_tensor *om_gelu(om_tensor *a, bool tanh_approximation) {
+  return om__apply1(OM_OP_gelu, &a, 1, &(om_attrs){.n_i = 1, .i = {tanh_approximation}});
+}
+om_tensor *om_silu(om_tensor *a) { return om__apply1(OM_OP_silu, &a, 1, NULL); }
+om_tensor *om_softplus(om_tensor *a, double beta, double threshold) {
+  return om__apply1(OM_OP_softplus, &a, 1, &(om_attrs){.n_f = 2, .f = {beta, threshold}});
+}
+om_tensor *om_hardswish(om_tensor *a) { return om__apply1(OM_OP_hardswish, &a, 1, NULL); }
+
+/* ---- clamp(a, min?, max?): attrs i = {has_min, has_max, min, max as int64}, f = {min, max} ----
+ * float32 reads the float bounds, int64 the integer ones (om_clamp fills them from the doubles,
+ * which must then be integers). */
+
+typedef struct clamp_ctx {
+  bool has_lo, has_hi;
+  float flo, fhi;
+  int64_t ilo, ihi;
+} clamp_ctx;
+
+/* An absent bound is -inf / +inf, which max_std / min_std leave every value (NaN too) alone for. */
+static void clamp_f32(char **p, const int64_t *s, int64_t n, const void *ctx) {
+  const clamp_ctx *k = ctx;
+  const float lo = k->has_lo ? k->flo : -INFINITY, hi = k->has_hi ? k->fhi : INFINITY;
+  if (s[0] == sizeof(float) && s[1] == sizeof(float)) {
+    float *o = (float *)p[0];
+    const float *pa = (const float *)p[1];
+    for (int64_t i = 0; i < n; i++) o[i] = min_std(max_std(pa[i], lo), hi);
+  } else {
+    for (int64_t i = 0; i < n; i++)
+      *(float *)(p[0] + i * s[0]) = min_std(max_std(*(const float *)(p[1] + i * s[1]), lo), hi);
+  }
+}
+static void clamp_i64(char **p, const int64_t *s, int64_t n, const void *ctx) {
+  const clamp_ctx *k = ctx;
+  for (int64_t i = 0; i < n; i++) {
+    int64_t a = *(const int64_t *)(p[1] + i * s[1]);
+    if (k->has_lo && a < k->ilo) a = k->ilo;
+    if (k->has_hi && a > k->ihi) a = k->ihi;
+    *(int64_t *)(p[0] + i * s[0]) = a;
+  }
+}
+
+static bool infer_clamp(om_call *c) {
+  om_attrs *at = &c->attrs;
+  om_tensor *a = c->in[0];
+  if (a->dtype == OM_BOOL) return om__fail(OM_ERR_DTYPE_MISMATCH, "clamp: takes float32 or int64, not bool");
+  if (at->n_i < 2 || at->n_i > 4 || at->n_i == 3 || at->n_f > 2 || (at->n_f < 2 && at->n_i < 4))
+    return om__fail(OM_ERR_INVALID_ARGUMENT, "clamp: attributes are {has_min, has_max[, min, max as int64]} and "
+                    "{min, max}, got %d int and %d float", at->n_i, at->n_f);
+  if (!at->i[0] && !at->i[1]) return om__fail(OM_ERR_INVALID_ARGUMENT, "clamp: at least one of min or max must be given");
+  if (a->dtype == OM_INT64 && at->n_i == 2)
+    for (int j = 0; j < 2; j++) {
+      double v = at->f[j];
+      if (at->i[j] && !(v == floor(v) && v >= -9223372036854775808.0 && v < 9223372036854775808.0))
+        return om__fail(OM_ERR_INVALID_ARGUMENT, "clamp: %s %g is not an int64 for an int64 input (cast the input to float32 first)",
+                        j ? "max" : "min", v);
+      at->i[2 + j] = at->i[j] ? (int64_t)v : 0;
+    }
+  if (a->dtype == OM_FLOAT32 && at->n_f < 2)
+    for (int j = 0; j < 2; j++) at->f[j] = (double)at->i[2 + j];
+  at->n_i = 4, at->n_f = 2;
+  at->i[0] = at->i[0] != 0, at->i[1] = at->i[1] != 0;
+  if (a->dtype == OM_INT64) at->f[0] = 0, at->f[1] = 0; /* one canonical form: the int bounds rule */
+  else at->i[2] = 0, at->i[3] = 0;
+  return infer_unary(c);
+}
+
+static bool forward_clamp(om_call *c) {
+  const om_attrs *at = &c->attrs;
+  clamp_ctx k = {at->i[0], at->i[1], (float)at->f[0], (float)at->f[1], at->i[2], at->i[3]};
+  om_tensor *o = c->out[0], *a = c->in[0];
+  int64_t st[2][OM_MAX_DIMS];
+  om__broadcast_strides(o, o->ndim, st[0]);
+  om__broadcast_strides(a, o->ndim, st[1]);
+  om__iterate(2, (char *[]){om__data(o), om__data(a)}, st, o->shape, o->ndim, a->dtype == OM_INT64 ? clamp_i64 : clamp_f32, &k);
+  return true;
+}
+
+/* g where min <= x <= max (the bounds given), else 0, as PyTorch (NaN gets 0). */
+static bool clamp_backward(const om_record *r, om_tensor *const *g, om_tensor **gin) {
+  om_scope s = {0};
+  om_tensor *x = r->in[0], *zero = om__keep(&s, om_scalar(0, OM_FLOAT32)), *cur = g[0];
+  for (int j = 1; j >= 0 && cur; j--) {
+    if (!r->attrs.i[j]) continue;
+    om_tensor *bound = om__keep(&s, om_scalar(r->attrs.f[j], OM_FLOAT32));
+    om_tensor *in = om__keep(&s, j ? om_le(x, bound) : om_ge(x, bound));
+    cur = in ? om__keep(&s, om_where(in, cur, zero)) : NULL;
+  }
+  gin[0] = om_tensor_retain(cur);
+  om__scope_end(&s);
+  return gin[0] != NULL;
+}
+
+/* Clip with min/max inputs (0-d, the input's dtype). An int64 bound not given is an omitted
+ * input; a float one is -inf / +inf, because onnxruntime's Clip without it clamps infinities to
+ * the largest finite float. */
+static bool lower_clamp(om_lower *l, const om_call *c) {
+  const om_attrs *at = &c->attrs;
+  int in[3] = {om__lower_input(l, 0), -1, -1};
+  for (int j = 0; j < 2; j++) {
+    if (c->in[0]->dtype == OM_INT64) {
+      if (at->i[j] && (in[1 + j] = om__lower_ints(l, &at->i[2 + j], -1)) < 0) return false;
+    } else if ((in[1 + j] = om__lower_float(l, at->i[j] ? at->f[j] : j ? INFINITY : -INFINITY)) < 0) {
+      return false;
+    }
+  }
+  int out;
+  if (!om__emit(l, "Clip", in, 3, &c->out_meta[0], 1, &out, NULL, 0)) return false;
+  om__lower_output(l, 0, out);
+  return true;
+}
+
+static const kernels clamp_kernels = {.loop = {clamp_f32, clamp_i64}, .onnx = {"Clip", NULL}};
+const om_op_def om__op_clamp = {
+    .name = "clamp", .n_in = 1, .n_out = 1, .saves = OM_SAVES_IN(0), .infer = infer_clamp, .forward = forward_clamp,
+    .backward = clamp_backward, .lower = lower_clamp, .onnx = "Clip (min/max inputs; a float bound not given is -inf/+inf)", .impl = &clamp_kernels,
+    .test = {.n_in = 1, .ndims = {2}, .shapes = {{3, 4}}, .lo = -2, .hi = 2,
+             .attrs = {.n_i = 2, .i = {1, 1}, .n_f = 2, .f = {-0.5, 0.75}}}};
+
+om_tensor *om_clamp(om_tensor *a, const double *min, const double *max) {
+  om_attrs at = {.n_i = 2, .i = {min != NULL, max != NULL}, .n_f = 2, .f = {min ? *min : 0, max ? *max : 0}};
+  return om__apply1(OM_OP_clamp, &a, 1, &at);
+}
 
 /* ---- where(cond, a, b) ---- */
 
@@ -423,7 +739,7 @@ static bool lower_where(om_lower *l, const om_call *c) {
   return true;
 }
 
-static const kernels where_kernels = {{where_f32, where_i64, where_b8}, false, {"Where", NULL}};
+static const kernels where_kernels = {.loop = {where_f32, where_i64, where_b8}, .onnx = {"Where", NULL}};
 const om_op_def om__op_where = {
     .name = "where", .n_in = 3, .n_out = 1, .saves = OM_SAVES_IN(0), .infer = infer_where,
     .forward = forward_map, .backward = where_backward, .lower = lower_where,

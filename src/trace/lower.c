@@ -288,6 +288,12 @@ int om__lower_ints(om_lower *l, const int64_t *v, int n) {
   return t ? add_init(l->tr, t, l->c->op, true) : -1;
 }
 
+int om__lower_float(om_lower *l, double v) {
+  om_meta m = {.dtype = OM_FLOAT32, .ndim = 0};
+  int none = 0, out;
+  return om__emit(l, "Constant", &none, 0, &m, 1, &out, &OM_ATTR_FLOAT("value_float", v), 1) ? out : -1;
+}
+
 void om__lower_output(om_lower *l, int j, int v) {
   if (!alive(l) || v < 0) return;
   om_gvalue *val = &l->tr->g.values.v[v];

@@ -236,3 +236,26 @@ om.trace((a: Tensor) => a, { a: ex }, { outputNames: 'y' });
 void [v, shape, dtype, count, flags, data, x, text, noGradResult, leaked, wrong];
 void [isOn, dim0, opTypes, initShapes, bytes, written, gone, training, named, params, buffers, sd, mods, feat, bias, input, opts];
 void [seqOut, hN, cN, wih, hidden, gOut, gH, gruFlags];
+
+// ---- activations, clamp, cumsum, pad, maskedFill, dropout ----
+{
+  const x = om.randn([2, 6]);
+  const F = om.nn.functional;
+  const ys: om.Tensor[] = [
+    x.erf(), x.clamp(-1, 1), x.clamp({ max: 0 }), x.clip(null, 2), x.cumsum(1), x.maskedFill(x.gt(0), -Infinity),
+    F.relu(x), F.sigmoid(x), F.tanh(x), F.silu(x), F.hardswish(x), F.leakyRelu(x, 0.2), F.leakyRelu(x, { negativeSlope: 0.1 }),
+    F.elu(x), F.elu(x, { alpha: 0.5 }), F.gelu(x), F.gelu(x, { approximate: 'tanh' }), F.softplus(x, 2, 10),
+    F.softplus(x, { beta: 2 }), F.pad(x, [1, 1], 'reflect'), F.pad(x, [1, -1], { mode: 'constant', value: 0.5 }),
+    F.dropout(x, { p: 0.1, training: false }), F.dropout(x, 0.2),
+  ];
+  const mods: om.nn.Module[] = [
+    new om.nn.ReLU(), new om.nn.LeakyReLU(0.2), new om.nn.ELU({ alpha: 2 }), new om.nn.GELU('tanh'), new om.nn.SiLU(),
+    new om.nn.Softplus(1, 20), new om.nn.Hardswish(), new om.nn.Sigmoid(), new om.nn.Tanh(), new om.nn.Identity(1, 2),
+    new om.nn.Dropout({ p: 0.3 }),
+  ];
+  const mode: om.nn.PadMode = 'replicate';
+  const d = new om.nn.Dropout(0.5);
+  const p: number = d.p;
+  om.dispose([x, ys]);
+  void mods, mode, p;
+}

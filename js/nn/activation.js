@@ -1,0 +1,121 @@
+// om.nn activation and dropout modules, in PyTorch's shape: each holds its parameters as plain
+// fields (no tensors, so nothing in the state dict) and forward calls om.nn.functional.
+// Constructors take PyTorch's arguments positionally or as one options object:
+// new om.nn.LeakyReLU(0.2), new om.nn.GELU({ approximate: 'tanh' }), new om.nn.Dropout(0.1).
+import { Module } from './module.js';
+import { M, checkHandle } from '../runtime.js';
+import { wrap, handle } from '../tensor.js';
+import { describe } from '../convert.js';
+import { invalid } from '../errors.js';
+import {
+  relu, sigmoid, tanh, silu, hardswish, leakyRelu, elu, gelu, softplus, dropout,
+} from '../ops/act.js';
+
+/** Reads a constructor's arguments: positional values or one options object (keys among names). */
+function options(who, args, names, defaults) {
+  const out = { ...defaults };
+  if (args.length === 1 && args[0] !== null && typeof args[0] === 'object' && !Array.isArray(args[0])) {
+    for (const [k, v] of Object.entries(args[0])) {
+      if (k === 'inplace') continue; // PyTorch's in-place flag: results here are always new tensors
+      if (!names.includes(k)) throw invalid(`${who}: unknown option '${k}' (expected ${names.map((n) => `'${n}'`).join(', ')})`);
+      if (v !== undefined) out[k] = v;
+    }
+    return out;
+  }
+  if (args.length > names.length) throw invalid(`${who}: takes at most ${names.length} arguments, got ${args.length}`);
+  args.forEach((v, i) => { if (v !== undefined) out[names[i]] = v; });
+  return out;
+}
+
+function number(who, name, v) {
+  if (typeof v !== 'number') throw invalid(`${who}: ${name} must be a number, got ${describe(v)}`);
+  return v;
+}
+
+export class ReLU extends Module {
+  forward(x) { return relu(x); }
+}
+
+export class Sigmoid extends Module {
+  forward(x) { return sigmoid(x); }
+}
+
+export class Tanh extends Module {
+  forward(x) { return tanh(x); }
+}
+
+export class SiLU extends Module {
+  forward(x) { return silu(x); }
+}
+
+export class Hardswish extends Module {
+  forward(x) { return hardswish(x); }
+}
+
+/** x > 0 ? x : negativeSlope * x (default 0.01). */
+export class LeakyReLU extends Module {
+  constructor(...args) {
+    super();
+    this.negativeSlope = number('LeakyReLU', 'negativeSlope', options('LeakyReLU', args, ['negativeSlope'], { negativeSlope: 0.01 }).negativeSlope);
+  }
+
+  forward(x) { return leakyRelu(x, this.negativeSlope); }
+}
+
+/** x > 0 ? x : alpha * (exp(x) - 1) (default alpha 1). */
+export class ELU extends Module {
+  constructor(...args) {
+    super();
+    this.alpha = number('ELU', 'alpha', options('ELU', args, ['alpha'], { alpha: 1 }).alpha);
+  }
+
+  forward(x) { return elu(x, this.alpha); }
+}
+
+/** x * Phi(x), approximate 'none' (default) or 'tanh'. */
+export class GELU extends Module {
+  constructor(...args) {
+    super();
+    const { approximate } = options('GELU', args, ['approximate'], { approximate: 'none' });
+    if (approximate !== 'none' && approximate !== 'tanh') {
+      throw invalid(`GELU: approximate must be 'none' or 'tanh', got ${describe(approximate)}`);
+    }
+    this.approximate = approximate;
+  }
+
+  forward(x) { return gelu(x, { approximate: this.approximate }); }
+}
+
+/** log(1 + exp(beta x)) / beta, x where beta x > threshold (defaults 1, 20). */
+export class Softplus extends Module {
+  constructor(...args) {
+    super();
+    const o = options('Softplus', args, ['beta', 'threshold'], { beta: 1, threshold: 20 });
+    this.beta = number('Softplus', 'beta', o.beta);
+    this.threshold = number('Softplus', 'threshold', o.threshold);
+  }
+
+  forward(x) { return softplus(x, this.beta, this.threshold); }
+}
+
+/** Returns its input (a new handle to the same tensor); constructor arguments are ignored, as PyTorch's. */
+export class Identity extends Module {
+  forward(x) { return wrap(checkHandle(M._omw_retain(handle(x, 'Identity', 'input')), 'Identity')); }
+}
+
+/**
+ * Zeroes elements with probability p (default 0.5) and scales the rest by 1 / (1 - p) while
+ * training; in eval mode (module.eval()) returns its input (a new handle to the same tensor).
+ */
+export class Dropout extends Module {
+  constructor(...args) {
+    super();
+    const { p } = options('Dropout', args, ['p'], { p: 0.5 });
+    if (typeof p !== 'number' || !(p >= 0 && p <= 1)) {
+      throw invalid(`Dropout: dropout probability has to be between 0 and 1, but got ${describe(p)}`);
+    }
+    this.p = p;
+  }
+
+  forward(x) { return dropout(x, { p: this.p, training: this.training }); }
+}

@@ -1,0 +1,161 @@
+// Activations and the misc ops (cumsum, pad, maskedFill, dropout) as functions: om.nn.functional
+// re-exports them, and the Tensor methods (clamp, cumsum, maskedFill, erf) call them. Arguments
+// follow PyTorch's names and defaults; parameters may be given positionally, as in PyTorch, or as
+// one trailing options object: leakyRelu(x, 0.2) or leakyRelu(x, { negativeSlope: 0.2 }).
+import { invalid } from '../errors.js';
+import { M, checkHandle, requireReady } from '../runtime.js';
+import { describe, toI64 } from '../convert.js';
+import { Tensor, wrap, handle, applyOp } from '../tensor.js';
+
+const apply1 = (who, opName, hs, iattrs = [], fattrs = []) => applyOp(who, opName, hs, iattrs, fattrs);
+
+function isOptions(x) {
+  return x !== null && typeof x === 'object' && !Array.isArray(x) && !ArrayBuffer.isView(x) && !(x instanceof Tensor);
+}
+
+/**
+ * The parameters after the input: positional values, or one options object whose keys must be
+ * among names. Returns { name: value } with defaults for what is not given.
+ */
+function params(who, args, names, defaults) {
+  const out = { ...defaults };
+  if (args.length === 1 && isOptions(args[0])) {
+    for (const [k, v] of Object.entries(args[0])) {
+      if (!names.includes(k)) throw invalid(`${who}: unknown option '${k}' (expected ${names.map((n) => `'${n}'`).join(', ')})`);
+      if (v !== undefined) out[k] = v;
+    }
+    return out;
+  }
+  if (args.length > names.length) throw invalid(`${who}: takes at most ${names.length + 1} arguments, got ${args.length + 1}`);
+  args.forEach((v, i) => { if (v !== undefined) out[names[i]] = v; });
+  return out;
+}
+
+/** A real number argument (NaN and ±Infinity pass; C checks ranges). */
+function num(x, who, what) {
+  if (typeof x !== 'number') throw invalid(`${who}: ${what} must be a number, got ${describe(x)}`);
+  return x;
+}
+
+function bool(x, who, what) {
+  if (typeof x !== 'boolean') throw invalid(`${who}: ${what} must be a boolean, got ${describe(x)}`);
+  return x;
+}
+
+// ---- activations ----------------------------------------------------------------------------
+
+export function relu(input) { return apply1('relu', 'relu', [handle(input, 'relu', 'input')]); }
+export function sigmoid(input) { return apply1('sigmoid', 'sigmoid', [handle(input, 'sigmoid', 'input')]); }
+export function tanh(input) { return apply1('tanh', 'tanh', [handle(input, 'tanh', 'input')]); }
+export function silu(input) { return apply1('silu', 'silu', [handle(input, 'silu', 'input')]); }
+export function hardswish(input) { return apply1('hardswish', 'hardswish', [handle(input, 'hardswish', 'input')]); }
+export function erf(input) { return apply1('erf', 'erf', [handle(input, 'erf', 'input')]); }
+
+/** input > 0 ? input : input * negativeSlope (default 0.01). */
+export function leakyRelu(input, ...args) {
+  const h = handle(input, 'leakyRelu', 'input');
+  const { negativeSlope } = params('leakyRelu', args, ['negativeSlope'], { negativeSlope: 0.01 });
+  return apply1('leakyRelu', 'leaky_relu', [h], [], [num(negativeSlope, 'leakyRelu', 'negativeSlope')]);
+}
+
+/** input > 0 ? input : alpha * (exp(input) - 1) (default alpha 1). */
+export function elu(input, ...args) {
+  const h = handle(input, 'elu', 'input');
+  const { alpha } = params('elu', args, ['alpha'], { alpha: 1 });
+  return apply1('elu', 'elu', [h], [], [num(alpha, 'elu', 'alpha')]);
+}
+
+/** input * Phi(input); { approximate: 'none' | 'tanh' } (default 'none'). */
+export function gelu(input, ...args) {
+  const h = handle(input, 'gelu', 'input');
+  const { approximate } = params('gelu', args, ['approximate'], { approximate: 'none' });
+  if (approximate !== 'none' && approximate !== 'tanh') {
+    throw invalid(`gelu: approximate must be 'none' or 'tanh', got ${describe(approximate)}`);
+  }
+  return apply1('gelu', 'gelu', [h], [approximate === 'tanh' ? 1n : 0n]);
+}
+
+/** log(1 + exp(beta * input)) / beta, or input where beta * input > threshold (defaults 1, 20). */
+export function softplus(input, ...args) {
+  const h = handle(input, 'softplus', 'input');
+  const { beta, threshold } = params('softplus', args, ['beta', 'threshold'], { beta: 1, threshold: 20 });
+  return apply1('softplus', 'softplus', [h], [], [num(beta, 'softplus', 'beta'), num(threshold, 'softplus', 'threshold')]);
+}
+
+/**
+ * min(max(input, min), max), either bound null/undefined for none (not both). float32 takes
+ * numbers; int64 takes integers (numbers or bigints).
+ */
+export function clamp(input, ...args) {
+  const h = handle(input, 'clamp', 'input');
+  const { min, max } = params('clamp', args, ['min', 'max'], { min: null, max: null });
+  const given = [min, max].map((v) => v !== null && v !== undefined);
+  if (!given[0] && !given[1]) throw invalid('clamp: at least one of min or max must be given');
+  const ints = input.dtype === 'int64';
+  const i = [given[0] ? 1n : 0n, given[1] ? 1n : 0n];
+  const f = [0, 0];
+  [min, max].forEach((v, k) => {
+    if (!given[k]) { if (ints) i.push(0n); return; }
+    const what = k ? 'max' : 'min';
+    if (ints) {
+      if (typeof v === 'number' && !Number.isInteger(v)) {
+        throw invalid(`clamp: ${what} ${v} is not an int64 for an int64 input (cast the input to float32 first)`);
+      }
+      i.push(toI64(v, 'clamp', what));
+    } else {
+      f[k] = typeof v === 'bigint' ? Number(v) : num(v, 'clamp', what);
+    }
+  });
+  return apply1('clamp', 'clamp', [h], i, f);
+}
+
+// ---- misc -----------------------------------------------------------------------------------
+
+/** Running sum along dim (float32; int64; bool counts into int64). */
+export function cumsum(input, dim) {
+  const h = handle(input, 'cumsum', 'input');
+  if (dim === undefined) throw invalid('cumsum: dim is required');
+  return apply1('cumsum', 'cumsum', [h], [toI64(dim, 'cumsum', 'dim')]);
+}
+
+const PAD_MODES = ['constant', 'reflect', 'replicate'];
+
+/**
+ * PyTorch's F.pad: pad lists (before, after) pairs from the last dim backwards; mode 'constant'
+ * (fill with value; negative pads crop), 'reflect' or 'replicate'. pad(x, [1, 1], 'reflect'),
+ * pad(x, [1, 2], 'constant', 0.5) or pad(x, [1, 2], { mode, value }).
+ */
+export function pad(input, padding, ...args) {
+  const h = handle(input, 'pad', 'input');
+  if (!Array.isArray(padding)) throw invalid(`pad: pad must be an array of integers, got ${describe(padding)}`);
+  if (padding.length > 16) throw invalid(`pad: padding length ${padding.length} is over 16 (8 dims)`);
+  const pads = padding.map((v, i) => toI64(v, 'pad', `pad[${i}]`));
+  const { mode, value } = params('pad', args, ['mode', 'value'], { mode: 'constant', value: null });
+  const m = PAD_MODES.indexOf(mode);
+  if (m < 0) throw invalid(`pad: mode must be ${PAD_MODES.map((s) => `'${s}'`).join(', ')}, got ${describe(mode)}`);
+  const v = value === null || value === undefined ? 0 : typeof value === 'bigint' ? Number(value) : num(value, 'pad', 'value');
+  return apply1('pad', 'pad', [h], [BigInt(m), ...pads], [v]);
+}
+
+/** mask ? value : input, mask bool broadcast with input (value converted to input's dtype). */
+export function maskedFill(input, mask, value) {
+  const h = handle(input, 'maskedFill', 'input');
+  const hm = handle(mask, 'maskedFill', 'mask');
+  let v = value;
+  if (typeof v === 'bigint') v = Number(v);
+  else if (typeof v === 'boolean') v = v ? 1 : 0;
+  return apply1('maskedFill', 'masked_fill', [h, hm], [], [num(v, 'maskedFill', 'value')]);
+}
+
+/**
+ * PyTorch's F.dropout: { p = 0.5, training = true }. Training mode zeroes elements with
+ * probability p from the default generator (om.manualSeed) and scales the rest by 1 / (1 - p);
+ * otherwise (or p = 0) the result is the input itself (a new handle to the same tensor). While
+ * a trace records, training mode throws TraceError UnsupportedOperation: call eval() first.
+ */
+export function dropout(input, ...args) {
+  requireReady('dropout');
+  const h = handle(input, 'dropout', 'input');
+  const { p, training } = params('dropout', args, ['p', 'training'], { p: 0.5, training: true });
+  return wrap(checkHandle(M._omw_dropout(h, num(p, 'dropout', 'p'), bool(training, 'dropout', 'training') ? 1 : 0), 'dropout'));
+}
