@@ -200,6 +200,14 @@ bool om__broadcast_shapes(om_tensor *const *ts, int n, om_meta *meta, const char
 /** Writes src converted into dst elementwise with broadcasting (dst borrowed, not version-bumped). */
 void om__copy_into(om_tensor *dst, const om_tensor *src);
 
+/* ---- kernels shared between op families ---- */
+/** C[m, n] (contiguous, row stride n) = A[m, k] B[k, n], or C += A B when acc, with the matmul
+ *  kernel (src/ops/matmul.c: fixed summation order, same bits natively and in WASM). A and B are
+ *  strided views given by element row and column strides. false (OutOfMemory naming who) when
+ *  its packing scratch cannot be allocated. */
+bool om__gemm(const float *a, int64_t a_rs, int64_t a_cs, const float *b, int64_t b_rs, int64_t b_cs, float *c,
+              int64_t m, int64_t n, int64_t k, bool acc, const char *who);
+
 /* ---- autograd and the apply path ---- */
 /** Applies op and returns its single output (new reference), NULL on error. */
 om_tensor *om__apply1(om_op op, om_tensor *const *in, int n_in, const om_attrs *attrs);

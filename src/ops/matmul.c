@@ -109,10 +109,10 @@ static void micro(int kc, const float *ap, const float *bp, float *c, int64_t ld
     }
 }
 
-/* C (contiguous, ldc = n) = A B for one matrix pair, with scratch panels ap and bp. */
-static void gemm(strided a, strided b, float *c, int64_t m, int64_t n, int64_t k, float *ap, float *bp) {
+/* C (contiguous, ldc = n) = A B (or C += A B with acc) for one matrix pair, with scratch panels ap and bp. */
+static void gemm(strided a, strided b, float *c, int64_t m, int64_t n, int64_t k, float *ap, float *bp, bool acc) {
   if (k == 0) {
-    memset(c, 0, sizeof(float) * (size_t)(m * n));
+    if (!acc) memset(c, 0, sizeof(float) * (size_t)(m * n));
     return;
   }
   for (int64_t jc = 0; jc < n; jc += NC) {
@@ -126,10 +126,30 @@ static void gemm(strided a, strided b, float *c, int64_t m, int64_t n, int64_t k
         for (int64_t jr = 0; jr < nc; jr += NR)
           for (int64_t ir = 0; ir < mc; ir += MR)
             micro((int)kc, ap + ir * kc, bp + jr * kc, c + (ic + ir) * n + jc + jr, n,
-                  (int)(mc - ir < MR ? mc - ir : MR), (int)(nc - jr < NR ? nc - jr : NR), pc > 0);
+                  (int)(mc - ir < MR ? mc - ir : MR), (int)(nc - jr < NR ? nc - jr : NR), acc || pc > 0);
       }
     }
   }
+}
+
+bool om__gemm(const float *a, int64_t a_rs, int64_t a_cs, const float *b, int64_t b_rs, int64_t b_cs, float *c,
+              int64_t m, int64_t n, int64_t k, bool acc, const char *who) {
+  if (m == 0 || n == 0) return true;
+  if (k == 0) {
+    if (!acc) memset(c, 0, sizeof(float) * (size_t)(m * n));
+    return true;
+  }
+  int64_t kc = k < KC ? k : KC, ncp = ((n < NC ? n : NC) + NR - 1) / NR * NR, mcp = ((m < MC ? m : MC) + MR - 1) / MR * MR;
+  float *ap = om__alloc((uint64_t)(mcp * kc + 1) * sizeof(float), who);
+  float *bp = ap ? om__alloc((uint64_t)(kc * ncp + 1) * sizeof(float), who) : NULL;
+  if (!bp) {
+    free(ap);
+    return false;
+  }
+  gemm((strided){a, a_rs, a_cs}, (strided){b, b_rs, b_cs}, c, m, n, k, ap, bp, acc);
+  free(ap);
+  free(bp);
+  return true;
 }
 
 static bool infer_matmul(om_call *c) {
@@ -187,7 +207,7 @@ static bool forward_matmul(om_call *c) {
     }
     strided A = {pa + oa, a->strides[a->ndim - 2], a->strides[a->ndim - 1]};
     strided B = {pb + ob, b->strides[b->ndim - 2], b->strides[b->ndim - 1]};
-    gemm(A, B, pc + t * m * n, m, n, k, ap, bp);
+    gemm(A, B, pc + t * m * n, m, n, k, ap, bp, false);
   }
   free(ap);
   free(bp);
