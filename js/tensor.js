@@ -93,14 +93,14 @@ function operands(who, names, values) {
 }
 
 /** omw_apply by op name; returns raw handles (new references). */
-function applyRaw(who, opName, inHandles, iattrs = [], nOut = 1) {
+export function applyRaw(who, opName, inHandles, iattrs = [], nOut = 1) {
   const [pin, pi, pout] = marshal(['ptr', inHandles], ['i64', iattrs], ['ptr', nOut]);
   const n = M._omw_apply(opId(opName), pin, inHandles.length, pi, iattrs.length, 0, 0, pout, nOut);
   if (n < 0) throw lastError(who);
   return readU32(pout, n);
 }
 
-function apply1(who, opName, inHandles, iattrs) {
+export function apply1(who, opName, inHandles, iattrs) {
   return wrap(applyRaw(who, opName, inHandles, iattrs, 1)[0]);
 }
 
