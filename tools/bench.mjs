@@ -161,7 +161,16 @@ async function runConv() {
     if (!(err <= 1e-5 * scale * 24)) throw new Error(`conv2d: ours and ORT differ by ${err} (max |y| ${scale})`);
     const { msOurs, msOrt } = await alternate(ours, theirs);
     const flops = 2 * 64 * 64 * 9 * 56 * 56;
-    return { ms: median(msOurs), msOrt: median(msOrt), gf: flops / (median(msOurs) * 1e6), gfOrt: flops / (median(msOrt) * 1e6), err };
+    // Training: the same conv forward and backward (input, weight and bias gradients); ours only.
+    for (const t of [x, w, b]) t.requiresGrad = true;
+    const g = om.randn([1, 64, 56, 56], { seed: 4 });
+    const train = () => om.tidy(() => { conv(x).backward(g); });
+    const { msOurs: msTrain } = await alternate(train, () => {});
+    g.dispose();
+    return {
+      ms: median(msOurs), msOrt: median(msOrt), gf: flops / (median(msOurs) * 1e6), gfOrt: flops / (median(msOrt) * 1e6), err,
+      msTrain: median(msTrain),
+    };
   } finally {
     om.dispose([x, w, b]);
     await session.release();
@@ -182,7 +191,8 @@ console.log('conv2d 3x3, 64 -> 64 channels, 56x56, batch 1, stride 1, padding 1,
 console.log('| | ms per call | GFLOP/s |\n|---|---:|---:|');
 console.log(`| onemodel WASM (om.nn.functional.conv2d) | ${cv.ms.toFixed(2)} | ${cv.gf.toFixed(2)} |`);
 console.log(`| ORT-web Conv | ${cv.msOrt.toFixed(2)} | ${cv.gfOrt.toFixed(2)} |`);
-console.log(`ORT time / ours: ${(cv.msOrt / cv.ms).toFixed(2)} (above 1: ours is faster); max |ours - ORT| = ${cv.err.toExponential(1)}\n`);
+console.log(`ORT time / ours: ${(cv.msOrt / cv.ms).toFixed(2)} (above 1: ours is faster); max |ours - ORT| = ${cv.err.toExponential(1)}`);
+console.log(`onemodel forward + backward (dx, dW, db) of the same conv: ${cv.msTrain.toFixed(2)} ms\n`);
 if (process.env.OM_BENCH_CONV_ONLY === '1') process.exit(0);
 
 const native = process.env.OM_BENCH_NATIVE === '0' ? new Map() : runNative();

@@ -62,6 +62,12 @@ static void pack_b(float *bp, strided b, int64_t kc, int64_t nc) {
         *(v4f *)bp = *(const v4f *)row;
         *(v4f *)(bp + 4) = *(const v4f *)(row + 4);
       }
+    } else if (j0 + NR <= nc && b.rs == 1) { /* a full panel of columns contiguous along k (B transposed) */
+      for (int64_t j = 0; j < NR; j++) {
+        const float *src = col + j * b.cs;
+        for (int64_t k = 0; k < kc; k++) bp[k * NR + j] = src[k];
+      }
+      bp += kc * NR;
     } else {
       for (int64_t k = 0; k < kc; k++)
         for (int64_t j = 0; j < NR; j++) *bp++ = j0 + j < nc ? col[k * b.rs + j * b.cs] : 0.0f;
