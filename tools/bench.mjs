@@ -146,7 +146,7 @@ async function runWasmAndOrt(n) {
 async function runConv() {
   const F = om.nn.functional;
   const x = om.randn([1, 64, 56, 56], { seed: 1 });
-  const w = om.randn([64, 64, 3, 3], { seed: 2 }).mul(0.05), b = om.randn([64], { seed: 3 });
+  const w = om.tidy(() => om.randn([64, 64, 3, 3], { seed: 2 }).mul(0.05)), b = om.randn([64], { seed: 3 });
   const conv = (t) => F.conv2d(t, w, b, { padding: 1 });
   const traced = om.trace(conv, { X: x }, { outputNames: ['Y'] });
   const session = await ort.InferenceSession.create(traced.toOnnx(), { executionProviders: ['wasm'] });
@@ -193,7 +193,10 @@ console.log(`| onemodel WASM (om.nn.functional.conv2d) | ${cv.ms.toFixed(2)} | $
 console.log(`| ORT-web Conv | ${cv.msOrt.toFixed(2)} | ${cv.gfOrt.toFixed(2)} |`);
 console.log(`ORT time / ours: ${(cv.msOrt / cv.ms).toFixed(2)} (above 1: ours is faster); max |ours - ORT| = ${cv.err.toExponential(1)}`);
 console.log(`onemodel forward + backward (dx, dW, db) of the same conv: ${cv.msTrain.toFixed(2)} ms\n`);
-if (process.env.OM_BENCH_CONV_ONLY === '1') process.exit(0);
+if (process.env.OM_BENCH_CONV_ONLY === '1') {
+  if (om.memory().tensors !== 0) console.error(`bench: ${om.memory().tensors} onemodel tensors still alive`);
+  process.exit(0);
+}
 
 const native = process.env.OM_BENCH_NATIVE === '0' ? new Map() : runNative();
 const rows = [];
