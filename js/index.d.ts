@@ -670,55 +670,48 @@ export namespace nn {
     paddingMode?: 'zeros';
   }
 
+  /** The settings and parameters every convolution module has (PyTorch's _ConvNd). */
+  export interface ConvFields {
+    readonly inChannels: number;
+    readonly outChannels: number;
+    readonly kernelSize: number[];
+    readonly stride: number[];
+    readonly dilation: number[];
+    readonly groups: number;
+    /** [outChannels, inChannels/groups, ...kernelSize] ([inChannels, outChannels/groups, ...] transposed). */
+    weight: Tensor;
+    /** [outChannels], or null without bias. */
+    bias: Tensor | null;
+  }
+
   /**
    * PyTorch's nn.Conv2d: weight [outChannels, inChannels/groups, kH, kW], bias [outChannels], both
    * uniform in ±1/sqrt(fan_in) (kaiming_uniform with a = sqrt(5)), fan_in = inChannels/groups * kH * kW.
    */
   export class Conv2d extends Module {
     constructor(inChannels: number, outChannels: number, kernelSize: Size2, options?: ConvModuleOptions);
-    readonly inChannels: number;
-    readonly outChannels: number;
-    readonly kernelSize: number[];
-    readonly stride: number[];
     readonly padding: number[] | 'valid' | 'same';
-    readonly dilation: number[];
-    readonly groups: number;
-    weight: Tensor;
-    bias: Tensor | null;
     forward(x: Tensor): Tensor;
   }
+  export interface Conv2d extends ConvFields {}
   /** PyTorch's nn.Conv1d: weight [outChannels, inChannels/groups, k], bias [outChannels]. */
   export class Conv1d extends Module {
     constructor(inChannels: number, outChannels: number, kernelSize: number | readonly [number], options?: Conv1dModuleOptions);
-    readonly inChannels: number;
-    readonly outChannels: number;
-    readonly kernelSize: number[];
-    readonly stride: number[];
     readonly padding: number[] | 'valid' | 'same';
-    readonly dilation: number[];
-    readonly groups: number;
-    weight: Tensor;
-    bias: Tensor | null;
     forward(x: Tensor): Tensor;
   }
+  export interface Conv1d extends ConvFields {}
   /**
    * PyTorch's nn.ConvTranspose2d: weight [inChannels, outChannels/groups, kH, kW], bias
    * [outChannels], uniform in ±1/sqrt(outChannels/groups * kH * kW) (PyTorch's fan_in of that weight).
    */
   export class ConvTranspose2d extends Module {
     constructor(inChannels: number, outChannels: number, kernelSize: Size2, options?: ConvTransposeModuleOptions);
-    readonly inChannels: number;
-    readonly outChannels: number;
-    readonly kernelSize: number[];
-    readonly stride: number[];
     readonly padding: number[];
     readonly outputPadding: number[];
-    readonly dilation: number[];
-    readonly groups: number;
-    weight: Tensor;
-    bias: Tensor | null;
     forward(x: Tensor): Tensor;
   }
+  export interface ConvTranspose2d extends ConvFields {}
   /** PyTorch's nn.MaxPool2d. */
   export class MaxPool2d extends Module {
     constructor(kernelSize: Size2, options?: MaxPoolOptions);

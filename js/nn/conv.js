@@ -22,10 +22,14 @@ function uniformParameter(shape, bound) {
 
 const asNumbers = (list) => list.map(Number);
 
-/** The shared part of Conv1d, Conv2d and ConvTranspose2d. */
+/** The shared part of Conv1d, Conv2d and ConvTranspose2d (PyTorch's _ConvNd). */
 class ConvNd extends Module {
-  constructor(who, n, transposed, inChannels, outChannels, kernelSize, options, extra) {
+  #fn; // the functional op forward calls
+  #keys; // the options forward passes to it
+
+  constructor(who, fn, n, transposed, inChannels, outChannels, kernelSize, options) {
     super();
+    const extra = transposed ? ['outputPadding'] : [];
     const o = optionsArg(options, who, ['stride', 'padding', 'dilation', 'groups', 'bias', 'paddingMode', ...extra]);
     const cin = toI32(inChannels, who, 'inChannels');
     const cout = toI32(outChannels, who, 'outChannels');
@@ -44,8 +48,11 @@ class ConvNd extends Module {
     this.kernelSize = kernel;
     this.stride = asNumbers(sizes(o.stride ?? 1, n, who, 'stride'));
     this.padding = typeof o.padding === 'string' && !transposed ? o.padding : asNumbers(sizes(o.padding ?? 0, n, who, 'padding'));
+    if (transposed) this.outputPadding = asNumbers(sizes(o.outputPadding ?? 0, n, who, 'outputPadding'));
     this.dilation = asNumbers(sizes(o.dilation ?? 1, n, who, 'dilation'));
     this.groups = groups;
+    this.#fn = fn;
+    this.#keys = ['stride', 'padding', ...extra, 'dilation', 'groups'];
     // PyTorch's reset_parameters: kaiming_uniform_(a = sqrt(5)) is uniform in ±1/sqrt(fan_in),
     // fan_in = weight.shape[1] * kernel elements (for a transposed conv that is outChannels/groups).
     const shape = transposed ? [cin, cout / groups, ...kernel] : [cout, cin / groups, ...kernel];
@@ -56,42 +63,31 @@ class ConvNd extends Module {
     /** [outChannels], or null without bias. */
     this.bias = bias ? uniformParameter([cout], bound) : null;
   }
+
+  /** The convolution of x with this module's weight, bias and settings. */
+  forward(x) {
+    return this.#fn(x, this.weight, this.bias, Object.fromEntries(this.#keys.map((k) => [k, this[k]])));
+  }
 }
 
 /** PyTorch's nn.Conv1d: x [N, inChannels, L] -> [N, outChannels, OL]. */
 export class Conv1d extends ConvNd {
   constructor(inChannels, outChannels, kernelSize, options = {}) {
-    super('Conv1d', 1, false, inChannels, outChannels, kernelSize, options, []);
-  }
-
-  forward(x) {
-    const { stride, padding, dilation, groups } = this;
-    return conv1d(x, this.weight, this.bias, { stride, padding, dilation, groups });
+    super('Conv1d', conv1d, 1, false, inChannels, outChannels, kernelSize, options);
   }
 }
 
 /** PyTorch's nn.Conv2d: x [N, inChannels, H, W] -> [N, outChannels, OH, OW]. */
 export class Conv2d extends ConvNd {
   constructor(inChannels, outChannels, kernelSize, options = {}) {
-    super('Conv2d', 2, false, inChannels, outChannels, kernelSize, options, []);
-  }
-
-  forward(x) {
-    const { stride, padding, dilation, groups } = this;
-    return conv2d(x, this.weight, this.bias, { stride, padding, dilation, groups });
+    super('Conv2d', conv2d, 2, false, inChannels, outChannels, kernelSize, options);
   }
 }
 
 /** PyTorch's nn.ConvTranspose2d: x [N, inChannels, H, W] -> [N, outChannels, OH, OW]. */
 export class ConvTranspose2d extends ConvNd {
   constructor(inChannels, outChannels, kernelSize, options = {}) {
-    super('ConvTranspose2d', 2, true, inChannels, outChannels, kernelSize, options, ['outputPadding']);
-    this.outputPadding = asNumbers(sizes(options?.outputPadding ?? 0, 2, 'ConvTranspose2d', 'outputPadding'));
-  }
-
-  forward(x) {
-    const { stride, padding, outputPadding, dilation, groups } = this;
-    return convTranspose2d(x, this.weight, this.bias, { stride, padding, outputPadding, dilation, groups });
+    super('ConvTranspose2d', convTranspose2d, 2, true, inChannels, outChannels, kernelSize, options);
   }
 }
 
