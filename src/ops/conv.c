@@ -29,14 +29,27 @@ typedef struct win {
 
 static int64_t floor_div(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 
+/* n floats of scratch (plus one, so that n = 0 is a valid allocation); OutOfMemory naming who. */
+static float *alloc_floats(int64_t n, const char *who) {
+  if (n < 0 || n >= (INT64_C(1) << 60)) return om__fail(OM_ERR_OUT_OF_MEMORY, "%s: %lld floats of scratch is too much", who, (long long)n), NULL;
+  return om__alloc((uint64_t)(n + 1) * sizeof(float), who);
+}
+
+/* Every integer attribute is at most 2^31 - 1, so the output-size arithmetic cannot overflow. */
+static bool attrs_in_range(const char *who, const om_attrs *a) {
+  for (int k = 0; k < a->n_i; k++)
+    if (a->i[k] > INT32_MAX)
+      return om__fail(OM_ERR_INVALID_ARGUMENT, "%s: integer attribute %d is %lld, above 2^31-1", who, k, (long long)a->i[k]);
+  return true;
+}
+
 /* A copy of t's elements, row-major (or t's own data when it is contiguous: *owned false). */
 static const float *dense(const om_tensor *t, bool *owned, const char *who) {
   int64_t st[OM_MAX_DIMS];
   om__contiguous_strides(t->shape, t->ndim, st);
   *owned = false;
   if (!memcmp(st, t->strides, sizeof(int64_t) * (size_t)t->ndim)) return (const float *)om__data(t);
-  int64_t n = om_tensor_numel(t);
-  float *p = om__alloc((uint64_t)(n + 1) * sizeof(float), who);
+  float *p = alloc_floats(om_tensor_numel(t), who);
   if (!p) return NULL;
   om_storage s = {.data = p};
   om_tensor d = {.storage = &s, .dtype = OM_FLOAT32, .ndim = t->ndim};
@@ -130,6 +143,7 @@ static bool conv_geometry(om_op op, om_tensor *const *in, int n_in, const om_att
                     : tr  ? "stride[2], padding[2], output_padding[2], dilation[2], groups"
                           : "stride[2], padding[2], dilation[2], groups",
                     a->n_i);
+  if (!attrs_in_range(who, a)) return false;
   om_tensor *x = in[0], *w = in[1], *b = n_in == 3 ? in[2] : NULL;
   if (x->dtype != OM_FLOAT32 || w->dtype != OM_FLOAT32 || (b && b->dtype != OM_FLOAT32))
     return om__fail(OM_ERR_DTYPE_MISMATCH, "%s: takes float32, not %s", who,
@@ -234,7 +248,7 @@ static bool forward_conv(om_call *c) {
   if (!cg.transposed) {
     /* a 1x1 kernel with stride 1 and no padding reads the input planes as they are */
     bool direct = kk == 1 && g->sh == 1 && g->sw == 1 && g->ph == 0 && g->pw == 0;
-    if (ok && !direct) ok = (col = om__alloc((uint64_t)(cg_ * kk * grid + 1) * sizeof(float), who)) != NULL;
+    if (ok && !direct) ok = (col = alloc_floats(cg_ * kk * grid, who)) != NULL;
     for (int64_t n = 0; ok && n < cg.n; n++)
       for (int64_t gi = 0; ok && gi < cg.groups; gi++) {
         const float *xi = x + (n * cg.c + gi * cg_) * image;
@@ -245,7 +259,7 @@ static bool forward_conv(om_call *c) {
     if (ok && c->n_in == 3) add_bias(c->in[2], out, cg.n, cg.o, grid);
   } else {
     /* input [N, C, grid], output [N, O, image]; weight [C, O/g, kh, kw] */
-    if (ok) ok = (col = om__alloc((uint64_t)(og * kk * grid + 1) * sizeof(float), who)) != NULL;
+    if (ok) ok = (col = alloc_floats(og * kk * grid, who)) != NULL;
     if (ok) memset(out, 0, sizeof(float) * (size_t)(cg.n * cg.o * image));
     for (int64_t n = 0; ok && n < cg.n; n++)
       for (int64_t gi = 0; ok && gi < cg.groups; gi++) {
@@ -274,7 +288,7 @@ static om_tensor *weight_grad(const conv_geom *cg, om_tensor *m_t, int64_t m_ch,
   const float *mp = dense(m_t, &own_m, who), *zp = mp ? dense(z_t, &own_z, who) : NULL;
   int64_t kk = g->kh * g->kw, grid = g->oh * g->ow, image = g->h * g->w;
   int64_t mg = m_ch / cg->groups, zg = z_ch / cg->groups;
-  float *col = zp ? om__alloc((uint64_t)(zg * kk * grid + 1) * sizeof(float), who) : NULL;
+  float *col = zp ? alloc_floats(zg * kk * grid, who) : NULL;
   bool ok = col != NULL;
   float *pw = (float *)om__data(dw);
   if (ok && cg->n == 0) memset(pw, 0, sizeof(float) * (size_t)om_tensor_numel(dw));
@@ -413,6 +427,7 @@ static bool pool_geometry(om_op op, const om_tensor *x, const om_attrs *a, win *
     return om__fail(OM_ERR_INVALID_ARGUMENT, "%s: takes %d integer attributes (%s), got %d", who, mx ? 9 : 8,
                     mx ? "kernel[2], stride[2], padding[2], dilation[2], ceil_mode" : "kernel[2], stride[2], padding[2], ceil_mode, count_include_pad",
                     a->n_i);
+  if (!attrs_in_range(who, a)) return false;
   if (x->dtype != OM_FLOAT32) return om__fail(OM_ERR_DTYPE_MISMATCH, "%s: takes float32, not %s", who, om_dtype_name(x->dtype));
   om__shape_str(xs, sizeof xs, x->shape, x->ndim);
   if (x->ndim != 4) return om__fail(OM_ERR_SHAPE_MISMATCH, "%s: input %s must have 4 dims ([N, C, H, W])", who, xs);
@@ -637,6 +652,7 @@ static bool infer_adaptive(om_call *c) {
   const om_tensor *x = c->in[0];
   char xs[OM_SHAPE_STR_LEN];
   if (c->attrs.n_i != 2) return om__fail(OM_ERR_INVALID_ARGUMENT, "adaptive_avg_pool2d: takes the output size (2 integers), got %d", c->attrs.n_i);
+  if (!attrs_in_range("adaptive_avg_pool2d", &c->attrs)) return false;
   if (x->dtype != OM_FLOAT32) return om__fail(OM_ERR_DTYPE_MISMATCH, "adaptive_avg_pool2d: takes float32, not %s", om_dtype_name(x->dtype));
   if (x->ndim != 4)
     return om__fail(OM_ERR_SHAPE_MISMATCH, "adaptive_avg_pool2d: input %s must have 4 dims ([N, C, H, W])", om__shape_str(xs, sizeof xs, x->shape, x->ndim));

@@ -7,7 +7,7 @@
 #include "internal.h"
 #include "om_test.h"
 
-static const int64_t ONE[2] = {1, 1}, ZERO[2] = {0, 0};
+static const int64_t ONE[2] = {1, 1}, ZERO[2] = {0, 0}, k_huge[2] = {INT64_C(1) << 33, 2};
 
 static bool same_values(om_tensor *a, om_tensor *b, double tol) {
   if (!a || !b || om_tensor_numel(a) != om_tensor_numel(b)) return false;
@@ -210,6 +210,17 @@ TEST(conv_errors) {
   CHECK_ERROR(om_conv_transpose2d(x, wt, NULL, (int64_t[]){2, 2}, ZERO, (int64_t[]){2, 0}, 1, ONE), OM_ERR_INVALID_ARGUMENT,
               "output_padding 2 must be smaller than either stride (2) or dilation (1)");
   CHECK_ERROR(om_conv_transpose2d(x, wt, NULL, ONE, (int64_t[]){6, 0}, ZERO, 1, ONE), OM_ERR_SHAPE_MISMATCH, "gives an empty output");
+  /* sizes whose arithmetic could overflow are refused; a huge broadcast input is OutOfMemory, not a crash */
+  CHECK_ERROR(om_conv2d(x, w3, NULL, (int64_t[]){INT64_C(1) << 40, 1}, ZERO, ONE, 1), OM_ERR_INVALID_ARGUMENT,
+              "conv2d: integer attribute 0 is 1099511627776, above 2^31-1");
+  CHECK_ERROR(om_max_pool2d(x, k_huge, NULL, NULL, NULL, false), OM_ERR_INVALID_ARGUMENT, "above 2^31-1");
+  om_tensor *one = om_ones((int64_t[]){1, 1, 1, 1}, 4, OM_FLOAT32);
+  om_tensor *huge = om_expand(one, (int64_t[]){1, 1, INT64_C(1) << 20, INT64_C(1) << 20}, 4); /* 4 TiB of floats, as a view */
+  om_tensor *w11 = om_ones((int64_t[]){1, 1, 1, 1}, 4, OM_FLOAT32);
+  CHECK_ERROR(om_conv2d(huge, w11, NULL, (int64_t[]){INT64_C(1) << 19, INT64_C(1) << 19}, ZERO, ONE, 1), OM_ERR_OUT_OF_MEMORY, "conv2d");
+  om_tensor_release(one);
+  om_tensor_release(huge);
+  om_tensor_release(w11);
   /* a wrong attribute count through the generic entry */
   om_tensor *out[1] = {NULL};
   CHECK_ERROR(om_apply(OM_OP_conv2d, (om_tensor *[]){x, w3}, 2, (int64_t[]){1, 1}, 2, NULL, 0, out, 1) >= 0,

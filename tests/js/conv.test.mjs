@@ -281,6 +281,8 @@ describe('errors are OmErrors with their kind', () => {
       assert.throws(() => F.convTranspose2d(x, om.zeros([3, 2, 3, 3]), null, { stride: 2, outputPadding: 2 }),
         kind('InvalidArgument', /output_padding 2 must be smaller than either stride \(2\) or dilation \(1\)/));
       assert.throws(() => F.maxPool2d(x, 2, { padding: 2 }), kind('InvalidArgument', /padding 2 must be between 0 and half the kernel size 2/));
+      assert.throws(() => F.conv2d(x, w, null, { padding: 2 ** 40 }), kind('InvalidArgument', /conv2d: integer attribute 2 is 1099511627776, above 2\^31-1/));
+      assert.throws(() => F.maxPool2d(x, 2, { stride: Infinity }), kind('InvalidArgument', /above 2\^31-1/));
       assert.throws(() => F.maxPool2d(x, 2, { returnIndices: true }), kind('InvalidArgument', /returnIndices is not supported/));
       assert.throws(() => F.maxPool2d(x, 2, { ceilMode: 1 }), kind('InvalidArgument', /ceilMode must be a boolean/));
       assert.throws(() => F.avgPool2d(x, 2, { divisorOverride: 3 }), kind('InvalidArgument', /divisorOverride is not supported/));
