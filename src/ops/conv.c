@@ -364,17 +364,36 @@ static bool lower_conv(om_lower *l, const om_call *c) {
   return om__lower_node(l, c, "ConvTranspose", at, 6);
 }
 
+/* The symbols of the outputs (every op of this file): a symbolic batch carries over to the
+ * output's batch axis. Any other symbolic axis is refused: a spatial output extent is a floor
+ * division of the input's (the tracer's probe at size + 1 could see it stay put and fix it),
+ * and channels must match the weight. */
+static bool conv_extents(om_lower *l, const om_call *c) {
+  for (int i = 0; i < c->n_in; i++)
+    for (int d = 0; d < c->in[i]->ndim; d++) {
+      const char *sym = om__lower_input_sym(l, i, d);
+      if (!sym) continue;
+      if (i == 0 && d == 0) {
+        om__lower_set_output_sym(l, 0, 0, sym);
+        continue;
+      }
+      return om__lower_baked(l, c, i, d, "convolutions and pools follow a symbolic batch only (an output extent is a floor "
+                                         "division of the input's, and channels must match the weight)");
+    }
+  return true;
+}
+
 const om_op_def om__op_conv1d = {
     .name = "conv1d", .n_in = -1, .n_out = 1, .saves = OM_SAVES_IN(0) | OM_SAVES_IN(1),
     .infer = infer_conv, .forward = forward_conv, .backward = conv_backward,
-    .lower = lower_conv, .onnx = "Conv (1-D)",
+    .lower = lower_conv, .extents = conv_extents, .onnx = "Conv (1-D)",
     .test = {.n_in = 3, .ndims = {3, 3, 1}, .shapes = {{2, 4, 7}, {6, 2, 3}, {6}}, .lo = -2, .hi = 2,
              .attrs = {.n_i = 4, .i = {2, 1, 2, 2}}}};
 
 const om_op_def om__op_conv2d = {
     .name = "conv2d", .n_in = -1, .n_out = 1, .saves = OM_SAVES_IN(0) | OM_SAVES_IN(1),
     .infer = infer_conv, .forward = forward_conv, .backward = conv_backward,
-    .lower = lower_conv, .onnx = "Conv",
+    .lower = lower_conv, .extents = conv_extents, .onnx = "Conv",
     /* width 7 with stride 2 gives 3 columns, whose input gradient needs output_padding 1 */
     .test = {.n_in = 3, .ndims = {4, 4, 1}, .shapes = {{2, 4, 5, 7}, {6, 2, 3, 2}, {6}}, .lo = -2, .hi = 2,
              .attrs = {.n_i = 7, .i = {1, 2, 1, 0, 2, 1, 2}}}};
@@ -382,7 +401,7 @@ const om_op_def om__op_conv2d = {
 const om_op_def om__op_conv_transpose2d = {
     .name = "conv_transpose2d", .n_in = -1, .n_out = 1, .saves = OM_SAVES_IN(0) | OM_SAVES_IN(1),
     .infer = infer_conv, .forward = forward_conv, .backward = conv_backward,
-    .lower = lower_conv, .onnx = "ConvTranspose",
+    .lower = lower_conv, .extents = conv_extents, .onnx = "ConvTranspose",
     .test = {.n_in = 3, .ndims = {4, 4, 1}, .shapes = {{2, 4, 3, 3}, {4, 3, 2, 3}, {6}}, .lo = -2, .hi = 2,
              .attrs = {.n_i = 9, .i = {2, 1, 1, 0, 1, 0, 1, 2, 2}}}};
 
@@ -607,14 +626,14 @@ static bool lower_pool(om_lower *l, const om_call *c) {
 const om_op_def om__op_max_pool2d = {
     .name = "max_pool2d", .n_in = 1, .n_out = 1, .saves = OM_SAVES_IN(0),
     .infer = infer_pool, .forward = forward_pool, .backward = pool_backward,
-    .lower = lower_pool, .onnx = "MaxPool",
+    .lower = lower_pool, .extents = conv_extents, .onnx = "MaxPool",
     .test = {.n_in = 1, .ndims = {4}, .shapes = {{2, 3, 5, 6}}, .lo = -2, .hi = 2,
              .attrs = {.n_i = 9, .i = {3, 2, 2, 2, 1, 1, 1, 1, 1}}}};
 
 const om_op_def om__op_avg_pool2d = {
     .name = "avg_pool2d", .n_in = 1, .n_out = 1, .saves = 0,
     .infer = infer_pool, .forward = forward_pool, .backward = pool_backward,
-    .lower = lower_pool, .onnx = "AveragePool (Pad, AveragePool when count_include_pad meets an overhanging ceil_mode window)",
+    .lower = lower_pool, .extents = conv_extents, .onnx = "AveragePool (Pad, AveragePool when count_include_pad meets an overhanging ceil_mode window)",
     .test = {.n_in = 1, .ndims = {4}, .shapes = {{2, 3, 6, 6}}, .lo = -2, .hi = 2,
              .attrs = {.n_i = 8, .i = {3, 3, 2, 2, 1, 1, 1, 1}}}};
 
@@ -740,7 +759,7 @@ static bool lower_adaptive(om_lower *l, const om_call *c) {
 const om_op_def om__op_adaptive_avg_pool2d = {
     .name = "adaptive_avg_pool2d", .n_in = 1, .n_out = 1, .saves = 0,
     .infer = infer_adaptive, .forward = forward_adaptive, .backward = adaptive_backward,
-    .lower = lower_adaptive, .onnx = "GlobalAveragePool (1x1); AveragePool (input divisible by output); else refused",
+    .lower = lower_adaptive, .extents = conv_extents, .onnx = "GlobalAveragePool (1x1); AveragePool (input divisible by output); else refused",
     .test = {.n_in = 1, .ndims = {4}, .shapes = {{2, 3, 6, 4}}, .lo = -2, .hi = 2, .attrs = {.n_i = 2, .i = {3, 2}}}};
 
 om_tensor *om_adaptive_avg_pool2d(om_tensor *x, const int64_t output_size[2]) {

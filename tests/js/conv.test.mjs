@@ -329,6 +329,16 @@ describe('traced vs eager in onnxruntime-web', () => {
     });
   });
 
+  test('a symbolic spatial axis into a conv or pool is SymbolicShape (the output extent is not the input\'s)', () => {
+    om.tidy(() => {
+      const x = randn([2, 3, 8, 9], 41), w = randn([4, 3, 3, 3], 42);
+      for (const fn of [(v) => F.conv2d(v, w, null, { stride: 2 }), (v) => F.maxPool2d(v, 2)]) {
+        assert.throws(() => om.trace(fn, { x: [x, [null, null, 'height', null]] }),
+          (e) => e instanceof om.TraceError && e.kind === 'SymbolicShape' && /symbolic axis 'height' \(axis 2 of input 0, example size 8\) cannot be expressed in the graph: convolutions and pools follow a symbolic batch only/.test(e.message));
+      }
+    });
+  });
+
   test('adaptiveAvgPool2d to a size that does not divide the input is refused, naming why', () => {
     om.tidy(() => {
       const x = randn([1, 2, 9, 10], 40);
