@@ -326,7 +326,11 @@ static bool conv_backward(const om_record *r, om_tensor *const *gout, om_tensor 
         gin[0] = om_conv_transpose2d(gy, w, NULL, st, pd, opd, cg.groups, dl);
       }
     } else {
-      gin[0] = om_conv2d(gy, w, NULL, st, pd, dl, cg.groups);
+      /* with output_padding >= stride (allowed when below the dilation) the conv of dout has
+       * extra trailing rows/columns that belong to no input: cut them */
+      om_tensor *t = om__keep(&s, om_conv2d(gy, w, NULL, st, pd, dl, cg.groups));
+      om_tensor *rows = t ? om__keep(&s, om_slice(t, 2, 0, g->oh, 1)) : NULL;
+      gin[0] = rows ? om_slice(rows, 3, 0, g->ow, 1) : NULL;
     }
   }
   if (om__wants(r, 1))

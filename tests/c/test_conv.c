@@ -84,6 +84,23 @@ TEST(conv_transpose2d_is_the_adjoint_of_conv2d) {
   om__release_all(all, 5);
 }
 
+/* output_padding may reach the stride when it is below the dilation: the input gradient (a
+ * conv of dout, which then has an extra row and column) still has the input's shape, and it
+ * is the adjoint: <y, g> = <x, dx> for the linear map y = conv_transpose2d(x). */
+TEST(conv_transpose2d_output_padding_past_the_stride) {
+  om_tensor *x = om_randn((int64_t[]){1, 2, 4, 5}, 4, 11, true), *w = om_randn((int64_t[]){2, 3, 3, 3}, 4, 12, true);
+  om_tensor_set_requires_grad(x, true);
+  om_tensor *y = om_conv_transpose2d(x, w, NULL, ONE, ZERO, ONE, 1, (int64_t[]){2, 2});
+  CHECK(y && om_tensor_shape(y)[2] == 4 + 4 + 1 && om_tensor_shape(y)[3] == 5 + 4 + 1);
+  om_tensor *g = y ? om_randn(om_tensor_shape(y), 4, 13, true) : NULL;
+  CHECK(g && om_backward(y, g));
+  om_tensor *dx = om_tensor_grad(x);
+  CHECK(dx && om_tensor_shape(dx)[2] == 4 && om_tensor_shape(dx)[3] == 5);
+  if (dx) CHECK_NEAR(dot(y, g), dot(x, dx), 1e-3);
+  om_tensor *all[] = {x, w, y, g, dx};
+  om__release_all(all, 5);
+}
+
 TEST(conv_transpose2d_hand_computed) {
   /* stride 2 with a 2x2 kernel of ones copies each input into its own 2x2 block */
   om_tensor *x = TF(SHAPE(1, 1, 2, 2), 1, 2, 3, 4), *w = om_ones((int64_t[]){1, 1, 2, 2}, 4, OM_FLOAT32);
@@ -286,6 +303,7 @@ int main(void) {
   RUN(conv2d_hand_computed_3x3);
   RUN(conv1d_is_conv2d_on_a_unit_height);
   RUN(conv_transpose2d_is_the_adjoint_of_conv2d);
+  RUN(conv_transpose2d_output_padding_past_the_stride);
   RUN(conv_transpose2d_hand_computed);
   RUN(conv_gradients_hand_computed);
   RUN(max_pool2d_values_padding_ceil_mode);
