@@ -483,8 +483,9 @@ static bool infer_pool(om_call *c) {
   return true;
 }
 
-/* The flat index (in its plane) of the first maximum of window (y, x), NaN winning as in
- * PyTorch; -1 when every tap is padding. */
+/* The flat index (in its plane) of the first maximum of window (y, x); a NaN wins (the last
+ * one when there are several), with PyTorch's test `v > best || isnan(v)`; -1 when every tap
+ * is padding. */
 static int64_t window_argmax(const float *plane, const win *g, int64_t y, int64_t x) {
   int64_t best_i = -1;
   float best = -INFINITY;
@@ -496,7 +497,6 @@ static int64_t window_argmax(const float *plane, const win *g, int64_t y, int64_
       if (ix < 0 || ix >= g->w) continue;
       float v = plane[iy * g->w + ix];
       if (best_i < 0 || v > best || isnan(v)) best = v, best_i = iy * g->w + ix;
-      if (isnan(v)) return best_i;
     }
   }
   return best_i;

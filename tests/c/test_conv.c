@@ -160,8 +160,15 @@ TEST(max_pool2d_gradient_goes_to_the_first_max) {
   CHECK(y && om_backward(y, g));
   om_tensor *gx = om_tensor_grad(x);
   CHECK_VALUES(gx, SHAPE(1, 1, 2, 3), 0, 1, 0, 0, 0, 0, 10);
-  om_tensor *all[] = {x, y, g, gx};
-  om__release_all(all, 4);
+  /* a NaN is the maximum and takes the gradient (PyTorch's `v > max || isnan(v)`: the last NaN) */
+  om_tensor *xn = TF(SHAPE(1, 1, 1, 4), 1, NAN, 5, NAN);
+  om_tensor_set_requires_grad(xn, true);
+  om_tensor *yn = om_max_pool2d(xn, (int64_t[]){1, 4}, NULL, NULL, NULL, false), *gn = TF(SHAPE(1, 1, 1, 1), 2);
+  CHECK(yn && isnan(at(yn, 0)) && om_backward(yn, gn));
+  om_tensor *gxn = om_tensor_grad(xn);
+  CHECK_VALUES(gxn, SHAPE(1, 1, 1, 4), 0, 0, 0, 0, 2);
+  om_tensor *all[] = {x, y, g, gx, xn, yn, gn, gxn};
+  om__release_all(all, 8);
 }
 
 TEST(avg_pool2d_values_count_include_pad_ceil_mode) {
