@@ -177,6 +177,34 @@ async function runConv() {
   }
 }
 
+// A LeNet-5 training step: batch 64 of 1x28x28, conv(1->6, 5, pad 2)-relu-maxpool(2),
+// conv(6->16, 5)-relu-maxpool(2), Linear 400-120-84-10, MSE to zero, backward, SGD update.
+function lenetStepMs() {
+  const F = om.nn.functional;
+  om.manualSeed(1);
+  const convs = [new om.nn.Conv2d(1, 6, 5, { padding: 2 }), new om.nn.Conv2d(6, 16, 5)];
+  const fcs = [new om.nn.Linear(400, 120), new om.nn.Linear(120, 84), new om.nn.Linear(84, 10)];
+  const params = [...convs, ...fcs].flatMap((m) => m.parameters());
+  const x = om.randn([64, 1, 28, 28], { seed: 5 });
+  const step = () => om.tidy(() => {
+    const h = convs.reduce((t, c) => F.maxPool2d(c.forward(t).relu(), 2), x).reshape(64, 400);
+    fcs.reduce((t, l, i) => (i ? l.forward(t.relu()) : l.forward(t)), h).pow(2).mean().backward();
+    om.noGrad(() => { for (const p of params) p.copy_(p.sub(p.grad.mul(0.01))); });
+    for (const p of params) p.zeroGrad();
+  });
+  const t0 = performance.now();
+  do step(); while (performance.now() - t0 < WARM_MS);
+  const ms = [];
+  for (let s = 0; s < SAMPLES; s++) {
+    const t1 = performance.now();
+    for (let i = 0; i < 5; i++) step();
+    ms.push((performance.now() - t1) / 5);
+  }
+  for (const m of [...convs, ...fcs]) m.dispose();
+  x.dispose();
+  return median(ms);
+}
+
 // ---- main ------------------------------------------------------------------------------------
 ort.env.wasm.numThreads = 1;
 ort.env.logLevel = 'error';
@@ -192,7 +220,8 @@ console.log('| | ms per call | GFLOP/s |\n|---|---:|---:|');
 console.log(`| onemodel WASM (om.nn.functional.conv2d) | ${cv.ms.toFixed(2)} | ${cv.gf.toFixed(2)} |`);
 console.log(`| ORT-web Conv | ${cv.msOrt.toFixed(2)} | ${cv.gfOrt.toFixed(2)} |`);
 console.log(`ORT time / ours: ${(cv.msOrt / cv.ms).toFixed(2)} (above 1: ours is faster); max |ours - ORT| = ${cv.err.toExponential(1)}`);
-console.log(`onemodel forward + backward (dx, dW, db) of the same conv: ${cv.msTrain.toFixed(2)} ms\n`);
+console.log(`onemodel forward + backward (dx, dW, db) of the same conv: ${cv.msTrain.toFixed(2)} ms`);
+console.log(`LeNet-5 training step, batch 64 (forward, backward, SGD update): ${lenetStepMs().toFixed(2)} ms\n`);
 if (process.env.OM_BENCH_CONV_ONLY === '1') {
   if (om.memory().tensors !== 0) console.error(`bench: ${om.memory().tensors} onemodel tensors still alive`);
   process.exit(0);
