@@ -46,6 +46,23 @@ function splitBias(bias, options) {
   return isOpts && options === undefined ? [null, bias] : [bias, options];
 }
 
+/** PyTorch's unbatched form: an input with one dim fewer than `dims` gets a batch of one
+ *  (unsqueeze), which run's result loses again (squeeze). */
+function maybeUnbatched(input, dims, run) {
+  if (!(input instanceof Tensor) || input.isDisposed || input.shape.length !== dims - 1) return run(input);
+  const x = input.unsqueeze(0);
+  try {
+    const y = run(x);
+    try {
+      return y.squeeze(0);
+    } finally {
+      y.dispose();
+    }
+  } finally {
+    x.dispose();
+  }
+}
+
 function inputs(who, input, weight, bias) {
   const hs = [handle(input, who, 'input'), handle(weight, who, 'weight')];
   if (bias !== null && bias !== undefined) hs.push(handle(bias, who, 'bias'));
@@ -72,12 +89,13 @@ function conv(who, op, n, input, weight, bias, options) {
   requireReady(who);
   [bias, options] = splitBias(bias, options);
   const o = optionsArg(options, who, ['stride', 'padding', 'dilation', 'groups']);
-  const hs = inputs(who, input, weight, bias);
+  handle(weight, who, 'weight');
   const stride = sizes(o.stride ?? 1, n, who, 'stride');
   const dilation = sizes(o.dilation ?? 1, n, who, 'dilation');
   const padding = convPadding(o.padding ?? 0, weight, n, stride, dilation, who);
   const groups = toI64(o.groups ?? 1, who, 'groups');
-  return apply1(who, op, hs, [...stride, ...padding, ...dilation, groups]);
+  const attrs = [...stride, ...padding, ...dilation, groups];
+  return maybeUnbatched(input, n + 2, (x) => apply1(who, op, inputs(who, x, weight, bias), attrs));
 }
 
 /** F.conv1d(input [N, C, L], weight [O, C/groups, k], bias [O] | null, { stride, padding, dilation, groups }). */
@@ -97,13 +115,12 @@ export function convTranspose2d(input, weight, bias = null, options = undefined)
   requireReady(who);
   [bias, options] = splitBias(bias, options);
   const o = optionsArg(options, who, ['stride', 'padding', 'outputPadding', 'groups', 'dilation']);
-  const hs = inputs(who, input, weight, bias);
   const attrs = [
     ...sizes(o.stride ?? 1, 2, who, 'stride'), ...sizes(o.padding ?? 0, 2, who, 'padding'),
     ...sizes(o.outputPadding ?? 0, 2, who, 'outputPadding'), ...sizes(o.dilation ?? 1, 2, who, 'dilation'),
     toI64(o.groups ?? 1, who, 'groups'),
   ];
-  return apply1(who, 'conv_transpose2d', hs, attrs);
+  return maybeUnbatched(input, 4, (x) => apply1(who, 'conv_transpose2d', inputs(who, x, weight, bias), attrs));
 }
 
 /** kernel, stride (null/undefined: the kernel) and padding of a pool. */
@@ -119,10 +136,10 @@ export function maxPool2d(input, kernelSize, options = undefined) {
   requireReady(who);
   const o = optionsArg(options, who, ['stride', 'padding', 'dilation', 'ceilMode', 'returnIndices']);
   if (o.returnIndices) throw invalid(`${who}: returnIndices is not supported`);
-  const h = handle(input, who, 'input');
+  handle(input, who, 'input');
   const attrs = [...poolSizes(kernelSize, o, who), ...sizes(o.dilation ?? 1, 2, who, 'dilation'),
     flag(o.ceilMode, false, who, 'ceilMode') ? 1n : 0n];
-  return apply1(who, 'max_pool2d', [h], attrs);
+  return maybeUnbatched(input, 4, (x) => apply1(who, 'max_pool2d', [handle(x, who, 'input')], attrs));
 }
 
 /** F.avg_pool2d(input [N, C, H, W], kernelSize, { stride = kernelSize, padding = 0, ceilMode = false, countIncludePad = true }). */
@@ -131,17 +148,17 @@ export function avgPool2d(input, kernelSize, options = undefined) {
   requireReady(who);
   const o = optionsArg(options, who, ['stride', 'padding', 'ceilMode', 'countIncludePad', 'divisorOverride']);
   if (o.divisorOverride !== undefined && o.divisorOverride !== null) throw invalid(`${who}: divisorOverride is not supported`);
-  const h = handle(input, who, 'input');
+  handle(input, who, 'input');
   const attrs = [...poolSizes(kernelSize, o, who), flag(o.ceilMode, false, who, 'ceilMode') ? 1n : 0n,
     flag(o.countIncludePad, true, who, 'countIncludePad') ? 1n : 0n];
-  return apply1(who, 'avg_pool2d', [h], attrs);
+  return maybeUnbatched(input, 4, (x) => apply1(who, 'avg_pool2d', [handle(x, who, 'input')], attrs));
 }
 
 /** F.adaptive_avg_pool2d(input [N, C, H, W], outputSize): an integer or [oH, oW], null keeping the input's size. */
 export function adaptiveAvgPool2d(input, outputSize) {
   const who = 'adaptiveAvgPool2d';
   requireReady(who);
-  const h = handle(input, who, 'input');
+  handle(input, who, 'input');
   const pair = Array.isArray(outputSize) ? outputSize : [outputSize, outputSize];
   if (pair.length !== 2) throw invalid(`${who}: outputSize must be an integer or 2 of them, got ${pair.length}`);
   const attrs = pair.map((v, i) => {
@@ -150,5 +167,5 @@ export function adaptiveAvgPool2d(input, outputSize) {
     if (k < 1n) throw invalid(`${who}: outputSize must be positive (or null), got ${k}`);
     return k;
   });
-  return apply1(who, 'adaptive_avg_pool2d', [h], attrs);
+  return maybeUnbatched(input, 4, (x) => apply1(who, 'adaptive_avg_pool2d', [handle(x, who, 'input')], attrs));
 }

@@ -151,7 +151,8 @@ static bool conv_geometry(om_op op, om_tensor *const *in, int n_in, const om_att
   om__shape_str(xs, sizeof xs, x->shape, x->ndim);
   om__shape_str(ws, sizeof ws, w->shape, w->ndim);
   if (x->ndim != nsp + 2)
-    return om__fail(OM_ERR_SHAPE_MISMATCH, "%s: input %s must have %d dims ([N, C, %s])", who, xs, nsp + 2, one_d ? "L" : "H, W");
+    return om__fail(OM_ERR_SHAPE_MISMATCH, "%s: input %s must have %d dims ([N, C, %s]; the functions also take it without N)",
+                    who, xs, nsp + 2, one_d ? "L" : "H, W");
   if (w->ndim != nsp + 2)
     return om__fail(OM_ERR_SHAPE_MISMATCH, "%s: weight %s must have %d dims", who, ws, nsp + 2);
   const int64_t *v = a->i;
@@ -409,16 +410,32 @@ const om_op_def om__op_conv_transpose2d = {
     .test = {.n_in = 3, .ndims = {4, 4, 1}, .shapes = {{2, 4, 3, 3}, {4, 3, 2, 3}, {6}}, .lo = -2, .hi = 2,
              .attrs = {.n_i = 9, .i = {2, 1, 1, 0, 1, 0, 1, 2, 2}}}};
 
+/* Applies op with PyTorch's unbatched form: an input of `batched - 1` dims gets a batch of one
+ * (unsqueeze), and the result loses it again (squeeze); both are public ops, so autograd and
+ * tracing (Unsqueeze, Squeeze) see them. in[0] is the input. */
+static om_tensor *apply_maybe_unbatched(om_op op, om_tensor **in, int n_in, const om_attrs *a, int batched) {
+  if (!om__check_inputs(om_op_name(op), in, n_in)) return NULL;
+  if (in[0]->ndim != batched - 1) return om__apply1(op, in, n_in, a);
+  om_scope s = {0};
+  om_tensor *x = in[0];
+  in[0] = om__keep(&s, om_unsqueeze(x, 0));
+  om_tensor *y = in[0] ? om__keep(&s, om__apply1(op, in, n_in, a)) : NULL;
+  om_tensor *r = y ? om_squeeze(y, (int64_t[]){0}, 1) : NULL;
+  in[0] = x;
+  om__scope_end(&s);
+  return r;
+}
+
 om_tensor *om_conv2d(om_tensor *x, om_tensor *weight, om_tensor *bias, const int64_t stride[2], const int64_t padding[2],
                      const int64_t dilation[2], int64_t groups) {
   om_attrs a = {.n_i = 7, .i = {stride[0], stride[1], padding[0], padding[1], dilation[0], dilation[1], groups}};
-  return om__apply1(OM_OP_conv2d, (om_tensor *[]){x, weight, bias}, bias ? 3 : 2, &a);
+  return apply_maybe_unbatched(OM_OP_conv2d, (om_tensor *[]){x, weight, bias}, bias ? 3 : 2, &a, 4);
 }
 
 om_tensor *om_conv1d(om_tensor *x, om_tensor *weight, om_tensor *bias, int64_t stride, int64_t padding, int64_t dilation,
                      int64_t groups) {
   om_attrs a = {.n_i = 4, .i = {stride, padding, dilation, groups}};
-  return om__apply1(OM_OP_conv1d, (om_tensor *[]){x, weight, bias}, bias ? 3 : 2, &a);
+  return apply_maybe_unbatched(OM_OP_conv1d, (om_tensor *[]){x, weight, bias}, bias ? 3 : 2, &a, 3);
 }
 
 om_tensor *om_conv_transpose2d(om_tensor *x, om_tensor *weight, om_tensor *bias, const int64_t stride[2],
@@ -426,7 +443,7 @@ om_tensor *om_conv_transpose2d(om_tensor *x, om_tensor *weight, om_tensor *bias,
                                const int64_t dilation[2]) {
   om_attrs a = {.n_i = 9, .i = {stride[0], stride[1], padding[0], padding[1], output_padding[0], output_padding[1],
                                 dilation[0], dilation[1], groups}};
-  return om__apply1(OM_OP_conv_transpose2d, (om_tensor *[]){x, weight, bias}, bias ? 3 : 2, &a);
+  return apply_maybe_unbatched(OM_OP_conv_transpose2d, (om_tensor *[]){x, weight, bias}, bias ? 3 : 2, &a, 4);
 }
 
 /* ---- pooling ----
@@ -453,7 +470,8 @@ static bool pool_geometry(om_op op, const om_tensor *x, const om_attrs *a, win *
   if (!attrs_in_range(who, a)) return false;
   if (x->dtype != OM_FLOAT32) return om__fail(OM_ERR_DTYPE_MISMATCH, "%s: takes float32, not %s", who, om_dtype_name(x->dtype));
   om__shape_str(xs, sizeof xs, x->shape, x->ndim);
-  if (x->ndim != 4) return om__fail(OM_ERR_SHAPE_MISMATCH, "%s: input %s must have 4 dims ([N, C, H, W])", who, xs);
+  if (x->ndim != 4)
+    return om__fail(OM_ERR_SHAPE_MISMATCH, "%s: input %s must have 4 dims ([N, C, H, W]; the functions also take it without N)", who, xs);
   const int64_t *v = a->i;
   int64_t k[2] = {v[0], v[1]}, s[2] = {v[2], v[3]}, p[2] = {v[4], v[5]}, d[2] = {mx ? v[6] : 1, mx ? v[7] : 1};
   *ceil_mode = v[mx ? 8 : 6] != 0;
@@ -655,7 +673,7 @@ om_tensor *om_max_pool2d(om_tensor *x, const int64_t kernel[2], const int64_t st
   pair_or(padding, (int64_t[]){0, 0}, a.i + 4);
   pair_or(dilation, (int64_t[]){1, 1}, a.i + 6);
   a.i[8] = ceil_mode;
-  return om__apply1(OM_OP_max_pool2d, &x, 1, &a);
+  return apply_maybe_unbatched(OM_OP_max_pool2d, &x, 1, &a, 4);
 }
 
 om_tensor *om_avg_pool2d(om_tensor *x, const int64_t kernel[2], const int64_t stride[2], const int64_t padding[2],
@@ -666,7 +684,7 @@ om_tensor *om_avg_pool2d(om_tensor *x, const int64_t kernel[2], const int64_t st
   pair_or(padding, (int64_t[]){0, 0}, a.i + 4);
   a.i[6] = ceil_mode;
   a.i[7] = count_include_pad;
-  return om__apply1(OM_OP_avg_pool2d, &x, 1, &a);
+  return apply_maybe_unbatched(OM_OP_avg_pool2d, &x, 1, &a, 4);
 }
 
 /* ---- adaptive_avg_pool2d: output cell i of n covers input [floor(i*in/n), ceil((i+1)*in/n)) ---- */
@@ -678,7 +696,8 @@ static bool infer_adaptive(om_call *c) {
   if (!attrs_in_range("adaptive_avg_pool2d", &c->attrs)) return false;
   if (x->dtype != OM_FLOAT32) return om__fail(OM_ERR_DTYPE_MISMATCH, "adaptive_avg_pool2d: takes float32, not %s", om_dtype_name(x->dtype));
   if (x->ndim != 4)
-    return om__fail(OM_ERR_SHAPE_MISMATCH, "adaptive_avg_pool2d: input %s must have 4 dims ([N, C, H, W])", om__shape_str(xs, sizeof xs, x->shape, x->ndim));
+    return om__fail(OM_ERR_SHAPE_MISMATCH, "adaptive_avg_pool2d: input %s must have 4 dims ([N, C, H, W]; the functions also take it without N)",
+                    om__shape_str(xs, sizeof xs, x->shape, x->ndim));
   for (int i = 0; i < 2; i++) {
     if (c->attrs.i[i] == -1) c->attrs.i[i] = x->shape[2 + i];
     if (c->attrs.i[i] < 1)
@@ -768,5 +787,5 @@ const om_op_def om__op_adaptive_avg_pool2d = {
 
 om_tensor *om_adaptive_avg_pool2d(om_tensor *x, const int64_t output_size[2]) {
   om_attrs a = {.n_i = 2, .i = {output_size[0], output_size[1]}};
-  return om__apply1(OM_OP_adaptive_avg_pool2d, &x, 1, &a);
+  return apply_maybe_unbatched(OM_OP_adaptive_avg_pool2d, &x, 1, &a, 4);
 }

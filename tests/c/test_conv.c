@@ -209,11 +209,26 @@ TEST(adaptive_avg_pool2d_values) {
   om__release_all(all, 6);
 }
 
+/* PyTorch's unbatched inputs: [C, H, W] ([C, L]) is the batch-of-one result without its batch dim. */
+TEST(unbatched_inputs) {
+  om_tensor *x = om_randn((int64_t[]){3, 6, 7}, 3, 21, true), *w = om_randn((int64_t[]){4, 3, 3, 3}, 4, 22, true);
+  om_tensor *x4 = om_unsqueeze(x, 0);
+  om_tensor *a = om_conv2d(x, w, NULL, ONE, ONE, ONE, 1), *b = om_conv2d(x4, w, NULL, ONE, ONE, ONE, 1);
+  CHECK(a && b && om_tensor_ndim(a) == 3 && om_tensor_shape(a)[0] == 4 && same_values(a, b, 0));
+  om_tensor *p = om_max_pool2d(x, (int64_t[]){2, 2}, NULL, NULL, NULL, true), *q = om_max_pool2d(x4, (int64_t[]){2, 2}, NULL, NULL, NULL, true);
+  CHECK(p && q && om_tensor_ndim(p) == 3 && same_values(p, q, 0));
+  om_tensor *l = om_select(x, 1, 0), *w1 = om_randn((int64_t[]){2, 3, 2}, 3, 23, true); /* [3, 7] */
+  om_tensor *c = om_conv1d(l, w1, NULL, 1, 0, 1, 1);
+  CHECK(c && om_tensor_ndim(c) == 2 && om_tensor_shape(c)[0] == 2 && om_tensor_shape(c)[1] == 6);
+  om_tensor *all[] = {x, w, x4, a, b, p, q, l, w1, c};
+  om__release_all(all, 10);
+}
+
 TEST(conv_errors) {
   om_tensor *x = om_zeros((int64_t[]){1, 3, 8, 8}, 4, OM_FLOAT32), *w = om_zeros((int64_t[]){6, 4, 5, 5}, 4, OM_FLOAT32);
   om_tensor *w3 = om_zeros((int64_t[]){6, 3, 3, 3}, 4, OM_FLOAT32), *w1 = om_zeros((int64_t[]){6, 1, 3, 3}, 4, OM_FLOAT32);
   om_tensor *big = om_zeros((int64_t[]){6, 3, 9, 9}, 4, OM_FLOAT32), *b5 = om_zeros((int64_t[]){5}, 1, OM_FLOAT32);
-  om_tensor *xi = om_zeros((int64_t[]){1, 3, 8, 8}, 4, OM_INT64), *x3 = om_zeros((int64_t[]){3, 8, 8}, 3, OM_FLOAT32);
+  om_tensor *xi = om_zeros((int64_t[]){1, 3, 8, 8}, 4, OM_INT64), *x3 = om_zeros((int64_t[]){8, 8}, 2, OM_FLOAT32);
   om_tensor *wt = om_zeros((int64_t[]){3, 2, 3, 3}, 4, OM_FLOAT32);
   CHECK_ERROR(om_conv2d(x, w, NULL, ONE, ZERO, ONE, 1), OM_ERR_SHAPE_MISMATCH, "conv2d: input [1,3,8,8] has 3 channels, weight [6,4,5,5] expects 4");
   CHECK_ERROR(om_conv2d(x, w1, NULL, ONE, ZERO, ONE, 2), OM_ERR_INVALID_ARGUMENT, "conv2d: groups 2 does not divide the 3 input channels");
@@ -226,7 +241,7 @@ TEST(conv_errors) {
   CHECK_ERROR(om_conv2d(x, w3, NULL, ONE, ZERO, ONE, 0), OM_ERR_INVALID_ARGUMENT, "groups must be positive, got 0");
   CHECK_ERROR(om_conv2d(x, w3, b5, ONE, ZERO, ONE, 1), OM_ERR_SHAPE_MISMATCH, "conv2d: bias [5] must be [6]");
   CHECK_ERROR(om_conv2d(xi, w3, NULL, ONE, ZERO, ONE, 1), OM_ERR_DTYPE_MISMATCH, "conv2d: takes float32, not int64");
-  CHECK_ERROR(om_conv2d(x3, w3, NULL, ONE, ZERO, ONE, 1), OM_ERR_SHAPE_MISMATCH, "conv2d: input [3,8,8] must have 4 dims");
+  CHECK_ERROR(om_conv2d(x3, w3, NULL, ONE, ZERO, ONE, 1), OM_ERR_SHAPE_MISMATCH, "conv2d: input [8,8] must have 4 dims ([N, C, H, W]; the functions also take it without N)");
   CHECK_ERROR(om_conv1d(x, w3, NULL, 1, 0, 1, 1), OM_ERR_SHAPE_MISMATCH, "conv1d: input [1,3,8,8] must have 3 dims");
   CHECK_ERROR(om_conv2d(x, NULL, NULL, ONE, ZERO, ONE, 1), OM_ERR_INVALID_ARGUMENT, "");
   CHECK_ERROR(om_conv_transpose2d(x, w3, NULL, ONE, ZERO, ZERO, 1, ONE), OM_ERR_SHAPE_MISMATCH,
@@ -254,7 +269,7 @@ TEST(conv_errors) {
 }
 
 TEST(pool_errors) {
-  om_tensor *x = om_zeros((int64_t[]){1, 3, 4, 4}, 4, OM_FLOAT32), *x3 = om_zeros((int64_t[]){3, 4, 4}, 3, OM_FLOAT32);
+  om_tensor *x = om_zeros((int64_t[]){1, 3, 4, 4}, 4, OM_FLOAT32), *x3 = om_zeros((int64_t[]){4, 4}, 2, OM_FLOAT32);
   const int64_t k2[2] = {2, 2};
   CHECK_ERROR(om_max_pool2d(x, k2, NULL, (int64_t[]){2, 0}, NULL, false), OM_ERR_INVALID_ARGUMENT,
               "max_pool2d: padding 2 must be between 0 and half the kernel size 2");
@@ -262,7 +277,7 @@ TEST(pool_errors) {
   CHECK_ERROR(om_max_pool2d(x, k2, (int64_t[]){0, 1}, NULL, NULL, false), OM_ERR_INVALID_ARGUMENT, "stride must be positive, got 0");
   CHECK_ERROR(om_max_pool2d(x, (int64_t[]){5, 5}, NULL, NULL, NULL, false), OM_ERR_SHAPE_MISMATCH,
               "max_pool2d: input [1,3,4,4] is too small for kernel 5x5");
-  CHECK_ERROR(om_avg_pool2d(x3, k2, NULL, NULL, false, true), OM_ERR_SHAPE_MISMATCH, "avg_pool2d: input [3,4,4] must have 4 dims");
+  CHECK_ERROR(om_avg_pool2d(x3, k2, NULL, NULL, false, true), OM_ERR_SHAPE_MISMATCH, "avg_pool2d: input [4,4] must have 4 dims");
   CHECK_ERROR(om_adaptive_avg_pool2d(x, (int64_t[]){0, 2}), OM_ERR_INVALID_ARGUMENT, "adaptive_avg_pool2d: output size must be positive");
   CHECK_ERROR(om_adaptive_avg_pool2d(x3, (int64_t[]){2, 2}), OM_ERR_SHAPE_MISMATCH, "must have 4 dims");
   om_tensor *all[] = {x, x3};
@@ -317,6 +332,7 @@ int main(void) {
   RUN(max_pool2d_gradient_goes_to_the_first_max);
   RUN(avg_pool2d_values_count_include_pad_ceil_mode);
   RUN(adaptive_avg_pool2d_values);
+  RUN(unbatched_inputs);
   RUN(conv_errors);
   RUN(pool_errors);
   RUN(trace_lowering);

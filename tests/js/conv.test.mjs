@@ -165,6 +165,37 @@ describe('functional: values against reference loops', () => {
   });
 });
 
+describe('unbatched inputs (PyTorch: [C, H, W], [C, L])', () => {
+  test('equal the batch-of-one result without its batch dim, for every function and a module', () => {
+    om.tidy(() => {
+      const x = randn([2, 6, 7], 17), x4 = x.unsqueeze(0);
+      const w = randn([4, 2, 3, 3], 18), wt = randn([2, 3, 2, 2], 19), w1 = randn([3, 2, 2], 20);
+      const same = (a, b) => {
+        assert.deepEqual(a.shape, b.shape.slice(1));
+        assert.deepEqual(a.toArray(), b.toArray());
+      };
+      same(F.conv2d(x, w, null, { padding: 1 }), F.conv2d(x4, w, null, { padding: 1 }));
+      same(F.convTranspose2d(x, wt, null, { stride: 2 }), F.convTranspose2d(x4, wt, null, { stride: 2 }));
+      same(F.maxPool2d(x, 2, { ceilMode: true }), F.maxPool2d(x4, 2, { ceilMode: true }));
+      same(F.avgPool2d(x, 3, { stride: 2, padding: 1 }), F.avgPool2d(x4, 3, { stride: 2, padding: 1 }));
+      same(F.adaptiveAvgPool2d(x, [3, 2]), F.adaptiveAvgPool2d(x4, [3, 2]));
+      const l = x.select(1, 0);
+      same(F.conv1d(l, w1), F.conv1d(l.unsqueeze(0), w1));
+      const conv = new om.nn.Conv2d(2, 3, 3);
+      same(conv.forward(x), conv.forward(x4));
+      conv.dispose();
+    });
+  });
+
+  test('traced: Unsqueeze, the op, Squeeze, through onnxruntime-web', async () => {
+    await withTraced((keep, trace) => {
+      const w = randn([4, 2, 3, 3], 18);
+      const tm = trace((v) => F.maxPool2d(F.conv2d(v, w, null, { padding: 1 }), 2), { x: randn([2, 6, 7], 21) });
+      assert.deepEqual(tm.graph().nodes.map((n) => n.opType), ['Unsqueeze', 'Conv', 'Squeeze', 'Unsqueeze', 'MaxPool', 'Squeeze']);
+    });
+  });
+});
+
 // ---- gradients --------------------------------------------------------------------------------
 
 describe('gradients', () => {
