@@ -327,6 +327,14 @@ export class Tensor {
   contiguous(): Tensor;
   /** A contiguous copy that autograd tracks. */
   clone(): Tensor;
+  /** Picks along dim by a 1-D int64 index (torch.index_select); indices outside [0, size) throw IndexOutOfRange. */
+  indexSelect(dim: number, index: Tensor): Tensor;
+  /** out[p] = this[p with p[dim] = index[p]] (torch.gather; index int64 of this rank). */
+  gather(dim: number, index: Tensor): Tensor;
+  /** A copy with source's slices added at index along dim (torch.index_add; float32). */
+  indexAdd(dim: number, index: Tensor, source: Tensor): Tensor;
+  /** A copy with src[p] added at p with p[dim] = index[p] (torch.scatter_add; float32, src has index's shape). */
+  scatterAdd(dim: number, index: Tensor, src: Tensor): Tensor;
   /**
    * A tensor sharing this storage that autograd does not track. While a trace records, detaching
    * a traced tensor returns a new handle to the same tensor (it stays traced); dispose each
@@ -371,6 +379,10 @@ export class Tensor {
 
   /** Matrix product with PyTorch's rules (1-D operands, broadcast batch dims). */
   matmul(other: Tensor): Tensor;
+  /** softmax along dim (exp(x - max) / sum; row sums in double). */
+  softmax(dim: number): Tensor;
+  /** log_softmax along dim ((x - max) - log(sum(exp(x - max)))). */
+  logSoftmax(dim: number): Tensor;
 
   // ---- autograd ----
   /**
@@ -534,7 +546,7 @@ export function trace(
 
 // ---- nn -----------------------------------------------------------------------------------------
 
-/** Modules in PyTorch's shape: Module, Linear, convolutions and pools. */
+/** Modules in PyTorch's shape: Module, Linear, LSTM, GRU, the norms, Softmax / LogSoftmax, MultiheadAttention, convolutions and pools. */
 export namespace nn {
   /**
    * The base class of layers and models. Parameters are the Tensor-valued fields, found by
@@ -588,10 +600,267 @@ export namespace nn {
     forward(x: Tensor): Tensor;
   }
 
+  /** Options of {@link LSTM} and {@link GRU} (PyTorch's keyword arguments, camelCased). */
+  export interface RNNOptions {
+    /** Stacked layers (default 1). */
+    numLayers?: number;
+    /** Learned biases b_ih and b_hh (default true). */
+    bias?: boolean;
+    /** Input and output as [N, T, features] instead of [T, N, features] (default false; states stay [L*D, N, H]). */
+    batchFirst?: boolean;
+    /** Dropout between layers: only 0 is supported (anything else throws). */
+    dropout?: number;
+    /** A second, reverse direction per layer, concatenated on the feature axis (default false). */
+    bidirectional?: boolean;
+  }
+
+  /**
+   * Shared by LSTM and GRU: parameters weight_ih_l{k}, weight_hh_l{k}, bias_ih_l{k}, bias_hh_l{k}
+   * (and *_reverse), in PyTorch's order, uniform in ±1/sqrt(hiddenSize).
+   */
+  export class RNNBase extends Module {
+    readonly inputSize: number;
+    readonly hiddenSize: number;
+    readonly numLayers: number;
+    readonly bias: boolean;
+    readonly batchFirst: boolean;
+    readonly dropout: number;
+    readonly bidirectional: boolean;
+    [param: `weight_${string}` | `bias_${string}`]: Tensor;
+  }
+
+  /**
+   * PyTorch's nn.LSTM (gates i, f, g, o). input [T, N, inputSize] ([N, T, inputSize] with
+   * batchFirst, [T, inputSize] unbatched); h0, c0 [numLayers*D, N, hiddenSize] (zeros when
+   * omitted). Returns [output [T, N, D*hiddenSize], [hN, cN]].
+   */
+  export class LSTM extends RNNBase {
+    constructor(inputSize: number, hiddenSize: number, options?: RNNOptions);
+    forward(input: Tensor, hx?: [Tensor, Tensor] | null): [Tensor, [Tensor, Tensor]];
+  }
+
+  /**
+   * PyTorch's nn.GRU (gates r, z, n; n = tanh(W_in x + b_in + r * (W_hn h + b_hn))), shaped as
+   * {@link LSTM} without the cell state. Returns [output, hN].
+   */
+  export class GRU extends RNNBase {
+    constructor(inputSize: number, hiddenSize: number, options?: RNNOptions);
+    forward(input: Tensor, hx?: Tensor | null): [Tensor, Tensor];
+  }
+
+  // ---- norm family (js/nn/norm.js, js/nn/attention.js) ----
+
+  /** Options of {@link LayerNorm}. */
+  export interface LayerNormOptions {
+    /** Added to the variance (default 1e-5). */
+    eps?: number;
+    /** Learned weight (ones) and bias (zeros) of normalizedShape (default true). */
+    elementwiseAffine?: boolean;
+    /** With elementwiseAffine, also the bias (default true). */
+    bias?: boolean;
+  }
+
+  /** nn.LayerNorm: normalises over the trailing dims normalizedShape; weight and bias as in PyTorch. */
+  export class LayerNorm extends Module {
+    constructor(normalizedShape: number | readonly number[], options?: LayerNormOptions);
+    readonly normalizedShape: number[];
+    readonly eps: number;
+    weight: Tensor | null;
+    bias: Tensor | null;
+    forward(x: Tensor): Tensor;
+  }
+
+  /** Options of {@link GroupNorm}. */
+  export interface GroupNormOptions {
+    /** Added to the variance (default 1e-5). */
+    eps?: number;
+    /** Learned per-channel weight (ones) and bias (zeros) (default true). */
+    affine?: boolean;
+  }
+
+  /** nn.GroupNorm on [N, C, *]: statistics per sample and group of channels, affine per channel. */
+  export class GroupNorm extends Module {
+    constructor(numGroups: number, numChannels: number, options?: GroupNormOptions);
+    readonly numGroups: number;
+    readonly numChannels: number;
+    weight: Tensor | null;
+    bias: Tensor | null;
+    forward(x: Tensor): Tensor;
+  }
+
+  /** Options of {@link BatchNorm1d} and {@link BatchNorm2d}. */
+  export interface BatchNormOptions {
+    /** Added to the variance (default 1e-5). */
+    eps?: number;
+    /** Running-statistics factor (default 0.1); null: cumulative average (1 / num_batches_tracked). */
+    momentum?: number | null;
+    /** Learned weight (ones) and bias (zeros) (default true). */
+    affine?: boolean;
+    /** Keep running_mean / running_var / num_batches_tracked buffers (default true). */
+    trackRunningStats?: boolean;
+  }
+
+  /**
+   * PyTorch's batch norm: training mode normalises with the batch statistics and updates the
+   * running ones in place (traces only in eval mode); eval mode uses running_mean / running_var.
+   */
+  export class BatchNorm2d extends Module {
+    constructor(numFeatures: number, options?: BatchNormOptions);
+    readonly numFeatures: number;
+    momentum: number | null;
+    weight: Tensor | null;
+    bias: Tensor | null;
+    /** [numFeatures] buffer (null without trackRunningStats). */
+    running_mean: Tensor | null;
+    /** [numFeatures] buffer (null without trackRunningStats). */
+    running_var: Tensor | null;
+    /** 0-d int64 buffer (null without trackRunningStats). */
+    num_batches_tracked: Tensor | null;
+    /** x [N, C, H, W]. */
+    forward(x: Tensor): Tensor;
+  }
+
+  /** {@link BatchNorm2d} on [N, C] or [N, C, L]. */
+  export class BatchNorm1d extends BatchNorm2d {}
+
+  /** nn.Softmax(dim). */
+  export class Softmax extends Module {
+    constructor(dim: number);
+    readonly dim: number;
+    forward(x: Tensor): Tensor;
+  }
+
+  /** nn.LogSoftmax(dim). */
+  export class LogSoftmax extends Module {
+    constructor(dim: number);
+    readonly dim: number;
+    forward(x: Tensor): Tensor;
+  }
+
+  /** Options of {@link MultiheadAttention}. */
+  export interface MultiheadAttentionOptions {
+    /** Inputs and output as [N, L, E] instead of [L, N, E] (default false). */
+    batchFirst?: boolean;
+    /** in_proj_bias and out_proj.bias (default true). */
+    bias?: boolean;
+    /** Only 0 (no dropout). */
+    dropout?: number;
+  }
+
+  /** Options of {@link MultiheadAttention.forward}. */
+  export interface MultiheadAttentionForwardOptions {
+    /** [N, S]: bool (true: ignore that key) or float (added). */
+    keyPaddingMask?: Tensor | null;
+    /** Return the attention weights (default true). */
+    needWeights?: boolean;
+    /** [L, S] or [N * numHeads, L, S]: bool (true: not allowed) or float (added). */
+    attnMask?: Tensor | null;
+    /** Average the weights over the heads (default true). */
+    averageAttnWeights?: boolean;
+    /** PyTorch's hint: needs attnMask, which is used as given. */
+    isCausal?: boolean;
+  }
+
+  /** nn.MultiheadAttention: in_proj_weight [3E, E], in_proj_bias [3E], out_proj (Linear). */
+  export class MultiheadAttention extends Module {
+    constructor(embedDim: number, numHeads: number, options?: MultiheadAttentionOptions);
+    readonly embedDim: number;
+    readonly numHeads: number;
+    batchFirst: boolean;
+    in_proj_weight: Tensor;
+    in_proj_bias: Tensor | null;
+    out_proj: Linear;
+    /** [output, attention weights or null]. */
+    forward(query: Tensor, key: Tensor, value: Tensor, options?: MultiheadAttentionForwardOptions): [Tensor, Tensor | null];
+  }
+
+  // ---- indexing and resampling (js/nn/embedding.js, js/ops/index.js) ----
+
+  /** Options of {@link Embedding} and {@link functional.embedding}. */
+  export interface EmbeddingOptions {
+    /** A row that reads as stored but gets no gradient (zeroed by nn.Embedding); negative counts from the end. */
+    paddingIdx?: number | null;
+  }
+
+  /**
+   * A table of rows read by int64 indices, as PyTorch's nn.Embedding: weight
+   * [numEmbeddings, embeddingDim] from the standard normal ({@link manualSeed}), the padding row zeroed.
+   */
+  export class Embedding extends Module {
+    constructor(numEmbeddings: number, embeddingDim: number, options?: EmbeddingOptions);
+    readonly numEmbeddings: number;
+    readonly embeddingDim: number;
+    /** The padding row (non-negative), or null. */
+    readonly paddingIdx: number | null;
+    weight: Tensor;
+    /** int64 indices [...] -> [..., embeddingDim]. */
+    forward(input: Tensor): Tensor;
+  }
+
+  /** Options of {@link functional.interpolate} and {@link Upsample} (exactly one of size and scaleFactor). */
+  export interface InterpolateOptions {
+    /** Output (H, W), or one size for both. */
+    size?: number | [number, number] | null;
+    /** Output floor(in * scale) per spatial axis; the scale drives the sampling coordinates. */
+    scaleFactor?: number | [number, number] | null;
+    /** 'nearest' (default; PyTorch's legacy nearest) or 'bilinear'. */
+    mode?: 'nearest' | 'bilinear';
+    /** Bilinear only: corner pixels' centres aligned (default false). */
+    alignCorners?: boolean | null;
+    /** With scaleFactor: sample as if the resulting size had been given (default false). */
+    recomputeScaleFactor?: boolean | null;
+  }
+
+  /** interpolate as a module (PyTorch's nn.Upsample). */
+  export class Upsample extends Module {
+    constructor(options: InterpolateOptions);
+    /** input [N, C, H, W] -> resampled. */
+    forward(input: Tensor): Tensor;
+  }
+
   /** The ops as functions, in PyTorch's names (torch.nn.functional). */
   export namespace functional {
     /** input W^T + bias: input [..., in], weight [out, in], bias [out] (or null) -> [..., out]. */
     function linear(input: Tensor, weight: Tensor, bias?: Tensor | null): Tensor;
+    /** softmax along dim. */
+    function softmax(input: Tensor, dim: number): Tensor;
+    /** log_softmax along dim. */
+    function logSoftmax(input: Tensor, dim: number): Tensor;
+    /** Optional weight / bias and eps of the norm functions. */
+    interface NormOptions {
+      weight?: Tensor | null;
+      bias?: Tensor | null;
+      /** Default 1e-5. */
+      eps?: number;
+    }
+    /** F.layer_norm over the trailing dims normalizedShape. */
+    function layerNorm(input: Tensor, normalizedShape: number | readonly number[], options?: NormOptions): Tensor;
+    /** F.group_norm on [N, C, *]. */
+    function groupNorm(input: Tensor, numGroups: number, options?: NormOptions): Tensor;
+    /** Options of {@link batchNorm}. */
+    interface BatchNormOptions extends NormOptions {
+      /** Batch statistics, updating the running ones in place (default false). */
+      training?: boolean;
+      /** Default 0.1. */
+      momentum?: number;
+    }
+    /** F.batch_norm on [N, C, *]; the running statistics may be null only in training mode. */
+    function batchNorm(input: Tensor, runningMean: Tensor | null, runningVar: Tensor | null, options?: BatchNormOptions): Tensor;
+    /** Options of {@link scaledDotProductAttention}. */
+    interface ScaledDotProductAttentionOptions {
+      /** bool (true takes part) or an additive float mask, broadcast to [..., L, S]. */
+      attnMask?: Tensor | null;
+      /** Mask above the diagonal (not with attnMask). */
+      isCausal?: boolean;
+      /** Default 1 / sqrt(E). */
+      scale?: number;
+    }
+    /** softmax(q k^T * scale + mask) v for q [..., L, E], k [..., S, E], v [..., S, Ev] (no dropout). */
+    function scaledDotProductAttention(query: Tensor, key: Tensor, value: Tensor, options?: ScaledDotProductAttentionOptions): Tensor;
+    /** Rows of weight [num, dim] picked by int64 indices (any shape) -> [..., dim]. */
+    function embedding(input: Tensor, weight: Tensor, options?: EmbeddingOptions): Tensor;
+    /** Resamples input [N, C, H, W] (float32) as F.interpolate. */
+    function interpolate(input: Tensor, options: InterpolateOptions): Tensor;
 
     // ---- convolution and pooling (js/ops/conv.js) ----
     /** conv2d(x [N, C, H, W], weight [O, C/groups, kH, kW], bias [O] | null, options) -> [N, O, OH, OW]. */
@@ -610,6 +879,166 @@ export namespace nn {
     /** adaptive_avg_pool2d on [N, C, H, W] to outputSize (null keeps that input size). */
     function adaptiveAvgPool2d(input: Tensor, outputSize: number | readonly [number | null, number | null]): Tensor;
   }
+}
+
+// ---- losses, containers, state dicts (js/nn/loss.js, js/nn/container.js) ----------------------
+
+export namespace nn {
+  /** Options of {@link Module.loadStateDict}. */
+  export interface LoadStateDictOptions {
+    /** Missing and unexpected keys are an error (default true); without, they are skipped. */
+    strict?: boolean;
+  }
+  /** What {@link Module.loadStateDict} skipped (both empty when strict). */
+  export interface LoadStateDictResult {
+    missingKeys: string[];
+    unexpectedKeys: string[];
+  }
+  /** A state-dict value: a Tensor, nested arrays, a flat typed array of the parameter's size, or a scalar for a 0-d one. */
+  export type StateValue = Tensor | TensorData;
+
+  interface Module {
+    /**
+     * Copies state[path] into each parameter and buffer in place (PyTorch's load_state_dict),
+     * with key, shape and dtype checks made before anything is written.
+     */
+    loadStateDict(state: Readonly<Record<string, StateValue>>, options?: LoadStateDictOptions): LoadStateDictResult;
+  }
+
+  /** nn.Sequential(...modules): modules named '0', '1', ...; forward chains them. */
+  export class Sequential extends Module implements Iterable<Module> {
+    constructor(...modules: Module[]);
+    readonly length: number;
+    readonly [index: number]: Module;
+    /** The module at index i (negative counts from the end). */
+    at(i: number): Module;
+    /** Adds a module at the end. Returns this. */
+    append(module: Module): this;
+    [Symbol.iterator](): Iterator<Module>;
+    forward(x: any): any;
+  }
+
+  /** nn.ModuleList(modules): modules named '0', '1', ..., indexable, no forward. */
+  export class ModuleList extends Module implements Iterable<Module> {
+    constructor(modules?: Module[]);
+    readonly length: number;
+    readonly [index: number]: Module;
+    at(i: number): Module;
+    append(module: Module): this;
+    [Symbol.iterator](): Iterator<Module>;
+  }
+
+  /** How a loss reduces: per element ('none'), the mean (default) or the sum. */
+  export type Reduction = 'none' | 'mean' | 'sum';
+  export interface ReductionOptions {
+    reduction?: Reduction;
+  }
+  /** Options of nllLoss / NLLLoss (PyTorch's weight, ignore_index, reduction). */
+  export interface NLLLossOptions extends ReductionOptions {
+    /** One weight per class, [C], or null. */
+    weight?: Tensor | null;
+    /** Targets equal to it count for nothing (default -100). */
+    ignoreIndex?: number | bigint;
+  }
+  /** Options of crossEntropy / CrossEntropyLoss. */
+  export interface CrossEntropyOptions extends NLLLossOptions {
+    /** In [0, 1] (default 0). */
+    labelSmoothing?: number;
+  }
+  /** Options of ctcLoss / CTCLoss. */
+  export interface CTCLossOptions extends ReductionOptions {
+    /** The blank class (default 0). */
+    blank?: number | bigint;
+    /** Infinite losses (impossible alignments) and their gradients become 0 (default false). */
+    zeroInfinity?: boolean;
+  }
+  /** Lengths for ctcLoss: an int64 Tensor [N] or an array of integers. */
+  export type Lengths = Tensor | ReadonlyArray<number | bigint>;
+
+  /** nn.MSELoss: (input - target)^2 reduced; traces to ONNX. */
+  export class MSELoss extends Module {
+    constructor(options?: ReductionOptions);
+    readonly reduction: Reduction;
+    forward(input: Tensor, target: Tensor): Tensor;
+  }
+  /** nn.NLLLoss on log-probabilities [N, C, d...] and int64 targets [N, d...]; not traceable. */
+  export class NLLLoss extends Module {
+    constructor(options?: NLLLossOptions);
+    /** A buffer (in stateDict, freed by dispose()), or null. */
+    weight: Tensor | null;
+    forward(input: Tensor, target: Tensor): Tensor;
+  }
+  /** nn.CrossEntropyLoss on logits [N, C, d...] and int64 class targets; not traceable. */
+  export class CrossEntropyLoss extends Module {
+    constructor(options?: CrossEntropyOptions);
+    weight: Tensor | null;
+    readonly labelSmoothing: number;
+    forward(input: Tensor, target: Tensor): Tensor;
+  }
+  /** nn.CTCLoss on log-probabilities [T, N, C]; not traceable. */
+  export class CTCLoss extends Module {
+    constructor(options?: CTCLossOptions);
+    forward(logProbs: Tensor, targets: Tensor, inputLengths: Lengths, targetLengths: Lengths): Tensor;
+  }
+
+  export namespace functional {
+    /** PyTorch's F.mse_loss. */
+    function mseLoss(input: Tensor, target: Tensor, options?: ReductionOptions): Tensor;
+    /** PyTorch's F.nll_loss. */
+    function nllLoss(input: Tensor, target: Tensor, options?: NLLLossOptions): Tensor;
+    /** PyTorch's F.cross_entropy: int64 class-index targets or float32 class probabilities (input's shape). */
+    function crossEntropy(input: Tensor, target: Tensor, options?: CrossEntropyOptions): Tensor;
+    /** PyTorch's F.ctc_loss. */
+    function ctcLoss(logProbs: Tensor, targets: Tensor, inputLengths: Lengths, targetLengths: Lengths, options?: CTCLossOptions): Tensor;
+  }
+}
+
+// ---- optim (js/optim/) ----------------------------------------------------------------------------
+
+/** Optimizers with PyTorch's update rules (torch.optim); step() updates parameters in place. */
+export namespace optim {
+  /** The base class: parameters, per-parameter state, zeroGrad, dispose. */
+  export class Optimizer {
+    /** The parameters, in the order given (null after dispose()). */
+    readonly params: Tensor[] | null;
+    /** One update of every parameter that has a gradient (under no-grad, temporaries freed). */
+    step(): void;
+    /** Drops every parameter's gradient. */
+    zeroGrad(): void;
+    /** Frees the optimizer's state tensors (not the parameters). Idempotent. */
+    dispose(): void;
+  }
+  export interface SGDOptions {
+    lr?: number;
+    momentum?: number;
+    dampening?: number;
+    weightDecay?: number;
+    nesterov?: boolean;
+  }
+  /** torch.optim.SGD (lr default 1e-3). */
+  export class SGD extends Optimizer {
+    constructor(params: Iterable<Tensor>, options?: SGDOptions);
+  }
+  export interface AdamOptions {
+    lr?: number;
+    betas?: [number, number];
+    eps?: number;
+    weightDecay?: number;
+    amsgrad?: boolean;
+  }
+  /** torch.optim.Adam (lr 1e-3, betas [0.9, 0.999], eps 1e-8, weightDecay 0). */
+  export class Adam extends Optimizer {
+    constructor(params: Iterable<Tensor>, options?: AdamOptions);
+  }
+  /** torch.optim.AdamW: decoupled weight decay (default 0.01). */
+  export class AdamW extends Optimizer {
+    constructor(params: Iterable<Tensor>, options?: AdamOptions);
+  }
+}
+
+// ---- convolution and pooling (js/ops/conv.js, js/nn/conv.js) ----------------------------------
+
+export namespace nn {
 
   /** A size for each of two spatial dims, or one for both. */
   export type Size2 = number | readonly [number, number];

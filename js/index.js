@@ -21,6 +21,7 @@ export {
 } from './tensor.js';
 export { Tracer, TracedModel, trace } from './trace.js';
 export * as nn from './nn/index.js';
+export * as optim from './optim/index.js';
 
 /** The package version (the loaded wasm must report the same; ready() checks it). */
 export const version = VERSION;

@@ -10,6 +10,7 @@ import {
   describe, toI64, toI32, toBool, intList, shapeArg, scalarValue, flattenData, toTypedArray,
   explicitShape,
 } from './convert.js';
+import * as indexing from './ops/index.js';
 
 const TOKEN = Symbol('onemodel.Tensor');
 const MAX_INFO = 6 + 16; // [dtype, ndim, requires_grad, is_leaf, numel, version, shape...]
@@ -92,16 +93,26 @@ function operands(who, names, values) {
   return { handles, release: () => { for (const h of temps) M._omw_release(h); } };
 }
 
-/** omw_apply by op name; returns raw handles (new references). */
-export function applyRaw(who, opName, inHandles, iattrs = [], nOut = 1) {
-  const [pin, pi, pout] = marshal(['ptr', inHandles], ['i64', iattrs], ['ptr', nOut]);
-  const n = M._omw_apply(opId(opName), pin, inHandles.length, pi, iattrs.length, 0, 0, pout, nOut);
+/** omw_apply by op name (int attrs as BigInts, float attrs as numbers); returns raw handles (new references). */
+function applyRaw(who, opName, inHandles, iattrs = [], nOut = 1, fattrs = []) {
+  const [pin, pi, pf, pout] = marshal(['ptr', inHandles], ['i64', iattrs], ['f64', fattrs], ['ptr', nOut]);
+  const n = M._omw_apply(opId(opName), pin, inHandles.length, pi, iattrs.length, pf, fattrs.length, pout, nOut);
   if (n < 0) throw lastError(who);
   return readU32(pout, n);
 }
 
-export function apply1(who, opName, inHandles, iattrs) {
-  return wrap(applyRaw(who, opName, inHandles, iattrs, 1)[0]);
+function apply1(who, opName, inHandles, iattrs, fattrs) {
+  return wrap(applyRaw(who, opName, inHandles, iattrs, 1, fattrs)[0]);
+}
+
+/**
+ * An op by name for the op-family modules (js/ops/*.js): handles in, its first output as a
+ * Tensor; an op with nOut outputs has the others released (layer_norm's mean and rstd).
+ */
+export function applyOp(who, opName, inHandles, iattrs = [], fattrs = [], nOut = 1) {
+  const hs = applyRaw(who, opName, inHandles, iattrs, nOut, fattrs);
+  for (const h of hs.slice(1)) M._omw_release(h);
+  return wrap(hs[0]);
 }
 
 /** An elementwise op with tensor-or-number operands. */
@@ -349,6 +360,15 @@ export class Tensor {
 
   contiguous() { return wrapChecked(M._omw_contiguous(this.#use('contiguous')), 'contiguous'); }
   clone() { return apply1('clone', 'clone', [this.#use('clone')]); }
+
+  /** Picks along dim by a 1-D int64 index (torch.index_select; js/ops/index.js). */
+  indexSelect(dim, index) { return indexing.indexSelect(this, dim, index); }
+  /** out[p] = this[p with p[dim] = index[p]] (torch.gather). */
+  gather(dim, index) { return indexing.gather(this, dim, index); }
+  /** A copy with source's slices added at index along dim (torch.index_add). */
+  indexAdd(dim, index, source) { return indexing.indexAdd(this, dim, index, source); }
+  /** A copy with src[p] added at p with p[dim] = index[p] (torch.scatter_add). */
+  scatterAdd(dim, index, src) { return indexing.scatterAdd(this, dim, index, src); }
   /**
    * Normally a new tensor over the same storage. While a trace records, C returns the traced
    * tensor itself (a new reference, spec: Detach of a traced tensor returns it): the result is
@@ -444,6 +464,10 @@ export class Tensor {
       M._omw_release(r);
     }
   }
+
+  // ---- normalisation ----
+  softmax(dim) { return apply1('softmax', 'softmax', [this.#use('softmax')], [toI64(dim, 'softmax', 'dim')]); }
+  logSoftmax(dim) { return apply1('logSoftmax', 'log_softmax', [this.#use('logSoftmax')], [toI64(dim, 'logSoftmax', 'dim')]); }
 
   // ---- linear algebra ----
   matmul(other) {

@@ -8,7 +8,8 @@
 #include <stdarg.h>
 
 #define OM_MAX_INPUTS_INLINE 4 /* records keep this many inputs inline, more on the heap */
-#define OM_MAX_OUTPUTS 2
+#define OM_MAX_SAVED_INPUTS 8  /* inputs 0..7 have OM_SAVES_IN bits and version checks */
+#define OM_MAX_OUTPUTS 3 /* layer_norm: y, mean, rstd */
 #define OM_MAX_IATTRS 2 * OM_MAX_DIMS + 2
 #define OM_MAX_FATTRS 4
 
@@ -79,7 +80,7 @@ struct om_record {
   int n_in, n_out;
   om_tensor **in;                         /* n_in references (points at in_inline or the heap) */
   om_tensor *in_inline[OM_MAX_INPUTS_INLINE];
-  uint64_t in_version[OM_MAX_INPUTS_INLINE]; /* storage versions of inputs the backward reads */
+  uint64_t in_version[OM_MAX_SAVED_INPUTS]; /* storage versions of inputs the backward may read */
   om_attrs attrs;
   om_meta out_meta[OM_MAX_OUTPUTS];
   om_tensor *saved[OM_MAX_OUTPUTS];       /* detached aliases of outputs the backward reads */
@@ -97,11 +98,12 @@ struct om_record {
 #define OM_SAVES_OUT(j) (1u << (8 + (j)))
 
 /* How the table-driven tests exercise an op (see tests/c/test_ops.c). */
+#define OM_TEST_MAX_INPUTS 8 /* lstm_layer: x, two weights, two biases, h0, c0 */
 typedef struct om_op_test {
   int n_in;                           /* inputs to make (variadic ops: how many) */
-  int ndims[4];                       /* input ranks */
-  int64_t shapes[4][4];               /* input shapes */
-  om_dtype dtypes[4];                 /* input dtypes (float32 when zero) */
+  int ndims[OM_TEST_MAX_INPUTS];      /* input ranks */
+  int64_t shapes[OM_TEST_MAX_INPUTS][4]; /* input shapes */
+  om_dtype dtypes[OM_TEST_MAX_INPUTS];   /* input dtypes (float32 when zero) */
   double lo, hi;                      /* input domain for float inputs */
   om_attrs attrs;                     /* attributes for the sample call */
   bool no_gradcheck;                  /* not differentiable (comparisons, int outputs) */
@@ -199,14 +201,15 @@ void om__broadcast_strides(const om_tensor *t, int ndim, int64_t *out);
 bool om__broadcast_shapes(om_tensor *const *ts, int n, om_meta *meta, const char *who);
 /** Writes src converted into dst elementwise with broadcasting (dst borrowed, not version-bumped). */
 void om__copy_into(om_tensor *dst, const om_tensor *src);
-
-/* ---- kernels shared between op families ---- */
-/** C[m, n] (contiguous, row stride n) = A[m, k] B[k, n], or C += A B when acc, with the matmul
- *  kernel (src/ops/matmul.c: fixed summation order, same bits natively and in WASM). A and B are
- *  strided views given by element row and column strides. false (OutOfMemory naming who) when
- *  its packing scratch cannot be allocated. */
-bool om__gemm(const float *a, int64_t a_rs, int64_t a_cs, const float *b, int64_t b_rs, int64_t b_cs, float *c,
-              int64_t m, int64_t n, int64_t k, bool acc, const char *who);
+/** The matmul kernel on raw float32 matrices: c [m, n] (contiguous) = a [m, k] b [k, n], where
+ *  a and b are read through element strides (row, column), so transposes cost nothing. Same
+ *  fixed summation order as matmul. false (OutOfMemory naming who) if its scratch fails. */
+bool om__gemm(const float *a, int64_t ars, int64_t acs, const float *b, int64_t brs, int64_t bcs, float *c,
+              int64_t m, int64_t n, int64_t k, const char *who);
+/** c [m, n] += a b, as om__gemm (the product summed in the same order, then added to c): weight
+ *  gradients summed over a batch (src/ops/conv.c). */
+bool om__gemm_acc(const float *a, int64_t ars, int64_t acs, const float *b, int64_t brs, int64_t bcs, float *c,
+                  int64_t m, int64_t n, int64_t k, const char *who);
 
 /* ---- autograd and the apply path ---- */
 /** Applies op and returns its single output (new reference), NULL on error. */
@@ -265,7 +268,7 @@ bool om__storage_will_change(om_storage *s, const char *who);
 bool om__trace_fail(om_error_kind kind, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* An ONNX node attribute, for om__emit. */
-typedef enum om_gattr_type { OM_GATTR_INT, OM_GATTR_FLOAT, OM_GATTR_INTS } om_gattr_type;
+typedef enum om_gattr_type { OM_GATTR_INT, OM_GATTR_FLOAT, OM_GATTR_INTS, OM_GATTR_FLOATS, OM_GATTR_STRING } om_gattr_type;
 typedef struct om_gattr {
   const char *name; /* static string */
   om_gattr_type type;
@@ -273,10 +276,14 @@ typedef struct om_gattr {
   double f;         /* FLOAT (written as a float) */
   int n;            /* INTS: how many */
   const int64_t *ints; /* INTS: the values (copied by om__emit) */
+  const float *floats; /* FLOATS: n values (copied by om__emit) */
+  const char *s;       /* STRING: a static string */
 } om_gattr;
 #define OM_ATTR_INT(nm, v) ((om_gattr){.name = (nm), .type = OM_GATTR_INT, .i = (v)})
 #define OM_ATTR_FLOAT(nm, v) ((om_gattr){.name = (nm), .type = OM_GATTR_FLOAT, .f = (v)})
 #define OM_ATTR_INTS(nm, p, cnt) ((om_gattr){.name = (nm), .type = OM_GATTR_INTS, .ints = (p), .n = (cnt)})
+#define OM_ATTR_FLOATS(nm, p, cnt) ((om_gattr){.name = (nm), .type = OM_GATTR_FLOATS, .floats = (p), .n = (cnt)})
+#define OM_ATTR_STRING(nm, v) ((om_gattr){.name = (nm), .type = OM_GATTR_STRING, .s = (v)})
 
 /** The graph value of input i of the call being lowered (a traced value or a captured constant). */
 int om__lower_input(om_lower *l, int i);

@@ -251,6 +251,60 @@ om_tensor *om_matmul(om_tensor *a, om_tensor *b);
 /** x W^T + b as PyTorch's linear: x [..., in], weight [out, in], bias [out] or NULL; result [..., out]. */
 om_tensor *om_linear(om_tensor *x, om_tensor *weight, om_tensor *bias);
 
+/* ---- recurrent layers (PyTorch's nn.LSTM / nn.GRU forward; src/ops/recurrent.c) ---- */
+/** PyTorch's LSTM: x [T, N, I] ([N, T, I] with batch_first, [T, I] unbatched); h0, c0
+ *  [L*D, N, H] ([L*D, H] unbatched), both or neither (NULL: zeros); params (borrowed array) in
+ *  PyTorch's order: per layer, per direction, w_ih [4H, in], w_hh [4H, H], then b_ih, b_hh [4H]
+ *  when bias. Returns the output [T, N, D*H] ([N, T, D*H] with batch_first; new reference) and
+ *  stores h_n and c_n [L*D, N, H] (new references) where h_n / c_n are not NULL. */
+om_tensor *om_lstm(om_tensor *x, om_tensor *h0, om_tensor *c0, om_tensor *const *params, int n_params, int num_layers,
+                   bool bias, bool batch_first, bool bidirectional, om_tensor **h_n, om_tensor **c_n);
+/** PyTorch's GRU, as om_lstm with gates r, z, n (w_ih [3H, in], w_hh [3H, H]) and no cell state. */
+om_tensor *om_gru(om_tensor *x, om_tensor *h0, om_tensor *const *params, int n_params, int num_layers, bool bias,
+                  bool batch_first, bool bidirectional, om_tensor **h_n);
+/* ---- normalisation and attention (src/ops/norm.c; PyTorch semantics, float32; new references) ---- */
+/** softmax along dim: exp(x - max) / sum, the row sums in double; a row of -inf gives NaN. */
+om_tensor *om_softmax(om_tensor *x, int dim);
+/** log_softmax along dim: (x - max) - log(sum(exp(x - max))). */
+om_tensor *om_log_softmax(om_tensor *x, int dim);
+/** PyTorch's layer_norm over the trailing dims normalized_shape[0..n) (n >= 1); weight and bias
+ *  (borrowed, each NULL or of normalized_shape) scale and shift. Biased variance, eps inside the sqrt. */
+om_tensor *om_layer_norm(om_tensor *x, const int64_t *normalized_shape, int n, om_tensor *weight, om_tensor *bias, double eps);
+/** PyTorch's group_norm: x [N, C, *] normalised per sample over groups of C / num_groups channels,
+ *  then weight and bias [C] (each NULL or borrowed) per channel. */
+om_tensor *om_group_norm(om_tensor *x, int64_t num_groups, om_tensor *weight, om_tensor *bias, double eps);
+/** PyTorch's batch_norm on x [N, C, *]. training: batch mean and biased variance per channel, and
+ *  when running_mean / running_var [C] are given (both or neither) they are updated in place
+ *  (unbiased variance, new = (1 - momentum) old + momentum stat; bumps their versions; not
+ *  recorded by autograd). Evaluation: the running statistics normalise. weight, bias [C] or NULL. */
+om_tensor *om_batch_norm(om_tensor *x, om_tensor *running_mean, om_tensor *running_var, om_tensor *weight, om_tensor *bias,
+                         bool training, double momentum, double eps);
+/** PyTorch's scaled_dot_product_attention without dropout: softmax(q k^T * scale + mask) v with
+ *  q [..., L, E], k [..., S, E], v [..., S, Ev]. attn_mask (borrowed, NULL for none) is bool (true
+ *  takes part) or an additive float mask; is_causal masks above the diagonal (not with attn_mask);
+ *  scale NULL means 1/sqrt(E). A composite of public ops (it traces as MatMul, Mul, Where/Add, Softmax, MatMul). */
+om_tensor *om_scaled_dot_product_attention(om_tensor *q, om_tensor *k, om_tensor *v, om_tensor *attn_mask, bool is_causal,
+                                           const double *scale);
+/* ---- losses (PyTorch's semantics; new references) ---- */
+/** How a loss reduces its per-element values (PyTorch's enum values). */
+typedef enum om_reduction { OM_REDUCTION_NONE = 0, OM_REDUCTION_MEAN = 1, OM_REDUCTION_SUM = 2 } om_reduction;
+/** (input - target)^2 (broadcast), reduced; float32. Traces to Sub, Mul, ReduceMean/ReduceSum. */
+om_tensor *om_mse_loss(om_tensor *input, om_tensor *target, om_reduction reduction);
+/** -weight[t] * input[n, t, d...] for log-probabilities input [N, C, d...] (or [C]) and int64 target
+ *  [N, d...]; weight [C] or NULL; targets equal to ignore_index count for nothing (mean divides by
+ *  the summed weights of the others). Refused while tracing. */
+om_tensor *om_nll_loss(om_tensor *input, om_tensor *target, om_tensor *weight, int64_t ignore_index, om_reduction reduction);
+/** nll_loss of log_softmax(input) over dim 1 (dim 0 for [C]), fused and stable, with PyTorch's
+ *  label_smoothing in [0, 1]; target is int64 class indices or float32 class probabilities of
+ *  input's shape. Refused while tracing. */
+om_tensor *om_cross_entropy(om_tensor *input, om_tensor *target, om_tensor *weight, int64_t ignore_index,
+                            om_reduction reduction, double label_smoothing);
+/** Connectionist temporal classification loss: log_probs [T, N, C] float32, targets [N, S] (padded)
+ *  or 1-D (concatenated), input_lengths and target_lengths [N] (int64). Mean divides each sample
+ *  by its target length, then averages. zero_infinity turns infinite losses (and their gradients)
+ *  into 0. Refused while tracing. */
+om_tensor *om_ctc_loss(om_tensor *log_probs, om_tensor *targets, om_tensor *input_lengths, om_tensor *target_lengths,
+                       int64_t blank, om_reduction reduction, bool zero_infinity);
 /* ---- convolution and pooling (NCHW; NCL for conv1d; float32; PyTorch's semantics) ---- */
 /** PyTorch's conv2d: x [N, C, H, W], weight [O, C/groups, kH, kW], bias [O] or NULL; stride,
  *  padding and dilation as {height, width}. Returns a new reference [N, O, OH, OW]. */
@@ -331,6 +385,30 @@ bool om_traced_info(const om_traced_model *m, om_traced_part part, int i, om_dty
 /** The value names node i reads (outputs false) or writes (outputs true): returns how many and
  *  stores up to max borrowed names in names ("" for an omitted optional input); -1 on error. */
 int om_traced_node_values(const om_traced_model *m, int i, bool outputs, const char **names, int max);
+
+/* ---- indexing and resampling (src/ops/index.c, src/ops/resize.c; new references) ---- */
+/** Rows of weight [num, dim] picked by int64 indices (any shape) -> [..., dim], as PyTorch's
+ *  embedding; with has_padding, row padding_idx (negative counts from the end) gets no gradient.
+ *  An index outside [0, num) is IndexOutOfRange. Returns a new reference. */
+om_tensor *om_embedding(om_tensor *weight, om_tensor *indices, int64_t padding_idx, bool has_padding);
+/** input picked along dim by a 1-D (or 0-d) int64 index, each in [0, size). Returns a new reference. */
+om_tensor *om_index_select(om_tensor *input, int dim, om_tensor *index);
+/** out[p] = input[p with p[dim] = index[p]] (index int64, input's rank); index's shape. Returns a new reference. */
+om_tensor *om_gather(om_tensor *input, int dim, om_tensor *index);
+/** A copy of input (float32) with source[..., j, ...] added at input[..., index[j], ...] along dim
+ *  (index 1-D int64; repeated indices add up). Returns a new reference. */
+om_tensor *om_index_add(om_tensor *input, int dim, om_tensor *index, om_tensor *source);
+/** A copy of input (float32) with src[p] added at p with p[dim] = index[p] (src has index's shape).
+ *  Returns a new reference. */
+om_tensor *om_scatter_add(om_tensor *input, int dim, om_tensor *index, om_tensor *src);
+/** interpolate's sampling modes. */
+typedef enum om_interpolate_mode { OM_INTERPOLATE_NEAREST = 0, OM_INTERPOLATE_BILINEAR = 1 } om_interpolate_mode;
+/** Resamples x [N, C, H, W] (float32) as torch.nn.functional.interpolate: exactly one of size
+ *  [2] (out_h, out_w) and scale_factor [2] (output floor(in * scale), the scale driving the
+ *  coordinates as PyTorch's default recompute_scale_factor=None); align_corners only with
+ *  bilinear. Arrays borrowed. Returns a new reference. */
+om_tensor *om_interpolate(om_tensor *x, const int64_t *size, const double *scale_factor, om_interpolate_mode mode,
+                          bool align_corners);
 
 /* ---- memory accounting (per thread) ---- */
 /** Live tensors (handles, including views and autograd-held ones) on this thread. */

@@ -35,7 +35,7 @@ static char *table(void) {
                           "| --- | --- | --- | --- | --- | --- | --- |\n");
   for (int op = 0; op < OM_OP_COUNT; op++) {
     const om_op_def *d = om__ops[op];
-    char inputs[16], reads[64] = "";
+    char inputs[16], reads[160] = "";
     snprintf(inputs, sizeof inputs, d->n_in < 0 ? "1 or more" : "%d", d->n_in);
     if (!d->backward) snprintf(reads, sizeof reads, "not differentiable");
     for (int i = 0; d->backward && i < 8; i++)

@@ -101,6 +101,23 @@ OMW om_tensor *omw_stack(om_tensor *const *ts, int n, int dim) { return om_stack
 OMW int omw_split(om_tensor *a, double split_size, int dim, om_tensor **out, int max_out) {
   return om_split(a, (int64_t)split_size, dim, out, max_out);
 }
+/** om_lstm: writes output, h_n, c_n (new references) to out; returns 3, or -1 on error. */
+OMW int omw_lstm(om_tensor *x, om_tensor *h0, om_tensor *c0, om_tensor *const *params, int n_params, int num_layers,
+                 int bias, int batch_first, int bidirectional, om_tensor **out) {
+  out[0] = om_lstm(x, h0, c0, params, n_params, num_layers, bias, batch_first, bidirectional, &out[1], &out[2]);
+  return out[0] ? 3 : -1;
+}
+/** om_gru: writes output, h_n (new references) to out; returns 2, or -1 on error. */
+OMW int omw_gru(om_tensor *x, om_tensor *h0, om_tensor *const *params, int n_params, int num_layers, int bias,
+                int batch_first, int bidirectional, om_tensor **out) {
+  out[0] = om_gru(x, h0, params, n_params, num_layers, bias, batch_first, bidirectional, &out[1]);
+  return out[0] ? 2 : -1;
+}
+/** scaled_dot_product_attention; mask 0 for none, has_scale 0 for the default 1/sqrt(E). */
+OMW om_tensor *omw_scaled_dot_product_attention(om_tensor *q, om_tensor *k, om_tensor *v, om_tensor *mask, int is_causal,
+                                                double scale, int has_scale) {
+  return om_scaled_dot_product_attention(q, k, v, mask, is_causal, has_scale ? &scale : NULL);
+}
 OMW om_tensor *omw_argmax(om_tensor *a, int dim, int keepdim) { return om_argmax(a, dim, keepdim); }
 OMW om_tensor *omw_argmin(om_tensor *a, int dim, int keepdim) { return om_argmin(a, dim, keepdim); }
 

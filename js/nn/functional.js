@@ -1,3 +1,6 @@
 // om.nn.functional: the ops as functions, in PyTorch's names (torch.nn.functional).
 export { linear } from '../tensor.js';
+export { softmax, logSoftmax, layerNorm, groupNorm, batchNorm, scaledDotProductAttention } from '../ops/norm.js';
+export { embedding, interpolate } from '../ops/index.js';
+export { mseLoss, nllLoss, crossEntropy, ctcLoss } from './loss.js';
 export { conv1d, conv2d, convTranspose2d, maxPool2d, avgPool2d, adaptiveAvgPool2d } from '../ops/conv.js';

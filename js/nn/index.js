@@ -1,4 +1,11 @@
-// om.nn: modules (module.js) and om.nn.functional (functional.js).
+// om.nn: modules (module.js, container.js, recurrent.js, norm.js, attention.js, embedding.js,
+// loss.js) and om.nn.functional (functional.js).
 export { Module, Linear } from './module.js';
+export { Sequential, ModuleList } from './container.js';
+export { LSTM, GRU } from './recurrent.js';
+export { LayerNorm, GroupNorm, BatchNorm1d, BatchNorm2d, Softmax, LogSoftmax } from './norm.js';
+export { MultiheadAttention } from './attention.js';
+export { Embedding, Upsample } from './embedding.js';
+export { MSELoss, NLLLoss, CrossEntropyLoss, CTCLoss } from './loss.js';
 export * as functional from './functional.js';
 export { Conv1d, Conv2d, ConvTranspose2d, MaxPool2d, AvgPool2d, AdaptiveAvgPool2d } from './conv.js';

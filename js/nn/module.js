@@ -12,7 +12,7 @@
 //
 // Parameters are ordinary tensors: made inside om.tidy(), they are freed when it returns.
 import { OmError, invalid } from '../errors.js';
-import { Tensor, linear, rand, tidy } from '../tensor.js';
+import { Tensor, linear, rand, tidy, noGrad, tensor } from '../tensor.js';
 import { describe, toI32 } from '../convert.js';
 
 let walkModule; // (module, prefix, out, path) -> out, set in Module's static block
@@ -85,6 +85,17 @@ export class Module {
     return dict;
   }
 
+  /**
+   * Copies state[path] into each parameter and buffer in place (PyTorch's load_state_dict).
+   * Values are Tensors, nested arrays or typed arrays (a flat typed array of the right length
+   * takes the parameter's shape), or scalars for 0-d ones (num_batches_tracked). Every key, shape and dtype is checked before anything is
+   * written, so a failure changes nothing. With strict (the default), missing and unexpected
+   * keys are an error; without, they are skipped. Returns { missingKeys, unexpectedKeys }.
+   */
+  loadStateDict(state, options = {}) {
+    return loadState(this, state, options);
+  }
+
   /** [path, Module] for this module ('') and every submodule, depth first. */
   namedModules() {
     const out = [['', this]];
@@ -124,6 +135,63 @@ export class Module {
   dispose() {
     for (const [, t] of this.#walk('', [], new Set())) t.dispose();
   }
+}
+
+function shapeStr(shape) {
+  return `[${shape.join(', ')}]`;
+}
+
+function loadState(module, state, options) {
+  const who = 'loadStateDict';
+  if (state === null || typeof state !== 'object' || Array.isArray(state) || state instanceof Tensor) {
+    throw invalid(`${who}: state must be an object of path -> Tensor or array, got ${describe(state)}`);
+  }
+  if (options === null || typeof options !== 'object') throw invalid(`${who}: options must be an object, got ${describe(options)}`);
+  const { strict = true } = options;
+  if (typeof strict !== 'boolean') throw invalid(`${who}: strict must be a boolean, got ${describe(strict)}`);
+  const own = module.stateDict();
+  const missingKeys = Object.keys(own).filter((k) => !Object.hasOwn(state, k));
+  const unexpectedKeys = Object.keys(state).filter((k) => !Object.hasOwn(own, k));
+  if (strict && (missingKeys.length || unexpectedKeys.length)) {
+    const parts = [];
+    if (missingKeys.length) parts.push(`missing keys ${JSON.stringify(missingKeys)}`);
+    if (unexpectedKeys.length) parts.push(`unexpected keys ${JSON.stringify(unexpectedKeys)}`);
+    throw new OmError('InvalidArgument', `${who}: ${parts.join('; ')} (pass { strict: false } to load the others)`);
+  }
+  const temps = [];
+  try {
+    const pairs = [];
+    for (const key of Object.keys(own).filter((k) => Object.hasOwn(state, k))) {
+      const dst = own[key];
+      let src = state[key];
+      if (!(src instanceof Tensor)) {
+        const scalar = typeof src === 'number' || typeof src === 'bigint' || typeof src === 'boolean'; // a 0-d value (PyTorch's tolist())
+        if (!scalar && !Array.isArray(src) && !(ArrayBuffer.isView(src) && !(src instanceof DataView))) {
+          throw invalid(`${who}: ${key} must be a Tensor, an array, a typed array or (0-d) a scalar, got ${describe(src)}`);
+        }
+        const flat = ArrayBuffer.isView(src);
+        if (flat && src.length !== dst.size) {
+          throw new OmError('ShapeMismatch', `${who}: ${key} has ${src.length} values, the model's ${shapeStr(dst.shape)} needs ${dst.size}`);
+        }
+        try {
+          src = tensor(src, flat ? { dtype: dst.dtype, shape: dst.shape } : { dtype: dst.dtype });
+        } catch (e) {
+          throw e instanceof OmError ? new OmError(e.kind, `${who}: ${key}: ${e.message}`) : e;
+        }
+        temps.push(src);
+      } else if (src.dtype !== dst.dtype) {
+        throw new OmError('DtypeMismatch', `${who}: ${key} is ${src.dtype} in the state dict but ${dst.dtype} in the model`);
+      }
+      if (src.shape.length !== dst.shape.length || src.shape.some((d, i) => d !== dst.shape[i])) {
+        throw new OmError('ShapeMismatch', `${who}: ${key} has shape ${shapeStr(src.shape)} in the state dict but ${shapeStr(dst.shape)} in the model`);
+      }
+      pairs.push([dst, src]);
+    }
+    noGrad(() => { for (const [dst, src] of pairs) dst.copy_(src); });
+  } finally {
+    for (const t of temps) t.dispose();
+  }
+  return { missingKeys: strict ? [] : missingKeys, unexpectedKeys: strict ? [] : unexpectedKeys };
 }
 
 function visit(value, path, isBuffer, out, ancestors) {

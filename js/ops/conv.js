@@ -9,7 +9,7 @@
 // else (shapes, channels, groups) and name the op and the values when they refuse.
 import { invalid } from '../errors.js';
 import { requireReady } from '../runtime.js';
-import { Tensor, handle, apply1 } from '../tensor.js';
+import { Tensor, handle, applyOp } from '../tensor.js';
 import { describe, toI64 } from '../convert.js';
 
 /** An options object (undefined -> {}), with no keys outside allowed. */
@@ -95,7 +95,7 @@ function conv(who, op, n, input, weight, bias, options) {
   const padding = convPadding(o.padding ?? 0, weight, n, stride, dilation, who);
   const groups = toI64(o.groups ?? 1, who, 'groups');
   const attrs = [...stride, ...padding, ...dilation, groups];
-  return maybeUnbatched(input, n + 2, (x) => apply1(who, op, inputs(who, x, weight, bias), attrs));
+  return maybeUnbatched(input, n + 2, (x) => applyOp(who, op, inputs(who, x, weight, bias), attrs));
 }
 
 /** F.conv1d(input [N, C, L], weight [O, C/groups, k], bias [O] | null, { stride, padding, dilation, groups }). */
@@ -120,7 +120,7 @@ export function convTranspose2d(input, weight, bias = null, options = undefined)
     ...sizes(o.outputPadding ?? 0, 2, who, 'outputPadding'), ...sizes(o.dilation ?? 1, 2, who, 'dilation'),
     toI64(o.groups ?? 1, who, 'groups'),
   ];
-  return maybeUnbatched(input, 4, (x) => apply1(who, 'conv_transpose2d', inputs(who, x, weight, bias), attrs));
+  return maybeUnbatched(input, 4, (x) => applyOp(who, 'conv_transpose2d', inputs(who, x, weight, bias), attrs));
 }
 
 /** kernel, stride (null/undefined: the kernel) and padding of a pool. */
@@ -139,7 +139,7 @@ export function maxPool2d(input, kernelSize, options = undefined) {
   handle(input, who, 'input');
   const attrs = [...poolSizes(kernelSize, o, who), ...sizes(o.dilation ?? 1, 2, who, 'dilation'),
     flag(o.ceilMode, false, who, 'ceilMode') ? 1n : 0n];
-  return maybeUnbatched(input, 4, (x) => apply1(who, 'max_pool2d', [handle(x, who, 'input')], attrs));
+  return maybeUnbatched(input, 4, (x) => applyOp(who, 'max_pool2d', [handle(x, who, 'input')], attrs));
 }
 
 /** F.avg_pool2d(input [N, C, H, W], kernelSize, { stride = kernelSize, padding = 0, ceilMode = false, countIncludePad = true }). */
@@ -151,7 +151,7 @@ export function avgPool2d(input, kernelSize, options = undefined) {
   handle(input, who, 'input');
   const attrs = [...poolSizes(kernelSize, o, who), flag(o.ceilMode, false, who, 'ceilMode') ? 1n : 0n,
     flag(o.countIncludePad, true, who, 'countIncludePad') ? 1n : 0n];
-  return maybeUnbatched(input, 4, (x) => apply1(who, 'avg_pool2d', [handle(x, who, 'input')], attrs));
+  return maybeUnbatched(input, 4, (x) => applyOp(who, 'avg_pool2d', [handle(x, who, 'input')], attrs));
 }
 
 /** F.adaptive_avg_pool2d(input [N, C, H, W], outputSize): an integer or [oH, oW], null keeping the input's size. */
@@ -167,5 +167,5 @@ export function adaptiveAvgPool2d(input, outputSize) {
     if (k < 1n) throw invalid(`${who}: outputSize must be positive (or null), got ${k}`);
     return k;
   });
-  return maybeUnbatched(input, 4, (x) => apply1(who, 'adaptive_avg_pool2d', [handle(x, who, 'input')], attrs));
+  return maybeUnbatched(input, 4, (x) => applyOp(who, 'adaptive_avg_pool2d', [handle(x, who, 'input')], attrs));
 }

@@ -94,7 +94,7 @@ static bool push(record_list *l, om_record *r) {
 /* Checks that no value the record's backward reads was changed in place since the forward. */
 static bool check_versions(const om_record *r) {
   const om_op_def *def = om__ops[r->op];
-  for (int k = 0; k < r->n_in && k < OM_MAX_INPUTS_INLINE; k++)
+  for (int k = 0; k < r->n_in && k < OM_MAX_SAVED_INPUTS; k++)
     if ((def->saves & OM_SAVES_IN(k)) && r->in[k]->storage->version != r->in_version[k])
       return om__fail(OM_ERR_AUTOGRAD, "backward: input %d of %s was changed in place after it was used (version %llu, now %llu)",
                       k, def->name, (unsigned long long)r->in_version[k], (unsigned long long)r->in[k]->storage->version);
@@ -113,8 +113,9 @@ static bool step(om_record *r, record_list *ready) {
     if (!gout[j]) ok = (gout[j] = zero[j] = om__tensor_new(&r->out_meta[j], true, "backward")) != NULL;
   }
   om_tensor *gin_inline[OM_MAX_INPUTS_INLINE] = {0}, **gin = gin_inline;
-  if (ok && r->n_in > OM_MAX_INPUTS_INLINE) ok = (gin = calloc((size_t)r->n_in, sizeof *gin)) != NULL;
-  if (!ok && gin == NULL) om__fail(OM_ERR_OUT_OF_MEMORY, "backward: out of memory");
+  /* also when ok is already false: the loop below reads n_in slots */
+  if (r->n_in > OM_MAX_INPUTS_INLINE && !(gin = calloc((size_t)r->n_in, sizeof *gin)) && ok)
+    ok = om__fail(OM_ERR_OUT_OF_MEMORY, "backward: out of memory");
   if (ok) ok = om__ops[r->op]->backward(r, gout, gin);
   for (int k = 0; k < r->n_in; k++) {
     om_tensor *in = r->in[k];

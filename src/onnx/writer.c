@@ -94,6 +94,17 @@ static Onnx__NodeProto *node_proto(om_arena *a, const om_graph *g, const om_gnod
         at[k].n_ints = (size_t)ga->n;
         at[k].ints = (int64_t *)ga->ints;
         break;
+      case OM_GATTR_FLOATS:
+        at[k].type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOATS;
+        at[k].n_floats = (size_t)ga->n;
+        at[k].floats = (float *)ga->floats;
+        break;
+      case OM_GATTR_STRING:
+        at[k].type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING;
+        at[k].has_s = true;
+        at[k].s.len = strlen(ga->s);
+        at[k].s.data = (uint8_t *)ga->s;
+        break;
     }
     atp[k] = &at[k];
   }

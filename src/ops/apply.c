@@ -25,7 +25,7 @@ bool om__ops_self_check(void) {
     const char *gap = !d || !d->name ? "a name" : !d->infer ? "infer" : !d->forward ? "forward"
                       : !d->backward && !d->test.no_gradcheck ? "a backward (or the non-differentiable mark)"
                       : !d->lower ? "a lower (or a refusal)" : !d->onnx ? "its ONNX nodes (onnx)"
-                      : d->test.n_in < 1 || (d->n_in >= 0 && d->test.n_in != d->n_in) ? "test settings" : NULL;
+                      : d->test.n_in < 1 || d->test.n_in > OM_TEST_MAX_INPUTS || (d->n_in >= 0 && d->test.n_in != d->n_in) ? "test settings" : NULL;
     if (gap) return om__fail(OM_ERR_INVALID_ARGUMENT, "op table: op %d (%s) lacks %s", op, d && d->name ? d->name : "?", gap);
   }
   return true;
@@ -70,7 +70,7 @@ static bool record(const om_op_def *def, om_call *c) {
   memcpy(r->out_meta, c->out_meta, sizeof r->out_meta);
   for (int k = 0; k < c->n_in; k++) {
     r->in[k] = om_tensor_retain(c->in[k]);
-    if (k < OM_MAX_INPUTS_INLINE) r->in_version[k] = c->in[k]->storage->version;
+    if (k < OM_MAX_SAVED_INPUTS) r->in_version[k] = c->in[k]->storage->version;
   }
   for (int j = 0; j < c->n_out; j++) {
     if (!(def->saves & OM_SAVES_OUT(j))) continue;

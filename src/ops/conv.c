@@ -5,7 +5,7 @@
  *   max_pool2d, avg_pool2d, adaptive_avg_pool2d   x [N, C, H, W]
  *
  * conv1d is conv2d on a unit height inside (one geometry, one kernel), with its own op row so it
- * lowers to a 1-D Conv. The convolutions are matrix products on the matmul kernel (om__gemm):
+ * lowers to a 1-D Conv. The convolutions are matrix products on the matmul kernel (om__gemm, om__gemm_acc):
  *   conv forward            out[n, g] = W[g] [O/g, C/g*kH*kW]  x  im2col(x[n, g]) [C/g*kH*kW, OH*OW]
  *   transposed forward      out[n, g] = col2im( W[g]^T [O/g*kH*kW, C/g]  x  x[n, g] [C/g, H*W] )
  *   weight gradients        dW[g] = sum over n of  M[n, g] x im2col(Z[n, g])^T
@@ -255,7 +255,7 @@ static bool forward_conv(om_call *c) {
         const float *xi = x + (n * cg.c + gi * cg_) * image;
         if (!direct) im2col(xi, cg_, g, col);
         ok = om__gemm(w + gi * og * cg_ * kk, cg_ * kk, 1, direct ? xi : col, grid, 1,
-                      out + (n * cg.o + gi * og) * grid, og, grid, cg_ * kk, false, who);
+                      out + (n * cg.o + gi * og) * grid, og, grid, cg_ * kk, who);
       }
     if (ok && c->n_in == 3) add_bias(c->in[2], out, cg.n, cg.o, grid);
   } else {
@@ -265,7 +265,7 @@ static bool forward_conv(om_call *c) {
     for (int64_t n = 0; ok && n < cg.n; n++)
       for (int64_t gi = 0; ok && gi < cg.groups; gi++) {
         ok = om__gemm(w + gi * cg_ * og * kk, 1, og * kk, x + (n * cg.c + gi * cg_) * grid, grid, 1, col,
-                      og * kk, grid, cg_, false, who);
+                      og * kk, grid, cg_, who);
         if (ok) col2im(col, og, g, out + (n * cg.o + gi * og) * image);
       }
     if (ok && c->n_in == 3) add_bias(c->in[2], out, cg.n, cg.o, image);
@@ -296,8 +296,8 @@ static om_tensor *weight_grad(const conv_geom *cg, om_tensor *m_t, int64_t m_ch,
   for (int64_t n = 0; ok && n < cg->n; n++)
     for (int64_t gi = 0; ok && gi < cg->groups; gi++) {
       im2col(zp + (n * z_ch + gi * zg) * image, zg, g, col);
-      ok = om__gemm(mp + (n * m_ch + gi * mg) * grid, grid, 1, col, 1, grid, pw + gi * mg * zg * kk, mg, zg * kk,
-                    grid, n > 0, who);
+      ok = (n > 0 ? om__gemm_acc : om__gemm)(mp + (n * m_ch + gi * mg) * grid, grid, 1, col, 1, grid, pw + gi * mg * zg * kk,
+                                              mg, zg * kk, grid, who);
     }
   free(col);
   if (own_m) free((void *)mp);

@@ -138,24 +138,36 @@ static void gemm(strided a, strided b, float *c, int64_t m, int64_t n, int64_t k
   }
 }
 
-bool om__gemm(const float *a, int64_t a_rs, int64_t a_cs, const float *b, int64_t b_rs, int64_t b_cs, float *c,
-              int64_t m, int64_t n, int64_t k, bool acc, const char *who) {
-  if (m == 0 || n == 0) return true;
-  if (k == 0) {
-    if (!acc) memset(c, 0, sizeof(float) * (size_t)(m * n));
-    return true;
-  }
+/* Scratch panels for gemm on an m x n x k product (freed by the caller). */
+static bool panels(int64_t m, int64_t n, int64_t k, float **ap, float **bp, const char *who) {
   int64_t kc = k < KC ? k : KC, ncp = ((n < NC ? n : NC) + NR - 1) / NR * NR, mcp = ((m < MC ? m : MC) + MR - 1) / MR * MR;
-  float *ap = om__alloc((uint64_t)(mcp * kc + 1) * sizeof(float), who);
-  float *bp = ap ? om__alloc((uint64_t)(kc * ncp + 1) * sizeof(float), who) : NULL;
-  if (!bp) {
-    free(ap);
-    return false;
-  }
-  gemm((strided){a, a_rs, a_cs}, (strided){b, b_rs, b_cs}, c, m, n, k, ap, bp, acc);
+  *ap = om__alloc((uint64_t)(mcp * kc + 1) * sizeof(float), who);
+  *bp = *ap ? om__alloc((uint64_t)(kc * ncp + 1) * sizeof(float), who) : NULL;
+  if (*bp) return true;
+  free(*ap);
+  return false;
+}
+
+/* om__gemm and om__gemm_acc: C = A B, or C += A B with acc. */
+static bool gemm_call(const float *a, int64_t ars, int64_t acs, const float *b, int64_t brs, int64_t bcs, float *c,
+                      int64_t m, int64_t n, int64_t k, bool acc, const char *who) {
+  if (m == 0 || n == 0) return true;
+  float *ap, *bp;
+  if (!panels(m, n, k, &ap, &bp, who)) return false;
+  gemm((strided){a, ars, acs}, (strided){b, brs, bcs}, c, m, n, k, ap, bp, acc);
   free(ap);
   free(bp);
   return true;
+}
+
+bool om__gemm(const float *a, int64_t ars, int64_t acs, const float *b, int64_t brs, int64_t bcs, float *c,
+              int64_t m, int64_t n, int64_t k, const char *who) {
+  return gemm_call(a, ars, acs, b, brs, bcs, c, m, n, k, false, who);
+}
+
+bool om__gemm_acc(const float *a, int64_t ars, int64_t acs, const float *b, int64_t brs, int64_t bcs, float *c,
+                  int64_t m, int64_t n, int64_t k, const char *who) {
+  return gemm_call(a, ars, acs, b, brs, bcs, c, m, n, k, true, who);
 }
 
 static bool infer_matmul(om_call *c) {
@@ -194,13 +206,8 @@ static bool forward_matmul(om_call *c) {
   om__broadcast_strides(&ba, nb, sa);
   om__broadcast_strides(&bb, nb, sb);
   for (int d = 0; d < nb; d++) batches *= o->shape[d];
-  int64_t kc = k < KC ? k : KC, ncp = ((n < NC ? n : NC) + NR - 1) / NR * NR, mcp = ((m < MC ? m : MC) + MR - 1) / MR * MR;
-  float *ap = om__alloc((uint64_t)(mcp * kc + 1) * sizeof(float), "matmul");
-  float *bp = ap ? om__alloc((uint64_t)(kc * ncp + 1) * sizeof(float), "matmul") : NULL;
-  if (!bp) {
-    free(ap);
-    return false;
-  }
+  float *ap, *bp;
+  if (!panels(m, n, k, &ap, &bp, "matmul")) return false;
   const float *pa = (const float *)om__data(a), *pb = (const float *)om__data(b);
   float *pc = (float *)om__data(o);
   for (int64_t t = 0; t < batches; t++) {

@@ -255,11 +255,13 @@ bool om__emit(om_lower *l, const char *op_type, const int *in, int n_in, const o
   memcpy(ins, in, sizeof(int) * (size_t)n_in);
   for (int k = 0; k < n_attrs; k++) {
     at[k] = attrs[k];
-    if (at[k].type != OM_GATTR_INTS) continue;
-    int64_t *copy = om__arena_alloc(&g->arena, sizeof(int64_t) * (size_t)(at[k].n ? at[k].n : 1));
+    if (at[k].type != OM_GATTR_INTS && at[k].type != OM_GATTR_FLOATS) continue;
+    size_t size = at[k].type == OM_GATTR_INTS ? sizeof(int64_t) : sizeof(float);
+    void *copy = om__arena_alloc(&g->arena, size * (size_t)(at[k].n ? at[k].n : 1));
     if (!copy) return false;
-    if (at[k].n) memcpy(copy, at[k].ints, sizeof(int64_t) * (size_t)at[k].n);
-    at[k].ints = copy;
+    if (at[k].n) memcpy(copy, at[k].type == OM_GATTR_INTS ? (const void *)at[k].ints : (const void *)at[k].floats, size * (size_t)at[k].n);
+    if (at[k].type == OM_GATTR_INTS) at[k].ints = copy;
+    else at[k].floats = copy;
   }
   for (int j = 0; j < n_out; j++)
     if ((ins[n_in + j] = om__graph_value(g, meta[j].dtype, meta[j].ndim, meta[j].shape)) < 0) return false;

@@ -8,7 +8,7 @@
 
 typedef struct sample {
   int n;
-  om_tensor *in[4];
+  om_tensor *in[OM_TEST_MAX_INPUTS];
 } sample;
 
 /* The op's sample inputs from its test settings (om__op_sample, shared with the JS oracle). */

@@ -138,6 +138,15 @@ const t1 = om.trace(net, { x: [ex, ['batch', null]] });
 const t2 = om.trace((a: Tensor, b: Tensor) => [a.add(b), a.sub(b)], { a: ex, b: [ex] }, { outputNames: ['sum', 'diff'] });
 const t3 = om.trace((a: Tensor) => ({ y: a.relu() }), { a: [ex, null] });
 om.trace({ forward: (a: Tensor) => a.exp() }, { a: ex }).dispose();
+// nn.LSTM / nn.GRU
+const lstm = new om.nn.LSTM(3, 4, { numLayers: 2, batchFirst: true, bidirectional: true, dropout: 0, bias: true });
+const [seqOut, [hN, cN]]: [Tensor, [Tensor, Tensor]] = lstm.forward(om.zeros([2, 5, 3]), [om.zeros([4, 2, 4]), om.zeros([4, 2, 4])]);
+const wih: Tensor = lstm.weight_ih_l0_reverse;
+const hidden: number = lstm.hiddenSize + lstm.numLayers;
+const gru = new om.nn.GRU(3, 4);
+const [gOut, gH]: [Tensor, Tensor] = gru.forward(om.zeros([5, 2, 3]));
+const gruFlags: boolean = gru.bias && !gru.batchFirst && !gru.bidirectional;
+
 const axes: om.AxisNames = ['batch', null];
 const input: om.TraceInput = [ex, axes];
 const opts: om.TraceOptions = { outputNames: ['y'] };
@@ -145,29 +154,84 @@ for (const tm of [t1, t2, t3]) tm.dispose();
 net.dispose();
 om.dispose([ex, tx]);
 
+// the norm family
+const ln = new om.nn.LayerNorm([8], { eps: 1e-6, elementwiseAffine: true });
+const gn = new om.nn.GroupNorm(2, 4, { affine: false });
+const bn2: om.nn.BatchNorm2d = new om.nn.BatchNorm2d(4, { momentum: null, trackRunningStats: true });
+const bn1 = new om.nn.BatchNorm1d(4);
+const runMean: Tensor | null = bn2.running_mean;
+const mha = new om.nn.MultiheadAttention(8, 2, { batchFirst: true });
+const [attnOut, attnWeights]: [Tensor, Tensor | null] = mha.forward(ex, ex, ex, { needWeights: false, keyPaddingMask: null });
+const sm: Tensor = ex.softmax(-1).logSoftmax(0);
+const sdpa: Tensor = om.nn.functional.scaledDotProductAttention(ex, ex, ex, { isCausal: true, scale: 0.5 });
+const lnF: Tensor = om.nn.functional.layerNorm(ex, 3, { weight: null, eps: 1e-5 });
+const bnF: Tensor = om.nn.functional.batchNorm(ex, null, null, { training: true, momentum: 0.1 });
+const mods2: om.nn.Module[] = [ln, gn, bn2, bn1, mha, new om.nn.Softmax(1), new om.nn.LogSoftmax(-1)];
+// @ts-expect-error: the options of MultiheadAttention.forward are an object
+mha.forward(ex, ex, ex, false);
+void [runMean, attnOut, attnWeights, sm, sdpa, lnF, bnF, mods2];
+// indexing and resampling
+const ids = om.tensor([[1, 0], [2, 2]], { dtype: 'int64' });
+const emb = new om.nn.Embedding(5, 3, { paddingIdx: 0 });
+const looked: Tensor = emb.forward(ids);
+const looked2: Tensor = om.nn.functional.embedding(ids, emb.weight, { paddingIdx: null });
+const picked: Tensor = emb.weight.indexSelect(0, om.tensor([1, 1], { dtype: 'int64' })).gather(1, ids);
+const added: Tensor = emb.weight.indexAdd(0, ids.reshape([-1]), om.ones([4, 3])).scatterAdd(0, ids, om.ones([2, 2]));
+const img = om.randn([1, 2, 3, 3]);
+const up: Tensor = om.nn.functional.interpolate(img, { scaleFactor: [2, 1.5], mode: 'bilinear', alignCorners: true });
+const upm: Tensor = new om.nn.Upsample({ size: 5 }).forward(img);
+const pad: number | null = emb.paddingIdx;
+// @ts-expect-error: modes are 'nearest' | 'bilinear'
+om.nn.functional.interpolate(img, { size: 4, mode: 'bicubic' });
+om.dispose([ids, looked, looked2, picked, added, img, up, upm]);
+emb.dispose();
+void pad;
+// losses, containers, state dicts, optimizers (js/nn/loss.js, js/nn/container.js, js/optim/)
+const seqNet = new om.nn.Sequential(new om.nn.Linear(2, 4), new om.nn.Linear(4, 3));
+const first: om.nn.Module = seqNet.at(0);
+const list = new om.nn.ModuleList([new om.nn.Linear(1, 1)]).append(new om.nn.Linear(1, 1));
+const loaded: om.nn.LoadStateDictResult = seqNet.loadStateDict({ '0.weight': new Float32Array(8), '0.bias': [0, 0, 0, 0] }, { strict: false });
+const logits: Tensor = seqNet.forward(om.randn([5, 2]));
+const target = om.tensor([0n, 1n, 2n, 0n, 1n]);
+const ce: Tensor = new om.nn.CrossEntropyLoss({ weight: om.ones([3]), ignoreIndex: -100, labelSmoothing: 0.1 }).forward(logits, target);
+const nll: Tensor = om.nn.functional.nllLoss(logits, target, { reduction: 'sum' });
+const mse: Tensor = new om.nn.MSELoss({ reduction: 'none' }).forward(logits, logits);
+const ctc: Tensor = om.nn.functional.ctcLoss(om.randn([4, 1, 3]), om.tensor([[1n]]), [4], [1], { blank: 0, zeroInfinity: true });
+const ctcMod: Tensor = new om.nn.CTCLoss().forward(om.randn([4, 1, 3]), om.tensor([[1n]]), om.tensor([4n]), om.tensor([1n]));
+const sgd: om.optim.Optimizer = new om.optim.SGD(seqNet.parameters(), { lr: 0.1, momentum: 0.9, nesterov: true });
+const adam = new om.optim.Adam(seqNet.parameters(), { betas: [0.9, 0.99], amsgrad: true });
+const adamw = new om.optim.AdamW(seqNet.parameters(), { weightDecay: 0 });
+for (const o of [sgd, adam, adamw]) { o.zeroGrad(); o.step(); o.dispose(); }
+for (const m of list) m.dispose();
+seqNet.dispose();
+// @ts-expect-error: reduction is 'none' | 'mean' | 'sum'
+om.nn.functional.mseLoss(logits, logits, { reduction: 'avg' });
+// @ts-expect-error: betas is a pair
+new om.optim.Adam([], { betas: 0.9 });
+void [first, loaded, ce, nll, mse, ctc, ctcMod];
 // convolution and pooling
 const F = om.nn.functional;
-const img = om.zeros([2, 1, 28, 28]);
+const cimg = om.zeros([2, 1, 28, 28]);
 const c2 = new om.nn.Conv2d(1, 6, 5, { padding: 2 });
 const c1 = new om.nn.Conv1d(4, 8, 3, { stride: 2, bias: false, padding: 'same' });
 const ctr = new om.nn.ConvTranspose2d(6, 3, [3, 2], { stride: 2, outputPadding: [1, 0], groups: 3 });
-const pooled: Tensor = new om.nn.MaxPool2d(2, { ceilMode: true }).forward(c2.forward(img).relu());
+const pooled: Tensor = new om.nn.MaxPool2d(2, { ceilMode: true }).forward(c2.forward(cimg).relu());
 const avg: Tensor = new om.nn.AvgPool2d([2, 2], { countIncludePad: false }).forward(pooled);
 const ad: Tensor = new om.nn.AdaptiveAvgPool2d([1, null]).forward(ctr.forward(pooled));
 const ks: number[] = c2.kernelSize;
 const fs: Tensor[] = [
-  F.conv2d(img, c2.weight, c2.bias, { stride: [1, 1], padding: 'same', dilation: 1, groups: 1 }),
-  F.conv2d(img, c2.weight, { padding: 2 }),
+  F.conv2d(cimg, c2.weight, c2.bias, { stride: [1, 1], padding: 'same', dilation: 1, groups: 1 }),
+  F.conv2d(cimg, c2.weight, { padding: 2 }),
   F.conv1d(om.zeros([1, 4, 9]), c1.weight),
   F.convTranspose2d(pooled, ctr.weight, null, { stride: 2, outputPadding: 1 }),
-  F.maxPool2d(img, 2, { stride: null, padding: [1, 0], dilation: 2 }),
-  F.avgPool2d(img, 3, { stride: 2, ceilMode: true, countIncludePad: true }),
-  F.adaptiveAvgPool2d(img, 1),
+  F.maxPool2d(cimg, 2, { stride: null, padding: [1, 0], dilation: 2 }),
+  F.avgPool2d(cimg, 3, { stride: 2, ceilMode: true, countIncludePad: true }),
+  F.adaptiveAvgPool2d(cimg, 1),
 ];
 // @ts-expect-error: padding is a size or 'valid' / 'same'
-F.conv2d(img, c2.weight, null, { padding: 'full' });
+F.conv2d(cimg, c2.weight, null, { padding: 'full' });
 // @ts-expect-error: returnIndices is not supported
-F.maxPool2d(img, 2, { returnIndices: true });
+F.maxPool2d(cimg, 2, { returnIndices: true });
 void [avg, ad, ks, fs];
 for (const m of [c2, c1, ctr]) m.dispose();
 
@@ -196,3 +260,4 @@ om.trace((a: Tensor) => a, { a: ex }, { outputNames: 'y' });
 
 void [v, shape, dtype, count, flags, data, x, text, noGradResult, leaked, wrong];
 void [isOn, dim0, opTypes, initShapes, bytes, written, gone, training, named, params, buffers, sd, mods, feat, bias, input, opts];
+void [seqOut, hN, cN, wih, hidden, gOut, gH, gruFlags];

@@ -1,0 +1,104 @@
+// nn.MultiheadAttention in PyTorch's shape: in_proj_weight [3E, E], in_proj_bias [3E],
+// out_proj (a Linear), so a PyTorch state dict loads as it is. No dropout.
+import { invalid } from '../errors.js';
+import { describe, toI32, toBool } from '../convert.js';
+import { Tensor, rand, zeros, where, linear, tidy } from '../tensor.js';
+import { Module, Linear } from './module.js';
+import { scaledDotProductAttention, optionsArg } from '../ops/norm.js';
+
+/** A mask as an additive float mask: bool true (not allowed) -> -inf, false -> 0; float as is. */
+function additive(mask, who, what) {
+  if (!(mask instanceof Tensor)) throw invalid(`${who}: ${what} must be a Tensor, got ${describe(mask)}`);
+  if (mask.dtype === 'float32') return mask;
+  if (mask.dtype !== 'bool') throw invalid(`${who}: ${what} must be bool or float32, got ${mask.dtype}`);
+  return where(mask, -Infinity, 0);
+}
+
+/**
+ * nn.MultiheadAttention(embedDim, numHeads, { batchFirst = false, bias = true }).
+ * forward(query, key, value, { keyPaddingMask, needWeights = true, attnMask,
+ * averageAttnWeights = true, isCausal = false }) -> [output, attnWeights or null], as PyTorch:
+ * inputs [L, N, E] ([N, L, E] with batchFirst, or unbatched [L, E]); attnMask [L, S] or
+ * [N * numHeads, L, S] and keyPaddingMask [N, S], bool (true: not allowed to attend) or float
+ * (added). isCausal is PyTorch's hint: it needs attnMask, which is then used as given.
+ */
+export class MultiheadAttention extends Module {
+  constructor(embedDim, numHeads, options) {
+    super();
+    const who = 'MultiheadAttention';
+    const o = optionsArg(options, who);
+    const e = toI32(embedDim, who, 'embedDim');
+    const h = toI32(numHeads, who, 'numHeads');
+    if (e < 1 || h < 1) throw invalid(`${who}: embedDim and numHeads must be positive, got ${e} and ${h}`);
+    if (e % h) throw invalid(`${who}: embedDim must be divisible by numHeads, got ${e} and ${h}`);
+    if (o.dropout !== undefined && o.dropout !== 0) throw invalid(`${who}: dropout is not supported, got ${describe(o.dropout)}`);
+    this.embedDim = e;
+    this.numHeads = h;
+    this.headDim = e / h;
+    this.batchFirst = toBool(o.batchFirst, who, 'batchFirst', false);
+    const bias = toBool(o.bias, who, 'bias', true);
+    const bound = Math.sqrt(6 / (e + 3 * e)); // xavier_uniform_ on [3E, E]
+    this.in_proj_weight = tidy(() => rand([3 * e, e]).mul(2 * bound).sub(bound));
+    this.in_proj_weight.requiresGrad = true;
+    this.in_proj_bias = bias ? zeros([3 * e]) : null;
+    if (this.in_proj_bias) this.in_proj_bias.requiresGrad = true;
+    this.out_proj = new Linear(e, e, { bias });
+    if (bias) { // PyTorch zeroes out_proj.bias
+      this.out_proj.bias.dispose();
+      this.out_proj.bias = zeros([e]);
+      this.out_proj.bias.requiresGrad = true;
+    }
+  }
+
+  forward(query, key, value, options) {
+    const who = 'MultiheadAttention';
+    const o = optionsArg(options, who);
+    const needWeights = toBool(o.needWeights, who, 'needWeights', true);
+    const average = toBool(o.averageAttnWeights, who, 'averageAttnWeights', true);
+    const causal = toBool(o.isCausal, who, 'isCausal', false);
+    if (causal && (o.attnMask === undefined || o.attnMask === null)) {
+      throw invalid(`${who}: need attnMask if specifying the isCausal hint`);
+    }
+    for (const [n, t] of [['query', query], ['key', key], ['value', value]]) {
+      if (!(t instanceof Tensor)) throw invalid(`${who}: ${n} must be a Tensor, got ${describe(t)}`);
+    }
+    const batched = query.ndim === 3;
+    if (!batched && query.ndim !== 2) throw invalid(`${who}: query must be 2-D (unbatched) or 3-D, got ${query.ndim}-D`);
+    return tidy(() => {
+      // to [N, L, E]
+      const prep = (t) => (!batched ? t.unsqueeze(0) : this.batchFirst ? t : t.transpose(0, 1));
+      const q0 = prep(query), k0 = prep(key), v0 = prep(value);
+      const [n, l] = q0.shape;
+      const s = k0.shape[1];
+      const e = this.embedDim, h = this.numHeads, d = this.headDim;
+      const w = this.in_proj_weight, b = this.in_proj_bias;
+      const part = (t, i) => linear(t, w.slice(0, i * e, (i + 1) * e), b ? b.slice(0, i * e, (i + 1) * e) : null);
+      const heads = (t, len) => t.reshape(n, len, h, d).transpose(1, 2); // [N, H, len, D]
+      const q = heads(part(q0, 0), l), k = heads(part(k0, 1), s), v = heads(part(v0, 2), s);
+      let mask = null;
+      if (o.attnMask !== undefined && o.attnMask !== null) {
+        const m = additive(o.attnMask, who, 'attnMask');
+        mask = m.ndim === 3 ? m.reshape(n, h, l, s) : m;
+      }
+      if (o.keyPaddingMask !== undefined && o.keyPaddingMask !== null) {
+        const m = additive(o.keyPaddingMask, who, 'keyPaddingMask').reshape(n, 1, 1, s);
+        mask = mask ? mask.add(m) : m;
+      }
+      let out;
+      let weights = null;
+      if (needWeights) {
+        let scores = q.matmul(k.transpose(-2, -1)).mul(1 / Math.sqrt(d));
+        if (mask) scores = scores.add(mask);
+        const p = scores.softmax(-1);
+        out = p.matmul(v);
+        weights = average ? p.mean(1) : p;
+        if (!batched) weights = weights.squeeze(0);
+      } else {
+        out = scaledDotProductAttention(q, k, v, { attnMask: mask });
+      }
+      out = this.out_proj.forward(out.transpose(1, 2).reshape(n, l, e));
+      out = !batched ? out.squeeze(0) : this.batchFirst ? out : out.transpose(0, 1);
+      return [out, weights];
+    });
+  }
+}

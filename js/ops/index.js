@@ -1,0 +1,145 @@
+// Indexing and resampling (src/ops/index.c, src/ops/resize.c) in PyTorch's names:
+// embedding, indexSelect, gather, indexAdd, scatterAdd, interpolate. Tensor methods
+// (x.indexSelect, x.gather, x.indexAdd, x.scatterAdd) and om.nn.functional call these.
+//
+//   const ids = om.tensor([[1, 4], [2, 0]], { dtype: 'int64' });
+//   const e = om.nn.functional.embedding(ids, weight, { paddingIdx: 0 });     // [2, 2, dim]
+//   const up = om.nn.functional.interpolate(img, { scaleFactor: 2, mode: 'bilinear' });
+import { invalid } from '../errors.js';
+import { M, requireReady, opId, lastError, marshal, readU32 } from '../runtime.js';
+import { describe, toI64, toBool } from '../convert.js';
+import { Tensor, handle, wrap } from '../tensor.js';
+
+/** omw_apply with integer and float attributes; one output, wrapped. */
+function apply(who, opName, inHandles, iattrs, fattrs = []) {
+  const [pin, pi, pf, pout] = marshal(['ptr', inHandles], ['i64', iattrs], ['f64', fattrs], ['ptr', 1]);
+  const n = M._omw_apply(opId(opName), pin, inHandles.length, pi, iattrs.length, pf, fattrs.length, pout, 1);
+  if (n < 0) throw lastError(who);
+  return wrap(readU32(pout, 1)[0]);
+}
+
+function options(opts, who) {
+  if (opts === undefined) return {};
+  if (opts === null || typeof opts !== 'object' || Array.isArray(opts) || opts instanceof Tensor) {
+    throw invalid(`${who}: options must be an object, got ${describe(opts)}`);
+  }
+  return opts;
+}
+
+function unsupported(opts, who, names) {
+  for (const name of names) {
+    const v = opts[name];
+    if (v !== undefined && v !== null && v !== false) throw invalid(`${who}: ${name} is not supported (got ${describe(v)})`);
+  }
+}
+
+/**
+ * Rows of weight [num, dim] picked by int64 indices of any shape -> [..., dim], as
+ * F.embedding(input, weight, padding_idx). Row paddingIdx (negative counts from the end) gets
+ * no gradient. Indices outside [0, num) throw IndexOutOfRange.
+ */
+export function embedding(input, weight, opts) {
+  const who = 'embedding';
+  requireReady(who);
+  const o = options(opts, who);
+  unsupported(o, who, ['maxNorm', 'scaleGradByFreq', 'sparse']);
+  const hs = [handle(weight, who, 'weight'), handle(input, who, 'input')];
+  const pad = o.paddingIdx === undefined || o.paddingIdx === null ? null : toI64(o.paddingIdx, who, 'paddingIdx');
+  return apply(who, 'embedding', hs, [pad === null ? 0n : 1n, pad ?? 0n]);
+}
+
+/** input picked along dim by a 1-D int64 index (torch.index_select). */
+export function indexSelect(input, dim, index) {
+  const who = 'indexSelect';
+  requireReady(who);
+  const hs = [handle(input, who, 'input'), handle(index, who, 'index')];
+  return apply(who, 'index_select', hs, [toI64(dim, who, 'dim')]);
+}
+
+/** out[p] = input[p with p[dim] = index[p]] (torch.gather; index int64 of input's rank). */
+export function gather(input, dim, index) {
+  const who = 'gather';
+  requireReady(who);
+  const hs = [handle(input, who, 'input'), handle(index, who, 'index')];
+  return apply(who, 'gather', hs, [toI64(dim, who, 'dim')]);
+}
+
+/** input with source's slices added at index along dim (torch.index_add, alpha 1; float32). */
+export function indexAdd(input, dim, index, source) {
+  const who = 'indexAdd';
+  requireReady(who);
+  const hs = [handle(input, who, 'input'), handle(index, who, 'index'), handle(source, who, 'source')];
+  return apply(who, 'index_add', hs, [toI64(dim, who, 'dim')]);
+}
+
+/** input with src[p] added at p with p[dim] = index[p] (torch.scatter_add; src has index's shape). */
+export function scatterAdd(input, dim, index, src) {
+  const who = 'scatterAdd';
+  requireReady(who);
+  const hs = [handle(input, who, 'input'), handle(index, who, 'index'), handle(src, who, 'src')];
+  return apply(who, 'scatter_add', hs, [toI64(dim, who, 'dim')]);
+}
+
+const MODES = new Map([['nearest', 0n], ['bilinear', 1n]]);
+
+/** A size or scale argument: one value for both spatial axes, or a pair. */
+function pair(v, who, what, conv) {
+  if (Array.isArray(v)) {
+    if (v.length !== 2) throw invalid(`${who}: ${what} must be a number or 2 numbers (H, W), got ${describe(v)}`);
+    return v.map((x, i) => conv(x, `${what}[${i}]`));
+  }
+  const one = conv(v, what);
+  return [one, one];
+}
+
+function scaleValue(who) {
+  return (x, what) => {
+    if (typeof x !== 'number' || !Number.isFinite(x) || x <= 0) {
+      throw invalid(`${who}: ${what} must be a positive finite number, got ${describe(x)}`);
+    }
+    return x;
+  };
+}
+
+/**
+ * Resamples input [N, C, H, W] as F.interpolate(input, size, scale_factor, mode, align_corners,
+ * recompute_scale_factor): exactly one of size and scaleFactor; mode 'nearest' (PyTorch's
+ * legacy nearest) or 'bilinear'; alignCorners only with 'bilinear'. With a scale factor the
+ * output is floor(in * scale) and the scale drives the coordinates, unless recomputeScaleFactor
+ * is true (then it acts like the size it gives).
+ */
+export function interpolate(input, opts) {
+  const who = 'interpolate';
+  requireReady(who);
+  const o = options(opts, who);
+  unsupported(o, who, ['antialias']);
+  const h = handle(input, who, 'input');
+  const mode = o.mode ?? 'nearest';
+  if (!MODES.has(mode)) {
+    throw invalid(`${who}: mode must be 'nearest' or 'bilinear', got ${describe(mode)}`);
+  }
+  if (o.alignCorners !== undefined && o.alignCorners !== null && mode === 'nearest') {
+    throw invalid(`${who}: alignCorners can only be set with mode 'bilinear', not 'nearest'`);
+  }
+  const alignCorners = toBool(o.alignCorners, who, 'alignCorners');
+  const recompute = toBool(o.recomputeScaleFactor, who, 'recomputeScaleFactor');
+  const hasSize = o.size !== undefined && o.size !== null;
+  const hasScale = o.scaleFactor !== undefined && o.scaleFactor !== null;
+  if (hasSize === hasScale) throw invalid(`${who}: give exactly one of size and scaleFactor`);
+  if (hasSize && recompute) throw invalid(`${who}: recomputeScaleFactor needs scaleFactor, not size`);
+  let size = [0n, 0n];
+  let scale = [0, 0];
+  if (hasSize) {
+    size = pair(o.size, who, 'size', (x, what) => toI64(x, who, what));
+  } else {
+    scale = pair(o.scaleFactor, who, 'scaleFactor', scaleValue(who));
+    if (recompute) { // PyTorch: the output size floor(in * scale) in double, then as if given as size
+      const shape = input.shape;
+      if (shape.length !== 4) throw invalid(`${who}: takes a 4-D input [N, C, H, W], got [${shape.join(',')}]`);
+      size = [BigInt(Math.floor(shape[2] * scale[0])), BigInt(Math.floor(shape[3] * scale[1]))];
+      scale = [0, 0];
+    }
+  }
+  const useScale = hasScale && !recompute;
+  return apply(who, 'interpolate', [h], [MODES.get(mode), alignCorners ? 1n : 0n, size[0], size[1], useScale ? 1n : 0n], scale);
+}

@@ -1,0 +1,498 @@
+/* Indexing ops: embedding, index_select, gather (reads picked by int64 indices) and their
+ * adjoints index_add, scatter_add (sums into picked places). Every index is checked before
+ * anything is read or written: an index outside [0, size) is IndexOutOfRange naming the index,
+ * the dim and the bound (PyTorch refuses negative indices for these ops too), so a traced graph
+ * never meets one from a checked run. Backward rules are written with these ops, so gradients
+ * of gradients work: index_select/embedding <-> index_add, gather <-> scatter_add. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+/* ---- shared helpers ---- */
+
+/* Offset in elements of the k-th element (row-major) of dims [from, to) of t. */
+static int64_t offset_of(const om_tensor *t, int64_t k, int from, int to) {
+  int64_t off = 0;
+  for (int d = to - 1; d >= from && k; d--) {
+    off += (k % t->shape[d]) * t->strides[d];
+    k /= t->shape[d];
+  }
+  return off;
+}
+
+static int64_t prod(const int64_t *shape, int from, int to) {
+  int64_t n = 1;
+  for (int d = from; d < to; d++) n *= shape[d];
+  return n;
+}
+
+/* Copies the index values (any layout) into a new array, checking each is in [0, size).
+ * who names the op, dim the indexed dim (-1: the rows of embedding's weight). NULL on error. */
+static int64_t *read_indices(const om_tensor *idx, int64_t size, const char *who, int dim) {
+  int64_t n = om_tensor_numel(idx);
+  int64_t *v = om__alloc(sizeof(int64_t) * (uint64_t)(n ? n : 1), who);
+  if (!v) return NULL;
+  const int64_t *p = (const int64_t *)om__data(idx);
+  for (int64_t k = 0; k < n; k++) {
+    v[k] = p[offset_of(idx, k, 0, idx->ndim)];
+    if (v[k] < 0 || v[k] >= size) {
+      if (dim < 0)
+        om__fail(OM_ERR_INDEX_OUT_OF_RANGE, "%s: index %lld is out of range for a weight of %lld rows (valid: 0 to %lld)",
+                 who, (long long)v[k], (long long)size, (long long)size - 1);
+      else
+        om__fail(OM_ERR_INDEX_OUT_OF_RANGE, "%s: index %lld is out of range for dim %d of size %lld (valid: 0 to %lld%s)",
+                 who, (long long)v[k], dim, (long long)size, (long long)size - 1,
+                 v[k] < 0 ? "; negative indices are not accepted, as in PyTorch" : "");
+      free(v);
+      return NULL;
+    }
+  }
+  return v;
+}
+
+static bool check_index_dtype(const om_tensor *idx, const char *who) {
+  if (idx->dtype != OM_INT64)
+    return om__fail(OM_ERR_DTYPE_MISMATCH, "%s: index must be int64, not %s", who, om_dtype_name(idx->dtype));
+  return true;
+}
+
+/* Offsets of every element of dims [from, ndim) of t, in row-major order (n of them). */
+static int64_t *inner_offsets(const om_tensor *t, int from, int64_t n, const char *who) {
+  int64_t *o = om__alloc(sizeof(int64_t) * (uint64_t)(n ? n : 1), who);
+  if (o)
+    for (int64_t i = 0; i < n; i++) o[i] = offset_of(t, i, from, t->ndim);
+  return o;
+}
+
+/* out [outer, k, inner] (contiguous) = in [outer, size, inner] picked along axis by the k
+ * values of idx: Gather's semantics for embedding (axis 0) and index_select. */
+static bool gather_axis(const om_tensor *in, const om_tensor *idx, int axis, om_tensor *out, const char *who, int dim) {
+  int64_t size = in->shape[axis], k = om_tensor_numel(idx);
+  int64_t outer = prod(in->shape, 0, axis), inner = prod(in->shape, axis + 1, in->ndim);
+  int64_t *v = read_indices(idx, size, who, dim);
+  int64_t *io = v ? inner_offsets(in, axis + 1, inner, who) : NULL;
+  if (!io) {
+    free(v);
+    return false;
+  }
+  size_t es = om__dtype_size(in->dtype);
+  const char *src = om__data(in);
+  char *dst = om__data(out);
+  bool dense = true; /* the picked slices are contiguous runs (an embedding row): one memcpy each */
+  for (int64_t i = 0; i < inner && dense; i++) dense = io[i] == i;
+  for (int64_t o = 0; o < outer; o++) {
+    int64_t base = offset_of(in, o, 0, axis);
+    for (int64_t j = 0; j < k; j++) {
+      const char *row = src + (size_t)(base + v[j] * in->strides[axis]) * es;
+      char *to = dst + (size_t)((o * k + j) * inner) * es;
+      if (dense) memcpy(to, row, (size_t)inner * es);
+      else
+        for (int64_t i = 0; i < inner; i++) memcpy(to + (size_t)i * es, row + (size_t)io[i] * es, es);
+    }
+  }
+  free(v);
+  free(io);
+  return true;
+}
+
+/* Copies in (any layout) into out (contiguous, same shape and dtype). */
+static void copy_contiguous(const om_tensor *in, om_tensor *out) {
+  int64_t n = om_tensor_numel(in);
+  size_t es = om__dtype_size(in->dtype);
+  const char *src = om__data(in);
+  char *dst = om__data(out);
+  for (int64_t k = 0; k < n; k++) memcpy(dst + (size_t)k * es, src + (size_t)offset_of(in, k, 0, in->ndim) * es, es);
+}
+
+static bool check_float(const om_tensor *t, const char *who, const char *name) {
+  if (t->dtype != OM_FLOAT32) return om__fail(OM_ERR_DTYPE_MISMATCH, "%s: %s must be float32, not %s", who, name, om_dtype_name(t->dtype));
+  return true;
+}
+
+/* A dim attr wrapped into [0, ndim) in place (a 0-d input counts as 1-D, as in PyTorch). */
+static bool wrap_attr_dim(om_call *c, int ndim, const char *who) {
+  if (c->attrs.n_i != 1) return om__fail(OM_ERR_INVALID_ARGUMENT, "%s: takes one attribute (dim), got %d", who, c->attrs.n_i);
+  int d = om__wrap_dim(c->attrs.i[0], ndim, who);
+  if (d < 0) return false;
+  c->attrs.i[0] = d;
+  return true;
+}
+
+static void set_meta(om_meta *m, om_dtype dtype, const int64_t *shape, int ndim) {
+  *m = (om_meta){.dtype = dtype, .ndim = ndim};
+  if (ndim) memcpy(m->shape, shape, sizeof(int64_t) * (size_t)ndim);
+}
+
+/* The checks index_add and scatter_add share: dim, an int64 index, float32 input and source. */
+static bool check_add_inputs(om_call *c, const char *who, const char *source) {
+  const om_tensor *x = c->in[0];
+  if (!wrap_attr_dim(c, x->ndim, who) || !check_index_dtype(c->in[1], who) || !check_float(x, who, "input") ||
+      !check_float(c->in[2], who, source))
+    return false;
+  if (x->ndim == 0) return om__fail(OM_ERR_SHAPE_MISMATCH, "%s: input must have at least 1 dim", who);
+  return true;
+}
+
+/* The public entry of an op whose one attribute is dim. */
+static om_tensor *apply_dim(om_op op, int dim, om_tensor *const *in, int n) {
+  om_attrs a = om__attrs_i(1, (int64_t[]){dim});
+  return om__apply1(op, in, n, &a);
+}
+
+/* new zeros of t's shape (float32) */
+static om_tensor *zeros_like(const om_tensor *t) { return om_zeros(t->shape, t->ndim, OM_FLOAT32); }
+
+static bool backward_done(const om_record *r, om_tensor **gin) {
+  for (int i = 0; i < r->n_in; i++)
+    if (om__wants(r, i) && !gin[i]) return false;
+  return true;
+}
+
+/* ---- embedding: weight [num, dim], indices int64 [...] -> [..., dim] ----
+ * attrs: [has_padding, padding_idx]; canonical padding_idx in [0, num). The padding row is read
+ * like any other (nn.Embedding zeroes it at init); it gets no gradient. */
+
+static bool infer_embedding(om_call *c) {
+  const om_tensor *w = c->in[0], *idx = c->in[1];
+  char ws[OM_SHAPE_STR_LEN];
+  if (w->ndim != 2)
+    return om__fail(OM_ERR_SHAPE_MISMATCH, "embedding: weight must be 2-D [num_embeddings, embedding_dim], got %s",
+                    om__shape_str(ws, sizeof ws, w->shape, w->ndim));
+  if (!check_float(w, "embedding", "weight") || !check_index_dtype(idx, "embedding")) return false;
+  if (idx->ndim + 1 > OM_MAX_DIMS)
+    return om__fail(OM_ERR_INVALID_ARGUMENT, "embedding: indices have %d dims; the result would exceed %d", idx->ndim, OM_MAX_DIMS);
+  om_attrs *a = &c->attrs;
+  if (a->n_i == 0) a->i[0] = 0, a->i[1] = -1;
+  else if (a->n_i != 2) return om__fail(OM_ERR_INVALID_ARGUMENT, "embedding: takes attributes [has_padding, padding_idx], got %d", a->n_i);
+  a->n_i = 2;
+  if (a->i[0]) {
+    int64_t num = w->shape[0], p = a->i[1];
+    if (p < -num || p >= num)
+      return om__fail(OM_ERR_INDEX_OUT_OF_RANGE, "embedding: padding_idx %lld is out of range for %lld embeddings (valid: %lld to %lld)",
+                      (long long)p, (long long)num, (long long)-num, (long long)num - 1);
+    a->i[1] = p < 0 ? p + num : p;
+  } else {
+    a->i[1] = -1;
+  }
+  set_meta(&c->out_meta[0], OM_FLOAT32, idx->shape, idx->ndim);
+  c->out_meta[0].shape[idx->ndim] = w->shape[1];
+  c->out_meta[0].ndim = idx->ndim + 1;
+  return true;
+}
+
+static bool forward_embedding(om_call *c) { return gather_axis(c->in[0], c->in[1], 0, c->out[0], "embedding", -1); }
+
+/* dweight = index_add(zeros, 0, indices flat, g as [k, dim]), the padding rows' terms masked out. */
+static bool embedding_backward(const om_record *r, om_tensor *const *g, om_tensor **gin) {
+  const om_tensor *w = r->in[0];
+  om_tensor *idx = r->in[1];
+  if (!om__wants(r, 0)) return true;
+  om_scope s = {0};
+  int64_t k = om_tensor_numel(idx), dim = w->shape[1], pad = r->attrs.i[1];
+  om_tensor *flat = om__keep(&s, om_reshape(idx, (int64_t[]){k}, 1));
+  om_tensor *g2 = om__keep(&s, om_reshape(g[0], (int64_t[]){k, dim}, 2));
+  if (g2 && r->attrs.i[0]) {
+    float *m = om__alloc(sizeof(float) * (uint64_t)(k ? k : 1), "embedding");
+    if (m) {
+      for (int64_t j = 0; j < k; j++) m[j] = om__get_flat(idx, j) == (double)pad ? 0.0f : 1.0f;
+      om_tensor *mask = om__keep(&s, om_from_data(m, (int64_t[]){k, 1}, 2, OM_FLOAT32));
+      free(m);
+      g2 = mask ? om__keep(&s, om_mul(g2, mask)) : NULL;
+    } else {
+      g2 = NULL;
+    }
+  }
+  om_tensor *z = om__keep(&s, zeros_like(w));
+  gin[0] = flat && g2 && z ? om_index_add(z, 0, flat, g2) : NULL;
+  om__scope_end(&s);
+  return backward_done(r, gin);
+}
+
+static bool lower_embedding(om_lower *l, const om_call *c) {
+  return om__lower_node(l, c, "Gather", &OM_ATTR_INT("axis", 0), 1);
+}
+
+const om_op_def om__op_embedding = {
+    .name = "embedding", .n_in = 2, .n_out = 1, .saves = OM_SAVES_IN(1),
+    .infer = infer_embedding, .forward = forward_embedding, .backward = embedding_backward,
+    .lower = lower_embedding, .onnx = "Gather (axis 0)",
+    .test = {.n_in = 2, .ndims = {2, 2}, .shapes = {{4, 3}, {2, 5}}, .dtypes = {OM_FLOAT32, OM_INT64}, .lo = 0, .hi = 3.99}};
+/* (no padding_idx in the sample: the padding row is read but gets no gradient, so the
+ *  finite-difference check would flag it by design; tests/c/test_index.c checks it) */
+
+om_tensor *om_embedding(om_tensor *weight, om_tensor *indices, int64_t padding_idx, bool has_padding) {
+  om_attrs a = om__attrs_i(2, (int64_t[]){has_padding, padding_idx});
+  return om__apply1(OM_OP_embedding, (om_tensor *[]){weight, indices}, 2, &a);
+}
+
+/* ---- index_select: input [..., n, ...], index int64 [k] (or 0-d) -> [..., k, ...] along dim ---- */
+
+static bool infer_index_select(om_call *c) {
+  const om_tensor *x = c->in[0], *idx = c->in[1];
+  if (!wrap_attr_dim(c, x->ndim, "index_select") || !check_index_dtype(idx, "index_select")) return false;
+  if (idx->ndim > 1) return om__fail(OM_ERR_SHAPE_MISMATCH, "index_select: index must be 1-D (or 0-d), got %d dims", idx->ndim);
+  if (x->ndim == 0 && om_tensor_numel(idx) != 1) /* PyTorch's rule: the result stays 0-d */
+    return om__fail(OM_ERR_SHAPE_MISMATCH, "index_select: an index into a 0-d input must have 1 value, got %lld",
+                    (long long)om_tensor_numel(idx));
+  set_meta(&c->out_meta[0], x->dtype, x->shape, x->ndim);
+  if (x->ndim) c->out_meta[0].shape[c->attrs.i[0]] = om_tensor_numel(idx);
+  return true;
+}
+
+static bool forward_index_select(om_call *c) {
+  const om_tensor *x = c->in[0];
+  if (x->ndim == 0) { /* a 0-d input is one element along its one implicit dim */
+    om_tensor x1 = *x;
+    x1.ndim = 1, x1.shape[0] = 1, x1.strides[0] = 1;
+    return gather_axis(&x1, c->in[1], 0, c->out[0], "index_select", 0);
+  }
+  return gather_axis(x, c->in[1], (int)c->attrs.i[0], c->out[0], "index_select", (int)c->attrs.i[0]);
+}
+
+/* dinput = index_add(zeros, dim, index, g) */
+static bool index_select_backward(const om_record *r, om_tensor *const *g, om_tensor **gin) {
+  if (!om__wants(r, 0)) return true;
+  if (r->in[0]->ndim == 0) { /* the one element, picked once */
+    gin[0] = om_tensor_retain(g[0]);
+    return backward_done(r, gin);
+  }
+  om_tensor *z = zeros_like(r->in[0]);
+  om_tensor *idx = r->in[1]->ndim == 0 ? om_reshape(r->in[1], (int64_t[]){1}, 1) : om_tensor_retain(r->in[1]);
+  gin[0] = z && idx ? om_index_add(z, (int)r->attrs.i[0], idx, g[0]) : NULL;
+  om_tensor_release(z);
+  om_tensor_release(idx);
+  return backward_done(r, gin);
+}
+
+static bool lower_index_select(om_lower *l, const om_call *c) {
+  int in[2] = {om__lower_input(l, 0), om__lower_input(l, 1)}, out;
+  if (c->in[0]->ndim == 0) return om__lower_refuse(l, c, "a 0-d input has no axis for Gather");
+  if (c->in[1]->ndim == 0) { /* Gather with a 0-d index would drop the axis */
+    om_meta m = {.dtype = OM_INT64, .ndim = 1, .shape = {1}};
+    int shape = om__lower_ints(l, (int64_t[]){1}, 1);
+    if (shape < 0 || !om__emit(l, "Reshape", (int[]){in[1], shape}, 2, &m, 1, &in[1], NULL, 0)) return false;
+  }
+  if (!om__emit(l, "Gather", in, 2, &c->out_meta[0], 1, &out, &OM_ATTR_INT("axis", c->attrs.i[0]), 1)) return false;
+  om__lower_output(l, 0, out);
+  return true;
+}
+
+const om_op_def om__op_index_select = {
+    .name = "index_select", .n_in = 2, .n_out = 1, .saves = OM_SAVES_IN(1),
+    .infer = infer_index_select, .forward = forward_index_select, .backward = index_select_backward,
+    .lower = lower_index_select, .onnx = "Gather (axis dim)",
+    .test = {.n_in = 2, .ndims = {3, 1}, .shapes = {{3, 4, 2}, {6}}, .dtypes = {OM_FLOAT32, OM_INT64}, .lo = 0, .hi = 3.99,
+             .attrs = {.n_i = 1, .i = {1}}}};
+
+om_tensor *om_index_select(om_tensor *input, int dim, om_tensor *index) {
+  return apply_dim(OM_OP_index_select, dim, (om_tensor *[]){input, index}, 2);
+}
+
+/* ---- index_add: input [..., n, ...], index int64 [k], source [..., k, ...] -> input's shape ----
+ * out = input; out[..., index[j], ...] += source[..., j, ...] for j in order (float32). */
+
+static bool infer_index_add(om_call *c) {
+  const om_tensor *x = c->in[0], *idx = c->in[1], *src = c->in[2];
+  if (!check_add_inputs(c, "index_add", "source")) return false;
+  int dim = (int)c->attrs.i[0];
+  char xs[OM_SHAPE_STR_LEN], ss[OM_SHAPE_STR_LEN];
+  if (idx->ndim != 1) return om__fail(OM_ERR_SHAPE_MISMATCH, "index_add: index must be 1-D, got %d dims", idx->ndim);
+  bool ok = src->ndim == x->ndim;
+  for (int d = 0; ok && d < x->ndim; d++) ok = src->shape[d] == (d == dim ? idx->shape[0] : x->shape[d]);
+  if (!ok)
+    return om__fail(OM_ERR_SHAPE_MISMATCH, "index_add: source %s must be input %s with dim %d of size %lld (the index length)",
+                    om__shape_str(ss, sizeof ss, src->shape, src->ndim), om__shape_str(xs, sizeof xs, x->shape, x->ndim),
+                    dim, (long long)idx->shape[0]);
+  set_meta(&c->out_meta[0], OM_FLOAT32, x->shape, x->ndim);
+  return true;
+}
+
+static bool forward_index_add(om_call *c) {
+  const om_tensor *x = c->in[0], *src = c->in[2];
+  int dim = (int)c->attrs.i[0];
+  int64_t size = x->shape[dim], k = src->shape[dim];
+  int64_t outer = prod(x->shape, 0, dim), inner = prod(x->shape, dim + 1, x->ndim);
+  int64_t *v = read_indices(c->in[1], size, "index_add", dim);
+  int64_t *so = v ? inner_offsets(src, dim + 1, inner, "index_add") : NULL;
+  if (!so) {
+    free(v);
+    return false;
+  }
+  copy_contiguous(x, c->out[0]);
+  float *o = (float *)om__data(c->out[0]);
+  const float *s = (const float *)om__data(src);
+  for (int64_t q = 0; q < outer; q++) {
+    int64_t base = offset_of(src, q, 0, dim);
+    for (int64_t j = 0; j < k; j++) {
+      float *to = o + (q * size + v[j]) * inner;
+      const float *from = s + base + j * src->strides[dim];
+      for (int64_t i = 0; i < inner; i++) to[i] += from[so[i]];
+    }
+  }
+  free(v);
+  free(so);
+  return true;
+}
+
+/* index_add and scatter_add: dinput = g; dsource = the picks at index (index_select / gather). */
+static bool add_backward(const om_record *r, om_tensor *const *g, om_tensor **gin) {
+  int dim = (int)r->attrs.i[0];
+  if (om__wants(r, 0)) gin[0] = om_tensor_retain(g[0]);
+  if (om__wants(r, 2))
+    gin[2] = r->op == OM_OP_index_add ? om_index_select(g[0], dim, r->in[1]) : om_gather(g[0], dim, r->in[1]);
+  return backward_done(r, gin);
+}
+
+/* ScatterElements needs the index in the source's shape: Unsqueeze it on every other axis and
+ * Expand it to Shape(source), then add (reduction "add", duplicates summed). */
+static bool lower_index_add(om_lower *l, const om_call *c) {
+  int nd = c->in[0]->ndim, dim = (int)c->attrs.i[0];
+  int64_t axes[OM_MAX_DIMS];
+  int na = 0;
+  for (int d = 0; d < nd; d++)
+    if (d != dim) axes[na++] = d;
+  const om_tensor *src = c->in[2];
+  om_meta mu = {.dtype = OM_INT64, .ndim = nd}, ms = {.dtype = OM_INT64, .ndim = 1, .shape = {nd}},
+          me = {.dtype = OM_INT64, .ndim = nd};
+  for (int d = 0; d < nd; d++) mu.shape[d] = d == dim ? src->shape[d] : 1, me.shape[d] = src->shape[d];
+  int x = om__lower_input(l, 0), idx = om__lower_input(l, 1), s = om__lower_input(l, 2), u = idx, shape, e, out;
+  int ax = na ? om__lower_ints(l, axes, na) : 0;
+  if (ax < 0 || (na && !om__emit(l, "Unsqueeze", (int[]){idx, ax}, 2, &mu, 1, &u, NULL, 0)) ||
+      !om__emit(l, "Shape", &s, 1, &ms, 1, &shape, NULL, 0) ||
+      !om__emit(l, "Expand", (int[]){u, shape}, 2, &me, 1, &e, NULL, 0) ||
+      !om__emit(l, "ScatterElements", (int[]){x, e, s}, 3, &c->out_meta[0], 1, &out,
+                (om_gattr[]){OM_ATTR_INT("axis", dim), OM_ATTR_STRING("reduction", "add")}, 2))
+    return false;
+  om__lower_output(l, 0, out);
+  return true;
+}
+
+const om_op_def om__op_index_add = {
+    .name = "index_add", .n_in = 3, .n_out = 1, .saves = OM_SAVES_IN(1),
+    .infer = infer_index_add, .forward = forward_index_add, .backward = add_backward,
+    .lower = lower_index_add, .onnx = "Unsqueeze, Shape, Expand, ScatterElements (reduction add)",
+    .test = {.n_in = 3, .ndims = {3, 1, 3}, .shapes = {{2, 4, 3}, {6}, {2, 6, 3}}, .dtypes = {OM_FLOAT32, OM_INT64, OM_FLOAT32},
+             .lo = 0, .hi = 3.99, .attrs = {.n_i = 1, .i = {1}}}};
+
+om_tensor *om_index_add(om_tensor *input, int dim, om_tensor *index, om_tensor *source) {
+  return apply_dim(OM_OP_index_add, dim, (om_tensor *[]){input, index, source}, 3);
+}
+
+/* ---- gather: input [...], index int64 (same rank, index.size(d) <= input.size(d) off dim) -> index's shape ----
+ * out[p] = input[p with p[dim] = index[p]] */
+
+static bool check_same_rank_index(const om_tensor *x, const om_tensor *idx, int dim, const char *who) {
+  char xs[OM_SHAPE_STR_LEN], is[OM_SHAPE_STR_LEN];
+  bool ok = idx->ndim == x->ndim;
+  for (int d = 0; ok && d < x->ndim; d++) ok = d == dim || idx->shape[d] <= x->shape[d];
+  if (!ok)
+    return om__fail(OM_ERR_SHAPE_MISMATCH, "%s: index %s must have the rank of input %s and no larger size off dim %d",
+                    who, om__shape_str(is, sizeof is, idx->shape, idx->ndim), om__shape_str(xs, sizeof xs, x->shape, x->ndim), dim);
+  return true;
+}
+
+static bool infer_gather(om_call *c) {
+  const om_tensor *x = c->in[0], *idx = c->in[1];
+  if (!wrap_attr_dim(c, x->ndim, "gather") || !check_index_dtype(idx, "gather")) return false;
+  if (x->ndim == 0) return om__fail(OM_ERR_SHAPE_MISMATCH, "gather: input must have at least 1 dim");
+  if (!check_same_rank_index(x, idx, (int)c->attrs.i[0], "gather")) return false;
+  set_meta(&c->out_meta[0], x->dtype, idx->shape, idx->ndim);
+  return true;
+}
+
+/* Walks every position p of index (row-major), calling the body with k (the flat position),
+ * the index value's input offset along the other dims (off) and the index value (v). */
+#define FOR_INDEX(x, idx, dim, v, BODY)                                                    \
+  for (int64_t k = 0, n_ = om_tensor_numel(idx); k < n_; k++) {                            \
+    int64_t rest_ = k, off = 0;                                                            \
+    for (int d_ = (idx)->ndim - 1; d_ >= 0; d_--) {                                         \
+      int64_t p_ = rest_ % (idx)->shape[d_];                                                \
+      rest_ /= (idx)->shape[d_];                                                            \
+      if (d_ != (dim)) off += p_ * (x)->strides[d_];                                        \
+    }                                                                                      \
+    int64_t vk = (v)[k];                                                                   \
+    BODY                                                                                   \
+  }
+
+static bool forward_gather(om_call *c) {
+  const om_tensor *x = c->in[0], *idx = c->in[1];
+  int dim = (int)c->attrs.i[0];
+  int64_t *v = read_indices(idx, x->shape[dim], "gather", dim);
+  if (!v) return false;
+  size_t es = om__dtype_size(x->dtype);
+  const char *src = om__data(x);
+  char *dst = om__data(c->out[0]);
+  FOR_INDEX(x, idx, dim, v, { memcpy(dst + (size_t)k * es, src + (size_t)(off + vk * x->strides[dim]) * es, es); })
+  free(v);
+  return true;
+}
+
+/* dinput = scatter_add(zeros, dim, index, g) */
+static bool gather_backward(const om_record *r, om_tensor *const *g, om_tensor **gin) {
+  if (!om__wants(r, 0)) return true;
+  om_tensor *z = zeros_like(r->in[0]);
+  gin[0] = z ? om_scatter_add(z, (int)r->attrs.i[0], r->in[1], g[0]) : NULL;
+  om_tensor_release(z);
+  return backward_done(r, gin);
+}
+
+static bool lower_gather(om_lower *l, const om_call *c) {
+  return om__lower_node(l, c, "GatherElements", &OM_ATTR_INT("axis", c->attrs.i[0]), 1);
+}
+
+const om_op_def om__op_gather = {
+    .name = "gather", .n_in = 2, .n_out = 1, .saves = OM_SAVES_IN(1),
+    .infer = infer_gather, .forward = forward_gather, .backward = gather_backward,
+    .lower = lower_gather, .onnx = "GatherElements (axis dim)",
+    .test = {.n_in = 2, .ndims = {2, 2}, .shapes = {{4, 5}, {6, 3}}, .dtypes = {OM_FLOAT32, OM_INT64}, .lo = 0, .hi = 3.99,
+             .attrs = {.n_i = 1, .i = {0}}}};
+
+om_tensor *om_gather(om_tensor *input, int dim, om_tensor *index) {
+  return apply_dim(OM_OP_gather, dim, (om_tensor *[]){input, index}, 2);
+}
+
+/* ---- scatter_add: input [...], index int64 (as gather's), src (index's shape) -> input's shape ----
+ * out = input; out[p with p[dim] = index[p]] += src[p], positions p in row-major order (float32). */
+
+static bool infer_scatter_add(om_call *c) {
+  const om_tensor *x = c->in[0], *idx = c->in[1], *src = c->in[2];
+  if (!check_add_inputs(c, "scatter_add", "src")) return false;
+  if (!check_same_rank_index(x, idx, (int)c->attrs.i[0], "scatter_add")) return false;
+  char is[OM_SHAPE_STR_LEN], ss[OM_SHAPE_STR_LEN];
+  if (src->ndim != idx->ndim || memcmp(src->shape, idx->shape, sizeof(int64_t) * (size_t)idx->ndim))
+    return om__fail(OM_ERR_SHAPE_MISMATCH, "scatter_add: src %s must have index's shape %s",
+                    om__shape_str(ss, sizeof ss, src->shape, src->ndim), om__shape_str(is, sizeof is, idx->shape, idx->ndim));
+  set_meta(&c->out_meta[0], OM_FLOAT32, x->shape, x->ndim);
+  return true;
+}
+
+static bool forward_scatter_add(om_call *c) {
+  const om_tensor *x = c->in[0], *idx = c->in[1], *src = c->in[2];
+  int dim = (int)c->attrs.i[0];
+  int64_t *v = read_indices(idx, x->shape[dim], "scatter_add", dim);
+  if (!v) return false;
+  copy_contiguous(x, c->out[0]);
+  om_tensor o = *c->out[0]; /* its contiguous strides are what FOR_INDEX reads */
+  float *po = (float *)om__data(c->out[0]);
+  const float *ps = (const float *)om__data(src);
+  FOR_INDEX(&o, idx, dim, v, { po[off + vk * o.strides[dim]] += ps[offset_of(src, k, 0, src->ndim)]; })
+  free(v);
+  return true;
+}
+
+static bool lower_scatter_add(om_lower *l, const om_call *c) {
+  return om__lower_node(l, c, "ScatterElements",
+                        (om_gattr[]){OM_ATTR_INT("axis", c->attrs.i[0]), OM_ATTR_STRING("reduction", "add")}, 2);
+}
+
+const om_op_def om__op_scatter_add = {
+    .name = "scatter_add", .n_in = 3, .n_out = 1, .saves = OM_SAVES_IN(1),
+    .infer = infer_scatter_add, .forward = forward_scatter_add, .backward = add_backward,
+    .lower = lower_scatter_add, .onnx = "ScatterElements (reduction add)",
+    .test = {.n_in = 3, .ndims = {2, 2, 2}, .shapes = {{4, 5}, {6, 3}, {6, 3}}, .dtypes = {OM_FLOAT32, OM_INT64, OM_FLOAT32},
+             .lo = 0, .hi = 3.99, .attrs = {.n_i = 1, .i = {0}}}};
+
+om_tensor *om_scatter_add(om_tensor *input, int dim, om_tensor *index, om_tensor *src) {
+  return apply_dim(OM_OP_scatter_add, dim, (om_tensor *[]){input, index, src}, 3);
+}

@@ -1,0 +1,237 @@
+/* The norm family (src/ops/norm.c) against values computed by hand: softmax and log_softmax,
+ * layer_norm, group_norm, batch_norm in both modes with PyTorch's running-statistics update,
+ * scaled dot-product attention; gradients of training-mode batch_norm by finite differences
+ * (the table test checks the evaluation mode); every error path with its kind and message; and
+ * the refusal of training-mode batch_norm while tracing. The table-driven tests (test_ops.c)
+ * cover layout independence and the gradients of the sample calls. */
+#include <stdlib.h>
+
+#include "internal.h"
+#include "om_test.h"
+
+TEST(softmax_rows_sum_to_one_and_match_exp_over_sum) {
+  om_tensor *x = TF(SHAPE(2, 3), 1, 2, 3, -1, 0, 1000);
+  om_tensor *y = om_softmax(x, 1), *y0 = om_softmax(x, 0), *ly = om_log_softmax(x, -1);
+  double s = exp(1) + exp(2) + exp(3);
+  CHECK_VALUES(y, SHAPE(2, 3), 1e-6, exp(1) / s, exp(2) / s, exp(3) / s, 0, 0, 1);
+  CHECK_VALUES(ly, SHAPE(2, 3), 1e-5, 1 - log(s), 2 - log(s), 3 - log(s), -1001, -1000, 0);
+  for (int r = 0; r < 2; r++) CHECK_NEAR(at(y, 3 * r) + at(y, 3 * r + 1) + at(y, 3 * r + 2), 1, 1e-6);
+  /* along dim 0: columns; (1, -1) -> e^2 / (e^2 + 1) */
+  CHECK_NEAR(at(y0, 0), exp(2) / (exp(2) + 1), 1e-6);
+  CHECK_NEAR(at(y0, 3), 1 / (exp(2) + 1), 1e-6);
+  CHECK_NEAR(at(y0, 5), 1, 1e-6);
+  om_tensor *s0 = om_scalar(3, OM_FLOAT32), *s1 = om_softmax(s0, 0), *s2 = om_log_softmax(s0, -1);
+  CHECK_VALUES(s1, SHAPE(), 0, 1);
+  CHECK_VALUES(s2, SHAPE(), 0, 0);
+  om_tensor *m = TF(SHAPE(1, 2), -INFINITY, -INFINITY), *my = om_softmax(m, 1); /* as PyTorch: NaN */
+  CHECK(isnan(at(my, 0)) && isnan(at(my, 1)));
+  CHECK_ERROR(om_softmax(x, 2), OM_ERR_INDEX_OUT_OF_RANGE, "softmax: dim 2 is out of range");
+  om_tensor *xi = om_cast(x, OM_INT64);
+  CHECK_ERROR(om_log_softmax(xi, 0), OM_ERR_DTYPE_MISMATCH, "log_softmax: takes float32, not int64");
+  om_tensor *all[] = {x, y, y0, ly, s0, s1, s2, m, my, xi};
+  for (size_t k = 0; k < sizeof all / sizeof *all; k++) om_tensor_release(all[k]);
+}
+
+TEST(layer_norm_matches_a_hand_computation) {
+  /* rows (1, 2, 3) and (2, 4, 6): means 2 and 4, biased variances 2/3 and 8/3 */
+  om_tensor *x = TF(SHAPE(2, 3), 1, 2, 3, 2, 4, 6), *w = TF(SHAPE(3), 1, 2, 3), *b = TF(SHAPE(3), 0, 1, -1);
+  double eps = 1e-5, r0 = 1 / sqrt(2.0 / 3 + eps), r1 = 1 / sqrt(8.0 / 3 + eps);
+  om_tensor *y = om_layer_norm(x, (int64_t[]){3}, 1, w, b, eps), *yn = om_layer_norm(x, (int64_t[]){3}, 1, NULL, NULL, eps);
+  CHECK_VALUES(y, SHAPE(2, 3), 1e-5, -r0, 1, 3 * r0 - 1, -2 * r1, 1, 3 * 2 * r1 - 1);
+  CHECK_VALUES(yn, SHAPE(2, 3), 1e-5, -r0, 0, r0, -2 * r1, 0, 2 * r1);
+  /* over both dims: one row of 6 values, mean 3 */
+  om_tensor *y2 = om_layer_norm(x, (int64_t[]){2, 3}, 2, NULL, b, eps);
+  CHECK(y2 == NULL); /* bias [3] is not normalized_shape [2, 3] */
+  om_clear_error();
+  om_tensor *z = om_layer_norm(x, (int64_t[]){2, 3}, 2, NULL, NULL, 0);
+  double var = (4 + 1 + 0 + 1 + 1 + 9) / 6.0;
+  CHECK_NEAR(at(z, 0), -2 / sqrt(var), 1e-5);
+  CHECK_NEAR(at(z, 5), 3 / sqrt(var), 1e-5);
+  CHECK_ERROR(om_layer_norm(x, (int64_t[]){4}, 1, NULL, NULL, eps) != NULL, OM_ERR_SHAPE_MISMATCH,
+              "layer_norm: given normalized_shape=[4], expected input with shape [*, 4], but got input of size [2,3]");
+  CHECK_ERROR(om_layer_norm(x, (int64_t[]){2, 3}, 2, w, NULL, eps) != NULL, OM_ERR_SHAPE_MISMATCH,
+              "layer_norm: weight has shape [3], expected [2,3]");
+  CHECK_ERROR(om_layer_norm(x, NULL, 0, NULL, NULL, eps) != NULL, OM_ERR_INVALID_ARGUMENT,
+              "expected normalized_shape to be at least 1-dimensional");
+  /* the op's other outputs: mean and rstd per row, shaped [2, 1] */
+  om_tensor *out[3] = {0};
+  CHECK_EQ_INT(om_apply(OM_OP_layer_norm, &x, 1, (int64_t[]){0, 0, 3}, 3, &eps, 1, out, 3), 3);
+  CHECK_VALUES(out[1], SHAPE(2, 1), 1e-6, 2, 4);
+  CHECK_VALUES(out[2], SHAPE(2, 1), 1e-5, r0, r1);
+  for (int j = 0; j < 3; j++) om_tensor_release(out[j]);
+  om_tensor *all[] = {x, w, b, y, yn, z};
+  for (size_t k = 0; k < sizeof all / sizeof *all; k++) om_tensor_release(all[k]);
+}
+
+TEST(group_norm_matches_a_hand_computation_and_its_special_cases) {
+  /* x [1, 4, 2], 2 groups: group 0 = channels 0-1 = (0, 2, 4, 6), group 1 = (1, 1, 1, 5) */
+  om_tensor *x = TF(SHAPE(1, 4, 2), 0, 2, 4, 6, 1, 1, 1, 5), *w = TF(SHAPE(4), 1, 2, 3, 4), *b = TF(SHAPE(4), 0, 0, 1, 1);
+  om_tensor *y = om_group_norm(x, 2, w, b, 0);
+  double r0 = 1 / sqrt(5.0), r1 = 1 / sqrt(3.0); /* variances 5 and 3; means 3 and 2 */
+  CHECK_VALUES(y, SHAPE(1, 4, 2), 1e-5, -3 * r0, -1 * r0, 2 * 1 * r0, 2 * 3 * r0, 3 * -1 * r1 + 1, 3 * -1 * r1 + 1,
+               4 * -1 * r1 + 1, 4 * 3 * r1 + 1);
+  /* one group is layer_norm over [C, *]; C groups is instance norm (layer_norm over [*] per channel) */
+  om_tensor *x4 = om_randn((int64_t[]){2, 4, 3}, 3, 7, true);
+  om_tensor *g1 = om_group_norm(x4, 1, NULL, NULL, 1e-5), *l1 = om_layer_norm(x4, (int64_t[]){4, 3}, 2, NULL, NULL, 1e-5);
+  om_tensor *g4 = om_group_norm(x4, 4, NULL, NULL, 1e-5), *l4 = om_layer_norm(x4, (int64_t[]){3}, 1, NULL, NULL, 1e-5);
+  for (int k = 0; k < 24; k++) {
+    CHECK_NEAR(at(g1, k), at(l1, k), 1e-6);
+    CHECK_NEAR(at(g4, k), at(l4, k), 1e-6);
+  }
+  CHECK_ERROR(om_group_norm(x, 3, NULL, NULL, 1e-5) != NULL, OM_ERR_INVALID_ARGUMENT,
+              "group_norm: expected the number of channels in input to be divisible by num_groups, but got input of shape [1,4,2] and num_groups=3");
+  CHECK_ERROR(om_group_norm(x, 2, b, x, 1e-5) != NULL, OM_ERR_SHAPE_MISMATCH, "group_norm: bias has shape [1,4,2], expected [4]");
+  om_tensor *v = TF(SHAPE(4), 1, 2, 3, 4);
+  CHECK_ERROR(om_group_norm(v, 1, NULL, NULL, 1e-5) != NULL, OM_ERR_INVALID_ARGUMENT, "group_norm: expected an input [N, C, *]");
+  om_tensor *all[] = {x, w, b, y, x4, g1, l1, g4, l4, v};
+  for (size_t k = 0; k < sizeof all / sizeof *all; k++) om_tensor_release(all[k]);
+}
+
+TEST(batch_norm_training_updates_the_running_stats_as_pytorch) {
+  /* x [4, 2]: channel 0 = (1, 2, 3, 6): mean 3, biased var 3.5, unbiased 14/3;
+   *           channel 1 = (0, 0, 0, 4): mean 1, biased var 3, unbiased 4 */
+  om_tensor *x = TF(SHAPE(4, 2), 1, 0, 2, 0, 3, 0, 6, 4);
+  om_tensor *rm = TF(SHAPE(2), 0.5, -1), *rv = TF(SHAPE(2), 1, 2), *w = TF(SHAPE(2), 2, 1), *b = TF(SHAPE(2), 0, 1);
+  CHECK(om_tensor_set_requires_grad(x, true));
+  uint64_t vm = om_tensor_version(rm), vv = om_tensor_version(rv);
+  om_tensor *y = om_batch_norm(x, rm, rv, w, b, true, 0.1, 0);
+  double r0 = 1 / sqrt(3.5), r1 = 1 / sqrt(3.0);
+  CHECK_VALUES(y, SHAPE(4, 2), 1e-5, 2 * -2 * r0, -1 * r1 + 1, 2 * -1 * r0, -1 * r1 + 1, 0, -1 * r1 + 1, 2 * 3 * r0, 3 * r1 + 1);
+  /* running = (1 - momentum) running + momentum * batch statistic (unbiased variance) */
+  CHECK_VALUES(rm, SHAPE(2), 1e-6, 0.9 * 0.5 + 0.1 * 3, 0.9 * -1 + 0.1 * 1);
+  CHECK_VALUES(rv, SHAPE(2), 1e-6, 0.9 * 1 + 0.1 * 14.0 / 3, 0.9 * 2 + 0.1 * 4);
+  CHECK(om_tensor_version(rm) > vm && om_tensor_version(rv) > vv);
+  CHECK(!om_tensor_requires_grad(rm) && !om_tensor_requires_grad(rv)); /* the update is not recorded */
+  CHECK(om_tensor_requires_grad(y));
+  /* evaluation: the (updated) running statistics normalise, nothing changes */
+  vm = om_tensor_version(rm);
+  om_tensor *e = om_batch_norm(x, rm, rv, NULL, NULL, false, 0.1, 1e-5);
+  CHECK_NEAR(at(e, 0), (1 - at(rm, 0)) / sqrt(at(rv, 0) + 1e-5), 1e-5);
+  CHECK_NEAR(at(e, 7), (4 - at(rm, 1)) / sqrt(at(rv, 1) + 1e-5), 1e-5);
+  CHECK_EQ_INT(om_tensor_version(rm), vm);
+  /* training without running statistics: batch statistics, nothing to update */
+  om_tensor *t = om_batch_norm(x, NULL, NULL, NULL, NULL, true, 0.1, 0);
+  CHECK_NEAR(at(t, 0), -2 * r0, 1e-5);
+  om_tensor *one = TF(SHAPE(1, 2), 1, 2), *x3 = om_reshape(x, (int64_t[]){2, 2, 2}, 3);
+  CHECK_ERROR(om_batch_norm(one, rm, rv, NULL, NULL, true, 0.1, 1e-5) != NULL, OM_ERR_INVALID_ARGUMENT,
+              "batch_norm: expected more than 1 value per channel when training, got input size [1,2]");
+  CHECK_ERROR(om_batch_norm(x, NULL, NULL, NULL, NULL, false, 0.1, 1e-5) != NULL, OM_ERR_INVALID_ARGUMENT,
+              "running_mean and running_var must be given in evaluation mode");
+  CHECK_ERROR(om_batch_norm(x, rm, NULL, NULL, NULL, true, 0.1, 1e-5) != NULL, OM_ERR_INVALID_ARGUMENT, "give both running_mean and running_var");
+  CHECK_ERROR(om_batch_norm(x3, rm, rv, x, NULL, false, 0.1, 1e-5) != NULL, OM_ERR_SHAPE_MISMATCH,
+              "batch_norm: weight has shape [4,2], expected [2]");
+  CHECK_ERROR(om_batch_norm(x3, rm, rv, NULL, x, false, 0.1, 1e-5) != NULL, OM_ERR_SHAPE_MISMATCH,
+              "batch_norm: bias has shape [4,2], expected [2]");
+  om_tensor *all[] = {x, rm, rv, w, b, y, e, t, one, x3};
+  for (size_t k = 0; k < sizeof all / sizeof *all; k++) om_tensor_release(all[k]);
+}
+
+/* sum(batch_norm(x, training, no running stats) * c) for the finite differences. */
+static double bn_loss(om_tensor *x, om_tensor *w, om_tensor *b, om_tensor *c) {
+  bool prev = om_set_grad_enabled(false);
+  om_tensor *y = om_batch_norm(x, NULL, NULL, w, b, true, 0.1, 1e-5), *p = om_mul(y, c), *s = om_sum(p, NULL, 0, false);
+  double v = at(s, 0);
+  om_set_grad_enabled(prev);
+  om_tensor_release(y);
+  om_tensor_release(p);
+  om_tensor_release(s);
+  return v;
+}
+
+TEST(batch_norm_training_gradients_match_finite_differences) {
+  om_tensor *x = om_randn((int64_t[]){3, 2, 2}, 3, 11, true), *w = om_rand((int64_t[]){2}, 1, 12, true);
+  om_tensor *b = om_rand((int64_t[]){2}, 1, 13, true), *c = om_randn((int64_t[]){3, 2, 2}, 3, 14, true);
+  om_tensor *ps[3] = {x, w, b};
+  for (int i = 0; i < 3; i++) CHECK(om_tensor_set_requires_grad(ps[i], true));
+  om_tensor *y = om_batch_norm(x, NULL, NULL, w, b, true, 0.1, 1e-5), *p = om_mul(y, c), *s = om_sum(p, NULL, 0, false);
+  CHECK(om_backward(s, NULL));
+  for (int i = 0; i < 3; i++) {
+    om_tensor *g = om_tensor_grad(ps[i]);
+    for (int64_t k = 0; k < om_tensor_numel(ps[i]); k++) {
+      int64_t idx[3], rem = k;
+      for (int d = om_tensor_ndim(ps[i]) - 1; d >= 0; d--) idx[d] = rem % om_tensor_shape(ps[i])[d], rem /= om_tensor_shape(ps[i])[d];
+      double v0 = at(ps[i], k), h = 1e-3;
+      bool prev = om_set_grad_enabled(false); /* in-place changes of a leaf that requires grad */
+      om_tensor_set(ps[i], idx, v0 + h);
+      double up = bn_loss(x, w, b, c);
+      om_tensor_set(ps[i], idx, v0 - h);
+      double down = bn_loss(x, w, b, c);
+      om_tensor_set(ps[i], idx, v0);
+      om_set_grad_enabled(prev);
+      CHECK_NEAR(at(g, k), (up - down) / (2 * h), 5e-3);
+    }
+    om_tensor_release(g);
+  }
+  /* two training steps before one backward (gradient accumulation): the running statistics
+   * change between them, which the first graph's backward does not mind */
+  om_tensor *rm = om_zeros((int64_t[]){2}, 1, OM_FLOAT32), *rv = om_ones((int64_t[]){2}, 1, OM_FLOAT32);
+  om_tensor *y1 = om_batch_norm(x, rm, rv, w, b, true, 0.1, 1e-5), *y2 = om_batch_norm(x, rm, rv, w, b, true, 0.1, 1e-5);
+  om_tensor *both = om_add(y1, y2), *tot = om_sum(both, NULL, 0, false);
+  CHECK(om_backward(tot, NULL));
+  om_tensor *all[] = {x, w, b, c, y, p, s, rm, rv, y1, y2, both, tot};
+  for (size_t k = 0; k < sizeof all / sizeof *all; k++) om_tensor_release(all[k]);
+}
+
+TEST(scaled_dot_product_attention_matches_its_definition) {
+  om_tensor *q = om_randn((int64_t[]){2, 3, 4}, 3, 21, true), *k = om_randn((int64_t[]){2, 5, 4}, 3, 22, true);
+  om_tensor *v = om_randn((int64_t[]){2, 5, 6}, 3, 23, true);
+  om_tensor *o = om_scaled_dot_product_attention(q, k, v, NULL, false, NULL);
+  /* by hand: softmax(q k^T / 2) v */
+  om_tensor *kt = om_transpose(k, 1, 2), *qk = om_matmul(q, kt), *sc = om_scale(qk, 0.5), *p = om_softmax(sc, -1), *ref = om_matmul(p, v);
+  CHECK(o && om_tensor_ndim(o) == 3 && om_tensor_shape(o)[2] == 6);
+  for (int j = 0; j < 36; j++) CHECK_NEAR(at(o, j), at(ref, j), 1e-6);
+  /* causal: query 0 sees key 0 only, so its output is v's row 0 */
+  om_tensor *qs = om_randn((int64_t[]){5, 4}, 2, 24, true), *ks = om_randn((int64_t[]){5, 4}, 2, 25, true), *vs = om_randn((int64_t[]){5, 6}, 2, 26, true);
+  om_tensor *c = om_scaled_dot_product_attention(qs, ks, vs, NULL, true, NULL);
+  for (int j = 0; j < 6; j++) CHECK_NEAR(at(c, j), at(vs, j), 1e-6);
+  /* a bool mask of all true changes nothing; a float mask of zeros neither; scale given */
+  om_tensor *t = om_full((int64_t[]){3, 5}, 2, OM_BOOL, 1), *z = om_zeros((int64_t[]){3, 5}, 2, OM_FLOAT32);
+  double half = 0.5;
+  om_tensor *ob = om_scaled_dot_product_attention(q, k, v, t, false, &half), *of = om_scaled_dot_product_attention(q, k, v, z, false, NULL);
+  for (int j = 0; j < 36; j++) {
+    CHECK_NEAR(at(ob, j), at(o, j), 1e-6);
+    CHECK_NEAR(at(of, j), at(o, j), 1e-6);
+  }
+  CHECK_ERROR(om_scaled_dot_product_attention(q, k, v, t, true, NULL) != NULL, OM_ERR_INVALID_ARGUMENT,
+              "explicit attn_mask should not be set when is_causal=True");
+  om_tensor *mi = om_cast(z, OM_INT64);
+  CHECK_ERROR(om_scaled_dot_product_attention(q, k, v, mi, false, NULL) != NULL, OM_ERR_DTYPE_MISMATCH, "attn_mask must be bool or float32");
+  CHECK_ERROR(om_scaled_dot_product_attention(q, k, q, NULL, false, NULL) != NULL, OM_ERR_SHAPE_MISMATCH, "matmul");
+  om_tensor *all[] = {q, k, v, o, kt, qk, sc, p, ref, qs, ks, vs, c, t, z, ob, of, mi};
+  for (size_t j = 0; j < sizeof all / sizeof *all; j++) om_tensor_release(all[j]);
+}
+
+TEST(batch_norm_in_training_mode_is_refused_while_tracing) {
+  om_tensor *x0 = om_randn((int64_t[]){4, 3}, 2, 31, true), *rm = om_zeros((int64_t[]){3}, 1, OM_FLOAT32);
+  om_tensor *rv = om_ones((int64_t[]){3}, 1, OM_FLOAT32);
+  uint64_t vm = om_tensor_version(rm);
+  CHECK(om_trace_begin());
+  om_tensor *x = om_trace_input("x", x0, NULL);
+  CHECK_ERROR(om_batch_norm(x, rm, rv, NULL, NULL, true, 0.1, 1e-5) != NULL, OM_ERR_TRACE_UNSUPPORTED_OPERATION,
+              "batch_norm: cannot be traced: BatchNorm in training mode");
+  CHECK(!om_trace_active());
+  CHECK_EQ_INT(om_tensor_version(rm), vm); /* refused before anything ran */
+  CHECK_ERROR(om_trace_finish(&x, (const char *[]){"y"}, 1) != NULL, OM_ERR_TRACE_UNSUPPORTED_OPERATION, "call eval()");
+  /* evaluation mode traces to one BatchNormalization node */
+  CHECK(om_trace_begin());
+  om_tensor *x2 = om_trace_input("x", x0, NULL), *y = om_batch_norm(x2, rm, rv, NULL, NULL, false, 0.1, 1e-5);
+  om_traced_model *m = om_trace_finish(&y, (const char *[]){"y"}, 1);
+  CHECK(m != NULL);
+  bool found = false;
+  for (int i = 0; m && i < om_traced_count(m, OM_TRACED_NODE); i++) found |= !strcmp(om_traced_name(m, OM_TRACED_NODE, i), "BatchNormalization");
+  CHECK(found);
+  om_traced_release(m);
+  om_tensor *all[] = {x0, rm, rv, x, x2, y};
+  for (size_t j = 0; j < sizeof all / sizeof *all; j++) om_tensor_release(all[j]);
+}
+
+int main(void) {
+  RUN(softmax_rows_sum_to_one_and_match_exp_over_sum);
+  RUN(layer_norm_matches_a_hand_computation);
+  RUN(group_norm_matches_a_hand_computation_and_its_special_cases);
+  RUN(batch_norm_training_updates_the_running_stats_as_pytorch);
+  RUN(batch_norm_training_gradients_match_finite_differences);
+  RUN(scaled_dot_product_attention_matches_its_definition);
+  RUN(batch_norm_in_training_mode_is_refused_while_tracing);
+  TEST_MAIN_END();
+}
