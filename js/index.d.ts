@@ -546,7 +546,7 @@ export function trace(
 
 // ---- nn -----------------------------------------------------------------------------------------
 
-/** Modules in PyTorch's shape: Module, Linear, LSTM, GRU, the norms, Softmax / LogSoftmax, MultiheadAttention. */
+/** Modules in PyTorch's shape: Module, Linear, LSTM, GRU, the norms, Softmax / LogSoftmax, MultiheadAttention, convolutions and pools. */
 export namespace nn {
   /**
    * The base class of layers and models. Parameters are the Tensor-valued fields, found by
@@ -861,6 +861,23 @@ export namespace nn {
     function embedding(input: Tensor, weight: Tensor, options?: EmbeddingOptions): Tensor;
     /** Resamples input [N, C, H, W] (float32) as F.interpolate. */
     function interpolate(input: Tensor, options: InterpolateOptions): Tensor;
+
+    // ---- convolution and pooling (js/ops/conv.js) ----
+    /** conv2d(x [N, C, H, W], weight [O, C/groups, kH, kW], bias [O] | null, options) -> [N, O, OH, OW]. */
+    function conv2d(input: Tensor, weight: Tensor, bias?: Tensor | null, options?: ConvOptions): Tensor;
+    function conv2d(input: Tensor, weight: Tensor, options: ConvOptions): Tensor;
+    /** conv1d(x [N, C, L], weight [O, C/groups, k], bias [O] | null, options) -> [N, O, OL]. */
+    function conv1d(input: Tensor, weight: Tensor, bias?: Tensor | null, options?: Conv1dOptions): Tensor;
+    function conv1d(input: Tensor, weight: Tensor, options: Conv1dOptions): Tensor;
+    /** conv_transpose2d(x [N, C, H, W], weight [C, O/groups, kH, kW], bias [O] | null, options) -> [N, O, OH, OW]. */
+    function convTranspose2d(input: Tensor, weight: Tensor, bias?: Tensor | null, options?: ConvTransposeOptions): Tensor;
+    function convTranspose2d(input: Tensor, weight: Tensor, options: ConvTransposeOptions): Tensor;
+    /** max_pool2d on [N, C, H, W]; the gradient goes to each window's first maximum. */
+    function maxPool2d(input: Tensor, kernelSize: Size2, options?: MaxPoolOptions): Tensor;
+    /** avg_pool2d on [N, C, H, W]. */
+    function avgPool2d(input: Tensor, kernelSize: Size2, options?: AvgPoolOptions): Tensor;
+    /** adaptive_avg_pool2d on [N, C, H, W] to outputSize (null keeps that input size). */
+    function adaptiveAvgPool2d(input: Tensor, outputSize: number | readonly [number | null, number | null]): Tensor;
   }
 }
 
@@ -1119,6 +1136,128 @@ export namespace nn {
     constructor(p?: number);
     constructor(options: { p?: number; inplace?: boolean });
     p: number;
+    forward(x: Tensor): Tensor;
+  }
+}
+
+// ---- convolution and pooling (js/ops/conv.js, js/nn/conv.js) ----------------------------------
+
+export namespace nn {
+
+  /** A size for each of two spatial dims, or one for both. */
+  export type Size2 = number | readonly [number, number];
+
+  /** Keyword arguments of conv2d / nn.Conv2d (PyTorch's defaults: stride 1, padding 0, dilation 1, groups 1). */
+  export interface ConvOptions {
+    stride?: Size2;
+    /** Integers, 'valid' (0) or 'same' (stride 1; refused when PyTorch would pad unevenly). */
+    padding?: Size2 | 'valid' | 'same';
+    dilation?: Size2;
+    groups?: number;
+  }
+  /** Keyword arguments of conv1d / nn.Conv1d. */
+  export interface Conv1dOptions {
+    stride?: number | readonly [number];
+    padding?: number | readonly [number] | 'valid' | 'same';
+    dilation?: number | readonly [number];
+    groups?: number;
+  }
+  /** Keyword arguments of convTranspose2d / nn.ConvTranspose2d (outputPadding < stride or dilation). */
+  export interface ConvTransposeOptions {
+    stride?: Size2;
+    padding?: Size2;
+    outputPadding?: Size2;
+    dilation?: Size2;
+    groups?: number;
+  }
+  /** Keyword arguments of maxPool2d / nn.MaxPool2d (stride defaults to the kernel size). */
+  export interface MaxPoolOptions {
+    stride?: Size2 | null;
+    padding?: Size2;
+    dilation?: Size2;
+    ceilMode?: boolean;
+    /** Only false is supported. */
+    returnIndices?: false;
+  }
+  /** Keyword arguments of avgPool2d / nn.AvgPool2d (stride defaults to the kernel size). */
+  export interface AvgPoolOptions {
+    stride?: Size2 | null;
+    padding?: Size2;
+    ceilMode?: boolean;
+    /** Default true. */
+    countIncludePad?: boolean;
+    /** Only null is supported. */
+    divisorOverride?: null;
+  }
+  /** Module options: the functional options plus bias (default true) and paddingMode ('zeros' only). */
+  export interface ConvModuleOptions extends ConvOptions {
+    bias?: boolean;
+    paddingMode?: 'zeros';
+  }
+  export interface Conv1dModuleOptions extends Conv1dOptions {
+    bias?: boolean;
+    paddingMode?: 'zeros';
+  }
+  export interface ConvTransposeModuleOptions extends ConvTransposeOptions {
+    bias?: boolean;
+    paddingMode?: 'zeros';
+  }
+
+  /** The settings and parameters every convolution module has (PyTorch's _ConvNd). */
+  export interface ConvFields {
+    readonly inChannels: number;
+    readonly outChannels: number;
+    readonly kernelSize: number[];
+    readonly stride: number[];
+    readonly dilation: number[];
+    readonly groups: number;
+    /** [outChannels, inChannels/groups, ...kernelSize] ([inChannels, outChannels/groups, ...] transposed). */
+    weight: Tensor;
+    /** [outChannels], or null without bias. */
+    bias: Tensor | null;
+  }
+
+  /**
+   * PyTorch's nn.Conv2d: weight [outChannels, inChannels/groups, kH, kW], bias [outChannels], both
+   * uniform in ±1/sqrt(fan_in) (kaiming_uniform with a = sqrt(5)), fan_in = inChannels/groups * kH * kW.
+   */
+  export class Conv2d extends Module {
+    constructor(inChannels: number, outChannels: number, kernelSize: Size2, options?: ConvModuleOptions);
+    readonly padding: number[] | 'valid' | 'same';
+    forward(x: Tensor): Tensor;
+  }
+  export interface Conv2d extends ConvFields {}
+  /** PyTorch's nn.Conv1d: weight [outChannels, inChannels/groups, k], bias [outChannels]. */
+  export class Conv1d extends Module {
+    constructor(inChannels: number, outChannels: number, kernelSize: number | readonly [number], options?: Conv1dModuleOptions);
+    readonly padding: number[] | 'valid' | 'same';
+    forward(x: Tensor): Tensor;
+  }
+  export interface Conv1d extends ConvFields {}
+  /**
+   * PyTorch's nn.ConvTranspose2d: weight [inChannels, outChannels/groups, kH, kW], bias
+   * [outChannels], uniform in ±1/sqrt(outChannels/groups * kH * kW) (PyTorch's fan_in of that weight).
+   */
+  export class ConvTranspose2d extends Module {
+    constructor(inChannels: number, outChannels: number, kernelSize: Size2, options?: ConvTransposeModuleOptions);
+    readonly padding: number[];
+    readonly outputPadding: number[];
+    forward(x: Tensor): Tensor;
+  }
+  export interface ConvTranspose2d extends ConvFields {}
+  /** PyTorch's nn.MaxPool2d. */
+  export class MaxPool2d extends Module {
+    constructor(kernelSize: Size2, options?: MaxPoolOptions);
+    forward(x: Tensor): Tensor;
+  }
+  /** PyTorch's nn.AvgPool2d. */
+  export class AvgPool2d extends Module {
+    constructor(kernelSize: Size2, options?: AvgPoolOptions);
+    forward(x: Tensor): Tensor;
+  }
+  /** PyTorch's nn.AdaptiveAvgPool2d. */
+  export class AdaptiveAvgPool2d extends Module {
+    constructor(outputSize: number | readonly [number | null, number | null]);
     forward(x: Tensor): Tensor;
   }
 }

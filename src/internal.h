@@ -212,6 +212,10 @@ void om__copy_into(om_tensor *dst, const om_tensor *src);
  *  fixed summation order as matmul. false (OutOfMemory naming who) if its scratch fails. */
 bool om__gemm(const float *a, int64_t ars, int64_t acs, const float *b, int64_t brs, int64_t bcs, float *c,
               int64_t m, int64_t n, int64_t k, const char *who);
+/** c [m, n] += a b, as om__gemm (the product summed in the same order, then added to c): weight
+ *  gradients summed over a batch (src/ops/conv.c). */
+bool om__gemm_acc(const float *a, int64_t ars, int64_t acs, const float *b, int64_t brs, int64_t bcs, float *c,
+                  int64_t m, int64_t n, int64_t k, const char *who);
 
 /* ---- autograd and the apply path ---- */
 /** Applies op and returns its single output (new reference), NULL on error. */

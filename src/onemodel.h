@@ -331,6 +331,29 @@ om_tensor *om_cross_entropy(om_tensor *input, om_tensor *target, om_tensor *weig
  *  into 0. Refused while tracing. */
 om_tensor *om_ctc_loss(om_tensor *log_probs, om_tensor *targets, om_tensor *input_lengths, om_tensor *target_lengths,
                        int64_t blank, om_reduction reduction, bool zero_infinity);
+/* ---- convolution and pooling (NCHW; NCL for conv1d; float32; PyTorch's semantics) ---- */
+/** PyTorch's conv2d: x [N, C, H, W], weight [O, C/groups, kH, kW], bias [O] or NULL; stride,
+ *  padding and dilation as {height, width}. Returns a new reference [N, O, OH, OW]. */
+om_tensor *om_conv2d(om_tensor *x, om_tensor *weight, om_tensor *bias, const int64_t stride[2], const int64_t padding[2],
+                     const int64_t dilation[2], int64_t groups);
+/** PyTorch's conv1d: x [N, C, L], weight [O, C/groups, k], bias [O] or NULL. Returns a new reference [N, O, OL]. */
+om_tensor *om_conv1d(om_tensor *x, om_tensor *weight, om_tensor *bias, int64_t stride, int64_t padding, int64_t dilation,
+                     int64_t groups);
+/** PyTorch's conv_transpose2d (its argument order): x [N, C, H, W], weight [C, O/groups, kH, kW],
+ *  bias [O] or NULL; output_padding < stride or dilation. Returns a new reference [N, O, OH, OW]. */
+om_tensor *om_conv_transpose2d(om_tensor *x, om_tensor *weight, om_tensor *bias, const int64_t stride[2],
+                               const int64_t padding[2], const int64_t output_padding[2], int64_t groups,
+                               const int64_t dilation[2]);
+/** PyTorch's max_pool2d on x [N, C, H, W]: stride NULL means the kernel size, padding NULL 0,
+ *  dilation NULL 1. Returns a new reference; the gradient goes to each window's first maximum. */
+om_tensor *om_max_pool2d(om_tensor *x, const int64_t kernel[2], const int64_t stride[2], const int64_t padding[2],
+                         const int64_t dilation[2], bool ceil_mode);
+/** PyTorch's avg_pool2d on x [N, C, H, W] (stride NULL: the kernel size; padding NULL: 0). New reference. */
+om_tensor *om_avg_pool2d(om_tensor *x, const int64_t kernel[2], const int64_t stride[2], const int64_t padding[2],
+                         bool ceil_mode, bool count_include_pad);
+/** PyTorch's adaptive_avg_pool2d on x [N, C, H, W] to output_size {OH, OW} (-1 keeps that input
+ *  size). Returns a new reference. */
+om_tensor *om_adaptive_avg_pool2d(om_tensor *x, const int64_t output_size[2]);
 
 /* ---- the generic entry every op goes through ---- */
 /** Runs op on n_in inputs (borrowed) with integer and float attributes (borrowed arrays), and

@@ -21,6 +21,9 @@
 // growth of the process's ArrayBuffer memory (WebAssembly memory included) while saveOnnx
 // streams the file, which is 0 when no copy of the weights is made.
 // Before timing, each size checks that our product and ORT's agree.
+// First of all, conv2d (3x3, 64 -> 64 channels, 56x56, batch 1, padding 1): ours through the npm
+// package vs onnxruntime-web's Conv on a model traced with our tracer, alternating samples as
+// above (OM_BENCH_CONV_ONLY=1 stops after it).
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -78,6 +81,40 @@ function runNative() {
 }
 
 // ---- (b) ours and (c) ORT, alternating samples -----------------------------------------------
+/** Warm-up (at least WARM_MS each, so V8 has tiered the wasm up from its baseline compiler), then
+ *  SAMPLES alternating samples of ours and theirs, each repeating its call for >= MIN_MS.
+ *  Returns the per-call milliseconds of every sample. */
+async function alternate(ours, theirs) {
+  const time = async (fn, reps) => {
+    const t0 = performance.now();
+    for (let i = 0; i < reps; i++) await fn();
+    return (performance.now() - t0) / reps;
+  };
+  const warm = async (fn) => {
+    const t0 = performance.now();
+    do await fn(); while (performance.now() - t0 < WARM_MS);
+    return time(fn, 2);
+  };
+  const repsOurs = Math.ceil(MIN_MS / Math.max(await warm(ours), 1e-3));
+  const repsOrt = Math.ceil(MIN_MS / Math.max(await warm(theirs), 1e-3));
+  const msOurs = [], msOrt = [];
+  for (let s = 0; s < SAMPLES; s++) {
+    msOurs.push(await time(ours, repsOurs));
+    msOrt.push(await time(theirs, repsOrt));
+  }
+  return { msOurs, msOrt };
+}
+
+/** max |a - b| over two arrays, and max |b|. */
+function maxDiff(a, b) {
+  let err = 0, scale = 0;
+  for (let i = 0; i < b.length; i++) {
+    err = Math.max(err, Math.abs(a[i] - b[i]));
+    scale = Math.max(scale, Math.abs(b[i]));
+  }
+  return { err, scale };
+}
+
 async function runWasmAndOrt(n) {
   const a = om.randn([n, n], { seed: 1 }), b = om.randn([n, n], { seed: 2 });
   const session = await ort.InferenceSession.create(matmulModel(a, b), { executionProviders: ['wasm'] });
@@ -91,39 +128,81 @@ async function runWasmAndOrt(n) {
     // Agreement check (also the first warm-up of both).
     const c = a.matmul(b), mine = c.toArray();
     c.dispose();
-    const ref = (await session.run(feeds)).Y.data;
-    let err = 0, scale = 0;
-    for (let i = 0; i < ref.length; i++) {
-      err = Math.max(err, Math.abs(mine[i] - ref[i]));
-      scale = Math.max(scale, Math.abs(ref[i]));
-    }
+    const { err, scale } = maxDiff(mine, (await session.run(feeds)).Y.data);
     if (!(err <= 1e-5 * scale * Math.sqrt(n))) throw new Error(`n=${n}: ours and ORT differ by ${err} (max |y| ${scale})`);
 
-    // Warm-up (at least WARM_MS, so V8 has tiered the wasm up from its baseline compiler), and
-    // how many products make a sample last MIN_MS (per side).
-    const time = async (fn, reps) => {
-      const t0 = performance.now();
-      for (let i = 0; i < reps; i++) await fn();
-      return (performance.now() - t0) / reps;
-    };
-    const warm = async (fn) => {
-      const t0 = performance.now();
-      do await fn(); while (performance.now() - t0 < WARM_MS);
-      return time(fn, 2);
-    };
-    const repsOurs = Math.ceil(MIN_MS / Math.max(await warm(ours), 1e-3));
-    const repsOrt = Math.ceil(MIN_MS / Math.max(await warm(theirs), 1e-3));
-    const msOurs = [], msOrt = [];
-    for (let s = 0; s < SAMPLES; s++) {
-      msOurs.push(await time(ours, repsOurs));
-      msOrt.push(await time(theirs, repsOrt));
-    }
+    const { msOurs, msOrt } = await alternate(ours, theirs);
     return { wasm: gflops(n, median(msOurs)), ort: gflops(n, median(msOrt)), err };
   } finally {
     a.dispose();
     b.dispose();
     await session.release();
   }
+}
+
+// ---- conv2d: ours vs ORT's Conv on the same shapes ------------------------------------------------
+// x [1, 64, 56, 56], weight [64, 64, 3, 3], bias [64], stride 1, padding 1 (a ResNet stage-1 conv);
+// ORT runs a one-node Conv model traced with our tracer (weight and bias as initializers).
+async function runConv() {
+  const F = om.nn.functional;
+  const x = om.randn([1, 64, 56, 56], { seed: 1 });
+  const w = om.tidy(() => om.randn([64, 64, 3, 3], { seed: 2 }).mul(0.05)), b = om.randn([64], { seed: 3 });
+  const conv = (t) => F.conv2d(t, w, b, { padding: 1 });
+  const traced = om.trace(conv, { X: x }, { outputNames: ['Y'] });
+  const session = await ort.InferenceSession.create(traced.toOnnx(), { executionProviders: ['wasm'] });
+  traced.dispose();
+  const feeds = { X: new ort.Tensor('float32', x.toArray(), x.shape) };
+  const ours = () => { conv(x).dispose(); };
+  const theirs = async () => { const r = await session.run(feeds); r.Y.dispose(); };
+  try {
+    const y = conv(x), mine = y.toArray();
+    y.dispose();
+    const { err, scale } = maxDiff(mine, (await session.run(feeds)).Y.data);
+    if (!(err <= 1e-5 * scale * 24)) throw new Error(`conv2d: ours and ORT differ by ${err} (max |y| ${scale})`);
+    const { msOurs, msOrt } = await alternate(ours, theirs);
+    const flops = 2 * 64 * 64 * 9 * 56 * 56;
+    // Training: the same conv forward and backward (input, weight and bias gradients); ours only.
+    for (const t of [x, w, b]) t.requiresGrad = true;
+    const g = om.randn([1, 64, 56, 56], { seed: 4 });
+    const train = () => om.tidy(() => { conv(x).backward(g); });
+    const { msOurs: msTrain } = await alternate(train, () => {});
+    g.dispose();
+    return {
+      ms: median(msOurs), msOrt: median(msOrt), gf: flops / (median(msOurs) * 1e6), gfOrt: flops / (median(msOrt) * 1e6), err,
+      msTrain: median(msTrain),
+    };
+  } finally {
+    om.dispose([x, w, b]);
+    await session.release();
+  }
+}
+
+// A LeNet-5 training step: batch 64 of 1x28x28, conv(1->6, 5, pad 2)-relu-maxpool(2),
+// conv(6->16, 5)-relu-maxpool(2), Linear 400-120-84-10, MSE to zero, backward, SGD update.
+function lenetStepMs() {
+  const F = om.nn.functional;
+  om.manualSeed(1);
+  const convs = [new om.nn.Conv2d(1, 6, 5, { padding: 2 }), new om.nn.Conv2d(6, 16, 5)];
+  const fcs = [new om.nn.Linear(400, 120), new om.nn.Linear(120, 84), new om.nn.Linear(84, 10)];
+  const params = [...convs, ...fcs].flatMap((m) => m.parameters());
+  const x = om.randn([64, 1, 28, 28], { seed: 5 });
+  const step = () => om.tidy(() => {
+    const h = convs.reduce((t, c) => F.maxPool2d(c.forward(t).relu(), 2), x).reshape(64, 400);
+    fcs.reduce((t, l, i) => (i ? l.forward(t.relu()) : l.forward(t)), h).pow(2).mean().backward();
+    om.noGrad(() => { for (const p of params) p.copy_(p.sub(p.grad.mul(0.01))); });
+    for (const p of params) p.zeroGrad();
+  });
+  const t0 = performance.now();
+  do step(); while (performance.now() - t0 < WARM_MS);
+  const ms = [];
+  for (let s = 0; s < SAMPLES; s++) {
+    const t1 = performance.now();
+    for (let i = 0; i < 5; i++) step();
+    ms.push((performance.now() - t1) / 5);
+  }
+  for (const m of [...convs, ...fcs]) m.dispose();
+  x.dispose();
+  return median(ms);
 }
 
 // ---- main ------------------------------------------------------------------------------------
@@ -134,6 +213,19 @@ await om.ready();
 const cpu = cpus()[0]?.model ?? 'unknown CPU';
 console.log(`matmul benchmark: ${cpus().length} cores, ${cpu}; Node ${process.version}, onnxruntime-web ${ort.env.versions?.web ?? '?'}`);
 console.log(`square N x N @ N x N float32, single thread, GFLOP/s = 2N^3 / time, median of ${SAMPLES} samples of >= ${MIN_MS} ms\n`);
+
+const cv = await runConv();
+console.log('conv2d 3x3, 64 -> 64 channels, 56x56, batch 1, stride 1, padding 1, bias (0.23 GFLOP per call)');
+console.log('| | ms per call | GFLOP/s |\n|---|---:|---:|');
+console.log(`| onemodel WASM (om.nn.functional.conv2d) | ${cv.ms.toFixed(2)} | ${cv.gf.toFixed(2)} |`);
+console.log(`| ORT-web Conv | ${cv.msOrt.toFixed(2)} | ${cv.gfOrt.toFixed(2)} |`);
+console.log(`ORT time / ours: ${(cv.msOrt / cv.ms).toFixed(2)} (above 1: ours is faster); max |ours - ORT| = ${cv.err.toExponential(1)}`);
+console.log(`onemodel forward + backward (dx, dW, db) of the same conv: ${cv.msTrain.toFixed(2)} ms`);
+console.log(`LeNet-5 training step, batch 64 (forward, backward, SGD update): ${lenetStepMs().toFixed(2)} ms\n`);
+if (process.env.OM_BENCH_CONV_ONLY === '1') {
+  if (om.memory().tensors !== 0) console.error(`bench: ${om.memory().tensors} onemodel tensors still alive`);
+  process.exit(0);
+}
 
 const native = process.env.OM_BENCH_NATIVE === '0' ? new Map() : runNative();
 const rows = [];

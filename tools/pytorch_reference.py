@@ -27,9 +27,9 @@ The output is deterministic: one thread, torch.manual_seed per model, fixed inpu
 Adding a model: write a function `def make_<name>():` returning
 `fixture(description, module_or_None, inputs, outputs)` and decorate it with @model; then add
 its builder to MODELS in tests/js/pytorch.test.mjs. Still to add once their branches are merged
-into main: Conv1d, Conv2d, ConvTranspose2d, MaxPool2d / AvgPool2d / AdaptiveAvgPool2d, and the
-activation modules (ReLU, GELU incl. approximate='tanh', SiLU, Tanh, Sigmoid, ...), e.g. a small
-CNN Conv2d-BatchNorm2d-ReLU-MaxPool2d-Flatten-Linear.
+into main: the activation modules (ReLU, GELU incl. approximate='tanh', SiLU, Tanh, Sigmoid, ...)
+and a CNN with BatchNorm2d. (cnn, cnn_grad and conv_misc cover Conv1d, Conv2d, ConvTranspose2d,
+MaxPool2d, AvgPool2d and AdaptiveAvgPool2d.)
 """
 import json
 import os
@@ -318,6 +318,72 @@ def make_ctc():
     return fixture('CTCLoss(blank=0), mean, on log_softmax(logits, 2)', loss_fn,
                    [('logits', logits), ('targets', targets), ('input_lengths', input_lengths), ('target_lengths', target_lengths)],
                    [('loss', loss), ('grad_logits', logits.grad), ('grad_log_probs', log_probs.grad)])
+
+
+class CNN(nn.Module):
+    """Convolutions and pools with the edge cases that differ between libraries: ceil_mode
+    (an overhanging window), count_include_pad, groups, stride, dilation, PyTorch's adaptive cells."""
+
+    def __init__(self, adaptive=(2, 3)):
+        super().__init__()
+        self.conv1 = nn.Conv2d(2, 4, 3, padding=1)
+        self.pool1 = nn.MaxPool2d(3, stride=2, padding=1, ceil_mode=True)
+        self.conv2 = nn.Conv2d(4, 6, (3, 2), stride=(1, 2), padding=(2, 1), dilation=(2, 1), groups=2)
+        self.pool2 = nn.AvgPool2d(3, stride=2, padding=1, ceil_mode=True, count_include_pad=True)
+        self.pool3 = nn.AdaptiveAvgPool2d(adaptive)
+        self.fc = nn.Linear(36, 3)
+
+    def forward(self, x):
+        h = self.pool1(torch.relu(self.conv1(x)))
+        h = self.pool3(self.pool2(torch.relu(self.conv2(h))))
+        return self.fc(torch.flatten(h, 1))
+
+
+@model
+def make_cnn():
+    net = CNN().eval()
+    randomize(net)
+    x = torch.randn(2, 2, 11, 10)
+    with torch.no_grad():
+        y = net(x)
+    return fixture('CNN: Conv2d(2,4,3,p1) ReLU MaxPool2d(3,2,1,ceil) Conv2d(4,6,(3,2),s(1,2),p(2,1),d(2,1),g2) ReLU '
+                   'AvgPool2d(3,2,1,ceil,cip) AdaptiveAvgPool2d((2,3)) Linear(36,3)', net, [('x', x)], [('y', y)])
+
+
+@model
+def make_cnn_grad():
+    """The CNN's input gradient: sum(net(x)^2) and d/dx, with uneven adaptive cells (4 -> 3, 3 -> 2)."""
+    net = CNN(adaptive=(3, 2)).train()
+    randomize(net)
+    x = torch.randn(2, 2, 11, 10, requires_grad=True)
+    loss = net(x).pow(2).sum()
+    loss.backward()
+    return fixture('sum(CNN(x)^2) with AdaptiveAvgPool2d((3,2)), and its gradient w.r.t. x', net, [('x', x)], [('loss', loss), ('grad_x', x.grad)])
+
+
+class ConvMisc(nn.Module):
+    """Conv1d, ConvTranspose2d with output_padding and groups, the pools' other options."""
+
+    def __init__(self):
+        super().__init__()
+        self.c1 = nn.Conv1d(3, 4, 3, stride=2, padding=1, dilation=2)
+        self.ct = nn.ConvTranspose2d(4, 6, (3, 2), stride=2, padding=1, output_padding=1, groups=2)
+        self.pool = nn.AvgPool2d(2, stride=2, padding=1, ceil_mode=True, count_include_pad=False)
+
+    def forward(self, x):
+        y = self.ct(torch.relu(self.c1(x)).unsqueeze(2))
+        return F.max_pool2d(self.pool(y), 2, stride=1, dilation=(1, 2), ceil_mode=True)
+
+
+@model
+def make_conv_misc():
+    net = ConvMisc().eval()
+    randomize(net)
+    x = torch.randn(2, 3, 13)
+    with torch.no_grad():
+        y = net(x)
+    return fixture('Conv1d(3,4,3,s2,p1,d2) ReLU unsqueeze(2) ConvTranspose2d(4,6,(3,2),s2,p1,op1,g2) '
+                   'AvgPool2d(2,2,1,ceil,no cip) max_pool2d(2,1,d(1,2),ceil)', net, [('x', x)], [('y', y)])
 
 
 def main(names):

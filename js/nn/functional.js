@@ -6,3 +6,4 @@ export { mseLoss, nllLoss, crossEntropy, ctcLoss } from './loss.js';
 export {
   relu, sigmoid, tanh, silu, hardswish, leakyRelu, elu, gelu, softplus, pad, dropout,
 } from '../ops/act.js';
+export { conv1d, conv2d, convTranspose2d, maxPool2d, avgPool2d, adaptiveAvgPool2d } from '../ops/conv.js';

@@ -11,3 +11,4 @@ export {
   ReLU, LeakyReLU, ELU, GELU, SiLU, Softplus, Hardswish, Sigmoid, Tanh, Identity, Dropout,
 } from './activation.js';
 export * as functional from './functional.js';
+export { Conv1d, Conv2d, ConvTranspose2d, MaxPool2d, AvgPool2d, AdaptiveAvgPool2d } from './conv.js';

@@ -62,6 +62,12 @@ static void pack_b(float *bp, strided b, int64_t kc, int64_t nc) {
         *(v4f *)bp = *(const v4f *)row;
         *(v4f *)(bp + 4) = *(const v4f *)(row + 4);
       }
+    } else if (j0 + NR <= nc && b.rs == 1) { /* a full panel of columns contiguous along k (B transposed) */
+      for (int64_t j = 0; j < NR; j++) {
+        const float *src = col + j * b.cs;
+        for (int64_t k = 0; k < kc; k++) bp[k * NR + j] = src[k];
+      }
+      bp += kc * NR;
     } else {
       for (int64_t k = 0; k < kc; k++)
         for (int64_t j = 0; j < NR; j++) *bp++ = j0 + j < nc ? col[k * b.rs + j * b.cs] : 0.0f;
@@ -109,10 +115,10 @@ static void micro(int kc, const float *ap, const float *bp, float *c, int64_t ld
     }
 }
 
-/* C (contiguous, ldc = n) = A B for one matrix pair, with scratch panels ap and bp. */
-static void gemm(strided a, strided b, float *c, int64_t m, int64_t n, int64_t k, float *ap, float *bp) {
+/* C (contiguous, ldc = n) = A B (or C += A B with acc) for one matrix pair, with scratch panels ap and bp. */
+static void gemm(strided a, strided b, float *c, int64_t m, int64_t n, int64_t k, float *ap, float *bp, bool acc) {
   if (k == 0) {
-    memset(c, 0, sizeof(float) * (size_t)(m * n));
+    if (!acc) memset(c, 0, sizeof(float) * (size_t)(m * n));
     return;
   }
   for (int64_t jc = 0; jc < n; jc += NC) {
@@ -126,7 +132,7 @@ static void gemm(strided a, strided b, float *c, int64_t m, int64_t n, int64_t k
         for (int64_t jr = 0; jr < nc; jr += NR)
           for (int64_t ir = 0; ir < mc; ir += MR)
             micro((int)kc, ap + ir * kc, bp + jr * kc, c + (ic + ir) * n + jc + jr, n,
-                  (int)(mc - ir < MR ? mc - ir : MR), (int)(nc - jr < NR ? nc - jr : NR), pc > 0);
+                  (int)(mc - ir < MR ? mc - ir : MR), (int)(nc - jr < NR ? nc - jr : NR), acc || pc > 0);
       }
     }
   }
@@ -142,14 +148,26 @@ static bool panels(int64_t m, int64_t n, int64_t k, float **ap, float **bp, cons
   return false;
 }
 
-bool om__gemm(const float *a, int64_t ars, int64_t acs, const float *b, int64_t brs, int64_t bcs, float *c,
-              int64_t m, int64_t n, int64_t k, const char *who) {
+/* om__gemm and om__gemm_acc: C = A B, or C += A B with acc. */
+static bool gemm_call(const float *a, int64_t ars, int64_t acs, const float *b, int64_t brs, int64_t bcs, float *c,
+                      int64_t m, int64_t n, int64_t k, bool acc, const char *who) {
+  if (m == 0 || n == 0) return true;
   float *ap, *bp;
   if (!panels(m, n, k, &ap, &bp, who)) return false;
-  gemm((strided){a, ars, acs}, (strided){b, brs, bcs}, c, m, n, k, ap, bp);
+  gemm((strided){a, ars, acs}, (strided){b, brs, bcs}, c, m, n, k, ap, bp, acc);
   free(ap);
   free(bp);
   return true;
+}
+
+bool om__gemm(const float *a, int64_t ars, int64_t acs, const float *b, int64_t brs, int64_t bcs, float *c,
+              int64_t m, int64_t n, int64_t k, const char *who) {
+  return gemm_call(a, ars, acs, b, brs, bcs, c, m, n, k, false, who);
+}
+
+bool om__gemm_acc(const float *a, int64_t ars, int64_t acs, const float *b, int64_t brs, int64_t bcs, float *c,
+                  int64_t m, int64_t n, int64_t k, const char *who) {
+  return gemm_call(a, ars, acs, b, brs, bcs, c, m, n, k, true, who);
 }
 
 static bool infer_matmul(om_call *c) {
@@ -202,7 +220,7 @@ static bool forward_matmul(om_call *c) {
     }
     strided A = {pa + oa, a->strides[a->ndim - 2], a->strides[a->ndim - 1]};
     strided B = {pb + ob, b->strides[b->ndim - 2], b->strides[b->ndim - 1]};
-    gemm(A, B, pc + t * m * n, m, n, k, ap, bp);
+    gemm(A, B, pc + t * m * n, m, n, k, ap, bp, false);
   }
   free(ap);
   free(bp);

@@ -31,6 +31,44 @@ class Norms extends nn.Module {
   forward(x) { return om.tidy(() => this.gn.forward(this.bn.forward(this.ln.forward(this.fc.forward(x))))); }
 }
 
+/** CNN in tools/pytorch_reference.py (convolutions and pools with their edge cases). */
+class CNN extends nn.Module {
+  constructor(adaptive = [2, 3]) {
+    super();
+    this.conv1 = new nn.Conv2d(2, 4, 3, { padding: 1 });
+    this.pool1 = new nn.MaxPool2d(3, { stride: 2, padding: 1, ceilMode: true });
+    this.conv2 = new nn.Conv2d(4, 6, [3, 2], { stride: [1, 2], padding: [2, 1], dilation: [2, 1], groups: 2 });
+    this.pool2 = new nn.AvgPool2d(3, { stride: 2, padding: 1, ceilMode: true, countIncludePad: true });
+    this.pool3 = new nn.AdaptiveAvgPool2d(adaptive);
+    this.fc = new nn.Linear(36, 3);
+  }
+
+  forward(x) {
+    return om.tidy(() => {
+      const h = this.pool1.forward(this.conv1.forward(x).relu());
+      const p = this.pool3.forward(this.pool2.forward(this.conv2.forward(h).relu()));
+      return this.fc.forward(p.reshape(p.shape[0], 36));
+    });
+  }
+}
+
+/** ConvMisc in tools/pytorch_reference.py. */
+class ConvMisc extends nn.Module {
+  constructor() {
+    super();
+    this.c1 = new nn.Conv1d(3, 4, 3, { stride: 2, padding: 1, dilation: 2 });
+    this.ct = new nn.ConvTranspose2d(4, 6, [3, 2], { stride: 2, padding: 1, outputPadding: 1, groups: 2 });
+    this.pool = new nn.AvgPool2d(2, { stride: 2, padding: 1, ceilMode: true, countIncludePad: false });
+  }
+
+  forward(x) {
+    return om.tidy(() => {
+      const y = this.ct.forward(this.c1.forward(x).relu().unsqueeze(2));
+      return om.nn.functional.maxPool2d(this.pool.forward(y), 2, { stride: 1, dilation: [1, 2], ceilMode: true });
+    });
+  }
+}
+
 /** A fixture entry { shape, dtype, data } as a Tensor. */
 function fromEntry(e) {
   const data = e.dtype === 'int64' ? e.data.map(BigInt) : e.data; // bool: JS booleans
@@ -44,6 +82,13 @@ function fromEntry(e) {
  */
 const MODELS = {
   mlp: () => ({ model: new nn.Sequential(new nn.Linear(4, 8), new ReLU(), new nn.Linear(8, 3)) }),
+
+  cnn: () => ({ model: new CNN() }),
+
+  // uneven adaptive cells (4 -> 3, 3 -> 2) have no ONNX form, so this one is eager only
+  cnn_grad: () => ({ model: new CNN([3, 2]), train: true, traceable: false, run: (m, x) => [m.forward(x).pow(2).sum()], grads: ['x'] }),
+
+  conv_misc: () => ({ model: new ConvMisc() }),
 
   norms: () => ({ model: new Norms() }),
 
@@ -164,7 +209,8 @@ const fixtures = Object.fromEntries(files.map((f) => [f.slice(0, -5), JSON.parse
 describe('PyTorch fixtures: loadStateDict with PyTorch\'s keys reproduces its outputs', () => {
   test('every model of tools/pytorch_reference.py has a fixture and a builder here', () => {
     const expected = ['mlp', 'norms', 'norms_train', 'lstm', 'gru', 'embedding', 'mha', 'mha_masked',
-      'gru_bi', 'lstm_unbatched', 'image', 'cross_entropy', 'cross_entropy_probs', 'nll', 'mse', 'ctc'];
+      'gru_bi', 'lstm_unbatched', 'image', 'cross_entropy', 'cross_entropy_probs', 'nll', 'mse', 'ctc',
+      'cnn', 'cnn_grad', 'conv_misc'];
     for (const name of expected) {
       assert.ok(name in fixtures, `missing fixture ${name}.json (run python3 tools/pytorch_reference.py)`);
     }

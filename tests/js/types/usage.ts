@@ -209,6 +209,31 @@ om.nn.functional.mseLoss(logits, logits, { reduction: 'avg' });
 // @ts-expect-error: betas is a pair
 new om.optim.Adam([], { betas: 0.9 });
 void [first, loaded, ce, nll, mse, ctc, ctcMod];
+// convolution and pooling
+const F = om.nn.functional;
+const cimg = om.zeros([2, 1, 28, 28]);
+const c2 = new om.nn.Conv2d(1, 6, 5, { padding: 2 });
+const c1 = new om.nn.Conv1d(4, 8, 3, { stride: 2, bias: false, padding: 'same' });
+const ctr = new om.nn.ConvTranspose2d(6, 3, [3, 2], { stride: 2, outputPadding: [1, 0], groups: 3 });
+const pooled: Tensor = new om.nn.MaxPool2d(2, { ceilMode: true }).forward(c2.forward(cimg).relu());
+const avg: Tensor = new om.nn.AvgPool2d([2, 2], { countIncludePad: false }).forward(pooled);
+const ad: Tensor = new om.nn.AdaptiveAvgPool2d([1, null]).forward(ctr.forward(pooled));
+const ks: number[] = c2.kernelSize;
+const fs: Tensor[] = [
+  F.conv2d(cimg, c2.weight, c2.bias, { stride: [1, 1], padding: 'same', dilation: 1, groups: 1 }),
+  F.conv2d(cimg, c2.weight, { padding: 2 }),
+  F.conv1d(om.zeros([1, 4, 9]), c1.weight),
+  F.convTranspose2d(pooled, ctr.weight, null, { stride: 2, outputPadding: 1 }),
+  F.maxPool2d(cimg, 2, { stride: null, padding: [1, 0], dilation: 2 }),
+  F.avgPool2d(cimg, 3, { stride: 2, ceilMode: true, countIncludePad: true }),
+  F.adaptiveAvgPool2d(cimg, 1),
+];
+// @ts-expect-error: padding is a size or 'valid' / 'same'
+F.conv2d(cimg, c2.weight, null, { padding: 'full' });
+// @ts-expect-error: returnIndices is not supported
+F.maxPool2d(cimg, 2, { returnIndices: true });
+void [avg, ad, ks, fs];
+for (const m of [c2, c1, ctr]) m.dispose();
 
 // misuse the declarations reject
 // @ts-expect-error: dtype names are 'float32' | 'int64' | 'bool'

@@ -1,0 +1,153 @@
+// Convolution and pooling modules in PyTorch's shape: the same constructor arguments (keyword
+// arguments in an options object), the same parameter names (weight, bias) and layouts, and
+// PyTorch's default initialisation, so a PyTorch state dict loads as it is.
+//
+//   const conv = new om.nn.Conv2d(1, 6, 5, { padding: 2 });   // weight [6, 1, 5, 5], bias [6]
+//   const pool = new om.nn.MaxPool2d(2);
+//   const y = pool.forward(conv.forward(x).relu());
+import { invalid } from '../errors.js';
+import { rand, tidy } from '../tensor.js';
+import { describe, toI32 } from '../convert.js';
+import { Module } from './module.js';
+import {
+  conv1d, conv2d, convTranspose2d, maxPool2d, avgPool2d, adaptiveAvgPool2d, optionsArg, sizes,
+} from '../ops/conv.js';
+
+/** A leaf parameter uniform in ±bound (om.manualSeed makes it reproducible). */
+function uniformParameter(shape, bound) {
+  const t = tidy(() => rand(shape).mul(2 * bound).sub(bound));
+  t.requiresGrad = true;
+  return t;
+}
+
+const asNumbers = (list) => list.map(Number);
+
+/** The shared part of Conv1d, Conv2d and ConvTranspose2d (PyTorch's _ConvNd). */
+class ConvNd extends Module {
+  #fn; // the functional op forward calls
+  #keys; // the options forward passes to it
+
+  constructor(who, fn, n, transposed, inChannels, outChannels, kernelSize, options) {
+    super();
+    const extra = transposed ? ['outputPadding'] : [];
+    const o = optionsArg(options, who, ['stride', 'padding', 'dilation', 'groups', 'bias', 'paddingMode', ...extra]);
+    const cin = toI32(inChannels, who, 'inChannels');
+    const cout = toI32(outChannels, who, 'outChannels');
+    const groups = toI32(o.groups ?? 1, who, 'groups');
+    if (cin < 1 || cout < 1) throw invalid(`${who}: inChannels and outChannels must be positive, got ${cin} and ${cout}`);
+    if (groups < 1 || cin % groups || cout % groups) {
+      throw invalid(`${who}: groups ${groups} must be positive and divide inChannels ${cin} and outChannels ${cout}`);
+    }
+    if ((o.paddingMode ?? 'zeros') !== 'zeros') throw invalid(`${who}: paddingMode ${describe(o.paddingMode)} is not supported (only 'zeros')`);
+    const bias = o.bias ?? true;
+    if (typeof bias !== 'boolean') throw invalid(`${who}: bias must be a boolean, got ${describe(bias)}`);
+    const kernel = asNumbers(sizes(kernelSize, n, who, 'kernelSize'));
+    if (kernel.some((k) => k < 1)) throw invalid(`${who}: kernelSize must be positive, got [${kernel}]`);
+    this.inChannels = cin;
+    this.outChannels = cout;
+    this.kernelSize = kernel;
+    this.stride = asNumbers(sizes(o.stride ?? 1, n, who, 'stride'));
+    this.padding = typeof o.padding === 'string' && !transposed ? o.padding : asNumbers(sizes(o.padding ?? 0, n, who, 'padding'));
+    if (transposed) this.outputPadding = asNumbers(sizes(o.outputPadding ?? 0, n, who, 'outputPadding'));
+    this.dilation = asNumbers(sizes(o.dilation ?? 1, n, who, 'dilation'));
+    this.groups = groups;
+    this.#fn = fn;
+    this.#keys = ['stride', 'padding', ...extra, 'dilation', 'groups'];
+    // PyTorch's reset_parameters: kaiming_uniform_(a = sqrt(5)) is uniform in ±1/sqrt(fan_in),
+    // fan_in = weight.shape[1] * kernel elements (for a transposed conv that is outChannels/groups).
+    const shape = transposed ? [cin, cout / groups, ...kernel] : [cout, cin / groups, ...kernel];
+    const fanIn = shape[1] * kernel.reduce((a, b) => a * b, 1);
+    const bound = 1 / Math.sqrt(fanIn);
+    /** [outChannels, inChannels/groups, ...kernelSize] ([inChannels, outChannels/groups, ...] transposed). */
+    this.weight = uniformParameter(shape, bound);
+    /** [outChannels], or null without bias. */
+    this.bias = bias ? uniformParameter([cout], bound) : null;
+  }
+
+  /** The convolution of x with this module's weight, bias and settings. */
+  forward(x) {
+    return this.#fn(x, this.weight, this.bias, Object.fromEntries(this.#keys.map((k) => [k, this[k]])));
+  }
+}
+
+/** PyTorch's nn.Conv1d: x [N, inChannels, L] -> [N, outChannels, OL]. */
+export class Conv1d extends ConvNd {
+  constructor(inChannels, outChannels, kernelSize, options = {}) {
+    super('Conv1d', conv1d, 1, false, inChannels, outChannels, kernelSize, options);
+  }
+}
+
+/** PyTorch's nn.Conv2d: x [N, inChannels, H, W] -> [N, outChannels, OH, OW]. */
+export class Conv2d extends ConvNd {
+  constructor(inChannels, outChannels, kernelSize, options = {}) {
+    super('Conv2d', conv2d, 2, false, inChannels, outChannels, kernelSize, options);
+  }
+}
+
+/** PyTorch's nn.ConvTranspose2d: x [N, inChannels, H, W] -> [N, outChannels, OH, OW]. */
+export class ConvTranspose2d extends ConvNd {
+  constructor(inChannels, outChannels, kernelSize, options = {}) {
+    super('ConvTranspose2d', convTranspose2d, 2, true, inChannels, outChannels, kernelSize, options);
+  }
+}
+
+/** PyTorch's nn.MaxPool2d(kernelSize, { stride = kernelSize, padding, dilation, ceilMode }). */
+export class MaxPool2d extends Module {
+  constructor(kernelSize, options = {}) {
+    super();
+    const o = optionsArg(options, 'MaxPool2d', ['stride', 'padding', 'dilation', 'ceilMode', 'returnIndices']);
+    this.kernelSize = kernelSize;
+    this.stride = o.stride ?? kernelSize;
+    this.padding = o.padding ?? 0;
+    this.dilation = o.dilation ?? 1;
+    this.ceilMode = o.ceilMode ?? false;
+    if (o.returnIndices) throw invalid('MaxPool2d: returnIndices is not supported');
+    for (const k of ['kernelSize', 'stride', 'padding', 'dilation']) sizes(this[k], 2, 'MaxPool2d', k);
+    if (typeof this.ceilMode !== 'boolean') throw invalid(`MaxPool2d: ceilMode must be a boolean, got ${describe(this.ceilMode)}`);
+  }
+
+  forward(x) {
+    const { stride, padding, dilation, ceilMode } = this;
+    return maxPool2d(x, this.kernelSize, { stride, padding, dilation, ceilMode });
+  }
+}
+
+/** PyTorch's nn.AvgPool2d(kernelSize, { stride = kernelSize, padding, ceilMode, countIncludePad = true }). */
+export class AvgPool2d extends Module {
+  constructor(kernelSize, options = {}) {
+    super();
+    const who = 'AvgPool2d';
+    const o = optionsArg(options, who, ['stride', 'padding', 'ceilMode', 'countIncludePad', 'divisorOverride']);
+    if (o.divisorOverride !== undefined && o.divisorOverride !== null) throw invalid(`${who}: divisorOverride is not supported`);
+    this.kernelSize = kernelSize;
+    this.stride = o.stride ?? kernelSize;
+    this.padding = o.padding ?? 0;
+    this.ceilMode = o.ceilMode ?? false;
+    this.countIncludePad = o.countIncludePad ?? true;
+    for (const k of ['kernelSize', 'stride', 'padding']) sizes(this[k], 2, who, k);
+    for (const k of ['ceilMode', 'countIncludePad']) {
+      if (typeof this[k] !== 'boolean') throw invalid(`${who}: ${k} must be a boolean, got ${describe(this[k])}`);
+    }
+  }
+
+  forward(x) {
+    const { stride, padding, ceilMode, countIncludePad } = this;
+    return avgPool2d(x, this.kernelSize, { stride, padding, ceilMode, countIncludePad });
+  }
+}
+
+/** PyTorch's nn.AdaptiveAvgPool2d(outputSize): an integer or [oH, oW] (null keeps that input size). */
+export class AdaptiveAvgPool2d extends Module {
+  constructor(outputSize) {
+    super();
+    const pair = Array.isArray(outputSize) ? outputSize : [outputSize, outputSize];
+    if (pair.length !== 2 || pair.some((v) => v !== null && (!Number.isInteger(v) || v < 1))) {
+      throw invalid(`AdaptiveAvgPool2d: outputSize must be a positive integer or 2 of them (null keeps the input's), got ${describe(outputSize)}`);
+    }
+    this.outputSize = outputSize;
+  }
+
+  forward(x) {
+    return adaptiveAvgPool2d(x, this.outputSize);
+  }
+}

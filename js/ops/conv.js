@@ -1,0 +1,171 @@
+// Convolutions and pooling as functions (om.nn.functional), in PyTorch's names and argument
+// order; keyword arguments go in a trailing options object:
+//
+//   om.nn.functional.conv2d(x, weight, bias, { stride: 2, padding: [1, 0], groups: 2 })
+//   om.nn.functional.maxPool2d(x, 2)                       // stride defaults to the kernel size
+//   om.nn.functional.avgPool2d(x, 3, { stride: 2, padding: 1, ceilMode: true, countIncludePad: false })
+//
+// Sizes are an integer or one per spatial dim. The C ops (src/ops/conv.c) check everything
+// else (shapes, channels, groups) and name the op and the values when they refuse.
+import { invalid } from '../errors.js';
+import { requireReady } from '../runtime.js';
+import { Tensor, handle, applyOp } from '../tensor.js';
+import { describe, toI64 } from '../convert.js';
+
+/** An options object (undefined -> {}), with no keys outside allowed. */
+export function optionsArg(options, who, allowed) {
+  if (options === undefined || options === null) return {};
+  if (typeof options !== 'object' || Array.isArray(options) || options instanceof Tensor) {
+    throw invalid(`${who}: options must be an object, got ${describe(options)}`);
+  }
+  for (const k of Object.keys(options)) {
+    if (!allowed.includes(k)) throw invalid(`${who}: unknown option '${k}' (expected ${allowed.join(', ')})`);
+  }
+  return options;
+}
+
+/** A size given as one integer or n of them, as n BigInts (PyTorch's _pair / _single). */
+export function sizes(value, n, who, what) {
+  if (Array.isArray(value)) {
+    if (value.length !== n) throw invalid(`${who}: ${what} must be an integer or ${n} integers, got ${value.length}`);
+    return value.map((v, i) => toI64(v, who, `${what}[${i}]`));
+  }
+  const v = toI64(value, who, what);
+  return Array(n).fill(v);
+}
+
+function flag(value, fallback, who, what) {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'boolean') throw invalid(`${who}: ${what} must be a boolean, got ${describe(value)}`);
+  return value;
+}
+
+/** The bias argument may be a Tensor, null/undefined, or (skipped) the options object itself. */
+function splitBias(bias, options) {
+  const isOpts = bias !== null && bias !== undefined && !(bias instanceof Tensor) && typeof bias === 'object' && !Array.isArray(bias);
+  return isOpts && options === undefined ? [null, bias] : [bias, options];
+}
+
+/** PyTorch's unbatched form: an input with one dim fewer than `dims` gets a batch of one
+ *  (unsqueeze), which run's result loses again (squeeze). */
+function maybeUnbatched(input, dims, run) {
+  if (!(input instanceof Tensor) || input.isDisposed || input.shape.length !== dims - 1) return run(input);
+  const x = input.unsqueeze(0);
+  try {
+    const y = run(x);
+    try {
+      return y.squeeze(0);
+    } finally {
+      y.dispose();
+    }
+  } finally {
+    x.dispose();
+  }
+}
+
+function inputs(who, input, weight, bias) {
+  const hs = [handle(input, who, 'input'), handle(weight, who, 'weight')];
+  if (bias !== null && bias !== undefined) hs.push(handle(bias, who, 'bias'));
+  return hs;
+}
+
+/** padding: integers, 'valid' (0) or 'same' (stride 1; PyTorch pads the odd extra on the end,
+ *  which one symmetric padding cannot express, so that case is refused). */
+function convPadding(padding, weight, n, stride, dilation, who) {
+  if (padding === 'valid') return Array(n).fill(0n);
+  if (padding !== 'same') return sizes(padding, n, who, 'padding');
+  if (stride.some((s) => s !== 1n)) throw invalid(`${who}: padding 'same' needs stride 1, got stride [${stride}]`);
+  const k = weight.shape.slice(-n);
+  return k.map((kk, i) => {
+    const total = dilation[i] * BigInt(kk - 1);
+    if (total % 2n) {
+      throw invalid(`${who}: padding 'same' with kernel ${kk} and dilation ${dilation[i]} pads unevenly (${total} in all), which is not supported; pad explicitly`);
+    }
+    return total / 2n;
+  });
+}
+
+function conv(who, op, n, input, weight, bias, options) {
+  requireReady(who);
+  [bias, options] = splitBias(bias, options);
+  const o = optionsArg(options, who, ['stride', 'padding', 'dilation', 'groups']);
+  handle(weight, who, 'weight');
+  const stride = sizes(o.stride ?? 1, n, who, 'stride');
+  const dilation = sizes(o.dilation ?? 1, n, who, 'dilation');
+  const padding = convPadding(o.padding ?? 0, weight, n, stride, dilation, who);
+  const groups = toI64(o.groups ?? 1, who, 'groups');
+  const attrs = [...stride, ...padding, ...dilation, groups];
+  return maybeUnbatched(input, n + 2, (x) => applyOp(who, op, inputs(who, x, weight, bias), attrs));
+}
+
+/** F.conv1d(input [N, C, L], weight [O, C/groups, k], bias [O] | null, { stride, padding, dilation, groups }). */
+export function conv1d(input, weight, bias = null, options = undefined) {
+  return conv('conv1d', 'conv1d', 1, input, weight, bias, options);
+}
+
+/** F.conv2d(input [N, C, H, W], weight [O, C/groups, kH, kW], bias [O] | null, { stride, padding, dilation, groups }). */
+export function conv2d(input, weight, bias = null, options = undefined) {
+  return conv('conv2d', 'conv2d', 2, input, weight, bias, options);
+}
+
+/** F.conv_transpose2d(input [N, C, H, W], weight [C, O/groups, kH, kW], bias [O] | null,
+ *  { stride, padding, outputPadding, groups, dilation }). */
+export function convTranspose2d(input, weight, bias = null, options = undefined) {
+  const who = 'convTranspose2d';
+  requireReady(who);
+  [bias, options] = splitBias(bias, options);
+  const o = optionsArg(options, who, ['stride', 'padding', 'outputPadding', 'groups', 'dilation']);
+  const attrs = [
+    ...sizes(o.stride ?? 1, 2, who, 'stride'), ...sizes(o.padding ?? 0, 2, who, 'padding'),
+    ...sizes(o.outputPadding ?? 0, 2, who, 'outputPadding'), ...sizes(o.dilation ?? 1, 2, who, 'dilation'),
+    toI64(o.groups ?? 1, who, 'groups'),
+  ];
+  return maybeUnbatched(input, 4, (x) => applyOp(who, 'conv_transpose2d', inputs(who, x, weight, bias), attrs));
+}
+
+/** kernel, stride (null/undefined: the kernel) and padding of a pool. */
+function poolSizes(kernelSize, o, who) {
+  const kernel = sizes(kernelSize, 2, who, 'kernelSize');
+  const stride = o.stride === undefined || o.stride === null ? kernel : sizes(o.stride, 2, who, 'stride');
+  return [...kernel, ...stride, ...sizes(o.padding ?? 0, 2, who, 'padding')];
+}
+
+/** F.max_pool2d(input [N, C, H, W], kernelSize, { stride = kernelSize, padding = 0, dilation = 1, ceilMode = false }). */
+export function maxPool2d(input, kernelSize, options = undefined) {
+  const who = 'maxPool2d';
+  requireReady(who);
+  const o = optionsArg(options, who, ['stride', 'padding', 'dilation', 'ceilMode', 'returnIndices']);
+  if (o.returnIndices) throw invalid(`${who}: returnIndices is not supported`);
+  handle(input, who, 'input');
+  const attrs = [...poolSizes(kernelSize, o, who), ...sizes(o.dilation ?? 1, 2, who, 'dilation'),
+    flag(o.ceilMode, false, who, 'ceilMode') ? 1n : 0n];
+  return maybeUnbatched(input, 4, (x) => applyOp(who, 'max_pool2d', [handle(x, who, 'input')], attrs));
+}
+
+/** F.avg_pool2d(input [N, C, H, W], kernelSize, { stride = kernelSize, padding = 0, ceilMode = false, countIncludePad = true }). */
+export function avgPool2d(input, kernelSize, options = undefined) {
+  const who = 'avgPool2d';
+  requireReady(who);
+  const o = optionsArg(options, who, ['stride', 'padding', 'ceilMode', 'countIncludePad', 'divisorOverride']);
+  if (o.divisorOverride !== undefined && o.divisorOverride !== null) throw invalid(`${who}: divisorOverride is not supported`);
+  handle(input, who, 'input');
+  const attrs = [...poolSizes(kernelSize, o, who), flag(o.ceilMode, false, who, 'ceilMode') ? 1n : 0n,
+    flag(o.countIncludePad, true, who, 'countIncludePad') ? 1n : 0n];
+  return maybeUnbatched(input, 4, (x) => applyOp(who, 'avg_pool2d', [handle(x, who, 'input')], attrs));
+}
+
+/** F.adaptive_avg_pool2d(input [N, C, H, W], outputSize): an integer or [oH, oW], null keeping the input's size. */
+export function adaptiveAvgPool2d(input, outputSize) {
+  const who = 'adaptiveAvgPool2d';
+  requireReady(who);
+  handle(input, who, 'input');
+  const pair = Array.isArray(outputSize) ? outputSize : [outputSize, outputSize];
+  if (pair.length !== 2) throw invalid(`${who}: outputSize must be an integer or 2 of them, got ${pair.length}`);
+  const attrs = pair.map((v, i) => {
+    if (v === null) return -1n;
+    const k = toI64(v, who, `outputSize[${i}]`);
+    if (k < 1n) throw invalid(`${who}: outputSize must be positive (or null), got ${k}`);
+    return k;
+  });
+  return maybeUnbatched(input, 4, (x) => applyOp(who, 'adaptive_avg_pool2d', [handle(x, who, 'input')], attrs));
+}

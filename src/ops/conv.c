@@ -1,0 +1,791 @@
+/* Convolutions and pooling, NCHW (NCL for conv1d), float32, with PyTorch's semantics.
+ *
+ *   conv1d / conv2d      x [N, C, (H,) W], weight [O, C/groups, (kH,) kW], bias [O] (optional)
+ *   conv_transpose2d     x [N, C, H, W], weight [C, O/groups, kH, kW], bias [O] (optional)
+ *   max_pool2d, avg_pool2d, adaptive_avg_pool2d   x [N, C, H, W]
+ *
+ * conv1d is conv2d on a unit height inside (one geometry, one kernel), with its own op row so it
+ * lowers to a 1-D Conv. The convolutions are matrix products on the matmul kernel (om__gemm, om__gemm_acc):
+ *   conv forward            out[n, g] = W[g] [O/g, C/g*kH*kW]  x  im2col(x[n, g]) [C/g*kH*kW, OH*OW]
+ *   transposed forward      out[n, g] = col2im( W[g]^T [O/g*kH*kW, C/g]  x  x[n, g] [C/g, H*W] )
+ *   weight gradients        dW[g] = sum over n of  M[n, g] x im2col(Z[n, g])^T
+ *                           (conv: M = dout, Z = x; transposed: M = x, Z = dout)
+ * The input gradient of each convolution is the other convolution (public ops, so it is itself
+ * differentiable); the weight gradients and the pools' input gradients are kernels here, so
+ * they are first-order only. Every sum runs in a fixed order (same bits natively and in WASM). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+/* ---- geometry ---- */
+
+/* One 2-D sliding window: the image side (h x w), the kernel, and the window grid (oh x ow). */
+typedef struct win {
+  int64_t h, w, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow;
+} win;
+
+static int64_t floor_div(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+
+/* n floats of scratch (plus one, so that n = 0 is a valid allocation); OutOfMemory naming who. */
+static float *alloc_floats(int64_t n, const char *who) {
+  if (n < 0 || n >= (INT64_C(1) << 60)) return om__fail(OM_ERR_OUT_OF_MEMORY, "%s: %lld floats of scratch is too much", who, (long long)n), NULL;
+  return om__alloc((uint64_t)(n + 1) * sizeof(float), who);
+}
+
+/* Every integer attribute is at most 2^31 - 1, so the output-size arithmetic cannot overflow. */
+static bool attrs_in_range(const char *who, const om_attrs *a) {
+  for (int k = 0; k < a->n_i; k++)
+    if (a->i[k] > INT32_MAX)
+      return om__fail(OM_ERR_INVALID_ARGUMENT, "%s: integer attribute %d is %lld, above 2^31-1", who, k, (long long)a->i[k]);
+  return true;
+}
+
+/* A copy of t's elements, row-major (or t's own data when it is contiguous: *owned false). */
+static const float *dense(const om_tensor *t, bool *owned, const char *who) {
+  int64_t st[OM_MAX_DIMS];
+  om__contiguous_strides(t->shape, t->ndim, st);
+  *owned = false;
+  if (!memcmp(st, t->strides, sizeof(int64_t) * (size_t)t->ndim)) return (const float *)om__data(t);
+  float *p = alloc_floats(om_tensor_numel(t), who);
+  if (!p) return NULL;
+  om_storage s = {.data = p};
+  om_tensor d = {.storage = &s, .dtype = OM_FLOAT32, .ndim = t->ndim};
+  memcpy(d.shape, t->shape, sizeof d.shape);
+  memcpy(d.strides, st, sizeof d.strides);
+  om__copy_into(&d, t);
+  *owned = true;
+  return p;
+}
+
+/* The range [lo, hi) of window positions x whose tap x*s - p + off falls inside [0, n). */
+static void tap_range(int64_t n, int64_t s, int64_t p, int64_t off, int64_t count, int64_t *lo, int64_t *hi) {
+  int64_t a = p - off; /* x*s >= a */
+  int64_t first = a <= 0 ? 0 : (a + s - 1) / s;
+  int64_t b = n + p - off; /* x*s < b */
+  int64_t last = b <= 0 ? 0 : (b + s - 1) / s;
+  *lo = first < count ? first : count;
+  *hi = last < count ? last : count;
+  if (*hi < *lo) *hi = *lo;
+}
+
+/* col [c*kh*kw, oh*ow] = the windows of img [c, h, w] (contiguous), zeros where a tap is in the padding. */
+static void im2col(const float *img, int64_t c, const win *g, float *col) {
+  int64_t n = g->oh * g->ow;
+  for (int64_t ch = 0; ch < c; ch++)
+    for (int64_t i = 0; i < g->kh; i++)
+      for (int64_t j = 0; j < g->kw; j++) {
+        float *row = col + ((ch * g->kh + i) * g->kw + j) * n;
+        const float *plane = img + ch * g->h * g->w;
+        int64_t x0, x1;
+        tap_range(g->w, g->sw, g->pw, j * g->dw, g->ow, &x0, &x1);
+        for (int64_t y = 0; y < g->oh; y++, row += g->ow) {
+          int64_t iy = y * g->sh - g->ph + i * g->dh;
+          if (iy < 0 || iy >= g->h) {
+            memset(row, 0, sizeof(float) * (size_t)g->ow);
+            continue;
+          }
+          const float *src = plane + iy * g->w - g->pw + j * g->dw;
+          for (int64_t x = 0; x < x0; x++) row[x] = 0;
+          if (g->sw == 1) memcpy(row + x0, src + x0, sizeof(float) * (size_t)(x1 - x0));
+          else
+            for (int64_t x = x0; x < x1; x++) row[x] = src[x * g->sw];
+          for (int64_t x = x1; x < g->ow; x++) row[x] = 0;
+        }
+      }
+}
+
+/* img [c, h, w] += the windows in col [c*kh*kw, oh*ow] (the adjoint of im2col; padding taps dropped). */
+static void col2im(const float *col, int64_t c, const win *g, float *img) {
+  int64_t n = g->oh * g->ow;
+  for (int64_t ch = 0; ch < c; ch++)
+    for (int64_t i = 0; i < g->kh; i++)
+      for (int64_t j = 0; j < g->kw; j++) {
+        const float *row = col + ((ch * g->kh + i) * g->kw + j) * n;
+        float *plane = img + ch * g->h * g->w;
+        int64_t x0, x1;
+        tap_range(g->w, g->sw, g->pw, j * g->dw, g->ow, &x0, &x1);
+        for (int64_t y = 0; y < g->oh; y++, row += g->ow) {
+          int64_t iy = y * g->sh - g->ph + i * g->dh;
+          if (iy < 0 || iy >= g->h) continue;
+          float *dst = plane + iy * g->w - g->pw + j * g->dw;
+          for (int64_t x = x0; x < x1; x++) dst[x * g->sw] += row[x];
+        }
+      }
+}
+
+/* ---- convolution attrs ----
+ * conv2d: [sH, sW, pH, pW, dH, dW, groups]; conv1d: [s, p, d, groups];
+ * conv_transpose2d: [sH, sW, pH, pW, opH, opW, dH, dW, groups]. */
+
+typedef struct conv_geom {
+  bool transposed, one_d;
+  int64_t n, c, o, groups;  /* batch, input channels, output channels */
+  win g;                    /* conv: image = input, grid = output; transposed: image = output, grid = input */
+  int64_t oph, opw;         /* transposed: output padding */
+} conv_geom;
+
+static const char *conv_name(om_op op) { return om_op_name(op); }
+
+/* Reads attrs and shapes into cg, validating everything; fills out_meta when m is not NULL. */
+static bool conv_geometry(om_op op, om_tensor *const *in, int n_in, const om_attrs *a, conv_geom *cg, om_meta *m) {
+  const char *who = conv_name(op);
+  bool one_d = op == OM_OP_conv1d, tr = op == OM_OP_conv_transpose2d;
+  int nsp = one_d ? 1 : 2, want_attrs = one_d ? 4 : tr ? 9 : 7;
+  char xs[OM_SHAPE_STR_LEN], ws[OM_SHAPE_STR_LEN];
+  if (n_in != 2 && n_in != 3)
+    return om__fail(OM_ERR_INVALID_ARGUMENT, "%s: takes input, weight and an optional bias, got %d inputs", who, n_in);
+  if (a->n_i != want_attrs)
+    return om__fail(OM_ERR_INVALID_ARGUMENT, "%s: takes %d integer attributes (%s), got %d", who, want_attrs,
+                    one_d ? "stride, padding, dilation, groups"
+                    : tr  ? "stride[2], padding[2], output_padding[2], dilation[2], groups"
+                          : "stride[2], padding[2], dilation[2], groups",
+                    a->n_i);
+  if (!attrs_in_range(who, a)) return false;
+  om_tensor *x = in[0], *w = in[1], *b = n_in == 3 ? in[2] : NULL;
+  if (x->dtype != OM_FLOAT32 || w->dtype != OM_FLOAT32 || (b && b->dtype != OM_FLOAT32))
+    return om__fail(OM_ERR_DTYPE_MISMATCH, "%s: takes float32, not %s", who,
+                    om_dtype_name(x->dtype != OM_FLOAT32 ? x->dtype : w->dtype != OM_FLOAT32 ? w->dtype : b->dtype));
+  om__shape_str(xs, sizeof xs, x->shape, x->ndim);
+  om__shape_str(ws, sizeof ws, w->shape, w->ndim);
+  if (x->ndim != nsp + 2)
+    return om__fail(OM_ERR_SHAPE_MISMATCH, "%s: input %s must have %d dims ([N, C, %s]; the functions also take it without N)",
+                    who, xs, nsp + 2, one_d ? "L" : "H, W");
+  if (w->ndim != nsp + 2)
+    return om__fail(OM_ERR_SHAPE_MISMATCH, "%s: weight %s must have %d dims", who, ws, nsp + 2);
+  const int64_t *v = a->i;
+  int64_t s[2], p[2], d[2], op_[2] = {0, 0}, groups;
+  if (one_d) {
+    s[0] = 1, s[1] = v[0], p[0] = 0, p[1] = v[1], d[0] = 1, d[1] = v[2], groups = v[3];
+  } else {
+    s[0] = v[0], s[1] = v[1], p[0] = v[2], p[1] = v[3];
+    int k = 4;
+    if (tr) op_[0] = v[4], op_[1] = v[5], k = 6;
+    d[0] = v[k], d[1] = v[k + 1], groups = v[k + 2];
+  }
+  for (int k = 0; k < 2; k++) {
+    if (s[k] < 1) return om__fail(OM_ERR_INVALID_ARGUMENT, "%s: stride must be positive, got %lld", who, (long long)s[k]);
+    if (p[k] < 0) return om__fail(OM_ERR_INVALID_ARGUMENT, "%s: padding must be non-negative, got %lld", who, (long long)p[k]);
+    if (d[k] < 1) return om__fail(OM_ERR_INVALID_ARGUMENT, "%s: dilation must be positive, got %lld", who, (long long)d[k]);
+    if (op_[k] < 0 || (tr && op_[k] >= s[k] && op_[k] >= d[k]))
+      return om__fail(OM_ERR_INVALID_ARGUMENT, "%s: output_padding %lld must be smaller than either stride (%lld) or dilation (%lld)",
+                      who, (long long)op_[k], (long long)s[k], (long long)d[k]);
+  }
+  if (groups < 1) return om__fail(OM_ERR_INVALID_ARGUMENT, "%s: groups must be positive, got %lld", who, (long long)groups);
+  int64_t c = x->shape[1];
+  int64_t kh = one_d ? 1 : w->shape[2], kw = w->shape[nsp + 1];
+  if (c % groups) return om__fail(OM_ERR_INVALID_ARGUMENT, "%s: groups %lld does not divide the %lld input channels", who, (long long)groups, (long long)c);
+  int64_t o;
+  if (!tr) {
+    o = w->shape[0];
+    if (o % groups) return om__fail(OM_ERR_INVALID_ARGUMENT, "%s: groups %lld does not divide the %lld output channels of weight %s", who, (long long)groups, (long long)o, ws);
+    if (w->shape[1] * groups != c)
+      return om__fail(OM_ERR_SHAPE_MISMATCH, "%s: input %s has %lld channels, weight %s expects %lld (weight.shape[1] * groups)",
+                      who, xs, (long long)c, ws, (long long)(w->shape[1] * groups));
+  } else {
+    if (w->shape[0] != c)
+      return om__fail(OM_ERR_SHAPE_MISMATCH, "%s: input %s has %lld channels, weight %s expects %lld (weight.shape[0])",
+                      who, xs, (long long)c, ws, (long long)w->shape[0]);
+    o = w->shape[1] * groups;
+  }
+  if (b && (b->ndim != 1 || b->shape[0] != o))
+    return om__fail(OM_ERR_SHAPE_MISMATCH, "%s: bias %s must be [%lld]", who, om__shape_str(xs, sizeof xs, b->shape, b->ndim), (long long)o);
+  int64_t h = one_d ? 1 : x->shape[2], wd = x->shape[nsp + 1], oh, ow;
+  if (kh < 1 || kw < 1) return om__fail(OM_ERR_SHAPE_MISMATCH, "%s: weight %s has an empty kernel", who, ws);
+  if (!tr) {
+    int64_t eh = d[0] * (kh - 1) + 1, ew = d[1] * (kw - 1) + 1;
+    if (h + 2 * p[0] < eh || wd + 2 * p[1] < ew)
+      return om__fail(OM_ERR_SHAPE_MISMATCH, "%s: kernel size %s (dilated %lldx%lld) is larger than the padded input %s (padding %lld, %lld)",
+                      who, ws, (long long)eh, (long long)ew, xs, (long long)p[0], (long long)p[1]);
+    oh = (h + 2 * p[0] - eh) / s[0] + 1;
+    ow = (wd + 2 * p[1] - ew) / s[1] + 1;
+    cg->g = (win){h, wd, kh, kw, s[0], s[1], p[0], p[1], d[0], d[1], oh, ow};
+  } else {
+    oh = (h - 1) * s[0] - 2 * p[0] + d[0] * (kh - 1) + op_[0] + 1;
+    ow = (wd - 1) * s[1] - 2 * p[1] + d[1] * (kw - 1) + op_[1] + 1;
+    if (oh < 1 || ow < 1)
+      return om__fail(OM_ERR_SHAPE_MISMATCH, "%s: input %s with weight %s and padding (%lld, %lld) gives an empty output (%lldx%lld)",
+                      who, xs, ws, (long long)p[0], (long long)p[1], (long long)oh, (long long)ow);
+    cg->g = (win){oh, ow, kh, kw, s[0], s[1], p[0], p[1], d[0], d[1], h, wd};
+  }
+  cg->transposed = tr, cg->one_d = one_d;
+  cg->n = x->shape[0], cg->c = c, cg->o = o, cg->groups = groups, cg->oph = op_[0], cg->opw = op_[1];
+  if (m) {
+    *m = (om_meta){.dtype = OM_FLOAT32, .ndim = nsp + 2, .shape = {x->shape[0], o}};
+    if (one_d) m->shape[2] = ow;
+    else m->shape[2] = oh, m->shape[3] = ow;
+  }
+  return true;
+}
+
+static bool infer_conv(om_call *c) {
+  conv_geom cg;
+  return conv_geometry(c->op, c->in, c->n_in, &c->attrs, &cg, &c->out_meta[0]);
+}
+
+/* Adds bias[o] to every element of out's channel o. */
+static void add_bias(const om_tensor *b, float *out, int64_t n, int64_t o, int64_t plane) {
+  const float *pb = (const float *)om__data(b);
+  for (int64_t i = 0; i < n; i++)
+    for (int64_t ch = 0; ch < o; ch++) {
+      float v = pb[ch * b->strides[0]], *p = out + (i * o + ch) * plane;
+      for (int64_t k = 0; k < plane; k++) p[k] += v;
+    }
+}
+
+static bool forward_conv(om_call *c) {
+  const char *who = conv_name(c->op);
+  conv_geom cg;
+  if (!conv_geometry(c->op, c->in, c->n_in, &c->attrs, &cg, NULL)) return false;
+  const win *g = &cg.g;
+  bool own_x, own_w;
+  const float *x = dense(c->in[0], &own_x, who), *w = x ? dense(c->in[1], &own_w, who) : NULL;
+  float *out = (float *)om__data(c->out[0]), *col = NULL;
+  int64_t kk = g->kh * g->kw, grid = g->oh * g->ow, image = g->h * g->w;
+  int64_t cg_ = cg.c / cg.groups, og = cg.o / cg.groups;
+  bool ok = w != NULL;
+  if (!cg.transposed) {
+    /* a 1x1 kernel with stride 1 and no padding reads the input planes as they are */
+    bool direct = kk == 1 && g->sh == 1 && g->sw == 1 && g->ph == 0 && g->pw == 0;
+    if (ok && !direct) ok = (col = alloc_floats(cg_ * kk * grid, who)) != NULL;
+    for (int64_t n = 0; ok && n < cg.n; n++)
+      for (int64_t gi = 0; ok && gi < cg.groups; gi++) {
+        const float *xi = x + (n * cg.c + gi * cg_) * image;
+        if (!direct) im2col(xi, cg_, g, col);
+        ok = om__gemm(w + gi * og * cg_ * kk, cg_ * kk, 1, direct ? xi : col, grid, 1,
+                      out + (n * cg.o + gi * og) * grid, og, grid, cg_ * kk, who);
+      }
+    if (ok && c->n_in == 3) add_bias(c->in[2], out, cg.n, cg.o, grid);
+  } else {
+    /* input [N, C, grid], output [N, O, image]; weight [C, O/g, kh, kw] */
+    if (ok) ok = (col = alloc_floats(og * kk * grid, who)) != NULL;
+    if (ok) memset(out, 0, sizeof(float) * (size_t)(cg.n * cg.o * image));
+    for (int64_t n = 0; ok && n < cg.n; n++)
+      for (int64_t gi = 0; ok && gi < cg.groups; gi++) {
+        ok = om__gemm(w + gi * cg_ * og * kk, 1, og * kk, x + (n * cg.c + gi * cg_) * grid, grid, 1, col,
+                      og * kk, grid, cg_, who);
+        if (ok) col2im(col, og, g, out + (n * cg.o + gi * og) * image);
+      }
+    if (ok && c->n_in == 3) add_bias(c->in[2], out, cg.n, cg.o, image);
+  }
+  free(col);
+  if (own_x) free((void *)x);
+  if (w && own_w) free((void *)w);
+  return ok;
+}
+
+/* dW[g] = sum over n of M[n, g] [rows, grid] x im2col(Z[n, g])^T [grid, zc*kh*kw]: the weight
+ * gradient of both convolutions (see the top of the file). dw is [groups*rows, zc*kh*kw]. */
+static om_tensor *weight_grad(const conv_geom *cg, om_tensor *m_t, int64_t m_ch, om_tensor *z_t, int64_t z_ch,
+                              const om_tensor *w, const char *who) {
+  const win *g = &cg->g;
+  om_meta meta = {.dtype = OM_FLOAT32, .ndim = w->ndim};
+  memcpy(meta.shape, w->shape, sizeof(int64_t) * (size_t)w->ndim);
+  om_tensor *dw = om__tensor_new(&meta, false, who);
+  if (!dw) return NULL;
+  bool own_m = false, own_z = false;
+  const float *mp = dense(m_t, &own_m, who), *zp = mp ? dense(z_t, &own_z, who) : NULL;
+  int64_t kk = g->kh * g->kw, grid = g->oh * g->ow, image = g->h * g->w;
+  int64_t mg = m_ch / cg->groups, zg = z_ch / cg->groups;
+  float *col = zp ? alloc_floats(zg * kk * grid, who) : NULL;
+  bool ok = col != NULL;
+  float *pw = (float *)om__data(dw);
+  if (ok && cg->n == 0) memset(pw, 0, sizeof(float) * (size_t)om_tensor_numel(dw));
+  for (int64_t n = 0; ok && n < cg->n; n++)
+    for (int64_t gi = 0; ok && gi < cg->groups; gi++) {
+      im2col(zp + (n * z_ch + gi * zg) * image, zg, g, col);
+      ok = (n > 0 ? om__gemm_acc : om__gemm)(mp + (n * m_ch + gi * mg) * grid, grid, 1, col, 1, grid, pw + gi * mg * zg * kk,
+                                              mg, zg * kk, grid, who);
+    }
+  free(col);
+  if (own_m) free((void *)mp);
+  if (zp && own_z) free((void *)zp);
+  if (!ok) om_tensor_release(dw);
+  return ok ? dw : NULL;
+}
+
+static bool conv_backward(const om_record *r, om_tensor *const *gout, om_tensor **gin) {
+  const char *who = conv_name(r->op);
+  conv_geom cg;
+  if (!conv_geometry(r->op, r->in, r->n_in, &r->attrs, &cg, NULL)) return false;
+  const win *g = &cg.g;
+  om_scope s = {0};
+  om_tensor *x = r->in[0], *w = r->in[1], *gy = gout[0];
+  int64_t st[2] = {g->sh, g->sw}, pd[2] = {g->ph, g->pw}, dl[2] = {g->dh, g->dw};
+  if (om__wants(r, 0)) {
+    if (!cg.transposed) {
+      /* the transposed convolution of dout, with the output padding that restores x's size */
+      int64_t opd[2] = {g->h - ((g->oh - 1) * g->sh - 2 * g->ph + g->dh * (g->kh - 1) + 1),
+                        g->w - ((g->ow - 1) * g->sw - 2 * g->pw + g->dw * (g->kw - 1) + 1)};
+      if (cg.one_d) {
+        om_tensor *g4 = om__keep(&s, om_unsqueeze(gy, 2)), *w4 = om__keep(&s, om_unsqueeze(w, 2));
+        om_tensor *t = g4 && w4 ? om__keep(&s, om_conv_transpose2d(g4, w4, NULL, st, pd, opd, cg.groups, dl)) : NULL;
+        gin[0] = t ? om_squeeze(t, (int64_t[]){2}, 1) : NULL;
+      } else {
+        gin[0] = om_conv_transpose2d(gy, w, NULL, st, pd, opd, cg.groups, dl);
+      }
+    } else {
+      /* with output_padding >= stride (allowed when below the dilation) the conv of dout has
+       * extra trailing rows/columns that belong to no input: cut them */
+      om_tensor *t = om__keep(&s, om_conv2d(gy, w, NULL, st, pd, dl, cg.groups));
+      om_tensor *rows = t ? om__keep(&s, om_slice(t, 2, 0, g->oh, 1)) : NULL;
+      gin[0] = rows ? om_slice(rows, 3, 0, g->ow, 1) : NULL;
+    }
+  }
+  if (om__wants(r, 1))
+    gin[1] = cg.transposed ? weight_grad(&cg, x, cg.c, gy, cg.o, w, who) : weight_grad(&cg, gy, cg.o, x, cg.c, w, who);
+  if (r->n_in == 3 && om__wants(r, 2))
+    gin[2] = om_sum(gy, (int64_t[]){0, 2, 3}, cg.one_d ? 2 : 3, false);
+  om__scope_end(&s);
+  for (int i = 0; i < r->n_in; i++)
+    if (om__wants(r, i) && !gin[i]) return false;
+  return true;
+}
+
+/* Conv / ConvTranspose with PyTorch's symmetric padding as pads [begin..., end...]. PyTorch's
+ * output_padding and ONNX's both add rows and columns at the end (ONNX: out = stride*(in-1) +
+ * output_padding + (k-1)*dilation + 1 - pads_begin - pads_end, PyTorch's formula with both pads
+ * = padding), so the attributes carry over as they are. */
+static bool lower_conv(om_lower *l, const om_call *c) {
+  conv_geom cg;
+  if (!conv_geometry(c->op, c->in, c->n_in, &c->attrs, &cg, NULL)) return false;
+  const win *g = &cg.g;
+  int k = cg.one_d ? 1 : 2, o = cg.one_d ? 1 : 0; /* conv1d keeps the width entries only */
+  int64_t strides[2] = {g->sh, g->sw}, dil[2] = {g->dh, g->dw}, ks[2] = {g->kh, g->kw}, opd[2] = {cg.oph, cg.opw};
+  int64_t pads[4] = {g->ph, g->pw, g->ph, g->pw}, pads1[2] = {g->pw, g->pw};
+  om_gattr at[6] = {
+      OM_ATTR_INTS("dilations", dil + o, k),
+      OM_ATTR_INT("group", cg.groups),
+      OM_ATTR_INTS("kernel_shape", ks + o, k),
+      OM_ATTR_INTS("pads", cg.one_d ? pads1 : pads, 2 * k),
+      OM_ATTR_INTS("strides", strides + o, k),
+  };
+  if (!cg.transposed) return om__lower_node(l, c, "Conv", at, 5);
+  at[5] = at[4];
+  at[4] = at[3];
+  at[3] = OM_ATTR_INTS("output_padding", opd, 2);
+  return om__lower_node(l, c, "ConvTranspose", at, 6);
+}
+
+/* The symbols of the outputs (every op of this file): a symbolic batch carries over to the
+ * output's batch axis. Any other symbolic axis is refused: a spatial output extent is a floor
+ * division of the input's (the tracer's probe at size + 1 could see it stay put and fix it),
+ * and channels must match the weight. */
+static bool conv_extents(om_lower *l, const om_call *c) {
+  for (int i = 0; i < c->n_in; i++)
+    for (int d = 0; d < c->in[i]->ndim; d++) {
+      const char *sym = om__lower_input_sym(l, i, d);
+      if (!sym) continue;
+      if (i == 0 && d == 0) {
+        om__lower_set_output_sym(l, 0, 0, sym);
+        continue;
+      }
+      return om__lower_baked(l, c, i, d, "convolutions and pools follow a symbolic batch only (an output extent is a floor "
+                                         "division of the input's, and channels must match the weight)");
+    }
+  return true;
+}
+
+const om_op_def om__op_conv1d = {
+    .name = "conv1d", .n_in = -1, .n_out = 1, .saves = OM_SAVES_IN(0) | OM_SAVES_IN(1),
+    .infer = infer_conv, .forward = forward_conv, .backward = conv_backward,
+    .lower = lower_conv, .extents = conv_extents, .onnx = "Conv (1-D)",
+    .test = {.n_in = 3, .ndims = {3, 3, 1}, .shapes = {{2, 4, 7}, {6, 2, 3}, {6}}, .lo = -2, .hi = 2,
+             .attrs = {.n_i = 4, .i = {2, 1, 2, 2}}}};
+
+const om_op_def om__op_conv2d = {
+    .name = "conv2d", .n_in = -1, .n_out = 1, .saves = OM_SAVES_IN(0) | OM_SAVES_IN(1),
+    .infer = infer_conv, .forward = forward_conv, .backward = conv_backward,
+    .lower = lower_conv, .extents = conv_extents, .onnx = "Conv",
+    /* width 7 with stride 2 gives 3 columns, whose input gradient needs output_padding 1 */
+    .test = {.n_in = 3, .ndims = {4, 4, 1}, .shapes = {{2, 4, 5, 7}, {6, 2, 3, 2}, {6}}, .lo = -2, .hi = 2,
+             .attrs = {.n_i = 7, .i = {1, 2, 1, 0, 2, 1, 2}}}};
+
+const om_op_def om__op_conv_transpose2d = {
+    .name = "conv_transpose2d", .n_in = -1, .n_out = 1, .saves = OM_SAVES_IN(0) | OM_SAVES_IN(1),
+    .infer = infer_conv, .forward = forward_conv, .backward = conv_backward,
+    .lower = lower_conv, .extents = conv_extents, .onnx = "ConvTranspose",
+    .test = {.n_in = 3, .ndims = {4, 4, 1}, .shapes = {{2, 4, 3, 3}, {4, 3, 2, 3}, {6}}, .lo = -2, .hi = 2,
+             .attrs = {.n_i = 9, .i = {2, 1, 1, 0, 1, 0, 1, 2, 2}}}};
+
+/* Applies op with PyTorch's unbatched form: an input of `batched - 1` dims gets a batch of one
+ * (unsqueeze), and the result loses it again (squeeze); both are public ops, so autograd and
+ * tracing (Unsqueeze, Squeeze) see them. in[0] is the input. */
+static om_tensor *apply_maybe_unbatched(om_op op, om_tensor **in, int n_in, const om_attrs *a, int batched) {
+  if (!om__check_inputs(om_op_name(op), in, n_in)) return NULL;
+  if (in[0]->ndim != batched - 1) return om__apply1(op, in, n_in, a);
+  om_scope s = {0};
+  om_tensor *x = in[0];
+  in[0] = om__keep(&s, om_unsqueeze(x, 0));
+  om_tensor *y = in[0] ? om__keep(&s, om__apply1(op, in, n_in, a)) : NULL;
+  om_tensor *r = y ? om_squeeze(y, (int64_t[]){0}, 1) : NULL;
+  in[0] = x;
+  om__scope_end(&s);
+  return r;
+}
+
+om_tensor *om_conv2d(om_tensor *x, om_tensor *weight, om_tensor *bias, const int64_t stride[2], const int64_t padding[2],
+                     const int64_t dilation[2], int64_t groups) {
+  om_attrs a = {.n_i = 7, .i = {stride[0], stride[1], padding[0], padding[1], dilation[0], dilation[1], groups}};
+  return apply_maybe_unbatched(OM_OP_conv2d, (om_tensor *[]){x, weight, bias}, bias ? 3 : 2, &a, 4);
+}
+
+om_tensor *om_conv1d(om_tensor *x, om_tensor *weight, om_tensor *bias, int64_t stride, int64_t padding, int64_t dilation,
+                     int64_t groups) {
+  om_attrs a = {.n_i = 4, .i = {stride, padding, dilation, groups}};
+  return apply_maybe_unbatched(OM_OP_conv1d, (om_tensor *[]){x, weight, bias}, bias ? 3 : 2, &a, 3);
+}
+
+om_tensor *om_conv_transpose2d(om_tensor *x, om_tensor *weight, om_tensor *bias, const int64_t stride[2],
+                               const int64_t padding[2], const int64_t output_padding[2], int64_t groups,
+                               const int64_t dilation[2]) {
+  om_attrs a = {.n_i = 9, .i = {stride[0], stride[1], padding[0], padding[1], output_padding[0], output_padding[1],
+                                dilation[0], dilation[1], groups}};
+  return apply_maybe_unbatched(OM_OP_conv_transpose2d, (om_tensor *[]){x, weight, bias}, bias ? 3 : 2, &a, 4);
+}
+
+/* ---- pooling ----
+ * max_pool2d: [kH, kW, sH, sW, pH, pW, dH, dW, ceil_mode]
+ * avg_pool2d: [kH, kW, sH, sW, pH, pW, ceil_mode, count_include_pad]
+ * adaptive_avg_pool2d: [oH, oW] (-1 keeps the input's size; canonicalised in infer) */
+
+/* PyTorch's pooling_output_shape: with ceil_mode the last window may overhang, but one that
+ * would start in the right padding is dropped. */
+static int64_t pool_out(int64_t in, int64_t k, int64_t p, int64_t s, int64_t d, bool ceil_mode) {
+  int64_t out = floor_div(in + 2 * p - d * (k - 1) - 1 + (ceil_mode ? s - 1 : 0), s) + 1;
+  if (ceil_mode && (out - 1) * s >= in + p) out--;
+  return out;
+}
+
+static bool pool_geometry(om_op op, const om_tensor *x, const om_attrs *a, win *g, bool *ceil_mode, bool *cip) {
+  const char *who = om_op_name(op);
+  bool mx = op == OM_OP_max_pool2d;
+  char xs[OM_SHAPE_STR_LEN];
+  if (a->n_i != (mx ? 9 : 8))
+    return om__fail(OM_ERR_INVALID_ARGUMENT, "%s: takes %d integer attributes (%s), got %d", who, mx ? 9 : 8,
+                    mx ? "kernel[2], stride[2], padding[2], dilation[2], ceil_mode" : "kernel[2], stride[2], padding[2], ceil_mode, count_include_pad",
+                    a->n_i);
+  if (!attrs_in_range(who, a)) return false;
+  if (x->dtype != OM_FLOAT32) return om__fail(OM_ERR_DTYPE_MISMATCH, "%s: takes float32, not %s", who, om_dtype_name(x->dtype));
+  om__shape_str(xs, sizeof xs, x->shape, x->ndim);
+  if (x->ndim != 4)
+    return om__fail(OM_ERR_SHAPE_MISMATCH, "%s: input %s must have 4 dims ([N, C, H, W]; the functions also take it without N)", who, xs);
+  const int64_t *v = a->i;
+  int64_t k[2] = {v[0], v[1]}, s[2] = {v[2], v[3]}, p[2] = {v[4], v[5]}, d[2] = {mx ? v[6] : 1, mx ? v[7] : 1};
+  *ceil_mode = v[mx ? 8 : 6] != 0;
+  *cip = !mx && v[7] != 0;
+  int64_t out[2], in[2] = {x->shape[2], x->shape[3]};
+  for (int i = 0; i < 2; i++) {
+    if (k[i] < 1) return om__fail(OM_ERR_INVALID_ARGUMENT, "%s: kernel size must be positive, got %lld", who, (long long)k[i]);
+    if (s[i] < 1) return om__fail(OM_ERR_INVALID_ARGUMENT, "%s: stride must be positive, got %lld", who, (long long)s[i]);
+    if (d[i] < 1) return om__fail(OM_ERR_INVALID_ARGUMENT, "%s: dilation must be positive, got %lld", who, (long long)d[i]);
+    if (p[i] < 0 || p[i] > k[i] / 2)
+      return om__fail(OM_ERR_INVALID_ARGUMENT, "%s: padding %lld must be between 0 and half the kernel size %lld", who, (long long)p[i], (long long)k[i]);
+    out[i] = pool_out(in[i], k[i], p[i], s[i], d[i], *ceil_mode);
+    if (out[i] < 1)
+      return om__fail(OM_ERR_SHAPE_MISMATCH, "%s: input %s is too small for kernel %lldx%lld (dilation %lld, %lld, padding %lld, %lld): the output would be empty",
+                      who, xs, (long long)k[0], (long long)k[1], (long long)d[0], (long long)d[1], (long long)p[0], (long long)p[1]);
+  }
+  *g = (win){in[0], in[1], k[0], k[1], s[0], s[1], p[0], p[1], d[0], d[1], out[0], out[1]};
+  return true;
+}
+
+static bool infer_pool(om_call *c) {
+  win g;
+  bool ceil_mode, cip;
+  if (!pool_geometry(c->op, c->in[0], &c->attrs, &g, &ceil_mode, &cip)) return false;
+  const om_tensor *x = c->in[0];
+  c->out_meta[0] = (om_meta){.dtype = OM_FLOAT32, .ndim = 4, .shape = {x->shape[0], x->shape[1], g.oh, g.ow}};
+  return true;
+}
+
+/* The flat index (in its plane) of the first maximum of window (y, x); a NaN wins (the last
+ * one when there are several), with PyTorch's test `v > best || isnan(v)`; -1 when every tap
+ * is padding. */
+static int64_t window_argmax(const float *plane, const win *g, int64_t y, int64_t x) {
+  int64_t best_i = -1;
+  float best = -INFINITY;
+  for (int64_t i = 0; i < g->kh; i++) {
+    int64_t iy = y * g->sh - g->ph + i * g->dh;
+    if (iy < 0 || iy >= g->h) continue;
+    for (int64_t j = 0; j < g->kw; j++) {
+      int64_t ix = x * g->sw - g->pw + j * g->dw;
+      if (ix < 0 || ix >= g->w) continue;
+      float v = plane[iy * g->w + ix];
+      if (best_i < 0 || v > best || isnan(v)) best = v, best_i = iy * g->w + ix;
+    }
+  }
+  return best_i;
+}
+
+/* PyTorch's avg_pool2d window (y, x): the input rows/cols [y0, y1) x [x0, x1) it sums and its divisor. */
+static void avg_window(const win *g, bool cip, int64_t y, int64_t x, int64_t *y0, int64_t *y1, int64_t *x0, int64_t *x1, int64_t *div) {
+  int64_t a = y * g->sh - g->ph, b = x * g->sw - g->pw;
+  int64_t ae = a + g->kh < g->h + g->ph ? a + g->kh : g->h + g->ph, be = b + g->kw < g->w + g->pw ? b + g->kw : g->w + g->pw;
+  int64_t pool = (ae - a) * (be - b);
+  *y0 = a < 0 ? 0 : a, *x0 = b < 0 ? 0 : b, *y1 = ae < g->h ? ae : g->h, *x1 = be < g->w ? be : g->w;
+  *div = cip ? pool : (*y1 - *y0) * (*x1 - *x0);
+}
+
+static bool forward_pool(om_call *c) {
+  win g;
+  bool ceil_mode, cip;
+  if (!pool_geometry(c->op, c->in[0], &c->attrs, &g, &ceil_mode, &cip)) return false;
+  bool own;
+  const float *x = dense(c->in[0], &own, om_op_name(c->op));
+  if (!x) return false;
+  float *out = (float *)om__data(c->out[0]);
+  int64_t planes = c->in[0]->shape[0] * c->in[0]->shape[1];
+  for (int64_t p = 0; p < planes; p++) {
+    const float *plane = x + p * g.h * g.w;
+    for (int64_t y = 0; y < g.oh; y++)
+      for (int64_t xo = 0; xo < g.ow; xo++, out++) {
+        if (c->op == OM_OP_max_pool2d) {
+          int64_t i = window_argmax(plane, &g, y, xo);
+          *out = i < 0 ? -INFINITY : plane[i];
+          continue;
+        }
+        int64_t y0, y1, x0, x1, div;
+        avg_window(&g, cip, y, xo, &y0, &y1, &x0, &x1, &div);
+        float sum = 0;
+        for (int64_t iy = y0; iy < y1; iy++)
+          for (int64_t ix = x0; ix < x1; ix++) sum += plane[iy * g.w + ix];
+        *out = y0 < y1 && x0 < x1 ? sum / (float)div : 0.0f;
+      }
+  }
+  if (own) free((void *)x);
+  return true;
+}
+
+/* dx: max_pool2d routes each dout to its window's first maximum; avg_pool2d spreads it over
+ * the window's inputs divided by the window's divisor. */
+static bool pool_backward(const om_record *r, om_tensor *const *gout, om_tensor **gin) {
+  const char *who = om_op_name(r->op);
+  win g;
+  bool ceil_mode, cip;
+  if (!pool_geometry(r->op, r->in[0], &r->attrs, &g, &ceil_mode, &cip)) return false;
+  om_meta meta = {.dtype = OM_FLOAT32, .ndim = 4};
+  memcpy(meta.shape, r->in[0]->shape, sizeof(int64_t) * 4);
+  om_tensor *dx = om__tensor_new(&meta, true, who);
+  bool own_x = false, own_g;
+  const float *x = dx && r->op == OM_OP_max_pool2d ? dense(r->in[0], &own_x, who) : NULL;
+  const float *gy = dx && (x || r->op != OM_OP_max_pool2d) ? dense(gout[0], &own_g, who) : NULL;
+  if (!gy) {
+    if (own_x) free((void *)x);
+    om_tensor_release(dx);
+    return false;
+  }
+  float *px = (float *)om__data(dx);
+  int64_t planes = meta.shape[0] * meta.shape[1];
+  const float *gp = gy;
+  for (int64_t p = 0; p < planes; p++) {
+    float *dplane = px + p * g.h * g.w;
+    for (int64_t y = 0; y < g.oh; y++)
+      for (int64_t xo = 0; xo < g.ow; xo++, gp++) {
+        if (r->op == OM_OP_max_pool2d) {
+          int64_t i = window_argmax(x + p * g.h * g.w, &g, y, xo);
+          if (i >= 0) dplane[i] += *gp;
+          continue;
+        }
+        int64_t y0, y1, x0, x1, div;
+        avg_window(&g, cip, y, xo, &y0, &y1, &x0, &x1, &div);
+        float v = *gp / (float)div;
+        for (int64_t iy = y0; iy < y1; iy++)
+          for (int64_t ix = x0; ix < x1; ix++) dplane[iy * g.w + ix] += v;
+      }
+  }
+  if (own_x) free((void *)x);
+  if (own_g) free((void *)gy);
+  gin[0] = dx;
+  return true;
+}
+
+/* MaxPool / AveragePool always with ceil_mode 0 and the end padding that gives PyTorch's output
+ * size: pads_end = (out-1)*stride + dilated kernel - in - pads_begin. That states PyTorch's
+ * ceil_mode rule (an overhanging last window is kept, one starting in the right padding is not)
+ * exactly, whatever a consumer does with ceil_mode. Extra end padding is never read by MaxPool or
+ * by AveragePool without count_include_pad. With count_include_pad, PyTorch divides by the window
+ * clipped to the padded input; when a window overhangs that, the lowering pads the input with
+ * zeros (Pad) and averages without count_include_pad, which divides by exactly that count. */
+static bool lower_pool(om_lower *l, const om_call *c) {
+  win g;
+  bool ceil_mode, cip;
+  if (!pool_geometry(c->op, c->in[0], &c->attrs, &g, &ceil_mode, &cip)) return false;
+  int64_t ks[2] = {g.kh, g.kw}, st[2] = {g.sh, g.sw}, dl[2] = {g.dh, g.dw};
+  int64_t eh = (g.oh - 1) * g.sh + g.dh * (g.kh - 1) + 1 - g.h - g.ph, ew = (g.ow - 1) * g.sw + g.dw * (g.kw - 1) + 1 - g.w - g.pw;
+  if (eh < g.ph) eh = g.ph;
+  if (ew < g.pw) ew = g.pw;
+  int64_t pads[4] = {g.ph, g.pw, eh, ew};
+  if (c->op == OM_OP_max_pool2d) {
+    om_gattr at[] = {OM_ATTR_INT("ceil_mode", 0), OM_ATTR_INTS("dilations", dl, 2), OM_ATTR_INTS("kernel_shape", ks, 2),
+                     OM_ATTR_INTS("pads", pads, 4), OM_ATTR_INTS("strides", st, 2)};
+    return om__lower_node(l, c, "MaxPool", at, 5);
+  }
+  bool overhang = eh > g.ph || ew > g.pw;
+  if (!cip || !overhang) {
+    om_gattr at[] = {OM_ATTR_INT("ceil_mode", 0), OM_ATTR_INT("count_include_pad", cip), OM_ATTR_INTS("kernel_shape", ks, 2),
+                     OM_ATTR_INTS("pads", pads, 4), OM_ATTR_INTS("strides", st, 2)};
+    return om__lower_node(l, c, "AveragePool", at, 5);
+  }
+  const om_tensor *x = c->in[0];
+  int in = om__lower_input(l, 0);
+  int pv = om__lower_ints(l, (int64_t[]){0, 0, g.ph, g.pw, 0, 0, g.ph, g.pw}, 8);
+  if (in < 0 || pv < 0) return false;
+  om_meta padded = {.dtype = OM_FLOAT32, .ndim = 4, .shape = {x->shape[0], x->shape[1], g.h + 2 * g.ph, g.w + 2 * g.pw}};
+  int mid, out;
+  int64_t rest[4] = {0, 0, eh - g.ph, ew - g.pw};
+  om_gattr at[] = {OM_ATTR_INT("ceil_mode", 0), OM_ATTR_INT("count_include_pad", 0), OM_ATTR_INTS("kernel_shape", ks, 2),
+                   OM_ATTR_INTS("pads", rest, 4), OM_ATTR_INTS("strides", st, 2)};
+  if (!om__emit(l, "Pad", (int[]){in, pv}, 2, &padded, 1, &mid, NULL, 0) ||
+      !om__emit(l, "AveragePool", &mid, 1, &c->out_meta[0], 1, &out, at, 5))
+    return false;
+  om__lower_output(l, 0, out);
+  return true;
+}
+
+const om_op_def om__op_max_pool2d = {
+    .name = "max_pool2d", .n_in = 1, .n_out = 1, .saves = OM_SAVES_IN(0),
+    .infer = infer_pool, .forward = forward_pool, .backward = pool_backward,
+    .lower = lower_pool, .extents = conv_extents, .onnx = "MaxPool",
+    .test = {.n_in = 1, .ndims = {4}, .shapes = {{2, 3, 5, 6}}, .lo = -2, .hi = 2,
+             .attrs = {.n_i = 9, .i = {3, 2, 2, 2, 1, 1, 1, 1, 1}}}};
+
+const om_op_def om__op_avg_pool2d = {
+    .name = "avg_pool2d", .n_in = 1, .n_out = 1, .saves = 0,
+    .infer = infer_pool, .forward = forward_pool, .backward = pool_backward,
+    .lower = lower_pool, .extents = conv_extents, .onnx = "AveragePool (Pad, AveragePool when count_include_pad meets an overhanging ceil_mode window)",
+    .test = {.n_in = 1, .ndims = {4}, .shapes = {{2, 3, 6, 6}}, .lo = -2, .hi = 2,
+             .attrs = {.n_i = 8, .i = {3, 3, 2, 2, 1, 1, 1, 1}}}};
+
+/* out[0..1] = v, or dflt when v is NULL. */
+static void pair_or(const int64_t *v, const int64_t *dflt, int64_t *out) {
+  out[0] = v ? v[0] : dflt[0];
+  out[1] = v ? v[1] : dflt[1];
+}
+
+om_tensor *om_max_pool2d(om_tensor *x, const int64_t kernel[2], const int64_t stride[2], const int64_t padding[2],
+                         const int64_t dilation[2], bool ceil_mode) {
+  om_attrs a = {.n_i = 9};
+  pair_or(kernel, (int64_t[]){0, 0}, a.i);
+  pair_or(stride, a.i, a.i + 2);
+  pair_or(padding, (int64_t[]){0, 0}, a.i + 4);
+  pair_or(dilation, (int64_t[]){1, 1}, a.i + 6);
+  a.i[8] = ceil_mode;
+  return apply_maybe_unbatched(OM_OP_max_pool2d, &x, 1, &a, 4);
+}
+
+om_tensor *om_avg_pool2d(om_tensor *x, const int64_t kernel[2], const int64_t stride[2], const int64_t padding[2],
+                         bool ceil_mode, bool count_include_pad) {
+  om_attrs a = {.n_i = 8};
+  pair_or(kernel, (int64_t[]){0, 0}, a.i);
+  pair_or(stride, a.i, a.i + 2);
+  pair_or(padding, (int64_t[]){0, 0}, a.i + 4);
+  a.i[6] = ceil_mode;
+  a.i[7] = count_include_pad;
+  return apply_maybe_unbatched(OM_OP_avg_pool2d, &x, 1, &a, 4);
+}
+
+/* ---- adaptive_avg_pool2d: output cell i of n covers input [floor(i*in/n), ceil((i+1)*in/n)) ---- */
+
+static bool infer_adaptive(om_call *c) {
+  const om_tensor *x = c->in[0];
+  char xs[OM_SHAPE_STR_LEN];
+  if (c->attrs.n_i != 2) return om__fail(OM_ERR_INVALID_ARGUMENT, "adaptive_avg_pool2d: takes the output size (2 integers), got %d", c->attrs.n_i);
+  if (!attrs_in_range("adaptive_avg_pool2d", &c->attrs)) return false;
+  if (x->dtype != OM_FLOAT32) return om__fail(OM_ERR_DTYPE_MISMATCH, "adaptive_avg_pool2d: takes float32, not %s", om_dtype_name(x->dtype));
+  if (x->ndim != 4)
+    return om__fail(OM_ERR_SHAPE_MISMATCH, "adaptive_avg_pool2d: input %s must have 4 dims ([N, C, H, W]; the functions also take it without N)",
+                    om__shape_str(xs, sizeof xs, x->shape, x->ndim));
+  for (int i = 0; i < 2; i++) {
+    if (c->attrs.i[i] == -1) c->attrs.i[i] = x->shape[2 + i];
+    if (c->attrs.i[i] < 1)
+      return om__fail(OM_ERR_INVALID_ARGUMENT, "adaptive_avg_pool2d: output size must be positive (or -1 for the input's), got %lld", (long long)c->attrs.i[i]);
+    if (x->shape[2 + i] < 1)
+      return om__fail(OM_ERR_SHAPE_MISMATCH, "adaptive_avg_pool2d: input %s has an empty spatial dim", om__shape_str(xs, sizeof xs, x->shape, x->ndim));
+  }
+  c->out_meta[0] = (om_meta){.dtype = OM_FLOAT32, .ndim = 4, .shape = {x->shape[0], x->shape[1], c->attrs.i[0], c->attrs.i[1]}};
+  return true;
+}
+
+static int64_t cell_start(int64_t i, int64_t in, int64_t out) { return i * in / out; }
+static int64_t cell_end(int64_t i, int64_t in, int64_t out) { return ((i + 1) * in + out - 1) / out; }
+
+/* forward (dx NULL): out = window means of x; backward (dx set): dx += dout / window size. */
+static void adaptive_run(const int64_t *shape, const int64_t *os, const float *x, float *out, const float *gy, float *dx) {
+  int64_t h = shape[2], w = shape[3], planes = shape[0] * shape[1];
+  for (int64_t p = 0; p < planes; p++)
+    for (int64_t y = 0; y < os[0]; y++)
+      for (int64_t xo = 0; xo < os[1]; xo++) {
+        int64_t y0 = cell_start(y, h, os[0]), y1 = cell_end(y, h, os[0]);
+        int64_t x0 = cell_start(xo, w, os[1]), x1 = cell_end(xo, w, os[1]);
+        float div = (float)((y1 - y0) * (x1 - x0));
+        int64_t k = (p * os[0] + y) * os[1] + xo;
+        if (dx) {
+          float v = gy[k] / div;
+          for (int64_t iy = y0; iy < y1; iy++)
+            for (int64_t ix = x0; ix < x1; ix++) dx[(p * h + iy) * w + ix] += v;
+        } else {
+          float sum = 0;
+          for (int64_t iy = y0; iy < y1; iy++)
+            for (int64_t ix = x0; ix < x1; ix++) sum += x[(p * h + iy) * w + ix];
+          out[k] = sum / div;
+        }
+      }
+}
+
+static bool forward_adaptive(om_call *c) {
+  bool own;
+  const float *x = dense(c->in[0], &own, "adaptive_avg_pool2d");
+  if (!x) return false;
+  adaptive_run(c->in[0]->shape, c->attrs.i, x, (float *)om__data(c->out[0]), NULL, NULL);
+  if (own) free((void *)x);
+  return true;
+}
+
+static bool adaptive_backward(const om_record *r, om_tensor *const *gout, om_tensor **gin) {
+  om_meta meta = {.dtype = OM_FLOAT32, .ndim = 4};
+  memcpy(meta.shape, r->in[0]->shape, sizeof(int64_t) * 4);
+  om_tensor *dx = om__tensor_new(&meta, true, "adaptive_avg_pool2d");
+  bool own;
+  const float *gy = dx ? dense(gout[0], &own, "adaptive_avg_pool2d") : NULL;
+  if (!gy) {
+    om_tensor_release(dx);
+    return false;
+  }
+  adaptive_run(meta.shape, r->attrs.i, NULL, NULL, gy, (float *)om__data(dx));
+  if (own) free((void *)gy);
+  gin[0] = dx;
+  return true;
+}
+
+/* GlobalAveragePool for a 1x1 output; AveragePool with kernel = stride = in/out when the input
+ * divides evenly (every cell is then one equal window); refused otherwise: ONNX has no pooling
+ * with PyTorch's uneven, overlapping adaptive cells. */
+static bool lower_adaptive(om_lower *l, const om_call *c) {
+  const int64_t *x = c->in[0]->shape, *o = c->attrs.i;
+  if (o[0] == 1 && o[1] == 1) return om__lower_node(l, c, "GlobalAveragePool", NULL, 0);
+  if (x[2] % o[0] || x[3] % o[1]) {
+    char why[200];
+    snprintf(why, sizeof why,
+             "the input's %lldx%lld does not divide into %lldx%lld equal windows, and ONNX has no pooling with PyTorch's "
+             "uneven adaptive windows (use an output size that divides the input, or 1x1)",
+             (long long)x[2], (long long)x[3], (long long)o[0], (long long)o[1]);
+    return om__lower_refuse(l, c, why);
+  }
+  int64_t k[2] = {x[2] / o[0], x[3] / o[1]}, pads[4] = {0, 0, 0, 0};
+  om_gattr at[] = {OM_ATTR_INTS("kernel_shape", k, 2), OM_ATTR_INTS("pads", pads, 4), OM_ATTR_INTS("strides", k, 2)};
+  return om__lower_node(l, c, "AveragePool", at, 3);
+}
+
+const om_op_def om__op_adaptive_avg_pool2d = {
+    .name = "adaptive_avg_pool2d", .n_in = 1, .n_out = 1, .saves = 0,
+    .infer = infer_adaptive, .forward = forward_adaptive, .backward = adaptive_backward,
+    .lower = lower_adaptive, .extents = conv_extents, .onnx = "GlobalAveragePool (1x1); AveragePool (input divisible by output); else refused",
+    .test = {.n_in = 1, .ndims = {4}, .shapes = {{2, 3, 6, 4}}, .lo = -2, .hi = 2, .attrs = {.n_i = 2, .i = {3, 2}}}};
+
+om_tensor *om_adaptive_avg_pool2d(om_tensor *x, const int64_t output_size[2]) {
+  om_attrs a = {.n_i = 2, .i = {output_size[0], output_size[1]}};
+  return apply_maybe_unbatched(OM_OP_adaptive_avg_pool2d, &x, 1, &a, 4);
+}

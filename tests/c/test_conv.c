@@ -1,0 +1,340 @@
+/* Convolution and pooling values against hand-computed results and identities (a 1x1 conv is a
+ * matmul, conv1d is conv2d on a unit height, the transposed conv is the adjoint of the conv),
+ * their gradients on hand cases, and every error path. The table tests (test_ops.c) add layout
+ * independence and finite-difference gradients for every op of the family. */
+#include <stdlib.h>
+
+#include "internal.h"
+#include "om_test.h"
+
+static const int64_t ONE[2] = {1, 1}, ZERO[2] = {0, 0}, k_huge[2] = {INT64_C(1) << 33, 2};
+
+static bool same_values(om_tensor *a, om_tensor *b, double tol) {
+  if (!a || !b || om_tensor_numel(a) != om_tensor_numel(b)) return false;
+  for (int64_t k = 0; k < om_tensor_numel(a); k++)
+    if (!(fabs(at(a, k) - at(b, k)) <= tol)) return false;
+  return true;
+}
+
+/* sum(a * b) in double */
+static double dot(om_tensor *a, om_tensor *b) {
+  double s = 0;
+  for (int64_t k = 0; k < om_tensor_numel(a); k++) s += at(a, k) * at(b, k);
+  return s;
+}
+
+TEST(conv2d_1x1_equals_matmul) {
+  om_tensor *x = om_randn((int64_t[]){2, 3, 4, 5}, 4, 1, true), *w = om_randn((int64_t[]){6, 3, 1, 1}, 4, 2, true);
+  om_tensor *y = om_conv2d(x, w, NULL, ONE, ZERO, ONE, 1);
+  om_tensor *w2 = om_reshape(w, (int64_t[]){6, 3}, 2), *x3 = om_reshape(x, (int64_t[]){2, 3, 20}, 3);
+  om_tensor *m = om_matmul(w2, x3), *m4 = om_reshape(m, (int64_t[]){2, 6, 4, 5}, 4);
+  CHECK(y && m4);
+  CHECK_EQ_INT(om_tensor_shape(y)[1], 6);
+  CHECK(same_values(y, m4, 0)); /* the same gemm on the same operands: the same bits */
+  /* strided 1x1 with padding goes through im2col: the corners read only padding */
+  om_tensor *z = om_conv2d(x, w, NULL, (int64_t[]){2, 2}, ONE, ONE, 1);
+  CHECK(z && om_tensor_shape(z)[2] == 3 && om_tensor_shape(z)[3] == 4);
+  CHECK_NEAR(at(z, 0), 0, 0);
+  CHECK_NEAR(at(z, 5), at(m4, 1 * 5 + 1), 1e-6); /* out (1,1) reads input (1,1) */
+  om_tensor *all[] = {x, w, y, w2, x3, m, m4, z};
+  om__release_all(all, 8);
+}
+
+/* A Sobel-x kernel on 1..9 with padding 1 (cross-correlation, as PyTorch). */
+TEST(conv2d_hand_computed_3x3) {
+  om_tensor *x = TF(SHAPE(1, 1, 3, 3), 1, 2, 3, 4, 5, 6, 7, 8, 9);
+  om_tensor *w = TF(SHAPE(1, 1, 3, 3), 1, 0, -1, 2, 0, -2, 1, 0, -1);
+  om_tensor *b = TF(SHAPE(1), 0.5f);
+  om_tensor *y = om_conv2d(x, w, NULL, ONE, ONE, ONE, 1);
+  CHECK_VALUES(y, SHAPE(1, 1, 3, 3), 0, -9, -6, 9, -20, -8, 20, -21, -6, 21);
+  om_tensor *ys = om_conv2d(x, w, b, (int64_t[]){2, 2}, ONE, ONE, 1);
+  CHECK_VALUES(ys, SHAPE(1, 1, 2, 2), 0, -8.5, 9.5, -20.5, 21.5);
+  /* dilation 2 with padding 2: taps 2 apart, so out (0,0) reads only x(0,2) * -2 and x(2,2) * -1,
+   * and the middle column reads only the kernel's zero middle column */
+  om_tensor *yd = om_conv2d(x, w, NULL, ONE, (int64_t[]){2, 2}, (int64_t[]){2, 2}, 1);
+  CHECK_VALUES(yd, SHAPE(1, 1, 3, 3), 0, -2 * 3 - 9, 0, 2 * 1 + 7, -2 * 6, 0, 2 * 4, -3 - 2 * 9, 0, 1 + 2 * 7);
+  om_tensor *all[] = {x, w, b, y, ys, yd};
+  om__release_all(all, 6);
+}
+
+TEST(conv1d_is_conv2d_on_a_unit_height) {
+  om_tensor *x = om_randn((int64_t[]){2, 4, 9}, 3, 3, true), *w = om_randn((int64_t[]){6, 2, 3}, 3, 4, true), *b = om_randn((int64_t[]){6}, 1, 5, true);
+  om_tensor *y = om_conv1d(x, w, b, 2, 1, 2, 2);
+  om_tensor *x4 = om_unsqueeze(x, 2), *w4 = om_unsqueeze(w, 2);
+  om_tensor *y4 = om_conv2d(x4, w4, b, (int64_t[]){1, 2}, (int64_t[]){0, 1}, (int64_t[]){1, 2}, 2);
+  CHECK(y && y4 && om_tensor_ndim(y) == 3 && om_tensor_shape(y)[2] == 4);
+  CHECK(same_values(y, y4, 0));
+  om_tensor *all[] = {x, w, b, y, x4, w4, y4};
+  om__release_all(all, 7);
+}
+
+/* <conv2d(x, w), g> == <x, conv_transpose2d(g, w)> for the matching geometry (adjoints). */
+TEST(conv_transpose2d_is_the_adjoint_of_conv2d) {
+  om_tensor *x = om_randn((int64_t[]){2, 4, 7, 6}, 4, 6, true), *w = om_randn((int64_t[]){6, 2, 3, 2}, 4, 7, true);
+  int64_t st[2] = {2, 3}, pd[2] = {1, 1}, dl[2] = {2, 1};
+  om_tensor *y = om_conv2d(x, w, NULL, st, pd, dl, 2);
+  CHECK(y);
+  om_tensor *g = y ? om_randn(om_tensor_shape(y), 4, 8, true) : NULL;
+  /* H: (7 + 2 - 4 - 1) / 2 + 1 = 3, back to 7 needs output_padding 7 - ((3-1)*2 - 2 + 4 + 1) = 0;
+   * W: (6 + 2 - 1 - 1) / 3 + 1 = 3, back to 6 needs 6 - ((3-1)*3 - 2 + 1 + 1) = 0 */
+  om_tensor *xt = om_conv_transpose2d(g, w, NULL, st, pd, ZERO, 2, dl);
+  CHECK(xt && om_tensor_shape(xt)[2] == 7 && om_tensor_shape(xt)[3] == 6);
+  if (xt) CHECK_NEAR(dot(y, g), dot(x, xt), 1e-3);
+  om_tensor *all[] = {x, w, y, g, xt};
+  om__release_all(all, 5);
+}
+
+/* output_padding may reach the stride when it is below the dilation: the input gradient (a
+ * conv of dout, which then has an extra row and column) still has the input's shape, and it
+ * is the adjoint: <y, g> = <x, dx> for the linear map y = conv_transpose2d(x). */
+TEST(conv_transpose2d_output_padding_past_the_stride) {
+  om_tensor *x = om_randn((int64_t[]){1, 2, 4, 5}, 4, 11, true), *w = om_randn((int64_t[]){2, 3, 3, 3}, 4, 12, true);
+  om_tensor_set_requires_grad(x, true);
+  om_tensor *y = om_conv_transpose2d(x, w, NULL, ONE, ZERO, ONE, 1, (int64_t[]){2, 2});
+  CHECK(y && om_tensor_shape(y)[2] == 4 + 4 + 1 && om_tensor_shape(y)[3] == 5 + 4 + 1);
+  om_tensor *g = y ? om_randn(om_tensor_shape(y), 4, 13, true) : NULL;
+  CHECK(g && om_backward(y, g));
+  om_tensor *dx = om_tensor_grad(x);
+  CHECK(dx && om_tensor_shape(dx)[2] == 4 && om_tensor_shape(dx)[3] == 5);
+  if (dx) CHECK_NEAR(dot(y, g), dot(x, dx), 1e-3);
+  om_tensor *all[] = {x, w, y, g, dx};
+  om__release_all(all, 5);
+}
+
+TEST(conv_transpose2d_hand_computed) {
+  /* stride 2 with a 2x2 kernel of ones copies each input into its own 2x2 block */
+  om_tensor *x = TF(SHAPE(1, 1, 2, 2), 1, 2, 3, 4), *w = om_ones((int64_t[]){1, 1, 2, 2}, 4, OM_FLOAT32);
+  om_tensor *b = TF(SHAPE(1), 10);
+  om_tensor *y = om_conv_transpose2d(x, w, b, (int64_t[]){2, 2}, ZERO, ZERO, 1, ONE);
+  CHECK_VALUES(y, SHAPE(1, 1, 4, 4), 0, 11, 11, 12, 12, 11, 11, 12, 12, 13, 13, 14, 14, 13, 13, 14, 14);
+  /* padding 1 crops a ring; output_padding 1 adds a row and column at the end (bottom, right) */
+  om_tensor *yp = om_conv_transpose2d(x, w, NULL, (int64_t[]){2, 2}, ONE, ONE, 1, ONE);
+  CHECK_VALUES(yp, SHAPE(1, 1, 3, 3), 0, 1, 2, 2, 3, 4, 4, 3, 4, 4);
+  om_tensor *all[] = {x, w, b, y, yp};
+  om__release_all(all, 5);
+}
+
+TEST(conv_gradients_hand_computed) {
+  /* y = conv2d(x, w) with x [1,1,2,2], w [1,1,1,1]: dx = w * g, dw = sum(x * g), db = sum(g) */
+  om_tensor *x = TF(SHAPE(1, 1, 2, 2), 1, 2, 3, 4), *w = TF(SHAPE(1, 1, 1, 1), 3), *b = TF(SHAPE(1), 0);
+  om_tensor_set_requires_grad(x, true);
+  om_tensor_set_requires_grad(w, true);
+  om_tensor_set_requires_grad(b, true);
+  om_tensor *y = om_conv2d(x, w, b, ONE, ZERO, ONE, 1), *g = TF(SHAPE(1, 1, 2, 2), 1, -1, 2, 0.5f);
+  CHECK(y && om_backward(y, g));
+  om_tensor *gx = om_tensor_grad(x), *gw = om_tensor_grad(w), *gb = om_tensor_grad(b);
+  CHECK_VALUES(gx, SHAPE(1, 1, 2, 2), 0, 3, -3, 6, 1.5);
+  CHECK_VALUES(gw, SHAPE(1, 1, 1, 1), 0, 1 - 2 + 6 + 2);
+  CHECK_VALUES(gb, SHAPE(1), 0, 2.5);
+  om_tensor *all[] = {x, w, b, y, g, gx, gw, gb};
+  om__release_all(all, 8);
+}
+
+TEST(max_pool2d_values_padding_ceil_mode) {
+  float v[16];
+  for (int i = 0; i < 16; i++) v[i] = -(float)(i + 1); /* negative: padding must not win */
+  om_tensor *x = om_from_data(v, (int64_t[]){1, 1, 4, 4}, 4, OM_FLOAT32);
+  const int64_t k[2] = {3, 3}, s[2] = {2, 2};
+  om_tensor *a = om_max_pool2d(x, k, s, ONE, NULL, false);
+  CHECK_VALUES(a, SHAPE(1, 1, 2, 2), 0, -1, -2, -5, -6);
+  /* ceil_mode keeps a third window per axis, overhanging into and past the right padding */
+  om_tensor *c = om_max_pool2d(x, k, s, ONE, NULL, true);
+  CHECK_VALUES(c, SHAPE(1, 1, 3, 3), 0, -1, -2, -4, -5, -6, -8, -13, -14, -16);
+  /* a window that would start in the right padding is dropped: 1x5, kernel 2, stride 2, padding 1 */
+  om_tensor *r = TF(SHAPE(1, 1, 1, 5), 1, 2, 3, 4, 5);
+  om_tensor *d = om_max_pool2d(r, (int64_t[]){1, 2}, (int64_t[]){1, 2}, (int64_t[]){0, 1}, NULL, true);
+  CHECK_VALUES(d, SHAPE(1, 1, 1, 3), 0, 1, 3, 5);
+  /* stride defaults to the kernel; dilation 2 reads every other element */
+  om_tensor *e = om_max_pool2d(r, (int64_t[]){1, 2}, NULL, NULL, (int64_t[]){1, 2}, false);
+  CHECK_VALUES(e, SHAPE(1, 1, 1, 2), 0, 3, 5);
+  om_tensor *all[] = {x, a, c, r, d, e};
+  om__release_all(all, 6);
+}
+
+TEST(max_pool2d_gradient_goes_to_the_first_max) {
+  om_tensor *x = TF(SHAPE(1, 1, 2, 3), 5, 1, 5, 5, 2, 7);
+  om_tensor_set_requires_grad(x, true);
+  /* windows of 2x2 with stride 1: [5 1; 5 2] (ties: the first 5), [1 5; 2 7] */
+  om_tensor *y = om_max_pool2d(x, (int64_t[]){2, 2}, ONE, NULL, NULL, false), *g = TF(SHAPE(1, 1, 1, 2), 1, 10);
+  CHECK_VALUES(y, SHAPE(1, 1, 1, 2), 0, 5, 7);
+  CHECK(y && om_backward(y, g));
+  om_tensor *gx = om_tensor_grad(x);
+  CHECK_VALUES(gx, SHAPE(1, 1, 2, 3), 0, 1, 0, 0, 0, 0, 10);
+  /* a NaN is the maximum and takes the gradient (PyTorch's `v > max || isnan(v)`: the last NaN) */
+  om_tensor *xn = TF(SHAPE(1, 1, 1, 4), 1, NAN, 5, NAN);
+  om_tensor_set_requires_grad(xn, true);
+  om_tensor *yn = om_max_pool2d(xn, (int64_t[]){1, 4}, NULL, NULL, NULL, false), *gn = TF(SHAPE(1, 1, 1, 1), 2);
+  CHECK(yn && isnan(at(yn, 0)) && om_backward(yn, gn));
+  om_tensor *gxn = om_tensor_grad(xn);
+  CHECK_VALUES(gxn, SHAPE(1, 1, 1, 4), 0, 0, 0, 0, 2);
+  om_tensor *all[] = {x, y, g, gx, xn, yn, gn, gxn};
+  om__release_all(all, 8);
+}
+
+TEST(avg_pool2d_values_count_include_pad_ceil_mode) {
+  float v[16];
+  for (int i = 0; i < 16; i++) v[i] = (float)(i + 1);
+  om_tensor *x = om_from_data(v, (int64_t[]){1, 1, 4, 4}, 4, OM_FLOAT32);
+  const int64_t k[2] = {3, 3}, s[2] = {2, 2};
+  /* the divisor counts padding but not the part of an overhanging window past it (PyTorch) */
+  om_tensor *a = om_avg_pool2d(x, k, s, ONE, true, true);
+  CHECK_VALUES(a, SHAPE(1, 1, 3, 3), 1e-6, 14.0 / 9, 30.0 / 9, 12.0 / 6, 57.0 / 9, 99.0 / 9, 36.0 / 6, 27.0 / 6, 45.0 / 6, 16.0 / 4);
+  om_tensor *b = om_avg_pool2d(x, k, s, ONE, true, false);
+  CHECK_VALUES(b, SHAPE(1, 1, 3, 3), 1e-6, 3.5, 5, 6, 9.5, 11, 12, 13.5, 15, 16);
+  om_tensor *c = om_avg_pool2d(x, k, s, ONE, false, true);
+  CHECK_VALUES(c, SHAPE(1, 1, 2, 2), 1e-6, 14.0 / 9, 30.0 / 9, 57.0 / 9, 99.0 / 9);
+  /* gradient: each output spreads g / divisor over its window's inputs */
+  om_tensor_set_requires_grad(x, true);
+  om_tensor *y = om_avg_pool2d(x, (int64_t[]){2, 2}, NULL, NULL, false, true), *g = om_ones((int64_t[]){1, 1, 2, 2}, 4, OM_FLOAT32);
+  CHECK(y && om_backward(y, g));
+  om_tensor *gx = om_tensor_grad(x);
+  CHECK_VALUES(gx, SHAPE(1, 1, 4, 4), 0, 0.25, 0.25, 0.25, 0.25, 0.25, 0.25, 0.25, 0.25);
+  om_tensor *all[] = {x, a, b, c, y, g, gx};
+  om__release_all(all, 7);
+}
+
+TEST(adaptive_avg_pool2d_values) {
+  om_tensor *x = TF(SHAPE(1, 1, 1, 5), 1, 2, 3, 4, 5);
+  /* 5 -> 3 cells: [0,2), [1,4), [3,5) overlap, as PyTorch's */
+  om_tensor *y = om_adaptive_avg_pool2d(x, (int64_t[]){1, 3});
+  CHECK_VALUES(y, SHAPE(1, 1, 1, 3), 1e-6, 1.5, 3, 4.5);
+  om_tensor *k = om_adaptive_avg_pool2d(x, (int64_t[]){-1, 1});
+  CHECK_VALUES(k, SHAPE(1, 1, 1, 1), 1e-6, 3);
+  om_tensor_set_requires_grad(x, true);
+  om_tensor *z = om_adaptive_avg_pool2d(x, (int64_t[]){1, 3}), *g = TF(SHAPE(1, 1, 1, 3), 2, 3, 4);
+  CHECK(z && om_backward(z, g));
+  om_tensor *gx = om_tensor_grad(x);
+  CHECK_VALUES(gx, SHAPE(1, 1, 1, 5), 1e-6, 1, 1 + 1, 1, 1 + 2, 2);
+  om_tensor *all[] = {x, y, k, z, g, gx};
+  om__release_all(all, 6);
+}
+
+/* PyTorch's unbatched inputs: [C, H, W] ([C, L]) is the batch-of-one result without its batch dim. */
+TEST(unbatched_inputs) {
+  om_tensor *x = om_randn((int64_t[]){3, 6, 7}, 3, 21, true), *w = om_randn((int64_t[]){4, 3, 3, 3}, 4, 22, true);
+  om_tensor *x4 = om_unsqueeze(x, 0);
+  om_tensor *a = om_conv2d(x, w, NULL, ONE, ONE, ONE, 1), *b = om_conv2d(x4, w, NULL, ONE, ONE, ONE, 1);
+  CHECK(a && b && om_tensor_ndim(a) == 3 && om_tensor_shape(a)[0] == 4 && same_values(a, b, 0));
+  om_tensor *p = om_max_pool2d(x, (int64_t[]){2, 2}, NULL, NULL, NULL, true), *q = om_max_pool2d(x4, (int64_t[]){2, 2}, NULL, NULL, NULL, true);
+  CHECK(p && q && om_tensor_ndim(p) == 3 && same_values(p, q, 0));
+  om_tensor *l = om_select(x, 1, 0), *w1 = om_randn((int64_t[]){2, 3, 2}, 3, 23, true); /* [3, 7] */
+  om_tensor *c = om_conv1d(l, w1, NULL, 1, 0, 1, 1);
+  CHECK(c && om_tensor_ndim(c) == 2 && om_tensor_shape(c)[0] == 2 && om_tensor_shape(c)[1] == 6);
+  om_tensor *all[] = {x, w, x4, a, b, p, q, l, w1, c};
+  om__release_all(all, 10);
+}
+
+TEST(conv_errors) {
+  om_tensor *x = om_zeros((int64_t[]){1, 3, 8, 8}, 4, OM_FLOAT32), *w = om_zeros((int64_t[]){6, 4, 5, 5}, 4, OM_FLOAT32);
+  om_tensor *w3 = om_zeros((int64_t[]){6, 3, 3, 3}, 4, OM_FLOAT32), *w1 = om_zeros((int64_t[]){6, 1, 3, 3}, 4, OM_FLOAT32);
+  om_tensor *big = om_zeros((int64_t[]){6, 3, 9, 9}, 4, OM_FLOAT32), *b5 = om_zeros((int64_t[]){5}, 1, OM_FLOAT32);
+  om_tensor *xi = om_zeros((int64_t[]){1, 3, 8, 8}, 4, OM_INT64), *x3 = om_zeros((int64_t[]){8, 8}, 2, OM_FLOAT32);
+  om_tensor *wt = om_zeros((int64_t[]){3, 2, 3, 3}, 4, OM_FLOAT32);
+  CHECK_ERROR(om_conv2d(x, w, NULL, ONE, ZERO, ONE, 1), OM_ERR_SHAPE_MISMATCH, "conv2d: input [1,3,8,8] has 3 channels, weight [6,4,5,5] expects 4");
+  CHECK_ERROR(om_conv2d(x, w1, NULL, ONE, ZERO, ONE, 2), OM_ERR_INVALID_ARGUMENT, "conv2d: groups 2 does not divide the 3 input channels");
+  CHECK_ERROR(om_conv2d(x, w3, NULL, ONE, ZERO, ONE, 4), OM_ERR_INVALID_ARGUMENT, "groups 4 does not divide the 3 input channels");
+  CHECK_ERROR(om_conv2d(x, big, NULL, ONE, ZERO, ONE, 1), OM_ERR_SHAPE_MISMATCH, "kernel size [6,3,9,9] (dilated 9x9) is larger than the padded input [1,3,8,8]");
+  CHECK_ERROR(om_conv2d(x, w3, NULL, ONE, ZERO, (int64_t[]){4, 4}, 1), OM_ERR_SHAPE_MISMATCH, "(dilated 9x9) is larger than the padded input");
+  CHECK_ERROR(om_conv2d(x, w3, NULL, (int64_t[]){0, 1}, ZERO, ONE, 1), OM_ERR_INVALID_ARGUMENT, "conv2d: stride must be positive, got 0");
+  CHECK_ERROR(om_conv2d(x, w3, NULL, ONE, (int64_t[]){-1, 0}, ONE, 1), OM_ERR_INVALID_ARGUMENT, "padding must be non-negative, got -1");
+  CHECK_ERROR(om_conv2d(x, w3, NULL, ONE, ZERO, (int64_t[]){0, 1}, 1), OM_ERR_INVALID_ARGUMENT, "dilation must be positive, got 0");
+  CHECK_ERROR(om_conv2d(x, w3, NULL, ONE, ZERO, ONE, 0), OM_ERR_INVALID_ARGUMENT, "groups must be positive, got 0");
+  CHECK_ERROR(om_conv2d(x, w3, b5, ONE, ZERO, ONE, 1), OM_ERR_SHAPE_MISMATCH, "conv2d: bias [5] must be [6]");
+  CHECK_ERROR(om_conv2d(xi, w3, NULL, ONE, ZERO, ONE, 1), OM_ERR_DTYPE_MISMATCH, "conv2d: takes float32, not int64");
+  CHECK_ERROR(om_conv2d(x3, w3, NULL, ONE, ZERO, ONE, 1), OM_ERR_SHAPE_MISMATCH, "conv2d: input [8,8] must have 4 dims ([N, C, H, W]; the functions also take it without N)");
+  CHECK_ERROR(om_conv1d(x, w3, NULL, 1, 0, 1, 1), OM_ERR_SHAPE_MISMATCH, "conv1d: input [1,3,8,8] must have 3 dims");
+  CHECK_ERROR(om_conv2d(x, NULL, NULL, ONE, ZERO, ONE, 1), OM_ERR_INVALID_ARGUMENT, "");
+  CHECK_ERROR(om_conv_transpose2d(x, w3, NULL, ONE, ZERO, ZERO, 1, ONE), OM_ERR_SHAPE_MISMATCH,
+              "conv_transpose2d: input [1,3,8,8] has 3 channels, weight [6,3,3,3] expects 6 (weight.shape[0])");
+  CHECK_ERROR(om_conv_transpose2d(x, wt, NULL, (int64_t[]){2, 2}, ZERO, (int64_t[]){2, 0}, 1, ONE), OM_ERR_INVALID_ARGUMENT,
+              "output_padding 2 must be smaller than either stride (2) or dilation (1)");
+  CHECK_ERROR(om_conv_transpose2d(x, wt, NULL, ONE, (int64_t[]){6, 0}, ZERO, 1, ONE), OM_ERR_SHAPE_MISMATCH, "gives an empty output");
+  /* sizes whose arithmetic could overflow are refused; a huge broadcast input is OutOfMemory, not a crash */
+  CHECK_ERROR(om_conv2d(x, w3, NULL, (int64_t[]){INT64_C(1) << 40, 1}, ZERO, ONE, 1), OM_ERR_INVALID_ARGUMENT,
+              "conv2d: integer attribute 0 is 1099511627776, above 2^31-1");
+  CHECK_ERROR(om_max_pool2d(x, k_huge, NULL, NULL, NULL, false), OM_ERR_INVALID_ARGUMENT, "above 2^31-1");
+  om_tensor *one = om_ones((int64_t[]){1, 1, 1, 1}, 4, OM_FLOAT32);
+  om_tensor *huge = om_expand(one, (int64_t[]){1, 1, INT64_C(1) << 20, INT64_C(1) << 20}, 4); /* 4 TiB of floats, as a view */
+  om_tensor *w11 = om_ones((int64_t[]){1, 1, 1, 1}, 4, OM_FLOAT32);
+  CHECK_ERROR(om_conv2d(huge, w11, NULL, (int64_t[]){INT64_C(1) << 19, INT64_C(1) << 19}, ZERO, ONE, 1), OM_ERR_OUT_OF_MEMORY, "conv2d");
+  om_tensor_release(one);
+  om_tensor_release(huge);
+  om_tensor_release(w11);
+  /* a wrong attribute count through the generic entry */
+  om_tensor *out[1] = {NULL};
+  CHECK_ERROR(om_apply(OM_OP_conv2d, (om_tensor *[]){x, w3}, 2, (int64_t[]){1, 1}, 2, NULL, 0, out, 1) >= 0,
+              OM_ERR_INVALID_ARGUMENT, "conv2d: takes 7 integer attributes");
+  om_tensor *all[] = {x, w, w3, w1, big, b5, xi, x3, wt};
+  om__release_all(all, 9);
+}
+
+TEST(pool_errors) {
+  om_tensor *x = om_zeros((int64_t[]){1, 3, 4, 4}, 4, OM_FLOAT32), *x3 = om_zeros((int64_t[]){4, 4}, 2, OM_FLOAT32);
+  const int64_t k2[2] = {2, 2};
+  CHECK_ERROR(om_max_pool2d(x, k2, NULL, (int64_t[]){2, 0}, NULL, false), OM_ERR_INVALID_ARGUMENT,
+              "max_pool2d: padding 2 must be between 0 and half the kernel size 2");
+  CHECK_ERROR(om_max_pool2d(x, (int64_t[]){0, 2}, NULL, NULL, NULL, false), OM_ERR_INVALID_ARGUMENT, "kernel size must be positive, got 0");
+  CHECK_ERROR(om_max_pool2d(x, k2, (int64_t[]){0, 1}, NULL, NULL, false), OM_ERR_INVALID_ARGUMENT, "stride must be positive, got 0");
+  CHECK_ERROR(om_max_pool2d(x, (int64_t[]){5, 5}, NULL, NULL, NULL, false), OM_ERR_SHAPE_MISMATCH,
+              "max_pool2d: input [1,3,4,4] is too small for kernel 5x5");
+  CHECK_ERROR(om_avg_pool2d(x3, k2, NULL, NULL, false, true), OM_ERR_SHAPE_MISMATCH, "avg_pool2d: input [4,4] must have 4 dims");
+  CHECK_ERROR(om_adaptive_avg_pool2d(x, (int64_t[]){0, 2}), OM_ERR_INVALID_ARGUMENT, "adaptive_avg_pool2d: output size must be positive");
+  CHECK_ERROR(om_adaptive_avg_pool2d(x3, (int64_t[]){2, 2}), OM_ERR_SHAPE_MISMATCH, "must have 4 dims");
+  om_tensor *all[] = {x, x3};
+  om__release_all(all, 2);
+}
+
+/* Tracing: conv lowers to Conv with PyTorch's attributes; a non-divisible adaptive pool is refused. */
+TEST(trace_lowering) {
+  om_tensor *x = om_randn((int64_t[]){2, 3, 6, 5}, 4, 9, true), *w = om_randn((int64_t[]){4, 3, 3, 3}, 4, 10, true);
+  CHECK(om_trace_begin());
+  om_tensor *tx = om_trace_input("x", x, (const char *[]){"batch", NULL, NULL, NULL});
+  om_tensor *y = om_conv2d(tx, w, NULL, ONE, ONE, ONE, 1);
+  om_tensor *p = om_max_pool2d(y, (int64_t[]){2, 2}, NULL, NULL, NULL, true);
+  om_traced_model *m = om_trace_finish((om_tensor *[]){p}, (const char *[]){"y"}, 1);
+  CHECK(m && om_traced_count(m, OM_TRACED_NODE) == 2);
+  if (m) {
+    CHECK(!strcmp(om_traced_name(m, OM_TRACED_NODE, 0), "Conv"));
+    CHECK(!strcmp(om_traced_name(m, OM_TRACED_NODE, 1), "MaxPool"));
+    const char *const *dp = NULL;
+    const int64_t *shape = NULL;
+    int nd = 0;
+    om_dtype dt;
+    CHECK(om_traced_info(m, OM_TRACED_OUTPUT, 0, &dt, &nd, &shape, &dp));
+    CHECK(nd == 4 && dp && dp[0] && !strcmp(dp[0], "batch") && shape[2] == 3 && shape[3] == 3);
+  }
+  om_traced_release(m);
+  om_tensor *all[] = {tx, y, p};
+  om__release_all(all, 3);
+
+  CHECK(om_trace_begin());
+  tx = om_trace_input("x", x, NULL);
+  om_tensor *q = om_adaptive_avg_pool2d(tx, (int64_t[]){4, 4});
+  CHECK(!q && om_last_error() == OM_ERR_TRACE_UNSUPPORTED_OPERATION);
+  CHECK(strstr(om_last_error_message(), "6x5 does not divide into 4x4 equal windows"));
+  CHECK(!om_trace_active());
+  om_clear_error();
+  om_tensor_release(tx);
+  om_tensor_release(q);
+  om_tensor_release(x);
+  om_tensor_release(w);
+}
+
+int main(void) {
+  RUN(conv2d_1x1_equals_matmul);
+  RUN(conv2d_hand_computed_3x3);
+  RUN(conv1d_is_conv2d_on_a_unit_height);
+  RUN(conv_transpose2d_is_the_adjoint_of_conv2d);
+  RUN(conv_transpose2d_output_padding_past_the_stride);
+  RUN(conv_transpose2d_hand_computed);
+  RUN(conv_gradients_hand_computed);
+  RUN(max_pool2d_values_padding_ceil_mode);
+  RUN(max_pool2d_gradient_goes_to_the_first_max);
+  RUN(avg_pool2d_values_count_include_pad_ceil_mode);
+  RUN(adaptive_avg_pool2d_values);
+  RUN(unbatched_inputs);
+  RUN(conv_errors);
+  RUN(pool_errors);
+  RUN(trace_lowering);
+  TEST_MAIN_END();
+}
