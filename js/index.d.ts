@@ -743,7 +743,7 @@ export namespace nn {
     batchFirst?: boolean;
     /** in_proj_bias and out_proj.bias (default true). */
     bias?: boolean;
-    /** Only 0 (no dropout). */
+    /** The probability of zeroing an attention weight while training (default 0). */
     dropout?: number;
   }
 
@@ -766,12 +766,65 @@ export namespace nn {
     constructor(embedDim: number, numHeads: number, options?: MultiheadAttentionOptions);
     readonly embedDim: number;
     readonly numHeads: number;
+    /** The attention weights' dropout probability while training. */
+    dropout: number;
     batchFirst: boolean;
     in_proj_weight: Tensor;
     in_proj_bias: Tensor | null;
     out_proj: Linear;
     /** [output, attention weights or null]. */
     forward(query: Tensor, key: Tensor, value: Tensor, options?: MultiheadAttentionForwardOptions): [Tensor, Tensor | null];
+  }
+
+  // ---- transformer (js/nn/transformer.js) ----
+
+  /** Options of {@link TransformerEncoderLayer}. */
+  export interface TransformerEncoderLayerOptions {
+    /** The feed-forward width (default 2048). */
+    dimFeedforward?: number;
+    /** The probability of every dropout, the attention weights' included (default 0.1). */
+    dropout?: number;
+    /** 'relu' (default), 'gelu' (exact), a function or a Module. */
+    activation?: 'relu' | 'gelu' | ((x: Tensor) => Tensor) | Module;
+    /** The LayerNorms' eps (default 1e-5). */
+    layerNormEps?: number;
+    /** Input and output as [N, L, E] instead of [L, N, E] (default false). */
+    batchFirst?: boolean;
+    /** Pre-norm: x + sa(norm1(x)), x + ff(norm2(x)) (default false: post-norm). */
+    normFirst?: boolean;
+    /** Biases in the Linears, the attention and the LayerNorms (default true). */
+    bias?: boolean;
+  }
+
+  /** Options of {@link TransformerEncoderLayer.forward}. */
+  export interface TransformerEncoderLayerForwardOptions {
+    /** [L, L] or [N * nhead, L, L]: bool (true: not allowed) or float (added). */
+    srcMask?: Tensor | null;
+    /** [N, L]: bool (true: ignore that key) or float (added). */
+    srcKeyPaddingMask?: Tensor | null;
+    /** PyTorch's hint that srcMask is causal: needs srcMask, which is used as given. */
+    isCausal?: boolean;
+  }
+
+  /**
+   * nn.TransformerEncoderLayer with PyTorch's submodules and names: self_attn, linear1,
+   * dropout, linear2, norm1, norm2, dropout1, dropout2.
+   */
+  export class TransformerEncoderLayer extends Module {
+    constructor(dModel: number, nhead: number, options?: TransformerEncoderLayerOptions);
+    self_attn: MultiheadAttention;
+    linear1: Linear;
+    dropout: Dropout;
+    linear2: Linear;
+    normFirst: boolean;
+    norm1: LayerNorm;
+    norm2: LayerNorm;
+    dropout1: Dropout;
+    dropout2: Dropout;
+    activation: 'relu' | 'gelu' | ((x: Tensor) => Tensor) | Module;
+    batchFirst: boolean;
+    /** src [L, N, E] ([N, L, E] with batchFirst, or unbatched [L, E]) -> the same shape. */
+    forward(src: Tensor, options?: TransformerEncoderLayerForwardOptions): Tensor;
   }
 
   // ---- indexing and resampling (js/nn/embedding.js, js/ops/index.js) ----

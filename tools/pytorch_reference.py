@@ -262,6 +262,37 @@ def make_mha_masked():
                    net, [('query', q), ('kv', kv), ('key_padding_mask', pad)], [('out', out), ('weights', w)])
 
 
+def encoder_layer_fixture(description, net, inputs, run):
+    randomize(net)  # PyTorch zeroes the attention biases at init; norms' weights become non-trivial too
+    net.eval()
+    with torch.no_grad():
+        y = run(net)
+    return fixture(description, net, inputs, [('y', y)])
+
+
+@model
+def make_encoder_layer():
+    """Post-norm (PyTorch's default), [L, N, E], relu, with a float src_mask and a bool key padding mask."""
+    net = nn.TransformerEncoderLayer(8, 2, dim_feedforward=16)
+    x = torch.randn(5, 2, 8)
+    mask = torch.randn(5, 5)
+    pad = torch.tensor([[False, False, False, False, True], [False, False, False, False, False]])
+    return encoder_layer_fixture('TransformerEncoderLayer(8, 2, dim_feedforward=16) (post-norm, relu), eval, float src_mask, bool src_key_padding_mask',
+                                 net, [('src', x), ('src_mask', mask), ('src_key_padding_mask', pad)],
+                                 lambda m: m(x, src_mask=mask, src_key_padding_mask=pad))
+
+
+@model
+def make_encoder_layer_norm_first():
+    """Pre-norm, batch_first, gelu, layer_norm_eps 1e-6, with a causal (bool) mask."""
+    net = nn.TransformerEncoderLayer(12, 3, dim_feedforward=20, activation='gelu', layer_norm_eps=1e-6,
+                                     batch_first=True, norm_first=True)
+    x = torch.randn(2, 6, 12)
+    causal = torch.triu(torch.ones(6, 6, dtype=torch.bool), diagonal=1)
+    return encoder_layer_fixture('TransformerEncoderLayer(12, 3, dim_feedforward=20, gelu, eps 1e-6, batch_first, norm_first), eval, causal bool src_mask',
+                                 net, [('src', x), ('src_mask', causal)], lambda m: m(x, src_mask=causal))
+
+
 # ---- losses: value and gradient w.r.t. the input ----------------------------------------------
 
 def loss_fixture(description, loss_fn, x, target):

@@ -1,10 +1,12 @@
 // nn.MultiheadAttention in PyTorch's shape: in_proj_weight [3E, E], in_proj_bias [3E],
-// out_proj (a Linear), so a PyTorch state dict loads as it is. No dropout.
+// out_proj (a Linear), so a PyTorch state dict loads as it is. Dropout on the attention
+// weights while training, as PyTorch.
 import { invalid } from '../errors.js';
 import { describe, toI32, toBool } from '../convert.js';
 import { Tensor, rand, zeros, where, linear, tidy } from '../tensor.js';
 import { Module, Linear } from './module.js';
-import { scaledDotProductAttention, optionsArg } from '../ops/norm.js';
+import { scaledDotProductAttention, optionsArg, toF64 } from '../ops/norm.js';
+import { dropout } from '../ops/act.js';
 
 /** A mask as an additive float mask: bool true (not allowed) -> -inf, false -> 0; float as is. */
 function additive(mask, who, what) {
@@ -15,7 +17,7 @@ function additive(mask, who, what) {
 }
 
 /**
- * nn.MultiheadAttention(embedDim, numHeads, { batchFirst = false, bias = true }).
+ * nn.MultiheadAttention(embedDim, numHeads, { dropout = 0, batchFirst = false, bias = true }).
  * forward(query, key, value, { keyPaddingMask, needWeights = true, attnMask,
  * averageAttnWeights = true, isCausal = false }) -> [output, attnWeights or null], as PyTorch:
  * inputs [L, N, E] ([N, L, E] with batchFirst, or unbatched [L, E]); attnMask [L, S] or
@@ -31,10 +33,13 @@ export class MultiheadAttention extends Module {
     const h = toI32(numHeads, who, 'numHeads');
     if (e < 1 || h < 1) throw invalid(`${who}: embedDim and numHeads must be positive, got ${e} and ${h}`);
     if (e % h) throw invalid(`${who}: embedDim must be divisible by numHeads, got ${e} and ${h}`);
-    if (o.dropout !== undefined && o.dropout !== 0) throw invalid(`${who}: dropout is not supported, got ${describe(o.dropout)}`);
+    const p = toF64(o.dropout, who, 'dropout', 0);
+    if (!(p >= 0 && p <= 1)) throw invalid(`${who}: dropout probability has to be between 0 and 1, but got ${p}`);
     this.embedDim = e;
     this.numHeads = h;
     this.headDim = e / h;
+    /** The probability of zeroing an attention weight while training (PyTorch's float field). */
+    this.dropout = p;
     this.batchFirst = toBool(o.batchFirst, who, 'batchFirst', false);
     const bias = toBool(o.bias, who, 'bias', true);
     const bound = Math.sqrt(6 / (e + 3 * e)); // xavier_uniform_ on [3E, E]
@@ -86,13 +91,17 @@ export class MultiheadAttention extends Module {
       }
       let out;
       let weights = null;
-      if (needWeights) {
+      const drop = this.training && this.dropout > 0;
+      if (needWeights || drop) {
         let scores = q.matmul(k.transpose(-2, -1)).mul(1 / Math.sqrt(d));
         if (mask) scores = scores.add(mask);
-        const p = scores.softmax(-1);
+        let p = scores.softmax(-1);
+        if (drop) p = dropout(p, { p: this.dropout, training: true }); // the weights returned are the dropped ones, as PyTorch's
         out = p.matmul(v);
-        weights = average ? p.mean(1) : p;
-        if (!batched) weights = weights.squeeze(0);
+        if (needWeights) {
+          weights = average ? p.mean(1) : p;
+          if (!batched) weights = weights.squeeze(0);
+        }
       } else {
         out = scaledDotProductAttention(q, k, v, { attnMask: mask });
       }

@@ -1,4 +1,4 @@
-// om.nn: modules (module.js, container.js, recurrent.js, norm.js, attention.js, embedding.js,
+// om.nn: modules (module.js, container.js, recurrent.js, norm.js, attention.js, transformer.js, embedding.js,
 // loss.js, activation.js) and om.nn.functional (functional.js).
 export { Module, Linear } from './module.js';
 export { Sequential, ModuleList } from './container.js';
@@ -12,3 +12,4 @@ export {
 } from './activation.js';
 export * as functional from './functional.js';
 export { Conv1d, Conv2d, ConvTranspose2d, MaxPool2d, AvgPool2d, AdaptiveAvgPool2d } from './conv.js';
+export { TransformerEncoderLayer } from './transformer.js';

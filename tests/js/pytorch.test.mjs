@@ -165,6 +165,21 @@ const MODELS = {
     return { model: new CrossAttention(6, 3) };
   },
 
+  // PyTorch's module itself (self_attn.in_proj_weight, linear1, norm1, ...), the masks as inputs
+  encoder_layer: () => {
+    class Layer extends nn.TransformerEncoderLayer {
+      forward(src, mask, pad) { return super.forward(src, { srcMask: mask, srcKeyPaddingMask: pad }); }
+    }
+    return { model: new Layer(8, 2, { dimFeedforward: 16 }) };
+  },
+
+  encoder_layer_norm_first: () => {
+    class Layer extends nn.TransformerEncoderLayer {
+      forward(src, mask) { return super.forward(src, { srcMask: mask, isCausal: true }); }
+    }
+    return { model: new Layer(12, 3, { dimFeedforward: 20, activation: 'gelu', layerNormEps: 1e-6, batchFirst: true, normFirst: true }) };
+  },
+
   cross_entropy: () => ({
     model: new nn.CrossEntropyLoss({ weight: om.zeros([4]), labelSmoothing: 0.1 }), traceable: false, grads: ['input'],
   }),
@@ -210,7 +225,7 @@ describe('PyTorch fixtures: loadStateDict with PyTorch\'s keys reproduces its ou
   test('every model of tools/pytorch_reference.py has a fixture and a builder here', () => {
     const expected = ['mlp', 'norms', 'norms_train', 'lstm', 'gru', 'embedding', 'mha', 'mha_masked',
       'gru_bi', 'lstm_unbatched', 'image', 'cross_entropy', 'cross_entropy_probs', 'nll', 'mse', 'ctc',
-      'cnn', 'cnn_grad', 'conv_misc'];
+      'cnn', 'cnn_grad', 'conv_misc', 'encoder_layer', 'encoder_layer_norm_first'];
     for (const name of expected) {
       assert.ok(name in fixtures, `missing fixture ${name}.json (run python3 tools/pytorch_reference.py)`);
     }

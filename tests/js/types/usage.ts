@@ -170,6 +170,14 @@ const mods2: om.nn.Module[] = [ln, gn, bn2, bn1, mha, new om.nn.Softmax(1), new 
 // @ts-expect-error: the options of MultiheadAttention.forward are an object
 mha.forward(ex, ex, ex, false);
 void [runMean, attnOut, attnWeights, sm, sdpa, lnF, bnF, mods2];
+// transformer
+const enc = new om.nn.TransformerEncoderLayer(8, 2, { dimFeedforward: 16, activation: 'gelu', normFirst: true, batchFirst: true });
+const encGelu = new om.nn.TransformerEncoderLayer(8, 2, { activation: (t: Tensor) => t.relu(), dropout: 0 });
+const encOut: Tensor = enc.forward(ex, { srcMask: null, isCausal: false });
+const attnDrop: number = enc.self_attn.dropout + enc.dropout1.p;
+// @ts-expect-error: activation is 'relu', 'gelu', a function or a Module
+new om.nn.TransformerEncoderLayer(8, 2, { activation: 'swish' });
+void [encGelu, encOut, attnDrop];
 // indexing and resampling
 const ids = om.tensor([[1, 0], [2, 2]], { dtype: 'int64' });
 const emb = new om.nn.Embedding(5, 3, { paddingIdx: 0 });
