@@ -103,14 +103,19 @@ export function examplesOf(inputs) {
  *     and eager are required, so no kept model skips the oracle). Returns tm.
  *   trace(model, inputs, options): om.trace, then one eager run of model on the examples
  *     (outside the trace) as the oracle's reference, then keep. Returns the TracedModel.
- * Resolves to what fn returned.
+ * Resolves to what fn returned. With options.onReport, keep(tm, inputs, eager, label) also
+ * calls onReport(label, report) with the oracle's report ({ ok, outputs: [{ name, maxError,
+ * bound, ... }] }) once that model has passed.
  */
-export async function withTraced(fn) {
+export async function withTraced(fn, { onReport } = {}) {
   const made = new Set();
   const checks = [];
-  const keep = (tm, inputs, eager) => {
+  const keep = (tm, inputs, eager, label) => {
     if (tm instanceof om.TracedModel) made.add(tm);
-    checks.push(startOracle(tm, inputs, eager));
+    const p = startOracle(tm, inputs, eager);
+    const q = onReport ? p.then((r) => onReport(label, r)) : p;
+    q.catch(() => {}); // awaited below; see startOracle
+    checks.push(q);
     return tm;
   };
   const trace = (model, inputs, options) => {

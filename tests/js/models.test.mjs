@@ -1,0 +1,321 @@
+// Whole model families, each traced in eval mode with om.trace and run in onnxruntime-web against
+// eager (tests/js/helpers.mjs withTraced / keep: 1e-5 scaled), at the traced shapes and, with a
+// symbolic batch, at two other batch sizes. Each test prints (t.diagnostic) the graph's node
+// count and the largest error the oracle measured.
+//   (a) a LeNet-style CNN with BatchNorm2d, after a few Adam steps (non-trivial running stats)
+//   (b) a residual CNN: conv-bn-relu-conv-bn + skip, adaptive average pool, linear
+//   (c) a UNet-style net: conv, max pool down, conv, interpolate up, cat with the skip, conv
+//   (d) LSTM and GRU classifiers: in tests/js/recurrent.test.mjs ("<kind> classifier with a
+//       symbolic batch and sequence length, also at two other sizes"), not repeated here
+//   (e) a GPT-style decoder: token + learned position embedding (indexed by om.arange), two
+//       pre-norm blocks of causal self-attention + GELU MLP, final LayerNorm, LM head tied to
+//       the token embedding (one initializer)
+// The transformer encoder layer is in tests/js/transformer.test.mjs, the models loaded from
+// PyTorch in tests/js/pytorch.test.mjs, the trained MLP and CNN in tests/js/training.test.mjs.
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import * as om from 'onemodel';
+import { memoryHooks, withTraced } from './helpers.mjs';
+
+memoryHooks();
+const nn = om.nn;
+const F = om.nn.functional;
+
+/**
+ * Traces net (eval) with a symbolic batch on input x, checks it at x and at two other batch sizes
+ * (inputs made by other(n, seed)), and reports the node count and the largest error. Disposes x.
+ */
+async function checkModel(t, net, x, other, { batches = [1, 5], extra } = {}) {
+  const errors = [];
+  let nodes = 0;
+  try {
+    await withTraced((keep) => {
+    const axes = [x, ['batch', ...x.shape.slice(1).map(() => null)]];
+    const tm = om.trace(net, { x: axes }, { outputNames: ['y'] });
+    assert.equal(tm.inputs[0].shape[0], 'batch');
+    assert.equal(tm.outputs[0].shape[0], 'batch');
+    nodes = tm.graph().nodes.length;
+    keep(tm, { x }, net.forward(x), `batch ${x.shape[0]}`);
+    batches.forEach((n, i) => {
+      const xi = other(n, 100 + i);
+      keep(tm, { x: xi }, net.forward(xi), `batch ${n}`);
+    });
+    extra?.(tm);
+    }, { onReport: (label, r) => errors.push([label, r.outputs[0].maxError, r.outputs[0].bound]) });
+  } finally {
+    x.dispose();
+  }
+  assert.equal(errors.length, 1 + batches.length, 'every run reported');
+  const max = Math.max(...errors.map((e) => e[1]));
+  const e2 = (v) => v.toExponential(2);
+  t.diagnostic(`${nodes} nodes; max |onnx - eager| ${e2(max)} (${errors.map(([l, e, b]) => `${l}: ${e2(e)} of bound ${e2(b)}`).join(', ')})`);
+  return { nodes, max };
+}
+
+/** A few Adam steps on random data with CrossEntropyLoss, so BatchNorm's running stats move. */
+function trainSteps(net, shape, classes, steps) {
+  const opt = new om.optim.Adam(net.parameters(), { lr: 1e-2 });
+  const lossFn = new nn.CrossEntropyLoss();
+  try {
+    net.train();
+    for (let s = 0; s < steps; s++) {
+      opt.zeroGrad();
+      om.tidy(() => {
+        const x = om.randn(shape, { seed: 1000 + s }).mul(2).add(0.5);
+        const y = om.rand([shape[0]], { seed: 2000 + s }).mul(classes).long();
+        lossFn.forward(net.forward(x), y).backward();
+      });
+      opt.step();
+    }
+  } finally {
+    opt.dispose();
+    net.zeroGrad();
+  }
+  return net.eval();
+}
+
+/** The running statistics moved away from their initial zeros / ones. */
+function assertStatsMoved(net) {
+  for (const [path, b] of net.namedBuffers()) {
+    if (path.endsWith('running_mean')) assert.ok(Math.max(...Array.from(b.toArray(), Math.abs)) > 1e-3, path);
+    if (path.endsWith('running_var')) assert.ok(Math.max(...Array.from(b.toArray(), (v) => Math.abs(v - 1))) > 1e-3, path);
+    if (path.endsWith('num_batches_tracked')) assert.ok(b.item() > 0, path);
+  }
+}
+
+class LeNet extends nn.Module {
+  constructor() {
+    super();
+    this.conv1 = new nn.Conv2d(1, 6, 5, { padding: 2 });
+    this.bn1 = new nn.BatchNorm2d(6);
+    this.pool = new nn.MaxPool2d(2);
+    this.conv2 = new nn.Conv2d(6, 16, 5);
+    this.bn2 = new nn.BatchNorm2d(16);
+    this.fc1 = new nn.Linear(16 * 5 * 5, 120);
+    this.fc2 = new nn.Linear(120, 84);
+    this.fc3 = new nn.Linear(84, 10);
+  }
+
+  forward(x) {
+    return om.tidy(() => {
+      let h = this.pool.forward(this.bn1.forward(this.conv1.forward(x)).relu());
+      h = this.pool.forward(this.bn2.forward(this.conv2.forward(h)).relu());
+      h = h.flatten(1);
+      return this.fc3.forward(this.fc2.forward(this.fc1.forward(h).relu()).relu());
+    });
+  }
+}
+
+class BasicBlock extends nn.Module {
+  constructor(c) {
+    super();
+    this.conv1 = new nn.Conv2d(c, c, 3, { padding: 1, bias: false });
+    this.bn1 = new nn.BatchNorm2d(c);
+    this.conv2 = new nn.Conv2d(c, c, 3, { padding: 1, bias: false });
+    this.bn2 = new nn.BatchNorm2d(c);
+  }
+
+  forward(x) {
+    return om.tidy(() => {
+      const h = this.bn1.forward(this.conv1.forward(x)).relu();
+      return this.bn2.forward(this.conv2.forward(h)).add(x).relu();
+    });
+  }
+}
+
+class ResNet extends nn.Module {
+  constructor() {
+    super();
+    this.stem = new nn.Sequential(new nn.Conv2d(3, 8, 3, { padding: 1, bias: false }), new nn.BatchNorm2d(8), new nn.ReLU());
+    this.layer1 = new nn.Sequential(new BasicBlock(8), new BasicBlock(8));
+    this.pool = new nn.AdaptiveAvgPool2d([1, 1]);
+    this.fc = new nn.Linear(8, 5);
+  }
+
+  forward(x) {
+    return om.tidy(() => this.fc.forward(this.pool.forward(this.layer1.forward(this.stem.forward(x))).flatten(1)));
+  }
+}
+
+class UNet extends nn.Module {
+  constructor() {
+    super();
+    this.enc1 = new nn.Conv2d(2, 8, 3, { padding: 1 });
+    this.enc2 = new nn.Conv2d(8, 16, 3, { padding: 1 });
+    this.pool = new nn.MaxPool2d(2);
+    this.dec = new nn.Conv2d(16 + 8, 8, 3, { padding: 1 });
+    this.out = new nn.Conv2d(8, 3, 1);
+  }
+
+  forward(x) {
+    return om.tidy(() => {
+      const e1 = this.enc1.forward(x).relu(); // [N, 8, H, W]
+      const e2 = this.enc2.forward(this.pool.forward(e1)).relu(); // [N, 16, H/2, W/2]
+      const up = F.interpolate(e2, { scaleFactor: 2, mode: 'bilinear', alignCorners: false });
+      return this.out.forward(this.dec.forward(om.cat([up, e1], 1)).relu());
+    });
+  }
+}
+
+/** Causal self-attention: one qkv Linear, heads, scaled dot-product attention, projection. */
+class CausalSelfAttention extends nn.Module {
+  constructor(d, heads) {
+    super();
+    this.heads = heads;
+    this.qkv = new nn.Linear(d, 3 * d);
+    this.proj = new nn.Linear(d, d);
+  }
+
+  forward(x) {
+    return om.tidy(() => {
+      const [n, l, d] = x.shape;
+      const h = this.heads;
+      const [q, k, v] = this.qkv.forward(x).split(d, 2).map((t) => t.reshape(n, l, h, d / h).transpose(1, 2));
+      const y = F.scaledDotProductAttention(q, k, v, { isCausal: true });
+      return this.proj.forward(y.transpose(1, 2).reshape(n, l, d));
+    });
+  }
+}
+
+/** The same with nn.MultiheadAttention and a causal bool mask. */
+class CausalMHA extends nn.Module {
+  constructor(d, heads, maxLen) {
+    super();
+    this.attn = new nn.MultiheadAttention(d, heads, { batchFirst: true });
+    this.registerBuffer('mask', om.tidy(() => om.ones([maxLen, maxLen], { dtype: 'bool' }).triu(1)));
+  }
+
+  forward(x) {
+    const l = x.shape[1];
+    return om.tidy(() => {
+      const m = this.mask.slice(0, 0, l).slice(1, 0, l);
+      return this.attn.forward(x, x, x, { attnMask: m, isCausal: true, needWeights: false })[0];
+    });
+  }
+}
+
+class Block extends nn.Module {
+  constructor(d, heads, maxLen, kind) {
+    super();
+    this.ln_1 = new nn.LayerNorm([d]);
+    this.attn = kind === 'sdpa' ? new CausalSelfAttention(d, heads) : new CausalMHA(d, heads, maxLen);
+    this.ln_2 = new nn.LayerNorm([d]);
+    this.mlp = new nn.Sequential(new nn.Linear(d, 4 * d), new nn.GELU(), new nn.Linear(4 * d, d));
+  }
+
+  forward(x) {
+    return om.tidy(() => {
+      const h = x.add(this.attn.forward(this.ln_1.forward(x)));
+      return h.add(this.mlp.forward(this.ln_2.forward(h)));
+    });
+  }
+}
+
+class GPT extends nn.Module {
+  constructor({ vocab, d, heads, maxLen }) {
+    super();
+    this.wte = new nn.Embedding(vocab, d);
+    this.wpe = new nn.Embedding(maxLen, d);
+    // block 0 attends with F.scaledDotProductAttention(isCausal), block 1 with nn.MultiheadAttention and a causal mask
+    this.h = new nn.ModuleList([new Block(d, heads, maxLen, 'sdpa'), new Block(d, heads, maxLen, 'mha')]);
+    this.ln_f = new nn.LayerNorm([d]);
+    this.lm_head = new nn.Linear(d, vocab, { bias: false });
+    this.lm_head.weight.dispose();
+    this.lm_head.weight = this.wte.weight; // tied: the same tensor
+  }
+
+  forward(ids) {
+    return om.tidy(() => {
+      const l = ids.shape[1];
+      const pos = om.arange(0n, BigInt(l)); // int64 positions
+      let x = this.wte.forward(ids).add(this.wpe.forward(pos));
+      for (const block of this.h) x = block.forward(x);
+      return this.lm_head.forward(this.ln_f.forward(x));
+    });
+  }
+}
+
+describe('model families traced and run in onnxruntime-web', () => {
+  test('(a) LeNet-style CNN with BatchNorm2d, eval after 5 Adam steps', async (t) => {
+    om.manualSeed(1);
+    const net = trainSteps(new LeNet(), [8, 1, 28, 28], 10, 5);
+    try {
+      assertStatsMoved(net);
+      await checkModel(t, net, om.randn([4, 1, 28, 28], { seed: 1 }), (n, seed) => om.randn([n, 1, 28, 28], { seed }));
+    } finally {
+      net.dispose();
+    }
+  });
+
+  test('(b) residual CNN: conv-bn-relu-conv-bn + skip, adaptive avg pool, linear', async (t) => {
+    om.manualSeed(2);
+    const net = trainSteps(new ResNet(), [6, 3, 12, 12], 5, 4);
+    try {
+      assertStatsMoved(net);
+      const { nodes } = await checkModel(t, net, om.randn([3, 3, 12, 12], { seed: 1 }), (n, seed) => om.randn([n, 3, 12, 12], { seed }), {
+        extra: (tm) => {
+          const ops = tm.graph().nodes.map((n) => n.opType);
+          assert.equal(ops.filter((o) => o === 'Conv').length, 5);
+          assert.ok(ops.includes('Add'), 'the skip connections');
+        },
+      });
+      assert.ok(nodes > 0);
+    } finally {
+      net.dispose();
+    }
+  });
+
+  test('(c) UNet-style: conv, max pool, conv, bilinear upsample, cat with the skip, conv', async (t) => {
+    om.manualSeed(3);
+    const net = new UNet().eval();
+    try {
+      await checkModel(t, net, om.randn([2, 2, 8, 12], { seed: 1 }), (n, seed) => om.randn([n, 2, 8, 12], { seed }), {
+        extra: (tm) => {
+          const ops = tm.graph().nodes.map((n) => n.opType);
+          for (const op of ['MaxPool', 'Resize', 'Concat']) assert.ok(ops.includes(op), `${op} in [${ops}]`);
+          assert.deepEqual(tm.outputs[0].shape, ['batch', 3, 8, 12]);
+        },
+      });
+    } finally {
+      net.dispose();
+    }
+  });
+
+  test('(e) GPT-style decoder: tied LM head, learned positions by om.arange, two causal pre-norm blocks', async (t) => {
+    om.manualSeed(4);
+    const cfg = { vocab: 40, d: 32, heads: 4, maxLen: 16 };
+    const net = new GPT(cfg).eval();
+    try {
+      // tied: one parameter, two state-dict keys
+      assert.equal(net.lm_head.weight, net.wte.weight);
+      const params = net.namedParameters().map(([p]) => p);
+      assert.ok(params.includes('wte.weight') && !params.includes('lm_head.weight'), params.join(', '));
+      assert.ok('lm_head.weight' in net.stateDict());
+      const L = 10;
+      const ids = (n, seed) => om.tidy(() => om.rand([n, L], { seed }).mul(cfg.vocab).long());
+      // causality: changing the last token changes only the last position's logits
+      om.tidy(() => {
+        const a = ids(2, 7);
+        const b = a.clone();
+        b.set_([0, L - 1], (Number(a.toArray()[L - 1]) + 1) % cfg.vocab);
+        const d = net.forward(a).sub(net.forward(b)).abs().amax(2); // [2, L]
+        const v = Array.from(d.toArray());
+        assert.ok(v.slice(0, L - 1).every((e) => e === 0) && v[L - 1] > 0, `per-position change ${v.slice(0, L)}`);
+      });
+      // a symbolic sequence length is refused loudly: the positions om.arange(l) are a constant of the example length
+      om.tidy(() => assert.throws(() => om.trace(net, { x: [ids(3, 1), ['batch', 'seq']] }),
+        (e) => e instanceof om.TraceError && e.kind === 'SymbolicShape' && /'seq'/.test(e.message)));
+      await checkModel(t, net, ids(3, 1), ids, {
+        extra: (tm) => {
+          const g = tm.graph();
+          const tables = g.initializers.filter((i) => i.shape.length === 2 && i.shape[0] === cfg.vocab && i.shape[1] === cfg.d);
+          assert.equal(tables.length, 1, `the tied [${cfg.vocab}, ${cfg.d}] table is stored once: ${g.initializers.map((i) => `${i.name} [${i.shape}]`).join(', ')}`);
+          assert.ok(!g.initializers.some((i) => i.shape.length === 2 && i.shape[0] === cfg.d && i.shape[1] === cfg.vocab), 'no transposed copy');
+          assert.deepEqual(tm.outputs[0].shape, ['batch', L, cfg.vocab]);
+        },
+      });
+    } finally {
+      net.dispose();
+    }
+  });
+});
