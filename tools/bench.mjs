@@ -23,7 +23,9 @@
 // Before timing, each size checks that our product and ORT's agree.
 // First of all, conv2d (3x3, 64 -> 64 channels, 56x56, batch 1, padding 1): ours through the npm
 // package vs onnxruntime-web's Conv on a model traced with our tracer, alternating samples as
-// above (OM_BENCH_CONV_ONLY=1 stops after it).
+// above (OM_BENCH_CONV_ONLY=1 stops after it). Then an attention block (batch 1, sequence 128,
+// d_model 256, 4 heads: q/k/v projections, scaled dot-product attention, out projection): ours
+// eager vs onnxruntime-web on our trace of the same block (OM_BENCH_ATTN_ONLY=1 runs only it).
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -205,6 +207,63 @@ function lenetStepMs() {
   return median(ms);
 }
 
+// ---- attention block: ours (eager) vs ORT running our trace of the same block -----------------
+// batch 1, sequence 128, d_model 256, 4 heads: q/k/v projections (Linear 256 -> 256 each), heads,
+// F.scaledDotProductAttention, heads merged, out projection. Eval-style forward (no grad).
+async function runAttention() {
+  const F = om.nn.functional;
+  const L = 128, D = 256, H = 4;
+  om.manualSeed(3);
+  class Block extends om.nn.Module {
+    constructor() {
+      super();
+      this.q = new om.nn.Linear(D, D);
+      this.k = new om.nn.Linear(D, D);
+      this.v = new om.nn.Linear(D, D);
+      this.o = new om.nn.Linear(D, D);
+    }
+
+    forward(x) {
+      return om.tidy(() => {
+        const [n, l] = x.shape;
+        const heads = (t) => t.reshape(n, l, H, D / H).transpose(1, 2); // [N, H, L, D/H]
+        const y = F.scaledDotProductAttention(heads(this.q.forward(x)), heads(this.k.forward(x)), heads(this.v.forward(x)));
+        return this.o.forward(y.transpose(1, 2).reshape(n, l, D));
+      });
+    }
+  }
+  const block = new Block();
+  const x = om.randn([1, L, D], { seed: 1 });
+  const traced = om.trace(block, { X: x }, { outputNames: ['Y'] });
+  const nodes = traced.graph().nodes.length;
+  const session = await ort.InferenceSession.create(traced.toOnnx(), { executionProviders: ['wasm'] });
+  traced.dispose();
+  const feeds = { X: new ort.Tensor('float32', x.toArray(), x.shape) };
+  const ours = () => { om.noGrad(() => block.forward(x)).dispose(); };
+  const theirs = async () => { const r = await session.run(feeds); r.Y.dispose(); };
+  try {
+    const y = om.noGrad(() => block.forward(x)), mine = y.toArray();
+    y.dispose();
+    const { err, scale } = maxDiff(mine, (await session.run(feeds)).Y.data);
+    if (!(err <= 1e-5 * Math.max(1, scale))) throw new Error(`attention: ours and ORT differ by ${err} (max |y| ${scale})`);
+    const { msOurs, msOrt } = await alternate(ours, theirs);
+    const flops = 4 * 2 * L * D * D + 2 * 2 * L * L * D; // four projections, q k^T and p v
+    return { ms: median(msOurs), msOrt: median(msOrt), gf: flops / (median(msOurs) * 1e6), gfOrt: flops / (median(msOrt) * 1e6), err, nodes, flops };
+  } finally {
+    block.dispose();
+    x.dispose();
+    await session.release();
+  }
+}
+
+function printAttention(at) {
+  console.log(`attention block: batch 1, sequence 128, d_model 256, 4 heads (q/k/v Linear, SDPA, out Linear; ${(at.flops / 1e6).toFixed(0)} MFLOP per call, ${at.nodes} ONNX nodes)`);
+  console.log('| | ms per call | GFLOP/s |\n|---|---:|---:|');
+  console.log(`| onemodel WASM (eager forward, no grad) | ${at.ms.toFixed(2)} | ${at.gf.toFixed(2)} |`);
+  console.log(`| ORT-web on our traced graph | ${at.msOrt.toFixed(2)} | ${at.gfOrt.toFixed(2)} |`);
+  console.log(`ORT time / ours: ${(at.msOrt / at.ms).toFixed(2)} (above 1: ours is faster); max |ours - ORT| = ${at.err.toExponential(1)}\n`);
+}
+
 // ---- main ------------------------------------------------------------------------------------
 ort.env.wasm.numThreads = 1;
 ort.env.logLevel = 'error';
@@ -213,6 +272,12 @@ await om.ready();
 const cpu = cpus()[0]?.model ?? 'unknown CPU';
 console.log(`matmul benchmark: ${cpus().length} cores, ${cpu}; Node ${process.version}, onnxruntime-web ${ort.env.versions?.web ?? '?'}`);
 console.log(`square N x N @ N x N float32, single thread, GFLOP/s = 2N^3 / time, median of ${SAMPLES} samples of >= ${MIN_MS} ms\n`);
+
+if (process.env.OM_BENCH_ATTN_ONLY === '1') {
+  printAttention(await runAttention());
+  if (om.memory().tensors !== 0) console.error(`bench: ${om.memory().tensors} onemodel tensors still alive`);
+  process.exit(0);
+}
 
 const cv = await runConv();
 console.log('conv2d 3x3, 64 -> 64 channels, 56x56, batch 1, stride 1, padding 1, bias (0.23 GFLOP per call)');
@@ -226,6 +291,8 @@ if (process.env.OM_BENCH_CONV_ONLY === '1') {
   if (om.memory().tensors !== 0) console.error(`bench: ${om.memory().tensors} onemodel tensors still alive`);
   process.exit(0);
 }
+
+printAttention(await runAttention());
 
 const native = process.env.OM_BENCH_NATIVE === '0' ? new Map() : runNative();
 const rows = [];
