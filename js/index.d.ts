@@ -875,6 +875,8 @@ export namespace nn {
   export namespace functional {
     /** input W^T + bias: input [..., in], weight [out, in], bias [out] (or null) -> [..., out]. */
     function linear(input: Tensor, weight: Tensor, bias?: Tensor | null): Tensor;
+    /** torch.flatten: dims startDim..endDim (default 0..-1) into one. */
+    function flatten(input: Tensor, startDim?: number, endDim?: number): Tensor;
     /** softmax along dim. */
     function softmax(input: Tensor, dim: number): Tensor;
     /** log_softmax along dim. */
@@ -1181,6 +1183,14 @@ export namespace nn {
   /** Returns its input (a new handle to the same tensor). */
   export class Identity extends Module {
     constructor(...args: unknown[]);
+    forward(x: Tensor): Tensor;
+  }
+  /** nn.Flatten(startDim = 1, endDim = -1): x.flatten(startDim, endDim), keeping the batch dim. */
+  export class Flatten extends Module {
+    constructor(startDim?: number, endDim?: number);
+    constructor(options: { startDim?: number; endDim?: number });
+    startDim: number;
+    endDim: number;
     forward(x: Tensor): Tensor;
   }
   /** Dropout(p = 0.5): active while training (module.train()), the input itself in eval mode. */

@@ -672,6 +672,13 @@ export function where(condition, input, other) {
   }
 }
 
+/** torch.flatten(input, startDim, endDim): input.flatten(startDim, endDim) as a function. */
+export function flatten(input, startDim = 0, endDim = -1) {
+  requireReady('flatten');
+  handle(input, 'flatten', 'input');
+  return input.flatten(startDim, endDim);
+}
+
 /** input W^T + bias, as PyTorch's F.linear: input [..., in], weight [out, in], bias [out] or null. */
 export function linear(input, weight, bias = null) {
   requireReady('linear');

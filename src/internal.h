@@ -175,6 +175,9 @@ size_t om__dtype_size(om_dtype dtype);
 int64_t om__numel(const int64_t *shape, int ndim, const char *who);
 /** A new contiguous tensor of meta's shape (zeroed when zero is set). */
 om_tensor *om__tensor_new(const om_meta *meta, bool zero, const char *who);
+/** t itself (a new reference) when contiguous, else a contiguous copy: for kernels that want
+ *  dense rows (not recorded by autograd or traced). NULL with OutOfMemory naming who. */
+om_tensor *om__dense(om_tensor *t, const char *who);
 /** A new tensor header sharing t's storage with the same view (no grad identity). */
 om_tensor *om__alias(const om_tensor *t);
 /** Fills strides for a contiguous row-major layout. */

@@ -103,6 +103,21 @@ export class Identity extends Module {
   forward(x) { return wrap(checkHandle(M._omw_retain(handle(x, 'Identity', 'input')), 'Identity')); }
 }
 
+/** Flattens dims startDim..endDim (default 1..-1, keeping the batch), as PyTorch's nn.Flatten. */
+export class Flatten extends Module {
+  constructor(...args) {
+    super();
+    const { startDim, endDim } = options('Flatten', args, ['startDim', 'endDim'], { startDim: 1, endDim: -1 });
+    this.startDim = startDim;
+    this.endDim = endDim;
+  }
+
+  forward(x) {
+    handle(x, 'Flatten', 'input');
+    return x.flatten(this.startDim, this.endDim);
+  }
+}
+
 /**
  * Zeroes elements with probability p (default 0.5) and scales the rest by 1 / (1 - p) while
  * training; in eval mode (module.eval()) returns its input (a new handle to the same tensor).

@@ -1,5 +1,5 @@
 // om.nn.functional: the ops as functions, in PyTorch's names (torch.nn.functional).
-export { linear } from '../tensor.js';
+export { linear, flatten } from '../tensor.js';
 export { softmax, logSoftmax, layerNorm, groupNorm, batchNorm, scaledDotProductAttention } from '../ops/norm.js';
 export { embedding, interpolate } from '../ops/index.js';
 export { mseLoss, nllLoss, crossEntropy, ctcLoss } from './loss.js';

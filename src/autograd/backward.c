@@ -119,6 +119,12 @@ static bool step(om_record *r, record_list *ready) {
   if (ok) ok = om__ops[r->op]->backward(r, gout, gin);
   for (int k = 0; k < r->n_in; k++) {
     om_tensor *in = r->in[k];
+    if (ok && gin[k] && (gin[k]->ndim != in->ndim || memcmp(gin[k]->shape, in->shape, sizeof(int64_t) * (size_t)in->ndim))) {
+      char a[OM_SHAPE_STR_LEN], b[OM_SHAPE_STR_LEN]; /* a wrong rule must fail here, not corrupt a gradient */
+      ok = om__fail(OM_ERR_AUTOGRAD, "backward: %s gave input %d a gradient of shape %s for its shape %s (a bug in onemodel)",
+                    om__ops[r->op]->name, k, om__shape_str(a, sizeof a, gin[k]->shape, gin[k]->ndim),
+                    om__shape_str(b, sizeof b, in->shape, in->ndim));
+    }
     if (ok && gin[k] && in->grad_fn) ok = accumulate(&in->grad_fn->grad_acc[in->output_index], gin[k]);
     else if (ok && gin[k] && in->requires_grad) ok = accumulate(&in->grad, gin[k]);
     if (in->grad_fn && --in->grad_fn->pending == 0 && ok) ok = push(ready, in->grad_fn);

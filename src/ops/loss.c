@@ -20,15 +20,6 @@ static bool check_reduction(const char *who, int64_t r) {
   return true;
 }
 
-/* t itself (a new reference) when its elements lie densely in row-major order, else a dense copy. */
-static om_tensor *dense(om_tensor *t, const char *who) {
-  if (om_tensor_is_contiguous(t)) return om_tensor_retain(t);
-  om_meta m = {.dtype = t->dtype, .ndim = t->ndim};
-  memcpy(m.shape, t->shape, sizeof(int64_t) * (size_t)t->ndim);
-  om_tensor *d = om__tensor_new(&m, false, who);
-  if (d) om__copy_into(d, t);
-  return d;
-}
 
 static double log_add(double a, double b) {
   if (a == -INFINITY) return b;
@@ -221,9 +212,9 @@ static bool class_loss_begin(class_loss *k, om_op op, om_tensor *const *in, int 
   k->n = x->ndim == 1 ? 1 : x->shape[0];
   k->r = 1;
   for (int d = 2; d < x->ndim; d++) k->r *= x->shape[d];
-  k->x = dense(x, who);
-  k->t = dense(in[1], who);
-  k->w = n_in == 3 ? dense(in[2], who) : NULL;
+  k->x = om__dense(x, who);
+  k->t = om__dense(in[1], who);
+  k->w = n_in == 3 ? om__dense(in[2], who) : NULL;
   if (!k->x || !k->t || (n_in == 3 && !k->w)) return class_loss_end(k), false;
   if ((k->probs = in[1]->dtype == OM_FLOAT32)) {
     k->denom = (double)(k->n * k->r);
@@ -483,10 +474,10 @@ static void ctc_end(ctc *k) {
 /* Reads and checks the operands: lengths in range, every used target a class. */
 static bool ctc_begin(ctc *k, om_tensor *const *in, const om_attrs *a, bool need_beta) {
   *k = (ctc){.T = in[0]->shape[0], .N = in[0]->shape[1], .C = in[0]->shape[2], .blank = a->i[0]};
-  k->lp = dense(in[0], "ctc_loss");
-  k->tg = dense(in[1], "ctc_loss");
-  k->il = dense(in[2], "ctc_loss");
-  k->tl = dense(in[3], "ctc_loss");
+  k->lp = om__dense(in[0], "ctc_loss");
+  k->tg = om__dense(in[1], "ctc_loss");
+  k->il = om__dense(in[2], "ctc_loss");
+  k->tl = om__dense(in[3], "ctc_loss");
   k->start = om__alloc(sizeof(int64_t) * (uint64_t)(k->N + 1), "ctc_loss");
   if (!k->lp || !k->tg || !k->il || !k->tl || !k->start) return ctc_end(k), false;
   const int64_t *il = (const int64_t *)om__data(k->il), *tl = (const int64_t *)om__data(k->tl), *tg = (const int64_t *)om__data(k->tg);

@@ -3,7 +3,7 @@
  * in-place update of the running ones); and scaled dot-product attention, a composite of public
  * ops (no op row), so autograd and tracing come from its parts.
  *
- * Every kernel reads a contiguous copy of its input (dense) and sums a row in double in a fixed
+ * Every kernel reads a contiguous copy of its input (om__dense) and sums a row in double in a fixed
  * order, so results do not depend on the layout and are the same natively and in WASM. Means
  * and variances are two-pass (mean first, then the mean of squared deviations), as PyTorch's CPU
  * kernels do. The backward rules are written with public ops; layer_norm saves its mean and
@@ -15,15 +15,6 @@
 
 #include "internal.h"
 
-/* t itself (retained) when contiguous, else a contiguous copy (not recorded or traced). */
-static om_tensor *dense(om_tensor *t, const char *who) {
-  if (om_tensor_is_contiguous(t)) return om_tensor_retain(t);
-  om_meta m = {.dtype = t->dtype, .ndim = t->ndim};
-  memcpy(m.shape, t->shape, sizeof(int64_t) * (size_t)t->ndim);
-  om_tensor *d = om__tensor_new(&m, false, who);
-  if (d) om__copy_into(d, t);
-  return d;
-}
 
 static bool all_float(om_call *c) {
   for (int i = 0; i < c->n_in; i++)
@@ -119,7 +110,7 @@ static void rows_along(const om_tensor *x, int dim, int64_t *outer, int64_t *n, 
 }
 
 static bool forward_softmax(om_call *c) {
-  om_tensor *x = dense(c->in[0], om_op_name(c->op));
+  om_tensor *x = om__dense(c->in[0], om_op_name(c->op));
   if (!x) return false;
   int64_t outer, n, inner;
   rows_along(x, (int)c->attrs.i[0], &outer, &n, &inner);
@@ -268,14 +259,14 @@ static void normalize_rows(const float *px, float *py, int64_t rows, int64_t n, 
 
 /* Dense copies of the optional weight and bias among c's inputs from index first (NULL when absent). */
 static bool dense_params(om_call *c, int first, bool has_w, bool has_b, om_tensor **w, om_tensor **b) {
-  *w = has_w ? dense(c->in[first], om_op_name(c->op)) : NULL;
-  *b = has_b ? dense(c->in[first + has_w], om_op_name(c->op)) : NULL;
+  *w = has_w ? om__dense(c->in[first], om_op_name(c->op)) : NULL;
+  *b = has_b ? om__dense(c->in[first + has_w], om_op_name(c->op)) : NULL;
   return (!has_w || *w) && (!has_b || *b);
 }
 
 static bool forward_layer_norm(om_call *c) {
   int k = c->attrs.n_i - 2;
-  om_tensor *x = dense(c->in[0], "layer_norm"), *w = NULL, *b = NULL;
+  om_tensor *x = om__dense(c->in[0], "layer_norm"), *w = NULL, *b = NULL;
   bool ok = x && dense_params(c, 1, c->attrs.i[0], c->attrs.i[1], &w, &b);
   if (ok) {
     int64_t n = 1, rows = 1;
@@ -376,7 +367,7 @@ static bool infer_group_norm(om_call *c) {
 }
 
 static bool forward_group_norm(om_call *c) {
-  om_tensor *x = dense(c->in[0], "group_norm"), *w = NULL, *b = NULL;
+  om_tensor *x = om__dense(c->in[0], "group_norm"), *w = NULL, *b = NULL;
   bool ok = x && dense_params(c, 1, c->attrs.i[1], c->attrs.i[2], &w, &b);
   if (ok) {
     int64_t groups = c->attrs.i[0], ch = x->shape[1], spatial = 1;
@@ -525,7 +516,7 @@ static bool infer_batch_norm(om_call *c) {
 static bool forward_batch_norm(om_call *c) {
   bool training = c->attrs.i[0], running = c->attrs.i[1];
   int pi = 1 + 2 * running;
-  om_tensor *x = dense(c->in[0], "batch_norm"), *w = NULL, *b = NULL;
+  om_tensor *x = om__dense(c->in[0], "batch_norm"), *w = NULL, *b = NULL;
   if (!x || !dense_params(c, pi, c->attrs.i[2], c->attrs.i[3], &w, &b)) {
     om__release_all((om_tensor *[]){x, w, b}, 3);
     return false;

@@ -132,6 +132,15 @@ om_tensor *om__tensor_new(const om_meta *meta, bool zero, const char *who) {
   return t;
 }
 
+om_tensor *om__dense(om_tensor *t, const char *who) {
+  if (om_tensor_is_contiguous(t)) return om_tensor_retain(t);
+  om_meta m = {.dtype = t->dtype, .ndim = t->ndim};
+  memcpy(m.shape, t->shape, sizeof(int64_t) * (size_t)t->ndim);
+  om_tensor *d = om__tensor_new(&m, false, who);
+  if (d) om__copy_into(d, t);
+  return d;
+}
+
 om_tensor *om__alias(const om_tensor *t) {
   om_tensor *a = tensor_header(t->storage, t->dtype, "alias");
   if (!a) return NULL;

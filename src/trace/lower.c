@@ -115,14 +115,15 @@ static int capture(om_trace *tr, om_tensor *t, om_op op) {
 /* ---- symbolic extents ---- */
 
 /* Which output axes follow a symbol, found by running the op's infer again with the symbol's
- * axes one larger: an axis that grows with it carries it, an axis that stays put is fixed, and
+ * axes at other sizes (probe; verify checks a second probe agrees with the first): an axis that grows with it carries it, an axis that stays put is fixed, and
  * anything else (a failure, a different growth) means the call bakes the symbol's example size
  * into the graph, so it is refused (spec 3, SymbolicShape). infer is pure shape arithmetic on
  * the given attrs, so this is exact for every op without per-op code. */
-static bool probe_symbol(om_lower *l, const om_op_def *def, const om_symbol *sym, om_tensor *fake, om_tensor **fake_in) {
+static bool probe_symbol(om_lower *l, const om_op_def *def, const om_symbol *sym, om_tensor *fake, om_tensor **fake_in,
+                         int64_t probe, bool verify) {
   om_call *c = l->c;
   om_graph *g = &l->tr->g;
-  int64_t size = sym->size, probe = size + 1;
+  int64_t size = sym->size;
   for (int i = 0; i < c->n_in; i++) {
     fake[i] = *c->in[i];
     const om_gvalue *v = &g->values.v[l->in[i]];
@@ -149,8 +150,9 @@ static bool probe_symbol(om_lower *l, const om_op_def *def, const om_symbol *sym
   for (int j = 0; j < c->n_out; j++)
     for (int d = 0; d < c->out_meta[j].ndim; d++) {
       int64_t a = c->out_meta[j].shape[d], b = pc.out_meta[j].ndim == c->out_meta[j].ndim ? pc.out_meta[j].shape[d] : -1;
-      if (a == b) continue;
-      if (a == size && b == probe && !l->out_sym[j][d]) {
+      bool carries = l->out_sym[j][d] == sym->name;
+      if (a == b && (!verify || !carries)) continue;
+      if (a == size && b == probe && (verify ? carries : !l->out_sym[j][d])) {
         l->out_sym[j][d] = sym->name;
         continue;
       }
@@ -187,7 +189,10 @@ static bool probe_symbols(om_lower *l, const om_op_def *def) {
       }
     }
     any = true;
-    ok = probe_symbol(l, def, sym, fake, fake_in);
+    /* Two probes, so an extent that a floor division keeps at one size (8 / 2 and 9 / 2) is
+     * not taken for a fixed one: both must agree. */
+    ok = probe_symbol(l, def, sym, fake, fake_in, sym->size + 1, false) &&
+         probe_symbol(l, def, sym, fake, fake_in, 2 * sym->size + 1, true);
   }
   if (fake != small) free(fake);
   if (fake_in != small_in) free(fake_in);

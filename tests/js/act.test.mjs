@@ -411,3 +411,24 @@ describe('traced through onnxruntime-web', () => {
     }
   });
 });
+
+describe('flatten', () => {
+  test('nn.Flatten keeps the batch dim, F.flatten flattens all by default, and both trace with a symbolic batch', async () => {
+    const x = om.randn([2, 3, 4], { seed: 5 });
+    try {
+      om.tidy(() => {
+        assert.deepEqual(new om.nn.Flatten().forward(x).shape, [2, 12]);
+        assert.deepEqual(new om.nn.Flatten({ startDim: 0, endDim: 1 }).forward(x).shape, [6, 4]);
+        assert.deepEqual(F.flatten(x).shape, [24]);
+        assert.deepEqual(vals(F.flatten(x, 1)), vals(x));
+        assert.throws(() => F.flatten(42), (e) => e instanceof om.OmError && /flatten: input/.test(e.message));
+      });
+      await withTraced((keep, trace) => {
+        const tm = trace((v) => new om.nn.Flatten().forward(v).relu(), { x: [x, ['batch', null, null]] });
+        assert.deepEqual(tm.outputs[0].shape, ['batch', 12]);
+      });
+    } finally {
+      x.dispose();
+    }
+  });
+});

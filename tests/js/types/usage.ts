@@ -292,3 +292,7 @@ void [seqOut, hN, cN, wih, hidden, gOut, gH, gruFlags];
   om.dispose([x, ys]);
   void mods, mode, p;
 }
+// flatten
+const flatM: Tensor = new om.nn.Flatten({ startDim: 1 }).forward(om.zeros([2, 3, 4]));
+const flatF: Tensor = om.nn.functional.flatten(om.zeros([2, 3]), 0, -1);
+void [flatM, flatF];
