@@ -117,6 +117,13 @@ static bool forward_softmax(om_call *c) {
   const float *px = (const float *)om__data(x);
   float *py = (float *)om__data(c->out[0]);
   bool log_out = c->op == OM_OP_log_softmax;
+  /* One row's exp(x - max), kept from the sum to the output: exp is the cost of this kernel
+   * (attention spends most of its softmax time there), so each is computed once. */
+  double *e = om__alloc(sizeof(double) * (uint64_t)(n > 0 ? n : 1), om_op_name(c->op));
+  if (!e) {
+    om_tensor_release(x);
+    return false;
+  }
   for (int64_t o = 0; o < outer; o++)
     for (int64_t i = 0; i < inner; i++) {
       const float *r = px + o * n * inner + i;
@@ -124,13 +131,11 @@ static bool forward_softmax(om_call *c) {
       double mx = -INFINITY, sum = 0;
       for (int64_t k = 0; k < n; k++)
         if (r[k * inner] > mx || r[k * inner] != r[k * inner]) mx = r[k * inner];
-      for (int64_t k = 0; k < n; k++) sum += exp((double)r[k * inner] - mx);
+      for (int64_t k = 0; k < n; k++) sum += (e[k] = exp((double)r[k * inner] - mx));
       double lse = log(sum);
-      for (int64_t k = 0; k < n; k++) {
-        double z = (double)r[k * inner] - mx;
-        y[k * inner] = (float)(log_out ? z - lse : exp(z) / sum);
-      }
+      for (int64_t k = 0; k < n; k++) y[k * inner] = (float)(log_out ? (double)r[k * inner] - mx - lse : e[k] / sum);
     }
+  free(e);
   om_tensor_release(x);
   return true;
 }
