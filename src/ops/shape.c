@@ -123,12 +123,14 @@ static bool reshape_backward(const om_record *r, om_tensor *const *g, om_tensor 
   return (gin[0] = om_reshape(g[0], r->in[0]->shape, r->in[0]->ndim)) != NULL;
 }
 
-/* The symbols of a reshape's output axes (spec 4): input and output dims fall into groups of
- * equal element count (where the running products meet), and inside a group an output dim
- * whose size is an input symbol's example size carries that symbol, each symbol once. So
- * x.reshape(x.shape[0], -1) keeps 'batch' on axis 0 whether the caller wrote -1 or the size.
- * A symbol left over was merged with other extents ([batch, 3] -> [3 * batch]), which needs
- * the shape computations of issue 5's algebra: refused. */
+/* The extents of a reshape's output axes (spec 4): input and output dims fall into groups of
+ * equal element count (where the running products meet). Inside a group, an output dim whose
+ * size is an input axis's extent takes that extent whole; then one whose size is a single
+ * atom's example size takes that atom; then each atom left goes to the first output dim its
+ * example size divides, and an output dim's coef is what is left of its size. So [B, S, H] ->
+ * [B*S, H], [B, S, h*d] -> [B, S, h, d] and back all keep their symbols, whether the caller
+ * wrote -1 or the sizes. An atom no output dim can hold is refused, and so is an atom twice in
+ * a group (a square). */
 static bool reshape_extents(om_lower *l, const om_call *c) {
   const om_tensor *a = c->in[0];
   const om_meta *o = &c->out_meta[0];
@@ -141,24 +143,76 @@ static bool reshape_extents(om_lower *l, const om_call *c) {
       if (pi < po) pi *= a->shape[i++];
       else po *= o->shape[j++];
     }
-    bool used[OM_MAX_DIMS] = {0};
-    for (int k = j0; k < j; k++)
-      for (int e = i0; e < i; e++) {
-        const char *sym = om__lower_input_sym(l, 0, e);
-        if (sym && !used[e] && a->shape[e] == o->shape[k]) {
-          om__lower_set_output_sym(l, 0, k, sym);
-          used[e] = true;
-          break;
-        }
+    uint64_t left = 0, got[OM_MAX_DIMS] = {0};
+    int64_t coef[OM_MAX_DIMS];
+    for (int e = i0; e < i; e++) {
+      uint64_t at = om__lower_extent(l, om__lower_input_sym(l, 0, e)).atoms;
+      if (left & at) return om__lower_baked(l, c, 0, e, "the reshape multiplies a symbolic axis by itself");
+      left |= at;
+    }
+    if (!left) continue;
+    for (int k = j0; k < j; k++) coef[k] = o->shape[k];
+    for (int k = j0; k < j; k++) /* whole extents */
+      for (int e = i0; e < i && !got[k]; e++) {
+        om_extent x = om__lower_extent(l, om__lower_input_sym(l, 0, e));
+        if ((x.atoms & left) == x.atoms && x.atoms && om__lower_extent_size(l, x) == o->shape[k])
+          got[k] = x.atoms, coef[k] = x.coef, left &= ~x.atoms;
+      }
+    for (int pass = 0; pass < 2; pass++) /* single atoms: exact sizes first, then divisors */
+      for (int t = 0; t < 64; t++) {
+        if (!(left >> t & 1)) continue;
+        int64_t n = om__lower_atom_size(l, t);
+        for (int k = j0; k < j; k++)
+          if (pass ? coef[k] % n == 0 : !got[k] && coef[k] == n) {
+            got[k] |= (uint64_t)1 << t, coef[k] /= n, left &= ~((uint64_t)1 << t);
+            break;
+          }
       }
     for (int e = i0; e < i; e++)
-      if (om__lower_input_sym(l, 0, e) && !used[e]) return om__lower_baked(l, c, 0, e, "the reshape merges it with other axes (a product of extents)");
+      if (om__lower_extent(l, om__lower_input_sym(l, 0, e)).atoms & left)
+        return om__lower_baked(l, c, 0, e, "the reshape spreads it over axes none of whose sizes it divides");
+    for (int k = j0; k < j; k++)
+      if (got[k]) {
+        const char *name = om__lower_extent_name(l, coef[k], got[k]);
+        if (!name) return false;
+        om__lower_set_output_sym(l, 0, k, name);
+      }
   }
   return true;
 }
 
+/* The shape operand when several output axes are symbolic (spec 4): an axis whose extent is
+ * the input axis's of the same index is 0 (ONNX copies the input's extent there), one other
+ * symbolic axis is -1, and any further one is computed (om__lower_extent_value: Shape nodes
+ * shared by the whole graph, Mul); constants and computed extents are joined by a Concat.
+ * So [B, S, h*d] -> [B, S, h, d] is [0, 0, h, d] and needs no Shape node. Returns the value,
+ * -1 on error. Only called when no output extent is 0 (symbolic tensors are never empty). */
+static int reshape_operand(om_lower *l, const om_call *c) {
+  const om_meta *o = &c->out_meta[0];
+  int parts[2 * OM_MAX_DIMS], n_parts = 0, start = 0;
+  int64_t shape[OM_MAX_DIMS];
+  bool minus = false;
+  for (int d = 0; d < o->ndim; d++) {
+    const char *sym = om__lower_output_sym(l, 0, d);
+    shape[d] = o->shape[d];
+    if (!sym) continue;
+    if (d < c->in[0]->ndim && om__lower_input_sym(l, 0, d) == sym) shape[d] = 0;
+    else if (!minus) shape[d] = -1, minus = true;
+    else { /* a run-time extent: the constants before it, then it */
+      if (d > start && (parts[n_parts++] = om__lower_ints(l, shape + start, d - start)) < 0) return -1;
+      if ((parts[n_parts++] = om__lower_extent_value(l, om__lower_extent(l, sym))) < 0) return -1;
+      start = d + 1;
+    }
+  }
+  if (!n_parts) return om__lower_ints(l, shape, o->ndim);
+  if (o->ndim > start && (parts[n_parts++] = om__lower_ints(l, shape + start, o->ndim - start)) < 0) return -1;
+  om_meta m = {.dtype = OM_INT64, .ndim = 1, .shape = {o->ndim}};
+  int out;
+  return om__emit(l, "Concat", parts, n_parts, &m, 1, &out, &OM_ATTR_INT("axis", 0), 1) ? out : -1;
+}
+
 /* Reshape to the output shape, with -1 on the one axis that carries a symbol (several
- * symbolic axes need shape computations: refused). allowzero keeps a 0 in the shape a 0 (ONNX would copy the input's
+ * symbolic axes: reshape_operand). allowzero keeps a 0 in the shape a 0 (ONNX would copy the input's
  * extent); a 0 and a -1 never meet, since infer cannot resolve a -1 next to a 0. */
 static bool lower_reshape(om_lower *l, const om_call *c) {
   const om_tensor *a = c->in[0];
@@ -173,8 +227,12 @@ static bool lower_reshape(om_lower *l, const om_call *c) {
     zero |= o->shape[d] == 0;
     shape[d] = sym ? -1 : o->shape[d];
   }
-  for (int d = 0; n_sym > 1 && d < a->ndim; d++)
-    if (om__lower_input_sym(l, 0, d)) return om__lower_baked(l, c, 0, d, "the reshape gives several axes symbolic extents");
+  if (n_sym > 1) {
+    int in[2] = {om__lower_input(l, 0), reshape_operand(l, c)}, out;
+    if (in[1] < 0 || !om__emit(l, "Reshape", in, 2, o, 1, &out, NULL, 0)) return false;
+    om__lower_output(l, 0, out);
+    return true;
+  }
   return lower_ints(l, c, "Reshape", &(ints){shape, o->ndim}, 1, &OM_ATTR_INT("allowzero", 1), zero);
 }
 

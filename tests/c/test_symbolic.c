@@ -1,0 +1,148 @@
+/* Symbolic extents (spec 4): coef x product of atoms through reshape, split and cat; the shape
+ * operands (0 / -1 / Shape nodes shared by the whole graph); the refusals that remain. The
+ * traced graphs are run in onnxruntime-web by tests/js/symbolic.test.mjs. */
+#include <stdio.h>
+#include <string.h>
+
+#include "internal.h"
+#include "om_test.h"
+
+/* dim_param of axis d of output i is want (NULL: fixed). */
+static void check_dp(const om_traced_model *m, int i, int d, const char *want) {
+  const char *const *dp;
+  int nd;
+  if (!m || !om_traced_info(m, OM_TRACED_OUTPUT, i, NULL, &nd, NULL, &dp) || d >= nd) {
+    FAILED("output %d: no axis %d", i, d);
+    return;
+  }
+  if (want ? !dp[d] || strcmp(dp[d], want) : dp[d] != NULL)
+    FAILED("output %d axis %d: dim_param '%s', expected '%s'", i, d, dp[d] ? dp[d] : "(fixed)", want ? want : "(fixed)");
+}
+
+static int count_op(const om_traced_model *m, const char *op_type) {
+  int n = 0;
+  for (int k = 0; m && k < om_traced_count(m, OM_TRACED_NODE); k++) n += !strcmp(om_traced_name(m, OM_TRACED_NODE, k), op_type);
+  return n;
+}
+
+/* x: [batch=3, seq=5, 4] */
+static om_tensor *begin_bs(om_tensor **ex) {
+  *ex = om_randn((int64_t[]){3, 5, 4}, 3, 1, false);
+  om_trace_begin();
+  return om_trace_input("x", *ex, (const char *[]){"batch", "seq", NULL});
+}
+
+TEST(reshape_products) {
+  om_tensor *ex, *x = begin_bs(&ex);
+  om_tensor *flat = om_reshape(x, (int64_t[]){15, 4}, 2);          /* [batch*seq, 4]: Reshape [-1, 4] */
+  om_tensor *back = om_reshape(flat, (int64_t[]){3, 5, 4}, 3);     /* [batch, seq, 4]: -1, Shape(seq) */
+  om_tensor *heads = om_reshape(x, (int64_t[]){3, 5, 2, 2}, 4);    /* [0, 0, 2, 2]: no Shape node */
+  om_tensor *all = om_reshape(x, (int64_t[]){60}, 1);               /* [4*batch*seq] */
+  om_tensor *nflat = om_neg(flat);
+  om_tensor *back2 = om_reshape(nflat, (int64_t[]){3, 5, 4}, 3);   /* the same Shape node again */
+  om_tensor *wide = om_reshape(x, (int64_t[]){3, 20}, 2);           /* [batch, 4*seq] */
+  om_tensor *outs[] = {flat, back, heads, all, back2, wide};
+  om_traced_model *m = om_trace_finish(outs, (const char *[]){"flat", "back", "heads", "all", "back2", "wide"}, 6);
+  CHECK(m != NULL);
+  check_dp(m, 0, 0, "batch*seq");
+  check_dp(m, 0, 1, NULL);
+  check_dp(m, 1, 0, "batch");
+  check_dp(m, 1, 1, "seq");
+  check_dp(m, 1, 2, NULL);
+  check_dp(m, 2, 0, "batch");
+  check_dp(m, 2, 1, "seq");
+  check_dp(m, 2, 3, NULL);
+  check_dp(m, 3, 0, "4*batch*seq");
+  check_dp(m, 4, 1, "seq");
+  check_dp(m, 5, 0, "batch");
+  check_dp(m, 5, 1, "4*seq");
+  /* Reshape x6, Neg, one Shape (seq, on the graph input) shared by both un-flattens, two Concats */
+  CHECK_EQ_INT(count_op(m, "Shape"), 1);
+  CHECK_EQ_INT(count_op(m, "Concat"), 2);
+  CHECK_EQ_INT(count_op(m, "Reshape"), 6);
+  CHECK_EQ_INT(om_traced_count(m, OM_TRACED_NODE), 10);
+  om_traced_release(m);
+  om_tensor *t[] = {ex, x, flat, back, heads, all, nflat, back2, wide};
+  om__release_all(t, 9);
+}
+
+/* Computed extents: [batch*seq, 4] -> [seq, batch, 4] is [-1, Shape(batch), 4]; and
+ * [4*batch*seq] -> [2*batch, 2*seq] is [-1, Shape(seq) * 2]: a Mul by the coefficient. */
+TEST(computed_extents) {
+  om_tensor *ex, *x = begin_bs(&ex);
+  om_tensor *flat = om_reshape(x, (int64_t[]){15, 4}, 2);
+  om_tensor *swapped = om_reshape(flat, (int64_t[]){5, 3, 4}, 3); /* [seq, batch, 4] */
+  om_tensor *all = om_reshape(x, (int64_t[]){60}, 1);
+  om_tensor *two = om_reshape(all, (int64_t[]){6, 10}, 2);          /* [2*batch, 2*seq] */
+  om_tensor *outs[] = {swapped, two};
+  om_traced_model *m = om_trace_finish(outs, (const char *[]){"swapped", "two"}, 2);
+  CHECK(m != NULL);
+  check_dp(m, 0, 0, "seq");
+  check_dp(m, 0, 1, "batch");
+  check_dp(m, 0, 2, NULL);
+  check_dp(m, 1, 0, "2*batch");
+  check_dp(m, 1, 1, "2*seq");
+  CHECK_EQ_INT(count_op(m, "Shape"), 2);
+  CHECK_EQ_INT(count_op(m, "Mul"), 1);
+  CHECK_EQ_INT(count_op(m, "Concat"), 2);
+  om_traced_release(m);
+  om_tensor *t[] = {ex, x, flat, swapped, all, two};
+  om__release_all(t, 6);
+}
+
+TEST(split_and_cat) {
+  om_tensor *ex, *x = begin_bs(&ex);
+  om_tensor *parts[2];
+  CHECK_EQ_INT(om_split(x, 2, 2, parts, 2), 2);
+  om_tensor *seq2 = om_cat((om_tensor *[]){x, x}, 2, 1);           /* [batch, 2*seq, 4] */
+  om_tensor *batch2 = om_cat((om_tensor *[]){parts[0], parts[1]}, 2, 0); /* [2*batch, seq, 2] */
+  om_tensor *flat = om_reshape(seq2, (int64_t[]){3, 40}, 2);       /* [batch, 8*seq] */
+  om_tensor *outs[] = {parts[0], seq2, batch2, flat};
+  om_traced_model *m = om_trace_finish(outs, (const char *[]){"p0", "seq2", "batch2", "flat"}, 4);
+  CHECK(m != NULL);
+  check_dp(m, 0, 0, "batch");
+  check_dp(m, 0, 1, "seq");
+  check_dp(m, 0, 2, NULL);
+  check_dp(m, 1, 1, "2*seq");
+  check_dp(m, 2, 0, "2*batch");
+  check_dp(m, 2, 1, "seq");
+  check_dp(m, 3, 1, "8*seq");
+  CHECK_EQ_INT(count_op(m, "Shape"), 0);
+  om_traced_release(m);
+  om_tensor *t[] = {ex, x, parts[0], parts[1], seq2, batch2, flat};
+  om__release_all(t, 7);
+}
+
+/* What stays refused (SymbolicShape), each with its message. */
+TEST(remaining_refusals) {
+  /* cat of two different symbols along an axis: seq + len is not a monomial */
+  om_tensor *ex, *x = begin_bs(&ex);
+  om_tensor *ey = om_randn((int64_t[]){3, 7, 4}, 3, 2, false);
+  om_tensor *y = om_trace_input("y", ey, (const char *[]){"batch", "len", NULL});
+  CHECK_ERROR(om_cat((om_tensor *[]){x, y}, 2, 1) != NULL, OM_ERR_TRACE_SYMBOLIC_SHAPE,
+              "cat: output axis 1 (size 12) depends on symbolic axis 'seq' (example size 5) in a way the graph "
+              "cannot express yet");
+  /* a square: [seq, seq] flattened */
+  om_tensor *esq = om_randn((int64_t[]){5, 5}, 2, 3, false);
+  om_trace_begin();
+  om_tensor *sq = om_trace_input("x", esq, (const char *[]){"seq", "seq"});
+  CHECK_ERROR(om_reshape(sq, (int64_t[]){25}, 1) != NULL, OM_ERR_TRACE_SYMBOLIC_SHAPE,
+              "reshape: symbolic axis 'seq' (axis 1 of input 0, example size 5) cannot be expressed in the graph: the "
+              "reshape multiplies a symbolic axis by itself");
+  /* a constant whose size is a product's example size: [batch*seq, 4] + [15, 4] */
+  om_tensor *ex2, *x2 = begin_bs(&ex2);
+  om_tensor *flat = om_reshape(x2, (int64_t[]){15, 4}, 2), *c = om_ones((int64_t[]){15, 4}, 2, OM_FLOAT32);
+  CHECK_ERROR(om_add(flat, c) != NULL, OM_ERR_TRACE_SYMBOLIC_SHAPE,
+              "add: bakes symbolic axis 'batch' (example size 3) into the graph: at size 4 the same call fails");
+  CHECK(!om_trace_active());
+  om_tensor *t[] = {ex, x, ey, y, esq, sq, ex2, x2, flat, c};
+  om__release_all(t, 10);
+}
+
+int main(void) {
+  RUN(reshape_products);
+  RUN(computed_extents);
+  RUN(split_and_cat);
+  RUN(remaining_refusals);
+  TEST_MAIN_END();
+}
