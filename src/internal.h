@@ -132,6 +132,10 @@ typedef struct om_op_def {
    * attrs are sizes the caller may have read off a symbolic shape (reshape, expand), where
    * running infer again at another size cannot tell. NULL: the tracer's probe decides. */
   bool (*extents)(om_lower *l, const om_call *c);
+  /* The op computes new extents (cat along a symbolic axis: seq + len): an output axis the
+   * probe finds not to be a monomial of the inputs' atoms gets a derived atom (spec 4) instead
+   * of SymbolicShape. */
+  bool derives_extents;
   const char *onnx;      /* the ONNX nodes lower writes, for docs/operators.md ("MatMul") */
   const void *impl;      /* per-op data for the family's shared functions (kernel tables) */
   om_op_test test;

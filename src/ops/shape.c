@@ -629,7 +629,7 @@ static bool lower_cat(om_lower *l, const om_call *c) {
 
 const om_op_def om__op_cat = {
     .name = "cat", .n_in = -1, .n_out = 1, .infer = infer_cat, .forward = forward_cat,
-    .backward = cat_backward, .lower = lower_cat, .onnx = "Concat",
+    .backward = cat_backward, .lower = lower_cat, .derives_extents = true, .onnx = "Concat",
     .test = {.n_in = 3, .ndims = {2, 2, 2}, .shapes = {{2, 3}, {2, 1}, {2, 2}}, .lo = -2, .hi = 2, .attrs = {.n_i = 1, .i = {1}}}};
 
 /* ---- tril / triu ---- */

@@ -164,6 +164,25 @@ const char *om__lower_extent_name(om_lower *l, int64_t coef, uint64_t atoms) {
   return name;
 }
 
+/* A new derived atom of example size n for axis d of an output of this call; its carrier (the
+ * value) is set when the lowering binds the output (om__lower_output). NULL on error. */
+static const char *derive_atom(om_lower *l, const om_op_def *def, int64_t n, int d) {
+  om_trace *tr = l->tr;
+  if (tr->symbols.n == 64) {
+    om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "%s: output axis %d needs a new symbolic extent, but the trace "
+                   "already has 64 symbols", def->name, d);
+    return NULL;
+  }
+  int k = 0;
+  for (int i = 0; i < tr->symbols.n; i++) k += tr->symbols.v[i].derived;
+  char *name = om__arena_printf(&tr->g.arena, "%s#%d", def->name, k + 1);
+  om_symbol *s = name ? OM_VEC_PUSH_SLOT(tr->symbols) : NULL;
+  if (!s) return NULL;
+  *s = (om_symbol){.name = name, .size = n, .extent_node = -1, .extent_value = -1, .derived = true, .carrier = -1,
+                   .carrier_axis = d};
+  return name;
+}
+
 /* Runs the op's infer on inputs whose extents have atom `moved` at size (see sized); the
  * outputs' shapes go to pc->out_meta. false (with why) when infer refuses those sizes. */
 static bool rerun(om_lower *l, const om_op_def *def, om_call *pc, om_tensor *fake, om_tensor **fake_in, int moved,
@@ -219,6 +238,7 @@ static bool probe_extents(om_lower *l, const om_op_def *def) {
     }
   }
   uint64_t atoms[OM_MAX_OUTPUTS][OM_MAX_DIMS] = {{0}};
+  bool derive[OM_MAX_OUTPUTS][OM_MAX_DIMS] = {{0}}; /* not a monomial: a derived atom (def->derives_extents) */
   om_call pc;
   char why[sizeof om__state()->err_msg];
   bool ok = true;
@@ -237,9 +257,13 @@ static bool probe_extents(om_lower *l, const om_op_def *def) {
         for (int d = 0; ok && d < c->out_meta[j].ndim; d++) {
           int64_t a = c->out_meta[j].shape[d], b = pc.out_meta[j].ndim == c->out_meta[j].ndim ? pc.out_meta[j].shape[d] : -1;
           bool has = atoms[j][d] >> k & 1;
-          if (a == b && !has) continue;
+          if (derive[j][d] || (a == b && !has)) continue;
           if (a != b && a > 0 && b * sym->size == a * probe && (pass ? has : true)) {
             atoms[j][d] |= (uint64_t)1 << k;
+            continue;
+          }
+          if (def->derives_extents) {
+            derive[j][d] = true;
             continue;
           }
           ok = om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE,
@@ -254,6 +278,7 @@ static bool probe_extents(om_lower *l, const om_op_def *def) {
     for (int d = 0; ok && d < c->out_meta[j].ndim; d++) {
       int64_t a = c->out_meta[j].shape[d], p = sized(tr, (om_extent){NULL, 1, atoms[j][d]}, -1, 0);
       coef[j][d] = a / p;
+      if (derive[j][d]) continue;
       if (a % p)
         ok = om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE,
                             "%s: output axis %d (size %lld) is not a whole multiple of its symbolic axes' product "
@@ -267,14 +292,15 @@ static bool probe_extents(om_lower *l, const om_op_def *def) {
     for (int j = 0; ok && j < c->n_out; j++)
       for (int d = 0; ok && d < c->out_meta[j].ndim; d++)
         if (pc.out_meta[j].ndim != c->out_meta[j].ndim ||
-            pc.out_meta[j].shape[d] != sized(tr, (om_extent){NULL, coef[j][d], atoms[j][d]}, 64, 0))
+            (!derive[j][d] && pc.out_meta[j].shape[d] != sized(tr, (om_extent){NULL, coef[j][d], atoms[j][d]}, 64, 0)))
           ok = om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE,
                               "%s: output axis %d (size %lld) depends on its inputs' symbolic axes jointly in a way "
                               "the graph cannot express yet", def->name, d, (long long)c->out_meta[j].shape[d]);
   }
   for (int j = 0; ok && j < c->n_out; j++)
     for (int d = 0; ok && d < c->out_meta[j].ndim; d++)
-      if (atoms[j][d] && !(l->out_sym[j][d] = om__lower_extent_name(l, coef[j][d], atoms[j][d]))) ok = false;
+      if (derive[j][d]) ok = (l->out_sym[j][d] = derive_atom(l, def, c->out_meta[j].shape[d], d)) != NULL;
+      else if (atoms[j][d] && !(l->out_sym[j][d] = om__lower_extent_name(l, coef[j][d], atoms[j][d]))) ok = false;
   if (fake != small) free(fake);
   if (fake_in != small_in) free(fake_in);
   return ok;
@@ -380,13 +406,13 @@ int om__lower_symbol_extent(om_lower *l, const char *sym) {
   om_symbol *s = NULL;
   for (int k = 0; k < l->tr->symbols.n && !s; k++)
     if (l->tr->symbols.v[k].name == sym) s = &l->tr->symbols.v[k];
-  int src = -1, axis = -1;
-  for (int k = 0; s && k < g->inputs.n && src < 0; k++)
+  int src = s && s->derived ? s->carrier : -1, axis = s && s->derived ? s->carrier_axis : -1;
+  for (int k = 0; s && !s->derived && k < g->inputs.n && src < 0; k++)
     for (int d = 0; d < g->values.v[g->inputs.v[k]].ndim && src < 0; d++)
       if (g->values.v[g->inputs.v[k]].dim_param[d] == sym) src = g->inputs.v[k], axis = d;
   if (src < 0) {
     om__trace_fail(OM_ERR_TRACE_UNSUPPORTED_OPERATION,
-                   "%s: symbol '%s' has no graph input that declares it (a bug in onemodel)", om_op_name(l->c->op),
+                   "%s: symbol '%s' has no graph input or value that carries it (a bug in onemodel)", om_op_name(l->c->op),
                    sym ? sym : "?");
     return -1;
   }
@@ -433,8 +459,14 @@ void om__lower_output(om_lower *l, int j, int v) {
                    om_op_name(l->c->op), j);
     return;
   }
-  if (val->producer >= 0 && v >= l->c->trace_mark[0]) /* a value this call made: give it the probed symbols */
+  if (val->producer >= 0 && v >= l->c->trace_mark[0]) { /* a value this call made: give it the probed symbols */
     memcpy(val->dim_param, l->out_sym[j], sizeof val->dim_param);
+    for (int k = 0; k < l->tr->symbols.n; k++) { /* the atoms this call derived: this value carries them */
+      om_symbol *s = &l->tr->symbols.v[k];
+      if (s->derived && s->carrier < 0 && s->carrier_axis < m->ndim && val->dim_param[s->carrier_axis] == s->name)
+        s->carrier = v;
+    }
+  }
   l->c->trace_out[j] = v;
 }
 

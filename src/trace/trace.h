@@ -14,6 +14,10 @@ typedef struct om_symbol {
    * made once for the whole graph by om__lower_symbol_extent; node is -1 until then (and the
    * pair is checked against the graph, since a rollback may have dropped the node). */
   int extent_node, extent_value;
+  /* A derived atom (spec 4): an extent an op computed (cat along a symbolic axis), named
+   * "<op>#<n>", whose run-time value is read off the value and axis that carry it. */
+  bool derived;
+  int carrier, carrier_axis;
 } om_symbol;
 
 /* A constant named by om_trace_parameter. */

@@ -103,7 +103,7 @@ bool om__trace_check_name(om_trace *tr, const char *name, const char *who) {
 static const char *intern_symbol(om_trace *tr, const char *name, int64_t n, const char *input) {
   for (int k = 0; k < tr->symbols.n; k++) {
     om_symbol *s = &tr->symbols.v[k];
-    if (!strcmp(s->name, name)) {
+    if (!s->derived && !strcmp(s->name, name)) {
       if (s->size == n) return s->name;
       om__trace_fail(OM_ERR_TRACE_INVALID_USAGE,
                      "trace_input: symbolic axis '%s' has example size %lld in '%s' but %lld before; one symbol, one size",
@@ -119,7 +119,7 @@ static const char *intern_symbol(om_trace *tr, const char *name, int64_t n, cons
     return NULL;
   }
   for (int k = 0; k < tr->symbols.n; k++)
-    if (tr->symbols.v[k].size == n) {
+    if (!tr->symbols.v[k].derived && tr->symbols.v[k].size == n) {
       om__trace_fail(OM_ERR_TRACE_INVALID_USAGE,
                      "trace_input: symbolic axes '%s' and '%s' both have example size %lld; give each symbol a "
                      "distinct example size so the trace can tell them apart", tr->symbols.v[k].name, name, (long long)n);
@@ -127,7 +127,7 @@ static const char *intern_symbol(om_trace *tr, const char *name, int64_t n, cons
     }
   if (tr->symbols.n == 64) {
     om__trace_fail(OM_ERR_TRACE_INVALID_USAGE, "trace_input: symbolic axis '%s' of '%s' is the 65th symbol; a trace "
-                   "has at most 64", name, input);
+                   "has at most 64 (with the atoms ops derived)", name, input);
     return NULL;
   }
   om_symbol *s = OM_VEC_PUSH_SLOT(tr->symbols);
@@ -136,7 +136,7 @@ static const char *intern_symbol(om_trace *tr, const char *name, int64_t n, cons
     if (s) tr->symbols.n--;
     return NULL;
   }
-  *s = (om_symbol){.name = copy, .size = n, .extent_node = -1, .extent_value = -1};
+  *s = (om_symbol){.name = copy, .size = n, .extent_node = -1, .extent_value = -1, .carrier = -1};
   return copy;
 }
 

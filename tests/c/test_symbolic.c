@@ -113,15 +113,40 @@ TEST(split_and_cat) {
   om__release_all(t, 7);
 }
 
-/* What stays refused (SymbolicShape), each with its message. */
-TEST(remaining_refusals) {
-  /* cat of two different symbols along an axis: seq + len is not a monomial */
+/* A cat of two different symbols: seq + len is no monomial, so the output axis gets a derived
+ * atom, "cat#1", whose run-time extent is read off the cat's output by a Shape node. */
+TEST(derived_atoms) {
   om_tensor *ex, *x = begin_bs(&ex);
   om_tensor *ey = om_randn((int64_t[]){3, 7, 4}, 3, 2, false);
   om_tensor *y = om_trace_input("y", ey, (const char *[]){"batch", "len", NULL});
-  CHECK_ERROR(om_cat((om_tensor *[]){x, y}, 2, 1) != NULL, OM_ERR_TRACE_SYMBOLIC_SHAPE,
-              "cat: output axis 1 (size 12) depends on symbolic axis 'seq' (example size 5) in a way the graph "
-              "cannot express yet");
+  om_tensor *cv = om_cat((om_tensor *[]){x, y}, 2, 1);            /* [batch, cat#1, 4] */
+  om_tensor *flat = om_reshape(cv, (int64_t[]){36, 4}, 2);          /* [batch*cat#1, 4] */
+  om_tensor *relu = om_relu(flat);
+  om_tensor *back = om_reshape(relu, (int64_t[]){3, 12, 4}, 3);    /* -1, Shape(cat, 1) */
+  om_tensor *wide = om_reshape(cv, (int64_t[]){3, 48}, 2);          /* [batch, 4*cat#1] */
+  om_tensor *outs[] = {cv, flat, back, wide};
+  om_traced_model *m = om_trace_finish(outs, (const char *[]){"cat", "flat", "back", "wide"}, 4);
+  CHECK(m != NULL);
+  check_dp(m, 0, 0, "batch");
+  check_dp(m, 0, 1, "cat#1");
+  check_dp(m, 1, 0, "batch*cat#1");
+  check_dp(m, 2, 1, "cat#1");
+  check_dp(m, 3, 1, "4*cat#1");
+  CHECK_EQ_INT(count_op(m, "Shape"), 1);
+  om_traced_release(m);
+  om_tensor *t[] = {ex, x, ey, y, cv, flat, relu, back, wide};
+  om__release_all(t, 9);
+}
+
+/* What stays refused (SymbolicShape), each with its message. */
+TEST(remaining_refusals) {
+  /* two derived atoms are two symbols, even when they are equal at run time: [seq + len] + [len + seq] */
+  om_tensor *ex, *x = begin_bs(&ex);
+  om_tensor *ey = om_randn((int64_t[]){3, 7, 4}, 3, 2, false);
+  om_tensor *y = om_trace_input("y", ey, (const char *[]){"batch", "len", NULL});
+  om_tensor *xy = om_cat((om_tensor *[]){x, y}, 2, 1), *yx = om_cat((om_tensor *[]){y, x}, 2, 1);
+  CHECK_ERROR(om_add(xy, yx) != NULL, OM_ERR_TRACE_SYMBOLIC_SHAPE,
+              "add: bakes symbolic axis 'cat#1' (example size 12) into the graph: at size 13 the same call fails");
   /* a square: [seq, seq] flattened */
   om_tensor *esq = om_randn((int64_t[]){5, 5}, 2, 3, false);
   om_trace_begin();
@@ -135,14 +160,15 @@ TEST(remaining_refusals) {
   CHECK_ERROR(om_add(flat, c) != NULL, OM_ERR_TRACE_SYMBOLIC_SHAPE,
               "add: bakes symbolic axis 'batch' (example size 3) into the graph: at size 4 the same call fails");
   CHECK(!om_trace_active());
-  om_tensor *t[] = {ex, x, ey, y, esq, sq, ex2, x2, flat, c};
-  om__release_all(t, 10);
+  om_tensor *t[] = {ex, x, ey, y, xy, yx, esq, sq, ex2, x2, flat, c};
+  om__release_all(t, 12);
 }
 
 int main(void) {
   RUN(reshape_products);
   RUN(computed_extents);
   RUN(split_and_cat);
+  RUN(derived_atoms);
   RUN(remaining_refusals);
   TEST_MAIN_END();
 }

@@ -155,9 +155,9 @@ const rows = [
   ['a constant whose size equals the symbol\'s (the graph would run at that batch only)', 'SymbolicShape',
     /^add: bakes symbolic axis 'batch' \(example size 4\) into the graph: at size 5 the same call fails/,
     () => traceOf((x) => x.add(om.ones([4, 3])), ['batch', null])],
-  ['a cat of two different symbols along an axis (batch + len is not a monomial)', 'SymbolicShape',
-    /^cat: output axis 0 \(size 9\) depends on symbolic axis 'batch' \(example size 4\) in a way the graph cannot express yet/,
-    () => om.trace((x, y) => om.cat([x, y], 0), { x: [om.ones([4, 3]), ['batch', null]], y: [om.ones([5, 3]), ['len', null]] })],
+  ['two derived atoms meeting (cat of batch, len and of len, batch: equal at run time, two symbols when traced)', 'SymbolicShape',
+    /^add: bakes symbolic axis 'cat#1' \(example size 9\) into the graph: at size 10 the same call fails/,
+    () => om.trace((x, y) => om.cat([x, y], 0).add(om.cat([y, x], 0)), { x: [om.ones([4, 3]), ['batch', null]], y: [om.ones([5, 3]), ['len', null]] })],
   // UnsupportedOperation (spec section 2): a constant over 2 GiB, here a broadcast view (nothing
   // that large is allocated). The spec's refused ops (losses, training-mode BatchNorm/Dropout)
   // join this table as they land.
