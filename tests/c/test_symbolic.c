@@ -164,11 +164,30 @@ TEST(remaining_refusals) {
   om__release_all(t, 12);
 }
 
+/* At most 64 atoms per trace (an extent's atoms are a 64-bit mask). */
+TEST(at_most_64_symbols) {
+  om_tensor *ex[65] = {0}, *x[65] = {0};
+  om_trace_begin();
+  for (int k = 0; k < 65; k++) {
+    char name[16];
+    snprintf(name, sizeof name, "s%d", k);
+    ex[k] = om_zeros((int64_t[]){k + 2}, 1, OM_FLOAT32);
+    x[k] = om_trace_input(name, ex[k], (const char *[]){name});
+    if (k < 64) CHECK(x[k] != NULL);
+  }
+  CHECK(x[64] == NULL && om_last_error() == OM_ERR_TRACE_INVALID_USAGE &&
+        strstr(om_last_error_message(), "trace_input: symbolic axis 's64' of 's64' is the 65th symbol; a trace has at most 64"));
+  CHECK(!om_trace_active());
+  om__release_all(ex, 65);
+  om__release_all(x, 64);
+}
+
 int main(void) {
   RUN(reshape_products);
   RUN(computed_extents);
   RUN(split_and_cat);
   RUN(derived_atoms);
   RUN(remaining_refusals);
+  RUN(at_most_64_symbols);
   TEST_MAIN_END();
 }
