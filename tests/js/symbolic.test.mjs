@@ -72,6 +72,29 @@ describe('symbolic axes', () => {
     layer.dispose();
   }));
 
+  test('TransformerEncoderLayer (sequence first) and cross-attention with two sequence symbols', () => withTraced((keep) => {
+    om.manualSeed(5);
+    const layer = new nn.TransformerEncoderLayer(16, 4, { dimFeedforward: 32 }).eval();
+    const tm = traceAt(keep, layer, om.randn([5, 3, 16], { seed: 5 }), ['seq', 'batch', null], [[7, 2, 16], [2, 4, 16]]);
+    assert.deepEqual(tm.outputs[0].shape, ['seq', 'batch', 16]);
+    assert.equal(count(tm, 'Shape'), 0, show(tm));
+    assert.equal(ops(tm).length, 40, show(tm)); // 40 at fixed shapes too
+    const mha = new nn.MultiheadAttention(16, 4, { batchFirst: true }).eval();
+    const cross = new (class extends nn.Module { forward(q, kv) { return mha.forward(q, kv, kv)[0]; } })();
+    const ins = (n, l, s, seed) => ({ q: om.randn([n, l, 16], { seed }), kv: om.randn([n, s, 16], { seed: seed + 1 }) });
+    const ex = ins(3, 5, 7, 30);
+    const ct = om.trace(cross, { q: [ex.q, ['batch', 'seq', null]], kv: [ex.kv, ['batch', 'mem', null]] });
+    assert.deepEqual(ct.outputs[0].shape, ['batch', 'seq', 16]);
+    assert.equal(count(ct, 'Shape'), 0, show(ct));
+    assert.equal(ops(ct).length, 25, show(ct)); // 25 at fixed shapes too
+    for (const [n, l, s, seed] of [[3, 5, 7, 30], [2, 4, 9, 32], [4, 2, 3, 34]]) {
+      const x = ins(n, l, s, seed);
+      keep(ct, x, cross.forward(x.q, x.kv));
+    }
+    layer.dispose();
+    mha.dispose();
+  }));
+
   test('LSTM (batchFirst) with symbolic batch and sequence', () => withTraced((keep) => {
     om.manualSeed(4);
     const lstm = new nn.LSTM(3, 5, { batchFirst: true });
