@@ -320,6 +320,8 @@ typedef struct om_extent {
 om_extent om__lower_extent(om_lower *l, const char *name);
 /** The interned name of coef x atoms (NULL when atoms is 0, or on OutOfMemory: see om__lower_alive). */
 const char *om__lower_extent_name(om_lower *l, int64_t coef, uint64_t atoms);
+/** The first atom (declared symbol, then derived) of example size n, NULL when none. */
+const char *om__lower_atom_of_size(om_lower *l, int64_t n);
 /** The example size of atom k. */
 int64_t om__lower_atom_size(om_lower *l, int k);
 /** The example size of an extent (coef x its atoms' example sizes). */

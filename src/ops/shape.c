@@ -50,6 +50,32 @@ static bool lower_ints(om_lower *l, const om_call *c, const char *op_type, const
   return true;
 }
 
+/* A shape operand of ndim entries: shape[d] where compute[d] is NULL, else the run-time value
+ * of extent compute[d] (om__lower_extent_value: Shape nodes shared by the whole graph, Mul),
+ * joined by a Concat; all constants is one initializer. Returns the value, -1 on error. */
+static int shape_operand(om_lower *l, const int64_t *shape, const char *const *compute, int ndim) {
+  int parts[2 * OM_MAX_DIMS], n_parts = 0, start = 0;
+  for (int d = 0; d < ndim; d++) {
+    if (!compute[d]) continue;
+    if (d > start && (parts[n_parts++] = om__lower_ints(l, shape + start, d - start)) < 0) return -1;
+    if ((parts[n_parts++] = om__lower_extent_value(l, om__lower_extent(l, compute[d]))) < 0) return -1;
+    start = d + 1;
+  }
+  if (!n_parts) return om__lower_ints(l, shape, ndim);
+  if (ndim > start && (parts[n_parts++] = om__lower_ints(l, shape + start, ndim - start)) < 0) return -1;
+  om_meta m = {.dtype = OM_INT64, .ndim = 1, .shape = {ndim}};
+  int out;
+  return om__emit(l, "Concat", parts, n_parts, &m, 1, &out, &OM_ATTR_INT("axis", 0), 1) ? out : -1;
+}
+
+/* op_type(input 0, operand) as the call's output 0. */
+static bool lower_operand(om_lower *l, const om_call *c, const char *op_type, int operand) {
+  int in[2] = {om__lower_input(l, 0), operand}, out;
+  if (operand < 0 || !om__emit(l, op_type, in, 2, &c->out_meta[0], 1, &out, NULL, 0)) return false;
+  om__lower_output(l, 0, out);
+  return true;
+}
+
 /* ---- reshape (view) ---- */
 
 /* Strides that view a's elements in the new shape, when a's strides allow it (PyTorch's rule:
@@ -189,8 +215,8 @@ static bool reshape_extents(om_lower *l, const om_call *c) {
  * -1 on error. Only called when no output extent is 0 (symbolic tensors are never empty). */
 static int reshape_operand(om_lower *l, const om_call *c) {
   const om_meta *o = &c->out_meta[0];
-  int parts[2 * OM_MAX_DIMS], n_parts = 0, start = 0;
   int64_t shape[OM_MAX_DIMS];
+  const char *compute[OM_MAX_DIMS] = {0};
   bool minus = false;
   for (int d = 0; d < o->ndim; d++) {
     const char *sym = om__lower_output_sym(l, 0, d);
@@ -198,17 +224,9 @@ static int reshape_operand(om_lower *l, const om_call *c) {
     if (!sym) continue;
     if (d < c->in[0]->ndim && om__lower_input_sym(l, 0, d) == sym) shape[d] = 0;
     else if (!minus) shape[d] = -1, minus = true;
-    else { /* a run-time extent: the constants before it, then it */
-      if (d > start && (parts[n_parts++] = om__lower_ints(l, shape + start, d - start)) < 0) return -1;
-      if ((parts[n_parts++] = om__lower_extent_value(l, om__lower_extent(l, sym))) < 0) return -1;
-      start = d + 1;
-    }
+    else compute[d] = sym;
   }
-  if (!n_parts) return om__lower_ints(l, shape, o->ndim);
-  if (o->ndim > start && (parts[n_parts++] = om__lower_ints(l, shape + start, o->ndim - start)) < 0) return -1;
-  om_meta m = {.dtype = OM_INT64, .ndim = 1, .shape = {o->ndim}};
-  int out;
-  return om__emit(l, "Concat", parts, n_parts, &m, 1, &out, &OM_ATTR_INT("axis", 0), 1) ? out : -1;
+  return shape_operand(l, shape, compute, o->ndim);
 }
 
 /* Reshape to the output shape, with -1 on the one axis that carries a symbol (several
@@ -227,12 +245,7 @@ static bool lower_reshape(om_lower *l, const om_call *c) {
     zero |= o->shape[d] == 0;
     shape[d] = sym ? -1 : o->shape[d];
   }
-  if (n_sym > 1) {
-    int in[2] = {om__lower_input(l, 0), reshape_operand(l, c)}, out;
-    if (in[1] < 0 || !om__emit(l, "Reshape", in, 2, o, 1, &out, NULL, 0)) return false;
-    om__lower_output(l, 0, out);
-    return true;
-  }
+  if (n_sym > 1) return lower_operand(l, c, "Reshape", reshape_operand(l, c));
   return lower_ints(l, c, "Reshape", &(ints){shape, o->ndim}, 1, &OM_ATTR_INT("allowzero", 1), zero);
 }
 
@@ -314,30 +327,39 @@ static bool expand_backward(const om_record *r, om_tensor *const *g, om_tensor *
   return (gin[0] = om__sum_to(g[0], r->in[0]->shape, r->in[0]->ndim)) != NULL;
 }
 
-/* Expand to the output shape, with 1 on a symbolic axis: ONNX broadcasting then keeps the
- * input's run-time extent there. The probe only lets a symbol through an axis the caller
- * gave as -1, which keeps the input's (same) symbol; anything else is refused. */
-/* An expanded axis keeps the input axis's symbol where it is not broadcast (sizes equal);
- * a size-1 axis stretched to any size is fixed, even one equal to a symbol's example size. */
+/* An expanded axis keeps the input axis's extent where it is not broadcast (sizes equal). A
+ * broadcast axis (size 1, or a new leading one) stretched to a size that is an atom's example
+ * size takes that atom (spec 4: the caller read it off a symbolic shape, h.expand(-1, S, -1));
+ * any other size is fixed. The trap of docs/symbolic-axes.md applies: a fixed size equal to a
+ * symbol's example size is taken for the symbol. */
 static bool expand_extents(om_lower *l, const om_call *c) {
   const om_tensor *a = c->in[0];
   const om_meta *o = &c->out_meta[0];
   int lead = o->ndim - a->ndim;
-  for (int d = lead; d < o->ndim; d++)
-    if (a->shape[d - lead] == o->shape[d]) om__lower_set_output_sym(l, 0, d, om__lower_input_sym(l, 0, d - lead));
+  for (int d = 0; d < o->ndim; d++)
+    if (d >= lead && a->shape[d - lead] == o->shape[d]) om__lower_set_output_sym(l, 0, d, om__lower_input_sym(l, 0, d - lead));
+    else if (o->shape[d] >= 2) om__lower_set_output_sym(l, 0, d, om__lower_atom_of_size(l, o->shape[d]));
   return true;
 }
 
+/* Expand to the output shape, with 1 where an axis keeps the input's extent (ONNX broadcasting
+ * keeps the input's run-time extent there) and a computed extent where a broadcast axis takes
+ * an atom (a Shape node shared by the graph, then a Concat with the constants). */
 static bool lower_expand(om_lower *l, const om_call *c) {
   const om_tensor *a = c->in[0];
   const om_meta *o = &c->out_meta[0];
   if (o->ndim == a->ndim && !memcmp(o->shape, a->shape, sizeof(int64_t) * (size_t)a->ndim)) return om__lower_alias(l);
   int64_t shape[OM_MAX_DIMS];
+  const char *compute[OM_MAX_DIMS] = {0};
+  int lead = o->ndim - a->ndim, n_computed = 0;
   for (int d = 0; d < o->ndim; d++) {
     const char *sym = om__lower_output_sym(l, 0, d);
-    shape[d] = sym ? 1 : o->shape[d]; /* expand_extents: a symbolic axis is never broadcast, 1 keeps it */
+    bool kept = d >= lead && a->shape[d - lead] == o->shape[d];
+    shape[d] = sym && kept ? 1 : o->shape[d];
+    if (sym && !kept) compute[d] = sym, n_computed++;
   }
-  return lower_ints(l, c, "Expand", &(ints){shape, o->ndim}, 1, NULL, 0);
+  if (!n_computed) return lower_ints(l, c, "Expand", &(ints){shape, o->ndim}, 1, NULL, 0);
+  return lower_operand(l, c, "Expand", shape_operand(l, shape, compute, o->ndim));
 }
 
 const om_op_def om__op_expand = {

@@ -127,6 +127,13 @@ static om_extent extent_of(const om_trace *tr, const char *name) {
 om_extent om__lower_extent(om_lower *l, const char *name) { return extent_of(l->tr, name); }
 int64_t om__lower_atom_size(om_lower *l, int k) { return l->tr->symbols.v[k].size; }
 
+const char *om__lower_atom_of_size(om_lower *l, int64_t n) {
+  for (int pass = 0; pass < 2; pass++)
+    for (int k = 0; k < l->tr->symbols.n; k++)
+      if (l->tr->symbols.v[k].derived == pass && l->tr->symbols.v[k].size == n) return l->tr->symbols.v[k].name;
+  return NULL;
+}
+
 /* coef x the atoms' sizes, with atom `moved` (-1: none; 64: all) at size probe(s) = 2s + 1
  * when all move, else at `size`. */
 static int64_t sized(const om_trace *tr, om_extent e, int moved, int64_t size) {

@@ -164,6 +164,28 @@ TEST(remaining_refusals) {
   om__release_all(t, 12);
 }
 
+/* Expand of a size-1 axis to an atom's example size takes the atom: [batch, 1, 4] ->
+ * [batch, seq, 4] is Expand(x, Concat([1], Shape(seq), [4])); batch kept is 1. */
+TEST(expand_to_a_symbol) {
+  om_tensor *ex, *x = begin_bs(&ex);
+  om_tensor *m = om_sum(x, (int64_t[]){1}, 1, true);                /* [batch, 1, 4] */
+  om_tensor *e = om_expand(m, (int64_t[]){3, 5, 4}, 3);              /* [batch, seq, 4] */
+  om_tensor *f = om_expand(m, (int64_t[]){3, 6, 4}, 3);              /* 6 is no atom: fixed */
+  om_tensor *outs[] = {e, f};
+  om_traced_model *tm = om_trace_finish(outs, (const char *[]){"e", "f"}, 2);
+  CHECK(tm != NULL);
+  check_dp(tm, 0, 0, "batch");
+  check_dp(tm, 0, 1, "seq");
+  check_dp(tm, 0, 2, NULL);
+  check_dp(tm, 1, 1, NULL);
+  CHECK_EQ_INT(count_op(tm, "Shape"), 1);
+  CHECK_EQ_INT(count_op(tm, "Concat"), 1);
+  CHECK_EQ_INT(count_op(tm, "Expand"), 2);
+  om_traced_release(tm);
+  om_tensor *t[] = {ex, x, m, e, f};
+  om__release_all(t, 5);
+}
+
 /* At most 64 atoms per trace (an extent's atoms are a 64-bit mask). */
 TEST(at_most_64_symbols) {
   om_tensor *ex[65] = {0}, *x[65] = {0};
@@ -188,6 +210,7 @@ int main(void) {
   RUN(split_and_cat);
   RUN(derived_atoms);
   RUN(remaining_refusals);
+  RUN(expand_to_a_symbol);
   RUN(at_most_64_symbols);
   TEST_MAIN_END();
 }

@@ -138,6 +138,14 @@ describe('symbolic axes', () => {
     x.dispose();
   }));
 
+  test('expand of a size-1 axis to a symbol\'s size: Expand(x, Concat(1, Shape(seq), 4))', () => withTraced((keep) => {
+    const x = om.randn([3, 5, 4], { seed: 40 });
+    const tm = traceAt(keep, fn((t) => t.mean(1, true).expand(t.shape[0], t.shape[1], 4).mul(t)), x, ['batch', 'seq', null], [[2, 7, 4], [6, 2, 4]]);
+    assert.deepEqual(tm.outputs[0].shape, ['batch', 'seq', 4]);
+    assert.deepEqual(ops(tm), ['ReduceMean', 'Shape', 'Concat', 'Expand', 'Mul']);
+    x.dispose();
+  }));
+
   test('a cat of two symbols gets a derived atom (cat#1), read back by one Shape node', () => withTraced((keep) => {
     const two = new (class extends nn.Module {
       forward(a, b) {
