@@ -7,16 +7,29 @@
 #include "internal.h"
 #include "om_test.h"
 
-/* dim_param of axis d of output i is want (NULL: fixed). */
-static void check_dp(const om_traced_model *m, int i, int d, const char *want) {
+/* Output i's shape written as the graph has it: each axis its dim_param, or its size when
+ * fixed, joined by ',' ("batch*seq,4"), equals want. */
+static void check_out(const om_traced_model *m, int i, const char *want) {
   const char *const *dp;
+  const int64_t *shape;
   int nd;
-  if (!m || !om_traced_info(m, OM_TRACED_OUTPUT, i, NULL, &nd, NULL, &dp) || d >= nd) {
-    FAILED("output %d: no axis %d", i, d);
+  char got[256] = "";
+  if (!m || !om_traced_info(m, OM_TRACED_OUTPUT, i, NULL, &nd, &shape, &dp)) {
+    FAILED("output %d: no info", i);
     return;
   }
-  if (want ? !dp[d] || strcmp(dp[d], want) : dp[d] != NULL)
-    FAILED("output %d axis %d: dim_param '%s', expected '%s'", i, d, dp[d] ? dp[d] : "(fixed)", want ? want : "(fixed)");
+  for (int d = 0, n = 0; d < nd; d++)
+    n += dp[d] ? snprintf(got + n, sizeof got - (size_t)n, "%s%s", d ? "," : "", dp[d])
+               : snprintf(got + n, sizeof got - (size_t)n, "%s%lld", d ? "," : "", (long long)shape[d]);
+  if (strcmp(got, want)) FAILED("output %d: [%s], expected [%s]", i, got, want);
+}
+
+/* Finishes the trace with outputs outs (names) and checks each output's shape (check_out). */
+static om_traced_model *finish_checked(om_tensor **outs, const char **names, int n, const char *const *want) {
+  om_traced_model *m = om_trace_finish(outs, names, n);
+  if (!m) FAILED("finish: %s", om_last_error_message());
+  for (int i = 0; m && i < n; i++) check_out(m, i, want[i]);
+  return m;
 }
 
 static int count_op(const om_traced_model *m, const char *op_type) {
@@ -42,20 +55,7 @@ TEST(reshape_products) {
   om_tensor *back2 = om_reshape(nflat, (int64_t[]){3, 5, 4}, 3);   /* the same Shape node again */
   om_tensor *wide = om_reshape(x, (int64_t[]){3, 20}, 2);           /* [batch, 4*seq] */
   om_tensor *outs[] = {flat, back, heads, all, back2, wide};
-  om_traced_model *m = om_trace_finish(outs, (const char *[]){"flat", "back", "heads", "all", "back2", "wide"}, 6);
-  CHECK(m != NULL);
-  check_dp(m, 0, 0, "batch*seq");
-  check_dp(m, 0, 1, NULL);
-  check_dp(m, 1, 0, "batch");
-  check_dp(m, 1, 1, "seq");
-  check_dp(m, 1, 2, NULL);
-  check_dp(m, 2, 0, "batch");
-  check_dp(m, 2, 1, "seq");
-  check_dp(m, 2, 3, NULL);
-  check_dp(m, 3, 0, "4*batch*seq");
-  check_dp(m, 4, 1, "seq");
-  check_dp(m, 5, 0, "batch");
-  check_dp(m, 5, 1, "4*seq");
+  om_traced_model *m = finish_checked(outs, (const char *[]){"flat", "back", "heads", "all", "back2", "wide"}, 6, (const char *[]){"batch*seq,4", "batch,seq,4", "batch,seq,2,2", "4*batch*seq", "batch,seq,4", "batch,4*seq"});
   /* Reshape x6, Neg, one Shape (seq, on the graph input) shared by both un-flattens, two Concats */
   CHECK_EQ_INT(count_op(m, "Shape"), 1);
   CHECK_EQ_INT(count_op(m, "Concat"), 2);
@@ -75,13 +75,7 @@ TEST(computed_extents) {
   om_tensor *all = om_reshape(x, (int64_t[]){60}, 1);
   om_tensor *two = om_reshape(all, (int64_t[]){6, 10}, 2);          /* [2*batch, 2*seq] */
   om_tensor *outs[] = {swapped, two};
-  om_traced_model *m = om_trace_finish(outs, (const char *[]){"swapped", "two"}, 2);
-  CHECK(m != NULL);
-  check_dp(m, 0, 0, "seq");
-  check_dp(m, 0, 1, "batch");
-  check_dp(m, 0, 2, NULL);
-  check_dp(m, 1, 0, "2*batch");
-  check_dp(m, 1, 1, "2*seq");
+  om_traced_model *m = finish_checked(outs, (const char *[]){"swapped", "two"}, 2, (const char *[]){"seq,batch,4", "2*batch,2*seq"});
   CHECK_EQ_INT(count_op(m, "Shape"), 2);
   CHECK_EQ_INT(count_op(m, "Mul"), 1);
   CHECK_EQ_INT(count_op(m, "Concat"), 2);
@@ -98,15 +92,7 @@ TEST(split_and_cat) {
   om_tensor *batch2 = om_cat((om_tensor *[]){parts[0], parts[1]}, 2, 0); /* [2*batch, seq, 2] */
   om_tensor *flat = om_reshape(seq2, (int64_t[]){3, 40}, 2);       /* [batch, 8*seq] */
   om_tensor *outs[] = {parts[0], seq2, batch2, flat};
-  om_traced_model *m = om_trace_finish(outs, (const char *[]){"p0", "seq2", "batch2", "flat"}, 4);
-  CHECK(m != NULL);
-  check_dp(m, 0, 0, "batch");
-  check_dp(m, 0, 1, "seq");
-  check_dp(m, 0, 2, NULL);
-  check_dp(m, 1, 1, "2*seq");
-  check_dp(m, 2, 0, "2*batch");
-  check_dp(m, 2, 1, "seq");
-  check_dp(m, 3, 1, "8*seq");
+  om_traced_model *m = finish_checked(outs, (const char *[]){"p0", "seq2", "batch2", "flat"}, 4, (const char *[]){"batch,seq,2", "batch,2*seq,4", "2*batch,seq,2", "batch,8*seq"});
   CHECK_EQ_INT(count_op(m, "Shape"), 0);
   om_traced_release(m);
   om_tensor *t[] = {ex, x, parts[0], parts[1], seq2, batch2, flat};
@@ -125,13 +111,7 @@ TEST(derived_atoms) {
   om_tensor *back = om_reshape(relu, (int64_t[]){3, 12, 4}, 3);    /* -1, Shape(cat, 1) */
   om_tensor *wide = om_reshape(cv, (int64_t[]){3, 48}, 2);          /* [batch, 4*cat#1] */
   om_tensor *outs[] = {cv, flat, back, wide};
-  om_traced_model *m = om_trace_finish(outs, (const char *[]){"cat", "flat", "back", "wide"}, 4);
-  CHECK(m != NULL);
-  check_dp(m, 0, 0, "batch");
-  check_dp(m, 0, 1, "cat#1");
-  check_dp(m, 1, 0, "batch*cat#1");
-  check_dp(m, 2, 1, "cat#1");
-  check_dp(m, 3, 1, "4*cat#1");
+  om_traced_model *m = finish_checked(outs, (const char *[]){"cat", "flat", "back", "wide"}, 4, (const char *[]){"batch,cat#1,4", "batch*cat#1,4", "batch,cat#1,4", "batch,4*cat#1"});
   CHECK_EQ_INT(count_op(m, "Shape"), 1);
   om_traced_release(m);
   om_tensor *t[] = {ex, x, ey, y, cv, flat, relu, back, wide};
@@ -172,12 +152,7 @@ TEST(expand_to_a_symbol) {
   om_tensor *e = om_expand(m, (int64_t[]){3, 5, 4}, 3);              /* [batch, seq, 4] */
   om_tensor *f = om_expand(m, (int64_t[]){3, 6, 4}, 3);              /* 6 is no atom: fixed */
   om_tensor *outs[] = {e, f};
-  om_traced_model *tm = om_trace_finish(outs, (const char *[]){"e", "f"}, 2);
-  CHECK(tm != NULL);
-  check_dp(tm, 0, 0, "batch");
-  check_dp(tm, 0, 1, "seq");
-  check_dp(tm, 0, 2, NULL);
-  check_dp(tm, 1, 1, NULL);
+  om_traced_model *tm = finish_checked(outs, (const char *[]){"e", "f"}, 2, (const char *[]){"batch,seq,4", "batch,6,4"});
   CHECK_EQ_INT(count_op(tm, "Shape"), 1);
   CHECK_EQ_INT(count_op(tm, "Concat"), 1);
   CHECK_EQ_INT(count_op(tm, "Expand"), 2);
