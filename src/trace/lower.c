@@ -424,7 +424,9 @@ int om__lower_symbol_extent(om_lower *l, const char *sym) {
     return -1;
   }
   const om_gnode *n = s->extent_node >= 0 && s->extent_node < g->nodes.n ? &g->nodes.v[s->extent_node] : NULL;
-  if (n && !strcmp(n->op_type, "Shape") && n->in[0] == src && n->out[0] == s->extent_value) return s->extent_value;
+  if (n && !strcmp(n->op_type, "Shape") && n->in[0] == src && n->out[0] == s->extent_value && n->n_attrs == 2 &&
+      n->attrs[0].i == axis && n->attrs[1].i == axis + 1)
+    return s->extent_value;
   om_meta m = {.dtype = OM_INT64, .ndim = 1, .shape = {1}};
   int out;
   om_gattr at[2] = {OM_ATTR_INT("start", axis), OM_ATTR_INT("end", axis + 1)};
