@@ -132,6 +132,10 @@ typedef struct om_op_def {
    * attrs are sizes the caller may have read off a symbolic shape (reshape, expand), where
    * running infer again at another size cannot tell. NULL: the tracer's probe decides. */
   bool (*extents)(om_lower *l, const om_call *c);
+  /* The op computes new extents (cat along a symbolic axis: seq + len): an output axis the
+   * probe finds not to be a monomial of the inputs' atoms gets a derived atom (spec 4) instead
+   * of SymbolicShape. */
+  bool derives_extents;
   const char *onnx;      /* the ONNX nodes lower writes, for docs/operators.md ("MatMul") */
   const void *impl;      /* per-op data for the family's shared functions (kernel tables) */
   om_op_test test;
@@ -303,6 +307,31 @@ const char *om__lower_input_sym(om_lower *l, int i, int d);
 const char *om__lower_output_sym(om_lower *l, int j, int d);
 /** Sets the symbol of axis d of output j (for an op's extents rule). */
 void om__lower_set_output_sym(om_lower *l, int j, int d, const char *sym);
+/* A symbolic extent (spec 4): coef x the product of atoms, bit k of atoms standing for the
+ * trace's k-th declared symbol. A value's dim_param names it: the symbol's own name for one
+ * atom with coef 1, otherwise an interned product such as "batch*seq" or "2*seq", so equal
+ * extents have equal pointers. */
+typedef struct om_extent {
+  const char *name; /* NULL for a fixed axis */
+  int64_t coef;
+  uint64_t atoms;
+} om_extent;
+/** The extent named name (a dim_param of this trace; NULL gives {NULL, 1, 0}). */
+om_extent om__lower_extent(om_lower *l, const char *name);
+/** The interned name of coef x atoms (NULL when atoms is 0, or on OutOfMemory: see om__lower_alive). */
+const char *om__lower_extent_name(om_lower *l, int64_t coef, uint64_t atoms);
+/** The first atom (declared symbol, then derived) of example size n, NULL when none. */
+const char *om__lower_atom_of_size(om_lower *l, int64_t n);
+/** The example size of atom k. */
+int64_t om__lower_atom_size(om_lower *l, int k);
+/** The example size of an extent (coef x its atoms' example sizes). */
+int64_t om__lower_extent_size(om_lower *l, om_extent e);
+/** The run-time extent of symbol sym as an int64 [1] value: one Shape node (start/end) on the
+ *  graph input that declares it, shared by the whole graph. -1 on error. */
+int om__lower_symbol_extent(om_lower *l, const char *sym);
+/** The run-time value of extent e as an int64 [1] value: its atoms' Shape values multiplied
+ *  (Mul) and scaled by a constant coef where it is not 1. -1 on error. */
+int om__lower_extent_value(om_lower *l, om_extent e);
 /** Emits ONNX node op_type reading in[0..n_in) (value ids; -1 omits an optional input) and
  *  writing n_out new values typed by meta[0..n_out), whose ids go to out. false on error. */
 bool om__emit(om_lower *l, const char *op_type, const int *in, int n_in, const om_meta *meta, int n_out, int *out,

@@ -50,6 +50,32 @@ static bool lower_ints(om_lower *l, const om_call *c, const char *op_type, const
   return true;
 }
 
+/* A shape operand of ndim entries: shape[d] where compute[d] is NULL, else the run-time value
+ * of extent compute[d] (om__lower_extent_value: Shape nodes shared by the whole graph, Mul),
+ * joined by a Concat; all constants is one initializer. Returns the value, -1 on error. */
+static int shape_operand(om_lower *l, const int64_t *shape, const char *const *compute, int ndim) {
+  int parts[2 * OM_MAX_DIMS], n_parts = 0, start = 0;
+  for (int d = 0; d < ndim; d++) {
+    if (!compute[d]) continue;
+    if (d > start && (parts[n_parts++] = om__lower_ints(l, shape + start, d - start)) < 0) return -1;
+    if ((parts[n_parts++] = om__lower_extent_value(l, om__lower_extent(l, compute[d]))) < 0) return -1;
+    start = d + 1;
+  }
+  if (!n_parts) return om__lower_ints(l, shape, ndim);
+  if (ndim > start && (parts[n_parts++] = om__lower_ints(l, shape + start, ndim - start)) < 0) return -1;
+  om_meta m = {.dtype = OM_INT64, .ndim = 1, .shape = {ndim}};
+  int out;
+  return om__emit(l, "Concat", parts, n_parts, &m, 1, &out, &OM_ATTR_INT("axis", 0), 1) ? out : -1;
+}
+
+/* op_type(input 0, operand) as the call's output 0. */
+static bool lower_operand(om_lower *l, const om_call *c, const char *op_type, int operand) {
+  int in[2] = {om__lower_input(l, 0), operand}, out;
+  if (operand < 0 || !om__emit(l, op_type, in, 2, &c->out_meta[0], 1, &out, NULL, 0)) return false;
+  om__lower_output(l, 0, out);
+  return true;
+}
+
 /* ---- reshape (view) ---- */
 
 /* Strides that view a's elements in the new shape, when a's strides allow it (PyTorch's rule:
@@ -123,12 +149,14 @@ static bool reshape_backward(const om_record *r, om_tensor *const *g, om_tensor 
   return (gin[0] = om_reshape(g[0], r->in[0]->shape, r->in[0]->ndim)) != NULL;
 }
 
-/* The symbols of a reshape's output axes (spec 4): input and output dims fall into groups of
- * equal element count (where the running products meet), and inside a group an output dim
- * whose size is an input symbol's example size carries that symbol, each symbol once. So
- * x.reshape(x.shape[0], -1) keeps 'batch' on axis 0 whether the caller wrote -1 or the size.
- * A symbol left over was merged with other extents ([batch, 3] -> [3 * batch]), which needs
- * the shape computations of issue 5's algebra: refused. */
+/* The extents of a reshape's output axes (spec 4): input and output dims fall into groups of
+ * equal element count (where the running products meet). Inside a group, an output dim whose
+ * size is an input axis's extent takes that extent whole; then one whose size is a single
+ * atom's example size takes that atom; then each atom left goes to the first output dim its
+ * example size divides, and an output dim's coef is what is left of its size. So [B, S, H] ->
+ * [B*S, H], [B, S, h*d] -> [B, S, h, d] and back all keep their symbols, whether the caller
+ * wrote -1 or the sizes. An atom no output dim can hold is refused, and so is an atom twice in
+ * a group (a square). */
 static bool reshape_extents(om_lower *l, const om_call *c) {
   const om_tensor *a = c->in[0];
   const om_meta *o = &c->out_meta[0];
@@ -141,24 +169,68 @@ static bool reshape_extents(om_lower *l, const om_call *c) {
       if (pi < po) pi *= a->shape[i++];
       else po *= o->shape[j++];
     }
-    bool used[OM_MAX_DIMS] = {0};
-    for (int k = j0; k < j; k++)
-      for (int e = i0; e < i; e++) {
-        const char *sym = om__lower_input_sym(l, 0, e);
-        if (sym && !used[e] && a->shape[e] == o->shape[k]) {
-          om__lower_set_output_sym(l, 0, k, sym);
-          used[e] = true;
-          break;
-        }
+    uint64_t left = 0, got[OM_MAX_DIMS] = {0};
+    int64_t coef[OM_MAX_DIMS];
+    for (int e = i0; e < i; e++) {
+      uint64_t at = om__lower_extent(l, om__lower_input_sym(l, 0, e)).atoms;
+      if (left & at) return om__lower_baked(l, c, 0, e, "the reshape multiplies a symbolic axis by itself");
+      left |= at;
+    }
+    if (!left) continue;
+    for (int k = j0; k < j; k++) coef[k] = o->shape[k];
+    for (int k = j0; k < j; k++) /* whole extents */
+      for (int e = i0; e < i && !got[k]; e++) {
+        om_extent x = om__lower_extent(l, om__lower_input_sym(l, 0, e));
+        if ((x.atoms & left) == x.atoms && x.atoms && om__lower_extent_size(l, x) == o->shape[k])
+          got[k] = x.atoms, coef[k] = x.coef, left &= ~x.atoms;
+      }
+    for (int pass = 0; pass < 2; pass++) /* single atoms: exact sizes first, then divisors */
+      for (int t = 0; t < 64; t++) {
+        if (!(left >> t & 1)) continue;
+        int64_t n = om__lower_atom_size(l, t);
+        for (int k = j0; k < j; k++)
+          if (pass ? coef[k] % n == 0 : !got[k] && coef[k] == n) {
+            got[k] |= (uint64_t)1 << t, coef[k] /= n, left &= ~((uint64_t)1 << t);
+            break;
+          }
       }
     for (int e = i0; e < i; e++)
-      if (om__lower_input_sym(l, 0, e) && !used[e]) return om__lower_baked(l, c, 0, e, "the reshape merges it with other axes (a product of extents)");
+      if (om__lower_extent(l, om__lower_input_sym(l, 0, e)).atoms & left)
+        return om__lower_baked(l, c, 0, e, "the reshape spreads it over axes none of whose sizes it divides");
+    for (int k = j0; k < j; k++)
+      if (got[k]) {
+        const char *name = om__lower_extent_name(l, coef[k], got[k]);
+        if (!name) return false;
+        om__lower_set_output_sym(l, 0, k, name);
+      }
   }
   return true;
 }
 
+/* The shape operand when several output axes are symbolic (spec 4): an axis whose extent is
+ * the input axis's of the same index is 0 (ONNX copies the input's extent there), one other
+ * symbolic axis is -1, and any further one is computed (om__lower_extent_value: Shape nodes
+ * shared by the whole graph, Mul); constants and computed extents are joined by a Concat.
+ * So [B, S, h*d] -> [B, S, h, d] is [0, 0, h, d] and needs no Shape node. Returns the value,
+ * -1 on error. Only called when no output extent is 0 (symbolic tensors are never empty). */
+static int reshape_operand(om_lower *l, const om_call *c) {
+  const om_meta *o = &c->out_meta[0];
+  int64_t shape[OM_MAX_DIMS];
+  const char *compute[OM_MAX_DIMS] = {0};
+  bool minus = false;
+  for (int d = 0; d < o->ndim; d++) {
+    const char *sym = om__lower_output_sym(l, 0, d);
+    shape[d] = o->shape[d];
+    if (!sym) continue;
+    if (d < c->in[0]->ndim && om__lower_input_sym(l, 0, d) == sym) shape[d] = 0;
+    else if (!minus) shape[d] = -1, minus = true;
+    else compute[d] = sym;
+  }
+  return shape_operand(l, shape, compute, o->ndim);
+}
+
 /* Reshape to the output shape, with -1 on the one axis that carries a symbol (several
- * symbolic axes need shape computations: refused). allowzero keeps a 0 in the shape a 0 (ONNX would copy the input's
+ * symbolic axes: reshape_operand). allowzero keeps a 0 in the shape a 0 (ONNX would copy the input's
  * extent); a 0 and a -1 never meet, since infer cannot resolve a -1 next to a 0. */
 static bool lower_reshape(om_lower *l, const om_call *c) {
   const om_tensor *a = c->in[0];
@@ -173,8 +245,7 @@ static bool lower_reshape(om_lower *l, const om_call *c) {
     zero |= o->shape[d] == 0;
     shape[d] = sym ? -1 : o->shape[d];
   }
-  for (int d = 0; n_sym > 1 && d < a->ndim; d++)
-    if (om__lower_input_sym(l, 0, d)) return om__lower_baked(l, c, 0, d, "the reshape gives several axes symbolic extents");
+  if (n_sym > 1) return lower_operand(l, c, "Reshape", reshape_operand(l, c));
   return lower_ints(l, c, "Reshape", &(ints){shape, o->ndim}, 1, &OM_ATTR_INT("allowzero", 1), zero);
 }
 
@@ -256,30 +327,39 @@ static bool expand_backward(const om_record *r, om_tensor *const *g, om_tensor *
   return (gin[0] = om__sum_to(g[0], r->in[0]->shape, r->in[0]->ndim)) != NULL;
 }
 
-/* Expand to the output shape, with 1 on a symbolic axis: ONNX broadcasting then keeps the
- * input's run-time extent there. The probe only lets a symbol through an axis the caller
- * gave as -1, which keeps the input's (same) symbol; anything else is refused. */
-/* An expanded axis keeps the input axis's symbol where it is not broadcast (sizes equal);
- * a size-1 axis stretched to any size is fixed, even one equal to a symbol's example size. */
+/* An expanded axis keeps the input axis's extent where it is not broadcast (sizes equal). A
+ * broadcast axis (size 1, or a new leading one) stretched to a size that is an atom's example
+ * size takes that atom (spec 4: the caller read it off a symbolic shape, h.expand(-1, S, -1));
+ * any other size is fixed. The trap of docs/symbolic-axes.md applies: a fixed size equal to a
+ * symbol's example size is taken for the symbol. */
 static bool expand_extents(om_lower *l, const om_call *c) {
   const om_tensor *a = c->in[0];
   const om_meta *o = &c->out_meta[0];
   int lead = o->ndim - a->ndim;
-  for (int d = lead; d < o->ndim; d++)
-    if (a->shape[d - lead] == o->shape[d]) om__lower_set_output_sym(l, 0, d, om__lower_input_sym(l, 0, d - lead));
+  for (int d = 0; d < o->ndim; d++)
+    if (d >= lead && a->shape[d - lead] == o->shape[d]) om__lower_set_output_sym(l, 0, d, om__lower_input_sym(l, 0, d - lead));
+    else if (o->shape[d] >= 2) om__lower_set_output_sym(l, 0, d, om__lower_atom_of_size(l, o->shape[d]));
   return true;
 }
 
+/* Expand to the output shape, with 1 where an axis keeps the input's extent (ONNX broadcasting
+ * keeps the input's run-time extent there) and a computed extent where a broadcast axis takes
+ * an atom (a Shape node shared by the graph, then a Concat with the constants). */
 static bool lower_expand(om_lower *l, const om_call *c) {
   const om_tensor *a = c->in[0];
   const om_meta *o = &c->out_meta[0];
   if (o->ndim == a->ndim && !memcmp(o->shape, a->shape, sizeof(int64_t) * (size_t)a->ndim)) return om__lower_alias(l);
   int64_t shape[OM_MAX_DIMS];
+  const char *compute[OM_MAX_DIMS] = {0};
+  int lead = o->ndim - a->ndim, n_computed = 0;
   for (int d = 0; d < o->ndim; d++) {
     const char *sym = om__lower_output_sym(l, 0, d);
-    shape[d] = sym ? 1 : o->shape[d]; /* expand_extents: a symbolic axis is never broadcast, 1 keeps it */
+    bool kept = d >= lead && a->shape[d - lead] == o->shape[d];
+    shape[d] = sym && kept ? 1 : o->shape[d];
+    if (sym && !kept) compute[d] = sym, n_computed++;
   }
-  return lower_ints(l, c, "Expand", &(ints){shape, o->ndim}, 1, NULL, 0);
+  if (!n_computed) return lower_ints(l, c, "Expand", &(ints){shape, o->ndim}, 1, NULL, 0);
+  return lower_operand(l, c, "Expand", shape_operand(l, shape, compute, o->ndim));
 }
 
 const om_op_def om__op_expand = {
@@ -571,7 +651,7 @@ static bool lower_cat(om_lower *l, const om_call *c) {
 
 const om_op_def om__op_cat = {
     .name = "cat", .n_in = -1, .n_out = 1, .infer = infer_cat, .forward = forward_cat,
-    .backward = cat_backward, .lower = lower_cat, .onnx = "Concat",
+    .backward = cat_backward, .lower = lower_cat, .derives_extents = true, .onnx = "Concat",
     .test = {.n_in = 3, .ndims = {2, 2, 2}, .shapes = {{2, 3}, {2, 1}, {2, 2}}, .lo = -2, .hi = 2, .attrs = {.n_i = 1, .i = {1}}}};
 
 /* ---- tril / triu ---- */

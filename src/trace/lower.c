@@ -1,6 +1,7 @@
 /* Lowering one op call into the recording: the hook om__apply calls before computing, the
  * constants an op reads (spec 1: initializers, deduplicated by view), the symbolic extents of
  * its outputs, and the helpers the ops' lower rules write nodes with. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -114,86 +115,199 @@ static int capture(om_trace *tr, om_tensor *t, om_op op) {
 
 /* ---- symbolic extents ---- */
 
-/* Which output axes follow a symbol, found by running the op's infer again with the symbol's
- * axes at other sizes (probe; verify checks a second probe agrees with the first): an axis that grows with it carries it, an axis that stays put is fixed, and
- * anything else (a failure, a different growth) means the call bakes the symbol's example size
- * into the graph, so it is refused (spec 3, SymbolicShape). infer is pure shape arithmetic on
- * the given attrs, so this is exact for every op without per-op code. */
-static bool probe_symbol(om_lower *l, const om_op_def *def, const om_symbol *sym, om_tensor *fake, om_tensor **fake_in,
-                         int64_t probe, bool verify) {
+static om_extent extent_of(const om_trace *tr, const char *name) {
+  if (!name) return (om_extent){NULL, 1, 0};
+  for (int k = 0; k < tr->symbols.n; k++)
+    if (tr->symbols.v[k].name == name) return (om_extent){name, 1, (uint64_t)1 << k};
+  for (int k = 0; k < tr->extents.n; k++)
+    if (tr->extents.v[k].name == name) return tr->extents.v[k];
+  return (om_extent){name, 1, 0}; /* not reached: every dim_param is a symbol or an interned product */
+}
+
+om_extent om__lower_extent(om_lower *l, const char *name) { return extent_of(l->tr, name); }
+int64_t om__lower_atom_size(om_lower *l, int k) { return l->tr->symbols.v[k].size; }
+
+const char *om__lower_atom_of_size(om_lower *l, int64_t n) {
+  for (int pass = 0; pass < 2; pass++)
+    for (int k = 0; k < l->tr->symbols.n; k++)
+      if (l->tr->symbols.v[k].derived == pass && l->tr->symbols.v[k].size == n) return l->tr->symbols.v[k].name;
+  return NULL;
+}
+
+/* coef x the atoms' sizes, with atom `moved` (-1: none; 64: all) at size probe(s) = 2s + 1
+ * when all move, else at `size`. */
+static int64_t sized(const om_trace *tr, om_extent e, int moved, int64_t size) {
+  int64_t n = e.coef;
+  for (int k = 0; k < tr->symbols.n; k++)
+    if (e.atoms >> k & 1) {
+      int64_t s = tr->symbols.v[k].size;
+      n *= moved == 64 ? 2 * s + 1 : moved == k ? size : s;
+    }
+  return n;
+}
+
+int64_t om__lower_extent_size(om_lower *l, om_extent e) { return sized(l->tr, e, -1, 0); }
+
+const char *om__lower_extent_name(om_lower *l, int64_t coef, uint64_t atoms) {
+  om_trace *tr = l->tr;
+  if (!atoms) return NULL;
+  if (coef == 1 && !(atoms & (atoms - 1)))
+    for (int k = 0; k < tr->symbols.n; k++)
+      if (atoms >> k & 1) return tr->symbols.v[k].name;
+  for (int k = 0; k < tr->extents.n; k++)
+    if (tr->extents.v[k].coef == coef && tr->extents.v[k].atoms == atoms) return tr->extents.v[k].name;
+  char buf[512];
+  size_t n = 0;
+  if (coef != 1) n += (size_t)snprintf(buf, sizeof buf, "%lld", (long long)coef);
+  for (int k = 0; k < tr->symbols.n && n < sizeof buf; k++)
+    if (atoms >> k & 1) n += (size_t)snprintf(buf + n, sizeof buf - n, "%s%s", n ? "*" : "", tr->symbols.v[k].name);
+  om_extent *e = OM_VEC_PUSH_SLOT(tr->extents);
+  char *name = e ? om__arena_strdup(&tr->g.arena, buf) : NULL;
+  if (!name) {
+    if (e) tr->extents.n--;
+    return NULL;
+  }
+  *e = (om_extent){name, coef, atoms};
+  return name;
+}
+
+/* A new derived atom of example size n for axis d of an output of this call; its carrier (the
+ * value) is set when the lowering binds the output (om__lower_output). NULL on error. */
+static const char *derive_atom(om_lower *l, const om_op_def *def, int64_t n, int d) {
+  om_trace *tr = l->tr;
+  if (tr->symbols.n == 64) {
+    om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "%s: output axis %d needs a new symbolic extent, but the trace "
+                   "already has 64 symbols", def->name, d);
+    return NULL;
+  }
+  int k = 0;
+  for (int i = 0; i < tr->symbols.n; i++) k += tr->symbols.v[i].derived;
+  char *name = om__arena_printf(&tr->g.arena, "%s#%d", def->name, k + 1);
+  om_symbol *s = name ? OM_VEC_PUSH_SLOT(tr->symbols) : NULL;
+  if (!s) return NULL;
+  *s = (om_symbol){.name = name, .size = n, .extent_node = -1, .extent_value = -1, .derived = true, .carrier = -1,
+                   .carrier_axis = d};
+  return name;
+}
+
+/* Runs the op's infer on inputs whose extents have atom `moved` at size (see sized); the
+ * outputs' shapes go to pc->out_meta. false (with why) when infer refuses those sizes. */
+static bool rerun(om_lower *l, const om_op_def *def, om_call *pc, om_tensor *fake, om_tensor **fake_in, int moved,
+                  int64_t size, char *why, size_t why_size) {
   om_call *c = l->c;
   om_graph *g = &l->tr->g;
-  int64_t size = sym->size;
   for (int i = 0; i < c->n_in; i++) {
     fake[i] = *c->in[i];
     const om_gvalue *v = &g->values.v[l->in[i]];
     for (int d = 0; d < fake[i].ndim; d++)
-      if (v->dim_param[d] == sym->name) fake[i].shape[d] = probe;
+      if (v->dim_param[d]) fake[i].shape[d] = sized(l->tr, extent_of(l->tr, v->dim_param[d]), moved, size);
     om__contiguous_strides(fake[i].shape, fake[i].ndim, fake[i].strides);
     fake[i].offset = 0;
     fake_in[i] = &fake[i];
   }
-  om_call pc = {.op = c->op, .n_in = c->n_in, .n_out = c->n_out, .in = fake_in, .attrs = *l->given};
+  *pc = (om_call){.op = c->op, .n_in = c->n_in, .n_out = c->n_out, .in = fake_in, .attrs = *l->given};
   om_thread_state *st = om__state();
   om_error_kind kind = st->err_kind;
   char msg[sizeof st->err_msg];
   memcpy(msg, st->err_msg, sizeof msg);
-  bool ok = def->infer(&pc);
-  char why[sizeof st->err_msg];
-  memcpy(why, st->err_msg, sizeof why);
+  bool ok = def->infer(pc);
+  snprintf(why, why_size, "%s", st->err_msg);
   st->err_kind = kind;
   memcpy(st->err_msg, msg, sizeof msg);
-  if (!ok)
-    return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE,
-                          "%s: bakes symbolic axis '%s' (example size %lld) into the graph: at size %lld the same "
-                          "call fails (%s)", def->name, sym->name, (long long)size, (long long)probe, why);
-  for (int j = 0; j < c->n_out; j++)
-    for (int d = 0; d < c->out_meta[j].ndim; d++) {
-      int64_t a = c->out_meta[j].shape[d], b = pc.out_meta[j].ndim == c->out_meta[j].ndim ? pc.out_meta[j].shape[d] : -1;
-      bool carries = l->out_sym[j][d] == sym->name;
-      if (a == b && (!verify || !carries)) continue;
-      if (a == size && b == probe && (verify ? carries : !l->out_sym[j][d])) {
-        l->out_sym[j][d] = sym->name;
-        continue;
-      }
-      return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE,
-                            "%s: output axis %d (size %lld) depends on symbolic axis '%s' (example size %lld) in a "
-                            "way the graph cannot express yet", def->name, d, (long long)a, sym->name, (long long)size);
-    }
-  return true;
+  return ok;
 }
 
-static bool probe_symbols(om_lower *l, const om_op_def *def) {
+/* The extents of the outputs, found by running the op's infer again with the inputs' atoms
+ * at other sizes (spec 4). For each atom, two probes (s + 1 and 2s + 1, so a floor division
+ * that keeps an extent at one size is not taken for a fixed one): an output axis that does not
+ * move is fixed w.r.t. the atom, one that moves in proportion (b * s == a * p, at both probes)
+ * has the atom; then coef = example size / the atoms' example sizes (exact), and a joint probe
+ * (every atom moved at once) must confirm coef x atoms on every axis. Anything else (a failure,
+ * another growth) would bake an example size into the graph: refused (spec 3, SymbolicShape).
+ * infer is pure shape arithmetic on the given attrs, so this is exact without per-op code. */
+static bool probe_extents(om_lower *l, const om_op_def *def) {
   om_call *c = l->c;
-  om_graph *g = &l->tr->g;
-  if (def->extents) { /* the op's own rule, when an input has a symbol at all */
-    bool any = false;
-    for (int i = 0; i < c->n_in; i++)
-      for (int d = 0; d < c->in[i]->ndim; d++) any |= g->values.v[l->in[i]].dim_param[d] != NULL;
-    return !any || def->extents(l, c);
-  }
+  om_trace *tr = l->tr;
+  om_graph *g = &tr->g;
+  uint64_t used = 0;
+  for (int i = 0; i < c->n_in; i++)
+    for (int d = 0; d < c->in[i]->ndim; d++) used |= extent_of(tr, g->values.v[l->in[i]].dim_param[d]).atoms;
+  if (def->extents) return !used || def->extents(l, c); /* the op's own rule, when an input has a symbol at all */
+  if (!used) return true;
   om_tensor small[4], *small_in[4], *fake = small, **fake_in = small_in;
-  bool ok = true, any = false;
-  for (int k = 0; ok && k < l->tr->symbols.n; k++) { /* ok first: a failure frees l->tr */
-    const om_symbol *sym = &l->tr->symbols.v[k];
-    bool used = false;
-    for (int i = 0; i < c->n_in && !used; i++)
-      for (int d = 0; d < c->in[i]->ndim && !used; d++) used = g->values.v[l->in[i]].dim_param[d] == sym->name;
-    if (!used) continue;
-    if (!any && c->n_in > 4) { /* variadic ops (cat) with many inputs */
-      fake = om__alloc(sizeof *fake * (size_t)c->n_in, def->name);
-      fake_in = om__alloc(sizeof *fake_in * (size_t)c->n_in, def->name);
-      if (!fake || !fake_in) {
-        ok = false;
+  if (c->n_in > 4) { /* variadic ops (cat) with many inputs */
+    fake = om__alloc(sizeof *fake * (size_t)c->n_in, def->name);
+    fake_in = om__alloc(sizeof *fake_in * (size_t)c->n_in, def->name);
+    if (!fake || !fake_in) {
+      free(fake);
+      free(fake_in);
+      return false;
+    }
+  }
+  uint64_t atoms[OM_MAX_OUTPUTS][OM_MAX_DIMS] = {{0}};
+  bool derive[OM_MAX_OUTPUTS][OM_MAX_DIMS] = {{0}}; /* not a monomial: a derived atom (def->derives_extents) */
+  om_call pc;
+  char why[sizeof om__state()->err_msg];
+  bool ok = true;
+  for (int k = 0; ok && k < tr->symbols.n; k++) {
+    if (!(used >> k & 1)) continue;
+    const om_symbol *sym = &tr->symbols.v[k];
+    for (int pass = 0; ok && pass < 2; pass++) {
+      int64_t probe = pass ? 2 * sym->size + 1 : sym->size + 1;
+      if (!rerun(l, def, &pc, fake, fake_in, k, probe, why, sizeof why)) {
+        ok = om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE,
+                            "%s: bakes symbolic axis '%s' (example size %lld) into the graph: at size %lld the same "
+                            "call fails (%s)", def->name, sym->name, (long long)sym->size, (long long)probe, why);
         break;
       }
+      for (int j = 0; ok && j < c->n_out; j++)
+        for (int d = 0; ok && d < c->out_meta[j].ndim; d++) {
+          int64_t a = c->out_meta[j].shape[d], b = pc.out_meta[j].ndim == c->out_meta[j].ndim ? pc.out_meta[j].shape[d] : -1;
+          bool has = atoms[j][d] >> k & 1;
+          if (derive[j][d] || (a == b && !has)) continue;
+          if (a != b && a > 0 && b * sym->size == a * probe && (pass ? has : true)) {
+            atoms[j][d] |= (uint64_t)1 << k;
+            continue;
+          }
+          if (def->derives_extents) {
+            derive[j][d] = true;
+            continue;
+          }
+          ok = om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE,
+                              "%s: output axis %d (size %lld) depends on symbolic axis '%s' (example size %lld) in a "
+                              "way the graph cannot express yet", def->name, d, (long long)a, sym->name, (long long)sym->size);
+        }
     }
-    any = true;
-    /* Two probes, so an extent that a floor division keeps at one size (8 / 2 and 9 / 2) is
-     * not taken for a fixed one: both must agree. */
-    ok = probe_symbol(l, def, sym, fake, fake_in, sym->size + 1, false) &&
-         probe_symbol(l, def, sym, fake, fake_in, 2 * sym->size + 1, true);
   }
+  /* coef from the example, then the joint probe */
+  int64_t coef[OM_MAX_OUTPUTS][OM_MAX_DIMS];
+  for (int j = 0; ok && j < c->n_out; j++)
+    for (int d = 0; ok && d < c->out_meta[j].ndim; d++) {
+      int64_t a = c->out_meta[j].shape[d], p = sized(tr, (om_extent){NULL, 1, atoms[j][d]}, -1, 0);
+      coef[j][d] = a / p;
+      if (derive[j][d]) continue;
+      if (a % p)
+        ok = om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE,
+                            "%s: output axis %d (size %lld) is not a whole multiple of its symbolic axes' product "
+                            "(%lld)", def->name, d, (long long)a, (long long)p);
+    }
+  if (ok && (used & (used - 1))) { /* several atoms: move them all at once */
+    if (!rerun(l, def, &pc, fake, fake_in, 64, 0, why, sizeof why))
+      ok = om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE,
+                          "%s: bakes its symbolic axes into the graph: with all of them at other sizes the same call "
+                          "fails (%s)", def->name, why);
+    for (int j = 0; ok && j < c->n_out; j++)
+      for (int d = 0; ok && d < c->out_meta[j].ndim; d++)
+        if (pc.out_meta[j].ndim != c->out_meta[j].ndim ||
+            (!derive[j][d] && pc.out_meta[j].shape[d] != sized(tr, (om_extent){NULL, coef[j][d], atoms[j][d]}, 64, 0)))
+          ok = om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE,
+                              "%s: output axis %d (size %lld) depends on its inputs' symbolic axes jointly in a way "
+                              "the graph cannot express yet", def->name, d, (long long)c->out_meta[j].shape[d]);
+  }
+  for (int j = 0; ok && j < c->n_out; j++)
+    for (int d = 0; ok && d < c->out_meta[j].ndim; d++)
+      if (derive[j][d]) ok = (l->out_sym[j][d] = derive_atom(l, def, c->out_meta[j].shape[d], d)) != NULL;
+      else if (atoms[j][d] && !(l->out_sym[j][d] = om__lower_extent_name(l, coef[j][d], atoms[j][d]))) ok = false;
   if (fake != small) free(fake);
   if (fake_in != small_in) free(fake_in);
   return ok;
@@ -214,7 +328,7 @@ bool om__trace_lower(const om_op_def *def, om_call *c, const om_attrs *given) {
     int v = om__traced(c->in[i]) ? c->in[i]->trace_value : capture(tr, c->in[i], c->op);
     if ((ok = v >= 0)) l.in[i] = v; /* on a trace error the graph (l.in with it) is gone */
   }
-  ok = ok && probe_symbols(&l, def);
+  ok = ok && probe_extents(&l, def);
   if (ok && !def->lower)
     return om__trace_fail(OM_ERR_TRACE_UNSUPPORTED_OPERATION, "%s: has no ONNX mapping, so it cannot be traced", def->name);
   ok = ok && def->lower(&l, c) && om__state()->trace == tr;
@@ -293,6 +407,51 @@ int om__lower_ints(om_lower *l, const int64_t *v, int n) {
   return t ? add_init(l->tr, t, l->c->op, true) : -1;
 }
 
+int om__lower_symbol_extent(om_lower *l, const char *sym) {
+  if (!alive(l)) return -1;
+  om_graph *g = &l->tr->g;
+  om_symbol *s = NULL;
+  for (int k = 0; k < l->tr->symbols.n && !s; k++)
+    if (l->tr->symbols.v[k].name == sym) s = &l->tr->symbols.v[k];
+  int src = s && s->derived ? s->carrier : -1, axis = s && s->derived ? s->carrier_axis : -1;
+  for (int k = 0; s && !s->derived && k < g->inputs.n && src < 0; k++)
+    for (int d = 0; d < g->values.v[g->inputs.v[k]].ndim && src < 0; d++)
+      if (g->values.v[g->inputs.v[k]].dim_param[d] == sym) src = g->inputs.v[k], axis = d;
+  if (src < 0) {
+    om__trace_fail(OM_ERR_TRACE_UNSUPPORTED_OPERATION,
+                   "%s: symbol '%s' has no graph input or value that carries it (a bug in onemodel)", om_op_name(l->c->op),
+                   sym ? sym : "?");
+    return -1;
+  }
+  const om_gnode *n = s->extent_node >= 0 && s->extent_node < g->nodes.n ? &g->nodes.v[s->extent_node] : NULL;
+  if (n && !strcmp(n->op_type, "Shape") && n->in[0] == src && n->out[0] == s->extent_value && n->n_attrs == 2 &&
+      n->attrs[0].i == axis && n->attrs[1].i == axis + 1)
+    return s->extent_value;
+  om_meta m = {.dtype = OM_INT64, .ndim = 1, .shape = {1}};
+  int out;
+  om_gattr at[2] = {OM_ATTR_INT("start", axis), OM_ATTR_INT("end", axis + 1)};
+  if (!om__emit(l, "Shape", &src, 1, &m, 1, &out, at, 2)) return -1;
+  s->extent_node = g->nodes.n - 1;
+  s->extent_value = out;
+  return out;
+}
+
+int om__lower_extent_value(om_lower *l, om_extent e) {
+  int v = -1;
+  om_meta m = {.dtype = OM_INT64, .ndim = 1, .shape = {1}};
+  for (int k = 0; k < l->tr->symbols.n; k++) {
+    if (!(e.atoms >> k & 1)) continue;
+    int s = om__lower_symbol_extent(l, l->tr->symbols.v[k].name), in[2] = {v, s};
+    if (s < 0 || (v >= 0 && !om__emit(l, "Mul", in, 2, &m, 1, &s, NULL, 0))) return -1;
+    v = s;
+  }
+  if (e.coef != 1) {
+    int in[2] = {v, om__lower_ints(l, &e.coef, 1)};
+    if (v < 0 || in[1] < 0 || !om__emit(l, "Mul", in, 2, &m, 1, &v, NULL, 0)) return -1;
+  }
+  return v;
+}
+
 int om__lower_float(om_lower *l, double v) {
   om_meta m = {.dtype = OM_FLOAT32, .ndim = 0};
   int none = 0, out;
@@ -309,8 +468,14 @@ void om__lower_output(om_lower *l, int j, int v) {
                    om_op_name(l->c->op), j);
     return;
   }
-  if (val->producer >= 0 && v >= l->c->trace_mark[0]) /* a value this call made: give it the probed symbols */
+  if (val->producer >= 0 && v >= l->c->trace_mark[0]) { /* a value this call made: give it the probed symbols */
     memcpy(val->dim_param, l->out_sym[j], sizeof val->dim_param);
+    for (int k = 0; k < l->tr->symbols.n; k++) { /* the atoms this call derived: this value carries them */
+      om_symbol *s = &l->tr->symbols.v[k];
+      if (s->derived && s->carrier < 0 && s->carrier_axis < m->ndim && val->dim_param[s->carrier_axis] == s->name)
+        s->carrier = v;
+    }
+  }
   l->c->trace_out[j] = v;
 }
 

@@ -10,6 +10,14 @@
 typedef struct om_symbol {
   const char *name; /* arena string; values' dim_param point here, so symbols compare by pointer */
   int64_t size;
+  /* Its run-time extent as an int64 [1] value: Shape(graph input, start=axis, end=axis+1),
+   * made once for the whole graph by om__lower_symbol_extent; node is -1 until then (and the
+   * pair is checked against the graph, since a rollback may have dropped the node). */
+  int extent_node, extent_value;
+  /* A derived atom (spec 4): an extent an op computed (cat along a symbolic axis), named
+   * "<op>#<n>", whose run-time value is read off the value and axis that carry it. */
+  bool derived;
+  int carrier, carrier_axis;
 } om_symbol;
 
 /* A constant named by om_trace_parameter. */
@@ -29,7 +37,8 @@ struct om_trace {
   uint32_t id; /* tensors with this trace_id are its values */
   om_graph g;
   OM_VEC(om_param) params;
-  OM_VEC(om_symbol) symbols;
+  OM_VEC(om_symbol) symbols; /* at most 64: an extent's atoms are a bit mask over them */
+  OM_VEC(om_extent) extents; /* the interned products (single symbols are not listed) */
   OM_VEC(om_input_storage) input_storages;
   /* Hash index of g.inits (slot = initializer index + 1, 0 empty; capacity a power of 2):
    * finding a constant again is O(1) however many the model has. */

@@ -26,6 +26,7 @@ void om__trace_free(om_trace *tr) {
   free(tr->input_storages.v);
   free(tr->index);
   free(tr->symbols.v);
+  free(tr->extents.v);
   om__graph_free(&tr->g);
   free(tr);
 }
@@ -102,7 +103,7 @@ bool om__trace_check_name(om_trace *tr, const char *name, const char *who) {
 static const char *intern_symbol(om_trace *tr, const char *name, int64_t n, const char *input) {
   for (int k = 0; k < tr->symbols.n; k++) {
     om_symbol *s = &tr->symbols.v[k];
-    if (!strcmp(s->name, name)) {
+    if (!s->derived && !strcmp(s->name, name)) {
       if (s->size == n) return s->name;
       om__trace_fail(OM_ERR_TRACE_INVALID_USAGE,
                      "trace_input: symbolic axis '%s' has example size %lld in '%s' but %lld before; one symbol, one size",
@@ -118,19 +119,24 @@ static const char *intern_symbol(om_trace *tr, const char *name, int64_t n, cons
     return NULL;
   }
   for (int k = 0; k < tr->symbols.n; k++)
-    if (tr->symbols.v[k].size == n) {
+    if (!tr->symbols.v[k].derived && tr->symbols.v[k].size == n) {
       om__trace_fail(OM_ERR_TRACE_INVALID_USAGE,
                      "trace_input: symbolic axes '%s' and '%s' both have example size %lld; give each symbol a "
                      "distinct example size so the trace can tell them apart", tr->symbols.v[k].name, name, (long long)n);
       return NULL;
     }
+  if (tr->symbols.n == 64) {
+    om__trace_fail(OM_ERR_TRACE_INVALID_USAGE, "trace_input: symbolic axis '%s' of '%s' is the 65th symbol; a trace "
+                   "has at most 64 (with the atoms ops derived)", name, input);
+    return NULL;
+  }
   om_symbol *s = OM_VEC_PUSH_SLOT(tr->symbols);
   char *copy = s ? om__arena_strdup(&tr->g.arena, name) : NULL;
   if (!copy) {
     if (s) tr->symbols.n--;
     return NULL;
   }
-  *s = (om_symbol){.name = copy, .size = n};
+  *s = (om_symbol){.name = copy, .size = n, .extent_node = -1, .extent_value = -1, .carrier = -1};
   return copy;
 }
 

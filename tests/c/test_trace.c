@@ -362,13 +362,14 @@ TEST(unsupported_and_symbolic) {
               "trace_finish: the constants the outputs need total 2400000000 bytes, over the 2 GiB");
   om_tensor *all0[] = {s2, empty, big1, big2, xe, y1, y2};
   om__release_all(all0, 7);
-  /* a reshape that bakes a symbolic axis */
-  om_tensor *ex2 = om_randn(S34, 2, 1, true);
+  /* a reshape that bakes a symbolic axis: [batch=3, 4] -> [2, 6] is [2, 2*batch], but
+   * [batch=4, 3] -> [6, 2] puts the batch in no axis its size divides */
+  om_tensor *ex2 = om_randn(S34, 2, 1, true), *ex43 = om_randn((int64_t[]){4, 3}, 2, 1, true);
   om_trace_begin();
-  om_tensor *x2 = om_trace_input("x", ex2, (const char *[]){"batch", NULL});
-  CHECK_ERROR(om_reshape(x2, (int64_t[]){12}, 1) != NULL, OM_ERR_TRACE_SYMBOLIC_SHAPE,
-              "reshape: symbolic axis 'batch' (axis 0 of input 0, example size 3) cannot be expressed in the graph: "
-              "the reshape merges it with other axes");
+  om_tensor *x2 = om_trace_input("x", ex43, (const char *[]){"batch", NULL});
+  CHECK_ERROR(om_reshape(x2, (int64_t[]){6, 2}, 2) != NULL, OM_ERR_TRACE_SYMBOLIC_SHAPE,
+              "reshape: symbolic axis 'batch' (axis 0 of input 0, example size 4) cannot be expressed in the graph: "
+              "the reshape spreads it over axes none of whose sizes it divides");
   /* a constant whose size equals the batch's: the graph would only run at that batch */
   om_trace_begin();
   om_tensor *x3 = om_trace_input("x", ex2, (const char *[]){"batch", NULL}), *c = om_ones(S34, 2, OM_FLOAT32);
@@ -383,8 +384,8 @@ TEST(unsupported_and_symbolic) {
   CHECK(m && om_traced_info(m, OM_TRACED_OUTPUT, 0, NULL, &nd, NULL, &dp));
   CHECK(m && nd == 2 && dp[0] && !strcmp(dp[0], "batch") && !dp[1]);
   om_traced_release(m);
-  om_tensor *all[] = {ex, s, huge, x, ex2, x2, x3, c, x4, w, y, r, flat};
-  om__release_all(all, 13);
+  om_tensor *all[] = {ex, s, huge, x, ex2, ex43, x2, x3, c, x4, w, y, r, flat};
+  om__release_all(all, 14);
   end_and_retry();
 }
 

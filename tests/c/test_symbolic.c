@@ -1,0 +1,191 @@
+/* Symbolic extents (spec 4): coef x product of atoms through reshape, split and cat; the shape
+ * operands (0 / -1 / Shape nodes shared by the whole graph); the refusals that remain. The
+ * traced graphs are run in onnxruntime-web by tests/js/symbolic.test.mjs. */
+#include <stdio.h>
+#include <string.h>
+
+#include "internal.h"
+#include "om_test.h"
+
+/* Output i's shape written as the graph has it: each axis its dim_param, or its size when
+ * fixed, joined by ',' ("batch*seq,4"), equals want. */
+static void check_out(const om_traced_model *m, int i, const char *want) {
+  const char *const *dp;
+  const int64_t *shape;
+  int nd;
+  char got[256] = "";
+  if (!m || !om_traced_info(m, OM_TRACED_OUTPUT, i, NULL, &nd, &shape, &dp)) {
+    FAILED("output %d: no info", i);
+    return;
+  }
+  for (int d = 0, n = 0; d < nd; d++)
+    n += dp[d] ? snprintf(got + n, sizeof got - (size_t)n, "%s%s", d ? "," : "", dp[d])
+               : snprintf(got + n, sizeof got - (size_t)n, "%s%lld", d ? "," : "", (long long)shape[d]);
+  if (strcmp(got, want)) FAILED("output %d: [%s], expected [%s]", i, got, want);
+}
+
+/* Finishes the trace with outputs outs (names) and checks each output's shape (check_out). */
+static om_traced_model *finish_checked(om_tensor **outs, const char **names, int n, const char *const *want) {
+  om_traced_model *m = om_trace_finish(outs, names, n);
+  if (!m) FAILED("finish: %s", om_last_error_message());
+  for (int i = 0; m && i < n; i++) check_out(m, i, want[i]);
+  return m;
+}
+
+static int count_op(const om_traced_model *m, const char *op_type) {
+  int n = 0;
+  for (int k = 0; m && k < om_traced_count(m, OM_TRACED_NODE); k++) n += !strcmp(om_traced_name(m, OM_TRACED_NODE, k), op_type);
+  return n;
+}
+
+/* x: [batch=3, seq=5, 4] */
+static om_tensor *begin_bs(om_tensor **ex) {
+  *ex = om_randn((int64_t[]){3, 5, 4}, 3, 1, false);
+  om_trace_begin();
+  return om_trace_input("x", *ex, (const char *[]){"batch", "seq", NULL});
+}
+
+TEST(reshape_products) {
+  om_tensor *ex, *x = begin_bs(&ex);
+  om_tensor *flat = om_reshape(x, (int64_t[]){15, 4}, 2);          /* [batch*seq, 4]: Reshape [-1, 4] */
+  om_tensor *back = om_reshape(flat, (int64_t[]){3, 5, 4}, 3);     /* [batch, seq, 4]: -1, Shape(seq) */
+  om_tensor *heads = om_reshape(x, (int64_t[]){3, 5, 2, 2}, 4);    /* [0, 0, 2, 2]: no Shape node */
+  om_tensor *all = om_reshape(x, (int64_t[]){60}, 1);               /* [4*batch*seq] */
+  om_tensor *nflat = om_neg(flat);
+  om_tensor *back2 = om_reshape(nflat, (int64_t[]){3, 5, 4}, 3);   /* the same Shape node again */
+  om_tensor *wide = om_reshape(x, (int64_t[]){3, 20}, 2);           /* [batch, 4*seq] */
+  om_tensor *outs[] = {flat, back, heads, all, back2, wide};
+  om_traced_model *m = finish_checked(outs, (const char *[]){"flat", "back", "heads", "all", "back2", "wide"}, 6, (const char *[]){"batch*seq,4", "batch,seq,4", "batch,seq,2,2", "4*batch*seq", "batch,seq,4", "batch,4*seq"});
+  /* Reshape x6, Neg, one Shape (seq, on the graph input) shared by both un-flattens, two Concats */
+  CHECK_EQ_INT(count_op(m, "Shape"), 1);
+  CHECK_EQ_INT(count_op(m, "Concat"), 2);
+  CHECK_EQ_INT(count_op(m, "Reshape"), 6);
+  CHECK_EQ_INT(om_traced_count(m, OM_TRACED_NODE), 10);
+  om_traced_release(m);
+  om_tensor *t[] = {ex, x, flat, back, heads, all, nflat, back2, wide};
+  om__release_all(t, 9);
+}
+
+/* Computed extents: [batch*seq, 4] -> [seq, batch, 4] is [-1, Shape(batch), 4]; and
+ * [4*batch*seq] -> [2*batch, 2*seq] is [-1, Shape(seq) * 2]: a Mul by the coefficient. */
+TEST(computed_extents) {
+  om_tensor *ex, *x = begin_bs(&ex);
+  om_tensor *flat = om_reshape(x, (int64_t[]){15, 4}, 2);
+  om_tensor *swapped = om_reshape(flat, (int64_t[]){5, 3, 4}, 3); /* [seq, batch, 4] */
+  om_tensor *all = om_reshape(x, (int64_t[]){60}, 1);
+  om_tensor *two = om_reshape(all, (int64_t[]){6, 10}, 2);          /* [2*batch, 2*seq] */
+  om_tensor *outs[] = {swapped, two};
+  om_traced_model *m = finish_checked(outs, (const char *[]){"swapped", "two"}, 2, (const char *[]){"seq,batch,4", "2*batch,2*seq"});
+  CHECK_EQ_INT(count_op(m, "Shape"), 2);
+  CHECK_EQ_INT(count_op(m, "Mul"), 1);
+  CHECK_EQ_INT(count_op(m, "Concat"), 2);
+  om_traced_release(m);
+  om_tensor *t[] = {ex, x, flat, swapped, all, two};
+  om__release_all(t, 6);
+}
+
+TEST(split_and_cat) {
+  om_tensor *ex, *x = begin_bs(&ex);
+  om_tensor *parts[2];
+  CHECK_EQ_INT(om_split(x, 2, 2, parts, 2), 2);
+  om_tensor *seq2 = om_cat((om_tensor *[]){x, x}, 2, 1);           /* [batch, 2*seq, 4] */
+  om_tensor *batch2 = om_cat((om_tensor *[]){parts[0], parts[1]}, 2, 0); /* [2*batch, seq, 2] */
+  om_tensor *flat = om_reshape(seq2, (int64_t[]){3, 40}, 2);       /* [batch, 8*seq] */
+  om_tensor *outs[] = {parts[0], seq2, batch2, flat};
+  om_traced_model *m = finish_checked(outs, (const char *[]){"p0", "seq2", "batch2", "flat"}, 4, (const char *[]){"batch,seq,2", "batch,2*seq,4", "2*batch,seq,2", "batch,8*seq"});
+  CHECK_EQ_INT(count_op(m, "Shape"), 0);
+  om_traced_release(m);
+  om_tensor *t[] = {ex, x, parts[0], parts[1], seq2, batch2, flat};
+  om__release_all(t, 7);
+}
+
+/* A cat of two different symbols: seq + len is no monomial, so the output axis gets a derived
+ * atom, "cat#1", whose run-time extent is read off the cat's output by a Shape node. */
+TEST(derived_atoms) {
+  om_tensor *ex, *x = begin_bs(&ex);
+  om_tensor *ey = om_randn((int64_t[]){3, 7, 4}, 3, 2, false);
+  om_tensor *y = om_trace_input("y", ey, (const char *[]){"batch", "len", NULL});
+  om_tensor *cv = om_cat((om_tensor *[]){x, y}, 2, 1);            /* [batch, cat#1, 4] */
+  om_tensor *flat = om_reshape(cv, (int64_t[]){36, 4}, 2);          /* [batch*cat#1, 4] */
+  om_tensor *relu = om_relu(flat);
+  om_tensor *back = om_reshape(relu, (int64_t[]){3, 12, 4}, 3);    /* -1, Shape(cat, 1) */
+  om_tensor *wide = om_reshape(cv, (int64_t[]){3, 48}, 2);          /* [batch, 4*cat#1] */
+  om_tensor *outs[] = {cv, flat, back, wide};
+  om_traced_model *m = finish_checked(outs, (const char *[]){"cat", "flat", "back", "wide"}, 4, (const char *[]){"batch,cat#1,4", "batch*cat#1,4", "batch,cat#1,4", "batch,4*cat#1"});
+  CHECK_EQ_INT(count_op(m, "Shape"), 1);
+  om_traced_release(m);
+  om_tensor *t[] = {ex, x, ey, y, cv, flat, relu, back, wide};
+  om__release_all(t, 9);
+}
+
+/* What stays refused (SymbolicShape), each with its message. */
+TEST(remaining_refusals) {
+  /* two derived atoms are two symbols, even when they are equal at run time: [seq + len] + [len + seq] */
+  om_tensor *ex, *x = begin_bs(&ex);
+  om_tensor *ey = om_randn((int64_t[]){3, 7, 4}, 3, 2, false);
+  om_tensor *y = om_trace_input("y", ey, (const char *[]){"batch", "len", NULL});
+  om_tensor *xy = om_cat((om_tensor *[]){x, y}, 2, 1), *yx = om_cat((om_tensor *[]){y, x}, 2, 1);
+  CHECK_ERROR(om_add(xy, yx) != NULL, OM_ERR_TRACE_SYMBOLIC_SHAPE,
+              "add: bakes symbolic axis 'cat#1' (example size 12) into the graph: at size 13 the same call fails");
+  /* a square: [seq, seq] flattened */
+  om_tensor *esq = om_randn((int64_t[]){5, 5}, 2, 3, false);
+  om_trace_begin();
+  om_tensor *sq = om_trace_input("x", esq, (const char *[]){"seq", "seq"});
+  CHECK_ERROR(om_reshape(sq, (int64_t[]){25}, 1) != NULL, OM_ERR_TRACE_SYMBOLIC_SHAPE,
+              "reshape: symbolic axis 'seq' (axis 1 of input 0, example size 5) cannot be expressed in the graph: the "
+              "reshape multiplies a symbolic axis by itself");
+  /* a constant whose size is a product's example size: [batch*seq, 4] + [15, 4] */
+  om_tensor *ex2, *x2 = begin_bs(&ex2);
+  om_tensor *flat = om_reshape(x2, (int64_t[]){15, 4}, 2), *c = om_ones((int64_t[]){15, 4}, 2, OM_FLOAT32);
+  CHECK_ERROR(om_add(flat, c) != NULL, OM_ERR_TRACE_SYMBOLIC_SHAPE,
+              "add: bakes symbolic axis 'batch' (example size 3) into the graph: at size 4 the same call fails");
+  CHECK(!om_trace_active());
+  om_tensor *t[] = {ex, x, ey, y, xy, yx, esq, sq, ex2, x2, flat, c};
+  om__release_all(t, 12);
+}
+
+/* Expand of a size-1 axis to an atom's example size takes the atom: [batch, 1, 4] ->
+ * [batch, seq, 4] is Expand(x, Concat([1], Shape(seq), [4])); batch kept is 1. */
+TEST(expand_to_a_symbol) {
+  om_tensor *ex, *x = begin_bs(&ex);
+  om_tensor *m = om_sum(x, (int64_t[]){1}, 1, true);                /* [batch, 1, 4] */
+  om_tensor *e = om_expand(m, (int64_t[]){3, 5, 4}, 3);              /* [batch, seq, 4] */
+  om_tensor *f = om_expand(m, (int64_t[]){3, 6, 4}, 3);              /* 6 is no atom: fixed */
+  om_tensor *outs[] = {e, f};
+  om_traced_model *tm = finish_checked(outs, (const char *[]){"e", "f"}, 2, (const char *[]){"batch,seq,4", "batch,6,4"});
+  CHECK_EQ_INT(count_op(tm, "Shape"), 1);
+  CHECK_EQ_INT(count_op(tm, "Concat"), 1);
+  CHECK_EQ_INT(count_op(tm, "Expand"), 2);
+  om_traced_release(tm);
+  om_tensor *t[] = {ex, x, m, e, f};
+  om__release_all(t, 5);
+}
+
+/* At most 64 atoms per trace (an extent's atoms are a 64-bit mask). */
+TEST(at_most_64_symbols) {
+  om_tensor *ex[65] = {0}, *x[65] = {0};
+  om_trace_begin();
+  for (int k = 0; k < 65; k++) {
+    char name[16];
+    snprintf(name, sizeof name, "s%d", k);
+    ex[k] = om_zeros((int64_t[]){k + 2}, 1, OM_FLOAT32);
+    x[k] = om_trace_input(name, ex[k], (const char *[]){name});
+    if (k < 64) CHECK(x[k] != NULL);
+  }
+  CHECK(x[64] == NULL && om_last_error() == OM_ERR_TRACE_INVALID_USAGE &&
+        strstr(om_last_error_message(), "trace_input: symbolic axis 's64' of 's64' is the 65th symbol; a trace has at most 64"));
+  CHECK(!om_trace_active());
+  om__release_all(ex, 65);
+  om__release_all(x, 64);
+}
+
+int main(void) {
+  RUN(reshape_products);
+  RUN(computed_extents);
+  RUN(split_and_cat);
+  RUN(derived_atoms);
+  RUN(remaining_refusals);
+  RUN(expand_to_a_symbol);
+  RUN(at_most_64_symbols);
+  TEST_MAIN_END();
+}

@@ -1,0 +1,179 @@
+// Symbolic axes (spec 4, docs/symbolic-axes.md): models traced with symbolic batch and sequence,
+// each run in onnxruntime-web at its example and at two other assignments of every symbol,
+// compared with eager runs at those shapes. Node and Shape-node counts are pinned.
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import * as om from 'onemodel';
+import { memoryHooks, withTraced } from './helpers.mjs';
+
+const nn = om.nn;
+memoryHooks();
+
+const ops = (tm) => tm.graph().nodes.map((n) => n.opType);
+const count = (tm, type) => ops(tm).filter((o) => o === type).length;
+const show = (tm) => ops(tm).join(" ");
+
+/**
+ * Traces model on example (axes: its axis names), keeps it for the oracle at the example, and
+ * at each shape of `others` (the example's shape with other sizes for the symbols), with eager
+ * runs at those shapes. Returns the TracedModel.
+ */
+function traceAt(keep, model, example, axes, others, seed = 11) {
+  const tm = om.trace(model, { x: [example, axes] });
+  const run = (x) => { const y = model.forward(x); return Array.isArray(y) ? y.flat(Infinity) : y; };
+  keep(tm, { x: example }, run(example));
+  others.forEach((shape, k) => {
+    const x = om.randn(shape, { seed: seed + k });
+    keep(tm, { x }, run(x));
+  });
+  return tm;
+}
+
+/** A Module from a function of x. */
+function fn(f) {
+  return new (class extends nn.Module { forward(x) { return f(x); } })();
+}
+
+describe('symbolic axes', () => {
+  test('MLP with a symbolic batch: no Shape node', () => withTraced((keep) => {
+    om.manualSeed(1);
+    const net = new nn.Sequential(new nn.Linear(6, 8), new nn.ReLU(), new nn.Linear(8, 3));
+    const tm = traceAt(keep, net, om.randn([4, 6], { seed: 1 }), ['batch', null], [[2, 6], [7, 6]]);
+    assert.deepEqual(tm.outputs[0].shape, ['batch', 3]);
+    assert.equal(count(tm, 'Shape'), 0, show(tm));
+    assert.equal(ops(tm).length, 3); // Gemm, Relu, Gemm
+    net.dispose();
+  }));
+
+  test('CNN with a symbolic batch: no Shape node', () => withTraced((keep) => {
+    om.manualSeed(2);
+    const net = new nn.Sequential(new nn.Conv2d(2, 4, 3, { padding: 1 }), new nn.ReLU(), new nn.MaxPool2d(2),
+      new nn.Flatten(), new nn.Linear(4 * 4 * 4, 5));
+    const tm = traceAt(keep, net, om.randn([3, 2, 8, 8], { seed: 2 }), ['batch', null, null, null], [[2, 2, 8, 8], [5, 2, 8, 8]]);
+    assert.deepEqual(tm.outputs[0].shape, ['batch', 5]);
+    assert.equal(count(tm, 'Shape'), 0, show(tm));
+    assert.deepEqual(ops(tm), ['Conv', 'Relu', 'MaxPool', 'Reshape', 'Gemm']);
+    net.dispose();
+  }));
+
+  test('TransformerEncoderLayer (batchFirst) with symbolic batch and sequence', () => withTraced((keep) => {
+    om.manualSeed(3);
+    const layer = new nn.TransformerEncoderLayer(16, 4, { dimFeedforward: 32, batchFirst: true }).eval();
+    const x = om.randn([3, 5, 16], { seed: 3 });
+    const fixed = om.trace(layer, { x });
+    keep(fixed, { x }, layer.forward(x));
+    const tm = traceAt(keep, layer, x, ['batch', 'seq', null], [[2, 7, 16], [4, 2, 16]]);
+    assert.deepEqual(tm.outputs[0].shape, ['batch', 'seq', 16]);
+    // [N, L, E] -> [N, L, h, d] and back are Reshape [0, 0, h, d] / [0, 0, E]: no Shape node,
+    // and no more nodes than the same layer traced at fixed shapes.
+    assert.equal(count(tm, 'Shape'), 0, show(tm));
+    assert.equal(ops(tm).length, 36);
+    assert.equal(ops(fixed).length, 36);
+    layer.dispose();
+  }));
+
+  test('TransformerEncoderLayer (sequence first) and cross-attention with two sequence symbols', () => withTraced((keep) => {
+    om.manualSeed(5);
+    const layer = new nn.TransformerEncoderLayer(16, 4, { dimFeedforward: 32 }).eval();
+    const tm = traceAt(keep, layer, om.randn([5, 3, 16], { seed: 5 }), ['seq', 'batch', null], [[7, 2, 16], [2, 4, 16]]);
+    assert.deepEqual(tm.outputs[0].shape, ['seq', 'batch', 16]);
+    assert.equal(count(tm, 'Shape'), 0, show(tm));
+    assert.equal(ops(tm).length, 40, show(tm)); // 40 at fixed shapes too
+    const mha = new nn.MultiheadAttention(16, 4, { batchFirst: true }).eval();
+    const cross = new (class extends nn.Module { forward(q, kv) { return mha.forward(q, kv, kv)[0]; } })();
+    const ins = (n, l, s, seed) => ({ q: om.randn([n, l, 16], { seed }), kv: om.randn([n, s, 16], { seed: seed + 1 }) });
+    const ex = ins(3, 5, 7, 30);
+    const ct = om.trace(cross, { q: [ex.q, ['batch', 'seq', null]], kv: [ex.kv, ['batch', 'mem', null]] });
+    assert.deepEqual(ct.outputs[0].shape, ['batch', 'seq', 16]);
+    assert.equal(count(ct, 'Shape'), 0, show(ct));
+    assert.equal(ops(ct).length, 25, show(ct)); // 25 at fixed shapes too
+    for (const [n, l, s, seed] of [[3, 5, 7, 30], [2, 4, 9, 32], [4, 2, 3, 34]]) {
+      const x = ins(n, l, s, seed);
+      keep(ct, x, cross.forward(x.q, x.kv));
+    }
+    layer.dispose();
+    mha.dispose();
+  }));
+
+  test('LSTM (batchFirst) with symbolic batch and sequence', () => withTraced((keep) => {
+    om.manualSeed(4);
+    const lstm = new nn.LSTM(3, 5, { batchFirst: true });
+    const rnn = fn((x) => { const [out, [h, c]] = lstm.forward(x); return [out, h, c]; });
+    const tm = traceAt(keep, rnn, om.randn([2, 6, 3], { seed: 4 }), ['batch', 'seq', null], [[3, 4, 3], [5, 9, 3]]);
+    assert.deepEqual(tm.outputs[0].shape, ['batch', 'seq', 5]);
+    assert.deepEqual(tm.outputs[1].shape, [1, 'batch', 5]);
+    assert.equal(count(tm, 'Shape'), 0, show(tm));
+    assert.equal(ops(tm).length, 21, show(tm)); // as many as at fixed shapes
+    lstm.dispose();
+  }));
+
+  test('reshape products, flatten, split and cat', () => withTraced((keep) => {
+    const x = om.randn([3, 5, 4], { seed: 5 });
+    const others = [[2, 7, 4], [6, 2, 4]];
+    const axes = ['batch', 'seq', null];
+    // [B, S, 4] -> [B*S, 4] -> [B, S, 4]: -1 and one Shape node (seq)
+    const roundTrip = traceAt(keep, fn((t) => { const [b, n, e] = t.shape; return t.reshape(b * n, e).relu().reshape(b, n, e); }), x, axes, others);
+    assert.equal(count(roundTrip, 'Shape'), 1);
+    assert.equal(ops(roundTrip).length, 5); // Reshape, Relu, Shape, Concat, Reshape
+    // flatten(0, 1) and a swap of the two symbols: [S, B, 4] from [B*S, 4]
+    const swap = traceAt(keep, fn((t) => t.flatten(0, 1).reshape(t.shape[1], t.shape[0], 4)), x, axes, others);
+    assert.deepEqual(swap.outputs[0].shape, ['seq', 'batch', 4]);
+    assert.equal(count(swap, 'Shape'), 1, show(swap));
+    // [B, S, 4] -> [B, S, 2, 2] -> [B, S*4]: 0-copies and -1, no Shape node
+    const heads = traceAt(keep, fn((t) => t.reshape(t.shape[0], t.shape[1], 2, 2).mul(2).reshape(t.shape[0], -1)), x, axes, others);
+    assert.deepEqual(heads.outputs[0].shape, ['batch', '4*seq']);
+    assert.equal(count(heads, 'Shape'), 0, show(heads));
+    // split along the fixed axis, cat along the sequence (2*seq) and along the batch
+    const sc = traceAt(keep, fn((t) => {
+      const [a, b] = t.split(2, 2);
+      return [om.cat([a, b], 1), om.cat([b, a], 0).reshape(2 * t.shape[0], 2 * t.shape[1])];
+    }), x, axes, others);
+    assert.deepEqual(sc.outputs.map((o) => o.shape), [['batch', '2*seq', 2], ['2*batch', '2*seq']]);
+    // [2B, S, 2] -> [2B, 2S] is Reshape [0, -1]: axis 0 keeps the input's 2*batch
+    assert.deepEqual(ops(sc), ['Slice', 'Slice', 'Concat', 'Concat', 'Reshape']);
+    // [4*B*S] -> [2*B, 2*S]: -1 and a computed extent with a coefficient, Shape(seq) * 2
+    const scaled = traceAt(keep, fn((t) => t.reshape(-1).reshape(2 * t.shape[0], 2 * t.shape[1])), x, axes, others);
+    assert.deepEqual(scaled.outputs[0].shape, ['2*batch', '2*seq']);
+    assert.deepEqual(ops(scaled), ['Reshape', 'Shape', 'Mul', 'Concat', 'Reshape']);
+    x.dispose();
+  }));
+
+  test('expand of a size-1 axis to a symbol\'s size: Expand(x, Concat(1, Shape(seq), 4))', () => withTraced((keep) => {
+    const x = om.randn([3, 5, 4], { seed: 40 });
+    const tm = traceAt(keep, fn((t) => t.mean(1, true).expand(t.shape[0], t.shape[1], 4).mul(t)), x, ['batch', 'seq', null], [[2, 7, 4], [6, 2, 4]]);
+    assert.deepEqual(tm.outputs[0].shape, ['batch', 'seq', 4]);
+    assert.deepEqual(ops(tm), ['ReduceMean', 'Shape', 'Concat', 'Expand', 'Mul']);
+    x.dispose();
+  }));
+
+  test('a cat of two symbols gets a derived atom (cat#1), read back by one Shape node', () => withTraced((keep) => {
+    const two = new (class extends nn.Module {
+      forward(a, b) {
+        const c = om.cat([a, b], 1).relu(); // [batch, seq + len, 4]
+        const [n, l] = c.shape;
+        return c.reshape(n * l, 4).mul(2).reshape(n, l, 4);
+      }
+    })();
+    const ins = (n, s, l, seed) => ({ a: om.randn([n, s, 4], { seed }), b: om.randn([n, l, 4], { seed: seed + 1 }) });
+    const ex = ins(3, 5, 7, 20);
+    const tm = om.trace(two, { a: [ex.a, ['batch', 'seq', null]], b: [ex.b, ['batch', 'len', null]] });
+    assert.deepEqual(tm.outputs[0].shape, ['batch', 'cat#1', 4]);
+    assert.deepEqual(ops(tm), ['Concat', 'Relu', 'Reshape', 'Mul', 'Shape', 'Concat', 'Reshape']);
+    for (const [n, s, l, seed] of [[3, 5, 7, 20], [2, 4, 9, 22], [5, 1, 2, 24]]) {
+      const x = ins(n, s, l, seed);
+      keep(tm, x, two.forward(x.a, x.b));
+    }
+  }));
+
+  test('what stays refused: a constant of a product\'s size, two derived atoms', () => {
+    const x = om.randn([3, 5, 4], { seed: 6 });
+    const y = om.randn([3, 7, 4], { seed: 7 });
+    assert.throws(() => om.trace(fn((t) => om.cat([t, t.mul(1)], 1).add(om.ones([10, 4]))), { x: [x, ['batch', 'seq', null]] }),
+      (e) => e instanceof om.TraceError && e.kind === 'SymbolicShape' && /add: bakes symbolic axis 'seq' \(example size 5\)/.test(e.message));
+    const two = new (class extends nn.Module { forward(a, b) { return om.cat([a, b], 1).add(om.cat([b, a], 1)); } })();
+    assert.throws(() => om.trace(two, { a: [x, ['batch', 'seq', null]], b: [y, ['batch', 'len', null]] }),
+      (e) => e instanceof om.TraceError && e.kind === 'SymbolicShape' && /add: bakes symbolic axis 'cat#1' \(example size 12\)/.test(e.message));
+    x.dispose();
+    y.dispose();
+  });
+});
