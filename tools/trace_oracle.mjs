@@ -10,7 +10,8 @@
 // where model.mjs default-exports { model, inputs, outputNames? }: model is a function or an
 // nn.Module, inputs as om.trace takes them ({ x: [example, ['batch', null]] } or { x: example }).
 // It traces, runs eager, runs the .onnx, prints each output's max error and exits 1 when any
-// output disagrees (or anything fails), 0 otherwise. model.mjs must import the same onemodel
+// output disagrees (or anything fails), 0 otherwise; with symbolic axes it also runs both at two
+// other sizes of every symbol (otherShapes) and compares again. model.mjs must import the same onemodel
 // (`import * as om from 'onemodel'` from inside this package, or a path to js/index.js).
 import { pathToFileURL } from 'node:url';
 import { resolve } from 'node:path';
@@ -163,6 +164,42 @@ export async function checkTraced(traced, inputs, eager, { tol = 1e-5 } = {}) {
 
 // ---- the command ------------------------------------------------------------------------------
 
+/**
+ * Two other assignments of every symbolic axis in inputs (om.trace form): each symbol of example
+ * size s at s + 1 and at 2s + 1 (in the second, and a third kind of size, so a graph that only
+ * works at the traced shape fails). Float inputs get new random values; int64 and bool inputs
+ * take values drawn from their example's (so indices stay in range). Returns [] when nothing is
+ * symbolic. The caller disposes the tensors.
+ */
+export function otherShapes(inputs, seed = 1000) {
+  const symbols = new Map();
+  for (const v of Object.values(inputs)) {
+    if (!Array.isArray(v) || !v[1]) continue;
+    Array.from(v[1]).forEach((name, d) => { if (name) symbols.set(name, v[0].shape[d]); });
+  }
+  if (!symbols.size) return [];
+  return [(s) => s + 1, (s) => 2 * s + 1].map((size, k) => {
+    const feeds = {};
+    Object.entries(inputs).forEach(([name, v], i) => {
+      const [example, axes] = Array.isArray(v) ? v : [v, null];
+      const shape = example.shape.map((n, d) => (axes?.[d] ? size(symbols.get(axes[d])) : n));
+      if (example.dtype === 'float32') {
+        feeds[name] = om.randn(shape, { seed: seed + 16 * k + i });
+        return;
+      }
+      const pool = example.toArray();
+      const n = shape.reduce((a, b) => a * b, 1);
+      const u = om.rand([n], { seed: seed + 16 * k + i });
+      const pick = u.toArray();
+      u.dispose();
+      const data = new pool.constructor(n);
+      for (let j = 0; j < n; j++) data[j] = pool[Math.min(pool.length - 1, Math.floor(pick[j] * pool.length))];
+      feeds[name] = om.tensor(example.dtype === 'bool' ? Array.from(data, Boolean) : data, { dtype: example.dtype, shape });
+    });
+    return feeds;
+  });
+}
+
 async function main(argv) {
   const args = argv.slice(2);
   let tol = 1e-5;
@@ -203,6 +240,19 @@ async function main(argv) {
       }
       for (const o of report.outputs) {
         console.log(`  ${o.name} ${o.dtype}[${o.shape.join(', ')}]: max error ${o.maxError} (bound ${fmt(o.bound)})`);
+      }
+      // At other sizes of every symbolic axis, against eager runs at those sizes.
+      for (const feeds of failed ? [] : otherShapes(inputs)) {
+        const xs = Object.values(feeds);
+        const other = om.tidy(() => (typeof model === 'function' ? model(...xs) : model.forward(...xs)));
+        try {
+          const r = await checkTraced(traced, feeds, other, { tol });
+          for (const o of r.outputs) console.log(`  at other sizes: ${o.name} ${o.dtype}[${o.shape.join(', ')}]: max error ${o.maxError}`);
+        } catch (e) {
+          failed = e;
+        } finally {
+          om.dispose([xs, other]);
+        }
       }
       if (failed) {
         console.error(failed.message);

@@ -9,7 +9,7 @@ import * as om from 'onemodel';
 import { M, marshal, readU32, readF64, lastError } from '../../js/runtime.js';
 import { wrap, handle } from '../../js/tensor.js';
 import { memoryHooks } from './helpers.mjs';
-import { checkTraced, runOnnx } from '../../tools/trace_oracle.mjs';
+import { checkTraced, runOnnx, otherShapes } from '../../tools/trace_oracle.mjs';
 
 await om.ready(); // before the hooks: the op-table tests below are made from C's op list
 memoryHooks();
@@ -333,11 +333,33 @@ describe('tools/trace_oracle.mjs', () => {
     const good = run('tests/js/fixtures/oracle-mlp.mjs');
     assert.equal(good.code, 0, good.out);
     assert.match(good.out, /probs float32\[6, 3\]: max error [\d.e-]+ \(bound 1e-5\)/);
+    assert.match(good.out, /at other sizes: probs float32\[7, 3\]: max error/); // batch 6 -> 7 and 13
+    assert.match(good.out, /at other sizes: probs float32\[13, 3\]: max error/);
     assert.match(good.out, /ok: the \.onnx agrees with the eager run/);
     const bad = run('tests/js/fixtures/oracle-throws.mjs');
     assert.equal(bad.code, 1, bad.out);
     assert.match(bad.out, /DataDependent|traced tensor/);
     const usage = run();
     assert.equal(usage.code, 2, usage.out);
+  });
+});
+
+describe('otherShapes (the CLI runs every symbolic model at two other sizes)', () => {
+  test('moves every symbol to s + 1 and 2s + 1, new floats, int64 values drawn from the example', () => {
+    const ids = om.tensor([[1, 4, 4, 2, 1], [2, 2, 1, 4, 4]], { dtype: 'int64' });
+    const x = om.randn([2, 3], { seed: 3 });
+    try {
+      const sets = otherShapes({ ids: [ids, ['batch', 'seq']], x: [x, ['batch', null]], fixed: x });
+      assert.deepEqual(sets.map((f) => [f.ids.shape, f.x.shape, f.fixed.shape]),
+        [[[3, 6], [3, 3], [2, 3]], [[5, 11], [5, 3], [2, 3]]]);
+      for (const f of sets) {
+        assert.equal(f.ids.dtype, 'int64');
+        assert.ok(Array.from(f.ids.toArray(), Number).every((v) => [1, 2, 4].includes(v)));
+        om.dispose(Object.values(f));
+      }
+      assert.deepEqual(otherShapes({ x }), []);
+    } finally {
+      om.dispose([ids, x]);
+    }
   });
 });
