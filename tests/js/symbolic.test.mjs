@@ -56,6 +56,37 @@ describe('symbolic axes', () => {
     net.dispose();
   }));
 
+  test('fully-convolutional net with symbolic batch, height and width: no Shape node', () => withTraced((keep) => {
+    om.manualSeed(4);
+    const features = new nn.Sequential(new nn.Conv2d(3, 6, 3, { padding: 'same' }), new nn.ReLU(), new nn.MaxPool2d(2));
+    const head = new nn.Sequential(new nn.Conv2d(6, 8, 3, { stride: 2, padding: 1 }), new nn.AdaptiveAvgPool2d(1),
+      new nn.Flatten(), new nn.Linear(8, 5));
+    const net = fn((x) => om.tidy(() => head.forward(features.forward(x))));
+    const axes = ['batch', null, 'height', 'width'], others = [[3, 3, 96, 80], [1, 3, 40, 56], [2, 3, 33, 47]];
+    const tm = traceAt(keep, net, om.randn([2, 3, 32, 40], { seed: 4 }), axes, others);
+    assert.deepEqual(tm.inputs[0].shape, ['batch', 3, 'height', 'width']);
+    assert.deepEqual(tm.outputs[0].shape, ['batch', 5]);
+    assert.equal(count(tm, 'Shape'), 0, show(tm));
+    assert.deepEqual(ops(tm), ['Conv', 'Relu', 'MaxPool', 'Conv', 'GlobalAveragePool', 'Reshape', 'Gemm']);
+    // the pooled extents are floor divisions: derived atoms held by the MaxPool's output
+    const ft = traceAt(keep, features, om.randn([2, 3, 32, 40], { seed: 6 }), axes, others);
+    assert.deepEqual(ft.outputs[0].shape, ['batch', 6, 'max_pool2d#1', 'max_pool2d#2']);
+    assert.equal(count(ft, 'Shape'), 0, show(ft));
+    features.dispose();
+    head.dispose();
+  }));
+
+  test('a stride-2 conv flattened into a Linear is refused: the weight fixes the flattened size', () => {
+    om.manualSeed(5);
+    const net = new nn.Sequential(new nn.Conv2d(2, 4, 3, { stride: 2, padding: 1 }), new nn.Flatten(), new nn.Linear(4 * 4 * 5, 3));
+    om.tidy(() => {
+      const x = om.randn([2, 2, 8, 10], { seed: 5 });
+      assert.throws(() => om.trace(net, { x: [x, ['batch', null, 'height', 'width']] }),
+        (e) => e instanceof om.TraceError && e.kind === 'SymbolicShape' && /^linear: bakes symbolic axis 'conv2d#1'/.test(e.message));
+    });
+    net.dispose();
+  });
+
   test('TransformerEncoderLayer (batchFirst) with symbolic batch and sequence', () => withTraced((keep) => {
     om.manualSeed(3);
     const layer = new nn.TransformerEncoderLayer(16, 4, { dimFeedforward: 32, batchFirst: true }).eval();
