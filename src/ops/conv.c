@@ -765,7 +765,8 @@ static bool lower_adaptive(om_lower *l, const om_call *c) {
   for (int d = 2; d < 4; d++)
     if (om__lower_input_sym(l, 0, d) && !om__lower_output_sym(l, 0, d))
       return om__lower_baked(l, c, 0, d, "AveragePool's kernel would be computed from the example size; only an output "
-                                         "size of 1x1 (GlobalAveragePool) follows a symbolic spatial axis");
+                                         "size of 1x1 (GlobalAveragePool), or the input's own size (-1) on that axis, "
+                                         "follows a symbolic spatial axis");
   if (x[2] % o[0] || x[3] % o[1]) {
     char why[200];
     snprintf(why, sizeof why,
