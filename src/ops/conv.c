@@ -369,36 +369,24 @@ static bool lower_conv(om_lower *l, const om_call *c) {
   return om__lower_node(l, c, "ConvTranspose", at, 6);
 }
 
-/* The symbols of the outputs (every op of this file): a symbolic batch carries over to the
- * output's batch axis. Any other symbolic axis is refused: a spatial output extent is a floor
- * division of the input's (the tracer's probe at size + 1 could see it stay put and fix it),
- * and channels must match the weight. */
-static bool conv_extents(om_lower *l, const om_call *c) {
-  for (int i = 0; i < c->n_in; i++)
-    for (int d = 0; d < c->in[i]->ndim; d++) {
-      const char *sym = om__lower_input_sym(l, i, d);
-      if (!sym) continue;
-      if (i == 0 && d == 0) {
-        om__lower_set_output_sym(l, 0, 0, sym);
-        continue;
-      }
-      return om__lower_baked(l, c, i, d, "convolutions and pools follow a symbolic batch only (an output extent is a floor "
-                                         "division of the input's, and channels must match the weight)");
-    }
-  return true;
-}
+/* The symbols of the outputs (every op of this file; spec 4) come from the tracer's probe
+ * (running infer at other sizes): a symbolic batch carries over; a spatial extent the op keeps
+ * for every size (stride 1, "same" padding) keeps its symbol, one that grows in proportion
+ * (conv_transpose2d with stride 2: 2*H) is that monomial, and any other (a floor division:
+ * stride 2, pools) becomes a derived atom held by the output (derives_extents). A symbolic
+ * channel axis fails infer at the probe's other size (it must match the weight): refused. */
 
 const om_op_def om__op_conv1d = {
     .name = "conv1d", .n_in = -1, .n_out = 1, .saves = OM_SAVES_IN(0) | OM_SAVES_IN(1),
     .infer = infer_conv, .forward = forward_conv, .backward = conv_backward,
-    .lower = lower_conv, .extents = conv_extents, .onnx = "Conv (1-D)",
+    .lower = lower_conv, .derives_extents = true, .onnx = "Conv (1-D)",
     .test = {.n_in = 3, .ndims = {3, 3, 1}, .shapes = {{2, 4, 7}, {6, 2, 3}, {6}}, .lo = -2, .hi = 2,
              .attrs = {.n_i = 4, .i = {2, 1, 2, 2}}}};
 
 const om_op_def om__op_conv2d = {
     .name = "conv2d", .n_in = -1, .n_out = 1, .saves = OM_SAVES_IN(0) | OM_SAVES_IN(1),
     .infer = infer_conv, .forward = forward_conv, .backward = conv_backward,
-    .lower = lower_conv, .extents = conv_extents, .onnx = "Conv",
+    .lower = lower_conv, .derives_extents = true, .onnx = "Conv",
     /* width 7 with stride 2 gives 3 columns, whose input gradient needs output_padding 1 */
     .test = {.n_in = 3, .ndims = {4, 4, 1}, .shapes = {{2, 4, 5, 7}, {6, 2, 3, 2}, {6}}, .lo = -2, .hi = 2,
              .attrs = {.n_i = 7, .i = {1, 2, 1, 0, 2, 1, 2}}}};
@@ -406,7 +394,7 @@ const om_op_def om__op_conv2d = {
 const om_op_def om__op_conv_transpose2d = {
     .name = "conv_transpose2d", .n_in = -1, .n_out = 1, .saves = OM_SAVES_IN(0) | OM_SAVES_IN(1),
     .infer = infer_conv, .forward = forward_conv, .backward = conv_backward,
-    .lower = lower_conv, .extents = conv_extents, .onnx = "ConvTranspose",
+    .lower = lower_conv, .derives_extents = true, .onnx = "ConvTranspose",
     .test = {.n_in = 3, .ndims = {4, 4, 1}, .shapes = {{2, 4, 3, 3}, {4, 3, 2, 3}, {6}}, .lo = -2, .hi = 2,
              .attrs = {.n_i = 9, .i = {2, 1, 1, 0, 1, 0, 1, 2, 2}}}};
 
@@ -613,6 +601,11 @@ static bool lower_pool(om_lower *l, const om_call *c) {
   win g;
   bool ceil_mode, cip;
   if (!pool_geometry(c->op, c->in[0], &c->attrs, &g, &ceil_mode, &cip)) return false;
+  /* the end padding depends on the input's size when ceil_mode can round up (stride > 1) */
+  for (int d = 2; ceil_mode && d < 4; d++)
+    if (om__lower_input_sym(l, 0, d) && (d == 2 ? g.sh : g.sw) > 1)
+      return om__lower_baked(l, c, 0, d, "ceil_mode with a stride above 1 is lowered with end padding computed from the "
+                                         "example size (ONNX's ceil_mode differs from PyTorch's); use ceil_mode false");
   int64_t ks[2] = {g.kh, g.kw}, st[2] = {g.sh, g.sw}, dl[2] = {g.dh, g.dw};
   int64_t eh = (g.oh - 1) * g.sh + g.dh * (g.kh - 1) + 1 - g.h - g.ph, ew = (g.ow - 1) * g.sw + g.dw * (g.kw - 1) + 1 - g.w - g.pw;
   if (eh < g.ph) eh = g.ph;
@@ -648,14 +641,14 @@ static bool lower_pool(om_lower *l, const om_call *c) {
 const om_op_def om__op_max_pool2d = {
     .name = "max_pool2d", .n_in = 1, .n_out = 1, .saves = OM_SAVES_IN(0),
     .infer = infer_pool, .forward = forward_pool, .backward = pool_backward,
-    .lower = lower_pool, .extents = conv_extents, .onnx = "MaxPool",
+    .lower = lower_pool, .derives_extents = true, .onnx = "MaxPool",
     .test = {.n_in = 1, .ndims = {4}, .shapes = {{2, 3, 5, 6}}, .lo = -2, .hi = 2,
              .attrs = {.n_i = 9, .i = {3, 2, 2, 2, 1, 1, 1, 1, 1}}}};
 
 const om_op_def om__op_avg_pool2d = {
     .name = "avg_pool2d", .n_in = 1, .n_out = 1, .saves = 0,
     .infer = infer_pool, .forward = forward_pool, .backward = pool_backward,
-    .lower = lower_pool, .extents = conv_extents, .onnx = "AveragePool (Pad, AveragePool when count_include_pad meets an overhanging ceil_mode window)",
+    .lower = lower_pool, .derives_extents = true, .onnx = "AveragePool (Pad, AveragePool when count_include_pad meets an overhanging ceil_mode window)",
     .test = {.n_in = 1, .ndims = {4}, .shapes = {{2, 3, 6, 6}}, .lo = -2, .hi = 2,
              .attrs = {.n_i = 8, .i = {3, 3, 2, 2, 1, 1, 1, 1}}}};
 
@@ -762,10 +755,18 @@ static bool adaptive_backward(const om_record *r, om_tensor *const *gout, om_ten
 
 /* GlobalAveragePool for a 1x1 output; AveragePool with kernel = stride = in/out when the input
  * divides evenly (every cell is then one equal window); refused otherwise: ONNX has no pooling
- * with PyTorch's uneven, overlapping adaptive cells. */
+ * with PyTorch's uneven, overlapping adaptive cells. On a symbolic spatial axis only 1x1 (or an
+ * output size of -1 on that axis, kernel 1) holds for every size: the rest is SymbolicShape. */
 static bool lower_adaptive(om_lower *l, const om_call *c) {
   const int64_t *x = c->in[0]->shape, *o = c->attrs.i;
   if (o[0] == 1 && o[1] == 1) return om__lower_node(l, c, "GlobalAveragePool", NULL, 0);
+  /* a symbolic input axis whose output keeps its symbol (output size -1: kernel 1) is fine;
+   * a fixed output size would need a kernel computed from the run-time size */
+  for (int d = 2; d < 4; d++)
+    if (om__lower_input_sym(l, 0, d) && !om__lower_output_sym(l, 0, d))
+      return om__lower_baked(l, c, 0, d, "AveragePool's kernel would be computed from the example size; only an output "
+                                         "size of 1x1 (GlobalAveragePool), or the input's own size (-1) on that axis, "
+                                         "follows a symbolic spatial axis");
   if (x[2] % o[0] || x[3] % o[1]) {
     char why[200];
     snprintf(why, sizeof why,
@@ -782,7 +783,7 @@ static bool lower_adaptive(om_lower *l, const om_call *c) {
 const om_op_def om__op_adaptive_avg_pool2d = {
     .name = "adaptive_avg_pool2d", .n_in = 1, .n_out = 1, .saves = 0,
     .infer = infer_adaptive, .forward = forward_adaptive, .backward = adaptive_backward,
-    .lower = lower_adaptive, .extents = conv_extents, .onnx = "GlobalAveragePool (1x1); AveragePool (input divisible by output); else refused",
+    .lower = lower_adaptive, .derives_extents = true, .onnx = "GlobalAveragePool (1x1); AveragePool (input divisible by output); else refused",
     .test = {.n_in = 1, .ndims = {4}, .shapes = {{2, 3, 6, 4}}, .lo = -2, .hi = 2, .attrs = {.n_i = 2, .i = {3, 2}}}};
 
 om_tensor *om_adaptive_avg_pool2d(om_tensor *x, const int64_t output_size[2]) {

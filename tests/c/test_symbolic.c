@@ -179,6 +179,49 @@ TEST(at_most_64_symbols) {
   om__release_all(x, 64);
 }
 
+/* Convolutions and pools over symbolic spatial axes (spec 4): stride 1 with "same" padding
+ * keeps the symbol (the probe sees it move in proportion); stride 2 and a 2x2 pool are floor
+ * divisions, so each output gets a derived atom; conv_transpose2d with stride 2 and kernel 2
+ * doubles exactly (2*h); adaptive pooling to 1x1 fixes the axes. */
+TEST(conv_spatial_extents) {
+  om_tensor *ex = om_randn((int64_t[]){2, 3, 8, 6}, 4, 1, false);
+  om_tensor *w = om_randn((int64_t[]){4, 3, 3, 3}, 4, 2, false), *wt = om_randn((int64_t[]){4, 2, 2, 2}, 4, 3, false);
+  om_trace_begin();
+  om_tensor *x = om_trace_input("x", ex, (const char *[]){"batch", NULL, "h", "w"});
+  const int64_t one[2] = {1, 1}, two[2] = {2, 2}, zero[2] = {0, 0};
+  om_tensor *same = om_conv2d(x, w, NULL, one, one, one, 1);   /* [batch, 4, h, w] */
+  om_tensor *s2 = om_conv2d(x, w, NULL, two, one, one, 1);         /* floor((h-1)/2)+1 */
+  om_tensor *pool = om_max_pool2d(same, (int64_t[]){2, 2}, NULL, NULL, NULL, false);        /* floor(h/2) */
+  om_tensor *up = om_conv_transpose2d(same, wt, NULL, two, zero, zero, 1, one); /* 2h, 2w */
+  om_tensor *gap = om_adaptive_avg_pool2d(pool, (int64_t[]){1, 1});
+  om_tensor *outs[] = {same, s2, pool, up, gap};
+  om_traced_model *m = finish_checked(outs, (const char *[]){"same", "s2", "pool", "up", "gap"}, 5,
+                                      (const char *[]){"batch,4,h,w", "batch,4,conv2d#1,conv2d#2", "batch,4,max_pool2d#3,max_pool2d#4",
+                                                       "batch,2,2*h,2*w", "batch,4,1,1"});
+  CHECK_EQ_INT(count_op(m, "Shape"), 0);
+  CHECK_EQ_INT(count_op(m, "GlobalAveragePool"), 1);
+  om_traced_release(m);
+  /* what stays refused: a pool whose ceil_mode end padding depends on the size, an adaptive
+   * pool to a fixed size other than 1x1, a symbolic channel axis */
+  om_trace_begin();
+  om_tensor *x2 = om_trace_input("x", ex, (const char *[]){"batch", NULL, "h", "w"});
+  CHECK_ERROR(om_max_pool2d(x2, (int64_t[]){3, 3}, (int64_t[]){2, 2}, NULL, NULL, true) != NULL, OM_ERR_TRACE_SYMBOLIC_SHAPE,
+              "max_pool2d: symbolic axis 'h' (axis 2 of input 0, example size 8) cannot be expressed in the graph: ceil_mode "
+              "with a stride above 1");
+  om_trace_begin();
+  om_tensor *x3 = om_trace_input("x", ex, (const char *[]){"batch", NULL, "h", "w"});
+  CHECK_ERROR(om_adaptive_avg_pool2d(x3, (int64_t[]){2, 2}) != NULL, OM_ERR_TRACE_SYMBOLIC_SHAPE,
+              "adaptive_avg_pool2d: symbolic axis 'h' (axis 2 of input 0, example size 8) cannot be expressed in the graph: "
+              "AveragePool's kernel would be computed from the example size");
+  om_trace_begin();
+  om_tensor *x4 = om_trace_input("x", ex, (const char *[]){NULL, "c", NULL, NULL});
+  CHECK_ERROR(om_conv2d(x4, w, NULL, one, zero, one, 1) != NULL, OM_ERR_TRACE_SYMBOLIC_SHAPE,
+              "conv2d: bakes symbolic axis 'c' (example size 3) into the graph: at size 4 the same call fails");
+  CHECK(!om_trace_active());
+  om_tensor *t[] = {ex, w, wt, x, same, s2, pool, up, gap, x2, x3, x4};
+  om__release_all(t, 12);
+}
+
 int main(void) {
   RUN(reshape_products);
   RUN(computed_extents);
@@ -187,5 +230,6 @@ int main(void) {
   RUN(remaining_refusals);
   RUN(expand_to_a_symbol);
   RUN(at_most_64_symbols);
+  RUN(conv_spatial_extents);
   TEST_MAIN_END();
 }

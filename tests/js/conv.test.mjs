@@ -360,13 +360,18 @@ describe('traced vs eager in onnxruntime-web', () => {
     });
   });
 
-  test('a symbolic spatial axis into a conv or pool is SymbolicShape (the output extent is not the input\'s)', () => {
+  test('a symbolic spatial axis: ceil_mode with stride > 1 and adaptive pooling to a fixed size other than 1x1 are SymbolicShape', () => {
     om.tidy(() => {
-      const x = randn([2, 3, 8, 9], 41), w = randn([4, 3, 3, 3], 42);
-      for (const fn of [(v) => F.conv2d(v, w, null, { stride: 2 }), (v) => F.maxPool2d(v, 2)]) {
-        assert.throws(() => om.trace(fn, { x: [x, [null, null, 'height', null]] }),
-          (e) => e instanceof om.TraceError && e.kind === 'SymbolicShape' && /symbolic axis 'height' \(axis 2 of input 0, example size 8\) cannot be expressed in the graph: convolutions and pools follow a symbolic batch only/.test(e.message));
+      const x = randn([2, 3, 8, 9], 41);
+      const H = [null, null, 'height', null];
+      for (const fn of [(v) => F.maxPool2d(v, 3, { stride: 2, ceilMode: true }), (v) => F.avgPool2d(v, 3, { stride: 2, ceilMode: true })]) {
+        assert.throws(() => om.trace(fn, { x: [x, H] }),
+          (e) => e instanceof om.TraceError && e.kind === 'SymbolicShape' && /pool2d: symbolic axis 'height' \(axis 2 of input 0, example size 8\) cannot be expressed in the graph: ceil_mode with a stride above 1/.test(e.message));
       }
+      assert.throws(() => om.trace((v) => F.adaptiveAvgPool2d(v, [2, 3]), { x: [x, H] }),
+        (e) => e instanceof om.TraceError && e.kind === 'SymbolicShape' && /adaptive_avg_pool2d: symbolic axis 'height' .*AveragePool's kernel would be computed from the example size; only an output size of 1x1/.test(e.message));
+      assert.throws(() => om.trace((v) => F.conv2d(v, randn([4, 3, 3, 3], 42)), { x: [x, [null, 'c', null, null]] }),
+        (e) => e instanceof om.TraceError && e.kind === 'SymbolicShape' && /conv2d: bakes symbolic axis 'c' \(example size 3\)/.test(e.message));
     });
   });
 

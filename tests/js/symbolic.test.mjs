@@ -56,6 +56,57 @@ describe('symbolic axes', () => {
     net.dispose();
   }));
 
+  test('fully-convolutional net with symbolic batch, height and width: no Shape node', () => withTraced((keep) => {
+    om.manualSeed(4);
+    const features = new nn.Sequential(new nn.Conv2d(3, 6, 3, { padding: 'same' }), new nn.ReLU(), new nn.MaxPool2d(2));
+    const head = new nn.Sequential(new nn.Conv2d(6, 8, 3, { stride: 2, padding: 1 }), new nn.AdaptiveAvgPool2d(1),
+      new nn.Flatten(), new nn.Linear(8, 5));
+    const net = fn((x) => om.tidy(() => head.forward(features.forward(x))));
+    const axes = ['batch', null, 'height', 'width'], others = [[3, 3, 96, 80], [1, 3, 40, 56], [2, 3, 33, 47]];
+    const tm = traceAt(keep, net, om.randn([2, 3, 32, 40], { seed: 4 }), axes, others);
+    assert.deepEqual(tm.inputs[0].shape, ['batch', 3, 'height', 'width']);
+    assert.deepEqual(tm.outputs[0].shape, ['batch', 5]);
+    assert.equal(count(tm, 'Shape'), 0, show(tm));
+    assert.deepEqual(ops(tm), ['Conv', 'Relu', 'MaxPool', 'Conv', 'GlobalAveragePool', 'Reshape', 'Gemm']);
+    // the pooled extents are floor divisions: derived atoms held by the MaxPool's output
+    const ft = traceAt(keep, features, om.randn([2, 3, 32, 40], { seed: 6 }), axes, others);
+    assert.deepEqual(ft.outputs[0].shape, ['batch', 6, 'max_pool2d#1', 'max_pool2d#2']);
+    assert.equal(count(ft, 'Shape'), 0, show(ft));
+    features.dispose();
+    head.dispose();
+  }));
+
+  test('conv1d, conv_transpose2d, avg_pool2d and adaptive pooling over symbolic spatial axes, run at other sizes', () => withTraced((keep) => {
+    const F = om.nn.functional;
+    const w1 = om.randn([4, 3, 3], { seed: 20 }), w1b = om.randn([3, 4, 3], { seed: 25 }), wt = om.randn([3, 2, 2, 2], { seed: 21 }), w2 = om.randn([2, 3, 3, 3], { seed: 22 });
+    const c1 = traceAt(keep, fn((x) => om.tidy(() => F.conv1d(F.conv1d(x, w1, null, { padding: 1 }).relu(), w1b, null, { stride: 2 }))),
+      om.randn([2, 3, 11], { seed: 23 }), ['batch', null, 'len'], [[3, 3, 20], [1, 3, 7]]);
+    assert.deepEqual(c1.outputs[0].shape, ['batch', 3, 'conv1d#1']);
+    const x4 = om.randn([2, 3, 9, 12], { seed: 24 }), axes = ['batch', null, 'height', 'width'], others = [[3, 3, 17, 6], [1, 3, 10, 25]];
+    const up = traceAt(keep, fn((x) => F.convTranspose2d(x, wt, null, { stride: 2 })), x4, axes, others);
+    assert.deepEqual(up.outputs[0].shape, ['batch', 2, '2*height', '2*width']);
+    const avg = traceAt(keep, fn((x) => F.avgPool2d(x, 3, { stride: 2, padding: 1, countIncludePad: true })), x4, axes, others);
+    assert.deepEqual(avg.outputs[0].shape, ['batch', 3, 'avg_pool2d#1', 'avg_pool2d#2']);
+    // output size null keeps the axis (AveragePool with kernel 1: the same for every size)
+    const same = traceAt(keep, fn((x) => F.adaptiveAvgPool2d(F.conv2d(x, w2, null, { padding: 1 }), [null, null])), x4, axes, others);
+    assert.deepEqual(same.outputs[0].shape, ['batch', 2, 'height', 'width']);
+    // 1 on a symbolic axis is GlobalAveragePool only when both are 1: [1, null] would bake the height
+    assert.throws(() => om.trace((x) => F.adaptiveAvgPool2d(x, [1, null]), { x: [x4, axes] }),
+      (e) => e instanceof om.TraceError && e.kind === 'SymbolicShape' && /^adaptive_avg_pool2d: symbolic axis 'height' .*only an output size of 1x1/.test(e.message));
+    for (const w of [w1, w1b, wt, w2]) w.dispose();
+  }));
+
+  test('a stride-2 conv flattened into a Linear is refused: the weight fixes the flattened size', () => {
+    om.manualSeed(5);
+    const net = new nn.Sequential(new nn.Conv2d(2, 4, 3, { stride: 2, padding: 1 }), new nn.Flatten(), new nn.Linear(4 * 4 * 5, 3));
+    om.tidy(() => {
+      const x = om.randn([2, 2, 8, 10], { seed: 5 });
+      assert.throws(() => om.trace(net, { x: [x, ['batch', null, 'height', 'width']] }),
+        (e) => e instanceof om.TraceError && e.kind === 'SymbolicShape' && /^linear: bakes symbolic axis 'conv2d#1'/.test(e.message));
+    });
+    net.dispose();
+  });
+
   test('TransformerEncoderLayer (batchFirst) with symbolic batch and sequence', () => withTraced((keep) => {
     om.manualSeed(3);
     const layer = new nn.TransformerEncoderLayer(16, 4, { dimFeedforward: 32, batchFirst: true }).eval();
