@@ -252,8 +252,11 @@ static bool probe_extents(om_lower *l, const om_op_def *def) {
   for (int k = 0; ok && k < tr->symbols.n; k++) {
     if (!(used >> k & 1)) continue;
     const om_symbol *sym = &tr->symbols.v[k];
-    for (int pass = 0; ok && pass < 2; pass++) {
-      int64_t probe = pass ? 2 * sym->size + 1 : sym->size + 1;
+    /* Three sizes: s + 1 and 2s + 1 tell a proportional extent from a floor-divided one, and a
+     * far one (1024s + 7) catches a window whose stride exceeds the example (kernel 8, stride
+     * 100 on an 8-wide axis gives 1 at s, s + 1 and 2s + 1, but 80 at 8199). */
+    for (int pass = 0; ok && pass < 3; pass++) {
+      int64_t probe = pass == 0 ? sym->size + 1 : pass == 1 ? 2 * sym->size + 1 : 1024 * sym->size + 7;
       if (!rerun(l, def, &pc, fake, fake_in, k, probe, why, sizeof why)) {
         ok = om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE,
                             "%s: bakes symbolic axis '%s' (example size %lld) into the graph: at size %lld the same "

@@ -194,10 +194,13 @@ TEST(conv_spatial_extents) {
   om_tensor *pool = om_max_pool2d(same, (int64_t[]){2, 2}, NULL, NULL, NULL, false);        /* floor(h/2) */
   om_tensor *up = om_conv_transpose2d(same, wt, NULL, two, zero, zero, 1, one); /* 2h, 2w */
   om_tensor *gap = om_adaptive_avg_pool2d(pool, (int64_t[]){1, 1});
-  om_tensor *outs[] = {same, s2, pool, up, gap};
-  om_traced_model *m = finish_checked(outs, (const char *[]){"same", "s2", "pool", "up", "gap"}, 5,
+  /* a stride far above the example: one window at h = 8, 9 and 17, but 80 at 8199, so the axis
+   * is a derived extent, not a fixed 1 */
+  om_tensor *far = om_max_pool2d(same, (int64_t[]){8, 6}, (int64_t[]){100, 100}, NULL, NULL, false);
+  om_tensor *outs[] = {same, s2, pool, up, gap, far};
+  om_traced_model *m = finish_checked(outs, (const char *[]){"same", "s2", "pool", "up", "gap", "far"}, 6,
                                       (const char *[]){"batch,4,h,w", "batch,4,conv2d#1,conv2d#2", "batch,4,max_pool2d#3,max_pool2d#4",
-                                                       "batch,2,2*h,2*w", "batch,4,1,1"});
+                                                       "batch,2,2*h,2*w", "batch,4,1,1", "batch,4,max_pool2d#5,max_pool2d#6"});
   CHECK_EQ_INT(count_op(m, "Shape"), 0);
   CHECK_EQ_INT(count_op(m, "GlobalAveragePool"), 1);
   om_traced_release(m);
@@ -218,8 +221,8 @@ TEST(conv_spatial_extents) {
   CHECK_ERROR(om_conv2d(x4, w, NULL, one, zero, one, 1) != NULL, OM_ERR_TRACE_SYMBOLIC_SHAPE,
               "conv2d: bakes symbolic axis 'c' (example size 3) into the graph: at size 4 the same call fails");
   CHECK(!om_trace_active());
-  om_tensor *t[] = {ex, w, wt, x, same, s2, pool, up, gap, x2, x3, x4};
-  om__release_all(t, 12);
+  om_tensor *t[] = {ex, w, wt, x, same, s2, pool, up, gap, far, x2, x3, x4};
+  om__release_all(t, 13);
 }
 
 int main(void) {
