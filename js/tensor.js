@@ -137,6 +137,19 @@ function isOptions(x) {
   return x !== null && typeof x === 'object' && !Array.isArray(x) && !ArrayBuffer.isView(x) && !(x instanceof Tensor);
 }
 
+/**
+ * A trailing options object (PyTorch's keyword arguments): undefined or null give {}; anything
+ * but a plain object is InvalidArgument; with `allowed`, an unknown key is too.
+ */
+export function optionsArg(options, who, allowed = null) {
+  if (options === undefined || options === null) return {};
+  if (!isOptions(options)) throw invalid(`${who}: options must be an object, got ${describe(options)}`);
+  for (const k of allowed ? Object.keys(options) : []) {
+    if (!allowed.includes(k)) throw invalid(`${who}: unknown option '${k}' (expected ${allowed.join(', ')})`);
+  }
+  return options;
+}
+
 /** Wraps a possibly negative dim for a tensor of ndim dims (IndexOutOfRange like C otherwise). */
 function wrapDim(dim, ndim, who) {
   const n = Math.max(ndim, 1);

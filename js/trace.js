@@ -16,7 +16,7 @@ import {
   M, requireReady, checkHandle, checkStatus, lastError, marshal, readU32, readF64, leakAlarm,
   withStrings, cString, stream, nodeFs, dtypeNames,
 } from './runtime.js';
-import { Tensor, wrap, handle, tidy } from './tensor.js';
+import { Tensor, wrap, handle, tidy, optionsArg } from './tensor.js';
 import { describe } from './convert.js';
 
 const TOKEN = Symbol('onemodel.trace');
@@ -376,7 +376,7 @@ export function trace(model, inputs, options = {}) {
   if (inputs === null || typeof inputs !== 'object' || Array.isArray(inputs)) {
     throw invalid(`${who}: inputs must be an object of name -> Tensor or [Tensor, axisNames], got ${describe(inputs)}`);
   }
-  if (options === null || typeof options !== 'object') throw invalid(`${who}: options must be an object, got ${describe(options)}`);
+  const { outputNames: given } = optionsArg(options, who);
   const specs = Object.entries(inputs).map(([name, spec]) => {
     let example = spec;
     let axes = null;
@@ -389,7 +389,7 @@ export function trace(model, inputs, options = {}) {
     if (!(example instanceof Tensor)) throw invalid(`${who}: input ${JSON.stringify(name)} must be a Tensor or [Tensor, axisNames], got ${describe(example)}`);
     return [name, example, axes];
   });
-  let { outputNames } = options;
+  let outputNames = given;
   if (outputNames !== undefined && outputNames !== null) {
     if (typeof outputNames === 'string') outputNames = [outputNames];
     if (!Array.isArray(outputNames)) throw invalid(`${who}: outputNames must be an array of strings, got ${describe(outputNames)}`);

@@ -3,9 +3,9 @@
 // weights while training, as PyTorch.
 import { invalid } from '../errors.js';
 import { describe, toI32, toBool } from '../convert.js';
-import { Tensor, rand, zeros, where, linear, tidy } from '../tensor.js';
+import { Tensor, rand, zeros, where, linear, tidy, optionsArg } from '../tensor.js';
 import { Module, Linear } from './module.js';
-import { scaledDotProductAttention, optionsArg, toF64 } from '../ops/norm.js';
+import { scaledDotProductAttention, toF64 } from '../ops/norm.js';
 import { dropout } from '../ops/act.js';
 
 /** A mask as an additive float mask: bool true (not allowed) -> -inf, false -> 0; float as is. */

@@ -6,11 +6,11 @@
 //   const pool = new om.nn.MaxPool2d(2);
 //   const y = pool.forward(conv.forward(x).relu());
 import { invalid } from '../errors.js';
-import { rand, tidy } from '../tensor.js';
+import { rand, tidy, optionsArg } from '../tensor.js';
 import { describe, toI32 } from '../convert.js';
 import { Module } from './module.js';
 import {
-  conv1d, conv2d, convTranspose2d, maxPool2d, avgPool2d, adaptiveAvgPool2d, optionsArg, sizes,
+  conv1d, conv2d, convTranspose2d, maxPool2d, avgPool2d, adaptiveAvgPool2d, sizes,
 } from '../ops/conv.js';
 
 /** A leaf parameter uniform in ±bound (om.manualSeed makes it reproducible). */

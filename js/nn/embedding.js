@@ -1,17 +1,11 @@
 // om.nn modules of the indexing and resampling family: Embedding (a lookup table of rows) and
 // Upsample (interpolate as a module), in PyTorch's shape and names.
 import { invalid } from '../errors.js';
-import { randn, tensor } from '../tensor.js';
+import { randn, tensor, optionsArg } from '../tensor.js';
 import { describe, toI32 } from '../convert.js';
 import { Module } from './module.js';
 import { embedding, interpolate } from '../ops/index.js';
 
-function optionsOf(options, who) {
-  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
-    throw invalid(`${who}: options must be an object, got ${describe(options)}`);
-  }
-  return options;
-}
 
 /**
  * A table of numEmbeddings rows of embeddingDim values, read by int64 indices, as PyTorch's
@@ -25,7 +19,7 @@ export class Embedding extends Module {
     const num = toI32(numEmbeddings, who, 'numEmbeddings');
     const dim = toI32(embeddingDim, who, 'embeddingDim');
     if (num < 1 || dim < 1) throw invalid(`${who}: numEmbeddings and embeddingDim must be positive, got ${num} and ${dim}`);
-    const { paddingIdx = null, ...rest } = optionsOf(options, who);
+    const { paddingIdx = null, ...rest } = optionsArg(options, who);
     for (const [k, v] of Object.entries(rest)) {
       if (v !== undefined && v !== null && v !== false) throw invalid(`${who}: option ${k} is not supported (got ${describe(v)})`);
     }
@@ -69,7 +63,7 @@ function initWeight(num, dim, pad) {
 export class Upsample extends Module {
   constructor(options = {}) {
     super();
-    const o = optionsOf(options, 'Upsample');
+    const o = optionsArg(options, 'Upsample');
     this.size = o.size ?? null;
     this.scaleFactor = o.scaleFactor ?? null;
     this.mode = o.mode ?? 'nearest';

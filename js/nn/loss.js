@@ -8,7 +8,7 @@
 //   const loss = lossFn.forward(logits, target);   // logits [N, C] float32, target [N] int64
 import { invalid } from '../errors.js';
 import { M, opId, marshal, readU32, lastError, requireReady } from '../runtime.js';
-import { Tensor, handle, wrap, tensor } from '../tensor.js';
+import { Tensor, handle, wrap, tensor, optionsArg } from '../tensor.js';
 import { describe, toI64 } from '../convert.js';
 import { Module } from './module.js';
 
@@ -19,14 +19,6 @@ function reductionCode(reduction, who) {
     throw invalid(`${who}: reduction must be 'none', 'mean' or 'sum', got ${describe(reduction)}`);
   }
   return REDUCTIONS.get(reduction);
-}
-
-function optionsOf(options, who) {
-  if (options === undefined) return {};
-  if (options === null || typeof options !== 'object' || Array.isArray(options) || options instanceof Tensor) {
-    throw invalid(`${who}: options must be an object, got ${describe(options)}`);
-  }
-  return options;
 }
 
 function number(x, who, what) {
@@ -54,7 +46,7 @@ function lengthsArg(x, who, what, temps) {
 /** (input - target)^2, broadcast, reduced: PyTorch's F.mse_loss(input, target, reduction='mean'). */
 export function mseLoss(input, target, options) {
   requireReady('mseLoss');
-  const { reduction = 'mean' } = optionsOf(options, 'mseLoss');
+  const { reduction = 'mean' } = optionsArg(options, 'mseLoss');
   const hs = [handle(input, 'mseLoss', 'input'), handle(target, 'mseLoss', 'target')];
   return applyLoss('mseLoss', 'mse_loss', hs, [reductionCode(reduction, 'mseLoss')]);
 }
@@ -65,7 +57,7 @@ export function mseLoss(input, target, options) {
  */
 export function nllLoss(input, target, options) {
   requireReady('nllLoss');
-  const { weight = null, ignoreIndex = -100, reduction = 'mean' } = optionsOf(options, 'nllLoss');
+  const { weight = null, ignoreIndex = -100, reduction = 'mean' } = optionsArg(options, 'nllLoss');
   const hs = [handle(input, 'nllLoss', 'input'), handle(target, 'nllLoss', 'target')];
   if (weight !== null) hs.push(handle(weight, 'nllLoss', 'weight'));
   return applyLoss('nllLoss', 'nll_loss', hs, [reductionCode(reduction, 'nllLoss'), toI64(ignoreIndex, 'nllLoss', 'ignoreIndex')]);
@@ -79,7 +71,7 @@ export function nllLoss(input, target, options) {
 export function crossEntropy(input, target, options) {
   requireReady('crossEntropy');
   const who = 'crossEntropy';
-  const { weight = null, ignoreIndex = -100, reduction = 'mean', labelSmoothing = 0 } = optionsOf(options, who);
+  const { weight = null, ignoreIndex = -100, reduction = 'mean', labelSmoothing = 0 } = optionsArg(options, who);
   const hs = [handle(input, who, 'input'), handle(target, who, 'target')];
   if (weight !== null) hs.push(handle(weight, who, 'weight'));
   return applyLoss(who, 'cross_entropy', hs, [reductionCode(reduction, who), toI64(ignoreIndex, who, 'ignoreIndex')],
@@ -95,7 +87,7 @@ export function crossEntropy(input, target, options) {
 export function ctcLoss(logProbs, targets, inputLengths, targetLengths, options) {
   requireReady('ctcLoss');
   const who = 'ctcLoss';
-  const { blank = 0, reduction = 'mean', zeroInfinity = false } = optionsOf(options, who);
+  const { blank = 0, reduction = 'mean', zeroInfinity = false } = optionsArg(options, who);
   if (typeof zeroInfinity !== 'boolean') throw invalid(`${who}: zeroInfinity must be a boolean, got ${describe(zeroInfinity)}`);
   const temps = [];
   try {
@@ -111,7 +103,7 @@ export function ctcLoss(logProbs, targets, inputLengths, targetLengths, options)
 export class MSELoss extends Module {
   constructor(options) {
     super();
-    const { reduction = 'mean' } = optionsOf(options, 'MSELoss');
+    const { reduction = 'mean' } = optionsArg(options, 'MSELoss');
     reductionCode(reduction, 'MSELoss');
     this.reduction = reduction;
   }
@@ -123,7 +115,7 @@ export class MSELoss extends Module {
 
 /** Shared options of NLLLoss and CrossEntropyLoss; the weight is a buffer (PyTorch's too). */
 function classOptions(self, options, who) {
-  const { weight = null, ignoreIndex = -100, reduction = 'mean' } = optionsOf(options, who);
+  const { weight = null, ignoreIndex = -100, reduction = 'mean' } = optionsArg(options, who);
   reductionCode(reduction, who);
   toI64(ignoreIndex, who, 'ignoreIndex');
   if (weight !== null && !(weight instanceof Tensor)) throw invalid(`${who}: weight must be a Tensor or null, got ${describe(weight)}`);
@@ -150,7 +142,7 @@ export class CrossEntropyLoss extends Module {
   constructor(options) {
     super();
     classOptions(this, options, 'CrossEntropyLoss');
-    const { labelSmoothing = 0 } = optionsOf(options, 'CrossEntropyLoss');
+    const { labelSmoothing = 0 } = optionsArg(options, 'CrossEntropyLoss');
     this.labelSmoothing = number(labelSmoothing, 'CrossEntropyLoss', 'labelSmoothing');
   }
 
@@ -165,7 +157,7 @@ export class CrossEntropyLoss extends Module {
 export class CTCLoss extends Module {
   constructor(options) {
     super();
-    const { blank = 0, reduction = 'mean', zeroInfinity = false } = optionsOf(options, 'CTCLoss');
+    const { blank = 0, reduction = 'mean', zeroInfinity = false } = optionsArg(options, 'CTCLoss');
     reductionCode(reduction, 'CTCLoss');
     toI64(blank, 'CTCLoss', 'blank');
     if (typeof zeroInfinity !== 'boolean') throw invalid(`CTCLoss: zeroInfinity must be a boolean, got ${describe(zeroInfinity)}`);

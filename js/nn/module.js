@@ -12,7 +12,7 @@
 //
 // Parameters are ordinary tensors: made inside om.tidy(), they are freed when it returns.
 import { OmError, invalid } from '../errors.js';
-import { Tensor, linear, rand, tidy, noGrad, tensor } from '../tensor.js';
+import { Tensor, linear, rand, tidy, noGrad, tensor, optionsArg } from '../tensor.js';
 import { describe, toI32 } from '../convert.js';
 
 let walkModule; // (module, prefix, out, path) -> out, set in Module's static block
@@ -146,8 +146,7 @@ function loadState(module, state, options) {
   if (state === null || typeof state !== 'object' || Array.isArray(state) || state instanceof Tensor) {
     throw invalid(`${who}: state must be an object of path -> Tensor or array, got ${describe(state)}`);
   }
-  if (options === null || typeof options !== 'object') throw invalid(`${who}: options must be an object, got ${describe(options)}`);
-  const { strict = true } = options;
+  const { strict = true } = optionsArg(options, who);
   if (typeof strict !== 'boolean') throw invalid(`${who}: strict must be a boolean, got ${describe(strict)}`);
   const own = module.stateDict();
   const missingKeys = Object.keys(own).filter((k) => !Object.hasOwn(state, k));
@@ -220,8 +219,7 @@ export class Linear extends Module {
     const nIn = toI32(inFeatures, who, 'inFeatures');
     const nOut = toI32(outFeatures, who, 'outFeatures');
     if (nIn < 1 || nOut < 1) throw invalid(`${who}: inFeatures and outFeatures must be positive, got ${nIn} and ${nOut}`);
-    if (options === null || typeof options !== 'object') throw invalid(`${who}: options must be an object, got ${describe(options)}`);
-    const { bias = true } = options;
+    const { bias = true } = optionsArg(options, who);
     if (typeof bias !== 'boolean') throw invalid(`${who}: bias must be a boolean, got ${describe(bias)}`);
     this.inFeatures = nIn;
     this.outFeatures = nOut;

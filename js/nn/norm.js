@@ -3,9 +3,9 @@
 // running_var, num_batches_tracked), so a PyTorch state dict loads as it is.
 import { invalid } from '../errors.js';
 import { describe, toI32, toBool, shapeArg } from '../convert.js';
-import { ones, zeros, tensor, tidy } from '../tensor.js';
+import { ones, zeros, tensor, tidy, optionsArg } from '../tensor.js';
 import { Module } from './module.js';
-import { softmax, logSoftmax, layerNorm, groupNorm, batchNorm, optionsArg, toF64 } from '../ops/norm.js';
+import { softmax, logSoftmax, layerNorm, groupNorm, batchNorm, toF64 } from '../ops/norm.js';
 
 /** A leaf parameter (requiresGrad) made by fn inside tidy. */
 function param(fn) {

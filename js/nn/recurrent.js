@@ -8,7 +8,7 @@
 //   const [out, [hN, cN]] = rnn.forward(x);        // x [N, T, 8] -> out [N, T, 16], hN, cN [2, N, 16]
 import { invalid } from '../errors.js';
 import { M, requireReady, marshal, readU32, lastError } from '../runtime.js';
-import { Tensor, handle, wrap, rand, tidy } from '../tensor.js';
+import { Tensor, handle, wrap, rand, tidy, optionsArg } from '../tensor.js';
 import { describe, toI32 } from '../convert.js';
 import { Module } from './module.js';
 
@@ -22,10 +22,7 @@ class RNNBase extends Module {
     const nIn = toI32(inputSize, who, 'inputSize');
     const nH = toI32(hiddenSize, who, 'hiddenSize');
     if (nIn < 1 || nH < 1) throw invalid(`${who}: inputSize and hiddenSize must be positive, got ${nIn} and ${nH}`);
-    if (options === null || typeof options !== 'object' || Array.isArray(options)) {
-      throw invalid(`${who}: options must be an object, got ${describe(options)}`);
-    }
-    const { numLayers = 1, bias = true, batchFirst = false, dropout = 0, bidirectional = false, ...rest } = options;
+    const { numLayers = 1, bias = true, batchFirst = false, dropout = 0, bidirectional = false, ...rest } = optionsArg(options, who);
     const unknown = Object.keys(rest);
     if (unknown.length) throw invalid(`${who}: unknown option ${unknown[0]} (numLayers, bias, batchFirst, dropout, bidirectional)`);
     const layers = toI32(numLayers, who, 'numLayers');

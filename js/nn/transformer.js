@@ -8,13 +8,13 @@
 //   const y = layer.forward(x);                      // x [N, L, 64] -> [N, L, 64]
 import { invalid } from '../errors.js';
 import { describe, toI32, toBool } from '../convert.js';
-import { Tensor, tidy } from '../tensor.js';
+import { Tensor, tidy, optionsArg } from '../tensor.js';
 import { Module, Linear } from './module.js';
 import { MultiheadAttention } from './attention.js';
 import { LayerNorm } from './norm.js';
 import { Dropout } from './activation.js';
 import { relu, gelu } from '../ops/act.js';
-import { optionsArg, toF64 } from '../ops/norm.js';
+import { toF64 } from '../ops/norm.js';
 
 const ACTIVATIONS = { relu, gelu };
 

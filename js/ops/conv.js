@@ -9,20 +9,8 @@
 // else (shapes, channels, groups) and name the op and the values when they refuse.
 import { invalid } from '../errors.js';
 import { requireReady } from '../runtime.js';
-import { Tensor, handle, applyOp } from '../tensor.js';
+import { Tensor, handle, applyOp, optionsArg } from '../tensor.js';
 import { describe, toI64 } from '../convert.js';
-
-/** An options object (undefined -> {}), with no keys outside allowed. */
-export function optionsArg(options, who, allowed) {
-  if (options === undefined || options === null) return {};
-  if (typeof options !== 'object' || Array.isArray(options) || options instanceof Tensor) {
-    throw invalid(`${who}: options must be an object, got ${describe(options)}`);
-  }
-  for (const k of Object.keys(options)) {
-    if (!allowed.includes(k)) throw invalid(`${who}: unknown option '${k}' (expected ${allowed.join(', ')})`);
-  }
-  return options;
-}
 
 /** A size given as one integer or n of them, as n BigInts (PyTorch's _pair / _single). */
 export function sizes(value, n, who, what) {

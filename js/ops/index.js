@@ -8,7 +8,7 @@
 import { invalid } from '../errors.js';
 import { M, requireReady, opId, lastError, marshal, readU32 } from '../runtime.js';
 import { describe, toI64, toBool } from '../convert.js';
-import { Tensor, handle, wrap } from '../tensor.js';
+import { Tensor, handle, wrap, optionsArg } from '../tensor.js';
 
 /** omw_apply with integer and float attributes; one output, wrapped. */
 function apply(who, opName, inHandles, iattrs, fattrs = []) {
@@ -16,14 +16,6 @@ function apply(who, opName, inHandles, iattrs, fattrs = []) {
   const n = M._omw_apply(opId(opName), pin, inHandles.length, pi, iattrs.length, pf, fattrs.length, pout, 1);
   if (n < 0) throw lastError(who);
   return wrap(readU32(pout, 1)[0]);
-}
-
-function options(opts, who) {
-  if (opts === undefined) return {};
-  if (opts === null || typeof opts !== 'object' || Array.isArray(opts) || opts instanceof Tensor) {
-    throw invalid(`${who}: options must be an object, got ${describe(opts)}`);
-  }
-  return opts;
 }
 
 function unsupported(opts, who, names) {
@@ -41,7 +33,7 @@ function unsupported(opts, who, names) {
 export function embedding(input, weight, opts) {
   const who = 'embedding';
   requireReady(who);
-  const o = options(opts, who);
+  const o = optionsArg(opts, who);
   unsupported(o, who, ['maxNorm', 'scaleGradByFreq', 'sparse']);
   const hs = [handle(weight, who, 'weight'), handle(input, who, 'input')];
   const pad = o.paddingIdx === undefined || o.paddingIdx === null ? null : toI64(o.paddingIdx, who, 'paddingIdx');
@@ -111,7 +103,7 @@ function scaleValue(who) {
 export function interpolate(input, opts) {
   const who = 'interpolate';
   requireReady(who);
-  const o = options(opts, who);
+  const o = optionsArg(opts, who);
   unsupported(o, who, ['antialias']);
   const h = handle(input, who, 'input');
   const mode = o.mode ?? 'nearest';

@@ -4,14 +4,7 @@
 import { invalid } from '../errors.js';
 import { M, requireReady, checkHandle } from '../runtime.js';
 import { describe, toI64, toBool, shapeArg } from '../convert.js';
-import { applyOp, handle, wrap } from '../tensor.js';
-
-/** An options object (undefined -> {}), checked. */
-export function optionsArg(options, who) {
-  if (options === undefined || options === null) return {};
-  if (typeof options !== 'object' || Array.isArray(options)) throw invalid(`${who}: options must be an object, got ${describe(options)}`);
-  return options;
-}
+import { applyOp, handle, wrap, optionsArg } from '../tensor.js';
 
 /** A float argument (a finite number unless allowInf), or fallback when undefined / null. */
 export function toF64(x, who, what, fallback) {

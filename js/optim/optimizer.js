@@ -82,10 +82,3 @@ export function numberOption(value, who, what, lo = 0, hi = Infinity, open = fal
   return value;
 }
 
-export function optionsObject(options, who) {
-  if (options === undefined) return {};
-  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
-    throw invalid(`${who}: options must be an object, got ${describe(options)}`);
-  }
-  return options;
-}

@@ -5,12 +5,13 @@
 //   p = p - lr * g
 import { invalid } from '../errors.js';
 import { describe } from '../convert.js';
-import { Optimizer, numberOption, optionsObject } from './optimizer.js';
+import { optionsArg } from '../tensor.js';
+import { Optimizer, numberOption } from './optimizer.js';
 
 export class SGD extends Optimizer {
   constructor(params, options) {
     super(params, 'SGD');
-    const o = optionsObject(options, 'SGD');
+    const o = optionsArg(options, 'SGD');
     const { lr = 1e-3, momentum = 0, dampening = 0, weightDecay = 0, nesterov = false } = o;
     this.lr = numberOption(lr, 'SGD', 'lr');
     this.momentum = numberOption(momentum, 'SGD', 'momentum');
