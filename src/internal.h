@@ -264,10 +264,19 @@ static inline bool om__wants(const om_record *r, int i) { return om__needs_grad(
 typedef struct om_trace om_trace;
 /** True when t is a value of the trace recording on this thread. */
 bool om__traced(const om_tensor *t);
-/** Before forward: lowers call c (some input traced) into the active trace, given the attrs as
- *  the caller passed them (before infer canonicalised them). Fails (ending the trace on trace
- *  errors) before anything is computed. */
-bool om__trace_lower(const om_op_def *def, om_call *c, const om_attrs *given);
+/** Before forward: lowers call c into the active trace, given the attrs as the caller passed
+ *  them (before infer canonicalised them), when an input is traced, or when every input is a
+ *  constant but the op's extents rule (def->extents) gives an output axis a symbol (a slice of
+ *  a constant buffer to a symbol's size). Returns 1 when lowered, 0 when the call stays a
+ *  constant, -1 on error (before anything is computed; trace errors end the trace). */
+int om__trace_lower(const om_op_def *def, om_call *c, const om_attrs *given);
+/* What a creation function made, for om__trace_created. */
+typedef enum om_created { OM_CREATED_FULL, OM_CREATED_ARANGE, OM_CREATED_RANDOM } om_created;
+/** After a creation function made t (owned) while a trace records: when an axis of t has the
+ *  size of a symbolic extent, t becomes a traced value computed in the graph (full: Expand of
+ *  the value; arange(start, _, step): Range) or, for random values, SymbolicShape. Returns t,
+ *  or NULL (t released) on error. who names the public function. */
+om_tensor *om__trace_created(om_tensor *t, om_created kind, double start, double step, const char *who);
 /** After forward: gives c's outputs their graph values, or, when forward failed (ok false),
  *  drops what om__trace_lower added. */
 void om__trace_commit(const om_call *c, bool ok);
@@ -320,8 +329,12 @@ typedef struct om_extent {
 om_extent om__lower_extent(om_lower *l, const char *name);
 /** The interned name of coef x atoms (NULL when atoms is 0, or on OutOfMemory: see om__lower_alive). */
 const char *om__lower_extent_name(om_lower *l, int64_t coef, uint64_t atoms);
-/** The first atom (declared symbol, then derived) of example size n, NULL when none. */
-const char *om__lower_atom_of_size(om_lower *l, int64_t n);
+/** The extent a size the caller gave (a reshape's, expand's or slice's, a created tensor's)
+ *  stands for: the first atom of example size n (declared symbols, then derived atoms), else
+ *  the first product of atoms (coef 1) the trace has used whose example size is n; NULL when
+ *  none (and for n < 2). The trap of docs/symbolic-axes.md: a fixed size equal to one is taken
+ *  for it. */
+const char *om__lower_extent_of_size(om_lower *l, int64_t n);
 /** The example size of atom k. */
 int64_t om__lower_atom_size(om_lower *l, int k);
 /** The example size of an extent (coef x its atoms' example sizes). */
@@ -332,6 +345,15 @@ int om__lower_symbol_extent(om_lower *l, const char *sym);
 /** The run-time value of extent e as an int64 [1] value: its atoms' Shape values multiplied
  *  (Mul) and scaled by a constant coef where it is not 1. -1 on error. */
 int om__lower_extent_value(om_lower *l, om_extent e);
+/** An int64 [1] value holding e's run-time extent times mul plus add (Mul and Add nodes
+ *  where mul != 1, add != 0). -1 on error. */
+int om__lower_extent_affine(om_lower *l, om_extent e, int64_t mul, int64_t add);
+/** A shape operand of ndim entries: shape[d] where compute[d] is NULL, else the run-time value
+ *  of extent compute[d], joined by one Concat; all constants is one initializer. -1 on error. */
+int om__lower_shape_operand(om_lower *l, const int64_t *shape, const char *const *compute, int ndim);
+/** The tracer's probe (docs/symbolic-axes.md): the outputs' extents found by running the op's
+ *  infer again with the inputs' atoms at other sizes. For an op's extents rule that adds to it. */
+bool om__lower_probe(om_lower *l);
 /** Emits ONNX node op_type reading in[0..n_in) (value ids; -1 omits an optional input) and
  *  writing n_out new values typed by meta[0..n_out), whose ids go to out. false on error. */
 bool om__emit(om_lower *l, const char *op_type, const int *in, int n_in, const om_meta *meta, int n_out, int *out,
@@ -339,6 +361,8 @@ bool om__emit(om_lower *l, const char *op_type, const int *in, int n_in, const o
 /** An int64 initializer (deduplicated by value): n values as 1-D, or one value as 0-d when
  *  n is -1. Returns its value id, -1 on error. */
 int om__lower_ints(om_lower *l, const int64_t *v, int n);
+/** A 0-d initializer of dtype holding v (deduplicated by value). -1 on error. */
+int om__lower_scalar(om_lower *l, double v, om_dtype dtype);
 /** A float32 0-d constant holding v (rounded to float): a Constant node with value_float.
  *  Returns its value id, -1 on error. */
 int om__lower_float(om_lower *l, double v);

@@ -31,6 +31,9 @@ typedef struct om_gvalue {
   int producer;                       /* the node that writes it, -1 for inputs and initializers */
   int init;                           /* its initializer, -1 otherwise */
   bool live;                          /* scratch for pruning */
+  /* computed from the inputs' shapes and from constants only (a Shape node, a Range or a
+   * causal mask on it): the tracer writes each such computation once (om__emit) */
+  bool shape_only;
 } om_gvalue;
 
 /* One ONNX node. */

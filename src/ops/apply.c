@@ -107,10 +107,15 @@ int om__apply(om_op op, om_tensor *const *in, int n_in, const om_attrs *attrs, o
   if (!def->infer(&c)) return -1;
   for (int j = 0; j < c.n_out; j++) /* views allocate nothing, but their element count must fit too */
     if (om__numel(c.out_meta[j].shape, c.out_meta[j].ndim, def->name) < 0) return -1;
-  /* Tracing: lower before computing, so a refused op fails before it costs anything. */
+  /* Tracing: lower before computing, so a refused op fails before it costs anything. Calls on
+   * constants only are lowered when the op's extents rule makes an output axis symbolic. */
   bool traced = false;
   for (int k = 0; om__state()->trace && k < n_in && !traced; k++) traced = om__traced(in[k]);
-  if (traced && !om__trace_lower(def, &c, attrs ? attrs : &(om_attrs){0})) return -1;
+  if (traced || (om__state()->trace && def->extents)) {
+    int lowered = om__trace_lower(def, &c, attrs ? attrs : &(om_attrs){0});
+    if (lowered < 0) return -1;
+    traced = lowered;
+  }
   if (!make_outputs(def, &c) || !def->forward(&c)) {
     om__release_all(c.out, c.n_out);
     if (traced) om__trace_commit(&c, false);

@@ -50,24 +50,6 @@ static bool lower_ints(om_lower *l, const om_call *c, const char *op_type, const
   return true;
 }
 
-/* A shape operand of ndim entries: shape[d] where compute[d] is NULL, else the run-time value
- * of extent compute[d] (om__lower_extent_value: Shape nodes shared by the whole graph, Mul),
- * joined by a Concat; all constants is one initializer. Returns the value, -1 on error. */
-static int shape_operand(om_lower *l, const int64_t *shape, const char *const *compute, int ndim) {
-  int parts[2 * OM_MAX_DIMS], n_parts = 0, start = 0;
-  for (int d = 0; d < ndim; d++) {
-    if (!compute[d]) continue;
-    if (d > start && (parts[n_parts++] = om__lower_ints(l, shape + start, d - start)) < 0) return -1;
-    if ((parts[n_parts++] = om__lower_extent_value(l, om__lower_extent(l, compute[d]))) < 0) return -1;
-    start = d + 1;
-  }
-  if (!n_parts) return om__lower_ints(l, shape, ndim);
-  if (ndim > start && (parts[n_parts++] = om__lower_ints(l, shape + start, ndim - start)) < 0) return -1;
-  om_meta m = {.dtype = OM_INT64, .ndim = 1, .shape = {ndim}};
-  int out;
-  return om__emit(l, "Concat", parts, n_parts, &m, 1, &out, &OM_ATTR_INT("axis", 0), 1) ? out : -1;
-}
-
 /* op_type(input 0, operand) as the call's output 0. */
 static bool lower_operand(om_lower *l, const om_call *c, const char *op_type, int operand) {
   int in[2] = {om__lower_input(l, 0), operand}, out;
@@ -226,7 +208,7 @@ static int reshape_operand(om_lower *l, const om_call *c) {
     else if (!minus) shape[d] = -1, minus = true;
     else compute[d] = sym;
   }
-  return shape_operand(l, shape, compute, o->ndim);
+  return om__lower_shape_operand(l, shape, compute, o->ndim);
 }
 
 /* Reshape to the output shape, with -1 on the one axis that carries a symbol (several
@@ -338,7 +320,7 @@ static bool expand_extents(om_lower *l, const om_call *c) {
   int lead = o->ndim - a->ndim;
   for (int d = 0; d < o->ndim; d++)
     if (d >= lead && a->shape[d - lead] == o->shape[d]) om__lower_set_output_sym(l, 0, d, om__lower_input_sym(l, 0, d - lead));
-    else if (o->shape[d] >= 2) om__lower_set_output_sym(l, 0, d, om__lower_atom_of_size(l, o->shape[d]));
+    else if (o->shape[d] >= 2) om__lower_set_output_sym(l, 0, d, om__lower_extent_of_size(l, o->shape[d]));
   return true;
 }
 
@@ -359,7 +341,7 @@ static bool lower_expand(om_lower *l, const om_call *c) {
     if (sym && !kept) compute[d] = sym, n_computed++;
   }
   if (!n_computed) return lower_ints(l, c, "Expand", &(ints){shape, o->ndim}, 1, NULL, 0);
-  return lower_operand(l, c, "Expand", shape_operand(l, shape, compute, o->ndim));
+  return lower_operand(l, c, "Expand", om__lower_shape_operand(l, shape, compute, o->ndim));
 }
 
 const om_op_def om__op_expand = {
@@ -418,24 +400,44 @@ static bool slice_backward(const om_record *r, om_tensor *const *g, om_tensor **
   return (gin[0] = scatter_back(g[0], r->in[0], r->attrs.i)) != NULL;
 }
 
+/* The probe's extents, and one more (spec 4's rule for sizes the caller gives): a partial
+ * slice of a fixed axis whose length is an extent's example size takes that extent, as when
+ * the end was read off a symbolic shape (mask[:l, :l] of a constant buffer, a positions table
+ * [:l]). The trap of docs/symbolic-axes.md applies. */
+static bool slice_extents(om_lower *l, const om_call *c) {
+  int dim = (int)c->attrs.i[0];
+  int64_t len = c->out_meta[0].shape[dim];
+  if (!om__lower_probe(l)) return false;
+  if (!om__lower_input_sym(l, 0, dim) && len != c->in[0]->shape[dim])
+    om__lower_set_output_sym(l, 0, dim, om__lower_extent_of_size(l, len));
+  return true;
+}
+
 /* Slice with the canonical (clamped) bounds, which are exact for a fixed axis; on a symbolic
  * axis they would bake its example extent, so a partial slice there is refused (spec 3). A
  * slice that covers a symbolic axis only in the example (a[:, 0:5] with the axis at 5) is
- * partial: the probe left its output axis fixed. */
+ * partial: the probe left its output axis fixed. A fixed axis sliced to an extent ends at
+ * start + extent * step (computed from the extent's Shape value). */
 static bool lower_slice(om_lower *l, const om_call *c) {
   const int64_t *at = c->attrs.i; /* dim, start, end, step */
   int dim = (int)at[0];
   bool sym = om__lower_input_sym(l, 0, dim) != NULL;
-  if (at[1] == 0 && at[2] == c->in[0]->shape[dim] && at[3] == 1 && (!sym || om__lower_output_sym(l, 0, dim)))
-    return om__lower_alias(l);
+  const char *out = om__lower_output_sym(l, 0, dim);
+  if (at[1] == 0 && at[2] == c->in[0]->shape[dim] && at[3] == 1 && (!sym || out)) return om__lower_alias(l);
   if (sym) return om__lower_baked(l, c, 0, dim, "a partial slice of it");
   ints k[4] = {{&at[1], 1}, {&at[2], 1}, {&at[0], 1}, {&at[3], 1}}; /* starts, ends, axes, steps */
-  return lower_ints(l, c, "Slice", k, 4, NULL, 0);
+  if (!out) return lower_ints(l, c, "Slice", k, 4, NULL, 0);
+  int in[2] = {om__lower_input(l, 0), om__lower_ints(l, &at[1], 1)};
+  int end = om__lower_extent_affine(l, om__lower_extent(l, out), at[3], at[1]);
+  int v = emit_ints(l, "Slice", (int[]){in[0], in[1], end}, 3, k + 2, 2, &c->out_meta[0], NULL, 0);
+  if (v < 0) return false;
+  om__lower_output(l, 0, v);
+  return true;
 }
 
 const om_op_def om__op_slice = {
     .name = "slice", .n_in = 1, .n_out = 1, .view = true, .infer = infer_slice,
-    .forward = forward_slice, .backward = slice_backward, .lower = lower_slice,
+    .forward = forward_slice, .backward = slice_backward, .lower = lower_slice, .extents = slice_extents,
     .onnx = "Slice (none for the full range)",
     .test = {.n_in = 1, .ndims = {2}, .shapes = {{3, 7}}, .lo = -2, .hi = 2, .attrs = {.n_i = 4, .i = {1, 1, -1, 2}}}};
 

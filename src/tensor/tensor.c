@@ -239,7 +239,7 @@ static om_tensor *full_named(const int64_t *shape, int ndim, om_dtype dtype, dou
     int64_t n = om_tensor_numel(t);
     for (int64_t k = 0; k < n; k++) store(t->storage->data, dtype, k, value);
   }
-  return t;
+  return om__trace_created(t, OM_CREATED_FULL, value, 0, who);
 }
 
 om_tensor *om_full(const int64_t *shape, int ndim, om_dtype dtype, double value) {
@@ -278,7 +278,7 @@ om_tensor *om_arange(double start, double end, double step, om_dtype dtype) {
   om_meta m = {.dtype = dtype, .ndim = 1, .shape = {n}};
   om_tensor *t = om__tensor_new(&m, false, "arange");
   for (int64_t k = 0; t && k < n; k++) store(t->storage->data, dtype, k, start + (double)k * step);
-  return t;
+  return om__trace_created(t, OM_CREATED_ARANGE, start, step, "arange");
 }
 
 /* ---- element access ---- */

@@ -15,14 +15,15 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n) {
   return h;
 }
 
-/* A captured constant is known by its view, a generated one (an int64 shape operand) by its values. */
+/* A captured constant is known by its view, a generated one (a shape operand, a scalar) by its
+ * dtype and values. */
 static uint64_t key_of(const om_tensor *t, bool generated) {
   uint64_t h = fnv(0xcbf29ce484222325u ^ generated, t->shape, sizeof(int64_t) * (size_t)t->ndim);
   h = fnv(h, &t->ndim, sizeof t->ndim);
-  if (generated) return fnv(h, om__data(t), sizeof(int64_t) * (size_t)om_tensor_numel(t));
+  h = fnv(h, &t->dtype, sizeof t->dtype);
+  if (generated) return fnv(h, om__data(t), om__dtype_size(t->dtype) * (size_t)om_tensor_numel(t));
   h = fnv(h, &t->storage, sizeof t->storage);
   h = fnv(h, &t->offset, sizeof t->offset);
-  h = fnv(h, &t->dtype, sizeof t->dtype);
   return fnv(h, t->strides, sizeof(int64_t) * (size_t)t->ndim);
 }
 
@@ -30,8 +31,8 @@ static bool same_const(const om_ginit *init, const om_tensor *t, bool generated)
   const om_tensor *u = init->tensor;
   if (init->generated != generated) return false;
   if (!generated) return om__same_view(u, t);
-  return u->ndim == t->ndim && om_tensor_numel(u) == om_tensor_numel(t) &&
-         !memcmp(om__data(u), om__data(t), sizeof(int64_t) * (size_t)om_tensor_numel(t));
+  return u->ndim == t->ndim && u->dtype == t->dtype && om_tensor_numel(u) == om_tensor_numel(t) &&
+         !memcmp(om__data(u), om__data(t), om__dtype_size(t->dtype) * (size_t)om_tensor_numel(t));
 }
 
 /* The value of the initializer equal to t, or -1. */
@@ -127,12 +128,7 @@ static om_extent extent_of(const om_trace *tr, const char *name) {
 om_extent om__lower_extent(om_lower *l, const char *name) { return extent_of(l->tr, name); }
 int64_t om__lower_atom_size(om_lower *l, int k) { return l->tr->symbols.v[k].size; }
 
-const char *om__lower_atom_of_size(om_lower *l, int64_t n) {
-  for (int pass = 0; pass < 2; pass++)
-    for (int k = 0; k < l->tr->symbols.n; k++)
-      if (l->tr->symbols.v[k].derived == pass && l->tr->symbols.v[k].size == n) return l->tr->symbols.v[k].name;
-  return NULL;
-}
+
 
 /* coef x the atoms' sizes, with atom `moved` (-1: none; 64: all) at size probe(s) = 2s + 1
  * when all move, else at `size`. */
@@ -147,6 +143,16 @@ static int64_t sized(const om_trace *tr, om_extent e, int moved, int64_t size) {
 }
 
 int64_t om__lower_extent_size(om_lower *l, om_extent e) { return sized(l->tr, e, -1, 0); }
+
+const char *om__lower_extent_of_size(om_lower *l, int64_t n) {
+  const om_trace *tr = l->tr;
+  for (int pass = 0; n >= 2 && pass < 2; pass++)
+    for (int k = 0; k < tr->symbols.n; k++)
+      if (tr->symbols.v[k].derived == pass && tr->symbols.v[k].size == n) return tr->symbols.v[k].name;
+  for (int k = 0; n >= 2 && k < tr->extents.n; k++)
+    if (tr->extents.v[k].coef == 1 && sized(tr, tr->extents.v[k], -1, 0) == n) return tr->extents.v[k].name;
+  return NULL;
+}
 
 const char *om__lower_extent_name(om_lower *l, int64_t coef, uint64_t atoms) {
   om_trace *tr = l->tr;
@@ -225,14 +231,13 @@ static bool rerun(om_lower *l, const om_op_def *def, om_call *pc, om_tensor *fak
  * (every atom moved at once) must confirm coef x atoms on every axis. Anything else (a failure,
  * another growth) would bake an example size into the graph: refused (spec 3, SymbolicShape).
  * infer is pure shape arithmetic on the given attrs, so this is exact without per-op code. */
-static bool probe_extents(om_lower *l, const om_op_def *def) {
+bool om__lower_probe(om_lower *l) {
   om_call *c = l->c;
+  const om_op_def *def = om__ops[c->op];
   om_trace *tr = l->tr;
-  om_graph *g = &tr->g;
   uint64_t used = 0;
-  for (int i = 0; i < c->n_in; i++)
-    for (int d = 0; d < c->in[i]->ndim; d++) used |= extent_of(tr, g->values.v[l->in[i]].dim_param[d]).atoms;
-  if (def->extents) return !used || def->extents(l, c); /* the op's own rule, when an input has a symbol at all */
+  for (int i = 0; l->in && i < c->n_in; i++)
+    for (int d = 0; d < c->in[i]->ndim; d++) used |= extent_of(tr, om__lower_input_sym(l, i, d)).atoms;
   if (!used) return true;
   om_tensor small[4], *small_in[4], *fake = small, **fake_in = small_in;
   if (c->n_in > 4) { /* variadic ops (cat) with many inputs */
@@ -316,31 +321,114 @@ static bool probe_extents(om_lower *l, const om_op_def *def) {
   return ok;
 }
 
+/* The op's own extents rule (reshape, expand, slice: sizes the caller gives), else the probe. */
+static bool probe_extents(om_lower *l, const om_op_def *def) {
+  return def->extents ? def->extents(l, l->c) : om__lower_probe(l);
+}
+
+/* Marks where the graph stood before call c, so a failure drops what it added. */
+static void mark(const om_trace *tr, om_call *c) {
+  c->trace_mark[0] = tr->g.values.n;
+  c->trace_mark[1] = tr->g.nodes.n;
+  c->trace_mark[2] = tr->g.inits.n;
+  for (int j = 0; j < OM_MAX_OUTPUTS; j++) c->trace_out[j] = -1;
+}
+
 /* ---- the hook ---- */
 
-bool om__trace_lower(const om_op_def *def, om_call *c, const om_attrs *given) {
+int om__trace_lower(const om_op_def *def, om_call *c, const om_attrs *given) {
   om_trace *tr = om__state()->trace;
   om_graph *g = &tr->g;
-  c->trace_mark[0] = g->values.n;
-  c->trace_mark[1] = g->nodes.n;
-  c->trace_mark[2] = g->inits.n;
-  for (int j = 0; j < OM_MAX_OUTPUTS; j++) c->trace_out[j] = -1;
-  om_lower l = {.tr = tr, .c = c, .given = given, .in = om__arena_alloc(&g->arena, sizeof(int) * (size_t)c->n_in)};
-  bool ok = l.in != NULL;
+  om_lower l = {.tr = tr, .c = c, .given = given, .who = def->name};
+  bool traced = false;
+  for (int i = 0; i < c->n_in && !traced; i++) traced = om__traced(c->in[i]);
+  if (!traced) { /* constants only: lowered when the extents rule gives an output axis a symbol */
+    if (!def->extents || !def->extents(&l, c)) return def->extents ? -1 : 0;
+    bool sym = false;
+    for (int j = 0; j < c->n_out; j++)
+      for (int d = 0; d < c->out_meta[j].ndim; d++) sym |= l.out_sym[j][d] != NULL;
+    if (!sym) return 0;
+    memset(l.out_sym, 0, sizeof l.out_sym);
+  }
+  mark(tr, c);
+  bool ok = (l.in = om__arena_alloc(&g->arena, sizeof(int) * (size_t)c->n_in)) != NULL;
   for (int i = 0; ok && i < c->n_in; i++) {
     int v = om__traced(c->in[i]) ? c->in[i]->trace_value : capture(tr, c->in[i], c->op);
     if ((ok = v >= 0)) l.in[i] = v; /* on a trace error the graph (l.in with it) is gone */
   }
   ok = ok && probe_extents(&l, def);
   if (ok && !def->lower)
-    return om__trace_fail(OM_ERR_TRACE_UNSUPPORTED_OPERATION, "%s: has no ONNX mapping, so it cannot be traced", def->name);
+    return om__trace_fail(OM_ERR_TRACE_UNSUPPORTED_OPERATION, "%s: has no ONNX mapping, so it cannot be traced", def->name), -1;
   ok = ok && def->lower(&l, c) && om__state()->trace == tr;
   for (int j = 0; ok && j < c->n_out; j++)
     if (c->trace_out[j] < 0)
       return om__trace_fail(OM_ERR_TRACE_UNSUPPORTED_OPERATION,
-                            "%s: its lowering wrote no value for output %d (a bug in onemodel)", def->name, j);
+                            "%s: its lowering wrote no value for output %d (a bug in onemodel)", def->name, j), -1;
   if (!ok && om__state()->trace == tr) rollback(tr, c->trace_mark); /* not a trace error: keep recording */
-  return ok;
+  return ok ? 1 : -1;
+}
+
+/* arange's values from Range(0, n, 1) on the run-time extent: cast to float, scaled by step,
+ * shifted by start (each step only where it changes something). -1 on error. */
+static int lower_arange(om_lower *l, const char *sym, double start, double step, om_dtype dtype) {
+  om_meta m = l->c->out_meta[0];
+  m.dtype = OM_INT64;
+  int zero = om__lower_scalar(l, 0, OM_INT64), one = om__lower_scalar(l, 1, OM_INT64);
+  int in[3] = {zero, om__lower_extent_value(l, extent_of(l->tr, sym)), one}, v;
+  /* Range takes 0-d bounds: onnxruntime runs a [1] limit, but its shape inference then gives
+   * a Gather on the Range's output one dim too many and refuses the model */
+  om_meta scalar = {.dtype = OM_INT64, .ndim = 0};
+  if (in[1] < 0 || !om__emit(l, "Squeeze", &in[1], 1, &scalar, 1, &in[1], NULL, 0)) return -1;
+  if (in[0] < 0 || in[2] < 0 || !om__emit(l, "Range", in, 3, &m, 1, &v, NULL, 0)) return -1;
+  m.dtype = dtype;
+  if (dtype == OM_FLOAT32 && !om__emit(l, "Cast", &v, 1, &m, 1, &v, &OM_ATTR_INT("to", 1 /* FLOAT */), 1)) return -1;
+  const char *op[2] = {"Mul", "Add"};
+  double by[2] = {step, start}, keep[2] = {1, 0};
+  for (int k = 0; k < 2; k++) {
+    if (by[k] == keep[k]) continue;
+    int two[2] = {v, om__lower_scalar(l, by[k], dtype)};
+    if (two[1] < 0 || !om__emit(l, op[k], two, 2, &m, 1, &v, NULL, 0)) return -1;
+  }
+  return v;
+}
+
+om_tensor *om__trace_created(om_tensor *t, om_created kind, double start, double step, const char *who) {
+  om_trace *tr = om__state()->trace;
+  if (!tr || !t || !om_tensor_numel(t)) return t;
+  om_call c = {.op = OM_OP_COUNT, .n_out = 1, .out_meta = {{.dtype = t->dtype, .ndim = t->ndim}}};
+  memcpy(c.out_meta[0].shape, t->shape, sizeof t->shape);
+  om_lower l = {.tr = tr, .c = &c, .given = &c.attrs, .who = who};
+  int first = -1;
+  for (int d = t->ndim - 1; d >= 0; d--)
+    if ((l.out_sym[0][d] = om__lower_extent_of_size(&l, t->shape[d]))) first = d;
+  if (first < 0) return t;
+  if (kind == OM_CREATED_RANDOM) {
+    char buf[OM_SHAPE_STR_LEN];
+    om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE,
+                   "%s: shape %s has axis %d of size %lld, the example size of symbolic axis '%s'; random values of "
+                   "a symbolic size cannot be written in the graph (pass them as a traced input, or draw them at "
+                   "another size)", who, om__shape_str(buf, sizeof buf, t->shape, t->ndim), first,
+                   (long long)t->shape[first], l.out_sym[0][first]);
+    om_tensor_release(t);
+    return NULL;
+  }
+  mark(tr, &c);
+  int v;
+  if (kind == OM_CREATED_ARANGE) {
+    v = lower_arange(&l, l.out_sym[0][0], start, step, t->dtype);
+  } else { /* full: the value expanded to the shape (what ConstantOfShape writes, without a tensor attribute) */
+    int in[2] = {om__lower_scalar(&l, start, t->dtype), om__lower_shape_operand(&l, t->shape, l.out_sym[0], t->ndim)};
+    v = in[0] >= 0 && in[1] >= 0 && om__emit(&l, "Expand", in, 2, &c.out_meta[0], 1, &v, NULL, 0) ? v : -1;
+  }
+  om__lower_output(&l, 0, v);
+  if (c.trace_out[0] < 0) {
+    if (om__state()->trace == tr) rollback(tr, c.trace_mark);
+    om_tensor_release(t);
+    return NULL;
+  }
+  t->trace_id = tr->id;
+  t->trace_value = c.trace_out[0];
+  return t;
 }
 
 void om__trace_commit(const om_call *c, bool ok) {
@@ -363,14 +451,61 @@ static bool alive(const om_lower *l) { return om__state()->trace == l->tr; }
 
 int om__lower_input(om_lower *l, int i) { return l->in[i]; }
 const om_attrs *om__lower_given(om_lower *l) { return l->given; }
-const char *om__lower_input_sym(om_lower *l, int i, int d) { return l->tr->g.values.v[l->in[i]].dim_param[d]; }
+const char *om__lower_input_sym(om_lower *l, int i, int d) {
+  return l->in ? l->tr->g.values.v[l->in[i]].dim_param[d] : NULL; /* no values yet: a call on constants */
+}
 const char *om__lower_output_sym(om_lower *l, int j, int d) { return l->out_sym[j][d]; }
 void om__lower_set_output_sym(om_lower *l, int j, int d, const char *sym) { l->out_sym[j][d] = sym; }
+
+static bool same_attr(const om_gattr *a, const om_gattr *b) {
+  if (strcmp(a->name, b->name) || a->type != b->type) return false;
+  switch (a->type) {
+    case OM_GATTR_INT: return a->i == b->i;
+    case OM_GATTR_FLOAT: return a->f == b->f;
+    case OM_GATTR_INTS: return a->n == b->n && (!a->n || !memcmp(a->ints, b->ints, sizeof(int64_t) * (size_t)a->n));
+    case OM_GATTR_FLOATS: return a->n == b->n && (!a->n || !memcmp(a->floats, b->floats, sizeof(float) * (size_t)a->n));
+    case OM_GATTR_STRING: return !strcmp(a->s, b->s);
+  }
+  return false;
+}
+
+/* A node that computes from shapes and constants only (a Shape node, or one reading only
+ * initializers and such values, at least one of them): the same node already in the graph, or
+ * -1. So a graph computes every extent, Range and causal mask once, however many layers use
+ * it; a graph without symbolic axes has no such node. */
+static int shared_node(const om_graph *g, const char *op_type, const int *in, int n_in, const om_meta *meta, int n_out,
+                       const om_gattr *attrs, int n_attrs) {
+  bool shape = !strcmp(op_type, "Shape"), all = n_in > 0;
+  for (int i = 0; i < n_in; i++)
+    if (in[i] >= 0) {
+      shape |= g->values.v[in[i]].shape_only;
+      all &= g->values.v[in[i]].shape_only || g->values.v[in[i]].init >= 0;
+    }
+  if (!shape || (!all && strcmp(op_type, "Shape"))) return -2; /* not shape-only */
+  for (int k = g->nodes.n - 1; k >= 0; k--) {
+    const om_gnode *n = &g->nodes.v[k];
+    bool same = !strcmp(n->op_type, op_type) && n->n_in == n_in && n->n_out == n_out && n->n_attrs == n_attrs &&
+                !memcmp(n->in, in, sizeof(int) * (size_t)n_in);
+    for (int a = 0; same && a < n_attrs; a++) same = same_attr(&n->attrs[a], &attrs[a]);
+    for (int j = 0; same && j < n_out; j++) {
+      const om_gvalue *v = &g->values.v[n->out[j]];
+      same = v->dtype == meta[j].dtype && v->ndim == meta[j].ndim &&
+             !memcmp(v->shape, meta[j].shape, sizeof(int64_t) * (size_t)v->ndim);
+    }
+    if (same) return k;
+  }
+  return -1;
+}
 
 bool om__emit(om_lower *l, const char *op_type, const int *in, int n_in, const om_meta *meta, int n_out, int *out,
               const om_gattr *attrs, int n_attrs) {
   if (!alive(l)) return false;
   om_graph *g = &l->tr->g;
+  int shared = shared_node(g, op_type, in, n_in, meta, n_out, attrs, n_attrs);
+  if (shared >= 0) {
+    for (int j = 0; out && j < n_out; j++) out[j] = g->nodes.v[shared].out[j];
+    return true;
+  }
   int *ins = om__arena_alloc(&g->arena, sizeof(int) * (size_t)(n_in + n_out));
   om_gattr *at = om__arena_alloc(&g->arena, sizeof *at * (size_t)(n_attrs ? n_attrs : 1));
   if (!ins || !at) return false;
@@ -393,21 +528,31 @@ bool om__emit(om_lower *l, const char *op_type, const int *in, int n_in, const o
                      .in = ins, .out = ins + n_in, .attrs = at};
   for (int j = 0; j < n_out; j++) {
     g->values.v[ins[n_in + j]].producer = g->nodes.n - 1;
+    g->values.v[ins[n_in + j]].shape_only = shared == -1;
     if (out) out[j] = ins[n_in + j];
   }
   return true;
 }
 
-int om__lower_ints(om_lower *l, const int64_t *v, int n) {
+/* A generated initializer of dtype holding data (count elements: 1-D, or 0-d when ndim is 0),
+ * deduplicated by value: shape operands repeat (every Reshape to [-1, 64]), one initializer each. */
+static int generated(om_lower *l, const void *data, int64_t count, int ndim, om_dtype dtype) {
   if (!alive(l)) return -1;
-  int ndim = n < 0 ? 0 : 1;
-  int64_t count = n < 0 ? 1 : n;
-  /* shape operands repeat (every Reshape to [-1, 64]): one initializer each */
-  om_tensor probe = {.storage = &(om_storage){.data = (void *)v}, .dtype = OM_INT64, .ndim = ndim, .shape = {count}};
+  om_tensor probe = {.storage = &(om_storage){.data = (void *)data}, .dtype = dtype, .ndim = ndim, .shape = {count}};
   int found = find_init(l->tr, &probe, true);
   if (found >= 0) return found;
-  om_tensor *t = om_from_data(v, (int64_t[]){count}, ndim, OM_INT64);
+  om_tensor *t = om_from_data(data, (int64_t[]){count}, ndim, dtype);
   return t ? add_init(l->tr, t, l->c->op, true) : -1;
+}
+
+int om__lower_ints(om_lower *l, const int64_t *v, int n) { return generated(l, v, n < 0 ? 1 : n, n < 0 ? 0 : 1, OM_INT64); }
+
+int om__lower_scalar(om_lower *l, double v, om_dtype dtype) {
+  union { float f; int64_t i; uint8_t b; } x;
+  if (dtype == OM_FLOAT32) x.f = (float)v;
+  else if (dtype == OM_INT64) x.i = (int64_t)v;
+  else x.b = v != 0;
+  return generated(l, &x, 1, 0, dtype);
 }
 
 int om__lower_symbol_extent(om_lower *l, const char *sym) {
@@ -422,7 +567,7 @@ int om__lower_symbol_extent(om_lower *l, const char *sym) {
       if (g->values.v[g->inputs.v[k]].dim_param[d] == sym) src = g->inputs.v[k], axis = d;
   if (src < 0) {
     om__trace_fail(OM_ERR_TRACE_UNSUPPORTED_OPERATION,
-                   "%s: symbol '%s' has no graph input or value that carries it (a bug in onemodel)", om_op_name(l->c->op),
+                   "%s: symbol '%s' has no graph input or value that carries it (a bug in onemodel)", l->who,
                    sym ? sym : "?");
     return -1;
   }
@@ -455,6 +600,30 @@ int om__lower_extent_value(om_lower *l, om_extent e) {
   return v;
 }
 
+int om__lower_extent_affine(om_lower *l, om_extent e, int64_t mul, int64_t add) {
+  e.coef *= mul;
+  int v = om__lower_extent_value(l, e), in[2] = {v, add ? om__lower_ints(l, &add, 1) : -1};
+  om_meta m = {.dtype = OM_INT64, .ndim = 1, .shape = {1}};
+  if (v < 0 || (add && (in[1] < 0 || !om__emit(l, "Add", in, 2, &m, 1, &v, NULL, 0)))) return -1;
+  return v;
+}
+
+int om__lower_shape_operand(om_lower *l, const int64_t *shape, const char *const *compute, int ndim) {
+  int parts[2 * OM_MAX_DIMS], n_parts = 0, start = 0;
+  for (int d = 0; d < ndim; d++) {
+    if (!compute[d]) continue;
+    if (d > start && (parts[n_parts++] = om__lower_ints(l, shape + start, d - start)) < 0) return -1;
+    if ((parts[n_parts++] = om__lower_extent_value(l, extent_of(l->tr, compute[d]))) < 0) return -1;
+    start = d + 1;
+  }
+  if (!n_parts) return om__lower_ints(l, shape, ndim);
+  if (ndim > start && (parts[n_parts++] = om__lower_ints(l, shape + start, ndim - start)) < 0) return -1;
+  if (n_parts == 1) return parts[0];
+  om_meta m = {.dtype = OM_INT64, .ndim = 1, .shape = {ndim}};
+  int out;
+  return om__emit(l, "Concat", parts, n_parts, &m, 1, &out, &OM_ATTR_INT("axis", 0), 1) ? out : -1;
+}
+
 int om__lower_float(om_lower *l, double v) {
   om_meta m = {.dtype = OM_FLOAT32, .ndim = 0};
   int none = 0, out;
@@ -468,7 +637,7 @@ void om__lower_output(om_lower *l, int j, int v) {
   if (val->dtype != m->dtype || val->ndim != m->ndim || memcmp(val->shape, m->shape, sizeof(int64_t) * (size_t)m->ndim)) {
     om__trace_fail(OM_ERR_TRACE_UNSUPPORTED_OPERATION,
                    "%s: its lowering gave output %d a value of another type or shape (a bug in onemodel)",
-                   om_op_name(l->c->op), j);
+                   l->who, j);
     return;
   }
   if (val->producer >= 0 && v >= l->c->trace_mark[0]) { /* a value this call made: give it the probed symbols */

@@ -51,7 +51,8 @@ struct om_lower {
   om_trace *tr;
   om_call *c;
   const om_attrs *given;
-  int *in;                                          /* the inputs' values */
+  const char *who;                                  /* the op's or creation function's name, for messages */
+  int *in;                                          /* the inputs' values (NULL while a call on constants is checked) */
   const char *out_sym[OM_MAX_OUTPUTS][OM_MAX_DIMS]; /* symbols of the outputs' axes */
 };
 

@@ -370,9 +370,11 @@ TEST(unsupported_and_symbolic) {
   CHECK_ERROR(om_reshape(x2, (int64_t[]){6, 2}, 2) != NULL, OM_ERR_TRACE_SYMBOLIC_SHAPE,
               "reshape: symbolic axis 'batch' (axis 0 of input 0, example size 4) cannot be expressed in the graph: "
               "the reshape spreads it over axes none of whose sizes it divides");
-  /* a constant whose size equals the batch's: the graph would only run at that batch */
+  /* a constant made before the trace whose size equals the batch's: the graph would only run
+   * at that batch (made while tracing, it would be computed in the graph: test_symbolic.c) */
+  om_tensor *c = om_ones(S34, 2, OM_FLOAT32);
   om_trace_begin();
-  om_tensor *x3 = om_trace_input("x", ex2, (const char *[]){"batch", NULL}), *c = om_ones(S34, 2, OM_FLOAT32);
+  om_tensor *x3 = om_trace_input("x", ex2, (const char *[]){"batch", NULL});
   CHECK_ERROR(om_add(x3, c) != NULL, OM_ERR_TRACE_SYMBOLIC_SHAPE, "add: bakes symbolic axis 'batch'");
   /* symbolic axes flow through what can express them, and reach the outputs */
   om_trace_begin();

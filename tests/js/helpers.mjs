@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { before, beforeEach, afterEach } from 'node:test';
 import * as om from 'onemodel';
-import { checkTraced } from '../../tools/trace_oracle.mjs';
+import { checkTraced, otherShapes } from '../../tools/trace_oracle.mjs';
 
 /** A tensor's elements as plain numbers (bigints and bool bytes converted). */
 export function vals(t) {
@@ -96,34 +96,62 @@ export function examplesOf(inputs) {
   return Object.fromEntries(Object.entries(inputs).map(([k, v]) => [k, Array.isArray(v) ? v[0] : v]));
 }
 
+/** True when a graph input of tm has a symbolic axis (a dim_param name). */
+function isSymbolic(tm) {
+  return tm.inputs.some((i) => i.shape.some((d) => typeof d === 'string'));
+}
+
+/** model (a function or an nn.Module) run eagerly on feeds ({ name: Tensor }) in tm's input order. */
+function runEager(tm, model, feeds) {
+  const xs = tm.inputs.map((i) => feeds[i.name]);
+  return typeof model === 'function' ? model(...xs) : model.forward(...xs);
+}
+
 /**
  * The harness of the trace tests: runs fn(keep, trace) inside om.tidy, then awaits the oracle on
  * every model kept, and disposes them all (also when something throws).
- *   keep(tm, inputs, eager): registers tm and starts the oracle on it (see startOracle; inputs
- *     and eager are required, so no kept model skips the oracle). Returns tm.
- *   trace(model, inputs, options): om.trace, then one eager run of model on the examples
- *     (outside the trace) as the oracle's reference, then keep. Returns the TracedModel.
+ *   keep(tm, inputs, eager, label, model): registers tm and starts the oracle on it (see
+ *     startOracle; inputs and eager are required, so no kept model skips the oracle). When tm
+ *     has symbolic axes, the first keep of it also needs model (the function or nn.Module
+ *     traced, taking the inputs in tm's input order): it runs model eagerly, synchronously,
+ *     at two other sizes of every symbol (tools/trace_oracle.mjs otherShapes) and checks the
+ *     .onnx at those too, so no symbolic model is only checked at its traced shape. Returns tm.
+ *   trace(model, inputs, options): om.trace, then eager runs of model on the examples (outside
+ *     the trace) and at the other sizes, then keep. Returns the TracedModel.
  * Resolves to what fn returned. With options.onReport, keep(tm, inputs, eager, label) also
  * calls onReport(label, report) with the oracle's report ({ ok, outputs: [{ name, maxError,
- * bound, ... }] }) once that model has passed.
+ * bound, ... }] }) once that model has passed (at the other sizes: 'at ' and the inputs' shapes).
  */
 export async function withTraced(fn, { onReport } = {}) {
   const made = new Set();
+  const resized = new Set(); // symbolic models already checked at other sizes
   const checks = [];
-  const keep = (tm, inputs, eager, label) => {
-    if (tm instanceof om.TracedModel) made.add(tm);
+  const check = (tm, inputs, eager, label) => {
     const p = startOracle(tm, inputs, eager);
     const q = onReport ? p.then((r) => onReport(label, r)) : p;
     q.catch(() => {}); // awaited below; see startOracle
     checks.push(q);
+  };
+  const keep = (tm, inputs, eager, label, model) => {
+    if (tm instanceof om.TracedModel) made.add(tm);
+    check(tm, inputs, eager, label);
+    if (!(tm instanceof om.TracedModel) || !isSymbolic(tm) || resized.has(tm)) return tm;
+    if (model === undefined) {
+      throw new Error('keep: a model traced with symbolic axes needs its model (5th argument) to be checked at other sizes');
+    }
+    resized.add(tm);
+    const axes = Object.fromEntries(tm.inputs.map((i) => [i.name, [inputs[i.name], i.shape.map((d) => (typeof d === 'string' ? d : null))]]));
+    for (const feeds of otherShapes(axes)) {
+      const sizes = tm.inputs.map((i) => `${i.name} [${feeds[i.name].shape}]`).join(', ');
+      check(tm, feeds, runEager(tm, model, feeds), `at ${sizes}`);
+    }
     return tm;
   };
   const trace = (model, inputs, options) => {
     const tm = om.trace(model, inputs, options);
     made.add(tm); // disposed also when the eager run throws
-    const xs = Object.values(examplesOf(inputs));
-    const eager = typeof model === 'function' ? model(...xs) : model.forward(...xs);
-    return keep(tm, examplesOf(inputs), eager);
+    const examples = examplesOf(inputs);
+    return keep(tm, examples, runEager(tm, model, examples), undefined, model);
   };
   try {
     const result = om.tidy(() => fn(keep, trace));

@@ -1,6 +1,6 @@
 // Whole model families, each traced in eval mode with om.trace and run in onnxruntime-web against
-// eager (tests/js/helpers.mjs withTraced / keep: 1e-5 scaled), at the traced shapes and, with a
-// symbolic batch, at two other batch sizes. Each test prints (t.diagnostic) the graph's node
+// eager (tests/js/helpers.mjs withTraced / keep: 1e-5 scaled), at the traced shapes, at two other
+// sizes of every symbol (the batch; the GPT also the sequence) and at batch 1 and 5. Each test prints (t.diagnostic) the graph's node
 // count and the largest error the oracle measured.
 //   (a) a LeNet-style CNN with BatchNorm2d, after a few Adam steps (non-trivial running stats)
 //   (b) a residual CNN: conv-bn-relu-conv-bn + skip, adaptive average pool, linear
@@ -22,20 +22,21 @@ const nn = om.nn;
 const F = om.nn.functional;
 
 /**
- * Traces net (eval) with a symbolic batch on input x, checks it at x and at two other batch sizes
+ * Traces net (eval) on input x with its axes named by axes (default: a symbolic batch), checks it
+ * at x, at two other sizes of every symbol (withTraced's keep), and at batch sizes `batches`
  * (inputs made by other(n, seed)), and reports the node count and the largest error. Disposes x.
  */
-async function checkModel(t, net, x, other, { batches = [1, 5], extra } = {}) {
+async function checkModel(t, net, x, other, { batches = [1, 5], axes, extra } = {}) {
   const errors = [];
   let nodes = 0;
+  const names = axes ?? ['batch', ...x.shape.slice(1).map(() => null)];
   try {
     await withTraced((keep) => {
-    const axes = [x, ['batch', ...x.shape.slice(1).map(() => null)]];
-    const tm = om.trace(net, { x: axes }, { outputNames: ['y'] });
+    const tm = om.trace(net, { x: [x, names] }, { outputNames: ['y'] });
     assert.equal(tm.inputs[0].shape[0], 'batch');
     assert.equal(tm.outputs[0].shape[0], 'batch');
     nodes = tm.graph().nodes.length;
-    keep(tm, { x }, net.forward(x), `batch ${x.shape[0]}`);
+    keep(tm, { x }, net.forward(x), `batch ${x.shape[0]}`, net);
     batches.forEach((n, i) => {
       const xi = other(n, 100 + i);
       keep(tm, { x: xi }, net.forward(xi), `batch ${n}`);
@@ -45,7 +46,7 @@ async function checkModel(t, net, x, other, { batches = [1, 5], extra } = {}) {
   } finally {
     x.dispose();
   }
-  assert.equal(errors.length, 1 + batches.length, 'every run reported');
+  assert.equal(errors.length, 3 + batches.length, 'every run reported');
   const max = Math.max(...errors.map((e) => e[1]));
   const e2 = (v) => v.toExponential(2);
   t.diagnostic(`${nodes} nodes; max |onnx - eager| ${e2(max)} (${errors.map(([l, e, b]) => `${l}: ${e2(e)} of bound ${e2(b)}`).join(', ')})`);
@@ -283,7 +284,7 @@ describe('model families traced and run in onnxruntime-web', () => {
 
   test('(e) GPT-style decoder: tied LM head, learned positions by om.arange, two causal pre-norm blocks', async (t) => {
     om.manualSeed(4);
-    const cfg = { vocab: 40, d: 32, heads: 4, maxLen: 16 };
+    const cfg = { vocab: 40, d: 32, heads: 4, maxLen: 24 }; // maxLen 24: room for the oracle's length 2 * 10 + 1
     const net = new GPT(cfg).eval();
     try {
       // tied: one parameter, two state-dict keys
@@ -302,17 +303,27 @@ describe('model families traced and run in onnxruntime-web', () => {
         const v = Array.from(d.toArray());
         assert.ok(v.slice(0, L - 1).every((e) => e === 0) && v[L - 1] > 0, `per-position change ${v.slice(0, L)}`);
       });
-      // a symbolic sequence length is refused loudly: the positions om.arange(l) are a constant of the example length
-      om.tidy(() => assert.throws(() => om.trace(net, { x: [ids(3, 1), ['batch', 'seq']] }),
-        (e) => e instanceof om.TraceError && e.kind === 'SymbolicShape' && /'seq'/.test(e.message)));
-      await checkModel(t, net, ids(3, 1), ids, {
+      // batch and sequence symbolic: positions (om.arange of the length), the causal mask of
+      // scaledDotProductAttention and the slices of the mask buffer are computed in the graph,
+      // so one trace runs at every batch and length (here also at [4, 11] and [7, 21], and at
+      // lengths 3 and 16 below)
+      const { nodes } = await checkModel(t, net, ids(3, 1), ids, {
+        axes: ['batch', 'seq'],
         extra: (tm) => {
           const g = tm.graph();
           const tables = g.initializers.filter((i) => i.shape.length === 2 && i.shape[0] === cfg.vocab && i.shape[1] === cfg.d);
           assert.equal(tables.length, 1, `the tied [${cfg.vocab}, ${cfg.d}] table is stored once: ${g.initializers.map((i) => `${i.name} [${i.shape}]`).join(', ')}`);
           assert.ok(!g.initializers.some((i) => i.shape.length === 2 && i.shape[0] === cfg.d && i.shape[1] === cfg.vocab), 'no transposed copy');
-          assert.deepEqual(tm.outputs[0].shape, ['batch', L, cfg.vocab]);
+          assert.deepEqual(tm.outputs[0].shape, ['batch', 'seq', cfg.vocab]);
         },
+      });
+      assert.ok(nodes > 0);
+      await withTraced((keep, trace) => { // shorter and longer than traced, and batch 1
+        const tm = trace(net, { x: [ids(3, 2), ['batch', 'seq']] });
+        for (const [n, l] of [[2, 3], [1, 16]]) {
+          const x = om.tidy(() => om.rand([n, l], { seed: 9 }).mul(cfg.vocab).long());
+          keep(tm, { x }, net.forward(x));
+        }
       });
     } finally {
       net.dispose();

@@ -268,7 +268,7 @@ describe('traced LSTM / GRU vs eager in onnxruntime-web', () => {
       const m = new Wrap(new om.nn[kind](3, 4, { bidirectional: true }));
       const x = om.randn([5, 3], { seed: 1 });
       const tm = om.trace(m, { x: [x, ['seq', null]] });
-      keep(tm, { x }, m.forward(x));
+      keep(tm, { x }, m.forward(x), undefined, m);
       const other = om.randn([8, 3], { seed: 2 });
       keep(tm, { x: other }, m.forward(other));
       assert.deepEqual(tm.outputs[0].shape, ['seq', 8]);
@@ -280,7 +280,7 @@ describe('traced LSTM / GRU vs eager in onnxruntime-web', () => {
       const net = new Classifier(kind).eval();
       const x = om.randn([3, 5, 6], { seed: 1 });
       const tm = om.trace(net, { x: [x, ['batch', 'seq', null]] }, { outputNames: ['logits'] });
-      keep(tm, { x }, net.forward(x));
+      keep(tm, { x }, net.forward(x), undefined, net);
       assert.deepEqual(tm.inputs, [{ name: 'x', dtype: 'float32', shape: ['batch', 'seq', 6] }]);
       assert.deepEqual(tm.outputs, [{ name: 'logits', dtype: 'float32', shape: ['batch', 3] }]);
       for (const [n, t, seed] of [[2, 7, 2], [9, 4, 3]]) {

@@ -21,7 +21,7 @@ const show = (tm) => ops(tm).join(" ");
 function traceAt(keep, model, example, axes, others, seed = 11) {
   const tm = om.trace(model, { x: [example, axes] });
   const run = (x) => { const y = model.forward(x); return Array.isArray(y) ? y.flat(Infinity) : y; };
-  keep(tm, { x: example }, run(example));
+  keep(tm, { x: example }, run(example), undefined, run);
   others.forEach((shape, k) => {
     const x = om.randn(shape, { seed: seed + k });
     keep(tm, { x }, run(x));
@@ -140,7 +140,7 @@ describe('symbolic axes', () => {
     assert.equal(ops(ct).length, 25, show(ct)); // 25 at fixed shapes too
     for (const [n, l, s, seed] of [[3, 5, 7, 30], [2, 4, 9, 32], [4, 2, 3, 34]]) {
       const x = ins(n, l, s, seed);
-      keep(ct, x, cross.forward(x.q, x.kv));
+      keep(ct, x, cross.forward(x.q, x.kv), undefined, cross);
     }
     layer.dispose();
     mha.dispose();
@@ -212,7 +212,7 @@ describe('symbolic axes', () => {
     assert.deepEqual(ops(tm), ['Concat', 'Relu', 'Reshape', 'Mul', 'Shape', 'Concat', 'Reshape']);
     for (const [n, s, l, seed] of [[3, 5, 7, 20], [2, 4, 9, 22], [5, 1, 2, 24]]) {
       const x = ins(n, s, l, seed);
-      keep(tm, x, two.forward(x.a, x.b));
+      keep(tm, x, two.forward(x.a, x.b), undefined, two);
     }
   }));
 

@@ -16,16 +16,18 @@ memoryHooks();
 
 /**
  * Traces model on inputs (om.trace form), runs it eagerly on the same examples, and checks the
- * .onnx against eager in ORT; then at each extra input set (name -> Tensor, other sizes of the
- * symbolic axes) against eager on those. Frees everything.
+ * .onnx against eager in ORT; then at two other sizes of every symbol (otherShapes) and at each
+ * extra input set (name -> Tensor, other sizes of the symbolic axes) against eager on those.
+ * Frees everything.
  */
 async function oracle(model, inputs, { outputNames, others = [], tol } = {}) {
   const traced = om.trace(model, inputs, outputNames ? { outputNames } : {});
   const run = (xs) => om.tidy(() => (typeof model === 'function' ? model(...xs) : model.forward(...xs)));
   const examples = Object.fromEntries(Object.entries(inputs).map(([k, v]) => [k, Array.isArray(v) ? v[0] : v]));
+  const resized = otherShapes(inputs);
   const reports = [];
   try {
-    for (const feeds of [examples, ...others]) {
+    for (const feeds of [examples, ...resized, ...others]) {
       const eager = run(Object.values(feeds));
       try {
         reports.push(await checkTraced(traced, feeds, eager, tol ? { tol } : {}));
@@ -36,6 +38,7 @@ async function oracle(model, inputs, { outputNames, others = [], tol } = {}) {
     return { reports, graph: traced.graph(), inputs: traced.inputs, outputs: traced.outputs };
   } finally {
     traced.dispose();
+    om.dispose(resized.map(Object.values));
   }
 }
 
@@ -65,7 +68,7 @@ describe('models: traced vs eager in onnxruntime-web', () => {
       const r = await oracle(net, { x: [x, ['batch', null]] }, { outputNames: ['probs'], others });
       assert.deepEqual(r.inputs, [{ name: 'x', dtype: 'float32', shape: ['batch', 4] }]);
       assert.deepEqual(r.outputs, [{ name: 'probs', dtype: 'float32', shape: ['batch', 3] }]);
-      assert.deepEqual(r.reports.map((rep) => rep.outputs[0].shape), [[5, 3], [2, 3], [11, 3]]);
+      assert.deepEqual(r.reports.map((rep) => rep.outputs[0].shape), [[5, 3], [6, 3], [11, 3], [2, 3], [11, 3]]); // example, otherShapes, others
       assert.ok(r.reports.every((rep) => rep.outputs[0].maxError <= 1e-5), JSON.stringify(r.reports));
     } finally {
       net.dispose();

@@ -56,7 +56,7 @@ describe('the harness: every traced model these tests keep runs in onnxruntime-w
     await withTraced((keep, trace) => {
       trace((x) => { calls++; return x.exp(); }, { x: [om.randn([3, 2], { seed: 1 }), ['batch', null]] });
     });
-    assert.equal(calls, 2, 'once traced, once eager');
+    assert.equal(calls, 4, 'once traced, once eager, and eager at two other batch sizes');
   });
 });
 
@@ -305,7 +305,7 @@ describe('axisNames with holes', () => {
       const tracer = om.Tracer.begin();
       const x = tracer.input('x', x0, axes);
       const y = x.exp();
-      const tm = keep(tracer.finish({ y }), { x: x0 }, { y });
+      const tm = keep(tracer.finish({ y }), { x: x0 }, { y }, undefined, (v) => ({ y: v.exp() }));
       assert.deepEqual(tm.inputs, [{ name: 'x', dtype: 'float32', shape }]);
       assert.deepEqual(tm.outputs[0].shape, shape);
     }
@@ -393,15 +393,18 @@ describe('determinism', () => {
     const x = tracer.input('x', x0, ['batch', null]);
     tracer.parameter('proj.weight', W);
     tracer.parameter('proj.threshold', t);
-    const h = x.matmul(W);
-    const cls = h.argmax(1, false);
-    const clsf = cls.to('float32');
-    const mask = h.gt(t);
-    const y = om.where(mask, h, t);
-    const ys = y.sum([1], false);
-    const score = ys.add(clsf);
-    const outs = { y, cls, mask, score, x_copy: x };
-    const tm = keep(tracer.finish(outs), { x: x0 }, outs);
+    const model = (v) => {
+      const h = v.matmul(W);
+      const cls = h.argmax(1, false);
+      const clsf = cls.to('float32');
+      const mask = h.gt(t);
+      const y = om.where(mask, h, t);
+      const ys = y.sum([1], false);
+      const score = ys.add(clsf);
+      return { y, cls, mask, score, x_copy: v };
+    };
+    const outs = model(x);
+    const tm = keep(tracer.finish(outs), { x: x0 }, outs, undefined, model);
     assert.deepEqual(tm.inputs, [{ name: 'x', dtype: 'float32', shape: ['batch', 5] }]);
     assert.deepEqual(tm.outputs, [
       { name: 'y', dtype: 'float32', shape: ['batch', 4] },

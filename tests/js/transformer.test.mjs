@@ -180,7 +180,7 @@ describe('nn.TransformerEncoderLayer', () => {
     const net = new Encoder().eval();
     const x = om.randn([3, 6, 16], { seed: 1 });
     const tm = om.trace(net, { x: [x, ['batch', null, null]] });
-    keep(tm, { x }, net.forward(x));
+    keep(tm, { x }, net.forward(x), undefined, net);
     assert.deepEqual(tm.outputs[0].shape, ['batch', 6, 16]);
     const inits = tm.graph().initializers.map((i) => i.name);
     for (const k of ['layer.linear1.weight', 'layer.norm2.bias', 'layer.self_attn.out_proj.weight']) assert.ok(inits.includes(k), `${k} in [${inits}]`);
