@@ -227,6 +227,63 @@ TEST(conv_spatial_extents) {
   om__release_all(t, 13);
 }
 
+/* Tensors created while tracing at a symbol's size are computed in the graph (the caller read
+ * the size off a symbolic shape): ones / full as an Expand of the value to a shape operand,
+ * arange as a Range on the extent, tril of such a tensor a Trilu, and a slice of a fixed axis of
+ * a constant buffer to that size a Slice ending at the extent. What depends on shapes only is
+ * written once: the causal mask of two attention calls is one Trilu. */
+TEST(created_at_a_symbol) {
+  om_tensor *one8 = om_ones((int64_t[]){8, 8}, 2, OM_FLOAT32), *buf = om_tril(one8, 0); /* constants: made before the trace */
+  om_tensor *ex, *x = begin_bs(&ex);                                       /* [batch=3, seq=5, 4] */
+  om_tensor *ones = om_ones((int64_t[]){3, 5, 4}, 3, OM_FLOAT32);        /* [batch, seq, 4]: Concat(Shape, Shape, [4]) */
+  om_tensor *a = om_add(x, ones);
+  om_tensor *pos = om_arange(0, 5, 1, OM_INT64);                          /* [seq]: Range(0, Squeeze(Shape), 1) */
+  om_tensor *posf = om_arange(1, 11, 2, OM_FLOAT32);                      /* 1, 3, ..: Range, Cast, Mul 2, Add 1 */
+  om_tensor *full = om_full((int64_t[]){5, 1}, 2, OM_FLOAT32, 0.5);       /* [seq, 1]: Expand(0.5, Concat(Shape, [1])) */
+  om_tensor *col = om_reshape(posf, (int64_t[]){5, 1}, 2), *xf = om_mul(x, full), *b = om_add(xf, col);
+  om_tensor *rows = om_slice(buf, 0, 0, 5, 1);                            /* [seq, 8]: Slice(buf, [0], Shape(seq), [0]) */
+  om_tensor *mask = om_slice(rows, 1, 0, 5, 1);                           /* [seq, seq] */
+  om_tensor *xt = om_transpose(x, 1, 2), *scores = om_matmul(x, xt);
+  om_tensor *masked = om_mul(scores, mask);
+  om_tensor *att1 = om_scaled_dot_product_attention(x, x, x, NULL, true, NULL);
+  om_tensor *att2 = om_scaled_dot_product_attention(a, a, a, NULL, true, NULL); /* the same causal mask */
+  om_tensor *outs[] = {a, pos, b, masked, att1, att2};
+  om_traced_model *m = finish_checked(outs, (const char *[]){"a", "pos", "b", "masked", "att1", "att2"}, 6,
+                                      (const char *[]){"batch,seq,4", "seq", "batch,seq,4", "batch,seq,seq", "batch,seq,4", "batch,seq,4"});
+  CHECK_EQ_INT(count_op(m, "Shape"), 2); /* batch and seq, each once for the whole graph */
+  CHECK_EQ_INT(count_op(m, "Range"), 1); /* both aranges start from Range(0, seq, 1) */
+  CHECK_EQ_INT(count_op(m, "Squeeze"), 1);
+  CHECK_EQ_INT(count_op(m, "Slice"), 2);
+  CHECK_EQ_INT(count_op(m, "Trilu"), 1);  /* one causal mask for both attention calls */
+  CHECK_EQ_INT(count_op(m, "Expand"), 3); /* ones, full, the causal mask's ones */
+  CHECK_EQ_INT(count_op(m, "Concat"), 3); /* [batch, seq, 4], [seq, 1], [seq, seq] */
+  om_traced_release(m);
+  /* after finish the values are the example run's */
+  float v[5];
+  CHECK(om_tensor_read(posf, v) && v[0] == 1 && v[4] == 9);
+  om_tensor *t[] = {one8, buf, ex, x, ones, a, pos, posf, full, col, xf, b, rows, mask, xt, scores, masked, att1, att2};
+  om__release_all(t, 19);
+}
+
+/* Random values cannot be written in the graph: drawn at a symbol's size while tracing they are
+ * SymbolicShape at the call, the trace ends, and the library keeps working. */
+TEST(random_at_a_symbol) {
+  om_tensor *ex, *x = begin_bs(&ex);
+  CHECK_ERROR(om_randn((int64_t[]){2, 5}, 2, 1, true) != NULL, OM_ERR_TRACE_SYMBOLIC_SHAPE,
+              "randn: shape [2,5] has axis 1 of size 5, the example size of symbolic axis 'seq'; random values of a "
+              "symbolic size cannot be written in the graph");
+  CHECK(!om_trace_active());
+  om_tensor *ex2, *x2 = begin_bs(&ex2);
+  om_tensor *flat = om_reshape(x2, (int64_t[]){15, 4}, 2); /* batch*seq is an extent of the trace now */
+  CHECK_ERROR(om_rand((int64_t[]){15}, 1, 1, true) != NULL, OM_ERR_TRACE_SYMBOLIC_SHAPE,
+              "rand: shape [15] has axis 0 of size 15, the example size of symbolic axis 'batch*seq'");
+  CHECK(!om_trace_active());
+  om_tensor *r = om_randn((int64_t[]){2, 5}, 2, 1, true); /* no trace: an ordinary tensor */
+  CHECK(r && r->ndim == 2);
+  om_tensor *t[] = {ex, x, ex2, x2, flat, r};
+  om__release_all(t, 6);
+}
+
 int main(void) {
   RUN(reshape_products);
   RUN(computed_extents);
@@ -236,5 +293,7 @@ int main(void) {
   RUN(expand_to_a_symbol);
   RUN(at_most_64_symbols);
   RUN(conv_spatial_extents);
+  RUN(created_at_a_symbol);
+  RUN(random_at_a_symbol);
   TEST_MAIN_END();
 }

@@ -16,6 +16,7 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import * as om from 'onemodel';
 import { memoryHooks, withTraced } from './helpers.mjs';
+import { GPT } from './fixtures/gpt.mjs';
 
 memoryHooks();
 const nn = om.nn;
@@ -154,84 +155,6 @@ class UNet extends nn.Module {
       const e2 = this.enc2.forward(this.pool.forward(e1)).relu(); // [N, 16, H/2, W/2]
       const up = F.interpolate(e2, { scaleFactor: 2, mode: 'bilinear', alignCorners: false });
       return this.out.forward(this.dec.forward(om.cat([up, e1], 1)).relu());
-    });
-  }
-}
-
-/** Causal self-attention: one qkv Linear, heads, scaled dot-product attention, projection. */
-class CausalSelfAttention extends nn.Module {
-  constructor(d, heads) {
-    super();
-    this.heads = heads;
-    this.qkv = new nn.Linear(d, 3 * d);
-    this.proj = new nn.Linear(d, d);
-  }
-
-  forward(x) {
-    return om.tidy(() => {
-      const [n, l, d] = x.shape;
-      const h = this.heads;
-      const [q, k, v] = this.qkv.forward(x).split(d, 2).map((t) => t.reshape(n, l, h, d / h).transpose(1, 2));
-      const y = F.scaledDotProductAttention(q, k, v, { isCausal: true });
-      return this.proj.forward(y.transpose(1, 2).reshape(n, l, d));
-    });
-  }
-}
-
-/** The same with nn.MultiheadAttention and a causal bool mask. */
-class CausalMHA extends nn.Module {
-  constructor(d, heads, maxLen) {
-    super();
-    this.attn = new nn.MultiheadAttention(d, heads, { batchFirst: true });
-    this.registerBuffer('mask', om.tidy(() => om.ones([maxLen, maxLen], { dtype: 'bool' }).triu(1)));
-  }
-
-  forward(x) {
-    const l = x.shape[1];
-    return om.tidy(() => {
-      const m = this.mask.slice(0, 0, l).slice(1, 0, l);
-      return this.attn.forward(x, x, x, { attnMask: m, isCausal: true, needWeights: false })[0];
-    });
-  }
-}
-
-class Block extends nn.Module {
-  constructor(d, heads, maxLen, kind) {
-    super();
-    this.ln_1 = new nn.LayerNorm([d]);
-    this.attn = kind === 'sdpa' ? new CausalSelfAttention(d, heads) : new CausalMHA(d, heads, maxLen);
-    this.ln_2 = new nn.LayerNorm([d]);
-    this.mlp = new nn.Sequential(new nn.Linear(d, 4 * d), new nn.GELU(), new nn.Linear(4 * d, d));
-  }
-
-  forward(x) {
-    return om.tidy(() => {
-      const h = x.add(this.attn.forward(this.ln_1.forward(x)));
-      return h.add(this.mlp.forward(this.ln_2.forward(h)));
-    });
-  }
-}
-
-class GPT extends nn.Module {
-  constructor({ vocab, d, heads, maxLen }) {
-    super();
-    this.wte = new nn.Embedding(vocab, d);
-    this.wpe = new nn.Embedding(maxLen, d);
-    // block 0 attends with F.scaledDotProductAttention(isCausal), block 1 with nn.MultiheadAttention and a causal mask
-    this.h = new nn.ModuleList([new Block(d, heads, maxLen, 'sdpa'), new Block(d, heads, maxLen, 'mha')]);
-    this.ln_f = new nn.LayerNorm([d]);
-    this.lm_head = new nn.Linear(d, vocab, { bias: false });
-    this.lm_head.weight.dispose();
-    this.lm_head.weight = this.wte.weight; // tied: the same tensor
-  }
-
-  forward(ids) {
-    return om.tidy(() => {
-      const l = ids.shape[1];
-      const pos = om.arange(0n, BigInt(l)); // int64 positions
-      let x = this.wte.forward(ids).add(this.wpe.forward(pos));
-      for (const block of this.h) x = block.forward(x);
-      return this.lm_head.forward(this.ln_f.forward(x));
     });
   }
 }

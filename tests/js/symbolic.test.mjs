@@ -5,6 +5,7 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import * as om from 'onemodel';
 import { memoryHooks, withTraced } from './helpers.mjs';
+import { GPT } from './fixtures/gpt.mjs';
 
 const nn = om.nn;
 memoryHooks();
@@ -213,6 +214,70 @@ describe('symbolic axes', () => {
     for (const [n, s, l, seed] of [[3, 5, 7, 20], [2, 4, 9, 22], [5, 1, 2, 24]]) {
       const x = ins(n, s, l, seed);
       keep(tm, x, two.forward(x.a, x.b), undefined, two);
+    }
+  }));
+
+  test('tensors created at a symbol\'s size are computed in the graph, and run at other sizes', () => withTraced((keep, trace) => {
+    const x = om.randn([3, 5, 4], { seed: 41 });
+    const axes = ['batch', 'seq', null];
+    const buf = om.randn([32, 4], { seed: 42 }); // a constant table (made before the traces), room for 1 + 2 * 11 rows
+    const made = [
+      // ones / zeros / full: Expand of the value to a shape operand
+      [(t) => t.add(om.ones([t.shape[0], t.shape[1], 4])).mul(om.full([t.shape[1], 1], 0.5)).sub(om.zeros([t.shape[0], 1, 1])),
+        ['Shape', 'Shape', 'Concat', 'Expand', 'Add', 'Concat', 'Expand', 'Mul', 'Concat', 'Expand', 'Sub']],
+      // arange: Range on the extent (int64 as is; float cast, scaled by step, shifted by start);
+      // the float one's Range and Cast are the int64 one's, written once
+      [(t) => t.add(om.arange(0n, BigInt(t.shape[1])).float().reshape(-1, 1)).add(om.arange(3, 3 + 2 * t.shape[1], 2).reshape(-1, 1)),
+        ['Shape', 'Squeeze', 'Range', 'Cast', 'Reshape', 'Add', 'Mul', 'Add', 'Reshape', 'Add']],
+      // tril of ones [seq, seq], the causal mask
+      [(t) => t.matmul(t.transpose(1, 2)).add(om.ones([t.shape[1], t.shape[1]]).tril()),
+        ['Transpose', 'MatMul', 'Shape', 'Concat', 'Expand', 'Trilu', 'Add']],
+      // rows of a constant table: [:l] and [1 : 1 + 2l : 2] (Slice ends at start + l * step)
+      [(t) => t.add(buf.slice(0, 0, t.shape[1])).add(buf.slice(0, 1, 1 + 2 * t.shape[1], 2)),
+        ['Shape', 'Slice', 'Add', 'Mul', 'Add', 'Slice', 'Add']],
+      // a constant expanded to the batch (a class token) and cat with the input: [batch, seq + 1, 4]
+      [(t) => om.cat([buf.slice(0, 0, 1).reshape(1, 1, 4).expand(t.shape[0], 1, 4), t], 1),
+        ['Shape', 'Concat', 'Expand', 'Concat']],
+    ];
+    for (const [f, want] of made) {
+      const tm = trace(fn(f), { x: [x, axes] });
+      assert.deepEqual(ops(tm), want, show(tm));
+    }
+  }));
+
+  test('expand of a size-1 axis to a product of symbols (batch*seq)', () => withTraced((keep, trace) => {
+    const x = om.randn([3, 5, 4], { seed: 43 });
+    const tm = trace(fn((t) => {
+      const [b, l] = t.shape;
+      const flat = t.reshape(b * l, 4);
+      return flat.add(flat.mean(0, true).relu().expand(b * l, 4));
+    }), { x: [x, ['batch', 'seq', null]] });
+    assert.deepEqual(tm.outputs[0].shape, ['batch*seq', 4]);
+    assert.deepEqual(ops(tm), ['Reshape', 'ReduceMean', 'Relu', 'Shape', 'Shape', 'Mul', 'Concat', 'Expand', 'Add'], show(tm));
+  }));
+
+  // Graph economy of a GPT-style decoder (tests/js/fixtures/gpt.mjs) with symbolic batch and
+  // sequence: one Shape node for the whole graph, and a fixed number of nodes above the same
+  // model traced at fixed shapes, whatever its depth: the positions (Squeeze, Range, Gather),
+  // the causal mask shared by every scaledDotProductAttention block (Concat, Expand, Trilu), and
+  // per MultiheadAttention block the slices of its own mask buffer and the additive mask
+  // (Slice, Slice, Where), which the fixed trace holds as constants. docs/performance.md.
+  test('GPT-style decoder with symbolic batch and sequence: node and Shape-node counts against fixed shapes', () => withTraced((keep, trace) => {
+    const pinned = [ // blocks, nodes symbolic, nodes fixed
+      [['sdpa', 'mha'], 86, 76],
+      [['sdpa', 'sdpa', 'sdpa', 'sdpa'], 148, 141],
+    ];
+    for (const [blocks, symbolic, fixed] of pinned) {
+      om.manualSeed(4);
+      const net = new GPT({ vocab: 40, d: 32, heads: 4, maxLen: 24, blocks }).eval();
+      const ids = om.tidy(() => om.rand([3, 10], { seed: 1 }).mul(40).long());
+      const tm = trace(net, { x: [ids, ['batch', 'seq']] });
+      const fx = trace(net, { x: ids });
+      assert.deepEqual(tm.outputs[0].shape, ['batch', 'seq', 40]);
+      assert.equal(count(tm, 'Shape'), 1, show(tm));
+      assert.equal(count(tm, 'Trilu'), blocks.includes('sdpa') ? 1 : 0, show(tm));
+      assert.deepEqual([ops(tm).length, ops(fx).length], [symbolic, fixed], `${blocks}: ${show(tm)}`);
+      net.dispose();
     }
   }));
 
