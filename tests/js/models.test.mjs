@@ -7,7 +7,8 @@
 //   (c) a UNet-style net: conv, max pool down, conv, interpolate up, cat with the skip, conv
 //   (d) LSTM and GRU classifiers: in tests/js/recurrent.test.mjs ("<kind> classifier with a
 //       symbolic batch and sequence length, also at two other sizes"), not repeated here
-//   (e) a GPT-style decoder: token + learned position embedding (indexed by om.arange), two
+//   (e) a GPT-style decoder (tests/js/fixtures/gpt.mjs) with symbolic batch AND sequence: token +
+//       learned position embedding (indexed by om.arange), two
 //       pre-norm blocks of causal self-attention + GELU MLP, final LayerNorm, LM head tied to
 //       the token embedding (one initializer)
 // The transformer encoder layer is in tests/js/transformer.test.mjs, the models loaded from
