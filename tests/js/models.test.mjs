@@ -1,16 +1,16 @@
 // Whole model families, each traced in eval mode with om.trace and run in onnxruntime-web against
 // eager (tests/js/helpers.mjs withTraced / keep: 1e-5 scaled), at the traced shapes, at two other
-// sizes of every symbol (the batch; the GPT also the sequence) and at batch 1 and 5. Each test prints (t.diagnostic) the graph's node
-// count and the largest error the oracle measured.
+// sizes of every symbol (the batch; for the GPT also the sequence) and at batch 1 and 5. Each
+// test prints (t.diagnostic) the graph's node count and the largest error the oracle measured.
 //   (a) a LeNet-style CNN with BatchNorm2d, after a few Adam steps (non-trivial running stats)
 //   (b) a residual CNN: conv-bn-relu-conv-bn + skip, adaptive average pool, linear
 //   (c) a UNet-style net: conv, max pool down, conv, interpolate up, cat with the skip, conv
 //   (d) LSTM and GRU classifiers: in tests/js/recurrent.test.mjs ("<kind> classifier with a
 //       symbolic batch and sequence length, also at two other sizes"), not repeated here
-//   (e) a GPT-style decoder (tests/js/fixtures/gpt.mjs) with symbolic batch AND sequence: token +
-//       learned position embedding (indexed by om.arange), two
-//       pre-norm blocks of causal self-attention + GELU MLP, final LayerNorm, LM head tied to
-//       the token embedding (one initializer)
+//   (e) a GPT-style decoder (tests/js/fixtures/gpt.mjs) with symbolic batch and sequence: token +
+//       learned position embedding (indexed by om.arange), two pre-norm blocks of causal
+//       self-attention + GELU MLP, final LayerNorm, LM head tied to the token embedding (one
+//       initializer)
 // The transformer encoder layer is in tests/js/transformer.test.mjs, the models loaded from
 // PyTorch in tests/js/pytorch.test.mjs, the trained MLP and CNN in tests/js/training.test.mjs.
 import { test, describe } from 'node:test';
