@@ -177,10 +177,52 @@ const char *om__lower_extent_name(om_lower *l, int64_t coef, uint64_t atoms) {
   return name;
 }
 
-/* A new derived atom of example size n for axis d of an output of this call; its carrier (the
- * value) is set when the lowering binds the output (om__lower_output). NULL on error. */
-static const char *derive_atom(om_lower *l, const om_op_def *def, int64_t n, int d) {
+/* Appends size bytes at p to buf (capacity cap) at *n, counting them also past cap. */
+static void put(unsigned char *buf, size_t cap, size_t *n, const void *p, size_t size) {
+  if (*n + size <= cap) memcpy(buf + *n, p, size);
+  *n += size;
+}
+
+/* The signature of output j's axis d of this call into buf (capacity cap; NULL, 0 to measure):
+ * what infer computes the axis from, the op, its attrs as the caller gave them, and every
+ * input's sizes and extents (dim_param pointers: equal extents, equal pointers). Returns its
+ * length. */
+static size_t signature(om_lower *l, int j, int d, unsigned char *buf, size_t cap) {
+  const om_call *c = l->c;
+  size_t n = 0;
+  put(buf, cap, &n, &c->op, sizeof c->op);
+  put(buf, cap, &n, &j, sizeof j);
+  put(buf, cap, &n, &d, sizeof d);
+  put(buf, cap, &n, &l->given->n_i, sizeof l->given->n_i);
+  put(buf, cap, &n, l->given->i, sizeof(int64_t) * (size_t)l->given->n_i);
+  put(buf, cap, &n, &l->given->n_f, sizeof l->given->n_f);
+  put(buf, cap, &n, l->given->f, sizeof(double) * (size_t)l->given->n_f);
+  put(buf, cap, &n, &c->n_in, sizeof c->n_in);
+  for (int i = 0; i < c->n_in; i++) {
+    put(buf, cap, &n, &c->in[i]->ndim, sizeof c->in[i]->ndim);
+    put(buf, cap, &n, c->in[i]->shape, sizeof(int64_t) * (size_t)c->in[i]->ndim);
+    for (int e = 0; e < c->in[i]->ndim; e++) {
+      const char *sym = om__lower_input_sym(l, i, e);
+      put(buf, cap, &n, &sym, sizeof sym);
+    }
+  }
+  return n;
+}
+
+/* The derived atom of example size n for output j's axis d of this call: the one an earlier
+ * call with the same signature derived (the same extent at every size: two identical convs
+ * on one input give one atom), else a new one, whose carrier (the value) is set when the
+ * lowering binds the output (om__lower_output). NULL on error. */
+static const char *derive_atom(om_lower *l, const om_op_def *def, int64_t n, int j, int d) {
   om_trace *tr = l->tr;
+  size_t len = signature(l, j, d, NULL, 0);
+  unsigned char *sig = om__arena_alloc(&tr->g.arena, len);
+  if (!sig) return NULL;
+  signature(l, j, d, sig, len);
+  for (int k = 0; k < tr->symbols.n; k++) {
+    const om_symbol *s = &tr->symbols.v[k];
+    if (s->derived && s->size == n && s->signature_len == len && !memcmp(s->signature, sig, len)) return s->name;
+  }
   if (tr->symbols.n == 64) {
     om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "%s: output axis %d needs a new symbolic extent, but the trace "
                    "already has 64 symbols", def->name, d);
@@ -192,7 +234,7 @@ static const char *derive_atom(om_lower *l, const om_op_def *def, int64_t n, int
   om_symbol *s = name ? OM_VEC_PUSH_SLOT(tr->symbols) : NULL;
   if (!s) return NULL;
   *s = (om_symbol){.name = name, .size = n, .extent_node = -1, .extent_value = -1, .derived = true, .carrier = -1,
-                   .carrier_axis = d};
+                   .carrier_axis = d, .signature = sig, .signature_len = len};
   return name;
 }
 
@@ -314,7 +356,7 @@ bool om__lower_probe(om_lower *l) {
   }
   for (int j = 0; ok && j < c->n_out; j++)
     for (int d = 0; ok && d < c->out_meta[j].ndim; d++)
-      if (derive[j][d]) ok = (l->out_sym[j][d] = derive_atom(l, def, c->out_meta[j].shape[d], d)) != NULL;
+      if (derive[j][d]) ok = (l->out_sym[j][d] = derive_atom(l, def, c->out_meta[j].shape[d], j, d)) != NULL;
       else if (atoms[j][d] && !(l->out_sym[j][d] = om__lower_extent_name(l, coef[j][d], atoms[j][d]))) ok = false;
   if (fake != small) free(fake);
   if (fake_in != small_in) free(fake_in);

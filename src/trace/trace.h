@@ -18,6 +18,11 @@ typedef struct om_symbol {
    * "<op>#<n>", whose run-time value is read off the value and axis that carry it. */
   bool derived;
   int carrier, carrier_axis;
+  /* What determined a derived atom (the op, its attrs as given, the output axis, the inputs'
+   * sizes and extents; an arena copy): a call with the same signature derives the same extent
+   * at every size, so it gets this atom again. */
+  const unsigned char *signature;
+  size_t signature_len;
 } om_symbol;
 
 /* A constant named by om_trace_parameter. */

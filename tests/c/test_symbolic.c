@@ -284,6 +284,28 @@ TEST(random_at_a_symbol) {
   om__release_all(t, 6);
 }
 
+/* Two derived atoms that are provably the same extent are one: two stride-2 convs (different
+ * weights, one attrs) on the same input derive conv2d#1 and conv2d#2 once, so their outputs
+ * add; the same conv on the other spatial axis or another stride is another atom, and a cat in
+ * the other order stays another (refused when they meet: remaining_refusals). */
+TEST(derived_atoms_unified) {
+  om_tensor *ex = om_randn((int64_t[]){2, 3, 8, 6}, 4, 1, false);
+  om_tensor *w1 = om_randn((int64_t[]){4, 3, 3, 3}, 4, 2, false), *w2 = om_randn((int64_t[]){4, 3, 3, 3}, 4, 3, false);
+  om_trace_begin();
+  om_tensor *x = om_trace_input("x", ex, (const char *[]){"batch", NULL, "h", "w"});
+  const int64_t one[2] = {1, 1}, two[2] = {2, 2}, three[2] = {3, 3};
+  om_tensor *a = om_conv2d(x, w1, NULL, two, one, one, 1), *b = om_conv2d(x, w2, NULL, two, one, one, 1);
+  om_tensor *sum = om_add(a, b);                                  /* [batch, 4, conv2d#1, conv2d#2] */
+  om_tensor *c3 = om_conv2d(x, w1, NULL, three, one, one, 1);      /* stride 3: other atoms */
+  om_tensor *outs[] = {sum, c3};
+  om_traced_model *m = finish_checked(outs, (const char *[]){"sum", "c3"}, 2,
+                                      (const char *[]){"batch,4,conv2d#1,conv2d#2", "batch,4,conv2d#3,conv2d#4"});
+  CHECK_EQ_INT(count_op(m, "Conv"), 3);
+  om_traced_release(m);
+  om_tensor *t[] = {ex, w1, w2, x, a, b, sum, c3};
+  om__release_all(t, 8);
+}
+
 int main(void) {
   RUN(reshape_products);
   RUN(computed_extents);
@@ -295,5 +317,6 @@ int main(void) {
   RUN(conv_spatial_extents);
   RUN(created_at_a_symbol);
   RUN(random_at_a_symbol);
+  RUN(derived_atoms_unified);
   TEST_MAIN_END();
 }

@@ -281,6 +281,17 @@ describe('symbolic axes', () => {
     }
   }));
 
+  test('two identical convs on one input derive one atom each axis: their outputs add, at other sizes', () => withTraced((keep, trace) => {
+    om.manualSeed(7);
+    const c1 = new nn.Conv2d(3, 4, 3, { stride: 2, padding: 1 }), c2 = new nn.Conv2d(3, 4, 3, { stride: 2, padding: 1 });
+    const net = fn((x) => c1.forward(x).add(c2.forward(x)).relu());
+    const tm = trace(net, { x: [om.randn([2, 3, 8, 6], { seed: 44 }), ['batch', null, 'h', 'w']] });
+    assert.deepEqual(tm.outputs[0].shape, ['batch', 4, 'conv2d#1', 'conv2d#2']);
+    assert.deepEqual(ops(tm), ['Conv', 'Conv', 'Add', 'Relu']);
+    c1.dispose();
+    c2.dispose();
+  }));
+
   test('what stays refused: a constant of a product\'s size, two derived atoms', () => {
     const x = om.randn([3, 5, 4], { seed: 6 });
     const y = om.randn([3, 7, 4], { seed: 7 });
