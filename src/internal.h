@@ -314,6 +314,8 @@ const om_attrs *om__lower_given(om_lower *l);
 /** The symbol (dim_param) of axis d of input i, or of output j, NULL when the axis is fixed. */
 const char *om__lower_input_sym(om_lower *l, int i, int d);
 const char *om__lower_output_sym(om_lower *l, int j, int d);
+/** The extent n when input i is 0, 1, ..., n - 1 (arange(0, n) at a symbol's size), else NULL. */
+const char *om__lower_input_iota(om_lower *l, int i);
 /** Sets the symbol of axis d of output j (for an op's extents rule). */
 void om__lower_set_output_sym(om_lower *l, int j, int d, const char *sym);
 /* A symbolic extent (spec 4): coef x the product of atoms, bit k of atoms standing for the

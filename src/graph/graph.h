@@ -34,6 +34,9 @@ typedef struct om_gvalue {
   /* computed from the inputs' shapes and from constants only (a Shape node, a Range or a
    * causal mask on it): the tracer writes each such computation once (om__emit) */
   bool shape_only;
+  /* 0, 1, ..., n - 1 along its one axis, n the extent named (the Range the tracer writes for
+   * arange(0, n) at a symbol's size), else NULL: a Gather of it is a Slice */
+  const char *iota;
 } om_gvalue;
 
 /* One ONNX node. */

@@ -209,14 +209,23 @@ static bool embedding_backward(const om_record *r, om_tensor *const *g, om_tenso
   return backward_done(r, gin);
 }
 
+/* Gather of the rows; rows 0 .. n - 1 (indices arange(0, n) of a symbolic length: learned
+ * positions) are a Slice of the table, one node where Gather needs the Range too. */
 static bool lower_embedding(om_lower *l, const om_call *c) {
-  return om__lower_node(l, c, "Gather", &OM_ATTR_INT("axis", 0), 1);
+  const char *n = om__lower_input_iota(l, 1);
+  if (!n) return om__lower_node(l, c, "Gather", &OM_ATTR_INT("axis", 0), 1);
+  const int64_t zero = 0;
+  int in[4] = {om__lower_input(l, 0), om__lower_ints(l, &zero, 1), om__lower_extent_value(l, om__lower_extent(l, n)), -1}, out;
+  in[3] = in[1];
+  if (in[1] < 0 || in[2] < 0 || !om__emit(l, "Slice", in, 4, &c->out_meta[0], 1, &out, NULL, 0)) return false;
+  om__lower_output(l, 0, out);
+  return true;
 }
 
 const om_op_def om__op_embedding = {
     .name = "embedding", .n_in = 2, .n_out = 1, .saves = OM_SAVES_IN(1),
     .infer = infer_embedding, .forward = forward_embedding, .backward = embedding_backward,
-    .lower = lower_embedding, .onnx = "Gather (axis 0)",
+    .lower = lower_embedding, .onnx = "Gather (axis 0); Slice for the rows of an arange of a symbolic length",
     .test = {.n_in = 2, .ndims = {2, 2}, .shapes = {{4, 3}, {2, 5}}, .dtypes = {OM_FLOAT32, OM_INT64}, .lo = 0, .hi = 3.99}};
 /* (no padding_idx in the sample: the padding row is read but gets no gradient, so the
  *  finite-difference check would flag it by design; tests/c/test_index.c checks it) */

@@ -422,6 +422,7 @@ static int lower_arange(om_lower *l, const char *sym, double start, double step,
   om_meta scalar = {.dtype = OM_INT64, .ndim = 0};
   if (in[1] < 0 || !om__emit(l, "Squeeze", &in[1], 1, &scalar, 1, &in[1], NULL, 0)) return -1;
   if (in[0] < 0 || in[2] < 0 || !om__emit(l, "Range", in, 3, &m, 1, &v, NULL, 0)) return -1;
+  l->tr->g.values.v[v].iota = sym;
   m.dtype = dtype;
   if (dtype == OM_FLOAT32 && !om__emit(l, "Cast", &v, 1, &m, 1, &v, &OM_ATTR_INT("to", 1 /* FLOAT */), 1)) return -1;
   const char *op[2] = {"Mul", "Add"};
@@ -497,6 +498,7 @@ const char *om__lower_input_sym(om_lower *l, int i, int d) {
   return l->in ? l->tr->g.values.v[l->in[i]].dim_param[d] : NULL; /* no values yet: a call on constants */
 }
 const char *om__lower_output_sym(om_lower *l, int j, int d) { return l->out_sym[j][d]; }
+const char *om__lower_input_iota(om_lower *l, int i) { return l->tr->g.values.v[l->in[i]].iota; }
 void om__lower_set_output_sym(om_lower *l, int j, int d, const char *sym) { l->out_sym[j][d] = sym; }
 
 static bool same_attr(const om_gattr *a, const om_gattr *b) {

@@ -247,13 +247,15 @@ TEST(created_at_a_symbol) {
   om_tensor *masked = om_mul(scores, mask);
   om_tensor *att1 = om_scaled_dot_product_attention(x, x, x, NULL, true, NULL);
   om_tensor *att2 = om_scaled_dot_product_attention(a, a, a, NULL, true, NULL); /* the same causal mask */
-  om_tensor *outs[] = {a, pos, b, masked, att1, att2};
-  om_traced_model *m = finish_checked(outs, (const char *[]){"a", "pos", "b", "masked", "att1", "att2"}, 6,
-                                      (const char *[]){"batch,seq,4", "seq", "batch,seq,4", "batch,seq,seq", "batch,seq,4", "batch,seq,4"});
+  om_tensor *rows8 = om_embedding(buf, pos, 0, false);                    /* buf's first seq rows: a Slice, no Gather */
+  om_tensor *outs[] = {a, pos, b, masked, att1, att2, rows8};
+  om_traced_model *m = finish_checked(outs, (const char *[]){"a", "pos", "b", "masked", "att1", "att2", "rows8"}, 7,
+                                      (const char *[]){"batch,seq,4", "seq", "batch,seq,4", "batch,seq,seq", "batch,seq,4", "batch,seq,4", "seq,8"});
   CHECK_EQ_INT(count_op(m, "Shape"), 2); /* batch and seq, each once for the whole graph */
   CHECK_EQ_INT(count_op(m, "Range"), 1); /* both aranges start from Range(0, seq, 1) */
   CHECK_EQ_INT(count_op(m, "Squeeze"), 1);
-  CHECK_EQ_INT(count_op(m, "Slice"), 2);
+  CHECK_EQ_INT(count_op(m, "Slice"), 3);
+  CHECK_EQ_INT(count_op(m, "Gather"), 0);
   CHECK_EQ_INT(count_op(m, "Trilu"), 1);  /* one causal mask for both attention calls */
   CHECK_EQ_INT(count_op(m, "Expand"), 3); /* ones, full, the causal mask's ones */
   CHECK_EQ_INT(count_op(m, "Concat"), 3); /* [batch, seq, 4], [seq, 1], [seq, seq] */
@@ -261,8 +263,8 @@ TEST(created_at_a_symbol) {
   /* after finish the values are the example run's */
   float v[5];
   CHECK(om_tensor_read(posf, v) && v[0] == 1 && v[4] == 9);
-  om_tensor *t[] = {one8, buf, ex, x, ones, a, pos, posf, full, col, xf, b, rows, mask, xt, scores, masked, att1, att2};
-  om__release_all(t, 19);
+  om_tensor *t[] = {one8, buf, ex, x, ones, a, pos, posf, full, col, xf, b, rows, mask, xt, scores, masked, att1, att2, rows8};
+  om__release_all(t, 20);
 }
 
 /* Random values cannot be written in the graph: drawn at a symbol's size while tracing they are

@@ -258,14 +258,15 @@ describe('symbolic axes', () => {
 
   // Graph economy of a GPT-style decoder (tests/js/fixtures/gpt.mjs) with symbolic batch and
   // sequence: one Shape node for the whole graph, and a fixed number of nodes above the same
-  // model traced at fixed shapes, whatever its depth: the positions (Squeeze, Range, Gather),
-  // the causal mask shared by every scaledDotProductAttention block (Concat, Expand, Trilu), and
-  // per MultiheadAttention block the slices of its own mask buffer and the additive mask
-  // (Slice, Slice, Where), which the fixed trace holds as constants. docs/performance.md.
+  // model traced at fixed shapes, whatever its depth: the positions (a Slice of the position
+  // table: the rows of arange(0, l)), the causal mask shared by every scaledDotProductAttention
+  // block (Concat, Expand, Trilu), and per MultiheadAttention block the slices of its own mask
+  // buffer and the additive mask (Slice, Slice, Where), which the fixed trace holds as
+  // constants. docs/performance.md.
   test('GPT-style decoder with symbolic batch and sequence: node and Shape-node counts against fixed shapes', () => withTraced((keep, trace) => {
     const pinned = [ // blocks, nodes symbolic, nodes fixed
-      [['sdpa', 'mha'], 86, 76],
-      [['sdpa', 'sdpa', 'sdpa', 'sdpa'], 148, 141],
+      [['sdpa', 'mha'], 84, 76],
+      [['sdpa', 'sdpa', 'sdpa', 'sdpa'], 146, 141],
     ];
     for (const [blocks, symbolic, fixed] of pinned) {
       om.manualSeed(4);
@@ -276,6 +277,7 @@ describe('symbolic axes', () => {
       assert.deepEqual(tm.outputs[0].shape, ['batch', 'seq', 40]);
       assert.equal(count(tm, 'Shape'), 1, show(tm));
       assert.equal(count(tm, 'Trilu'), blocks.includes('sdpa') ? 1 : 0, show(tm));
+      assert.equal(count(tm, 'Range'), 0, show(tm)); // the positions' Gather of Range(0, l) is a Slice
       assert.deepEqual([ops(tm).length, ops(fx).length], [symbolic, fixed], `${blocks}: ${show(tm)}`);
       net.dispose();
     }
