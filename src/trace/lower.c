@@ -1,6 +1,7 @@
 /* Lowering one op call into the recording: the hook om__apply calls before computing, the
  * constants an op reads (spec 1: initializers, deduplicated by view), the symbolic extents of
- * its outputs, and the helpers the ops' lower rules write nodes with. */
+ * its outputs, the tensors creation functions make at a symbol's size (om__trace_created), and
+ * the helpers the ops' lower rules write nodes with. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,8 +129,6 @@ static om_extent extent_of(const om_trace *tr, const char *name) {
 om_extent om__lower_extent(om_lower *l, const char *name) { return extent_of(l->tr, name); }
 int64_t om__lower_atom_size(om_lower *l, int k) { return l->tr->symbols.v[k].size; }
 
-
-
 /* coef x the atoms' sizes, with atom `moved` (-1: none; 64: all) at size probe(s) = 2s + 1
  * when all move, else at `size`. */
 static int64_t sized(const om_trace *tr, om_extent e, int moved, int64_t size) {
@@ -179,7 +178,7 @@ const char *om__lower_extent_name(om_lower *l, int64_t coef, uint64_t atoms) {
 
 /* Appends size bytes at p to buf (capacity cap) at *n, counting them also past cap. */
 static void put(unsigned char *buf, size_t cap, size_t *n, const void *p, size_t size) {
-  if (*n + size <= cap) memcpy(buf + *n, p, size);
+  if (buf && size && *n + size <= cap) memcpy(buf + *n, p, size);
   *n += size;
 }
 
