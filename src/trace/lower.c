@@ -2,6 +2,7 @@
  * constants an op reads (spec 1: initializers, deduplicated by view), the symbolic extents of
  * its outputs, the tensors creation functions make at a symbol's size (om__trace_created), and
  * the helpers the ops' lower rules write nodes with. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -444,13 +445,18 @@ om_tensor *om__trace_created(om_tensor *t, om_created kind, double start, double
   for (int d = t->ndim - 1; d >= 0; d--)
     if ((l.out_sym[0][d] = om__lower_extent_of_size(&l, t->shape[d]))) first = d;
   if (first < 0) return t;
-  if (kind == OM_CREATED_RANDOM) {
+  /* int64 values of a fractional start or step are truncated sums, which the graph's int64
+   * Range, Mul and Add would not reproduce */
+  bool fractional = kind == OM_CREATED_ARANGE && t->dtype == OM_INT64 && (start != floor(start) || step != floor(step));
+  if (kind == OM_CREATED_RANDOM || fractional) {
     char buf[OM_SHAPE_STR_LEN];
-    om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE,
-                   "%s: shape %s has axis %d of size %lld, the example size of symbolic axis '%s'; random values of "
-                   "a symbolic size cannot be written in the graph (pass them as a traced input, or draw them at "
-                   "another size)", who, om__shape_str(buf, sizeof buf, t->shape, t->ndim), first,
-                   (long long)t->shape[first], l.out_sym[0][first]);
+    om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "%s: shape %s has axis %d of size %lld, the example size of symbolic "
+                   "axis '%s'; %s", who, om__shape_str(buf, sizeof buf, t->shape, t->ndim), first,
+                   (long long)t->shape[first], l.out_sym[0][first],
+                   fractional ? "int64 values from a fractional start or step at a symbolic length cannot be written "
+                                "in the graph yet (use integers, or a float arange)"
+                              : "random values of a symbolic size cannot be written in the graph (pass them as a "
+                                "traced input, or draw them at another size)");
     om_tensor_release(t);
     return NULL;
   }

@@ -268,7 +268,8 @@ TEST(created_at_a_symbol) {
 }
 
 /* Random values cannot be written in the graph: drawn at a symbol's size while tracing they are
- * SymbolicShape at the call, the trace ends, and the library keeps working. */
+ * SymbolicShape at the call, the trace ends, and the library keeps working; likewise an int64
+ * arange of a fractional step. */
 TEST(random_at_a_symbol) {
   om_tensor *ex, *x = begin_bs(&ex);
   CHECK_ERROR(om_randn((int64_t[]){2, 5}, 2, 1, true) != NULL, OM_ERR_TRACE_SYMBOLIC_SHAPE,
@@ -280,10 +281,16 @@ TEST(random_at_a_symbol) {
   CHECK_ERROR(om_rand((int64_t[]){15}, 1, 1, true) != NULL, OM_ERR_TRACE_SYMBOLIC_SHAPE,
               "rand: shape [15] has axis 0 of size 15, the example size of symbolic axis 'batch*seq'");
   CHECK(!om_trace_active());
+  /* int64 values of a fractional step: truncated sums the graph's int64 Range would not give */
+  om_tensor *ex3, *x3 = begin_bs(&ex3);
+  CHECK_ERROR(om_arange(0, 2.5, 0.5, OM_INT64) != NULL, OM_ERR_TRACE_SYMBOLIC_SHAPE,
+              "arange: shape [5] has axis 0 of size 5, the example size of symbolic axis 'seq'; int64 values from a "
+              "fractional start or step at a symbolic length cannot be written in the graph yet");
+  CHECK(!om_trace_active());
   om_tensor *r = om_randn((int64_t[]){2, 5}, 2, 1, true); /* no trace: an ordinary tensor */
   CHECK(r && r->ndim == 2);
-  om_tensor *t[] = {ex, x, ex2, x2, flat, r};
-  om__release_all(t, 6);
+  om_tensor *t[] = {ex, x, ex2, x2, flat, ex3, x3, r};
+  om__release_all(t, 8);
 }
 
 /* Two derived atoms that are provably the same extent are one: two stride-2 convs (different
