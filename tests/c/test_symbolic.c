@@ -147,20 +147,26 @@ TEST(remaining_refusals) {
 }
 
 /* Expand of a size-1 axis to an atom's example size takes the atom: [batch, 1, 4] ->
- * [batch, seq, 4] is Expand(x, Concat([1], Shape(seq), [4])); batch kept is 1. */
+ * [batch, seq, 4] is Expand(x, Concat([1], Shape(seq), [4])); batch kept is 1. To the size of a
+ * product the trace has used (batch*seq, after a flatten) it takes the product: Shape(batch) *
+ * Shape(seq). */
 TEST(expand_to_a_symbol) {
   om_tensor *ex, *x = begin_bs(&ex);
   om_tensor *m = om_sum(x, (int64_t[]){1}, 1, true);                /* [batch, 1, 4] */
   om_tensor *e = om_expand(m, (int64_t[]){3, 5, 4}, 3);              /* [batch, seq, 4] */
   om_tensor *f = om_expand(m, (int64_t[]){3, 6, 4}, 3);              /* 6 is no atom: fixed */
-  om_tensor *outs[] = {e, f};
-  om_traced_model *tm = finish_checked(outs, (const char *[]){"e", "f"}, 2, (const char *[]){"batch,seq,4", "batch,6,4"});
-  CHECK_EQ_INT(count_op(tm, "Shape"), 1);
-  CHECK_EQ_INT(count_op(tm, "Concat"), 1);
-  CHECK_EQ_INT(count_op(tm, "Expand"), 2);
+  om_tensor *flat = om_reshape(x, (int64_t[]){15, 4}, 2);           /* [batch*seq, 4] */
+  om_tensor *col = om_sum(flat, (int64_t[]){0}, 1, true);           /* [1, 4] */
+  om_tensor *p = om_expand(col, (int64_t[]){15, 4}, 2);              /* [batch*seq, 4] */
+  om_tensor *outs[] = {e, f, p};
+  om_traced_model *tm = finish_checked(outs, (const char *[]){"e", "f", "p"}, 3, (const char *[]){"batch,seq,4", "batch,6,4", "batch*seq,4"});
+  CHECK_EQ_INT(count_op(tm, "Shape"), 2);
+  CHECK_EQ_INT(count_op(tm, "Mul"), 1);
+  CHECK_EQ_INT(count_op(tm, "Concat"), 2);
+  CHECK_EQ_INT(count_op(tm, "Expand"), 3);
   om_traced_release(tm);
-  om_tensor *t[] = {ex, x, m, e, f};
-  om__release_all(t, 5);
+  om_tensor *t[] = {ex, x, m, e, f, flat, col, p};
+  om__release_all(t, 8);
 }
 
 /* At most 64 atoms per trace (an extent's atoms are a 64-bit mask). */
