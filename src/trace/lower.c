@@ -65,9 +65,12 @@ static bool reindex(om_trace *tr, size_t cap) {
   return true;
 }
 
-/* Drops what was added to the graph since mark (values, nodes, initializers). */
+/* Drops what was added to the graph since mark (values, nodes, initializers). A derived atom
+ * whose carrier is dropped gets its carrier again from the next call that derives it. */
 static void rollback(om_trace *tr, const int *mark) {
   om_graph *g = &tr->g;
+  for (int k = 0; k < tr->symbols.n; k++)
+    if (tr->symbols.v[k].carrier >= mark[0]) tr->symbols.v[k].carrier = -1;
   for (int k = mark[2]; k < g->inits.n; k++) om_tensor_release(g->inits.v[k].tensor);
   g->values.n = mark[0];
   g->nodes.n = mark[1];
