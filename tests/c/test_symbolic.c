@@ -187,15 +187,20 @@ TEST(at_most_64_symbols) {
   om__release_all(x, 64);
 }
 
+/* x: [batch=2, 3, h=8, w=6] */
+static om_tensor *begin_image(om_tensor **ex) {
+  *ex = om_randn((int64_t[]){2, 3, 8, 6}, 4, 1, false);
+  om_trace_begin();
+  return om_trace_input("x", *ex, (const char *[]){"batch", NULL, "h", "w"});
+}
+
 /* Convolutions and pools over symbolic spatial axes (spec 4): stride 1 with "same" padding
  * keeps the symbol (the probe sees it move in proportion); stride 2 and a 2x2 pool are floor
  * divisions, so each output gets a derived atom; conv_transpose2d with stride 2 and kernel 2
  * doubles exactly (2*h); adaptive pooling to 1x1 fixes the axes. */
 TEST(conv_spatial_extents) {
-  om_tensor *ex = om_randn((int64_t[]){2, 3, 8, 6}, 4, 1, false);
   om_tensor *w = om_randn((int64_t[]){4, 3, 3, 3}, 4, 2, false), *wt = om_randn((int64_t[]){4, 2, 2, 2}, 4, 3, false);
-  om_trace_begin();
-  om_tensor *x = om_trace_input("x", ex, (const char *[]){"batch", NULL, "h", "w"});
+  om_tensor *ex, *x = begin_image(&ex);
   const int64_t one[2] = {1, 1}, two[2] = {2, 2}, zero[2] = {0, 0};
   om_tensor *same = om_conv2d(x, w, NULL, one, one, one, 1);   /* [batch, 4, h, w] */
   om_tensor *s2 = om_conv2d(x, w, NULL, two, one, one, 1);         /* floor((h-1)/2)+1 */
@@ -304,10 +309,8 @@ TEST(random_at_a_symbol) {
  * add; the same conv on the other spatial axis or another stride is another atom, and a cat in
  * the other order stays another (refused when they meet: remaining_refusals). */
 TEST(derived_atoms_unified) {
-  om_tensor *ex = om_randn((int64_t[]){2, 3, 8, 6}, 4, 1, false);
   om_tensor *w1 = om_randn((int64_t[]){4, 3, 3, 3}, 4, 2, false), *w2 = om_randn((int64_t[]){4, 3, 3, 3}, 4, 3, false);
-  om_trace_begin();
-  om_tensor *x = om_trace_input("x", ex, (const char *[]){"batch", NULL, "h", "w"});
+  om_tensor *ex, *x = begin_image(&ex);
   const int64_t one[2] = {1, 1}, two[2] = {2, 2}, three[2] = {3, 3};
   om_tensor *a = om_conv2d(x, w1, NULL, two, one, one, 1), *b = om_conv2d(x, w2, NULL, two, one, one, 1);
   om_tensor *sum = om_add(a, b);                                  /* [batch, 4, conv2d#1, conv2d#2] */
