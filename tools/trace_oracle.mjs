@@ -94,7 +94,7 @@ function eagerList(eager, names) {
 }
 
 /** A number to 3 significant digits ("1e-5", "0.00123", "42.5"). */
-function fmt(x) {
+export function fmt(x) {
   if (!Number.isFinite(x) || x === 0) return String(x);
   const r = Number(x.toPrecision(3));
   return Math.abs(r) < 1e-3 || Math.abs(r) >= 1e6 ? r.toExponential() : String(r);

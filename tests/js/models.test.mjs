@@ -12,14 +12,22 @@
 //       the token embedding (one initializer)
 // The transformer encoder layer is in tests/js/transformer.test.mjs, the models loaded from
 // PyTorch in tests/js/pytorch.test.mjs, the trained MLP and CNN in tests/js/training.test.mjs.
-import { test, describe } from 'node:test';
+import { test, describe, after } from 'node:test';
 import assert from 'node:assert/strict';
 import * as om from 'onemodel';
 import { memoryHooks, withTraced } from './helpers.mjs';
+import { checkModelFile, disposeModelFile } from '../../examples/lib/workflow.mjs';
+import * as lenet from '../../examples/zoo/lenet.mjs';
+import * as resnet from '../../examples/zoo/resnet.mjs';
+import * as unet from '../../examples/zoo/unet.mjs';
+import * as gpt from '../../examples/zoo/gpt.mjs';
+
+// The architectures are the zoo's (examples/zoo/*.mjs); the tests build their own instances.
+const { LeNet } = lenet, { ResNet } = resnet, { UNet } = unet, { GPT } = gpt;
+after(() => { for (const f of [lenet, resnet, unet, gpt]) disposeModelFile(checkModelFile(f)); });
 
 memoryHooks();
 const nn = om.nn;
-const F = om.nn.functional;
 
 /**
  * Traces net (eval) with a symbolic batch on input x, checks it at x and at two other batch sizes
@@ -80,158 +88,6 @@ function assertStatsMoved(net) {
     if (path.endsWith('running_mean')) assert.ok(Math.max(...Array.from(b.toArray(), Math.abs)) > 1e-3, path);
     if (path.endsWith('running_var')) assert.ok(Math.max(...Array.from(b.toArray(), (v) => Math.abs(v - 1))) > 1e-3, path);
     if (path.endsWith('num_batches_tracked')) assert.ok(b.item() > 0, path);
-  }
-}
-
-class LeNet extends nn.Module {
-  constructor() {
-    super();
-    this.conv1 = new nn.Conv2d(1, 6, 5, { padding: 2 });
-    this.bn1 = new nn.BatchNorm2d(6);
-    this.pool = new nn.MaxPool2d(2);
-    this.conv2 = new nn.Conv2d(6, 16, 5);
-    this.bn2 = new nn.BatchNorm2d(16);
-    this.fc1 = new nn.Linear(16 * 5 * 5, 120);
-    this.fc2 = new nn.Linear(120, 84);
-    this.fc3 = new nn.Linear(84, 10);
-  }
-
-  forward(x) {
-    return om.tidy(() => {
-      let h = this.pool.forward(this.bn1.forward(this.conv1.forward(x)).relu());
-      h = this.pool.forward(this.bn2.forward(this.conv2.forward(h)).relu());
-      h = h.flatten(1);
-      return this.fc3.forward(this.fc2.forward(this.fc1.forward(h).relu()).relu());
-    });
-  }
-}
-
-class BasicBlock extends nn.Module {
-  constructor(c) {
-    super();
-    this.conv1 = new nn.Conv2d(c, c, 3, { padding: 1, bias: false });
-    this.bn1 = new nn.BatchNorm2d(c);
-    this.conv2 = new nn.Conv2d(c, c, 3, { padding: 1, bias: false });
-    this.bn2 = new nn.BatchNorm2d(c);
-  }
-
-  forward(x) {
-    return om.tidy(() => {
-      const h = this.bn1.forward(this.conv1.forward(x)).relu();
-      return this.bn2.forward(this.conv2.forward(h)).add(x).relu();
-    });
-  }
-}
-
-class ResNet extends nn.Module {
-  constructor() {
-    super();
-    this.stem = new nn.Sequential(new nn.Conv2d(3, 8, 3, { padding: 1, bias: false }), new nn.BatchNorm2d(8), new nn.ReLU());
-    this.layer1 = new nn.Sequential(new BasicBlock(8), new BasicBlock(8));
-    this.pool = new nn.AdaptiveAvgPool2d([1, 1]);
-    this.fc = new nn.Linear(8, 5);
-  }
-
-  forward(x) {
-    return om.tidy(() => this.fc.forward(this.pool.forward(this.layer1.forward(this.stem.forward(x))).flatten(1)));
-  }
-}
-
-class UNet extends nn.Module {
-  constructor() {
-    super();
-    this.enc1 = new nn.Conv2d(2, 8, 3, { padding: 1 });
-    this.enc2 = new nn.Conv2d(8, 16, 3, { padding: 1 });
-    this.pool = new nn.MaxPool2d(2);
-    this.dec = new nn.Conv2d(16 + 8, 8, 3, { padding: 1 });
-    this.out = new nn.Conv2d(8, 3, 1);
-  }
-
-  forward(x) {
-    return om.tidy(() => {
-      const e1 = this.enc1.forward(x).relu(); // [N, 8, H, W]
-      const e2 = this.enc2.forward(this.pool.forward(e1)).relu(); // [N, 16, H/2, W/2]
-      const up = F.interpolate(e2, { scaleFactor: 2, mode: 'bilinear', alignCorners: false });
-      return this.out.forward(this.dec.forward(om.cat([up, e1], 1)).relu());
-    });
-  }
-}
-
-/** Causal self-attention: one qkv Linear, heads, scaled dot-product attention, projection. */
-class CausalSelfAttention extends nn.Module {
-  constructor(d, heads) {
-    super();
-    this.heads = heads;
-    this.qkv = new nn.Linear(d, 3 * d);
-    this.proj = new nn.Linear(d, d);
-  }
-
-  forward(x) {
-    return om.tidy(() => {
-      const [n, l, d] = x.shape;
-      const h = this.heads;
-      const [q, k, v] = this.qkv.forward(x).split(d, 2).map((t) => t.reshape(n, l, h, d / h).transpose(1, 2));
-      const y = F.scaledDotProductAttention(q, k, v, { isCausal: true });
-      return this.proj.forward(y.transpose(1, 2).reshape(n, l, d));
-    });
-  }
-}
-
-/** The same with nn.MultiheadAttention and a causal bool mask. */
-class CausalMHA extends nn.Module {
-  constructor(d, heads, maxLen) {
-    super();
-    this.attn = new nn.MultiheadAttention(d, heads, { batchFirst: true });
-    this.registerBuffer('mask', om.tidy(() => om.ones([maxLen, maxLen], { dtype: 'bool' }).triu(1)));
-  }
-
-  forward(x) {
-    const l = x.shape[1];
-    return om.tidy(() => {
-      const m = this.mask.slice(0, 0, l).slice(1, 0, l);
-      return this.attn.forward(x, x, x, { attnMask: m, isCausal: true, needWeights: false })[0];
-    });
-  }
-}
-
-class Block extends nn.Module {
-  constructor(d, heads, maxLen, kind) {
-    super();
-    this.ln_1 = new nn.LayerNorm([d]);
-    this.attn = kind === 'sdpa' ? new CausalSelfAttention(d, heads) : new CausalMHA(d, heads, maxLen);
-    this.ln_2 = new nn.LayerNorm([d]);
-    this.mlp = new nn.Sequential(new nn.Linear(d, 4 * d), new nn.GELU(), new nn.Linear(4 * d, d));
-  }
-
-  forward(x) {
-    return om.tidy(() => {
-      const h = x.add(this.attn.forward(this.ln_1.forward(x)));
-      return h.add(this.mlp.forward(this.ln_2.forward(h)));
-    });
-  }
-}
-
-class GPT extends nn.Module {
-  constructor({ vocab, d, heads, maxLen }) {
-    super();
-    this.wte = new nn.Embedding(vocab, d);
-    this.wpe = new nn.Embedding(maxLen, d);
-    // block 0 attends with F.scaledDotProductAttention(isCausal), block 1 with nn.MultiheadAttention and a causal mask
-    this.h = new nn.ModuleList([new Block(d, heads, maxLen, 'sdpa'), new Block(d, heads, maxLen, 'mha')]);
-    this.ln_f = new nn.LayerNorm([d]);
-    this.lm_head = new nn.Linear(d, vocab, { bias: false });
-    this.lm_head.weight.dispose();
-    this.lm_head.weight = this.wte.weight; // tied: the same tensor
-  }
-
-  forward(ids) {
-    return om.tidy(() => {
-      const l = ids.shape[1];
-      const pos = om.arange(0n, BigInt(l)); // int64 positions
-      let x = this.wte.forward(ids).add(this.wpe.forward(pos));
-      for (const block of this.h) x = block.forward(x);
-      return this.lm_head.forward(this.ln_f.forward(x));
-    });
   }
 }
 
