@@ -2,6 +2,7 @@
 // a person pan (drag), zoom (wheel, about the pointer; or the buttons) and fit it to the view.
 const SVG = 'http://www.w3.org/2000/svg';
 const MIN_SCALE = 0.05, MAX_SCALE = 4;
+const READABLE = 0.6;   // the smallest scale a new graph is first shown at (the Fit button goes below)
 
 function el(name, attrs = {}, parent = null) {
   const e = document.createElementNS(SVG, name);
@@ -43,10 +44,11 @@ export class GraphView {
     host.append(this.svg);
     this.size = { width: 0, height: 0 };
     this.view = { x: 0, y: 0, k: 1 };
+    this.fitted = null;   // the minScale of the last fit, null once the person moved the view
     this.#interact();
   }
 
-  /** Draws a layout (replacing what was there) and fits it. */
+  /** Draws a layout (replacing what was there) and shows it readable: fitted, or its top at a legible scale. */
   show(layout) {
     this.viewport.replaceChildren();
     this.size = { width: layout.width, height: layout.height };
@@ -70,7 +72,7 @@ export class GraphView {
       textLine(g, [{ text: n.title }], x, baseline(0), 'title').setAttribute('text-anchor', anchor);
       n.lines.forEach((segs, i) => textLine(g, segs, x, baseline(i + 1), 'detail').setAttribute('text-anchor', anchor));
     }
-    this.fit();
+    this.fit(READABLE);
   }
 
   clear() {
@@ -78,13 +80,23 @@ export class GraphView {
     this.size = { width: 0, height: 0 };
   }
 
-  /** Scales and centres the whole graph in the view (never above 1:1, so small graphs stay crisp). */
-  fit() {
+  /**
+   * Scales and centres the whole graph in the view (never above 1:1, so small graphs stay
+   * crisp). With minScale, a graph that would need less is shown at minScale from its top.
+   */
+  fit(minScale = MIN_SCALE) {
+    this.fitted = minScale;
     const { width: vw, height: vh } = this.svg.getBoundingClientRect();
     const { width, height } = this.size;
     if (!width || !height || !vw || !vh) return;
-    const k = Math.max(MIN_SCALE, Math.min(1, (vw - 16) / width, (vh - 16) / height));
-    this.#set({ k, x: (vw - width * k) / 2, y: (vh - height * k) / 2 });
+    const whole = Math.min(1, (vw - 16) / width, (vh - 16) / height);
+    const k = Math.max(minScale, whole);
+    this.#set({ k, x: (vw - width * k) / 2, y: k > whole ? 8 : (vh - height * k) / 2 });
+  }
+
+  /** Fits again as last time (the view was resized), unless the person has panned or zoomed since. */
+  refit() {
+    if (this.fitted !== null) this.fit(this.fitted);
   }
 
   /** Zooms by factor about a point of the view (its centre by default). */
@@ -93,6 +105,7 @@ export class GraphView {
     const px = at ? at.x : r.width / 2, py = at ? at.y : r.height / 2;
     const k = Math.min(MAX_SCALE, Math.max(MIN_SCALE, this.view.k * factor));
     const f = k / this.view.k;
+    this.fitted = null;
     this.#set({ k, x: px - (px - this.view.x) * f, y: py - (py - this.view.y) * f });
   }
 
@@ -110,7 +123,9 @@ export class GraphView {
       this.svg.classList.add('dragging');
     });
     this.svg.addEventListener('pointermove', (e) => {
-      if (drag?.id === e.pointerId) this.#set({ ...this.view, x: e.clientX - drag.x, y: e.clientY - drag.y });
+      if (drag?.id !== e.pointerId) return;
+      this.fitted = null;
+      this.#set({ ...this.view, x: e.clientX - drag.x, y: e.clientY - drag.y });
     });
     const end = (e) => {
       if (drag?.id !== e.pointerId) return;

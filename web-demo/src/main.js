@@ -41,7 +41,8 @@ export default {
   },
 };
 `;
-const OWN = '(own)';   // the picker's value for the user's own model
+const OWN = '(own)';
+const TRAIN_INFO = "Training runs the file's train section (its generated data and loss) in the worker; Trace afterwards exports the trained weights.";   // the picker's value for the user's own model
 
 // ---- formatting -------------------------------------------------------------------------------
 
@@ -103,6 +104,7 @@ class Page {
     this.inspected = null;     // { source, title, inputs, trainSteps } of the last inspect
     this.trace = null;         // { source, summary, bytes, fileName } of the last trace (source null: not in the worker)
     this.run = null;           // { inputs, outputs } of the last verification's run at the traced shapes
+    this.shownInputs = [];     // the inputs (as the code declares them) the shapes form was made from
     this.inspectTimer = 0;
     this.wire();
   }
@@ -123,7 +125,7 @@ class Page {
     });
     $('#error .close').addEventListener('click', () => this.hideError());
     for (const tab of document.querySelectorAll('[role=tab]')) tab.addEventListener('click', () => this.showTab(tab.dataset.tab));
-    new ResizeObserver(() => this.graph.fit()).observe($('#graph'));
+    new ResizeObserver(() => this.graph.refit()).observe($('#graph'));
   }
 
   async start() {
@@ -225,13 +227,14 @@ class Page {
   showTab(name) {
     for (const tab of document.querySelectorAll('[role=tab]')) tab.setAttribute('aria-selected', String(tab.dataset.tab === name));
     for (const panel of document.querySelectorAll('.panel')) panel.hidden = panel.dataset.panel !== name;
-    if (name === 'graph') this.graph.fit();
+    if (name === 'graph') this.graph.refit();
   }
 
   // ---- the model and its inputs ----
 
   async pick(name) {
     $('#model-select').value = name;
+    this.reset();
     let text = STARTER;
     if (name !== OWN) {
       this.busy(true, `Loading ${name}…`);
@@ -251,6 +254,20 @@ class Page {
     await this.inspect();
   }
 
+  /** Empties the views of the last trace, training and verification (a new model was picked). */
+  reset() {
+    this.trace = null;
+    this.run = null;
+    this.graph.clear();
+    $('#graph-info').textContent = 'Press Trace to see the graph.';
+    $('#summary').replaceChildren(h('p', { className: 'muted', textContent: 'Press Trace to see the summary.' }));
+    this.plot.reset(0);
+    $('#train-info').textContent = TRAIN_INFO;
+    this.renderVerify(null);
+    this.hideError();
+    this.refreshButtons();
+  }
+
   edited() {
     this.editor.clearError();
     this.refreshButtons();
@@ -263,7 +280,10 @@ class Page {
   /** Loads the editor's code in the worker and shows its inputs; true when it loaded. */
   async inspect() {
     const source = this.editor.text;
-    if (this.inspected?.source === source) return true;
+    if (this.inspected?.source === source) {
+      this.statusLoaded();
+      return true;
+    }
     const info = await this.job('inspect', { source }, 'Loading the model…');
     if (!info) return false;
     this.hideError();
@@ -272,18 +292,28 @@ class Page {
     if (info.trainSteps !== null) $('#train-steps').value = String(info.trainSteps);
     this.renderInputs(info.inputs);
     this.refreshButtons();
-    this.status(`Loaded “${info.title}”. Press Trace${info.trainSteps !== null ? ', or Train first' : ''}.`);
+    this.statusLoaded();
     return true;
   }
 
-  /** The shapes form: per input, per dim, a size and a symbol name (empty = fixed). Keeps edits of unchanged inputs. */
+  statusLoaded() {
+    const { title, trainSteps } = this.inspected;
+    this.status(`Loaded “${title}”. Press Trace${trainSteps !== null ? ', or Train first' : ''}.`);
+  }
+
+  /**
+   * The shapes form: per input, per dim, a size and a symbol name (empty = fixed). An input the
+   * code declares as before keeps the person's edits; a new or changed one shows the code's.
+   */
   renderInputs(inputs) {
     const host = $('#inputs');
-    const old = new Map(this.readShapes().map((s) => [s.name, s]));
+    const edited = new Map(this.readShapes().map((s) => [s.name, s]));
+    const before = new Map(this.shownInputs.map((i) => [i.name, JSON.stringify(i)]));
+    this.shownInputs = inputs;
     host.replaceChildren();
     for (const input of inputs) {
-      const prev = old.get(input.name);
-      const keep = prev && prev.shape.length === input.shape.length;
+      const prev = edited.get(input.name);
+      const keep = prev && before.get(input.name) === JSON.stringify(input);
       const dims = input.shape.map((size, d) => h('div', { className: 'dim', dataset: { dim: String(d) } },
         h('input', { className: 'size', type: 'number', min: '1', step: '1', value: String(keep ? prev.shape[d] : size), title: `size of axis ${d}`, 'aria-label': `${input.name} axis ${d} size` }),
         h('input', { className: 'axis', type: 'text', value: (keep ? prev.axes[d] : input.axes[d]) ?? '', placeholder: 'fixed', title: 'symbol name (empty: fixed size)', 'aria-label': `${input.name} axis ${d} symbol`, spellcheck: false })));
@@ -310,7 +340,7 @@ class Page {
     this.showTab('training');
     this.plot.reset(steps);
     const res = await this.job('train', { source: this.editor.text, steps }, 'Training…', (p) => {
-      this.plot.add(p.step, p.loss);
+      this.plot.add(p.done, p.loss);
       this.progress(p.done, p.total);
       this.status(`Training… step ${p.done}/${p.total} · loss ${p.loss.toPrecision(4)}`);
     });
@@ -440,5 +470,4 @@ class Page {
 const page = new Page();
 window.onemodelPage = page;   // for the browser tests and the console
 page.showTab('graph');
-page.renderVerify(null);
 page.start();

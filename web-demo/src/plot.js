@@ -1,4 +1,4 @@
-// The training view's loss plot: an SVG line of loss per step on a linear x and a log-or-linear
+// The training view's loss plot: an SVG line of the loss per step on a linear x and a log-or-linear
 // y axis (log when the losses span more than a decade), redrawn at most once per frame.
 const SVG = 'http://www.w3.org/2000/svg';
 const W = 640, H = 320, M = { left: 64, right: 16, top: 16, bottom: 36 };
@@ -26,15 +26,16 @@ export class LossPlot {
     this.draw();
   }
 
-  /** Starts a new run of `total` steps. */
+  /** Starts a new run of `total` steps (the x axis runs from 0 to total). */
   reset(total) {
     this.points = [];
     this.total = total;
     this.draw();
   }
 
-  add(step, loss) {
-    this.points.push([step, loss]);
+  /** The loss after `done` steps (1, 2, ...). */
+  add(done, loss) {
+    this.points.push([done, loss]);
     if (!this.pending) {
       this.pending = true;
       requestAnimationFrame(() => {
@@ -60,7 +61,7 @@ export class LossPlot {
     const f = log ? Math.log10 : (v) => v;
     if (hi === lo) { hi += Math.abs(hi) * 0.1 || 1; lo -= Math.abs(lo) * 0.1 || 1; }
     const [a, b] = [f(lo), f(hi)];
-    const xMax = Math.max(this.total - 1, this.points[this.points.length - 1][0], 1);
+    const xMax = Math.max(this.total, this.points[this.points.length - 1][0], 1);
     const sx = (s) => M.left + (s / xMax) * pw;
     const sy = (v) => M.top + ph - ((f(v) - a) / (b - a)) * ph;
     for (let i = 0; i <= 4; i++) {
@@ -73,13 +74,13 @@ export class LossPlot {
       const s = Math.round((xMax * i) / 4);
       el('text', { x: sx(s), y: H - M.bottom + 16, 'text-anchor': 'middle', class: 'tick' }, this.svg).textContent = String(s);
     }
-    el('text', { x: M.left + pw / 2, y: H - 4, 'text-anchor': 'middle', class: 'axis' }, this.svg).textContent = 'step';
+    el('text', { x: M.left + pw / 2, y: H - 4, 'text-anchor': 'middle', class: 'axis' }, this.svg).textContent = 'steps done';
     el('text', { x: 14, y: M.top + ph / 2, 'text-anchor': 'middle', class: 'axis', transform: `rotate(-90 14 ${M.top + ph / 2})` }, this.svg)
       .textContent = log ? 'loss (log)' : 'loss';
     const d = this.points.filter((p) => Number.isFinite(p[1])).map(([s, v], i) => `${i ? 'L' : 'M'}${sx(s).toFixed(1)},${sy(v).toFixed(1)}`).join('');
     el('path', { d, class: 'line' }, this.svg);
     const [ls, lv] = this.points[this.points.length - 1];
     el('text', { x: M.left + pw - 6, y: M.top + 16, 'text-anchor': 'end', class: 'last' }, this.svg).textContent =
-      `step ${ls}: ${fmt(lv)}`;
+      `after ${ls} steps: ${fmt(lv)}`;
   }
 }

@@ -77,7 +77,7 @@ const jobs = {
     dropTraced(); // a trace of the untrained weights would be stale
     const { losses } = await wf.trainModel(file, {
       steps,
-      onStep: (step, loss) => progress({ done: step + 1, total: steps, step, loss }),
+      onStep: (step, loss) => progress({ done: step + 1, total: steps, loss }),
     });
     return { steps: losses.length, loss: losses[losses.length - 1] ?? null };
   },
