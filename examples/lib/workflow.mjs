@@ -228,13 +228,14 @@ export async function trainModel(file, { steps = file.train?.steps, onStep, sign
   const { train, model } = file;
   if (!train) throw invalid(`trainModel: ${file.title} has no train section ${TRAIN_FORMAT}`);
   if (!Number.isInteger(steps) || steps < 0) throw invalid(`trainModel: steps must be a non-negative integer, got ${show(steps)}`);
-  const opt = train.optimizer(train.parameters ?? model.parameters());
-  if (!(opt && typeof opt.step === 'function' && typeof opt.zeroGrad === 'function')) {
-    throw invalid(`trainModel: train.optimizer(params) must return an optimizer (e.g. new om.optim.Adam(params, { lr: 1e-2 })), got ${show(opt)}`);
-  }
   const losses = [];
   let stopped = false;
+  let opt = null;
   try {
+    opt = train.optimizer(train.parameters ?? model.parameters());
+    if (!(opt && typeof opt.step === 'function' && typeof opt.zeroGrad === 'function')) {
+      throw invalid(`trainModel: train.optimizer(params) must return an optimizer (e.g. new om.optim.Adam(params, { lr: 1e-2 })), got ${show(opt)}`);
+    }
     setTraining(model, true);
     for (let step = 0; step < steps; step++) {
       if (signal?.aborted) { stopped = true; break; }
@@ -257,8 +258,8 @@ export async function trainModel(file, { steps = file.train?.steps, onStep, sign
       await breathe();
     }
   } finally {
-    opt.zeroGrad();
-    opt.dispose?.();
+    if (typeof opt?.zeroGrad === 'function') opt.zeroGrad();
+    if (typeof opt?.dispose === 'function') opt.dispose();
     setTraining(model, false);
   }
   return { losses, stopped };

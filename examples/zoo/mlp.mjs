@@ -6,12 +6,13 @@ import * as om from 'onemodel';
 await om.ready();
 om.manualSeed(1);
 
-class MLP extends om.nn.Module {
-  constructor() {
+/** Two hidden layers of ReLU units: inFeatures -> hidden -> hidden -> outFeatures. */
+export class MLP extends om.nn.Module {
+  constructor(inFeatures = 2, hidden = 32, outFeatures = 1) {
     super();
-    this.fc1 = new om.nn.Linear(2, 32);
-    this.fc2 = new om.nn.Linear(32, 32);
-    this.fc3 = new om.nn.Linear(32, 1);
+    this.fc1 = new om.nn.Linear(inFeatures, hidden);
+    this.fc2 = new om.nn.Linear(hidden, hidden);
+    this.fc3 = new om.nn.Linear(hidden, outFeatures);
   }
 
   forward(x) {
