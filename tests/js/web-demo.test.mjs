@@ -20,7 +20,10 @@ import { serve } from '../../web-demo/server.mjs';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const SHOTS = join(ROOT, 'test-artifacts', 'web-demo');
 
-/** The model file `name` of the zoo as Node sees it, traced at specs ([{ name, shape, axes }]): its title, node count and bytes. */
+/**
+ * The model file `name` of the zoo as Node sees it, traced at specs ([{ name, shape, axes }],
+ * default the file's): its title, node count, initializers, .onnx bytes and inputs.
+ */
 async function traceInNode(name, specs) {
   await om.ready();
   // A fresh module instance (as the page's fresh import): the query makes import() evaluate it again.
@@ -29,7 +32,8 @@ async function traceInNode(name, specs) {
   try {
     const traced = wf.traceModel(file, inputs);
     try {
-      return { title: file.title, nodes: traced.graph().nodes.length, bytes: traced.toOnnx(), inputs: wf.describeInputs(file.inputs) };
+      const { nodes, initializers } = traced.graph();
+      return { title: file.title, nodes: nodes.length, initializers, bytes: traced.toOnnx(), inputs: wf.describeInputs(file.inputs) };
     } finally {
       traced.dispose();
     }
@@ -112,35 +116,65 @@ describe('web-demo page in Chromium', () => {
     await shot('1-loaded');
   });
 
-  let lenet;   // what the page traced of lenet, for the verify test
+  let traced;   // the .onnx the page traced of the UNet, for the verify test
   test('trace a zoo model at edited shapes: one graph box per node, the symbols shown, the bytes Node makes', async () => {
-    await pick('lenet');
+    await pick('unet');
     await setAxis('x', 0, 5, 'n');
     const specs = await formShapes();
-    assert.deepEqual(specs[0], { name: 'x', shape: [5, 1, 28, 28], axes: ['n', null, null, null] });
+    assert.deepEqual(specs[0], { name: 'x', shape: [5, 2, 8, 12], axes: ['n', null, null, null] });
     await trace();
     assert.equal(await page.isHidden('#error'), true, 'no error');
-    const node = await traceInNode('lenet', specs);
+    const node = await traceInNode('unet', specs);
     assert.equal(await page.locator('#graph g.node.op').count(), node.nodes);
-    assert.ok(node.nodes > 5, `lenet has ${node.nodes} nodes`);
+    assert.ok(node.nodes > 5, `the UNet has ${node.nodes} nodes`);
     assert.equal(await page.locator('#graph g.node.input').count(), 1);
     assert.equal(await page.locator('#graph g.node.output').count(), 1);
-    assert.equal(await page.$eval('#graph g.node.input', (g) => g.textContent), 'x[n, 1, 28, 28]float32');
-    assert.deepEqual(await page.$$eval('#graph g.node.op', (gs) => gs.map((g) => g.dataset.op)).then((ops) => ops.includes('Conv')), true);
-    assert.ok(await page.locator('#graph g.node.op', { hasText: 'conv1.weight' }).count() >= 1, 'initializers are listed in their nodes');
-    assert.match(await text('#graph-info'), new RegExp(`^${node.nodes} nodes · \\d+ initializers$`));
+    assert.equal(await page.$eval('#graph g.node.input', (g) => g.textContent), 'x[n, 2, 8, 12]float32');
+    assert.equal(await page.$eval('#graph g.node.output', (g) => g.textContent), 'y[n, 3, 8, 12]float32');
+    const ops = await page.$$eval('#graph g.node.op', (gs) => gs.map((g) => g.dataset.op));
+    assert.deepEqual(ops.filter((op) => op === 'Conv').length, 4);
+    const weight = node.initializers.find((i) => i.name.endsWith('.weight'));
+    assert.equal(await page.locator('#graph g.node.op', { hasText: `${weight.name} [${weight.shape.join(', ')}]` }).count(), 1,
+      'an initializer is listed, with its shape, in the node that reads it');
+    assert.match(await text('#graph-info'), new RegExp(`^${node.nodes} nodes · ${node.initializers.length} initializers$`));
+
+    // Fit shows the whole graph; the wheel zooms about the pointer; a drag pans.
+    const view = () => page.$eval('#graph g.viewport', (g) => {
+      const [, x, y, k] = /translate\(([-\d.e]+),([-\d.e]+)\) scale\(([-\d.e]+)\)/.exec(g.getAttribute('transform')).map(Number);
+      return { x, y, k };
+    });
+    const inside = () => page.evaluate(() => {
+      const box = document.querySelector('#graph svg').getBoundingClientRect();
+      const g = document.querySelector('#graph g.viewport').getBoundingClientRect();
+      return g.left >= box.left && g.right <= box.right && g.top >= box.top && g.bottom <= box.bottom;
+    });
+    await page.click('#fit');
+    assert.equal(await inside(), true, 'after Fit the whole graph is in view');
+    const fitted = await view();
+    const box = await page.$eval('#graph svg', (e) => { const r = e.getBoundingClientRect(); return { x: r.x + r.width / 2, y: r.y + r.height / 2 }; });
+    await page.mouse.move(box.x, box.y);
+    await page.mouse.wheel(0, -300);
+    await page.waitForFunction((k) => /scale\(([-\d.e]+)\)/.exec(document.querySelector('#graph g.viewport').getAttribute('transform'))[1] > k, fitted.k);
+    const zoomed = await view();
+    await page.mouse.down();
+    await page.mouse.move(box.x + 40, box.y - 30, { steps: 4 });
+    await page.mouse.up();
+    const panned = await view();
+    assert.deepEqual([Math.round(panned.x - zoomed.x), Math.round(panned.y - zoomed.y), panned.k], [40, -30, zoomed.k]);
+    await page.click('#fit');
+    assert.deepEqual(await view(), fitted);
     await shot('2-graph');
 
     await page.click('[data-tab=summary]');
     assert.equal(await page.$eval('#summary .stat-value', (e) => e.textContent), String(node.nodes));
-    assert.equal(await page.$eval('#summary .io tbody tr', (tr) => tr.textContent), 'inputxfloat32[n, 1, 28, 28]');
+    assert.equal(await page.$eval('#summary .io tbody tr', (tr) => tr.textContent), 'inputxfloat32[n, 2, 8, 12]');
     assert.ok(await page.locator('#summary .op-row[data-op="Conv"]').count() === 1);
     await shot('3-summary');
 
     const file = await download();
     assert.equal(file.name, `${node.title.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '')}.onnx`);
     assert.deepEqual(file.bytes, node.bytes, 'the downloaded .onnx is the one Node traces from the same file');
-    lenet = file;
+    traced = file;
   });
 
   test('verify in the page; the downloaded .onnx runs in onnxruntime-web here with the page\'s outputs', async () => {
@@ -156,7 +190,7 @@ describe('web-demo page in Chromium', () => {
     await shot('4-verify');
 
     const run = await page.evaluate(() => window.onemodelPage.run);
-    const session = await ort.InferenceSession.create(lenet.bytes, { executionProviders: ['wasm'] });
+    const session = await ort.InferenceSession.create(traced.bytes, { executionProviders: ['wasm'] });
     try {
       const feeds = Object.fromEntries(Object.entries(run.inputs).map(([name, t]) =>
         [name, new ort.Tensor(t.dtype, Float32Array.from(t.data), t.dims)]));
