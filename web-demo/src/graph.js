@@ -2,7 +2,7 @@
 // a person pan (drag), zoom (wheel, about the pointer; or the buttons) and fit it to the view.
 const SVG = 'http://www.w3.org/2000/svg';
 const MIN_SCALE = 0.05, MAX_SCALE = 4;
-const READABLE = 0.6;   // the smallest scale a new graph is first shown at (the Fit button goes below)
+const READABLE = 0.85;  // the smallest scale a new graph is first shown at (the Fit button goes below)
 
 function el(name, attrs = {}, parent = null) {
   const e = document.createElementNS(SVG, name);
