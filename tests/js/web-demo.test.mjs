@@ -239,12 +239,25 @@ describe('web-demo page in Chromium', () => {
     assert.equal(await page.$eval('.cm-error-line', (e) => e.textContent), '  return y +;');
     await page.evaluate(() => { window.onemodelPage.editor.text += '\n'; });
     assert.equal(await page.locator('.cm-error-line').count(), 0);
+
+    // A shape the model cannot take: the workflow's OmError, with no place in the code.
+    await page.evaluate((c) => { window.onemodelPage.editor.text = c; }, code.replace('  if (y.toArray()[0] > 0) return y.relu();\n', ''));
+    await setAxis('x', 1, 0, null);
+    await trace();
+    assert.equal(await text('#error .kind'), 'InvalidArgument');
+    assert.equal(await text('#error .name'), 'OmError');
+    assert.equal(await text('#error .message'), 'makeInputs: input "x": shape must be 2 positive integers (the example is [3,4]), got [3,0]');
+    assert.equal(await page.isHidden('#error .where'), true);
+    assert.equal(await page.locator('.cm-error-line').count(), 0);
   });
 
-  test('the page still works after the error: trace a zoo model again', async () => {
+  test('the page still works after the error: trace a zoo model again (Ctrl+Enter in the editor)', async () => {
     await pick('mlp');
     assert.equal(await page.isHidden('#error'), true);
-    await trace();
+    await page.click('#editor .cm-content');
+    await page.keyboard.press('Control+Enter');
+    await page.waitForFunction(() => window.onemodelPage.trace !== null);
+    await idle();
     assert.equal(await page.isHidden('#error'), true);
     const node = await traceInNode('mlp');
     assert.equal(await page.locator('#graph g.node.op').count(), node.nodes);

@@ -1,9 +1,10 @@
 // The code editor: CodeMirror 6 with JavaScript highlighting, plus one marked line (the line of
-// the user's code that made a failing call) that the page sets and any edit clears.
+// the user's code that made a failing call) that the page sets and any edit clears, and
+// Ctrl/Cmd+Enter to run (trace).
 import { EditorView, basicSetup } from 'codemirror';
 import { javascript } from '@codemirror/lang-javascript';
-import { StateEffect, StateField } from '@codemirror/state';
-import { Decoration } from '@codemirror/view';
+import { Prec, StateEffect, StateField } from '@codemirror/state';
+import { Decoration, keymap } from '@codemirror/view';
 
 const markLine = StateEffect.define();   // value: a 1-based line number, or null to clear
 const errorMark = Decoration.line({ class: 'cm-error-line' });
@@ -23,8 +24,8 @@ const markedLine = StateField.define({
 });
 
 export class CodeEditor {
-  /** host: the element the editor fills; onChange(text) runs after every edit. */
-  constructor(host, onChange) {
+  /** host: the element the editor fills; onChange(text) runs after every edit, onRun on Ctrl/Cmd+Enter. */
+  constructor(host, onChange, onRun) {
     this.view = new EditorView({
       parent: host,
       extensions: [
@@ -32,6 +33,7 @@ export class CodeEditor {
         javascript(),
         EditorView.lineWrapping,
         markedLine,
+        Prec.highest(keymap.of([{ key: 'Mod-Enter', run: () => { onRun(); return true; } }])),
         EditorView.updateListener.of((u) => { if (u.docChanged) onChange(this.text); }),
       ],
     });

@@ -98,7 +98,7 @@ function onnxName(title) {
 class Page {
   constructor() {
     this.jobs = new Jobs(new URL('worker.js', import.meta.url));
-    this.editor = new CodeEditor($('#editor'), () => this.edited());
+    this.editor = new CodeEditor($('#editor'), () => this.edited(), () => { if (!this.jobs.busy) this.runTrace(); });
     this.graph = new GraphView($('#graph'));
     this.plot = new LossPlot($('#plot'));
     this.inspected = null;     // { source, title, inputs, trainSteps } of the last inspect
@@ -251,7 +251,7 @@ class Page {
     }
     this.editor.text = text;   // edited() schedules the inspect; do it now instead
     clearTimeout(this.inspectTimer);
-    await this.inspect();
+    if (await this.inspect()) this.statusLoaded();
   }
 
   /** Empties the views of the last trace, training and verification (a new model was picked). */
@@ -273,17 +273,14 @@ class Page {
     this.refreshButtons();
     clearTimeout(this.inspectTimer);
     this.inspectTimer = setTimeout(() => {
-      if (!this.jobs.busy) this.inspect();
+      if (!this.jobs.busy && this.inspected?.source !== this.editor.text) this.inspect().then((ok) => ok && this.statusLoaded());
     }, 700);
   }
 
   /** Loads the editor's code in the worker and shows its inputs; true when it loaded. */
   async inspect() {
     const source = this.editor.text;
-    if (this.inspected?.source === source) {
-      this.statusLoaded();
-      return true;
-    }
+    if (this.inspected?.source === source) return true;
     const info = await this.job('inspect', { source }, 'Loading the model…');
     if (!info) return false;
     this.hideError();
@@ -292,7 +289,6 @@ class Page {
     if (info.trainSteps !== null) $('#train-steps').value = String(info.trainSteps);
     this.renderInputs(info.inputs);
     this.refreshButtons();
-    this.statusLoaded();
     return true;
   }
 
@@ -347,8 +343,9 @@ class Page {
     if (!res) return;
     this.trace = null;
     this.refreshButtons();
-    $('#train-info').textContent = `${res.steps} steps, final loss ${res.loss?.toPrecision(4)}. Trace now to export the trained weights.`;
-    this.status(`Trained ${res.steps} steps (loss ${res.loss?.toPrecision(4)}).`);
+    const loss = res.loss === null ? '' : `, final loss ${res.loss.toPrecision(4)}`;
+    $('#train-info').textContent = `${res.steps} steps${loss}. Trace now to export the trained weights.`;
+    this.status(`Trained ${res.steps} steps${loss}.`);
   }
 
   async runTrace() {
