@@ -269,6 +269,7 @@ describe('web-demo page in Chromium', () => {
     await page.click('#train');
     await idle();
     assert.equal(await page.getAttribute('#plot svg', 'data-points'), '12');
+    assert.equal(await page.$eval('#plot path.line', (p) => p.getAttribute('d').match(/[ML]/g).length), 12, 'one vertex per step');
     assert.match(await text('#train-info'), /^12 steps, final loss \d/);
     assert.match(await text('#status'), /^Trained 12 steps/);
     await shot('6-training');

@@ -2,6 +2,7 @@
 // y axis (log when the losses span more than a decade), redrawn at most once per frame.
 const SVG = 'http://www.w3.org/2000/svg';
 const W = 640, H = 320, M = { left: 64, right: 16, top: 16, bottom: 36 };
+const MAX_VERTICES = 1500;
 
 function el(name, attrs, parent) {
   const e = document.createElementNS(SVG, name);
@@ -55,8 +56,9 @@ export class LossPlot {
         'Train the model to see its loss here';
       return;
     }
-    const losses = this.points.map((p) => p[1]).filter(Number.isFinite);
-    let lo = Math.min(...losses), hi = Math.max(...losses);
+    let lo = Infinity, hi = -Infinity;
+    for (const [, v] of this.points) if (Number.isFinite(v)) { lo = Math.min(lo, v); hi = Math.max(hi, v); }
+    if (lo > hi) lo = hi = 0;   // no finite loss yet
     const log = lo > 0 && hi / lo > 10;
     const f = log ? Math.log10 : (v) => v;
     if (hi === lo) { hi += Math.abs(hi) * 0.1 || 1; lo -= Math.abs(lo) * 0.1 || 1; }
@@ -77,7 +79,10 @@ export class LossPlot {
     el('text', { x: M.left + pw / 2, y: H - 4, 'text-anchor': 'middle', class: 'axis' }, this.svg).textContent = 'steps done';
     el('text', { x: 14, y: M.top + ph / 2, 'text-anchor': 'middle', class: 'axis', transform: `rotate(-90 14 ${M.top + ph / 2})` }, this.svg)
       .textContent = log ? 'loss (log)' : 'loss';
-    const d = this.points.filter((p) => Number.isFinite(p[1])).map(([s, v], i) => `${i ? 'L' : 'M'}${sx(s).toFixed(1)},${sy(v).toFixed(1)}`).join('');
+    // At most ~MAX_VERTICES vertices (every k-th point, and the last), so a long run stays cheap to draw.
+    const stride = Math.ceil(this.points.length / MAX_VERTICES);
+    const shown = this.points.filter((p, i) => Number.isFinite(p[1]) && (i % stride === 0 || i === this.points.length - 1));
+    const d = shown.map(([s, v], i) => `${i ? 'L' : 'M'}${sx(s).toFixed(1)},${sy(v).toFixed(1)}`).join('');
     el('path', { d, class: 'line' }, this.svg);
     const [ls, lv] = this.points[this.points.length - 1];
     el('text', { x: M.left + pw - 6, y: M.top + 16, 'text-anchor': 'end', class: 'last' }, this.svg).textContent =
