@@ -148,7 +148,8 @@ describe('web-demo source handling', () => {
     const code = "import * as om from 'onemodel';\n\nimport { x } from './helpers.mjs';\n";
     assert.throws(() => pointImportsAt(code, URL_), (e) => {
       assert.ok(e instanceof SourceError);
-      assert.equal(e.kind, 'Import');
+      assert.equal(e.kind, 'ImportError');
+      assert.equal(e.name, 'ImportError');
       assert.equal(e.message, "a model file may import only 'onemodel' (import * as om from 'onemodel'), not \"./helpers.mjs\"");
       assert.deepEqual([e.line, e.column], [3, 19]);
       return true;

@@ -235,6 +235,8 @@ describe('web-demo page in Chromium', () => {
     await page.evaluate((c) => { window.onemodelPage.editor.text = c; }, code.replace('return y;', 'return y +;'));
     await trace();
     assert.equal(await text('#error .kind'), 'SyntaxError');
+    assert.equal(await text('#error .name'), '');
+    assert.equal(await text('#error .message'), 'Unexpected token');
     assert.equal(await text('#error .where'), 'line 8, column 13');
     assert.equal(await page.$eval('.cm-error-line', (e) => e.textContent), '  return y +;');
     await page.evaluate(() => { window.onemodelPage.editor.text += '\n'; });

@@ -178,7 +178,7 @@ class Page {
   showError(err) {
     const box = $('#error');
     $('.kind', box).textContent = err.kind ?? err.name;
-    $('.name', box).textContent = err.kind ? err.name : '';
+    $('.name', box).textContent = err.kind && err.kind !== err.name ? err.name : '';
     $('.message', box).textContent = err.message;
     const where = $('.where', box);
     if (err.line) {

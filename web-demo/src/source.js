@@ -4,11 +4,14 @@
 // error's position in it read back from the error's stack.
 import { parse } from 'acorn';
 
-/** A problem in the user's code at a place in it: { message, line, column } (1-based). */
+/**
+ * A problem found in the user's code before it runs, at a place in it: kind (and name)
+ * 'SyntaxError' or 'ImportError', message, line and column (1-based).
+ */
 export class SourceError extends Error {
   constructor(kind, message, line, column) {
     super(message);
-    this.name = 'SourceError';
+    this.name = kind;
     this.kind = kind;
     this.line = line;
     this.column = column;
@@ -18,7 +21,7 @@ export class SourceError extends Error {
 /**
  * The code with every static `import`/`export ... from 'onemodel'` specifier replaced by
  * JSON.stringify(url). Only the string literal changes, so line numbers stay as the user wrote
- * them. Throws SourceError: kind 'SyntaxError' (with the parser's place) or 'Import' for any
+ * them. Throws SourceError: kind 'SyntaxError' (with the parser's place) or 'ImportError' for any
  * other module specifier (a model file is self-contained: a Blob URL has nothing to resolve
  * relative imports against).
  */
@@ -35,7 +38,7 @@ export function pointImportsAt(code, url) {
     const src = node.source;
     if (!src) continue; // not an import/export-from
     if (src.value !== 'onemodel') {
-      throw new SourceError('Import',
+      throw new SourceError('ImportError',
         `a model file may import only 'onemodel' (import * as om from 'onemodel'), not ${JSON.stringify(src.value)}`,
         src.loc.start.line, src.loc.start.column + 1);
     }
