@@ -306,7 +306,7 @@ describe('workflow: errors', () => {
     const ok = { model: (v) => v, inputs: { x: [x, ['batch', null]] } };
     const train = { steps: 3, optimizer: () => null, batch: () => null, loss: () => null };
     const cases = [
-      [undefined, /m\.mjs: the default export must be an object \{ title, model, inputs, outputNames\?, train\? \}, got undefined/],
+      [undefined, /m\.mjs: the default export must be an object \{ title\?, model, inputs, outputNames\?, train\? \}, got undefined/],
       [42, /the default export must be an object .* got 42/],
       [{ inputs: ok.inputs }, /m\.mjs: the default export has no model/],
       [{ ...ok, model: 'net' }, /model must be a function or an nn\.Module \(an object with forward\(\)\), got "net"/],
@@ -348,7 +348,7 @@ describe('workflow: errors', () => {
     assert.deepEqual([file.outputNames, file.train], [null, null]);
     wf.disposeModelFile(file);
     const helpers = await import('./helpers.mjs');
-    assert.throws(() => wf.checkModelFile(helpers, 'helpers.mjs'), omError('InvalidArgument', /helpers\.mjs: the module has no default export; export default \{ title, model/));
+    assert.throws(() => wf.checkModelFile(helpers, 'helpers.mjs'), omError('InvalidArgument', /helpers\.mjs: the module has no default export; export default \{ title\?, model/));
   });
 
   test('a model that throws: its error comes through unchanged, the library stays usable and frees everything', async () => {
