@@ -4,6 +4,7 @@
 // Every test frees what it made (memoryHooks).
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import * as om from 'onemodel';
 import { memoryHooks } from './helpers.mjs';
 import * as wf from '../../examples/lib/workflow.mjs';
@@ -100,6 +101,19 @@ describe('the zoo: each model file loads, trains, traces and verifies', () => {
       });
     });
   }
+});
+
+describe('what runs in the page\'s Web Worker imports no Node API', () => {
+  /** The module specifiers of a file's static imports (import ... from '...' / import '...'). */
+  const imports = (path) => [...readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8')
+    .matchAll(/^import\s[^;]*?['"]([^'"]+)['"];?$/gm)].map((m) => m[1]);
+
+  test('the zoo files import only onemodel; the workflow library onemodel and the oracle; the oracle onemodel', () => {
+    for (const name of wf.ZOO) assert.deepEqual(imports(`examples/zoo/${name}.mjs`), ['onemodel'], name);
+    assert.deepEqual(imports('examples/lib/workflow.mjs'), ['onemodel', '../../tools/trace_oracle.mjs']);
+    assert.deepEqual(imports('tools/trace_oracle.mjs'), ['onemodel']);
+    assert.deepEqual(imports('examples/lib/export.mjs'), ['node:fs', 'node:path', 'onemodel', './workflow.mjs', '../../tools/trace_oracle.mjs'], 'the Node-only part (a check that the pattern reads imports)');
+  });
 });
 
 describe('workflow: inputs at other shapes (makeInputs)', () => {
