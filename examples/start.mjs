@@ -11,6 +11,11 @@ import { exportModelFile, reportLine } from './lib/export.mjs';
 const args = process.argv.slice(2);
 const at = args.indexOf('--out');
 const outDir = at >= 0 ? args[at + 1] : 'out';
+const unknown = args.filter((a, i) => a !== '--no-serve' && !(at >= 0 && (i === at || i === at + 1)));
+if (!outDir || unknown.length) {
+  console.error(`usage: node examples/start.mjs [--no-serve] [--out DIR]${unknown.length ? ` (unknown: ${unknown.join(' ')})` : ''}`);
+  process.exit(2);
+}
 const serving = !args.includes('--no-serve') && process.env.CI !== 'true';
 
 let failed = 0;

@@ -16,7 +16,7 @@
 import * as om from 'onemodel';
 import { checkTraced, drawLike, otherShapes } from '../../tools/trace_oracle.mjs';
 
-const FORMAT = '{ title, model, inputs, outputNames?, train? }';
+const FORMAT = '{ title?, model, inputs, outputNames?, train? }';
 const TRAIN_FORMAT = '{ steps, optimizer(params), batch(step) -> { inputs: [Tensor, ...], target }, loss(output, target), parameters? }';
 const DTYPE_BYTES = { float32: 4, int64: 8, bool: 1 };
 

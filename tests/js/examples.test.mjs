@@ -168,6 +168,16 @@ test('examples/start.mjs (npm start) --no-serve, or CI=true: exports and verifie
   }
 });
 
+test('examples/start.mjs refuses unknown arguments and a missing --out directory before exporting anything', async () => {
+  for (const args of [['--out'], ['--serve'], ['--no-serve', 'x']]) {
+    const r = await start(args, { CI: 'true' });
+    assert.equal(r.code, 2, `${args}: ${r.out}${r.err}`);
+    assert.equal(r.out, '');
+    assert.match(r.err, /^usage: node examples\/start\.mjs \[--no-serve\] \[--out DIR\]/);
+  }
+  assert.match((await start(['--serve'], {})).err, /\(unknown: --serve\)/);
+});
+
 test('exportModelFile reports a model that fails (and the line says FAILED) instead of throwing, and frees it', async () => {
   const om = await import('onemodel');
   const { exportModelFile, reportLine } = await import('../../examples/lib/export.mjs');

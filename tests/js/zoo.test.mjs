@@ -4,6 +4,7 @@
 // Every test frees what it made (memoryHooks).
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import * as om from 'onemodel';
 import { memoryHooks } from './helpers.mjs';
 import * as wf from '../../examples/lib/workflow.mjs';
@@ -100,6 +101,19 @@ describe('the zoo: each model file loads, trains, traces and verifies', () => {
       });
     });
   }
+});
+
+describe('what runs in the page\'s Web Worker imports no Node API', () => {
+  /** The module specifiers of a file's static imports (import ... from '...' / import '...'). */
+  const imports = (path) => [...readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8')
+    .matchAll(/^import\s[^;]*?['"]([^'"]+)['"];?$/gm)].map((m) => m[1]);
+
+  test('the zoo files import only onemodel; the workflow library onemodel and the oracle; the oracle onemodel', () => {
+    for (const name of wf.ZOO) assert.deepEqual(imports(`examples/zoo/${name}.mjs`), ['onemodel'], name);
+    assert.deepEqual(imports('examples/lib/workflow.mjs'), ['onemodel', '../../tools/trace_oracle.mjs']);
+    assert.deepEqual(imports('tools/trace_oracle.mjs'), ['onemodel']);
+    assert.deepEqual(imports('examples/lib/export.mjs'), ['node:fs', 'node:path', 'onemodel', './workflow.mjs', '../../tools/trace_oracle.mjs'], 'the Node-only part (a check that the pattern reads imports)');
+  });
 });
 
 describe('workflow: inputs at other shapes (makeInputs)', () => {
@@ -306,7 +320,7 @@ describe('workflow: errors', () => {
     const ok = { model: (v) => v, inputs: { x: [x, ['batch', null]] } };
     const train = { steps: 3, optimizer: () => null, batch: () => null, loss: () => null };
     const cases = [
-      [undefined, /m\.mjs: the default export must be an object \{ title, model, inputs, outputNames\?, train\? \}, got undefined/],
+      [undefined, /m\.mjs: the default export must be an object \{ title\?, model, inputs, outputNames\?, train\? \}, got undefined/],
       [42, /the default export must be an object .* got 42/],
       [{ inputs: ok.inputs }, /m\.mjs: the default export has no model/],
       [{ ...ok, model: 'net' }, /model must be a function or an nn\.Module \(an object with forward\(\)\), got "net"/],
@@ -348,7 +362,7 @@ describe('workflow: errors', () => {
     assert.deepEqual([file.outputNames, file.train], [null, null]);
     wf.disposeModelFile(file);
     const helpers = await import('./helpers.mjs');
-    assert.throws(() => wf.checkModelFile(helpers, 'helpers.mjs'), omError('InvalidArgument', /helpers\.mjs: the module has no default export; export default \{ title, model/));
+    assert.throws(() => wf.checkModelFile(helpers, 'helpers.mjs'), omError('InvalidArgument', /helpers\.mjs: the module has no default export; export default \{ title\?, model/));
   });
 
   test('a model that throws: its error comes through unchanged, the library stays usable and frees everything', async () => {
