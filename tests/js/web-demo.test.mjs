@@ -129,13 +129,17 @@ describe('web-demo page in Chromium', () => {
     assert.ok(node.nodes > 5, `the UNet has ${node.nodes} nodes`);
     assert.equal(await page.locator('#graph g.node.input').count(), 1);
     assert.equal(await page.locator('#graph g.node.output').count(), 1);
-    assert.equal(await page.$eval('#graph g.node.input', (g) => g.textContent), 'x[n, 2, 8, 12]float32');
-    assert.equal(await page.$eval('#graph g.node.output', (g) => g.textContent), 'y[n, 3, 8, 12]float32');
+    const lines = (sel) => page.$eval(sel, (g) => Array.from(g.querySelectorAll('text'), (t) => t.textContent));
+    assert.deepEqual(await lines('#graph g.node.input'), ['x', '[n, 2, 8, 12]', 'float32']);
+    assert.deepEqual(await lines('#graph g.node.output'), ['y', '[n, 3, 8, 12]', 'float32']);
+    assert.deepEqual(await page.$$eval('#graph g.node.input .sym, #graph g.node.output .sym', (ss) => ss.map((e) => e.textContent)), ['n', 'n']);
     const ops = await page.$$eval('#graph g.node.op', (gs) => gs.map((g) => g.dataset.op));
     assert.deepEqual(ops.filter((op) => op === 'Conv').length, 4);
     const weight = node.initializers.find((i) => i.name.endsWith('.weight'));
     assert.equal(await page.locator('#graph g.node.op', { hasText: `${weight.name} [${weight.shape.join(', ')}]` }).count(), 1,
       'an initializer is listed, with its shape, in the node that reads it');
+    assert.match(await page.$eval('#graph g.node.op', (g) => g.querySelector('title').textContent), /^Conv\ninputs: x, \S+\.weight, \S+\.bias\noutputs: \S+$/,
+      'a node\'s tooltip names its values');
     assert.match(await text('#graph-info'), new RegExp(`^${node.nodes} nodes · ${node.initializers.length} initializers$`));
 
     // Fit shows the whole graph; the wheel zooms about the pointer; a drag pans.

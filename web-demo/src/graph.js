@@ -66,6 +66,7 @@ export class GraphView {
       g.dataset.id = n.id;
       if (n.op) g.dataset.op = n.op;
       el('rect', { width: n.width, height: n.height, rx: n.kind === 'op' ? 6 : n.height / 2 }, g);
+      el('title', {}, g).textContent = n.tip;
       const x = n.kind === 'op' ? layout.padX : n.width / 2;
       const anchor = n.kind === 'op' ? 'start' : 'middle';
       const baseline = (i) => layout.padY + (i + 1) * layout.lineHeight - 4;

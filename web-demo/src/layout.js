@@ -37,8 +37,9 @@ function box(id, kind, title, lines, extra = {}) {
 
 /**
  * Lays out a summary's graph ({ nodes, edges } as the workflow library's summarizeTraced gives
- * it) for the graph view: { width, height, nodes: [{ id, kind ('input' | 'op' | 'output'),
- * title, lines, x, y, width, height, op? }], edges: [{ from, to, value, label, points, labelAt }] }.
+ * it) for the graph view: { width, height, lineHeight, padX, padY (the text metrics the sizes
+ * assume), nodes: [{ id, kind ('input' | 'op' | 'output'), title, lines, tip (a tooltip: the
+ * value names), x, y, width, height, op? }], edges: [{ from, to, value, label, points, labelAt }] }.
  * Initializers are folded into the boxes of the ops that read them. x, y are box centres; points
  * run from the source box to the target box; an edge out of a graph input is labelled with its
  * shape (symbolic dims marked).
@@ -63,9 +64,11 @@ export function layoutGraph(graph) {
       const ws = weights.get(n.id) ?? [];
       const lines = ws.slice(0, MAX_INIT_LINES).map((w) => [{ text: `${w.name} ` }, ...shapeSegments(w.shape)]);
       if (ws.length > MAX_INIT_LINES) lines.push([{ text: `+${ws.length - MAX_INIT_LINES} more` }]);
-      boxes.push(box(n.id, 'op', n.opType, lines, { op: n.opType }));
+      const tip = `${n.opType}\ninputs: ${n.inputs.map((v) => v || '(none)').join(', ')}\noutputs: ${n.outputs.join(', ')}`;
+      boxes.push(box(n.id, 'op', n.opType, lines, { op: n.opType, tip }));
     } else {
-      boxes.push(box(n.id, n.kind, n.name, [shapeSegments(n.shape), [{ text: n.dtype }]]));
+      const tip = `${n.kind} ${n.name}: ${n.dtype} [${n.shape.join(', ')}]`;
+      boxes.push(box(n.id, n.kind, n.name, [shapeSegments(n.shape), [{ text: n.dtype }]], { tip }));
     }
   }
 
