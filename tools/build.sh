@@ -2,7 +2,8 @@
 # Build onemodel natively and to WebAssembly. Configures only when needed; fast when up to date.
 #
 #   bash tools/build.sh [release|debug]   build/native-<flavour> + build/wasm-<flavour>,
-#                                         then copies onemodel.{mjs,wasm} into js/dist/
+#                                         then copies onemodel.{mjs,wasm} into js/dist/ and
+#                                         bundles the demo page into web-demo/dist/ (esbuild)
 #   bash tools/build.sh asan              build/native-asan only (Debug + OM_SANITIZE=ON)
 #
 # Needs what tools/bootstrap.sh installs (it is not run from here). OM_JOBS overrides -j2.
@@ -67,3 +68,6 @@ if [[ -f $wasm/onemodel.mjs ]]; then
   done
   echo "build: js/dist <- wasm-$flavour/onemodel.{mjs,wasm}"
 fi
+
+# --- the demo page ----------------------------------------------------------
+node "$ROOT/web-demo/build.mjs"

@@ -1,20 +1,21 @@
-// The trace oracle: runs a traced model's .onnx in onnxruntime-web (Node, wasm backend, one
-// thread) and compares every output with the eager run (spec section 5: equal to 1e-5 scaled).
+// The trace oracle: runs a traced model's .onnx in onnxruntime-web (Node, or a browser / Web
+// Worker: wasm backend, one thread) and compares every output with the eager run (spec section 5:
+// equal to 1e-5 scaled).
 //
-// As a library (the tests use it):
+// As a library (the tests and examples/lib/workflow.mjs use it; no Node APIs, so it runs in a
+// browser too):
 //   import { runOnnx, checkTraced } from '../../tools/trace_oracle.mjs';
 //   const report = await checkTraced(traced, { x: example }, { logits: eagerLogits });
 //
 // As a command:
 //   node tools/trace_oracle.mjs path/to/model.mjs [--tol 1e-5]
-// where model.mjs default-exports { model, inputs, outputNames? }: model is a function or an
-// nn.Module, inputs as om.trace takes them ({ x: [example, ['batch', null]] } or { x: example }).
-// It traces, runs eager, runs the .onnx, prints each output's max error and exits 1 when any
-// output disagrees (or anything fails), 0 otherwise; with symbolic axes it also runs both at two
-// other sizes of every symbol (otherShapes) and compares again. model.mjs must import the same onemodel
-// (`import * as om from 'onemodel'` from inside this package, or a path to js/index.js).
-import { pathToFileURL } from 'node:url';
-import { resolve } from 'node:path';
+// where model.mjs is a model file (docs/demo.md): it default-exports { title?, model, inputs,
+// outputNames?, train? }, model a function or an nn.Module, inputs as om.trace takes them
+// ({ x: [example, ['batch', null]] } or { x: example }). It traces (in eval mode, untrained: the
+// command does not run `train`), runs eager, runs the .onnx, prints each output's max error and
+// exits 1 when any output disagrees (or anything fails), 0 otherwise; with symbolic axes it also
+// runs both at two other sizes of every symbol (otherShapes) and compares again. model.mjs must
+// import the same onemodel (`import * as om from 'onemodel'` from inside this package).
 import * as om from 'onemodel';
 
 let ortPromise = null;
@@ -93,7 +94,7 @@ function eagerList(eager, names) {
 }
 
 /** A number to 3 significant digits ("1e-5", "0.00123", "42.5"). */
-function fmt(x) {
+export function fmt(x) {
   if (!Number.isFinite(x) || x === 0) return String(x);
   const r = Number(x.toPrecision(3));
   return Math.abs(r) < 1e-3 || Math.abs(r) >= 1e6 ? r.toExponential() : String(r);
@@ -162,44 +163,59 @@ export async function checkTraced(traced, inputs, eager, { tol = 1e-5 } = {}) {
   return { ok: true, outputs };
 }
 
-// ---- the command ------------------------------------------------------------------------------
+// ---- inputs at other shapes ------------------------------------------------------------------
 
 /**
- * Two other assignments of every symbolic axis in inputs (om.trace form): each symbol of example
- * size s at s + 1 and at 2s + 1 (in the second, and a third kind of size, so a graph that only
- * works at the traced shape fails). Float inputs get new random values; int64 and bool inputs
- * take values drawn from their example's (so indices stay in range). Returns [] when nothing is
- * symbolic. The caller disposes the tensors.
+ * A new tensor of the given shape with values like example's: a float32 example gives standard
+ * normal values (seeded), an int64 or bool example gives values drawn from its own elements (so
+ * token ids and indices stay in range). The caller disposes it.
  */
-export function otherShapes(inputs, seed = 1000) {
+export function drawLike(example, shape, seed) {
+  if (example.dtype === 'float32') return om.randn(shape, { seed });
+  const pool = example.toArray();
+  if (!pool.length) throw new om.OmError('InvalidArgument', `drawLike: the ${example.dtype} example is empty; there are no values to draw from`);
+  const n = shape.reduce((a, b) => a * b, 1);
+  const u = om.rand([n], { seed });
+  const pick = u.toArray();
+  u.dispose();
+  const data = new pool.constructor(n);
+  for (let j = 0; j < n; j++) data[j] = pool[Math.min(pool.length - 1, Math.floor(pick[j] * pool.length))];
+  return om.tensor(example.dtype === 'bool' ? Array.from(data, Boolean) : data, { dtype: example.dtype, shape });
+}
+
+/** The size of every symbolic axis in inputs (om.trace form), from the examples: Map name -> size. */
+export function symbolSizes(inputs) {
   const symbols = new Map();
   for (const v of Object.values(inputs)) {
     if (!Array.isArray(v) || !v[1]) continue;
     Array.from(v[1]).forEach((name, d) => { if (name) symbols.set(name, v[0].shape[d]); });
   }
+  return symbols;
+}
+
+/**
+ * Two other assignments of every symbolic axis in inputs (om.trace form): each symbol of example
+ * size s at s + 1 and at 2s + 1 (in the second, and a third kind of size, so a graph that only
+ * works at the traced shape fails). Values are drawn by drawLike. Returns [] when nothing is
+ * symbolic. The caller disposes the tensors.
+ */
+export function otherShapes(inputs, seed = 1000) {
+  const symbols = symbolSizes(inputs);
   if (!symbols.size) return [];
   return [(s) => s + 1, (s) => 2 * s + 1].map((size, k) => {
     const feeds = {};
     Object.entries(inputs).forEach(([name, v], i) => {
       const [example, axes] = Array.isArray(v) ? v : [v, null];
       const shape = example.shape.map((n, d) => (axes?.[d] ? size(symbols.get(axes[d])) : n));
-      if (example.dtype === 'float32') {
-        feeds[name] = om.randn(shape, { seed: seed + 16 * k + i });
-        return;
-      }
-      const pool = example.toArray();
-      const n = shape.reduce((a, b) => a * b, 1);
-      const u = om.rand([n], { seed: seed + 16 * k + i });
-      const pick = u.toArray();
-      u.dispose();
-      const data = new pool.constructor(n);
-      for (let j = 0; j < n; j++) data[j] = pool[Math.min(pool.length - 1, Math.floor(pick[j] * pool.length))];
-      feeds[name] = om.tensor(example.dtype === 'bool' ? Array.from(data, Boolean) : data, { dtype: example.dtype, shape });
+      feeds[name] = drawLike(example, shape, seed + 16 * k + i);
     });
     return feeds;
   });
 }
 
+// ---- the command ------------------------------------------------------------------------------
+
+/** The command: checks a model file, traces it, verifies it (workflow.mjs) and prints the report. */
 async function main(argv) {
   const args = argv.slice(2);
   let tol = 1e-5;
@@ -210,65 +226,41 @@ async function main(argv) {
   }
   if (files.length !== 1 || !(tol > 0)) {
     console.error('usage: node tools/trace_oracle.mjs path/to/model.mjs [--tol 1e-5]\n'
-      + '  model.mjs default-exports { model, inputs, outputNames? } (see the top of this file)');
+      + '  model.mjs default-exports { title?, model, inputs, outputNames?, train? } (docs/demo.md)');
     return 2;
   }
+  const { pathToFileURL } = await import('node:url');
+  const { resolve } = await import('node:path');
+  const wf = await import('../examples/lib/workflow.mjs');
   await om.ready();
-  const spec = (await import(pathToFileURL(resolve(files[0])).href)).default;
-  if (!spec || !spec.model || !spec.inputs) {
-    console.error(`${files[0]}: the default export must be { model, inputs, outputNames? }`);
+  let file;
+  try {
+    file = wf.checkModelFile(await import(pathToFileURL(resolve(files[0])).href), files[0]);
+  } catch (e) {
+    if (!(e instanceof om.OmError && e.kind === 'InvalidArgument')) throw e;
+    console.error(e.message);
     return 2;
   }
-  const { model, inputs, outputNames } = spec;
-  const traced = om.trace(model, inputs, outputNames ? { outputNames } : {});
+  const traced = wf.traceModel(file);
   try {
-    const eager = om.tidy(() => {
-      const xs = Object.values(inputs).map(exampleOf);
-      return typeof model === 'function' ? model(...xs) : model.forward(...xs);
+    const sig = (v) => `${v.name}: ${v.dtype}${wf.shapeText(v.shape)}`;
+    console.log(`traced ${files[0]}: inputs ${traced.inputs.map(sig).join('; ')}; ${traced.graph().nodes.length} nodes`);
+    const report = await wf.verifyTraced(file, traced, { tol });
+    report.checks.forEach((c, k) => {
+      for (const o of c.outputs) {
+        console.log(`  ${k ? 'at other sizes: ' : ''}${o.name} ${o.dtype}${wf.shapeText(o.shape)}: max error ${o.maxError} (bound ${fmt(o.bound)})`);
+      }
+      if (!c.ok) console.error(c.error);
     });
-    try {
-      const sig = (v) => `${v.name}: ${v.dtype}[${v.shape.join(', ')}]`;
-      console.log(`traced ${files[0]}: inputs ${traced.inputs.map(sig).join('; ')}; ${traced.graph().nodes.length} nodes`);
-      let report;
-      let failed = null;
-      try {
-        report = await checkTraced(traced, inputs, eager, { tol });
-      } catch (e) {
-        if (!e.report) throw e;
-        report = e.report;
-        failed = e;
-      }
-      for (const o of report.outputs) {
-        console.log(`  ${o.name} ${o.dtype}[${o.shape.join(', ')}]: max error ${o.maxError} (bound ${fmt(o.bound)})`);
-      }
-      // At other sizes of every symbolic axis, against eager runs at those sizes.
-      for (const feeds of failed ? [] : otherShapes(inputs)) {
-        const xs = Object.values(feeds);
-        const other = om.tidy(() => (typeof model === 'function' ? model(...xs) : model.forward(...xs)));
-        try {
-          const r = await checkTraced(traced, feeds, other, { tol });
-          for (const o of r.outputs) console.log(`  at other sizes: ${o.name} ${o.dtype}[${o.shape.join(', ')}]: max error ${o.maxError}`);
-        } catch (e) {
-          failed = e;
-        } finally {
-          om.dispose([xs, other]);
-        }
-      }
-      if (failed) {
-        console.error(failed.message);
-        return 1;
-      }
-      console.log('ok: the .onnx agrees with the eager run');
-      return 0;
-    } finally {
-      om.dispose(eager);
-    }
+    if (!report.ok) return 1;
+    console.log('ok: the .onnx agrees with the eager run');
+    return 0;
   } finally {
     traced.dispose();
   }
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+if (globalThis.process?.argv?.[1] && import.meta.url === (await import('node:url')).pathToFileURL(process.argv[1]).href) {
   main(process.argv).then((code) => { process.exitCode = code; }, (e) => {
     console.error(`trace_oracle: ${e instanceof om.OmError ? `${e.name} ${e.kind}: ${e.message}` : e?.stack ?? e}`);
     process.exitCode = 1;

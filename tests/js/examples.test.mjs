@@ -1,7 +1,8 @@
 // The README's examples and examples/*.mjs run as a user would run them: the loss falls, the
 // traced model is written and agrees with the eager run in onnxruntime-web (the trace oracle).
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
+import { promisify } from 'node:util';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { test } from 'node:test';
 
@@ -86,18 +87,130 @@ test('the README tracing example writes an .onnx with a symbolic batch, which ag
   assert.deepEqual([...bytes.subarray(0, 2)], [0x08, 0x09], 'a ModelProto starting with ir_version 9');
 });
 
-test('examples/train-mlp.mjs (npm start) trains, traces, saves, verifies and frees everything', () => {
-  const file = new URL('build/examples-test/mlp.onnx', root);
-  rmSync(file, { force: true });
-  const out = run('examples/train-mlp.mjs', file.pathname);
-  const l = losses(out, /loss ([\d.]+)$/gm);
-  assert.ok(l.length >= 5 && l.at(-1) < l[0] / 4, `loss did not fall enough: ${l}`);
-  assert.match(out, /initializers w1, b1, w2, b2; input \[batch,2\] -> output \[batch,1\]/);
-  const errors = losses(out, /max \|onnx - eager\| = ([\d.e+-]+)$/gm);
-  assert.equal(errors.length, 2, out);
-  for (const e of errors) assert.ok(e <= 1e-5, `onnxruntime-web disagrees with eager by ${e}`);
-  const bytes = readFileSync(file);
-  assert.match(out, new RegExp(`saved .* \\(${bytes.length} bytes\\)`));
-  assert.deepEqual([...bytes.subarray(0, 2)], [0x08, 0x09], 'a ModelProto starting with ir_version 9');
-  assert.match(out, /live tensors 0, bytes 0/);
+// ---- the zoo's Node scripts (docs/demo.md) -----------------------------------------------
+
+/** The numbers of a report line of examples/lib/export.mjs. */
+function parseLine(line) {
+  const m = line.match(/^(\w+): ok, (\d+) nodes, (\d+) bytes \((\d+) of initializers\), (.*), max error (\S+) at (\d+) shapes \((.*)\), loss (\S+) -> (\S+) in (\d+) steps, [\d.]+ s \(training [\d.]+ s\) -> (\S+)$/);
+  assert.ok(m, `a report line: ${line}`);
+  return { name: m[1], nodes: +m[2], bytes: +m[3], maxError: +m[6], shapes: +m[7], sizes: m[8], first: +m[9], last: +m[10], path: m[12] };
+}
+
+test('examples/export-<model>.mjs: each trains, writes a file that onnxruntime-web runs, equal to the same model trained here', async () => {
+  const om = await import('onemodel');
+  const wf = await import('../../examples/lib/workflow.mjs');
+  const { runOnnx } = await import('../../tools/trace_oracle.mjs');
+  await om.ready();
+  const files = wf.ZOO.map((name) => new URL(`build/examples-test/${name}.onnx`, root));
+  for (const f of files) rmSync(f, { force: true });
+  // the scripts run side by side, as separate processes
+  const outs = await Promise.all(wf.ZOO.map((name, i) => promisify(execFile)(process.execPath, [`examples/export-${name}.mjs`, files[i].pathname], { cwd: root, encoding: 'utf8', timeout: 120_000 })));
+  for (const [i, name] of wf.ZOO.entries()) {
+    const file = files[i];
+    const r = parseLine(outs[i].stdout.trim());
+    assert.equal(r.name, name);
+    assert.equal(r.shapes, 3);
+    assert.ok(r.maxError <= 1e-5 && r.last < r.first, `${name}: ${JSON.stringify(r)}`);
+    const bytes = readFileSync(file);
+    assert.equal(bytes.length, r.bytes);
+    // the same file trained in this process (training is seeded): its eager outputs at a batch of 2
+    const model = wf.checkModelFile(await import(`../../examples/zoo/${name}.mjs`), name);
+    try {
+      await wf.trainModel(model);
+      const specs = wf.describeInputs(model.inputs).map((i) => ({ ...i, shape: [2, ...i.shape.slice(1)] }));
+      const inputs = wf.makeInputs(model, specs, 77);
+      try {
+        const xs = Object.values(inputs).map((v) => v[0]);
+        const eager = om.tidy(() => om.noGrad(() => wf.runModel(model, xs)));
+        const want = { dims: eager.shape, data: Array.from(eager.toArray()) };
+        eager.dispose();
+        const got = Object.values(await runOnnx(bytes, Object.fromEntries(Object.entries(inputs).map(([k, v]) => [k, v[0]]))));
+        assert.equal(got.length, 1);
+        assert.deepEqual(got[0].dims, want.dims);
+        const scale = Math.max(1, ...want.data.map(Math.abs));
+        const err = Math.max(...got[0].data.map((v, i) => Math.abs(v - want.data[i])));
+        assert.ok(err <= 1e-5 * scale, `${name}: the file differs from the model trained here by ${err}`);
+      } finally {
+        wf.disposeInputs(inputs);
+      }
+    } finally {
+      wf.disposeModelFile(model);
+    }
+  }
+});
+
+/** Runs examples/start.mjs with args and env; resolves to { code, out, err }. */
+function start(args, env) {
+  return new Promise((resolve) => {
+    execFile(process.execPath, ['examples/start.mjs', ...args], { cwd: root, encoding: 'utf8', timeout: 120_000, env: { ...process.env, ...env } },
+      (e, out, err) => resolve({ code: e ? e.code : 0, out, err }));
+  });
+}
+
+test('examples/start.mjs (npm start) --no-serve, or CI=true: exports and verifies the whole zoo, one line each, and stops', async () => {
+  const runs = [[['--no-serve'], { CI: '' }, 'build/start-test-a'], [[], { CI: 'true' }, 'build/start-test-b']];
+  for (const [, , dir] of runs) rmSync(new URL(`${dir}/`, root), { recursive: true, force: true });
+  const results = await Promise.all(runs.map(([args, env, dir]) => start([...args, '--out', dir], env)));
+  for (const [k, [, , dir]] of runs.entries()) {
+    const r = results[k];
+    assert.equal(r.code, 0, `${r.out}${r.err}`);
+    const lines = r.out.trim().split('\n');
+    assert.equal(lines.length, 7, r.out);
+    assert.equal(lines[6], `exported and verified 6 models to ${dir}/`);
+    const rows = lines.slice(0, 6).map(parseLine);
+    assert.deepEqual(rows.map((x) => x.name), ['mlp', 'lenet', 'resnet', 'unet', 'lstm', 'gpt']);
+    for (const x of rows) {
+      assert.equal(x.path, `${dir}/${x.name}.onnx`);
+      assert.equal(readFileSync(new URL(x.path, root)).length, x.bytes);
+      assert.ok(x.maxError <= 1e-5 && x.shapes === 3, JSON.stringify(x));
+    }
+    assert.match(rows[4].sizes, /^batch=3 seq=5; batch=4 seq=6; batch=7 seq=11$/);
+  }
+});
+
+test('examples/start.mjs refuses unknown arguments and a missing --out directory before exporting anything', async () => {
+  for (const args of [['--out'], ['--serve'], ['--no-serve', 'x']]) {
+    const r = await start(args, { CI: 'true' });
+    assert.equal(r.code, 2, `${args}: ${r.out}${r.err}`);
+    assert.equal(r.out, '');
+    assert.match(r.err, /^usage: node examples\/start\.mjs \[--no-serve\] \[--out DIR\]/);
+  }
+  assert.match((await start(['--serve'], {})).err, /\(unknown: --serve\)/);
+});
+
+test('exportModelFile reports a model that fails (and the line says FAILED) instead of throwing, and frees it', async () => {
+  const om = await import('onemodel');
+  const { exportModelFile, reportLine } = await import('../../examples/lib/export.mjs');
+  await om.ready();
+  const before = om.memory();
+  const path = new URL('build/examples-test/reads.onnx', root).pathname;
+  rmSync(path, { force: true });
+  const reads = { model: (x) => (x.sum().item() > 0 ? x : x.neg()), inputs: { x: om.randn([2, 3], { seed: 1 }) } };
+  const r = await exportModelFile(reads, 'reads', path);
+  assert.equal(r.ok, false);
+  assert.match(r.error, /^TraceError DataDependent: item: reads the values of a traced tensor/);
+  assert.match(reportLine(r), /^reads: FAILED: TraceError DataDependent/);
+  const bad = await exportModelFile({ inputs: {} }, 'bad', path);
+  assert.match(reportLine(bad), /^bad: FAILED: OmError InvalidArgument: bad\.mjs: the default export has no model/);
+  assert.throws(() => readFileSync(path), /ENOENT/);
+  assert.deepEqual(om.memory(), before);
+});
+
+test('the model file example of docs/demo.md trains and passes the trace oracle command', () => {
+  const doc = readFileSync(new URL('docs/demo.md', root), 'utf8');
+  const code = doc.match(/```js\n([\s\S]*?)```/)[1];
+  assert.match(code, /^import \* as om from 'onemodel';/);
+  const file = new URL('build/demo-doc-model.mjs', root);
+  writeFileSync(file, code);
+  const out = run('tools/trace_oracle.mjs', file.pathname);
+  assert.match(out, /ok: the \.onnx agrees with the eager run/);
+  const check = new URL('build/demo-doc-train.mjs', root);
+  writeFileSync(check, `import * as wf from ${JSON.stringify(new URL('examples/lib/workflow.mjs', root).href)};
+const file = wf.checkModelFile(await import(${JSON.stringify(file.href)}));
+const { losses } = await wf.trainModel(file);
+console.log(losses[0], losses.at(-1));
+wf.disposeModelFile(file);
+`);
+  const [first, last] = run(check.pathname).trim().split(' ').map(Number);
+  assert.ok(last < first / 2, `loss ${first} -> ${last}`);
 });

@@ -7,21 +7,28 @@
 //   (c) a UNet-style net: conv, max pool down, conv, interpolate up, cat with the skip, conv
 //   (d) LSTM and GRU classifiers: in tests/js/recurrent.test.mjs ("<kind> classifier with a
 //       symbolic batch and sequence length, also at two other sizes"), not repeated here
-//   (e) a GPT-style decoder (tests/js/fixtures/gpt.mjs) with symbolic batch and sequence: token +
+//   (e) a GPT-style decoder (examples/zoo/gpt.mjs) with symbolic batch and sequence: token +
 //       learned position embedding (indexed by om.arange), two pre-norm blocks of causal
 //       self-attention + GELU MLP, final LayerNorm, LM head tied to the token embedding (one
 //       initializer)
 // The transformer encoder layer is in tests/js/transformer.test.mjs, the models loaded from
 // PyTorch in tests/js/pytorch.test.mjs, the trained MLP and CNN in tests/js/training.test.mjs.
-import { test, describe } from 'node:test';
+import { test, describe, after } from 'node:test';
 import assert from 'node:assert/strict';
 import * as om from 'onemodel';
 import { memoryHooks, withTraced } from './helpers.mjs';
-import { GPT } from './fixtures/gpt.mjs';
+import { checkModelFile, disposeModelFile } from '../../examples/lib/workflow.mjs';
+import * as lenet from '../../examples/zoo/lenet.mjs';
+import * as resnet from '../../examples/zoo/resnet.mjs';
+import * as unet from '../../examples/zoo/unet.mjs';
+import * as gpt from '../../examples/zoo/gpt.mjs';
+
+// The architectures are the zoo's (examples/zoo/*.mjs); the tests build their own instances.
+const { LeNet } = lenet, { ResNet } = resnet, { UNet } = unet, { GPT } = gpt;
+after(() => { for (const f of [lenet, resnet, unet, gpt]) disposeModelFile(checkModelFile(f)); });
 
 memoryHooks();
 const nn = om.nn;
-const F = om.nn.functional;
 
 /**
  * Traces net (eval) on input x with its axes named by axes (default: a symbolic batch), checks it
@@ -83,80 +90,6 @@ function assertStatsMoved(net) {
     if (path.endsWith('running_mean')) assert.ok(Math.max(...Array.from(b.toArray(), Math.abs)) > 1e-3, path);
     if (path.endsWith('running_var')) assert.ok(Math.max(...Array.from(b.toArray(), (v) => Math.abs(v - 1))) > 1e-3, path);
     if (path.endsWith('num_batches_tracked')) assert.ok(b.item() > 0, path);
-  }
-}
-
-class LeNet extends nn.Module {
-  constructor() {
-    super();
-    this.conv1 = new nn.Conv2d(1, 6, 5, { padding: 2 });
-    this.bn1 = new nn.BatchNorm2d(6);
-    this.pool = new nn.MaxPool2d(2);
-    this.conv2 = new nn.Conv2d(6, 16, 5);
-    this.bn2 = new nn.BatchNorm2d(16);
-    this.fc1 = new nn.Linear(16 * 5 * 5, 120);
-    this.fc2 = new nn.Linear(120, 84);
-    this.fc3 = new nn.Linear(84, 10);
-  }
-
-  forward(x) {
-    return om.tidy(() => {
-      let h = this.pool.forward(this.bn1.forward(this.conv1.forward(x)).relu());
-      h = this.pool.forward(this.bn2.forward(this.conv2.forward(h)).relu());
-      h = h.flatten(1);
-      return this.fc3.forward(this.fc2.forward(this.fc1.forward(h).relu()).relu());
-    });
-  }
-}
-
-class BasicBlock extends nn.Module {
-  constructor(c) {
-    super();
-    this.conv1 = new nn.Conv2d(c, c, 3, { padding: 1, bias: false });
-    this.bn1 = new nn.BatchNorm2d(c);
-    this.conv2 = new nn.Conv2d(c, c, 3, { padding: 1, bias: false });
-    this.bn2 = new nn.BatchNorm2d(c);
-  }
-
-  forward(x) {
-    return om.tidy(() => {
-      const h = this.bn1.forward(this.conv1.forward(x)).relu();
-      return this.bn2.forward(this.conv2.forward(h)).add(x).relu();
-    });
-  }
-}
-
-class ResNet extends nn.Module {
-  constructor() {
-    super();
-    this.stem = new nn.Sequential(new nn.Conv2d(3, 8, 3, { padding: 1, bias: false }), new nn.BatchNorm2d(8), new nn.ReLU());
-    this.layer1 = new nn.Sequential(new BasicBlock(8), new BasicBlock(8));
-    this.pool = new nn.AdaptiveAvgPool2d([1, 1]);
-    this.fc = new nn.Linear(8, 5);
-  }
-
-  forward(x) {
-    return om.tidy(() => this.fc.forward(this.pool.forward(this.layer1.forward(this.stem.forward(x))).flatten(1)));
-  }
-}
-
-class UNet extends nn.Module {
-  constructor() {
-    super();
-    this.enc1 = new nn.Conv2d(2, 8, 3, { padding: 1 });
-    this.enc2 = new nn.Conv2d(8, 16, 3, { padding: 1 });
-    this.pool = new nn.MaxPool2d(2);
-    this.dec = new nn.Conv2d(16 + 8, 8, 3, { padding: 1 });
-    this.out = new nn.Conv2d(8, 3, 1);
-  }
-
-  forward(x) {
-    return om.tidy(() => {
-      const e1 = this.enc1.forward(x).relu(); // [N, 8, H, W]
-      const e2 = this.enc2.forward(this.pool.forward(e1)).relu(); // [N, 16, H/2, W/2]
-      const up = F.interpolate(e2, { scaleFactor: 2, mode: 'bilinear', alignCorners: false });
-      return this.out.forward(this.dec.forward(om.cat([up, e1], 1)).relu());
-    });
   }
 }
 

@@ -2,10 +2,16 @@
 // reference of PyTorch's equations (layers, directions, initial states, batchFirst); gradients;
 // bad input as OmError; and every variant traced and run in onnxruntime-web, including LSTM and
 // GRU classifiers with a symbolic batch and sequence length run at other sizes.
-import { test, describe } from 'node:test';
+import { test, describe, after } from 'node:test';
 import assert from 'node:assert/strict';
 import * as om from 'onemodel';
 import { near, vals, memoryHooks, withTraced } from './helpers.mjs';
+import { checkModelFile, disposeModelFile } from '../../examples/lib/workflow.mjs';
+import * as lstm from '../../examples/zoo/lstm.mjs';
+
+// The sequence classifier is the zoo's (examples/zoo/lstm.mjs), here for both LSTM and GRU.
+const { Classifier } = lstm;
+after(() => disposeModelFile(checkModelFile(lstm)));
 
 memoryHooks();
 
@@ -221,19 +227,6 @@ class Wrap extends om.nn.Module {
     const lstm = this.rnn instanceof om.nn.LSTM;
     const [out, st] = this.rnn.forward(x, h0 ? (lstm ? [h0, c0] : h0) : undefined);
     return lstm ? [out, ...st] : [out, st];
-  }
-}
-
-/** A sequence classifier: RNN -> last step -> Linear. */
-class Classifier extends om.nn.Module {
-  constructor(kind) {
-    super();
-    this.rnn = new om.nn[kind](6, 8, { batchFirst: true });
-    this.fc = new om.nn.Linear(8, 3);
-  }
-
-  forward(x) {
-    return om.tidy(() => this.fc.forward(this.rnn.forward(x)[0].select(1, -1)));
   }
 }
 

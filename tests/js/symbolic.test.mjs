@@ -1,14 +1,16 @@
 // Symbolic axes (spec 4, docs/symbolic-axes.md): models traced with symbolic batch and sequence,
 // each run in onnxruntime-web at its example and at two other assignments of every symbol,
 // compared with eager runs at those shapes. Node and Shape-node counts are pinned.
-import { test, describe } from 'node:test';
+import { test, describe, after } from 'node:test';
 import assert from 'node:assert/strict';
 import * as om from 'onemodel';
 import { memoryHooks, withTraced } from './helpers.mjs';
-import { GPT } from './fixtures/gpt.mjs';
+import { checkModelFile, disposeModelFile } from '../../examples/lib/workflow.mjs';
+import * as gpt from '../../examples/zoo/gpt.mjs';
 
 const nn = om.nn;
 memoryHooks();
+after(() => disposeModelFile(checkModelFile(gpt)));
 
 const ops = (tm) => tm.graph().nodes.map((n) => n.opType);
 const count = (tm, type) => ops(tm).filter((o) => o === type).length;
@@ -256,7 +258,7 @@ describe('symbolic axes', () => {
     assert.deepEqual(ops(tm), ['Reshape', 'ReduceMean', 'Relu', 'Shape', 'Shape', 'Mul', 'Concat', 'Expand', 'Add'], show(tm));
   }));
 
-  // Graph economy of a GPT-style decoder (tests/js/fixtures/gpt.mjs) with symbolic batch and
+  // Graph economy of a GPT-style decoder (examples/zoo/gpt.mjs) with symbolic batch and
   // sequence: one Shape node for the whole graph, and a fixed number of nodes above the same
   // model traced at fixed shapes, whatever its depth: the positions (a Slice of the position
   // table: the rows of arange(0, l)), the causal mask shared by every scaledDotProductAttention
@@ -270,7 +272,11 @@ describe('symbolic axes', () => {
     ];
     for (const [blocks, symbolic, fixed] of pinned) {
       om.manualSeed(4);
-      const net = new GPT({ vocab: 40, d: 32, heads: 4, maxLen: 24, blocks }).eval();
+      const net = new gpt.GPT({ vocab: 40, d: 32, heads: 4, maxLen: 24 }).eval(); // blocks sdpa, mha
+      if (blocks.length !== 2) { // the same decoder with other blocks
+        net.h.dispose();
+        net.h = new nn.ModuleList(blocks.map((kind) => new gpt.Block(32, 4, 24, kind))).eval();
+      }
       const ids = om.tidy(() => om.rand([3, 10], { seed: 1 }).mul(40).long());
       const tm = trace(net, { x: [ids, ['batch', 'seq']] });
       const fx = trace(net, { x: ids });

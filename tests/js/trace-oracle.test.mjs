@@ -4,12 +4,13 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import * as om from 'onemodel';
 // Internals, for the op-table test only: the same module instances 'onemodel' loads.
 import { M, marshal, readU32, readF64, lastError } from '../../js/runtime.js';
 import { wrap, handle } from '../../js/tensor.js';
 import { memoryHooks } from './helpers.mjs';
-import { checkTraced, runOnnx, otherShapes } from '../../tools/trace_oracle.mjs';
+import { checkTraced, runOnnx, otherShapes, drawLike } from '../../tools/trace_oracle.mjs';
 
 await om.ready(); // before the hooks: the op-table tests below are made from C's op list
 memoryHooks();
@@ -286,6 +287,8 @@ describe('every op in the op table: traced sample call vs eager, in onnxruntime-
 // ---- the oracle itself ----------------------------------------------------------------------
 
 describe('tools/trace_oracle.mjs', () => {
+  const root = new URL('../../', import.meta.url);
+
   test('checkTraced throws naming the output when the eager values disagree', async () => {
     const x = om.tensor([[1, 2], [3, 4]]);
     const tm = om.tidy(() => om.trace((v) => ({ y: v.mul(2), z: v.exp() }), { x }));
@@ -324,26 +327,39 @@ describe('tools/trace_oracle.mjs', () => {
     }
   });
 
-  test('the command traces a model file, prints each output and exits 0; 1 on a failure', () => {
-    const root = new URL('../../', import.meta.url);
-    const run = (...args) => {
-      try {
-        return { code: 0, out: execFileSync(process.execPath, ['tools/trace_oracle.mjs', ...args], { cwd: root, encoding: 'utf8', stdio: 'pipe' }) };
-      } catch (e) {
-        return { code: e.status, out: `${e.stdout}${e.stderr}` };
-      }
-    };
-    const good = run('tests/js/fixtures/oracle-mlp.mjs');
+  /** Runs the command; returns { code, out } (stdout and stderr). */
+  const command = (...args) => {
+    try {
+      return { code: 0, out: execFileSync(process.execPath, ['tools/trace_oracle.mjs', ...args], { cwd: root, encoding: 'utf8', stdio: 'pipe' }) };
+    } catch (e) {
+      return { code: e.status, out: `${e.stdout}${e.stderr}` };
+    }
+  };
+
+  test('the command traces a model file, prints each output and exits 0; 1 on a failure; 2 on a malformed file', () => {
+    const good = command('examples/zoo/mlp.mjs');
     assert.equal(good.code, 0, good.out);
-    assert.match(good.out, /probs float32\[6, 3\]: max error [\d.e-]+ \(bound 1e-5\)/);
-    assert.match(good.out, /at other sizes: probs float32\[7, 3\]: max error/); // batch 6 -> 7 and 13
-    assert.match(good.out, /at other sizes: probs float32\[13, 3\]: max error/);
+    assert.match(good.out, /inputs x: float32\[batch, 2\]; 5 nodes/);
+    assert.match(good.out, /y float32\[8, 1\]: max error [\d.e-]+ \(bound 1e-5\)/);
+    assert.match(good.out, /at other sizes: y float32\[9, 1\]: max error/); // batch 8 -> 9 and 17
+    assert.match(good.out, /at other sizes: y float32\[17, 1\]: max error/);
     assert.match(good.out, /ok: the \.onnx agrees with the eager run/);
-    const bad = run('tests/js/fixtures/oracle-throws.mjs');
+    const lstm = command('examples/zoo/lstm.mjs');
+    assert.equal(lstm.code, 0, lstm.out);
+    assert.match(lstm.out, /inputs x: float32\[batch, seq, 6\]/);
+    assert.match(lstm.out, /at other sizes: logits float32\[7, 3\]: max error/);
+    const bad = command('tests/js/fixtures/oracle-throws.mjs');
     assert.equal(bad.code, 1, bad.out);
     assert.match(bad.out, /DataDependent|traced tensor/);
-    const usage = run();
+    const usage = command();
     assert.equal(usage.code, 2, usage.out);
+    assert.match(usage.out, /usage: node tools\/trace_oracle\.mjs path\/to\/model\.mjs/);
+    const file = new URL('build/oracle-malformed.mjs', root);
+    mkdirSync(new URL('build/', root), { recursive: true });
+    writeFileSync(file, "import * as om from 'onemodel';\nawait om.ready();\nexport default { model: (x) => x, inputs: { x: [om.zeros([2]), ['batch', null]] } };\n");
+    const malformed = command(file.pathname);
+    assert.equal(malformed.code, 2, malformed.out);
+    assert.match(malformed.out, /oracle-malformed\.mjs: input "x": axisNames must have one entry per dim \(1: a symbol name or null\), got an array of length 2/);
   });
 });
 
@@ -363,6 +379,23 @@ describe('otherShapes (the CLI runs every symbolic model at two other sizes)', (
       assert.deepEqual(otherShapes({ x }), []);
     } finally {
       om.dispose([ids, x]);
+    }
+  });
+
+  test('drawLike: floats are new normal values, bools and int64 drawn from the example; an empty example is refused', () => {
+    const flags = om.tensor([true, true, true]);
+    const empty = om.zeros([0], { dtype: 'int64' });
+    const x = om.zeros([2]);
+    try {
+      const b = drawLike(flags, [2, 5], 3);
+      assert.deepEqual([b.dtype, b.shape, Array.from(b.toArray(), Boolean).every(Boolean)], ['bool', [2, 5], true]);
+      const f = drawLike(x, [4], 3);
+      assert.deepEqual(f.shape, [4]);
+      assert.ok(Array.from(f.toArray()).some((v) => v !== 0));
+      om.dispose([b, f]);
+      assert.throws(() => drawLike(empty, [3], 1), (e) => e instanceof om.OmError && e.kind === 'InvalidArgument' && /the int64 example is empty/.test(e.message));
+    } finally {
+      om.dispose([flags, empty, x]);
     }
   });
 });

@@ -4,10 +4,15 @@
 // images of stripes and squares (made here, fixed seed) with CrossEntropyLoss + Adam in
 // mini-batches to a stated held-out accuracy, then traced and checked the same way; a linear
 // regression with SGD + momentum to a stated loss and to the known coefficients.
-import { test, describe } from 'node:test';
+import { test, describe, after } from 'node:test';
 import assert from 'node:assert/strict';
 import * as om from 'onemodel';
 import { vals, memoryHooks, withTraced } from './helpers.mjs';
+import { checkModelFile, disposeModelFile } from '../../examples/lib/workflow.mjs';
+import * as mlp from '../../examples/zoo/mlp.mjs';
+
+const { MLP } = mlp; // the zoo's (examples/zoo/mlp.mjs), here 2 -> 64 -> 64 -> 3
+after(() => disposeModelFile(checkModelFile(mlp)));
 
 memoryHooks();
 
@@ -85,19 +90,6 @@ class SmallCNN extends om.nn.Module {
   }
 }
 
-class MLP extends om.nn.Module {
-  constructor() {
-    super();
-    this.fc1 = new om.nn.Linear(2, 64);
-    this.fc2 = new om.nn.Linear(64, 64);
-    this.out = new om.nn.Linear(64, 3);
-  }
-
-  forward(x) {
-    return om.tidy(() => this.out.forward(this.fc2.forward(this.fc1.forward(x).relu()).relu()));
-  }
-}
-
 /** steps full-batch steps of opt on lossFn(model(x), y); returns the last loss. */
 function train(model, lossFn, opt, x, y, steps) {
   let last = NaN;
@@ -123,7 +115,7 @@ describe('training', () => {
   test('MLP on three spirals: CrossEntropyLoss + Adam reaches >= 95% training accuracy; the trained model traces and matches onnxruntime-web', async () => {
     om.manualSeed(0);
     const { x, y } = spirals(100, 3, 7);
-    const net = new MLP();
+    const net = new MLP(2, 64, 3);
     const lossFn = new om.nn.CrossEntropyLoss();
     const opt = new om.optim.Adam(net.parameters(), { lr: 0.01 });
     try {
@@ -139,7 +131,7 @@ describe('training', () => {
         assert.deepEqual(tm.inputs, [{ name: 'x', dtype: 'float32', shape: ['batch', 2] }]);
         const g = tm.graph();
         assert.deepEqual(g.initializers.map((i) => i.name).sort(),
-          ['fc1.bias', 'fc1.weight', 'fc2.bias', 'fc2.weight', 'out.bias', 'out.weight']);
+          ['fc1.bias', 'fc1.weight', 'fc2.bias', 'fc2.weight', 'fc3.bias', 'fc3.weight']);
         assert.deepEqual(g.nodes.map((n) => n.opType), ['Gemm', 'Relu', 'Gemm', 'Relu', 'Gemm']);
       });
     } finally {

@@ -1,0 +1,37 @@
+// npm start: exports the whole zoo (examples/zoo/*.mjs) to <out>/<name>.onnx, verifies each
+// with onnxruntime-web (one line per model), then serves the demo page.
+//
+//   node examples/start.mjs [--no-serve] [--out DIR]   (default out/; CI=true also skips serving)
+//
+// Exits 1, before serving, when any model fails.
+import { join } from 'node:path';
+import { ZOO } from './lib/workflow.mjs';
+import { exportModelFile, reportLine } from './lib/export.mjs';
+
+const args = process.argv.slice(2);
+const at = args.indexOf('--out');
+const outDir = at >= 0 ? args[at + 1] : 'out';
+const unknown = args.filter((a, i) => a !== '--no-serve' && !(at >= 0 && (i === at || i === at + 1)));
+if (!outDir || unknown.length) {
+  console.error(`usage: node examples/start.mjs [--no-serve] [--out DIR]${unknown.length ? ` (unknown: ${unknown.join(' ')})` : ''}`);
+  process.exit(2);
+}
+const serving = !args.includes('--no-serve') && process.env.CI !== 'true';
+
+let failed = 0;
+for (const name of ZOO) {
+  const r = await exportModelFile(await import(`./zoo/${name}.mjs`), name, join(outDir, `${name}.onnx`));
+  (r.ok ? console.log : console.error)(reportLine(r));
+  if (!r.ok) failed++;
+}
+if (failed) {
+  console.error(`${failed} of ${ZOO.length} models failed`);
+  process.exit(1);
+}
+console.log(`exported and verified ${ZOO.length} models to ${outDir}/`);
+
+if (serving) {
+  const { serve } = await import('../web-demo/server.mjs');
+  const { url } = await serve({ host: '127.0.0.1', port: Number(process.env.PORT ?? 8080) });
+  console.log(url);
+}

@@ -1,0 +1,175 @@
+// The demo page's static server (web-demo/server.mjs) and the worker's source handling
+// (web-demo/src/source.js), in Node. The page itself is tested in Chromium: web-demo.test.mjs.
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { request } from 'node:http';
+import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { serve, MOUNTS } from '../../web-demo/server.mjs';
+import { SourceError, errorPlace, pointImportsAt } from '../../web-demo/src/source.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const SITE = MOUNTS.find(([prefix]) => prefix === '/')[1];
+
+/** A raw GET (or other method) of a path exactly as given (no URL normalisation on our side). */
+function get(base, path, method = 'GET') {
+  const { hostname, port } = new URL(base);
+  return new Promise((resolve, reject) => {
+    const req = request({ host: hostname, port, path, method, agent: false }, (res) => {
+      const chunks = [];
+      res.on('data', (c) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks) }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe('web-demo server', () => {
+  let server;
+  before(async () => {
+    server = await serve({ port: 0 });
+  });
+  after(() => server.close());
+
+  test('listens on 127.0.0.1 at the port it picked', () => {
+    assert.match(server.url, /^http:\/\/127\.0\.0\.1:\d+\/$/);
+    assert.notEqual(new URL(server.url).port, '0');
+  });
+
+  test('serves each mount with its MIME type and the file bytes', async () => {
+    const cases = [
+      ['/', 'text/html; charset=utf-8', `${SITE}/index.html`],
+      ['/main.js', 'text/javascript; charset=utf-8', `${SITE}/main.js`],
+      ['/worker.js', 'text/javascript; charset=utf-8', `${SITE}/worker.js`],
+      ['/style.css', 'text/css; charset=utf-8', `${SITE}/style.css`],
+      ['/favicon.svg', 'image/svg+xml', `${SITE}/favicon.svg`],
+      ['/onemodel/index.js', 'text/javascript; charset=utf-8', `${ROOT}js/index.js`],
+      ['/onemodel/dist/onemodel.mjs', 'text/javascript; charset=utf-8', `${ROOT}js/dist/onemodel.mjs`],
+      ['/onemodel/dist/onemodel.wasm', 'application/wasm', `${ROOT}js/dist/onemodel.wasm`],
+      ['/ort/ort.wasm.bundle.min.mjs', 'text/javascript; charset=utf-8', `${ROOT}node_modules/onnxruntime-web/dist/ort.wasm.bundle.min.mjs`],
+      ['/zoo/mlp.mjs', 'text/javascript; charset=utf-8', `${ROOT}examples/zoo/mlp.mjs`],
+    ];
+    for (const [path, type, file] of cases) {
+      const res = await get(server.url, path);
+      assert.equal(res.status, 200, path);
+      assert.equal(res.headers['content-type'], type, path);
+      assert.equal(res.headers['x-content-type-options'], 'nosniff', path);
+      assert.ok(res.body.equals(readFileSync(file)), `${path}: the bytes of ${file}`);
+    }
+    const wasm = await get(server.url, '/ort/ort-wasm-simd-threaded.wasm', 'HEAD');
+    assert.equal(wasm.status, 200);
+    assert.equal(wasm.headers['content-type'], 'application/wasm');
+    assert.equal(Number(wasm.headers['content-length']), readFileSync(`${ROOT}node_modules/onnxruntime-web/dist/ort-wasm-simd-threaded.wasm`).length);
+    assert.equal(wasm.body.length, 0, 'HEAD sends no body');
+  });
+
+  test('nothing outside a mount: dot segments, encoded slashes and backslashes, NUL, bad escapes', async () => {
+    const paths = [
+      '/../package.json',
+      '/%2e%2e/%2e%2e/package.json',
+      '/zoo/..%2f..%2fpackage.json',
+      '/zoo/%2e%2e%2f%2e%2e%2fpackage.json',
+      '/onemodel/..%2fpackage.json',
+      '/onemodel/dist/..%2f..%2fpackage.json',
+      '/ort/..%2f..%2f..%2fpackage.json',
+      '/zoo/..%5c..%5cpackage.json',
+      '/index.html%00.png',
+      '/%E0%A4%A',
+      '/onemodel/dist',
+      '/onemodel/',
+    ];
+    for (const path of paths) {
+      const res = await get(server.url, path);
+      assert.equal(res.status, 404, path);
+      assert.equal(res.body.toString(), 'not found\n', path);
+    }
+  });
+
+  test('a symlink out of a mount is not followed', async () => {
+    const links = [[`${SITE}/escape-dir`, `${ROOT}examples`], [`${SITE}/escape-file.json`, `${ROOT}package.json`]];
+    try {
+      for (const [link, target] of links) symlinkSync(target, link);
+      for (const path of ['/escape-dir/zoo/mlp.mjs', '/escape-file.json']) {
+        assert.equal((await get(server.url, path)).status, 404, path);
+      }
+    } finally {
+      for (const [link] of links) rmSync(link, { force: true });
+    }
+  });
+
+  test('only GET and HEAD', async () => {
+    const res = await get(server.url, '/', 'POST');
+    assert.equal(res.status, 405);
+    assert.equal(res.headers.allow, 'GET, HEAD');
+    assert.equal(res.body.toString(), 'method not allowed\n');
+  });
+
+  test('the command refuses a bad PORT', async () => {
+    const err = await promisify(execFile)(process.execPath, [`${ROOT}web-demo/server.mjs`], { env: { ...process.env, PORT: 'eighty' } })
+      .then(() => null, (e) => e);
+    assert.ok(err, 'the command must fail');
+    assert.equal(err.code, 2);
+    assert.equal(err.stderr.trim(), 'server: PORT must be an integer in 0..65535, got "eighty"');
+  });
+
+  test('close() stops it', async () => {
+    const other = await serve({ port: 0 });
+    assert.equal((await get(other.url, '/')).status, 200);
+    await other.close();
+    await assert.rejects(get(other.url, '/'), { code: 'ECONNREFUSED' });
+  });
+});
+
+describe('web-demo source handling', () => {
+  const URL_ = 'http://127.0.0.1:1/onemodel/index.js';
+
+  test('pointImportsAt rewrites only the onemodel specifiers and keeps every line where it was', () => {
+    const code = [
+      "import * as om from 'onemodel';",
+      'import { tensor } from "onemodel";',
+      "const s = 'onemodel';",
+      "export { randn } from 'onemodel';",
+      'export default 1;',
+    ].join('\n');
+    const out = pointImportsAt(code, URL_).split('\n');
+    assert.deepEqual(out, [
+      `import * as om from "${URL_}";`,
+      `import { tensor } from "${URL_}";`,
+      "const s = 'onemodel';",
+      `export { randn } from "${URL_}";`,
+      'export default 1;',
+    ]);
+  });
+
+  test('pointImportsAt refuses any other import and reports a syntax error, each at its place', () => {
+    const cases = [
+      ["import * as om from 'onemodel';\n\nimport { x } from './helpers.mjs';\n", 'ImportError',
+        "a model file may import only 'onemodel' (import * as om from 'onemodel'), not \"./helpers.mjs\"", 3, 19],
+      ["import * as om from 'onemodel';\nexport * from 'node:fs';\n", 'ImportError',
+        "a model file may import only 'onemodel' (import * as om from 'onemodel'), not \"node:fs\"", 2, 15],
+      ["import * as om from 'onemodel';\nconst a = 1;\nconst b = (a + ;\n", 'SyntaxError', 'Unexpected token', 3, 16],
+    ];
+    for (const [code, kind, message, line, column] of cases) {
+      assert.throws(() => pointImportsAt(code, URL_), (e) => {
+        assert.ok(e instanceof SourceError);
+        assert.deepEqual([e.name, e.kind, e.message, e.line, e.column], [kind, kind, message, line, column]);
+        return true;
+      });
+    }
+  });
+
+  test('errorPlace finds the innermost frame in the module, in V8 and Firefox stacks', () => {
+    const url = 'blob:http://127.0.0.1:8080/0b1e-42';
+    const v8 = {
+      stack: `TraceError: read: ...\n    at lastError (http://127.0.0.1:8080/onemodel/runtime.js:107:18)\n    at Net.forward (${url}:7:7)\n    at ${url}:30:12\n    at Module.trace (http://127.0.0.1:8080/onemodel/trace.js:404:10)`,
+    };
+    assert.deepEqual(errorPlace(v8, url), { line: 7, column: 7 });
+    const firefox = { stack: `lastError@http://127.0.0.1:8080/onemodel/runtime.js:107:18\nforward@${url}:12:5\n` };
+    assert.deepEqual(errorPlace(firefox, url), { line: 12, column: 5 });
+    assert.equal(errorPlace({ stack: 'Error: x\n    at f (http://127.0.0.1:8080/main.js:1:1)' }, url), null);
+    assert.equal(errorPlace('not an error', url), null);
+  });
+});

@@ -1,0 +1,330 @@
+// The demo page in headless Chromium (Debian's /usr/bin/chromium, driven by playwright-core)
+// against web-demo/server.mjs: a person's whole path. Pick a zoo model and trace it, see the
+// graph, verify in the page, download the .onnx and run it here in onnxruntime-web; write a model
+// with a data-dependent read and see the TraceError at its line; train with a live loss plot;
+// cancel a long run while the page keeps answering. What the page shows is checked against the
+// same model file traced here in Node (one onemodel build, so the same weights and bytes).
+// Screenshots of the main states go to test-artifacts/web-demo/ (git-ignored).
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import * as om from 'onemodel';
+import * as ort from 'onnxruntime-web';
+import { chromium } from 'playwright-core';
+import * as wf from '../../examples/lib/workflow.mjs';
+import { serve } from '../../web-demo/server.mjs';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const SHOTS = join(ROOT, 'test-artifacts', 'web-demo');
+
+/**
+ * The model file `name` of the zoo as Node sees it, traced at specs ([{ name, shape, axes }],
+ * default the file's): its title, node count, initializers, .onnx bytes and inputs.
+ */
+async function traceInNode(name, specs) {
+  await om.ready();
+  // A fresh module instance (as the page's fresh import): the query makes import() evaluate it again.
+  const file = wf.checkModelFile(await import(`../../examples/zoo/${name}.mjs?node-${name}-${Math.random()}`), name);
+  const inputs = wf.makeInputs(file, specs ?? wf.describeInputs(file.inputs));
+  try {
+    const traced = wf.traceModel(file, inputs);
+    try {
+      const { nodes, initializers } = traced.graph();
+      return { title: file.title, nodes: nodes.length, initializers, bytes: traced.toOnnx(), inputs: wf.describeInputs(file.inputs) };
+    } finally {
+      traced.dispose();
+    }
+  } finally {
+    wf.disposeInputs(inputs);
+    wf.disposeModelFile(file);
+  }
+}
+
+describe('web-demo page in Chromium', () => {
+  let server, context, page, profile;
+  const pageErrors = [];
+
+  before(async () => {
+    mkdirSync(SHOTS, { recursive: true });
+    server = await serve({ port: 0 });
+    profile = mkdtempSync(join(tmpdir(), 'onemodel-chromium-'));
+    context = await chromium.launchPersistentContext(profile, {
+      executablePath: '/usr/bin/chromium',
+      headless: true,
+      acceptDownloads: true,
+      viewport: { width: 1440, height: 900 },
+      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+        '--disable-component-update', '--disable-sync'],
+    });
+    page = context.pages()[0] ?? await context.newPage();
+    page.setDefaultTimeout(60_000);
+    page.on('pageerror', (e) => pageErrors.push(`pageerror: ${e.message}`));
+    page.on('console', (m) => { if (m.type() === 'error') pageErrors.push(`console: ${m.text()}`); });
+    await page.goto(server.url);
+    await idle();
+  });
+
+  after(async () => {
+    await context?.close();
+    await server?.close();
+    if (profile) rmSync(profile, { recursive: true, force: true });
+  });
+
+  /** Waits until no job runs (the zoo list has loaded, and the busy state is off). */
+  const idle = () => page.waitForFunction(() => document.querySelector('#model-select').options.length > 0
+    && !document.body.classList.contains('busy'));
+  const text = (sel) => page.textContent(sel).then((t) => t.trim());
+  const shot = (name) => page.screenshot({ path: join(SHOTS, `${name}.png`) });
+
+  async function pick(name) {
+    await page.selectOption('#model-select', name);
+    await idle();
+    assert.match(await text('#status'), /^Loaded “/);
+  }
+
+  async function trace() {
+    await page.click('#trace');
+    await idle();
+  }
+
+  /** The shapes form as the page reads it. */
+  const formShapes = () => page.evaluate(() => window.onemodelPage.readShapes());
+
+  /** Sets a size and a symbol name of one input axis in the shapes form. */
+  async function setAxis(input, dim, size, symbol) {
+    const cell = `#inputs [data-input="${input}"] [data-dim="${dim}"]`;
+    await page.fill(`${cell} .size`, String(size));
+    await page.fill(`${cell} .axis`, symbol ?? '');
+  }
+
+  async function download() {
+    const [dl] = await Promise.all([page.waitForEvent('download'), page.click('#download')]);
+    return { name: dl.suggestedFilename(), bytes: new Uint8Array(readFileSync(await dl.path())) };
+  }
+
+  test('the page lists the zoo and shows the first model with its inputs', async () => {
+    const names = await page.$$eval('#model-select option', (os) => os.map((o) => o.value));
+    assert.deepEqual(names.slice(0, -1), wf.ZOO);
+    assert.equal(await page.inputValue('#model-select'), wf.ZOO[0]);
+    const node = await traceInNode(wf.ZOO[0]);
+    assert.equal(await text('#model-title'), node.title);
+    assert.deepEqual(await formShapes(), node.inputs.map(({ name, shape, axes }) => ({ name, shape, axes })));
+    assert.ok(await page.$eval('#editor .cm-content', (e) => e.textContent.includes("from 'onemodel'")));
+    await shot('1-loaded');
+  });
+
+  let traced;   // the .onnx the page traced of the UNet, for the verify test
+  test('trace a zoo model at edited shapes: one graph box per node, the symbols shown, the bytes Node makes', async () => {
+    await pick('unet');
+    await setAxis('x', 0, 5, 'n');
+    const specs = await formShapes();
+    assert.deepEqual(specs[0], { name: 'x', shape: [5, 2, 8, 12], axes: ['n', null, null, null] });
+    await trace();
+    assert.equal(await page.isHidden('#error'), true, 'no error');
+    const node = await traceInNode('unet', specs);
+    assert.equal(await page.locator('#graph g.node.op').count(), node.nodes);
+    assert.ok(node.nodes > 5, `the UNet has ${node.nodes} nodes`);
+    assert.equal(await page.locator('#graph g.node.input').count(), 1);
+    assert.equal(await page.locator('#graph g.node.output').count(), 1);
+    const lines = (sel) => page.$eval(sel, (g) => Array.from(g.querySelectorAll('text'), (t) => t.textContent));
+    assert.deepEqual(await lines('#graph g.node.input'), ['x', '[n, 2, 8, 12]', 'float32']);
+    assert.deepEqual(await lines('#graph g.node.output'), ['y', '[n, 3, 8, 12]', 'float32']);
+    assert.deepEqual(await page.$$eval('#graph g.node.input .sym, #graph g.node.output .sym', (ss) => ss.map((e) => e.textContent)), ['n', 'n']);
+    const ops = await page.$$eval('#graph g.node.op', (gs) => gs.map((g) => g.dataset.op));
+    assert.deepEqual(ops.filter((op) => op === 'Conv').length, 4);
+    const weight = node.initializers.find((i) => i.name.endsWith('.weight'));
+    assert.equal(await page.locator('#graph g.node.op', { hasText: `${weight.name} [${weight.shape.join(', ')}]` }).count(), 1,
+      'an initializer is listed, with its shape, in the node that reads it');
+    assert.match(await page.$eval('#graph g.node.op', (g) => g.querySelector('title').textContent), /^Conv\ninputs: x, \S+\.weight, \S+\.bias\noutputs: \S+$/,
+      'a node\'s tooltip names its values');
+    assert.match(await text('#graph-info'), new RegExp(`^${node.nodes} nodes · ${node.initializers.length} initializers$`));
+
+    // Fit shows the whole graph; the wheel zooms about the pointer; a drag pans.
+    const view = () => page.$eval('#graph g.viewport', (g) => {
+      const [, x, y, k] = /translate\(([-\d.e]+),([-\d.e]+)\) scale\(([-\d.e]+)\)/.exec(g.getAttribute('transform')).map(Number);
+      return { x, y, k };
+    });
+    const inside = () => page.evaluate(() => {
+      const box = document.querySelector('#graph svg').getBoundingClientRect();
+      const g = document.querySelector('#graph g.viewport').getBoundingClientRect();
+      return g.left >= box.left && g.right <= box.right && g.top >= box.top && g.bottom <= box.bottom;
+    });
+    await page.click('#fit');
+    assert.equal(await inside(), true, 'after Fit the whole graph is in view');
+    const fitted = await view();
+    const box = await page.$eval('#graph svg', (e) => { const r = e.getBoundingClientRect(); return { x: r.x + r.width / 2, y: r.y + r.height / 2 }; });
+    await page.mouse.move(box.x, box.y);
+    await page.mouse.wheel(0, -300);
+    await page.waitForFunction((k) => /scale\(([-\d.e]+)\)/.exec(document.querySelector('#graph g.viewport').getAttribute('transform'))[1] > k, fitted.k);
+    const zoomed = await view();
+    await page.mouse.down();
+    await page.mouse.move(box.x + 40, box.y - 30, { steps: 4 });
+    await page.mouse.up();
+    const panned = await view();
+    assert.deepEqual([Math.round(panned.x - zoomed.x), Math.round(panned.y - zoomed.y), panned.k], [40, -30, zoomed.k]);
+    await page.click('#fit');
+    assert.deepEqual(await view(), fitted);
+    await shot('2-graph');
+
+    await page.click('[data-tab=summary]');
+    assert.equal(await page.$eval('#summary .stat-value', (e) => e.textContent), String(node.nodes));
+    assert.equal(await page.$eval('#summary .io tbody tr', (tr) => tr.textContent), 'inputxfloat32[n, 2, 8, 12]');
+    assert.ok(await page.locator('#summary .op-row[data-op="Conv"]').count() === 1);
+    await shot('3-summary');
+
+    const file = await download();
+    assert.equal(file.name, `${node.title.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '')}.onnx`);
+    assert.deepEqual(file.bytes, node.bytes, 'the downloaded .onnx is the one Node traces from the same file');
+    traced = file;
+  });
+
+  test('verify in the page; the downloaded .onnx runs in onnxruntime-web here with the page\'s outputs', async () => {
+    await page.click('[data-tab=verify]');
+    await page.click('#verify');
+    await idle();
+    assert.match(await page.getAttribute('#verify-summary', 'class'), /\bok\b/);
+    const rows = await page.$$eval('#verify-results tbody tr', (trs) => trs.map((tr) => ({
+      ok: tr.dataset.ok, symbols: tr.cells[0].textContent, maxError: Number(tr.querySelector('.max-error').textContent),
+    })));
+    assert.deepEqual(rows.map((r) => [r.ok, r.symbols]), [['true', 'n = 5'], ['true', 'n = 6'], ['true', 'n = 11']]);
+    for (const r of rows) assert.ok(r.maxError >= 0 && r.maxError < 1e-4, `max error ${r.maxError}`);
+    await shot('4-verify');
+
+    const run = await page.evaluate(() => window.onemodelPage.run);
+    const session = await ort.InferenceSession.create(traced.bytes, { executionProviders: ['wasm'] });
+    try {
+      const feeds = Object.fromEntries(Object.entries(run.inputs).map(([name, t]) =>
+        [name, new ort.Tensor(t.dtype, Float32Array.from(t.data), t.dims)]));
+      const got = await session.run(feeds);
+      assert.deepEqual(Object.keys(got), Object.keys(run.outputs));
+      for (const [name, o] of Object.entries(run.outputs)) {
+        assert.deepEqual(Array.from(got[name].dims, Number), o.dims, `${name} dims`);
+        assert.deepEqual(Array.from(got[name].data, Number), o.data, `${name}: the values the page's onnxruntime-web computed`);
+      }
+    } finally {
+      await session.release();
+    }
+  });
+
+  test('a data-dependent read in the editor: TraceError DataDependent at its line, highlighted', async () => {
+    await pick('(own)');
+    const code = [
+      "import * as om from 'onemodel';",
+      'await om.ready();',
+      '',
+      'const fc = new om.nn.Linear(4, 2);',
+      'function model(x) {',
+      '  const y = fc.forward(x);',
+      '  if (y.toArray()[0] > 0) return y.relu();',
+      '  return y;',
+      '}',
+      "export default { title: 'data dependent', model, inputs: { x: [om.randn([3, 4], { seed: 1 }), ['batch', null]] } };",
+      '',
+    ].join('\n');
+    await page.evaluate((c) => { window.onemodelPage.editor.text = c; }, code);
+    await trace();
+    assert.equal(await page.isVisible('#error'), true);
+    assert.equal(await text('#error .kind'), 'DataDependent');
+    assert.equal(await text('#error .name'), 'TraceError');
+    assert.match(await text('#error .message'), /reads the values of a traced tensor of shape \[3,2\] while tracing/);
+    assert.equal(await text('#error .where'), 'line 7, column 9');
+    assert.equal(await page.$eval('.cm-error-line', (e) => e.textContent), '  if (y.toArray()[0] > 0) return y.relu();');
+    assert.match(await text('#status'), /^Failed: DataDependent/);
+    await shot('5-error');
+
+    // A syntax error is placed too, before anything runs; editing clears the mark.
+    await page.evaluate((c) => { window.onemodelPage.editor.text = c; }, code.replace('return y;', 'return y +;'));
+    await trace();
+    assert.equal(await text('#error .kind'), 'SyntaxError');
+    assert.equal(await text('#error .name'), '');
+    assert.equal(await text('#error .message'), 'Unexpected token');
+    assert.equal(await text('#error .where'), 'line 8, column 13');
+    assert.equal(await page.$eval('.cm-error-line', (e) => e.textContent), '  return y +;');
+    await page.evaluate(() => { window.onemodelPage.editor.text += '\n'; });
+    assert.equal(await page.locator('.cm-error-line').count(), 0);
+
+    // A shape the model cannot take: the workflow's OmError, with no place in the code.
+    await page.evaluate((c) => { window.onemodelPage.editor.text = c; }, code.replace('  if (y.toArray()[0] > 0) return y.relu();\n', ''));
+    await setAxis('x', 1, 0, null);
+    await trace();
+    assert.equal(await text('#error .kind'), 'InvalidArgument');
+    assert.equal(await text('#error .name'), 'OmError');
+    assert.equal(await text('#error .message'), 'makeInputs: input "x": shape must be 2 positive integers (the example is [3,4]), got [3,0]');
+    assert.equal(await page.isHidden('#error .where'), true);
+    assert.equal(await page.locator('.cm-error-line').count(), 0);
+  });
+
+  test('the page still works after the error: trace a zoo model again (Ctrl+Enter in the editor)', async () => {
+    await pick('mlp');
+    assert.equal(await page.isHidden('#error'), true);
+    await page.click('#editor .cm-content');
+    await page.keyboard.press('Control+Enter');
+    await page.waitForFunction(() => window.onemodelPage.trace !== null);
+    await idle();
+    assert.equal(await page.isHidden('#error'), true);
+    const node = await traceInNode('mlp');
+    assert.equal(await page.locator('#graph g.node.op').count(), node.nodes);
+    assert.deepEqual((await download()).bytes, node.bytes);
+  });
+
+  test('train a few steps: the loss plot shows each step, and Trace exports the trained weights', async () => {
+    await page.fill('#train-steps', '12');
+    await page.click('#train');
+    await idle();
+    assert.equal(await page.getAttribute('#plot svg', 'data-points'), '12');
+    assert.equal(await page.$eval('#plot path.line', (p) => p.getAttribute('d').match(/[ML]/g).length), 12, 'one vertex per step');
+    assert.match(await text('#train-info'), /^12 steps, final loss \d/);
+    assert.match(await text('#status'), /^Trained 12 steps/);
+    await shot('6-training');
+    await trace();
+    const trained = await download();
+    const untrained = await traceInNode('mlp');
+    assert.equal(trained.bytes.length, untrained.bytes.length);
+    assert.notDeepEqual(trained.bytes, untrained.bytes, 'the trained weights are in the .onnx');
+    await page.click('[data-tab=verify]');
+    await page.click('#verify');
+    await idle();
+    assert.match(await page.getAttribute('#verify-summary', 'class'), /\bok\b/);
+  });
+
+  test('a long run: the page answers, the progress bar and the plot move, Cancel stops it and the page goes on', async () => {
+    await pick('gpt');
+    await page.fill('#train-steps', '100000');
+    await page.click('#train');
+    const done = () => page.$eval('#progress', (p) => Number(p.dataset.done));
+    await page.waitForFunction(() => Number(document.querySelector('#progress').dataset.done) >= 1);
+    const first = await done();
+    // The main thread answers while the worker trains: this evaluate runs mid-job.
+    const during = await page.evaluate(() => ({
+      busy: document.body.classList.contains('busy'),
+      cancel: !document.querySelector('#cancel').disabled,
+    }));
+    assert.deepEqual([during.busy, during.cancel], [true, true]);
+    await page.waitForFunction((n) => Number(document.querySelector('#progress').dataset.done) > n, first);
+    await page.waitForFunction((n) => Number(document.querySelector('#plot svg').dataset.points) > n, first);
+    await shot('7-training-long');
+    await page.click('#cancel');
+    await idle();
+    assert.match(await text('#status'), /^Cancelled\./);
+    const points = Number(await page.getAttribute('#plot svg', 'data-points'));
+    assert.ok(points > first && points < 100000, `stopped after ${points} steps`);
+    assert.equal(await page.isHidden('#progress'), true);
+
+    // A fresh worker: trace and verify work again (the model loads anew, untrained).
+    await trace();
+    const node = await traceInNode('gpt');
+    assert.equal(await page.locator('#graph g.node.op').count(), node.nodes);
+    assert.deepEqual((await download()).bytes, node.bytes);
+    await page.click('[data-tab=verify]');
+    await page.click('#verify');
+    await idle();
+    assert.match(await page.getAttribute('#verify-summary', 'class'), /\bok\b/);
+  });
+
+  test('no errors in the page or its console', () => {
+    assert.deepEqual(pageErrors, []);
+  });
+});

@@ -1,0 +1,48 @@
+// Builds the demo page into web-demo/dist/ (git-ignored) with esbuild: src/main.js (the page:
+// editor, graph view, plots) and src/worker.js (tracing, training, verification) become one
+// bundle each; index.html, style.css and favicon.svg are copied beside them. tools/build.sh runs this.
+//
+// Two packages stay outside the bundles and are imported by URL from what web-demo/server.mjs
+// serves: 'onemodel' (/onemodel/index.js) so that the worker and the user's model code, which
+// the worker imports from a Blob URL with that same URL, share one onemodel instance (one wasm
+// memory); and 'onnxruntime-web' (/ort/...), which loads its own .wasm files next to itself.
+import { build } from 'esbuild';
+import { copyFile, mkdir } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const OUT = join(HERE, 'dist');
+
+/** Bare specifier -> the URL the page imports it from (see the mounts in server.mjs). */
+export const EXTERNAL_URLS = {
+  onemodel: '/onemodel/index.js',
+  'onnxruntime-web': '/ort/ort.wasm.bundle.min.mjs',
+};
+
+const externalUrls = {
+  name: 'external-urls',
+  setup(b) {
+    const filter = new RegExp(`^(${Object.keys(EXTERNAL_URLS).map((s) => s.replace(/[-/]/g, '\\$&')).join('|')})$`);
+    b.onResolve({ filter }, (args) => ({ path: EXTERNAL_URLS[args.path], external: true }));
+  },
+};
+
+await mkdir(OUT, { recursive: true });
+await build({
+  entryPoints: { main: join(HERE, 'src', 'main.js'), worker: join(HERE, 'src', 'worker.js') },
+  outdir: OUT,
+  bundle: true,
+  format: 'esm',
+  platform: 'browser',
+  target: 'es2022',
+  minify: true,
+  sourcemap: 'linked',
+  plugins: [externalUrls],
+  // tools/trace_oracle.mjs imports node: modules only in its command, which never runs in a browser
+  external: ['node:*'],
+  define: { ONEMODEL_URL: JSON.stringify(EXTERNAL_URLS.onemodel) },
+  logLevel: 'warning',
+});
+await Promise.all(['index.html', 'style.css', 'favicon.svg'].map((f) => copyFile(join(HERE, f), join(OUT, f))));
+console.log(`build: web-demo/dist <- web-demo/src (esbuild)`);

@@ -1,0 +1,152 @@
+// The demo page's static file server: 127.0.0.1 only, GET/HEAD only, a few fixed mounts, no
+// directory listings, nothing outside a mount (the path is resolved and checked, symlinks
+// included).
+//
+//   node web-demo/server.mjs         serves on http://127.0.0.1:$PORT/ (default 8080)
+//   const { url, close } = await serve({ port: 0 });   (tests, examples/start.mjs)
+//
+// Mounts (URL prefix -> directory):
+//   /           web-demo/dist/      the built page (tools/build.sh runs web-demo/build.mjs)
+//   /onemodel/  the onemodel package's js/ (found as a user's page finds it: by resolving
+//               'onemodel'), so the worker and the user's model code import one module
+//   /ort/       onnxruntime-web's dist/ (its .mjs loaders and .wasm files)
+//   /zoo/       examples/zoo/ (the model files, loaded as text into the editor)
+import { createServer } from 'node:http';
+import { createReadStream, existsSync } from 'node:fs';
+import { realpath, stat } from 'node:fs/promises';
+import { dirname, extname, join, relative, isAbsolute, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const ROOT = dirname(HERE);
+
+/** The directory holding the module a bare specifier resolves to from here. */
+const packageDir = (specifier) => dirname(fileURLToPath(import.meta.resolve(specifier)));
+
+export const MOUNTS = [
+  ['/onemodel/', packageDir('onemodel')],
+  ['/ort/', packageDir('onnxruntime-web/wasm')],
+  ['/zoo/', join(ROOT, 'examples', 'zoo')],
+  ['/', join(HERE, 'dist')],
+];
+
+const TYPES = {
+  '.html': 'text/html; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.json': 'application/json; charset=utf-8',
+  '.map': 'application/json; charset=utf-8',
+  '.wasm': 'application/wasm',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.txt': 'text/plain; charset=utf-8',
+};
+
+/** The MIME type of a file name (application/octet-stream when unknown). */
+export function mimeType(name) {
+  return TYPES[extname(name).toLowerCase()] ?? 'application/octet-stream';
+}
+
+/** True when `path` is `dir` or inside it (both absolute, resolved). */
+function inside(dir, path) {
+  const r = relative(dir, path);
+  return r === '' || (!r.startsWith('..') && !isAbsolute(r) && !r.split(sep).includes('..'));
+}
+
+/**
+ * The file a URL path names, or null: the longest mount prefix wins, percent-decoding happens
+ * once, and the resolved real path must stay inside the mount's real directory.
+ */
+export async function resolveFile(urlPath) {
+  let path;
+  try {
+    path = decodeURIComponent(urlPath);
+  } catch {
+    return null;
+  }
+  if (path.includes('\0') || path.includes('\\')) return null;
+  if (path.endsWith('/')) path += 'index.html';
+  for (const [prefix, dir] of MOUNTS) {
+    if (!path.startsWith(prefix)) continue;
+    const rest = path.slice(prefix.length);
+    const candidate = join(dir, rest);
+    if (!inside(dir, candidate)) return null;
+    try {
+      const [realDir, real] = await Promise.all([realpath(dir), realpath(candidate)]);
+      if (!inside(realDir, real)) return null;
+      const st = await stat(real);
+      return st.isFile() ? { path: real, size: st.size } : null;
+    } catch {
+      return null;
+    }
+  }
+  return null;
+}
+
+function send(res, status, text) {
+  res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+async function handle(req, res) {
+  if (req.method !== 'GET' && req.method !== 'HEAD') {
+    res.setHeader('Allow', 'GET, HEAD');
+    return send(res, 405, 'method not allowed\n');
+  }
+  let pathname;
+  try {
+    pathname = new URL(req.url, 'http://localhost').pathname;
+  } catch {
+    return send(res, 400, 'bad request\n');
+  }
+  const file = await resolveFile(pathname);
+  if (!file) return send(res, 404, 'not found\n');
+  res.writeHead(200, {
+    'Content-Type': mimeType(file.path),
+    'Content-Length': file.size,
+    'Cache-Control': 'no-cache',
+    'X-Content-Type-Options': 'nosniff',
+  });
+  if (req.method === 'HEAD') return res.end();
+  createReadStream(file.path).on('error', () => res.destroy()).pipe(res);
+}
+
+/**
+ * Starts the server on host:port (port 0 picks a free one) and resolves once it listens:
+ * { url, close() }, url ending in '/', close() resolving when the server has stopped.
+ */
+export async function serve({ host = '127.0.0.1', port = 8080 } = {}) {
+  if (!existsSync(join(HERE, 'dist', 'index.html'))) {
+    throw new Error('web-demo/dist/index.html is missing: build the page first (`npm run build`)');
+  }
+  const server = createServer((req, res) => {
+    handle(req, res).catch(() => (res.headersSent ? res.destroy() : send(res, 500, 'internal error\n')));
+  });
+  await new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port: bound } = server.address();
+  return {
+    url: `http://${host}:${bound}/`,
+    close: () => new Promise((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    }),
+  };
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === (await realpath(process.argv[1]).catch(() => ''))) {
+  const port = process.env.PORT === undefined ? 8080 : Number(process.env.PORT);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    console.error(`server: PORT must be an integer in 0..65535, got ${JSON.stringify(process.env.PORT)}`);
+    process.exit(2);
+  }
+  const { url } = await serve({ port });
+  console.log(`onemodel demo page: ${url}`);
+}

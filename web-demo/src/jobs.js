@@ -1,0 +1,62 @@
+// The page's side of the worker: one job at a time, each a request with an id answered by
+// progress messages and one result or error. Cancel terminates the worker (a running wasm call
+// cannot be interrupted otherwise) and starts a fresh one, so the page goes on working; the
+// fresh worker has no loaded or trained model, which the next job loads again.
+export class CancelledError extends Error {
+  constructor() {
+    super('cancelled');
+    this.name = 'CancelledError';
+  }
+}
+
+export class Jobs {
+  /** workerUrl: the worker bundle's URL. */
+  constructor(workerUrl) {
+    this.workerUrl = workerUrl;
+    this.nextId = 1;
+    this.current = null;   // { id, resolve, reject, onEvent }
+    this.#start();
+  }
+
+  #start() {
+    this.worker = new Worker(this.workerUrl, { type: 'module' });
+    this.worker.onmessage = ({ data }) => {
+      const job = this.current;
+      if (!job || data.id !== job.id) return;
+      if (data.type === 'progress') return job.onEvent(data);
+      this.current = null;
+      if (data.type === 'done') job.resolve(data.result);
+      else job.reject(Object.assign(new Error(data.error.message), data.error));
+    };
+    // A worker that fails outside a job (its bundle did not load): the running job gets it.
+    this.worker.onerror = (e) => {
+      e.preventDefault();
+      const job = this.current;
+      this.current = null;
+      job?.reject(Object.assign(new Error(e.message || 'the worker failed'), { kind: 'Worker' }));
+    };
+  }
+
+  get busy() {
+    return this.current !== null;
+  }
+
+  /** Runs a job in the worker; onEvent gets its progress messages. */
+  run(type, payload = {}, onEvent = () => {}) {
+    if (this.current) return Promise.reject(new Error(`a ${this.current.type} job is still running`));
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.current = { id, type, resolve, reject, onEvent };
+      this.worker.postMessage({ id, type, ...payload });
+    });
+  }
+
+  /** Stops the running job (its promise rejects with CancelledError) and starts a fresh worker. */
+  cancel() {
+    const job = this.current;
+    this.current = null;
+    this.worker.terminate();
+    this.#start();
+    job?.reject(new CancelledError());
+  }
+}

@@ -1,0 +1,470 @@
+// The page: the model picker and editor, the input shapes form, the buttons, and the views of
+// what the worker returns (graph, summary, loss plot, verification). Nothing here runs the
+// model: every job goes to the worker (worker.js) through jobs.js, one at a time.
+import { CodeEditor } from './editor.js';
+import { GraphView } from './graph.js';
+import { CancelledError, Jobs } from './jobs.js';
+import { LossPlot } from './plot.js';
+
+const $ = (sel, root = document) => root.querySelector(sel);
+
+/** The editor's text for "Your own model": a complete, small model file to start from. */
+const STARTER = `import * as om from 'onemodel';
+await om.ready();
+
+// A model file: default-export { title, model, inputs, outputNames?, train? } (docs/demo.md).
+class Net extends om.nn.Module {
+  constructor() {
+    super();
+    this.fc1 = new om.nn.Linear(4, 16);
+    this.fc2 = new om.nn.Linear(16, 3);
+  }
+
+  forward(x) {
+    return this.fc2.forward(this.fc1.forward(x).relu());
+  }
+}
+
+export default {
+  title: 'My model',
+  model: new Net(),
+  inputs: { x: [om.randn([8, 4], { seed: 1 }), ['batch', null]] },
+  outputNames: ['logits'],
+  train: {
+    steps: 50,
+    optimizer: (params) => new om.optim.Adam(params, { lr: 1e-2 }),
+    batch: (step) => {
+      const x = om.randn([32, 4], { seed: step });
+      return { inputs: [x], target: x.slice(1, 0, 3).argmax(1) };
+    },
+    loss: (logits, target) => om.nn.functional.crossEntropy(logits, target),
+  },
+};
+`;
+const OWN = '(own)';
+const TRAIN_INFO = "Training runs the file's train section (its generated data and loss) in the worker; Trace afterwards exports the trained weights.";   // the picker's value for the user's own model
+
+// ---- formatting -------------------------------------------------------------------------------
+
+function bytesText(n) {
+  if (n < 1024) return `${n} B`;
+  const units = ['kB', 'MB', 'GB'];
+  let v = n, i = -1;
+  do { v /= 1024; i++; } while (v >= 1024 && i < units.length - 1);
+  return `${v.toFixed(v < 10 ? 2 : 1)} ${units[i]}`;
+}
+
+const errorText = (v) => (v === 0 ? '0' : Number.isFinite(v) ? v.toExponential(2) : String(v));
+
+/** A shape as DOM: [batch, 3, 28] with symbolic dims as chips. */
+function shapeNode(shape) {
+  const span = document.createElement('span');
+  span.className = 'shape';
+  span.append('[');
+  shape.forEach((d, i) => {
+    if (i) span.append(', ');
+    if (typeof d === 'string') {
+      const chip = document.createElement('span');
+      chip.className = 'sym';
+      chip.textContent = d;
+      span.append(chip);
+    } else {
+      span.append(String(d));
+    }
+  });
+  span.append(']');
+  return span;
+}
+
+function h(tag, props = {}, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(props)) {
+    if (k === 'dataset') Object.assign(e.dataset, v);
+    else if (k in e) e[k] = v;
+    else e.setAttribute(k, v);
+  }
+  e.append(...children.filter((c) => c !== null && c !== undefined));
+  return e;
+}
+
+/** A file name from a title: "MLP regression" -> "mlp-regression.onnx". */
+function onnxName(title) {
+  const slug = title.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+  return `${slug || 'model'}.onnx`;
+}
+
+// ---- the page ------------------------------------------------------------------------------------
+
+class Page {
+  constructor() {
+    this.jobs = new Jobs(new URL('worker.js', import.meta.url));
+    this.editor = new CodeEditor($('#editor'), () => this.edited(), () => { if (!this.jobs.busy) this.runTrace(); });
+    this.graph = new GraphView($('#graph'));
+    this.plot = new LossPlot($('#plot'));
+    this.inspected = null;     // { source, title, inputs, trainSteps } of the last inspect
+    this.trace = null;         // { source, summary, bytes, fileName } of the last trace (source null: not in the worker)
+    this.run = null;           // { inputs, outputs } of the last verification's run at the traced shapes
+    this.shownInputs = [];     // the inputs (as the code declares them) the shapes form was made from
+    this.inspectTimer = 0;
+    this.wire();
+  }
+
+  wire() {
+    $('#model-select').addEventListener('change', (e) => this.pick(e.target.value));
+    $('#trace').addEventListener('click', () => this.runTrace());
+    $('#train').addEventListener('click', () => this.runTrain());
+    $('#verify').addEventListener('click', () => this.runVerify());
+    $('#download').addEventListener('click', () => this.download());
+    $('#cancel').addEventListener('click', () => this.jobs.cancel());
+    $('#fit').addEventListener('click', () => this.graph.fit());
+    $('#zoom-in').addEventListener('click', () => this.graph.zoom(1.25));
+    $('#zoom-out').addEventListener('click', () => this.graph.zoom(0.8));
+    $('#error .where').addEventListener('click', (e) => {
+      const { line, column } = e.currentTarget.dataset;
+      if (line) this.editor.markError(Number(line), Number(column || 1));
+    });
+    $('#error .close').addEventListener('click', () => this.hideError());
+    for (const tab of document.querySelectorAll('[role=tab]')) tab.addEventListener('click', () => this.showTab(tab.dataset.tab));
+    new ResizeObserver(() => this.graph.refit()).observe($('#graph'));
+  }
+
+  async start() {
+    try {
+      const { names } = await this.jobs.run('zoo');
+      const select = $('#model-select');
+      for (const name of names) select.append(h('option', { value: name, textContent: name }));
+      select.append(h('option', { value: OWN, textContent: 'Your own model…' }));
+      await this.pick(names[0]);
+    } catch (e) {
+      this.fail(e);
+    }
+  }
+
+  // ---- status, progress, errors ----
+
+  status(text) {
+    $('#status').textContent = text;
+  }
+
+  /** Busy state: buttons off, Cancel on, the progress bar (determinate when total is given). */
+  busy(on, label = '') {
+    document.body.classList.toggle('busy', on);
+    for (const b of ['#trace', '#train', '#verify', '#model-select']) $(b).disabled = on;
+    $('#cancel').disabled = !on;
+    const bar = $('#progress');
+    bar.hidden = !on;
+    bar.classList.add('indeterminate');
+    bar.dataset.done = '0';
+    $('.bar', bar).style.width = '';
+    if (on) this.status(label);
+    else this.refreshButtons();
+  }
+
+  progress(done, total) {
+    const bar = $('#progress');
+    bar.classList.remove('indeterminate');
+    bar.dataset.done = String(done);
+    bar.dataset.total = String(total);
+    $('.bar', bar).style.width = `${(100 * done) / total}%`;
+  }
+
+  refreshButtons() {
+    const fresh = this.trace && this.trace.source === this.editor.text;
+    $('#verify').disabled = !fresh;
+    $('#download').disabled = !this.trace;
+    $('#train').disabled = this.inspected?.trainSteps === null;
+  }
+
+  showError(err) {
+    const box = $('#error');
+    $('.kind', box).textContent = err.kind ?? err.name;
+    $('.name', box).textContent = err.kind && err.kind !== err.name ? err.name : '';
+    $('.message', box).textContent = err.message;
+    const where = $('.where', box);
+    if (err.line) {
+      where.hidden = false;
+      where.textContent = `line ${err.line}${err.column ? `, column ${err.column}` : ''}`;
+      where.dataset.line = String(err.line);
+      where.dataset.column = String(err.column ?? 1);
+      this.editor.markError(err.line, err.column ?? 1);
+    } else {
+      where.hidden = true;
+      delete where.dataset.line;
+    }
+    box.hidden = false;
+  }
+
+  hideError() {
+    $('#error').hidden = true;
+    this.editor.clearError();
+  }
+
+  /** A failed job: cancelled (the worker was restarted) or an error to show. */
+  fail(e) {
+    if (e instanceof CancelledError) {
+      this.status('Cancelled. The worker was restarted; the next run loads the model again (untrained).');
+      this.inspected = null;
+      if (this.trace) this.trace.source = null;   // the fresh worker cannot verify it; the bytes stay downloadable
+      return;
+    }
+    this.showError(e);
+    this.status(`Failed: ${e.kind ?? e.name}`);
+  }
+
+  /** Runs one job with the busy state on; resolves to its result, or null when it failed. */
+  async job(type, payload, label, onProgress = () => {}) {
+    this.busy(true, label);
+    try {
+      return await this.jobs.run(type, payload, onProgress);
+    } catch (e) {
+      this.fail(e);
+      return null;
+    } finally {
+      this.busy(false);
+    }
+  }
+
+  showTab(name) {
+    for (const tab of document.querySelectorAll('[role=tab]')) tab.setAttribute('aria-selected', String(tab.dataset.tab === name));
+    for (const panel of document.querySelectorAll('.panel')) panel.hidden = panel.dataset.panel !== name;
+    if (name === 'graph') this.graph.refit();
+  }
+
+  // ---- the model and its inputs ----
+
+  async pick(name) {
+    $('#model-select').value = name;
+    this.reset();
+    let text = STARTER;
+    if (name !== OWN) {
+      this.busy(true, `Loading ${name}…`);
+      try {
+        const res = await fetch(`zoo/${name}.mjs`);
+        if (!res.ok) throw new Error(`could not load zoo/${name}.mjs: HTTP ${res.status}`);
+        text = await res.text();
+      } catch (e) {
+        this.fail(e);
+        return;
+      } finally {
+        this.busy(false);
+      }
+    }
+    this.editor.text = text;   // edited() schedules the inspect; do it now instead
+    clearTimeout(this.inspectTimer);
+    if (await this.inspect()) this.statusLoaded();
+  }
+
+  /** Empties the views of the last trace, training and verification (a new model was picked). */
+  reset() {
+    this.trace = null;
+    this.run = null;
+    this.graph.clear();
+    $('#graph-info').textContent = 'Press Trace to see the graph.';
+    $('#summary').replaceChildren(h('p', { className: 'muted', textContent: 'Press Trace to see the summary.' }));
+    this.plot.reset(0);
+    $('#train-info').textContent = TRAIN_INFO;
+    this.renderVerify(null);
+    this.hideError();
+    this.refreshButtons();
+  }
+
+  edited() {
+    this.editor.clearError();
+    this.refreshButtons();
+    clearTimeout(this.inspectTimer);
+    this.inspectTimer = setTimeout(() => {
+      if (!this.jobs.busy && this.inspected?.source !== this.editor.text) this.inspect().then((ok) => ok && this.statusLoaded());
+    }, 700);
+  }
+
+  /** Loads the editor's code in the worker and shows its inputs; true when it loaded. */
+  async inspect() {
+    const source = this.editor.text;
+    if (this.inspected?.source === source) return true;
+    const info = await this.job('inspect', { source }, 'Loading the model…');
+    if (!info) return false;
+    this.hideError();
+    this.inspected = { source, ...info };
+    $('#model-title').textContent = info.title;
+    if (info.trainSteps !== null) $('#train-steps').value = String(info.trainSteps);
+    this.renderInputs(info.inputs);
+    this.refreshButtons();
+    return true;
+  }
+
+  statusLoaded() {
+    const { title, trainSteps } = this.inspected;
+    this.status(`Loaded “${title}”. Press Trace${trainSteps !== null ? ', or Train first' : ''}.`);
+  }
+
+  /**
+   * The shapes form: per input, per dim, a size and a symbol name (empty = fixed). An input the
+   * code declares as before keeps the person's edits; a new or changed one shows the code's.
+   */
+  renderInputs(inputs) {
+    const host = $('#inputs');
+    const edited = new Map(this.readShapes().map((s) => [s.name, s]));
+    const before = new Map(this.shownInputs.map((i) => [i.name, JSON.stringify(i)]));
+    this.shownInputs = inputs;
+    host.replaceChildren();
+    for (const input of inputs) {
+      const prev = edited.get(input.name);
+      const keep = prev && before.get(input.name) === JSON.stringify(input);
+      const dims = input.shape.map((size, d) => h('div', { className: 'dim', dataset: { dim: String(d) } },
+        h('input', { className: 'size', type: 'number', min: '1', step: '1', value: String(keep ? prev.shape[d] : size), title: `size of axis ${d}`, 'aria-label': `${input.name} axis ${d} size` }),
+        h('input', { className: 'axis', type: 'text', value: (keep ? prev.axes[d] : input.axes[d]) ?? '', placeholder: 'fixed', title: 'symbol name (empty: fixed size)', 'aria-label': `${input.name} axis ${d} symbol`, spellcheck: false })));
+      host.append(h('div', { className: 'input-row', dataset: { input: input.name } },
+        h('div', { className: 'input-name' }, h('code', { textContent: input.name }), h('span', { className: 'dtype', textContent: input.dtype })),
+        h('div', { className: 'dims' }, ...dims)));
+    }
+  }
+
+  /** The form as makeInputs takes it: [{ name, shape, axes }]. */
+  readShapes() {
+    return [...document.querySelectorAll('#inputs .input-row')].map((row) => ({
+      name: row.dataset.input,
+      shape: [...row.querySelectorAll('.size')].map((i) => Number(i.value)),
+      axes: [...row.querySelectorAll('.axis')].map((i) => i.value.trim() || null),
+    }));
+  }
+
+  // ---- jobs ----
+
+  async runTrain() {
+    if (!(await this.inspect())) return;
+    const steps = Number($('#train-steps').value);
+    this.showTab('training');
+    this.plot.reset(steps);
+    const res = await this.job('train', { source: this.editor.text, steps }, 'Training…', (p) => {
+      this.plot.add(p.done, p.loss);
+      this.progress(p.done, p.total);
+      this.status(`Training… step ${p.done}/${p.total} · loss ${p.loss.toPrecision(4)}`);
+    });
+    if (!res) return;
+    this.trace = null;
+    this.refreshButtons();
+    const loss = res.loss === null ? '' : `, final loss ${res.loss.toPrecision(4)}`;
+    $('#train-info').textContent = `${res.steps} steps${loss}. Trace now to export the trained weights.`;
+    this.status(`Trained ${res.steps} steps${loss}.`);
+  }
+
+  async runTrace() {
+    if (!(await this.inspect())) return;
+    const source = this.editor.text;
+    const res = await this.job('trace', { source, shapes: this.readShapes() }, 'Tracing…');
+    if (!res) return;
+    this.hideError();
+    const title = this.inspected.title;
+    this.trace = { source, summary: res.summary, bytes: res.onnx, fileName: onnxName(title) };
+    this.renderSummary(res.summary);
+    this.renderVerify(null);
+    this.showTab('graph');
+    this.graph.show(res.layout);
+    $('#graph-info').textContent = `${res.summary.nodeCount} nodes · ${res.summary.initializers.length} initializers`;
+    this.refreshButtons();
+    this.status(`Traced “${title}”: ${res.summary.nodeCount} nodes, ${bytesText(res.summary.onnxBytes)} of ONNX.`);
+  }
+
+  async runVerify() {
+    if (!this.trace) return;
+    this.showTab('verify');
+    this.renderVerify(null);
+    this.run = null;
+    const rows = [];
+    const res = await this.job('verify', { source: this.editor.text }, 'Verifying with onnxruntime-web…', (p) => {
+      rows.push(p.check);
+      this.renderVerifyRows(rows);
+      this.progress(p.done, p.total);
+      this.status(`Verifying… ${p.done}/${p.total} shapes`);
+    });
+    if (!res) return;
+    const { report, run } = res;
+    this.run = run;
+    this.renderVerify(report);
+    this.renderOutputs(run.outputs);
+    this.status(report.ok ? `Verified: onnxruntime-web agrees at ${report.checks.length} shapes (max error ${errorText(report.maxError)}).`
+      : 'Verification found a disagreement (see Verify).');
+  }
+
+  download() {
+    if (!this.trace) return;
+    const url = URL.createObjectURL(new Blob([this.trace.bytes], { type: 'application/octet-stream' }));
+    const a = h('a', { href: url, download: this.trace.fileName });
+    document.body.append(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 10_000);
+  }
+
+  // ---- views ----
+
+  renderSummary(s) {
+    const stat = (label, value, note = '') => h('div', { className: 'stat' },
+      h('div', { className: 'stat-value', textContent: value }), h('div', { className: 'stat-label', textContent: label }),
+      note ? h('div', { className: 'stat-note', textContent: note }) : null);
+    const io = (kind, list) => list.map((v) => h('tr', {}, h('td', { textContent: kind }), h('td', {}, h('code', { textContent: v.name })),
+      h('td', { textContent: v.dtype }), h('td', {}, shapeNode(v.shape))));
+    const maxCount = Math.max(1, ...s.opCounts.map((o) => o.count));
+    $('#summary').replaceChildren(
+      h('div', { className: 'stats' },
+        stat('nodes', String(s.nodeCount)),
+        stat('initializers', String(s.initializers.length), bytesText(s.initializerBytes)),
+        stat('.onnx file', bytesText(s.onnxBytes), `${s.onnxBytes.toLocaleString('en')} bytes`),
+        stat('symbolic dims', s.symbols.length ? s.symbols.join(', ') : 'none')),
+      h('h3', { textContent: 'Inputs and outputs' }),
+      h('table', { className: 'io' }, h('thead', {}, h('tr', {}, ...['', 'name', 'dtype', 'shape'].map((t) => h('th', { textContent: t })))),
+        h('tbody', {}, ...io('input', s.inputs), ...io('output', s.outputs))),
+      h('h3', { textContent: 'Nodes by op type' }),
+      h('div', { className: 'ops' }, ...s.opCounts.map((o) => h('div', { className: 'op-row', dataset: { op: o.opType } },
+        h('code', { textContent: o.opType }),
+        h('div', { className: 'op-bar' }, h('div', { style: `width:${(100 * o.count) / maxCount}%` })),
+        h('span', { className: 'op-count', textContent: String(o.count) })))),
+      h('h3', { textContent: 'Initializers' }),
+      h('table', { className: 'inits' }, h('thead', {}, h('tr', {}, ...['name', 'dtype', 'shape', 'bytes'].map((t) => h('th', { textContent: t })))),
+        h('tbody', {}, ...s.initializers.map((i) => h('tr', {}, h('td', {}, h('code', { textContent: i.name })), h('td', { textContent: i.dtype }),
+          h('td', {}, shapeNode(i.shape)), h('td', { className: 'num', textContent: bytesText(i.bytes) }))))));
+  }
+
+  renderVerifyRows(checks) {
+    $('#verify-results tbody').replaceChildren(...checks.map((c) => h('tr', { dataset: { ok: String(c.ok) } },
+      h('td', { textContent: Object.entries(c.symbols).map(([k, v]) => `${k} = ${v}`).join(', ') || '(traced shapes)' }),
+      h('td', {}, ...Object.entries(c.shapes).map(([n, sh]) => h('div', {}, h('code', { textContent: n }), ' ', shapeNode(sh)))),
+      h('td', { className: 'num max-error', textContent: errorText(c.maxError) }),
+      h('td', { className: c.ok ? 'ok' : 'bad', textContent: c.ok ? 'agrees' : (c.error ?? 'disagrees') }))));
+  }
+
+  /** What the .onnx computed on the traced inputs: per output, its shape and first values. */
+  renderOutputs(outputs) {
+    const PREVIEW = 8;
+    const host = $('#run-outputs');
+    host.replaceChildren(...(outputs ? [
+      h('h3', { textContent: 'Outputs of the .onnx on the traced inputs (onnxruntime-web)' }),
+      h('table', {}, h('tbody', {}, ...Object.entries(outputs).map(([name, o]) => h('tr', {},
+        h('td', {}, h('code', { textContent: name })), h('td', {}, shapeNode(o.dims)),
+        h('td', { className: 'values', textContent: `${o.data.slice(0, PREVIEW).map((v) => Number(v.toPrecision(4))).join(', ')}${o.data.length > PREVIEW ? ', …' : ''}` }))))),
+    ] : []));
+  }
+
+  /** The verification panel: empty (null) or a finished report. */
+  renderVerify(report) {
+    const head = $('#verify-summary');
+    if (!report) {
+      head.textContent = this.trace ? 'Runs the .onnx in onnxruntime-web (WebAssembly) and compares it with the eager model at the traced shapes and at other sizes of every symbolic axis.' : 'Trace a model first.';
+      head.className = 'verify-summary';
+      this.renderVerifyRows([]);
+      this.renderOutputs(null);
+      return;
+    }
+    this.renderVerifyRows(report.checks);
+    head.className = `verify-summary ${report.ok ? 'ok' : 'bad'}`;
+    head.dataset.maxError = String(report.maxError);
+    head.textContent = report.ok
+      ? `onnxruntime-web agrees with the eager model at all ${report.checks.length} shapes: max error ${errorText(report.maxError)}.`
+      : `${report.checks.filter((c) => !c.ok).length} of ${report.checks.length} shapes disagree (max error ${errorText(report.maxError)}).`;
+  }
+}
+
+const page = new Page();
+window.onemodelPage = page;   // for the browser tests and the console
+page.showTab('graph');
+page.start();

@@ -1,0 +1,91 @@
+// The training view's loss plot: an SVG line of the loss per step on a linear x and a log-or-linear
+// y axis (log when the losses span more than a decade), redrawn at most once per frame.
+const SVG = 'http://www.w3.org/2000/svg';
+const W = 640, H = 320, M = { left: 64, right: 16, top: 16, bottom: 36 };
+const MAX_VERTICES = 1500;
+
+function el(name, attrs, parent) {
+  const e = document.createElementNS(SVG, name);
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+  parent.append(e);
+  return e;
+}
+
+const fmt = (v) => (Math.abs(v) >= 1e4 || (Math.abs(v) < 1e-3 && v !== 0) ? v.toExponential(1) : Number(v.toPrecision(3)).toString());
+
+export class LossPlot {
+  constructor(host) {
+    this.svg = document.createElementNS(SVG, 'svg');
+    this.svg.setAttribute('viewBox', `0 0 ${W} ${H}`);
+    this.svg.setAttribute('class', 'plot');
+    this.svg.setAttribute('role', 'img');
+    this.svg.setAttribute('aria-label', 'training loss per step');
+    host.append(this.svg);
+    this.points = [];
+    this.total = 0;
+    this.pending = false;
+    this.draw();
+  }
+
+  /** Starts a new run of `total` steps (the x axis runs from 0 to total). */
+  reset(total) {
+    this.points = [];
+    this.total = total;
+    this.draw();
+  }
+
+  /** The loss after `done` steps (1, 2, ...). */
+  add(done, loss) {
+    this.points.push([done, loss]);
+    if (!this.pending) {
+      this.pending = true;
+      requestAnimationFrame(() => {
+        this.pending = false;
+        this.draw();
+      });
+    }
+  }
+
+  draw() {
+    this.svg.replaceChildren();
+    this.svg.dataset.points = String(this.points.length);
+    const pw = W - M.left - M.right, ph = H - M.top - M.bottom;
+    el('rect', { x: M.left, y: M.top, width: pw, height: ph, class: 'frame' }, this.svg);
+    if (!this.points.length) {
+      el('text', { x: W / 2, y: H / 2, 'text-anchor': 'middle', class: 'empty' }, this.svg).textContent =
+        'Train the model to see its loss here';
+      return;
+    }
+    let lo = Infinity, hi = -Infinity;
+    for (const [, v] of this.points) if (Number.isFinite(v)) { lo = Math.min(lo, v); hi = Math.max(hi, v); }
+    if (lo > hi) lo = hi = 0;   // no finite loss yet
+    const log = lo > 0 && hi / lo > 10;
+    const f = log ? Math.log10 : (v) => v;
+    if (hi === lo) { hi += Math.abs(hi) * 0.1 || 1; lo -= Math.abs(lo) * 0.1 || 1; }
+    const [a, b] = [f(lo), f(hi)];
+    const xMax = Math.max(this.total, this.points[this.points.length - 1][0], 1);
+    const sx = (s) => M.left + (s / xMax) * pw;
+    const sy = (v) => M.top + ph - ((f(v) - a) / (b - a)) * ph;
+    for (let i = 0; i <= 4; i++) {
+      const v = log ? 10 ** (a + ((b - a) * i) / 4) : lo + ((hi - lo) * i) / 4;
+      const y = sy(v);
+      el('line', { x1: M.left, x2: M.left + pw, y1: y, y2: y, class: 'grid' }, this.svg);
+      el('text', { x: M.left - 6, y: y + 4, 'text-anchor': 'end', class: 'tick' }, this.svg).textContent = fmt(v);
+    }
+    for (let i = 0; i <= 4; i++) {
+      const s = Math.round((xMax * i) / 4);
+      el('text', { x: sx(s), y: H - M.bottom + 16, 'text-anchor': 'middle', class: 'tick' }, this.svg).textContent = String(s);
+    }
+    el('text', { x: M.left + pw / 2, y: H - 4, 'text-anchor': 'middle', class: 'axis' }, this.svg).textContent = 'steps done';
+    el('text', { x: 14, y: M.top + ph / 2, 'text-anchor': 'middle', class: 'axis', transform: `rotate(-90 14 ${M.top + ph / 2})` }, this.svg)
+      .textContent = log ? 'loss (log)' : 'loss';
+    // At most ~MAX_VERTICES vertices (every k-th point, and the last), so a long run stays cheap to draw.
+    const stride = Math.ceil(this.points.length / MAX_VERTICES);
+    const shown = this.points.filter((p, i) => Number.isFinite(p[1]) && (i % stride === 0 || i === this.points.length - 1));
+    const d = shown.map(([s, v], i) => `${i ? 'L' : 'M'}${sx(s).toFixed(1)},${sy(v).toFixed(1)}`).join('');
+    el('path', { d, class: 'line' }, this.svg);
+    const [ls, lv] = this.points[this.points.length - 1];
+    el('text', { x: M.left + pw - 6, y: M.top + 16, 'text-anchor': 'end', class: 'last' }, this.svg).textContent =
+      `after ${ls} steps: ${fmt(lv)}`;
+  }
+}

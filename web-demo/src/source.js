@@ -1,0 +1,63 @@
+// The user's model code as the worker runs it: checked with acorn (so a syntax error has a line
+// and column, which a failed dynamic import does not give), its `'onemodel'` imports pointed at
+// the URL of the onemodel module the worker itself uses (one instance, one wasm memory), and an
+// error's position in it read back from the error's stack.
+import { parse } from 'acorn';
+
+/**
+ * A problem found in the user's code before it runs, at a place in it: kind (and name)
+ * 'SyntaxError' or 'ImportError', message, line and column (1-based).
+ */
+export class SourceError extends Error {
+  constructor(kind, message, line, column) {
+    super(message);
+    this.name = kind;
+    this.kind = kind;
+    this.line = line;
+    this.column = column;
+  }
+}
+
+/**
+ * The code with every static `import`/`export ... from 'onemodel'` specifier replaced by
+ * JSON.stringify(url). Only the string literal changes, so line numbers stay as the user wrote
+ * them. Throws SourceError: kind 'SyntaxError' (with the parser's place) or 'ImportError' for any
+ * other module specifier (a model file is self-contained: a Blob URL has nothing to resolve
+ * relative imports against).
+ */
+export function pointImportsAt(code, url) {
+  let program;
+  try {
+    program = parse(code, { ecmaVersion: 'latest', sourceType: 'module', locations: true });
+  } catch (e) {
+    if (!(e instanceof SyntaxError) || !e.loc) throw e;
+    throw new SourceError('SyntaxError', e.message.replace(/ \(\d+:\d+\)$/, ''), e.loc.line, e.loc.column + 1);
+  }
+  const edits = [];
+  for (const node of program.body) {
+    const src = node.source;
+    if (!src) continue; // not an import/export-from
+    if (src.value !== 'onemodel') {
+      throw new SourceError('ImportError',
+        `a model file may import only 'onemodel' (import * as om from 'onemodel'), not ${JSON.stringify(src.value)}`,
+        src.loc.start.line, src.loc.start.column + 1);
+    }
+    edits.push(src);
+  }
+  let out = code;
+  for (const src of edits.reverse()) out = out.slice(0, src.start) + JSON.stringify(url) + out.slice(src.end);
+  return out;
+}
+
+/**
+ * Where in the module loaded from `moduleUrl` an error was raised: the innermost stack frame in
+ * that module, { line, column } (1-based), or null when the error did not pass through it.
+ * Reads V8's and SpiderMonkey's/JavaScriptCore's frame formats ("at f (url:L:C)", "f@url:L:C").
+ */
+export function errorPlace(error, moduleUrl) {
+  const stack = typeof error?.stack === 'string' ? error.stack : '';
+  const at = stack.indexOf(`${moduleUrl}:`);
+  if (at < 0) return null;
+  const m = /^:(\d+):(\d+)/.exec(stack.slice(at + moduleUrl.length));
+  return m ? { line: Number(m[1]), column: Number(m[2]) } : null;
+}

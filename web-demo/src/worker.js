@@ -1,0 +1,142 @@
+// The page's Web Worker: everything that runs the user's model (loading it, training, tracing,
+// verifying with onnxruntime-web, laying out the graph) happens here, so the page never blocks.
+// The model-file workflow itself is examples/lib/workflow.mjs, shared with the Node scripts.
+//
+// The user's code is imported as a module from a Blob URL after its 'onemodel' import is
+// pointed at the URL this bundle imports onemodel from (see build.mjs), so both share one
+// onemodel instance: tensors pass between them, and one wasm memory holds everything.
+//
+// Protocol (jobs.js is the other side): the page posts { id, type, ...payload }; the worker
+// answers with any number of { id, type: 'progress', ... } and then one { id, type: 'done',
+// result } or { id, type: 'error', error: { name, kind, message, line, column } }.
+import * as om from 'onemodel';
+import * as ort from 'onnxruntime-web';
+import * as wf from '../../examples/lib/workflow.mjs';
+import { runOnnx } from '../../tools/trace_oracle.mjs';
+import { layoutGraph } from './layout.js';
+import { SourceError, errorPlace, pointImportsAt } from './source.js';
+
+/* global ONEMODEL_URL */ // defined by build.mjs: the URL the bundle imports onemodel from
+const onemodelUrl = new URL(ONEMODEL_URL, self.location.href).href;
+ort.env.wasm.wasmPaths = new URL('/ort/', self.location.href).href;
+Error.stackTraceLimit = 100; // the user's frame can sit below many of onemodel's own
+
+/** The loaded model file: { source, url, file }; the module at url is the user's code. */
+let loaded = null;
+/** The last traced model: { model (TracedModel), inputs (what it was traced on), bytes (its .onnx) }. */
+let traced = null;
+/** The Blob URL of the module being loaded or last loaded (for error places). */
+let moduleUrl = null;
+
+function dropTraced() {
+  if (!traced) return;
+  traced.model.dispose();
+  wf.disposeInputs(traced.inputs);
+  traced = null;
+}
+
+function unload() {
+  dropTraced();
+  if (!loaded) return;
+  wf.disposeModelFile(loaded.file);
+  URL.revokeObjectURL(loaded.url);
+  loaded = null;
+}
+
+/** The model file for this source: the loaded one when the text is the same, else a fresh import. */
+async function load(source) {
+  await om.ready();
+  if (loaded?.source === source) return loaded.file;
+  unload();
+  const code = pointImportsAt(source, onemodelUrl);
+  const url = URL.createObjectURL(new Blob([code], { type: 'text/javascript' }));
+  moduleUrl = url;
+  try {
+    const file = wf.checkModelFile(await import(url), 'your model');
+    loaded = { source, url, file };
+    return file;
+  } catch (e) {
+    URL.revokeObjectURL(url);
+    throw e;
+  }
+}
+
+const jobs = {
+  /** The zoo's names, in order (examples/zoo/<name>.mjs, served at /zoo/). */
+  zoo: () => ({ names: wf.ZOO }),
+
+  /** What the page shows before a run: the title, the inputs to edit, the default training. */
+  async inspect({ source }) {
+    const file = await load(source);
+    return { title: file.title, inputs: wf.describeInputs(file.inputs), trainSteps: file.train?.steps ?? null };
+  },
+
+  /** Trains `steps` steps; a progress message per step carries its loss. */
+  async train({ source, steps }, progress) {
+    const file = await load(source);
+    dropTraced(); // a trace of the untrained weights would be stale
+    const { losses } = await wf.trainModel(file, {
+      steps,
+      onStep: (step, loss) => progress({ done: step + 1, total: steps, loss }),
+    });
+    return { steps: losses.length, loss: losses[losses.length - 1] ?? null };
+  },
+
+  /** Traces at the given input shapes and axes: the summary, the graph's layout and the .onnx bytes. */
+  async trace({ source, shapes }) {
+    const file = await load(source);
+    dropTraced();
+    const inputs = wf.makeInputs(file, shapes);
+    let model;
+    try {
+      model = wf.traceModel(file, inputs);
+    } catch (e) {
+      wf.disposeInputs(inputs);
+      throw e;
+    }
+    const bytes = model.toOnnx();
+    traced = { model, inputs, bytes };
+    const summary = wf.summarizeTraced(model, bytes);
+    return { summary, layout: layoutGraph(summary.graph), onnx: bytes };
+  },
+
+  /**
+   * Runs the last traced model in onnxruntime-web against the eager model at several shapes
+   * ({ report }), and once more on the inputs it was traced on ({ run: { inputs, outputs } },
+   * each { name: { dtype, dims, data } }), for the page to show what the .onnx computes.
+   */
+  async verify({ source }, progress) {
+    const file = await load(source);
+    if (!traced) throw new om.OmError('InvalidArgument', 'verify: trace the model first');
+    const report = await wf.verifyTraced(file, traced.model, {
+      inputs: traced.inputs,
+      onCheck: (check, index, total) => progress({ done: index + 1, total, check }),
+    });
+    const feeds = Object.fromEntries(Object.entries(traced.inputs).map(([name, [t]]) => [name, t]));
+    const inputs = Object.fromEntries(Object.entries(feeds).map(([name, t]) =>
+      [name, { dtype: t.dtype, dims: t.shape, data: Array.from(t.toArray(), Number) }]));
+    return { report, run: { inputs, outputs: await runOnnx(traced.bytes, feeds) } };
+  },
+};
+
+/** An error as the page shows it: its class, kind, message and place in the user's code. */
+function describeError(e) {
+  const place = e instanceof SourceError ? { line: e.line, column: e.column } : (moduleUrl && errorPlace(e, moduleUrl));
+  return {
+    name: e?.name ?? 'Error',
+    kind: e?.kind ?? null,
+    message: e?.message ?? String(e),
+    line: place?.line ?? null,
+    column: place?.column ?? null,
+  };
+}
+
+self.onmessage = async ({ data: { id, type, ...payload } }) => {
+  const progress = (p) => self.postMessage({ id, type: 'progress', ...p });
+  try {
+    if (!Object.hasOwn(jobs, type)) throw new Error(`worker: unknown job ${JSON.stringify(type)}`);
+    self.postMessage({ id, type: 'done', result: await jobs[type](payload, progress) });
+  } catch (e) {
+    self.postMessage({ id, type: 'error', error: describeError(e) });
+  }
+};
