@@ -403,12 +403,14 @@ static bool slice_backward(const om_record *r, om_tensor *const *g, om_tensor **
 /* The probe's extents, and one more (spec 4's rule for sizes the caller gives): a partial
  * slice of a fixed axis whose length is an extent's example size takes that extent, as when
  * the end was read off a symbolic shape (mask[:l, :l] of a constant buffer, a positions table
- * [:l]). The trap of docs/symbolic-axes.md applies. */
+ * [:l]). The trap of docs/symbolic-axes.md applies. Only an end the caller gave inside the
+ * axis can have been read off a shape: one counted from the axis's end or clamped to it
+ * (buf[27:], buf[:-3]) gives a length the fixed axis decides, so the output axis stays fixed. */
 static bool slice_extents(om_lower *l, const om_call *c) {
   int dim = (int)c->attrs.i[0];
-  int64_t len = c->out_meta[0].shape[dim];
+  int64_t len = c->out_meta[0].shape[dim], size = c->in[0]->shape[dim], end = om__lower_given(l)->i[2];
   if (!om__lower_probe(l)) return false;
-  if (!om__lower_input_sym(l, 0, dim) && len != c->in[0]->shape[dim])
+  if (!om__lower_input_sym(l, 0, dim) && len != size && end >= 0 && end <= size)
     om__lower_set_output_sym(l, 0, dim, om__lower_extent_of_size(l, len));
   return true;
 }

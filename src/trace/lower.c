@@ -388,7 +388,8 @@ int om__trace_lower(const om_op_def *def, om_call *c, const om_attrs *given) {
   bool traced = false;
   for (int i = 0; i < c->n_in && !traced; i++) traced = om__traced(c->in[i]);
   if (!traced) { /* constants only: lowered when the extents rule gives an output axis a symbol */
-    if (!def->extents || !def->extents(&l, c)) return def->extents ? -1 : 0;
+    if (!def->extents || !tr->symbols.n) return 0; /* no symbol to match: the call stays a constant, cheaply */
+    if (!def->extents(&l, c)) return -1;
     bool sym = false;
     for (int j = 0; j < c->n_out; j++)
       for (int d = 0; d < c->out_meta[j].ndim; d++) sym |= l.out_sym[j][d] != NULL;
@@ -448,18 +449,26 @@ om_tensor *om__trace_created(om_tensor *t, om_created kind, double start, double
   for (int d = t->ndim - 1; d >= 0; d--)
     if ((l.out_sym[0][d] = om__lower_extent_of_size(&l, t->shape[d]))) first = d;
   if (first < 0) return t;
+  const char *why = NULL;
+  if (kind == OM_CREATED_RANDOM)
+    why = "random values of a symbolic size cannot be written in the graph (pass them as a traced input, or draw "
+          "them at another size)";
   /* int64 values of a fractional start or step are truncated sums, which the graph's int64
    * Range, Mul and Add would not reproduce */
-  bool fractional = kind == OM_CREATED_ARANGE && t->dtype == OM_INT64 && (start != floor(start) || step != floor(step));
-  if (kind == OM_CREATED_RANDOM || fractional) {
+  else if (kind == OM_CREATED_ARANGE && t->dtype == OM_INT64 && (start != floor(start) || step != floor(step)))
+    why = "int64 values from a fractional start or step at a symbolic length cannot be written in the graph yet (use "
+          "integers, or a float arange)";
+  /* The graph keeps start and step and lets the length follow the symbol, which is how an
+   * ascending range is written (arange(l), arange(s, s + l)); a descending one usually starts
+   * from the length (arange(l - 1, -1, -1)), whose start the graph would freeze. */
+  else if (kind == OM_CREATED_ARANGE && step < 0)
+    why = "a descending arange at a symbolic length cannot be written in the graph yet (its start would stay the "
+          "example's)";
+  if (why) {
     char buf[OM_SHAPE_STR_LEN];
     om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "%s: shape %s has axis %d of size %lld, the example size of symbolic "
                    "axis '%s'; %s", who, om__shape_str(buf, sizeof buf, t->shape, t->ndim), first,
-                   (long long)t->shape[first], l.out_sym[0][first],
-                   fractional ? "int64 values from a fractional start or step at a symbolic length cannot be written "
-                                "in the graph yet (use integers, or a float arange)"
-                              : "random values of a symbolic size cannot be written in the graph (pass them as a "
-                                "traced input, or draw them at another size)");
+                   (long long)t->shape[first], l.out_sym[0][first], why);
     om_tensor_release(t);
     return NULL;
   }

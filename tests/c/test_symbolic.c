@@ -280,7 +280,7 @@ TEST(created_at_a_symbol) {
 
 /* Random values cannot be written in the graph: drawn at a symbol's size while tracing they are
  * SymbolicShape at the call, the trace ends, and the library keeps working; likewise an int64
- * arange of a fractional step. */
+ * arange of a fractional step, and a descending arange. */
 TEST(random_at_a_symbol) {
   om_tensor *ex, *x = begin_bs(&ex);
   CHECK_ERROR(om_randn((int64_t[]){2, 5}, 2, 1, true) != NULL, OM_ERR_TRACE_SYMBOLIC_SHAPE,
@@ -298,10 +298,16 @@ TEST(random_at_a_symbol) {
               "arange: shape [5] has axis 0 of size 5, the example size of symbolic axis 'seq'; int64 values from a "
               "fractional start or step at a symbolic length cannot be written in the graph yet");
   CHECK(!om_trace_active());
+  /* a descending range at the length: its start (l - 1) would be frozen */
+  om_tensor *ex4, *x4 = begin_bs(&ex4);
+  CHECK_ERROR(om_arange(4, -1, -1, OM_INT64) != NULL, OM_ERR_TRACE_SYMBOLIC_SHAPE,
+              "arange: shape [5] has axis 0 of size 5, the example size of symbolic axis 'seq'; a descending arange "
+              "at a symbolic length cannot be written in the graph yet (its start would stay the example's)");
+  CHECK(!om_trace_active());
   om_tensor *r = om_randn((int64_t[]){2, 5}, 2, 1, true); /* no trace: an ordinary tensor */
   CHECK(r && r->ndim == 2);
-  om_tensor *t[] = {ex, x, ex2, x2, flat, ex3, x3, r};
-  om__release_all(t, 8);
+  om_tensor *t[] = {ex, x, ex2, x2, flat, ex3, x3, ex4, x4, r};
+  om__release_all(t, 10);
 }
 
 /* Two derived atoms that are provably the same extent are one: two stride-2 convs (different

@@ -247,6 +247,46 @@ describe('symbolic axes', () => {
     }
   }));
 
+  // The values each creation computes in the graph, checked at other sizes (withTraced runs
+  // every model at two other sizes of batch and seq): fills of every dtype (NaN, -Infinity,
+  // int64, bool), tril / triu with offsets on square and non-square shapes, aranges of a
+  // fractional or negative start and a step other than 1, strided slices starting past 0.
+  test('created tensors at a symbol\'s size keep the eager values at other sizes', () => withTraced((keep, trace) => {
+    const x = om.randn([3, 5, 4], { seed: 45 });
+    const axes = ['batch', 'seq', null];
+    const buf = om.randn([40, 4], { seed: 46 });
+    const cases = [
+      (t) => t.add(om.full([t.shape[1], 1], -Infinity).exp()).add(om.where(om.full([t.shape[1], 1], NaN).ne(0), 1, 2)),
+      (t) => t.add(om.full([t.shape[0], t.shape[1], 1], 7n).float()).mul(om.where(om.full([t.shape[1], 4], true), t, 0)),
+      (t) => {
+        const l = t.shape[1], s = t.matmul(t.transpose(1, 2));
+        return s.mul(om.ones([l, l]).tril(-1)).add(om.ones([l, l]).triu(1).mul(2)).matmul(t.mul(om.ones([l, 4]).triu(2)));
+      },
+      (t) => {
+        const l = t.shape[1];
+        const f = om.arange(-1.5, -1.5 + 0.25 * l, 0.25), i = om.arange(2n, 2n + 3n * BigInt(l), 3n);
+        return t.add(f.reshape(-1, 1)).add(i.float().reshape(-1, 1));
+      },
+      (t) => t.add(buf.slice(0, 2, 2 + 3 * t.shape[1], 3)).add(buf.slice(0, 7, 7 + t.shape[1])),
+    ];
+    for (const f of cases) trace(fn(f), { x: [x, axes] });
+  }));
+
+  test('created tensors whose values cannot follow a symbol are refused at the call', () => {
+    const x = om.randn([3, 5, 4], { seed: 47 });
+    const buf = om.randn([32, 4], { seed: 48 });
+    const refused = (f, re) => assert.throws(() => om.trace(fn(f), { x: [x, ['batch', 'seq', null]] }),
+      (e) => e instanceof om.TraceError && e.kind === 'SymbolicShape' && re.test(e.message));
+    // a descending range starts from the length, which the graph would freeze
+    refused((t) => t.add(om.arange(t.shape[1] - 1, -1, -1).reshape(-1, 1)),
+      /^arange: shape \[5\] has axis 0 of size 5, the example size of symbolic axis 'seq'; a descending arange/);
+    // the last rows of a table: a length the table's end decides, fixed, so adding it to x bakes seq
+    refused((t) => t.add(buf.slice(0, 27)), /^add: bakes symbolic axis 'seq' \(example size 5\)/);
+    refused((t) => t.add(buf.slice(0, -5)), /^add: bakes symbolic axis 'seq' \(example size 5\)/);
+    x.dispose();
+    buf.dispose();
+  });
+
   test('expand of a size-1 axis to a product of symbols (batch*seq)', () => withTraced((keep, trace) => {
     const x = om.randn([3, 5, 4], { seed: 43 });
     const tm = trace(fn((t) => {
