@@ -274,9 +274,10 @@ int om__trace_lower(const om_op_def *def, om_call *c, const om_attrs *given);
 typedef enum om_created { OM_CREATED_FULL, OM_CREATED_ARANGE, OM_CREATED_RANDOM } om_created;
 /** After a creation function made t (owned) while a trace records: when an axis of t has the
  *  size of a symbolic extent, t becomes a traced value computed in the graph (full: Expand of
- *  the value; arange(start, _, step): Range) or, for random values, SymbolicShape. Returns t,
- *  or NULL (t released) on error. who names the public function. */
-om_tensor *om__trace_created(om_tensor *t, om_created kind, double start, double step, const char *who);
+ *  value; arange: Range from value, its start, by step) or, for what the graph cannot
+ *  reproduce (random values, a descending arange, int64 of a fractional step), SymbolicShape.
+ *  Returns t, or NULL (t released) on error. who names the public function. */
+om_tensor *om__trace_created(om_tensor *t, om_created kind, double value, double step, const char *who);
 /** After forward: gives c's outputs their graph values, or, when forward failed (ok false),
  *  drops what om__trace_lower added. */
 void om__trace_commit(const om_call *c, bool ok);

@@ -439,7 +439,28 @@ static int lower_arange(om_lower *l, const char *sym, double start, double step,
   return v;
 }
 
-om_tensor *om__trace_created(om_tensor *t, om_created kind, double start, double step, const char *who) {
+/* Why values t made by kind (arange of start and step) at a symbolic length cannot be written
+ * in the graph, NULL when they can. */
+static const char *unwritable(const om_tensor *t, om_created kind, double start, double step) {
+  if (kind == OM_CREATED_RANDOM)
+    return "random values of a symbolic size cannot be written in the graph (pass them as a traced input, or draw "
+           "them at another size)";
+  if (kind != OM_CREATED_ARANGE) return NULL;
+  /* int64 values of a fractional start or step are truncated sums, which the graph's int64
+   * Range, Mul and Add would not reproduce */
+  if (t->dtype == OM_INT64 && (start != floor(start) || step != floor(step)))
+    return "int64 values from a fractional start or step at a symbolic length cannot be written in the graph yet "
+           "(use integers, or a float arange)";
+  /* The graph keeps start and step and lets the length follow the symbol, which is how an
+   * ascending range is written (arange(l), arange(s, s + l)); a descending one usually starts
+   * from the length (arange(l - 1, -1, -1)), whose start the graph would freeze. */
+  if (step < 0)
+    return "a descending arange at a symbolic length cannot be written in the graph yet (its start would stay the "
+           "example's)";
+  return NULL;
+}
+
+om_tensor *om__trace_created(om_tensor *t, om_created kind, double value, double step, const char *who) {
   om_trace *tr = om__state()->trace;
   if (!tr || !t || !om_tensor_numel(t)) return t;
   om_call c = {.op = OM_OP_COUNT, .n_out = 1, .out_meta = {{.dtype = t->dtype, .ndim = t->ndim}}};
@@ -449,21 +470,7 @@ om_tensor *om__trace_created(om_tensor *t, om_created kind, double start, double
   for (int d = t->ndim - 1; d >= 0; d--)
     if ((l.out_sym[0][d] = om__lower_extent_of_size(&l, t->shape[d]))) first = d;
   if (first < 0) return t;
-  const char *why = NULL;
-  if (kind == OM_CREATED_RANDOM)
-    why = "random values of a symbolic size cannot be written in the graph (pass them as a traced input, or draw "
-          "them at another size)";
-  /* int64 values of a fractional start or step are truncated sums, which the graph's int64
-   * Range, Mul and Add would not reproduce */
-  else if (kind == OM_CREATED_ARANGE && t->dtype == OM_INT64 && (start != floor(start) || step != floor(step)))
-    why = "int64 values from a fractional start or step at a symbolic length cannot be written in the graph yet (use "
-          "integers, or a float arange)";
-  /* The graph keeps start and step and lets the length follow the symbol, which is how an
-   * ascending range is written (arange(l), arange(s, s + l)); a descending one usually starts
-   * from the length (arange(l - 1, -1, -1)), whose start the graph would freeze. */
-  else if (kind == OM_CREATED_ARANGE && step < 0)
-    why = "a descending arange at a symbolic length cannot be written in the graph yet (its start would stay the "
-          "example's)";
+  const char *why = unwritable(t, kind, value, step);
   if (why) {
     char buf[OM_SHAPE_STR_LEN];
     om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "%s: shape %s has axis %d of size %lld, the example size of symbolic "
@@ -475,9 +482,9 @@ om_tensor *om__trace_created(om_tensor *t, om_created kind, double start, double
   mark(tr, &c);
   int v;
   if (kind == OM_CREATED_ARANGE) {
-    v = lower_arange(&l, l.out_sym[0][0], start, step, t->dtype);
+    v = lower_arange(&l, l.out_sym[0][0], value, step, t->dtype);
   } else { /* full: the value expanded to the shape (what ConstantOfShape writes, without a tensor attribute) */
-    int in[2] = {om__lower_scalar(&l, start, t->dtype), om__lower_shape_operand(&l, t->shape, l.out_sym[0], t->ndim)};
+    int in[2] = {om__lower_scalar(&l, value, t->dtype), om__lower_shape_operand(&l, t->shape, l.out_sym[0], t->ndim)};
     v = in[0] >= 0 && in[1] >= 0 && om__emit(&l, "Expand", in, 2, &c.out_meta[0], 1, &v, NULL, 0) ? v : -1;
   }
   om__lower_output(&l, 0, v);
