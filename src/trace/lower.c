@@ -414,6 +414,14 @@ int om__trace_lower(const om_op_def *def, om_call *c, const om_attrs *given) {
   return ok ? 1 : -1;
 }
 
+/* v, whose one axis has extent sym. Every value of an arange gets it, not only the result: a
+ * later arange shares the earlier one's nodes (om__emit), and its result may be one of these
+ * (arange(0, n) after arange(1, 1 + n) is the Range); without it, it would read as fixed. */
+static int along(om_lower *l, int v, const char *sym) {
+  l->tr->g.values.v[v].dim_param[0] = sym;
+  return v;
+}
+
 /* arange's values from Range(0, n, 1) on the run-time extent: cast to float, scaled by step,
  * shifted by start (each step only where it changes something). -1 on error. */
 static int lower_arange(om_lower *l, const char *sym, double start, double step, om_dtype dtype) {
@@ -426,15 +434,17 @@ static int lower_arange(om_lower *l, const char *sym, double start, double step,
   om_meta scalar = {.dtype = OM_INT64, .ndim = 0};
   if (in[1] < 0 || !om__emit(l, "Squeeze", &in[1], 1, &scalar, 1, &in[1], NULL, 0)) return -1;
   if (in[0] < 0 || in[2] < 0 || !om__emit(l, "Range", in, 3, &m, 1, &v, NULL, 0)) return -1;
-  l->tr->g.values.v[v].iota = sym;
+  l->tr->g.values.v[along(l, v, sym)].iota = sym;
   m.dtype = dtype;
   if (dtype == OM_FLOAT32 && !om__emit(l, "Cast", &v, 1, &m, 1, &v, &OM_ATTR_INT("to", 1 /* FLOAT */), 1)) return -1;
+  along(l, v, sym);
   const char *op[2] = {"Mul", "Add"};
   double by[2] = {step, start}, keep[2] = {1, 0};
   for (int k = 0; k < 2; k++) {
     if (by[k] == keep[k]) continue;
     int two[2] = {v, om__lower_scalar(l, by[k], dtype)};
     if (two[1] < 0 || !om__emit(l, op[k], two, 2, &m, 1, &v, NULL, 0)) return -1;
+    along(l, v, sym);
   }
   return v;
 }

@@ -250,7 +250,8 @@ describe('symbolic axes', () => {
   // The values each creation computes in the graph, checked at other sizes (withTraced runs
   // every model at two other sizes of batch and seq): fills of every dtype (NaN, -Infinity,
   // int64, bool), tril / triu with offsets on square and non-square shapes, aranges of a
-  // fractional or negative start and a step other than 1, strided slices starting past 0.
+  // fractional or negative start and a step other than 1 (and one sharing another's Range),
+  // strided slices starting past 0.
   test('created tensors at a symbol\'s size keep the eager values at other sizes', () => withTraced((keep, trace) => {
     const x = om.randn([3, 5, 4], { seed: 45 });
     const axes = ['batch', 'seq', null];
@@ -267,6 +268,8 @@ describe('symbolic axes', () => {
         const f = om.arange(-1.5, -1.5 + 0.25 * l, 0.25), i = om.arange(2n, 2n + 3n * BigInt(l), 3n);
         return t.add(f.reshape(-1, 1)).add(i.float().reshape(-1, 1));
       },
+      // arange(0, l) after arange(1, 1 + l): its result is the earlier one's Range, symbolic too
+      (t) => t.add(om.arange(1, 1 + t.shape[1]).reshape(-1, 1)).add(om.arange(0n, BigInt(t.shape[1])).float().reshape(-1, 1)),
       (t) => t.add(buf.slice(0, 2, 2 + 3 * t.shape[1], 3)).add(buf.slice(0, 7, 7 + t.shape[1])),
     ];
     for (const f of cases) trace(fn(f), { x: [x, axes] });
