@@ -278,6 +278,23 @@ TEST(created_at_a_symbol) {
   om__release_all(t, 20);
 }
 
+/* An arange(0, l) made after arange(1, 1 + l) is that one's Range (om__emit shares it), which
+ * carries seq too: the embedding of it is a Slice and the add at [batch, seq, 4] is no bake. */
+TEST(arange_shares_its_range) {
+  om_tensor *table = om_randn((int64_t[]){8, 4}, 2, 5, false);
+  om_tensor *ex, *x = begin_bs(&ex); /* [batch=3, seq=5, 4] */
+  om_tensor *f = om_arange(1, 6, 1, OM_FLOAT32), *col = om_reshape(f, (int64_t[]){5, 1}, 2);
+  om_tensor *i = om_arange(0, 5, 1, OM_INT64), *rows = om_embedding(table, i, 0, false);
+  om_tensor *xr = om_add(x, rows), *y = om_add(xr, col);
+  om_traced_model *m = finish_checked(&y, (const char *[]){"y"}, 1, (const char *[]){"batch,seq,4"});
+  CHECK_EQ_INT(count_op(m, "Range"), 1);
+  CHECK_EQ_INT(count_op(m, "Slice"), 1);
+  CHECK_EQ_INT(count_op(m, "Gather"), 0);
+  om_traced_release(m);
+  om_tensor *t[] = {table, ex, x, f, col, i, rows, xr, y};
+  om__release_all(t, 9);
+}
+
 /* Random values cannot be written in the graph: drawn at a symbol's size while tracing they are
  * SymbolicShape at the call, the trace ends, and the library keeps working; likewise an int64
  * arange of a fractional step, and a descending arange. */
@@ -340,6 +357,7 @@ int main(void) {
   RUN(at_most_64_symbols);
   RUN(conv_spatial_extents);
   RUN(created_at_a_symbol);
+  RUN(arange_shares_its_range);
   RUN(random_at_a_symbol);
   RUN(derived_atoms_unified);
   TEST_MAIN_END();
