@@ -268,14 +268,90 @@ static bool rerun(om_lower *l, const om_op_def *def, om_call *pc, om_tensor *fak
   return ok;
 }
 
+/* What the probe learns of each output axis: its atoms, and whether it needs a derived atom. */
+typedef struct probe_state {
+  om_tensor *fake, **fake_in; /* the inputs at the probe's sizes (rerun) */
+  om_call pc;
+  uint64_t atoms[OM_MAX_OUTPUTS][OM_MAX_DIMS];
+  bool derive[OM_MAX_OUTPUTS][OM_MAX_DIMS]; /* not a monomial: a derived atom (def->derives_extents) */
+  char why[sizeof om__state()->err_msg];
+} probe_state;
+
+/* Step 1 for atom k: three sizes, s + 1 and 2s + 1 to tell a proportional extent from a
+ * floor-divided one, and a far one (1024s + 7) that catches a window whose stride exceeds
+ * the example (kernel 8, stride 100 on an 8-wide axis gives 1 at s, s + 1 and 2s + 1, but 80
+ * at 8199). An axis that moves in proportion at all three gets the atom. false on a refusal. */
+static bool probe_atom(om_lower *l, const om_op_def *def, int k, probe_state *ps) {
+  const om_call *c = l->c;
+  const om_symbol *sym = &l->tr->symbols.v[k];
+  for (int pass = 0; pass < 3; pass++) {
+    int64_t probe = pass == 0 ? sym->size + 1 : pass == 1 ? 2 * sym->size + 1 : 1024 * sym->size + 7;
+    if (!rerun(l, def, &ps->pc, ps->fake, ps->fake_in, k, probe, ps->why, sizeof ps->why))
+      return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE,
+                            "%s: bakes symbolic axis '%s' (example size %lld) into the graph: at size %lld the same "
+                            "call fails (%s)", def->name, sym->name, (long long)sym->size, (long long)probe, ps->why);
+    for (int j = 0; j < c->n_out; j++)
+      for (int d = 0; d < c->out_meta[j].ndim; d++) {
+        int64_t a = c->out_meta[j].shape[d];
+        int64_t b = ps->pc.out_meta[j].ndim == c->out_meta[j].ndim ? ps->pc.out_meta[j].shape[d] : -1;
+        bool has = ps->atoms[j][d] >> k & 1;
+        if (ps->derive[j][d] || (a == b && !has)) continue;
+        if (a != b && a > 0 && b * sym->size == a * probe && (pass ? has : true)) {
+          ps->atoms[j][d] |= (uint64_t)1 << k;
+          continue;
+        }
+        if (def->derives_extents) {
+          ps->derive[j][d] = true;
+          continue;
+        }
+        return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE,
+                              "%s: output axis %d (size %lld) depends on symbolic axis '%s' (example size %lld) in a "
+                              "way the graph cannot express yet", def->name, d, (long long)a, sym->name,
+                              (long long)sym->size);
+      }
+  }
+  return true;
+}
+
+/* Steps 2 and 3: coef = example size / the atoms' example sizes (exact), into coef; then,
+ * when the call uses several atoms, the joint probe (all moved at once) must give coef x
+ * atoms on every axis. false on a refusal. */
+static bool probe_coefs(om_lower *l, const om_op_def *def, uint64_t used, probe_state *ps,
+                        int64_t coef[OM_MAX_OUTPUTS][OM_MAX_DIMS]) {
+  const om_call *c = l->c;
+  for (int j = 0; j < c->n_out; j++)
+    for (int d = 0; d < c->out_meta[j].ndim; d++) {
+      int64_t a = c->out_meta[j].shape[d], p = sized(l->tr, (om_extent){NULL, 1, ps->atoms[j][d]}, -1, 0);
+      coef[j][d] = a / p;
+      if (!ps->derive[j][d] && a % p)
+        return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE,
+                              "%s: output axis %d (size %lld) is not a whole multiple of its symbolic axes' product "
+                              "(%lld)", def->name, d, (long long)a, (long long)p);
+    }
+  if (!(used & (used - 1))) return true; /* one atom: nothing to move jointly */
+  if (!rerun(l, def, &ps->pc, ps->fake, ps->fake_in, 64, 0, ps->why, sizeof ps->why))
+    return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE,
+                          "%s: bakes its symbolic axes into the graph: with all of them at other sizes the same call "
+                          "fails (%s)", def->name, ps->why);
+  for (int j = 0; j < c->n_out; j++)
+    for (int d = 0; d < c->out_meta[j].ndim; d++)
+      if (ps->pc.out_meta[j].ndim != c->out_meta[j].ndim ||
+          (!ps->derive[j][d] &&
+           ps->pc.out_meta[j].shape[d] != sized(l->tr, (om_extent){NULL, coef[j][d], ps->atoms[j][d]}, 64, 0)))
+        return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE,
+                              "%s: output axis %d (size %lld) depends on its inputs' symbolic axes jointly in a way "
+                              "the graph cannot express yet", def->name, d, (long long)c->out_meta[j].shape[d]);
+  return true;
+}
+
 /* The extents of the outputs, found by running the op's infer again with the inputs' atoms
- * at other sizes (spec 4). For each atom, two probes (s + 1 and 2s + 1, so a floor division
- * that keeps an extent at one size is not taken for a fixed one): an output axis that does not
- * move is fixed w.r.t. the atom, one that moves in proportion (b * s == a * p, at both probes)
- * has the atom; then coef = example size / the atoms' example sizes (exact), and a joint probe
- * (every atom moved at once) must confirm coef x atoms on every axis. Anything else (a failure,
- * another growth) would bake an example size into the graph: refused (spec 3, SymbolicShape).
- * infer is pure shape arithmetic on the given attrs, so this is exact without per-op code. */
+ * at other sizes (spec 4): 1. for each atom, probes at other sizes of it (probe_atom): an
+ * output axis that does not move is fixed w.r.t. the atom, one that moves in proportion
+ * (b * s == a * p at every probe) has the atom; 2. coef = example size / the atoms' example
+ * sizes (exact); 3. a joint probe (every atom moved at once) must confirm coef x atoms on every
+ * axis (probe_coefs). Anything else (a failure, another growth) would bake an example size
+ * into the graph: refused (spec 3, SymbolicShape), unless the op derives extents. infer is
+ * pure shape arithmetic on the given attrs, so this is exact without per-op code. */
 bool om__lower_probe(om_lower *l) {
   om_call *c = l->c;
   const om_op_def *def = om__ops[c->op];
@@ -284,85 +360,28 @@ bool om__lower_probe(om_lower *l) {
   for (int i = 0; l->in && i < c->n_in; i++)
     for (int d = 0; d < c->in[i]->ndim; d++) used |= extent_of(tr, om__lower_input_sym(l, i, d)).atoms;
   if (!used) return true;
-  om_tensor small[4], *small_in[4], *fake = small, **fake_in = small_in;
+  om_tensor small[4], *small_in[4];
+  probe_state ps = {.fake = small, .fake_in = small_in};
   if (c->n_in > 4) { /* variadic ops (cat) with many inputs */
-    fake = om__alloc(sizeof *fake * (size_t)c->n_in, def->name);
-    fake_in = om__alloc(sizeof *fake_in * (size_t)c->n_in, def->name);
-    if (!fake || !fake_in) {
-      free(fake);
-      free(fake_in);
+    ps.fake = om__alloc(sizeof *ps.fake * (size_t)c->n_in, def->name);
+    ps.fake_in = om__alloc(sizeof *ps.fake_in * (size_t)c->n_in, def->name);
+    if (!ps.fake || !ps.fake_in) {
+      free(ps.fake);
+      free(ps.fake_in);
       return false;
     }
   }
-  uint64_t atoms[OM_MAX_OUTPUTS][OM_MAX_DIMS] = {{0}};
-  bool derive[OM_MAX_OUTPUTS][OM_MAX_DIMS] = {{0}}; /* not a monomial: a derived atom (def->derives_extents) */
-  om_call pc;
-  char why[sizeof om__state()->err_msg];
-  bool ok = true;
-  for (int k = 0; ok && k < tr->symbols.n; k++) {
-    if (!(used >> k & 1)) continue;
-    const om_symbol *sym = &tr->symbols.v[k];
-    /* Three sizes: s + 1 and 2s + 1 tell a proportional extent from a floor-divided one, and a
-     * far one (1024s + 7) catches a window whose stride exceeds the example (kernel 8, stride
-     * 100 on an 8-wide axis gives 1 at s, s + 1 and 2s + 1, but 80 at 8199). */
-    for (int pass = 0; ok && pass < 3; pass++) {
-      int64_t probe = pass == 0 ? sym->size + 1 : pass == 1 ? 2 * sym->size + 1 : 1024 * sym->size + 7;
-      if (!rerun(l, def, &pc, fake, fake_in, k, probe, why, sizeof why)) {
-        ok = om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE,
-                            "%s: bakes symbolic axis '%s' (example size %lld) into the graph: at size %lld the same "
-                            "call fails (%s)", def->name, sym->name, (long long)sym->size, (long long)probe, why);
-        break;
-      }
-      for (int j = 0; ok && j < c->n_out; j++)
-        for (int d = 0; ok && d < c->out_meta[j].ndim; d++) {
-          int64_t a = c->out_meta[j].shape[d], b = pc.out_meta[j].ndim == c->out_meta[j].ndim ? pc.out_meta[j].shape[d] : -1;
-          bool has = atoms[j][d] >> k & 1;
-          if (derive[j][d] || (a == b && !has)) continue;
-          if (a != b && a > 0 && b * sym->size == a * probe && (pass ? has : true)) {
-            atoms[j][d] |= (uint64_t)1 << k;
-            continue;
-          }
-          if (def->derives_extents) {
-            derive[j][d] = true;
-            continue;
-          }
-          ok = om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE,
-                              "%s: output axis %d (size %lld) depends on symbolic axis '%s' (example size %lld) in a "
-                              "way the graph cannot express yet", def->name, d, (long long)a, sym->name, (long long)sym->size);
-        }
-    }
-  }
-  /* coef from the example, then the joint probe */
   int64_t coef[OM_MAX_OUTPUTS][OM_MAX_DIMS];
-  for (int j = 0; ok && j < c->n_out; j++)
-    for (int d = 0; ok && d < c->out_meta[j].ndim; d++) {
-      int64_t a = c->out_meta[j].shape[d], p = sized(tr, (om_extent){NULL, 1, atoms[j][d]}, -1, 0);
-      coef[j][d] = a / p;
-      if (derive[j][d]) continue;
-      if (a % p)
-        ok = om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE,
-                            "%s: output axis %d (size %lld) is not a whole multiple of its symbolic axes' product "
-                            "(%lld)", def->name, d, (long long)a, (long long)p);
-    }
-  if (ok && (used & (used - 1))) { /* several atoms: move them all at once */
-    if (!rerun(l, def, &pc, fake, fake_in, 64, 0, why, sizeof why))
-      ok = om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE,
-                          "%s: bakes its symbolic axes into the graph: with all of them at other sizes the same call "
-                          "fails (%s)", def->name, why);
-    for (int j = 0; ok && j < c->n_out; j++)
-      for (int d = 0; ok && d < c->out_meta[j].ndim; d++)
-        if (pc.out_meta[j].ndim != c->out_meta[j].ndim ||
-            (!derive[j][d] && pc.out_meta[j].shape[d] != sized(tr, (om_extent){NULL, coef[j][d], atoms[j][d]}, 64, 0)))
-          ok = om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE,
-                              "%s: output axis %d (size %lld) depends on its inputs' symbolic axes jointly in a way "
-                              "the graph cannot express yet", def->name, d, (long long)c->out_meta[j].shape[d]);
-  }
+  bool ok = true;
+  for (int k = 0; ok && k < tr->symbols.n; k++)
+    if (used >> k & 1) ok = probe_atom(l, def, k, &ps);
+  ok = ok && probe_coefs(l, def, used, &ps, coef);
   for (int j = 0; ok && j < c->n_out; j++)
     for (int d = 0; ok && d < c->out_meta[j].ndim; d++)
-      if (derive[j][d]) ok = (l->out_sym[j][d] = derive_atom(l, def, c->out_meta[j].shape[d], j, d)) != NULL;
-      else if (atoms[j][d] && !(l->out_sym[j][d] = om__lower_extent_name(l, coef[j][d], atoms[j][d]))) ok = false;
-  if (fake != small) free(fake);
-  if (fake_in != small_in) free(fake_in);
+      if (ps.derive[j][d]) ok = (l->out_sym[j][d] = derive_atom(l, def, c->out_meta[j].shape[d], j, d)) != NULL;
+      else if (ps.atoms[j][d] && !(l->out_sym[j][d] = om__lower_extent_name(l, coef[j][d], ps.atoms[j][d]))) ok = false;
+  if (ps.fake != small) free(ps.fake);
+  if (ps.fake_in != small_in) free(ps.fake_in);
   return ok;
 }
 
