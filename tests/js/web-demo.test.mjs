@@ -209,6 +209,41 @@ describe('web-demo page in Chromium', () => {
     }
   });
 
+  test('Verify goes off once the worker no longer holds the trace: a failed trace, or an edit and its undo', async () => {
+    await page.click('[data-tab=verify]');
+    const state = () => page.evaluate(() => [document.querySelector('#verify').disabled, document.querySelector('#download').disabled]);
+    assert.deepEqual(await state(), [false, false], 'verify and download on after the trace');
+    const unet = await page.evaluate(() => window.onemodelPage.editor.text);
+    // an edit loads other code in the worker (the edit's inspect), which drops the trace; undoing it does not bring it back
+    await page.evaluate(() => { window.onemodelPage.editor.text += '\n// an edit\n'; });
+    await page.waitForFunction(() => window.onemodelPage.inspected?.source.endsWith('// an edit\n'));
+    await idle();
+    await page.evaluate((t) => { window.onemodelPage.editor.text = t; }, unet);
+    assert.deepEqual(await state(), [true, false], 'verify off, the bytes still downloadable');
+    assert.deepEqual((await download()).bytes, traced.bytes);
+
+    await trace();
+    assert.deepEqual(await state(), [false, false]);
+    // a trace that fails drops the worker's last one too
+    const size = await page.inputValue('#inputs [data-input="x"] [data-dim="0"] .size');
+    await setAxis('x', 0, -2, 'n');
+    await trace();
+    assert.equal(await text('#error .kind'), 'InvalidArgument');
+    assert.deepEqual(await state(), [true, false]);
+
+    // empty number fields are named, not read as 0
+    await setAxis('x', 0, '', 'n');
+    await trace();
+    assert.equal(await text('#error .message'), 'x axis 0 size: empty; enter a number');
+    assert.equal(await page.evaluate(() => document.activeElement.getAttribute('aria-label')), 'x axis 0 size');
+    await page.fill('#train-steps', '');
+    await page.click('#train');
+    await idle();
+    assert.equal(await text('#error .message'), 'training steps: empty; enter a number');
+    assert.match(await text('#status'), /^Failed: InvalidArgument/);
+    await setAxis('x', 0, size, 'n');
+  });
+
   test('a data-dependent read in the editor: TraceError DataDependent at its line, highlighted', async () => {
     await pick('(own)');
     const code = [

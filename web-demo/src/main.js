@@ -211,8 +211,26 @@ class Page {
     this.status(`Failed: ${e.kind ?? e.name}`);
   }
 
+  /**
+   * True when none of the number fields is empty; else shows an InvalidArgument naming the first
+   * empty one and focuses it. An empty (or unreadable, like "e") number field has the value '',
+   * which Number() would silently read as 0.
+   */
+  filled(fields) {
+    const empty = fields.find((f) => f.value.trim() === '');
+    if (!empty) return true;
+    this.fail({ name: 'InvalidArgument', kind: 'InvalidArgument', message: `${empty.getAttribute('aria-label')}: empty; enter a number` });
+    empty.focus();
+    return false;
+  }
+
   /** Runs one job with the busy state on; resolves to its result, or null when it failed. */
   async job(type, payload, label, onProgress = () => {}) {
+    // The worker holds one model file and its last trace. Every job but an inspect or a verify of
+    // the same code drops that trace, even when the job fails (a train changes the weights, a
+    // trace replaces it, other code unloads the file): Verify goes off, the bytes stay downloadable.
+    const keeps = (type === 'inspect' || type === 'verify') && payload.source === this.trace?.source;
+    if (this.trace && !keeps) this.trace.source = null;
     this.busy(true, label);
     try {
       return await this.jobs.run(type, payload, onProgress);
@@ -331,7 +349,7 @@ class Page {
   // ---- jobs ----
 
   async runTrain() {
-    if (!(await this.inspect())) return;
+    if (!this.filled([$('#train-steps')]) || !(await this.inspect())) return;
     const steps = Number($('#train-steps').value);
     this.showTab('training');
     this.plot.reset(steps);
@@ -349,7 +367,7 @@ class Page {
   }
 
   async runTrace() {
-    if (!(await this.inspect())) return;
+    if (!this.filled([...document.querySelectorAll('#inputs .size')]) || !(await this.inspect())) return;
     const source = this.editor.text;
     const res = await this.job('trace', { source, shapes: this.readShapes() }, 'Tracing…');
     if (!res) return;
