@@ -167,6 +167,17 @@ describe('web-demo page in Chromium', () => {
     assert.deepEqual([Math.round(panned.x - zoomed.x), Math.round(panned.y - zoomed.y), panned.k], [40, -30, zoomed.k]);
     await page.click('#fit');
     assert.deepEqual(await view(), fitted);
+    // by keyboard: arrows pan, + zooms, 0 fits
+    await page.focus('#graph svg');
+    await page.keyboard.press('ArrowRight');
+    await page.keyboard.press('ArrowUp');
+    const keyed = await view();
+    assert.deepEqual([Math.round(keyed.x - fitted.x), Math.round(keyed.y - fitted.y), keyed.k], [-60, 60, fitted.k]);
+    await page.keyboard.press('+');
+    assert.ok((await view()).k > fitted.k, 'the + key zooms in');
+    await page.keyboard.press('0');
+    assert.deepEqual(await view(), fitted);
+    await page.evaluate(() => document.activeElement.blur());   // no focus ring in the screenshot
     await shot('2-graph');
 
     await page.click('[data-tab=summary]');
