@@ -41,8 +41,8 @@ export default {
   },
 };
 `;
-const OWN = '(own)';
-const TRAIN_INFO = "Training runs the file's train section (its generated data and loss) in the worker; Trace afterwards exports the trained weights.";   // the picker's value for the user's own model
+const OWN = '(own)';   // the picker's value for the user's own model
+const TRAIN_INFO = "Training runs the file's train section (its generated data and loss) in the worker; Trace afterwards exports the trained weights.";
 
 // ---- formatting -------------------------------------------------------------------------------
 
@@ -53,6 +53,9 @@ function bytesText(n) {
   do { v /= 1024; i++; } while (v >= 1024 && i < units.length - 1);
   return `${v.toFixed(v < 10 ? 2 : 1)} ${units[i]}`;
 }
+
+/** "3 shapes", or "the traced shape" when nothing is symbolic (one check). */
+const shapesText = (n) => (n === 1 ? 'the traced shape' : `${n} shapes`);
 
 const errorText = (v) => (v === 0 ? '0' : Number.isFinite(v) ? v.toExponential(2) : String(v));
 
@@ -400,7 +403,7 @@ class Page {
     this.run = run;
     this.renderVerify(report);
     this.renderOutputs(run.outputs);
-    this.status(report.ok ? `Verified: onnxruntime-web agrees at ${report.checks.length} shapes (max error ${errorText(report.maxError)}).`
+    this.status(report.ok ? `Verified: onnxruntime-web agrees at ${shapesText(report.checks.length)} (max error ${errorText(report.maxError)}).`
       : 'Verification found a disagreement (see Verify).');
   }
 
@@ -477,7 +480,7 @@ class Page {
     head.className = `verify-summary ${report.ok ? 'ok' : 'bad'}`;
     head.dataset.maxError = String(report.maxError);
     head.textContent = report.ok
-      ? `onnxruntime-web agrees with the eager model at all ${report.checks.length} shapes: max error ${errorText(report.maxError)}.`
+      ? `onnxruntime-web agrees with the eager model at ${report.checks.length === 1 ? '' : 'all '}${shapesText(report.checks.length)}: max error ${errorText(report.maxError)}.`
       : `${report.checks.filter((c) => !c.ok).length} of ${report.checks.length} shapes disagree (max error ${errorText(report.maxError)}).`;
   }
 }
