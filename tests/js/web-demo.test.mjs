@@ -303,6 +303,23 @@ describe('web-demo page in Chromium', () => {
     assert.equal(await page.locator('.cm-error-line').count(), 0);
   });
 
+  test('an error found in a pause of the typing is marked without moving the cursor: the next keys land where the person types', async () => {
+    await page.click('.cm-line >> nth=2');
+    await page.keyboard.press('End');
+    await page.keyboard.press('Enter');
+    await page.keyboard.type('const = 5 + 1');
+    await page.waitForFunction(() => !document.querySelector('#error').hidden && document.querySelector('#error .kind').textContent === 'SyntaxError');
+    await idle();
+    assert.equal(await text('#error .where'), 'line 4, column 7');
+    assert.equal(await page.$eval('.cm-error-line', (e) => e.textContent), 'const = 5 + 1');
+    await page.keyboard.type('0');
+    assert.equal(await page.evaluate(() => window.onemodelPage.editor.text.split('\n')[3]), 'const = 5 + 10');
+    // the banner's place button (the editor loses focus) moves the cursor there
+    await page.click('#error .where');
+    await page.keyboard.type('x ');
+    assert.equal(await page.evaluate(() => window.onemodelPage.editor.text.split('\n')[3]), 'const x = 5 + 10');
+  });
+
   test('the page still works after the error: trace a zoo model again (Ctrl+Enter in the editor)', async () => {
     await pick('mlp');
     assert.equal(await page.isHidden('#error'), true);
