@@ -387,6 +387,27 @@ describe('web-demo page in Chromium', () => {
     assert.match(await page.getAttribute('#verify-summary', 'class'), /\bok\b/);
   });
 
+  test('an error the worker does not catch (thrown from a timer mid-training) fails the job and a fresh worker goes on', async () => {
+    await pick('(own)');
+    const starter = await page.evaluate(() => window.onemodelPage.editor.text);
+    const code = starter.replace('batch: (step) => {', "batch: (step) => {\n      if (step === 3) setTimeout(() => { throw new Error('late'); });");
+    assert.notEqual(code, starter, 'the starter has a batch function to put the timer in');
+    await page.evaluate((c) => { window.onemodelPage.editor.text = c; }, code);
+    await page.fill('#train-steps', '100000');
+    await page.evaluate(() => { window.oldWorker = window.onemodelPage.jobs.worker; });
+    await page.click('#train');
+    await idle();
+    assert.equal(await text('#error .kind'), 'Worker');
+    assert.match(await text('#error .message'), /\blate$/);
+    const steps = Number(await page.getAttribute('#plot svg', 'data-points'));
+    assert.ok(steps >= 4 && steps < 100000, `failed after ${steps} steps`);
+    // the old worker, which would go on training, is replaced; the page traces in the fresh one
+    assert.equal(await page.evaluate(() => window.onemodelPage.jobs.worker !== window.oldWorker), true, 'a fresh worker');
+    await trace();
+    assert.equal(await page.isHidden('#error'), true);
+    assert.match(await text('#status'), /^Traced “My model”/);
+  });
+
   test('no errors in the page or its console', () => {
     assert.deepEqual(pageErrors, []);
   });

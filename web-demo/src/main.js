@@ -100,7 +100,7 @@ function onnxName(title) {
 
 class Page {
   constructor() {
-    this.jobs = new Jobs(new URL('worker.js', import.meta.url));
+    this.jobs = new Jobs(new URL('worker.js', import.meta.url), () => this.workerRestarted());
     this.editor = new CodeEditor($('#editor'), () => this.edited(), () => { if (!this.jobs.busy) this.runTrace(); });
     this.graph = new GraphView($('#graph'));
     this.plot = new LossPlot($('#plot'));
@@ -202,12 +202,16 @@ class Page {
     this.editor.clearError();
   }
 
+  /** A fresh worker holds nothing: the next job loads the model again; the last trace cannot be verified (its bytes stay downloadable). */
+  workerRestarted() {
+    this.inspected = null;
+    if (this.trace) this.trace.source = null;
+  }
+
   /** A failed job: cancelled (the worker was restarted) or an error to show. */
   fail(e) {
     if (e instanceof CancelledError) {
       this.status('Cancelled. The worker was restarted; the next run loads the model again (untrained).');
-      this.inspected = null;
-      if (this.trace) this.trace.source = null;   // the fresh worker cannot verify it; the bytes stay downloadable
       return;
     }
     this.showError(e);
