@@ -100,6 +100,14 @@ describe('web-demo page in Chromium', () => {
     await page.fill(`${cell} .axis`, symbol ?? '');
   }
 
+  /** Verifies in the page (the Verify tab's button) and checks every shape agrees. */
+  async function verifyAgrees() {
+    await page.click('[data-tab=verify]');
+    await page.click('#verify');
+    await idle();
+    assert.match(await page.getAttribute('#verify-summary', 'class'), /\bok\b/);
+  }
+
   async function download() {
     const [dl] = await Promise.all([page.waitForEvent('download'), page.click('#download')]);
     return { name: dl.suggestedFilename(), bytes: new Uint8Array(readFileSync(await dl.path())) };
@@ -193,10 +201,7 @@ describe('web-demo page in Chromium', () => {
   });
 
   test('verify in the page; the downloaded .onnx runs in onnxruntime-web here with the page\'s outputs', async () => {
-    await page.click('[data-tab=verify]');
-    await page.click('#verify');
-    await idle();
-    assert.match(await page.getAttribute('#verify-summary', 'class'), /\bok\b/);
+    await verifyAgrees();
     const rows = await page.$$eval('#verify-results tbody tr', (trs) => trs.map((tr) => ({
       ok: tr.dataset.ok, symbols: tr.cells[0].textContent, maxError: Number(tr.querySelector('.max-error').textContent),
     })));
@@ -347,10 +352,7 @@ describe('web-demo page in Chromium', () => {
     const untrained = await traceInNode('mlp');
     assert.equal(trained.bytes.length, untrained.bytes.length);
     assert.notDeepEqual(trained.bytes, untrained.bytes, 'the trained weights are in the .onnx');
-    await page.click('[data-tab=verify]');
-    await page.click('#verify');
-    await idle();
-    assert.match(await page.getAttribute('#verify-summary', 'class'), /\bok\b/);
+    await verifyAgrees();
   });
 
   test('a long run: the page answers, the progress bar and the plot move, Cancel stops it and the page goes on', async () => {
@@ -381,10 +383,7 @@ describe('web-demo page in Chromium', () => {
     const node = await traceInNode('gpt');
     assert.equal(await page.locator('#graph g.node.op').count(), node.nodes);
     assert.deepEqual((await download()).bytes, node.bytes);
-    await page.click('[data-tab=verify]');
-    await page.click('#verify');
-    await idle();
-    assert.match(await page.getAttribute('#verify-summary', 'class'), /\bok\b/);
+    await verifyAgrees();
   });
 
   test('an error the worker does not catch (thrown from a timer mid-training) fails the job and a fresh worker goes on', async () => {
