@@ -325,6 +325,29 @@ describe('web-demo page in Chromium', () => {
     assert.equal(await page.evaluate(() => window.onemodelPage.editor.text.split('\n')[3]), 'const x = 5 + 10');
   });
 
+  test('other errors of the user\'s code: kind, class name, message and place as the banner shows them', async () => {
+    const head = "import * as om from 'onemodel';\nawait om.ready();\n";
+    const inputs = "inputs: { x: om.randn([2, 3], { seed: 1 }) }";
+    const cases = [
+      // [code, kind, class name shown, message, place]
+      [`${head}function model(x) {\n  throw new Error('boom');\n}\nexport default { model, ${inputs} };\n`, 'Error', '', 'boom', 'line 4, column 9'],
+      [`${head}function model(x) {\n  return x.rleu();\n}\nexport default { model, ${inputs} };\n`, 'TypeError', '', 'x.rleu is not a function', 'line 4, column 12'],
+      [`${head}export default { model: (x) => 42, ${inputs} };\n`, 'InvalidArgument', 'OmError',
+        'trace: the model must return a Tensor, an array of Tensors or an object of Tensors, got 42', null],
+      [`${head}export const x = 1;\n`, 'InvalidArgument', 'OmError',
+        'your model: the module has no default export; export default { title?, model, inputs, outputNames?, train? }', null],
+      ["import om from 'onemodel';\nexport default 1;\n", 'ImportError', '', "'onemodel' has no export named \"default\" (import * as om from 'onemodel')", 'line 1, column 8'],
+    ];
+    for (const [code, kind, name, message, where] of cases) {
+      await page.evaluate((c) => { window.onemodelPage.editor.text = c; }, code);
+      await trace();
+      const shown = { kind: await text('#error .kind'), name: await text('#error .name'), message: await text('#error .message'),
+        where: (await page.isHidden('#error .where')) ? null : await text('#error .where') };
+      assert.deepEqual(shown, { kind, name, message, where }, code);
+      assert.match(await text('#status'), new RegExp(`^Failed: ${kind}$`));
+    }
+  });
+
   test('the page still works after the error: trace a zoo model again (Ctrl+Enter in the editor)', async () => {
     await pick('mlp');
     assert.equal(await page.isHidden('#error'), true);
