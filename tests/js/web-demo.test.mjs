@@ -409,6 +409,25 @@ describe('web-demo page in Chromium', () => {
     await verifyAgrees();
   });
 
+  test('an endless loop in the model\'s forward: the page answers, Cancel stops it, the page goes on', async () => {
+    await pick('(own)');
+    const code = "import * as om from 'onemodel';\nawait om.ready();\nfunction model(x) {\n  for (;;) {}\n}\nexport default { model, inputs: { x: om.randn([2, 3], { seed: 1 }) } };\n";
+    await page.evaluate((c) => { window.onemodelPage.editor.text = c; }, code);
+    await page.click('#trace');
+    // the model loaded (the inspect job is done) and the trace job, which enters the loop, is on
+    await page.waitForFunction(() => document.querySelector('#status').textContent === 'Tracing…');
+    // the main thread still answers (this evaluate runs), and the job is still on
+    assert.equal(await page.evaluate(() => document.body.classList.contains('busy')), true);
+    await page.click('#cancel');
+    await idle();
+    assert.match(await text('#status'), /^Cancelled\./);
+    assert.equal(await page.isHidden('#error'), true);
+    await pick('mlp');
+    await trace();
+    assert.equal(await page.isHidden('#error'), true);
+    assert.equal(await page.locator('#graph g.node.op').count(), (await traceInNode('mlp')).nodes);
+  });
+
   test('an error the worker does not catch (thrown from a timer mid-training) fails the job and a fresh worker goes on', async () => {
     await pick('(own)');
     const starter = await page.evaluate(() => window.onemodelPage.editor.text);
