@@ -409,6 +409,20 @@ describe('web-demo page in Chromium', () => {
     await verifyAgrees();
   });
 
+  test('an edit made while a job runs is loaded once the job ends', async () => {
+    await pick('mlp');
+    await page.fill('#train-steps', '100000');
+    await page.click('#train');
+    await page.waitForFunction(() => Number(document.querySelector('#progress').dataset.done) >= 1);
+    await page.evaluate(() => { const e = window.onemodelPage.editor; e.text = e.text.replace("title: 'MLP regression'", "title: 'MLP, edited'"); });
+    await page.waitForTimeout(1000);   // past the pause after which an edit is loaded: the job still runs
+    assert.equal(await text('#model-title'), 'MLP regression');
+    await page.click('#cancel');
+    await page.waitForFunction(() => document.querySelector('#model-title').textContent === 'MLP, edited', null, { timeout: 10_000 });
+    await idle();
+    assert.match(await text('#status'), /^Loaded “MLP, edited”/);
+  });
+
   test('an endless loop in the model\'s forward: the page answers, Cancel stops it, the page goes on', async () => {
     await pick('(own)');
     const code = "import * as om from 'onemodel';\nawait om.ready();\nfunction model(x) {\n  for (;;) {}\n}\nexport default { model, inputs: { x: om.randn([2, 3], { seed: 1 }) } };\n";

@@ -274,7 +274,7 @@ class Page {
         this.busy(false);
       }
     }
-    this.editor.text = text;   // edited() schedules the inspect; do it now instead
+    this.editor.text = text;   // edited() schedules an inspect; do it now instead
     clearTimeout(this.inspectTimer);
     if (await this.inspect()) this.statusLoaded();
   }
@@ -293,12 +293,22 @@ class Page {
     this.refreshButtons();
   }
 
+  /** An edit: its error mark goes, and the code is loaded in the next pause of the typing. */
   edited() {
     this.editor.clearError();
     this.refreshButtons();
+    this.inspectSoon();
+  }
+
+  /**
+   * Loads the editor's code in the worker after a pause (its inputs and errors show without a
+   * click); while a job runs, once it has ended, so that an edit made meanwhile is not missed.
+   */
+  inspectSoon() {
     clearTimeout(this.inspectTimer);
     this.inspectTimer = setTimeout(() => {
-      if (!this.jobs.busy && this.inspected?.source !== this.editor.text) this.inspect().then((ok) => ok && this.statusLoaded());
+      if (this.jobs.busy) this.inspectSoon();
+      else if (this.inspected?.source !== this.editor.text) this.inspect().then((ok) => ok && this.statusLoaded());
     }, 700);
   }
 
