@@ -421,6 +421,7 @@ describe('web-demo page in Chromium', () => {
     await page.waitForFunction(() => document.querySelector('#model-title').textContent === 'MLP, edited', null, { timeout: 10_000 });
     await idle();
     assert.match(await text('#status'), /^Loaded “MLP, edited”/);
+    assert.equal(await page.inputValue('#train-steps'), '100000', 'the steps typed over the file\'s stay');
   });
 
   test('an endless loop in the model\'s forward: the page answers, Cancel stops it, the page goes on', async () => {

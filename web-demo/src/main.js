@@ -108,6 +108,7 @@ class Page {
     this.trace = null;         // { source, summary, bytes, fileName } of the last trace (source null: not in the worker)
     this.run = null;           // { inputs, outputs } of the last verification's run at the traced shapes
     this.shownInputs = [];     // the inputs (as the code declares them) the shapes form was made from
+    this.shownSteps = null;    // the file's train.steps the steps field was last set to
     this.inspectTimer = 0;
     this.wire();
   }
@@ -283,6 +284,7 @@ class Page {
   reset() {
     this.trace = null;
     this.run = null;
+    this.shownSteps = null;   // a picked file shows its own default steps
     this.graph.clear();
     $('#graph-info').textContent = 'Press Trace to see the graph.';
     $('#summary').replaceChildren(h('p', { className: 'muted', textContent: 'Press Trace to see the summary.' }));
@@ -321,7 +323,9 @@ class Page {
     this.hideError();
     this.inspected = { source, ...info };
     $('#model-title').textContent = info.title;
-    if (info.trainSteps !== null) $('#train-steps').value = String(info.trainSteps);
+    // The file's default steps, unless the field already shows what the person typed over them.
+    if (info.trainSteps !== null && info.trainSteps !== this.shownSteps) $('#train-steps').value = String(info.trainSteps);
+    this.shownSteps = info.trainSteps;
     this.renderInputs(info.inputs);
     this.refreshButtons();
     return true;
