@@ -437,6 +437,7 @@ describe('web-demo page in Chromium', () => {
     await idle();
     assert.match(await text('#status'), /^Cancelled\./);
     assert.equal(await page.isHidden('#error'), true);
+    assert.equal(await page.isDisabled('#train'), true, 'the file has no train section, before and after the restart');
     await pick('mlp');
     await trace();
     assert.equal(await page.isHidden('#error'), true);

@@ -108,7 +108,7 @@ class Page {
     this.trace = null;         // { source, summary, bytes, fileName } of the last trace (source null: not in the worker)
     this.run = null;           // { inputs, outputs } of the last verification's run at the traced shapes
     this.shownInputs = [];     // the inputs (as the code declares them) the shapes form was made from
-    this.shownSteps = null;    // the file's train.steps the steps field was last set to
+    this.shownSteps = null;    // train.steps of the last file loaded (null: no train section), which the steps field was set to
     this.inspectTimer = 0;
     this.wire();
   }
@@ -176,7 +176,7 @@ class Page {
     const fresh = this.trace && this.trace.source === this.editor.text;
     $('#verify').disabled = !fresh;
     $('#download').disabled = !this.trace;
-    $('#train').disabled = this.inspected?.trainSteps === null;
+    $('#train').disabled = this.shownSteps === null;   // (kept through a worker restart, unlike this.inspected)
   }
 
   showError(err) {
