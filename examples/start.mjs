@@ -3,8 +3,9 @@
 //
 //   node examples/start.mjs [--no-serve] [--out DIR]   (default out/; CI=true also skips serving)
 //
-// Exits 1, before serving, when any model fails.
+// Exits 1, before serving, when any model fails; 2, before exporting, on a bad argument or PORT.
 import { join } from 'node:path';
+import { portFromEnv, serveAndPrint } from '../web-demo/server.mjs';
 import { ZOO } from './lib/workflow.mjs';
 import { exportModelFile, reportLine } from './lib/export.mjs';
 
@@ -17,6 +18,15 @@ if (!outDir || unknown.length) {
   process.exit(2);
 }
 const serving = !args.includes('--no-serve') && process.env.CI !== 'true';
+let port = null;
+if (serving) {
+  try {
+    port = portFromEnv();
+  } catch (e) {
+    console.error(`start: ${e.message}`);
+    process.exit(2);
+  }
+}
 
 let failed = 0;
 for (const name of ZOO) {
@@ -30,8 +40,4 @@ if (failed) {
 }
 console.log(`exported and verified ${ZOO.length} models to ${outDir}/`);
 
-if (serving) {
-  const { serve } = await import('../web-demo/server.mjs');
-  const { url } = await serve({ host: '127.0.0.1', port: Number(process.env.PORT ?? 8080) });
-  console.log(url);
-}
+if (serving) await serveAndPrint(port);

@@ -141,12 +141,31 @@ export async function serve({ host = '127.0.0.1', port = 8080 } = {}) {
   };
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === (await realpath(process.argv[1]).catch(() => ''))) {
-  const port = process.env.PORT === undefined ? 8080 : Number(process.env.PORT);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    console.error(`server: PORT must be an integer in 0..65535, got ${JSON.stringify(process.env.PORT)}`);
-    process.exit(2);
+/**
+ * The port the commands serve on: PORT from env (default 8080). Throws an Error naming the bad
+ * value unless it is an integer in 0..65535 (0: a free one).
+ */
+export function portFromEnv(env = process.env) {
+  const port = env.PORT === undefined ? 8080 : Number(env.PORT);
+  if (env.PORT?.trim() === '' || !Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new Error(`PORT must be an integer in 0..65535, got ${JSON.stringify(env.PORT)}`);
   }
+  return port;
+}
+
+/** Serves the page on `port` and prints the line with its URL (this command and `npm start`). */
+export async function serveAndPrint(port) {
   const { url } = await serve({ port });
   console.log(`onemodel demo page: ${url}`);
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === (await realpath(process.argv[1]).catch(() => ''))) {
+  let port;
+  try {
+    port = portFromEnv();
+  } catch (e) {
+    console.error(`server: ${e.message}`);
+    process.exit(2);
+  }
+  await serveAndPrint(port);
 }

@@ -209,7 +209,11 @@ function setTraining(model, on) {
   if (typeof model.train === 'function') model.train(on);
 }
 
-/** Lets the event loop run (a Worker's cancel message, a page repaint) between steps. */
+/**
+ * Lets the host's event loop run between steps, so a long run does not starve it (a page's
+ * repaints when run on the main thread, a server's I/O in Node). Stopping is the host's: the
+ * demo page terminates its worker, as a running wasm call cannot be interrupted anyway.
+ */
 function breathe() {
   return new Promise((resolve) => setTimeout(resolve, 0));
 }
@@ -219,17 +223,15 @@ function breathe() {
  * optimizer from file.train.optimizer; back in eval mode when it returns. Each step: batch(step),
  * the model on batch.inputs, loss(output, target), backward, optimizer step; everything a step
  * makes is freed. onStep(step, loss) is called after each step; between steps the event loop
- * runs and an aborted `signal` stops the training (stopped: true). Resolves to
- * { losses: number[], stopped }. Throws OmError InvalidArgument when the file has no train
+ * runs. Resolves to { losses: number[] }. Throws OmError InvalidArgument when the file has no train
  * section or a train function returns the wrong thing; errors of the model or the train
  * functions propagate as they are.
  */
-export async function trainModel(file, { steps = file.train?.steps, onStep, signal } = {}) {
+export async function trainModel(file, { steps = file.train?.steps, onStep } = {}) {
   const { train, model } = file;
   if (!train) throw invalid(`trainModel: ${file.title} has no train section ${TRAIN_FORMAT}`);
   if (!Number.isInteger(steps) || steps < 0) throw invalid(`trainModel: steps must be a non-negative integer, got ${show(steps)}`);
   const losses = [];
-  let stopped = false;
   let opt = null;
   try {
     opt = train.optimizer(train.parameters ?? model.parameters());
@@ -238,7 +240,6 @@ export async function trainModel(file, { steps = file.train?.steps, onStep, sign
     }
     setTraining(model, true);
     for (let step = 0; step < steps; step++) {
-      if (signal?.aborted) { stopped = true; break; }
       const loss = om.tidy(() => {
         opt.zeroGrad();
         const b = train.batch(step);
@@ -262,7 +263,7 @@ export async function trainModel(file, { steps = file.train?.steps, onStep, sign
     if (typeof opt?.dispose === 'function') opt.dispose();
     setTraining(model, false);
   }
-  return { losses, stopped };
+  return { losses };
 }
 
 /**
@@ -347,22 +348,19 @@ function symbolsAt(inputs, feeds) {
  * Runs traced's .onnx in onnxruntime-web and compares it with the eager model (eval mode, no
  * grad) at the traced shapes and at two other sizes of every symbol (s + 1 and 2s + 1: the trace
  * oracle's otherShapes), each output to tol * max(1, max|eager|). inputs: what was traced (default
- * the file's). Resolves to { ok, stopped, maxError, checks: [{ symbols: { name: size },
+ * the file's). Resolves to { ok, maxError, checks: [{ symbols: { name: size },
  * shapes: { input: [dims] }, ok, maxError, outputs: [{ name, dtype, shape, maxError, bound }],
  * error? }] }: a disagreement, or a run that fails (in ORT or eager), is a check with ok false
- * and its error message, not a rejection. onCheck(check, index, total) follows each check;
- * an aborted signal stops before the next (stopped: true, ok false).
+ * and its error message, not a rejection. onCheck(check, index, total) follows each check.
  */
-export async function verifyTraced(file, traced, { inputs = file.inputs, tol = 1e-5, onCheck, signal } = {}) {
+export async function verifyTraced(file, traced, { inputs = file.inputs, tol = 1e-5, onCheck } = {}) {
   const examples = Object.fromEntries(readInputs(inputs, 'verifyTraced').map(({ name, example }) => [name, example]));
   const others = otherShapes(inputs);
   const sets = [examples, ...others];
   const checks = [];
-  let stopped = false;
   setTraining(file.model, false);
   try {
     for (const feeds of sets) {
-      if (signal?.aborted) { stopped = true; break; }
       const check = {
         symbols: symbolsAt(inputs, feeds),
         shapes: Object.fromEntries(Object.entries(feeds).map(([n, t]) => [n, t.shape])),
@@ -389,5 +387,5 @@ export async function verifyTraced(file, traced, { inputs = file.inputs, tol = 1
     om.dispose(others);
   }
   const maxError = maxOf(checks.map((c) => c.maxError));
-  return { ok: !stopped && checks.every((c) => c.ok), stopped, maxError, checks };
+  return { ok: checks.every((c) => c.ok), maxError, checks };
 }

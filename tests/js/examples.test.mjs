@@ -178,6 +178,41 @@ test('examples/start.mjs refuses unknown arguments and a missing --out directory
   assert.match((await start(['--serve'], {})).err, /\(unknown: --serve\)/);
 });
 
+test('examples/start.mjs serves the page on PORT after the export and prints its URL; a bad PORT stops it before exporting', async () => {
+  const { createServer } = await import('node:net');
+  const { spawn } = await import('node:child_process');
+  // a port that is free now: listen on 0, note it, close
+  const port = await new Promise((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => { const p = s.address().port; s.close(() => resolve(p)); });
+  });
+  const child = spawn(process.execPath, ['examples/start.mjs', '--out', 'build/start-test-c'], { cwd: root, env: { ...process.env, CI: '', PORT: String(port) } });
+  try {
+    let out = '';
+    const url = await new Promise((resolve, reject) => {
+      child.stdout.on('data', (c) => {
+        out += c;
+        const m = /^onemodel demo page: (\S+)$/m.exec(out);
+        if (m) resolve(m[1]);
+      });
+      child.on('exit', (code) => reject(new Error(`start exited with ${code} before serving: ${out}`)));
+    });
+    assert.equal(url, `http://127.0.0.1:${port}/`);
+    assert.match(out, /^exported and verified 6 models to build\/start-test-c\/\nonemodel demo page: /m, 'the URL after the export');
+    const res = await fetch(url);
+    assert.equal(res.status, 200);
+    assert.match(await res.text(), /<title>onemodel/);
+  } finally {
+    child.kill();
+  }
+
+  for (const bad of ['eighty', '', '-1', '65536', '80.5']) {
+    const r = await start(['--out', 'build/start-test-d'], { CI: '', PORT: bad });
+    assert.equal(r.code, 2, `PORT=${bad}: ${r.out}${r.err}`);
+    assert.equal(r.out, '', 'nothing exported');
+    assert.equal(r.err.trim(), `start: PORT must be an integer in 0..65535, got ${JSON.stringify(bad)}`);
+  }
+});
+
 test('exportModelFile reports a model that fails (and the line says FAILED) instead of throwing, and frees it', async () => {
   const om = await import('onemodel');
   const { exportModelFile, reportLine } = await import('../../examples/lib/export.mjs');

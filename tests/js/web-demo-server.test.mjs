@@ -125,6 +125,7 @@ describe('web-demo server', () => {
 
 describe('web-demo source handling', () => {
   const URL_ = 'http://127.0.0.1:1/onemodel/index.js';
+  const EXPORTS = new Set(['tensor', 'randn', 'ready']);
 
   test('pointImportsAt rewrites only the onemodel specifiers and keeps every line where it was', () => {
     const code = [
@@ -134,7 +135,7 @@ describe('web-demo source handling', () => {
       "export { randn } from 'onemodel';",
       'export default 1;',
     ].join('\n');
-    const out = pointImportsAt(code, URL_).split('\n');
+    const out = pointImportsAt(code, URL_, EXPORTS).split('\n');
     assert.deepEqual(out, [
       `import * as om from "${URL_}";`,
       `import { tensor } from "${URL_}";`,
@@ -151,9 +152,12 @@ describe('web-demo source handling', () => {
       ["import * as om from 'onemodel';\nexport * from 'node:fs';\n", 'ImportError',
         "a model file may import only 'onemodel' (import * as om from 'onemodel'), not \"node:fs\"", 2, 15],
       ["import * as om from 'onemodel';\nconst a = 1;\nconst b = (a + ;\n", 'SyntaxError', 'Unexpected token', 3, 16],
+      ["import om from 'onemodel';\n", 'ImportError', "'onemodel' has no export named \"default\" (import * as om from 'onemodel')", 1, 8],
+      ["import { tensor, nope as n } from 'onemodel';\n", 'ImportError', "'onemodel' has no export named \"nope\"", 1, 18],
+      ["export { randn, zeros as z } from 'onemodel';\n", 'ImportError', "'onemodel' has no export named \"zeros\"", 1, 17],
     ];
     for (const [code, kind, message, line, column] of cases) {
-      assert.throws(() => pointImportsAt(code, URL_), (e) => {
+      assert.throws(() => pointImportsAt(code, URL_, EXPORTS), (e) => {
         assert.ok(e instanceof SourceError);
         assert.deepEqual([e.name, e.kind, e.message, e.line, e.column], [kind, kind, message, line, column]);
         return true;

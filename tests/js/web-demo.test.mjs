@@ -100,6 +100,14 @@ describe('web-demo page in Chromium', () => {
     await page.fill(`${cell} .axis`, symbol ?? '');
   }
 
+  /** Verifies in the page (the Verify tab's button) and checks every shape agrees. */
+  async function verifyAgrees() {
+    await page.click('[data-tab=verify]');
+    await page.click('#verify');
+    await idle();
+    assert.match(await page.getAttribute('#verify-summary', 'class'), /\bok\b/);
+  }
+
   async function download() {
     const [dl] = await Promise.all([page.waitForEvent('download'), page.click('#download')]);
     return { name: dl.suggestedFilename(), bytes: new Uint8Array(readFileSync(await dl.path())) };
@@ -167,6 +175,17 @@ describe('web-demo page in Chromium', () => {
     assert.deepEqual([Math.round(panned.x - zoomed.x), Math.round(panned.y - zoomed.y), panned.k], [40, -30, zoomed.k]);
     await page.click('#fit');
     assert.deepEqual(await view(), fitted);
+    // by keyboard: arrows pan, + zooms, 0 fits
+    await page.focus('#graph svg');
+    await page.keyboard.press('ArrowRight');
+    await page.keyboard.press('ArrowUp');
+    const keyed = await view();
+    assert.deepEqual([Math.round(keyed.x - fitted.x), Math.round(keyed.y - fitted.y), keyed.k], [-60, 60, fitted.k]);
+    await page.keyboard.press('+');
+    assert.ok((await view()).k > fitted.k, 'the + key zooms in');
+    await page.keyboard.press('0');
+    assert.deepEqual(await view(), fitted);
+    await page.evaluate(() => document.activeElement.blur());   // no focus ring in the screenshot
     await shot('2-graph');
 
     await page.click('[data-tab=summary]');
@@ -182,10 +201,7 @@ describe('web-demo page in Chromium', () => {
   });
 
   test('verify in the page; the downloaded .onnx runs in onnxruntime-web here with the page\'s outputs', async () => {
-    await page.click('[data-tab=verify]');
-    await page.click('#verify');
-    await idle();
-    assert.match(await page.getAttribute('#verify-summary', 'class'), /\bok\b/);
+    await verifyAgrees();
     const rows = await page.$$eval('#verify-results tbody tr', (trs) => trs.map((tr) => ({
       ok: tr.dataset.ok, symbols: tr.cells[0].textContent, maxError: Number(tr.querySelector('.max-error').textContent),
     })));
@@ -207,6 +223,41 @@ describe('web-demo page in Chromium', () => {
     } finally {
       await session.release();
     }
+  });
+
+  test('Verify goes off once the worker no longer holds the trace: a failed trace, or an edit and its undo', async () => {
+    await page.click('[data-tab=verify]');
+    const state = () => page.evaluate(() => [document.querySelector('#verify').disabled, document.querySelector('#download').disabled]);
+    assert.deepEqual(await state(), [false, false], 'verify and download on after the trace');
+    const unet = await page.evaluate(() => window.onemodelPage.editor.text);
+    // an edit loads other code in the worker (the edit's inspect), which drops the trace; undoing it does not bring it back
+    await page.evaluate(() => { window.onemodelPage.editor.text += '\n// an edit\n'; });
+    await page.waitForFunction(() => window.onemodelPage.inspected?.source.endsWith('// an edit\n'));
+    await idle();
+    await page.evaluate((t) => { window.onemodelPage.editor.text = t; }, unet);
+    assert.deepEqual(await state(), [true, false], 'verify off, the bytes still downloadable');
+    assert.deepEqual((await download()).bytes, traced.bytes);
+
+    await trace();
+    assert.deepEqual(await state(), [false, false]);
+    // a trace that fails drops the worker's last one too
+    const size = await page.inputValue('#inputs [data-input="x"] [data-dim="0"] .size');
+    await setAxis('x', 0, -2, 'n');
+    await trace();
+    assert.equal(await text('#error .kind'), 'InvalidArgument');
+    assert.deepEqual(await state(), [true, false]);
+
+    // empty number fields are named, not read as 0
+    await setAxis('x', 0, '', 'n');
+    await trace();
+    assert.equal(await text('#error .message'), 'x axis 0 size: empty; enter a number');
+    assert.equal(await page.evaluate(() => document.activeElement.getAttribute('aria-label')), 'x axis 0 size');
+    await page.fill('#train-steps', '');
+    await page.click('#train');
+    await idle();
+    assert.equal(await text('#error .message'), 'training steps: empty; enter a number');
+    assert.match(await text('#status'), /^Failed: InvalidArgument/);
+    await setAxis('x', 0, size, 'n');
   });
 
   test('a data-dependent read in the editor: TraceError DataDependent at its line, highlighted', async () => {
@@ -257,6 +308,46 @@ describe('web-demo page in Chromium', () => {
     assert.equal(await page.locator('.cm-error-line').count(), 0);
   });
 
+  test('an error found in a pause of the typing is marked without moving the cursor: the next keys land where the person types', async () => {
+    await page.click('.cm-line >> nth=2');
+    await page.keyboard.press('End');
+    await page.keyboard.press('Enter');
+    await page.keyboard.type('const = 5 + 1');
+    await page.waitForFunction(() => !document.querySelector('#error').hidden && document.querySelector('#error .kind').textContent === 'SyntaxError');
+    await idle();
+    assert.equal(await text('#error .where'), 'line 4, column 7');
+    assert.equal(await page.$eval('.cm-error-line', (e) => e.textContent), 'const = 5 + 1');
+    await page.keyboard.type('0');
+    assert.equal(await page.evaluate(() => window.onemodelPage.editor.text.split('\n')[3]), 'const = 5 + 10');
+    // the banner's place button (the editor loses focus) moves the cursor there
+    await page.click('#error .where');
+    await page.keyboard.type('x ');
+    assert.equal(await page.evaluate(() => window.onemodelPage.editor.text.split('\n')[3]), 'const x = 5 + 10');
+  });
+
+  test('other errors of the user\'s code: kind, class name, message and place as the banner shows them', async () => {
+    const head = "import * as om from 'onemodel';\nawait om.ready();\n";
+    const inputs = "inputs: { x: om.randn([2, 3], { seed: 1 }) }";
+    const cases = [
+      // [code, kind, class name shown, message, place]
+      [`${head}function model(x) {\n  throw new Error('boom');\n}\nexport default { model, ${inputs} };\n`, 'Error', '', 'boom', 'line 4, column 9'],
+      [`${head}function model(x) {\n  return x.rleu();\n}\nexport default { model, ${inputs} };\n`, 'TypeError', '', 'x.rleu is not a function', 'line 4, column 12'],
+      [`${head}export default { model: (x) => 42, ${inputs} };\n`, 'InvalidArgument', 'OmError',
+        'trace: the model must return a Tensor, an array of Tensors or an object of Tensors, got 42', null],
+      [`${head}export const x = 1;\n`, 'InvalidArgument', 'OmError',
+        'your model: the module has no default export; export default { title?, model, inputs, outputNames?, train? }', null],
+      ["import om from 'onemodel';\nexport default 1;\n", 'ImportError', '', "'onemodel' has no export named \"default\" (import * as om from 'onemodel')", 'line 1, column 8'],
+    ];
+    for (const [code, kind, name, message, where] of cases) {
+      await page.evaluate((c) => { window.onemodelPage.editor.text = c; }, code);
+      await trace();
+      const shown = { kind: await text('#error .kind'), name: await text('#error .name'), message: await text('#error .message'),
+        where: (await page.isHidden('#error .where')) ? null : await text('#error .where') };
+      assert.deepEqual(shown, { kind, name, message, where }, code);
+      assert.match(await text('#status'), new RegExp(`^Failed: ${kind}$`));
+    }
+  });
+
   test('the page still works after the error: trace a zoo model again (Ctrl+Enter in the editor)', async () => {
     await pick('mlp');
     assert.equal(await page.isHidden('#error'), true);
@@ -284,10 +375,7 @@ describe('web-demo page in Chromium', () => {
     const untrained = await traceInNode('mlp');
     assert.equal(trained.bytes.length, untrained.bytes.length);
     assert.notDeepEqual(trained.bytes, untrained.bytes, 'the trained weights are in the .onnx');
-    await page.click('[data-tab=verify]');
-    await page.click('#verify');
-    await idle();
-    assert.match(await page.getAttribute('#verify-summary', 'class'), /\bok\b/);
+    await verifyAgrees();
   });
 
   test('a long run: the page answers, the progress bar and the plot move, Cancel stops it and the page goes on', async () => {
@@ -318,10 +406,63 @@ describe('web-demo page in Chromium', () => {
     const node = await traceInNode('gpt');
     assert.equal(await page.locator('#graph g.node.op').count(), node.nodes);
     assert.deepEqual((await download()).bytes, node.bytes);
-    await page.click('[data-tab=verify]');
-    await page.click('#verify');
+    await verifyAgrees();
+  });
+
+  test('an edit made while a job runs is loaded once the job ends', async () => {
+    await pick('mlp');
+    await page.fill('#train-steps', '100000');
+    await page.click('#train');
+    await page.waitForFunction(() => Number(document.querySelector('#progress').dataset.done) >= 1);
+    await page.evaluate(() => { const e = window.onemodelPage.editor; e.text = e.text.replace("title: 'MLP regression'", "title: 'MLP, edited'"); });
+    await page.waitForTimeout(1000);   // past the pause after which an edit is loaded: the job still runs
+    assert.equal(await text('#model-title'), 'MLP regression');
+    await page.click('#cancel');
+    await page.waitForFunction(() => document.querySelector('#model-title').textContent === 'MLP, edited', null, { timeout: 10_000 });
     await idle();
-    assert.match(await page.getAttribute('#verify-summary', 'class'), /\bok\b/);
+    assert.match(await text('#status'), /^Loaded “MLP, edited”/);
+    assert.equal(await page.inputValue('#train-steps'), '100000', 'the steps typed over the file\'s stay');
+  });
+
+  test('an endless loop in the model\'s forward: the page answers, Cancel stops it, the page goes on', async () => {
+    await pick('(own)');
+    const code = "import * as om from 'onemodel';\nawait om.ready();\nfunction model(x) {\n  for (;;) {}\n}\nexport default { model, inputs: { x: om.randn([2, 3], { seed: 1 }) } };\n";
+    await page.evaluate((c) => { window.onemodelPage.editor.text = c; }, code);
+    await page.click('#trace');
+    // the model loaded (the inspect job is done) and the trace job, which enters the loop, is on
+    await page.waitForFunction(() => document.querySelector('#status').textContent === 'Tracing…');
+    // the main thread still answers (this evaluate runs), and the job is still on
+    assert.equal(await page.evaluate(() => document.body.classList.contains('busy')), true);
+    await page.click('#cancel');
+    await idle();
+    assert.match(await text('#status'), /^Cancelled\./);
+    assert.equal(await page.isHidden('#error'), true);
+    assert.equal(await page.isDisabled('#train'), true, 'the file has no train section, before and after the restart');
+    await pick('mlp');
+    await trace();
+    assert.equal(await page.isHidden('#error'), true);
+    assert.equal(await page.locator('#graph g.node.op').count(), (await traceInNode('mlp')).nodes);
+  });
+
+  test('an error the worker does not catch (thrown from a timer mid-training) fails the job and a fresh worker goes on', async () => {
+    await pick('(own)');
+    const starter = await page.evaluate(() => window.onemodelPage.editor.text);
+    const code = starter.replace('batch: (step) => {', "batch: (step) => {\n      if (step === 3) setTimeout(() => { throw new Error('late'); });");
+    assert.notEqual(code, starter, 'the starter has a batch function to put the timer in');
+    await page.evaluate((c) => { window.onemodelPage.editor.text = c; }, code);
+    await page.fill('#train-steps', '100000');
+    await page.evaluate(() => { window.oldWorker = window.onemodelPage.jobs.worker; });
+    await page.click('#train');
+    await idle();
+    assert.equal(await text('#error .kind'), 'Worker');
+    assert.match(await text('#error .message'), /\blate$/);
+    const steps = Number(await page.getAttribute('#plot svg', 'data-points'));
+    assert.ok(steps >= 4 && steps < 100000, `failed after ${steps} steps`);
+    // the old worker, which would go on training, is replaced; the page traces in the fresh one
+    assert.equal(await page.evaluate(() => window.onemodelPage.jobs.worker !== window.oldWorker), true, 'a fresh worker');
+    await trace();
+    assert.equal(await page.isHidden('#error'), true);
+    assert.match(await text('#status'), /^Traced “My model”/);
   });
 
   test('no errors in the page or its console', () => {

@@ -47,15 +47,25 @@ export class CodeEditor {
     this.view.dispatch({ changes: { from: 0, to: this.view.state.doc.length, insert: code } });
   }
 
-  /** Marks a line (1-based; out of range is clamped), scrolls it into view and puts the cursor on it. */
+  /**
+   * Marks a line (1-based; out of range is clamped). Unless the person is typing in the editor
+   * (it has focus: the error came from the check of a pause in the typing), it also scrolls the
+   * place into view and puts the focused cursor there, ready for the fix; moving the cursor under
+   * someone's fingers would send their next keys to the wrong place.
+   */
   markError(line, column = 1) {
     const doc = this.view.state.doc;
     const l = doc.line(Math.min(Math.max(1, line), doc.lines));
+    if (this.view.hasFocus) {
+      this.view.dispatch({ effects: markLine.of(l.number) });
+      return;
+    }
     const pos = Math.min(l.from + Math.max(0, column - 1), l.to);
     this.view.dispatch({
       effects: [markLine.of(l.number), EditorView.scrollIntoView(pos, { y: 'center' })],
       selection: { anchor: pos },
     });
+    this.view.focus();
   }
 
   clearError() {

@@ -1,8 +1,10 @@
 // The graph view: draws a laid-out graph (src/layout.js, computed in the worker) as SVG and lets
-// a person pan (drag), zoom (wheel, about the pointer; or the buttons) and fit it to the view.
+// a person pan (drag, or the arrow keys when it has focus), zoom (wheel, about the pointer; + and
+// -, or the buttons) and fit it to the view (0, a double click, or the Fit button).
 const SVG = 'http://www.w3.org/2000/svg';
 const MIN_SCALE = 0.05, MAX_SCALE = 4;
 const READABLE = 0.85;  // the smallest scale a new graph is first shown at (the Fit button goes below)
+const KEY_STEP = 60;    // px an arrow key pans
 
 function el(name, attrs = {}, parent = null) {
   const e = document.createElementNS(SVG, name);
@@ -36,7 +38,7 @@ export class GraphView {
   /** host: the element the <svg> fills. */
   constructor(host) {
     this.host = host;
-    this.svg = el('svg', { class: 'graph', role: 'img', 'aria-label': 'traced graph' });
+    this.svg = el('svg', { class: 'graph', role: 'img', tabindex: 0, 'aria-label': 'traced graph: arrow keys pan, + and - zoom, 0 fits' });
     const defs = el('defs', {}, this.svg);
     const marker = el('marker', { id: 'arrow', viewBox: '0 0 10 10', refX: 9, refY: 5, markerWidth: 7, markerHeight: 7, orient: 'auto-start-reverse' }, defs);
     el('path', { d: 'M0,0 L10,5 L0,10 z', class: 'arrow' }, marker);
@@ -141,5 +143,17 @@ export class GraphView {
       this.zoom(Math.exp(-e.deltaY * 0.0015), { x: e.clientX - r.left, y: e.clientY - r.top });
     }, { passive: false });
     this.svg.addEventListener('dblclick', () => this.fit());
+    this.svg.addEventListener('keydown', (e) => {
+      if (e.ctrlKey || e.metaKey || e.altKey) return;
+      const pan = { ArrowLeft: [1, 0], ArrowRight: [-1, 0], ArrowUp: [0, 1], ArrowDown: [0, -1] }[e.key];
+      if (pan) {
+        this.fitted = null;
+        this.#set({ ...this.view, x: this.view.x + pan[0] * KEY_STEP, y: this.view.y + pan[1] * KEY_STEP });
+      } else if (e.key === '+' || e.key === '=') this.zoom(1.25);
+      else if (e.key === '-') this.zoom(0.8);
+      else if (e.key === '0') this.fit();
+      else return;
+      e.preventDefault();
+    });
   }
 }

@@ -1,7 +1,8 @@
 // The page's side of the worker: one job at a time, each a request with an id answered by
 // progress messages and one result or error. Cancel terminates the worker (a running wasm call
-// cannot be interrupted otherwise) and starts a fresh one, so the page goes on working; the
-// fresh worker has no loaded or trained model, which the next job loads again.
+// cannot be interrupted otherwise) and starts a fresh one, so the page goes on working; so does
+// an error the worker did not catch. The fresh worker has no loaded or trained model, which the
+// next job loads again.
 export class CancelledError extends Error {
   constructor() {
     super('cancelled');
@@ -10,9 +11,10 @@ export class CancelledError extends Error {
 }
 
 export class Jobs {
-  /** workerUrl: the worker bundle's URL. */
-  constructor(workerUrl) {
+  /** workerUrl: the worker bundle's URL; onRestart() runs when a fresh worker replaced the old one. */
+  constructor(workerUrl, onRestart = () => {}) {
     this.workerUrl = workerUrl;
+    this.onRestart = onRestart;
     this.nextId = 1;
     this.current = null;   // { id, resolve, reject, onEvent }
     this.#start();
@@ -28,12 +30,15 @@ export class Jobs {
       if (data.type === 'done') job.resolve(data.result);
       else job.reject(Object.assign(new Error(data.error.message), data.error));
     };
-    // A worker that fails outside a job (its bundle did not load): the running job gets it.
+    // An error the worker did not catch (the user's code threw from a timer, the bundle did not
+    // load) fails the running job; the worker, which may still be running that job, is replaced.
+    // With no job running there is nothing to fail and no state a job depends on.
     this.worker.onerror = (e) => {
       e.preventDefault();
       const job = this.current;
-      this.current = null;
-      job?.reject(Object.assign(new Error(e.message || 'the worker failed'), { kind: 'Worker' }));
+      if (!job) return;
+      this.#restart();
+      job.reject(Object.assign(new Error(e.message || 'the worker failed'), { kind: 'Worker' }));
     };
   }
 
@@ -54,9 +59,14 @@ export class Jobs {
   /** Stops the running job (its promise rejects with CancelledError) and starts a fresh worker. */
   cancel() {
     const job = this.current;
+    this.#restart();
+    job?.reject(new CancelledError());
+  }
+
+  #restart() {
     this.current = null;
     this.worker.terminate();
     this.#start();
-    job?.reject(new CancelledError());
+    this.onRestart();
   }
 }

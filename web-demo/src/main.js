@@ -41,8 +41,8 @@ export default {
   },
 };
 `;
-const OWN = '(own)';
-const TRAIN_INFO = "Training runs the file's train section (its generated data and loss) in the worker; Trace afterwards exports the trained weights.";   // the picker's value for the user's own model
+const OWN = '(own)';   // the picker's value for the user's own model
+const TRAIN_INFO = "Training runs the file's train section (its generated data and loss) in the worker; Trace afterwards exports the trained weights.";
 
 // ---- formatting -------------------------------------------------------------------------------
 
@@ -53,6 +53,9 @@ function bytesText(n) {
   do { v /= 1024; i++; } while (v >= 1024 && i < units.length - 1);
   return `${v.toFixed(v < 10 ? 2 : 1)} ${units[i]}`;
 }
+
+/** "3 shapes", or "the traced shape" when nothing is symbolic (one check). */
+const shapesText = (n) => (n === 1 ? 'the traced shape' : `${n} shapes`);
 
 const errorText = (v) => (v === 0 ? '0' : Number.isFinite(v) ? v.toExponential(2) : String(v));
 
@@ -97,7 +100,7 @@ function onnxName(title) {
 
 class Page {
   constructor() {
-    this.jobs = new Jobs(new URL('worker.js', import.meta.url));
+    this.jobs = new Jobs(new URL('worker.js', import.meta.url), () => this.workerRestarted());
     this.editor = new CodeEditor($('#editor'), () => this.edited(), () => { if (!this.jobs.busy) this.runTrace(); });
     this.graph = new GraphView($('#graph'));
     this.plot = new LossPlot($('#plot'));
@@ -105,6 +108,7 @@ class Page {
     this.trace = null;         // { source, summary, bytes, fileName } of the last trace (source null: not in the worker)
     this.run = null;           // { inputs, outputs } of the last verification's run at the traced shapes
     this.shownInputs = [];     // the inputs (as the code declares them) the shapes form was made from
+    this.shownSteps = null;    // train.steps of the last file loaded (null: no train section), which the steps field was set to
     this.inspectTimer = 0;
     this.wire();
   }
@@ -172,7 +176,7 @@ class Page {
     const fresh = this.trace && this.trace.source === this.editor.text;
     $('#verify').disabled = !fresh;
     $('#download').disabled = !this.trace;
-    $('#train').disabled = this.inspected?.trainSteps === null;
+    $('#train').disabled = this.shownSteps === null;   // (kept through a worker restart, unlike this.inspected)
   }
 
   showError(err) {
@@ -199,20 +203,42 @@ class Page {
     this.editor.clearError();
   }
 
+  /** A fresh worker holds nothing: the next job loads the model again; the last trace cannot be verified (its bytes stay downloadable). */
+  workerRestarted() {
+    this.inspected = null;
+    if (this.trace) this.trace.source = null;
+  }
+
   /** A failed job: cancelled (the worker was restarted) or an error to show. */
   fail(e) {
     if (e instanceof CancelledError) {
       this.status('Cancelled. The worker was restarted; the next run loads the model again (untrained).');
-      this.inspected = null;
-      if (this.trace) this.trace.source = null;   // the fresh worker cannot verify it; the bytes stay downloadable
       return;
     }
     this.showError(e);
     this.status(`Failed: ${e.kind ?? e.name}`);
   }
 
+  /**
+   * True when none of the number fields is empty; else shows an InvalidArgument naming the first
+   * empty one and focuses it. An empty (or unreadable, like "e") number field has the value '',
+   * which Number() would silently read as 0.
+   */
+  filled(fields) {
+    const empty = fields.find((f) => f.value.trim() === '');
+    if (!empty) return true;
+    this.fail({ name: 'InvalidArgument', kind: 'InvalidArgument', message: `${empty.getAttribute('aria-label')}: empty; enter a number` });
+    empty.focus();
+    return false;
+  }
+
   /** Runs one job with the busy state on; resolves to its result, or null when it failed. */
   async job(type, payload, label, onProgress = () => {}) {
+    // The worker holds one model file and its last trace. Every job but an inspect or a verify of
+    // the same code drops that trace, even when the job fails (a train changes the weights, a
+    // trace replaces it, other code unloads the file): Verify goes off, the bytes stay downloadable.
+    const keeps = (type === 'inspect' || type === 'verify') && payload.source === this.trace?.source;
+    if (this.trace && !keeps) this.trace.source = null;
     this.busy(true, label);
     try {
       return await this.jobs.run(type, payload, onProgress);
@@ -249,7 +275,7 @@ class Page {
         this.busy(false);
       }
     }
-    this.editor.text = text;   // edited() schedules the inspect; do it now instead
+    this.editor.text = text;   // edited() schedules an inspect; do it now instead
     clearTimeout(this.inspectTimer);
     if (await this.inspect()) this.statusLoaded();
   }
@@ -258,6 +284,7 @@ class Page {
   reset() {
     this.trace = null;
     this.run = null;
+    this.shownSteps = null;   // a picked file shows its own default steps
     this.graph.clear();
     $('#graph-info').textContent = 'Press Trace to see the graph.';
     $('#summary').replaceChildren(h('p', { className: 'muted', textContent: 'Press Trace to see the summary.' }));
@@ -268,12 +295,22 @@ class Page {
     this.refreshButtons();
   }
 
+  /** An edit: its error mark goes, and the code is loaded in the next pause of the typing. */
   edited() {
     this.editor.clearError();
     this.refreshButtons();
+    this.inspectSoon();
+  }
+
+  /**
+   * Loads the editor's code in the worker after a pause (its inputs and errors show without a
+   * click); while a job runs, once it has ended, so that an edit made meanwhile is not missed.
+   */
+  inspectSoon() {
     clearTimeout(this.inspectTimer);
     this.inspectTimer = setTimeout(() => {
-      if (!this.jobs.busy && this.inspected?.source !== this.editor.text) this.inspect().then((ok) => ok && this.statusLoaded());
+      if (this.jobs.busy) this.inspectSoon();
+      else if (this.inspected?.source !== this.editor.text) this.inspect().then((ok) => ok && this.statusLoaded());
     }, 700);
   }
 
@@ -286,7 +323,9 @@ class Page {
     this.hideError();
     this.inspected = { source, ...info };
     $('#model-title').textContent = info.title;
-    if (info.trainSteps !== null) $('#train-steps').value = String(info.trainSteps);
+    // The file's default steps, unless the field already shows what the person typed over them.
+    if (info.trainSteps !== null && info.trainSteps !== this.shownSteps) $('#train-steps').value = String(info.trainSteps);
+    this.shownSteps = info.trainSteps;
     this.renderInputs(info.inputs);
     this.refreshButtons();
     return true;
@@ -331,7 +370,7 @@ class Page {
   // ---- jobs ----
 
   async runTrain() {
-    if (!(await this.inspect())) return;
+    if (!this.filled([$('#train-steps')]) || !(await this.inspect())) return;
     const steps = Number($('#train-steps').value);
     this.showTab('training');
     this.plot.reset(steps);
@@ -349,7 +388,7 @@ class Page {
   }
 
   async runTrace() {
-    if (!(await this.inspect())) return;
+    if (!this.filled([...document.querySelectorAll('#inputs .size')]) || !(await this.inspect())) return;
     const source = this.editor.text;
     const res = await this.job('trace', { source, shapes: this.readShapes() }, 'Tracing…');
     if (!res) return;
@@ -382,7 +421,7 @@ class Page {
     this.run = run;
     this.renderVerify(report);
     this.renderOutputs(run.outputs);
-    this.status(report.ok ? `Verified: onnxruntime-web agrees at ${report.checks.length} shapes (max error ${errorText(report.maxError)}).`
+    this.status(report.ok ? `Verified: onnxruntime-web agrees at ${shapesText(report.checks.length)} (max error ${errorText(report.maxError)}).`
       : 'Verification found a disagreement (see Verify).');
   }
 
@@ -459,7 +498,7 @@ class Page {
     head.className = `verify-summary ${report.ok ? 'ok' : 'bad'}`;
     head.dataset.maxError = String(report.maxError);
     head.textContent = report.ok
-      ? `onnxruntime-web agrees with the eager model at all ${report.checks.length} shapes: max error ${errorText(report.maxError)}.`
+      ? `onnxruntime-web agrees with the eager model at ${report.checks.length === 1 ? '' : 'all '}${shapesText(report.checks.length)}: max error ${errorText(report.maxError)}.`
       : `${report.checks.filter((c) => !c.ok).length} of ${report.checks.length} shapes disagree (max error ${errorText(report.maxError)}).`;
   }
 }

@@ -18,14 +18,23 @@ export class SourceError extends Error {
   }
 }
 
+/** The name a specifier of `import ... from` / `export ... from` takes from the module ('default' for a default import; null for a namespace). */
+function importedName(spec) {
+  if (spec.type === 'ImportDefaultSpecifier') return 'default';
+  if (spec.type === 'ImportNamespaceSpecifier') return null;
+  const id = spec.type === 'ImportSpecifier' ? spec.imported : spec.local;   // ExportSpecifier: `local` names the module's export
+  return id.name ?? id.value;
+}
+
 /**
  * The code with every static `import`/`export ... from 'onemodel'` specifier replaced by
  * JSON.stringify(url). Only the string literal changes, so line numbers stay as the user wrote
  * them. Throws SourceError: kind 'SyntaxError' (with the parser's place) or 'ImportError' for any
  * other module specifier (a model file is self-contained: a Blob URL has nothing to resolve
- * relative imports against).
+ * relative imports against) or for a name that onemodel does not export (`exports`: a Set of the
+ * names it does), which the module loader would report without a place and under the rewritten URL.
  */
-export function pointImportsAt(code, url) {
+export function pointImportsAt(code, url, exports) {
   let program;
   try {
     program = parse(code, { ecmaVersion: 'latest', sourceType: 'module', locations: true });
@@ -41,6 +50,14 @@ export function pointImportsAt(code, url) {
       throw new SourceError('ImportError',
         `a model file may import only 'onemodel' (import * as om from 'onemodel'), not ${JSON.stringify(src.value)}`,
         src.loc.start.line, src.loc.start.column + 1);
+    }
+    for (const spec of node.specifiers ?? []) {
+      const name = importedName(spec);
+      if (name !== null && !exports.has(name)) {
+        throw new SourceError('ImportError',
+          `'onemodel' has no export named ${JSON.stringify(name)}${name === 'default' ? " (import * as om from 'onemodel')" : ''}`,
+          spec.loc.start.line, spec.loc.start.column + 1);
+      }
     }
     edits.push(src);
   }

@@ -48,7 +48,7 @@ async function load(source) {
   await om.ready();
   if (loaded?.source === source) return loaded.file;
   unload();
-  const code = pointImportsAt(source, onemodelUrl);
+  const code = pointImportsAt(source, onemodelUrl, new Set(Object.keys(om)));
   const url = URL.createObjectURL(new Blob([code], { type: 'text/javascript' }));
   moduleUrl = url;
   try {
