@@ -218,7 +218,7 @@ bool om__trace_check_read(const om_tensor *t, const char *who) {
   if (!om__traced(t)) return true;
   return om__trace_fail(OM_ERR_TRACE_DATA_DEPENDENT,
                         "%s: reads the values of a traced tensor of shape %s while tracing; a graph cannot depend "
-                        "on them (compute with ops instead, or read after om_trace_finish)",
+                        "on them (compute with ops instead, or read them after the trace finishes)",
                         who, om__shape_str(buf, sizeof buf, t->shape, t->ndim));
 }
 
