@@ -103,7 +103,7 @@ void om__x_get(const om_trace *tr, int id, om_poly *p) {
   const om_xexpr *x = &tr->xs.v[id];
   p->c0 = x->c0;
   p->n = x->n;
-  memcpy(p->t, x->t, sizeof(om_xterm) * (size_t)x->n);
+  if (x->n) memcpy(p->t, x->t, sizeof(om_xterm) * (size_t)x->n);
 }
 
 /* Re-hashes every expression into a table of cap slots. */

@@ -4,11 +4,11 @@
  * it is written as the expression that gives its value in every run, tried in this order, each
  * over the *pool* of sizes the model can read (the call's inputs' extents first, then every
  * symbol, then every extent the trace has made):
- *   c * E + b;  floor((c * E + b) / k), k <= 3;  c * (a product of input axes) + b;
+ *   c * E + b;  floor((c * E + b) / k), k <= 4;  c * (a product of input axes) + b;
  *   c * E1 * E2 + b;  c1 * E1 + c2 * E2 + b.
- * With 4 runs (the record run and 3 at other sizes, each symbol moved by 1 to 3 steps) an affine
- * form is checked at 2 more points than determine it, a floor division must have seen every
- * residue of its divisor and one point more, and two symbols never move alike. What
+ * With 5 runs (the record run and 4 at other sizes, runs.c) an affine form is checked at 3 more
+ * points than determine it, a floor division must have seen every residue of its divisor and
+ * one point more, and no two symbols move alike. What
  * fits none is refused by the caller, naming the values seen. A float scalar is fitted as
  * a * f(E) + b, f one of x, 1 / x, sqrt(x), 1 / sqrt(x) (x.div(T), x.mul(1 / Math.sqrt(d))). */
 #include <math.h>
@@ -67,7 +67,7 @@ static int64_t fdiv(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a 
 /* b such that a = floor((c * e + b) / k) in every run, when the runs see every residue of c * e
  * mod k (then b is unique). */
 static bool floor_form(const int64_t *a, const int64_t *e, int n, int64_t c, int64_t k, int64_t *b) {
-  bool seen[4] = {0};
+  bool seen[8] = {0};
   int residues = 0;
   for (int r = 0; r < n; r++) {
     int64_t m = ((c * e[r]) % k + k) % k;
@@ -102,7 +102,7 @@ int om__fit_int(om_lower *l, int64_t a0, const int64_t *vals) {
   for (int i = 0; i < p.n; i++) /* c * E + b */
     if (affine(a, p.e[i], n, &c, &b)) return om__x_lin(tr, c, p.x[i], 0, -1, b);
   for (int i = 0; i < p.n; i++) /* floor((c * E + b) / k) */
-    for (int64_t k = 2; k <= 3; k++)
+    for (int64_t k = 2; k <= 4; k++)
       for (int64_t cc = 1; cc < 2 * k; cc++)
         if (cc % k && floor_form(a, p.e[i], n, cc, k, &b)) {
           int num = om__x_lin(tr, cc, p.x[i], 0, -1, b);

@@ -158,7 +158,7 @@ static bool fit_args(om_lower *l) {
       char seen[400];
       return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "%s: argument %d is %s: it changes with the sizes, but not as a "
                             "size the graph can compute (a sum, multiple or product of sizes, or a floor division by "
-                            "2 or 3)", l->who, k, om__fit_seen(l, g->i[k], vals, seen, sizeof seen));
+                            "2 to 4)", l->who, k, om__fit_seen(l, g->i[k], vals, seen, sizeof seen));
     }
     if (x < 0) return false;
     l->arg[k] = x;
@@ -185,13 +185,10 @@ int om__trace_lower(const om_op_def *def, om_call *c, const om_attrs *given, int
   if (traced && index < 0 && tr->phase != OM_PHASE_MANUAL && tr->symbols.n)
     return om__trace_fail(OM_ERR_TRACE_INVALID_USAGE, "%s: backward inside a model traced with symbolic axes cannot be "
                           "recorded (trace the forward only)", def->name), -1;
+  int failed = -1; /* a run at other sizes where this call fails */
   if (tr->phase == OM_PHASE_RECORD && index >= 0) {
-    char sizes[160];
-    for (int r = 0; r < tr->runs.n; r++)
-      if (l.rc[r]->error)
-        return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "%s: at %s this call fails (%s), so the graph would only "
-                              "hold at the traced sizes", def->name,
-                              om__run_sizes(tr, tr->runs.v[r].v, ~(uint64_t)0, sizes, sizeof sizes), l.rc[r]->error), -1;
+    for (int r = 0; r < tr->runs.n && failed < 0; r++)
+      if (l.rc[r]->error) failed = r;
     if (!fit_args(&l)) return -1;
   } else {
     if (!traced) return OM_CALL_EAGER;
@@ -202,7 +199,7 @@ int om__trace_lower(const om_op_def *def, om_call *c, const om_attrs *given, int
     for (int k = 0; k < given->n_i; k++)
       if ((l.arg[k] = om__x_const(tr, given->i[k])) < 0) return -1;
   }
-  if (!traced && !l.moves) return OM_CALL_EAGER;
+  if (!traced && !l.moves && failed < 0) return OM_CALL_EAGER;
   for (int k = 0; k < given->n_i; k++)
     if (!(def->sym_args >> k & 1) && !om__x_is_const(tr, l.arg[k], NULL))
       return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "%s: argument %d (%s) changes with the sizes, and %s takes it "
@@ -215,6 +212,13 @@ int om__trace_lower(const om_op_def *def, om_call *c, const om_attrs *given, int
     if ((ok = v >= 0)) l.in[i] = v; /* on a trace error the graph (l.in with it) is gone */
   }
   ok = ok && (!def->extents || def->extents(&l, c)) && alive(&l) && om__probe_extents(&l);
+  if (ok && failed >= 0) { /* the probe, which would have said where it holds, found no fault */
+    char sizes[160];
+    return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "%s: at %s this call fails (%s), so the graph would only hold "
+                          "at the traced sizes", def->name,
+                          om__run_sizes(tr, tr->runs.v[failed].v, ~(uint64_t)0, sizes, sizeof sizes),
+                          l.rc[failed]->error), -1;
+  }
   ok = ok && def->lower(&l, c) && alive(&l);
   for (int j = 0; ok && j < c->n_out; j++)
     if (c->trace_out[j] < 0)
@@ -407,31 +411,35 @@ int om__lower_x_scalar(om_lower *l, int x) {
 }
 
 /* The values of an arange of a length that changes with the sizes: Range(start, end, step) of
- * int64 bounds (x_start, x_end), cast to float; or, for a fractional float start or step (which
- * then stay fixed), Range(0, len) cast, scaled by step, shifted by start. Marks an iota
- * (0, 1, ..., len - 1) for embedding. -1 on error. */
+ * int64 bounds (x_start, x_end) for an ascending one of whole start and step; otherwise Range(0,
+ * len) scaled by step and shifted by start (a descending one: onnxruntime's optimizer turns a
+ * Gather of a Range into a Slice, whose end -1 then counts from the end). Cast to float for a
+ * float arange. Marks an iota (0, 1, ..., len - 1) for embedding. -1 on error. */
 static int lower_arange(om_lower *l, const double *args, int x_start, int x_end, int len, om_dtype dtype) {
   om_meta m = l->c->out_meta[0];
   m.dtype = OM_INT64;
-  bool whole = args[0] == floor(args[0]) && args[2] == floor(args[2]);
-  int in[3] = {om__lower_x_scalar(l, whole ? x_start : om__x_const(l->tr, 0)), om__lower_x_scalar(l, whole ? x_end : len),
-               om__lower_ints(l, &(int64_t){whole ? (int64_t)args[2] : 1}, -1)}, v;
+  bool whole = args[0] == floor(args[0]) && args[2] == floor(args[2]), direct = whole && args[2] > 0;
+  int in[3] = {om__lower_x_scalar(l, direct ? x_start : om__x_const(l->tr, 0)), om__lower_x_scalar(l, direct ? x_end : len),
+               om__lower_ints(l, &(int64_t){direct ? (int64_t)args[2] : 1}, -1)}, v;
   if (in[0] < 0 || in[1] < 0 || in[2] < 0 || !om__emit(l, "Range", in, 3, &m, 1, &v, NULL, 0)) return -1;
   l->tr->g.values.v[v].ext[0] = len;
-  if (!whole || (om__x_is_const(l->tr, x_start, &(int64_t){0}) && args[0] == 0 && args[2] == 1))
+  if (!direct || (om__x_is_const(l->tr, x_start, &(int64_t){0}) && args[0] == 0 && args[2] == 1))
     l->tr->g.values.v[v].iota = len;
-  if (dtype == OM_INT64) return v;
+  m.dtype = whole ? OM_INT64 : dtype;
+  if (!whole && !om__emit(l, "Cast", &v, 1, &m, 1, &v, &OM_ATTR_INT("to", 1 /* FLOAT */), 1)) return -1;
+  for (int k = 0; !direct && k < 2; k++) { /* * step, + start */
+    int64_t c;
+    bool is_const = !k || om__x_is_const(l->tr, x_start, &c);
+    double by = k ? args[0] : args[2];
+    if (is_const && by == (k ? 0 : 1)) continue;
+    int two[2] = {v, !is_const ? om__lower_x_scalar(l, x_start) : om__lower_scalar(l, by, m.dtype)};
+    if (two[1] < 0 || !om__emit(l, k ? "Add" : "Mul", two, 2, &m, 1, &v, NULL, 0)) return -1;
+    l->tr->g.values.v[v].ext[0] = len;
+  }
+  if (dtype == m.dtype) return v;
   m.dtype = dtype;
   if (!om__emit(l, "Cast", &v, 1, &m, 1, &v, &OM_ATTR_INT("to", 1 /* FLOAT */), 1)) return -1;
   l->tr->g.values.v[v].ext[0] = len;
-  const char *op[2] = {"Mul", "Add"};
-  double by[2] = {args[2], args[0]}, keep[2] = {1, 0};
-  for (int k = 0; !whole && k < 2; k++) {
-    if (by[k] == keep[k]) continue;
-    int two[2] = {v, om__lower_scalar(l, by[k], dtype)};
-    if (two[1] < 0 || !om__emit(l, op[k], two, 2, &m, 1, &v, NULL, 0)) return -1;
-    l->tr->g.values.v[v].ext[0] = len;
-  }
   return v;
 }
 
@@ -559,7 +567,7 @@ om_tensor *om__trace_created(om_tensor *t, om_created kind, const double *args, 
   if (!tr || !t || tr->depth > 0 || tr->phase == OM_PHASE_MANUAL) return t;
   om_attrs given = {.n_i = t->ndim, .n_f = n_args};
   memcpy(given.i, t->shape, sizeof(int64_t) * (size_t)t->ndim);
-  memcpy(given.f, args, sizeof(double) * (size_t)n_args);
+  if (n_args) memcpy(given.f, args, sizeof(double) * (size_t)n_args);
   int64_t index = om__run_call(tr, OM_RUN_CREATED(kind), &given, tr->rc);
   if (index == -2) {
     om_tensor_release(t);

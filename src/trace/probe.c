@@ -261,32 +261,40 @@ static bool works(om_lower *l, const int64_t *const *list, const shapes *s, int 
   return true;
 }
 
-/* The multiple of symbol k that makes the call work at every size where it holds (infer, and a
- * candidate for each axis, at sizes of k that are multiples of it, the other symbols moving
- * too), or 0. */
-static int64_t multiple_that_holds(probe *p, int k) {
+/* Whether the call works (infer, and a candidate for each axis) at 8 assignments where the
+ * symbols in mask are multiples of m and every other symbol the call uses moves freely. */
+static bool holds_for_multiples(probe *p, uint64_t mask, int64_t m) {
   om_lower *l = p->l;
   om_trace *tr = l->tr;
-  int64_t v0[64];
-  om__run_example(tr, v0);
   enum { N = 8 };
-  int64_t pts[N][64];
+  int64_t v0[64], pts[N][64];
   const int64_t *list[N];
   static _Thread_local shapes s[N];
   int idx[N], choice[OM_MAX_OUTPUTS * OM_MAX_DIMS], bj, bd;
+  om__run_example(tr, v0);
+  for (int t = 0; t < N; t++) {
+    memcpy(pts[t], v0, sizeof pts[t]);
+    for (int q = 0; q < tr->symbols.n; q++)
+      if (mask >> q & 1) pts[t][q] = m * ((v0[q] + m - 1) / m + (t + 3 * q) % N);
+      else if (p->used >> q & 1) pts[t][q] = v0[q] + (t + q) % N;
+    list[t] = pts[t];
+    idx[t] = t;
+    infer_at(p, pts[t], -1, 0, 0, &s[t]);
+    if (!s[t].ok) return false;
+  }
+  return choose(l, list, s, idx, N, choice, &bj, &bd);
+}
+
+/* The declaration that makes the call hold: the smallest m (<= 64) such that it works when the
+ * symbols in *mask are multiples of m (those it needs: each one dropped where it still works);
+ * 0 when none does. */
+static int64_t multiple_that_holds(probe *p, uint64_t *mask) {
   for (int64_t m = 2; m <= 64; m++) {
-    bool ok = true;
-    for (int t = 0; t < N && ok; t++) {
-      memcpy(pts[t], v0, sizeof pts[t]);
-      for (int q = 0; q < tr->symbols.n; q++)
-        if (q == k) pts[t][q] = m * ((v0[q] + m - 1) / m + (t < 6 ? t : 2 * t + 1));
-        else if (t >= 6 && (p->used >> q & 1)) pts[t][q] = v0[q] + t - 5;
-      list[t] = pts[t];
-      idx[t] = t;
-      infer_at(p, pts[t], -1, 0, 0, &s[t]);
-      ok = s[t].ok;
-    }
-    if (ok && choose(l, list, s, idx, N, choice, &bj, &bd)) return m;
+    if (!holds_for_multiples(p, p->used, m)) continue;
+    *mask = p->used;
+    for (int q = 0; q < 64; q++)
+      if ((*mask >> q & 1) && holds_for_multiples(p, *mask & ~((uint64_t)1 << q), m)) *mask &= ~((uint64_t)1 << q);
+    return m;
   }
   return 0;
 }
@@ -296,19 +304,24 @@ static int64_t multiple_that_holds(probe *p, int k) {
 static bool refuse(probe *p, const int64_t *v, const char *why, int j, int d, int64_t got) {
   om_lower *l = p->l;
   om_trace *tr = l->tr;
-  char sizes[160], hint[400] = "";
+  char sizes[160], hint[600] = "";
   om__run_sizes(tr, v, p->used, sizes, sizeof sizes);
-  for (int k = 0; k < tr->symbols.n; k++) {
-    if (!(p->used >> k & 1)) continue;
-    int64_t m = multiple_that_holds(p, k);
-    if (!m) continue;
-    const om_symbol *s = &tr->symbols.v[k];
-    long long mm = (long long)(m * s->multiple);
-    snprintf(hint, sizeof hint, "; it holds when '%s' is a multiple of %lld: declare it so (om.Dim('%s', { "
-             "multipleOf: %lld }) in JS, om_trace_dim in C) and trace with an example size that is one", s->name, mm,
-             s->name, mm);
-    break;
+  uint64_t mask = 0;
+  int64_t m = multiple_that_holds(p, &mask);
+  size_t n = 0;
+  for (int pass = 0; m && pass < 2; pass++) { /* "; it holds when 'h' is a multiple of 4 and 'w' a multiple of 4: declare..." */
+    n += (size_t)snprintf(hint + n, sizeof hint - n, pass ? ": declare " : "; it holds when ");
+    for (int k = 0, first = 1; k < tr->symbols.n && n < sizeof hint; k++) {
+      if (!(mask >> k & 1)) continue;
+      long long mm = (long long)(m * tr->symbols.v[k].multiple);
+      const char *name = tr->symbols.v[k].name;
+      n += pass ? (size_t)snprintf(hint + n, sizeof hint - n, "%som.Dim('%s', { multipleOf: %lld })", first ? "" : ", ", name, mm)
+                : (size_t)snprintf(hint + n, sizeof hint - n, first ? "'%s' is a multiple of %lld" : " and '%s' a multiple of %lld",
+                                   name, mm);
+      first = 0;
+    }
   }
+  if (m && n < sizeof hint) snprintf(hint + n, sizeof hint - n, " (om_trace_dim in C) and trace with example sizes that are");
   if (j < 0)
     return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "%s: at %s the call fails (%s), so the graph would only hold "
                           "at the traced sizes%s", l->who, sizes, why, hint);

@@ -14,7 +14,7 @@
 
 #include "trace/trace.h"
 
-#define OM_RUNS 3 /* runs at other sizes: with the record run, 4 consecutive sizes of each symbol */
+#define OM_RUNS 4 /* runs at other sizes: with the record run, 5 sizes of each symbol */
 
 /* ---- sizes ---- */
 
@@ -47,27 +47,34 @@ static bool is_fixed_size(const om_trace *tr, int64_t s) {
   return false;
 }
 
-/* The variables of run r (1-based): symbol k moves by 1 to 3 steps, rotated between symbols so
- * that no two move alike, and a step further while its size would equal another symbol's in
- * the run or a fixed size of the model; within its range (below the example when above is
- * out of it). */
+/* The variables of run r (1-based) of OM_RUNS. Each symbol takes OM_RUNS distinct sizes near its
+ * example's (above it, then below where its range ends), none of them a fixed size of the model
+ * or another symbol's example size; the runs give them to the symbols in different orders (a
+ * permutation each), so that no two symbols move alike and no symbol stays put. A symbol whose
+ * size equals another one's in the same run takes its next size. */
 static void run_sizes(const om_trace *tr, int r, int64_t *v) {
+  static const int order[][OM_RUNS] = {{0, 1, 2, 3}, {1, 2, 3, 0}, {2, 3, 0, 1}, {3, 0, 1, 2}, {0, 2, 1, 3}, {1, 3, 0, 2},
+                                       {2, 0, 3, 1}, {3, 1, 2, 0}, {0, 3, 2, 1}, {1, 0, 3, 2}, {2, 1, 0, 3}, {3, 2, 1, 0}};
+  enum { N = sizeof order / sizeof order[0], CAND = 2 * OM_RUNS };
   om__run_example(tr, v);
   for (int k = 0; k < tr->symbols.n; k++) {
     const om_symbol *s = &tr->symbols.v[k];
-    int64_t v0 = v[k], step = ((r - 1 + k) % OM_RUNS) + 1;
-    for (int dir = 1; dir >= -1; dir -= 2) {
-      int64_t x = v0 + dir * step;
-      for (int tries = 0; tries < 64 && x >= s->vmin && x <= s->vmax; tries++, x += dir) {
+    int64_t v0 = v[k], cand[CAND];
+    int n = 0;
+    for (int dir = 1; dir >= -1 && n < CAND; dir -= 2) /* the sizes it may take, nearest first */
+      for (int64_t x = v0 + dir, tries = 0; n < CAND && tries < 256 && x >= s->vmin && x <= s->vmax; x += dir, tries++) {
         bool clash = is_fixed_size(tr, x * s->multiple);
-        for (int j = 0; j < k && !clash; j++) clash = v[j] * tr->symbols.v[j].multiple == x * s->multiple;
         for (int j = 0; j < tr->symbols.n && !clash; j++) clash = j != k && tr->symbols.v[j].size == x * s->multiple;
-        if (!clash) {
-          v[k] = x;
-          dir = -3; /* found */
-          break;
-        }
+        if (!clash) cand[n++] = x;
       }
+    if (!n) continue; /* a symbol with one size (min = max) stays */
+    int first = order[k % N][r - 1] % n;
+    for (int i = -1; i < n - OM_RUNS; i++) { /* the run's own size, else a spare one */
+      int64_t x = cand[i < 0 ? first : OM_RUNS + i];
+      bool clash = false;
+      for (int j = 0; j < k && !clash; j++) clash = v[j] * tr->symbols.v[j].multiple == x * s->multiple;
+      if (i < 0 || !clash) v[k] = x;
+      if (!clash) break;
     }
   }
 }
