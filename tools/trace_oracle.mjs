@@ -196,17 +196,19 @@ export function symbolSizes(inputs) {
 /**
  * Two other assignments of every symbolic axis in inputs (om.trace form): each symbol of example
  * size s at s + 1 and at 2s + 1 (in the second, and a third kind of size, so a graph that only
- * works at the traced shape fails). Values are drawn by drawLike. Returns [] when nothing is
- * symbolic. The caller disposes the tensors.
+ * works at the traced shape fails). A symbol the model needs at a multiple of m
+ * (multipleOf: { name: m }, for an example size that is one) goes to s + m and 2s + m instead.
+ * Values are drawn by drawLike. Returns [] when nothing is symbolic. The caller disposes the tensors.
  */
-export function otherShapes(inputs, seed = 1000) {
+export function otherShapes(inputs, seed = 1000, { multipleOf = {} } = {}) {
   const symbols = symbolSizes(inputs);
   if (!symbols.size) return [];
-  return [(s) => s + 1, (s) => 2 * s + 1].map((size, k) => {
+  const step = (name) => multipleOf[name] ?? 1;
+  return [(s, m) => s + m, (s, m) => 2 * s + m].map((size, k) => {
     const feeds = {};
     Object.entries(inputs).forEach(([name, v], i) => {
       const [example, axes] = Array.isArray(v) ? v : [v, null];
-      const shape = example.shape.map((n, d) => (axes?.[d] ? size(symbols.get(axes[d])) : n));
+      const shape = example.shape.map((n, d) => (axes?.[d] ? size(symbols.get(axes[d]), step(axes[d])) : n));
       feeds[name] = drawLike(example, shape, seed + 16 * k + i);
     });
     return feeds;

@@ -110,17 +110,20 @@ function runEager(tm, model, feeds) {
 /**
  * The harness of the trace tests: runs fn(keep, trace) inside om.tidy, then awaits the oracle on
  * every model kept, and disposes them all (also when something throws).
- *   keep(tm, inputs, eager, label, model): registers tm and starts the oracle on it (see
- *     startOracle; inputs and eager are required, so no kept model skips the oracle). When tm
- *     has symbolic axes, the first keep of it also needs model (the function or nn.Module
- *     traced, taking the inputs in tm's input order): it runs model eagerly, synchronously,
- *     at two other sizes of every symbol (tools/trace_oracle.mjs otherShapes) and checks the
+ *   keep(tm, inputs, eager, label, model, { multipleOf }): registers tm and starts the oracle
+ *     on it (see startOracle; inputs and eager are required, so no kept model skips the
+ *     oracle). When tm has symbolic axes, the first keep of it also needs model (the function
+ *     or nn.Module traced, taking the inputs in tm's input order): it runs model eagerly,
+ *     synchronously, at two other sizes of every symbol (tools/trace_oracle.mjs otherShapes;
+ *     multipleOf, e.g. { h: 4 }, for symbols the model takes only at multiples) and checks the
  *     .onnx at those too, so no symbolic model is only checked at its traced shape. Returns tm.
  *   trace(model, inputs, options): om.trace, then eager runs of model on the examples (outside
  *     the trace) and at the other sizes, then keep. Returns the TracedModel.
  * Resolves to what fn returned. With options.onReport, keep(tm, inputs, eager, label) also
  * calls onReport(label, report) with the oracle's report ({ ok, outputs: [{ name, maxError,
  * bound, ... }] }) once that model has passed (at the other sizes: 'at ' and the inputs' shapes).
+ * Every check runs to its end; when some fail, it rejects with the first one's error, its
+ * message prefixed by the check's label (when it has one) and followed by the other failures'.
  */
 export async function withTraced(fn, { onReport } = {}) {
   const made = new Set();
@@ -128,11 +131,14 @@ export async function withTraced(fn, { onReport } = {}) {
   const checks = [];
   const check = (tm, inputs, eager, label) => {
     const p = startOracle(tm, inputs, eager);
-    const q = onReport ? p.then((r) => onReport(label, r)) : p;
+    const q = (onReport ? p.then((r) => onReport(label, r)) : p).catch((e) => {
+      if (label !== undefined && e instanceof Error) e.message = `${label}: ${e.message}`;
+      throw e;
+    });
     q.catch(() => {}); // awaited below; see startOracle
     checks.push(q);
   };
-  const keep = (tm, inputs, eager, label, model) => {
+  const keep = (tm, inputs, eager, label, model, { multipleOf } = {}) => {
     if (tm instanceof om.TracedModel) made.add(tm);
     check(tm, inputs, eager, label);
     if (!(tm instanceof om.TracedModel) || !isSymbolic(tm) || resized.has(tm)) return tm;
@@ -141,7 +147,7 @@ export async function withTraced(fn, { onReport } = {}) {
     }
     resized.add(tm);
     const axes = Object.fromEntries(tm.inputs.map((i) => [i.name, [inputs[i.name], i.shape.map((d) => (typeof d === 'string' ? d : null))]]));
-    for (const feeds of otherShapes(axes)) {
+    for (const feeds of otherShapes(axes, undefined, { multipleOf })) {
       const sizes = tm.inputs.map((i) => `${i.name} [${feeds[i.name].shape}]`).join(', ');
       check(tm, feeds, runEager(tm, model, feeds), `at ${sizes}`);
     }
@@ -155,7 +161,11 @@ export async function withTraced(fn, { onReport } = {}) {
   };
   try {
     const result = om.tidy(() => fn(keep, trace));
-    await Promise.all(checks);
+    const failed = (await Promise.allSettled(checks)).filter((r) => r.status === 'rejected').map((r) => r.reason);
+    if (failed.length > 1 && failed[0] instanceof Error) {
+      failed[0].message += `\n${failed.length - 1} more failing: ${failed.slice(1).map((e) => (e instanceof Error ? e.message : String(e))).join('\n')}`;
+    }
+    if (failed.length) throw failed[0];
     return result;
   } finally {
     for (const tm of made) tm.dispose();

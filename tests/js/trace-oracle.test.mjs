@@ -382,6 +382,17 @@ describe('otherShapes (the CLI runs every symbolic model at two other sizes)', (
     }
   });
 
+  test('a symbol declared a multiple of m moves to s + m and 2s + m, the others to s + 1 and 2s + 1', () => {
+    const x = om.randn([2, 1, 20, 28], { seed: 4 });
+    try {
+      const sets = otherShapes({ x: [x, ['batch', null, 'h', 'w']] }, 1000, { multipleOf: { h: 4, w: 4 } });
+      assert.deepEqual(sets.map((f) => f.x.shape), [[3, 1, 24, 32], [5, 1, 44, 60]]);
+      for (const f of sets) om.dispose(Object.values(f));
+    } finally {
+      x.dispose();
+    }
+  });
+
   test('drawLike: floats are new normal values, bools and int64 drawn from the example; an empty example is refused', () => {
     const flags = om.tensor([true, true, true]);
     const empty = om.zeros([0], { dtype: 'int64' });
