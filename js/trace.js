@@ -201,6 +201,8 @@ export class Tracer {
     const MAX_OUT = 256;
     const outPtr = heapAlloc(4 * MAX_OUT, who); // not the argument buffer: the model's own calls use that
     let names = null;
+    const limit = Error.stackTraceLimit; // deep enough to reach the model's own code (withLocation)
+    Error.stackTraceLimit = Math.max(limit, 64);
     try {
       const n = withRuns((inputs, at, max) => {
         const hs = tidy(() => { // frees every tensor the run made; C keeps the outputs
@@ -220,6 +222,7 @@ export class Tracer {
     } catch (e) {
       throw withLocation(e);
     } finally {
+      Error.stackTraceLimit = limit;
       M._free(outPtr);
     }
   }

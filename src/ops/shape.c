@@ -163,9 +163,9 @@ static bool reshape_extents(om_lower *l, const om_call *c) {
   return true;
 }
 
-/* The shape operand: fixed axes as numbers; a symbolic axis whose extent is the input axis's of
- * the same index is 0 (ONNX copies the input's run-time extent there), one other is -1, and any
- * further one is computed (om__lower_x_value: Shape nodes shared by the whole graph). So [B, S,
+/* The shape operand: fixed axes as numbers; a lone symbolic axis is -1; of several, one whose
+ * extent is the input axis's of the same index is 0 (ONNX copies the input's run-time extent
+ * there), one other is -1, and any further one is computed (om__lower_x_value: Shape nodes shared by the whole graph). So [B, S,
  * h*d] -> [B, S, h, d] is [0, 0, h, d], and a model with one symbolic axis has no Shape node. A
  * fixed axis of size 0 needs allowzero, where 0 is a size, not a copy: then every symbolic axis
  * is computed. */
@@ -178,13 +178,14 @@ static bool lower_reshape(om_lower *l, const om_call *c) {
   int64_t shape[OM_MAX_DIMS];
   int ext[OM_MAX_DIMS];
   bool zero = false, minus = false;
-  for (int d = 0; d < o->ndim; d++) zero |= o->shape[d] == 0;
+  int n_sym = 0;
+  for (int d = 0; d < o->ndim; d++) zero |= o->shape[d] == 0, n_sym += om__lower_out_ext(l, 0, d) >= 0;
   for (int d = 0; d < o->ndim; d++) {
     int x = om__lower_out_ext(l, 0, d);
     shape[d] = o->shape[d];
     ext[d] = -1;
     if (x < 0) continue;
-    if (!zero && d < a->ndim && om__lower_in_ext(l, 0, d) == x) shape[d] = 0;
+    if (!zero && n_sym > 1 && d < a->ndim && om__lower_in_ext(l, 0, d) == x) shape[d] = 0;
     else if (!zero && !minus) shape[d] = -1, minus = true;
     else ext[d] = x;
   }

@@ -410,30 +410,28 @@ int om__lower_x_scalar(om_lower *l, int x) {
   return v >= 0 && axes >= 0 && om__emit(l, "Squeeze", in, 2, &scalar, 1, &v, NULL, 0) ? v : -1;
 }
 
-/* The values of an arange of a length that changes with the sizes: Range(start, end, step) of
- * int64 bounds (x_start, x_end) for an ascending one of whole start and step; otherwise Range(0,
- * len) scaled by step and shifted by start (a descending one: onnxruntime's optimizer turns a
- * Gather of a Range into a Slice, whose end -1 then counts from the end). Cast to float for a
- * float arange. Marks an iota (0, 1, ..., len - 1) for embedding. -1 on error. */
-static int lower_arange(om_lower *l, const double *args, int x_start, int x_end, int len, om_dtype dtype) {
+/* The values of an arange of a length that changes with the sizes: Range(0, len) (an iota,
+ * shared by every arange of that length; an embedding of it is a Slice), cast to float for a
+ * float arange, scaled by step and shifted by start (a computed one: arange(T - 1, -1, -1)) where
+ * they change something. (A Range of the bounds themselves would be one node less for some, but
+ * onnxruntime's optimizer turns a Gather of a descending Range into a Slice, whose end -1 then
+ * counts from the end.) -1 on error. */
+static int lower_arange(om_lower *l, const double *args, int x_start, int len, om_dtype dtype) {
   om_meta m = l->c->out_meta[0];
   m.dtype = OM_INT64;
-  bool whole = args[0] == floor(args[0]) && args[2] == floor(args[2]), direct = whole && args[2] > 0;
-  int in[3] = {om__lower_x_scalar(l, direct ? x_start : om__x_const(l->tr, 0)), om__lower_x_scalar(l, direct ? x_end : len),
-               om__lower_ints(l, &(int64_t){direct ? (int64_t)args[2] : 1}, -1)}, v;
+  int in[3] = {om__lower_ints(l, &(int64_t){0}, -1), om__lower_x_scalar(l, len), om__lower_ints(l, &(int64_t){1}, -1)}, v;
   if (in[0] < 0 || in[1] < 0 || in[2] < 0 || !om__emit(l, "Range", in, 3, &m, 1, &v, NULL, 0)) return -1;
   l->tr->g.values.v[v].ext[0] = len;
-  if (!direct || (om__x_is_const(l->tr, x_start, &(int64_t){0}) && args[0] == 0 && args[2] == 1))
-    l->tr->g.values.v[v].iota = len;
-  m.dtype = whole ? OM_INT64 : dtype;
+  l->tr->g.values.v[v].iota = len;
+  bool whole = args[0] == floor(args[0]) && args[2] == floor(args[2]);
+  m.dtype = whole ? OM_INT64 : dtype; /* whole steps in int64, exact; fractional ones in float, as eager rounds them */
   if (!whole && !om__emit(l, "Cast", &v, 1, &m, 1, &v, &OM_ATTR_INT("to", 1 /* FLOAT */), 1)) return -1;
-  for (int k = 0; !direct && k < 2; k++) { /* * step, + start */
-    int64_t c;
-    bool is_const = !k || om__x_is_const(l->tr, x_start, &c);
-    double by = k ? args[0] : args[2];
-    if (is_const && by == (k ? 0 : 1)) continue;
-    int two[2] = {v, !is_const ? om__lower_x_scalar(l, x_start) : om__lower_scalar(l, by, m.dtype)};
-    if (two[1] < 0 || !om__emit(l, k ? "Add" : "Mul", two, 2, &m, 1, &v, NULL, 0)) return -1;
+  int64_t start;
+  bool fixed_start = om__x_is_const(l->tr, x_start, &start);
+  for (int k = 0; k < 2; k++) { /* * step, + start */
+    if (k ? fixed_start && args[0] == 0 : args[2] == 1) continue;
+    int by = k && !fixed_start ? om__lower_x_scalar(l, x_start) : om__lower_scalar(l, args[k ? 0 : 2], m.dtype), two[2] = {v, by};
+    if (by < 0 || !om__emit(l, k ? "Add" : "Mul", two, 2, &m, 1, &v, NULL, 0)) return -1;
     l->tr->g.values.v[v].ext[0] = len;
   }
   if (dtype == m.dtype) return v;
@@ -496,15 +494,17 @@ static om_tensor *created_record(om_trace *tr, om_tensor *t, om_created kind, co
     }
     int x_start = ok && whole ? om__fit_int(&l, (int64_t)a[0], starts) : ok ? om__x_const(tr, 0) : -2;
     if (x_start == -2 || (t->dtype == OM_INT64 && !whole)) {
-      om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "%s: an arange from %g by %g of a length that changes with the sizes "
-                     "%s", who, a[0], a[2], t->dtype == OM_INT64 && !whole ? "with a fractional start or step cannot be "
-                     "written in the graph as int64 (use integers, or a float arange)" : "needs a fixed step and a start "
-                     "the graph can compute");
+      if (t->dtype == OM_INT64 && !whole)
+        om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "%s: an int64 arange from %g by %g (a fractional start or step) of a "
+                       "length that changes with the sizes cannot be written in the graph: its values are truncated "
+                       "sums (use integers, or a float arange)", who, a[0], a[2]);
+      else
+        om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "%s: an arange from %g by %g of a length that changes with the sizes "
+                       "needs a step that does not change and a start the graph can compute", who, a[0], a[2]);
       goto fail;
     }
     int len = l.out_ext[0][0] >= 0 ? l.out_ext[0][0] : om__x_const(tr, t->shape[0]);
-    int x_end = x_start >= 0 && len >= 0 ? om__x_lin(tr, 1, x_start, (int64_t)a[2], len, 0) : -1;
-    v = x_end >= 0 ? lower_arange(&l, a, x_start, x_end, len, t->dtype) : -1;
+    v = x_start >= 0 && len >= 0 ? lower_arange(&l, a, x_start, len, t->dtype) : -1;
   } else { /* full (and data of one element): the value, expanded to the shape */
     double v0 = given->f[0], vals[8];
     int64_t ivals[8];

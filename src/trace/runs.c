@@ -220,7 +220,10 @@ static bool check_ends(om_trace *tr, int n) {
 static bool still(uint32_t id) {
   om_thread_state *st = om__state();
   if (st->trace && st->trace->id == id) return true;
-  if (st->trace_end_kind != OM_ERR_OK) om__fail(st->trace_end_kind, "%s", st->trace_end_msg);
+  if (st->trace && st->trace_end_kind == OM_ERR_OK) /* the error that ended ours was cleared by the new begin */
+    om__fail(OM_ERR_TRACE_INVALID_USAGE, "trace_run: the model ended this recording and began another (tracers do "
+             "not nest: a begin inside the model ends both)");
+  else if (st->trace_end_kind != OM_ERR_OK) om__fail(st->trace_end_kind, "%s", st->trace_end_msg);
   else om__fail(OM_ERR_TRACE_INVALID_USAGE, "trace_run: the model ended the recording");
   return false;
 }

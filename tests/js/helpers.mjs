@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { before, beforeEach, afterEach } from 'node:test';
 import * as om from 'onemodel';
-import { checkTraced, otherShapes } from '../../tools/trace_oracle.mjs';
+import { checkTraced, otherShapes } from '../../examples/lib/oracle.mjs';
 
 /** A tensor's elements as plain numbers (bigints and bool bytes converted). */
 export function vals(t) {
@@ -71,7 +71,7 @@ export function refMatmul(a, as, b, bs) {
 // ---- traced models: every one a test keeps goes through the oracle ---------------------------
 
 /**
- * Starts the onnxruntime-web oracle (tools/trace_oracle.mjs checkTraced) on a traced model and
+ * Starts the onnxruntime-web oracle (examples/lib/oracle.mjs checkTraced) on a traced model and
  * returns its promise. inputs ({ name: example Tensor }) and eager (the eager outputs: an object
  * by output name, an array in output order, or one Tensor) are required; both are read, and the
  * .onnx written, before this returns, so they may be freed (and the model disposed) right after.
@@ -110,13 +110,13 @@ function runEager(tm, model, feeds) {
 /**
  * The harness of the trace tests: runs fn(keep, trace) inside om.tidy, then awaits the oracle on
  * every model kept, and disposes them all (also when something throws).
- *   keep(tm, inputs, eager, label, model, { multipleOf }): registers tm and starts the oracle
- *     on it (see startOracle; inputs and eager are required, so no kept model skips the
- *     oracle). When tm has symbolic axes, the first keep of it also needs model (the function
- *     or nn.Module traced, taking the inputs in tm's input order): it runs model eagerly,
- *     synchronously, at two other sizes of every symbol (tools/trace_oracle.mjs otherShapes;
- *     multipleOf, e.g. { h: 4 }, for symbols the model takes only at multiples) and checks the
- *     .onnx at those too, so no symbolic model is only checked at its traced shape. Returns tm.
+ *   keep(tm, inputs, eager, label, model): registers tm and starts the oracle on it (see
+ *     startOracle; inputs and eager are required, so no kept model skips the oracle). When tm
+ *     has symbolic axes, the first keep of it also needs model (the function or nn.Module
+ *     traced, taking the inputs in tm's input order): it runs model eagerly, synchronously,
+ *     at three other sizes of every symbol, smaller and larger, within the sizes tm holds for
+ *     (examples/lib/oracle.mjs otherShapes with tm.symbols) and checks the .onnx at those too,
+ *     so no symbolic model is only checked at its traced shape. Returns tm.
  *   trace(model, inputs, options): om.trace, then eager runs of model on the examples (outside
  *     the trace) and at the other sizes, then keep. Returns the TracedModel.
  * Resolves to what fn returned. With options.onReport, keep(tm, inputs, eager, label) also
@@ -138,7 +138,7 @@ export async function withTraced(fn, { onReport } = {}) {
     q.catch(() => {}); // awaited below; see startOracle
     checks.push(q);
   };
-  const keep = (tm, inputs, eager, label, model, { multipleOf } = {}) => {
+  const keep = (tm, inputs, eager, label, model) => {
     if (tm instanceof om.TracedModel) made.add(tm);
     check(tm, inputs, eager, label);
     if (!(tm instanceof om.TracedModel) || !isSymbolic(tm) || resized.has(tm)) return tm;
@@ -147,7 +147,7 @@ export async function withTraced(fn, { onReport } = {}) {
     }
     resized.add(tm);
     const axes = Object.fromEntries(tm.inputs.map((i) => [i.name, [inputs[i.name], i.shape.map((d) => (typeof d === 'string' ? d : null))]]));
-    for (const feeds of otherShapes(axes, undefined, { multipleOf })) {
+    for (const feeds of otherShapes(axes, tm.symbols)) {
       const sizes = tm.inputs.map((i) => `${i.name} [${feeds[i.name].shape}]`).join(', ');
       check(tm, feeds, runEager(tm, model, feeds), `at ${sizes}`);
     }
