@@ -3,7 +3,7 @@
  * align_corners false or true). The sampling is separable: out[n,c] = A_h x[n,c] A_w^T with
  * A_h [out_h, in_h] and A_w [out_w, in_w] holding at most two weights a row, so the backward
  * (the adjoint) is A_h^T g A_w, written with matmul on those constant matrices: exact,
- * differentiable again, and traceable. Lowered to one ONNX Resize (opset 19+). */
+ * differentiable again, and traceable. Lowered to ONNX Gather (nearest) or Resize (bilinear). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -168,29 +168,52 @@ static bool extents_interpolate(om_lower *l, const om_call *c) {
   return true;
 }
 
-/* Resize on axes 2 and 3 with an empty roi and `scales` (a scale factor was given, so the same
- * scale drives the coordinates as in PyTorch) or `sizes`. */
+/* nearest: one Gather per resized axis with the eager kernel's own source indices (source_taps,
+ * so the same float arithmetic picks the same pixels). ONNX Resize cannot be trusted to: for
+ * asymmetric/floor it computes dst / (out / in) (or dst / scale), where PyTorch computes
+ * dst * (in / out) (or dst * (float)(1 / scale)) in float, and the two floor to different
+ * pixels at many sizes (21 -> 3: row 1 is 7 * 1 = 7 eagerly, 1 / (3 / 21) = 6.9999995 in
+ * onnxruntime; 9 with scale 4/7 -> 5: row 4). An axis whose size is kept is a copy: no node. */
+static bool lower_nearest(om_lower *l, const om_call *c) {
+  const om_attrs *a = &c->attrs;
+  const om_tensor *x = c->in[0];
+  int v = om__lower_input(l, 0);
+  om_meta m = {.dtype = OM_FLOAT32, .ndim = 4, .shape = {x->shape[0], x->shape[1], x->shape[2], x->shape[3]}};
+  for (int k = 0; k < 2 && v >= 0; k++) {
+    int64_t in = x->shape[2 + k], out = a->i[2 + k];
+    if (out == in) continue; /* nearest_idx copies */
+    int64_t *idx = om__alloc(sizeof(int64_t) * (uint64_t)out, "interpolate");
+    if (!idx) return false;
+    for (int64_t d = 0; d < out; d++) idx[d] = axis_taps(a, k, in, d).i0;
+    int iv = om__lower_ints(l, idx, (int)out);
+    free(idx);
+    m.shape[2 + k] = out;
+    int next;
+    if (iv < 0 || !om__emit(l, "Gather", (int[]){v, iv}, 2, &m, 1, &next, &OM_ATTR_INT("axis", 2 + k), 1)) return false;
+    v = next;
+  }
+  if (v < 0) return false;
+  om__lower_output(l, 0, v);
+  return true;
+}
+
+/* bilinear: Resize on axes 2 and 3 with an empty roi and `scales` (a scale factor was given, so
+ * the same scale drives the coordinates as in PyTorch) or `sizes`. */
 static bool lower_interpolate(om_lower *l, const om_call *c) {
   const om_attrs *a = &c->attrs;
-  bool nearest = a->i[0] == MODE_NEAREST;
-  om_gattr at[4] = {
-      OM_ATTR_STRING("mode", nearest ? "nearest" : "linear"),
-      OM_ATTR_STRING("coordinate_transformation_mode", nearest ? "asymmetric" : a->i[1] ? "align_corners" : "half_pixel"),
+  if (a->i[0] == MODE_NEAREST) return lower_nearest(l, c);
+  om_gattr at[3] = {
+      OM_ATTR_STRING("mode", "linear"),
+      OM_ATTR_STRING("coordinate_transformation_mode", a->i[1] ? "align_corners" : "half_pixel"),
       OM_ATTR_INTS("axes", ((int64_t[]){2, 3}), 2),
-      OM_ATTR_STRING("nearest_mode", "floor"),
   };
   int in[4] = {om__lower_input(l, 0), -1, -1, -1}, out;
   if (a->i[4]) {
     float sc[2] = {(float)a->f[0], (float)a->f[1]};
     const int64_t *in_shape = c->in[0]->shape;
-    if (!nearest && !a->i[1] && a->i[2] == in_shape[2] && a->i[3] == in_shape[3] && (sc[0] != 1 || sc[1] != 1))
+    if (!a->i[1] && a->i[2] == in_shape[2] && a->i[3] == in_shape[3] && (sc[0] != 1 || sc[1] != 1))
       return om__lower_refuse(l, c, "the output keeps the input's size, which onnxruntime's Resize copies, while PyTorch's "
                                     "bilinear resamples with the scale factor; pass size (or recompute_scale_factor) instead");
-    /* PyTorch's nearest copies (out == in) or halves (out == 2 in) whatever the scale: say so exactly */
-    for (int k = 0; k < 2 && nearest; k++) {
-      int64_t in_k = c->in[0]->shape[2 + k], out_k = a->i[2 + k];
-      if (out_k == in_k || out_k == 2 * in_k) sc[k] = (float)(out_k / in_k);
-    }
     /* ONNX computes the output size from the float scale: onnxruntime's kernel in float
      * arithmetic, its shape inference in double; both must give PyTorch's size */
     for (int k = 0; k < 2; k++) {
@@ -203,7 +226,7 @@ static bool lower_interpolate(om_lower *l, const om_call *c) {
   } else if ((in[3] = om__lower_ints(l, &a->i[2], 2)) < 0) {
     return false;
   }
-  if (!om__emit(l, "Resize", in, a->i[4] ? 3 : 4, &c->out_meta[0], 1, &out, at, nearest ? 4 : 3)) return false;
+  if (!om__emit(l, "Resize", in, a->i[4] ? 3 : 4, &c->out_meta[0], 1, &out, at, 3)) return false;
   om__lower_output(l, 0, out);
   return true;
 }
@@ -212,7 +235,7 @@ const om_op_def om__op_interpolate = {
     .name = "interpolate", .n_in = 1, .n_out = 1, .saves = 0,
     .infer = infer_interpolate, .forward = forward_interpolate, .backward = interpolate_backward,
     .lower = lower_interpolate, .extents = extents_interpolate,
-    .onnx = "Resize (axes 2, 3; nearest: asymmetric, floor; bilinear: half_pixel or align_corners)",
+    .onnx = "nearest: Gather per resized axis (the eager source indices); bilinear: Resize (axes 2, 3; half_pixel or align_corners)",
     .test = {.n_in = 1, .ndims = {4}, .shapes = {{2, 2, 3, 4}}, .lo = -2, .hi = 2,
              .attrs = {.n_i = 5, .i = {MODE_BILINEAR, 0, 0, 0, 1}, .n_f = 2, .f = {1.5, 2.5}}}};
 
