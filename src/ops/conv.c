@@ -347,7 +347,13 @@ static bool conv_backward(const om_record *r, om_tensor *const *gout, om_tensor 
 /* Conv / ConvTranspose with PyTorch's symmetric padding as pads [begin..., end...]. PyTorch's
  * output_padding and ONNX's both add rows and columns at the end (ONNX: out = stride*(in-1) +
  * output_padding + (k-1)*dilation + 1 - pads_begin - pads_end, PyTorch's formula with both pads
- * = padding), so the attributes carry over as they are. */
+ * = padding), so the attributes carry over as they are, except where onnxruntime refuses them:
+ * it runs ConvTranspose only with output_padding < stride (its shape check), while PyTorch
+ * allows output_padding < max(stride, dilation). On such an axis the output padding moves out of
+ * the attribute: the extra rows are the uncropped output's next ones when output_padding <=
+ * padding (pads_end = padding - output_padding gives them), and beyond the uncropped output
+ * (zeros plus the bias) otherwise: ConvTranspose without bias, cropping only the start, then Pad
+ * (its negative begin crops the start, its end adds the zeros), then Add of the bias. */
 static bool lower_conv(om_lower *l, const om_call *c) {
   conv_geom cg;
   if (!conv_geometry(c->op, c->in, c->n_in, &c->attrs, &cg, NULL)) return false;
@@ -363,10 +369,40 @@ static bool lower_conv(om_lower *l, const om_call *c) {
       OM_ATTR_INTS("strides", strides + o, k),
   };
   if (!cg.transposed) return om__lower_node(l, c, "Conv", at, 5);
+  /* per axis: the rows Pad crops at the start (negative) and adds at the end */
+  int64_t crop[2] = {0, 0}, extra[2] = {0, 0};
+  for (int d = 0; d < 2; d++) {
+    if (opd[d] < strides[d]) continue;
+    if (opd[d] <= pads[d]) {
+      pads[2 + d] = pads[d] - opd[d];
+    } else {
+      crop[d] = pads[d], extra[d] = opd[d] - pads[d];
+      pads[d] = pads[2 + d] = 0; /* the uncropped output: at least one row, whatever the padding */
+    }
+    opd[d] = 0;
+  }
   at[5] = at[4];
   at[4] = at[3];
   at[3] = OM_ATTR_INTS("output_padding", opd, 2);
-  return om__lower_node(l, c, "ConvTranspose", at, 6);
+  if (!extra[0] && !extra[1]) return om__lower_node(l, c, "ConvTranspose", at, 6);
+  const om_meta *m = &c->out_meta[0];
+  om_meta full = *m, padded = *m;
+  for (int d = 0; d < 2; d++) full.shape[2 + d] = m->shape[2 + d] - extra[d] + crop[d];
+  int in[2] = {om__lower_input(l, 0), om__lower_input(l, 1)}, y, z;
+  int pv = om__lower_ints(l, (int64_t[]){0, 0, -crop[0], -crop[1], 0, 0, extra[0], extra[1]}, 8);
+  if (in[0] < 0 || in[1] < 0 || pv < 0 || !om__emit(l, "ConvTranspose", in, 2, &full, 1, &y, at, 6) ||
+      !om__emit(l, "Pad", (int[]){y, pv}, 2, &padded, 1, &z, NULL, 0))
+    return false;
+  if (c->n_in == 3) {
+    om_meta bm = {.dtype = OM_FLOAT32, .ndim = 3, .shape = {cg.o, 1, 1}};
+    int b = om__lower_input(l, 2), shape = om__lower_ints(l, bm.shape, 3), bv, sum;
+    if (b < 0 || shape < 0 || !om__emit(l, "Reshape", (int[]){b, shape}, 2, &bm, 1, &bv, NULL, 0) ||
+        !om__emit(l, "Add", (int[]){z, bv}, 2, m, 1, &sum, NULL, 0))
+      return false;
+    z = sum;
+  }
+  om__lower_output(l, 0, z);
+  return true;
 }
 
 /* The symbols of the outputs (every op of this file; spec 4) come from the tracer's probe
@@ -394,7 +430,8 @@ const om_op_def om__op_conv2d = {
 const om_op_def om__op_conv_transpose2d = {
     .name = "conv_transpose2d", .n_in = -1, .n_out = 1, .saves = OM_SAVES_IN(0) | OM_SAVES_IN(1),
     .infer = infer_conv, .forward = forward_conv, .backward = conv_backward,
-    .lower = lower_conv, .derives_extents = true, .onnx = "ConvTranspose",
+    .lower = lower_conv, .derives_extents = true,
+    .onnx = "ConvTranspose (output_padding >= stride: in pads_end, or then Pad and Add of the bias)",
     .test = {.n_in = 3, .ndims = {4, 4, 1}, .shapes = {{2, 4, 3, 3}, {4, 3, 2, 3}, {6}}, .lo = -2, .hi = 2,
              .attrs = {.n_i = 9, .i = {2, 1, 1, 0, 1, 0, 1, 2, 2}}}};
 
@@ -590,13 +627,62 @@ static bool pool_backward(const om_record *r, om_tensor *const *gout, om_tensor 
   return true;
 }
 
+/* Whether a window along an axis of size n holds padding taps only (a dilation stepping over a
+ * small input: n = 1, kernel 2, dilation 2, padding 1 taps -1 and 1). PyTorch's max of no taps
+ * is -inf. */
+static bool empty_window(int64_t n, int64_t k, int64_t s, int64_t p, int64_t d, bool ceil_mode) {
+  int64_t out = pool_out(n, k, p, s, d, ceil_mode);
+  for (int64_t x = 0; x < out; x++) {
+    bool tap = false;
+    for (int64_t j = 0; j < k && !tap; j++) tap = x * s - p + j * d >= 0 && x * s - p + j * d < n;
+    if (!tap) return true;
+  }
+  return false;
+}
+
+/* The same on axis d of the call at every size it can take: the example's when fixed, and on a
+ * symbolic axis also each size below the dilation (from the dilation on, every window that starts
+ * in the padding reaches the input: its first tap past the start lies in [0, dilation)). */
+static bool has_empty_window(om_lower *l, const win *g, bool ceil_mode, int d) {
+  int64_t n = d == 2 ? g->h : g->w, k = d == 2 ? g->kh : g->kw, s = d == 2 ? g->sh : g->sw;
+  int64_t p = d == 2 ? g->ph : g->pw, dl = d == 2 ? g->dh : g->dw;
+  if (empty_window(n, k, s, p, dl, ceil_mode)) return true;
+  for (int64_t m = 1; om__lower_input_sym(l, 0, d) && m < dl; m++)
+    if (pool_out(m, k, p, s, dl, ceil_mode) >= 1 && empty_window(m, k, s, p, dl, ceil_mode)) return true;
+  return false;
+}
+
+/* max_pool2d: MaxPool with the pads below, or Pad with -inf then MaxPool without pads (the same
+ * maxima: padding never wins) where that one node would not do: onnxruntime refuses a pad that
+ * is not smaller than the kernel (the end padding of a dilated ceil_mode pool can reach it), and
+ * it gives a window of padding taps only its initial value (-3.4e38, not PyTorch's -inf), while
+ * the max of -inf values read from the input is -inf. */
+static bool lower_max_pool(om_lower *l, const om_call *c, const win *g, bool ceil_mode, const int64_t *pads) {
+  const om_tensor *x = c->in[0];
+  int64_t ks[2] = {g->kh, g->kw}, st[2] = {g->sh, g->sw}, dl[2] = {g->dh, g->dw}, none[4] = {0, 0, 0, 0};
+  bool explicit_pad = pads[0] >= g->kh || pads[2] >= g->kh || pads[1] >= g->kw || pads[3] >= g->kw ||
+                      has_empty_window(l, g, ceil_mode, 2) || has_empty_window(l, g, ceil_mode, 3);
+  om_gattr at[] = {OM_ATTR_INT("ceil_mode", 0), OM_ATTR_INTS("dilations", dl, 2), OM_ATTR_INTS("kernel_shape", ks, 2),
+                   OM_ATTR_INTS("pads", explicit_pad ? none : pads, 4), OM_ATTR_INTS("strides", st, 2)};
+  if (!explicit_pad) return om__lower_node(l, c, "MaxPool", at, 5);
+  int v = om__lower_input(l, 0), ninf = om__lower_scalar(l, -INFINITY, OM_FLOAT32);
+  int pv = om__lower_ints(l, (int64_t[]){0, 0, pads[0], pads[1], 0, 0, pads[2], pads[3]}, 8), mid, y;
+  om_meta padded = {.dtype = OM_FLOAT32, .ndim = 4, .shape = {x->shape[0], x->shape[1], g->h + pads[0] + pads[2], g->w + pads[1] + pads[3]}};
+  if (v < 0 || ninf < 0 || pv < 0 || !om__emit(l, "Pad", (int[]){v, pv, ninf}, 3, &padded, 1, &mid, NULL, 0) ||
+      !om__emit(l, "MaxPool", &mid, 1, &c->out_meta[0], 1, &y, at, 5))
+    return false;
+  om__lower_output(l, 0, y);
+  return true;
+}
+
 /* MaxPool / AveragePool always with ceil_mode 0 and the end padding that gives PyTorch's output
  * size: pads_end = (out-1)*stride + dilated kernel - in - pads_begin. That states PyTorch's
  * ceil_mode rule (an overhanging last window is kept, one starting in the right padding is not)
  * exactly, whatever a consumer does with ceil_mode. Extra end padding is never read by MaxPool or
  * by AveragePool without count_include_pad. With count_include_pad, PyTorch divides by the window
  * clipped to the padded input; when a window overhangs that, the lowering pads the input with
- * zeros (Pad) and averages without count_include_pad, which divides by exactly that count. */
+ * zeros (Pad) and averages without count_include_pad, which divides by exactly that count.
+ * MaxPool's own forms: lower_max_pool. */
 static bool lower_pool(om_lower *l, const om_call *c) {
   win g;
   bool ceil_mode, cip;
@@ -606,16 +692,12 @@ static bool lower_pool(om_lower *l, const om_call *c) {
     if (om__lower_input_sym(l, 0, d) && (d == 2 ? g.sh : g.sw) > 1)
       return om__lower_baked(l, c, 0, d, "ceil_mode with a stride above 1 is lowered with end padding computed from the "
                                          "example size (ONNX's ceil_mode differs from PyTorch's); use ceil_mode false");
-  int64_t ks[2] = {g.kh, g.kw}, st[2] = {g.sh, g.sw}, dl[2] = {g.dh, g.dw};
+  int64_t ks[2] = {g.kh, g.kw}, st[2] = {g.sh, g.sw};
   int64_t eh = (g.oh - 1) * g.sh + g.dh * (g.kh - 1) + 1 - g.h - g.ph, ew = (g.ow - 1) * g.sw + g.dw * (g.kw - 1) + 1 - g.w - g.pw;
   if (eh < g.ph) eh = g.ph;
   if (ew < g.pw) ew = g.pw;
   int64_t pads[4] = {g.ph, g.pw, eh, ew};
-  if (c->op == OM_OP_max_pool2d) {
-    om_gattr at[] = {OM_ATTR_INT("ceil_mode", 0), OM_ATTR_INTS("dilations", dl, 2), OM_ATTR_INTS("kernel_shape", ks, 2),
-                     OM_ATTR_INTS("pads", pads, 4), OM_ATTR_INTS("strides", st, 2)};
-    return om__lower_node(l, c, "MaxPool", at, 5);
-  }
+  if (c->op == OM_OP_max_pool2d) return lower_max_pool(l, c, &g, ceil_mode, pads);
   bool overhang = eh > g.ph || ew > g.pw;
   if (!cip || !overhang) {
     om_gattr at[] = {OM_ATTR_INT("ceil_mode", 0), OM_ATTR_INT("count_include_pad", cip), OM_ATTR_INTS("kernel_shape", ks, 2),
@@ -641,7 +723,8 @@ static bool lower_pool(om_lower *l, const om_call *c) {
 const om_op_def om__op_max_pool2d = {
     .name = "max_pool2d", .n_in = 1, .n_out = 1, .saves = OM_SAVES_IN(0),
     .infer = infer_pool, .forward = forward_pool, .backward = pool_backward,
-    .lower = lower_pool, .derives_extents = true, .onnx = "MaxPool",
+    .lower = lower_pool, .derives_extents = true,
+    .onnx = "MaxPool (Pad with -inf first when a pad reaches the kernel or a window holds only padding)",
     .test = {.n_in = 1, .ndims = {4}, .shapes = {{2, 3, 5, 6}}, .lo = -2, .hi = 2,
              .attrs = {.n_i = 9, .i = {3, 2, 2, 2, 1, 1, 1, 1, 1}}}};
 

@@ -360,6 +360,60 @@ describe('traced vs eager in onnxruntime-web', () => {
     });
   });
 
+  // Found by a sweep (every width 1-8, kernel 1-4, stride 1-3, padding 0-2, dilation 1-3, ceil
+  // mode on and off; for the transposed conv also output_padding 0-2, groups and bias): the one
+  // node the lowering wrote was refused or ran differently in onnxruntime-web in these cases.
+  test('configurations onnxruntime refuses or runs differently as one node: rewritten, and agreeing', async () => {
+    await withTraced((keep, trace) => {
+      const ops = (tm) => tm.graph().nodes.map((n) => n.opType);
+      const B = ['batch', null, null, null];
+      // max_pool2d, dilated ceil_mode: width 7, kernel 4, stride 3, padding 2, dilation 2 makes 3
+      // windows, whose end padding (3 - 1) * 3 + 7 - 7 - 2 = 4 is not below the kernel: ORT's
+      // MaxPool refuses the model ("Pad should be smaller than kernel"). Pad with -inf, MaxPool.
+      const x7 = randn([2, 3, 4, 7], 60);
+      const mp = trace((v) => F.maxPool2d(v, [2, 4], { stride: [1, 3], padding: [1, 2], dilation: [1, 2], ceilMode: true }), { x: [x7, B] });
+      assert.deepEqual(ops(mp), ['Pad', 'MaxPool']);
+      // a window of padding taps only: width 2, kernel 2, dilation 3, padding 1 has one window,
+      // taps -1 and 2. PyTorch's max of no taps is -inf; ORT's MaxPool with pads gives it its
+      // initial value, the lowest float (-3.4e38); the max of the -inf values a Pad wrote is -inf.
+      const x2 = randn([2, 3, 3, 2], 61);
+      for (const ceilMode of [false, true]) {
+        const f = (v) => F.maxPool2d(v, [1, 2], { stride: 1, padding: [0, 1], dilation: [1, 3], ceilMode });
+        const tm = trace(f, { x: [x2, B] });
+        assert.deepEqual(ops(tm), ['Pad', 'MaxPool']);
+        assert.deepEqual(Array.from(f(x2).toArray()), Array(18).fill(-Infinity), 'eager: -inf, as PyTorch');
+      }
+      // ... and where that happens only at another size of a symbolic axis: height 7 has no such
+      // window, height 2 (below the dilation 3) has; the graph holds at both
+      const fn = (v) => F.maxPool2d(v, [2, 3], { stride: 1, padding: 1, dilation: [3, 1] });
+      const sym = trace(fn, { x: [randn([2, 3, 7, 5], 62), [null, null, 'h', null]] });
+      assert.deepEqual(ops(sym), ['Pad', 'MaxPool']);
+      const short = randn([2, 3, 2, 5], 63);
+      assert.ok(Array.from(fn(short).toArray()).includes(-Infinity), 'height 2: a window of padding only');
+      keep(sym, { x: short }, fn(short));
+      assert.deepEqual(ops(trace((v) => F.maxPool2d(v, 3, { stride: 2, padding: 1, dilation: 2 }), { x: [randn([2, 3, 9, 10], 64), B] })), ['MaxPool']);
+      // conv_transpose2d, output_padding >= stride (PyTorch allows it below the dilation); ORT:
+      // "output_padding (1) may be too large for stride (1)". Folded into pads_end = padding -
+      // output_padding when it is at most the padding: one ConvTranspose, no output_padding.
+      const x = randn([2, 4, 3, 5], 65), w = randn([4, 3, 2, 3], 66), b = randn([6], 67);
+      const folded = trace((v) => F.convTranspose2d(v, w, b, { stride: [2, 1], padding: [1, 2], outputPadding: [1, 1], dilation: [1, 2], groups: 2 }), { x: [x, B] });
+      assert.deepEqual(ops(folded), ['ConvTranspose']); // ORT refuses it with output_padding 1 on the width
+      // beyond the padding the rows past the uncropped output are zeros plus the bias:
+      // ConvTranspose without bias, Pad (crop the start, zeros at the end), Add of the bias
+      for (const [opts, bias] of [
+        [{ stride: 1, padding: [0, 1], outputPadding: [1, 2], dilation: 3, groups: 2 }, b],
+        [{ stride: [2, 1], padding: [0, 1], outputPadding: [1, 2], dilation: 3, groups: 2 }, null],
+        [{ stride: 2, padding: 1, outputPadding: 2, dilation: 3, groups: 2 }, b],
+      ]) {
+        const tm = trace((v) => F.convTranspose2d(v, w, bias, opts), { x: [x, B] });
+        assert.deepEqual(ops(tm), bias ? ['ConvTranspose', 'Pad', 'Reshape', 'Add'] : ['ConvTranspose', 'Pad']);
+      }
+      const k1 = randn([4, 3, 1, 1], 68), x1 = randn([2, 4, 1, 1], 69); // uncropped output 1 wide, padding 1, output_padding 2
+      const tiny = trace((v) => F.convTranspose2d(v, k1, b.slice(0, 0, 3), { stride: 1, padding: 1, outputPadding: 2, dilation: 3 }), { x: [x1, B] });
+      assert.deepEqual(tiny.outputs[0].shape, ['batch', 3, 1, 1]);
+    });
+  });
+
   test('a symbolic spatial axis: ceil_mode with stride > 1 and adaptive pooling to a fixed size other than 1x1 are SymbolicShape', () => {
     om.tidy(() => {
       const x = randn([2, 3, 8, 9], 41);
