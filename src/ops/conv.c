@@ -314,7 +314,11 @@ static bool conv_backward(const om_record *r, om_tensor *const *gout, om_tensor 
   om_scope s = {0};
   om_tensor *x = r->in[0], *w = r->in[1], *gy = gout[0];
   int64_t st[2] = {g->sh, g->sw}, pd[2] = {g->ph, g->pw}, dl[2] = {g->dh, g->dw};
-  if (om__wants(r, 0)) {
+  if (om__wants(r, 0) && om_tensor_numel(x) == 0) {
+    /* an empty input has an empty gradient; the other convolution of dout might not even fit
+     * (a transposed conv of an input 0 wide still has an output of its kernel's width) */
+    gin[0] = om_zeros(x->shape, x->ndim, OM_FLOAT32);
+  } else if (om__wants(r, 0)) {
     if (!cg.transposed) {
       /* the transposed convolution of dout, with the output padding that restores x's size */
       int64_t opd[2] = {g->h - ((g->oh - 1) * g->sh - 2 * g->ph + g->dh * (g->kh - 1) + 1),
@@ -405,6 +409,10 @@ static bool lower_conv(om_lower *l, const om_call *c) {
   return true;
 }
 
+/* The empty variants (src/ops/sample.c) a convolution refuses, as PyTorch does: a spatial axis of
+ * 0 (the kernel does not fit), and a kernel of size 0 (PyTorch: a non-positive kernel). */
+#define CONV_EMPTY "is larger than the padded input|has an empty kernel"
+
 /* The symbols of the outputs (every op of this file; spec 4) come from the tracer's probe
  * (running infer at other sizes): a symbolic batch carries over; a spatial extent the op keeps
  * for every size (stride 1, "same" padding) keeps its symbol, one that grows in proportion
@@ -417,7 +425,7 @@ const om_op_def om__op_conv1d = {
     .infer = infer_conv, .forward = forward_conv, .backward = conv_backward,
     .lower = lower_conv, .derives_extents = true, .onnx = "Conv (1-D)",
     .test = {.n_in = 3, .ndims = {3, 3, 1}, .shapes = {{2, 4, 7}, {6, 2, 3}, {6}}, .lo = -2, .hi = 2,
-             .attrs = {.n_i = 4, .i = {2, 1, 2, 2}}}};
+             .attrs = {.n_i = 4, .i = {2, 1, 2, 2}}, .empty_refusal = CONV_EMPTY}};
 
 const om_op_def om__op_conv2d = {
     .name = "conv2d", .n_in = -1, .n_out = 1, .saves = OM_SAVES_IN(0) | OM_SAVES_IN(1),
@@ -425,7 +433,7 @@ const om_op_def om__op_conv2d = {
     .lower = lower_conv, .derives_extents = true, .onnx = "Conv",
     /* width 7 with stride 2 gives 3 columns, whose input gradient needs output_padding 1 */
     .test = {.n_in = 3, .ndims = {4, 4, 1}, .shapes = {{2, 4, 5, 7}, {6, 2, 3, 2}, {6}}, .lo = -2, .hi = 2,
-             .attrs = {.n_i = 7, .i = {1, 2, 1, 0, 2, 1, 2}}}};
+             .attrs = {.n_i = 7, .i = {1, 2, 1, 0, 2, 1, 2}}, .empty_refusal = CONV_EMPTY}};
 
 const om_op_def om__op_conv_transpose2d = {
     .name = "conv_transpose2d", .n_in = -1, .n_out = 1, .saves = OM_SAVES_IN(0) | OM_SAVES_IN(1),
@@ -433,7 +441,7 @@ const om_op_def om__op_conv_transpose2d = {
     .lower = lower_conv, .derives_extents = true,
     .onnx = "ConvTranspose (output_padding >= stride: in pads_end, or then Pad and Add of the bias)",
     .test = {.n_in = 3, .ndims = {4, 4, 1}, .shapes = {{2, 4, 3, 3}, {4, 3, 2, 3}, {6}}, .lo = -2, .hi = 2,
-             .attrs = {.n_i = 9, .i = {2, 1, 1, 0, 1, 0, 1, 2, 2}}}};
+             .attrs = {.n_i = 9, .i = {2, 1, 1, 0, 1, 0, 1, 2, 2}}, .empty_refusal = "gives an empty output|has an empty kernel"}};
 
 /* Applies op with PyTorch's unbatched form: an input of `batched - 1` dims gets a batch of one
  * (unsqueeze), and the result loses it again (squeeze); both are public ops, so autograd and
@@ -867,7 +875,8 @@ const om_op_def om__op_adaptive_avg_pool2d = {
     .name = "adaptive_avg_pool2d", .n_in = 1, .n_out = 1, .saves = 0,
     .infer = infer_adaptive, .forward = forward_adaptive, .backward = adaptive_backward,
     .lower = lower_adaptive, .derives_extents = true, .onnx = "GlobalAveragePool (1x1); AveragePool (input divisible by output); else refused",
-    .test = {.n_in = 1, .ndims = {4}, .shapes = {{2, 3, 6, 4}}, .lo = -2, .hi = 2, .attrs = {.n_i = 2, .i = {3, 2}}}};
+    .test = {.n_in = 1, .ndims = {4}, .shapes = {{2, 3, 6, 4}}, .lo = -2, .hi = 2, .attrs = {.n_i = 2, .i = {3, 2}},
+             .empty_refusal = "has an empty spatial dim"}}; /* PyTorch's too: no cell to average */
 
 om_tensor *om_adaptive_avg_pool2d(om_tensor *x, const int64_t output_size[2]) {
   om_attrs a = {.n_i = 2, .i = {output_size[0], output_size[1]}};

@@ -400,7 +400,8 @@ const om_op_def om__op_cross_entropy = {
     .infer = infer_class_loss, .forward = forward_class_loss, .backward = class_loss_backward,
     .lower = refuse_loss, .onnx = "refused (UnsupportedOperation: a loss; spec 2)",
     .test = {.n_in = 2, .ndims = {3, 2}, .shapes = {{3, 4, 2}, {3, 2}}, .dtypes = {OM_FLOAT32, OM_INT64}, .lo = 0, .hi = 3.99,
-             .attrs = {.n_i = 2, .i = {OM_REDUCTION_MEAN, -100}, .n_f = 1, .f = {0.1}}}};
+             .attrs = {.n_i = 2, .i = {OM_REDUCTION_MEAN, -100}, .n_f = 1, .f = {0.1}},
+             .empty_refusal = "is out of range for 0 classes"}}; /* a target class among none */
 
 om_tensor *om_nll_loss(om_tensor *input, om_tensor *target, om_tensor *weight, int64_t ignore_index, om_reduction reduction) {
   om_attrs a = om__attrs_i(2, (int64_t[]){reduction, ignore_index});
@@ -624,7 +625,8 @@ const om_op_def om__op_ctc_loss = {
     .lower = refuse_loss, .onnx = "refused (UnsupportedOperation: a loss; spec 2)",
     .test = {.n_in = 4, .ndims = {3, 2, 1, 1}, .shapes = {{4, 3, 4}, {3, 3}, {3}, {3}},
              .dtypes = {OM_FLOAT32, OM_INT64, OM_INT64, OM_INT64}, .lo = 1, .hi = 3.99,
-             .attrs = {.n_i = 3, .i = {0, OM_REDUCTION_MEAN, 1}}}};
+             .attrs = {.n_i = 3, .i = {0, OM_REDUCTION_MEAN, 1}},
+             .empty_refusal = "is out of range [0, 0]"}}; /* input lengths of at least 1 on no time steps */
 
 om_tensor *om_ctc_loss(om_tensor *log_probs, om_tensor *targets, om_tensor *input_lengths, om_tensor *target_lengths,
                        int64_t blank, om_reduction reduction, bool zero_infinity) {

@@ -308,8 +308,11 @@ static bool linear_backward(const om_record *r, om_tensor *const *g, om_tensor *
   om_tensor *x = r->in[0], *w = r->in[1];
   if (om__wants(r, 0)) gin[0] = om_matmul(g[0], w);
   if (om__wants(r, 1)) {
-    om_tensor *g2 = om__keep(&s, om_reshape(g[0], (int64_t[]){-1, w->shape[0]}, 2));
-    om_tensor *x2 = om__keep(&s, om_reshape(x, (int64_t[]){-1, w->shape[1]}, 2));
+    /* the rows counted, not -1: with in or out 0 a -1 would be ambiguous (reshape refuses it) */
+    int64_t rows = 1;
+    for (int d = 0; d < x->ndim - 1; d++) rows *= x->shape[d];
+    om_tensor *g2 = om__keep(&s, om_reshape(g[0], (int64_t[]){rows, w->shape[0]}, 2));
+    om_tensor *x2 = om__keep(&s, om_reshape(x, (int64_t[]){rows, w->shape[1]}, 2));
     gin[1] = g2 && x2 ? om_matmul(om__keep(&s, om_transpose(g2, 0, 1)), x2) : NULL;
   }
   if (r->n_in == 3 && om__wants(r, 2)) gin[2] = om__sum_to(g[0], r->in[2]->shape, 1);

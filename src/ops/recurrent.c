@@ -377,14 +377,16 @@ const om_op_def om__op_lstm_layer = {
     .infer = infer_rnn, .forward = forward_rnn, .backward = rnn_backward, .lower = lower_rnn,
     .onnx = "LSTM (weights reordered by Reshape, Gather, Reshape; Unsqueeze, Squeeze, Concat)",
     .test = {.n_in = 7, .ndims = {3, 2, 2, 1, 1, 2, 2}, .shapes = {{3, 2, 4}, {12, 4}, {12, 3}, {12}, {12}, {2, 3}, {2, 3}},
-             .lo = -1, .hi = 1, .attrs = {.n_i = 2, .i = {1, 1}}}};
+             .lo = -1, .hi = 1, .attrs = {.n_i = 2, .i = {1, 1}},
+             .empty_refusal = "the sequence length must be at least 1"}}; /* PyTorch's RNNs refuse it too */
 
 const om_op_def om__op_gru_layer = {
     .name = "gru_layer", .n_in = -1, .n_out = 2, .saves = RNN_SAVES,
     .infer = infer_rnn, .forward = forward_rnn, .backward = rnn_backward, .lower = lower_rnn,
     .onnx = "GRU linear_before_reset=1 (weights reordered by Reshape, Gather, Reshape; Unsqueeze, Squeeze)",
     .test = {.n_in = 6, .ndims = {3, 2, 2, 1, 1, 2}, .shapes = {{3, 2, 4}, {9, 4}, {9, 3}, {9}, {9}, {2, 3}},
-             .lo = -1, .hi = 1, .attrs = {.n_i = 2, .i = {0, 1}}}};
+             .lo = -1, .hi = 1, .attrs = {.n_i = 2, .i = {0, 1}},
+             .empty_refusal = "the sequence length must be at least 1"}};
 
 /* ---- composites: PyTorch's nn.LSTM / nn.GRU forward, from the per-layer, per-direction ops ---- */
 

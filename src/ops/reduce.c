@@ -177,14 +177,14 @@ static bool lower_reduce(om_lower *l, const om_call *c) {
   return true;
 }
 
-#define REDUCE_DEF(NAME, BACKWARD, SAVES, ONNX)                                                   \
+#define REDUCE_DEF(NAME, BACKWARD, SAVES, ONNX, EMPTY)                                            \
   static const onnx_reduce NAME##_onnx = {ONNX, NULL};                                            \
   const om_op_def om__op_##NAME = {                                                               \
       .name = #NAME, .n_in = 1, .n_out = 1, .saves = SAVES, .infer = infer_reduce,               \
       .forward = forward_reduce, .backward = BACKWARD, .lower = lower_reduce, .onnx = ONNX,      \
       .impl = &NAME##_onnx,                                                                       \
       .test = {.n_in = 1, .ndims = {3}, .shapes = {{2, 3, 4}}, .lo = -2, .hi = 2,                 \
-               .attrs = {.n_i = 3, .i = {0, 0, -1}}}};                                            \
+               .attrs = {.n_i = 3, .i = {0, 0, -1}}, .empty_refusal = EMPTY}};                    \
   om_tensor *om_##NAME(om_tensor *a, const int64_t *dims, int ndims, bool keepdim) {              \
     if (!om__check_inputs(#NAME, &a, 1)) return NULL;                                             \
     if (ndims < 0 || ndims > OM_MAX_DIMS || (ndims && !dims))                                     \
@@ -194,10 +194,11 @@ static bool lower_reduce(om_lower *l, const om_call *c) {
     return om__apply1(OM_OP_##NAME, &a, 1, &at);                                                  \
   }
 
-REDUCE_DEF(sum, sum_backward, 0, "ReduceSum")
-REDUCE_DEF(mean, mean_backward, 0, "ReduceMean")
-REDUCE_DEF(amax, extreme_backward, OM_SAVES_IN(0) | OM_SAVES_OUT(0), "ReduceMax")
-REDUCE_DEF(amin, extreme_backward, OM_SAVES_IN(0) | OM_SAVES_OUT(0), "ReduceMin")
+/* a sum of nothing is 0 and a mean NaN; an extreme of nothing does not exist (PyTorch refuses) */
+REDUCE_DEF(sum, sum_backward, 0, "ReduceSum", NULL)
+REDUCE_DEF(mean, mean_backward, 0, "ReduceMean", NULL)
+REDUCE_DEF(amax, extreme_backward, OM_SAVES_IN(0) | OM_SAVES_OUT(0), "ReduceMax", "has size 0 and no maximum")
+REDUCE_DEF(amin, extreme_backward, OM_SAVES_IN(0) | OM_SAVES_OUT(0), "ReduceMin", "has size 0 and no minimum")
 
 /* ---- max_dim / min_dim: values and indices along one dim ---- */
 
@@ -306,17 +307,17 @@ static bool lower_arg(om_lower *l, const om_call *c) {
   return true;
 }
 
-#define ARG_DEF(NAME, VALUES, INDICES)                                                            \
+#define ARG_DEF(NAME, VALUES, INDICES, EMPTY)                                                     \
   static const onnx_reduce NAME##_onnx = {VALUES, INDICES};                                       \
   const om_op_def om__op_##NAME = {                                                               \
       .name = #NAME, .n_in = 1, .n_out = 2, .saves = OM_SAVES_OUT(1), .infer = infer_arg,        \
       .forward = forward_arg, .backward = arg_backward, .lower = lower_arg,                      \
       .onnx = VALUES ", " INDICES, .impl = &NAME##_onnx,                                         \
       .test = {.n_in = 1, .ndims = {3}, .shapes = {{2, 3, 4}}, .lo = -2, .hi = 2,                 \
-               .attrs = {.n_i = 2, .i = {1, 0}}}};
+               .attrs = {.n_i = 2, .i = {1, 0}}, .empty_refusal = EMPTY}};
 
-ARG_DEF(max_dim, "ReduceMax", "ArgMax")
-ARG_DEF(min_dim, "ReduceMin", "ArgMin")
+ARG_DEF(max_dim, "ReduceMax", "ArgMax", "has size 0 and no maximum")
+ARG_DEF(min_dim, "ReduceMin", "ArgMin", "has size 0 and no minimum")
 
 static om_tensor *arg_extreme(om_op op, om_tensor *a, int dim, bool keepdim, om_tensor **indices) {
   om_tensor *out[2] = {0};

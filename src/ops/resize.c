@@ -237,7 +237,8 @@ const om_op_def om__op_interpolate = {
     .lower = lower_interpolate, .extents = extents_interpolate,
     .onnx = "nearest: Gather per resized axis (the eager source indices); bilinear: Resize (axes 2, 3; half_pixel or align_corners)",
     .test = {.n_in = 1, .ndims = {4}, .shapes = {{2, 2, 3, 4}}, .lo = -2, .hi = 2,
-             .attrs = {.n_i = 5, .i = {MODE_BILINEAR, 0, 0, 0, 1}, .n_f = 2, .f = {1.5, 2.5}}}};
+             .attrs = {.n_i = 5, .i = {MODE_BILINEAR, 0, 0, 0, 1}, .n_f = 2, .f = {1.5, 2.5}},
+             .empty_refusal = "input and output sizes must be greater than 0"}}; /* PyTorch's refusal too */
 
 om_tensor *om_interpolate(om_tensor *x, const int64_t *size, const double *scale_factor, om_interpolate_mode mode,
                           bool align_corners) {

@@ -348,7 +348,7 @@ const om_op_def om__op_expand = {
     .name = "expand", .n_in = 1, .n_out = 1, .view = true, .infer = infer_expand,
     .forward = forward_expand, .backward = expand_backward, .lower = lower_expand, .extents = expand_extents,
     .onnx = "Expand (none to the same shape)",
-    .test = {.n_in = 1, .ndims = {2}, .shapes = {{3, 1}}, .lo = -2, .hi = 2, .attrs = {.n_i = 3, .i = {2, 3, 4}}}};
+    .test = {.n_in = 1, .ndims = {2}, .shapes = {{3, 1}}, .lo = -2, .hi = 2, .attrs = {.n_i = 3, .i = {2, 3, 4}}, .size_attrs = 7}};
 
 /* ---- slice ---- */
 
@@ -491,7 +491,8 @@ static bool lower_select(om_lower *l, const om_call *c) {
 const om_op_def om__op_select = {
     .name = "select", .n_in = 1, .n_out = 1, .view = true, .infer = infer_select,
     .forward = forward_select, .backward = select_backward, .lower = lower_select, .onnx = "Gather",
-    .test = {.n_in = 1, .ndims = {3}, .shapes = {{2, 3, 4}}, .lo = -2, .hi = 2, .attrs = {.n_i = 2, .i = {1, -1}}}};
+    .test = {.n_in = 1, .ndims = {3}, .shapes = {{2, 3, 4}}, .lo = -2, .hi = 2, .attrs = {.n_i = 2, .i = {1, -1}},
+             .empty_refusal = "is out of range for dim 1 of size 0"}}; /* no element to select (PyTorch refuses too) */
 
 /* ---- squeeze / unsqueeze ---- */
 
@@ -777,7 +778,7 @@ const om_op_def om__op_slice_scatter = {
     .forward = forward_slice_scatter, .backward = slice_scatter_backward, .lower = lower_slice_scatter,
     .onnx = "ConstantOfShape, Range, Reshape, Expand, ScatterElements (Cast for int64 and bool)",
     .test = {.n_in = 1, .ndims = {2}, .shapes = {{2, 2}}, .lo = -2, .hi = 2,
-             .attrs = {.n_i = 7, .i = {1, 0, 4, 2, 2, 2, 4}}}};
+             .attrs = {.n_i = 7, .i = {1, 0, 4, 2, 2, 2, 4}}, .size_attrs = 3u << 5}}; /* the full shape */
 
 /* ---- public view functions and composites ---- */
 
