@@ -391,6 +391,11 @@ bool om__lower_alias(om_lower *l);
 bool om__lower_refuse(om_lower *l, const om_call *c, const char *why);
 /** Refuses the call with SymbolicShape: symbolic axis d of input i cannot be expressed, because what. */
 bool om__lower_baked(om_lower *l, const om_call *c, int i, int d, const char *what);
+/** For an op's lower (src/ops/shape.c): when every output of c is empty, writes each as zeros of
+ *  its shape (ConstantOfShape, Cast) and returns 1: an empty value has nothing to compute, and
+ *  onnxruntime refuses or aborts on some empty inputs (pools with 0 channels, an LSTM with a
+ *  batch of 0); 0 (nothing written) when an output has elements, -1 on error. */
+int om__lower_empty(om_lower *l, const om_call *c);
 
 /* ---- per-thread state ---- */
 typedef struct om_thread_state {

@@ -695,6 +695,8 @@ static bool lower_pool(om_lower *l, const om_call *c) {
   win g;
   bool ceil_mode, cip;
   if (!pool_geometry(c->op, c->in[0], &c->attrs, &g, &ceil_mode, &cip)) return false;
+  int empty = om__lower_empty(l, c); /* 0 channels: onnxruntime's pools take only N = 0 */
+  if (empty) return empty > 0;
   /* the end padding depends on the input's size when ceil_mode can round up (stride > 1) */
   for (int d = 2; ceil_mode && d < 4; d++)
     if (om__lower_input_sym(l, 0, d) && (d == 2 ? g.sh : g.sw) > 1)
@@ -850,6 +852,8 @@ static bool adaptive_backward(const om_record *r, om_tensor *const *gout, om_ten
  * output size of -1 on that axis, kernel 1) holds for every size: the rest is SymbolicShape. */
 static bool lower_adaptive(om_lower *l, const om_call *c) {
   const int64_t *x = c->in[0]->shape, *o = c->attrs.i;
+  int empty = om__lower_empty(l, c); /* 0 channels: onnxruntime's pools take only N = 0 */
+  if (empty) return empty > 0;
   if (o[0] == 1 && o[1] == 1) return om__lower_node(l, c, "GlobalAveragePool", NULL, 0);
   /* a symbolic input axis whose output keeps its symbol (output size -1: kernel 1) is fine;
    * a fixed output size would need a kernel computed from the run-time size */

@@ -106,7 +106,8 @@ static bool mse_loss_backward(const om_record *r, om_tensor *const *g, om_tensor
   return true;
 }
 
-/* Sub, Mul, then ReduceMean / ReduceSum over every axis (keepdims 0) unless reduction is none. */
+/* Sub, Mul, then ReduceMean / ReduceSum over every axis (keepdims 0) unless reduction is none.
+ * The mean of nothing is NaN (0 / 0, as PyTorch), ReduceMean's 0: ReduceSum and Div by 0. */
 static bool lower_mse_loss(om_lower *l, const om_call *c) {
   om_meta m;
   om__broadcast_shapes(c->in, 2, &m, "mse_loss");
@@ -117,10 +118,14 @@ static bool lower_mse_loss(om_lower *l, const om_call *c) {
   if (c->attrs.i[0] != OM_REDUCTION_NONE && m.ndim > 0) {
     int64_t axes[OM_MAX_DIMS];
     for (int k = 0; k < m.ndim; k++) axes[k] = k;
-    int ax = om__lower_ints(l, axes, m.ndim);
-    if (ax < 0 || !om__emit(l, c->attrs.i[0] == OM_REDUCTION_MEAN ? "ReduceMean" : "ReduceSum", (int[]){sq, ax}, 2,
-                            &c->out_meta[0], 1, &sq, &OM_ATTR_INT("keepdims", 0), 1))
+    int64_t n = 1;
+    for (int k = 0; k < m.ndim; k++) n *= m.shape[k];
+    bool mean = c->attrs.i[0] == OM_REDUCTION_MEAN, nan = mean && n == 0;
+    int ax = om__lower_ints(l, axes, m.ndim), zero = nan ? om__lower_scalar(l, 0, OM_FLOAT32) : 0;
+    if (ax < 0 || zero < 0 || !om__emit(l, mean && !nan ? "ReduceMean" : "ReduceSum", (int[]){sq, ax}, 2,
+                                        &c->out_meta[0], 1, &sq, &OM_ATTR_INT("keepdims", 0), 1))
       return false;
+    if (nan && !om__emit(l, "Div", (int[]){sq, zero}, 2, &c->out_meta[0], 1, &sq, NULL, 0)) return false;
   }
   om__lower_output(l, 0, sq);
   return true;

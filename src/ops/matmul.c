@@ -323,8 +323,23 @@ static bool linear_backward(const om_record *r, om_tensor *const *g, om_tensor *
 }
 
 /* A 2-D input is one Gemm (transB = 1 reads the weight as stored, bias as C). Other ranks:
- * MatMul with a Transpose of the weight (onnxruntime folds it at load time), then Add. */
+ * MatMul with a Transpose of the weight (onnxruntime folds it at load time), then Add.
+ * Empty operands (onnxruntime fuses MatMul and Add into a Gemm between Reshapes whose -1 is
+ * ambiguous for them, and fails): an empty output is zeros of its shape; with 0 input
+ * features every product is a sum of nothing, 0, so the output is Expand(0) plus the bias. */
 static bool lower_linear(om_lower *l, const om_call *c) {
+  int empty = om__lower_empty(l, c);
+  if (empty) return empty > 0;
+  if (c->in[1]->shape[1] == 0) {
+    const om_meta *m = &c->out_meta[0];
+    const char *sym[OM_MAX_DIMS];
+    for (int d = 0; d < m->ndim; d++) sym[d] = om__lower_output_sym(l, 0, d);
+    int in[2] = {om__lower_scalar(l, 0, OM_FLOAT32), om__lower_shape_operand(l, m->shape, sym, m->ndim)}, y;
+    if (in[0] < 0 || in[1] < 0 || !om__emit(l, "Expand", in, 2, m, 1, &y, NULL, 0)) return false;
+    if (c->n_in == 3 && !om__emit(l, "Add", (int[]){y, om__lower_input(l, 2)}, 2, m, 1, &y, NULL, 0)) return false;
+    om__lower_output(l, 0, y);
+    return true;
+  }
   if (c->in[0]->ndim == 2) return om__lower_node(l, c, "Gemm", &OM_ATTR_INT("transB", 1), 1);
   int in[3] = {om__lower_input(l, 0), om__lower_input(l, 1), c->n_in == 3 ? om__lower_input(l, 2) : -1};
   const om_tensor *w = c->in[1];

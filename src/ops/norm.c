@@ -439,6 +439,8 @@ static bool group_norm_backward(const om_record *r, om_tensor *const *g, om_tens
  * then Mul and Add by weight and bias reshaped to [C, 1, ...]. */
 static bool lower_group_norm(om_lower *l, const om_call *c) {
   const om_tensor *x = c->in[0];
+  int empty = om__lower_empty(l, c); /* Reshape's -1 is ambiguous for an empty x */
+  if (empty) return empty > 0;
   bool has_w = c->attrs.i[1], has_b = c->attrs.i[2];
   int64_t groups = c->attrs.i[0], spatial = 1, cs[OM_MAX_DIMS];
   for (int d = 2; d < x->ndim; d++) spatial *= x->shape[d];

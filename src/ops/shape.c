@@ -58,6 +58,36 @@ static bool lower_operand(om_lower *l, const om_call *c, const char *op_type, in
   return true;
 }
 
+/* Zeros of meta's dtype and shape: ConstantOfShape (float32), then Cast for int64 and bool
+ * (ONNX's INT64 is 7, BOOL 9). The shape operand is the constant, or where sym[d] names an
+ * extent, that extent computed at run time (sym NULL: all fixed). Its value id, -1 on error. */
+static int zeros_of(om_lower *l, const om_meta *meta, const char *const *sym) {
+  om_meta f = *meta;
+  f.dtype = OM_FLOAT32;
+  const char *none[OM_MAX_DIMS] = {0};
+  int shape = om__lower_shape_operand(l, meta->shape, sym ? sym : none, meta->ndim), v;
+  if (shape < 0 || !om__emit(l, "ConstantOfShape", &shape, 1, &f, 1, &v, NULL, 0)) return -1;
+  if (meta->dtype != OM_FLOAT32)
+    v = emit_ints(l, "Cast", &v, 1, NULL, 0, meta, &OM_ATTR_INT("to", meta->dtype == OM_INT64 ? 7 : 9), 1);
+  return v;
+}
+
+int om__lower_empty(om_lower *l, const om_call *c) {
+  for (int j = 0; j < c->n_out; j++) {
+    bool empty = false;
+    for (int d = 0; d < c->out_meta[j].ndim; d++) empty |= c->out_meta[j].shape[d] == 0;
+    if (!empty) return 0;
+  }
+  for (int j = 0; j < c->n_out; j++) {
+    const char *sym[OM_MAX_DIMS];
+    for (int d = 0; d < c->out_meta[j].ndim; d++) sym[d] = om__lower_output_sym(l, j, d);
+    int v = zeros_of(l, &c->out_meta[j], sym);
+    if (v < 0) return -1;
+    om__lower_output(l, j, v);
+  }
+  return 1;
+}
+
 /* ---- reshape (view) ---- */
 
 /* Strides that view a's elements in the new shape, when a's strides allow it (PyTorch's rule:
@@ -752,17 +782,17 @@ static bool lower_slice_scatter(om_lower *l, const om_call *c) {
   int dim = (int)at[0];
   for (int d = 0; d < src->ndim; d++)
     if (om__lower_input_sym(l, 0, d)) return om__lower_baked(l, c, 0, d, "slice_scatter writes into zeros of a fixed shape");
-  om_meta zeros_m = *o, pos_m = {.dtype = OM_INT64, .ndim = 1, .shape = {src->shape[dim]}}, along_m = pos_m, idx_m = pos_m;
-  zeros_m.dtype = OM_FLOAT32;
+  om_meta pos_m = {.dtype = OM_INT64, .ndim = 1, .shape = {src->shape[dim]}}, along_m = pos_m, idx_m = pos_m;
   along_m.ndim = idx_m.ndim = src->ndim;
   for (int d = 0; d < src->ndim; d++) {
     along_m.shape[d] = d == dim ? src->shape[d] : 1;
     idx_m.shape[d] = src->shape[d];
   }
   int v[3];
-  v[0] = emit_ints(l, "ConstantOfShape", NULL, 0, &(ints){o->shape, o->ndim}, 1, &zeros_m, NULL, 0);
-  if (v[0] >= 0 && o->dtype != OM_FLOAT32) /* Cast's "to": ONNX INT64 is 7, BOOL 9 */
-    v[0] = emit_ints(l, "Cast", v, 1, NULL, 0, o, &OM_ATTR_INT("to", o->dtype == OM_INT64 ? 7 : 9), 1);
+  if ((v[0] = zeros_of(l, o, NULL)) >= 0 && !om_tensor_numel(src)) { /* nothing to write (onnxruntime's Expand */
+    om__lower_output(l, 0, v[0]);                             /* would make [1, ...] indices of it) */
+    return true;
+  }
   v[1] = v[0] < 0 ? -1 : emit_ints(l, "Range", NULL, 0, (ints[]){{&at[1], -1}, {&at[2], -1}, {&at[3], -1}}, 3, &pos_m, NULL, 0);
   v[1] = emit_ints(l, "Reshape", &v[1], 1, &(ints){along_m.shape, along_m.ndim}, 1, &along_m, NULL, 0);
   v[1] = emit_ints(l, "Expand", &v[1], 1, &(ints){idx_m.shape, idx_m.ndim}, 1, &idx_m, NULL, 0);
