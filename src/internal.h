@@ -394,7 +394,9 @@ bool om__lower_baked(om_lower *l, const om_call *c, int i, int d, const char *wh
 /** For an op's lower (src/ops/shape.c): when every output of c is empty, writes each as zeros of
  *  its shape (ConstantOfShape, Cast) and returns 1: an empty value has nothing to compute, and
  *  onnxruntime refuses or aborts on some empty inputs (pools with 0 channels, an LSTM with a
- *  batch of 0); 0 (nothing written) when an output has elements, -1 on error. */
+ *  batch of 0), their symbolic axes computed from the inputs' (UnsupportedOperation when an
+ *  axis is an extent the call derives, a pool's: no value carries it yet); 0 (nothing written)
+ *  when an output has elements, -1 on error. */
 int om__lower_empty(om_lower *l, const om_call *c);
 
 /* ---- per-thread state ---- */

@@ -134,7 +134,7 @@ static bool lower_mse_loss(om_lower *l, const om_call *c) {
 const om_op_def om__op_mse_loss = {
     .name = "mse_loss", .n_in = 2, .n_out = 1, .saves = OM_SAVES_IN(0) | OM_SAVES_IN(1),
     .infer = infer_mse_loss, .forward = forward_mse_loss, .backward = mse_loss_backward,
-    .lower = lower_mse_loss, .onnx = "Sub, Mul, ReduceMean / ReduceSum (none: no reduce)",
+    .lower = lower_mse_loss, .onnx = "Sub, Mul, ReduceMean / ReduceSum (none: no reduce; a mean of nothing: ReduceSum, Div by 0)",
     .test = {.n_in = 2, .ndims = {2, 2}, .shapes = {{3, 4}, {1, 4}}, .lo = -2, .hi = 2, .attrs = {.n_i = 1, .i = {OM_REDUCTION_MEAN}}}};
 
 om_tensor *om_mse_loss(om_tensor *input, om_tensor *target, om_reduction reduction) {

@@ -182,11 +182,11 @@ static bool lower_reduce(om_lower *l, const om_call *c) {
   return true;
 }
 
-#define REDUCE_DEF(NAME, BACKWARD, SAVES, ONNX, EMPTY)                                            \
+#define REDUCE_DEF(NAME, BACKWARD, SAVES, ONNX, NOTE, EMPTY) /* NOTE: the rest of the onnx text */ \
   static const onnx_reduce NAME##_onnx = {ONNX, NULL};                                            \
   const om_op_def om__op_##NAME = {                                                               \
       .name = #NAME, .n_in = 1, .n_out = 1, .saves = SAVES, .infer = infer_reduce,               \
-      .forward = forward_reduce, .backward = BACKWARD, .lower = lower_reduce, .onnx = ONNX,      \
+      .forward = forward_reduce, .backward = BACKWARD, .lower = lower_reduce, .onnx = ONNX NOTE, \
       .impl = &NAME##_onnx,                                                                       \
       .test = {.n_in = 1, .ndims = {3}, .shapes = {{2, 3, 4}}, .lo = -2, .hi = 2,                 \
                .attrs = {.n_i = 3, .i = {0, 0, -1}}, .empty_refusal = EMPTY}};                    \
@@ -200,10 +200,10 @@ static bool lower_reduce(om_lower *l, const om_call *c) {
   }
 
 /* a sum of nothing is 0 and a mean NaN; an extreme of nothing does not exist (PyTorch refuses) */
-REDUCE_DEF(sum, sum_backward, 0, "ReduceSum", NULL)
-REDUCE_DEF(mean, mean_backward, 0, "ReduceMean", NULL)
-REDUCE_DEF(amax, extreme_backward, OM_SAVES_IN(0) | OM_SAVES_OUT(0), "ReduceMax", "has size 0 and no maximum")
-REDUCE_DEF(amin, extreme_backward, OM_SAVES_IN(0) | OM_SAVES_OUT(0), "ReduceMin", "has size 0 and no minimum")
+REDUCE_DEF(sum, sum_backward, 0, "ReduceSum", "", NULL)
+REDUCE_DEF(mean, mean_backward, 0, "ReduceMean", " (a mean of nothing: ReduceSum, Div by 0)", NULL)
+REDUCE_DEF(amax, extreme_backward, OM_SAVES_IN(0) | OM_SAVES_OUT(0), "ReduceMax", "", "has size 0 and no maximum")
+REDUCE_DEF(amin, extreme_backward, OM_SAVES_IN(0) | OM_SAVES_OUT(0), "ReduceMin", "", "has size 0 and no minimum")
 
 /* ---- max_dim / min_dim: values and indices along one dim ---- */
 
