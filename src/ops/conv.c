@@ -14,7 +14,6 @@
  * differentiable); the weight gradients and the pools' input gradients are kernels here, so
  * they are first-order only. Every sum runs in a fixed order (same bits natively and in WASM). */
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -846,10 +845,52 @@ static bool adaptive_backward(const om_record *r, om_tensor *const *gout, om_ten
   return true;
 }
 
+/* A float32 [rows, cols] constant of the integers v: an int64 initializer, Reshape, Cast (to 1,
+ * FLOAT), which onnxruntime folds at load time. -1 on error. */
+static int float_matrix(om_lower *l, const int64_t *v, int64_t rows, int64_t cols) {
+  om_meta im = {.dtype = OM_INT64, .ndim = 2, .shape = {rows, cols}}, fm = im;
+  fm.dtype = OM_FLOAT32;
+  int flat = om__lower_ints(l, v, (int)(rows * cols)), shape = om__lower_ints(l, im.shape, 2), m, f;
+  if (flat < 0 || shape < 0 || !om__emit(l, "Reshape", (int[]){flat, shape}, 2, &im, 1, &m, NULL, 0) ||
+      !om__emit(l, "Cast", &m, 1, &fm, 1, &f, &OM_ATTR_INT("to", 1), 1))
+    return -1;
+  return f;
+}
+
+/* PyTorch's uneven, overlapping cells, which no ONNX pooling has: y = (A_h x A_w) / counts, with
+ * A_h [oH, H] and A_w [W, oW] marking each cell's rows and columns by 1 (cell_start, cell_end:
+ * the kernel's cells) and counts [oH, oW] their sizes. The sums add the same elements exactly as
+ * the kernel's (in another order, so the last bits can differ), then divide by the same count. */
+static bool lower_adaptive_uneven(om_lower *l, const om_call *c) {
+  const int64_t *x = c->in[0]->shape, *o = c->attrs.i, h = x[2], w = x[3];
+  int64_t *ah = om__alloc(sizeof(int64_t) * (uint64_t)(o[0] * h + w * o[1] + o[0] * o[1]), "adaptive_avg_pool2d");
+  if (!ah) return false;
+  int64_t *aw = ah + o[0] * h, *n = aw + w * o[1];
+  memset(ah, 0, sizeof(int64_t) * (size_t)(o[0] * h + w * o[1]));
+  for (int64_t i = 0; i < o[0]; i++)
+    for (int64_t r = cell_start(i, h, o[0]); r < cell_end(i, h, o[0]); r++) ah[i * h + r] = 1;
+  for (int64_t j = 0; j < o[1]; j++)
+    for (int64_t r = cell_start(j, w, o[1]); r < cell_end(j, w, o[1]); r++) aw[r * o[1] + j] = 1;
+  for (int64_t i = 0; i < o[0]; i++)
+    for (int64_t j = 0; j < o[1]; j++)
+      n[i * o[1] + j] = (cell_end(i, h, o[0]) - cell_start(i, h, o[0])) * (cell_end(j, w, o[1]) - cell_start(j, w, o[1]));
+  int vh = float_matrix(l, ah, o[0], h), vw = float_matrix(l, aw, w, o[1]), vn = float_matrix(l, n, o[0], o[1]);
+  free(ah);
+  om_meta cols = c->out_meta[0];
+  cols.shape[2] = h;
+  int in = om__lower_input(l, 0), t, u, y;
+  if (vh < 0 || vw < 0 || vn < 0 || in < 0 || !om__emit(l, "MatMul", (int[]){in, vw}, 2, &cols, 1, &t, NULL, 0) ||
+      !om__emit(l, "MatMul", (int[]){vh, t}, 2, &c->out_meta[0], 1, &u, NULL, 0) ||
+      !om__emit(l, "Div", (int[]){u, vn}, 2, &c->out_meta[0], 1, &y, NULL, 0))
+    return false;
+  om__lower_output(l, 0, y);
+  return true;
+}
+
 /* GlobalAveragePool for a 1x1 output; AveragePool with kernel = stride = in/out when the input
- * divides evenly (every cell is then one equal window); refused otherwise: ONNX has no pooling
- * with PyTorch's uneven, overlapping adaptive cells. On a symbolic spatial axis only 1x1 (or an
- * output size of -1 on that axis, kernel 1) holds for every size: the rest is SymbolicShape. */
+ * divides evenly (every cell is then one equal window); otherwise lower_adaptive_uneven. On a
+ * symbolic spatial axis only 1x1 (or an output size of -1 on that axis, kernel 1) holds for
+ * every size: the rest is SymbolicShape. */
 static bool lower_adaptive(om_lower *l, const om_call *c) {
   const int64_t *x = c->in[0]->shape, *o = c->attrs.i;
   int empty = om__lower_empty(l, c); /* 0 channels: onnxruntime's pools take only N = 0 */
@@ -862,14 +903,7 @@ static bool lower_adaptive(om_lower *l, const om_call *c) {
       return om__lower_baked(l, c, 0, d, "AveragePool's kernel would be computed from the example size; only an output "
                                          "size of 1x1 (GlobalAveragePool), or the input's own size (-1) on that axis, "
                                          "follows a symbolic spatial axis");
-  if (x[2] % o[0] || x[3] % o[1]) {
-    char why[200];
-    snprintf(why, sizeof why,
-             "the input's %lldx%lld does not divide into %lldx%lld equal windows, and ONNX has no pooling with PyTorch's "
-             "uneven adaptive windows (use an output size that divides the input, or 1x1)",
-             (long long)x[2], (long long)x[3], (long long)o[0], (long long)o[1]);
-    return om__lower_refuse(l, c, why);
-  }
+  if (x[2] % o[0] || x[3] % o[1]) return lower_adaptive_uneven(l, c);
   int64_t k[2] = {x[2] / o[0], x[3] / o[1]}, pads[4] = {0, 0, 0, 0};
   om_gattr at[] = {OM_ATTR_INTS("kernel_shape", k, 2), OM_ATTR_INTS("pads", pads, 4), OM_ATTR_INTS("strides", k, 2)};
   return om__lower_node(l, c, "AveragePool", at, 3);
@@ -878,7 +912,7 @@ static bool lower_adaptive(om_lower *l, const om_call *c) {
 const om_op_def om__op_adaptive_avg_pool2d = {
     .name = "adaptive_avg_pool2d", .n_in = 1, .n_out = 1, .saves = 0,
     .infer = infer_adaptive, .forward = forward_adaptive, .backward = adaptive_backward,
-    .lower = lower_adaptive, .derives_extents = true, .onnx = "GlobalAveragePool (1x1); AveragePool (input divisible by output); else refused",
+    .lower = lower_adaptive, .derives_extents = true, .onnx = "GlobalAveragePool (1x1); AveragePool (input divisible by output); else MatMul, MatMul, Div (cells as 0/1 matrices)",
     .test = {.n_in = 1, .ndims = {4}, .shapes = {{2, 3, 6, 4}}, .lo = -2, .hi = 2, .attrs = {.n_i = 2, .i = {3, 2}},
              .empty_refusal = "has an empty spatial dim"}}; /* PyTorch's too: no cell to average */
 

@@ -430,11 +430,15 @@ describe('traced vs eager in onnxruntime-web', () => {
     });
   });
 
-  test('adaptiveAvgPool2d to a size that does not divide the input is refused, naming why', () => {
-    om.tidy(() => {
-      const x = randn([1, 2, 9, 10], 40);
-      assert.throws(() => om.trace((v) => F.adaptiveAvgPool2d(v, [4, 4]), { x }),
-        (e) => e instanceof om.TraceError && e.kind === 'UnsupportedOperation' && /9x10 does not divide into 4x4 equal windows/.test(e.message));
+  // No ONNX pooling has PyTorch's uneven, overlapping cells (9 -> 4: rows [0,3) [2,5) [4,7)
+  // [6,9)); the cell sums are MatMuls with 0/1 matrices of the cells, divided by their sizes.
+  test('adaptiveAvgPool2d to a size that does not divide the input: MatMul, MatMul, Div, agreeing', async () => {
+    await withTraced((keep, trace) => {
+      const B = ['batch', 'channels', null, null];
+      for (const [shape, out] of [[[2, 3, 9, 10], [4, 4]], [[3, 2, 4, 3], [3, 2]], [[2, 3, 5, 7], [7, 1]], [[2, 3, 6, 5], [4, null]]]) {
+        const tm = trace((v) => F.adaptiveAvgPool2d(v, out), { x: [randn(shape, 40), B] });
+        assert.deepEqual(tm.graph().nodes.map((n) => n.opType).filter((t) => t !== 'Reshape' && t !== 'Cast'), ['MatMul', 'MatMul', 'Div']);
+      }
     });
   });
 
