@@ -1,6 +1,6 @@
 // Traced vs eager through onnxruntime-web (tools/trace_oracle.mjs): models built from every op
-// family, a symbolic batch run at other sizes, every row of the op table on its sample call, and
-// the oracle command itself.
+// family, a symbolic batch run at other sizes, every row of the op table on its sample call and
+// on its empty variants, the oracle command itself, and a slice of tools/ort_sweep.mjs.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -476,6 +476,44 @@ describe('tools/trace_oracle.mjs', () => {
     const malformed = command(file.pathname);
     assert.equal(malformed.code, 2, malformed.out);
     assert.match(malformed.out, /oracle-malformed\.mjs: input "x": axisNames must have one entry per dim \(1: a symbol name or null\), got an array of length 2/);
+  });
+});
+
+describe('tools/ort_sweep.mjs (attribute combinations of the convolutions, pools, pad and interpolate)', () => {
+  /** Runs the command; returns { code, out } (stdout and stderr). */
+  const run = (...args) => {
+    try {
+      return { code: 0, out: execFileSync(process.execPath, ['tools/ort_sweep.mjs', ...args], { cwd: new URL('../../', import.meta.url), encoding: 'utf8', stdio: 'pipe' }) };
+    } catch (e) {
+      return { code: e.status, out: `${e.stdout}${e.stderr}` };
+    }
+  };
+
+  // A spread slice of every family (about 1 in 12 of some 20 000 configurations; the dedicated
+  // cases are in conv.test.mjs and index.test.mjs): what ORT refused
+  // or ran differently before the rewrites (dilated ceil_mode pools, output_padding >= stride,
+  // nearest's source pixels, uneven adaptive cells) must agree, and nothing is refused when traced.
+  test('a slice of every family agrees in onnxruntime-web, with no trace-time refusal; exit 0', () => {
+    const r = run('--every', '12');
+    assert.equal(r.code, 0, r.out);
+    const families = [...r.out.matchAll(/^(\w+): (\d+) agreed, \d+ refused eagerly$/gm)];
+    assert.deepEqual(families.map((m) => m[1]),
+      ['conv1d', 'conv2d', 'conv_transpose2d', 'max_pool2d', 'avg_pool2d', 'adaptive_avg_pool2d', 'pad', 'nearest', 'bilinear']);
+    assert.ok(families.every((m) => Number(m[2]) > 0) && families.reduce((n, m) => n + Number(m[2]), 0) > 1000, r.out);
+    assert.doesNotMatch(r.out, /refused when traced|FAIL/);
+    assert.match(r.out, /\nok: every configuration agrees in onnxruntime-web\n$/);
+  });
+
+  test('one family; a usage error exits 2', () => {
+    const ok = run('--only', 'adaptive_avg_pool2d', '--every', '20');
+    assert.equal(ok.code, 0, ok.out);
+    assert.match(ok.out, /^adaptive_avg_pool2d: \d+ agreed, 0 refused eagerly\nok: every configuration agrees in onnxruntime-web\n$/);
+    const bad = run('--only', 'conv3d');
+    assert.equal(bad.code, 2);
+    assert.match(bad.out, /unknown family "conv3d"\nusage: node tools\/ort_sweep\.mjs \[--only conv1d,conv2d,/);
+    const zero = run('--every', '0');
+    assert.equal(zero.code, 2);
+    assert.match(zero.out, /--every takes a positive integer/);
   });
 });
 
