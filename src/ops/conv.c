@@ -638,6 +638,9 @@ static bool pool_backward(const om_record *r, om_tensor *const *gout, om_tensor 
  * small input: n = 1, kernel 2, dilation 2, padding 1 taps -1 and 1). PyTorch's max of no taps
  * is -inf. */
 static bool empty_window(int64_t n, int64_t k, int64_t s, int64_t p, int64_t d, bool ceil_mode) {
+  /* without padding every window starts inside the input; without dilation its k taps are
+   * contiguous and reach past the padding (at most k / 2) */
+  if (p == 0 || d == 1) return false;
   int64_t out = pool_out(n, k, p, s, d, ceil_mode);
   for (int64_t x = 0; x < out; x++) {
     bool tap = false;

@@ -4,8 +4,9 @@
  * the input's dtype; a bool input is that uniform > 0.5.
  *
  * Empty variants (a dimension of the same tests): variant k >= 1 of an op's sample sets some
- * axes of its sample shapes to one size (0 for the variant itself, 1 for its unit twin), chosen
- * by one rule over the test settings, so every op meets empty tensors with no list to keep:
+ * axes of its sample shapes to one size (0 for the variant itself; tests/c/test_ops.c also makes
+ * its twin at a positive size), chosen by one rule over the test settings, so every op meets
+ * empty tensors with no list to keep:
  *   - first every axis alone, in order (input 0's axes, then input 1's, ...): a batch of 0, an
  *     empty index, an empty reduced axis;
  *   - then every size the sample uses on more than one axis, all those axes at once: the
@@ -26,7 +27,10 @@ static bool variant_axes(const om_op_test *t, int k, bool set[OM_TEST_MAX_INPUTS
   int n = 0; /* variants so far */
   for (int i = 0; i < t->n_in; i++)
     for (int d = 0; d < t->ndims[i]; d++)
-      if (++n == k) return set[i][d] = true;
+      if (++n == k) {
+        set[i][d] = true;
+        return true;
+      }
   for (int i = 0; i < t->n_in; i++)
     for (int d = 0; d < t->ndims[i]; d++) {
       int64_t v = t->shapes[i][d];

@@ -806,8 +806,10 @@ static bool lower_slice_scatter(om_lower *l, const om_call *c) {
     idx_m.shape[d] = src->shape[d];
   }
   int v[3];
-  if ((v[0] = zeros_of(l, o, NULL)) >= 0 && !om_tensor_numel(src)) { /* nothing to write (onnxruntime's Expand */
-    om__lower_output(l, 0, v[0]);                             /* would make [1, ...] indices of it) */
+  /* an empty src writes nothing: the zeros are the result (and onnxruntime's Expand would give
+   * the indices [1, ...] where src has a 0) */
+  if ((v[0] = zeros_of(l, o, NULL)) >= 0 && !om_tensor_numel(src)) {
+    om__lower_output(l, 0, v[0]);
     return true;
   }
   v[1] = v[0] < 0 ? -1 : emit_ints(l, "Range", NULL, 0, (ints[]){{&at[1], -1}, {&at[2], -1}, {&at[3], -1}}, 3, &pos_m, NULL, 0);
