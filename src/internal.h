@@ -392,11 +392,10 @@ bool om__lower_refuse(om_lower *l, const om_call *c, const char *why);
 /** Refuses the call with SymbolicShape: symbolic axis d of input i cannot be expressed, because what. */
 bool om__lower_baked(om_lower *l, const om_call *c, int i, int d, const char *what);
 /** For an op's lower (src/ops/shape.c): when every output of c is empty, writes each as zeros of
- *  its shape (ConstantOfShape, Cast) and returns 1: an empty value has nothing to compute, and
- *  onnxruntime refuses or aborts on some empty inputs (pools with 0 channels, an LSTM with a
- *  batch of 0), their symbolic axes computed from the inputs' (UnsupportedOperation when an
- *  axis is an extent the call derives, a pool's: no value carries it yet); 0 (nothing written)
- *  when an output has elements, -1 on error. */
+ *  its shape (ConstantOfShape, Cast; a symbolic axis's extent computed at run time, so the ops
+ *  that call it have outputs whose symbols their inputs carry, none derived) and returns 1: an
+ *  empty value has nothing to compute, and onnxruntime refuses or aborts on some empty inputs
+ *  (an LSTM with a batch of 0); 0 (nothing written) when an output has elements, -1 on error. */
 int om__lower_empty(om_lower *l, const om_call *c);
 
 /* ---- per-thread state ---- */

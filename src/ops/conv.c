@@ -504,6 +504,8 @@ static bool pool_geometry(om_op op, const om_tensor *x, const om_attrs *a, win *
   om__shape_str(xs, sizeof xs, x->shape, x->ndim);
   if (x->ndim != 4)
     return om__fail(OM_ERR_SHAPE_MISMATCH, "%s: input %s must have 4 dims ([N, C, H, W]; the functions also take it without N)", who, xs);
+  if (!x->shape[1] || !x->shape[2] || !x->shape[3]) /* PyTorch's pool2d_shape_check */
+    return om__fail(OM_ERR_SHAPE_MISMATCH, "%s: input %s has an empty channel, height or width dim (only the batch may be 0, as PyTorch)", who, xs);
   const int64_t *v = a->i;
   int64_t k[2] = {v[0], v[1]}, s[2] = {v[2], v[3]}, p[2] = {v[4], v[5]}, d[2] = {mx ? v[6] : 1, mx ? v[7] : 1};
   *ceil_mode = v[mx ? 8 : 6] != 0;
@@ -634,9 +636,9 @@ static bool pool_backward(const om_record *r, om_tensor *const *gout, om_tensor 
   return true;
 }
 
-/* Whether a window along an axis of size n holds padding taps only (a dilation stepping over a
- * small input: n = 1, kernel 2, dilation 2, padding 1 taps -1 and 1). PyTorch's max of no taps
- * is -inf. */
+/* Whether a window along an axis of size n (>= 1) holds padding taps only (a dilation stepping
+ * over a small input: n = 1, kernel 2, dilation 2, padding 1 taps -1 and 1). PyTorch's max of
+ * no taps is -inf. */
 static bool empty_window(int64_t n, int64_t k, int64_t s, int64_t p, int64_t d, bool ceil_mode) {
   /* without padding every window starts inside the input; without dilation its k taps are
    * contiguous and reach past the padding (at most k / 2) */
@@ -697,8 +699,6 @@ static bool lower_pool(om_lower *l, const om_call *c) {
   win g;
   bool ceil_mode, cip;
   if (!pool_geometry(c->op, c->in[0], &c->attrs, &g, &ceil_mode, &cip)) return false;
-  int empty = om__lower_empty(l, c); /* 0 channels: onnxruntime's pools take only N = 0 */
-  if (empty) return empty > 0;
   /* the end padding depends on the input's size when ceil_mode can round up (stride > 1) */
   for (int d = 2; ceil_mode && d < 4; d++)
     if (om__lower_input_sym(l, 0, d) && (d == 2 ? g.sh : g.sw) > 1)
@@ -738,14 +738,14 @@ const om_op_def om__op_max_pool2d = {
     .lower = lower_pool, .derives_extents = true,
     .onnx = "MaxPool (Pad with -inf first when a pad reaches the kernel or a window holds only padding)",
     .test = {.n_in = 1, .ndims = {4}, .shapes = {{2, 3, 5, 6}}, .lo = -2, .hi = 2,
-             .attrs = {.n_i = 9, .i = {3, 2, 2, 2, 1, 1, 1, 1, 1}}}};
+             .attrs = {.n_i = 9, .i = {3, 2, 2, 2, 1, 1, 1, 1, 1}}, .empty_refusal = "only the batch may be 0"}};
 
 const om_op_def om__op_avg_pool2d = {
     .name = "avg_pool2d", .n_in = 1, .n_out = 1, .saves = 0,
     .infer = infer_pool, .forward = forward_pool, .backward = pool_backward,
     .lower = lower_pool, .derives_extents = true, .onnx = "AveragePool (Pad, AveragePool when count_include_pad meets an overhanging ceil_mode window)",
     .test = {.n_in = 1, .ndims = {4}, .shapes = {{2, 3, 6, 6}}, .lo = -2, .hi = 2,
-             .attrs = {.n_i = 8, .i = {3, 3, 2, 2, 1, 1, 1, 1}}}};
+             .attrs = {.n_i = 8, .i = {3, 3, 2, 2, 1, 1, 1, 1}}, .empty_refusal = "only the batch may be 0"}};
 
 /* out[0..1] = v, or dflt when v is NULL. */
 static void pair_or(const int64_t *v, const int64_t *dflt, int64_t *out) {
@@ -786,12 +786,13 @@ static bool infer_adaptive(om_call *c) {
   if (x->ndim != 4)
     return om__fail(OM_ERR_SHAPE_MISMATCH, "adaptive_avg_pool2d: input %s must have 4 dims ([N, C, H, W]; the functions also take it without N)",
                     om__shape_str(xs, sizeof xs, x->shape, x->ndim));
+  if (!x->shape[1] || !x->shape[2] || !x->shape[3]) /* PyTorch's check: no cell to average */
+    return om__fail(OM_ERR_SHAPE_MISMATCH, "adaptive_avg_pool2d: input %s has an empty channel, height or width dim (only the "
+                    "batch may be 0, as PyTorch)", om__shape_str(xs, sizeof xs, x->shape, x->ndim));
   for (int i = 0; i < 2; i++) {
     if (c->attrs.i[i] == -1) c->attrs.i[i] = x->shape[2 + i];
     if (c->attrs.i[i] < 1)
       return om__fail(OM_ERR_INVALID_ARGUMENT, "adaptive_avg_pool2d: output size must be positive (or -1 for the input's), got %lld", (long long)c->attrs.i[i]);
-    if (x->shape[2 + i] < 1)
-      return om__fail(OM_ERR_SHAPE_MISMATCH, "adaptive_avg_pool2d: input %s has an empty spatial dim", om__shape_str(xs, sizeof xs, x->shape, x->ndim));
   }
   c->out_meta[0] = (om_meta){.dtype = OM_FLOAT32, .ndim = 4, .shape = {x->shape[0], x->shape[1], c->attrs.i[0], c->attrs.i[1]}};
   return true;
@@ -896,8 +897,6 @@ static bool lower_adaptive_uneven(om_lower *l, const om_call *c) {
  * every size: the rest is SymbolicShape. */
 static bool lower_adaptive(om_lower *l, const om_call *c) {
   const int64_t *x = c->in[0]->shape, *o = c->attrs.i;
-  int empty = om__lower_empty(l, c); /* 0 channels: onnxruntime's pools take only N = 0 */
-  if (empty) return empty > 0;
   if (o[0] == 1 && o[1] == 1) return om__lower_node(l, c, "GlobalAveragePool", NULL, 0);
   /* a symbolic input axis whose output keeps its symbol (output size -1: kernel 1) is fine;
    * a fixed output size would need a kernel computed from the run-time size */
@@ -917,7 +916,7 @@ const om_op_def om__op_adaptive_avg_pool2d = {
     .infer = infer_adaptive, .forward = forward_adaptive, .backward = adaptive_backward,
     .lower = lower_adaptive, .derives_extents = true, .onnx = "GlobalAveragePool (1x1); AveragePool (input divisible by output); else MatMul, MatMul, Div (cells as 0/1 matrices)",
     .test = {.n_in = 1, .ndims = {4}, .shapes = {{2, 3, 6, 4}}, .lo = -2, .hi = 2, .attrs = {.n_i = 2, .i = {3, 2}},
-             .empty_refusal = "has an empty spatial dim"}}; /* PyTorch's too: no cell to average */
+             .empty_refusal = "only the batch may be 0"}};
 
 om_tensor *om_adaptive_avg_pool2d(om_tensor *x, const int64_t output_size[2]) {
   om_attrs a = {.n_i = 2, .i = {output_size[0], output_size[1]}};

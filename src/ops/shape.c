@@ -2,7 +2,6 @@
  * input's storage: their forward only sets strides and offset. Copies and assembly (clone,
  * cat, tril/triu, slice_scatter) write fresh storage. Composites (transpose, contiguous,
  * stack, split, reshape-with-copy) are written with these ops at the end of the file. */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -74,26 +73,10 @@ static int zeros_of(om_lower *l, const om_meta *meta, const char *const *sym) {
 }
 
 int om__lower_empty(om_lower *l, const om_call *c) {
-  const char *derived = NULL;
   for (int j = 0; j < c->n_out; j++) {
     bool empty = false;
-    for (int d = 0; d < c->out_meta[j].ndim; d++) {
-      empty |= c->out_meta[j].shape[d] == 0;
-      /* a symbolic axis is computed from an input axis that carries the same extent; one this
-       * call derives (a pool's floor division) has no value to read it from yet */
-      const char *sym = om__lower_output_sym(l, j, d);
-      bool carried = !sym;
-      for (int i = 0; i < c->n_in && !carried; i++)
-        for (int e = 0; e < c->in[i]->ndim && !carried; e++) carried = om__lower_input_sym(l, i, e) == sym;
-      if (!carried) derived = sym;
-    }
+    for (int d = 0; d < c->out_meta[j].ndim; d++) empty |= c->out_meta[j].shape[d] == 0;
     if (!empty) return 0;
-  }
-  if (derived) {
-    char why[300];
-    snprintf(why, sizeof why, "its output is empty, which onnxruntime does not compute here, and its axis '%s' is an "
-                              "extent this call derives, with no value to read it from; trace with that axis fixed", derived);
-    return om__lower_refuse(l, c, why) ? 1 : -1;
   }
   for (int j = 0; j < c->n_out; j++) {
     const char *sym[OM_MAX_DIMS];

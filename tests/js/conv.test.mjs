@@ -320,6 +320,15 @@ describe('errors are OmErrors with their kind', () => {
       assert.throws(() => F.avgPool2d(x, 9), kind('ShapeMismatch', /too small for kernel 9x9/));
       assert.throws(() => F.adaptiveAvgPool2d(x, [0, 2]), kind('InvalidArgument', /outputSize must be positive/));
       assert.throws(() => F.adaptiveAvgPool2d(x, [1, 2, 3]), kind('InvalidArgument', /outputSize must be an integer or 2/));
+      // empty inputs: only the batch may be 0 in a pool (PyTorch's check); a batch of 0 pools to nothing
+      for (const e of [[1, 0, 8, 8], [1, 3, 0, 8], [0, 3, 8, 0], [3, 0, 8]]) {
+        const re = new RegExp(`input \\[${e.length === 3 ? [1, ...e] : e}\\] has an empty channel, height or width dim \\(only the batch may be 0, as PyTorch\\)`);
+        assert.throws(() => F.maxPool2d(om.zeros(e), 2), kind('ShapeMismatch', re));
+        assert.throws(() => F.avgPool2d(om.zeros(e), 2), kind('ShapeMismatch', re));
+        assert.throws(() => F.adaptiveAvgPool2d(om.zeros(e), 2), kind('ShapeMismatch', re));
+      }
+      assert.deepEqual(F.maxPool2d(om.zeros([0, 3, 8, 8]), 2).shape, [0, 3, 4, 4]);
+      assert.deepEqual(F.adaptiveAvgPool2d(om.zeros([0, 3, 8, 8]), 3).shape, [0, 3, 3, 3]);
       assert.throws(() => new om.nn.Conv2d(3, 6, 3, { groups: 2 }), kind('InvalidArgument', /groups 2 must be positive and divide/));
       assert.throws(() => new om.nn.Conv2d(3, 6, 3, { paddingMode: 'reflect' }), kind('InvalidArgument', /paddingMode 'reflect'|paddingMode a string/));
       assert.throws(() => new om.nn.Conv2d(3, 6, 0), kind('InvalidArgument', /kernelSize must be positive/));
