@@ -107,6 +107,13 @@ typedef struct om_op_test {
   double lo, hi;                      /* input domain for float inputs */
   om_attrs attrs;                     /* attributes for the sample call */
   bool no_gradcheck;                  /* not differentiable (comparisons, int outputs) */
+  /* The errors (parts of their messages, '|' between them) the op gives, as PyTorch does, for
+   * an empty axis where a positive size fits (reducing a size-0 axis to its maximum); NULL: it
+   * takes every empty variant of its sample whose shapes fit (src/ops/sample.c). */
+  const char *empty_refusal;
+  /* Bit k: integer attribute k is a size of the sample (expand's target, slice_scatter's full
+   * shape), which an empty variant sets along with the axes of that size. */
+  uint32_t size_attrs;
 } om_op_test;
 
 typedef struct om_lower om_lower;
@@ -157,6 +164,11 @@ bool om__ops_self_check(void);
 /** The sample inputs of op's test settings (om_op_def.test), as the table-driven tests use them:
  *  writes test.n_in new references into in and returns how many, or -1 on error (nothing kept). */
 int om__op_sample(om_op op, om_tensor **in);
+/** The same for empty variant `variant` of the sample (0: the sample itself), with the axes the
+ *  variant empties set to size (0, or another for its twin), and its attributes (the sample's,
+ *  with its size attributes set too) written to attrs: test.n_in as above, 0 when the op has no
+ *  such variant, -1 on error. */
+int om__op_sample_variant(om_op op, int variant, int64_t size, om_tensor **in, om_attrs *attrs);
 
 /* ---- errors ---- */
 /** Sets the thread's last error (printf-style message); always returns false. */
@@ -391,6 +403,12 @@ bool om__lower_alias(om_lower *l);
 bool om__lower_refuse(om_lower *l, const om_call *c, const char *why);
 /** Refuses the call with SymbolicShape: symbolic axis d of input i cannot be expressed, because what. */
 bool om__lower_baked(om_lower *l, const om_call *c, int i, int d, const char *what);
+/** For an op's lower (src/ops/shape.c): when every output of c is empty, writes each as zeros of
+ *  its shape (ConstantOfShape, Cast; a symbolic axis's extent computed at run time, so the ops
+ *  that call it have outputs whose symbols their inputs carry, none derived) and returns 1: an
+ *  empty value has nothing to compute, and onnxruntime refuses or aborts on some empty inputs
+ *  (an LSTM with a batch of 0); 0 (nothing written) when an output has elements, -1 on error. */
+int om__lower_empty(om_lower *l, const om_call *c);
 
 /* ---- per-thread state ---- */
 typedef struct om_thread_state {

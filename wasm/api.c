@@ -5,8 +5,9 @@
  * om_tensor pointers: a function that "returns a handle" returns a new reference (0 on error,
  * then omw_error_kind / omw_error_message tell why); handle arguments are borrowed.
  * This file adds no behaviour: each function forwards to the public C API (src/onemodel.h), except
- * omw_op_sample / omw_op_test_attrs, which expose the op table's test settings (internal.h) so the
- * JS oracle tests trace every op on the same sample call as the C tests. Strings are UTF-8 in
+ * omw_op_sample / omw_op_sample_variant / omw_op_test_attrs, which expose the op table's test
+ * settings (internal.h) so the JS oracle tests trace every op on the same sample calls as the C
+ * tests. Strings are UTF-8 in
  * memory the JS side mallocs; returned strings are borrowed (copied out by JS at once). */
 #include <emscripten/emscripten.h>
 
@@ -127,6 +128,16 @@ OMW om_tensor *omw_dropout(om_tensor *a, double p, int training) { return om_dro
 /* ---- the op table's sample calls (the JS oracle traces every op on them) ---- */
 /** Writes the op's test.n_in sample inputs (new references) to out; returns how many, -1 on error. */
 OMW int omw_op_sample(int op, om_tensor **out) { return om__op_sample((om_op)op, out); }
+/** Empty variant `variant` (>= 1) of the op's sample with its emptied axes at size (0, or its
+ *  twin's): writes the inputs (new references) to out and the variant's integer attributes to
+ *  iattrs (the sample's count, OM_MAX_IATTRS room); returns how many inputs, 0 past the last
+ *  variant, -1 on error (src/ops/sample.c). */
+OMW int omw_op_sample_variant(int op, int variant, int64_t size, om_tensor **out, int64_t *iattrs) {
+  om_attrs a;
+  int n = om__op_sample_variant((om_op)op, variant, size, out, &a);
+  for (int k = 0; n > 0 && k < a.n_i; k++) iattrs[k] = a.i[k];
+  return n;
+}
 /** The op's sample-call attributes: writes [n_i, n_f, n_out] to counts, the integer attributes to
  *  iattrs (OM_MAX_IATTRS room) and the float ones to fattrs (OM_MAX_FATTRS room); 0 for a bad op. */
 OMW int omw_op_test_attrs(int op, int64_t *iattrs, double *fattrs, int *counts) {

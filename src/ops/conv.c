@@ -14,7 +14,6 @@
  * differentiable); the weight gradients and the pools' input gradients are kernels here, so
  * they are first-order only. Every sum runs in a fixed order (same bits natively and in WASM). */
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -317,7 +316,11 @@ static bool conv_backward(const om_record *r, om_tensor *const *gout, om_tensor 
   om_scope s = {0};
   om_tensor *x = r->in[0], *w = r->in[1], *gy = gout[0];
   int64_t st[2] = {g->sh, g->sw}, pd[2] = {g->ph, g->pw}, dl[2] = {g->dh, g->dw};
-  if (om__wants(r, 0)) {
+  if (om__wants(r, 0) && om_tensor_numel(x) == 0) {
+    /* an empty input has an empty gradient; the other convolution of dout might not even fit
+     * (a transposed conv of an input 0 wide still has an output of its kernel's width) */
+    gin[0] = om_zeros(x->shape, x->ndim, OM_FLOAT32);
+  } else if (om__wants(r, 0)) {
     if (!cg.transposed) {
       /* the transposed convolution of dout, with the output padding that restores x's size */
       int64_t opd[2] = {g->h - ((g->oh - 1) * g->sh - 2 * g->ph + g->dh * (g->kh - 1) + 1),
@@ -350,7 +353,13 @@ static bool conv_backward(const om_record *r, om_tensor *const *gout, om_tensor 
 /* Conv / ConvTranspose with PyTorch's symmetric padding as pads [begin..., end...]. PyTorch's
  * output_padding and ONNX's both add rows and columns at the end (ONNX: out = stride*(in-1) +
  * output_padding + (k-1)*dilation + 1 - pads_begin - pads_end, PyTorch's formula with both pads
- * = padding), so the attributes carry over as they are. */
+ * = padding), so the attributes carry over as they are, except where onnxruntime refuses them:
+ * it runs ConvTranspose only with output_padding < stride (its shape check), while PyTorch
+ * allows output_padding < max(stride, dilation). On such an axis the output padding moves out of
+ * the attribute: the extra rows are the uncropped output's next ones when output_padding <=
+ * padding (pads_end = padding - output_padding gives them), and beyond the uncropped output
+ * (zeros plus the bias) otherwise: ConvTranspose without bias, cropping only the start, then Pad
+ * (its negative begin crops the start, its end adds the zeros), then Add of the bias. */
 static bool lower_conv(om_lower *l, const om_call *c) {
   conv_geom cg;
   if (!conv_geometry(c->op, c->in, c->n_in, &c->attrs, &cg, NULL)) return false;
@@ -366,11 +375,45 @@ static bool lower_conv(om_lower *l, const om_call *c) {
       OM_ATTR_INTS("strides", strides + o, k),
   };
   if (!cg.transposed) return om__lower_node(l, c, "Conv", at, 5);
+  /* per axis: the rows Pad crops at the start (negative) and adds at the end */
+  int64_t crop[2] = {0, 0}, extra[2] = {0, 0};
+  for (int d = 0; d < 2; d++) {
+    if (opd[d] < strides[d]) continue;
+    if (opd[d] <= pads[d]) {
+      pads[2 + d] = pads[d] - opd[d];
+    } else {
+      crop[d] = pads[d], extra[d] = opd[d] - pads[d];
+      pads[d] = pads[2 + d] = 0; /* the uncropped output: at least one row, whatever the padding */
+    }
+    opd[d] = 0;
+  }
   at[5] = at[4];
   at[4] = at[3];
   at[3] = OM_ATTR_INTS("output_padding", opd, 2);
-  return om__lower_node(l, c, "ConvTranspose", at, 6);
+  if (!extra[0] && !extra[1]) return om__lower_node(l, c, "ConvTranspose", at, 6);
+  const om_meta *m = &c->out_meta[0];
+  om_meta full = *m, padded = *m;
+  for (int d = 0; d < 2; d++) full.shape[2 + d] = m->shape[2 + d] - extra[d] + crop[d];
+  int in[2] = {om__lower_input(l, 0), om__lower_input(l, 1)}, y, z;
+  int pv = om__lower_ints(l, (int64_t[]){0, 0, -crop[0], -crop[1], 0, 0, extra[0], extra[1]}, 8);
+  if (in[0] < 0 || in[1] < 0 || pv < 0 || !om__emit(l, "ConvTranspose", in, 2, &full, 1, &y, at, 6) ||
+      !om__emit(l, "Pad", (int[]){y, pv}, 2, &padded, 1, &z, NULL, 0))
+    return false;
+  if (c->n_in == 3) {
+    om_meta bm = {.dtype = OM_FLOAT32, .ndim = 3, .shape = {cg.o, 1, 1}};
+    int b = om__lower_input(l, 2), shape = om__lower_ints(l, bm.shape, 3), bv, sum;
+    if (b < 0 || shape < 0 || !om__emit(l, "Reshape", (int[]){b, shape}, 2, &bm, 1, &bv, NULL, 0) ||
+        !om__emit(l, "Add", (int[]){z, bv}, 2, m, 1, &sum, NULL, 0))
+      return false;
+    z = sum;
+  }
+  om__lower_output(l, 0, z);
+  return true;
 }
+
+/* The empty variants (src/ops/sample.c) a convolution refuses, as PyTorch does: a spatial axis of
+ * 0 (the kernel does not fit), and a kernel of size 0 (PyTorch: a non-positive kernel). */
+#define CONV_EMPTY "is larger than the padded input|has an empty kernel"
 
 /* The symbols of the outputs (every op of this file; spec 4) come from the tracer's probe
  * (running infer at other sizes): a symbolic batch carries over; a spatial extent the op keeps
@@ -384,7 +427,7 @@ const om_op_def om__op_conv1d = {
     .infer = infer_conv, .forward = forward_conv, .backward = conv_backward,
     .lower = lower_conv, .derives_extents = true, .onnx = "Conv (1-D)",
     .test = {.n_in = 3, .ndims = {3, 3, 1}, .shapes = {{2, 4, 7}, {6, 2, 3}, {6}}, .lo = -2, .hi = 2,
-             .attrs = {.n_i = 4, .i = {2, 1, 2, 2}}}};
+             .attrs = {.n_i = 4, .i = {2, 1, 2, 2}}, .empty_refusal = CONV_EMPTY}};
 
 const om_op_def om__op_conv2d = {
     .name = "conv2d", .n_in = -1, .n_out = 1, .saves = OM_SAVES_IN(0) | OM_SAVES_IN(1),
@@ -392,14 +435,15 @@ const om_op_def om__op_conv2d = {
     .lower = lower_conv, .derives_extents = true, .onnx = "Conv",
     /* width 7 with stride 2 gives 3 columns, whose input gradient needs output_padding 1 */
     .test = {.n_in = 3, .ndims = {4, 4, 1}, .shapes = {{2, 4, 5, 7}, {6, 2, 3, 2}, {6}}, .lo = -2, .hi = 2,
-             .attrs = {.n_i = 7, .i = {1, 2, 1, 0, 2, 1, 2}}}};
+             .attrs = {.n_i = 7, .i = {1, 2, 1, 0, 2, 1, 2}}, .empty_refusal = CONV_EMPTY}};
 
 const om_op_def om__op_conv_transpose2d = {
     .name = "conv_transpose2d", .n_in = -1, .n_out = 1, .saves = OM_SAVES_IN(0) | OM_SAVES_IN(1),
     .infer = infer_conv, .forward = forward_conv, .backward = conv_backward,
-    .lower = lower_conv, .derives_extents = true, .onnx = "ConvTranspose",
+    .lower = lower_conv, .derives_extents = true,
+    .onnx = "ConvTranspose (output_padding >= stride: in pads_end, or then Pad and Add of the bias)",
     .test = {.n_in = 3, .ndims = {4, 4, 1}, .shapes = {{2, 4, 3, 3}, {4, 3, 2, 3}, {6}}, .lo = -2, .hi = 2,
-             .attrs = {.n_i = 9, .i = {2, 1, 1, 0, 1, 0, 1, 2, 2}}}};
+             .attrs = {.n_i = 9, .i = {2, 1, 1, 0, 1, 0, 1, 2, 2}}, .empty_refusal = "gives an empty output|has an empty kernel"}};
 
 /* Applies op with PyTorch's unbatched form: an input of `batched - 1` dims gets a batch of one
  * (unsqueeze), and the result loses it again (squeeze); both are public ops, so autograd and
@@ -462,6 +506,8 @@ static bool pool_geometry(om_op op, const om_tensor *x, const om_attrs *a, win *
   if (x->dtype != OM_FLOAT32) return om__fail(OM_ERR_DTYPE_MISMATCH, "%s: takes float32, not %s", who, om_dtype_name(x->dtype));
   if (x->ndim != 4)
     return om__fail(OM_ERR_SHAPE_MISMATCH, "%s: input %s must have 4 dims ([N, C, H, W]; the functions also take it without N)", who, om__shape_str(xs, sizeof xs, x->shape, x->ndim));
+  if (!x->shape[1] || !x->shape[2] || !x->shape[3]) /* PyTorch's pool2d_shape_check */
+    return om__fail(OM_ERR_SHAPE_MISMATCH, "%s: input %s has an empty channel, height or width dim (only the batch may be 0, as PyTorch)", who, om__shape_str(xs, sizeof xs, x->shape, x->ndim));
   const int64_t *v = a->i;
   int64_t k[2] = {v[0], v[1]}, s[2] = {v[2], v[3]}, p[2] = {v[4], v[5]}, d[2] = {mx ? v[6] : 1, mx ? v[7] : 1};
   *ceil_mode = v[mx ? 8 : 6] != 0;
@@ -592,35 +638,104 @@ static bool pool_backward(const om_record *r, om_tensor *const *gout, om_tensor 
   return true;
 }
 
-/* MaxPool / AveragePool always with ceil_mode 0 and the end padding that gives PyTorch's output
- * size: pads_end = (out-1)*stride + dilated kernel - in - pads_begin. That states PyTorch's
+/* Whether a window along an axis of size n (>= 1) holds padding taps only (a dilation stepping
+ * over a small input: n = 1, kernel 2, dilation 2, padding 1 taps -1 and 1). PyTorch's max of
+ * no taps is -inf. */
+static bool empty_window(int64_t n, int64_t k, int64_t s, int64_t p, int64_t d, bool ceil_mode) {
+  /* without padding every window starts inside the input; without dilation its k taps are
+   * contiguous and reach past the padding (at most k / 2) */
+  if (p == 0 || d == 1) return false;
+  int64_t out = pool_out(n, k, p, s, d, ceil_mode);
+  for (int64_t x = 0; x < out; x++) {
+    bool tap = false;
+    for (int64_t j = 0; j < k && !tap; j++) tap = x * s - p + j * d >= 0 && x * s - p + j * d < n;
+    if (!tap) return true;
+  }
+  return false;
+}
+
+/* The same on axis d of the call at every size it can take: the example's when fixed, and on a
+ * symbolic axis also each size below the dilation (from the dilation on, every window that starts
+ * in the padding reaches the input: its first tap past the start lies in [0, dilation)). */
+static bool has_empty_window(om_lower *l, const win *g, bool ceil_mode, int d) {
+  int64_t n = d == 2 ? g->h : g->w, k = d == 2 ? g->kh : g->kw, s = d == 2 ? g->sh : g->sw;
+  int64_t p = d == 2 ? g->ph : g->pw, dl = d == 2 ? g->dh : g->dw;
+  if (empty_window(n, k, s, p, dl, ceil_mode)) return true;
+  for (int64_t m = 1; om__lower_input_sym(l, 0, d) && m < dl; m++)
+    if (pool_out(m, k, p, s, dl, ceil_mode) >= 1 && empty_window(m, k, s, p, dl, ceil_mode)) return true;
+  return false;
+}
+
+/* max_pool2d: MaxPool with the pads below, or Pad with -inf then MaxPool without pads (the same
+ * maxima: padding never wins) where that one node would not do: onnxruntime refuses a pad that
+ * is not smaller than the kernel (the end padding of a dilated ceil_mode pool can reach it), and
+ * it gives a window of padding taps only its initial value (-3.4e38, not PyTorch's -inf), while
+ * the max of -inf values read from the input is -inf. */
+static bool lower_max_pool(om_lower *l, const om_call *c, const win *g, bool ceil_mode, bool onnx_ceil, const int64_t *pads) {
+  const om_tensor *x = c->in[0];
+  int64_t ks[2] = {g->kh, g->kw}, st[2] = {g->sh, g->sw}, dl[2] = {g->dh, g->dw}, none[4] = {0, 0, 0, 0};
+  bool explicit_pad = pads[0] >= g->kh || pads[2] >= g->kh || pads[1] >= g->kw || pads[3] >= g->kw ||
+                      has_empty_window(l, g, ceil_mode, 2) || has_empty_window(l, g, ceil_mode, 3);
+  om_gattr at[] = {OM_ATTR_INT("ceil_mode", onnx_ceil), OM_ATTR_INTS("dilations", dl, 2), OM_ATTR_INTS("kernel_shape", ks, 2),
+                   OM_ATTR_INTS("pads", explicit_pad ? none : pads, 4), OM_ATTR_INTS("strides", st, 2)};
+  if (!explicit_pad) return om__lower_node(l, c, "MaxPool", at, 5);
+  int v = om__lower_input(l, 0), ninf = om__lower_scalar(l, -INFINITY, OM_FLOAT32), pv, mid, y;
+  int64_t end[2] = {pads[2], pads[3]};
+  if (onnx_ceil) {
+    /* padding in the data would move ONNX's rule for dropping a last window that starts in the
+     * right padding, so the end padding is computed from the size instead, as lower_pool's at a
+     * fixed size: max((out - 1) s + dilated kernel - in - p, p), exact either way (below p the
+     * output is the floor formula's, which p end padding gives) */
+    int ext[8] = {-1, -1, -1, -1, -1, -1, -1, -1};
+    for (int k = 0; k < 2; k++) {
+      int64_t in = k ? g->w : g->h, o = k ? g->ow : g->oh, st1 = k ? g->sw : g->sh, p = k ? g->pw : g->ph;
+      int64_t dk = (k ? g->dw * (g->kw - 1) : g->dh * (g->kh - 1)) + 1;
+      end[k] = (o - 1) * st1 + dk - in - p > p ? (o - 1) * st1 + dk - in - p : p;
+      int ox = om__lower_out_ext(l, 0, 2 + k);
+      if (om__lower_in_ext(l, 0, 2 + k) >= 0)
+        ext[6 + k] = om__lower_x_lin(l, st1, ox >= 0 ? ox : om__lower_x_const(l, o), -1, om__lower_in_x(l, 0, 2 + k), dk - p - st1);
+    }
+    int64_t floor_pads[8] = {0, 0, pads[0], pads[1], 0, 0, pads[0], pads[1]};
+    int lo = om__lower_ints(l, floor_pads, 8), raw = om__lower_shape_operand(l, floor_pads, ext, 8);
+    om_meta pm = {.dtype = OM_INT64, .ndim = 1, .shape = {8}};
+    if (lo < 0 || raw < 0 || !om__emit(l, "Max", (int[]){raw, lo}, 2, &pm, 1, &pv, NULL, 0)) return false;
+  } else {
+    pv = om__lower_ints(l, (int64_t[]){0, 0, pads[0], pads[1], 0, 0, pads[2], pads[3]}, 8);
+  }
+  at[0] = OM_ATTR_INT("ceil_mode", 0);
+  om_meta padded = {.dtype = OM_FLOAT32, .ndim = 4, .shape = {x->shape[0], x->shape[1], g->h + pads[0] + end[0], g->w + pads[1] + end[1]}};
+  if (v < 0 || ninf < 0 || pv < 0 || !om__emit(l, "Pad", (int[]){v, pv, ninf}, 3, &padded, 1, &mid, NULL, 0) ||
+      !om__emit(l, "MaxPool", &mid, 1, &c->out_meta[0], 1, &y, at, 5))
+    return false;
+  om__lower_output(l, 0, y);
+  return true;
+}
+
+/* MaxPool / AveragePool at fixed sizes with ceil_mode 0 and the end padding that gives PyTorch's
+ * output size: pads_end = (out-1)*stride + dilated kernel - in - pads_begin. That states PyTorch's
  * ceil_mode rule (an overhanging last window is kept, one starting in the right padding is not)
- * exactly, whatever a consumer does with ceil_mode. Extra end padding is never read by MaxPool or
+ * exactly, whatever a consumer does with ceil_mode. On a symbolic axis that padding would change
+ * with the size, so the node says ceil_mode 1, whose rule opset 19 made PyTorch's. Extra end padding is never read by MaxPool or
  * by AveragePool without count_include_pad. With count_include_pad, PyTorch divides by the window
  * clipped to the padded input; when a window overhangs that, the lowering pads the input with
- * zeros (Pad) and averages without count_include_pad, which divides by exactly that count. */
+ * zeros (Pad) and averages without count_include_pad, which divides by exactly that count.
+ * MaxPool's own forms: lower_max_pool. */
 static bool lower_pool(om_lower *l, const om_call *c) {
   win g;
   bool ceil_mode, cip;
   if (!pool_geometry(c->op, c->in[0], &c->attrs, &g, &ceil_mode, &cip)) return false;
   /* the end padding depends on the input's size when ceil_mode can round up (stride > 1) */
-  for (int d = 2; ceil_mode && d < 4; d++)
-    if (om__lower_input_sym(l, 0, d) && (d == 2 ? g.sh : g.sw) > 1)
-      return om__lower_baked(l, c, 0, d, "ceil_mode with a stride above 1 is lowered with end padding computed from the "
-                                         "example size (ONNX's ceil_mode differs from PyTorch's); use ceil_mode false");
-  int64_t ks[2] = {g.kh, g.kw}, st[2] = {g.sh, g.sw}, dl[2] = {g.dh, g.dw};
+  bool onnx_ceil = false;
+  for (int d = 2; ceil_mode && d < 4; d++) onnx_ceil |= om__lower_input_sym(l, 0, d) && (d == 2 ? g.sh : g.sw) > 1;
+  int64_t ks[2] = {g.kh, g.kw}, st[2] = {g.sh, g.sw};
   int64_t eh = (g.oh - 1) * g.sh + g.dh * (g.kh - 1) + 1 - g.h - g.ph, ew = (g.ow - 1) * g.sw + g.dw * (g.kw - 1) + 1 - g.w - g.pw;
-  if (eh < g.ph) eh = g.ph;
-  if (ew < g.pw) ew = g.pw;
+  if (eh < g.ph || onnx_ceil) eh = g.ph;
+  if (ew < g.pw || onnx_ceil) ew = g.pw;
   int64_t pads[4] = {g.ph, g.pw, eh, ew};
-  if (c->op == OM_OP_max_pool2d) {
-    om_gattr at[] = {OM_ATTR_INT("ceil_mode", 0), OM_ATTR_INTS("dilations", dl, 2), OM_ATTR_INTS("kernel_shape", ks, 2),
-                     OM_ATTR_INTS("pads", pads, 4), OM_ATTR_INTS("strides", st, 2)};
-    return om__lower_node(l, c, "MaxPool", at, 5);
-  }
+  if (c->op == OM_OP_max_pool2d) return lower_max_pool(l, c, &g, ceil_mode, onnx_ceil, pads);
   bool overhang = eh > g.ph || ew > g.pw;
   if (!cip || !overhang) {
-    om_gattr at[] = {OM_ATTR_INT("ceil_mode", 0), OM_ATTR_INT("count_include_pad", cip), OM_ATTR_INTS("kernel_shape", ks, 2),
+    om_gattr at[] = {OM_ATTR_INT("ceil_mode", onnx_ceil), OM_ATTR_INT("count_include_pad", cip), OM_ATTR_INTS("kernel_shape", ks, 2),
                      OM_ATTR_INTS("pads", pads, 4), OM_ATTR_INTS("strides", st, 2)};
     return om__lower_node(l, c, "AveragePool", at, 5);
   }
@@ -643,16 +758,17 @@ static bool lower_pool(om_lower *l, const om_call *c) {
 const om_op_def om__op_max_pool2d = {
     .name = "max_pool2d", .n_in = 1, .n_out = 1, .saves = OM_SAVES_IN(0),
     .infer = infer_pool, .forward = forward_pool, .backward = pool_backward,
-    .lower = lower_pool, .derives_extents = true, .onnx = "MaxPool",
+    .lower = lower_pool, .derives_extents = true,
+    .onnx = "MaxPool (Pad with -inf first when a pad reaches the kernel or a window holds only padding)",
     .test = {.n_in = 1, .ndims = {4}, .shapes = {{2, 3, 5, 6}}, .lo = -2, .hi = 2,
-             .attrs = {.n_i = 9, .i = {3, 2, 2, 2, 1, 1, 1, 1, 1}}}};
+             .attrs = {.n_i = 9, .i = {3, 2, 2, 2, 1, 1, 1, 1, 1}}, .empty_refusal = "only the batch may be 0"}};
 
 const om_op_def om__op_avg_pool2d = {
     .name = "avg_pool2d", .n_in = 1, .n_out = 1, .saves = 0,
     .infer = infer_pool, .forward = forward_pool, .backward = pool_backward,
     .lower = lower_pool, .derives_extents = true, .onnx = "AveragePool (Pad, AveragePool when count_include_pad meets an overhanging ceil_mode window)",
     .test = {.n_in = 1, .ndims = {4}, .shapes = {{2, 3, 6, 6}}, .lo = -2, .hi = 2,
-             .attrs = {.n_i = 8, .i = {3, 3, 2, 2, 1, 1, 1, 1}}}};
+             .attrs = {.n_i = 8, .i = {3, 3, 2, 2, 1, 1, 1, 1}}, .empty_refusal = "only the batch may be 0"}};
 
 /* out[0..1] = v, or dflt when v is NULL. */
 static void pair_or(const int64_t *v, const int64_t *dflt, int64_t *out) {
@@ -693,12 +809,13 @@ static bool infer_adaptive(om_call *c) {
   if (x->ndim != 4)
     return om__fail(OM_ERR_SHAPE_MISMATCH, "adaptive_avg_pool2d: input %s must have 4 dims ([N, C, H, W]; the functions also take it without N)",
                     om__shape_str(xs, sizeof xs, x->shape, x->ndim));
+  if (!x->shape[1] || !x->shape[2] || !x->shape[3]) /* PyTorch's check: no cell to average */
+    return om__fail(OM_ERR_SHAPE_MISMATCH, "adaptive_avg_pool2d: input %s has an empty channel, height or width dim (only the "
+                    "batch may be 0, as PyTorch)", om__shape_str(xs, sizeof xs, x->shape, x->ndim));
   for (int i = 0; i < 2; i++) {
     if (c->attrs.i[i] == -1) c->attrs.i[i] = x->shape[2 + i];
     if (c->attrs.i[i] < 1)
       return om__fail(OM_ERR_INVALID_ARGUMENT, "adaptive_avg_pool2d: output size must be positive (or -1 for the input's), got %lld", (long long)c->attrs.i[i]);
-    if (x->shape[2 + i] < 1)
-      return om__fail(OM_ERR_SHAPE_MISMATCH, "adaptive_avg_pool2d: input %s has an empty spatial dim", om__shape_str(xs, sizeof xs, x->shape, x->ndim));
   }
   c->out_meta[0] = (om_meta){.dtype = OM_FLOAT32, .ndim = 4, .shape = {x->shape[0], x->shape[1], c->attrs.i[0], c->attrs.i[1]}};
   return true;
@@ -755,28 +872,144 @@ static bool adaptive_backward(const om_record *r, om_tensor *const *gout, om_ten
   return true;
 }
 
+/* A float32 [rows, cols] constant of the integers v: an int64 initializer, Reshape, Cast (to 1,
+ * FLOAT), which onnxruntime folds at load time. -1 on error. */
+static int float_matrix(om_lower *l, const int64_t *v, int64_t rows, int64_t cols) {
+  om_meta im = {.dtype = OM_INT64, .ndim = 2, .shape = {rows, cols}}, fm = im;
+  fm.dtype = OM_FLOAT32;
+  int flat = om__lower_ints(l, v, (int)(rows * cols)), shape = om__lower_ints(l, im.shape, 2), m, f;
+  if (flat < 0 || shape < 0 || !om__emit(l, "Reshape", (int[]){flat, shape}, 2, &im, 1, &m, NULL, 0) ||
+      !om__emit(l, "Cast", &m, 1, &fm, 1, &f, &OM_ATTR_INT("to", 1), 1))
+    return -1;
+  return f;
+}
+
+/* PyTorch's uneven, overlapping cells, which no ONNX pooling has: y = (A_h x A_w) / counts, with
+ * A_h [oH, H] and A_w [W, oW] marking each cell's rows and columns by 1 (cell_start, cell_end:
+ * the kernel's cells) and counts [oH, oW] their sizes. The sums add the same elements exactly as
+ * the kernel's (in another order, so the last bits can differ), then divide by the same count. */
+static bool lower_adaptive_uneven(om_lower *l, const om_call *c) {
+  const int64_t *x = c->in[0]->shape, *o = c->attrs.i, h = x[2], w = x[3];
+  int64_t *ah = om__alloc(sizeof(int64_t) * (uint64_t)(o[0] * h + w * o[1] + o[0] * o[1]), "adaptive_avg_pool2d");
+  if (!ah) return false;
+  int64_t *aw = ah + o[0] * h, *n = aw + w * o[1];
+  memset(ah, 0, sizeof(int64_t) * (size_t)(o[0] * h + w * o[1]));
+  for (int64_t i = 0; i < o[0]; i++)
+    for (int64_t r = cell_start(i, h, o[0]); r < cell_end(i, h, o[0]); r++) ah[i * h + r] = 1;
+  for (int64_t j = 0; j < o[1]; j++)
+    for (int64_t r = cell_start(j, w, o[1]); r < cell_end(j, w, o[1]); r++) aw[r * o[1] + j] = 1;
+  for (int64_t i = 0; i < o[0]; i++)
+    for (int64_t j = 0; j < o[1]; j++)
+      n[i * o[1] + j] = (cell_end(i, h, o[0]) - cell_start(i, h, o[0])) * (cell_end(j, w, o[1]) - cell_start(j, w, o[1]));
+  int vh = float_matrix(l, ah, o[0], h), vw = float_matrix(l, aw, w, o[1]), vn = float_matrix(l, n, o[0], o[1]);
+  free(ah);
+  om_meta cols = c->out_meta[0];
+  cols.shape[2] = h;
+  int in = om__lower_input(l, 0), t, u, y;
+  if (vh < 0 || vw < 0 || vn < 0 || in < 0 || !om__emit(l, "MatMul", (int[]){in, vw}, 2, &cols, 1, &t, NULL, 0) ||
+      !om__emit(l, "MatMul", (int[]){vh, t}, 2, &c->out_meta[0], 1, &u, NULL, 0) ||
+      !om__emit(l, "Div", (int[]){u, vn}, 2, &c->out_meta[0], 1, &y, NULL, 0))
+    return false;
+  om__lower_output(l, 0, y);
+  return true;
+}
+
+/* Axis k's cells (k 0: rows, as a [o, in] float 0/1 matrix and their sizes [o, 1]; k 1: columns,
+ * [in, o] and [1, o]) computed from the run-time size of a symbolic axis: cell i is
+ * [floor(i in / o), floor(((i + 1) in + o - 1) / o)), the kernel's cell_start and cell_end (int64
+ * Div floors these non-negative values). An axis whose output keeps the input's size (-1) has
+ * no matrix: *mat is -1. false on error. */
+static bool cell_matrix(om_lower *l, const om_call *c, int k, int *mat, int *count) {
+  const int64_t in = c->in[0]->shape[2 + k], o = c->attrs.i[k];
+  *mat = *count = -1;
+  if (om__lower_out_ext(l, 0, 2 + k) >= 0 || (o == in && om__lower_in_ext(l, 0, 2 + k) < 0)) return true;
+  om_meta cells = {.dtype = OM_INT64, .ndim = 2, .shape = {k ? 1 : o, k ? o : 1}}, fcells = cells;
+  om_meta iota = {.dtype = OM_INT64, .ndim = k ? 2 : 1, .shape = {in, 1}}, mask = {.dtype = OM_BOOL, .ndim = 2};
+  mask.shape[0] = k ? in : o;
+  mask.shape[1] = k ? o : in;
+  om_meta fmask = mask;
+  fcells.dtype = fmask.dtype = OM_FLOAT32;
+  int64_t *idx = om__alloc(sizeof(int64_t) * (uint64_t)(2 * o), "adaptive_avg_pool2d");
+  if (!idx) return false;
+  for (int64_t i = 0; i < 2 * o; i++) idx[i] = i < o ? i : i - o + 1;
+  int shape = om__lower_ints(l, cells.shape, 2), first = om__lower_ints(l, idx, (int)o), next = om__lower_ints(l, idx + o, (int)o);
+  free(idx);
+  int n = om__lower_x_value(l, om__lower_in_x(l, 0, 2 + k)), on = om__lower_ints(l, &o, 1), rest = om__lower_ints(l, &(int64_t){o - 1}, 1);
+  int r[3] = {om__lower_ints(l, &(int64_t){0}, -1), om__lower_x_scalar(l, om__lower_in_x(l, 0, 2 + k)), om__lower_ints(l, &(int64_t){1}, -1)};
+  int i0, i1, lo, hi, rv, ge, lt, m, len;
+  if (shape < 0 || first < 0 || next < 0 || n < 0 || on < 0 || rest < 0 || r[1] < 0 ||
+      !om__emit(l, "Reshape", (int[]){first, shape}, 2, &cells, 1, &i0, NULL, 0) ||
+      !om__emit(l, "Reshape", (int[]){next, shape}, 2, &cells, 1, &i1, NULL, 0) ||
+      !om__emit(l, "Mul", (int[]){i0, n}, 2, &cells, 1, &lo, NULL, 0) || !om__emit(l, "Div", (int[]){lo, on}, 2, &cells, 1, &lo, NULL, 0) ||
+      !om__emit(l, "Mul", (int[]){i1, n}, 2, &cells, 1, &hi, NULL, 0) || !om__emit(l, "Add", (int[]){hi, rest}, 2, &cells, 1, &hi, NULL, 0) ||
+      !om__emit(l, "Div", (int[]){hi, on}, 2, &cells, 1, &hi, NULL, 0) || !om__emit(l, "Range", r, 3, &iota, 1, &rv, NULL, 0))
+    return false;
+  iota.ndim = 1;
+  if (k) { /* the columns' source index runs down: [in, 1] */
+    int ax = om__lower_ints(l, &(int64_t){1}, 1);
+    iota.ndim = 2;
+    if (ax < 0 || !om__emit(l, "Unsqueeze", (int[]){rv, ax}, 2, &iota, 1, &rv, NULL, 0)) return false;
+  }
+  if (!om__emit(l, "GreaterOrEqual", (int[]){rv, lo}, 2, &mask, 1, &ge, NULL, 0) ||
+      !om__emit(l, "Less", (int[]){rv, hi}, 2, &mask, 1, &lt, NULL, 0) || !om__emit(l, "And", (int[]){ge, lt}, 2, &mask, 1, &m, NULL, 0) ||
+      !om__emit(l, "Cast", &m, 1, &fmask, 1, mat, &OM_ATTR_INT("to", 1 /* FLOAT */), 1) ||
+      !om__emit(l, "Sub", (int[]){hi, lo}, 2, &cells, 1, &len, NULL, 0) ||
+      !om__emit(l, "Cast", &len, 1, &fcells, 1, count, &OM_ATTR_INT("to", 1), 1))
+    return false;
+  return true;
+}
+
+/* lower_adaptive_uneven's product on symbolic spatial axes: each axis's cells are computed from
+ * its run-time size (cell_matrix) where they change, constants where fixed. */
+static bool lower_adaptive_symbolic(om_lower *l, const om_call *c) {
+  int mat[2], count[2];
+  for (int k = 0; k < 2; k++) {
+    if (om__lower_in_ext(l, 0, 2 + k) >= 0) {
+      if (!cell_matrix(l, c, k, &mat[k], &count[k])) return false;
+      continue;
+    }
+    /* a fixed axis: the kernel's cells as constants of the same shapes */
+    const int64_t in = c->in[0]->shape[2 + k], o = c->attrs.i[k];
+    int64_t *a = om__alloc(sizeof(int64_t) * (uint64_t)(o * in + o), "adaptive_avg_pool2d");
+    if (!a) return false;
+    int64_t *n = a + o * in;
+    memset(a, 0, sizeof(int64_t) * (size_t)(o * in));
+    for (int64_t i = 0; i < o; i++) {
+      n[i] = cell_end(i, in, o) - cell_start(i, in, o);
+      for (int64_t r = cell_start(i, in, o); r < cell_end(i, in, o); r++) a[k ? r * o + i : i * in + r] = 1;
+    }
+    mat[k] = float_matrix(l, a, k ? in : o, k ? o : in);
+    count[k] = float_matrix(l, n, k ? 1 : o, k ? o : 1);
+    free(a);
+    if (mat[k] < 0 || count[k] < 0) return false;
+  }
+  const om_meta *out = &c->out_meta[0];
+  om_meta cols = *out, counts = {.dtype = OM_FLOAT32, .ndim = 2, .shape = {out->shape[2], out->shape[3]}};
+  cols.shape[2] = c->in[0]->shape[2];
+  int v = om__lower_input(l, 0), n = -1;
+  if (v < 0) return false;
+  if (mat[1] >= 0 && !om__emit(l, "MatMul", (int[]){v, mat[1]}, 2, &cols, 1, &v, NULL, 0)) return false;
+  if (mat[0] >= 0 && !om__emit(l, "MatMul", (int[]){mat[0], v}, 2, out, 1, &v, NULL, 0)) return false;
+  if (count[0] >= 0 && count[1] >= 0) {
+    if (!om__emit(l, "Mul", (int[]){count[0], count[1]}, 2, &counts, 1, &n, NULL, 0)) return false;
+  } else {
+    n = count[0] >= 0 ? count[0] : count[1];
+  }
+  if (n >= 0 && !om__emit(l, "Div", (int[]){v, n}, 2, out, 1, &v, NULL, 0)) return false;
+  om__lower_output(l, 0, v);
+  return true;
+}
+
 /* GlobalAveragePool for a 1x1 output; AveragePool with kernel = stride = in/out when the input
- * divides evenly (every cell is then one equal window); refused otherwise: ONNX has no pooling
- * with PyTorch's uneven, overlapping adaptive cells. On a symbolic spatial axis only 1x1 (or an
- * output size of -1 on that axis, kernel 1) holds for every size: the rest is SymbolicShape. */
+ * divides evenly (every cell is then one equal window); otherwise lower_adaptive_uneven. On a
+ * symbolic spatial axis a fixed output size has cells that move with the size:
+ * lower_adaptive_symbolic computes them. */
 static bool lower_adaptive(om_lower *l, const om_call *c) {
   const int64_t *x = c->in[0]->shape, *o = c->attrs.i;
   if (o[0] == 1 && o[1] == 1) return om__lower_node(l, c, "GlobalAveragePool", NULL, 0);
-  /* a symbolic input axis whose output keeps its symbol (output size -1: kernel 1) is fine;
-   * a fixed output size would need a kernel computed from the run-time size */
   for (int d = 2; d < 4; d++)
-    if (om__lower_input_sym(l, 0, d) && !om__lower_output_sym(l, 0, d))
-      return om__lower_baked(l, c, 0, d, "AveragePool's kernel would be computed from the example size; only an output "
-                                         "size of 1x1 (GlobalAveragePool), or the input's own size (-1) on that axis, "
-                                         "follows a symbolic spatial axis");
-  if (x[2] % o[0] || x[3] % o[1]) {
-    char why[200];
-    snprintf(why, sizeof why,
-             "the input's %lldx%lld does not divide into %lldx%lld equal windows, and ONNX has no pooling with PyTorch's "
-             "uneven adaptive windows (use an output size that divides the input, or 1x1)",
-             (long long)x[2], (long long)x[3], (long long)o[0], (long long)o[1]);
-    return om__lower_refuse(l, c, why);
-  }
+    if (om__lower_input_sym(l, 0, d) && !om__lower_output_sym(l, 0, d)) return lower_adaptive_symbolic(l, c);
+  if (x[2] % o[0] || x[3] % o[1]) return lower_adaptive_uneven(l, c);
   int64_t k[2] = {x[2] / o[0], x[3] / o[1]}, pads[4] = {0, 0, 0, 0};
   om_gattr at[] = {OM_ATTR_INTS("kernel_shape", k, 2), OM_ATTR_INTS("pads", pads, 4), OM_ATTR_INTS("strides", k, 2)};
   return om__lower_node(l, c, "AveragePool", at, 3);
@@ -785,8 +1018,9 @@ static bool lower_adaptive(om_lower *l, const om_call *c) {
 const om_op_def om__op_adaptive_avg_pool2d = {
     .name = "adaptive_avg_pool2d", .n_in = 1, .n_out = 1, .saves = 0,
     .infer = infer_adaptive, .forward = forward_adaptive, .backward = adaptive_backward,
-    .lower = lower_adaptive, .derives_extents = true, .onnx = "GlobalAveragePool (1x1); AveragePool (input divisible by output); else refused",
-    .test = {.n_in = 1, .ndims = {4}, .shapes = {{2, 3, 6, 4}}, .lo = -2, .hi = 2, .attrs = {.n_i = 2, .i = {3, 2}}}};
+    .lower = lower_adaptive, .derives_extents = true, .onnx = "GlobalAveragePool (1x1); AveragePool (input divisible by output); else MatMul, MatMul, Div (cells as 0/1 matrices, computed from the size on a symbolic axis)",
+    .test = {.n_in = 1, .ndims = {4}, .shapes = {{2, 3, 6, 4}}, .lo = -2, .hi = 2, .attrs = {.n_i = 2, .i = {3, 2}},
+             .empty_refusal = "only the batch may be 0"}};
 
 om_tensor *om_adaptive_avg_pool2d(om_tensor *x, const int64_t output_size[2]) {
   om_attrs a = {.n_i = 2, .i = {output_size[0], output_size[1]}};

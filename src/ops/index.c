@@ -226,7 +226,8 @@ const om_op_def om__op_embedding = {
     .name = "embedding", .n_in = 2, .n_out = 1, .saves = OM_SAVES_IN(1),
     .infer = infer_embedding, .forward = forward_embedding, .backward = embedding_backward,
     .lower = lower_embedding, .onnx = "Gather (axis 0); Slice for the rows of an arange of a symbolic length",
-    .test = {.n_in = 2, .ndims = {2, 2}, .shapes = {{4, 3}, {2, 5}}, .dtypes = {OM_FLOAT32, OM_INT64}, .lo = 0, .hi = 3.99}};
+    .test = {.n_in = 2, .ndims = {2, 2}, .shapes = {{4, 3}, {2, 5}}, .dtypes = {OM_FLOAT32, OM_INT64}, .lo = 0, .hi = 3.99,
+             .empty_refusal = "is out of range for a weight of 0 rows"}}; /* an index into no rows */
 /* (no padding_idx in the sample: the padding row is read but gets no gradient, so the
  *  finite-difference check would flag it by design; tests/c/test_index.c checks it) */
 
@@ -292,7 +293,7 @@ const om_op_def om__op_index_select = {
     .infer = infer_index_select, .forward = forward_index_select, .backward = index_select_backward,
     .lower = lower_index_select, .onnx = "Gather (axis dim)",
     .test = {.n_in = 2, .ndims = {3, 1}, .shapes = {{3, 4, 2}, {6}}, .dtypes = {OM_FLOAT32, OM_INT64}, .lo = 0, .hi = 3.99,
-             .attrs = {.n_i = 1, .i = {1}}}};
+             .attrs = {.n_i = 1, .i = {1}}, .empty_refusal = "is out of range for dim 1 of size 0"}};
 
 om_tensor *om_index_select(om_tensor *input, int dim, om_tensor *index) {
   return apply_dim(OM_OP_index_select, dim, (om_tensor *[]){input, index}, 2);
@@ -382,7 +383,7 @@ const om_op_def om__op_index_add = {
     .infer = infer_index_add, .forward = forward_index_add, .backward = add_backward,
     .lower = lower_index_add, .onnx = "Unsqueeze, Shape, Expand, ScatterElements (reduction add)",
     .test = {.n_in = 3, .ndims = {3, 1, 3}, .shapes = {{2, 4, 3}, {6}, {2, 6, 3}}, .dtypes = {OM_FLOAT32, OM_INT64, OM_FLOAT32},
-             .lo = 0, .hi = 3.99, .attrs = {.n_i = 1, .i = {1}}}};
+             .lo = 0, .hi = 3.99, .attrs = {.n_i = 1, .i = {1}}, .empty_refusal = "is out of range for dim 1 of size 0"}};
 
 om_tensor *om_index_add(om_tensor *input, int dim, om_tensor *index, om_tensor *source) {
   return apply_dim(OM_OP_index_add, dim, (om_tensor *[]){input, index, source}, 3);

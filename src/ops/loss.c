@@ -106,7 +106,8 @@ static bool mse_loss_backward(const om_record *r, om_tensor *const *g, om_tensor
   return true;
 }
 
-/* Sub, Mul, then ReduceMean / ReduceSum over every axis (keepdims 0) unless reduction is none. */
+/* Sub, Mul, then ReduceMean / ReduceSum over every axis (keepdims 0) unless reduction is none.
+ * The mean of nothing is NaN (0 / 0, as PyTorch), ReduceMean's 0: ReduceSum and Div by 0. */
 static bool lower_mse_loss(om_lower *l, const om_call *c) {
   om_meta m;
   om__broadcast_shapes(c->in, 2, &m, "mse_loss");
@@ -117,10 +118,14 @@ static bool lower_mse_loss(om_lower *l, const om_call *c) {
   if (c->attrs.i[0] != OM_REDUCTION_NONE && m.ndim > 0) {
     int64_t axes[OM_MAX_DIMS];
     for (int k = 0; k < m.ndim; k++) axes[k] = k;
-    int ax = om__lower_ints(l, axes, m.ndim);
-    if (ax < 0 || !om__emit(l, c->attrs.i[0] == OM_REDUCTION_MEAN ? "ReduceMean" : "ReduceSum", (int[]){sq, ax}, 2,
-                            &c->out_meta[0], 1, &sq, &OM_ATTR_INT("keepdims", 0), 1))
+    int64_t n = 1;
+    for (int k = 0; k < m.ndim; k++) n *= m.shape[k];
+    bool mean = c->attrs.i[0] == OM_REDUCTION_MEAN, nan = mean && n == 0;
+    int ax = om__lower_ints(l, axes, m.ndim), zero = nan ? om__lower_scalar(l, 0, OM_FLOAT32) : 0;
+    if (ax < 0 || zero < 0 || !om__emit(l, mean && !nan ? "ReduceMean" : "ReduceSum", (int[]){sq, ax}, 2,
+                                        &c->out_meta[0], 1, &sq, &OM_ATTR_INT("keepdims", 0), 1))
       return false;
+    if (nan && !om__emit(l, "Div", (int[]){sq, zero}, 2, &c->out_meta[0], 1, &sq, NULL, 0)) return false;
   }
   om__lower_output(l, 0, sq);
   return true;
@@ -129,7 +134,7 @@ static bool lower_mse_loss(om_lower *l, const om_call *c) {
 const om_op_def om__op_mse_loss = {
     .name = "mse_loss", .n_in = 2, .n_out = 1, .saves = OM_SAVES_IN(0) | OM_SAVES_IN(1),
     .infer = infer_mse_loss, .forward = forward_mse_loss, .backward = mse_loss_backward,
-    .lower = lower_mse_loss, .onnx = "Sub, Mul, ReduceMean / ReduceSum (none: no reduce)",
+    .lower = lower_mse_loss, .onnx = "Sub, Mul, ReduceMean / ReduceSum (none: no reduce; a mean of nothing: ReduceSum, Div by 0)",
     .test = {.n_in = 2, .ndims = {2, 2}, .shapes = {{3, 4}, {1, 4}}, .lo = -2, .hi = 2, .attrs = {.n_i = 1, .i = {OM_REDUCTION_MEAN}}}};
 
 om_tensor *om_mse_loss(om_tensor *input, om_tensor *target, om_reduction reduction) {
@@ -400,7 +405,8 @@ const om_op_def om__op_cross_entropy = {
     .infer = infer_class_loss, .forward = forward_class_loss, .backward = class_loss_backward,
     .lower = refuse_loss, .onnx = "refused (UnsupportedOperation: a loss; spec 2)",
     .test = {.n_in = 2, .ndims = {3, 2}, .shapes = {{3, 4, 2}, {3, 2}}, .dtypes = {OM_FLOAT32, OM_INT64}, .lo = 0, .hi = 3.99,
-             .attrs = {.n_i = 2, .i = {OM_REDUCTION_MEAN, -100}, .n_f = 1, .f = {0.1}}}};
+             .attrs = {.n_i = 2, .i = {OM_REDUCTION_MEAN, -100}, .n_f = 1, .f = {0.1}},
+             .empty_refusal = "is out of range for 0 classes"}}; /* a target class among none */
 
 om_tensor *om_nll_loss(om_tensor *input, om_tensor *target, om_tensor *weight, int64_t ignore_index, om_reduction reduction) {
   om_attrs a = om__attrs_i(2, (int64_t[]){reduction, ignore_index});
@@ -624,7 +630,8 @@ const om_op_def om__op_ctc_loss = {
     .lower = refuse_loss, .onnx = "refused (UnsupportedOperation: a loss; spec 2)",
     .test = {.n_in = 4, .ndims = {3, 2, 1, 1}, .shapes = {{4, 3, 4}, {3, 3}, {3}, {3}},
              .dtypes = {OM_FLOAT32, OM_INT64, OM_INT64, OM_INT64}, .lo = 1, .hi = 3.99,
-             .attrs = {.n_i = 3, .i = {0, OM_REDUCTION_MEAN, 1}}}};
+             .attrs = {.n_i = 3, .i = {0, OM_REDUCTION_MEAN, 1}},
+             .empty_refusal = "is out of range [0, 0]"}}; /* input lengths of at least 1 on no time steps */
 
 om_tensor *om_ctc_loss(om_tensor *log_probs, om_tensor *targets, om_tensor *input_lengths, om_tensor *target_lengths,
                        int64_t blank, om_reduction reduction, bool zero_infinity) {

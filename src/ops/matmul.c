@@ -308,8 +308,11 @@ static bool linear_backward(const om_record *r, om_tensor *const *g, om_tensor *
   om_tensor *x = r->in[0], *w = r->in[1];
   if (om__wants(r, 0)) gin[0] = om_matmul(g[0], w);
   if (om__wants(r, 1)) {
-    om_tensor *g2 = om__keep(&s, om_reshape(g[0], (int64_t[]){-1, w->shape[0]}, 2));
-    om_tensor *x2 = om__keep(&s, om_reshape(x, (int64_t[]){-1, w->shape[1]}, 2));
+    /* the rows counted, not -1: with in or out 0 a -1 would be ambiguous (reshape refuses it) */
+    int64_t rows = 1;
+    for (int d = 0; d < x->ndim - 1; d++) rows *= x->shape[d];
+    om_tensor *g2 = om__keep(&s, om_reshape(g[0], (int64_t[]){rows, w->shape[0]}, 2));
+    om_tensor *x2 = om__keep(&s, om_reshape(x, (int64_t[]){rows, w->shape[1]}, 2));
     gin[1] = g2 && x2 ? om_matmul(om__keep(&s, om_transpose(g2, 0, 1)), x2) : NULL;
   }
   if (r->n_in == 3 && om__wants(r, 2)) gin[2] = om__sum_to(g[0], r->in[2]->shape, 1);
@@ -320,8 +323,23 @@ static bool linear_backward(const om_record *r, om_tensor *const *g, om_tensor *
 }
 
 /* A 2-D input is one Gemm (transB = 1 reads the weight as stored, bias as C). Other ranks:
- * MatMul with a Transpose of the weight (onnxruntime folds it at load time), then Add. */
+ * MatMul with a Transpose of the weight (onnxruntime folds it at load time), then Add.
+ * Empty operands (onnxruntime fuses MatMul and Add into a Gemm between Reshapes whose -1 is
+ * ambiguous for them, and fails): an empty output is zeros of its shape; with 0 input
+ * features every product is a sum of nothing, 0, so the output is Expand(0) plus the bias. */
 static bool lower_linear(om_lower *l, const om_call *c) {
+  int empty = om__lower_empty(l, c);
+  if (empty) return empty > 0;
+  if (c->in[1]->shape[1] == 0) {
+    const om_meta *m = &c->out_meta[0];
+    int ext[OM_MAX_DIMS];
+    for (int d = 0; d < m->ndim; d++) ext[d] = om__lower_out_ext(l, 0, d);
+    int in[2] = {om__lower_scalar(l, 0, OM_FLOAT32), om__lower_shape_operand(l, m->shape, ext, m->ndim)}, y;
+    if (in[0] < 0 || in[1] < 0 || !om__emit(l, "Expand", in, 2, m, 1, &y, NULL, 0)) return false;
+    if (c->n_in == 3 && !om__emit(l, "Add", (int[]){y, om__lower_input(l, 2)}, 2, m, 1, &y, NULL, 0)) return false;
+    om__lower_output(l, 0, y);
+    return true;
+  }
   if (c->in[0]->ndim == 2) return om__lower_node(l, c, "Gemm", &OM_ATTR_INT("transB", 1), 1);
   int in[3] = {om__lower_input(l, 0), om__lower_input(l, 1), c->n_in == 3 ? om__lower_input(l, 2) : -1};
   const om_tensor *w = c->in[1];

@@ -159,7 +159,7 @@ static bool infer_pad(om_call *c) {
                       pad_modes[mode], (long long)b, (long long)e, d);
     if (mode >= PAD_REFLECT_ADJ) { /* the input is the padded tensor */
       int64_t m = n - b - e;
-      if (m < 1 || (mode == PAD_REFLECT_ADJ && (b >= m || e >= m)))
+      if ((b || e) && (m < 1 || (mode == PAD_REFLECT_ADJ && (b >= m || e >= m)))) /* an unpadded dim may be empty */
         return om__fail(OM_ERR_INVALID_ARGUMENT, "pad: the %s of dim %d (size %lld) by pads (%lld, %lld) has no valid shape",
                         pad_modes[mode], d, (long long)n, (long long)b, (long long)e);
       c->out_meta[0].shape[d] = m;
@@ -173,7 +173,7 @@ static bool infer_pad(om_call *c) {
     if ((b || e) && mode != PAD_CONSTANT && n < 1)
       return om__fail(OM_ERR_INVALID_ARGUMENT, "pad: mode \"%s\" needs a non-empty dim %d, input %s", pad_modes[mode], d,
                       om__shape_str(sh, sizeof sh, a->shape, a->ndim));
-    if (mode == PAD_REFLECT && (b >= n || e >= n))
+    if (mode == PAD_REFLECT && (b || e) && (b >= n || e >= n)) /* an unpadded dim may be empty (a batch of 0) */
       return om__fail(OM_ERR_INVALID_ARGUMENT, "pad: padding size should be less than the corresponding input dimension, "
                       "but got: padding (%lld, %lld) at dimension %d of input %s", (long long)b, (long long)e, d,
                       om__shape_str(sh, sizeof sh, a->shape, a->ndim));
@@ -310,7 +310,8 @@ const om_op_def om__op_pad = {
     .name = "pad", .n_in = 1, .n_out = 1, .infer = infer_pad, .forward = forward_pad, .backward = pad_backward,
     .lower = lower_pad, .extents = pad_extents, .sym_args = ~(uint64_t)1, .onnx = "Pad (modes constant, reflect, edge)",
     .test = {.n_in = 1, .ndims = {3}, .shapes = {{2, 3, 4}}, .lo = -2, .hi = 2,
-             .attrs = {.n_i = 5, .i = {PAD_REFLECT, 2, 3, 1, 0}}}};
+             .attrs = {.n_i = 5, .i = {PAD_REFLECT, 2, 3, 1, 0}},
+             .empty_refusal = "needs a non-empty dim"}}; /* nothing to reflect (PyTorch refuses too) */
 
 om_tensor *om_pad(om_tensor *a, const int64_t *pad, int npad, om_pad_mode mode, double value) {
   if (npad < 0 || npad > 2 * OM_MAX_DIMS || (npad && !pad))

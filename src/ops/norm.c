@@ -415,7 +415,8 @@ static bool group_norm_backward(const om_record *r, om_tensor *const *g, om_tens
   om_scope s = {0};
   om_tensor *x = r->in[0];
   bool has_w = r->attrs.i[1], has_b = r->attrs.i[2];
-  int64_t gs[3] = {x->shape[0], r->attrs.i[0], -1}, last = 2;
+  int64_t gs[3] = {x->shape[0], r->attrs.i[0], x->shape[1] / r->attrs.i[0]}, last = 2;
+  for (int d = 2; d < x->ndim; d++) gs[2] *= x->shape[d]; /* counted: a -1 is ambiguous for an empty x */
   om_tensor *gh = has_w ? om__keep(&s, om_mul(g[0], om__keep(&s, as_channels(r->in[1], x)))) : g[0];
   om_tensor *xr = om__keep(&s, om_reshape(x, gs, 3)), *ghr = gh ? om__keep(&s, om_reshape(gh, gs, 3)) : NULL;
   om_tensor *xhat_r = NULL, *gx_r = NULL;
@@ -438,6 +439,8 @@ static bool group_norm_backward(const om_record *r, om_tensor *const *g, om_tens
  * then Mul and Add by weight and bias reshaped to [C, 1, ...]. */
 static bool lower_group_norm(om_lower *l, const om_call *c) {
   const om_tensor *x = c->in[0];
+  int empty = om__lower_empty(l, c); /* Reshape's -1 is ambiguous for an empty x */
+  if (empty) return empty > 0;
   bool has_w = c->attrs.i[1], has_b = c->attrs.i[2];
   int64_t groups = c->attrs.i[0], spatial = 1, cs[OM_MAX_DIMS];
   for (int d = 2; d < x->ndim; d++) spatial *= x->shape[d];

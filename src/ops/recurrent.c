@@ -322,33 +322,47 @@ static bool rnn_backward(const om_record *r, om_tensor *const *gout, om_tensor *
  * are parameters) through Reshape -> Gather (gate order) -> Reshape, which onnxruntime folds at
  * load time; biases as Concat(b_ih, b_hh) reordered the same way; states Unsqueezed to
  * [1, N, H]. Y [T,1,N,H] is Squeezed; the LSTM's Y_h and Y_c are Concatenated to [2,N,H]. */
+/* cols < 0: the biases, [blocks * H] (no column axis). An input size of 0 gives weights of 0
+ * columns, which the Reshapes keep with allowzero (a 0 in their shape would copy an axis). */
 static int reorder(om_lower *l, const rnn_kind *k, int v, int64_t blocks, int64_t H, int64_t cols) {
-  int G = k->gates, split, gathered, out;
+  int G = k->gates, split, gathered, out, nd = cols < 0 ? 2 : 3;
   int64_t perm[8]; /* blocks is G (a weight) or 2G (both biases) */
   for (int64_t b = 0; b < blocks; b++) perm[b] = k->onnx_order[b % G] + b / G * G;
-  om_meta mb = {.dtype = OM_FLOAT32, .ndim = cols ? 3 : 2, .shape = {blocks, H, cols}};
-  om_meta mo = {.dtype = OM_FLOAT32, .ndim = cols ? 3 : 2, .shape = {1, blocks * H, cols}};
+  om_meta mb = {.dtype = OM_FLOAT32, .ndim = nd, .shape = {blocks, H, cols}};
+  om_meta mo = {.dtype = OM_FLOAT32, .ndim = nd, .shape = {1, blocks * H, cols}};
   int sb = om__lower_ints(l, mb.shape, mb.ndim), idx = om__lower_ints(l, perm, (int)blocks), so = om__lower_ints(l, mo.shape, mo.ndim);
   if (sb < 0 || idx < 0 || so < 0) return -1;
-  if (!om__emit(l, "Reshape", (int[]){v, sb}, 2, &mb, 1, &split, NULL, 0) ||
+  const om_gattr *zero = cols == 0 ? &OM_ATTR_INT("allowzero", 1) : NULL;
+  if (!om__emit(l, "Reshape", (int[]){v, sb}, 2, &mb, 1, &split, zero, zero != NULL) ||
       !om__emit(l, "Gather", (int[]){split, idx}, 2, &mb, 1, &gathered, &OM_ATTR_INT("axis", 0), 1) ||
-      !om__emit(l, "Reshape", (int[]){gathered, so}, 2, &mo, 1, &out, NULL, 0))
+      !om__emit(l, "Reshape", (int[]){gathered, so}, 2, &mo, 1, &out, zero, zero != NULL))
     return -1;
   return out;
 }
 
 static bool lower_rnn(om_lower *l, const om_call *c) {
+  int empty = om__lower_empty(l, c); /* a batch of 0 (onnxruntime's LSTM and GRU abort on it) */
+  if (empty) return empty > 0;
   const rnn_kind *k = kind_of(c->op);
   const int64_t T = c->in[0]->shape[0], N = c->in[0]->shape[1], I = c->in[0]->shape[2];
   const int64_t GH = c->in[1]->shape[0], H = GH / k->gates;
   int in[7] = {om__lower_input(l, 0), -1, -1, -1, -1, -1, -1}; /* X W R B sequence_lens initial_h initial_c */
   if ((in[1] = reorder(l, k, om__lower_input(l, 1), k->gates, H, I)) < 0 || (in[2] = reorder(l, k, om__lower_input(l, 2), k->gates, H, H)) < 0)
     return false;
+  if (I == 0) { /* W x is a sum of nothing, 0: one zero feature and zero weights give the same
+                 * (onnxruntime's GRU aborts on an input size of 0) */
+    om_meta xm = {.dtype = OM_FLOAT32, .ndim = 3, .shape = {T, N, 1}}, wm = {.dtype = OM_FLOAT32, .ndim = 3, .shape = {1, GH, 1}};
+    const int ext[3] = {om__lower_in_ext(l, 0, 0), om__lower_in_ext(l, 0, 1), -1};
+    int zero = om__lower_scalar(l, 0, OM_FLOAT32), xs = om__lower_shape_operand(l, xm.shape, ext, 3), ws = om__lower_ints(l, wm.shape, 3);
+    if (zero < 0 || xs < 0 || ws < 0 || !om__emit(l, "Expand", (int[]){zero, xs}, 2, &xm, 1, &in[0], NULL, 0) ||
+        !om__emit(l, "Expand", (int[]){zero, ws}, 2, &wm, 1, &in[1], NULL, 0))
+      return false;
+  }
   if (c->attrs.i[1]) {
     om_meta cat = {.dtype = OM_FLOAT32, .ndim = 1, .shape = {2 * GH}};
     int b;
     if (!om__emit(l, "Concat", (int[]){om__lower_input(l, 3), om__lower_input(l, 4)}, 2, &cat, 1, &b, &OM_ATTR_INT("axis", 0), 1) ||
-        (in[3] = reorder(l, k, b, 2 * k->gates, H, 0)) < 0)
+        (in[3] = reorder(l, k, b, 2 * k->gates, H, -1)) < 0)
       return false;
   }
   int zero = om__lower_ints(l, (int64_t[]){0}, 1), one = om__lower_ints(l, (int64_t[]){1}, 1);
@@ -377,14 +391,16 @@ const om_op_def om__op_lstm_layer = {
     .infer = infer_rnn, .forward = forward_rnn, .backward = rnn_backward, .lower = lower_rnn,
     .onnx = "LSTM (weights reordered by Reshape, Gather, Reshape; Unsqueeze, Squeeze, Concat)",
     .test = {.n_in = 7, .ndims = {3, 2, 2, 1, 1, 2, 2}, .shapes = {{3, 2, 4}, {12, 4}, {12, 3}, {12}, {12}, {2, 3}, {2, 3}},
-             .lo = -1, .hi = 1, .attrs = {.n_i = 2, .i = {1, 1}}}};
+             .lo = -1, .hi = 1, .attrs = {.n_i = 2, .i = {1, 1}},
+             .empty_refusal = "the sequence length must be at least 1"}}; /* PyTorch's RNNs refuse it too */
 
 const om_op_def om__op_gru_layer = {
     .name = "gru_layer", .n_in = -1, .n_out = 2, .saves = RNN_SAVES,
     .infer = infer_rnn, .forward = forward_rnn, .backward = rnn_backward, .lower = lower_rnn,
     .onnx = "GRU linear_before_reset=1 (weights reordered by Reshape, Gather, Reshape; Unsqueeze, Squeeze)",
     .test = {.n_in = 6, .ndims = {3, 2, 2, 1, 1, 2}, .shapes = {{3, 2, 4}, {9, 4}, {9, 3}, {9}, {9}, {2, 3}},
-             .lo = -1, .hi = 1, .attrs = {.n_i = 2, .i = {0, 1}}}};
+             .lo = -1, .hi = 1, .attrs = {.n_i = 2, .i = {0, 1}},
+             .empty_refusal = "the sequence length must be at least 1"}};
 
 /* ---- composites: PyTorch's nn.LSTM / nn.GRU forward, from the per-layer, per-direction ops ---- */
 

@@ -164,27 +164,32 @@ typedef struct onnx_reduce {
 
 /* ReduceX(data, axes) with the canonical dims as the axes input (opset 18+) and keepdims.
  * The dims list is empty only for a 0-d input, which forward passes through unchanged: an
- * alias (ONNX would reduce every axis of it, also the identity, but needs no node for it). */
+ * alias (ONNX would reduce every axis of it, also the identity, but needs no node for it).
+ * A mean of nothing is NaN (0 / 0, as PyTorch), where ReduceMean gives 0: ReduceSum, Div by 0. */
 static bool lower_reduce(om_lower *l, const om_call *c) {
   const onnx_reduce *x = om__ops[c->op]->impl;
   int n = c->attrs.n_i - 1;
   if (n == 0) return om__lower_alias(l);
-  int in[2], out;
-  if ((in[0] = om__lower_input(l, 0)) < 0 || (in[1] = om__lower_ints(l, c->attrs.i + 1, n)) < 0 ||
-      !om__emit(l, x->values, in, 2, &c->out_meta[0], 1, &out, &OM_ATTR_INT("keepdims", c->attrs.i[0]), 1))
+  int64_t count = 1;
+  for (int k = 0; k < n; k++) count *= c->in[0]->shape[c->attrs.i[1 + k]];
+  bool nan = c->op == OM_OP_mean && count == 0;
+  int in[2], out, zero = nan ? om__lower_scalar(l, 0, OM_FLOAT32) : 0;
+  if (zero < 0 || (in[0] = om__lower_input(l, 0)) < 0 || (in[1] = om__lower_ints(l, c->attrs.i + 1, n)) < 0 ||
+      !om__emit(l, nan ? "ReduceSum" : x->values, in, 2, &c->out_meta[0], 1, &out, &OM_ATTR_INT("keepdims", c->attrs.i[0]), 1))
     return false;
+  if (nan && !om__emit(l, "Div", (int[]){out, zero}, 2, &c->out_meta[0], 1, &out, NULL, 0)) return false;
   om__lower_output(l, 0, out);
   return true;
 }
 
-#define REDUCE_DEF(NAME, BACKWARD, SAVES, ONNX)                                                   \
+#define REDUCE_DEF(NAME, BACKWARD, SAVES, ONNX, NOTE, EMPTY) /* NOTE: the rest of the onnx text */ \
   static const onnx_reduce NAME##_onnx = {ONNX, NULL};                                            \
   const om_op_def om__op_##NAME = {                                                               \
       .name = #NAME, .n_in = 1, .n_out = 1, .saves = SAVES, .infer = infer_reduce,               \
-      .forward = forward_reduce, .backward = BACKWARD, .lower = lower_reduce, .onnx = ONNX,      \
+      .forward = forward_reduce, .backward = BACKWARD, .lower = lower_reduce, .onnx = ONNX NOTE, \
       .impl = &NAME##_onnx,                                                                       \
       .test = {.n_in = 1, .ndims = {3}, .shapes = {{2, 3, 4}}, .lo = -2, .hi = 2,                 \
-               .attrs = {.n_i = 3, .i = {0, 0, -1}}}};                                            \
+               .attrs = {.n_i = 3, .i = {0, 0, -1}}, .empty_refusal = EMPTY}};                    \
   om_tensor *om_##NAME(om_tensor *a, const int64_t *dims, int ndims, bool keepdim) {              \
     if (!om__check_inputs(#NAME, &a, 1)) return NULL;                                             \
     if (ndims < 0 || ndims > OM_MAX_DIMS || (ndims && !dims))                                     \
@@ -194,10 +199,11 @@ static bool lower_reduce(om_lower *l, const om_call *c) {
     return om__apply1(OM_OP_##NAME, &a, 1, &at);                                                  \
   }
 
-REDUCE_DEF(sum, sum_backward, 0, "ReduceSum")
-REDUCE_DEF(mean, mean_backward, 0, "ReduceMean")
-REDUCE_DEF(amax, extreme_backward, OM_SAVES_IN(0) | OM_SAVES_OUT(0), "ReduceMax")
-REDUCE_DEF(amin, extreme_backward, OM_SAVES_IN(0) | OM_SAVES_OUT(0), "ReduceMin")
+/* a sum of nothing is 0 and a mean NaN; an extreme of nothing does not exist (PyTorch refuses) */
+REDUCE_DEF(sum, sum_backward, 0, "ReduceSum", "", NULL)
+REDUCE_DEF(mean, mean_backward, 0, "ReduceMean", " (a mean of nothing: ReduceSum, Div by 0)", NULL)
+REDUCE_DEF(amax, extreme_backward, OM_SAVES_IN(0) | OM_SAVES_OUT(0), "ReduceMax", "", "has size 0 and no maximum")
+REDUCE_DEF(amin, extreme_backward, OM_SAVES_IN(0) | OM_SAVES_OUT(0), "ReduceMin", "", "has size 0 and no minimum")
 
 /* ---- max_dim / min_dim: values and indices along one dim ---- */
 
@@ -306,17 +312,17 @@ static bool lower_arg(om_lower *l, const om_call *c) {
   return true;
 }
 
-#define ARG_DEF(NAME, VALUES, INDICES)                                                            \
+#define ARG_DEF(NAME, VALUES, INDICES, EMPTY)                                                     \
   static const onnx_reduce NAME##_onnx = {VALUES, INDICES};                                       \
   const om_op_def om__op_##NAME = {                                                               \
       .name = #NAME, .n_in = 1, .n_out = 2, .saves = OM_SAVES_OUT(1), .infer = infer_arg,        \
       .forward = forward_arg, .backward = arg_backward, .lower = lower_arg,                      \
       .onnx = VALUES ", " INDICES, .impl = &NAME##_onnx,                                         \
       .test = {.n_in = 1, .ndims = {3}, .shapes = {{2, 3, 4}}, .lo = -2, .hi = 2,                 \
-               .attrs = {.n_i = 2, .i = {1, 0}}}};
+               .attrs = {.n_i = 2, .i = {1, 0}}, .empty_refusal = EMPTY}};
 
-ARG_DEF(max_dim, "ReduceMax", "ArgMax")
-ARG_DEF(min_dim, "ReduceMin", "ArgMin")
+ARG_DEF(max_dim, "ReduceMax", "ArgMax", "has size 0 and no maximum")
+ARG_DEF(min_dim, "ReduceMin", "ArgMin", "has size 0 and no minimum")
 
 static om_tensor *arg_extreme(om_op op, om_tensor *a, int dim, bool keepdim, om_tensor **indices) {
   om_tensor *out[2] = {0};

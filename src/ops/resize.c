@@ -3,7 +3,7 @@
  * align_corners false or true). The sampling is separable: out[n,c] = A_h x[n,c] A_w^T with
  * A_h [out_h, in_h] and A_w [out_w, in_w] holding at most two weights a row, so the backward
  * (the adjoint) is A_h^T g A_w, written with matmul on those constant matrices: exact,
- * differentiable again, and traceable. Lowered to one ONNX Resize (opset 19+). */
+ * differentiable again, and traceable. Lowered to ONNX Gather (nearest) or Resize (bilinear). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -166,32 +166,105 @@ static bool extents_interpolate(om_lower *l, const om_call *c) {
   return true;
 }
 
-/* Resize on axes 2 and 3 with an empty roi and `scales` (a scale factor was given, so the same
- * scale drives the coordinates as in PyTorch) or `sizes`. */
+/* An int64 [out] value of the source indices of nearest on a resized axis whose sizes change
+ * with the symbols (in_x, out_x expressions), computed in the graph as the eager kernel does:
+ * floor(dst * s) in float, clamped to in - 1, s = (float)(1 / scale) with a scale factor, else
+ * (float)in / (float)out computed from the sizes. The kernel's exact cases (out == in copies,
+ * out == 2 in halves) agree with that formula without a scale factor (s is 1 or 0.5 exactly);
+ * with one, a Where picks them where they can happen (a scale between 1 and 2, 2 and 3). */
+static int nearest_indices(om_lower *l, int in_x, int out_x, const om_attrs *a, int k) {
+  om_meta idx = {.dtype = OM_INT64, .ndim = 1, .shape = {a->i[2 + k]}}, fl = idx, one = {.dtype = OM_FLOAT32, .ndim = 1, .shape = {1}};
+  fl.dtype = OM_FLOAT32;
+  int dst, f, s, v, in = om__lower_x_value(l, in_x);
+  int r[3] = {om__lower_ints(l, &(int64_t){0}, -1), om__lower_x_scalar(l, out_x), om__lower_ints(l, &(int64_t){1}, -1)};
+  if (in < 0 || r[1] < 0 || !om__emit(l, "Range", r, 3, &idx, 1, &dst, NULL, 0)) return -1;
+  if (!om__emit(l, "Cast", &dst, 1, &fl, 1, &f, &OM_ATTR_INT("to", 1 /* FLOAT */), 1)) return -1;
+  double scale = a->f[k];
+  if (a->i[4]) {
+    s = om__lower_scalar(l, (float)(1.0 / scale), OM_FLOAT32);
+  } else {
+    int fi, fo, out = om__lower_x_value(l, out_x);
+    if (out < 0 || !om__emit(l, "Cast", &in, 1, &one, 1, &fi, &OM_ATTR_INT("to", 1), 1) ||
+        !om__emit(l, "Cast", &out, 1, &one, 1, &fo, &OM_ATTR_INT("to", 1), 1) ||
+        !om__emit(l, "Div", (int[]){fi, fo}, 2, &one, 1, &s, NULL, 0))
+      return -1;
+  }
+  int last = om__lower_x_value(l, om__lower_x_lin(l, 1, in_x, 0, -1, -1));
+  if (s < 0 || last < 0 || !om__emit(l, "Mul", (int[]){f, s}, 2, &fl, 1, &v, NULL, 0) ||
+      !om__emit(l, "Floor", &v, 1, &fl, 1, &v, NULL, 0) || !om__emit(l, "Cast", &v, 1, &idx, 1, &v, &OM_ATTR_INT("to", 7 /* INT64 */), 1) ||
+      !om__emit(l, "Min", (int[]){v, last}, 2, &idx, 1, &v, NULL, 0))
+    return -1;
+  for (int m = 1; a->i[4] && m <= 2; m++) { /* out == m * in: copy (m 1) or halve (m 2), as nearest_idx */
+    if (!(scale > m && scale < m + 1)) continue;
+    om_meta b = {.dtype = OM_BOOL, .ndim = 1, .shape = {1}};
+    int eq, exact = dst, mx = om__lower_x_value(l, om__lower_x_lin(l, m, in_x, 0, -1, 0));
+    if (mx < 0 || !om__emit(l, "Equal", (int[]){om__lower_x_value(l, out_x), mx}, 2, &b, 1, &eq, NULL, 0)) return -1;
+    if (m == 2 && !om__emit(l, "Div", (int[]){dst, om__lower_ints(l, &(int64_t){2}, -1)}, 2, &idx, 1, &exact, NULL, 0)) return -1;
+    if (!om__emit(l, "Where", (int[]){eq, exact, v}, 3, &idx, 1, &v, NULL, 0)) return -1;
+  }
+  return v;
+}
+
+/* nearest: one Gather per resized axis with the eager kernel's own source indices. ONNX Resize
+ * cannot be trusted to: for asymmetric/floor it computes dst / (out / in) (or dst / scale),
+ * where PyTorch computes dst * (in / out) (or dst * (float)(1 / scale)) in float, and the two
+ * floor to different pixels at many sizes (21 -> 3: row 1 is 7 * 1 = 7 eagerly, 1 / (3 / 21) =
+ * 6.9999995 in onnxruntime; 9 with scale 4/7 -> 5: row 4). On an axis of fixed sizes the indices
+ * are a constant (source_taps: the same float arithmetic); on one whose sizes change they are
+ * computed (nearest_indices). An axis whose size is kept is a copy: no node. */
+static bool lower_nearest(om_lower *l, const om_call *c) {
+  const om_attrs *a = &c->attrs;
+  const om_tensor *x = c->in[0];
+  int v = om__lower_input(l, 0);
+  om_meta m = {.dtype = OM_FLOAT32, .ndim = 4, .shape = {x->shape[0], x->shape[1], x->shape[2], x->shape[3]}};
+  for (int k = 0; k < 2 && v >= 0; k++) {
+    int64_t in = x->shape[2 + k], out = a->i[2 + k];
+    int in_x = om__lower_in_ext(l, 0, 2 + k), out_x = om__lower_out_ext(l, 0, 2 + k), iv;
+    if (out == in && in_x == out_x) continue; /* nearest_idx copies */
+    if (in_x >= 0 || out_x >= 0) {
+      iv = nearest_indices(l, om__lower_in_x(l, 0, 2 + k), out_x >= 0 ? out_x : om__lower_x_const(l, out), a, k);
+    } else {
+      int64_t *idx = om__alloc(sizeof(int64_t) * (uint64_t)out, "interpolate");
+      if (!idx) return false;
+      for (int64_t d = 0; d < out; d++) idx[d] = axis_taps(a, k, in, d).i0;
+      iv = om__lower_ints(l, idx, (int)out);
+      free(idx);
+    }
+    m.shape[2 + k] = out;
+    int next;
+    if (iv < 0 || !om__emit(l, "Gather", (int[]){v, iv}, 2, &m, 1, &next, &OM_ATTR_INT("axis", 2 + k), 1)) return false;
+    v = next;
+  }
+  if (v < 0) return false;
+  om__lower_output(l, 0, v);
+  return true;
+}
+
+/* bilinear: Resize on axes 2 and 3 with an empty roi and `scales` (a scale factor was given, so
+ * the same scale drives the coordinates as in PyTorch) or `sizes` (computed where they change
+ * with the symbols). With a scale, ONNX computes the output size from the float scale: a
+ * symbolic axis needs a scale that float holds exactly (then floor(in * scale) is PyTorch's at
+ * every size) and none between 1 and 2, where the output keeps the input's size at small sizes
+ * and onnxruntime copies while PyTorch resamples. */
 static bool lower_interpolate(om_lower *l, const om_call *c) {
   const om_attrs *a = &c->attrs;
-  bool nearest = a->i[0] == MODE_NEAREST;
-  for (int d = 2; d < 4; d++)
-    if (om__lower_input_sym(l, 0, d))
-      return om__lower_baked(l, c, 0, d, "a symbolic spatial axis into interpolate (the output size is fixed when traced)");
-  om_gattr at[4] = {
-      OM_ATTR_STRING("mode", nearest ? "nearest" : "linear"),
-      OM_ATTR_STRING("coordinate_transformation_mode", nearest ? "asymmetric" : a->i[1] ? "align_corners" : "half_pixel"),
+  if (a->i[0] == MODE_NEAREST) return lower_nearest(l, c);
+  om_gattr at[3] = {
+      OM_ATTR_STRING("mode", "linear"),
+      OM_ATTR_STRING("coordinate_transformation_mode", a->i[1] ? "align_corners" : "half_pixel"),
       OM_ATTR_INTS("axes", ((int64_t[]){2, 3}), 2),
-      OM_ATTR_STRING("nearest_mode", "floor"),
   };
   int in[4] = {om__lower_input(l, 0), -1, -1, -1}, out;
   if (a->i[4]) {
     float sc[2] = {(float)a->f[0], (float)a->f[1]};
     const int64_t *in_shape = c->in[0]->shape;
-    if (!nearest && !a->i[1] && a->i[2] == in_shape[2] && a->i[3] == in_shape[3] && (sc[0] != 1 || sc[1] != 1))
+    for (int d = 2; d < 4; d++)
+      if (om__lower_input_sym(l, 0, d) && !a->i[1] && ((double)sc[d - 2] != a->f[d - 2] || (a->f[d - 2] > 1 && a->f[d - 2] < 2)))
+        return om__lower_baked(l, c, 0, d, "bilinear by a scale factor float does not hold exactly, or one between 1 and 2 "
+                                           "(where onnxruntime copies a size it keeps while PyTorch resamples); pass size");
+    if (!a->i[1] && a->i[2] == in_shape[2] && a->i[3] == in_shape[3] && (sc[0] != 1 || sc[1] != 1))
       return om__lower_refuse(l, c, "the output keeps the input's size, which onnxruntime's Resize copies, while PyTorch's "
                                     "bilinear resamples with the scale factor; pass size (or recompute_scale_factor) instead");
-    /* PyTorch's nearest copies (out == in) or halves (out == 2 in) whatever the scale: say so exactly */
-    for (int k = 0; k < 2 && nearest; k++) {
-      int64_t in_k = c->in[0]->shape[2 + k], out_k = a->i[2 + k];
-      if (out_k == in_k || out_k == 2 * in_k) sc[k] = (float)(out_k / in_k);
-    }
     /* ONNX computes the output size from the float scale: onnxruntime's kernel in float
      * arithmetic, its shape inference in double; both must give PyTorch's size */
     for (int k = 0; k < 2; k++) {
@@ -201,10 +274,10 @@ static bool lower_interpolate(om_lower *l, const om_call *c) {
     }
     om_meta ms = {.dtype = OM_FLOAT32, .ndim = 1, .shape = {2}};
     if (!om__emit(l, "Constant", NULL, 0, &ms, 1, &in[2], &OM_ATTR_FLOATS("value_floats", sc, 2), 1)) return false;
-  } else if ((in[3] = om__lower_ints(l, &a->i[2], 2)) < 0) {
+  } else if ((in[3] = om__lower_shape_operand(l, &a->i[2], (int[]){om__lower_out_ext(l, 0, 2), om__lower_out_ext(l, 0, 3)}, 2)) < 0) {
     return false;
   }
-  if (!om__emit(l, "Resize", in, a->i[4] ? 3 : 4, &c->out_meta[0], 1, &out, at, nearest ? 4 : 3)) return false;
+  if (!om__emit(l, "Resize", in, a->i[4] ? 3 : 4, &c->out_meta[0], 1, &out, at, 3)) return false;
   om__lower_output(l, 0, out);
   return true;
 }
@@ -213,9 +286,11 @@ const om_op_def om__op_interpolate = {
     .name = "interpolate", .n_in = 1, .n_out = 1, .saves = 0,
     .infer = infer_interpolate, .forward = forward_interpolate, .backward = interpolate_backward,
     .lower = lower_interpolate, .extents = extents_interpolate, .derives_extents = true, .sym_args = 1 << 2 | 1 << 3,
-    .onnx = "Resize (axes 2, 3; nearest: asymmetric, floor; bilinear: half_pixel or align_corners)",
+    .onnx = "nearest: Gather per resized axis (the eager source indices, computed in the graph on a symbolic axis); "
+            "bilinear: Resize (axes 2, 3; half_pixel or align_corners)",
     .test = {.n_in = 1, .ndims = {4}, .shapes = {{2, 2, 3, 4}}, .lo = -2, .hi = 2,
-             .attrs = {.n_i = 5, .i = {MODE_BILINEAR, 0, 0, 0, 1}, .n_f = 2, .f = {1.5, 2.5}}}};
+             .attrs = {.n_i = 5, .i = {MODE_BILINEAR, 0, 0, 0, 1}, .n_f = 2, .f = {1.5, 2.5}},
+             .empty_refusal = "input and output sizes must be greater than 0"}}; /* PyTorch's refusal too */
 
 om_tensor *om_interpolate(om_tensor *x, const int64_t *size, const double *scale_factor, om_interpolate_mode mode,
                           bool align_corners) {

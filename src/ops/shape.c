@@ -62,6 +62,37 @@ static bool lower_operand(om_lower *l, const om_call *c, const char *op_type, in
   return lower_operand_attr(l, c, op_type, operand, NULL);
 }
 
+/* Zeros of meta's dtype and shape: ConstantOfShape (float32), then Cast for int64 and bool
+ * (ONNX's INT64 is 7, BOOL 9). The shape operand is the constant, or where ext[d] is an extent,
+ * that extent computed at run time (ext NULL: all fixed). Its value id, -1 on error. */
+static int zeros_of(om_lower *l, const om_meta *meta, const int *ext) {
+  om_meta f = *meta;
+  f.dtype = OM_FLOAT32;
+  int none[OM_MAX_DIMS];
+  for (int d = 0; d < OM_MAX_DIMS; d++) none[d] = -1;
+  int shape = om__lower_shape_operand(l, meta->shape, ext ? ext : none, meta->ndim), v;
+  if (shape < 0 || !om__emit(l, "ConstantOfShape", &shape, 1, &f, 1, &v, NULL, 0)) return -1;
+  if (meta->dtype != OM_FLOAT32)
+    v = emit_ints(l, "Cast", &v, 1, NULL, 0, meta, &OM_ATTR_INT("to", meta->dtype == OM_INT64 ? 7 : 9), 1);
+  return v;
+}
+
+int om__lower_empty(om_lower *l, const om_call *c) {
+  for (int j = 0; j < c->n_out; j++) {
+    bool empty = false;
+    for (int d = 0; d < c->out_meta[j].ndim; d++) empty |= c->out_meta[j].shape[d] == 0;
+    if (!empty) return 0;
+  }
+  for (int j = 0; j < c->n_out; j++) {
+    int ext[OM_MAX_DIMS];
+    for (int d = 0; d < c->out_meta[j].ndim; d++) ext[d] = om__lower_out_ext(l, j, d);
+    int v = zeros_of(l, &c->out_meta[j], ext);
+    if (v < 0) return -1;
+    om__lower_output(l, j, v);
+  }
+  return 1;
+}
+
 /* ---- reshape (view) ---- */
 
 /* Strides that view a's elements in the new shape, when a's strides allow it (PyTorch's rule:
@@ -309,7 +340,7 @@ const om_op_def om__op_expand = {
     .name = "expand", .n_in = 1, .n_out = 1, .view = true, .infer = infer_expand,
     .forward = forward_expand, .backward = expand_backward, .lower = lower_expand, .extents = expand_extents,
     .sym_args = ~(uint64_t)0, .onnx = "Expand (none to the same shape)",
-    .test = {.n_in = 1, .ndims = {2}, .shapes = {{3, 1}}, .lo = -2, .hi = 2, .attrs = {.n_i = 3, .i = {2, 3, 4}}}};
+    .test = {.n_in = 1, .ndims = {2}, .shapes = {{3, 1}}, .lo = -2, .hi = 2, .attrs = {.n_i = 3, .i = {2, 3, 4}}, .size_attrs = 7}};
 
 /* ---- slice ---- */
 
@@ -475,7 +506,8 @@ static bool lower_select(om_lower *l, const om_call *c) {
 const om_op_def om__op_select = {
     .name = "select", .n_in = 1, .n_out = 1, .view = true, .infer = infer_select,
     .forward = forward_select, .backward = select_backward, .lower = lower_select, .sym_args = 1 << 1, .onnx = "Gather",
-    .test = {.n_in = 1, .ndims = {3}, .shapes = {{2, 3, 4}}, .lo = -2, .hi = 2, .attrs = {.n_i = 2, .i = {1, -1}}}};
+    .test = {.n_in = 1, .ndims = {3}, .shapes = {{2, 3, 4}}, .lo = -2, .hi = 2, .attrs = {.n_i = 2, .i = {1, -1}},
+             .empty_refusal = "is out of range for dim 1 of size 0"}}; /* no element to select (PyTorch refuses too) */
 
 /* ---- squeeze / unsqueeze ---- */
 
@@ -745,17 +777,19 @@ static bool lower_slice_scatter(om_lower *l, const om_call *c) {
   int dim = (int)at[0];
   for (int d = 0; d < src->ndim; d++)
     if (om__lower_input_sym(l, 0, d)) return om__lower_baked(l, c, 0, d, "slice_scatter writes into zeros of a fixed shape");
-  om_meta zeros_m = *o, pos_m = {.dtype = OM_INT64, .ndim = 1, .shape = {src->shape[dim]}}, along_m = pos_m, idx_m = pos_m;
-  zeros_m.dtype = OM_FLOAT32;
+  om_meta pos_m = {.dtype = OM_INT64, .ndim = 1, .shape = {src->shape[dim]}}, along_m = pos_m, idx_m = pos_m;
   along_m.ndim = idx_m.ndim = src->ndim;
   for (int d = 0; d < src->ndim; d++) {
     along_m.shape[d] = d == dim ? src->shape[d] : 1;
     idx_m.shape[d] = src->shape[d];
   }
   int v[3];
-  v[0] = emit_ints(l, "ConstantOfShape", NULL, 0, &(ints){o->shape, o->ndim}, 1, &zeros_m, NULL, 0);
-  if (v[0] >= 0 && o->dtype != OM_FLOAT32) /* Cast's "to": ONNX INT64 is 7, BOOL 9 */
-    v[0] = emit_ints(l, "Cast", v, 1, NULL, 0, o, &OM_ATTR_INT("to", o->dtype == OM_INT64 ? 7 : 9), 1);
+  /* an empty src writes nothing: the zeros are the result (and onnxruntime's Expand would give
+   * the indices [1, ...] where src has a 0) */
+  if ((v[0] = zeros_of(l, o, NULL)) >= 0 && !om_tensor_numel(src)) {
+    om__lower_output(l, 0, v[0]);
+    return true;
+  }
   v[1] = v[0] < 0 ? -1 : emit_ints(l, "Range", NULL, 0, (ints[]){{&at[1], -1}, {&at[2], -1}, {&at[3], -1}}, 3, &pos_m, NULL, 0);
   v[1] = emit_ints(l, "Reshape", &v[1], 1, &(ints){along_m.shape, along_m.ndim}, 1, &along_m, NULL, 0);
   v[1] = emit_ints(l, "Expand", &v[1], 1, &(ints){idx_m.shape, idx_m.ndim}, 1, &idx_m, NULL, 0);
@@ -771,7 +805,7 @@ const om_op_def om__op_slice_scatter = {
     .forward = forward_slice_scatter, .backward = slice_scatter_backward, .lower = lower_slice_scatter,
     .onnx = "ConstantOfShape, Range, Reshape, Expand, ScatterElements (Cast for int64 and bool)",
     .test = {.n_in = 1, .ndims = {2}, .shapes = {{2, 2}}, .lo = -2, .hi = 2,
-             .attrs = {.n_i = 7, .i = {1, 0, 4, 2, 2, 2, 4}}}};
+             .attrs = {.n_i = 7, .i = {1, 0, 4, 2, 2, 2, 4}}, .size_attrs = 3u << 5}}; /* the full shape */
 
 /* ---- public view functions and composites ---- */
 

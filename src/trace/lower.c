@@ -636,7 +636,7 @@ bool om__emit(om_lower *l, const char *op_type, const int *in, int n_in, const o
   int *ins = om__arena_alloc(&g->arena, sizeof(int) * (size_t)(n_in + n_out));
   om_gattr *at = om__arena_alloc(&g->arena, sizeof *at * (size_t)(n_attrs ? n_attrs : 1));
   if (!ins || !at) return false;
-  memcpy(ins, in, sizeof(int) * (size_t)n_in);
+  if (n_in) memcpy(ins, in, sizeof(int) * (size_t)n_in); /* a Constant reads nothing (in may be NULL) */
   for (int k = 0; k < n_attrs; k++) {
     at[k] = attrs[k];
     if (at[k].type != OM_GATTR_INTS && at[k].type != OM_GATTR_FLOATS) continue;

@@ -142,4 +142,28 @@ static inline om_traced_model *om_test_trace(om_test_model model, om_tensor *exa
   return om_test_trace_n(model, 1, &example, &axes, n_out);
 }
 
+/* Output i's shape written as the graph has it: each axis its dim_param, or its size when
+ * fixed, joined by ',' ("batch*seq,4"), equals want. */
+static inline void om_test_check_out(const om_traced_model *m, int i, const char *want) {
+  const char *const *dp;
+  const int64_t *shape;
+  int nd;
+  char got[256] = "";
+  if (!m || !om_traced_info(m, OM_TRACED_OUTPUT, i, NULL, &nd, &shape, &dp)) {
+    FAILED("output %d: no info (%s)", i, om_last_error_message());
+    return;
+  }
+  for (int d = 0, n = 0; d < nd; d++)
+    n += dp[d] ? snprintf(got + n, sizeof got - (size_t)n, "%s%s", d ? "," : "", dp[d])
+               : snprintf(got + n, sizeof got - (size_t)n, "%s%lld", d ? "," : "", (long long)shape[d]);
+  if (strcmp(got, want)) FAILED("output %d: [%s], expected [%s]", i, got, want);
+}
+
+/* How many nodes of op_type the graph of m holds. */
+static inline int om_test_count_op(const om_traced_model *m, const char *op_type) {
+  int n = 0;
+  for (int k = 0; m && k < om_traced_count(m, OM_TRACED_NODE); k++) n += !strcmp(om_traced_name(m, OM_TRACED_NODE, k), op_type);
+  return n;
+}
+
 #endif

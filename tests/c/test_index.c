@@ -245,45 +245,44 @@ TEST(interpolate_errors) {
   om__release_all(all, 3);
 }
 
-/* Spec 3: a symbolic spatial axis into interpolate is SymbolicShape; symbolic batch and
- * channels carry over. */
+/* Models for om_test_trace: interpolate's forms on symbolic spatial axes. */
+static int bilinear_by_2(om_tensor *const *in, om_tensor **out) { return (*out = interp_scale(in[0], 2, 2, BILINEAR, false)) ? 1 : -1; }
+static int bilinear_by_1_5(om_tensor *const *in, om_tensor **out) { return (*out = interp_scale(in[0], 1.5, 2, BILINEAR, false)) ? 1 : -1; }
+static int nearest_by_3(om_tensor *const *in, om_tensor **out) { return (*out = interp_scale(in[0], 3, 0.5, NEAREST, false)) ? 1 : -1; }
+static int bilinear_to_7x3(om_tensor *const *in, om_tensor **out) { return (*out = interp_size(in[0], 7, 3, BILINEAR, true)) ? 1 : -1; }
+
+/* Interpolate on symbolic spatial axes: by a scale factor float holds exactly, bilinear is
+ * Resize with scales (the output extent 2*h); nearest computes its source indices from the
+ * size; a fixed size stays fixed while batch and channels carry over. What ONNX cannot follow
+ * (a bilinear scale between 1 and 2) is SymbolicShape naming the axis. The values at other
+ * sizes: tests/js/symbolic.test.mjs. */
 TEST(interpolate_symbolic_axes_in_a_trace) {
   om_tensor *x0 = om_randn((int64_t[]){2, 3, 4, 5}, 4, 3, true);
-  for (int d = 2; d < 4; d++) {
-    const char *names[4] = {NULL, NULL, NULL, NULL};
-    names[d] = d == 2 ? "h" : "w";
-    CHECK(om_trace_begin());
-    om_tensor *x = om_trace_input("x", x0, names);
-    CHECK_ERROR(interp_scale(x, 2, 2, BILINEAR, false) != NULL, OM_ERR_TRACE_SYMBOLIC_SHAPE,
-                d == 2 ? "interpolate: symbolic axis 'h' (axis 2 of input 0, example size 4) cannot be expressed in the graph: "
-                         "a symbolic spatial axis into interpolate"
-                       : "symbolic axis 'w' (axis 3 of input 0, example size 5)");
-    CHECK(!om_trace_active());
-    om_tensor *y = interp_size(x, 8, 8, NEAREST, false); /* eager still works after the trace ended */
-    CHECK(y != NULL);
-    CHECK(om_trace_finish(&y, (const char *[]){"y"}, 1) == NULL && om_last_error() == OM_ERR_TRACE_SYMBOLIC_SHAPE);
-    om_clear_error();
-    om_tensor_release(x);
-    om_tensor_release(y);
-  }
+  const char *const hw[] = {NULL, NULL, "h", "w"}, *const bc[] = {"batch", "ch", NULL, NULL};
   CHECK(om_trace_begin());
-  om_tensor *x = om_trace_input("x", x0, (const char *[]){"batch", "ch", NULL, NULL});
-  om_tensor *y = interp_size(x, 7, 3, BILINEAR, true);
-  om_traced_model *m = om_trace_finish(&y, (const char *[]){"y"}, 1);
-  CHECK(m != NULL);
-  om_dtype dt;
-  int nd = 0;
-  const int64_t *shape = NULL;
-  const char *const *syms = NULL;
-  CHECK(m && om_traced_info(m, OM_TRACED_OUTPUT, 0, &dt, &nd, &shape, &syms));
-  if (m && syms && nd == 4) {
-    CHECK(syms[0] && !strcmp(syms[0], "batch") && syms[1] && !strcmp(syms[1], "ch") && !syms[2] && !syms[3]);
-    CHECK_EQ_INT(shape[2], 7);
-    CHECK_EQ_INT(shape[3], 3);
-  }
+  om_traced_model *m = om_test_trace(bilinear_by_2, x0, hw, 1);
+  om_test_check_out(m, 0, "2,3,2*h,2*w");
+  CHECK_EQ_INT(om_test_count_op(m, "Resize"), 1);
+  CHECK_EQ_INT(om_test_count_op(m, "Shape"), 0); /* scales, not sizes: nothing computed */
   om_traced_release(m);
-  om_tensor *all[] = {x0, x, y};
-  om__release_all(all, 3);
+
+  CHECK(om_trace_begin());
+  m = om_test_trace(nearest_by_3, x0, hw, 1);
+  om_test_check_out(m, 0, "2,3,3*h,floor(w/2)");
+  CHECK_EQ_INT(om_test_count_op(m, "Gather"), 2);
+  om_traced_release(m);
+
+  CHECK(om_trace_begin());
+  CHECK_ERROR(om_test_trace(bilinear_by_1_5, x0, hw, 1) != NULL, OM_ERR_TRACE_SYMBOLIC_SHAPE,
+              "interpolate: symbolic axis 'h' (axis 2 of input 0, example size 4) cannot be expressed in the graph: "
+              "bilinear by a scale factor float does not hold exactly, or one between 1 and 2");
+  CHECK(!om_trace_active());
+
+  CHECK(om_trace_begin());
+  m = om_test_trace(bilinear_to_7x3, x0, bc, 1);
+  om_test_check_out(m, 0, "batch,ch,7,3");
+  om_traced_release(m);
+  om_tensor_release(x0);
 }
 
 int main(void) {

@@ -10,29 +10,6 @@
 #include "om_test.h"
 #include "trace/trace.h"
 
-/* Output i's shape written as the graph has it: each axis its dim_param, or its size when
- * fixed, joined by ',' ("batch*seq,4"), equals want. */
-static void check_out(const om_traced_model *m, int i, const char *want) {
-  const char *const *dp;
-  const int64_t *shape;
-  int nd;
-  char got[256] = "";
-  if (!m || !om_traced_info(m, OM_TRACED_OUTPUT, i, NULL, &nd, &shape, &dp)) {
-    FAILED("output %d: no info (%s)", i, om_last_error_message());
-    return;
-  }
-  for (int d = 0, n = 0; d < nd; d++)
-    n += dp[d] ? snprintf(got + n, sizeof got - (size_t)n, "%s%s", d ? "," : "", dp[d])
-               : snprintf(got + n, sizeof got - (size_t)n, "%s%lld", d ? "," : "", (long long)shape[d]);
-  if (strcmp(got, want)) FAILED("output %d: [%s], expected [%s]", i, got, want);
-}
-
-static int count_op(const om_traced_model *m, const char *op_type) {
-  int n = 0;
-  for (int k = 0; m && k < om_traced_count(m, OM_TRACED_NODE); k++) n += !strcmp(om_traced_name(m, OM_TRACED_NODE, k), op_type);
-  return n;
-}
-
 static const char *const BS[] = {"batch", "seq", NULL};    /* [batch=3, seq=5, 4] */
 static const char *const BHW[] = {"batch", NULL, "h", "w"}; /* [batch=2, 2, h=9, w=10] */
 
@@ -145,36 +122,36 @@ TEST(computed_integers) {
   om_traced_model *m;
   CHECK(om_trace_begin());
   CHECK((m = om_test_trace(last_step, ex, BS, 1)) != NULL);
-  check_out(m, 0, "batch,4");
+  om_test_check_out(m, 0, "batch,4");
   CHECK_EQ_INT(om_traced_count(m, OM_TRACED_NODE), 1); /* Gather(x, -1): no Shape */
   om_traced_release(m);
   CHECK(om_trace_begin());
   CHECK((m = om_test_trace(flat_and_back, ex, BS, 2)) != NULL);
-  check_out(m, 0, "batch*seq,4");
-  check_out(m, 1, "batch,seq,4");
-  CHECK_EQ_INT(count_op(m, "Shape"), 1);
-  CHECK_EQ_INT(count_op(m, "Reshape"), 2);
+  om_test_check_out(m, 0, "batch*seq,4");
+  om_test_check_out(m, 1, "batch,seq,4");
+  CHECK_EQ_INT(om_test_count_op(m, "Shape"), 1);
+  CHECK_EQ_INT(om_test_count_op(m, "Reshape"), 2);
   om_traced_release(m);
   CHECK(om_trace_begin());
   CHECK((m = om_test_trace(mean_by_hand, ex, BS, 1)) != NULL);
-  check_out(m, 0, "batch,4");
-  CHECK_EQ_INT(count_op(m, "Cast"), 1); /* the divisor is the sequence's size, computed */
+  om_test_check_out(m, 0, "batch,4");
+  CHECK_EQ_INT(om_test_count_op(m, "Cast"), 1); /* the divisor is the sequence's size, computed */
   om_traced_release(m);
   CHECK(om_trace_begin());
   CHECK((m = om_test_trace(slices, ex, BS, 3)) != NULL);
-  check_out(m, 0, "batch,seq-2,4");
-  check_out(m, 1, "batch,3,4");
-  check_out(m, 2, "batch,seq,2");
-  CHECK_EQ_INT(count_op(m, "Shape"), 0);
+  om_test_check_out(m, 0, "batch,seq-2,4");
+  om_test_check_out(m, 1, "batch,3,4");
+  om_test_check_out(m, 2, "batch,seq,2");
+  CHECK_EQ_INT(om_test_count_op(m, "Shape"), 0);
   om_traced_release(m);
   CHECK(om_trace_begin());
   CHECK((m = om_test_trace(expand_twice, ex, BS, 1)) != NULL);
-  check_out(m, 0, "batch,2*seq,4");
+  om_test_check_out(m, 0, "batch,2*seq,4");
   om_traced_release(m);
   CHECK(om_trace_begin());
   CHECK((m = om_test_trace(created, ex, BS, 2)) != NULL);
-  check_out(m, 0, "batch,2*seq,4");
-  check_out(m, 1, "batch,seq,4");
+  om_test_check_out(m, 0, "batch,2*seq,4");
+  om_test_check_out(m, 1, "batch,seq,4");
   om_traced_release(m);
   om_tensor_release(ex);
 }
@@ -192,7 +169,7 @@ TEST(fixed_sizes_stay_fixed) {
   CHECK(om_trace_begin());
   om_traced_model *m = om_test_trace(reshape_fixed_four, ex, (const char *[]){"batch", NULL}, 1);
   CHECK(m != NULL);
-  check_out(m, 0, "4,batch,4");
+  om_test_check_out(m, 0, "4,batch,4");
   om_traced_release(m);
   om_tensor_release(ex);
 }
@@ -247,8 +224,8 @@ TEST(extents_and_ranges) {
   CHECK(om_trace_begin());
   om_traced_model *m = om_test_trace(conv_branches, ex, BHW, 1);
   CHECK(m != NULL);
-  check_out(m, 0, "batch,4,floor((h+1)/2),floor((w+1)/2)");
-  CHECK_EQ_INT(count_op(m, "Shape"), 0);
+  om_test_check_out(m, 0, "batch,4,floor((h+1)/2),floor((w+1)/2)");
+  CHECK_EQ_INT(om_test_count_op(m, "Shape"), 0);
   om_traced_release(m);
   CHECK(om_trace_begin());
   CHECK_ERROR(om_test_trace(pool_up_cat, ex8, BHW, 1) != NULL, OM_ERR_TRACE_SYMBOLIC_SHAPE,
@@ -259,11 +236,11 @@ TEST(extents_and_ranges) {
   CHECK(om_trace_dim("h", 2, 2, 0) && om_trace_dim("w", 2, 2, 0));
   m = om_test_trace(pool_up_cat, ex8, BHW, 1);
   CHECK(m != NULL);
-  check_out(m, 0, "batch,4,h,w");
+  om_test_check_out(m, 0, "batch,4,h,w");
   om_traced_release(m);
   CHECK(om_trace_begin());
   m = om_test_trace(valid_conv, ex, BHW, 1);
-  check_out(m, 0, "batch,3,h-2,w-2");
+  om_test_check_out(m, 0, "batch,3,h-2,w-2");
   const char *name, *why;
   int64_t mult, min, max;
   CHECK_EQ_INT(om_traced_symbol_count(m), 3);
@@ -276,7 +253,7 @@ TEST(extents_and_ranges) {
   om_tensor *exs = ex_bs();
   CHECK(om_trace_begin());
   m = om_test_trace(positions, exs, BS, 1);
-  check_out(m, 0, "batch,seq,4");
+  om_test_check_out(m, 0, "batch,seq,4");
   CHECK(om_traced_symbol(m, 1, &name, &mult, &min, &max, &why) && max == 12 && why && strstr(why, "slice"));
   om_traced_release(m);
   om_tensor *t[] = {ex, ex8, exs, table};
@@ -414,7 +391,7 @@ TEST(empty_tensors) {
   CHECK(om_trace_begin());
   om_traced_model *m = om_test_trace(empty_on_the_way, ex, (const char *[]){NULL, "s", NULL}, 1);
   CHECK(m != NULL);
-  check_out(m, 0, "0,8");
+  om_test_check_out(m, 0, "0,8");
   om_traced_release(m);
   om_tensor_release(ex);
 }

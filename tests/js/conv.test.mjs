@@ -320,6 +320,15 @@ describe('errors are OmErrors with their kind', () => {
       assert.throws(() => F.avgPool2d(x, 9), kind('ShapeMismatch', /too small for kernel 9x9/));
       assert.throws(() => F.adaptiveAvgPool2d(x, [0, 2]), kind('InvalidArgument', /outputSize must be positive/));
       assert.throws(() => F.adaptiveAvgPool2d(x, [1, 2, 3]), kind('InvalidArgument', /outputSize must be an integer or 2/));
+      // empty inputs: only the batch may be 0 in a pool (PyTorch's check); a batch of 0 pools to nothing
+      for (const e of [[1, 0, 8, 8], [1, 3, 0, 8], [0, 3, 8, 0], [3, 0, 8]]) {
+        const re = new RegExp(`input \\[${e.length === 3 ? [1, ...e] : e}\\] has an empty channel, height or width dim \\(only the batch may be 0, as PyTorch\\)`);
+        assert.throws(() => F.maxPool2d(om.zeros(e), 2), kind('ShapeMismatch', re));
+        assert.throws(() => F.avgPool2d(om.zeros(e), 2), kind('ShapeMismatch', re));
+        assert.throws(() => F.adaptiveAvgPool2d(om.zeros(e), 2), kind('ShapeMismatch', re));
+      }
+      assert.deepEqual(F.maxPool2d(om.zeros([0, 3, 8, 8]), 2).shape, [0, 3, 4, 4]);
+      assert.deepEqual(F.adaptiveAvgPool2d(om.zeros([0, 3, 8, 8]), 3).shape, [0, 3, 3, 3]);
       assert.throws(() => new om.nn.Conv2d(3, 6, 3, { groups: 2 }), kind('InvalidArgument', /groups 2 must be positive and divide/));
       assert.throws(() => new om.nn.Conv2d(3, 6, 3, { paddingMode: 'reflect' }), kind('InvalidArgument', /paddingMode 'reflect'|paddingMode a string/));
       assert.throws(() => new om.nn.Conv2d(3, 6, 0), kind('InvalidArgument', /kernelSize must be positive/));
@@ -360,27 +369,93 @@ describe('traced vs eager in onnxruntime-web', () => {
     });
   });
 
-  test('a symbolic spatial axis: ceil_mode with stride > 1 and adaptive pooling to a fixed size other than 1x1 are SymbolicShape', () => {
-    om.tidy(() => {
-      const x = randn([2, 3, 8, 9], 41);
-      const H = [null, null, 'height', null];
-      for (const fn of [(v) => F.maxPool2d(v, 3, { stride: 2, ceilMode: true }), (v) => F.avgPool2d(v, 3, { stride: 2, ceilMode: true })]) {
-        assert.throws(() => om.trace(fn, { x: [x, H] }),
-          (e) => e instanceof om.TraceError && e.kind === 'SymbolicShape' && /pool2d: symbolic axis 'height' \(axis 2 of input 0, example size 8\) cannot be expressed in the graph: ceil_mode with a stride above 1/.test(e.message));
+  // Found by a sweep (every width 1-8, kernel 1-4, stride 1-3, padding 0-2, dilation 1-3, ceil
+  // mode on and off; for the transposed conv also output_padding 0-2, groups and bias): the one
+  // node the lowering wrote was refused or ran differently in onnxruntime-web in these cases.
+  test('configurations onnxruntime refuses or runs differently as one node: rewritten, and agreeing', async () => {
+    await withTraced((keep, trace) => {
+      const ops = (tm) => tm.graph().nodes.map((n) => n.opType);
+      const B = ['batch', null, null, null];
+      // max_pool2d, dilated ceil_mode: width 7, kernel 4, stride 3, padding 2, dilation 2 makes 3
+      // windows, whose end padding (3 - 1) * 3 + 7 - 7 - 2 = 4 is not below the kernel: ORT's
+      // MaxPool refuses the model ("Pad should be smaller than kernel"). Pad with -inf, MaxPool.
+      const x7 = randn([2, 3, 4, 7], 60);
+      const mp = trace((v) => F.maxPool2d(v, [2, 4], { stride: [1, 3], padding: [1, 2], dilation: [1, 2], ceilMode: true }), { x: [x7, B] });
+      assert.deepEqual(ops(mp), ['Pad', 'MaxPool']);
+      // a window of padding taps only: width 2, kernel 2, dilation 3, padding 1 has one window,
+      // taps -1 and 2. PyTorch's max of no taps is -inf; ORT's MaxPool with pads gives it its
+      // initial value, the lowest float (-3.4e38); the max of the -inf values a Pad wrote is -inf.
+      const x2 = randn([2, 3, 3, 2], 61);
+      for (const ceilMode of [false, true]) {
+        const f = (v) => F.maxPool2d(v, [1, 2], { stride: 1, padding: [0, 1], dilation: [1, 3], ceilMode });
+        const tm = trace(f, { x: [x2, B] });
+        assert.deepEqual(ops(tm), ['Pad', 'MaxPool']);
+        assert.deepEqual(Array.from(f(x2).toArray()), Array(18).fill(-Infinity), 'eager: -inf, as PyTorch');
       }
-      assert.throws(() => om.trace((v) => F.adaptiveAvgPool2d(v, [2, 3]), { x: [x, H] }),
-        (e) => e instanceof om.TraceError && e.kind === 'SymbolicShape' && /adaptive_avg_pool2d: symbolic axis 'height' .*AveragePool's kernel would be computed from the example size; only an output size of 1x1/.test(e.message));
-      const w = randn([4, 3, 3, 3], 42); // made before the trace: random values of a symbol's size are refused in it
-      assert.throws(() => om.trace((v) => F.conv2d(v, w), { x: [x, [null, 'c', null, null]] }),
-        (e) => e instanceof om.TraceError && e.kind === 'SymbolicShape' && /conv2d: bakes symbolic axis 'c' \(example size 3\)/.test(e.message));
+      // ... and where that happens only at another size of a symbolic axis: height 7 has no such
+      // window, height 2 (below the dilation 3) has; the graph holds at both
+      const fn = (v) => F.maxPool2d(v, [2, 3], { stride: 1, padding: 1, dilation: [3, 1] });
+      const sym = trace(fn, { x: [randn([2, 3, 7, 5], 62), [null, null, 'h', null]] });
+      assert.deepEqual(ops(sym), ['Pad', 'MaxPool']);
+      const short = randn([2, 3, 2, 5], 63);
+      assert.ok(Array.from(fn(short).toArray()).includes(-Infinity), 'height 2: a window of padding only');
+      keep(sym, { x: short }, fn(short));
+      assert.deepEqual(ops(trace((v) => F.maxPool2d(v, 3, { stride: 2, padding: 1, dilation: 2 }), { x: [randn([2, 3, 9, 10], 64), B] })), ['MaxPool']);
+      // conv_transpose2d, output_padding >= stride (PyTorch allows it below the dilation); ORT:
+      // "output_padding (1) may be too large for stride (1)". Folded into pads_end = padding -
+      // output_padding when it is at most the padding: one ConvTranspose, no output_padding.
+      const x = randn([2, 4, 3, 5], 65), w = randn([4, 3, 2, 3], 66), b = randn([6], 67);
+      const folded = trace((v) => F.convTranspose2d(v, w, b, { stride: [2, 1], padding: [1, 2], outputPadding: [1, 1], dilation: [1, 2], groups: 2 }), { x: [x, B] });
+      assert.deepEqual(ops(folded), ['ConvTranspose']); // ORT refuses it with output_padding 1 on the width
+      // beyond the padding the rows past the uncropped output are zeros plus the bias:
+      // ConvTranspose without bias, Pad (crop the start, zeros at the end), Add of the bias
+      for (const [opts, bias] of [
+        [{ stride: 1, padding: [0, 1], outputPadding: [1, 2], dilation: 3, groups: 2 }, b],
+        [{ stride: [2, 1], padding: [0, 1], outputPadding: [1, 2], dilation: 3, groups: 2 }, null],
+        [{ stride: 2, padding: 1, outputPadding: 2, dilation: 3, groups: 2 }, b],
+      ]) {
+        const tm = trace((v) => F.convTranspose2d(v, w, bias, opts), { x: [x, B] });
+        assert.deepEqual(ops(tm), bias ? ['ConvTranspose', 'Pad', 'Reshape', 'Add'] : ['ConvTranspose', 'Pad']);
+      }
+      const k1 = randn([4, 3, 1, 1], 68), x1 = randn([2, 4, 1, 1], 69); // uncropped output 1 wide, padding 1, output_padding 2
+      const tiny = trace((v) => F.convTranspose2d(v, k1, b.slice(0, 0, 3), { stride: 1, padding: 1, outputPadding: 2, dilation: 3 }), { x: [x1, B] });
+      assert.deepEqual(tiny.outputs[0].shape, ['batch', 3, 1, 1]);
     });
   });
 
-  test('adaptiveAvgPool2d to a size that does not divide the input is refused, naming why', () => {
-    om.tidy(() => {
-      const x = randn([1, 2, 9, 10], 40);
-      assert.throws(() => om.trace((v) => F.adaptiveAvgPool2d(v, [4, 4]), { x }),
-        (e) => e instanceof om.TraceError && e.kind === 'UnsupportedOperation' && /9x10 does not divide into 4x4 equal windows/.test(e.message));
+  test('a symbolic spatial axis: ceil_mode pools and adaptive pooling to a fixed size are expressed, and agree at other sizes', async () => {
+    await withTraced((keep, trace) => {
+      const ops = (tm) => tm.graph().nodes.map((n) => n.opType);
+      const x = randn([2, 3, 8, 9], 41), H = [null, null, 'height', null];
+      // the node's own ceil_mode (opset 19 on defines it as PyTorch: a last window that starts
+      // in the right padding is dropped): one node at every size
+      for (const fn of [(v) => F.maxPool2d(v, 3, { stride: 2, ceilMode: true }), (v) => F.avgPool2d(v, 3, { stride: 2, padding: 1, ceilMode: true })]) {
+        assert.deepEqual(ops(trace(fn, { x: [x, H] })).filter((o) => o !== 'Constant'), [fn(x).shape[2] === 4 ? 'MaxPool' : 'AveragePool']);
+      }
+      // dilated with padding, whose windows can hold only padding below the dilation: Pad with
+      // -inf, its end padding computed from the height, MaxPool
+      const dil = trace((v) => F.maxPool2d(v, 2, { stride: 2, padding: 1, dilation: 2, ceilMode: true }), { x: [x, H] });
+      assert.deepEqual(ops(dil).slice(-3), ['Max', 'Pad', 'MaxPool']);
+      assert.equal(ops(dil).filter((o) => o === 'Shape').length, 1);
+      // adaptive to 2x3 of a symbolic height: the cells' rows computed from it (Range, compare)
+      const ad = trace((v) => F.adaptiveAvgPool2d(v, [2, 3]), { x: [x, H] });
+      assert.deepEqual(ad.outputs[0].shape, [2, 3, 2, 3]);
+      assert.ok(ops(ad).includes('Range') && ops(ad).filter((o) => o === 'MatMul').length === 2, ops(ad).join(' '));
+      const w = randn([4, 3, 3, 3], 42); // made before the trace: random values of a symbol's size are refused in it
+      assert.throws(() => om.trace((v) => F.conv2d(v, w), { x: [x, [null, 'c', null, null]] }),
+        (e) => e instanceof om.TraceError && e.kind === 'SymbolicShape' && /^conv2d: at c=\d+ the call fails \(conv2d: input \[2,\d+,8,9\] has \d+ channels, weight \[4,3,3,3\] expects 3/.test(e.message));
+    });
+  });
+
+  // No ONNX pooling has PyTorch's uneven, overlapping cells (9 -> 4: rows [0,3) [2,5) [4,7)
+  // [6,9)); the cell sums are MatMuls with 0/1 matrices of the cells, divided by their sizes.
+  test('adaptiveAvgPool2d to a size that does not divide the input: MatMul, MatMul, Div, agreeing', async () => {
+    await withTraced((keep, trace) => {
+      const B = ['batch', 'channels', null, null];
+      for (const [shape, out] of [[[2, 3, 9, 10], [4, 4]], [[3, 2, 4, 3], [3, 2]], [[2, 3, 5, 7], [7, 1]], [[2, 3, 6, 5], [4, null]]]) {
+        const tm = trace((v) => F.adaptiveAvgPool2d(v, out), { x: [randn(shape, 40), B] });
+        assert.deepEqual(tm.graph().nodes.map((n) => n.opType).filter((t) => t !== 'Reshape' && t !== 'Cast'), ['MatMul', 'MatMul', 'Div']);
+      }
     });
   });
 

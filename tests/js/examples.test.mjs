@@ -109,7 +109,7 @@ test('examples/export-<model>.mjs: each trains, writes a file that onnxruntime-w
     const file = files[i];
     const r = parseLine(outs[i].stdout.trim());
     assert.equal(r.name, name);
-    assert.equal(r.shapes, 3);
+    assert.equal(r.shapes, 4); // the traced size, the smallest, s + 1, 2s + 1
     assert.ok(r.maxError <= 1e-5 && r.last < r.first, `${name}: ${JSON.stringify(r)}`);
     const bytes = readFileSync(file);
     assert.equal(bytes.length, r.bytes);
@@ -162,9 +162,9 @@ test('examples/start.mjs (npm start) --no-serve, or CI=true: exports and verifie
     for (const x of rows) {
       assert.equal(x.path, `${dir}/${x.name}.onnx`);
       assert.equal(readFileSync(new URL(x.path, root)).length, x.bytes);
-      assert.ok(x.maxError <= 1e-5 && x.shapes === 3, JSON.stringify(x));
+      assert.ok(x.maxError <= 1e-5 && x.shapes === 4, JSON.stringify(x));
     }
-    assert.match(rows[4].sizes, /^batch=3 seq=5; batch=4 seq=6; batch=7 seq=11$/);
+    assert.match(rows[4].sizes, /^batch=3 seq=5; batch=1 seq=1; batch=4 seq=6; batch=7 seq=11$/);
   }
 });
 

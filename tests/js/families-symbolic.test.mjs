@@ -2,7 +2,7 @@
 // one .onnx run in onnxruntime-web at every size of its PyTorch fixture
 // (tests/js/fixtures/pytorch/families/), compared with PyTorch's outputs (1e-5 * max(1, max|ref|),
 // as the eager parity test in tests/js/families.test.mjs), and, through withTraced's keep, with
-// the eager model at the traced sizes and at two other sizes of every symbol:
+// the eager model at the traced sizes and at three other sizes of every symbol:
 //   rnn_classifier  idx [batch, seq]            Embedding, LSTM, out.select(1, T - 1), Linear
 //   gpt             idx [batch, seq]            positions wpe.weight.slice(0, 0, T), masks from T
 //   resnet          x [batch, 3, height, width] stride-2 blocks with 1x1 stride-2 downsample branches
@@ -22,7 +22,7 @@ after(() => disposeModelFile(checkModelFile(resnetZoo)));
 /**
  * Traces family `name` (PyTorch's weights loaded) once, at the fixture's trace case, with the
  * inputs axes(examples) gives (om.trace form); checks the graph's input and output shapes
- * (inputShapes, outputShape), then the .onnx at the traced sizes and two other sizes of every
+ * (inputShapes, outputShape), then the .onnx at the traced sizes and three other sizes of every
  * symbol against eager (within the sizes it holds for: keep), and at every fixture case against
  * PyTorch. Reports each run's largest error.
  */

@@ -93,6 +93,22 @@ describe('losses', () => {
     });
   });
 
+  test('an empty batch (PyTorch): the mean is NaN (0 / 0), the sum 0, none empty; the backward runs', () => om.tidy(() => {
+    const leaf = (t) => { t.requiresGrad = true; return t; };
+    const red = (f) => ['mean', 'sum', 'none'].map((reduction) => vals(f({ reduction })));
+    const x = leaf(om.zeros([0, 3]));
+    const classes = om.zeros([0], { dtype: 'int64' });
+    const expected = [[NaN], [0], []];
+    assert.deepEqual(red((o) => F.mseLoss(x, om.zeros([0, 3]), o)), expected);
+    assert.deepEqual(red((o) => F.nllLoss(x, classes, o)), expected);
+    assert.deepEqual(red((o) => F.crossEntropy(x, classes, o)), expected);
+    assert.deepEqual(red((o) => F.crossEntropy(x, om.zeros([0, 3]), o)), expected, 'class probabilities');
+    const lp = leaf(om.zeros([4, 0, 5])), none = om.zeros([0], { dtype: 'int64' });
+    assert.deepEqual(red((o) => F.ctcLoss(lp, om.zeros([0, 2], { dtype: 'int64' }), none, none, o)), expected);
+    F.crossEntropy(x, classes, { reduction: 'sum' }).add(F.ctcLoss(lp, om.zeros([0, 2], { dtype: 'int64' }), none, none, { reduction: 'sum' })).backward();
+    assert.deepEqual([x.grad.shape, lp.grad.shape], [[0, 3], [4, 0, 5]]);
+  }));
+
   test('tracing: mseLoss traces and matches onnxruntime-web; nllLoss, crossEntropy, ctcLoss are refused', async () => {
     await withTraced((keep, trace) => {
       const x = om.randn([4, 3], { seed: 1 });

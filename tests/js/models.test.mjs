@@ -8,7 +8,7 @@
 //       symbolic height and width: tests/js/families*.test.mjs)
 //   (c) a UNet-style net: conv, max pool down, conv, interpolate up, cat with the skip, conv
 //   (d) LSTM and GRU classifiers: in tests/js/recurrent.test.mjs ("<kind> classifier with a
-//       symbolic batch and sequence length, also at two other sizes"), not repeated here
+//       symbolic batch and sequence length, also at three other sizes"), not repeated here
 //   (e) a GPT-style decoder (examples/zoo/gpt.mjs) with symbolic batch and sequence: token +
 //       learned position embedding (indexed by om.arange), two pre-norm blocks of causal
 //       self-attention + GELU MLP, final LayerNorm, LM head tied to the token embedding (one
@@ -34,7 +34,7 @@ const nn = om.nn;
 
 /**
  * Traces net (eval) on input x with its axes named by axes (default: a symbolic batch), checks it
- * at x, at two other sizes of every symbol (withTraced's keep), and at batch sizes `batches`
+ * at x, at three other sizes of every symbol (withTraced's keep), and at batch sizes `batches`
  * (inputs made by other(n, seed)), and reports the node count and the largest error. Disposes x.
  */
 async function checkModel(t, net, x, other, { batches = [1, 5], axes, extra } = {}) {
@@ -57,7 +57,7 @@ async function checkModel(t, net, x, other, { batches = [1, 5], axes, extra } = 
   } finally {
     x.dispose();
   }
-  assert.equal(errors.length, 3 + batches.length, 'every run reported');
+  assert.equal(errors.length, 4 + batches.length, 'every run reported'); // the example, otherShapes (3), the batches
   const max = Math.max(...errors.map((e) => e[1]));
   const e2 = (v) => v.toExponential(2);
   t.diagnostic(`${nodes} nodes; max |onnx - eager| ${e2(max)} (${errors.map(([l, e, b]) => `${l}: ${e2(e)} of bound ${e2(b)}`).join(', ')})`);

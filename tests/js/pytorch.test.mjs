@@ -85,8 +85,8 @@ const MODELS = {
 
   cnn: () => ({ model: new CNN() }),
 
-  // uneven adaptive cells (4 -> 3, 3 -> 2) have no ONNX form, so this one is eager only
-  cnn_grad: () => ({ model: new CNN([3, 2]), train: true, traceable: false, run: (m, x) => [m.forward(x).pow(2).sum()], grads: ['x'] }),
+  // uneven adaptive cells (4 -> 3, 3 -> 2): traced as MatMuls of 0/1 cell matrices
+  cnn_grad: () => ({ model: new CNN([3, 2]), train: true, run: (m, x) => [m.forward(x).pow(2).sum()], grads: ['x'] }),
 
   conv_misc: () => ({ model: new ConvMisc() }),
 

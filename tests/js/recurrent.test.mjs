@@ -268,7 +268,7 @@ describe('traced LSTM / GRU vs eager in onnxruntime-web', () => {
       m.dispose();
     }));
 
-    test(`${kind} classifier with a symbolic batch and sequence length, also at two other sizes`, () => withTraced((keep) => {
+    test(`${kind} classifier with a symbolic batch and sequence length, also at three other sizes`, () => withTraced((keep) => {
       om.manualSeed(6);
       const net = new Classifier(kind).eval();
       const x = om.randn([3, 5, 6], { seed: 1 });

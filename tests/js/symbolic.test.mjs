@@ -1,5 +1,5 @@
 // Symbolic axes (spec 4, docs/symbolic-axes.md): models traced with symbolic batch and sequence,
-// each run in onnxruntime-web at its example and at two other assignments of every symbol,
+// each run in onnxruntime-web at its example and at three other assignments of every symbol,
 // compared with eager runs at those shapes. Node and Shape-node counts are pinned.
 import { test, describe, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -93,9 +93,16 @@ describe('symbolic axes', () => {
     // output size null keeps the axis (AveragePool with kernel 1: the same for every size)
     const same = traceAt(keep, fn((x) => F.adaptiveAvgPool2d(F.conv2d(x, w2, null, { padding: 1 }), [null, null])), x4, axes, others);
     assert.deepEqual(same.outputs[0].shape, ['batch', 2, 'height', 'width']);
-    // 1 on a symbolic axis is GlobalAveragePool only when both are 1: [1, null] would bake the height
-    assert.throws(() => om.trace((x) => F.adaptiveAvgPool2d(x, [1, null]), { x: [x4, axes] }),
-      (e) => e instanceof om.TraceError && e.kind === 'SymbolicShape' && /^adaptive_avg_pool2d: symbolic axis 'height' .*only an output size of 1x1/.test(e.message));
+    // a fixed output size on a symbolic axis: the cells are computed from the run-time size
+    const cells = traceAt(keep, fn((x) => F.adaptiveAvgPool2d(x, [1, null])), x4, axes, others);
+    assert.deepEqual(cells.outputs[0].shape, ['batch', 3, 1, 'width']);
+    const uneven = traceAt(keep, fn((x) => F.adaptiveAvgPool2d(x, [3, 2])), x4, axes, [...others, [2, 3, 1, 1], [2, 3, 2, 3]]);
+    assert.deepEqual(uneven.outputs[0].shape, ['batch', 3, 3, 2]);
+    assert.equal(count(uneven, 'MatMul'), 2);
+    // ceil_mode on a symbolic axis: the node's own ceil_mode (opset 19 on: PyTorch's rule)
+    const ceil = traceAt(keep, fn((x) => F.maxPool2d(x, 3, { stride: 2, ceilMode: true })), x4, axes, [...others, [1, 3, 4, 5]]);
+    assert.deepEqual(ceil.outputs[0].shape, ['batch', 3, 'floor(height/2)', 'floor(width/2)']);
+    assert.deepEqual(ops(ceil), ['MaxPool']);
     for (const w of [w1, w1b, wt, w2]) w.dispose();
   }));
 
@@ -254,7 +261,7 @@ describe('symbolic axes', () => {
   }));
 
   // The values each creation computes in the graph, checked at other sizes (withTraced runs
-  // every model at two other sizes of batch and seq): fills of every dtype (NaN, -Infinity,
+  // every model at three other sizes of batch and seq): fills of every dtype (NaN, -Infinity,
   // int64, bool), tril / triu with offsets on square and non-square shapes, aranges of a
   // fractional or negative start and a step other than 1 (and one sharing another's Range),
   // strided slices starting past 0.
@@ -348,6 +355,14 @@ describe('symbolic axes', () => {
     assert.deepEqual(ops(tm), ['Conv', 'Conv', 'Add', 'Relu']);
     c1.dispose();
     c2.dispose();
+  }));
+
+  test('symbols may share an example size: each is its own axis at the other sizes', () => withTraced((keep) => {
+    const tm = traceAt(keep, fn((x) => x.relu().sum(0)), om.randn([3, 3]), ['a', 'b'], [[2, 5], [6, 1]]);
+    assert.deepEqual(tm.outputs[0].shape, ['b']);
+    // a model that needs them equal fails at the other sizes
+    assert.throws(() => om.trace((x) => x.add(x.transpose(0, 1)), { x: [om.randn([3, 3]), ['a', 'b']] }),
+      (e) => e instanceof om.TraceError && e.kind === 'SymbolicShape' && /^add: at a=\d+, b=\d+ the call fails \(add: shapes \[\d+,\d+\] and \[\d+,\d+\] do not broadcast/.test(e.message));
   }));
 
   test('a constant of a sum\'s size is refused; two joins of the same sizes in another order are one extent', () => withTraced((keep) => {

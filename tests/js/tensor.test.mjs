@@ -428,6 +428,38 @@ describe('reductions', () => {
   }));
 });
 
+describe('empty tensors (PyTorch): what a zero-size axis reduces to', () => {
+  const throwsKind = (fn, kind, re) => assert.throws(fn, (e) => e instanceof om.OmError && e.kind === kind && re.test(e.message));
+  const leaf = (t) => { t.requiresGrad = true; return t; };
+
+  test('a sum of nothing is 0, a mean NaN, an extreme has none; gradients of the right shapes', T(() => {
+    const x = leaf(om.zeros([2, 0, 3]));
+    check(x.sum(1), [2, 3], [0, 0, 0, 0, 0, 0]);
+    check(x.sum(), [], [0]);
+    assert.deepEqual(vals(x.mean(1)), Array(6).fill(NaN));
+    assert.ok(Number.isNaN(x.mean().item()));
+    check(x.sum(2), [2, 0], []); // reducing a non-empty axis of an empty tensor: empty
+    check(x.amax(2), [2, 0], []);
+    throwsKind(() => x.amax(1), 'InvalidArgument', /amax: dim 1 has size 0 and no maximum/);
+    throwsKind(() => x.amin(), 'InvalidArgument', /amin: dim 1 has size 0 and no minimum/);
+    throwsKind(() => x.max(1), 'InvalidArgument', /max_dim: dim 1 has size 0 and no maximum/);
+    x.sum(1).mul(om.ones([2, 3])).sum().add(x.mean(2).sum()).backward();
+    assert.deepEqual(x.grad.shape, [2, 0, 3]);
+  }));
+
+  test('a product over 0 terms is 0; a linear layer of 0 input features gives its bias, with gradients', T(() => {
+    const a = om.zeros([3, 0]), b = om.zeros([0, 2]);
+    check(a.matmul(b), [3, 2], [0, 0, 0, 0, 0, 0]);
+    const w = leaf(om.zeros([2, 0])), bias = leaf(om.tensor([1.5, -2]));
+    const y = om.nn.functional.linear(om.zeros([2, 3, 0]), w, bias);
+    check(y, [2, 3, 2], [1.5, -2, 1.5, -2, 1.5, -2, 1.5, -2, 1.5, -2, 1.5, -2]);
+    y.sum().backward();
+    check(bias.grad, [2], [6, 6]);
+    assert.deepEqual(w.grad.shape, [2, 0]);
+    check(om.nn.functional.linear(om.zeros([0, 4]), om.ones([3, 4]), bias.detach().slice(0, 0, 1).expand(3)), [0, 3], []);
+  }));
+});
+
 describe('matmul', () => {
   test('2-D', T(() => {
     const a = om.tensor([[1, 2], [3, 4]]), b = om.tensor([[5, 6], [7, 8]]);

@@ -1,6 +1,7 @@
-// Traced vs eager through onnxruntime-web (examples/lib/oracle.mjs; its command tools/trace_oracle.mjs): models built from every op
-// family, a symbolic batch run at other sizes, every row of the op table on its sample call, and
-// the oracle command itself.
+// Traced vs eager through onnxruntime-web (examples/lib/oracle.mjs; its command tools/trace_oracle.mjs):
+// models built from every op family, a symbolic batch run at other sizes, every row of the op
+// table on its sample call and on its empty variants, the oracle command itself, and a slice of
+// tools/ort_sweep.mjs.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -216,6 +217,20 @@ function opSample(op) {
   return readU32(p, n).map(wrap);
 }
 
+/**
+ * Empty variant k (>= 1) of the op's sample (C's om__op_sample_variant: the rule of
+ * src/ops/sample.c, the same variants tests/c/test_ops.c runs): { inputs, iattrs }, or null past
+ * the last variant. ni: the sample's number of integer attributes.
+ */
+function opSampleVariant(op, k, ni) {
+  const [p, pi] = marshal(['ptr', 8], ['i64', 18]);
+  const n = M._omw_op_sample_variant(op, k, 0n, p, pi);
+  if (n < 0) throw lastError('op_sample');
+  if (n === 0) return null;
+  const iattrs = Array.from(new BigInt64Array(M.HEAPU8.buffer, pi, ni)); // before wrap reuses the scratch
+  return { inputs: readU32(p, n).map(wrap), iattrs };
+}
+
 /** The op's sample-call attributes and output count. */
 function opTest(op) {
   const [pi, pf, pc] = marshal(['i64', 18], ['f64', 4], ['ptr', 3]);
@@ -282,6 +297,97 @@ describe('every op in the op table: traced sample call vs eager, in onnxruntime-
       }
     });
   }
+});
+
+// ---- every op of the op table on empty inputs ------------------------------------------------
+
+// A dimension of the table test above: every empty variant of every op's sample (a zero-size
+// axis, by the rule of src/ops/sample.c) that eager takes is traced at its fixed shapes and
+// agrees in onnxruntime-web: empty results, and the reduced ones (a sum of nothing is 0, a mean
+// NaN, a linear layer of 0 input features its bias). Ops the spec refuses are refused on them
+// too. Which variants eager may refuse (the shapes do not fit, or PyTorch refuses the emptiness
+// itself) is checked by tests/c/test_ops.c; here a refusal must be an OmError naming the op.
+describe('every op in the op table on empty inputs: traced vs eager, in onnxruntime-web', () => {
+  const ops = Array.from({ length: M._omw_op_count() }, (_, i) => [i, M.UTF8ToString(M._omw_op_name(i))]);
+
+  for (const [op, name] of ops) {
+    test(name, async () => {
+      const spec = opTest(op);
+      let taken = 0;
+      for (let k = 1; ; k++) {
+        const variant = opSampleVariant(op, k, spec.iattrs.length);
+        if (!variant) break;
+        const { inputs } = variant;
+        const call = { ...spec, iattrs: variant.iattrs };
+        const what = `variant ${k} (${inputs.map((t) => `[${t.shape}]`).join(' ')})`;
+        let eager = [];
+        let traced = null;
+        try {
+          try {
+            eager = applyOp(op, name, inputs, call);
+          } catch (e) {
+            assert.ok(e instanceof om.OmError && e.message.startsWith(`${name}: `), `${what}: ${e}`);
+            continue;
+          }
+          taken++;
+          assert.ok(inputs.some((t) => t.shape.includes(0)), what);
+          const build = () => om.tidy(() => {
+            const tracer = om.Tracer.begin();
+            try {
+              const xs = inputs.map((t, i) => tracer.input(`in${i}`, t));
+              const outs = applyOp(op, name, xs, call);
+              return tracer.finish(Object.fromEntries(outs.map((t, j) => [`out${j}`, t])));
+            } finally {
+              tracer.abort();
+            }
+          });
+          if (REFUSED.has(name)) {
+            assert.throws(build, (e) => e instanceof om.TraceError && e.kind === 'UnsupportedOperation' && REFUSED.get(name).test(e.message), what);
+            continue;
+          }
+          traced = build();
+          const feeds = Object.fromEntries(inputs.map((t, i) => [`in${i}`, t]));
+          await assert.doesNotReject(checkTraced(traced, feeds, Object.fromEntries(eager.map((t, j) => [`out${j}`, t]))), what);
+        } finally {
+          traced?.dispose();
+          om.dispose([inputs, eager]);
+        }
+      }
+      assert.ok(taken > 0, `${name} takes none of its empty variants`);
+    });
+  }
+
+  // The zeros written for an all-empty output (om__lower_empty) take a symbolic axis's extent at
+  // run time, and so do linear's Expand and the LSTM's zero feature.
+  test('with symbolic axes: empty inputs and outputs agree at every size', async () => {
+    const F = om.nn.functional;
+    const byName = Object.fromEntries(ops.map(([i, n]) => [n, i]));
+    const lstm = (x, h0, c0) => { // lstm_layer with an input size of 0: one zero feature in the graph
+      const spec = { ...opTest(byName.lstm_layer), iattrs: [0n, 1n] };
+      const [y, state] = applyOp(byName.lstm_layer, 'lstm_layer', [x, ...weights, h0, c0], spec);
+      return { y, state };
+    };
+    const weights = [om.randn([12, 0], { seed: 1 }), om.randn([12, 3], { seed: 2 }), om.randn([12], { seed: 3 }), om.randn([12], { seed: 4 })];
+    const w = om.randn([5, 0], { seed: 5 }), b = om.randn([5], { seed: 6 });
+    const cases = [
+      [(v) => F.linear(v.slice(1, 0, 0), om.ones([5, 4]), b), { x: [om.randn([3, 2, 4], { seed: 7 }), ['batch', null, null]] }, ['Shape', 'Concat', 'ConstantOfShape']], // the Slice is not read: pruned
+      [(v) => F.linear(v, w, b), { x: [om.randn([3, 4, 0], { seed: 9 }), ['batch', 'seq', null]] }, ['Shape', 'Shape', 'Concat', 'Expand', 'Add']],
+      [(v) => F.groupNorm(v, 2), { x: [om.randn([3, 4, 0], { seed: 10 }), ['batch', null, null]] }, ['Shape', 'Concat', 'ConstantOfShape']],
+      [(v) => v.mean(2), { x: [om.randn([3, 4, 0], { seed: 11 }), ['batch', 'seq', null]] }, ['ReduceSum', 'Div']],
+      [lstm, { x: [om.randn([3, 2, 0], { seed: 12 }), ['seq', 'batch', null]], h0: [om.randn([2, 3], { seed: 13 }), ['batch', null]],
+        c0: [om.randn([2, 3], { seed: 14 }), ['batch', null]] }, null],
+    ];
+    try {
+      for (const [fn, inputs, nodes] of cases) {
+        const r = await oracle(fn, inputs);
+        assert.equal(r.reports.length, 4); // the example and three other sizes of every symbol
+        if (nodes) assert.deepEqual(r.graph.nodes.map((n) => n.opType), nodes);
+        else assert.ok(r.graph.nodes.some((n) => n.opType === 'LSTM') && r.graph.nodes.some((n) => n.opType === 'Expand'));
+      }
+    } finally {
+      om.dispose([weights, w, b, cases.map(([, inputs]) => Object.values(inputs).map((v) => v[0]))]);
+    }
+  });
 });
 
 // ---- the oracle itself ----------------------------------------------------------------------
@@ -360,6 +466,44 @@ describe('tools/trace_oracle.mjs', () => {
     const malformed = command(file.pathname);
     assert.equal(malformed.code, 2, malformed.out);
     assert.match(malformed.out, /oracle-malformed\.mjs: input "x": axisNames must have one entry per dim \(1: a symbol name or null\), got an array of length 2/);
+  });
+});
+
+describe('tools/ort_sweep.mjs (attribute combinations of the convolutions, pools, pad and interpolate)', () => {
+  /** Runs the command; returns { code, out } (stdout and stderr). */
+  const run = (...args) => {
+    try {
+      return { code: 0, out: execFileSync(process.execPath, ['tools/ort_sweep.mjs', ...args], { cwd: new URL('../../', import.meta.url), encoding: 'utf8', stdio: 'pipe' }) };
+    } catch (e) {
+      return { code: e.status, out: `${e.stdout}${e.stderr}` };
+    }
+  };
+
+  // A spread slice of every family (about 1 in 12 of some 20 000 configurations; the dedicated
+  // cases are in conv.test.mjs and index.test.mjs): what ORT refused
+  // or ran differently before the rewrites (dilated ceil_mode pools, output_padding >= stride,
+  // nearest's source pixels, uneven adaptive cells) must agree, and nothing is refused when traced.
+  test('a slice of every family agrees in onnxruntime-web, with no trace-time refusal; exit 0', () => {
+    const r = run('--every', '12');
+    assert.equal(r.code, 0, r.out);
+    const families = [...r.out.matchAll(/^(\w+): (\d+) agreed, \d+ refused eagerly$/gm)];
+    assert.deepEqual(families.map((m) => m[1]),
+      ['conv1d', 'conv2d', 'conv_transpose2d', 'max_pool2d', 'avg_pool2d', 'adaptive_avg_pool2d', 'pad', 'nearest', 'bilinear']);
+    assert.ok(families.every((m) => Number(m[2]) > 0) && families.reduce((n, m) => n + Number(m[2]), 0) > 1000, r.out);
+    assert.doesNotMatch(r.out, /refused when traced|FAIL/);
+    assert.match(r.out, /\nok: every configuration agrees in onnxruntime-web\n$/);
+  });
+
+  test('one family; a usage error exits 2', () => {
+    const ok = run('--only', 'adaptive_avg_pool2d', '--every', '20');
+    assert.equal(ok.code, 0, ok.out);
+    assert.match(ok.out, /^adaptive_avg_pool2d: \d+ agreed, 0 refused eagerly\nok: every configuration agrees in onnxruntime-web\n$/);
+    const bad = run('--only', 'conv3d');
+    assert.equal(bad.code, 2);
+    assert.match(bad.out, /unknown family "conv3d"\nusage: node tools\/ort_sweep\.mjs \[--only conv1d,conv2d,/);
+    const zero = run('--every', '0');
+    assert.equal(zero.code, 2);
+    assert.match(zero.out, /--every takes a positive integer/);
   });
 });
 

@@ -205,7 +205,7 @@ describe('web-demo page in Chromium', () => {
     const rows = await page.$$eval('#verify-results tbody tr', (trs) => trs.map((tr) => ({
       ok: tr.dataset.ok, symbols: tr.cells[0].textContent, maxError: Number(tr.querySelector('.max-error').textContent),
     })));
-    assert.deepEqual(rows.map((r) => [r.ok, r.symbols]), [['true', 'n = 5'], ['true', 'n = 6'], ['true', 'n = 11']]);
+    assert.deepEqual(rows.map((r) => [r.ok, r.symbols]), [['true', 'n = 5'], ['true', 'n = 1'], ['true', 'n = 6'], ['true', 'n = 11']]);
     for (const r of rows) assert.ok(r.maxError >= 0 && r.maxError < 1e-4, `max error ${r.maxError}`);
     await shot('4-verify');
 

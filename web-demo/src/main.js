@@ -54,7 +54,7 @@ function bytesText(n) {
   return `${v.toFixed(v < 10 ? 2 : 1)} ${units[i]}`;
 }
 
-/** "3 shapes", or "the traced shape" when nothing is symbolic (one check). */
+/** "4 shapes", or "the traced shape" when nothing is symbolic (one check). */
 const shapesText = (n) => (n === 1 ? 'the traced shape' : `${n} shapes`);
 
 const errorText = (v) => (v === 0 ? '0' : Number.isFinite(v) ? v.toExponential(2) : String(v));
