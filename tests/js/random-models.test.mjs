@@ -4,13 +4,79 @@
 // symbol. Every one must agree or be refused with a TraceError: none may be wrong (a graph that
 // computes something else at some size), crash, or be invalid (a generator bug). The refused
 // rate is reported, not asserted. A failure prints the report with the failing models' sources;
-// `npm run fuzz -- 1 400 --shrink` reruns the same models and shrinks each failing one.
-import { test } from 'node:test';
+// `npm run fuzz -- 1 600 --shrink` reruns the same models and shrinks each failing one.
+//
+// Before that, the instrument itself: the PRNG is pinned (an id in a report means the same model
+// everywhere), and the runner classifies models whose class is known whatever the tracer does.
+import { test, describe, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { Rng, generate, render } from './random/generator.mjs';
+import { Pool } from './random/pool.mjs';
+import { shrink } from './random/shrink.mjs';
 import { runBatch, formatReport, CLASSES, FAILING } from './random/batch.mjs';
 
 const SEED = 1;
-const COUNT = 400;
+const COUNT = 600;
+
+describe('the random-model instrument', () => {
+  const pool = new Pool({ timeoutMs: 5000 });
+  after(() => pool.close());
+  /** A source returning a function model of x [5, 4] with a symbolic batch. */
+  const fn = (body, pre = '') => `${pre}\nreturn { model: (x) => ${body}, inputs: { x: { shape: [5, 4], axes: ['B', null] } } };`;
+
+  test('the PRNG and the generator are deterministic', () => {
+    const r = new Rng(1, 2);
+    assert.deepEqual([r.u32(), r.u32(), r.u32()], [646219477, 3656616253, 2899197217]);
+    assert.equal(render(generate(7, 3)), render(generate(7, 3)));
+    assert.notEqual(render(generate(7, 3)), render(generate(7, 4)));
+  });
+
+  test('the runner classifies models of known class', async () => {
+    const cases = {
+      agree: fn('x.relu().sum(1)'),
+      refused: fn('om.tensor(x.toArray())'), // DataDependent
+      // the trace (the second call) records x * 2, eager ran x * 1: wrong at every size
+      wrong: fn('x.mul(++calls)', 'let calls = 0;'),
+      // a RangeError (not a TraceError) out of the traced call only
+      crash: fn('{ if (++calls === 2) throw new RangeError("boom"); return x.relu(); }', 'let calls = 0;'),
+      invalid: fn('x.matmul(om.ones([3, 3]))'),
+    };
+    for (const [want, source] of Object.entries(cases)) {
+      const r = await pool.run(source, { id: want });
+      assert.equal(r.class, want, `${want}: ${JSON.stringify(r)}`);
+    }
+    // B = 5 at the example; eager throws at B = 1, 2 and 4, so those are skipped and counted
+    const skips = await pool.run(fn('x.select(0, 4)'), { id: 'skips' });
+    assert.deepEqual([skips.class, skips.skipped, skips.checked], ['agree', 3, 4], JSON.stringify(skips));
+    const hang = await pool.run(fn('{ for (;;); }'), { id: 'hang' });
+    assert.equal(hang.class, 'crash');
+    assert.equal(hang.at, 'hang');
+    assert.equal((await pool.run(cases.agree, { id: 'after the hang' })).class, 'agree', 'a new worker runs the next model');
+  });
+
+  test('the shrinker keeps the failure and drops the rest', async () => {
+    const c = {
+      id: 'hand', family: 'flat', form: 'function', weightSeed: 1, tags: [], zeroChecks: [],
+      inputs: [{ name: 'x', dtype: 'float32', shape: [5, 4], axes: ['B', null] }],
+      decls: [{ name: 'k', code: '{ calls: 0 }' }],
+      body: [
+        { code: 'const [B, D] = x.shape;', defs: ['B', 'D'] },
+        { code: 'const v1 = x.tanh();', defs: ['v1'] },
+        { code: 'const v2 = v1.add(1).relu();', defs: ['v2'] },
+        { code: 'const v3 = v2.mul(++@k.calls);', defs: ['v3'] },
+        { code: 'const v4 = v3.softmax(-1);', defs: ['v4'] },
+      ],
+      result: ['v4', 'v1'],
+      types: { x: 'float32[5,4]', v1: 'float32[5,4]', v2: 'float32[5,4]', v3: 'float32[5,4]', v4: 'float32[5,4]' },
+    };
+    const run = (cand) => pool.run(render(cand), { id: cand.id });
+    const record = await run(c);
+    assert.equal(record.class, 'wrong');
+    const { case: small } = await shrink(c, record, run);
+    assert.deepEqual(small.body.map((s) => s.code), ['const v3 = x.mul(++@k.calls);'], render(small));
+    assert.deepEqual(small.inputs[0].axes, [null, null], 'no symbol is needed for this failure');
+  });
+});
 
 test(`random models: ${COUNT} models of seed ${SEED} agree with eager at every size, or are refused`, { timeout: 600000 }, async (t) => {
   const { records, ms } = await runBatch({ seed: SEED, count: COUNT });

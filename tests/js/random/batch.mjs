@@ -13,16 +13,17 @@ const metaOf = (c) => ({ id: c.id, family: c.family, tags: c.tags });
 
 /**
  * Runs the batch; onRecord(record, done, count) after each model. Resolves to { records (in
- * index order), ms }. pool: an open Pool to use (else one of `workers` threads is made and closed).
+ * index order), ms }. pool: an open Pool to use (else one of `workers` threads is made and
+ * closed). options: generate's ({ without }).
  */
-export async function runBatch({ seed, from = 0, count, workers = 1, timeoutMs = 60000, pool = null, onRecord }) {
+export async function runBatch({ seed, from = 0, count, workers = 1, timeoutMs = 60000, pool = null, options = {}, onRecord }) {
   const t0 = performance.now();
   const own = pool ?? new Pool({ workers, timeoutMs });
   const records = new Array(count);
   let done = 0;
   try {
     await Promise.all(Array.from({ length: count }, (_, k) => {
-      const c = generate(seed, from + k);
+      const c = generate(seed, from + k, options);
       return own.run(render(c), metaOf(c)).then((r) => {
         records[k] = r;
         onRecord?.(r, ++done, count);
@@ -34,16 +35,16 @@ export async function runBatch({ seed, from = 0, count, workers = 1, timeoutMs =
   return { records, ms: performance.now() - t0 };
 }
 
-/** The case behind a record id ("seed:index"). */
-export function caseOf(id) {
+/** The case behind a record id ("seed:index"), made with generate's options. */
+export function caseOf(id, options = {}) {
   const [seed, index] = id.split(':').map(Number);
-  return generate(seed, index);
+  return generate(seed, index, options);
 }
 
 /** Shrinks the failing case behind record (shrink.mjs) on pool; resolves to { source, record, evals }. */
-export async function shrinkRecord(record, pool, options) {
-  const c = caseOf(record.id);
-  const out = await shrink(c, record, (cand) => pool.run(render(cand), metaOf(cand)), options);
+export async function shrinkRecord(record, pool, options = {}) {
+  const c = caseOf(record.id, options);
+  const out = await shrink(c, record, (cand) => pool.run(render(cand), metaOf(cand)));
   return { source: render({ ...out.case, id: `${c.id}, shrunk`, tags: [] }), record: out.record, evals: out.evals };
 }
 
@@ -54,7 +55,7 @@ const pad = (s, n) => String(s).padStart(n);
 
 /** A refusal's message with its particulars (numbers, shapes, names) blanked, to group refusals. */
 export function refusalGroup(r) {
-  const m = r.message.replace(/\[[^\]]*\]/g, '[…]').replace(/'[^'\s]*'/g, "'…'").replace(/-?\b\d+\b/g, '#');
+  const m = r.message.replace(/\[[^\]]*\]/g, '[…]').replace(/'[^'\s]*'/g, "'…'").replace(/\b\d+x\d+\b/g, '#x#').replace(/-?\b\d+\b/g, '#');
   return `${r.kind}: ${m.length > 150 ? `${m.slice(0, 150)}…` : m}`;
 }
 
@@ -67,11 +68,12 @@ function quantile(sorted, q) {
  * failure rates by tag, and every failing model (id, class, where it failed, the error, its
  * source; and the shrunk source where shrunk has one: id -> { source, record }).
  */
-export function formatReport({ seed, from = 0, count, records, ms, workers = 1, shrunk = new Map(), maxFailures = Infinity }) {
+export function formatReport({ seed, from = 0, count, records, ms, workers = 1, options = {}, shrunk = new Map(), maxFailures = Infinity }) {
   const lines = [];
   const by = Object.fromEntries(CLASSES.map((k) => [k, records.filter((r) => r.class === k)]));
   const times = records.map((r) => r.ms ?? 0).sort((a, b) => a - b);
-  lines.push(`random models: seed ${seed}, models ${from}..${from + count - 1} (${count}), ${workers} worker${workers > 1 ? 's' : ''}, `
+  const without = options.without?.length ? ` without ${options.without.join(', ')},` : '';
+  lines.push(`random models: seed ${seed}, models ${from}..${from + count - 1} (${count}),${without} ${workers} worker${workers > 1 ? 's' : ''}, `
     + `${(ms / 1000).toFixed(1)} s (${(ms / count).toFixed(1)} ms per model; per-model time median ${quantile(times, 0.5)} ms, `
     + `p95 ${quantile(times, 0.95)} ms, max ${times[times.length - 1]} ms)`);
   for (const k of CLASSES) lines.push(`  ${k.padEnd(8)} ${pad(by[k].length, 6)}  ${pad(pct(by[k].length, count), 6)}`);
@@ -116,7 +118,8 @@ export function formatReport({ seed, from = 0, count, records, ms, workers = 1, 
     lines.push('', `failing models (${failing.length}${failing.length > maxFailures ? `, the first ${maxFailures} shown` : ''}):`);
     for (const r of failing.slice(0, maxFailures)) {
       const also = r.failures?.length > 1 ? ` (fails at ${r.failures.length} assignments: ${r.failures.slice(0, 6).join('; ')}${r.failures.length > 6 ? '; ...' : ''})` : '';
-      lines.push('', `--- ${r.id} ${r.class} at ${r.at ?? '?'}${also}`, `    ${r.message}`, render(caseOf(r.id)));
+      const marginal = r.ratio < 10 ? ` (marginal: ${r.ratio.toFixed(1)} times the bound, perhaps float32 rounding)` : '';
+      lines.push('', `--- ${r.id} ${r.class} at ${r.at ?? '?'}${also}${marginal}`, `    ${r.message}`, render(caseOf(r.id, options)));
       const s = shrunk.get(r.id);
       if (s) lines.push(`--- ${r.id} shrunk (${s.evals} runs): ${s.record.class} at ${s.record.at}: ${s.record.message}`, s.source);
     }

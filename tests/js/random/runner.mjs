@@ -137,9 +137,10 @@ function prepare(source, record) {
 
 /**
  * Runs one case (source text as generator.mjs renders it) and resolves to its record:
- * { id, class, kind?, message?, at?, failures?, checked, skipped, nodes, margin, ms, leaked }
- * (see the classes above; at: the assignment that failed first, failures: all of them; margin:
- * the largest maxError / bound of an agreeing case). meta (id, family, tags) is copied in.
+ * { id, class, kind?, message?, at?, failures?, ratio?, checked, skipped, nodes, margin, ms, leaked }
+ * (see the classes above; at: the assignment that failed first, failures: all of them; ratio: the
+ * first failure's worst error over its bound; margin: the largest maxError / bound of an agreeing
+ * case). meta (id, family, tags) is copied in.
  */
 export async function runCase(source, meta = {}) {
   const t0 = performance.now();
@@ -173,7 +174,10 @@ export async function runCase(source, meta = {}) {
         }
         record.checked++;
         const { outputs, problems } = compareOutputs(names, c.expected, got);
-        if (problems.length) failures.push({ at: sizesText(c.sizes), message: problems.join('; ') });
+        // ratio: the worst error over its bound (Infinity for a shape or dtype): a value a few
+        // times the bound may be float32 rounding, one far above it is not
+        const ratio = Math.max(...outputs.map((o) => (o.bound ? o.maxError / o.bound : Infinity)));
+        if (problems.length) failures.push({ at: sizesText(c.sizes), message: problems.join('; '), ratio });
         else for (const o of outputs) record.margin = Math.max(record.margin, o.bound ? o.maxError / o.bound : 0);
       }
     }, { logSeverityLevel: 4 }); // its errors reach the record; ORT's log would only repeat them
@@ -183,5 +187,5 @@ export async function runCase(source, meta = {}) {
     if (/Aborted\(/.test(String(e?.message))) record.ortAborted = true;
   }
   if (!failures.length) return finish({ ...record, class: 'agree' });
-  return finish({ ...record, class: 'wrong', at: failures[0].at, message: failures[0].message, failures: failures.map((f) => f.at) });
+  return finish({ ...record, class: 'wrong', at: failures[0].at, message: failures[0].message, ratio: failures[0].ratio ?? Infinity, failures: failures.map((f) => f.at) });
 }
