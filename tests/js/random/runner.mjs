@@ -182,7 +182,9 @@ export async function runCase(source, meta = {}) {
       }
     }, { logSeverityLevel: 4 }); // its errors reach the record; ORT's log would only repeat them
   } catch (e) {
-    if (opened) return finish({ ...record, class: 'crash', message: `during the onnxruntime runs: ${errorText(e)}` });
+    // after an abort, releasing the session fails too: the abort is the failure
+    if (opened && !record.ortAborted) return finish({ ...record, class: 'crash', message: `during the onnxruntime runs: ${errorText(e)}` });
+    if (opened) return finish({ ...record, class: 'wrong', at: failures[0].at, message: failures[0].message, ratio: Infinity, failures: failures.map((f) => f.at) });
     failures.push({ at: 'load', message: `onnxruntime cannot load it: ${errorText(e)}` });
     if (/Aborted\(/.test(String(e?.message))) record.ortAborted = true;
   }
