@@ -166,7 +166,7 @@ class Builder {
     this.symbols = [];      // { name, v }
     this.named = [];        // sizes with a text in scope (input sizes, and sizes the model computed)
     this.atoms = new Map(); // derived atom signature -> id
-    this.atomSyms = new Map([]); // atom id -> symbol names it depends on
+    this.atomSyms = new Map(); // atom id -> symbol names it depends on
     this.n = 0;
     this.textLog = [];      // [size, its make] for each size given a text (undone by restore)
     this.fixedSeen = new Set(); // fixed sizes >= 2 the model uses (for the coincidence tag)
@@ -189,7 +189,7 @@ class Builder {
   }
   /** A derived atom of example value v: the same signature gives the same atom (null: a new one). */
   atom(v, signature, syms) {
-    const sig = signature ?? `#${this.n++}`;
+    const sig = signature ?? `#${this.atoms.size}`;
     if (!this.atoms.has(sig)) {
       const id = `d${this.atoms.size + 1}`;
       this.atoms.set(sig, id);
@@ -250,11 +250,9 @@ class Builder {
     s.prec = 1;
     return s;
   }
-  /** The same length, its text read off the shape of the value that has it (not the formula). */
+  /** The same length, its text read off the shape of the value that will have it (not the formula). */
   unnamed(s) {
-    s.make = null;
-    s.prec = 0;
-    return s;
+    return new Size(s.v, s.p);
   }
   /** ⌊(a + b) / s⌋ (s >= 1), canonical: the signature is the polynomial a + b and s. */
   floorOf(a, b, s) {
@@ -386,10 +384,10 @@ const ACTIVATIONS = [
 ];
 const fill = (template, v) => template.replaceAll('$', v.name);
 
-/** The sizes of v as arguments: each its text, or one of them -1 (when allowed). */
-function sizeArgs(g, sizes, { minusOne = true } = {}) {
+/** Sizes as reshape arguments: each its text, sometimes one of them -1 (not with an empty one: -1 is ambiguous there). */
+function sizeArgs(g, sizes) {
   const args = sizes.map((s) => g.ex(s));
-  if (minusOne && sizes.every((s) => s.v > 0) && sizes.length && g.r.chance(0.3)) args[g.r.int(0, sizes.length - 1)] = '-1';
+  if (sizes.every((s) => s.v > 0) && sizes.length && g.r.chance(0.3)) args[g.r.int(0, sizes.length - 1)] = '-1';
   return args.join(', ');
 }
 
