@@ -19,7 +19,7 @@ export {
   Tensor, tensor, zeros, ones, full, arange, rand, randn, manualSeed, cat, stack, where, matmul,
   noGrad, tidy, dispose,
 } from './tensor.js';
-export { Tracer, TracedModel, trace } from './trace.js';
+export { Tracer, TracedModel, trace, makeDim as Dim } from './trace.js';
 export * as nn from './nn/index.js';
 export * as optim from './optim/index.js';
 

@@ -38,6 +38,8 @@ async function load() {
   const mod = await factory(opts);
   // om_traced_write_onnx's chunks arrive here (wasm/api.c, omw_js_sink): ctx names the sink.
   mod.omSink = dispatchSink;
+  // om_trace_run's model runs arrive here (wasm/api.c, omw_js_trace_fn): ctx names the model.
+  mod.omTraceRun = dispatchTraceRun;
   if (isNode) nodeFs = await import('node:fs');
   const str = (p) => (p >>> 0 ? mod.UTF8ToString(p >>> 0) : null);
 
@@ -201,6 +203,54 @@ export function stream(onChunk, call) {
     return rc;
   } finally {
     sinks.delete(ctx);
+  }
+}
+
+// ---- models C runs (om_trace_run) ----------------------------------------------------------
+
+const runs = new Map();
+let nextRun = 1;
+
+/** The kind code of an error thrown in JS (OmError's kind; anything else InvalidArgument). */
+function kindCode(e) {
+  const k = kinds.findIndex(([name]) => name === e?.kind);
+  return k > 0 ? k : kinds.findIndex(([name]) => name === 'InvalidArgument');
+}
+
+function dispatchTraceRun(ctx, inPtr, n, outPtr, max) {
+  const r = runs.get(ctx);
+  if (!r) return -1;
+  r.error = null;
+  try {
+    return r.fn(readU32(inPtr >>> 0, n), outPtr >>> 0, max);
+  } catch (e) {
+    r.error = e; // the record run's is rethrown by withRuns() once C has unwound
+    const message = e instanceof Error ? (e instanceof OmError ? e.message : `${e.name}: ${e.message}`) : String(e);
+    withStrings([message], ([p]) => M._omw_set_error(kindCode(e), p));
+    return -1;
+  }
+}
+
+/**
+ * Runs call(ctx) with ctx registered as a model C may run (om_trace_run): each run calls
+ * fn(inputHandles, outPtr, max), which returns how many output handles it wrote at outPtr. A
+ * JS exception in a run is C's error for that run (its message); when the last run threw and
+ * call failed, that exception is rethrown here unchanged. Returns call's result.
+ */
+export function withRuns(fn, call) {
+  const ctx = nextRun;
+  nextRun = nextRun >= 0x7fffffff ? 1 : nextRun + 1;
+  const r = { fn, error: null };
+  runs.set(ctx, r);
+  try {
+    const rc = call(ctx);
+    if (rc < 0 && r.error) {
+      M._omw_clear_error();
+      throw r.error;
+    }
+    return rc;
+  } finally {
+    runs.delete(ctx);
   }
 }
 

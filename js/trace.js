@@ -14,7 +14,7 @@
 import { OmError, TraceError, invalid } from './errors.js';
 import {
   M, requireReady, checkHandle, checkStatus, lastError, marshal, readU32, readF64, leakAlarm,
-  withStrings, cString, stream, nodeFs, dtypeNames,
+  withStrings, cString, stream, nodeFs, dtypeNames, withRuns, heapAlloc,
 } from './runtime.js';
 import { Tensor, wrap, handle, tidy, optionsArg } from './tensor.js';
 import { describe } from './convert.js';
@@ -53,18 +53,66 @@ function nameArg(name, who, what = 'name') {
 }
 
 /**
- * axisNames: undefined/null (all fixed) or one entry per dim, each a name (symbolic) or
- * null/undefined (fixed); a hole of a sparse array counts as null.
+ * A symbolic axis with its sizes declared: om.Dim('h', { multipleOf: 4, min: 8, max: 1024 }).
+ * Use it in an input's axis names where a plain name ('h') would be any size from 1.
+ */
+export class Dim {
+  /**
+   * @param {string} name
+   * @param {{ multipleOf?: number, min?: number, max?: number }} [options]
+   */
+  constructor(name, options) {
+    const who = 'Dim';
+    nameArg(name, who);
+    const o = optionsArg(options, who, ['multipleOf', 'min', 'max']);
+    const int = (v, what, lo) => {
+      if (v === undefined || v === null) return undefined;
+      if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < lo) throw invalid(`${who}: ${what} must be an integer >= ${lo}, got ${describe(v)}`);
+      return v;
+    };
+    this.name = name;
+    this.multipleOf = int(o.multipleOf, 'multipleOf', 1) ?? 1;
+    this.min = int(o.min, 'min', 0) ?? 1;
+    this.max = o.max === Infinity ? Infinity : int(o.max, 'max', 1) ?? Infinity;
+    if (this.max < this.min) throw invalid(`${who}: max ${this.max} is below min ${this.min}`);
+    Object.freeze(this);
+  }
+}
+
+/** om.Dim(name, options): a Dim, with or without `new`. */
+export function makeDim(name, options) {
+  return new Dim(name, options);
+}
+
+/**
+ * axisNames: undefined/null (all fixed) or one entry per dim, each a name or a Dim (symbolic)
+ * or null/undefined (fixed); a hole of a sparse array counts as null. Returns the entries as
+ * names, and the Dims among them.
  */
 function axesArg(axisNames, ndim, who) {
-  if (axisNames === undefined || axisNames === null) return null;
+  if (axisNames === undefined || axisNames === null) return { names: null, dims: [] };
   if (!Array.isArray(axisNames)) {
-    throw invalid(`${who}: axisNames must be an array with one entry per dim (a name, or null for a fixed axis), got ${describe(axisNames)}`);
+    throw invalid(`${who}: axisNames must be an array with one entry per dim (a name or om.Dim, or null for a fixed axis), got ${describe(axisNames)}`);
   }
   if (axisNames.length !== ndim) {
     throw invalid(`${who}: axisNames has ${axisNames.length} entries but the example has ${ndim} dims`);
   }
-  return Array.from(axisNames, (a, d) => (a === null || a === undefined ? null : nameArg(a, who, `axisNames[${d}]`)));
+  const dims = [];
+  const names = Array.from(axisNames, (a, d) => {
+    if (a === null || a === undefined) return null;
+    if (a instanceof Dim) {
+      dims.push(a);
+      return a.name;
+    }
+    return nameArg(a, who, `axisNames[${d}]`);
+  });
+  return { names, dims };
+}
+
+/** Declares a Dim's sizes in the recording (C checks the example against them). */
+function declareDim(dim, who) {
+  withStrings([dim.name], ([p]) => checkStatus(M._omw_trace_dim(p, dim.multipleOf, dim.min,
+    dim.max === Infinity ? 0 : dim.max), who));
 }
 
 /** The Tracer whose recording was begun last (its C recording may have ended on an error). */
@@ -118,9 +166,10 @@ export class Tracer {
     this.#check(who);
     nameArg(name, who);
     const h = handle(example, who, 'example');
-    const axes = axesArg(axisNames, example.ndim, who);
-    return withStrings([name, ...(axes ?? [])], ([pn, ...pa]) => {
-      const [pAxes] = axes ? marshal(['ptr', pa]) : [0];
+    const { names, dims } = axesArg(axisNames, example.ndim, who);
+    for (const dim of dims) declareDim(dim, who);
+    return withStrings([name, ...(names ?? [])], ([pn, ...pa]) => {
+      const [pAxes] = names ? marshal(['ptr', pa]) : [0];
       return wrap(checkHandle(M._omw_trace_input(pn, h, pAxes), who));
     });
   }
@@ -135,6 +184,47 @@ export class Tracer {
     nameArg(name, who);
     const h = handle(tensor, who, 'tensor');
     withStrings([name], ([pn]) => checkStatus(M._omw_trace_parameter(pn, h), who));
+  }
+
+  /**
+   * Runs model (a function of the traced inputs, in declaration order) the way om.trace does:
+   * at three other sizes of the symbols first (shape only), then on the inputs, recording; each
+   * call is checked against the other runs and the integers the model computed from sizes are
+   * written as what they are. Returns what the recorded run returned, as { name: Tensor } (the
+   * names as om.trace gives them), ready for finish(). Call it once, right after the inputs and
+   * parameters; it is the only way to trace with symbolic axes.
+   */
+  run(model, outputNames = null) {
+    const who = 'run';
+    this.#check(who);
+    if (typeof model !== 'function') throw invalid(`${who}: model must be a function of the traced inputs, got ${describe(model)}`);
+    const MAX_OUT = 256;
+    const outPtr = heapAlloc(4 * MAX_OUT, who); // not the argument buffer: the model's own calls use that
+    let names = null;
+    const limit = Error.stackTraceLimit; // deep enough to reach the model's own code (withLocation)
+    Error.stackTraceLimit = Math.max(limit, 64);
+    try {
+      const n = withRuns((inputs, at, max) => {
+        const hs = tidy(() => { // frees every tensor the run made; C keeps the outputs
+          const result = model(...inputs.map((h) => wrap(M._omw_retain(h))));
+          const named = namedOutputs(result, outputNames, 'trace');
+          names = Object.keys(named);
+          if (names.length > max) throw invalid(`trace: the model returned ${names.length} outputs (at most ${max})`);
+          const handles = names.map((k) => handle(named[k], 'trace', `output ${JSON.stringify(k)}`));
+          return handles.map((h) => M._omw_retain(h));
+        });
+        new Uint32Array(M.HEAPU8.buffer, at, hs.length).set(hs);
+        return hs.length;
+      }, (ctx) => M._omw_trace_run(ctx, outPtr, MAX_OUT));
+      if (n < 0) throw withLocation(lastError(who));
+      const hs = readU32(outPtr, n);
+      return Object.fromEntries(names.map((k, i) => [k, wrap(hs[i])]));
+    } catch (e) {
+      throw withLocation(e);
+    } finally {
+      Error.stackTraceLimit = limit;
+      M._free(outPtr);
+    }
   }
 
   /**
@@ -239,6 +329,25 @@ export class TracedModel {
     const m = this.#use('outputs');
     this.#outputs ??= Array.from({ length: count(m, PART_OUTPUT) }, (_, i) => valueInfo(m, PART_OUTPUT, i));
     return this.#outputs.map((v) => ({ ...v, shape: v.shape.slice() }));
+  }
+
+  /**
+   * The symbolic axes and the sizes the graph is exact for: [{ name, multipleOf, min, max,
+   * narrowedBy }], max Infinity when unbounded; narrowedBy names the call that needed a range
+   * narrower than declared (e.g. a slice of a 64-row table to the sequence length: max 64), else
+   * null.
+   */
+  get symbols() {
+    const m = this.#use('symbols');
+    const n = M._omw_traced_symbol_count(m);
+    if (n < 0) throw lastError('symbols');
+    return Array.from({ length: n }, (_, i) => {
+      const [pv, ps] = marshal(['f64', 3], ['ptr', 2]);
+      if (!M._omw_traced_symbol(m, i, pv, ps)) throw lastError('symbols');
+      const [multipleOf, min, max] = readF64(pv, 3);
+      const [name, why] = readU32(ps, 2).map(cString);
+      return { name, multipleOf, min, max: max < 0 ? Infinity : max, narrowedBy: why };
+    });
   }
 
   /** The recorded graph, for inspection: nodes in execution order and the initializers. */
@@ -401,15 +510,15 @@ export function trace(model, inputs, options = {}) {
     outputNames = null;
   }
   const stateDict = !isFn && typeof model.stateDict === 'function';
+  const forward = isFn ? model : (...xs) => model.forward(...xs);
   return tidy(() => {
     const tracer = Tracer.begin();
     try {
-      const args = specs.map(([name, example, axes]) => tracer.input(name, example, axes));
+      for (const [name, example, axes] of specs) tracer.input(name, example, axes);
       if (stateDict) {
         for (const [path, t] of Object.entries(model.stateDict())) tracer.parameter(path, t);
       }
-      const result = isFn ? model(...args) : model.forward(...args);
-      return tracer.finish(namedOutputs(result, outputNames, who));
+      return tracer.finish(tracer.run(forward, outputNames));
     } finally {
       tracer.abort(); // still recording only when something above threw
       // The model may have begun a recording of its own (after catching the error of a nested
@@ -422,3 +531,25 @@ export function trace(model, inputs, options = {}) {
     }
   });
 }
+
+// ---- where in the user's code ------------------------------------------------------------------
+
+const PACKAGE = new URL('./', import.meta.url).href;
+
+/**
+ * A TraceError of kind SymbolicShape with the place in the model's code it was raised at (the
+ * first stack frame outside this package) added to its message, once: a size the model computes
+ * is where the user has to look. Other errors are returned unchanged.
+ */
+function withLocation(e) {
+  if (!(e instanceof TraceError) || e.kind !== 'SymbolicShape' || e.located || typeof e.stack !== 'string') return e;
+  for (const line of e.stack.split('\n').slice(1)) {
+    const m = /\(?((?:file|https?|blob:[a-z]+):\/\/[^\s)]+|\/[^\s):]+(?::\d+){1,2})\)?\s*$/.exec(line.trim());
+    if (!m || m[1].startsWith(PACKAGE) || m[1].startsWith(PACKAGE.replace(/^file:\/\//, '')) || m[1].startsWith('node:')) continue;
+    e.message += ` (at ${m[1]})`;
+    break;
+  }
+  Object.defineProperty(e, 'located', { value: true });
+  return e;
+}
+makeDim.prototype = Dim.prototype; // x instanceof om.Dim

@@ -128,14 +128,16 @@ typedef struct om_op_def {
   /* Writes the ONNX nodes of a call whose inputs include a traced value (src/trace/lower.c
    * has the helpers), or refuses with om__lower_refuse. Sees canonical attrs, as backward does. */
   bool (*lower)(om_lower *l, const om_call *c);
-  /* Optional: gives the outputs' axes their symbols (om__lower_set_output_sym) for an op whose
-   * attrs are sizes the caller may have read off a symbolic shape (reshape, expand), where
-   * running infer again at another size cannot tell. NULL: the tracer's probe decides. */
+  /* Optional: adds candidates for the outputs' extents (om__lower_candidate) that the generic
+   * ones miss: sizes from the op's arguments (reshape, expand, slice, pad) or a sum (cat). The
+   * probe checks every candidate by running infer at other sizes (docs/symbolic-axes.md). */
   bool (*extents)(om_lower *l, const om_call *c);
-  /* The op computes new extents (cat along a symbolic axis: seq + len): an output axis the
-   * probe finds not to be a monomial of the inputs' atoms gets a derived atom (spec 4) instead
-   * of SymbolicShape. */
+  /* An output axis may be a function of one input axis that the op computes (a convolution's or
+   * a pool's floor((h + 2p - k) / s) + 1, an upsampling's 2h): the probe finds it from infer. */
   bool derives_extents;
+  /* Bit k: given int attr k may change with the sizes (a slice's bounds, reshape sizes); the
+   * lowering writes it with om__lower_arg. Any other attr that does is SymbolicShape. */
+  uint64_t sym_args;
   const char *onnx;      /* the ONNX nodes lower writes, for docs/operators.md ("MatMul") */
   const void *impl;      /* per-op data for the family's shared functions (kernel tables) */
   om_op_test test;
@@ -182,6 +184,8 @@ om_tensor *om__tensor_new(const om_meta *meta, bool zero, const char *who);
 /** t itself (a new reference) when contiguous, else a contiguous copy: for kernels that want
  *  dense rows (not recorded by autograd or traced). NULL with OutOfMemory naming who. */
 om_tensor *om__dense(om_tensor *t, const char *who);
+/** A new contiguous tensor header of meta's shape on storage s (a new reference to s). */
+om_tensor *om__tensor_on(om_storage *s, const om_meta *meta, const char *who);
 /** A new tensor header sharing t's storage with the same view (no grad identity). */
 om_tensor *om__alias(const om_tensor *t);
 /** Fills strides for a contiguous row-major layout. */
@@ -260,35 +264,51 @@ static inline void om__scope_end(om_scope *s) { om__release_all(s->t, s->n); }
 /** True when input i of the record wants a gradient. */
 static inline bool om__wants(const om_record *r, int i) { return om__needs_grad(r->in[i]); }
 
-/* ---- tracing: the hook in om__apply and the lowering helpers (src/trace/) ---- */
+/* ---- tracing: the hooks in om__apply and the creation functions, and the lowering helpers (src/trace/) ---- */
 typedef struct om_trace om_trace;
-/** True when t is a value of the trace recording on this thread. */
+/** True when t is a value of the trace recording on this thread (in a run at other sizes: a phantom). */
 bool om__traced(const om_tensor *t);
-/** Before forward: lowers call c into the active trace, given the attrs as the caller passed
- *  them (before infer canonicalised them), when an input is traced, or when every input is a
- *  constant but the op's extents rule (def->extents) gives an output axis a symbol (a slice of
- *  a constant buffer to a symbol's size). Returns 1 when lowered, 0 when the call stays a
- *  constant, -1 on error (before anything is computed; trace errors end the trace). */
-int om__trace_lower(const om_op_def *def, om_call *c, const om_attrs *given);
+/* What the tracer makes of a call (om__trace_lower). */
+enum { OM_CALL_EAGER = 0, OM_CALL_LOWERED = 1, OM_CALL_PHANTOM = 2 };
+/** At the start of op call c, before infer (given: the attrs as the caller passed them): logs it
+ *  in a run at other sizes, or, in the record run, finds it in the other runs and checks the
+ *  model made the same call there. Returns its index in the run (>= 0), -1 when not logged, -2
+ *  on error (a trace error: the trace has ended). */
+int64_t om__trace_begin_call(const om_op_def *def, om_call *c, const om_attrs *given);
+/** After infer: OM_CALL_EAGER (computed as usual: constants only, nothing that changes with the
+ *  sizes), OM_CALL_LOWERED (written into the graph, before anything is computed, so a refused
+ *  op fails before it costs anything), OM_CALL_PHANTOM (a run at other sizes: the outputs are
+ *  phantoms, only a view's strides are computed), or -1 on error (trace errors end the trace). */
+int om__trace_lower(const om_op_def *def, om_call *c, const om_attrs *given, int64_t index);
+/** After forward (ok) or a failure at any step after om__trace_begin_call (ok false): gives the
+ *  outputs their graph values, logs them, or drops what lowering added. how: what
+ *  om__trace_lower returned (-1 when it did not run). */
+void om__trace_end_call(const om_call *c, int64_t index, int how, bool ok);
 /* What a creation function made, for om__trace_created. */
-typedef enum om_created { OM_CREATED_FULL, OM_CREATED_ARANGE, OM_CREATED_RANDOM } om_created;
-/** After a creation function made t (owned) while a trace records: when an axis of t has the
- *  size of a symbolic extent, t becomes a traced value computed in the graph (full: Expand of
- *  value; arange: Range from value, its start, by step) or, for what the graph cannot
- *  reproduce (random values, a descending arange, int64 of a fractional step), SymbolicShape.
- *  Returns t, or NULL (t released) on error. who names the public function. */
-om_tensor *om__trace_created(om_tensor *t, om_created kind, double value, double step, const char *who);
-/** After forward: gives c's outputs their graph values, or, when forward failed (ok false),
- *  drops what om__trace_lower added. */
-void om__trace_commit(const om_call *c, bool ok);
+typedef enum om_created { OM_CREATED_FULL, OM_CREATED_ARANGE, OM_CREATED_RANDOM, OM_CREATED_DATA } om_created;
+/** After a creation function made t (owned) while a trace records: logs it (a run at other
+ *  sizes); in the record run, when its sizes or its value change with the sizes, t becomes a
+ *  traced value computed in the graph (full: Expand of its value; arange: Range; data of one
+ *  element: the value), or SymbolicShape for what the graph cannot reproduce (random values or
+ *  data of a changing size). args: full: value; arange: start, end, step; data: the element (one
+ *  element) or a hash of the bytes. Returns t, or NULL (t released) on error. who names the
+ *  public function. */
+om_tensor *om__trace_created(om_tensor *t, om_created kind, const double *args, int n_args, const char *who);
 /** Refuses a read (DataDependent) or write (InPlaceMutation) of t by user code while t is
- *  traced; who names the call. Ends the trace on failure. */
+ *  traced; who names the call. Ends the trace on failure (in a run at other sizes: only fails). */
 bool om__trace_check_read(const om_tensor *t, const char *who);
 bool om__trace_check_write(const om_tensor *t, const char *who);
 /** Before an in-place write to s: traced models holding s's current values get their own copy. */
 bool om__storage_will_change(om_storage *s, const char *who);
-/** Sets a trace error and ends the recording (the message is kept for om_trace_finish). */
+/** Sets a trace error and ends the recording (the message is kept for om_trace_finish). In a
+ *  run at other sizes (om_trace_run) it only sets the error: the record run decides. */
 bool om__trace_fail(om_error_kind kind, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/** While > 0 calls are not logged or lowered as the model's (backward during a trace). */
+void om__trace_hold(int delta);
+/** True in a run at other sizes (om_trace_run): nothing is computed for phantoms. */
+bool om__trace_shadow(void);
+/** A phantom of meta for a call on phantoms: its shape on the trace's storage without data. */
+om_tensor *om__trace_phantom(const om_meta *meta);
 
 /* An ONNX node attribute, for om__emit. */
 typedef enum om_gattr_type { OM_GATTR_INT, OM_GATTR_FLOAT, OM_GATTR_INTS, OM_GATTR_FLOATS, OM_GATTR_STRING } om_gattr_type;
@@ -312,51 +332,43 @@ typedef struct om_gattr {
 int om__lower_input(om_lower *l, int i);
 /** The attrs as the caller passed them, before infer canonicalised them (negative indices kept). */
 const om_attrs *om__lower_given(om_lower *l);
-/** The symbol (dim_param) of axis d of input i, or of output j, NULL when the axis is fixed. */
+/* Extents (docs/symbolic-axes.md): an axis's extent is an expression id over the declared
+ * symbols, -1 when the axis is fixed. */
+/** The extent of axis d of input i, or of output j (as the probe chose it); -1 when fixed. */
+int om__lower_in_ext(om_lower *l, int i, int d);
+int om__lower_out_ext(om_lower *l, int j, int d);
+/** The extent written out (its dim_param: "batch", "seq-1"), NULL when fixed. */
 const char *om__lower_input_sym(om_lower *l, int i, int d);
 const char *om__lower_output_sym(om_lower *l, int j, int d);
-/** The extent n when input i is 0, 1, ..., n - 1 (arange(0, n) at a symbol's size), else NULL. */
-const char *om__lower_input_iota(om_lower *l, int i);
-/** Sets the symbol of axis d of output j (for an op's extents rule). */
-void om__lower_set_output_sym(om_lower *l, int j, int d, const char *sym);
-/* A symbolic extent (spec 4): coef x the product of atoms, bit k of atoms standing for the
- * trace's k-th declared symbol. A value's dim_param names it: the symbol's own name for one
- * atom with coef 1, otherwise an interned product such as "batch*seq" or "2*seq", so equal
- * extents have equal pointers. */
-typedef struct om_extent {
-  const char *name; /* NULL for a fixed axis */
-  int64_t coef;
-  uint64_t atoms;
-} om_extent;
-/** The extent named name (a dim_param of this trace; NULL gives {NULL, 1, 0}). */
-om_extent om__lower_extent(om_lower *l, const char *name);
-/** The interned name of coef x atoms (NULL when atoms is 0, or on OutOfMemory: see om__lower_alive). */
-const char *om__lower_extent_name(om_lower *l, int64_t coef, uint64_t atoms);
-/** The extent a size the caller gave (a reshape's, expand's or slice's, a created tensor's)
- *  stands for: the first atom of example size n (declared symbols, then derived atoms), else
- *  the first product of atoms (coef 1) the trace has used whose example size is n; NULL when
- *  none (and for n < 2). The trap of docs/symbolic-axes.md: a fixed size equal to one is taken
- *  for it. */
-const char *om__lower_extent_of_size(om_lower *l, int64_t n);
-/** The example size of atom k. */
-int64_t om__lower_atom_size(om_lower *l, int k);
-/** The example size of an extent (coef x its atoms' example sizes). */
-int64_t om__lower_extent_size(om_lower *l, om_extent e);
-/** The run-time extent of symbol sym as an int64 [1] value: one Shape node (start/end) on the
- *  graph input that declares it, shared by the whole graph. -1 on error. */
-int om__lower_symbol_extent(om_lower *l, const char *sym);
-/** The run-time value of extent e as an int64 [1] value: its atoms' Shape values multiplied
- *  (Mul) and scaled by a constant coef where it is not 1. -1 on error. */
-int om__lower_extent_value(om_lower *l, om_extent e);
-/** An int64 [1] value holding e's run-time extent times mul plus add (Mul and Add nodes
- *  where mul != 1, add != 0). -1 on error. */
-int om__lower_extent_affine(om_lower *l, om_extent e, int64_t mul, int64_t add);
-/** A shape operand of ndim entries: shape[d] where compute[d] is NULL, else the run-time value
- *  of extent compute[d], joined by one Concat; all constants is one initializer. -1 on error. */
-int om__lower_shape_operand(om_lower *l, const int64_t *shape, const char *const *compute, int ndim);
-/** The tracer's probe (docs/symbolic-axes.md): the outputs' extents found by running the op's
- *  infer again with the inputs' atoms at other sizes. For an op's extents rule that adds to it. */
-bool om__lower_probe(om_lower *l);
+/** Given int attr k as the expression the model computed it by (a constant when it is the same
+ *  at every size; om_trace_run's runs at other sizes tell). */
+int om__lower_arg(om_lower *l, int k);
+/** True when given int attr k changes with the sizes. */
+bool om__lower_arg_moves(om_lower *l, int k);
+/** The extent n when input i is 0, 1, ..., n - 1 along its one axis (an arange at a symbolic
+ *  length), else -1. */
+int om__lower_iota(om_lower *l, int i);
+/** Expression arithmetic for extents rules (src/trace/expr.c): -1 on error (the trace ended). */
+int om__lower_x_const(om_lower *l, int64_t c);
+int om__lower_x_lin(om_lower *l, int64_t ca, int a, int64_t cb, int b, int64_t c); /* ca a + cb b + c; -1 for none */
+int om__lower_x_mul(om_lower *l, int a, int b);
+int om__lower_x_floordiv(om_lower *l, int a, int64_t d);
+int om__lower_x_divexact(om_lower *l, int a, int b); /* -1 (no error) when it does not divide */
+bool om__lower_x_is_const(om_lower *l, int a, int64_t *c);
+/** The extent of axis d of input i as an expression even when fixed (a constant then). */
+int om__lower_in_x(om_lower *l, int i, int d);
+/** For an op's extents rule: expression x (-1: the output's fixed size) is a candidate for output
+ *  j's axis d; the probe takes the first candidate infer confirms at every size it tries. */
+void om__lower_candidate(om_lower *l, int j, int d, int x);
+/** The run-time value of expression x as an int64 [1] value: a constant, or computed from the
+ *  graph inputs' Shape (one Shape node per symbol for the whole graph), with Mul, Div and Add
+ *  nodes written once for the whole graph. -1 on error. */
+int om__lower_x_value(om_lower *l, int x);
+/** The run-time value of expression x as a 0-d int64 value (an index, a Range bound). -1 on error. */
+int om__lower_x_scalar(om_lower *l, int x);
+/** A shape operand of ndim entries: shape[d] where ext[d] is -1, else the run-time value of
+ *  expression ext[d], joined by one Concat; all constants is one initializer. -1 on error. */
+int om__lower_shape_operand(om_lower *l, const int64_t *shape, const int *ext, int ndim);
 /** Emits ONNX node op_type reading in[0..n_in) (value ids; -1 omits an optional input) and
  *  writing n_out new values typed by meta[0..n_out), whose ids go to out. false on error. */
 bool om__emit(om_lower *l, const char *op_type, const int *in, int n_in, const om_meta *meta, int n_out, int *out,

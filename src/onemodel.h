@@ -78,6 +78,9 @@ om_error_kind om_last_error(void);
 const char *om_last_error_message(void);
 /** Forget the calling thread's last error. */
 void om_clear_error(void);
+/** Sets the calling thread's last error to kind with message (borrowed, copied): for a failure
+ *  of the caller's own in a callback such as om_trace_run's function. */
+void om_set_error(om_error_kind kind, const char *message);
 /** The kind's name as the JS package shows it ("ShapeMismatch"); static string, NULL when out of range. */
 const char *om_error_kind_name(int kind);
 /** True for the tracer's kinds (UnsupportedOperation ... InvalidUsage), which JS raises as om.TraceError. */
@@ -362,13 +365,24 @@ om_tensor *om_adaptive_avg_pool2d(om_tensor *x, const int64_t output_size[2]);
 int om_apply(om_op op, om_tensor *const *in, int n_in, const int64_t *iattrs, int n_iattrs,
              const double *fattrs, int n_fattrs, om_tensor **out, int max_out);
 
-/* ---- tracing to ONNX (see docs/tracing.md) ----
+/* ---- tracing to ONNX (see docs/tracing.md, docs/symbolic-axes.md) ----
  * A trace is a recorded eager run on the calling thread: om_trace_begin(), then declare the
- * inputs, run the model on them as usual (real values are computed), name weights if you
- * like, and om_trace_finish() with the outputs. Every op with a traced input is lowered to
- * ONNX nodes; tensors that do not depend on an input become initializers. Any trace error
- * (om_error_kind_is_trace) ends the recording on the spot: nothing is left active or leaked,
- * and a later om_trace_finish() reports that first error again, so C code can check once. */
+ * inputs (and their symbolic axes), name weights if you like, run the model, and
+ * om_trace_finish() with the outputs. Every op with a traced input is lowered to ONNX nodes;
+ * tensors that do not depend on an input become initializers. With symbolic axes the model
+ * runs through om_trace_run, which runs it at other sizes first (shape only) to see the sizes
+ * it computes; without, the model may also simply be run between om_trace_input and
+ * om_trace_finish. Any trace error (om_error_kind_is_trace) ends the recording on the spot:
+ * nothing is left active or leaked, and a later om_trace_finish() reports that first error
+ * again, so C code can check once.
+ *
+ *     om_trace_begin();
+ *     om_trace_dim("seq", 1, 2, 0);                   // optional: seq a multiple of 1, at least 2
+ *     om_tensor *x = om_trace_input("x", example, (const char *[]){"batch", "seq", NULL});
+ *     om_tensor *y;
+ *     int n = om_trace_run(forward, ctx, &y, 1);       // forward(ctx, inputs, 1, &y, 1) runs 4 times
+ *     om_traced_model *m = n == 1 ? om_trace_finish(&y, (const char *[]){"y"}, 1) : NULL;
+ *     om_tensor_release(y), om_tensor_release(x); */
 typedef struct om_traced_model om_traced_model;
 /** Starts recording on the calling thread; false with InvalidUsage when one is already recording. */
 bool om_trace_begin(void);
@@ -376,6 +390,10 @@ bool om_trace_begin(void);
 bool om_trace_active(void);
 /** Ends the recording without a model (nothing happens when none records). */
 void om_trace_abort(void);
+/** Declares symbol name's sizes, before the model runs: multiples of multiple_of (>= 1), from
+ *  min to max (max 0: no bound). Its example size must be one of them. false with InvalidUsage
+ *  otherwise. (An undeclared symbol is any size from 1.) */
+bool om_trace_dim(const char *name, int64_t multiple_of, int64_t min, int64_t max);
 /** Declares graph input name with example's values and shape (example borrowed). axis_names is
  *  NULL or example's ndim entries: a name makes that axis symbolic (dim_param), NULL keeps it
  *  fixed. Returns a new reference to a traced tensor that shares example's storage. */
@@ -383,6 +401,16 @@ om_tensor *om_trace_input(const char *name, om_tensor *example, const char *cons
 /** Names the constant t (borrowed) in the graph; a differently strided view of it becomes
  *  "<name>.view_<n>". A second name for the same view is ignored (tied weights stay one). */
 bool om_trace_parameter(const char *name, om_tensor *t);
+/** The model om_trace_run runs: inputs (borrowed) in declaration order; writes up to max
+ *  outputs (new references) and returns how many, or -1 with the thread's error set. */
+typedef int (*om_trace_fn)(void *ctx, om_tensor *const *inputs, int n_inputs, om_tensor **outputs, int max_outputs);
+/** Runs fn at three other sizes of the symbols (shape only: phantom inputs, nothing computed on
+ *  them), then on the declared inputs, recording; each call is checked against the other runs
+ *  and the integers the model computed from sizes are written as what they are. Call it right
+ *  after the inputs and parameters are declared. Writes the recorded run's outputs (new
+ *  references) to outputs and returns their count, for om_trace_finish; -1 on error (a trace
+ *  error ends the recording; so does fn's failure, whose error stays). */
+int om_trace_run(om_trace_fn fn, void *ctx, om_tensor **outputs, int max_outputs);
 /** Ends the recording and returns the model (new, free with om_traced_release), or NULL on
  *  error. outputs (borrowed) are named names[k], in that order; the recording ends either way. */
 om_traced_model *om_trace_finish(om_tensor *const *outputs, const char *const *names, int n);
@@ -411,6 +439,13 @@ bool om_traced_info(const om_traced_model *m, om_traced_part part, int i, om_dty
 /** The value names node i reads (outputs false) or writes (outputs true): returns how many and
  *  stores up to max borrowed names in names ("" for an omitted optional input); -1 on error. */
 int om_traced_node_values(const om_traced_model *m, int i, bool outputs, const char **names, int max);
+/** How many symbols m's inputs have (borrowed m; -1 on NULL). */
+int om_traced_symbol_count(const om_traced_model *m);
+/** Symbol i of m: its name and the sizes the graph holds for (multiples of multiple, min to max;
+ *  max INT64_MAX: no bound), narrowed from its declaration where the model needs it (then why
+ *  names the call, else NULL). Outputs may be NULL; strings borrowed while m lives. */
+bool om_traced_symbol(const om_traced_model *m, int i, const char **name, int64_t *multiple, int64_t *min, int64_t *max,
+                      const char **why);
 
 /* ---- indexing and resampling (src/ops/index.c, src/ops/resize.c; new references) ---- */
 /** Rows of weight [num, dim] picked by int64 indices (any shape) -> [..., dim], as PyTorch's

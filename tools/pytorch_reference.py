@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-"""PyTorch reference fixtures for tests/js/pytorch.test.mjs.
+"""PyTorch reference fixtures for tests/js/pytorch.test.mjs and tests/js/families*.test.mjs.
 
 Builds small PyTorch models with fixed seeds, in eval mode, runs them on fixed inputs and
 writes one JSON fixture per model to tests/js/fixtures/pytorch/<name>.json:
 
-  { "torch_version": "1.13.1", "model": "<short description>",
+  { "torch_version": "1.13.0a0", "model": "<short description>",   (Debian's 1.13.1 reports 1.13.0a0)
     "state_dict": { "<PyTorch key>": { "shape": [...], "dtype": "float32" | "int64" | "bool", "data": [...] } },
     "inputs":  [ { "name": ..., "shape": [...], "dtype": ..., "data": [...] }, ... ],
     "outputs": [ { "name": ..., "shape": [...], "dtype": ..., "data": [...] }, ... ] }
@@ -13,11 +13,17 @@ Data is flat, row-major; float32 values are written as repr() of the float (the 
 decimal that reads back as the same float32 value). Loss fixtures add each gradient w.r.t.
 the input as an extra output (named grad_<input>).
 
+The model families (rnn_classifier, gpt, resnet, unet: models that must trace with symbolic
+axes) go to tests/js/fixtures/pytorch/families/<name>.json instead, with inputs and outputs at
+several sizes of those axes ("cases"), the axes' names, the case to trace at, and the sizes at
+which PyTorch itself fails; see "model families" below for the format. Their floats are the
+shortest decimal that reads back as the same float32 (checked), which halves their size.
+
 Run (needs PyTorch, only on the machine that regenerates the fixtures; CI reads the committed
 JSON files and never runs this):
 
-    python3 tools/pytorch_reference.py            # writes tests/js/fixtures/pytorch/*.json
-    python3 tools/pytorch_reference.py mlp gru    # only these fixtures
+    python3 tools/pytorch_reference.py            # writes tests/js/fixtures/pytorch/*.json and families/*.json
+    python3 tools/pytorch_reference.py mlp gru    # only these fixtures (also family names: gpt unet)
 
 (python3 being one that imports torch; the fixtures were made with Debian's python3-torch
 1.13.1, `apt-get install -y --no-install-recommends python3-torch`, on /usr/bin/python3.)
@@ -26,15 +32,19 @@ The output is deterministic: one thread, torch.manual_seed per model, fixed inpu
 
 Adding a model: write a function `def make_<name>():` returning
 `fixture(description, module_or_None, inputs, outputs)` and decorate it with @model; then add
-its builder to MODELS in tests/js/pytorch.test.mjs. Still to add once their branches are merged
-into main: the activation modules (ReLU, GELU incl. approximate='tanh', SiLU, Tanh, Sigmoid, ...)
-and a CNN with BatchNorm2d. (cnn, cnn_grad and conv_misc cover Conv1d, Conv2d, ConvTranspose2d,
-MaxPool2d, AvgPool2d and AdaptiveAvgPool2d.)
+its builder to MODELS in tests/js/pytorch.test.mjs. Adding a family: `def make_<name>():`
+returning `family_fixture(...)`, decorated with @family, and its om.nn port in
+tests/js/families.mjs (FAMILIES). Still to add once their branches are merged
+into main: the activation modules (ReLU, GELU incl. approximate='tanh', SiLU, Tanh, Sigmoid, ...).
+(cnn, cnn_grad and conv_misc cover Conv1d, Conv2d, ConvTranspose2d, MaxPool2d, AvgPool2d and
+AdaptiveAvgPool2d; the resnet family a CNN with BatchNorm2d in eval mode.)
 """
 import json
+import math
 import os
 import sys
 
+import numpy as np
 import torch
 from torch import nn
 import torch.nn.functional as F
@@ -417,16 +427,321 @@ def make_conv_misc():
                    'AvgPool2d(2,2,1,ceil,no cip) max_pool2d(2,1,d(1,2),ceil)', net, [('x', x)], [('y', y)])
 
 
+# ---- model families at several sizes of their symbolic axes -------------------------------------
+#
+# Each writes tests/js/fixtures/pytorch/families/<name>.json (read by tests/js/families.test.mjs,
+# eager, and tests/js/families-symbolic.test.mjs, one trace with symbolic axes run at every case):
+#
+#   { "torch_version", "model": "<description>", "state_dict": { ... as above },
+#     "axes": { "<input>": ["batch", "seq", null, ...] },   the axes that should be symbolic
+#     "trace_case": <index into cases>,                      the case to trace at (sizes >= 2, distinct,
+#                                                            none of the model's fixed sizes)
+#     "cases": [ { "sizes": { "batch": 2, "seq": 8 }, "inputs": [...], "outputs": [...] }, ... ],
+#     "failures": [ { "sizes", "input_shape", "error" } ] }  sizes where PyTorch itself fails (UNet)
+#
+# Floats here are the shortest decimal that reads back as the same float32 (checked when
+# written), which keeps these files at half the size of repr(double).
+
+FAMILIES = {}
+
+
+def family(fn):
+    """Registers make_<name> as the family fixture <name>."""
+    FAMILIES[fn.__name__[len('make_'):]] = fn
+    return fn
+
+
+def short_floats(entry):
+    """entry (an encode() result) with each float32 as its shortest round-tripping decimal."""
+    if entry['dtype'] != 'float32':
+        return entry
+    data = []
+    for v in entry['data']:
+        s = float(str(np.float32(v)))
+        assert np.float32(s) == np.float32(v) or (np.isnan(s) and np.isnan(v)), (v, s)
+        data.append(s)
+    return {**entry, 'data': data}
+
+
+def family_fixture(description, module, axes, trace_case, cases, failures=()):
+    """cases: list of (sizes, [(name, input)], run) with run(module, *inputs) -> [(name, output)]."""
+    module.eval()
+    out_cases = []
+    for sizes, inputs, run in cases:
+        with torch.no_grad():
+            outputs = run(module, *[t for _, t in inputs])
+        out_cases.append({'sizes': sizes,
+                          'inputs': [short_floats(encode(t, n)) for n, t in inputs],
+                          'outputs': [short_floats(encode(t, n)) for n, t in outputs]})
+    return {
+        'torch_version': torch.__version__,
+        'model': description,
+        'state_dict': {k: short_floats(encode(v)) for k, v in module.state_dict().items()},
+        'axes': axes,
+        'trace_case': trace_case,
+        'cases': out_cases,
+        'failures': list(failures),
+    }
+
+
+def randomize_norms(module):
+    """Every BatchNorm / LayerNorm gets non-trivial affine parameters (and BatchNorm running
+    statistics: mean N(0, 0.2), var U(0.5, 2), num_batches_tracked 5), so loading them matters."""
+    with torch.no_grad():
+        for m in module.modules():
+            if isinstance(m, (nn.BatchNorm2d, nn.LayerNorm)):
+                m.weight.uniform_(0.5, 1.5)
+                m.bias.normal_(0, 0.2)
+            if isinstance(m, nn.BatchNorm2d):
+                m.running_mean.normal_(0, 0.2)
+                m.running_var.uniform_(0.5, 2.0)
+                m.num_batches_tracked.fill_(5)
+
+
+def randomize_weights(module):
+    """Conv and Linear weights from N(0, 2 / fan_in) (activations keep their scale through ReLU, so
+    the outputs depend strongly on the input), their biases and every other parameter (LSTM
+    weights) from N(0, 0.1) and N(0, 0.4); embeddings keep PyTorch's N(0, 1)."""
+    with torch.no_grad():
+        done = set()
+        for m in module.modules():
+            if isinstance(m, (nn.Conv2d, nn.ConvTranspose2d, nn.Linear)):
+                fan_in, _ = nn.init._calculate_fan_in_and_fan_out(m.weight)
+                m.weight.normal_(0, math.sqrt(2.0 / fan_in))
+                done.add(id(m.weight))
+                if m.bias is not None:
+                    m.bias.normal_(0, 0.1)
+                    done.add(id(m.bias))
+            elif isinstance(m, (nn.Embedding, nn.BatchNorm2d, nn.LayerNorm)):
+                done.update(id(q) for q in m.parameters())
+        for p in module.parameters():
+            if id(p) not in done:
+                p.normal_(0, 0.4)
+
+
+class RNNClassifier(nn.Module):
+    def __init__(self, vocab=15, embed=6, hidden=10, classes=4):
+        super().__init__()
+        self.embedding = nn.Embedding(vocab, embed)
+        self.lstm = nn.LSTM(embed, hidden, batch_first=True)
+        self.fc = nn.Linear(hidden, classes)
+
+    def forward(self, idx):
+        out, _ = self.lstm(self.embedding(idx))
+        return self.fc(out[:, out.shape[1] - 1])  # the last step, as select(1, T - 1)
+
+
+def token_cases(vocab, sizes, run):
+    """One case per (batch, seq): int64 token ids [batch, seq] drawn from [0, vocab)."""
+    return [({'batch': b, 'seq': t}, [('idx', torch.randint(0, vocab, (b, t)))], run) for b, t in sizes]
+
+
+SEQ_SIZES = [(1, 5), (2, 8), (3, 13), (1, 13)]
+
+
+@family
+def make_rnn_classifier():
+    net = RNNClassifier()
+    randomize_weights(net)
+    return family_fixture('embedding=Embedding(15, 6) -> lstm=LSTM(6, 10, batch_first=True) -> out[:, out.shape[1] - 1] -> fc=Linear(10, 4)',
+                          net, {'idx': ['batch', 'seq']}, 1,
+                          token_cases(15, SEQ_SIZES, lambda m, idx: [('logits', m(idx))]))
+
+
+class GPTAttention(nn.Module):
+    """nanoGPT's CausalSelfAttention written out: the causal mask made from the length T of x."""
+
+    def __init__(self, d, n_head, mask):
+        super().__init__()
+        self.n_head = n_head
+        self.mask = mask  # 'tril': torch.ones(T, T).tril(); 'arange': from torch.arange(T)
+        self.c_attn = nn.Linear(d, 3 * d)
+        self.c_proj = nn.Linear(d, d)
+
+    def forward(self, x):
+        B, T, C = x.shape
+        hs = C // self.n_head
+        q, k, v = self.c_attn(x).split(C, dim=2)
+        q = q.view(B, T, self.n_head, hs).transpose(1, 2)
+        k = k.view(B, T, self.n_head, hs).transpose(1, 2)
+        v = v.view(B, T, self.n_head, hs).transpose(1, 2)
+        att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(hs))
+        if self.mask == 'tril':
+            att = att.masked_fill(torch.ones(T, T).tril() == 0, float('-inf'))
+        else:
+            i = torch.arange(T)
+            att = att.masked_fill(i.unsqueeze(0) > i.unsqueeze(1), float('-inf'))
+        y = F.softmax(att, dim=-1) @ v
+        y = y.transpose(1, 2).contiguous().view(B, T, C)
+        return self.c_proj(y)
+
+
+class GPTMLP(nn.Module):
+    def __init__(self, d):
+        super().__init__()
+        self.c_fc = nn.Linear(d, 4 * d)
+        self.gelu = nn.GELU()
+        self.c_proj = nn.Linear(4 * d, d)
+
+    def forward(self, x):
+        return self.c_proj(self.gelu(self.c_fc(x)))
+
+
+class GPTBlock(nn.Module):
+    def __init__(self, d, n_head, mask):
+        super().__init__()
+        self.ln_1 = nn.LayerNorm(d)
+        self.attn = GPTAttention(d, n_head, mask)
+        self.ln_2 = nn.LayerNorm(d)
+        self.mlp = GPTMLP(d)
+
+    def forward(self, x):
+        x = x + self.attn(self.ln_1(x))
+        return x + self.mlp(self.ln_2(x))
+
+
+class GPT(nn.Module):
+    def __init__(self, vocab=20, block_size=32, d=12, n_head=3):
+        super().__init__()
+        self.wte = nn.Embedding(vocab, d)
+        self.wpe = nn.Embedding(block_size, d)
+        self.h = nn.ModuleList([GPTBlock(d, n_head, 'tril'), GPTBlock(d, n_head, 'arange')])
+        self.ln_f = nn.LayerNorm(d)
+        self.lm_head = nn.Linear(d, vocab, bias=False)
+        self.lm_head.weight = self.wte.weight  # tied
+
+    def forward(self, idx):
+        B, T = idx.shape
+        x = self.wte(idx) + self.wpe.weight[:T]  # learned positions, sliced to the length
+        for block in self.h:
+            x = block(x)
+        return self.lm_head(self.ln_f(x))
+
+
+@family
+def make_gpt():
+    net = GPT()
+    randomize_norms(net)
+    return family_fixture('GPT: wte=Embedding(20, 12) + wpe.weight[:T] (block 32), h = 2 pre-norm blocks (ln_1, attn: c_attn Linear(12, 36), '
+                          '3 heads, (q @ k^T) * (1 / sqrt(4)), masked_fill(-inf) with the causal mask from ones(T, T).tril() in h.0 '
+                          'and from arange(T) in h.1, softmax, c_proj; ln_2, mlp: c_fc, GELU, c_proj), ln_f, lm_head tied to wte',
+                          net, {'idx': ['batch', 'seq']}, 1,
+                          token_cases(20, SEQ_SIZES, lambda m, idx: [('logits', m(idx))]))
+
+
+class BasicBlock(nn.Module):
+    """torchvision's BasicBlock: a stride-2 block adds a 1x1 stride-2 conv + BatchNorm to its
+    3x3 / stride 2 / padding 1 main branch."""
+
+    def __init__(self, cin, cout, stride=1):
+        super().__init__()
+        self.conv1 = nn.Conv2d(cin, cout, 3, stride=stride, padding=1, bias=False)
+        self.bn1 = nn.BatchNorm2d(cout)
+        self.conv2 = nn.Conv2d(cout, cout, 3, padding=1, bias=False)
+        self.bn2 = nn.BatchNorm2d(cout)
+        self.downsample = None
+        if stride != 1 or cin != cout:
+            self.downsample = nn.Sequential(nn.Conv2d(cin, cout, 1, stride=stride, bias=False), nn.BatchNorm2d(cout))
+
+    def forward(self, x):
+        identity = x if self.downsample is None else self.downsample(x)
+        out = F.relu(self.bn1(self.conv1(x)))
+        out = self.bn2(self.conv2(out))
+        return F.relu(out + identity)
+
+
+class ResNet(nn.Module):
+    """examples/zoo/resnet.mjs's architecture (and keys)."""
+
+    def __init__(self, classes=5):
+        super().__init__()
+        self.stem = nn.Sequential(nn.Conv2d(3, 4, 3, padding=1, bias=False), nn.BatchNorm2d(4), nn.ReLU())
+        self.layer1 = nn.Sequential(BasicBlock(4, 4))
+        self.layer2 = nn.Sequential(BasicBlock(4, 8, stride=2))
+        self.layer3 = nn.Sequential(BasicBlock(8, 16, stride=2))
+        self.pool = nn.AdaptiveAvgPool2d((1, 1))
+        self.fc = nn.Linear(16, classes)
+
+    def forward(self, x):
+        x = self.layer3(self.layer2(self.layer1(self.stem(x))))
+        return self.fc(torch.flatten(self.pool(x), 1))
+
+
+@family
+def make_resnet():
+    net = ResNet()
+    randomize_weights(net)
+    randomize_norms(net)
+    cases = [({'batch': b, 'height': h, 'width': w}, [('x', torch.randn(b, 3, h, w))], lambda m, x: [('logits', m(x))])
+             for b, h, w in [(2, 17, 23), (1, 32, 32), (3, 9, 12)]]
+    return family_fixture('ResNet: stem (Conv2d(3, 4, 3, p1), BatchNorm2d, ReLU), layer1 BasicBlock(4, 4), layer2 BasicBlock(4, 8, stride 2), '
+                          'layer3 BasicBlock(8, 16, stride 2) (each stride-2 block: conv 3x3 s2 p1 + downsample Conv2d 1x1 s2 + BatchNorm2d), '
+                          'AdaptiveAvgPool2d((1, 1)), flatten, fc=Linear(16, 5); BatchNorm in eval',
+                          net, {'x': ['batch', None, 'height', 'width']}, 0, cases)
+
+
+def conv_relu(cin, cout):
+    return nn.Sequential(nn.Conv2d(cin, cout, 3, padding=1), nn.ReLU())
+
+
+class UNet(nn.Module):
+    """Two levels down (conv, MaxPool2d(2)), a bottleneck, two up: ConvTranspose2d(2, stride 2)
+    then bilinear Upsample(scale_factor=2), each concatenated with its skip, a 1x1 head."""
+
+    def __init__(self, cin=1, c=4, classes=3):
+        super().__init__()
+        self.enc1 = conv_relu(cin, c)
+        self.enc2 = conv_relu(c, 2 * c)
+        self.pool = nn.MaxPool2d(2)
+        self.bottleneck = conv_relu(2 * c, 4 * c)
+        self.up2 = nn.ConvTranspose2d(4 * c, 2 * c, 2, stride=2)
+        self.dec2 = conv_relu(4 * c, 2 * c)
+        self.up1 = nn.Upsample(scale_factor=2, mode='bilinear', align_corners=False)
+        self.dec1 = conv_relu(3 * c, c)
+        self.head = nn.Conv2d(c, classes, 1)
+
+    def forward(self, x):
+        e1 = self.enc1(x)                                       # [B, c, H, W]
+        e2 = self.enc2(self.pool(e1))                           # [B, 2c, H/2, W/2]
+        b = self.bottleneck(self.pool(e2))                      # [B, 4c, H/4, W/4]
+        d2 = self.dec2(torch.cat([self.up2(b), e2], dim=1))     # [B, 2c, H/2, W/2]
+        d1 = self.dec1(torch.cat([self.up1(d2), e1], dim=1))    # [B, c, H, W]
+        return self.head(d1)
+
+
+@family
+def make_unet():
+    net = UNet().eval()
+    randomize_weights(net)
+    cases = [({'batch': b, 'height': h, 'width': w}, [('x', torch.randn(b, 1, h, w))], lambda m, x: [('y', m(x))])
+             for b, h, w in [(2, 20, 28), (1, 16, 20), (3, 24, 12)]]
+    failures = []
+    for shape in [(1, 1, 18, 20), (1, 1, 16, 17)]:  # 18 = 2 mod 4: the level-2 cat; 17 odd: the level-1 cat
+        try:
+            with torch.no_grad():
+                net(torch.randn(*shape))
+            raise AssertionError(f'UNet ran at {shape}')
+        except RuntimeError as e:
+            failures.append({'sizes': {'batch': shape[0], 'height': shape[2], 'width': shape[3]},
+                             'input_shape': list(shape), 'error': f'RuntimeError: {e}'})
+    return family_fixture('UNet: enc1 (Conv2d(1, 4, 3, p1), ReLU), MaxPool2d(2), enc2 (4 -> 8), MaxPool2d(2), bottleneck (8 -> 16), '
+                          'up2 ConvTranspose2d(16, 8, 2, stride 2), cat with enc2, dec2 (16 -> 8), up1 Upsample(scale_factor=2, bilinear), '
+                          'cat with enc1, dec1 (12 -> 4), head Conv2d(4, 3, 1); H and W must be multiples of 4',
+                          net, {'x': ['batch', None, 'height', 'width']}, 0, cases, failures)
+
+
 def main(names):
     torch.set_num_threads(1)
     torch.use_deterministic_algorithms(True)
-    os.makedirs(OUT_DIR, exist_ok=True)
-    for name in names or MODELS:
-        if name not in MODELS:
-            sys.exit(f'unknown fixture {name!r}; known: {", ".join(MODELS)}')
+    known = {**{n: (f, OUT_DIR) for n, f in MODELS.items()}, **{n: (f, os.path.join(OUT_DIR, 'families')) for n, f in FAMILIES.items()}}
+    for name in names or known:
+        if name not in known:
+            sys.exit(f'unknown fixture {name!r}; known: {", ".join(known)}')
+        make, out_dir = known[name]
+        os.makedirs(out_dir, exist_ok=True)
         torch.manual_seed(0)
-        fx = MODELS[name]()
-        path = os.path.join(OUT_DIR, f'{name}.json')
+        fx = make()
+        path = os.path.join(out_dir, f'{name}.json')
         with open(path, 'w') as f:
             json.dump(fx, f, separators=(',', ':'))
             f.write('\n')

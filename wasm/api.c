@@ -19,6 +19,8 @@
 OMW int omw_error_kind(void) { return (int)om_last_error(); }
 OMW const char *omw_error_message(void) { return om_last_error_message(); }
 OMW void omw_clear_error(void) { om_clear_error(); }
+/** Sets the last error (a JS failure inside a callback, e.g. the model om_trace_run runs). */
+OMW void omw_set_error(int kind, const char *message) { om_set_error((om_error_kind)kind, message); }
 OMW int omw_error_kind_count(void) { return OM_ERR_COUNT; }
 OMW const char *omw_error_kind_name(int kind) { return om_error_kind_name(kind); }
 OMW int omw_error_kind_is_trace(int kind) { return om_error_kind_is_trace(kind); }
@@ -149,6 +151,33 @@ OMW om_tensor *omw_trace_input(const char *name, om_tensor *example, const char 
   return om_trace_input(name, example, axis_names);
 }
 OMW int omw_trace_parameter(const char *name, om_tensor *t) { return om_trace_parameter(name, t); }
+/** Declares a symbol's sizes (sizes as doubles: exact for every size a 4 GB heap can hold). */
+OMW int omw_trace_dim(const char *name, double multiple_of, double min, double max) {
+  return om_trace_dim(name, (int64_t)multiple_of, (int64_t)min, (int64_t)max);
+}
+
+/* Runs the model registered under ctx on one run's inputs (borrowed handles): Module.omTraceRun(
+ * ctx, inputs, n, outputs, max) writes up to max output handles (new references) and returns
+ * their count, or -1 with the error set (the JS exception is kept by the JS side). */
+EM_JS(int, omw_js_trace_fn, (int ctx, om_tensor *const *inputs, int n, om_tensor **out, int max), {
+  return Module['omTraceRun'](ctx, inputs, n, out, max);
+});
+static int trace_fn(void *ctx, om_tensor *const *in, int n, om_tensor **out, int max) {
+  return omw_js_trace_fn((int)(intptr_t)ctx, in, n, out, max);
+}
+/** om_trace_run with the JS model ctx: the recorded run's outputs (new references) go to out. */
+OMW int omw_trace_run(int ctx, om_tensor **out, int max) { return om_trace_run(trace_fn, (void *)(intptr_t)ctx, out, max); }
+/** Symbol i of m: writes [multiple, min, max] as doubles (max -1: no bound) to out, its name
+ *  and why it was narrowed (0: declared) as borrowed strings to strs; 0 on error. */
+OMW int omw_traced_symbol(const om_traced_model *m, int i, double *out, const char **strs) {
+  int64_t mult, min, max;
+  if (!om_traced_symbol(m, i, &strs[0], &mult, &min, &max, &strs[1])) return 0;
+  out[0] = (double)mult;
+  out[1] = (double)min;
+  out[2] = max == INT64_MAX ? -1 : (double)max;
+  return 1;
+}
+OMW int omw_traced_symbol_count(const om_traced_model *m) { return om_traced_symbol_count(m); }
 /** outputs: n handles (borrowed), names: n strings. Returns the model (owned by JS: free it with
  *  omw_traced_release), 0 on error. */
 OMW om_traced_model *omw_trace_finish(om_tensor *const *outputs, const char *const *names, int n) {

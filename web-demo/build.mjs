@@ -39,7 +39,7 @@ await build({
   minify: true,
   sourcemap: 'linked',
   plugins: [externalUrls],
-  // tools/trace_oracle.mjs imports node: modules only in its command, which never runs in a browser
+  // onemodel loads node: modules only under Node (dynamic imports the browser never runs)
   external: ['node:*'],
   define: { ONEMODEL_URL: JSON.stringify(EXTERNAL_URLS.onemodel) },
   logLevel: 'warning',

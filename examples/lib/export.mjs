@@ -5,7 +5,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import * as om from 'onemodel';
 import * as wf from './workflow.mjs';
-import { fmt } from '../../tools/trace_oracle.mjs';
+import { fmt } from './oracle.mjs';
 
 /** "x [batch, 2] -> y [batch, 1]": a traced model's signature. */
 function signature(summary) {

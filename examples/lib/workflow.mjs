@@ -11,10 +11,10 @@
 //   traced.dispose();
 //   disposeModelFile(file);
 //
-// Browser-safe: no Node APIs; it imports only onemodel and the library part of the trace oracle
-// (which loads onnxruntime-web on first use).
+// Browser-safe: no Node APIs; it imports only onemodel and the trace oracle (./oracle.mjs, which
+// loads onnxruntime-web on first use).
 import * as om from 'onemodel';
-import { checkTraced, drawLike, otherShapes } from '../../tools/trace_oracle.mjs';
+import { checkTraced, drawLike, otherShapes } from './oracle.mjs';
 
 const FORMAT = '{ title?, model, inputs, outputNames?, train? }';
 const TRAIN_FORMAT = '{ steps, optimizer(params), batch(step) -> { inputs: [Tensor, ...], target }, loss(output, target), parameters? }';
@@ -346,8 +346,8 @@ function symbolsAt(inputs, feeds) {
 
 /**
  * Runs traced's .onnx in onnxruntime-web and compares it with the eager model (eval mode, no
- * grad) at the traced shapes and at two other sizes of every symbol (s + 1 and 2s + 1: the trace
- * oracle's otherShapes), each output to tol * max(1, max|eager|). inputs: what was traced (default
+ * grad) at the traced shapes and at three other sizes of every symbol (its smallest, s + m and
+ * 2s + m within the sizes the graph holds for: the trace oracle's otherShapes), each output to tol * max(1, max|eager|). inputs: what was traced (default
  * the file's). Resolves to { ok, maxError, checks: [{ symbols: { name: size },
  * shapes: { input: [dims] }, ok, maxError, outputs: [{ name, dtype, shape, maxError, bound }],
  * error? }] }: a disagreement, or a run that fails (in ORT or eager), is a check with ok false
@@ -355,7 +355,7 @@ function symbolsAt(inputs, feeds) {
  */
 export async function verifyTraced(file, traced, { inputs = file.inputs, tol = 1e-5, onCheck } = {}) {
   const examples = Object.fromEntries(readInputs(inputs, 'verifyTraced').map(({ name, example }) => [name, example]));
-  const others = otherShapes(inputs);
+  const others = otherShapes(inputs, traced.symbols);
   const sets = [examples, ...others];
   const checks = [];
   setTraining(file.model, false);

@@ -136,8 +136,20 @@ static bool step(om_record *r, record_list *ready) {
   return ok;
 }
 
+static bool backward(om_tensor *root, const om_tensor *grad);
+
+/* While a trace records, backward's ops are not the model's calls (om__trace_hold); in a run at
+ * other sizes (phantoms, no values) there is nothing to compute. */
 bool om_backward(om_tensor *root, const om_tensor *grad) {
   if (!om__check_inputs("backward", &root, 1)) return false;
+  if (om__trace_shadow()) return true;
+  om__trace_hold(1);
+  bool ok = backward(root, grad);
+  om__trace_hold(-1);
+  return ok;
+}
+
+static bool backward(om_tensor *root, const om_tensor *grad) {
   if (!om__needs_grad(root))
     return om__fail(OM_ERR_AUTOGRAD, "backward: the tensor does not require grad (no input was marked requires_grad)");
   char a[OM_SHAPE_STR_LEN], b[OM_SHAPE_STR_LEN];

@@ -24,6 +24,10 @@ void om_clear_error(void) {
   thread_state.err_msg[0] = '\0';
 }
 
+void om_set_error(om_error_kind kind, const char *message) {
+  om__fail(kind >= 0 && kind < OM_ERR_COUNT ? kind : OM_ERR_INVALID_ARGUMENT, "%s", message ? message : "");
+}
+
 const char *om_error_kind_name(int kind) {
   return kind >= 0 && kind < OM_ERR_COUNT ? kind_names[kind] : NULL;
 }

@@ -60,7 +60,7 @@ static om_tensor *random_tensor(const int64_t *shape, int ndim, uint64_t seed, b
       out[i] = (float)(sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2));
     }
   }
-  return om__trace_created(t, OM_CREATED_RANDOM, 0, 0, who);
+  return om__trace_created(t, OM_CREATED_RANDOM, NULL, 0, who);
 }
 
 om_tensor *om_rand(const int64_t *shape, int ndim, uint64_t seed, bool has_seed) {

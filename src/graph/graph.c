@@ -72,7 +72,8 @@ bool om__vec_grow(void **items, int *cap, int n, size_t item_size) {
 int om__graph_value(om_graph *g, om_dtype dtype, int ndim, const int64_t *shape) {
   om_gvalue *v = OM_VEC_PUSH_SLOT(g->values);
   if (!v) return -1;
-  *v = (om_gvalue){.dtype = dtype, .ndim = ndim, .producer = -1, .init = -1};
+  *v = (om_gvalue){.dtype = dtype, .ndim = ndim, .producer = -1, .init = -1, .iota = -1};
+  for (int d = 0; d < OM_MAX_DIMS; d++) v->ext[d] = -1;
   if (ndim) memcpy(v->shape, shape, sizeof(int64_t) * (size_t)ndim);
   return g->values.n - 1;
 }

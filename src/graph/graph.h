@@ -27,16 +27,17 @@ typedef struct om_gvalue {
   om_dtype dtype;
   int ndim;
   int64_t shape[OM_MAX_DIMS];         /* sizes in the traced run */
-  const char *dim_param[OM_MAX_DIMS]; /* the symbol of each axis, NULL when it is fixed */
+  const char *dim_param[OM_MAX_DIMS]; /* each axis's extent written out ("batch", "floor((h+1)/2)"), NULL when fixed */
+  int ext[OM_MAX_DIMS];               /* while tracing: each axis's extent (an expression id), -1 when fixed */
   int producer;                       /* the node that writes it, -1 for inputs and initializers */
   int init;                           /* its initializer, -1 otherwise */
   bool live;                          /* scratch for pruning */
   /* computed from the inputs' shapes and from constants only (a Shape node, a Range or a
    * causal mask on it): the tracer writes each such computation once (om__emit) */
   bool shape_only;
-  /* 0, 1, ..., n - 1 along its one axis, n the extent named (the Range the tracer writes for
-   * arange(0, n) at a symbol's size), else NULL: a Gather of it is a Slice */
-  const char *iota;
+  /* 0, 1, ..., n - 1 along its one axis, n the extent (an expression id) of that axis (the Range
+   * the tracer writes for arange(n) at a symbolic size), else -1: a Gather of it is a Slice */
+  int iota;
 } om_gvalue;
 
 /* One ONNX node. */
@@ -88,9 +89,18 @@ struct om_snapshot {
   om_snapshot *next;
 };
 
+/* A symbolic axis of a finished trace: the sizes the graph is exact for (docs/symbolic-axes.md). */
+typedef struct om_traced_symbol {
+  const char *name;
+  int64_t multiple, min, max;    /* max INT64_MAX: no bound */
+  const char *min_why, *max_why; /* the call that narrowed the range, NULL when declared */
+} om_traced_sym;
+
 /* A finished trace: the pruned, named graph. */
 struct om_traced_model {
   om_graph g;
+  int n_symbols;
+  om_traced_sym *symbols; /* in the graph's arena */
 };
 
 #endif /* OM_GRAPH_H */

@@ -91,7 +91,7 @@ static bool record(const om_op_def *def, om_call *c) {
   return true;
 }
 
-static bool make_outputs(const om_op_def *def, om_call *c);
+static bool make_outputs(const om_op_def *def, om_call *c, bool phantom);
 
 int om__apply(om_op op, om_tensor *const *in, int n_in, const om_attrs *attrs, om_tensor **out) {
   if ((unsigned)op >= OM_OP_COUNT) return om__fail(OM_ERR_INVALID_ARGUMENT, "apply: unknown op %d", (int)op), -1;
@@ -104,47 +104,47 @@ int om__apply(om_op op, om_tensor *const *in, int n_in, const om_attrs *attrs, o
     return om__fail(OM_ERR_INVALID_ARGUMENT, "%s: takes %d inputs, got %d", def->name, def->n_in, n_in), -1;
   om_call c = {.op = op, .n_in = n_in, .n_out = def->n_out, .in = in};
   if (attrs) c.attrs = *attrs;
-  if (!def->infer(&c)) return -1;
-  for (int j = 0; j < c.n_out; j++) /* views allocate nothing, but their element count must fit too */
-    if (om__numel(c.out_meta[j].shape, c.out_meta[j].ndim, def->name) < 0) return -1;
-  /* Tracing: lower before computing, so a refused op fails before it costs anything. Calls on
-   * constants only are lowered when the op's extents rule makes an output axis symbolic. */
-  bool traced = false;
-  for (int k = 0; om__state()->trace && k < n_in && !traced; k++) traced = om__traced(in[k]);
-  if (traced || (om__state()->trace && def->extents)) {
-    int lowered = om__trace_lower(def, &c, attrs ? attrs : &(om_attrs){0});
-    if (lowered < 0) return -1;
-    traced = lowered;
-  }
-  if (!make_outputs(def, &c) || !def->forward(&c)) {
-    om__release_all(c.out, c.n_out);
-    if (traced) om__trace_commit(&c, false);
-    return -1;
-  }
+  const om_attrs *given = attrs ? attrs : &(om_attrs){0};
+  /* Tracing: the call is logged (a run at other sizes) or checked against the other runs before
+   * infer, which may fail at other sizes; it is lowered before computing, so a refused op fails
+   * before it costs anything. */
+  bool tracing = om__state()->trace != NULL;
+  int64_t index = tracing ? om__trace_begin_call(def, &c, given) : -1;
+  if (index == -2) return -1;
+  int how = -1;
+  bool ok = def->infer(&c);
+  for (int j = 0; ok && j < c.n_out; j++) /* views allocate nothing, but their element count must fit too */
+    ok = om__numel(c.out_meta[j].shape, c.out_meta[j].ndim, def->name) >= 0;
+  if (ok && tracing) ok = (how = om__trace_lower(def, &c, given, index)) >= 0;
+  bool phantom = how == OM_CALL_PHANTOM;
+  ok = ok && make_outputs(def, &c, phantom) && (phantom && !def->view ? true : def->forward(&c));
   bool grad = false;
-  if (def->backward && om_is_grad_enabled() && c.out_meta[0].dtype == OM_FLOAT32)
+  if (ok && !phantom && def->backward && om_is_grad_enabled() && c.out_meta[0].dtype == OM_FLOAT32)
     for (int k = 0; k < n_in; k++) grad |= om__needs_grad(in[k]);
-  if (grad && !record(def, &c)) {
+  ok = ok && (!grad || record(def, &c));
+  if (tracing) om__trace_end_call(&c, index, how, ok);
+  if (!ok) {
     om__release_all(c.out, c.n_out);
-    if (traced) om__trace_commit(&c, false);
     return -1;
   }
-  if (traced) om__trace_commit(&c, true);
   memcpy(out, c.out, sizeof(om_tensor *) * (size_t)c.n_out);
   return c.n_out;
 }
 
-/* Allocates c's outputs: new storages, or headers on in[0]'s storage for view ops. */
-static bool make_outputs(const om_op_def *def, om_call *c) {
+/* Allocates c's outputs: new storages, or headers on in[0]'s storage for view ops (a phantom
+ * for a call on phantoms in a run at other sizes: the shape without data). */
+static bool make_outputs(const om_op_def *def, om_call *c, bool phantom) {
   for (int j = 0; j < c->n_out; j++) {
     if (def->view) {
       c->out[j] = om__alias(c->in[0]);
       if (c->out[j]) {
         c->out[j]->ndim = c->out_meta[j].ndim;
         memcpy(c->out[j]->shape, c->out_meta[j].shape, sizeof c->out[j]->shape);
+        c->out[j]->trace_id = phantom ? c->in[0]->trace_id : 0;
+        c->out[j]->trace_value = -1;
       }
     } else {
-      c->out[j] = om__tensor_new(&c->out_meta[j], false, def->name);
+      c->out[j] = phantom ? om__trace_phantom(&c->out_meta[j]) : om__tensor_new(&c->out_meta[j], false, om__ops[c->op]->name);
     }
     if (!c->out[j]) return false;
   }

@@ -209,13 +209,13 @@ static bool embedding_backward(const om_record *r, om_tensor *const *g, om_tenso
   return backward_done(r, gin);
 }
 
-/* Gather of the rows; rows 0 .. n - 1 (indices arange(0, n) of a symbolic length: learned
- * positions) are a Slice of the table, one node where Gather needs the Range too. */
+/* Gather of the rows; rows 0 .. n - 1 (indices arange(n) of a length that changes with the
+ * sizes: learned positions) are a Slice of the table, one node where Gather needs the Range too. */
 static bool lower_embedding(om_lower *l, const om_call *c) {
-  const char *n = om__lower_input_iota(l, 1);
-  if (!n) return om__lower_node(l, c, "Gather", &OM_ATTR_INT("axis", 0), 1);
+  int n = om__lower_iota(l, 1);
+  if (n < 0) return om__lower_node(l, c, "Gather", &OM_ATTR_INT("axis", 0), 1);
   const int64_t zero = 0;
-  int in[4] = {om__lower_input(l, 0), om__lower_ints(l, &zero, 1), om__lower_extent_value(l, om__lower_extent(l, n)), -1}, out;
+  int in[4] = {om__lower_input(l, 0), om__lower_ints(l, &zero, 1), om__lower_x_value(l, n), -1}, out;
   in[3] = in[1];
   if (in[1] < 0 || in[2] < 0 || !om__emit(l, "Slice", in, 4, &c->out_meta[0], 1, &out, NULL, 0)) return false;
   om__lower_output(l, 0, out);

@@ -263,16 +263,37 @@ static bool pad_backward(const om_record *r, om_tensor *const *g, om_tensor **gi
   return (gin[0] = pad_mode(g[0], &r->attrs, back[mode], mode == PAD_CONSTANT)) != NULL;
 }
 
-/* Pad (opset 19) with all 2 x ndim pads (ONNX's order: every dim's begin, then every end) and,
- * for constant mode, the value as a 0-d input of the input's dtype. */
+/* A padded axis is its extent plus the two pads, which may be computed from sizes (F.pad(x,
+ * (0, T % 4 ...)): an expression each). */
+static bool pad_extents(om_lower *l, const om_call *c) {
+  int nd = c->in[0]->ndim;
+  for (int d = 0; d < nd; d++) {
+    int k = nd - 1 - d, npad = om__lower_given(l)->n_i - 1;
+    if (2 * k >= npad) continue;
+    int after = 2 * k + 1 < npad ? om__lower_arg(l, 2 + 2 * k) : om__lower_x_const(l, 0);
+    int x = om__lower_x_lin(l, 1, om__lower_in_x(l, 0, d), 1, om__lower_arg(l, 1 + 2 * k), 0);
+    om__lower_candidate(l, 0, d, x >= 0 ? om__lower_x_lin(l, 1, x, 1, after, 0) : -1);
+  }
+  return true;
+}
+
+/* Pad (opset 19) with all 2 x ndim pads (ONNX's order: every dim's begin, then every end; a pad
+ * computed from sizes computed in the graph) and, for constant mode, the value as a 0-d input of
+ * the input's dtype. */
 static bool lower_pad(om_lower *l, const om_call *c) {
   static const char *const onnx_mode[] = {"constant", "reflect", "edge"};
-  int mode = (int)c->attrs.i[0], nd = c->in[0]->ndim;
+  int mode = (int)c->attrs.i[0], nd = c->in[0]->ndim, npad = om__lower_given(l)->n_i - 1;
   if (mode >= PAD_REFLECT_ADJ)
     return om__lower_refuse(l, c, "the adjoint of reflect/replicate padding (a gradient) has no ONNX form here");
   int64_t pads[2 * OM_MAX_DIMS];
-  for (int d = 0; d < nd; d++) pads_of(&c->attrs, nd, d, &pads[d], &pads[nd + d]);
-  int in[3] = {om__lower_input(l, 0), om__lower_ints(l, pads, 2 * nd), -1};
+  int ext[2 * OM_MAX_DIMS];
+  for (int d = 0; d < nd; d++) {
+    int k = nd - 1 - d;
+    pads_of(&c->attrs, nd, d, &pads[d], &pads[nd + d]);
+    ext[d] = 2 * k < npad && om__lower_arg_moves(l, 1 + 2 * k) ? om__lower_arg(l, 1 + 2 * k) : -1;
+    ext[nd + d] = 2 * k + 1 < npad && om__lower_arg_moves(l, 2 + 2 * k) ? om__lower_arg(l, 2 + 2 * k) : -1;
+  }
+  int in[3] = {om__lower_input(l, 0), om__lower_shape_operand(l, pads, ext, 2 * nd), -1};
   if (mode == PAD_CONSTANT) {
     int64_t iv = (int64_t)c->attrs.f[0];
     in[2] = c->in[0]->dtype == OM_INT64 ? om__lower_ints(l, &iv, -1) : om__lower_float(l, c->attrs.f[0]);
@@ -287,7 +308,7 @@ static bool lower_pad(om_lower *l, const om_call *c) {
 
 const om_op_def om__op_pad = {
     .name = "pad", .n_in = 1, .n_out = 1, .infer = infer_pad, .forward = forward_pad, .backward = pad_backward,
-    .lower = lower_pad, .onnx = "Pad (modes constant, reflect, edge)",
+    .lower = lower_pad, .extents = pad_extents, .sym_args = ~(uint64_t)1, .onnx = "Pad (modes constant, reflect, edge)",
     .test = {.n_in = 1, .ndims = {3}, .shapes = {{2, 3, 4}}, .lo = -2, .hi = 2,
              .attrs = {.n_i = 5, .i = {PAD_REFLECT, 2, 3, 1, 0}}}};
 

@@ -158,13 +158,11 @@ static bool interpolate_backward(const om_record *r, om_tensor *const *g, om_ten
   return gin[0] != NULL;
 }
 
-/* Batch and channel axes keep their symbols; a symbolic spatial axis is refused (spec 3): the
- * output size (or the scale's rounding) is fixed when traced. */
+/* The output's spatial axes are the size the caller gave (computed from sizes or not); with a
+ * scale factor the probe finds floor(h * scale) itself (derives_extents). */
 static bool extents_interpolate(om_lower *l, const om_call *c) {
-  for (int d = 2; d < 4; d++)
-    if (om__lower_input_sym(l, 0, d))
-      return om__lower_baked(l, c, 0, d, "a symbolic spatial axis into interpolate (the output size is fixed when traced)");
-  for (int d = 0; d < 2; d++) om__lower_set_output_sym(l, 0, d, om__lower_input_sym(l, 0, d));
+  (void)c;
+  for (int d = 2; d < 4 && !om__lower_given(l)->i[4]; d++) om__lower_candidate(l, 0, d, om__lower_arg(l, d));
   return true;
 }
 
@@ -173,6 +171,9 @@ static bool extents_interpolate(om_lower *l, const om_call *c) {
 static bool lower_interpolate(om_lower *l, const om_call *c) {
   const om_attrs *a = &c->attrs;
   bool nearest = a->i[0] == MODE_NEAREST;
+  for (int d = 2; d < 4; d++)
+    if (om__lower_input_sym(l, 0, d))
+      return om__lower_baked(l, c, 0, d, "a symbolic spatial axis into interpolate (the output size is fixed when traced)");
   om_gattr at[4] = {
       OM_ATTR_STRING("mode", nearest ? "nearest" : "linear"),
       OM_ATTR_STRING("coordinate_transformation_mode", nearest ? "asymmetric" : a->i[1] ? "align_corners" : "half_pixel"),
@@ -211,7 +212,7 @@ static bool lower_interpolate(om_lower *l, const om_call *c) {
 const om_op_def om__op_interpolate = {
     .name = "interpolate", .n_in = 1, .n_out = 1, .saves = 0,
     .infer = infer_interpolate, .forward = forward_interpolate, .backward = interpolate_backward,
-    .lower = lower_interpolate, .extents = extents_interpolate,
+    .lower = lower_interpolate, .extents = extents_interpolate, .derives_extents = true, .sym_args = 1 << 2 | 1 << 3,
     .onnx = "Resize (axes 2, 3; nearest: asymmetric, floor; bilinear: half_pixel or align_corners)",
     .test = {.n_in = 1, .ndims = {4}, .shapes = {{2, 2, 3, 4}}, .lo = -2, .hi = 2,
              .attrs = {.n_i = 5, .i = {MODE_BILINEAR, 0, 0, 0, 1}, .n_f = 2, .f = {1.5, 2.5}}}};

@@ -50,12 +50,16 @@ static bool lower_ints(om_lower *l, const om_call *c, const char *op_type, const
   return true;
 }
 
-/* op_type(input 0, operand) as the call's output 0. */
-static bool lower_operand(om_lower *l, const om_call *c, const char *op_type, int operand) {
+/* op_type(input 0, operand) as the call's output 0, with one attribute or none. */
+static bool lower_operand_attr(om_lower *l, const om_call *c, const char *op_type, int operand, const om_gattr *attr) {
   int in[2] = {om__lower_input(l, 0), operand}, out;
-  if (operand < 0 || !om__emit(l, op_type, in, 2, &c->out_meta[0], 1, &out, NULL, 0)) return false;
+  if (operand < 0 || !om__emit(l, op_type, in, 2, &c->out_meta[0], 1, &out, attr, attr != NULL)) return false;
   om__lower_output(l, 0, out);
   return true;
+}
+
+static bool lower_operand(om_lower *l, const om_call *c, const char *op_type, int operand) {
+  return lower_operand_attr(l, c, op_type, operand, NULL);
 }
 
 /* ---- reshape (view) ---- */
@@ -131,110 +135,71 @@ static bool reshape_backward(const om_record *r, om_tensor *const *g, om_tensor 
   return (gin[0] = om_reshape(g[0], r->in[0]->shape, r->in[0]->ndim)) != NULL;
 }
 
-/* The extents of a reshape's output axes (spec 4): input and output dims fall into groups of
- * equal element count (where the running products meet). Inside a group, an output dim whose
- * size is an input axis's extent takes that extent whole; then one whose size is a single
- * atom's example size takes that atom; then each atom left goes to the first output dim its
- * example size divides, and an output dim's coef is what is left of its size. So [B, S, H] ->
- * [B*S, H], [B, S, h*d] -> [B, S, h, d] and back all keep their symbols, whether the caller
- * wrote -1 or the sizes. An atom no output dim can hold is refused, and so is an atom twice in
- * a group (a square). */
+/* The product of input i's extents (the element count as an expression). -1 on error. */
+static int numel_x(om_lower *l, const om_tensor *a) {
+  int x = om__lower_x_const(l, 1);
+  for (int d = 0; d < a->ndim && x >= 0; d++) x = om__lower_x_mul(l, x, om__lower_in_x(l, 0, d));
+  return x;
+}
+
+/* An output axis of a reshape is the size the caller gave (an expression when it was computed
+ * from sizes: x.reshape(B * T, C)); the one given as -1 is the element count divided by the
+ * others'. */
 static bool reshape_extents(om_lower *l, const om_call *c) {
-  const om_tensor *a = c->in[0];
-  const om_meta *o = &c->out_meta[0];
-  for (int e = 0; om_tensor_numel(a) == 0 && e < a->ndim; e++)
-    if (om__lower_input_sym(l, 0, e)) return om__lower_baked(l, c, 0, e, "the tensor is empty, so extents cannot be matched");
-  for (int i = 0, j = 0; i < a->ndim || j < o->ndim;) {
-    int i0 = i, j0 = j;
-    int64_t pi = i < a->ndim ? a->shape[i++] : 1, po = j < o->ndim ? o->shape[j++] : 1;
-    while (pi != po) { /* the element counts are equal, so the smaller side has dims left */
-      if (pi < po) pi *= a->shape[i++];
-      else po *= o->shape[j++];
+  const om_attrs *g = om__lower_given(l);
+  for (int k = 0; k < g->n_i; k++) {
+    if (g->i[k] != -1) {
+      om__lower_candidate(l, 0, k, om__lower_arg(l, k));
+      continue;
     }
-    uint64_t left = 0, got[OM_MAX_DIMS] = {0};
-    int64_t coef[OM_MAX_DIMS];
-    for (int e = i0; e < i; e++) {
-      uint64_t at = om__lower_extent(l, om__lower_input_sym(l, 0, e)).atoms;
-      if (left & at) return om__lower_baked(l, c, 0, e, "the reshape multiplies a symbolic axis by itself");
-      left |= at;
-    }
-    if (!left) continue;
-    for (int k = j0; k < j; k++) coef[k] = o->shape[k];
-    for (int k = j0; k < j; k++) /* whole extents */
-      for (int e = i0; e < i && !got[k]; e++) {
-        om_extent x = om__lower_extent(l, om__lower_input_sym(l, 0, e));
-        if ((x.atoms & left) == x.atoms && x.atoms && om__lower_extent_size(l, x) == o->shape[k])
-          got[k] = x.atoms, coef[k] = x.coef, left &= ~x.atoms;
-      }
-    for (int pass = 0; pass < 2; pass++) /* single atoms: exact sizes first, then divisors */
-      for (int t = 0; t < 64; t++) {
-        if (!(left >> t & 1)) continue;
-        int64_t n = om__lower_atom_size(l, t);
-        for (int k = j0; k < j; k++)
-          if (pass ? coef[k] % n == 0 : !got[k] && coef[k] == n) {
-            got[k] |= (uint64_t)1 << t, coef[k] /= n, left &= ~((uint64_t)1 << t);
-            break;
-          }
-      }
-    for (int e = i0; e < i; e++)
-      if (om__lower_extent(l, om__lower_input_sym(l, 0, e)).atoms & left)
-        return om__lower_baked(l, c, 0, e, "the reshape spreads it over axes none of whose sizes it divides");
-    for (int k = j0; k < j; k++)
-      if (got[k]) {
-        const char *name = om__lower_extent_name(l, coef[k], got[k]);
-        if (!name) return false;
-        om__lower_set_output_sym(l, 0, k, name);
-      }
+    int rest = om__lower_x_const(l, 1);
+    for (int j = 0; j < g->n_i && rest >= 0; j++)
+      if (j != k) rest = om__lower_x_mul(l, rest, om__lower_arg(l, j));
+    int n = numel_x(l, c->in[0]);
+    if (n < 0 || rest < 0) return false;
+    int x = om__lower_x_divexact(l, n, rest);
+    if (x >= 0) om__lower_candidate(l, 0, k, x);
   }
   return true;
 }
 
-/* The shape operand when several output axes are symbolic (spec 4): an axis whose extent is
- * the input axis's of the same index is 0 (ONNX copies the input's extent there), one other
- * symbolic axis is -1, and any further one is computed (om__lower_extent_value: Shape nodes
- * shared by the whole graph, Mul); constants and computed extents are joined by a Concat.
- * So [B, S, h*d] -> [B, S, h, d] is [0, 0, h, d] and needs no Shape node. Returns the value,
- * -1 on error. Only called when no output extent is 0 (symbolic tensors are never empty). */
-static int reshape_operand(om_lower *l, const om_call *c) {
-  const om_meta *o = &c->out_meta[0];
-  int64_t shape[OM_MAX_DIMS];
-  const char *compute[OM_MAX_DIMS] = {0};
-  bool minus = false;
-  for (int d = 0; d < o->ndim; d++) {
-    const char *sym = om__lower_output_sym(l, 0, d);
-    shape[d] = o->shape[d];
-    if (!sym) continue;
-    if (d < c->in[0]->ndim && om__lower_input_sym(l, 0, d) == sym) shape[d] = 0;
-    else if (!minus) shape[d] = -1, minus = true;
-    else compute[d] = sym;
-  }
-  return om__lower_shape_operand(l, shape, compute, o->ndim);
-}
-
-/* Reshape to the output shape, with -1 on the one axis that carries a symbol (several
- * symbolic axes: reshape_operand). allowzero keeps a 0 in the shape a 0 (ONNX would copy the input's
- * extent); a 0 and a -1 never meet, since infer cannot resolve a -1 next to a 0. */
+/* The shape operand: fixed axes as numbers; a lone symbolic axis is -1; of several, one whose
+ * extent is the input axis's of the same index is 0 (ONNX copies the input's run-time extent
+ * there), one other is -1, and any further one is computed (om__lower_x_value: Shape nodes shared by the whole graph). So [B, S,
+ * h*d] -> [B, S, h, d] is [0, 0, h, d], and a model with one symbolic axis has no Shape node. A
+ * fixed axis of size 0 needs allowzero, where 0 is a size, not a copy: then every symbolic axis
+ * is computed. */
 static bool lower_reshape(om_lower *l, const om_call *c) {
   const om_tensor *a = c->in[0];
   const om_meta *o = &c->out_meta[0];
-  if (o->ndim == a->ndim && !memcmp(o->shape, a->shape, sizeof(int64_t) * (size_t)a->ndim)) return om__lower_alias(l);
+  bool same = o->ndim == a->ndim && !memcmp(o->shape, a->shape, sizeof(int64_t) * (size_t)a->ndim);
+  for (int d = 0; same && d < o->ndim; d++) same = om__lower_out_ext(l, 0, d) == om__lower_in_ext(l, 0, d);
+  if (same) return om__lower_alias(l);
   int64_t shape[OM_MAX_DIMS];
+  int ext[OM_MAX_DIMS];
+  bool zero = false, minus = false;
   int n_sym = 0;
-  bool zero = false;
+  for (int d = 0; d < o->ndim; d++) zero |= o->shape[d] == 0, n_sym += om__lower_out_ext(l, 0, d) >= 0;
   for (int d = 0; d < o->ndim; d++) {
-    bool sym = om__lower_output_sym(l, 0, d) != NULL;
-    n_sym += sym;
-    zero |= o->shape[d] == 0;
-    shape[d] = sym ? -1 : o->shape[d];
+    int x = om__lower_out_ext(l, 0, d);
+    shape[d] = o->shape[d];
+    ext[d] = -1;
+    if (x < 0) continue;
+    if (!zero && n_sym > 1 && d < a->ndim && om__lower_in_ext(l, 0, d) == x) shape[d] = 0;
+    else if (!zero && !minus) shape[d] = -1, minus = true;
+    else ext[d] = x;
   }
-  if (n_sym > 1) return lower_operand(l, c, "Reshape", reshape_operand(l, c));
-  return lower_ints(l, c, "Reshape", &(ints){shape, o->ndim}, 1, &OM_ATTR_INT("allowzero", 1), zero);
+  int operand = om__lower_shape_operand(l, shape, ext, o->ndim);
+  int in[2] = {om__lower_input(l, 0), operand}, out;
+  if (operand < 0 || !om__emit(l, "Reshape", in, 2, o, 1, &out, &OM_ATTR_INT("allowzero", 1), zero)) return false;
+  om__lower_output(l, 0, out);
+  return true;
 }
 
 const om_op_def om__op_reshape = {
     .name = "reshape", .n_in = 1, .n_out = 1, .view = true, .infer = infer_reshape,
     .forward = forward_reshape, .backward = reshape_backward, .lower = lower_reshape, .extents = reshape_extents,
-    .onnx = "Reshape (none to the same shape)",
+    .sym_args = ~(uint64_t)0, .onnx = "Reshape (none to the same shape)",
     .test = {.n_in = 1, .ndims = {1}, .shapes = {{12}}, .lo = -2, .hi = 2, .attrs = {.n_i = 3, .i = {3, -1, 2}}}};
 
 /* ---- permute ---- */
@@ -309,45 +274,41 @@ static bool expand_backward(const om_record *r, om_tensor *const *g, om_tensor *
   return (gin[0] = om__sum_to(g[0], r->in[0]->shape, r->in[0]->ndim)) != NULL;
 }
 
-/* An expanded axis keeps the input axis's extent where it is not broadcast (sizes equal). A
- * broadcast axis (size 1, or a new leading one) stretched to a size that is an atom's example
- * size takes that atom (spec 4: the caller read it off a symbolic shape, h.expand(-1, S, -1));
- * any other size is fixed. The trap of docs/symbolic-axes.md applies: a fixed size equal to a
- * symbol's example size is taken for the symbol. */
+/* An expanded axis is the size the caller gave (an expression when computed from sizes:
+ * h.expand(B, 2 * T, C)), or the input axis's extent where it gave -1. */
 static bool expand_extents(om_lower *l, const om_call *c) {
-  const om_tensor *a = c->in[0];
-  const om_meta *o = &c->out_meta[0];
-  int lead = o->ndim - a->ndim;
-  for (int d = 0; d < o->ndim; d++)
-    if (d >= lead && a->shape[d - lead] == o->shape[d]) om__lower_set_output_sym(l, 0, d, om__lower_input_sym(l, 0, d - lead));
-    else if (o->shape[d] >= 2) om__lower_set_output_sym(l, 0, d, om__lower_extent_of_size(l, o->shape[d]));
+  const om_attrs *g = om__lower_given(l);
+  int lead = c->out_meta[0].ndim - c->in[0]->ndim;
+  for (int d = 0; d < g->n_i; d++)
+    om__lower_candidate(l, 0, d, g->i[d] == -1 && d >= lead ? om__lower_in_ext(l, 0, d - lead) : om__lower_arg(l, d));
   return true;
 }
 
-/* Expand to the output shape, with 1 where an axis keeps the input's extent (ONNX broadcasting
- * keeps the input's run-time extent there) and a computed extent where a broadcast axis takes
- * an atom (a Shape node shared by the graph, then a Concat with the constants). */
+/* Expand to the output shape, with 1 where a symbolic axis keeps the input's extent (ONNX
+ * broadcasting keeps the input's run-time extent there) and a computed extent where a broadcast
+ * axis takes a symbolic one (Shape nodes shared by the graph, then a Concat with the constants). */
 static bool lower_expand(om_lower *l, const om_call *c) {
   const om_tensor *a = c->in[0];
   const om_meta *o = &c->out_meta[0];
-  if (o->ndim == a->ndim && !memcmp(o->shape, a->shape, sizeof(int64_t) * (size_t)a->ndim)) return om__lower_alias(l);
+  int lead = o->ndim - a->ndim;
+  bool same = o->ndim == a->ndim && !memcmp(o->shape, a->shape, sizeof(int64_t) * (size_t)a->ndim);
+  for (int d = 0; same && d < o->ndim; d++) same = om__lower_out_ext(l, 0, d) == om__lower_in_ext(l, 0, d);
+  if (same) return om__lower_alias(l);
   int64_t shape[OM_MAX_DIMS];
-  const char *compute[OM_MAX_DIMS] = {0};
-  int lead = o->ndim - a->ndim, n_computed = 0;
+  int ext[OM_MAX_DIMS];
   for (int d = 0; d < o->ndim; d++) {
-    const char *sym = om__lower_output_sym(l, 0, d);
-    bool kept = d >= lead && a->shape[d - lead] == o->shape[d];
-    shape[d] = sym && kept ? 1 : o->shape[d];
-    if (sym && !kept) compute[d] = sym, n_computed++;
+    int x = om__lower_out_ext(l, 0, d);
+    bool kept = d >= lead && x >= 0 && om__lower_in_ext(l, 0, d - lead) == x;
+    shape[d] = kept ? 1 : o->shape[d];
+    ext[d] = kept ? -1 : x;
   }
-  if (!n_computed) return lower_ints(l, c, "Expand", &(ints){shape, o->ndim}, 1, NULL, 0);
-  return lower_operand(l, c, "Expand", om__lower_shape_operand(l, shape, compute, o->ndim));
+  return lower_operand(l, c, "Expand", om__lower_shape_operand(l, shape, ext, o->ndim));
 }
 
 const om_op_def om__op_expand = {
     .name = "expand", .n_in = 1, .n_out = 1, .view = true, .infer = infer_expand,
     .forward = forward_expand, .backward = expand_backward, .lower = lower_expand, .extents = expand_extents,
-    .onnx = "Expand (none to the same shape)",
+    .sym_args = ~(uint64_t)0, .onnx = "Expand (none to the same shape)",
     .test = {.n_in = 1, .ndims = {2}, .shapes = {{3, 1}}, .lo = -2, .hi = 2, .attrs = {.n_i = 3, .i = {2, 3, 4}}}};
 
 /* ---- slice ---- */
@@ -400,47 +361,65 @@ static bool slice_backward(const om_record *r, om_tensor *const *g, om_tensor **
   return (gin[0] = scatter_back(g[0], r->in[0], r->attrs.i)) != NULL;
 }
 
-/* The probe's extents, and one more (spec 4's rule for sizes the caller gives): a partial
- * slice of a fixed axis whose length is an extent's example size takes that extent, as when
- * the end was read off a symbolic shape (mask[:l, :l] of a constant buffer, a positions table
- * [:l]). The trap of docs/symbolic-axes.md applies. Only an end the caller gave inside the
- * axis can have been read off a shape: one counted from the axis's end or clamped to it
- * (buf[27:], buf[:-3]) gives a length the fixed axis decides, so the output axis stays fixed. */
+/* A bound as the caller gave it (a negative one counts from the end, an open end is
+ * INT64_MAX) as an expression of the axis's extent len: where it points. */
+static int bound_x(om_lower *l, int k, int len) {
+  int64_t v0 = om__lower_given(l)->i[k];
+  if (v0 >= INT64_MAX / 2) return len;
+  return v0 < 0 ? om__lower_x_lin(l, 1, om__lower_arg(l, k), 1, len, 0) : om__lower_arg(l, k);
+}
+
+/* The sliced axis: ceil((end - start) / step) of the bounds as given (x[:, 1:T - 1], x[:, -3:]),
+ * also with the end clamped to the axis (x[:, :100] of a shorter one) or the start to 0; the
+ * probe takes the one infer's clamping gives at every size (narrowing the symbol's range where
+ * a fixed bound meets it). */
 static bool slice_extents(om_lower *l, const om_call *c) {
   int dim = (int)c->attrs.i[0];
-  int64_t len = c->out_meta[0].shape[dim], size = c->in[0]->shape[dim], end = om__lower_given(l)->i[2];
-  if (!om__lower_probe(l)) return false;
-  if (!om__lower_input_sym(l, 0, dim) && len != size && end >= 0 && end <= size)
-    om__lower_set_output_sym(l, 0, dim, om__lower_extent_of_size(l, len));
+  int64_t step = om__lower_given(l)->i[3];
+  int len = om__lower_in_x(l, 0, dim), start = bound_x(l, 1, len), end = bound_x(l, 2, len);
+  int ends[2] = {end, len}, starts[2] = {start, om__lower_x_const(l, 0)};
+  for (int u = 0; u < 2; u++)
+    for (int w = 0; w < 2; w++) {
+      int n = ends[u] >= 0 && starts[w] >= 0 ? om__lower_x_lin(l, 1, ends[u], -1, starts[w], step - 1) : -1;
+      if (n >= 0 && step >= 1) om__lower_candidate(l, 0, dim, om__lower_x_floordiv(l, n, step));
+    }
   return true;
 }
 
-/* Slice with the canonical (clamped) bounds, which are exact for a fixed axis; on a symbolic
- * axis they would bake its example extent, so a partial slice there is refused (spec 3). A
- * slice that covers a symbolic axis only in the example (a[:, 0:5] with the axis at 5) is
- * partial: the probe left its output axis fixed. A fixed axis sliced to an extent ends at
- * start + extent * step (computed from the extent's Shape value). */
+/* A Slice operand for bound k: the caller's number when it does not move (a negative one counts
+ * from the end at run time too); one that moves with the axis's own extent, as an offset from
+ * its end (x[:, :T - 1] is the end -1); else the computed value. -1 on error. */
+static int bound_operand(om_lower *l, int k, int dim) {
+  const om_attrs *g = om__lower_given(l);
+  if (!om__lower_arg_moves(l, k)) return om__lower_ints(l, &g->i[k], 1);
+  int len = om__lower_in_ext(l, 0, dim);
+  int64_t off;
+  int rel = len >= 0 ? om__lower_x_lin(l, 1, om__lower_arg(l, k), -1, len, 0) : -1;
+  if (rel >= 0 && om__lower_x_is_const(l, rel, &off) && off < 0) return om__lower_ints(l, &off, 1);
+  return om__lower_x_value(l, om__lower_arg(l, k));
+}
+
+/* Slice with the bounds as given (ONNX clamps them as eager does), step and axis; none for
+ * the full range (the output's extent is the input's). */
 static bool lower_slice(om_lower *l, const om_call *c) {
-  const int64_t *at = c->attrs.i; /* dim, start, end, step */
+  const int64_t *at = c->attrs.i; /* canonical: dim, start, end, step */
   int dim = (int)at[0];
-  bool sym = om__lower_input_sym(l, 0, dim) != NULL;
-  const char *out = om__lower_output_sym(l, 0, dim);
-  if (at[1] == 0 && at[2] == c->in[0]->shape[dim] && at[3] == 1 && (!sym || out)) return om__lower_alias(l);
-  if (sym) return om__lower_baked(l, c, 0, dim, "a partial slice of it");
-  ints k[4] = {{&at[1], 1}, {&at[2], 1}, {&at[0], 1}, {&at[3], 1}}; /* starts, ends, axes, steps */
-  if (!out) return lower_ints(l, c, "Slice", k, 4, NULL, 0);
-  int in[2] = {om__lower_input(l, 0), om__lower_ints(l, &at[1], 1)};
-  int end = om__lower_extent_affine(l, om__lower_extent(l, out), at[3], at[1]);
-  int v = emit_ints(l, "Slice", (int[]){in[0], in[1], end}, 3, k + 2, 2, &c->out_meta[0], NULL, 0);
-  if (v < 0) return false;
-  om__lower_output(l, 0, v);
+  if (at[1] == 0 && at[3] == 1 && c->out_meta[0].shape[dim] == c->in[0]->shape[dim] &&
+      om__lower_out_ext(l, 0, dim) == om__lower_in_ext(l, 0, dim))
+    return om__lower_alias(l);
+  int in[5] = {om__lower_input(l, 0), bound_operand(l, 1, dim), bound_operand(l, 2, dim), om__lower_ints(l, &at[0], 1),
+               om__lower_ints(l, &om__lower_given(l)->i[3], 1)}, out;
+  for (int k = 1; k < 5; k++)
+    if (in[k] < 0) return false;
+  if (!om__emit(l, "Slice", in, 5, &c->out_meta[0], 1, &out, NULL, 0)) return false;
+  om__lower_output(l, 0, out);
   return true;
 }
 
 const om_op_def om__op_slice = {
     .name = "slice", .n_in = 1, .n_out = 1, .view = true, .infer = infer_slice,
     .forward = forward_slice, .backward = slice_backward, .lower = lower_slice, .extents = slice_extents,
-    .onnx = "Slice (none for the full range)",
+    .sym_args = 1 << 1 | 1 << 2, .onnx = "Slice (none for the full range)",
     .test = {.n_in = 1, .ndims = {2}, .shapes = {{3, 7}}, .lo = -2, .hi = 2, .attrs = {.n_i = 4, .i = {1, 1, -1, 2}}}};
 
 /* ---- select ---- */
@@ -481,16 +460,21 @@ static bool select_backward(const om_record *r, om_tensor *const *g, om_tensor *
   return gin[0] != NULL;
 }
 
-/* Gather with a 0-d index drops the axis as select does. The index is the caller's (a
- * negative one kept): ONNX Gather counts it from the end at run time, so x[:, -1] on a
- * symbolic axis stays the last element instead of baking the example's last position. */
+/* Gather with a 0-d index drops the axis as select does. The index is the caller's (a negative
+ * one kept: ONNX Gather counts it from the end at run time); one that moves with the axis's
+ * extent is written from the end (out[:, T - 1] is -1); another one is computed. */
 static bool lower_select(om_lower *l, const om_call *c) {
-  return lower_ints(l, c, "Gather", &(ints){&om__lower_given(l)->i[1], -1}, 1, &OM_ATTR_INT("axis", c->attrs.i[0]), 1);
+  int dim = (int)c->attrs.i[0], idx, len = om__lower_in_ext(l, 0, dim);
+  int64_t off = om__lower_given(l)->i[1];
+  int rel = len >= 0 && om__lower_arg_moves(l, 1) ? om__lower_x_lin(l, 1, om__lower_arg(l, 1), -1, len, 0) : -1;
+  if (!om__lower_arg_moves(l, 1) || (rel >= 0 && om__lower_x_is_const(l, rel, &off) && off < 0)) idx = om__lower_ints(l, &off, -1);
+  else idx = om__lower_x_scalar(l, om__lower_arg(l, 1));
+  return lower_operand_attr(l, c, "Gather", idx, &OM_ATTR_INT("axis", dim));
 }
 
 const om_op_def om__op_select = {
     .name = "select", .n_in = 1, .n_out = 1, .view = true, .infer = infer_select,
-    .forward = forward_select, .backward = select_backward, .lower = lower_select, .onnx = "Gather",
+    .forward = forward_select, .backward = select_backward, .lower = lower_select, .sym_args = 1 << 1, .onnx = "Gather",
     .test = {.n_in = 1, .ndims = {3}, .shapes = {{2, 3, 4}}, .lo = -2, .hi = 2, .attrs = {.n_i = 2, .i = {1, -1}}}};
 
 /* ---- squeeze / unsqueeze ---- */
@@ -649,13 +633,21 @@ static bool cat_backward(const om_record *r, om_tensor *const *g, om_tensor **gi
   return true;
 }
 
+/* The joined axis is the sum of the inputs' extents (seq + len; 2*seq for cat([x, x])). */
+static bool cat_extents(om_lower *l, const om_call *c) {
+  int dim = (int)c->attrs.i[0], x = om__lower_x_const(l, 0);
+  for (int i = 0; i < c->n_in && x >= 0; i++) x = om__lower_x_lin(l, 1, x, 1, om__lower_in_x(l, i, dim), 0);
+  om__lower_candidate(l, 0, dim, x);
+  return x >= 0;
+}
+
 static bool lower_cat(om_lower *l, const om_call *c) {
   return om__lower_node(l, c, "Concat", &OM_ATTR_INT("axis", c->attrs.i[0]), 1);
 }
 
 const om_op_def om__op_cat = {
     .name = "cat", .n_in = -1, .n_out = 1, .infer = infer_cat, .forward = forward_cat,
-    .backward = cat_backward, .lower = lower_cat, .derives_extents = true, .onnx = "Concat",
+    .backward = cat_backward, .lower = lower_cat, .extents = cat_extents, .onnx = "Concat",
     .test = {.n_in = 3, .ndims = {2, 2, 2}, .shapes = {{2, 3}, {2, 1}, {2, 2}}, .lo = -2, .hi = 2, .attrs = {.n_i = 1, .i = {1}}}};
 
 /* ---- tril / triu ---- */
@@ -688,18 +680,20 @@ static bool tri_backward(const om_record *r, om_tensor *const *g, om_tensor **gi
   return gin[0] != NULL;
 }
 
-/* Trilu keeps j - i <= k (upper 0) or j - i >= k (upper 1), the triangles forward keeps. */
+/* Trilu keeps j - i <= k (upper 0) or j - i >= k (upper 1), the triangles forward keeps; a k
+ * computed from sizes is computed in the graph. */
 static bool lower_tri(om_lower *l, const om_call *c) {
-  return lower_ints(l, c, "Trilu", &(ints){c->attrs.i, -1}, 1, &OM_ATTR_INT("upper", c->op == OM_OP_triu), 1);
+  int k = om__lower_x_scalar(l, om__lower_arg(l, 0));
+  return lower_operand_attr(l, c, "Trilu", k, &OM_ATTR_INT("upper", c->op == OM_OP_triu));
 }
 
 const om_op_def om__op_tril = {
     .name = "tril", .n_in = 1, .n_out = 1, .infer = infer_tri, .forward = forward_tri, .backward = tri_backward,
-    .lower = lower_tri, .onnx = "Trilu",
+    .lower = lower_tri, .sym_args = 1, .onnx = "Trilu",
     .test = {.n_in = 1, .ndims = {3}, .shapes = {{2, 3, 4}}, .lo = -2, .hi = 2, .attrs = {.n_i = 1, .i = {0}}}};
 const om_op_def om__op_triu = {
     .name = "triu", .n_in = 1, .n_out = 1, .infer = infer_tri, .forward = forward_tri, .backward = tri_backward,
-    .lower = lower_tri, .onnx = "Trilu",
+    .lower = lower_tri, .sym_args = 1, .onnx = "Trilu",
     .test = {.n_in = 1, .ndims = {2}, .shapes = {{4, 3}}, .lo = -2, .hi = 2, .attrs = {.n_i = 1, .i = {1}}}};
 
 om_tensor *om_tril(om_tensor *a, int64_t k) { return om__apply1(OM_OP_tril, &a, 1, &(om_attrs){.n_i = 1, .i = {k}}); }

@@ -132,6 +132,16 @@ om_tensor *om__tensor_new(const om_meta *meta, bool zero, const char *who) {
   return t;
 }
 
+om_tensor *om__tensor_on(om_storage *s, const om_meta *meta, const char *who) {
+  om_tensor *t = tensor_header(s, meta->dtype, who);
+  if (!t) return NULL;
+  s->refcount++;
+  t->ndim = meta->ndim;
+  memcpy(t->shape, meta->shape, sizeof(int64_t) * (size_t)meta->ndim);
+  om__contiguous_strides(t->shape, t->ndim, t->strides);
+  return t;
+}
+
 om_tensor *om__dense(om_tensor *t, const char *who) {
   if (om_tensor_is_contiguous(t)) return om_tensor_retain(t);
   om_meta m = {.dtype = t->dtype, .ndim = t->ndim};
@@ -239,7 +249,7 @@ static om_tensor *full_named(const int64_t *shape, int ndim, om_dtype dtype, dou
     int64_t n = om_tensor_numel(t);
     for (int64_t k = 0; k < n; k++) store(t->storage->data, dtype, k, value);
   }
-  return om__trace_created(t, OM_CREATED_FULL, value, 0, who);
+  return om__trace_created(t, OM_CREATED_FULL, &value, 1, who);
 }
 
 om_tensor *om_full(const int64_t *shape, int ndim, om_dtype dtype, double value) {
@@ -261,7 +271,12 @@ om_tensor *om_from_data(const void *data, const int64_t *shape, int ndim, om_dty
   if (t->storage->nbytes) memcpy(t->storage->data, data, t->storage->nbytes);
   if (dtype == OM_BOOL) /* normalise to 0/1 so comparisons and where see canonical bools */
     for (size_t k = 0; k < t->storage->nbytes; k++) ((uint8_t *)t->storage->data)[k] = ((uint8_t *)t->storage->data)[k] != 0;
-  return t;
+  if (!om__state()->trace) return t;
+  /* a trace compares the data with the other runs': one element by value, more by a hash */
+  uint64_t h = 0xcbf29ce484222325u;
+  for (size_t k = 0; k < t->storage->nbytes; k++) h = (h ^ ((uint8_t *)t->storage->data)[k]) * 0x100000001b3u;
+  double arg = om_tensor_numel(t) == 1 ? om__get_flat(t, 0) : (double)(h >> 11);
+  return om__trace_created(t, OM_CREATED_DATA, &arg, 1, "from_data");
 }
 
 om_tensor *om_arange(double start, double end, double step, om_dtype dtype) {
@@ -278,7 +293,7 @@ om_tensor *om_arange(double start, double end, double step, om_dtype dtype) {
   om_meta m = {.dtype = dtype, .ndim = 1, .shape = {n}};
   om_tensor *t = om__tensor_new(&m, false, "arange");
   for (int64_t k = 0; t && k < n; k++) store(t->storage->data, dtype, k, start + (double)k * step);
-  return om__trace_created(t, OM_CREATED_ARANGE, start, step, "arange");
+  return om__trace_created(t, OM_CREATED_ARANGE, (double[]){start, end, step}, 3, "arange");
 }
 
 /* ---- element access ---- */

@@ -134,6 +134,7 @@ static int identity(om_graph *g, int src) {
   om_gnode *node = io ? OM_VEC_PUSH_SLOT(g->nodes) : NULL;
   if (!node) return -1;
   memcpy(g->values.v[v].dim_param, s.dim_param, sizeof s.dim_param);
+  memcpy(g->values.v[v].ext, s.ext, sizeof s.ext);
   io[0] = src;
   io[1] = v;
   *node = (om_gnode){.op_type = "Identity", .op = OM_OP_clone, .n_in = 1, .n_out = 1, .in = io, .out = io + 1};
@@ -277,8 +278,24 @@ static bool freeze_constants(om_graph *g) {
   return true;
 }
 
+/* The symbols and the ranges the graph holds for, into the model (its arena). */
+static bool keep_symbols(const om_trace *tr, om_traced_model *m) {
+  m->n_symbols = tr->symbols.n;
+  m->symbols = om__arena_alloc(&m->g.arena, sizeof *m->symbols * (size_t)(tr->symbols.n ? tr->symbols.n : 1));
+  if (!m->symbols) return false;
+  for (int k = 0; k < tr->symbols.n; k++) {
+    const om_symbol *s = &tr->symbols.v[k]; /* strings in the arena m now owns */
+    m->symbols[k] = (om_traced_sym){.name = s->name, .multiple = s->multiple, .min = s->min, .max = s->max,
+                                       .min_why = s->min_why, .max_why = s->max_why};
+  }
+  return true;
+}
+
 om_traced_model *om_trace_finish(om_tensor *const *outputs, const char *const *names, int n) {
   om_trace *tr = om__need_trace("trace_finish");
+  if (tr && (tr->phase == OM_PHASE_OTHER || tr->phase == OM_PHASE_RECORD))
+    return om__trace_fail(OM_ERR_TRACE_INVALID_USAGE, "trace_finish: called while om_trace_run runs the model; "
+                          "om_trace_run hands back the outputs to finish with"), NULL;
   if (!tr || !check_outputs(tr, outputs, names, n) || !check_constants(tr)) return NULL;
   om_graph *g = &tr->g;
   bool ok = true;
@@ -296,7 +313,7 @@ om_traced_model *om_trace_finish(om_tensor *const *outputs, const char *const *n
   om__state()->trace = NULL; /* recording ends here; copies made below are not recorded */
   om_traced_model *m = ok ? om__alloc(sizeof *m, "trace_finish") : NULL;
   if (m) memset(m, 0, sizeof *m);
-  ok = m && compact(g, &m->g) && name_all(tr, &m->g) && freeze_constants(&m->g);
+  ok = m && compact(g, &m->g) && name_all(tr, &m->g) && freeze_constants(&m->g) && keep_symbols(tr, m);
   om__trace_free(tr);
   if (!ok) {
     om_traced_release(m);
@@ -352,6 +369,22 @@ bool om_traced_info(const om_traced_model *m, om_traced_part part, int i, om_dty
   if (ndim) *ndim = val->ndim;
   if (shape) *shape = val->shape;
   if (dim_params) *dim_params = val->dim_param;
+  return true;
+}
+
+int om_traced_symbol_count(const om_traced_model *m) {
+  return m ? m->n_symbols : (om__fail(OM_ERR_INVALID_ARGUMENT, "traced_symbol_count: the model is NULL"), -1);
+}
+
+bool om_traced_symbol(const om_traced_model *m, int i, const char **name, int64_t *multiple, int64_t *min, int64_t *max,
+                      const char **why) {
+  if (!m || i < 0 || i >= m->n_symbols) return om__fail(OM_ERR_INVALID_ARGUMENT, "traced_symbol: no symbol %d", i);
+  const om_traced_sym *s = &m->symbols[i];
+  if (name) *name = s->name;
+  if (multiple) *multiple = s->multiple;
+  if (min) *min = s->min;
+  if (max) *max = s->max;
+  if (why) *why = s->max_why ? s->max_why : s->min_why;
   return true;
 }
 

@@ -1,7 +1,8 @@
-/* Lowering one op call into the recording: the hook om__apply calls before computing, the
- * constants an op reads (spec 1: initializers, deduplicated by view), the symbolic extents of
- * its outputs, the tensors creation functions make at a symbol's size (om__trace_created), and
- * the helpers the ops' lower rules write nodes with. */
+/* Lowering one op call into the recording: the hooks om__apply calls around a call (checking it
+ * against the runs at other sizes, fitting its arguments, choosing its outputs' extents, writing
+ * its nodes before anything is computed), the constants an op reads (spec 1: initializers,
+ * deduplicated by view), sizes as graph values, the tensors creation functions make at sizes
+ * that change (om__trace_created), and the helpers the ops' lower rules write nodes with. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,12 +66,9 @@ static bool reindex(om_trace *tr, size_t cap) {
   return true;
 }
 
-/* Drops what was added to the graph since mark (values, nodes, initializers). A derived atom
- * whose carrier is dropped gets its carrier again from the next call that derives it. */
+/* Drops what was added to the graph since mark (values, nodes, initializers). */
 static void rollback(om_trace *tr, const int *mark) {
   om_graph *g = &tr->g;
-  for (int k = 0; k < tr->symbols.n; k++)
-    if (tr->symbols.v[k].carrier >= mark[0]) tr->symbols.v[k].carrier = -1;
   for (int k = mark[2]; k < g->inits.n; k++) om_tensor_release(g->inits.v[k].tensor);
   g->values.n = mark[0];
   g->nodes.n = mark[1];
@@ -119,276 +117,7 @@ static int capture(om_trace *tr, om_tensor *t, om_op op) {
   return view ? add_init(tr, view, op, false) : -1;
 }
 
-/* ---- symbolic extents ---- */
-
-static om_extent extent_of(const om_trace *tr, const char *name) {
-  if (!name) return (om_extent){NULL, 1, 0};
-  for (int k = 0; k < tr->symbols.n; k++)
-    if (tr->symbols.v[k].name == name) return (om_extent){name, 1, (uint64_t)1 << k};
-  for (int k = 0; k < tr->extents.n; k++)
-    if (tr->extents.v[k].name == name) return tr->extents.v[k];
-  return (om_extent){name, 1, 0}; /* not reached: every dim_param is a symbol or an interned product */
-}
-
-om_extent om__lower_extent(om_lower *l, const char *name) { return extent_of(l->tr, name); }
-int64_t om__lower_atom_size(om_lower *l, int k) { return l->tr->symbols.v[k].size; }
-
-/* coef x the atoms' sizes, with atom `moved` (-1: none; 64: all) at size probe(s) = 2s + 1
- * when all move, else at `size`. */
-static int64_t sized(const om_trace *tr, om_extent e, int moved, int64_t size) {
-  int64_t n = e.coef;
-  for (int k = 0; k < tr->symbols.n; k++)
-    if (e.atoms >> k & 1) {
-      int64_t s = tr->symbols.v[k].size;
-      n *= moved == 64 ? 2 * s + 1 : moved == k ? size : s;
-    }
-  return n;
-}
-
-int64_t om__lower_extent_size(om_lower *l, om_extent e) { return sized(l->tr, e, -1, 0); }
-
-const char *om__lower_extent_of_size(om_lower *l, int64_t n) {
-  const om_trace *tr = l->tr;
-  for (int pass = 0; n >= 2 && pass < 2; pass++)
-    for (int k = 0; k < tr->symbols.n; k++)
-      if (tr->symbols.v[k].derived == pass && tr->symbols.v[k].size == n) return tr->symbols.v[k].name;
-  for (int k = 0; n >= 2 && k < tr->extents.n; k++)
-    if (tr->extents.v[k].coef == 1 && sized(tr, tr->extents.v[k], -1, 0) == n) return tr->extents.v[k].name;
-  return NULL;
-}
-
-const char *om__lower_extent_name(om_lower *l, int64_t coef, uint64_t atoms) {
-  om_trace *tr = l->tr;
-  if (!atoms) return NULL;
-  if (coef == 1 && !(atoms & (atoms - 1)))
-    for (int k = 0; k < tr->symbols.n; k++)
-      if (atoms >> k & 1) return tr->symbols.v[k].name;
-  for (int k = 0; k < tr->extents.n; k++)
-    if (tr->extents.v[k].coef == coef && tr->extents.v[k].atoms == atoms) return tr->extents.v[k].name;
-  char buf[512];
-  size_t n = 0;
-  if (coef != 1) n += (size_t)snprintf(buf, sizeof buf, "%lld", (long long)coef);
-  for (int k = 0; k < tr->symbols.n && n < sizeof buf; k++)
-    if (atoms >> k & 1) n += (size_t)snprintf(buf + n, sizeof buf - n, "%s%s", n ? "*" : "", tr->symbols.v[k].name);
-  om_extent *e = OM_VEC_PUSH_SLOT(tr->extents);
-  char *name = e ? om__arena_strdup(&tr->g.arena, buf) : NULL;
-  if (!name) {
-    if (e) tr->extents.n--;
-    return NULL;
-  }
-  *e = (om_extent){name, coef, atoms};
-  return name;
-}
-
-/* Appends size bytes at p to buf (capacity cap) at *n, counting them also past cap. */
-static void put(unsigned char *buf, size_t cap, size_t *n, const void *p, size_t size) {
-  if (buf && size && *n + size <= cap) memcpy(buf + *n, p, size);
-  *n += size;
-}
-
-/* The signature of output j's axis d of this call into buf (capacity cap; NULL, 0 to measure):
- * what infer computes the axis from, the op, its attrs as the caller gave them, and every
- * input's sizes and extents (dim_param pointers: equal extents, equal pointers). Returns its
- * length. */
-static size_t signature(om_lower *l, int j, int d, unsigned char *buf, size_t cap) {
-  const om_call *c = l->c;
-  size_t n = 0;
-  put(buf, cap, &n, &c->op, sizeof c->op);
-  put(buf, cap, &n, &j, sizeof j);
-  put(buf, cap, &n, &d, sizeof d);
-  put(buf, cap, &n, &l->given->n_i, sizeof l->given->n_i);
-  put(buf, cap, &n, l->given->i, sizeof(int64_t) * (size_t)l->given->n_i);
-  put(buf, cap, &n, &l->given->n_f, sizeof l->given->n_f);
-  put(buf, cap, &n, l->given->f, sizeof(double) * (size_t)l->given->n_f);
-  put(buf, cap, &n, &c->n_in, sizeof c->n_in);
-  for (int i = 0; i < c->n_in; i++) {
-    put(buf, cap, &n, &c->in[i]->ndim, sizeof c->in[i]->ndim);
-    put(buf, cap, &n, c->in[i]->shape, sizeof(int64_t) * (size_t)c->in[i]->ndim);
-    for (int e = 0; e < c->in[i]->ndim; e++) {
-      const char *sym = om__lower_input_sym(l, i, e);
-      put(buf, cap, &n, &sym, sizeof sym);
-    }
-  }
-  return n;
-}
-
-/* The derived atom of example size n for output j's axis d of this call: the one an earlier
- * call with the same signature derived (the same extent at every size: two identical convs
- * on one input give one atom), else a new one, whose carrier (the value) is set when the
- * lowering binds the output (om__lower_output). NULL on error. */
-static const char *derive_atom(om_lower *l, const om_op_def *def, int64_t n, int j, int d) {
-  om_trace *tr = l->tr;
-  size_t len = signature(l, j, d, NULL, 0);
-  unsigned char *sig = om__arena_alloc(&tr->g.arena, len);
-  if (!sig) return NULL;
-  signature(l, j, d, sig, len);
-  for (int k = 0; k < tr->symbols.n; k++) {
-    const om_symbol *s = &tr->symbols.v[k];
-    if (s->derived && s->size == n && s->signature_len == len && !memcmp(s->signature, sig, len)) return s->name;
-  }
-  if (tr->symbols.n == 64) {
-    om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "%s: output axis %d needs a new symbolic extent, but the trace "
-                   "already has 64 symbols", def->name, d);
-    return NULL;
-  }
-  int k = 0;
-  for (int i = 0; i < tr->symbols.n; i++) k += tr->symbols.v[i].derived;
-  char *name = om__arena_printf(&tr->g.arena, "%s#%d", def->name, k + 1);
-  om_symbol *s = name ? OM_VEC_PUSH_SLOT(tr->symbols) : NULL;
-  if (!s) return NULL;
-  *s = (om_symbol){.name = name, .size = n, .extent_node = -1, .extent_value = -1, .derived = true, .carrier = -1,
-                   .carrier_axis = d, .signature = sig, .signature_len = len};
-  return name;
-}
-
-/* Runs the op's infer on inputs whose extents have atom `moved` at size (see sized); the
- * outputs' shapes go to pc->out_meta. false (with why) when infer refuses those sizes. */
-static bool rerun(om_lower *l, const om_op_def *def, om_call *pc, om_tensor *fake, om_tensor **fake_in, int moved,
-                  int64_t size, char *why, size_t why_size) {
-  om_call *c = l->c;
-  om_graph *g = &l->tr->g;
-  for (int i = 0; i < c->n_in; i++) {
-    fake[i] = *c->in[i];
-    const om_gvalue *v = &g->values.v[l->in[i]];
-    for (int d = 0; d < fake[i].ndim; d++)
-      if (v->dim_param[d]) fake[i].shape[d] = sized(l->tr, extent_of(l->tr, v->dim_param[d]), moved, size);
-    om__contiguous_strides(fake[i].shape, fake[i].ndim, fake[i].strides);
-    fake[i].offset = 0;
-    fake_in[i] = &fake[i];
-  }
-  *pc = (om_call){.op = c->op, .n_in = c->n_in, .n_out = c->n_out, .in = fake_in, .attrs = *l->given};
-  om_thread_state *st = om__state();
-  om_error_kind kind = st->err_kind;
-  char msg[sizeof st->err_msg];
-  memcpy(msg, st->err_msg, sizeof msg);
-  bool ok = def->infer(pc);
-  snprintf(why, why_size, "%s", st->err_msg);
-  st->err_kind = kind;
-  memcpy(st->err_msg, msg, sizeof msg);
-  return ok;
-}
-
-/* What the probe learns of each output axis: its atoms, and whether it needs a derived atom. */
-typedef struct probe_state {
-  om_tensor *fake, **fake_in; /* the inputs at the probe's sizes (rerun) */
-  om_call pc;
-  uint64_t atoms[OM_MAX_OUTPUTS][OM_MAX_DIMS];
-  bool derive[OM_MAX_OUTPUTS][OM_MAX_DIMS]; /* not a monomial: a derived atom (def->derives_extents) */
-  char why[sizeof om__state()->err_msg];
-} probe_state;
-
-/* Step 1 for atom k: three sizes, s + 1 and 2s + 1 to tell a proportional extent from a
- * floor-divided one, and a far one (1024s + 7) that catches a window whose stride exceeds
- * the example (kernel 8, stride 100 on an 8-wide axis gives 1 at s, s + 1 and 2s + 1, but 80
- * at 8199). An axis that moves in proportion at all three gets the atom. false on a refusal. */
-static bool probe_atom(om_lower *l, const om_op_def *def, int k, probe_state *ps) {
-  const om_call *c = l->c;
-  const om_symbol *sym = &l->tr->symbols.v[k];
-  for (int pass = 0; pass < 3; pass++) {
-    int64_t probe = pass == 0 ? sym->size + 1 : pass == 1 ? 2 * sym->size + 1 : 1024 * sym->size + 7;
-    if (!rerun(l, def, &ps->pc, ps->fake, ps->fake_in, k, probe, ps->why, sizeof ps->why))
-      return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE,
-                            "%s: bakes symbolic axis '%s' (example size %lld) into the graph: at size %lld the same "
-                            "call fails (%s)", def->name, sym->name, (long long)sym->size, (long long)probe, ps->why);
-    for (int j = 0; j < c->n_out; j++)
-      for (int d = 0; d < c->out_meta[j].ndim; d++) {
-        int64_t a = c->out_meta[j].shape[d];
-        int64_t b = ps->pc.out_meta[j].ndim == c->out_meta[j].ndim ? ps->pc.out_meta[j].shape[d] : -1;
-        bool has = ps->atoms[j][d] >> k & 1;
-        if (ps->derive[j][d] || (a == b && !has)) continue;
-        if (a != b && a > 0 && b * sym->size == a * probe && (pass ? has : true)) {
-          ps->atoms[j][d] |= (uint64_t)1 << k;
-          continue;
-        }
-        if (def->derives_extents) {
-          ps->derive[j][d] = true;
-          continue;
-        }
-        return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE,
-                              "%s: output axis %d (size %lld) depends on symbolic axis '%s' (example size %lld) in a "
-                              "way the graph cannot express yet", def->name, d, (long long)a, sym->name,
-                              (long long)sym->size);
-      }
-  }
-  return true;
-}
-
-/* Steps 2 and 3: coef = example size / the atoms' example sizes (exact), into coef; then,
- * when the call uses several atoms, the joint probe (all moved at once) must give coef x
- * atoms on every axis. false on a refusal. */
-static bool probe_coefs(om_lower *l, const om_op_def *def, uint64_t used, probe_state *ps,
-                        int64_t coef[OM_MAX_OUTPUTS][OM_MAX_DIMS]) {
-  const om_call *c = l->c;
-  for (int j = 0; j < c->n_out; j++)
-    for (int d = 0; d < c->out_meta[j].ndim; d++) {
-      int64_t a = c->out_meta[j].shape[d], p = sized(l->tr, (om_extent){NULL, 1, ps->atoms[j][d]}, -1, 0);
-      coef[j][d] = a / p;
-      if (!ps->derive[j][d] && a % p)
-        return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE,
-                              "%s: output axis %d (size %lld) is not a whole multiple of its symbolic axes' product "
-                              "(%lld)", def->name, d, (long long)a, (long long)p);
-    }
-  if (!(used & (used - 1))) return true; /* one atom: nothing to move jointly */
-  if (!rerun(l, def, &ps->pc, ps->fake, ps->fake_in, 64, 0, ps->why, sizeof ps->why))
-    return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE,
-                          "%s: bakes its symbolic axes into the graph: with all of them at other sizes the same call "
-                          "fails (%s)", def->name, ps->why);
-  for (int j = 0; j < c->n_out; j++)
-    for (int d = 0; d < c->out_meta[j].ndim; d++)
-      if (ps->pc.out_meta[j].ndim != c->out_meta[j].ndim ||
-          (!ps->derive[j][d] &&
-           ps->pc.out_meta[j].shape[d] != sized(l->tr, (om_extent){NULL, coef[j][d], ps->atoms[j][d]}, 64, 0)))
-        return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE,
-                              "%s: output axis %d (size %lld) depends on its inputs' symbolic axes jointly in a way "
-                              "the graph cannot express yet", def->name, d, (long long)c->out_meta[j].shape[d]);
-  return true;
-}
-
-/* The extents of the outputs, found by running the op's infer again with the inputs' atoms
- * at other sizes (spec 4): 1. for each atom, probes at other sizes of it (probe_atom): an
- * output axis that does not move is fixed w.r.t. the atom, one that moves in proportion
- * (b * s == a * p at every probe) has the atom; 2. coef = example size / the atoms' example
- * sizes (exact); 3. a joint probe (every atom moved at once) must confirm coef x atoms on every
- * axis (probe_coefs). Anything else (a failure, another growth) would bake an example size
- * into the graph: refused (spec 3, SymbolicShape), unless the op derives extents. infer is
- * pure shape arithmetic on the given attrs, so this is exact without per-op code. */
-bool om__lower_probe(om_lower *l) {
-  om_call *c = l->c;
-  const om_op_def *def = om__ops[c->op];
-  om_trace *tr = l->tr;
-  uint64_t used = 0;
-  for (int i = 0; l->in && i < c->n_in; i++)
-    for (int d = 0; d < c->in[i]->ndim; d++) used |= extent_of(tr, om__lower_input_sym(l, i, d)).atoms;
-  if (!used) return true;
-  om_tensor small[4], *small_in[4];
-  probe_state ps = {.fake = small, .fake_in = small_in};
-  if (c->n_in > 4) { /* variadic ops (cat) with many inputs */
-    ps.fake = om__alloc(sizeof *ps.fake * (size_t)c->n_in, def->name);
-    ps.fake_in = om__alloc(sizeof *ps.fake_in * (size_t)c->n_in, def->name);
-    if (!ps.fake || !ps.fake_in) {
-      free(ps.fake);
-      free(ps.fake_in);
-      return false;
-    }
-  }
-  int64_t coef[OM_MAX_OUTPUTS][OM_MAX_DIMS];
-  bool ok = true;
-  for (int k = 0; ok && k < tr->symbols.n; k++)
-    if (used >> k & 1) ok = probe_atom(l, def, k, &ps);
-  ok = ok && probe_coefs(l, def, used, &ps, coef);
-  for (int j = 0; ok && j < c->n_out; j++)
-    for (int d = 0; ok && d < c->out_meta[j].ndim; d++)
-      if (ps.derive[j][d]) ok = (l->out_sym[j][d] = derive_atom(l, def, c->out_meta[j].shape[d], j, d)) != NULL;
-      else if (ps.atoms[j][d] && !(l->out_sym[j][d] = om__lower_extent_name(l, coef[j][d], ps.atoms[j][d]))) ok = false;
-  if (ps.fake != small) free(ps.fake);
-  if (ps.fake_in != small_in) free(ps.fake_in);
-  return ok;
-}
-
-/* The op's own extents rule (reshape, expand, slice: sizes the caller gives), else the probe. */
-static bool probe_extents(om_lower *l, const om_op_def *def) {
-  return def->extents ? def->extents(l, l->c) : om__lower_probe(l);
-}
+/* ---- marks and rollback of one call ---- */
 
 /* Marks where the graph stood before call c, so a failure drops what it added. */
 static void mark(const om_trace *tr, om_call *c) {
@@ -398,138 +127,112 @@ static void mark(const om_trace *tr, om_call *c) {
   for (int j = 0; j < OM_MAX_OUTPUTS; j++) c->trace_out[j] = -1;
 }
 
-/* ---- the hook ---- */
+/* The lowering's trace is still recording (a trace error inside it ended it). */
+static bool alive(const om_lower *l) { return om__state()->trace == l->tr; }
 
-int om__trace_lower(const om_op_def *def, om_call *c, const om_attrs *given) {
+/* ---- the hooks in om__apply ---- */
+
+int64_t om__trace_begin_call(const om_op_def *def, om_call *c, const om_attrs *given) {
+  (void)def;
   om_trace *tr = om__state()->trace;
-  om_graph *g = &tr->g;
-  om_lower l = {.tr = tr, .c = c, .given = given, .who = def->name};
+  return tr ? om__run_call(tr, c->op, given, tr->rc) : -1;
+}
+
+/* The given attrs of this call as expressions (fit.c), from what the other runs logged; the
+ * float attrs must be the same in every run. false when refused. */
+static bool fit_args(om_lower *l) {
+  om_trace *tr = l->tr;
+  const om_attrs *g = l->given;
+  om_attrs at[8];
+  for (int r = 0; r < tr->runs.n; r++) {
+    om__runcall_attrs(&tr->runs.v[r], l->rc[r], &at[r]);
+    if (at[r].n_i != g->n_i || at[r].n_f != g->n_f)
+      return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "%s: the model passes %d integer arguments here and %d at other "
+                            "sizes", l->who, g->n_i, at[r].n_i);
+  }
+  for (int k = 0; k < g->n_i; k++) {
+    int64_t vals[8];
+    for (int r = 0; r < tr->runs.n; r++) vals[r] = at[r].i[k];
+    int x = om__fit_int(l, g->i[k], vals);
+    if (x == -2) {
+      char seen[400];
+      return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "%s: argument %d is %s: it changes with the sizes, but not as a "
+                            "size the graph can compute (a sum, multiple or product of sizes, or a floor division by "
+                            "2 to 4)", l->who, k, om__fit_seen(l, g->i[k], vals, seen, sizeof seen));
+    }
+    if (x < 0) return false;
+    l->arg[k] = x;
+    if (!om__x_is_const(tr, x, NULL)) l->moves = true;
+  }
+  for (int k = 0; k < g->n_f; k++)
+    for (int r = 0; r < tr->runs.n; r++)
+      if (memcmp(&at[r].f[k], &g->f[k], sizeof(double))) {
+        char sizes[160];
+        return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "%s: float argument %d is %g here and %g at %s; a float "
+                              "argument computed from a size cannot be written in the graph", l->who, k, g->f[k],
+                              at[r].f[k], om__run_sizes(tr, tr->runs.v[r].v, ~(uint64_t)0, sizes, sizeof sizes));
+      }
+  return true;
+}
+
+int om__trace_lower(const om_op_def *def, om_call *c, const om_attrs *given, int64_t index) {
+  om_trace *tr = om__state()->trace;
   bool traced = false;
   for (int i = 0; i < c->n_in && !traced; i++) traced = om__traced(c->in[i]);
-  if (!traced) { /* constants only: lowered when the extents rule gives an output axis a symbol */
-    if (!def->extents || !tr->symbols.n) return 0; /* no symbol to match: the call stays a constant, cheaply */
-    if (!def->extents(&l, c)) return -1;
-    bool sym = false;
-    for (int j = 0; j < c->n_out; j++)
-      for (int d = 0; d < c->out_meta[j].ndim; d++) sym |= l.out_sym[j][d] != NULL;
-    if (!sym) return 0;
-    memset(l.out_sym, 0, sizeof l.out_sym);
+  if (tr->phase == OM_PHASE_OTHER) return traced ? OM_CALL_PHANTOM : OM_CALL_EAGER;
+  om_lower l = {.tr = tr, .c = c, .given = given, .who = def->name};
+  memcpy(l.rc, tr->rc, sizeof l.rc);
+  if (traced && index < 0 && tr->phase != OM_PHASE_MANUAL && tr->symbols.n)
+    return om__trace_fail(OM_ERR_TRACE_INVALID_USAGE, "%s: backward inside a model traced with symbolic axes cannot be "
+                          "recorded (trace the forward only)", def->name), -1;
+  int failed = -1; /* a run at other sizes where this call fails */
+  if (tr->phase == OM_PHASE_RECORD && index >= 0) {
+    for (int r = 0; r < tr->runs.n && failed < 0; r++)
+      if (l.rc[r]->error) failed = r;
+    if (!fit_args(&l)) return -1;
+  } else {
+    if (!traced) return OM_CALL_EAGER;
+    if (tr->symbols.n)
+      return om__trace_fail(OM_ERR_TRACE_INVALID_USAGE,
+                            "%s: a trace with symbolic axes records only inside om_trace_run (in JS, om.trace), which "
+                            "runs the model again at other sizes to see the sizes it computes", def->name), -1;
+    for (int k = 0; k < given->n_i; k++)
+      if ((l.arg[k] = om__x_const(tr, given->i[k])) < 0) return -1;
   }
+  if (!traced && !l.moves && failed < 0) return OM_CALL_EAGER;
+  for (int k = 0; k < given->n_i; k++)
+    if (!(def->sym_args >> k & 1) && !om__x_is_const(tr, l.arg[k], NULL))
+      return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "%s: argument %d (%s) changes with the sizes, and %s takes it "
+                            "as a fixed number", def->name, k, om__x_name(tr, l.arg[k]), def->name), -1;
+  om_graph *g = &tr->g;
   mark(tr, c);
-  bool ok = (l.in = om__arena_alloc(&g->arena, sizeof(int) * (size_t)c->n_in)) != NULL;
+  bool ok = (l.in = om__arena_alloc(&g->arena, sizeof(int) * (size_t)(c->n_in ? c->n_in : 1))) != NULL;
   for (int i = 0; ok && i < c->n_in; i++) {
     int v = om__traced(c->in[i]) ? c->in[i]->trace_value : capture(tr, c->in[i], c->op);
     if ((ok = v >= 0)) l.in[i] = v; /* on a trace error the graph (l.in with it) is gone */
   }
-  ok = ok && probe_extents(&l, def);
-  if (ok && !def->lower)
-    return om__trace_fail(OM_ERR_TRACE_UNSUPPORTED_OPERATION, "%s: has no ONNX mapping, so it cannot be traced", def->name), -1;
-  ok = ok && def->lower(&l, c) && om__state()->trace == tr;
+  ok = ok && (!def->extents || def->extents(&l, c)) && alive(&l) && om__probe_extents(&l);
+  if (ok && failed >= 0) { /* the probe, which would have said where it holds, found no fault */
+    char sizes[160];
+    return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "%s: at %s this call fails (%s), so the graph would only hold "
+                          "at the traced sizes", def->name,
+                          om__run_sizes(tr, tr->runs.v[failed].v, ~(uint64_t)0, sizes, sizeof sizes),
+                          l.rc[failed]->error), -1;
+  }
+  ok = ok && def->lower(&l, c) && alive(&l);
   for (int j = 0; ok && j < c->n_out; j++)
     if (c->trace_out[j] < 0)
       return om__trace_fail(OM_ERR_TRACE_UNSUPPORTED_OPERATION,
                             "%s: its lowering wrote no value for output %d (a bug in onemodel)", def->name, j), -1;
-  if (!ok && om__state()->trace == tr) rollback(tr, c->trace_mark); /* not a trace error: keep recording */
-  return ok ? 1 : -1;
+  if (!ok && alive(&l)) rollback(tr, c->trace_mark); /* not a trace error: keep recording */
+  return ok ? OM_CALL_LOWERED : -1;
 }
 
-/* v, whose one axis has extent sym. Every value of an arange gets it, not only the result: a
- * later arange shares the earlier one's nodes (om__emit), and its result may be one of these
- * (arange(0, n) after arange(1, 1 + n) is the Range); without it, it would read as fixed. */
-static int along(om_lower *l, int v, const char *sym) {
-  l->tr->g.values.v[v].dim_param[0] = sym;
-  return v;
-}
-
-/* arange's values from Range(0, n, 1) on the run-time extent: cast to float, scaled by step,
- * shifted by start (each step only where it changes something). -1 on error. */
-static int lower_arange(om_lower *l, const char *sym, double start, double step, om_dtype dtype) {
-  om_meta m = l->c->out_meta[0];
-  m.dtype = OM_INT64;
-  int zero = om__lower_scalar(l, 0, OM_INT64), one = om__lower_scalar(l, 1, OM_INT64);
-  int in[3] = {zero, om__lower_extent_value(l, extent_of(l->tr, sym)), one}, v;
-  /* Range takes 0-d bounds: onnxruntime runs a [1] limit, but its shape inference then gives
-   * a Gather on the Range's output one dim too many and refuses the model */
-  om_meta scalar = {.dtype = OM_INT64, .ndim = 0};
-  if (in[1] < 0 || !om__emit(l, "Squeeze", &in[1], 1, &scalar, 1, &in[1], NULL, 0)) return -1;
-  if (in[0] < 0 || in[2] < 0 || !om__emit(l, "Range", in, 3, &m, 1, &v, NULL, 0)) return -1;
-  l->tr->g.values.v[along(l, v, sym)].iota = sym;
-  m.dtype = dtype;
-  if (dtype == OM_FLOAT32 && !om__emit(l, "Cast", &v, 1, &m, 1, &v, &OM_ATTR_INT("to", 1 /* FLOAT */), 1)) return -1;
-  along(l, v, sym);
-  const char *op[2] = {"Mul", "Add"};
-  double by[2] = {step, start}, keep[2] = {1, 0};
-  for (int k = 0; k < 2; k++) {
-    if (by[k] == keep[k]) continue;
-    int two[2] = {v, om__lower_scalar(l, by[k], dtype)};
-    if (two[1] < 0 || !om__emit(l, op[k], two, 2, &m, 1, &v, NULL, 0)) return -1;
-    along(l, v, sym);
-  }
-  return v;
-}
-
-/* Why values t made by kind (arange of start and step) at a symbolic length cannot be written
- * in the graph, NULL when they can. */
-static const char *unwritable(const om_tensor *t, om_created kind, double start, double step) {
-  if (kind == OM_CREATED_RANDOM)
-    return "random values of a symbolic size cannot be written in the graph (pass them as a traced input, or draw "
-           "them at another size)";
-  if (kind != OM_CREATED_ARANGE) return NULL;
-  /* int64 values of a fractional start or step are truncated sums, which the graph's int64
-   * Range, Mul and Add would not reproduce */
-  if (t->dtype == OM_INT64 && (start != floor(start) || step != floor(step)))
-    return "int64 values from a fractional start or step at a symbolic length cannot be written in the graph yet "
-           "(use integers, or a float arange)";
-  /* The graph keeps start and step and lets the length follow the symbol, which is how an
-   * ascending range is written (arange(l), arange(s, s + l)); a descending one usually starts
-   * from the length (arange(l - 1, -1, -1)), whose start the graph would freeze. */
-  if (step < 0)
-    return "a descending arange at a symbolic length cannot be written in the graph yet (its start would stay the "
-           "example's)";
-  return NULL;
-}
-
-om_tensor *om__trace_created(om_tensor *t, om_created kind, double value, double step, const char *who) {
+void om__trace_end_call(const om_call *c, int64_t index, int how, bool ok) {
   om_trace *tr = om__state()->trace;
-  if (!tr || !t || !om_tensor_numel(t)) return t;
-  om_call c = {.op = OM_OP_COUNT, .n_out = 1, .out_meta = {{.dtype = t->dtype, .ndim = t->ndim}}};
-  memcpy(c.out_meta[0].shape, t->shape, sizeof t->shape);
-  om_lower l = {.tr = tr, .c = &c, .given = &c.attrs, .who = who};
-  int first = -1;
-  for (int d = t->ndim - 1; d >= 0; d--)
-    if ((l.out_sym[0][d] = om__lower_extent_of_size(&l, t->shape[d]))) first = d;
-  if (first < 0) return t;
-  const char *why = unwritable(t, kind, value, step);
-  if (why) {
-    char buf[OM_SHAPE_STR_LEN];
-    om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "%s: shape %s has axis %d of size %lld, the example size of symbolic "
-                   "axis '%s'; %s", who, om__shape_str(buf, sizeof buf, t->shape, t->ndim), first,
-                   (long long)t->shape[first], l.out_sym[0][first], why);
-    om_tensor_release(t);
-    return NULL;
-  }
-  mark(tr, &c);
-  int v;
-  if (kind == OM_CREATED_ARANGE) {
-    v = lower_arange(&l, l.out_sym[0][0], value, step, t->dtype);
-  } else { /* full: the value expanded to the shape (what ConstantOfShape writes, without a tensor attribute) */
-    int in[2] = {om__lower_scalar(&l, value, t->dtype), om__lower_shape_operand(&l, t->shape, l.out_sym[0], t->ndim)};
-    v = in[0] >= 0 && in[1] >= 0 && om__emit(&l, "Expand", in, 2, &c.out_meta[0], 1, &v, NULL, 0) ? v : -1;
-  }
-  om__lower_output(&l, 0, v);
-  if (c.trace_out[0] < 0) {
-    if (om__state()->trace == tr) rollback(tr, c.trace_mark);
-    om_tensor_release(t);
-    return NULL;
-  }
-  t->trace_id = tr->id;
-  t->trace_value = c.trace_out[0];
-  return t;
-}
-
-void om__trace_commit(const om_call *c, bool ok) {
-  om_trace *tr = om__state()->trace;
-  if (!tr) return;
+  if (!tr) return; /* a trace error ended it */
+  om__run_call_done(tr, index, c->out, c->n_out, ok);
+  if (how != OM_CALL_LOWERED) return;
   if (!ok) {
     rollback(tr, c->trace_mark);
     return;
@@ -540,19 +243,346 @@ void om__trace_commit(const om_call *c, bool ok) {
   }
 }
 
-/* ---- helpers for the ops' lower rules ---- */
+void om__trace_hold(int delta) {
+  om_trace *tr = om__state()->trace;
+  if (tr) tr->depth += delta;
+}
 
-/* The lowering's trace is still recording (a trace error inside it ended it). */
-static bool alive(const om_lower *l) { return om__state()->trace == l->tr; }
+om_tensor *om__trace_phantom(const om_meta *meta) { return om__phantom(om__state()->trace, meta); }
+
+bool om__trace_shadow(void) {
+  om_trace *tr = om__state()->trace;
+  return tr && tr->phase == OM_PHASE_OTHER;
+}
+
+/* ---- extents, for the ops' rules ---- */
 
 int om__lower_input(om_lower *l, int i) { return l->in[i]; }
 const om_attrs *om__lower_given(om_lower *l) { return l->given; }
+int om__lower_in_ext(om_lower *l, int i, int d) { return l->in ? l->tr->g.values.v[l->in[i]].ext[d] : -1; }
+int om__lower_out_ext(om_lower *l, int j, int d) { return l->out_ext[j][d]; }
 const char *om__lower_input_sym(om_lower *l, int i, int d) {
-  return l->in ? l->tr->g.values.v[l->in[i]].dim_param[d] : NULL; /* no values yet: a call on constants */
+  int x = om__lower_in_ext(l, i, d);
+  return x < 0 ? NULL : om__x_name(l->tr, x);
 }
-const char *om__lower_output_sym(om_lower *l, int j, int d) { return l->out_sym[j][d]; }
-const char *om__lower_input_iota(om_lower *l, int i) { return l->tr->g.values.v[l->in[i]].iota; }
-void om__lower_set_output_sym(om_lower *l, int j, int d, const char *sym) { l->out_sym[j][d] = sym; }
+const char *om__lower_output_sym(om_lower *l, int j, int d) {
+  return l->out_ext[j][d] < 0 ? NULL : om__x_name(l->tr, l->out_ext[j][d]);
+}
+int om__lower_arg(om_lower *l, int k) { return l->arg[k]; }
+bool om__lower_arg_moves(om_lower *l, int k) { return !om__x_is_const(l->tr, l->arg[k], NULL); }
+int om__lower_iota(om_lower *l, int i) { return l->tr->g.values.v[l->in[i]].iota; }
+int om__lower_x_const(om_lower *l, int64_t c) { return om__x_const(l->tr, c); }
+int om__lower_x_lin(om_lower *l, int64_t ca, int a, int64_t cb, int b, int64_t c) {
+  return om__x_lin(l->tr, ca, a, cb, b, c);
+}
+int om__lower_x_mul(om_lower *l, int a, int b) { return om__x_mul(l->tr, a, b); }
+int om__lower_x_floordiv(om_lower *l, int a, int64_t d) { return om__x_floordiv(l->tr, a, d); }
+int om__lower_x_divexact(om_lower *l, int a, int b) { return om__x_divexact(l->tr, a, b); }
+bool om__lower_x_is_const(om_lower *l, int a, int64_t *c) { return om__x_is_const(l->tr, a, c); }
+int om__lower_in_x(om_lower *l, int i, int d) {
+  int x = om__lower_in_ext(l, i, d);
+  return x >= 0 ? x : om__x_const(l->tr, l->c->in[i]->shape[d]);
+}
+void om__lower_candidate(om_lower *l, int j, int d, int x) { om__probe_candidate(l, j, d, x); }
+
+/* ---- sizes as graph values ---- */
+
+/* Symbol k's run-time size as an int64 [1] value: one Shape node on the first graph input axis
+ * that has it, shared by the whole graph. -1 on error. */
+static int symbol_value(om_lower *l, int k) {
+  om_trace *tr = l->tr;
+  om_graph *g = &tr->g;
+  om_symbol *s = &tr->symbols.v[k];
+  int sym = om__x_sym(tr, k), src = -1, axis = -1;
+  for (int i = 0; i < g->inputs.n && src < 0; i++)
+    for (int d = 0; d < g->values.v[g->inputs.v[i]].ndim && src < 0; d++)
+      if (g->values.v[g->inputs.v[i]].ext[d] == sym) src = g->inputs.v[i], axis = d;
+  if (src < 0) return om__trace_fail(OM_ERR_TRACE_UNSUPPORTED_OPERATION, "%s: no graph input has symbol '%s' (a bug in "
+                                     "onemodel)", l->who, s->name), -1;
+  const om_gnode *n = s->extent_node >= 0 && s->extent_node < g->nodes.n ? &g->nodes.v[s->extent_node] : NULL;
+  if (n && !strcmp(n->op_type, "Shape") && n->in[0] == src && n->out[0] == s->extent_value) return s->extent_value;
+  om_meta m = {.dtype = OM_INT64, .ndim = 1, .shape = {1}};
+  int out;
+  om_gattr at[2] = {OM_ATTR_INT("start", axis), OM_ATTR_INT("end", axis + 1)};
+  if (!om__emit(l, "Shape", &src, 1, &m, 1, &out, at, 2)) return -1;
+  s->extent_node = g->nodes.n - 1;
+  s->extent_value = out;
+  return out;
+}
+
+/* op_type(a, b) as an int64 [1] value; b a constant when bv is -1. -1 on error. */
+static int binary(om_lower *l, const char *op_type, int a, int bv, int64_t b) {
+  om_meta m = {.dtype = OM_INT64, .ndim = 1, .shape = {1}};
+  int in[2] = {a, bv >= 0 ? bv : om__lower_ints(l, &b, 1)}, out;
+  return a >= 0 && in[1] >= 0 && om__emit(l, op_type, in, 2, &m, 1, &out, NULL, 0) ? out : -1;
+}
+
+/* A term's value: the product of its factors, a symbol's variable taken as its size divided by
+ * its multiple: coef * (sizes product) / (multiples product) as one Mul or Div where it divides. */
+static int term_value(om_lower *l, const om_xterm *t) {
+  om_trace *tr = l->tr;
+  int v = -1;
+  int64_t mult = 1;
+  for (int j = 0; j < t->n; j++) {
+    const om_xfactor *f = &tr->fs.v[t->f[j]];
+    int fv;
+    if (f->var >= 0) {
+      fv = symbol_value(l, f->var);
+      mult *= tr->symbols.v[f->var].multiple;
+    } else {
+      fv = binary(l, "Div", om__lower_x_value(l, f->num), -1, f->den); /* numerators are >= 0: Div is floor */
+    }
+    if (fv < 0) return -1;
+    v = v < 0 ? fv : binary(l, "Mul", v, fv, 0);
+  }
+  int64_t c = t->coef;
+  if (c % mult == 0) return c / mult == 1 ? v : binary(l, "Mul", v, -1, c / mult);
+  if (mult % c == 0) return binary(l, "Div", v, -1, mult / c);
+  return binary(l, "Div", binary(l, "Mul", v, -1, c), -1, mult);
+}
+
+int om__lower_x_value(om_lower *l, int x) {
+  om_trace *tr = l->tr;
+  const om_xexpr *e = &tr->xs.v[x];
+  if (!e->n) return om__lower_ints(l, &e->c0, 1);
+  int v = -1, neg = -1;
+  for (int i = 0; i < e->n; i++) { /* positive terms added; negative ones summed and subtracted */
+    om_xterm t = e->t[i];
+    bool minus = t.coef < 0;
+    if (minus) t.coef = -t.coef;
+    int tv = term_value(l, &t);
+    if (tv < 0) return -1;
+    int *acc = minus ? &neg : &v;
+    *acc = *acc < 0 ? tv : binary(l, "Add", *acc, tv, 0);
+    if (*acc < 0) return -1;
+  }
+  if (v < 0) v = om__lower_ints(l, &(int64_t){0}, 1);
+  if (neg >= 0) v = binary(l, "Sub", v, neg, 0);
+  if (e->c0) v = e->c0 > 0 ? binary(l, "Add", v, -1, e->c0) : binary(l, "Sub", v, -1, -e->c0);
+  return v;
+}
+
+int om__lower_shape_operand(om_lower *l, const int64_t *shape, const int *ext, int ndim) {
+  int parts[2 * OM_MAX_DIMS], n_parts = 0, start = 0;
+  for (int d = 0; d < ndim; d++) {
+    if (ext[d] < 0) continue;
+    if (d > start && (parts[n_parts++] = om__lower_ints(l, shape + start, d - start)) < 0) return -1;
+    if ((parts[n_parts++] = om__lower_x_value(l, ext[d])) < 0) return -1;
+    start = d + 1;
+  }
+  if (!n_parts) return om__lower_ints(l, shape, ndim);
+  if (ndim > start && (parts[n_parts++] = om__lower_ints(l, shape + start, ndim - start)) < 0) return -1;
+  if (n_parts == 1) return parts[0];
+  om_meta m = {.dtype = OM_INT64, .ndim = 1, .shape = {ndim}};
+  int out;
+  return om__emit(l, "Concat", parts, n_parts, &m, 1, &out, &OM_ATTR_INT("axis", 0), 1) ? out : -1;
+}
+
+/* A float32 0-d value of a scalar computed from a size (fit.c): Cast of the size, then its
+ * function, scale and shift, each only where it changes something. -1 on error. */
+static int float_value(om_lower *l, const om_xfloat *f) {
+  om_meta one = {.dtype = OM_FLOAT32, .ndim = 1, .shape = {1}}, scalar = {.dtype = OM_FLOAT32, .ndim = 0};
+  int v = om__lower_x_value(l, f->x);
+  if (v < 0 || !om__emit(l, "Cast", &v, 1, &one, 1, &v, &OM_ATTR_INT("to", 1 /* FLOAT */), 1)) return -1;
+  if ((f->fn == 2 || f->fn == 3) && !om__emit(l, "Sqrt", &v, 1, &one, 1, &v, NULL, 0)) return -1;
+  if ((f->fn == 1 || f->fn == 3) && !om__emit(l, "Reciprocal", &v, 1, &one, 1, &v, NULL, 0)) return -1;
+  const char *op[2] = {"Mul", "Add"};
+  double by[2] = {f->a, f->b}, keep[2] = {1, 0};
+  for (int k = 0; k < 2; k++) {
+    if (by[k] == keep[k]) continue;
+    int two[2] = {v, om__lower_scalar(l, by[k], OM_FLOAT32)};
+    if (two[1] < 0 || !om__emit(l, op[k], two, 2, &one, 1, &v, NULL, 0)) return -1;
+  }
+  int axes = om__lower_ints(l, (int64_t[]){0}, 1), in[2] = {v, axes};
+  return axes >= 0 && om__emit(l, "Squeeze", in, 2, &scalar, 1, &v, NULL, 0) ? v : -1;
+}
+
+/* ---- tensors the model creates ---- */
+
+/* A 0-d int64 value of expression x (Range takes 0-d bounds: onnxruntime runs a [1] limit, but
+ * its shape inference then gives a Gather on the Range's output one dim too many and refuses
+ * the model). -1 on error. */
+int om__lower_x_scalar(om_lower *l, int x) {
+  int64_t c;
+  if (om__x_is_const(l->tr, x, &c)) return om__lower_ints(l, &c, -1);
+  om_meta scalar = {.dtype = OM_INT64, .ndim = 0};
+  int v = om__lower_x_value(l, x), axes = om__lower_ints(l, (int64_t[]){0}, 1), in[2] = {v, axes};
+  return v >= 0 && axes >= 0 && om__emit(l, "Squeeze", in, 2, &scalar, 1, &v, NULL, 0) ? v : -1;
+}
+
+/* The values of an arange of a length that changes with the sizes: Range(0, len) (an iota,
+ * shared by every arange of that length; an embedding of it is a Slice), cast to float for a
+ * float arange, scaled by step and shifted by start (a computed one: arange(T - 1, -1, -1)) where
+ * they change something. (A Range of the bounds themselves would be one node less for some, but
+ * onnxruntime's optimizer turns a Gather of a descending Range into a Slice, whose end -1 then
+ * counts from the end.) -1 on error. */
+static int lower_arange(om_lower *l, const double *args, int x_start, int len, om_dtype dtype) {
+  om_meta m = l->c->out_meta[0];
+  m.dtype = OM_INT64;
+  int in[3] = {om__lower_ints(l, &(int64_t){0}, -1), om__lower_x_scalar(l, len), om__lower_ints(l, &(int64_t){1}, -1)}, v;
+  if (in[0] < 0 || in[1] < 0 || in[2] < 0 || !om__emit(l, "Range", in, 3, &m, 1, &v, NULL, 0)) return -1;
+  l->tr->g.values.v[v].ext[0] = len;
+  l->tr->g.values.v[v].iota = len;
+  bool whole = args[0] == floor(args[0]) && args[2] == floor(args[2]);
+  m.dtype = whole ? OM_INT64 : dtype; /* whole steps in int64, exact; fractional ones in float, as eager rounds them */
+  if (!whole && !om__emit(l, "Cast", &v, 1, &m, 1, &v, &OM_ATTR_INT("to", 1 /* FLOAT */), 1)) return -1;
+  int64_t start;
+  bool fixed_start = om__x_is_const(l->tr, x_start, &start);
+  for (int k = 0; k < 2; k++) { /* * step, + start */
+    if (k ? fixed_start && args[0] == 0 : args[2] == 1) continue;
+    int by = k && !fixed_start ? om__lower_x_scalar(l, x_start) : om__lower_scalar(l, args[k ? 0 : 2], m.dtype), two[2] = {v, by};
+    if (by < 0 || !om__emit(l, k ? "Add" : "Mul", two, 2, &m, 1, &v, NULL, 0)) return -1;
+    l->tr->g.values.v[v].ext[0] = len;
+  }
+  if (dtype == m.dtype) return v;
+  m.dtype = dtype;
+  if (!om__emit(l, "Cast", &v, 1, &m, 1, &v, &OM_ATTR_INT("to", 1 /* FLOAT */), 1)) return -1;
+  l->tr->g.values.v[v].ext[0] = len;
+  return v;
+}
+
+/* The record run's creation of t: its sizes and arguments as expressions of what the other runs
+ * logged; a traced value when any of them moves. Returns t, or NULL on error (t released). */
+static om_tensor *created_record(om_trace *tr, om_tensor *t, om_created kind, const om_attrs *given, const char *who) {
+  om_call c = {.op = OM_OP_COUNT, .n_out = 1, .out_meta = {{.dtype = t->dtype, .ndim = t->ndim}}};
+  memcpy(c.out_meta[0].shape, t->shape, sizeof t->shape);
+  om_lower l = {.tr = tr, .c = &c, .given = given, .who = who};
+  memcpy(l.rc, tr->rc, sizeof l.rc);
+  om_attrs at[8];
+  bool moves = false, value_moves = false;
+  for (int r = 0; r < tr->runs.n; r++) om__runcall_attrs(&tr->runs.v[r], l.rc[r], &at[r]);
+  for (int d = 0; d < t->ndim; d++) {
+    int64_t vals[8];
+    for (int r = 0; r < tr->runs.n; r++) vals[r] = at[r].n_i == t->ndim ? at[r].i[d] : -1;
+    int x = om__fit_int(&l, t->shape[d], vals);
+    if (x == -2) {
+      char seen[400];
+      om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "%s: axis %d of the shape is %s: it changes with the sizes, but not "
+                     "as a size the graph can compute", who, d, om__fit_seen(&l, t->shape[d], vals, seen, sizeof seen));
+      goto fail;
+    }
+    if (x < 0) goto fail;
+    l.out_ext[0][d] = om__x_is_const(tr, x, NULL) ? -1 : x;
+    moves |= l.out_ext[0][d] >= 0;
+  }
+  for (int k = 0; k < given->n_f; k++)
+    for (int r = 0; r < tr->runs.n; r++) value_moves |= memcmp(&at[r].f[k], &given->f[k], sizeof(double)) != 0;
+  for (int d = t->ndim; d < OM_MAX_DIMS; d++) l.out_ext[0][d] = -1;
+  if (!moves && !value_moves) return t;
+  char buf[OM_SHAPE_STR_LEN];
+  if (kind == OM_CREATED_RANDOM || (kind == OM_CREATED_DATA && (moves || om_tensor_numel(t) != 1))) {
+    om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "%s: %s of shape %s changes with the sizes; %s", who,
+                   kind == OM_CREATED_RANDOM ? "a random tensor" : "data", om__shape_str(buf, sizeof buf, t->shape, t->ndim),
+                   kind == OM_CREATED_RANDOM ? "random values of a changing size cannot be written in the graph (draw "
+                   "them before the trace, or pass them as an input)" : "data computed from a size cannot be written in "
+                   "the graph (compute it with ops: om.arange, om.full, ...)");
+    goto fail;
+  }
+  mark(tr, &c);
+  int v = -1;
+  if (kind == OM_CREATED_ARANGE) {
+    /* args: start, end, step. The length follows the sizes; the start may too (arange(T - 1, -1,
+     * -1)), the step may not. An int64 arange of a fractional start or step is a truncated sum
+     * the graph's Range would not reproduce. */
+    const double *a = given->f;
+    bool whole = a[0] == floor(a[0]) && a[2] == floor(a[2]);
+    int64_t starts[8];
+    bool ok = true;
+    for (int r = 0; r < tr->runs.n && ok; r++) {
+      ok = at[r].f[2] == a[2] && (whole ? at[r].f[0] == floor(at[r].f[0]) : at[r].f[0] == a[0]);
+      starts[r] = (int64_t)at[r].f[0];
+    }
+    int x_start = ok && whole ? om__fit_int(&l, (int64_t)a[0], starts) : ok ? om__x_const(tr, 0) : -2;
+    if (x_start == -2 || (t->dtype == OM_INT64 && !whole)) {
+      if (t->dtype == OM_INT64 && !whole)
+        om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "%s: an int64 arange from %g by %g (a fractional start or step) of a "
+                       "length that changes with the sizes cannot be written in the graph: its values are truncated "
+                       "sums (use integers, or a float arange)", who, a[0], a[2]);
+      else
+        om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "%s: an arange from %g by %g of a length that changes with the sizes "
+                       "needs a step that does not change and a start the graph can compute", who, a[0], a[2]);
+      goto fail;
+    }
+    int len = l.out_ext[0][0] >= 0 ? l.out_ext[0][0] : om__x_const(tr, t->shape[0]);
+    v = x_start >= 0 && len >= 0 ? lower_arange(&l, a, x_start, len, t->dtype) : -1;
+  } else { /* full (and data of one element): the value, expanded to the shape */
+    double v0 = given->f[0], vals[8];
+    int64_t ivals[8];
+    for (int r = 0; r < tr->runs.n; r++) vals[r] = at[r].f[0], ivals[r] = (int64_t)at[r].f[0];
+    int scalar;
+    if (!value_moves) {
+      scalar = om__lower_scalar(&l, v0, t->dtype);
+    } else if (t->dtype != OM_FLOAT32) {
+      int x = om__fit_int(&l, (int64_t)v0, ivals);
+      if (x == -2) goto unfit;
+      scalar = x < 0 ? -1 : om__lower_x_scalar(&l, x);
+      if (scalar >= 0 && t->dtype == OM_BOOL) {
+        om_meta b = {.dtype = OM_BOOL, .ndim = 0};
+        if (!om__emit(&l, "Cast", &scalar, 1, &b, 1, &scalar, &OM_ATTR_INT("to", 9 /* BOOL */), 1)) scalar = -1;
+      }
+    } else {
+      om_xfloat f;
+      if (!om__fit_float(&l, v0, vals, &f)) goto unfit;
+      scalar = float_value(&l, &f);
+    }
+    if (scalar >= 0 && t->ndim == 0) {
+      v = scalar;
+    } else if (scalar >= 0) {
+      int in[2] = {scalar, om__lower_shape_operand(&l, t->shape, l.out_ext[0], t->ndim)};
+      v = in[1] >= 0 && om__emit(&l, "Expand", in, 2, &c.out_meta[0], 1, &v, NULL, 0) ? v : -1;
+    }
+    if (v >= 0 && t->ndim == 0 && tr->g.values.v[v].init >= 0) { /* a fixed value: stays a constant */
+      rollback(tr, c.trace_mark);
+      return t;
+    }
+    goto bind;
+  unfit:;
+    char seen[400];
+    size_t n = (size_t)snprintf(seen, sizeof seen, "%g at the traced sizes", v0);
+    for (int r = 0; r < tr->runs.n && n < sizeof seen; r++) {
+      char sizes[160];
+      n += (size_t)snprintf(seen + n, sizeof seen - n, ", %g at %s", vals[r],
+                            om__run_sizes(tr, tr->runs.v[r].v, ~(uint64_t)0, sizes, sizeof sizes));
+    }
+    om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "%s: the value is %s: it changes with the sizes, but not as a size the "
+                   "graph can compute (a * E + b, a / E, a * sqrt(E) or a / sqrt(E) of a size E)", who, seen);
+    goto fail;
+  }
+bind:
+  om__lower_output(&l, 0, v);
+  if (c.trace_out[0] < 0) {
+    if (alive(&l)) rollback(tr, c.trace_mark);
+    goto fail;
+  }
+  t->trace_id = tr->id;
+  t->trace_value = c.trace_out[0];
+  return t;
+fail:
+  om_tensor_release(t);
+  return NULL;
+}
+
+om_tensor *om__trace_created(om_tensor *t, om_created kind, const double *args, int n_args, const char *who) {
+  om_trace *tr = om__state()->trace;
+  if (!tr || !t || tr->depth > 0 || tr->phase == OM_PHASE_MANUAL) return t;
+  om_attrs given = {.n_i = t->ndim, .n_f = n_args};
+  memcpy(given.i, t->shape, sizeof(int64_t) * (size_t)t->ndim);
+  if (n_args) memcpy(given.f, args, sizeof(double) * (size_t)n_args);
+  int64_t index = om__run_call(tr, OM_RUN_CREATED(kind), &given, tr->rc);
+  if (index == -2) {
+    om_tensor_release(t);
+    return NULL;
+  }
+  if (tr->phase == OM_PHASE_OTHER) {
+    om__run_call_done(tr, index, &t, 1, true);
+    return t;
+  }
+  om_tensor *r = created_record(tr, t, kind, &given, who);
+  if (om__state()->trace == tr) om__run_call_done(tr, index, NULL, 0, r != NULL);
+  return r;
+}
+
+/* ---- writing nodes ---- */
 
 static bool same_attr(const om_gattr *a, const om_gattr *b) {
   if (strcmp(a->name, b->name) || a->type != b->type) return false;
@@ -652,75 +682,6 @@ int om__lower_scalar(om_lower *l, double v, om_dtype dtype) {
   return generated(l, &x, 1, 0, dtype);
 }
 
-int om__lower_symbol_extent(om_lower *l, const char *sym) {
-  if (!alive(l)) return -1;
-  om_graph *g = &l->tr->g;
-  om_symbol *s = NULL;
-  for (int k = 0; k < l->tr->symbols.n && !s; k++)
-    if (l->tr->symbols.v[k].name == sym) s = &l->tr->symbols.v[k];
-  int src = s && s->derived ? s->carrier : -1, axis = s && s->derived ? s->carrier_axis : -1;
-  for (int k = 0; s && !s->derived && k < g->inputs.n && src < 0; k++)
-    for (int d = 0; d < g->values.v[g->inputs.v[k]].ndim && src < 0; d++)
-      if (g->values.v[g->inputs.v[k]].dim_param[d] == sym) src = g->inputs.v[k], axis = d;
-  if (src < 0) {
-    om__trace_fail(OM_ERR_TRACE_UNSUPPORTED_OPERATION,
-                   "%s: symbol '%s' has no graph input or value that carries it (a bug in onemodel)", l->who,
-                   sym ? sym : "?");
-    return -1;
-  }
-  const om_gnode *n = s->extent_node >= 0 && s->extent_node < g->nodes.n ? &g->nodes.v[s->extent_node] : NULL;
-  if (n && !strcmp(n->op_type, "Shape") && n->in[0] == src && n->out[0] == s->extent_value && n->n_attrs == 2 &&
-      n->attrs[0].i == axis && n->attrs[1].i == axis + 1)
-    return s->extent_value;
-  om_meta m = {.dtype = OM_INT64, .ndim = 1, .shape = {1}};
-  int out;
-  om_gattr at[2] = {OM_ATTR_INT("start", axis), OM_ATTR_INT("end", axis + 1)};
-  if (!om__emit(l, "Shape", &src, 1, &m, 1, &out, at, 2)) return -1;
-  s->extent_node = g->nodes.n - 1;
-  s->extent_value = out;
-  return out;
-}
-
-int om__lower_extent_value(om_lower *l, om_extent e) {
-  int v = -1;
-  om_meta m = {.dtype = OM_INT64, .ndim = 1, .shape = {1}};
-  for (int k = 0; k < l->tr->symbols.n; k++) {
-    if (!(e.atoms >> k & 1)) continue;
-    int s = om__lower_symbol_extent(l, l->tr->symbols.v[k].name), in[2] = {v, s};
-    if (s < 0 || (v >= 0 && !om__emit(l, "Mul", in, 2, &m, 1, &s, NULL, 0))) return -1;
-    v = s;
-  }
-  if (e.coef != 1) {
-    int in[2] = {v, om__lower_ints(l, &e.coef, 1)};
-    if (v < 0 || in[1] < 0 || !om__emit(l, "Mul", in, 2, &m, 1, &v, NULL, 0)) return -1;
-  }
-  return v;
-}
-
-int om__lower_extent_affine(om_lower *l, om_extent e, int64_t mul, int64_t add) {
-  e.coef *= mul;
-  int v = om__lower_extent_value(l, e), in[2] = {v, add ? om__lower_ints(l, &add, 1) : -1};
-  om_meta m = {.dtype = OM_INT64, .ndim = 1, .shape = {1}};
-  if (v < 0 || (add && (in[1] < 0 || !om__emit(l, "Add", in, 2, &m, 1, &v, NULL, 0)))) return -1;
-  return v;
-}
-
-int om__lower_shape_operand(om_lower *l, const int64_t *shape, const char *const *compute, int ndim) {
-  int parts[2 * OM_MAX_DIMS], n_parts = 0, start = 0;
-  for (int d = 0; d < ndim; d++) {
-    if (!compute[d]) continue;
-    if (d > start && (parts[n_parts++] = om__lower_ints(l, shape + start, d - start)) < 0) return -1;
-    if ((parts[n_parts++] = om__lower_extent_value(l, extent_of(l->tr, compute[d]))) < 0) return -1;
-    start = d + 1;
-  }
-  if (!n_parts) return om__lower_ints(l, shape, ndim);
-  if (ndim > start && (parts[n_parts++] = om__lower_ints(l, shape + start, ndim - start)) < 0) return -1;
-  if (n_parts == 1) return parts[0];
-  om_meta m = {.dtype = OM_INT64, .ndim = 1, .shape = {ndim}};
-  int out;
-  return om__emit(l, "Concat", parts, n_parts, &m, 1, &out, &OM_ATTR_INT("axis", 0), 1) ? out : -1;
-}
-
 int om__lower_float(om_lower *l, double v) {
   om_meta m = {.dtype = OM_FLOAT32, .ndim = 0};
   int none = 0, out;
@@ -737,14 +698,11 @@ void om__lower_output(om_lower *l, int j, int v) {
                    l->who, j);
     return;
   }
-  if (val->producer >= 0 && v >= l->c->trace_mark[0]) { /* a value this call made: give it the probed symbols */
-    memcpy(val->dim_param, l->out_sym[j], sizeof val->dim_param);
-    for (int k = 0; k < l->tr->symbols.n; k++) { /* the atoms this call derived: this value carries them */
-      om_symbol *s = &l->tr->symbols.v[k];
-      if (s->derived && s->carrier < 0 && s->carrier_axis < m->ndim && val->dim_param[s->carrier_axis] == s->name)
-        s->carrier = v;
+  if (val->producer >= 0 && v >= l->c->trace_mark[0]) /* a value this call made: the extents the probe chose */
+    for (int d = 0; d < m->ndim; d++) {
+      val->ext[d] = l->out_ext[j][d];
+      val->dim_param[d] = val->ext[d] >= 0 ? om__x_name(l->tr, val->ext[d]) : NULL;
     }
-  }
   l->c->trace_out[j] = v;
 }
 

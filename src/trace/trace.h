@@ -1,4 +1,6 @@
-/* The tracer's internal state, shared by src/trace/ (recording, lowering, finish). */
+/* The tracer's internal state, shared by src/trace/: recording (tracer.c), the runs at other
+ * sizes (runs.c), size expressions (expr.c), fitting the integers a model computes (fit.c), the
+ * outputs' extents (probe.c), lowering (lower.c) and finish (finish.c). */
 #ifndef OM_TRACE_H
 #define OM_TRACE_H
 
@@ -6,24 +8,94 @@
 
 #include "graph/graph.h"
 
-/* A symbolic axis name and its example size. */
+/* ---- size expressions (expr.c; docs/symbolic-axes.md) ---- */
+
+#define OM_X_MAX_TERMS 16
+#define OM_X_MAX_DEG 6
+#define OM_X_MAX_PERIOD 4096 /* om__x_same's grid: residue classes per variable */
+#define OM_X_MAX_GRID 65536  /* and points in all */
+
+/* coef times a product of factors (ids into om_trace.fs, ascending, repeats for powers). */
+typedef struct om_xterm {
+  int64_t coef;
+  int n;
+  int32_t f[OM_X_MAX_DEG];
+} om_xterm;
+
+/* A canonical polynomial in factors: c0 + the terms (sorted by factor list, merged, no zero). */
+typedef struct om_poly {
+  int64_t c0;
+  int n;
+  om_xterm t[OM_X_MAX_TERMS];
+} om_poly;
+
+/* An interned expression. */
+typedef struct om_xexpr {
+  int64_t c0;
+  int n;
+  om_xterm *t;      /* arena */
+  uint64_t hash;
+  uint64_t syms;    /* bit k: depends on symbol k */
+  int deg;          /* the largest term degree (a floor counts its numerator's) */
+  const char *name; /* its dim_param ("batch*seq", "floor((h+1)/2)"), made when first asked */
+} om_xexpr;
+
+/* A factor: symbol var's free variable, or floor(num / den) of expression num. */
+typedef struct om_xfactor {
+  int var;         /* >= 0: the variable of symbol var; -1: a floor */
+  int num;
+  int64_t den;
+  int deg;
+  uint64_t syms;
+  int64_t period;  /* it repeats (minus a polynomial) every period steps of each variable */
+} om_xfactor;
+
+/* ---- symbols ---- */
+
+/* A declared symbolic axis: s = multiple * v, v its free variable, min <= s <= max. */
 typedef struct om_symbol {
-  const char *name; /* arena string; values' dim_param point here, so symbols compare by pointer */
-  int64_t size;
-  /* Its run-time extent as an int64 [1] value: Shape(graph input, start=axis, end=axis+1),
-   * made once for the whole graph by om__lower_symbol_extent; node is -1 until then (and the
-   * pair is checked against the graph, since a rollback may have dropped the node). */
+  const char *name;  /* arena string */
+  int64_t size;      /* the example's */
+  int64_t multiple, min, max; /* declared (om_trace_dim), min and max narrowed by what the model needs */
+  int64_t vmin, vmax;         /* the variable's range */
+  const char *min_why, *max_why; /* the call that narrowed the range, NULL when declared */
+  int var_factor;    /* its factor in om_trace.fs, -1 until used */
+  /* Its run-time size as an int64 [1] value: Shape(graph input, start=axis, end=axis+1), made
+   * once for the whole graph; node is -1 until then (and the pair is checked against the
+   * graph, since a rollback may have dropped the node). */
   int extent_node, extent_value;
-  /* A derived atom (spec 4): an extent an op computed (cat along a symbolic axis), named
-   * "<op>#<n>", whose run-time value is read off the value and axis that carry it. */
-  bool derived;
-  int carrier, carrier_axis;
-  /* What determined a derived atom (the op, its attrs as given, the output axis, the inputs'
-   * sizes and extents; an arena copy): a call with the same signature derives the same extent
-   * at every size, so it gets this atom again. */
-  const unsigned char *signature;
-  size_t signature_len;
 } om_symbol;
+
+/* ---- the runs at other sizes (runs.c) ---- */
+
+/* What kind of event a logged call is: an op (its om_op) or a creation (OM_OP_COUNT + om_created). */
+#define OM_RUN_CREATED(kind) (OM_OP_COUNT + (int)(kind))
+
+/* One call as a run at other sizes saw it. Its data in the run's pool: from at, the given int
+ * attrs (n_i, values) and the float attrs (n_f, values as bits); from out (-1: none), the
+ * outputs (n_out, then each one's ndim and sizes). */
+typedef struct om_runcall {
+  int op;
+  int at, out;
+  const char *error; /* the call failed there, with this message (arena) */
+} om_runcall;
+
+typedef struct om_run {
+  int64_t v[64];      /* the symbols' variables */
+  OM_VEC(om_runcall) calls;
+  OM_VEC(int64_t) pool;
+  int n_outputs;      /* what the model returned, -1 when it failed */
+  char error[320];    /* the error that ended it */
+} om_run;
+
+typedef enum om_trace_phase {
+  OM_PHASE_MANUAL,  /* om_trace_begin .. om_trace_finish without om_trace_run */
+  OM_PHASE_OTHER,   /* om_trace_run: a run at other sizes (shape only, nothing lowered) */
+  OM_PHASE_RECORD,  /* om_trace_run: the run on the inputs, checked against the others */
+  OM_PHASE_RAN,     /* om_trace_run returned: only om_trace_finish (or abort) is left */
+} om_trace_phase;
+
+/* ---- the recording ---- */
 
 /* A constant named by om_trace_parameter. */
 typedef struct om_param {
@@ -31,24 +103,42 @@ typedef struct om_param {
   om_tensor *view; /* header on the tensor's storage and view (keeps the storage, so it is not reused) */
 } om_param;
 
-/* A graph input's storage: the example's, which other handles (the example itself) share. */
-typedef struct om_input_storage {
+/* A graph input: its traced tensor, and the example's storage that other handles (the example
+ * itself) share. */
+typedef struct om_input {
   const char *name;
+  om_tensor *traced;   /* a reference: what om_trace_run hands the model */
   om_storage *storage; /* a reference, so the address is not reused while the trace lives */
-} om_input_storage;
+} om_input;
 
 /* The recording on one thread. */
 struct om_trace {
-  uint32_t id; /* tensors with this trace_id are its values */
+  uint32_t id; /* tensors with this trace_id are its values (in a run at other sizes: its phantoms) */
   om_graph g;
   OM_VEC(om_param) params;
-  OM_VEC(om_symbol) symbols; /* at most 64: an extent's atoms are a bit mask over them */
-  OM_VEC(om_extent) extents; /* the interned products (single symbols are not listed) */
-  OM_VEC(om_input_storage) input_storages;
+  OM_VEC(om_symbol) symbols; /* at most 64: an expression's symbols are a bit mask */
+  OM_VEC(om_input) inputs;
+  OM_VEC(om_xexpr) xs;       /* interned expressions */
+  OM_VEC(om_xfactor) fs;     /* interned factors */
+  int *xindex;               /* hash index of xs (slot = id + 1) */
+  size_t xindex_cap;
   /* Hash index of g.inits (slot = initializer index + 1, 0 empty; capacity a power of 2):
    * finding a constant again is O(1) however many the model has. */
   int *index;
   size_t index_cap;
+  /* the runs (runs.c) */
+  om_trace_phase phase;
+  OM_VEC(om_run) runs;       /* the runs at other sizes */
+  int run;                   /* the one going on (OM_PHASE_OTHER) */
+  int64_t calls;             /* calls made in the run going on */
+  om_storage *phantom;       /* the storage every phantom shares (no data) */
+  int depth;                 /* > 0 inside a call already logged (a lowering's own constants, backward) */
+  const om_runcall *rc[8];   /* the call going on, in each run at other sizes (the record run) */
+  /* the probe's assignments of the variables (probe.c), made when the record run starts */
+  int n_probes, cap_probes;
+  int64_t (*probes)[64];
+  bool *probe_small;         /* below the example: a failure there narrows a symbol's minimum */
+  OM_VEC(int64_t) same;      /* pairs of expressions proven equal everywhere (a << 32 | b), for om__x_same */
 };
 
 /* One op call being lowered. */
@@ -56,9 +146,15 @@ struct om_lower {
   om_trace *tr;
   om_call *c;
   const om_attrs *given;
-  const char *who;                                  /* the op's or creation function's name, for messages */
-  int *in;                                          /* the inputs' values (NULL while a call on constants is checked) */
-  const char *out_sym[OM_MAX_OUTPUTS][OM_MAX_DIMS]; /* symbols of the outputs' axes */
+  const char *who;                         /* the op's or creation function's name, for messages */
+  int *in;                                 /* the inputs' values */
+  int arg[OM_MAX_IATTRS];                  /* the given int attrs as expressions */
+  bool moves;                              /* some arg changes with the sizes */
+  int out_ext[OM_MAX_OUTPUTS][OM_MAX_DIMS]; /* the outputs' extents: expression ids, -1 fixed */
+  /* candidates for the outputs' extents (probe.c): an op's extents rule adds its own first */
+  int cand[OM_MAX_OUTPUTS][OM_MAX_DIMS][12];
+  int n_cand[OM_MAX_OUTPUTS][OM_MAX_DIMS];
+  const om_runcall *rc[8];                 /* this call in each run at other sizes */
 };
 
 /** Frees a recording (not the thread's pointer to it). */
@@ -66,7 +162,6 @@ void om__trace_free(om_trace *tr);
 /** The active recording; when none, sets the error (the one that ended the last recording, or
  *  InvalidUsage naming who) and returns NULL. */
 om_trace *om__need_trace(const char *who);
-
 /** Refuses (InvalidUsage, ending the trace) an empty name or one an input or parameter has. */
 bool om__trace_check_name(om_trace *tr, const char *name, const char *who);
 
@@ -76,5 +171,76 @@ static inline bool om__same_view(const om_tensor *a, const om_tensor *b) {
          !memcmp(a->shape, b->shape, sizeof(int64_t) * (size_t)a->ndim) &&
          !memcmp(a->strides, b->strides, sizeof(int64_t) * (size_t)a->ndim);
 }
+
+/* ---- expressions (expr.c): ids >= 0; -1 on error, the trace then has ended ---- */
+/** The id of canonical polynomial p. */
+int om__x_poly(om_trace *tr, const om_poly *p);
+/** The polynomial of id (a copy). */
+void om__x_get(const om_trace *tr, int id, om_poly *p);
+/** The constant c. */
+int om__x_const(om_trace *tr, int64_t c);
+/** Symbol k's size, multiple * v. */
+int om__x_sym(om_trace *tr, int k);
+/** ca * a + cb * b + c (a or b -1 for none). */
+int om__x_lin(om_trace *tr, int64_t ca, int a, int64_t cb, int b, int64_t c);
+/** a * b. */
+int om__x_mul(om_trace *tr, int a, int b);
+/** floor(a / d), d >= 1. */
+int om__x_floordiv(om_trace *tr, int a, int64_t d);
+/** a / b when b is a constant or one monomial dividing every term of a, else -1 (no error). */
+int om__x_divexact(om_trace *tr, int a, int b);
+/** True when a is a constant (its value to *c when c is not NULL). */
+bool om__x_is_const(const om_trace *tr, int a, int64_t *c);
+/** a at the variables v (per symbol); false on overflow. */
+bool om__x_eval(const om_trace *tr, int a, const int64_t *v, int64_t *out);
+/** 1 when a and b agree at every size (with mult: every size where variable k is a multiple of
+ *  mult[k]), 0 when they differ (a point where they do in at), -1 undecided (too large a grid). */
+int om__x_same(om_trace *tr, int a, int b, const int64_t *mult, int64_t *at);
+/** a written in the symbols' names (its dim_param), an arena string; NULL on OutOfMemory. */
+const char *om__x_name(om_trace *tr, int a);
+
+/* ---- the runs (runs.c) ---- */
+/** The variables of the example (per symbol). */
+void om__run_example(const om_trace *tr, int64_t *v);
+/** "batch=3, seq=8": the symbols of mask at the variables v, into buf (returned). */
+const char *om__run_sizes(const om_trace *tr, const int64_t *v, uint64_t mask, char *buf, size_t cap);
+/** Reads a logged call's data: given attrs (n_i, i) and float attrs (n_f, f); its outputs' shapes. */
+void om__runcall_attrs(const om_run *run, const om_runcall *rc, om_attrs *a);
+bool om__runcall_output(const om_run *run, const om_runcall *rc, int j, int *ndim, int64_t *shape);
+/** At the start of a call of kind op (an om_op or OM_RUN_CREATED) with attrs: in a run at other
+ *  sizes, logs it (returns its index); in the record run, finds it in every other run (rc, one
+ *  per run) and checks the model made the same call there (SymbolicShape otherwise, ending the
+ *  trace: -2). -1: not logged (no runs, or inside a logged call). */
+int64_t om__run_call(om_trace *tr, int op, const om_attrs *attrs, const om_runcall **rc);
+/** After a logged call of a run at other sizes: its outputs (or, ok false, that it failed). */
+void om__run_call_done(om_trace *tr, int64_t index, om_tensor *const *out, int n_out, bool ok);
+/** A phantom of meta (shape only, on the trace's data-less storage) for a run at other sizes. */
+om_tensor *om__phantom(om_trace *tr, const om_meta *meta);
+
+/* ---- fitting (fit.c) ---- */
+/** The expression of an integer the caller computed: a0 here, the logged values in the other
+ *  runs (vals[r] for run r), written as what it is (a size, a multiple, a sum, a product, a
+ *  floor division). -2 when none fits (no error set), -1 on error. */
+int om__fit_int(om_lower *l, int64_t a0, const int64_t *vals);
+/** Describes the values of an integer across the runs for a refusal: "7 here, 8 at seq=8, ...". */
+const char *om__fit_seen(om_lower *l, int64_t a0, const int64_t *vals, char *buf, size_t cap);
+/* A float scalar computed from a size: a * fn(x) + b, fn 0: x, 1: 1 / x, 2: sqrt(x), 3: 1 / sqrt(x). */
+typedef struct om_xfloat {
+  int x, fn;
+  double a, b;
+} om_xfloat;
+/** The form of a float scalar (v0 here, vals[r] in run r) into out; false when none fits. */
+bool om__fit_float(om_lower *l, double v0, const double *vals, om_xfloat *out);
+
+/* ---- the outputs' extents (probe.c) ---- */
+/** Makes the probe's assignments (at the start of the record run). false on OutOfMemory. */
+bool om__probe_init(om_trace *tr);
+/** Adds expression x (or -1: the output's fixed size) as a candidate for output j's axis d. */
+void om__probe_candidate(om_lower *l, int j, int d, int x);
+/** Chooses every output axis's extent among its candidates (and the generic ones: fixed, an
+ *  input axis's extent, a function of one input axis for ops that derive extents), checked by
+ *  running infer at the probe's assignments; narrows a symbol's range where the call needs it,
+ *  refuses (SymbolicShape) what holds only for some sizes. false when refused. */
+bool om__probe_extents(om_lower *l);
 
 #endif /* OM_TRACE_H */

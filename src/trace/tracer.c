@@ -21,12 +21,26 @@ bool om_trace_active(void) { return active() != NULL; }
 
 void om__trace_free(om_trace *tr) {
   for (int k = 0; k < tr->params.n; k++) om_tensor_release(tr->params.v[k].view);
-  for (int k = 0; k < tr->input_storages.n; k++) om__storage_release(tr->input_storages.v[k].storage);
+  for (int k = 0; k < tr->inputs.n; k++) {
+    om_tensor_release(tr->inputs.v[k].traced);
+    om__storage_release(tr->inputs.v[k].storage);
+  }
+  for (int r = 0; r < tr->runs.n; r++) {
+    free(tr->runs.v[r].calls.v);
+    free(tr->runs.v[r].pool.v);
+  }
+  free(tr->runs.v);
   free(tr->params.v);
-  free(tr->input_storages.v);
+  free(tr->inputs.v);
   free(tr->index);
   free(tr->symbols.v);
-  free(tr->extents.v);
+  free(tr->xs.v);
+  free(tr->fs.v);
+  free(tr->xindex);
+  free(tr->probes);
+  free(tr->probe_small);
+  free(tr->same.v);
+  om__storage_release(tr->phantom);
   om__graph_free(&tr->g);
   free(tr);
 }
@@ -45,6 +59,7 @@ bool om__trace_fail(om_error_kind kind, const char *fmt, ...) {
   vsnprintf(st->err_msg, sizeof st->err_msg, fmt, ap);
   va_end(ap);
   st->err_kind = kind;
+  if (st->trace && st->trace->phase == OM_PHASE_OTHER) return false; /* a run at other sizes: the record run decides */
   st->trace_end_kind = kind;
   memcpy(st->trace_end_msg, st->err_msg, sizeof st->trace_end_msg);
   om_trace_abort();
@@ -98,46 +113,63 @@ bool om__trace_check_name(om_trace *tr, const char *name, const char *who) {
 
 /* ---- inputs and parameters ---- */
 
-/* The trace's copy of symbol name with example size n, checking the spec's rules: sizes of at
- * least 2 (a 1 would read as broadcasting) and distinct per symbol (so extents stay apart). */
-static const char *intern_symbol(om_trace *tr, const char *name, int64_t n, const char *input) {
-  for (int k = 0; k < tr->symbols.n; k++) {
-    om_symbol *s = &tr->symbols.v[k];
-    if (!s->derived && !strcmp(s->name, name)) {
-      if (s->size == n) return s->name;
-      om__trace_fail(OM_ERR_TRACE_INVALID_USAGE,
-                     "trace_input: symbolic axis '%s' has example size %lld in '%s' but %lld before; one symbol, one size",
-                     name, (long long)n, input, (long long)s->size);
-      return NULL;
-    }
-  }
-  if (!*name) return om__trace_fail(OM_ERR_TRACE_INVALID_USAGE, "trace_input: an axis name of '%s' is empty", input), NULL;
-  if (n < 2) {
-    om__trace_fail(OM_ERR_TRACE_INVALID_USAGE,
-                   "trace_input: symbolic axis '%s' of '%s' has example size %lld; symbolic axes need example sizes "
-                   "of at least 2", name, input, (long long)n);
-    return NULL;
-  }
+/* Symbol name (new with a default range, when it is not there yet); NULL on error. */
+static om_symbol *find_symbol(om_trace *tr, const char *name, const char *who) {
   for (int k = 0; k < tr->symbols.n; k++)
-    if (!tr->symbols.v[k].derived && tr->symbols.v[k].size == n) {
-      om__trace_fail(OM_ERR_TRACE_INVALID_USAGE,
-                     "trace_input: symbolic axes '%s' and '%s' both have example size %lld; give each symbol a "
-                     "distinct example size so the trace can tell them apart", tr->symbols.v[k].name, name, (long long)n);
-      return NULL;
-    }
-  if (tr->symbols.n == 64) {
-    om__trace_fail(OM_ERR_TRACE_INVALID_USAGE, "trace_input: symbolic axis '%s' of '%s' is the 65th symbol; a trace "
-                   "has at most 64 (with the atoms ops derived)", name, input);
-    return NULL;
-  }
+    if (!strcmp(tr->symbols.v[k].name, name)) return &tr->symbols.v[k];
+  if (!*name) return om__trace_fail(OM_ERR_TRACE_INVALID_USAGE, "%s: a symbol's name is empty", who), NULL;
+  if (tr->symbols.n == 64)
+    return om__trace_fail(OM_ERR_TRACE_INVALID_USAGE, "%s: '%s' would be the 65th symbol; a trace has at most 64", who,
+                          name), NULL;
   om_symbol *s = OM_VEC_PUSH_SLOT(tr->symbols);
   char *copy = s ? om__arena_strdup(&tr->g.arena, name) : NULL;
   if (!copy) {
     if (s) tr->symbols.n--;
     return NULL;
   }
-  *s = (om_symbol){.name = copy, .size = n, .extent_node = -1, .extent_value = -1, .carrier = -1};
-  return copy;
+  *s = (om_symbol){.name = copy, .multiple = 1, .min = 1, .max = INT64_MAX, .vmin = 1, .vmax = INT64_MAX,
+                   .var_factor = -1, .extent_node = -1, .extent_value = -1};
+  return s;
+}
+
+/* Checks symbol s's example size against its declaration and the spec's rules: at least 2 (a 1
+ * would read as broadcasting), distinct per symbol, inside the declared range. input names
+ * where it was seen. */
+static bool check_symbol(om_trace *tr, const om_symbol *s, const char *input, const char *who) {
+  if (s->size < 2)
+    return om__trace_fail(OM_ERR_TRACE_INVALID_USAGE, "%s: symbolic axis '%s' of '%s' has example size %lld; symbolic "
+                          "axes need example sizes of at least 2", who, s->name, input, (long long)s->size);
+  for (const om_symbol *t = tr->symbols.v; t < s; t++)
+    if (t->size == s->size)
+      return om__trace_fail(OM_ERR_TRACE_INVALID_USAGE, "%s: symbolic axes '%s' and '%s' both have example size %lld; "
+                            "give each symbol a distinct example size so the trace can tell them apart", who, t->name,
+                            s->name, (long long)s->size);
+  if (s->size % s->multiple || s->size < s->min || s->size > s->max)
+    return om__trace_fail(OM_ERR_TRACE_INVALID_USAGE, "%s: symbolic axis '%s' of '%s' has example size %lld, which its "
+                          "declaration (a multiple of %lld, from %lld to %lld) excludes", who, s->name, input,
+                          (long long)s->size, (long long)s->multiple, (long long)s->min, (long long)s->max);
+  return true;
+}
+
+bool om_trace_dim(const char *name, int64_t multiple_of, int64_t min, int64_t max) {
+  om_trace *tr = om__need_trace("trace_dim");
+  if (!tr) return false;
+  if (!name) return om__trace_fail(OM_ERR_TRACE_INVALID_USAGE, "trace_dim: the name is NULL");
+  if (tr->phase != OM_PHASE_MANUAL || tr->calls || tr->g.nodes.n)
+    return om__trace_fail(OM_ERR_TRACE_INVALID_USAGE, "trace_dim: '%s' is declared after the model ran; declare "
+                          "symbols before om_trace_run", name);
+  if (max == 0) max = INT64_MAX;
+  if (multiple_of < 1 || min < 0 || max < min || max / multiple_of * multiple_of < min)
+    return om__trace_fail(OM_ERR_TRACE_INVALID_USAGE, "trace_dim: '%s' as a multiple of %lld from %lld to %lld has no "
+                          "size", name, (long long)multiple_of, (long long)min, (long long)max);
+  om_symbol *s = find_symbol(tr, name, "trace_dim");
+  if (!s) return false;
+  s->multiple = multiple_of;
+  s->min = min;
+  s->max = max;
+  s->vmin = (min + multiple_of - 1) / multiple_of;
+  s->vmax = max / multiple_of;
+  return !s->size || check_symbol(tr, s, "its input", "trace_dim");
 }
 
 om_tensor *om_trace_input(const char *name, om_tensor *example, const char *const *axis_names) {
@@ -148,9 +180,26 @@ om_tensor *om_trace_input(const char *name, om_tensor *example, const char *cons
   if (om__traced(example))
     return om__trace_fail(OM_ERR_TRACE_INVALID_USAGE,
                           "trace_input: the example of '%s' is already a traced value; pass an ordinary tensor", name), NULL;
-  const char *syms[OM_MAX_DIMS] = {0};
-  for (int d = 0; axis_names && d < example->ndim; d++)
-    if (axis_names[d] && !(syms[d] = intern_symbol(tr, axis_names[d], example->shape[d], name))) return NULL;
+  if (tr->phase != OM_PHASE_MANUAL)
+    return om__trace_fail(OM_ERR_TRACE_INVALID_USAGE, "trace_input: '%s' is declared while om_trace_run runs the model",
+                          name), NULL;
+  int ext[OM_MAX_DIMS];
+  for (int d = 0; d < OM_MAX_DIMS; d++) ext[d] = -1;
+  for (int d = 0; axis_names && d < example->ndim; d++) {
+    if (!axis_names[d]) continue;
+    if (!*axis_names[d]) return om__trace_fail(OM_ERR_TRACE_INVALID_USAGE, "trace_input: an axis name of '%s' is empty", name), NULL;
+    om_symbol *s = find_symbol(tr, axis_names[d], "trace_input");
+    if (!s) return NULL;
+    if (s->size && s->size != example->shape[d])
+      return om__trace_fail(OM_ERR_TRACE_INVALID_USAGE, "trace_input: symbolic axis '%s' has example size %lld in '%s' "
+                            "but %lld before; one symbol, one size", s->name, (long long)example->shape[d], name,
+                            (long long)s->size), NULL;
+    if (!s->size) {
+      s->size = example->shape[d];
+      if (!check_symbol(tr, s, name, "trace_input")) return NULL;
+    }
+    if ((ext[d] = om__x_sym(tr, (int)(s - tr->symbols.v))) < 0) return NULL;
+  }
   /* Everything that can fail comes before the input is registered, so a failure (out of
    * memory) leaves no half-declared input behind. */
   om_graph *g = &tr->g;
@@ -158,8 +207,8 @@ om_tensor *om_trace_input(const char *name, om_tensor *example, const char *cons
   om_tensor *t = copy ? om__alias(example) : NULL;
   int v = t ? om__graph_value(g, example->dtype, example->ndim, example->shape) : -1;
   int *slot = v >= 0 ? OM_VEC_PUSH_SLOT(g->inputs) : NULL;
-  om_input_storage *st = slot ? OM_VEC_PUSH_SLOT(tr->input_storages) : NULL;
-  if (!st) {
+  om_input *in = slot ? OM_VEC_PUSH_SLOT(tr->inputs) : NULL;
+  if (!in) {
     if (slot) g->inputs.n--;
     if (v >= 0) g->values.n--;
     om_tensor_release(t);
@@ -167,8 +216,11 @@ om_tensor *om_trace_input(const char *name, om_tensor *example, const char *cons
   }
   *slot = v;
   g->values.v[v].name = copy;
-  memcpy(g->values.v[v].dim_param, syms, sizeof syms);
-  *st = (om_input_storage){.name = copy, .storage = example->storage};
+  for (int d = 0; d < example->ndim; d++) {
+    g->values.v[v].ext[d] = ext[d];
+    g->values.v[v].dim_param[d] = ext[d] >= 0 ? om__x_name(tr, ext[d]) : NULL;
+  }
+  *in = (om_input){.name = copy, .traced = om_tensor_retain(t), .storage = example->storage};
   example->storage->refcount++;
   t->trace_id = tr->id;
   t->trace_value = v;
@@ -203,8 +255,8 @@ bool om_trace_parameter(const char *name, om_tensor *t) {
  * input's values. */
 static const char *input_behind(const om_tensor *t) {
   om_trace *tr = active();
-  for (int k = 0; tr && k < tr->input_storages.n; k++)
-    if (tr->input_storages.v[k].storage == t->storage) return tr->input_storages.v[k].name;
+  for (int k = 0; tr && k < tr->inputs.n; k++)
+    if (tr->inputs.v[k].storage == t->storage) return tr->inputs.v[k].name;
   return NULL;
 }
 

@@ -106,4 +106,40 @@ static inline double at(const om_tensor *t, int64_t k) {
         FAILED("%s[%zu] = %.9g, expected %.9g", #t, k_, at(t_, (int64_t)k_), ex_[k_]);     \
   } while (0)
 
+/* ---- tracing through om_trace_run ---- */
+
+/* A model for om_trace_run: the run's inputs in (their sizes, not the examples': the runs at
+ * other sizes hand it other shapes), its outputs (new references) out; returns how many, -1 on
+ * error. */
+typedef int (*om_test_model)(om_tensor *const *in, om_tensor **out);
+
+static inline int om_test_run_model(void *ctx, om_tensor *const *in, int n, om_tensor **out, int max) {
+  (void)n, (void)max;
+  return (*(om_test_model *)ctx)(in, out);
+}
+
+/* After om_trace_begin (and any om_trace_dim / om_trace_parameter): declares inputs "x", "x1",
+ * ... with examples and axes (axes[i] NULL for all fixed), runs model through om_trace_run and
+ * finishes with n_out outputs named "y0", "y1", .... The model, or NULL with the error set; the
+ * recording has ended either way. */
+static inline om_traced_model *om_test_trace_n(om_test_model model, int n_in, om_tensor *const *examples,
+                                               const char *const *const *axes, int n_out) {
+  static const char *const in_names[] = {"x", "x1", "x2", "x3"}, *const out_names[] = {"y0", "y1", "y2", "y3"};
+  om_tensor *in[4] = {0}, *outs[4] = {0};
+  bool ok = true;
+  for (int i = 0; i < n_in && ok; i++) ok = (in[i] = om_trace_input(in_names[i], examples[i], axes[i])) != NULL;
+  int got = ok ? om_trace_run(om_test_run_model, &model, outs, 4) : -1;
+  om_traced_model *m = got == n_out ? om_trace_finish(outs, out_names, n_out) : NULL;
+  if (got >= 0 && got != n_out) FAILED("the model returned %d outputs, expected %d", got, n_out);
+  for (int k = 0; k < got && k < 4; k++) om_tensor_release(outs[k]);
+  for (int i = 0; i < n_in; i++) om_tensor_release(in[i]);
+  om_trace_abort();
+  return m;
+}
+
+/* om_test_trace_n of one input. */
+static inline om_traced_model *om_test_trace(om_test_model model, om_tensor *example, const char *const *axes, int n_out) {
+  return om_test_trace_n(model, 1, &example, &axes, n_out);
+}
+
 #endif

@@ -7,7 +7,7 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import * as om from 'onemodel';
 import { memoryHooks, near, vals, check, withTraced } from './helpers.mjs';
-import { runOnnx, checkTraced } from '../../tools/trace_oracle.mjs';
+import { runOnnx, checkTraced } from '../../examples/lib/oracle.mjs';
 
 memoryHooks();
 const F = om.nn.functional;

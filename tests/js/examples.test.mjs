@@ -58,7 +58,7 @@ function readmeTraceWithOracle() {
   assert.equal(code.split('traced.dispose();').length, 2, 'the README tracing example disposes `traced` once');
   const check = `
 {
-  const { checkTraced } = await import(${JSON.stringify(new URL('tools/trace_oracle.mjs', root).href)});
+  const { checkTraced } = await import(${JSON.stringify(new URL('examples/lib/oracle.mjs', root).href)});
   for (const batch of [8, 5]) {
     const feeds = Object.fromEntries(traced.inputs.map((i) => [i.name, om.randn(i.shape.map((d) => (typeof d === 'string' ? batch : d)), { seed: batch })]));
     const eager = om.tidy(() => net.forward(...Object.values(feeds)));
@@ -99,7 +99,7 @@ function parseLine(line) {
 test('examples/export-<model>.mjs: each trains, writes a file that onnxruntime-web runs, equal to the same model trained here', async () => {
   const om = await import('onemodel');
   const wf = await import('../../examples/lib/workflow.mjs');
-  const { runOnnx } = await import('../../tools/trace_oracle.mjs');
+  const { runOnnx } = await import('../../examples/lib/oracle.mjs');
   await om.ready();
   const files = wf.ZOO.map((name) => new URL(`build/examples-test/${name}.onnx`, root));
   for (const f of files) rmSync(f, { force: true });

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { before, beforeEach, afterEach } from 'node:test';
 import * as om from 'onemodel';
-import { checkTraced, otherShapes } from '../../tools/trace_oracle.mjs';
+import { checkTraced, otherShapes } from '../../examples/lib/oracle.mjs';
 
 /** A tensor's elements as plain numbers (bigints and bool bytes converted). */
 export function vals(t) {
@@ -71,7 +71,7 @@ export function refMatmul(a, as, b, bs) {
 // ---- traced models: every one a test keeps goes through the oracle ---------------------------
 
 /**
- * Starts the onnxruntime-web oracle (tools/trace_oracle.mjs checkTraced) on a traced model and
+ * Starts the onnxruntime-web oracle (examples/lib/oracle.mjs checkTraced) on a traced model and
  * returns its promise. inputs ({ name: example Tensor }) and eager (the eager outputs: an object
  * by output name, an array in output order, or one Tensor) are required; both are read, and the
  * .onnx written, before this returns, so they may be freed (and the model disposed) right after.
@@ -114,13 +114,16 @@ function runEager(tm, model, feeds) {
  *     startOracle; inputs and eager are required, so no kept model skips the oracle). When tm
  *     has symbolic axes, the first keep of it also needs model (the function or nn.Module
  *     traced, taking the inputs in tm's input order): it runs model eagerly, synchronously,
- *     at two other sizes of every symbol (tools/trace_oracle.mjs otherShapes) and checks the
- *     .onnx at those too, so no symbolic model is only checked at its traced shape. Returns tm.
+ *     at three other sizes of every symbol, smaller and larger, within the sizes tm holds for
+ *     (examples/lib/oracle.mjs otherShapes with tm.symbols) and checks the .onnx at those too,
+ *     so no symbolic model is only checked at its traced shape. Returns tm.
  *   trace(model, inputs, options): om.trace, then eager runs of model on the examples (outside
  *     the trace) and at the other sizes, then keep. Returns the TracedModel.
  * Resolves to what fn returned. With options.onReport, keep(tm, inputs, eager, label) also
  * calls onReport(label, report) with the oracle's report ({ ok, outputs: [{ name, maxError,
  * bound, ... }] }) once that model has passed (at the other sizes: 'at ' and the inputs' shapes).
+ * Every check runs to its end; when some fail, it rejects with the first one's error, its
+ * message prefixed by the check's label (when it has one) and followed by the other failures'.
  */
 export async function withTraced(fn, { onReport } = {}) {
   const made = new Set();
@@ -128,7 +131,10 @@ export async function withTraced(fn, { onReport } = {}) {
   const checks = [];
   const check = (tm, inputs, eager, label) => {
     const p = startOracle(tm, inputs, eager);
-    const q = onReport ? p.then((r) => onReport(label, r)) : p;
+    const q = (onReport ? p.then((r) => onReport(label, r)) : p).catch((e) => {
+      if (label !== undefined && e instanceof Error) e.message = `${label}: ${e.message}`;
+      throw e;
+    });
     q.catch(() => {}); // awaited below; see startOracle
     checks.push(q);
   };
@@ -141,7 +147,7 @@ export async function withTraced(fn, { onReport } = {}) {
     }
     resized.add(tm);
     const axes = Object.fromEntries(tm.inputs.map((i) => [i.name, [inputs[i.name], i.shape.map((d) => (typeof d === 'string' ? d : null))]]));
-    for (const feeds of otherShapes(axes)) {
+    for (const feeds of otherShapes(axes, tm.symbols)) {
       const sizes = tm.inputs.map((i) => `${i.name} [${feeds[i.name].shape}]`).join(', ');
       check(tm, feeds, runEager(tm, model, feeds), `at ${sizes}`);
     }
@@ -155,7 +161,11 @@ export async function withTraced(fn, { onReport } = {}) {
   };
   try {
     const result = om.tidy(() => fn(keep, trace));
-    await Promise.all(checks);
+    const failed = (await Promise.allSettled(checks)).filter((r) => r.status === 'rejected').map((r) => r.reason);
+    if (failed.length > 1 && failed[0] instanceof Error) {
+      failed[0].message += `\n${failed.length - 1} more failing: ${failed.slice(1).map((e) => (e instanceof Error ? e.message : String(e))).join('\n')}`;
+    }
+    if (failed.length) throw failed[0];
     return result;
   } finally {
     for (const tm of made) tm.dispose();

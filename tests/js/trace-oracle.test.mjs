@@ -1,4 +1,4 @@
-// Traced vs eager through onnxruntime-web (tools/trace_oracle.mjs): models built from every op
+// Traced vs eager through onnxruntime-web (examples/lib/oracle.mjs; its command tools/trace_oracle.mjs): models built from every op
 // family, a symbolic batch run at other sizes, every row of the op table on its sample call, and
 // the oracle command itself.
 import { test, describe } from 'node:test';
@@ -10,14 +10,14 @@ import * as om from 'onemodel';
 import { M, marshal, readU32, readF64, lastError } from '../../js/runtime.js';
 import { wrap, handle } from '../../js/tensor.js';
 import { memoryHooks } from './helpers.mjs';
-import { checkTraced, runOnnx, otherShapes, drawLike } from '../../tools/trace_oracle.mjs';
+import { checkTraced, runOnnx, otherShapes, drawLike } from '../../examples/lib/oracle.mjs';
 
 await om.ready(); // before the hooks: the op-table tests below are made from C's op list
 memoryHooks();
 
 /**
  * Traces model on inputs (om.trace form), runs it eagerly on the same examples, and checks the
- * .onnx against eager in ORT; then at two other sizes of every symbol (otherShapes) and at each
+ * .onnx against eager in ORT; then at three other sizes of every symbol (otherShapes) and at each
  * extra input set (name -> Tensor, other sizes of the symbolic axes) against eager on those.
  * Frees everything.
  */
@@ -25,7 +25,7 @@ async function oracle(model, inputs, { outputNames, others = [], tol } = {}) {
   const traced = om.trace(model, inputs, outputNames ? { outputNames } : {});
   const run = (xs) => om.tidy(() => (typeof model === 'function' ? model(...xs) : model.forward(...xs)));
   const examples = Object.fromEntries(Object.entries(inputs).map(([k, v]) => [k, Array.isArray(v) ? v[0] : v]));
-  const resized = otherShapes(inputs);
+  const resized = otherShapes(inputs, traced.symbols);
   const reports = [];
   try {
     for (const feeds of [examples, ...resized, ...others]) {
@@ -69,7 +69,7 @@ describe('models: traced vs eager in onnxruntime-web', () => {
       const r = await oracle(net, { x: [x, ['batch', null]] }, { outputNames: ['probs'], others });
       assert.deepEqual(r.inputs, [{ name: 'x', dtype: 'float32', shape: ['batch', 4] }]);
       assert.deepEqual(r.outputs, [{ name: 'probs', dtype: 'float32', shape: ['batch', 3] }]);
-      assert.deepEqual(r.reports.map((rep) => rep.outputs[0].shape), [[5, 3], [6, 3], [11, 3], [2, 3], [11, 3]]); // example, otherShapes, others
+      assert.deepEqual(r.reports.map((rep) => rep.outputs[0].shape), [[5, 3], [1, 3], [6, 3], [11, 3], [2, 3], [11, 3]]); // example, otherShapes, others
       assert.ok(r.reports.every((rep) => rep.outputs[0].maxError <= 1e-5), JSON.stringify(r.reports));
     } finally {
       net.dispose();
@@ -363,14 +363,14 @@ describe('tools/trace_oracle.mjs', () => {
   });
 });
 
-describe('otherShapes (the CLI runs every symbolic model at two other sizes)', () => {
-  test('moves every symbol to s + 1 and 2s + 1, new floats, int64 values drawn from the example', () => {
+describe('otherShapes (the CLI runs every symbolic model at three other sizes)', () => {
+  test('moves every symbol to its smallest size, s + 1 and 2s + 1, new floats, int64 values drawn from the example', () => {
     const ids = om.tensor([[1, 4, 4, 2, 1], [2, 2, 1, 4, 4]], { dtype: 'int64' });
     const x = om.randn([2, 3], { seed: 3 });
     try {
       const sets = otherShapes({ ids: [ids, ['batch', 'seq']], x: [x, ['batch', null]], fixed: x });
       assert.deepEqual(sets.map((f) => [f.ids.shape, f.x.shape, f.fixed.shape]),
-        [[[3, 6], [3, 3], [2, 3]], [[5, 11], [5, 3], [2, 3]]]);
+        [[[1, 1], [1, 3], [2, 3]], [[3, 6], [3, 3], [2, 3]], [[5, 11], [5, 3], [2, 3]]]);
       for (const f of sets) {
         assert.equal(f.ids.dtype, 'int64');
         assert.ok(Array.from(f.ids.toArray(), Number).every((v) => [1, 2, 4].includes(v)));
@@ -379,6 +379,18 @@ describe('otherShapes (the CLI runs every symbolic model at two other sizes)', (
       assert.deepEqual(otherShapes({ x }), []);
     } finally {
       om.dispose([ids, x]);
+    }
+  });
+
+  test('within the sizes the graph holds for (traced.symbols): multiples of m at m, s + m and 2s + m, a maximum caps, a minimum starts', () => {
+    const x = om.randn([2, 1, 20, 28], { seed: 4 });
+    try {
+      const symbols = [{ name: 'h', multipleOf: 4, min: 1, max: Infinity }, { name: 'w', multipleOf: 4, min: 9, max: 40 }];
+      const sets = otherShapes({ x: [x, ['batch', null, 'h', 'w']] }, symbols);
+      assert.deepEqual(sets.map((f) => f.x.shape), [[1, 1, 4, 12], [3, 1, 24, 32], [5, 1, 44, 40]]);
+      for (const f of sets) om.dispose(Object.values(f));
+    } finally {
+      x.dispose();
     }
   });
 

@@ -12,7 +12,7 @@
 import * as om from 'onemodel';
 import * as ort from 'onnxruntime-web';
 import * as wf from '../../examples/lib/workflow.mjs';
-import { runOnnx } from '../../tools/trace_oracle.mjs';
+import { runOnnx } from '../../examples/lib/oracle.mjs';
 import { layoutGraph } from './layout.js';
 import { SourceError, errorPlace, pointImportsAt } from './source.js';
 

@@ -1,7 +1,7 @@
 // Runs one random model (its source, as generator.mjs renders it) through the tracer and
 // onnxruntime-web, and classifies it:
 //
-//   agree    the .onnx agrees with the eager model (tools/trace_oracle.mjs compareOutputs: same
+//   agree    the .onnx agrees with the eager model (examples/lib/oracle.mjs compareOutputs: same
 //            dtype and shape, max|onnx - eager| <= 1e-5 * max(1, max|eager|)) at the traced sizes
 //            and at every other assignment of the symbols where eager runs (sizes where eager
 //            throws an OmError are skipped and counted);
@@ -17,7 +17,7 @@
 // Everything on the om side runs synchronously inside one om.tidy (so a case frees what it made,
 // and a leak shows in om.memory()); then the file runs in one ORT session at every assignment.
 import * as om from 'onemodel';
-import { withSession, compareOutputs } from '../../../tools/trace_oracle.mjs';
+import { withSession, compareOutputs } from '../../../examples/lib/oracle.mjs';
 
 /** Evaluates a case's source (the body of a function of om) to { model, inputs, zeroChecks }. */
 export function loadCase(source) {

@@ -1,0 +1,485 @@
+/* Symbolic sizes (docs/symbolic-axes.md): every extent of a traced value, and every integer a
+ * model computes from sizes, is an expression over the declared symbols, kept canonical so
+ * that two expressions equal at every size are, as far as the rules below reach, one id.
+ *
+ * Symbol k of size s_k = m_k * v_k (m_k its declared multiple, 1 by default) is written over its
+ * free variable v_k. An expression is a polynomial with integer coefficients in *factors*: the
+ * variables, and floor(N / d) of a canonical expression N and an integer d >= 2. floor(N / d)
+ * is normalised (x_floor) by pulling out the multiples of d, dividing out a common factor and
+ * folding a nested floor of coefficient 1 (floor((floor(A / a) + B) / b) = floor((A + aB) / ab)),
+ * so a conv's floor((h - 1) / 2) + 1 and a strided 1x1's are both floor((h + 1) / 2), a pool of
+ * a pool is floor(h / 4), and with h a multiple of 4 floor(h / 2) is just 2*v. What the rules do
+ * not reach is decided by om__x_same: two quasi-polynomials agree everywhere exactly when they
+ * agree on a grid of (degree + 1) points in every residue class of their period.
+ *
+ * Expressions and factors are interned on the trace (ids into tr->xs, tr->fs): equal canonical
+ * forms are one id, so extents compare by id. Their storage is the graph's arena. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trace/trace.h"
+
+/* ---- polynomials (the working form) ---- */
+
+/* Orders two terms by their factor lists (shorter prefix first); equal lists are one term. */
+static int term_cmp(const om_xterm *a, const om_xterm *b) {
+  for (int i = 0; i < a->n && i < b->n; i++)
+    if (a->f[i] != b->f[i]) return a->f[i] < b->f[i] ? -1 : 1;
+  return a->n - b->n;
+}
+
+/* Too large or too deep to keep: SymbolicShape, which ends the trace. */
+static bool too_complex(const char *what) {
+  return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "a size expression grows too large to write in the graph (%s)", what);
+}
+
+/* Adds coef * (the factors f[0..n), sorted) to p, keeping p canonical. false when p is full. */
+static bool poly_add_term(om_poly *p, int64_t coef, const int32_t *f, int n) {
+  if (!coef) return true;
+  if (!n) {
+    if (__builtin_add_overflow(p->c0, coef, &p->c0)) return too_complex("a coefficient overflows");
+    return true;
+  }
+  om_xterm t = {.coef = coef, .n = n};
+  memcpy(t.f, f, sizeof(int32_t) * (size_t)n);
+  int lo = 0, hi = p->n;
+  while (lo < hi) { /* the first term not below t */
+    int mid = (lo + hi) / 2;
+    if (term_cmp(&p->t[mid], &t) < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  if (lo < p->n && term_cmp(&p->t[lo], &t) == 0) {
+    if (__builtin_add_overflow(p->t[lo].coef, coef, &p->t[lo].coef)) return too_complex("a coefficient overflows");
+    if (!p->t[lo].coef) {
+      memmove(&p->t[lo], &p->t[lo + 1], sizeof t * (size_t)(p->n - lo - 1));
+      p->n--;
+    }
+    return true;
+  }
+  if (p->n == OM_X_MAX_TERMS) return too_complex("more than 16 terms");
+  memmove(&p->t[lo + 1], &p->t[lo], sizeof t * (size_t)(p->n - lo));
+  p->t[lo] = t;
+  p->n++;
+  return true;
+}
+
+/* p += c * q. */
+static bool poly_axpy(om_poly *p, int64_t c, const om_poly *q) {
+  int64_t v;
+  if (__builtin_mul_overflow(c, q->c0, &v) || !poly_add_term(p, v, NULL, 0)) return too_complex("a coefficient overflows");
+  for (int i = 0; i < q->n; i++)
+    if (__builtin_mul_overflow(c, q->t[i].coef, &v) || !poly_add_term(p, v, q->t[i].f, q->t[i].n))
+      return too_complex("a coefficient overflows");
+  return true;
+}
+
+/* ---- the tables ---- */
+
+static uint64_t fnv(uint64_t h, const void *p, size_t n) {
+  const unsigned char *b = p;
+  for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 0x100000001b3u;
+  return h;
+}
+
+static uint64_t poly_hash(const om_poly *p) {
+  uint64_t h = fnv(0xcbf29ce484222325u, &p->c0, sizeof p->c0);
+  for (int i = 0; i < p->n; i++) {
+    h = fnv(h, &p->t[i].coef, sizeof p->t[i].coef);
+    h = fnv(h, &p->t[i].n, sizeof p->t[i].n);
+    h = fnv(h, p->t[i].f, sizeof(int32_t) * (size_t)p->t[i].n);
+  }
+  return h;
+}
+
+static bool poly_eq(const om_poly *p, const om_xexpr *x) {
+  if (p->c0 != x->c0 || p->n != x->n) return false;
+  for (int i = 0; i < p->n; i++)
+    if (p->t[i].coef != x->t[i].coef || term_cmp(&p->t[i], &x->t[i])) return false;
+  return true;
+}
+
+void om__x_get(const om_trace *tr, int id, om_poly *p) {
+  const om_xexpr *x = &tr->xs.v[id];
+  p->c0 = x->c0;
+  p->n = x->n;
+  if (x->n) memcpy(p->t, x->t, sizeof(om_xterm) * (size_t)x->n);
+}
+
+/* Re-hashes every expression into a table of cap slots. */
+static bool rehash(om_trace *tr, size_t cap) {
+  int *slot = om__alloc(sizeof(int) * cap, "trace");
+  if (!slot) return false;
+  memset(slot, 0, sizeof(int) * cap);
+  for (int k = 0; k < tr->xs.n; k++) {
+    size_t i = tr->xs.v[k].hash & (cap - 1);
+    while (slot[i]) i = (i + 1) & (cap - 1);
+    slot[i] = k + 1;
+  }
+  free(tr->xindex);
+  tr->xindex = slot;
+  tr->xindex_cap = cap;
+  return true;
+}
+
+/* The symbols (bit k: symbol k) and the degree of the factors f[0..n). */
+static void factors_info(const om_trace *tr, const int32_t *f, int n, uint64_t *syms, int *deg) {
+  for (int i = 0; i < n; i++) {
+    *syms |= tr->fs.v[f[i]].syms;
+    *deg += tr->fs.v[f[i]].deg;
+  }
+}
+
+/* The id of canonical p, interning it when new. -1 on error (the trace has ended). */
+static int intern(om_trace *tr, const om_poly *p) {
+  uint64_t h = poly_hash(p);
+  if (tr->xindex_cap) {
+    for (size_t i = h & (tr->xindex_cap - 1); tr->xindex[i]; i = (i + 1) & (tr->xindex_cap - 1)) {
+      const om_xexpr *x = &tr->xs.v[tr->xindex[i] - 1];
+      if (x->hash == h && poly_eq(p, x)) return tr->xindex[i] - 1;
+    }
+  }
+  size_t cap = tr->xindex_cap ? tr->xindex_cap : 256;
+  while ((size_t)(tr->xs.n + 1) * 2 > cap) cap *= 2;
+  if (cap != tr->xindex_cap && !rehash(tr, cap)) return om__trace_fail(OM_ERR_OUT_OF_MEMORY, "trace: out of memory"), -1;
+  om_xterm *t = p->n ? om__arena_alloc(&tr->g.arena, sizeof *t * (size_t)p->n) : NULL;
+  om_xexpr *x = (t || !p->n) ? OM_VEC_PUSH_SLOT(tr->xs) : NULL;
+  if (!x) return om__trace_fail(OM_ERR_OUT_OF_MEMORY, "trace: out of memory"), -1;
+  if (p->n) memcpy(t, p->t, sizeof *t * (size_t)p->n);
+  *x = (om_xexpr){.c0 = p->c0, .n = p->n, .t = t, .hash = h};
+  for (int i = 0; i < p->n; i++) {
+    int deg = 0;
+    factors_info(tr, t[i].f, t[i].n, &x->syms, &deg);
+    if (deg > x->deg) x->deg = deg;
+  }
+  size_t i = h & (tr->xindex_cap - 1);
+  while (tr->xindex[i]) i = (i + 1) & (tr->xindex_cap - 1);
+  tr->xindex[i] = tr->xs.n;
+  return tr->xs.n - 1;
+}
+
+/* The factor floor(num / den) (or variable k when num < 0), interned. -1 on error. */
+static int factor(om_trace *tr, int num, int64_t den, int var) {
+  for (int k = 0; k < tr->fs.n; k++)
+    if (tr->fs.v[k].num == num && tr->fs.v[k].den == den && tr->fs.v[k].var == var) return k;
+  om_xfactor *f = OM_VEC_PUSH_SLOT(tr->fs);
+  if (!f) return om__trace_fail(OM_ERR_OUT_OF_MEMORY, "trace: out of memory"), -1;
+  *f = (om_xfactor){.num = num, .den = den, .var = var, .deg = 1, .period = 1};
+  if (var >= 0) {
+    f->syms = (uint64_t)1 << var;
+  } else {
+    const om_xexpr *n = &tr->xs.v[num];
+    f->syms = n->syms;
+    f->deg = n->deg;
+    int64_t period = 1; /* the inner expression's period, times den (docs at om__x_same) */
+    for (int i = 0; i < n->n; i++)
+      for (int j = 0; j < n->t[i].n; j++) {
+        int64_t q = tr->fs.v[n->t[i].f[j]].period, a = period, b = q;
+        while (b) { int64_t r = a % b; a = b; b = r; }
+        period = period / a * q;
+        if (period > OM_X_MAX_PERIOD) period = OM_X_MAX_PERIOD + 1;
+      }
+    f->period = period * den > OM_X_MAX_PERIOD ? OM_X_MAX_PERIOD + 1 : period * den;
+  }
+  return tr->fs.n - 1;
+}
+
+/* ---- construction ---- */
+
+int om__x_poly(om_trace *tr, const om_poly *p) { return intern(tr, p); }
+
+int om__x_const(om_trace *tr, int64_t c) { return intern(tr, &(om_poly){.c0 = c}); }
+
+int om__x_sym(om_trace *tr, int k) {
+  om_symbol *s = &tr->symbols.v[k];
+  if (s->var_factor < 0 && (s->var_factor = factor(tr, -1, 1, k)) < 0) return -1;
+  om_poly p = {0};
+  int32_t f = s->var_factor;
+  if (!poly_add_term(&p, s->multiple, &f, 1)) return -1;
+  return intern(tr, &p);
+}
+
+bool om__x_is_const(const om_trace *tr, int a, int64_t *c) {
+  if (tr->xs.v[a].n) return false;
+  if (c) *c = tr->xs.v[a].c0;
+  return true;
+}
+
+int om__x_lin(om_trace *tr, int64_t ca, int a, int64_t cb, int b, int64_t c) {
+  om_poly p = {.c0 = 0}, q;
+  if (a >= 0) {
+    om__x_get(tr, a, &q);
+    if (!poly_axpy(&p, ca, &q)) return -1;
+  }
+  if (b >= 0) {
+    om__x_get(tr, b, &q);
+    if (!poly_axpy(&p, cb, &q)) return -1;
+  }
+  if (!poly_add_term(&p, c, NULL, 0)) return -1;
+  return intern(tr, &p);
+}
+
+int om__x_mul(om_trace *tr, int a, int b) {
+  om_poly p = {0}, x, y;
+  om__x_get(tr, a, &x);
+  om__x_get(tr, b, &y);
+  om_xterm one = {.coef = 1};
+  for (int i = -1; i < x.n; i++)
+    for (int j = -1; j < y.n; j++) {
+      const om_xterm *s = i < 0 ? &one : &x.t[i], *t = j < 0 ? &one : &y.t[j];
+      int64_t cs = i < 0 ? x.c0 : s->coef, ct = j < 0 ? y.c0 : t->coef, coef;
+      if (__builtin_mul_overflow(cs, ct, &coef)) return too_complex("a coefficient overflows"), -1;
+      if (s->n + t->n > OM_X_MAX_DEG) return too_complex("a product of more than 6 sizes"), -1;
+      int32_t f[OM_X_MAX_DEG]; /* the two sorted factor lists merged */
+      int n = 0;
+      for (int u = 0, v = 0; u < s->n || v < t->n;)
+        f[n++] = v >= t->n || (u < s->n && s->f[u] <= t->f[v]) ? s->f[u++] : t->f[v++];
+      if (!poly_add_term(&p, coef, f, n)) return -1;
+    }
+  return intern(tr, &p);
+}
+
+static int64_t floor_div(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
+}
+
+static int64_t gcd(int64_t a, int64_t b) {
+  if (a < 0) a = -a;
+  if (b < 0) b = -b;
+  while (b) {
+    int64_t r = a % b;
+    a = b;
+    b = r;
+  }
+  return a;
+}
+
+/* floor(p / d) into out, canonical (see the top of the file). false on error. */
+static bool poly_floor(om_trace *tr, const om_poly *p, int64_t d, om_poly *out) {
+  *out = (om_poly){.c0 = floor_div(p->c0, d)};
+  om_poly r = {.c0 = p->c0 - out->c0 * d};
+  for (int i = 0; i < p->n; i++) { /* p = d * q + r, every coefficient of r in [0, d) */
+    int64_t q = floor_div(p->t[i].coef, d);
+    if (!poly_add_term(out, q, p->t[i].f, p->t[i].n) || !poly_add_term(&r, p->t[i].coef - q * d, p->t[i].f, p->t[i].n))
+      return false;
+  }
+  if (!r.n) return true; /* floor(r0 / d) is 0 */
+  int64_t g = d;
+  for (int i = 0; i < r.n; i++) g = gcd(g, r.t[i].coef);
+  if (g > 1) { /* floor((g R + r0) / (g d')) = floor((R + floor(r0 / g)) / d') */
+    for (int i = 0; i < r.n; i++) r.t[i].coef /= g;
+    r.c0 /= g;
+    d /= g;
+  }
+  for (int i = 0; i < r.n; i++) { /* a nested floor of coefficient 1: floor((floor(A / a) + B) / d) = floor((A + aB) / ad) */
+    const om_xfactor *f = r.t[i].n == 1 ? &tr->fs.v[r.t[i].f[0]] : NULL;
+    if (!f || f->var >= 0 || r.t[i].coef != 1) continue;
+    int64_t ad;
+    if (__builtin_mul_overflow(f->den, d, &ad)) return too_complex("a divisor overflows");
+    om_poly a, n = {0};
+    om__x_get(tr, f->num, &a);
+    om_poly rest = r;
+    memmove(&rest.t[i], &rest.t[i + 1], sizeof(om_xterm) * (size_t)(rest.n - i - 1));
+    rest.n--;
+    if (!poly_axpy(&n, 1, &a) || !poly_axpy(&n, f->den, &rest)) return false;
+    om_poly inner;
+    if (!poly_floor(tr, &n, ad, &inner)) return false;
+    return poly_axpy(out, 1, &inner);
+  }
+  if (d == 1) return poly_axpy(out, 1, &r);
+  int num = intern(tr, &r);
+  int fid = num >= 0 ? factor(tr, num, d, -1) : -1;
+  if (fid < 0) return false;
+  if (tr->fs.v[fid].deg > OM_X_MAX_DEG) return too_complex("a product of more than 6 sizes");
+  int32_t f = fid;
+  return poly_add_term(out, 1, &f, 1);
+}
+
+int om__x_floordiv(om_trace *tr, int a, int64_t d) {
+  if (d < 1) return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "a size is divided by %lld", (long long)d), -1;
+  om_poly p, q;
+  om__x_get(tr, a, &p);
+  return poly_floor(tr, &p, d, &q) ? intern(tr, &q) : -1;
+}
+
+int om__x_divexact(om_trace *tr, int a, int b) {
+  om_poly p, q, out = {0};
+  om__x_get(tr, a, &p);
+  om__x_get(tr, b, &q);
+  if (q.n == 0) { /* by a constant */
+    if (!q.c0 || p.c0 % q.c0) return -1;
+    out.c0 = p.c0 / q.c0;
+    for (int i = 0; i < p.n; i++) {
+      if (p.t[i].coef % q.c0) return -1;
+      out.t[out.n] = p.t[i];
+      out.t[out.n++].coef /= q.c0;
+    }
+    return intern(tr, &out);
+  }
+  if (q.n != 1 || q.c0 || p.c0) return -1; /* by one monomial: each term must hold its factors */
+  for (int i = 0; i < p.n; i++) {
+    const om_xterm *t = &p.t[i], *m = &q.t[0];
+    if (t->coef % m->coef) return -1;
+    int32_t f[OM_X_MAX_DEG];
+    int n = 0, j = 0;
+    for (int u = 0; u < t->n; u++) {
+      if (j < m->n && t->f[u] == m->f[j]) j++;
+      else f[n++] = t->f[u];
+    }
+    if (j < m->n || !poly_add_term(&out, t->coef / m->coef, f, n)) return -1;
+  }
+  return intern(tr, &out);
+}
+
+/* ---- evaluation ---- */
+
+/* Factor f at the variables v (per symbol). false on overflow. */
+static bool eval_factor(const om_trace *tr, int f, const int64_t *v, int64_t *out) {
+  const om_xfactor *x = &tr->fs.v[f];
+  if (x->var >= 0) {
+    *out = v[x->var];
+    return true;
+  }
+  int64_t n;
+  if (!om__x_eval(tr, x->num, v, &n)) return false;
+  *out = floor_div(n, x->den);
+  return true;
+}
+
+bool om__x_eval(const om_trace *tr, int a, const int64_t *v, int64_t *out) {
+  const om_xexpr *x = &tr->xs.v[a];
+  int64_t sum = x->c0;
+  for (int i = 0; i < x->n; i++) {
+    int64_t t = x->t[i].coef, f;
+    for (int j = 0; j < x->t[i].n; j++)
+      if (!eval_factor(tr, x->t[i].f[j], v, &f) || __builtin_mul_overflow(t, f, &t)) return false;
+    if (__builtin_add_overflow(sum, t, &sum)) return false;
+  }
+  *out = sum;
+  return true;
+}
+
+/* ---- equality everywhere ---- */
+
+/* a - b is a quasi-polynomial: on each residue class of its period L in every variable it is a
+ * polynomial of degree at most its degree D, so it is zero everywhere exactly when it is zero
+ * at D + 1 points of each of the L classes in each variable (the grid below). The period of
+ * floor(N / d) is d times N's. Returns 1 (equal everywhere), 0 (differ: the variables of a
+ * point where they do are in at, per symbol), -1 (the grid is too large to decide). mult
+ * (per symbol, or NULL for all 1) restricts the variables to multiples of mult[k]. */
+int om__x_same(om_trace *tr, int a, int b, const int64_t *mult, int64_t *at) {
+  if (a == b && !mult) return 1;
+  int d = om__x_lin(tr, 1, a, -1, b, 0);
+  if (d < 0) return -1;
+  const om_xexpr *x = &tr->xs.v[d];
+  if (!x->n) {
+    if (!x->c0) return 1;
+    for (int k = 0; k < tr->symbols.n; k++) at[k] = tr->symbols.v[k].size / tr->symbols.v[k].multiple;
+    return 0;
+  }
+  int64_t period = 1;
+  for (int i = 0; i < x->n; i++)
+    for (int j = 0; j < x->t[i].n; j++) {
+      int64_t q = tr->fs.v[x->t[i].f[j]].period;
+      period = period / gcd(period, q) * q;
+      if (period > OM_X_MAX_PERIOD) return -1;
+    }
+  int vars[64], nv = 0;
+  for (int k = 0; k < tr->symbols.n; k++)
+    if (x->syms >> k & 1) vars[nv++] = k;
+  int64_t per = period * (x->deg + 1), total = 1; /* points per variable */
+  for (int i = 0; i < nv; i++)
+    if ((total *= per) > OM_X_MAX_GRID) return -1;
+  int64_t v[64];
+  for (int64_t p = 0; p < total; p++) {
+    int64_t q = p;
+    for (int k = 0; k < tr->symbols.n; k++) v[k] = tr->symbols.v[k].size / tr->symbols.v[k].multiple;
+    for (int i = 0; i < nv; i++) { /* the p-th grid point: base + the class + period * the step */
+      int k = vars[i];
+      int64_t r = q % per, base = tr->symbols.v[k].vmin;
+      q /= per;
+      v[k] = base + r;
+      if (mult && mult[k] > 1) v[k] = ((base + mult[k] - 1) / mult[k] + r) * mult[k];
+    }
+    int64_t val;
+    if (!om__x_eval(tr, d, v, &val)) return -1;
+    if (val) {
+      memcpy(at, v, sizeof(int64_t) * (size_t)tr->symbols.n);
+      return 0;
+    }
+  }
+  return 1;
+}
+
+/* ---- names ---- */
+
+/* Appends to buf (capacity cap, length *n). */
+static void put(char *buf, size_t cap, size_t *n, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static void put(char *buf, size_t cap, size_t *n, const char *fmt, ...) {
+  if (*n >= cap) return;
+  va_list ap;
+  va_start(ap, fmt);
+  int k = vsnprintf(buf + *n, cap - *n, fmt, ap);
+  va_end(ap);
+  *n += k > 0 ? (size_t)k : 0;
+}
+
+/* The product of the multiples of term t's variables (its size in the symbols' units). */
+static int64_t term_scale(const om_trace *tr, const om_xterm *t) {
+  int64_t m = 1;
+  for (int j = 0; j < t->n; j++)
+    if (tr->fs.v[t->f[j]].var >= 0) m *= tr->symbols.v[tr->fs.v[t->f[j]].var].multiple;
+  return m;
+}
+
+static void print_expr(const om_trace *tr, const om_xexpr *x, int64_t scale, char *buf, size_t cap, size_t *n);
+
+/* Writes x * scale in the symbols' names: each variable v_k as s_k / m_k, so a coefficient may
+ * be a fraction ("h/2" for 2*v of h = 4*v); floor(N / d) as floor((L N) / (L d)), L making N's
+ * coefficients whole in the symbols ("floor((h+4)/8)"). */
+static void print_expr(const om_trace *tr, const om_xexpr *x, int64_t scale, char *buf, size_t cap, size_t *n) {
+  size_t start = *n;
+  for (int i = 0; i < x->n; i++) {
+    const om_xterm *t = &x->t[i];
+    int64_t num = t->coef * scale, den = term_scale(tr, t), g = gcd(num, den);
+    num /= g;
+    den /= g;
+    if (*n > start) put(buf, cap, n, num < 0 ? "-" : "+");
+    else if (num < 0) put(buf, cap, n, "-");
+    bool first = true;
+    if (num != 1 && num != -1) put(buf, cap, n, "%lld", (long long)(num < 0 ? -num : num)), first = false;
+    for (int j = 0; j < t->n; j++) {
+      const om_xfactor *f = &tr->fs.v[t->f[j]];
+      if (!first) put(buf, cap, n, "*");
+      first = false;
+      if (f->var >= 0) {
+        put(buf, cap, n, "%s", tr->symbols.v[f->var].name);
+        continue;
+      }
+      const om_xexpr *inner = &tr->xs.v[f->num];
+      int64_t l = 1;
+      for (int u = 0; u < inner->n; u++) {
+        int64_t m = term_scale(tr, &inner->t[u]);
+        l = l / gcd(l, m) * m;
+      }
+      bool sum = inner->n + (inner->c0 != 0) > 1; /* floor((h+1)/2), floor(h/2) */
+      put(buf, cap, n, sum ? "floor((" : "floor(");
+      print_expr(tr, inner, l, buf, cap, n);
+      put(buf, cap, n, sum ? ")/%lld)" : "/%lld)", (long long)(f->den * l));
+    }
+    if (first) put(buf, cap, n, "1");
+    if (den != 1) put(buf, cap, n, "/%lld", (long long)den);
+  }
+  if (x->c0 || *n == start) put(buf, cap, n, *n > start && x->c0 > 0 ? "+%lld" : "%lld", (long long)(x->c0 * scale));
+}
+
+const char *om__x_name(om_trace *tr, int a) {
+  om_xexpr *x = &tr->xs.v[a];
+  if (x->name) return x->name;
+  char buf[512];
+  size_t n = 0;
+  print_expr(tr, x, 1, buf, sizeof buf, &n);
+  if (n >= sizeof buf) snprintf(buf + sizeof buf - 4, 4, "...");
+  return x->name = om__arena_strdup(&tr->g.arena, buf);
+}

@@ -1,0 +1,205 @@
+/* Fitting the numbers a model computes from sizes (docs/symbolic-axes.md, "Arguments that move
+ * with the sizes"). An integer argument (a slice bound, a reshape size, a created tensor's size,
+ * an index) or a scalar that differs between the runs at other sizes was computed from sizes:
+ * it is written as the expression that gives its value in every run, tried in this order, each
+ * over the *pool* of sizes the model can read (the call's inputs' extents first, then every
+ * symbol, then every extent the trace has made):
+ *   c * E + b;  floor((c * E + b) / k), k <= 4;  c * (a product of input axes) + b;
+ *   c * E1 * E2 + b;  c1 * E1 + c2 * E2 + b.
+ * With 5 runs (the record run and 4 at other sizes, runs.c) an affine form is checked at 3 more
+ * points than determine it, a floor division must have seen every residue of its divisor and
+ * one point more, and no two symbols move alike. What
+ * fits none is refused by the caller, naming the values seen. A float scalar is fitted as
+ * a * f(E) + b, f one of x, 1 / x, sqrt(x), 1 / sqrt(x) (x.div(T), x.mul(1 / Math.sqrt(d))). */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "trace/trace.h"
+
+#define POOL_MAX 192
+#define RUNS_MAX 8
+
+typedef struct pool {
+  int n, runs;
+  int x[POOL_MAX];
+  int64_t e[POOL_MAX][RUNS_MAX + 1]; /* [0] the example's value, [1 + r] run r's */
+} pool;
+
+/* Adds expression x (not a constant, not yet there) with its values. */
+static void pool_add(const om_trace *tr, pool *p, int x) {
+  if (x < 0 || p->n == POOL_MAX || om__x_is_const(tr, x, NULL)) return;
+  for (int i = 0; i < p->n; i++)
+    if (p->x[i] == x) return;
+  int64_t v[64];
+  om__run_example(tr, v);
+  if (!om__x_eval(tr, x, v, &p->e[p->n][0])) return;
+  for (int r = 0; r < p->runs; r++)
+    if (!om__x_eval(tr, x, tr->runs.v[r].v, &p->e[p->n][1 + r])) return;
+  p->x[p->n++] = x;
+}
+
+static void pool_make(om_lower *l, pool *p) {
+  om_trace *tr = l->tr;
+  p->n = 0;
+  p->runs = tr->runs.n < RUNS_MAX ? tr->runs.n : RUNS_MAX;
+  for (int i = 0; l->in && i < l->c->n_in; i++)
+    for (int d = 0; d < l->c->in[i]->ndim; d++) pool_add(tr, p, om__lower_in_ext(l, i, d));
+  for (int k = 0; k < tr->symbols.n; k++) pool_add(tr, p, om__x_sym(tr, k));
+  for (int k = 0; k < tr->xs.n; k++) pool_add(tr, p, k);
+}
+
+/* c from two runs where e moves, and b, such that a = c * e + b in every run. */
+static bool affine(const int64_t *a, const int64_t *e, int n, int64_t *c, int64_t *b) {
+  int r = 1;
+  while (r < n && e[r] == e[0]) r++;
+  if (r == n || (a[r] - a[0]) % (e[r] - e[0])) return false;
+  *c = (a[r] - a[0]) / (e[r] - e[0]);
+  if (!*c) return false;
+  *b = a[0] - *c * e[0];
+  for (int k = 0; k < n; k++)
+    if (a[k] != *c * e[k] + *b) return false;
+  return true;
+}
+
+static int64_t fdiv(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
+
+/* b such that a = floor((c * e + b) / k) in every run, when the runs see every residue of c * e
+ * mod k (then b is unique). */
+static bool floor_form(const int64_t *a, const int64_t *e, int n, int64_t c, int64_t k, int64_t *b) {
+  bool seen[8] = {0};
+  int residues = 0;
+  for (int r = 0; r < n; r++) {
+    int64_t m = ((c * e[r]) % k + k) % k;
+    if (!seen[m]) seen[m] = true, residues++;
+  }
+  if (residues < k || n <= k) return false; /* every residue seen, and one point more to check c */
+  int64_t lo = INT64_MIN, hi = INT64_MAX;
+  for (int r = 0; r < n; r++) { /* k a <= c e + b < k a + k */
+    int64_t l = k * a[r] - c * e[r], h = l + k - 1;
+    if (l > lo) lo = l;
+    if (h < hi) hi = h;
+  }
+  if (lo > hi) return false;
+  *b = lo;
+  for (int r = 0; r < n; r++)
+    if (fdiv(c * e[r] + *b, k) != a[r]) return false;
+  return true;
+}
+
+int om__fit_int(om_lower *l, int64_t a0, const int64_t *vals) {
+  om_trace *tr = l->tr;
+  pool p;
+  pool_make(l, &p);
+  int n = 1 + p.runs;
+  int64_t a[RUNS_MAX + 1], c, b;
+  a[0] = a0;
+  memcpy(a + 1, vals, sizeof(int64_t) * (size_t)p.runs);
+  bool moves = false;
+  for (int r = 1; r < n; r++) moves |= a[r] != a0;
+  if (!moves) return om__x_const(tr, a0);
+  if (n < 3) return -2; /* every form is checked at a point beyond those that determine it */
+  for (int i = 0; i < p.n; i++) /* c * E + b */
+    if (affine(a, p.e[i], n, &c, &b)) return om__x_lin(tr, c, p.x[i], 0, -1, b);
+  for (int i = 0; i < p.n; i++) /* floor((c * E + b) / k) */
+    for (int64_t k = 2; k <= 4; k++)
+      for (int64_t cc = 1; cc < 2 * k; cc++)
+        if (cc % k && floor_form(a, p.e[i], n, cc, k, &b)) {
+          int num = om__x_lin(tr, cc, p.x[i], 0, -1, b);
+          return num < 0 ? -1 : om__x_floordiv(tr, num, k);
+        }
+  int64_t prod[RUNS_MAX + 1];
+  for (int i = 0; l->in && i < l->c->n_in; i++) { /* c * (a product of input i's symbolic axes) + b */
+    int axes[OM_MAX_DIMS], na = 0;
+    for (int d = 0; d < l->c->in[i]->ndim; d++)
+      if (om__lower_in_ext(l, i, d) >= 0) axes[na++] = d;
+    for (unsigned set = 3; na >= 2 && set < (1u << na); set++) {
+      if (!(set & (set - 1))) continue; /* one axis: done above */
+      bool ok = true;
+      for (int r = 0; r < n; r++) prod[r] = 1;
+      for (int u = 0; u < na && ok; u++) {
+        if (!(set >> u & 1)) continue;
+        int x = om__lower_in_ext(l, i, axes[u]), at = 0;
+        while (at < p.n && p.x[at] != x) at++;
+        for (int r = 0; r < n && (ok = at < p.n); r++) ok = !__builtin_mul_overflow(prod[r], p.e[at][r], &prod[r]);
+      }
+      if (!ok || !affine(a, prod, n, &c, &b)) continue;
+      int x = -1;
+      for (int u = 0; u < na; u++)
+        if (set >> u & 1) {
+          int e = om__lower_in_ext(l, i, axes[u]);
+          if ((x = x < 0 ? e : om__x_mul(tr, x, e)) < 0) return -1;
+        }
+      return om__x_lin(tr, c, x, 0, -1, b);
+    }
+  }
+  for (int i = 0; i < p.n; i++) /* c * E1 * E2 + b */
+    for (int j = i; j < p.n; j++) {
+      bool ok = true;
+      for (int r = 0; r < n && ok; r++) ok = !__builtin_mul_overflow(p.e[i][r], p.e[j][r], &prod[r]);
+      if (!ok || !affine(a, prod, n, &c, &b)) continue;
+      int x = om__x_mul(tr, p.x[i], p.x[j]);
+      return x < 0 ? -1 : om__x_lin(tr, c, x, 0, -1, b);
+    }
+  static const int64_t cs[4] = {1, -1, 2, -2};
+  for (int i = 0; i < p.n && n >= 4; i++) /* c1 * E1 + c2 * E2 + b */
+    for (int j = i + 1; j < p.n; j++)
+      for (int u = 0; u < 4; u++)
+        for (int w = 0; w < 4; w++) {
+          b = a[0] - cs[u] * p.e[i][0] - cs[w] * p.e[j][0];
+          bool ok = true;
+          for (int r = 1; r < n && ok; r++) ok = a[r] == cs[u] * p.e[i][r] + cs[w] * p.e[j][r] + b;
+          if (ok) return om__x_lin(tr, cs[u], p.x[i], cs[w], p.x[j], b);
+        }
+  return -2;
+}
+
+const char *om__fit_seen(om_lower *l, int64_t a0, const int64_t *vals, char *buf, size_t cap) {
+  const om_trace *tr = l->tr;
+  size_t n = (size_t)snprintf(buf, cap, "%lld at the traced sizes", (long long)a0);
+  for (int r = 0; r < tr->runs.n && n < cap; r++) {
+    char sizes[160];
+    om__run_sizes(tr, tr->runs.v[r].v, ~(uint64_t)0, sizes, sizeof sizes);
+    n += (size_t)snprintf(buf + n, cap - n, ", %lld at %s", (long long)vals[r], sizes);
+  }
+  return buf;
+}
+
+/* ---- float scalars ---- */
+
+static double apply_fn(int fn, double x) {
+  switch (fn) {
+    case 1: return 1 / x;
+    case 2: return sqrt(x);
+    case 3: return 1 / sqrt(x);
+    default: return x;
+  }
+}
+
+static bool close_to(double a, double b) { return fabs(a - b) <= 1e-9 * fmax(1, fabs(b)); }
+
+bool om__fit_float(om_lower *l, double v0, const double *vals, om_xfloat *out) {
+  pool p;
+  pool_make(l, &p);
+  int n = 1 + p.runs;
+  double v[RUNS_MAX + 1];
+  if (n < 3) return false; /* a and b from two runs, checked at a third */
+  v[0] = v0;
+  memcpy(v + 1, vals, sizeof(double) * (size_t)p.runs);
+  for (int i = 0; i < p.n; i++)
+    for (int fn = 0; fn < 4; fn++) {
+      double f[RUNS_MAX + 1] = {0};
+      bool ok = true;
+      for (int r = 0; r < n; r++) ok &= p.e[i][r] > 0, f[r] = apply_fn(fn, (double)p.e[i][r]);
+      int r = 1;
+      while (ok && r < n && f[r] == f[0]) r++;
+      if (!ok || r == n) continue;
+      double a = (v[r] - v[0]) / (f[r] - f[0]), b = v[0] - a * f[0];
+      if (close_to(b, 0)) b = 0;
+      for (int k = 0; k < n && ok; k++) ok = close_to(a * f[k] + b, v[k]);
+      if (!ok || a == 0) continue;
+      *out = (om_xfloat){.x = p.x[i], .fn = fn, .a = a, .b = b};
+      return true;
+    }
+  return false;
+}

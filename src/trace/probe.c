@@ -1,0 +1,509 @@
+/* The outputs' extents (docs/symbolic-axes.md, "How an output's extents are found"). Each
+ * output axis has candidates: the op's own (its extents rule: sizes from its arguments, cat's
+ * sum), the fixed size, every input axis's extent, for ops that derive extents a function of
+ * one input axis found from infer (floor((a x + b) / k): a conv's, a pool's, an upsampling's),
+ * and the sizes the other runs saw, fitted. The probe runs the op's infer (pure shape
+ * arithmetic) at many assignments of the symbols (the runs', near and far ones, each symbol
+ * alone and all together, and below the example) and takes, per axis, the first candidate that
+ * gives infer's size at every one. Where the call only works for some sizes it narrows a
+ * symbol's range when that is what the model needs (a slice of a 64-row table to the sequence
+ * length works up to 64; a 3x3 conv without padding from 3), and otherwise refuses with the
+ * sizes where it fails and, when one makes it hold, the multiple to declare (UNet skips: h a
+ * multiple of 4). Two different expressions that agree at every probe are proven equal
+ * everywhere (om__x_same) or the point where they differ becomes a probe. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trace/trace.h"
+
+#define MAX_EXTRA 16 /* probes a call adds: points where two of its extents differ */
+
+/* ---- the probe's assignments ---- */
+
+static bool add_probe(om_trace *tr, const int64_t *v, bool small) {
+  if (tr->n_probes == tr->cap_probes) {
+    int cap = tr->cap_probes ? 2 * tr->cap_probes : 32;
+    int64_t(*p)[64] = realloc(tr->probes, sizeof *p * (size_t)cap);
+    if (p) tr->probes = p;
+    bool *s = p ? realloc(tr->probe_small, sizeof *s * (size_t)cap) : NULL;
+    if (s) tr->probe_small = s;
+    if (!p || !s) return om__fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory");
+    tr->cap_probes = cap;
+  }
+  memcpy(tr->probes[tr->n_probes], v, sizeof(int64_t) * 64);
+  tr->probe_small[tr->n_probes++] = small;
+  return true;
+}
+
+bool om__probe_init(om_trace *tr) {
+  int n = tr->symbols.n;
+  int64_t v0[64], v[64];
+  om__run_example(tr, v0);
+  for (int r = 0; r < tr->runs.n; r++)
+    if (!add_probe(tr, tr->runs.v[r].v, false)) return false;
+  for (int k = 0; k < n; k++) {
+    const om_symbol *s = &tr->symbols.v[k];
+    int64_t at[] = {v0[k] + 1, v0[k] + 2, v0[k] + 3, v0[k] + 5, 2 * v0[k] + 7, 64 * v0[k] + 7, s->vmin, s->vmin + 1};
+    for (int i = 0; i < (int)(sizeof at / sizeof at[0]); i++) {
+      bool small = i >= 6;
+      if (at[i] < s->vmin || at[i] > s->vmax || (small && at[i] >= v0[k])) continue;
+      memcpy(v, v0, sizeof v);
+      v[k] = at[i];
+      if (!add_probe(tr, v, small)) return false;
+    }
+  }
+  for (int i = 0; n > 1 && i < 2; i++) { /* all symbols at once */
+    for (int k = 0; k < n; k++) {
+      v[k] = i ? 2 * v0[k] + 3 : v0[k] + 1;
+      if (v[k] > tr->symbols.v[k].vmax) v[k] = v0[k];
+    }
+    if (!add_probe(tr, v, false)) return false;
+  }
+  return true;
+}
+
+/* ---- infer at an assignment ---- */
+
+typedef struct shapes {
+  bool ok;
+  int64_t shape[OM_MAX_OUTPUTS][OM_MAX_DIMS];
+} shapes;
+
+typedef struct probe {
+  om_lower *l;
+  const om_op_def *def;
+  om_tensor *fake, **fake_in;
+  uint64_t used;            /* the symbols the call depends on */
+  int64_t extra[MAX_EXTRA][64];
+  int n_extra;
+  char why[sizeof om__state()->err_msg]; /* infer's message at the last failure */
+} probe;
+
+/* The op's infer on the call's inputs and attrs evaluated at the variables v; with over_i >= 0,
+ * input over_i's axis over_e at over_size instead. */
+static void infer_at(probe *p, const int64_t *v, int over_i, int over_e, int64_t over_size, shapes *out) {
+  om_lower *l = p->l;
+  const om_call *c = l->c;
+  om_trace *tr = l->tr;
+  out->ok = false;
+  for (int i = 0; i < c->n_in; i++) {
+    p->fake[i] = *c->in[i];
+    for (int d = 0; d < c->in[i]->ndim; d++) {
+      int x = om__lower_in_ext(l, i, d);
+      if (i == over_i && d == over_e) p->fake[i].shape[d] = over_size;
+      else if (x >= 0 && !om__x_eval(tr, x, v, &p->fake[i].shape[d]))
+        return (void)snprintf(p->why, sizeof p->why, "a size overflows");
+    }
+    om__contiguous_strides(p->fake[i].shape, p->fake[i].ndim, p->fake[i].strides);
+    p->fake[i].offset = 0;
+    p->fake_in[i] = &p->fake[i];
+  }
+  om_call pc = {.op = c->op, .n_in = c->n_in, .n_out = c->n_out, .in = p->fake_in, .attrs = *l->given};
+  for (int k = 0; k < pc.attrs.n_i; k++)
+    if (!om__x_eval(tr, l->arg[k], v, &pc.attrs.i[k])) return (void)snprintf(p->why, sizeof p->why, "a size overflows");
+  om_thread_state *st = om__state();
+  om_error_kind kind = st->err_kind;
+  char msg[sizeof st->err_msg];
+  memcpy(msg, st->err_msg, sizeof msg);
+  st->err_kind = OM_ERR_OK;
+  bool ok = p->def->infer(&pc);
+  for (int j = 0; ok && j < c->n_out; j++) ok = pc.out_meta[j].ndim == c->out_meta[j].ndim;
+  if (!ok) snprintf(p->why, sizeof p->why, "%s", st->err_kind ? st->err_msg : "the output has another rank");
+  st->err_kind = kind;
+  memcpy(st->err_msg, msg, sizeof msg);
+  out->ok = ok;
+  for (int j = 0; ok && j < c->n_out; j++) memcpy(out->shape[j], pc.out_meta[j].shape, sizeof out->shape[j]);
+}
+
+/* ---- candidates ---- */
+
+void om__probe_candidate(om_lower *l, int j, int d, int x) {
+  if (x == -1) x = om__x_const(l->tr, l->c->out_meta[j].shape[d]);
+  if (x < 0 || l->n_cand[j][d] == (int)(sizeof l->cand[j][d] / sizeof(int))) return;
+  int64_t v[64], at;
+  om__run_example(l->tr, v);
+  if (!om__x_eval(l->tr, x, v, &at) || at != l->c->out_meta[j].shape[d]) return; /* not even the traced size */
+  for (int k = 0; k < l->n_cand[j][d]; k++)
+    if (l->cand[j][d][k] == x) return;
+  l->cand[j][d][l->n_cand[j][d]++] = x;
+}
+
+/* For an op that derives extents: output axes as functions of input i's axis e alone, found by
+ * running infer with that axis at 128 consecutive sizes from the example's: f(x + P) = f(x) + A
+ * for the smallest period P <= 64 gives f(x) = floor((A x + b) / P), b from the samples (unique,
+ * since they cover every residue). Each such f of the axis's extent is a candidate. */
+static void derived_candidates(probe *p, int i, int e) {
+  om_lower *l = p->l;
+  const om_call *c = l->c;
+  enum { N = 128 };
+  static _Thread_local int64_t f[OM_MAX_OUTPUTS][OM_MAX_DIMS][N];
+  int64_t x0 = c->in[i]->shape[e], v[64];
+  om__run_example(l->tr, v);
+  for (int t = 0; t < N; t++) {
+    shapes s;
+    infer_at(p, v, i, e, x0 + t, &s);
+    if (!s.ok) return;
+    for (int j = 0; j < c->n_out; j++)
+      for (int d = 0; d < c->out_meta[j].ndim; d++) f[j][d][t] = s.shape[j][d];
+  }
+  int x = om__lower_in_ext(l, i, e);
+  for (int j = 0; j < c->n_out; j++)
+    for (int d = 0; d < c->out_meta[j].ndim; d++) {
+      const int64_t *y = f[j][d];
+      for (int64_t period = 1; period <= 64; period++) {
+        int64_t a = y[period] - y[0];
+        bool ok = a != 0;
+        for (int t = 0; ok && t + period < N; t++) ok = y[t + period] - y[t] == a;
+        if (!ok) continue;
+        int64_t lo = INT64_MIN, hi = INT64_MAX; /* period y <= a x + b < period y + period */
+        for (int t = 0; t < N; t++) {
+          int64_t xv = x0 + t, b0 = period * y[t] - a * xv;
+          if (b0 > lo) lo = b0;
+          if (b0 + period - 1 < hi) hi = b0 + period - 1;
+        }
+        if (lo > hi) break;
+        int num = om__x_lin(l->tr, a, x, 0, -1, lo);
+        if (num >= 0) om__probe_candidate(l, j, d, om__x_floordiv(l->tr, num, period));
+        break;
+      }
+    }
+}
+
+/* The generic candidates, after the op's own: fixed, each input axis's extent, functions of
+ * one input axis (ops that derive extents), the sizes the other runs saw, fitted. */
+static void generic_candidates(probe *p) {
+  om_lower *l = p->l;
+  const om_call *c = l->c;
+  for (int j = 0; j < c->n_out; j++)
+    for (int d = 0; d < c->out_meta[j].ndim; d++) {
+      om__probe_candidate(l, j, d, -1);
+      for (int i = 0; i < c->n_in; i++)
+        for (int e = 0; e < c->in[i]->ndim; e++)
+          if (om__lower_in_ext(l, i, e) >= 0 && c->in[i]->shape[e] == c->out_meta[j].shape[d])
+            om__probe_candidate(l, j, d, om__lower_in_ext(l, i, e));
+    }
+  for (int i = 0; p->def->derives_extents && i < c->n_in; i++)
+    for (int e = 0; e < c->in[i]->ndim; e++)
+      if (om__lower_in_ext(l, i, e) >= 0) derived_candidates(p, i, e);
+  int runs = l->tr->runs.n;
+  for (int j = 0; j < c->n_out; j++)
+    for (int d = 0; d < c->out_meta[j].ndim; d++) {
+      int64_t seen[8];
+      bool all = runs > 0 && runs <= 8;
+      for (int r = 0; all && r < runs; r++) {
+        int nd;
+        int64_t sh[OM_MAX_DIMS];
+        all = l->rc[r] && om__runcall_output(&l->tr->runs.v[r], l->rc[r], j, &nd, sh) && nd == c->out_meta[j].ndim;
+        if (all) seen[r] = sh[d];
+      }
+      int x = all ? om__fit_int(l, c->out_meta[j].shape[d], seen) : -2;
+      if (x >= 0) om__probe_candidate(l, j, d, x);
+    }
+}
+
+/* ---- choosing ---- */
+
+/* The probe's assignments for this call: the trace's (those that move a symbol the call uses)
+ * and the call's extra ones. */
+static int probe_list(const probe *p, const int64_t **list, bool *small, int cap) {
+  const om_trace *tr = p->l->tr;
+  int64_t v0[64];
+  om__run_example(tr, v0);
+  int n = 0;
+  for (int k = 0; k < tr->n_probes && n < cap; k++) {
+    const om_symbol *s = tr->symbols.v;
+    bool moves = false, inside = true;
+    for (int q = 0; q < tr->symbols.n; q++) {
+      moves |= (p->used >> q & 1) && tr->probes[k][q] != v0[q];
+      inside &= tr->probes[k][q] >= s[q].vmin && tr->probes[k][q] <= s[q].vmax;
+    }
+    if (moves && inside) small[n] = tr->probe_small[k], list[n++] = tr->probes[k];
+  }
+  for (int k = 0; k < p->n_extra && n < cap; k++) small[n] = false, list[n++] = p->extra[k];
+  return n;
+}
+
+/* Whether candidate x of output j's axis d gives infer's size at probes idx[0..n) that worked. */
+static bool fits(const om_trace *tr, int x, int j, int d, const int64_t *const *list, const shapes *s, const int *idx,
+                 int n) {
+  for (int q = 0; q < n; q++) {
+    int k = idx[q];
+    int64_t val;
+    if (s[k].ok && (!om__x_eval(tr, x, list[k], &val) || val != s[k].shape[j][d])) return false;
+  }
+  return true;
+}
+
+/* The first candidate of each output axis that fits probes idx[0..n) into choice; false (with
+ * the first axis that has none in *bad_j, *bad_d) when an axis has none. */
+static bool choose(om_lower *l, const int64_t *const *list, const shapes *s, const int *idx, int n, int *choice,
+                   int *bad_j, int *bad_d) {
+  for (int j = 0; j < l->c->n_out; j++)
+    for (int d = 0; d < l->c->out_meta[j].ndim; d++) {
+      int q = 0;
+      while (q < l->n_cand[j][d] && !fits(l->tr, l->cand[j][d][q], j, d, list, s, idx, n)) q++;
+      choice[j * OM_MAX_DIMS + d] = q;
+      if (q == l->n_cand[j][d]) {
+        *bad_j = j, *bad_d = d;
+        return false;
+      }
+    }
+  return true;
+}
+
+/* Whether probe k works with the chosen candidates: infer succeeds and gives their sizes. */
+static bool works(om_lower *l, const int64_t *const *list, const shapes *s, int k, const int *choice) {
+  if (!s[k].ok) return false;
+  for (int j = 0; j < l->c->n_out; j++)
+    for (int d = 0; d < l->c->out_meta[j].ndim; d++)
+      if (!fits(l->tr, l->cand[j][d][choice[j * OM_MAX_DIMS + d]], j, d, list, s, &k, 1)) return false;
+  return true;
+}
+
+/* Whether the call works (infer, and a candidate for each axis) at 8 assignments where the
+ * symbols in mask are multiples of m and every other symbol the call uses moves freely. */
+static bool holds_for_multiples(probe *p, uint64_t mask, int64_t m) {
+  om_lower *l = p->l;
+  om_trace *tr = l->tr;
+  enum { N = 8 };
+  int64_t v0[64], pts[N][64];
+  const int64_t *list[N];
+  static _Thread_local shapes s[N];
+  int idx[N], choice[OM_MAX_OUTPUTS * OM_MAX_DIMS], bj, bd;
+  om__run_example(tr, v0);
+  for (int t = 0; t < N; t++) {
+    memcpy(pts[t], v0, sizeof pts[t]);
+    for (int q = 0; q < tr->symbols.n; q++)
+      if (mask >> q & 1) pts[t][q] = m * ((v0[q] + m - 1) / m + (t + 3 * q) % N);
+      else if (p->used >> q & 1) pts[t][q] = v0[q] + (t + q) % N;
+    list[t] = pts[t];
+    idx[t] = t;
+    infer_at(p, pts[t], -1, 0, 0, &s[t]);
+    if (!s[t].ok) return false;
+  }
+  return choose(l, list, s, idx, N, choice, &bj, &bd);
+}
+
+/* The declaration that makes the call hold: the smallest m (<= 64) such that it works when the
+ * symbols in *mask are multiples of m (those it needs: each one dropped where it still works);
+ * 0 when none does. */
+static int64_t multiple_that_holds(probe *p, uint64_t *mask) {
+  for (int64_t m = 2; m <= 64; m++) {
+    if (!holds_for_multiples(p, p->used, m)) continue;
+    *mask = p->used;
+    for (int q = 0; q < 64; q++)
+      if ((*mask >> q & 1) && holds_for_multiples(p, *mask & ~((uint64_t)1 << q), m)) *mask &= ~((uint64_t)1 << q);
+    return m;
+  }
+  return 0;
+}
+
+/* Refuses the call: at the sizes v it fails (why, j < 0) or its output j's axis d is got, which
+ * no candidate gives. */
+static bool refuse(probe *p, const int64_t *v, const char *why, int j, int d, int64_t got) {
+  om_lower *l = p->l;
+  om_trace *tr = l->tr;
+  char sizes[160], hint[600] = "";
+  om__run_sizes(tr, v, p->used, sizes, sizeof sizes);
+  uint64_t mask = 0;
+  int64_t m = multiple_that_holds(p, &mask);
+  size_t n = 0;
+  for (int pass = 0; m && pass < 2; pass++) { /* "; it holds when 'h' is a multiple of 4 and 'w' a multiple of 4: declare..." */
+    n += (size_t)snprintf(hint + n, sizeof hint - n, pass ? ": declare " : "; it holds when ");
+    for (int k = 0, first = 1; k < tr->symbols.n && n < sizeof hint; k++) {
+      if (!(mask >> k & 1)) continue;
+      long long mm = (long long)(m * tr->symbols.v[k].multiple);
+      const char *name = tr->symbols.v[k].name;
+      n += pass ? (size_t)snprintf(hint + n, sizeof hint - n, "%som.Dim('%s', { multipleOf: %lld })", first ? "" : ", ", name, mm)
+                : (size_t)snprintf(hint + n, sizeof hint - n, first ? "'%s' is a multiple of %lld" : " and '%s' a multiple of %lld",
+                                   name, mm);
+      first = 0;
+    }
+  }
+  if (m && n < sizeof hint) snprintf(hint + n, sizeof hint - n, " (om_trace_dim in C) and trace with example sizes that are");
+  if (j < 0)
+    return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "%s: at %s the call fails (%s), so the graph would only hold "
+                          "at the traced sizes%s", l->who, sizes, why, hint);
+  return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "%s: output axis %d has size %lld at the traced sizes and %lld "
+                        "at %s, which the graph cannot compute from the sizes of its inputs%s", l->who, d,
+                        (long long)l->c->out_meta[j].shape[d], (long long)got, sizes, hint);
+}
+
+/* Moves symbol k's maximum (up) or minimum down to the last size where the call works with the
+ * chosen candidates, bisecting between pass (works) and fail; the symbol's range records why. */
+static void narrow(probe *p, int k, int64_t pass, int64_t fail, bool up, const int *choice) {
+  om_lower *l = p->l;
+  om_trace *tr = l->tr;
+  int64_t v[64];
+  om__run_example(tr, v);
+  while (up ? fail - pass > 1 : pass - fail > 1) {
+    int64_t mid = pass + (fail - pass) / 2;
+    const int64_t *one = v;
+    shapes s;
+    v[k] = mid;
+    infer_at(p, v, -1, 0, 0, &s);
+    if (works(l, &one, &s, 0, choice)) pass = mid;
+    else fail = mid;
+  }
+  om_symbol *s = &tr->symbols.v[k];
+  const char *why = om__arena_printf(&tr->g.arena, "%s (call %lld)", l->who, (long long)tr->calls);
+  if (up) s->vmax = pass, s->max = pass * s->multiple, s->max_why = why;
+  else s->vmin = pass, s->min = pass * s->multiple, s->min_why = why;
+}
+
+/* Checks that the chosen extents are those the other runs logged: they ran the op itself. */
+static bool check_runs(probe *p) {
+  om_lower *l = p->l;
+  om_trace *tr = l->tr;
+  for (int r = 0; r < tr->runs.n; r++) {
+    for (int j = 0; l->rc[r] && j < l->c->n_out; j++) {
+      int nd;
+      int64_t sh[OM_MAX_DIMS];
+      if (!om__runcall_output(&tr->runs.v[r], l->rc[r], j, &nd, sh)) continue;
+      for (int d = 0; d < nd; d++) {
+        int x = l->out_ext[j][d];
+        int64_t want = l->c->out_meta[j].shape[d];
+        if (x >= 0 && !om__x_eval(tr, x, tr->runs.v[r].v, &want)) continue;
+        if (nd == l->c->out_meta[j].ndim && want == sh[d]) continue;
+        char sizes[160];
+        return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "%s: at %s the model's call gives output axis %d the size "
+                              "%lld, the graph %lld (a size the graph cannot follow)", l->who,
+                              om__run_sizes(tr, tr->runs.v[r].v, ~(uint64_t)0, sizes, sizeof sizes), d,
+                              (long long)sh[d], (long long)want);
+      }
+    }
+  }
+  return true;
+}
+
+/* Two different extents of the call's inputs that agree at every probe: proven equal (and
+ * remembered), or the point where they differ becomes a probe (true: probe again). */
+static bool differ_somewhere(probe *p, const int64_t *const *list, int n) {
+  om_lower *l = p->l;
+  om_trace *tr = l->tr;
+  const om_call *c = l->c;
+  int xs[64], nx = 0;
+  for (int i = 0; i < c->n_in; i++)
+    for (int d = 0; d < c->in[i]->ndim && nx < 64; d++) {
+      int x = om__lower_in_ext(l, i, d);
+      bool seen = x < 0;
+      for (int k = 0; k < nx && !seen; k++) seen = xs[k] == x;
+      if (!seen) xs[nx++] = x;
+    }
+  for (int a = 0; a < nx; a++)
+    for (int b = a + 1; b < nx; b++) {
+      bool agree = true;
+      for (int k = 0; k < n && agree; k++) {
+        int64_t va, vb;
+        agree = om__x_eval(tr, xs[a], list[k], &va) && om__x_eval(tr, xs[b], list[k], &vb) && va == vb;
+      }
+      if (!agree) continue;
+      int64_t key = (int64_t)xs[a] << 32 | xs[b], at[64];
+      bool known = false;
+      for (int k = 0; k < tr->same.n && !known; k++) known = tr->same.v[k] == key;
+      if (known) continue;
+      int same = om__x_same(tr, xs[a], xs[b], NULL, at);
+      if (same == 1) {
+        int64_t *slot = OM_VEC_PUSH_SLOT(tr->same);
+        if (slot) *slot = key;
+      } else if (same == 0 && p->n_extra < MAX_EXTRA) {
+        memcpy(p->extra[p->n_extra++], at, sizeof at);
+        return true;
+      }
+    }
+  return false;
+}
+
+bool om__probe_extents(om_lower *l) {
+  om_trace *tr = l->tr;
+  om_call *c = l->c;
+  const om_op_def *def = om__ops[c->op];
+  probe p = {.l = l, .def = def};
+  for (int i = 0; i < c->n_in; i++)
+    for (int d = 0; d < c->in[i]->ndim; d++) {
+      int x = om__lower_in_ext(l, i, d);
+      if (x >= 0) p.used |= tr->xs.v[x].syms;
+    }
+  for (int k = 0; k < l->given->n_i; k++) p.used |= tr->xs.v[l->arg[k]].syms;
+  for (int j = 0; j < c->n_out; j++)
+    for (int d = 0; d < OM_MAX_DIMS; d++) l->out_ext[j][d] = -1;
+  if (!p.used) return true; /* nothing here changes with the sizes */
+  om_tensor small[8], *small_in[8];
+  p.fake = c->n_in <= 8 ? small : om__alloc(sizeof *p.fake * (size_t)c->n_in, def->name);
+  p.fake_in = c->n_in <= 8 ? small_in : om__alloc(sizeof *p.fake_in * (size_t)c->n_in, def->name);
+  bool ok = p.fake && p.fake_in;
+  if (ok) generic_candidates(&p);
+  ok = ok && om__state()->trace == tr;
+  enum { CAP = 160 };
+  const int64_t *list[CAP];
+  bool is_small[CAP];
+  static _Thread_local shapes s[CAP];
+  int big[CAP], choice[OM_MAX_OUTPUTS * OM_MAX_DIMS];
+  int64_t v0[64];
+  om__run_example(tr, v0);
+  for (int round = 0; ok; round++) {
+    int n = probe_list(&p, list, is_small, CAP), nb = 0;
+    for (int k = 0; k < n; k++) {
+      infer_at(&p, list[k], -1, 0, 0, &s[k]);
+      if (!is_small[k]) big[nb++] = k;
+    }
+    /* 1. the candidates, from the probes at and above the example; one that fails there narrows
+     * the symbol's maximum when everything up to the runs' sizes works (a slice of a 64-row table
+     * to the sequence works up to 64), else the call is refused */
+    int bad_j = -1, bad_d = 0, bad = -1;
+    bool chosen = choose(l, list, s, big, nb, choice, &bad_j, &bad_d);
+    for (int q = 0; q < nb && bad < 0; q++) /* where it fails, or where the axis's first candidate does */
+      if (!s[big[q]].ok) bad = big[q];
+    for (int q = 0; !chosen && q < nb && bad < 0; q++)
+      if (!fits(tr, l->cand[bad_j][bad_d][0], bad_j, bad_d, list, s, &big[q], 1)) bad = big[q];
+    if (chosen && bad < 0) {
+      /* 2. below the example: a size that fails raises the symbol's minimum */
+      int low = -1;
+      for (int k = 0; k < n && low < 0; k++)
+        if (is_small[k] && !works(l, list, s, k, choice)) low = k;
+      if (low >= 0) {
+        int k = 0;
+        while (list[low][k] == v0[k]) k++;
+        narrow(&p, k, v0[k], list[low][k], false, choice);
+        continue;
+      }
+      /* 3. extents that agree at every probe but differ somewhere: probe there too */
+      if (round < MAX_EXTRA && differ_somewhere(&p, list, n)) continue;
+      for (int j = 0; j < c->n_out; j++)
+        for (int d = 0; d < c->out_meta[j].ndim; d++) {
+          int x = l->cand[j][d][choice[j * OM_MAX_DIMS + d]];
+          l->out_ext[j][d] = om__x_is_const(tr, x, NULL) ? -1 : x;
+        }
+      ok = check_runs(&p);
+      break;
+    }
+    if (bad < 0) bad = big[0];
+    int k = -1, moved = 0;
+    for (int q = 0; q < tr->symbols.n; q++)
+      if (list[bad][q] != v0[q]) k = q, moved++;
+    if (moved == 1 && round < 8 && list[bad][k] > v0[k] + 3) {
+      int64_t pass = v0[k];
+      for (int r = 0; r < tr->runs.n; r++)
+        if (tr->runs.v[r].v[k] > pass) pass = tr->runs.v[r].v[k];
+      int below[CAP], nl = 0, bj, bd;
+      bool low_ok = true;
+      for (int q = 0; q < nb; q++)
+        if (list[big[q]][k] <= pass) below[nl++] = big[q], low_ok &= s[big[q]].ok;
+      if (low_ok && choose(l, list, s, below, nl, choice, &bj, &bd)) {
+        narrow(&p, k, pass, list[bad][k], true, choice);
+        continue;
+      }
+    }
+    char why[sizeof p.why];
+    shapes at;
+    infer_at(&p, list[bad], -1, 0, 0, &at);
+    snprintf(why, sizeof why, "%s", p.why);
+    if (!at.ok) ok = refuse(&p, list[bad], why, -1, 0, 0);
+    else ok = refuse(&p, list[bad], why, bad_j < 0 ? 0 : bad_j, bad_d, at.shape[bad_j < 0 ? 0 : bad_j][bad_d]);
+    break;
+  }
+  if (p.fake != small) free(p.fake);
+  if (p.fake_in != small_in) free(p.fake_in);
+  return ok && om__state()->trace == tr;
+}
