@@ -55,7 +55,9 @@ const pad = (s, n) => String(s).padStart(n);
 
 /** A refusal's message with its particulars (numbers, shapes, names) blanked, to group refusals. */
 export function refusalGroup(r) {
-  const m = r.message.replace(/\[[^\]]*\]/g, '[…]').replace(/'[^'\s]*'/g, "'…'").replace(/\b\d+x\d+\b/g, '#x#').replace(/-?\b\d+\b/g, '#');
+  const m = r.message.replace(/ \(at [^()]*\)$/, '') // the model's line that made the call
+    .replace(/\[[^\]]*\]/g, '[…]').replace(/'[^'\s]*'/g, "'…'").replace(/\b\d+x\d+\b/g, '#x#').replace(/-?\b\d+\b/g, '#')
+    .replace(/\b\w+=#(?:,? \w+=#)*/g, '<sizes>');
   return `${r.kind}: ${m.length > 150 ? `${m.slice(0, 150)}…` : m}`;
 }
 
@@ -82,8 +84,18 @@ export function formatReport({ seed, from = 0, count, records, ms, workers = 1, 
     const checked = agree.reduce((s, r) => s + r.checked, 0) / agree.length;
     const skipped = agree.reduce((s, r) => s + r.skipped, 0) / agree.length;
     const margin = Math.max(...agree.map((r) => r.margin));
-    lines.push(`  agreeing models were checked at ${checked.toFixed(1)} assignments of their symbols on average (${skipped.toFixed(1)} more `
-      + `skipped: eager throws there); the largest error was ${margin.toFixed(3)} of the bound`);
+    lines.push(`  agreeing models: checked at ${checked.toFixed(1)} assignments of their symbols on average (${skipped.toFixed(1)} more `
+      + `skipped: eager throws there); the largest error ${margin.toFixed(3)} of the bound`);
+  }
+  const narrowed = records.filter((r) => r.narrowed && (r.class === 'agree' || r.class === 'wrong'));
+  if (narrowed.length) {
+    const by = new Map();
+    for (const r of narrowed) for (const t of r.narrowed) {
+      const call = /\((.*) \(call \d+\)\)$/.exec(t)?.[1] ?? 'undeclared reason';
+      by.set(call, (by.get(call) ?? 0) + 1);
+    }
+    lines.push(`  narrowed: ${narrowed.length} agreeing or wrong models hold for fewer sizes than their symbols declare (traced.symbols; `
+      + `${narrowed.reduce((s, r) => s + r.outOfRange, 0)} assignments left out), narrowed by ${[...by].sort((a, b) => b[1] - a[1]).map(([c, n]) => `${c} ${n}`).join(', ')}`);
   }
   const leaks = records.filter((r) => r.leaked);
   if (leaks.length) lines.push(`  ${leaks.length} models left tensors alive after their run (om.memory()): ${leaks.slice(0, 10).map((r) => `${r.id} (+${r.leaked})`).join(', ')}`);
@@ -119,7 +131,8 @@ export function formatReport({ seed, from = 0, count, records, ms, workers = 1, 
     for (const r of failing.slice(0, maxFailures)) {
       const also = r.failures?.length > 1 ? ` (fails at ${r.failures.length} assignments: ${r.failures.slice(0, 6).join('; ')}${r.failures.length > 6 ? '; ...' : ''})` : '';
       const marginal = r.ratio < 10 ? ` (marginal: ${r.ratio.toFixed(1)} times the bound, perhaps float32 rounding)` : '';
-      lines.push('', `--- ${r.id} ${r.class} at ${r.at ?? '?'}${also}${marginal}`, `    ${r.message}`, render(caseOf(r.id, options)));
+      const holds = r.narrowed ? `    the traced model holds for ${r.narrowed.join(', ')}\n` : '';
+      lines.push('', `--- ${r.id} ${r.class} at ${r.at ?? '?'}${also}${marginal}`, `${holds}    ${r.message}`, render(caseOf(r.id, options)));
       const s = shrunk.get(r.id);
       if (s) lines.push(`--- ${r.id} shrunk (${s.evals} runs): ${s.record.class} at ${s.record.at}: ${s.record.message}`, s.source);
     }

@@ -8,6 +8,8 @@
 //   node tests/js/random/fuzz.mjs --case SEED:INDEX [--shrink] [--without RULE,...]   one model: print, run, shrink
 //   node tests/js/random/fuzz.mjs --file model.js                 run a model's source (as printed, or edited)
 import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { generate, render, RULES } from './generator.mjs';
 import { Pool } from './pool.mjs';
 import { runBatch, formatReport, shrinkRecord, CLASSES, FAILING } from './batch.mjs';
@@ -66,7 +68,7 @@ async function runOne(o, pool) {
     source = render(c);
   }
   console.log(source);
-  const r = await pool.run(source, c ? { id: c.id, family: c.family, tags: c.tags } : { id: o.file });
+  const r = await pool.run(source, c ? { id: c.id, family: c.family, tags: c.tags } : { id: o.file, file: pathToFileURL(resolve(o.file)).href });
   console.log(recordText(r));
   if (r.failures?.length > 1) console.log(`  fails at: ${r.failures.join('; ')}`);
   if (c && o.shrink && FAILING.includes(r.class) && r.class !== 'invalid') {

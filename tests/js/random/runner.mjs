@@ -4,7 +4,10 @@
 //   agree    the .onnx agrees with the eager model (examples/lib/oracle.mjs compareOutputs: same
 //            dtype and shape, max|onnx - eager| <= 1e-5 * max(1, max|eager|)) at the traced sizes
 //            and at every other assignment of the symbols where eager runs (sizes where eager
-//            throws an OmError are skipped and counted);
+//            throws an OmError are skipped and counted) inside the sizes the traced model says
+//            it holds for (traced.symbols: min, max, multipleOf, and the call that narrowed them;
+//            assignments outside are skipped and counted, and the narrowing is reported, so a
+//            tracer cannot pass by narrowing);
 //   refused  om.trace threw a TraceError (its kind and message are kept);
 //   wrong    at some assignment where eager runs, ORT disagrees in values, dtype or shape, or ORT
 //            cannot load or run the file;
@@ -16,13 +19,21 @@
 //
 // Everything on the om side runs synchronously inside one om.tidy (so a case frees what it made,
 // and a leak shows in om.memory()); then the file runs in one ORT session at every assignment.
+import vm from 'node:vm';
 import * as om from 'onemodel';
 import { withSession, compareOutputs } from '../../../examples/lib/oracle.mjs';
 
-/** Evaluates a case's source (the body of a function of om) to { model, inputs, zeroChecks }. */
-export function loadCase(source) {
-  // eslint-disable-next-line no-new-func -- the source is the model: printing it reproduces the case
-  const made = new Function('om', source)(om);
+/** The URL a case's source has in stack traces: its file, or file:///random-model/<id>.js. */
+const sourceUrl = (meta) => meta.file ?? `file:///random-model/${String(meta.id ?? 'model').replace(/[^\w.:-]/g, '_')}.js`;
+
+/**
+ * Evaluates a case's source (the body of a function of om) to { model, inputs, zeroChecks }.
+ * url names it in stack traces, with the source's own line numbers, so a TraceError's "(at ...)"
+ * points at the model's line as printed.
+ */
+export function loadCase(source, url = sourceUrl({})) {
+  const fn = vm.compileFunction(source, ['om'], { filename: url });
+  const made = fn(om);
   return { zeroChecks: [], ...made };
 }
 
@@ -81,6 +92,20 @@ const isWasmTrap = (e) => e instanceof WebAssembly.RuntimeError || /Aborted\(|Ru
 export const sizesText = (a) => Object.entries(a).map(([k, v]) => `${k}=${v}`).join(' ') || '(no symbols)';
 
 /**
+ * The symbols whose sizes the traced model holds for are narrower than any size from 1 (a
+ * tracer that reports no ranges holds for every size): [{ name, min, max, multipleOf, narrowedBy }].
+ */
+function narrowedSymbols(traced) {
+  const symbols = 'symbols' in traced ? traced.symbols : [];
+  return symbols.filter((s) => s.min > 1 || s.max < Infinity || s.multipleOf > 1)
+    .map(({ name, min, max, multipleOf, narrowedBy }) => ({ name, min, max, multipleOf, narrowedBy }));
+}
+
+/** Whether every size of assignment a is inside the narrowed symbols' ranges. */
+const inRange = (a, narrowed) => narrowed.every((s) => !(s.name in a) || (a[s.name] >= s.min && a[s.name] <= s.max && a[s.name] % s.multipleOf === 0));
+const rangeText = (s) => `${s.name} in [${s.min}, ${s.max}]${s.multipleOf > 1 ? ` x${s.multipleOf}` : ''}${s.narrowedBy ? ` (${s.narrowedBy})` : ''}`;
+
+/**
  * The synchronous part of a case: evaluate, run eagerly at the example, trace, write the .onnx,
  * and run eagerly at every assignment. Returns a finished record (refused, crash, invalid) or
  * { bytes, names, checks: [{ sizes, feeds, expected }], skipped } for the ORT part.
@@ -88,7 +113,7 @@ export const sizesText = (a) => Object.entries(a).map(([k, v]) => `${k}=${v}`).j
 function prepare(source, record) {
   let made;
   try {
-    made = loadCase(source);
+    made = loadCase(source, sourceUrl(record));
   } catch (e) {
     return { ...record, class: 'invalid', message: `the source does not evaluate: ${errorText(e)}` };
   }
@@ -110,11 +135,12 @@ function prepare(source, record) {
     if (e instanceof om.TraceError) return { ...record, class: 'refused', kind: e.kind, message: e.message };
     return { ...record, class: 'crash', at: 'om.trace', message: errorText(e) };
   }
-  let bytes, outNames;
+  let bytes, outNames, narrowed;
   try {
     bytes = traced.toOnnx();
     outNames = traced.outputs.map((o) => o.name);
     record.nodes = traced.graph().nodes.length;
+    narrowed = narrowedSymbols(traced);
   } catch (e) {
     return { ...record, class: 'crash', at: 'toOnnx', message: errorText(e) };
   } finally {
@@ -122,7 +148,12 @@ function prepare(source, record) {
   }
   const checks = [{ sizes: sizes[0], feeds: Object.fromEntries(names.map((n, i) => [n, feedOf(examples[i])])), expected: expected0 }];
   const skipped = [];
+  if (narrowed.length) {
+    record.narrowed = narrowed.map(rangeText);
+    record.outOfRange = sizes.filter((a) => !inRange(a, narrowed)).length;
+  }
   for (let k = 1; k < sizes.length; k++) {
+    if (!inRange(sizes[k], narrowed)) continue; // not promised: counted in outOfRange
     const xs = makeInputs(spec, sizes[k], 1 + 16 * k);
     try {
       const expected = outputList(call(model, xs)).map(plain);
@@ -137,10 +168,12 @@ function prepare(source, record) {
 
 /**
  * Runs one case (source text as generator.mjs renders it) and resolves to its record:
- * { id, class, kind?, message?, at?, failures?, ratio?, checked, skipped, nodes, margin, ms, leaked }
- * (see the classes above; at: the assignment that failed first, failures: all of them; ratio: the
- * first failure's worst error over its bound; margin: the largest maxError / bound of an agreeing
- * case). meta (id, family, tags) is copied in.
+ * { id, class, kind?, message?, at?, failures?, ratio?, checked, skipped, narrowed?, outOfRange?,
+ * nodes, margin, ms, leaked } (see the classes above; at: the assignment that failed first,
+ * failures: all of them; ratio: the first failure's worst error over its bound; narrowed: the
+ * symbols the traced model holds for fewer sizes, as text, and outOfRange: the assignments left
+ * out for it; margin: the largest maxError / bound of an agreeing case). meta (id, family, tags)
+ * is copied in; meta.file, when the source is a file's, names it in TraceErrors' locations.
  */
 export async function runCase(source, meta = {}) {
   const t0 = performance.now();
