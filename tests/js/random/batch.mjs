@@ -87,15 +87,17 @@ export function formatReport({ seed, from = 0, count, records, ms, workers = 1, 
     lines.push(`  agreeing models: checked at ${checked.toFixed(1)} assignments of their symbols on average (${skipped.toFixed(1)} more `
       + `skipped: eager throws there); the largest error ${margin.toFixed(3)} of the bound`);
   }
+  const outside = records.reduce((s, r) => s + (r.outOfRange ?? 0), 0);
   const narrowed = records.filter((r) => r.narrowed && (r.class === 'agree' || r.class === 'wrong'));
+  if (outside) lines.push(`  ${outside} assignments were left out: outside the sizes their traced model holds for (traced.symbols; a minimum of 1 leaves size 0 out)`);
   if (narrowed.length) {
     const by = new Map();
     for (const r of narrowed) for (const t of r.narrowed) {
       const call = /\((.*) \(call \d+\)\)$/.exec(t)?.[1] ?? 'undeclared reason';
       by.set(call, (by.get(call) ?? 0) + 1);
     }
-    lines.push(`  narrowed: ${narrowed.length} agreeing or wrong models hold for fewer sizes than their symbols declare (traced.symbols; `
-      + `${narrowed.reduce((s, r) => s + r.outOfRange, 0)} assignments left out), narrowed by ${[...by].sort((a, b) => b[1] - a[1]).map(([c, n]) => `${c} ${n}`).join(', ')}`);
+    lines.push(`  narrowed: ${narrowed.length} agreeing or wrong models hold for fewer sizes than their symbols declare, narrowed by `
+      + `${[...by].sort((a, b) => b[1] - a[1]).map(([c, n]) => `${c} ${n}`).join(', ')}`);
   }
   const leaks = records.filter((r) => r.leaked);
   if (leaks.length) lines.push(`  ${leaks.length} models left tensors alive after their run (om.memory()): ${leaks.slice(0, 10).map((r) => `${r.id} (+${r.leaked})`).join(', ')}`);

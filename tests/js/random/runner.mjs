@@ -92,17 +92,18 @@ const isWasmTrap = (e) => e instanceof WebAssembly.RuntimeError || /Aborted\(|Ru
 export const sizesText = (a) => Object.entries(a).map(([k, v]) => `${k}=${v}`).join(' ') || '(no symbols)';
 
 /**
- * The symbols whose sizes the traced model holds for are narrower than any size from 1 (a
- * tracer that reports no ranges holds for every size): [{ name, min, max, multipleOf, narrowedBy }].
+ * The sizes the traced model holds for, per symbol: [{ name, min, max, multipleOf, narrowedBy }]
+ * (traced.symbols; a tracer that reports none holds for every size, 0 included).
  */
-function narrowedSymbols(traced) {
+function rangesOf(traced) {
   const symbols = 'symbols' in traced ? traced.symbols : [];
-  return symbols.filter((s) => s.min > 1 || s.max < Infinity || s.multipleOf > 1)
-    .map(({ name, min, max, multipleOf, narrowedBy }) => ({ name, min, max, multipleOf, narrowedBy }));
+  return symbols.map(({ name, min, max, multipleOf, narrowedBy }) => ({ name, min, max, multipleOf, narrowedBy }));
 }
+/** Ranges narrower than any size from 1 (what a plain symbol name declares). */
+const narrower = (ranges) => ranges.filter((s) => s.min > 1 || s.max < Infinity || s.multipleOf > 1);
 
-/** Whether every size of assignment a is inside the narrowed symbols' ranges. */
-const inRange = (a, narrowed) => narrowed.every((s) => !(s.name in a) || (a[s.name] >= s.min && a[s.name] <= s.max && a[s.name] % s.multipleOf === 0));
+/** Whether every size of assignment a is inside the ranges. */
+const inRange = (a, ranges) => ranges.every((s) => !(s.name in a) || (a[s.name] >= s.min && a[s.name] <= s.max && a[s.name] % s.multipleOf === 0));
 const rangeText = (s) => `${s.name} in [${s.min}, ${s.max}]${s.multipleOf > 1 ? ` x${s.multipleOf}` : ''}${s.narrowedBy ? ` (${s.narrowedBy})` : ''}`;
 
 /**
@@ -135,12 +136,12 @@ function prepare(source, record) {
     if (e instanceof om.TraceError) return { ...record, class: 'refused', kind: e.kind, message: e.message };
     return { ...record, class: 'crash', at: 'om.trace', message: errorText(e) };
   }
-  let bytes, outNames, narrowed;
+  let bytes, outNames, ranges;
   try {
     bytes = traced.toOnnx();
     outNames = traced.outputs.map((o) => o.name);
     record.nodes = traced.graph().nodes.length;
-    narrowed = narrowedSymbols(traced);
+    ranges = rangesOf(traced);
   } catch (e) {
     return { ...record, class: 'crash', at: 'toOnnx', message: errorText(e) };
   } finally {
@@ -148,12 +149,10 @@ function prepare(source, record) {
   }
   const checks = [{ sizes: sizes[0], feeds: Object.fromEntries(names.map((n, i) => [n, feedOf(examples[i])])), expected: expected0 }];
   const skipped = [];
-  if (narrowed.length) {
-    record.narrowed = narrowed.map(rangeText);
-    record.outOfRange = sizes.filter((a) => !inRange(a, narrowed)).length;
-  }
+  if (narrower(ranges).length) record.narrowed = narrower(ranges).map(rangeText);
+  record.outOfRange = sizes.filter((a) => !inRange(a, ranges)).length; // with sizes 0 when the minimum is 1
   for (let k = 1; k < sizes.length; k++) {
-    if (!inRange(sizes[k], narrowed)) continue; // not promised: counted in outOfRange
+    if (!inRange(sizes[k], ranges)) continue; // not promised: counted in outOfRange
     const xs = makeInputs(spec, sizes[k], 1 + 16 * k);
     try {
       const expected = outputList(call(model, xs)).map(plain);
