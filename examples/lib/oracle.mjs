@@ -58,12 +58,15 @@ async function runSession(ort, session, copied, runOptions) {
  * creating the session (before fn is called) or fn's. For many runs of one model (the random
  * model runner checks each at a dozen sizes). logSeverityLevel (ORT's: 0 verbose .. 4 fatal)
  * applies to the session and its runs: 4 keeps ORT from logging errors the caller handles.
+ * graphOptimizationLevel ('disabled', 'basic', 'extended', 'all'; ORT's default 'all') tells
+ * a bug of ORT's graph optimizer from one of the file.
  */
-export function withSession(bytes, fn, { logSeverityLevel } = {}) {
+export function withSession(bytes, fn, { logSeverityLevel, graphOptimizationLevel } = {}) {
   const job = lastRun.then(async () => {
     const ort = await loadOrt();
     const log = logSeverityLevel === undefined ? {} : { logSeverityLevel };
-    const session = await ort.InferenceSession.create(bytes, { ...log, executionProviders: ['wasm'] });
+    const level = graphOptimizationLevel === undefined ? {} : { graphOptimizationLevel };
+    const session = await ort.InferenceSession.create(bytes, { ...log, ...level, executionProviders: ['wasm'] });
     try {
       return await fn((feeds) => runSession(ort, session, copyFeeds(feeds), log));
     } finally {

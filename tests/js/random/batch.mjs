@@ -87,6 +87,12 @@ export function formatReport({ seed, from = 0, count, records, ms, workers = 1, 
     lines.push(`  agreeing models: checked at ${checked.toFixed(1)} assignments of their symbols on average (${skipped.toFixed(1)} more `
       + `skipped: eager throws there); the largest error ${margin.toFixed(3)} of the bound`);
   }
+  const ortOnly = by.wrong.filter((r) => r.ortOptimizer).length;
+  const marginal = by.wrong.filter((r) => r.ratio < 10).length;
+  if (ortOnly || marginal) {
+    lines.push(`  of the wrong: ${ortOnly} fail only with onnxruntime's graph optimizations on (its bugs, not the file's); `
+      + `${marginal} within 10 times the bound (perhaps float32 rounding)`);
+  }
   const outside = records.reduce((s, r) => s + (r.outOfRange ?? 0), 0);
   const narrowed = records.filter((r) => r.narrowed && (r.class === 'agree' || r.class === 'wrong'));
   if (outside) lines.push(`  ${outside} assignments were left out: outside the sizes their traced model holds for (traced.symbols; a minimum of 1 leaves size 0 out)`);

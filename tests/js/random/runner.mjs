@@ -166,12 +166,54 @@ function prepare(source, record) {
 }
 
 /**
+ * Runs the .onnx in one onnxruntime-web session at every check (graphOptimizationLevel: ORT's,
+ * default all) and compares. Resolves to { failures: [{ at, message, ratio?, ort? }], checked,
+ * margin, aborted?, crash? } (ort: ORT could not load or run it; aborted: ORT's wasm instance
+ * aborted, so nothing more runs in this worker; crash: an error outside the runs).
+ */
+async function runChecks(bytes, names, checks, graphOptimizationLevel) {
+  const out = { failures: [], checked: 0, margin: 0 };
+  let opened = false;
+  try {
+    await withSession(bytes, async (run) => {
+      opened = true;
+      for (const c of checks) {
+        let got;
+        try {
+          got = await run(c.feeds);
+        } catch (e) {
+          out.failures.push({ at: sizesText(c.sizes), message: `onnxruntime cannot run it: ${errorText(e)}`, ort: true });
+          if (/Aborted\(/.test(String(e?.message))) { out.aborted = true; return; } // ORT's instance is gone
+          continue;
+        }
+        out.checked++;
+        const { outputs, problems } = compareOutputs(names, c.expected, got);
+        // ratio: the worst error over its bound (Infinity for a shape or dtype): a value a few
+        // times the bound may be float32 rounding, one far above it is not
+        const ratio = Math.max(...outputs.map((o) => (o.bound ? o.maxError / o.bound : Infinity)));
+        if (problems.length) out.failures.push({ at: sizesText(c.sizes), message: problems.join('; '), ratio });
+        else for (const o of outputs) out.margin = Math.max(out.margin, o.bound ? o.maxError / o.bound : 0);
+      }
+    }, { logSeverityLevel: 4, graphOptimizationLevel }); // its errors reach the record; ORT's log would only repeat them
+  } catch (e) {
+    // after an abort, releasing the session fails too: the abort is the failure
+    if (opened && !out.aborted) out.crash = `during the onnxruntime runs: ${errorText(e)}`;
+    else if (!opened) {
+      out.failures.push({ at: 'load', message: `onnxruntime cannot load it: ${errorText(e)}`, ort: true });
+      if (/Aborted\(/.test(String(e?.message))) out.aborted = true;
+    }
+  }
+  return out;
+}
+
+/**
  * Runs one case (source text as generator.mjs renders it) and resolves to its record:
  * { id, class, kind?, message?, at?, failures?, ratio?, checked, skipped, narrowed?, outOfRange?,
  * nodes, margin, ms, leaked } (see the classes above; at: the assignment that failed first,
  * failures: all of them; ratio: the first failure's worst error over its bound; narrowed: the
  * symbols the traced model holds for fewer sizes, as text, and outOfRange: the assignments left
- * out for it; margin: the largest maxError / bound of an agreeing case). meta (id, family, tags)
+ * out for it; ortOptimizer: ORT failed only with its graph optimizations on; margin: the largest
+ * maxError / bound of an agreeing case). meta (id, family, tags)
  * is copied in; meta.file, when the source is a file's, names it in TraceErrors' locations.
  */
 export async function runCase(source, meta = {}) {
@@ -190,35 +232,19 @@ export async function runCase(source, meta = {}) {
   const { bytes, names, checks, skipped } = prepared;
   record.skipped = skipped.length;
   record.skipReasons = skipped.slice(0, 3);
-  const failures = [];
-  let opened = false;
-  try {
-    await withSession(bytes, async (run) => {
-      opened = true;
-      for (const c of checks) {
-        let got;
-        try {
-          got = await run(c.feeds);
-        } catch (e) {
-          failures.push({ at: sizesText(c.sizes), message: `onnxruntime cannot run it: ${errorText(e)}` });
-          if (/Aborted\(/.test(String(e?.message))) { record.ortAborted = true; return; } // ORT's instance is gone
-          continue;
-        }
-        record.checked++;
-        const { outputs, problems } = compareOutputs(names, c.expected, got);
-        // ratio: the worst error over its bound (Infinity for a shape or dtype): a value a few
-        // times the bound may be float32 rounding, one far above it is not
-        const ratio = Math.max(...outputs.map((o) => (o.bound ? o.maxError / o.bound : Infinity)));
-        if (problems.length) failures.push({ at: sizesText(c.sizes), message: problems.join('; '), ratio });
-        else for (const o of outputs) record.margin = Math.max(record.margin, o.bound ? o.maxError / o.bound : 0);
-      }
-    }, { logSeverityLevel: 4 }); // its errors reach the record; ORT's log would only repeat them
-  } catch (e) {
-    // after an abort, releasing the session fails too: the abort is the failure
-    if (opened && !record.ortAborted) return finish({ ...record, class: 'crash', message: `during the onnxruntime runs: ${errorText(e)}` });
-    if (opened) return finish({ ...record, class: 'wrong', at: failures[0].at, message: failures[0].message, ratio: Infinity, failures: failures.map((f) => f.at) });
-    failures.push({ at: 'load', message: `onnxruntime cannot load it: ${errorText(e)}` });
-    if (/Aborted\(/.test(String(e?.message))) record.ortAborted = true;
+  const out = await runChecks(bytes, names, checks);
+  if (out.crash) return finish({ ...record, class: 'crash', message: out.crash });
+  Object.assign(record, { checked: out.checked, margin: out.margin, ...(out.aborted ? { ortAborted: true } : {}) });
+  const { failures } = out;
+  // A file ORT cannot load or run may still be right: ORT's graph optimizations have bugs of
+  // their own. Run it again without them; the model stays wrong (ORT with its defaults is the
+  // oracle), and the note says where to look.
+  if (failures.some((f) => f.ort) && !out.aborted) {
+    const plain = await runChecks(bytes, names, checks, 'disabled');
+    if (!plain.crash && !plain.failures.length) {
+      record.ortOptimizer = true;
+      failures[0].message += ' [with onnxruntime\'s graph optimizations disabled it loads, runs and agrees at every size: an onnxruntime optimizer bug]';
+    }
   }
   if (!failures.length) return finish({ ...record, class: 'agree' });
   return finish({ ...record, class: 'wrong', at: failures[0].at, message: failures[0].message, ratio: failures[0].ratio ?? Infinity, failures: failures.map((f) => f.at) });
