@@ -317,6 +317,9 @@ export class Tensor {
    * larger end, e.g. Infinity, clamps), step 1. Negative start/end count from the end.
    */
   slice(dim: number, start?: number | null, end?: number | null, step?: number): Tensor;
+  /** `this.slice(dim, start, start + length)`, as PyTorch's narrow: start may count from the end,
+   *  start + length must not pass the dim's size. */
+  narrow(dim: number, start: number, length: number): Tensor;
   /** A view of index `index` along dim, which drops that dim. */
   select(dim: number, index: number): Tensor;
   /** A view without the given size-1 dims (all of them when dims is omitted). */
@@ -408,11 +411,51 @@ export class Tensor {
 
 // ---- tracing to ONNX ---------------------------------------------------------------------------
 
+/** Options of {@link Dim}: the sizes a symbolic axis takes (default: any size from 1). */
+export interface DimOptions {
+  /** Every size is a multiple of this (default 1): what a UNet's pools and upsamplings need. */
+  multipleOf?: number;
+  /** The smallest size (default 1). */
+  min?: number;
+  /** The largest size (default Infinity). */
+  max?: number;
+}
+
+/** A symbolic axis with its sizes declared; make it with {@link Dim}. */
+export interface SymbolicDim {
+  readonly name: string;
+  readonly multipleOf: number;
+  readonly min: number;
+  readonly max: number;
+}
+
 /**
- * Names of a traced input's axes, one per dim: a string makes the axis symbolic (an ONNX
- * dim_param, so the graph accepts other sizes there), null keeps it fixed.
+ * A symbolic axis whose sizes are declared, for an input's axis names:
+ * `['batch', null, om.Dim('h', { multipleOf: 4 }), om.Dim('w', { multipleOf: 4 })]`.
+ * The example's size must be one of them. Works with or without `new`.
  */
-export type AxisNames = readonly (string | null)[];
+export const Dim: {
+  (name: string, options?: DimOptions): SymbolicDim;
+  new (name: string, options?: DimOptions): SymbolicDim;
+};
+
+/**
+ * Names of a traced input's axes, one per dim: a string (any size from 1) or a {@link Dim}
+ * makes the axis symbolic (an ONNX dim_param, so the graph accepts other sizes there), null
+ * keeps it fixed.
+ */
+export type AxisNames = readonly (string | SymbolicDim | null)[];
+
+/** A symbolic axis of a traced model and the sizes its graph holds for ({@link TracedModel.symbols}). */
+export interface TracedSymbol {
+  name: string;
+  multipleOf: number;
+  min: number;
+  /** Infinity when unbounded. */
+  max: number;
+  /** The call that needed a narrower range than declared (e.g. "slice (call 12)"), else null. */
+  narrowedBy: string | null;
+}
 
 /** A traced input or output, or an initializer: a symbolic axis appears as its name. */
 export interface ValueInfo {
@@ -471,6 +514,14 @@ export class Tracer {
    */
   parameter(name: string, tensor: Tensor): void;
   /**
+   * Runs model on the traced inputs (positionally, in declaration order) as om.trace does: at
+   * four other sizes of the symbols first (shape only), then recording; the sizes it computes
+   * are written as what they are. Call it once, after the inputs and parameters; symbolic axes
+   * record only this way. Returns the outputs by name (a Tensor is 'output', an array
+   * 'output_0', ...; outputNames overrides), ready for finish().
+   */
+  run(model: (...inputs: Tensor[]) => TraceResult, outputNames?: readonly string[] | null): Record<string, Tensor>;
+  /**
    * Ends the recording: the outputs are the given tensors, named by the keys, in that order.
    * Throws the trace's first error if one ended it. Calling it twice throws InvalidUsage.
    */
@@ -489,6 +540,8 @@ export class TracedModel {
   readonly inputs: ValueInfo[];
   /** Graph outputs in the order given to finish(). */
   readonly outputs: ValueInfo[];
+  /** The symbolic axes and the sizes the graph holds for (narrowed where the model needs it). */
+  readonly symbols: TracedSymbol[];
   /** True once dispose() ran. Never throws. */
   readonly isDisposed: boolean;
   /** The nodes and initializers, for inspection. */

@@ -363,6 +363,18 @@ export class Tensor {
     ]);
   }
 
+  narrow(dim, start, length) {
+    this.#use('narrow');
+    const d = wrapDim(Number(toI64(dim, 'narrow', 'dim')), this.#shape.length, 'narrow');
+    const size = BigInt(this.#shape[d]);
+    let s = toI64(start, 'narrow', 'start');
+    const n = toI64(length, 'narrow', 'length');
+    if (s < 0n) s += size;
+    if (s < 0n || s > size) throw new OmError('IndexOutOfRange', `narrow: start ${start} is out of range for dim ${d} of size ${size}`);
+    if (n < 0n || s + n > size) throw invalid(`narrow: start (${s}) + length (${n}) exceeds dimension size (${size})`);
+    return this.slice(d, s, s + n);
+  }
+
   select(dim, index) {
     const h = this.#use('select');
     return apply1('select', 'select', [h], [toI64(dim, 'select', 'dim'), toI64(index, 'select', 'index')]);

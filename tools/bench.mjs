@@ -26,6 +26,8 @@
 // above (OM_BENCH_CONV_ONLY=1 stops after it). Then an attention block (batch 1, sequence 128,
 // d_model 256, 4 heads: q/k/v projections, scaled dot-product attention, out projection): ours
 // eager vs onnxruntime-web on our trace of the same block (OM_BENCH_ATTN_ONLY=1 runs only it).
+// Then what tracing with symbolic axes costs against one eager forward (OM_BENCH_TRACE_ONLY=1
+// stops after it).
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -273,6 +275,11 @@ const cpu = cpus()[0]?.model ?? 'unknown CPU';
 console.log(`matmul benchmark: ${cpus().length} cores, ${cpu}; Node ${process.version}, onnxruntime-web ${ort.env.versions?.web ?? '?'}`);
 console.log(`square N x N @ N x N float32, single thread, GFLOP/s = 2N^3 / time, median of ${SAMPLES} samples of >= ${MIN_MS} ms\n`);
 
+if (process.env.OM_BENCH_TRACE_ONLY === '1') {
+  printTraceCost(await runTraceCost());
+  if (om.memory().tensors !== 0) console.error(`bench: ${om.memory().tensors} onemodel tensors still alive`);
+  process.exit(0);
+}
 if (process.env.OM_BENCH_ATTN_ONLY === '1') {
   printAttention(await runAttention());
   if (om.memory().tensors !== 0) console.error(`bench: ${om.memory().tensors} onemodel tensors still alive`);
@@ -306,6 +313,66 @@ const line = (row) => `| ${row.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.
 console.log(line(table[0]));
 console.log(`|${widths.map((w, i) => (i === 0 ? '-'.repeat(w + 2) : `${'-'.repeat(w + 1)}:`)).join('|')}|`);
 for (const row of table.slice(1)) console.log(line(row));
+
+// ---- tracing with symbolic axes: what the runs at other sizes cost ------------------------------
+// om.trace with symbolic axes runs the model four more times, shape only (no kernels on the
+// inputs' values), and probes each call's extents; against one eager forward (noGrad) of the
+// same model and a trace at fixed shapes, alternating samples in this process.
+async function runTraceCost() {
+  const gptZoo = await import('../examples/zoo/gpt.mjs');
+  const resnetZoo = await import('../examples/zoo/resnet.mjs');
+  const nn = om.nn;
+  const models = [];
+  om.manualSeed(4);
+  const gpt = new gptZoo.GPT({ vocab: 512, d: 256, heads: 8, maxLen: 128 }).eval();
+  gpt.h.dispose();
+  gpt.h = new nn.ModuleList(Array.from({ length: 6 }, () => new gptZoo.Block(256, 8, 128, 'sdpa'))).eval();
+  const ids = om.tidy(() => om.rand([8, 64], { seed: 1 }).mul(512).long());
+  models.push(['GPT-style decoder, 6 blocks, d 256, batch 8 x 64 tokens', gpt, { x: [ids, ['batch', 'seq']] }]);
+  const resnet = resnetZoo.default.model.eval();
+  const img = om.randn([8, 3, 64, 64], { seed: 1 });
+  models.push(['zoo ResNet, batch 8 x 3 x 64 x 64', resnet, { x: [img, ['batch', null, 'height', 'width']] }]);
+  const lstm = new nn.LSTM(64, 128, { batchFirst: true });
+  const seq = om.randn([8, 32, 64], { seed: 2 });
+  const rnn = { forward: (x) => { const [out] = lstm.forward(x); return out.select(1, x.shape[1] - 1); } };
+  models.push(['LSTM(64, 128), batch 8 x 32 steps, last step', rnn, { x: [seq, ['batch', 'seq', null]] }]);
+  const rows = [];
+  for (const [name, model, inputs] of models) {
+    const fixed = Object.fromEntries(Object.entries(inputs).map(([k, [t]]) => [k, t]));
+    const kinds = [
+      ['forward', () => om.tidy(() => { om.noGrad(() => model.forward(...Object.values(fixed))); })],
+      ['fixed', () => om.trace(model, fixed).dispose()],
+      ['symbolic', () => om.trace(model, inputs).dispose()],
+    ];
+    const ms = kinds.map(() => []);
+    for (let s = 0; s < 2 + SAMPLES; s++) {
+      kinds.forEach(([, fn], k) => {
+        const t0 = performance.now();
+        fn();
+        if (s >= 2) ms[k].push(performance.now() - t0); // two warm-ups
+      });
+    }
+    const [f, t, y] = ms.map(median);
+    const tm = om.trace(model, inputs);
+    rows.push({ name, forward: f, fixed: t, symbolic: y, nodes: tm.graph().nodes.length });
+    tm.dispose();
+  }
+  gpt.dispose();
+  lstm.dispose();
+  om.dispose([ids, img, seq]);
+  const wf = await import('../examples/lib/workflow.mjs'); // the zoo files' own models and inputs
+  for (const zoo of [gptZoo, resnetZoo]) wf.disposeModelFile(wf.checkModelFile(zoo));
+  return rows;
+}
+
+function printTraceCost(rows) {
+  console.log(`\ntracing with symbolic axes (median of ${SAMPLES}, alternating): one eager forward, om.trace at fixed shapes, om.trace with symbolic axes`);
+  console.log('| model | forward ms | trace fixed ms | trace symbolic ms | symbolic / forward | symbolic / fixed | nodes |\n|---|---:|---:|---:|---:|---:|---:|');
+  for (const r of rows) {
+    console.log(`| ${r.name} | ${r.forward.toFixed(1)} | ${r.fixed.toFixed(1)} | ${r.symbolic.toFixed(1)} | ${(r.symbolic / r.forward).toFixed(2)} | ${(r.symbolic / r.fixed).toFixed(2)} | ${r.nodes} |`);
+  }
+}
+printTraceCost(await runTraceCost());
 
 // ---- export: trace, toOnnx, saveOnnx, and ORT loading the same bytes ---------------------------
 async function runExport(layers, width) {

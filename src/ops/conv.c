@@ -134,7 +134,7 @@ static bool conv_geometry(om_op op, om_tensor *const *in, int n_in, const om_att
   const char *who = conv_name(op);
   bool one_d = op == OM_OP_conv1d, tr = op == OM_OP_conv_transpose2d;
   int nsp = one_d ? 1 : 2, want_attrs = one_d ? 4 : tr ? 9 : 7;
-  char xs[OM_SHAPE_STR_LEN], ws[OM_SHAPE_STR_LEN];
+  char xs[OM_SHAPE_STR_LEN], ws[OM_SHAPE_STR_LEN], bs[OM_SHAPE_STR_LEN];
   if (n_in != 2 && n_in != 3)
     return om__fail(OM_ERR_INVALID_ARGUMENT, "%s: takes input, weight and an optional bias, got %d inputs", who, n_in);
   if (a->n_i != want_attrs)
@@ -148,13 +148,14 @@ static bool conv_geometry(om_op op, om_tensor *const *in, int n_in, const om_att
   if (x->dtype != OM_FLOAT32 || w->dtype != OM_FLOAT32 || (b && b->dtype != OM_FLOAT32))
     return om__fail(OM_ERR_DTYPE_MISMATCH, "%s: takes float32, not %s", who,
                     om_dtype_name(x->dtype != OM_FLOAT32 ? x->dtype : w->dtype != OM_FLOAT32 ? w->dtype : b->dtype));
-  om__shape_str(xs, sizeof xs, x->shape, x->ndim);
-  om__shape_str(ws, sizeof ws, w->shape, w->ndim);
+  /* the shapes as text, made only for a message (infer runs often while tracing) */
+#define XS om__shape_str(xs, sizeof xs, x->shape, x->ndim)
+#define WS om__shape_str(ws, sizeof ws, w->shape, w->ndim)
   if (x->ndim != nsp + 2)
     return om__fail(OM_ERR_SHAPE_MISMATCH, "%s: input %s must have %d dims ([N, C, %s]; the functions also take it without N)",
-                    who, xs, nsp + 2, one_d ? "L" : "H, W");
+                    who, XS, nsp + 2, one_d ? "L" : "H, W");
   if (w->ndim != nsp + 2)
-    return om__fail(OM_ERR_SHAPE_MISMATCH, "%s: weight %s must have %d dims", who, ws, nsp + 2);
+    return om__fail(OM_ERR_SHAPE_MISMATCH, "%s: weight %s must have %d dims", who, WS, nsp + 2);
   const int64_t *v = a->i;
   int64_t s[2], p[2], d[2], op_[2] = {0, 0}, groups;
   if (one_d) {
@@ -180,25 +181,25 @@ static bool conv_geometry(om_op op, om_tensor *const *in, int n_in, const om_att
   int64_t o;
   if (!tr) {
     o = w->shape[0];
-    if (o % groups) return om__fail(OM_ERR_INVALID_ARGUMENT, "%s: groups %lld does not divide the %lld output channels of weight %s", who, (long long)groups, (long long)o, ws);
+    if (o % groups) return om__fail(OM_ERR_INVALID_ARGUMENT, "%s: groups %lld does not divide the %lld output channels of weight %s", who, (long long)groups, (long long)o, WS);
     if (w->shape[1] * groups != c)
       return om__fail(OM_ERR_SHAPE_MISMATCH, "%s: input %s has %lld channels, weight %s expects %lld (weight.shape[1] * groups)",
-                      who, xs, (long long)c, ws, (long long)(w->shape[1] * groups));
+                      who, XS, (long long)c, WS, (long long)(w->shape[1] * groups));
   } else {
     if (w->shape[0] != c)
       return om__fail(OM_ERR_SHAPE_MISMATCH, "%s: input %s has %lld channels, weight %s expects %lld (weight.shape[0])",
-                      who, xs, (long long)c, ws, (long long)w->shape[0]);
+                      who, XS, (long long)c, WS, (long long)w->shape[0]);
     o = w->shape[1] * groups;
   }
   if (b && (b->ndim != 1 || b->shape[0] != o))
-    return om__fail(OM_ERR_SHAPE_MISMATCH, "%s: bias %s must be [%lld]", who, om__shape_str(xs, sizeof xs, b->shape, b->ndim), (long long)o);
+    return om__fail(OM_ERR_SHAPE_MISMATCH, "%s: bias %s must be [%lld]", who, om__shape_str(bs, sizeof bs, b->shape, b->ndim), (long long)o);
   int64_t h = one_d ? 1 : x->shape[2], wd = x->shape[nsp + 1], oh, ow;
-  if (kh < 1 || kw < 1) return om__fail(OM_ERR_SHAPE_MISMATCH, "%s: weight %s has an empty kernel", who, ws);
+  if (kh < 1 || kw < 1) return om__fail(OM_ERR_SHAPE_MISMATCH, "%s: weight %s has an empty kernel", who, WS);
   if (!tr) {
     int64_t eh = d[0] * (kh - 1) + 1, ew = d[1] * (kw - 1) + 1;
     if (h + 2 * p[0] < eh || wd + 2 * p[1] < ew)
       return om__fail(OM_ERR_SHAPE_MISMATCH, "%s: kernel size %s (dilated %lldx%lld) is larger than the padded input %s (padding %lld, %lld)",
-                      who, ws, (long long)eh, (long long)ew, xs, (long long)p[0], (long long)p[1]);
+                      who, WS, (long long)eh, (long long)ew, XS, (long long)p[0], (long long)p[1]);
     oh = (h + 2 * p[0] - eh) / s[0] + 1;
     ow = (wd + 2 * p[1] - ew) / s[1] + 1;
     cg->g = (win){h, wd, kh, kw, s[0], s[1], p[0], p[1], d[0], d[1], oh, ow};
@@ -207,7 +208,7 @@ static bool conv_geometry(om_op op, om_tensor *const *in, int n_in, const om_att
     ow = (wd - 1) * s[1] - 2 * p[1] + d[1] * (kw - 1) + op_[1] + 1;
     if (oh < 1 || ow < 1)
       return om__fail(OM_ERR_SHAPE_MISMATCH, "%s: input %s with weight %s and padding (%lld, %lld) gives an empty output (%lldx%lld)",
-                      who, xs, ws, (long long)p[0], (long long)p[1], (long long)oh, (long long)ow);
+                      who, XS, WS, (long long)p[0], (long long)p[1], (long long)oh, (long long)ow);
     cg->g = (win){oh, ow, kh, kw, s[0], s[1], p[0], p[1], d[0], d[1], h, wd};
   }
   cg->transposed = tr, cg->one_d = one_d;
@@ -218,6 +219,8 @@ static bool conv_geometry(om_op op, om_tensor *const *in, int n_in, const om_att
     else m->shape[2] = oh, m->shape[3] = ow;
   }
   return true;
+#undef XS
+#undef WS
 }
 
 static bool infer_conv(om_call *c) {
@@ -457,9 +460,8 @@ static bool pool_geometry(om_op op, const om_tensor *x, const om_attrs *a, win *
                     a->n_i);
   if (!attrs_in_range(who, a)) return false;
   if (x->dtype != OM_FLOAT32) return om__fail(OM_ERR_DTYPE_MISMATCH, "%s: takes float32, not %s", who, om_dtype_name(x->dtype));
-  om__shape_str(xs, sizeof xs, x->shape, x->ndim);
   if (x->ndim != 4)
-    return om__fail(OM_ERR_SHAPE_MISMATCH, "%s: input %s must have 4 dims ([N, C, H, W]; the functions also take it without N)", who, xs);
+    return om__fail(OM_ERR_SHAPE_MISMATCH, "%s: input %s must have 4 dims ([N, C, H, W]; the functions also take it without N)", who, om__shape_str(xs, sizeof xs, x->shape, x->ndim));
   const int64_t *v = a->i;
   int64_t k[2] = {v[0], v[1]}, s[2] = {v[2], v[3]}, p[2] = {v[4], v[5]}, d[2] = {mx ? v[6] : 1, mx ? v[7] : 1};
   *ceil_mode = v[mx ? 8 : 6] != 0;
@@ -474,7 +476,7 @@ static bool pool_geometry(om_op op, const om_tensor *x, const om_attrs *a, win *
     out[i] = pool_out(in[i], k[i], p[i], s[i], d[i], *ceil_mode);
     if (out[i] < 1)
       return om__fail(OM_ERR_SHAPE_MISMATCH, "%s: input %s is too small for kernel %lldx%lld (dilation %lld, %lld, padding %lld, %lld): the output would be empty",
-                      who, xs, (long long)k[0], (long long)k[1], (long long)d[0], (long long)d[1], (long long)p[0], (long long)p[1]);
+                      who, om__shape_str(xs, sizeof xs, x->shape, x->ndim), (long long)k[0], (long long)k[1], (long long)d[0], (long long)d[1], (long long)p[0], (long long)p[1]);
   }
   *g = (win){in[0], in[1], k[0], k[1], s[0], s[1], p[0], p[1], d[0], d[1], out[0], out[1]};
   return true;

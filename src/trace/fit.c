@@ -89,16 +89,16 @@ static bool floor_form(const int64_t *a, const int64_t *e, int n, int64_t c, int
 
 int om__fit_int(om_lower *l, int64_t a0, const int64_t *vals) {
   om_trace *tr = l->tr;
-  pool p;
-  pool_make(l, &p);
-  int n = 1 + p.runs;
-  int64_t a[RUNS_MAX + 1], c, b;
-  a[0] = a0;
-  memcpy(a + 1, vals, sizeof(int64_t) * (size_t)p.runs);
+  int runs = tr->runs.n < RUNS_MAX ? tr->runs.n : RUNS_MAX, n = 1 + runs;
   bool moves = false;
-  for (int r = 1; r < n; r++) moves |= a[r] != a0;
+  for (int r = 0; r < runs; r++) moves |= vals[r] != a0;
   if (!moves) return om__x_const(tr, a0);
   if (n < 3) return -2; /* every form is checked at a point beyond those that determine it */
+  static _Thread_local pool p;
+  pool_make(l, &p);
+  int64_t a[RUNS_MAX + 1], c, b;
+  a[0] = a0;
+  memcpy(a + 1, vals, sizeof(int64_t) * (size_t)runs);
   for (int i = 0; i < p.n; i++) /* c * E + b */
     if (affine(a, p.e[i], n, &c, &b)) return om__x_lin(tr, c, p.x[i], 0, -1, b);
   for (int i = 0; i < p.n; i++) /* floor((c * E + b) / k) */
@@ -179,7 +179,7 @@ static double apply_fn(int fn, double x) {
 static bool close_to(double a, double b) { return fabs(a - b) <= 1e-9 * fmax(1, fabs(b)); }
 
 bool om__fit_float(om_lower *l, double v0, const double *vals, om_xfloat *out) {
-  pool p;
+  static _Thread_local pool p;
   pool_make(l, &p);
   int n = 1 + p.runs;
   double v[RUNS_MAX + 1];

@@ -130,13 +130,14 @@ void om__probe_candidate(om_lower *l, int j, int d, int x) {
 }
 
 /* For an op that derives extents: output axes as functions of input i's axis e alone, found by
- * running infer with that axis at 128 consecutive sizes from the example's: f(x + P) = f(x) + A
- * for the smallest period P <= 64 gives f(x) = floor((A x + b) / P), b from the samples (unique,
- * since they cover every residue). Each such f of the axis's extent is a candidate. */
+ * running infer with that axis at 48 consecutive sizes from the example's: f(x + P) = f(x) + A
+ * for the smallest period P <= 16 (a stride, an upsampling's denominator) gives f(x) =
+ * floor((A x + b) / P), b from the samples (unique, since they cover every residue). Each such f
+ * of the axis's extent is a candidate; the probe checks it far beyond the samples. */
 static void derived_candidates(probe *p, int i, int e) {
   om_lower *l = p->l;
   const om_call *c = l->c;
-  enum { N = 128 };
+  enum { N = 48 };
   static _Thread_local int64_t f[OM_MAX_OUTPUTS][OM_MAX_DIMS][N];
   int64_t x0 = c->in[i]->shape[e], v[64];
   om__run_example(l->tr, v);
@@ -151,7 +152,7 @@ static void derived_candidates(probe *p, int i, int e) {
   for (int j = 0; j < c->n_out; j++)
     for (int d = 0; d < c->out_meta[j].ndim; d++) {
       const int64_t *y = f[j][d];
-      for (int64_t period = 1; period <= 64; period++) {
+      for (int64_t period = 1; period <= 16; period++) {
         int64_t a = y[period] - y[0];
         bool ok = a != 0;
         for (int t = 0; ok && t + period < N; t++) ok = y[t + period] - y[t] == a;
@@ -196,6 +197,14 @@ static void generic_candidates(probe *p) {
         int64_t sh[OM_MAX_DIMS];
         all = l->rc[r] && om__runcall_output(&l->tr->runs.v[r], l->rc[r], j, &nd, sh) && nd == c->out_meta[j].ndim;
         if (all) seen[r] = sh[d];
+      }
+      for (int q = 0; all && q < l->n_cand[j][d]; q++) { /* a candidate already gives what the runs saw */
+        bool same = true;
+        for (int r = 0; r < runs && same; r++) {
+          int64_t v;
+          same = om__x_eval(l->tr, l->cand[j][d][q], l->tr->runs.v[r].v, &v) && v == seen[r];
+        }
+        if (same) all = false;
       }
       int x = all ? om__fit_int(l, c->out_meta[j].shape[d], seen) : -2;
       if (x >= 0) om__probe_candidate(l, j, d, x);

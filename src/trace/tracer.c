@@ -132,18 +132,15 @@ static om_symbol *find_symbol(om_trace *tr, const char *name, const char *who) {
   return s;
 }
 
-/* Checks symbol s's example size against its declaration and the spec's rules: at least 2 (a 1
- * would read as broadcasting), distinct per symbol, inside the declared range. input names
- * where it was seen. */
+/* Checks symbol s's example size against its declaration and the spec's rule: at least 2 (a 1
+ * would read as broadcasting), inside the declared range. Two symbols may share an example size
+ * (a square image): the runs at other sizes move them apart (runs.c). input names where it was
+ * seen. */
 static bool check_symbol(om_trace *tr, const om_symbol *s, const char *input, const char *who) {
+  (void)tr;
   if (s->size < 2)
     return om__trace_fail(OM_ERR_TRACE_INVALID_USAGE, "%s: symbolic axis '%s' of '%s' has example size %lld; symbolic "
                           "axes need example sizes of at least 2", who, s->name, input, (long long)s->size);
-  for (const om_symbol *t = tr->symbols.v; t < s; t++)
-    if (t->size == s->size)
-      return om__trace_fail(OM_ERR_TRACE_INVALID_USAGE, "%s: symbolic axes '%s' and '%s' both have example size %lld; "
-                            "give each symbol a distinct example size so the trace can tell them apart", who, t->name,
-                            s->name, (long long)s->size);
   if (s->size % s->multiple || s->size < s->min || s->size > s->max)
     return om__trace_fail(OM_ERR_TRACE_INVALID_USAGE, "%s: symbolic axis '%s' of '%s' has example size %lld, which its "
                           "declaration (a multiple of %lld, from %lld to %lld) excludes", who, s->name, input,

@@ -347,13 +347,14 @@ TEST(invalid_usage) {
   om_tensor *one = om_ones((int64_t[]){1, 4}, 2, OM_FLOAT32);
   CHECK_ERROR(om_trace_input("x", one, (const char *[]){"batch", NULL}) != NULL, OM_ERR_TRACE_INVALID_USAGE,
               "symbolic axis 'batch' of 'x' has example size 1");
+  CHECK_ERROR(om_trace_finish(NULL, NULL, 0) != NULL, OM_ERR_TRACE_INVALID_USAGE, "has example size 1");
   om_trace_begin();
   om_tensor *sq = om_ones((int64_t[]){3, 3}, 2, OM_FLOAT32);
-  CHECK_ERROR(om_trace_input("x", sq, (const char *[]){"batch", "seq"}) != NULL, OM_ERR_TRACE_INVALID_USAGE,
-              "symbolic axes 'batch' and 'seq' both have example size 3");
-  CHECK_ERROR(om_trace_finish(NULL, NULL, 0) != NULL, OM_ERR_TRACE_INVALID_USAGE, "both have example size 3");
-  om_tensor *all[] = {ex, x, ex2, x2, x3, x4, y4, x5, c, one, sq};
-  om__release_all(all, 11);
+  om_tensor *xs = om_trace_input("x", sq, (const char *[]){"h", "w"}); /* may share a size: the runs move them apart */
+  CHECK(xs != NULL);
+  om_trace_abort();
+  om_tensor *all[] = {ex, x, ex2, x2, x3, x4, y4, x5, c, one, sq, xs};
+  om__release_all(all, 12);
   end_and_retry();
 }
 

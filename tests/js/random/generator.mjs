@@ -619,8 +619,8 @@ const rules = {
       case 5: if (s.v < 3) return null; code = `slice(${d}, 1, ${E()} - 1)`; size = g.plus(s, -2); break;
       case 6: code = `slice(${d}, 0, ${E()}, 2)`; size = g.floorOf(s, 1, 2); tag = 'slice-step'; break;
       case 7: code = `slice(${d}, 0, ${E()})`; size = s; tag = 'slice-full'; break;
-      case 8: // narrow(x, dim, start, length): a helper over slice (om has no narrow)
-        return g.assign(`narrow(${v.name}, ${d}, ${k}, ${E()} - ${k})`, v.shape.map((x, j) => (j === i ? g.plus(s, -k) : x)), 'float32', 'narrow');
+      case 8:
+        return g.assign(`${v.name}.narrow(${d}, ${k}, ${E()} - ${k})`, v.shape.map((x, j) => (j === i ? g.plus(s, -k) : x)), 'float32', 'narrow');
       default: code = `slice(${d}, ${k}, ${E()})`; size = g.plus(s, -k); break;
     }
     return g.assign(`${v.name}.${code}`, v.shape.map((x, j) => (j === i ? size : x)), 'float32', tag);
@@ -1179,9 +1179,8 @@ export function generate(seed, index, { without = [] } = {}) {
   };
 }
 
-/** Helpers a model may call (om has no narrow or chunk): defined in the source when used. */
+/** Helpers a model may call (om has no chunk): defined in the source when used. */
 const HELPERS = {
-  narrow: 'const narrow = (t, dim, start, length) => t.slice(dim, start, start + length);',
   chunk: 'const chunk = (t, n, dim) => t.split(Math.ceil(t.shape.at(dim) / n), dim);',
 };
 
