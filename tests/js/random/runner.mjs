@@ -10,10 +10,11 @@
 //            tracer cannot pass by narrowing);
 //   refused  om.trace threw a TraceError (its kind and message are kept);
 //   wrong    at some assignment where eager runs, ORT disagrees in values, dtype or shape, or ORT
-//            cannot load or run the file;
+//            cannot load or run the file (then it runs again without ORT's graph optimizations,
+//            and the record notes when that agrees: an ORT optimizer bug, not the file's);
 //   crash    anything else: a non-TraceError from om.trace (eager ran at the example, so the
-//            trace changed what the model does), a WebAssembly RuntimeError anywhere, an eager run
-//            that leaves the model unusable; pool.mjs adds hangs and dead workers;
+//            trace changed what the model does), a WebAssembly RuntimeError anywhere (also in an
+//            eager run); pool.mjs adds hangs and dead workers;
 //   invalid  the model itself fails eagerly at its example sizes: a generator bug, not the
 //            tracer's (the generator promises a valid model).
 //
