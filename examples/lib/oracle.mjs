@@ -4,7 +4,9 @@
 // Node APIs, so the demo page's worker uses it as the tests and the Node scripts do:
 //   import { runOnnx, checkTraced } from './oracle.mjs';
 //   const report = await checkTraced(traced, { x: example }, { logits: eagerLogits });
-// The command that checks a model file is tools/trace_oracle.mjs.
+// withSession runs one model at many sizes in one session, and compareOutputs is checkTraced's
+// rule on plain arrays (the random model runner, tests/js/random/, uses both). The command that
+// checks a model file is tools/trace_oracle.mjs.
 import * as om from 'onemodel';
 
 let ortPromise = null;
@@ -31,6 +33,50 @@ function feedOf(name, v) {
 /** The end of the chain of runs: onnxruntime-web's wasm backend runs one session at a time. */
 let lastRun = Promise.resolve();
 
+/** Feeds copied out of their tensors: [[name, ort type, data, dims], ...]. */
+function copyFeeds(feeds) {
+  return Object.entries(feeds).map(([name, v]) => [name, ...feedOf(name, v)]);
+}
+
+/** One run of an open session on copied feeds: every graph output as { dtype, dims, data }. */
+async function runSession(ort, session, copied, runOptions) {
+  const ortFeeds = {};
+  for (const [name, type, data, dims] of copied) ortFeeds[name] = new ort.Tensor(type, data, dims);
+  const results = await session.run(ortFeeds, runOptions);
+  const out = {};
+  for (const name of session.outputNames) {
+    const t = results[name];
+    out[name] = { dtype: t.type, dims: Array.from(t.dims, Number), data: Array.from(t.data, Number) };
+  }
+  return out;
+}
+
+/**
+ * Opens one onnxruntime-web session on ONNX bytes and calls fn(run), where run(feeds) runs it as
+ * runOnnx does (feeds read when run is called); the session is released when fn's promise
+ * settles. Queued with runOnnx's runs. Resolves to fn's result; rejects with the error of
+ * creating the session (before fn is called) or fn's. For many runs of one model (the random
+ * model runner checks each at a dozen sizes). logSeverityLevel (ORT's: 0 verbose .. 4 fatal)
+ * applies to the session and its runs: 4 keeps ORT from logging errors the caller handles.
+ * graphOptimizationLevel ('disabled', 'basic', 'extended', 'all'; ORT's default 'all') tells
+ * a bug of ORT's graph optimizer from one of the file.
+ */
+export function withSession(bytes, fn, { logSeverityLevel, graphOptimizationLevel } = {}) {
+  const job = lastRun.then(async () => {
+    const ort = await loadOrt();
+    const log = logSeverityLevel === undefined ? {} : { logSeverityLevel };
+    const level = graphOptimizationLevel === undefined ? {} : { graphOptimizationLevel };
+    const session = await ort.InferenceSession.create(bytes, { ...log, ...level, executionProviders: ['wasm'] });
+    try {
+      return await fn((feeds) => runSession(ort, session, copyFeeds(feeds), log));
+    } finally {
+      await session.release();
+    }
+  });
+  lastRun = job.catch(() => {});
+  return job;
+}
+
 /**
  * Runs ONNX bytes on feeds ({ name: om.Tensor | { dtype, data, dims } }) and returns every graph
  * output as { name: { dtype, dims, data } } (copies; dtype 'float32' | 'int64' | 'bool' | ...).
@@ -40,31 +86,11 @@ let lastRun = Promise.resolve();
 export function runOnnx(bytes, feeds) {
   let copied;
   try {
-    copied = Object.entries(feeds).map(([name, v]) => [name, ...feedOf(name, v)]);
+    copied = copyFeeds(feeds);
   } catch (e) {
     return Promise.reject(e);
   }
-  const run = lastRun.then(() => runNow(bytes, copied));
-  lastRun = run.catch(() => {});
-  return run;
-}
-
-async function runNow(bytes, feeds) {
-  const ort = await loadOrt();
-  const ortFeeds = {};
-  for (const [name, type, data, dims] of feeds) ortFeeds[name] = new ort.Tensor(type, data, dims);
-  const session = await ort.InferenceSession.create(bytes, { executionProviders: ['wasm'] });
-  try {
-    const results = await session.run(ortFeeds);
-    const out = {};
-    for (const name of session.outputNames) {
-      const t = results[name];
-      out[name] = { dtype: t.type, dims: Array.from(t.dims, Number), data: Array.from(t.data, Number) };
-    }
-    return out;
-  } finally {
-    await session.release();
-  }
+  return withSession(bytes, (run) => run(Object.fromEntries(copied.map(([name, dtype, data, dims]) => [name, { dtype, data, dims }]))));
 }
 
 /** The example tensor of an om.trace-style input ([example, axisNames] or a Tensor). */
@@ -90,30 +116,12 @@ export function fmt(x) {
 }
 
 /**
- * Runs traced's .onnx in onnxruntime-web on inputs ({ name: Tensor | [Tensor, axisNames] }, any
- * sizes the graph accepts) and compares each output with eager (an object by output name, an
- * array in output order, or one Tensor): the same dtype and shape, and
- * max|onnx - eager| <= tol * max(1, max|eager|). Returns { ok: true, outputs: [{ name, dtype,
- * shape, maxError, bound }] }; throws an Error naming every disagreeing output otherwise.
+ * Compares ONNX outputs (got: as runOnnx gives them) with the expected ones (expected[i] =
+ * { dtype, shape, data } for names[i]): the same dtype and shape, and
+ * max|onnx - eager| <= tol * max(1, max|eager|). Returns { outputs: [{ name, dtype, shape,
+ * maxError, bound }], problems: [message, ...] } (no problems: they agree).
  */
-export async function checkTraced(traced, inputs, eager, { tol = 1e-5 } = {}) {
-  const names = traced.outputs.map((o) => o.name);
-  const want = eagerList(eager, names);
-  if (want.length !== names.length) {
-    throw new Error(`checkTraced: ${want.length} eager outputs for ${names.length} traced outputs (${names.join(', ')})`);
-  }
-  // Everything is read from the tensors before the first await.
-  const expected = want.map((t, i) => {
-    if (!(t instanceof om.Tensor)) throw new Error(`checkTraced: eager output ${names[i]} is not a Tensor`);
-    return { dtype: t.dtype, shape: t.shape, data: Array.from(t.toArray(), Number) };
-  });
-  const feeds = {};
-  for (const [name, v] of Object.entries(inputs)) {
-    const t = exampleOf(v);
-    feeds[name] = { dtype: ORT_TYPES[t.dtype], data: t.toArray(), dims: t.shape };
-  }
-  const bytes = traced.toOnnx();
-  const got = await runOnnx(bytes, feeds);
+export function compareOutputs(names, expected, got, tol = 1e-5) {
   const outputs = [];
   const problems = [];
   names.forEach((name, i) => {
@@ -144,6 +152,35 @@ export async function checkTraced(traced, inputs, eager, { tol = 1e-5 } = {}) {
       problems.push(`${name}: max |onnx - eager| = ${fmt(maxErr)} > ${fmt(row.bound)} at element ${worst} (onnx ${o.data[worst]}, eager ${e.data[worst]})`);
     }
   });
+  return { outputs, problems };
+}
+
+/**
+ * Runs traced's .onnx in onnxruntime-web on inputs ({ name: Tensor | [Tensor, axisNames] }, any
+ * sizes the graph accepts) and compares each output with eager (an object by output name, an
+ * array in output order, or one Tensor): the same dtype and shape, and
+ * max|onnx - eager| <= tol * max(1, max|eager|). Returns { ok: true, outputs: [{ name, dtype,
+ * shape, maxError, bound }] }; throws an Error naming every disagreeing output otherwise.
+ */
+export async function checkTraced(traced, inputs, eager, { tol = 1e-5 } = {}) {
+  const names = traced.outputs.map((o) => o.name);
+  const want = eagerList(eager, names);
+  if (want.length !== names.length) {
+    throw new Error(`checkTraced: ${want.length} eager outputs for ${names.length} traced outputs (${names.join(', ')})`);
+  }
+  // Everything is read from the tensors before the first await.
+  const expected = want.map((t, i) => {
+    if (!(t instanceof om.Tensor)) throw new Error(`checkTraced: eager output ${names[i]} is not a Tensor`);
+    return { dtype: t.dtype, shape: t.shape, data: Array.from(t.toArray(), Number) };
+  });
+  const feeds = {};
+  for (const [name, v] of Object.entries(inputs)) {
+    const t = exampleOf(v);
+    feeds[name] = { dtype: ORT_TYPES[t.dtype], data: t.toArray(), dims: t.shape };
+  }
+  const bytes = traced.toOnnx();
+  const got = await runOnnx(bytes, feeds);
+  const { outputs, problems } = compareOutputs(names, expected, got, tol);
   if (problems.length) {
     const err = new Error(`trace oracle: the .onnx disagrees with the eager run:\n  ${problems.join('\n  ')}`);
     err.report = { ok: false, outputs };

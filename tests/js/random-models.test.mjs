@@ -1,0 +1,98 @@
+// The random-model differential test of the tracer (tests/js/random/, docs/tracing.md "Random
+// models"): a few hundred generated models, each traced with symbolic axes and run in
+// onnxruntime-web against the eager model at the traced sizes and at other sizes of every
+// symbol. Every one must agree or be refused with a TraceError: none may be wrong (a graph that
+// computes something else at some size), crash, or be invalid (a generator bug). The refused
+// rate is reported, not asserted. A failure prints the report with the failing models' sources;
+// `npm run fuzz -- 1 600 --shrink` reruns the same models and shrinks each failing one.
+//
+// Before that, the instrument itself: the PRNG is pinned (an id in a report means the same model
+// everywhere), and the runner classifies models whose class is known whatever the tracer does.
+import { test, describe, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { Rng, generate, render } from './random/generator.mjs';
+import { Pool } from './random/pool.mjs';
+import { shrink } from './random/shrink.mjs';
+import { runBatch, formatReport, CLASSES, FAILING } from './random/batch.mjs';
+
+const SEED = 1;
+const COUNT = 600;
+
+describe('the random-model instrument', () => {
+  const pool = new Pool({ timeoutMs: 30000 });
+  const hangs = new Pool({ timeoutMs: 2000 }); // its model never gets to load onnxruntime: 2 s is plenty
+  after(() => Promise.all([pool.close(), hangs.close()]));
+  /** A source returning a function model of x [5, 4] with a symbolic batch. */
+  const fn = (body, pre = '') => `${pre}\nreturn { model: (x) => ${body}, inputs: { x: { shape: [5, 4], axes: ['B', null] } } };`;
+
+  test('the PRNG and the generator are deterministic', () => {
+    const r = new Rng(1, 2);
+    assert.deepEqual([r.u32(), r.u32(), r.u32()], [646219477, 3656616253, 2899197217]);
+    assert.equal(render(generate(7, 3)), render(generate(7, 3)));
+    assert.notEqual(render(generate(7, 3)), render(generate(7, 4)));
+  });
+
+  test('the runner classifies models of known class', async () => {
+    const cases = {
+      agree: fn('x.relu().sum(1)'),
+      refused: fn('om.tensor(x.toArray())'), // DataDependent
+      // a model that computes otherwise while a trace records: the graph holds x * 2, eager
+      // runs x * 1, and no tracer can tell, so it is wrong at every size whatever the tracer does
+      wrong: fn('x.mul(om.Tracer.active ? 2 : 1)'),
+      // a RangeError (not a TraceError) out of the traced calls only
+      crash: fn('{ if (om.Tracer.active) throw new RangeError("boom"); return x.relu(); }'),
+      invalid: fn('x.matmul(om.ones([3, 3]))'),
+    };
+    for (const [want, source] of Object.entries(cases)) {
+      const r = await pool.run(source, { id: want });
+      assert.equal(r.class, want, `${want}: ${JSON.stringify(r)}`);
+    }
+    // B = 5 at the example and 1, 2, 4, 6, 10, 11 besides: a size where eager throws is skipped and counted
+    const skips = await pool.run(fn('{ if (!om.Tracer.active && x.shape[0] === 2) x.matmul(om.ones([3, 3])); return x.relu(); }'), { id: 'skips' });
+    assert.deepEqual([skips.class, skips.skipped, skips.checked], ['agree', 1, 6], JSON.stringify(skips));
+    // select(0, 4) holds for B >= 5 only: a tracer that says so (traced.symbols) gets the smaller
+    // sizes left out and counted, one that does not gets them skipped (eager throws there)
+    const narrow = await pool.run(fn('x.select(0, 4)'), { id: 'narrowed' });
+    assert.deepEqual([narrow.class, narrow.checked, narrow.skipped + (narrow.outOfRange ?? 0)], ['agree', 4, 3], JSON.stringify(narrow));
+    const hang = await hangs.run(fn('{ for (;;); }'), { id: 'hang' });
+    assert.equal(hang.class, 'crash');
+    assert.equal(hang.at, 'hang');
+    // a new worker runs the next model (a refused one: it needs no onnxruntime, so 2 s are plenty)
+    assert.equal((await hangs.run(cases.refused, { id: 'after the hang' })).class, 'refused');
+  });
+
+  test('the shrinker keeps the failure and drops the rest', async () => {
+    const c = {
+      id: 'hand', family: 'flat', form: 'function', weightSeed: 1, tags: [], zeroChecks: [],
+      inputs: [{ name: 'x', dtype: 'float32', shape: [5, 4], axes: ['B', null] }],
+      decls: [{ name: 'k', code: '{ traced: 2, eager: 1 }' }],
+      body: [
+        { code: 'const [B, D] = x.shape;', defs: ['B', 'D'] },
+        { code: 'const v1 = x.tanh();', defs: ['v1'] },
+        { code: 'const v2 = v1.add(1).relu();', defs: ['v2'] },
+        { code: 'const v3 = v2.mul(om.Tracer.active ? @k.traced : @k.eager);', defs: ['v3'] }, // wrong whatever the tracer does
+        { code: 'const v4 = v3.softmax(-1);', defs: ['v4'] },
+      ],
+      result: ['v4', 'v1'],
+      types: { x: 'float32[5,4]', v1: 'float32[5,4]', v2: 'float32[5,4]', v3: 'float32[5,4]', v4: 'float32[5,4]' },
+    };
+    const run = (cand) => pool.run(render(cand), { id: cand.id });
+    const record = await run(c);
+    assert.equal(record.class, 'wrong');
+    const { case: small } = await shrink(c, record, run);
+    assert.deepEqual(small.body.map((s) => s.code), ['const v3 = x.mul(om.Tracer.active ? @k.traced : @k.eager);'], render(small));
+    assert.deepEqual(small.inputs[0].axes, [null, null], 'no symbol is needed for this failure');
+  });
+});
+
+test(`random models: ${COUNT} models of seed ${SEED} agree with eager at every size, or are refused`, { timeout: 600000 }, async (t) => {
+  const { records, ms } = await runBatch({ seed: SEED, count: COUNT });
+  const count = Object.fromEntries(CLASSES.map((k) => [k, records.filter((r) => r.class === k).length]));
+  t.diagnostic(`${CLASSES.map((k) => `${k} ${count[k]}`).join(', ')}; refused ${((100 * count.refused) / COUNT).toFixed(1)}%; `
+    + `${(ms / 1000).toFixed(1)} s (${(ms / COUNT).toFixed(1)} ms per model)`);
+  if (records.some((r) => FAILING.includes(r.class))) {
+    assert.fail(`${FAILING.map((k) => `${count[k]} ${k}`).join(', ')} of ${COUNT} random models (the first 10 below; all, shrunk: `
+      + `npm run fuzz -- ${SEED} ${COUNT} --shrink; one: node tests/js/random/fuzz.mjs --case ${SEED}:INDEX --shrink)\n\n`
+      + formatReport({ seed: SEED, count: COUNT, records, ms, maxFailures: 10 }));
+  }
+});

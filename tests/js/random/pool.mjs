@@ -1,0 +1,101 @@
+// Worker threads that run random-model cases (runner.mjs runCase), one case at a time each, with
+// a hang guard: a case that gives no result in time is a crash ('hang'), and its worker is
+// replaced. So is a worker after a crash or an onnxruntime abort (a WebAssembly trap can leave
+// onemodel's or ORT's instance unusable), and a worker that dies takes only its case with it.
+//
+//   const pool = new Pool({ workers: 1, timeoutMs: 60000 });
+//   const record = await pool.run(source, { id, family, tags });
+//   await pool.close();
+//
+// This file is also the workers' entry (they load it with workerData.role set).
+import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
+
+const ROLE = 'random-model-runner';
+
+export class Pool {
+  /** workers: threads (each loads onemodel and onnxruntime-web once); timeoutMs: per case. */
+  constructor({ workers = 1, timeoutMs = 60000 } = {}) {
+    this.timeoutMs = timeoutMs;
+    this.queue = [];
+    this.slots = Array.from({ length: workers }, () => ({ worker: null, job: null, timer: null }));
+    this.closed = false;
+  }
+
+  /** Runs one case (its source and the meta copied into the record); resolves to its record. */
+  run(source, meta = {}) {
+    if (this.closed) return Promise.reject(new Error('Pool: closed'));
+    return new Promise((resolve) => {
+      this.queue.push({ source, meta, resolve });
+      this.#dispatch();
+    });
+  }
+
+  /** Stops every worker (a queued case still waiting resolves as a crash). */
+  async close() {
+    this.closed = true;
+    for (const job of this.queue.splice(0)) job.resolve({ ...job.meta, class: 'crash', message: 'the pool was closed' });
+    await Promise.all(this.slots.map((s) => this.#stop(s)));
+  }
+
+  #spawn(slot) {
+    const worker = new Worker(new URL(import.meta.url), { workerData: { role: ROLE } });
+    slot.worker = worker;
+    worker.on('message', (record) => {
+      if (slot.worker !== worker || !slot.job) return;
+      const restart = record.class === 'crash' || record.ortAborted;
+      this.#finish(slot, record);
+      if (restart) this.#replace(slot);
+      else this.#dispatch();
+    });
+    const died = (what) => {
+      if (slot.worker !== worker) return;
+      slot.worker = null;
+      if (slot.job) this.#finish(slot, { ...slot.job.meta, class: 'crash', message: `the worker died: ${what}` });
+      this.#dispatch();
+    };
+    worker.on('error', (e) => died(e?.stack ?? String(e)));
+    worker.on('exit', (code) => died(`exit code ${code}`));
+    worker.unref();
+  }
+
+  #finish(slot, record) {
+    clearTimeout(slot.timer);
+    const job = slot.job;
+    slot.job = null;
+    job.resolve(record);
+  }
+
+  async #stop(slot) {
+    const w = slot.worker;
+    slot.worker = null;
+    if (w) await w.terminate();
+  }
+
+  #replace(slot) {
+    this.#stop(slot).then(() => this.#dispatch());
+  }
+
+  #dispatch() {
+    for (const slot of this.slots) {
+      if (slot.job || !this.queue.length || this.closed) continue;
+      if (!slot.worker) this.#spawn(slot);
+      const job = this.queue.shift();
+      slot.job = job;
+      slot.timer = setTimeout(() => {
+        if (slot.job !== job) return;
+        this.#finish(slot, { ...job.meta, class: 'crash', at: 'hang', message: `no result within ${this.timeoutMs / 1000} s (the worker was stopped)` });
+        this.#replace(slot);
+      }, this.timeoutMs);
+      slot.worker.postMessage({ source: job.source, meta: job.meta });
+    }
+  }
+}
+
+if (!isMainThread && workerData?.role === ROLE) {
+  const om = await import('onemodel');
+  const { runCase } = await import('./runner.mjs');
+  await om.ready();
+  parentPort.on('message', async ({ source, meta }) => {
+    parentPort.postMessage(await runCase(source, meta));
+  });
+}

@@ -1,0 +1,252 @@
+// Runs one random model (its source, as generator.mjs renders it) through the tracer and
+// onnxruntime-web, and classifies it:
+//
+//   agree    the .onnx agrees with the eager model (examples/lib/oracle.mjs compareOutputs: same
+//            dtype and shape, max|onnx - eager| <= 1e-5 * max(1, max|eager|)) at the traced sizes
+//            and at every other assignment of the symbols where eager runs (sizes where eager
+//            throws an OmError are skipped and counted) inside the sizes the traced model says
+//            it holds for (traced.symbols: min, max, multipleOf, and the call that narrowed them;
+//            assignments outside are skipped and counted, and the narrowing is reported, so a
+//            tracer cannot pass by narrowing);
+//   refused  om.trace threw a TraceError (its kind and message are kept);
+//   wrong    at some assignment where eager runs, ORT disagrees in values, dtype or shape, or ORT
+//            cannot load or run the file (then it runs again without ORT's graph optimizations,
+//            and the record notes when that agrees: an ORT optimizer bug, not the file's);
+//   crash    anything else: a non-TraceError from om.trace (eager ran at the example, so the
+//            trace changed what the model does), a WebAssembly RuntimeError anywhere (also in an
+//            eager run); pool.mjs adds hangs and dead workers;
+//   invalid  the model itself fails eagerly at its example sizes: a generator bug, not the
+//            tracer's (the generator promises a valid model).
+//
+// Everything on the om side runs synchronously inside one om.tidy (so a case frees what it made,
+// and a leak shows in om.memory()); then the file runs in one ORT session at every assignment.
+import vm from 'node:vm';
+import * as om from 'onemodel';
+import { withSession, compareOutputs } from '../../../examples/lib/oracle.mjs';
+
+/** The URL a case's source has in stack traces: its file, or file:///random-model/<id>.js. */
+const sourceUrl = (meta) => meta.file ?? `file:///random-model/${String(meta.id ?? 'model').replace(/[^\w.:-]/g, '_')}.js`;
+
+/**
+ * Evaluates a case's source (the body of a function of om) to { model, inputs, zeroChecks }.
+ * url names it in stack traces, with the source's own line numbers, so a TraceError's "(at ...)"
+ * points at the model's line as printed.
+ */
+export function loadCase(source, url = sourceUrl({})) {
+  const fn = vm.compileFunction(source, ['om'], { filename: url });
+  const made = fn(om);
+  return { zeroChecks: [], ...made };
+}
+
+/** The symbols of an input spec ({ name: { shape, axes } }) and their example sizes. */
+export function symbolsOf(spec) {
+  const symbols = new Map();
+  for (const { shape, axes } of Object.values(spec)) axes.forEach((a, d) => { if (a) symbols.set(a, shape[d]); });
+  return symbols;
+}
+
+/**
+ * The assignments a case is checked at: the example first; then each symbol alone at 1, 2,
+ * s - 1, s + 1, 2s and 2s + 1 (others at their examples); all symbols together at s + 1, at
+ * 2s + 1 and at 2 (a graph that confuses two symbols fails there); and 0 for the symbols in zero.
+ */
+export function assignments(symbols, zero = []) {
+  const example = Object.fromEntries(symbols);
+  const list = [example];
+  const seen = new Set([JSON.stringify(example)]);
+  const add = (a) => {
+    const k = JSON.stringify(a);
+    if (!seen.has(k) && Object.values(a).every((n) => n >= 0)) { seen.add(k); list.push(a); }
+  };
+  for (const [name, s] of symbols) for (const n of [1, 2, s - 1, s + 1, 2 * s, 2 * s + 1]) if (n >= 1) add({ ...example, [name]: n });
+  if (symbols.size > 1) {
+    for (const f of [(s) => s + 1, (s) => 2 * s + 1, () => 2]) add(Object.fromEntries([...symbols].map(([k, s]) => [k, f(s)])));
+  }
+  for (const name of zero) add({ ...example, [name]: 0 });
+  return list;
+}
+
+/** Input tensors for spec at an assignment: standard normal floats, int64 in [0, high). */
+function makeInputs(spec, sizes, seed) {
+  return Object.entries(spec).map(([name, { shape, axes, dtype = 'float32', high = 2 }], i) => {
+    const dims = shape.map((n, d) => (axes[d] ? sizes[axes[d]] : n));
+    if (dtype === 'float32') return om.randn(dims, { seed: seed + i });
+    const u = om.rand(dims, { seed: seed + i });
+    const ints = BigInt64Array.from(u.toArray(), (x) => BigInt(Math.min(high - 1, Math.floor(x * high))));
+    u.dispose();
+    return om.tensor(ints, { dtype, shape: dims });
+  });
+}
+
+const call = (model, xs) => (typeof model === 'function' ? model(...xs) : model.forward(...xs));
+/** A model's result as a list of tensors, in the order om.trace names them. */
+function outputList(y) {
+  const list = y instanceof om.Tensor ? [y] : Array.isArray(y) ? y : Object.values(y ?? {});
+  if (!list.length || !list.every((t) => t instanceof om.Tensor)) throw new Error(`the model returned ${y}, not tensors`);
+  return list;
+}
+const plain = (t) => ({ dtype: t.dtype, shape: t.shape, data: Array.from(t.toArray(), Number) });
+const feedOf = (t) => ({ dtype: t.dtype, data: t.toArray(), dims: t.shape });
+const errorText = (e) => (e instanceof om.OmError ? `${e.name} ${e.kind}: ${e.message}` : `${e?.name ?? 'Error'}: ${e?.message ?? e}`);
+const isWasmTrap = (e) => e instanceof WebAssembly.RuntimeError || /Aborted\(|RuntimeError|unreachable/.test(String(e?.message));
+/** The sizes of an assignment as text: "B=3 T=7". */
+export const sizesText = (a) => Object.entries(a).map(([k, v]) => `${k}=${v}`).join(' ') || '(no symbols)';
+
+/**
+ * The sizes the traced model holds for, per symbol: [{ name, min, max, multipleOf, narrowedBy }]
+ * (traced.symbols; a tracer that reports none holds for every size, 0 included).
+ */
+function rangesOf(traced) {
+  const symbols = 'symbols' in traced ? traced.symbols : [];
+  return symbols.map(({ name, min, max, multipleOf, narrowedBy }) => ({ name, min, max, multipleOf, narrowedBy }));
+}
+/** Ranges narrower than any size from 1 (what a plain symbol name declares). */
+const narrower = (ranges) => ranges.filter((s) => s.min > 1 || s.max < Infinity || s.multipleOf > 1);
+
+/** Whether every size of assignment a is inside the ranges. */
+const inRange = (a, ranges) => ranges.every((s) => !(s.name in a) || (a[s.name] >= s.min && a[s.name] <= s.max && a[s.name] % s.multipleOf === 0));
+const rangeText = (s) => `${s.name} in [${s.min}, ${s.max}]${s.multipleOf > 1 ? ` x${s.multipleOf}` : ''}${s.narrowedBy ? ` (${s.narrowedBy})` : ''}`;
+
+/**
+ * The synchronous part of a case: evaluate, run eagerly at the example, trace, write the .onnx,
+ * and run eagerly at every assignment. Returns a finished record (refused, crash, invalid) or
+ * { bytes, names, checks: [{ sizes, feeds, expected }], skipped } for the ORT part.
+ */
+function prepare(source, record) {
+  let made;
+  try {
+    made = loadCase(source, sourceUrl(record));
+  } catch (e) {
+    return { ...record, class: 'invalid', message: `the source does not evaluate: ${errorText(e)}` };
+  }
+  const { model, inputs: spec, zeroChecks } = made;
+  const symbols = symbolsOf(spec);
+  const sizes = assignments(symbols, zeroChecks);
+  const examples = makeInputs(spec, sizes[0], 1);
+  let expected0;
+  try {
+    expected0 = outputList(call(model, examples)).map(plain);
+  } catch (e) {
+    return { ...record, class: isWasmTrap(e) ? 'crash' : 'invalid', at: sizesText(sizes[0]), message: `eager fails at the example sizes: ${errorText(e)}` };
+  }
+  const names = Object.keys(spec);
+  let traced;
+  try {
+    traced = om.trace(model, Object.fromEntries(names.map((n, i) => [n, [examples[i], spec[n].axes]])));
+  } catch (e) {
+    if (e instanceof om.TraceError) return { ...record, class: 'refused', kind: e.kind, message: e.message };
+    return { ...record, class: 'crash', at: 'om.trace', message: errorText(e) };
+  }
+  let bytes, outNames, ranges;
+  try {
+    bytes = traced.toOnnx();
+    outNames = traced.outputs.map((o) => o.name);
+    record.nodes = traced.graph().nodes.length;
+    ranges = rangesOf(traced);
+  } catch (e) {
+    return { ...record, class: 'crash', at: 'toOnnx', message: errorText(e) };
+  } finally {
+    traced.dispose();
+  }
+  const checks = [{ sizes: sizes[0], feeds: Object.fromEntries(names.map((n, i) => [n, feedOf(examples[i])])), expected: expected0 }];
+  const skipped = [];
+  if (narrower(ranges).length) record.narrowed = narrower(ranges).map(rangeText);
+  record.outOfRange = sizes.filter((a) => !inRange(a, ranges)).length; // with sizes 0 when the minimum is 1
+  for (let k = 1; k < sizes.length; k++) {
+    if (!inRange(sizes[k], ranges)) continue; // not promised: counted in outOfRange
+    const xs = makeInputs(spec, sizes[k], 1 + 16 * k);
+    try {
+      const expected = outputList(call(model, xs)).map(plain);
+      checks.push({ sizes: sizes[k], feeds: Object.fromEntries(names.map((n, i) => [n, feedOf(xs[i])])), expected });
+    } catch (e) {
+      if (isWasmTrap(e)) return { ...record, class: 'crash', at: sizesText(sizes[k]), message: `eager: ${errorText(e)}` };
+      skipped.push(`${sizesText(sizes[k])}: ${errorText(e)}`);
+    }
+  }
+  return { bytes, names: outNames, checks, skipped };
+}
+
+/**
+ * Runs the .onnx in one onnxruntime-web session at every check (graphOptimizationLevel: ORT's,
+ * default all) and compares. Resolves to { failures: [{ at, message, ratio?, ort? }], checked,
+ * margin, aborted?, crash? } (ort: ORT could not load or run it; aborted: ORT's wasm instance
+ * aborted, so nothing more runs in this worker; crash: an error outside the runs).
+ */
+async function runChecks(bytes, names, checks, graphOptimizationLevel) {
+  const out = { failures: [], checked: 0, margin: 0 };
+  let opened = false;
+  try {
+    await withSession(bytes, async (run) => {
+      opened = true;
+      for (const c of checks) {
+        let got;
+        try {
+          got = await run(c.feeds);
+        } catch (e) {
+          out.failures.push({ at: sizesText(c.sizes), message: `onnxruntime cannot run it: ${errorText(e)}`, ort: true });
+          if (/Aborted\(/.test(String(e?.message))) { out.aborted = true; return; } // ORT's instance is gone
+          continue;
+        }
+        out.checked++;
+        const { outputs, problems } = compareOutputs(names, c.expected, got);
+        // ratio: the worst error over its bound (Infinity for a shape or dtype): a value a few
+        // times the bound may be float32 rounding, one far above it is not
+        const ratio = Math.max(...outputs.map((o) => (o.bound ? o.maxError / o.bound : Infinity)));
+        if (problems.length) out.failures.push({ at: sizesText(c.sizes), message: problems.join('; '), ratio });
+        else for (const o of outputs) out.margin = Math.max(out.margin, o.bound ? o.maxError / o.bound : 0);
+      }
+    }, { logSeverityLevel: 4, graphOptimizationLevel }); // its errors reach the record; ORT's log would only repeat them
+  } catch (e) {
+    // after an abort, releasing the session fails too: the abort is the failure
+    if (opened && !out.aborted) out.crash = `during the onnxruntime runs: ${errorText(e)}`;
+    else if (!opened) {
+      out.failures.push({ at: 'load', message: `onnxruntime cannot load it: ${errorText(e)}`, ort: true });
+      if (/Aborted\(/.test(String(e?.message))) out.aborted = true;
+    }
+  }
+  return out;
+}
+
+/**
+ * Runs one case (source text as generator.mjs renders it) and resolves to its record:
+ * { id, class, kind?, message?, at?, failures?, ratio?, checked, skipped, narrowed?, outOfRange?,
+ * nodes, margin, ms, leaked } (see the classes above; at: the assignment that failed first,
+ * failures: all of them; ratio: the first failure's worst error over its bound; narrowed: the
+ * symbols the traced model holds for fewer sizes, as text, and outOfRange: the assignments left
+ * out for it; ortOptimizer: ORT failed only with its graph optimizations on; margin: the largest
+ * maxError / bound of an agreeing case). meta (id, family, tags)
+ * is copied in; meta.file, when the source is a file's, names it in TraceErrors' locations.
+ */
+export async function runCase(source, meta = {}) {
+  const t0 = performance.now();
+  const record = { ...meta, class: null, checked: 0, skipped: 0, nodes: null, margin: 0 };
+  const base = om.memory().tensors;
+  let prepared;
+  try {
+    prepared = om.tidy(() => prepare(source, record));
+  } catch (e) {
+    prepared = { ...record, class: 'crash', message: `outside the model: ${errorText(e)}` };
+  }
+  const leaked = om.memory().tensors - base;
+  const finish = (r) => ({ ...r, leaked, ms: Math.round(performance.now() - t0) });
+  if (prepared.class) return finish(prepared);
+  const { bytes, names, checks, skipped } = prepared;
+  record.skipped = skipped.length;
+  record.skipReasons = skipped.slice(0, 3);
+  const out = await runChecks(bytes, names, checks);
+  if (out.crash) return finish({ ...record, class: 'crash', message: out.crash });
+  Object.assign(record, { checked: out.checked, margin: out.margin, ...(out.aborted ? { ortAborted: true } : {}) });
+  const { failures } = out;
+  // A file ORT cannot load or run may still be right: ORT's graph optimizations have bugs of
+  // their own. Run it again without them; the model stays wrong (ORT with its defaults is the
+  // oracle), and the note says where to look.
+  if (failures.some((f) => f.ort) && !out.aborted) {
+    const plain = await runChecks(bytes, names, checks, 'disabled');
+    if (!plain.crash && !plain.failures.length) {
+      record.ortOptimizer = true;
+      failures[0].message += ' [with onnxruntime\'s graph optimizations disabled it loads, runs and agrees at every size: an onnxruntime optimizer bug]';
+    }
+  }
+  if (!failures.length) return finish({ ...record, class: 'agree' });
+  return finish({ ...record, class: 'wrong', at: failures[0].at, message: failures[0].message, ratio: failures[0].ratio ?? Infinity, failures: failures.map((f) => f.at) });
+}
