@@ -367,6 +367,18 @@ int om__lower_x_mul(om_lower *l, int a, int b);
 int om__lower_x_floordiv(om_lower *l, int a, int64_t d);
 int om__lower_x_divexact(om_lower *l, int a, int b); /* -1 (no error) when it does not divide */
 bool om__lower_x_is_const(om_lower *l, int a, int64_t *c);
+/** The smallest value expression x takes over the symbols' ranges, to *min; false when unknown
+ *  (om__x_min: x's form does not show that it never decreases). */
+bool om__lower_x_min(om_lower *l, int x, int64_t *min);
+/** Whether extent x (an expression; -1, a fixed size, never) can be 0 at some size the symbols
+ *  take (x[:, 2:] of a T from 2), as far as om__x_min sees: onnxruntime fails or aborts on some
+ *  empty values, and an extent of 0 in a shape operand needs allowzero. */
+bool om__lower_may_be_0(om_lower *l, int x);
+/** What a mean over axes of extents x[0..n) (expressions) divides by, as a float32 value, when
+ *  the count can be 0 (a mean of nothing is NaN, 0 / 0 as PyTorch, where ReduceMean gives 0): a
+ *  constant at fixed sizes, computed from the sizes when a symbolic extent can be 0 at some size
+ *  (x[:, 2:] of a T from 2). -2 when the count is never 0 (ReduceMean then), -1 on error. */
+int om__lower_count_divisor(om_lower *l, const int *x, int n);
 /** The extent of axis d of input i as an expression even when fixed (a constant then). */
 int om__lower_in_x(om_lower *l, int i, int d);
 /** For an op's extents rule: expression x (-1: the output's fixed size) is a candidate for output

@@ -107,7 +107,8 @@ static bool mse_loss_backward(const om_record *r, om_tensor *const *g, om_tensor
 }
 
 /* Sub, Mul, then ReduceMean / ReduceSum over every axis (keepdims 0) unless reduction is none.
- * The mean of nothing is NaN (0 / 0, as PyTorch), ReduceMean's 0: ReduceSum and Div by 0. */
+ * A mean whose count can be 0 is ReduceSum and Div by the count (om__lower_count_divisor): the
+ * mean of nothing is NaN (0 / 0, as PyTorch), ReduceMean's 0. */
 static bool lower_mse_loss(om_lower *l, const om_call *c) {
   om_meta m;
   om__broadcast_shapes(c->in, 2, &m, "mse_loss");
@@ -117,15 +118,19 @@ static bool lower_mse_loss(om_lower *l, const om_call *c) {
     return false;
   if (c->attrs.i[0] != OM_REDUCTION_NONE && m.ndim > 0) {
     int64_t axes[OM_MAX_DIMS];
-    for (int k = 0; k < m.ndim; k++) axes[k] = k;
-    int64_t n = 1;
-    for (int k = 0; k < m.ndim; k++) n *= m.shape[k];
-    bool mean = c->attrs.i[0] == OM_REDUCTION_MEAN, nan = mean && n == 0;
-    int ax = om__lower_ints(l, axes, m.ndim), zero = nan ? om__lower_scalar(l, 0, OM_FLOAT32) : 0;
-    if (ax < 0 || zero < 0 || !om__emit(l, mean && !nan ? "ReduceMean" : "ReduceSum", (int[]){sq, ax}, 2,
-                                        &c->out_meta[0], 1, &sq, &OM_ATTR_INT("keepdims", 0), 1))
+    int x[OM_MAX_DIMS];
+    for (int k = 0; k < m.ndim; k++) { /* the broadcast extent: input 0's unless it lacks the axis or has a fixed 1 */
+      int d0 = c->in[0]->ndim - m.ndim + k, d1 = c->in[1]->ndim - m.ndim + k;
+      int i = d0 < 0 || (d1 >= 0 && om__lower_in_ext(l, 0, d0) < 0 && c->in[0]->shape[d0] == 1) ? 1 : 0;
+      axes[k] = k;
+      x[k] = om__lower_in_x(l, i, c->in[i]->ndim - m.ndim + k);
+    }
+    bool mean = c->attrs.i[0] == OM_REDUCTION_MEAN;
+    int ax = om__lower_ints(l, axes, m.ndim), div = mean ? om__lower_count_divisor(l, x, m.ndim) : -2;
+    if (ax < 0 || div == -1 || !om__emit(l, mean && div < 0 ? "ReduceMean" : "ReduceSum", (int[]){sq, ax}, 2,
+                                         &c->out_meta[0], 1, &sq, &OM_ATTR_INT("keepdims", 0), 1))
       return false;
-    if (nan && !om__emit(l, "Div", (int[]){sq, zero}, 2, &c->out_meta[0], 1, &sq, NULL, 0)) return false;
+    if (div >= 0 && !om__emit(l, "Div", (int[]){sq, div}, 2, &c->out_meta[0], 1, &sq, NULL, 0)) return false;
   }
   om__lower_output(l, 0, sq);
   return true;
@@ -134,7 +139,7 @@ static bool lower_mse_loss(om_lower *l, const om_call *c) {
 const om_op_def om__op_mse_loss = {
     .name = "mse_loss", .n_in = 2, .n_out = 1, .saves = OM_SAVES_IN(0) | OM_SAVES_IN(1),
     .infer = infer_mse_loss, .forward = forward_mse_loss, .backward = mse_loss_backward,
-    .lower = lower_mse_loss, .onnx = "Sub, Mul, ReduceMean / ReduceSum (none: no reduce; a mean of nothing: ReduceSum, Div by 0)",
+    .lower = lower_mse_loss, .onnx = "Sub, Mul, ReduceMean / ReduceSum (none: no reduce; a mean that can be of nothing: ReduceSum, Div by the count)",
     .test = {.n_in = 2, .ndims = {2, 2}, .shapes = {{3, 4}, {1, 4}}, .lo = -2, .hi = 2, .attrs = {.n_i = 1, .i = {OM_REDUCTION_MEAN}}}};
 
 om_tensor *om_mse_loss(om_tensor *input, om_tensor *target, om_reduction reduction) {

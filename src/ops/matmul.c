@@ -326,7 +326,9 @@ static bool linear_backward(const om_record *r, om_tensor *const *g, om_tensor *
  * MatMul with a Transpose of the weight (onnxruntime folds it at load time), then Add.
  * Empty operands (onnxruntime fuses MatMul and Add into a Gemm between Reshapes whose -1 is
  * ambiguous for them, and fails): an empty output is zeros of its shape; with 0 input
- * features every product is a sum of nothing, 0, so the output is Expand(0) plus the bias. */
+ * features every product is a sum of nothing, 0, so the output is Expand(0) plus the bias;
+ * leading axes that can be empty at some size (symbolic) make the Gemm and Reshapes ourselves,
+ * with computed shapes. */
 static bool lower_linear(om_lower *l, const om_call *c) {
   int empty = om__lower_empty(l, c);
   if (empty) return empty > 0;
@@ -341,6 +343,31 @@ static bool lower_linear(om_lower *l, const om_call *c) {
     return true;
   }
   if (c->in[0]->ndim == 2) return om__lower_node(l, c, "Gemm", &OM_ATTR_INT("transB", 1), 1);
+  const om_meta *m = &c->out_meta[0];
+  int rows = om__lower_x_const(l, 1), ext[OM_MAX_DIMS];
+  bool may_be_0 = false;
+  for (int d = 0; d < m->ndim; d++) {
+    ext[d] = om__lower_out_ext(l, 0, d);
+    may_be_0 |= om__lower_may_be_0(l, ext[d]);
+    if (d < m->ndim - 1) rows = om__lower_x_mul(l, rows, om__lower_in_x(l, 0, d));
+  }
+  if (rows < 0) return false;
+  if (may_be_0) { /* where the leading axes can be empty: Gemm between Reshapes computed with allowzero */
+    int64_t lead = 1, flat[2] = {0, c->in[0]->shape[m->ndim - 1]};
+    for (int d = 0; d < m->ndim - 1; d++) lead *= m->shape[d];
+    flat[0] = lead;
+    om_meta fm = {.dtype = OM_FLOAT32, .ndim = 2, .shape = {lead, flat[1]}}, gm = {.dtype = OM_FLOAT32, .ndim = 2, .shape = {lead, m->shape[m->ndim - 1]}};
+    const om_gattr *zero = &OM_ATTR_INT("allowzero", 1);
+    int fs = om__lower_shape_operand(l, flat, (int[]){rows, -1}, 2), os = om__lower_shape_operand(l, m->shape, ext, m->ndim), x2, y2, y;
+    int gin[3] = {-1, om__lower_input(l, 1), c->n_in == 3 ? om__lower_input(l, 2) : -1};
+    if (fs < 0 || os < 0 || !om__emit(l, "Reshape", (int[]){om__lower_input(l, 0), fs}, 2, &fm, 1, &x2, zero, 1)) return false;
+    gin[0] = x2;
+    if (!om__emit(l, "Gemm", gin, c->n_in, &gm, 1, &y2, &OM_ATTR_INT("transB", 1), 1) ||
+        !om__emit(l, "Reshape", (int[]){y2, os}, 2, m, 1, &y, zero, 1))
+      return false;
+    om__lower_output(l, 0, y);
+    return true;
+  }
   int in[3] = {om__lower_input(l, 0), om__lower_input(l, 1), c->n_in == 3 ? om__lower_input(l, 2) : -1};
   const om_tensor *w = c->in[1];
   om_meta wt = {.dtype = OM_FLOAT32, .ndim = 2, .shape = {w->shape[1], w->shape[0]}};

@@ -436,21 +436,31 @@ static bool group_norm_backward(const om_record *r, om_tensor *const *g, om_tens
 /* onnxruntime-web 1.30 runs GroupNormalization at opset 20 with the opset-18 definition, whose
  * scale and bias are per group, not per channel as PyTorch's; so the lowering is
  * Reshape to [N, G, -1], InstanceNormalization (ones/zeros per group), Reshape back to Shape(x),
- * then Mul and Add by weight and bias reshaped to [C, 1, ...]. */
+ * then Mul and Add by weight and bias reshaped to [C, 1, ...]. Reshape's -1 is ambiguous for an
+ * empty x: at fixed sizes that is zeros (om__lower_empty); where an extent can be 0 at some size
+ * the shape [N, G, C / G * spatial] is computed (allowzero). */
 static bool lower_group_norm(om_lower *l, const om_call *c) {
   const om_tensor *x = c->in[0];
-  int empty = om__lower_empty(l, c); /* Reshape's -1 is ambiguous for an empty x */
+  int empty = om__lower_empty(l, c);
   if (empty) return empty > 0;
-  bool has_w = c->attrs.i[1], has_b = c->attrs.i[2];
+  bool has_w = c->attrs.i[1], has_b = c->attrs.i[2], may_be_0 = false;
   int64_t groups = c->attrs.i[0], spatial = 1, cs[OM_MAX_DIMS];
-  for (int d = 2; d < x->ndim; d++) spatial *= x->shape[d];
+  int rest = om__lower_x_const(l, x->shape[1] / groups);
+  for (int d = 0; d < x->ndim; d++) may_be_0 |= om__lower_may_be_0(l, om__lower_in_ext(l, 0, d));
+  for (int d = 2; d < x->ndim; d++) spatial *= x->shape[d], rest = om__lower_x_mul(l, rest, om__lower_in_x(l, 0, d));
   int64_t gs[3] = {0, groups, -1};
   om_meta rm = {.dtype = OM_FLOAT32, .ndim = 3, .shape = {x->shape[0], groups, x->shape[1] / groups * spatial}};
   om_meta sm = {.dtype = OM_INT64, .ndim = 1, .shape = {x->ndim}};
   int xin = om__lower_input(l, 0), in[3], xr, yr, shp, y;
-  if ((in[1] = om__lower_ints(l, gs, 3)) < 0) return false;
+  if (may_be_0) {
+    memcpy(gs, rm.shape, sizeof gs);
+    in[1] = om__lower_shape_operand(l, gs, (int[]){om__lower_in_ext(l, 0, 0), -1, om__lower_x_is_const(l, rest, NULL) ? -1 : rest}, 3);
+  } else {
+    in[1] = om__lower_ints(l, gs, 3);
+  }
+  if (rest < 0 || in[1] < 0) return false;
   in[0] = xin;
-  if (!om__emit(l, "Reshape", in, 2, &rm, 1, &xr, NULL, 0)) return false;
+  if (!om__emit(l, "Reshape", in, 2, &rm, 1, &xr, &OM_ATTR_INT("allowzero", 1), may_be_0)) return false;
   in[0] = xr;
   if ((in[1] = lower_fill(l, 1, &groups, 1)) < 0 || (in[2] = lower_fill(l, 0, &groups, 1)) < 0 ||
       !om__emit(l, "InstanceNormalization", in, 3, &rm, 1, &yr, &OM_ATTR_FLOAT("epsilon", c->attrs.f[0]), 1) ||

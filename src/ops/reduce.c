@@ -165,19 +165,19 @@ typedef struct onnx_reduce {
 /* ReduceX(data, axes) with the canonical dims as the axes input (opset 18+) and keepdims.
  * The dims list is empty only for a 0-d input, which forward passes through unchanged: an
  * alias (ONNX would reduce every axis of it, also the identity, but needs no node for it).
- * A mean of nothing is NaN (0 / 0, as PyTorch), where ReduceMean gives 0: ReduceSum, Div by 0. */
+ * A mean whose count can be 0 is ReduceSum, Div by the count (om__lower_count_divisor). */
 static bool lower_reduce(om_lower *l, const om_call *c) {
   const onnx_reduce *x = om__ops[c->op]->impl;
   int n = c->attrs.n_i - 1;
   if (n == 0) return om__lower_alias(l);
-  int64_t count = 1;
-  for (int k = 0; k < n; k++) count *= c->in[0]->shape[c->attrs.i[1 + k]];
-  bool nan = c->op == OM_OP_mean && count == 0;
-  int in[2], out, zero = nan ? om__lower_scalar(l, 0, OM_FLOAT32) : 0;
-  if (zero < 0 || (in[0] = om__lower_input(l, 0)) < 0 || (in[1] = om__lower_ints(l, c->attrs.i + 1, n)) < 0 ||
-      !om__emit(l, nan ? "ReduceSum" : x->values, in, 2, &c->out_meta[0], 1, &out, &OM_ATTR_INT("keepdims", c->attrs.i[0]), 1))
+  int ext[OM_MAX_DIMS];
+  for (int k = 0; k < n; k++) ext[k] = om__lower_in_x(l, 0, (int)c->attrs.i[1 + k]);
+  int div = c->op == OM_OP_mean ? om__lower_count_divisor(l, ext, n) : -2;
+  int in[2], out;
+  if (div == -1 || (in[0] = om__lower_input(l, 0)) < 0 || (in[1] = om__lower_ints(l, c->attrs.i + 1, n)) < 0 ||
+      !om__emit(l, div >= 0 ? "ReduceSum" : x->values, in, 2, &c->out_meta[0], 1, &out, &OM_ATTR_INT("keepdims", c->attrs.i[0]), 1))
     return false;
-  if (nan && !om__emit(l, "Div", (int[]){out, zero}, 2, &c->out_meta[0], 1, &out, NULL, 0)) return false;
+  if (div >= 0 && !om__emit(l, "Div", (int[]){out, div}, 2, &c->out_meta[0], 1, &out, NULL, 0)) return false;
   om__lower_output(l, 0, out);
   return true;
 }
@@ -201,7 +201,7 @@ static bool lower_reduce(om_lower *l, const om_call *c) {
 
 /* a sum of nothing is 0 and a mean NaN; an extreme of nothing does not exist (PyTorch refuses) */
 REDUCE_DEF(sum, sum_backward, 0, "ReduceSum", "", NULL)
-REDUCE_DEF(mean, mean_backward, 0, "ReduceMean", " (a mean of nothing: ReduceSum, Div by 0)", NULL)
+REDUCE_DEF(mean, mean_backward, 0, "ReduceMean", " (a mean that can be of nothing: ReduceSum, Div by the count)", NULL)
 REDUCE_DEF(amax, extreme_backward, OM_SAVES_IN(0) | OM_SAVES_OUT(0), "ReduceMax", "", "has size 0 and no maximum")
 REDUCE_DEF(amin, extreme_backward, OM_SAVES_IN(0) | OM_SAVES_OUT(0), "ReduceMin", "", "has size 0 and no minimum")
 

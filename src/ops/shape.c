@@ -196,10 +196,11 @@ static bool reshape_extents(om_lower *l, const om_call *c) {
 
 /* The shape operand: fixed axes as numbers; a lone symbolic axis is -1; of several, one whose
  * extent is the input axis's of the same index is 0 (ONNX copies the input's run-time extent
- * there), one other is -1, and any further one is computed (om__lower_x_value: Shape nodes shared by the whole graph). So [B, S,
- * h*d] -> [B, S, h, d] is [0, 0, h, d], and a model with one symbolic axis has no Shape node. A
- * fixed axis of size 0 needs allowzero, where 0 is a size, not a copy: then every symbolic axis
- * is computed. */
+ * there), one other is -1, and any further one is computed (om__lower_x_value: Shape nodes
+ * shared by the whole graph). So [B, S, h*d] -> [B, S, h, d] is [0, 0, h, d], and a model with
+ * one symbolic axis has no Shape node. An axis of size 0 needs allowzero, where 0 is a size, not
+ * a copy, and then -1 has nothing to divide by: with a fixed 0, or a symbolic axis that can be
+ * 0 at some size (x[:, 2:] of a T from 2), every symbolic axis is computed. */
 static bool lower_reshape(om_lower *l, const om_call *c) {
   const om_tensor *a = c->in[0];
   const om_meta *o = &c->out_meta[0];
@@ -210,7 +211,10 @@ static bool lower_reshape(om_lower *l, const om_call *c) {
   int ext[OM_MAX_DIMS];
   bool zero = false, minus = false;
   int n_sym = 0;
-  for (int d = 0; d < o->ndim; d++) zero |= o->shape[d] == 0, n_sym += om__lower_out_ext(l, 0, d) >= 0;
+  for (int d = 0; d < o->ndim; d++) {
+    zero |= o->shape[d] == 0 || om__lower_may_be_0(l, om__lower_out_ext(l, 0, d));
+    n_sym += om__lower_out_ext(l, 0, d) >= 0;
+  }
   for (int d = 0; d < o->ndim; d++) {
     int x = om__lower_out_ext(l, 0, d);
     shape[d] = o->shape[d];
@@ -417,16 +421,26 @@ static bool slice_extents(om_lower *l, const om_call *c) {
   return true;
 }
 
+/* Argument k (an index or bound into axis dim of input 0) written as an offset from the end:
+ * when it moves with the axis's extent as extent + off (off < 0) and is never negative itself,
+ * where the two agree (at a size where T - 2 is -1, eager counts it from the end again, the
+ * offset would be -2). Returns whether, with the offset in *off. */
+static bool from_end(om_lower *l, int k, int dim, int64_t *off) {
+  int len = om__lower_in_ext(l, 0, dim);
+  int rel = len >= 0 ? om__lower_x_lin(l, 1, om__lower_arg(l, k), -1, len, 0) : -1;
+  int64_t min;
+  return rel >= 0 && om__lower_x_is_const(l, rel, off) && *off < 0 && om__lower_x_min(l, om__lower_arg(l, k), &min) && min >= 0;
+}
+
 /* A Slice operand for bound k: the caller's number when it does not move (a negative one counts
- * from the end at run time too); one that moves with the axis's own extent, as an offset from
- * its end (x[:, :T - 1] is the end -1); else the computed value. -1 on error. */
+ * from the end at run time too, as eager); one that moves with the axis's own extent as an
+ * offset from its end (from_end: x[:, :T - 1] is the end -1); else the computed value, which
+ * ONNX counts from the end when negative, as eager does. -1 on error. */
 static int bound_operand(om_lower *l, int k, int dim) {
   const om_attrs *g = om__lower_given(l);
-  if (!om__lower_arg_moves(l, k)) return om__lower_ints(l, &g->i[k], 1);
-  int len = om__lower_in_ext(l, 0, dim);
   int64_t off;
-  int rel = len >= 0 ? om__lower_x_lin(l, 1, om__lower_arg(l, k), -1, len, 0) : -1;
-  if (rel >= 0 && om__lower_x_is_const(l, rel, &off) && off < 0) return om__lower_ints(l, &off, 1);
+  if (!om__lower_arg_moves(l, k)) return om__lower_ints(l, &g->i[k], 1);
+  if (from_end(l, k, dim, &off)) return om__lower_ints(l, &off, 1);
   return om__lower_x_value(l, om__lower_arg(l, k));
 }
 
@@ -492,13 +506,13 @@ static bool select_backward(const om_record *r, om_tensor *const *g, om_tensor *
 }
 
 /* Gather with a 0-d index drops the axis as select does. The index is the caller's (a negative
- * one kept: ONNX Gather counts it from the end at run time); one that moves with the axis's
- * extent is written from the end (out[:, T - 1] is -1); another one is computed. */
+ * one kept: ONNX Gather counts it from the end at run time, as eager); one that moves with the
+ * axis's extent is written from the end where that agrees (from_end: out[:, T - 1] is -1);
+ * another one is computed, and a negative value counts from the end in both. */
 static bool lower_select(om_lower *l, const om_call *c) {
-  int dim = (int)c->attrs.i[0], idx, len = om__lower_in_ext(l, 0, dim);
+  int dim = (int)c->attrs.i[0], idx;
   int64_t off = om__lower_given(l)->i[1];
-  int rel = len >= 0 && om__lower_arg_moves(l, 1) ? om__lower_x_lin(l, 1, om__lower_arg(l, 1), -1, len, 0) : -1;
-  if (!om__lower_arg_moves(l, 1) || (rel >= 0 && om__lower_x_is_const(l, rel, &off) && off < 0)) idx = om__lower_ints(l, &off, -1);
+  if (!om__lower_arg_moves(l, 1) || from_end(l, 1, dim, &off)) idx = om__lower_ints(l, &off, -1);
   else idx = om__lower_x_scalar(l, om__lower_arg(l, 1));
   return lower_operand_attr(l, c, "Gather", idx, &OM_ATTR_INT("axis", dim));
 }

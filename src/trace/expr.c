@@ -360,6 +360,29 @@ bool om__x_eval(const om_trace *tr, int a, const int64_t *v, int64_t *out) {
   return true;
 }
 
+/* Whether a never decreases as any variable grows, from its form: every term has a positive
+ * coefficient and factors that never decrease (a variable; a floor of such a numerator), and a
+ * product's factors are not negative at the variables' smallest values v (so it only grows). */
+static bool nondecreasing(const om_trace *tr, int a, const int64_t *v) {
+  const om_xexpr *x = &tr->xs.v[a];
+  for (int i = 0; i < x->n; i++) {
+    if (x->t[i].coef <= 0) return false;
+    for (int j = 0; j < x->t[i].n; j++) {
+      const om_xfactor *f = &tr->fs.v[x->t[i].f[j]];
+      int64_t at;
+      if (f->var < 0 && !nondecreasing(tr, f->num, v)) return false;
+      if (x->t[i].n > 1 && (!eval_factor(tr, x->t[i].f[j], v, &at) || at < 0)) return false;
+    }
+  }
+  return true;
+}
+
+bool om__x_min(const om_trace *tr, int a, int64_t *out) {
+  int64_t v[64];
+  for (int k = 0; k < tr->symbols.n; k++) v[k] = tr->symbols.v[k].vmin;
+  return nondecreasing(tr, a, v) && om__x_eval(tr, a, v, out);
+}
+
 /* ---- equality everywhere ---- */
 
 /* a - b is a quasi-polynomial: on each residue class of its period L in every variable it is a

@@ -275,6 +275,30 @@ int om__lower_x_const(om_lower *l, int64_t c) { return om__x_const(l->tr, c); }
 int om__lower_x_lin(om_lower *l, int64_t ca, int a, int64_t cb, int b, int64_t c) {
   return om__x_lin(l->tr, ca, a, cb, b, c);
 }
+bool om__lower_x_min(om_lower *l, int x, int64_t *min) { return om__x_min(l->tr, x, min); }
+
+bool om__lower_may_be_0(om_lower *l, int x) {
+  int64_t min;
+  return x >= 0 && !(om__x_min(l->tr, x, &min) && min >= 1);
+}
+
+int om__lower_count_divisor(om_lower *l, const int *x, int n) {
+  int count = om__x_const(l->tr, 1);
+  bool empty = false;
+  for (int k = 0; k < n && count >= 0; k++) {
+    int64_t min;
+    empty |= !(om__x_min(l->tr, x[k], &min) && min >= 1);
+    count = om__x_mul(l->tr, count, x[k]);
+  }
+  int64_t fixed;
+  if (count < 0) return -1;
+  if (!empty) return -2;
+  if (om__x_is_const(l->tr, count, &fixed)) return om__lower_scalar(l, (double)fixed, OM_FLOAT32);
+  om_meta one = {.dtype = OM_FLOAT32, .ndim = 0}; /* 0-d: a mean over every axis is 0-d too */
+  int v = om__lower_x_scalar(l, count), f;
+  if (v < 0 || !om__emit(l, "Cast", &v, 1, &one, 1, &f, &OM_ATTR_INT("to", 1 /* FLOAT */), 1)) return -1;
+  return f;
+}
 int om__lower_x_mul(om_lower *l, int a, int b) { return om__x_mul(l->tr, a, b); }
 int om__lower_x_floordiv(om_lower *l, int a, int64_t d) { return om__x_floordiv(l->tr, a, d); }
 int om__lower_x_divexact(om_lower *l, int a, int b) { return om__x_divexact(l->tr, a, b); }

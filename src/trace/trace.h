@@ -193,6 +193,9 @@ int om__x_divexact(om_trace *tr, int a, int b);
 bool om__x_is_const(const om_trace *tr, int a, int64_t *c);
 /** a at the variables v (per symbol); false on overflow. */
 bool om__x_eval(const om_trace *tr, int a, const int64_t *v, int64_t *out);
+/** The smallest value of a over the symbols' ranges when its form shows a never decreases (then
+ *  at the smallest sizes), to *out; false when its form does not show it (or on overflow). */
+bool om__x_min(const om_trace *tr, int a, int64_t *out);
 /** 1 when a and b agree at every size (with mult: every size where variable k is a multiple of
  *  mult[k]), 0 when they differ (a point where they do in at), -1 undecided (too large a grid). */
 int om__x_same(om_trace *tr, int a, int b, const int64_t *mult, int64_t *at);
