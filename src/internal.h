@@ -40,6 +40,8 @@ struct om_tensor {
   int output_index;     /* which output of grad_fn this is */
   uint32_t trace_id;    /* the trace that made this tensor a graph value (0: none) */
   int32_t trace_value;  /* its value id in that trace's graph */
+  uint32_t trace_run;   /* the run of om_trace_run that made it (0: none), and where in it: */
+  int32_t trace_origin; /* call * OM_MAX_OUTPUTS + output, or -1 - k for the model's input k */
 };
 
 /* Integer and float attributes of one op call (dims, axes, flags, exponents). */
@@ -142,6 +144,10 @@ typedef struct om_op_def {
   /* An output axis may be a function of one input axis that the op computes (a convolution's or
    * a pool's floor((h + 2p - k) / s) + 1, an upsampling's 2h): the probe finds it from infer. */
   bool derives_extents;
+  /* Its output is its input's value (a copy): the runs of om_trace_run do not match it as a
+   * call, so a copy made at some sizes only (a reshape whose strides a size of 1 lets be a view
+   * there) is not another path. */
+  bool same_value;
   /* Bit k: given int attr k may change with the sizes (a slice's bounds, reshape sizes); the
    * lowering writes it with om__lower_arg. Any other attr that does is SymbolicShape. */
   uint64_t sym_args;
@@ -284,8 +290,10 @@ bool om__traced(const om_tensor *t);
 enum { OM_CALL_EAGER = 0, OM_CALL_LOWERED = 1, OM_CALL_PHANTOM = 2 };
 /** At the start of op call c, before infer (given: the attrs as the caller passed them): logs it
  *  in a run at other sizes, or, in the record run, finds it in the other runs and checks the
- *  model made the same call there. Returns its index in the run (>= 0), -1 when not logged, -2
+ *  model made the same call there. Returns its index in the run (>= 0), -1 when not logged,
+ *  OM_CALL_SAME_VALUE for a same_value op (not matched: its output stands for its input), -2
  *  on error (a trace error: the trace has ended). */
+enum { OM_CALL_SAME_VALUE = -3 };
 int64_t om__trace_begin_call(const om_op_def *def, om_call *c, const om_attrs *given);
 /** After infer: OM_CALL_EAGER (computed as usual: constants only, nothing that changes with the
  *  sizes), OM_CALL_LOWERED (written into the graph, before anything is computed, so a refused

@@ -622,7 +622,7 @@ static bool lower_clone(om_lower *l, const om_call *c) {
 
 const om_op_def om__op_clone = {
     .name = "clone", .n_in = 1, .n_out = 1, .infer = infer_same, .forward = forward_clone,
-    .backward = identity_backward, .lower = lower_clone, .onnx = "none (the input's value)", .test = {.n_in = 1, .ndims = {2}, .shapes = {{2, 3}}, .lo = -2, .hi = 2}};
+    .backward = identity_backward, .lower = lower_clone, .same_value = true, .onnx = "none (the input's value)", .test = {.n_in = 1, .ndims = {2}, .shapes = {{2, 3}}, .lo = -2, .hi = 2}};
 
 /* ---- cat ---- */
 

@@ -159,6 +159,8 @@ om_tensor *om__alias(const om_tensor *t) {
   memcpy(a->shape, t->shape, sizeof a->shape);
   memcpy(a->strides, t->strides, sizeof a->strides);
   a->offset = t->offset;
+  a->trace_run = t->trace_run; /* the same value, for the runs of om_trace_run */
+  a->trace_origin = t->trace_origin;
   return a;
 }
 

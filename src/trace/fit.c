@@ -4,11 +4,13 @@
  * it is written as the expression that gives its value in every run, tried in this order, each
  * over the *pool* of sizes the model can read (the call's inputs' extents first, then every
  * symbol, then every extent the trace has made):
- *   c * E + b;  floor((c * E + b) / k), k <= 4;  c * (a product of input axes) + b;
- *   c * E1 * E2 + b;  c1 * E1 + c2 * E2 + b.
- * With 5 runs (the record run and 4 at other sizes, runs.c) an affine form is checked at 3 more
- * points than determine it, a floor division must have seen every residue of its divisor and
- * one point more, and no two symbols move alike. What
+ *   c * E + b;  m * floor((c * E + b) / k) + d, k <= 16 (the only such form that fits, else
+ *   the runs cannot tell which); c * (a product of input axes) + b;  c * E1 * E2 + b;
+ *   c1 * E1 + c2 * E2 + b.
+ * With 7 runs (the record run and 6 at other sizes, runs.c; fewer where a run has no such call)
+ * an affine form is checked at more points than determine it, a floor division must have seen
+ * every residue of its divisor and twice as many points as the divisor (else the record run
+ * asks for more runs, once), and no two symbols move alike. What
  * fits none is refused by the caller, naming the values seen. A float scalar is fitted as
  * a * f(E) + b, f one of x, 1 / x, sqrt(x), 1 / sqrt(x) (x.div(T), x.mul(1 / Math.sqrt(d))). */
 #include <math.h>
@@ -18,12 +20,15 @@
 #include "trace/trace.h"
 
 #define POOL_MAX 192
-#define RUNS_MAX 8
+#define RUNS_MAX OM_RUNS_MAX
 
+/* The points a fit sees: the example and each run with a partner call (l->rc), whose indices
+ * are ix; and the pool's values there. */
 typedef struct pool {
   int n, runs;
+  int ix[RUNS_MAX];
   int x[POOL_MAX];
-  int64_t e[POOL_MAX][RUNS_MAX + 1]; /* [0] the example's value, [1 + r] run r's */
+  int64_t e[POOL_MAX][RUNS_MAX + 1]; /* [0] the example's value, [1 + i] run ix[i]'s */
 } pool;
 
 /* Adds expression x (not a constant, not yet there) with its values. */
@@ -34,15 +39,21 @@ static void pool_add(const om_trace *tr, pool *p, int x) {
   int64_t v[64];
   om__run_example(tr, v);
   if (!om__x_eval(tr, x, v, &p->e[p->n][0])) return;
-  for (int r = 0; r < p->runs; r++)
-    if (!om__x_eval(tr, x, tr->runs.v[r].v, &p->e[p->n][1 + r])) return;
+  for (int i = 0; i < p->runs; i++)
+    if (!om__x_eval(tr, x, tr->runs.v[p->ix[i]].v, &p->e[p->n][1 + i])) return;
   p->x[p->n++] = x;
+}
+
+/* The runs with a partner call, into p (no pool yet). */
+static void pool_runs(om_lower *l, pool *p) {
+  p->n = p->runs = 0;
+  for (int r = 0; r < l->tr->runs.n && r < RUNS_MAX; r++)
+    if (l->rc[r]) p->ix[p->runs++] = r;
 }
 
 static void pool_make(om_lower *l, pool *p) {
   om_trace *tr = l->tr;
-  p->n = 0;
-  p->runs = tr->runs.n < RUNS_MAX ? tr->runs.n : RUNS_MAX;
+  pool_runs(l, p);
   for (int i = 0; l->in && i < l->c->n_in; i++)
     for (int d = 0; d < l->c->in[i]->ndim; d++) pool_add(tr, p, om__lower_in_ext(l, i, d));
   for (int k = 0; k < tr->symbols.n; k++) pool_add(tr, p, om__x_sym(tr, k));
@@ -64,16 +75,15 @@ static bool affine(const int64_t *a, const int64_t *e, int n, int64_t *c, int64_
 
 static int64_t fdiv(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
 
+#define K_MAX 16 /* the largest divisor of a floor division fitted */
+
 /* b such that a = floor((c * e + b) / k) in every run, when the runs see every residue of c * e
- * mod k (then b is unique). */
+ * mod k (then b is unique) and as many points again (to check it). */
 static bool floor_form(const int64_t *a, const int64_t *e, int n, int64_t c, int64_t k, int64_t *b) {
-  bool seen[8] = {0};
-  int residues = 0;
-  for (int r = 0; r < n; r++) {
-    int64_t m = ((c * e[r]) % k + k) % k;
-    if (!seen[m]) seen[m] = true, residues++;
-  }
-  if (residues < k || n <= k) return false; /* every residue seen, and one point more to check c */
+  bool seen[K_MAX] = {0};
+  for (int r = 0; r < n; r++) seen[((c * e[r]) % k + k) % k] = true;
+  for (int64_t m = 0; m < k; m++) /* every residue seen (b from them), and as many points again to check it */
+    if (!seen[m] || n < 2 * k) return false;
   int64_t lo = INT64_MIN, hi = INT64_MAX;
   for (int r = 0; r < n; r++) { /* k a <= c e + b < k a + k */
     int64_t l = k * a[r] - c * e[r], h = l + k - 1;
@@ -89,25 +99,40 @@ static bool floor_form(const int64_t *a, const int64_t *e, int n, int64_t c, int
 
 int om__fit_int(om_lower *l, int64_t a0, const int64_t *vals) {
   om_trace *tr = l->tr;
-  int runs = tr->runs.n < RUNS_MAX ? tr->runs.n : RUNS_MAX, n = 1 + runs;
+  static _Thread_local pool p;
+  pool_runs(l, &p);
+  int n = 1 + p.runs;
   bool moves = false;
-  for (int r = 0; r < runs; r++) moves |= vals[r] != a0;
+  for (int i = 0; i < p.runs; i++) moves |= vals[p.ix[i]] != a0;
   if (!moves) return om__x_const(tr, a0);
   if (n < 3) return -2; /* every form is checked at a point beyond those that determine it */
-  static _Thread_local pool p;
   pool_make(l, &p);
   int64_t a[RUNS_MAX + 1], c, b;
   a[0] = a0;
-  memcpy(a + 1, vals, sizeof(int64_t) * (size_t)runs);
+  for (int i = 0; i < p.runs; i++) a[1 + i] = vals[p.ix[i]];
   for (int i = 0; i < p.n; i++) /* c * E + b */
     if (affine(a, p.e[i], n, &c, &b)) return om__x_lin(tr, c, p.x[i], 0, -1, b);
-  for (int i = 0; i < p.n; i++) /* floor((c * E + b) / k) */
-    for (int64_t k = 2; k <= 4; k++)
-      for (int64_t cc = 1; cc < 2 * k; cc++)
-        if (cc % k && floor_form(a, p.e[i], n, cc, k, &b)) {
-          int num = om__x_lin(tr, cc, p.x[i], 0, -1, b);
-          return num < 0 ? -1 : om__x_floordiv(tr, num, k);
+  /* m * floor((c * E + b) / k) + d (m 1: a floor division; m = k: a multiple of k below E, the
+   * start of a split's last piece). The first form that fits, unless another one fits too and
+   * differs from it at some size: then the runs cannot tell them apart (-2). */
+  int found = -1;
+  for (int i = 0; i < p.n; i++)
+    for (int64_t m = 1; m <= K_MAX; m++) {
+      int64_t q[RUNS_MAX + 1], d = ((a[0] % m) + m) % m;
+      bool ok = true;
+      for (int r = 0; r < n && ok; r++) ok = ((a[r] - d) % m) == 0, q[r] = (a[r] - d) / m;
+      for (int64_t k = 2; ok && k <= K_MAX && 2 * k <= n; k++)
+        for (int64_t cc = 1; cc < 2 * k; cc++) {
+          if (!(cc % k) || !floor_form(q, p.e[i], n, cc, k, &b)) continue;
+          int num = om__x_lin(tr, cc, p.x[i], 0, -1, b), f = num < 0 ? -1 : om__x_floordiv(tr, num, k);
+          int x = f < 0 ? -1 : om__x_lin(tr, m, f, 0, -1, d);
+          if (x < 0) return -1;
+          int64_t at[64];
+          if (found < 0) found = x;
+          else if (x != found && om__x_same(tr, x, found, NULL, at) != 1) return -2;
         }
+    }
+  if (found >= 0) return found;
   int64_t prod[RUNS_MAX + 1];
   for (int i = 0; l->in && i < l->c->n_in; i++) { /* c * (a product of input i's symbolic axes) + b */
     int axes[OM_MAX_DIMS], na = 0;
@@ -157,8 +182,13 @@ int om__fit_int(om_lower *l, int64_t a0, const int64_t *vals) {
 const char *om__fit_seen(om_lower *l, int64_t a0, const int64_t *vals, char *buf, size_t cap) {
   const om_trace *tr = l->tr;
   size_t n = (size_t)snprintf(buf, cap, "%lld at the traced sizes", (long long)a0);
-  for (int r = 0; r < tr->runs.n && n < cap; r++) {
+  for (int r = 0, shown = 0; r < tr->runs.n && n < cap; r++) {
     char sizes[160];
+    if (!l->rc[r]) continue;
+    if (shown++ == 6) { /* enough to see how it moves */
+      n += (size_t)snprintf(buf + n, cap - n, ", ...");
+      break;
+    }
     om__run_sizes(tr, tr->runs.v[r].v, ~(uint64_t)0, sizes, sizeof sizes);
     n += (size_t)snprintf(buf + n, cap - n, ", %lld at %s", (long long)vals[r], sizes);
   }
@@ -185,7 +215,7 @@ bool om__fit_float(om_lower *l, double v0, const double *vals, om_xfloat *out) {
   double v[RUNS_MAX + 1];
   if (n < 3) return false; /* a and b from two runs, checked at a third */
   v[0] = v0;
-  memcpy(v + 1, vals, sizeof(double) * (size_t)p.runs);
+  for (int i = 0; i < p.runs; i++) v[1 + i] = vals[p.ix[i]];
   for (int i = 0; i < p.n; i++)
     for (int fn = 0; fn < 4; fn++) {
       double f[RUNS_MAX + 1] = {0};

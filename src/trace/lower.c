@@ -66,8 +66,7 @@ static bool reindex(om_trace *tr, size_t cap) {
   return true;
 }
 
-/* Drops what was added to the graph since mark (values, nodes, initializers). */
-static void rollback(om_trace *tr, const int *mark) {
+void om__trace_rollback(om_trace *tr, const int *mark) {
   om_graph *g = &tr->g;
   for (int k = mark[2]; k < g->inits.n; k++) om_tensor_release(g->inits.v[k].tensor);
   g->values.n = mark[0];
@@ -133,9 +132,99 @@ static bool alive(const om_lower *l) { return om__state()->trace == l->tr; }
 /* ---- the hooks in om__apply ---- */
 
 int64_t om__trace_begin_call(const om_op_def *def, om_call *c, const om_attrs *given) {
-  (void)def;
   om_trace *tr = om__state()->trace;
-  return tr ? om__run_call(tr, c->op, given, tr->rc) : -1;
+  if (tr && def->same_value && !tr->depth && (tr->phase == OM_PHASE_OTHER || tr->phase == OM_PHASE_RECORD))
+    return OM_CALL_SAME_VALUE;
+  return tr ? om__run_call(tr, c->op, given, c->in, c->n_in, tr->rc) : -1;
+}
+
+/* For a fit that failed with every run: leaves out the runs below the example (all: every
+ * partner, to restore); whether there were any. A model may compute a size otherwise there, as
+ * Math.max(1, T - 2) does at T = 1. */
+static bool without_small(om_lower *l, const om_runcall **all) {
+  memcpy(all, l->rc, sizeof l->rc);
+  bool any = false;
+  for (int r = 0; r < l->tr->runs.n; r++)
+    if (l->rc[r] && om__run_small(l->tr, r)) l->rc[r] = NULL, any = true;
+  return any;
+}
+
+/* After a fit without the runs below the example: ok, those runs are dropped (om__run_drop
+ * narrows their symbols above their sizes; what and vals say why); else they are back. */
+static void settle_small(om_lower *l, const om_runcall **all, bool ok, const char *what, const int64_t *ivals, const double *fvals) {
+  om_trace *tr = l->tr;
+  if (!ok) {
+    memcpy(l->rc, all, sizeof l->rc);
+    return;
+  }
+  for (int r = 0; r < tr->runs.n; r++)
+    if (all[r] && !l->rc[r]) {
+      char sizes[160], val[32];
+      if (ivals) snprintf(val, sizeof val, "%lld", (long long)ivals[r]);
+      else snprintf(val, sizeof val, "%g", fvals[r]);
+      om__run_drop(tr, r, om__arena_printf(&tr->g.arena, "%s (call %lld): %s is %s at %s", l->who, (long long)tr->calls, what,
+                                           val, om__run_sizes(tr, tr->runs.v[r].v, ~(uint64_t)0, sizes, sizeof sizes)));
+    }
+}
+
+/* The symbols the call's inputs' extents depend on; every symbol for a created tensor. */
+static uint64_t used_symbols(const om_lower *l) {
+  uint64_t syms = 0;
+  for (int i = 0; l->in && i < l->c->n_in; i++)
+    for (int d = 0; d < l->c->in[i]->ndim; d++) {
+      int x = om__lower_in_ext((om_lower *)l, i, d);
+      if (x >= 0) syms |= l->tr->xs.v[x].syms;
+    }
+  return syms || !l->tr->symbols.n ? syms : ~(uint64_t)0 >> (64 - l->tr->symbols.n);
+}
+
+/* Of the symbols in syms, those the values (a0 here, vals[r] in each run with a partner) could be
+ * a monotone function of alone: equal sizes give equal values, and larger ones never smaller
+ * (or never larger). Those are the symbols the more runs move (all of syms when none is). */
+static uint64_t moving_symbols(const om_lower *l, uint64_t syms, int64_t a0, const int64_t *vals) {
+  const om_trace *tr = l->tr;
+  int64_t v0[64];
+  om__run_example(tr, v0);
+  uint64_t out = 0;
+  for (int k = 0; k < tr->symbols.n; k++) {
+    if (!(syms >> k & 1)) continue;
+    bool up = true, down = true;
+    for (int r = -1; r < tr->runs.n; r++)
+      for (int q = r + 1; q < tr->runs.n; q++) {
+        if ((r >= 0 && !l->rc[r]) || !l->rc[q]) continue;
+        int64_t sa = r < 0 ? v0[k] : tr->runs.v[r].v[k], sb = tr->runs.v[q].v[k], va = r < 0 ? a0 : vals[r], vb = vals[q];
+        if (sa == sb && va != vb) up = down = false;
+        if ((sa < sb && va > vb) || (sa > sb && va < vb)) up = false;
+        if ((sa < sb && va < vb) || (sa > sb && va > vb)) down = false;
+      }
+    if (up || down) out |= (uint64_t)1 << k;
+  }
+  return out ? out : syms;
+}
+
+/* om__fit_int for what call l computed (what: "argument 2", "axis 0 of the shape"), without the
+ * runs below the example when nothing fits with them. */
+static int fit_int(om_lower *l, int64_t a0, const int64_t *vals, const char *what) {
+  int x = om__fit_int(l, a0, vals);
+  const om_runcall *all[OM_RUNS_MAX];
+  if (x == -2 && without_small(l, all)) {
+    x = om__fit_int(l, a0, vals);
+    settle_small(l, all, x >= 0, what, vals, NULL);
+  }
+  if (x == -2 && om__run_more(l->tr, moving_symbols(l, used_symbols(l), a0, vals))) return -1; /* unwinds; the model runs again at more sizes */
+  return x;
+}
+
+/* om__fit_float the same way; -1 (an error: unwinding for more runs), 0 (no fit), 1. */
+static int fit_float(om_lower *l, double v0, const double *vals, om_xfloat *f) {
+  const om_runcall *all[OM_RUNS_MAX];
+  if (om__fit_float(l, v0, vals, f)) return 1;
+  bool ok = false;
+  if (without_small(l, all)) {
+    ok = om__fit_float(l, v0, vals, f);
+    settle_small(l, all, ok, "the value", NULL, vals);
+  }
+  return ok ? 1 : om__run_more(l->tr, used_symbols(l)) ? -1 : 0;
 }
 
 /* The given attrs of this call as expressions (fit.c), from what the other runs logged; the
@@ -143,17 +232,20 @@ int64_t om__trace_begin_call(const om_op_def *def, om_call *c, const om_attrs *g
 static bool fit_args(om_lower *l) {
   om_trace *tr = l->tr;
   const om_attrs *g = l->given;
-  om_attrs at[8];
+  om_attrs at[OM_RUNS_MAX];
   for (int r = 0; r < tr->runs.n; r++) {
+    if (!l->rc[r]) continue;
     om__runcall_attrs(&tr->runs.v[r], l->rc[r], &at[r]);
     if (at[r].n_i != g->n_i || at[r].n_f != g->n_f)
       return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "%s: the model passes %d integer arguments here and %d at other "
                             "sizes", l->who, g->n_i, at[r].n_i);
   }
   for (int k = 0; k < g->n_i; k++) {
-    int64_t vals[8];
-    for (int r = 0; r < tr->runs.n; r++) vals[r] = at[r].i[k];
-    int x = om__fit_int(l, g->i[k], vals);
+    int64_t vals[OM_RUNS_MAX] = {0};
+    for (int r = 0; r < tr->runs.n; r++) vals[r] = l->rc[r] ? at[r].i[k] : 0;
+    char what[32];
+    snprintf(what, sizeof what, "argument %d", k);
+    int x = fit_int(l, g->i[k], vals, what);
     if (x == -2) {
       char seen[400];
       return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "%s: argument %d is %s: it changes with the sizes, but not as a "
@@ -166,7 +258,7 @@ static bool fit_args(om_lower *l) {
   }
   for (int k = 0; k < g->n_f; k++)
     for (int r = 0; r < tr->runs.n; r++)
-      if (memcmp(&at[r].f[k], &g->f[k], sizeof(double))) {
+      if (l->rc[r] && memcmp(&at[r].f[k], &g->f[k], sizeof(double))) {
         char sizes[160];
         return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "%s: float argument %d is %g here and %g at %s; a float "
                               "argument computed from a size cannot be written in the graph", l->who, k, g->f[k],
@@ -180,15 +272,20 @@ int om__trace_lower(const om_op_def *def, om_call *c, const om_attrs *given, int
   bool traced = false;
   for (int i = 0; i < c->n_in && !traced; i++) traced = om__traced(c->in[i]);
   if (tr->phase == OM_PHASE_OTHER) return traced ? OM_CALL_PHANTOM : OM_CALL_EAGER;
+  if (tr->phase == OM_PHASE_RECORD && index >= 0 && tr->dead) return OM_CALL_EAGER; /* nothing needs it */
   om_lower l = {.tr = tr, .c = c, .given = given, .who = def->name};
-  memcpy(l.rc, tr->rc, sizeof l.rc);
+  if (index == OM_CALL_SAME_VALUE) { /* matched with nothing: the value it copies was */
+    if (!traced) return OM_CALL_EAGER;
+    index = 0;
+  } else {
+    memcpy(l.rc, tr->rc, sizeof l.rc);
+  }
   if (traced && index < 0 && tr->phase != OM_PHASE_MANUAL && tr->symbols.n)
     return om__trace_fail(OM_ERR_TRACE_INVALID_USAGE, "%s: backward inside a model traced with symbolic axes cannot be "
                           "recorded (trace the forward only)", def->name), -1;
-  int failed = -1; /* a run at other sizes where this call fails */
+  bool failed = false; /* in a run at other sizes */
   if (tr->phase == OM_PHASE_RECORD && index >= 0) {
-    for (int r = 0; r < tr->runs.n && failed < 0; r++)
-      if (l.rc[r]->error) failed = r;
+    for (int r = 0; r < tr->runs.n; r++) failed |= l.rc[r] && l.rc[r]->error;
     if (!fit_args(&l)) return -1;
   } else {
     if (!traced) return OM_CALL_EAGER;
@@ -199,7 +296,7 @@ int om__trace_lower(const om_op_def *def, om_call *c, const om_attrs *given, int
     for (int k = 0; k < given->n_i; k++)
       if ((l.arg[k] = om__x_const(tr, given->i[k])) < 0) return -1;
   }
-  if (!traced && !l.moves && failed < 0) return OM_CALL_EAGER;
+  if (!traced && !l.moves && !failed) return OM_CALL_EAGER;
   for (int k = 0; k < given->n_i; k++)
     if (!(def->sym_args >> k & 1) && !om__x_is_const(tr, l.arg[k], NULL))
       return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "%s: argument %d (%s) changes with the sizes, and %s takes it "
@@ -212,29 +309,39 @@ int om__trace_lower(const om_op_def *def, om_call *c, const om_attrs *given, int
     if ((ok = v >= 0)) l.in[i] = v; /* on a trace error the graph (l.in with it) is gone */
   }
   ok = ok && (!def->extents || def->extents(&l, c)) && alive(&l) && om__probe_extents(&l);
-  if (ok && failed >= 0) { /* the probe, which would have said where it holds, found no fault */
-    char sizes[160];
-    return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "%s: at %s this call fails (%s), so the graph would only hold "
-                          "at the traced sizes", def->name,
-                          om__run_sizes(tr, tr->runs.v[failed].v, ~(uint64_t)0, sizes, sizeof sizes),
-                          l.rc[failed]->error), -1;
+  for (int r = 0; ok && r < tr->runs.n; r++) { /* runs where the call fails, unless the probe narrowed the range past them */
+    if (!l.rc[r] || !l.rc[r]->error) continue;
+    bool inside = true;
+    for (int k = 0; k < tr->symbols.n; k++)
+      inside &= tr->runs.v[r].v[k] >= tr->symbols.v[k].vmin && tr->runs.v[r].v[k] <= tr->symbols.v[k].vmax;
+    char sizes[160], hint[400];
+    om__run_sizes(tr, tr->runs.v[r].v, ~(uint64_t)0, sizes, sizeof sizes);
+    if (inside && !om__run_failed(tr, r, om__arena_printf(&tr->g.arena, "%s (call %lld): at %s the call fails (%s)", def->name,
+                                                       (long long)tr->calls, sizes, l.rc[r]->error)))
+      return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "%s: at %s this call fails (%s), so the graph would only hold "
+                            "at the traced sizes%s", def->name, sizes, l.rc[r]->error, om__run_hint(tr, r, hint, sizeof hint)), -1;
+    l.rc[r] = NULL;
   }
   ok = ok && def->lower(&l, c) && alive(&l);
   for (int j = 0; ok && j < c->n_out; j++)
     if (c->trace_out[j] < 0)
       return om__trace_fail(OM_ERR_TRACE_UNSUPPORTED_OPERATION,
                             "%s: its lowering wrote no value for output %d (a bug in onemodel)", def->name, j), -1;
-  if (!ok && alive(&l)) rollback(tr, c->trace_mark); /* not a trace error: keep recording */
+  if (!ok && alive(&l)) om__trace_rollback(tr, c->trace_mark); /* not a trace error: keep recording */
   return ok ? OM_CALL_LOWERED : -1;
 }
 
 void om__trace_end_call(const om_call *c, int64_t index, int how, bool ok) {
   om_trace *tr = om__state()->trace;
   if (!tr) return; /* a trace error ended it */
+  if (index == OM_CALL_SAME_VALUE && ok) { /* its output stands for its input in the runs */
+    c->out[0]->trace_run = c->in[0]->trace_run;
+    c->out[0]->trace_origin = c->in[0]->trace_origin;
+  }
   om__run_call_done(tr, index, c->out, c->n_out, ok);
   if (how != OM_CALL_LOWERED) return;
   if (!ok) {
-    rollback(tr, c->trace_mark);
+    om__trace_rollback(tr, c->trace_mark);
     return;
   }
   for (int j = 0; j < c->n_out; j++) {
@@ -472,13 +579,16 @@ static om_tensor *created_record(om_trace *tr, om_tensor *t, om_created kind, co
   memcpy(c.out_meta[0].shape, t->shape, sizeof t->shape);
   om_lower l = {.tr = tr, .c = &c, .given = given, .who = who};
   memcpy(l.rc, tr->rc, sizeof l.rc);
-  om_attrs at[8];
+  om_attrs at[OM_RUNS_MAX];
   bool moves = false, value_moves = false;
-  for (int r = 0; r < tr->runs.n; r++) om__runcall_attrs(&tr->runs.v[r], l.rc[r], &at[r]);
+  for (int r = 0; r < tr->runs.n; r++)
+    if (l.rc[r]) om__runcall_attrs(&tr->runs.v[r], l.rc[r], &at[r]);
   for (int d = 0; d < t->ndim; d++) {
-    int64_t vals[8];
-    for (int r = 0; r < tr->runs.n; r++) vals[r] = at[r].n_i == t->ndim ? at[r].i[d] : -1;
-    int x = om__fit_int(&l, t->shape[d], vals);
+    int64_t vals[OM_RUNS_MAX] = {0};
+    for (int r = 0; r < tr->runs.n; r++) vals[r] = l.rc[r] && at[r].n_i == t->ndim ? at[r].i[d] : -1;
+    char what[40];
+    snprintf(what, sizeof what, "axis %d of the shape", d);
+    int x = fit_int(&l, t->shape[d], vals, what);
     if (x == -2) {
       char seen[400];
       om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "%s: axis %d of the shape is %s: it changes with the sizes, but not "
@@ -490,7 +600,7 @@ static om_tensor *created_record(om_trace *tr, om_tensor *t, om_created kind, co
     moves |= l.out_ext[0][d] >= 0;
   }
   for (int k = 0; k < given->n_f; k++)
-    for (int r = 0; r < tr->runs.n; r++) value_moves |= memcmp(&at[r].f[k], &given->f[k], sizeof(double)) != 0;
+    for (int r = 0; r < tr->runs.n; r++) value_moves |= l.rc[r] && memcmp(&at[r].f[k], &given->f[k], sizeof(double)) != 0;
   for (int d = t->ndim; d < OM_MAX_DIMS; d++) l.out_ext[0][d] = -1;
   if (!moves && !value_moves) return t;
   char buf[OM_SHAPE_STR_LEN];
@@ -510,13 +620,14 @@ static om_tensor *created_record(om_trace *tr, om_tensor *t, om_created kind, co
      * the graph's Range would not reproduce. */
     const double *a = given->f;
     bool whole = a[0] == floor(a[0]) && a[2] == floor(a[2]);
-    int64_t starts[8];
+    int64_t starts[OM_RUNS_MAX] = {0};
     bool ok = true;
     for (int r = 0; r < tr->runs.n && ok; r++) {
+      if (!l.rc[r]) continue;
       ok = at[r].f[2] == a[2] && (whole ? at[r].f[0] == floor(at[r].f[0]) : at[r].f[0] == a[0]);
       starts[r] = (int64_t)at[r].f[0];
     }
-    int x_start = ok && whole ? om__fit_int(&l, (int64_t)a[0], starts) : ok ? om__x_const(tr, 0) : -2;
+    int x_start = ok && whole ? fit_int(&l, (int64_t)a[0], starts, "the start") : ok ? om__x_const(tr, 0) : -2;
     if (x_start == -2 || (t->dtype == OM_INT64 && !whole)) {
       if (t->dtype == OM_INT64 && !whole)
         om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "%s: an int64 arange from %g by %g (a fractional start or step) of a "
@@ -530,14 +641,15 @@ static om_tensor *created_record(om_trace *tr, om_tensor *t, om_created kind, co
     int len = l.out_ext[0][0] >= 0 ? l.out_ext[0][0] : om__x_const(tr, t->shape[0]);
     v = x_start >= 0 && len >= 0 ? lower_arange(&l, a, x_start, len, t->dtype) : -1;
   } else { /* full (and data of one element): the value, expanded to the shape */
-    double v0 = given->f[0], vals[8];
-    int64_t ivals[8];
-    for (int r = 0; r < tr->runs.n; r++) vals[r] = at[r].f[0], ivals[r] = (int64_t)at[r].f[0];
+    double v0 = given->f[0], vals[OM_RUNS_MAX] = {0};
+    int64_t ivals[OM_RUNS_MAX] = {0};
+    for (int r = 0; r < tr->runs.n; r++)
+      if (l.rc[r]) vals[r] = at[r].f[0], ivals[r] = (int64_t)at[r].f[0];
     int scalar;
     if (!value_moves) {
       scalar = om__lower_scalar(&l, v0, t->dtype);
     } else if (t->dtype != OM_FLOAT32) {
-      int x = om__fit_int(&l, (int64_t)v0, ivals);
+      int x = fit_int(&l, (int64_t)v0, ivals, "the value");
       if (x == -2) goto unfit;
       scalar = x < 0 ? -1 : om__lower_x_scalar(&l, x);
       if (scalar >= 0 && t->dtype == OM_BOOL) {
@@ -546,7 +658,9 @@ static om_tensor *created_record(om_trace *tr, om_tensor *t, om_created kind, co
       }
     } else {
       om_xfloat f;
-      if (!om__fit_float(&l, v0, vals, &f)) goto unfit;
+      int fitted = fit_float(&l, v0, vals, &f);
+      if (fitted < 0) goto fail;
+      if (!fitted) goto unfit;
       scalar = float_value(&l, &f);
     }
     if (scalar >= 0 && t->ndim == 0) {
@@ -556,15 +670,20 @@ static om_tensor *created_record(om_trace *tr, om_tensor *t, om_created kind, co
       v = in[1] >= 0 && om__emit(&l, "Expand", in, 2, &c.out_meta[0], 1, &v, NULL, 0) ? v : -1;
     }
     if (v >= 0 && t->ndim == 0 && tr->g.values.v[v].init >= 0) { /* a fixed value: stays a constant */
-      rollback(tr, c.trace_mark);
+      om__trace_rollback(tr, c.trace_mark);
       return t;
     }
     goto bind;
   unfit:;
     char seen[400];
     size_t n = (size_t)snprintf(seen, sizeof seen, "%g at the traced sizes", v0);
-    for (int r = 0; r < tr->runs.n && n < sizeof seen; r++) {
+    for (int r = 0, shown = 0; r < tr->runs.n && n < sizeof seen; r++) {
       char sizes[160];
+      if (!l.rc[r]) continue;
+      if (shown++ == 6) {
+        n += (size_t)snprintf(seen + n, sizeof seen - n, ", ...");
+        break;
+      }
       n += (size_t)snprintf(seen + n, sizeof seen - n, ", %g at %s", vals[r],
                             om__run_sizes(tr, tr->runs.v[r].v, ~(uint64_t)0, sizes, sizeof sizes));
     }
@@ -575,7 +694,7 @@ static om_tensor *created_record(om_trace *tr, om_tensor *t, om_created kind, co
 bind:
   om__lower_output(&l, 0, v);
   if (c.trace_out[0] < 0) {
-    if (alive(&l)) rollback(tr, c.trace_mark);
+    if (alive(&l)) om__trace_rollback(tr, c.trace_mark);
     goto fail;
   }
   t->trace_id = tr->id;
@@ -592,17 +711,17 @@ om_tensor *om__trace_created(om_tensor *t, om_created kind, const double *args, 
   om_attrs given = {.n_i = t->ndim, .n_f = n_args};
   memcpy(given.i, t->shape, sizeof(int64_t) * (size_t)t->ndim);
   if (n_args) memcpy(given.f, args, sizeof(double) * (size_t)n_args);
-  int64_t index = om__run_call(tr, OM_RUN_CREATED(kind), &given, tr->rc);
+  int64_t index = om__run_call(tr, OM_RUN_CREATED(kind), &given, NULL, 0, tr->rc);
   if (index == -2) {
     om_tensor_release(t);
     return NULL;
   }
-  if (tr->phase == OM_PHASE_OTHER) {
+  if (tr->phase == OM_PHASE_OTHER || (index >= 0 && tr->dead)) { /* logged; or nothing needs it */
     om__run_call_done(tr, index, &t, 1, true);
     return t;
   }
   om_tensor *r = created_record(tr, t, kind, &given, who);
-  if (om__state()->trace == tr) om__run_call_done(tr, index, NULL, 0, r != NULL);
+  if (om__state()->trace == tr) om__run_call_done(tr, index, &r, r != NULL, r != NULL);
   return r;
 }
 

@@ -40,8 +40,12 @@ bool om__probe_init(om_trace *tr) {
   int n = tr->symbols.n;
   int64_t v0[64], v[64];
   om__run_example(tr, v0);
-  for (int r = 0; r < tr->runs.n; r++)
-    if (!add_probe(tr, tr->runs.v[r].v, false)) return false;
+  for (int r = 0; r < tr->runs.n; r++) { /* a run below the example: only its small symbols move, so a failure there narrows them */
+    bool small = false;
+    for (int k = 0; k < n; k++) small |= tr->runs.v[r].v[k] < v0[k];
+    for (int k = 0; k < n; k++) v[k] = small && tr->runs.v[r].v[k] >= v0[k] ? v0[k] : tr->runs.v[r].v[k];
+    if (!add_probe(tr, v, small)) return false;
+  }
   for (int k = 0; k < n; k++) {
     const om_symbol *s = &tr->symbols.v[k];
     int64_t at[] = {v0[k] + 1, v0[k] + 2, v0[k] + 3, v0[k] + 5, 2 * v0[k] + 7, 64 * v0[k] + 7, s->vmin, s->vmin + 1};
@@ -190,19 +194,20 @@ static void generic_candidates(probe *p) {
   int runs = l->tr->runs.n;
   for (int j = 0; j < c->n_out; j++)
     for (int d = 0; d < c->out_meta[j].ndim; d++) {
-      int64_t seen[8];
-      bool all = runs > 0 && runs <= 8;
+      int64_t seen[OM_RUNS_MAX] = {0};
+      bool all = runs > 0;
       for (int r = 0; all && r < runs; r++) {
         int nd;
         int64_t sh[OM_MAX_DIMS];
-        all = l->rc[r] && om__runcall_output(&l->tr->runs.v[r], l->rc[r], j, &nd, sh) && nd == c->out_meta[j].ndim;
+        if (!l->rc[r]) continue;
+        all = om__runcall_output(&l->tr->runs.v[r], l->rc[r], j, &nd, sh) && nd == c->out_meta[j].ndim;
         if (all) seen[r] = sh[d];
       }
       for (int q = 0; all && q < l->n_cand[j][d]; q++) { /* a candidate already gives what the runs saw */
         bool same = true;
         for (int r = 0; r < runs && same; r++) {
           int64_t v;
-          same = om__x_eval(l->tr, l->cand[j][d][q], l->tr->runs.v[r].v, &v) && v == seen[r];
+          same = !l->rc[r] || (om__x_eval(l->tr, l->cand[j][d][q], l->tr->runs.v[r].v, &v) && v == seen[r]);
         }
         if (same) all = false;
       }
@@ -361,12 +366,17 @@ static void narrow(probe *p, int k, int64_t pass, int64_t fail, bool up, const i
   else s->vmin = pass, s->min = pass * s->multiple, s->min_why = why;
 }
 
-/* Checks that the chosen extents are those the other runs logged: they ran the op itself. */
+/* Checks that the chosen extents are those the other runs logged: they ran the op itself. A
+ * run outside the symbols' ranges (narrowed) is not checked; one below the example that
+ * disagrees narrows them instead (om__run_drop). */
 static bool check_runs(probe *p) {
   om_lower *l = p->l;
   om_trace *tr = l->tr;
   for (int r = 0; r < tr->runs.n; r++) {
-    for (int j = 0; l->rc[r] && j < l->c->n_out; j++) {
+    bool inside = true;
+    for (int k = 0; k < tr->symbols.n; k++)
+      inside &= tr->runs.v[r].v[k] >= tr->symbols.v[k].vmin && tr->runs.v[r].v[k] <= tr->symbols.v[k].vmax;
+    for (int j = 0; inside && l->rc[r] && j < l->c->n_out; j++) {
       int nd;
       int64_t sh[OM_MAX_DIMS];
       if (!om__runcall_output(&tr->runs.v[r], l->rc[r], j, &nd, sh)) continue;
@@ -376,6 +386,13 @@ static bool check_runs(probe *p) {
         if (x >= 0 && !om__x_eval(tr, x, tr->runs.v[r].v, &want)) continue;
         if (nd == l->c->out_meta[j].ndim && want == sh[d]) continue;
         char sizes[160];
+        om__run_sizes(tr, tr->runs.v[r].v, ~(uint64_t)0, sizes, sizeof sizes);
+        if (om__run_drop(tr, r, om__arena_printf(&tr->g.arena, "%s (call %lld): at %s its output axis %d has the size "
+                                                  "%lld, the graph %lld", l->who, (long long)tr->calls, sizes, d,
+                                                  (long long)sh[d], (long long)want))) {
+          l->rc[r] = NULL;
+          break;
+        }
         return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "%s: at %s the model's call gives output axis %d the size "
                               "%lld, the graph %lld (a size the graph cannot follow)", l->who,
                               om__run_sizes(tr, tr->runs.v[r].v, ~(uint64_t)0, sizes, sizeof sizes), d,
@@ -462,10 +479,15 @@ bool om__probe_extents(om_lower *l) {
      * to the sequence works up to 64), else the call is refused */
     int bad_j = -1, bad_d = 0, bad = -1;
     bool chosen = choose(l, list, s, big, nb, choice, &bad_j, &bad_d);
-    for (int q = 0; q < nb && bad < 0; q++) /* where it fails, or where the axis's first candidate does */
-      if (!s[big[q]].ok) bad = big[q];
-    for (int q = 0; !chosen && q < nb && bad < 0; q++)
-      if (!fits(tr, l->cand[bad_j][bad_d][0], bad_j, bad_d, list, s, &big[q], 1)) bad = big[q];
+    /* where it fails, or where the axis's first candidate does: a probe that moves one symbol
+     * first, which says which symbol's range to narrow */
+    for (int one = 1; one >= 0 && bad < 0; one--)
+      for (int q = 0; q < nb && bad < 0; q++) {
+        int moved = 0;
+        for (int k = 0; k < tr->symbols.n; k++) moved += list[big[q]][k] != v0[k];
+        if ((moved == 1) != one) continue;
+        if (!s[big[q]].ok || (!chosen && !fits(tr, l->cand[bad_j][bad_d][0], bad_j, bad_d, list, s, &big[q], 1))) bad = big[q];
+      }
     if (chosen && bad < 0) {
       /* 2. below the example: a size that fails raises the symbol's minimum */
       int low = -1;
@@ -492,9 +514,9 @@ bool om__probe_extents(om_lower *l) {
     for (int q = 0; q < tr->symbols.n; q++)
       if (list[bad][q] != v0[q]) k = q, moved++;
     if (moved == 1 && round < 8 && list[bad][k] > v0[k] + 3) {
-      int64_t pass = v0[k];
+      int64_t pass = v0[k]; /* the largest size a run took below this one, where the call worked */
       for (int r = 0; r < tr->runs.n; r++)
-        if (tr->runs.v[r].v[k] > pass) pass = tr->runs.v[r].v[k];
+        if (tr->runs.v[r].v[k] > pass && tr->runs.v[r].v[k] < list[bad][k] && l->rc[r] && !l->rc[r]->error) pass = tr->runs.v[r].v[k];
       int below[CAP], nl = 0, bj, bd;
       bool low_ok = true;
       for (int q = 0; q < nb; q++)

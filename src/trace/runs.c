@@ -3,18 +3,27 @@
  * computed from a literal. om_trace_run therefore runs the model first at other assignments of
  * the symbols, in a shape-only mode: the inputs are phantoms (shapes without data), a call on a
  * phantom runs only infer (and a view's strides), and every call is logged with its integer
- * arguments and output shapes. Then it runs the model on the inputs, recording: each call is
- * found in every other run (the same op, else the model's control flow depends on a size) and
- * lowered with what they saw (fit.c writes an argument that moves with the sizes as the
- * expression it is). Constants are computed in every run, so what user code reads of them is
- * the same; the random generator restarts at the same place for every run. */
+ * arguments, the values it reads (which call made each) and its output shapes. A base run does
+ * the same at the example's sizes. From the values each run's outputs read, a run knows its
+ * *live* calls; calls nothing reads (the pieces of a split that the model drops, the more of
+ * them at a longer sequence) are left out. Then it runs the model on the inputs, recording:
+ * each live call is found in every other run as the same live call (the same op on the same
+ * values, else the model's control flow depends on a size) and lowered with what they saw
+ * (fit.c writes an argument that moves with the sizes as the expression it is); a dead call is
+ * computed and not recorded. Constants are computed in every run, so what user code reads of
+ * them is the same; the random generator restarts at the same place for every run. A run at a
+ * size below the example where the model fails or takes another path narrows the symbol's
+ * range instead (sizes 1 and 2 are where models end: a conv needs its kernel, a squeeze drops
+ * an axis of 1); above the example that is a refusal. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "trace/trace.h"
 
-#define OM_RUNS 4 /* runs at other sizes: with the record run, 5 sizes of each symbol */
+#define OM_RUNS 6 /* runs at other sizes: with the record run, 7 sizes of each symbol */
+#define OM_MORE 16 /* the runs the record run may ask for: a symbol at 16 more consecutive sizes */
 
 /* ---- sizes ---- */
 
@@ -47,36 +56,77 @@ static bool is_fixed_size(const om_trace *tr, int64_t s) {
   return false;
 }
 
-/* The variables of run r (1-based) of OM_RUNS. Each symbol takes OM_RUNS distinct sizes near its
- * example's (above it, then below where its range ends), none of them a fixed size of the model
- * or another symbol's example size; the runs give them to the symbols in different orders (a
- * permutation each), so that no two symbols move alike and no symbol stays put. A symbol whose
- * size equals another one's in the same run takes its next size. */
+/* The variable a symbol of example variable v0 takes in a run of this kind: near sizes
+ * (consecutive ones show a floor division every residue), far ones (a size read off a deep
+ * layer may move only there: floor((L + 2) / 9) + 1 is 2 from 7 to 15), and the smallest (where
+ * models end). */
+static int64_t kind_size(const om_symbol *s, int64_t v0, int kind) {
+  switch (kind) {
+    case 0: return v0 + 1;
+    case 1: return 2 * v0 + 1;
+    case 2: return v0 + 2;
+    case 3: return s->vmin + 1 < v0 ? s->vmin : v0 + 4;
+    case 4: return 3 * v0 + 2;
+    default: return v0 + 3;
+  }
+}
+
+/* The variables of run r (1-based) of OM_RUNS: each symbol takes the kinds of size in turn, the
+ * symbols in different orders (symbol k's kind in run r is (r - 1 + k) mod OM_RUNS, a far one
+ * near instead in the run where another is small), so that no two symbols move alike and each
+ * moves in every run. A size that is one of the model's fixed
+ * sizes, another symbol's example size or one a symbol before it took in this run moves on
+ * (up; down for the smallest), within the symbol's range. */
 static void run_sizes(const om_trace *tr, int r, int64_t *v) {
-  static const int order[][OM_RUNS] = {{0, 1, 2, 3}, {1, 2, 3, 0}, {2, 3, 0, 1}, {3, 0, 1, 2}, {0, 2, 1, 3}, {1, 3, 0, 2},
-                                       {2, 0, 3, 1}, {3, 1, 2, 0}, {0, 3, 2, 1}, {1, 0, 3, 2}, {2, 1, 0, 3}, {3, 2, 1, 0}};
-  enum { N = sizeof order / sizeof order[0], CAND = 2 * OM_RUNS };
-  om__run_example(tr, v);
+  int64_t v0[64];
+  om__run_example(tr, v0);
+  bool small = false; /* a run where a symbol is small has the others near, so an end there is the small one's */
+  for (int k = 0; k < tr->symbols.n; k++) small |= (r - 1 + k) % OM_RUNS == 3 && kind_size(&tr->symbols.v[k], v0[k], 3) < v0[k];
   for (int k = 0; k < tr->symbols.n; k++) {
     const om_symbol *s = &tr->symbols.v[k];
-    int64_t v0 = v[k], cand[CAND];
-    int n = 0;
-    for (int dir = 1; dir >= -1 && n < CAND; dir -= 2) /* the sizes it may take, nearest first */
-      for (int64_t x = v0 + dir, tries = 0; n < CAND && tries < 256 && x >= s->vmin && x <= s->vmax; x += dir, tries++) {
-        bool clash = is_fixed_size(tr, x * s->multiple);
-        for (int j = 0; j < tr->symbols.n && !clash; j++) clash = j != k && tr->symbols.v[j].size == x * s->multiple;
-        if (!clash) cand[n++] = x;
+    int kind = (r - 1 + k) % OM_RUNS;
+    if (small && (kind == 1 || kind == 4)) kind = kind == 1 ? 0 : 5;
+    int64_t want = kind_size(s, v0[k], kind);
+    if (want > s->vmax) want = s->vmax - (r - 1) % 4;
+    v[k] = v0[k]; /* a symbol with no other size (min = max) stays */
+    for (int dir = 1, found = 0; dir >= -1 && !found; dir -= 2)
+      for (int64_t x = dir > 0 ? want : want - 1, tries = 0; tries < 64 && x >= s->vmin && x <= s->vmax; x += dir, tries++) {
+        bool clash = x == v0[k] || is_fixed_size(tr, x * s->multiple);
+        for (int j = 0; j < tr->symbols.n && !clash; j++)
+          clash = (j != k && tr->symbols.v[j].size == x * s->multiple) || (j < k && v[j] * tr->symbols.v[j].multiple == x * s->multiple);
+        if (!clash) {
+          v[k] = x, found = 1;
+          break;
+        }
       }
-    if (!n) continue; /* a symbol with one size (min = max) stays */
-    int first = order[k % N][r - 1] % n;
-    for (int i = -1; i < n - OM_RUNS; i++) { /* the run's own size, else a spare one */
-      int64_t x = cand[i < 0 ? first : OM_RUNS + i];
-      bool clash = false;
-      for (int j = 0; j < k && !clash; j++) clash = v[j] * tr->symbols.v[j].multiple == x * s->multiple;
-      if (i < 0 || !clash) v[k] = x;
-      if (!clash) break;
+  }
+}
+
+/* The variables of a run of those the record run asked for (om__run_more): symbol k alone at
+ * v0 + 4 + i (the i-th size past the model's fixed sizes and the other symbols' examples), the
+ * others at their examples, so a floor division by up to 16 sees every residue twice. false when
+ * k has no such size. */
+static bool more_sizes(const om_trace *tr, int k, int i, int64_t *v) {
+  om__run_example(tr, v);
+  const om_symbol *s = &tr->symbols.v[k];
+  for (int64_t x = v[k] + 4, seen = 0; x <= s->vmax && x < v[k] + 4 + 4 * OM_MORE; x++) {
+    bool clash = is_fixed_size(tr, x * s->multiple);
+    for (int j = 0; j < tr->symbols.n && !clash; j++) clash = j != k && tr->symbols.v[j].size == x * s->multiple;
+    if (!clash && seen++ == i) {
+      v[k] = x;
+      return true;
     }
   }
+  return false;
+}
+
+/* Whether the run has a symbol below its example size. */
+static bool is_small(const om_trace *tr, const om_run *run) {
+  int64_t v0[64];
+  om__run_example(tr, v0);
+  for (int k = 0; k < tr->symbols.n; k++)
+    if (run->v[k] < v0[k]) return true;
+  return false;
 }
 
 /* ---- the log ---- */
@@ -108,20 +158,269 @@ bool om__runcall_output(const om_run *run, const om_runcall *rc, int j, int *ndi
   return true;
 }
 
+bool om__run_by_liveness(const om_trace *tr, const om_run *run) { return run->n_outputs >= 0 && tr->base.n_outputs >= 0; }
+
+/* Where tensor t comes from in the run going on: kind 0 and its origin (a call's output, a model
+ * input) when the run made it, else kind 1 and its address (a parameter, a constant made before
+ * the trace: the same tensor in every run). */
+static void origin_of(const om_trace *tr, const om_tensor *t, int64_t *kind, int64_t *value) {
+  bool ours = t->trace_run && t->trace_run == tr->serial;
+  *kind = ours ? 0 : 1;
+  *value = ours ? t->trace_origin : (int64_t)(uintptr_t)t;
+}
+
+static bool push_origins(om_run *run, const om_trace *tr, om_tensor *const *t, int n) {
+  bool ok = push(run, n);
+  for (int i = 0; ok && i < n; i++) {
+    int64_t kind, value;
+    origin_of(tr, t[i], &kind, &value);
+    ok = push(run, kind) && push(run, value);
+  }
+  return ok;
+}
+
 /* The name of logged kind op, for messages. */
 static const char *kind_name(int op) {
   static const char *const created[] = {"full", "arange", "a random tensor", "from_data"};
   return op < OM_OP_COUNT ? om_op_name(op) : created[op - OM_OP_COUNT];
 }
 
-int64_t om__run_call(om_trace *tr, int op, const om_attrs *attrs, const om_runcall **rc) {
+/* first[c]: the first call of the run that reads an output of call c (INT64_MAX: only the
+ * run's outputs; -1: nothing). NULL on OutOfMemory. */
+static int64_t *first_readers(const om_run *run) {
+  int64_t *first = malloc(sizeof *first * ((size_t)run->calls.n + 1));
+  if (!first) return NULL;
+  for (int64_t c = 0; c < run->calls.n; c++) first[c] = -1;
+  for (int64_t k = run->calls.n - 1; k >= 0; k--) {
+    const int64_t *in = run->pool.v + run->calls.v[k].in;
+    for (int i = 0; i < in[0]; i++)
+      if (!in[1 + 2 * i] && in[2 + 2 * i] >= 0) first[in[2 + 2 * i] / OM_MAX_OUTPUTS] = k;
+  }
+  if (run->out >= 0) {
+    const int64_t *o = run->pool.v + run->out;
+    for (int j = 0; j < o[0]; j++)
+      if (!o[1 + 2 * j] && o[2 + 2 * j] >= 0 && first[o[2 + 2 * j] / OM_MAX_OUTPUTS] < 0) first[o[2 + 2 * j] / OM_MAX_OUTPUTS] = INT64_MAX;
+  }
+  return first;
+}
+
+/* For a run that failed: how many of its first calls are the base run's, call by call: the same
+ * op on the same values, whose outputs the same call reads first (a split's pieces are more at a
+ * larger size, and the piece the model takes is another call there: where that begins, the calls
+ * are no longer the same). A call the base run reads first past the run's end must have no
+ * reader in the run. -1 on OutOfMemory. */
+static int64_t common_prefix(const om_trace *tr, const om_run *run) {
+  const om_run *base = &tr->base;
+  int64_t *fa = first_readers(run), *fb = fa ? first_readers(base) : NULL, n = 0;
+  if (!fb) return free(fa), -1;
+  for (; n < run->calls.n && n < base->calls.n; n++) {
+    const om_runcall *a = &run->calls.v[n], *b = &base->calls.v[n];
+    const int64_t *ia = run->pool.v + a->in, *ib = base->pool.v + b->in;
+    bool same = a->op == b->op && ia[0] == ib[0];
+    for (int i = 0; same && i < 2 * ia[0]; i++) same = ia[1 + i] == ib[1 + i];
+    if (same && !a->error) same = fb[n] < run->calls.n ? fa[n] == fb[n] : fa[n] < 0;
+    if (!same) break;
+  }
+  free(fa);
+  free(fb);
+  return n;
+}
+
+/* Which calls of a run that returned outs (n) are live, from the last call back: those whose
+ * outputs the outputs or a live call read. Logs the outputs' origins. false on OutOfMemory. */
+static bool liveness(om_trace *tr, om_run *run, om_tensor *const *outs, int n) {
+  run->out = run->pool.n;
+  if (!push_origins(run, tr, outs, n)) return false;
+  for (int64_t c = 0; c < run->calls.n; c++) run->calls.v[c].rank = -1;
+  const int64_t *o = run->pool.v + run->out;
+  for (int j = 0; j < n; j++)
+    if (!o[1 + 2 * j] && o[2 + 2 * j] >= 0) run->calls.v[o[2 + 2 * j] / OM_MAX_OUTPUTS].rank = 0;
+  for (int64_t c = run->calls.n - 1; c >= 0; c--) {
+    if (run->calls.v[c].rank < 0) continue;
+    const int64_t *in = run->pool.v + run->calls.v[c].in;
+    for (int i = 0; i < in[0]; i++)
+      if (!in[1 + 2 * i] && in[2 + 2 * i] >= 0) run->calls.v[in[2 + 2 * i] / OM_MAX_OUTPUTS].rank = 0;
+  }
+  run->live.n = 0;
+  for (int64_t c = 0; c < run->calls.n; c++) {
+    if (run->calls.v[c].rank < 0) continue;
+    int *slot = OM_VEC_PUSH_SLOT(run->live);
+    if (!slot) return false;
+    run->calls.v[c].rank = run->live.n - 1;
+    *slot = (int)c;
+  }
+  return true;
+}
+
+/* The call that made a logged origin (kind 0, value >= 0) in run's terms: its rank among the live
+ * calls when matched by liveness, else its index; with the output. -1 for another origin. */
+static int64_t maker(const om_trace *tr, const om_run *run, int64_t kind, int64_t value, int *j) {
+  if (kind || value < 0) return -1;
+  *j = (int)(value % OM_MAX_OUTPUTS);
+  int64_t c = value / OM_MAX_OUTPUTS;
+  return om__run_by_liveness(tr, run) ? run->calls.v[c].rank : c;
+}
+
+/* Whether values a (the record run's, at base's terms) and b (run's) are the same value: the same
+ * model input or outside tensor, or the same output of the same call. */
+static bool same_origin(const om_trace *tr, const om_run *run, int64_t ka, int64_t va, int64_t kb, int64_t vb) {
+  if (ka != kb) return false;
+  if (ka || va < 0 || vb < 0) return va == vb;
+  int ja = 0, jb = 0;
+  int64_t a = maker(tr, &tr->base, ka, va, &ja), b = maker(tr, run, kb, vb, &jb);
+  if (!om__run_by_liveness(tr, run)) a = va / OM_MAX_OUTPUTS; /* matched by index: the record run's own index */
+  return a == b && ja == jb;
+}
+
+/* A run at a size below the example that fails or parts from the record run narrows each
+ * symbol it has below its example to the sizes above, and is not used further; why says where. */
+static void drop_small(om_trace *tr, om_run *run, const char *why) {
+  int64_t v0[64];
+  om__run_example(tr, v0);
+  run->dropped = true;
+  for (int k = 0; k < tr->symbols.n; k++) {
+    om_symbol *s = &tr->symbols.v[k];
+    if (run->v[k] < v0[k] && s->vmin <= run->v[k]) {
+      s->vmin = run->v[k] + 1;
+      s->min = s->vmin * s->multiple;
+      s->min_why = why;
+    }
+  }
+}
+
+/* The multiple m (2 to 8) of symbol k's size that separates the runs: every run that returned
+ * (at least three at other sizes, and the example) has k at a multiple of m, failing run r does
+ * not; 0 when none does. */
+static int64_t separating_multiple(const om_trace *tr, const om_run *run, int k) {
+  const om_symbol *s = &tr->symbols.v[k];
+  for (int64_t m = 2; m <= 8; m++) {
+    if (s->multiple % m == 0 || (run->v[k] * s->multiple) % m == 0 || s->size % m) continue;
+    int witnesses = 0; /* runs that returned at multiples: three at least, so it is no coincidence */
+    bool all = true;
+    for (int q = 0; q < tr->runs.n && all; q++) {
+      const om_run *o = &tr->runs.v[q];
+      if (o->n_outputs < 0 || o->dropped) continue;
+      all = (o->v[k] * s->multiple) % m == 0;
+      witnesses += o->v[k] != tr->symbols.v[k].size / s->multiple;
+    }
+    if (all && witnesses >= 3) return m;
+  }
+  return 0;
+}
+
+const char *om__run_hint(const om_trace *tr, int r, char *buf, size_t cap) {
+  const om_run *run = &tr->runs.v[r];
+  size_t n = 0;
+  buf[0] = '\0';
+  for (int pass = 0; pass < 2; pass++)
+    for (int k = 0, first = 1; k < tr->symbols.n && n < cap; k++) {
+      int64_t m = separating_multiple(tr, run, k);
+      if (!m) continue;
+      const char *name = tr->symbols.v[k].name;
+      long long mm = (long long)(m * tr->symbols.v[k].multiple);
+      if (first) n += (size_t)snprintf(buf + n, cap - n, pass ? ": declare " : "; it holds when ");
+      n += pass ? (size_t)snprintf(buf + n, cap - n, "%som.Dim('%s', { multipleOf: %lld })", first ? "" : ", ", name, mm)
+                : (size_t)snprintf(buf + n, cap - n, first ? "'%s' is a multiple of %lld" : " and '%s' a multiple of %lld", name, mm);
+      first = 0;
+    }
+  if (n && n < cap) snprintf(buf + n, cap - n, " (om_trace_dim in C) and trace with example sizes that are");
+  return buf;
+}
+
+bool om__run_failed(om_trace *tr, int r, const char *why) {
+  om_run *run = &tr->runs.v[r];
+  for (int k = 0; k < tr->symbols.n; k++) /* it fails at sizes that are not multiples: declare them (om__run_hint) */
+    if (separating_multiple(tr, run, k)) return false;
+  if (is_small(tr, run)) {
+    drop_small(tr, run, why);
+    return true;
+  }
+  int64_t v0[64], cap[64];
+  om__run_example(tr, v0);
+  bool any = false;
+  for (int k = 0; k < tr->symbols.n; k++) {
+    cap[k] = -1;
+    if (run->v[k] <= v0[k]) continue;
+    bool witness = false;
+    int64_t below = v0[k];
+    for (int q = 0; q < tr->runs.n && !witness; q++) {
+      const om_run *o = &tr->runs.v[q];
+      if (o->n_outputs < 0 || o->dropped) continue;
+      if (o->v[k] >= run->v[k]) witness = true;
+      else if (o->v[k] > below) below = o->v[k];
+    }
+    if (witness) continue;
+    if (below == v0[k]) return false; /* no size above the example is known to work */
+    cap[k] = below, any = true;
+  }
+  if (!any) return false;
+  for (int k = 0; k < tr->symbols.n; k++) {
+    om_symbol *s = &tr->symbols.v[k];
+    if (cap[k] < 0 || s->vmax <= cap[k]) continue;
+    s->vmax = cap[k];
+    s->max = cap[k] * s->multiple;
+    s->max_why = why;
+  }
+  run->dropped = true;
+  return true;
+}
+
+bool om__run_more(om_trace *tr, uint64_t syms) {
+  if (tr->extended || tr->phase != OM_PHASE_RECORD || !syms) return false;
+  tr->more = true;
+  tr->more_syms = syms;
+  om__fail(OM_ERR_TRACE_INVALID_USAGE, "trace_run: the model is run at more sizes first (this is not an error of the model)");
+  return true;
+}
+
+bool om__run_small(const om_trace *tr, int r) { return is_small(tr, &tr->runs.v[r]); }
+
+bool om__run_drop(om_trace *tr, int r, const char *why) {
+  if (!is_small(tr, &tr->runs.v[r])) return false;
+  drop_small(tr, &tr->runs.v[r], why);
+  return true;
+}
+
+/* The model parts from run r at record call index (what: the message after "the model takes
+ * another path at other sizes: at <sizes> it "; who: the call): below the example the run is dropped (true), else
+ * SymbolicShape (false, the trace ended). */
+static bool parts(om_trace *tr, int r, const char *who, int64_t index, const char *fmt, ...) {
+  om_run *run = &tr->runs.v[r];
+  char what[320], sizes[160];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(what, sizeof what, fmt, ap);
+  va_end(ap);
+  om__run_sizes(tr, run->v, ~(uint64_t)0, sizes, sizeof sizes);
+  if (is_small(tr, run)) {
+    drop_small(tr, run, om__arena_printf(&tr->g.arena, "%s (call %lld): at %s the model %s", who, (long long)index + 1, sizes, what));
+    return true;
+  }
+  return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "%s: the model takes another path at other sizes: at %s it %s; control "
+                        "flow that depends on a size cannot be written in the graph", who, sizes, what);
+}
+
+/* Whether the record run's call (index, in: its tensors) reads the values its partner p in run
+ * r reads. */
+static bool same_inputs(om_trace *tr, const om_run *run, const om_runcall *p, om_tensor *const *in, int n_in, int *which) {
+  const int64_t *b = run->pool.v + p->in;
+  if (b[0] != n_in) return *which = -1, false;
+  for (int i = 0; i < n_in; i++) {
+    int64_t kind, value;
+    origin_of(tr, in[i], &kind, &value);
+    if (!same_origin(tr, run, kind, value, b[1 + 2 * i], b[2 + 2 * i])) return *which = i, false;
+  }
+  return true;
+}
+
+int64_t om__run_call(om_trace *tr, int op, const om_attrs *attrs, om_tensor *const *in, int n_in, const om_runcall **rc) {
   if (tr->depth > 0 || tr->phase == OM_PHASE_MANUAL) return -1;
   int64_t index = tr->calls++;
   if (tr->phase == OM_PHASE_OTHER) {
-    om_run *run = &tr->runs.v[tr->run];
+    om_run *run = tr->cur;
     om_runcall *c = OM_VEC_PUSH_SLOT(run->calls);
     if (!c) return om__trace_fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory logging the run"), -2;
-    *c = (om_runcall){.op = op, .at = run->pool.n, .out = -1};
+    *c = (om_runcall){.op = op, .at = run->pool.n, .out = -1, .rank = -1};
     bool ok = push(run, attrs->n_i);
     for (int k = 0; ok && k < attrs->n_i; k++) ok = push(run, attrs->i[k]);
     ok = ok && push(run, attrs->n_f);
@@ -130,30 +429,75 @@ int64_t om__run_call(om_trace *tr, int op, const om_attrs *attrs, const om_runca
       memcpy(&bits, &attrs->f[k], sizeof bits);
       ok = push(run, bits);
     }
+    c->in = run->pool.n;
+    ok = ok && push_origins(run, tr, in, n_in);
     if (!ok) return om__trace_fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory logging the run"), -2;
     tr->depth++;
     return index;
   }
-  char sizes[160];
-  for (int r = 0; r < tr->runs.n; r++) { /* the record run: the same call in every other run */
-    const om_run *run = &tr->runs.v[r];
-    om__run_sizes(tr, run->v, ~(uint64_t)0, sizes, sizeof sizes);
-    if (index < run->calls.n) {
-      rc[r] = &run->calls.v[index];
-      if (rc[r]->op != op)
-        return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE,
-                              "%s: the model takes another path at other sizes: at %s it calls %s here (call %lld); "
-                              "control flow that depends on a size cannot be written in the graph",
-                              kind_name(op), sizes, kind_name(rc[r]->op), (long long)index + 1), -2;
+  /* the record run: the same call as the base run's, and its partner in every other run */
+  if (tr->more) /* unwinding: the model runs at more sizes first */
+    return om__fail(OM_ERR_TRACE_INVALID_USAGE, "trace_run: the model is run at more sizes first (this is not an error of the model)"), -2;
+  tr->dead = false;
+  for (int r = 0; r < OM_RUNS_MAX; r++) rc[r] = NULL;
+  const om_run *base = &tr->base;
+  const om_runcall *bc = index < base->calls.n ? &base->calls.v[index] : NULL;
+  bool live = base->n_outputs >= 0;
+  if (live && (!bc || bc->op != op))
+    return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "%s: the model makes other calls when run again at the same sizes "
+                          "(call %lld is %s there): a traced model must make the same calls at the same sizes",
+                          kind_name(op), (long long)index + 1, bc ? kind_name(bc->op) : "none"), -2;
+  if (live && bc->rank < 0) { /* nothing the outputs need: computed, not recorded */
+    tr->dead = true;
+    tr->depth++;
+    return index;
+  }
+  for (int r = 0; r < tr->runs.n; r++) {
+    om_run *run = &tr->runs.v[r];
+    bool inside = !run->dropped; /* a run outside the symbols' ranges (narrowed) says nothing more */
+    for (int k = 0; k < tr->symbols.n && inside; k++)
+      inside = run->v[k] >= tr->symbols.v[k].vmin && run->v[k] <= tr->symbols.v[k].vmax;
+    if (!inside) continue;
+    const om_runcall *p = NULL;
+    if (om__run_by_liveness(tr, run)) {
+      if (bc->rank >= run->live.n) {
+        if (!parts(tr, r, kind_name(op), index, "returns after %d calls its outputs need, here it goes on (call %lld)", run->live.n,
+                   (long long)index + 1))
+          return -2;
+        continue;
+      }
+      p = &run->calls.v[run->live.v[bc->rank]];
+    } else if (!live) { /* the base run failed (it reads data, say): matched by index, all of it */
+      if (index >= run->calls.n) {
+        if (run->n_outputs >= 0 && !parts(tr, r, kind_name(op), index, "returns after %lld calls, here it goes on", (long long)run->calls.n))
+          return -2;
+        continue;
+      }
+      p = &run->calls.v[index];
+    } else if (index < run->prefix) { /* a run that failed: the calls it has in common with the base run */
+      p = &run->calls.v[index];
+    } else {
+      bool here = index == run->calls.n && run->prefix == run->calls.n &&
+                  (!run->calls.n || !run->calls.v[run->calls.n - 1].error); /* it failed between its calls, before this one */
+      char sizes[160];
+      om__run_sizes(tr, run->v, ~(uint64_t)0, sizes, sizeof sizes);
+      char hint[400];
+      if (here && !om__run_failed(tr, r, om__arena_printf(&tr->g.arena, "%s (call %lld): at %s the model fails (%s)",
+                                                          kind_name(op), (long long)index + 1, sizes, run->error)))
+        return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "%s: at %s the model fails here (%s), so the graph would only "
+                              "hold at the traced sizes%s", kind_name(op), sizes, run->error, om__run_hint(tr, r, hint, sizeof hint)), -2;
       continue;
     }
-    if (run->n_outputs < 0)
-      return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "%s: at %s the model fails here (%s), so the graph would only "
-                            "hold at the traced sizes", kind_name(op), sizes, run->error), -2;
-    return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE,
-                          "%s: the model takes another path at other sizes: at %s it returns after %lld calls, "
-                          "here it goes on; control flow that depends on a size cannot be written in the graph",
-                          kind_name(op), sizes, (long long)run->calls.n), -2;
+    int which;
+    if (p->op != op) {
+      if (!parts(tr, r, kind_name(op), index, "calls %s here (call %lld)", kind_name(p->op), (long long)index + 1)) return -2;
+      continue;
+    }
+    if (!same_inputs(tr, run, p, in, n_in, &which)) {
+      if (!parts(tr, r, kind_name(op), index, "reads other values here (call %lld, input %d)", (long long)index + 1, which)) return -2;
+      continue;
+    }
+    rc[r] = p; /* one that failed here: the record run's probe may narrow the range past it, else om__run_failed */
   }
   tr->depth++;
   return index;
@@ -162,8 +506,12 @@ int64_t om__run_call(om_trace *tr, int op, const om_attrs *attrs, const om_runca
 void om__run_call_done(om_trace *tr, int64_t index, om_tensor *const *out, int n_out, bool ok) {
   if (index < 0) return;
   tr->depth--;
+  for (int j = 0; ok && j < n_out; j++) {
+    out[j]->trace_run = tr->serial;
+    out[j]->trace_origin = (int32_t)(index * OM_MAX_OUTPUTS + j);
+  }
   if (tr->phase != OM_PHASE_OTHER) return;
-  om_run *run = &tr->runs.v[tr->run];
+  om_run *run = tr->cur;
   om_runcall *c = &run->calls.v[index];
   if (!ok) {
     c->error = om__arena_strdup(&tr->g.arena, om_last_error_message());
@@ -193,23 +541,45 @@ om_tensor *om__phantom(om_trace *tr, const om_meta *meta) {
 
 /* ---- om_trace_run ---- */
 
-/* Checks, after the record run returned n outputs, that every other run ended as it did. */
-static bool check_ends(om_trace *tr, int n) {
+/* Checks, after the record run returned outs (n), that every other run ended as it did: as many
+ * live calls (or calls), as many outputs, each the same value. */
+static bool check_ends(om_trace *tr, om_tensor *const *outs, int n) {
   char sizes[160];
+  int64_t last = tr->base.n_outputs >= 0 ? tr->base.live.n : tr->calls; /* what the record run made */
   for (int r = 0; r < tr->runs.n; r++) {
-    const om_run *run = &tr->runs.v[r];
+    om_run *run = &tr->runs.v[r];
+    if (run->dropped) continue;
     om__run_sizes(tr, run->v, ~(uint64_t)0, sizes, sizeof sizes);
-    if (run->calls.n > tr->calls)
-      return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE,
-                            "trace_run: the model takes another path at other sizes: at %s it goes on after its "
-                            "last call here (call %lld) and calls %s; control flow that depends on a size cannot "
-                            "be written in the graph", sizes, (long long)tr->calls, kind_name(run->calls.v[tr->calls].op));
-    if (run->n_outputs < 0)
-      return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "trace_run: at %s the model fails after its last call: %s",
-                            sizes, run->error);
-    if (run->n_outputs != n)
+    bool live = om__run_by_liveness(tr, run);
+    if (run->n_outputs >= 0 && (live ? run->live.n : run->calls.n) > last) {
+      int64_t next = live ? run->live.v[last] : last;
+      if (!parts(tr, r, "trace_run", tr->calls - 1, "goes on after its last call here (call %lld) and calls %s",
+                 (long long)tr->calls, kind_name(run->calls.v[next].op)))
+        return false;
+      continue;
+    }
+    if (run->n_outputs < 0) { /* where the record run did not meet it (after its last call, at a call it computed only) */
+      if (om__run_failed(tr, r, om__arena_printf(&tr->g.arena, "trace_run: at %s the model fails (%s)", sizes, run->error))) continue;
+      char hint[400];
+      return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "trace_run: at %s the model fails (%s), so the graph would only "
+                            "hold at the traced sizes%s", sizes, run->error, om__run_hint(tr, r, hint, sizeof hint));
+    }
+    if (run->n_outputs != n) {
+      if (is_small(tr, run)) {
+        drop_small(tr, run, om__arena_printf(&tr->g.arena, "trace_run: at %s the model returns %d outputs", sizes, run->n_outputs));
+        continue;
+      }
       return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "trace_run: the model returns %d outputs at %s and %d here",
                             run->n_outputs, sizes, n);
+    }
+    const int64_t *o = run->pool.v + run->out;
+    for (int j = 0; j < n; j++) {
+      int64_t kind, value;
+      origin_of(tr, outs[j], &kind, &value);
+      if (same_origin(tr, run, kind, value, o[1 + 2 * j], o[2 + 2 * j])) continue;
+      if (!parts(tr, r, "trace_run", tr->calls - 1, "returns another value as output %d", j)) return false;
+      break;
+    }
   }
   return true;
 }
@@ -228,13 +598,20 @@ static bool still(uint32_t id) {
   return false;
 }
 
-/* Runs fn at run r's sizes on phantom inputs; logs how it ended. false when the trace ended. */
-static bool run_other(om_trace *tr, int r, om_trace_fn fn, void *ctx, om_tensor **outputs, int max_outputs) {
-  om_run *run = &tr->runs.v[r];
+/* Stamps t as the model's input k in the run going on. */
+static void stamp_input(om_trace *tr, om_tensor *t, int k) {
+  t->trace_run = tr->serial;
+  t->trace_origin = -1 - k;
+}
+
+/* Runs fn at run's sizes on phantom inputs; logs how it ended and, when it returned, which
+ * calls are live. false when the trace ended. */
+static bool run_other(om_trace *tr, om_run *run, om_trace_fn fn, void *ctx, om_tensor **outputs, int max_outputs) {
   om_graph *g = &tr->g;
   om_tensor *in[64] = {0};
   int n_in = g->inputs.n;
   bool made = true;
+  tr->serial++;
   for (int k = 0; k < n_in && made; k++) {
     const om_gvalue *v = &g->values.v[g->inputs.v[k]];
     om_meta m = {.dtype = v->dtype, .ndim = v->ndim};
@@ -242,9 +619,10 @@ static bool run_other(om_trace *tr, int r, om_trace_fn fn, void *ctx, om_tensor 
     for (int d = 0; d < v->ndim; d++)
       if (v->ext[d] >= 0) om__x_eval(tr, v->ext[d], run->v, &m.shape[d]);
     made = (in[k] = om__phantom(tr, &m)) != NULL;
+    if (made) stamp_input(tr, in[k], k);
   }
   tr->phase = OM_PHASE_OTHER;
-  tr->run = r;
+  tr->cur = run;
   tr->calls = 0;
   uint32_t id = tr->id;
   int n = made ? fn(ctx, in, n_in, outputs, max_outputs) : -1;
@@ -253,14 +631,16 @@ static bool run_other(om_trace *tr, int r, om_trace_fn fn, void *ctx, om_tensor 
     for (int j = 0; j < n && j < max_outputs; j++) om_tensor_release(outputs[j]);
     return false;
   }
-  run->n_outputs = n;
+  run->n_outputs = n > max_outputs ? -1 : n;
+  run->out = -1;
   if (n < 0) snprintf(run->error, sizeof run->error, "%s", om_last_error_message());
+  bool ok = n < 0 || n > max_outputs || liveness(tr, run, outputs, n);
   for (int j = 0; j < n && j < max_outputs; j++) {
     om_tensor_release(outputs[j]);
     outputs[j] = NULL;
   }
   om_clear_error();
-  return true;
+  return ok || om__trace_fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory");
 }
 
 int om_trace_run(om_trace_fn fn, void *ctx, om_tensor **outputs, int max_outputs) {
@@ -277,6 +657,11 @@ int om_trace_run(om_trace_fn fn, void *ctx, om_tensor **outputs, int max_outputs
                           tr->inputs.n), -1;
   om_thread_state *st = om__state();
   uint64_t seed = st->rng_seed, offset = st->rng_offset;
+  tr->base.n_outputs = -1;
+  if (tr->symbols.n) { /* the base run: which calls are live */
+    om__run_example(tr, tr->base.v);
+    if (!run_other(tr, &tr->base, fn, ctx, outputs, max_outputs)) return -1;
+  }
   for (int r = 0; tr->symbols.n && r < OM_RUNS; r++) {
     om_run *run = OM_VEC_PUSH_SLOT(tr->runs);
     if (!run) return om__trace_fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory"), -1;
@@ -286,20 +671,58 @@ int om_trace_run(om_trace_fn fn, void *ctx, om_tensor **outputs, int max_outputs
     /* a run that fails goes on to the others all the same: the calls before the failure are
      * fitted with every run's values, and the record run finds where it fails (and whether it
      * does there too) */
-    if (!run_other(tr, r, fn, ctx, outputs, max_outputs)) return -1;
+    if (!run_other(tr, run, fn, ctx, outputs, max_outputs)) return -1;
+    if (run->n_outputs < 0 && tr->base.n_outputs >= 0 && (run->prefix = common_prefix(tr, run)) < 0)
+      return om__trace_fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory"), -1;
   }
-  tr->phase = OM_PHASE_RECORD;
-  tr->calls = 0;
-  if (!om__probe_init(tr)) return -1;
-  st->rng_seed = seed, st->rng_offset = offset;
-  om_tensor *in[64];
-  for (int k = 0; k < tr->inputs.n; k++) in[k] = tr->inputs.v[k].traced;
+  /* the record run; when it asks for more runs (om__run_more) it unwinds, the graph and the
+   * symbols' ranges go back to how they were, the runs are made, and it records again */
+  const int mark[3] = {tr->g.values.n, tr->g.nodes.n, tr->g.inits.n};
+  om_symbol *ranges = tr->symbols.n ? om__alloc(sizeof *ranges * (size_t)tr->symbols.n, "trace_run") : NULL;
+  if (tr->symbols.n && !ranges) return om__trace_fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory"), -1;
+  if (ranges) memcpy(ranges, tr->symbols.v, sizeof *ranges * (size_t)tr->symbols.n);
   uint32_t id = tr->id;
-  int n = fn(ctx, in, tr->inputs.n, outputs, max_outputs);
-  if (!still(id)) { /* ended by a trace error inside (or by the model) */
+  int n;
+  for (;;) {
+    tr->phase = OM_PHASE_RECORD;
+    tr->calls = 0;
+    tr->serial++;
+    tr->n_probes = 0;
+    if (!om__probe_init(tr)) return free(ranges), -1;
+    st->rng_seed = seed, st->rng_offset = offset;
+    om_tensor *in[64];
+    for (int k = 0; k < tr->inputs.n; k++) stamp_input(tr, in[k] = tr->inputs.v[k].traced, k);
+    n = fn(ctx, in, tr->inputs.n, outputs, max_outputs);
+    if (!still(id)) { /* ended by a trace error inside (or by the model) */
+      om__release_all(outputs, n > 0 && n <= max_outputs ? n : 0);
+      return free(ranges), -1;
+    }
+    if (!tr->more) break;
     om__release_all(outputs, n > 0 && n <= max_outputs ? n : 0);
-    return -1;
+    om_clear_error();
+    om__trace_rollback(tr, mark);
+    memcpy(tr->symbols.v, ranges, sizeof *ranges * (size_t)tr->symbols.n);
+    for (int r = 0; r < tr->runs.n; r++) tr->runs.v[r].dropped = false;
+    tr->more = false;
+    tr->extended = true;
+    for (int k = 0, moved = 0; k < tr->symbols.n && moved < 2; k++) {
+      if (!(tr->more_syms >> k & 1)) continue;
+      moved++;
+      for (int i = 0; i < OM_MORE && tr->runs.n < OM_RUNS_MAX; i++) {
+        int64_t v[64];
+        if (!more_sizes(tr, k, i, v)) break;
+        om_run *run = OM_VEC_PUSH_SLOT(tr->runs);
+        if (!run) return free(ranges), om__trace_fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory"), -1;
+        memset(run, 0, sizeof *run);
+        memcpy(run->v, v, sizeof v);
+        st->rng_seed = seed, st->rng_offset = offset;
+        if (!run_other(tr, run, fn, ctx, outputs, max_outputs)) return free(ranges), -1;
+        if (run->n_outputs < 0 && tr->base.n_outputs >= 0 && (run->prefix = common_prefix(tr, run)) < 0)
+          return free(ranges), om__trace_fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory"), -1;
+      }
+    }
   }
+  free(ranges);
   if (n < 0) { /* the model's own failure: the recording ends, the error stays */
     om_thread_state *s = om__state();
     om_error_kind kind = s->err_kind;
@@ -309,7 +732,7 @@ int om_trace_run(om_trace_fn fn, void *ctx, om_tensor **outputs, int max_outputs
     om__fail(kind, "%s", msg);
     return -1;
   }
-  if (n > max_outputs || !check_ends(tr, n)) {
+  if (n > max_outputs || !check_ends(tr, outputs, n)) {
     om__release_all(outputs, n < max_outputs ? n : max_outputs);
     if (n > max_outputs) om__trace_fail(OM_ERR_TRACE_INVALID_USAGE, "trace_run: %d outputs, room for %d", n, max_outputs);
     return -1;

@@ -71,12 +71,18 @@ typedef struct om_symbol {
 /* What kind of event a logged call is: an op (its om_op) or a creation (OM_OP_COUNT + om_created). */
 #define OM_RUN_CREATED(kind) (OM_OP_COUNT + (int)(kind))
 
-/* One call as a run at other sizes saw it. Its data in the run's pool: from at, the given int
- * attrs (n_i, values) and the float attrs (n_f, values as bits); from out (-1: none), the
- * outputs (n_out, then each one's ndim and sizes). */
+/* The most runs at other sizes a trace makes (runs.c). */
+#define OM_RUNS_MAX 40
+
+/* One call as a run saw it. Its data in the run's pool: from at, the given int attrs (n_i,
+ * values) and the float attrs (n_f, values as bits); from in, its tensor inputs (n, then a
+ * kind and a value each: 0 and the origin of a tensor the run made, 1 and the address of one
+ * from outside the run); from out (-1: none), the outputs (n_out, then each one's ndim and
+ * sizes). */
 typedef struct om_runcall {
   int op;
-  int at, out;
+  int at, in, out;
+  int rank;          /* its place among the run's live calls (those the outputs need), -1 dead */
   const char *error; /* the call failed there, with this message (arena) */
 } om_runcall;
 
@@ -84,9 +90,18 @@ typedef struct om_run {
   int64_t v[64];      /* the symbols' variables */
   OM_VEC(om_runcall) calls;
   OM_VEC(int64_t) pool;
+  OM_VEC(int) live;   /* the live calls' indices, in order (when the run returned) */
   int n_outputs;      /* what the model returned, -1 when it failed */
+  int out;            /* pool offset of the outputs' origins (kind, value each), -1 none */
+  int64_t prefix;     /* a run that failed is matched to the record run call by call: the
+                       * first calls it has in common with the base run */
+  bool dropped;       /* a run below the example that failed or parted: not used further */
   char error[320];    /* the error that ended it */
 } om_run;
+
+/* Whether run r's calls are matched to the record run's by liveness (both it and the base run
+ * returned), else by index. */
+bool om__run_by_liveness(const om_trace *tr, const om_run *run);
 
 typedef enum om_trace_phase {
   OM_PHASE_MANUAL,  /* om_trace_begin .. om_trace_finish without om_trace_run */
@@ -129,11 +144,19 @@ struct om_trace {
   /* the runs (runs.c) */
   om_trace_phase phase;
   OM_VEC(om_run) runs;       /* the runs at other sizes */
-  int run;                   /* the one going on (OM_PHASE_OTHER) */
+  om_run base;               /* the run at the example's sizes, shape only: which calls are live */
+  om_run *cur;               /* the one going on (OM_PHASE_OTHER) */
+  uint32_t serial;           /* of the run going on: tensors it made carry it (trace_run) */
+  bool dead;                 /* the record run's call going on is not live: computed, not recorded */
+  bool more;                 /* the record run wants more runs (a fit the runs cannot decide): it
+                              * unwinds, and om_trace_run runs the model at more sizes, then again */
+  bool extended;             /* those runs were made: no more */
+  uint64_t more_syms;        /* the symbols they move */
   int64_t calls;             /* calls made in the run going on */
   om_storage *phantom;       /* the storage every phantom shares (no data) */
   int depth;                 /* > 0 inside a call already logged (a lowering's own constants, backward) */
-  const om_runcall *rc[8];   /* the call going on, in each run at other sizes (the record run) */
+  const om_runcall *rc[OM_RUNS_MAX]; /* the call going on, in each run at other sizes (the record
+                                      * run; NULL where a run has no such call) */
   /* the probe's assignments of the variables (probe.c), made when the record run starts */
   int n_probes, cap_probes;
   int64_t (*probes)[64];
@@ -154,7 +177,7 @@ struct om_lower {
   /* candidates for the outputs' extents (probe.c): an op's extents rule adds its own first */
   int cand[OM_MAX_OUTPUTS][OM_MAX_DIMS][12];
   int n_cand[OM_MAX_OUTPUTS][OM_MAX_DIMS];
-  const om_runcall *rc[8];                 /* this call in each run at other sizes */
+  const om_runcall *rc[OM_RUNS_MAX];       /* this call in each run at other sizes (NULL: none) */
 };
 
 /** Frees a recording (not the thread's pointer to it). */
@@ -210,19 +233,45 @@ const char *om__run_sizes(const om_trace *tr, const int64_t *v, uint64_t mask, c
 /** Reads a logged call's data: given attrs (n_i, i) and float attrs (n_f, f); its outputs' shapes. */
 void om__runcall_attrs(const om_run *run, const om_runcall *rc, om_attrs *a);
 bool om__runcall_output(const om_run *run, const om_runcall *rc, int j, int *ndim, int64_t *shape);
-/** At the start of a call of kind op (an om_op or OM_RUN_CREATED) with attrs: in a run at other
- *  sizes, logs it (returns its index); in the record run, finds it in every other run (rc, one
- *  per run) and checks the model made the same call there (SymbolicShape otherwise, ending the
- *  trace: -2). -1: not logged (no runs, or inside a logged call). */
-int64_t om__run_call(om_trace *tr, int op, const om_attrs *attrs, const om_runcall **rc);
-/** After a logged call of a run at other sizes: its outputs (or, ok false, that it failed). */
+/** At the start of a call of kind op (an om_op or OM_RUN_CREATED) with attrs on tensors in
+ *  (n_in): in a run at other sizes (or the base run), logs it (returns its index); in the record
+ *  run, finds it in every other run (rc, one per run, NULL where a run has no such call), checks
+ *  the model made the same call on the same values there (SymbolicShape otherwise, ending the
+ *  trace: -2), and sets tr->dead when the call is not live (the outputs do not need it). -1:
+ *  not logged (no runs, or inside a logged call). */
+int64_t om__run_call(om_trace *tr, int op, const om_attrs *attrs, om_tensor *const *in, int n_in, const om_runcall **rc);
+/** After a logged call: stamps its outputs with their origin in the run; in a run at other
+ *  sizes logs their shapes (or, ok false, that it failed). */
 void om__run_call_done(om_trace *tr, int64_t index, om_tensor *const *out, int n_out, bool ok);
+/** Run r failed (why says where and how) where nothing narrowed the range past it: below the
+ *  example it is dropped (om__run_drop); above, each symbol it has above its example that no run
+ *  which returned took at that size or more gets as its maximum the largest size such a run
+ *  took below it (the model works there: its table of positions ends between). false, with
+ *  nothing changed, when that cannot say which symbol ends or no size above the example is known
+ *  to work: the caller refuses. */
+bool om__run_failed(om_trace *tr, int r, const char *why);
+/** Drops what the graph gained since mark (values, nodes, initializers: mark[0..3)). */
+void om__trace_rollback(om_trace *tr, const int *mark);
+/** For the record run: when no more runs were made yet, asks for them (tr->more: runs that move
+ *  each of the first two symbols in syms alone through 16 more consecutive sizes) and fails the
+ *  call going on with an error that unwinds the model (the trace goes on); returns true then.
+ *  false when they were made: the caller refuses. */
+bool om__run_more(om_trace *tr, uint64_t syms);
+/** When run r failed at sizes that are not multiples of some m where every run that returned
+ *  has multiples: "; it holds when 'h' is a multiple of 2: declare om.Dim('h', ...) ...", for a
+ *  refusal, into buf (returned; "" when none). */
+const char *om__run_hint(const om_trace *tr, int r, char *buf, size_t cap);
+/** Whether run r has a symbol below its example size. */
+bool om__run_small(const om_trace *tr, int r);
+/** When run r is below the example in some symbol: drops it (not used further) and narrows
+ *  each such symbol's minimum to the sizes above it, why saying where; true. Else false. */
+bool om__run_drop(om_trace *tr, int r, const char *why);
 /** A phantom of meta (shape only, on the trace's data-less storage) for a run at other sizes. */
 om_tensor *om__phantom(om_trace *tr, const om_meta *meta);
 
 /* ---- fitting (fit.c) ---- */
 /** The expression of an integer the caller computed: a0 here, the logged values in the other
- *  runs (vals[r] for run r), written as what it is (a size, a multiple, a sum, a product, a
+ *  runs (vals[r] for each run r with a partner call, l->rc[r]), written as what it is (a size, a multiple, a sum, a product, a
  *  floor division). -2 when none fits (no error set), -1 on error. */
 int om__fit_int(om_lower *l, int64_t a0, const int64_t *vals);
 /** Describes the values of an integer across the runs for a refusal: "7 here, 8 at seq=8, ...". */

@@ -25,7 +25,11 @@ void om__trace_free(om_trace *tr) {
     om_tensor_release(tr->inputs.v[k].traced);
     om__storage_release(tr->inputs.v[k].storage);
   }
+  free(tr->base.calls.v);
+  free(tr->base.pool.v);
+  free(tr->base.live.v);
   for (int r = 0; r < tr->runs.n; r++) {
+    free(tr->runs.v[r].live.v);
     free(tr->runs.v[r].calls.v);
     free(tr->runs.v[r].pool.v);
   }

@@ -316,11 +316,11 @@ TEST(refusals) {
     om_error_kind kind;
     const char *msg;
   } cases[] = {
-      {branches_on_size, OM_ERR_TRACE_SYMBOLIC_SHAPE, "neg: the model takes another path at other sizes: at batch=6, seq=7 it calls relu here"},
+      {branches_on_size, OM_ERR_TRACE_SYMBOLIC_SHAPE, "neg: the model takes another path at other sizes: at batch=6, seq=11 it calls relu here"},
       {random_of_the_size, OM_ERR_TRACE_SYMBOLIC_SHAPE, "randn: a random tensor of shape [3,5,4] changes with the sizes; random values of a changing size cannot be written"},
-      {modulo_index, OM_ERR_TRACE_SYMBOLIC_SHAPE, "select: argument 1 is 2 at the traced sizes, 1 at batch=6, seq=7, 2 at batch=7, seq=8, 0 at batch=8, seq=9"},
-      {baked_constant, OM_ERR_TRACE_SYMBOLIC_SHAPE, "add: at batch=6, seq=7 the call fails (add: shapes [6,7,4] and [3,5,4] do not broadcast"},
-      {slowly, OM_ERR_TRACE_SYMBOLIC_SHAPE, "relu: at batch=6, seq=7 the model fails here (the model wants 5 steps)"},
+      {modulo_index, OM_ERR_TRACE_SYMBOLIC_SHAPE, "select: argument 1 is 2 at the traced sizes, 2 at batch=6, seq=11, 2 at batch=7, seq=8"},
+      {baked_constant, OM_ERR_TRACE_SYMBOLIC_SHAPE, "add: at batch=4, seq=5 the call fails (add: shapes [4,5,4] and [3,5,4] do not broadcast"},
+      {slowly, OM_ERR_TRACE_SYMBOLIC_SHAPE, "relu: at batch=6, seq=11 the model fails here (the model wants 5 steps)"},
       {reads, OM_ERR_TRACE_DATA_DEPENDENT, "item: reads the values of a traced tensor of shape [3,5,4]"},
   };
   for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {

@@ -99,7 +99,7 @@ export function formatReport({ seed, from = 0, count, records, ms, workers = 1, 
   if (narrowed.length) {
     const by = new Map();
     for (const r of narrowed) for (const t of r.narrowed) {
-      const call = /\((.*) \(call \d+\)\)$/.exec(t)?.[1] ?? 'undeclared reason';
+      const call = /\((\S+) \(call \d+\)/.exec(t)?.[1] ?? 'undeclared reason';
       by.set(call, (by.get(call) ?? 0) + 1);
     }
     lines.push(`  narrowed: ${narrowed.length} agreeing or wrong models hold for fewer sizes than their symbols declare, narrowed by `
