@@ -378,6 +378,17 @@ bool om__lower_x_is_const(om_lower *l, int a, int64_t *c);
 /** The smallest value expression x takes over the symbols' ranges, to *min; false when unknown
  *  (om__x_min: x's form does not show that it never decreases). */
 bool om__lower_x_min(om_lower *l, int x, int64_t *min);
+/** When value v is a Pad's output: gives that Pad its optional axes input (every axis: the same
+ *  padding), so that onnxruntime's PadFusion leaves it alone; it would fold a Pad with 0 into a
+ *  MaxPool's pads, where padding never wins, and change the maxima. false on error. */
+bool om__lower_no_pad_fusion(om_lower *l, int v);
+/** Value v (of meta, whose axis grows by 1) with one more row along axis, for an op whose rows do
+ *  not mix (the rows of an LSTM batch) and that onnxruntime refuses or aborts on when the axis is
+ *  empty at some size: the row is a ReduceSum of v over the axis (keepdims), so it exists at 0
+ *  too, its values any; om__lower_drop_row slices it off the result. -1 on error. */
+int om__lower_extra_row(om_lower *l, int v, om_meta *meta, int axis);
+/** Value v (of meta) without its last row along axis. -1 on error. */
+int om__lower_drop_row(om_lower *l, int v, om_meta meta, int axis);
 /** Whether extent x (an expression; -1, a fixed size, never) can be 0 at some size the symbols
  *  take (x[:, 2:] of a T from 2), as far as om__x_min sees: onnxruntime fails or aborts on some
  *  empty values, and an extent of 0 in a shape operand needs allowzero. */

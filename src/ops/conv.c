@@ -678,6 +678,7 @@ static bool lower_max_pool(om_lower *l, const om_call *c, const win *g, bool cei
                       has_empty_window(l, g, ceil_mode, 2) || has_empty_window(l, g, ceil_mode, 3);
   om_gattr at[] = {OM_ATTR_INT("ceil_mode", onnx_ceil), OM_ATTR_INTS("dilations", dl, 2), OM_ATTR_INTS("kernel_shape", ks, 2),
                    OM_ATTR_INTS("pads", explicit_pad ? none : pads, 4), OM_ATTR_INTS("strides", st, 2)};
+  if (!om__lower_no_pad_fusion(l, om__lower_input(l, 0))) return false; /* a zero Pad before it stays a Pad */
   if (!explicit_pad) return om__lower_node(l, c, "MaxPool", at, 5);
   int v = om__lower_input(l, 0), ninf = om__lower_scalar(l, -INFINITY, OM_FLOAT32), pv, mid, y;
   int64_t end[2] = {pads[2], pads[3]};
@@ -704,7 +705,8 @@ static bool lower_max_pool(om_lower *l, const om_call *c, const win *g, bool cei
   }
   at[0] = OM_ATTR_INT("ceil_mode", 0);
   om_meta padded = {.dtype = OM_FLOAT32, .ndim = 4, .shape = {x->shape[0], x->shape[1], g->h + pads[0] + end[0], g->w + pads[1] + end[1]}};
-  if (v < 0 || ninf < 0 || pv < 0 || !om__emit(l, "Pad", (int[]){v, pv, ninf}, 3, &padded, 1, &mid, NULL, 0) ||
+  int axes = om__lower_ints(l, (int64_t[]){0, 1, 2, 3}, 4); /* with axes: onnxruntime does not fold it into MaxPool's pads */
+  if (v < 0 || ninf < 0 || pv < 0 || axes < 0 || !om__emit(l, "Pad", (int[]){v, pv, ninf, axes}, 4, &padded, 1, &mid, NULL, 0) ||
       !om__emit(l, "MaxPool", &mid, 1, &c->out_meta[0], 1, &y, at, 5))
     return false;
   om__lower_output(l, 0, y);
@@ -729,8 +731,19 @@ static bool lower_pool(om_lower *l, const om_call *c) {
   for (int d = 2; ceil_mode && d < 4; d++) onnx_ceil |= om__lower_input_sym(l, 0, d) && (d == 2 ? g.sh : g.sw) > 1;
   int64_t ks[2] = {g.kh, g.kw}, st[2] = {g.sh, g.sw};
   int64_t eh = (g.oh - 1) * g.sh + g.dh * (g.kh - 1) + 1 - g.h - g.ph, ew = (g.ow - 1) * g.sw + g.dw * (g.kw - 1) + 1 - g.w - g.pw;
-  if (eh < g.ph || onnx_ceil) eh = g.ph;
-  if (ew < g.pw || onnx_ceil) ew = g.pw;
+  if (onnx_ceil) { /* a fixed axis whose last window PyTorch drops: less end padding, so that
+                    * ONNX's ceil gives its size too (its shape inference does not drop it) */
+    for (int d = 2; d < 4; d++) {
+      int64_t *e = d == 2 ? &eh : &ew, in = d == 2 ? g.h : g.w, p = d == 2 ? g.ph : g.pw, st1 = d == 2 ? g.sh : g.sw;
+      int64_t dk = (d == 2 ? g.dh * (g.kh - 1) : g.dw * (g.kw - 1)) + 1, o = d == 2 ? g.oh : g.ow;
+      if (om__lower_input_sym(l, 0, d) || *e >= p) *e = p;
+      else if (*e < 0 || (in + p + *e - dk + st1 - 1) / st1 + 1 != o)
+        return om__lower_refuse(l, c, "ceil_mode on a symbolic axis with a fixed one whose last window starts in the padding "
+                                      "is not one ONNX pool node (ceil_mode is one attribute for both axes)");
+    }
+  }
+  if (eh < g.ph && !onnx_ceil) eh = g.ph;
+  if (ew < g.pw && !onnx_ceil) ew = g.pw;
   int64_t pads[4] = {g.ph, g.pw, eh, ew};
   if (c->op == OM_OP_max_pool2d) return lower_max_pool(l, c, &g, ceil_mode, onnx_ceil, pads);
   bool overhang = eh > g.ph || ew > g.pw;
@@ -884,6 +897,19 @@ static int float_matrix(om_lower *l, const int64_t *v, int64_t rows, int64_t col
   return f;
 }
 
+/* u = A_h v (A_h [oH, H], v [N, C, H, oW] -> [N, C, oH, oW]), as MatMul(A_h, v); where the batch
+ * can be 0 at some size, on v with one more row (onnxruntime's MatMul fails on an empty batch on
+ * the right), sliced off after. false on error. */
+static bool rows_product(om_lower *l, const om_call *c, int ah, int v, int *u) {
+  om_meta vm = c->out_meta[0], um = c->out_meta[0];
+  vm.shape[2] = c->in[0]->shape[2];
+  if (!om__lower_may_be_0(l, om__lower_in_ext(l, 0, 0))) return om__emit(l, "MatMul", (int[]){ah, v}, 2, &um, 1, u, NULL, 0);
+  int w;
+  um.shape[0]++;
+  return (v = om__lower_extra_row(l, v, &vm, 0)) >= 0 && om__emit(l, "MatMul", (int[]){ah, v}, 2, &um, 1, &w, NULL, 0) &&
+         (*u = om__lower_drop_row(l, w, um, 0)) >= 0;
+}
+
 /* PyTorch's uneven, overlapping cells, which no ONNX pooling has: y = (A_h x A_w) / counts, with
  * A_h [oH, H] and A_w [W, oW] marking each cell's rows and columns by 1 (cell_start, cell_end:
  * the kernel's cells) and counts [oH, oW] their sizes. The sums add the same elements exactly as
@@ -907,7 +933,7 @@ static bool lower_adaptive_uneven(om_lower *l, const om_call *c) {
   cols.shape[2] = h;
   int in = om__lower_input(l, 0), t, u, y;
   if (vh < 0 || vw < 0 || vn < 0 || in < 0 || !om__emit(l, "MatMul", (int[]){in, vw}, 2, &cols, 1, &t, NULL, 0) ||
-      !om__emit(l, "MatMul", (int[]){vh, t}, 2, &c->out_meta[0], 1, &u, NULL, 0) ||
+      !rows_product(l, c, vh, t, &u) ||
       !om__emit(l, "Div", (int[]){u, vn}, 2, &c->out_meta[0], 1, &y, NULL, 0))
     return false;
   om__lower_output(l, 0, y);
@@ -989,7 +1015,7 @@ static bool lower_adaptive_symbolic(om_lower *l, const om_call *c) {
   int v = om__lower_input(l, 0), n = -1;
   if (v < 0) return false;
   if (mat[1] >= 0 && !om__emit(l, "MatMul", (int[]){v, mat[1]}, 2, &cols, 1, &v, NULL, 0)) return false;
-  if (mat[0] >= 0 && !om__emit(l, "MatMul", (int[]){mat[0], v}, 2, out, 1, &v, NULL, 0)) return false;
+  if (mat[0] >= 0 && !rows_product(l, c, mat[0], v, &v)) return false;
   if (count[0] >= 0 && count[1] >= 0) {
     if (!om__emit(l, "Mul", (int[]){count[0], count[1]}, 2, &counts, 1, &n, NULL, 0)) return false;
   } else {
@@ -1006,7 +1032,9 @@ static bool lower_adaptive_symbolic(om_lower *l, const om_call *c) {
  * lower_adaptive_symbolic computes them. */
 static bool lower_adaptive(om_lower *l, const om_call *c) {
   const int64_t *x = c->in[0]->shape, *o = c->attrs.i;
-  if (o[0] == 1 && o[1] == 1) return om__lower_node(l, c, "GlobalAveragePool", NULL, 0);
+  /* 1x1 (an output size of -1 that is 1 in the example keeps a symbolic axis: not global) */
+  if (o[0] == 1 && o[1] == 1 && !om__lower_output_sym(l, 0, 2) && !om__lower_output_sym(l, 0, 3))
+    return om__lower_node(l, c, "GlobalAveragePool", NULL, 0);
   for (int d = 2; d < 4; d++)
     if (om__lower_input_sym(l, 0, d) && !om__lower_output_sym(l, 0, d)) return lower_adaptive_symbolic(l, c);
   if (x[2] % o[0] || x[3] % o[1]) return lower_adaptive_uneven(l, c);

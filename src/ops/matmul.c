@@ -243,14 +243,44 @@ static bool matmul_backward(const om_record *r, om_tensor *const *g, om_tensor *
   return (!om__wants(r, 0) || gin[0]) && (!om__wants(r, 1) || gin[1]);
 }
 
+/* Operand i of a matmul with one more zero row or column along its contraction axis (axis), so
+ * that a product over an extent that is 0 at some size runs over 1 instead: the same zeros. -1
+ * on error. */
+static int zero_extended(om_lower *l, const om_call *c, int i, int axis) {
+  const om_tensor *t = c->in[i];
+  int64_t shape[OM_MAX_DIMS];
+  int ext[OM_MAX_DIMS];
+  om_meta zm = {.dtype = OM_FLOAT32, .ndim = t->ndim}, cm = zm;
+  for (int d = 0; d < t->ndim; d++) {
+    shape[d] = zm.shape[d] = cm.shape[d] = t->shape[d];
+    ext[d] = d == axis ? -1 : om__lower_in_ext(l, i, d);
+  }
+  shape[axis] = zm.shape[axis] = 1;
+  cm.shape[axis]++;
+  int zero = om__lower_scalar(l, 0, OM_FLOAT32), sh = om__lower_shape_operand(l, shape, ext, t->ndim), z, out;
+  if (zero < 0 || sh < 0 || !om__emit(l, "Expand", (int[]){zero, sh}, 2, &zm, 1, &z, NULL, 0) ||
+      !om__emit(l, "Concat", (int[]){om__lower_input(l, i), z}, 2, &cm, 1, &out, &OM_ATTR_INT("axis", axis), 1))
+    return -1;
+  return out;
+}
+
 /* ONNX MatMul is NumPy's matmul; on operands of 2 or more dims (all this op takes) that is
- * this op's product with broadcast batch dims. */
-static bool lower_matmul(om_lower *l, const om_call *c) { return om__lower_node(l, c, "MatMul", NULL, 0); }
+ * this op's product with broadcast batch dims. A contraction over nothing is 0, which
+ * onnxruntime's MatMul does not write (it leaves the output as it found it): where the
+ * contracted extent can be 0 at some size, both operands get a zero slice more along it. */
+static bool lower_matmul(om_lower *l, const om_call *c) {
+  const om_tensor *a = c->in[0], *b = c->in[1];
+  if (!om__lower_may_be_0(l, om__lower_in_ext(l, 0, a->ndim - 1)) && a->shape[a->ndim - 1]) return om__lower_node(l, c, "MatMul", NULL, 0);
+  int in[2] = {zero_extended(l, c, 0, a->ndim - 1), zero_extended(l, c, 1, b->ndim - 2)}, out;
+  if (in[0] < 0 || in[1] < 0 || !om__emit(l, "MatMul", in, 2, &c->out_meta[0], 1, &out, NULL, 0)) return false;
+  om__lower_output(l, 0, out);
+  return true;
+}
 
 const om_op_def om__op_matmul = {
     .name = "matmul", .n_in = 2, .n_out = 1, .saves = OM_SAVES_IN(0) | OM_SAVES_IN(1),
     .infer = infer_matmul, .forward = forward_matmul, .backward = matmul_backward,
-    .lower = lower_matmul, .onnx = "MatMul",
+    .lower = lower_matmul, .onnx = "MatMul (a zero slice more on both operands where the contracted extent can be 0)",
     .test = {.n_in = 2, .ndims = {3, 2}, .shapes = {{2, 3, 5}, {5, 4}}, .lo = -2, .hi = 2}};
 
 /* ---- linear: x [..., in], weight [out, in], bias [out] (optional) -> [..., out] ----

@@ -340,31 +340,9 @@ static int reorder(om_lower *l, const rnn_kind *k, int v, int64_t blocks, int64_
   return out;
 }
 
-/* v with one more row along axis (any values: the rows of an LSTM or GRU batch do not mix, and
- * the extra one is sliced off again), made from v itself so that it exists at a batch of 0: a
- * ReduceSum over the axis (keepdims) is that row. meta: v's, whose axis grows by 1. -1 on error. */
-static int extra_row(om_lower *l, int v, om_meta *meta, int axis) {
-  om_meta row = *meta;
-  row.shape[axis] = 1;
-  meta->shape[axis]++;
-  int ax = om__lower_ints(l, (int64_t[]){axis}, 1), r, out;
-  if (ax < 0 || !om__emit(l, "ReduceSum", (int[]){v, ax}, 2, &row, 1, &r, &OM_ATTR_INT("keepdims", 1), 1) ||
-      !om__emit(l, "Concat", (int[]){v, r}, 2, meta, 1, &out, &OM_ATTR_INT("axis", axis), 1))
-    return -1;
-  return out;
-}
-
-/* v without its last row along axis (extra_row's). -1 on error. */
-static int drop_row(om_lower *l, int v, om_meta meta, int axis) {
-  meta.shape[axis]--;
-  int in[4] = {v, om__lower_ints(l, (int64_t[]){0}, 1), om__lower_ints(l, (int64_t[]){-1}, 1), om__lower_ints(l, (int64_t[]){axis}, 1)}, out;
-  if (in[1] < 0 || in[2] < 0 || in[3] < 0 || !om__emit(l, "Slice", in, 4, &meta, 1, &out, NULL, 0)) return -1;
-  return out;
-}
-
 /* A batch of 0 is zeros at a fixed size (om__lower_empty: onnxruntime's LSTM and GRU abort on
  * it); on a symbolic batch that can be 0 at some size (x[:, 2:] of an N from 2) the node runs on
- * one extra row, sliced off after (extra_row, drop_row). */
+ * one extra row, sliced off after (om__lower_extra_row, om__lower_drop_row). */
 static bool lower_rnn(om_lower *l, const om_call *c) {
   int empty = om__lower_empty(l, c);
   if (empty) return empty > 0;
@@ -385,7 +363,7 @@ static bool lower_rnn(om_lower *l, const om_call *c) {
       return false;
   }
   om_meta xm = {.dtype = OM_FLOAT32, .ndim = 3, .shape = {T, N, I ? I : 1}};
-  if (pad && (in[0] = extra_row(l, in[0], &xm, 1)) < 0) return false;
+  if (pad && (in[0] = om__lower_extra_row(l, in[0], &xm, 1)) < 0) return false;
   const int64_t NB = N + pad; /* the node's batch */
   if (c->attrs.i[1]) {
     om_meta cat = {.dtype = OM_FLOAT32, .ndim = 1, .shape = {2 * GH}};
@@ -400,7 +378,7 @@ static bool lower_rnn(om_lower *l, const om_call *c) {
   for (int s = 0; has_state(c->n_in, &c->attrs) && s < k->states; s++) {
     om_meta sm = {.dtype = OM_FLOAT32, .ndim = 2, .shape = {N, H}};
     int v = om__lower_input(l, state_index(&c->attrs) + s);
-    if ((pad && (v = extra_row(l, v, &sm, 0)) < 0) || !om__emit(l, "Unsqueeze", (int[]){v, zero}, 2, &st, 1, &in[5 + s], NULL, 0))
+    if ((pad && (v = om__lower_extra_row(l, v, &sm, 0)) < 0) || !om__emit(l, "Unsqueeze", (int[]){v, zero}, 2, &st, 1, &in[5 + s], NULL, 0))
       return false;
   }
   om_meta outs[3] = {{.dtype = OM_FLOAT32, .ndim = 4, .shape = {T, 1, NB, H}}, st, st};
@@ -409,7 +387,7 @@ static bool lower_rnn(om_lower *l, const om_call *c) {
                     OM_ATTR_INT("linear_before_reset", 1)};
   if (!om__emit(l, k->onnx, in, k->states == 2 ? 7 : 6, outs, k->states + 1, o, at, k->states == 2 ? 2 : 3)) return false;
   for (int j = 0; pad && j <= k->states; j++)
-    if ((o[j] = drop_row(l, o[j], outs[j], j ? 1 : 2)) < 0) return false;
+    if ((o[j] = om__lower_drop_row(l, o[j], outs[j], j ? 1 : 2)) < 0) return false;
   if (!om__emit(l, "Squeeze", (int[]){o[0], one}, 2, &c->out_meta[0], 1, &y, NULL, 0)) return false;
   if (k->states == 2 ? !om__emit(l, "Concat", (int[]){o[1], o[2]}, 2, &c->out_meta[1], 1, &s, &OM_ATTR_INT("axis", 0), 1)
                      : !om__emit(l, "Squeeze", (int[]){o[1], zero}, 2, &c->out_meta[1], 1, &s, NULL, 0))

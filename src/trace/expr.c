@@ -506,3 +506,11 @@ const char *om__x_name(om_trace *tr, int a) {
   if (n >= sizeof buf) snprintf(buf + sizeof buf - 4, 4, "...");
   return x->name = om__arena_strdup(&tr->g.arena, buf);
 }
+
+void om__x_extent(om_trace *tr, int x) {
+  if (x < 0 || tr->xs.v[x].extent) return;
+  int *slot = OM_VEC_PUSH_SLOT(tr->extents);
+  if (!slot) return; /* out of memory: the pool has one size fewer to fit with */
+  *slot = x;
+  tr->xs.v[x].extent = true;
+}

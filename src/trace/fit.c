@@ -3,7 +3,7 @@
  * an index) or a scalar that differs between the runs at other sizes was computed from sizes:
  * it is written as the expression that gives its value in every run, tried in this order, each
  * over the *pool* of sizes the model can read (the call's inputs' extents first, then every
- * symbol, then every extent the trace has made):
+ * symbol, then every extent of a value the trace has made):
  *   c * E + b;  m * floor((c * E + b) / k) + d, k <= 16 (the only such form that fits, else
  *   the runs cannot tell which); c * (a product of input axes) + b;  c * E1 * E2 + b;
  *   c1 * E1 + c2 * E2 + b.
@@ -56,8 +56,12 @@ static void pool_make(om_lower *l, pool *p) {
   pool_runs(l, p);
   for (int i = 0; l->in && i < l->c->n_in; i++)
     for (int d = 0; d < l->c->in[i]->ndim; d++) pool_add(tr, p, om__lower_in_ext(l, i, d));
-  for (int k = 0; k < tr->symbols.n; k++) pool_add(tr, p, om__x_sym(tr, k));
-  for (int k = 0; k < tr->xs.n; k++) pool_add(tr, p, k);
+  for (int k = 0; k < tr->symbols.n; k++) { /* each symbol, and its variable when it is a multiple (seq / 2) */
+    int x = om__x_sym(tr, k);
+    pool_add(tr, p, x);
+    if (tr->symbols.v[k].multiple > 1) pool_add(tr, p, om__x_divexact(tr, x, om__x_const(tr, tr->symbols.v[k].multiple)));
+  }
+  for (int k = 0; k < tr->extents.n; k++) pool_add(tr, p, tr->extents.v[k]);
 }
 
 /* c from two runs where e moves, and b, such that a = c * e + b in every run. */
@@ -97,24 +101,26 @@ static bool floor_form(const int64_t *a, const int64_t *e, int n, int64_t c, int
   return true;
 }
 
-int om__fit_int(om_lower *l, int64_t a0, const int64_t *vals) {
+int om__fit_int(om_lower *l, int64_t a0, const int64_t *vals, bool *floored, int64_t *at) {
   om_trace *tr = l->tr;
   static _Thread_local pool p;
   pool_runs(l, &p);
   int n = 1 + p.runs;
   bool moves = false;
   for (int i = 0; i < p.runs; i++) moves |= vals[p.ix[i]] != a0;
+  *floored = false;
   if (!moves) return om__x_const(tr, a0);
   if (n < 3) return -2; /* every form is checked at a point beyond those that determine it */
   pool_make(l, &p);
   int64_t a[RUNS_MAX + 1], c, b;
+  *floored = false;
   a[0] = a0;
   for (int i = 0; i < p.runs; i++) a[1 + i] = vals[p.ix[i]];
   for (int i = 0; i < p.n; i++) /* c * E + b */
     if (affine(a, p.e[i], n, &c, &b)) return om__x_lin(tr, c, p.x[i], 0, -1, b);
   /* m * floor((c * E + b) / k) + d (m 1: a floor division; m = k: a multiple of k below E, the
    * start of a split's last piece). The first form that fits, unless another one fits too and
-   * differs from it at some size: then the runs cannot tell them apart (-2). */
+   * differs from it at some size: then the runs cannot tell them apart (-3, at: where). */
   int found = -1;
   for (int i = 0; i < p.n; i++)
     for (int64_t m = 1; m <= K_MAX; m++) {
@@ -127,12 +133,11 @@ int om__fit_int(om_lower *l, int64_t a0, const int64_t *vals) {
           int num = om__x_lin(tr, cc, p.x[i], 0, -1, b), f = num < 0 ? -1 : om__x_floordiv(tr, num, k);
           int x = f < 0 ? -1 : om__x_lin(tr, m, f, 0, -1, d);
           if (x < 0) return -1;
-          int64_t at[64];
           if (found < 0) found = x;
-          else if (x != found && om__x_same(tr, x, found, NULL, at) != 1) return -2;
+          else if (x != found && om__x_same(tr, x, found, NULL, at) != 1) return -3;
         }
     }
-  if (found >= 0) return found;
+  if (found >= 0) return *floored = true, found;
   int64_t prod[RUNS_MAX + 1];
   for (int i = 0; l->in && i < l->c->n_in; i++) { /* c * (a product of input i's symbolic axes) + b */
     int axes[OM_MAX_DIMS], na = 0;
@@ -167,7 +172,7 @@ int om__fit_int(om_lower *l, int64_t a0, const int64_t *vals) {
       return x < 0 ? -1 : om__x_lin(tr, c, x, 0, -1, b);
     }
   static const int64_t cs[4] = {1, -1, 2, -2};
-  for (int i = 0; i < p.n && n >= 4; i++) /* c1 * E1 + c2 * E2 + b */
+  for (int i = 0; i < p.n && n >= 6; i++) /* c1 * E1 + c2 * E2 + b: three numbers, checked at three more points */
     for (int j = i + 1; j < p.n; j++)
       for (int u = 0; u < 4; u++)
         for (int w = 0; w < 4; w++) {

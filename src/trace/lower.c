@@ -205,14 +205,21 @@ static uint64_t moving_symbols(const om_lower *l, uint64_t syms, int64_t a0, con
 /* om__fit_int for what call l computed (what: "argument 2", "axis 0 of the shape"), without the
  * runs below the example when nothing fits with them. */
 static int fit_int(om_lower *l, int64_t a0, const int64_t *vals, const char *what) {
-  int x = om__fit_int(l, a0, vals);
+  bool floored;
+  int64_t at[64];
+  int x = om__fit_int(l, a0, vals, &floored, at);
   const om_runcall *all[OM_RUNS_MAX];
   if (x == -2 && without_small(l, all)) {
-    x = om__fit_int(l, a0, vals);
+    x = om__fit_int(l, a0, vals, &floored, at);
     settle_small(l, all, x >= 0, what, vals, NULL);
   }
-  if (x == -2 && om__run_more(l->tr, moving_symbols(l, used_symbols(l), a0, vals))) return -1; /* unwinds; the model runs again at more sizes */
-  return x;
+  /* none fits, or a floor division only the runs at more sizes can tell from another: unwinds,
+   * and the model runs again at more sizes; two forms that fit: again with a run where they
+   * differ */
+  uint64_t syms = moving_symbols(l, used_symbols(l), a0, vals);
+  if ((x == -2 || x == -3 || (x >= 0 && floored)) && om__run_more(l->tr, syms)) return -1;
+  if (x == -3 && om__run_more_at(l->tr, at)) return -1;
+  return x == -3 ? -2 : x;
 }
 
 /* om__fit_float the same way; -1 (an error: unwinding for more runs), 0 (no fit), 1. */
@@ -250,7 +257,7 @@ static bool fit_args(om_lower *l) {
       char seen[400];
       return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "%s: argument %d is %s: it changes with the sizes, but not as a "
                             "size the graph can compute (a sum, multiple or product of sizes, or a floor division by "
-                            "2 to 4)", l->who, k, om__fit_seen(l, g->i[k], vals, seen, sizeof seen));
+                            "up to 16 the runs tell apart)", l->who, k, om__fit_seen(l, g->i[k], vals, seen, sizeof seen));
     }
     if (x < 0) return false;
     l->arg[k] = x;
@@ -383,6 +390,45 @@ int om__lower_x_lin(om_lower *l, int64_t ca, int a, int64_t cb, int b, int64_t c
   return om__x_lin(l->tr, ca, a, cb, b, c);
 }
 bool om__lower_x_min(om_lower *l, int x, int64_t *min) { return om__x_min(l->tr, x, min); }
+
+bool om__lower_no_pad_fusion(om_lower *l, int v) {
+  om_graph *g = &l->tr->g;
+  int p = g->values.v[v].producer;
+  if (p < 0 || strcmp(g->nodes.v[p].op_type, "Pad") || g->nodes.v[p].n_in > 3) return true;
+  om_gnode *n = &g->nodes.v[p];
+  int64_t axes[OM_MAX_DIMS];
+  for (int d = 0; d < g->values.v[v].ndim; d++) axes[d] = d;
+  int ax = om__lower_ints(l, axes, g->values.v[v].ndim);
+  int *in = om__arena_alloc(&g->arena, sizeof(int) * (size_t)(4 + n->n_out));
+  if (ax < 0 || !in) return false;
+  n = &g->nodes.v[p]; /* the initializer may have grown the values, not the nodes: the same node */
+  for (int i = 0; i < 3; i++) in[i] = i < n->n_in ? n->in[i] : -1;
+  in[3] = ax;
+  memcpy(in + 4, n->out, sizeof(int) * (size_t)n->n_out);
+  n->in = in;
+  n->out = in + 4;
+  n->n_in = 4;
+  return true;
+}
+
+int om__lower_extra_row(om_lower *l, int v, om_meta *meta, int axis) {
+  om_meta row = *meta;
+  row.shape[axis] = 1;
+  meta->shape[axis]++;
+  int ax = om__lower_ints(l, (int64_t[]){axis}, 1), r, out;
+  if (ax < 0 || !om__emit(l, "ReduceSum", (int[]){v, ax}, 2, &row, 1, &r, &OM_ATTR_INT("keepdims", 1), 1) ||
+      !om__emit(l, "Concat", (int[]){v, r}, 2, meta, 1, &out, &OM_ATTR_INT("axis", axis), 1))
+    return -1;
+  return out;
+}
+
+
+int om__lower_drop_row(om_lower *l, int v, om_meta meta, int axis) {
+  meta.shape[axis]--;
+  int in[4] = {v, om__lower_ints(l, (int64_t[]){0}, 1), om__lower_ints(l, (int64_t[]){-1}, 1), om__lower_ints(l, (int64_t[]){axis}, 1)}, out;
+  if (in[1] < 0 || in[2] < 0 || in[3] < 0 || !om__emit(l, "Slice", in, 4, &meta, 1, &out, NULL, 0)) return -1;
+  return out;
+}
 
 bool om__lower_may_be_0(om_lower *l, int x) {
   int64_t min;
@@ -553,6 +599,7 @@ static int lower_arange(om_lower *l, const double *args, int x_start, int len, o
   int in[3] = {om__lower_ints(l, &(int64_t){0}, -1), om__lower_x_scalar(l, len), om__lower_ints(l, &(int64_t){1}, -1)}, v;
   if (in[0] < 0 || in[1] < 0 || in[2] < 0 || !om__emit(l, "Range", in, 3, &m, 1, &v, NULL, 0)) return -1;
   l->tr->g.values.v[v].ext[0] = len;
+  om__x_extent(l->tr, len);
   l->tr->g.values.v[v].iota = len;
   bool whole = args[0] == floor(args[0]) && args[2] == floor(args[2]);
   m.dtype = whole ? OM_INT64 : dtype; /* whole steps in int64, exact; fractional ones in float, as eager rounds them */
@@ -564,11 +611,13 @@ static int lower_arange(om_lower *l, const double *args, int x_start, int len, o
     int by = k && !fixed_start ? om__lower_x_scalar(l, x_start) : om__lower_scalar(l, args[k ? 0 : 2], m.dtype), two[2] = {v, by};
     if (by < 0 || !om__emit(l, k ? "Add" : "Mul", two, 2, &m, 1, &v, NULL, 0)) return -1;
     l->tr->g.values.v[v].ext[0] = len;
+    om__x_extent(l->tr, len);
   }
   if (dtype == m.dtype) return v;
   m.dtype = dtype;
   if (!om__emit(l, "Cast", &v, 1, &m, 1, &v, &OM_ATTR_INT("to", 1 /* FLOAT */), 1)) return -1;
   l->tr->g.values.v[v].ext[0] = len;
+  om__x_extent(l->tr, len);
   return v;
 }
 
@@ -845,6 +894,7 @@ void om__lower_output(om_lower *l, int j, int v) {
     for (int d = 0; d < m->ndim; d++) {
       val->ext[d] = l->out_ext[j][d];
       val->dim_param[d] = val->ext[d] >= 0 ? om__x_name(l->tr, val->ext[d]) : NULL;
+      om__x_extent(l->tr, val->ext[d]);
     }
   l->c->trace_out[j] = v;
 }

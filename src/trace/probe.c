@@ -211,7 +211,9 @@ static void generic_candidates(probe *p) {
         }
         if (same) all = false;
       }
-      int x = all ? om__fit_int(l, c->out_meta[j].shape[d], seen) : -2;
+      bool floored;
+      int64_t at[64];
+      int x = all ? om__fit_int(l, c->out_meta[j].shape[d], seen, &floored, at) : -2;
       if (x >= 0) om__probe_candidate(l, j, d, x);
     }
 }
@@ -521,7 +523,7 @@ bool om__probe_extents(om_lower *l) {
       bool low_ok = true;
       for (int q = 0; q < nb; q++)
         if (list[big[q]][k] <= pass) below[nl++] = big[q], low_ok &= s[big[q]].ok;
-      if (low_ok && choose(l, list, s, below, nl, choice, &bj, &bd)) {
+      if (pass > v0[k] && low_ok && choose(l, list, s, below, nl, choice, &bj, &bd)) { /* works somewhere above the example */
         narrow(&p, k, pass, list[bad][k], true, choice);
         continue;
       }

@@ -60,13 +60,15 @@ static bool is_fixed_size(const om_trace *tr, int64_t s) {
  * (consecutive ones show a floor division every residue), far ones (a size read off a deep
  * layer may move only there: floor((L + 2) / 9) + 1 is 2 from 7 to 15), and the smallest (where
  * models end). */
+enum { FAR_2 = 0, NEAR_1 = 1, SMALL = 2, NEAR_2 = 3, FAR_3 = 4, NEAR_3 = 5 }; /* in turn: a small one never next to a far one */
+
 static int64_t kind_size(const om_symbol *s, int64_t v0, int kind) {
   switch (kind) {
-    case 0: return v0 + 1;
-    case 1: return 2 * v0 + 1;
-    case 2: return v0 + 2;
-    case 3: return s->vmin + 1 < v0 ? s->vmin : v0 + 4;
-    case 4: return 3 * v0 + 2;
+    case FAR_2: return 2 * v0 + 1;
+    case NEAR_1: return v0 + 1;
+    case SMALL: return s->vmin + 1 < v0 ? s->vmin : v0 + 4;
+    case NEAR_2: return v0 + 2;
+    case FAR_3: return 3 * v0 + 2;
     default: return v0 + 3;
   }
 }
@@ -81,11 +83,11 @@ static void run_sizes(const om_trace *tr, int r, int64_t *v) {
   int64_t v0[64];
   om__run_example(tr, v0);
   bool small = false; /* a run where a symbol is small has the others near, so an end there is the small one's */
-  for (int k = 0; k < tr->symbols.n; k++) small |= (r - 1 + k) % OM_RUNS == 3 && kind_size(&tr->symbols.v[k], v0[k], 3) < v0[k];
+  for (int k = 0; k < tr->symbols.n; k++) small |= (r - 1 + k) % OM_RUNS == SMALL && kind_size(&tr->symbols.v[k], v0[k], SMALL) < v0[k];
   for (int k = 0; k < tr->symbols.n; k++) {
     const om_symbol *s = &tr->symbols.v[k];
     int kind = (r - 1 + k) % OM_RUNS;
-    if (small && (kind == 1 || kind == 4)) kind = kind == 1 ? 0 : 5;
+    if (small && (kind == FAR_2 || kind == FAR_3)) kind = kind == FAR_2 ? NEAR_1 : NEAR_3;
     int64_t want = kind_size(s, v0[k], kind);
     if (want > s->vmax) want = s->vmax - (r - 1) % 4;
     v[k] = v0[k]; /* a symbol with no other size (min = max) stays */
@@ -118,6 +120,13 @@ static bool more_sizes(const om_trace *tr, int k, int i, int64_t *v) {
     }
   }
   return false;
+}
+
+/* Whether the run's sizes are inside the symbols' ranges (narrowed as the record run goes). */
+static bool inside(const om_trace *tr, const om_run *run) {
+  for (int k = 0; k < tr->symbols.n; k++)
+    if (run->v[k] < tr->symbols.v[k].vmin || run->v[k] > tr->symbols.v[k].vmax) return false;
+  return true;
 }
 
 /* Whether the run has a symbol below its example size. */
@@ -368,7 +377,21 @@ bool om__run_failed(om_trace *tr, int r, const char *why) {
 bool om__run_more(om_trace *tr, uint64_t syms) {
   if (tr->extended || tr->phase != OM_PHASE_RECORD || !syms) return false;
   tr->more = true;
+  tr->extended = true;
   tr->more_syms = syms;
+  om__fail(OM_ERR_TRACE_INVALID_USAGE, "trace_run: the model is run at more sizes first (this is not an error of the model)");
+  return true;
+}
+
+bool om__run_more_at(om_trace *tr, const int64_t *v) {
+  if (tr->phase != OM_PHASE_RECORD || tr->runs.n >= OM_RUNS_MAX || tr->rounds >= 8) return false;
+  for (int k = 0; k < tr->symbols.n; k++)
+    if (v[k] < tr->symbols.v[k].vmin || v[k] > tr->symbols.v[k].vmax) return false;
+  for (int r = 0; r < tr->runs.n; r++)
+    if (!memcmp(tr->runs.v[r].v, v, sizeof(int64_t) * (size_t)tr->symbols.n)) return false;
+  memcpy(tr->more_at, v, sizeof tr->more_at);
+  tr->more_at_n = 1;
+  tr->more = true;
   om__fail(OM_ERR_TRACE_INVALID_USAGE, "trace_run: the model is run at more sizes first (this is not an error of the model)");
   return true;
 }
@@ -454,10 +477,7 @@ int64_t om__run_call(om_trace *tr, int op, const om_attrs *attrs, om_tensor *con
   }
   for (int r = 0; r < tr->runs.n; r++) {
     om_run *run = &tr->runs.v[r];
-    bool inside = !run->dropped; /* a run outside the symbols' ranges (narrowed) says nothing more */
-    for (int k = 0; k < tr->symbols.n && inside; k++)
-      inside = run->v[k] >= tr->symbols.v[k].vmin && run->v[k] <= tr->symbols.v[k].vmax;
-    if (!inside) continue;
+    if (run->dropped || !inside(tr, run)) continue; /* a run outside the symbols' ranges (narrowed) says nothing more */
     const om_runcall *p = NULL;
     if (om__run_by_liveness(tr, run)) {
       if (bc->rank >= run->live.n) {
@@ -548,7 +568,7 @@ static bool check_ends(om_trace *tr, om_tensor *const *outs, int n) {
   int64_t last = tr->base.n_outputs >= 0 ? tr->base.live.n : tr->calls; /* what the record run made */
   for (int r = 0; r < tr->runs.n; r++) {
     om_run *run = &tr->runs.v[r];
-    if (run->dropped) continue;
+    if (run->dropped || !inside(tr, run)) continue;
     om__run_sizes(tr, run->v, ~(uint64_t)0, sizes, sizeof sizes);
     bool live = om__run_by_liveness(tr, run);
     if (run->n_outputs >= 0 && (live ? run->live.n : run->calls.n) > last) {
@@ -704,8 +724,19 @@ int om_trace_run(om_trace_fn fn, void *ctx, om_tensor **outputs, int max_outputs
     memcpy(tr->symbols.v, ranges, sizeof *ranges * (size_t)tr->symbols.n);
     for (int r = 0; r < tr->runs.n; r++) tr->runs.v[r].dropped = false;
     tr->more = false;
-    tr->extended = true;
-    for (int k = 0, moved = 0; k < tr->symbols.n && moved < 2; k++) {
+    tr->rounds++;
+    if (tr->more_at_n) { /* the run where two fits differ */
+      tr->more_at_n = 0;
+      om_run *run = OM_VEC_PUSH_SLOT(tr->runs);
+      if (!run) return free(ranges), om__trace_fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory"), -1;
+      memset(run, 0, sizeof *run);
+      memcpy(run->v, tr->more_at, sizeof run->v);
+      st->rng_seed = seed, st->rng_offset = offset;
+      if (!run_other(tr, run, fn, ctx, outputs, max_outputs)) return free(ranges), -1;
+      if (run->n_outputs < 0 && tr->base.n_outputs >= 0 && (run->prefix = common_prefix(tr, run)) < 0)
+        return free(ranges), om__trace_fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory"), -1;
+    }
+    for (int k = 0, moved = 0; k < tr->symbols.n && moved < 2 && tr->more_syms; k++) {
       if (!(tr->more_syms >> k & 1)) continue;
       moved++;
       for (int i = 0; i < OM_MORE && tr->runs.n < OM_RUNS_MAX; i++) {
@@ -721,6 +752,7 @@ int om_trace_run(om_trace_fn fn, void *ctx, om_tensor **outputs, int max_outputs
           return free(ranges), om__trace_fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory"), -1;
       }
     }
+    tr->more_syms = 0;
   }
   free(ranges);
   if (n < 0) { /* the model's own failure: the recording ends, the error stays */

@@ -38,6 +38,7 @@ typedef struct om_xexpr {
   uint64_t syms;    /* bit k: depends on symbol k */
   int deg;          /* the largest term degree (a floor counts its numerator's) */
   const char *name; /* its dim_param ("batch*seq", "floor((h+1)/2)"), made when first asked */
+  bool extent;      /* some value's extent (in om_trace.extents) */
 } om_xexpr;
 
 /* A factor: symbol var's free variable, or floor(num / den) of expression num. */
@@ -135,6 +136,8 @@ struct om_trace {
   OM_VEC(om_input) inputs;
   OM_VEC(om_xexpr) xs;       /* interned expressions */
   OM_VEC(om_xfactor) fs;     /* interned factors */
+  OM_VEC(int) extents;       /* the expressions that are some value's extent, for fit.c's pool (not
+                              * every expression interned: a fit's tries are not sizes the model reads) */
   int *xindex;               /* hash index of xs (slot = id + 1) */
   size_t xindex_cap;
   /* Hash index of g.inits (slot = initializer index + 1, 0 empty; capacity a power of 2):
@@ -150,8 +153,10 @@ struct om_trace {
   bool dead;                 /* the record run's call going on is not live: computed, not recorded */
   bool more;                 /* the record run wants more runs (a fit the runs cannot decide): it
                               * unwinds, and om_trace_run runs the model at more sizes, then again */
-  bool extended;             /* those runs were made: no more */
+  bool extended;             /* the runs of om__run_more were made: no more of those */
   uint64_t more_syms;        /* the symbols they move */
+  int64_t more_at[64];       /* om__run_more_at's run (more_at_n 1), its variables */
+  int more_at_n, rounds;     /* rounds: how often the record run began again */
   int64_t calls;             /* calls made in the run going on */
   om_storage *phantom;       /* the storage every phantom shares (no data) */
   int depth;                 /* > 0 inside a call already logged (a lowering's own constants, backward) */
@@ -222,6 +227,8 @@ bool om__x_min(const om_trace *tr, int a, int64_t *out);
 /** 1 when a and b agree at every size (with mult: every size where variable k is a multiple of
  *  mult[k]), 0 when they differ (a point where they do in at), -1 undecided (too large a grid). */
 int om__x_same(om_trace *tr, int a, int b, const int64_t *mult, int64_t *at);
+/** Records expression x (-1: none) as some value's extent. */
+void om__x_extent(om_trace *tr, int x);
 /** a written in the symbols' names (its dim_param), an arena string; NULL on OutOfMemory. */
 const char *om__x_name(om_trace *tr, int a);
 
@@ -257,6 +264,9 @@ void om__trace_rollback(om_trace *tr, const int *mark);
  *  call going on with an error that unwinds the model (the trace goes on); returns true then.
  *  false when they were made: the caller refuses. */
 bool om__run_more(om_trace *tr, uint64_t syms);
+/** The same for one run at the variables v (where two fits that agree in every run differ):
+ *  false when no such run can be made (there is one, or the runs are as many as they may be). */
+bool om__run_more_at(om_trace *tr, const int64_t *v);
 /** When run r failed at sizes that are not multiples of some m where every run that returned
  *  has multiples: "; it holds when 'h' is a multiple of 2: declare om.Dim('h', ...) ...", for a
  *  refusal, into buf (returned; "" when none). */
@@ -272,8 +282,10 @@ om_tensor *om__phantom(om_trace *tr, const om_meta *meta);
 /* ---- fitting (fit.c) ---- */
 /** The expression of an integer the caller computed: a0 here, the logged values in the other
  *  runs (vals[r] for each run r with a partner call, l->rc[r]), written as what it is (a size, a multiple, a sum, a product, a
- *  floor division). -2 when none fits (no error set), -1 on error. */
-int om__fit_int(om_lower *l, int64_t a0, const int64_t *vals);
+ *  floor division). -2 when none fits, -3 when two forms fit that differ at some size (its
+ *  variables in at), no error set either; -1 on error. *floored: the form is a floor division,
+ *  which a few runs cannot tell from one by a larger divisor (fit_int asks for more). */
+int om__fit_int(om_lower *l, int64_t a0, const int64_t *vals, bool *floored, int64_t *at);
 /** Describes the values of an integer across the runs for a refusal: "7 here, 8 at seq=8, ...". */
 const char *om__fit_seen(om_lower *l, int64_t a0, const int64_t *vals, char *buf, size_t cap);
 /* A float scalar computed from a size: a * fn(x) + b, fn 0: x, 1: 1 / x, 2: sqrt(x), 3: 1 / sqrt(x). */

@@ -25,6 +25,7 @@ void om__trace_free(om_trace *tr) {
     om_tensor_release(tr->inputs.v[k].traced);
     om__storage_release(tr->inputs.v[k].storage);
   }
+  free(tr->extents.v);
   free(tr->base.calls.v);
   free(tr->base.pool.v);
   free(tr->base.live.v);
@@ -219,6 +220,7 @@ om_tensor *om_trace_input(const char *name, om_tensor *example, const char *cons
   g->values.v[v].name = copy;
   for (int d = 0; d < example->ndim; d++) {
     g->values.v[v].ext[d] = ext[d];
+    om__x_extent(tr, ext[d]);
     g->values.v[v].dim_param[d] = ext[d] >= 0 ? om__x_name(tr, ext[d]) : NULL;
   }
   *in = (om_input){.name = copy, .traced = om_tensor_retain(t), .storage = example->storage};

@@ -85,12 +85,39 @@ describe('the random-model instrument', () => {
   });
 });
 
+// onnxruntime-web 1.30's own bugs that a valid file meets (it loads, runs and agrees with
+// ORT's graph optimizations disabled): MatMulScaleFusion folds a scalar Mul that other nodes
+// still read into a FusedMatMul and drops it. Pinned below by its smallest form, so that the
+// allowance goes once ORT is fixed; any other wrong model fails the test.
+const KNOWN_ORT_BUGS = [/Invalid model\. Node input '[^']+' is not a graph input, initializer, or output of a previous node/];
+const knownOrtBug = (r) => r.class === 'wrong' && r.ortOptimizer && KNOWN_ORT_BUGS.some((re) => re.test(r.message));
+
+test('the known onnxruntime bug the random models meet still reproduces (else drop it from KNOWN_ORT_BUGS)', async () => {
+  const om = await import('onemodel');
+  const ort = await import('onnxruntime-web');
+  await om.ready();
+  const F = om.nn.functional;
+  const y = om.randn([3, 7, 6], { seed: 1 });
+  const tm = om.trace((v) => { const a = v.mul(0.5); return F.scaledDotProductAttention(a.div(6), a, a); }, { y: [y, [null, 'S', null]] });
+  try {
+    const bytes = tm.toOnnx();
+    await assert.rejects(ort.InferenceSession.create(bytes), (e) => KNOWN_ORT_BUGS[0].test(e.message));
+    const plain = await ort.InferenceSession.create(bytes, { graphOptimizationLevel: 'disabled' });
+    await plain.release();
+  } finally {
+    tm.dispose();
+    y.dispose();
+  }
+});
+
 test(`random models: ${COUNT} models of seed ${SEED} agree with eager at every size, or are refused`, { timeout: 600000 }, async (t) => {
   const { records, ms } = await runBatch({ seed: SEED, count: COUNT });
   const count = Object.fromEntries(CLASSES.map((k) => [k, records.filter((r) => r.class === k).length]));
+  const known = records.filter(knownOrtBug);
   t.diagnostic(`${CLASSES.map((k) => `${k} ${count[k]}`).join(', ')}; refused ${((100 * count.refused) / COUNT).toFixed(1)}%; `
-    + `${(ms / 1000).toFixed(1)} s (${(ms / COUNT).toFixed(1)} ms per model)`);
-  if (records.some((r) => FAILING.includes(r.class))) {
+    + `${(ms / 1000).toFixed(1)} s (${(ms / COUNT).toFixed(1)} ms per model)`
+    + (known.length ? `; of the wrong, ${known.length} meet the known onnxruntime bug (${known.map((r) => r.id).join(', ')})` : ''));
+  if (records.some((r) => FAILING.includes(r.class) && !knownOrtBug(r))) {
     assert.fail(`${FAILING.map((k) => `${count[k]} ${k}`).join(', ')} of ${COUNT} random models (the first 10 below; all, shrunk: `
       + `npm run fuzz -- ${SEED} ${COUNT} --shrink; one: node tests/js/random/fuzz.mjs --case ${SEED}:INDEX --shrink)\n\n`
       + formatReport({ seed: SEED, count: COUNT, records, ms, maxFailures: 10 }));
