@@ -64,6 +64,15 @@ static void pool_make(om_lower *l, pool *p) {
   for (int k = 0; k < tr->extents.n; k++) pool_add(tr, p, tr->extents.v[k]);
 }
 
+/* Whether the values e take every residue mod 2 and mod 3: an affine fit over values that are
+ * all odd (a model's fixed sizes can push every run's size to one parity) cannot tell B - 1
+ * from 2 * floor((B - 1) / 2). */
+static bool residues_seen(const int64_t *e, int n) {
+  bool two[2] = {0}, three[3] = {0};
+  for (int r = 0; r < n; r++) two[((e[r] % 2) + 2) % 2] = three[((e[r] % 3) + 3) % 3] = true;
+  return two[0] && two[1] && three[0] && three[1] && three[2];
+}
+
 /* c from two runs where e moves, and b, such that a = c * e + b in every run. */
 static bool affine(const int64_t *a, const int64_t *e, int n, int64_t *c, int64_t *b) {
   int r = 1;
@@ -81,13 +90,10 @@ static int64_t fdiv(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a 
 
 #define K_MAX 16 /* the largest divisor of a floor division fitted */
 
-/* b such that a = floor((c * e + b) / k) in every run, when the runs see every residue of c * e
- * mod k (then b is unique) and as many points again (to check it). */
-static bool floor_form(const int64_t *a, const int64_t *e, int n, int64_t c, int64_t k, int64_t *b) {
-  bool seen[K_MAX] = {0};
-  for (int r = 0; r < n; r++) seen[((c * e[r]) % k + k) % k] = true;
-  for (int64_t m = 0; m < k; m++) /* every residue seen (b from them), and as many points again to check it */
-    if (!seen[m] || n < 2 * k) return false;
+/* b such that a = floor((c * e + b) / k) in every run: true when the runs see every residue of
+ * c * e mod k (then b is unique) and as many points again (to check it). A form the points agree
+ * with that they cannot pin down so (too few of them, a residue missing) sets *weak. */
+static bool floor_form(const int64_t *a, const int64_t *e, int n, int64_t c, int64_t k, int64_t *b, bool *weak) {
   int64_t lo = INT64_MIN, hi = INT64_MAX;
   for (int r = 0; r < n; r++) { /* k a <= c e + b < k a + k */
     int64_t l = k * a[r] - c * e[r], h = l + k - 1;
@@ -98,6 +104,10 @@ static bool floor_form(const int64_t *a, const int64_t *e, int n, int64_t c, int
   *b = lo;
   for (int r = 0; r < n; r++)
     if (fdiv(c * e[r] + *b, k) != a[r]) return false;
+  bool seen[K_MAX] = {0};
+  for (int r = 0; r < n; r++) seen[((c * e[r]) % k + k) % k] = true;
+  for (int64_t m = 0; m < k; m++)
+    if (!seen[m] || n < 2 * k) return *weak = true, false;
   return true;
 }
 
@@ -117,19 +127,20 @@ int om__fit_int(om_lower *l, int64_t a0, const int64_t *vals, bool *floored, int
   a[0] = a0;
   for (int i = 0; i < p.runs; i++) a[1 + i] = vals[p.ix[i]];
   for (int i = 0; i < p.n; i++) /* c * E + b */
-    if (affine(a, p.e[i], n, &c, &b)) return om__x_lin(tr, c, p.x[i], 0, -1, b);
+    if (affine(a, p.e[i], n, &c, &b)) return *floored = !residues_seen(p.e[i], n), om__x_lin(tr, c, p.x[i], 0, -1, b);
   /* m * floor((c * E + b) / k) + d (m 1: a floor division; m = k: a multiple of k below E, the
    * start of a split's last piece). The first form that fits, unless another one fits too and
    * differs from it at some size: then the runs cannot tell them apart (-3, at: where). */
   int found = -1;
+  bool weak = false; /* a floor division the points agree with but cannot pin down */
   for (int i = 0; i < p.n; i++)
     for (int64_t m = 1; m <= K_MAX; m++) {
       int64_t q[RUNS_MAX + 1], d = ((a[0] % m) + m) % m;
       bool ok = true;
       for (int r = 0; r < n && ok; r++) ok = ((a[r] - d) % m) == 0, q[r] = (a[r] - d) / m;
-      for (int64_t k = 2; ok && k <= K_MAX && 2 * k <= n; k++)
+      for (int64_t k = 2; ok && k <= K_MAX; k++)
         for (int64_t cc = 1; cc < 2 * k; cc++) {
-          if (!(cc % k) || !floor_form(q, p.e[i], n, cc, k, &b)) continue;
+          if (!(cc % k) || !floor_form(q, p.e[i], n, cc, k, &b, &weak)) continue;
           int num = om__x_lin(tr, cc, p.x[i], 0, -1, b), f = num < 0 ? -1 : om__x_floordiv(tr, num, k);
           int x = f < 0 ? -1 : om__x_lin(tr, m, f, 0, -1, d);
           if (x < 0) return -1;
@@ -138,6 +149,7 @@ int om__fit_int(om_lower *l, int64_t a0, const int64_t *vals, bool *floored, int
         }
     }
   if (found >= 0) return *floored = true, found;
+  if (weak) return -4; /* more runs may tell; no other form is taken over it */
   int64_t prod[RUNS_MAX + 1];
   for (int i = 0; l->in && i < l->c->n_in; i++) { /* c * (a product of input i's symbolic axes) + b */
     int axes[OM_MAX_DIMS], na = 0;

@@ -209,7 +209,7 @@ static int fit_int(om_lower *l, int64_t a0, const int64_t *vals, const char *wha
   int64_t at[64];
   int x = om__fit_int(l, a0, vals, &floored, at);
   const om_runcall *all[OM_RUNS_MAX];
-  if (x == -2 && without_small(l, all)) {
+  if (x == -2 && without_small(l, all)) { /* -2 only: fewer points never settle a form the runs cannot tell */
     x = om__fit_int(l, a0, vals, &floored, at);
     settle_small(l, all, x >= 0, what, vals, NULL);
   }
@@ -217,9 +217,9 @@ static int fit_int(om_lower *l, int64_t a0, const int64_t *vals, const char *wha
    * and the model runs again at more sizes; two forms that fit: again with a run where they
    * differ */
   uint64_t syms = moving_symbols(l, used_symbols(l), a0, vals);
-  if ((x == -2 || x == -3 || (x >= 0 && floored)) && om__run_more(l->tr, syms)) return -1;
+  if ((x <= -2 || (x >= 0 && floored)) && om__run_more(l->tr, syms)) return -1;
   if (x == -3 && om__run_more_at(l->tr, at)) return -1;
-  return x == -3 ? -2 : x;
+  return x <= -2 ? -2 : x;
 }
 
 /* om__fit_float the same way; -1 (an error: unwinding for more runs), 0 (no fit), 1. */

@@ -364,8 +364,8 @@ static void narrow(probe *p, int k, int64_t pass, int64_t fail, bool up, const i
   }
   om_symbol *s = &tr->symbols.v[k];
   const char *why = om__arena_printf(&tr->g.arena, "%s (call %lld)", l->who, (long long)tr->calls);
-  if (up) s->vmax = pass, s->max = pass * s->multiple, s->max_why = why;
-  else s->vmin = pass, s->min = pass * s->multiple, s->min_why = why;
+  if (up && pass < s->vmax) s->vmax = pass, s->max = pass * s->multiple, s->max_why = why; /* ranges only narrow */
+  else if (!up && pass > s->vmin) s->vmin = pass, s->min = pass * s->multiple, s->min_why = why;
 }
 
 /* Checks that the chosen extents are those the other runs logged: they ran the op itself. A

@@ -104,21 +104,26 @@ static void run_sizes(const om_trace *tr, int r, int64_t *v) {
   }
 }
 
-/* The variables of a run of those the record run asked for (om__run_more): symbol k alone at
- * v0 + 4 + i (the i-th size past the model's fixed sizes and the other symbols' examples), the
- * others at their examples, so a floor division by up to 16 sees every residue twice. false when
- * k has no such size. */
+/* The variables of a run of those the record run asked for (om__run_more): symbol k alone at its
+ * i-th size of v0 + 4, v0 + 5, ... then v0 + 3, v0 + 2, ... down (within its range, as the record
+ * run narrowed it: a table of 13 positions leaves 13 sizes; past the model's fixed sizes and the
+ * other symbols' examples), the others at their examples, so a floor division by up to 16 sees
+ * every residue twice; a range of at most 17 sizes is tried whole (there the fits are exact).
+ * false when k has no such size. */
 static bool more_sizes(const om_trace *tr, int k, int i, int64_t *v) {
   om__run_example(tr, v);
   const om_symbol *s = &tr->symbols.v[k];
-  for (int64_t x = v[k] + 4, seen = 0; x <= s->vmax && x < v[k] + 4 + 4 * OM_MORE; x++) {
-    bool clash = is_fixed_size(tr, x * s->multiple);
-    for (int j = 0; j < tr->symbols.n && !clash; j++) clash = j != k && tr->symbols.v[j].size == x * s->multiple;
-    if (!clash && seen++ == i) {
-      v[k] = x;
-      return true;
+  int64_t v0 = v[k], seen = 0;
+  bool all = s->vmax - s->vmin <= OM_MORE; /* a range this small is tried at every size, fixed ones too */
+  for (int up = 1; up >= 0; up--)
+    for (int64_t x = up ? v0 + 4 : v0 + 3; up ? x <= s->vmax && x < v0 + 4 + 4 * OM_MORE : x >= s->vmin; x += up ? 1 : -1) {
+      bool clash = x == v0 || (!all && is_fixed_size(tr, x * s->multiple));
+      for (int j = 0; j < tr->symbols.n && !clash && !all; j++) clash = j != k && tr->symbols.v[j].size == x * s->multiple;
+      if (!clash && seen++ == i) {
+        v[k] = x;
+        return true;
+      }
     }
-  }
   return false;
 }
 
@@ -721,6 +726,14 @@ int om_trace_run(om_trace_fn fn, void *ctx, om_tensor **outputs, int max_outputs
     om__release_all(outputs, n > 0 && n <= max_outputs ? n : 0);
     om_clear_error();
     om__trace_rollback(tr, mark);
+    int64_t (*more)[64] = malloc(sizeof *more * OM_MORE * 2), n_more = 0; /* chosen in the ranges the record run narrowed */
+    if (!more) return free(ranges), om__trace_fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory"), -1;
+    for (int k = 0, moved = 0; k < tr->symbols.n && moved < 2 && tr->more_syms; k++) {
+      if (!(tr->more_syms >> k & 1)) continue;
+      moved++;
+      for (int i = 0; i < OM_MORE && tr->runs.n + n_more < OM_RUNS_MAX && more_sizes(tr, k, i, more[n_more]); i++) n_more++;
+    }
+    tr->more_syms = 0;
     memcpy(tr->symbols.v, ranges, sizeof *ranges * (size_t)tr->symbols.n);
     for (int r = 0; r < tr->runs.n; r++) tr->runs.v[r].dropped = false;
     tr->more = false;
@@ -736,23 +749,17 @@ int om_trace_run(om_trace_fn fn, void *ctx, om_tensor **outputs, int max_outputs
       if (run->n_outputs < 0 && tr->base.n_outputs >= 0 && (run->prefix = common_prefix(tr, run)) < 0)
         return free(ranges), om__trace_fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory"), -1;
     }
-    for (int k = 0, moved = 0; k < tr->symbols.n && moved < 2 && tr->more_syms; k++) {
-      if (!(tr->more_syms >> k & 1)) continue;
-      moved++;
-      for (int i = 0; i < OM_MORE && tr->runs.n < OM_RUNS_MAX; i++) {
-        int64_t v[64];
-        if (!more_sizes(tr, k, i, v)) break;
-        om_run *run = OM_VEC_PUSH_SLOT(tr->runs);
-        if (!run) return free(ranges), om__trace_fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory"), -1;
-        memset(run, 0, sizeof *run);
-        memcpy(run->v, v, sizeof v);
-        st->rng_seed = seed, st->rng_offset = offset;
-        if (!run_other(tr, run, fn, ctx, outputs, max_outputs)) return free(ranges), -1;
-        if (run->n_outputs < 0 && tr->base.n_outputs >= 0 && (run->prefix = common_prefix(tr, run)) < 0)
-          return free(ranges), om__trace_fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory"), -1;
-      }
+    for (int64_t i = 0; i < n_more; i++) {
+      om_run *run = OM_VEC_PUSH_SLOT(tr->runs);
+      if (!run) return free(more), free(ranges), om__trace_fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory"), -1;
+      memset(run, 0, sizeof *run);
+      memcpy(run->v, more[i], sizeof run->v);
+      st->rng_seed = seed, st->rng_offset = offset;
+      if (!run_other(tr, run, fn, ctx, outputs, max_outputs)) return free(more), free(ranges), -1;
+      if (run->n_outputs < 0 && tr->base.n_outputs >= 0 && (run->prefix = common_prefix(tr, run)) < 0)
+        return free(more), free(ranges), om__trace_fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory"), -1;
     }
-    tr->more_syms = 0;
+    free(more);
   }
   free(ranges);
   if (n < 0) { /* the model's own failure: the recording ends, the error stays */

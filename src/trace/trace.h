@@ -283,8 +283,10 @@ om_tensor *om__phantom(om_trace *tr, const om_meta *meta);
 /** The expression of an integer the caller computed: a0 here, the logged values in the other
  *  runs (vals[r] for each run r with a partner call, l->rc[r]), written as what it is (a size, a multiple, a sum, a product, a
  *  floor division). -2 when none fits, -3 when two forms fit that differ at some size (its
- *  variables in at), no error set either; -1 on error. *floored: the form is a floor division,
- *  which a few runs cannot tell from one by a larger divisor (fit_int asks for more). */
+ *  variables in at), -4 when a floor division fits that the runs cannot pin down (too few of
+ *  them, a residue missing), no error set in these; -1 on error. *floored: the form is a floor division,
+ *  which a few runs cannot tell from one by a larger divisor, or affine in sizes the runs took
+ *  at only some residues mod 2 or 3 (fit_int asks for more runs). */
 int om__fit_int(om_lower *l, int64_t a0, const int64_t *vals, bool *floored, int64_t *at);
 /** Describes the values of an integer across the runs for a refusal: "7 here, 8 at seq=8, ...". */
 const char *om__fit_seen(om_lower *l, int64_t a0, const int64_t *vals, char *buf, size_t cap);

@@ -475,11 +475,19 @@ const rules = {
       const arg = axes.length === 1 ? d : `[${axes.map((a) => g.dim(a, r)).join(', ')}]`;
       return g.assign(`${v.name}.${op}(${arg}${keep ? ', true' : ''})`, drop(axes), 'float32', 'reduce');
     }
-    if (form === 5 && r <= 3 && g.r.chance(0.3)) return g.assign(`${v.name}.${g.r.pick(['sum', 'mean', 'amax'])}()`, []);
+    if (form === 5 && r <= 3 && g.r.chance(0.3)) { // an extreme of nothing does not exist: amax only of a non-empty tensor
+      const ops = v.shape.every((s) => s.v > 0) ? ['sum', 'mean', 'amax'] : ['sum', 'mean'];
+      return g.assign(`${v.name}.${g.r.pick(ops)}()`, []);
+    }
     const kd = keep ? ', true' : '';
     const op = g.r.pick([`$.max(${d}${kd})[0]`, `$.min(${d}${kd})[0]`, `$.argmax(${d}${kd}).float()`, `$.max(${d}${kd})[1].float()`,
       `$.argmin(${d}${kd}).float()`]);
-    return g.assign(fill(op, v), drop([i]), 'float32', op.includes('arg') || op.includes('[1]') ? 'int64' : 'reduce');
+    if (!op.includes('arg') && !op.includes('[1]')) return g.assign(fill(op, v), drop([i]), 'float32', 'reduce');
+    // an index of the extreme: values the model computed can tie exactly (a masked softmax's
+    // zeros), and then onnxruntime's last bits pick another index than eager's. A ramp of
+    // 1e-3 along the axis (om.arange of its size, as a model writes it) separates them.
+    const ramp = `om.arange(${g.ex(v.shape[i])}).mul(0.001).reshape(${v.shape.map((_, k) => (k === i ? -1 : 1)).join(', ')})`;
+    return g.assign(fill(op, v).replace(/^([a-z0-9_]+)\./, `$1.add(${ramp}).`), drop([i]), 'float32', 'int64');
   },
   linear(g, v) { // nn.Linear, F.linear or matmul with a constant, on the last (fixed) axis
     const last = v.shape[v.shape.length - 1];
@@ -773,7 +781,8 @@ const rules = {
     const last = v.shape[v.shape.length - 1];
     if (!last || !last.fixed || last.v < 2) return null;
     const dim = g.width();
-    return g.assign(`${g.decl('emb', `new om.nn.Embedding(${last.v}, ${dim})`)}.forward(${v.name}.argmax(-1))`,
+    // (the ramp keeps exact ties apart, as in reduce)
+    return g.assign(`${g.decl('emb', `new om.nn.Embedding(${last.v}, ${dim})`)}.forward(${v.name}.add(om.arange(${last.v}).mul(0.001)).argmax(-1))`,
       [...v.shape.slice(0, -1), g.fixed(dim)], 'float32', 'embedding');
   },
   norm(g, v) { // normalising over at least 4 elements at every size: fewer are ill-conditioned (float32 vs double)
