@@ -315,7 +315,8 @@ console.log(`|${widths.map((w, i) => (i === 0 ? '-'.repeat(w + 2) : `${'-'.repea
 for (const row of table.slice(1)) console.log(line(row));
 
 // ---- tracing with symbolic axes: what the runs at other sizes cost ------------------------------
-// om.trace with symbolic axes runs the model four more times, shape only (no kernels on the
+// om.trace with symbolic axes runs the model seven more times (a base run and six at other
+// sizes; more when a fit needs them), shape only (no kernels on the
 // inputs' values), and probes each call's extents; against one eager forward (noGrad) of the
 // same model and a trace at fixed shapes, alternating samples in this process.
 async function runTraceCost() {

@@ -56,7 +56,7 @@ export class ResNet extends nn.Module {
 export default {
   title: 'Residual CNN',
   model: new ResNet(),
-  inputs: { x: [om.randn([3, 3, 12, 12], { seed: 1 }), ['batch', null, null, null]] },
+  inputs: { x: [om.randn([3, 3, 12, 12], { seed: 1 }), ['batch', null, 'height', 'width']] },
   outputNames: ['logits'],
   train: {
     steps: 40,
