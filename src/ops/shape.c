@@ -405,15 +405,21 @@ static int bound_x(om_lower *l, int k, int len) {
 }
 
 /* The sliced axis: ceil((end - start) / step) of the bounds as given (x[:, 1:T - 1], x[:, -3:]),
- * also with the end clamped to the axis (x[:, :100] of a shorter one) or the start to 0; the
- * probe takes the one infer's clamping gives at every size (narrowing the symbol's range where
- * a fixed bound meets it). */
+ * also with the end clamped to the axis (x[:, :100] of a shorter one) or the start to 0, and
+ * with the end clamped at some sizes only: a split's piece [40, 80) of a flat B * 20, the rest
+ * at B = 3 and whole from B = 4, is min(len - 40, 40); the probe takes the one infer's clamping
+ * gives at every size (narrowing the symbol's range where a fixed bound meets it). */
 static bool slice_extents(om_lower *l, const om_call *c) {
   int dim = (int)c->attrs.i[0];
-  int64_t step = om__lower_given(l)->i[3];
+  int64_t step = om__lower_given(l)->i[3], span;
   int len = om__lower_in_x(l, 0, dim), start = bound_x(l, 1, len), end = bound_x(l, 2, len);
-  int ends[2] = {end, len}, starts[2] = {start, om__lower_x_const(l, 0)};
-  for (int u = 0; u < 2; u++)
+  int ends[3] = {end, len, -1}, starts[2] = {start, om__lower_x_const(l, 0)};
+  int spans = end >= 0 && start >= 0 ? om__lower_x_lin(l, 1, end, -1, start, 0) : -1;
+  if (spans >= 0 && om__lower_x_is_const(l, spans, &span) && span > 0) { /* min(len, end) as start + min(len - start, span) */
+    int rest = om__lower_x_minc(l, om__lower_x_lin(l, 1, len, -1, start, 0), span);
+    ends[2] = rest >= 0 ? om__lower_x_lin(l, 1, start, 1, rest, 0) : -1;
+  }
+  for (int u = 0; u < 3; u++)
     for (int w = 0; w < 2; w++) {
       int n = ends[u] >= 0 && starts[w] >= 0 ? om__lower_x_lin(l, 1, ends[u], -1, starts[w], step - 1) : -1;
       if (n >= 0 && step >= 1) om__lower_candidate(l, 0, dim, om__lower_x_floordiv(l, n, step));

@@ -158,7 +158,8 @@ static int intern(om_trace *tr, const om_poly *p) {
   return tr->xs.n - 1;
 }
 
-/* The factor floor(num / den) (or variable k when num < 0), interned. -1 on error. */
+/* The factor floor(num / den), min(num, den) or variable var (docs at om_xfactor), interned.
+ * -1 on error. */
 static int factor(om_trace *tr, int num, int64_t den, int var) {
   for (int k = 0; k < tr->fs.n; k++)
     if (tr->fs.v[k].num == num && tr->fs.v[k].den == den && tr->fs.v[k].var == var) return k;
@@ -167,6 +168,10 @@ static int factor(om_trace *tr, int num, int64_t den, int var) {
   *f = (om_xfactor){.num = num, .den = den, .var = var, .deg = 1, .period = 1};
   if (var >= 0) {
     f->syms = (uint64_t)1 << var;
+  } else if (var == OM_XF_MIN) { /* piecewise: no period makes it a polynomial (om__x_same cannot decide it) */
+    f->syms = tr->xs.v[num].syms;
+    f->deg = tr->xs.v[num].deg;
+    f->period = OM_X_MAX_PERIOD + 1;
   } else {
     const om_xexpr *n = &tr->xs.v[num];
     f->syms = n->syms;
@@ -274,7 +279,7 @@ static bool poly_floor(om_trace *tr, const om_poly *p, int64_t d, om_poly *out) 
   }
   for (int i = 0; i < r.n; i++) { /* a nested floor of coefficient 1: floor((floor(A / a) + B) / d) = floor((A + aB) / ad) */
     const om_xfactor *f = r.t[i].n == 1 ? &tr->fs.v[r.t[i].f[0]] : NULL;
-    if (!f || f->var >= 0 || r.t[i].coef != 1) continue;
+    if (!f || f->var != OM_XF_FLOOR || r.t[i].coef != 1) continue;
     int64_t ad;
     if (__builtin_mul_overflow(f->den, d, &ad)) return too_complex("a divisor overflows");
     om_poly a, n = {0};
@@ -301,6 +306,18 @@ int om__x_floordiv(om_trace *tr, int a, int64_t d) {
   om_poly p, q;
   om__x_get(tr, a, &p);
   return poly_floor(tr, &p, d, &q) ? intern(tr, &q) : -1;
+}
+
+int om__x_minc(om_trace *tr, int a, int64_t c) {
+  int64_t lo, v;
+  if (om__x_is_const(tr, a, &v)) return om__x_const(tr, v < c ? v : c);
+  if (om__x_min(tr, a, &lo) && lo >= c) return om__x_const(tr, c);
+  int fid = factor(tr, a, c, OM_XF_MIN);
+  if (fid < 0) return -1;
+  if (tr->fs.v[fid].deg > OM_X_MAX_DEG) return too_complex("a product of more than 6 sizes"), -1;
+  om_poly p = {0};
+  int32_t f = fid;
+  return poly_add_term(&p, 1, &f, 1) ? intern(tr, &p) : -1;
 }
 
 int om__x_divexact(om_trace *tr, int a, int b) {
@@ -343,7 +360,7 @@ static bool eval_factor(const om_trace *tr, int f, const int64_t *v, int64_t *ou
   }
   int64_t n;
   if (!om__x_eval(tr, x->num, v, &n)) return false;
-  *out = floor_div(n, x->den);
+  *out = x->var == OM_XF_MIN ? (n < x->den ? n : x->den) : floor_div(n, x->den);
   return true;
 }
 
@@ -481,6 +498,12 @@ static void print_expr(const om_trace *tr, const om_xexpr *x, int64_t scale, cha
         continue;
       }
       const om_xexpr *inner = &tr->xs.v[f->num];
+      if (f->var == OM_XF_MIN) {
+        put(buf, cap, n, "min(");
+        print_expr(tr, inner, 1, buf, cap, n);
+        put(buf, cap, n, ",%lld)", (long long)f->den);
+        continue;
+      }
       int64_t l = 1;
       for (int u = 0; u < inner->n; u++) {
         int64_t m = term_scale(tr, &inner->t[u]);

@@ -5,8 +5,8 @@
  * over the *pool* of sizes the model can read (the call's inputs' extents first, then every
  * symbol, then every extent of a value the trace has made):
  *   c * E + b;  m * floor((c * E + b) / k) + d, k <= 16 (the only such form that fits, else
- *   the runs cannot tell which); c * (a product of input axes) + b;  c * E1 * E2 + b;
- *   c1 * E1 + c2 * E2 + b.
+ *   the runs cannot tell which); min(E + b, k) (a split's last piece, whole at larger sizes);
+ *   c * (a product of input axes) + b;  c * E1 * E2 + b;  c1 * E1 + c2 * E2 + b.
  * With 7 runs (the record run and 6 at other sizes, runs.c; fewer where a run has no such call)
  * an affine form is checked at more points than determine it, a floor division must have seen
  * every residue of its divisor and twice as many points as the divisor (else the record run
@@ -92,8 +92,9 @@ static int64_t fdiv(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a 
 
 /* b such that a = floor((c * e + b) / k) in every run: true when the runs see every residue of
  * c * e mod k (then b is unique) and as many points again (to check it). A form the points agree
- * with that they cannot pin down so (too few of them, a residue missing) sets *weak. */
-static bool floor_form(const int64_t *a, const int64_t *e, int n, int64_t c, int64_t k, int64_t *b, bool *weak) {
+ * with that they cannot pin down so (too few of them, a residue missing) sets *weak: 1, or 2
+ * when c * e takes one residue only. */
+static bool floor_form(const int64_t *a, const int64_t *e, int n, int64_t c, int64_t k, int64_t *b, int *weak) {
   int64_t lo = INT64_MIN, hi = INT64_MAX;
   for (int r = 0; r < n; r++) { /* k a <= c e + b < k a + k */
     int64_t l = k * a[r] - c * e[r], h = l + k - 1;
@@ -106,8 +107,19 @@ static bool floor_form(const int64_t *a, const int64_t *e, int n, int64_t c, int
     if (fdiv(c * e[r] + *b, k) != a[r]) return false;
   bool seen[K_MAX] = {0};
   for (int r = 0; r < n; r++) seen[((c * e[r]) % k + k) % k] = true;
-  for (int64_t m = 0; m < k; m++)
-    if (!seen[m] || n < 2 * k) return *weak = true, false;
+  int residues = 0;
+  for (int64_t m = 0; m < k; m++) residues += seen[m];
+  if (residues == k && n >= 2 * k) return true;
+  *weak = residues > 1 ? 1 : 2; /* 2: one residue only, where the floor may be a polynomial */
+  return false;
+}
+
+/* Whether expression x has no floor in it: a polynomial of the sizes. */
+static bool floor_free(const om_trace *tr, int x) {
+  const om_xexpr *e = &tr->xs.v[x];
+  for (int t = 0; t < e->n; t++)
+    for (int f = 0; f < e->t[t].n; f++)
+      if (tr->fs.v[e->t[t].f[f]].var < 0) return false;
   return true;
 }
 
@@ -140,16 +152,43 @@ int om__fit_int(om_lower *l, int64_t a0, const int64_t *vals, bool *floored, int
       for (int r = 0; r < n && ok; r++) ok = ((a[r] - d) % m) == 0, q[r] = (a[r] - d) / m;
       for (int64_t k = 2; ok && k <= K_MAX; k++)
         for (int64_t cc = 1; cc < 2 * k; cc++) {
-          if (!(cc % k) || !floor_form(q, p.e[i], n, cc, k, &b, &weak)) continue;
+          int weak_here = 0;
+          if (!(cc % k) || (!floor_form(q, p.e[i], n, cc, k, &b, &weak_here) && !weak_here)) continue;
+          if (weak_here == 1) {
+            weak = true;
+            continue;
+          }
           int num = om__x_lin(tr, cc, p.x[i], 0, -1, b), f = num < 0 ? -1 : om__x_floordiv(tr, num, k);
           int x = f < 0 ? -1 : om__x_lin(tr, m, f, 0, -1, d);
           if (x < 0) return -1;
+          /* a form the points cannot pin down is weak, unless it is a polynomial once normalised
+           * (floor(2 * B * T / 2) is B * T): the residues it misses are ones E never takes */
+          if (weak_here && !floor_free(tr, x)) {
+            weak = true;
+            continue;
+          }
           if (found < 0) found = x;
           else if (x != found && om__x_same(tr, x, found, NULL, at) != 1) return -3;
         }
     }
-  if (found >= 0) return *floored = true, found;
+  if (found >= 0) return *floored = !floor_free(tr, found), found;
   if (weak) return -4; /* more runs may tell; no other form is taken over it */
+  for (int i = 0; i < p.n; i++) { /* min(E + b, k): a split's last piece at the example, a whole one further on */
+    int64_t k = a[0];
+    for (int r = 1; r < n; r++) k = a[r] > k ? a[r] : k;
+    int below = 0, at_k = 0;
+    bool ok = true;
+    b = 0;
+    for (int r = 0; r < n && ok; r++) {
+      if (a[r] == k) { at_k++; continue; }
+      if (!below++) b = a[r] - p.e[i][r];
+      ok = a[r] == p.e[i][r] + b;
+    }
+    for (int r = 0; r < n && ok; r++) ok = a[r] < k || p.e[i][r] + b >= k;
+    if (!ok || below < 2 || at_k < 2) continue; /* each piece seen twice: one point only fixes it */
+    int x = om__x_lin(tr, 1, p.x[i], 0, -1, b);
+    return x < 0 ? -1 : om__x_minc(tr, x, k);
+  }
   int64_t prod[RUNS_MAX + 1];
   for (int i = 0; l->in && i < l->c->n_in; i++) { /* c * (a product of input i's symbolic axes) + b */
     int axes[OM_MAX_DIMS], na = 0;

@@ -454,6 +454,7 @@ int om__lower_count_divisor(om_lower *l, const int *x, int n) {
 }
 int om__lower_x_mul(om_lower *l, int a, int b) { return om__x_mul(l->tr, a, b); }
 int om__lower_x_floordiv(om_lower *l, int a, int64_t d) { return om__x_floordiv(l->tr, a, d); }
+int om__lower_x_minc(om_lower *l, int a, int64_t c) { return a < 0 ? -1 : om__x_minc(l->tr, a, c); }
 int om__lower_x_divexact(om_lower *l, int a, int b) { return om__x_divexact(l->tr, a, b); }
 bool om__lower_x_is_const(om_lower *l, int a, int64_t *c) { return om__x_is_const(l->tr, a, c); }
 int om__lower_in_x(om_lower *l, int i, int d) {
@@ -506,8 +507,8 @@ static int term_value(om_lower *l, const om_xterm *t) {
     if (f->var >= 0) {
       fv = symbol_value(l, f->var);
       mult *= tr->symbols.v[f->var].multiple;
-    } else {
-      fv = binary(l, "Div", om__lower_x_value(l, f->num), -1, f->den); /* numerators are >= 0: Div is floor */
+    } else { /* numerators are >= 0: Div is floor */
+      fv = binary(l, f->var == OM_XF_MIN ? "Min" : "Div", om__lower_x_value(l, f->num), -1, f->den);
     }
     if (fv < 0) return -1;
     v = v < 0 ? fv : binary(l, "Mul", v, fv, 0);

@@ -441,6 +441,18 @@ static bool same_inputs(om_trace *tr, const om_run *run, const om_runcall *p, om
   return true;
 }
 
+/* Run r failed at the record run's call index (error: how): the range narrows past it
+ * (om__run_failed), else SymbolicShape. false when refused. */
+static bool failed_here(om_trace *tr, int r, int op, int64_t index, const char *error) {
+  char sizes[160], hint[400];
+  om__run_sizes(tr, tr->runs.v[r].v, ~(uint64_t)0, sizes, sizeof sizes);
+  if (om__run_failed(tr, r, om__arena_printf(&tr->g.arena, "%s (call %lld): at %s the model fails (%s)", kind_name(op),
+                                              (long long)index + 1, sizes, error)))
+    return true;
+  return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "%s: at %s the model fails here (%s), so the graph would only hold at "
+                        "the traced sizes%s", kind_name(op), sizes, error, om__run_hint(tr, r, hint, sizeof hint));
+}
+
 int64_t om__run_call(om_trace *tr, int op, const om_attrs *attrs, om_tensor *const *in, int n_in, const om_runcall **rc) {
   if (tr->depth > 0 || tr->phase == OM_PHASE_MANUAL) return -1;
   int64_t index = tr->calls++;
@@ -476,6 +488,13 @@ int64_t om__run_call(om_trace *tr, int op, const om_attrs *attrs, om_tensor *con
                           "(call %lld is %s there): a traced model must make the same calls at the same sizes",
                           kind_name(op), (long long)index + 1, bc ? kind_name(bc->op) : "none"), -2;
   if (live && bc->rank < 0) { /* nothing the outputs need: computed, not recorded */
+    for (int r = 0; r < tr->runs.n; r++) { /* but a run that fails here (the model throws) fails here */
+      const om_run *run = &tr->runs.v[r];
+      if (run->dropped || !inside(tr, run) || om__run_by_liveness(tr, run)) continue;
+      bool here = index < run->prefix ? run->calls.v[index].error != NULL
+                  : index == run->calls.n && run->prefix == run->calls.n && (!run->calls.n || !run->calls.v[run->calls.n - 1].error);
+      if (here && !failed_here(tr, r, op, index, index < run->prefix ? run->calls.v[index].error : run->error)) return -2;
+    }
     tr->dead = true;
     tr->depth++;
     return index;
@@ -504,13 +523,7 @@ int64_t om__run_call(om_trace *tr, int op, const om_attrs *attrs, om_tensor *con
     } else {
       bool here = index == run->calls.n && run->prefix == run->calls.n &&
                   (!run->calls.n || !run->calls.v[run->calls.n - 1].error); /* it failed between its calls, before this one */
-      char sizes[160];
-      om__run_sizes(tr, run->v, ~(uint64_t)0, sizes, sizeof sizes);
-      char hint[400];
-      if (here && !om__run_failed(tr, r, om__arena_printf(&tr->g.arena, "%s (call %lld): at %s the model fails (%s)",
-                                                          kind_name(op), (long long)index + 1, sizes, run->error)))
-        return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "%s: at %s the model fails here (%s), so the graph would only "
-                              "hold at the traced sizes%s", kind_name(op), sizes, run->error, om__run_hint(tr, r, hint, sizeof hint)), -2;
+      if (here && !failed_here(tr, r, op, index, run->error)) return -2;
       continue;
     }
     int which;

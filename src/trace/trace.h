@@ -41,9 +41,11 @@ typedef struct om_xexpr {
   bool extent;      /* some value's extent (in om_trace.extents) */
 } om_xexpr;
 
-/* A factor: symbol var's free variable, or floor(num / den) of expression num. */
+/* A factor: symbol var's free variable, floor(num / den) of expression num, or min(num, den)
+ * (the last piece of a split at a fixed size, which is a whole piece at larger sizes). */
+enum { OM_XF_FLOOR = -1, OM_XF_MIN = -2 };
 typedef struct om_xfactor {
-  int var;         /* >= 0: the variable of symbol var; -1: a floor */
+  int var;         /* >= 0: the variable of symbol var; OM_XF_FLOOR or OM_XF_MIN */
   int num;
   int64_t den;
   int deg;
@@ -215,6 +217,8 @@ int om__x_lin(om_trace *tr, int64_t ca, int a, int64_t cb, int b, int64_t c);
 int om__x_mul(om_trace *tr, int a, int b);
 /** floor(a / d), d >= 1. */
 int om__x_floordiv(om_trace *tr, int a, int64_t d);
+/** min(a, c); a itself when it is never above c, c when never below. */
+int om__x_minc(om_trace *tr, int a, int64_t c);
 /** a / b when b is a constant or one monomial dividing every term of a, else -1 (no error). */
 int om__x_divexact(om_trace *tr, int a, int b);
 /** True when a is a constant (its value to *c when c is not NULL). */

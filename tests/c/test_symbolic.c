@@ -102,6 +102,30 @@ static int expand_twice(om_tensor *const *in, om_tensor **out) { /* to [B, 2 T, 
   return out[0] ? 1 : -1;
 }
 
+static int every_fourth(om_tensor *const *in, om_tensor **out) { /* x.reshape(-1).indexSelect(0, arange(0, 4 B T, 4)) */
+  const int64_t *s = om_tensor_shape(in[0]);
+  om_tensor *flat = om_reshape(in[0], (int64_t[]){-1}, 1), *ids = om_arange(0, (double)(4 * s[0] * s[1]), 4, OM_INT64);
+  out[0] = flat && ids ? om_index_select(flat, 0, ids) : NULL;
+  om_tensor *t[] = {flat, ids};
+  om__release_all(t, 2);
+  return out[0] ? 1 : -1;
+}
+
+static int second_piece(om_tensor *const *in, om_tensor **out) { /* x.reshape(-1).split(40)[1]: the rest at B = 3 */
+  om_tensor *p[64], *flat = om_reshape(in[0], (int64_t[]){-1}, 1);
+  int k = flat ? om_split(flat, 40, 0, p, 64) : -1;
+  out[0] = k >= 2 ? om_tensor_retain(p[1]) : NULL;
+  for (int i = 0; i < k; i++) om_tensor_release(p[i]);
+  om_tensor_release(flat);
+  if (k == 1) om_set_error(OM_ERR_INVALID_ARGUMENT, "one piece");
+  return out[0] ? 1 : -1;
+}
+
+static int capped(om_tensor *const *in, om_tensor **out) { /* x.narrow(1, 0, Math.min(T - 1, 6)) */
+  int64_t t = om_tensor_shape(in[0])[1] - 1;
+  return (out[0] = om_slice(in[0], 1, 0, t < 6 ? t : 6, 1)) ? 1 : -1;
+}
+
 static int created(om_tensor *const *in, om_tensor **out) {
   om_tensor *x = in[0];
   const int64_t *s = om_tensor_shape(x);
@@ -152,6 +176,23 @@ TEST(computed_integers) {
   CHECK((m = om_test_trace(created, ex, BS, 2)) != NULL);
   om_test_check_out(m, 0, "batch,2*seq,4");
   om_test_check_out(m, 1, "batch,seq,4");
+  om_traced_release(m);
+  /* floor(4 B T / 4) is B T: a floor whose residues the sizes never take is the polynomial it is */
+  CHECK(om_trace_begin());
+  CHECK((m = om_test_trace(every_fourth, ex, BS, 1)) != NULL);
+  om_test_check_out(m, 0, "batch*seq");
+  om_traced_release(m);
+  /* a bound clamped at some sizes only: the piece is min(4 B T - 40, 40); a size capped by the
+   * model, min(T - 1, 6) */
+  CHECK(om_trace_begin());
+  CHECK((m = om_test_trace(second_piece, ex, BS, 1)) != NULL);
+  om_test_check_out(m, 0, "min(4*batch*seq-40,40)");
+  CHECK_EQ_INT(om_test_count_op(m, "Slice"), 1);
+  om_traced_release(m);
+  CHECK(om_trace_begin());
+  CHECK((m = om_test_trace(capped, ex, BS, 1)) != NULL);
+  om_test_check_out(m, 0, "batch,min(seq-1,6),4");
+  CHECK_EQ_INT(om_test_count_op(m, "Min"), 1);
   om_traced_release(m);
   om_tensor_release(ex);
 }
@@ -291,6 +332,15 @@ static int baked_constant(om_tensor *const *in, om_tensor **out) { /* adds a fix
   return out[0] ? 1 : -1;
 }
 
+static int baked_unused(om_tensor *const *in, om_tensor **out) { /* the same add, its result dropped */
+  om_tensor *x = in[0];
+  om_tensor *c = om_ones((int64_t[]){3, 5, 4}, 3, OM_FLOAT32), *dropped = om_add(x, c);
+  out[0] = dropped ? om_relu(x) : NULL;
+  om_tensor *t[] = {c, dropped};
+  om__release_all(t, 2);
+  return out[0] ? 1 : -1;
+}
+
 static int slowly(om_tensor *const *in, om_tensor **out) { /* fails in the model's own code at other sizes */
   om_tensor *x = in[0];
   const int64_t *s = om_tensor_shape(x);
@@ -320,6 +370,8 @@ TEST(refusals) {
       {random_of_the_size, OM_ERR_TRACE_SYMBOLIC_SHAPE, "randn: a random tensor of shape [3,5,4] changes with the sizes; random values of a changing size cannot be written"},
       {modulo_index, OM_ERR_TRACE_SYMBOLIC_SHAPE, "select: argument 1 is 2 at the traced sizes, 0 at batch=7, seq=6, 1 at batch=6, seq=1"},
       {baked_constant, OM_ERR_TRACE_SYMBOLIC_SHAPE, "add: at batch=4, seq=5 the call fails (add: shapes [4,5,4] and [3,5,4] do not broadcast"},
+      /* a call whose result the model drops is not recorded, but where it fails the model fails */
+      {baked_unused, OM_ERR_TRACE_SYMBOLIC_SHAPE, "add: at batch=7, seq=6 the model fails here (add: shapes [7,6,4] and [3,5,4] do not broadcast"},
       {slowly, OM_ERR_TRACE_SYMBOLIC_SHAPE, "relu: at batch=7, seq=6 the model fails here (the model wants 5 steps)"},
       {reads, OM_ERR_TRACE_DATA_DEPENDENT, "item: reads the values of a traced tensor of shape [3,5,4]"},
   };

@@ -61,6 +61,19 @@ export function refusalGroup(r) {
   return `${r.kind}: ${m.length > 150 ? `${m.slice(0, 150)}…` : m}`;
 }
 
+/**
+ * Why a refusal is one: 'control flow' (the model makes other calls at other sizes), 'fails'
+ * (eager itself fails at other sizes: a constant of the example's size, an odd size halved),
+ * both of which the tracer must refuse; else 'expressivity' (a size the graph cannot compute,
+ * where a richer tracer might write one), or 'other' for kinds besides SymbolicShape.
+ */
+export function refusalReason(r) {
+  if (r.kind !== 'SymbolicShape') return 'other';
+  if (/takes another path at other sizes|makes other calls|returns \d+ outputs at/.test(r.message)) return 'control flow';
+  if (/the model fails|the call fails|this call fails/.test(r.message)) return 'fails';
+  return 'expressivity';
+}
+
 function quantile(sorted, q) {
   return sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] : NaN;
 }
@@ -79,6 +92,12 @@ export function formatReport({ seed, from = 0, count, records, ms, workers = 1, 
     + `${(ms / 1000).toFixed(1)} s (${(ms / count).toFixed(1)} ms per model; per-model time median ${quantile(times, 0.5)} ms, `
     + `p95 ${quantile(times, 0.95)} ms, max ${times[times.length - 1]} ms)`);
   for (const k of CLASSES) lines.push(`  ${k.padEnd(8)} ${pad(by[k].length, 6)}  ${pad(pct(by[k].length, count), 6)}`);
+  if (by.refused.length) {
+    const n = (why) => by.refused.filter((r) => refusalReason(r) === why).length;
+    lines.push(`  of the refused: control flow on a size ${n('control flow')} (${pct(n('control flow'), count)}), the eager model fails at other `
+      + `sizes ${n('fails')} (${pct(n('fails'), count)}), sizes the graph cannot compute ${n('expressivity')} (${pct(n('expressivity'), count)}), `
+      + `other kinds ${n('other')}`);
+  }
   const agree = by.agree;
   if (agree.length) {
     const checked = agree.reduce((s, r) => s + r.checked, 0) / agree.length;

@@ -172,6 +172,7 @@ class Builder {
     this.fixedSeen = new Set(); // fixed sizes >= 2 the model uses (for the coincidence tag)
     this.tags = new Set();
     this.zeroChecks = [];   // symbols the runner also checks at size 0
+    this.multiples = {};    // symbol -> k: declared om.Dim(symbol, { multipleOf: k })
     this.types = {};        // value name -> 'float32[5,7,4]' (its dtype and example shape, for the shrinker)
   }
 
@@ -561,6 +562,11 @@ const rules = {
       if (!g.r.chance(0.3)) return null;
       parts = [g.divided(s, 2), g.fixed(2)];
       tag = 'reshape-halve-symbol';
+      // mostly as a user does once the refusal suggests it: the symbol declared a multiple of 2
+      if (g.symbols.some((y) => y.name === s.e) && g.r.chance(0.7)) {
+        g.multiples[s.e] = 2;
+        tag = 'reshape-halve-declared';
+      }
     }
     const out = [...v.shape.slice(0, i), ...parts, ...v.shape.slice(i + 1)];
     return g.assign(`${v.name}.reshape(${sizeArgs(g, out)})`, out, 'float32', tag);
@@ -1185,6 +1191,7 @@ export function generate(seed, index, { without = [] } = {}) {
     types: g.types,
     tags: [...g.tags].sort(),
     zeroChecks: g.zeroChecks,
+    multiples: g.multiples,
   };
 }
 
@@ -1221,7 +1228,8 @@ export function render(c) {
   }
   const spec = c.inputs.map((i) => {
     const extra = [i.dtype !== 'float32' ? `dtype: '${i.dtype}'` : null, i.high ? `high: ${i.high}` : null].filter(Boolean);
-    return `  ${i.name}: { shape: [${i.shape.join(', ')}], axes: [${i.axes.map((a) => (a ? `'${a}'` : 'null')).join(', ')}]${extra.length ? `, ${extra.join(', ')}` : ''} },`;
+    const axis = (a) => (!a ? 'null' : c.multiples?.[a] ? `om.Dim('${a}', { multipleOf: ${c.multiples[a]} })` : `'${a}'`);
+    return `  ${i.name}: { shape: [${i.shape.join(', ')}], axes: [${i.axes.map(axis).join(', ')}]${extra.length ? `, ${extra.join(', ')}` : ''} },`;
   });
   lines.push('const inputs = {', ...spec, '};');
   if (c.zeroChecks.length) lines.push(`const zeroChecks = [${c.zeroChecks.map((s) => `'${s}'`).join(', ')}];`);

@@ -38,19 +38,31 @@ export function loadCase(source, url = sourceUrl({})) {
   return { zeroChecks: [], ...made };
 }
 
+/** The symbol an axis entry names (a name, or an om.Dim), or null for a fixed axis. */
+const symbolOf = (a) => (a instanceof om.Dim ? a.name : a || null);
+
 /** The symbols of an input spec ({ name: { shape, axes } }) and their example sizes. */
 export function symbolsOf(spec) {
   const symbols = new Map();
-  for (const { shape, axes } of Object.values(spec)) axes.forEach((a, d) => { if (a) symbols.set(a, shape[d]); });
+  for (const { shape, axes } of Object.values(spec)) axes.forEach((a, d) => { if (symbolOf(a)) symbols.set(symbolOf(a), shape[d]); });
   return symbols;
+}
+
+/** The multiples the spec's om.Dim axes declare: symbol -> k. */
+function multiplesOf(spec) {
+  const m = new Map();
+  for (const { axes } of Object.values(spec)) for (const a of axes) if (a instanceof om.Dim && a.multipleOf > 1) m.set(a.name, a.multipleOf);
+  return m;
 }
 
 /**
  * The assignments a case is checked at: the example first; then each symbol alone at 1, 2,
  * s - 1, s + 1, 2s and 2s + 1 (others at their examples); all symbols together at s + 1, at
  * 2s + 1 and at 2 (a graph that confuses two symbols fails there); and 0 for the symbols in zero.
+ * A symbol declared a multiple of m (multiples: symbol -> m) steps by m instead of 1: m, 2m,
+ * s - m, s + m, 2s, 2s + m.
  */
-export function assignments(symbols, zero = []) {
+export function assignments(symbols, zero = [], multiples = new Map()) {
   const example = Object.fromEntries(symbols);
   const list = [example];
   const seen = new Set([JSON.stringify(example)]);
@@ -58,9 +70,13 @@ export function assignments(symbols, zero = []) {
     const k = JSON.stringify(a);
     if (!seen.has(k) && Object.values(a).every((n) => n >= 0)) { seen.add(k); list.push(a); }
   };
-  for (const [name, s] of symbols) for (const n of [1, 2, s - 1, s + 1, 2 * s, 2 * s + 1]) if (n >= 1) add({ ...example, [name]: n });
+  const step = (name) => multiples.get(name) ?? 1;
+  for (const [name, s] of symbols) {
+    const m = step(name);
+    for (const n of [m, 2 * m, s - m, s + m, 2 * s, 2 * s + m]) if (n >= 1) add({ ...example, [name]: n });
+  }
   if (symbols.size > 1) {
-    for (const f of [(s) => s + 1, (s) => 2 * s + 1, () => 2]) add(Object.fromEntries([...symbols].map(([k, s]) => [k, f(s)])));
+    for (const f of [(s, m) => s + m, (s, m) => 2 * s + m, (s, m) => 2 * m]) add(Object.fromEntries([...symbols].map(([k, s]) => [k, f(s, step(k))])));
   }
   for (const name of zero) add({ ...example, [name]: 0 });
   return list;
@@ -69,7 +85,7 @@ export function assignments(symbols, zero = []) {
 /** Input tensors for spec at an assignment: standard normal floats, int64 in [0, high). */
 function makeInputs(spec, sizes, seed) {
   return Object.entries(spec).map(([name, { shape, axes, dtype = 'float32', high = 2 }], i) => {
-    const dims = shape.map((n, d) => (axes[d] ? sizes[axes[d]] : n));
+    const dims = shape.map((n, d) => (symbolOf(axes[d]) ? sizes[symbolOf(axes[d])] : n));
     if (dtype === 'float32') return om.randn(dims, { seed: seed + i });
     const u = om.rand(dims, { seed: seed + i });
     const ints = BigInt64Array.from(u.toArray(), (x) => BigInt(Math.min(high - 1, Math.floor(x * high))));
@@ -121,7 +137,7 @@ function prepare(source, record) {
   }
   const { model, inputs: spec, zeroChecks } = made;
   const symbols = symbolsOf(spec);
-  const sizes = assignments(symbols, zeroChecks);
+  const sizes = assignments(symbols, zeroChecks, multiplesOf(spec));
   const examples = makeInputs(spec, sizes[0], 1);
   let expected0;
   try {

@@ -103,6 +103,7 @@ function* fixedAxes(c) {
       const symbol = out.inputs[k].axes[d];
       for (const x of out.inputs) x.axes = x.axes.map((a) => (a === symbol ? null : a));
       out.zeroChecks = c.zeroChecks.filter((s) => s !== symbol);
+      out.multiples = Object.fromEntries(Object.entries(c.multiples ?? {}).filter(([s]) => s !== symbol));
       yield out;
     }
   }
