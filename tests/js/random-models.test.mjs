@@ -54,6 +54,13 @@ describe('the random-model instrument', () => {
     // sizes left out and counted, one that does not gets them skipped (eager throws there)
     const narrow = await pool.run(fn('x.select(0, 4)'), { id: 'narrowed' });
     assert.deepEqual([narrow.class, narrow.checked, narrow.skipped + (narrow.outOfRange ?? 0)], ['agree', 4, 3], JSON.stringify(narrow));
+    // a symbol declared a multiple of 2 (om.Dim in the spec, as the generator writes it) is
+    // checked at multiples only: 6 at the example, then 2, 4, 8, 12, 14; eager of the halving
+    // reshape fails at every odd size, so none is skipped
+    const halves = `return { model: (x) => x.reshape(2, x.shape[0] / 2, 4).sum(0),
+      inputs: { x: { shape: [6, 4], axes: [om.Dim('T', { multipleOf: 2 }), null] } } };`;
+    const even = await pool.run(halves, { id: 'multiples' });
+    assert.deepEqual([even.class, even.checked, even.skipped, even.outOfRange], ['agree', 6, 0, 0], JSON.stringify(even));
     const hang = await hangs.run(fn('{ for (;;); }'), { id: 'hang' });
     assert.equal(hang.class, 'crash');
     assert.equal(hang.at, 'hang');
