@@ -8,9 +8,9 @@
  *   the runs cannot tell which); min(E + b, k) (a split's last piece, whole at larger sizes);
  *   c * (a product of input axes) + b;  c * E1 * E2 + b;  c1 * E1 + c2 * E2 + b.
  * With 7 runs (the record run and 6 at other sizes, runs.c; fewer where a run has no such call)
- * an affine form is checked at more points than determine it, a floor division must have seen
- * every residue of its divisor and twice as many points as the divisor (else the record run
- * asks for more runs, once), and no two symbols move alike. What
+ * an affine form is checked at more sizes than determine it, a floor division must have seen
+ * every residue of its divisor and three sizes more (else the record run asks for more runs,
+ * once), and no two symbols move alike; sizes count once however many runs repeat them. What
  * fits none is refused by the caller, naming the values seen. A float scalar is fitted as
  * a * f(E) + b, f one of x, 1 / x, sqrt(x), 1 / sqrt(x) (x.div(T), x.mul(1 / Math.sqrt(d))). */
 #include <math.h>
@@ -73,8 +73,24 @@ static bool residues_seen(const int64_t *e, int n) {
   return two[0] && two[1] && three[0] && three[1] && three[2];
 }
 
-/* c from two runs where e moves, and b, such that a = c * e + b in every run. */
+/* How many different values e takes (runs that move another symbol repeat a size: a point
+ * seen twice checks nothing). */
+static int distinct(const int64_t *e, int n) {
+  int d = 0;
+  for (int r = 0; r < n; r++) {
+    int q = 0;
+    while (q < r && e[q] != e[r]) q++;
+    d += q == r;
+  }
+  return d;
+}
+
+/* c from two runs where e moves, and b, such that a = c * e + b in every run: at three sizes
+ * at least, as two determine it, but for a itself (a size the model reads off a shape: E at
+ * every run). */
 static bool affine(const int64_t *a, const int64_t *e, int n, int64_t *c, int64_t *b) {
+  int sizes = distinct(e, n);
+  if (sizes < 2) return false;
   int r = 1;
   while (r < n && e[r] == e[0]) r++;
   if (r == n || (a[r] - a[0]) % (e[r] - e[0])) return false;
@@ -83,7 +99,7 @@ static bool affine(const int64_t *a, const int64_t *e, int n, int64_t *c, int64_
   *b = a[0] - *c * e[0];
   for (int k = 0; k < n; k++)
     if (a[k] != *c * e[k] + *b) return false;
-  return true;
+  return sizes >= 3 || (*c == 1 && *b == 0);
 }
 
 static int64_t fdiv(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
@@ -91,7 +107,7 @@ static int64_t fdiv(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a 
 #define K_MAX 16 /* the largest divisor of a floor division fitted */
 
 /* b such that a = floor((c * e + b) / k) in every run: true when the runs see every residue of
- * c * e mod k (then b is unique) and as many points again (to check it). A form the points agree
+ * c * e mod k (then b is unique) at k + 3 sizes (three to check it). A form the points agree
  * with that they cannot pin down so (too few of them, a residue missing) sets *weak: 1, or 2
  * when c * e takes one residue only. */
 static bool floor_form(const int64_t *a, const int64_t *e, int n, int64_t c, int64_t k, int64_t *b, int *weak) {
@@ -109,7 +125,7 @@ static bool floor_form(const int64_t *a, const int64_t *e, int n, int64_t c, int
   for (int r = 0; r < n; r++) seen[((c * e[r]) % k + k) % k] = true;
   int residues = 0;
   for (int64_t m = 0; m < k; m++) residues += seen[m];
-  if (residues == k && n >= 2 * k) return true;
+  if (residues == k && distinct(e, n) >= k + 3) return true; /* b is unique: checked at three more sizes */
   *weak = residues > 1 ? 1 : 2; /* 2: one residue only, where the floor may be a polynomial */
   return false;
 }
@@ -123,7 +139,7 @@ static bool floor_free(const om_trace *tr, int x) {
   return true;
 }
 
-int om__fit_int(om_lower *l, int64_t a0, const int64_t *vals, bool *floored, int64_t *at) {
+int om__fit_int(om_lower *l, int64_t a0, const int64_t *vals, bool *floored, int64_t (*at)[64], int *n_at) {
   om_trace *tr = l->tr;
   static _Thread_local pool p;
   pool_runs(l, &p);
@@ -145,7 +161,9 @@ int om__fit_int(om_lower *l, int64_t a0, const int64_t *vals, bool *floored, int
    * differs from it at some size: then the runs cannot tell them apart (-3, at: where). */
   int found = -1;
   bool weak = false; /* a floor division the points agree with but cannot pin down */
-  for (int i = 0; i < p.n; i++)
+  *n_at = 0;
+  for (int pass = 0; pass < 2; pass++) /* 1: a weak form that fits too and differs from the found one */
+  for (int i = 0; i < p.n && (pass == 0 || (found >= 0 && weak)); i++)
     for (int64_t m = 1; m <= K_MAX; m++) {
       int64_t q[RUNS_MAX + 1], d = ((a[0] % m) + m) % m;
       bool ok = true;
@@ -154,7 +172,7 @@ int om__fit_int(om_lower *l, int64_t a0, const int64_t *vals, bool *floored, int
         for (int64_t cc = 1; cc < 2 * k; cc++) {
           int weak_here = 0;
           if (!(cc % k) || (!floor_form(q, p.e[i], n, cc, k, &b, &weak_here) && !weak_here)) continue;
-          if (weak_here == 1) {
+          if (weak_here == 1 && pass == 0) {
             weak = true;
             continue;
           }
@@ -163,29 +181,37 @@ int om__fit_int(om_lower *l, int64_t a0, const int64_t *vals, bool *floored, int
           if (x < 0) return -1;
           /* a form the points cannot pin down is weak, unless it is a polynomial once normalised
            * (floor(2 * B * T / 2) is B * T): the residues it misses are ones E never takes */
-          if (weak_here && !floor_free(tr, x)) {
-            weak = true;
-            continue;
-          }
+          bool is_weak = weak_here && !floor_free(tr, x);
+          if (pass == 0 && is_weak) weak = true;
+          if (pass == 0 ? is_weak : !is_weak) continue;
+          int same = found < 0 || x == found ? 1 : om__x_same(tr, x, found, NULL, at[*n_at]);
           if (found < 0) found = x;
-          else if (x != found && om__x_same(tr, x, found, NULL, at) != 1) return -3;
+          else if (same < 0) return -4; /* undecided: more runs, or refused */
+          /* two that differ somewhere: the runs at more sizes of E's symbols tell most apart (a weak
+           * form among them: a residue the runs never took), then runs where they differ, a run
+           * for each of the first OM_AT_MAX that differ */
+          else if (same == 0 && pass == 1 && (tr->xs.v[p.x[i]].syms & ~tr->extended)) return -4;
+          else if (same == 0 && ++*n_at == OM_AT_MAX) return -3;
         }
     }
+  if (*n_at) return -3;
   if (found >= 0) return *floored = !floor_free(tr, found), found;
   if (weak) return -4; /* more runs may tell; no other form is taken over it */
   for (int i = 0; i < p.n; i++) { /* min(E + b, k): a split's last piece at the example, a whole one further on */
     int64_t k = a[0];
     for (int r = 1; r < n; r++) k = a[r] > k ? a[r] : k;
     int below = 0, at_k = 0;
+    int64_t eb[RUNS_MAX + 1], ek[RUNS_MAX + 1];
     bool ok = true;
     b = 0;
     for (int r = 0; r < n && ok; r++) {
-      if (a[r] == k) { at_k++; continue; }
-      if (!below++) b = a[r] - p.e[i][r];
+      if (a[r] == k) { ek[at_k++] = p.e[i][r]; continue; }
+      if (!below) b = a[r] - p.e[i][r];
+      eb[below++] = p.e[i][r];
       ok = a[r] == p.e[i][r] + b;
     }
     for (int r = 0; r < n && ok; r++) ok = a[r] < k || p.e[i][r] + b >= k;
-    if (!ok || below < 2 || at_k < 2) continue; /* each piece seen twice: one point only fixes it */
+    if (!ok || distinct(eb, below) < 2 || distinct(ek, at_k) < 2) continue; /* each side at two sizes: one only fixes it */
     int x = om__x_lin(tr, 1, p.x[i], 0, -1, b);
     return x < 0 ? -1 : om__x_minc(tr, x, k);
   }
@@ -224,14 +250,21 @@ int om__fit_int(om_lower *l, int64_t a0, const int64_t *vals, bool *floored, int
     }
   static const int64_t cs[4] = {1, -1, 2, -2};
   for (int i = 0; i < p.n && n >= 6; i++) /* c1 * E1 + c2 * E2 + b: three numbers, checked at three more points */
-    for (int j = i + 1; j < p.n; j++)
-      for (int u = 0; u < 4; u++)
+    for (int j = i + 1; j < p.n; j++) {
+      int pairs = 0;
+      for (int r = 0; r < n; r++) {
+        int q = 0;
+        while (q < r && (p.e[i][q] != p.e[i][r] || p.e[j][q] != p.e[j][r])) q++;
+        pairs += q == r;
+      }
+      for (int u = 0; pairs >= 6 && u < 4; u++)
         for (int w = 0; w < 4; w++) {
           b = a[0] - cs[u] * p.e[i][0] - cs[w] * p.e[j][0];
           bool ok = true;
           for (int r = 1; r < n && ok; r++) ok = a[r] == cs[u] * p.e[i][r] + cs[w] * p.e[j][r] + b;
           if (ok) return om__x_lin(tr, cs[u], p.x[i], cs[w], p.x[j], b);
         }
+    }
   return -2;
 }
 

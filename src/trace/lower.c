@@ -179,8 +179,9 @@ static uint64_t used_symbols(const om_lower *l) {
 }
 
 /* Of the symbols in syms, those the values (a0 here, vals[r] in each run with a partner) could be
- * a monotone function of alone: equal sizes give equal values, and larger ones never smaller
- * (or never larger). Those are the symbols the more runs move (all of syms when none is). */
+ * a function of alone: equal sizes give equal values, and larger ones never smaller (or never
+ * larger), or some size repeats. Those are the symbols the more runs move (all of syms when
+ * none is, or when syms has two or fewer). */
 static uint64_t moving_symbols(const om_lower *l, uint64_t syms, int64_t a0, const int64_t *vals) {
   const om_trace *tr = l->tr;
   int64_t v0[64];
@@ -188,37 +189,49 @@ static uint64_t moving_symbols(const om_lower *l, uint64_t syms, int64_t a0, con
   uint64_t out = 0;
   for (int k = 0; k < tr->symbols.n; k++) {
     if (!(syms >> k & 1)) continue;
-    bool up = true, down = true;
+    bool up = true, down = true, same = true, repeats = false;
     for (int r = -1; r < tr->runs.n; r++)
       for (int q = r + 1; q < tr->runs.n; q++) {
         if ((r >= 0 && !l->rc[r]) || !l->rc[q]) continue;
         int64_t sa = r < 0 ? v0[k] : tr->runs.v[r].v[k], sb = tr->runs.v[q].v[k], va = r < 0 ? a0 : vals[r], vb = vals[q];
-        if (sa == sb && va != vb) up = down = false;
+        if (sa == sb) repeats = true, same &= va == vb;
         if ((sa < sb && va > vb) || (sa > sb && va < vb)) up = false;
         if ((sa < sb && va < vb) || (sa > sb && va > vb)) down = false;
       }
-    if (up || down) out |= (uint64_t)1 << k;
+    /* a function of k alone: monotone, or seen equal wherever k repeats (a parity is not monotone) */
+    if (same && (up || down || repeats)) out |= (uint64_t)1 << k;
   }
-  return out ? out : syms;
+  /* two symbols or fewer: both move (a parity can look monotone in the other at a few sizes) */
+  return out && __builtin_popcountll(syms) > 2 ? out : syms;
 }
 
 /* om__fit_int for what call l computed (what: "argument 2", "axis 0 of the shape"), without the
  * runs below the example when nothing fits with them. */
 static int fit_int(om_lower *l, int64_t a0, const int64_t *vals, const char *what) {
   bool floored;
-  int64_t at[64];
-  int x = om__fit_int(l, a0, vals, &floored, at);
+  int64_t at[OM_AT_MAX][64];
+  int n_at;
+  int x = om__fit_int(l, a0, vals, &floored, at, &n_at);
   const om_runcall *all[OM_RUNS_MAX];
+  uint64_t syms = moving_symbols(l, used_symbols(l), a0, vals);
   if (x == -2 && without_small(l, all)) { /* -2 only: fewer points never settle a form the runs cannot tell */
-    x = om__fit_int(l, a0, vals, &floored, at);
+    x = om__fit_int(l, a0, vals, &floored, at, &n_at);
+    /* it holds above the small runs, but from which size? the sizes between them and the
+     * example first: Math.min(T - 1, 3) at T = 4 is min(T-1,3) there, not 3 from T = 2 */
+    if (x >= 0) {
+      memcpy(l->rc, all, sizeof l->rc);
+      if (om__run_more(l->tr, syms)) return -1;
+      without_small(l, all);
+    }
     settle_small(l, all, x >= 0, what, vals, NULL);
   }
   /* none fits, or a floor division only the runs at more sizes can tell from another: unwinds,
    * and the model runs again at more sizes; two forms that fit: again with a run where they
    * differ */
-  uint64_t syms = moving_symbols(l, used_symbols(l), a0, vals);
   if ((x <= -2 || (x >= 0 && floored)) && om__run_more(l->tr, syms)) return -1;
-  if (x == -3 && om__run_more_at(l->tr, at)) return -1;
+  bool asked = false;
+  for (int q = 0; x == -3 && q < n_at; q++) asked |= om__run_more_at(l->tr, at[q]);
+  if (asked) return -1;
   return x <= -2 ? -2 : x;
 }
 
@@ -232,6 +245,13 @@ static int fit_float(om_lower *l, double v0, const double *vals, om_xfloat *f) {
     settle_small(l, all, ok, "the value", NULL, vals);
   }
   return ok ? 1 : om__run_more(l->tr, used_symbols(l)) ? -1 : 0;
+}
+
+/* Keeps argument k of the call going on as expression x (om_kept_arg; out of memory: one
+ * argument fewer for check_minimums to compare, which only makes it less strict). */
+static void keep_arg(om_trace *tr, int k, int x) {
+  om_kept_arg *a = OM_VEC_PUSH_SLOT(tr->kept);
+  if (a) *a = (om_kept_arg){.call = tr->calls - 1, .k = k, .x = x};
 }
 
 /* The given attrs of this call as expressions (fit.c), from what the other runs logged; the
@@ -261,6 +281,7 @@ static bool fit_args(om_lower *l) {
     }
     if (x < 0) return false;
     l->arg[k] = x;
+    keep_arg(tr, k, x);
     if (!om__x_is_const(tr, x, NULL)) l->moves = true;
   }
   for (int k = 0; k < g->n_f; k++)
@@ -646,6 +667,7 @@ static om_tensor *created_record(om_trace *tr, om_tensor *t, om_created kind, co
       goto fail;
     }
     if (x < 0) goto fail;
+    keep_arg(tr, d, x);
     l.out_ext[0][d] = om__x_is_const(tr, x, NULL) ? -1 : x;
     moves |= l.out_ext[0][d] >= 0;
   }

@@ -212,8 +212,9 @@ static void generic_candidates(probe *p) {
         if (same) all = false;
       }
       bool floored;
-      int64_t at[64];
-      int x = all ? om__fit_int(l, c->out_meta[j].shape[d], seen, &floored, at) : -2;
+      int64_t at[OM_AT_MAX][64];
+      int n_at;
+      int x = all ? om__fit_int(l, c->out_meta[j].shape[d], seen, &floored, at, &n_at) : -2;
       if (x >= 0) om__probe_candidate(l, j, d, x);
     }
 }
@@ -479,8 +480,13 @@ bool om__probe_extents(om_lower *l) {
     /* 1. the candidates, from the probes at and above the example; one that fails there narrows
      * the symbol's maximum when everything up to the runs' sizes works (a slice of a 64-row table
      * to the sequence works up to 64), else the call is refused */
-    int bad_j = -1, bad_d = 0, bad = -1;
-    bool chosen = choose(l, list, s, big, nb, choice, &bad_j, &bad_d);
+    int bad_j = -1, bad_d = 0, bad = -1, every[CAP], ne = 0;
+    /* a candidate that also gives the sizes below the example where the call works is taken
+     * over one that would narrow the symbol (min(seq-1,3) over a fixed 3 traced at seq 4) */
+    for (int k = 0; k < n; k++)
+      if (!is_small[k] || s[k].ok) every[ne++] = k;
+    bool chosen = (ne > nb && choose(l, list, s, every, ne, choice, &bad_j, &bad_d)) ||
+                  choose(l, list, s, big, nb, choice, &bad_j, &bad_d);
     /* where it fails, or where the axis's first candidate does: a probe that moves one symbol
      * first, which says which symbol's range to narrow */
     for (int one = 1; one >= 0 && bad < 0; one--)

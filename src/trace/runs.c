@@ -105,26 +105,29 @@ static void run_sizes(const om_trace *tr, int r, int64_t *v) {
 }
 
 /* The variables of a run of those the record run asked for (om__run_more): symbol k alone at its
- * i-th size of v0 + 4, v0 + 5, ... then v0 + 3, v0 + 2, ... down (within its range, as the record
- * run narrowed it: a table of 13 positions leaves 13 sizes; past the model's fixed sizes and the
- * other symbols' examples), the others at their examples, so a floor division by up to 16 sees
- * every residue twice; a range of at most 17 sizes is tried whole (there the fits are exact).
- * false when k has no such size. */
+ * i-th size of v0 + 4, v0 - 1, v0 + 5, v0 - 2, ... (up and down in turn, within its range as the
+ * record run narrowed it: a table of 13 positions leaves 13 sizes; past the model's fixed sizes
+ * and the other symbols' examples; v0 + 1 to v0 + 3 are runs already), the others at their
+ * examples, so that with those a floor division by up to 16 sees every residue, and a size the
+ * model computes otherwise below the example (Math.min(T - 1, 3)) is seen there; a range of at
+ * most 17 sizes is tried whole (there the fits are exact). false when k has no such size. */
 static bool more_sizes(const om_trace *tr, int k, int i, int64_t *v) {
   om__run_example(tr, v);
   const om_symbol *s = &tr->symbols.v[k];
-  int64_t v0 = v[k], seen = 0;
+  int64_t v0 = v[k], seen = 0, up = v0 + 4, down = v0 - 1;
   bool all = s->vmax - s->vmin <= OM_MORE; /* a range this small is tried at every size, fixed ones too */
-  for (int up = 1; up >= 0; up--)
-    for (int64_t x = up ? v0 + 4 : v0 + 3; up ? x <= s->vmax && x < v0 + 4 + 4 * OM_MORE : x >= s->vmin; x += up ? 1 : -1) {
-      bool clash = x == v0 || (!all && is_fixed_size(tr, x * s->multiple));
-      for (int j = 0; j < tr->symbols.n && !clash && !all; j++) clash = j != k && tr->symbols.v[j].size == x * s->multiple;
-      if (!clash && seen++ == i) {
-        v[k] = x;
-        return true;
-      }
+  if (all) up = v0 + 1;
+  for (bool turn_up = true;; turn_up = !turn_up) {
+    bool can_up = up <= s->vmax && up < v0 + 4 + 4 * OM_MORE, can_down = down >= s->vmin;
+    if (!can_up && !can_down) return false;
+    int64_t x = (turn_up && can_up) || !can_down ? up++ : down--;
+    bool clash = !all && is_fixed_size(tr, x * s->multiple);
+    for (int j = 0; j < tr->symbols.n && !clash && !all; j++) clash = j != k && tr->symbols.v[j].size == x * s->multiple;
+    if (!clash && seen++ == i) {
+      v[k] = x;
+      return true;
     }
-  return false;
+  }
 }
 
 /* Whether the run's sizes are inside the symbols' ranges (narrowed as the record run goes). */
@@ -380,10 +383,13 @@ bool om__run_failed(om_trace *tr, int r, const char *why) {
 }
 
 bool om__run_more(om_trace *tr, uint64_t syms) {
-  if (tr->extended || tr->phase != OM_PHASE_RECORD || !syms) return false;
+  uint64_t want = syms & ~tr->extended, two = 0; /* each symbol moves through more sizes once */
+  for (int k = 0; k < tr->symbols.n && __builtin_popcountll(two) < 2; k++)
+    if (want >> k & 1) two |= (uint64_t)1 << k;
+  if (!two || tr->phase != OM_PHASE_RECORD || tr->runs.n + OM_MORE > OM_RUNS_MAX || tr->rounds >= 8) return false;
   tr->more = true;
-  tr->extended = true;
-  tr->more_syms = syms;
+  tr->extended |= two;
+  tr->more_syms = two;
   om__fail(OM_ERR_TRACE_INVALID_USAGE, "trace_run: the model is run at more sizes first (this is not an error of the model)");
   return true;
 }
@@ -394,8 +400,10 @@ bool om__run_more_at(om_trace *tr, const int64_t *v) {
     if (v[k] < tr->symbols.v[k].vmin || v[k] > tr->symbols.v[k].vmax) return false;
   for (int r = 0; r < tr->runs.n; r++)
     if (!memcmp(tr->runs.v[r].v, v, sizeof(int64_t) * (size_t)tr->symbols.n)) return false;
-  memcpy(tr->more_at, v, sizeof tr->more_at);
-  tr->more_at_n = 1;
+  for (int q = 0; q < tr->more_at_n; q++)
+    if (!memcmp(tr->more_at[q], v, sizeof(int64_t) * (size_t)tr->symbols.n)) return true;
+  if (tr->more_at_n == OM_AT_MAX || tr->runs.n + tr->more_at_n >= OM_RUNS_MAX) return false;
+  memcpy(tr->more_at[tr->more_at_n++], v, sizeof tr->more_at[0]);
   tr->more = true;
   om__fail(OM_ERR_TRACE_INVALID_USAGE, "trace_run: the model is run at more sizes first (this is not an error of the model)");
   return true;
@@ -681,6 +689,69 @@ static bool run_other(om_trace *tr, om_run *run, om_trace_fn fn, void *ctx, om_t
   return ok || om__trace_fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory");
 }
 
+/* Whether run (it returned) makes the base run's live calls, as many and of the same ops, with
+ * the integer arguments the graph gives them there (om_kept_arg: a size the model computes
+ * otherwise below the example, ceil(rows / 2) of a min(B-2,3), which no run saw). */
+static bool same_live_calls(const om_trace *tr, const om_run *run) {
+  const om_run *b = &tr->base;
+  if (run->n_outputs != b->n_outputs || run->live.n != b->live.n) return false;
+  for (int i = 0; i < b->live.n; i++)
+    if (run->calls.v[run->live.v[i]].op != b->calls.v[b->live.v[i]].op) return false;
+  for (int q = 0, i = 0; q < tr->kept.n; q++) { /* kept in call order, as the live calls are */
+    const om_kept_arg *a = &tr->kept.v[q];
+    while (i < b->live.n && b->live.v[i] < a->call) i++;
+    if (i == b->live.n || b->live.v[i] != a->call) continue; /* a created tensor's call, say */
+    om_attrs at;
+    int64_t want;
+    om__runcall_attrs(run, &run->calls.v[run->live.v[i]], &at);
+    if (a->k < at.n_i && om__x_eval(tr, a->x, run->v, &want) && want != at.i[a->k]) return false;
+  }
+  return true;
+}
+
+/* A minimum the runs raised is where the runs below failed, not a size seen to work: the model
+ * runs there (shape only, the others at their examples) and, where it fails or takes another
+ * path, the minimum goes up by one and it runs again (a split's second piece exists from the
+ * size a probe gives, but the model indexes a piece the split only has one size later).
+ * declared: the symbols as declared. false when the trace ended. */
+static bool check_minimums(om_trace *tr, const om_symbol *declared, om_trace_fn fn, void *ctx, int max_outputs) {
+  om_thread_state *st = om__state();
+  uint64_t seed = st->rng_seed, offset = st->rng_offset;
+  om_tensor **scratch = NULL;
+  int64_t v0[64];
+  om__run_example(tr, v0);
+  bool ok = true;
+  for (int k = 0; ok && k < tr->symbols.n; k++) {
+    om_symbol *s = &tr->symbols.v[k];
+    for (int tries = 0; ok && s->vmin > declared[k].vmin && s->vmin < v0[k] && tries < OM_MORE; tries++) {
+      if (!scratch && !(scratch = calloc((size_t)max_outputs, sizeof *scratch)))
+        return om__trace_fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory");
+      om_run run = {.n_outputs = -1};
+      memcpy(run.v, v0, sizeof run.v);
+      run.v[k] = s->vmin;
+      st->rng_seed = seed, st->rng_offset = offset;
+      ok = run_other(tr, &run, fn, ctx, scratch, max_outputs);
+      bool same = ok && run.n_outputs >= 0 && om__run_by_liveness(tr, &run) && same_live_calls(tr, &run);
+      if (ok && !same) {
+        char sizes[160];
+        om__run_sizes(tr, run.v, ~(uint64_t)0, sizes, sizeof sizes);
+        s->min_why = run.n_outputs < 0 ? om__arena_printf(&tr->g.arena, "trace_run: at %s the model fails (%s)", sizes, run.error)
+                                       : om__arena_printf(&tr->g.arena, "trace_run: at %s the model takes another path or "
+                                                          "computes a size otherwise", sizes);
+        s->vmin++;
+        s->min = s->vmin * s->multiple;
+      }
+      free(run.calls.v);
+      free(run.pool.v);
+      free(run.live.v);
+      if (same) break;
+    }
+  }
+  free(scratch);
+  st->rng_seed = seed, st->rng_offset = offset;
+  return ok;
+}
+
 int om_trace_run(om_trace_fn fn, void *ctx, om_tensor **outputs, int max_outputs) {
   om_trace *tr = om__need_trace("trace_run");
   if (!tr) return -1;
@@ -724,6 +795,7 @@ int om_trace_run(om_trace_fn fn, void *ctx, om_tensor **outputs, int max_outputs
   for (;;) {
     tr->phase = OM_PHASE_RECORD;
     tr->calls = 0;
+    tr->kept.n = 0;
     tr->serial++;
     tr->n_probes = 0;
     if (!om__probe_init(tr)) return free(ranges), -1;
@@ -751,17 +823,17 @@ int om_trace_run(om_trace_fn fn, void *ctx, om_tensor **outputs, int max_outputs
     for (int r = 0; r < tr->runs.n; r++) tr->runs.v[r].dropped = false;
     tr->more = false;
     tr->rounds++;
-    if (tr->more_at_n) { /* the run where two fits differ */
-      tr->more_at_n = 0;
+    for (int q = 0; q < tr->more_at_n; q++) { /* the runs where two fits differ */
       om_run *run = OM_VEC_PUSH_SLOT(tr->runs);
-      if (!run) return free(ranges), om__trace_fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory"), -1;
+      if (!run) return free(more), free(ranges), om__trace_fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory"), -1;
       memset(run, 0, sizeof *run);
-      memcpy(run->v, tr->more_at, sizeof run->v);
+      memcpy(run->v, tr->more_at[q], sizeof run->v);
       st->rng_seed = seed, st->rng_offset = offset;
-      if (!run_other(tr, run, fn, ctx, outputs, max_outputs)) return free(ranges), -1;
+      if (!run_other(tr, run, fn, ctx, outputs, max_outputs)) return free(more), free(ranges), -1;
       if (run->n_outputs < 0 && tr->base.n_outputs >= 0 && (run->prefix = common_prefix(tr, run)) < 0)
-        return free(ranges), om__trace_fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory"), -1;
+        return free(more), free(ranges), om__trace_fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory"), -1;
     }
+    tr->more_at_n = 0;
     for (int64_t i = 0; i < n_more; i++) {
       om_run *run = OM_VEC_PUSH_SLOT(tr->runs);
       if (!run) return free(more), free(ranges), om__trace_fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory"), -1;
@@ -774,7 +846,6 @@ int om_trace_run(om_trace_fn fn, void *ctx, om_tensor **outputs, int max_outputs
     }
     free(more);
   }
-  free(ranges);
   if (n < 0) { /* the model's own failure: the recording ends, the error stays */
     om_thread_state *s = om__state();
     om_error_kind kind = s->err_kind;
@@ -782,13 +853,18 @@ int om_trace_run(om_trace_fn fn, void *ctx, om_tensor **outputs, int max_outputs
     memcpy(msg, s->err_msg, sizeof msg);
     om_trace_abort();
     om__fail(kind, "%s", msg);
-    return -1;
+    return free(ranges), -1;
   }
   if (n > max_outputs || !check_ends(tr, outputs, n)) {
     om__release_all(outputs, n < max_outputs ? n : max_outputs);
     if (n > max_outputs) om__trace_fail(OM_ERR_TRACE_INVALID_USAGE, "trace_run: %d outputs, room for %d", n, max_outputs);
-    return -1;
+    return free(ranges), -1;
   }
+  if (tr->base.n_outputs >= 0 && !check_minimums(tr, ranges, fn, ctx, max_outputs)) { /* after check_ends: it reads this run's tensors */
+    om__release_all(outputs, n);
+    return free(ranges), -1;
+  }
+  free(ranges);
   tr->phase = OM_PHASE_RAN;
   return n;
 }

@@ -53,6 +53,13 @@ typedef struct om_xfactor {
   int64_t period;  /* it repeats (minus a polynomial) every period steps of each variable */
 } om_xfactor;
 
+/* An integer argument k of the record run's call (its index) as the graph writes it: expression x.
+ * A run at other sizes that makes the same calls must give it x's value there. */
+typedef struct om_kept_arg {
+  int64_t call;
+  int k, x;
+} om_kept_arg;
+
 /* ---- symbols ---- */
 
 /* A declared symbolic axis: s = multiple * v, v its free variable, min <= s <= max. */
@@ -76,6 +83,7 @@ typedef struct om_symbol {
 
 /* The most runs at other sizes a trace makes (runs.c). */
 #define OM_RUNS_MAX 40
+#define OM_AT_MAX 8 /* the runs one fit may ask for where forms that fit differ */
 
 /* One call as a run saw it. Its data in the run's pool: from at, the given int attrs (n_i,
  * values) and the float attrs (n_f, values as bits); from in, its tensor inputs (n, then a
@@ -155,9 +163,9 @@ struct om_trace {
   bool dead;                 /* the record run's call going on is not live: computed, not recorded */
   bool more;                 /* the record run wants more runs (a fit the runs cannot decide): it
                               * unwinds, and om_trace_run runs the model at more sizes, then again */
-  bool extended;             /* the runs of om__run_more were made: no more of those */
+  uint64_t extended;         /* the symbols om__run_more moved: not again */
   uint64_t more_syms;        /* the symbols they move */
-  int64_t more_at[64];       /* om__run_more_at's run (more_at_n 1), its variables */
+  int64_t more_at[OM_AT_MAX][64]; /* om__run_more_at's runs (more_at_n), their variables */
   int more_at_n, rounds;     /* rounds: how often the record run began again */
   int64_t calls;             /* calls made in the run going on */
   om_storage *phantom;       /* the storage every phantom shares (no data) */
@@ -169,6 +177,7 @@ struct om_trace {
   int64_t (*probes)[64];
   bool *probe_small;         /* below the example: a failure there narrows a symbol's minimum */
   OM_VEC(int64_t) same;      /* pairs of expressions proven equal everywhere (a << 32 | b), for om__x_same */
+  OM_VEC(om_kept_arg) kept;  /* the record run's integer arguments as the graph has them */
 };
 
 /* One op call being lowered. */
@@ -263,13 +272,15 @@ void om__run_call_done(om_trace *tr, int64_t index, om_tensor *const *out, int n
 bool om__run_failed(om_trace *tr, int r, const char *why);
 /** Drops what the graph gained since mark (values, nodes, initializers: mark[0..3)). */
 void om__trace_rollback(om_trace *tr, const int *mark);
-/** For the record run: when no more runs were made yet, asks for them (tr->more: runs that move
- *  each of the first two symbols in syms alone through 16 more consecutive sizes) and fails the
- *  call going on with an error that unwinds the model (the trace goes on); returns true then.
- *  false when they were made: the caller refuses. */
+/** For the record run: when the symbols in syms did not move through more runs yet, asks for
+ *  them (tr->more: runs that move each of the first two such symbols alone through 16 more
+ *  sizes around the example, while there is room for them) and fails the call going on with an
+ *  error that unwinds the model (the trace goes on); returns true then. false when they were
+ *  made: the caller refuses. */
 bool om__run_more(om_trace *tr, uint64_t syms);
-/** The same for one run at the variables v (where two fits that agree in every run differ):
- *  false when no such run can be made (there is one, or the runs are as many as they may be). */
+/** The same for a run at the variables v (where two fits that agree in every run differ; up to
+ *  OM_AT_MAX asked for at once): false when no such run can be made (there is one, or the runs
+ *  are as many as they may be); true when it is asked for already. */
 bool om__run_more_at(om_trace *tr, const int64_t *v);
 /** When run r failed at sizes that are not multiples of some m where every run that returned
  *  has multiples: "; it holds when 'h' is a multiple of 2: declare om.Dim('h', ...) ...", for a
@@ -286,12 +297,12 @@ om_tensor *om__phantom(om_trace *tr, const om_meta *meta);
 /* ---- fitting (fit.c) ---- */
 /** The expression of an integer the caller computed: a0 here, the logged values in the other
  *  runs (vals[r] for each run r with a partner call, l->rc[r]), written as what it is (a size, a multiple, a sum, a product, a
- *  floor division). -2 when none fits, -3 when two forms fit that differ at some size (its
- *  variables in at), -4 when a floor division fits that the runs cannot pin down (too few of
+ *  floor division). -2 when none fits, -3 when forms fit that differ at some sizes (their
+ *  variables in at, n_at of them, at most OM_AT_MAX), -4 when a floor division fits that the runs cannot pin down (too few of
  *  them, a residue missing), no error set in these; -1 on error. *floored: the form is a floor division,
  *  which a few runs cannot tell from one by a larger divisor, or affine in sizes the runs took
  *  at only some residues mod 2 or 3 (fit_int asks for more runs). */
-int om__fit_int(om_lower *l, int64_t a0, const int64_t *vals, bool *floored, int64_t *at);
+int om__fit_int(om_lower *l, int64_t a0, const int64_t *vals, bool *floored, int64_t (*at)[64], int *n_at);
 /** Describes the values of an integer across the runs for a refusal: "7 here, 8 at seq=8, ...". */
 const char *om__fit_seen(om_lower *l, int64_t a0, const int64_t *vals, char *buf, size_t cap);
 /* A float scalar computed from a size: a * fn(x) + b, fn 0: x, 1: 1 / x, 2: sqrt(x), 3: 1 / sqrt(x). */

@@ -45,6 +45,7 @@ void om__trace_free(om_trace *tr) {
   free(tr->probes);
   free(tr->probe_small);
   free(tr->same.v);
+  free(tr->kept.v);
   om__storage_release(tr->phantom);
   om__graph_free(&tr->g);
   free(tr);

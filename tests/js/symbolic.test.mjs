@@ -201,6 +201,23 @@ describe('symbolic axes', () => {
     x.dispose();
   }));
 
+  test('a bound clamped at some sizes only: a split\'s piece is min(batch-3,3), a size capped by Math.min is min(seq-1,3); run at other sizes', () => withTraced((keep) => {
+    const x = om.randn([5, 4, 2], { seed: 6 });
+    // at a batch of 5 the second piece is the rest (2 rows), at 7 a whole piece (3): one Slice [3, 6)
+    const piece = traceAt(keep, fn((t) => t.split(3, 0)[1].mul(2)), x, ['batch', 'seq', null], [[4, 4, 2], [7, 4, 2], [11, 6, 2]]);
+    assert.deepEqual(piece.outputs[0].shape, ['min(batch-3,3)', 'seq', 2]);
+    assert.deepEqual(ops(piece), ['Slice', 'Mul']);
+    // at 3 the slice is empty, but the split has one piece and [1] is nothing: the tracer runs
+    // the model at the minimum the runs below gave, and raises it until the model works there
+    assert.deepEqual([piece.symbols[0].min, piece.symbols[0].narrowedBy], [4, 'trace_run: at batch=3, seq=4 the model fails (TypeError: Cannot read properties of undefined (reading \'mul\'))']);
+    // the model caps a size it computes: the end min(seq - 1, 3) is Min(Shape - 1, 3)
+    const capped = traceAt(keep, fn((t) => t.narrow(1, 0, Math.min(t.shape[1] - 1, 3)).relu()), x, ['batch', 'seq', null],
+      [[5, 2, 2], [5, 3, 2], [2, 9, 2], [6, 17, 2]]);
+    assert.deepEqual(capped.outputs[0].shape, ['batch', 'min(seq-1,3)', 2]);
+    assert.equal(count(capped, 'Min'), 1, show(capped));
+    x.dispose();
+  }));
+
   test('expand of a size-1 axis to a symbol\'s size: Expand(x, Concat(1, Shape(seq), 4))', () => withTraced((keep) => {
     const x = om.randn([3, 5, 4], { seed: 40 });
     const tm = traceAt(keep, fn((t) => t.mean(1, true).expand(t.shape[0], t.shape[1], 4).mul(t)), x, ['batch', 'seq', null], [[2, 7, 4], [6, 2, 4]]);

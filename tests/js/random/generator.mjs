@@ -695,7 +695,7 @@ const rules = {
         const at2 = g.r.int(0, r);
         return g.assign(`om.stack([${v.name}, ${v.name}.neg()], ${at2})`, [...v.shape.slice(0, at2), g.fixed(2), ...v.shape.slice(at2)], 'float32', 'stack');
       }
-      default: return g.assign(`om.cat([${v.name}, ${v.name}.slice(${d}, 0, 1)], ${d})`, at(g.plus(s, 1)), 'float32', 'cat');
+      default: return s.v >= 1 ? g.assign(`om.cat([${v.name}, ${v.name}.slice(${d}, 0, 1)], ${d})`, at(g.plus(s, 1)), 'float32', 'cat') : null;
     }
   },
   pad(g, v) {
