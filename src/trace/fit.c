@@ -3,14 +3,16 @@
  * an index) or a scalar that differs between the runs at other sizes was computed from sizes:
  * it is written as the expression that gives its value in every run, tried in this order, each
  * over the *pool* of sizes the model can read (the call's inputs' extents first, then every
- * symbol, then every extent of a value the trace has made):
+ * symbol, then every extent of a value the trace has made; the first two forms over the first
+ * two of those before the rest):
  *   c * E + b;  m * floor((c * E + b) / k) + d, k <= 16 (the only such form that fits, else
  *   the runs cannot tell which); min(E + b, k) (a split's last piece, whole at larger sizes);
  *   c * (a product of input axes) + b;  c * E1 * E2 + b;  c1 * E1 + c2 * E2 + b.
  * With 7 runs (the record run and 6 at other sizes, runs.c; fewer where a run has no such call)
  * an affine form is checked at more sizes than determine it, a floor division must have seen
- * every residue of its divisor and three sizes more (else the record run asks for more runs,
- * once), and no two symbols move alike; sizes count once however many runs repeat them. What
+ * every residue of its divisor at twice as many sizes as the divisor (else the record run asks
+ * for more runs), and no two symbols move alike; sizes count once however many runs repeat
+ * them. What
  * fits none is refused by the caller, naming the values seen. A float scalar is fitted as
  * a * f(E) + b, f one of x, 1 / x, sqrt(x), 1 / sqrt(x) (x.div(T), x.mul(1 / Math.sqrt(d))). */
 #include <math.h>
@@ -25,7 +27,7 @@
 /* The points a fit sees: the example and each run with a partner call (l->rc), whose indices
  * are ix; and the pool's values there. */
 typedef struct pool {
-  int n, runs;
+  int n, runs, near; /* near: the first of them are the call's inputs' extents and the symbols */
   int ix[RUNS_MAX];
   int x[POOL_MAX];
   int64_t e[POOL_MAX][RUNS_MAX + 1]; /* [0] the example's value, [1 + i] run ix[i]'s */
@@ -61,6 +63,7 @@ static void pool_make(om_lower *l, pool *p) {
     pool_add(tr, p, x);
     if (tr->symbols.v[k].multiple > 1) pool_add(tr, p, om__x_divexact(tr, x, om__x_const(tr, tr->symbols.v[k].multiple)));
   }
+  p->near = p->n;
   for (int k = 0; k < tr->extents.n; k++) pool_add(tr, p, tr->extents.v[k]);
 }
 
@@ -107,7 +110,8 @@ static int64_t fdiv(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a 
 #define K_MAX 16 /* the largest divisor of a floor division fitted */
 
 /* b such that a = floor((c * e + b) / k) in every run: true when the runs see every residue of
- * c * e mod k (then b is unique) at k + 3 sizes (three to check it). A form the points agree
+ * c * e mod k (then b is unique) at 2k sizes (as many again to check it: with fewer, a form like
+ * floor((3B + 14) / 16) fits what 5 * floor((B - 2) / 5) gives at 21 sizes). A form the points agree
  * with that they cannot pin down so (too few of them, a residue missing) sets *weak: 1, or 2
  * when c * e takes one residue only. */
 static bool floor_form(const int64_t *a, const int64_t *e, int n, int64_t c, int64_t k, int64_t *b, int *weak) {
@@ -125,7 +129,7 @@ static bool floor_form(const int64_t *a, const int64_t *e, int n, int64_t c, int
   for (int r = 0; r < n; r++) seen[((c * e[r]) % k + k) % k] = true;
   int residues = 0;
   for (int64_t m = 0; m < k; m++) residues += seen[m];
-  if (residues == k && distinct(e, n) >= k + 3) return true; /* b is unique: checked at three more sizes */
+  if (residues == k && distinct(e, n) >= 2 * k) return true; /* b is unique, and checked at as many sizes again */
   *weak = residues > 1 ? 1 : 2; /* 2: one residue only, where the floor may be a polynomial */
   return false;
 }
@@ -154,46 +158,52 @@ int om__fit_int(om_lower *l, int64_t a0, const int64_t *vals, bool *floored, int
   *floored = false;
   a[0] = a0;
   for (int i = 0; i < p.runs; i++) a[1 + i] = vals[p.ix[i]];
-  for (int i = 0; i < p.n; i++) /* c * E + b */
-    if (affine(a, p.e[i], n, &c, &b)) return *floored = !residues_seen(p.e[i], n), om__x_lin(tr, c, p.x[i], 0, -1, b);
-  /* m * floor((c * E + b) / k) + d (m 1: a floor division; m = k: a multiple of k below E, the
-   * start of a split's last piece). The first form that fits, unless another one fits too and
-   * differs from it at some size: then the runs cannot tell them apart (-3, at: where). */
+  /* the sizes the call reads and the symbols first, then every extent: an affine form in a far
+   * extent that takes few values (floor((W+8)/9)) can fit what a floor of the call's own input
+   * gives at every run */
   int found = -1;
   bool weak = false; /* a floor division the points agree with but cannot pin down */
   *n_at = 0;
-  for (int pass = 0; pass < 2; pass++) /* 1: a weak form that fits too and differs from the found one */
-  for (int i = 0; i < p.n && (pass == 0 || (found >= 0 && weak)); i++)
-    for (int64_t m = 1; m <= K_MAX; m++) {
-      int64_t q[RUNS_MAX + 1], d = ((a[0] % m) + m) % m;
-      bool ok = true;
-      for (int r = 0; r < n && ok; r++) ok = ((a[r] - d) % m) == 0, q[r] = (a[r] - d) / m;
-      for (int64_t k = 2; ok && k <= K_MAX; k++)
-        for (int64_t cc = 1; cc < 2 * k; cc++) {
-          int weak_here = 0;
-          if (!(cc % k) || (!floor_form(q, p.e[i], n, cc, k, &b, &weak_here) && !weak_here)) continue;
-          if (weak_here == 1 && pass == 0) {
-            weak = true;
-            continue;
+  for (int tier = 0; tier < 2 && found < 0 && !weak; tier++) {
+    int lo = tier ? p.near : 0, hi = tier ? p.n : p.near;
+    for (int i = lo; i < hi; i++) /* c * E + b */
+      if (affine(a, p.e[i], n, &c, &b)) return *floored = !residues_seen(p.e[i], n), om__x_lin(tr, c, p.x[i], 0, -1, b);
+    /* m * floor((c * E + b) / k) + d (m 1: a floor division; m = k: a multiple of k below E, the
+     * start of a split's last piece). The first form that fits, unless another one fits too and
+     * differs from it at some size: then the runs cannot tell them apart (-3, at: where). */
+    for (int pass = 0; pass < 2; pass++) /* 1: a weak form that fits too and differs from the found one */
+    for (int i = lo; i < hi && (pass == 0 || (found >= 0 && weak)); i++)
+      for (int64_t m = 1; m <= K_MAX; m++) {
+        int64_t q[RUNS_MAX + 1], d = ((a[0] % m) + m) % m;
+        bool ok = true;
+        for (int r = 0; r < n && ok; r++) ok = ((a[r] - d) % m) == 0, q[r] = (a[r] - d) / m;
+        for (int64_t k = 2; ok && k <= K_MAX; k++)
+          for (int64_t cc = 1; cc < 2 * k; cc++) {
+            int weak_here = 0;
+            if (!(cc % k) || (!floor_form(q, p.e[i], n, cc, k, &b, &weak_here) && !weak_here)) continue;
+            if (weak_here == 1 && pass == 0) {
+              weak = true;
+              continue;
+            }
+            int num = om__x_lin(tr, cc, p.x[i], 0, -1, b), f = num < 0 ? -1 : om__x_floordiv(tr, num, k);
+            int x = f < 0 ? -1 : om__x_lin(tr, m, f, 0, -1, d);
+            if (x < 0) return -1;
+            /* a form the points cannot pin down is weak, unless it is a polynomial once normalised
+             * (floor(2 * B * T / 2) is B * T): the residues it misses are ones E never takes */
+            bool is_weak = weak_here && !floor_free(tr, x);
+            if (pass == 0 && is_weak) weak = true;
+            if (pass == 0 ? is_weak : !is_weak) continue;
+            int same = found < 0 || x == found ? 1 : om__x_same(tr, x, found, NULL, at[*n_at]);
+            if (found < 0) found = x;
+            else if (same < 0) return -4; /* undecided: more runs, or refused */
+            /* two that differ somewhere: the runs at more sizes of E's symbols tell most apart (a weak
+             * form among them: a residue the runs never took), then runs where they differ, a run
+             * for each of the first OM_AT_MAX that differ */
+            else if (same == 0 && pass == 1 && (tr->xs.v[p.x[i]].syms & ~tr->extended)) return -4;
+            else if (same == 0 && ++*n_at == OM_AT_MAX) return -3;
           }
-          int num = om__x_lin(tr, cc, p.x[i], 0, -1, b), f = num < 0 ? -1 : om__x_floordiv(tr, num, k);
-          int x = f < 0 ? -1 : om__x_lin(tr, m, f, 0, -1, d);
-          if (x < 0) return -1;
-          /* a form the points cannot pin down is weak, unless it is a polynomial once normalised
-           * (floor(2 * B * T / 2) is B * T): the residues it misses are ones E never takes */
-          bool is_weak = weak_here && !floor_free(tr, x);
-          if (pass == 0 && is_weak) weak = true;
-          if (pass == 0 ? is_weak : !is_weak) continue;
-          int same = found < 0 || x == found ? 1 : om__x_same(tr, x, found, NULL, at[*n_at]);
-          if (found < 0) found = x;
-          else if (same < 0) return -4; /* undecided: more runs, or refused */
-          /* two that differ somewhere: the runs at more sizes of E's symbols tell most apart (a weak
-           * form among them: a residue the runs never took), then runs where they differ, a run
-           * for each of the first OM_AT_MAX that differ */
-          else if (same == 0 && pass == 1 && (tr->xs.v[p.x[i]].syms & ~tr->extended)) return -4;
-          else if (same == 0 && ++*n_at == OM_AT_MAX) return -3;
-        }
-    }
+      }
+  }
   if (*n_at) return -3;
   if (found >= 0) return *floored = !floor_free(tr, found), found;
   if (weak) return -4; /* more runs may tell; no other form is taken over it */
@@ -306,7 +316,9 @@ bool om__fit_float(om_lower *l, double v0, const double *vals, om_xfloat *out) {
   v[0] = v0;
   for (int i = 0; i < p.runs; i++) v[1 + i] = vals[p.ix[i]];
   for (int i = 0; i < p.n; i++)
-    for (int fn = 0; fn < 4; fn++) {
+    for (int fn = 0; fn < 4 && distinct(p.e[i], n) >= 3 && residues_seen(p.e[i], n); fn++) {
+      /* two numbers from two sizes, checked at a third at least; at sizes of one parity only,
+       * a / (H + 1) fits what a / floor((H + 1) / 2) gives (fit_float asks for more runs) */
       double f[RUNS_MAX + 1] = {0};
       bool ok = true;
       for (int r = 0; r < n; r++) ok &= p.e[i][r] > 0, f[r] = apply_fn(fn, (double)p.e[i][r]);

@@ -476,6 +476,37 @@ static int padded_last_piece(om_tensor *const *in, om_tensor **out) { /* a UNet'
   return out[0] ? 1 : -1;
 }
 
+static int half_of_rest(om_tensor *const *in, om_tensor **out) { /* ends below 4 rows; ceil(rows / 2) of min(B - 2, 3) */
+  om_tensor *x = in[0], *p[64];
+  int k = om_split(x, 3, 0, p, 64);
+  for (int i = 0; i < k; i++) om_tensor_release(p[i]);
+  if (k < 2) return om_set_error(OM_ERR_INVALID_ARGUMENT, "no second piece"), -1;
+  om_tensor *rest = om_slice(x, 0, 2, 5, 1);
+  int64_t rows = rest ? om_tensor_shape(rest)[0] : 0;
+  int m = rest ? om_split(rest, (rows + 1) / 2, 0, p, 64) : -1;
+  out[0] = m > 0 ? om_tensor_retain(p[0]) : NULL;
+  for (int i = 0; i < m; i++) om_tensor_release(p[i]);
+  om_tensor_release(rest);
+  return out[0] ? 1 : -1;
+}
+
+static om_tensor *w_dilated, *w_strided;
+
+static int far_extent_first(om_tensor *const *in, om_tensor **out) { /* a pool + dilated conv, then conv.split(4).at(-1) */
+  om_tensor *x = in[0], *p[64];
+  om_tensor *mp = om_max_pool2d(x, (int64_t[]){3, 3}, NULL, NULL, NULL, true);
+  out[1] = mp ? om_conv2d(mp, w_dilated, NULL, (int64_t[]){3, 3}, (int64_t[]){0, 0}, (int64_t[]){2, 2}, 1) : NULL;
+  om_tensor *c = om_conv2d(x, w_strided, NULL, (int64_t[]){2, 2}, (int64_t[]){1, 1}, (int64_t[]){1, 1}, 1);
+  int k = c ? om_split(c, 4, 3, p, 64) : -1;
+  out[0] = k > 0 ? om_tensor_retain(p[k - 1]) : NULL;
+  for (int i = 0; i < k; i++) om_tensor_release(p[i]);
+  om_tensor *t[] = {mp, c};
+  om__release_all(t, 2);
+  if (out[0] && out[1]) return 2;
+  om__release_all(out, 2);
+  return -1;
+}
+
 static int halves(om_tensor *const *in, om_tensor **out) { /* [B, T, 4] -> [B, T / 2, 8]: T even only */
   const int64_t *s = om_tensor_shape(in[0]);
   if (s[1] % 2) return om_set_error(OM_ERR_INVALID_ARGUMENT, "reshape: shape[1] must be an integer"), -1;
@@ -509,6 +540,28 @@ TEST(runs_at_other_sizes) {
   CHECK(m && om_traced_symbol(m, 1, &name, &mult, &min, &max, &why) && max >= 7 && max <= 12 && why &&
         strstr(why, "embedding (call 2): at batch=") && strstr(why, "is out of range for a weight of 12 rows"));
   om_traced_release(m);
+  /* the run at a batch of 1 fails (one piece), and so do 2 and 3 where the minimum is checked;
+   * at 4 the model works but computes ceil(2 / 2) = 1 where the graph has 2 (the runs above the
+   * example all see 3 rows): the minimum is 5, not 4 */
+  om_tensor *ex5 = om_randn((int64_t[]){5, 8}, 2, 11, true);
+  CHECK(om_trace_begin());
+  m = om_test_trace(half_of_rest, ex5, (const char *[]){"batch", NULL}, 1);
+  CHECK(m && om_traced_symbol(m, 0, &name, &mult, &min, &max, &why) && min == 5 && why &&
+        strstr(why, "trace_run: at batch=4 the model takes another path or computes a size otherwise"));
+  om_traced_release(m);
+  om_tensor_release(ex5);
+  /* the last piece starts at 4 * floor(w / 8) (the conv's floor(w / 2) + 1, less one, by 4), not
+   * at 4 * floor((w + 8) / 9) - 4, an affine form in the pooled conv's extent floor((w + 8) / 9)
+   * that gives the same at every run: the call's own sizes are tried first */
+  w_dilated = om_randn((int64_t[]){2, 2, 1, 1}, 4, 12, false);
+  w_strided = om_randn((int64_t[]){4, 2, 2, 2}, 4, 13, false);
+  om_tensor *img2 = om_randn((int64_t[]){3, 2, 12, 10}, 4, 14, true);
+  CHECK(om_trace_begin());
+  m = om_test_trace(far_extent_first, img2, (const char *[]){"n", NULL, "h", "w"}, 2);
+  om_test_check_out(m, 0, "n,4,floor(h/2)+1,floor(w/2)-4*floor(w/8)+1");
+  om_traced_release(m);
+  om_tensor *ws[] = {w_dilated, w_strided, img2};
+  om__release_all(ws, 3);
   /* the pad is W mod 2: more runs move both symbols (a parity looks monotone in h at five
    * sizes), and the runs that repeat w's size count once: the last piece starts at
    * 5 * floor((w - 1) / 5), not at a form that fits five sizes of w seen 21 times */
