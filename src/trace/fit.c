@@ -6,7 +6,8 @@
  * symbol, then every extent of a value the trace has made; the first two forms over the first
  * two of those before the rest):
  *   c * E + b;  m * floor((c * E + b) / k) + d, k <= 16 (the only such form that fits, else
- *   the runs cannot tell which); min(E + b, k) (a split's last piece, whole at larger sizes);
+ *   the runs cannot tell which); k * floor((E + b) / k) for a k > 16 that divides every value
+ *   (a split's last piece by 26 starts there); min(E + b, k) (a split's piece, whole at larger sizes);
  *   c * (a product of input axes) + b;  c * E1 * E2 + b;  c1 * E1 + c2 * E2 + b.
  * With 7 runs (the record run and 6 at other sizes, runs.c; fewer where a run has no such call)
  * an affine form is checked at more sizes than determine it, a floor division must have seen
@@ -88,6 +89,13 @@ static int distinct(const int64_t *e, int n) {
   return d;
 }
 
+/* Whether e takes odd and even values. */
+static bool both_parities(const int64_t *e, int n) {
+  bool seen[2] = {0};
+  for (int r = 0; r < n; r++) seen[e[r] & 1] = true;
+  return seen[0] && seen[1];
+}
+
 /* c from two runs where e moves, and b, such that a = c * e + b in every run: at three sizes
  * at least, as two determine it, but for a itself (a size the model reads off a shape: E at
  * every run). */
@@ -109,19 +117,27 @@ static int64_t fdiv(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a 
 
 #define K_MAX 16 /* the largest divisor of a floor division fitted */
 
+/* The b with k a <= c e + b < k a + k in every run, [lo, hi]; false when there is none. */
+static bool b_range(const int64_t *a, const int64_t *e, int n, int64_t c, int64_t k, int64_t *lo, int64_t *hi) {
+  *lo = INT64_MIN, *hi = INT64_MAX;
+  for (int r = 0; r < n; r++) {
+    int64_t l, h;
+    if (__builtin_mul_overflow(k, a[r], &l) || __builtin_mul_overflow(c, e[r], &h) || __builtin_sub_overflow(l, h, &l)) return false;
+    h = l + k - 1;
+    if (l > *lo) *lo = l;
+    if (h < *hi) *hi = h;
+  }
+  return *lo <= *hi;
+}
+
 /* b such that a = floor((c * e + b) / k) in every run: true when the runs see every residue of
  * c * e mod k (then b is unique) at 2k sizes (as many again to check it: with fewer, a form like
  * floor((3B + 14) / 16) fits what 5 * floor((B - 2) / 5) gives at 21 sizes). A form the points agree
  * with that they cannot pin down so (too few of them, a residue missing) sets *weak: 1, or 2
  * when c * e takes one residue only. */
 static bool floor_form(const int64_t *a, const int64_t *e, int n, int64_t c, int64_t k, int64_t *b, int *weak) {
-  int64_t lo = INT64_MIN, hi = INT64_MAX;
-  for (int r = 0; r < n; r++) { /* k a <= c e + b < k a + k */
-    int64_t l = k * a[r] - c * e[r], h = l + k - 1;
-    if (l > lo) lo = l;
-    if (h < hi) hi = h;
-  }
-  if (lo > hi) return false;
+  int64_t lo, hi;
+  if (!b_range(a, e, n, c, k, &lo, &hi)) return false;
   *b = lo;
   for (int r = 0; r < n; r++)
     if (fdiv(c * e[r] + *b, k) != a[r]) return false;
@@ -207,6 +223,32 @@ int om__fit_int(om_lower *l, int64_t a0, const int64_t *vals, bool *floored, int
   if (*n_at) return -3;
   if (found >= 0) return *floored = !floor_free(tr, found), found;
   if (weak) return -4; /* more runs may tell; no other form is taken over it */
+  int64_t m = 0; /* k * floor((E + b) / k), k > K_MAX: the start of a split's last piece, split(26).at(-1) */
+  for (int r = 0; r < n; r++) {
+    int64_t u = a[r] < 0 ? -a[r] : a[r], v = m;
+    while (v) { int64_t t = u % v; u = v; v = t; }
+    m = u;
+  }
+  for (int i = 0; i < p.n && m > K_MAX && distinct(a, n) >= 3; i++) {
+    int64_t q[RUNS_MAX + 1], lo, hi;
+    for (int r = 0; r < n; r++) q[r] = a[r] / m;
+    if (distinct(p.e[i], n) < 4 || !b_range(q, p.e[i], n, 1, m, &lo, &hi)) continue;
+    /* the runs bound b, and a split's last piece is the one that ends at E (b = -1); where
+     * another b fits too, a run where the two differ tells */
+    int64_t b1 = lo <= -1 && -1 <= hi ? -1 : lo, b2 = b1 == hi ? lo : hi;
+    int num = om__x_lin(tr, 1, p.x[i], 0, -1, b1), f = num < 0 ? -1 : om__x_floordiv(tr, num, m);
+    int x = f < 0 ? -1 : om__x_lin(tr, m, f, 0, -1, 0);
+    if (x < 0) return -1;
+    if (b2 != b1) {
+      int num2 = om__x_lin(tr, 1, p.x[i], 0, -1, b2), f2 = num2 < 0 ? -1 : om__x_floordiv(tr, num2, m);
+      int x2 = f2 < 0 ? -1 : om__x_lin(tr, m, f2, 0, -1, 0);
+      if (x2 < 0) return -1;
+      int same = om__x_same(tr, x, x2, NULL, at[0]);
+      if (same < 0) return -4;
+      if (same == 0) return *n_at = 1, -3;
+    }
+    return *floored = true, x;
+  }
   for (int i = 0; i < p.n; i++) { /* min(E + b, k): a split's last piece at the example, a whole one further on */
     int64_t k = a[0];
     for (int r = 1; r < n; r++) k = a[r] > k ? a[r] : k;
@@ -316,7 +358,7 @@ bool om__fit_float(om_lower *l, double v0, const double *vals, om_xfloat *out) {
   v[0] = v0;
   for (int i = 0; i < p.runs; i++) v[1 + i] = vals[p.ix[i]];
   for (int i = 0; i < p.n; i++)
-    for (int fn = 0; fn < 4 && distinct(p.e[i], n) >= 3 && residues_seen(p.e[i], n); fn++) {
+    for (int fn = 0; fn < 4 && distinct(p.e[i], n) >= 3 && both_parities(p.e[i], n); fn++) {
       /* two numbers from two sizes, checked at a third at least; at sizes of one parity only,
        * a / (H + 1) fits what a / floor((H + 1) / 2) gives (fit_float asks for more runs) */
       double f[RUNS_MAX + 1] = {0};

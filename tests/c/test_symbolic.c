@@ -490,6 +490,17 @@ static int half_of_rest(om_tensor *const *in, om_tensor **out) { /* ends below 4
   return out[0] ? 1 : -1;
 }
 
+static int last_of_26(om_tensor *const *in, om_tensor **out) { /* x.reshape(B * 9, -1).split(26).at(-1) */
+  om_tensor *p[64];
+  const int64_t *s = om_tensor_shape(in[0]);
+  om_tensor *flat = om_reshape(in[0], (int64_t[]){s[0] * s[1], -1}, 2);
+  int k = flat ? om_split(flat, 26, 0, p, 64) : -1;
+  out[0] = k > 0 ? om_tensor_retain(p[k - 1]) : NULL;
+  for (int i = 0; i < k; i++) om_tensor_release(p[i]);
+  om_tensor_release(flat);
+  return out[0] ? 1 : -1;
+}
+
 static om_tensor *w_dilated, *w_strided;
 
 static int far_extent_first(om_tensor *const *in, om_tensor **out) { /* a pool + dilated conv, then conv.split(4).at(-1) */
@@ -550,6 +561,14 @@ TEST(runs_at_other_sizes) {
         strstr(why, "trace_run: at batch=4 the model takes another path or computes a size otherwise"));
   om_traced_release(m);
   om_tensor_release(ex5);
+  /* a split by more than 16: its last piece starts at the largest multiple of 26 below 9 B, the
+   * divisor being what every start is a multiple of (no run set shows 26 residues) */
+  om_tensor *rows = om_randn((int64_t[]){3, 9, 4}, 3, 15, true);
+  CHECK(om_trace_begin());
+  m = om_test_trace(last_of_26, rows, (const char *[]){"batch", NULL, NULL}, 1);
+  om_test_check_out(m, 0, "9*batch-26*floor((9*batch+25)/26)+26,4");
+  om_traced_release(m);
+  om_tensor_release(rows);
   /* the last piece starts at 4 * floor(w / 8) (the conv's floor(w / 2) + 1, less one, by 4), not
    * at 4 * floor((w + 8) / 9) - 4, an affine form in the pooled conv's extent floor((w + 8) / 9)
    * that gives the same at every run: the call's own sizes are tried first */

@@ -201,7 +201,7 @@ describe('symbolic axes', () => {
     x.dispose();
   }));
 
-  test('a bound clamped at some sizes only: a split\'s piece is min(batch-3,3), a size capped by Math.min is min(seq-1,3); run at other sizes', () => withTraced((keep) => {
+  test('a bound clamped at some sizes only: a split\'s piece is min(batch-3,3), a size capped by Math.min is min(seq-1,3), a split by 20\'s last piece; run at other sizes', () => withTraced((keep) => {
     const x = om.randn([5, 4, 2], { seed: 6 });
     // at a batch of 5 the second piece is the rest (2 rows), at 7 a whole piece (3): one Slice [3, 6)
     const piece = traceAt(keep, fn((t) => t.split(3, 0)[1].mul(2)), x, ['batch', 'seq', null], [[4, 4, 2], [7, 4, 2], [11, 6, 2]]);
@@ -215,7 +215,13 @@ describe('symbolic axes', () => {
       [[5, 2, 2], [5, 3, 2], [2, 9, 2], [6, 17, 2]]);
     assert.deepEqual(capped.outputs[0].shape, ['batch', 'min(seq-1,3)', 2]);
     assert.equal(count(capped, 'Min'), 1, show(capped));
+    // the last piece of a split by more than 16 starts at the largest multiple of 20 below 4 * seq
+    const x13 = om.randn([3, 13, 2], { seed: 7 }); // 26 columns: pieces of 20 and 6
+    const last = traceAt(keep, fn((t) => t.reshape(t.shape[0], -1).split(20, 1).at(-1)), x13, ['batch', 'seq', null],
+      [[3, 2, 2], [3, 10, 2], [3, 11, 2], [2, 20, 2], [4, 26, 2]]);
+    assert.deepEqual(last.outputs[0].shape, ['batch', '2*seq-20*floor((seq+9)/10)+20']); // 20 * floor((2 seq - 1) / 20)
     x.dispose();
+    x13.dispose();
   }));
 
   test('expand of a size-1 axis to a symbol\'s size: Expand(x, Concat(1, Shape(seq), 4))', () => withTraced((keep) => {

@@ -450,11 +450,12 @@ const rules = {
     return g.assign(`${v.name}.${g.r.pick(['add', 'mul', 'sub'])}(${w})`, v.shape, 'float32', trap ? 'constant-of-symbol-size' : null);
   },
   compare(g, v) { // thresholds away from the values compared: x >= mean(x) ties exactly where x is constant along d,
-    // and float32 and double then round the mean to different sides (a false alarm)
+    // and float32 and double then round the mean to different sides (a false alarm); none at 1 / n (a mean of a
+    // softmax over n is 1 / n: 0.5 at n = 2) nor at 1 (a saturated tanh), where one rounding or another decides
     if (!v.shape.length || v.shape.some((s) => s.v === 0)) return null;
     const d = g.dim(g.axis(v), v.shape.length);
     const op = g.r.pick(['om.where($.gt(0), $, $.mul(0.1))', '$.maskedFill($.lt(-0.5), 0)', '$.gt(0).float()',
-      `$.ge($.mean(${d}, true).add(0.1)).float().mul($)`, 'om.where($.abs().lt(1), $, 0)', '$.le(0.5).float().add($)']);
+      `$.ge($.mean(${d}, true).add(0.1)).float().mul($)`, 'om.where($.abs().lt(0.95), $, 0)', '$.le(0.45).float().add($)']);
     return g.assign(fill(op, v), v.shape, 'float32', 'bool');
   },
   reduce(g, v) {
