@@ -214,7 +214,8 @@ static int fit_int(om_lower *l, int64_t a0, const int64_t *vals, const char *wha
   int x = om__fit_int(l, a0, vals, &floored, at, &n_at);
   const om_runcall *all[OM_RUNS_MAX];
   uint64_t syms = moving_symbols(l, used_symbols(l), a0, vals);
-  if ((x == -2 || x == -4) && without_small(l, all)) { /* none fits them all, or one only weakly: a size computed otherwise below (an empty tensor at 1) */
+  /* none fits them all, or one only weakly: a size computed otherwise below (an empty tensor at 1) */
+  if ((x == -2 || x == -4) && without_small(l, all)) {
     x = om__fit_int(l, a0, vals, &floored, at, &n_at);
     /* it holds above the small runs, but from which size? the sizes between them and the
      * example first: Math.min(T - 1, 3) at T = 4 is min(T-1,3) there, not 3 from T = 2 */
