@@ -1,5 +1,6 @@
-// npm start: exports the whole zoo (examples/zoo/*.mjs) to <out>/<name>.onnx, verifies each
-// with onnxruntime-web (one line per model), then serves the demo page.
+// npm start: exports the whole zoo (examples/zoo/*.mjs) to <out>/<name>.onnx and <name>.om,
+// verifies each with onnxruntime-web and the library's Session (one line per model), then serves
+// the demo page.
 //
 //   node examples/start.mjs [--no-serve] [--out DIR]   (default out/; CI=true also skips serving)
 //

@@ -33,6 +33,8 @@ export type ErrorKind =
   | 'IndexOutOfRange'
   | 'OutOfMemory'
   | 'Autograd'
+  | 'Format'
+  | 'Unsupported'
   | 'Disposed'
   | TraceErrorKind;
 
@@ -553,8 +555,50 @@ export class TracedModel {
    * chunk from WebAssembly memory. Returns the number of bytes written.
    */
   saveOnnx(path: string): number;
+  /** The library format v1 bytes (docs/format.md): deterministic, weights 64-byte aligned; InferenceSession.create() runs them. */
+  save(): Uint8Array;
+  /** A Session running this graph on the library's kernels; it keeps its own copy of the graph. */
+  session(options?: SessionOptions): InferenceSession;
   /** Frees the model. Idempotent. */
   dispose(): void;
+}
+
+/** Options of {@link InferenceSession.create}: onnxruntime-web's session options are accepted and mean nothing here. */
+export interface SessionOptions {
+  /** 'fast' (the default); 'exact' is not available yet (OmError Unsupported). */
+  mode?: 'fast' | 'exact';
+  executionProviders?: readonly unknown[];
+  graphOptimizationLevel?: string;
+  logSeverityLevel?: number;
+  logVerbosityLevel?: number;
+  intraOpNumThreads?: number;
+  interOpNumThreads?: number;
+  enableCpuMemArena?: boolean;
+  enableMemPattern?: boolean;
+  executionMode?: string;
+}
+
+/** A feed of {@link InferenceSession.run}: a Tensor, or typed-array data with dims (an onnxruntime-web Tensor has that shape). */
+export type SessionFeed = Tensor | { readonly data: Float32Array | BigInt64Array | Uint8Array; readonly dims: readonly number[]; readonly type?: DType };
+
+/** Runs a traced or imported ONNX graph with the library's kernels, shaped like onnxruntime-web's InferenceSession. */
+export class InferenceSession {
+  private constructor();
+  /** A session on ONNX bytes (opset 13 to 20), library format v1 bytes (traced.save()) or a traced model. */
+  static create(source: Uint8Array | ArrayBuffer | TracedModel, options?: SessionOptions): Promise<InferenceSession>;
+  readonly inputNames: string[];
+  readonly outputNames: string[];
+  /** The graph inputs; a named axis as its name ('?' when unnamed). */
+  readonly inputs: ValueInfo[];
+  /** Bytes of the buffers of the plan it ran last. */
+  readonly planBytes: number;
+  readonly isDisposed: boolean;
+  /** Runs the graph on one feed per input; returns new Tensors by output name. */
+  run(feeds: Readonly<Record<string, SessionFeed>>): Record<string, Tensor>;
+  /** Frees the session. Idempotent. */
+  dispose(): void;
+  /** onnxruntime-web's name for dispose(). */
+  release(): Promise<void>;
 }
 
 /** An input of {@link trace}: an example tensor, or [example, axisNames]. */

@@ -10,7 +10,7 @@
 //
 // Module map: runtime.js (loading, C calls, errors from C, scratch buffer, byte streams),
 // convert.js (argument checks, om.tensor data), tensor.js (Tensor and the functions),
-// trace.js (Tracer, TracedModel, om.trace), nn/module.js (om.nn), errors.js.
+// trace.js (Tracer, TracedModel, om.trace), session.js (InferenceSession), nn/module.js (om.nn), errors.js.
 import { VERSION } from './runtime.js';
 
 export { ready, memory } from './runtime.js';
@@ -20,6 +20,7 @@ export {
   noGrad, tidy, dispose,
 } from './tensor.js';
 export { Tracer, TracedModel, trace, makeDim as Dim } from './trace.js';
+export { InferenceSession } from './session.js';
 export * as nn from './nn/index.js';
 export * as optim from './optim/index.js';
 

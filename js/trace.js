@@ -18,6 +18,7 @@ import {
 } from './runtime.js';
 import { Tensor, wrap, handle, tidy, optionsArg } from './tensor.js';
 import { describe } from './convert.js';
+import { InferenceSession } from './session.js';
 
 const TOKEN = Symbol('onemodel.trace');
 
@@ -364,21 +365,34 @@ export class TracedModel {
 
   /** The .onnx bytes (a ModelProto; equal graphs give equal bytes), copied once, chunk by chunk. */
   toOnnx() {
-    const who = 'toOnnx';
+    return this.#bytes('toOnnx', M._omw_traced_onnx_size, M._omw_traced_write);
+  }
+
+  /**
+   * The library format v1 bytes (docs/format.md): the graph as recorded, the ranges of its
+   * symbols, the weights 64-byte aligned; equal graphs give equal bytes, natively and in WASM.
+   * om.InferenceSession.create() runs them.
+   */
+  save() {
+    return this.#bytes('save', M._omw_traced_save_size, M._omw_traced_save);
+  }
+
+  /** The bytes C streams with write(m, ctx), of the size size(m) announces, copied once. */
+  #bytes(who, size, write) {
     const m = this.#use(who);
-    const size = M._omw_traced_onnx_size(m);
-    if (!size) throw lastError(who);
-    const out = new Uint8Array(size);
+    const n = size(m);
+    if (!n) throw lastError(who);
+    const out = new Uint8Array(n);
     let at = 0;
     const ok = stream((ptr, len) => {
-      if (at + len > size) {
-        throw new OmError('InvalidArgument', `${who}: C wrote more than the ${size} bytes it announced (a bug in onemodel)`);
+      if (at + len > n) {
+        throw new OmError('InvalidArgument', `${who}: C wrote more than the ${n} bytes it announced (a bug in onemodel)`);
       }
       out.set(M.HEAPU8.subarray(ptr, ptr + len), at);
       at += len;
-    }, (ctx) => M._omw_traced_write(m, ctx));
+    }, (ctx) => write(m, ctx));
     if (!ok) throw lastError(who);
-    if (at !== size) throw new OmError('InvalidArgument', `${who}: C wrote ${at} of the ${size} bytes it announced (a bug in onemodel)`);
+    if (at !== n) throw new OmError('InvalidArgument', `${who}: C wrote ${at} of the ${n} bytes it announced (a bug in onemodel)`);
     return out;
   }
 
@@ -422,6 +436,14 @@ export class TracedModel {
       if (!done) try { nodeFs.unlinkSync(path); } catch { /* nothing to remove */ }
     }
     return at;
+  }
+
+  /**
+   * A Session that runs this graph on the library's kernels (docs/graph-runtime.md); it keeps its
+   * own copy, so it outlives dispose(). options: { mode: 'fast' | 'exact' }.
+   */
+  session(options) {
+    return InferenceSession.fromTraced(this.#use('session'), options);
   }
 
   /** Frees the C model. Idempotent; any later use throws OmError Disposed. */

@@ -21,6 +21,10 @@ typedef struct om_storage {
   size_t nbytes;
   void *data;
   om_snapshot *snapshots; /* traced models' constants that must keep today's values (copy on write) */
+  /* A buffer of a session's plan (src/graph/session.c): its data lies in the plan's arena (not
+   * its own: neither freed nor counted here), and while the plan is made, ops on it are recorded
+   * as the plan's steps instead of run. */
+  bool planned;
 } om_storage;
 
 typedef struct om_record om_record;
@@ -331,16 +335,19 @@ bool om__trace_shadow(void);
 om_tensor *om__trace_phantom(const om_meta *meta);
 
 /* An ONNX node attribute, for om__emit. */
-typedef enum om_gattr_type { OM_GATTR_INT, OM_GATTR_FLOAT, OM_GATTR_INTS, OM_GATTR_FLOATS, OM_GATTR_STRING } om_gattr_type;
+/* TENSOR (ConstantOfShape's value) and OTHER (a type the graph layer reads no value of: strings,
+ * kept so that a rule can refuse an attribute it does not take) come from the ONNX reader. */
+typedef enum om_gattr_type { OM_GATTR_INT, OM_GATTR_FLOAT, OM_GATTR_INTS, OM_GATTR_FLOATS, OM_GATTR_STRING, OM_GATTR_TENSOR, OM_GATTR_OTHER } om_gattr_type;
 typedef struct om_gattr {
-  const char *name; /* static string */
+  const char *name; /* static string (the reader's: in the graph's arena) */
   om_gattr_type type;
   int64_t i;        /* INT */
   double f;         /* FLOAT (written as a float) */
   int n;            /* INTS: how many */
   const int64_t *ints; /* INTS: the values (copied by om__emit) */
   const float *floats; /* FLOATS: n values (copied by om__emit) */
-  const char *s;       /* STRING: a static string */
+  const char *s;       /* STRING: a static string (the reader's: in the graph's arena) */
+  om_tensor *t;        /* TENSOR: owned by the graph that holds the node */
 } om_gattr;
 #define OM_ATTR_INT(nm, v) ((om_gattr){.name = (nm), .type = OM_GATTR_INT, .i = (v)})
 #define OM_ATTR_FLOAT(nm, v) ((om_gattr){.name = (nm), .type = OM_GATTR_FLOAT, .f = (v)})
@@ -442,6 +449,15 @@ bool om__lower_baked(om_lower *l, const om_call *c, int i, int d, const char *wh
  *  (an LSTM with a batch of 0); 0 (nothing written) when an output has elements, -1 on error. */
 int om__lower_empty(om_lower *l, const om_call *c);
 
+/* ---- sessions: making a plan (src/graph/session.c) ---- */
+/** True while a session makes a plan on this thread and one of the n inputs is a planned buffer:
+ *  then om__apply records the call (om__capture_call) instead of running it. */
+bool om__captured(om_tensor *const *in, int n);
+/** Records call c (after infer) as a step of the plan being made: gives it outputs on new planned
+ *  buffers (views: headers on their input's buffer, with the strides forward computes) and keeps
+ *  the step. false on error. */
+bool om__capture_call(const om_op_def *def, om_call *c);
+
 /* ---- per-thread state ---- */
 typedef struct om_thread_state {
   bool grad_disabled;
@@ -456,6 +472,7 @@ typedef struct om_thread_state {
   uint32_t trace_serial;  /* ids of traces begun on this thread (tensors carry theirs) */
   om_error_kind trace_end_kind; /* the trace error that ended the last recording, for finish */
   char trace_end_msg[512];
+  struct om_capture *capture; /* a session making a plan on this thread (src/graph/session.c), NULL when none */
 } om_thread_state;
 om_thread_state *om__state(void);
 

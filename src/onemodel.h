@@ -425,6 +425,12 @@ bool om_traced_write_onnx(const om_traced_model *m, om_write_fn write, void *ctx
 
 /** The exact size in bytes of what om_traced_write_onnx writes for m (borrowed); 0 on error. */
 size_t om_traced_onnx_size(const om_traced_model *m);
+/** Streams m (borrowed) as the library format v1 (docs/format.md: the graph as recorded, its
+ *  symbols' ranges, the weights 64-byte aligned; bytes that depend only on the graph) through
+ *  write(ctx, bytes, n); false on error. */
+bool om_traced_save(const om_traced_model *m, om_write_fn write, void *ctx);
+/** The exact size in bytes of what om_traced_save writes for m (borrowed); 0 on error. */
+size_t om_traced_save_size(const om_traced_model *m);
 
 /** The parts of a traced model that om_traced_count / om_traced_name / om_traced_info read. */
 typedef enum om_traced_part { OM_TRACED_INPUT, OM_TRACED_OUTPUT, OM_TRACED_INITIALIZER, OM_TRACED_NODE } om_traced_part;
@@ -446,6 +452,46 @@ int om_traced_symbol_count(const om_traced_model *m);
  *  names the call, else NULL). Outputs may be NULL; strings borrowed while m lives. */
 bool om_traced_symbol(const om_traced_model *m, int i, const char **name, int64_t *multiple, int64_t *min, int64_t *max,
                       const char **why);
+
+/* ---- the graph layer: a Session runs a graph with the library's kernels (docs/graph-runtime.md) ----
+ * A session holds a graph (a traced model's, or an ONNX file's) and makes a plan for each input
+ * signature it is run with: shapes inferred, everything computed from shapes and constants folded
+ * into constants, buffers placed by lifetime in one arena, so a run allocates only its outputs.
+ *
+ *     om_session *s = om_session_create(traced, NULL);     // or om_session_open(bytes, n, NULL)
+ *     om_tensor *y;
+ *     if (s && om_session_run(s, &x, 1, &y, 1) == 1) { ... om_tensor_release(y); }
+ *     om_session_release(s);
+ */
+typedef struct om_session om_session;
+typedef enum om_session_mode { OM_SESSION_FAST = 0, OM_SESSION_EXACT = 1 } om_session_mode;
+typedef struct om_session_options {
+  om_session_mode mode; /* fast (the default); exact is not available yet: Unsupported */
+} om_session_options;
+/** A session on m's graph (m borrowed: the session keeps its own copy, its weights read in place
+ *  with a copy on write); options NULL for the defaults. New (om_session_release), NULL on error:
+ *  Unsupported naming a node whose op the graph layer has no kernel for. */
+om_session *om_session_create(const om_traced_model *m, const om_session_options *options);
+/** A session on bytes[0..n) (borrowed, not kept): an ONNX ModelProto, or the library format v1
+ *  (om_traced_save; told apart by its magic). Format naming what is wrong with bytes it cannot
+ *  read, Unsupported for what it reads but cannot run. New, NULL on error. */
+om_session *om_session_open(const void *bytes, size_t n, const om_session_options *options);
+/** Frees the session and its plans (NULL is a no-op). */
+void om_session_release(om_session *s);
+/** Runs the graph on n_inputs inputs (borrowed, in the graph's input order); writes its outputs
+ *  (new references) to outputs and returns their count, -1 on error (an input that does not fit
+ *  names the input and dim, a named axis bound to two sizes, or a size outside the range a
+ *  traced model holds for). */
+int om_session_run(om_session *s, om_tensor *const *inputs, int n_inputs, om_tensor **outputs, int max_outputs);
+/** The number of graph inputs (outputs false) or outputs; -1 on error. */
+int om_session_count(const om_session *s, bool outputs);
+/** The name of input or output i (borrowed from the session), NULL on error. */
+const char *om_session_name(const om_session *s, bool outputs, int i);
+/** Input i's dtype, rank, shape (-1 where an axis is named or unknown) and each axis's name (NULL
+ *  when fixed, "?" when unknown; borrowed): any pointer may be NULL. false on error. */
+bool om_session_input_info(const om_session *s, int i, om_dtype *dtype, int *ndim, int64_t *shape, const char **dim_params);
+/** The arena bytes of the plan made or used last (0 before the first run), -1 on error. */
+int64_t om_session_plan_bytes(const om_session *s);
 
 /* ---- indexing and resampling (src/ops/index.c, src/ops/resize.c; new references) ---- */
 /** Rows of weight [num, dim] picked by int64 indices (any shape) -> [..., dim], as PyTorch's

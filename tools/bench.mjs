@@ -27,7 +27,9 @@
 // d_model 256, 4 heads: q/k/v projections, scaled dot-product attention, out projection): ours
 // eager vs onnxruntime-web on our trace of the same block (OM_BENCH_ATTN_ONLY=1 runs only it).
 // Then what tracing with symbolic axes costs against one eager forward (OM_BENCH_TRACE_ONLY=1
-// stops after it).
+// stops after it). Then the Session: each zoo model traced once (symbolic batch), its .onnx run
+// by om.InferenceSession and by onnxruntime-web at batch 1 and 8, alternating samples, session
+// create times, and the package's size (wasm + glue, gzip) (OM_BENCH_SESSION_ONLY=1 runs only it).
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -280,6 +282,11 @@ if (process.env.OM_BENCH_TRACE_ONLY === '1') {
   if (om.memory().tensors !== 0) console.error(`bench: ${om.memory().tensors} onemodel tensors still alive`);
   process.exit(0);
 }
+if (process.env.OM_BENCH_SESSION_ONLY === '1') {
+  printSessions(await runSessions());
+  if (om.memory().tensors !== 0) console.error(`bench: ${om.memory().tensors} onemodel tensors still alive`);
+  process.exit(0);
+}
 if (process.env.OM_BENCH_ATTN_ONLY === '1') {
   printAttention(await runAttention());
   if (om.memory().tensors !== 0) console.error(`bench: ${om.memory().tensors} onemodel tensors still alive`);
@@ -300,6 +307,7 @@ if (process.env.OM_BENCH_CONV_ONLY === '1') {
 }
 
 printAttention(await runAttention());
+printSessions(await runSessions());
 
 const native = process.env.OM_BENCH_NATIVE === '0' ? new Map() : runNative();
 const rows = [];
@@ -313,6 +321,65 @@ const line = (row) => `| ${row.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.
 console.log(line(table[0]));
 console.log(`|${widths.map((w, i) => (i === 0 ? '-'.repeat(w + 2) : `${'-'.repeat(w + 1)}:`)).join('|')}|`);
 for (const row of table.slice(1)) console.log(line(row));
+
+// ---- the Session against onnxruntime-web on the zoo -----------------------------------------------
+// Each zoo model (untrained: speed does not depend on the weights) traced once with its symbolic
+// axes; the same .onnx bytes go to om.InferenceSession.create and ort.InferenceSession.create.
+// A run of ours is session.run on om Tensors (outputs disposed); ORT's is session.run on ORT
+// Tensors made from the same values (its copies in and out included, as a user's run has them).
+// Create: each session made and released, alternating, median.
+async function runSessions() {
+  const wf = await import('../examples/lib/workflow.mjs');
+  const rows = [];
+  for (const name of wf.ZOO) {
+    const file = wf.checkModelFile(await import(`../examples/zoo/${name}.mjs`), name);
+    const traced = wf.traceModel(file);
+    const bytes = traced.toOnnx();
+    traced.dispose();
+    const create = await alternate(async () => (await om.InferenceSession.create(bytes)).dispose(),
+      async () => (await ort.InferenceSession.create(bytes, { executionProviders: ['wasm'] })).release());
+    const mine = await om.InferenceSession.create(bytes);
+    const theirs = await ort.InferenceSession.create(bytes, { executionProviders: ['wasm'] });
+    try {
+      for (const batch of [1, 8]) {
+        const specs = wf.describeInputs(file.inputs).map((i) => ({ ...i, shape: [batch, ...i.shape.slice(1)] }));
+        const inputs = wf.makeInputs(file, specs, 11);
+        try {
+          const feeds = Object.fromEntries(Object.entries(inputs).map(([k, v]) => [k, v[0]]));
+          const ortFeeds = () => Object.fromEntries(Object.entries(feeds).map(([k, t]) => [k, new ort.Tensor(t.dtype, t.toArray(), t.shape)]));
+          const ours = () => { for (const t of Object.values(mine.run(feeds))) t.dispose(); };
+          const peer = async () => { const r = await theirs.run(ortFeeds()); for (const t of Object.values(r)) t.dispose(); };
+          const a = om.tidy(() => Object.values(mine.run(feeds)).map((t) => Array.from(t.toArray(), Number)));
+          const b = Object.values(await theirs.run(ortFeeds())).map((t) => Array.from(t.data, Number));
+          const { err, scale } = maxDiff(a[0], b[0]);
+          if (!(err <= 1e-4 * Math.max(1, scale))) throw new Error(`${name} batch ${batch}: the Session and ORT differ by ${err}`);
+          const { msOurs, msOrt } = await alternate(ours, peer);
+          rows.push({ name, batch, ms: median(msOurs), msOrt: median(msOrt), createMs: median(create.msOurs), createMsOrt: median(create.msOrt),
+            planBytes: mine.planBytes });
+        } finally {
+          wf.disposeInputs(inputs);
+        }
+      }
+    } finally {
+      mine.dispose();
+      await theirs.release();
+      wf.disposeModelFile(file);
+    }
+  }
+  const { gzipSync } = await import('node:zlib');
+  const { readFileSync } = await import('node:fs');
+  const size = ['onemodel.wasm', 'onemodel.mjs'].map((f) => gzipSync(readFileSync(join(ROOT, 'js/dist', f)), { level: 9 }).length);
+  return { rows, gzip: size };
+}
+
+function printSessions({ rows, gzip }) {
+  console.log('Session vs onnxruntime-web (wasm, one thread) on the zoo, the same .onnx, alternating samples');
+  console.log('| model | batch | Session ms | ORT-web ms | ORT / Session | Session create ms | ORT create ms | plan bytes |\n|---|---:|---:|---:|---:|---:|---:|---:|');
+  for (const r of rows) {
+    console.log(`| ${r.name} | ${r.batch} | ${r.ms.toFixed(3)} | ${r.msOrt.toFixed(3)} | ${(r.msOrt / r.ms).toFixed(2)} | ${r.createMs.toFixed(2)} | ${r.createMsOrt.toFixed(2)} | ${r.planBytes} |`);
+  }
+  console.log(`package size (gzip -9): onemodel.wasm ${(gzip[0] / 1024).toFixed(1)} KiB + onemodel.mjs ${(gzip[1] / 1024).toFixed(1)} KiB = ${((gzip[0] + gzip[1]) / 1024).toFixed(1)} KiB\n`);
+}
 
 // ---- tracing with symbolic axes: what the runs at other sizes cost ------------------------------
 // om.trace with symbolic axes runs the model seven more times (a base run and six at other

@@ -1,8 +1,8 @@
 // A sweep of attribute combinations of the ops whose lowering depends on their attributes
 // (conv1d, conv2d, conv_transpose2d, max_pool2d, avg_pool2d, adaptive_avg_pool2d, pad,
 // interpolate): each configuration eager accepts is traced at fixed shapes and run in
-// onnxruntime-web (examples/lib/oracle.mjs checkTraced), so a configuration that ORT refuses to
-// load or run, or runs differently, shows up. This is how the rewrites in docs/operators.md
+// onnxruntime-web and in the library's Session (examples/lib/oracle.mjs checkTraced), so a
+// configuration that either refuses to load or run, or runs differently, shows up. This is how the rewrites in docs/operators.md
 // ("ONNX lowering" of the convolutions, pools and interpolate) were found; run it again when the
 // pinned onnxruntime-web changes.
 //
@@ -135,6 +135,6 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     for (const [reason, configs] of s.refused) console.log(`  refused when traced (${configs.length}, e.g. ${JSON.stringify(configs[0])}): ${reason}`);
   }
   for (const f of r.failures) console.log(`FAIL ${f.family} ${JSON.stringify(f.config)}: ${f.message}`);
-  console.log(r.failures.length ? `${r.failures.length} configurations disagree or fail in onnxruntime-web` : 'ok: every configuration agrees in onnxruntime-web');
+  console.log(r.failures.length ? `${r.failures.length} configurations disagree or fail in onnxruntime-web or the Session` : 'ok: every configuration agrees in onnxruntime-web and the Session');
   process.exit(r.failures.length ? 1 : 0);
 }

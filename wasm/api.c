@@ -209,6 +209,10 @@ static bool sink(void *ctx, const void *bytes, size_t n) { return omw_js_sink((i
 OMW int omw_traced_write(const om_traced_model *m, int ctx) {
   return om_traced_write_onnx(m, sink, (void *)(intptr_t)ctx);
 }
+/** The exact size of the library format v1 bytes of m as a double (0 on error). */
+OMW double omw_traced_save_size(const om_traced_model *m) { return (double)om_traced_save_size(m); }
+/** Streams m's library format v1 bytes to the JS sink ctx; 0 on error or when the sink stopped. */
+OMW int omw_traced_save(const om_traced_model *m, int ctx) { return om_traced_save(m, sink, (void *)(intptr_t)ctx); }
 OMW int omw_traced_count(const om_traced_model *m, int part) { return om_traced_count(m, (om_traced_part)part); }
 /** Borrowed string, valid while m lives (0 on error). */
 OMW const char *omw_traced_name(const om_traced_model *m, int part, int i) {
@@ -235,3 +239,35 @@ OMW int omw_traced_info(const om_traced_model *m, int part, int i, double *out, 
 OMW int omw_traced_node_values(const om_traced_model *m, int i, int outputs, const char **names, int max) {
   return om_traced_node_values(m, i, outputs, names, max);
 }
+
+/* ---- sessions (src/graph/session.c) ---- */
+/** A session on traced model m (borrowed) in mode (0 fast, 1 exact): a handle JS frees with
+ *  omw_session_release, 0 on error. */
+OMW om_session *omw_session_create(const om_traced_model *m, int mode) {
+  return om_session_create(m, &(om_session_options){.mode = (om_session_mode)mode});
+}
+/** The same on n bytes at bytes (borrowed): ONNX or the library format v1. */
+OMW om_session *omw_session_open(const void *bytes, double n, int mode) {
+  return om_session_open(bytes, (size_t)n, &(om_session_options){.mode = (om_session_mode)mode});
+}
+OMW void omw_session_release(om_session *s) { om_session_release(s); }
+/** n input handles (borrowed); writes up to max output handles (new references); their count or -1. */
+OMW int omw_session_run(om_session *s, om_tensor *const *in, int n, om_tensor **out, int max) {
+  return om_session_run(s, in, n, out, max);
+}
+OMW int omw_session_count(const om_session *s, int outputs) { return om_session_count(s, outputs); }
+/** Borrowed string, valid while s lives (0 on error). */
+OMW const char *omw_session_name(const om_session *s, int outputs, int i) { return om_session_name(s, outputs, i); }
+/** Input i: writes [dtype, ndim, shape... (-1 where named)] as doubles to out and each axis's
+ *  name (borrowed, 0 when fixed) to dim_params (OM_MAX_DIMS room); 0 on error. */
+OMW int omw_session_input_info(const om_session *s, int i, double *out, const char **dim_params) {
+  om_dtype dtype;
+  int ndim;
+  int64_t shape[OM_MAX_DIMS];
+  if (!om_session_input_info(s, i, &dtype, &ndim, shape, dim_params)) return 0;
+  out[0] = dtype;
+  out[1] = ndim;
+  for (int d = 0; d < ndim; d++) out[2 + d] = (double)shape[d];
+  return 1;
+}
+OMW double omw_session_plan_bytes(const om_session *s) { return (double)om_session_plan_bytes(s); }

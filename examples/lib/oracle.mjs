@@ -1,6 +1,6 @@
 // The trace oracle: runs a traced model's .onnx in onnxruntime-web (Node, or a browser / Web
-// Worker: wasm backend, one thread) and compares every output with the eager run (spec section 5:
-// equal to 1e-5 scaled), and makes the inputs at other sizes a symbolic model is checked at. No
+// Worker: wasm backend, one thread) and its graph in the library's own Session, and compares every
+// output of both with the eager run (spec section 5: equal to 1e-5 scaled), and makes the inputs at other sizes a symbolic model is checked at. No
 // Node APIs, so the demo page's worker uses it as the tests and the Node scripts do:
 //   import { runOnnx, checkTraced } from './oracle.mjs';
 //   const report = await checkTraced(traced, { x: example }, { logits: eagerLogits });
@@ -156,11 +156,12 @@ export function compareOutputs(names, expected, got, tol = 1e-5) {
 }
 
 /**
- * Runs traced's .onnx in onnxruntime-web on inputs ({ name: Tensor | [Tensor, axisNames] }, any
- * sizes the graph accepts) and compares each output with eager (an object by output name, an
- * array in output order, or one Tensor): the same dtype and shape, and
- * max|onnx - eager| <= tol * max(1, max|eager|). Returns { ok: true, outputs: [{ name, dtype,
- * shape, maxError, bound }] }; throws an Error naming every disagreeing output otherwise.
+ * Runs traced's .onnx in onnxruntime-web, and its graph in the library's own Session, on inputs
+ * ({ name: Tensor | [Tensor, axisNames] }, any sizes the graph accepts) and compares each output
+ * of both with eager (an object by output name, an array in output order, or one Tensor): the
+ * same dtype and shape, and max|got - eager| <= tol * max(1, max|eager|). Returns { ok: true,
+ * outputs: [{ name, dtype, shape, maxError, bound }] (onnxruntime-web's), session: [...] (the
+ * Session's) }; throws an Error naming every disagreeing output otherwise.
  */
 export async function checkTraced(traced, inputs, eager, { tol = 1e-5 } = {}) {
   const names = traced.outputs.map((o) => o.name);
@@ -179,14 +180,37 @@ export async function checkTraced(traced, inputs, eager, { tol = 1e-5 } = {}) {
     feeds[name] = { dtype: ORT_TYPES[t.dtype], data: t.toArray(), dims: t.shape };
   }
   const bytes = traced.toOnnx();
+  const mine = compareOutputs(names, expected, runSessionOf(traced, inputs), tol);
   const got = await runOnnx(bytes, feeds);
   const { outputs, problems } = compareOutputs(names, expected, got, tol);
-  if (problems.length) {
-    const err = new Error(`trace oracle: the .onnx disagrees with the eager run:\n  ${problems.join('\n  ')}`);
-    err.report = { ok: false, outputs };
+  const report = { ok: !problems.length && !mine.problems.length, outputs, session: mine.outputs };
+  if (!report.ok) {
+    const err = new Error([
+      problems.length ? `trace oracle: the .onnx disagrees with the eager run:\n  ${problems.join('\n  ')}` : '',
+      mine.problems.length ? `trace oracle: the Session disagrees with the eager run:\n  ${mine.problems.join('\n  ')}` : '',
+    ].filter(Boolean).join('\n'));
+    err.report = report;
     throw err;
   }
-  return { ok: true, outputs };
+  return report;
+}
+
+/**
+ * Runs traced's graph in the library's own Session (om.InferenceSession) on inputs (as
+ * checkTraced takes them): every output as { name: { dtype, dims, data } }, as runOnnx gives
+ * them. Synchronous, so it reads the inputs before checkTraced's first await.
+ */
+export function runSessionOf(traced, inputs) {
+  const session = traced.session();
+  try {
+    const feeds = Object.fromEntries(Object.entries(inputs).map(([k, v]) => [k, exampleOf(v)]));
+    return om.tidy(() => {
+      const outs = session.run(feeds);
+      return Object.fromEntries(Object.entries(outs).map(([name, t]) => [name, { dtype: ORT_TYPES[t.dtype], dims: t.shape, data: Array.from(t.toArray(), Number) }]));
+    });
+  } finally {
+    session.dispose();
+  }
 }
 
 // ---- inputs at other shapes ------------------------------------------------------------------

@@ -345,13 +345,16 @@ function symbolsAt(inputs, feeds) {
 }
 
 /**
- * Runs traced's .onnx in onnxruntime-web and compares it with the eager model (eval mode, no
- * grad) at the traced shapes and at three other sizes of every symbol (its smallest, s + m and
- * 2s + m within the sizes the graph holds for: the trace oracle's otherShapes), each output to tol * max(1, max|eager|). inputs: what was traced (default
- * the file's). Resolves to { ok, maxError, checks: [{ symbols: { name: size },
- * shapes: { input: [dims] }, ok, maxError, outputs: [{ name, dtype, shape, maxError, bound }],
- * error? }] }: a disagreement, or a run that fails (in ORT or eager), is a check with ok false
- * and its error message, not a rejection. onCheck(check, index, total) follows each check.
+ * Runs traced's .onnx in onnxruntime-web, and its graph in the library's own Session, and
+ * compares both with the eager model (eval mode, no grad) at the traced shapes and at three other
+ * sizes of every symbol (its smallest, s + m and 2s + m within the sizes the graph holds for: the
+ * trace oracle's otherShapes), each output to tol * max(1, max|eager|). inputs: what was traced
+ * (default the file's). Resolves to { ok, maxError, sessionMaxError, checks: [{ symbols: { name:
+ * size }, shapes: { input: [dims] }, ok, maxError, sessionMaxError, outputs: [{ name, dtype,
+ * shape, maxError, bound }], session: [the same for the Session], error? }] } (maxError:
+ * onnxruntime-web's): a disagreement, or a run that fails (in either engine or eager), is a check
+ * with ok false and its error message, not a rejection. onCheck(check, index, total) follows each
+ * check.
  */
 export async function verifyTraced(file, traced, { inputs = file.inputs, tol = 1e-5, onCheck } = {}) {
   const examples = Object.fromEntries(readInputs(inputs, 'verifyTraced').map(({ name, example }) => [name, example]));
@@ -364,21 +367,23 @@ export async function verifyTraced(file, traced, { inputs = file.inputs, tol = 1
       const check = {
         symbols: symbolsAt(inputs, feeds),
         shapes: Object.fromEntries(Object.entries(feeds).map(([n, t]) => [n, t.shape])),
-        ok: false, maxError: NaN, outputs: [],
+        ok: false, maxError: NaN, sessionMaxError: NaN, outputs: [], session: [],
       };
       let eager = null;
       try {
         eager = om.tidy(() => om.noGrad(() => runModel(file, Object.values(feeds))));
         const report = await checkTraced(traced, feeds, eager, { tol });
         check.outputs = report.outputs;
+        check.session = report.session;
         check.ok = true;
       } catch (e) {
-        if (e.report) check.outputs = e.report.outputs;
+        if (e.report) check.outputs = e.report.outputs, check.session = e.report.session;
         check.error = e instanceof om.OmError ? `${e.name} ${e.kind}: ${e.message}` : e.message;
       } finally {
         om.dispose(eager);
       }
       check.maxError = maxOf(check.outputs.map((o) => o.maxError));
+      check.sessionMaxError = maxOf(check.session.map((o) => o.maxError));
       checks.push(check);
       onCheck?.(check, checks.length - 1, sets.length);
       await breathe();
@@ -387,5 +392,5 @@ export async function verifyTraced(file, traced, { inputs = file.inputs, tol = 1
     om.dispose(others);
   }
   const maxError = maxOf(checks.map((c) => c.maxError));
-  return { ok: checks.every((c) => c.ok), maxError, checks };
+  return { ok: checks.every((c) => c.ok), maxError, sessionMaxError: maxOf(checks.map((c) => c.sessionMaxError)), checks };
 }

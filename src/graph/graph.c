@@ -93,6 +93,9 @@ void om__graph_free(om_graph *g) {
     if (g->inits.v[k].snap) unlink_snapshot(g->inits.v[k].snap);
     om_tensor_release(g->inits.v[k].tensor);
   }
+  for (int k = 0; k < g->nodes.n; k++)
+    for (int a = 0; a < g->nodes.v[k].n_attrs; a++)
+      if (g->nodes.v[k].attrs[a].type == OM_GATTR_TENSOR) om_tensor_release(g->nodes.v[k].attrs[a].t);
   free(g->values.v);
   free(g->nodes.v);
   free(g->inits.v);
@@ -100,6 +103,91 @@ void om__graph_free(om_graph *g) {
   free(g->outputs.v);
   om__arena_free(&g->arena);
   memset(g, 0, sizeof *g);
+}
+
+/* ---- copies ---- */
+
+/* A copy of the vec's items in a fresh allocation (NULL with OutOfMemory). */
+static void *copy_items(const void *items, int n, size_t size) {
+  void *p = om__alloc((uint64_t)(n ? n : 1) * size, "graph copy");
+  if (p && n) memcpy(p, items, (size_t)n * size);
+  return p;
+}
+
+static const char *copy_str(om_arena *a, const char *s, bool *ok) {
+  char *c = s ? om__arena_strdup(a, s) : NULL;
+  *ok &= !s || c;
+  return c;
+}
+
+bool om__graph_copy(om_graph *dst, const om_graph *src) {
+  memset(dst, 0, sizeof *dst);
+  om_arena *a = &dst->arena;
+  bool ok = (dst->values.v = copy_items(src->values.v, src->values.n, sizeof *src->values.v)) &&
+            (dst->nodes.v = copy_items(src->nodes.v, src->nodes.n, sizeof *src->nodes.v)) &&
+            (dst->inits.v = copy_items(src->inits.v, src->inits.n, sizeof *src->inits.v)) &&
+            (dst->inputs.v = copy_items(src->inputs.v, src->inputs.n, sizeof(int))) &&
+            (dst->outputs.v = copy_items(src->outputs.v, src->outputs.n, sizeof(int)));
+  if (!ok) return om__graph_free(dst), false;
+  dst->values.n = dst->values.cap = src->values.n;
+  dst->inputs.n = dst->inputs.cap = src->inputs.n;
+  dst->outputs.n = dst->outputs.cap = src->outputs.n;
+  for (int v = 0; v < src->values.n; v++) {
+    om_gvalue *val = &dst->values.v[v];
+    val->name = copy_str(a, val->name, &ok);
+    for (int d = 0; d < val->ndim; d++) val->dim_param[d] = copy_str(a, val->dim_param[d], &ok);
+  }
+  /* Nodes and initializers count as copied once what they own is theirs (freeing then releases it). */
+  dst->nodes.cap = src->nodes.n;
+  for (int k = 0; ok && k < src->nodes.n; k++) {
+    dst->nodes.n = k + 1; /* counted from the start: freeing releases what its attrs hold so far */
+    om_gnode *n = &dst->nodes.v[k];
+    const om_gnode *s = &src->nodes.v[k];
+    n->name = copy_str(a, s->name, &ok);
+    n->op_type = copy_str(a, s->op_type, &ok);
+    n->in = om__arena_alloc(a, sizeof(int) * (size_t)(s->n_in + 1));
+    n->out = om__arena_alloc(a, sizeof(int) * (size_t)(s->n_out + 1));
+    n->attrs = om__arena_alloc(a, sizeof(om_gattr) * (size_t)(s->n_attrs + 1));
+    n->n_attrs = 0;
+    if (!ok || !n->in || !n->out || !n->attrs) {
+      ok = false;
+      break;
+    }
+    memcpy(n->in, s->in, sizeof(int) * (size_t)s->n_in);
+    memcpy(n->out, s->out, sizeof(int) * (size_t)s->n_out);
+    for (int i = 0; ok && i < s->n_attrs; i++, n->n_attrs++) {
+      om_gattr *at = &n->attrs[i];
+      *at = s->attrs[i];
+      at->name = copy_str(a, at->name, &ok);
+      if (at->type == OM_GATTR_STRING) at->s = copy_str(a, at->s, &ok);
+      if (at->type == OM_GATTR_TENSOR) om_tensor_retain(at->t);
+      size_t size = at->type == OM_GATTR_INTS ? sizeof(int64_t) : at->type == OM_GATTR_FLOATS ? sizeof(float) : 0;
+      void *arr = size ? om__arena_alloc(a, size * (size_t)(at->n + 1)) : NULL;
+      if (size && !arr) {
+        ok = false;
+        break;
+      }
+      if (size && at->n) memcpy(arr, at->type == OM_GATTR_INTS ? (const void *)at->ints : (const void *)at->floats, size * (size_t)at->n);
+      if (at->type == OM_GATTR_INTS) at->ints = arr;
+      if (at->type == OM_GATTR_FLOATS) at->floats = arr;
+    }
+  }
+  /* Constants read their storage in place, each registered for a copy on write as the model's. */
+  dst->inits.cap = src->inits.n;
+  for (int k = 0; ok && k < src->inits.n; k++) {
+    om_ginit *init = &dst->inits.v[k];
+    init->snap = NULL;
+    dst->inits.n = k + 1;
+    if (!(init->tensor = om__alias(src->inits.v[k].tensor))) ok = false;
+    else if (src->inits.v[k].snap && !(init->snap = om__alloc(sizeof *init->snap, "graph copy"))) ok = false;
+    else if (init->snap) {
+      init->snap->tensor = init->tensor;
+      init->snap->next = init->tensor->storage->snapshots;
+      init->tensor->storage->snapshots = init->snap;
+    }
+  }
+  if (!ok) om__graph_free(dst);
+  return ok;
 }
 
 /* ---- copy on write for finished models' constants ---- */

@@ -42,7 +42,7 @@ typedef struct om_gvalue {
 
 /* One ONNX node. */
 typedef struct om_gnode {
-  const char *op_type; /* static string */
+  const char *op_type; /* static string (the reader's: in the arena) */
   const char *name;    /* given at finish */
   om_op op;            /* the library op whose lowering wrote it */
   int n_in, n_out, n_attrs;
@@ -80,6 +80,13 @@ bool om__vec_grow(void **items, int *cap, int n, size_t item_size);
 
 /** A new value of the given type; returns its id, -1 with OutOfMemory. */
 int om__graph_value(om_graph *g, om_dtype dtype, int ndim, const int64_t *shape);
+/** A deep copy of src into dst (its own arena and arrays; constants are new headers on the same
+ *  storages, each registered for a copy on write where src's are); false with OutOfMemory (dst
+ *  then holds nothing). */
+bool om__graph_copy(om_graph *dst, const om_graph *src);
+/** The graph of an ONNX ModelProto's bytes (borrowed) into g (src/onnx/reader.c); false with a
+ *  Format or Unsupported error naming what is wrong (g then holds nothing). */
+bool om__onnx_read(const void *bytes, size_t n, om_graph *g);
 /** Frees everything the graph holds (releases initializer tensors, unlinks snapshots). */
 void om__graph_free(om_graph *g);
 
@@ -95,6 +102,17 @@ typedef struct om_traced_symbol {
   int64_t multiple, min, max;    /* max INT64_MAX: no bound */
   const char *min_why, *max_why; /* the call that narrowed the range, NULL when declared */
 } om_traced_sym;
+
+/** Whether bytes[0..n) begin as the library format does (src/graph/format.c). */
+bool om__format_is(const void *bytes, size_t n);
+/** Streams g and its symbols (borrowed) as the library format v1 through write; false on error
+ *  (the sink's refusal is InvalidArgument). */
+bool om__format_write(const om_graph *g, const om_traced_sym *syms, int n_syms, om_write_fn write, void *ctx);
+/** The exact size om__format_write writes; 0 on error. */
+size_t om__format_size(const om_graph *g, const om_traced_sym *syms, int n_syms);
+/** The graph of format v1 bytes (borrowed) into g, its symbols into *syms (in g's arena); false
+ *  with a Format (or Unsupported: another version) error naming what is wrong, g holding nothing. */
+bool om__format_read(const void *bytes, size_t n, om_graph *g, om_traced_sym **syms, int *n_syms);
 
 /* A finished trace: the pruned, named graph. */
 struct om_traced_model {

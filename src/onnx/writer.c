@@ -64,6 +64,24 @@ static Onnx__ValueInfoProto *value_info(om_arena *a, const om_gvalue *v) {
   return vi;
 }
 
+/* A TensorProto named name holding t (dense) as raw_data, pointing at t's bytes. */
+static Onnx__TensorProto *tensor_proto(om_arena *a, const char *name, const om_tensor *t) {
+  Onnx__TensorProto *tp = NEW(a, Onnx__TensorProto, 1);
+  int64_t *dims = NEW(a, int64_t, t->ndim);
+  if (!tp || !dims) return NULL;
+  onnx__tensor_proto__init(tp);
+  memcpy(dims, t->shape, sizeof(int64_t) * (size_t)t->ndim);
+  tp->n_dims = (size_t)t->ndim;
+  tp->dims = dims;
+  tp->has_data_type = true;
+  tp->data_type = onnx_dtype(t->dtype);
+  tp->name = (char *)name;
+  tp->has_raw_data = true; /* the tensor is dense (om_trace_finish made sure): its bytes as they lie */
+  tp->raw_data.len = (size_t)om_tensor_numel(t) * om__dtype_size(t->dtype);
+  tp->raw_data.data = (uint8_t *)om__data(t);
+  return tp;
+}
+
 static Onnx__NodeProto *node_proto(om_arena *a, const om_graph *g, const om_gnode *n) {
   Onnx__NodeProto *np = NEW(a, Onnx__NodeProto, 1);
   char **in = NEW(a, char *, n->n_in), **out = NEW(a, char *, n->n_out);
@@ -105,6 +123,12 @@ static Onnx__NodeProto *node_proto(om_arena *a, const om_graph *g, const om_gnod
         at[k].s.len = strlen(ga->s);
         at[k].s.data = (uint8_t *)ga->s;
         break;
+      case OM_GATTR_TENSOR:
+        at[k].type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TENSOR;
+        if (!(at[k].t = tensor_proto(a, "", ga->t))) return NULL;
+        break;
+      case OM_GATTR_OTHER: /* only imported graphs have them, and only the reader reads those */
+        return om__fail(OM_ERR_UNSUPPORTED, "onnx writer: attribute %s of node %s has a type it does not write", ga->name, n->name), NULL;
     }
     atp[k] = &at[k];
   }
@@ -120,21 +144,7 @@ static Onnx__NodeProto *node_proto(om_arena *a, const om_graph *g, const om_gnod
 }
 
 static Onnx__TensorProto *initializer(om_arena *a, const om_graph *g, const om_ginit *init) {
-  const om_gvalue *v = &g->values.v[init->value];
-  Onnx__TensorProto *tp = NEW(a, Onnx__TensorProto, 1);
-  int64_t *dims = NEW(a, int64_t, v->ndim);
-  if (!tp || !dims) return NULL;
-  onnx__tensor_proto__init(tp);
-  memcpy(dims, v->shape, sizeof(int64_t) * (size_t)v->ndim);
-  tp->n_dims = (size_t)v->ndim;
-  tp->dims = dims;
-  tp->has_data_type = true;
-  tp->data_type = onnx_dtype(v->dtype);
-  tp->name = (char *)v->name;
-  tp->has_raw_data = true; /* the tensor is dense (om_trace_finish made sure): its bytes as they lie */
-  tp->raw_data.len = (size_t)om_tensor_numel(init->tensor) * om__dtype_size(init->tensor->dtype);
-  tp->raw_data.data = (uint8_t *)om__data(init->tensor);
-  return tp;
+  return tensor_proto(a, g->values.v[init->value].name, init->tensor);
 }
 
 /* The ModelProto of g, built in arena a (which must outlive its use). */

@@ -117,6 +117,11 @@ int om__apply(om_op op, om_tensor *const *in, int n_in, const om_attrs *attrs, o
     ok = om__numel(c.out_meta[j].shape, c.out_meta[j].ndim, def->name) >= 0;
   if (ok && tracing) ok = (how = om__trace_lower(def, &c, given, index)) >= 0;
   bool phantom = how == OM_CALL_PHANTOM;
+  if (!tracing && om__captured(in, n_in)) { /* a session making a plan: recorded, computed when it runs */
+    if (!ok || !om__capture_call(def, &c)) return -1;
+    memcpy(out, c.out, sizeof(om_tensor *) * (size_t)c.n_out);
+    return c.n_out;
+  }
   ok = ok && make_outputs(def, &c, phantom) && (phantom && !def->view ? true : def->forward(&c));
   bool grad = false;
   if (ok && !phantom && def->backward && om_is_grad_enabled() && c.out_meta[0].dtype == OM_FLOAT32)

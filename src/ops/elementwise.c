@@ -86,6 +86,10 @@ BINARY_LOOP(sub_i64, int64_t, int64_t, (int64_t)((uint64_t)a - (uint64_t)b))
 BINARY_LOOP(mul_f32, float, float, a * b)
 BINARY_LOOP(mul_i64, int64_t, int64_t, (int64_t)((uint64_t)a * (uint64_t)b))
 BINARY_LOOP(div_f32, float, float, a / b)
+/* int64 with rounding_mode 'trunc' (attr i[0] = 1: PyTorch's div(a, b, rounding_mode='trunc'),
+ * ONNX's Div of integers, which the graph layer runs for the shape arithmetic the tracer writes);
+ * x / 0 is 0 and INT64_MIN / -1 wraps, where C would be undefined */
+BINARY_LOOP(div_i64, int64_t, int64_t, b == 0 ? 0 : b == -1 ? (int64_t)(0 - (uint64_t)a) : a / b)
 BINARY_LOOP(pow_f32, float, float, powf(a, b))
 BINARY_LOOP(eq_f32, float, uint8_t, a == b)
 BINARY_LOOP(eq_i64, int64_t, uint8_t, a == b)
@@ -118,6 +122,9 @@ static bool infer_binary(om_call *c) {
   if (a->dtype != b->dtype)
     return om__fail(OM_ERR_DTYPE_MISMATCH, "%s: dtypes %s and %s differ (convert one with cast)",
                     om_op_name(c->op), om_dtype_name(a->dtype), om_dtype_name(b->dtype));
+  if (c->op == OM_OP_div && (c->attrs.n_i > 1 || (c->attrs.n_i == 1 && c->attrs.i[0] != 1) || (c->attrs.n_i == 1) != (a->dtype == OM_INT64)))
+    return om__fail(OM_ERR_DTYPE_MISMATCH, a->dtype == OM_INT64 ? "div: takes float32, not int64 (true division of integers gives floats: cast first)"
+                                                                : "div: rounding_mode 'trunc' takes int64, not %s", om_dtype_name(a->dtype));
   if (!check_dtype(c, k, a->dtype) || !om__broadcast_shapes(c->in, 2, &c->out_meta[0], om_op_name(c->op)))
     return false;
   c->out_meta[0].dtype = k->to_bool ? OM_BOOL : a->dtype;
@@ -230,7 +237,7 @@ static bool pow_backward(const om_record *r, om_tensor *const *g, om_tensor **gi
 BINARY_DEF(add, LOOPS3(add_f32, add_i64, NULL), false, add_backward, 0, -2, 2, ONNX1("Add"))
 BINARY_DEF(sub, LOOPS3(sub_f32, sub_i64, NULL), false, sub_backward, 0, -2, 2, ONNX1("Sub"))
 BINARY_DEF(mul, LOOPS3(mul_f32, mul_i64, NULL), false, mul_backward, OM_SAVES_IN(0) | OM_SAVES_IN(1), -2, 2, ONNX1("Mul"))
-BINARY_DEF(div, LOOPS3(div_f32, NULL, NULL), false, div_backward, OM_SAVES_IN(0) | OM_SAVES_IN(1), 0.5, 2, ONNX1("Div"))
+BINARY_DEF(div, LOOPS3(div_f32, div_i64, NULL), false, div_backward, OM_SAVES_IN(0) | OM_SAVES_IN(1), 0.5, 2, ONNX1("Div"))
 BINARY_DEF(pow, LOOPS3(pow_f32, NULL, NULL), false, pow_backward, OM_SAVES_IN(0) | OM_SAVES_IN(1) | OM_SAVES_OUT(0), 0.5, 2, ONNX1("Pow"))
 BINARY_DEF(eq, LOOPS3(eq_f32, eq_i64, eq_b8), true, NULL, 0, -2, 2, ONNX1("Equal"))
 BINARY_DEF(ne, LOOPS3(ne_f32, ne_i64, ne_b8), true, NULL, 0, -2, 2, ONNX2("Equal", "Not"))

@@ -14,12 +14,14 @@ size_t om__dtype_size(om_dtype dtype) { return dtype_sizes[dtype]; }
 
 /* ---- allocation ---- */
 
+#ifndef OM_MAX_BLOCK /* the fuzzing build lowers it (tools/fuzz_onnx.sh): a plan's huge tensor is then OutOfMemory */
 #ifdef __EMSCRIPTEN__
 /* One block above 2 GiB in WASM succeeds or fails depending on the heap's history (emcc's
  * dlmalloc grows the heap by a signed increment), so the limit is made a rule instead. */
 #define OM_MAX_BLOCK ((uint64_t)INT32_MAX)
 #else
 #define OM_MAX_BLOCK ((uint64_t)SIZE_MAX)
+#endif
 #endif
 
 void *om__alloc(uint64_t nbytes, const char *who) {
@@ -44,14 +46,17 @@ om_storage *om__storage_new(uint64_t nbytes, bool zero, const char *who) {
   s->version = 0;
   s->nbytes = (size_t)nbytes;
   s->snapshots = NULL;
+  s->planned = false;
   om__state()->live_bytes += (int64_t)nbytes;
   return s;
 }
 
 void om__storage_release(om_storage *s) {
   if (!s || --s->refcount > 0) return;
-  om__state()->live_bytes -= (int64_t)s->nbytes;
-  free(s->data);
+  if (!s->planned) {
+    om__state()->live_bytes -= (int64_t)s->nbytes;
+    free(s->data);
+  }
   free(s);
 }
 

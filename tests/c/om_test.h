@@ -6,6 +6,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "onemodel.h"
@@ -64,6 +65,28 @@ static int om_test_failures;
              (long long)(om_live_tensors() - t0_), (long long)(om_live_bytes() - b0_)); \
     printf("%s %s\n", om_test_failures == f0_ ? "ok  " : "FAIL", #name); \
   } while (0)
+
+/* A growable byte sink for the writers (om_write_fn): every byte written, and the first chunk
+ * pointers handed over (to see which came straight from a storage). */
+typedef struct bytes {
+  uint8_t *p;
+  size_t n, cap;
+  int calls;
+  const void *seen[64];
+} bytes;
+
+static inline bool to_bytes(void *ctx, const void *data, size_t n) {
+  bytes *b = ctx;
+  if (b->calls < 64) b->seen[b->calls] = data;
+  b->calls++;
+  if (b->n + n > b->cap) {
+    b->cap = (b->n + n) * 2;
+    b->p = realloc(b->p, b->cap);
+  }
+  memcpy(b->p + b->n, data, n);
+  b->n += n;
+  return true;
+}
 
 #define TEST_MAIN_END()                                                   \
   printf("%d checks failed\n", om_test_failures);                         \

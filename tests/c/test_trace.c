@@ -8,28 +8,6 @@
 #include "om_test.h"
 #include "onnx/onnx.pb-c.h"
 
-/* ---- a growable byte sink ---- */
-
-typedef struct bytes {
-  uint8_t *p;
-  size_t n, cap;
-  int calls;
-  const void *seen[64]; /* the first chunk pointers handed over */
-} bytes;
-
-static bool to_bytes(void *ctx, const void *data, size_t n) {
-  bytes *b = ctx;
-  if (b->calls < 64) b->seen[b->calls] = data;
-  b->calls++;
-  if (b->n + n > b->cap) {
-    b->cap = (b->n + n) * 2;
-    b->p = realloc(b->p, b->cap);
-  }
-  memcpy(b->p + b->n, data, n);
-  b->n += n;
-  return true;
-}
-
 static bytes onnx_of(const om_traced_model *m) {
   bytes b = {0};
   if (!om_traced_write_onnx(m, to_bytes, &b)) FAILED("write: %s", om_last_error_message());

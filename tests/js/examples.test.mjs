@@ -91,12 +91,12 @@ test('the README tracing example writes an .onnx with a symbolic batch, which ag
 
 /** The numbers of a report line of examples/lib/export.mjs. */
 function parseLine(line) {
-  const m = line.match(/^(\w+): ok, (\d+) nodes, (\d+) bytes \((\d+) of initializers\), (.*), max error (\S+) at (\d+) shapes \((.*)\), loss (\S+) -> (\S+) in (\d+) steps, [\d.]+ s \(training [\d.]+ s\) -> (\S+)$/);
+  const m = line.match(/^(\w+): ok, (\d+) nodes, (\d+) bytes \((\d+) of initializers\), (.*), max error (\S+) \(onnxruntime-web\), (\S+) \(Session\) at (\d+) shapes \((.*)\), loss (\S+) -> (\S+) in (\d+) steps, [\d.]+ s \(training [\d.]+ s\) -> (\S+), (\S+)$/);
   assert.ok(m, `a report line: ${line}`);
-  return { name: m[1], nodes: +m[2], bytes: +m[3], maxError: +m[6], shapes: +m[7], sizes: m[8], first: +m[9], last: +m[10], path: m[12] };
+  return { name: m[1], nodes: +m[2], bytes: +m[3], maxError: +m[6], sessionMaxError: +m[7], shapes: +m[8], sizes: m[9], first: +m[10], last: +m[11], path: m[13], omPath: m[14] };
 }
 
-test('examples/export-<model>.mjs: each trains, writes a file that onnxruntime-web runs, equal to the same model trained here', async () => {
+test('examples/export-<model>.mjs: each trains, writes an .onnx that onnxruntime-web runs and an .om the Session runs, equal to the same model trained here', async () => {
   const om = await import('onemodel');
   const wf = await import('../../examples/lib/workflow.mjs');
   const { runOnnx } = await import('../../examples/lib/oracle.mjs');
@@ -110,9 +110,11 @@ test('examples/export-<model>.mjs: each trains, writes a file that onnxruntime-w
     const r = parseLine(outs[i].stdout.trim());
     assert.equal(r.name, name);
     assert.equal(r.shapes, 4); // the traced size, the smallest, s + 1, 2s + 1
-    assert.ok(r.maxError <= 1e-5 && r.last < r.first, `${name}: ${JSON.stringify(r)}`);
+    assert.ok(r.maxError <= 1e-5 && r.sessionMaxError <= 1e-5 && r.last < r.first, `${name}: ${JSON.stringify(r)}`);
     const bytes = readFileSync(file);
     assert.equal(bytes.length, r.bytes);
+    assert.equal(r.omPath, file.pathname.replace(/\.onnx$/, '.om'));
+    const session = await om.InferenceSession.create(readFileSync(r.omPath));
     // the same file trained in this process (training is seeded): its eager outputs at a batch of 2
     const model = wf.checkModelFile(await import(`../../examples/zoo/${name}.mjs`), name);
     try {
@@ -124,14 +126,19 @@ test('examples/export-<model>.mjs: each trains, writes a file that onnxruntime-w
         const eager = om.tidy(() => om.noGrad(() => wf.runModel(model, xs)));
         const want = { dims: eager.shape, data: Array.from(eager.toArray()) };
         eager.dispose();
-        const got = Object.values(await runOnnx(bytes, Object.fromEntries(Object.entries(inputs).map(([k, v]) => [k, v[0]]))));
-        assert.equal(got.length, 1);
-        assert.deepEqual(got[0].dims, want.dims);
-        const scale = Math.max(1, ...want.data.map(Math.abs));
-        const err = Math.max(...got[0].data.map((v, i) => Math.abs(v - want.data[i])));
-        assert.ok(err <= 1e-5 * scale, `${name}: the file differs from the model trained here by ${err}`);
+        const feeds = Object.fromEntries(Object.entries(inputs).map(([k, v]) => [k, v[0]]));
+        const got = Object.values(await runOnnx(bytes, feeds));
+        const mine = om.tidy(() => Object.values(session.run(feeds)).map((t) => ({ dims: t.shape, data: Array.from(t.toArray()) })));
+        for (const [engine, outs] of [['the .onnx in onnxruntime-web', got], ['the .om in the Session', mine]]) {
+          assert.equal(outs.length, 1);
+          assert.deepEqual(outs[0].dims, want.dims);
+          const scale = Math.max(1, ...want.data.map(Math.abs));
+          const err = Math.max(...outs[0].data.map((v, i) => Math.abs(v - want.data[i])));
+          assert.ok(err <= 1e-5 * scale, `${name}: ${engine} differs from the model trained here by ${err}`);
+        }
       } finally {
         wf.disposeInputs(inputs);
+        session.dispose();
       }
     } finally {
       wf.disposeModelFile(model);
@@ -162,7 +169,8 @@ test('examples/start.mjs (npm start) --no-serve, or CI=true: exports and verifie
     for (const x of rows) {
       assert.equal(x.path, `${dir}/${x.name}.onnx`);
       assert.equal(readFileSync(new URL(x.path, root)).length, x.bytes);
-      assert.ok(x.maxError <= 1e-5 && x.shapes === 4, JSON.stringify(x));
+      assert.equal(x.omPath, `${dir}/${x.name}.om`);
+      assert.ok(x.maxError <= 1e-5 && x.sessionMaxError <= 1e-5 && x.shapes === 4, JSON.stringify(x));
     }
     assert.match(rows[4].sizes, /^batch=3 seq=5; batch=1 seq=1; batch=4 seq=6; batch=7 seq=11$/);
   }

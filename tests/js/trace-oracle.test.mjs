@@ -491,13 +491,13 @@ describe('tools/ort_sweep.mjs (attribute combinations of the convolutions, pools
       ['conv1d', 'conv2d', 'conv_transpose2d', 'max_pool2d', 'avg_pool2d', 'adaptive_avg_pool2d', 'pad', 'nearest', 'bilinear']);
     assert.ok(families.every((m) => Number(m[2]) > 0) && families.reduce((n, m) => n + Number(m[2]), 0) > 1000, r.out);
     assert.doesNotMatch(r.out, /refused when traced|FAIL/);
-    assert.match(r.out, /\nok: every configuration agrees in onnxruntime-web\n$/);
+    assert.match(r.out, /\nok: every configuration agrees in onnxruntime-web and the Session\n$/);
   });
 
   test('one family; a usage error exits 2', () => {
     const ok = run('--only', 'adaptive_avg_pool2d', '--every', '20');
     assert.equal(ok.code, 0, ok.out);
-    assert.match(ok.out, /^adaptive_avg_pool2d: \d+ agreed, 0 refused eagerly\nok: every configuration agrees in onnxruntime-web\n$/);
+    assert.match(ok.out, /^adaptive_avg_pool2d: \d+ agreed, 0 refused eagerly\nok: every configuration agrees in onnxruntime-web and the Session\n$/);
     const bad = run('--only', 'conv3d');
     assert.equal(bad.code, 2);
     assert.match(bad.out, /unknown family "conv3d"\nusage: node tools\/ort_sweep\.mjs \[--only conv1d,conv2d,/);

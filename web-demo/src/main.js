@@ -410,7 +410,7 @@ class Page {
     this.renderVerify(null);
     this.run = null;
     const rows = [];
-    const res = await this.job('verify', { source: this.editor.text }, 'Verifying with onnxruntime-web…', (p) => {
+    const res = await this.job('verify', { source: this.editor.text }, 'Verifying with onnxruntime-web and the Session…', (p) => {
       rows.push(p.check);
       this.renderVerifyRows(rows);
       this.progress(p.done, p.total);
@@ -421,7 +421,7 @@ class Page {
     this.run = run;
     this.renderVerify(report);
     this.renderOutputs(run.outputs);
-    this.status(report.ok ? `Verified: onnxruntime-web agrees at ${shapesText(report.checks.length)} (max error ${errorText(report.maxError)}).`
+    this.status(report.ok ? `Verified: onnxruntime-web and the Session agree at ${shapesText(report.checks.length)} (max error ${errorText(report.maxError)}, ${errorText(report.sessionMaxError)}).`
       : 'Verification found a disagreement (see Verify).');
   }
 
@@ -469,6 +469,7 @@ class Page {
       h('td', { textContent: Object.entries(c.symbols).map(([k, v]) => `${k} = ${v}`).join(', ') || '(traced shapes)' }),
       h('td', {}, ...Object.entries(c.shapes).map(([n, sh]) => h('div', {}, h('code', { textContent: n }), ' ', shapeNode(sh)))),
       h('td', { className: 'num max-error', textContent: errorText(c.maxError) }),
+      h('td', { className: 'num session-max-error', textContent: errorText(c.sessionMaxError) }),
       h('td', { className: c.ok ? 'ok' : 'bad', textContent: c.ok ? 'agrees' : (c.error ?? 'disagrees') }))));
   }
 
@@ -488,7 +489,7 @@ class Page {
   renderVerify(report) {
     const head = $('#verify-summary');
     if (!report) {
-      head.textContent = this.trace ? 'Runs the .onnx in onnxruntime-web (WebAssembly) and compares it with the eager model at the traced shapes and at other sizes of every symbolic axis.' : 'Trace a model first.';
+      head.textContent = this.trace ? 'Runs the .onnx in onnxruntime-web (WebAssembly) and the graph in onemodel\'s own Session, and compares both with the eager model at the traced shapes and at other sizes of every symbolic axis.' : 'Trace a model first.';
       head.className = 'verify-summary';
       this.renderVerifyRows([]);
       this.renderOutputs(null);
@@ -497,9 +498,11 @@ class Page {
     this.renderVerifyRows(report.checks);
     head.className = `verify-summary ${report.ok ? 'ok' : 'bad'}`;
     head.dataset.maxError = String(report.maxError);
+    head.dataset.sessionMaxError = String(report.sessionMaxError);
+    const errors = `max error ${errorText(report.maxError)} (onnxruntime-web), ${errorText(report.sessionMaxError)} (Session)`;
     head.textContent = report.ok
-      ? `onnxruntime-web agrees with the eager model at ${report.checks.length === 1 ? '' : 'all '}${shapesText(report.checks.length)}: max error ${errorText(report.maxError)}.`
-      : `${report.checks.filter((c) => !c.ok).length} of ${report.checks.length} shapes disagree (max error ${errorText(report.maxError)}).`;
+      ? `onnxruntime-web and the Session agree with the eager model at ${report.checks.length === 1 ? '' : 'all '}${shapesText(report.checks.length)}: ${errors}.`
+      : `${report.checks.filter((c) => !c.ok).length} of ${report.checks.length} shapes disagree (${errors}).`;
   }
 }
 

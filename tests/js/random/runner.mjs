@@ -11,7 +11,9 @@
 //   refused  om.trace threw a TraceError (its kind and message are kept);
 //   wrong    at some assignment where eager runs, ORT disagrees in values, dtype or shape, or ORT
 //            cannot load or run the file (then it runs again without ORT's graph optimizations,
-//            and the record notes when that agrees: an ORT optimizer bug, not the file's);
+//            and the record notes when that agrees: an ORT optimizer bug, not the file's); or
+//            ORT agrees and the library's own Session (traced.session()) does not, or cannot run
+//            the graph (engine: 'session');
 //   crash    anything else: a non-TraceError from om.trace (eager ran at the example, so the
 //            trace changed what the model does), a WebAssembly RuntimeError anywhere (also in an
 //            eager run); pool.mjs adds hangs and dead workers;
@@ -153,19 +155,34 @@ function prepare(source, record) {
     if (e instanceof om.TraceError) return { ...record, class: 'refused', kind: e.kind, message: e.message };
     return { ...record, class: 'crash', at: 'om.trace', message: errorText(e) };
   }
-  let bytes, outNames, ranges;
+  let bytes, outNames, ranges, session;
   try {
     bytes = traced.toOnnx();
     outNames = traced.outputs.map((o) => o.name);
     record.nodes = traced.graph().nodes.length;
     ranges = rangesOf(traced);
+    session = traced.session();
   } catch (e) {
-    return { ...record, class: 'crash', at: 'toOnnx', message: errorText(e) };
+    if (e instanceof om.OmError && bytes && ranges) { // the Session refused the graph at create
+      record.sessionFailures = [`create: ${errorText(e)}`];
+    } else {
+      return { ...record, class: 'crash', at: 'toOnnx', message: errorText(e) };
+    }
   } finally {
     traced.dispose();
   }
+  try {
+    return checkAll();
+  } finally {
+    session?.dispose();
+  }
+
+  /** The eager runs at every assignment, and the Session's at each that eager runs. */
+  function checkAll() {
   const checks = [{ sizes: sizes[0], feeds: Object.fromEntries(names.map((n, i) => [n, feedOf(examples[i])])), expected: expected0 }];
   const skipped = [];
+  const trap = session && sessionCheck(sizes[0], examples, expected0);
+  if (trap) return trap;
   if (narrower(ranges).length) record.narrowed = narrower(ranges).map(rangeText);
   record.outOfRange = sizes.filter((a) => !inRange(a, ranges)).length; // with sizes 0 when the minimum is 1
   for (let k = 1; k < sizes.length; k++) {
@@ -177,9 +194,29 @@ function prepare(source, record) {
     } catch (e) {
       if (isWasmTrap(e)) return { ...record, class: 'crash', at: sizesText(sizes[k]), message: `eager: ${errorText(e)}` };
       skipped.push(`${sizesText(sizes[k])}: ${errorText(e)}`);
+      continue;
     }
+    const bad = session && sessionCheck(sizes[k], xs, checks[checks.length - 1].expected);
+    if (bad) return bad;
   }
   return { bytes, names: outNames, checks, skipped };
+  }
+
+  /** The Session on inputs xs against expected: a failure goes to record.sessionFailures; a
+   *  WebAssembly trap is a crash record (returned). */
+  function sessionCheck(at, xs, expected) {
+    let problems;
+    try {
+      const outs = session.run(Object.fromEntries(names.map((n, i) => [n, xs[i]])));
+      const got = Object.fromEntries(Object.entries(outs).map(([k, t]) => [k, { dtype: t.dtype, dims: t.shape, data: Array.from(t.toArray(), Number) }]));
+      problems = compareOutputs(outNames, expected, got).problems;
+    } catch (e) {
+      if (isWasmTrap(e)) return { ...record, class: 'crash', at: sizesText(at), message: `the Session: ${errorText(e)}` };
+      problems = [`the Session fails: ${errorText(e)}`];
+    }
+    if (problems.length) (record.sessionFailures ??= []).push(`${sizesText(at)}: ${problems.join('; ')}`);
+    return null;
+  }
 }
 
 /**
@@ -262,6 +299,9 @@ export async function runCase(source, meta = {}) {
       record.ortOptimizer = true;
       failures[0].message += ' [with onnxruntime\'s graph optimizations disabled it loads, runs and agrees at every size: an onnxruntime optimizer bug]';
     }
+  }
+  if (!failures.length && record.sessionFailures) {
+    return finish({ ...record, class: 'wrong', engine: 'session', at: record.sessionFailures[0].split(':')[0], message: `the Session: ${record.sessionFailures[0]}`, ratio: Infinity });
   }
   if (!failures.length) return finish({ ...record, class: 'agree' });
   return finish({ ...record, class: 'wrong', at: failures[0].at, message: failures[0].message, ratio: failures[0].ratio ?? Infinity, failures: failures.map((f) => f.at) });

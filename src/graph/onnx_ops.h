@@ -1,0 +1,36 @@
+/* The ONNX op table of the graph layer (src/graph/onnx_ops.c): one row per ONNX op type, whose
+ * rule computes a node with the library's ops. Internal. */
+#ifndef OM_ONNX_OPS_H
+#define OM_ONNX_OPS_H
+
+#include "graph/graph.h"
+
+#define OM_BIND_MAX_OUT 8
+
+/* One node being bound: its inputs' tensors (borrowed; NULL for an omitted optional input), and
+ * its outputs to write (new references; NULL leaves an output nothing reads uncomputed). While a
+ * plan is made the inputs are planned buffers or constants, and each library op a rule calls
+ * is recorded (on buffers) or run at once (on constants). */
+typedef struct om_bind {
+  const om_graph *graph;
+  const om_gnode *node;
+  om_tensor **in;
+  om_tensor **out;
+} om_bind;
+
+/* A row: the op type, how many inputs and outputs a node of it may have, its rule, and what it
+ * runs as (the library's ops, and what it refuses: docs/graph-runtime.md's table). */
+typedef struct om_onnx_rule {
+  const char *op_type;
+  int min_in, max_in, max_out;
+  bool (*bind)(om_bind *b); /* false with an error set (Unsupported for a value it does not take) */
+  const char *doc;
+} om_onnx_rule;
+
+/** The row of op_type, or NULL when the graph layer has no rule for it. */
+const om_onnx_rule *om__onnx_rule(const char *op_type);
+/** The number of rows and row i (for docs/graph-runtime.md's list and its test). */
+int om__onnx_rule_count(void);
+const om_onnx_rule *om__onnx_rule_at(int i);
+
+#endif /* OM_ONNX_OPS_H */

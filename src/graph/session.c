@@ -1,0 +1,500 @@
+/* The Session (spec 4, docs/graph-runtime.md): runs a graph (a traced model's, or one the ONNX
+ * reader made) with the library's own kernels.
+ *
+ * Planning, once per input-shape signature: the graph's inputs become planned buffers of the
+ * signature's shapes (storages whose data is not there yet), and each node goes through its rule
+ * in the ONNX op table (src/graph/onnx_ops.c), which calls the library's ops. om__apply sees a
+ * planned input and records the call as a step (its attributes canonical, its outputs planned
+ * buffers, a view's strides computed) instead of running it; a call on constants alone runs at
+ * once, so everything computed from shapes and constants (a Shape, Gather, Concat chain, a
+ * weight's Transpose) is a constant of the plan, folded for free. Then each buffer's lifetime
+ * (from the step that writes it to the last step that reads it or a view of it) places it in one
+ * arena, buffers whose lifetimes do not meet sharing bytes; a view lies in its buffer, so it
+ * needs no step when the plan runs. Running a plan copies the inputs into their buffers, runs each
+ * step's forward kernel on the buffers, and copies the outputs out: nothing else is allocated
+ * (kernels' own scratch aside). Plans are kept per signature, the most recent first. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "graph/graph.h"
+#include "graph/onnx_ops.h"
+
+#define OM_PLANS_KEPT 8 /* signatures a session keeps plans for; the least recent goes first */
+#define OM_ARENA_ALIGN 64
+
+/* One call of a plan: what om__apply gave the op's forward. */
+typedef struct om_step {
+  om_op op;
+  int n_in, n_out;
+  om_tensor **in;  /* references: planned buffers' tensors or constants */
+  om_attrs attrs;  /* canonical, as infer left them */
+  om_meta out_meta[OM_MAX_OUTPUTS];
+  om_tensor *out[OM_MAX_OUTPUTS]; /* references, on planned buffers */
+} om_step;
+
+/* A planned buffer: the step that writes it (-1: a graph input), the last that reads it. */
+typedef struct om_buffer {
+  om_storage *storage; /* borrowed: the tensors on it hold it */
+  int first, last;
+  size_t offset;
+} om_buffer;
+
+typedef struct om_plan {
+  struct om_plan *next;
+  int64_t *signature; /* every input's shape, one after the other */
+  int n_sig;
+  OM_VEC(om_step) steps;
+  OM_VEC(om_buffer) buffers;
+  om_tensor **inputs;  /* the graph inputs' tensors (planned buffers) */
+  om_tensor **outputs; /* the graph outputs' tensors: planned, constants or inputs */
+  void *arena;
+  size_t arena_bytes;
+} om_plan;
+
+struct om_session {
+  om_graph g;
+  om_traced_sym *symbols; /* the ranges a traced model holds for (in g's arena); none from ONNX */
+  int n_symbols;
+  om_session_options options;
+  const om_onnx_rule **rules; /* each node's row of the ONNX op table */
+  bool *read;                 /* each value: a node or the graph's outputs read it */
+  om_plan *plans;
+  int n_plans;
+};
+
+/* The plan being made on this thread. */
+typedef struct om_capture {
+  om_plan *plan;
+} om_capture;
+
+/* ---- capture (called from om__apply) ---- */
+
+bool om__captured(om_tensor *const *in, int n) {
+  if (!om__state()->capture) return false;
+  for (int k = 0; k < n; k++)
+    if (in[k] && in[k]->storage->planned) return true;
+  return false;
+}
+
+/* A new planned buffer for meta and a tensor on it (a new reference). */
+static om_tensor *planned_tensor(om_plan *p, const om_meta *meta, int first, const char *who) {
+  int64_t n = om__numel(meta->shape, meta->ndim, who);
+  om_storage *s = n >= 0 ? om__alloc(sizeof *s, who) : NULL;
+  om_buffer *b = s ? OM_VEC_PUSH_SLOT(p->buffers) : NULL;
+  if (!b) return free(s), NULL;
+  *s = (om_storage){.refcount = 1, .nbytes = (size_t)n * om__dtype_size(meta->dtype), .planned = true};
+  *b = (om_buffer){.storage = s, .first = first, .last = first};
+  om_tensor *t = om__tensor_on(s, meta, who);
+  om__storage_release(s); /* the tensor holds it */
+  if (!t) p->buffers.n--;
+  return t;
+}
+
+bool om__capture_call(const om_op_def *def, om_call *c) {
+  om_plan *p = om__state()->capture->plan;
+  om_step *st = OM_VEC_PUSH_SLOT(p->steps);
+  if (!st) return false;
+  *st = (om_step){.op = c->op, .n_in = c->n_in, .n_out = c->n_out, .attrs = c->attrs};
+  memcpy(st->out_meta, c->out_meta, sizeof st->out_meta);
+  st->in = om__alloc(sizeof(om_tensor *) * (size_t)(c->n_in ? c->n_in : 1), def->name);
+  bool ok = st->in != NULL;
+  for (int k = 0; ok && k < c->n_in; k++) st->in[k] = om_tensor_retain(c->in[k]);
+  if (!ok) return p->steps.n--, false;
+  for (int j = 0; ok && j < c->n_out; j++) {
+    if (def->view) { /* a header on its input's buffer: forward only computes strides and offset */
+      c->out[j] = om__alias(c->in[0]);
+      if ((ok = c->out[j] != NULL)) {
+        c->out[j]->ndim = c->out_meta[j].ndim;
+        memcpy(c->out[j]->shape, c->out_meta[j].shape, sizeof c->out[j]->shape);
+      }
+    } else {
+      ok = (c->out[j] = planned_tensor(p, &c->out_meta[j], p->steps.n - 1, def->name)) != NULL;
+    }
+  }
+  ok = ok && (!def->view || def->forward(c));
+  for (int j = 0; j < c->n_out; j++) st->out[j] = ok ? om_tensor_retain(c->out[j]) : NULL;
+  if (!ok) {
+    om__release_all(c->out, c->n_out);
+    memset(c->out, 0, sizeof c->out);
+  }
+  return ok; /* a failed step stays, holding what it holds, and goes with the plan */
+}
+
+/* ---- plans ---- */
+
+static void plan_free(om_plan *p, int n_inputs, int n_outputs) {
+  if (!p) return;
+  for (int k = 0; k < p->steps.n; k++) {
+    om__release_all(p->steps.v[k].in, p->steps.v[k].n_in);
+    free(p->steps.v[k].in);
+    om__release_all(p->steps.v[k].out, p->steps.v[k].n_out);
+  }
+  if (p->inputs) om__release_all(p->inputs, n_inputs);
+  if (p->outputs) om__release_all(p->outputs, n_outputs);
+  free(p->inputs);
+  free(p->outputs);
+  free(p->steps.v);
+  free(p->buffers.v);
+  free(p->signature);
+  free(p->arena);
+  free(p);
+}
+
+/* The buffer of a planned tensor: a linear search would make planning quadratic, so the
+ * buffers are found through a table keyed by storage address. */
+typedef struct storage_map {
+  const om_storage **key;
+  int *val;
+  size_t cap; /* a power of two */
+} storage_map;
+
+static size_t slot_of(const storage_map *m, const om_storage *s) {
+  size_t i = ((uintptr_t)s >> 4) * 11400714819323198485ull & (m->cap - 1);
+  while (m->key[i] && m->key[i] != s) i = (i + 1) & (m->cap - 1);
+  return i;
+}
+
+/* Each buffer's lifetime, then its place in the arena: largest first, each at the lowest offset
+ * where it meets no placed buffer that is alive at the same time. */
+static bool place_buffers(om_session *s, om_plan *p) {
+  int nb = p->buffers.n;
+  storage_map m = {.cap = 16};
+  while (m.cap < 2 * (size_t)nb) m.cap *= 2;
+  m.key = calloc(m.cap, sizeof *m.key);
+  m.val = calloc(m.cap, sizeof *m.val);
+  int *order = malloc(sizeof(int) * (size_t)(nb + 1));
+  bool ok = m.key && m.val && order;
+  if (!ok) om__fail(OM_ERR_OUT_OF_MEMORY, "session: out of memory planning %d buffers", nb);
+  for (int b = 0; ok && b < nb; b++) {
+    size_t i = slot_of(&m, p->buffers.v[b].storage);
+    m.key[i] = p->buffers.v[b].storage;
+    m.val[i] = b;
+  }
+  for (int k = 0; ok && k < p->steps.n; k++)
+    for (int i = 0; i < p->steps.v[k].n_in; i++) {
+      const om_storage *st = p->steps.v[k].in[i]->storage;
+      if (st->planned) p->buffers.v[m.val[slot_of(&m, st)]].last = k;
+    }
+  for (int j = 0; ok && j < s->g.outputs.n; j++)
+    if (p->outputs[j]->storage->planned) p->buffers.v[m.val[slot_of(&m, p->outputs[j]->storage)]].last = p->steps.n;
+  for (int b = 0; ok && b < nb; b++) order[b] = b;
+  for (int a = 1; ok && a < nb; a++) { /* insertion sort by size, descending (stable) */
+    int b = order[a], k = a;
+    for (; k > 0 && p->buffers.v[order[k - 1]].storage->nbytes < p->buffers.v[b].storage->nbytes; k--) order[k] = order[k - 1];
+    order[k] = b;
+  }
+  size_t top = 0;
+  for (int a = 0; ok && a < nb; a++) {
+    om_buffer *b = &p->buffers.v[order[a]];
+    size_t size = (b->storage->nbytes + OM_ARENA_ALIGN - 1) / OM_ARENA_ALIGN * OM_ARENA_ALIGN, at = 0;
+    for (bool moved = true; moved;) { /* past every placed buffer it would overlap in bytes and time */
+      moved = false;
+      for (int q = 0; q < a; q++) {
+        const om_buffer *o = &p->buffers.v[order[q]];
+        size_t osize = (o->storage->nbytes + OM_ARENA_ALIGN - 1) / OM_ARENA_ALIGN * OM_ARENA_ALIGN;
+        if (o->first <= b->last && b->first <= o->last && at < o->offset + osize && o->offset < at + size) {
+          at = o->offset + osize;
+          moved = true;
+        }
+      }
+    }
+    b->offset = at;
+    if (at + size > top) top = at + size;
+  }
+  p->arena_bytes = top;
+  p->arena = ok ? om__alloc(top ? top : OM_ARENA_ALIGN, "session") : NULL;
+  ok = ok && p->arena;
+  for (int b = 0; ok && b < nb; b++) p->buffers.v[b].storage->data = (char *)p->arena + p->buffers.v[b].offset;
+  free(m.key);
+  free(m.val);
+  free(order);
+  return ok;
+}
+
+/* Runs node k's rule on the values computed so far (vals: a tensor per value id, references). */
+static bool bind_node(om_session *s, int k, om_tensor **vals) {
+  const om_gnode *n = &s->g.nodes.v[k];
+  om_tensor **in = calloc((size_t)n->n_in + 1, sizeof *in), *out[OM_BIND_MAX_OUT] = {0};
+  if (!in) return om__fail(OM_ERR_OUT_OF_MEMORY, "session: out of memory binding node '%s'", n->name);
+  bool ok = true;
+  for (int i = 0; ok && i < n->n_in; i++)
+    if (n->in[i] >= 0 && !(in[i] = vals[n->in[i]]))
+      ok = om__fail(OM_ERR_FORMAT, "session: node '%s' (%s) reads '%s', which no node before it computed", n->name, n->op_type,
+                    s->g.values.v[n->in[i]].name);
+  om_bind b = {.graph = &s->g, .node = n, .in = in, .out = out};
+  ok = ok && s->rules[k]->bind(&b);
+  for (int j = 0; ok && j < n->n_out; j++)
+    if (!out[j] && s->read[n->out[j]])
+      ok = om__fail(OM_ERR_UNSUPPORTED, "session: node '%s' (%s): output %d ('%s') is not supported", n->name, n->op_type, j,
+                    s->g.values.v[n->out[j]].name);
+  for (int j = 0; j < n->n_out; j++) {
+    if (ok) vals[n->out[j]] = out[j];
+    else om_tensor_release(out[j]);
+  }
+  free(in);
+  if (!ok && !strstr(om_last_error_message(), n->name)) {
+    char msg[512]; /* say which node failed */
+    snprintf(msg, sizeof msg, "%s (node '%s', %s)", om_last_error_message(), n->name, n->op_type);
+    om__fail(om_last_error(), "%s", msg);
+  }
+  return ok;
+}
+
+/* The plan for inputs' shapes: every node bound on planned inputs, then the buffers placed. */
+static om_plan *make_plan(om_session *s, om_tensor *const *inputs, const int64_t *sig, int n_sig) {
+  om_thread_state *st = om__state();
+  if (st->capture) return om__fail(OM_ERR_INVALID_ARGUMENT, "session: a plan is already being made on this thread"), NULL;
+  om_graph *g = &s->g;
+  om_plan *p = om__alloc(sizeof *p, "session");
+  if (!p) return NULL;
+  memset(p, 0, sizeof *p);
+  om_tensor **vals = calloc((size_t)g->values.n + 1, sizeof *vals);
+  p->inputs = calloc((size_t)g->inputs.n + 1, sizeof *p->inputs);
+  p->outputs = calloc((size_t)g->outputs.n + 1, sizeof *p->outputs);
+  p->signature = om__alloc(sizeof(int64_t) * (size_t)(n_sig + 1), "session");
+  bool ok = vals && p->inputs && p->outputs && p->signature;
+  if (!ok) om__fail(OM_ERR_OUT_OF_MEMORY, "session: out of memory making a plan");
+  if (ok) memcpy(p->signature, sig, sizeof(int64_t) * (size_t)n_sig), p->n_sig = n_sig;
+  om_capture cap = {.plan = p};
+  bool grad = om_is_grad_enabled();
+  om_set_grad_enabled(false);
+  st->capture = &cap;
+  for (int k = 0; ok && k < g->inits.n; k++) vals[g->inits.v[k].value] = om_tensor_retain(g->inits.v[k].tensor);
+  for (int k = 0; ok && k < g->inputs.n; k++) {
+    om_meta m = {.dtype = inputs[k]->dtype, .ndim = inputs[k]->ndim};
+    memcpy(m.shape, inputs[k]->shape, sizeof m.shape);
+    ok = (p->inputs[k] = planned_tensor(p, &m, -1, "session")) != NULL;
+    vals[g->inputs.v[k]] = om_tensor_retain(p->inputs[k]);
+  }
+  for (int k = 0; ok && k < g->nodes.n; k++) ok = bind_node(s, k, vals);
+  for (int j = 0; ok && j < g->outputs.n; j++)
+    if (!(p->outputs[j] = om_tensor_retain(vals[g->outputs.v[j]])))
+      ok = om__fail(OM_ERR_FORMAT, "session: graph output '%s' is computed by no node", g->values.v[g->outputs.v[j]].name);
+  st->capture = NULL;
+  om_set_grad_enabled(grad);
+  if (vals) om__release_all(vals, g->values.n);
+  free(vals);
+  ok = ok && place_buffers(s, p);
+  if (!ok) plan_free(p, g->inputs.n, g->outputs.n), p = NULL;
+  return p;
+}
+
+/* ---- the session ---- */
+
+static bool check_options(const om_session_options *o) {
+  if (o && o->mode != OM_SESSION_FAST && o->mode != OM_SESSION_EXACT)
+    return om__fail(OM_ERR_INVALID_ARGUMENT, "session: mode %d (0 fast, 1 exact)", (int)o->mode);
+  if (o && o->mode == OM_SESSION_EXACT)
+    return om__fail(OM_ERR_UNSUPPORTED, "session: exact mode is not available yet (docs/graph-runtime.md); use fast mode");
+  return true;
+}
+
+/* A session on graph g (taken over: freed with the session, or here on failure) and the symbols'
+ * ranges (n in syms: copied into g's arena). */
+static om_session *session_on(om_graph *g, const om_traced_sym *syms, int n_syms, const om_session_options *options) {
+  om_session *s = om__alloc(sizeof *s, "session_create");
+  if (!s) return om__graph_free(g), NULL;
+  memset(s, 0, sizeof *s);
+  s->g = *g;
+  s->symbols = om__arena_alloc(&s->g.arena, sizeof *s->symbols * (size_t)(n_syms + 1));
+  s->n_symbols = s->symbols ? n_syms : 0;
+  for (int k = 0; k < s->n_symbols; k++) {
+    s->symbols[k] = syms[k];
+    bool ok = true;
+    const char **strs[3] = {&s->symbols[k].name, &s->symbols[k].min_why, &s->symbols[k].max_why};
+    for (int q = 0; q < 3; q++)
+      if (*strs[q]) ok &= (*strs[q] = om__arena_strdup(&s->g.arena, *strs[q])) != NULL;
+    if (!ok) s->symbols = NULL;
+  }
+  if (options) s->options = *options;
+  s->rules = om__alloc(sizeof *s->rules * (size_t)(g->nodes.n + 1), "session_create");
+  s->read = calloc((size_t)g->values.n + 1, 1);
+  bool ok = s->rules && s->read && s->symbols;
+  if (!ok) om__fail(OM_ERR_OUT_OF_MEMORY, "session_create: out of memory for %d nodes", g->nodes.n);
+  for (int k = 0; ok && k < g->nodes.n; k++)
+    for (int i = 0; i < g->nodes.v[k].n_in; i++)
+      if (g->nodes.v[k].in[i] >= 0) s->read[g->nodes.v[k].in[i]] = true;
+  for (int j = 0; ok && j < g->outputs.n; j++) s->read[g->outputs.v[j]] = true;
+  for (int k = 0; ok && k < g->nodes.n; k++) { /* every op is known at create, not at the first run */
+    const om_gnode *n = &g->nodes.v[k];
+    if (!(s->rules[k] = om__onnx_rule(n->op_type)))
+      ok = om__fail(OM_ERR_UNSUPPORTED, "session: node '%s' is %s, which the graph layer has no kernel for (docs/graph-runtime.md lists the ops it runs)",
+                    n->name, n->op_type);
+    else if (n->n_in < s->rules[k]->min_in || n->n_in > s->rules[k]->max_in)
+      ok = om__fail(OM_ERR_FORMAT, "session: node '%s' (%s) has %d inputs; %s takes %d to %d", n->name, n->op_type, n->n_in,
+                    n->op_type, s->rules[k]->min_in, s->rules[k]->max_in);
+    else if (n->n_out < 1 || n->n_out > s->rules[k]->max_out)
+      ok = om__fail(OM_ERR_FORMAT, "session: node '%s' (%s) has %d outputs; %s gives 1 to %d", n->name, n->op_type, n->n_out,
+                    n->op_type, s->rules[k]->max_out);
+    for (int i = 0; ok && i < s->rules[k]->min_in; i++) /* rules read the inputs a node must have without checking */
+      if (n->in[i] < 0) ok = om__fail(OM_ERR_FORMAT, "session: node '%s' (%s): input %d is required, and the node leaves it out", n->name, n->op_type, i);
+  }
+  if (!ok) om_session_release(s), s = NULL;
+  return s;
+}
+
+om_session *om_session_create(const om_traced_model *m, const om_session_options *options) {
+  if (!m) return om__fail(OM_ERR_INVALID_ARGUMENT, "session_create: the model is NULL"), NULL;
+  if (!check_options(options)) return NULL;
+  om_graph g;
+  return om__graph_copy(&g, &m->g) ? session_on(&g, m->symbols, m->n_symbols, options) : NULL;
+}
+
+om_session *om_session_open(const void *bytes, size_t n, const om_session_options *options) {
+  if (!check_options(options)) return NULL;
+  if (!bytes && n) return om__fail(OM_ERR_INVALID_ARGUMENT, "session_open: no bytes given"), NULL;
+  om_graph g;
+  om_traced_sym *syms = NULL;
+  int n_syms = 0;
+  if (om__format_is(bytes, n)) return om__format_read(bytes, n, &g, &syms, &n_syms) ? session_on(&g, syms, n_syms, options) : NULL;
+  return om__onnx_read(bytes, n, &g) ? session_on(&g, NULL, 0, options) : NULL;
+}
+
+void om_session_release(om_session *s) {
+  if (!s) return;
+  for (om_plan *p = s->plans, *next; p; p = next) {
+    next = p->next;
+    plan_free(p, s->g.inputs.n, s->g.outputs.n);
+  }
+  free(s->rules);
+  free(s->read);
+  om__graph_free(&s->g);
+  free(s);
+}
+
+/* Checks the inputs against the graph's: dtypes, ranks, fixed sizes, and each named axis bound to
+ * one size across all inputs; writes the signature (every input's shape). */
+static bool bind_inputs(const om_session *s, om_tensor *const *in, int n, int64_t *sig, int *n_sig) {
+  const om_graph *g = &s->g;
+  if (n != g->inputs.n) return om__fail(OM_ERR_INVALID_ARGUMENT, "session_run: %d inputs given, the graph takes %d", n, g->inputs.n);
+  if (!om__check_inputs("session_run", in, n)) return false;
+  *n_sig = 0;
+  for (int k = 0; k < n; k++) {
+    const om_gvalue *v = &g->values.v[g->inputs.v[k]];
+    if (in[k]->dtype != v->dtype)
+      return om__fail(OM_ERR_DTYPE_MISMATCH, "session_run: input '%s' is %s, the graph takes %s", v->name, om_dtype_name(in[k]->dtype),
+                      om_dtype_name(v->dtype));
+    char a[OM_SHAPE_STR_LEN];
+    if (in[k]->ndim != v->ndim)
+      return om__fail(OM_ERR_SHAPE_MISMATCH, "session_run: input '%s' has shape %s; the graph takes %d dims", v->name,
+                      om__shape_str(a, sizeof a, in[k]->shape, in[k]->ndim), v->ndim);
+    for (int d = 0; d < v->ndim; d++) {
+      int64_t size = in[k]->shape[d];
+      sig[(*n_sig)++] = size;
+      if (!v->dim_param[d]) {
+        if (size != v->shape[d])
+          return om__fail(OM_ERR_SHAPE_MISMATCH, "session_run: input '%s' has size %lld at dim %d, the graph takes %lld (shape %s)",
+                          v->name, (long long)size, d, (long long)v->shape[d], om__shape_str(a, sizeof a, in[k]->shape, in[k]->ndim));
+        continue;
+      }
+      if (!strcmp(v->dim_param[d], "?")) continue; /* unnamed: any size */
+      for (int q = 0; q < s->n_symbols; q++) { /* a traced model's range */
+        const om_traced_sym *sy = &s->symbols[q];
+        if (strcmp(sy->name, v->dim_param[d]) || (size >= sy->min && size <= sy->max && size % sy->multiple == 0)) continue;
+        char range[96], why[200] = "";
+        if (sy->max == INT64_MAX) snprintf(range, sizeof range, "from %lld", (long long)sy->min);
+        else snprintf(range, sizeof range, "from %lld to %lld", (long long)sy->min, (long long)sy->max);
+        if (sy->multiple > 1) snprintf(range + strlen(range), sizeof range - strlen(range), " in multiples of %lld", (long long)sy->multiple);
+        const char *because = size > sy->max && sy->max_why ? sy->max_why : size < sy->min && sy->min_why ? sy->min_why : NULL;
+        if (because) snprintf(why, sizeof why, " (narrowed by %s)", because);
+        return om__fail(OM_ERR_SHAPE_MISMATCH, "session_run: axis '%s' is %lld at dim %d of input '%s'; the traced graph holds for %s %s%s",
+                        sy->name, (long long)size, d, v->name, sy->name, range, why);
+      }
+      for (int k2 = 0; k2 <= k; k2++) { /* the first axis of the same name fixes its size */
+        const om_gvalue *w = &g->values.v[g->inputs.v[k2]];
+        for (int d2 = 0; d2 < (k2 == k ? d : w->ndim); d2++)
+          if (w->dim_param[d2] && !strcmp(w->dim_param[d2], v->dim_param[d]) && in[k2]->shape[d2] != size)
+            return om__fail(OM_ERR_SHAPE_MISMATCH, "session_run: axis '%s' is %lld at dim %d of input '%s' but %lld at dim %d of input '%s'",
+                            v->dim_param[d], (long long)in[k2]->shape[d2], d2, w->name, (long long)size, d, v->name);
+      }
+    }
+  }
+  return true;
+}
+
+/* The plan for the signature: a kept one (moved to the front) or a new one. */
+static om_plan *plan_for(om_session *s, om_tensor *const *in, const int64_t *sig, int n_sig) {
+  for (om_plan **pp = &s->plans; *pp; pp = &(*pp)->next) {
+    om_plan *p = *pp;
+    if (p->n_sig != n_sig || (n_sig && memcmp(p->signature, sig, sizeof(int64_t) * (size_t)n_sig))) continue;
+    *pp = p->next;
+    p->next = s->plans;
+    s->plans = p;
+    return p;
+  }
+  om_plan *p = make_plan(s, in, sig, n_sig);
+  if (!p) return NULL;
+  p->next = s->plans;
+  s->plans = p;
+  if (++s->n_plans > OM_PLANS_KEPT) {
+    om_plan **pp = &s->plans;
+    while ((*pp)->next) pp = &(*pp)->next;
+    plan_free(*pp, s->g.inputs.n, s->g.outputs.n);
+    *pp = NULL;
+    s->n_plans--;
+  }
+  return p;
+}
+
+int om_session_run(om_session *s, om_tensor *const *inputs, int n_inputs, om_tensor **outputs, int max_outputs) {
+  if (!s) return om__fail(OM_ERR_INVALID_ARGUMENT, "session_run: the session is NULL"), -1;
+  if (!outputs || max_outputs < s->g.outputs.n)
+    return om__fail(OM_ERR_INVALID_ARGUMENT, "session_run: room for %d outputs, the graph has %d", max_outputs, s->g.outputs.n), -1;
+  if (om__state()->trace) return om__fail(OM_ERR_INVALID_ARGUMENT, "session_run: a trace is recording on this thread"), -1;
+  int64_t sig[64 * OM_MAX_DIMS], *sigp = sig;
+  if (n_inputs > 64 && !(sigp = om__alloc(sizeof(int64_t) * (size_t)n_inputs * OM_MAX_DIMS, "session_run"))) return -1;
+  int n_sig = 0;
+  om_plan *p = bind_inputs(s, inputs, n_inputs, sigp, &n_sig) ? plan_for(s, inputs, sigp, n_sig) : NULL;
+  if (sigp != sig) free(sigp);
+  if (!p) return -1;
+  for (int k = 0; k < n_inputs; k++) om__copy_into(p->inputs[k], inputs[k]);
+  for (int k = 0; k < p->steps.n; k++) {
+    const om_step *st = &p->steps.v[k];
+    const om_op_def *def = om__ops[st->op];
+    if (def->view) continue; /* its header was computed with the plan */
+    om_call c = {.op = st->op, .n_in = st->n_in, .n_out = st->n_out, .in = st->in, .attrs = st->attrs};
+    memcpy(c.out_meta, st->out_meta, sizeof c.out_meta);
+    memcpy(c.out, st->out, sizeof c.out);
+    if (!def->forward(&c)) return -1;
+  }
+  bool grad = om_is_grad_enabled();
+  om_set_grad_enabled(false);
+  int n = 0;
+  for (; n < s->g.outputs.n; n++)
+    if (!(outputs[n] = om_clone(p->outputs[n]))) break;
+  om_set_grad_enabled(grad);
+  if (n < s->g.outputs.n) return om__release_all(outputs, n), -1;
+  return n;
+}
+
+int om_session_count(const om_session *s, bool outputs) {
+  if (!s) return om__fail(OM_ERR_INVALID_ARGUMENT, "session_count: the session is NULL"), -1;
+  return outputs ? s->g.outputs.n : s->g.inputs.n;
+}
+
+const char *om_session_name(const om_session *s, bool outputs, int i) {
+  int n = om_session_count(s, outputs);
+  if (n < 0) return NULL;
+  if (i < 0 || i >= n) return om__fail(OM_ERR_INDEX_OUT_OF_RANGE, "session_name: %s %d of %d", outputs ? "output" : "input", i, n), NULL;
+  return s->g.values.v[(outputs ? s->g.outputs.v : s->g.inputs.v)[i]].name;
+}
+
+bool om_session_input_info(const om_session *s, int i, om_dtype *dtype, int *ndim, int64_t *shape, const char **dim_params) {
+  int n = om_session_count(s, false);
+  if (n < 0) return false;
+  if (i < 0 || i >= n) return om__fail(OM_ERR_INDEX_OUT_OF_RANGE, "session_input_info: input %d of %d", i, n);
+  const om_gvalue *v = &s->g.values.v[s->g.inputs.v[i]];
+  if (dtype) *dtype = v->dtype;
+  if (ndim) *ndim = v->ndim;
+  for (int d = 0; d < v->ndim; d++) {
+    if (shape) shape[d] = v->dim_param[d] ? -1 : v->shape[d];
+    if (dim_params) dim_params[d] = v->dim_param[d];
+  }
+  return true;
+}
+
+int64_t om_session_plan_bytes(const om_session *s) {
+  if (!s) return om__fail(OM_ERR_INVALID_ARGUMENT, "session_plan_bytes: the session is NULL"), -1;
+  return s->plans ? (int64_t)s->plans->arena_bytes : 0;
+}

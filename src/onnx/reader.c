@@ -1,0 +1,473 @@
+/* The ONNX reader: a ModelProto's bytes (IR version 7 to 9, default-domain opset 13 to 20) into
+ * the graph IR the tracer produces, for the Session. protobuf-c parses; this file checks what a
+ * parser does not: that every tensor's data matches its type and shape, that every name a node
+ * reads is defined once, that the nodes form no cycle (they are put in execution order when the
+ * file lists them otherwise), and that sizes fit. Bytes from anywhere are untrusted: every
+ * failure is a Format error (Unsupported for what is well-formed but beyond the graph layer)
+ * naming what is wrong, and the parser's allocations are capped by the size of the input, so
+ * hostile bytes cannot make it allocate without bound. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "graph/graph.h"
+#include "onnx/onnx.pb-c.h"
+
+#define OM_ONNX_IR_MIN 7
+#define OM_ONNX_IR_MAX 9
+#define OM_ONNX_OPSET_MIN 13
+#define OM_ONNX_OPSET_MAX 20
+
+#define FORMAT(...) om__fail(OM_ERR_FORMAT, "onnx: " __VA_ARGS__)
+
+/* ---- protobuf-c's allocator, capped ---- */
+
+typedef struct capped {
+  ProtobufCAllocator base;
+  size_t used, cap;
+  bool over;
+} capped;
+
+/* Each block carries its size in front, so free can count it back. */
+static void *capped_alloc(void *ctx, size_t n) {
+  capped *c = ctx;
+  if (n > c->cap - c->used || n > SIZE_MAX - 16) {
+    c->over = true;
+    return NULL;
+  }
+  size_t *p = malloc(n + 16);
+  if (!p) return NULL;
+  p[0] = n;
+  c->used += n;
+  return (char *)p + 16;
+}
+
+static void capped_free(void *ctx, void *ptr) {
+  if (!ptr) return;
+  capped *c = ctx;
+  size_t *p = (size_t *)((char *)ptr - 16);
+  c->used -= p[0];
+  free(p);
+}
+
+/* ---- names: an open-addressing table from value name to value id ---- */
+
+typedef struct names {
+  int *slot; /* value id + 1, 0 when empty */
+  int cap;   /* a power of two, at least twice the names */
+} names;
+
+static uint64_t hash(const char *s) {
+  uint64_t h = 1469598103934665603ull; /* FNV-1a */
+  for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
+  return h;
+}
+
+/* The slot of name (holding its id + 1, or 0 where it would go). */
+static int *find(names *t, const om_graph *g, const char *name) {
+  for (uint64_t i = hash(name) & (uint64_t)(t->cap - 1);; i = (i + 1) & (uint64_t)(t->cap - 1))
+    if (!t->slot[i] || !strcmp(g->values.v[t->slot[i] - 1].name, name)) return &t->slot[i];
+}
+
+/* ---- tensors ---- */
+
+static bool dtype_of(int32_t onnx, om_dtype *d) {
+  switch (onnx) {
+    case ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT: *d = OM_FLOAT32; return true;
+    case ONNX__TENSOR_PROTO__DATA_TYPE__INT64: *d = OM_INT64; return true;
+    case ONNX__TENSOR_PROTO__DATA_TYPE__BOOL: *d = OM_BOOL; return true;
+    default: return false;
+  }
+}
+
+/* ONNX's number for each data type, for messages. */
+static const char *onnx_type_name(int32_t t) {
+  static const char *const n[] = {"UNDEFINED", "FLOAT", "UINT8", "INT8", "UINT16", "INT16", "INT32", "INT64",
+                                  "STRING", "BOOL", "FLOAT16", "DOUBLE", "UINT32", "UINT64", "COMPLEX64",
+                                  "COMPLEX128", "BFLOAT16"};
+  return t >= 0 && t < (int32_t)(sizeof n / sizeof *n) ? n[t] : "an unknown type";
+}
+
+/* A new tensor holding tp's data (what: "initializer 'w'", for messages). */
+static om_tensor *read_tensor(const Onnx__TensorProto *tp, const char *what) {
+  om_dtype dt;
+  if (tp->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL || tp->n_external_data)
+    return FORMAT("%s keeps its data in an external file, which this reader does not open (save the model with its data inside)", what), NULL;
+  if (tp->segment) return FORMAT("%s is a segment of a tensor, which is not supported", what), NULL;
+  if (!dtype_of(tp->data_type, &dt))
+    return om__fail(OM_ERR_UNSUPPORTED, "onnx: %s has data type %s (%d); the graph layer takes FLOAT, INT64 and BOOL",
+                    what, onnx_type_name(tp->data_type), (int)tp->data_type), NULL;
+  if (tp->n_dims > OM_MAX_DIMS) return FORMAT("%s has %zu dims (at most %d)", what, tp->n_dims, OM_MAX_DIMS), NULL;
+  int64_t numel = 1;
+  for (size_t d = 0; d < tp->n_dims; d++) {
+    if (tp->dims[d] < 0) return FORMAT("%s has a negative size %lld at dim %zu", what, (long long)tp->dims[d], d), NULL;
+    if (tp->dims[d] && numel > INT64_MAX / 16 / tp->dims[d]) return FORMAT("%s has more elements than fit in memory", what), NULL;
+    numel *= tp->dims[d];
+  }
+  size_t es = om__dtype_size(dt), have;
+  const void *src = NULL;
+  if (tp->has_raw_data) {
+    have = tp->raw_data.len / es;
+    if (tp->raw_data.len % es || have != (uint64_t)numel)
+      return FORMAT("%s holds %zu bytes of raw data for %lld elements of %s (%lld bytes)", what, tp->raw_data.len,
+                    (long long)numel, onnx_type_name(tp->data_type), (long long)numel * (long long)es), NULL;
+    src = tp->raw_data.data;
+  } else {
+    have = dt == OM_FLOAT32 ? tp->n_float_data : dt == OM_INT64 ? tp->n_int64_data : tp->n_int32_data;
+    if (have != (uint64_t)numel)
+      return FORMAT("%s holds %zu values for %lld elements", what, have, (long long)numel), NULL;
+    if (dt != OM_BOOL) src = dt == OM_FLOAT32 ? (const void *)tp->float_data : (const void *)tp->int64_data;
+  }
+  int64_t shape[OM_MAX_DIMS];
+  for (size_t d = 0; d < tp->n_dims; d++) shape[d] = tp->dims[d];
+  om_meta m = {.dtype = dt, .ndim = (int)tp->n_dims};
+  memcpy(m.shape, shape, sizeof shape);
+  om_tensor *t = om__tensor_new(&m, false, "onnx reader");
+  if (!t || !numel) return t;
+  if (src) {
+    memcpy(om__data(t), src, (size_t)numel * es); /* raw data is little-endian, as the writer's */
+  } else {
+    uint8_t *o = (uint8_t *)om__data(t); /* bools come as int32_data */
+    for (int64_t k = 0; k < numel; k++) o[k] = tp->int32_data[k] != 0;
+  }
+  if (dt == OM_BOOL) { /* one byte per bool, 0 or 1: anything else would be a value no kernel expects */
+    uint8_t *o = (uint8_t *)om__data(t);
+    for (int64_t k = 0; k < numel; k++) o[k] = o[k] != 0;
+  }
+  return t;
+}
+
+/* ---- the graph ---- */
+
+typedef struct reader {
+  om_graph *g;
+  names names;
+  const Onnx__GraphProto *gp;
+} reader;
+
+/* Defines value `name` (new id) of dtype/shape, or fails when it is defined twice. */
+static int define(reader *r, const char *name, om_dtype dt, int ndim, const int64_t *shape, const char *what) {
+  if (!name || !*name) return FORMAT("%s has no name", what), -1;
+  int *slot = find(&r->names, r->g, name);
+  if (*slot) return FORMAT("value '%s' is defined twice (%s)", name, what), -1;
+  int id = om__graph_value(r->g, dt, ndim, shape);
+  if (id < 0 || !(r->g->values.v[id].name = om__arena_strdup(&r->g->arena, name))) return -1;
+  *slot = id + 1;
+  return id;
+}
+
+static bool add_init(reader *r, const char *name, om_tensor *t, const char *what) {
+  if (!t) return false;
+  int v = define(r, name, t->dtype, t->ndim, t->shape, what);
+  om_ginit *init = v >= 0 ? OM_VEC_PUSH_SLOT(r->g->inits) : NULL;
+  if (!init) return om_tensor_release(t), false;
+  *init = (om_ginit){.value = v, .tensor = t, .first_use = -1};
+  r->g->values.v[v].init = r->g->inits.n - 1;
+  return true;
+}
+
+/* A graph input's type: a dense tensor of a supported dtype; dims fixed, named (dim_param) or
+ * unknown (written "?": any size, bound on its own). */
+static bool read_input(reader *r, const Onnx__ValueInfoProto *vi) {
+  const char *name = vi->name ? vi->name : "";
+  const Onnx__TypeProto *tp = vi->type;
+  if (!tp || tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || !tp->tensor_type)
+    return om__fail(OM_ERR_UNSUPPORTED, "onnx: graph input '%s' is not a tensor (sequences, maps and optionals are not supported)", name);
+  const Onnx__TypeProto__Tensor *tt = tp->tensor_type;
+  om_dtype dt;
+  if (!dtype_of(tt->elem_type, &dt))
+    return om__fail(OM_ERR_UNSUPPORTED, "onnx: graph input '%s' has element type %s (%d); the graph layer takes FLOAT, INT64 and BOOL",
+                    name, onnx_type_name(tt->elem_type), (int)tt->elem_type);
+  if (!tt->shape) return om__fail(OM_ERR_UNSUPPORTED, "onnx: graph input '%s' has no shape (its rank is needed)", name);
+  if (tt->shape->n_dim > OM_MAX_DIMS) return FORMAT("graph input '%s' has %zu dims (at most %d)", name, tt->shape->n_dim, OM_MAX_DIMS);
+  int ndim = (int)tt->shape->n_dim;
+  int64_t shape[OM_MAX_DIMS] = {0};
+  const char *params[OM_MAX_DIMS] = {0};
+  for (int d = 0; d < ndim; d++) {
+    const Onnx__TensorShapeProto__Dimension *dim = tt->shape->dim[d];
+    if (dim->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE) {
+      if (dim->dim_value < 0) return FORMAT("graph input '%s' has size %lld at dim %d", name, (long long)dim->dim_value, d);
+      shape[d] = dim->dim_value;
+    } else {
+      shape[d] = -1;
+      params[d] = dim->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM && dim->dim_param && *dim->dim_param
+                      ? dim->dim_param : "?";
+    }
+  }
+  int v = define(r, name, dt, ndim, shape, "a graph input");
+  if (v < 0) return false;
+  for (int d = 0; d < ndim; d++)
+    if (params[d] && !(r->g->values.v[v].dim_param[d] = om__arena_strdup(&r->g->arena, params[d]))) return false;
+  int *in = OM_VEC_PUSH_SLOT(r->g->inputs);
+  return in ? (*in = v, true) : false;
+}
+
+/* One attribute into a (strings and arrays copied into the arena). */
+static bool read_attr(reader *r, const Onnx__NodeProto *np, const Onnx__AttributeProto *ap, om_gattr *a) {
+  om_arena *ar = &r->g->arena;
+  const char *node = np->name && *np->name ? np->name : np->op_type;
+  if (!ap->name || !*ap->name) return FORMAT("node '%s' has an attribute without a name", node);
+  if (ap->ref_attr_name && *ap->ref_attr_name) return FORMAT("node '%s': attribute %s refers to a function's attribute", node, ap->name);
+  if (!(a->name = om__arena_strdup(ar, ap->name))) return false;
+  switch (ap->type) {
+    case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT: a->type = OM_GATTR_INT, a->i = ap->i; return true;
+    case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOAT: a->type = OM_GATTR_FLOAT, a->f = ap->f; return true;
+    case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING: {
+      char *s = om__arena_alloc(ar, ap->s.len + 1);
+      if (!s) return false;
+      if (ap->s.len) memcpy(s, ap->s.data, ap->s.len);
+      a->type = OM_GATTR_STRING, a->s = s;
+      return true;
+    }
+    case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS: {
+      if (ap->n_ints > INT32_MAX) return FORMAT("node '%s': attribute %s is too long", node, ap->name);
+      int64_t *v = om__arena_alloc(ar, sizeof(int64_t) * (ap->n_ints ? ap->n_ints : 1));
+      if (!v) return false;
+      if (ap->n_ints) memcpy(v, ap->ints, sizeof(int64_t) * ap->n_ints);
+      a->type = OM_GATTR_INTS, a->ints = v, a->n = (int)ap->n_ints;
+      return true;
+    }
+    case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOATS: {
+      if (ap->n_floats > INT32_MAX) return FORMAT("node '%s': attribute %s is too long", node, ap->name);
+      float *v = om__arena_alloc(ar, sizeof(float) * (ap->n_floats ? ap->n_floats : 1));
+      if (!v) return false;
+      if (ap->n_floats) memcpy(v, ap->floats, sizeof(float) * ap->n_floats);
+      a->type = OM_GATTR_FLOATS, a->floats = v, a->n = (int)ap->n_floats;
+      return true;
+    }
+    case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TENSOR: {
+      if (!ap->t) return FORMAT("node '%s': tensor attribute %s holds no tensor", node, ap->name);
+      char what[160];
+      snprintf(what, sizeof what, "attribute %s of node '%s'", ap->name, node);
+      a->type = OM_GATTR_TENSOR;
+      return (a->t = read_tensor(ap->t, what)) != NULL;
+    }
+    case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPH:
+    case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPHS:
+      return om__fail(OM_ERR_UNSUPPORTED, "onnx: node '%s' (%s) holds a subgraph in attribute %s; control flow (If, Loop, Scan) is not supported",
+                      node, np->op_type, ap->name);
+    case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRINGS:
+    case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TENSORS:
+    case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__SPARSE_TENSOR:
+    case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__SPARSE_TENSORS:
+    case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TYPE_PROTO:
+    case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TYPE_PROTOS:
+      a->type = OM_GATTR_OTHER; /* kept by name: a rule that reads it refuses it */
+      return true;
+    default:
+      return FORMAT("node '%s': attribute %s has no type (or type %d)", node, ap->name, (int)ap->type);
+  }
+}
+
+/* Node k of the file into the graph: its operands resolved, its outputs defined. */
+static bool read_node(reader *r, const Onnx__NodeProto *np, int k) {
+  om_graph *g = r->g;
+  om_arena *ar = &g->arena;
+  if (!np->op_type || !*np->op_type) return FORMAT("node %d has no op_type", k);
+  const char *name = np->name && *np->name ? np->name : NULL;
+  if (np->domain && *np->domain && strcmp(np->domain, "ai.onnx"))
+    return om__fail(OM_ERR_UNSUPPORTED, "onnx: node '%s' is %s of domain '%s'; only the default domain is supported",
+                    name ? name : np->op_type, np->op_type, np->domain);
+  if (np->n_input > 4096 || np->n_output > 64 || np->n_attribute > 256)
+    return FORMAT("node '%s' has %zu inputs, %zu outputs and %zu attributes", name ? name : np->op_type, np->n_input,
+                  np->n_output, np->n_attribute);
+  om_gnode *n = OM_VEC_PUSH_SLOT(g->nodes);
+  if (!n) return false;
+  *n = (om_gnode){.op = -1, .n_in = (int)np->n_input, .n_out = (int)np->n_output}; /* n_attrs counts what is read */
+  n->op_type = om__arena_strdup(ar, np->op_type);
+  n->name = name ? om__arena_strdup(ar, name) : om__arena_printf(ar, "%s_%d", np->op_type, k);
+  n->in = om__arena_alloc(ar, sizeof(int) * (np->n_input + 1));
+  n->out = om__arena_alloc(ar, sizeof(int) * (np->n_output + 1));
+  n->attrs = om__arena_alloc(ar, sizeof(om_gattr) * (np->n_attribute + 1));
+  if (!n->op_type || !n->name || !n->in || !n->out || !n->attrs) return false;
+  for (size_t i = 0; i < np->n_input; i++) { /* resolved later: a file need not list nodes in order */
+    const char *in = np->input[i];
+    n->in[i] = -1;
+    if (in && *in) {
+      int *slot = find(&r->names, g, in);
+      n->in[i] = *slot ? *slot - 1 : -2 - (int)i; /* -2 - i: not yet defined */
+    }
+  }
+  for (size_t a = 0; a < np->n_attribute; a++, n->n_attrs++)
+    if (!read_attr(r, np, np->attribute[a], &n->attrs[a])) return false;
+  for (size_t j = 0; j < np->n_output; j++) {
+    const char *out = np->output[j];
+    if (!out || !*out) { /* an omitted optional output: a value nothing can read */
+      int id = om__graph_value(g, OM_FLOAT32, 0, NULL);
+      if (id < 0 || !(g->values.v[id].name = om__arena_printf(ar, "%s:unused%zu", n->name, j))) return false;
+      g->values.v[id].producer = g->nodes.n - 1;
+      n->out[j] = id;
+      continue;
+    }
+    char what[160];
+    snprintf(what, sizeof what, "output %zu of node '%s'", j, n->name);
+    int id = define(r, out, OM_FLOAT32, 0, NULL, what); /* dtypes and shapes come from the session's planning */
+    if (id < 0) return false;
+    g->values.v[id].producer = g->nodes.n - 1;
+    n->out[j] = id;
+  }
+  return true;
+}
+
+/* A min-heap of node indices: the ready node listed first in the file runs first. */
+static void heap_push(int *h, int *n, int v) {
+  int i = (*n)++;
+  for (; i && h[(i - 1) / 2] > v; i = (i - 1) / 2) h[i] = h[(i - 1) / 2];
+  h[i] = v;
+}
+static int heap_pop(int *h, int *n) {
+  int top = h[0], v = h[--*n], i = 0;
+  for (int c; (c = 2 * i + 1) < *n; i = c) {
+    if (c + 1 < *n && h[c + 1] < h[c]) c++;
+    if (h[c] >= v) break;
+    h[i] = h[c];
+  }
+  h[i] = v;
+  return top;
+}
+
+/* Resolves operands a node read before their definition, and puts the nodes in execution order
+ * (the file's order where it is one), failing on a cycle or a name nothing defines. */
+static bool order_nodes(reader *r) {
+  om_graph *g = r->g;
+  int n = g->nodes.n, nv = g->values.n, edges = 0;
+  for (int k = 0; k < n; k++) {
+    om_gnode *node = &g->nodes.v[k];
+    for (int i = 0; i < node->n_in; i++) {
+      if (node->in[i] <= -2) {
+        const char *name = r->gp->node[k]->input[i];
+        int *slot = find(&r->names, g, name);
+        if (!*slot) return FORMAT("node '%s' (%s) reads '%s', which nothing defines", node->name, node->op_type, name);
+        node->in[i] = *slot - 1;
+      }
+      edges += node->in[i] >= 0;
+    }
+  }
+  /* Kahn's algorithm over the readers of each value (counted, then listed: CSR). */
+  int *pending = calloc((size_t)n + 1, sizeof(int)), *first = calloc((size_t)nv + 2, sizeof(int));
+  int *reader_of = malloc(sizeof(int) * ((size_t)edges + 1)), *heap = malloc(sizeof(int) * ((size_t)n + 1));
+  int *where = malloc(sizeof(int) * ((size_t)n + 1));
+  om_gnode *sorted = malloc(sizeof(om_gnode) * ((size_t)n + 1));
+  bool ok = pending && first && reader_of && heap && where && sorted;
+  if (!ok) om__fail(OM_ERR_OUT_OF_MEMORY, "onnx: out of memory ordering %d nodes", n);
+  for (int k = 0; ok && k < n; k++)
+    for (int i = 0; i < g->nodes.v[k].n_in; i++) {
+      int v = g->nodes.v[k].in[i];
+      if (v >= 0) first[v + 2]++;
+      pending[k] += v >= 0 && g->values.v[v].producer >= 0;
+    }
+  for (int v = 0; ok && v < nv; v++) first[v + 2] += first[v + 1];
+  for (int k = 0; ok && k < n; k++)
+    for (int i = 0; i < g->nodes.v[k].n_in; i++)
+      if (g->nodes.v[k].in[i] >= 0) reader_of[first[g->nodes.v[k].in[i] + 1]++] = k;
+  int m = 0, nh = 0;
+  for (int k = 0; ok && k < n; k++)
+    if (!pending[k]) heap_push(heap, &nh, k);
+  while (ok && nh) {
+    int k = heap_pop(heap, &nh);
+    where[k] = m;
+    sorted[m++] = g->nodes.v[k];
+    for (int j = 0; j < g->nodes.v[k].n_out; j++) {
+      int v = g->nodes.v[k].out[j];
+      for (int e = first[v]; e < first[v + 1]; e++)
+        if (!--pending[reader_of[e]]) heap_push(heap, &nh, reader_of[e]);
+    }
+  }
+  if (ok && m < n) {
+    int k = 0;
+    while (!pending[k]) k++;
+    ok = FORMAT("the nodes form a cycle (through node '%s', %s)", g->nodes.v[k].name, g->nodes.v[k].op_type);
+  }
+  if (ok) {
+    memcpy(g->nodes.v, sorted, sizeof(om_gnode) * (size_t)n);
+    for (int v = 0; v < nv; v++)
+      if (g->values.v[v].producer >= 0) g->values.v[v].producer = where[g->values.v[v].producer];
+  }
+  free(pending);
+  free(first);
+  free(reader_of);
+  free(heap);
+  free(where);
+  free(sorted);
+  return ok;
+}
+
+static bool read_graph(reader *r) {
+  const Onnx__GraphProto *gp = r->gp;
+  om_graph *g = r->g;
+  if (gp->n_sparse_initializer) return om__fail(OM_ERR_UNSUPPORTED, "onnx: the graph has sparse initializers, which are not supported");
+  size_t total = gp->n_input + gp->n_initializer + gp->n_node * 4 + 16;
+  for (size_t k = 0; k < gp->n_node; k++) total += gp->node[k]->n_output;
+  if (total > (size_t)INT32_MAX / 4) return FORMAT("the graph has too many values");
+  for (r->names.cap = 64; (size_t)r->names.cap < 2 * total;) r->names.cap *= 2;
+  r->names.slot = calloc((size_t)r->names.cap, sizeof(int));
+  if (!r->names.slot) return om__fail(OM_ERR_OUT_OF_MEMORY, "onnx: out of memory for %zu names", total);
+  for (size_t k = 0; k < gp->n_initializer; k++) {
+    const Onnx__TensorProto *tp = gp->initializer[k];
+    char what[160];
+    snprintf(what, sizeof what, "initializer '%.100s'", tp->name ? tp->name : "");
+    if (!add_init(r, tp->name, read_tensor(tp, what), what)) return false;
+  }
+  for (size_t k = 0; k < gp->n_input; k++) {
+    const Onnx__ValueInfoProto *vi = gp->input[k];
+    int *slot = vi->name ? find(&r->names, g, vi->name) : NULL;
+    if (slot && *slot && g->values.v[*slot - 1].init >= 0) continue; /* an initializer listed as an input too (IR < 4 style): a constant */
+    if (!read_input(r, vi)) return false;
+  }
+  for (size_t k = 0; k < gp->n_node; k++) {
+    const Onnx__NodeProto *np = gp->node[k];
+    if (np->op_type && !strcmp(np->op_type, "Constant") && np->n_output == 1 && np->n_attribute == 1 &&
+        np->attribute[0]->type == ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TENSOR && np->attribute[0]->t) {
+      char what[160]; /* a Constant holding a tensor is an initializer by another name */
+      snprintf(what, sizeof what, "the value of Constant node '%.100s'", np->name ? np->name : "");
+      if (!add_init(r, np->output[0], read_tensor(np->attribute[0]->t, what), what)) return false;
+      continue;
+    }
+    if (!read_node(r, np, (int)k)) return false;
+  }
+  if (!order_nodes(r)) return false;
+  if (!gp->n_output) return FORMAT("the graph has no outputs");
+  for (size_t k = 0; k < gp->n_output; k++) {
+    const char *name = gp->output[k]->name;
+    int *slot = name && *name ? find(&r->names, g, name) : NULL;
+    if (!slot || !*slot) return FORMAT("graph output '%s' is not defined by any node, input or initializer", name ? name : "");
+    int *out = OM_VEC_PUSH_SLOT(g->outputs);
+    if (!out) return false;
+    *out = *slot - 1;
+  }
+  return true;
+}
+
+bool om__onnx_read(const void *bytes, size_t n, om_graph *g) {
+  memset(g, 0, sizeof *g);
+  if (!bytes && n) return om__fail(OM_ERR_INVALID_ARGUMENT, "onnx: no bytes given");
+  /* protobuf-c's own structures take a few times the wire size; 64 times plus 16 MiB bounds
+   * what any file can make it allocate, however its fields are arranged. */
+  capped al = {.base = {.alloc = capped_alloc, .free = capped_free}, .cap = n > (SIZE_MAX - (16u << 20)) / 64 ? SIZE_MAX : n * 64 + (16u << 20)};
+  al.base.allocator_data = &al;
+  Onnx__ModelProto *mp = n ? onnx__model_proto__unpack(&al.base, n, bytes) : NULL;
+  if (!mp) return al.over ? FORMAT("the %zu bytes ask for more memory than a model of that size can need", n)
+                          : FORMAT("the %zu bytes are not a ModelProto (truncated, or not ONNX)", n);
+  bool ok = true;
+  int64_t opset = -1;
+  for (size_t k = 0; k < mp->n_opset_import; k++) {
+    const Onnx__OperatorSetIdProto *o = mp->opset_import[k];
+    if (!o->domain || !*o->domain || !strcmp(o->domain, "ai.onnx")) opset = o->version;
+  }
+  if (!mp->has_ir_version || mp->ir_version < OM_ONNX_IR_MIN || mp->ir_version > OM_ONNX_IR_MAX)
+    ok = om__fail(OM_ERR_UNSUPPORTED, "onnx: IR version %lld; the reader takes %d to %d", mp->has_ir_version ? (long long)mp->ir_version : 0LL,
+                  OM_ONNX_IR_MIN, OM_ONNX_IR_MAX);
+  else if (opset < 0)
+    ok = FORMAT("the model imports no default-domain opset");
+  else if (opset < OM_ONNX_OPSET_MIN || opset > OM_ONNX_OPSET_MAX)
+    ok = om__fail(OM_ERR_UNSUPPORTED, "onnx: default-domain opset %lld; the reader takes %d to %d", (long long)opset,
+                  OM_ONNX_OPSET_MIN, OM_ONNX_OPSET_MAX);
+  else if (!mp->graph)
+    ok = FORMAT("the model has no graph");
+  reader r = {.g = g, .gp = mp->graph};
+  ok = ok && read_graph(&r);
+  free(r.names.slot);
+  onnx__model_proto__free_unpacked(mp, &al.base);
+  if (!ok) om__graph_free(g);
+  return ok;
+}

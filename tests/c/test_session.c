@@ -1,0 +1,591 @@
+/* The graph layer: the ONNX reader (round trips of traced models, hostile bytes, a seeded
+ * mutation run) and the Session (every op of the op table traced and run on the library's
+ * kernels against eager, plans per signature, bound axes, the errors of each path). */
+#include <stdlib.h>
+
+#include "graph/onnx_ops.h"
+#include "internal.h"
+#include "om_test.h"
+
+/* The library format v1 bytes of m. */
+static bytes saved(const om_traced_model *m) {
+  bytes b = {0};
+  if (!om_traced_save(m, to_bytes, &b)) FAILED("save: %s", om_last_error_message());
+  return b;
+}
+
+static bytes onnx_of(const om_traced_model *m) {
+  bytes b = {0};
+  if (!om_traced_write_onnx(m, to_bytes, &b)) FAILED("write: %s", om_last_error_message());
+  return b;
+}
+
+/* max |a - b| <= tol * max(1, max |b|) with equal shapes and dtypes (NaN matching NaN). */
+static bool close_to(om_tensor *a, om_tensor *b, double tol, char *why, size_t cap) {
+  if (!a || !b) return snprintf(why, cap, "missing output"), false;
+  if (om_tensor_dtype(a) != om_tensor_dtype(b) || om_tensor_ndim(a) != om_tensor_ndim(b))
+    return snprintf(why, cap, "dtype/rank %d/%d vs %d/%d", om_tensor_dtype(a), om_tensor_ndim(a), om_tensor_dtype(b), om_tensor_ndim(b)), false;
+  for (int d = 0; d < om_tensor_ndim(a); d++)
+    if (om_tensor_shape(a)[d] != om_tensor_shape(b)[d])
+      return snprintf(why, cap, "size %lld vs %lld at dim %d", (long long)om_tensor_shape(a)[d], (long long)om_tensor_shape(b)[d], d), false;
+  double scale = 1, worst = 0;
+  for (int64_t k = 0; k < om_tensor_numel(b); k++)
+    if (isfinite(at(b, k)) && fabs(at(b, k)) > scale) scale = fabs(at(b, k));
+  for (int64_t k = 0; k < om_tensor_numel(b); k++) {
+    double x = at(a, k), y = at(b, k);
+    double e = x == y || (isnan(x) && isnan(y)) ? 0 : isnan(x - y) ? INFINITY : fabs(x - y);
+    worst = e > worst ? e : worst;
+  }
+  if (worst <= tol * scale) return true;
+  return snprintf(why, cap, "max error %g > %g", worst, tol * scale), false;
+}
+
+/* ---- the op table: every op traced on its sample, run by the session ---- */
+
+/* Traces op on s (every input a graph input) and returns the model, or NULL when the tracer
+ * refuses the op (losses, a training-mode dropout): that refusal is the trace tests' concern. */
+static om_traced_model *trace_op(int op, om_tensor *const *in, int n, const om_attrs *attrs, int *n_out) {
+  om_trace_begin();
+  om_tensor *tin[OM_TEST_MAX_INPUTS] = {0}, *out[OM_MAX_OUTPUTS] = {0};
+  char names[OM_TEST_MAX_INPUTS][16];
+  for (int i = 0; i < n; i++) {
+    snprintf(names[i], sizeof names[i], "in%d", i);
+    tin[i] = om_trace_input(names[i], in[i], NULL);
+  }
+  int k = om__apply((om_op)op, tin, n, attrs, out);
+  const char *onames[OM_MAX_OUTPUTS] = {"out0", "out1", "out2"};
+  om_traced_model *m = k > 0 ? om_trace_finish(out, onames, k) : NULL;
+  if (!m) om_trace_abort();
+  om__release_all(tin, n);
+  om__release_all(out, k > 0 ? k : 0);
+  *n_out = k;
+  om_clear_error();
+  return m;
+}
+
+/* The session's outputs on in against eager's (what: "traced" or "onnx"). */
+static void check_session(om_session *s, const char *name, const char *what, om_tensor *const *in, int n, om_tensor *const *eager, int n_out) {
+  om_tensor *got[OM_MAX_OUTPUTS] = {0};
+  int k = s ? om_session_run(s, in, n, got, OM_MAX_OUTPUTS) : -1;
+  if (k != n_out) {
+    FAILED("%s (%s session): %d outputs, expected %d: %s", name, what, k, n_out, om_last_error_message());
+  } else {
+    char why[160];
+    for (int j = 0; j < k; j++)
+      if (!close_to(got[j], eager[j], 1e-5, why, sizeof why)) FAILED("%s (%s session): output %d: %s", name, what, j, why);
+  }
+  om__release_all(got, k > 0 ? k : 0);
+}
+
+TEST(every_op_runs_in_a_session) {
+  int traced = 0;
+  for (int op = 0; op < OM_OP_COUNT; op++) {
+    const om_op_def *def = om__ops[op];
+    om_tensor *in[OM_TEST_MAX_INPUTS] = {0}, *eager[OM_MAX_OUTPUTS] = {0};
+    int n = om__op_sample((om_op)op, in), n_out = 0;
+    om_traced_model *m = n > 0 ? trace_op(op, in, n, &def->test.attrs, &n_out) : NULL;
+    int ne = m ? om__apply((om_op)op, in, n, &def->test.attrs, eager) : 0;
+    if (m && ne == n_out) {
+      traced++;
+      om_session *s = om_session_create(m, NULL);
+      check_session(s, def->name, "traced", in, n, eager, n_out);
+      om_session_release(s);
+      bytes b = onnx_of(m);
+      s = om_session_open(b.p, b.n, NULL);
+      check_session(s, def->name, "onnx", in, n, eager, n_out);
+      om_session_release(s);
+      free(b.p);
+    }
+    om__release_all(eager, ne > 0 ? ne : 0);
+    om_traced_release(m);
+    om__release_all(in, n > 0 ? n : 0);
+  }
+  if (traced < OM_OP_COUNT - 6) FAILED("only %d of %d ops traced", traced, OM_OP_COUNT);
+}
+
+/* ---- a model with a symbolic batch ---- */
+
+static om_tensor *mlp_w1, *mlp_b1, *mlp_w2;
+static int mlp(void *ctx, om_tensor *const *in, int n, om_tensor **out, int max) {
+  (void)ctx, (void)n, (void)max;
+  om_tensor *h = om_linear(in[0], mlp_w1, mlp_b1), *r = om_relu(h), *l = om_linear(r, mlp_w2, NULL);
+  int64_t shape[2] = {-1, 6};
+  om_tensor *flat = om_reshape(l, shape, 2);
+  out[0] = om_softmax(flat, 1);
+  om_tensor_release(h);
+  om_tensor_release(r);
+  om_tensor_release(l);
+  om_tensor_release(flat);
+  return out[0] ? 1 : -1;
+}
+
+static om_traced_model *trace_mlp(void) {
+  int64_t s1[2] = {8, 4}, s2[1] = {8}, s3[2] = {6, 8}, sx[2] = {3, 4};
+  mlp_w1 = om_randn(s1, 2, 1, true), mlp_b1 = om_randn(s2, 1, 2, true), mlp_w2 = om_randn(s3, 2, 3, true);
+  om_tensor *x = om_randn(sx, 2, 4, true), *y = NULL;
+  om_trace_begin();
+  om_tensor *tx = om_trace_input("x", x, (const char *[]){"batch", NULL});
+  om_traced_model *m = om_trace_run(mlp, NULL, &y, 1) == 1 ? om_trace_finish(&y, (const char *[]){"probs"}, 1) : NULL;
+  CHECK(m != NULL);
+  om_tensor_release(tx);
+  om_tensor_release(y);
+  om_tensor_release(x);
+  return m;
+}
+
+static void free_mlp(void) {
+  om_tensor_release(mlp_w1);
+  om_tensor_release(mlp_b1);
+  om_tensor_release(mlp_w2);
+}
+
+TEST(symbolic_batch_plans_per_signature) {
+  om_traced_model *m = trace_mlp();
+  om_session *s = om_session_create(m, NULL);
+  CHECK(s != NULL);
+  CHECK_EQ_INT(om_session_count(s, false), 1);
+  CHECK(!strcmp(om_session_name(s, false, 0), "x"));
+  CHECK(!strcmp(om_session_name(s, true, 0), "probs"));
+  const char *params[OM_MAX_DIMS] = {0};
+  int64_t shape[OM_MAX_DIMS];
+  int ndim = 0;
+  CHECK(om_session_input_info(s, 0, NULL, &ndim, shape, params));
+  CHECK(ndim == 2 && shape[0] == -1 && shape[1] == 4 && params[0] && !strcmp(params[0], "batch") && !params[1]);
+  for (int64_t batch = 1; batch <= 7; batch += 3) { /* 1, 4, 7, and 4 again from its plan */
+    for (int again = 0; again < (batch == 4 ? 2 : 1); again++) {
+      int64_t sx[2] = {batch, 4};
+      om_tensor *x = om_randn(sx, 2, 10 + (uint64_t)batch, true), *eager = NULL, *got = NULL;
+      mlp(NULL, &x, 1, &eager, 1);
+      CHECK_EQ_INT(om_session_run(s, &x, 1, &got, 1), 1);
+      char why[160];
+      if (!close_to(got, eager, 0, why, sizeof why)) FAILED("batch %lld: %s", (long long)batch, why); /* the same kernels: the same bits */
+      om_tensor_release(x);
+      om_tensor_release(eager);
+      om_tensor_release(got);
+    }
+  }
+  CHECK(om_session_plan_bytes(s) > 0);
+  om_session_release(s);
+  om_traced_release(m);
+  free_mlp();
+}
+
+TEST(session_keeps_the_weights_of_the_trace) {
+  om_traced_model *m = trace_mlp();
+  om_session *s = om_session_create(m, NULL);
+  om_traced_release(m); /* the session has its own copy of the graph */
+  int64_t sx[2] = {2, 4};
+  om_tensor *x = om_randn(sx, 2, 5, true), *before = NULL, *after = NULL;
+  CHECK_EQ_INT(om_session_run(s, &x, 1, &before, 1), 1);
+  CHECK(om_tensor_fill(mlp_w1, 0.5)); /* training on after the trace changes neither the model nor its session */
+  CHECK_EQ_INT(om_session_run(s, &x, 1, &after, 1), 1);
+  char why[160];
+  CHECK(close_to(after, before, 0, why, sizeof why));
+  om_tensor_release(x);
+  om_tensor_release(before);
+  om_tensor_release(after);
+  om_session_release(s);
+  free_mlp();
+}
+
+TEST(inputs_that_do_not_fit) {
+  om_traced_model *m = trace_mlp();
+  om_session *s = om_session_create(m, NULL);
+  int64_t s35[2] = {3, 5}, s3[1] = {3}, s24[2] = {2, 4};
+  om_tensor *bad = om_zeros(s35, 2, OM_FLOAT32), *flat = om_zeros(s3, 1, OM_FLOAT32), *ints = om_zeros(s24, 2, OM_INT64), *out[2];
+  CHECK_ERROR(om_session_run(s, &bad, 1, out, 2) >= 0, OM_ERR_SHAPE_MISMATCH, "input 'x' has size 5 at dim 1, the graph takes 4");
+  CHECK_ERROR(om_session_run(s, &flat, 1, out, 2) >= 0, OM_ERR_SHAPE_MISMATCH, "input 'x' has shape [3]; the graph takes 2 dims");
+  CHECK_ERROR(om_session_run(s, &ints, 1, out, 2) >= 0, OM_ERR_DTYPE_MISMATCH, "input 'x' is int64, the graph takes float32");
+  CHECK_ERROR(om_session_run(s, (om_tensor *[]){bad, bad}, 2, out, 2) >= 0, OM_ERR_INVALID_ARGUMENT, "2 inputs given, the graph takes 1");
+  CHECK_ERROR(om_session_run(s, &bad, 1, out, 0) >= 0, OM_ERR_INVALID_ARGUMENT, "room for 0 outputs");
+  CHECK_ERROR(om_session_run(NULL, &bad, 1, out, 1) >= 0, OM_ERR_INVALID_ARGUMENT, "the session is NULL");
+  CHECK_ERROR(om_session_create(m, &(om_session_options){.mode = OM_SESSION_EXACT}) != NULL, OM_ERR_UNSUPPORTED, "exact mode is not available yet");
+  CHECK_ERROR(om_session_create(m, &(om_session_options){.mode = 7}) != NULL, OM_ERR_INVALID_ARGUMENT, "mode 7");
+  CHECK_ERROR(om_session_create(NULL, NULL) != NULL, OM_ERR_INVALID_ARGUMENT, "the model is NULL");
+  CHECK_ERROR(om_session_name(s, true, 3) != NULL, OM_ERR_INDEX_OUT_OF_RANGE, "output 3 of 1");
+  om_tensor_release(bad);
+  om_tensor_release(flat);
+  om_tensor_release(ints);
+  om_session_release(s);
+  om_traced_release(m);
+  free_mlp();
+}
+
+static int add_two(void *ctx, om_tensor *const *in, int n, om_tensor **out, int max) {
+  (void)ctx, (void)n, (void)max;
+  return (out[0] = om_add(in[0], in[1])) ? 1 : -1;
+}
+
+/* Two inputs sharing a named axis must agree on its size. */
+TEST(a_named_axis_binds_once) {
+  int64_t sa[2] = {3, 4};
+  om_tensor *a = om_randn(sa, 2, 1, true), *b = om_randn(sa, 2, 2, true), *y = NULL;
+  om_trace_begin();
+  om_tensor *ta = om_trace_input("a", a, (const char *[]){"n", NULL}), *tb = om_trace_input("b", b, (const char *[]){"n", NULL});
+  om_traced_model *m = om_trace_run(add_two, NULL, &y, 1) == 1 ? om_trace_finish(&y, (const char *[]){"y"}, 1) : NULL;
+  CHECK(m != NULL);
+  om_session *s = om_session_create(m, NULL);
+  int64_t s54[2] = {5, 4};
+  om_tensor *c = om_randn(s54, 2, 3, true), *out = NULL;
+  CHECK_ERROR(om_session_run(s, (om_tensor *[]){a, c}, 2, &out, 1) >= 0, OM_ERR_SHAPE_MISMATCH,
+              "axis 'n' is 3 at dim 0 of input 'a' but 5 at dim 0 of input 'b'");
+  CHECK_EQ_INT(om_session_run(s, (om_tensor *[]){c, c}, 2, &out, 1), 1);
+  CHECK_NEAR(at(out, 7), 2 * at(c, 7), 0);
+  om_tensor_release(out);
+  om_session_release(s);
+  om_traced_release(m);
+  om__release_all((om_tensor *[]){a, b, c, ta, tb, y}, 6);
+}
+
+/* ---- the ONNX reader ---- */
+
+/* A ModelProto written by hand with protobuf-c's wire format: the fields the tests vary. */
+typedef struct pb {
+  unsigned char b[4096];
+  size_t n;
+} pb;
+static void pb_byte(pb *p, unsigned v) { p->b[p->n++] = (unsigned char)v; }
+static void pb_varint(pb *p, uint64_t v) {
+  for (; v >= 0x80; v >>= 7) pb_byte(p, (unsigned)(v & 0x7f) | 0x80);
+  pb_byte(p, (unsigned)v);
+}
+static void pb_int(pb *p, int field, int64_t v) { pb_varint(p, (uint64_t)field << 3), pb_varint(p, (uint64_t)v); }
+static void pb_bytes(pb *p, int field, const void *data, size_t n) {
+  pb_varint(p, (uint64_t)field << 3 | 2), pb_varint(p, n);
+  memcpy(p->b + p->n, data, n);
+  p->n += n;
+}
+static void pb_str(pb *p, int field, const char *s) { pb_bytes(p, field, s, strlen(s)); }
+static void pb_msg(pb *p, int field, const pb *m) { pb_bytes(p, field, m->b, m->n); }
+
+/* ValueInfo name: float tensor [dims] (a negative dim: dim_param "n"). */
+static pb value_info(const char *name, int ndim, const int64_t *dims) {
+  pb shape = {0}, tt = {0}, type = {0}, vi = {0};
+  for (int d = 0; d < ndim; d++) {
+    pb dim = {0};
+    if (dims[d] >= 0) pb_int(&dim, 1, dims[d]);
+    else pb_str(&dim, 2, "n");
+    pb_msg(&shape, 1, &dim);
+  }
+  pb_int(&tt, 1, 1);
+  pb_msg(&tt, 2, &shape);
+  pb_msg(&type, 1, &tt);
+  pb_str(&vi, 1, name);
+  pb_msg(&vi, 2, &type);
+  return vi;
+}
+
+static pb node(const char *op, const char *in0, const char *in1, const char *out) {
+  pb n = {0};
+  if (in0) pb_str(&n, 1, in0);
+  if (in1) pb_str(&n, 1, in1);
+  pb_str(&n, 2, out);
+  pb_str(&n, 3, op);
+  pb_str(&n, 4, op);
+  return n;
+}
+
+/* A model: ir version, opset, graph of nodes (in the order given), input x [n, 2], output. */
+static pb model(int64_t ir, int64_t opset, const pb *nodes, int n_nodes, const pb *init, const char *output) {
+  pb g = {0}, m = {0}, op = {0};
+  for (int k = 0; k < n_nodes; k++) pb_msg(&g, 1, &nodes[k]);
+  pb_str(&g, 2, "g");
+  if (init) pb_msg(&g, 5, init);
+  pb x = value_info("x", 2, (const int64_t[]){-1, 2}), y = value_info(output, 0, NULL);
+  pb_msg(&g, 11, &x);
+  pb_msg(&g, 12, &y);
+  pb_int(&m, 1, ir);
+  pb_int(&op, 2, opset);
+  pb_msg(&m, 8, &op);
+  pb_msg(&m, 7, &g);
+  return m;
+}
+
+static bool opens(const pb *m) {
+  om_session *s = om_session_open(m->b, m->n, NULL);
+  om_session_release(s);
+  return s != NULL;
+}
+
+TEST(reader_takes_files_out_of_order) {
+  pb nodes[2] = {node("Relu", "h", NULL, "y"), node("Neg", "x", NULL, "h")}; /* listed backwards */
+  pb m = model(8, 17, nodes, 2, NULL, "y");
+  om_session *s = om_session_open(m.b, m.n, NULL);
+  CHECK(s != NULL);
+  om_tensor *x = TF(SHAPE(3, 2), 1, -2, 3, -4, 5, -6), *y = NULL;
+  CHECK_EQ_INT(om_session_run(s, &x, 1, &y, 1), 1);
+  CHECK_NEAR(at(y, 0), 0, 0);
+  CHECK_NEAR(at(y, 1), 2, 0);
+  CHECK_NEAR(at(y, 5), 6, 0);
+  om_tensor_release(x);
+  om_tensor_release(y);
+  om_session_release(s);
+}
+
+TEST(reader_refuses_what_it_cannot_read) {
+  pb ok1[1] = {node("Relu", "x", NULL, "y")};
+  pb good = model(8, 17, ok1, 1, NULL, "y");
+  CHECK(opens(&good));
+  CHECK_ERROR(om_session_open(good.b, good.n / 2, NULL) != NULL, OM_ERR_FORMAT, "are not a ModelProto");
+  CHECK_ERROR(om_session_open("\xff\xff\xff", 3, NULL) != NULL, OM_ERR_FORMAT, "are not a ModelProto");
+  CHECK_ERROR(om_session_open(good.b, 0, NULL) != NULL, OM_ERR_FORMAT, "the 0 bytes are not a ModelProto");
+  pb m = model(10, 17, ok1, 1, NULL, "y");
+  CHECK_ERROR(opens(&m), OM_ERR_UNSUPPORTED, "IR version 10; the reader takes 7 to 9");
+  m = model(8, 12, ok1, 1, NULL, "y");
+  CHECK_ERROR(opens(&m), OM_ERR_UNSUPPORTED, "default-domain opset 12; the reader takes 13 to 20");
+  pb dangling[1] = {node("Relu", "nowhere", NULL, "y")};
+  m = model(8, 17, dangling, 1, NULL, "y");
+  CHECK_ERROR(opens(&m), OM_ERR_FORMAT, "node 'Relu' (Relu) reads 'nowhere', which nothing defines");
+  pb cycle[2] = {node("Relu", "b", NULL, "a"), node("Neg", "a", NULL, "b")};
+  m = model(8, 17, cycle, 2, NULL, "a");
+  CHECK_ERROR(opens(&m), OM_ERR_FORMAT, "the nodes form a cycle (through node 'Relu', Relu)");
+  pb twice[2] = {node("Relu", "x", NULL, "y"), node("Neg", "x", NULL, "y")};
+  m = model(8, 17, twice, 2, NULL, "y");
+  CHECK_ERROR(opens(&m), OM_ERR_FORMAT, "value 'y' is defined twice (output 0 of node 'Neg')");
+  pb unknown[1] = {node("Sin", "x", NULL, "y")};
+  m = model(8, 17, unknown, 1, NULL, "y");
+  CHECK_ERROR(opens(&m), OM_ERR_UNSUPPORTED, "node 'Sin' is Sin, which the graph layer has no kernel for");
+  m = model(8, 17, ok1, 1, NULL, "z");
+  CHECK_ERROR(opens(&m), OM_ERR_FORMAT, "graph output 'z' is not defined");
+  pb left_out[1] = {node("Add", "x", "", "y")};
+  m = model(8, 17, left_out, 1, NULL, "y");
+  CHECK_ERROR(opens(&m), OM_ERR_FORMAT, "node 'Add' (Add): input 1 is required, and the node leaves it out");
+  pb too_many[1] = {node("Relu", "x", "x", "y")};
+  m = model(8, 17, too_many, 1, NULL, "y");
+  CHECK_ERROR(opens(&m), OM_ERR_FORMAT, "node 'Relu' (Relu) has 2 inputs; Relu takes 1 to 1");
+  /* initializers: data that does not match the shape, external data, a dtype the layer lacks */
+  pb init = {0};
+  pb_int(&init, 1, 4); /* dims [4] */
+  pb_int(&init, 2, 1); /* FLOAT */
+  pb_str(&init, 8, "w");
+  pb_bytes(&init, 9, "\0\0\0\0\0\0\0\0", 8); /* 8 bytes for 4 floats */
+  pb add[1] = {node("Add", "x", "w", "y")};
+  m = model(8, 17, add, 1, &init, "y");
+  CHECK_ERROR(opens(&m), OM_ERR_FORMAT, "initializer 'w' holds 8 bytes of raw data for 4 elements of FLOAT (16 bytes)");
+  pb ext = {0};
+  pb_int(&ext, 1, 2);
+  pb_int(&ext, 2, 1);
+  pb_str(&ext, 8, "w");
+  pb_int(&ext, 14, 1); /* data_location EXTERNAL */
+  m = model(8, 17, add, 1, &ext, "y");
+  CHECK_ERROR(opens(&m), OM_ERR_FORMAT, "initializer 'w' keeps its data in an external file");
+  pb dbl = {0};
+  pb_int(&dbl, 1, 2);
+  pb_int(&dbl, 2, 11); /* DOUBLE */
+  pb_str(&dbl, 8, "w");
+  m = model(8, 17, add, 1, &dbl, "y");
+  CHECK_ERROR(opens(&m), OM_ERR_UNSUPPORTED, "initializer 'w' has data type DOUBLE (11)");
+  pb huge = {0};
+  pb_int(&huge, 1, (int64_t)1 << 40);
+  pb_int(&huge, 1, (int64_t)1 << 40);
+  pb_int(&huge, 2, 1);
+  pb_str(&huge, 8, "w");
+  m = model(8, 17, add, 1, &huge, "y");
+  CHECK_ERROR(opens(&m), OM_ERR_FORMAT, "initializer 'w' has more elements than fit in memory");
+}
+
+TEST(session_refuses_what_it_cannot_plan) {
+  /* a Reshape whose shape is computed from tensor values */
+  pb nodes[2] = {node("Cast", "x", NULL, "s"), node("Reshape", "x", "s", "y")};
+  pb cast_to = {0};
+  pb_str(&cast_to, 1, "to");
+  pb_int(&cast_to, 3, 7); /* i = INT64 */
+  pb_int(&cast_to, 20, 2); /* type INT */
+  pb_msg(&nodes[0], 5, &cast_to);
+  pb m = model(8, 17, nodes, 2, NULL, "y");
+  om_session *s = om_session_open(m.b, m.n, NULL);
+  CHECK(s != NULL);
+  om_tensor *x = TF(SHAPE(1, 2), 1, 2), *y = NULL;
+  CHECK_ERROR(om_session_run(s, &x, 1, &y, 1) >= 0, OM_ERR_UNSUPPORTED,
+              "Reshape (Reshape): input 1 is computed from tensor values when the graph runs");
+  om_tensor_release(x);
+  om_session_release(s);
+}
+
+/* Seeded mutations of a traced model's bytes (flipped, cut, spliced, overwritten with varints):
+ * every result is a session or a Format / Unsupported error, and each session runs or fails
+ * cleanly; under ASan nothing reads or writes out of bounds (the libFuzzer harness, tools/fuzz_onnx.c,
+ * goes further). */
+static void mutate_and_open(const bytes *orig, uint64_t seed, int rounds, const char *what);
+
+TEST(reader_survives_mutated_files) {
+  om_traced_model *m = trace_mlp();
+  bytes onnx = onnx_of(m), v1 = saved(m);
+  mutate_and_open(&onnx, 20261201, 600, "onnx");
+  mutate_and_open(&v1, 20261202, 600, "format v1");
+  free(onnx.p);
+  free(v1.p);
+  om_traced_release(m);
+  free_mlp();
+}
+
+/* Graph-section edits of a v1 file get a fresh checksum, so its reader sees them, not the checksum. */
+static void fix_checksum(unsigned char *p, size_t n) {
+  uint64_t graph_bytes;
+  if (n < 64 || memcmp(p, "ONEMODEL", 8)) return;
+  memcpy(&graph_bytes, p + 16, 8);
+  if (graph_bytes > n - 64) return;
+  uint64_t h = 1469598103934665603ull;
+  for (size_t i = 0; i < graph_bytes; i++) h = (h ^ p[64 + i]) * 1099511628211ull;
+  memcpy(p + 40, &h, 8);
+}
+
+static void mutate_and_open(const bytes *orig_b, uint64_t seed, int rounds, const char *what) {
+  const bytes *orig = orig_b;
+  uint64_t state = seed;
+  int opened = 0, refused = 0;
+  unsigned char *buf = malloc(orig->n + 64);
+  for (int round = 0; round < rounds; round++) {
+    size_t n = orig->n;
+    memcpy(buf, orig->p, n);
+    int edits = 1 + round % 4;
+    for (int e = 0; e < edits; e++) {
+      state = state * 6364136223846793005ull + 1442695040888963407ull;
+      uint64_t r = state >> 17;
+      size_t at = (size_t)(r % n);
+      switch (r >> 40 & 3) {
+        case 0: buf[at] ^= (unsigned char)(1u << (r >> 50 & 7)); break; /* a flipped bit */
+        case 1: n = at + 1; break;                                       /* cut short */
+        case 2: buf[at] = (unsigned char)(r >> 44); break;               /* a byte overwritten */
+        default: /* a varint of extremes: huge lengths, negative sizes */
+          for (int k = 0; k < 9 && at + k < n; k++) buf[at + k] = k < 8 ? 0xff : 0x01;
+      }
+    }
+    if (round % 2) fix_checksum(buf, n);
+    om_session *s = om_session_open(buf, n, NULL);
+    if (!s) {
+      refused++;
+      if (om_last_error() != OM_ERR_FORMAT && om_last_error() != OM_ERR_UNSUPPORTED && om_last_error() != OM_ERR_OUT_OF_MEMORY)
+        FAILED("%s round %d: kind %s: %s", what, round, om_error_kind_name(om_last_error()), om_last_error_message());
+      om_clear_error();
+      continue;
+    }
+    opened++;
+    int64_t sx[2] = {2, 4};
+    om_tensor *x = om_randn(sx, 2, 1, true), *out[4] = {0};
+    int k = om_session_run(s, &x, 1, out, 4);
+    om__release_all(out, k > 0 ? k : 0);
+    om_clear_error();
+    om_tensor_release(x);
+    om_session_release(s);
+  }
+  free(buf);
+  if (refused < rounds / 6 || opened < 10) FAILED("%s: %d opened, %d refused", what, opened, refused);
+}
+
+/* ---- the library format v1 ---- */
+
+static uint64_t fnv(const bytes *b) {
+  uint64_t h = 1469598103934665603ull;
+  for (size_t i = 0; i < b->n; i++) h = (h ^ b->p[i]) * 1099511628211ull;
+  return h;
+}
+
+TEST(format_round_trips_bit_for_bit) {
+  om_traced_model *m = trace_mlp();
+  bytes b = saved(m);
+  CHECK_EQ_INT(b.n, om_traced_save_size(m));
+  CHECK(b.n > 64 && !memcmp(b.p, "ONEMODEL", 8));
+  uint64_t data_offset;
+  memcpy(&data_offset, b.p + 24, 8);
+  CHECK_EQ_INT(data_offset % 64, 0);
+  CHECK_EQ_INT(b.n % 64, 0); /* every tensor padded to the next multiple of 64 */
+  /* the same bytes natively and in WASM (this test runs in both): the hash is pinned */
+  CHECK(fnv(&b) == 0xb626aae86c07b87eull);
+  om_session *a = om_session_create(m, NULL), *c = om_session_open(b.p, b.n, NULL);
+  CHECK(a && c);
+  CHECK(!strcmp(om_session_name(c, false, 0), "x") && !strcmp(om_session_name(c, true, 0), "probs"));
+  for (int64_t batch = 1; batch <= 6; batch += 5) {
+    int64_t sx[2] = {batch, 4};
+    om_tensor *x = om_randn(sx, 2, 30 + (uint64_t)batch, true), *ya = NULL, *yc = NULL;
+    CHECK_EQ_INT(om_session_run(a, &x, 1, &ya, 1), 1);
+    CHECK_EQ_INT(om_session_run(c, &x, 1, &yc, 1), 1);
+    char why[160];
+    if (!close_to(yc, ya, 0, why, sizeof why)) FAILED("batch %lld: %s", (long long)batch, why);
+    om__release_all((om_tensor *[]){x, ya, yc}, 3);
+  }
+  om_session_release(a);
+  om_session_release(c);
+  free(b.p);
+  om_traced_release(m);
+  free_mlp();
+}
+
+static om_tensor *pos_table;
+static int positions(void *ctx, om_tensor *const *in, int n, om_tensor **out, int max) {
+  (void)ctx, (void)n, (void)max;
+  int64_t T = om_tensor_shape(in[0])[1];
+  om_tensor *p = om_slice(pos_table, 0, 0, T, 1);
+  out[0] = om_add(in[0], p);
+  om_tensor_release(p);
+  return out[0] ? 1 : -1;
+}
+
+/* A traced model's ranges hold in its sessions: a size outside is refused, naming the call that narrowed it. */
+TEST(sessions_keep_the_ranges_of_the_trace) {
+  int64_t s16[1] = {16}, sx[2] = {2, 4};
+  pos_table = om_randn(s16, 1, 1, true);
+  om_tensor *x = om_randn(sx, 2, 2, true), *y = NULL;
+  om_trace_begin();
+  om_tensor *tx = om_trace_input("x", x, (const char *[]){"b", "t"});
+  om_traced_model *m = om_trace_run(positions, NULL, &y, 1) == 1 ? om_trace_finish(&y, (const char *[]){"y"}, 1) : NULL;
+  CHECK(m != NULL);
+  bytes b = saved(m);
+  om_session *ss[2] = {om_session_create(m, NULL), om_session_open(b.p, b.n, NULL)};
+  int64_t s7[2] = {2, 17}, s5[2] = {3, 5};
+  om_tensor *long_x = om_zeros(s7, 2, OM_FLOAT32), *ok_x = om_zeros(s5, 2, OM_FLOAT32), *out = NULL;
+  for (int k = 0; k < 2; k++) {
+    CHECK_ERROR(om_session_run(ss[k], &long_x, 1, &out, 1) >= 0, OM_ERR_SHAPE_MISMATCH,
+                "axis 't' is 17 at dim 1 of input 'x'; the traced graph holds for t from 1 to 16 (narrowed by slice");
+    CHECK_EQ_INT(om_session_run(ss[k], &ok_x, 1, &out, 1), 1);
+    CHECK_NEAR(at(out, 9), at(pos_table, 4), 0);
+    om_tensor_release(out);
+    om_session_release(ss[k]);
+  }
+  om__release_all((om_tensor *[]){long_x, ok_x, x, tx, y, pos_table}, 6);
+  free(b.p);
+  om_traced_release(m);
+}
+
+TEST(format_refuses_what_it_cannot_read) {
+  om_traced_model *m = trace_mlp();
+  bytes b = saved(m);
+  unsigned char *c = malloc(b.n);
+  memcpy(c, b.p, b.n);
+  c[8] = 2; /* version 2 */
+  CHECK_ERROR(om_session_open(c, b.n, NULL) != NULL, OM_ERR_UNSUPPORTED, "format: version 2; this reader takes version 1");
+  memcpy(c, b.p, b.n);
+  CHECK_ERROR(om_session_open(c, 40, NULL) != NULL, OM_ERR_FORMAT, "the 40 bytes end inside the 64-byte header");
+  CHECK_ERROR(om_session_open(c, b.n - 64, NULL) != NULL, OM_ERR_FORMAT, "do not fit the");
+  c[70] ^= 1; /* inside the graph section */
+  CHECK_ERROR(om_session_open(c, b.n, NULL) != NULL, OM_ERR_FORMAT, "does not match its checksum (the file is damaged)");
+  free(c);
+  free(b.p);
+  om_traced_release(m);
+  free_mlp();
+}
+
+TEST(the_op_table_is_sorted) {
+  for (int i = 1; i < om__onnx_rule_count(); i++)
+    if (strcmp(om__onnx_rule_at(i - 1)->op_type, om__onnx_rule_at(i)->op_type) >= 0)
+      FAILED("%s before %s", om__onnx_rule_at(i - 1)->op_type, om__onnx_rule_at(i)->op_type);
+  CHECK(om__onnx_rule("Conv") != NULL);
+  CHECK(om__onnx_rule("Sin") == NULL);
+}
+
+int main(void) {
+  RUN(every_op_runs_in_a_session);
+  RUN(symbolic_batch_plans_per_signature);
+  RUN(session_keeps_the_weights_of_the_trace);
+  RUN(inputs_that_do_not_fit);
+  RUN(a_named_axis_binds_once);
+  RUN(reader_takes_files_out_of_order);
+  RUN(reader_refuses_what_it_cannot_read);
+  RUN(session_refuses_what_it_cannot_plan);
+  RUN(reader_survives_mutated_files);
+  RUN(format_round_trips_bit_for_bit);
+  RUN(sessions_keep_the_ranges_of_the_trace);
+  RUN(format_refuses_what_it_cannot_read);
+  RUN(the_op_table_is_sorted);
+  TEST_MAIN_END();
+}

@@ -1,0 +1,221 @@
+// om.InferenceSession (docs/graph-runtime.md): made from ONNX bytes and from traced models, run
+// with Tensors and with onnxruntime-web-shaped feeds, plans per input shape, and every error of
+// the JS and C paths with its kind and message. That every traced model of the suite runs in it
+// is the trace oracle's part (examples/lib/oracle.mjs checkTraced runs each in both engines).
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import * as om from 'onemodel';
+import * as ort from 'onnxruntime-web';
+import { memoryHooks } from './helpers.mjs';
+
+memoryHooks();
+
+/** A traced MLP with a symbolic batch, its module and an example input; the caller disposes them. */
+function tracedMlp() {
+  om.manualSeed(3);
+  const net = new om.nn.Sequential(new om.nn.Linear(4, 8), new om.nn.ReLU(), new om.nn.Linear(8, 3)).eval();
+  const x = om.randn([5, 4], { seed: 1 });
+  const traced = om.trace(net, { x: [x, ['batch', null]] }, { outputNames: ['y'] });
+  return { net, x, traced };
+}
+
+const bits = (t) => Array.from(new Uint32Array(t.toArray().buffer));
+
+/** onnx bytes with one op type renamed (same length, so the protobuf stays well-formed). */
+function renameOp(bytes, from, to) {
+  const out = bytes.slice();
+  const enc = new TextEncoder();
+  const a = enc.encode(from), b = enc.encode(to);
+  for (let i = 0; i + a.length <= out.length; i++) {
+    if (a.every((v, k) => out[i + k] === v) && out[i - 1] === a.length) { out.set(b, i); return out; }
+  }
+  throw new Error(`no ${from} in the bytes`);
+}
+
+describe('InferenceSession', () => {
+  test('from a traced model and from its bytes: the same bits as eager at every batch, plans kept per shape', async () => {
+    const { net, x, traced } = tracedMlp();
+    const a = traced.session();
+    const b = await om.InferenceSession.create(traced.toOnnx());
+    try {
+      assert.deepEqual(a.inputNames, ['x']);
+      assert.deepEqual(a.outputNames, ['y']);
+      assert.deepEqual(b.inputs, [{ name: 'x', dtype: 'float32', shape: ['batch', 4] }]);
+      assert.equal(a.planBytes, 0);
+      for (const batch of [5, 1, 9, 5]) {
+        om.tidy(() => {
+          const xs = batch === 5 ? x : om.randn([batch, 4], { seed: batch });
+          const eager = om.noGrad(() => net.forward(xs));
+          const ya = a.run({ x: xs }).y, yb = b.run({ x: xs }).y;
+          assert.deepEqual(ya.shape, [batch, 3]);
+          assert.deepEqual(bits(ya), bits(eager), `batch ${batch}: the traced session`);
+          assert.deepEqual(bits(yb), bits(eager), `batch ${batch}: the session from bytes`);
+        });
+      }
+      assert.ok(a.planBytes > 0 && a.planBytes % 64 === 0, `planBytes ${a.planBytes}`);
+    } finally {
+      a.dispose();
+      b.dispose();
+      traced.dispose();
+      net.dispose();
+      x.dispose();
+    }
+  });
+
+  test('feeds shaped like onnxruntime-web\'s (its Tensor, { data, dims }), await run() as with it, release()', async () => {
+    const { net, x, traced } = tracedMlp();
+    const s = await om.InferenceSession.create(traced.toOnnx(), { executionProviders: ['wasm'], graphOptimizationLevel: 'all' });
+    try {
+      const want = om.tidy(() => Array.from(om.noGrad(() => net.forward(x)).toArray()));
+      const feeds = [new ort.Tensor('float32', x.toArray(), x.shape), { data: x.toArray(), dims: x.shape }, { data: x.toArray(), dims: x.shape, type: 'float32' }];
+      for (const feed of feeds) {
+        const out = await s.run({ x: feed });
+        assert.deepEqual(Array.from(out.y.toArray()), want);
+        out.y.dispose();
+      }
+    } finally {
+      await s.release();
+      assert.equal(s.isDisposed, true);
+      traced.dispose();
+      net.dispose();
+      x.dispose();
+    }
+  });
+
+  test('a session outlives its traced model, and keeps the weights the trace saw', () => {
+    const { net, x, traced } = tracedMlp();
+    const s = traced.session();
+    traced.dispose();
+    try {
+      const before = om.tidy(() => Array.from(s.run({ x }).y.toArray()));
+      om.noGrad(() => net.parameters()[0].fill_(0.5)); // trained on after the trace
+      const after = om.tidy(() => Array.from(s.run({ x }).y.toArray()));
+      assert.deepEqual(after, before);
+    } finally {
+      s.dispose();
+      net.dispose();
+      x.dispose();
+    }
+  });
+
+  test('int64 and bool inputs and outputs, shape arithmetic folded into the plan', () => {
+    const model = (tokens, mask) => {
+      const [B, T] = tokens.shape;
+      const pos = om.arange(T, { dtype: 'int64' }).expand(B, T);
+      return { ids: tokens.add(pos), keep: mask.eq(false) };
+    };
+    const tokens = om.tensor([[1n, 2n, 3n], [4n, 5n, 6n]]), mask = om.tensor([[true, false, true], [false, false, true]]);
+    const traced = om.trace(model, { tokens: [tokens, ['b', 't']], mask: [mask, ['b', 't']] });
+    const s = traced.session();
+    try {
+      om.tidy(() => {
+        const t2 = om.tensor([[7n, 8n, 9n, 10n]]), m2 = om.tensor([[true, true, false, false]]);
+        const out = s.run({ tokens: t2, mask: m2 });
+        assert.deepEqual(Array.from(out.ids.toArray()), [7n, 9n, 11n, 13n]);
+        assert.deepEqual(Array.from(out.keep.toArray()), [0, 0, 1, 1]);
+        assert.equal(out.keep.dtype, 'bool');
+      });
+    } finally {
+      s.dispose();
+      traced.dispose();
+      om.dispose([tokens, mask]);
+    }
+  });
+
+  test('errors: every bad source, option, feed and use has its kind and message', async () => {
+    const { net, x, traced } = tracedMlp();
+    const bytes = traced.toOnnx();
+    const s = traced.session();
+    const reject = (p, kind, re) => assert.rejects(p, (e) => e instanceof om.OmError && e.kind === kind && re.test(e.message));
+    const throws = (f, kind, re) => assert.throws(f, (e) => e instanceof om.OmError && e.kind === kind && re.test(e.message));
+    try {
+      await reject(om.InferenceSession.create(new Uint8Array([1, 2, 3])), 'Format', /^onnx: the 3 bytes are not a ModelProto/);
+      await reject(om.InferenceSession.create(bytes.subarray(0, bytes.length >> 1)), 'Format', /not a ModelProto \(truncated/);
+      await reject(om.InferenceSession.create(renameOp(bytes, 'Relu', 'Sinh')), 'Unsupported', /node 'Relu_\d+' is Sinh, which the graph layer has no kernel for/);
+      await reject(om.InferenceSession.create('model.onnx'), 'InvalidArgument', /the model must be bytes \(ONNX or traced.save\(\)'s, as a Uint8Array or ArrayBuffer\) or a TracedModel, got a string/);
+      await reject(om.InferenceSession.create(bytes, { mode: 'exact' }), 'Unsupported', /exact mode is not available yet/);
+      await reject(om.InferenceSession.create(bytes, { mode: 'turbo' }), 'InvalidArgument', /mode must be 'fast' or 'exact', got a string \("turbo"\)/);
+      await reject(om.InferenceSession.create(bytes, { threads: 2 }), 'InvalidArgument', /threads/);
+      throws(() => traced.session({ mode: 'exact' }), 'Unsupported', /exact mode/);
+      throws(() => s.run({}), 'InvalidArgument', /^run: feed "x" is missing \(inputs: x\)/);
+      throws(() => s.run({ x, z: x }), 'InvalidArgument', /^run: no graph input is named "z" \(inputs: x\)/);
+      throws(() => s.run(null), 'InvalidArgument', /^run: feeds must be an object/);
+      throws(() => s.run({ x: [1, 2, 3] }), 'InvalidArgument', /feed "x" must be an om.Tensor or \{ data: TypedArray, dims \}/);
+      throws(() => s.run({ x: { data: new Float64Array(4), dims: [1, 4] } }), 'InvalidArgument', /feed "x" has type undefined/);
+      throws(() => s.run({ x: { data: new Float32Array(4), dims: [1, 4], type: 'int64' } }), 'InvalidArgument', /feed "x" is int64 but its data is a Float32Array/);
+      throws(() => s.run({ x: { data: new Float32Array(4), dims: [2, 4] } }), 'InvalidArgument', /tensor: data has 4 elements but shape \[2, 4\] needs 8/);
+      om.tidy(() => {
+        throws(() => s.run({ x: om.zeros([2, 5]) }), 'ShapeMismatch', /^session_run: input 'x' has size 5 at dim 1, the graph takes 4 \(shape \[2,5\]\)/);
+        throws(() => s.run({ x: om.zeros([4]) }), 'ShapeMismatch', /input 'x' has shape \[4\]; the graph takes 2 dims/);
+        throws(() => s.run({ x: om.zeros([2, 4], { dtype: 'int64' }) }), 'DtypeMismatch', /input 'x' is int64, the graph takes float32/);
+      });
+      const gone = traced.session();
+      gone.dispose();
+      gone.dispose();
+      throws(() => gone.run({ x }), 'Disposed', /^run: the session was disposed/);
+      throws(() => gone.inputNames, 'Disposed', /inputNames/);
+      throws(() => new om.InferenceSession(), 'InvalidArgument', /made by InferenceSession.create\(\) or traced.session\(\)/);
+    } finally {
+      s.dispose();
+      traced.dispose();
+      net.dispose();
+      x.dispose();
+    }
+  });
+});
+
+describe('the library format v1 (traced.save())', () => {
+  test('round trip: bytes that depend only on the graph, a session bit-identical to the in-memory one', async () => {
+    const { net, x, traced } = tracedMlp();
+    const again = tracedMlp();
+    try {
+      const bytes = traced.save();
+      assert.equal(new TextDecoder().decode(bytes.subarray(0, 8)), 'ONEMODEL');
+      assert.equal(bytes.length % 64, 0);
+      assert.deepEqual(again.traced.save(), bytes, 'the same graph gives the same bytes');
+      let h = 0xcbf29ce484222325n; // FNV-1a, pinned: a change of the format or of the tracer's graph shows here
+      for (const v of bytes) h = ((h ^ BigInt(v)) * 0x100000001b3n) & 0xffffffffffffffffn;
+      assert.equal(h.toString(16), '9bfb0cc0ecc71c3f');
+      const fromFile = await om.InferenceSession.create(bytes);
+      const inMemory = traced.session();
+      try {
+        for (const batch of [5, 2, 13]) {
+          om.tidy(() => {
+            const xs = om.randn([batch, 4], { seed: 100 + batch });
+            assert.deepEqual(bits(fromFile.run({ x: xs }).y), bits(inMemory.run({ x: xs }).y), `batch ${batch}`);
+          });
+        }
+        assert.deepEqual(fromFile.inputs, inMemory.inputs);
+      } finally {
+        fromFile.dispose();
+        inMemory.dispose();
+      }
+      const damaged = bytes.slice();
+      damaged[70] ^= 1;
+      await assert.rejects(om.InferenceSession.create(damaged), (e) => e.kind === 'Format' && /does not match its checksum/.test(e.message));
+      await assert.rejects(om.InferenceSession.create(bytes.subarray(0, 40)), (e) => e.kind === 'Format' && /end inside the 64-byte header/.test(e.message));
+    } finally {
+      for (const t of [traced, again.traced, net, again.net, x, again.x]) t.dispose();
+    }
+  });
+
+  test('the ranges a trace holds for come along: a size outside is refused, naming the call that narrowed it', async () => {
+    const table = om.randn([16, 4], { seed: 5 });
+    const model = (x) => x.add(table.slice(0, 0, x.shape[2]).t().unsqueeze(0));
+    const x = om.randn([2, 4, 6], { seed: 6 });
+    const traced = om.trace(model, { x: [x, ['b', null, 't']] });
+    const s = await om.InferenceSession.create(traced.save());
+    try {
+      assert.deepEqual(traced.symbols.find((v) => v.name === 't').max, 16);
+      om.tidy(() => {
+        assert.throws(() => s.run({ x: om.zeros([1, 4, 17]) }), (e) => e.kind === 'ShapeMismatch'
+          && /^session_run: axis 't' is 17 at dim 2 of input 'x'; the traced graph holds for t from \d+ to 16 \(narrowed by slice/.test(e.message));
+        assert.deepEqual(s.run({ x: om.zeros([1, 4, 16]) }).output.shape, [1, 4, 16]);
+      });
+    } finally {
+      s.dispose();
+      traced.dispose();
+      om.dispose([table, x]);
+    }
+  });
+});
