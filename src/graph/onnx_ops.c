@@ -286,8 +286,9 @@ static bool bind_clip(om_bind *b) {
 static bool bind_cast(om_bind *b) {
   int64_t to;
   if (!attr_i(b, "to", -1, &to)) return false;
-  om_dtype d = to == 1 ? OM_FLOAT32 : to == 7 ? OM_INT64 : to == 9 ? OM_BOOL : (om_dtype)-1;
-  if ((int)d < 0) return om__fail(OM_ERR_UNSUPPORTED, "%s (Cast): to type %lld is not supported (FLOAT, INT64, BOOL)", who(b), (long long)to);
+  /* INT32 is INT64 here, as the reader widens INT32 constants */
+  om_dtype d = to == 1 ? OM_FLOAT32 : to == 7 || to == 6 ? OM_INT64 : to == 9 ? OM_BOOL : (om_dtype)-1;
+  if ((int)d < 0) return om__fail(OM_ERR_UNSUPPORTED, "%s (Cast): to type %lld is not supported (FLOAT, INT64, INT32 as INT64, BOOL)", who(b), (long long)to);
   return put(b, 0, om_cast(b->in[0], d));
 }
 
@@ -1075,7 +1076,7 @@ static const om_onnx_rule rules[] = {
     {"ArgMin", 1, 1, 1, bind_argmin, "argmin (select_last_index 0)"},
     {"AveragePool", 1, 1, 1, bind_average_pool, "avg_pool2d (1-D as 2-D; begin and end pads that differ: the ceil_mode that gives ONNX's size, or zeros padded first when count_include_pad)"},
     {"BatchNormalization", 5, 5, 3, bind_batch_norm, "batch_norm in eval mode (training_mode 1 refused)"},
-    {"Cast", 1, 1, 1, bind_cast, "cast to FLOAT, INT64, BOOL"},
+    {"Cast", 1, 1, 1, bind_cast, "cast to FLOAT, INT64 (INT32 too: the graph layer's one integer type), BOOL"},
     {"Ceil", 1, 1, 1, bind_ceil, "-floor(-x) (see Floor)"},
     {"Clip", 1, 3, 1, bind_clip, "clamp (bounds known when planning), else Max / Min"},
     {"Concat", 1, MANY, 1, bind_concat, "cat"},

@@ -94,8 +94,12 @@ static om_tensor *read_tensor(const Onnx__TensorProto *tp, const char *what) {
   if (tp->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL || tp->n_external_data)
     return FORMAT("%s keeps its data in an external file, which this reader does not open (save the model with its data inside)", what), NULL;
   if (tp->segment) return FORMAT("%s is a segment of a tensor, which is not supported", what), NULL;
-  if (!dtype_of(tp->data_type, &dt))
-    return om__fail(OM_ERR_UNSUPPORTED, "onnx: %s has data type %s (%d); the graph layer takes FLOAT, INT64 and BOOL",
+  /* INT32 constants (PyTorch writes some axes and sizes so) are widened to INT64, the graph
+   * layer's one integer type; a Cast to INT32 is one to INT64 too (src/graph/onnx_ops.c). */
+  bool int32 = tp->data_type == ONNX__TENSOR_PROTO__DATA_TYPE__INT32;
+  if (int32) dt = OM_INT64;
+  else if (!dtype_of(tp->data_type, &dt))
+    return om__fail(OM_ERR_UNSUPPORTED, "onnx: %s has data type %s (%d); the graph layer takes FLOAT, INT64, BOOL (and INT32 constants)",
                     what, onnx_type_name(tp->data_type), (int)tp->data_type), NULL;
   if (tp->n_dims > OM_MAX_DIMS) return FORMAT("%s has %zu dims (at most %d)", what, tp->n_dims, OM_MAX_DIMS), NULL;
   int64_t numel = 1;
@@ -104,7 +108,7 @@ static om_tensor *read_tensor(const Onnx__TensorProto *tp, const char *what) {
     if (tp->dims[d] && numel > INT64_MAX / 16 / tp->dims[d]) return FORMAT("%s has more elements than fit in memory", what), NULL;
     numel *= tp->dims[d];
   }
-  size_t es = om__dtype_size(dt), have;
+  size_t es = int32 ? 4 : om__dtype_size(dt), have;
   const void *src = NULL;
   if (tp->has_raw_data) {
     have = tp->raw_data.len / es;
@@ -113,10 +117,10 @@ static om_tensor *read_tensor(const Onnx__TensorProto *tp, const char *what) {
                     (long long)numel, onnx_type_name(tp->data_type), (long long)numel * (long long)es), NULL;
     src = tp->raw_data.data;
   } else {
-    have = dt == OM_FLOAT32 ? tp->n_float_data : dt == OM_INT64 ? tp->n_int64_data : tp->n_int32_data;
+    have = dt == OM_FLOAT32 ? tp->n_float_data : dt == OM_INT64 && !int32 ? tp->n_int64_data : tp->n_int32_data;
     if (have != (uint64_t)numel)
       return FORMAT("%s holds %zu values for %lld elements", what, have, (long long)numel), NULL;
-    if (dt != OM_BOOL) src = dt == OM_FLOAT32 ? (const void *)tp->float_data : (const void *)tp->int64_data;
+    if (dt != OM_BOOL && !int32) src = dt == OM_FLOAT32 ? (const void *)tp->float_data : (const void *)tp->int64_data;
   }
   int64_t shape[OM_MAX_DIMS];
   for (size_t d = 0; d < tp->n_dims; d++) shape[d] = tp->dims[d];
@@ -124,7 +128,15 @@ static om_tensor *read_tensor(const Onnx__TensorProto *tp, const char *what) {
   memcpy(m.shape, shape, sizeof shape);
   om_tensor *t = om__tensor_new(&m, false, "onnx reader");
   if (!t || !numel) return t;
-  if (src) {
+  if (int32) { /* widened, from raw bytes or int32_data */
+    int64_t *o = (int64_t *)om__data(t);
+    for (int64_t k = 0; k < numel; k++) {
+      int32_t v;
+      if (src) memcpy(&v, (const char *)src + 4 * k, 4);
+      else v = tp->int32_data[k];
+      o[k] = v;
+    }
+  } else if (src) {
     memcpy(om__data(t), src, (size_t)numel * es); /* raw data is little-endian, as the writer's */
   } else {
     uint8_t *o = (uint8_t *)om__data(t); /* bools come as int32_data */

@@ -64,6 +64,17 @@ bool om__probe_init(om_trace *tr) {
     }
     if (!add_probe(tr, v, false)) return false;
   }
+  /* and all at their smallest: an extent of a product (x.reshape(N, -1)[:, 12:24] is
+   * min(4hw - 12, 12)) can leave its fixed size only where every symbol is small */
+  for (int i = 0; n > 1 && i < 2; i++) {
+    bool below = false;
+    for (int k = 0; k < n; k++) {
+      v[k] = tr->symbols.v[k].vmin + i;
+      if (v[k] > v0[k]) v[k] = v0[k];
+      below |= v[k] < v0[k];
+    }
+    if (below && !add_probe(tr, v, true)) return false;
+  }
   return true;
 }
 
@@ -348,12 +359,14 @@ static bool refuse(probe *p, const int64_t *v, const char *why, int j, int d, in
 }
 
 /* Moves symbol k's maximum (up) or minimum down to the last size where the call works with the
- * chosen candidates, bisecting between pass (works) and fail; the symbol's range records why. */
-static void narrow(probe *p, int k, int64_t pass, int64_t fail, bool up, const int *choice) {
+ * chosen candidates, bisecting between pass (works) and fail with the other symbols at the
+ * example's sizes (base NULL) or at base's; the symbol's range records why. */
+static void narrow(probe *p, int k, int64_t pass, int64_t fail, bool up, const int *choice, const int64_t *base) {
   om_lower *l = p->l;
   om_trace *tr = l->tr;
   int64_t v[64];
-  om__run_example(tr, v);
+  if (base) memcpy(v, base, sizeof v); /* the other symbols where the failing probe had them */
+  else om__run_example(tr, v);
   while (up ? fail - pass > 1 : pass - fail > 1) {
     int64_t mid = pass + (fail - pass) / 2;
     const int64_t *one = v;
@@ -502,9 +515,26 @@ bool om__probe_extents(om_lower *l) {
       for (int k = 0; k < n && low < 0; k++)
         if (is_small[k] && !works(l, list, s, k, choice)) low = k;
       if (low >= 0) {
-        int k = 0;
+        int k = 0, moved = 0;
         while (list[low][k] == v0[k]) k++;
-        narrow(&p, k, v0[k], list[low][k], false, choice);
+        for (int q = 0; q < tr->symbols.n; q++) moved += list[low][q] != v0[q];
+        if (moved > 1) { /* all small at once (a product's extent): k's minimum rises with the others at theirs */
+          int64_t at[64];
+          memcpy(at, list[low], sizeof at);
+          at[k] = v0[k];
+          const int64_t *one = at;
+          shapes sa;
+          infer_at(&p, at, -1, 0, 0, &sa);
+          if (!works(l, &one, &sa, 0, choice)) {
+            char why[sizeof p.why];
+            snprintf(why, sizeof why, "%s", p.why);
+            ok = refuse(&p, list[low], s[low].ok ? "its output's size is not the graph's there" : why, -1, 0, 0);
+            break;
+          }
+          narrow(&p, k, v0[k], list[low][k], false, choice, list[low]);
+        } else {
+          narrow(&p, k, v0[k], list[low][k], false, choice, NULL);
+        }
         continue;
       }
       /* 3. extents that agree at every probe but differ somewhere: probe there too */
@@ -530,7 +560,7 @@ bool om__probe_extents(om_lower *l) {
       for (int q = 0; q < nb; q++)
         if (list[big[q]][k] <= pass) below[nl++] = big[q], low_ok &= s[big[q]].ok;
       if (pass > v0[k] && low_ok && choose(l, list, s, below, nl, choice, &bj, &bd)) { /* works somewhere above the example */
-        narrow(&p, k, pass, list[bad][k], true, choice);
+        narrow(&p, k, pass, list[bad][k], true, choice, NULL);
         continue;
       }
     }

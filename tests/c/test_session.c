@@ -322,6 +322,27 @@ TEST(reader_takes_files_out_of_order) {
   om_session_release(s);
 }
 
+/* PyTorch writes some axes as INT32 constants: read as INT64 (here CumSum's axis, raw and typed). */
+TEST(reader_widens_int32_constants) {
+  for (int typed = 0; typed < 2; typed++) {
+    pb axis = {0};
+    pb_int(&axis, 2, 6); /* INT32, 0-d */
+    pb_str(&axis, 8, "axis");
+    if (typed) pb_int(&axis, 5, 1); /* int32_data: [1] */
+    else pb_bytes(&axis, 9, "\x01\0\0\0", 4);
+    pb nodes[1] = {node("CumSum", "x", "axis", "y")};
+    pb m = model(8, 17, nodes, 1, &axis, "y");
+    om_session *s = om_session_open(m.b, m.n, NULL);
+    CHECK(s != NULL);
+    om_tensor *x = TF(SHAPE(2, 2), 1, 2, 3, 4), *y = NULL;
+    CHECK_EQ_INT(om_session_run(s, &x, 1, &y, 1), 1);
+    CHECK_NEAR(at(y, 1), 3, 0);
+    CHECK_NEAR(at(y, 3), 7, 0);
+    om__release_all((om_tensor *[]){x, y}, 2);
+    om_session_release(s);
+  }
+}
+
 TEST(reader_refuses_what_it_cannot_read) {
   pb ok1[1] = {node("Relu", "x", NULL, "y")};
   pb good = model(8, 17, ok1, 1, NULL, "y");
@@ -374,7 +395,7 @@ TEST(reader_refuses_what_it_cannot_read) {
   pb_int(&dbl, 2, 11); /* DOUBLE */
   pb_str(&dbl, 8, "w");
   m = model(8, 17, add, 1, &dbl, "y");
-  CHECK_ERROR(opens(&m), OM_ERR_UNSUPPORTED, "initializer 'w' has data type DOUBLE (11)");
+  CHECK_ERROR(opens(&m), OM_ERR_UNSUPPORTED, "initializer 'w' has data type DOUBLE (11); the graph layer takes FLOAT, INT64, BOOL (and INT32 constants)");
   pb huge = {0};
   pb_int(&huge, 1, (int64_t)1 << 40);
   pb_int(&huge, 1, (int64_t)1 << 40);
@@ -580,6 +601,7 @@ int main(void) {
   RUN(inputs_that_do_not_fit);
   RUN(a_named_axis_binds_once);
   RUN(reader_takes_files_out_of_order);
+  RUN(reader_widens_int32_constants);
   RUN(reader_refuses_what_it_cannot_read);
   RUN(session_refuses_what_it_cannot_plan);
   RUN(reader_survives_mutated_files);
