@@ -4,7 +4,7 @@
  * one input axis found from infer (floor((a x + b) / k): a conv's, a pool's, an upsampling's),
  * and the sizes the other runs saw, fitted. The probe runs the op's infer (pure shape
  * arithmetic) at many assignments of the symbols (the runs', near and far ones, each symbol
- * alone and all together, and below the example) and takes, per axis, the first candidate that
+ * alone and all together, below the example, and all at their minimum) and takes, per axis, the first candidate that
  * gives infer's size at every one. Where the call only works for some sizes it narrows a
  * symbol's range when that is what the model needs (a slice of a 64-row table to the sequence
  * length works up to 64; a 3x3 conv without padding from 3), and otherwise refuses with the

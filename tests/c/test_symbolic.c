@@ -257,6 +257,16 @@ static int positions(om_tensor *const *in, om_tensor **out) {
   return out[0] ? 1 : -1;
 }
 
+/* x.reshape(B, -1)[:, 12:24] of [B, 2, h, w]: 12 wide only where 2hw >= 24, which no probe moving
+ * one symbol from the example sees (random model 8:1436) */
+static int product_slice(om_tensor *const *in, om_tensor **out) {
+  const int64_t *sh = om_tensor_shape(in[0]);
+  om_tensor *flat = om_reshape(in[0], (int64_t[]){sh[0], -1}, 2);
+  out[0] = om_slice(flat, 1, 12, 24, 1);
+  om_tensor_release(flat);
+  return out[0] ? 1 : -1;
+}
+
 /* Equal extents are one expression (both ResNet branches are floor((h+1)/2)); a UNet skip holds
  * for multiples of 2 only: refused with the declaration that makes it hold, and traced with it;
  * a call that needs a range narrows the symbol's (and the model says why). */
@@ -289,6 +299,13 @@ TEST(extents_and_ranges) {
         max == INT64_MAX && why && strstr(why, "conv2d"));
   CHECK(om_traced_symbol(m, 0, &name, &mult, &min, &max, &why) && min == 1 && !why);
   CHECK_ERROR(om_traced_symbol(m, 3, &name, NULL, NULL, NULL, NULL), OM_ERR_INVALID_ARGUMENT, "no symbol 3");
+  om_traced_release(m);
+  CHECK(om_trace_begin());
+  m = om_test_trace(product_slice, ex, BHW, 1);
+  int64_t hmin = 0, wmin = 0;
+  CHECK(m && om_traced_symbol(m, 1, NULL, NULL, &hmin, NULL, NULL) && om_traced_symbol(m, 2, NULL, NULL, &wmin, NULL, NULL));
+  if (m) om_test_check_out(m, 0, "batch,12");
+  CHECK(2 * hmin * wmin >= 24); /* every size the ranges allow has the 12 columns */
   om_traced_release(m);
   table = om_randn((int64_t[]){12, 4}, 2, 5, true);
   om_tensor *exs = ex_bs();
