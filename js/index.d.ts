@@ -565,7 +565,7 @@ export class TracedModel {
 
 /** Options of {@link InferenceSession.create}: onnxruntime-web's session options are accepted and mean nothing here. */
 export interface SessionOptions {
-  /** 'fast' (the default); 'exact' is not available yet (OmError Unsupported). */
+  /** 'fast' (the default) or 'exact' (the same bits natively and in WASM on any machine; today both modes are). */
   mode?: 'fast' | 'exact';
   executionProviders?: readonly unknown[];
   graphOptimizationLevel?: string;

@@ -69,8 +69,8 @@ export class InferenceSession {
 
   /**
    * A session on ONNX bytes (a ModelProto, opset 13 to 20), the library format v1 (traced.save())
-   * or a TracedModel, in mode 'fast' (the
-   * default; 'exact' is not available yet). Rejects with OmError Format for bytes it cannot read,
+   * or a TracedModel, in mode 'fast' (the default) or 'exact' (the same bits natively and in WASM
+   * on any machine; today both modes are). Rejects with OmError Format for bytes it cannot read,
    * Unsupported naming an op it cannot run.
    * @param {Uint8Array | ArrayBuffer | import('./trace.js').TracedModel} source
    * @param {{ mode?: 'fast' | 'exact' }} [options]

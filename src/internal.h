@@ -221,6 +221,24 @@ int om__wrap_dim(int64_t dim, int ndim, const char *who);
 /** Reads element k (row-major logical order) of t as a double. */
 double om__get_flat(const om_tensor *t, int64_t k);
 
+/* ---- the library's own math functions (src/core/math.c): the same bits on every machine ---- */
+/** e^x, log x, log(1 + x), e^x - 1, tanh x, erf x and x^y in double (about 1e-16 relative; C's
+ *  special cases: NaN, infinities, signed zeros), from IEEE arithmetic alone. */
+double om__exp(double x);
+double om__log(double x);
+double om__log1p(double x);
+double om__expm1(double x);
+double om__tanh(double x);
+double om__erf(double x);
+double om__pow(double x, double y);
+/** The same for floats: computed in double and rounded once (within an ulp of the exact value). */
+float om__expf(float x);
+float om__logf(float x);
+float om__log1pf(float x);
+float om__tanhf(float x);
+float om__erff(float x);
+float om__powf(float x, float y);
+
 /* ---- random numbers (src/core/rng.c) ---- */
 /** The uniform in [0, 1) that om_rand draws for counter `counter` of seed (24 bits, exact in float). */
 float om__uniform(uint64_t seed, uint64_t counter);

@@ -466,7 +466,7 @@ bool om_traced_symbol(const om_traced_model *m, int i, const char **name, int64_
 typedef struct om_session om_session;
 typedef enum om_session_mode { OM_SESSION_FAST = 0, OM_SESSION_EXACT = 1 } om_session_mode;
 typedef struct om_session_options {
-  om_session_mode mode; /* fast (the default); exact is not available yet: Unsupported */
+  om_session_mode mode; /* fast (the default) or exact: bit-identical natively and in WASM on any machine (today both) */
 } om_session_options;
 /** A session on m's graph (m borrowed: the session keeps its own copy, its weights read in place
  *  with a copy on write); options NULL for the defaults. New (om_session_release), NULL on error:

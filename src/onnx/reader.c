@@ -58,7 +58,7 @@ typedef struct names {
 } names;
 
 static uint64_t hash(const char *s) {
-  uint64_t h = 1469598103934665603ull; /* FNV-1a */
+  uint64_t h = 14695981039346656037ull; /* FNV-1a */
   for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
   return h;
 }

@@ -90,7 +90,7 @@ BINARY_LOOP(div_f32, float, float, a / b)
  * ONNX's Div of integers, which the graph layer runs for the shape arithmetic the tracer writes);
  * x / 0 is 0 and INT64_MIN / -1 wraps, where C would be undefined */
 BINARY_LOOP(div_i64, int64_t, int64_t, b == 0 ? 0 : b == -1 ? (int64_t)(0 - (uint64_t)a) : a / b)
-BINARY_LOOP(pow_f32, float, float, powf(a, b))
+BINARY_LOOP(pow_f32, float, float, om__powf(a, b))
 BINARY_LOOP(eq_f32, float, uint8_t, a == b)
 BINARY_LOOP(eq_i64, int64_t, uint8_t, a == b)
 BINARY_LOOP(eq_b8, uint8_t, uint8_t, a == b)
@@ -271,7 +271,7 @@ om_tensor *om_add_scalar(om_tensor *a, double s) { return with_scalar(OM_OP_add,
 
 /* ---- unary ops ---- */
 
-static float sigmoidf(float a) { return a >= 0 ? 1.0f / (1.0f + expf(-a)) : expf(a) / (1.0f + expf(a)); }
+static float sigmoidf(float a) { return a >= 0 ? 1.0f / (1.0f + om__expf(-a)) : om__expf(a) / (1.0f + om__expf(a)); }
 
 UNARY_LOOP(neg_f32, float, -a)
 UNARY_LOOP(neg_i64, int64_t, (int64_t)(0u - (uint64_t)a))
@@ -279,14 +279,14 @@ UNARY_LOOP(abs_f32, float, fabsf(a))
 UNARY_LOOP(abs_i64, int64_t, a < 0 ? (int64_t)(0u - (uint64_t)a) : a)
 UNARY_LOOP(sign_f32, float, a > 0 ? 1.0f : a < 0 ? -1.0f : a)
 UNARY_LOOP(sign_i64, int64_t, a > 0 ? 1 : a < 0 ? -1 : 0)
-UNARY_LOOP(exp_f32, float, expf(a))
-UNARY_LOOP(log_f32, float, logf(a))
+UNARY_LOOP(exp_f32, float, om__expf(a))
+UNARY_LOOP(log_f32, float, om__logf(a))
 UNARY_LOOP(sqrt_f32, float, sqrtf(a))
 UNARY_LOOP(rsqrt_f32, float, 1.0f / sqrtf(a))
 UNARY_LOOP(relu_f32, float, a > 0 || a != a ? a : 0.0f) /* NaN stays NaN, as PyTorch and ONNX Relu */
 UNARY_LOOP(relu_i64, int64_t, a > 0 ? a : 0)
 UNARY_LOOP(sigmoid_f32, float, sigmoidf(a))
-UNARY_LOOP(tanh_f32, float, tanhf(a))
+UNARY_LOOP(tanh_f32, float, om__tanhf(a))
 
 static bool infer_unary(om_call *c) {
   const kernels *k = om__ops[c->op]->impl;
@@ -395,18 +395,18 @@ static inline float min_std(float a, float b) { return b < a ? b : a; }
 #define GELU_BETA 0.7978845608028654f
 #define GELU_KAPPA 0.044715f
 static float gelu_f(float a, int64_t tanh_form) {
-  if (!tanh_form) return a * 0.5f * (1.0f + erff(a * 0.70710678118654752f));
+  if (!tanh_form) return a * 0.5f * (1.0f + om__erff(a * 0.70710678118654752f));
   float inner = GELU_BETA * (a + GELU_KAPPA * (a * a * a));
-  return 0.5f * a * (1.0f + tanhf(inner));
+  return 0.5f * a * (1.0f + om__tanhf(inner));
 }
 
 PARAM_LOOP(leaky_relu_f32, a > 0 ? a : a * k0)
 PARAM_LOOP(elu_f32, a <= 0 ? expm1f(a) * k0 : a)
 PARAM_LOOP(gelu_f32, gelu_f(a, at_->i[0]))
-PARAM_LOOP(silu_f32, a / (1.0f + expf(-a)))
-PARAM_LOOP(softplus_f32, a * k0 > k1 ? a : log1pf(expf(a * k0)) / k0)
+PARAM_LOOP(silu_f32, a / (1.0f + om__expf(-a)))
+PARAM_LOOP(softplus_f32, a * k0 > k1 ? a : om__log1pf(om__expf(a * k0)) / k0)
 PARAM_LOOP(hardswish_f32, a * min_std(max_std(a + 3.0f, 0.0f), 6.0f) / 6.0f)
-UNARY_LOOP(erf_f32, float, erff(a))
+UNARY_LOOP(erf_f32, float, om__erff(a))
 
 /* Resolves the float attrs' defaults; gelu's one int attr is approximate (0 'none', 1 'tanh'). */
 static bool infer_unary_params(om_call *c) {

@@ -24,7 +24,7 @@ static bool check_reduction(const char *who, int64_t r) {
 static double log_add(double a, double b) {
   if (a == -INFINITY) return b;
   if (b == -INFINITY) return a;
-  return a > b ? a + log1p(exp(b - a)) : b + log1p(exp(a - b));
+  return a > b ? a + om__log1p(om__exp(b - a)) : b + om__log1p(om__exp(a - b));
 }
 
 /* ==== mse_loss: input, target (broadcast) -> (input - target)^2, reduced ==== */
@@ -266,8 +266,8 @@ static double class_loss_at(const class_loss *k, bool ce, int64_t p) {
   double mx = -INFINITY, se = 0, smooth = 0;
   for (int64_t c = 0; c < k->nc; c++)
     if (x[c * k->r] > mx || x[c * k->r] != x[c * k->r]) mx = x[c * k->r];
-  for (int64_t c = 0; c < k->nc; c++) se += exp(x[c * k->r] - mx);
-  double lse = mx + log(se);
+  for (int64_t c = 0; c < k->nc; c++) se += om__exp(x[c * k->r] - mx);
+  double lse = mx + om__log(se);
   for (int64_t c = 0; c < k->nc; c++) smooth -= (w ? w[c] : 1) * (k->probs ? class_prob(k, p, c) : 1) * (x[c * k->r] - lse);
   if (k->probs) return smooth;
   return (1 - k->eps) * wt * (lse - x[t * k->r]) + k->eps / (double)k->nc * smooth;
@@ -609,7 +609,7 @@ static om_tensor *ctc_grad(const om_record *r) {
         lcab[l] = log_add(lcab[l], k.alpha[t * k.width + s] + k.beta[t * k.width + s]);
       }
       for (int64_t c = 0; c < k.C; c++)
-        pg[(t * k.N + n) * k.C + c] = (float)(-exp(lcab[c] + nll - ctc_lp(&k, t, n, c)) * f);
+        pg[(t * k.N + n) * k.C + c] = (float)(-om__exp(lcab[c] + nll - ctc_lp(&k, t, n, c)) * f);
     }
   }
   free(lcab);

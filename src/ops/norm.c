@@ -131,8 +131,8 @@ static bool forward_softmax(om_call *c) {
       double mx = -INFINITY, sum = 0;
       for (int64_t k = 0; k < n; k++)
         if (r[k * inner] > mx || r[k * inner] != r[k * inner]) mx = r[k * inner];
-      for (int64_t k = 0; k < n; k++) sum += (e[k] = exp((double)r[k * inner] - mx));
-      double lse = log(sum);
+      for (int64_t k = 0; k < n; k++) sum += (e[k] = om__exp((double)r[k * inner] - mx));
+      double lse = om__log(sum);
       for (int64_t k = 0; k < n; k++) y[k * inner] = (float)(log_out ? (double)r[k * inner] - mx - lse : e[k] / sum);
     }
   free(e);

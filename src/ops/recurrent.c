@@ -143,7 +143,7 @@ static bool args_load(rnn_args *a, om_op op, om_tensor *const *in, int n_in, con
   return true;
 }
 
-static float sigm(float v) { return v >= 0 ? 1.0f / (1.0f + expf(-v)) : expf(v) / (1.0f + expf(v)); }
+static float sigm(float v) { return v >= 0 ? 1.0f / (1.0f + om__expf(-v)) : om__expf(v) / (1.0f + om__expf(v)); }
 
 /* Time index of processing step s. */
 static int64_t time_of(const rnn_args *a, int64_t s) { return a->reverse ? a->T - 1 - s : s; }
@@ -178,9 +178,9 @@ static bool rnn_run(const rnn_args *a, float *y, float *state, float *ws) {
         int64_t e = n * H + j;
         if (G == 4) { /* LSTM: i, f, g, o */
           float ig = sigm(xr[j] + hr[j]), fg = sigm(xr[H + j] + hr[H + j]);
-          float gg = tanhf(xr[2 * H + j] + hr[2 * H + j]), og = sigm(xr[3 * H + j] + hr[3 * H + j]);
+          float gg = om__tanhf(xr[2 * H + j] + hr[2 * H + j]), og = sigm(xr[3 * H + j] + hr[3 * H + j]);
           c[e] = fg * c[e] + ig * gg;
-          h[e] = og * tanhf(c[e]);
+          h[e] = og * om__tanhf(c[e]);
           if (ws) {
             float *gr = gates + n * GH;
             gr[j] = ig, gr[H + j] = fg, gr[2 * H + j] = gg, gr[3 * H + j] = og;
@@ -188,7 +188,7 @@ static bool rnn_run(const rnn_args *a, float *y, float *state, float *ws) {
           }
         } else { /* GRU: r, z, n */
           float rg = sigm(xr[j] + hr[j]), zg = sigm(xr[H + j] + hr[H + j]);
-          float ng = tanhf(xr[2 * H + j] + rg * hr[2 * H + j]);
+          float ng = om__tanhf(xr[2 * H + j] + rg * hr[2 * H + j]);
           h[e] = (1.0f - zg) * ng + zg * h[e];
           if (ws) {
             float *gr = gates + n * GH;
@@ -274,7 +274,7 @@ static bool rnn_backward(const om_record *r, om_tensor *const *gout, om_tensor *
           int64_t e = n * H + j, o = n * GH + j;
           float dht = dh[e] + gyt[e];
           if (lstm) {
-            float ig = gt[o], fg = gt[o + H], gg = gt[o + 2 * H], og = gt[o + 3 * H], tc = tanhf(ex[e]);
+            float ig = gt[o], fg = gt[o + H], gg = gt[o + 2 * H], og = gt[o + 3 * H], tc = om__tanhf(ex[e]);
             float dct = dc[e] + dht * og * (1.0f - tc * tc), cprev = cp ? cp[e] : 0.0f;
             dat[o] = dct * gg * ig * (1.0f - ig);
             dat[o + H] = dct * cprev * fg * (1.0f - fg);
