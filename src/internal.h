@@ -222,16 +222,14 @@ int om__wrap_dim(int64_t dim, int ndim, const char *who);
 double om__get_flat(const om_tensor *t, int64_t k);
 
 /* ---- the library's own math functions (src/core/math.c): the same bits on every machine ---- */
-/** e^x, log x, log(1 + x), e^x - 1, tanh x, erf x and x^y in double (about 1e-16 relative; C's
- *  special cases: NaN, infinities, signed zeros), from IEEE arithmetic alone. */
+/** e^x, log x, log(1 + x) and x^y in double (about 1e-16 relative; C's special cases: NaN,
+ *  infinities, signed zeros), from IEEE arithmetic alone. */
 double om__exp(double x);
 double om__log(double x);
 double om__log1p(double x);
-double om__expm1(double x);
-double om__tanh(double x);
-double om__erf(double x);
 double om__pow(double x, double y);
-/** The same for floats: computed in double and rounded once (within an ulp of the exact value). */
+/** The same for floats, and tanh and erf: computed in double and rounded once (within an ulp of
+ *  the exact value). */
 float om__expf(float x);
 float om__logf(float x);
 float om__log1pf(float x);

@@ -1,22 +1,18 @@
-/* The library's own exp, log, log1p, expm1, tanh, erf and pow (docs/graph-runtime.md, "Modes"):
- * the platform's libm differs between machines (glibc natively, musl in WASM) in the last bits,
- * so every kernel calls these instead, and the same inputs give the same bits everywhere. They
- * use only IEEE double arithmetic (+, -, *, /, correctly rounded on every machine the library
- * builds for, with -ffp-contract=off so nothing is fused) and integer operations on the bits:
- * range reduction, then a polynomial or a series whose terms are fixed, summed in a fixed
- * order. The double functions are good to about 1e-16 relative; the float ones compute in double
- * and round once, so they are within an ulp of the exact value (tests/c/test_math.c checks
- * both against libm over millions of points). */
+/* The library's own exp, log, log1p, tanh, erf and pow (docs/graph-runtime.md, "Modes"): the
+ * platform's libm differs between machines (glibc natively, musl in WASM) in the last bits, so
+ * every kernel calls these instead, and the same inputs give the same bits everywhere. They use
+ * only IEEE double arithmetic (+, -, *, /, correctly rounded on every machine the library builds
+ * for, with -ffp-contract=off so nothing is fused), integer operations on the bits and fixed
+ * tables: range reduction, then a polynomial with fixed coefficients, summed in a fixed order.
+ * exp, log and log1p are double functions good to about 1e-16 relative (the softmax and loss
+ * rows sum in double); the float ones round a double result once (tanh and erf, float only, are
+ * computed to about 1e-12), so they are within an ulp of the exact value. tests/c/test_math.c
+ * checks them against libm over a million points each and pins a hash of their outputs. */
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "internal.h"
-
-#define LN2_HI 6.93147180369123816490e-01 /* its last 11 bits are 0: k * LN2_HI is exact for |k| < 2048 */
-#define LN2_LO 1.90821492927058770002e-10
-#define LOG2E 1.44269504088896338700
-#define SQRT1_2 0.70710678118654752440
 
 static uint64_t bits(double x) {
   uint64_t u;
@@ -29,53 +25,85 @@ static double from_bits(uint64_t u) {
   return x;
 }
 /* 2^k for -1022 <= k <= 1023, exactly. */
-static double pow2(int k) { return from_bits((uint64_t)(k + 1023) << 52); }
+static double pow2(int64_t k) { return from_bits((uint64_t)(k + 1023) << 52); }
 
-double om__exp(double x) {
+/* 2^(j/32), j = 0..31 (correctly rounded) */
+static const double EXP2_32[32] = {
+    0x1.0000000000000p+0, 0x1.059b0d3158574p+0, 0x1.0b5586cf9890fp+0, 0x1.11301d0125b51p+0,
+    0x1.172b83c7d517bp+0, 0x1.1d4873168b9aap+0, 0x1.2387a6e756238p+0, 0x1.29e9df51fdee1p+0,
+    0x1.306fe0a31b715p+0, 0x1.371a7373aa9cbp+0, 0x1.3dea64c123422p+0, 0x1.44e086061892dp+0,
+    0x1.4bfdad5362a27p+0, 0x1.5342b569d4f82p+0, 0x1.5ab07dd485429p+0, 0x1.6247eb03a5585p+0,
+    0x1.6a09e667f3bcdp+0, 0x1.71f75e8ec5f74p+0, 0x1.7a11473eb0187p+0, 0x1.82589994cce13p+0,
+    0x1.8ace5422aa0dbp+0, 0x1.93737b0cdc5e5p+0, 0x1.9c49182a3f090p+0, 0x1.a5503b23e255dp+0,
+    0x1.ae89f995ad3adp+0, 0x1.b7f76f2fb5e47p+0, 0x1.c199bdd85529cp+0, 0x1.cb720dcef9069p+0,
+    0x1.d5818dcfba487p+0, 0x1.dfc97337b9b5fp+0, 0x1.ea4afa2a490dap+0, 0x1.f50765b6e4540p+0,
+};
+#define INV_LN2_32 46.16624130844683       /* 32 / ln 2 */
+#define LN2_32_HI 0x1.62e42fefa0000p-6     /* ln 2 / 32, its last 17 bits 0: k * HI is exact for |k| < 2^16 */
+#define LN2_32_LO 0x1.cf79abc9e3b3ap-45    /* the rest of ln 2 / 32 */
+
+/* e^x for x in (-745.2, 709.8), with the polynomial of e^r to r^6 (the next term is below 4e-18:
+ * double precision) or, short, to r^4 (below 2e-12: what a float result needs). */
+static double exp_core(double x, bool short_poly) {
+  /* x = (32 i + j) ln2 / 32 + r, |r| <= ln2 / 64; e^x = 2^i 2^(j/32) e^r */
+  /* k = round(x 32 / ln2) by adding 1.5 * 2^52: the sum's low bits are k (round to nearest even),
+   * and no float-to-int conversion (which WASM without non-trapping conversions guards slowly) */
+  double kd = x * INV_LN2_32 + 0x1.8p52;
+  int64_t k = (int64_t)(bits(kd) - bits(0x1.8p52));
+  kd -= 0x1.8p52;
+  double r = (x - kd * LN2_32_HI) - kd * LN2_32_LO, p;
+  if (short_poly) {
+    p = 1.0 / 24.0;
+  } else {
+    p = 1.0 / 720.0;
+    p = p * r + 1.0 / 120.0;
+    p = p * r + 1.0 / 24.0;
+  }
+  p = p * r + 1.0 / 6.0;
+  p = p * r + 0.5;
+  p = p * r + 1.0;
+  p = p * r + 1.0;
+  int64_t j = (int64_t)((uint64_t)k & 31), i = (k - j) / 32;
+  p *= EXP2_32[j];
+  /* times 2^i, in two steps where 2^i alone is not a normal double */
+  if (i > 1023) return p * pow2(i - 1023) * pow2(1023);
+  if (i < -1021) return p * pow2(i + 1000) * pow2(-1000);
+  return p * pow2(i);
+}
+
+/* e^x, NaN and the ends of the range first. */
+static double exp_of(double x, bool short_poly) {
   if (x != x) return x;
   if (x > 709.782712893384) return INFINITY;
   if (x < -745.2) return 0.0;
-  /* x = k ln2 + r, |r| <= ln2 / 2 */
-  double t = x * LOG2E;
-  int k = (int)(t >= 0 ? t + 0.5 : t - 0.5);
-  double r = (x - k * LN2_HI) - k * LN2_LO;
-  /* e^r by Taylor to r^13 (|r| <= 0.347: the next term is below 4e-18), Horner from the top */
-  double p = 1.0 / 6227020800.0;
-  static const double inv_fact[] = {1.0 / 479001600.0, 1.0 / 39916800.0, 1.0 / 3628800.0, 1.0 / 362880.0, 1.0 / 40320.0,
-                                    1.0 / 5040.0, 1.0 / 720.0, 1.0 / 120.0, 1.0 / 24.0, 1.0 / 6.0, 0.5, 1.0, 1.0};
-  for (int i = 0; i < 13; i++) p = p * r + inv_fact[i];
-  /* times 2^k, in two steps where 2^k alone is not a normal double */
-  if (k > 1023) return p * pow2(k - 1023) * pow2(1023);
-  if (k < -1021) return p * pow2(k + 1000) * pow2(-1000);
-  return p * pow2(k);
+  return exp_core(x, short_poly);
 }
 
-double om__expm1(double x) {
-  if (!(x > -0.35 && x < 0.35)) return x != x ? x : om__exp(x) - 1.0; /* no cancellation to fear out here */
-  /* x + x^2/2! + ... + x^15/15!: the terms shrink by |x| / n, no cancellation */
-  double p = 1.0 / 1307674368000.0;
-  static const double inv_fact[] = {1.0 / 87178291200.0, 1.0 / 6227020800.0, 1.0 / 479001600.0, 1.0 / 39916800.0,
-                                    1.0 / 3628800.0, 1.0 / 362880.0, 1.0 / 40320.0, 1.0 / 5040.0, 1.0 / 720.0,
-                                    1.0 / 120.0, 1.0 / 24.0, 1.0 / 6.0, 0.5, 1.0};
-  for (int i = 0; i < 14; i++) p = p * x + inv_fact[i];
-  return p * x;
-}
+double om__exp(double x) { return exp_of(x, false); }
 
-double om__log(double x) {
-  if (x != x || x < 0) return NAN;
-  if (x == 0) return -INFINITY;
-  if (x == INFINITY) return x;
+/* 1 / (2n + 1) for n = 0..11: the atanh series of log */
+static const double ODD_INV[12] = {1.0, 1.0 / 3, 1.0 / 5, 1.0 / 7, 1.0 / 9, 1.0 / 11, 1.0 / 13, 1.0 / 15, 1.0 / 17, 1.0 / 19, 1.0 / 21, 1.0 / 23};
+#define LN2_HI 6.93147180369123816490e-01 /* its last 11 bits are 0: e * LN2_HI is exact for |e| < 2048 */
+#define LN2_LO 1.90821492927058770002e-10
+
+/* log x for finite x > 0, with the atanh series to s^(2 terms - 1). */
+static double log_pos(double x, int terms) {
   int e = 0;
   if (x < 2.2250738585072014e-308) x *= 18014398509481984.0, e = -54; /* subnormal: times 2^54 */
   uint64_t u = bits(x);
   e += (int)(u >> 52) - 1023;
   double m = from_bits((u & 0x000fffffffffffffull) | 0x3ff0000000000000ull); /* in [1, 2) */
   if (m > 1.4142135623730951) m *= 0.5, e++;                               /* in [sqrt(1/2), sqrt(2)) */
-  /* log m = 2 atanh(s), s = (m - 1) / (m + 1), |s| <= 0.1716: s + s^3/3 + ... + s^23/23 */
-  double s = (m - 1.0) / (m + 1.0), s2 = s * s, p = 1.0 / 23.0;
-  for (int n = 21; n >= 1; n -= 2) p = p * s2 + 1.0 / n;
-  double lm = 2.0 * s * p;
-  return e * LN2_HI + (lm + e * LN2_LO);
+  /* log m = 2 atanh(s), s = (m - 1) / (m + 1), |s| <= 0.1716: s + s^3/3 + s^5/5 + ... */
+  double s = (m - 1.0) / (m + 1.0), s2 = s * s, p = ODD_INV[terms - 1];
+  for (int n = terms - 2; n >= 0; n--) p = p * s2 + ODD_INV[n];
+  return e * LN2_HI + (2.0 * s * p + e * LN2_LO);
+}
+
+double om__log(double x) {
+  if (x != x || x < 0) return NAN;
+  if (x == 0) return -INFINITY;
+  return x == INFINITY ? x : log_pos(x, 12); /* to s^23: the next term is below 1e-20 */
 }
 
 double om__log1p(double x) {
@@ -91,40 +119,6 @@ double om__log1p(double x) {
   double u = 1.0 + x;
   if (u == INFINITY || u == 0) return u == 0 ? -INFINITY : u;
   return om__log(u) + (x - (u - 1.0)) / u; /* the rounding of 1 + x, put back */
-}
-
-double om__tanh(double x) {
-  if (x != x) return x;
-  double a = x < 0 ? -x : x;
-  if (a > 20) return x < 0 ? -1.0 : 1.0;
-  if (a < 1e-9) return x; /* tanh x = x - x^3/3: the correction is below 1e-18 x */
-  double em = om__expm1(2 * a), t = em / (em + 2.0);
-  return x < 0 ? -t : t;
-}
-
-double om__erf(double x) {
-  if (x != x || x == 0) return x; /* NaN, and zeros keep their sign */
-  double a = x < 0 ? -x : x, r;
-  if (a >= 6) {
-    r = 1.0; /* erfc(6) < 3e-17 */
-  } else if (a < 2.5) {
-    /* 2/sqrt(pi) * sum (-1)^n x^(2n+1) / (n! (2n + 1)), until a term is below 1e-17 of x */
-    double x2 = a * a, term = a, sum = a;
-    for (int n = 1; n < 90; n++) {
-      term *= -x2 / n;
-      double add = term / (2 * n + 1);
-      sum += add;
-      if ((add < 0 ? -add : add) < 1e-17 * a) break;
-    }
-    r = sum * 1.1283791670955125739;
-  } else {
-    /* erfc(a) = e^(-a^2) / sqrt(pi) / (a + (1/2) / (a + 1 / (a + (3/2) / (a + 2 / ...)))),
-     * evaluated from depth 60 up */
-    double f = a;
-    for (int k = 60; k >= 1; k--) f = a + (k * 0.5) / f;
-    r = 1.0 - om__exp(-a * a) * 0.56418958354775628695 / f;
-  }
-  return x < 0 ? -r : r;
 }
 
 /* Whether y is an integer, and an odd one (every double of magnitude 2^53 and above is an even integer). */
@@ -156,9 +150,48 @@ static float to_float(double d) {
   return (float)d;
 }
 
-float om__expf(float x) { return to_float(om__exp(x)); }
-float om__logf(float x) { return to_float(om__log(x)); }
+float om__expf(float x) { return to_float(exp_of(x, true)); }
+float om__logf(float x) {
+  if (x != x || x < 0) return NAN;
+  if (x == 0) return -INFINITY;
+  return x == INFINITY ? x : to_float(log_pos(x, 7)); /* to s^13: float needs no more (1e-11) */
+}
 float om__log1pf(float x) { return to_float(om__log1p(x)); }
-float om__tanhf(float x) { return to_float(om__tanh(x)); }
-float om__erff(float x) { return to_float(om__erf(x)); }
 float om__powf(float x, float y) { return to_float(om__pow(x, y)); }
+
+float om__tanhf(float x) {
+  if (x != x) return x;
+  double a = x < 0 ? -(double)x : x, t;
+  if (a > 10) {
+    t = 1.0; /* 1 - tanh(10) < 5e-9: rounds to 1 */
+  } else if (a < 1e-4) {
+    t = a - a * a * a / 3.0; /* the next term is below 2e-17 a */
+  } else {
+    double em = exp_of(2 * a, false) - 1.0; /* e^(2a) - 1 loses at most 1e-16 / (2a) < 1e-12 relative */
+    t = em / (em + 2.0);
+  }
+  return (float)(x < 0 ? -t : t);
+}
+
+/* erf by polynomials fitted (least squares on Chebyshev points, tools: numpy) to 1e-12 relative:
+ * erf(x) / x in x^2 on [0, 1]; erfc(x) e^(x^2) in (x - 1.5) / 0.5 on [1, 2] and in x - 3 on [2, 4];
+ * from 4 on, erf rounds to 1. Coefficients from the highest power down. */
+static const double ERF_SMALL[] = {1.0648826969945756e-06, -1.3933826655808935e-05, 0.00011960686442344586, -0.0008543002869311762, 0.005223801595455626, -0.026866138221542088, 0.11283791378464246, -0.376126388936674, 1.1283791670951955};
+static const double ERFC_1_2[] = {5.420432357697287e-10, -3.651686105289759e-09, 2.2275969290080975e-08, -1.4160057304599154e-07, 8.723408639452937e-07, -5.171516671446123e-06, 2.9470844432600027e-05, -0.0001608111183233976, 0.0008360838118142996, -0.004116363169344248, 0.019037759963722735, -0.0818114588660332, 0.3215854164543194};
+static const double ERFC_2_4[] = {1.775831666639374e-08, -7.831827624506843e-08, 2.8531891630535607e-07, -1.218085310537189e-06, 5.149171765754202e-06, -2.0998777347433894e-05, 8.355317293147237e-05, -0.00032412280278023415, 0.0012230392145754336, -0.004479431363230231, 0.015884371149682275, -0.05437225999480156, 0.17900115118149468};
+
+static double poly(const double *c, int n, double u) {
+  double r = c[0];
+  for (int i = 1; i < n; i++) r = r * u + c[i];
+  return r;
+}
+
+float om__erff(float x) {
+  if (x != x || x == 0) return x; /* NaN, and zeros keep their sign */
+  double a = x < 0 ? -(double)x : x, r;
+  if (a < 1) r = a * poly(ERF_SMALL, 9, a * a);
+  else if (a < 2) r = 1.0 - exp_of(-a * a, true) * poly(ERFC_1_2, 13, (a - 1.5) / 0.5);
+  else if (a < 4) r = 1.0 - exp_of(-a * a, true) * poly(ERFC_2_4, 13, a - 3.0);
+  else r = 1.0;
+  return (float)(x < 0 ? -r : r);
+}

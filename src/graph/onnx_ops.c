@@ -729,11 +729,50 @@ static bool bind_group_norm(om_bind *b) {
   return ok;
 }
 
+/* Fast mode: a BatchNormalization whose input only a convolution with constant weights wrote
+ * becomes that convolution with its weights and bias scaled (w s, (b - mean) s + B, s = scale /
+ * sqrt(var + eps) per output channel, computed once when planning): one kernel instead of two,
+ * equal to the last bits. 1 with the convolution in *y, 0 (nothing changed) when it does not
+ * apply, -1 on error. */
+static int fold_into_conv(om_bind *b, double eps, om_tensor **y) {
+  om_tensor *x = b->in[0];
+  om_op op;
+  om_tensor *const *cin;
+  int n;
+  const om_attrs *attrs;
+  if (!b->fast || !b->sole_reader || !x->storage->planned || !om__plan_step(x, &op, &cin, &n, &attrs)) return 0;
+  if ((op != OM_OP_conv2d && op != OM_OP_conv1d) || cin[1]->storage->planned || (n > 2 && cin[2]->storage->planned)) return 0;
+  for (int i = 1; i < 5; i++)
+    if (b->in[i]->storage->planned || b->in[i]->ndim != 1 || b->in[i]->shape[0] != cin[1]->shape[0]) return 0;
+  om_scope s = {0};
+  int64_t shape[OM_MAX_DIMS] = {cin[1]->shape[0]};
+  for (int d = 1; d < cin[1]->ndim; d++) shape[d] = 1;
+  om_tensor *k = om__keep(&s, om_div(b->in[1], om__keep(&s, om_sqrt(om__keep(&s, om_add_scalar(b->in[4], eps))))));
+  om_tensor *w = om__keep(&s, om_mul(cin[1], om__keep(&s, om_reshape(k, shape, cin[1]->ndim))));
+  om_tensor *shifted = n > 2 ? om__keep(&s, om_sub(cin[2], b->in[3])) : om__keep(&s, om_neg(b->in[3]));
+  om_tensor *bias = om__keep(&s, om_add(om__keep(&s, om_mul(shifted, k)), b->in[2]));
+  om_tensor *in[3] = {cin[0], w, bias};
+  om_attrs at = *attrs;
+  *y = NULL;
+  if (bias) { /* the convolution's input outlives its step */
+    om_tensor *keep = om_tensor_retain(cin[0]);
+    om__plan_drop_step(x);
+    in[0] = keep;
+    *y = om__apply1(op, in, 3, &at);
+    om_tensor_release(keep);
+  }
+  om__scope_end(&s);
+  return *y ? 1 : -1;
+}
+
 static bool bind_batch_norm(om_bind *b) {
   double eps, momentum;
   int64_t training;
   if (!attr_f(b, "epsilon", 1e-5, &eps) || !attr_f(b, "momentum", 0.9, &momentum) || !attr_i(b, "training_mode", 0, &training)) return false;
   if (training) return unsupported(b, "training_mode 1");
+  om_tensor *folded = NULL;
+  int how = b->node->n_out == 1 ? fold_into_conv(b, eps, &folded) : 0;
+  if (how) return put(b, 0, folded);
   return put(b, 0, om_batch_norm(b->in[0], b->in[3], b->in[4], b->in[1], b->in[2], false, 1 - momentum, eps));
 }
 
@@ -960,7 +999,7 @@ static bool bind_resize(om_bind *b) {
   int64_t size[4];
   int n;
   if (has_scales) {
-    if (b->in[2]->storage->planned) return const_scalar(b, 2, scale);
+    if (b->in[2]->storage->planned) return unsupported(b, "scales computed from tensor values when the graph runs");
     if (om_tensor_numel(b->in[2]) != 4 - first) return om__fail(OM_ERR_FORMAT, "%s (Resize): %lld scales", who(b), (long long)om_tensor_numel(b->in[2]));
     for (int d = 0; d < 4 - first; d++) scale[first + d] = om__get_flat(b->in[2], d);
     if (first == 0 && (scale[0] != 1 || scale[1] != 1)) return unsupported(b, "resizing the batch or channel axis");
@@ -1075,7 +1114,7 @@ static const om_onnx_rule rules[] = {
     {"ArgMax", 1, 1, 1, bind_argmax, "argmax (select_last_index 0)"},
     {"ArgMin", 1, 1, 1, bind_argmin, "argmin (select_last_index 0)"},
     {"AveragePool", 1, 1, 1, bind_average_pool, "avg_pool2d (1-D as 2-D; begin and end pads that differ: the ceil_mode that gives ONNX's size, or zeros padded first when count_include_pad)"},
-    {"BatchNormalization", 5, 5, 3, bind_batch_norm, "batch_norm in eval mode (training_mode 1 refused)"},
+    {"BatchNormalization", 5, 5, 3, bind_batch_norm, "batch_norm in eval mode (training_mode 1 refused); fast mode: folded into the Conv before it when only that Conv (with constant weights) writes its input"},
     {"Cast", 1, 1, 1, bind_cast, "cast to FLOAT, INT64 (INT32 too: the graph layer's one integer type), BOOL"},
     {"Ceil", 1, 1, 1, bind_ceil, "-floor(-x) (see Floor)"},
     {"Clip", 1, 3, 1, bind_clip, "clamp (bounds known when planning), else Max / Min"},

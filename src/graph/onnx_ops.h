@@ -16,6 +16,8 @@ typedef struct om_bind {
   const om_gnode *node;
   om_tensor **in;
   om_tensor **out;
+  bool fast;        /* fast mode: rules may fold what changes the last bits (Conv + BatchNormalization) */
+  bool sole_reader; /* this node is the only reader of its input 0 */
 } om_bind;
 
 /* A row: the op type, how many inputs and outputs a node of it may have, its rule, and what it
@@ -26,6 +28,12 @@ typedef struct om_onnx_rule {
   bool (*bind)(om_bind *b); /* false with an error set (Unsupported for a value it does not take) */
   const char *doc;
 } om_onnx_rule;
+
+/** While a plan is made (src/graph/session.c): the step that wrote t as its one output, as its op,
+ *  inputs (borrowed) and canonical attrs; false when no step did. */
+bool om__plan_step(const om_tensor *t, om_op *op, om_tensor *const **in, int *n_in, const om_attrs **attrs);
+/** Removes that step from the plan (t and its buffer go with it: nothing else may read t). */
+void om__plan_drop_step(const om_tensor *t);
 
 /** The row of op_type, or NULL when the graph layer has no rule for it. */
 const om_onnx_rule *om__onnx_rule(const char *op_type);

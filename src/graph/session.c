@@ -58,7 +58,7 @@ struct om_session {
   int n_symbols;
   om_session_options options;
   const om_onnx_rule **rules; /* each node's row of the ONNX op table */
-  bool *read;                 /* each value: a node or the graph's outputs read it */
+  int *readers;               /* each value: how many node inputs and graph outputs read it */
   om_plan *plans;
   int n_plans;
 };
@@ -119,6 +119,40 @@ bool om__capture_call(const om_op_def *def, om_call *c) {
     memset(c->out, 0, sizeof c->out);
   }
   return ok; /* a failed step stays, holding what it holds, and goes with the plan */
+}
+
+/* The step of the plan being made that wrote t (its first output), or NULL. */
+static om_step *step_of(const om_tensor *t) {
+  om_capture *cap = om__state()->capture;
+  for (int k = cap ? cap->plan->steps.n - 1 : -1; k >= 0; k--)
+    if (cap->plan->steps.v[k].out[0] == t) return &cap->plan->steps.v[k];
+  return NULL;
+}
+
+bool om__plan_step(const om_tensor *t, om_op *op, om_tensor *const **in, int *n_in, const om_attrs **attrs) {
+  const om_step *st = step_of(t);
+  if (!st || st->n_out != 1) return false;
+  *op = st->op, *in = st->in, *n_in = st->n_in, *attrs = &st->attrs;
+  return true;
+}
+
+void om__plan_drop_step(const om_tensor *t) {
+  om_step *st = step_of(t);
+  if (!st) return;
+  om_plan *p = om__state()->capture->plan;
+  for (int b = 0; b < p->buffers.n; b++) /* its buffer goes with it (the tensors on it are released below) */
+    if (p->buffers.v[b].storage == st->out[0]->storage) {
+      p->buffers.v[b] = p->buffers.v[--p->buffers.n];
+      break;
+    }
+  om__release_all(st->in, st->n_in);
+  free(st->in);
+  om__release_all(st->out, st->n_out);
+  int k = (int)(st - p->steps.v);
+  memmove(st, st + 1, sizeof *st * (size_t)(p->steps.n - k - 1));
+  p->steps.n--;
+  for (int b = 0; b < p->buffers.n; b++) /* later steps moved down by one */
+    if (p->buffers.v[b].first > k) p->buffers.v[b].first--;
 }
 
 /* ---- plans ---- */
@@ -222,10 +256,11 @@ static bool bind_node(om_session *s, int k, om_tensor **vals) {
     if (n->in[i] >= 0 && !(in[i] = vals[n->in[i]]))
       ok = om__fail(OM_ERR_FORMAT, "session: node '%s' (%s) reads '%s', which no node before it computed", n->name, n->op_type,
                     s->g.values.v[n->in[i]].name);
-  om_bind b = {.graph = &s->g, .node = n, .in = in, .out = out};
+  om_bind b = {.graph = &s->g, .node = n, .in = in, .out = out, .fast = s->options.mode == OM_SESSION_FAST,
+               .sole_reader = n->n_in > 0 && n->in[0] >= 0 && s->readers[n->in[0]] == 1};
   ok = ok && s->rules[k]->bind(&b);
   for (int j = 0; ok && j < n->n_out; j++)
-    if (!out[j] && s->read[n->out[j]])
+    if (!out[j] && s->readers[n->out[j]])
       ok = om__fail(OM_ERR_UNSUPPORTED, "session: node '%s' (%s): output %d ('%s') is not supported", n->name, n->op_type, j,
                     s->g.values.v[n->out[j]].name);
   for (int j = 0; j < n->n_out; j++) {
@@ -312,13 +347,13 @@ static om_session *session_on(om_graph *g, const om_traced_sym *syms, int n_syms
   }
   if (options) s->options = *options;
   s->rules = om__alloc(sizeof *s->rules * (size_t)(g->nodes.n + 1), "session_create");
-  s->read = calloc((size_t)g->values.n + 1, 1);
-  bool ok = s->rules && s->read && s->symbols;
+  s->readers = calloc((size_t)g->values.n + 1, sizeof(int));
+  bool ok = s->rules && s->readers && s->symbols;
   if (!ok) om__fail(OM_ERR_OUT_OF_MEMORY, "session_create: out of memory for %d nodes", g->nodes.n);
   for (int k = 0; ok && k < g->nodes.n; k++)
     for (int i = 0; i < g->nodes.v[k].n_in; i++)
-      if (g->nodes.v[k].in[i] >= 0) s->read[g->nodes.v[k].in[i]] = true;
-  for (int j = 0; ok && j < g->outputs.n; j++) s->read[g->outputs.v[j]] = true;
+      if (g->nodes.v[k].in[i] >= 0) s->readers[g->nodes.v[k].in[i]]++;
+  for (int j = 0; ok && j < g->outputs.n; j++) s->readers[g->outputs.v[j]]++;
   for (int k = 0; ok && k < g->nodes.n; k++) { /* every op is known at create, not at the first run */
     const om_gnode *n = &g->nodes.v[k];
     if (!(s->rules[k] = om__onnx_rule(n->op_type)))
@@ -361,7 +396,7 @@ void om_session_release(om_session *s) {
     plan_free(p, s->g.inputs.n, s->g.outputs.n);
   }
   free(s->rules);
-  free(s->read);
+  free(s->readers);
   om__graph_free(&s->g);
   free(s);
 }

@@ -66,22 +66,21 @@ TEST(floats_match_libm) {
 
 TEST(doubles_match_libm) {
   uint64_t state = 7;
-  double worst[5] = {0};
+  double worst[3] = {0};
   for (int i = 0; i < 200000; i++) {
     state = state * 6364136223846793005ull + 1442695040888963407ull;
     double u = (double)(state >> 11) / 9007199254740992.0; /* [0, 1) */
     double x = (u - 0.5) * 1400, y = u * 50, z = (u - 0.5) * 12;
-    double got[5] = {om__exp(x), om__log(y * y * y + 1e-300), om__log1p(z * z * z - 1 + 1e-9), om__tanh(z), om__erf(z)};
-    double want[5] = {exp(x), log(y * y * y + 1e-300), log1p(z * z * z - 1 + 1e-9), tanh(z), erf(z)};
-    for (int k = 0; k < 5; k++) {
+    double got[3] = {om__exp(x), om__log(y * y * y + 1e-300), om__log1p(z * z * z - 1 + 1e-9)};
+    double want[3] = {exp(x), log(y * y * y + 1e-300), log1p(z * z * z - 1 + 1e-9)};
+    for (int k = 0; k < 3; k++) {
       double e = got[k] == want[k] ? 0 : fabs(got[k] - want[k]) / fmax(fabs(want[k]), 1e-300);
       if (e > worst[k]) worst[k] = e;
     }
   }
-  const char *names[5] = {"exp", "log", "log1p", "tanh", "erf"};
-  const double bound[5] = {2e-15, 2e-15, 2e-15, 2e-15, 2e-14}; /* erf's series cancels about two digits near 2.5 */
-  for (int k = 0; k < 5; k++)
-    if (worst[k] > bound[k]) FAILED("%s: relative error %g from libm", names[k], worst[k]);
+  const char *names[3] = {"exp", "log", "log1p"};
+  for (int k = 0; k < 3; k++)
+    if (worst[k] > 2e-15) FAILED("%s: relative error %g from libm", names[k], worst[k]);
 }
 
 TEST(special_cases) {

@@ -404,6 +404,45 @@ TEST(reader_refuses_what_it_cannot_read) {
   CHECK_ERROR(opens(&m), OM_ERR_FORMAT, "initializer 'w' has more elements than fit in memory");
 }
 
+/* Node n with attribute (name, type, value): int, string or ints. */
+static void attr_int(pb *n, const char *name, int64_t v) {
+  pb a = {0};
+  pb_str(&a, 1, name), pb_int(&a, 3, v), pb_int(&a, 20, 2);
+  pb_msg(n, 5, &a);
+}
+static void attr_str(pb *n, const char *name, const char *v) {
+  pb a = {0};
+  pb_str(&a, 1, name), pb_str(&a, 4, v), pb_int(&a, 20, 3);
+  pb_msg(n, 5, &a);
+}
+
+/* What the rules refuse, each naming the node and what it does not take (planned at the first run). */
+TEST(rules_refuse_what_they_do_not_take) {
+  struct { const char *op, *attr, *s; int64_t i; om_error_kind kind; const char *msg; } cases[] = {
+      {"Cast", "to", NULL, 11, OM_ERR_UNSUPPORTED, "Cast (Cast): to type 11 is not supported"},
+      {"Gelu", "approximate", "erf", 0, OM_ERR_UNSUPPORTED, "Gelu (Gelu): approximate other than 'none' or 'tanh' is not supported"},
+      {"Gelu", "approximate", NULL, 1, OM_ERR_FORMAT, "Gelu (Gelu): attribute approximate must be a string, it is an int"},
+      {"ArgMax", "select_last_index", NULL, 1, OM_ERR_UNSUPPORTED, "ArgMax (ArgMax): select_last_index 1 is not supported"},
+      {"Softmax", "axis", NULL, 5, OM_ERR_INDEX_OUT_OF_RANGE, "Softmax (Softmax): axis 5 is out of range for 2 dims"},
+      {"Flatten", "axis", NULL, -4, OM_ERR_INDEX_OUT_OF_RANGE, "Flatten (Flatten): axis -4 for 2 dims"},
+      {"Transpose", "perm", NULL, 0, OM_ERR_FORMAT, "Transpose (Transpose): attribute perm must be ints, it is an int"},
+      {"MaxPool", "kernel_shape", NULL, 2, OM_ERR_UNSUPPORTED, "pooling over other than 1 or 2 spatial axes is not supported"},
+      {"Resize", "mode", "cubic", 0, OM_ERR_UNSUPPORTED, "resizing other than a 4-D input is not supported"},
+  };
+  for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+    pb nodes[1] = {node(cases[k].op, "x", NULL, "y")};
+    if (cases[k].s) attr_str(&nodes[0], cases[k].attr, cases[k].s);
+    else attr_int(&nodes[0], cases[k].attr, cases[k].i);
+    pb m = model(8, 17, nodes, 1, NULL, "y");
+    om_session *s = om_session_open(m.b, m.n, NULL);
+    om_tensor *x = TF(SHAPE(2, 2), 1, 2, 3, 4), *y = NULL;
+    CHECK(s != NULL);
+    CHECK_ERROR(om_session_run(s, &x, 1, &y, 1) >= 0, cases[k].kind, cases[k].msg);
+    om_tensor_release(x);
+    om_session_release(s);
+  }
+}
+
 TEST(session_refuses_what_it_cannot_plan) {
   /* a Reshape whose shape is computed from tensor values */
   pb nodes[2] = {node("Cast", "x", NULL, "s"), node("Reshape", "x", "s", "y")};
@@ -625,6 +664,38 @@ TEST(exact_mode_gives_the_same_bits_everywhere) {
   om_traced_release(m);
 }
 
+/* Fast mode folds a BatchNormalization into the convolution before it (one kernel, the last bits
+ * change); exact mode runs both, bit-identical to eager. */
+static om_tensor *cw, *cb, *bn[4];
+static int conv_bn(void *ctx, om_tensor *const *in, int n, om_tensor **out, int max) {
+  (void)ctx, (void)n, (void)max;
+  om_tensor *c = om_conv2d(in[0], cw, cb, (int64_t[]){1, 1}, (int64_t[]){1, 1}, (int64_t[]){1, 1}, 1);
+  out[0] = om_batch_norm(c, bn[0], bn[1], bn[2], bn[3], false, 0.1, 1e-5);
+  om_tensor_release(c);
+  return out[0] ? 1 : -1;
+}
+
+TEST(fast_mode_folds_batch_norm_into_conv) {
+  cw = om_randn((int64_t[]){4, 3, 3, 3}, 4, 1, true), cb = om_randn((int64_t[]){4}, 1, 2, true);
+  for (int k = 0; k < 4; k++) bn[k] = om_rand((int64_t[]){4}, 1, 10 + (uint64_t)k, true); /* var in [0, 1) */
+  om_tensor *x = om_randn((int64_t[]){2, 3, 6, 5}, 4, 3, true), *y = NULL;
+  om_trace_begin();
+  om_tensor *tx = om_trace_input("x", x, (const char *[]){"n", NULL, NULL, NULL});
+  om_traced_model *m = om_trace_run(conv_bn, NULL, &y, 1) == 1 ? om_trace_finish(&y, (const char *[]){"y"}, 1) : NULL;
+  om_session *fast = om_session_create(m, NULL), *exact = om_session_create(m, &(om_session_options){.mode = OM_SESSION_EXACT});
+  om_tensor *yf = NULL, *ye = NULL, *eager = NULL;
+  CHECK(om_session_run(fast, &x, 1, &yf, 1) == 1 && om_session_run(exact, &x, 1, &ye, 1) == 1);
+  conv_bn(NULL, &x, 1, &eager, 1);
+  char why[160];
+  CHECK(close_to(ye, eager, 0, why, sizeof why));
+  if (!close_to(yf, eager, 1e-5, why, sizeof why)) FAILED("fast: %s", why);
+  CHECK(!close_to(yf, eager, 0, why, sizeof why)); /* it did fold: these seeds change a last bit */
+  om__release_all((om_tensor *[]){x, tx, y, yf, ye, eager, cw, cb, bn[0], bn[1], bn[2], bn[3]}, 12);
+  om_session_release(fast);
+  om_session_release(exact);
+  om_traced_release(m);
+}
+
 TEST(the_op_table_is_sorted) {
   for (int i = 1; i < om__onnx_rule_count(); i++)
     if (strcmp(om__onnx_rule_at(i - 1)->op_type, om__onnx_rule_at(i)->op_type) >= 0)
@@ -642,12 +713,14 @@ int main(void) {
   RUN(reader_takes_files_out_of_order);
   RUN(reader_widens_int32_constants);
   RUN(reader_refuses_what_it_cannot_read);
+  RUN(rules_refuse_what_they_do_not_take);
   RUN(session_refuses_what_it_cannot_plan);
   RUN(reader_survives_mutated_files);
   RUN(format_round_trips_bit_for_bit);
   RUN(sessions_keep_the_ranges_of_the_trace);
   RUN(format_refuses_what_it_cannot_read);
   RUN(exact_mode_gives_the_same_bits_everywhere);
+  RUN(fast_mode_folds_batch_norm_into_conv);
   RUN(the_op_table_is_sorted);
   TEST_MAIN_END();
 }
