@@ -27,6 +27,8 @@ import torch
 from torch import nn
 import torch.nn.functional as F
 
+from pytorch_reference import encode  # the fixtures' tensor encoding, shared
+
 OUT_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'tests', 'js', 'fixtures', 'pytorch', 'onnx')
 MODELS = {}
 
@@ -34,19 +36,6 @@ MODELS = {}
 def model(fn):
     MODELS[fn.__name__[len('make_'):]] = fn
     return fn
-
-
-def encode(t, name):
-    t = t.detach().contiguous()
-    if t.dtype == torch.float32:
-        dtype, data = 'float32', [float(v) for v in t.reshape(-1).tolist()]
-    elif t.dtype == torch.int64:
-        dtype, data = 'int64', [int(v) for v in t.reshape(-1).tolist()]
-    elif t.dtype == torch.bool:
-        dtype, data = 'bool', [bool(v) for v in t.reshape(-1).tolist()]
-    else:
-        raise TypeError(f'unsupported dtype {t.dtype}')
-    return {'name': name, 'shape': list(t.shape), 'dtype': dtype, 'data': data}
 
 
 def export(name, description, module, input_names, output_names, dynamic, cases):

@@ -73,7 +73,7 @@ traced.dispose();`;
   return file;
 }
 
-test('the README tracing example writes an .onnx with a symbolic batch, which agrees with eager in onnxruntime-web', () => {
+test('the README tracing example writes an .onnx with a symbolic batch, which agrees with eager in onnxruntime-web, and runs it in the Session', () => {
   const cwd = new URL('build/readme-trace/', root);
   rmSync(cwd, { recursive: true, force: true });
   mkdirSync(cwd, { recursive: true });
@@ -82,6 +82,7 @@ test('the README tracing example writes an .onnx with a symbolic batch, which ag
   assert.deepEqual(errors.map((m) => [m[1], m[2]]), [['8', '8'], ['5', '5']], out);
   for (const m of errors) assert.ok(Number(m[3]) <= 1e-5, `onnxruntime-web disagrees with eager by ${m[3]}`);
   assert.match(out, /\[ 'batch', 4 \] -> \[ 'batch', 3 \]/);
+  assert.match(out, /^session: \[ 3, 3 \]$/m);
   const bytes = readFileSync(new URL('net.onnx', cwd));
   assert.match(out, new RegExp(`^${bytes.length} bytes$`, 'm'));
   assert.deepEqual([...bytes.subarray(0, 2)], [0x08, 0x09], 'a ModelProto starting with ir_version 9');
