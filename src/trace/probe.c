@@ -336,6 +336,7 @@ static bool refuse(probe *p, const int64_t *v, const char *why, int j, int d, in
   om__run_sizes(tr, v, p->used, sizes, sizeof sizes);
   uint64_t mask = 0;
   int64_t m = multiple_that_holds(p, &mask);
+  if (!mask) m = 0; /* a multiple of no symbol is no hint */
   size_t n = 0;
   for (int pass = 0; m && pass < 2; pass++) { /* "; it holds when 'h' is a multiple of 4 and 'w' a multiple of 4: declare..." */
     n += (size_t)snprintf(hint + n, sizeof hint - n, pass ? ": declare " : "; it holds when ");

@@ -443,6 +443,18 @@ TEST(rules_refuse_what_they_do_not_take) {
   }
 }
 
+/* ONNX's integer Div is the library's div with rounding_mode 'trunc' (attr 1), which takes int64 only. */
+TEST(div_truncates_int64) {
+  om_tensor *a = om_from_data((int64_t[]){7, -7, 5}, (int64_t[]){3}, 1, OM_INT64), *b = om_from_data((int64_t[]){2, 2, 0}, (int64_t[]){3}, 1, OM_INT64);
+  om_tensor *f = TF(SHAPE(1), 1.0f), *q[1] = {NULL}, *r[1] = {NULL};
+  CHECK_EQ_INT(om_apply(OM_OP_div, (om_tensor *[]){a, b}, 2, (int64_t[]){1}, 1, NULL, 0, q, 1), 1);
+  CHECK(q[0] && at(q[0], 0) == 3 && at(q[0], 1) == -3 && at(q[0], 2) == 0); /* toward zero; x / 0 is 0 */
+  CHECK_ERROR(om_apply(OM_OP_div, (om_tensor *[]){f, f}, 2, (int64_t[]){1}, 1, NULL, 0, r, 1) >= 0, OM_ERR_DTYPE_MISMATCH,
+              "div: rounding_mode 'trunc' takes int64, not float32");
+  CHECK_ERROR(om_div(a, b) != NULL, OM_ERR_DTYPE_MISMATCH, "div: takes float32, not int64 (true division of integers gives floats: cast first)");
+  om__release_all((om_tensor *[]){a, b, f, q[0], r[0]}, 5);
+}
+
 TEST(session_refuses_what_it_cannot_plan) {
   /* a Reshape whose shape is computed from tensor values */
   pb nodes[2] = {node("Cast", "x", NULL, "s"), node("Reshape", "x", "s", "y")};
@@ -714,6 +726,7 @@ int main(void) {
   RUN(reader_widens_int32_constants);
   RUN(reader_refuses_what_it_cannot_read);
   RUN(rules_refuse_what_they_do_not_take);
+  RUN(div_truncates_int64);
   RUN(session_refuses_what_it_cannot_plan);
   RUN(reader_survives_mutated_files);
   RUN(format_round_trips_bit_for_bit);

@@ -267,6 +267,16 @@ static int product_slice(om_tensor *const *in, om_tensor **out) {
   return out[0] ? 1 : -1;
 }
 
+/* The same with three symbols and [:, 4:8]: 4 wide wherever abc >= 8, which fails with all three at
+ * 1 and still with one back at its example: no single minimum makes it hold, so it is refused. */
+static int product_slice3(om_tensor *const *in, om_tensor **out) {
+  const int64_t *sh = om_tensor_shape(in[0]);
+  om_tensor *flat = om_reshape(in[0], (int64_t[]){sh[0], -1}, 2);
+  out[0] = om_slice(flat, 1, 4, 8, 1);
+  om_tensor_release(flat);
+  return out[0] ? 1 : -1;
+}
+
 /* Equal extents are one expression (both ResNet branches are floor((h+1)/2)); a UNet skip holds
  * for multiples of 2 only: refused with the declaration that makes it hold, and traced with it;
  * a call that needs a range narrows the symbol's (and the model says why). */
@@ -307,6 +317,16 @@ TEST(extents_and_ranges) {
   if (m) om_test_check_out(m, 0, "batch,12");
   CHECK(2 * hmin * wmin >= 24); /* every size the ranges allow has the 12 columns */
   om_traced_release(m);
+  om_tensor *ex3 = om_randn((int64_t[]){2, 3, 4, 5}, 4, 3, true);
+  CHECK(om_trace_begin());
+  CHECK(om_test_trace(product_slice3, ex3, (const char *[]){"batch", "a", "b", "c"}, 1) == NULL);
+  CHECK_EQ_INT(om_last_error(), OM_ERR_TRACE_SYMBOLIC_SHAPE);
+  const char *msg = om_last_error_message(), *want = "slice: at batch=1, a=1, b=1, c=1 the call fails (its output's size is not "
+                                                      "the graph's there), so the graph would only hold at the traced sizes";
+  if (!strstr(msg, want) || strstr(msg, "it holds when")) FAILED("message: %s", msg); /* and no multiple of nothing to declare */
+  om_clear_error();
+  CHECK(!om_trace_active());
+  om_tensor_release(ex3);
   table = om_randn((int64_t[]){12, 4}, 2, 5, true);
   om_tensor *exs = ex_bs();
   CHECK(om_trace_begin());

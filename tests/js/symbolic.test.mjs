@@ -380,6 +380,14 @@ describe('symbolic axes', () => {
     c2.dispose();
   }));
 
+  test('a slice of a product of symbols: the ranges keep it 12 wide, checked at their corner, smaller and larger sizes', () => withTraced((keep) => {
+    const model = fn((x) => x.reshape(x.shape[0], -1).slice(1, 12, 24));
+    const tm = traceAt(keep, model, om.randn([2, 2, 9, 10], { seed: 1 }), ['batch', null, 'h', 'w'], [[1, 2, 6, 2], [3, 2, 13, 17], [2, 2, 7, 3]]);
+    const min = Object.fromEntries(tm.symbols.map((v) => [v.name, v.min]));
+    assert.ok(2 * min.h * min.w >= 24, JSON.stringify(tm.symbols)); // every size the ranges allow has the 12 columns
+    assert.deepEqual(tm.outputs[0].shape, ['batch', 12]);
+  }));
+
   test('symbols may share an example size: each is its own axis at the other sizes', () => withTraced((keep) => {
     const tm = traceAt(keep, fn((x) => x.relu().sum(0)), om.randn([3, 3]), ['a', 'b'], [[2, 5], [6, 1]]);
     assert.deepEqual(tm.outputs[0].shape, ['b']);
