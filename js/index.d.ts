@@ -592,6 +592,8 @@ export class InferenceSession {
   readonly inputs: ValueInfo[];
   /** Bytes of the buffers of the plan it ran last. */
   readonly planBytes: number;
+  /** The library ops whose kernels the plan of the last run runs, in order ([] before the first run). */
+  readonly planKernels: string[];
   readonly isDisposed: boolean;
   /** Runs the graph on one feed per input; returns new Tensors by output name. */
   run(feeds: Readonly<Record<string, SessionFeed>>): Record<string, Tensor>;

@@ -127,6 +127,17 @@ export class InferenceSession {
   /** The bytes of the buffers of the plan it ran last (0 before the first run). */
   get planBytes() { return M._omw_session_plan_bytes(this.#use('planBytes')); }
 
+  /** The library ops whose kernels that plan runs, in order ([] before the first run): fast
+   * mode's fusions show here (an 'attention' where five nodes were). */
+  get planKernels() {
+    const s = this.#use('planKernels');
+    const n = M._omw_session_plan_kernels(s, 0, 0);
+    if (n < 0) throw lastError('planKernels');
+    const [p] = marshal(['ptr', n]);
+    if (M._omw_session_plan_kernels(s, p, n) !== n) throw lastError('planKernels');
+    return readU32(p, n).map(cString);
+  }
+
   /**
    * Runs the graph: feeds has one value per input name; returns { outputName: Tensor } (new
    * Tensors). A plan is made for each new set of input shapes and kept.

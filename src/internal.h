@@ -265,6 +265,23 @@ bool om__gemm(const float *a, int64_t ars, int64_t acs, const float *b, int64_t 
  *  gradients summed over a batch (src/ops/conv.c). */
 bool om__gemm_acc(const float *a, int64_t ars, int64_t acs, const float *b, int64_t brs, int64_t bcs, float *c,
                   int64_t m, int64_t n, int64_t k, const char *who);
+/** One softmax (or log_softmax) row of n elements stride apart, r into y (y may be r: every read
+ *  comes before the first write); e is scratch for n doubles. The softmax kernel and the
+ *  attention op's share it, so the two give the same bits (src/ops/norm.c). */
+void om__softmax_row(const float *r, float *y, int64_t n, int64_t stride, double *e, bool log_out);
+
+/* The attention op's attributes (src/ops/matmul.c): i = [has_mask, mask kind, scale kind],
+ * f = [scale, fill]. The mask is added (float), or a bool mask picks the scores where it is
+ * true and fill elsewhere (KEEP), or fill where it is true (FILL); the scale multiplies or
+ * divides the scores. */
+enum { OM_ATTN_ADD = 0, OM_ATTN_KEEP = 1, OM_ATTN_FILL = 2 };
+enum { OM_ATTN_UNSCALED = 0, OM_ATTN_MUL = 1, OM_ATTN_DIV = 2 };
+/** softmax(scale(q kt) (+ mask)) v, the attention op: q [..., L, E], kt [..., E, S] (the key
+ *  transposed, usually a view), v [..., S, Ev], mask NULL or broadcasting to [..., L, S]; batch
+ *  dims broadcast. The same bits as the separate ops (matmul, mul or div, add or where,
+ *  softmax, matmul) without the score matrix. New reference, NULL on error. */
+om_tensor *om__attention(om_tensor *q, om_tensor *kt, om_tensor *v, om_tensor *mask, int mask_kind, int scale_kind,
+                         double scale, double fill);
 
 /* ---- autograd and the apply path ---- */
 /** Applies op and returns its single output (new reference), NULL on error. */
@@ -436,6 +453,10 @@ int om__lower_x_scalar(om_lower *l, int x);
 /** A shape operand of ndim entries: shape[d] where ext[d] is -1, else the run-time value of
  *  expression ext[d], joined by one Concat; all constants is one initializer. -1 on error. */
 int om__lower_shape_operand(om_lower *l, const int64_t *shape, const int *ext, int ndim);
+/** Input i of the call being lowered with count zero slices more at the end of axis, so that a
+ *  contraction over an extent that is 0 at some size runs over zeros instead: onnxruntime's
+ *  MatMul and ConvTranspose do not write an output they sum nothing into. -1 on error. */
+int om__lower_zero_slices(om_lower *l, int i, int axis, int64_t count);
 /** Emits ONNX node op_type reading in[0..n_in) (value ids; -1 omits an optional input) and
  *  writing n_out new values typed by meta[0..n_out), whose ids go to out. false on error. */
 bool om__emit(om_lower *l, const char *op_type, const int *in, int n_in, const om_meta *meta, int n_out, int *out,

@@ -492,6 +492,9 @@ const char *om_session_name(const om_session *s, bool outputs, int i);
 bool om_session_input_info(const om_session *s, int i, om_dtype *dtype, int *ndim, int64_t *shape, const char **dim_params);
 /** The arena bytes of the plan made or used last (0 before the first run), -1 on error. */
 int64_t om_session_plan_bytes(const om_session *s);
+/** The op names (static strings) of the kernels that plan runs, in order, up to max of them into
+ *  names; returns how many it has (0 before the first run), -1 on error. Views run no kernel. */
+int om_session_plan_kernels(const om_session *s, const char **names, int max);
 
 /* ---- indexing and resampling (src/ops/index.c, src/ops/resize.c; new references) ---- */
 /** Rows of weight [num, dim] picked by int64 indices (any shape) -> [..., dim], as PyTorch's

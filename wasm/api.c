@@ -271,3 +271,4 @@ OMW int omw_session_input_info(const om_session *s, int i, double *out, const ch
   return 1;
 }
 OMW double omw_session_plan_bytes(const om_session *s) { return (double)om_session_plan_bytes(s); }
+OMW int omw_session_plan_kernels(const om_session *s, const char **names, int max) { return om_session_plan_kernels(s, names, max); }

@@ -16,8 +16,9 @@ typedef struct om_bind {
   const om_gnode *node;
   om_tensor **in;
   om_tensor **out;
-  bool fast;        /* fast mode: rules may fold what changes the last bits (Conv + BatchNormalization) */
-  bool sole_reader; /* this node is the only reader of its input 0 */
+  bool fast;          /* fast mode: rules may fuse nodes (Conv + BatchNormalization, attention) */
+  bool sole_reader;   /* this node is the only reader of its input 0 */
+  const int *readers; /* per value of the graph: how many node inputs and graph outputs read it */
 } om_bind;
 
 /* A row: the op type, how many inputs and outputs a node of it may have, its rule, and what it

@@ -257,7 +257,7 @@ static bool bind_node(om_session *s, int k, om_tensor **vals) {
       ok = om__fail(OM_ERR_FORMAT, "session: node '%s' (%s) reads '%s', which no node before it computed", n->name, n->op_type,
                     s->g.values.v[n->in[i]].name);
   om_bind b = {.graph = &s->g, .node = n, .in = in, .out = out, .fast = s->options.mode == OM_SESSION_FAST,
-               .sole_reader = n->n_in > 0 && n->in[0] >= 0 && s->readers[n->in[0]] == 1};
+               .sole_reader = n->n_in > 0 && n->in[0] >= 0 && s->readers[n->in[0]] == 1, .readers = s->readers};
   ok = ok && s->rules[k]->bind(&b);
   for (int j = 0; ok && j < n->n_out; j++)
     if (!out[j] && s->readers[n->out[j]])
@@ -317,11 +317,12 @@ static om_plan *make_plan(om_session *s, om_tensor *const *inputs, const int64_t
 
 /* ---- the session ---- */
 
-/* Both modes run the same kernels today: every kernel is exact (fixed summation orders, no
- * fused multiply-add, the library's own exp, log, tanh, erf and pow: src/core/math.c), so a
- * graph gives the same bits natively and in WASM on any machine in either mode. Fast mode is
- * where faster arithmetic will go (relaxed SIMD, fused attention); exact mode will then refuse
- * at create a node that only has such a kernel. */
+/* Both modes run exact kernels today (fixed summation orders, no fused multiply-add, the
+ * library's own exp, log, tanh, erf and pow: src/core/math.c), so a graph gives the same bits
+ * natively and in WASM on any machine in either mode. Fast mode also lets rules fuse nodes
+ * (BatchNormalization into Conv, the attention pass: src/graph/onnx_ops.c); faster arithmetic
+ * (relaxed SIMD) will go there too, and exact mode will then refuse at create a node that only
+ * has such a kernel. */
 static bool check_options(const om_session_options *o) {
   if (o && o->mode != OM_SESSION_FAST && o->mode != OM_SESSION_EXACT)
     return om__fail(OM_ERR_INVALID_ARGUMENT, "session: mode %d (0 fast, 1 exact)", (int)o->mode);
@@ -535,4 +536,16 @@ bool om_session_input_info(const om_session *s, int i, om_dtype *dtype, int *ndi
 int64_t om_session_plan_bytes(const om_session *s) {
   if (!s) return om__fail(OM_ERR_INVALID_ARGUMENT, "session_plan_bytes: the session is NULL"), -1;
   return s->plans ? (int64_t)s->plans->arena_bytes : 0;
+}
+
+int om_session_plan_kernels(const om_session *s, const char **names, int max) {
+  if (!s || (!names && max > 0)) return om__fail(OM_ERR_INVALID_ARGUMENT, "session_plan_kernels: the session is NULL, or no room given"), -1;
+  int n = 0;
+  for (int k = 0; s->plans && k < s->plans->steps.n; k++) {
+    om_op op = s->plans->steps.v[k].op;
+    if (om__ops[op]->view) continue; /* no kernel: its header was computed with the plan */
+    if (n < max) names[n] = om_op_name(op);
+    n++;
+  }
+  return n;
 }

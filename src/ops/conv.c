@@ -374,7 +374,20 @@ static bool lower_conv(om_lower *l, const om_call *c) {
       OM_ATTR_INTS("pads", cg.one_d ? pads1 : pads, 2 * k),
       OM_ATTR_INTS("strides", strides + o, k),
   };
-  if (!cg.transposed) return om__lower_node(l, c, "Conv", at, 5);
+  /* A sum over no input channels is 0 (the bias, then), which onnxruntime's ConvTranspose does
+   * not write: where the channels can be 0, the input gets one zero channel per group and the
+   * weight the matching zero slices. */
+  int in[3] = {om__lower_input(l, 0), om__lower_input(l, 1), c->n_in == 3 ? om__lower_input(l, 2) : -1}, out;
+  if (om__lower_may_be_0(l, om__lower_in_ext(l, 0, 1)) || !c->in[0]->shape[1]) {
+    in[0] = om__lower_zero_slices(l, 0, 1, cg.groups);
+    in[1] = om__lower_zero_slices(l, 1, cg.transposed ? 0 : 1, cg.transposed ? cg.groups : 1);
+    if (in[0] < 0 || in[1] < 0) return false;
+  }
+  if (!cg.transposed) {
+    if (!om__emit(l, "Conv", in, c->n_in, c->out_meta, 1, &out, at, 5)) return false;
+    om__lower_output(l, 0, out);
+    return true;
+  }
   /* per axis: the rows Pad crops at the start (negative) and adds at the end */
   int64_t crop[2] = {0, 0}, extra[2] = {0, 0};
   for (int d = 0; d < 2; d++) {
@@ -390,11 +403,15 @@ static bool lower_conv(om_lower *l, const om_call *c) {
   at[5] = at[4];
   at[4] = at[3];
   at[3] = OM_ATTR_INTS("output_padding", opd, 2);
-  if (!extra[0] && !extra[1]) return om__lower_node(l, c, "ConvTranspose", at, 6);
+  if (!extra[0] && !extra[1]) {
+    if (!om__emit(l, "ConvTranspose", in, c->n_in, c->out_meta, 1, &out, at, 6)) return false;
+    om__lower_output(l, 0, out);
+    return true;
+  }
   const om_meta *m = &c->out_meta[0];
   om_meta full = *m, padded = *m;
   for (int d = 0; d < 2; d++) full.shape[2 + d] = m->shape[2 + d] - extra[d] + crop[d];
-  int in[2] = {om__lower_input(l, 0), om__lower_input(l, 1)}, y, z;
+  int y, z;
   int pv = om__lower_ints(l, (int64_t[]){0, 0, -crop[0], -crop[1], 0, 0, extra[0], extra[1]}, 8);
   if (in[0] < 0 || in[1] < 0 || pv < 0 || !om__emit(l, "ConvTranspose", in, 2, &full, 1, &y, at, 6) ||
       !om__emit(l, "Pad", (int[]){y, pv}, 2, &padded, 1, &z, NULL, 0))
@@ -425,14 +442,14 @@ static bool lower_conv(om_lower *l, const om_call *c) {
 const om_op_def om__op_conv1d = {
     .name = "conv1d", .n_in = -1, .n_out = 1, .saves = OM_SAVES_IN(0) | OM_SAVES_IN(1),
     .infer = infer_conv, .forward = forward_conv, .backward = conv_backward,
-    .lower = lower_conv, .derives_extents = true, .onnx = "Conv (1-D)",
+    .lower = lower_conv, .derives_extents = true, .onnx = "Conv (1-D; a zero channel per group more where the input channels can be 0)",
     .test = {.n_in = 3, .ndims = {3, 3, 1}, .shapes = {{2, 4, 7}, {6, 2, 3}, {6}}, .lo = -2, .hi = 2,
              .attrs = {.n_i = 4, .i = {2, 1, 2, 2}}, .empty_refusal = CONV_EMPTY}};
 
 const om_op_def om__op_conv2d = {
     .name = "conv2d", .n_in = -1, .n_out = 1, .saves = OM_SAVES_IN(0) | OM_SAVES_IN(1),
     .infer = infer_conv, .forward = forward_conv, .backward = conv_backward,
-    .lower = lower_conv, .derives_extents = true, .onnx = "Conv",
+    .lower = lower_conv, .derives_extents = true, .onnx = "Conv (a zero channel per group more where the input channels can be 0)",
     /* width 7 with stride 2 gives 3 columns, whose input gradient needs output_padding 1 */
     .test = {.n_in = 3, .ndims = {4, 4, 1}, .shapes = {{2, 4, 5, 7}, {6, 2, 3, 2}, {6}}, .lo = -2, .hi = 2,
              .attrs = {.n_i = 7, .i = {1, 2, 1, 0, 2, 1, 2}}, .empty_refusal = CONV_EMPTY}};
@@ -441,7 +458,7 @@ const om_op_def om__op_conv_transpose2d = {
     .name = "conv_transpose2d", .n_in = -1, .n_out = 1, .saves = OM_SAVES_IN(0) | OM_SAVES_IN(1),
     .infer = infer_conv, .forward = forward_conv, .backward = conv_backward,
     .lower = lower_conv, .derives_extents = true,
-    .onnx = "ConvTranspose (output_padding >= stride: in pads_end, or then Pad and Add of the bias)",
+    .onnx = "ConvTranspose (output_padding >= stride: in pads_end, or then Pad and Add of the bias; a zero channel per group more where the input channels can be 0)",
     .test = {.n_in = 3, .ndims = {4, 4, 1}, .shapes = {{2, 4, 3, 3}, {4, 3, 2, 3}, {6}}, .lo = -2, .hi = 2,
              .attrs = {.n_i = 9, .i = {2, 1, 1, 0, 1, 0, 1, 2, 2}}, .empty_refusal = "gives an empty output|has an empty kernel"}};
 

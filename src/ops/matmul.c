@@ -243,27 +243,6 @@ static bool matmul_backward(const om_record *r, om_tensor *const *g, om_tensor *
   return (!om__wants(r, 0) || gin[0]) && (!om__wants(r, 1) || gin[1]);
 }
 
-/* Operand i of a matmul with one more zero row or column along its contraction axis (axis), so
- * that a product over an extent that is 0 at some size runs over 1 instead: the same zeros. -1
- * on error. */
-static int zero_extended(om_lower *l, const om_call *c, int i, int axis) {
-  const om_tensor *t = c->in[i];
-  int64_t shape[OM_MAX_DIMS];
-  int ext[OM_MAX_DIMS];
-  om_meta zm = {.dtype = OM_FLOAT32, .ndim = t->ndim}, cm = zm;
-  for (int d = 0; d < t->ndim; d++) {
-    shape[d] = zm.shape[d] = cm.shape[d] = t->shape[d];
-    ext[d] = d == axis ? -1 : om__lower_in_ext(l, i, d);
-  }
-  shape[axis] = zm.shape[axis] = 1;
-  cm.shape[axis]++;
-  int zero = om__lower_scalar(l, 0, OM_FLOAT32), sh = om__lower_shape_operand(l, shape, ext, t->ndim), z, out;
-  if (zero < 0 || sh < 0 || !om__emit(l, "Expand", (int[]){zero, sh}, 2, &zm, 1, &z, NULL, 0) ||
-      !om__emit(l, "Concat", (int[]){om__lower_input(l, i), z}, 2, &cm, 1, &out, &OM_ATTR_INT("axis", axis), 1))
-    return -1;
-  return out;
-}
-
 /* ONNX MatMul is NumPy's matmul; on operands of 2 or more dims (all this op takes) that is
  * this op's product with broadcast batch dims. A contraction over nothing is 0, which
  * onnxruntime's MatMul does not write (it leaves the output as it found it): where the
@@ -271,7 +250,7 @@ static int zero_extended(om_lower *l, const om_call *c, int i, int axis) {
 static bool lower_matmul(om_lower *l, const om_call *c) {
   const om_tensor *a = c->in[0], *b = c->in[1];
   if (!om__lower_may_be_0(l, om__lower_in_ext(l, 0, a->ndim - 1)) && a->shape[a->ndim - 1]) return om__lower_node(l, c, "MatMul", NULL, 0);
-  int in[2] = {zero_extended(l, c, 0, a->ndim - 1), zero_extended(l, c, 1, b->ndim - 2)}, out;
+  int in[2] = {om__lower_zero_slices(l, 0, a->ndim - 1, 1), om__lower_zero_slices(l, 1, b->ndim - 2, 1)}, out;
   if (in[0] < 0 || in[1] < 0 || !om__emit(l, "MatMul", in, 2, &c->out_meta[0], 1, &out, NULL, 0)) return false;
   om__lower_output(l, 0, out);
   return true;
@@ -415,6 +394,267 @@ const om_op_def om__op_linear = {
     .infer = infer_linear, .forward = forward_linear, .backward = linear_backward,
     .lower = lower_linear, .onnx = "Gemm (2-D input); else Transpose, MatMul, Add",
     .test = {.n_in = 3, .ndims = {3, 2, 1}, .shapes = {{2, 3, 5}, {4, 5}, {4}}, .lo = -2, .hi = 2}};
+
+/* ---- attention: q [..., L, E], kt [..., E, S], v [..., S, Ev] (, mask) -> [..., L, Ev] ----
+ * softmax(scale(q kt) (+ mask)) v, attrs i [has_mask, mask kind, scale kind], f [scale, fill]
+ * (internal.h). Batch dims broadcast over all four; the mask broadcasts to [..., L, S].
+ *
+ * One op for what would be five, so that no [L, S] score matrix is ever whole: per batch, a block
+ * of ATTN_ROWS query rows is multiplied into a score block, scaled, masked and softmaxed in
+ * place, and multiplied by v into its rows of the output. Each piece is the separate op's
+ * arithmetic (the gemm above gives a row the same bits whatever M, the scale and mask are the
+ * same float operations, the softmax row is the softmax kernel's), so the result is the same
+ * bits as matmul, mul or div, add or where, softmax, matmul: eager's scaled_dot_product_attention
+ * uses it, and the Session's fast mode puts it in place of those five nodes of a graph
+ * (src/graph/onnx_ops.c). The backward recomputes the probabilities with those ops. */
+
+enum { ATTN_ROWS = 64 }; /* query rows per score block: MC, so one block packs A once */
+
+/* The batch dims of an operand: its dims but the last two (none for a mask of fewer). */
+static om_tensor batch_part(const om_tensor *t) {
+  om_tensor b = *t;
+  b.ndim = t->ndim > 2 ? t->ndim - 2 : 0;
+  return b;
+}
+
+/* The score matrix's meta: the batch dims of q and kt (and of the mask, with_mask) and [L, S]. */
+static bool scores_meta(const om_call *c, bool with_mask, om_meta *m) {
+  om_tensor b[3] = {batch_part(c->in[0]), batch_part(c->in[1])};
+  int n = 2;
+  if (with_mask && c->attrs.i[0]) b[n++] = batch_part(c->in[3]);
+  if (!om__broadcast_shapes((om_tensor *const[]){&b[0], &b[1], &b[2]}, n, m, "attention")) return false;
+  m->dtype = OM_FLOAT32;
+  m->shape[m->ndim++] = c->in[0]->shape[c->in[0]->ndim - 2];
+  m->shape[m->ndim++] = c->in[1]->shape[c->in[1]->ndim - 1];
+  return true;
+}
+
+static bool infer_attention(om_call *c) {
+  const om_attrs *a = &c->attrs;
+  if (a->n_i != 3 || a->n_f != 2 || (a->i[0] != 0 && a->i[0] != 1) || a->i[1] < OM_ATTN_ADD || a->i[1] > OM_ATTN_FILL ||
+      a->i[2] < OM_ATTN_UNSCALED || a->i[2] > OM_ATTN_DIV)
+    return om__fail(OM_ERR_INVALID_ARGUMENT, "attention: needs attrs [has_mask 0|1, mask kind 0-2, scale kind 0-2] and [scale, fill]");
+  if (c->n_in != 3 + (int)a->i[0])
+    return om__fail(OM_ERR_INVALID_ARGUMENT, "attention: takes %d inputs with has_mask %d, got %d", 3 + (int)a->i[0], (int)a->i[0], c->n_in);
+  om_tensor *q = c->in[0], *kt = c->in[1], *v = c->in[2], *mask = a->i[0] ? c->in[3] : NULL;
+  for (int i = 0; i < 3; i++) {
+    if (c->in[i]->dtype != OM_FLOAT32)
+      return om__fail(OM_ERR_DTYPE_MISMATCH, "attention: takes float32, not %s (input %d)", om_dtype_name(c->in[i]->dtype), i);
+    if (c->in[i]->ndim < 2) return om__fail(OM_ERR_INVALID_ARGUMENT, "attention: input %d needs at least 2 dims, got %d", i, c->in[i]->ndim);
+  }
+  om_dtype mdt = a->i[1] == OM_ATTN_ADD ? OM_FLOAT32 : OM_BOOL;
+  if (mask && mask->dtype != mdt)
+    return om__fail(OM_ERR_DTYPE_MISMATCH, "attention: mask kind %d takes a %s mask, not %s", (int)a->i[1], om_dtype_name(mdt),
+                    om_dtype_name(mask->dtype));
+  int64_t L = q->shape[q->ndim - 2], E = q->shape[q->ndim - 1], S = kt->shape[kt->ndim - 1];
+  char x[OM_SHAPE_STR_LEN], y[OM_SHAPE_STR_LEN], z[OM_SHAPE_STR_LEN];
+  if (kt->shape[kt->ndim - 2] != E || v->shape[v->ndim - 2] != S)
+    return om__fail(OM_ERR_SHAPE_MISMATCH, "attention: q %s, kt %s and v %s do not match", om__shape_str(x, sizeof x, q->shape, q->ndim),
+                    om__shape_str(y, sizeof y, kt->shape, kt->ndim), om__shape_str(z, sizeof z, v->shape, v->ndim));
+  if (mask && ((mask->ndim >= 1 && mask->shape[mask->ndim - 1] != 1 && mask->shape[mask->ndim - 1] != S) ||
+               (mask->ndim >= 2 && mask->shape[mask->ndim - 2] != 1 && mask->shape[mask->ndim - 2] != L)))
+    return om__fail(OM_ERR_SHAPE_MISMATCH, "attention: mask %s does not broadcast to the scores' [%lld, %lld]",
+                    om__shape_str(x, sizeof x, mask->shape, mask->ndim), (long long)L, (long long)S);
+  om_meta sm;
+  if (!scores_meta(c, true, &sm)) return false;
+  om_tensor sb = {.ndim = sm.ndim - 2}, vb = batch_part(v);
+  memcpy(sb.shape, sm.shape, sizeof sb.shape);
+  om_meta *m = &c->out_meta[0];
+  if (!om__broadcast_shapes((om_tensor *const[]){&sb, &vb}, 2, m, "attention")) return false;
+  m->dtype = OM_FLOAT32;
+  m->shape[m->ndim++] = L;
+  m->shape[m->ndim++] = v->shape[v->ndim - 1];
+  return true;
+}
+
+/* Element strides of operand t's batch dims, as seen from nb output batch dims. */
+static void batch_strides(const om_tensor *t, int nb, int64_t *out) {
+  om_tensor b = batch_part(t);
+  b.dtype = OM_BOOL; /* om__broadcast_strides scales by the dtype's size: 1 gives elements */
+  om__broadcast_strides(&b, nb, out);
+}
+
+static bool forward_attention(om_call *c) {
+  om_tensor *q = c->in[0], *kt = c->in[1], *v = c->in[2], *mask = c->attrs.i[0] ? c->in[3] : NULL, *o = c->out[0];
+  int nb = o->ndim - 2, kind = (int)c->attrs.i[1], sk = (int)c->attrs.i[2];
+  int64_t L = o->shape[nb], Ev = o->shape[nb + 1], E = q->shape[q->ndim - 1], S = kt->shape[kt->ndim - 1], batches = 1;
+  float scale = (float)c->attrs.f[0], fill = (float)c->attrs.f[1];
+  int64_t sq[OM_MAX_DIMS], sk_[OM_MAX_DIMS], sv[OM_MAX_DIMS], smask[OM_MAX_DIMS] = {0};
+  batch_strides(q, nb, sq);
+  batch_strides(kt, nb, sk_);
+  batch_strides(v, nb, sv);
+  if (mask) om__broadcast_strides(mask, nb + 2, smask); /* bytes, over the whole [..., L, S] */
+  for (int d = 0; d < nb; d++) batches *= o->shape[d];
+  if (batches == 0 || L == 0 || Ev == 0) return true;
+  int64_t rows = L < ATTN_ROWS ? L : ATTN_ROWS;
+  float *ap, *bp;
+  if (!panels(rows, S > Ev ? S : Ev, E > S ? E : S, &ap, &bp, "attention")) return false;
+  float *sc = om__alloc(sizeof(float) * (uint64_t)(rows * S + 1), "attention");
+  double *e = sc ? om__alloc(sizeof(double) * (uint64_t)(S + 1), "attention") : NULL;
+  if (!e) {
+    free(ap), free(bp), free(sc);
+    return false;
+  }
+  const float *pq = (const float *)om__data(q), *pk = (const float *)om__data(kt), *pv = (const float *)om__data(v);
+  const char *pm = mask ? om__data(mask) : NULL;
+  float *po = (float *)om__data(o);
+  for (int64_t t = 0; t < batches; t++) {
+    int64_t oq = 0, ok = 0, ov = 0, om = 0, rem = t;
+    for (int d = nb - 1; d >= 0; d--) {
+      int64_t i = rem % o->shape[d];
+      rem /= o->shape[d];
+      oq += i * sq[d], ok += i * sk_[d], ov += i * sv[d], om += i * smask[d];
+    }
+    strided K = {pk + ok, kt->strides[kt->ndim - 2], kt->strides[kt->ndim - 1]};
+    strided V = {pv + ov, v->strides[v->ndim - 2], v->strides[v->ndim - 1]};
+    for (int64_t i0 = 0; i0 < L; i0 += rows) {
+      int64_t rb = L - i0 < rows ? L - i0 : rows;
+      strided Q = {pq + oq + i0 * q->strides[q->ndim - 2], q->strides[q->ndim - 2], q->strides[q->ndim - 1]};
+      gemm(Q, K, sc, rb, S, E, ap, bp, false);
+      for (int64_t i = 0; i < rb; i++) {
+        float *row = sc + i * S;
+        const char *mrow = pm ? pm + om + (i0 + i) * smask[nb] : NULL;
+        for (int64_t j = 0; j < S; j++) {
+          float x = row[j];
+          if (sk == OM_ATTN_MUL) x = x * scale;
+          else if (sk == OM_ATTN_DIV) x = x / scale;
+          if (mrow && kind == OM_ATTN_ADD) x = x + *(const float *)(mrow + j * smask[nb + 1]);
+          else if (mrow) x = (*(const uint8_t *)(mrow + j * smask[nb + 1]) != 0) == (kind == OM_ATTN_KEEP) ? x : fill;
+          row[j] = x;
+        }
+        om__softmax_row(row, row, S, 1, e, false);
+      }
+      gemm((strided){sc, S, 1}, V, po + (t * L + i0) * Ev, rb, Ev, S, ap, bp, false);
+    }
+  }
+  free(ap), free(bp), free(sc), free(e);
+  return true;
+}
+
+/* The attention's probabilities with the separate ops (kept in s): what the backward reads. */
+static om_tensor *attention_probs(om_scope *s, const om_attrs *a, om_tensor *q, om_tensor *kt, om_tensor *mask) {
+  om_tensor *x = om__keep(s, om_matmul(q, kt));
+  om_tensor *c = a->i[2] != OM_ATTN_UNSCALED ? om__keep(s, om_scalar(a->f[0], OM_FLOAT32)) : NULL;
+  if (x && c) x = om__keep(s, a->i[2] == OM_ATTN_MUL ? om_mul(x, c) : om_div(x, c));
+  if (x && mask) {
+    om_tensor *fill = a->i[1] != OM_ATTN_ADD ? om__keep(s, om_scalar(a->f[1], OM_FLOAT32)) : NULL;
+    x = om__keep(s, a->i[1] == OM_ATTN_ADD ? om_add(x, mask) : a->i[1] == OM_ATTN_KEEP ? om_where(mask, x, fill) : om_where(mask, fill, x));
+  }
+  return x ? om__keep(s, om_softmax(x, -1)) : NULL;
+}
+
+/* With p the probabilities and g the output's gradient: dv = p^T g, ds = p (g v^T - rowsum(p g v^T))
+ * (softmax's), then back through the mask (zero where fill was taken; the float mask's own
+ * gradient is ds), the scale and the first product: dq = ds kt^T, dkt = q^T ds. */
+static bool attention_backward(const om_record *r, om_tensor *const *g, om_tensor **gin) {
+  om_scope s = {0};
+  const om_attrs *a = &r->attrs;
+  om_tensor *q = r->in[0], *kt = r->in[1], *v = r->in[2], *mask = a->i[0] ? r->in[3] : NULL;
+  om_tensor *p = attention_probs(&s, a, q, kt, mask);
+  int64_t last = -1;
+  bool ok = p != NULL;
+  if (ok && om__wants(r, 2)) {
+    om_tensor *dv = om__keep(&s, om_matmul(om__keep(&s, om_transpose(p, -1, -2)), g[0]));
+    ok = dv && (gin[2] = om__sum_to(dv, v->shape, v->ndim));
+  }
+  bool wq = om__wants(r, 0), wk = om__wants(r, 1), wm = mask && om__wants(r, 3);
+  om_tensor *ds = NULL;
+  if (ok && (wq || wk || wm)) {
+    om_tensor *dp = om__keep(&s, om_matmul(g[0], om__keep(&s, om_transpose(v, -1, -2))));
+    om_tensor *dot = om__keep(&s, om_sum(om__keep(&s, om_mul(dp, p)), &last, 1, true));
+    ds = om__keep(&s, om_mul(p, om__keep(&s, om_sub(dp, dot))));
+    ok = ds != NULL;
+  }
+  if (ok && wm) ok = (gin[3] = om__sum_to(ds, mask->shape, mask->ndim)) != NULL;
+  if (ok && mask && a->i[1] != OM_ATTN_ADD && (wq || wk)) {
+    om_tensor *zero = om__keep(&s, om_scalar(0, OM_FLOAT32));
+    ds = om__keep(&s, a->i[1] == OM_ATTN_KEEP ? om_where(mask, ds, zero) : om_where(mask, zero, ds));
+    ok = ds != NULL;
+  }
+  if (ok && a->i[2] != OM_ATTN_UNSCALED && (wq || wk)) {
+    om_tensor *c = om__keep(&s, om_scalar(a->f[0], OM_FLOAT32));
+    ds = om__keep(&s, a->i[2] == OM_ATTN_MUL ? om_mul(ds, c) : om_div(ds, c));
+    ok = ds != NULL;
+  }
+  if (ok && wq) {
+    om_tensor *dq = om__keep(&s, om_matmul(ds, om__keep(&s, om_transpose(kt, -1, -2))));
+    ok = dq && (gin[0] = om__sum_to(dq, q->shape, q->ndim));
+  }
+  if (ok && wk) {
+    om_tensor *dk = om__keep(&s, om_matmul(om__keep(&s, om_transpose(q, -1, -2)), ds));
+    ok = dk && (gin[1] = om__sum_to(dk, kt->shape, kt->ndim));
+  }
+  om__scope_end(&s);
+  return ok;
+}
+
+/* A column of zeros after p's last axis, p [..., L, S] -> [..., L, S + 1], with no shape operand
+ * (p's batch extents are not at hand): ReduceSum(p, last) * 0, which is 0 (a row of
+ * probabilities sums to about 1, and to 0 when S is 0) or NaN on a row that is NaN already. */
+static int zero_column(om_lower *l, int p, const om_meta *pm) {
+  int64_t last = pm->ndim - 1;
+  om_meta cm = *pm, wide = *pm;
+  cm.shape[last] = 1;
+  wide.shape[last]++;
+  int axes = om__lower_ints(l, &last, 1), zero = om__lower_scalar(l, 0, OM_FLOAT32), sum, col, out;
+  if (axes < 0 || zero < 0 || !om__emit(l, "ReduceSum", (int[]){p, axes}, 2, &cm, 1, &sum, NULL, 0) ||
+      !om__emit(l, "Mul", (int[]){sum, zero}, 2, &cm, 1, &col, NULL, 0) ||
+      !om__emit(l, "Concat", (int[]){p, col}, 2, &wide, 1, &out, &OM_ATTR_INT("axis", last), 1))
+    return -1;
+  return out;
+}
+
+/* The five nodes: MatMul, Mul or Div by the scale, Add or Where with the mask, Softmax, MatMul;
+ * a product over E or S that can be 0 gets a zero slice more on both sides, as matmul's does. */
+static bool lower_attention(om_lower *l, const om_call *c) {
+  const om_attrs *a = &c->attrs;
+  const om_tensor *q = c->in[0], *kt = c->in[1], *v = c->in[2];
+  om_meta sm, mm;
+  if (!scores_meta(c, false, &sm) || !scores_meta(c, true, &mm)) return false;
+  int qa = om__lower_input(l, 0), kb = om__lower_input(l, 1), x, y;
+  int ee = om__lower_in_ext(l, 0, q->ndim - 1), se = om__lower_in_ext(l, 1, kt->ndim - 1);
+  if (om__lower_may_be_0(l, ee) || !q->shape[q->ndim - 1]) {
+    qa = om__lower_zero_slices(l, 0, q->ndim - 1, 1);
+    kb = om__lower_zero_slices(l, 1, kt->ndim - 2, 1);
+    if (qa < 0 || kb < 0) return false;
+  }
+  if (!om__emit(l, "MatMul", (int[]){qa, kb}, 2, &sm, 1, &x, NULL, 0)) return false;
+  if (a->i[2] != OM_ATTN_UNSCALED) {
+    int k = om__lower_scalar(l, a->f[0], OM_FLOAT32);
+    if (k < 0 || !om__emit(l, a->i[2] == OM_ATTN_MUL ? "Mul" : "Div", (int[]){x, k}, 2, &sm, 1, &x, NULL, 0)) return false;
+  }
+  if (a->i[0]) {
+    int m = om__lower_input(l, 3), f = a->i[1] == OM_ATTN_ADD ? 0 : om__lower_scalar(l, a->f[1], OM_FLOAT32);
+    int in[3] = {m, a->i[1] == OM_ATTN_KEEP ? x : f, a->i[1] == OM_ATTN_KEEP ? f : x};
+    if (f < 0 || (a->i[1] == OM_ATTN_ADD ? !om__emit(l, "Add", (int[]){x, m}, 2, &mm, 1, &x, NULL, 0)
+                                          : !om__emit(l, "Where", in, 3, &mm, 1, &x, NULL, 0)))
+      return false;
+  }
+  if (!om__emit(l, "Softmax", &x, 1, &mm, 1, &y, &OM_ATTR_INT("axis", mm.ndim - 1), 1)) return false;
+  int vb = om__lower_input(l, 2);
+  if (om__lower_may_be_0(l, se) || !kt->shape[kt->ndim - 1]) {
+    y = zero_column(l, y, &mm);
+    vb = om__lower_zero_slices(l, 2, v->ndim - 2, 1);
+    if (y < 0 || vb < 0) return false;
+  }
+  int out;
+  if (!om__emit(l, "MatMul", (int[]){y, vb}, 2, &c->out_meta[0], 1, &out, NULL, 0)) return false;
+  om__lower_output(l, 0, out);
+  return true;
+}
+
+const om_op_def om__op_attention = {
+    .name = "attention", .n_in = -1, .n_out = 1, .saves = OM_SAVES_IN(0) | OM_SAVES_IN(1) | OM_SAVES_IN(2) | OM_SAVES_IN(3),
+    .infer = infer_attention, .forward = forward_attention, .backward = attention_backward, .lower = lower_attention,
+    .onnx = "MatMul, Mul or Div, Add or Where, Softmax, MatMul (a zero slice more where E or S can be 0)",
+    .test = {.n_in = 4, .ndims = {3, 3, 3, 2}, .shapes = {{2, 3, 4}, {2, 4, 5}, {2, 5, 6}, {3, 5}}, .lo = -2, .hi = 2,
+             .attrs = {.n_i = 3, .i = {1, OM_ATTN_ADD, OM_ATTN_MUL}, .n_f = 2, .f = {0.5, 0}}}};
+
+om_tensor *om__attention(om_tensor *q, om_tensor *kt, om_tensor *v, om_tensor *mask, int mask_kind, int scale_kind,
+                         double scale, double fill) {
+  om_attrs a = {.n_i = 3, .i = {mask != NULL, mask_kind, scale_kind}, .n_f = 2, .f = {scale, fill}};
+  return om__apply1(OM_OP_attention, (om_tensor *[]){q, kt, v, mask}, mask ? 4 : 3, &a);
+}
 
 om_tensor *om_linear(om_tensor *x, om_tensor *weight, om_tensor *bias) {
   return om__apply1(OM_OP_linear, (om_tensor *[]){x, weight, bias}, bias ? 3 : 2, NULL);

@@ -1,7 +1,7 @@
 /* Normalisations: softmax and log_softmax along one dim, layer_norm over the trailing dims,
  * group_norm over channel groups, batch_norm per channel (training: batch statistics and an
- * in-place update of the running ones); and scaled dot-product attention, a composite of public
- * ops (no op row), so autograd and tracing come from its parts.
+ * in-place update of the running ones); and scaled dot-product attention, on the attention op of
+ * src/ops/matmul.c.
  *
  * Every kernel reads a contiguous copy of its input (om__dense) and sums a row in double in a fixed
  * order, so results do not depend on the layout and are the same natively and in WASM. Means
@@ -109,6 +109,15 @@ static void rows_along(const om_tensor *x, int dim, int64_t *outer, int64_t *n, 
   }
 }
 
+void om__softmax_row(const float *r, float *y, int64_t n, int64_t stride, double *e, bool log_out) {
+  double mx = -INFINITY, sum = 0;
+  for (int64_t k = 0; k < n; k++)
+    if (r[k * stride] > mx || r[k * stride] != r[k * stride]) mx = r[k * stride];
+  for (int64_t k = 0; k < n; k++) sum += (e[k] = om__exp((double)r[k * stride] - mx));
+  double lse = om__log(sum);
+  for (int64_t k = 0; k < n; k++) y[k * stride] = (float)(log_out ? (double)r[k * stride] - mx - lse : e[k] / sum);
+}
+
 static bool forward_softmax(om_call *c) {
   om_tensor *x = om__dense(c->in[0], om_op_name(c->op));
   if (!x) return false;
@@ -125,16 +134,7 @@ static bool forward_softmax(om_call *c) {
     return false;
   }
   for (int64_t o = 0; o < outer; o++)
-    for (int64_t i = 0; i < inner; i++) {
-      const float *r = px + o * n * inner + i;
-      float *y = py + o * n * inner + i;
-      double mx = -INFINITY, sum = 0;
-      for (int64_t k = 0; k < n; k++)
-        if (r[k * inner] > mx || r[k * inner] != r[k * inner]) mx = r[k * inner];
-      for (int64_t k = 0; k < n; k++) sum += (e[k] = om__exp((double)r[k * inner] - mx));
-      double lse = om__log(sum);
-      for (int64_t k = 0; k < n; k++) y[k * inner] = (float)(log_out ? (double)r[k * inner] - mx - lse : e[k] / sum);
-    }
+    for (int64_t i = 0; i < inner; i++) om__softmax_row(px + o * n * inner + i, py + o * n * inner + i, n, inner, e, log_out);
   free(e);
   om_tensor_release(x);
   return true;
@@ -661,11 +661,11 @@ om_tensor *om_batch_norm(om_tensor *x, om_tensor *running_mean, om_tensor *runni
   return apply_present(OM_OP_batch_norm, x, (om_tensor *[]){running_mean, running_var, weight, bias}, 4, &a);
 }
 
-/* ---- scaled dot-product attention (composite) ----
- * softmax(q k^T * scale + mask) v over q [..., L, E], k [..., S, E], v [..., S, Ev]; a bool mask
- * (true: take part) becomes where(mask, scores, -inf), a float mask is added, is_causal keeps
- * the lower triangle of [L, S]. Written with public ops, so it differentiates and traces as
- * MatMul, Mul, Add / Where, Softmax, MatMul. */
+/* ---- scaled dot-product attention ----
+ * softmax(q k^T * scale + mask) v over q [..., L, E], k [..., S, E], v [..., S, Ev]: the
+ * attention op (src/ops/matmul.c) on k transposed as a view. A bool mask (true: take part) keeps
+ * the scores where it is true and -inf elsewhere, a float mask is added, is_causal keeps the
+ * lower triangle of [L, S]. Traced, it is MatMul, Mul, Add / Where, Softmax, MatMul. */
 om_tensor *om_scaled_dot_product_attention(om_tensor *q, om_tensor *k, om_tensor *v, om_tensor *attn_mask, bool is_causal,
                                            const double *scale) {
   const char *who = "scaled_dot_product_attention";
@@ -678,19 +678,14 @@ om_tensor *om_scaled_dot_product_attention(om_tensor *q, om_tensor *k, om_tensor
     return om__fail(OM_ERR_DTYPE_MISMATCH, "%s: attn_mask must be bool or float32, not %s", who, om_dtype_name(attn_mask->dtype)), NULL;
   double sc = scale ? *scale : 1.0 / sqrt((double)q->shape[q->ndim - 1]);
   om_scope s = {0};
-  om_tensor *scores = om__keep(&s, om_scale(om__keep(&s, om_matmul(q, om__keep(&s, om_transpose(k, -2, -1)))), sc));
-  om_tensor *mask = attn_mask;
-  if (is_causal && scores) {
+  om_tensor *kt = om__keep(&s, om_transpose(k, -2, -1)), *mask = attn_mask;
+  if (is_causal) {
     int64_t ls[2] = {q->shape[q->ndim - 2], k->shape[k->ndim - 2]};
     mask = om__keep(&s, om_tril(om__keep(&s, om_ones(ls, 2, OM_BOOL)), 0));
   }
-  if (mask && scores) {
-    if (mask->dtype == OM_BOOL)
-      scores = om__keep(&s, om_where(mask, scores, om__keep(&s, om_scalar(-INFINITY, OM_FLOAT32))));
-    else
-      scores = om__keep(&s, om_add(scores, mask));
-  }
-  om_tensor *out = scores ? om_matmul(om__keep(&s, om_softmax(scores, -1)), v) : NULL;
+  om_tensor *out = kt && (mask || !is_causal)
+                       ? om__attention(q, kt, v, mask, mask && mask->dtype == OM_BOOL ? OM_ATTN_KEEP : OM_ATTN_ADD, OM_ATTN_MUL, sc, -INFINITY)
+                       : NULL;
   om__scope_end(&s);
   return out;
 }

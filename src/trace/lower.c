@@ -562,6 +562,24 @@ int om__lower_x_value(om_lower *l, int x) {
   return v;
 }
 
+int om__lower_zero_slices(om_lower *l, int i, int axis, int64_t count) {
+  const om_tensor *t = l->c->in[i];
+  int64_t shape[OM_MAX_DIMS];
+  int ext[OM_MAX_DIMS];
+  om_meta zm = {.dtype = t->dtype, .ndim = t->ndim}, cm = zm;
+  for (int d = 0; d < t->ndim; d++) {
+    shape[d] = zm.shape[d] = cm.shape[d] = t->shape[d];
+    ext[d] = d == axis ? -1 : om__lower_in_ext(l, i, d);
+  }
+  shape[axis] = zm.shape[axis] = count;
+  cm.shape[axis] += count;
+  int zero = om__lower_scalar(l, 0, t->dtype), sh = om__lower_shape_operand(l, shape, ext, t->ndim), z, out;
+  if (zero < 0 || sh < 0 || !om__emit(l, "Expand", (int[]){zero, sh}, 2, &zm, 1, &z, NULL, 0) ||
+      !om__emit(l, "Concat", (int[]){om__lower_input(l, i), z}, 2, &cm, 1, &out, &OM_ATTR_INT("axis", axis), 1))
+    return -1;
+  return out;
+}
+
 int om__lower_shape_operand(om_lower *l, const int64_t *shape, const int *ext, int ndim) {
   int parts[2 * OM_MAX_DIMS], n_parts = 0, start = 0;
   for (int d = 0; d < ndim; d++) {

@@ -5,6 +5,7 @@
  * the refusal of training-mode batch_norm while tracing. The table-driven tests (test_ops.c)
  * cover layout independence and the gradients of the sample calls. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "internal.h"
 #include "om_test.h"
@@ -179,7 +180,7 @@ TEST(scaled_dot_product_attention_matches_its_definition) {
   /* by hand: softmax(q k^T / 2) v */
   om_tensor *kt = om_transpose(k, 1, 2), *qk = om_matmul(q, kt), *sc = om_scale(qk, 0.5), *p = om_softmax(sc, -1), *ref = om_matmul(p, v);
   CHECK(o && om_tensor_ndim(o) == 3 && om_tensor_shape(o)[2] == 6);
-  for (int j = 0; j < 36; j++) CHECK_NEAR(at(o, j), at(ref, j), 1e-6);
+  CHECK(o && ref && !memcmp(om__data(o), om__data(ref), 36 * sizeof(float))); /* the attention op: the same bits */
   /* causal: query 0 sees key 0 only, so its output is v's row 0 */
   om_tensor *qs = om_randn((int64_t[]){5, 4}, 2, 24, true), *ks = om_randn((int64_t[]){5, 4}, 2, 25, true), *vs = om_randn((int64_t[]){5, 6}, 2, 26, true);
   om_tensor *c = om_scaled_dot_product_attention(qs, ks, vs, NULL, true, NULL);
@@ -196,9 +197,126 @@ TEST(scaled_dot_product_attention_matches_its_definition) {
               "explicit attn_mask should not be set when is_causal=True");
   om_tensor *mi = om_cast(z, OM_INT64);
   CHECK_ERROR(om_scaled_dot_product_attention(q, k, v, mi, false, NULL) != NULL, OM_ERR_DTYPE_MISMATCH, "attn_mask must be bool or float32");
-  CHECK_ERROR(om_scaled_dot_product_attention(q, k, q, NULL, false, NULL) != NULL, OM_ERR_SHAPE_MISMATCH, "matmul");
+  CHECK_ERROR(om_scaled_dot_product_attention(q, k, q, NULL, false, NULL) != NULL, OM_ERR_SHAPE_MISMATCH,
+              "attention: q [2,3,4], kt [2,4,5] and v [2,3,4] do not match");
   om_tensor *all[] = {q, k, v, o, kt, qk, sc, p, ref, qs, ks, vs, c, t, z, ob, of, mi};
   for (size_t j = 0; j < sizeof all / sizeof *all; j++) om_tensor_release(all[j]);
+}
+
+/* The separate ops the attention op stands for (src/ops/matmul.c): new reference. */
+static om_tensor *attention_by_ops(om_tensor *q, om_tensor *kt, om_tensor *v, om_tensor *mask, int kind, int sk, double scale,
+                                   double fill) {
+  om_tensor *c = om_scalar(scale, OM_FLOAT32), *f = om_scalar(fill, OM_FLOAT32), *x = om_matmul(q, kt), *y = x;
+  if (sk == OM_ATTN_MUL) y = om_mul(x, c);
+  if (sk == OM_ATTN_DIV) y = om_div(x, c);
+  om_tensor *z = !mask ? om_tensor_retain(y) : kind == OM_ATTN_ADD ? om_add(y, mask) : kind == OM_ATTN_KEEP ? om_where(mask, y, f) : om_where(mask, f, y);
+  om_tensor *p = om_softmax(z, -1), *out = om_matmul(p, v);
+  if (y != x) om_tensor_release(y);
+  om_tensor *all[] = {c, f, x, z, p};
+  for (size_t k = 0; k < sizeof all / sizeof *all; k++) om_tensor_release(all[k]);
+  return out;
+}
+
+static bool same_bits(om_tensor *a, om_tensor *b) {
+  om_tensor *x = a ? om_contiguous(a) : NULL, *y = b ? om_contiguous(b) : NULL;
+  bool same = x && y && om_tensor_ndim(x) == om_tensor_ndim(y) &&
+              !memcmp(om_tensor_shape(x), om_tensor_shape(y), sizeof(int64_t) * (size_t)om_tensor_ndim(x)) &&
+              !memcmp(om__data(x), om__data(y), sizeof(float) * (size_t)om_tensor_numel(x));
+  om_tensor_release(x);
+  om_tensor_release(y);
+  return same;
+}
+
+/* Every mask kind and scale kind, batch dims broadcast from every operand, the key read
+ * through a transposed view, more query rows than one score block (64), a mask broadcast
+ * along rows, batches and heads, and a fully masked row (NaN, as softmax gives): the op's bits
+ * are the separate ops' bits. */
+TEST(attention_op_is_the_separate_ops_bit_for_bit) {
+  om_tensor *q = om_randn((int64_t[]){2, 1, 70, 8}, 4, 41, true), *k = om_randn((int64_t[]){1, 3, 33, 8}, 4, 42, true);
+  om_tensor *v = om_randn((int64_t[]){2, 3, 33, 5}, 4, 43, true), *kt = om_transpose(k, -1, -2);
+  om_tensor *fm = om_randn((int64_t[]){70, 33}, 2, 44, true), *u = om_rand((int64_t[]){2, 1, 1, 33}, 4, 45, true);
+  om_tensor *half = om_scalar(0.5, OM_FLOAT32), *bm = om_gt(u, half), *causal0 = om_ones((int64_t[]){70, 33}, 2, OM_BOOL);
+  om_tensor *causal = om_tril(causal0, 0);
+  struct { om_tensor *mask; int kind; double fill; } masks[] = {
+      {NULL, OM_ATTN_ADD, 0}, {fm, OM_ATTN_ADD, 0}, {bm, OM_ATTN_KEEP, -INFINITY}, {bm, OM_ATTN_FILL, -1e9}, {causal, OM_ATTN_KEEP, -INFINITY}};
+  for (size_t m = 0; m < sizeof masks / sizeof *masks; m++)
+    for (int sk = OM_ATTN_UNSCALED; sk <= OM_ATTN_DIV; sk++) {
+      om_tensor *a = om__attention(q, kt, v, masks[m].mask, masks[m].kind, sk, 0.35355339059327373, masks[m].fill);
+      om_tensor *b = attention_by_ops(q, kt, v, masks[m].mask, masks[m].kind, sk, 0.35355339059327373, masks[m].fill);
+      if (!same_bits(a, b)) FAILED("mask %d, scale kind %d: the op and the separate ops differ", (int)m, sk);
+      CHECK(a && om_tensor_ndim(a) == 4 && om_tensor_shape(a)[0] == 2 && om_tensor_shape(a)[1] == 3 && om_tensor_shape(a)[2] == 70);
+      om_tensor_release(a);
+      om_tensor_release(b);
+    }
+  /* a row every key is masked out of: NaN, as the separate ops give */
+  om_tensor *none = om_zeros((int64_t[]){70, 33}, 2, OM_BOOL), *n = om__attention(q, kt, v, none, OM_ATTN_KEEP, OM_ATTN_MUL, 0.5, -INFINITY);
+  CHECK(n && isnan(at(n, 0)));
+  /* no keys (S = 0): zeros, as a product over nothing; no head dim (E = 0): the mean of v's rows */
+  om_tensor *q0 = om_randn((int64_t[]){3, 0}, 2, 46, true), *kt0 = om_zeros((int64_t[]){0, 4}, 2, OM_FLOAT32);
+  om_tensor *v4 = TF(SHAPE(4, 1), 1, 2, 3, 6), *kte = om_zeros((int64_t[]){4, 0}, 2, OM_FLOAT32), *ve = om_zeros((int64_t[]){0, 1}, 2, OM_FLOAT32);
+  om_tensor *q4 = om_randn((int64_t[]){3, 4}, 2, 47, true);
+  om_tensor *mean = om__attention(q0, kt0, v4, NULL, OM_ATTN_ADD, OM_ATTN_MUL, 0.5, 0), *empty = om__attention(q4, kte, ve, NULL, OM_ATTN_ADD, OM_ATTN_MUL, 0.5, 0);
+  CHECK_VALUES(mean, SHAPE(3, 1), 1e-6, 3, 3, 3);
+  CHECK_VALUES(empty, SHAPE(3, 1), 0, 0, 0, 0);
+  /* errors, with kind and message */
+  CHECK_ERROR(om__attention(q, kt, v, fm, OM_ATTN_KEEP, OM_ATTN_MUL, 1, 0) != NULL, OM_ERR_DTYPE_MISMATCH, "attention: mask kind 1 takes a bool mask, not float32");
+  CHECK_ERROR(om__attention(q, kt, v, bm, OM_ATTN_ADD, OM_ATTN_MUL, 1, 0) != NULL, OM_ERR_DTYPE_MISMATCH, "attention: mask kind 0 takes a float32 mask, not bool");
+  om_tensor *wide = om_zeros((int64_t[]){70, 34}, 2, OM_FLOAT32), *i64 = om_cast(q, OM_INT64), *vec = om_zeros((int64_t[]){8}, 1, OM_FLOAT32);
+  CHECK_ERROR(om__attention(q, kt, v, wide, OM_ATTN_ADD, OM_ATTN_MUL, 1, 0) != NULL, OM_ERR_SHAPE_MISMATCH,
+              "attention: mask [70,34] does not broadcast to the scores' [70, 33]");
+  CHECK_ERROR(om__attention(q, kt, q, NULL, OM_ATTN_ADD, OM_ATTN_MUL, 1, 0) != NULL, OM_ERR_SHAPE_MISMATCH, "attention: q [2,1,70,8], kt [1,3,8,33] and v [2,1,70,8] do not match");
+  CHECK_ERROR(om__attention(i64, kt, v, NULL, OM_ATTN_ADD, OM_ATTN_MUL, 1, 0) != NULL, OM_ERR_DTYPE_MISMATCH, "attention: takes float32, not int64 (input 0)");
+  CHECK_ERROR(om__attention(vec, kt, v, NULL, OM_ATTN_ADD, OM_ATTN_MUL, 1, 0) != NULL, OM_ERR_INVALID_ARGUMENT, "attention: input 0 needs at least 2 dims, got 1");
+  CHECK_ERROR(om__attention(q, kt, v, NULL, 3, OM_ATTN_MUL, 1, 0) != NULL, OM_ERR_INVALID_ARGUMENT, "attention: needs attrs");
+  CHECK_ERROR(om__apply1(OM_OP_attention, (om_tensor *[]){q, kt, v}, 3, &(om_attrs){.n_i = 3, .i = {1, 0, 1}, .n_f = 2}) != NULL,
+              OM_ERR_INVALID_ARGUMENT, "attention: takes 4 inputs with has_mask 1, got 3");
+  om_tensor *all[] = {q, k, v, kt, fm, u, half, bm, causal0, causal, none, n, q0, kt0, v4, kte, ve, q4, mean, empty, wide, i64, vec};
+  for (size_t j = 0; j < sizeof all / sizeof *all; j++) om_tensor_release(all[j]);
+}
+
+/* sum(attention(...) * w): the loss of the finite-difference check below. */
+static double attention_loss(om_tensor *const *in, om_tensor *mask, int kind, int sk, om_tensor *w) {
+  om_tensor *o = om__attention(in[0], in[1], in[2], mask ? mask : in[3], kind, sk, 0.7, -3);
+  om_tensor *p = om_mul(o, w), *s = om_sum(p, NULL, 0, false);
+  double r = at(s, 0);
+  om_tensor_release(o), om_tensor_release(p), om_tensor_release(s);
+  return r;
+}
+
+/* The gradients of q, kt, v and a float mask by central differences, for the kinds the table
+ * test (one sample: an added mask, multiplied scale) does not reach: both bool-mask kinds with
+ * a finite fill, and a divided scale; batch dims broadcast so the gradients are summed. */
+TEST(attention_gradients_match_finite_differences_for_every_kind) {
+  om_tensor *u = om_rand((int64_t[]){3, 4}, 2, 51, true), *half = om_scalar(0.5, OM_FLOAT32), *bm = om_gt(u, half);
+  struct { int kind, sk; bool bool_mask; } cases[] = {{OM_ATTN_KEEP, OM_ATTN_DIV, true}, {OM_ATTN_FILL, OM_ATTN_UNSCALED, true}, {OM_ATTN_ADD, OM_ATTN_DIV, false}};
+  for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+    om_tensor *in[4] = {om_randn((int64_t[]){2, 3, 5}, 3, 52, true), om_randn((int64_t[]){1, 5, 4}, 3, 53, true),
+                        om_randn((int64_t[]){2, 4, 2}, 3, 54, true), om_randn((int64_t[]){3, 4}, 2, 55, true)};
+    for (int i = 0; i < 4; i++) om_tensor_set_requires_grad(in[i], true);
+    om_tensor *w = om_randn((int64_t[]){2, 3, 2}, 3, 56, true), *mask = cases[c].bool_mask ? bm : NULL;
+    om_tensor *o = om__attention(in[0], in[1], in[2], mask ? mask : in[3], cases[c].kind, cases[c].sk, 0.7, -3);
+    om_tensor *p = om_mul(o, w), *s = om_sum(p, NULL, 0, false);
+    CHECK(om_backward(s, NULL));
+    for (int i = 0; i < (mask ? 3 : 4); i++) {
+      om_tensor *g = om_tensor_grad(in[i]);
+      CHECK(g != NULL);
+      for (int64_t k = 0; g && k < om_tensor_numel(in[i]); k++) {
+        float *d = (float *)om__data(in[i]), v0 = d[k];
+        d[k] = v0 + 1e-2f;
+        double up = attention_loss(in, mask, cases[c].kind, cases[c].sk, w);
+        d[k] = v0 - 1e-2f;
+        double down = attention_loss(in, mask, cases[c].kind, cases[c].sk, w);
+        d[k] = v0;
+        double fd = (up - down) / ((double)(v0 + 1e-2f) - (double)(v0 - 1e-2f));
+        if (fabs(at(g, k) - fd) > 2e-3 + 2e-3 * fabs(fd)) FAILED("case %d, input %d [%lld]: analytic %.6g, finite differences %.6g", (int)c, i, (long long)k, at(g, k), fd);
+      }
+      om_tensor_release(g);
+    }
+    if (mask) CHECK(om_tensor_grad(in[3]) == NULL);
+    om_tensor_release(o), om_tensor_release(p), om_tensor_release(s), om_tensor_release(w);
+    for (int i = 0; i < 4; i++) om_tensor_release(in[i]);
+  }
+  om_tensor_release(u), om_tensor_release(half), om_tensor_release(bm);
 }
 
 TEST(batch_norm_in_training_mode_is_refused_while_tracing) {
@@ -232,6 +350,8 @@ int main(void) {
   RUN(batch_norm_training_updates_the_running_stats_as_pytorch);
   RUN(batch_norm_training_gradients_match_finite_differences);
   RUN(scaled_dot_product_attention_matches_its_definition);
+  RUN(attention_op_is_the_separate_ops_bit_for_bit);
+  RUN(attention_gradients_match_finite_differences_for_every_kind);
   RUN(batch_norm_in_training_mode_is_refused_while_tracing);
   TEST_MAIN_END();
 }

@@ -708,6 +708,73 @@ TEST(fast_mode_folds_batch_norm_into_conv) {
   om_traced_release(m);
 }
 
+/* Fast mode's attention pass: the attention a graph writes as separate nodes becomes the
+ * attention op, with the same bits as exact mode (which runs every node), at every size: a
+ * causal scaled_dot_product_attention, a hand-written one scaling q first and adding a mask
+ * computed from the input, one dividing and filling where a bool mask is true, and one whose
+ * probabilities are read twice (not fused). */
+static om_tensor *aw[3];
+static int attentions(om_tensor *const *in, om_tensor **out) {
+  om_scope s = {0};
+  om_tensor *q = om__keep(&s, om_linear(in[0], aw[0], NULL)), *k = om__keep(&s, om_linear(in[0], aw[1], NULL));
+  om_tensor *v = om__keep(&s, om_linear(in[0], aw[2], NULL)), *kt = om__keep(&s, om_transpose(k, 1, 2));
+  out[0] = om_scaled_dot_product_attention(q, k, v, NULL, true, NULL);
+  int64_t last = -1;
+  om_tensor *pad = om__keep(&s, om_unsqueeze(om__keep(&s, om_mean(in[0], &last, 1, false)), 1)); /* [n, 1, T] */
+  om_tensor *s1 = om__keep(&s, om_add(om__keep(&s, om_matmul(om__keep(&s, om_scale(q, 0.3)), kt)), pad));
+  out[1] = om_matmul(om__keep(&s, om_softmax(s1, -1)), v);
+  om_tensor *two = om__keep(&s, om_scalar(2, OM_FLOAT32)), *fill = om__keep(&s, om_scalar(-1e4, OM_FLOAT32));
+  om_tensor *zero = om__keep(&s, om_scalar(0, OM_FLOAT32));
+  om_tensor *m = om__keep(&s, om_gt(pad, zero));
+  om_tensor *s2 = om__keep(&s, om_where(m, fill, om__keep(&s, om_div(om__keep(&s, om_matmul(q, kt)), two))));
+  out[2] = om_matmul(om__keep(&s, om_softmax(s2, -1)), v);
+  om_tensor *p3 = om__keep(&s, om_softmax(om__keep(&s, om_matmul(q, kt)), -1));
+  out[3] = om_add(om__keep(&s, om_matmul(p3, v)), om__keep(&s, om_sum(p3, &last, 1, true)));
+  om__scope_end(&s);
+  return out[0] && out[1] && out[2] && out[3] ? 4 : -1;
+}
+
+static int count_kernel(om_session *s, const char *name) {
+  const char *names[256];
+  int n = om_session_plan_kernels(s, names, 256), c = 0;
+  for (int k = 0; k < n && k < 256; k++) c += !strcmp(names[k], name);
+  return c;
+}
+
+TEST(fast_mode_fuses_attention) {
+  for (int k = 0; k < 3; k++) aw[k] = om_randn((int64_t[]){8, 8}, 2, 60 + (uint64_t)k, true);
+  om_tensor *x = om_randn((int64_t[]){2, 5, 8}, 3, 63, true);
+  om_trace_begin();
+  om_traced_model *m = om_test_trace(attentions, x, (const char *[]){"n", "t", NULL}, 4);
+  CHECK(m != NULL);
+  om_session *fast = om_session_create(m, NULL), *exact = om_session_create(m, &(om_session_options){.mode = OM_SESSION_EXACT});
+  int64_t sizes[2][3] = {{2, 5, 8}, {3, 70, 8}}; /* 70 query rows: two score blocks */
+  int64_t bytes[2][2];
+  for (int z = 0; z < 2; z++) {
+    om_tensor *xi = om_randn(sizes[z], 3, 64 + (uint64_t)z, true), *yf[4] = {0}, *ye[4] = {0}, *eager[4] = {0};
+    CHECK(om_session_run(fast, &xi, 1, yf, 4) == 4 && om_session_run(exact, &xi, 1, ye, 4) == 4 && attentions(&xi, eager) == 4);
+    char why[160];
+    for (int j = 0; j < 4; j++) {
+      if (!close_to(yf[j], ye[j], 0, why, sizeof why)) FAILED("size %d, output %d: fast and exact differ: %s", z, j, why);
+      if (!close_to(ye[j], eager[j], 0, why, sizeof why)) FAILED("size %d, output %d: exact and eager differ: %s", z, j, why);
+    }
+    CHECK_EQ_INT(count_kernel(fast, "attention"), 3);
+    CHECK_EQ_INT(count_kernel(fast, "softmax"), 1);
+    CHECK_EQ_INT(count_kernel(exact, "attention"), 0);
+    CHECK_EQ_INT(count_kernel(exact, "softmax"), 4);
+    bytes[z][0] = om_session_plan_bytes(fast), bytes[z][1] = om_session_plan_bytes(exact);
+    om__release_all(yf, 4), om__release_all(ye, 4), om__release_all(eager, 4);
+    om_tensor_release(xi);
+  }
+  CHECK(bytes[1][0] < bytes[1][1]); /* the score matrices are gone: 3 x 70 x 70 floats per batch */
+  CHECK_ERROR(om_session_plan_kernels(NULL, NULL, 0) >= 0, OM_ERR_INVALID_ARGUMENT, "session_plan_kernels: the session is NULL");
+  CHECK_ERROR(om_session_plan_kernels(fast, NULL, 3) >= 0, OM_ERR_INVALID_ARGUMENT, "or no room given");
+  om__release_all((om_tensor *[]){x, aw[0], aw[1], aw[2]}, 4);
+  om_session_release(fast);
+  om_session_release(exact);
+  om_traced_release(m);
+}
+
 TEST(the_op_table_is_sorted) {
   for (int i = 1; i < om__onnx_rule_count(); i++)
     if (strcmp(om__onnx_rule_at(i - 1)->op_type, om__onnx_rule_at(i)->op_type) >= 0)
@@ -734,6 +801,7 @@ int main(void) {
   RUN(format_refuses_what_it_cannot_read);
   RUN(exact_mode_gives_the_same_bits_everywhere);
   RUN(fast_mode_folds_batch_norm_into_conv);
+  RUN(fast_mode_fuses_attention);
   RUN(the_op_table_is_sorted);
   TEST_MAIN_END();
 }

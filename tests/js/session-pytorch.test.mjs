@@ -28,6 +28,7 @@ describe('PyTorch-exported ONNX files in the Session', () => {
     test(`${name}: ${fx.model}`, async () => {
       const bytes = readFileSync(new URL(`${name}.onnx`, dir));
       const session = await om.InferenceSession.create(bytes);
+      const exact = await om.InferenceSession.create(bytes, { mode: 'exact' });
       try {
         const outNames = fx.cases[0].outputs.map((o) => o.name);
         assert.deepEqual(session.outputNames, outNames);
@@ -40,12 +41,22 @@ describe('PyTorch-exported ONNX files in the Session', () => {
           });
           const mine = compareOutputs(outNames, expected, got, 1e-5);
           assert.deepEqual(mine.problems, [], `the Session at ${at}`);
+          const same = om.tidy(() => { // fast mode's rewrites (attention, BatchNorm folding) against exact mode
+            const outs = exact.run(Object.fromEntries(c.inputs.map((i) => [i.name, tensorOf(i)])));
+            return Object.fromEntries(Object.entries(outs).map(([k, t]) => [k, { dtype: t.dtype, dims: t.shape, data: Array.from(t.toArray(), Number) }]));
+          });
+          assert.deepEqual(compareOutputs(outNames, expected, same, 1e-5).problems, [], `exact mode at ${at}`);
+          if (fx.model.includes('TransformerEncoderLayer')) { // PyTorch's attention nodes: one kernel, no bit changed
+            assert.deepEqual(session.planKernels.filter((k) => k === 'attention' || k === 'softmax'), ['attention']);
+            assert.deepEqual(got, same, `fast and exact mode at ${at}`);
+          }
           const feeds = Object.fromEntries(c.inputs.map((i) => [i.name, { dtype: i.dtype, data: i.dtype === 'int64' ? BigInt64Array.from(i.data.map(BigInt)) : Float32Array.from(i.data), dims: i.shape }]));
           const ort = compareOutputs(outNames, expected, await runOnnx(bytes, feeds), 1e-5);
           assert.deepEqual(ort.problems, [], `onnxruntime-web at ${at}`);
         }
       } finally {
         session.dispose();
+        exact.dispose();
       }
     });
   }

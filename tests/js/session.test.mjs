@@ -189,6 +189,47 @@ describe('exact mode', () => {
   });
 });
 
+describe('fast mode: the attention pass', () => {
+  test('the zoo GPT: each block\'s attention is one kernel, the same bits as exact mode and eager at every length', async () => {
+    const zoo = await import('../../examples/zoo/gpt.mjs');
+    zoo.default.model.dispose(); // the zoo entry's own instance and example: this test makes its own
+    zoo.default.inputs.ids[0].dispose();
+    const { GPT } = zoo;
+    om.manualSeed(5);
+    const net = new GPT({ vocab: 40, d: 32, heads: 4, maxLen: 80 }).eval();
+    const ids = om.tidy(() => om.rand([2, 10], { seed: 1 }).mul(40).long());
+    const traced = om.trace(net, { ids: [ids, ['batch', 'seq']] }, { outputNames: ['logits'] });
+    const fast = traced.session();
+    const exact = await om.InferenceSession.create(traced.toOnnx(), { mode: 'exact' });
+    const count = (s, op) => s.planKernels.filter((k) => k === op).length;
+    try {
+      assert.deepEqual(fast.planKernels, []);
+      for (const [batch, seq] of [[2, 10], [3, 70]]) { // 70 query rows: two score blocks
+        om.tidy(() => {
+          const x = om.rand([batch, seq], { seed: seq }).mul(40).long();
+          const eager = om.noGrad(() => net.forward(x));
+          const yf = fast.run({ ids: x }).logits, ye = exact.run({ ids: x }).logits;
+          assert.deepEqual(bits(yf), bits(ye), `[${batch}, ${seq}]: fast and exact`);
+          assert.deepEqual(bits(ye), bits(eager), `[${batch}, ${seq}]: exact and eager`);
+        });
+        assert.equal(count(fast, 'attention'), 2, fast.planKernels.join(' '));
+        assert.equal(count(fast, 'softmax'), 0);
+        assert.equal(count(exact, 'attention'), 0);
+        assert.equal(count(exact, 'softmax'), 2);
+      }
+      assert.ok(fast.planBytes < exact.planBytes, `plan bytes: fast ${fast.planBytes}, exact ${exact.planBytes}`);
+      fast.dispose();
+      assert.throws(() => fast.planKernels, (e) => e instanceof om.OmError && e.kind === 'Disposed' && /planKernels: the session was disposed/.test(e.message));
+    } finally {
+      fast.dispose();
+      exact.dispose();
+      traced.dispose();
+      net.dispose();
+      ids.dispose();
+    }
+  });
+});
+
 describe('the library format v1 (traced.save())', () => {
   test('round trip: bytes that depend only on the graph, a session bit-identical to the in-memory one', async () => {
     const { net, x, traced } = tracedMlp();
