@@ -70,25 +70,53 @@ static void tap_range(int64_t n, int64_t s, int64_t p, int64_t off, int64_t coun
   if (*hi < *lo) *hi = *lo;
 }
 
+/* Row (i, j) of im2col for a stride-1 convolution whose output is as wide as its input (a
+ * "same" convolution, the common 3x3 one): the plane shifted by (dy, dx), which is one
+ * contiguous copy of the rows that exist, then zeros where the shift wrapped a row around. */
+static void shifted_plane(const float *plane, const win *g, int64_t dy, int64_t dx, float *row) {
+  int64_t w = g->w, n = g->oh * w, ya = dy < 0 ? -dy : 0, yb = g->h - dy < g->oh ? g->h - dy : g->oh;
+  if (yb < ya) yb = ya;
+  /* rows [ya, yb) read plane rows: row[k] = plane[k + off] for k in [lo, hi), but where k + off
+   * is before or past the plane (a shift left of the first row or right of the last), which is
+   * a wrapped-around column, zeroed below like the others */
+  int64_t lo = ya * w, hi = yb * w, off = dy * w + dx;
+  int64_t a = -off < lo ? lo : -off > hi ? hi : -off, b = g->h * w - off < a ? a : g->h * w - off > hi ? hi : g->h * w - off;
+  for (int64_t k = 0; k < a; k++) row[k] = 0;
+  for (int64_t k = a; k < b; k++) row[k] = plane[k + off];
+  for (int64_t k = b; k < n; k++) row[k] = 0;
+  for (int64_t y = ya; y < yb; y++) { /* the columns whose tap is left or right of the plane */
+    for (int64_t x = 0; x < -dx && x < w; x++) row[y * w + x] = 0;
+    for (int64_t x = w - dx < 0 ? 0 : w - dx; x < w; x++) row[y * w + x] = 0;
+  }
+}
+
 /* col [c*kh*kw, oh*ow] = the windows of img [c, h, w] (contiguous), zeros where a tap is in the padding. */
 static void im2col(const float *img, int64_t c, const win *g, float *col) {
   int64_t n = g->oh * g->ow;
+  bool same = g->sh == 1 && g->sw == 1 && g->ow == g->w;
   for (int64_t ch = 0; ch < c; ch++)
     for (int64_t i = 0; i < g->kh; i++)
       for (int64_t j = 0; j < g->kw; j++) {
         float *row = col + ((ch * g->kh + i) * g->kw + j) * n;
         const float *plane = img + ch * g->h * g->w;
+        if (same) {
+          shifted_plane(plane, g, i * g->dh - g->ph, j * g->dw - g->pw, row);
+          continue;
+        }
         int64_t x0, x1;
         tap_range(g->w, g->sw, g->pw, j * g->dw, g->ow, &x0, &x1);
         for (int64_t y = 0; y < g->oh; y++, row += g->ow) {
           int64_t iy = y * g->sh - g->ph + i * g->dh;
+          /* plain loops, not memcpy / memset: a window row is a few floats, which the compiler
+           * copies inline with vectors where a call would cost more than the copy */
           if (iy < 0 || iy >= g->h) {
-            memset(row, 0, sizeof(float) * (size_t)g->ow);
+            for (int64_t x = 0; x < g->ow; x++) row[x] = 0;
             continue;
           }
           const float *src = plane + iy * g->w - g->pw + j * g->dw;
           for (int64_t x = 0; x < x0; x++) row[x] = 0;
-          if (g->sw == 1) memcpy(row + x0, src + x0, sizeof(float) * (size_t)(x1 - x0));
+          if (g->sw == 1)
+            for (int64_t x = x0; x < x1; x++) row[x] = src[x];
           else
             for (int64_t x = x0; x < x1; x++) row[x] = src[x * g->sw];
           for (int64_t x = x1; x < g->ow; x++) row[x] = 0;
@@ -573,6 +601,56 @@ static int64_t window_argmax(const float *plane, const win *g, int64_t y, int64_
   return best_i;
 }
 
+/* The taps [lo, hi) of window x (of k, dilation d) that fall inside [0, n). */
+static void taps_inside(int64_t n, int64_t s, int64_t p, int64_t d, int64_t k, int64_t x, int64_t *lo, int64_t *hi) {
+  int64_t start = x * s - p; /* tap t reads start + t d */
+  *lo = start >= 0 ? 0 : (-start + d - 1) / d;
+  *hi = n - start <= 0 ? 0 : (n - start + d - 1) / d;
+  if (*hi > k) *hi = k;
+  if (*lo > *hi) *lo = *hi;
+}
+
+/* max_pool2d of one plane: each window's maximum, by window_argmax's rule (the first maximum;
+ * a NaN wins, the last one), over its taps inside the plane, which are found once per row and
+ * column (cols: each window column's [first, last) tap), not tested per tap; -inf for a window
+ * of padding only. The columns [xa, xb) whose windows are wholly inside go tap by tap over the
+ * whole row (each output still sees its taps in the rule's order), a loop the compiler
+ * vectorises; the others window by window. */
+static void max_pool_plane(const float *plane, const win *g, const int64_t *cols, int64_t xa, int64_t xb, float *out) {
+  for (int64_t y = 0; y < g->oh; y++, out += g->ow) {
+    int64_t i0, i1;
+    taps_inside(g->h, g->sh, g->ph, g->dh, g->kh, y, &i0, &i1);
+    const float *rows = plane + (y * g->sh - g->ph) * g->w - g->pw;
+    for (int64_t x = 0; x < g->ow; x++) {
+      if (x == xa && xa < xb && i0 < i1) x = xb; /* the interior, below */
+      if (x == g->ow) break;
+      int64_t j0 = cols[2 * x], j1 = cols[2 * x + 1];
+      if (i0 == i1 || j0 == j1) {
+        out[x] = -INFINITY;
+        continue;
+      }
+      const float *base = rows + x * g->sw;
+      float best = base[i0 * g->dh * g->w + j0 * g->dw]; /* the first tap again below changes nothing */
+      for (int64_t i = i0; i < i1; i++)
+        for (int64_t j = j0; j < j1; j++) {
+          float v = base[i * g->dh * g->w + j * g->dw];
+          best = ((v > best) | (v != v)) ? v : best; /* no short circuit: a select, not a branch */
+        }
+      out[x] = best;
+    }
+    if (xa >= xb || i0 == i1) continue;
+    for (int64_t x = xa; x < xb; x++) out[x] = rows[i0 * g->dh * g->w + x * g->sw];
+    for (int64_t i = i0; i < i1; i++)
+      for (int64_t j = 0; j < g->kw; j++) {
+        const float *r = rows + i * g->dh * g->w + j * g->dw;
+        for (int64_t x = xa; x < xb; x++) {
+          float v = r[x * g->sw], b = out[x];
+          out[x] = ((v > b) | (v != v)) ? v : b;
+        }
+      }
+  }
+}
+
 /* PyTorch's avg_pool2d window (y, x): the input rows/cols [y0, y1) x [x0, x1) it sums and its divisor. */
 static void avg_window(const win *g, bool cip, int64_t y, int64_t x, int64_t *y0, int64_t *y1, int64_t *x0, int64_t *x1, int64_t *div) {
   int64_t a = y * g->sh - g->ph, b = x * g->sw - g->pw;
@@ -590,16 +668,29 @@ static bool forward_pool(om_call *c) {
   const float *x = dense(c->in[0], &own, om_op_name(c->op));
   if (!x) return false;
   float *out = (float *)om__data(c->out[0]);
-  int64_t planes = c->in[0]->shape[0] * c->in[0]->shape[1];
+  int64_t planes = c->in[0]->shape[0] * c->in[0]->shape[1], *cols = NULL, xa = 0, xb = 0;
+  if (c->op == OM_OP_max_pool2d) {
+    if (!(cols = om__alloc(sizeof(int64_t) * (uint64_t)(2 * g.ow + 1), om_op_name(c->op)))) {
+      if (own) free((void *)x);
+      return false;
+    }
+    for (int64_t xo = 0; xo < g.ow; xo++) {
+      taps_inside(g.w, g.sw, g.pw, g.dw, g.kw, xo, &cols[2 * xo], &cols[2 * xo + 1]);
+      if (cols[2 * xo] == 0 && cols[2 * xo + 1] == g.kw) { /* wholly inside: [xa, xb) */
+        if (xa == xb) xa = xo;
+        xb = xo + 1;
+      }
+    }
+  }
   for (int64_t p = 0; p < planes; p++) {
     const float *plane = x + p * g.h * g.w;
+    if (cols) {
+      max_pool_plane(plane, &g, cols, xa, xb, out);
+      out += g.oh * g.ow;
+      continue;
+    }
     for (int64_t y = 0; y < g.oh; y++)
       for (int64_t xo = 0; xo < g.ow; xo++, out++) {
-        if (c->op == OM_OP_max_pool2d) {
-          int64_t i = window_argmax(plane, &g, y, xo);
-          *out = i < 0 ? -INFINITY : plane[i];
-          continue;
-        }
         int64_t y0, y1, x0, x1, div;
         avg_window(&g, cip, y, xo, &y0, &y1, &x0, &x1, &div);
         float sum = 0;
@@ -608,6 +699,7 @@ static bool forward_pool(om_call *c) {
         *out = y0 < y1 && x0 < x1 ? sum / (float)div : 0.0f;
       }
   }
+  free(cols);
   if (own) free((void *)x);
   return true;
 }

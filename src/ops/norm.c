@@ -114,8 +114,12 @@ void om__softmax_row(const float *r, float *y, int64_t n, int64_t stride, double
   for (int64_t k = 0; k < n; k++)
     if (r[k * stride] > mx || r[k * stride] != r[k * stride]) mx = r[k * stride];
   for (int64_t k = 0; k < n; k++) sum += (e[k] = om__exp((double)r[k * stride] - mx));
-  double lse = om__log(sum);
-  for (int64_t k = 0; k < n; k++) y[k * stride] = (float)(log_out ? (double)r[k * stride] - mx - lse : e[k] / sum);
+  if (log_out) {
+    double lse = om__log(sum);
+    for (int64_t k = 0; k < n; k++) y[k * stride] = (float)((double)r[k * stride] - mx - lse);
+  } else {
+    for (int64_t k = 0; k < n; k++) y[k * stride] = (float)(e[k] / sum);
+  }
 }
 
 static bool forward_softmax(om_call *c) {

@@ -3,6 +3,7 @@
  * their gradients on hand cases, and every error path. The table tests (test_ops.c) add layout
  * independence and finite-difference gradients for every op of the family. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "internal.h"
 #include "om_test.h"
@@ -38,6 +39,45 @@ TEST(conv2d_1x1_equals_matmul) {
   CHECK_NEAR(at(z, 5), at(m4, 1 * 5 + 1), 1e-6); /* out (1,1) reads input (1,1) */
   om_tensor *all[] = {x, w, y, w2, x3, m, m4, z};
   om__release_all(all, 8);
+}
+
+/* The convolution's im2col (with its fast path for stride-1 "same" convolutions: shifted
+ * planes) against im2col written the plain way, through the same product: the same bits, for
+ * strides, padding, dilation, groups, taps wholly outside the plane (a 5x5 kernel on 3x2), more
+ * than 256 rows (two KC blocks of the product) and more than 512 columns (two NC blocks). */
+TEST(conv2d_windows_are_im2col_written_plainly) {
+  struct { int64_t n, c, h, w, o, kh, kw, s[2], p[2], d[2], groups; } cases[] = {
+      {2, 3, 7, 5, 4, 3, 3, {1, 1}, {1, 1}, {1, 1}, 1}, {1, 4, 9, 11, 6, 3, 2, {2, 3}, {1, 2}, {1, 1}, 2},
+      {1, 2, 8, 8, 3, 3, 3, {1, 1}, {2, 2}, {2, 2}, 1},  {1, 30, 6, 6, 5, 3, 3, {1, 1}, {1, 1}, {1, 1}, 1},
+      {1, 2, 30, 24, 3, 3, 3, {1, 1}, {1, 1}, {1, 1}, 1}, {3, 1, 3, 2, 2, 5, 5, {1, 1}, {2, 2}, {1, 1}, 1},
+      {1, 2, 4, 3, 2, 3, 3, {1, 1}, {2, 2}, {2, 2}, 1},  {1, 1, 5, 6, 1, 1, 3, {1, 1}, {0, 1}, {1, 1}, 1}};
+  for (size_t t = 0; t < sizeof cases / sizeof *cases; t++) {
+    int64_t n = cases[t].n, c = cases[t].c, h = cases[t].h, w = cases[t].w, o = cases[t].o, kh = cases[t].kh, kw = cases[t].kw;
+    int64_t gr = cases[t].groups, cg = c / gr, og = o / gr;
+    om_tensor *x = om_randn((int64_t[]){n, c, h, w}, 4, 70 + t, true), *wt = om_randn((int64_t[]){o, cg, kh, kw}, 4, 80 + t, true);
+    om_tensor *y = om_conv2d(x, wt, NULL, cases[t].s, cases[t].p, cases[t].d, gr);
+    CHECK(y != NULL);
+    if (!y) continue;
+    int64_t oh = om_tensor_shape(y)[2], ow = om_tensor_shape(y)[3], grid = oh * ow, rows = cg * kh * kw;
+    float *col = malloc(sizeof(float) * (size_t)(rows * grid)), *ref = malloc(sizeof(float) * (size_t)(n * o * grid));
+    const float *px = (const float *)om__data(x), *pw = (const float *)om__data(wt);
+    for (int64_t b = 0; b < n; b++)
+      for (int64_t g = 0; g < gr; g++) {
+        for (int64_t ch = 0; ch < cg; ch++) /* im2col, written the plain way */
+          for (int64_t i = 0; i < kh; i++)
+            for (int64_t j = 0; j < kw; j++)
+              for (int64_t yy = 0; yy < oh; yy++)
+                for (int64_t xx = 0; xx < ow; xx++) {
+                  int64_t iy = yy * cases[t].s[0] - cases[t].p[0] + i * cases[t].d[0], ix = xx * cases[t].s[1] - cases[t].p[1] + j * cases[t].d[1];
+                  col[((ch * kh + i) * kw + j) * grid + yy * ow + xx] =
+                      iy >= 0 && iy < h && ix >= 0 && ix < w ? px[((b * c + g * cg + ch) * h + iy) * w + ix] : 0.0f;
+                }
+        CHECK(om__gemm(pw + g * og * rows, rows, 1, col, grid, 1, ref + (b * o + g * og) * grid, og, grid, rows, "test"));
+      }
+    if (memcmp(ref, om__data(y), sizeof(float) * (size_t)(n * o * grid))) FAILED("case %d: the convolution and the plain im2col differ", (int)t);
+    free(col), free(ref);
+    om__release_all((om_tensor *[]){x, wt, y}, 3);
+  }
 }
 
 /* A Sobel-x kernel on 1..9 with padding 1 (cross-correlation, as PyTorch). */
@@ -149,6 +189,48 @@ TEST(max_pool2d_values_padding_ceil_mode) {
   CHECK_VALUES(e, SHAPE(1, 1, 1, 2), 0, 3, 5);
   om_tensor *all[] = {x, a, c, r, d, e};
   om__release_all(all, 6);
+}
+
+/* max_pool2d against the rule written per tap (the first maximum, a NaN wins: the last one;
+ * -inf for a window of padding only), bit for bit, NaNs of two payloads and ties included, over
+ * strides, padding, dilation and ceil_mode. */
+TEST(max_pool2d_is_the_per_tap_rule) {
+  struct { int64_t h, w, k[2], s[2], p[2], d[2]; bool ceil; } cases[] = {
+      {9, 7, {3, 3}, {2, 2}, {1, 1}, {1, 1}, true}, {8, 8, {2, 2}, {2, 2}, {0, 0}, {1, 1}, false},
+      {6, 11, {3, 2}, {1, 3}, {1, 1}, {2, 3}, true}, {5, 5, {5, 5}, {1, 1}, {2, 2}, {1, 1}, false}};
+  for (size_t t = 0; t < sizeof cases / sizeof *cases; t++) {
+    int64_t h = cases[t].h, w = cases[t].w, n = 2 * 3 * h * w;
+    om_tensor *x0 = om_randn((int64_t[]){2, 3, h, w}, 4, 90 + t, true), *x = om_contiguous(x0);
+    float *px = (float *)om__data(x);
+    uint32_t nan2 = 0x7fc00001u; /* a second NaN payload: which NaN wins shows */
+    for (int64_t k = 0; k < n; k++) {
+      px[k] = roundf(px[k] * 2); /* ties */
+      if (k % 17 == 3) px[k] = NAN;
+      if (k % 23 == 5) memcpy(&px[k], &nan2, 4);
+    }
+    om_tensor *y = om_max_pool2d(x, cases[t].k, cases[t].s, cases[t].p, cases[t].d, cases[t].ceil);
+    CHECK(y != NULL);
+    if (!y) continue;
+    int64_t oh = om_tensor_shape(y)[2], ow = om_tensor_shape(y)[3];
+    const float *py = (const float *)om__data(y);
+    for (int64_t pl = 0; pl < 6; pl++)
+      for (int64_t yy = 0; yy < oh; yy++)
+        for (int64_t xx = 0; xx < ow; xx++) {
+          float best = -INFINITY;
+          bool any = false;
+          for (int64_t i = 0; i < cases[t].k[0]; i++)
+            for (int64_t j = 0; j < cases[t].k[1]; j++) {
+              int64_t iy = yy * cases[t].s[0] - cases[t].p[0] + i * cases[t].d[0], ix = xx * cases[t].s[1] - cases[t].p[1] + j * cases[t].d[1];
+              if (iy < 0 || iy >= h || ix < 0 || ix >= w) continue;
+              float v = px[(pl * h + iy) * w + ix];
+              if (!any || v > best || isnan(v)) best = v;
+              any = true;
+            }
+          if (memcmp(&best, &py[(pl * oh + yy) * ow + xx], 4))
+            FAILED("case %d, plane %d, (%d, %d): %g, the rule gives %g", (int)t, (int)pl, (int)yy, (int)xx, py[(pl * oh + yy) * ow + xx], best);
+        }
+    om__release_all((om_tensor *[]){x0, x, y}, 3);
+  }
 }
 
 TEST(max_pool2d_gradient_goes_to_the_first_max) {
@@ -328,6 +410,7 @@ TEST(trace_lowering) {
 
 int main(void) {
   RUN(conv2d_1x1_equals_matmul);
+  RUN(conv2d_windows_are_im2col_written_plainly);
   RUN(conv2d_hand_computed_3x3);
   RUN(conv1d_is_conv2d_on_a_unit_height);
   RUN(conv_transpose2d_is_the_adjoint_of_conv2d);
@@ -335,6 +418,7 @@ int main(void) {
   RUN(conv_transpose2d_hand_computed);
   RUN(conv_gradients_hand_computed);
   RUN(max_pool2d_values_padding_ceil_mode);
+  RUN(max_pool2d_is_the_per_tap_rule);
   RUN(max_pool2d_gradient_goes_to_the_first_max);
   RUN(avg_pool2d_values_count_include_pad_ceil_mode);
   RUN(adaptive_avg_pool2d_values);
