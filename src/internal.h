@@ -225,6 +225,8 @@ double om__get_flat(const om_tensor *t, int64_t k);
 /** e^x, log x, log(1 + x) and x^y in double (about 1e-16 relative; C's special cases: NaN,
  *  infinities, signed zeros), from IEEE arithmetic alone. */
 double om__exp(double x);
+/** x[k] = om__exp(x[k]) for k < n, the same bits, two at a time with vector arithmetic. */
+void om__exp_n(double *x, int64_t n);
 double om__log(double x);
 double om__log1p(double x);
 double om__pow(double x, double y);

@@ -81,6 +81,40 @@ static double exp_of(double x, bool short_poly) {
 
 double om__exp(double x) { return exp_of(x, false); }
 
+/* exp_core on two lanes, with the same operations in the same order, so each lane is the same
+ * bits as exp_core; for x in [-700, 700], where 2^i is a normal double. */
+typedef double v2d __attribute__((vector_size(16)));
+typedef int64_t v2i __attribute__((vector_size(16)));
+static v2d exp_core2(v2d x) {
+  const v2d big = {0x1.8p52, 0x1.8p52};
+  v2d kd = x * INV_LN2_32 + big;
+  v2i k = (v2i)kd - (v2i)big; /* the bits, as bits() reads them */
+  kd -= big;
+  v2d r = (x - kd * LN2_32_HI) - kd * LN2_32_LO, p = r * (1.0 / 720.0) + 1.0 / 120.0;
+  p = p * r + 1.0 / 24.0;
+  p = p * r + 1.0 / 6.0;
+  p = p * r + 0.5;
+  p = p * r + 1.0;
+  p = p * r + 1.0;
+  v2i j = k & 31, i = (k - j) >> 5; /* (k - j) / 32, exact: k - j is a multiple of 32 */
+  p *= (v2d){EXP2_32[j[0]], EXP2_32[j[1]]};
+  return p * (v2d)((i + 1023) << 52);
+}
+
+void om__exp_n(double *x, int64_t n) {
+  int64_t k = 0;
+  for (; k + 2 <= n; k += 2) {
+    v2d v = {x[k], x[k + 1]};
+    if (v[0] >= -700 && v[0] <= 700 && v[1] >= -700 && v[1] <= 700) {
+      v = exp_core2(v);
+      x[k] = v[0], x[k + 1] = v[1];
+    } else {
+      x[k] = om__exp(x[k]), x[k + 1] = om__exp(x[k + 1]);
+    }
+  }
+  for (; k < n; k++) x[k] = om__exp(x[k]);
+}
+
 /* 1 / (2n + 1) for n = 0..11: the atanh series of log */
 static const double ODD_INV[12] = {1.0, 1.0 / 3, 1.0 / 5, 1.0 / 7, 1.0 / 9, 1.0 / 11, 1.0 / 13, 1.0 / 15, 1.0 / 17, 1.0 / 19, 1.0 / 21, 1.0 / 23};
 #define LN2_HI 6.93147180369123816490e-01 /* its last 11 bits are 0: e * LN2_HI is exact for |e| < 2048 */

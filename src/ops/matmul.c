@@ -514,14 +514,19 @@ static bool forward_attention(om_call *c) {
       for (int64_t i = 0; i < rb; i++) {
         float *row = sc + i * S;
         const char *mrow = pm ? pm + om + (i0 + i) * smask[nb] : NULL;
-        for (int64_t j = 0; j < S; j++) {
-          float x = row[j];
-          if (sk == OM_ATTN_MUL) x = x * scale;
-          else if (sk == OM_ATTN_DIV) x = x / scale;
-          if (mrow && kind == OM_ATTN_ADD) x = x + *(const float *)(mrow + j * smask[nb + 1]);
-          else if (mrow) x = (*(const uint8_t *)(mrow + j * smask[nb + 1]) != 0) == (kind == OM_ATTN_KEEP) ? x : fill;
-          row[j] = x;
-        }
+        /* the scale, then the mask: each its own loop over the row, which the compiler vectorises */
+        if (sk == OM_ATTN_MUL)
+          for (int64_t j = 0; j < S; j++) row[j] = row[j] * scale;
+        else if (sk == OM_ATTN_DIV)
+          for (int64_t j = 0; j < S; j++) row[j] = row[j] / scale;
+        int64_t ms = smask[nb + 1];
+        if (mrow && kind == OM_ATTN_ADD)
+          for (int64_t j = 0; j < S; j++) row[j] = row[j] + *(const float *)(mrow + j * ms);
+        else if (mrow)
+          for (int64_t j = 0; j < S; j++) {
+            bool keep = (*(const uint8_t *)(mrow + j * ms) != 0) == (kind == OM_ATTN_KEEP);
+            row[j] = keep ? row[j] : fill;
+          }
         om__softmax_row(row, row, S, 1, e, false);
       }
       gemm((strided){sc, S, 1}, V, po + (t * L + i0) * Ev, rb, Ev, S, ap, bp, false);

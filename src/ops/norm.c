@@ -109,17 +109,29 @@ static void rows_along(const om_tensor *x, int dim, int64_t *outer, int64_t *n, 
   }
 }
 
-void om__softmax_row(const float *r, float *y, int64_t n, int64_t stride, double *e, bool log_out) {
+/* The row's loops, inlined for a stride of 1 (attention's rows, softmax along the last dim), whose
+ * loops the compiler vectorises, and for any other. */
+static inline __attribute__((always_inline)) void softmax_row(const float *r, float *y, int64_t n, int64_t stride, double *e,
+                                                              bool log_out) {
   double mx = -INFINITY, sum = 0;
-  for (int64_t k = 0; k < n; k++)
-    if (r[k * stride] > mx || r[k * stride] != r[k * stride]) mx = r[k * stride];
-  for (int64_t k = 0; k < n; k++) sum += (e[k] = om__exp((double)r[k * stride] - mx));
+  for (int64_t k = 0; k < n; k++) {
+    double v = r[k * stride];
+    mx = ((v > mx) | (v != v)) ? v : mx; /* a NaN wins; a select, not a branch */
+  }
+  for (int64_t k = 0; k < n; k++) e[k] = (double)r[k * stride] - mx;
+  om__exp_n(e, n);
+  for (int64_t k = 0; k < n; k++) sum += e[k];
   if (log_out) {
     double lse = om__log(sum);
     for (int64_t k = 0; k < n; k++) y[k * stride] = (float)((double)r[k * stride] - mx - lse);
   } else {
     for (int64_t k = 0; k < n; k++) y[k * stride] = (float)(e[k] / sum);
   }
+}
+
+void om__softmax_row(const float *r, float *y, int64_t n, int64_t stride, double *e, bool log_out) {
+  if (stride == 1) softmax_row(r, y, n, 1, e, log_out);
+  else softmax_row(r, y, n, stride, e, log_out);
 }
 
 static bool forward_softmax(om_call *c) {
