@@ -62,11 +62,22 @@ static void pack_b(float *bp, strided b, int64_t kc, int64_t nc) {
         *(v4f *)bp = *(const v4f *)row;
         *(v4f *)(bp + 4) = *(const v4f *)(row + 4);
       }
-    } else if (j0 + NR <= nc && b.rs == 1) { /* a full panel of columns contiguous along k (B transposed) */
-      for (int64_t j = 0; j < NR; j++) {
-        const float *src = col + j * b.cs;
-        for (int64_t k = 0; k < kc; k++) bp[k * NR + j] = src[k];
-      }
+    } else if (j0 + NR <= nc && b.rs == 1) { /* a full panel of columns contiguous along k (B transposed: a Linear's weight) */
+      int64_t k = 0;
+      for (; k + 4 <= kc; k += 4) /* 4 k by 8 columns at a time: two 4 x 4 transposes in registers */
+        for (int h = 0; h < 2; h++) {
+          const float *s0 = col + (4 * h) * b.cs + k;
+          v4f r0 = *(const v4f *)s0, r1 = *(const v4f *)(s0 + b.cs), r2 = *(const v4f *)(s0 + 2 * b.cs), r3 = *(const v4f *)(s0 + 3 * b.cs);
+          v4f t0 = __builtin_shufflevector(r0, r1, 0, 4, 1, 5), t1 = __builtin_shufflevector(r2, r3, 0, 4, 1, 5);
+          v4f t2 = __builtin_shufflevector(r0, r1, 2, 6, 3, 7), t3 = __builtin_shufflevector(r2, r3, 2, 6, 3, 7);
+          float *d = bp + k * NR + 4 * h;
+          *(v4f *)d = __builtin_shufflevector(t0, t1, 0, 1, 4, 5);
+          *(v4f *)(d + NR) = __builtin_shufflevector(t0, t1, 2, 3, 6, 7);
+          *(v4f *)(d + 2 * NR) = __builtin_shufflevector(t2, t3, 0, 1, 4, 5);
+          *(v4f *)(d + 3 * NR) = __builtin_shufflevector(t2, t3, 2, 3, 6, 7);
+        }
+      for (; k < kc; k++)
+        for (int64_t j = 0; j < NR; j++) bp[k * NR + j] = col[j * b.cs + k];
       bp += kc * NR;
     } else {
       for (int64_t k = 0; k < kc; k++)
@@ -116,7 +127,45 @@ static void micro(int kc, const float *ap, const float *bp, float *c, int64_t ld
 }
 
 /* C (contiguous, ldc = n) = A B (or C += A B with acc) for one matrix pair, with scratch panels ap and bp. */
+/* C = A B (or C += A B) for fewer rows than a tile (a Linear on a batch of 1 to 3): B read in
+ * place, not packed (packing B costs as much as the product when each value of it is used
+ * fewer than MR times), and each C element summed as micro sums it: from zero, k ascending
+ * within a KC block, each block's sum added to C in order. */
+static void small_m(strided a, strided b, float *c, int64_t m, int64_t n, int64_t k, bool acc) {
+  for (int64_t i = 0; i < m; i++)
+    for (int64_t j0 = 0; j0 < n; j0 += NR) {
+      int nr = (int)(n - j0 < NR ? n - j0 : NR);
+      float *cr = c + i * n + j0;
+      for (int64_t pc = 0; pc < k; pc += KC) {
+        int64_t kend = k - pc < KC ? k : pc + KC;
+        v4f s0 = {0, 0, 0, 0}, s1 = s0;
+        for (int64_t kk = pc; kk < kend; kk++) {
+          float av = a.p[i * a.rs + kk * a.cs];
+          v4f va = {av, av, av, av}, b0, b1;
+          const float *br = b.p + kk * b.rs + j0 * b.cs;
+          if (nr == NR && b.cs == 1) {
+            b0 = *(const v4f *)br, b1 = *(const v4f *)(br + 4);
+          } else {
+            float t[NR];
+            for (int jj = 0; jj < NR; jj++) t[jj] = jj < nr ? br[jj * b.cs] : 0.0f;
+            memcpy(&b0, t, sizeof b0), memcpy(&b1, t + 4, sizeof b1);
+          }
+          s0 += va * b0;
+          s1 += va * b1;
+        }
+        for (int jj = 0; jj < nr; jj++) {
+          float v = jj < 4 ? s0[jj] : s1[jj - 4];
+          cr[jj] = acc || pc > 0 ? cr[jj] + v : v;
+        }
+      }
+    }
+}
+
 static void gemm(strided a, strided b, float *c, int64_t m, int64_t n, int64_t k, float *ap, float *bp, bool acc) {
+  if (m < MR && k > 0) {
+    small_m(a, b, c, m, n, k, acc);
+    return;
+  }
   if (k == 0) {
     if (!acc) memset(c, 0, sizeof(float) * (size_t)(m * n));
     return;

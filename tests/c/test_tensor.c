@@ -1,6 +1,7 @@
 /* Tensor core: creation, views, elementwise math with broadcasting, reductions, matmul,
  * assembly, in-place writes and their versions, random numbers, and every error path. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "om_test.h"
 
@@ -263,6 +264,29 @@ TEST(matmul_against_reference) {
   }
 }
 
+/* A row of the product is the same bits whatever the number of rows: 1 to 3 rows go through
+ * the small-M path (B read in place), 4 and more through the packed tiles; B contiguous, B a
+ * transposed view (a Linear's weight, packed by 4 x 4 transposes), K across two KC blocks
+ * (300), N not a multiple of the tile (21) and across two NC blocks (520). */
+TEST(matmul_rows_do_not_depend_on_m) {
+  const int64_t sizes[][2] = {{300, 21}, {7, 520}, {33, 8}, {5, 3}};
+  for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+    for (int tr = 0; tr < 2; tr++) {
+      int64_t k = sizes[s][0], n = sizes[s][1];
+      om_tensor *a = om_randn((int64_t[]){9, k}, 2, 30 + s, true), *b0 = om_randn(tr ? (int64_t[]){n, k} : (int64_t[]){k, n}, 2, 40 + s, true);
+      om_tensor *b = tr ? om_transpose(b0, 0, 1) : om_tensor_retain(b0), *full = om_matmul(a, b);
+      for (int64_t m = 1; m <= 5; m++) {
+        om_tensor *am = om_slice(a, 0, 2, 2 + m, 1), *c = om_matmul(am, b);
+        float *got = malloc(sizeof(float) * (size_t)(m * n)), *all = malloc(sizeof(float) * (size_t)(9 * n));
+        if (!c || !full || !om_tensor_read(c, got) || !om_tensor_read(full, all) || memcmp(got, all + 2 * n, sizeof(float) * (size_t)(m * n)))
+          FAILED("k %lld, n %lld, %s B, %lld rows: not the bits of the 9-row product", (long long)k, (long long)n, tr ? "transposed" : "contiguous", (long long)m);
+        free(got), free(all);
+        R(am); R(c);
+      }
+      R(a); R(b0); R(b); R(full);
+    }
+}
+
 TEST(matmul_shapes) {
   om_tensor *a = om_randn((int64_t[]){2, 1, 3, 4}, 4, 1, true), *b = om_randn((int64_t[]){5, 4, 2}, 3, 2, true);
   om_tensor *c = om_matmul(a, b);
@@ -381,6 +405,7 @@ int main(void) {
   RUN(assembly);
   RUN(reductions);
   RUN(matmul_against_reference);
+  RUN(matmul_rows_do_not_depend_on_m);
   RUN(matmul_shapes);
   RUN(linear_matches_matmul);
   RUN(in_place_writes_bump_version);
