@@ -227,6 +227,9 @@ double om__get_flat(const om_tensor *t, int64_t k);
 double om__exp(double x);
 /** x[k] = om__exp(x[k]) for k < n, the same bits, two at a time with vector arithmetic. */
 void om__exp_n(double *x, int64_t n);
+/** y[k] = om__erff(x[k]) for k < n, the same bits, two at a time where both take its first
+ *  branch (y may be x). */
+void om__erff_n(const float *x, float *y, int64_t n);
 double om__log(double x);
 double om__log1p(double x);
 double om__pow(double x, double y);

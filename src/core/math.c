@@ -220,6 +220,28 @@ static double poly(const double *c, int n, double u) {
   return r;
 }
 
+/* poly on two lanes: the same Horner steps. */
+static v2d poly2(const double *c, int n, v2d u) {
+  v2d r = {c[0], c[0]};
+  for (int i = 1; i < n; i++) r = r * u + c[i];
+  return r;
+}
+
+void om__erff_n(const float *x, float *y, int64_t n) {
+  int64_t k = 0;
+  for (; k + 2 <= n; k += 2) {
+    float x0 = x[k], x1 = x[k + 1];
+    double a0 = x0 < 0 ? -(double)x0 : x0, a1 = x1 < 0 ? -(double)x1 : x1;
+    if (a0 < 1 && a1 < 1 && a0 > 0 && a1 > 0) { /* om__erff's first branch on both (not NaN, not 0) */
+      v2d a = {a0, a1}, r = a * poly2(ERF_SMALL, 9, a * a);
+      y[k] = (float)(x0 < 0 ? -r[0] : r[0]), y[k + 1] = (float)(x1 < 0 ? -r[1] : r[1]);
+    } else {
+      y[k] = om__erff(x0), y[k + 1] = om__erff(x1);
+    }
+  }
+  for (; k < n; k++) y[k] = om__erff(x[k]);
+}
+
 float om__erff(float x) {
   if (x != x || x == 0) return x; /* NaN, and zeros keep their sign */
   double a = x < 0 ? -(double)x : x, r;

@@ -402,11 +402,50 @@ static float gelu_f(float a, int64_t tanh_form) {
 
 PARAM_LOOP(leaky_relu_f32, a > 0 ? a : a * k0)
 PARAM_LOOP(elu_f32, a <= 0 ? expm1f(a) * k0 : a)
-PARAM_LOOP(gelu_f32, gelu_f(a, at_->i[0]))
+/* A loop for math done on arrays (src/core/math.c's *_n, two values at a time): FN(in, out, n,
+ * ctx) on a contiguous run as it is, on a strided one through chunks on the stack. */
+#define ARRAY_LOOP(fname, FN)                                                            \
+  static void fname(char **p, const int64_t *s, int64_t n, const void *ctx) {            \
+    if (s[0] == sizeof(float) && s[1] == sizeof(float)) {                                \
+      FN((const float *)p[1], (float *)p[0], n, ctx);                                    \
+      return;                                                                            \
+    }                                                                                    \
+    float in[64], out[64];                                                               \
+    for (int64_t i0 = 0; i0 < n; i0 += 64) {                                             \
+      int64_t m = n - i0 < 64 ? n - i0 : 64;                                             \
+      for (int64_t i = 0; i < m; i++) in[i] = *(const float *)(p[1] + (i0 + i) * s[1]);  \
+      FN(in, out, m, ctx);                                                               \
+      for (int64_t i = 0; i < m; i++) *(float *)(p[0] + (i0 + i) * s[0]) = out[i];       \
+    }                                                                                    \
+  }
+
+/* gelu on an array (y may be x): erf's argument for a chunk, om__erff_n on it, then gelu_f's
+ * arithmetic; the tanh form element by element. */
+static void gelu_n(const float *x, float *y, int64_t n, const void *ctx) {
+  const om_attrs *at = ctx;
+  if (at->i[0]) {
+    for (int64_t k = 0; k < n; k++) y[k] = gelu_f(x[k], 1);
+    return;
+  }
+  float t[64];
+  for (int64_t k0 = 0; k0 < n; k0 += 64) {
+    int64_t m = n - k0 < 64 ? n - k0 : 64;
+    for (int64_t k = 0; k < m; k++) t[k] = x[k0 + k] * 0.70710678118654752f;
+    om__erff_n(t, t, m);
+    for (int64_t k = 0; k < m; k++) y[k0 + k] = x[k0 + k] * 0.5f * (1.0f + t[k]);
+  }
+}
+
+static void erf_n(const float *x, float *y, int64_t n, const void *ctx) {
+  (void)ctx;
+  om__erff_n(x, y, n);
+}
+
+ARRAY_LOOP(gelu_f32, gelu_n)
 PARAM_LOOP(silu_f32, a / (1.0f + om__expf(-a)))
 PARAM_LOOP(softplus_f32, a * k0 > k1 ? a : om__log1pf(om__expf(a * k0)) / k0)
 PARAM_LOOP(hardswish_f32, a * min_std(max_std(a + 3.0f, 0.0f), 6.0f) / 6.0f)
-UNARY_LOOP(erf_f32, float, om__erff(a))
+ARRAY_LOOP(erf_f32, erf_n)
 
 /* Resolves the float attrs' defaults; gelu's one int attr is approximate (0 'none', 1 'tanh'). */
 static bool infer_unary_params(om_call *c) {

@@ -115,6 +115,23 @@ TEST(exp_n_is_exp_bit_for_bit) {
   }
 }
 
+/* om__erff_n (gelu's and erf's, two at a time) is om__erff, bit for bit: pairs both in the
+ * vector branch (|x| < 1), pairs split across branches, zeros of both signs, NaN, an odd count. */
+TEST(erff_n_is_erff_bit_for_bit) {
+  enum { N = 100001 };
+  static float x[N], y[N];
+  for (int k = 0; k < N; k++) x[k] = (k % 3 ? 2.5f : 0.9f) * ((float)k / N * 2 - 1) + (k % 5 == 0 ? 4.0f : 0.0f);
+  x[20] = 0.0f, x[21] = -0.0f, x[22] = NAN, x[23] = 1.0f, x[24] = -1.0f, x[25] = 0.99999994f;
+  om__erff_n(x, y, N);
+  int bad = 0;
+  for (int k = 0; k < N; k++) {
+    float e = om__erff(x[k]);
+    if (memcmp(&e, &y[k], sizeof e) && bad++ < 5) FAILED("erff_n(%.9g) = %.9g, erff %.9g", x[k], y[k], e);
+  }
+  om__erff_n(x, x, N); /* in place */
+  CHECK(!memcmp(x, y, sizeof x));
+}
+
 /* The bits on a fixed sweep, hashed: the same natively and in WASM. */
 TEST(same_bits_everywhere) {
   uint64_t h = 14695981039346656037ull;
@@ -131,6 +148,7 @@ TEST(same_bits_everywhere) {
 int main(void) {
   RUN(floats_match_libm);
   RUN(exp_n_is_exp_bit_for_bit);
+  RUN(erff_n_is_erff_bit_for_bit);
   RUN(doubles_match_libm);
   RUN(special_cases);
   RUN(same_bits_everywhere);
