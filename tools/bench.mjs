@@ -25,7 +25,8 @@
 // package vs onnxruntime-web's Conv on a model traced with our tracer, alternating samples as
 // above (OM_BENCH_CONV_ONLY=1 stops after it). Then an attention block (batch 1, sequence 128,
 // d_model 256, 4 heads: q/k/v projections, scaled dot-product attention, out projection): ours
-// eager vs onnxruntime-web on our trace of the same block (OM_BENCH_ATTN_ONLY=1 runs only it).
+// eager vs onnxruntime-web on our trace of the same block, and that trace in the Session at batch 8,
+// fast mode (the attention pass) against exact mode (OM_BENCH_ATTN_ONLY=1 runs only it).
 // Then what tracing with symbolic axes costs against one eager forward (OM_BENCH_TRACE_ONLY=1
 // stops after it). Then the Session: each zoo model traced once (symbolic batch), its .onnx run
 // by om.InferenceSession and by onnxruntime-web at batch 1 and 8, alternating samples, session
@@ -252,7 +253,20 @@ async function runAttention() {
     if (!(err <= 1e-5 * Math.max(1, scale))) throw new Error(`attention: ours and ORT differ by ${err} (max |y| ${scale})`);
     const { msOurs, msOrt } = await alternate(ours, theirs);
     const flops = 4 * 2 * L * D * D + 2 * 2 * L * L * D; // four projections, q k^T and p v
-    return { ms: median(msOurs), msOrt: median(msOrt), gf: flops / (median(msOurs) * 1e6), gfOrt: flops / (median(msOrt) * 1e6), err, nodes, flops };
+    // the attention pass: the block's trace (symbolic batch) in the Session at batch 8, fast mode
+    // (one attention kernel, no score matrix) against exact mode (the five nodes)
+    const x8 = om.randn([8, L, D], { seed: 2 });
+    const tb = om.trace(block, { X: [x8, ['batch', null, null]] }, { outputNames: ['Y'] });
+    const fast = tb.session(), exact = await om.InferenceSession.create(tb.save(), { mode: 'exact' });
+    tb.dispose();
+    const run = (s) => () => { s.run({ X: x8 }).Y.dispose(); };
+    const pass = await alternate(run(fast), run(exact));
+    const plan = { fastMs: median(pass.msOurs), exactMs: median(pass.msOrt), fastBytes: fast.planBytes, exactBytes: exact.planBytes,
+      fused: fast.planKernels.filter((k) => k === 'attention').length };
+    fast.dispose();
+    exact.dispose();
+    x8.dispose();
+    return { ms: median(msOurs), msOrt: median(msOrt), gf: flops / (median(msOurs) * 1e6), gfOrt: flops / (median(msOrt) * 1e6), err, nodes, flops, plan };
   } finally {
     block.dispose();
     x.dispose();
@@ -265,7 +279,10 @@ function printAttention(at) {
   console.log('| | ms per call | GFLOP/s |\n|---|---:|---:|');
   console.log(`| onemodel WASM (eager forward, no grad) | ${at.ms.toFixed(2)} | ${at.gf.toFixed(2)} |`);
   console.log(`| ORT-web on our traced graph | ${at.msOrt.toFixed(2)} | ${at.gfOrt.toFixed(2)} |`);
-  console.log(`ORT time / ours: ${(at.msOrt / at.ms).toFixed(2)} (above 1: ours is faster); max |ours - ORT| = ${at.err.toExponential(1)}\n`);
+  console.log(`ORT time / ours: ${(at.msOrt / at.ms).toFixed(2)} (above 1: ours is faster); max |ours - ORT| = ${at.err.toExponential(1)}`);
+  const p = at.plan;
+  console.log(`the Session at batch 8: fast mode (${p.fused} attention kernel) ${p.fastMs.toFixed(2)} ms, plan ${p.fastBytes} bytes; ` +
+    `exact mode ${p.exactMs.toFixed(2)} ms, plan ${p.exactBytes} bytes (fast / exact: time ${(p.fastMs / p.exactMs).toFixed(2)}, memory ${(p.fastBytes / p.exactBytes).toFixed(2)})\n`);
 }
 
 // ---- main ------------------------------------------------------------------------------------
