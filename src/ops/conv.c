@@ -616,6 +616,21 @@ static void taps_inside(int64_t n, int64_t s, int64_t p, int64_t d, int64_t k, i
  * of padding only. The columns [xa, xb) whose windows are wholly inside go tap by tap over the
  * whole row (each output still sees its taps in the rule's order), a loop the compiler
  * vectorises; the others window by window. */
+/* The interior columns [xa, xb) of one output row (rows: the row's first window's corner, taps
+ * [i0, i1) of each window's rows inside the plane, all its columns inside), tap by tap. */
+static inline __attribute__((always_inline)) void max_pool_interior(const float *rows, const win *g, int64_t i0, int64_t i1,
+                                                                    int64_t xa, int64_t xb, int64_t sw, float *out) {
+  for (int64_t x = xa; x < xb; x++) out[x] = rows[i0 * g->dh * g->w + x * sw];
+  for (int64_t i = i0; i < i1; i++)
+    for (int64_t j = 0; j < g->kw; j++) {
+      const float *r = rows + i * g->dh * g->w + j * g->dw;
+      for (int64_t x = xa; x < xb; x++) {
+        float v = r[x * sw], b = out[x];
+        out[x] = ((v > b) | (v != v)) ? v : b;
+      }
+    }
+}
+
 static void max_pool_plane(const float *plane, const win *g, const int64_t *cols, int64_t xa, int64_t xb, float *out) {
   for (int64_t y = 0; y < g->oh; y++, out += g->ow) {
     int64_t i0, i1;
@@ -639,15 +654,10 @@ static void max_pool_plane(const float *plane, const win *g, const int64_t *cols
       out[x] = best;
     }
     if (xa >= xb || i0 == i1) continue;
-    for (int64_t x = xa; x < xb; x++) out[x] = rows[i0 * g->dh * g->w + x * g->sw];
-    for (int64_t i = i0; i < i1; i++)
-      for (int64_t j = 0; j < g->kw; j++) {
-        const float *r = rows + i * g->dh * g->w + j * g->dw;
-        for (int64_t x = xa; x < xb; x++) {
-          float v = r[x * g->sw], b = out[x];
-          out[x] = ((v > b) | (v != v)) ? v : b;
-        }
-      }
+    /* strides 1 and 2 (the common pools) as constants, so the loads vectorise */
+    if (g->sw == 2) max_pool_interior(rows, g, i0, i1, xa, xb, 2, out);
+    else if (g->sw == 1) max_pool_interior(rows, g, i0, i1, xa, xb, 1, out);
+    else max_pool_interior(rows, g, i0, i1, xa, xb, g->sw, out);
   }
 }
 
