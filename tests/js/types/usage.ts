@@ -111,6 +111,7 @@ const sessionOut: Record<string, Tensor> = session.run({ x: a });
 const typed = session.run({ x: { data: new Float32Array(6), dims: [2, 3] } });
 const names: string[] = [...session.inputNames, ...session.outputNames, ...session.inputs.map((i) => i.name)];
 const planned: number = session.planBytes;
+const kernels: string[] = session.planKernels;
 session.dispose();
 const fromBytes: Promise<om.InferenceSession> = om.InferenceSession.create(bytes, { executionProviders: ['wasm'] });
 // @ts-expect-error: no such mode
@@ -318,4 +319,4 @@ void [seqOut, hN, cN, wih, hidden, gOut, gH, gruFlags];
 const flatM: Tensor = new om.nn.Flatten({ startDim: 1 }).forward(om.zeros([2, 3, 4]));
 const flatF: Tensor = om.nn.functional.flatten(om.zeros([2, 3]), 0, -1);
 void [flatM, flatF];
-void [sessionOut, typed, names, planned, fromBytes, saved];
+void [sessionOut, typed, names, planned, kernels, fromBytes, saved];
