@@ -271,7 +271,12 @@ om_tensor *om_add_scalar(om_tensor *a, double s) { return with_scalar(OM_OP_add,
 
 /* ---- unary ops ---- */
 
-static float sigmoidf(float a) { return a >= 0 ? 1.0f / (1.0f + om__expf(-a)) : om__expf(a) / (1.0f + om__expf(a)); }
+/* e^a once on either side (the same bits as computing it twice) */
+static float sigmoidf(float a) {
+  if (a >= 0) return 1.0f / (1.0f + om__expf(-a));
+  float e = om__expf(a);
+  return e / (1.0f + e);
+}
 
 UNARY_LOOP(neg_f32, float, -a)
 UNARY_LOOP(neg_i64, int64_t, (int64_t)(0u - (uint64_t)a))

@@ -143,7 +143,12 @@ static bool args_load(rnn_args *a, om_op op, om_tensor *const *in, int n_in, con
   return true;
 }
 
-static float sigm(float v) { return v >= 0 ? 1.0f / (1.0f + om__expf(-v)) : om__expf(v) / (1.0f + om__expf(v)); }
+/* e^v once on either side (the same bits as computing it twice) */
+static float sigm(float v) {
+  if (v >= 0) return 1.0f / (1.0f + om__expf(-v));
+  float e = om__expf(v);
+  return e / (1.0f + e);
+}
 
 /* Time index of processing step s. */
 static int64_t time_of(const rnn_args *a, int64_t s) { return a->reverse ? a->T - 1 - s : s; }
