@@ -357,6 +357,36 @@ describe('every op in the op table on empty inputs: traced vs eager, in onnxrunt
     });
   }
 
+  // The attention op's lowering for every mask and scale kind (eager's scaledDotProductAttention
+  // writes only two of them; the Session's fast mode makes the others), with the query and key
+  // lengths symbolic: at 1, the example and larger sizes, in onnxruntime-web against eager.
+  test('the attention op, every mask and scale kind, symbolic lengths', async () => {
+    const byName = Object.fromEntries(ops.map(([i, n]) => [n, i]));
+    const ADD = 0n, KEEP = 1n, FILL = 2n, UNSCALED = 0n, MUL = 1n, DIV = 2n;
+    const cases = [[null, UNSCALED, []], [null, DIV, ['Div']], [ADD, DIV, ['Div', 'Add']], [KEEP, UNSCALED, ['Greater', 'Where']],
+      [FILL, MUL, ['Greater', 'Mul', 'Where']]];
+    const inputs = () => ({ q: [om.randn([2, 3, 4], { seed: 1 }), [null, 'L', null]], kt: [om.randn([2, 4, 5], { seed: 2 }), [null, null, 'S']],
+      v: [om.randn([2, 5, 3], { seed: 3 }), [null, 'S', null]], m: [om.randn([3, 5], { seed: 4 }), ['L', 'S']] });
+    for (const [kind, sk, nodes] of cases) {
+      const model = (q, kt, v, m) => {
+        const mask = kind === null ? [] : [kind === ADD ? m : m.gt(-0.5)];
+        const spec = { iattrs: [kind === null ? 0n : 1n, kind ?? 0n, sk], fattrs: [0.7, -1e4], nOut: 1 };
+        return applyOp(byName.attention, 'attention', [q, kt, v, ...mask], spec)[0];
+      };
+      const ins = inputs();
+      try {
+        const r = await oracle(model, ins);
+        assert.equal(r.reports.length, 4, `kind ${kind}, scale ${sk}`); // the example, L = S = 1, and two larger sizes
+        const types = r.graph.nodes.map((n) => n.opType);
+        assert.equal(types.filter((t) => t === 'MatMul').length, 2);
+        assert.ok(types.includes('Softmax'));
+        for (const t of nodes) assert.ok(types.includes(t), `kind ${kind}, scale ${sk}: ${types.join(' ')} lacks ${t}`);
+      } finally {
+        om.dispose(Object.values(ins).map((v) => v[0]));
+      }
+    }
+  });
+
   // The zeros written for an all-empty output (om__lower_empty) take a symbolic axis's extent at
   // run time, and so do linear's Expand and the LSTM's zero feature.
   test('with symbolic axes: empty inputs and outputs agree at every size', async () => {
