@@ -270,6 +270,12 @@ bool om__gemm(const float *a, int64_t ars, int64_t acs, const float *b, int64_t 
  *  gradients summed over a batch (src/ops/conv.c). */
 bool om__gemm_acc(const float *a, int64_t ars, int64_t acs, const float *b, int64_t brs, int64_t bcs, float *c,
                   int64_t m, int64_t n, int64_t k, const char *who);
+/** c [m, n] (row stride ldc) = a [m, k] b, where row kk of b is the n floats at b + koff[kk]
+ *  (each read may run 7 floats past them: the caller's slack): a stride-1 convolution over a
+ *  padded image without its im2col matrix. The same bits as om__gemm on the same b; false
+ *  (OutOfMemory naming who) if its scratch fails. */
+bool om__gemm_rows(const float *a, int64_t ars, int64_t acs, const float *b, const int64_t *koff, float *c, int64_t ldc,
+                   int64_t m, int64_t n, int64_t k, const char *who);
 /** One softmax (or log_softmax) row of n elements stride apart, r into y (y may be r: every read
  *  comes before the first write); e is scratch for n doubles. The softmax kernel and the
  *  attention op's share it, so the two give the same bits (src/ops/norm.c). */

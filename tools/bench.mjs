@@ -30,7 +30,8 @@
 // Then what tracing with symbolic axes costs against one eager forward (OM_BENCH_TRACE_ONLY=1
 // stops after it). Then the Session: each zoo model traced once (symbolic batch), its .onnx run
 // by om.InferenceSession and by onnxruntime-web at batch 1 and 8, alternating samples, session
-// create times, and the package's size (wasm + glue, gzip) (OM_BENCH_SESSION_ONLY=1 runs only it).
+// create times, and the package's size (wasm + glue, gzip) (OM_BENCH_SESSION_ONLY=1 runs only it;
+// OM_BENCH_MODELS=lenet,gpt only those zoo models).
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -349,7 +350,8 @@ for (const row of table.slice(1)) console.log(line(row));
 async function runSessions() {
   const wf = await import('../examples/lib/workflow.mjs');
   const rows = [];
-  for (const name of wf.ZOO) {
+  const only = process.env.OM_BENCH_MODELS?.split(',');
+  for (const name of wf.ZOO.filter((m) => !only || only.includes(m))) {
     const file = wf.checkModelFile(await import(`../examples/zoo/${name}.mjs`), name);
     const traced = wf.traceModel(file);
     const bytes = traced.toOnnx();

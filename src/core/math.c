@@ -85,14 +85,19 @@ double om__exp(double x) { return exp_of(x, false); }
  * bits as exp_core; for x in [-700, 700], where 2^i is a normal double. */
 typedef double v2d __attribute__((vector_size(16)));
 typedef int64_t v2i __attribute__((vector_size(16)));
-static v2d exp_core2(v2d x) {
+static inline __attribute__((always_inline)) v2d exp_core2_poly(v2d x, bool short_poly) {
   const v2d big = {0x1.8p52, 0x1.8p52};
   v2d kd = x * INV_LN2_32 + big;
   v2i k = (v2i)kd - (v2i)big; /* the bits, as bits() reads them */
   kd -= big;
-  v2d r = (x - kd * LN2_32_HI) - kd * LN2_32_LO, p = r * (1.0 / 720.0) + 1.0 / 120.0;
-  p = p * r + 1.0 / 24.0;
-  p = p * r + 1.0 / 6.0;
+  v2d r = (x - kd * LN2_32_HI) - kd * LN2_32_LO, p;
+  if (short_poly) {
+    p = r * (1.0 / 24.0) + 1.0 / 6.0;
+  } else {
+    p = r * (1.0 / 720.0) + 1.0 / 120.0;
+    p = p * r + 1.0 / 24.0;
+    p = p * r + 1.0 / 6.0;
+  }
   p = p * r + 0.5;
   p = p * r + 1.0;
   p = p * r + 1.0;
@@ -100,6 +105,7 @@ static v2d exp_core2(v2d x) {
   p *= (v2d){EXP2_32[j[0]], EXP2_32[j[1]]};
   return p * (v2d)((i + 1023) << 52);
 }
+static v2d exp_core2(v2d x) { return exp_core2_poly(x, false); }
 
 void om__exp_n(double *x, int64_t n) {
   int64_t k = 0;
@@ -227,19 +233,34 @@ static v2d poly2(const double *c, int n, v2d u) {
   return r;
 }
 
+/* om__erff on an array (y may be x): each chunk's values sorted by om__erff's branch, each
+ * branch then run two lanes at a time (the same operations as om__erff, so the same bits), the
+ * rest (NaN, zeros, |x| >= 4, an odd one left in a branch) one by one. */
 void om__erff_n(const float *x, float *y, int64_t n) {
-  int64_t k = 0;
-  for (; k + 2 <= n; k += 2) {
-    float x0 = x[k], x1 = x[k + 1];
-    double a0 = x0 < 0 ? -(double)x0 : x0, a1 = x1 < 0 ? -(double)x1 : x1;
-    if (a0 < 1 && a1 < 1 && a0 > 0 && a1 > 0) { /* om__erff's first branch on both (not NaN, not 0) */
-      v2d a = {a0, a1}, r = a * poly2(ERF_SMALL, 9, a * a);
-      y[k] = (float)(x0 < 0 ? -r[0] : r[0]), y[k + 1] = (float)(x1 < 0 ? -r[1] : r[1]);
-    } else {
-      y[k] = om__erff(x0), y[k + 1] = om__erff(x1);
+  enum { CHUNK = 64 };
+  static const double *const coef[3] = {ERF_SMALL, ERFC_1_2, ERFC_2_4};
+  for (int64_t k0 = 0; k0 < n; k0 += CHUNK) {
+    int64_t m = n - k0 < CHUNK ? n - k0 : CHUNK;
+    int at[3][CHUNK], count[3] = {0, 0, 0};
+    for (int k = 0; k < m; k++) {
+      float v = x[k0 + k];
+      double a = v < 0 ? -(double)v : v;
+      int b = a > 0 && a < 1 ? 0 : a >= 1 && a < 2 ? 1 : a >= 2 && a < 4 ? 2 : -1;
+      if (b < 0) y[k0 + k] = om__erff(v);
+      else at[b][count[b]++] = k;
+    }
+    for (int b = 0; b < 3; b++) {
+      int c = 0;
+      for (; c + 2 <= count[b]; c += 2) {
+        float x0 = x[k0 + at[b][c]], x1 = x[k0 + at[b][c + 1]];
+        v2d a = {x0 < 0 ? -(double)x0 : x0, x1 < 0 ? -(double)x1 : x1}, r;
+        if (b == 0) r = a * poly2(coef[0], 9, a * a);
+        else r = 1.0 - exp_core2_poly(-a * a, true) * poly2(coef[b], 13, b == 1 ? (a - 1.5) / 0.5 : a - 3.0);
+        y[k0 + at[b][c]] = (float)(x0 < 0 ? -r[0] : r[0]), y[k0 + at[b][c + 1]] = (float)(x1 < 0 ? -r[1] : r[1]);
+      }
+      if (c < count[b]) y[k0 + at[b][c]] = om__erff(x[k0 + at[b][c]]);
     }
   }
-  for (; k < n; k++) y[k] = om__erff(x[k]);
 }
 
 float om__erff(float x) {

@@ -265,6 +265,56 @@ static void add_bias(const om_tensor *b, float *out, int64_t n, int64_t o, int64
     }
 }
 
+/* A stride-1 convolution without its im2col matrix. Each group's input channels are padded
+ * once into planes of Hp x Wp = (h + 2ph) x (w + 2pw), zeros around; then window tap (ch, i, j)
+ * of the output position q = y Wp + x is the padded image's float ch Hp Wp + i dh Wp + j dw + q,
+ * so one offset per tap makes the whole im2col row, and om__gemm_rows reads the rows in place.
+ * The product runs over oh x Wp positions and the columns x >= ow are dropped; the kept ones see
+ * the taps im2col writes (padding as zeros), so the output has the bits of im2col + om__gemm.
+ * Worth it where the dropped columns are few next to what im2col and packing cost: a kernel
+ * wider than 1 and an output at least half as wide as the padded input. */
+static bool windows_in_place(const win *g) {
+#ifdef OM_AB_OFF
+  return false;
+#endif
+  return g->sh == 1 && g->sw == 1 && g->kh * g->kw > 1 && 2 * g->ow >= g->w + 2 * g->pw;
+}
+
+static bool conv_in_place(const conv_geom *cg, const float *x, const float *w, float *out, const char *who) {
+  const win *g = &cg->g;
+  int64_t cgr = cg->c / cg->groups, og = cg->o / cg->groups, kk = g->kh * g->kw;
+  int64_t hp = g->h + 2 * g->ph, wp = g->w + 2 * g->pw, plane = hp * wp, q = g->oh * wp, grid = g->oh * g->ow;
+  /* reads reach 7 floats past the last position and (kw - 1) dw past the last plane's row */
+  float *img = alloc_floats(cgr * plane + 8 + (g->kw - 1) * g->dw, who), *tmp = img ? alloc_floats(og * q, who) : NULL;
+  int64_t *koff = tmp ? om__alloc(sizeof(int64_t) * (uint64_t)(cgr * kk + 1), who) : NULL;
+  bool ok = koff != NULL;
+  if (ok) {
+    memset(img, 0, sizeof(float) * (size_t)(cgr * plane + 8 + (g->kw - 1) * g->dw));
+    for (int64_t ch = 0, t = 0; ch < cgr; ch++)
+      for (int64_t i = 0; i < g->kh; i++)
+        for (int64_t j = 0; j < g->kw; j++) koff[t++] = ch * plane + i * g->dh * wp + j * g->dw;
+  }
+  for (int64_t n = 0; ok && n < cg->n; n++)
+    for (int64_t gi = 0; ok && gi < cg->groups; gi++) {
+      const float *xi = x + (n * cg->c + gi * cgr) * g->h * g->w;
+      for (int64_t ch = 0; ch < cgr; ch++) /* the interior; the zeros around it never change */
+        for (int64_t y = 0; y < g->h; y++) {
+          const float *src = xi + (ch * g->h + y) * g->w;
+          float *dst = img + ch * plane + (y + g->ph) * wp + g->pw;
+          for (int64_t k = 0; k < g->w; k++) dst[k] = src[k];
+        }
+      ok = om__gemm_rows(w + gi * og * cgr * kk, cgr * kk, 1, img, koff, tmp, q, og, q, cgr * kk, who);
+      float *o = out + (n * cg->o + gi * og) * grid;
+      for (int64_t r = 0; ok && r < og; r++)
+        for (int64_t y = 0; y < g->oh; y++)
+          for (int64_t k = 0; k < g->ow; k++) o[r * grid + y * g->ow + k] = tmp[r * q + y * wp + k];
+    }
+  free(koff);
+  free(tmp);
+  free(img);
+  return ok;
+}
+
 static bool forward_conv(om_call *c) {
   const char *who = conv_name(c->op);
   conv_geom cg;
@@ -279,8 +329,10 @@ static bool forward_conv(om_call *c) {
   if (!cg.transposed) {
     /* a 1x1 kernel with stride 1 and no padding reads the input planes as they are */
     bool direct = kk == 1 && g->sh == 1 && g->sw == 1 && g->ph == 0 && g->pw == 0;
-    if (ok && !direct) ok = (col = alloc_floats(cg_ * kk * grid, who)) != NULL;
-    for (int64_t n = 0; ok && n < cg.n; n++)
+    bool in_place = ok && !direct && windows_in_place(g);
+    if (in_place) ok = conv_in_place(&cg, x, w, out, who);
+    else if (ok && !direct) ok = (col = alloc_floats(cg_ * kk * grid, who)) != NULL;
+    for (int64_t n = 0; ok && !in_place && n < cg.n; n++)
       for (int64_t gi = 0; ok && gi < cg.groups; gi++) {
         const float *xi = x + (n * cg.c + gi * cg_) * image;
         if (!direct) im2col(xi, cg_, g, col);
@@ -618,8 +670,36 @@ static void taps_inside(int64_t n, int64_t s, int64_t p, int64_t d, int64_t k, i
  * vectorises; the others window by window. */
 /* The interior columns [xa, xb) of one output row (rows: the row's first window's corner, taps
  * [i0, i1) of each window's rows inside the plane, all its columns inside), tap by tap. */
+typedef float v4f __attribute__((vector_size(16), aligned(4)));
+typedef int32_t v4i __attribute__((vector_size(16), aligned(4)));
+
+/* The pool's rule on 4 lanes: v where v > best or v is NaN, else best (bit selects, no branch). */
+static inline v4f max_rule4(v4f v, v4f best) {
+  v4i m = (v > best) | (v != v);
+  return (v4f)(((v4i)v & m) | ((v4i)best & ~m));
+}
+
+/* 2-wide windows at stride 2 (the common 2x2 pool): 4 windows at a time, their left and right
+ * taps the even and odd floats of 8 read together, each window's best kept in a register over
+ * all its taps in the rule's order; returns where it stopped. */
+static int64_t max_pool_pairs(const float *rows, const win *g, int64_t i0, int64_t i1, int64_t xa, int64_t xb, float *out) {
+  int64_t x = xa;
+  for (; x + 4 <= xb; x += 4) {
+    v4f best = {0, 0, 0, 0};
+    for (int64_t i = i0; i < i1; i++) {
+      const float *r = rows + i * g->dh * g->w + 2 * x;
+      v4f lo = *(const v4f *)r, hi = *(const v4f *)(r + 4);
+      v4f left = __builtin_shufflevector(lo, hi, 0, 2, 4, 6), right = __builtin_shufflevector(lo, hi, 1, 3, 5, 7);
+      best = max_rule4(right, i == i0 ? left : max_rule4(left, best));
+    }
+    memcpy(out + x, &best, sizeof best);
+  }
+  return x;
+}
+
 static inline __attribute__((always_inline)) void max_pool_interior(const float *rows, const win *g, int64_t i0, int64_t i1,
                                                                     int64_t xa, int64_t xb, int64_t sw, float *out) {
+  if (sw == 2 && g->kw == 2 && g->dw == 1) xa = max_pool_pairs(rows, g, i0, i1, xa, xb, out);
   for (int64_t x = xa; x < xb; x++) out[x] = rows[i0 * g->dh * g->w + x * sw];
   for (int64_t i = i0; i < i1; i++)
     for (int64_t j = 0; j < g->kw; j++) {

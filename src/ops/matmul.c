@@ -86,12 +86,28 @@ static void pack_b(float *bp, strided b, int64_t kc, int64_t nc) {
   }
 }
 
-/* C[mr, nr] (+)= Ap panel [kc, MR] x Bp panel [kc, NR]; c is row-major with row stride ldc.
- * With acc the tile's sum is added to C (a later KC block), else it replaces C. */
-static void micro(int kc, const float *ap, const float *bp, float *c, int64_t ldc, int mr, int nr, bool acc) {
+/* One tile row of 8 into C: stored, or added (a later KC block). */
+static inline __attribute__((always_inline)) void store_row(v4f *row, const v4f *t, bool acc) {
+  if (acc) {
+    row[0] += t[0];
+    row[1] += t[1];
+  } else {
+    row[0] = t[0];
+    row[1] = t[1];
+  }
+}
+
+/* C[mr, nr] (+)= Ap panel [kc, MR] x a B panel [kc, NR]; c is row-major with row stride ldc.
+ * The B panel is packed (koff NULL: row k at bp + k NR) or read in place (row k at bp + koff[k],
+ * 8 floats that may run past the panel's nr columns: om__gemm_rows). With acc the tile's sum is
+ * added to C (a later KC block), else it replaces C. Inlined into each caller, so the packed
+ * loop has no test of koff. */
+static inline __attribute__((always_inline)) void micro_tile(int kc, const float *ap, const float *bp, const int64_t *koff,
+                                                            float *c, int64_t ldc, int mr, int nr, bool acc) {
   v4f c00 = {0, 0, 0, 0}, c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00, c30 = c00, c31 = c00;
-  for (int k = 0; k < kc; k++, ap += MR, bp += NR) {
-    v4f b0 = *(const v4f *)bp, b1 = *(const v4f *)(bp + 4);
+  for (int k = 0; k < kc; k++, ap += MR) {
+    const float *br = koff ? bp + koff[k] : bp + k * NR;
+    v4f b0 = *(const v4f *)br, b1 = *(const v4f *)(br + 4);
     /* row i of the tile: broadcast A[i][k] and add its products with the 8 columns of B[k] */
 #define OM_TILE_ROW(i, x0, x1)                      \
   do {                                              \
@@ -107,26 +123,28 @@ static void micro(int kc, const float *ap, const float *bp, float *c, int64_t ld
   }
   v4f t[MR][2] = {{c00, c01}, {c10, c11}, {c20, c21}, {c30, c31}};
   if (mr == MR && nr == NR) {
-    for (int i = 0; i < MR; i++) {
-      v4f *row = (v4f *)(c + i * ldc);
-      if (acc) {
-        row[0] += t[i][0];
-        row[1] += t[i][1];
-      } else {
-        row[0] = t[i][0];
-        row[1] = t[i][1];
-      }
-    }
+    for (int i = 0; i < MR; i++) store_row((v4f *)(c + i * ldc), t[i], acc);
     return;
   }
-  for (int i = 0; i < mr; i++) /* an edge tile */
-    for (int j = 0; j < nr; j++) {
-      float v = t[i][j / 4][j % 4];
-      c[i * ldc + j] = acc ? c[i * ldc + j] + v : v;
+  for (int i = 0; i < mr; i++) { /* an edge tile: fewer rows (whole vectors) or fewer columns */
+    if (nr == NR) {
+      store_row((v4f *)(c + i * ldc), t[i], acc);
+      continue;
     }
+    float v[NR], *row = c + i * ldc;
+    memcpy(v, t[i], sizeof v);
+    for (int j = 0; j < nr; j++) row[j] = acc ? row[j] + v[j] : v[j];
+  }
 }
 
-/* C (contiguous, ldc = n) = A B (or C += A B with acc) for one matrix pair, with scratch panels ap and bp. */
+static void micro(int kc, const float *ap, const float *bp, float *c, int64_t ldc, int mr, int nr, bool acc) {
+  micro_tile(kc, ap, bp, NULL, c, ldc, mr, nr, acc);
+}
+
+static void micro_rows(int kc, const float *ap, const float *b, const int64_t *koff, float *c, int64_t ldc, int mr, int nr, bool acc) {
+  micro_tile(kc, ap, b, koff, c, ldc, mr, nr, acc);
+}
+
 /* C = A B (or C += A B) for fewer rows than a tile (a Linear on a batch of 1 to 3): B read in
  * place, not packed (packing B costs as much as the product when each value of it is used
  * fewer than MR times), and each C element summed as micro sums it: from zero, k ascending
@@ -161,6 +179,7 @@ static void small_m(strided a, strided b, float *c, int64_t m, int64_t n, int64_
     }
 }
 
+/* C (contiguous, ldc = n) = A B (or C += A B with acc) for one matrix pair, with scratch panels ap and bp. */
 static void gemm(strided a, strided b, float *c, int64_t m, int64_t n, int64_t k, float *ap, float *bp, bool acc) {
   if (m < MR && k > 0) {
     small_m(a, b, c, m, n, k, acc);
@@ -734,4 +753,35 @@ om_tensor *om_matmul(om_tensor *a, om_tensor *b) {
   }
   om__scope_end(&s);
   return r;
+}
+
+/* The product with B rows read in place: C[m, n] (row stride ldc) = A[m, k] B with row kk of B
+ * the n floats at b + koff[kk] (a stride-1 convolution's windows over a padded image: the
+ * im2col matrix never made). A is packed as gemm packs it; B is not packed at all, each 8-column
+ * step of a row read straight from the image, so every read may run up to 7 floats past the
+ * row's n (the caller's slack). Each C element summed as gemm sums it (micro_tile, KC blocks),
+ * so this gives gemm's bits for the same A and B. */
+bool om__gemm_rows(const float *a, int64_t ars, int64_t acs, const float *b, const int64_t *koff, float *c, int64_t ldc,
+                   int64_t m, int64_t n, int64_t k, const char *who) {
+  if (m == 0 || n == 0) return true;
+  if (k == 0) {
+    for (int64_t i = 0; i < m; i++) memset(c + i * ldc, 0, sizeof(float) * (size_t)n);
+    return true;
+  }
+  int64_t kc0 = k < KC ? k : KC, mcp = ((m < MC ? m : MC) + MR - 1) / MR * MR;
+  float *ap = om__alloc((uint64_t)(mcp * kc0 + 1) * sizeof(float), who);
+  if (!ap) return false;
+  for (int64_t pc = 0; pc < k; pc += KC) {
+    int64_t kc = k - pc < KC ? k - pc : KC;
+    for (int64_t ic = 0; ic < m; ic += MC) {
+      int64_t mc = m - ic < MC ? m - ic : MC;
+      pack_a(ap, (strided){a + ic * ars + pc * acs, ars, acs}, mc, kc);
+      for (int64_t jr = 0; jr < n; jr += NR)
+        for (int64_t ir = 0; ir < mc; ir += MR)
+          micro_rows((int)kc, ap + ir * kc, b + jr, koff + pc, c + (ic + ir) * ldc + jr, ldc,
+                     (int)(mc - ir < MR ? mc - ir : MR), (int)(n - jr < NR ? n - jr : NR), pc > 0);
+    }
+  }
+  free(ap);
+  return true;
 }

@@ -41,21 +41,27 @@ TEST(conv2d_1x1_equals_matmul) {
   om__release_all(all, 8);
 }
 
-/* The convolution's im2col (with its fast path for stride-1 "same" convolutions: shifted
- * planes) against im2col written the plain way, through the same product: the same bits, for
- * strides, padding, dilation, groups, taps wholly outside the plane (a 5x5 kernel on 3x2), more
- * than 256 rows (two KC blocks of the product) and more than 512 columns (two NC blocks). */
+/* The convolution (im2col with its fast path for stride-1 "same" convolutions, shifted planes,
+ * and the stride-1 windows read in place from a padded image, om__gemm_rows) against im2col
+ * written the plain way, through the same product: the same bits, for strides, padding,
+ * dilation, groups, taps wholly outside the plane (a 5x5 kernel on 3x2), more than 256 rows (two
+ * KC blocks of the product), more than 512 columns (two NC blocks), output channels that are not
+ * a multiple of the tile's 4 (LeNet's 6 and 16), and an infinite weight (its products with the
+ * padding's zeros are NaN in both). */
 TEST(conv2d_windows_are_im2col_written_plainly) {
   struct { int64_t n, c, h, w, o, kh, kw, s[2], p[2], d[2], groups; } cases[] = {
       {2, 3, 7, 5, 4, 3, 3, {1, 1}, {1, 1}, {1, 1}, 1}, {1, 4, 9, 11, 6, 3, 2, {2, 3}, {1, 2}, {1, 1}, 2},
       {1, 2, 8, 8, 3, 3, 3, {1, 1}, {2, 2}, {2, 2}, 1},  {1, 30, 6, 6, 5, 3, 3, {1, 1}, {1, 1}, {1, 1}, 1},
       {1, 2, 30, 24, 3, 3, 3, {1, 1}, {1, 1}, {1, 1}, 1}, {3, 1, 3, 2, 2, 5, 5, {1, 1}, {2, 2}, {1, 1}, 1},
       {1, 2, 4, 3, 2, 3, 3, {1, 1}, {2, 2}, {2, 2}, 1},  {1, 1, 5, 6, 1, 1, 3, {1, 1}, {0, 1}, {1, 1}, 1},
-      {2, 4, 6, 7, 8, 3, 3, {1, 1}, {1, 1}, {1, 1}, 2},  {1, 3, 2, 9, 4, 3, 3, {1, 1}, {1, 1}, {1, 1}, 1}};
+      {2, 4, 6, 7, 8, 3, 3, {1, 1}, {1, 1}, {1, 1}, 2},  {1, 3, 2, 9, 4, 3, 3, {1, 1}, {1, 1}, {1, 1}, 1},
+      {2, 1, 28, 28, 6, 5, 5, {1, 1}, {2, 2}, {1, 1}, 1}, {2, 6, 14, 14, 16, 5, 5, {1, 1}, {0, 0}, {1, 1}, 1},
+      {1, 3, 5, 6, 7, 3, 3, {1, 1}, {1, 1}, {1, 1}, 1}};
   for (size_t t = 0; t < sizeof cases / sizeof *cases; t++) {
     int64_t n = cases[t].n, c = cases[t].c, h = cases[t].h, w = cases[t].w, o = cases[t].o, kh = cases[t].kh, kw = cases[t].kw;
     int64_t gr = cases[t].groups, cg = c / gr, og = o / gr;
     om_tensor *x = om_randn((int64_t[]){n, c, h, w}, 4, 70 + t, true), *wt = om_randn((int64_t[]){o, cg, kh, kw}, 4, 80 + t, true);
+    if (t == sizeof cases / sizeof *cases - 1) ((float *)om__data(wt))[5] = INFINITY;
     om_tensor *y = om_conv2d(x, wt, NULL, cases[t].s, cases[t].p, cases[t].d, gr);
     CHECK(y != NULL);
     if (!y) continue;
@@ -76,6 +82,11 @@ TEST(conv2d_windows_are_im2col_written_plainly) {
         CHECK(om__gemm(pw + g * og * rows, rows, 1, col, grid, 1, ref + (b * o + g * og) * grid, og, grid, rows, "test"));
       }
     if (memcmp(ref, om__data(y), sizeof(float) * (size_t)(n * o * grid))) FAILED("case %d: the convolution and the plain im2col differ", (int)t);
+    if (cases[t].s[0] == 1 && cases[t].p[0] == 1 && t == sizeof cases / sizeof *cases - 1) {
+      int nan = 0; /* the infinite weight met the padding */
+      for (int64_t k = 0; k < n * o * grid; k++) nan += ref[k] != ref[k];
+      CHECK(nan > 0);
+    }
     free(col), free(ref);
     om__release_all((om_tensor *[]){x, wt, y}, 3);
   }
@@ -194,11 +205,13 @@ TEST(max_pool2d_values_padding_ceil_mode) {
 
 /* max_pool2d against the rule written per tap (the first maximum, a NaN wins: the last one;
  * -inf for a window of padding only), bit for bit, NaNs of two payloads and ties included, over
- * strides, padding, dilation and ceil_mode. */
+ * strides, padding, dilation and ceil_mode, and 2x2 windows at stride 2 (4 at a time) with a
+ * tail and padded borders. */
 TEST(max_pool2d_is_the_per_tap_rule) {
   struct { int64_t h, w, k[2], s[2], p[2], d[2]; bool ceil; } cases[] = {
       {9, 7, {3, 3}, {2, 2}, {1, 1}, {1, 1}, true}, {8, 8, {2, 2}, {2, 2}, {0, 0}, {1, 1}, false},
-      {6, 11, {3, 2}, {1, 3}, {1, 1}, {2, 3}, true}, {5, 5, {5, 5}, {1, 1}, {2, 2}, {1, 1}, false}};
+      {6, 11, {3, 2}, {1, 3}, {1, 1}, {2, 3}, true}, {5, 5, {5, 5}, {1, 1}, {2, 2}, {1, 1}, false},
+      {7, 21, {2, 2}, {2, 2}, {1, 1}, {1, 1}, true},  {28, 28, {2, 2}, {2, 2}, {0, 0}, {1, 1}, false}};
   for (size_t t = 0; t < sizeof cases / sizeof *cases; t++) {
     int64_t h = cases[t].h, w = cases[t].w, n = 2 * 3 * h * w;
     om_tensor *x0 = om_randn((int64_t[]){2, 3, h, w}, 4, 90 + t, true), *x = om_contiguous(x0);

@@ -115,8 +115,9 @@ TEST(exp_n_is_exp_bit_for_bit) {
   }
 }
 
-/* om__erff_n (gelu's and erf's, two at a time) is om__erff, bit for bit: pairs both in the
- * vector branch (|x| < 1), pairs split across branches, zeros of both signs, NaN, an odd count. */
+/* om__erff_n (gelu's and erf's, sorted by branch, two at a time) is om__erff, bit for bit: each
+ * branch (|x| < 1, [1, 2), [2, 4)), an odd one left in a branch, zeros of both signs, NaN,
+ * |x| >= 4, a count that is not a multiple of the chunk. */
 TEST(erff_n_is_erff_bit_for_bit) {
   enum { N = 100001 };
   static float x[N], y[N];
