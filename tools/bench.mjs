@@ -92,15 +92,23 @@ function runNative() {
 /** Warm-up (at least WARM_MS each, so V8 has tiered the wasm up from its baseline compiler), then
  *  SAMPLES alternating samples of ours and theirs, each repeating its call for >= MIN_MS.
  *  Returns the per-call milliseconds of every sample. */
+// The clock of the side-by-side samples: this process's CPU time (user + system, ms) by default,
+// so that other processes on a shared machine do not count (both engines run one thread, this
+// one: ORT with numThreads 1 and no proxy worker); OM_BENCH_CLOCK=wall for wall time.
+const clock = process.env.OM_BENCH_CLOCK === 'wall' ? () => performance.now() : () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+};
+
 async function alternate(ours, theirs) {
   const time = async (fn, reps) => {
-    const t0 = performance.now();
+    const t0 = clock();
     for (let i = 0; i < reps; i++) await fn();
-    return (performance.now() - t0) / reps;
+    return (clock() - t0) / reps;
   };
   const warm = async (fn) => {
-    const t0 = performance.now();
-    do await fn(); while (performance.now() - t0 < WARM_MS);
+    const t0 = clock();
+    do await fn(); while (clock() - t0 < WARM_MS);
     return time(fn, 2);
   };
   const repsOurs = Math.ceil(MIN_MS / Math.max(await warm(ours), 1e-3));

@@ -274,13 +274,10 @@ static void add_bias(const om_tensor *b, float *out, int64_t n, int64_t o, int64
  * Worth it where the dropped columns are few next to what im2col and packing cost: a kernel
  * wider than 1 and an output at least half as wide as the padded input. */
 static bool windows_in_place(const win *g) {
-#ifdef OM_AB_OFF
-  return false;
-#endif
   return g->sh == 1 && g->sw == 1 && g->kh * g->kw > 1 && 2 * g->ow >= g->w + 2 * g->pw;
 }
 
-static bool conv_in_place(const conv_geom *cg, const float *x, const float *w, float *out, const char *who) {
+static bool conv_in_place(const conv_geom *cg, const float *x, const float *w, const om_tensor *bias, float *out, const char *who) {
   const win *g = &cg->g;
   int64_t cgr = cg->c / cg->groups, og = cg->o / cg->groups, kk = g->kh * g->kw;
   int64_t hp = g->h + 2 * g->ph, wp = g->w + 2 * g->pw, plane = hp * wp, q = g->oh * wp, grid = g->oh * g->ow;
@@ -305,9 +302,17 @@ static bool conv_in_place(const conv_geom *cg, const float *x, const float *w, f
         }
       ok = om__gemm_rows(w + gi * og * cgr * kk, cgr * kk, 1, img, koff, tmp, q, og, q, cgr * kk, who);
       float *o = out + (n * cg->o + gi * og) * grid;
-      for (int64_t r = 0; ok && r < og; r++)
-        for (int64_t y = 0; y < g->oh; y++)
-          for (int64_t k = 0; k < g->ow; k++) o[r * grid + y * g->ow + k] = tmp[r * q + y * wp + k];
+      for (int64_t r = 0; ok && r < og; r++) { /* the kept columns, plus the bias as add_bias adds it */
+        float b = bias ? ((const float *)om__data(bias))[(gi * og + r) * bias->strides[0]] : 0.0f;
+        for (int64_t y = 0; y < g->oh; y++) {
+          float *dst = o + r * grid + y * g->ow;
+          const float *src = tmp + r * q + y * wp;
+          if (bias)
+            for (int64_t k = 0; k < g->ow; k++) dst[k] = src[k] + b;
+          else
+            for (int64_t k = 0; k < g->ow; k++) dst[k] = src[k];
+        }
+      }
     }
   free(koff);
   free(tmp);
@@ -330,7 +335,7 @@ static bool forward_conv(om_call *c) {
     /* a 1x1 kernel with stride 1 and no padding reads the input planes as they are */
     bool direct = kk == 1 && g->sh == 1 && g->sw == 1 && g->ph == 0 && g->pw == 0;
     bool in_place = ok && !direct && windows_in_place(g);
-    if (in_place) ok = conv_in_place(&cg, x, w, out, who);
+    if (in_place) ok = conv_in_place(&cg, x, w, c->n_in == 3 ? c->in[2] : NULL, out, who);
     else if (ok && !direct) ok = (col = alloc_floats(cg_ * kk * grid, who)) != NULL;
     for (int64_t n = 0; ok && !in_place && n < cg.n; n++)
       for (int64_t gi = 0; ok && gi < cg.groups; gi++) {
@@ -339,7 +344,7 @@ static bool forward_conv(om_call *c) {
         ok = om__gemm(w + gi * og * cg_ * kk, cg_ * kk, 1, direct ? xi : col, grid, 1,
                       out + (n * cg.o + gi * og) * grid, og, grid, cg_ * kk, who);
       }
-    if (ok && c->n_in == 3) add_bias(c->in[2], out, cg.n, cg.o, grid);
+    if (ok && !in_place && c->n_in == 3) add_bias(c->in[2], out, cg.n, cg.o, grid);
   } else {
     /* input [N, C, grid], output [N, O, image]; weight [C, O/g, kh, kw] */
     if (ok) ok = (col = alloc_floats(og * kk * grid, who)) != NULL;

@@ -86,17 +86,6 @@ static void pack_b(float *bp, strided b, int64_t kc, int64_t nc) {
   }
 }
 
-/* One tile row of 8 into C: stored, or added (a later KC block). */
-static inline __attribute__((always_inline)) void store_row(v4f *row, const v4f *t, bool acc) {
-  if (acc) {
-    row[0] += t[0];
-    row[1] += t[1];
-  } else {
-    row[0] = t[0];
-    row[1] = t[1];
-  }
-}
-
 /* C[mr, nr] (+)= Ap panel [kc, MR] x a B panel [kc, NR]; c is row-major with row stride ldc.
  * The B panel is packed (koff NULL: row k at bp + k NR) or read in place (row k at bp + koff[k],
  * 8 floats that may run past the panel's nr columns: om__gemm_rows). With acc the tile's sum is
@@ -123,18 +112,23 @@ static inline __attribute__((always_inline)) void micro_tile(int kc, const float
   }
   v4f t[MR][2] = {{c00, c01}, {c10, c11}, {c20, c21}, {c30, c31}};
   if (mr == MR && nr == NR) {
-    for (int i = 0; i < MR; i++) store_row((v4f *)(c + i * ldc), t[i], acc);
+    for (int i = 0; i < MR; i++) {
+      v4f *row = (v4f *)(c + i * ldc);
+      if (acc) {
+        row[0] += t[i][0];
+        row[1] += t[i][1];
+      } else {
+        row[0] = t[i][0];
+        row[1] = t[i][1];
+      }
+    }
     return;
   }
-  for (int i = 0; i < mr; i++) { /* an edge tile: fewer rows (whole vectors) or fewer columns */
-    if (nr == NR) {
-      store_row((v4f *)(c + i * ldc), t[i], acc);
-      continue;
+  for (int i = 0; i < mr; i++) /* an edge tile */
+    for (int j = 0; j < nr; j++) {
+      float v = t[i][j / 4][j % 4];
+      c[i * ldc + j] = acc ? c[i * ldc + j] + v : v;
     }
-    float v[NR], *row = c + i * ldc;
-    memcpy(v, t[i], sizeof v);
-    for (int j = 0; j < nr; j++) row[j] = acc ? row[j] + v[j] : v[j];
-  }
 }
 
 static void micro(int kc, const float *ap, const float *bp, float *c, int64_t ldc, int mr, int nr, bool acc) {

@@ -62,7 +62,8 @@ TEST(conv2d_windows_are_im2col_written_plainly) {
     int64_t gr = cases[t].groups, cg = c / gr, og = o / gr;
     om_tensor *x = om_randn((int64_t[]){n, c, h, w}, 4, 70 + t, true), *wt = om_randn((int64_t[]){o, cg, kh, kw}, 4, 80 + t, true);
     if (t == sizeof cases / sizeof *cases - 1) ((float *)om__data(wt))[5] = INFINITY;
-    om_tensor *y = om_conv2d(x, wt, NULL, cases[t].s, cases[t].p, cases[t].d, gr);
+    om_tensor *bias = t % 2 ? om_randn((int64_t[]){o}, 1, 60 + t, true) : NULL; /* with a bias on odd cases */
+    om_tensor *y = om_conv2d(x, wt, bias, cases[t].s, cases[t].p, cases[t].d, gr);
     CHECK(y != NULL);
     if (!y) continue;
     int64_t oh = om_tensor_shape(y)[2], ow = om_tensor_shape(y)[3], grid = oh * ow, rows = cg * kh * kw;
@@ -80,6 +81,8 @@ TEST(conv2d_windows_are_im2col_written_plainly) {
                       iy >= 0 && iy < h && ix >= 0 && ix < w ? px[((b * c + g * cg + ch) * h + iy) * w + ix] : 0.0f;
                 }
         CHECK(om__gemm(pw + g * og * rows, rows, 1, col, grid, 1, ref + (b * o + g * og) * grid, og, grid, rows, "test"));
+        for (int64_t r = 0; bias && r < og; r++) /* the bias added after the sum */
+          for (int64_t k = 0; k < grid; k++) ref[(b * o + g * og + r) * grid + k] += ((const float *)om__data(bias))[g * og + r];
       }
     if (memcmp(ref, om__data(y), sizeof(float) * (size_t)(n * o * grid))) FAILED("case %d: the convolution and the plain im2col differ", (int)t);
     if (cases[t].s[0] == 1 && cases[t].p[0] == 1 && t == sizeof cases / sizeof *cases - 1) {
@@ -88,7 +91,7 @@ TEST(conv2d_windows_are_im2col_written_plainly) {
       CHECK(nan > 0);
     }
     free(col), free(ref);
-    om__release_all((om_tensor *[]){x, wt, y}, 3);
+    om__release_all((om_tensor *[]){x, wt, y, bias}, 4);
   }
 }
 
