@@ -479,7 +479,7 @@ export class Tensor {
   unbind(dim = 0) {
     this.#use('unbind');
     const d = wrapDim(toI32(dim, 'unbind', 'dim'), this.#shape.length, 'unbind');
-    if (!this.#shape.length) throw invalid('unbind: a 0-d tensor has no dim to unbind');
+    if (!this.#shape.length) throw new OmError('IndexOutOfRange', `unbind: dim ${dim} is out of range for a tensor of 0 dims`);
     const out = [];
     try {
       for (let i = 0; i < this.#shape[d]; i++) out.push(this.select(d, i));

@@ -927,9 +927,10 @@ int om_split_sizes(om_tensor *a, const int64_t *sizes, int n, int dim, om_tensor
   int d = om__wrap_dim(dim, a->ndim, "split");
   if (d < 0) return -1;
   if (n < 1 || !sizes || !out) return om__fail(OM_ERR_INVALID_ARGUMENT, "split: needs at least one size"), -1;
+  for (int k = 0; k < n; k++)
+    if (sizes[k] < 0) return om__fail(OM_ERR_INVALID_ARGUMENT, "split: size %lld (at %d) must not be negative", (long long)sizes[k], k), -1;
   int64_t total = 0;
   for (int k = 0; k < n; k++) {
-    if (sizes[k] < 0) return om__fail(OM_ERR_INVALID_ARGUMENT, "split: size %lld (at %d) must not be negative", (long long)sizes[k], k), -1;
     if (sizes[k] > a->shape[d] - total) /* PyTorch's check, without overflow */
       return om__fail(OM_ERR_SHAPE_MISMATCH, "split: the sizes sum to more than %lld (the size of dim %d)", (long long)a->shape[d], d), -1;
     total += sizes[k];
