@@ -309,6 +309,8 @@ export class Tensor {
   gt(other) { this.#use('gt'); return elementwise('gt', 'gt', ['self', 'other'], [this, other]); }
   ge(other) { this.#use('ge'); return elementwise('ge', 'ge', ['self', 'other'], [this, other]); }
 
+  /** torch.logical_not (`~mask` on a bool mask): this == 0, as bool (NaN is not zero). */
+  logicalNot() { this.#use('logicalNot'); return this.eq(0); }
   neg() { return apply1('neg', 'neg', [this.#use('neg')]); }
   abs() { return apply1('abs', 'abs', [this.#use('abs')]); }
   sign() { return apply1('sign', 'sign', [this.#use('sign')]); }
