@@ -178,6 +178,20 @@ export function stack(tensors: readonly Tensor[], dim?: number): Tensor;
 export function where(condition: Tensor, input: TensorLike, other: TensorLike): Tensor;
 /** Matrix product with PyTorch's rules (1-D operands, broadcast batch dims). */
 export function matmul(a: Tensor, b: Tensor): Tensor;
+/** torch.addmm: beta * input + alpha * (mat1 @ mat2) for matrices (defaults 1, 1; beta 0 ignores input). */
+export function addmm(input: Tensor, mat1: Tensor, mat2: Tensor, options?: { beta?: number; alpha?: number }): Tensor;
+/** torch.split: {@link Tensor.split} as a function. */
+export function split(input: Tensor, splitSizeOrSections: number | bigint | readonly (number | bigint)[], dim?: number): Tensor[];
+/** torch.chunk: {@link Tensor.chunk} as a function. */
+export function chunk(input: Tensor, chunks: number | bigint, dim?: number): Tensor[];
+/** torch.unbind: {@link Tensor.unbind} as a function. */
+export function unbind(input: Tensor, dim?: number): Tensor[];
+/** torch.tril: {@link Tensor.tril} as a function. */
+export function tril(input: Tensor, k?: number): Tensor;
+/** torch.triu: {@link Tensor.triu} as a function. */
+export function triu(input: Tensor, k?: number): Tensor;
+/** torch.flatten: {@link Tensor.flatten} as a function. */
+export function flatten(input: Tensor, startDim?: number, endDim?: number): Tensor;
 
 /**
  * Runs fn with autograd recording off and returns its result; the previous mode is restored
@@ -278,6 +292,8 @@ export class Tensor {
   tanh(): Tensor;
   /** this == other, as bool. */
   eq(other: TensorLike): Tensor;
+  /** torch.logical_not (`~mask`): this == 0, as bool. */
+  logicalNot(): Tensor;
   /** this != other, as bool. */
   ne(other: TensorLike): Tensor;
   /** this < other, as bool. */
@@ -350,8 +366,15 @@ export class Tensor {
   t(): Tensor;
   /** Merges dims startDim..endDim (inclusive; default all) into one. A 0-d tensor gives shape [1]. */
   flatten(startDim?: number, endDim?: number): Tensor;
-  /** Pieces of splitSize along dim (default 0); the last may be smaller. */
-  split(splitSize: number, dim?: number): Tensor[];
+  /**
+   * torch.split: pieces of splitSize along dim (default 0), the last may be smaller; or, given a
+   * list, pieces of those sizes (non-negative, summing to the dim's size). Views.
+   */
+  split(splitSizeOrSections: number | bigint | readonly (number | bigint)[], dim?: number): Tensor[];
+  /** torch.chunk: pieces of ceil(size / chunks) along dim (possibly fewer than chunks); an empty dim gives chunks empty pieces. */
+  chunk(chunks: number | bigint, dim?: number): Tensor[];
+  /** torch.unbind: the slices along dim (default 0), each without that dim. */
+  unbind(dim?: number): Tensor[];
   /** Zeros above diagonal k of the last two dims. */
   tril(k?: number): Tensor;
   /** Zeros below diagonal k of the last two dims. */
@@ -1222,6 +1245,13 @@ export namespace nn {
     function silu(input: Tensor): Tensor;
     /** input * min(max(input + 3, 0), 6) / 6. */
     function hardswish(input: Tensor): Tensor;
+    /** min(max(input + 3, 0), 6) / 6; gradient 1/6 strictly inside (-3, 3). */
+    function hardsigmoid(input: Tensor): Tensor;
+    /** min(max(input, minVal), maxVal) (defaults -1, 1); gradient 0 at the bounds, as PyTorch's. */
+    function hardtanh(input: Tensor, minVal?: number, maxVal?: number): Tensor;
+    function hardtanh(input: Tensor, options: { minVal?: number; maxVal?: number }): Tensor;
+    /** hardtanh(input, 0, 6). */
+    function relu6(input: Tensor): Tensor;
     /** input > 0 ? input : input * negativeSlope (default 0.01). */
     function leakyRelu(input: Tensor, negativeSlope?: number): Tensor;
     function leakyRelu(input: Tensor, options: { negativeSlope?: number }): Tensor;
@@ -1244,11 +1274,23 @@ export namespace nn {
   /** Padding modes of {@link functional.pad}. */
   export type PadMode = 'constant' | 'reflect' | 'replicate';
 
-  export class ReLU extends Module { forward(x: Tensor): Tensor; }
+  export class ReLU extends Module { constructor(options?: { inplace?: boolean }); forward(x: Tensor): Tensor; }
   export class Sigmoid extends Module { forward(x: Tensor): Tensor; }
   export class Tanh extends Module { forward(x: Tensor): Tensor; }
   export class SiLU extends Module { forward(x: Tensor): Tensor; }
-  export class Hardswish extends Module { forward(x: Tensor): Tensor; }
+  export class Hardswish extends Module { constructor(options?: { inplace?: boolean }); forward(x: Tensor): Tensor; }
+  /** min(max(x + 3, 0), 6) / 6. */
+  export class Hardsigmoid extends Module { constructor(options?: { inplace?: boolean }); forward(x: Tensor): Tensor; }
+  /** min(max(x, 0), 6); traces to Clip. */
+  export class ReLU6 extends Module { constructor(options?: { inplace?: boolean }); forward(x: Tensor): Tensor; }
+  /** min(max(x, minVal), maxVal) (defaults -1, 1; maxVal must exceed minVal); traces to Clip. */
+  export class Hardtanh extends Module {
+    constructor(minVal?: number, maxVal?: number);
+    constructor(options: { minVal?: number; maxVal?: number; inplace?: boolean });
+    minVal: number;
+    maxVal: number;
+    forward(x: Tensor): Tensor;
+  }
   /** x > 0 ? x : negativeSlope * x (default 0.01); traces to LeakyRelu. */
   export class LeakyReLU extends Module {
     constructor(negativeSlope?: number);

@@ -150,6 +150,13 @@ export function optionsArg(options, who, allowed = null) {
   return options;
 }
 
+/** An integer count argument (number or bigint) as a number; C checks its range. */
+function count(x, who, what) {
+  const v = typeof x === 'bigint' ? Number(x) : x;
+  if (typeof v !== 'number' || !Number.isInteger(v)) throw invalid(`${who}: ${what} must be an integer, got ${describe(x)}`);
+  return v;
+}
+
 /** Wraps a possibly negative dim for a tensor of ndim dims (IndexOutOfRange like C otherwise). */
 function wrapDim(dim, ndim, who) {
   const n = Math.max(ndim, 1);
@@ -302,6 +309,8 @@ export class Tensor {
   gt(other) { this.#use('gt'); return elementwise('gt', 'gt', ['self', 'other'], [this, other]); }
   ge(other) { this.#use('ge'); return elementwise('ge', 'ge', ['self', 'other'], [this, other]); }
 
+  /** torch.logical_not (`~mask` on a bool mask): this == 0, as bool (NaN is not zero). */
+  logicalNot() { this.#use('logicalNot'); return this.eq(0); }
   neg() { return apply1('neg', 'neg', [this.#use('neg')]); }
   abs() { return apply1('abs', 'abs', [this.#use('abs')]); }
   sign() { return apply1('sign', 'sign', [this.#use('sign')]); }
@@ -429,22 +438,64 @@ export class Tensor {
     return wrapChecked(M._omw_reshape(h, ps, out.length), 'flatten');
   }
 
-  split(splitSize, dim = 0) {
+  /**
+   * torch.split: pieces of splitSize along dim (the last may be shorter), or, given a list of
+   * sizes (non-negative, summing to the dim's size), pieces of those sizes. Views.
+   */
+  split(splitSizeOrSections, dim = 0) {
     const h = this.#use('split');
     const d = toI32(dim, 'split', 'dim');
-    if (typeof splitSize === 'bigint') splitSize = Number(splitSize);
-    if (typeof splitSize !== 'number' || !Number.isInteger(splitSize)) {
-      throw invalid(`split: splitSize must be an integer, got ${describe(splitSize)}`);
+    if (Array.isArray(splitSizeOrSections)) {
+      const sizes = splitSizeOrSections.map((v, i) => toI64(v, 'split', `sizes[${i}]`));
+      const [ps, pout] = marshal(['i64', sizes], ['ptr', sizes.length]);
+      const n = M._omw_split_sizes(h, ps, sizes.length, d, pout);
+      if (n < 0) throw lastError('split');
+      return readU32(pout, n).map(wrap);
     }
-    let maxOut = 1;
-    const nd = this.#shape.length;
-    if (splitSize > 0 && d >= -nd && d < nd) {
-      maxOut = Math.max(1, Math.ceil(this.#shape[d < 0 ? d + nd : d] / splitSize));
-    }
+    const splitSize = count(splitSizeOrSections, 'split', 'splitSize');
+    const n = this.#dimSize(d, splitSize > 0);
+    const maxOut = n === null ? 1 : Math.max(1, Math.ceil(n / splitSize));
     const [pout] = marshal(['ptr', maxOut]);
-    const n = M._omw_split(h, splitSize, d, pout, maxOut);
-    if (n < 0) throw lastError('split');
-    return readU32(pout, n).map(wrap);
+    const got = M._omw_split(h, splitSize, d, pout, maxOut);
+    if (got < 0) throw lastError('split');
+    return readU32(pout, got).map(wrap);
+  }
+
+  /**
+   * torch.chunk: pieces of ceil(size / chunks) along dim, so possibly fewer than chunks (5 in 4
+   * chunks is 2, 2, 1); an empty dim gives chunks empty pieces. Views.
+   */
+  chunk(chunks, dim = 0) {
+    const h = this.#use('chunk');
+    const d = toI32(dim, 'chunk', 'dim');
+    const c = count(chunks, 'chunk', 'chunks');
+    const n = this.#dimSize(d, c > 0);
+    const maxOut = n === null ? 1 : n > 0 ? Math.min(c, n) : c;
+    const [pout] = marshal(['ptr', maxOut]);
+    const got = M._omw_chunk(h, c, d, pout, maxOut);
+    if (got < 0) throw lastError('chunk');
+    return readU32(pout, got).map(wrap);
+  }
+
+  /** torch.unbind: the slices along dim (default 0), each without that dim (select views). */
+  unbind(dim = 0) {
+    this.#use('unbind');
+    const d = wrapDim(toI32(dim, 'unbind', 'dim'), this.#shape.length, 'unbind');
+    if (!this.#shape.length) throw new OmError('IndexOutOfRange', `unbind: dim ${dim} is out of range for a tensor of 0 dims`);
+    const out = [];
+    try {
+      for (let i = 0; i < this.#shape[d]; i++) out.push(this.select(d, i));
+    } catch (e) {
+      for (const t of out) t.dispose();
+      throw e;
+    }
+    return out;
+  }
+
+  /** The size of dim d when it is in range and ok (C reports the error otherwise), else null. */
+  #dimSize(d, ok) {
+    const nd = this.#shape.length;
+    return ok && d >= -nd && d < nd ? this.#shape[d < 0 ? d + nd : d] : null;
   }
 
   tril(k = 0) { return apply1('tril', 'tril', [this.#use('tril')], [toI64(k, 'tril', 'k')]); }
@@ -697,6 +748,41 @@ export function where(condition, input, other) {
   }
 }
 
+/** torch.split(input, splitSizeOrSections, dim): input.split(...) as a function. */
+export function split(input, splitSizeOrSections, dim = 0) {
+  requireReady('split');
+  handle(input, 'split', 'input');
+  return input.split(splitSizeOrSections, dim);
+}
+
+/** torch.chunk(input, chunks, dim): input.chunk(chunks, dim) as a function. */
+export function chunk(input, chunks, dim = 0) {
+  requireReady('chunk');
+  handle(input, 'chunk', 'input');
+  return input.chunk(chunks, dim);
+}
+
+/** torch.unbind(input, dim): input.unbind(dim) as a function. */
+export function unbind(input, dim = 0) {
+  requireReady('unbind');
+  handle(input, 'unbind', 'input');
+  return input.unbind(dim);
+}
+
+/** torch.tril(input, k): input.tril(k) as a function (the causal mask: om.tril(om.ones([T, T]))). */
+export function tril(input, k = 0) {
+  requireReady('tril');
+  handle(input, 'tril', 'input');
+  return input.tril(k);
+}
+
+/** torch.triu(input, k): input.triu(k) as a function. */
+export function triu(input, k = 0) {
+  requireReady('triu');
+  handle(input, 'triu', 'input');
+  return input.triu(k);
+}
+
 /** torch.flatten(input, startDim, endDim): input.flatten(startDim, endDim) as a function. */
 export function flatten(input, startDim = 0, endDim = -1) {
   requireReady('flatten');
@@ -715,6 +801,33 @@ export function linear(input, weight, bias = null) {
 export function matmul(a, b) {
   requireReady('matmul');
   return wrapChecked(M._omw_matmul(handleOf(a, 'matmul', 'a'), handleOf(b, 'matmul', 'b')), 'matmul');
+}
+
+/**
+ * torch.addmm(input, mat1, mat2, { beta = 1, alpha = 1 }): beta * input + alpha * (mat1 @ mat2)
+ * for matrices mat1 [n, k] and mat2 [k, m], input broadcast to [n, m] (Hugging Face's GPT-2
+ * Conv1D: addmm(bias, x, weight)). A matmul and an add (a Mul for a beta or alpha other than 1);
+ * beta 0 ignores input, as PyTorch (its NaN and infinities do not propagate).
+ */
+export function addmm(input, mat1, mat2, options) {
+  requireReady('addmm');
+  const who = 'addmm';
+  const o = optionsArg(options, who, ['beta', 'alpha']);
+  const [beta, alpha] = ['beta', 'alpha'].map((k) => {
+    const v = o[k] ?? 1;
+    if (typeof v !== 'number') throw invalid(`${who}: ${k} must be a number, got ${describe(v)}`);
+    return v;
+  });
+  handle(input, who, 'input');
+  for (const [m, name] of [[mat1, 'mat1'], [mat2, 'mat2']]) {
+    const nd = handle(m, who, name) && m.ndim;
+    if (nd !== 2) throw new OmError('ShapeMismatch', `${who}: ${name} must be a matrix, got a ${nd}-D tensor`);
+  }
+  return tidy(() => {
+    const p = alpha === 1 ? matmul(mat1, mat2) : matmul(mat1, mat2).mul(alpha);
+    if (beta === 0) return p;
+    return p.add(beta === 1 ? input : input.mul(beta));
+  });
 }
 
 // ---- scopes ---------------------------------------------------------------------------------

@@ -207,6 +207,10 @@ om_tensor *om_gelu(om_tensor *a, bool tanh_approximation); /**< a * Phi(a); appr
 om_tensor *om_silu(om_tensor *a);                  /**< a * sigmoid(a) */
 om_tensor *om_softplus(om_tensor *a, double beta, double threshold); /**< log(1 + e^(beta a)) / beta; a where beta a > threshold (defaults 1, 20) */
 om_tensor *om_hardswish(om_tensor *a);             /**< a * min(max(a + 3, 0), 6) / 6 */
+om_tensor *om_hardsigmoid(om_tensor *a);           /**< min(max(a + 3, 0), 6) / 6; gradient 1/6 for -3 < a < 3 */
+/** min(max(a, min_val), max_val) (PyTorch's defaults -1, 1; relu6 is (0, 6)), gradient 1 strictly
+ *  between the bounds and 0 at them (clamp's passes at them). New reference. */
+om_tensor *om_hardtanh(om_tensor *a, double min_val, double max_val);
 om_tensor *om_erf(om_tensor *a);                   /**< the error function */
 /** min(max(a, *min), *max) with either bound NULL for none (not both), NaN kept; float32 and
  *  int64 (whose bounds must be integers). New reference. */
@@ -254,6 +258,14 @@ om_tensor *om_stack(om_tensor *const *ts, int n, int dim);
 /** Splits a along dim into pieces of split_size (the last may be smaller); writes up to max_out new
  *  references into out and returns how many, or -1 on error (then out holds nothing). */
 int om_split(om_tensor *a, int64_t split_size, int dim, om_tensor **out, int max_out);
+/** Splits a along dim into n pieces of the given sizes (borrowed; non-negative, summing to the
+ *  dim's size, as torch.split with a list); writes n new references into out and returns n, or -1
+ *  on error (then out holds nothing). */
+int om_split_sizes(om_tensor *a, const int64_t *sizes, int n, int dim, om_tensor **out);
+/** torch.chunk: pieces of ceil(size / chunks) along dim (so possibly fewer than chunks; an empty
+ *  dim gives chunks empty pieces); writes up to max_out new references into out and returns how
+ *  many, or -1 on error (then out holds nothing). */
+int om_chunk(om_tensor *a, int64_t chunks, int dim, om_tensor **out, int max_out);
 /** Lower triangle of the last two dims (elements above diagonal k become zero). */
 om_tensor *om_tril(om_tensor *a, int64_t k);
 /** Upper triangle of the last two dims (elements below diagonal k become zero). */

@@ -34,7 +34,9 @@ Adding a model: write a function `def make_<name>():` returning
 `fixture(description, module_or_None, inputs, outputs)` and decorate it with @model; then add
 its builder to MODELS in tests/js/pytorch.test.mjs. Adding a family: `def make_<name>():`
 returning `family_fixture(...)`, decorated with @family, and its om.nn port in
-tests/js/families.mjs (FAMILIES). Still to add once their branches are merged
+tests/js/families.mjs (FAMILIES). The mobilenet and gpt2 families are ports of common PyTorch
+code (torchvision's MobileNetV2/V3 blocks, Hugging Face's GPT-2 block) written the way that
+code writes them. Still to add once their branches are merged
 into main: the activation modules (ReLU, GELU incl. approximate='tanh', SiLU, Tanh, Sigmoid, ...).
 (cnn, cnn_grad and conv_misc cover Conv1d, Conv2d, ConvTranspose2d, MaxPool2d, AvgPool2d and
 AdaptiveAvgPool2d; the resnet family a CNN with BatchNorm2d in eval mode.)
@@ -728,6 +730,285 @@ def make_unet():
                           'up2 ConvTranspose2d(16, 8, 2, stride 2), cat with enc2, dec2 (16 -> 8), up1 Upsample(scale_factor=2, bilinear), '
                           'cat with enc1, dec1 (12 -> 4), head Conv2d(4, 3, 1); H and W must be multiples of 4',
                           net, {'x': ['batch', None, 'height', 'width']}, 0, cases, failures)
+
+
+# ---- ports of common PyTorch code: torchvision's MobileNet blocks, Hugging Face's GPT-2 block ----
+
+class ConvBNAct(nn.Sequential):
+    """torchvision's Conv2dNormActivation: Conv2d (no bias, 'same' padding for odd kernels),
+    BatchNorm2d, then the activation unless it is None (keys 0, 1, 2)."""
+
+    def __init__(self, cin, cout, k=3, stride=1, groups=1, act=nn.ReLU6):
+        layers = [nn.Conv2d(cin, cout, k, stride, (k - 1) // 2, groups=groups, bias=False), nn.BatchNorm2d(cout)]
+        if act is not None:
+            layers.append(act(inplace=True))
+        super().__init__(*layers)
+
+
+class InvertedResidualV2(nn.Module):
+    """torchvision's MobileNetV2 InvertedResidual: 1x1 expand (ReLU6), 3x3 depthwise (ReLU6), 1x1
+    linear projection, with the input added when the shape is kept."""
+
+    def __init__(self, inp, oup, stride, expand_ratio):
+        super().__init__()
+        hidden = int(round(inp * expand_ratio))
+        self.use_res_connect = stride == 1 and inp == oup
+        layers = []
+        if expand_ratio != 1:
+            layers.append(ConvBNAct(inp, hidden, k=1))
+        layers.extend([ConvBNAct(hidden, hidden, stride=stride, groups=hidden),
+                       nn.Conv2d(hidden, oup, 1, 1, 0, bias=False), nn.BatchNorm2d(oup)])
+        self.conv = nn.Sequential(*layers)
+
+    def forward(self, x):
+        if self.use_res_connect:
+            return x + self.conv(x)
+        return self.conv(x)
+
+
+class SqueezeExcitation(nn.Module):
+    """torchvision.ops.SqueezeExcitation with MobileNetV3's Hardsigmoid gate."""
+
+    def __init__(self, input_channels, squeeze_channels):
+        super().__init__()
+        self.avgpool = nn.AdaptiveAvgPool2d(1)
+        self.fc1 = nn.Conv2d(input_channels, squeeze_channels, 1)
+        self.fc2 = nn.Conv2d(squeeze_channels, input_channels, 1)
+        self.activation = nn.ReLU()
+        self.scale_activation = nn.Hardsigmoid()
+
+    def _scale(self, input):
+        scale = self.avgpool(input)
+        scale = self.fc1(scale)
+        scale = self.activation(scale)
+        scale = self.fc2(scale)
+        return self.scale_activation(scale)
+
+    def forward(self, input):
+        scale = self._scale(input)
+        return scale * input
+
+
+class InvertedResidualV3(nn.Module):
+    """torchvision's MobileNetV3 InvertedResidual: expand (Hardswish), depthwise k x k (Hardswish),
+    squeeze-excitation, linear projection, the input added (result += input)."""
+
+    def __init__(self, cin, k, expanded, cout, squeeze):
+        super().__init__()
+        self.use_res_connect = cin == cout
+        self.block = nn.Sequential(ConvBNAct(cin, expanded, k=1, act=nn.Hardswish),
+                                   ConvBNAct(expanded, expanded, k=k, groups=expanded, act=nn.Hardswish),
+                                   SqueezeExcitation(expanded, squeeze),
+                                   ConvBNAct(expanded, cout, k=1, act=None))
+
+    def forward(self, input):
+        result = self.block(input)
+        if self.use_res_connect:
+            result += input
+        return result
+
+
+class MobileNet(nn.Module):
+    """A small MobileNet from torchvision's blocks, with a stem, an even-kernel 'same' conv and
+    MobileNetV3's classifier (Linear, Hardswish, Dropout, Linear)."""
+
+    def __init__(self, classes=5):
+        super().__init__()
+        self.features = nn.Sequential(ConvBNAct(3, 8, stride=2),
+                                      InvertedResidualV2(8, 8, 1, 2),
+                                      InvertedResidualV2(8, 12, 2, 3),
+                                      InvertedResidualV3(12, 5, 24, 12, 8))
+        self.mix = nn.Conv2d(12, 16, 2, padding='same', bias=False)  # PyTorch pads the odd extra at the end
+        self.relu6 = nn.ReLU6()
+        self.avgpool = nn.AdaptiveAvgPool2d(1)
+        self.flatten = nn.Flatten()
+        self.classifier = nn.Sequential(nn.Linear(16, 20), nn.Hardswish(inplace=True), nn.Dropout(p=0.2, inplace=True), nn.Identity(),
+                                        nn.Linear(20, classes))
+
+    def forward(self, x):
+        x = self.relu6(self.mix(self.features(x)))
+        return self.classifier(self.flatten(self.avgpool(x)))
+
+
+@family
+def make_mobilenet():
+    net = MobileNet()
+    randomize_weights(net)
+    randomize_norms(net)
+    cases = [({'batch': b, 'height': h, 'width': w}, [('x', torch.randn(b, 3, h, w))], lambda m, x: [('logits', m(x))])
+             for b, h, w in [(2, 13, 15), (1, 9, 11), (3, 10, 7)]]
+    return family_fixture('MobileNet from torchvision\'s blocks: features (stem Conv2dNormActivation(3, 8, s2, ReLU6); MobileNetV2 '
+                          'InvertedResidual(8, 8, 1, expand 2) with its skip and (8, 12, stride 2, expand 3); MobileNetV3 InvertedResidual '
+                          '(12, k5, 24, 12, SqueezeExcitation(24, 8) with Hardsigmoid, Hardswish) with result += input), mix Conv2d(12, 16, 2, '
+                          'padding=\'same\'), ReLU6, AdaptiveAvgPool2d(1), Flatten, classifier (Linear(16, 20), Hardswish, Dropout(0.2), '
+                          'Identity, Linear(20, 5)); BatchNorm in eval',
+                          net, {'x': ['batch', None, 'height', 'width']}, 0, cases)
+
+
+class Conv1D(nn.Module):
+    """Hugging Face's GPT-2 Conv1D: a Linear with the weight transposed ([nx, nf]), as addmm."""
+
+    def __init__(self, nf, nx):
+        super().__init__()
+        self.nf = nf
+        self.weight = nn.Parameter(torch.empty(nx, nf))
+        self.bias = nn.Parameter(torch.zeros(nf))
+        nn.init.normal_(self.weight, std=0.02)
+
+    def forward(self, x):
+        size_out = x.size()[:-1] + (self.nf,)
+        x = torch.addmm(self.bias, x.view(-1, x.size(-1)), self.weight)
+        return x.view(size_out)
+
+
+class NewGELUActivation(nn.Module):
+    """Hugging Face's gelu_new (GPT-2's activation), written out."""
+
+    def forward(self, input):
+        return 0.5 * input * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi) * (input + 0.044715 * torch.pow(input, 3.0))))
+
+
+class GPT2Attention(nn.Module):
+    """Hugging Face's GPT2Attention (no cache, no cross-attention): the causal mask a bool
+    tril buffer sliced to the length. The ways PyTorch code splits q, k, v and masks:
+    'hf': split(split_size, dim=2), torch.where(mask, w, finfo.min) (as Hugging Face's);
+    'sizes': split([d, d, d], dim=2), masked_fill(~mask, -inf);
+    'chunk': chunk(3, dim=-1), masked_fill with torch.tril(torch.ones(T, T)) == 0 (nanoGPT's)."""
+
+    def __init__(self, d, n_head, max_positions, style):
+        super().__init__()
+        self.register_buffer('bias', torch.tril(torch.ones((max_positions, max_positions), dtype=torch.bool)).view(1, 1, max_positions, max_positions))
+        self.num_heads = n_head
+        self.head_dim = d // n_head
+        self.split_size = d
+        self.style = style
+        self.c_attn = Conv1D(3 * d, d)
+        self.c_proj = Conv1D(d, d)
+        self.attn_dropout = nn.Dropout(0.1)
+        self.resid_dropout = nn.Dropout(0.1)
+
+    def _split_heads(self, tensor, num_heads, attn_head_size):
+        new_shape = tensor.size()[:-1] + (num_heads, attn_head_size)
+        tensor = tensor.view(new_shape)
+        return tensor.permute(0, 2, 1, 3)  # (batch, head, seq_length, head_features)
+
+    def _merge_heads(self, tensor, num_heads, attn_head_size):
+        tensor = tensor.permute(0, 2, 1, 3).contiguous()
+        new_shape = tensor.size()[:-2] + (num_heads * attn_head_size,)
+        return tensor.view(new_shape)
+
+    def _attn(self, query, key, value):
+        attn_weights = torch.matmul(query, key.transpose(-1, -2))
+        attn_weights = attn_weights / torch.full([], value.size(-1) ** 0.5, dtype=attn_weights.dtype)
+        query_length, key_length = query.size(-2), key.size(-2)
+        causal_mask = self.bias[:, :, key_length - query_length:key_length, :key_length]
+        if self.style == 'hf':
+            mask_value = torch.full([], torch.finfo(attn_weights.dtype).min, dtype=attn_weights.dtype)
+            attn_weights = torch.where(causal_mask, attn_weights.to(attn_weights.dtype), mask_value)
+        elif self.style == 'sizes':
+            attn_weights = attn_weights.masked_fill(~causal_mask, float('-inf'))
+        else:
+            T = key_length
+            attn_weights = attn_weights.masked_fill(torch.tril(torch.ones(T, T)) == 0, float('-inf'))
+        attn_weights = nn.functional.softmax(attn_weights, dim=-1)
+        attn_weights = attn_weights.type(value.dtype)
+        attn_weights = self.attn_dropout(attn_weights)
+        return torch.matmul(attn_weights, value)
+
+    def forward(self, hidden_states):
+        qkv = self.c_attn(hidden_states)
+        if self.style == 'hf':
+            query, key, value = qkv.split(self.split_size, dim=2)
+        elif self.style == 'sizes':
+            query, key, value = qkv.split([self.split_size] * 3, dim=2)
+        else:
+            query, key, value = qkv.chunk(3, dim=-1)
+        query = self._split_heads(query, self.num_heads, self.head_dim)
+        key = self._split_heads(key, self.num_heads, self.head_dim)
+        value = self._split_heads(value, self.num_heads, self.head_dim)
+        attn_output = self._attn(query, key, value)
+        attn_output = self._merge_heads(attn_output, self.num_heads, self.head_dim)
+        attn_output = self.c_proj(attn_output)
+        return self.resid_dropout(attn_output)
+
+
+class GPT2MLP(nn.Module):
+    def __init__(self, intermediate_size, d):
+        super().__init__()
+        self.c_fc = Conv1D(intermediate_size, d)
+        self.c_proj = Conv1D(d, intermediate_size)
+        self.act = NewGELUActivation()
+        self.dropout = nn.Dropout(0.1)
+
+    def forward(self, hidden_states):
+        hidden_states = self.c_fc(hidden_states)
+        hidden_states = self.act(hidden_states)
+        hidden_states = self.c_proj(hidden_states)
+        return self.dropout(hidden_states)
+
+
+class GPT2Block(nn.Module):
+    def __init__(self, d, n_head, max_positions, style):
+        super().__init__()
+        self.ln_1 = nn.LayerNorm(d, eps=1e-5)
+        self.attn = GPT2Attention(d, n_head, max_positions, style)
+        self.ln_2 = nn.LayerNorm(d, eps=1e-5)
+        self.mlp = GPT2MLP(4 * d, d)
+
+    def forward(self, hidden_states):
+        residual = hidden_states
+        hidden_states = self.ln_1(hidden_states)
+        attn_output = self.attn(hidden_states)
+        hidden_states = attn_output + residual
+        residual = hidden_states
+        hidden_states = self.ln_2(hidden_states)
+        feed_forward_hidden_states = self.mlp(hidden_states)
+        return residual + feed_forward_hidden_states
+
+
+class GPT2(nn.Module):
+    """Hugging Face's GPT2LMHeadModel without cache: wte + wpe(arange(T)), dropout, blocks,
+    ln_f, lm_head tied to wte."""
+
+    def __init__(self, vocab=16, n_positions=16, d=8, n_head=2):
+        super().__init__()
+        self.wte = nn.Embedding(vocab, d)
+        self.wpe = nn.Embedding(n_positions, d)
+        self.drop = nn.Dropout(0.1)
+        self.h = nn.ModuleList([GPT2Block(d, n_head, n_positions, s) for s in ('hf', 'sizes', 'chunk')])
+        self.ln_f = nn.LayerNorm(d, eps=1e-5)
+        self.lm_head = nn.Linear(d, vocab, bias=False)
+        self.lm_head.weight = self.wte.weight
+
+    def forward(self, input_ids):
+        input_shape = input_ids.size()
+        input_ids = input_ids.view(-1, input_shape[-1])
+        position_ids = torch.arange(0, input_shape[-1], dtype=torch.long).unsqueeze(0)
+        hidden_states = self.drop(self.wte(input_ids) + self.wpe(position_ids))
+        for block in self.h:
+            hidden_states = block(hidden_states)
+        hidden_states = self.ln_f(hidden_states)
+        output_shape = input_shape + (hidden_states.size(-1),)
+        return self.lm_head(hidden_states.view(output_shape))
+
+
+@family
+def make_gpt2():
+    net = GPT2()
+    randomize_norms(net)
+    with torch.no_grad():
+        for m in net.modules():
+            if isinstance(m, Conv1D):  # N(0, 0.02) would make the blocks near identity
+                m.weight.normal_(0, 0.5)
+                m.bias.normal_(0, 0.1)
+    return family_fixture('GPT-2 as Hugging Face writes it: wte + wpe(arange(T)), Dropout, 3 blocks (ln_1, attn: Conv1D c_attn (addmm), q, k, v '
+                          'by split(8, dim=2) / split([8, 8, 8], dim=2) / chunk(3, dim=-1), view + permute heads, / full([], sqrt(4)), the bool '
+                          'tril buffer bias[:, :, :T, :T] by torch.where(mask, w, finfo.min) / masked_fill(~mask, -inf) / masked_fill('
+                          'tril(ones(T, T)) == 0, -inf), softmax, permute + contiguous + view, c_proj; ln_2, mlp: Conv1D, gelu_new written out, '
+                          'Conv1D), ln_f, lm_head tied to wte; vocab 16, 16 positions, d 8, 2 heads',
+                          net, {'input_ids': ['batch', 'seq']}, 1,
+                          [({'batch': b, 'seq': t}, [('input_ids', torch.randint(0, 16, (b, t)))], lambda m, ids: [('logits', m(ids))])
+                           for b, t in SEQ_SIZES])
 
 
 def main(names):

@@ -104,6 +104,12 @@ OMW om_tensor *omw_stack(om_tensor *const *ts, int n, int dim) { return om_stack
 OMW int omw_split(om_tensor *a, double split_size, int dim, om_tensor **out, int max_out) {
   return om_split(a, (int64_t)split_size, dim, out, max_out);
 }
+OMW int omw_split_sizes(om_tensor *a, const int64_t *sizes, int n, int dim, om_tensor **out) {
+  return om_split_sizes(a, sizes, n, dim, out);
+}
+OMW int omw_chunk(om_tensor *a, double chunks, int dim, om_tensor **out, int max_out) {
+  return om_chunk(a, (int64_t)chunks, dim, out, max_out);
+}
 /** om_lstm: writes output, h_n, c_n (new references) to out; returns 3, or -1 on error. */
 OMW int omw_lstm(om_tensor *x, om_tensor *h0, om_tensor *c0, om_tensor *const *params, int n_params, int num_layers,
                  int bias, int batch_first, int bidirectional, om_tensor **out) {

@@ -8,7 +8,7 @@ import { wrap, handle } from '../tensor.js';
 import { describe } from '../convert.js';
 import { invalid } from '../errors.js';
 import {
-  relu, sigmoid, tanh, silu, hardswish, leakyRelu, elu, gelu, softplus, dropout,
+  relu, sigmoid, tanh, silu, hardswish, hardsigmoid, hardtanh, relu6, leakyRelu, elu, gelu, softplus, dropout,
 } from '../ops/act.js';
 
 /** Reads a constructor's arguments: positional values or one options object (keys among names). */
@@ -50,6 +50,29 @@ export class SiLU extends Module {
 
 export class Hardswish extends Module {
   forward(x) { return hardswish(x); }
+}
+
+/** min(max(x + 3, 0), 6) / 6 (MobileNetV3's squeeze-excitation gate). */
+export class Hardsigmoid extends Module {
+  forward(x) { return hardsigmoid(x); }
+}
+
+/** min(max(x, 0), 6) (MobileNetV2's activation); gradient 0 at 0 and 6, as PyTorch's. */
+export class ReLU6 extends Module {
+  forward(x) { return relu6(x); }
+}
+
+/** min(max(x, minVal), maxVal) (defaults -1, 1); gradient 0 at the bounds, as PyTorch's. */
+export class Hardtanh extends Module {
+  constructor(...args) {
+    super();
+    const o = options('Hardtanh', args, ['minVal', 'maxVal'], { minVal: -1, maxVal: 1 });
+    this.minVal = number('Hardtanh', 'minVal', o.minVal);
+    this.maxVal = number('Hardtanh', 'maxVal', o.maxVal);
+    if (!(this.maxVal > this.minVal)) throw invalid(`Hardtanh: maxVal ${this.maxVal} must be greater than minVal ${this.minVal}`);
+  }
+
+  forward(x) { return hardtanh(x, this.minVal, this.maxVal); }
 }
 
 /** x > 0 ? x : negativeSlope * x (default 0.01). */

@@ -4,6 +4,6 @@ export { softmax, logSoftmax, layerNorm, groupNorm, batchNorm, scaledDotProductA
 export { embedding, interpolate } from '../ops/index.js';
 export { mseLoss, nllLoss, crossEntropy, ctcLoss } from './loss.js';
 export {
-  relu, sigmoid, tanh, silu, hardswish, leakyRelu, elu, gelu, softplus, pad, dropout,
+  relu, sigmoid, tanh, silu, hardswish, hardsigmoid, hardtanh, relu6, leakyRelu, elu, gelu, softplus, pad, dropout,
 } from '../ops/act.js';
 export { conv1d, conv2d, convTranspose2d, maxPool2d, avgPool2d, adaptiveAvgPool2d } from '../ops/conv.js';

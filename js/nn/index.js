@@ -8,7 +8,7 @@ export { MultiheadAttention } from './attention.js';
 export { Embedding, Upsample } from './embedding.js';
 export { MSELoss, NLLLoss, CrossEntropyLoss, CTCLoss } from './loss.js';
 export {
-  ReLU, LeakyReLU, ELU, GELU, SiLU, Softplus, Hardswish, Sigmoid, Tanh, Identity, Flatten, Dropout,
+  ReLU, ReLU6, LeakyReLU, ELU, GELU, SiLU, Softplus, Hardswish, Hardsigmoid, Hardtanh, Sigmoid, Tanh, Identity, Flatten, Dropout,
 } from './activation.js';
 export * as functional from './functional.js';
 export { Conv1d, Conv2d, ConvTranspose2d, MaxPool2d, AvgPool2d, AdaptiveAvgPool2d } from './conv.js';

@@ -49,7 +49,22 @@ export function sigmoid(input) { return apply1('sigmoid', 'sigmoid', [handle(inp
 export function tanh(input) { return apply1('tanh', 'tanh', [handle(input, 'tanh', 'input')]); }
 export function silu(input) { return apply1('silu', 'silu', [handle(input, 'silu', 'input')]); }
 export function hardswish(input) { return apply1('hardswish', 'hardswish', [handle(input, 'hardswish', 'input')]); }
+/** min(max(input + 3, 0), 6) / 6 (PyTorch's kernel); the gradient is 1/6 strictly inside (-3, 3). */
+export function hardsigmoid(input) { return apply1('hardsigmoid', 'hardsigmoid', [handle(input, 'hardsigmoid', 'input')]); }
 export function erf(input) { return apply1('erf', 'erf', [handle(input, 'erf', 'input')]); }
+
+/**
+ * min(max(input, minVal), maxVal) (defaults -1, 1): the values of clamp, but PyTorch's gradient,
+ * 0 at the bounds themselves (clamp passes it there).
+ */
+export function hardtanh(input, ...args) {
+  const h = handle(input, 'hardtanh', 'input');
+  const { minVal, maxVal } = params('hardtanh', args, ['minVal', 'maxVal'], { minVal: -1, maxVal: 1 });
+  return apply1('hardtanh', 'hardtanh', [h], [], [num(minVal, 'hardtanh', 'minVal'), num(maxVal, 'hardtanh', 'maxVal')]);
+}
+
+/** hardtanh(input, 0, 6), as PyTorch's relu6. */
+export function relu6(input) { return apply1('relu6', 'hardtanh', [handle(input, 'relu6', 'input')], [], [0, 6]); }
 
 /** input > 0 ? input : input * negativeSlope (default 0.01). */
 export function leakyRelu(input, ...args) {

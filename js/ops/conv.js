@@ -9,7 +9,8 @@
 // else (shapes, channels, groups) and name the op and the values when they refuse.
 import { invalid } from '../errors.js';
 import { requireReady } from '../runtime.js';
-import { Tensor, handle, applyOp, optionsArg } from '../tensor.js';
+import { Tensor, handle, applyOp, optionsArg, tidy } from '../tensor.js';
+import { pad } from './act.js';
 import { describe, toI64 } from '../convert.js';
 
 /** A size given as one integer or n of them, as n BigInts (PyTorch's _pair / _single). */
@@ -57,33 +58,34 @@ function inputs(who, input, weight, bias) {
   return hs;
 }
 
-/** padding: integers, 'valid' (0) or 'same' (stride 1; PyTorch pads the odd extra on the end,
- *  which one symmetric padding cannot express, so that case is refused). */
+/**
+ * padding: integers, 'valid' (0) or 'same' (stride 1), as [padding, endPad]. 'same' pads
+ * dilation * (k - 1) in all along each dim; where that is odd PyTorch pads the input by the extra
+ * one at the end first and convolves with the symmetric rest, as here: endPad is then F.pad's
+ * list for that (null when every dim pads evenly).
+ */
 function convPadding(padding, weight, n, stride, dilation, who) {
-  if (padding === 'valid') return Array(n).fill(0n);
-  if (padding !== 'same') return sizes(padding, n, who, 'padding');
+  if (padding === 'valid') return [Array(n).fill(0n), null];
+  if (padding !== 'same') return [sizes(padding, n, who, 'padding'), null];
   if (stride.some((s) => s !== 1n)) throw invalid(`${who}: padding 'same' needs stride 1, got stride [${stride}]`);
-  const k = weight.shape.slice(-n);
-  return k.map((kk, i) => {
-    const total = dilation[i] * BigInt(kk - 1);
-    if (total % 2n) {
-      throw invalid(`${who}: padding 'same' with kernel ${kk} and dilation ${dilation[i]} pads unevenly (${total} in all), which is not supported; pad explicitly`);
-    }
-    return total / 2n;
-  });
+  const total = weight.shape.slice(-n).map((k, i) => dilation[i] * BigInt(k - 1));
+  const endPad = total.map((t) => [0, Number(t % 2n)]).reverse().flat(); // F.pad lists the last dim first
+  return [total.map((t) => t / 2n), endPad.some((p) => p) ? endPad : null];
 }
 
 function conv(who, op, n, input, weight, bias, options) {
   requireReady(who);
   [bias, options] = splitBias(bias, options);
   const o = optionsArg(options, who, ['stride', 'padding', 'dilation', 'groups']);
+  handle(input, who, 'input');
   handle(weight, who, 'weight');
   const stride = sizes(o.stride ?? 1, n, who, 'stride');
   const dilation = sizes(o.dilation ?? 1, n, who, 'dilation');
-  const padding = convPadding(o.padding ?? 0, weight, n, stride, dilation, who);
+  const [padding, endPad] = convPadding(o.padding ?? 0, weight, n, stride, dilation, who);
   const groups = toI64(o.groups ?? 1, who, 'groups');
   const attrs = [...stride, ...padding, ...dilation, groups];
-  return maybeUnbatched(input, n + 2, (x) => applyOp(who, op, inputs(who, x, weight, bias), attrs));
+  const run = (x) => applyOp(who, op, inputs(who, x, weight, bias), attrs);
+  return maybeUnbatched(input, n + 2, endPad ? (x) => tidy(() => run(pad(x, endPad))) : run);
 }
 
 /** F.conv1d(input [N, C, L], weight [O, C/groups, k], bias [O] | null, { stride, padding, dilation, groups }). */

@@ -450,6 +450,8 @@ ARRAY_LOOP(gelu_f32, gelu_n)
 PARAM_LOOP(silu_f32, a / (1.0f + om__expf(-a)))
 PARAM_LOOP(softplus_f32, a * k0 > k1 ? a : om__log1pf(om__expf(a * k0)) / k0)
 PARAM_LOOP(hardswish_f32, a * min_std(max_std(a + 3.0f, 0.0f), 6.0f) / 6.0f)
+PARAM_LOOP(hardsigmoid_f32, min_std(max_std(a + 3.0f, 0.0f), 6.0f) / 6.0f)
+PARAM_LOOP(hardtanh_f32, min_std(max_std(a, k0), k1))
 ARRAY_LOOP(erf_f32, erf_n)
 
 /* Resolves the float attrs' defaults; gelu's one int attr is approximate (0 'none', 1 'tanh'). */
@@ -542,6 +544,26 @@ static bool hardswish_backward(const om_record *r, om_tensor *const *g, om_tenso
   om__scope_end(&s);
   return gin[0] != NULL;
 }
+/* g where lo < x < hi, else 0: PyTorch's hardtanh_backward, 0 at the bounds themselves (clamp's
+ * gradient passes there), so relu6 = hardtanh(0, 6) is not clamp(0, 6) under autograd. */
+static bool between_grad(const om_record *r, om_tensor *g, double lo, double hi, om_tensor **gin) {
+  om_scope s = {0};
+  om_tensor *x = r->in[0], *below = om__keep(&s, om_lt(x, om__keep(&s, om_scalar(hi, OM_FLOAT32))));
+  om_tensor *inner = below ? om__keep(&s, grad_where(&s, below, g, NULL, NULL)) : NULL;
+  gin[0] = inner ? grad_where(&s, above(&s, x, lo), inner, NULL, NULL) : NULL;
+  om__scope_end(&s);
+  return gin[0] != NULL;
+}
+static bool hardtanh_backward(const om_record *r, om_tensor *const *g, om_tensor **gin) {
+  return between_grad(r, g[0], r->attrs.f[0], r->attrs.f[1], gin);
+}
+static bool hardsigmoid_backward(const om_record *r, om_tensor *const *g, om_tensor **gin) {
+  om_scope s = {0}; /* -3 < x < 3: g / 6, else 0 */
+  om_tensor *sixth = om__keep(&s, om_scale(g[0], 1.0 / 6.0));
+  bool ok = sixth && between_grad(r, sixth, -3, 3, gin);
+  om__scope_end(&s);
+  return ok;
+}
 static bool erf_backward(const om_record *r, om_tensor *const *g, om_tensor **gin) {
   om_scope s = {0}; /* 2 / sqrt(pi) e^(-x^2) */
   om_tensor *x = r->in[0], *e = om__keep(&s, om_exp(om__keep(&s, om_neg(om__keep(&s, om_mul(x, x))))));
@@ -585,6 +607,25 @@ static bool lower_softplus(om_lower *l, const om_call *c) {
   return true;
 }
 
+/* Clip(x, min, max) with both bounds. */
+static bool lower_hardtanh(om_lower *l, const om_call *c) {
+  int in[3] = {om__lower_input(l, 0), om__lower_float(l, c->attrs.f[0]), om__lower_float(l, c->attrs.f[1])}, out;
+  if (in[1] < 0 || in[2] < 0 || !om__emit(l, "Clip", in, 3, &c->out_meta[0], 1, &out, NULL, 0)) return false;
+  om__lower_output(l, 0, out);
+  return true;
+}
+/* Div(Clip(Add(x, 3), 0, 6), 6): the kernel's arithmetic step by step, so the graph gives its
+ * bits (ONNX's HardSigmoid computes x / 6 + 0.5, which rounds differently). */
+static bool lower_hardsigmoid(om_lower *l, const om_call *c) {
+  const om_meta *m = &c->out_meta[0];
+  int x = om__lower_input(l, 0), three = om__lower_float(l, 3), zero = om__lower_float(l, 0), six = om__lower_float(l, 6), t, u, out;
+  if (three < 0 || zero < 0 || six < 0 || !om__emit(l, "Add", (int[]){x, three}, 2, m, 1, &t, NULL, 0) ||
+      !om__emit(l, "Clip", (int[]){t, zero, six}, 3, m, 1, &u, NULL, 0) || !om__emit(l, "Div", (int[]){u, six}, 2, m, 1, &out, NULL, 0))
+    return false;
+  om__lower_output(l, 0, out);
+  return true;
+}
+
 #define PARAM_DEF(NAME, LOOP, N_F, F0, F1, PARAMS, BACKWARD, LO, HI, T_F0, T_F1, T_NI, LOWER, ONNX)         \
   static const kernels NAME##_kernels = {.loop = {LOOP}, .onnx = ONNX_NODES(ONNX), .n_f = N_F, .f_default = {F0, F1}, .params = PARAMS}; \
   const om_op_def om__op_##NAME = {                                                                   \
@@ -601,6 +642,10 @@ PARAM_DEF(silu, silu_f32, 0, 0, 0, "", silu_backward, -4, 4, 0, 0, 0, lower_silu
 PARAM_DEF(softplus, softplus_f32, 2, 1.0, 20.0, "beta, threshold", softplus_backward, -3, 3, 2.0, 3.0, 0, lower_softplus,
           ONNX_AS("Softplus", NULL, "Where(Greater(x b, threshold), x, Div(Softplus(Mul(x, b)), b))"))
 PARAM_DEF(hardswish, hardswish_f32, 0, 0, 0, "", hardswish_backward, -4.5, 4.5, 0, 0, 0, lower_map, ONNX1("HardSwish"))
+PARAM_DEF(hardsigmoid, hardsigmoid_f32, 0, 0, 0, "", hardsigmoid_backward, -4.5, 4.5, 0, 0, 0, lower_hardsigmoid,
+          ONNX_AS("Add", "Clip", "Div(Clip(Add(x, 3), 0, 6), 6) (the kernel's steps; ONNX's HardSigmoid rounds differently)"))
+PARAM_DEF(hardtanh, hardtanh_f32, 2, -1.0, 1.0, "min_val, max_val", hardtanh_backward, -2, 2, -0.5, 0.75, 0, lower_hardtanh,
+          ONNX_AS("Clip", NULL, "Clip(x, min_val, max_val)"))
 UNARY_DEF(erf, LOOPS3(erf_f32, NULL, NULL), erf_backward, OM_SAVES_IN(0), -2, 2, lower_map, ONNX1("Erf"))
 
 om_tensor *om_leaky_relu(om_tensor *a, double negative_slope) {
@@ -615,6 +660,10 @@ om_tensor *om_softplus(om_tensor *a, double beta, double threshold) {
   return om__apply1(OM_OP_softplus, &a, 1, &(om_attrs){.n_f = 2, .f = {beta, threshold}});
 }
 om_tensor *om_hardswish(om_tensor *a) { return om__apply1(OM_OP_hardswish, &a, 1, NULL); }
+om_tensor *om_hardsigmoid(om_tensor *a) { return om__apply1(OM_OP_hardsigmoid, &a, 1, NULL); }
+om_tensor *om_hardtanh(om_tensor *a, double min_val, double max_val) {
+  return om__apply1(OM_OP_hardtanh, &a, 1, &(om_attrs){.n_f = 2, .f = {min_val, max_val}});
+}
 
 /* ---- clamp(a, min?, max?): attrs i = {has_min, has_max, min, max as int64}, f = {min, max} ----
  * float32 reads the float bounds, int64 the integer ones (om_clamp fills them from the doubles,

@@ -921,3 +921,47 @@ int om_split(om_tensor *a, int64_t split_size, int dim, om_tensor **out, int max
   }
   return (int)n;
 }
+
+int om_split_sizes(om_tensor *a, const int64_t *sizes, int n, int dim, om_tensor **out) {
+  if (!om__check_inputs("split", &a, 1)) return -1;
+  int d = om__wrap_dim(dim, a->ndim, "split");
+  if (d < 0) return -1;
+  if (n < 1 || !sizes || !out) return om__fail(OM_ERR_INVALID_ARGUMENT, "split: needs at least one size"), -1;
+  for (int k = 0; k < n; k++)
+    if (sizes[k] < 0) return om__fail(OM_ERR_INVALID_ARGUMENT, "split: size %lld (at %d) must not be negative", (long long)sizes[k], k), -1;
+  int64_t total = 0;
+  for (int k = 0; k < n; k++) {
+    if (sizes[k] > a->shape[d] - total) /* PyTorch's check, without overflow */
+      return om__fail(OM_ERR_SHAPE_MISMATCH, "split: the sizes sum to more than %lld (the size of dim %d)", (long long)a->shape[d], d), -1;
+    total += sizes[k];
+  }
+  if (total != a->shape[d])
+    return om__fail(OM_ERR_SHAPE_MISMATCH, "split: the sizes sum to %lld, not %lld (the size of dim %d)", (long long)total, (long long)a->shape[d], d), -1;
+  int64_t start = 0;
+  for (int k = 0; k < n; start += sizes[k], k++) {
+    out[k] = om_slice(a, d, start, start + sizes[k], 1);
+    if (!out[k]) {
+      om__release_all(out, k);
+      return -1;
+    }
+  }
+  return n;
+}
+
+int om_chunk(om_tensor *a, int64_t chunks, int dim, om_tensor **out, int max_out) {
+  if (!om__check_inputs("chunk", &a, 1)) return -1;
+  int d = om__wrap_dim(dim, a->ndim, "chunk");
+  if (d < 0) return -1;
+  if (chunks < 1) return om__fail(OM_ERR_INVALID_ARGUMENT, "chunk: chunks %lld must be positive", (long long)chunks), -1;
+  int64_t size = a->shape[d];
+  if (size) return om_split(a, size / chunks + (size % chunks != 0), d, out, max_out); /* ceil(size / chunks): maybe fewer pieces */
+  /* an empty dim gives `chunks` empty pieces, as PyTorch (a split would give one) */
+  if (!out || chunks > max_out)
+    return om__fail(OM_ERR_INVALID_ARGUMENT, "chunk: %lld pieces do not fit in %d outputs", (long long)chunks, max_out), -1;
+  int64_t *zeros = om__alloc(sizeof(int64_t) * (uint64_t)chunks, "chunk");
+  if (!zeros) return -1;
+  memset(zeros, 0, sizeof(int64_t) * (size_t)chunks);
+  int r = om_split_sizes(a, zeros, (int)chunks, d, out);
+  free(zeros);
+  return r;
+}

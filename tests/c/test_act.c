@@ -38,6 +38,7 @@ static double f_gelu(double x, const double *k) { return k[0] ? gelu_tanh_ref(x)
 static double f_silu(double x, const double *k) { (void)k; return x / (1 + exp(-x)); }
 static double f_softplus(double x, const double *k) { return softplus_ref(x, k[0], k[1]); }
 static double f_hardswish(double x, const double *k) { (void)k; return x * fmin(fmax(x + 3, 0), 6) / 6; }
+static double f_hardsigmoid(double x, const double *k) { (void)k; return fmin(fmax(x + 3, 0), 6) / 6; }
 static double f_erf(double x, const double *k) { (void)k; return erf(x); }
 static double f_clamp(double x, const double *k) { /* std::min(std::max(x, lo), hi): clamp(-0, min=0) is -0, as PyTorch */
   x = x < k[0] ? k[0] : x;
@@ -54,6 +55,9 @@ TEST(activations_match_their_formulas) {
   check_fn("softplus", om_softplus(x, 1, 20), f_softplus, (double[]){1, 20});
   check_fn("softplus b2 t5", om_softplus(x, 2, 5), f_softplus, (double[]){2, 5});
   check_fn("hardswish", om_hardswish(x), f_hardswish, NULL);
+  check_fn("hardsigmoid", om_hardsigmoid(x), f_hardsigmoid, NULL);
+  check_fn("hardtanh", om_hardtanh(x, -1, 0.5), f_clamp, (double[]){-1, 0.5}); /* clamp's values */
+  check_fn("relu6", om_hardtanh(x, 0, 6), f_clamp, (double[]){0, 6});
   check_fn("erf", om_erf(x), f_erf, NULL);
   check_fn("clamp", om_clamp(x, &(double){-1}, &(double){0.5}), f_clamp, (double[]){-1, 0.5});
   check_fn("clamp min", om_clamp(x, &(double){0}, NULL), f_clamp, (double[]){0, INFINITY});
@@ -73,8 +77,9 @@ TEST(activation_defaults_and_nan) {
   CHECK_NEAR(at(y[0], 0), log1p(exp(-2.0)), 1e-7);
   CHECK(isnan(at(y[0], 1)) && at(y[0], 2) == 25); /* 25 > 20: x itself */
   om_tensor_release(y[0]);
-  om_tensor *fns[] = {om_elu(x, 1), om_gelu(x, false), om_silu(x), om_hardswish(x), om_erf(x), om_clamp(x, &(double){0}, &(double){1})};
-  for (int k = 0; k < 6; k++) {
+  om_tensor *fns[] = {om_elu(x, 1), om_gelu(x, false), om_silu(x), om_hardswish(x), om_erf(x), om_clamp(x, &(double){0}, &(double){1}),
+                      om_hardsigmoid(x), om_hardtanh(x, 0, 6)};
+  for (int k = 0; k < 8; k++) {
     if (!fns[k] || !isnan(at(fns[k], 1))) FAILED("function %d does not keep NaN", k);
     om_tensor_release(fns[k]);
   }
@@ -82,6 +87,11 @@ TEST(activation_defaults_and_nan) {
   CHECK_ERROR(om_apply(OM_OP_leaky_relu, &x, 1, NULL, 0, (double[]){1, 2}, 2, y, 1) > 0, OM_ERR_INVALID_ARGUMENT, "leaky_relu: takes 1 float attributes (negative_slope)");
   om_tensor *i = om_arange(0, 3, 1, OM_INT64);
   CHECK_ERROR(om_gelu(i, false), OM_ERR_DTYPE_MISMATCH, "gelu: takes float32, not int64");
+  CHECK_ERROR(om_hardtanh(i, 0, 6), OM_ERR_DTYPE_MISMATCH, "hardtanh: takes float32, not int64");
+  /* om_apply without attributes: hardtanh's defaults -1, 1 */
+  CHECK_EQ_INT(om_apply(OM_OP_hardtanh, &x, 1, NULL, 0, NULL, 0, y, 1), 1);
+  CHECK(at(y[0], 0) == -1 && at(y[0], 2) == 1);
+  om_tensor_release(y[0]);
   om_tensor_release(i);
   om_tensor_release(x);
 }
@@ -107,6 +117,8 @@ static om_tensor *g_gelu(om_tensor *x, const double *k) { return om_gelu(x, k[0]
 static om_tensor *g_silu(om_tensor *x, const double *k) { (void)k; return om_silu(x); }
 static om_tensor *g_softplus(om_tensor *x, const double *k) { return om_softplus(x, k[0], k[1]); }
 static om_tensor *g_hardswish(om_tensor *x, const double *k) { (void)k; return om_hardswish(x); }
+static om_tensor *g_hardsigmoid(om_tensor *x, const double *k) { (void)k; return om_hardsigmoid(x); }
+static om_tensor *g_hardtanh(om_tensor *x, const double *k) { return om_hardtanh(x, k[0], k[1]); }
 static om_tensor *g_erf(om_tensor *x, const double *k) { (void)k; return om_erf(x); }
 static om_tensor *g_clamp(om_tensor *x, const double *k) { return om_clamp(x, &k[0], &k[1]); }
 
@@ -136,6 +148,10 @@ TEST(activation_gradients_at_chosen_points) {
   check_grad("hardswish", g_hardswish, NULL, x, hs, 6);
   check_grad("erf", g_erf, NULL, x, er, 6);
   check_grad("clamp", g_clamp, (double[]){-3, 3}, x, (double[]){0, 1, 1, 1, 1, 0}, 6); /* the bounds themselves pass */
+  /* PyTorch's hardtanh_backward and hardsigmoid_backward: 0 at the bounds themselves */
+  check_grad("hardtanh", g_hardtanh, (double[]){-3, 3}, x, (double[]){0, 0, 1, 1, 0, 0}, 6);
+  check_grad("relu6", g_hardtanh, (double[]){0, 6}, x, (double[]){0, 0, 0, 0, 1, 1}, 6); /* 0 at 0, as relu's */
+  check_grad("hardsigmoid", g_hardsigmoid, NULL, x, (double[]){0, 0, 1 / 6.0, 1 / 6.0, 0, 0}, 6);
   om_tensor_release(x);
 }
 
@@ -375,6 +391,7 @@ static om_tensor *t_softplus2(om_tensor *x) { return om_softplus(x, 2, 20); }
 static om_tensor *t_clamp_max(om_tensor *x) { return om_clamp(x, NULL, &(double){1}); }
 static om_tensor *t_pad(om_tensor *x) { return om_pad(x, (int64_t[]){1, 1}, 2, OM_PAD_REPLICATE, 0); }
 static om_tensor *t_gelu(om_tensor *x) { return om_gelu(x, false); }
+static om_tensor *t_relu6(om_tensor *x) { return om_hardtanh(x, 0, 6); }
 
 TEST(tracing_writes_the_documented_nodes) {
   check_nodes("softplus beta 1", t_softplus1, (const char *[]){"Constant", "Softplus", "Greater", "Where"}, 4);
@@ -383,6 +400,8 @@ TEST(tracing_writes_the_documented_nodes) {
   check_nodes("clamp max", t_clamp_max, (const char *[]){"Constant", "Constant", "Clip"}, 3); /* min: a -inf constant */
   check_nodes("pad replicate", t_pad, (const char *[]){"Pad"}, 1);
   check_nodes("gelu", t_gelu, (const char *[]){"Gelu"}, 1);
+  check_nodes("relu6", t_relu6, (const char *[]){"Constant", "Constant", "Clip"}, 3);
+  check_nodes("hardsigmoid", om_hardsigmoid, (const char *[]){"Constant", "Constant", "Constant", "Add", "Clip", "Div"}, 6);
 }
 
 int main(void) {

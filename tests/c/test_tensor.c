@@ -208,6 +208,53 @@ TEST(assembly) {
   R(a); R(b); R(c); R(s); R(m); R(sq); R(lo); R(up);
 }
 
+static void release_n(om_tensor **ts, int n) {
+  for (int k = 0; k < n; k++) R(ts[k]);
+}
+
+TEST(split_sizes_and_chunk) {
+  om_tensor *x = TF(SHAPE(2, 5), 0, 1, 2, 3, 4, 5, 6, 7, 8, 9), *p[8] = {0};
+  /* torch.split(x, [2, 0, 3], 1): an empty piece in the middle */
+  CHECK_EQ_INT(om_split_sizes(x, (int64_t[]){2, 0, 3}, 3, -1, p), 3);
+  CHECK_VALUES(p[0], SHAPE(2, 2), 0, 0, 1, 5, 6);
+  CHECK_EQ_INT(om_tensor_numel(p[1]), 0);
+  CHECK_EQ_INT(om_tensor_shape(p[1])[0], 2);
+  CHECK_VALUES(p[2], SHAPE(2, 3), 0, 2, 3, 4, 7, 8, 9);
+  release_n(p, 3);
+  CHECK_ERROR(om_split_sizes(x, (int64_t[]){2, 2}, 2, 1, p) >= 0, OM_ERR_SHAPE_MISMATCH, "split: the sizes sum to 4, not 5 (the size of dim 1)");
+  CHECK_ERROR(om_split_sizes(x, (int64_t[]){4, INT64_MAX}, 2, 1, p) >= 0, OM_ERR_SHAPE_MISMATCH, "split: the sizes sum to more than 5 (the size of dim 1)");
+  CHECK_ERROR(om_split_sizes(x, (int64_t[]){-1, 6}, 2, 1, p) >= 0, OM_ERR_INVALID_ARGUMENT, "split: size -1 (at 0) must not be negative");
+  CHECK_ERROR(om_split_sizes(x, (int64_t[]){5}, 0, 1, p) >= 0, OM_ERR_INVALID_ARGUMENT, "split: needs at least one size");
+  CHECK_ERROR(om_split_sizes(x, (int64_t[]){5}, 1, 2, p) >= 0, OM_ERR_INDEX_OUT_OF_RANGE, "split: dim 2 is out of range");
+  /* torch.chunk: ceil(5 / 3) = 2 per piece, so 3 pieces of 2, 2, 1; ceil(5 / 4) = 2 gives only 3 */
+  CHECK_EQ_INT(om_chunk(x, 3, 1, p, 8), 3);
+  CHECK_VALUES(p[2], SHAPE(2, 1), 0, 4, 9);
+  release_n(p, 3);
+  CHECK_EQ_INT(om_chunk(x, 4, 1, p, 8), 3);
+  release_n(p, 3);
+  CHECK_EQ_INT(om_chunk(x, 8, 0, p, 8), 2);
+  CHECK_VALUES(p[1], SHAPE(1, 5), 0, 5, 6, 7, 8, 9);
+  release_n(p, 2);
+  om_tensor *e = om_zeros((int64_t[]){0, 3}, 2, OM_FLOAT32);
+  CHECK_EQ_INT(om_chunk(e, 3, 0, p, 8), 3); /* an empty dim: chunks empty pieces, as PyTorch */
+  for (int k = 0; k < 3; k++) CHECK_EQ_INT(om_tensor_shape(p[k])[1], 3);
+  release_n(p, 3);
+  CHECK_ERROR(om_chunk(e, 9, 0, p, 8) >= 0, OM_ERR_INVALID_ARGUMENT, "chunk: 9 pieces do not fit in 8 outputs");
+  CHECK_ERROR(om_chunk(x, 0, 0, p, 8) >= 0, OM_ERR_INVALID_ARGUMENT, "chunk: chunks 0 must be positive");
+  CHECK_ERROR(om_chunk(x, 1, 0, p, 0) >= 0, OM_ERR_INVALID_ARGUMENT, "split: 1 pieces do not fit in 0 outputs");
+  /* the pieces are slices: the gradient flows back into the parts of x they cover */
+  CHECK(om_tensor_set_requires_grad(x, true));
+  CHECK_EQ_INT(om_split_sizes(x, (int64_t[]){1, 4}, 2, 1, p), 2);
+  om_tensor *three = om_scalar(3, OM_FLOAT32), *a = om_sum(p[0], NULL, 0, false), *s1 = om_sum(p[1], NULL, 0, false);
+  om_tensor *b = om_mul(s1, three);
+  om_tensor *loss = om_add(a, b);
+  CHECK(om_backward(loss, NULL));
+  om_tensor *g = om_tensor_grad(x);
+  CHECK_VALUES(g, SHAPE(2, 5), 0, 1, 3, 3, 3, 3, 1, 3, 3, 3, 3);
+  release_n(p, 2);
+  R(three); R(a); R(s1); R(b); R(loss); R(e); R(x); R(g);
+}
+
 TEST(reductions) {
   om_tensor *a = TF(SHAPE(2, 3), 1, 5, 3, 4, 2, 6);
   om_tensor *all = om_sum(a, NULL, 0, false), *rows = om_sum(a, (int64_t[]){1}, 1, true);
@@ -403,6 +450,7 @@ int main(void) {
   RUN(views_share_storage);
   RUN(view_errors);
   RUN(assembly);
+  RUN(split_sizes_and_chunk);
   RUN(reductions);
   RUN(matmul_against_reference);
   RUN(matmul_rows_do_not_depend_on_m);

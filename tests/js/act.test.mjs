@@ -41,6 +41,8 @@ const ref = {
   silu: (x) => x / (1 + Math.exp(-x)),
   softplus: (x, b = 1, t = 20) => (x * b > t ? x : Math.log1p(Math.exp(x * b)) / b),
   hardswish: (x) => x * Math.min(Math.max(x + 3, 0), 6) / 6,
+  hardsigmoid: (x) => Math.min(Math.max(x + 3, 0), 6) / 6,
+  hardtanh: (x, lo = -1, hi = 1) => Math.min(Math.max(x, lo), hi),
 };
 
 describe('activations: values', () => {
@@ -60,6 +62,11 @@ describe('activations: values', () => {
         [F.softplus(x, 2, 5), X.map((v) => ref.softplus(v, 2, 5))],
         [F.softplus(x, { threshold: 1 }), X.map((v) => ref.softplus(v, 1, 1))],
         [F.hardswish(x), X.map(ref.hardswish)],
+        [F.hardsigmoid(x), X.map(ref.hardsigmoid)],
+        [F.hardtanh(x), X.map((v) => ref.hardtanh(v))],
+        [F.hardtanh(x, -2, 0.5), X.map((v) => ref.hardtanh(v, -2, 0.5))],
+        [F.hardtanh(x, { maxVal: 3 }), X.map((v) => ref.hardtanh(v, -1, 3))],
+        [F.relu6(x), X.map((v) => ref.hardtanh(v, 0, 6))],
         [x.erf(), X.map(erf)],
         [F.relu(x), X.map((v) => Math.max(v, 0))],
         [F.sigmoid(x), X.map((v) => 1 / (1 + Math.exp(-v)))],
@@ -102,6 +109,22 @@ describe('activations: values', () => {
     } finally {
       x.dispose();
     }
+  });
+
+  test('hardtanh, relu6 and hardsigmoid: PyTorch\'s gradient, 0 at the bounds (clamp\'s passes there)', () => {
+    om.tidy(() => {
+      const at = [-4, -3, -1, 0, 0.5, 1, 3, 6, 7];
+      const grad = (f) => {
+        const x = om.tensor(at);
+        x.requiresGrad = true;
+        f(x).sum().backward();
+        return Array.from(x.grad.toArray());
+      };
+      assert.deepEqual(grad((x) => F.hardtanh(x)), [0, 0, 0, 1, 1, 0, 0, 0, 0]);
+      assert.deepEqual(grad((x) => x.clamp(-1, 1)), [0, 0, 1, 1, 1, 1, 0, 0, 0]);
+      assert.deepEqual(grad((x) => F.relu6(x)), [0, 0, 0, 0, 1, 1, 1, 0, 0]);
+      near(grad((x) => F.hardsigmoid(x)), [0, 0, 1, 1, 1, 1, 0, 0, 0].map((v) => v / 6), 1e-7);
+    });
   });
 
   test('bad arguments are OmError, never a wasm abort', () => {
@@ -242,6 +265,9 @@ describe('nn modules', () => {
       const pairs = [
         [new om.nn.ReLU(), F.relu(x)], [new om.nn.Sigmoid(), F.sigmoid(x)], [new om.nn.Tanh(), F.tanh(x)],
         [new om.nn.SiLU(), F.silu(x)], [new om.nn.Hardswish(), F.hardswish(x)],
+        [new om.nn.Hardsigmoid({ inplace: true }), F.hardsigmoid(x)], [new om.nn.ReLU6({ inplace: true }), F.relu6(x)],
+        [new om.nn.Hardtanh(), F.hardtanh(x)], [new om.nn.Hardtanh(-2, 3), F.hardtanh(x, -2, 3)],
+        [new om.nn.Hardtanh({ minVal: 0, maxVal: 6 }), F.relu6(x)],
         [new om.nn.LeakyReLU(0.2), F.leakyRelu(x, 0.2)], [new om.nn.LeakyReLU({ negativeSlope: 0.3, inplace: true }), F.leakyRelu(x, 0.3)],
         [new om.nn.ELU({ alpha: 2 }), F.elu(x, 2)], [new om.nn.GELU('tanh'), F.gelu(x, { approximate: 'tanh' })],
         [new om.nn.GELU(), F.gelu(x)], [new om.nn.Softplus(2, 10), F.softplus(x, 2, 10)],
@@ -256,6 +282,12 @@ describe('nn modules', () => {
       assert.equal(new om.nn.Dropout().p, 0.5);
       assert.throws(() => new om.nn.GELU({ approximate: 'x' }), (e) => e.kind === 'InvalidArgument');
       assert.throws(() => new om.nn.ELU('1'), (e) => e.kind === 'InvalidArgument' && /alpha must be a number/.test(e.message));
+      // PyTorch's nn.Hardtanh asserts max_val > min_val; F.hardtanh takes any bounds (clamp's values)
+      assert.throws(() => new om.nn.Hardtanh(1, 1), (e) => e.kind === 'InvalidArgument' && /Hardtanh: maxVal 1 must be greater than minVal 1/.test(e.message));
+      assert.throws(() => new om.nn.Hardtanh('0', 6), (e) => e.kind === 'InvalidArgument' && /Hardtanh: minVal must be a number/.test(e.message));
+      assert.throws(() => F.hardtanh(x, { min: 0 }), (e) => e.kind === 'InvalidArgument' && /hardtanh: unknown option 'min'/.test(e.message));
+      assert.throws(() => F.hardtanh(x, 0, '6'), (e) => e.kind === 'InvalidArgument' && /hardtanh: maxVal must be a number/.test(e.message));
+      assert.throws(() => F.relu6(x.gt(0)), (e) => e.kind === 'DtypeMismatch' && /hardtanh: takes float32, not bool/.test(e.message));
     });
   });
 });
@@ -271,7 +303,8 @@ class ActMLP extends om.nn.Module {
     this.fc2 = new om.nn.Linear(16, 16);
     this.act2 = new om.nn.LeakyReLU(0.1);
     this.fc3 = new om.nn.Linear(16, 8);
-    this.acts = [new om.nn.SiLU(), new om.nn.ELU(0.5), new om.nn.Softplus(2, 3), new om.nn.Hardswish(),
+    this.acts = [new om.nn.SiLU(), new om.nn.ELU(0.5), new om.nn.Softplus(2, 3), new om.nn.Hardswish(), new om.nn.Hardsigmoid(),
+      new om.nn.ReLU6(), new om.nn.Hardtanh(-0.5, 2),
       new om.nn.GELU('tanh'), new om.nn.Tanh(), new om.nn.Sigmoid(), new om.nn.ReLU(), new om.nn.Identity()];
   }
 
@@ -359,6 +392,7 @@ describe('traced through onnxruntime-web', () => {
     const fns = {
       leaky: (v) => F.leakyRelu(v, 0.1), elu: (v) => F.elu(v, 0.7), gelu: (v) => F.gelu(v), gelut: (v) => F.gelu(v, { approximate: 'tanh' }),
       silu: (v) => F.silu(v), softplus: (v) => F.softplus(v), softplus2: (v) => F.softplus(v, 2, 5), hardswish: (v) => F.hardswish(v),
+      hardsigmoid: (v) => F.hardsigmoid(v), relu6: (v) => F.relu6(v), hardtanh: (v) => F.hardtanh(v, -3, 0.5),
       erf: (v) => v.erf(), clamp: (v) => v.clamp(-1, 1), clampMin: (v) => v.clamp(0), clampInv: (v) => v.clamp(2, 1),
     };
     const x = om.tensor(edge);

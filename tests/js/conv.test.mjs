@@ -110,6 +110,33 @@ describe('functional: values against reference loops', () => {
     });
   });
 
+  test("padding 'same' where PyTorch pads unevenly: the extra one at the end (the symmetric reference, cropped)", () => {
+    om.tidy(() => {
+      const x = randn([2, 4, 7, 8], 40), b = randn([6], 41);
+      // kernel [2, 4] dilated [3, 1]: 3 in all along both dims (1 before, 2 after), so the output is
+      // the reference's with 2 on both sides from its second row and column on
+      for (const [ws, dilation, off] of [[[6, 2, 2, 4], [3, 1], [1, 1]], [[6, 2, 3, 2], [1, 1], [0, 1]]]) {
+        const w = randn(ws, 42);
+        const ref = refConv2d(x.toArray(), x.shape, w.toArray(), w.shape, b.toArray(),
+          { padding: ws.slice(2).map((k, i) => Math.ceil((dilation[i] * (k - 1)) / 2)), dilation, groups: 2 });
+        const [N, O, RH, RW] = ref.shape;
+        const values = [];
+        for (let n = 0; n < N * O; n++) for (let i = 0; i < 7; i++) for (let j = 0; j < 8; j++) values.push(ref.values[(n * RH + i + off[0]) * RW + j + off[1]]);
+        checkRef(F.conv2d(x, w, b, { padding: 'same', dilation, groups: 2 }), { shape: [2, 6, 7, 8], values });
+      }
+      // conv1d: kernel 4, 3 in all: [1, 2]; its input gradient flows through the pad
+      const x1 = randn([1, 2, 6], 43), w1 = randn([3, 2, 4], 44);
+      x1.requiresGrad = true;
+      const y1 = F.conv1d(x1, w1, null, { padding: 'same' });
+      assert.deepEqual(y1.shape, [1, 3, 6]);
+      const ref1 = refConv2d(x1.toArray(), [1, 2, 1, 6], w1.toArray(), [3, 2, 1, 4], null, { padding: [0, 2] });
+      near(y1.toArray(), ref1.values.filter((_, k) => k % 7 !== 0), 1e-4);
+      y1.sum().backward();
+      assert.deepEqual(x1.grad.shape, [1, 2, 6]);
+      x1.grad.dispose();
+    });
+  });
+
   test('conv1d is conv2d on a unit height', () => {
     om.tidy(() => {
       const x = randn([2, 4, 11], 5), w = randn([6, 2, 3], 6), b = randn([6], 7);
@@ -305,7 +332,8 @@ describe('errors are OmErrors with their kind', () => {
       assert.throws(() => F.conv2d(x, w, null, { stride: [1, 1, 1] }), kind('InvalidArgument', /stride must be an integer or 2 integers, got 3/));
       assert.throws(() => F.conv2d(x, w, null, { strides: 1 }), kind('InvalidArgument', /unknown option 'strides'/));
       assert.throws(() => F.conv2d(x, w, null, { padding: 'same', stride: 2 }), kind('InvalidArgument', /'same' needs stride 1/));
-      assert.throws(() => F.conv2d(x, om.zeros([6, 3, 2, 2]), null, { padding: 'same' }), kind('InvalidArgument', /pads unevenly/));
+      assert.throws(() => F.conv2d(x, w, null, { padding: 'full' }), kind('InvalidArgument', /conv2d: padding must be an integer/));
+      assert.throws(() => F.conv2d('x', om.zeros([6, 3, 2, 2]), null, { padding: 'same' }), kind('InvalidArgument', /conv2d: input must be a Tensor/));
       assert.throws(() => F.conv2d(x, om.zeros([6, 3, 9, 9])), kind('ShapeMismatch', /larger than the padded input/));
       assert.throws(() => F.conv2d(x, 3), kind('InvalidArgument', /conv2d: weight must be a Tensor/));
       assert.throws(() => F.conv1d(x, w), kind('ShapeMismatch', /conv1d: input \[1,3,8,8\] must have 3 dims/));
@@ -351,6 +379,10 @@ describe('traced vs eager in onnxruntime-web', () => {
       const B = ['batch', null, null, null];
       trace((v) => F.conv2d(v, w, null, { stride: [2, 1], padding: [0, 2], dilation: [1, 2] }), { x: [x, B] });
       trace((v) => F.conv1d(v, w1, null, { padding: 'same', groups: 2 }), { x: [x1, ['batch', null, null]] });
+      // 'same' padded unevenly (Pad, Conv) with symbolic spatial axes
+      const uneven = trace((v) => F.conv2d(v, randn([4, 3, 2, 4], 35), null, { padding: 'same', dilation: [3, 1] }), { x: [x, ['batch', null, 'h', 'w']] });
+      assert.deepEqual(uneven.graph().nodes.map((nd) => nd.opType).filter((t) => t !== 'Constant'), ['Pad', 'Conv']);
+      assert.deepEqual(uneven.outputs[0].shape, ['batch', 4, 'h', 'w']);
       trace((v) => F.convTranspose2d(v, wt, null, { stride: 3, padding: [1, 2], outputPadding: [2, 0] }), { x: [x, B] });
       for (const [k, s, p, ceilMode] of [[3, 2, 1, true], [2, 2, 1, true], [[3, 2], [2, 3], [0, 1], true], [3, 3, 0, false]]) {
         trace((v) => F.maxPool2d(v, k, { stride: s, padding: p, ceilMode }), { x: [x, B] });

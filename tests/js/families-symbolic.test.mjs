@@ -7,6 +7,8 @@
 //   gpt             idx [batch, seq]            positions wpe.weight.slice(0, 0, T), masks from T
 //   resnet          x [batch, 3, height, width] stride-2 blocks with 1x1 stride-2 downsample branches
 //   unet            x [batch, 1, h, w]          h and w declared multiples of 4 (om.Dim)
+//   mobilenet       x [batch, 3, height, width] depthwise convs, squeeze-excitation, Conv2d 'same' of an even kernel
+//   gpt2            input_ids [batch, seq]      Hugging Face's GPT-2: addmm, split / chunk of qkv, a tril buffer sliced to T
 // The traced sizes are each fixture's trace_case: symbol sizes >= 2, distinct, and none of the
 // model's fixed sizes (docs/symbolic-axes.md, the trap).
 import { test, describe, after } from 'node:test';
@@ -76,6 +78,20 @@ describe('model families traced once with symbolic axes, run at every PyTorch fi
     traceFamily(t, 'unet', ({ x }) => ({ x: [x, ['batch', null, om.Dim('h', { multipleOf: 4 }), om.Dim('w', { multipleOf: 4 })]] }), {
       inputShapes: [['batch', 1, 'h', 'w']],
       outputShape: ['batch', 3, 'h', 'w'],
+    }));
+
+  test('(e) mobilenet: torchvision\'s MobileNetV2/V3 blocks (ReLU6, Hardswish, Hardsigmoid gate), Conv2d(padding \'same\') of an even kernel, symbolic batch, height and width', (t) =>
+    traceFamily(t, 'mobilenet', ({ x }) => ({ x: [x, ['batch', null, 'height', 'width']] }), {
+      inputShapes: [['batch', 3, 'height', 'width']],
+      outputShape: ['batch', 5],
+      shapeNodes: 0,
+    }));
+
+  test('(f) gpt2: Hugging Face\'s GPT-2 block as written (addmm, qkv by split / split by sizes / chunk, view, permute, where and maskedFill with a tril buffer), symbolic batch and seq', (t) =>
+    // 16 learned positions: declared, since the runs see the table fail only at far larger lengths
+    traceFamily(t, 'gpt2', ({ input_ids: ids }) => ({ input_ids: [ids, ['batch', om.Dim('seq', { max: 16 })]] }), {
+      inputShapes: [['batch', 'seq']],
+      outputShape: ['batch', 'seq', 16],
     }));
 
   test('(d) unet: symbolic h and w not declared multiples of 4 are refused, SymbolicShape suggesting the declaration', () => {

@@ -9,6 +9,10 @@
 //   gpt             GPT            token + sliced position embeddings, two causal blocks, tied head
 //   resnet          ResNet         the zoo's (examples/zoo/resnet.mjs): stride-2 blocks with a 1x1 downsample
 //   unet            UNet           two levels down and up, ConvTranspose2d and bilinear Upsample, skips
+//   mobilenet       MobileNet      torchvision's MobileNetV2 / V3 blocks (ReLU6, Hardswish, squeeze-excitation
+//                                  with Hardsigmoid, depthwise convs), Conv2d(padding 'same') of an even kernel
+//   gpt2            GPT2           Hugging Face's GPT-2 as it is written: Conv1D by addmm, gelu_new written out,
+//                                  q, k, v by split(n) / split([n, n, n]) / chunk(3), a bool tril buffer, where / maskedFill
 import { readFileSync } from 'node:fs';
 import assert from 'node:assert/strict';
 import * as om from 'onemodel';
@@ -151,12 +155,241 @@ export class UNet extends nn.Module {
   }
 }
 
+/** torchvision's Conv2dNormActivation: Conv2d (no bias), BatchNorm2d, then the activation unless null. */
+class ConvBNAct extends nn.Sequential {
+  constructor(cin, cout, { k = 3, stride = 1, groups = 1, act = nn.ReLU6 } = {}) {
+    const layers = [new nn.Conv2d(cin, cout, k, { stride, padding: Math.floor((k - 1) / 2), groups, bias: false }), new nn.BatchNorm2d(cout)];
+    if (act) layers.push(new act({ inplace: true })); // eslint-disable-line new-cap
+    super(...layers);
+  }
+}
+
+/** torchvision's MobileNetV2 InvertedResidual. */
+class InvertedResidualV2 extends nn.Module {
+  constructor(inp, oup, stride, expandRatio) {
+    super();
+    const hidden = Math.round(inp * expandRatio);
+    this.useResConnect = stride === 1 && inp === oup;
+    const layers = [];
+    if (expandRatio !== 1) layers.push(new ConvBNAct(inp, hidden, { k: 1 }));
+    layers.push(new ConvBNAct(hidden, hidden, { stride, groups: hidden }),
+      new nn.Conv2d(hidden, oup, 1, { stride: 1, padding: 0, bias: false }), new nn.BatchNorm2d(oup));
+    this.conv = new nn.Sequential(...layers);
+  }
+
+  forward(x) {
+    return this.useResConnect ? om.tidy(() => x.add(this.conv.forward(x))) : this.conv.forward(x);
+  }
+}
+
+/** torchvision.ops.SqueezeExcitation with MobileNetV3's Hardsigmoid gate. */
+class SqueezeExcitation extends nn.Module {
+  constructor(inputChannels, squeezeChannels) {
+    super();
+    this.avgpool = new nn.AdaptiveAvgPool2d(1);
+    this.fc1 = new nn.Conv2d(inputChannels, squeezeChannels, 1);
+    this.fc2 = new nn.Conv2d(squeezeChannels, inputChannels, 1);
+    this.activation = new nn.ReLU();
+    this.scale_activation = new nn.Hardsigmoid();
+  }
+
+  scale(input) {
+    return om.tidy(() => this.scale_activation.forward(this.fc2.forward(this.activation.forward(this.fc1.forward(this.avgpool.forward(input))))));
+  }
+
+  forward(input) {
+    return om.tidy(() => this.scale(input).mul(input));
+  }
+}
+
+/** torchvision's MobileNetV3 InvertedResidual (result += input where the shape is kept). */
+class InvertedResidualV3 extends nn.Module {
+  constructor(cin, k, expanded, cout, squeeze) {
+    super();
+    this.useResConnect = cin === cout;
+    this.block = new nn.Sequential(new ConvBNAct(cin, expanded, { k: 1, act: nn.Hardswish }),
+      new ConvBNAct(expanded, expanded, { k, groups: expanded, act: nn.Hardswish }),
+      new SqueezeExcitation(expanded, squeeze), new ConvBNAct(expanded, cout, { k: 1, act: null }));
+  }
+
+  forward(input) {
+    return om.tidy(() => {
+      const result = this.block.forward(input);
+      return this.useResConnect ? result.add(input) : result;
+    });
+  }
+}
+
+/** A small MobileNet from torchvision's blocks: x [B, 3, H, W] -> logits [B, classes]. */
+export class MobileNet extends nn.Module {
+  constructor({ classes = 5 } = {}) {
+    super();
+    this.features = new nn.Sequential(new ConvBNAct(3, 8, { stride: 2 }), new InvertedResidualV2(8, 8, 1, 2),
+      new InvertedResidualV2(8, 12, 2, 3), new InvertedResidualV3(12, 5, 24, 12, 8));
+    this.mix = new nn.Conv2d(12, 16, 2, { padding: 'same', bias: false }); // PyTorch pads the odd extra at the end
+    this.relu6 = new nn.ReLU6();
+    this.avgpool = new nn.AdaptiveAvgPool2d(1);
+    this.flatten = new nn.Flatten();
+    this.classifier = new nn.Sequential(new nn.Linear(16, 20), new nn.Hardswish({ inplace: true }), new nn.Dropout({ p: 0.2, inplace: true }),
+      new nn.Identity(), new nn.Linear(20, classes));
+  }
+
+  forward(x) {
+    return om.tidy(() => {
+      const h = this.relu6.forward(this.mix.forward(this.features.forward(x)));
+      return this.classifier.forward(this.flatten.forward(this.avgpool.forward(h)));
+    });
+  }
+}
+
+/** Hugging Face's GPT-2 Conv1D: weight [nx, nf] (a Linear's transposed), x @ weight + bias by addmm. */
+class Conv1D extends nn.Module {
+  constructor(nf, nx) {
+    super();
+    this.nf = nf;
+    this.weight = om.tidy(() => om.randn([nx, nf]).mul(0.02)); // nn.init.normal_(std=0.02)
+    this.weight.requiresGrad = true;
+    this.bias = om.zeros([nf]);
+    this.bias.requiresGrad = true;
+  }
+
+  forward(x) {
+    return om.tidy(() => {
+      const sizeOut = [...x.shape.slice(0, -1), this.nf]; // x.size()[:-1] + (self.nf,)
+      return om.addmm(this.bias, x.view(-1, x.shape.at(-1)), this.weight).view(...sizeOut);
+    });
+  }
+}
+
+/** Hugging Face's gelu_new, written out: 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))). */
+class NewGELUActivation extends nn.Module {
+  forward(input) {
+    return om.tidy(() => input.mul(0.5).mul(input.pow(3).mul(0.044715).add(input).mul(Math.sqrt(2 / Math.PI)).tanh().add(1)));
+  }
+}
+
+/** Hugging Face's GPT2Attention (no cache); style: how q, k, v are split and the mask applied
+ *  ('hf', 'sizes', 'chunk': tools/pytorch_reference.py's GPT2Attention). */
+class GPT2Attention extends nn.Module {
+  constructor(d, nHead, maxPositions, style) {
+    super();
+    this.registerBuffer('bias', om.tidy(() => om.tril(om.ones([maxPositions, maxPositions], { dtype: 'bool' })).view(1, 1, maxPositions, maxPositions)));
+    this.numHeads = nHead;
+    this.headDim = d / nHead;
+    this.splitSize = d;
+    this.style = style;
+    this.c_attn = new Conv1D(3 * d, d);
+    this.c_proj = new Conv1D(d, d);
+    this.attn_dropout = new nn.Dropout(0.1);
+    this.resid_dropout = new nn.Dropout(0.1);
+  }
+
+  splitHeads(tensor, numHeads, headSize) {
+    return om.tidy(() => tensor.view(...tensor.shape.slice(0, -1), numHeads, headSize).permute(0, 2, 1, 3));
+  }
+
+  mergeHeads(tensor, numHeads, headSize) {
+    return om.tidy(() => {
+      const t = tensor.permute(0, 2, 1, 3).contiguous();
+      return t.view(...t.shape.slice(0, -2), numHeads * headSize);
+    });
+  }
+
+  attn(query, key, value) {
+    return om.tidy(() => {
+      let w = query.matmul(key.transpose(-1, -2)).div(om.full([], value.shape.at(-1) ** 0.5));
+      const [ql, kl] = [query.shape.at(-2), key.shape.at(-2)];
+      const causalMask = this.bias.slice(2, kl - ql, kl).slice(3, 0, kl); // self.bias[:, :, kl - ql:kl, :kl]
+      if (this.style === 'hf') {
+        w = om.where(causalMask, w, om.full([], -3.4028234663852886e38)); // torch.finfo(float32).min
+      } else if (this.style === 'sizes') {
+        w = w.maskedFill(causalMask.logicalNot(), -Infinity);
+      } else {
+        w = w.maskedFill(om.tril(om.ones([kl, kl])).eq(0), -Infinity);
+      }
+      w = this.attn_dropout.forward(F.softmax(w, -1).to(value.dtype));
+      return w.matmul(value);
+    });
+  }
+
+  forward(hiddenStates) {
+    return om.tidy(() => {
+      const qkv = this.c_attn.forward(hiddenStates);
+      const parts = this.style === 'hf' ? qkv.split(this.splitSize, 2)
+        : this.style === 'sizes' ? qkv.split([this.splitSize, this.splitSize, this.splitSize], 2) : qkv.chunk(3, -1);
+      const [q, k, v] = parts.map((t) => this.splitHeads(t, this.numHeads, this.headDim));
+      const out = this.mergeHeads(this.attn(q, k, v), this.numHeads, this.headDim);
+      return this.resid_dropout.forward(this.c_proj.forward(out));
+    });
+  }
+}
+
+class GPT2MLP extends nn.Module {
+  constructor(intermediateSize, d) {
+    super();
+    this.c_fc = new Conv1D(intermediateSize, d);
+    this.c_proj = new Conv1D(d, intermediateSize);
+    this.act = new NewGELUActivation();
+    this.dropout = new nn.Dropout(0.1);
+  }
+
+  forward(h) {
+    return om.tidy(() => this.dropout.forward(this.c_proj.forward(this.act.forward(this.c_fc.forward(h)))));
+  }
+}
+
+class GPT2Block extends nn.Module {
+  constructor(d, nHead, maxPositions, style) {
+    super();
+    this.ln_1 = new nn.LayerNorm(d, { eps: 1e-5 });
+    this.attn = new GPT2Attention(d, nHead, maxPositions, style);
+    this.ln_2 = new nn.LayerNorm(d, { eps: 1e-5 });
+    this.mlp = new GPT2MLP(4 * d, d);
+  }
+
+  forward(hiddenStates) {
+    return om.tidy(() => {
+      const h = this.attn.forward(this.ln_1.forward(hiddenStates)).add(hiddenStates);
+      return h.add(this.mlp.forward(this.ln_2.forward(h)));
+    });
+  }
+}
+
+/** Hugging Face's GPT2LMHeadModel without cache: input_ids [B, T] (int64) -> logits [B, T, vocab]. */
+export class GPT2 extends nn.Module {
+  constructor({ vocab = 16, nPositions = 16, d = 8, nHead = 2 } = {}) {
+    super();
+    this.wte = new nn.Embedding(vocab, d);
+    this.wpe = new nn.Embedding(nPositions, d);
+    this.drop = new nn.Dropout(0.1);
+    this.h = new nn.ModuleList(['hf', 'sizes', 'chunk'].map((s) => new GPT2Block(d, nHead, nPositions, s)));
+    this.ln_f = new nn.LayerNorm(d, { eps: 1e-5 });
+    this.lm_head = new nn.Linear(d, vocab, { bias: false });
+    this.lm_head.weight.dispose();
+    this.lm_head.weight = this.wte.weight; // tied
+  }
+
+  forward(inputIds) {
+    return om.tidy(() => {
+      const inputShape = inputIds.shape;
+      const ids = inputIds.view(-1, inputShape.at(-1));
+      const positionIds = om.arange(0, inputShape.at(-1), { dtype: 'int64' }).unsqueeze(0);
+      let h = this.drop.forward(this.wte.forward(ids).add(this.wpe.forward(positionIds)));
+      for (const block of this.h) h = block.forward(h);
+      h = this.ln_f.forward(h);
+      return this.lm_head.forward(h.view(...inputShape, h.shape.at(-1)));
+    });
+  }
+}
+
 /** Each family: its om.nn model and the name of its one output. */
 export const FAMILIES = {
   rnn_classifier: { build: () => new RNNClassifier(), output: 'logits' },
   gpt: { build: () => new GPT(), output: 'logits' },
   resnet: { build: () => new ResNet(), output: 'logits' },
   unet: { build: () => new UNet(), output: 'y' },
+  mobilenet: { build: () => new MobileNet(), output: 'logits' },
+  gpt2: { build: () => new GPT2(), output: 'logits' },
 };
 
 const DIR = new URL('./fixtures/pytorch/families/', import.meta.url);

@@ -224,6 +224,46 @@ describe('symbolic axes', () => {
     x13.dispose();
   }));
 
+  test('split by sizes, chunk and unbind on a symbolic axis: exact where the pieces follow the size, refused where they cannot', () => withTraced((keep) => {
+    const x = om.randn([3, 6, 4], { seed: 8 });
+    const axes = ['batch', 'seq', null];
+    // along the fixed axis: Slices, at every size
+    const fixed = traceAt(keep, fn((t) => { const [a, b] = t.split([1, 3], 2); const [c, d] = t.chunk(2, -1); return [a.mul(b.sum(2, true)), c.sub(d)]; }),
+      x, axes, [[2, 7, 4], [5, 1, 4]]);
+    assert.deepEqual(fixed.outputs.map((o) => o.shape), [['batch', 'seq', 1], ['batch', 'seq', 2]]);
+    // sizes the model computes from the symbolic axis (all but the last step, the last step)
+    const steps = traceAt(keep, fn((t) => { const T = t.shape[1]; const [head, last] = t.split([T - 1, 1], 1); return head.sum(1).add(last.squeeze(1)); }),
+      x, axes, [[2, 9, 4], [4, 2, 4]]);
+    assert.deepEqual(steps.outputs[0].shape, ['batch', 4]);
+    // chunk(2) of the sequence: ceil(seq / 2) and the rest, at odd and even lengths
+    const halves = traceAt(keep, fn((t) => { const [a, b] = t.chunk(2, 1); return [a.relu(), b.neg()]; }), x, axes, [[2, 7, 4], [3, 11, 4], [2, 4, 4]]);
+    assert.deepEqual(halves.symbols[1].min, 2); // one piece at a length of 1: the model ends there
+    // chunk(3) has 3 pieces from a length of 5 on (4 is 2 + 2): the range says so
+    // (a last axis of 3: with 4 the runs skip a length of 4, a fixed size of the model, and the
+    // range would start at 3)
+    const x9 = om.randn([2, 9, 3], { seed: 10 });
+    const thirds = traceAt(keep, fn((t) => { const [a, b, c] = t.chunk(3, 1); return a.add(b).add(c.sum(1, true)); }), x9, axes, [[2, 5, 3], [3, 7, 3], [2, 13, 3]]);
+    assert.deepEqual([thirds.symbols[1].min, thirds.symbols[1].narrowedBy],
+      [5, 'trace_run: at batch=2, seq=4 the model fails (TypeError: Cannot read properties of undefined (reading \'sum\'))']);
+    x9.dispose();
+    // unbind along a fixed axis
+    const cols = traceAt(keep, fn((t) => { const [a, , c] = t.unbind(2); return a.mul(c); }), x, axes, [[2, 7, 4]]);
+    assert.deepEqual(cols.outputs[0].shape, ['batch', 'seq']);
+    x.dispose();
+    // a fixed list of sizes along a symbolic axis holds only at the traced size: SymbolicShape
+    const y = om.randn([2, 5, 3], { seed: 9 });
+    const refuse = (f, re) => assert.throws(() => om.trace(fn(f), { x: [y, axes] }), (e) => {
+      assert.ok(e instanceof om.TraceError, `${e}`);
+      assert.equal(e.kind, 'SymbolicShape', e.message);
+      assert.match(e.message, re);
+      return true;
+    });
+    refuse((t) => t.split([2, 3], 1)[1].relu(), /^slice: at .*seq=\d+ the model fails here \(split: the sizes sum to 5, not \d+ \(the size of dim 1\)\)/);
+    // unbind over the symbolic axis: as many pieces as the size (a loop over T)
+    refuse((t) => om.stack(t.unbind(1).map((s) => s.relu()), 1), /^relu: the model takes another path at other sizes: at batch=\d+, seq=\d+ it calls select here/);
+    y.dispose();
+  }));
+
   test('expand of a size-1 axis to a symbol\'s size: Expand(x, Concat(1, Shape(seq), 4))', () => withTraced((keep) => {
     const x = om.randn([3, 5, 4], { seed: 40 });
     const tm = traceAt(keep, fn((t) => t.mean(1, true).expand(t.shape[0], t.shape[1], 4).mul(t)), x, ['batch', 'seq', null], [[2, 7, 4], [6, 2, 4]]);

@@ -358,6 +358,65 @@ describe('views and shapes', () => {
     check(om.stack([u, w], -1), [2, 2], [1, 3, 2, 4]);
   }));
 
+  test('split by a list of sizes, chunk (PyTorch\'s ceil(n / chunks) rule), unbind, and their function forms', T(() => {
+    const x = om.arange(10).reshape(2, 5);
+    const [a, e, b] = x.split([2, 0, 3], 1); // torch.split(x, [2, 0, 3], 1): an empty piece is kept
+    check(a, [2, 2], [0, 1, 5, 6]);
+    assert.deepEqual(e.shape, [2, 0]);
+    check(b, [2, 3], [2, 3, 4, 7, 8, 9]);
+    assert.deepEqual(om.split(x, [1n, 4n], -1).map((t) => t.shape), [[2, 1], [2, 4]]); // bigints too
+    assert.deepEqual(om.split(x, 2, 1).map((t) => t.shape), [[2, 2], [2, 2], [2, 1]]);
+    // chunk: ceil(5 / 3) = 2 per piece; 5 in 4 chunks is also 2, 2, 1 (fewer pieces than asked);
+    // 6 in 4 is 2, 2, 2; an empty dim gives that many empty pieces
+    assert.deepEqual(x.chunk(3, 1).map((t) => t.shape[1]), [2, 2, 1]);
+    assert.deepEqual(x.chunk(4, 1).map((t) => t.shape[1]), [2, 2, 1]);
+    assert.deepEqual(om.arange(6).chunk(4).map((t) => t.shape[0]), [2, 2, 2]);
+    assert.deepEqual(om.chunk(x, 5).map((t) => t.shape), [[1, 5], [1, 5]]);
+    assert.deepEqual(om.zeros([0, 3]).chunk(3).map((t) => t.shape), [[0, 3], [0, 3], [0, 3]]);
+    check(x.chunk(3, 1)[2], [2, 1], [4, 9]);
+    const rows = x.unbind();
+    assert.equal(rows.length, 2);
+    check(rows[1], [5], [5, 6, 7, 8, 9]);
+    assert.deepEqual(om.unbind(x, -1).map((t) => vals(t)), [[0, 5], [1, 6], [2, 7], [3, 8], [4, 9]]);
+    // views: a write through the piece shows in x
+    const [first] = x.split([1, 1]);
+    first.set_([0, 0], 42);
+    assert.equal(x.toArray()[0], 42);
+    // gradients flow back into the parts the pieces cover
+    const w = om.ones([6]);
+    w.requiresGrad = true;
+    const [p, q, r] = w.split([1, 2, 3]);
+    const [c0, c1] = w.chunk(2);
+    p.mul(2).sum().add(q.mul(3).sum()).add(r.sum()).add(c0.sum()).add(c1.mul(-1).sum()).backward();
+    check(w.grad, [6], [3, 4, 4, -0, 0, 0]);
+    const [u0, u1] = w.reshape(3, 2).unbind(1);
+    u0.sum().add(u1.mul(5).sum()).backward();
+    check(w.grad, [6], [4, 9, 5, 5, 1, 5]);
+    // the functions torch.tril / triu / flatten
+    check(om.tril(om.ones([3, 3])), [3, 3], [1, 0, 0, 1, 1, 0, 1, 1, 1]);
+    check(om.triu(om.ones([2, 3]), 1), [2, 3], [0, 1, 1, 0, 0, 1]);
+    assert.deepEqual(om.flatten(om.zeros([2, 3, 4]), 1).shape, [2, 12]);
+  }));
+
+  test('addmm: beta * input + alpha * (mat1 @ mat2), as torch.addmm (Hugging Face\'s Conv1D)', T(() => {
+    const m1 = om.tensor([[1, 2], [3, 4], [5, 6]]), m2 = om.tensor([[1, 0, 2], [0, 1, 3]]), bias = om.tensor([10, 20, 30]);
+    check(om.addmm(bias, m1, m2), [3, 3], [11, 22, 38, 13, 24, 48, 15, 26, 58]);
+    check(om.addmm(bias, m1, m2, { beta: 0.5, alpha: 2 }), [3, 3], [7, 14, 31, 11, 18, 51, 15, 22, 71]);
+    check(om.addmm(om.tensor([NaN]), m1, m2, { beta: 0 }), [3, 3], [1, 2, 8, 3, 4, 18, 5, 6, 28]); // beta 0 ignores input
+    const w = om.randn([2, 3], { seed: 1 });
+    w.requiresGrad = true;
+    om.addmm(bias, m1, w).sum().backward();
+    check(w.grad, [2, 3], [9, 9, 9, 12, 12, 12]);
+    const bad = (fn, kind, re) => assert.throws(fn, (err) => err instanceof om.OmError && err.kind === kind && re.test(err.message));
+    bad(() => om.addmm(bias, om.ones([3]), m2), 'ShapeMismatch', /^addmm: mat1 must be a matrix, got a 1-D tensor/);
+    bad(() => om.addmm(bias, m1, om.ones([2, 3, 1])), 'ShapeMismatch', /^addmm: mat2 must be a matrix, got a 3-D tensor/);
+    bad(() => om.addmm(bias, m1, m1), 'ShapeMismatch', /^matmul: shapes \[3,2\] and \[3,2\] do not match/);
+    bad(() => om.addmm(om.ones([2]), m1, m2), 'ShapeMismatch', /^add: /);
+    bad(() => om.addmm(bias, m1, m2, { beta: '1' }), 'InvalidArgument', /^addmm: beta must be a number/);
+    bad(() => om.addmm(bias, m1, m2, { gamma: 1 }), 'InvalidArgument', /^addmm: unknown option 'gamma'/);
+    bad(() => om.addmm(null, m1, m2), 'InvalidArgument', /^addmm: input must be a Tensor/);
+  }));
+
   test('tril and triu', T(() => {
     const m = om.arange(9).reshape(3, 3);
     check(m.tril(), [3, 3], [0, 0, 0, 3, 4, 0, 6, 7, 8]);

@@ -42,6 +42,11 @@ const views = [
   a.unsqueeze(0), a.contiguous(), a.clone(), a.detach(), a.flatten(), a.flatten(0, 1), a.tril(), a.triu(1),
 ];
 const parts: Tensor[] = a.split(1, 0);
+const pieces: Tensor[] = [...a.split([1, 2n], -1), ...a.chunk(3, 1), ...a.unbind(), ...om.split(a, [1], 0), ...om.chunk(a, 2n), ...om.unbind(a, 1)];
+const lower: Tensor = om.tril(om.triu(om.flatten(a, 1), -1)).logicalNot();
+const conv1d: Tensor = om.addmm(a, a, a, { beta: 0.5, alpha: 2 });
+// @ts-expect-error: split sizes are integers
+a.split(['1']);
 const red = [a.sum(), a.sum(0), a.sum([0, 1], true), a.mean(null, true), a.amax(1), a.amin(-1, false)];
 const m0: Tensor = a.max();
 const [values, indices]: [Tensor, Tensor] = a.max(1, true);
@@ -76,7 +81,7 @@ const kept: { t: Tensor; list: Tensor[] } = om.tidy(() => ({ t: om.ones([1]), li
 const info: MemoryInfo = om.memory();
 const leaked: number = info.leaked + info.bytes + info.tensors;
 om.dispose(kept);
-om.dispose([a, b, c, d, e, z, o, f, r0, r1, r2, u, n, s1, s2, ...cmp, ...casts, ...views, ...parts, ...red]);
+om.dispose([a, b, c, d, e, z, o, f, r0, r1, r2, u, n, s1, s2, ...cmp, ...casts, ...views, ...parts, ...pieces, lower, conv1d, ...red]);
 om.dispose([m0, values, indices, minV, minI, am, am2, mm, joined, stacked, chosen, prod, w, loss]);
 
 // errors
@@ -299,14 +304,15 @@ void [seqOut, hN, cN, wih, hidden, gOut, gH, gruFlags];
   const F = om.nn.functional;
   const ys: om.Tensor[] = [
     x.erf(), x.clamp(-1, 1), x.clamp({ max: 0 }), x.clip(null, 2), x.cumsum(1), x.maskedFill(x.gt(0), -Infinity),
-    F.relu(x), F.sigmoid(x), F.tanh(x), F.silu(x), F.hardswish(x), F.leakyRelu(x, 0.2), F.leakyRelu(x, { negativeSlope: 0.1 }),
+    F.relu(x), F.sigmoid(x), F.tanh(x), F.silu(x), F.hardswish(x), F.hardsigmoid(x), F.relu6(x), F.hardtanh(x, -2, 2), F.hardtanh(x, { maxVal: 3 }), F.leakyRelu(x, 0.2), F.leakyRelu(x, { negativeSlope: 0.1 }),
     F.elu(x), F.elu(x, { alpha: 0.5 }), F.gelu(x), F.gelu(x, { approximate: 'tanh' }), F.softplus(x, 2, 10),
     F.softplus(x, { beta: 2 }), F.pad(x, [1, 1], 'reflect'), F.pad(x, [1, -1], { mode: 'constant', value: 0.5 }),
     F.dropout(x, { p: 0.1, training: false }), F.dropout(x, 0.2),
   ];
   const mods: om.nn.Module[] = [
     new om.nn.ReLU(), new om.nn.LeakyReLU(0.2), new om.nn.ELU({ alpha: 2 }), new om.nn.GELU('tanh'), new om.nn.SiLU(),
-    new om.nn.Softplus(1, 20), new om.nn.Hardswish(), new om.nn.Sigmoid(), new om.nn.Tanh(), new om.nn.Identity(1, 2),
+    new om.nn.Softplus(1, 20), new om.nn.Hardswish(), new om.nn.Hardsigmoid({ inplace: true }), new om.nn.ReLU6(), new om.nn.ReLU({ inplace: true }),
+    new om.nn.Hardtanh(0, 6), new om.nn.Hardtanh({ minVal: -2 }), new om.nn.Sigmoid(), new om.nn.Tanh(), new om.nn.Identity(1, 2),
     new om.nn.Dropout({ p: 0.3 }),
   ];
   const mode: om.nn.PadMode = 'replicate';
