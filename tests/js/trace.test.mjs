@@ -102,6 +102,36 @@ describe('constants', () => {
     assert.deepEqual(tm.graph().initializers, [{ name: 'w', dtype: 'float32', shape: [3, 3] }]);
   }));
 
+  test('equal buffers of two modules are one initializer, named for the first read', () => withTraced((keep, trace) => {
+    class Masked extends om.nn.Module { // each block makes its own causal mask: equal values, own storage
+      constructor(n) {
+        super();
+        this.registerBuffer('mask', om.tidy(() => om.ones([n, n]).triu(1).mul(-1e9)));
+      }
+
+      forward(x) {
+        const l = x.shape[1];
+        const scores = x.matmul(x.transpose(1, 2)).add(this.mask.slice(0, 0, l).slice(1, 0, l));
+        return scores.softmax(-1).matmul(x);
+      }
+    }
+    class Net extends om.nn.Module {
+      constructor() { super(); this.b = new Masked(8); this.a = new Masked(8); }
+      forward(x) { return this.a.forward(this.b.forward(x)); }
+    }
+    const net = new Net();
+    try {
+      const tm = trace(net, { x: [om.randn([2, 5, 3], { seed: 1 }), ['batch', 'seq', null]] });
+      assert.deepEqual(tm.graph().initializers.filter((i) => i.shape.length === 2).map((i) => [i.name, i.shape]),
+        [['b.mask', [8, 8]]], 'b runs first, so its path names the one mask');
+      const slices = tm.graph().nodes.filter((n) => n.opType === 'Slice');
+      assert.ok(slices.length >= 2 && slices.every((n) => n.inputs[0] !== 'a.mask'));
+      assert.ok(tm.toOnnx().length < 2 * 8 * 8 * 4 + 2000, 'the 256-byte mask is written once');
+    } finally {
+      net.dispose();
+    }
+  }));
+
   test('a transposed view of a named weight is <name>.view_0 holding the transposed values', () => withTraced((keep) => {
     const W = om.tensor([[1, 2, 3], [4, 5, 6]]); // [out 2, in 3]
     const eye = om.tensor([[1, 0, 0], [0, 1, 0], [0, 0, 1]]);
