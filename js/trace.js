@@ -29,8 +29,12 @@ const PART_INITIALIZER = 2;
 const PART_NODE = 3;
 const MAX_DIMS = 8;
 // The most bytes of wasm memory one piece of a written model hands on (a weight larger than
-// this comes in several): onProgress moves within a large weight, and no one copy is large.
-const PIECE_BYTES = 4 * 1024 * 1024;
+// this comes in several): onProgress moves within a large weight, and no one copy is large. For
+// toBlob it also bounds what Chromium's page holds: a larger Blob part stays in the page until
+// the browser process fetches it, a small one is sent at once. Writing a 475 MiB model with
+// toBlob grew the renderer by 125 MiB with 4 MiB pieces, 43 MiB with 1 MiB, 8 MiB with 256 KiB
+// (tools/bench_export.mjs; docs/performance.md).
+const PIECE_BYTES = 256 * 1024;
 
 /** The index of the first lone (unpaired) surrogate in s, or -1 when s is well-formed UTF-16. */
 function loneSurrogate(s) {

@@ -20,7 +20,8 @@
 // Then the same in headless Chromium (Debian's /usr/bin/chromium through playwright-core; skip
 // with OM_BENCH_BROWSER=0): the page builds and traces the model, then toBlob(), then toOnnx();
 // for each, the peak resident set of the page's renderer process above what it was before, and
-// the browser process's growth (where Chromium keeps a Blob's bytes).
+// the browser process's growth (where Chromium keeps a Blob's bytes). OM_BENCH_NODE=0 skips the
+// Node.js part.
 // tools/bench_export_torch.py measures torch.onnx.export on the same model.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -175,7 +176,6 @@ function parent() {
     console.log(`| om.trace (${r.step} run) | ${r.trace.ms.toFixed(0)} | ${x(r.trace.rssPeak)} | ${x(r.trace.abPeak)} |`);
   }
   for (const r of runs) console.log(`| ${r.step}() | ${r.write.ms.toFixed(0)} | ${x(r.write.rssPeak)} | ${x(r.write.abPeak)} |`);
-  return first.weightBytes;
 }
 
 // ---- the same in Chromium ------------------------------------------------------------------------
@@ -225,7 +225,9 @@ async function browser() {
       const ids = om.tidy(() => om.rand([batch, tokens], { seed: 1 }).mul(GPT2_SMALL.vocab).long());
       const t0 = performance.now();
       globalThis.traced = om.trace(model, { ids: [ids, ['batch', 'seq']] }, { outputNames: ['logits'] });
-      return { traceMs: performance.now() - t0 };
+      const traceMs = performance.now() - t0;
+      const weights = [...new Set(Object.values(model.stateDict()))].reduce((s, t) => s + t.size * { float32: 4, int64: 8, bool: 1 }[t.dtype], 0);
+      return { traceMs, weights };
     }, [LAYERS, BATCH, TOKENS]);
     const procs = descendants(process.pid).filter((p) => { try { return cmdline(p).includes('chrom'); } catch { return false; } });
     const renderer = procs.filter((p) => cmdline(p).includes('--type=renderer')).sort((a, b) => status(b, 'VmRSS') - status(a, 'VmRSS'))[0];
@@ -256,10 +258,10 @@ async function browser() {
 if (STEP) {
   await child(STEP);
 } else {
-  const weights = parent();
+  if (process.env.OM_BENCH_NODE !== '0') parent();
   if (process.env.OM_BENCH_BROWSER !== '0') {
     const b = await browser();
-    const x = (n) => `${mib(n)} (${(n / weights).toFixed(2)}x)`;
+    const x = (n) => `${mib(n)} (${(n / b.weights).toFixed(2)}x)`;
     console.log(`\nChromium (${LAYERS} blocks; om.trace ${b.traceMs.toFixed(0)} ms in the page):\n`);
     console.log('| step | ms | renderer peak RSS above before, MiB (x weights) | browser process peak growth, MiB (x weights) |');
     console.log('| --- | ---: | ---: | ---: |');

@@ -476,9 +476,9 @@ describe('TracedModel', () => {
   test('toBlob holds the same bytes as toOnnx; progress reaches the total in order, at most about 100 times', async () => {
     const reports = { toOnnx: [], toBlob: [], saveOnnx: [] };
     const { bytes, blob } = await withTraced((keep, trace) => {
-      const W = om.randn([1200, 1200], { seed: 3 }); // 5.8 MB: a weight larger than one 4 MiB piece
-      const V = om.randn([1200, 10], { seed: 4 });
-      const tm = trace((x) => x.matmul(W).relu().matmul(V), { x: [om.randn([2, 1200], { seed: 1 }), ['batch', null]] });
+      const W = om.randn([600, 600], { seed: 3 }); // 1.4 MB: a weight larger than one 256 KiB piece
+      const V = om.randn([600, 10], { seed: 4 });
+      const tm = trace((x) => x.matmul(W).relu().matmul(V), { x: [om.randn([2, 600], { seed: 1 }), ['batch', null]] });
       const dir = mkdtempSync(join(tmpdir(), 'om-trace-'));
       try {
         const size = tm.saveOnnx(join(dir, 'm.onnx'), { onProgress: (p) => reports.saveOnnx.push(p) });
@@ -496,7 +496,7 @@ describe('TracedModel', () => {
       assert.ok(list.length >= 3 && list.length <= 101, `${who}: ${list.length} reports`);
       assert.ok(list.every((p, i) => p.total === bytes.length && p.written > (list[i - 1]?.written ?? 0)), who);
       assert.equal(list.at(-1).written, bytes.length, who);
-      assert.ok(list.some((p) => p.written < 1200 * 1200 * 4), `${who}: moves within the 5.8 MB weight`);
+      assert.ok(list.some((p) => p.written < 600 * 600 * 4), `${who}: moves within the 1.4 MB weight`);
     }
     assert.deepEqual(reports.toBlob, reports.toOnnx, 'the same pieces');
     assert.deepEqual(reports.saveOnnx, reports.toOnnx, 'the same pieces');
