@@ -391,9 +391,9 @@ export class TracedModel {
   /**
    * The .onnx bytes as a Blob (type application/octet-stream), for a download link or an upload.
    * Each piece C writes goes from wasm memory straight into a Blob of its own (a Blob copies
-   * the bytes it is made of), and the result is the Blob of those pieces, so no copy of the file
-   * is held as an ArrayBuffer: the browser keeps a Blob's bytes in its own blob storage (moved
-   * to disk when large), and Node.js in the process. options: { onProgress({ written, total }) },
+   * the bytes it is made of), and the result is the Blob of those pieces, so the page holds no
+   * copy of the file: a browser moves a Blob's bytes to its blob storage, outside the page (and
+   * to disk when large); Node.js keeps them in the process. options: { onProgress({ written, total }) },
    * called as the bytes are written, at most about 100 times, the last time with written === total.
    */
   toBlob(options) {

@@ -510,6 +510,14 @@ describe('TracedModel', () => {
       assert.throws(() => f({ onProgres: () => {} }), (e) => e instanceof om.OmError && e.kind === 'InvalidArgument'
         && /unknown option 'onProgres'/.test(e.message), who);
     }
+    const { Blob } = globalThis;
+    delete globalThis.Blob;
+    try {
+      assert.throws(() => tm.toBlob(), (e) => e instanceof om.OmError && e.kind === 'InvalidArgument'
+        && e.message === 'toBlob: this JavaScript environment has no Blob');
+    } finally {
+      globalThis.Blob = Blob;
+    }
     const boom = new Error('stop');
     assert.throws(() => tm.toBlob({ onProgress: () => { throw boom; } }), (e) => e === boom);
     assert.equal(tm.toBlob().size, tm.toOnnx().length);
