@@ -572,12 +572,17 @@ export class TracedModel {
   /** The nodes and initializers, for inspection. */
   graph(): GraphInfo;
   /** The .onnx bytes: deterministic (equal graphs give equal bytes), copied once, chunk by chunk. */
-  toOnnx(): Uint8Array;
+  toOnnx(options?: ExportOptions): Uint8Array;
+  /**
+   * The .onnx as a Blob (application/octet-stream) for a download link: each piece goes from
+   * WebAssembly memory straight into a Blob part, so no copy of the file is held in JS memory.
+   */
+  toBlob(options?: ExportOptions): Blob;
   /**
    * Node.js only (an OmError in browsers): streams the .onnx into the file at path, chunk by
    * chunk from WebAssembly memory. Returns the number of bytes written.
    */
-  saveOnnx(path: string): number;
+  saveOnnx(path: string, options?: ExportOptions): number;
   /** The library format v1 bytes (docs/format.md): deterministic, weights 64-byte aligned; InferenceSession.create() runs them. */
   save(): Uint8Array;
   /** A Session running this graph on the library's kernels; it keeps its own copy of the graph. */
@@ -639,6 +644,35 @@ export interface TraceOptions {
    * 'output_0', 'output_1', ...). An object's keys name its outputs.
    */
   outputNames?: readonly string[];
+  /**
+   * Progress of the recording run: { done: 0, total } as it starts, then after each hundredth
+   * of total, and { done: total, total } at the end. A step is one return of a submodule's
+   * forward; total is the calls a run at other sizes made, else the number of submodules.
+   */
+  onProgress?: (progress: TraceProgress) => void;
+}
+
+/** What {@link TraceOptions.onProgress} gets. */
+export interface TraceProgress {
+  done: number;
+  total: number;
+}
+
+declare global {
+  /** The platform's Blob (lib "dom", or Node.js's types); empty where neither is in scope. */
+  interface Blob {}
+}
+
+/** Options of {@link TracedModel.toOnnx}, {@link TracedModel.toBlob} and {@link TracedModel.saveOnnx}. */
+export interface ExportOptions {
+  /** Called with the bytes written so far, after each hundredth of the total and once at the end (written === total). */
+  onProgress?: (progress: ExportProgress) => void;
+}
+
+/** What {@link ExportOptions.onProgress} gets. */
+export interface ExportProgress {
+  written: number;
+  total: number;
 }
 
 /** Something {@link trace} can run: an nn.Module-like object with forward(). */

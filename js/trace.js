@@ -28,6 +28,13 @@ const PART_OUTPUT = 1;
 const PART_INITIALIZER = 2;
 const PART_NODE = 3;
 const MAX_DIMS = 8;
+// The most bytes of wasm memory one piece of a written model hands on (a weight larger than
+// this comes in several): onProgress moves within a large weight, and no one copy is large. For
+// toBlob it also bounds what Chromium's page holds: a larger Blob part stays in the page until
+// the browser process fetches it, a small one is sent at once. Writing a 475 MiB model with
+// toBlob grew the renderer by 125 MiB with 4 MiB pieces, 43 MiB with 1 MiB, 8 MiB with 256 KiB
+// (tools/bench_export.mjs; docs/performance.md).
+const PIECE_BYTES = 256 * 1024;
 
 /** The index of the first lone (unpaired) surrogate in s, or -1 when s is well-formed UTF-16. */
 function loneSurrogate(s) {
@@ -296,6 +303,15 @@ function nodeValues(m, i, outputs) {
   }
 }
 
+/** options.onProgress (a function or undefined); the keys of options checked against allowed (null: not checked). */
+function progressOption(options, who, allowed = ['onProgress']) {
+  const { onProgress } = optionsArg(options, who, allowed);
+  if (onProgress !== undefined && typeof onProgress !== 'function') {
+    throw invalid(`${who}: onProgress must be a function, got ${describe(onProgress)}`);
+  }
+  return onProgress;
+}
+
 /**
  * A finished trace: an ONNX graph (opset 20, IR 9) whose weights live in C memory. Free it with
  * dispose(); the garbage collector does not (it only counts a leak, like tensors).
@@ -363,9 +379,31 @@ export class TracedModel {
     return { nodes, initializers };
   }
 
-  /** The .onnx bytes (a ModelProto; equal graphs give equal bytes), copied once, chunk by chunk. */
-  toOnnx() {
-    return this.#bytes('toOnnx', M._omw_traced_onnx_size, M._omw_traced_write);
+  /**
+   * The .onnx bytes (a ModelProto; equal graphs give equal bytes) as one Uint8Array, copied once,
+   * chunk by chunk. options: { onProgress } (see toBlob). For a large model in a browser prefer
+   * toBlob(), which holds no copy of the file in JS memory.
+   */
+  toOnnx(options) {
+    return this.#bytes('toOnnx', M._omw_traced_onnx_size, M._omw_traced_write, options);
+  }
+
+  /**
+   * The .onnx bytes as a Blob (type application/octet-stream), for a download link or an upload.
+   * Each piece C writes goes from wasm memory straight into a Blob of its own (a Blob copies
+   * the bytes it is made of), and the result is the Blob of those pieces, so the page holds no
+   * copy of the file: a browser moves a Blob's bytes to its blob storage, outside the page (and
+   * to disk when large); Node.js keeps them in the process. options: { onProgress({ written, total }) },
+   * called as the bytes are written, at most about 100 times, the last time with written === total.
+   */
+  toBlob(options) {
+    const who = 'toBlob';
+    if (typeof Blob !== 'function') throw new OmError('InvalidArgument', `${who}: this JavaScript environment has no Blob`);
+    const parts = [];
+    this.#stream(who, M._omw_traced_onnx_size, M._omw_traced_write, options, (ptr, len) => {
+      parts.push(new Blob([M.HEAPU8.subarray(ptr, ptr + len)]));
+    });
+    return new Blob(parts, { type: 'application/octet-stream' });
   }
 
   /**
@@ -378,37 +416,63 @@ export class TracedModel {
   }
 
   /** The bytes C streams with write(m, ctx), of the size size(m) announces, copied once. */
-  #bytes(who, size, write) {
-    const m = this.#use(who);
-    const n = size(m);
-    if (!n) throw lastError(who);
-    const out = new Uint8Array(n);
-    let at = 0;
-    const ok = stream((ptr, len) => {
-      if (at + len > n) {
-        throw new OmError('InvalidArgument', `${who}: C wrote more than the ${n} bytes it announced (a bug in onemodel)`);
-      }
+  #bytes(who, size, write, options) {
+    let out = null;
+    this.#stream(who, size, write, options, (ptr, len, at, total) => {
+      out ??= new Uint8Array(total);
       out.set(M.HEAPU8.subarray(ptr, ptr + len), at);
-      at += len;
+    });
+    return out;
+  }
+
+  /**
+   * Streams the bytes C writes with write(m, ctx) to onPiece(ptr, len, at, total): pieces of at
+   * most PIECE_BYTES of wasm memory (valid during the call), at their offset; C must write
+   * exactly the size(m) it announces. options.onProgress gets { written, total } after the
+   * pieces that pass each hundredth of the total, and once at the end. Returns the total.
+   */
+  #stream(who, size, write, options, onPiece) {
+    const m = this.#use(who);
+    const onProgress = progressOption(options, who);
+    const total = size(m);
+    if (!total) throw lastError(who);
+    const step = Math.max(1, Math.ceil(total / 100));
+    let at = 0;
+    let next = step;
+    const ok = stream((ptr, len) => {
+      if (at + len > total) {
+        throw new OmError('InvalidArgument', `${who}: C wrote more than the ${total} bytes it announced (a bug in onemodel)`);
+      }
+      for (let off = 0; off < len;) {
+        const n = Math.min(PIECE_BYTES, len - off);
+        onPiece(ptr + off, n, at, total);
+        off += n;
+        at += n;
+        if (onProgress && at >= next && at < total) {
+          next = (Math.floor(at / step) + 1) * step;
+          onProgress({ written: at, total });
+        }
+      }
     }, (ctx) => write(m, ctx));
     if (!ok) throw lastError(who);
-    if (at !== n) throw new OmError('InvalidArgument', `${who}: C wrote ${at} of the ${n} bytes it announced (a bug in onemodel)`);
-    return out;
+    if (at !== total) throw new OmError('InvalidArgument', `${who}: C wrote ${at} of the ${total} bytes it announced (a bug in onemodel)`);
+    onProgress?.({ written: at, total });
+    return total;
   }
 
   /**
    * Node.js only: writes the .onnx file at path (a string or file: URL), streaming each chunk
    * from wasm memory to the file (no copy of the whole model). Returns the bytes written.
+   * options: { onProgress } (see toBlob).
    */
-  saveOnnx(path) {
+  saveOnnx(path, options) {
     const who = 'saveOnnx';
-    const m = this.#use(who);
+    this.#use(who);
     if (!nodeFs) {
-      throw new OmError('InvalidArgument', `${who}: writing files needs Node.js; in a browser use toOnnx() and save the bytes (e.g. as a Blob download)`);
+      throw new OmError('InvalidArgument', `${who}: writing files needs Node.js; in a browser use toBlob() (e.g. for a download link)`);
     }
     if (typeof path !== 'string' && !(path instanceof URL)) throw invalid(`${who}: path must be a string or a URL, got ${describe(path)}`);
-    const size = M._omw_traced_onnx_size(m);
-    if (!size) throw lastError(who);
+    progressOption(options, who); // before the file is made
     const ioError = (e, what) => new OmError('InvalidArgument', `${who}: cannot ${what} ${path}: ${e?.message ?? e}`);
     let fd;
     try {
@@ -416,26 +480,21 @@ export class TracedModel {
     } catch (e) {
       throw ioError(e, 'open');
     }
-    let at = 0;
     let done = false;
     try {
-      let ok;
-      try {
-        ok = stream((ptr, len) => {
+      const total = this.#stream(who, M._omw_traced_onnx_size, M._omw_traced_write, options, (ptr, len) => {
+        try {
           for (let off = 0; off < len;) off += nodeFs.writeSync(fd, M.HEAPU8, ptr + off, len - off);
-          at += len;
-        }, (ctx) => M._omw_traced_write(m, ctx));
-      } catch (e) {
-        throw e instanceof OmError ? e : ioError(e, 'write');
-      }
-      if (!ok) throw lastError(who);
-      if (at !== size) throw new OmError('InvalidArgument', `${who}: C wrote ${at} of the ${size} bytes it announced (a bug in onemodel)`);
+        } catch (e) {
+          throw ioError(e, 'write');
+        }
+      });
       done = true;
+      return total;
     } finally {
       try { nodeFs.closeSync(fd); } catch { /* the write error, if any, is the one to report */ }
       if (!done) try { nodeFs.unlinkSync(path); } catch { /* nothing to remove */ }
     }
-    return at;
   }
 
   /**
@@ -508,6 +567,7 @@ export function trace(model, inputs, options = {}) {
     throw invalid(`${who}: inputs must be an object of name -> Tensor or [Tensor, axisNames], got ${describe(inputs)}`);
   }
   const { outputNames: given } = optionsArg(options, who);
+  const onProgress = progressOption(options, who, null);
   const specs = Object.entries(inputs).map(([name, spec]) => {
     let example = spec;
     let axes = null;
@@ -535,13 +595,18 @@ export function trace(model, inputs, options = {}) {
   const forward = isFn ? model : (...xs) => model.forward(...xs);
   return tidy(() => {
     const tracer = Tracer.begin();
+    let progress = null;
     try {
-      for (const [name, example, axes] of specs) tracer.input(name, example, axes);
+      const traced = specs.map(([name, example, axes]) => tracer.input(name, example, axes));
       if (stateDict) {
         for (const [path, t] of Object.entries(model.stateDict())) tracer.parameter(path, t);
       }
-      return tracer.finish(tracer.run(forward, outputNames));
+      progress = onProgress ? new TraceProgress(isFn ? null : model, traced, onProgress) : null;
+      const tm = tracer.finish(tracer.run(progress ? progress.wrap(forward) : forward, outputNames));
+      progress?.end();
+      return tm;
     } finally {
+      progress?.restore();
       tracer.abort(); // still recording only when something above threw
       // The model may have begun a recording of its own (after catching the error of a nested
       // Tracer.begin(), which ended ours): it ends here too. Any recording active now was begun
@@ -552,6 +617,76 @@ export function trace(model, inputs, options = {}) {
       }
     }
   });
+}
+
+/**
+ * om.trace's onProgress. The recording run (the one given the traced inputs themselves; the
+ * runs at other sizes before it compute shapes only, and are quick) reports { done, total }: done
+ * counts the returns of its submodules' forward (each wrapped for the call), total is how many
+ * the last run at other sizes made (the same calls), else the number of submodules. Reported at
+ * the run's start, after each hundredth of total, and { done: total, total } once finish is
+ * through. A model that is a function has no steps: only the first and last reports.
+ */
+class TraceProgress {
+  #report;
+  #handles;
+  #saved = [];
+  #total;
+  #count = 0;
+  #record = false;
+  #next = 0;
+
+  constructor(model, traced, onProgress) {
+    this.#report = onProgress;
+    this.#handles = traced.map((t) => handle(t, 'trace', 'input'));
+    const modules = typeof model?.namedModules === 'function' ? model.namedModules().slice(1).map(([, m]) => m) : [];
+    this.#total = Math.max(1, modules.length);
+    for (const m of modules) {
+      const f = m.forward;
+      if (typeof f !== 'function') continue;
+      this.#saved.push([m, Object.getOwnPropertyDescriptor(m, 'forward')]);
+      const self = this;
+      Object.defineProperty(m, 'forward', {
+        configurable: true, writable: true, enumerable: false,
+        value: function forward(...args) { const y = f.apply(this, args); self.#step(); return y; },
+      });
+    }
+  }
+
+  /** forward, counting its steps: a recording run reports, a run at other sizes sets the total. */
+  wrap(forward) {
+    return (...xs) => {
+      this.#record = xs.length === this.#handles.length && xs.every((x, i) => handle(x, 'trace', 'input') === this.#handles[i]);
+      this.#count = 0;
+      if (this.#record) {
+        this.#next = Math.ceil(this.#total / 100);
+        this.#report({ done: 0, total: this.#total });
+      }
+      const result = forward(...xs);
+      if (!this.#record) this.#total = Math.max(1, this.#count);
+      return result;
+    };
+  }
+
+  #step() {
+    this.#count++;
+    if (!this.#record || this.#count < this.#next || this.#count >= this.#total) return;
+    this.#next = this.#count + Math.ceil(this.#total / 100);
+    this.#report({ done: this.#count, total: this.#total });
+  }
+
+  end() {
+    this.#report({ done: this.#total, total: this.#total });
+  }
+
+  /** Puts every wrapped forward back as it was. */
+  restore() {
+    for (const [m, own] of this.#saved) {
+      if (own) Object.defineProperty(m, 'forward', own);
+      else delete m.forward;
+    }
+    this.#saved = [];
+  }
 }
 
 // ---- where in the user's code ------------------------------------------------------------------

@@ -272,10 +272,10 @@ export async function trainModel(file, { steps = file.train?.steps, onStep } = {
  * with the file's outputNames. Returns the TracedModel (the caller disposes it). Trace errors
  * propagate as om.TraceError, so their stack names the line of the model that made the call.
  */
-export function traceModel(file, inputs = file.inputs) {
+export function traceModel(file, inputs = file.inputs, { onProgress } = {}) {
   readInputs(inputs, 'traceModel');
   setTraining(file.model, false);
-  return om.trace(file.model, inputs, file.outputNames ? { outputNames: file.outputNames } : {});
+  return om.trace(file.model, inputs, { ...(file.outputNames ? { outputNames: file.outputNames } : {}), onProgress });
 }
 
 /** The shape of a value as text: [batch, 3, 28, 28]. */
@@ -292,7 +292,7 @@ export function shapeText(shape) {
  * graph.nodes: kind 'input' | 'initializer' | 'output' ({ name, dtype, shape, bytes? }) and 'op'
  * ({ opType, inputs, outputs }: value names); ids 'input:<name>', 'initializer:<name>',
  * 'output:<name>', 'op:<index>'. An edge runs from the node that makes a value to each node
- * that reads it. bytes: the .onnx (default traced.toOnnx()), for its size.
+ * that reads it. bytes: the .onnx (a Uint8Array or a Blob; default traced.toOnnx()), for its size.
  */
 export function summarizeTraced(traced, bytes = traced.toOnnx()) {
   const { nodes, initializers } = traced.graph();
@@ -325,7 +325,7 @@ export function summarizeTraced(traced, bytes = traced.toOnnx()) {
     opCounts: [...count].map(([opType, n]) => ({ opType, count: n })).sort((a, b) => b.count - a.count || (a.opType < b.opType ? -1 : 1)),
     initializers: inits,
     initializerBytes: inits.reduce((a, i) => a + i.bytes, 0),
-    onnxBytes: bytes.length,
+    onnxBytes: bytes instanceof Blob ? bytes.size : bytes.length,
     graph: { nodes: gnodes, edges },
   };
 }

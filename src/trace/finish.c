@@ -89,6 +89,134 @@ static bool check_size(om_graph *g) {
                         "(one protobuf message) can hold", (unsigned long long)total);
 }
 
+/* ---- identical contents stored once ---- */
+
+/* A 64-bit hash of a constant's logical bytes, fed run by run in element order (so a view and
+ * a dense tensor with the same elements hash alike): four multiply-xor lanes over 32-byte
+ * blocks, so hundreds of MB of weights hash at memory speed. It only groups candidates; a byte
+ * compare decides. */
+typedef struct content_hash {
+  uint64_t lane[4];
+  uint8_t block[32];
+  size_t n;  /* bytes waiting in block */
+  size_t es; /* the element size */
+} content_hash;
+
+static void hash_block(content_hash *h, const uint8_t *b) {
+  for (int k = 0; k < 4; k++) {
+    uint64_t w;
+    memcpy(&w, b + 8 * k, 8);
+    h->lane[k] = (h->lane[k] ^ w) * 0x100000001b3u;
+    h->lane[k] ^= h->lane[k] >> 29;
+  }
+}
+
+static void hash_bytes(content_hash *h, const uint8_t *p, size_t n) {
+  while (n) {
+    if (!h->n && n >= 32) {
+      hash_block(h, p);
+      p += 32, n -= 32;
+      continue;
+    }
+    size_t take = 32 - h->n < n ? 32 - h->n : n;
+    memcpy(h->block + h->n, p, take);
+    h->n += take, p += take, n -= take;
+    if (h->n == 32) hash_block(h, h->block), h->n = 0;
+  }
+}
+
+/* om__iterate's inner loop: one run of n elements s[0] bytes apart. */
+static void hash_run(char **p, const int64_t *s, int64_t n, const void *ctx) {
+  content_hash *h = (content_hash *)ctx; /* content_of's, writable */
+  if (s[0] == (int64_t)h->es) hash_bytes(h, (const uint8_t *)p[0], (size_t)n * h->es);
+  else
+    for (int64_t i = 0; i < n; i++) hash_bytes(h, (const uint8_t *)p[0] + i * s[0], h->es);
+}
+
+/* The hash of t's dtype, shape and elements. */
+static uint64_t content_of(const om_tensor *t) {
+  content_hash h = {.lane = {0xcbf29ce484222325u, 1, 2, 3}, .es = om__dtype_size(t->dtype)};
+  int64_t st[1][OM_MAX_DIMS];
+  char *base = om__data(t);
+  hash_bytes(&h, (const uint8_t *)&t->dtype, sizeof t->dtype);
+  hash_bytes(&h, (const uint8_t *)&t->ndim, sizeof t->ndim);
+  hash_bytes(&h, (const uint8_t *)t->shape, sizeof(int64_t) * (size_t)t->ndim);
+  om__broadcast_strides(t, t->ndim, st[0]);
+  om__iterate(1, &base, st, t->shape, t->ndim, hash_run, &h);
+  uint64_t out = h.n;
+  for (size_t i = 0; i < h.n; i++) out = (out ^ h.block[i]) * 0x100000001b3u;
+  for (int k = 0; k < 4; k++) out = (out ^ h.lane[k]) * 0x9e3779b97f4a7c15u;
+  return out;
+}
+
+typedef struct compare_state {
+  size_t es;
+  bool differ;
+} compare_state;
+
+static void compare_run(char **p, const int64_t *s, int64_t n, const void *ctx) {
+  compare_state *c = (compare_state *)ctx; /* same_contents', writable */
+  if (c->differ) return;
+  if (s[0] == (int64_t)c->es && s[1] == (int64_t)c->es) c->differ = memcmp(p[0], p[1], (size_t)n * c->es) != 0;
+  else
+    for (int64_t i = 0; i < n && !c->differ; i++) c->differ = memcmp(p[0] + i * s[0], p[1] + i * s[1], c->es) != 0;
+}
+
+/* True when a and b have the same dtype, shape and elements, byte for byte. */
+static bool same_contents(const om_tensor *a, const om_tensor *b) {
+  if (a->dtype != b->dtype || a->ndim != b->ndim || memcmp(a->shape, b->shape, sizeof(int64_t) * (size_t)a->ndim))
+    return false;
+  compare_state c = {.es = om__dtype_size(a->dtype)};
+  int64_t st[2][OM_MAX_DIMS];
+  char *base[2] = {om__data(a), om__data(b)};
+  om__broadcast_strides(a, a->ndim, st[0]);
+  om__broadcast_strides(b, b->ndim, st[1]);
+  om__iterate(2, base, st, a->shape, a->ndim, compare_run, &c);
+  return !c.differ;
+}
+
+/* Stores identical contents once (spec 1): a live initializer whose dtype, shape and bytes equal
+ * an earlier one's (in the order the run first read them) is dropped, and the nodes read the
+ * earlier one, which keeps its name (twelve layers' equal mask buffers are one initializer, named
+ * for the first layer). Views were merged when captured; this finds equal contents in different
+ * storages. */
+static bool dedup_contents(om_graph *g) {
+  size_t cap = 64;
+  while (cap < 2 * (size_t)g->inits.n) cap *= 2;
+  int *slot = om__alloc(cap * sizeof(int), "trace_finish"); /* initializer index + 1, 0 empty */
+  uint64_t *hashes = om__alloc(sizeof(uint64_t) * (size_t)(g->inits.n ? g->inits.n : 1), "trace_finish");
+  int *to = om__alloc(sizeof(int) * (size_t)(g->values.n ? g->values.n : 1), "trace_finish"); /* value -> the one read */
+  bool ok = slot && hashes && to, merged = false;
+  if (ok) memset(slot, 0, cap * sizeof(int));
+  for (int k = 0; ok && k < g->values.n; k++) to[k] = k;
+  for (int k = 0; ok && k < g->inits.n; k++) {
+    const om_ginit *init = &g->inits.v[k];
+    if (!g->values.v[init->value].live) continue;
+    uint64_t h = hashes[k] = content_of(init->tensor);
+    size_t i = h & (cap - 1);
+    for (; slot[i]; i = (i + 1) & (cap - 1)) {
+      const om_ginit *first = &g->inits.v[slot[i] - 1];
+      if (hashes[slot[i] - 1] == h && same_contents(first->tensor, init->tensor)) break;
+    }
+    if (!slot[i]) {
+      slot[i] = k + 1;
+      continue;
+    }
+    to[init->value] = g->inits.v[slot[i] - 1].value;
+    g->values.v[init->value].live = false; /* compact drops it */
+    merged = true;
+  }
+  for (int n = 0; ok && merged && n < g->nodes.n; n++) {
+    om_gnode *node = &g->nodes.v[n];
+    for (int i = 0; i < node->n_in; i++)
+      if (node->in[i] >= 0) node->in[i] = to[node->in[i]];
+  }
+  free(slot);
+  free(hashes);
+  free(to);
+  return ok;
+}
+
 /* ---- names ---- */
 
 /* The set of names in the model, so generated names never collide with the user's. */
@@ -309,6 +437,7 @@ om_traced_model *om_trace_finish(om_tensor *const *outputs, const char *const *n
     if (slot) *slot = v;
   }
   if (ok) mark_live(g);
+  ok = ok && dedup_contents(g);
   if (ok && !check_size(g)) return NULL;
   om__state()->trace = NULL; /* recording ends here; copies made below are not recorded */
   om_traced_model *m = ok ? om__alloc(sizeof *m, "trace_finish") : NULL;

@@ -218,6 +218,44 @@ TEST(view_names) {
   om__release_all(all, 13);
 }
 
+/* Equal contents in different storages are stored once, under the name of the one the run read
+ * first; a strided view with the same elements joins them; the same bytes in another shape, and
+ * other values, stay apart. */
+TEST(equal_contents_stored_once) {
+  int64_t s44[] = {4, 4}, s16[] = {16};
+  om_tensor *ex = om_randn(s44, 2, 1, true), *first = om_randn(s44, 2, 5, true), *second = om_randn(s44, 2, 5, true);
+  om_tensor *other = om_randn(s44, 2, 6, true), *flat = om_randn(s16, 1, 5, true); /* flat: first's bytes, shape [16] */
+  om_tensor *ft = om_transpose(first, 0, 1), *dense = om_contiguous(ft), *view = om_transpose(dense, 0, 1); /* first's elements, strided */
+  CHECK(om_trace_begin());
+  om_tensor *x = om_trace_input("x", ex, NULL);
+  CHECK(om_trace_parameter("first", first) && om_trace_parameter("second", second) && om_trace_parameter("other", other));
+  om_tensor *y1 = om_matmul(x, second), *y2 = om_matmul(y1, first), *y3 = om_matmul(y2, other), *y4 = om_matmul(y3, view);
+  om_tensor *r = om_reshape(y4, s16, 1), *y = om_add(r, flat);
+  om_traced_model *m = om_trace_finish(&y, (const char *[]){"y"}, 1);
+  CHECK(m != NULL);
+  if (!m) return;
+  CHECK_EQ_INT(om_traced_count(m, OM_TRACED_NODE), 6); /* four MatMul, Reshape, Add */
+  const char *want[] = {"second", "second", "other", "second"}, *ins[2];
+  for (int k = 0; k < 4; k++) {
+    CHECK(om_traced_node_values(m, k, false, ins, 2) == 2 && !strcmp(om_traced_name(m, OM_TRACED_NODE, k), "MatMul"));
+    if (strcmp(ins[1], want[k])) FAILED("MatMul %d reads %s, expected %s", k, ins[1], want[k]);
+  }
+  int n_init = om_traced_count(m, OM_TRACED_INITIALIZER);
+  CHECK_EQ_INT(n_init, 4); /* second, other, Reshape's shape, flat */
+  for (int k = 0; k < n_init; k++) CHECK(strcmp(om_traced_name(m, OM_TRACED_INITIALIZER, k), "first"));
+  bytes b = onnx_of(m);
+  Onnx__ModelProto *mp = onnx__model_proto__unpack(NULL, b.n, b.p);
+  CHECK(mp && mp->graph->n_initializer == 4);
+  size_t raw = 0;
+  for (size_t k = 0; mp && k < mp->graph->n_initializer; k++) raw += mp->graph->initializer[k]->raw_data.len;
+  CHECK(raw == 3 * 64 + 8); /* three [4, 4] / [16] floats and one int64 */
+  if (mp) onnx__model_proto__free_unpacked(mp, NULL);
+  free(b.p);
+  om_traced_release(m);
+  om_tensor *all[] = {ex, first, second, other, flat, ft, dense, view, x, y1, y2, y3, y4, r, y};
+  om__release_all(all, 15);
+}
+
 /* ---- errors, each at its offending call; the recording ends, nothing leaks, the next works ---- */
 
 /* Begins a trace on a [3,4] example and returns the traced input. */
@@ -438,6 +476,7 @@ int main(void) {
   RUN(constants_keep_their_traced_values);
   RUN(graph_shape_and_names);
   RUN(view_names);
+  RUN(equal_contents_stored_once);
   RUN(data_dependent_reads);
   RUN(in_place_mutation);
   RUN(no_grad_in_trace);

@@ -102,6 +102,36 @@ describe('constants', () => {
     assert.deepEqual(tm.graph().initializers, [{ name: 'w', dtype: 'float32', shape: [3, 3] }]);
   }));
 
+  test('equal buffers of two modules are one initializer, named for the first read', () => withTraced((keep, trace) => {
+    class Masked extends om.nn.Module { // each block makes its own causal mask: equal values, own storage
+      constructor(n) {
+        super();
+        this.registerBuffer('mask', om.tidy(() => om.ones([n, n]).triu(1).mul(-1e9)));
+      }
+
+      forward(x) {
+        const l = x.shape[1];
+        const scores = x.matmul(x.transpose(1, 2)).add(this.mask.slice(0, 0, l).slice(1, 0, l));
+        return scores.softmax(-1).matmul(x);
+      }
+    }
+    class Net extends om.nn.Module {
+      constructor() { super(); this.b = new Masked(8); this.a = new Masked(8); }
+      forward(x) { return this.a.forward(this.b.forward(x)); }
+    }
+    const net = new Net();
+    try {
+      const tm = trace(net, { x: [om.randn([2, 5, 3], { seed: 1 }), ['batch', 'seq', null]] });
+      assert.deepEqual(tm.graph().initializers.filter((i) => i.shape.length === 2).map((i) => [i.name, i.shape]),
+        [['b.mask', [8, 8]]], 'b runs first, so its path names the one mask');
+      const slices = tm.graph().nodes.filter((n) => n.opType === 'Slice');
+      assert.ok(slices.length >= 2 && slices.every((n) => n.inputs[0] !== 'a.mask'));
+      assert.ok(tm.toOnnx().length < 2 * 8 * 8 * 4 + 2000, 'the 256-byte mask is written once');
+    } finally {
+      net.dispose();
+    }
+  }));
+
   test('a transposed view of a named weight is <name>.view_0 holding the transposed values', () => withTraced((keep) => {
     const W = om.tensor([[1, 2, 3], [4, 5, 6]]); // [out 2, in 3]
     const eye = om.tensor([[1, 0, 0], [0, 1, 0], [0, 0, 1]]);
@@ -443,6 +473,56 @@ describe('TracedModel', () => {
     }
   }));
 
+  test('toBlob holds the same bytes as toOnnx; progress reaches the total in order, at most about 100 times', async () => {
+    const reports = { toOnnx: [], toBlob: [], saveOnnx: [] };
+    const { bytes, blob } = await withTraced((keep, trace) => {
+      const W = om.randn([600, 600], { seed: 3 }); // 1.4 MB: a weight larger than one 256 KiB piece
+      const V = om.randn([600, 10], { seed: 4 });
+      const tm = trace((x) => x.matmul(W).relu().matmul(V), { x: [om.randn([2, 600], { seed: 1 }), ['batch', null]] });
+      const dir = mkdtempSync(join(tmpdir(), 'om-trace-'));
+      try {
+        const size = tm.saveOnnx(join(dir, 'm.onnx'), { onProgress: (p) => reports.saveOnnx.push(p) });
+        assert.deepEqual(new Uint8Array(readFileSync(join(dir, 'm.onnx'))), tm.toOnnx());
+        assert.equal(size, tm.toOnnx().length);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+      return { bytes: tm.toOnnx({ onProgress: (p) => reports.toOnnx.push(p) }), blob: tm.toBlob({ onProgress: (p) => reports.toBlob.push(p) }) };
+    });
+    assert.ok(blob instanceof Blob, 'the Blob outlives the model');
+    assert.equal(blob.type, 'application/octet-stream');
+    assert.deepEqual(new Uint8Array(await blob.arrayBuffer()), bytes);
+    for (const [who, list] of Object.entries(reports)) {
+      assert.ok(list.length >= 3 && list.length <= 101, `${who}: ${list.length} reports`);
+      assert.ok(list.every((p, i) => p.total === bytes.length && p.written > (list[i - 1]?.written ?? 0)), who);
+      assert.equal(list.at(-1).written, bytes.length, who);
+      assert.ok(list.some((p) => p.written < 600 * 600 * 4), `${who}: moves within the 1.4 MB weight`);
+    }
+    assert.deepEqual(reports.toBlob, reports.toOnnx, 'the same pieces');
+    assert.deepEqual(reports.saveOnnx, reports.toOnnx, 'the same pieces');
+  });
+
+  test('export options are checked; an onProgress that throws stops the export and leaves the model usable', () => withTraced((keep, trace) => {
+    const tm = trace((x) => x.relu(), { x: om.ones([2]) });
+    for (const [who, f] of [['toOnnx', (o) => tm.toOnnx(o)], ['toBlob', (o) => tm.toBlob(o)], ['saveOnnx', (o) => tm.saveOnnx('/nonexistent-dir/m.onnx', o)]]) {
+      assert.throws(() => f({ onProgress: 3 }), (e) => e instanceof om.OmError && e.kind === 'InvalidArgument'
+        && e.message === `${who}: onProgress must be a function, got 3`, who);
+      assert.throws(() => f({ onProgres: () => {} }), (e) => e instanceof om.OmError && e.kind === 'InvalidArgument'
+        && /unknown option 'onProgres'/.test(e.message), who);
+    }
+    const { Blob } = globalThis;
+    delete globalThis.Blob;
+    try {
+      assert.throws(() => tm.toBlob(), (e) => e instanceof om.OmError && e.kind === 'InvalidArgument'
+        && e.message === 'toBlob: this JavaScript environment has no Blob');
+    } finally {
+      globalThis.Blob = Blob;
+    }
+    const boom = new Error('stop');
+    assert.throws(() => tm.toBlob({ onProgress: () => { throw boom; } }), (e) => e === boom);
+    assert.equal(tm.toBlob().size, tm.toOnnx().length);
+  }));
+
   test('saveOnnx to an unwritable path throws OmError and leaves the model usable', () => withTraced((keep, trace) => {
     const tm = trace((x) => x.relu(), { x: om.ones([2]) });
     assert.throws(() => tm.saveOnnx('/nonexistent-dir/m.onnx'),
@@ -464,6 +544,38 @@ describe('TracedModel', () => {
 });
 
 describe('om.trace', () => {
+  test('onProgress: the recording run reports its submodules\' calls, in order, up to the total; forward is put back', () => withTraced((keep, trace) => {
+    const layers = Array.from({ length: 250 }, () => new om.nn.Linear(3, 3));
+    class Deep extends om.nn.Module {
+      constructor() { super(); this.layers = new om.nn.ModuleList(layers); this.head = new om.nn.Sequential(new om.nn.ReLU(), new om.nn.Linear(3, 1)); }
+      forward(x) { for (const l of this.layers) x = l.forward(x); return this.head.forward(x); }
+    }
+    const net = new Deep();
+    try {
+      for (const axes of [['batch', null], [null, null]]) { // with runs at other sizes, and without
+        const reports = [];
+        trace(net, { x: [om.randn([2, 3], { seed: 1 }), axes] }, { onProgress: (p) => reports.push(p) });
+        const total = reports[0].total;
+        assert.equal(total, axes[0] ? 253 : 254, 'the calls of a run at other sizes, else the submodules (ModuleList is not called)');
+        assert.deepEqual(reports[0], { done: 0, total });
+        assert.deepEqual(reports.at(-1), { done: total, total });
+        assert.ok(reports.length >= 50 && reports.length <= 102, `${reports.length} reports`);
+        assert.ok(reports.every((p, i) => p.total === total && (i === 0 || p.done > reports[i - 1].done)));
+      }
+      assert.ok(Object.keys(layers[0]).every((k) => k !== 'forward') && !Object.hasOwn(layers[0], 'forward'), 'forward is the class\'s again');
+      const failing = { forward: () => { throw new Error('boom'); }, namedModules: () => [['', null], ['l', layers[1]]] };
+      assert.throws(() => om.trace(failing, { x: om.ones([3]) }, { onProgress: () => {} }), /boom/);
+      assert.ok(!Object.hasOwn(layers[1], 'forward'), 'put back when the model throws');
+      assert.throws(() => om.trace(net, { x: om.ones([3]) }, { onProgress: 'yes' }),
+        (e) => e instanceof om.OmError && e.kind === 'InvalidArgument' && e.message === 'trace: onProgress must be a function, got a string ("yes")');
+      const fn = [];
+      trace((x) => x.relu(), { x: om.ones([3]) }, { onProgress: (p) => fn.push(p) });
+      assert.deepEqual(fn, [{ done: 0, total: 1 }, { done: 1, total: 1 }], 'a function has no steps');
+    } finally {
+      net.dispose();
+    }
+  }));
+
   test('output names: a Tensor is "output", an array output_<i>, an object its keys, or outputNames', () => withTraced((keep, trace) => {
     const ex = { x: om.randn([2, 2], { seed: 1 }) };
     const names = (tm) => tm.outputs.map((o) => o.name);

@@ -133,6 +133,9 @@ describe('web-demo page in Chromium', () => {
     await trace();
     assert.equal(await page.isHidden('#error'), true, 'no error');
     const node = await traceInNode('unet', specs);
+    const bar = await page.$eval('#progress', (p) => ({ updates: Number(p.dataset.updates), total: Number(p.dataset.total) }));
+    assert.ok(bar.updates >= 4, `the bar moved through the trace and the export (${bar.updates} updates)`);
+    assert.equal(bar.total, node.bytes.length, 'its last update was the export\'s, in bytes of the .onnx');
     assert.equal(await page.locator('#graph g.node.op').count(), node.nodes);
     assert.ok(node.nodes > 5, `the UNet has ${node.nodes} nodes`);
     assert.equal(await page.locator('#graph g.node.input').count(), 1);

@@ -159,6 +159,7 @@ class Page {
     bar.hidden = !on;
     bar.classList.add('indeterminate');
     bar.dataset.done = '0';
+    if (on) bar.dataset.updates = '0';
     $('.bar', bar).style.width = '';
     if (on) this.status(label);
     else this.refreshButtons();
@@ -169,6 +170,7 @@ class Page {
     bar.classList.remove('indeterminate');
     bar.dataset.done = String(done);
     bar.dataset.total = String(total);
+    bar.dataset.updates = String(Number(bar.dataset.updates) + 1); // since the job began (tests read it)
     $('.bar', bar).style.width = `${(100 * done) / total}%`;
   }
 
@@ -390,11 +392,14 @@ class Page {
   async runTrace() {
     if (!this.filled([...document.querySelectorAll('#inputs .size')]) || !(await this.inspect())) return;
     const source = this.editor.text;
-    const res = await this.job('trace', { source, shapes: this.readShapes() }, 'Tracing…');
+    const res = await this.job('trace', { source, shapes: this.readShapes() }, 'Tracing…', (p) => {
+      this.progress(p.done, p.total); // the bar runs through the trace, then again through the writing
+      if (p.stage === 'export') this.status(`Writing the .onnx… ${bytesText(p.done)} of ${bytesText(p.total)}`);
+    });
     if (!res) return;
     this.hideError();
     const title = this.inspected.title;
-    this.trace = { source, summary: res.summary, bytes: res.onnx, fileName: onnxName(title) };
+    this.trace = { source, summary: res.summary, onnx: res.onnx, fileName: onnxName(title) };
     this.renderSummary(res.summary);
     this.renderVerify(null);
     this.showTab('graph');
@@ -427,7 +432,7 @@ class Page {
 
   download() {
     if (!this.trace) return;
-    const url = URL.createObjectURL(new Blob([this.trace.bytes], { type: 'application/octet-stream' }));
+    const url = URL.createObjectURL(this.trace.onnx); // the worker's Blob (toBlob): no copy of the bytes here
     const a = h('a', { href: url, download: this.trace.fileName });
     document.body.append(a);
     a.click();

@@ -23,7 +23,7 @@ Error.stackTraceLimit = 100; // the user's frame can sit below many of onemodel'
 
 /** The loaded model file: { source, url, file }; the module at url is the user's code. */
 let loaded = null;
-/** The last traced model: { model (TracedModel), inputs (what it was traced on), bytes (its .onnx) }. */
+/** The last traced model: { model (TracedModel), inputs (what it was traced on), onnx (its .onnx, a Blob) }. */
 let traced = null;
 /** The Blob URL of the module being loaded or last loaded (for error places). */
 let moduleUrl = null;
@@ -82,22 +82,27 @@ const jobs = {
     return { steps: losses.length, loss: losses[losses.length - 1] ?? null };
   },
 
-  /** Traces at the given input shapes and axes: the summary, the graph's layout and the .onnx bytes. */
-  async trace({ source, shapes }) {
+  /**
+   * Traces at the given input shapes and axes: the summary, the graph's layout and the .onnx as a
+   * Blob (toBlob: no copy of the file in this worker's memory; posting a Blob copies no bytes).
+   * Progress messages: { stage: 'trace', done, total } (the recording run's steps), then
+   * { stage: 'export', done, total } (bytes written).
+   */
+  async trace({ source, shapes }, progress) {
     const file = await load(source);
     dropTraced();
     const inputs = wf.makeInputs(file, shapes);
     let model;
     try {
-      model = wf.traceModel(file, inputs);
+      model = wf.traceModel(file, inputs, { onProgress: ({ done, total }) => progress({ stage: 'trace', done, total }) });
     } catch (e) {
       wf.disposeInputs(inputs);
       throw e;
     }
-    const bytes = model.toOnnx();
-    traced = { model, inputs, bytes };
-    const summary = wf.summarizeTraced(model, bytes);
-    return { summary, layout: layoutGraph(summary.graph), onnx: bytes };
+    traced = { model, inputs, onnx: null };
+    traced.onnx = model.toBlob({ onProgress: ({ written, total }) => progress({ stage: 'export', done: written, total }) });
+    const summary = wf.summarizeTraced(model, traced.onnx);
+    return { summary, layout: layoutGraph(summary.graph), onnx: traced.onnx };
   },
 
   /**
@@ -115,7 +120,7 @@ const jobs = {
     const feeds = Object.fromEntries(Object.entries(traced.inputs).map(([name, [t]]) => [name, t]));
     const inputs = Object.fromEntries(Object.entries(feeds).map(([name, t]) =>
       [name, { dtype: t.dtype, dims: t.shape, data: Array.from(t.toArray(), Number) }]));
-    return { report, run: { inputs, outputs: await runOnnx(traced.bytes, feeds) } };
+    return { report, run: { inputs, outputs: await runOnnx(new Uint8Array(await traced.onnx.arrayBuffer()), feeds) } };
   },
 };
 

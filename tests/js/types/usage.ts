@@ -121,7 +121,9 @@ session.dispose();
 const fromBytes: Promise<om.InferenceSession> = om.InferenceSession.create(bytes, { executionProviders: ['wasm'] });
 // @ts-expect-error: no such mode
 traced.session({ mode: 'turbo' });
-const written: number = traced.saveOnnx('/tmp/usage.onnx');
+const written: number = traced.saveOnnx('/tmp/usage.onnx', { onProgress: (p: om.ExportProgress) => p.written / p.total });
+const blob: Blob = traced.toBlob({ onProgress: ({ written, total }) => written <= total });
+const blobBytes: Uint8Array = traced.toOnnx({});
 const gone: boolean = traced.isDisposed;
 traced.dispose();
 om.Tracer.begin().abort();
@@ -152,7 +154,7 @@ const bias: Tensor | null = net.fc2.bias;
 net.train().zeroGrad();
 const t1 = om.trace(net, { x: [ex, ['batch', null]] });
 const t2 = om.trace((a: Tensor, b: Tensor) => [a.add(b), a.sub(b)], { a: ex, b: [ex] }, { outputNames: ['sum', 'diff'] });
-const t3 = om.trace((a: Tensor) => ({ y: a.relu() }), { a: [ex, null] });
+const t3 = om.trace((a: Tensor) => ({ y: a.relu() }), { a: [ex, null] }, { onProgress: (p: om.TraceProgress) => p.done / p.total });
 om.trace({ forward: (a: Tensor) => a.exp() }, { a: ex }).dispose();
 // nn.LSTM / nn.GRU
 const lstm = new om.nn.LSTM(3, 4, { numLayers: 2, batchFirst: true, bidirectional: true, dropout: 0, bias: true });
@@ -295,7 +297,7 @@ om.Tracer.begin().finish([ex]);
 om.trace((a: Tensor) => a, { a: ex }, { outputNames: 'y' });
 
 void [v, shape, dtype, count, flags, data, x, text, noGradResult, leaked, wrong];
-void [isOn, dim0, opTypes, initShapes, bytes, written, gone, training, named, params, buffers, sd, mods, feat, bias, input, opts];
+void [isOn, dim0, opTypes, initShapes, bytes, written, blob, blobBytes, gone, training, named, params, buffers, sd, mods, feat, bias, input, opts];
 void [seqOut, hN, cN, wih, hidden, gOut, gH, gruFlags];
 
 // ---- activations, clamp, cumsum, pad, maskedFill, dropout ----
