@@ -48,6 +48,15 @@ function isPlainObject(x) {
   return x !== null && typeof x === 'object' && !Array.isArray(x);
 }
 
+/** fn(), its OmError (a C failure: allocation, dims, tracing) rethrown naming the tensor. */
+function naming(who, name, fn) {
+  try {
+    return fn();
+  } catch (err) {
+    throw err instanceof OmError ? new err.constructor(err.kind, `${who}: tensor ${quote(name)}: ${err.message}`) : err;
+  }
+}
+
 /** A name for messages: JSON-quoted and cut short (names come from untrusted files). */
 function quote(name) {
   return JSON.stringify(name.length > 80 ? `${name.slice(0, 80)}...` : name);
@@ -57,10 +66,10 @@ function quote(name) {
 
 /**
  * The first key that appears twice in one object of a JSON text that JSON.parse accepted (which
- * keeps the last silently), as "key" or "tensor.key", or null. The format forbids duplicates.
+ * keeps the last silently), described for a message, or null. The format forbids duplicates.
  */
 function duplicateKey(text) {
-  const stack = []; // per open object or array: { keys: Set | null (array), expectKey, name }
+  const stack = []; // per open object or array: { keys: Set (null for an array), expectKey, name, last }
   for (let i = 0; i < text.length; i++) {
     const c = text[i];
     const top = stack[stack.length - 1];
@@ -69,15 +78,14 @@ function duplicateKey(text) {
       while (text[j] !== '"') j += text[j] === '\\' ? 2 : 1;
       if (top?.keys && top.expectKey) {
         const key = JSON.parse(text.slice(i, j + 1));
-        const path = top.name === null ? key : `${top.name}.${key}`;
-        if (top.keys.has(key)) return path;
+        if (top.keys.has(key)) return `the key ${quote(key)}${top.name === null ? '' : ` (in ${quote(top.name)})`}`;
         top.keys.add(key);
         top.expectKey = false;
-        top.last = path;
+        top.last = key;
       }
       i = j;
     } else if (c === '{' || c === '[') {
-      stack.push({ keys: c === '{' ? new Set() : null, expectKey: c === '{', name: top ? top.last ?? null : null, last: null });
+      stack.push({ keys: c === '{' ? new Set() : null, expectKey: c === '{', name: top ? top.last : null, last: null });
     } else if (c === '}' || c === ']') {
       stack.pop();
     } else if (c === ',' && top?.keys) {
@@ -119,7 +127,7 @@ function parseHeader(bytes, who) {
   }
   if (!isPlainObject(header)) throw formatError(who, `the header is not a JSON object but ${describe(header)}`);
   const dup = duplicateKey(text);
-  if (dup !== null) throw formatError(who, `the header has the key ${quote(dup)} twice`);
+  if (dup !== null) throw formatError(who, `the header has ${dup} twice`);
 
   let metadata = {};
   const entries = [];
@@ -268,18 +276,13 @@ export function load(bytes) {
     for (const e of entries) {
       const info = DTYPES[e.dtype];
       const numel = e.shape.reduce((a, b) => a * b, 1);
-      let t;
-      try {
+      const t = naming(who, e.name, () => {
         const [ps] = marshal(['i64', e.shape.map(BigInt)]);
-        t = wrap(checkHandle(M._omw_full(ps, e.shape.length, dtypeCodes.get(info.om), 0), who));
-        made.push(t);
-        if (numel) {
-          const p = checkHandle(M._omw_data(handle(t, who, e.name)), who);
-          convert(info, buf.subarray(dataStart + e.begin, dataStart + e.end), p, numel);
-        }
-      } catch (err) {
-        throw err instanceof OmError ? new err.constructor(err.kind, `${who}: tensor ${quote(e.name)}: ${err.message}`) : err;
-      }
+        const t1 = wrap(checkHandle(M._omw_full(ps, e.shape.length, dtypeCodes.get(info.om), 0), who));
+        made.push(t1);
+        if (numel) convert(info, buf.subarray(dataStart + e.begin, dataStart + e.end), checkHandle(M._omw_data(handle(t1, who, e.name)), who), numel);
+        return t1;
+      });
       // defineProperty: a tensor named "__proto__" is an own key like any other
       Object.defineProperty(tensors, e.name, { value: t, enumerable: true, writable: true, configurable: true });
     }
@@ -347,14 +350,16 @@ export function save(stateDict, options) {
   const dataStart = 8 + padded;
   for (const it of items) {
     if (!it.nbytes) continue;
-    // a view (a transpose, a slice) is written as its contiguous copy, made for this copy only
-    const h = checkHandle(M._omw_contiguous(handle(it.t, who, it.name)), who);
-    try {
-      const p = checkHandle(M._omw_data(h), who);
-      out.set(M.HEAPU8.subarray(p, p + it.nbytes), dataStart + it.begin);
-    } finally {
-      M._omw_release(h);
-    }
+    naming(who, it.name, () => {
+      // a view (a transpose, a slice) is written as its contiguous copy, made for this copy only
+      const h = checkHandle(M._omw_contiguous(handle(it.t, who, it.name)), who);
+      try {
+        const p = checkHandle(M._omw_data(h), who);
+        out.set(M.HEAPU8.subarray(p, p + it.nbytes), dataStart + it.begin);
+      } finally {
+        M._omw_release(h);
+      }
+    });
   }
   return out;
 }
