@@ -8,7 +8,7 @@
 // problem. Tensor bytes go straight from the file into the tensors' storage in wasm memory
 // (omw_data), so loading holds the input and one copy of the weights, nothing more.
 import { OmError, invalid } from './errors.js';
-import { M, requireReady, dtypeCodes, checkHandle, marshal } from './runtime.js';
+import { M, requireReady, dtypeCodes, checkHandle, marshal, nodeFs } from './runtime.js';
 import { Tensor, wrap, handle, optionsArg } from './tensor.js';
 import { describe } from './convert.js';
 
@@ -53,7 +53,9 @@ function naming(who, name, fn) {
   try {
     return fn();
   } catch (err) {
-    throw err instanceof OmError ? new err.constructor(err.kind, `${who}: tensor ${quote(name)}: ${err.message}`) : err;
+    if (!(err instanceof OmError)) throw err;
+    const message = err.message.startsWith(`${who}: `) ? err.message.slice(who.length + 2) : err.message;
+    throw new err.constructor(err.kind, `${who}: tensor ${quote(name)}: ${message}`);
   }
 }
 
@@ -101,13 +103,14 @@ function count(x) {
 }
 
 /**
- * The checked header of a safetensors file: { dataStart, entries: [{ name, dtype, shape, begin,
- * end }] in header order, metadata }. Throws Format naming the first problem.
+ * The checked header of a safetensors file of len bytes, read(pos, n) giving n bytes of it at pos:
+ * { dataStart, entries: [{ name, dtype, shape, begin, end }] in header order, metadata }. Throws
+ * Format naming the first problem.
  */
-function parseHeader(bytes, who) {
-  const len = bytes.length;
+function parseHeader(read, len, who) {
   if (len < 8) throw formatError(who, `the file is ${len} bytes long; a safetensors file starts with an 8-byte header length`);
-  const view = new DataView(bytes.buffer, bytes.byteOffset, 8);
+  const head = read(0, 8);
+  const view = new DataView(head.buffer, head.byteOffset, 8);
   const n = view.getUint32(4, true) * 2 ** 32 + view.getUint32(0, true); // exact up to 2^53, and larger is refused
   if (n > MAX_HEADER) {
     throw formatError(who, `the header length ${view.getBigUint64(0, true)} is absurd (the format's limit is ${MAX_HEADER} bytes)`);
@@ -115,7 +118,7 @@ function parseHeader(bytes, who) {
   if (8 + n > len) throw formatError(who, `the header length ${n} runs past the end of the file (${len} bytes)`);
   let text;
   try {
-    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes.subarray(8, 8 + n));
+    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(read(8, n));
   } catch {
     throw formatError(who, 'the header is not valid UTF-8');
   }
@@ -262,14 +265,10 @@ function bytesArg(bytes, who) {
 }
 
 /**
- * om.safetensors.load(bytes) -> { tensors, metadata }: tensors maps each name to a new Tensor
- * (header order), metadata is the file's __metadata__ ({} without one).
+ * The tensors of a checked header: each made in wasm memory, then fill(entry, info, p, numel)
+ * writes its elements at p. On any failure, the tensors made so far are freed.
  */
-export function load(bytes) {
-  const who = 'safetensors.load';
-  requireReady(who);
-  const buf = bytesArg(bytes, who);
-  const { dataStart, entries, metadata } = parseHeader(buf, who);
+function makeTensors(entries, fill, who) {
   const tensors = {};
   const made = [];
   try {
@@ -280,7 +279,7 @@ export function load(bytes) {
         const [ps] = marshal(['i64', e.shape.map(BigInt)]);
         const t1 = wrap(checkHandle(M._omw_full(ps, e.shape.length, dtypeCodes.get(info.om), 0), who));
         made.push(t1);
-        if (numel) convert(info, buf.subarray(dataStart + e.begin, dataStart + e.end), checkHandle(M._omw_data(handle(t1, who, e.name)), who), numel);
+        if (numel) fill(e, info, checkHandle(M._omw_data(handle(t1, who, e.name)), who), numel);
         return t1;
       });
       // defineProperty: a tensor named "__proto__" is an own key like any other
@@ -290,7 +289,77 @@ export function load(bytes) {
     for (const t of made) t.dispose();
     throw err;
   }
+  return tensors;
+}
+
+/**
+ * om.safetensors.load(bytes) -> { tensors, metadata }: tensors maps each name to a new Tensor
+ * (header order), metadata is the file's __metadata__ ({} without one).
+ */
+export function load(bytes) {
+  const who = 'safetensors.load';
+  requireReady(who);
+  const buf = bytesArg(bytes, who);
+  const { dataStart, entries, metadata } = parseHeader((pos, n) => buf.subarray(pos, pos + n), buf.length, who);
+  const tensors = makeTensors(entries, (e, info, p, n) => convert(info, buf.subarray(dataStart + e.begin, dataStart + e.end), p, n), who);
   return { tensors, metadata };
+}
+
+/** Bytes read from a file per step when elements are converted (F16, BF16, BOOL, small integers). */
+const CHUNK = 1 << 20;
+
+/**
+ * om.safetensors.loadFile(path) (Node.js only) -> { tensors, metadata }, as load(readFileSync(path))
+ * but reading each tensor's bytes from the file straight into its storage (converted dtypes in
+ * chunks of 1 MiB): the file is never held in memory.
+ */
+export function loadFile(path) {
+  const who = 'safetensors.loadFile';
+  requireReady(who);
+  if (!nodeFs) throw invalid(`${who}: reading files needs Node.js; in a browser fetch the bytes and use load()`);
+  if (typeof path !== 'string' && !(path instanceof URL)) throw invalid(`${who}: path must be a string or a URL, got ${describe(path)}`);
+  let fd;
+  try {
+    fd = nodeFs.openSync(path, 'r');
+  } catch (e) {
+    throw invalid(`${who}: cannot open ${path}: ${e?.message ?? e}`);
+  }
+  try {
+    const len = nodeFs.fstatSync(fd).size;
+    /** Reads n bytes at pos into dst at off (a view made by the caller after any allocation). */
+    const readInto = (dst, off, n, pos) => {
+      for (let at = 0; at < n;) {
+        const got = nodeFs.readSync(fd, dst, off + at, n - at, pos + at);
+        if (!got) throw formatError(who, `the file ended at byte ${pos + at} while it was read (${len} bytes when opened)`);
+        at += got;
+      }
+    };
+    const read = (pos, n) => {
+      const b = new Uint8Array(n);
+      readInto(b, 0, n, pos);
+      return b;
+    };
+    const { dataStart, entries, metadata } = parseHeader(read, len, who);
+    let chunk = null;
+    const tensors = makeTensors(entries, (e, info, p, n) => {
+      const pos = dataStart + e.begin;
+      if (info.read === 'copy') {
+        readInto(M.HEAPU8, p, e.end - e.begin, pos);
+        return;
+      }
+      chunk ??= new Uint8Array(CHUNK);
+      const per = Math.floor(CHUNK / info.size); // elements per step
+      const outSize = DTYPES[SAVED_AS[info.om]].size; // bytes per element in wasm memory
+      for (let i = 0; i < n; i += per) {
+        const k = Math.min(per, n - i);
+        readInto(chunk, 0, k * info.size, pos + i * info.size);
+        convert(info, chunk.subarray(0, k * info.size), p + i * outSize, k);
+      }
+    }, who);
+    return { tensors, metadata };
+  } finally {
+    nodeFs.closeSync(fd);
+  }
 }
 
 // ---- writing -------------------------------------------------------------------------------

@@ -6,6 +6,10 @@
 // checked by the tool's verify) byte for byte, and PyTorch's own files byte for byte.
 import { test, describe, after } from 'node:test';
 import assert from 'node:assert/strict';
+import fs, { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { syncBuiltinESMExports } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import * as om from 'onemodel';
 import { memoryHooks, withTraced } from './helpers.mjs';
 import { checkModelFile, disposeModelFile } from '../../examples/lib/workflow.mjs';
@@ -15,7 +19,7 @@ import { fixtureBytes, fixtureJson, expectedArray, roundtripState } from './safe
 memoryHooks();
 after(() => disposeModelFile(checkModelFile(resnetZoo)));
 
-const { load, save } = om.safetensors;
+const { load, loadFile, save } = om.safetensors;
 
 /** The bytes of a typed array (to compare contents bit for bit, NaN payloads included). */
 function bytesOf(a) {
@@ -245,6 +249,86 @@ describe('load(): inputs', () => {
     } finally {
       w.dispose();
       x.dispose();
+    }
+  });
+});
+
+describe('loadFile(): a file read straight into the tensors', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'om-safetensors-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+  const write = (name, bytes) => {
+    const path = join(dir, name);
+    writeFileSync(path, bytes);
+    return path;
+  };
+
+  /** load(bytes) and loadFile(path) of the same bytes give the same tensors, bit for bit. */
+  function sameAsLoad(bytes, path) {
+    const a = load(bytes);
+    const b = loadFile(path);
+    try {
+      assert.deepEqual(b.metadata, a.metadata);
+      assert.deepEqual(Object.keys(b.tensors), Object.keys(a.tensors));
+      for (const [k, t] of Object.entries(a.tensors)) {
+        assert.equal(b.tensors[k].dtype, t.dtype, k);
+        assert.deepEqual(b.tensors[k].shape, t.shape, k);
+        assert.deepEqual(bytesOf(b.tensors[k].toArray()), bytesOf(t.toArray()), k);
+      }
+    } finally {
+      om.dispose([a.tensors, b.tensors]);
+    }
+  }
+
+  test('the fixtures (a path and a file: URL) load as load() loads their bytes', () => {
+    for (const f of ['dtypes.safetensors', 'gpt_f16.safetensors', 'resnet.safetensors']) {
+      sameAsLoad(fixtureBytes(f), new URL(f, new URL('./fixtures/safetensors/', import.meta.url)));
+    }
+  });
+
+  test('converted dtypes larger than one read (1 MiB): F16, BF16, BOOL, I8, U16 across chunk boundaries', () => {
+    const n = 700_001; // F16 / BF16 / U16: 1.4 MB, BOOL / I8: 0.7 MB
+    const header = {};
+    const parts = [];
+    let at = 0;
+    for (const [name, dtype, size] of [['h', 'F16', 2], ['b', 'BF16', 2], ['m', 'BOOL', 1], ['i', 'I8', 1], ['u', 'U16', 2]]) {
+      const d = new Uint8Array(n * size);
+      for (let i = 0; i < d.length; i++) d[i] = (i * 7919 + size) & 0xff;
+      header[name] = { dtype, shape: [n], data_offsets: [at, at + d.length] };
+      parts.push(d);
+      at += d.length;
+    }
+    const data = new Uint8Array(at);
+    parts.reduce((off, d) => (data.set(d, off), off + d.length), 0);
+    const bytes = file(header, data);
+    sameAsLoad(bytes, write('big.safetensors', bytes));
+  });
+
+  test('errors: no Node file, a missing file, a hostile file (as load()), a file that shrinks while it is read', () => {
+    const cases = [
+      [() => loadFile(42), 'InvalidArgument', /^safetensors\.loadFile: path must be a string or a URL, got 42$/],
+      [() => loadFile(join(dir, 'missing.safetensors')), 'InvalidArgument', /^safetensors\.loadFile: cannot open .*missing\.safetensors: ENOENT/],
+      [() => loadFile(write('short.safetensors', new Uint8Array(3))), 'Format', /^safetensors\.loadFile: the file is 3 bytes long/],
+      [() => loadFile(write('gap.safetensors', file({ a: F32([1], 4, 8) }, 8))), 'Format', /^safetensors\.loadFile: bytes 0 to 4 of the data belong to no tensor/],
+    ];
+    for (const [fn, kind, re] of cases) {
+      assert.throws(fn, (e) => e instanceof om.OmError && e.kind === kind && re.test(e.message), re.source);
+    }
+    // another process truncating the file between fstat and the reads: simulated by an fstat that truncates first
+    const bytes = file({ a: F32([4], 0, 16) }, 16);
+    const path = write('shrinks.safetensors', bytes);
+    const fstatSync = fs.fstatSync;
+    fs.fstatSync = (fd, ...rest) => {
+      const st = fstatSync(fd, ...rest);
+      fs.truncateSync(path, bytes.length - 6);
+      return st;
+    };
+    syncBuiltinESMExports();
+    try {
+      assert.throws(() => loadFile(path), (e) => e instanceof om.OmError && e.kind === 'Format'
+        && new RegExp(`^safetensors\\.loadFile: tensor "a": the file ended at byte ${bytes.length - 6} while it was read \\(${bytes.length} bytes when opened\\)$`).test(e.message));
+    } finally {
+      fs.fstatSync = fstatSync;
+      syncBuiltinESMExports();
     }
   });
 });
