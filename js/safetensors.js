@@ -9,14 +9,15 @@
 // (omw_data), so loading holds the input and one copy of the weights, nothing more.
 import { OmError, invalid } from './errors.js';
 import { M, requireReady, dtypeCodes, checkHandle, marshal, nodeFs } from './runtime.js';
-import { Tensor, wrap, handle, optionsArg } from './tensor.js';
+import { wrap, handle, optionsArg } from './tensor.js';
 import { describe } from './convert.js';
 
 /** The largest header the reference implementation reads (bytes); a longer one is refused. */
 const MAX_HEADER = 100_000_000;
 
 // The reference implementation's dtypes in its order (which is also the order save() writes:
-// larger rank first): byte size, the om dtype they load as and how, or why they are refused.
+// larger rank first): byte size, and the om dtype they load as and how (none: refused, as they
+// do not fit float32 or int64 exactly).
 //   copy: the bytes are already om's (float32, int64);  bool: nonzero bytes become 1;
 //   f16 / bf16: widened to float32 exactly;  int: widened to int64 exactly (signed or not).
 const DTYPES = {
@@ -44,8 +45,11 @@ function formatError(who, message) {
   return new OmError('Format', `${who}: ${message}`);
 }
 
+/** An object literal or JSON object (not an array, a Tensor, a Map, ...). */
 function isPlainObject(x) {
-  return x !== null && typeof x === 'object' && !Array.isArray(x);
+  if (x === null || typeof x !== 'object') return false;
+  const proto = Object.getPrototypeOf(x);
+  return proto === Object.prototype || proto === null;
 }
 
 /** fn(), its OmError (a C failure: allocation, dims, tracing) rethrown naming the tensor. */
@@ -382,12 +386,12 @@ function byCodePoint(a, b) {
 export function save(stateDict, options) {
   const who = 'safetensors.save';
   requireReady(who);
-  if (!isPlainObject(stateDict) || stateDict instanceof Tensor) {
+  if (!isPlainObject(stateDict)) {
     throw invalid(`${who}: stateDict must be an object of name -> Tensor, got ${describe(stateDict)}`);
   }
   const { metadata = null } = optionsArg(options, who, ['metadata']);
   if (metadata !== null) {
-    if (!isPlainObject(metadata) || metadata instanceof Tensor) throw invalid(`${who}: metadata must be an object of strings, got ${describe(metadata)}`);
+    if (!isPlainObject(metadata)) throw invalid(`${who}: metadata must be an object of strings, got ${describe(metadata)}`);
     for (const [k, v] of Object.entries(metadata)) {
       if (typeof v !== 'string') throw invalid(`${who}: metadata[${quote(k)}] must be a string, got ${describe(v)}`);
     }

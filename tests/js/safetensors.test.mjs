@@ -184,6 +184,7 @@ describe('save() layout', () => {
       [() => save(null), 'InvalidArgument', /safetensors\.save: stateDict must be an object of name -> Tensor, got null/],
       [() => save([t]), 'InvalidArgument', /stateDict must be an object .* got an array of length 1/],
       [() => save(t), 'InvalidArgument', /stateDict must be an object .* got a Tensor/],
+      [() => save(new Map([['w', t]])), 'InvalidArgument', /stateDict must be an object .* got a Map/],
       [() => save({ w: [1, 2] }), 'InvalidArgument', /stateDict\["w"\] must be a Tensor, got an array of length 2/],
       [() => save({ w: d }), 'Disposed', /stateDict\["w"\] was disposed/],
       [() => save({ __metadata__: t }), 'InvalidArgument', /"__metadata__" is the format's key for metadata, not a tensor name/],
