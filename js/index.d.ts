@@ -700,6 +700,46 @@ export function trace(
   options?: TraceOptions,
 ): TracedModel;
 
+// ---- safetensors (js/safetensors.js) -------------------------------------------------------------
+
+/**
+ * Reads and writes safetensors files, the weights format of Hugging Face and PyTorch users
+ * (docs/api.md#safetensors). F16 and BF16 load widened to float32 exactly, I8 to U32 as int64;
+ * F64, U64 and F8 are refused (DtypeMismatch). Every problem of an untrusted file is an OmError of
+ * kind 'Format' naming it.
+ *
+ * ```js
+ * const { tensors, metadata } = om.safetensors.load(bytes);
+ * net.loadStateDict(tensors);
+ * om.dispose(tensors);
+ * const file = om.safetensors.save(net.stateDict(), { metadata: { format: 'pt' } });
+ * ```
+ */
+export namespace safetensors {
+  /** What {@link load} and {@link loadFile} return. */
+  export interface Loaded {
+    /** New Tensors by name, in header order; the caller owns (disposes) them. */
+    tensors: Record<string, Tensor>;
+    /** The file's __metadata__ ({} when it has none). */
+    metadata: Record<string, string>;
+  }
+  /** Options of {@link save}. */
+  export interface SaveOptions {
+    /** Written as the header's __metadata__ (strings only); none when absent or null. */
+    metadata?: Readonly<Record<string, string>> | null;
+  }
+  /** The tensors of a .safetensors file held in memory (each tensor's bytes copied once, into its storage). */
+  export function load(bytes: Uint8Array | ArrayBuffer): Loaded;
+  /** Node.js only: load() of the file at path (a file: URL works too), read straight into the tensors (the file is never held in memory). */
+  export function loadFile(path: string): Loaded;
+  /**
+   * The bytes of a .safetensors file of stateDict (float32 as F32, int64 as I64, bool as BOOL), laid
+   * out as the reference implementation writes: sorted by dtype then name, header padded to 8 bytes.
+   * A Tensor under two names (tied weights) is written under each.
+   */
+  export function save(stateDict: Readonly<Record<string, Tensor>>, options?: SaveOptions): Uint8Array;
+}
+
 // ---- nn -----------------------------------------------------------------------------------------
 
 /** Modules in PyTorch's shape: Module, Linear, LSTM, GRU, the norms, Softmax / LogSoftmax, MultiheadAttention, convolutions and pools. */

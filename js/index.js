@@ -10,7 +10,8 @@
 //
 // Module map: runtime.js (loading, C calls, errors from C, scratch buffer, byte streams),
 // convert.js (argument checks, om.tensor data), tensor.js (Tensor and the functions),
-// trace.js (Tracer, TracedModel, om.trace), session.js (InferenceSession), nn/module.js (om.nn), errors.js.
+// trace.js (Tracer, TracedModel, om.trace), session.js (InferenceSession), safetensors.js
+// (om.safetensors), nn/module.js (om.nn), errors.js.
 import { VERSION } from './runtime.js';
 
 export { ready, memory } from './runtime.js';
@@ -21,6 +22,7 @@ export {
 } from './tensor.js';
 export { Tracer, TracedModel, trace, makeDim as Dim } from './trace.js';
 export { InferenceSession } from './session.js';
+export * as safetensors from './safetensors.js';
 export * as nn from './nn/index.js';
 export * as optim from './optim/index.js';
 

@@ -30,6 +30,10 @@ JSON files and never runs this):
 
 The output is deterministic: one thread, torch.manual_seed per model, fixed inputs.
 
+tools/safetensors_fixtures.py imports GPT, ResNet, family_fixture and the randomize helpers from
+here (its fixtures are these models' weights as .safetensors files): regenerate those too when
+they change.
+
 Adding a model: write a function `def make_<name>():` returning
 `fixture(description, module_or_None, inputs, outputs)` and decorate it with @model; then add
 its builder to MODELS in tests/js/pytorch.test.mjs. Adding a family: `def make_<name>():`

@@ -7,8 +7,9 @@
  * This file adds no behaviour: each function forwards to the public C API (src/onemodel.h), except
  * omw_op_sample / omw_op_sample_variant / omw_op_test_attrs, which expose the op table's test
  * settings (internal.h) so the JS oracle tests trace every op on the same sample calls as the C
- * tests. Strings are UTF-8 in
- * memory the JS side mallocs; returned strings are borrowed (copied out by JS at once). */
+ * tests, and omw_data, a tensor's storage address for om.safetensors' copies without a staging
+ * buffer. Strings are UTF-8 in memory the JS side mallocs; returned strings are borrowed (copied
+ * out by JS at once). */
 #include <emscripten/emscripten.h>
 
 #include "internal.h" /* om__op_sample and the op table's test settings, for the oracle tests */
@@ -70,6 +71,19 @@ OMW void omw_manual_seed(unsigned seed_lo, unsigned seed_hi) {
 
 /* ---- element access ---- */
 OMW int omw_read(const om_tensor *t, void *dst) { return om_tensor_read(t, dst); }
+/** The address of a contiguous tensor's first element (borrowed: valid while t lives), so JS can
+ *  copy bytes between a file and a tensor's storage with no staging buffer (om.safetensors). Only
+ *  for a tensor JS just made and no one else has seen (a write bumps no version counter) and
+ *  refused while a trace records (the trace would hold what made the tensor, not the bytes
+ *  written, and a read would bypass its DataDependent check): 0 with InvalidUsage then, and with
+ *  InvalidArgument for a non-contiguous or empty tensor. */
+OMW void *omw_data(const om_tensor *t) {
+  if (om_trace_active())
+    return om__fail(OM_ERR_TRACE_INVALID_USAGE, "data: tensor bytes cannot be read or written while a trace records"), NULL;
+  if (!om_tensor_is_contiguous(t) || !om_tensor_numel(t))
+    return om__fail(OM_ERR_INVALID_ARGUMENT, "data: the tensor is not contiguous or has no elements"), NULL;
+  return (char *)t->storage->data + t->offset * (int64_t)om__dtype_size(t->dtype);
+}
 OMW int omw_item(const om_tensor *t, double *out) { return om_tensor_item(t, out); }
 OMW int omw_fill(om_tensor *t, double value) { return om_tensor_fill(t, value); }
 OMW int omw_set(om_tensor *t, const int64_t *index, double value) { return om_tensor_set(t, index, value); }

@@ -328,3 +328,19 @@ const flatM: Tensor = new om.nn.Flatten({ startDim: 1 }).forward(om.zeros([2, 3,
 const flatF: Tensor = om.nn.functional.flatten(om.zeros([2, 3]), 0, -1);
 void [flatM, flatF];
 void [sessionOut, typed, names, planned, kernels, fromBytes, saved];
+
+// safetensors
+{
+  const net = new om.nn.Linear(2, 3);
+  const bytes: Uint8Array = om.safetensors.save(net.stateDict(), { metadata: { format: 'pt' } });
+  const plain: Uint8Array = om.safetensors.save({ w: net.weight }, { metadata: null });
+  const loaded: om.safetensors.Loaded = om.safetensors.load(bytes);
+  const fromBuffer = om.safetensors.load(plain.buffer as ArrayBuffer);
+  const meta: Record<string, string> = loaded.metadata;
+  net.loadStateDict(loaded.tensors);
+  const fromFile: Record<string, Tensor> = om.safetensors.loadFile('model.safetensors').tensors;
+  const opts: om.safetensors.SaveOptions = { metadata: { a: 'b' } };
+  om.dispose([loaded.tensors, fromBuffer.tensors, fromFile]);
+  net.dispose();
+  void [meta, opts];
+}
