@@ -1,13 +1,13 @@
 // The npm package as a user gets it: `npm pack` (its prepack builds what the package needs), the
-// tarball's contents, and the tarball installed offline into an empty project, where it runs a
-// model and a trace under Node, bundled for the browser by Vite and by esbuild as their docs
-// say (docs/install.md), and in a plain page with an import map; the three pages run in headless
-// Chromium (Debian's /usr/bin/chromium, driven by playwright-core). Every run must give the
-// bits this process computes with the repository's build. The README's examples run there as
+// tarball's contents, and the tarball installed offline into an empty project, where a small
+// model and its trace run under Node; built by Vite, served by Vite's dev server, bundled by
+// esbuild, and in a plain page with an import map, each exactly as docs/install.md shows, in
+// headless Chromium (Debian's /usr/bin/chromium, driven by playwright-core). Every run must give
+// the bits this process computes with the repository's build. The README's examples run there as
 // written. Vite and esbuild are the repository's devDependencies: nothing is downloaded.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
@@ -35,6 +35,14 @@ async function sh(cwd, file, args) {
 /** The files of a directory tree, as paths relative to it with '/' separators. */
 const tree = (dir) => readdirSync(dir, { recursive: true, withFileTypes: true })
   .filter((d) => d.isFile()).map((d) => relative(dir, join(d.parentPath ?? d.path, d.name)).split('\\').join('/'));
+
+/** The ```lang block of docs/install.md that starts with `start` (the test runs what the doc shows). */
+function installDoc(lang, start) {
+  const doc = readFileSync(join(ROOT, 'docs', 'install.md'), 'utf8');
+  const block = [...doc.matchAll(new RegExp(`\`\`\`${lang}\n([\\s\\S]*?)\`\`\``, 'g'))].map((m) => m[1]).find((b) => b.startsWith(start));
+  assert.ok(block, `docs/install.md has a ${lang} block starting with ${start}`);
+  return block;
+}
 
 // The app, written into the empty project. model.mjs is the part every environment runs (and this
 // test process too, on the repository's build): a seeded model, its eager outputs, its trace and
@@ -78,7 +86,8 @@ const FILES = {
   'node.mjs': `import * as om from 'onemodel';\nimport { run } from './model.mjs';\n\nawait om.ready();\n`
     + `console.log(JSON.stringify({ from: import.meta.resolve('onemodel'), ...run(om) }));\n`,
   'index.html': page(''),
-  'importmap.html': page('\n<script type="importmap">{ "imports": { "onemodel": "./node_modules/onemodel/js/index.js" } }</script>\n'),
+  // the import map of docs/install.md's page
+  'importmap.html': page(`\n${installDoc('html', '<script type="importmap">').split('\n')[0]}\n`),
 };
 
 describe('the npm package, packed and installed into an empty project', () => {
@@ -200,32 +209,37 @@ describe('the npm package, packed and installed into an empty project', () => {
       assert.deepEqual(result, expected);
     });
 
-    test("Vite's dev server (with onemodel left out of its dependency pre-bundling, as docs/install.md says): the page runs the model and the trace", async () => {
+    test("Vite's dev server, with docs/install.md's vite.config.js (onemodel left out of pre-bundling): the page runs the model and the trace", async () => {
+      writeFileSync(join(app, 'vite.config.js'), installDoc('js', '// vite.config.js'));
       const { createServer } = await import('vite');
-      const server = await createServer({
-        root: app, configFile: false, logLevel: 'warn', clearScreen: false,
-        optimizeDeps: { exclude: ['onemodel'] }, server: { host: '127.0.0.1', port: 0 },
-      });
+      const server = await createServer({ root: app, logLevel: 'warn', clearScreen: false, server: { host: '127.0.0.1', port: 0 } });
       try {
+        assert.deepEqual(server.config.optimizeDeps.exclude, ['onemodel'], 'the config file was read');
         await server.listen();
         const { result, wasm } = await openPage(server.resolvedUrls.local[0]);
         assert.deepEqual(wasm, [['/node_modules/onemodel/js/dist/onemodel.wasm', 200]]);
         assert.deepEqual(result, expected);
       } finally {
         await server.close();
+        rmSync(join(app, 'vite.config.js'));
       }
     });
 
-    test('esbuild (--bundle, and onemodel.wasm copied beside the bundle): the page runs the model and the trace', async () => {
-      const out = join(app, 'dist-esbuild');
-      const log = await sh(app, join(ROOT, 'node_modules', '.bin', 'esbuild'), ['main.js',
-        '--bundle', '--format=esm', `--outdir=${out}`, '--log-level=warning']);
+    test("esbuild, with docs/install.md's two commands (bundle, copy onemodel.wasm beside it): the page runs the model and the trace", async () => {
+      const [bundle, copy] = installDoc('sh', 'npx esbuild').trim().split('\n').map((line) => line.split(/\s+/));
+      assert.deepEqual(bundle.slice(0, 2), ['npx', 'esbuild']);
+      assert.equal(copy[0], 'cp');
+      const out = join(app, 'dist');
+      rmSync(out, { recursive: true, force: true }); // the Vite build's
+      const log = await sh(app, join(ROOT, 'node_modules', '.bin', 'esbuild'), [...bundle.slice(2), '--log-level=warning']);
       assert.equal(log, '', 'no warnings');
       writeFileSync(join(out, 'index.html'), FILES['index.html']);
       // without the copy, ready() says what is missing and where to read about it
       await assert.rejects(openApp(out, 'index.html'),
         /the page failed: onemodel: cannot load onemodel\.wasm, .* \(see docs\/install\.md\): .*fetching of the wasm failed/);
-      copyFileSync(createRequire(join(app, 'package.json')).resolve('onemodel/onemodel.wasm'), join(out, 'onemodel.wasm'));
+      // the file copied is the one the package exports as onemodel/onemodel.wasm
+      assert.equal(join(app, copy[1]), createRequire(join(app, 'package.json')).resolve('onemodel/onemodel.wasm'));
+      await sh(app, copy[0], copy.slice(1));
       assert.deepEqual(tree(out).sort(), ['index.html', 'main.js', 'onemodel.wasm']);
       const { result, wasm } = await openApp(out, 'index.html');
       assert.deepEqual(wasm, [['/onemodel.wasm', 200]]);
