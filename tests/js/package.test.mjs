@@ -140,6 +140,23 @@ describe('the npm package, packed and installed into an empty project', () => {
       /Error: onemodel: cannot load onemodel\.wasm, .* \(see docs\/install\.md\): ENOENT: no such file or directory, open '.*\/broken\/node_modules\/onemodel\/js\/dist\/onemodel\.wasm'/);
   });
 
+  test('TypeScript finds the declarations in the installed package, with node and with bundler module resolution', async () => {
+    writeFileSync(join(app, 'check.ts'), `import * as om from 'onemodel';
+await om.ready();
+const t: om.Tensor = om.tensor([1, 2, 3]);
+const total: number = t.sum().item();
+// @ts-expect-error: a Tensor is not a number (the declarations are read, not an untyped module)
+const wrong: number = t;
+export { total, wrong };
+`);
+    const configs = [['nodenext', 'nodenext'], ['esnext', 'bundler']].map(([module, moduleResolution]) => {
+      const compilerOptions = { strict: true, noEmit: true, target: 'es2022', lib: ['es2022'], types: [], module, moduleResolution };
+      writeFileSync(join(app, `tsconfig.${moduleResolution}.json`), JSON.stringify({ compilerOptions, files: ['check.ts'] }));
+      return `tsconfig.${moduleResolution}.json`;
+    });
+    assert.equal(await sh(app, join(ROOT, 'node_modules', '.bin', 'tsc'), ['-b', ...configs]), ''); // one tsc for both
+  });
+
   test("the README's examples run as written in the project", async () => {
     const [train, trace] = readmeExamples();
     writeFileSync(join(app, 'readme-train.mjs'), train);
