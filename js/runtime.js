@@ -22,6 +22,13 @@ let loading = null;
 
 const isNode = typeof process === 'object' && process !== null && !!process.versions?.node;
 
+/**
+ * Imports a Node.js built-in (only under Node). The name is a variable and the comments tell
+ * Vite and webpack to leave it alone, so that bundling the package for a browser needs no
+ * configuration (esbuild and Vite would otherwise fail on, or warn about, a literal 'node:fs').
+ */
+const nodeBuiltin = (name) => import(/* @vite-ignore */ /* webpackIgnore: true */ name);
+
 async function load() {
   let factory;
   try {
@@ -30,17 +37,24 @@ async function load() {
     throw new Error(`onemodel: cannot load js/dist/onemodel.mjs (build it with \`npm run build\`): ${e?.message ?? e}`,
       { cause: e });
   }
-  const opts = {};
-  if (isNode) {
-    const { readFile } = await import('node:fs/promises');
-    opts.wasmBinary = await readFile(new URL('./dist/onemodel.wasm', import.meta.url));
+  let mod;
+  try {
+    const opts = {};
+    if (isNode) {
+      const { readFile } = await nodeBuiltin('node:fs/promises');
+      opts.wasmBinary = await readFile(new URL('./dist/onemodel.wasm', import.meta.url));
+    }
+    mod = await factory(opts);
+  } catch (e) {
+    // in a browser the glue fetches it from beside itself: a bundler must put it there (docs/install.md)
+    throw new Error('onemodel: cannot load onemodel.wasm, which belongs beside js/dist/onemodel.mjs or, once '
+      + `bundled, beside the bundle that holds it (see docs/install.md): ${e?.message ?? e}`, { cause: e });
   }
-  const mod = await factory(opts);
   // om_traced_write_onnx's chunks arrive here (wasm/api.c, omw_js_sink): ctx names the sink.
   mod.omSink = dispatchSink;
   // om_trace_run's model runs arrive here (wasm/api.c, omw_js_trace_fn): ctx names the model.
   mod.omTraceRun = dispatchTraceRun;
-  if (isNode) nodeFs = await import('node:fs');
+  if (isNode) nodeFs = await nodeBuiltin('node:fs');
   const str = (p) => (p >>> 0 ? mod.UTF8ToString(p >>> 0) : null);
 
   const cVersion = str(mod._omw_version());

@@ -7,7 +7,7 @@
 // the worker imports from a Blob URL with that same URL, share one onemodel instance (one wasm
 // memory); and 'onnxruntime-web' (/ort/...), which loads its own .wasm files next to itself.
 import { build } from 'esbuild';
-import { copyFile, mkdir } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -28,8 +28,17 @@ const externalUrls = {
   },
 };
 
+/**
+ * Writes bytes to path unless the file already holds them: an up-to-date build (npm pack's
+ * prepack in npm test) rewrites nothing under a server that may be reading it.
+ */
+async function writeIfChanged(path, bytes) {
+  const old = await readFile(path).catch(() => null);
+  if (!old || !old.equals(bytes)) await writeFile(path, bytes);
+}
+
 await mkdir(OUT, { recursive: true });
-await build({
+const { outputFiles } = await build({
   entryPoints: { main: join(HERE, 'src', 'main.js'), worker: join(HERE, 'src', 'worker.js') },
   outdir: OUT,
   bundle: true,
@@ -43,6 +52,10 @@ await build({
   external: ['node:*'],
   define: { ONEMODEL_URL: JSON.stringify(EXTERNAL_URLS.onemodel) },
   logLevel: 'warning',
+  write: false,
 });
-await Promise.all(['index.html', 'style.css', 'favicon.svg'].map((f) => copyFile(join(HERE, f), join(OUT, f))));
+await Promise.all([
+  ...outputFiles.map((f) => writeIfChanged(f.path, f.contents)),
+  ...['index.html', 'style.css', 'favicon.svg'].map(async (f) => writeIfChanged(join(OUT, f), await readFile(join(HERE, f)))),
+]);
 console.log(`build: web-demo/dist <- web-demo/src (esbuild)`);

@@ -4,6 +4,7 @@
 //
 //   node web-demo/server.mjs         serves on http://127.0.0.1:$PORT/ (default 8080)
 //   const { url, close } = await serve({ port: 0 });   (tests, examples/start.mjs)
+//   serve({ port: 0, mounts: [['/', dir]] })            other directories (tests/js/package.test.mjs)
 //
 // Mounts (URL prefix -> directory):
 //   /           web-demo/dist/      the built page (tools/build.sh runs web-demo/build.mjs)
@@ -56,10 +57,11 @@ function inside(dir, path) {
 }
 
 /**
- * The file a URL path names, or null: the longest mount prefix wins, percent-decoding happens
- * once, and the resolved real path must stay inside the mount's real directory.
+ * The file a URL path names, or null: the first matching mount prefix wins (list longer prefixes
+ * first), percent-decoding happens once, and the resolved real path must stay inside the mount's
+ * real directory.
  */
-export async function resolveFile(urlPath) {
+export async function resolveFile(urlPath, mounts = MOUNTS) {
   let path;
   try {
     path = decodeURIComponent(urlPath);
@@ -68,7 +70,7 @@ export async function resolveFile(urlPath) {
   }
   if (path.includes('\0') || path.includes('\\')) return null;
   if (path.endsWith('/')) path += 'index.html';
-  for (const [prefix, dir] of MOUNTS) {
+  for (const [prefix, dir] of mounts) {
     if (!path.startsWith(prefix)) continue;
     const rest = path.slice(prefix.length);
     const candidate = join(dir, rest);
@@ -90,7 +92,7 @@ function send(res, status, text) {
   res.end(text);
 }
 
-async function handle(req, res) {
+async function handle(req, res, mounts) {
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     res.setHeader('Allow', 'GET, HEAD');
     return send(res, 405, 'method not allowed\n');
@@ -101,7 +103,7 @@ async function handle(req, res) {
   } catch {
     return send(res, 400, 'bad request\n');
   }
-  const file = await resolveFile(pathname);
+  const file = await resolveFile(pathname, mounts);
   if (!file) return send(res, 404, 'not found\n');
   res.writeHead(200, {
     'Content-Type': mimeType(file.path),
@@ -115,14 +117,15 @@ async function handle(req, res) {
 
 /**
  * Starts the server on host:port (port 0 picks a free one) and resolves once it listens:
- * { url, close() }, url ending in '/', close() resolving when the server has stopped.
+ * { url, close() }, url ending in '/', close() resolving when the server has stopped. It serves
+ * `mounts` ([URL prefix, directory] pairs), by default the demo page's.
  */
-export async function serve({ host = '127.0.0.1', port = 8080 } = {}) {
-  if (!existsSync(join(HERE, 'dist', 'index.html'))) {
+export async function serve({ host = '127.0.0.1', port = 8080, mounts = MOUNTS } = {}) {
+  if (mounts === MOUNTS && !existsSync(join(HERE, 'dist', 'index.html'))) {
     throw new Error('web-demo/dist/index.html is missing: build the page first (`npm run build`)');
   }
   const server = createServer((req, res) => {
-    handle(req, res).catch(() => (res.headersSent ? res.destroy() : send(res, 500, 'internal error\n')));
+    handle(req, res, mounts).catch(() => (res.headersSent ? res.destroy() : send(res, 500, 'internal error\n')));
   });
   await new Promise((resolve, reject) => {
     server.once('error', reject);

@@ -1,5 +1,6 @@
 // Shared helpers of the JS tests (not a test file: node --test runs tests/js/*.test.mjs).
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { before, beforeEach, afterEach } from 'node:test';
 import * as om from 'onemodel';
 import { checkTraced, otherShapes } from '../../examples/lib/oracle.mjs';
@@ -170,4 +171,12 @@ export async function withTraced(fn, { onReport } = {}) {
   } finally {
     for (const tm of made) tm.dispose();
   }
+}
+
+/** The ```js blocks of the README's "## Example" section, as written there (tests run them). */
+export function readmeExamples() {
+  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+  const section = readme.split(/^## /m).find((s) => s.startsWith('Example\n'));
+  assert.ok(section, 'README.md has a "## Example" section');
+  return [...section.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]);
 }

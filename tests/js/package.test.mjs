@@ -1,0 +1,272 @@
+// The npm package as a user gets it: `npm pack` (its prepack builds what the package needs), the
+// tarball's contents, and the tarball installed offline into an empty project, where a small
+// model and its trace run under Node; built by Vite, served by Vite's dev server, bundled by
+// esbuild, and in a plain page with an import map, each exactly as docs/install.md shows, in
+// headless Chromium (Debian's /usr/bin/chromium, driven by playwright-core). Every run must give
+// the bits this process computes with the repository's build. The README's examples run there as
+// written. Vite and esbuild are the repository's devDependencies: nothing is downloaded.
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import * as om from 'onemodel';
+import { chromium } from 'playwright-core';
+import { serve } from '../../web-demo/server.mjs';
+import { readmeExamples } from './helpers.mjs';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const run = promisify(execFile);
+
+/** Runs a command in cwd and resolves to its stdout + stderr (rejects with both when it fails). */
+async function sh(cwd, file, args) {
+  try {
+    const { stdout, stderr } = await run(file, args, { cwd, encoding: 'utf8', timeout: 120_000, maxBuffer: 1 << 24 });
+    return stdout + stderr;
+  } catch (e) {
+    throw new Error(`${file} ${args.join(' ')} failed: ${e.message}\n${e.stdout ?? ''}${e.stderr ?? ''}`);
+  }
+}
+
+/** The files of a directory tree, as paths relative to it with '/' separators. */
+const tree = (dir) => readdirSync(dir, { recursive: true, withFileTypes: true })
+  .filter((d) => d.isFile()).map((d) => relative(dir, join(d.parentPath ?? d.path, d.name)).split('\\').join('/'));
+
+/** The ```lang block of docs/install.md that starts with `start` (the test runs what the doc shows). */
+function installDoc(lang, start) {
+  const doc = readFileSync(join(ROOT, 'docs', 'install.md'), 'utf8');
+  const block = [...doc.matchAll(new RegExp(`\`\`\`${lang}\n([\\s\\S]*?)\`\`\``, 'g'))].map((m) => m[1]).find((b) => b.startsWith(start));
+  assert.ok(block, `docs/install.md has a ${lang} block starting with ${start}`);
+  return block;
+}
+
+// The app, written into the empty project. model.mjs is the part every environment runs (and this
+// test process too, on the repository's build): a seeded model, its eager outputs, its trace and
+// the traced graph run in the Session at another batch.
+const MODEL = `export function run(om) {
+  om.manualSeed(7);
+  const net = new om.nn.Sequential(new om.nn.Linear(4, 8), new om.nn.ReLU(), new om.nn.Linear(8, 3)).eval();
+  const x = om.randn([2, 4], { seed: 1 });
+  const x5 = om.randn([5, 4], { seed: 2 });
+  const traced = om.trace(net, { x: [x, ['batch', null]] }, { outputNames: ['y'] });
+  const session = traced.session();
+  try {
+    return om.tidy(() => ({
+      nodes: traced.graph().nodes.map((n) => n.opType),
+      onnx: Array.from(traced.toOnnx()),
+      eager: Array.from(net.forward(x5).toArray()),
+      session: Array.from(session.run({ x: x5 }).y.toArray()),
+    }));
+  } finally {
+    session.dispose();
+    traced.dispose();
+    om.dispose([x, x5]);
+    net.dispose();
+  }
+}
+`;
+const MAIN = `import * as om from 'onemodel';
+import { run } from './model.mjs';
+
+await om.ready();
+window.result = run(om);
+`;
+const page = (head) => `<!doctype html>
+<html><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>onemodel app</title>${head}</head>
+<body><script type="module" src="./main.js"></script></body></html>
+`;
+const FILES = {
+  'package.json': JSON.stringify({ name: 'app', private: true, type: 'module' }, null, 2),
+  'model.mjs': MODEL,
+  'main.js': MAIN,
+  'node.mjs': `import * as om from 'onemodel';\nimport { run } from './model.mjs';\n\nawait om.ready();\n`
+    + `console.log(JSON.stringify({ from: import.meta.resolve('onemodel'), ...run(om) }));\n`,
+  'index.html': page(''),
+  // the import map of docs/install.md's page
+  'importmap.html': page(`\n${installDoc('html', '<script type="importmap">').split('\n')[0]}\n`),
+};
+
+describe('the npm package, packed and installed into an empty project', () => {
+  let dir, app, tarball, expected, browser;
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'onemodel-package-'));
+    app = join(dir, 'app');
+    mkdirSync(app);
+    for (const [name, text] of Object.entries(FILES)) writeFileSync(join(app, name), text);
+    await om.ready();
+    expected = (await import(pathToFileURL(join(app, 'model.mjs')).href)).run(om);
+    await sh(ROOT, 'npm', ['pack', '--pack-destination', dir]);
+    tarball = join(dir, readdirSync(dir).find((f) => f.endsWith('.tgz')));
+    await sh(app, 'npm', ['install', tarball, '--offline', '--no-audit', '--no-fund']);
+  });
+
+  after(async () => {
+    await browser?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('the model this test runs everywhere: a trace of 3 nodes that the Session runs like eager', () => {
+    assert.deepEqual(expected.nodes, ['Gemm', 'Relu', 'Gemm']);
+    assert.equal(expected.eager.length, 15);
+    for (const [i, v] of expected.eager.entries()) assert.ok(Math.abs(expected.session[i] - v) <= 1e-6, `${i}: ${expected.session[i]} vs ${v}`);
+  });
+
+  test('the tarball holds package.json, the README, the JS, the types, the glue and the .wasm, nothing else', async () => {
+    const listed = (await sh(dir, 'tar', ['-tzf', tarball])).trim().split('\n').map((p) => p.replace(/^package\//, ''));
+    const js = tree(join(ROOT, 'js')).filter((p) => p.endsWith('.js') && !p.startsWith('dist/')).map((p) => `js/${p}`);
+    assert.ok(js.includes('js/index.js') && js.includes('js/nn/index.js'), js.join());
+    const want = ['package.json', 'README.md', 'js/index.d.ts', 'js/dist/onemodel.mjs', 'js/dist/onemodel.wasm', ...js];
+    assert.deepEqual(listed.sort(), want.sort());
+    const installed = join(app, 'node_modules', 'onemodel');
+    for (const f of want) assert.ok(readFileSync(join(installed, f)).equals(readFileSync(join(ROOT, f))), `${f} as in the repository`);
+    // nothing else was installed: the package has no dependencies
+    assert.deepEqual(readdirSync(join(app, 'node_modules')).filter((f) => !f.startsWith('.')), ['onemodel']);
+  });
+
+  test('Node: the installed package runs the model and the trace, with the same bits as the repository build', async () => {
+    const out = JSON.parse(await sh(app, process.execPath, ['node.mjs']));
+    assert.equal(fileURLToPath(out.from), join(app, 'node_modules', 'onemodel', 'js', 'index.js'));
+    delete out.from;
+    assert.deepEqual(out, expected);
+    // a copy of the project whose package lost its .wasm: ready() says what is missing
+    const broken = join(dir, 'broken');
+    cpSync(app, broken, { recursive: true, filter: (f) => !f.endsWith('.wasm') });
+    await assert.rejects(sh(broken, process.execPath, ['node.mjs']),
+      /Error: onemodel: cannot load onemodel\.wasm, .* \(see docs\/install\.md\): ENOENT: no such file or directory, open '.*\/broken\/node_modules\/onemodel\/js\/dist\/onemodel\.wasm'/);
+  });
+
+  test('TypeScript finds the declarations in the installed package, with node and with bundler module resolution', async () => {
+    writeFileSync(join(app, 'check.ts'), `import * as om from 'onemodel';
+await om.ready();
+const t: om.Tensor = om.tensor([1, 2, 3]);
+const total: number = t.sum().item();
+// @ts-expect-error: a Tensor is not a number (the declarations are read, not an untyped module)
+const wrong: number = t;
+export { total, wrong };
+`);
+    const configs = [['nodenext', 'nodenext'], ['esnext', 'bundler']].map(([module, moduleResolution]) => {
+      const compilerOptions = { strict: true, noEmit: true, target: 'es2022', lib: ['es2022'], types: [], module, moduleResolution };
+      writeFileSync(join(app, `tsconfig.${moduleResolution}.json`), JSON.stringify({ compilerOptions, files: ['check.ts'] }));
+      return `tsconfig.${moduleResolution}.json`;
+    });
+    assert.equal(await sh(app, join(ROOT, 'node_modules', '.bin', 'tsc'), ['-b', ...configs]), ''); // one tsc for both
+  });
+
+  test("the README's examples run as written in the project", async () => {
+    const [train, trace] = readmeExamples();
+    writeFileSync(join(app, 'readme-train.mjs'), train);
+    writeFileSync(join(app, 'readme-trace.mjs'), trace);
+    const losses = [...(await sh(app, process.execPath, ['readme-train.mjs'])).matchAll(/^(\d+) ([\d.e-]+)$/gm)];
+    assert.deepEqual(losses.map((m) => Number(m[1])), [0, 20, 40, 60, 80]);
+    assert.ok(Number(losses[4][2]) < Number(losses[0][2]) / 2, `loss did not halve: ${losses.map((m) => m[2])}`);
+    const out = await sh(app, process.execPath, ['readme-trace.mjs']);
+    assert.match(out, /^\[ 'batch', 4 \] -> \[ 'batch', 3 \]$/m);
+    assert.match(out, new RegExp(`^${readFileSync(join(app, 'net.onnx')).length} bytes$`, 'm'));
+    assert.match(out, /^session: \[ 3, 3 \]$/m);
+  });
+
+  describe('in headless Chromium', () => {
+    before(async () => {
+      browser = await chromium.launch({
+        executablePath: '/usr/bin/chromium',
+        headless: true,
+        args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+          '--disable-component-update', '--disable-sync'],
+      });
+    });
+
+    /**
+     * Opens url and waits for the app's window.result; returns it with the .wasm URLs the page
+     * fetched. Fails with the page's errors when it has any.
+     */
+    async function openPage(url) {
+      const context = await browser.newContext();
+      try {
+        const p = await context.newPage();
+        const errors = [], wasm = [];
+        p.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
+        p.on('console', (m) => { if (m.type() === 'error') errors.push(`console: ${m.text()}`); });
+        p.on('response', (r) => { if (r.url().endsWith('.wasm')) wasm.push([new URL(r.url()).pathname, r.status()]); });
+        await p.goto(url);
+        const result = await Promise.race([
+          p.waitForFunction(() => window.result, null, { timeout: 60_000 }).then((h) => h.jsonValue()),
+          new Promise((_, reject) => p.on('pageerror', (e) => reject(new Error(`the page failed: ${e.message}`)))),
+        ]);
+        assert.deepEqual(errors, []);
+        return { result, wasm };
+      } finally {
+        await context.close();
+      }
+    }
+
+    /** openPage on path of dir, served on 127.0.0.1 (web-demo/server.mjs). */
+    async function openApp(dir, path) {
+      const server = await serve({ port: 0, mounts: [['/', dir]] });
+      try {
+        return await openPage(new URL(path, server.url).href);
+      } finally {
+        await server.close();
+      }
+    }
+
+    test('Vite (no configuration): the build emits the .wasm as an asset and the page runs the model and the trace', async () => {
+      const log = await sh(app, process.execPath, [join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--logLevel', 'warn']);
+      assert.equal(log, '', 'no warnings');
+      const dist = join(app, 'dist');
+      const assets = tree(dist).filter((f) => f.endsWith('.wasm'));
+      assert.equal(assets.length, 1, tree(dist).join());
+      assert.ok(readFileSync(join(dist, assets[0])).equals(readFileSync(join(app, 'node_modules', 'onemodel', 'js', 'dist', 'onemodel.wasm'))));
+      const { result, wasm } = await openApp(dist, 'index.html');
+      assert.deepEqual(wasm, [[`/${assets[0]}`, 200]]);
+      assert.deepEqual(result, expected);
+    });
+
+    test("Vite's dev server, with docs/install.md's vite.config.js (onemodel left out of pre-bundling): the page runs the model and the trace", async () => {
+      writeFileSync(join(app, 'vite.config.js'), installDoc('js', '// vite.config.js'));
+      const { createServer } = await import('vite');
+      const server = await createServer({ root: app, logLevel: 'warn', clearScreen: false, server: { host: '127.0.0.1', port: 0 } });
+      try {
+        assert.deepEqual(server.config.optimizeDeps.exclude, ['onemodel'], 'the config file was read');
+        await server.listen();
+        const { result, wasm } = await openPage(server.resolvedUrls.local[0]);
+        assert.deepEqual(wasm, [['/node_modules/onemodel/js/dist/onemodel.wasm', 200]]);
+        assert.deepEqual(result, expected);
+      } finally {
+        await server.close();
+        rmSync(join(app, 'vite.config.js'));
+      }
+    });
+
+    test("esbuild, with docs/install.md's two commands (bundle, copy onemodel.wasm beside it): the page runs the model and the trace", async () => {
+      const [bundle, copy] = installDoc('sh', 'npx esbuild').trim().split('\n').map((line) => line.split(/\s+/));
+      assert.deepEqual(bundle.slice(0, 2), ['npx', 'esbuild']);
+      assert.equal(copy[0], 'cp');
+      const out = join(app, 'dist');
+      rmSync(out, { recursive: true, force: true }); // the Vite build's
+      const log = await sh(app, join(ROOT, 'node_modules', '.bin', 'esbuild'), [...bundle.slice(2), '--log-level=warning']);
+      assert.equal(log, '', 'no warnings');
+      writeFileSync(join(out, 'index.html'), FILES['index.html']);
+      // without the copy, ready() says what is missing and where to read about it
+      await assert.rejects(openApp(out, 'index.html'),
+        /the page failed: onemodel: cannot load onemodel\.wasm, .* \(see docs\/install\.md\): .*fetching of the wasm failed/);
+      // the file copied is the one the package exports as onemodel/onemodel.wasm
+      assert.equal(join(app, copy[1]), createRequire(join(app, 'package.json')).resolve('onemodel/onemodel.wasm'));
+      await sh(app, copy[0], copy.slice(1));
+      assert.deepEqual(tree(out).sort(), ['index.html', 'main.js', 'onemodel.wasm']);
+      const { result, wasm } = await openApp(out, 'index.html');
+      assert.deepEqual(wasm, [['/onemodel.wasm', 200]]);
+      assert.deepEqual(result, expected);
+    });
+
+    test('no bundler: a plain page with an import map runs the model and the trace from node_modules', async () => {
+      const { result, wasm } = await openApp(app, 'importmap.html');
+      assert.deepEqual(wasm, [['/node_modules/onemodel/js/dist/onemodel.wasm', 200]]);
+      assert.deepEqual(result, expected);
+    });
+  });
+});
