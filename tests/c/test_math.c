@@ -115,13 +115,15 @@ TEST(exp_n_is_exp_bit_for_bit) {
   }
 }
 
-/* om__erff_n (gelu's and erf's, two at a time) is om__erff, bit for bit: pairs both in the
- * vector branch (|x| < 1), pairs split across branches, zeros of both signs, NaN, an odd count. */
+/* om__erff_n (gelu's and erf's, four at a time) is om__erff, bit for bit: values in the
+ * rational's range and past it (|x| >= 4, infinities) in one group of four, zeros of both
+ * signs, NaN, a subnormal, a count that is not a multiple of 4, and in place. */
 TEST(erff_n_is_erff_bit_for_bit) {
   enum { N = 100001 };
   static float x[N], y[N];
   for (int k = 0; k < N; k++) x[k] = (k % 3 ? 2.5f : 0.9f) * ((float)k / N * 2 - 1) + (k % 5 == 0 ? 4.0f : 0.0f);
   x[20] = 0.0f, x[21] = -0.0f, x[22] = NAN, x[23] = 1.0f, x[24] = -1.0f, x[25] = 0.99999994f;
+  x[26] = INFINITY, x[27] = -INFINITY, x[28] = 1e-40f, x[29] = -FLT_MAX, x[30] = 4.0f, x[31] = -3.9999998f;
   om__erff_n(x, y, N);
   int bad = 0;
   for (int k = 0; k < N; k++) {
