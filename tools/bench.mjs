@@ -31,7 +31,8 @@
 // stops after it). Then the Session: each zoo model traced once (symbolic batch), its .onnx run
 // by om.InferenceSession and by onnxruntime-web at batch 1 and 8, alternating samples, session
 // create times, and the package's size (wasm + glue, gzip) (OM_BENCH_SESSION_ONLY=1 runs only it;
-// OM_BENCH_MODELS=lenet,gpt only those zoo models).
+// OM_BENCH_MODELS=lenet,gpt only those zoo models), then the same on the test suite's model
+// families with PyTorch's weights (tests/js/families.mjs; not with OM_BENCH_MODELS).
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -310,6 +311,7 @@ if (process.env.OM_BENCH_TRACE_ONLY === '1') {
 }
 if (process.env.OM_BENCH_SESSION_ONLY === '1') {
   printSessions(await runSessions());
+  if (!process.env.OM_BENCH_MODELS) printFamilySessions(await runFamilySessions());
   if (om.memory().tensors !== 0) console.error(`bench: ${om.memory().tensors} onemodel tensors still alive`);
   process.exit(0);
 }
@@ -334,6 +336,7 @@ if (process.env.OM_BENCH_CONV_ONLY === '1') {
 
 printAttention(await runAttention());
 printSessions(await runSessions());
+printFamilySessions(await runFamilySessions());
 
 const native = process.env.OM_BENCH_NATIVE === '0' ? new Map() : runNative();
 const rows = [];
@@ -355,6 +358,19 @@ for (const row of table.slice(1)) console.log(line(row));
 // Tensors made from the same values (its copies in and out included, as a user's run has them).
 // Create: each session made, run once at batch 1 (ours makes its plan there, ORT in create) and
 // released, alternating, median.
+/** Our session and ORT's on the same feeds (om Tensors): their first outputs checked to agree,
+ *  then alternating samples of session.run (ORT's with its copies in and out). */
+async function sessionAgainstOrt(mine, theirs, feeds, what) {
+  const ortFeeds = () => Object.fromEntries(Object.entries(feeds).map(([k, t]) => [k, new ort.Tensor(t.dtype, t.toArray(), t.shape)]));
+  const ours = () => { for (const t of Object.values(mine.run(feeds))) t.dispose(); };
+  const peer = async () => { const r = await theirs.run(ortFeeds()); for (const t of Object.values(r)) t.dispose(); };
+  const a = om.tidy(() => Object.values(mine.run(feeds)).map((t) => Array.from(t.toArray(), Number)));
+  const b = Object.values(await theirs.run(ortFeeds())).map((t) => Array.from(t.data, Number));
+  const { err, scale } = maxDiff(a[0], b[0]);
+  if (!(err <= 1e-4 * Math.max(1, scale))) throw new Error(`${what}: the Session and ORT differ by ${err}`);
+  return alternate(ours, peer);
+}
+
 async function runSessions() {
   const wf = await import('../examples/lib/workflow.mjs');
   const rows = [];
@@ -386,14 +402,7 @@ async function runSessions() {
         const inputs = wf.makeInputs(file, specs, 11);
         try {
           const feeds = Object.fromEntries(Object.entries(inputs).map(([k, v]) => [k, v[0]]));
-          const ortFeeds = () => Object.fromEntries(Object.entries(feeds).map(([k, t]) => [k, new ort.Tensor(t.dtype, t.toArray(), t.shape)]));
-          const ours = () => { for (const t of Object.values(mine.run(feeds))) t.dispose(); };
-          const peer = async () => { const r = await theirs.run(ortFeeds()); for (const t of Object.values(r)) t.dispose(); };
-          const a = om.tidy(() => Object.values(mine.run(feeds)).map((t) => Array.from(t.toArray(), Number)));
-          const b = Object.values(await theirs.run(ortFeeds())).map((t) => Array.from(t.data, Number));
-          const { err, scale } = maxDiff(a[0], b[0]);
-          if (!(err <= 1e-4 * Math.max(1, scale))) throw new Error(`${name} batch ${batch}: the Session and ORT differ by ${err}`);
-          const { msOurs, msOrt } = await alternate(ours, peer);
+          const { msOurs, msOrt } = await sessionAgainstOrt(mine, theirs, feeds, `${name} batch ${batch}`);
           rows.push({ name, batch, ms: median(msOurs), msOrt: median(msOrt), createMs: median(create.msOurs), createMsOrt: median(create.msOrt),
             planBytes: mine.planBytes });
         } finally {
@@ -419,6 +428,55 @@ function printSessions({ rows, gzip }) {
     console.log(`| ${r.name} | ${r.batch} | ${r.ms.toFixed(3)} | ${r.msOrt.toFixed(3)} | ${(r.msOrt / r.ms).toFixed(2)} | ${r.createMs.toFixed(2)} | ${r.createMsOrt.toFixed(2)} | ${r.planBytes} |`);
   }
   console.log(`package size (gzip -9): onemodel.wasm ${(gzip[0] / 1024).toFixed(1)} KiB + onemodel.mjs ${(gzip[1] / 1024).toFixed(1)} KiB = ${((gzip[0] + gzip[1]) / 1024).toFixed(1)} KiB\n`);
+}
+
+// ---- the Session against onnxruntime-web on the test suite's model families ---------------------
+// Each family of tests/js/families.mjs with PyTorch's weights (its fixture's state dict, loaded
+// as the parity tests load it), traced once with a symbolic batch at its fixture's trace case
+// (the other axes at that case's sizes); batch 1 and 8 are the first example repeated.
+async function runFamilySessions() {
+  const fam = await import('../tests/js/families.mjs');
+  const rows = [];
+  for (const name of Object.keys(fam.FAMILIES)) {
+    const fx = fam.loadFixture(name);
+    const model = fam.buildLoaded(name, fx);
+    const examples = fam.caseInputs(fx.cases[fx.trace_case]);
+    let bytes;
+    try {
+      const inputs = Object.fromEntries(Object.entries(examples).map(([k, t]) => [k, [t, ['batch', ...t.shape.slice(1).map(() => null)]]]));
+      const traced = om.trace(model, inputs, { outputNames: [fam.FAMILIES[name].output] });
+      bytes = traced.toOnnx();
+      traced.dispose();
+    } finally {
+      model.dispose();
+    }
+    const mine = await om.InferenceSession.create(bytes);
+    const theirs = await ort.InferenceSession.create(bytes, { executionProviders: ['wasm'] });
+    try {
+      for (const batch of [1, 8]) {
+        const feeds = om.tidy(() => Object.fromEntries(Object.entries(examples).map(([k, t]) =>
+          [k, t.slice(0, 0, 1).expand(batch, ...t.shape.slice(1)).contiguous()])));
+        try {
+          const { msOurs, msOrt } = await sessionAgainstOrt(mine, theirs, feeds, `${name} batch ${batch}`);
+          rows.push({ name, batch, ms: median(msOurs), msOrt: median(msOrt), shape: Object.values(feeds)[0].shape });
+        } finally {
+          om.dispose(feeds);
+        }
+      }
+    } finally {
+      om.dispose(examples);
+      mine.dispose();
+      await theirs.release();
+    }
+  }
+  return rows;
+}
+
+function printFamilySessions(rows) {
+  console.log("Session vs onnxruntime-web (wasm, one thread) on the test suite's model families (PyTorch's weights), the same .onnx");
+  console.log('| family | input | Session ms | ORT-web ms | ORT / Session |\n|---|---|---:|---:|---:|');
+  for (const r of rows) console.log(`| ${r.name} | [${r.shape}] | ${r.ms.toFixed(3)} | ${r.msOrt.toFixed(3)} | ${(r.msOrt / r.ms).toFixed(2)} |`);
+  console.log('');
 }
 
 // ---- tracing with symbolic axes: what the runs at other sizes cost ------------------------------

@@ -98,6 +98,28 @@ TEST(special_cases) {
   CHECK(om__powf(2, 200) == INFINITY && om__powf(2, -200) == 0 && om__powf(-2, 1e30f) == INFINITY);
 }
 
+/* x^2 and x^3 by products in double: within an ulp of libm's powf and of the general path on a
+ * sweep of every 4099th float (NaN and zeros of both signs, infinities, subnormals and overflow
+ * included), and the correctly rounded power where glibc's powf is not: a square that is exactly
+ * halfway between two floats goes to the even one. */
+TEST(square_and_cube_are_the_rounded_powers) {
+  int off_libm = 0, off_general = 0;
+  for (uint64_t u = 0; u < (1ull << 32); u += 4099) {
+    float x = from_u32((uint32_t)u);
+    for (float y = 2; y <= 3; y++) {
+      float ours = om__powf(x, y), lib = powf(x, y), general = (float)om__pow(x, y);
+      if (fabsf(general) > FLT_MAX && fabs(om__pow(x, y)) <= FLT_MAX) general = om__pow(x, y) > 0 ? INFINITY : -INFINITY;
+      off_libm += ulps(ours, lib) > 1;
+      off_general += ulps(ours, general) > 1;
+    }
+  }
+  if (off_libm) FAILED("%d squares or cubes more than an ulp from libm's powf", off_libm);
+  if (off_general) FAILED("%d squares or cubes more than an ulp from the general path", off_general);
+  CHECK(om__powf(0x1.0c3p-62f, 2) == 0x1.18f488p-124f); /* exactly 0x1.18f489p-124: the tie to even */
+  CHECK(signbit(om__powf(-0.0f, 3)) && !signbit(om__powf(-0.0f, 2)) && isnan(om__powf(NAN, 3)) && om__powf(-INFINITY, 3) == -INFINITY);
+  CHECK(om__powf(1e13f, 3) == INFINITY && om__powf(-1e13f, 3) == -INFINITY && om__powf(1e-20f, 3) == 0 && om__powf(3e-15f, 3) > 0);
+}
+
 /* om__exp_n (two lanes at a time, softmax's) is om__exp, bit for bit: a sweep over the whole
  * range and past both ends, NaN and the infinities, lanes that take the vector path next to
  * ones that do not, and an odd count. */
@@ -151,6 +173,7 @@ int main(void) {
   RUN(floats_match_libm);
   RUN(exp_n_is_exp_bit_for_bit);
   RUN(erff_n_is_erff_bit_for_bit);
+  RUN(square_and_cube_are_the_rounded_powers);
   RUN(doubles_match_libm);
   RUN(special_cases);
   RUN(same_bits_everywhere);
