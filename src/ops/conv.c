@@ -273,10 +273,9 @@ static void add_bias(const om_tensor *b, float *out, int64_t n, int64_t o, int64
  * the taps im2col writes (padding as zeros), so the output has the bits of im2col + om__gemm.
  * Worth it where the dropped columns (wp - ow per row, each costing og products) are few next to
  * what im2col and packing cost (about 10 products per element of the matrix, measured on 3x3 and
- * 5x5 convs of 1 to 64 channels), with a product of at least one tile of 4 rows (fewer go
- * through om__gemm's row-by-row path, which packs nothing). */
+ * 5x5 convs of 1 to 64 channels, and depthwise 3x3 ones). */
 static bool windows_in_place(const win *g, int64_t og) {
-  return g->sh == 1 && g->sw == 1 && g->kh * g->kw > 1 && og >= 4 && og * (g->w + 2 * g->pw - g->ow) <= 10 * g->ow;
+  return g->sh == 1 && g->sw == 1 && g->kh * g->kw > 1 && og * (g->w + 2 * g->pw - g->ow) <= 10 * g->ow;
 }
 
 static bool conv_in_place(const conv_geom *cg, const float *x, const float *w, const om_tensor *bias, float *out, const char *who) {

@@ -139,23 +139,26 @@ static void micro_rows(int kc, const float *ap, const float *b, const int64_t *k
   micro_tile(kc, ap, b, koff, c, ldc, mr, nr, acc);
 }
 
-/* C = A B (or C += A B) for fewer rows than a tile (a Linear on a batch of 1 to 3): B read in
- * place, not packed (packing B costs as much as the product when each value of it is used
- * fewer than MR times), and each C element summed as micro sums it: from zero, k ascending
- * within a KC block, each block's sum added to C in order. */
-static void small_m(strided a, strided b, float *c, int64_t m, int64_t n, int64_t k, bool acc) {
+/* C = A B (or C += A B) for fewer rows than a tile (a Linear on a batch of 1 to 3, a depthwise
+ * convolution): B read in place, not packed (packing B costs as much as the product when each
+ * value of it is used fewer than MR times), and each C element summed as micro sums it: from
+ * zero, k ascending within a KC block, each block's sum added to C in order. B's row kk is at
+ * b.p + kk b.rs, or with koff at b.p + koff[kk] (om__gemm_rows: 8 floats may be read past n);
+ * C's rows are ldc apart. Inlined into each caller, so the strided loop has no test of koff. */
+static inline __attribute__((always_inline)) void small_m_tile(strided a, strided b, const int64_t *koff, float *c, int64_t ldc,
+                                                              int64_t m, int64_t n, int64_t k, bool acc) {
   for (int64_t i = 0; i < m; i++)
     for (int64_t j0 = 0; j0 < n; j0 += NR) {
       int nr = (int)(n - j0 < NR ? n - j0 : NR);
-      float *cr = c + i * n + j0;
+      float *cr = c + i * ldc + j0;
       for (int64_t pc = 0; pc < k; pc += KC) {
         int64_t kend = k - pc < KC ? k : pc + KC;
         v4f s0 = {0, 0, 0, 0}, s1 = s0;
         for (int64_t kk = pc; kk < kend; kk++) {
           float av = a.p[i * a.rs + kk * a.cs];
           v4f va = {av, av, av, av}, b0, b1;
-          const float *br = b.p + kk * b.rs + j0 * b.cs;
-          if (nr == NR && b.cs == 1) {
+          const float *br = koff ? b.p + koff[kk] + j0 : b.p + kk * b.rs + j0 * b.cs;
+          if (koff || (nr == NR && b.cs == 1)) {
             b0 = *(const v4f *)br, b1 = *(const v4f *)(br + 4);
           } else {
             float t[NR];
@@ -171,6 +174,10 @@ static void small_m(strided a, strided b, float *c, int64_t m, int64_t n, int64_
         }
       }
     }
+}
+
+static void small_m(strided a, strided b, float *c, int64_t m, int64_t n, int64_t k, bool acc) {
+  small_m_tile(a, b, NULL, c, n, m, n, k, acc);
 }
 
 /* C (contiguous, ldc = n) = A B (or C += A B with acc) for one matrix pair, with scratch panels ap and bp. */
@@ -760,6 +767,10 @@ bool om__gemm_rows(const float *a, int64_t ars, int64_t acs, const float *b, con
   if (m == 0 || n == 0) return true;
   if (k == 0) {
     for (int64_t i = 0; i < m; i++) memset(c + i * ldc, 0, sizeof(float) * (size_t)n);
+    return true;
+  }
+  if (m < MR) { /* a depthwise convolution's one row: B read in place as small_m reads it */
+    small_m_tile((strided){a, ars, acs}, (strided){b, 0, 1}, koff, c, ldc, m, n, k, false);
     return true;
   }
   int64_t kc0 = k < KC ? k : KC, mcp = ((m < MC ? m : MC) + MR - 1) / MR * MR;
