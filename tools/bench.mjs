@@ -89,9 +89,6 @@ function runNative() {
 }
 
 // ---- (b) ours and (c) ORT, alternating samples -----------------------------------------------
-/** Warm-up (at least WARM_MS each, so V8 has tiered the wasm up from its baseline compiler), then
- *  SAMPLES alternating samples of ours and theirs, each repeating its call for >= MIN_MS.
- *  Returns the per-call milliseconds of every sample. */
 // The clock of the side-by-side samples: this process's CPU time (user + system, ms) by default,
 // so that other processes on a shared machine do not count (both engines run one thread, this
 // one: ORT with numThreads 1 and no proxy worker); OM_BENCH_CLOCK=wall for wall time.
@@ -100,7 +97,11 @@ const clock = process.env.OM_BENCH_CLOCK === 'wall' ? () => performance.now() : 
   return (u.user + u.system) / 1000;
 };
 
-async function alternate(ours, theirs) {
+/** Warm-up (at least WARM_MS each, so V8 has tiered the wasm up from its baseline compiler), then
+ *  SAMPLES rounds of one sample of each function in turn (ours, theirs[, a third, ...]), each
+ *  repeating its call for >= MIN_MS. Returns the per-call milliseconds of every sample: ms[k]
+ *  for the k-th function, msOurs and msOrt for the first two. */
+async function alternate(...fns) {
   const time = async (fn, reps) => {
     const t0 = clock();
     for (let i = 0; i < reps; i++) await fn();
@@ -111,14 +112,13 @@ async function alternate(ours, theirs) {
     do await fn(); while (clock() - t0 < WARM_MS);
     return time(fn, 2);
   };
-  const repsOurs = Math.ceil(MIN_MS / Math.max(await warm(ours), 1e-3));
-  const repsOrt = Math.ceil(MIN_MS / Math.max(await warm(theirs), 1e-3));
-  const msOurs = [], msOrt = [];
+  const reps = [];
+  for (const fn of fns) reps.push(Math.ceil(MIN_MS / Math.max(await warm(fn), 1e-3)));
+  const ms = fns.map(() => []);
   for (let s = 0; s < SAMPLES; s++) {
-    msOurs.push(await time(ours, repsOurs));
-    msOrt.push(await time(theirs, repsOrt));
+    for (let k = 0; k < fns.length; k++) ms[k].push(await time(fns[k], reps[k]));
   }
-  return { msOurs, msOrt };
+  return { msOurs: ms[0], msOrt: ms[1], ms };
 }
 
 /** max |a - b| over two arrays, and max |b|. */
@@ -193,18 +193,27 @@ async function runConv() {
   }
 }
 
-// A LeNet-5 training step: batch 64 of 1x28x28, conv(1->6, 5, pad 2)-relu-maxpool(2),
-// conv(6->16, 5)-relu-maxpool(2), Linear 400-120-84-10, MSE to zero, backward, SGD update.
-function lenetStepMs() {
+// LeNet-5: conv(1->6, 5, pad 2)-relu-maxpool(2), conv(6->16, 5)-relu-maxpool(2), Linear
+// 400-120-84-10 on 1x28x28 images; the weights from om.manualSeed(1). The conv part's training
+// step below and the training comparison with TF.js both use it.
+function lenet5() {
   const F = om.nn.functional;
   om.manualSeed(1);
   const convs = [new om.nn.Conv2d(1, 6, 5, { padding: 2 }), new om.nn.Conv2d(6, 16, 5)];
   const fcs = [new om.nn.Linear(400, 120), new om.nn.Linear(120, 84), new om.nn.Linear(84, 10)];
-  const params = [...convs, ...fcs].flatMap((m) => m.parameters());
+  const forward = (x) => {
+    const h = convs.reduce((t, c) => F.maxPool2d(c.forward(t).relu(), 2), x).reshape(x.shape[0], 400);
+    return fcs.reduce((t, l, i) => (i ? l.forward(t.relu()) : l.forward(t)), h);
+  };
+  return { convs, fcs, forward, params: [...convs, ...fcs].flatMap((m) => m.parameters()), dispose: () => { for (const m of [...convs, ...fcs]) m.dispose(); } };
+}
+
+// A LeNet-5 training step: batch 64 of 1x28x28, MSE to zero, backward, SGD update.
+function lenetStepMs() {
+  const net = lenet5(), params = net.params;
   const x = om.randn([64, 1, 28, 28], { seed: 5 });
   const step = () => om.tidy(() => {
-    const h = convs.reduce((t, c) => F.maxPool2d(c.forward(t).relu(), 2), x).reshape(64, 400);
-    fcs.reduce((t, l, i) => (i ? l.forward(t.relu()) : l.forward(t)), h).pow(2).mean().backward();
+    net.forward(x).pow(2).mean().backward();
     om.noGrad(() => { for (const p of params) p.copy_(p.sub(p.grad.mul(0.01))); });
     for (const p of params) p.zeroGrad();
   });
@@ -216,7 +225,7 @@ function lenetStepMs() {
     for (let i = 0; i < 5; i++) step();
     ms.push((performance.now() - t1) / 5);
   }
-  for (const m of [...convs, ...fcs]) m.dispose();
+  net.dispose();
   x.dispose();
   return median(ms);
 }
@@ -359,8 +368,14 @@ async function runSessions() {
   const wf = await import('../examples/lib/workflow.mjs');
   const rows = [];
   const only = process.env.OM_BENCH_MODELS?.split(',');
-  for (const name of wf.ZOO.filter((m) => !only || only.includes(m))) {
-    const file = wf.checkModelFile(await import(`../examples/zoo/${name}.mjs`), name);
+  const lstmZoo = await import('../examples/zoo/lstm.mjs');
+  // the zoo, and after its LSTM classifier the same classifier with a GRU (not a zoo file)
+  const gruFile = () => wf.checkModelFile({
+    title: 'GRU classifier', model: new lstmZoo.Classifier('GRU'), outputNames: ['logits'],
+    inputs: { x: [om.randn([3, 5, 6], { seed: 1 }), ['batch', 'seq', null]] },
+  }, 'gru');
+  for (const name of wf.ZOO.flatMap((m) => (m === 'lstm' ? [m, 'gru'] : [m])).filter((m) => !only || only.includes(m))) {
+    const file = name === 'gru' ? gruFile() : wf.checkModelFile(await import(`../examples/zoo/${name}.mjs`), name);
     const traced = wf.traceModel(file);
     const bytes = traced.toOnnx();
     traced.dispose();
@@ -389,13 +404,19 @@ async function runSessions() {
           const ortFeeds = () => Object.fromEntries(Object.entries(feeds).map(([k, t]) => [k, new ort.Tensor(t.dtype, t.toArray(), t.shape)]));
           const ours = () => { for (const t of Object.values(mine.run(feeds))) t.dispose(); };
           const peer = async () => { const r = await theirs.run(ortFeeds()); for (const t of Object.values(r)) t.dispose(); };
+          // eager: the model's forward as a user runs it (eval mode, as traceModel left it), no grad
+          const eagerOut = () => [wf.runModel(file, Object.values(feeds))].flat();
+          const eager = () => om.tidy(() => { om.noGrad(eagerOut); });
           const a = om.tidy(() => Object.values(mine.run(feeds)).map((t) => Array.from(t.toArray(), Number)));
           const b = Object.values(await theirs.run(ortFeeds())).map((t) => Array.from(t.data, Number));
-          const { err, scale } = maxDiff(a[0], b[0]);
-          if (!(err <= 1e-4 * Math.max(1, scale))) throw new Error(`${name} batch ${batch}: the Session and ORT differ by ${err}`);
-          const { msOurs, msOrt } = await alternate(ours, peer);
-          rows.push({ name, batch, ms: median(msOurs), msOrt: median(msOrt), createMs: median(create.msOurs), createMsOrt: median(create.msOrt),
-            planBytes: mine.planBytes });
+          const e = om.tidy(() => om.noGrad(eagerOut).map((t) => Array.from(t.toArray(), Number)));
+          for (const [what, c] of [['the Session', a], ['eager', e]]) {
+            const { err, scale } = maxDiff(c[0], b[0]);
+            if (!(err <= 1e-4 * Math.max(1, scale))) throw new Error(`${name} batch ${batch}: ${what} and ORT differ by ${err}`);
+          }
+          const { ms: [msOurs, msOrt, msEager] } = await alternate(ours, peer, eager);
+          rows.push({ name, batch, ms: median(msOurs), msOrt: median(msOrt), msEager: median(msEager),
+            createMs: median(create.msOurs), createMsOrt: median(create.msOrt), planBytes: mine.planBytes });
         } finally {
           wf.disposeInputs(inputs);
         }
@@ -406,6 +427,7 @@ async function runSessions() {
       wf.disposeModelFile(file);
     }
   }
+  wf.disposeModelFile(lstmZoo.default); // imported for its Classifier (disposing twice is a no-op)
   const { gzipSync } = await import('node:zlib');
   const { readFileSync } = await import('node:fs');
   const size = ['onemodel.wasm', 'onemodel.mjs'].map((f) => gzipSync(readFileSync(join(ROOT, 'js/dist', f)), { level: 9 }).length);
@@ -413,10 +435,11 @@ async function runSessions() {
 }
 
 function printSessions({ rows, gzip }) {
-  console.log('Session vs onnxruntime-web (wasm, one thread) on the zoo, the same .onnx, alternating samples');
-  console.log('| model | batch | Session ms | ORT-web ms | ORT / Session | Session create + first run ms | ORT create + first run ms | plan bytes |\n|---|---:|---:|---:|---:|---:|---:|---:|');
+  console.log('Session and eager (forward under om.noGrad) vs onnxruntime-web (wasm, one thread) on the zoo, the same .onnx, alternating samples');
+  console.log('| model | batch | Session ms | eager ms | ORT-web ms | ORT / Session | ORT / eager | Session create + first run ms | ORT create + first run ms | plan bytes |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const r of rows) {
-    console.log(`| ${r.name} | ${r.batch} | ${r.ms.toFixed(3)} | ${r.msOrt.toFixed(3)} | ${(r.msOrt / r.ms).toFixed(2)} | ${r.createMs.toFixed(2)} | ${r.createMsOrt.toFixed(2)} | ${r.planBytes} |`);
+    console.log(`| ${r.name} | ${r.batch} | ${r.ms.toFixed(3)} | ${r.msEager.toFixed(3)} | ${r.msOrt.toFixed(3)} | ${(r.msOrt / r.ms).toFixed(2)} | ${(r.msOrt / r.msEager).toFixed(2)} | ` +
+      `${r.createMs.toFixed(2)} | ${r.createMsOrt.toFixed(2)} | ${r.planBytes} |`);
   }
   console.log(`package size (gzip -9): onemodel.wasm ${(gzip[0] / 1024).toFixed(1)} KiB + onemodel.mjs ${(gzip[1] / 1024).toFixed(1)} KiB = ${((gzip[0] + gzip[1]) / 1024).toFixed(1)} KiB\n`);
 }
