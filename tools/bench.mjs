@@ -98,10 +98,12 @@ const clock = process.env.OM_BENCH_CLOCK === 'wall' ? () => performance.now() : 
 };
 
 /** Warm-up (at least WARM_MS each, so V8 has tiered the wasm up from its baseline compiler), then
- *  SAMPLES rounds of one sample of each function in turn (ours, theirs[, a third, ...]), each
- *  repeating its call for >= MIN_MS. Returns the per-call milliseconds of every sample: ms[k]
- *  for the k-th function, msOurs and msOrt for the first two. */
-async function alternate(...fns) {
+ *  SAMPLES rounds (or a last argument's { samples }) of one sample of each function in turn
+ *  (ours, theirs[, a third, ...]), each repeating its call for >= MIN_MS. Returns the per-call
+ *  milliseconds of every sample: ms[k] for the k-th function, msOurs and msOrt for the first two. */
+async function alternate(...args) {
+  const { samples = SAMPLES } = typeof args.at(-1) === 'function' ? {} : args.pop();
+  const fns = args;
   const time = async (fn, reps) => {
     const t0 = clock();
     for (let i = 0; i < reps; i++) await fn();
@@ -109,13 +111,14 @@ async function alternate(...fns) {
   };
   const warm = async (fn) => {
     const t0 = clock();
-    do await fn(); while (clock() - t0 < WARM_MS);
-    return time(fn, 2);
+    let calls = 0;
+    do { await fn(); calls++; } while (clock() - t0 < WARM_MS);
+    return calls > 1 ? time(fn, 2) : (clock() - t0); // a call that is its own warm-up is timed once
   };
   const reps = [];
   for (const fn of fns) reps.push(Math.ceil(MIN_MS / Math.max(await warm(fn), 1e-3)));
   const ms = fns.map(() => []);
-  for (let s = 0; s < SAMPLES; s++) {
+  for (let s = 0; s < samples; s++) {
     for (let k = 0; k < fns.length; k++) ms[k].push(await time(fns[k], reps[k]));
   }
   return { msOurs: ms[0], msOrt: ms[1], ms };
@@ -303,6 +306,180 @@ function printAttention(at) {
     `exact mode ${p.exactMs.toFixed(2)} ms, plan ${p.exactBytes} bytes (fast / exact: time ${(p.fastMs / p.exactMs).toFixed(2)}, memory ${(p.fastBytes / p.exactBytes).toFixed(2)})\n`);
 }
 
+// ---- training throughput: ours vs TF.js ------------------------------------------------------
+// One training step (forward, cross-entropy, backward, Adam update with lr 1e-3) at batch 64:
+//   MLP 784-256-128-10 with ReLU, against TF.js 4.22 on its wasm backend (XNNPACK), one thread;
+//   LeNet-5 (lenet5() above), against TF.js's cpu backend (plain JS): its wasm backend has no
+//   conv-filter gradient (Conv2DBackpropFilter); the bench tries one step there and prints the error.
+// Both sides start from the same weights (ours, copied into tf.variables in TF.js's layouts) and
+// train on the same batch (random normal images, random labels). TF.js's step is
+// optimizer.minimize(loss), as its custom training loops write it; ours is zeroGrad, backward,
+// step. Before timing, one step of each must lower the loss on that batch, and the two initial
+// losses must agree (the same model). In Node tfjs-backend-wasm reports no thread support and
+// loads its single-thread SIMD build, which runs on this thread (checked: getThreadsCount() is 1),
+// as does the cpu backend, so this process's CPU time is a fair clock for both.
+async function loadTfjs() {
+  const tf = await import('@tensorflow/tfjs');
+  const tfWasm = await import('@tensorflow/tfjs-backend-wasm');
+  const { createRequire } = await import('node:module');
+  // the .wasm files from node_modules: a file path, so nothing is fetched
+  const wasmFile = createRequire(import.meta.url).resolve('@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm.wasm');
+  tfWasm.setWasmPaths(`${dirname(wasmFile)}/`);
+  tfWasm.setThreadsCount(1);
+  if (!(await tf.setBackend('wasm'))) throw new Error('tfjs-backend-wasm did not initialise');
+  const threads = tfWasm.getThreadsCount();
+  if (threads !== 1 || (await tf.env().getAsync('WASM_HAS_MULTITHREAD_SUPPORT'))) throw new Error(`tfjs-backend-wasm runs ${threads} threads`);
+  return tf;
+}
+
+/** A tf.variable holding om tensor t's values, permuted by perm (after a reshape to from) and reshaped to `to`. */
+function tfVariable(tf, t, { from = t.shape, perm = null, to = null } = {}) {
+  return tf.tidy(() => {
+    let v = tf.tensor(t.toArray(), from);
+    if (perm) v = v.transpose(perm);
+    return tf.variable(to ? v.reshape(to) : v);
+  });
+}
+
+// The two models, ours and TF.js's from the same weights: { ours: { params, forward, dispose },
+// theirs(tf): { vars, forward }, x: [ours, to tf], batch }.
+const TRAIN_MODELS = {
+  mlp: {
+    title: 'MLP 784-256-128-10, batch 64',
+    make() {
+      om.manualSeed(2);
+      const layers = [new om.nn.Linear(784, 256), new om.nn.Linear(256, 128), new om.nn.Linear(128, 10)];
+      return {
+        params: layers.flatMap((l) => l.parameters()),
+        forward: (x) => layers.reduce((h, l, i) => l.forward(i ? h.relu() : h), x),
+        theirs: (tf) => {
+          const vs = layers.map((l) => [tfVariable(tf, l.weight, { perm: [1, 0] }), tfVariable(tf, l.bias)]);
+          return { vars: vs.flat(), forward: (x) => vs.reduce((h, [w, b], i) => (i ? h.relu() : h).matMul(w).add(b), x) };
+        },
+        dispose: () => { for (const l of layers) l.dispose(); },
+      };
+    },
+    x: () => om.randn([64, 784], { seed: 7 }),
+    toTf: (tf, x) => tf.tensor(x.toArray(), x.shape),
+  },
+  lenet: {
+    title: 'LeNet-5 CNN, batch 64 of 1x28x28',
+    make() {
+      const net = lenet5();
+      return {
+        params: net.params,
+        forward: net.forward,
+        theirs: (tf) => {
+          // Conv2d [O, C, kH, kW] -> [kH, kW, C, O]; the first Linear reads the NHWC features (h, w, c)
+          const convs = net.convs.map((c) => [tfVariable(tf, c.weight, { perm: [2, 3, 1, 0] }), tfVariable(tf, c.bias), c.padding]);
+          const [fc1, ...fcs] = net.fcs;
+          const fcVars = [[tfVariable(tf, fc1.weight, { from: [120, 16, 5, 5], perm: [2, 3, 1, 0], to: [400, 120] }), tfVariable(tf, fc1.bias)],
+            ...fcs.map((l) => [tfVariable(tf, l.weight, { perm: [1, 0] }), tfVariable(tf, l.bias)])];
+          const pad = (p) => (Array.isArray(p) ? p[0] : p);
+          return {
+            vars: [...convs.flatMap(([w, b]) => [w, b]), ...fcVars.flat()],
+            forward: (x) => {
+              const h = convs.reduce((t, [w, b, p]) => tf.maxPool(tf.conv2d(t, w, 1, pad(p)).add(b).relu(), 2, 2, 'valid'), x);
+              return fcVars.reduce((t, [w, b], i) => (i ? t.relu() : t).matMul(w).add(b), h.reshape([x.shape[0], 400]));
+            },
+          };
+        },
+        dispose: net.dispose,
+      };
+    },
+    x: () => om.randn([64, 1, 28, 28], { seed: 7 }),
+    toTf: (tf, x) => tf.tensor(x.toArray(), [64, 28, 28, 1]), // one channel: NCHW and NHWC hold the same bytes
+  },
+};
+
+/** One model's training step, ours vs TF.js on `backend`, alternating samples. */
+async function runTrainingPair(tf, spec, backend) {
+  const F = om.nn.functional;
+  await tf.setBackend(backend);
+  const model = spec.make();
+  const x = spec.x(), labels = om.tidy(() => om.rand([64], { seed: 8 }).mul(10).long());
+  const opt = new om.optim.Adam(model.params, { lr: 1e-3 });
+  const theirs = model.theirs(tf);
+  const xTf = spec.toTf(tf, x);
+  const yTf = tf.tidy(() => tf.oneHot(tf.tensor1d(Int32Array.from(labels.toArray(), Number), 'int32'), 10));
+  const optTf = tf.train.adam(1e-3, 0.9, 0.999, 1e-8);
+  const lossOurs = () => F.crossEntropy(model.forward(x), labels);
+  const lossTf = () => tf.losses.softmaxCrossEntropy(yTf, theirs.forward(xTf));
+  const stepOurs = () => { opt.zeroGrad(); om.tidy(() => lossOurs().backward()); opt.step(); };
+  const stepTf = () => { optTf.minimize(lossTf, false, theirs.vars); };
+  try {
+    const ours = [om.tidy(() => om.noGrad(lossOurs).item())], tfs = [tf.tidy(() => lossTf().dataSync()[0])];
+    stepOurs();
+    const t0 = clock();
+    stepTf();
+    // TF.js's cpu backend takes seconds for a CNN step: fewer samples, so its part lasts about 30 s
+    const samples = Math.max(3, Math.min(SAMPLES, Math.floor(30000 / (clock() - t0))));
+    ours.push(om.tidy(() => om.noGrad(lossOurs).item()));
+    tfs.push(tf.tidy(() => lossTf().dataSync()[0]));
+    if (!(Math.abs(ours[0] - tfs[0]) <= 1e-4 * Math.max(1, ours[0]))) throw new Error(`${spec.title}: initial loss ${ours[0]} (ours) vs ${tfs[0]} (TF.js): not the same model`);
+    if (!(ours[1] < ours[0]) || !(tfs[1] < tfs[0])) throw new Error(`${spec.title}: one step did not lower the loss: ours ${ours}, TF.js ${tfs}`);
+    const tensorsBefore = tf.memory().numTensors;
+    const { msOurs, msOrt: msTf } = await alternate(stepOurs, stepTf, { samples });
+    if (tf.memory().numTensors !== tensorsBefore) throw new Error(`${spec.title}: TF.js's step leaks tensors`);
+    return { title: spec.title, backend, ms: median(msOurs), msTf: median(msTf), loss: ours, lossTf: tfs, samples };
+  } finally {
+    opt.dispose();
+    optTf.dispose();
+    tf.dispose([xTf, yTf, ...theirs.vars]);
+    model.dispose();
+    om.dispose([x, labels]);
+  }
+}
+
+/** TF.js wasm's answer to a CNN training step: the error message (null if it ran). */
+async function tfWasmCnnError(tf) {
+  await tf.setBackend('wasm');
+  const model = TRAIN_MODELS.lenet.make();
+  const theirs = model.theirs(tf);
+  const x = tf.zeros([2, 28, 28, 1]), opt = tf.train.adam(1e-3);
+  try {
+    opt.minimize(() => theirs.forward(x).square().mean(), false, theirs.vars);
+    return null;
+  } catch (e) {
+    return e.message;
+  } finally {
+    opt.dispose();
+    tf.dispose([x, ...theirs.vars]);
+    model.dispose();
+  }
+}
+
+async function runTraining() {
+  const tf = await loadTfjs();
+  const rows = [await runTrainingPair(tf, TRAIN_MODELS.mlp, 'wasm')];
+  const cnnOnWasm = await tfWasmCnnError(tf);
+  rows.push(await runTrainingPair(tf, TRAIN_MODELS.lenet, cnnOnWasm ? 'cpu' : 'wasm'));
+  return { rows, cnnOnWasm, version: tf.version.tfjs };
+}
+
+function printTraining({ rows, cnnOnWasm, version }) {
+  console.log(`training step (forward, cross-entropy, backward, Adam) vs TF.js ${version}, one thread, the same weights and batch, alternating samples`);
+  console.log('| model | TF.js backend | ours steps/s | TF.js steps/s | ours / TF.js | samples | loss before, after one step (ours; TF.js) |\n|---|---|---:|---:|---:|---:|---|');
+  for (const r of rows) {
+    const l = (xs) => xs.map((v) => v.toFixed(4)).join(' -> ');
+    console.log(`| ${r.title} | ${r.backend} | ${(1000 / r.ms).toFixed(1)} | ${(1000 / r.msTf).toFixed(1)} | ${(r.msTf / r.ms).toFixed(2)} | ${r.samples} | ${l(r.loss)}; ${l(r.lossTf)} |`);
+    summary.push({ what: `training step, ${r.title}`, peer: `TF.js ${version} ${r.backend} backend, 1 thread`, ours: `${(1000 / r.ms).toFixed(1)} steps/s`, theirs: `${(1000 / r.msTf).toFixed(1)} steps/s`, ratio: r.msTf / r.ms });
+  }
+  console.log(cnnOnWasm ? `TF.js wasm backend on the CNN step: "${cnnOnWasm}", so the CNN runs on its cpu backend\n` : '');
+}
+
+// ---- the summary: one table of every ratio of issue 13, each measured side by side above -----
+// Each part that compares us with a peer adds its rows (the threads part adds its own here too).
+const summary = [];
+
+function printSummary() {
+  if (!summary.length) return;
+  console.log(`summary: ours against the peer, each row side by side in this run (median of alternating samples on this process's ${process.env.OM_BENCH_CLOCK === 'wall' ? 'wall' : 'CPU'} time)`);
+  console.log('| measurement | peer | ours | peer | peer time / our time (above 1: ours is faster) |\n|---|---|---:|---:|---:|');
+  for (const r of summary) console.log(`| ${r.what} | ${r.peer} | ${r.ours} | ${r.theirs} | ${r.ratio.toFixed(2)} |`);
+  console.log('');
+}
+
 // ---- main ------------------------------------------------------------------------------------
 ort.env.wasm.numThreads = 1;
 ort.env.logLevel = 'error';
@@ -317,8 +494,15 @@ if (process.env.OM_BENCH_TRACE_ONLY === '1') {
   if (om.memory().tensors !== 0) console.error(`bench: ${om.memory().tensors} onemodel tensors still alive`);
   process.exit(0);
 }
+if (process.env.OM_BENCH_TRAIN_ONLY === '1') {
+  printTraining(await runTraining());
+  printSummary();
+  if (om.memory().tensors !== 0) console.error(`bench: ${om.memory().tensors} onemodel tensors still alive`);
+  process.exit(0);
+}
 if (process.env.OM_BENCH_SESSION_ONLY === '1') {
   printSessions(await runSessions());
+  printSummary();
   if (om.memory().tensors !== 0) console.error(`bench: ${om.memory().tensors} onemodel tensors still alive`);
   process.exit(0);
 }
@@ -343,6 +527,7 @@ if (process.env.OM_BENCH_CONV_ONLY === '1') {
 
 printAttention(await runAttention());
 printSessions(await runSessions());
+printTraining(await runTraining());
 
 const native = process.env.OM_BENCH_NATIVE === '0' ? new Map() : runNative();
 const rows = [];
@@ -356,6 +541,9 @@ const line = (row) => `| ${row.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.
 console.log(line(table[0]));
 console.log(`|${widths.map((w, i) => (i === 0 ? '-'.repeat(w + 2) : `${'-'.repeat(w + 1)}:`)).join('|')}|`);
 for (const row of table.slice(1)) console.log(line(row));
+for (const r of rows) {
+  summary.push({ what: `matmul ${r.n}x${r.n} @ ${r.n}x${r.n}`, peer: 'ORT-web (wasm, 1 thread) MatMul', ours: `${r.wasm.toFixed(2)} GFLOP/s`, theirs: `${r.ort.toFixed(2)} GFLOP/s`, ratio: r.wasm / r.ort });
+}
 
 // ---- the Session against onnxruntime-web on the zoo -----------------------------------------------
 // Each zoo model (untrained: speed does not depend on the weights) traced once with its symbolic
@@ -415,7 +603,7 @@ async function runSessions() {
             if (!(err <= 1e-4 * Math.max(1, scale))) throw new Error(`${name} batch ${batch}: ${what} and ORT differ by ${err}`);
           }
           const { ms: [msOurs, msOrt, msEager] } = await alternate(ours, peer, eager);
-          rows.push({ name, batch, ms: median(msOurs), msOrt: median(msOrt), msEager: median(msEager),
+          rows.push({ name, title: file.title, batch, ms: median(msOurs), msOrt: median(msOrt), msEager: median(msEager),
             createMs: median(create.msOurs), createMsOrt: median(create.msOrt), planBytes: mine.planBytes });
         } finally {
           wf.disposeInputs(inputs);
@@ -440,6 +628,9 @@ function printSessions({ rows, gzip }) {
   for (const r of rows) {
     console.log(`| ${r.name} | ${r.batch} | ${r.ms.toFixed(3)} | ${r.msEager.toFixed(3)} | ${r.msOrt.toFixed(3)} | ${(r.msOrt / r.ms).toFixed(2)} | ${(r.msOrt / r.msEager).toFixed(2)} | ` +
       `${r.createMs.toFixed(2)} | ${r.createMsOrt.toFixed(2)} | ${r.planBytes} |`);
+  }
+  for (const r of rows) {
+    summary.push({ what: `eager forward (om.noGrad), ${r.title} (${r.name}), batch ${r.batch}`, peer: 'ORT-web (wasm, 1 thread) on our trace', ours: `${r.msEager.toFixed(3)} ms`, theirs: `${r.msOrt.toFixed(3)} ms`, ratio: r.msOrt / r.msEager });
   }
   console.log(`package size (gzip -9): onemodel.wasm ${(gzip[0] / 1024).toFixed(1)} KiB + onemodel.mjs ${(gzip[1] / 1024).toFixed(1)} KiB = ${((gzip[0] + gzip[1]) / 1024).toFixed(1)} KiB\n`);
 }
@@ -563,5 +754,6 @@ for (const [step, ms] of [['om.trace (record + finish)', exp.msTrace], ['traced.
 }
 console.log(`ArrayBuffer memory grown while saveOnnx streamed the file: ${mib(exp.grown)} MiB`);
 
+printSummary();
 const mem = om.memory();
 if (mem.tensors !== 0) console.error(`bench: ${mem.tensors} onemodel tensors still alive`);
