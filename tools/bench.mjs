@@ -1,4 +1,5 @@
-// Matmul benchmark: native C, our WASM through the npm package, and onnxruntime-web's MatMul.
+// Matmul benchmark: native C, our WASM through the npm package, onnxruntime-web's MatMul and
+// TF.js's matMul on tfjs-backend-wasm (XNNPACK).
 //
 //   npm run bench                          bootstrap + build + this script
 //   node tools/bench.mjs [N ...]           sizes (default 256 512 1024), square N x N @ N x N
@@ -14,13 +15,15 @@
 //   (b) WASM: `import * as om from 'onemodel'` as a user would: om.randn, a.matmul(b), dispose;
 //   (c) ORT: onnxruntime-web, wasm EP, numThreads = 1, a one-node MatMul model traced with our
 //       own tracer; each run includes ORT's copies of the inputs in and the output out, as a
-//       user's session.run does.
+//       user's session.run does;
+//   (d) TF.js: tf.matMul on tfjs-backend-wasm, one thread (its single-thread build: in Node it
+//       reports no thread support), on tensors already in its memory (the result not read out).
 // Then the export: an MLP of Linear(1024, 1024) layers (OM_BENCH_EXPORT_LAYERS, default 8:
 // 32 MiB of weights) traced with om.trace, written with toOnnx() and saveOnnx(), and loaded by
 // onnxruntime-web (InferenceSession.create on the same bytes) as the peer figure; with the
 // growth of the process's ArrayBuffer memory (WebAssembly memory included) while saveOnnx
 // streams the file, which is 0 when no copy of the weights is made.
-// Before timing, each size checks that our product and ORT's agree.
+// Before timing, each size checks that our product, ORT's and TF.js's agree.
 // First of all, conv2d (3x3, 64 -> 64 channels, 56x56, batch 1, padding 1): ours through the npm
 // package vs onnxruntime-web's Conv on a model traced with our tracer, alternating samples as
 // above (OM_BENCH_CONV_ONLY=1 stops after it). Then an attention block (batch 1, sequence 128,
@@ -141,20 +144,26 @@ async function runWasmAndOrt(n) {
     A: new ort.Tensor('float32', a.toArray(), [n, n]),
     B: new ort.Tensor('float32', b.toArray(), [n, n]),
   };
+  const tf = await loadTfjs();
+  await tf.setBackend('wasm');
+  const [aTf, bTf] = [a, b].map((t) => tf.tensor(t.toArray(), [n, n]));
   const ours = () => { a.matmul(b).dispose(); };
   const theirs = async () => { const r = await session.run(feeds); r.Y.dispose(); };
+  const tfjs = () => { tf.tidy(() => { aTf.matMul(bTf); }); }; // the wasm backend computes it in the call
   try {
-    // Agreement check (also the first warm-up of both).
+    // Agreement check (also the first warm-up of all three).
     const c = a.matmul(b), mine = c.toArray();
     c.dispose();
-    const { err, scale } = maxDiff(mine, (await session.run(feeds)).Y.data);
-    if (!(err <= 1e-5 * scale * Math.sqrt(n))) throw new Error(`n=${n}: ours and ORT differ by ${err} (max |y| ${scale})`);
-
-    const { msOurs, msOrt } = await alternate(ours, theirs);
-    return { wasm: gflops(n, median(msOurs)), ort: gflops(n, median(msOrt)), err };
+    for (const [peer, y] of [['ORT', (await session.run(feeds)).Y.data], ['TF.js', tf.tidy(() => aTf.matMul(bTf).dataSync())]]) {
+      const { err, scale } = maxDiff(mine, y);
+      if (!(err <= 1e-5 * scale * Math.sqrt(n))) throw new Error(`n=${n}: ours and ${peer} differ by ${err} (max |y| ${scale})`);
+    }
+    const { ms: [msOurs, msOrt, msTf] } = await alternate(ours, theirs, tfjs);
+    return { wasm: gflops(n, median(msOurs)), ort: gflops(n, median(msOrt)), tfjs: gflops(n, median(msTf)) };
   } finally {
     a.dispose();
     b.dispose();
+    tf.dispose([aTf, bTf]);
     await session.release();
   }
 }
@@ -318,7 +327,14 @@ function printAttention(at) {
 // losses must agree (the same model). In Node tfjs-backend-wasm reports no thread support and
 // loads its single-thread SIMD build, which runs on this thread (checked: getThreadsCount() is 1),
 // as does the cpu backend, so this process's CPU time is a fair clock for both.
-async function loadTfjs() {
+let tfjsLoaded = null;
+/** TF.js, its wasm backend set up (once) and current: one thread, the .wasm from node_modules. */
+function loadTfjs() {
+  tfjsLoaded ??= initTfjs();
+  return tfjsLoaded;
+}
+
+async function initTfjs() {
   const tf = await import('@tensorflow/tfjs');
   const tfWasm = await import('@tensorflow/tfjs-backend-wasm');
   const { createRequire } = await import('node:module');
@@ -462,8 +478,9 @@ function printTraining({ rows, cnnOnWasm, version }) {
   console.log('| model | TF.js backend | ours steps/s | TF.js steps/s | ours / TF.js | samples | loss before, after one step (ours; TF.js) |\n|---|---|---:|---:|---:|---:|---|');
   for (const r of rows) {
     const l = (xs) => xs.map((v) => v.toFixed(4)).join(' -> ');
-    console.log(`| ${r.title} | ${r.backend} | ${(1000 / r.ms).toFixed(1)} | ${(1000 / r.msTf).toFixed(1)} | ${(r.msTf / r.ms).toFixed(2)} | ${r.samples} | ${l(r.loss)}; ${l(r.lossTf)} |`);
-    summary.push({ what: `training step, ${r.title}`, peer: `TF.js ${version} ${r.backend} backend, 1 thread`, ours: `${(1000 / r.ms).toFixed(1)} steps/s`, theirs: `${(1000 / r.msTf).toFixed(1)} steps/s`, ratio: r.msTf / r.ms });
+    const perS = (ms) => (1000 / ms).toPrecision(3);
+    console.log(`| ${r.title} | ${r.backend} | ${perS(r.ms)} | ${perS(r.msTf)} | ${(r.msTf / r.ms).toFixed(2)} | ${r.samples} | ${l(r.loss)}; ${l(r.lossTf)} |`);
+    summary.push({ what: `training step, ${r.title}`, peer: `TF.js ${version} ${r.backend} backend, 1 thread`, ours: `${perS(r.ms)} steps/s`, theirs: `${perS(r.msTf)} steps/s`, ratio: r.msTf / r.ms });
   }
   console.log(cnnOnWasm ? `TF.js wasm backend on the CNN step: "${cnnOnWasm}", so the CNN runs on its cpu backend\n` : '');
 }
@@ -534,8 +551,8 @@ const rows = [];
 for (const n of SIZES) rows.push({ n, native: native.get(n), ...(await runWasmAndOrt(n)) });
 
 const fmt = (x, d = 2) => (x === undefined ? '-' : x.toFixed(d));
-const table = [['N', 'native GFLOP/s', 'WASM GFLOP/s', 'ORT-web GFLOP/s', 'WASM/ORT']];
-for (const r of rows) table.push([String(r.n), fmt(r.native), fmt(r.wasm), fmt(r.ort), fmt(r.wasm / r.ort)]);
+const table = [['N', 'native GFLOP/s', 'WASM GFLOP/s', 'ORT-web GFLOP/s', 'tfjs-wasm GFLOP/s', 'WASM/ORT', 'WASM/tfjs']];
+for (const r of rows) table.push([String(r.n), fmt(r.native), fmt(r.wasm), fmt(r.ort), fmt(r.tfjs), fmt(r.wasm / r.ort), fmt(r.wasm / r.tfjs)]);
 const widths = table[0].map((_, i) => Math.max(...table.map((row) => row[i].length)));
 const line = (row) => `| ${row.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join(' | ')} |`;
 console.log(line(table[0]));
@@ -543,6 +560,7 @@ console.log(`|${widths.map((w, i) => (i === 0 ? '-'.repeat(w + 2) : `${'-'.repea
 for (const row of table.slice(1)) console.log(line(row));
 for (const r of rows) {
   summary.push({ what: `matmul ${r.n}x${r.n} @ ${r.n}x${r.n}`, peer: 'ORT-web (wasm, 1 thread) MatMul', ours: `${r.wasm.toFixed(2)} GFLOP/s`, theirs: `${r.ort.toFixed(2)} GFLOP/s`, ratio: r.wasm / r.ort });
+  summary.push({ what: `matmul ${r.n}x${r.n} @ ${r.n}x${r.n}`, peer: 'tfjs-backend-wasm (XNNPACK, 1 thread) matMul', ours: `${r.wasm.toFixed(2)} GFLOP/s`, theirs: `${r.tfjs.toFixed(2)} GFLOP/s`, ratio: r.wasm / r.tfjs });
 }
 
 // ---- the Session against onnxruntime-web on the zoo -----------------------------------------------
