@@ -32,9 +32,14 @@
 // fast mode (the attention pass) against exact mode (OM_BENCH_ATTN_ONLY=1 runs only it).
 // Then what tracing with symbolic axes costs against one eager forward (OM_BENCH_TRACE_ONLY=1
 // stops after it). Then the Session: each zoo model traced once (symbolic batch), its .onnx run
-// by om.InferenceSession and by onnxruntime-web at batch 1 and 8, alternating samples, session
-// create times, and the package's size (wasm + glue, gzip) (OM_BENCH_SESSION_ONLY=1 runs only it;
-// OM_BENCH_MODELS=lenet,gpt only those zoo models).
+// by om.InferenceSession and by onnxruntime-web at batch 1 and 8, with the model's eager forward
+// (om.noGrad) as a third column, alternating samples, session create times, and the package's
+// size (wasm + glue, gzip); a GRU classifier (the zoo LSTM file's Classifier('GRU')) after the
+// LSTM (OM_BENCH_SESSION_ONLY=1 runs only it; OM_BENCH_MODELS=lenet,gru only those models).
+// Then training throughput against TF.js: a step of an MLP (vs tfjs-backend-wasm) and of LeNet-5
+// (vs TF.js's cpu backend: its wasm backend has no conv filter gradient), the same weights and
+// batch, alternating samples (OM_BENCH_TRAIN_ONLY=1 runs only it). Last, a summary table with
+// every ratio against a peer measured in the run (docs/performance.md, "Against the peers").
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { cpus } from 'node:os';
