@@ -362,8 +362,9 @@ function tfVariable(tf, t, { from = t.shape, perm = null, to = null } = {}) {
   });
 }
 
-// The two models, ours and TF.js's from the same weights: { ours: { params, forward, dispose },
-// theirs(tf): { vars, forward }, x: [ours, to tf], batch }.
+// The models: make() builds ours ({ params, forward, dispose }) with theirs(tf), TF.js's model
+// ({ vars, forward }) from the same weights; x() is our batch, toTf(tf, x) the same values in
+// TF.js's layout.
 const TRAIN_MODELS = {
   mlp: {
     title: 'MLP 784-256-128-10, batch 64',
