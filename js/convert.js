@@ -22,8 +22,11 @@ export function describe(x) {
   return name && name !== 'Object' ? `a ${name}` : 'an object';
 }
 
-/** An integer argument as a BigInt for an int64 slot; ±Infinity clamp to the int64 range. */
-export function toI64(x, who, what) {
+/**
+ * An integer argument as a BigInt for an int64 slot; ±Infinity clamp to the int64 range. `what`
+ * names it in a refusal, as `what[index]` when index is given (the name is only built then).
+ */
+export function toI64(x, who, what, index) {
   if (typeof x === 'number') {
     if (Number.isInteger(x)) {
       if (x >= 2 ** 63) return INT64_MAX;
@@ -32,11 +35,20 @@ export function toI64(x, who, what) {
     }
     if (x === Infinity) return INT64_MAX;
     if (x === -Infinity) return INT64_MIN;
-  } else if (typeof x === 'bigint') {
-    if (x > INT64_MAX || x < INT64_MIN) throw invalid(`${who}: ${what} ${x}n does not fit in int64`);
-    return x;
   }
-  throw invalid(`${who}: ${what} must be an integer, got ${describe(x)}`);
+  const name = index === undefined ? what : `${what}[${index}]`;
+  if (typeof x === 'bigint') {
+    if (x <= INT64_MAX && x >= INT64_MIN) return x;
+    throw invalid(`${who}: ${name} ${x}n does not fit in int64`);
+  }
+  throw invalid(`${who}: ${name} must be an integer, got ${describe(x)}`);
+}
+
+/** Each integer of a list (an array or typed array) as a BigInt, checked as toI64 does. */
+function i64List(list, who, what) {
+  const out = new Array(list.length);
+  for (let i = 0; i < list.length; i++) out[i] = toI64(list[i], who, what, i);
+  return out;
 }
 
 /** An integer argument for an int32 slot (dims, counts). */
@@ -59,7 +71,7 @@ export function toBool(x, who, what, fallback = false) {
 /** A list of integers given as one array or as separate arguments, as BigInts. */
 export function intList(args, who, what) {
   const list = args.length === 1 && (Array.isArray(args[0]) || ArrayBuffer.isView(args[0])) ? args[0] : args;
-  return Array.from(list, (v, i) => toI64(v, who, `${what}[${i}]`));
+  return i64List(list, who, what);
 }
 
 /** A shape argument: an array of integers or a single integer. Signs are C's to check. */
@@ -68,7 +80,7 @@ export function shapeArg(shape, who) {
   if (!Array.isArray(shape) && !(ArrayBuffer.isView(shape) && !(shape instanceof DataView))) {
     throw invalid(`${who}: shape must be an array of integers, got ${describe(shape)}`);
   }
-  return Array.from(shape, (v, i) => toI64(v, who, `shape[${i}]`));
+  return i64List(shape, who, 'shape');
 }
 
 /** A scalar operand (number, boolean or bigint) as a double, or undefined if x is not one. */

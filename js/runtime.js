@@ -75,6 +75,7 @@ async function load() {
   for (let i = 0, n = mod._omw_error_kind_count(); i < n; i++) {
     kinds[i] = [str(mod._omw_error_kind_name(i)), !!mod._omw_error_kind_is_trace(i)];
   }
+  maxDims = mod._omw_max_dims();
   scratchCap = 4096;
   scratchPtr = mod._malloc(scratchCap) >>> 0;
   if (!scratchPtr) throw new Error('onemodel: could not allocate the argument buffer');
@@ -272,6 +273,7 @@ export function withRuns(fn, call) {
 
 let scratchPtr = 0;
 let scratchCap = 0;
+let maxDims = 0; // OM_MAX_DIMS, from omw_max_dims
 
 function scratch(bytes) {
   if (bytes > scratchCap) {
@@ -286,43 +288,91 @@ function scratch(bytes) {
   return scratchPtr;
 }
 
+/** Bytes of n values of a marshal() section type ('ptr' 4, 'i64' and 'f64' 8), rounded up to 8. */
+const sectionBytes = (type, n) => ((type === 'ptr' ? 4 : 8) * n + 7) & ~7;
+
+/** Writes values v at byte address p as a marshal() section type, through the module's current
+ *  views (Emscripten replaces them when memory grows; a view made per call costs more than the call). */
+function put(type, p, v) {
+  const n = v.length;
+  if (type === 'i64') {
+    const h = M.HEAP64, at = p >>> 3;
+    for (let k = 0; k < n; k++) h[at + k] = v[k];
+  } else if (type === 'f64') {
+    const h = M.HEAPF64, at = p >>> 3;
+    for (let k = 0; k < n; k++) h[at + k] = v[k];
+  } else {
+    const h = M.HEAPU32, at = p >>> 2;
+    for (let k = 0; k < n; k++) h[at + k] = v[k];
+  }
+}
+
 /**
  * Lays out argument arrays in the scratch buffer and returns their addresses. Each section is
  * [type, values] (written) or [type, count] (reserved, for outputs); type is 'i64' (BigInt
- * values), 'f64' (numbers) or 'ptr' (u32 numbers). Views are made fresh here: memory growth
- * detaches old ones. The addresses stay valid until the next marshal() call.
+ * values), 'f64' (numbers) or 'ptr' (u32 numbers). The addresses stay valid until the next
+ * marshal() or applyOp() call.
  */
 export function marshal(...sections) {
-  const offsets = [];
   let total = 0;
-  for (const [type, v] of sections) {
-    offsets.push(total);
-    const n = typeof v === 'number' ? v : v.length;
-    total += (((type === 'ptr' ? 4 : 8) * n + 7) & ~7);
-  }
-  const base = scratch(Math.max(total, 8));
-  const buf = M.HEAPU8.buffer;
+  for (const [type, v] of sections) total += sectionBytes(type, typeof v === 'number' ? v : v.length);
+  let p = scratch(Math.max(total, 8));
   const ptrs = [];
-  sections.forEach(([type, v], i) => {
-    const p = base + offsets[i];
+  for (const [type, v] of sections) {
     ptrs.push(p);
-    if (typeof v === 'number' || v.length === 0) return;
-    const view = type === 'i64' ? new BigInt64Array(buf, p, v.length)
-      : type === 'f64' ? new Float64Array(buf, p, v.length)
-        : new Uint32Array(buf, p, v.length);
-    for (let k = 0; k < v.length; k++) view[k] = v[k];
-  });
+    if (typeof v === 'number') {
+      p += sectionBytes(type, v);
+    } else {
+      put(type, p, v);
+      p += sectionBytes(type, v.length);
+    }
+  }
   return ptrs;
 }
 
-/** n u32 values at p (read after a call: a fresh view, copied out). */
+/** n u32 values at p (read after a call), copied out. */
 export function readU32(p, n) {
-  return Array.from(new Uint32Array(M.HEAPU8.buffer, p, n));
+  const h = M.HEAPU32, at = p >>> 2, out = new Array(n);
+  for (let k = 0; k < n; k++) out[k] = h[at + k];
+  return out;
 }
 
 /** n f64 values at p, copied out. */
 export function readF64(p, n) {
-  return Array.from(new Float64Array(M.HEAPU8.buffer, p, n));
+  const h = M.HEAPF64, at = p >>> 3, out = new Array(n);
+  for (let k = 0; k < n; k++) out[k] = h[at + k];
+  return out;
+}
+
+/**
+ * omw_apply: op (an op-table index) on input handles with integer attributes (BigInts) and
+ * float attributes (numbers), room for nOut outputs. Returns make(handle, dtype code, shape)
+ * of each output (new references), or throws C's error naming who. One call into wasm: the
+ * outputs' dtypes and shapes come back with them.
+ */
+export function callOp(who, op, inHandles, iattrs, fattrs, nOut, make) {
+  const nIn = inHandles.length, nI = iattrs.length, nF = fattrs.length;
+  const pin = scratch(sectionBytes('ptr', nIn) + 8 * (nI + nF) + sectionBytes('ptr', nOut) + 8 * nOut * (2 + maxDims));
+  const pi = pin + sectionBytes('ptr', nIn);
+  const pf = pi + 8 * nI;
+  const pout = pf + 8 * nF;
+  const pdesc = pout + sectionBytes('ptr', nOut);
+  put('ptr', pin, inHandles);
+  put('i64', pi, iattrs);
+  put('f64', pf, fattrs);
+  const n = M._omw_apply(op, pin, nIn, pi, nI, pf, nF, pout, nOut, pdesc);
+  if (n < 0) throw lastError(who);
+  const u32 = M.HEAPU32, f64 = M.HEAPF64;
+  const read = new Array(n); // all read before make runs: it may reuse the scratch buffer
+  for (let j = 0, d = pdesc >>> 3; j < n; j++) {
+    const nd = f64[d + 1], shape = new Array(nd);
+    for (let k = 0; k < nd; k++) shape[k] = f64[d + 2 + k];
+    read[j] = [u32[(pout >>> 2) + j], f64[d], shape];
+    d += 2 + nd;
+  }
+  const outs = new Array(n);
+  for (let j = 0; j < n; j++) outs[j] = make(read[j][0], read[j][1], read[j][2]);
+  return outs;
 }
 
 // ---- tidy scopes and the leak alarm ---------------------------------------------------------

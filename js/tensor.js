@@ -4,7 +4,7 @@
 import { OmError, invalid } from './errors.js';
 import {
   M, requireReady, opId, dtypeCodes, dtypeNames, checkHandle, checkStatus, lastError, marshal,
-  readU32, readF64, scopes, leakAlarm, heapAlloc,
+  readU32, readF64, scopes, leakAlarm, heapAlloc, callOp,
 } from './runtime.js';
 import {
   describe, toI64, toI32, toBool, intList, shapeArg, scalarValue, flattenData, toTypedArray,
@@ -34,14 +34,25 @@ export function handle(t, who, name) {
   return handleOf(t, who, name);
 }
 let dtypeOf; // (t) -> dtype name, unchecked (set in Tensor's static block)
+let watch; // (t) -> registers t with the leak alarm (set in Tensor's static block)
+
+/**
+ * A Tensor for a new C reference of known dtype (code) and shape, tracked by the innermost tidy
+ * scope. Only a tensor outside every scope is watched by the leak alarm: one in a scope is
+ * disposed or kept by it (and watched once kept past the outermost, see tidy), so the eager
+ * path's intermediates cost no FinalizationRegistry entry.
+ */
+function adopt(h, dtype, shape) {
+  const t = new Tensor(TOKEN, h, dtype, shape);
+  if (scopes.length) scopes[scopes.length - 1].push(t);
+  else watch(t);
+  return t;
+}
 
 /** Wraps a new C reference in a Tensor tracked by the innermost tidy scope. */
 export function wrap(h) {
   const i = info(h);
-  const t = new Tensor(TOKEN, h, i.dtype, i.shape);
-  if (scopes.length) scopes[scopes.length - 1].push(t);
-  leakAlarm?.register(t, undefined, t);
-  return t;
+  return adopt(h, i.dtype, i.shape);
 }
 
 function wrapChecked(h, who) {
@@ -94,26 +105,23 @@ function operands(who, names, values) {
   return { handles, release: () => { for (const h of temps) M._omw_release(h); } };
 }
 
-/** omw_apply by op name (int attrs as BigInts, float attrs as numbers); returns raw handles (new references). */
-function applyRaw(who, opName, inHandles, iattrs = [], nOut = 1, fattrs = []) {
-  const [pin, pi, pf, pout] = marshal(['ptr', inHandles], ['i64', iattrs], ['f64', fattrs], ['ptr', nOut]);
-  const n = M._omw_apply(opId(opName), pin, inHandles.length, pi, iattrs.length, pf, fattrs.length, pout, nOut);
-  if (n < 0) throw lastError(who);
-  return readU32(pout, n);
+/** omw_apply by op name (int attrs as BigInts, float attrs as numbers): every output as a new Tensor. */
+function applyAll(who, opName, inHandles, iattrs = [], fattrs = [], nOut = 1) {
+  return callOp(who, opId(opName), inHandles, iattrs, fattrs, nOut, adopt);
 }
 
-function apply1(who, opName, inHandles, iattrs, fattrs) {
-  return wrap(applyRaw(who, opName, inHandles, iattrs, 1, fattrs)[0]);
+function apply1(who, opName, inHandles, iattrs = [], fattrs = []) {
+  return applyAll(who, opName, inHandles, iattrs, fattrs)[0];
 }
 
 /**
- * An op by name for the op-family modules (js/ops/*.js): handles in, its first output as a
- * Tensor; an op with nOut outputs has the others released (layer_norm's mean and rstd).
+ * An op by name for the op-family modules (js/ops/*.js, js/nn/*.js): handles in, its first
+ * output as a Tensor; an op with nOut outputs has the others disposed (layer_norm's mean and rstd).
  */
 export function applyOp(who, opName, inHandles, iattrs = [], fattrs = [], nOut = 1) {
-  const hs = applyRaw(who, opName, inHandles, iattrs, nOut, fattrs);
-  for (const h of hs.slice(1)) M._omw_release(h);
-  return wrap(hs[0]);
+  const outs = applyAll(who, opName, inHandles, iattrs, fattrs, nOut);
+  for (let j = 1; j < outs.length; j++) outs[j].dispose();
+  return outs[0];
 }
 
 /** An elementwise op with tensor-or-number operands. */
@@ -182,9 +190,15 @@ export class Tensor {
   #dtype;
   #shape;
   #grad = null; // the cached wrapper of the C grad (owned by this tensor)
+  #watched = false; // registered with the leak alarm
 
   static {
     dtypeOf = (t) => t.#dtype;
+    watch = (t) => {
+      if (!leakAlarm || t.#watched) return;
+      leakAlarm.register(t, undefined, t);
+      t.#watched = true;
+    };
     handleOf = (t, who, name) => {
       if (!(t instanceof Tensor)) throw invalid(`${who}: ${name} must be a Tensor, got ${describe(t)}`);
       if (!t.#h) throw new OmError('Disposed', `${who}: ${name} was disposed`);
@@ -518,8 +532,7 @@ export class Tensor {
     const h = this.#use(who);
     const k = toBool(keepdim, who, 'keepdim');
     if (dim === undefined || dim === null) return apply1(who, allOp, [h], [k ? 1n : 0n]);
-    const [values, indices] = applyRaw(who, dimOp, [h], [toI64(dim, who, 'dim'), k ? 1n : 0n], 2);
-    return [wrap(values), wrap(indices)];
+    return applyAll(who, dimOp, [h], [toI64(dim, who, 'dim'), k ? 1n : 0n], [], 2);
   }
 
   argmax(dim, keepdim) { return this.#arg('argmax', '_omw_argmax', dim, keepdim); }
@@ -611,7 +624,7 @@ export class Tensor {
     this.#dropGrad();
     M._omw_release(this.#h);
     this.#h = 0;
-    leakAlarm?.unregister(this);
+    if (this.#watched) leakAlarm.unregister(this);
   }
 }
 
@@ -884,7 +897,9 @@ export function tidy(fn) {
     scopes.pop();
     const parent = scopes.length ? scopes[scopes.length - 1] : null;
     for (const t of scope) {
-      if (kept.has(t)) { if (parent) parent.push(t); } else t.dispose();
+      if (!kept.has(t)) t.dispose();
+      else if (parent) parent.push(t);
+      else watch(t); // leaves the last scope: from now on only dispose() frees it
     }
   }
   return result;

@@ -30,6 +30,7 @@ OMW int omw_op_count(void) { return OM_OP_COUNT; }
 OMW const char *omw_op_name(int op) { return om_op_name(op); }
 OMW const char *omw_dtype_name(int dtype) { return om_dtype_name(dtype); }
 OMW const char *omw_version(void) { return OM_VERSION; }
+OMW int omw_max_dims(void) { return OM_MAX_DIMS; }
 
 /* ---- lifetime and metadata ---- */
 OMW void omw_release(om_tensor *t) { om_tensor_release(t); }
@@ -104,9 +105,19 @@ OMW int omw_set_grad_enabled(int enabled) {
 OMW om_tensor *omw_detach(om_tensor *t) { return om_detach(t); }
 
 /* ---- ops: the generic entry (by op-table index) and the composites ---- */
+/** om_apply, and each output's [dtype, ndim, shape...] packed as doubles in desc (room for
+ *  2 + OM_MAX_DIMS per output slot): JS wraps the outputs with no further call per output. */
 OMW int omw_apply(int op, om_tensor *const *in, int n_in, const int64_t *iattrs, int n_i,
-                  const double *fattrs, int n_f, om_tensor **out, int max_out) {
-  return om_apply((om_op)op, in, n_in, iattrs, n_i, fattrs, n_f, out, max_out);
+                  const double *fattrs, int n_f, om_tensor **out, int max_out, double *desc) {
+  int n = om_apply((om_op)op, in, n_in, iattrs, n_i, fattrs, n_f, out, max_out);
+  for (int j = 0; j < n; j++) {
+    int nd = om_tensor_ndim(out[j]);
+    const int64_t *shape = om_tensor_shape(out[j]);
+    *desc++ = om_tensor_dtype(out[j]);
+    *desc++ = nd;
+    for (int d = 0; d < nd; d++) *desc++ = (double)shape[d];
+  }
+  return n;
 }
 OMW om_tensor *omw_reshape(om_tensor *a, const int64_t *shape, int ndim) { return om_reshape(a, shape, ndim); }
 OMW om_tensor *omw_transpose(om_tensor *a, int d0, int d1) { return om_transpose(a, d0, d1); }

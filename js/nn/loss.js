@@ -7,8 +7,8 @@
 //   const lossFn = new om.nn.CrossEntropyLoss({ labelSmoothing: 0.1 });
 //   const loss = lossFn.forward(logits, target);   // logits [N, C] float32, target [N] int64
 import { invalid } from '../errors.js';
-import { M, opId, marshal, readU32, lastError, requireReady } from '../runtime.js';
-import { Tensor, handle, wrap, tensor, optionsArg } from '../tensor.js';
+import { requireReady } from '../runtime.js';
+import { Tensor, handle, applyOp, tensor, optionsArg } from '../tensor.js';
 import { describe, toI64 } from '../convert.js';
 import { Module } from './module.js';
 
@@ -26,19 +26,11 @@ function number(x, who, what) {
   return x;
 }
 
-/** omw_apply with int and float attrs; one output. */
-function applyLoss(who, op, handles, iattrs, fattrs = []) {
-  const [pin, pi, pf, pout] = marshal(['ptr', handles], ['i64', iattrs], ['f64', fattrs], ['ptr', 1]);
-  const n = M._omw_apply(opId(op), pin, handles.length, pi, iattrs.length, pf, fattrs.length, pout, 1);
-  if (n < 0) throw lastError(who);
-  return wrap(readU32(pout, 1)[0]);
-}
-
 /** A Tensor argument, or an int64 tensor made from an array of integers (freed by the caller). */
 function lengthsArg(x, who, what, temps) {
   if (x instanceof Tensor) return handle(x, who, what);
   if (!Array.isArray(x)) throw invalid(`${who}: ${what} must be a Tensor or an array of integers, got ${describe(x)}`);
-  const t = tensor(x.map((v, i) => toI64(v, who, `${what}[${i}]`)), { dtype: 'int64' });
+  const t = tensor(x.map((v, i) => toI64(v, who, what, i)), { dtype: 'int64' });
   temps.push(t);
   return handle(t, who, what);
 }
@@ -48,7 +40,7 @@ export function mseLoss(input, target, options) {
   requireReady('mseLoss');
   const { reduction = 'mean' } = optionsArg(options, 'mseLoss');
   const hs = [handle(input, 'mseLoss', 'input'), handle(target, 'mseLoss', 'target')];
-  return applyLoss('mseLoss', 'mse_loss', hs, [reductionCode(reduction, 'mseLoss')]);
+  return applyOp('mseLoss', 'mse_loss', hs, [reductionCode(reduction, 'mseLoss')]);
 }
 
 /**
@@ -60,7 +52,7 @@ export function nllLoss(input, target, options) {
   const { weight = null, ignoreIndex = -100, reduction = 'mean' } = optionsArg(options, 'nllLoss');
   const hs = [handle(input, 'nllLoss', 'input'), handle(target, 'nllLoss', 'target')];
   if (weight !== null) hs.push(handle(weight, 'nllLoss', 'weight'));
-  return applyLoss('nllLoss', 'nll_loss', hs, [reductionCode(reduction, 'nllLoss'), toI64(ignoreIndex, 'nllLoss', 'ignoreIndex')]);
+  return applyOp('nllLoss', 'nll_loss', hs, [reductionCode(reduction, 'nllLoss'), toI64(ignoreIndex, 'nllLoss', 'ignoreIndex')]);
 }
 
 /**
@@ -74,7 +66,7 @@ export function crossEntropy(input, target, options) {
   const { weight = null, ignoreIndex = -100, reduction = 'mean', labelSmoothing = 0 } = optionsArg(options, who);
   const hs = [handle(input, who, 'input'), handle(target, who, 'target')];
   if (weight !== null) hs.push(handle(weight, who, 'weight'));
-  return applyLoss(who, 'cross_entropy', hs, [reductionCode(reduction, who), toI64(ignoreIndex, who, 'ignoreIndex')],
+  return applyOp(who, 'cross_entropy', hs, [reductionCode(reduction, who), toI64(ignoreIndex, who, 'ignoreIndex')],
     [number(labelSmoothing, who, 'labelSmoothing')]);
 }
 
@@ -93,7 +85,7 @@ export function ctcLoss(logProbs, targets, inputLengths, targetLengths, options)
   try {
     const hs = [handle(logProbs, who, 'logProbs'), handle(targets, who, 'targets'),
       lengthsArg(inputLengths, who, 'inputLengths', temps), lengthsArg(targetLengths, who, 'targetLengths', temps)];
-    return applyLoss(who, 'ctc_loss', hs, [toI64(blank, who, 'blank'), reductionCode(reduction, who), zeroInfinity ? 1n : 0n]);
+    return applyOp(who, 'ctc_loss', hs, [toI64(blank, who, 'blank'), reductionCode(reduction, who), zeroInfinity ? 1n : 0n]);
   } finally {
     for (const t of temps) t.dispose();
   }

@@ -17,10 +17,12 @@ import { describe, toI64 } from '../convert.js';
 export function sizes(value, n, who, what) {
   if (Array.isArray(value)) {
     if (value.length !== n) throw invalid(`${who}: ${what} must be an integer or ${n} integers, got ${value.length}`);
-    return value.map((v, i) => toI64(v, who, `${what}[${i}]`));
+    return value.map((v, i) => toI64(v, who, what, i));
   }
   const v = toI64(value, who, what);
-  return Array(n).fill(v);
+  const out = []; // pushed: Array(n).fill(v) costs more than the rest of a small convolution's call
+  for (let i = 0; i < n; i++) out.push(v);
+  return out;
 }
 
 function flag(value, fallback, who, what) {

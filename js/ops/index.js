@@ -6,17 +6,9 @@
 //   const e = om.nn.functional.embedding(ids, weight, { paddingIdx: 0 });     // [2, 2, dim]
 //   const up = om.nn.functional.interpolate(img, { scaleFactor: 2, mode: 'bilinear' });
 import { invalid } from '../errors.js';
-import { M, requireReady, opId, lastError, marshal, readU32 } from '../runtime.js';
+import { requireReady } from '../runtime.js';
 import { describe, toI64, toBool } from '../convert.js';
-import { Tensor, handle, wrap, optionsArg } from '../tensor.js';
-
-/** omw_apply with integer and float attributes; one output, wrapped. */
-function apply(who, opName, inHandles, iattrs, fattrs = []) {
-  const [pin, pi, pf, pout] = marshal(['ptr', inHandles], ['i64', iattrs], ['f64', fattrs], ['ptr', 1]);
-  const n = M._omw_apply(opId(opName), pin, inHandles.length, pi, iattrs.length, pf, fattrs.length, pout, 1);
-  if (n < 0) throw lastError(who);
-  return wrap(readU32(pout, 1)[0]);
-}
+import { Tensor, handle, applyOp, optionsArg } from '../tensor.js';
 
 function unsupported(opts, who, names) {
   for (const name of names) {
@@ -37,7 +29,7 @@ export function embedding(input, weight, opts) {
   unsupported(o, who, ['maxNorm', 'scaleGradByFreq', 'sparse']);
   const hs = [handle(weight, who, 'weight'), handle(input, who, 'input')];
   const pad = o.paddingIdx === undefined || o.paddingIdx === null ? null : toI64(o.paddingIdx, who, 'paddingIdx');
-  return apply(who, 'embedding', hs, [pad === null ? 0n : 1n, pad ?? 0n]);
+  return applyOp(who, 'embedding', hs, [pad === null ? 0n : 1n, pad ?? 0n]);
 }
 
 /** input picked along dim by a 1-D int64 index (torch.index_select). */
@@ -45,7 +37,7 @@ export function indexSelect(input, dim, index) {
   const who = 'indexSelect';
   requireReady(who);
   const hs = [handle(input, who, 'input'), handle(index, who, 'index')];
-  return apply(who, 'index_select', hs, [toI64(dim, who, 'dim')]);
+  return applyOp(who, 'index_select', hs, [toI64(dim, who, 'dim')]);
 }
 
 /** out[p] = input[p with p[dim] = index[p]] (torch.gather; index int64 of input's rank). */
@@ -53,7 +45,7 @@ export function gather(input, dim, index) {
   const who = 'gather';
   requireReady(who);
   const hs = [handle(input, who, 'input'), handle(index, who, 'index')];
-  return apply(who, 'gather', hs, [toI64(dim, who, 'dim')]);
+  return applyOp(who, 'gather', hs, [toI64(dim, who, 'dim')]);
 }
 
 /** input with source's slices added at index along dim (torch.index_add, alpha 1; float32). */
@@ -61,7 +53,7 @@ export function indexAdd(input, dim, index, source) {
   const who = 'indexAdd';
   requireReady(who);
   const hs = [handle(input, who, 'input'), handle(index, who, 'index'), handle(source, who, 'source')];
-  return apply(who, 'index_add', hs, [toI64(dim, who, 'dim')]);
+  return applyOp(who, 'index_add', hs, [toI64(dim, who, 'dim')]);
 }
 
 /** input with src[p] added at p with p[dim] = index[p] (torch.scatter_add; src has index's shape). */
@@ -69,7 +61,7 @@ export function scatterAdd(input, dim, index, src) {
   const who = 'scatterAdd';
   requireReady(who);
   const hs = [handle(input, who, 'input'), handle(index, who, 'index'), handle(src, who, 'src')];
-  return apply(who, 'scatter_add', hs, [toI64(dim, who, 'dim')]);
+  return applyOp(who, 'scatter_add', hs, [toI64(dim, who, 'dim')]);
 }
 
 const MODES = new Map([['nearest', 0n], ['bilinear', 1n]]);
@@ -133,5 +125,5 @@ export function interpolate(input, opts) {
     }
   }
   const useScale = hasScale && !recompute;
-  return apply(who, 'interpolate', [h], [MODES.get(mode), alignCorners ? 1n : 0n, size[0], size[1], useScale ? 1n : 0n], scale);
+  return applyOp(who, 'interpolate', [h], [MODES.get(mode), alignCorners ? 1n : 0n, size[0], size[1], useScale ? 1n : 0n], scale);
 }

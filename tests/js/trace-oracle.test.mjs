@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import * as om from 'onemodel';
 // Internals, for the op-table test only: the same module instances 'onemodel' loads.
-import { M, marshal, readU32, readF64, lastError } from '../../js/runtime.js';
+import { M, marshal, readU32, readF64, lastError, callOp } from '../../js/runtime.js';
 import { wrap, handle } from '../../js/tensor.js';
 import { memoryHooks } from './helpers.mjs';
 import { checkTraced, runOnnx, otherShapes, drawLike } from '../../examples/lib/oracle.mjs';
@@ -242,10 +242,7 @@ function opTest(op) {
 /** omw_apply by op index: the op's outputs as Tensors. */
 function applyOp(op, name, inputs, { iattrs, fattrs, nOut }) {
   const hs = inputs.map((t, i) => handle(t, name, `input ${i}`));
-  const [pin, pi, pf, pout] = marshal(['ptr', hs], ['i64', iattrs], ['f64', fattrs], ['ptr', nOut]);
-  const n = M._omw_apply(op, pin, hs.length, pi, iattrs.length, pf, fattrs.length, pout, nOut);
-  if (n < 0) throw lastError(name);
-  return readU32(pout, n).map(wrap);
+  return callOp(name, op, hs, iattrs, fattrs, nOut, (h) => wrap(h));
 }
 
 // Ops the spec says cannot be traced, with the reason their refusal must give; an op listed
