@@ -344,13 +344,17 @@ export function readF64(p, n) {
   return out;
 }
 
+/** The outputs of the last callOp(): handles (new references), dtype codes and shapes. Read them
+ *  at once: the next callOp() overwrites them (reused, so an op allocates no arrays for them). */
+export const applied = { handles: [], dtypes: [], shapes: [] };
+
 /**
  * omw_apply: op (an op-table index) on input handles with integer attributes (BigInts) and
- * float attributes (numbers), room for nOut outputs. Returns make(handle, dtype code, shape)
- * of each output (new references), or throws C's error naming who. One call into wasm: the
- * outputs' dtypes and shapes come back with them.
+ * float attributes (numbers), room for nOut outputs. Returns the number of outputs, which are
+ * in `applied`, or throws C's error naming who. One call into wasm: the outputs' dtypes and
+ * shapes come back with their handles.
  */
-export function callOp(who, op, inHandles, iattrs, fattrs, nOut, make) {
+export function callOp(who, op, inHandles, iattrs, fattrs, nOut) {
   const nIn = inHandles.length, nI = iattrs.length, nF = fattrs.length;
   const pin = scratch(sectionBytes('ptr', nIn) + 8 * (nI + nF) + sectionBytes('ptr', nOut) + 8 * nOut * (2 + maxDims));
   const pi = pin + sectionBytes('ptr', nIn);
@@ -363,16 +367,15 @@ export function callOp(who, op, inHandles, iattrs, fattrs, nOut, make) {
   const n = M._omw_apply(op, pin, nIn, pi, nI, pf, nF, pout, nOut, pdesc);
   if (n < 0) throw lastError(who);
   const u32 = M.HEAPU32, f64 = M.HEAPF64;
-  const read = new Array(n); // all read before make runs: it may reuse the scratch buffer
   for (let j = 0, d = pdesc >>> 3; j < n; j++) {
     const nd = f64[d + 1], shape = new Array(nd);
     for (let k = 0; k < nd; k++) shape[k] = f64[d + 2 + k];
-    read[j] = [u32[(pout >>> 2) + j], f64[d], shape];
+    applied.handles[j] = u32[(pout >>> 2) + j];
+    applied.dtypes[j] = f64[d];
+    applied.shapes[j] = shape;
     d += 2 + nd;
   }
-  const outs = new Array(n);
-  for (let j = 0; j < n; j++) outs[j] = make(read[j][0], read[j][1], read[j][2]);
-  return outs;
+  return n;
 }
 
 // ---- tidy scopes and the leak alarm ---------------------------------------------------------

@@ -4,7 +4,7 @@
 import { OmError, invalid } from './errors.js';
 import {
   M, requireReady, opId, dtypeCodes, dtypeNames, checkHandle, checkStatus, lastError, marshal,
-  readU32, readF64, scopes, leakAlarm, heapAlloc, callOp,
+  readU32, readF64, scopes, leakAlarm, heapAlloc, callOp, applied,
 } from './runtime.js';
 import {
   describe, toI64, toI32, toBool, intList, shapeArg, scalarValue, flattenData, toTypedArray,
@@ -69,68 +69,79 @@ function dtypeCode(name, who) {
 
 /** A 0-d C tensor (raw handle, caller releases) holding value in the given dtype. */
 function scalarHandle(value, dtype, who) {
-  const [ps] = marshal(['i64', []]);
-  return checkHandle(M._omw_full(ps, 0, dtype, value), who);
+  return checkHandle(M._omw_full(0, 0, dtype, value), who);
 }
 
 /**
  * Resolves operands that may be numbers: tensors give their handles; numbers (booleans,
  * bigints) become 0-d tensors of the dtype of the first tensor operand (float32 when there is
- * none), released by the returned cleanup.
+ * none), in temps too: the caller releases them (releaseAll).
  */
 function operands(who, names, values) {
   let dtype = -1;
-  values.forEach((v, i) => {
-    if (v instanceof Tensor) {
-      handleOf(v, who, names[i]); // throws Disposed before anything is made
-      if (dtype < 0) dtype = dtypeCodes.get(dtypeOf(v));
-    }
-  });
+  for (let i = 0; i < values.length; i++) {
+    if (!(values[i] instanceof Tensor)) continue;
+    handleOf(values[i], who, names[i]); // throws Disposed before anything is made
+    if (dtype < 0) dtype = dtypeCodes.get(dtypeOf(values[i]));
+  }
   if (dtype < 0) dtype = dtypeCodes.get('float32');
   const temps = [];
   const handles = [];
   try {
-    values.forEach((v, i) => {
-      if (v instanceof Tensor) { handles.push(handleOf(v, who, names[i])); return; }
+    for (let i = 0; i < values.length; i++) {
+      const v = values[i];
+      if (v instanceof Tensor) {
+        handles.push(handleOf(v, who, names[i]));
+        continue;
+      }
       const s = scalarValue(v);
       if (s === undefined) throw invalid(`${who}: ${names[i]} must be a Tensor or a number, got ${describe(v)}`);
       const h = scalarHandle(s, dtype, who);
       temps.push(h);
       handles.push(h);
-    });
+    }
   } catch (e) {
-    for (const h of temps) M._omw_release(h);
+    releaseAll(temps);
     throw e;
   }
-  return { handles, release: () => { for (const h of temps) M._omw_release(h); } };
+  return { handles, temps };
+}
+
+function releaseAll(handles) {
+  for (const h of handles) M._omw_release(h);
 }
 
 /** omw_apply by op name (int attrs as BigInts, float attrs as numbers): every output as a new Tensor. */
 function applyAll(who, opName, inHandles, iattrs = [], fattrs = [], nOut = 1) {
-  return callOp(who, opId(opName), inHandles, iattrs, fattrs, nOut, adopt);
+  const n = callOp(who, opId(opName), inHandles, iattrs, fattrs, nOut);
+  const outs = new Array(n);
+  for (let j = 0; j < n; j++) outs[j] = adopt(applied.handles[j], applied.dtypes[j], applied.shapes[j]);
+  return outs;
 }
 
+/** omw_apply by op name, for an op of one output: it as a new Tensor. */
 function apply1(who, opName, inHandles, iattrs = [], fattrs = []) {
-  return applyAll(who, opName, inHandles, iattrs, fattrs)[0];
+  callOp(who, opId(opName), inHandles, iattrs, fattrs, 1);
+  return adopt(applied.handles[0], applied.dtypes[0], applied.shapes[0]);
 }
 
 /**
  * An op by name for the op-family modules (js/ops/*.js, js/nn/*.js): handles in, its first
- * output as a Tensor; an op with nOut outputs has the others disposed (layer_norm's mean and rstd).
+ * output as a Tensor; an op with nOut outputs has the others released (layer_norm's mean and rstd).
  */
 export function applyOp(who, opName, inHandles, iattrs = [], fattrs = [], nOut = 1) {
-  const outs = applyAll(who, opName, inHandles, iattrs, fattrs, nOut);
-  for (let j = 1; j < outs.length; j++) outs[j].dispose();
-  return outs[0];
+  const n = callOp(who, opId(opName), inHandles, iattrs, fattrs, nOut);
+  for (let j = 1; j < n; j++) M._omw_release(applied.handles[j]);
+  return adopt(applied.handles[0], applied.dtypes[0], applied.shapes[0]);
 }
 
 /** An elementwise op with tensor-or-number operands. */
 function elementwise(who, opName, names, values) {
-  const { handles, release } = operands(who, names, values);
+  const { handles, temps } = operands(who, names, values);
   try {
     return apply1(who, opName, handles);
   } finally {
-    release();
+    releaseAll(temps);
   }
 }
 
@@ -753,11 +764,11 @@ export function stack(tensors, dim = 0) {
 export function where(condition, input, other) {
   requireReady('where');
   const hc = handleOf(condition, 'where', 'condition');
-  const { handles, release } = operands('where', ['input', 'other'], [input, other]);
+  const { handles, temps } = operands('where', ['input', 'other'], [input, other]);
   try {
     return apply1('where', 'where', [hc, ...handles]);
   } finally {
-    release();
+    releaseAll(temps);
   }
 }
 
@@ -883,21 +894,23 @@ export function tidy(fn) {
   const scope = [];
   scopes.push(scope);
   let result;
-  let kept = new Set();
+  let kept = null; // the one Tensor returned, or a Set of those in the result (null: none)
   try {
     result = fn();
-    if (result && typeof result.then === 'function') {
-      throw invalid('tidy: the function returned a Promise; tidy only scopes synchronous code');
+    if (result instanceof Tensor) {
+      kept = result; // the common case, without a Set
+    } else {
+      if (result && typeof result.then === 'function') {
+        throw invalid('tidy: the function returned a Promise; tidy only scopes synchronous code');
+      }
+      kept = new Set();
+      collect(result, kept);
     }
-    collect(result, kept);
-  } catch (e) {
-    kept = new Set();
-    throw e;
   } finally {
     scopes.pop();
     const parent = scopes.length ? scopes[scopes.length - 1] : null;
     for (const t of scope) {
-      if (!kept.has(t)) t.dispose();
+      if (!(kept === t || (kept instanceof Set && kept.has(t)))) t.dispose();
       else if (parent) parent.push(t);
       else watch(t); // leaves the last scope: from now on only dispose() frees it
     }

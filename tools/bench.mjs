@@ -36,8 +36,8 @@
 // (om.noGrad) as a third column, alternating samples, session create times, and the package's
 // size (wasm + glue, gzip); a GRU classifier (the zoo LSTM file's Classifier('GRU')) after the
 // LSTM (OM_BENCH_SESSION_ONLY=1 runs only it; OM_BENCH_MODELS=lenet,gru only those models), then the
-// Session on the test suite's model families with PyTorch's weights (tests/js/families.mjs; not
-// with OM_BENCH_MODELS).
+// Session and eager on the test suite's model families with PyTorch's weights (tests/js/families.mjs;
+// not with OM_BENCH_MODELS unless OM_BENCH_FAMILIES=resnet,gpt2 picks families).
 // Then training throughput against TF.js: a step of an MLP (vs tfjs-backend-wasm) and of LeNet-5
 // (vs TF.js's cpu backend: its wasm backend has no conv filter gradient), the same weights and
 // batch, alternating samples (OM_BENCH_TRAIN_ONLY=1 runs only it). Last, a summary table with
@@ -527,7 +527,7 @@ if (process.env.OM_BENCH_TRAIN_ONLY === '1') {
 }
 if (process.env.OM_BENCH_SESSION_ONLY === '1') {
   printSessions(await runSessions());
-  if (!process.env.OM_BENCH_MODELS) printFamilySessions(await runFamilySessions());
+  if (!process.env.OM_BENCH_MODELS || process.env.OM_BENCH_FAMILIES) printFamilySessions(await runFamilySessions());
   printSummary();
   if (om.memory().tensors !== 0) console.error(`bench: ${om.memory().tensors} onemodel tensors still alive`);
   process.exit(0);
@@ -671,53 +671,54 @@ function printSessions({ rows, gzip }) {
   console.log(`package size (gzip -9): onemodel.wasm ${(gzip[0] / 1024).toFixed(1)} KiB + onemodel.mjs ${(gzip[1] / 1024).toFixed(1)} KiB = ${((gzip[0] + gzip[1]) / 1024).toFixed(1)} KiB\n`);
 }
 
-// ---- the Session against onnxruntime-web on the test suite's model families ---------------------
+// ---- the Session and eager against onnxruntime-web on the test suite's model families -----------
 // Each family of tests/js/families.mjs with PyTorch's weights (its fixture's state dict, loaded
 // as the parity tests load it), traced once with a symbolic batch at its fixture's trace case
-// (the other axes at that case's sizes); batch 1 and 8 are the first example repeated.
+// (the other axes at that case's sizes); batch 1 and 8 are the first example repeated; eager is
+// the model's forward under om.noGrad (eval mode) on the same feeds.
 async function runFamilySessions() {
   const fam = await import('../tests/js/families.mjs');
   const rows = [];
-  for (const name of Object.keys(fam.FAMILIES)) {
+  const only = process.env.OM_BENCH_FAMILIES?.split(',');
+  for (const name of Object.keys(fam.FAMILIES).filter((f) => !only || only.includes(f))) {
     const fx = fam.loadFixture(name);
-    const model = fam.buildLoaded(name, fx);
+    const model = fam.buildLoaded(name, fx); // in eval mode
     const examples = fam.caseInputs(fx.cases[fx.trace_case]);
-    let bytes;
+    let mine = null, theirs = null;
     try {
       const inputs = Object.fromEntries(Object.entries(examples).map(([k, t]) => [k, [t, ['batch', ...t.shape.slice(1).map(() => null)]]]));
       const traced = om.trace(model, inputs, { outputNames: [fam.FAMILIES[name].output] });
-      bytes = traced.toOnnx();
+      const bytes = traced.toOnnx();
       traced.dispose();
-    } finally {
-      model.dispose();
-    }
-    const mine = await om.InferenceSession.create(bytes);
-    const theirs = await ort.InferenceSession.create(bytes, { executionProviders: ['wasm'] });
-    try {
+      mine = await om.InferenceSession.create(bytes);
+      theirs = await ort.InferenceSession.create(bytes, { executionProviders: ['wasm'] });
       for (const batch of [1, 8]) {
         const feeds = om.tidy(() => Object.fromEntries(Object.entries(examples).map(([k, t]) =>
           [k, t.slice(0, 0, 1).expand(batch, ...t.shape.slice(1)).contiguous()])));
         try {
-          const [msOurs, msOrt] = await sessionAgainstOrt(mine, theirs, feeds, `${name} batch ${batch}`);
-          rows.push({ name, batch, ms: median(msOurs), msOrt: median(msOrt), shape: Object.values(feeds)[0].shape });
+          const eagerOut = () => [model.forward(...Object.values(feeds))];
+          const [msOurs, msOrt, msEager] = await sessionAgainstOrt(mine, theirs, feeds, `${name} batch ${batch}`, eagerOut);
+          rows.push({ name, batch, ms: median(msOurs), msOrt: median(msOrt), msEager: median(msEager), shape: Object.values(feeds)[0].shape });
         } finally {
           om.dispose(feeds);
         }
       }
     } finally {
       om.dispose(examples);
-      mine.dispose();
-      await theirs.release();
+      model.dispose();
+      mine?.dispose();
+      await theirs?.release();
     }
   }
   return rows;
 }
 
 function printFamilySessions(rows) {
-  console.log("Session vs onnxruntime-web (wasm, one thread) on the test suite's model families (PyTorch's weights), the same .onnx");
-  console.log('| family | input | Session ms | ORT-web ms | ORT / Session |\n|---|---|---:|---:|---:|');
+  console.log("Session and eager (forward under om.noGrad) vs onnxruntime-web (wasm, one thread) on the test suite's model families (PyTorch's weights), the same .onnx");
+  console.log('| family | input | Session ms | eager ms | ORT-web ms | ORT / Session | ORT / eager |\n|---|---|---:|---:|---:|---:|---:|');
   for (const r of rows) {
-    console.log(`| ${r.name} | [${r.shape}] | ${r.ms.toFixed(3)} | ${r.msOrt.toFixed(3)} | ${(r.msOrt / r.ms).toFixed(2)} |`);
+    console.log(`| ${r.name} | [${r.shape}] | ${r.ms.toFixed(3)} | ${r.msEager.toFixed(3)} | ${r.msOrt.toFixed(3)} | ${(r.msOrt / r.ms).toFixed(2)} | ${(r.msOrt / r.msEager).toFixed(2)} |`);
+    summary.push({ what: `eager forward (om.noGrad), family ${r.name} (PyTorch's weights), input [${r.shape}]`, peer: 'ORT-web (wasm, 1 thread) on our trace', ours: `${r.msEager.toFixed(3)} ms`, theirs: `${r.msOrt.toFixed(3)} ms`, ratio: r.msOrt / r.msEager });
     summary.push({ what: `Session run, family ${r.name} (PyTorch's weights), input [${r.shape}]`, peer: 'ORT-web (wasm, 1 thread), the same .onnx', ours: `${r.ms.toFixed(3)} ms`, theirs: `${r.msOrt.toFixed(3)} ms`, ratio: r.msOrt / r.ms });
   }
   console.log('');

@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import * as om from 'onemodel';
 // Internals, for the op-table test only: the same module instances 'onemodel' loads.
-import { M, marshal, readU32, readF64, lastError, callOp } from '../../js/runtime.js';
+import { M, marshal, readU32, readF64, lastError, callOp, applied } from '../../js/runtime.js';
 import { wrap, handle } from '../../js/tensor.js';
 import { memoryHooks } from './helpers.mjs';
 import { checkTraced, runOnnx, otherShapes, drawLike } from '../../examples/lib/oracle.mjs';
@@ -242,7 +242,8 @@ function opTest(op) {
 /** omw_apply by op index: the op's outputs as Tensors. */
 function applyOp(op, name, inputs, { iattrs, fattrs, nOut }) {
   const hs = inputs.map((t, i) => handle(t, name, `input ${i}`));
-  return callOp(name, op, hs, iattrs, fattrs, nOut, (h) => wrap(h));
+  const n = callOp(name, op, hs, iattrs, fattrs, nOut);
+  return applied.handles.slice(0, n).map(wrap);
 }
 
 // Ops the spec says cannot be traced, with the reason their refusal must give; an op listed
