@@ -22,6 +22,10 @@ export function describe(x) {
   return name && name !== 'Object' ? `a ${name}` : 'an object';
 }
 
+/** BigInt(v) of the small integers attributes mostly are (dims, sizes, flags), made once:
+ *  BigInt() allocates, and an eager op converts several per call. */
+const SMALL = Array.from({ length: 1024 + 16 }, (_, i) => BigInt(i - 16));
+
 /**
  * An integer argument as a BigInt for an int64 slot; ±Infinity clamp to the int64 range. `what`
  * names it in a refusal, as `what[index]` when index is given (the name is only built then).
@@ -29,6 +33,7 @@ export function describe(x) {
 export function toI64(x, who, what, index) {
   if (typeof x === 'number') {
     if (Number.isInteger(x)) {
+      if (x >= -16 && x < 1024) return SMALL[x + 16];
       if (x >= 2 ** 63) return INT64_MAX;
       if (x < -(2 ** 63)) return INT64_MIN;
       return BigInt(x);

@@ -275,7 +275,8 @@ let scratchPtr = 0;
 let scratchCap = 0;
 let maxDims = 0; // OM_MAX_DIMS, from omw_max_dims
 
-function scratch(bytes) {
+/** The argument buffer, grown to at least `bytes` (its address; valid until the next call that lays out arguments). */
+export function scratch(bytes) {
   if (bytes > scratchCap) {
     let cap = scratchCap * 2;
     while (cap < bytes) cap *= 2;

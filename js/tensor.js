@@ -4,7 +4,7 @@
 import { OmError, invalid } from './errors.js';
 import {
   M, requireReady, opId, dtypeCodes, dtypeNames, checkHandle, checkStatus, lastError, marshal,
-  readU32, readF64, scopes, leakAlarm, heapAlloc, callOp, applied,
+  readU32, readF64, scopes, leakAlarm, heapAlloc, callOp, applied, scratch,
 } from './runtime.js';
 import {
   describe, toI64, toI32, toBool, intList, shapeArg, scalarValue, flattenData, toTypedArray,
@@ -51,8 +51,11 @@ function adopt(h, dtype, shape) {
 
 /** Wraps a new C reference in a Tensor tracked by the innermost tidy scope. */
 export function wrap(h) {
-  const i = info(h);
-  return adopt(h, i.dtype, i.shape);
+  const p = scratch(8 * MAX_INFO);
+  M._omw_info(h, p);
+  const f64 = M.HEAPF64, at = p >>> 3, shape = new Array(f64[at + 1]);
+  for (let k = 0; k < shape.length; k++) shape[k] = f64[at + 6 + k];
+  return adopt(h, f64[at], shape);
 }
 
 function wrapChecked(h, who) {

@@ -507,6 +507,16 @@ bool om__captured(om_tensor *const *in, int n);
 bool om__capture_call(const om_op_def *def, om_call *c);
 
 /* ---- per-thread state ---- */
+/* Freed blocks kept for reuse on one thread (src/tensor/tensor.c, "the block cache"): data blocks
+ * by size class, tensor headers and storage records, each list linked through its blocks' first
+ * word. */
+#define OM_CACHE_CLASSES 57 /* 64 bytes, then quarters of each power of two up to OM_CACHE_BLOCK_MAX */
+typedef struct om_block_cache {
+  void *data[OM_CACHE_CLASSES];
+  void *tensors, *storages;
+  int64_t bytes; /* held in all */
+} om_block_cache;
+
 typedef struct om_thread_state {
   bool grad_disabled;
   om_error_kind err_kind;
@@ -521,6 +531,7 @@ typedef struct om_thread_state {
   om_error_kind trace_end_kind; /* the trace error that ended the last recording, for finish */
   char trace_end_msg[512];
   struct om_capture *capture; /* a session making a plan on this thread (src/graph/session.c), NULL when none */
+  om_block_cache cache;
 } om_thread_state;
 om_thread_state *om__state(void);
 

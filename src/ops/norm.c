@@ -583,11 +583,13 @@ static bool forward_batch_norm(om_call *c) {
       var = ((const float *)om__data(rv))[j * rv->strides[0]];
     }
     double rstd = 1.0 / sqrt(var + eps), sw = w ? ((const float *)om__data(w))[j] : 1, sb = b ? ((const float *)om__data(b))[j] : 0;
-    for (int64_t n = 0; n < batch; n++)
-      for (int64_t k = 0; k < spatial; k++) {
-        int64_t e = (n * ch + j) * spatial + k;
-        py[e] = (float)(((double)px[e] - mean) * rstd * sw + sb);
-      }
+    /* y = x * scale + shift per channel in float, as PyTorch's CPU kernel: one vectorised pass */
+    float scale = (float)(rstd * sw), shift = (float)(sb - mean * rstd * sw);
+    for (int64_t n = 0; n < batch; n++) {
+      const float *xr = px + (n * ch + j) * spatial;
+      float *yr = py + (n * ch + j) * spatial;
+      for (int64_t k = 0; k < spatial; k++) yr[k] = xr[k] * scale + shift;
+    }
     if (training && running) {
       float *m = (float *)om__data(rm) + j * rm->strides[0], *v = (float *)om__data(rv) + j * rv->strides[0];
       *m = (float)((1 - momentum) * *m + momentum * mean);

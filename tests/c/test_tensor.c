@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "internal.h" /* om__data, for the block cache's reuse */
 #include "om_test.h"
 
 #define R(t) om_tensor_release(t)
@@ -440,6 +441,25 @@ TEST(random_numbers_are_portable) {
   R(u); R(n); R(d1); R(d2); R(d3); R(s7);
 }
 
+/* Steady-state eager steps reuse freed blocks (the block cache in tensor.c): while another
+ * tensor lives, a new tensor whose size falls in a freed block's size class gets that block,
+ * with fresh values; live bytes count the sizes asked for, not the blocks' sizes. */
+TEST(freed_blocks_are_reused) {
+  om_tensor *keep = om_ones((int64_t[]){3}, 1, OM_FLOAT32);
+  int64_t bytes = om_live_bytes();
+  om_tensor *a = om_full((int64_t[]){100}, 1, OM_FLOAT32, 7); /* 400 bytes: the class of 257 to 448 */
+  char *block = om__data(a);
+  R(a);
+  om_tensor *b = om_zeros((int64_t[]){97}, 1, OM_FLOAT32), *c = om_zeros((int64_t[]){200}, 1, OM_FLOAT32);
+  CHECK(om__data(b) == block);
+  CHECK(om__data(c) != block); /* 800 bytes: another class */
+  CHECK(at(b, 0) == 0 && at(b, 96) == 0);
+  CHECK_EQ_INT(om_live_bytes() - bytes, 97 * 4 + 200 * 4);
+  om_tensor *big = om_zeros((int64_t[]){1 << 19}, 1, OM_FLOAT32); /* 2 MiB: past the cache's largest class */
+  CHECK(big && at(big, (1 << 19) - 1) == 0);
+  R(b); R(c); R(big); R(keep);
+}
+
 int main(void) {
   RUN(creation);
   RUN(creation_errors);
@@ -458,5 +478,6 @@ int main(void) {
   RUN(linear_matches_matmul);
   RUN(in_place_writes_bump_version);
   RUN(random_numbers_are_portable);
+  RUN(freed_blocks_are_reused);
   TEST_MAIN_END();
 }
