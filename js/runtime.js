@@ -292,21 +292,24 @@ export function scratch(bytes) {
 /** Bytes of n values of a marshal() section type ('ptr' 4, 'i64' and 'f64' 8), rounded up to 8. */
 const sectionBytes = (type, n) => ((type === 'ptr' ? 4 : 8) * n + 7) & ~7;
 
-/** Writes values v at byte address p as a marshal() section type, through the module's current
- *  views (Emscripten replaces them when memory grows; a view made per call costs more than the call). */
-function put(type, p, v) {
-  const n = v.length;
-  if (type === 'i64') {
-    const h = M.HEAP64, at = p >>> 3;
-    for (let k = 0; k < n; k++) h[at + k] = v[k];
-  } else if (type === 'f64') {
-    const h = M.HEAPF64, at = p >>> 3;
-    for (let k = 0; k < n; k++) h[at + k] = v[k];
-  } else {
-    const h = M.HEAPU32, at = p >>> 2;
-    for (let k = 0; k < n; k++) h[at + k] = v[k];
-  }
+// Writers of arrays at a byte address, through the module's current views (Emscripten replaces
+// them when memory grows; a view made per call costs more than a small op).
+/** BigInt values as int64 at p. */
+export function writeI64(p, v) {
+  const h = M.HEAP64, at = p >>> 3;
+  for (let k = 0; k < v.length; k++) h[at + k] = v[k];
 }
+/** Numbers as f64 at p. */
+function writeF64(p, v) {
+  const h = M.HEAPF64, at = p >>> 3;
+  for (let k = 0; k < v.length; k++) h[at + k] = v[k];
+}
+/** u32 numbers (handles, pointers) at p. */
+function writeU32(p, v) {
+  const h = M.HEAPU32, at = p >>> 2;
+  for (let k = 0; k < v.length; k++) h[at + k] = v[k];
+}
+const writers = { i64: writeI64, f64: writeF64, ptr: writeU32 };
 
 /**
  * Lays out argument arrays in the scratch buffer and returns their addresses. Each section is
@@ -324,7 +327,7 @@ export function marshal(...sections) {
     if (typeof v === 'number') {
       p += sectionBytes(type, v);
     } else {
-      put(type, p, v);
+      writers[type](p, v);
       p += sectionBytes(type, v.length);
     }
   }
@@ -357,14 +360,16 @@ export const applied = { handles: [], dtypes: [], shapes: [] };
  */
 export function callOp(who, op, inHandles, iattrs, fattrs, nOut) {
   const nIn = inHandles.length, nI = iattrs.length, nF = fattrs.length;
-  const pin = scratch(sectionBytes('ptr', nIn) + 8 * (nI + nF) + sectionBytes('ptr', nOut) + 8 * nOut * (2 + maxDims));
-  const pi = pin + sectionBytes('ptr', nIn);
+  // [int attrs][float attrs][output handles][output descriptions][input handles]: 8-aligned,
+  // the inputs last (their count is the only one not bounded by the op table)
+  const pi = scratch(8 * (nI + nF + nOut * (3 + maxDims)) + 4 * nIn);
   const pf = pi + 8 * nI;
   const pout = pf + 8 * nF;
-  const pdesc = pout + sectionBytes('ptr', nOut);
-  put('ptr', pin, inHandles);
-  put('i64', pi, iattrs);
-  put('f64', pf, fattrs);
+  const pdesc = pout + 8 * nOut;
+  const pin = pdesc + 8 * nOut * (2 + maxDims);
+  writeI64(pi, iattrs);
+  writeF64(pf, fattrs);
+  writeU32(pin, inHandles);
   const n = M._omw_apply(op, pin, nIn, pi, nI, pf, nF, pout, nOut, pdesc);
   if (n < 0) throw lastError(who);
   const u32 = M.HEAPU32, f64 = M.HEAPF64;

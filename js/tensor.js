@@ -4,7 +4,7 @@
 import { OmError, invalid } from './errors.js';
 import {
   M, requireReady, opId, dtypeCodes, dtypeNames, checkHandle, checkStatus, lastError, marshal,
-  readU32, readF64, scopes, leakAlarm, heapAlloc, callOp, applied, scratch,
+  readU32, readF64, scopes, leakAlarm, heapAlloc, callOp, applied, scratch, writeI64,
 } from './runtime.js';
 import {
   describe, toI64, toI32, toBool, intList, shapeArg, scalarValue, flattenData, toTypedArray,
@@ -371,7 +371,8 @@ export class Tensor {
   #reshape(who, args) {
     const h = this.#use(who);
     const s = intList(args, who, 'shape');
-    const [ps] = marshal(['i64', s]);
+    const ps = scratch(8 * s.length);
+    writeI64(ps, s);
     return wrapChecked(M._omw_reshape(h, ps, s.length), who);
   }
 

@@ -27,7 +27,7 @@ function params(who, args, names, defaults) {
     return out;
   }
   if (args.length > names.length) throw invalid(`${who}: takes at most ${names.length + 1} arguments, got ${args.length + 1}`);
-  args.forEach((v, i) => { if (v !== undefined) out[names[i]] = v; });
+  for (let i = 0; i < args.length; i++) if (args[i] !== undefined) out[names[i]] = args[i];
   return out;
 }
 
