@@ -6,7 +6,8 @@
 //   env OM_BENCH_SAMPLES=7 OM_BENCH_MIN_MS=60 OM_BENCH_NATIVE=0 (skip the native run)
 //
 // All three count 2*N^3 flops per product and report the median GFLOP/s of several samples
-// after warm-up (in JS >= 250 ms per side, so V8 has tiered up); the machine may be shared and
+// after warm-up (in JS >= 250 ms per side and until a function's time per call stops falling, up
+// to 3 s, so V8 has tiered up); the machine may be shared and
 // noisy. A sample repeats the product until it lasts OM_BENCH_MIN_MS. Ours and ORT run in this
 // one Node process, single thread, and their samples alternate (ours, ORT, ours, ...) so that
 // load spikes hit both alike.
@@ -55,6 +56,7 @@ const SIZES = process.argv.length > 2 ? process.argv.slice(2).map(Number) : [256
 const SAMPLES = Number(process.env.OM_BENCH_SAMPLES) || 7;
 const MIN_MS = Number(process.env.OM_BENCH_MIN_MS) || 60;
 const WARM_MS = 250;
+const WARM_MAX_MS = 3000;
 if (!SIZES.every((n) => Number.isInteger(n) && n > 0)) {
   console.error('usage: node tools/bench.mjs [N ...]   (positive integers)');
   process.exit(2);
@@ -107,7 +109,8 @@ const clock = process.env.OM_BENCH_CLOCK === 'wall' ? () => performance.now() : 
   return (u.user + u.system) / 1000;
 };
 
-/** Warm-up (at least WARM_MS each, so V8 has tiered the wasm up from its baseline compiler), then
+/** Warm-up (at least WARM_MS each, and until the time per call stops falling, so V8 has tiered
+ *  the JS and the wasm up from its baseline compilers), then
  *  SAMPLES rounds (or a last argument's { samples }) of one sample of each function in turn
  *  (ours, theirs[, a third, ...]), each repeating its call for >= MIN_MS. Returns the per-call
  *  milliseconds of every sample: ms[k] for the k-th function, msOurs and msOrt for the first two. */
@@ -119,11 +122,23 @@ async function alternate(...args) {
     for (let i = 0; i < reps; i++) await fn();
     return (clock() - t0) / reps;
   };
+  // At least WARM_MS, then windows of 100 ms until one is no faster than the best before it (up to
+  // WARM_MAX_MS): V8 tiers JS and wasm up on background threads, whose CPU time this process's
+  // clock counts, and code with many small functions (the eager path) takes longer to settle.
   const warm = async (fn) => {
     const t0 = clock();
     let calls = 0;
     do { await fn(); calls++; } while (clock() - t0 < WARM_MS);
-    return calls > 1 ? time(fn, 2) : (clock() - t0); // a call that is its own warm-up is timed once
+    if (calls < 2) return clock() - t0; // a call that is its own warm-up is timed once
+    for (let best = Infinity; clock() - t0 < WARM_MAX_MS;) {
+      const w0 = clock();
+      let n = 0;
+      do { await fn(); n++; } while (clock() - w0 < 100);
+      const ms = (clock() - w0) / n;
+      if (ms >= best * 0.97) break;
+      best = Math.min(best, ms);
+    }
+    return time(fn, 2);
   };
   const reps = [];
   for (const fn of fns) reps.push(Math.ceil(MIN_MS / Math.max(await warm(fn), 1e-3)));

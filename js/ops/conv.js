@@ -40,7 +40,7 @@ function splitBias(bias, options) {
 /** PyTorch's unbatched form: an input with one dim fewer than `dims` gets a batch of one
  *  (unsqueeze), which run's result loses again (squeeze). */
 function maybeUnbatched(input, dims, run) {
-  if (!(input instanceof Tensor) || input.isDisposed || input.shape.length !== dims - 1) return run(input);
+  if (!(input instanceof Tensor) || input.isDisposed || input.ndim !== dims - 1) return run(input);
   const x = input.unsqueeze(0);
   try {
     const y = run(x);
@@ -75,17 +75,18 @@ function convPadding(padding, weight, n, stride, dilation, who) {
   return [total.map((t) => t / 2n), endPad.some((p) => p) ? endPad : null];
 }
 
+const CONV_OPTIONS = ['stride', 'padding', 'dilation', 'groups'];
+
 function conv(who, op, n, input, weight, bias, options) {
   requireReady(who);
   [bias, options] = splitBias(bias, options);
-  const o = optionsArg(options, who, ['stride', 'padding', 'dilation', 'groups']);
+  const o = optionsArg(options, who, CONV_OPTIONS);
   handle(input, who, 'input');
   handle(weight, who, 'weight');
   const stride = sizes(o.stride ?? 1, n, who, 'stride');
   const dilation = sizes(o.dilation ?? 1, n, who, 'dilation');
   const [padding, endPad] = convPadding(o.padding ?? 0, weight, n, stride, dilation, who);
-  const groups = toI64(o.groups ?? 1, who, 'groups');
-  const attrs = [...stride, ...padding, ...dilation, groups];
+  const attrs = [...stride, ...padding, ...dilation, toI64(o.groups ?? 1, who, 'groups')];
   const run = (x) => applyOp(who, op, inputs(who, x, weight, bias), attrs);
   return maybeUnbatched(input, n + 2, endPad ? (x) => tidy(() => run(pad(x, endPad))) : run);
 }
