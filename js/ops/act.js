@@ -20,9 +20,10 @@ function isOptions(x) {
 function params(who, args, names, defaults) {
   const out = { ...defaults };
   if (args.length === 1 && isOptions(args[0])) {
-    for (const [k, v] of Object.entries(args[0])) {
+    const opts = args[0];
+    for (const k of Object.keys(opts)) {
       if (!names.includes(k)) throw invalid(`${who}: unknown option '${k}' (expected ${names.map((n) => `'${n}'`).join(', ')})`);
-      if (v !== undefined) out[k] = v;
+      if (opts[k] !== undefined) out[k] = opts[k];
     }
     return out;
   }
