@@ -227,9 +227,11 @@ double om__get_flat(const om_tensor *t, int64_t k);
 double om__exp(double x);
 /** x[k] = om__exp(x[k]) for k < n, the same bits, two at a time with vector arithmetic. */
 void om__exp_n(double *x, int64_t n);
-/** y[k] = om__erff(x[k]) for k < n, the same bits, two at a time where both take its first
- *  branch (y may be x). */
+/** y[k] = om__erff(x[k]), om__tanhf(x[k]), om__sigmoidf(x[k]) for k < n (y may be x): the same
+ *  bits, four at a time on two pairs of double lanes. */
 void om__erff_n(const float *x, float *y, int64_t n);
+void om__tanhf_n(const float *x, float *y, int64_t n);
+void om__sigmoidf_n(const float *x, float *y, int64_t n);
 double om__log(double x);
 double om__log1p(double x);
 double om__pow(double x, double y);
@@ -240,6 +242,8 @@ float om__logf(float x);
 float om__log1pf(float x);
 float om__tanhf(float x);
 float om__erff(float x);
+/** 1 / (1 + e^-x) in float, from om__expf(-|x|). */
+float om__sigmoidf(float x);
 float om__powf(float x, float y);
 
 /* ---- random numbers (src/core/rng.c) ---- */
