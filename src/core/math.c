@@ -108,13 +108,21 @@ static inline __attribute__((always_inline)) v2d exp_core2_poly(v2d x, bool shor
 }
 static v2d exp_core2(v2d x) { return exp_core2_poly(x, false); }
 
+/* where m, a else b, lane by lane (m all ones or all zeros) */
+static inline v2d pick2(v2i m, v2d a, v2d b) { return (v2d)((m & (v2i)a) | (~m & (v2i)b)); }
+
+/* Two lanes at a time where each is in exp_core2's range or below -745.2, where exp_of gives 0
+ * (a masked score in a softmax row is -inf or a large negative: half of a causal row). */
 void om__exp_n(double *x, int64_t n) {
+  const v2d lo = {-700.0, -700.0}, hi = {700.0, 700.0}, gone = {-745.2, -745.2}, zero = {0.0, 0.0};
   int64_t k = 0;
   for (; k + 2 <= n; k += 2) {
-    v2d v = {x[k], x[k + 1]};
-    if (v[0] >= -700 && v[0] <= 700 && v[1] >= -700 && v[1] <= 700) {
-      v = exp_core2(v);
-      x[k] = v[0], x[k + 1] = v[1];
+    v2d v;
+    memcpy(&v, x + k, sizeof v);
+    v2i under = v < gone, ok = ((v >= lo) & (v <= hi)) | under;
+    if (ok[0] & ok[1]) {
+      v = pick2(under, zero, exp_core2(pick2(under, lo, v)));
+      memcpy(x + k, &v, sizeof v);
     } else {
       x[k] = om__exp(x[k]), x[k + 1] = om__exp(x[k + 1]);
     }
@@ -273,8 +281,6 @@ typedef float v2f __attribute__((vector_size(8)));
 typedef int32_t v4i __attribute__((vector_size(16)));
 static const v2i SIGN2 = {INT64_MIN, INT64_MIN};
 
-/* where m, a else b, lane by lane (m all ones or all zeros) */
-static inline v2d pick2(v2i m, v2d a, v2d b) { return (v2d)((m & (v2i)a) | (~m & (v2i)b)); }
 /* |v| with the sign bit of s */
 static inline v2d with_sign2(v2d v, v2d s) { return (v2d)(((v2i)v & ~SIGN2) | ((v2i)s & SIGN2)); }
 
