@@ -190,6 +190,17 @@ const char *om__shape_str(char *buf, size_t len, const int64_t *shape, int ndim)
 /** Checks that none of n tensors is NULL; for a NULL one sets InvalidArgument only if no error is pending. */
 bool om__check_inputs(const char *who, om_tensor *const *ts, int n);
 
+/* ---- threads (src/core/threads.c) ---- */
+/** The most threads a kernel uses (the caller and OM_MAX_THREADS - 1 workers). */
+#define OM_MAX_THREADS 4
+/** One part of a job: part in [0, parts), worker in [0, threads used) names the scratch the part
+ *  may use. Runs on any thread: it must not allocate, fail, record or trace (per-thread state). */
+typedef void (*om__part_fn)(void *ctx, int part, int worker);
+/** Runs fn(ctx, p, w) for every part p on at most `most` threads (the caller among them) and
+ *  returns when all are done; returns how many threads took part (worker ids below it). The
+ *  parts must not depend on the thread count for the bits to stay the same. */
+int om__parallel(int parts, int most, om__part_fn fn, void *ctx);
+
 /* ---- allocation and storages ---- */
 /** malloc with an overflow-checked uint64 size; OutOfMemory naming who on failure. */
 void *om__alloc(uint64_t nbytes, const char *who);

@@ -143,11 +143,11 @@ static void micro_rows(int kc, const float *ap, const float *b, const int64_t *k
  * place, not packed (packing B costs as much as the product when each value of it is used
  * fewer than MR times), and each C element summed as micro sums it: from zero, k ascending
  * within a KC block, each block's sum added to C in order. */
-static void small_m(strided a, strided b, float *c, int64_t m, int64_t n, int64_t k, bool acc) {
+static void small_m(strided a, strided b, float *c, int64_t ldc, int64_t m, int64_t n, int64_t k, bool acc) {
   for (int64_t i = 0; i < m; i++)
     for (int64_t j0 = 0; j0 < n; j0 += NR) {
       int nr = (int)(n - j0 < NR ? n - j0 : NR);
-      float *cr = c + i * n + j0;
+      float *cr = c + i * ldc + j0;
       for (int64_t pc = 0; pc < k; pc += KC) {
         int64_t kend = k - pc < KC ? k : pc + KC;
         v4f s0 = {0, 0, 0, 0}, s1 = s0;
@@ -173,14 +173,14 @@ static void small_m(strided a, strided b, float *c, int64_t m, int64_t n, int64_
     }
 }
 
-/* C (contiguous, ldc = n) = A B (or C += A B with acc) for one matrix pair, with scratch panels ap and bp. */
-static void gemm(strided a, strided b, float *c, int64_t m, int64_t n, int64_t k, float *ap, float *bp, bool acc) {
+/* C (row stride ldc) = A B (or C += A B with acc) for one matrix pair, with scratch panels ap and bp. */
+static void gemm(strided a, strided b, float *c, int64_t ldc, int64_t m, int64_t n, int64_t k, float *ap, float *bp, bool acc) {
   if (m < MR && k > 0) {
-    small_m(a, b, c, m, n, k, acc);
+    small_m(a, b, c, ldc, m, n, k, acc);
     return;
   }
   if (k == 0) {
-    if (!acc) memset(c, 0, sizeof(float) * (size_t)(m * n));
+    for (int64_t i = 0; !acc && i < m; i++) memset(c + i * ldc, 0, sizeof(float) * (size_t)n);
     return;
   }
   for (int64_t jc = 0; jc < n; jc += NC) {
@@ -193,33 +193,106 @@ static void gemm(strided a, strided b, float *c, int64_t m, int64_t n, int64_t k
         pack_a(ap, (strided){a.p + ic * a.rs + pc * a.cs, a.rs, a.cs}, mc, kc);
         for (int64_t jr = 0; jr < nc; jr += NR)
           for (int64_t ir = 0; ir < mc; ir += MR)
-            micro((int)kc, ap + ir * kc, bp + jr * kc, c + (ic + ir) * n + jc + jr, n,
+            micro((int)kc, ap + ir * kc, bp + jr * kc, c + (ic + ir) * ldc + jc + jr, ldc,
                   (int)(mc - ir < MR ? mc - ir : MR), (int)(nc - jr < NR ? nc - jr : NR), acc || pc > 0);
       }
     }
   }
 }
 
-/* Scratch panels for gemm on an m x n x k product (freed by the caller). */
+/* ---- products on several threads ----
+ * A job is `batches` products C_t = A_t B_t (C_t at c + t m n, ldc = n), each split into `per`
+ * parts by columns of C (or by rows, where C is taller than wide): part p is product p / per,
+ * block p % per. Every C element is summed in the same order whatever the block (see the top
+ * of the file), so the split changes nothing in the bits; it is chosen from the sizes alone. */
+
+/* Below this many multiply-adds a product is one part: waking the workers would cost more. */
+#define PART_MACS ((double)(1 << 19))
+
+/* Scratch panels for gemm on an m x n x k product, B's only when bp is not NULL (freed by the
+ * caller, also on failure). */
 static bool panels(int64_t m, int64_t n, int64_t k, float **ap, float **bp, const char *who) {
   int64_t kc = k < KC ? k : KC, ncp = ((n < NC ? n : NC) + NR - 1) / NR * NR, mcp = ((m < MC ? m : MC) + MR - 1) / MR * MR;
   *ap = om__alloc((uint64_t)(mcp * kc + 1) * sizeof(float), who);
-  *bp = *ap ? om__alloc((uint64_t)(kc * ncp + 1) * sizeof(float), who) : NULL;
-  if (*bp) return true;
-  free(*ap);
-  return false;
+  if (bp) *bp = *ap ? om__alloc((uint64_t)(kc * ncp + 1) * sizeof(float), who) : NULL;
+  return *ap && (!bp || *bp);
+}
+
+typedef struct gemm_job {
+  strided a, b;
+  float *c;
+  int64_t m, n, k, ldc;
+  bool acc;
+  const int64_t *boff; /* per product: the offsets of A_t and B_t (NULL: one product) */
+  const int64_t *koff; /* om__gemm_rows: B's rows in place (b.p + koff[kk]), else NULL */
+  int64_t first;       /* the job's parts cover products first, first + 1, ... */
+  int per;             /* blocks per product */
+  bool by_rows;        /* blocks of step rows of C, else of step columns */
+  int64_t step;
+  float *ap[OM_MAX_THREADS], *bp[OM_MAX_THREADS]; /* each thread's panels */
+} gemm_job;
+
+/* Splits each product of job j into blocks (j->per of them, j->step rows or columns each). */
+static void split(gemm_job *j) {
+  double macs = (double)j->m * (double)j->n * (double)j->k;
+  int per = macs < 2 * PART_MACS ? 1 : macs < 16 * PART_MACS ? 4 : 12; /* 12: even on 2, 3 and 4 threads */
+  j->by_rows = j->m > j->n;
+  int64_t len = j->by_rows ? j->m : j->n, unit = j->by_rows ? MR : NR, units = (len + unit - 1) / unit;
+  if (units < per) per = (int)units;
+  j->step = (units + per - 1) / per * unit;
+  j->per = (int)((len + j->step - 1) / j->step);
+}
+
+static void gemm_part(void *ctx, int part, int worker) {
+  const gemm_job *j = ctx;
+  int64_t t = j->first + part / j->per, lo = part % j->per * j->step, len = j->by_rows ? j->m : j->n;
+  int64_t hi = lo + j->step < len ? lo + j->step : len;
+  strided a = j->a, b = j->b;
+  float *c = j->c + t * j->m * j->n;
+  if (j->boff) a.p += j->boff[2 * t], b.p += j->boff[2 * t + 1];
+  int64_t m = j->m, n = j->n;
+  if (j->by_rows) a.p += lo * a.rs, c += lo * j->ldc, m = hi - lo;
+  else b.p += lo * (j->koff ? 1 : b.cs), c += lo, n = hi - lo;
+  if (!j->koff) {
+    gemm(a, b, c, j->ldc, m, n, j->k, j->ap[worker], j->bp[worker], j->acc);
+    return;
+  }
+  for (int64_t pc = 0; pc < j->k; pc += KC) {
+    int64_t kc = j->k - pc < KC ? j->k - pc : KC;
+    for (int64_t ic = 0; ic < m; ic += MC) {
+      int64_t mc = m - ic < MC ? m - ic : MC;
+      float *ap = j->ap[worker];
+      pack_a(ap, (strided){a.p + ic * a.rs + pc * a.cs, a.rs, a.cs}, mc, kc);
+      for (int64_t jr = 0; jr < n; jr += NR)
+        for (int64_t ir = 0; ir < mc; ir += MR)
+          micro_rows((int)kc, ap + ir * kc, b.p + jr, j->koff + pc, c + (ic + ir) * j->ldc + jr, j->ldc,
+                     (int)(mc - ir < MR ? mc - ir : MR), (int)(n - jr < NR ? n - jr : NR), pc > 0);
+    }
+  }
+}
+
+/* Runs a job of `batches` products on the pool, with panels for each thread taking part (B's
+ * only when B is packed); false with OutOfMemory naming who. */
+static bool run_job(gemm_job *j, int64_t batches, const char *who) {
+  if (j->m == 0 || j->n == 0 || batches == 0) return true;
+  split(j);
+  int threads = (double)batches * j->m * j->n * j->k < 2 * PART_MACS ? 1 : om_get_num_threads();
+  if (threads > batches * j->per) threads = (int)(batches * j->per);
+  int64_t m = j->by_rows ? j->step : j->m, n = j->by_rows ? j->n : j->step;
+  bool ok = true;
+  for (int i = 0; ok && i < threads; i++) ok = panels(m, n, j->k, &j->ap[i], j->koff ? NULL : &j->bp[i], who);
+  int64_t chunk = ((int64_t)1 << 24) / j->per; /* products per om__parallel call: the parts fit an int */
+  for (j->first = 0; ok && j->first < batches; j->first += chunk)
+    om__parallel((int)((batches - j->first < chunk ? batches - j->first : chunk) * j->per), threads, gemm_part, j);
+  for (int i = 0; i < threads; i++) free(j->ap[i]), free(j->bp[i]);
+  return ok;
 }
 
 /* om__gemm and om__gemm_acc: C = A B, or C += A B with acc. */
 static bool gemm_call(const float *a, int64_t ars, int64_t acs, const float *b, int64_t brs, int64_t bcs, float *c,
                       int64_t m, int64_t n, int64_t k, bool acc, const char *who) {
-  if (m == 0 || n == 0) return true;
-  float *ap, *bp;
-  if (!panels(m, n, k, &ap, &bp, who)) return false;
-  gemm((strided){a, ars, acs}, (strided){b, brs, bcs}, c, m, n, k, ap, bp, acc);
-  free(ap);
-  free(bp);
-  return true;
+  gemm_job j = {.a = {a, ars, acs}, .b = {b, brs, bcs}, .c = c, .m = m, .n = n, .k = k, .ldc = n, .acc = acc};
+  return run_job(&j, 1, who);
 }
 
 bool om__gemm(const float *a, int64_t ars, int64_t acs, const float *b, int64_t brs, int64_t bcs, float *c,
@@ -268,10 +341,8 @@ static bool forward_matmul(om_call *c) {
   om__broadcast_strides(&ba, nb, sa);
   om__broadcast_strides(&bb, nb, sb);
   for (int d = 0; d < nb; d++) batches *= o->shape[d];
-  float *ap, *bp;
-  if (!panels(m, n, k, &ap, &bp, "matmul")) return false;
-  const float *pa = (const float *)om__data(a), *pb = (const float *)om__data(b);
-  float *pc = (float *)om__data(o);
+  int64_t *boff = om__alloc(sizeof(int64_t) * (uint64_t)(2 * batches + 1), "matmul");
+  if (!boff) return false;
   for (int64_t t = 0; t < batches; t++) {
     int64_t oa = 0, ob = 0, rem = t;
     for (int d = nb - 1; d >= 0; d--) {
@@ -280,13 +351,14 @@ static bool forward_matmul(om_call *c) {
       oa += i * sa[d];
       ob += i * sb[d];
     }
-    strided A = {pa + oa, a->strides[a->ndim - 2], a->strides[a->ndim - 1]};
-    strided B = {pb + ob, b->strides[b->ndim - 2], b->strides[b->ndim - 1]};
-    gemm(A, B, pc + t * m * n, m, n, k, ap, bp, false);
+    boff[2 * t] = oa, boff[2 * t + 1] = ob;
   }
-  free(ap);
-  free(bp);
-  return true;
+  gemm_job j = {.a = {(const float *)om__data(a), a->strides[a->ndim - 2], a->strides[a->ndim - 1]},
+                .b = {(const float *)om__data(b), b->strides[b->ndim - 2], b->strides[b->ndim - 1]},
+                .c = (float *)om__data(o), .m = m, .n = n, .k = k, .ldc = n, .boff = boff};
+  bool ok = run_job(&j, batches, "matmul");
+  free(boff);
+  return ok;
 }
 
 /* dA = g B^T, dB = A^T g, each summed over broadcast batch dims. */
@@ -549,8 +621,8 @@ static bool forward_attention(om_call *c) {
   for (int d = 0; d < nb; d++) batches *= o->shape[d];
   if (batches == 0 || L == 0 || Ev == 0) return true;
   int64_t rows = L < ATTN_ROWS ? L : ATTN_ROWS;
-  float *ap, *bp;
-  if (!panels(rows, S > Ev ? S : Ev, E > S ? E : S, &ap, &bp, "attention")) return false;
+  float *ap, *bp = NULL;
+  if (!panels(rows, S > Ev ? S : Ev, E > S ? E : S, &ap, &bp, "attention")) return free(ap), free(bp), false;
   float *sc = om__alloc(sizeof(float) * (uint64_t)(rows * S + 1), "attention");
   double *e = sc ? om__alloc(sizeof(double) * (uint64_t)(S + 1), "attention") : NULL;
   if (!e) {
@@ -572,7 +644,7 @@ static bool forward_attention(om_call *c) {
     for (int64_t i0 = 0; i0 < L; i0 += rows) {
       int64_t rb = L - i0 < rows ? L - i0 : rows;
       strided Q = {pq + oq + i0 * q->strides[q->ndim - 2], q->strides[q->ndim - 2], q->strides[q->ndim - 1]};
-      gemm(Q, K, sc, rb, S, E, ap, bp, false);
+      gemm(Q, K, sc, S, rb, S, E, ap, bp, false);
       for (int64_t i = 0; i < rb; i++) {
         float *row = sc + i * S;
         const char *mrow = pm ? pm + om + (i0 + i) * smask[nb] : NULL;
@@ -591,7 +663,7 @@ static bool forward_attention(om_call *c) {
           }
         om__softmax_row(row, row, S, 1, e, false);
       }
-      gemm((strided){sc, S, 1}, V, po + (t * L + i0) * Ev, rb, Ev, S, ap, bp, false);
+      gemm((strided){sc, S, 1}, V, po + (t * L + i0) * Ev, Ev, rb, Ev, S, ap, bp, false);
     }
   }
   free(ap), free(bp), free(sc), free(e);
@@ -762,20 +834,6 @@ bool om__gemm_rows(const float *a, int64_t ars, int64_t acs, const float *b, con
     for (int64_t i = 0; i < m; i++) memset(c + i * ldc, 0, sizeof(float) * (size_t)n);
     return true;
   }
-  int64_t kc0 = k < KC ? k : KC, mcp = ((m < MC ? m : MC) + MR - 1) / MR * MR;
-  float *ap = om__alloc((uint64_t)(mcp * kc0 + 1) * sizeof(float), who);
-  if (!ap) return false;
-  for (int64_t pc = 0; pc < k; pc += KC) {
-    int64_t kc = k - pc < KC ? k - pc : KC;
-    for (int64_t ic = 0; ic < m; ic += MC) {
-      int64_t mc = m - ic < MC ? m - ic : MC;
-      pack_a(ap, (strided){a + ic * ars + pc * acs, ars, acs}, mc, kc);
-      for (int64_t jr = 0; jr < n; jr += NR)
-        for (int64_t ir = 0; ir < mc; ir += MR)
-          micro_rows((int)kc, ap + ir * kc, b + jr, koff + pc, c + (ic + ir) * ldc + jr, ldc,
-                     (int)(mc - ir < MR ? mc - ir : MR), (int)(n - jr < NR ? n - jr : NR), pc > 0);
-    }
-  }
-  free(ap);
-  return true;
+  gemm_job j = {.a = {a, ars, acs}, .b = {b, 0, 1}, .c = c, .m = m, .n = n, .k = k, .ldc = ldc, .koff = koff};
+  return run_job(&j, 1, who);
 }
