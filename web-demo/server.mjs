@@ -110,6 +110,10 @@ async function handle(req, res, mounts) {
     'Content-Length': file.size,
     'Cache-Control': 'no-cache',
     'X-Content-Type-Options': 'nosniff',
+    // cross-origin isolation: the page may share memory with its workers, so onemodel loads its
+    // threaded build (js/runtime.js); everything it loads comes from this origin
+    'Cross-Origin-Opener-Policy': 'same-origin',
+    'Cross-Origin-Embedder-Policy': 'require-corp',
   });
   if (req.method === 'HEAD') return res.end();
   createReadStream(file.path).on('error', () => res.destroy()).pipe(res);

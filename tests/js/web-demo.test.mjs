@@ -124,6 +124,12 @@ describe('web-demo page in Chromium', () => {
     await shot('1-loaded');
   });
 
+  test('the page is cross-origin isolated and says how many threads onemodel computes on: the cores, up to 4', async () => {
+    assert.equal(await page.evaluate(() => crossOriginIsolated), true);
+    const n = Math.min(4, await page.evaluate(() => navigator.hardwareConcurrency));
+    assert.equal(await text('#threads'), n === 1 ? '1 thread' : `${n} threads`);
+  });
+
   let traced;   // the .onnx the page traced of the UNet, for the verify test
   test('trace a zoo model at edited shapes: one graph box per node, the symbols shown, the bytes Node makes', async () => {
     await pick('unet');

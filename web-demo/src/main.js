@@ -134,7 +134,9 @@ class Page {
 
   async start() {
     try {
-      const { names } = await this.jobs.run('zoo');
+      const { names, threads } = await this.jobs.run('zoo');
+      // more than one where the page is cross-origin isolated (server.mjs sends COOP and COEP)
+      $('#threads').textContent = threads === 1 ? '1 thread' : `${threads} threads`;
       const select = $('#model-select');
       for (const name of names) select.append(h('option', { value: name, textContent: name }));
       select.append(h('option', { value: OWN, textContent: 'Your own model…' }));

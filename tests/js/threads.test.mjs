@@ -1,0 +1,128 @@
+// Threads in WASM: Node loads the threaded build (js/dist/onemodel-mt.*, docs/api.md "Threads");
+// om.setNumThreads and om.numThreads with their errors, and the same bits on 1 and 2 threads for
+// a matrix product, convolutions with their gradients, and two zoo models (forward, and a
+// training step's gradients) at sizes where their products are split.
+import { test, describe, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { availableParallelism } from 'node:os';
+import * as om from 'onemodel';
+import { memoryHooks } from './helpers.mjs';
+import { GPT } from '../../examples/zoo/gpt.mjs';
+import { UNet } from '../../examples/zoo/unet.mjs';
+
+memoryHooks();
+
+const MOST = Math.min(4, availableParallelism()); // the default: the cores, capped at 4
+after(() => om.setNumThreads(MOST));
+
+/** The error check of assert.throws: an OmError of kind `kind` whose message matches `re`. */
+const omError = (kind, re) => (e) => e instanceof om.OmError && e.kind === kind && re.test(e.message);
+
+/** fn() -> tensors, run on 1 and on 2 threads: the same shapes and bits (compared as uint32). */
+function sameBits(what, fn) {
+  const run = (n) => {
+    assert.equal(om.setNumThreads(n), Math.min(n, MOST));
+    const ts = fn();
+    const out = ts.map((t) => ({ shape: t.shape, bits: new Uint32Array(t.toArray().buffer) }));
+    om.dispose(ts);
+    return out;
+  };
+  const one = run(1), two = run(2);
+  assert.equal(one.length, two.length);
+  one.forEach((r, i) => {
+    assert.deepEqual(two[i].shape, r.shape, `${what}: output ${i}'s shape`);
+    assert.ok(Buffer.from(two[i].bits.buffer).equals(Buffer.from(r.bits.buffer)), `${what}: output ${i} differs between 1 and 2 threads`);
+  });
+}
+
+/** The gradients of loss(model) for every parameter, after one backward pass. */
+function grads(model, loss) {
+  const params = model.parameters();
+  params.forEach((p) => p.zeroGrad?.());
+  const l = loss();
+  l.backward();
+  l.dispose();
+  return params.map((p) => p.grad.clone());
+}
+
+describe('om.setNumThreads and om.numThreads', () => {
+  test('the default is the cores available, capped at 4; a count above the cap gives the cap', () => {
+    assert.equal(om.numThreads(), MOST);
+    assert.equal(om.setNumThreads(1), 1);
+    assert.equal(om.numThreads(), 1);
+    assert.equal(om.setNumThreads(64), MOST);
+    assert.equal(om.numThreads(), MOST);
+  });
+
+  test('a count that is not an integer of at least 1 is an InvalidArgument, and changes nothing', () => {
+    om.setNumThreads(1);
+    assert.throws(() => om.setNumThreads(0), omError('InvalidArgument', /^setNumThreads: expected an integer of at least 1, got 0$/));
+    assert.throws(() => om.setNumThreads(1.5), omError('InvalidArgument', /got 1\.5$/));
+    assert.throws(() => om.setNumThreads('2'), omError('InvalidArgument', /got string$/));
+    assert.throws(() => om.setNumThreads(), omError('InvalidArgument', /got undefined$/));
+    assert.equal(om.numThreads(), 1);
+  });
+});
+
+describe('the same bits on 1 and 2 threads', () => {
+  test('matmul: wide, tall and batched products, transposed operands', () => {
+    const ts = [[om.randn([200, 300], { seed: 1 }), om.randn([300, 500], { seed: 2 })],
+      [om.randn([3000, 64], { seed: 3 }), om.randn([64, 24], { seed: 4 })],
+      [om.randn([6, 64, 80], { seed: 5 }), om.randn([6, 80, 96], { seed: 6 })]];
+    try {
+      for (const [a, b] of ts) {
+        sameBits(`matmul ${a.shape} x ${b.shape}`, () => [a.matmul(b)]);
+        sameBits(`matmul transposed ${a.shape} x ${b.shape}`, () => om.tidy(() => [b.transpose(-1, -2).matmul(a.transpose(-1, -2))]));
+      }
+    } finally {
+      om.dispose(ts.flat());
+    }
+  });
+
+  test('conv2d at stride 1 and 2, and its gradients', () => {
+    const F = om.nn.functional;
+    const x = om.randn([2, 16, 32, 32], { seed: 7 }), w = om.randn([32, 16, 3, 3], { seed: 8 }), b = om.randn([32], { seed: 9 });
+    try {
+      for (const stride of [1, 2]) {
+        sameBits(`conv2d stride ${stride}`, () => om.tidy(() => {
+          const [xg, wg, bg] = [x, w, b].map((t) => {
+            const c = t.clone();
+            c.requiresGrad = true;
+            return c;
+          });
+          const y = F.conv2d(xg, wg, bg, { stride, padding: 1 });
+          y.mul(y).sum().backward();
+          return [y.detach(), xg.grad.clone(), wg.grad.clone(), bg.grad.clone()];
+        }));
+      }
+    } finally {
+      om.dispose([x, w, b]);
+    }
+  });
+
+  test('the zoo GPT (d 128, batch 8 of 32 tokens): logits and a training step\'s gradients', () => {
+    const model = new GPT({ vocab: 256, d: 128, heads: 4, maxLen: 64 });
+    const ids = om.tidy(() => om.rand([8, 32], { seed: 10 }).mul(256).long());
+    try {
+      model.eval();
+      sameBits('gpt logits', () => om.noGrad(() => [model.forward(ids)]));
+      model.train();
+      sameBits('gpt gradients', () => grads(model, () => om.tidy(() => model.forward(ids).pow(2).mean())));
+    } finally {
+      ids.dispose();
+      model.dispose();
+    }
+  });
+
+  test('the zoo UNet (batch 4 of 2 x 64 x 64): output and a training step\'s gradients', () => {
+    const model = new UNet();
+    const x = om.randn([4, 2, 64, 64], { seed: 11 });
+    try {
+      sameBits('unet output', () => om.noGrad(() => [model.forward(x)]));
+      sameBits('unet gradients', () => grads(model, () => om.tidy(() => model.forward(x).pow(2).mean())));
+    } finally {
+      x.dispose();
+      model.dispose();
+    }
+  });
+});
