@@ -44,6 +44,9 @@ const canShareMemory = isNode || globalThis.crossOriginIsolated === true;
  */
 const THREADED_GLUE = './dist/onemodel-mt.mjs';
 
+/** js/dist/ (Node only; a variable too, so that Vite does not look for it at build time). */
+const DIST = './dist/';
+
 /** The cores the host reports (Node: os.availableParallelism; a page: navigator.hardwareConcurrency). */
 async function cores() {
   if (isNode) {
@@ -70,12 +73,13 @@ async function instantiate(threaded) {
     if (threaded) opts.omWorkers = Math.max(0, Math.min(4, await cores()) - 1); // started with the module
     if (isNode) {
       const { readFile } = await nodeBuiltin('node:fs/promises');
-      opts.wasmBinary = await readFile(new URL(`./dist/${name}.wasm`, import.meta.url));
+      const dist = new URL(DIST, import.meta.url);
+      opts.wasmBinary = await readFile(new URL(`${name}.wasm`, dist));
       if (threaded) { // the glue's Node code wants CommonJS's require and __dirname (wasm/node-require.js)
         const { createRequire } = await nodeBuiltin('node:module');
         const { fileURLToPath } = await nodeBuiltin('node:url');
         opts.omRequire = createRequire(import.meta.url);
-        opts.omDirname = fileURLToPath(new URL('./dist/', import.meta.url));
+        opts.omDirname = fileURLToPath(dist);
       }
     }
     const mod = await factory(opts);

@@ -206,9 +206,12 @@ export { total, wrong };
       }
     }
 
-    /** openPage on path of dir, served on 127.0.0.1 (web-demo/server.mjs). */
-    async function openApp(dir, path) {
-      const server = await serve({ port: 0, mounts: [['/', dir]] });
+    /**
+     * openPage on path of dir, served on 127.0.0.1 (web-demo/server.mjs); isolated: cross-origin
+     * isolated (onemodel loads its threaded build where it finds it), else not (the single-thread build).
+     */
+    async function openApp(dir, path, { isolated = false } = {}) {
+      const server = await serve({ port: 0, mounts: [['/', dir]], isolated });
       try {
         return await openPage(new URL(path, server.url).href);
       } finally {
@@ -268,6 +271,12 @@ export { total, wrong };
     test('no bundler: a plain page with an import map runs the model and the trace from node_modules', async () => {
       const { result, wasm } = await openApp(app, 'importmap.html');
       assert.deepEqual(wasm, [['/node_modules/onemodel/js/dist/onemodel.wasm', 200]]);
+      assert.deepEqual(result, expected);
+    });
+
+    test('no bundler, cross-origin isolated: the page loads the threaded build and gets the same bits', async () => {
+      const { result, wasm } = await openApp(app, 'importmap.html', { isolated: true });
+      assert.deepEqual(wasm, [['/node_modules/onemodel/js/dist/onemodel-mt.wasm', 200]]);
       assert.deepEqual(result, expected);
     });
   });
