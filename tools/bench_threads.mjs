@@ -11,6 +11,10 @@
 // alternating samples (1 thread, 2 threads, 1, ...) so that the load of a shared machine hits
 // both alike, each repeating the call for at least MIN_MS; it prints the medians and their ratio,
 // and the load average before and after (os.loadavg) to judge how busy the machine was.
+// First the machine's own figure: a fixed scalar loop on one worker_thread, then the same loop on
+// two at once (nothing shared), as wall time for the same work per thread: what 2 threads can
+// give on this machine at this moment, the ceiling of the speed-ups below.
+import { Worker } from 'node:worker_threads';
 import { availableParallelism, cpus, loadavg } from 'node:os';
 import * as om from 'onemodel';
 import { GPT } from '../examples/zoo/gpt.mjs';
@@ -64,10 +68,29 @@ function run(name, fn) {
   console.log(`${name.padEnd(44)} ${one.toFixed(2).padStart(9)} ${two.toFixed(2).padStart(9)} ${(one / two).toFixed(2).padStart(7)}x`);
 }
 
+/** Wall ms for `threads` workers each running the same scalar loop at once. */
+async function spin(threads) {
+  const code = `let x = 0; for (let k = 0; k < 1e8; k++) x += k * 0.5; require('node:worker_threads').parentPort.postMessage(x);`;
+  const t0 = performance.now();
+  await Promise.all(Array.from({ length: threads }, () => new Promise((resolve, reject) => {
+    const w = new Worker(code, { eval: true });
+    w.once('message', () => w.terminate().then(resolve));
+    w.once('error', reject);
+  })));
+  return performance.now() - t0;
+}
+
 await om.ready();
 const load = () => loadavg().map((l) => l.toFixed(2)).join(' ');
 console.log(`threads benchmark: ${availableParallelism()} cores, ${cpus()[0]?.model ?? 'unknown CPU'}; Node ${process.version}`);
 console.log(`load average before: ${load()}; wall ms per call, median of ${SAMPLES} alternating samples of >= ${MIN_MS} ms\n`);
+{
+  const ms = { 1: [], 2: [] };
+  for (let i = 0; i < 3; i++) for (const n of [1, 2]) ms[n].push(await spin(n));
+  const [one, two] = [median(ms[1]), median(ms[2])];
+  console.log(`the machine: the same scalar loop on 1 thread and on 2 at once: ${one.toFixed(0)} ms and ${two.toFixed(0)} ms: `
+    + `2 threads do ${(2 * one / two).toFixed(2)}x the work of 1 in the same time\n`);
+}
 console.log(`${'case'.padEnd(44)} ${'1 thread'.padStart(9)} ${'2 threads'.padStart(9)} ${'speed-up'.padStart(8)}`);
 
 const keep = [];
