@@ -1,4 +1,5 @@
-// Matmul benchmark: native C, our WASM through the npm package, and onnxruntime-web's MatMul.
+// Matmul benchmark: native C, our WASM through the npm package, onnxruntime-web's MatMul and
+// TF.js's matMul on tfjs-backend-wasm (XNNPACK).
 //
 //   npm run bench                          bootstrap + build + this script
 //   node tools/bench.mjs [N ...]           sizes (default 256 512 1024), square N x N @ N x N
@@ -14,13 +15,15 @@
 //   (b) WASM: `import * as om from 'onemodel'` as a user would: om.randn, a.matmul(b), dispose;
 //   (c) ORT: onnxruntime-web, wasm EP, numThreads = 1, a one-node MatMul model traced with our
 //       own tracer; each run includes ORT's copies of the inputs in and the output out, as a
-//       user's session.run does.
+//       user's session.run does;
+//   (d) TF.js: tf.matMul on tfjs-backend-wasm, one thread (its single-thread build: in Node it
+//       reports no thread support), on tensors already in its memory (the result not read out).
 // Then the export: an MLP of Linear(1024, 1024) layers (OM_BENCH_EXPORT_LAYERS, default 8:
 // 32 MiB of weights) traced with om.trace, written with toOnnx() and saveOnnx(), and loaded by
 // onnxruntime-web (InferenceSession.create on the same bytes) as the peer figure; with the
 // growth of the process's ArrayBuffer memory (WebAssembly memory included) while saveOnnx
 // streams the file, which is 0 when no copy of the weights is made.
-// Before timing, each size checks that our product and ORT's agree.
+// Before timing, each size checks that our product, ORT's and TF.js's agree.
 // First of all, conv2d (3x3, 64 -> 64 channels, 56x56, batch 1, padding 1): ours through the npm
 // package vs onnxruntime-web's Conv on a model traced with our tracer, alternating samples as
 // above (OM_BENCH_CONV_ONLY=1 stops after it). Then an attention block (batch 1, sequence 128,
@@ -29,9 +32,16 @@
 // fast mode (the attention pass) against exact mode (OM_BENCH_ATTN_ONLY=1 runs only it).
 // Then what tracing with symbolic axes costs against one eager forward (OM_BENCH_TRACE_ONLY=1
 // stops after it). Then the Session: each zoo model traced once (symbolic batch), its .onnx run
-// by om.InferenceSession and by onnxruntime-web at batch 1 and 8, alternating samples, session
-// create times, and the package's size (wasm + glue, gzip) (OM_BENCH_SESSION_ONLY=1 runs only it;
-// OM_BENCH_MODELS=lenet,gpt only those zoo models).
+// by om.InferenceSession and by onnxruntime-web at batch 1 and 8, with the model's eager forward
+// (om.noGrad) as a third column, alternating samples, session create times, and the package's
+// size (wasm + glue, gzip); a GRU classifier (the zoo LSTM file's Classifier('GRU')) after the
+// LSTM (OM_BENCH_SESSION_ONLY=1 runs only it; OM_BENCH_MODELS=lenet,gru only those models), then the
+// Session on the test suite's model families with PyTorch's weights (tests/js/families.mjs; not
+// with OM_BENCH_MODELS).
+// Then training throughput against TF.js: a step of an MLP (vs tfjs-backend-wasm) and of LeNet-5
+// (vs TF.js's cpu backend: its wasm backend has no conv filter gradient), the same weights and
+// batch, alternating samples (OM_BENCH_TRAIN_ONLY=1 runs only it). Last, a summary table with
+// every ratio against a peer measured in the run (docs/performance.md, "Against the peers").
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -89,9 +99,6 @@ function runNative() {
 }
 
 // ---- (b) ours and (c) ORT, alternating samples -----------------------------------------------
-/** Warm-up (at least WARM_MS each, so V8 has tiered the wasm up from its baseline compiler), then
- *  SAMPLES alternating samples of ours and theirs, each repeating its call for >= MIN_MS.
- *  Returns the per-call milliseconds of every sample. */
 // The clock of the side-by-side samples: this process's CPU time (user + system, ms) by default,
 // so that other processes on a shared machine do not count (both engines run one thread, this
 // one: ORT with numThreads 1 and no proxy worker); OM_BENCH_CLOCK=wall for wall time.
@@ -100,7 +107,13 @@ const clock = process.env.OM_BENCH_CLOCK === 'wall' ? () => performance.now() : 
   return (u.user + u.system) / 1000;
 };
 
-async function alternate(ours, theirs) {
+/** Warm-up (at least WARM_MS each, so V8 has tiered the wasm up from its baseline compiler), then
+ *  SAMPLES rounds (or a last argument's { samples }) of one sample of each function in turn
+ *  (ours, theirs[, a third, ...]), each repeating its call for >= MIN_MS. Returns the per-call
+ *  milliseconds of every sample: ms[k] for the k-th function, msOurs and msOrt for the first two. */
+async function alternate(...args) {
+  const { samples = SAMPLES } = typeof args.at(-1) === 'function' ? {} : args.pop();
+  const fns = args;
   const time = async (fn, reps) => {
     const t0 = clock();
     for (let i = 0; i < reps; i++) await fn();
@@ -108,17 +121,17 @@ async function alternate(ours, theirs) {
   };
   const warm = async (fn) => {
     const t0 = clock();
-    do await fn(); while (clock() - t0 < WARM_MS);
-    return time(fn, 2);
+    let calls = 0;
+    do { await fn(); calls++; } while (clock() - t0 < WARM_MS);
+    return calls > 1 ? time(fn, 2) : (clock() - t0); // a call that is its own warm-up is timed once
   };
-  const repsOurs = Math.ceil(MIN_MS / Math.max(await warm(ours), 1e-3));
-  const repsOrt = Math.ceil(MIN_MS / Math.max(await warm(theirs), 1e-3));
-  const msOurs = [], msOrt = [];
-  for (let s = 0; s < SAMPLES; s++) {
-    msOurs.push(await time(ours, repsOurs));
-    msOrt.push(await time(theirs, repsOrt));
+  const reps = [];
+  for (const fn of fns) reps.push(Math.ceil(MIN_MS / Math.max(await warm(fn), 1e-3)));
+  const ms = fns.map(() => []);
+  for (let s = 0; s < samples; s++) {
+    for (let k = 0; k < fns.length; k++) ms[k].push(await time(fns[k], reps[k]));
   }
-  return { msOurs, msOrt };
+  return { msOurs: ms[0], msOrt: ms[1], ms };
 }
 
 /** max |a - b| over two arrays, and max |b|. */
@@ -138,20 +151,26 @@ async function runWasmAndOrt(n) {
     A: new ort.Tensor('float32', a.toArray(), [n, n]),
     B: new ort.Tensor('float32', b.toArray(), [n, n]),
   };
+  const tf = await loadTfjs();
+  await tf.setBackend('wasm');
+  const [aTf, bTf] = [a, b].map((t) => tf.tensor(t.toArray(), [n, n]));
   const ours = () => { a.matmul(b).dispose(); };
   const theirs = async () => { const r = await session.run(feeds); r.Y.dispose(); };
+  const tfjs = () => { tf.tidy(() => { aTf.matMul(bTf); }); }; // the wasm backend computes it in the call
   try {
-    // Agreement check (also the first warm-up of both).
+    // Agreement check (also the first warm-up of all three).
     const c = a.matmul(b), mine = c.toArray();
     c.dispose();
-    const { err, scale } = maxDiff(mine, (await session.run(feeds)).Y.data);
-    if (!(err <= 1e-5 * scale * Math.sqrt(n))) throw new Error(`n=${n}: ours and ORT differ by ${err} (max |y| ${scale})`);
-
-    const { msOurs, msOrt } = await alternate(ours, theirs);
-    return { wasm: gflops(n, median(msOurs)), ort: gflops(n, median(msOrt)), err };
+    for (const [peer, y] of [['ORT', (await session.run(feeds)).Y.data], ['TF.js', tf.tidy(() => aTf.matMul(bTf).dataSync())]]) {
+      const { err, scale } = maxDiff(mine, y);
+      if (!(err <= 1e-5 * scale * Math.sqrt(n))) throw new Error(`n=${n}: ours and ${peer} differ by ${err} (max |y| ${scale})`);
+    }
+    const { ms: [msOurs, msOrt, msTf] } = await alternate(ours, theirs, tfjs);
+    return { wasm: gflops(n, median(msOurs)), ort: gflops(n, median(msOrt)), tfjs: gflops(n, median(msTf)) };
   } finally {
     a.dispose();
     b.dispose();
+    tf.dispose([aTf, bTf]);
     await session.release();
   }
 }
@@ -193,18 +212,27 @@ async function runConv() {
   }
 }
 
-// A LeNet-5 training step: batch 64 of 1x28x28, conv(1->6, 5, pad 2)-relu-maxpool(2),
-// conv(6->16, 5)-relu-maxpool(2), Linear 400-120-84-10, MSE to zero, backward, SGD update.
-function lenetStepMs() {
+// LeNet-5: conv(1->6, 5, pad 2)-relu-maxpool(2), conv(6->16, 5)-relu-maxpool(2), Linear
+// 400-120-84-10 on 1x28x28 images; the weights from om.manualSeed(1). The conv part's training
+// step below and the training comparison with TF.js both use it.
+function lenet5() {
   const F = om.nn.functional;
   om.manualSeed(1);
   const convs = [new om.nn.Conv2d(1, 6, 5, { padding: 2 }), new om.nn.Conv2d(6, 16, 5)];
   const fcs = [new om.nn.Linear(400, 120), new om.nn.Linear(120, 84), new om.nn.Linear(84, 10)];
-  const params = [...convs, ...fcs].flatMap((m) => m.parameters());
+  const forward = (x) => {
+    const h = convs.reduce((t, c) => F.maxPool2d(c.forward(t).relu(), 2), x).reshape(x.shape[0], 400);
+    return fcs.reduce((t, l, i) => (i ? l.forward(t.relu()) : l.forward(t)), h);
+  };
+  return { convs, fcs, forward, params: [...convs, ...fcs].flatMap((m) => m.parameters()), dispose: () => { for (const m of [...convs, ...fcs]) m.dispose(); } };
+}
+
+// A LeNet-5 training step: batch 64 of 1x28x28, MSE to zero, backward, SGD update.
+function lenetStepMs() {
+  const net = lenet5(), params = net.params;
   const x = om.randn([64, 1, 28, 28], { seed: 5 });
   const step = () => om.tidy(() => {
-    const h = convs.reduce((t, c) => F.maxPool2d(c.forward(t).relu(), 2), x).reshape(64, 400);
-    fcs.reduce((t, l, i) => (i ? l.forward(t.relu()) : l.forward(t)), h).pow(2).mean().backward();
+    net.forward(x).pow(2).mean().backward();
     om.noGrad(() => { for (const p of params) p.copy_(p.sub(p.grad.mul(0.01))); });
     for (const p of params) p.zeroGrad();
   });
@@ -216,7 +244,7 @@ function lenetStepMs() {
     for (let i = 0; i < 5; i++) step();
     ms.push((performance.now() - t1) / 5);
   }
-  for (const m of [...convs, ...fcs]) m.dispose();
+  net.dispose();
   x.dispose();
   return median(ms);
 }
@@ -294,6 +322,189 @@ function printAttention(at) {
     `exact mode ${p.exactMs.toFixed(2)} ms, plan ${p.exactBytes} bytes (fast / exact: time ${(p.fastMs / p.exactMs).toFixed(2)}, memory ${(p.fastBytes / p.exactBytes).toFixed(2)})\n`);
 }
 
+// ---- training throughput: ours vs TF.js ------------------------------------------------------
+// One training step (forward, cross-entropy, backward, Adam update with lr 1e-3) at batch 64:
+//   MLP 784-256-128-10 with ReLU, against TF.js 4.22 on its wasm backend (XNNPACK), one thread;
+//   LeNet-5 (lenet5() above), against TF.js's cpu backend (plain JS): its wasm backend has no
+//   conv-filter gradient (Conv2DBackpropFilter); the bench tries one step there and prints the error.
+// Both sides start from the same weights (ours, copied into tf.variables in TF.js's layouts) and
+// train on the same batch (random normal images, random labels). TF.js's step is
+// optimizer.minimize(loss), as its custom training loops write it; ours is zeroGrad, backward,
+// step. Before timing, one step of each must lower the loss on that batch, and the two initial
+// losses must agree (the same model). In Node tfjs-backend-wasm reports no thread support and
+// loads its single-thread SIMD build, which runs on this thread (checked: getThreadsCount() is 1),
+// as does the cpu backend, so this process's CPU time is a fair clock for both.
+let tfjsLoaded = null;
+/** TF.js, its wasm backend set up (once) and current: one thread, the .wasm from node_modules. */
+function loadTfjs() {
+  tfjsLoaded ??= initTfjs();
+  return tfjsLoaded;
+}
+
+async function initTfjs() {
+  const tf = await import('@tensorflow/tfjs');
+  const tfWasm = await import('@tensorflow/tfjs-backend-wasm');
+  const { createRequire } = await import('node:module');
+  // the .wasm files from node_modules: a file path, so nothing is fetched
+  const wasmFile = createRequire(import.meta.url).resolve('@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm.wasm');
+  tfWasm.setWasmPaths(`${dirname(wasmFile)}/`);
+  tfWasm.setThreadsCount(1);
+  if (!(await tf.setBackend('wasm'))) throw new Error('tfjs-backend-wasm did not initialise');
+  const threads = tfWasm.getThreadsCount();
+  if (threads !== 1 || (await tf.env().getAsync('WASM_HAS_MULTITHREAD_SUPPORT'))) throw new Error(`tfjs-backend-wasm runs ${threads} threads`);
+  return tf;
+}
+
+/** A tf.variable holding om tensor t's values, permuted by perm (after a reshape to from) and reshaped to `to`. */
+function tfVariable(tf, t, { from = t.shape, perm = null, to = null } = {}) {
+  return tf.tidy(() => {
+    let v = tf.tensor(t.toArray(), from);
+    if (perm) v = v.transpose(perm);
+    return tf.variable(to ? v.reshape(to) : v);
+  });
+}
+
+// The models: make() builds ours ({ params, forward, dispose }) with theirs(tf), TF.js's model
+// ({ vars, forward }) from the same weights; x() is our batch, toTf(tf, x) the same values in
+// TF.js's layout.
+const TRAIN_MODELS = {
+  mlp: {
+    title: 'MLP 784-256-128-10, batch 64',
+    make() {
+      om.manualSeed(2);
+      const layers = [new om.nn.Linear(784, 256), new om.nn.Linear(256, 128), new om.nn.Linear(128, 10)];
+      return {
+        params: layers.flatMap((l) => l.parameters()),
+        forward: (x) => layers.reduce((h, l, i) => l.forward(i ? h.relu() : h), x),
+        theirs: (tf) => {
+          const vs = layers.map((l) => [tfVariable(tf, l.weight, { perm: [1, 0] }), tfVariable(tf, l.bias)]);
+          return { vars: vs.flat(), forward: (x) => vs.reduce((h, [w, b], i) => (i ? h.relu() : h).matMul(w).add(b), x) };
+        },
+        dispose: () => { for (const l of layers) l.dispose(); },
+      };
+    },
+    x: () => om.randn([64, 784], { seed: 7 }),
+    toTf: (tf, x) => tf.tensor(x.toArray(), x.shape),
+  },
+  lenet: {
+    title: 'LeNet-5 CNN, batch 64 of 1x28x28',
+    make() {
+      const net = lenet5();
+      return {
+        params: net.params,
+        forward: net.forward,
+        theirs: (tf) => {
+          // Conv2d [O, C, kH, kW] -> [kH, kW, C, O]; the first Linear reads the NHWC features (h, w, c)
+          const convs = net.convs.map((c) => [tfVariable(tf, c.weight, { perm: [2, 3, 1, 0] }), tfVariable(tf, c.bias), c.padding]);
+          const [fc1, ...fcs] = net.fcs;
+          const fcVars = [[tfVariable(tf, fc1.weight, { from: [120, 16, 5, 5], perm: [2, 3, 1, 0], to: [400, 120] }), tfVariable(tf, fc1.bias)],
+            ...fcs.map((l) => [tfVariable(tf, l.weight, { perm: [1, 0] }), tfVariable(tf, l.bias)])];
+          const pad = (p) => (Array.isArray(p) ? p[0] : p);
+          return {
+            vars: [...convs.flatMap(([w, b]) => [w, b]), ...fcVars.flat()],
+            forward: (x) => {
+              const h = convs.reduce((t, [w, b, p]) => tf.maxPool(tf.conv2d(t, w, 1, pad(p)).add(b).relu(), 2, 2, 'valid'), x);
+              return fcVars.reduce((t, [w, b], i) => (i ? t.relu() : t).matMul(w).add(b), h.reshape([x.shape[0], 400]));
+            },
+          };
+        },
+        dispose: net.dispose,
+      };
+    },
+    x: () => om.randn([64, 1, 28, 28], { seed: 7 }),
+    toTf: (tf, x) => tf.tensor(x.toArray(), [64, 28, 28, 1]), // one channel: NCHW and NHWC hold the same bytes
+  },
+};
+
+/** One model's training step, ours vs TF.js on `backend`, alternating samples. */
+async function runTrainingPair(tf, spec, backend) {
+  const F = om.nn.functional;
+  await tf.setBackend(backend);
+  const model = spec.make();
+  const x = spec.x(), labels = om.tidy(() => om.rand([64], { seed: 8 }).mul(10).long());
+  const opt = new om.optim.Adam(model.params, { lr: 1e-3 });
+  const theirs = model.theirs(tf);
+  const xTf = spec.toTf(tf, x);
+  const yTf = tf.tidy(() => tf.oneHot(tf.tensor1d(Int32Array.from(labels.toArray(), Number), 'int32'), 10));
+  const optTf = tf.train.adam(1e-3, 0.9, 0.999, 1e-8);
+  const lossOurs = () => F.crossEntropy(model.forward(x), labels);
+  const lossTf = () => tf.losses.softmaxCrossEntropy(yTf, theirs.forward(xTf));
+  const stepOurs = () => { opt.zeroGrad(); om.tidy(() => lossOurs().backward()); opt.step(); };
+  const stepTf = () => { optTf.minimize(lossTf, false, theirs.vars); };
+  try {
+    const ours = [om.tidy(() => om.noGrad(lossOurs).item())], tfs = [tf.tidy(() => lossTf().dataSync()[0])];
+    stepOurs();
+    const t0 = clock();
+    stepTf();
+    // TF.js's cpu backend takes seconds for a CNN step: fewer samples, so its part lasts about 30 s
+    const samples = Math.max(3, Math.min(SAMPLES, Math.floor(30000 / (clock() - t0))));
+    ours.push(om.tidy(() => om.noGrad(lossOurs).item()));
+    tfs.push(tf.tidy(() => lossTf().dataSync()[0]));
+    if (!(Math.abs(ours[0] - tfs[0]) <= 1e-4 * Math.max(1, ours[0]))) throw new Error(`${spec.title}: initial loss ${ours[0]} (ours) vs ${tfs[0]} (TF.js): not the same model`);
+    if (!(ours[1] < ours[0]) || !(tfs[1] < tfs[0])) throw new Error(`${spec.title}: one step did not lower the loss: ours ${ours}, TF.js ${tfs}`);
+    const tensorsBefore = tf.memory().numTensors;
+    const { msOurs, msOrt: msTf } = await alternate(stepOurs, stepTf, { samples });
+    if (tf.memory().numTensors !== tensorsBefore) throw new Error(`${spec.title}: TF.js's step leaks tensors`);
+    return { title: spec.title, backend, ms: median(msOurs), msTf: median(msTf), loss: ours, lossTf: tfs, samples };
+  } finally {
+    opt.dispose();
+    optTf.dispose();
+    tf.dispose([xTf, yTf, ...theirs.vars]);
+    model.dispose();
+    om.dispose([x, labels]);
+  }
+}
+
+/** TF.js wasm's answer to a CNN training step: the error message (null if it ran). */
+async function tfWasmCnnError(tf) {
+  await tf.setBackend('wasm');
+  const model = TRAIN_MODELS.lenet.make();
+  const theirs = model.theirs(tf);
+  const x = tf.zeros([2, 28, 28, 1]), opt = tf.train.adam(1e-3);
+  try {
+    opt.minimize(() => theirs.forward(x).square().mean(), false, theirs.vars);
+    return null;
+  } catch (e) {
+    return e.message;
+  } finally {
+    opt.dispose();
+    tf.dispose([x, ...theirs.vars]);
+    model.dispose();
+  }
+}
+
+async function runTraining() {
+  const tf = await loadTfjs();
+  const rows = [await runTrainingPair(tf, TRAIN_MODELS.mlp, 'wasm')];
+  const cnnOnWasm = await tfWasmCnnError(tf);
+  rows.push(await runTrainingPair(tf, TRAIN_MODELS.lenet, cnnOnWasm ? 'cpu' : 'wasm'));
+  return { rows, cnnOnWasm, version: tf.version.tfjs };
+}
+
+function printTraining({ rows, cnnOnWasm, version }) {
+  console.log(`training step (forward, cross-entropy, backward, Adam) vs TF.js ${version}, one thread, the same weights and batch, alternating samples`);
+  console.log('| model | TF.js backend | ours steps/s | TF.js steps/s | ours / TF.js | samples | loss before, after one step (ours; TF.js) |\n|---|---|---:|---:|---:|---:|---|');
+  for (const r of rows) {
+    const l = (xs) => xs.map((v) => v.toFixed(4)).join(' -> ');
+    const perS = (ms) => (1000 / ms).toPrecision(3);
+    console.log(`| ${r.title} | ${r.backend} | ${perS(r.ms)} | ${perS(r.msTf)} | ${(r.msTf / r.ms).toFixed(2)} | ${r.samples} | ${l(r.loss)}; ${l(r.lossTf)} |`);
+    summary.push({ what: `training step, ${r.title}`, peer: `TF.js ${version} ${r.backend} backend, 1 thread`, ours: `${perS(r.ms)} steps/s`, theirs: `${perS(r.msTf)} steps/s`, ratio: r.msTf / r.ms });
+  }
+  console.log(cnnOnWasm ? `TF.js wasm backend on the CNN step: "${cnnOnWasm}", so the CNN runs on its cpu backend\n` : '');
+}
+
+// ---- the summary: one table of every ratio of issue 13, each measured side by side above -----
+// Each part that compares us with a peer adds its rows (the threads part adds its own here too).
+const summary = [];
+
+function printSummary() {
+  if (!summary.length) return;
+  console.log(`summary: ours against the peer, each row side by side in this run (median of alternating samples on this process's ${process.env.OM_BENCH_CLOCK === 'wall' ? 'wall' : 'CPU'} time)`);
+  console.log('| measurement | peer | ours | peer | peer time / our time (above 1: ours is faster) |\n|---|---|---:|---:|---:|');
+  for (const r of summary) console.log(`| ${r.what} | ${r.peer} | ${r.ours} | ${r.theirs} | ${r.ratio.toFixed(2)} |`);
+  console.log('');
+}
+
 // ---- main ------------------------------------------------------------------------------------
 ort.env.wasm.numThreads = 1;
 ort.env.logLevel = 'error';
@@ -309,8 +520,16 @@ if (process.env.OM_BENCH_TRACE_ONLY === '1') {
   if (om.memory().tensors !== 0) console.error(`bench: ${om.memory().tensors} onemodel tensors still alive`);
   process.exit(0);
 }
+if (process.env.OM_BENCH_TRAIN_ONLY === '1') {
+  printTraining(await runTraining());
+  printSummary();
+  if (om.memory().tensors !== 0) console.error(`bench: ${om.memory().tensors} onemodel tensors still alive`);
+  process.exit(0);
+}
 if (process.env.OM_BENCH_SESSION_ONLY === '1') {
   printSessions(await runSessions());
+  if (!process.env.OM_BENCH_MODELS) printFamilySessions(await runFamilySessions());
+  printSummary();
   if (om.memory().tensors !== 0) console.error(`bench: ${om.memory().tensors} onemodel tensors still alive`);
   process.exit(0);
 }
@@ -335,19 +554,25 @@ if (process.env.OM_BENCH_CONV_ONLY === '1') {
 
 printAttention(await runAttention());
 printSessions(await runSessions());
+printFamilySessions(await runFamilySessions());
+printTraining(await runTraining());
 
 const native = process.env.OM_BENCH_NATIVE === '0' ? new Map() : runNative();
 const rows = [];
 for (const n of SIZES) rows.push({ n, native: native.get(n), ...(await runWasmAndOrt(n)) });
 
 const fmt = (x, d = 2) => (x === undefined ? '-' : x.toFixed(d));
-const table = [['N', 'native GFLOP/s', 'WASM GFLOP/s', 'ORT-web GFLOP/s', 'WASM/ORT']];
-for (const r of rows) table.push([String(r.n), fmt(r.native), fmt(r.wasm), fmt(r.ort), fmt(r.wasm / r.ort)]);
+const table = [['N', 'native GFLOP/s', 'WASM GFLOP/s', 'ORT-web GFLOP/s', 'tfjs-wasm GFLOP/s', 'WASM/ORT', 'WASM/tfjs']];
+for (const r of rows) table.push([String(r.n), fmt(r.native), fmt(r.wasm), fmt(r.ort), fmt(r.tfjs), fmt(r.wasm / r.ort), fmt(r.wasm / r.tfjs)]);
 const widths = table[0].map((_, i) => Math.max(...table.map((row) => row[i].length)));
 const line = (row) => `| ${row.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join(' | ')} |`;
 console.log(line(table[0]));
 console.log(`|${widths.map((w, i) => (i === 0 ? '-'.repeat(w + 2) : `${'-'.repeat(w + 1)}:`)).join('|')}|`);
 for (const row of table.slice(1)) console.log(line(row));
+for (const r of rows) {
+  summary.push({ what: `matmul ${r.n}x${r.n} @ ${r.n}x${r.n}`, peer: 'ORT-web (wasm, 1 thread) MatMul', ours: `${r.wasm.toFixed(2)} GFLOP/s`, theirs: `${r.ort.toFixed(2)} GFLOP/s`, ratio: r.wasm / r.ort });
+  summary.push({ what: `matmul ${r.n}x${r.n} @ ${r.n}x${r.n}`, peer: 'tfjs-backend-wasm (XNNPACK, 1 thread) matMul', ours: `${r.wasm.toFixed(2)} GFLOP/s`, theirs: `${r.tfjs.toFixed(2)} GFLOP/s`, ratio: r.wasm / r.tfjs });
+}
 
 // ---- the Session against onnxruntime-web on the zoo -----------------------------------------------
 // Each zoo model (untrained: speed does not depend on the weights) traced once with its symbolic
@@ -356,12 +581,37 @@ for (const row of table.slice(1)) console.log(line(row));
 // Tensors made from the same values (its copies in and out included, as a user's run has them).
 // Create: each session made, run once at batch 1 (ours makes its plan there, ORT in create) and
 // released, alternating, median.
+/** Our session and ORT's on the same feeds (om Tensors), and with eagerOut (the model's outputs,
+ *  run under om.noGrad) the eager forward: their first outputs checked against ORT's, then
+ *  alternating samples of each (ORT's run with its copies in and out). Returns the samples [ours,
+ *  ORT's, eager's]. */
+async function sessionAgainstOrt(mine, theirs, feeds, what, eagerOut) {
+  const ortFeeds = () => Object.fromEntries(Object.entries(feeds).map(([k, t]) => [k, new ort.Tensor(t.dtype, t.toArray(), t.shape)]));
+  const ours = () => { for (const t of Object.values(mine.run(feeds))) t.dispose(); };
+  const peer = async () => { const r = await theirs.run(ortFeeds()); for (const t of Object.values(r)) t.dispose(); };
+  const b = Object.values(await theirs.run(ortFeeds())).map((t) => Array.from(t.data, Number));
+  const checks = [['the Session', om.tidy(() => Object.values(mine.run(feeds)).map((t) => Array.from(t.toArray(), Number)))]];
+  if (eagerOut) checks.push(['eager', om.tidy(() => om.noGrad(eagerOut).map((t) => Array.from(t.toArray(), Number)))]);
+  for (const [who, c] of checks) {
+    const { err, scale } = maxDiff(c[0], b[0]);
+    if (!(err <= 1e-4 * Math.max(1, scale))) throw new Error(`${what}: ${who} and ORT differ by ${err}`);
+  }
+  const eager = () => om.tidy(() => { om.noGrad(eagerOut); });
+  return (await alternate(...(eagerOut ? [ours, peer, eager] : [ours, peer]))).ms;
+}
+
 async function runSessions() {
   const wf = await import('../examples/lib/workflow.mjs');
   const rows = [];
   const only = process.env.OM_BENCH_MODELS?.split(',');
-  for (const name of wf.ZOO.filter((m) => !only || only.includes(m))) {
-    const file = wf.checkModelFile(await import(`../examples/zoo/${name}.mjs`), name);
+  const lstmZoo = await import('../examples/zoo/lstm.mjs');
+  // the zoo, and after its LSTM classifier the same classifier with a GRU (not a zoo file)
+  const gruFile = () => wf.checkModelFile({
+    title: 'GRU classifier', model: new lstmZoo.Classifier('GRU'), outputNames: ['logits'],
+    inputs: { x: [om.randn([3, 5, 6], { seed: 1 }), ['batch', 'seq', null]] },
+  }, 'gru');
+  for (const name of wf.ZOO.flatMap((m) => (m === 'lstm' ? [m, 'gru'] : [m])).filter((m) => !only || only.includes(m))) {
+    const file = name === 'gru' ? gruFile() : wf.checkModelFile(await import(`../examples/zoo/${name}.mjs`), name);
     const traced = wf.traceModel(file);
     const bytes = traced.toOnnx();
     traced.dispose();
@@ -387,16 +637,10 @@ async function runSessions() {
         const inputs = wf.makeInputs(file, specs, 11);
         try {
           const feeds = Object.fromEntries(Object.entries(inputs).map(([k, v]) => [k, v[0]]));
-          const ortFeeds = () => Object.fromEntries(Object.entries(feeds).map(([k, t]) => [k, new ort.Tensor(t.dtype, t.toArray(), t.shape)]));
-          const ours = () => { for (const t of Object.values(mine.run(feeds))) t.dispose(); };
-          const peer = async () => { const r = await theirs.run(ortFeeds()); for (const t of Object.values(r)) t.dispose(); };
-          const a = om.tidy(() => Object.values(mine.run(feeds)).map((t) => Array.from(t.toArray(), Number)));
-          const b = Object.values(await theirs.run(ortFeeds())).map((t) => Array.from(t.data, Number));
-          const { err, scale } = maxDiff(a[0], b[0]);
-          if (!(err <= 1e-4 * Math.max(1, scale))) throw new Error(`${name} batch ${batch}: the Session and ORT differ by ${err}`);
-          const { msOurs, msOrt } = await alternate(ours, peer);
-          rows.push({ name, batch, ms: median(msOurs), msOrt: median(msOrt), createMs: median(create.msOurs), createMsOrt: median(create.msOrt),
-            planBytes: mine.planBytes });
+          const eagerOut = () => [wf.runModel(file, Object.values(feeds))].flat(); // eval mode, as traceModel left it
+          const [msOurs, msOrt, msEager] = await sessionAgainstOrt(mine, theirs, feeds, `${name} batch ${batch}`, eagerOut);
+          rows.push({ name, title: file.title, batch, ms: median(msOurs), msOrt: median(msOrt), msEager: median(msEager),
+            createMs: median(create.msOurs), createMsOrt: median(create.msOrt), planBytes: mine.planBytes });
         } finally {
           wf.disposeInputs(inputs);
         }
@@ -407,6 +651,7 @@ async function runSessions() {
       wf.disposeModelFile(file);
     }
   }
+  wf.disposeModelFile(lstmZoo.default); // imported for its Classifier (disposing twice is a no-op)
   const { gzipSync } = await import('node:zlib');
   const { readFileSync } = await import('node:fs');
   const size = ['onemodel.wasm', 'onemodel.mjs'].map((f) => gzipSync(readFileSync(join(ROOT, 'js/dist', f)), { level: 9 }).length);
@@ -414,12 +659,69 @@ async function runSessions() {
 }
 
 function printSessions({ rows, gzip }) {
-  console.log('Session vs onnxruntime-web (wasm, one thread) on the zoo, the same .onnx, alternating samples');
-  console.log('| model | batch | Session ms | ORT-web ms | ORT / Session | Session create + first run ms | ORT create + first run ms | plan bytes |\n|---|---:|---:|---:|---:|---:|---:|---:|');
+  console.log('Session and eager (forward under om.noGrad) vs onnxruntime-web (wasm, one thread) on the zoo, the same .onnx, alternating samples');
+  console.log('| model | batch | Session ms | eager ms | ORT-web ms | ORT / Session | ORT / eager | Session create + first run ms | ORT create + first run ms | plan bytes |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const r of rows) {
-    console.log(`| ${r.name} | ${r.batch} | ${r.ms.toFixed(3)} | ${r.msOrt.toFixed(3)} | ${(r.msOrt / r.ms).toFixed(2)} | ${r.createMs.toFixed(2)} | ${r.createMsOrt.toFixed(2)} | ${r.planBytes} |`);
+    console.log(`| ${r.name} | ${r.batch} | ${r.ms.toFixed(3)} | ${r.msEager.toFixed(3)} | ${r.msOrt.toFixed(3)} | ${(r.msOrt / r.ms).toFixed(2)} | ${(r.msOrt / r.msEager).toFixed(2)} | ` +
+      `${r.createMs.toFixed(2)} | ${r.createMsOrt.toFixed(2)} | ${r.planBytes} |`);
+  }
+  for (const r of rows) {
+    summary.push({ what: `eager forward (om.noGrad), ${r.title} (${r.name}), batch ${r.batch}`, peer: 'ORT-web (wasm, 1 thread) on our trace', ours: `${r.msEager.toFixed(3)} ms`, theirs: `${r.msOrt.toFixed(3)} ms`, ratio: r.msOrt / r.msEager });
+    summary.push({ what: `Session run, ${r.title} (${r.name}), batch ${r.batch}`, peer: 'ORT-web (wasm, 1 thread), the same .onnx', ours: `${r.ms.toFixed(3)} ms`, theirs: `${r.msOrt.toFixed(3)} ms`, ratio: r.msOrt / r.ms });
   }
   console.log(`package size (gzip -9): onemodel.wasm ${(gzip[0] / 1024).toFixed(1)} KiB + onemodel.mjs ${(gzip[1] / 1024).toFixed(1)} KiB = ${((gzip[0] + gzip[1]) / 1024).toFixed(1)} KiB\n`);
+}
+
+// ---- the Session against onnxruntime-web on the test suite's model families ---------------------
+// Each family of tests/js/families.mjs with PyTorch's weights (its fixture's state dict, loaded
+// as the parity tests load it), traced once with a symbolic batch at its fixture's trace case
+// (the other axes at that case's sizes); batch 1 and 8 are the first example repeated.
+async function runFamilySessions() {
+  const fam = await import('../tests/js/families.mjs');
+  const rows = [];
+  for (const name of Object.keys(fam.FAMILIES)) {
+    const fx = fam.loadFixture(name);
+    const model = fam.buildLoaded(name, fx);
+    const examples = fam.caseInputs(fx.cases[fx.trace_case]);
+    let bytes;
+    try {
+      const inputs = Object.fromEntries(Object.entries(examples).map(([k, t]) => [k, [t, ['batch', ...t.shape.slice(1).map(() => null)]]]));
+      const traced = om.trace(model, inputs, { outputNames: [fam.FAMILIES[name].output] });
+      bytes = traced.toOnnx();
+      traced.dispose();
+    } finally {
+      model.dispose();
+    }
+    const mine = await om.InferenceSession.create(bytes);
+    const theirs = await ort.InferenceSession.create(bytes, { executionProviders: ['wasm'] });
+    try {
+      for (const batch of [1, 8]) {
+        const feeds = om.tidy(() => Object.fromEntries(Object.entries(examples).map(([k, t]) =>
+          [k, t.slice(0, 0, 1).expand(batch, ...t.shape.slice(1)).contiguous()])));
+        try {
+          const [msOurs, msOrt] = await sessionAgainstOrt(mine, theirs, feeds, `${name} batch ${batch}`);
+          rows.push({ name, batch, ms: median(msOurs), msOrt: median(msOrt), shape: Object.values(feeds)[0].shape });
+        } finally {
+          om.dispose(feeds);
+        }
+      }
+    } finally {
+      om.dispose(examples);
+      mine.dispose();
+      await theirs.release();
+    }
+  }
+  return rows;
+}
+
+function printFamilySessions(rows) {
+  console.log("Session vs onnxruntime-web (wasm, one thread) on the test suite's model families (PyTorch's weights), the same .onnx");
+  console.log('| family | input | Session ms | ORT-web ms | ORT / Session |\n|---|---|---:|---:|---:|');
+  for (const r of rows) {
+    console.log(`| ${r.name} | [${r.shape}] | ${r.ms.toFixed(3)} | ${r.msOrt.toFixed(3)} | ${(r.msOrt / r.ms).toFixed(2)} |`);
+    summary.push({ what: `Session run, family ${r.name} (PyTorch's weights), input [${r.shape}]`, peer: 'ORT-web (wasm, 1 thread), the same .onnx', ours: `${r.ms.toFixed(3)} ms`, theirs: `${r.msOrt.toFixed(3)} ms`, ratio: r.msOrt / r.ms });
+  }
+  console.log('');
 }
 
 // ---- tracing with symbolic axes: what the runs at other sizes cost ------------------------------
@@ -438,7 +740,7 @@ async function runTraceCost() {
   gpt.h = new nn.ModuleList(Array.from({ length: 6 }, () => new gptZoo.Block(256, 8, 128, 'sdpa'))).eval();
   const ids = om.tidy(() => om.rand([8, 64], { seed: 1 }).mul(512).long());
   models.push(['GPT-style decoder, 6 blocks, d 256, batch 8 x 64 tokens', gpt, { x: [ids, ['batch', 'seq']] }]);
-  const resnet = resnetZoo.default.model.eval();
+  const resnet = new resnetZoo.ResNet().eval(); // the zoo file's own model may be disposed (the Session part runs first)
   const img = om.randn([8, 3, 64, 64], { seed: 1 });
   models.push(['zoo ResNet, batch 8 x 3 x 64 x 64', resnet, { x: [img, ['batch', null, 'height', 'width']] }]);
   const lstm = new nn.LSTM(64, 128, { batchFirst: true });
@@ -467,10 +769,11 @@ async function runTraceCost() {
     tm.dispose();
   }
   gpt.dispose();
+  resnet.dispose();
   lstm.dispose();
   om.dispose([ids, img, seq]);
   const wf = await import('../examples/lib/workflow.mjs'); // the zoo files' own models and inputs
-  for (const zoo of [gptZoo, resnetZoo]) wf.disposeModelFile(wf.checkModelFile(zoo));
+  for (const zoo of [gptZoo, resnetZoo]) wf.disposeModelFile(zoo.default); // disposing twice is a no-op
   return rows;
 }
 
@@ -541,5 +844,6 @@ for (const [step, ms] of [['om.trace (record + finish)', exp.msTrace], ['traced.
 }
 console.log(`ArrayBuffer memory grown while saveOnnx streamed the file: ${mib(exp.grown)} MiB`);
 
+printSummary();
 const mem = om.memory();
 if (mem.tensors !== 0) console.error(`bench: ${mem.tensors} onemodel tensors still alive`);

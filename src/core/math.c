@@ -198,7 +198,15 @@ float om__logf(float x) {
   return x == INFINITY ? x : to_float(log_pos(x, 7)); /* to s^13: float needs no more (1e-11) */
 }
 float om__log1pf(float x) { return to_float(om__log1p(x)); }
-float om__powf(float x, float y) { return to_float(om__pow(x, y)); }
+/* x^2 and x^3 (a square in a loss, gelu's tanh form written out) as products in double: x x is
+ * exact there and x x x rounded once, so the float is the correctly rounded power, as the
+ * general path's is (it is within 1e-16 of it), at the cost of two multiplies instead of a log
+ * and an exp; the special values (zeros, infinities, NaN) come out as pow's. */
+float om__powf(float x, float y) {
+  if (y == 2.0f) return to_float((double)x * x);
+  if (y == 3.0f) return to_float((double)x * x * x);
+  return to_float(om__pow(x, y));
+}
 
 float om__tanhf(float x) {
   if (x != x) return x;
@@ -252,19 +260,40 @@ static inline float erf_finish(float x, double r) {
   return (float)(x < 0 ? -r : r);
 }
 
-/* om__erff on an array (y may be x): two at a time where both are in the rational's range
- * (0 < |x| < 4), the others one by one. */
+/* om__erff on an array (y may be x): four at a time, as two pairs of double lanes, where none
+ * is NaN or zero, with the conversions, the clamp at 1 (and 1 from |x| >= 4 on, where the
+ * rational runs on 4 and is dropped) and the sign done on the vectors; the others one by one.
+ * Each lane does om__erff's operations. */
 void om__erff_n(const float *x, float *y, int64_t n) {
+  typedef float v4f_u __attribute__((vector_size(16), aligned(4)));
+  typedef float v2f __attribute__((vector_size(8)));
+  typedef int32_t v4i __attribute__((vector_size(16)));
+  const v2i sign = {INT64_MIN, INT64_MIN};
+  const v2d one = {1.0, 1.0};
   int64_t k = 0;
-  for (; k + 2 <= n; k += 2) {
-    float x0 = x[k], x1 = x[k + 1];
-    v2d a = {x0 < 0 ? -(double)x0 : x0, x1 < 0 ? -(double)x1 : x1};
-    if (a[0] < 4 && a[1] < 4 && a[0] > 0 && a[1] > 0) {
-      v2d r = erf_rational2(a);
-      y[k] = erf_finish(x0, r[0]), y[k + 1] = erf_finish(x1, r[1]);
-    } else {
-      y[k] = om__erff(x0), y[k + 1] = om__erff(x1);
+  for (; k + 4 <= n; k += 4) {
+    v4f_u xv;
+    memcpy(&xv, x + k, sizeof xv);
+    v4f_u ax = (v4f_u)((v4i)xv & 0x7fffffff);
+    v4i in = ax > 0.0f; /* not NaN, not zero */
+    if (!(in[0] & in[1] & in[2] & in[3])) {
+      for (int j = 0; j < 4; j++) y[k + j] = om__erff(x[k + j]);
+      continue;
     }
+    v2d xd[2] = {__builtin_convertvector(__builtin_shufflevector(xv, xv, 0, 1), v2d),
+                 __builtin_convertvector(__builtin_shufflevector(xv, xv, 2, 3), v2d)};
+    v2f out[2];
+    for (int h = 0; h < 2; h++) {
+      const v2d four = {4.0, 4.0};
+      v2d a = (v2d)((v2i)xd[h] & ~sign);
+      v2i past = a >= four;
+      v2d r = erf_rational2((v2d)(((v2i)four & past) | ((v2i)a & ~past)));
+      v2i big = (r > one) | past;
+      r = (v2d)(((v2i)one & big) | ((v2i)r & ~big));
+      r = (v2d)((v2i)r | ((v2i)xd[h] & sign)); /* r >= 0: x's sign */
+      out[h] = __builtin_convertvector(r, v2f);
+    }
+    memcpy(y + k, out, sizeof out);
   }
   for (; k < n; k++) y[k] = om__erff(x[k]);
 }

@@ -34,15 +34,15 @@ static struct {
   int active, pending;                     /* workers with ids 1 .. active take part; not yet done */
   om__part_fn fn;
   void *ctx;
-  int parts;
-  atomic_int next; /* the next part to take */
+  int64_t parts;
+  atomic_llong next; /* the next part to take */
 } pool = {.mu = PTHREAD_MUTEX_INITIALIZER, .start = PTHREAD_COND_INITIALIZER, .done = PTHREAD_COND_INITIALIZER};
 
 /* Held by the thread whose job the pool runs. */
 static pthread_mutex_t busy = PTHREAD_MUTEX_INITIALIZER;
 
 static void take_parts(int worker) {
-  for (int p; (p = atomic_fetch_add(&pool.next, 1)) < pool.parts;) pool.fn(pool.ctx, p, worker);
+  for (int64_t p; (p = atomic_fetch_add(&pool.next, 1)) < pool.parts;) pool.fn(pool.ctx, p, worker);
 }
 
 static void *worker_main(void *arg) {
@@ -88,12 +88,12 @@ int om_get_num_threads(void) {
   return t;
 }
 
-int om__parallel(int parts, int most, om__part_fn fn, void *ctx) {
+int om__parallel(int64_t parts, int most, om__part_fn fn, void *ctx) {
   int t = om_get_num_threads();
   if (t > parts) t = parts;
   if (t > most) t = most;
   if (t <= 1 || pthread_mutex_trylock(&busy) != 0) {
-    for (int p = 0; p < parts; p++) fn(ctx, p, 0);
+    for (int64_t p = 0; p < parts; p++) fn(ctx, p, 0);
     return 1;
   }
   pthread_mutex_lock(&pool.mu);
@@ -126,9 +126,9 @@ int om_set_num_threads(int n) {
 
 int om_get_num_threads(void) { return 1; }
 
-int om__parallel(int parts, int most, om__part_fn fn, void *ctx) {
+int om__parallel(int64_t parts, int most, om__part_fn fn, void *ctx) {
   (void)most;
-  for (int p = 0; p < parts; p++) fn(ctx, p, 0);
+  for (int64_t p = 0; p < parts; p++) fn(ctx, p, 0);
   return 1;
 }
 

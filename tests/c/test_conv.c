@@ -46,7 +46,8 @@ TEST(conv2d_1x1_equals_matmul) {
  * written the plain way, through the same product: the same bits, for strides, padding,
  * dilation, groups, taps wholly outside the plane (a 5x5 kernel on 3x2), more than 256 rows (two
  * KC blocks of the product), more than 512 columns (two NC blocks), output channels that are not
- * a multiple of the tile's 4 (LeNet's 6 and 16), and an infinite weight (its products with the
+ * a multiple of the tile's 4 (LeNet's 6 and 16), depthwise (one output channel per group) and 2
+ * per group (the product's row-by-row path), and an infinite weight (its products with the
  * padding's zeros are NaN in both). */
 TEST(conv2d_windows_are_im2col_written_plainly) {
   struct { int64_t n, c, h, w, o, kh, kw, s[2], p[2], d[2], groups; } cases[] = {
@@ -56,6 +57,7 @@ TEST(conv2d_windows_are_im2col_written_plainly) {
       {1, 2, 4, 3, 2, 3, 3, {1, 1}, {2, 2}, {2, 2}, 1},  {1, 1, 5, 6, 1, 1, 3, {1, 1}, {0, 1}, {1, 1}, 1},
       {2, 4, 6, 7, 8, 3, 3, {1, 1}, {1, 1}, {1, 1}, 2},  {1, 3, 2, 9, 4, 3, 3, {1, 1}, {1, 1}, {1, 1}, 1},
       {2, 1, 28, 28, 6, 5, 5, {1, 1}, {2, 2}, {1, 1}, 1}, {2, 6, 14, 14, 16, 5, 5, {1, 1}, {0, 0}, {1, 1}, 1},
+      {2, 6, 7, 9, 6, 3, 3, {1, 1}, {1, 1}, {1, 1}, 6}, {1, 4, 6, 5, 8, 3, 3, {1, 1}, {1, 1}, {1, 1}, 4},
       {1, 3, 5, 6, 7, 3, 3, {1, 1}, {1, 1}, {1, 1}, 1}};
   for (size_t t = 0; t < sizeof cases / sizeof *cases; t++) {
     int64_t n = cases[t].n, c = cases[t].c, h = cases[t].h, w = cases[t].w, o = cases[t].o, kh = cases[t].kh, kw = cases[t].kw;

@@ -98,6 +98,28 @@ TEST(special_cases) {
   CHECK(om__powf(2, 200) == INFINITY && om__powf(2, -200) == 0 && om__powf(-2, 1e30f) == INFINITY);
 }
 
+/* x^2 and x^3 by products in double: within an ulp of libm's powf and of the general path on a
+ * sweep of every 4099th float (NaN and zeros of both signs, infinities, subnormals and overflow
+ * included), and the correctly rounded power where glibc's powf is not: a square that is exactly
+ * halfway between two floats goes to the even one. */
+TEST(square_and_cube_are_the_rounded_powers) {
+  int off_libm = 0, off_general = 0;
+  for (uint64_t u = 0; u < (1ull << 32); u += 4099) {
+    float x = from_u32((uint32_t)u);
+    for (float y = 2; y <= 3; y++) {
+      float ours = om__powf(x, y), lib = powf(x, y), general = (float)om__pow(x, y);
+      if (fabsf(general) > FLT_MAX && fabs(om__pow(x, y)) <= FLT_MAX) general = om__pow(x, y) > 0 ? INFINITY : -INFINITY;
+      off_libm += ulps(ours, lib) > 1;
+      off_general += ulps(ours, general) > 1;
+    }
+  }
+  if (off_libm) FAILED("%d squares or cubes more than an ulp from libm's powf", off_libm);
+  if (off_general) FAILED("%d squares or cubes more than an ulp from the general path", off_general);
+  CHECK(om__powf(0x1.0c3p-62f, 2) == 0x1.18f488p-124f); /* exactly 0x1.18f489p-124: the tie to even */
+  CHECK(signbit(om__powf(-0.0f, 3)) && !signbit(om__powf(-0.0f, 2)) && isnan(om__powf(NAN, 3)) && om__powf(-INFINITY, 3) == -INFINITY);
+  CHECK(om__powf(1e13f, 3) == INFINITY && om__powf(-1e13f, 3) == -INFINITY && om__powf(1e-20f, 3) == 0 && om__powf(3e-15f, 3) > 0);
+}
+
 /* om__exp_n (two lanes at a time, softmax's) is om__exp, bit for bit: a sweep over the whole
  * range and past both ends, NaN and the infinities, lanes that take the vector path next to
  * ones that do not, and an odd count. */
@@ -115,13 +137,15 @@ TEST(exp_n_is_exp_bit_for_bit) {
   }
 }
 
-/* om__erff_n (gelu's and erf's, two at a time) is om__erff, bit for bit: pairs both in the
- * vector branch (|x| < 1), pairs split across branches, zeros of both signs, NaN, an odd count. */
+/* om__erff_n (gelu's and erf's, four at a time) is om__erff, bit for bit: values in the
+ * rational's range and past it (|x| >= 4, infinities) in one group of four, zeros of both
+ * signs, NaN, a subnormal, a count that is not a multiple of 4, and in place. */
 TEST(erff_n_is_erff_bit_for_bit) {
   enum { N = 100001 };
   static float x[N], y[N];
   for (int k = 0; k < N; k++) x[k] = (k % 3 ? 2.5f : 0.9f) * ((float)k / N * 2 - 1) + (k % 5 == 0 ? 4.0f : 0.0f);
   x[20] = 0.0f, x[21] = -0.0f, x[22] = NAN, x[23] = 1.0f, x[24] = -1.0f, x[25] = 0.99999994f;
+  x[26] = INFINITY, x[27] = -INFINITY, x[28] = 1e-40f, x[29] = -FLT_MAX, x[30] = 4.0f, x[31] = -3.9999998f;
   om__erff_n(x, y, N);
   int bad = 0;
   for (int k = 0; k < N; k++) {
@@ -149,6 +173,7 @@ int main(void) {
   RUN(floats_match_libm);
   RUN(exp_n_is_exp_bit_for_bit);
   RUN(erff_n_is_erff_bit_for_bit);
+  RUN(square_and_cube_are_the_rounded_powers);
   RUN(doubles_match_libm);
   RUN(special_cases);
   RUN(same_bits_everywhere);

@@ -31,7 +31,7 @@ typedef struct parts_seen {
   int runs[64], worker[64];
 } parts_seen;
 
-static void note_part(void *ctx, int part, int worker) {
+static void note_part(void *ctx, int64_t part, int worker) {
   parts_seen *s = ctx;
   s->runs[part]++;
   s->worker[part] = worker;

@@ -116,12 +116,12 @@ describe('the npm package, packed and installed into an empty project', () => {
     for (const [i, v] of expected.eager.entries()) assert.ok(Math.abs(expected.session[i] - v) <= 1e-6, `${i}: ${expected.session[i]} vs ${v}`);
   });
 
-  test('the tarball holds package.json, the README, the JS, the types, both builds\' glue and .wasm, nothing else', async () => {
+  test('the tarball holds package.json, the README, the LICENSE, the JS, the types, both builds\' glue and .wasm, nothing else', async () => {
     const listed = (await sh(dir, 'tar', ['-tzf', tarball])).trim().split('\n').map((p) => p.replace(/^package\//, ''));
     const js = tree(join(ROOT, 'js')).filter((p) => p.endsWith('.js') && !p.startsWith('dist/')).map((p) => `js/${p}`);
     assert.ok(js.includes('js/index.js') && js.includes('js/nn/index.js'), js.join());
     const threaded = ['js/dist/onemodel-mt.mjs', 'js/dist/onemodel-mt.wasm', 'js/dist/onemodel-mt.worker.js', 'js/dist/package.json'];
-    const want = ['package.json', 'README.md', 'js/index.d.ts', 'js/dist/onemodel.mjs', 'js/dist/onemodel.wasm', ...threaded, ...js];
+    const want = ['package.json', 'README.md', 'LICENSE', 'js/index.d.ts', 'js/dist/onemodel.mjs', 'js/dist/onemodel.wasm', ...threaded, ...js];
     assert.deepEqual(listed.sort(), want.sort());
     const installed = join(app, 'node_modules', 'onemodel');
     for (const f of want) assert.ok(readFileSync(join(installed, f)).equals(readFileSync(join(ROOT, f))), `${f} as in the repository`);
