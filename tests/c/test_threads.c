@@ -1,6 +1,8 @@
 /* The kernels' thread pool (src/core/threads.c): the thread count setting and its errors, the
- * pool running every part once on the threads asked for, and matrix products, convolutions
- * (forward and gradients) and an LSTM giving the same bits on 1, 2 and 3 threads. */
+ * pool running every part once on the threads asked for, and matrix products (large, 8 rows,
+ * fewer rows than a tile), convolutions of every path (windows in place, one product split or the
+ * products as the parts; depthwise; im2col; 1x1) with their gradients, attention, an LSTM and a
+ * small ResNet's forward giving the same bits on 1, 2 and 3 threads. */
 #include <stdlib.h>
 
 #include "internal.h" /* om__parallel, om__data */
@@ -92,6 +94,8 @@ TEST(matmul_same_bits_on_any_thread_count) {
       {{3000, 64}, {64, 24}, 2, "tall: row blocks"},
       {{96, 130}, {130, 100}, 2, "4 column blocks, ragged edges"},
       {{6, 64, 80}, {6, 80, 96}, 3, "batched small products: one part each"},
+      {{8, 512}, {512, 1024}, 2, "8 rows: column blocks"},
+      {{2, 1024}, {1024, 1024}, 2, "2 rows (fewer than a tile): column blocks of the row path"},
       {{2, 3}, {3, 5}, 2, "too small to split"},
   };
   for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
@@ -104,14 +108,15 @@ TEST(matmul_same_bits_on_any_thread_count) {
   }
 }
 
-static int64_t conv_stride;
+/* The convolution conv_fn runs: stride and padding (both sides alike), groups. */
+static int64_t conv_stride, conv_pad, conv_groups;
 
 /* conv2d forward, then the gradients of sum(conv * r) for x, w and the bias. */
 static void conv_fn(om_tensor *const *in, om_tensor **out) {
   om_tensor *x = om_detach(in[0]), *w = om_detach(in[1]), *b = om_detach(in[2]);
   om_tensor_set_requires_grad(x, true), om_tensor_set_requires_grad(w, true), om_tensor_set_requires_grad(b, true);
-  int64_t s[2] = {conv_stride, conv_stride}, p[2] = {1, 1}, d[2] = {1, 1};
-  out[0] = om_conv2d(x, w, b, s, p, d, 1);
+  int64_t s[2] = {conv_stride, conv_stride}, p[2] = {conv_pad, conv_pad}, d[2] = {1, 1};
+  out[0] = om_conv2d(x, w, b, s, p, d, conv_groups);
   om_tensor *prod = om_mul(out[0], in[3]), *loss = om_sum(prod, NULL, 0, false);
   if (loss && om_backward(loss, NULL)) {
     out[1] = om_tensor_grad(x); /* new references */
@@ -123,13 +128,81 @@ static void conv_fn(om_tensor *const *in, om_tensor **out) {
 }
 
 TEST(conv_same_bits_on_any_thread_count) {
-  for (conv_stride = 1; conv_stride <= 2; conv_stride++) { /* windows in place; im2col */
-    int64_t o = conv_stride == 1 ? 32 : 16;
-    om_tensor *in[4] = {randn(3, 4, (int64_t[]){2, 16, 32, 32}), randn(4, 4, (int64_t[]){32, 16, 3, 3}),
-                        randn(5, 1, (int64_t[]){32}), randn(6, 4, (int64_t[]){2, 32, o, o})};
-    check_same_bits(conv_stride == 1 ? "conv stride 1" : "conv stride 2", conv_fn, in, 4);
+  struct { int64_t n, c, hw, o, k, stride, pad, groups; const char *what; } cases[] = {
+      {1, 64, 32, 64, 3, 1, 1, 1, "3x3 64 channels 32x32: windows in place, the product split"},
+      {12, 8, 16, 8, 3, 1, 1, 1, "windows in place, the 12 products as the parts"},
+      {2, 64, 32, 64, 3, 1, 1, 64, "depthwise 3x3: windows in place, one row per product"},
+      {2, 16, 32, 32, 3, 2, 1, 1, "stride 2: im2col"},
+      {4, 64, 64, 64, 3, 2, 1, 64, "depthwise stride 2: im2col, one row per product"},
+      {4, 32, 16, 32, 1, 1, 0, 1, "1x1: the input planes as they are"},
+  };
+  for (size_t t = 0; t < sizeof cases / sizeof *cases; t++) {
+    conv_stride = cases[t].stride, conv_pad = cases[t].pad, conv_groups = cases[t].groups;
+    int64_t n = cases[t].n, o = cases[t].o, k = cases[t].k, oh = (cases[t].hw + 2 * conv_pad - k) / conv_stride + 1;
+    om_tensor *in[4] = {randn(3, 4, (int64_t[]){n, cases[t].c, cases[t].hw, cases[t].hw}),
+                        randn(4, 4, (int64_t[]){o, cases[t].c / conv_groups, k, k}), randn(5, 1, (int64_t[]){o}),
+                        randn(6, 4, (int64_t[]){n, o, oh, oh})};
+    check_same_bits(cases[t].what, conv_fn, in, 4);
     for (int i = 0; i < 4; i++) om_tensor_release(in[i]);
   }
+}
+
+static void attention_fn(om_tensor *const *in, om_tensor **out) {
+  out[0] = om_scaled_dot_product_attention(in[0], in[1], in[2], NULL, true, NULL);
+}
+
+TEST(attention_same_bits_on_any_thread_count) {
+  om_tensor *in[3] = {randn(12, 4, (int64_t[]){2, 4, 200, 32}), randn(13, 4, (int64_t[]){2, 4, 200, 32}),
+                      randn(14, 4, (int64_t[]){2, 4, 200, 32})};
+  check_same_bits("causal attention, 8 heads of 200 tokens", attention_fn, in, 1);
+  for (int i = 0; i < 3; i++) om_tensor_release(in[i]);
+}
+
+/* A small ResNet's forward: conv 3x3, batch norm, relu, a basic block (two 3x3 convs, the skip
+ * added), a strided block with a 1x1 projection, pooling and a linear head. in: the input, then
+ * the weights in the order used. */
+static om_tensor *conv_bn(om_tensor *x, om_tensor *const *w, int64_t stride, int64_t pad, bool relu) {
+  int64_t s[2] = {stride, stride}, p[2] = {pad, pad}, d[2] = {1, 1};
+  om_tensor *y = om_conv2d(x, w[0], NULL, s, p, d, 1), *z = om_batch_norm(y, NULL, NULL, w[1], w[2], true, 0.1, 1e-5);
+  om_tensor_release(y);
+  if (!relu) return z;
+  y = om_relu(z);
+  om_tensor_release(z);
+  return y;
+}
+
+static om_tensor *add_relu(om_tensor *a, om_tensor *b) {
+  om_tensor *s = om_add(a, b), *r = om_relu(s);
+  om_tensor_release(s), om_tensor_release(a), om_tensor_release(b);
+  return r;
+}
+
+static void resnet_fn(om_tensor *const *in, om_tensor **out) {
+  om_tensor *const *w = in + 1;
+  om_tensor *stem = conv_bn(in[0], w, 1, 1, true);                                           /* 3 -> 32 */
+  om_tensor *h = conv_bn(stem, w + 3, 1, 1, true), *b1 = add_relu(conv_bn(h, w + 6, 1, 1, false), stem); /* 32 -> 32 */
+  om_tensor_release(h);
+  h = conv_bn(b1, w + 9, 2, 1, true);                                                         /* 32 -> 64, stride 2 */
+  om_tensor *b2 = add_relu(conv_bn(h, w + 12, 1, 1, false), conv_bn(b1, w + 15, 2, 0, false)); /* the 1x1 projection */
+  int64_t one[2] = {1, 1};
+  om_tensor *pooled = om_adaptive_avg_pool2d(b2, one), *flat = om_reshape(pooled, (int64_t[]){-1, 64}, 2);
+  out[0] = om_linear(flat, w[18], w[19]);
+  om_tensor *all[] = {h, b1, b2, pooled, flat};
+  for (size_t i = 0; i < sizeof all / sizeof *all; i++) om_tensor_release(all[i]);
+}
+
+TEST(resnet_forward_same_bits_on_any_thread_count) {
+  int64_t convs[6][4] = {{32, 3, 3, 3}, {32, 32, 3, 3}, {32, 32, 3, 3}, {64, 32, 3, 3}, {64, 64, 3, 3}, {64, 32, 1, 1}};
+  om_tensor *in[21] = {randn(20, 4, (int64_t[]){4, 3, 32, 32})};
+  for (int i = 0; i < 6; i++) {
+    in[1 + 3 * i] = randn(21 + (uint64_t)i, 4, convs[i]);
+    in[2 + 3 * i] = randn(31 + (uint64_t)i, 1, convs[i]); /* the norm's weight and bias [O] */
+    in[3 + 3 * i] = randn(41 + (uint64_t)i, 1, convs[i]);
+  }
+  in[19] = randn(50, 2, (int64_t[]){10, 64});
+  in[20] = randn(51, 1, (int64_t[]){10});
+  check_same_bits("small resnet forward", resnet_fn, in, 1);
+  for (int i = 0; i < 21; i++) om_tensor_release(in[i]);
 }
 
 static void lstm_fn(om_tensor *const *in, om_tensor **out) {
@@ -148,6 +221,8 @@ int main(void) {
   RUN(pool_runs_every_part_once_on_the_threads_asked_for);
   RUN(matmul_same_bits_on_any_thread_count);
   RUN(conv_same_bits_on_any_thread_count);
+  RUN(attention_same_bits_on_any_thread_count);
+  RUN(resnet_forward_same_bits_on_any_thread_count);
   RUN(lstm_same_bits_on_any_thread_count);
   TEST_MAIN_END();
 }

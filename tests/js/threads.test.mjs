@@ -1,13 +1,15 @@
 // Threads in WASM: Node loads the threaded build (js/dist/onemodel-mt.*, docs/api.md "Threads");
-// om.setNumThreads and om.numThreads with their errors, and the same bits on 1 and 2 threads for
-// a matrix product, convolutions with their gradients, and two zoo models (forward, and a
-// training step's gradients) at sizes where their products are split.
+// om.setNumThreads and om.numThreads with their errors, and the same bits on 1 thread as on 2 (and
+// 3 where there are the cores) for matrix products (large, 8 rows, fewer rows than a tile),
+// convolutions of every path with their gradients, and three zoo models (forward, and a training
+// step's gradients) at sizes where their products are split.
 import { test, describe, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { availableParallelism } from 'node:os';
 import * as om from 'onemodel';
 import { memoryHooks } from './helpers.mjs';
 import { GPT } from '../../examples/zoo/gpt.mjs';
+import { ResNet } from '../../examples/zoo/resnet.mjs';
 import { UNet } from '../../examples/zoo/unet.mjs';
 
 memoryHooks();
@@ -18,7 +20,10 @@ after(() => om.setNumThreads(MOST));
 /** The error check of assert.throws: an OmError of kind `kind` whose message matches `re`. */
 const omError = (kind, re) => (e) => e instanceof om.OmError && e.kind === kind && re.test(e.message);
 
-/** fn() -> tensors, run on 1 and on 2 threads: the same shapes and bits (compared as uint32). */
+/** The thread counts compared with 1: 2, and 3 where there are the cores. */
+const COUNTS = MOST >= 3 ? [2, 3] : [2];
+
+/** fn() -> tensors, run on 1 thread and on each of COUNTS: the same shapes and bits (compared as uint32). */
 function sameBits(what, fn) {
   const run = (n) => {
     assert.equal(om.setNumThreads(n), Math.min(n, MOST));
@@ -27,12 +32,15 @@ function sameBits(what, fn) {
     om.dispose(ts);
     return out;
   };
-  const one = run(1), two = run(2);
-  assert.equal(one.length, two.length);
-  one.forEach((r, i) => {
-    assert.deepEqual(two[i].shape, r.shape, `${what}: output ${i}'s shape`);
-    assert.ok(Buffer.from(two[i].bits.buffer).equals(Buffer.from(r.bits.buffer)), `${what}: output ${i} differs between 1 and 2 threads`);
-  });
+  const one = run(1);
+  for (const n of COUNTS) {
+    const got = run(n);
+    assert.equal(got.length, one.length);
+    one.forEach((r, i) => {
+      assert.deepEqual(got[i].shape, r.shape, `${what}: output ${i}'s shape`);
+      assert.ok(Buffer.from(got[i].bits.buffer).equals(Buffer.from(r.bits.buffer)), `${what}: output ${i} differs between 1 and ${n} threads`);
+    });
+  }
 }
 
 /** The gradients of loss(model) for every parameter, after one backward pass. */
@@ -65,10 +73,12 @@ describe('om.setNumThreads and om.numThreads', () => {
 });
 
 describe('the same bits on 1 and 2 threads', () => {
-  test('matmul: wide, tall and batched products, transposed operands', () => {
+  test('matmul: wide, tall, batched, 8-row and 2-row products, transposed operands', () => {
     const ts = [[om.randn([200, 300], { seed: 1 }), om.randn([300, 500], { seed: 2 })],
       [om.randn([3000, 64], { seed: 3 }), om.randn([64, 24], { seed: 4 })],
-      [om.randn([6, 64, 80], { seed: 5 }), om.randn([6, 80, 96], { seed: 6 })]];
+      [om.randn([6, 64, 80], { seed: 5 }), om.randn([6, 80, 96], { seed: 6 })],
+      [om.randn([8, 512], { seed: 12 }), om.randn([512, 1024], { seed: 13 })],
+      [om.randn([2, 1024], { seed: 14 }), om.randn([1024, 1024], { seed: 15 })]];
     try {
       for (const [a, b] of ts) {
         sameBits(`matmul ${a.shape} x ${b.shape}`, () => [a.matmul(b)]);
@@ -79,24 +89,45 @@ describe('the same bits on 1 and 2 threads', () => {
     }
   });
 
-  test('conv2d at stride 1 and 2, and its gradients', () => {
+  test('conv2d on every path, and its gradients', () => {
     const F = om.nn.functional;
-    const x = om.randn([2, 16, 32, 32], { seed: 7 }), w = om.randn([32, 16, 3, 3], { seed: 8 }), b = om.randn([32], { seed: 9 });
-    try {
-      for (const stride of [1, 2]) {
-        sameBits(`conv2d stride ${stride}`, () => om.tidy(() => {
+    const cases = [ // [N, C, HW, O, kernel, stride, padding, groups]: what takes that path
+      [1, 64, 32, 64, 3, 1, 1, 1], // the windows read in place, the product split
+      [12, 8, 16, 8, 3, 1, 1, 1], // the windows in place, the 12 products as the parts
+      [2, 64, 32, 64, 3, 1, 1, 64], // depthwise: one row per product
+      [2, 16, 32, 32, 3, 2, 1, 1], // stride 2: im2col
+      [4, 32, 16, 32, 1, 1, 0, 1], // 1x1: the input planes as they are
+    ];
+    for (const [n, c, hw, o, k, stride, padding, groups] of cases) {
+      const x = om.randn([n, c, hw, hw], { seed: 7 }), w = om.randn([o, c / groups, k, k], { seed: 8 }), b = om.randn([o], { seed: 9 });
+      try {
+        sameBits(`conv2d ${x.shape} * ${w.shape} stride ${stride} groups ${groups}`, () => om.tidy(() => {
           const [xg, wg, bg] = [x, w, b].map((t) => {
-            const c = t.clone();
-            c.requiresGrad = true;
-            return c;
+            const cl = t.clone();
+            cl.requiresGrad = true;
+            return cl;
           });
-          const y = F.conv2d(xg, wg, bg, { stride, padding: 1 });
+          const y = F.conv2d(xg, wg, bg, { stride, padding, groups });
           y.mul(y).sum().backward();
           return [y.detach(), xg.grad.clone(), wg.grad.clone(), bg.grad.clone()];
         }));
+      } finally {
+        om.dispose([x, w, b]);
       }
+    }
+  });
+
+  test('the zoo ResNet (batch 8 of 3 x 64 x 64): output and a training step\'s gradients', () => {
+    const model = new ResNet();
+    const x = om.randn([8, 3, 64, 64], { seed: 16 });
+    try {
+      model.eval();
+      sameBits('resnet output', () => om.noGrad(() => [model.forward(x)]));
+      model.train();
+      sameBits('resnet gradients', () => grads(model, () => om.tidy(() => model.forward(x).pow(2).mean())));
     } finally {
-      om.dispose([x, w, b]);
+      x.dispose();
+      model.dispose();
     }
   });
 
