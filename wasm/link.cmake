@@ -63,9 +63,12 @@ endforeach()
 # Module.omDirname), or in a worker from the worker script's CommonJS scope. The pool holds
 # Module.omWorkers workers, started before the factory resolves (pthread_create on a page's
 # main thread cannot wait for a worker to load); beyond them pthread_create fails (STRICT=2)
-# and src/core/threads.c runs on the threads it has.
+# and src/core/threads.c runs on the threads it has. NODEJS_CATCH_*=0: the glue's Node code would
+# otherwise add process-wide uncaughtException and unhandledRejection listeners that rethrow, so
+# loading the package would turn any error an application handles there into a crash.
 set(OM_WASM_EXTRA -pthread -sENVIRONMENT=web,worker,node
   "-sPTHREAD_POOL_SIZE=Module.omWorkers" -sPTHREAD_POOL_SIZE_STRICT=2
+  -sNODEJS_CATCH_EXIT=0 -sNODEJS_CATCH_REJECTION=0
   --pre-js ${CMAKE_SOURCE_DIR}/wasm/node-require.js)
 om_wasm_module(onemodel_mt_wasm onemodel-mt onemodel_mt onemodel-mt.mjs onemodel-mt.wasm onemodel-mt.worker.js)
 set_property(TARGET onemodel_mt_wasm APPEND PROPERTY LINK_DEPENDS ${CMAKE_SOURCE_DIR}/wasm/node-require.js)

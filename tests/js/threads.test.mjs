@@ -5,6 +5,7 @@
 // step's gradients) at sizes where their products are split.
 import { test, describe, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import * as om from 'onemodel';
 import { memoryHooks } from './helpers.mjs';
@@ -52,6 +53,18 @@ function grads(model, loss) {
   l.dispose();
   return params.map((p) => p.grad.clone());
 }
+
+test('loading the threaded build in Node adds no process-wide listeners (an application\'s own handlers keep working)', () => {
+  // a fresh process: the test runner has listeners of its own
+  const script = `const events = ['uncaughtException', 'unhandledRejection'];
+    const count = () => events.map((e) => process.listenerCount(e)).join();
+    const before = count();
+    const om = await import('onemodel');
+    await om.ready();
+    process.stdout.write(JSON.stringify({ before, after: count(), threads: om.numThreads() }));`;
+  const got = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' }));
+  assert.deepEqual(got, { before: '0,0', after: '0,0', threads: MOST });
+});
 
 describe('om.setNumThreads and om.numThreads', () => {
   test('the default is the cores available, capped at 4; a count above the cap gives the cap', () => {
