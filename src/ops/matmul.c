@@ -180,6 +180,24 @@ static void small_m(strided a, strided b, float *c, int64_t ldc, int64_t m, int6
   small_m_tile(a, b, NULL, c, ldc, m, n, k, acc);
 }
 
+/* One KC slice (from k = pc, kc deep) of C[m, nc] (+)= A B: each MC block of A packed into ap,
+ * then its tiles against B's NR-column panels, packed at bp (koff NULL) or B's rows read in place
+ * at bp + koff[kk] (om__gemm_rows). Inlined into both callers, so gemm's has no test of koff. */
+static inline __attribute__((always_inline)) void a_blocks(strided a, int64_t pc, int64_t kc, int64_t m, float *ap, const float *bp,
+                                                          const int64_t *koff, float *c, int64_t ldc, int64_t nc, bool acc) {
+  for (int64_t ic = 0; ic < m; ic += MC) {
+    int64_t mc = m - ic < MC ? m - ic : MC;
+    pack_a(ap, (strided){a.p + ic * a.rs + pc * a.cs, a.rs, a.cs}, mc, kc);
+    for (int64_t jr = 0; jr < nc; jr += NR)
+      for (int64_t ir = 0; ir < mc; ir += MR) {
+        float *ct = c + (ic + ir) * ldc + jr;
+        int mr = (int)(mc - ir < MR ? mc - ir : MR), nr = (int)(nc - jr < NR ? nc - jr : NR);
+        if (koff) micro_rows((int)kc, ap + ir * kc, bp + jr, koff, ct, ldc, mr, nr, acc);
+        else micro((int)kc, ap + ir * kc, bp + jr * kc, ct, ldc, mr, nr, acc);
+      }
+  }
+}
+
 /* C (row stride ldc) = A B (or C += A B with acc) for one matrix pair, with scratch panels ap and bp. */
 static void gemm(strided a, strided b, float *c, int64_t ldc, int64_t m, int64_t n, int64_t k, float *ap, float *bp, bool acc) {
   if (m < MR && k > 0) {
@@ -195,14 +213,7 @@ static void gemm(strided a, strided b, float *c, int64_t ldc, int64_t m, int64_t
     for (int64_t pc = 0; pc < k; pc += KC) {
       int64_t kc = k - pc < KC ? k - pc : KC;
       pack_b(bp, (strided){b.p + pc * b.rs + jc * b.cs, b.rs, b.cs}, kc, nc);
-      for (int64_t ic = 0; ic < m; ic += MC) {
-        int64_t mc = m - ic < MC ? m - ic : MC;
-        pack_a(ap, (strided){a.p + ic * a.rs + pc * a.cs, a.rs, a.cs}, mc, kc);
-        for (int64_t jr = 0; jr < nc; jr += NR)
-          for (int64_t ir = 0; ir < mc; ir += MR)
-            micro((int)kc, ap + ir * kc, bp + jr * kc, c + (ic + ir) * ldc + jc + jr, ldc,
-                  (int)(mc - ir < MR ? mc - ir : MR), (int)(nc - jr < NR ? nc - jr : NR), acc || pc > 0);
-      }
+      a_blocks(a, pc, kc, m, ap, bp, NULL, c + jc, ldc, nc, acc || pc > 0);
     }
   }
 }
@@ -214,17 +225,7 @@ static void gemm_rows(strided a, const float *b, const int64_t *koff, float *c, 
     small_m_tile(a, (strided){b, 0, 1}, koff, c, ldc, m, n, k, false);
     return;
   }
-  for (int64_t pc = 0; pc < k; pc += KC) {
-    int64_t kc = k - pc < KC ? k - pc : KC;
-    for (int64_t ic = 0; ic < m; ic += MC) {
-      int64_t mc = m - ic < MC ? m - ic : MC;
-      pack_a(ap, (strided){a.p + ic * a.rs + pc * a.cs, a.rs, a.cs}, mc, kc);
-      for (int64_t jr = 0; jr < n; jr += NR)
-        for (int64_t ir = 0; ir < mc; ir += MR)
-          micro_rows((int)kc, ap + ir * kc, b + jr, koff + pc, c + (ic + ir) * ldc + jr, ldc,
-                     (int)(mc - ir < MR ? mc - ir : MR), (int)(n - jr < NR ? n - jr : NR), pc > 0);
-    }
-  }
+  for (int64_t pc = 0; pc < k; pc += KC) a_blocks(a, pc, k - pc < KC ? k - pc : KC, m, ap, b, koff + pc, c, ldc, n, pc > 0);
 }
 
 /* The floats of A's and B's panels for an m x n x k product (A's only when B is read in place). */

@@ -130,43 +130,25 @@ describe('the same bits on 1 and 2 threads', () => {
     }
   });
 
-  test('the zoo ResNet (batch 8 of 3 x 64 x 64): output and a training step\'s gradients', () => {
-    const model = new ResNet();
-    const x = om.randn([8, 3, 64, 64], { seed: 16 });
-    try {
-      model.eval();
-      sameBits('resnet output', () => om.noGrad(() => [model.forward(x)]));
-      model.train();
-      sameBits('resnet gradients', () => grads(model, () => om.tidy(() => model.forward(x).pow(2).mean())));
-    } finally {
-      x.dispose();
-      model.dispose();
-    }
-  });
-
-  test('the zoo GPT (d 128, batch 8 of 32 tokens): logits and a training step\'s gradients', () => {
-    const model = new GPT({ vocab: 256, d: 128, heads: 4, maxLen: 64 });
-    const ids = om.tidy(() => om.rand([8, 32], { seed: 10 }).mul(256).long());
-    try {
-      model.eval();
-      sameBits('gpt logits', () => om.noGrad(() => [model.forward(ids)]));
-      model.train();
-      sameBits('gpt gradients', () => grads(model, () => om.tidy(() => model.forward(ids).pow(2).mean())));
-    } finally {
-      ids.dispose();
-      model.dispose();
-    }
-  });
-
-  test('the zoo UNet (batch 4 of 2 x 64 x 64): output and a training step\'s gradients', () => {
-    const model = new UNet();
-    const x = om.randn([4, 2, 64, 64], { seed: 11 });
-    try {
-      sameBits('unet output', () => om.noGrad(() => [model.forward(x)]));
-      sameBits('unet gradients', () => grads(model, () => om.tidy(() => model.forward(x).pow(2).mean())));
-    } finally {
-      x.dispose();
-      model.dispose();
-    }
-  });
+  // zoo models at sizes where their products are split: [what, model, its input]
+  const models = [
+    ['ResNet (batch 8 of 3 x 64 x 64)', () => new ResNet(), () => om.randn([8, 3, 64, 64], { seed: 16 })],
+    ['GPT (d 128, batch 8 of 32 tokens)', () => new GPT({ vocab: 256, d: 128, heads: 4, maxLen: 64 }),
+      () => om.tidy(() => om.rand([8, 32], { seed: 10 }).mul(256).long())],
+    ['UNet (batch 4 of 2 x 64 x 64)', () => new UNet(), () => om.randn([4, 2, 64, 64], { seed: 11 })],
+  ];
+  for (const [what, makeModel, makeInput] of models) {
+    test(`the zoo ${what}: the output in eval mode and a training step's gradients`, () => {
+      const model = makeModel(), x = makeInput();
+      try {
+        model.eval();
+        sameBits(`${what}: output`, () => om.noGrad(() => [model.forward(x)]));
+        model.train();
+        sameBits(`${what}: gradients`, () => grads(model, () => om.tidy(() => model.forward(x).pow(2).mean())));
+      } finally {
+        x.dispose();
+        model.dispose();
+      }
+    });
+  }
 });
