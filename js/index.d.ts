@@ -94,6 +94,8 @@ export const version: string;
  * Loads the WebAssembly module. Call once and await it before anything else (which throws an
  * OmError until then). Idempotent and safe to call concurrently: every call shares one load.
  * In Node.js the .wasm file is read from disk; in browsers it is fetched next to the module.
+ * Node.js and cross-origin-isolated pages load the threaded build (onemodel-mt.*, see
+ * {@link setNumThreads}); other pages, or where its files are missing, the single-thread one.
  * Rejects with a plain Error when the module cannot be loaded or its version differs from the
  * package's (a stale js/dist); a later call tries again.
  */
@@ -114,6 +116,17 @@ export interface MemoryInfo {
 
 /** Live tensors and bytes in C memory (use it to check that a computation frees what it makes). */
 export function memory(): MemoryInfo;
+
+/**
+ * Sets how many threads the kernels (matrix products, convolutions, recurrent layers) use, this
+ * one included, and returns the count now in effect: at most the cores available and 4, and 1
+ * where the single-thread build loaded (a page that is not cross-origin isolated). Results are
+ * the same bits for any count. OmError InvalidArgument unless n is an integer of at least 1.
+ */
+export function setNumThreads(n: number): number;
+
+/** How many threads the kernels use: by default the cores available, up to 4 (1 in the single-thread build). */
+export function numThreads(): number;
 
 /** Options of {@link tensor}. */
 export interface TensorOptions {
@@ -575,7 +588,8 @@ export class TracedModel {
   toOnnx(options?: ExportOptions): Uint8Array;
   /**
    * The .onnx as a Blob (application/octet-stream) for a download link: each piece goes from
-   * WebAssembly memory straight into a Blob part, so no copy of the file is held in JS memory.
+   * WebAssembly memory into a Blob part (through a copy of that chunk in the threaded build,
+   * whose memory is shared), so no copy of the file is held in JS memory.
    */
   toBlob(options?: ExportOptions): Blob;
   /**

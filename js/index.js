@@ -14,7 +14,7 @@
 // (om.safetensors), nn/module.js (om.nn), errors.js.
 import { VERSION } from './runtime.js';
 
-export { ready, memory } from './runtime.js';
+export { ready, memory, setNumThreads, numThreads } from './runtime.js';
 export { OmError, TraceError } from './errors.js';
 export {
   Tensor, tensor, zeros, ones, full, arange, rand, randn, manualSeed, cat, stack, where, matmul,

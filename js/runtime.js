@@ -29,27 +29,81 @@ const isNode = typeof process === 'object' && process !== null && !!process.vers
  */
 const nodeBuiltin = (name) => import(/* @vite-ignore */ /* webpackIgnore: true */ name);
 
-async function load() {
+/**
+ * The threaded build (js/dist/onemodel-mt.*, Emscripten pthreads on shared memory) where shared
+ * memory is allowed: in Node and in a cross-origin-isolated page or worker. Elsewhere, or where
+ * its files are missing (a bundle that copied only onemodel.wasm, see docs/install.md), the
+ * single-thread build.
+ */
+const canShareMemory = isNode || globalThis.crossOriginIsolated === true;
+
+/**
+ * The threaded build's glue, as a URL computed at run time (not a literal, which Vite would turn
+ * into an asset and other bundlers would bundle): a bundle gets only the single-thread build
+ * unless the threaded files are copied beside it (docs/install.md).
+ */
+const THREADED_GLUE = './dist/onemodel-mt.mjs';
+
+/** js/dist/ (Node only; a variable too, so that Vite does not look for it at build time). */
+const DIST = './dist/';
+
+/** The cores the host reports (Node: os.availableParallelism; a page: navigator.hardwareConcurrency). */
+async function cores() {
+  if (isNode) {
+    const os = await nodeBuiltin('node:os');
+    return os.availableParallelism?.() ?? os.cpus().length;
+  }
+  return globalThis.navigator?.hardwareConcurrency ?? 1;
+}
+
+/** Loads one build: its ES6 factory and the options it gets (the .wasm read from disk in Node). */
+async function instantiate(threaded) {
+  const name = `onemodel${threaded ? '-mt' : ''}`;
   let factory;
   try {
-    factory = (await import('./dist/onemodel.mjs')).default;
+    factory = (threaded
+      ? await import(/* @vite-ignore */ /* webpackIgnore: true */ new URL(THREADED_GLUE, import.meta.url).href)
+      : await import('./dist/onemodel.mjs')).default;
   } catch (e) {
-    throw new Error(`onemodel: cannot load js/dist/onemodel.mjs (build it with \`npm run build\`): ${e?.message ?? e}`,
+    throw new Error(`onemodel: cannot load js/dist/${name}.mjs (build it with \`npm run build\`): ${e?.message ?? e}`,
       { cause: e });
   }
-  let mod;
   try {
     const opts = {};
+    if (threaded) opts.omWorkers = Math.max(0, Math.min(4, await cores()) - 1); // started with the module
     if (isNode) {
       const { readFile } = await nodeBuiltin('node:fs/promises');
-      opts.wasmBinary = await readFile(new URL('./dist/onemodel.wasm', import.meta.url));
+      const dist = new URL(DIST, import.meta.url);
+      opts.wasmBinary = await readFile(new URL(`${name}.wasm`, dist));
+      if (threaded) { // the glue's Node code wants CommonJS's require and __dirname (wasm/node-require.js)
+        const { createRequire } = await nodeBuiltin('node:module');
+        const { fileURLToPath } = await nodeBuiltin('node:url');
+        opts.omRequire = createRequire(import.meta.url);
+        opts.omDirname = fileURLToPath(dist);
+      }
     }
-    mod = await factory(opts);
+    const mod = await factory(opts);
+    mod.omThreadCap = threaded ? opts.omWorkers + 1 : 1;
+    // idle workers must not keep Node running (they sleep in Atomics.wait between jobs)
+    if (isNode && threaded) for (const w of mod.PThread.unusedWorkers) w.unref();
+    return mod;
   } catch (e) {
     // in a browser the glue fetches it from beside itself: a bundler must put it there (docs/install.md)
-    throw new Error('onemodel: cannot load onemodel.wasm, which belongs beside js/dist/onemodel.mjs or, once '
+    throw new Error(`onemodel: cannot load ${name}.wasm, which belongs beside js/dist/${name}.mjs or, once `
       + `bundled, beside the bundle that holds it (see docs/install.md): ${e?.message ?? e}`, { cause: e });
   }
+}
+
+async function load() {
+  let mod;
+  if (canShareMemory) {
+    try {
+      mod = await instantiate(true);
+    } catch (e) {
+      if (isNode) throw e; // the package ships it: a failure here is a broken install
+    }
+  }
+  mod ??= await instantiate(false);
   // om_traced_write_onnx's chunks arrive here (wasm/api.c, omw_js_sink): ctx names the sink.
   mod.omSink = dispatchSink;
   // om_trace_run's model runs arrive here (wasm/api.c, omw_js_trace_fn): ctx names the model.
@@ -394,6 +448,24 @@ let leaked = 0;
 export const leakAlarm = typeof FinalizationRegistry === 'function'
   ? new FinalizationRegistry(() => { leaked++; })
   : null;
+
+/**
+ * Sets how many threads the kernels use, this one included (capped at the cores available and
+ * at 4, and at 1 in the single-thread build); returns the count now in effect. Results are the same bits for any count.
+ */
+export function setNumThreads(n) {
+  requireReady('setNumThreads');
+  if (!Number.isInteger(n) || n < 1) {
+    throw new OmError('InvalidArgument', `setNumThreads: expected an integer of at least 1, got ${typeof n === 'number' ? n : typeof n}`);
+  }
+  return M._omw_set_num_threads(Math.min(n, M.omThreadCap)); // no more than the pool's workers and this thread
+}
+
+/** How many threads the kernels use (1 in the single-thread build). */
+export function numThreads() {
+  requireReady('numThreads');
+  return M._omw_get_num_threads();
+}
 
 /** Live tensors and storage bytes in C, and how many JS tensors were collected undisposed. */
 export function memory() {

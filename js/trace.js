@@ -401,7 +401,9 @@ export class TracedModel {
     if (typeof Blob !== 'function') throw new OmError('InvalidArgument', `${who}: this JavaScript environment has no Blob`);
     const parts = [];
     this.#stream(who, M._omw_traced_onnx_size, M._omw_traced_write, options, (ptr, len) => {
-      parts.push(new Blob([M.HEAPU8.subarray(ptr, ptr + len)]));
+      // a Blob takes no view of shared memory (the threaded build's): that chunk is copied first
+      const chunk = M.HEAPU8.subarray(ptr, ptr + len);
+      parts.push(new Blob([chunk.buffer instanceof ArrayBuffer ? chunk : chunk.slice()]));
     });
     return new Blob(parts, { type: 'application/octet-stream' });
   }

@@ -190,6 +190,17 @@ const char *om__shape_str(char *buf, size_t len, const int64_t *shape, int ndim)
 /** Checks that none of n tensors is NULL; for a NULL one sets InvalidArgument only if no error is pending. */
 bool om__check_inputs(const char *who, om_tensor *const *ts, int n);
 
+/* ---- threads (src/core/threads.c) ---- */
+/** The most threads a kernel uses (the caller and OM_MAX_THREADS - 1 workers). */
+#define OM_MAX_THREADS 4
+/** One part of a job: part in [0, parts), worker in [0, threads used) names the scratch the part
+ *  may use. Runs on any thread: it must not allocate, fail, record or trace (per-thread state). */
+typedef void (*om__part_fn)(void *ctx, int64_t part, int worker);
+/** Runs fn(ctx, p, w) for every part p on at most `most` threads (the caller among them) and
+ *  returns when all are done; returns how many threads took part (worker ids below it). The
+ *  parts must not depend on the thread count for the bits to stay the same. */
+int om__parallel(int64_t parts, int most, om__part_fn fn, void *ctx);
+
 /* ---- allocation and storages ---- */
 /** malloc with an overflow-checked uint64 size; OutOfMemory naming who on failure. */
 void *om__alloc(uint64_t nbytes, const char *who);
@@ -227,9 +238,11 @@ double om__get_flat(const om_tensor *t, int64_t k);
 double om__exp(double x);
 /** x[k] = om__exp(x[k]) for k < n, the same bits, two at a time with vector arithmetic. */
 void om__exp_n(double *x, int64_t n);
-/** y[k] = om__erff(x[k]) for k < n, the same bits, two at a time where both take its first
- *  branch (y may be x). */
+/** y[k] = om__erff(x[k]), om__tanhf(x[k]), om__sigmoidf(x[k]) for k < n (y may be x): the same
+ *  bits, four at a time on two pairs of double lanes. */
 void om__erff_n(const float *x, float *y, int64_t n);
+void om__tanhf_n(const float *x, float *y, int64_t n);
+void om__sigmoidf_n(const float *x, float *y, int64_t n);
 double om__log(double x);
 double om__log1p(double x);
 double om__pow(double x, double y);
@@ -240,6 +253,8 @@ float om__logf(float x);
 float om__log1pf(float x);
 float om__tanhf(float x);
 float om__erff(float x);
+/** 1 / (1 + e^-x) in float, from om__expf(-|x|). */
+float om__sigmoidf(float x);
 float om__powf(float x, float y);
 
 /* ---- random numbers (src/core/rng.c) ---- */
@@ -276,6 +291,21 @@ bool om__gemm_acc(const float *a, int64_t ars, int64_t acs, const float *b, int6
  *  (OutOfMemory naming who) if its scratch fails. */
 bool om__gemm_rows(const float *a, int64_t ars, int64_t acs, const float *b, const int64_t *koff, float *c, int64_t ldc,
                    int64_t m, int64_t n, int64_t k, const char *who);
+/** How many parts om__gemm and om__gemm_rows split an m x n x k product into, from the sizes
+ *  alone (1: it runs on one thread). A caller with many small products splits over them instead. */
+int om__gemm_parts(int64_t m, int64_t n, int64_t k);
+/** The threads a job of `parts` parts and `macs` multiply-adds in all runs on: 1 below the size
+ *  where waking the workers costs more than it saves, else om_get_num_threads() capped at parts. */
+int om__job_threads(double macs, int64_t parts);
+/** The floats of scratch om__gemm_on needs for an m x n x k product (in_place: B's rows read in
+ *  place, om__gemm_rows' kind). */
+int64_t om__gemm_scratch(int64_t m, int64_t n, int64_t k, bool in_place);
+/** c [m, n] (row stride ldc) = a b on the calling thread only, in the caller's scratch
+ *  (om__gemm_scratch floats): b strided (brs, bcs) as om__gemm reads it, or with koff its rows in
+ *  place as om__gemm_rows reads them, with their bits. It neither allocates nor fails, so a part
+ *  of om__parallel may call it. */
+void om__gemm_on(const float *a, int64_t ars, int64_t acs, const float *b, int64_t brs, int64_t bcs, const int64_t *koff, float *c,
+                 int64_t ldc, int64_t m, int64_t n, int64_t k, float *scratch);
 /** One softmax (or log_softmax) row of n elements stride apart, r into y (y may be r: every read
  *  comes before the first write); e is scratch for n doubles. The softmax kernel and the
  *  attention op's share it, so the two give the same bits (src/ops/norm.c). */

@@ -86,6 +86,14 @@ const char *om_error_kind_name(int kind);
 /** True for the tracer's kinds (UnsupportedOperation ... InvalidUsage), which JS raises as om.TraceError. */
 bool om_error_kind_is_trace(int kind);
 
+/* ---- threads (process-wide) ---- */
+/** Sets how many threads the kernels use, the caller included (capped at 4; 1 in the
+ *  single-thread WASM build); returns the count now in effect, or 0 with InvalidArgument for
+ *  n < 1. Results have the same bits for any count. */
+int om_set_num_threads(int n);
+/** How many threads the kernels use; until om_set_num_threads, the cores available capped at 4. */
+int om_get_num_threads(void);
+
 /* ---- dtypes and the op table ---- */
 /** The dtype's name ("float32", "int64", "bool"); static string, NULL when out of range. */
 const char *om_dtype_name(int dtype);

@@ -524,6 +524,7 @@ function printSummary() {
 ort.env.wasm.numThreads = 1;
 ort.env.logLevel = 'error';
 await om.ready();
+om.setNumThreads(1); // one thread against one (tools/bench_threads.mjs measures threads)
 
 const cpu = cpus()[0]?.model ?? 'unknown CPU';
 console.log(`matmul benchmark: ${cpus().length} cores, ${cpu}; Node ${process.version}, onnxruntime-web ${ort.env.versions?.web ?? '?'}`);

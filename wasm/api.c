@@ -49,6 +49,8 @@ OMW void omw_info(const om_tensor *t, double *out) {
 }
 OMW double omw_live_tensors(void) { return (double)om_live_tensors(); }
 OMW double omw_live_bytes(void) { return (double)om_live_bytes(); }
+OMW int omw_set_num_threads(int n) { return om_set_num_threads(n); }
+OMW int omw_get_num_threads(void) { return om_get_num_threads(); }
 
 /* ---- creation; shape is an int64 array of ndim entries ---- */
 OMW om_tensor *omw_from_data(const void *data, const int64_t *shape, int ndim, int dtype) {

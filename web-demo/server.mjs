@@ -92,7 +92,10 @@ function send(res, status, text) {
   res.end(text);
 }
 
-async function handle(req, res, mounts) {
+/** The headers that make a page cross-origin isolated (its workers share memory: threads). */
+const ISOLATION = { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' };
+
+async function handle(req, res, mounts, isolated) {
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     res.setHeader('Allow', 'GET, HEAD');
     return send(res, 405, 'method not allowed\n');
@@ -110,6 +113,7 @@ async function handle(req, res, mounts) {
     'Content-Length': file.size,
     'Cache-Control': 'no-cache',
     'X-Content-Type-Options': 'nosniff',
+    ...(isolated ? ISOLATION : {}),
   });
   if (req.method === 'HEAD') return res.end();
   createReadStream(file.path).on('error', () => res.destroy()).pipe(res);
@@ -118,14 +122,17 @@ async function handle(req, res, mounts) {
 /**
  * Starts the server on host:port (port 0 picks a free one) and resolves once it listens:
  * { url, close() }, url ending in '/', close() resolving when the server has stopped. It serves
- * `mounts` ([URL prefix, directory] pairs), by default the demo page's.
+ * `mounts` ([URL prefix, directory] pairs), by default the demo page's. With `isolated` (the
+ * default) every response carries COOP same-origin and COEP require-corp: the page is
+ * cross-origin isolated, so onemodel loads its threaded build (js/runtime.js); everything the
+ * demo page loads comes from this origin.
  */
-export async function serve({ host = '127.0.0.1', port = 8080, mounts = MOUNTS } = {}) {
+export async function serve({ host = '127.0.0.1', port = 8080, mounts = MOUNTS, isolated = true } = {}) {
   if (mounts === MOUNTS && !existsSync(join(HERE, 'dist', 'index.html'))) {
     throw new Error('web-demo/dist/index.html is missing: build the page first (`npm run build`)');
   }
   const server = createServer((req, res) => {
-    handle(req, res, mounts).catch(() => (res.headersSent ? res.destroy() : send(res, 500, 'internal error\n')));
+    handle(req, res, mounts, isolated).catch(() => (res.headersSent ? res.destroy() : send(res, 500, 'internal error\n')));
   });
   await new Promise((resolve, reject) => {
     server.once('error', reject);

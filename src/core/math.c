@@ -108,13 +108,21 @@ static inline __attribute__((always_inline)) v2d exp_core2_poly(v2d x, bool shor
 }
 static v2d exp_core2(v2d x) { return exp_core2_poly(x, false); }
 
+/* where m, a else b, lane by lane (m all ones or all zeros) */
+static inline v2d pick2(v2i m, v2d a, v2d b) { return (v2d)((m & (v2i)a) | (~m & (v2i)b)); }
+
+/* Two lanes at a time where each is in exp_core2's range or below -745.2, where exp_of gives 0
+ * (a masked score in a softmax row is -inf or a large negative: half of a causal row). */
 void om__exp_n(double *x, int64_t n) {
+  const v2d lo = {-700.0, -700.0}, hi = {700.0, 700.0}, gone = {-745.2, -745.2}, zero = {0.0, 0.0};
   int64_t k = 0;
   for (; k + 2 <= n; k += 2) {
-    v2d v = {x[k], x[k + 1]};
-    if (v[0] >= -700 && v[0] <= 700 && v[1] >= -700 && v[1] <= 700) {
-      v = exp_core2(v);
-      x[k] = v[0], x[k + 1] = v[1];
+    v2d v;
+    memcpy(&v, x + k, sizeof v);
+    v2i under = v < gone, ok = ((v >= lo) & (v <= hi)) | under;
+    if (ok[0] & ok[1]) {
+      v = pick2(under, zero, exp_core2(pick2(under, lo, v)));
+      memcpy(x + k, &v, sizeof v);
     } else {
       x[k] = om__exp(x[k]), x[k + 1] = om__exp(x[k + 1]);
     }
@@ -208,18 +216,28 @@ float om__powf(float x, float y) {
   return to_float(om__pow(x, y));
 }
 
+/* tanh(x) for |x| = a: a - a^3 / 3 below 1e-4 (the next term is below 2e-17 a), 1 above 10
+ * (1 - tanh(10) < 5e-9 rounds to 1), else (e^(2a) - 1) / (e^(2a) + 1), where e^(2a) - 1 loses
+ * at most 1e-16 / (2a) < 1e-12 relative; the sign is x's (tanh(-0) = -0). */
 float om__tanhf(float x) {
   if (x != x) return x;
-  double a = x < 0 ? -(double)x : x, t;
+  double a = fabs((double)x), t;
   if (a > 10) {
-    t = 1.0; /* 1 - tanh(10) < 5e-9: rounds to 1 */
+    t = 1.0;
   } else if (a < 1e-4) {
-    t = a - a * a * a / 3.0; /* the next term is below 2e-17 a */
+    t = a - a * a * a / 3.0;
   } else {
-    double em = exp_of(2 * a, false) - 1.0; /* e^(2a) - 1 loses at most 1e-16 / (2a) < 1e-12 relative */
+    double em = exp_of(2 * a, false) - 1.0;
     t = em / (em + 2.0);
   }
-  return (float)(x < 0 ? -t : t);
+  return (float)(signbit(x) ? -t : t);
+}
+
+/* 1 / (1 + e^-x), with e^-|x| once on either side (the same bits as computing it twice). */
+float om__sigmoidf(float x) {
+  if (x >= 0) return 1.0f / (1.0f + om__expf(-x));
+  float e = om__expf(x);
+  return e / (1.0f + e);
 }
 
 /* erf(a) = a P(s) / Q(s), s = a^2 / 16, for 0 < a < 4: one rational function of degree 6 / 6
@@ -245,9 +263,6 @@ static v2d poly2(const double *c, int n, v2d u) {
   return r;
 }
 
-/* om__erff on an array (y may be x): each chunk's values sorted by om__erff's branch, each
- * branch then run two lanes at a time (the same operations as om__erff, so the same bits), the
- * rest (NaN, zeros, |x| >= 4, an odd one left in a branch) one by one. */
 /* erf's rational on two lanes u = a^2 / 16 (the same operations as om__erff). */
 static inline __attribute__((always_inline)) v2d erf_rational2(v2d a) {
   v2d u = a * a * (1.0 / 16);
@@ -260,43 +275,108 @@ static inline float erf_finish(float x, double r) {
   return (float)(x < 0 ? -r : r);
 }
 
-/* om__erff on an array (y may be x): four at a time, as two pairs of double lanes, where none
- * is NaN or zero, with the conversions, the clamp at 1 (and 1 from |x| >= 4 on, where the
- * rational runs on 4 and is dropped) and the sign done on the vectors; the others one by one.
- * Each lane does om__erff's operations. */
-void om__erff_n(const float *x, float *y, int64_t n) {
-  typedef float v4f_u __attribute__((vector_size(16), aligned(4)));
-  typedef float v2f __attribute__((vector_size(8)));
-  typedef int32_t v4i __attribute__((vector_size(16)));
-  const v2i sign = {INT64_MIN, INT64_MIN};
-  const v2d one = {1.0, 1.0};
+/* ---- the float functions on arrays: four values at a time, as two pairs of double lanes ---- */
+typedef float v4f __attribute__((vector_size(16)));
+typedef float v2f __attribute__((vector_size(8)));
+typedef int32_t v4i __attribute__((vector_size(16)));
+static const v2i SIGN2 = {INT64_MIN, INT64_MIN};
+
+/* |v| with the sign bit of s */
+static inline v2d with_sign2(v2d v, v2d s) { return (v2d)(((v2i)v & ~SIGN2) | ((v2i)s & SIGN2)); }
+
+/* A function of four floats at once: false (and y untouched) where a value is one its vectors do
+ * not take; the caller then computes those four one by one. */
+typedef bool (*group4_fn)(v4f x, v4f *y);
+
+/* y[k] = f1(x[k]) for k < n (y may be x), f4 on each group of four: the last, short one padded
+ * with ones (a value every f4 takes); lanes are independent, so the padding changes nothing. */
+static inline __attribute__((always_inline)) void map4(const float *x, float *y, int64_t n, group4_fn f4, float (*f1)(float)) {
   int64_t k = 0;
   for (; k + 4 <= n; k += 4) {
-    v4f_u xv;
-    memcpy(&xv, x + k, sizeof xv);
-    v4f_u ax = (v4f_u)((v4i)xv & 0x7fffffff);
-    v4i in = ax > 0.0f; /* not NaN, not zero */
-    if (!(in[0] & in[1] & in[2] & in[3])) {
-      for (int j = 0; j < 4; j++) y[k + j] = om__erff(x[k + j]);
-      continue;
+    v4f in, out;
+    memcpy(&in, x + k, sizeof in);
+    if (f4(in, &out)) {
+      memcpy(y + k, &out, sizeof out);
+    } else {
+      for (int j = 0; j < 4; j++) y[k + j] = f1(x[k + j]);
     }
-    v2d xd[2] = {__builtin_convertvector(__builtin_shufflevector(xv, xv, 0, 1), v2d),
-                 __builtin_convertvector(__builtin_shufflevector(xv, xv, 2, 3), v2d)};
-    v2f out[2];
-    for (int h = 0; h < 2; h++) {
-      const v2d four = {4.0, 4.0};
-      v2d a = (v2d)((v2i)xd[h] & ~sign);
-      v2i past = a >= four;
-      v2d r = erf_rational2((v2d)(((v2i)four & past) | ((v2i)a & ~past)));
-      v2i big = (r > one) | past;
-      r = (v2d)(((v2i)one & big) | ((v2i)r & ~big));
-      r = (v2d)((v2i)r | ((v2i)xd[h] & sign)); /* r >= 0: x's sign */
-      out[h] = __builtin_convertvector(r, v2f);
-    }
-    memcpy(y + k, out, sizeof out);
   }
-  for (; k < n; k++) y[k] = om__erff(x[k]);
+  if (k < n) {
+    float in[4] = {1.0f, 1.0f, 1.0f, 1.0f}, out[4];
+    for (int64_t j = k; j < n; j++) in[j - k] = x[j];
+    v4f v, r;
+    memcpy(&v, in, sizeof v);
+    bool ok = f4(v, &r);
+    memcpy(out, &r, sizeof out);
+    for (int64_t j = k; j < n; j++) y[j] = ok ? out[j - k] : f1(x[j]);
+  }
 }
+
+/* Four floats as two pairs of doubles, and back (each conversion exact, or rounded once). */
+static inline void widen4(v4f x, v2d d[2]) {
+  d[0] = __builtin_convertvector(__builtin_shufflevector(x, x, 0, 1), v2d);
+  d[1] = __builtin_convertvector(__builtin_shufflevector(x, x, 2, 3), v2d);
+}
+static inline v4f narrow4(const v2d d[2]) {
+  v2f lo = __builtin_convertvector(d[0], v2f), hi = __builtin_convertvector(d[1], v2f);
+  return __builtin_shufflevector(lo, hi, 0, 1, 2, 3);
+}
+
+/* om__erff's operations on four values none of which is NaN or zero, with the clamp at 1 (and 1
+ * from |x| >= 4 on, where the rational runs on 4 and is dropped) and the sign on the vectors. */
+static bool erf4(v4f x, v4f *y) {
+  v4i in = (v4f)((v4i)x & 0x7fffffff) > 0.0f; /* not NaN, not zero */
+  if (!(in[0] & in[1] & in[2] & in[3])) return false;
+  v2d d[2];
+  widen4(x, d);
+  for (int h = 0; h < 2; h++) {
+    const v2d four = {4.0, 4.0}, one = {1.0, 1.0};
+    v2d a = (v2d)((v2i)d[h] & ~SIGN2);
+    v2i past = a >= four;
+    v2d r = erf_rational2(pick2(past, four, a));
+    d[h] = with_sign2(pick2((r > one) | past, one, r), d[h]); /* r >= 0 */
+  }
+  *y = narrow4(d);
+  return true;
+}
+
+/* om__tanhf's operations on four values none of which is NaN: every branch on every lane (e^(2a)
+ * on a clamped at 10), then the one om__tanhf takes picked per lane. */
+static bool tanh4(v4f x, v4f *y) {
+  v4i num = x == x;
+  if (!(num[0] & num[1] & num[2] & num[3])) return false;
+  v2d d[2];
+  widen4(x, d);
+  for (int h = 0; h < 2; h++) {
+    const v2d ten = {10.0, 10.0}, one = {1.0, 1.0}, tiny = {1e-4, 1e-4};
+    v2d a = (v2d)((v2i)d[h] & ~SIGN2);
+    v2d em = exp_core2(pick2(a > ten, ten, a) * 2) - 1.0, t = em / (em + 2.0);
+    v2i small = a < tiny;
+    if (small[0] | small[1]) t = pick2(small, a - a * a * a / 3.0, t); /* rare: spare the division */
+    d[h] = with_sign2(pick2(a > ten, one, t), d[h]);
+  }
+  *y = narrow4(d);
+  return true;
+}
+
+/* om__sigmoidf's operations on four values of magnitude at most 700 (the range of exp_core2):
+ * e = e^-|x| rounded to float, then 1 / (1 + e) or e / (1 + e) in float by x's sign. */
+static bool sigmoid4(v4f x, v4f *y) {
+  v4f m = (v4f)((v4i)x | (v4i){INT32_MIN, INT32_MIN, INT32_MIN, INT32_MIN}); /* -|x| */
+  v4i in = m >= -700.0f;                                                       /* NaN: false */
+  if (!(in[0] & in[1] & in[2] & in[3])) return false;
+  v2d d[2];
+  widen4(m, d);
+  d[0] = exp_core2_poly(d[0], true), d[1] = exp_core2_poly(d[1], true);
+  v4f e = narrow4(d), one = {1.0f, 1.0f, 1.0f, 1.0f};
+  v4i pos = x >= 0.0f;
+  *y = (v4f)((pos & (v4i)one) | (~pos & (v4i)e)) / (one + e);
+  return true;
+}
+
+void om__erff_n(const float *x, float *y, int64_t n) { map4(x, y, n, erf4, om__erff); }
+void om__tanhf_n(const float *x, float *y, int64_t n) { map4(x, y, n, tanh4, om__tanhf); }
+void om__sigmoidf_n(const float *x, float *y, int64_t n) { map4(x, y, n, sigmoid4, om__sigmoidf); }
 
 float om__erff(float x) {
   if (x != x || x == 0) return x; /* NaN, and zeros keep their sign */

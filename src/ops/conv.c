@@ -280,50 +280,110 @@ static bool windows_in_place(const win *g, int64_t og) {
          dropped <= 10 * g->ow && (g->kh - 1) * g->dh <= 10 * g->oh; /* and padded planes at most 11 times the output's rows */
 }
 
-static bool conv_in_place(const conv_geom *cg, const float *x, const float *w, const om_tensor *bias, float *out, const char *who) {
+/* A convolution (not transposed) as one product per image and group, C = W[g] B, B being the
+ * padded image read in place (windows_in_place: C is then og x oh Wp, its kept columns copied
+ * out), the im2col matrix, or the input planes themselves (direct: a 1x1 kernel of stride 1
+ * without padding). Where there are at least as many products as the parts one product splits
+ * into (depthwise convs, large batches), the products are the parts of one job, each on one
+ * thread with that thread's scratch (om__gemm_on); else they run one after the other, each split
+ * across the threads (om__gemm, om__gemm_rows). Either way each output is the same sum, so the
+ * bits do not depend on the thread count. */
+typedef struct conv_job {
+  const conv_geom *cg;
+  const float *x, *w;
+  const om_tensor *bias;
+  float *out;
+  bool direct;
+  const int64_t *koff; /* in place: each tap's offset in the padded image, else NULL */
+  int64_t plane, wp;   /* in place: a padded plane's floats and width */
+  int64_t img, cols;   /* the floats of each thread's B (padded image or im2col matrix); C's columns */
+  bool split;          /* the products are the parts of one job */
+  int64_t panels;      /* split: where the product's panels start in each thread's scratch */
+  float *scratch[OM_MAX_THREADS];
+  const char *who;
+} conv_job;
+
+static bool conv_product(const conv_job *j, int64_t idx, int worker) {
+  const conv_geom *cg = j->cg;
   const win *g = &cg->g;
-  int64_t cgr = cg->c / cg->groups, og = cg->o / cg->groups, kk = g->kh * g->kw;
-  int64_t hp = g->h + 2 * g->ph, wp = g->w + 2 * g->pw, grid = g->oh * g->ow, plane, q, n_img, n_tmp;
-  /* reads reach 7 floats past the last position and (kw - 1) dw past the last plane's row; a
-   * size past int64 (an empty output of a huge padding) is more scratch than any machine has */
-  if (__builtin_mul_overflow(hp, wp, &plane) || __builtin_mul_overflow(g->oh, wp, &q) || __builtin_mul_overflow(cgr, plane, &n_img) ||
-      __builtin_add_overflow(n_img, 8 + (g->kw - 1) * g->dw, &n_img) || __builtin_mul_overflow(og, q, &n_tmp))
-    return om__fail(OM_ERR_OUT_OF_MEMORY, "%s: the padded image's scratch is too large", who);
-  float *img = alloc_floats(n_img, who), *tmp = img ? alloc_floats(n_tmp, who) : NULL;
-  int64_t *koff = tmp ? om__alloc(sizeof(int64_t) * (uint64_t)(cgr * kk + 1), who) : NULL;
-  bool ok = koff != NULL;
-  if (ok) {
-    memset(img, 0, sizeof(float) * (size_t)n_img);
-    for (int64_t ch = 0, t = 0; ch < cgr; ch++)
-      for (int64_t i = 0; i < g->kh; i++)
-        for (int64_t j = 0; j < g->kw; j++) koff[t++] = ch * plane + i * g->dh * wp + j * g->dw;
-  }
-  for (int64_t n = 0; ok && n < cg->n; n++)
-    for (int64_t gi = 0; ok && gi < cg->groups; gi++) {
-      const float *xi = x + (n * cg->c + gi * cgr) * g->h * g->w;
-      for (int64_t ch = 0; ch < cgr; ch++) /* the interior; the zeros around it never change */
-        for (int64_t y = 0; y < g->h; y++) {
-          const float *src = xi + (ch * g->h + y) * g->w;
-          float *dst = img + ch * plane + (y + g->ph) * wp + g->pw;
-          for (int64_t k = 0; k < g->w; k++) dst[k] = src[k];
-        }
-      ok = om__gemm_rows(w + gi * og * cgr * kk, cgr * kk, 1, img, koff, tmp, q, og, q, cgr * kk, who);
-      float *o = out + (n * cg->o + gi * og) * grid;
-      for (int64_t r = 0; ok && r < og; r++) { /* the kept columns, plus the bias as add_bias adds it */
-        float b = bias ? ((const float *)om__data(bias))[(gi * og + r) * bias->strides[0]] : 0.0f;
-        for (int64_t y = 0; y < g->oh; y++) {
-          float *dst = o + r * grid + y * g->ow;
-          const float *src = tmp + r * q + y * wp;
-          if (bias)
-            for (int64_t k = 0; k < g->ow; k++) dst[k] = src[k] + b;
-          else
-            for (int64_t k = 0; k < g->ow; k++) dst[k] = src[k];
-        }
+  int64_t n = idx / cg->groups, gi = idx % cg->groups, cgr = cg->c / cg->groups, og = cg->o / cg->groups;
+  int64_t grid = g->oh * g->ow, k = cgr * g->kh * g->kw;
+  const float *xi = j->x + (n * cg->c + gi * cgr) * g->h * g->w, *wg = j->w + gi * og * k, *b = j->scratch[worker];
+  float *o = j->out + (n * cg->o + gi * og) * grid, *c = o;
+  if (j->koff) {
+    for (int64_t ch = 0; ch < cgr; ch++) /* the interior; the zeros around it never change */
+      for (int64_t y = 0; y < g->h; y++) {
+        const float *src = xi + (ch * g->h + y) * g->w;
+        float *dst = j->scratch[worker] + ch * j->plane + (y + g->ph) * j->wp + g->pw;
+        for (int64_t x = 0; x < g->w; x++) dst[x] = src[x];
       }
+    c = j->scratch[worker] + j->img;
+  } else if (j->direct) {
+    b = xi;
+  } else {
+    im2col(xi, cgr, g, j->scratch[worker]);
+  }
+  int64_t ldc = j->koff ? j->cols : grid;
+  if (j->split)
+    om__gemm_on(wg, k, 1, b, j->cols, 1, j->koff, c, ldc, og, j->cols, k, j->scratch[worker] + j->panels);
+  else if (!(j->koff ? om__gemm_rows(wg, k, 1, b, j->koff, c, ldc, og, j->cols, k, j->who)
+                     : om__gemm(wg, k, 1, b, grid, 1, c, og, grid, k, j->who)))
+    return false;
+  if (!j->koff && !j->bias) return true;
+  for (int64_t r = 0; r < og; r++) { /* in place the kept columns; the bias as add_bias adds it */
+    float bv = j->bias ? ((const float *)om__data(j->bias))[(gi * og + r) * j->bias->strides[0]] : 0.0f;
+    for (int64_t y = 0; y < g->oh; y++) {
+      float *dst = o + r * grid + y * g->ow;
+      const float *src = c + r * ldc + y * (j->koff ? j->wp : g->ow);
+      if (j->bias)
+        for (int64_t x = 0; x < g->ow; x++) dst[x] = src[x] + bv;
+      else
+        for (int64_t x = 0; x < g->ow; x++) dst[x] = src[x];
     }
+  }
+  return true;
+}
+
+static void conv_part(void *ctx, int64_t part, int worker) { conv_product(ctx, part, worker); }
+
+static bool conv_products(const conv_geom *cg, const float *x, const float *w, const om_tensor *bias, float *out, const char *who) {
+  const win *g = &cg->g;
+  int64_t og = cg->o / cg->groups, kk = g->kh * g->kw, k = cg->c / cg->groups * kk, products = cg->n * cg->groups;
+  conv_job j = {.cg = cg, .x = x, .w = w, .bias = bias, .out = out, .who = who, .cols = g->oh * g->ow};
+  j.direct = kk == 1 && g->sh == 1 && g->sw == 1 && g->ph == 0 && g->pw == 0;
+  bool in_place = !j.direct && cg->n > 0 && og > 0 && windows_in_place(g, og); /* empty outputs as before */
+  int64_t *koff = NULL, floats = 0; /* each thread's scratch: B, in place C, then split the panels */
+  if (in_place) {
+    int64_t hp = g->h + 2 * g->ph, n_tmp;
+    j.wp = g->w + 2 * g->pw;
+    /* reads reach 7 floats past the last position and (kw - 1) dw past the last plane's row; a
+     * size past int64 (an empty output of a huge padding) is more scratch than any machine has */
+    if (__builtin_mul_overflow(hp, j.wp, &j.plane) || __builtin_mul_overflow(g->oh, j.wp, &j.cols) ||
+        __builtin_mul_overflow(k / kk, j.plane, &j.img) || __builtin_add_overflow(j.img, 8 + (g->kw - 1) * g->dw, &j.img) ||
+        __builtin_mul_overflow(og, j.cols, &n_tmp) || __builtin_add_overflow(j.img, n_tmp, &floats))
+      return om__fail(OM_ERR_OUT_OF_MEMORY, "%s: the padded image's scratch is too large", who);
+    if (!(koff = om__alloc(sizeof(int64_t) * (uint64_t)(k + 1), who))) return false;
+    for (int64_t ch = 0, t = 0; ch < k / kk; ch++)
+      for (int64_t i = 0; i < g->kh; i++)
+        for (int64_t jj = 0; jj < g->kw; jj++) koff[t++] = ch * j.plane + i * g->dh * j.wp + jj * g->dw;
+    j.koff = koff;
+  } else if (!j.direct) {
+    j.img = floats = k * j.cols;
+  }
+  j.split = products >= om__gemm_parts(og, j.cols, k);
+  int threads = j.split ? om__job_threads((double)products * (double)og * (double)j.cols * (double)k, products) : 1;
+  j.panels = floats;
+  if (j.split && __builtin_add_overflow(floats, om__gemm_scratch(og, j.cols, k, in_place), &floats))
+    floats = INT64_MAX; /* more than alloc_floats gives */
+  bool ok = true;
+  for (int i = 0; ok && i < threads; i++) {
+    ok = (j.scratch[i] = alloc_floats(floats, who)) != NULL;
+    if (ok && in_place) memset(j.scratch[i], 0, sizeof(float) * (size_t)j.img);
+  }
+  if (ok && j.split) om__parallel(products, threads, conv_part, &j);
+  for (int64_t idx = 0; ok && !j.split && idx < products; idx++) ok = conv_product(&j, idx, 0);
+  for (int i = 0; i < threads; i++) free(j.scratch[i]);
   free(koff);
-  free(tmp);
-  free(img);
   return ok;
 }
 
@@ -339,19 +399,7 @@ static bool forward_conv(om_call *c) {
   int64_t cg_ = cg.c / cg.groups, og = cg.o / cg.groups;
   bool ok = w != NULL;
   if (!cg.transposed) {
-    /* a 1x1 kernel with stride 1 and no padding reads the input planes as they are */
-    bool direct = kk == 1 && g->sh == 1 && g->sw == 1 && g->ph == 0 && g->pw == 0;
-    bool in_place = ok && !direct && cg.n > 0 && og > 0 && windows_in_place(g, og); /* empty outputs as before */
-    if (in_place) ok = conv_in_place(&cg, x, w, c->n_in == 3 ? c->in[2] : NULL, out, who);
-    else if (ok && !direct) ok = (col = alloc_floats(cg_ * kk * grid, who)) != NULL;
-    for (int64_t n = 0; ok && !in_place && n < cg.n; n++)
-      for (int64_t gi = 0; ok && gi < cg.groups; gi++) {
-        const float *xi = x + (n * cg.c + gi * cg_) * image;
-        if (!direct) im2col(xi, cg_, g, col);
-        ok = om__gemm(w + gi * og * cg_ * kk, cg_ * kk, 1, direct ? xi : col, grid, 1,
-                      out + (n * cg.o + gi * og) * grid, og, grid, cg_ * kk, who);
-      }
-    if (ok && !in_place && c->n_in == 3) add_bias(c->in[2], out, cg.n, cg.o, grid);
+    if (ok) ok = conv_products(&cg, x, w, c->n_in == 3 ? c->in[2] : NULL, out, who);
   } else {
     /* input [N, C, grid], output [N, O, image]; weight [C, O/g, kh, kw] */
     if (ok) ok = (col = alloc_floats(og * kk * grid, who)) != NULL;

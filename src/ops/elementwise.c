@@ -57,6 +57,31 @@
   }
 #define UNARY_LOOP(fname, T, EXPR) MAP_LOOP(fname, T, EXPR, (void)ctx)
 
+/* A loop for math done on arrays (src/core/math.c's *_n, four values at a time): FN(in, out, n,
+ * ctx) on a contiguous run as it is, on a strided one through chunks on the stack. */
+#define ARRAY_LOOP(fname, FN)                                                            \
+  static void fname(char **p, const int64_t *s, int64_t n, const void *ctx) {            \
+    if (s[0] == sizeof(float) && s[1] == sizeof(float)) {                                \
+      FN((const float *)p[1], (float *)p[0], n, ctx);                                    \
+      return;                                                                            \
+    }                                                                                    \
+    float in[64], out[64];                                                               \
+    for (int64_t i0 = 0; i0 < n; i0 += 64) {                                             \
+      int64_t m = n - i0 < 64 ? n - i0 : 64;                                             \
+      for (int64_t i = 0; i < m; i++) in[i] = *(const float *)(p[1] + (i0 + i) * s[1]);  \
+      FN(in, out, m, ctx);                                                               \
+      for (int64_t i = 0; i < m; i++) *(float *)(p[0] + (i0 + i) * s[0]) = out[i];       \
+    }                                                                                    \
+  }
+
+/* The math library's array functions as array loops. */
+#define MATH_ARRAY_LOOP(fname, FN)                                               \
+  static void fname##_n(const float *x, float *y, int64_t n, const void *ctx) { \
+    (void)ctx;                                                                   \
+    FN(x, y, n);                                                                 \
+  }                                                                              \
+  ARRAY_LOOP(fname, fname##_n)
+
 /* Which dtypes an op takes, the loop for each (NULL: refused), and the ONNX nodes that compute it. */
 typedef struct kernels {
   om_loop_fn loop[3];  /* indexed by om_dtype of the inputs */
@@ -271,13 +296,6 @@ om_tensor *om_add_scalar(om_tensor *a, double s) { return with_scalar(OM_OP_add,
 
 /* ---- unary ops ---- */
 
-/* e^a once on either side (the same bits as computing it twice) */
-static float sigmoidf(float a) {
-  if (a >= 0) return 1.0f / (1.0f + om__expf(-a));
-  float e = om__expf(a);
-  return e / (1.0f + e);
-}
-
 UNARY_LOOP(neg_f32, float, -a)
 UNARY_LOOP(neg_i64, int64_t, (int64_t)(0u - (uint64_t)a))
 UNARY_LOOP(abs_f32, float, fabsf(a))
@@ -290,8 +308,9 @@ UNARY_LOOP(sqrt_f32, float, sqrtf(a))
 UNARY_LOOP(rsqrt_f32, float, 1.0f / sqrtf(a))
 UNARY_LOOP(relu_f32, float, a > 0 || a != a ? a : 0.0f) /* NaN stays NaN, as PyTorch and ONNX Relu */
 UNARY_LOOP(relu_i64, int64_t, a > 0 ? a : 0)
-UNARY_LOOP(sigmoid_f32, float, sigmoidf(a))
-UNARY_LOOP(tanh_f32, float, om__tanhf(a))
+MATH_ARRAY_LOOP(sigmoid_f32, om__sigmoidf_n)
+MATH_ARRAY_LOOP(tanh_f32, om__tanhf_n)
+MATH_ARRAY_LOOP(erf_f32, om__erff_n)
 
 static bool infer_unary(om_call *c) {
   const kernels *k = om__ops[c->op]->impl;
@@ -407,23 +426,6 @@ static float gelu_f(float a, int64_t tanh_form) {
 
 PARAM_LOOP(leaky_relu_f32, a > 0 ? a : a * k0)
 PARAM_LOOP(elu_f32, a <= 0 ? expm1f(a) * k0 : a)
-/* A loop for math done on arrays (src/core/math.c's *_n, two values at a time): FN(in, out, n,
- * ctx) on a contiguous run as it is, on a strided one through chunks on the stack. */
-#define ARRAY_LOOP(fname, FN)                                                            \
-  static void fname(char **p, const int64_t *s, int64_t n, const void *ctx) {            \
-    if (s[0] == sizeof(float) && s[1] == sizeof(float)) {                                \
-      FN((const float *)p[1], (float *)p[0], n, ctx);                                    \
-      return;                                                                            \
-    }                                                                                    \
-    float in[64], out[64];                                                               \
-    for (int64_t i0 = 0; i0 < n; i0 += 64) {                                             \
-      int64_t m = n - i0 < 64 ? n - i0 : 64;                                             \
-      for (int64_t i = 0; i < m; i++) in[i] = *(const float *)(p[1] + (i0 + i) * s[1]);  \
-      FN(in, out, m, ctx);                                                               \
-      for (int64_t i = 0; i < m; i++) *(float *)(p[0] + (i0 + i) * s[0]) = out[i];       \
-    }                                                                                    \
-  }
-
 /* gelu on an array (y may be x): erf's argument for a chunk, om__erff_n on it, then gelu_f's
  * arithmetic; the tanh form element by element. */
 static void gelu_n(const float *x, float *y, int64_t n, const void *ctx) {
@@ -441,18 +443,12 @@ static void gelu_n(const float *x, float *y, int64_t n, const void *ctx) {
   }
 }
 
-static void erf_n(const float *x, float *y, int64_t n, const void *ctx) {
-  (void)ctx;
-  om__erff_n(x, y, n);
-}
-
 ARRAY_LOOP(gelu_f32, gelu_n)
 PARAM_LOOP(silu_f32, a / (1.0f + om__expf(-a)))
 PARAM_LOOP(softplus_f32, a * k0 > k1 ? a : om__log1pf(om__expf(a * k0)) / k0)
 PARAM_LOOP(hardswish_f32, a * min_std(max_std(a + 3.0f, 0.0f), 6.0f) / 6.0f)
 PARAM_LOOP(hardsigmoid_f32, min_std(max_std(a + 3.0f, 0.0f), 6.0f) / 6.0f)
 PARAM_LOOP(hardtanh_f32, min_std(max_std(a, k0), k1))
-ARRAY_LOOP(erf_f32, erf_n)
 
 /* Resolves the float attrs' defaults; gelu's one int attr is approximate (0 'none', 1 'tanh'). */
 static bool infer_unary_params(om_call *c) {

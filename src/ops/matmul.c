@@ -176,18 +176,36 @@ static inline __attribute__((always_inline)) void small_m_tile(strided a, stride
     }
 }
 
-static void small_m(strided a, strided b, float *c, int64_t m, int64_t n, int64_t k, bool acc) {
-  small_m_tile(a, b, NULL, c, n, m, n, k, acc);
+static void small_m(strided a, strided b, float *c, int64_t ldc, int64_t m, int64_t n, int64_t k, bool acc) {
+  small_m_tile(a, b, NULL, c, ldc, m, n, k, acc);
 }
 
-/* C (contiguous, ldc = n) = A B (or C += A B with acc) for one matrix pair, with scratch panels ap and bp. */
-static void gemm(strided a, strided b, float *c, int64_t m, int64_t n, int64_t k, float *ap, float *bp, bool acc) {
+/* One KC slice (from k = pc, kc deep) of C[m, nc] (+)= A B: each MC block of A packed into ap,
+ * then its tiles against B's NR-column panels, packed at bp (koff NULL) or B's rows read in place
+ * at bp + koff[kk] (om__gemm_rows). Inlined into both callers, so gemm's has no test of koff. */
+static inline __attribute__((always_inline)) void a_blocks(strided a, int64_t pc, int64_t kc, int64_t m, float *ap, const float *bp,
+                                                          const int64_t *koff, float *c, int64_t ldc, int64_t nc, bool acc) {
+  for (int64_t ic = 0; ic < m; ic += MC) {
+    int64_t mc = m - ic < MC ? m - ic : MC;
+    pack_a(ap, (strided){a.p + ic * a.rs + pc * a.cs, a.rs, a.cs}, mc, kc);
+    for (int64_t jr = 0; jr < nc; jr += NR)
+      for (int64_t ir = 0; ir < mc; ir += MR) {
+        float *ct = c + (ic + ir) * ldc + jr;
+        int mr = (int)(mc - ir < MR ? mc - ir : MR), nr = (int)(nc - jr < NR ? nc - jr : NR);
+        if (koff) micro_rows((int)kc, ap + ir * kc, bp + jr, koff, ct, ldc, mr, nr, acc);
+        else micro((int)kc, ap + ir * kc, bp + jr * kc, ct, ldc, mr, nr, acc);
+      }
+  }
+}
+
+/* C (row stride ldc) = A B (or C += A B with acc) for one matrix pair, with scratch panels ap and bp. */
+static void gemm(strided a, strided b, float *c, int64_t ldc, int64_t m, int64_t n, int64_t k, float *ap, float *bp, bool acc) {
   if (m < MR && k > 0) {
-    small_m(a, b, c, m, n, k, acc);
+    small_m(a, b, c, ldc, m, n, k, acc);
     return;
   }
   if (k == 0) {
-    if (!acc) memset(c, 0, sizeof(float) * (size_t)(m * n));
+    for (int64_t i = 0; !acc && i < m; i++) memset(c + i * ldc, 0, sizeof(float) * (size_t)n);
     return;
   }
   for (int64_t jc = 0; jc < n; jc += NC) {
@@ -195,38 +213,126 @@ static void gemm(strided a, strided b, float *c, int64_t m, int64_t n, int64_t k
     for (int64_t pc = 0; pc < k; pc += KC) {
       int64_t kc = k - pc < KC ? k - pc : KC;
       pack_b(bp, (strided){b.p + pc * b.rs + jc * b.cs, b.rs, b.cs}, kc, nc);
-      for (int64_t ic = 0; ic < m; ic += MC) {
-        int64_t mc = m - ic < MC ? m - ic : MC;
-        pack_a(ap, (strided){a.p + ic * a.rs + pc * a.cs, a.rs, a.cs}, mc, kc);
-        for (int64_t jr = 0; jr < nc; jr += NR)
-          for (int64_t ir = 0; ir < mc; ir += MR)
-            micro((int)kc, ap + ir * kc, bp + jr * kc, c + (ic + ir) * n + jc + jr, n,
-                  (int)(mc - ir < MR ? mc - ir : MR), (int)(nc - jr < NR ? nc - jr : NR), acc || pc > 0);
-      }
+      a_blocks(a, pc, kc, m, ap, bp, NULL, c + jc, ldc, nc, acc || pc > 0);
     }
   }
 }
 
-/* Scratch panels for gemm on an m x n x k product (freed by the caller). */
-static bool panels(int64_t m, int64_t n, int64_t k, float **ap, float **bp, const char *who) {
+/* C = A B (om__gemm_rows: never accumulated) with B's rows read in place at b + koff[kk], 8
+ * floats each that may run past n; k > 0. A is packed into ap as gemm packs it, B not at all. */
+static void gemm_rows(strided a, const float *b, const int64_t *koff, float *c, int64_t ldc, int64_t m, int64_t n, int64_t k, float *ap) {
+  if (m < MR) { /* a depthwise convolution's one row: B read in place as small_m reads it */
+    small_m_tile(a, (strided){b, 0, 1}, koff, c, ldc, m, n, k, false);
+    return;
+  }
+  for (int64_t pc = 0; pc < k; pc += KC) a_blocks(a, pc, k - pc < KC ? k - pc : KC, m, ap, b, koff + pc, c, ldc, n, pc > 0);
+}
+
+/* The floats of A's and B's panels for an m x n x k product (A's only when B is read in place). */
+static int64_t panel_floats(int64_t m, int64_t n, int64_t k, bool in_place, int64_t *a_floats) {
   int64_t kc = k < KC ? k : KC, ncp = ((n < NC ? n : NC) + NR - 1) / NR * NR, mcp = ((m < MC ? m : MC) + MR - 1) / MR * MR;
-  *ap = om__alloc((uint64_t)(mcp * kc + 1) * sizeof(float), who);
-  *bp = *ap ? om__alloc((uint64_t)(kc * ncp + 1) * sizeof(float), who) : NULL;
-  if (*bp) return true;
-  free(*ap);
-  return false;
+  *a_floats = mcp * kc;
+  return mcp * kc + (in_place ? 0 : kc * ncp);
+}
+
+/* C = A B (or C += A B with acc) on the calling thread: B strided, or with koff its rows in
+ * place (om__gemm_rows); scratch holds panel_floats floats. */
+static void product(strided a, strided b, const int64_t *koff, float *c, int64_t ldc, int64_t m, int64_t n, int64_t k, bool acc,
+                    float *scratch) {
+  int64_t a_floats;
+  panel_floats(m, n, k, koff != NULL, &a_floats);
+  if (koff && k > 0) gemm_rows(a, b.p, koff, c, ldc, m, n, k, scratch);
+  else gemm(a, b, c, ldc, m, n, k, scratch, scratch + a_floats, acc);
+}
+
+int64_t om__gemm_scratch(int64_t m, int64_t n, int64_t k, bool in_place) {
+  int64_t a_floats;
+  return panel_floats(m, n, k, in_place, &a_floats);
+}
+
+void om__gemm_on(const float *a, int64_t ars, int64_t acs, const float *b, int64_t brs, int64_t bcs, const int64_t *koff, float *c,
+                 int64_t ldc, int64_t m, int64_t n, int64_t k, float *scratch) {
+  if (m > 0 && n > 0) product((strided){a, ars, acs}, (strided){b, brs, bcs}, koff, c, ldc, m, n, k, false, scratch);
+}
+
+/* ---- products on several threads ----
+ * A job is `batches` products C_t = A_t B_t (C_t at c + t m n when there are several), each
+ * split into `per` parts by columns of C (or by rows, where C is taller than wide): part p is
+ * product p / per, block p % per. Every C element is summed in the same order whatever the
+ * block (see the top of the file: small_m and gemm_rows sum as micro does), so the split changes
+ * nothing in the bits; it is chosen from the sizes alone. */
+
+/* Below this many multiply-adds a product is one part: waking the workers would cost more. */
+#define PART_MACS ((double)(1 << 19))
+
+int om__job_threads(double macs, int64_t parts) {
+  int t = macs < 2 * PART_MACS ? 1 : om_get_num_threads();
+  return parts < t ? (int)(parts < 1 ? 1 : parts) : t;
+}
+
+typedef struct gemm_job {
+  strided a, b;
+  float *c;
+  int64_t m, n, k, ldc;
+  bool acc;
+  const int64_t *boff; /* per product: the offsets of A_t and B_t (NULL: one product) */
+  const int64_t *koff; /* om__gemm_rows: B's rows in place (b.p + koff[kk]), else NULL */
+  int per;             /* blocks per product */
+  bool by_rows;        /* blocks of step rows of C, else of step columns */
+  int64_t step;
+  float *scratch[OM_MAX_THREADS]; /* each thread's panels */
+} gemm_job;
+
+/* Splits each product of job j into blocks (j->per of them, j->step rows or columns each). */
+static void split(gemm_job *j) {
+  double macs = (double)j->m * (double)j->n * (double)j->k;
+  int per = macs < 2 * PART_MACS ? 1 : macs < 16 * PART_MACS ? 4 : 12; /* 12: even on 2, 3 and 4 threads */
+  j->by_rows = j->m > j->n;
+  int64_t len = j->by_rows ? j->m : j->n, unit = j->by_rows ? MR : NR, units = (len + unit - 1) / unit;
+  if (units < per) per = (int)units;
+  j->step = (units + per - 1) / per * unit;
+  j->per = (int)((len + j->step - 1) / j->step);
+}
+
+int om__gemm_parts(int64_t m, int64_t n, int64_t k) {
+  gemm_job j = {.m = m, .n = n, .k = k};
+  if (m == 0 || n == 0) return 1;
+  split(&j);
+  return j.per;
+}
+
+static void gemm_part(void *ctx, int64_t part, int worker) {
+  const gemm_job *j = ctx;
+  int64_t t = part / j->per, lo = part % j->per * j->step, len = j->by_rows ? j->m : j->n;
+  int64_t hi = lo + j->step < len ? lo + j->step : len;
+  strided a = j->a, b = j->b;
+  float *c = j->c + t * j->m * j->n;
+  if (j->boff) a.p += j->boff[2 * t], b.p += j->boff[2 * t + 1];
+  int64_t m = j->m, n = j->n;
+  if (j->by_rows) a.p += lo * a.rs, c += lo * j->ldc, m = hi - lo;
+  else b.p += lo * (j->koff ? 1 : b.cs), c += lo, n = hi - lo;
+  product(a, b, j->koff, c, j->ldc, m, n, j->k, j->acc, j->scratch[worker]);
+}
+
+/* Runs a job of `batches` products on the pool, with panels for each thread taking part;
+ * false with OutOfMemory naming who. */
+static bool run_job(gemm_job *j, int64_t batches, const char *who) {
+  if (j->m == 0 || j->n == 0 || batches == 0) return true;
+  split(j);
+  int threads = om__job_threads((double)batches * (double)j->m * (double)j->n * (double)j->k, batches * j->per);
+  int64_t floats = om__gemm_scratch(j->by_rows ? j->step : j->m, j->by_rows ? j->n : j->step, j->k, j->koff != NULL);
+  bool ok = true;
+  for (int i = 0; ok && i < threads; i++) ok = (j->scratch[i] = om__alloc((uint64_t)(floats + 1) * sizeof(float), who)) != NULL;
+  if (ok) om__parallel(batches * j->per, threads, gemm_part, j);
+  for (int i = 0; i < threads; i++) free(j->scratch[i]);
+  return ok;
 }
 
 /* om__gemm and om__gemm_acc: C = A B, or C += A B with acc. */
 static bool gemm_call(const float *a, int64_t ars, int64_t acs, const float *b, int64_t brs, int64_t bcs, float *c,
                       int64_t m, int64_t n, int64_t k, bool acc, const char *who) {
-  if (m == 0 || n == 0) return true;
-  float *ap, *bp;
-  if (!panels(m, n, k, &ap, &bp, who)) return false;
-  gemm((strided){a, ars, acs}, (strided){b, brs, bcs}, c, m, n, k, ap, bp, acc);
-  free(ap);
-  free(bp);
-  return true;
+  gemm_job j = {.a = {a, ars, acs}, .b = {b, brs, bcs}, .c = c, .m = m, .n = n, .k = k, .ldc = n, .acc = acc};
+  return run_job(&j, 1, who);
 }
 
 bool om__gemm(const float *a, int64_t ars, int64_t acs, const float *b, int64_t brs, int64_t bcs, float *c,
@@ -275,10 +381,8 @@ static bool forward_matmul(om_call *c) {
   om__broadcast_strides(&ba, nb, sa);
   om__broadcast_strides(&bb, nb, sb);
   for (int d = 0; d < nb; d++) batches *= o->shape[d];
-  float *ap, *bp;
-  if (!panels(m, n, k, &ap, &bp, "matmul")) return false;
-  const float *pa = (const float *)om__data(a), *pb = (const float *)om__data(b);
-  float *pc = (float *)om__data(o);
+  int64_t *boff = om__alloc(sizeof(int64_t) * (uint64_t)(2 * batches + 1), "matmul");
+  if (!boff) return false;
   for (int64_t t = 0; t < batches; t++) {
     int64_t oa = 0, ob = 0, rem = t;
     for (int d = nb - 1; d >= 0; d--) {
@@ -287,13 +391,14 @@ static bool forward_matmul(om_call *c) {
       oa += i * sa[d];
       ob += i * sb[d];
     }
-    strided A = {pa + oa, a->strides[a->ndim - 2], a->strides[a->ndim - 1]};
-    strided B = {pb + ob, b->strides[b->ndim - 2], b->strides[b->ndim - 1]};
-    gemm(A, B, pc + t * m * n, m, n, k, ap, bp, false);
+    boff[2 * t] = oa, boff[2 * t + 1] = ob;
   }
-  free(ap);
-  free(bp);
-  return true;
+  gemm_job j = {.a = {(const float *)om__data(a), a->strides[a->ndim - 2], a->strides[a->ndim - 1]},
+                .b = {(const float *)om__data(b), b->strides[b->ndim - 2], b->strides[b->ndim - 1]},
+                .c = (float *)om__data(o), .m = m, .n = n, .k = k, .ldc = n, .boff = boff};
+  bool ok = run_job(&j, batches, "matmul");
+  free(boff);
+  return ok;
 }
 
 /* dA = g B^T, dB = A^T g, each summed over broadcast batch dims. */
@@ -543,66 +648,84 @@ static void batch_strides(const om_tensor *t, int nb, int64_t *out) {
   om__broadcast_strides(&b, nb, out);
 }
 
+/* The attention's blocks: part p is batch p / blocks, query rows from ATTN_ROWS (p % blocks);
+ * each thread has its own panels, score block and softmax scratch. */
+typedef struct attn_job {
+  const om_tensor *q, *kt, *v, *o;
+  const float *pq, *pk, *pv;
+  const char *pm;
+  float *po;
+  int nb, kind, sk;
+  int64_t L, Ev, E, S, rows, blocks;
+  const int64_t *sq, *sk_, *sv, *smask;
+  float scale, fill;
+  float *panels[OM_MAX_THREADS], *sc[OM_MAX_THREADS];
+  double *e[OM_MAX_THREADS];
+} attn_job;
+
+static void attention_part(void *ctx, int64_t part, int worker) {
+  const attn_job *j = ctx;
+  const om_tensor *o = j->o;
+  int64_t t = part / j->blocks, i0 = part % j->blocks * j->rows, rb = j->L - i0 < j->rows ? j->L - i0 : j->rows, S = j->S;
+  int64_t oq = 0, ok = 0, ov = 0, om = 0, rem = t;
+  for (int d = j->nb - 1; d >= 0; d--) {
+    int64_t i = rem % o->shape[d];
+    rem /= o->shape[d];
+    oq += i * j->sq[d], ok += i * j->sk_[d], ov += i * j->sv[d], om += i * j->smask[d];
+  }
+  strided K = {j->pk + ok, j->kt->strides[j->kt->ndim - 2], j->kt->strides[j->kt->ndim - 1]};
+  strided V = {j->pv + ov, j->v->strides[j->v->ndim - 2], j->v->strides[j->v->ndim - 1]};
+  strided Q = {j->pq + oq + i0 * j->q->strides[j->q->ndim - 2], j->q->strides[j->q->ndim - 2], j->q->strides[j->q->ndim - 1]};
+  float *sc = j->sc[worker];
+  product(Q, K, NULL, sc, S, rb, S, j->E, false, j->panels[worker]);
+  for (int64_t i = 0; i < rb; i++) {
+    float *row = sc + i * S;
+    const char *mrow = j->pm ? j->pm + om + (i0 + i) * j->smask[j->nb] : NULL;
+    /* the scale, then the mask: each its own loop over the row, which the compiler vectorises */
+    if (j->sk == OM_ATTN_MUL)
+      for (int64_t k = 0; k < S; k++) row[k] = row[k] * j->scale;
+    else if (j->sk == OM_ATTN_DIV)
+      for (int64_t k = 0; k < S; k++) row[k] = row[k] / j->scale;
+    int64_t ms = j->smask[j->nb + 1];
+    if (mrow && j->kind == OM_ATTN_ADD)
+      for (int64_t k = 0; k < S; k++) row[k] = row[k] + *(const float *)(mrow + k * ms);
+    else if (mrow)
+      for (int64_t k = 0; k < S; k++) {
+        bool keep = (*(const uint8_t *)(mrow + k * ms) != 0) == (j->kind == OM_ATTN_KEEP);
+        row[k] = keep ? row[k] : j->fill;
+      }
+    om__softmax_row(row, row, S, 1, j->e[worker], false);
+  }
+  product((strided){sc, S, 1}, V, NULL, j->po + (t * j->L + i0) * j->Ev, j->Ev, rb, j->Ev, S, false, j->panels[worker]);
+}
+
 static bool forward_attention(om_call *c) {
   om_tensor *q = c->in[0], *kt = c->in[1], *v = c->in[2], *mask = c->attrs.i[0] ? c->in[3] : NULL, *o = c->out[0];
-  int nb = o->ndim - 2, kind = (int)c->attrs.i[1], sk = (int)c->attrs.i[2];
-  int64_t L = o->shape[nb], Ev = o->shape[nb + 1], E = q->shape[q->ndim - 1], S = kt->shape[kt->ndim - 1], batches = 1;
-  float scale = (float)c->attrs.f[0], fill = (float)c->attrs.f[1];
-  int64_t sq[OM_MAX_DIMS], sk_[OM_MAX_DIMS], sv[OM_MAX_DIMS], smask[OM_MAX_DIMS] = {0};
+  int nb = o->ndim - 2;
+  int64_t sq[OM_MAX_DIMS], sk_[OM_MAX_DIMS], sv[OM_MAX_DIMS], smask[OM_MAX_DIMS] = {0}, batches = 1;
   batch_strides(q, nb, sq);
   batch_strides(kt, nb, sk_);
   batch_strides(v, nb, sv);
   if (mask) om__broadcast_strides(mask, nb + 2, smask); /* bytes, over the whole [..., L, S] */
   for (int d = 0; d < nb; d++) batches *= o->shape[d];
-  if (batches == 0 || L == 0 || Ev == 0) return true;
-  int64_t rows = L < ATTN_ROWS ? L : ATTN_ROWS;
-  float *ap, *bp;
-  if (!panels(rows, S > Ev ? S : Ev, E > S ? E : S, &ap, &bp, "attention")) return false;
-  float *sc = om__alloc(sizeof(float) * (uint64_t)(rows * S + 1), "attention");
-  double *e = sc ? om__alloc(sizeof(double) * (uint64_t)(S + 1), "attention") : NULL;
-  if (!e) {
-    free(ap), free(bp), free(sc);
-    return false;
-  }
-  const float *pq = (const float *)om__data(q), *pk = (const float *)om__data(kt), *pv = (const float *)om__data(v);
-  const char *pm = mask ? om__data(mask) : NULL;
-  float *po = (float *)om__data(o);
-  for (int64_t t = 0; t < batches; t++) {
-    int64_t oq = 0, ok = 0, ov = 0, om = 0, rem = t;
-    for (int d = nb - 1; d >= 0; d--) {
-      int64_t i = rem % o->shape[d];
-      rem /= o->shape[d];
-      oq += i * sq[d], ok += i * sk_[d], ov += i * sv[d], om += i * smask[d];
-    }
-    strided K = {pk + ok, kt->strides[kt->ndim - 2], kt->strides[kt->ndim - 1]};
-    strided V = {pv + ov, v->strides[v->ndim - 2], v->strides[v->ndim - 1]};
-    for (int64_t i0 = 0; i0 < L; i0 += rows) {
-      int64_t rb = L - i0 < rows ? L - i0 : rows;
-      strided Q = {pq + oq + i0 * q->strides[q->ndim - 2], q->strides[q->ndim - 2], q->strides[q->ndim - 1]};
-      gemm(Q, K, sc, rb, S, E, ap, bp, false);
-      for (int64_t i = 0; i < rb; i++) {
-        float *row = sc + i * S;
-        const char *mrow = pm ? pm + om + (i0 + i) * smask[nb] : NULL;
-        /* the scale, then the mask: each its own loop over the row, which the compiler vectorises */
-        if (sk == OM_ATTN_MUL)
-          for (int64_t j = 0; j < S; j++) row[j] = row[j] * scale;
-        else if (sk == OM_ATTN_DIV)
-          for (int64_t j = 0; j < S; j++) row[j] = row[j] / scale;
-        int64_t ms = smask[nb + 1];
-        if (mrow && kind == OM_ATTN_ADD)
-          for (int64_t j = 0; j < S; j++) row[j] = row[j] + *(const float *)(mrow + j * ms);
-        else if (mrow)
-          for (int64_t j = 0; j < S; j++) {
-            bool keep = (*(const uint8_t *)(mrow + j * ms) != 0) == (kind == OM_ATTN_KEEP);
-            row[j] = keep ? row[j] : fill;
-          }
-        om__softmax_row(row, row, S, 1, e, false);
-      }
-      gemm((strided){sc, S, 1}, V, po + (t * L + i0) * Ev, rb, Ev, S, ap, bp, false);
-    }
-  }
-  free(ap), free(bp), free(sc), free(e);
-  return true;
+  attn_job j = {.q = q, .kt = kt, .v = v, .o = o, .nb = nb, .kind = (int)c->attrs.i[1], .sk = (int)c->attrs.i[2],
+                .L = o->shape[nb], .Ev = o->shape[nb + 1], .E = q->shape[q->ndim - 1], .S = kt->shape[kt->ndim - 1],
+                .sq = sq, .sk_ = sk_, .sv = sv, .smask = smask, .scale = (float)c->attrs.f[0], .fill = (float)c->attrs.f[1],
+                .pq = (const float *)om__data(q), .pk = (const float *)om__data(kt), .pv = (const float *)om__data(v),
+                .pm = mask ? om__data(mask) : NULL, .po = (float *)om__data(o)};
+  if (batches == 0 || j.L == 0 || j.Ev == 0) return true;
+  j.rows = j.L < ATTN_ROWS ? j.L : ATTN_ROWS;
+  j.blocks = (j.L + j.rows - 1) / j.rows;
+  int64_t S = j.S, floats = om__gemm_scratch(j.rows, S > j.Ev ? S : j.Ev, j.E > S ? j.E : S, false);
+  int threads = om__job_threads((double)batches * (double)j.L * (double)S * (double)(j.E + j.Ev), batches * j.blocks);
+  bool ok = true;
+  for (int i = 0; ok && i < threads; i++)
+    ok = (j.panels[i] = om__alloc(sizeof(float) * (uint64_t)(floats + 1), "attention")) &&
+         (j.sc[i] = om__alloc(sizeof(float) * (uint64_t)(j.rows * S + 1), "attention")) &&
+         (j.e[i] = om__alloc(sizeof(double) * (uint64_t)(S + 1), "attention"));
+  if (ok) om__parallel(batches * j.blocks, threads, attention_part, &j);
+  for (int i = 0; i < threads; i++) free(j.panels[i]), free(j.sc[i]), free(j.e[i]);
+  return ok;
 }
 
 /* The attention's probabilities with the separate ops (kept in s): what the backward reads. */
@@ -764,29 +887,6 @@ om_tensor *om_matmul(om_tensor *a, om_tensor *b) {
  * so this gives gemm's bits for the same A and B. */
 bool om__gemm_rows(const float *a, int64_t ars, int64_t acs, const float *b, const int64_t *koff, float *c, int64_t ldc,
                    int64_t m, int64_t n, int64_t k, const char *who) {
-  if (m == 0 || n == 0) return true;
-  if (k == 0) {
-    for (int64_t i = 0; i < m; i++) memset(c + i * ldc, 0, sizeof(float) * (size_t)n);
-    return true;
-  }
-  if (m < MR) { /* a depthwise convolution's one row: B read in place as small_m reads it */
-    small_m_tile((strided){a, ars, acs}, (strided){b, 0, 1}, koff, c, ldc, m, n, k, false);
-    return true;
-  }
-  int64_t kc0 = k < KC ? k : KC, mcp = ((m < MC ? m : MC) + MR - 1) / MR * MR;
-  float *ap = om__alloc((uint64_t)(mcp * kc0 + 1) * sizeof(float), who);
-  if (!ap) return false;
-  for (int64_t pc = 0; pc < k; pc += KC) {
-    int64_t kc = k - pc < KC ? k - pc : KC;
-    for (int64_t ic = 0; ic < m; ic += MC) {
-      int64_t mc = m - ic < MC ? m - ic : MC;
-      pack_a(ap, (strided){a + ic * ars + pc * acs, ars, acs}, mc, kc);
-      for (int64_t jr = 0; jr < n; jr += NR)
-        for (int64_t ir = 0; ir < mc; ir += MR)
-          micro_rows((int)kc, ap + ir * kc, b + jr, koff + pc, c + (ic + ir) * ldc + jr, ldc,
-                     (int)(mc - ir < MR ? mc - ir : MR), (int)(n - jr < NR ? n - jr : NR), pc > 0);
-    }
-  }
-  free(ap);
-  return true;
+  gemm_job j = {.a = {a, ars, acs}, .b = {b, 0, 1}, .c = c, .m = m, .n = n, .k = k, .ldc = ldc, .koff = koff};
+  return run_job(&j, 1, who);
 }

@@ -255,25 +255,63 @@ static bool infer_layer_norm(om_call *c) {
  * bias (NULL for none) indexed by column / col_div % col_mod. */
 typedef struct affine { const float *w, *b; int64_t div, mod; } affine;
 
+typedef double v2d __attribute__((vector_size(16)));
+typedef float v2f __attribute__((vector_size(8)));
+/* p[0], p[1] as doubles */
+static inline v2d load2(const float *p) {
+  v2f f;
+  memcpy(&f, p, sizeof f);
+  return __builtin_convertvector(f, v2d);
+}
+
+/* The sum of x[k] (or of (x[k] - m)^2) in double, in a fixed order that keeps four adds in
+ * flight: four partial sums of every fourth element, (s0 + s1) + (s2 + s3), then the last n % 4
+ * in order (one chain of n dependent adds was most of layer norm's time). */
+static double sum4(const float *x, int64_t n, double m, bool squares) {
+  v2d s01 = {0, 0}, s23 = {0, 0};
+  int64_t k = 0;
+  for (; k + 4 <= n; k += 4) {
+    v2d a = load2(x + k), b = load2(x + k + 2);
+    if (squares) a = (a - m) * (a - m), b = (b - m) * (b - m);
+    s01 += a, s23 += b;
+  }
+  double r = (s01[0] + s01[1]) + (s23[0] + s23[1]);
+  for (; k < n; k++) {
+    double d = (double)x[k] - m;
+    r += squares ? d * d : (double)x[k];
+  }
+  return r;
+}
+
 static void normalize_rows(const float *px, float *py, int64_t rows, int64_t n, double eps, affine af, int64_t offset_mod,
                            float *mean_out, float *rstd_out) {
   for (int64_t r = 0; r < rows; r++) {
     const float *x = px + r * n;
     float *y = py + r * n;
-    double mean = 0, var = 0;
-    for (int64_t k = 0; k < n; k++) mean += x[k];
-    mean /= (double)n;
-    for (int64_t k = 0; k < n; k++) var += ((double)x[k] - mean) * ((double)x[k] - mean);
-    var /= (double)n;
+    double mean = sum4(x, n, 0, false) / (double)n, var = sum4(x, n, mean, true) / (double)n;
     double rstd = 1.0 / sqrt(var + eps);
     if (mean_out) mean_out[r] = (float)mean, rstd_out[r] = (float)rstd;
     int64_t base = offset_mod ? (r % offset_mod) * n : 0; /* the row's first parameter column */
-    for (int64_t k = 0; k < n; k++) {
-      int64_t j = (base + k) / af.div % af.mod;
-      double v = ((double)x[k] - mean) * rstd;
-      if (af.w) v *= af.w[j];
-      if (af.b) v += af.b[j];
-      y[k] = (float)v;
+    /* In runs that take consecutive parameters (div 1: layer norm's columns) or one parameter
+     * (a group norm channel's spatial run), so no element pays for a division. */
+    for (int64_t k = 0, len; k < n; k += len) {
+      int64_t q = (base + k) / af.div, j = q % af.mod, step = af.div == 1;
+      len = step ? af.mod - j : af.div - (base + k - q * af.div);
+      len = len < n - k ? len : n - k;
+      int64_t t = 0;
+      for (; t + 2 <= len; t += 2) { /* two lanes, each the scalar loop's operations */
+        v2d v = (load2(x + k + t) - mean) * rstd;
+        if (af.w) v *= step ? load2(af.w + j + t) : (v2d){af.w[j], af.w[j]};
+        if (af.b) v += step ? load2(af.b + j + t) : (v2d){af.b[j], af.b[j]};
+        v2f f = __builtin_convertvector(v, v2f);
+        memcpy(y + k + t, &f, sizeof f);
+      }
+      for (; t < len; t++) {
+        double v = ((double)x[k + t] - mean) * rstd;
+        if (af.w) v *= af.w[j + step * t];
+        if (af.b) v += af.b[j + step * t];
+        y[k + t] = (float)v;
+      }
     }
   }
 }

@@ -143,13 +143,6 @@ static bool args_load(rnn_args *a, om_op op, om_tensor *const *in, int n_in, con
   return true;
 }
 
-/* e^v once on either side (the same bits as computing it twice) */
-static float sigm(float v) {
-  if (v >= 0) return 1.0f / (1.0f + om__expf(-v));
-  float e = om__expf(v);
-  return e / (1.0f + e);
-}
-
 /* Time index of processing step s. */
 static int64_t time_of(const rnn_args *a, int64_t s) { return a->reverse ? a->T - 1 - s : s; }
 
@@ -159,9 +152,9 @@ static int64_t time_of(const rnn_args *a, int64_t s) { return a->reverse ? a->T 
 static bool rnn_run(const rnn_args *a, float *y, float *state, float *ws) {
   const int G = a->k->gates;
   const int64_t T = a->T, N = a->N, I = a->I, H = a->H, GH = G * H, NH = N * H;
-  float *xw = om__alloc((uint64_t)(T * N * GH + N * GH + 2 * NH + 1) * sizeof(float), a->k->name);
+  float *xw = om__alloc((uint64_t)(T * N * GH + N * GH + 2 * NH + H + 1) * sizeof(float), a->k->name);
   if (!xw) return false;
-  float *hw = xw + T * N * GH, *h = hw + N * GH, *c = h + NH;
+  float *hw = xw + T * N * GH, *h = hw + N * GH, *c = h + NH, *tc = c + NH;
   /* input part of every step at once: xw = x w_ih^T (+ b_ih) */
   if (!om__gemm(a->x, I, 1, a->wih, 1, I, xw, T * N, GH, I, a->k->name)) goto fail;
   for (int64_t r = 0; a->bih && r < T * N; r++)
@@ -170,38 +163,36 @@ static bool rnn_run(const rnn_args *a, float *y, float *state, float *ws) {
     h[e] = a->h0 ? a->h0[e] : 0.0f;
     c[e] = a->c0 ? a->c0[e] : 0.0f;
   }
+  /* Each step: hw = h w_hh^T (+ b_hh), then per batch row the gates in place in hw (the
+   * activations on whole runs of gates: om__sigmoidf_n and om__tanhf_n go four at a time), then
+   * the new state. */
   for (int64_t s = 0; s < T; s++) {
     int64_t t = time_of(a, s);
     if (!om__gemm(h, H, 1, a->whh, 1, H, hw, N, GH, H, a->k->name)) goto fail;
     float *gates = ws ? ws + t * N * GH : NULL, *extra = ws ? ws + T * N * GH + t * NH : NULL;
     for (int64_t n = 0; n < N; n++) {
       const float *xr = xw + (t * N + n) * GH;
-      float *hr = hw + n * GH;
+      float *g = hw + n * GH, *hn = h + n * H, *cn = c + n * H;
       if (a->bhh)
-        for (int64_t j = 0; j < GH; j++) hr[j] += a->bhh[j];
-      for (int64_t j = 0; j < H; j++) {
-        int64_t e = n * H + j;
-        if (G == 4) { /* LSTM: i, f, g, o */
-          float ig = sigm(xr[j] + hr[j]), fg = sigm(xr[H + j] + hr[H + j]);
-          float gg = om__tanhf(xr[2 * H + j] + hr[2 * H + j]), og = sigm(xr[3 * H + j] + hr[3 * H + j]);
-          c[e] = fg * c[e] + ig * gg;
-          h[e] = og * om__tanhf(c[e]);
-          if (ws) {
-            float *gr = gates + n * GH;
-            gr[j] = ig, gr[H + j] = fg, gr[2 * H + j] = gg, gr[3 * H + j] = og;
-            extra[e] = c[e];
-          }
-        } else { /* GRU: r, z, n */
-          float rg = sigm(xr[j] + hr[j]), zg = sigm(xr[H + j] + hr[H + j]);
-          float ng = om__tanhf(xr[2 * H + j] + rg * hr[2 * H + j]);
-          h[e] = (1.0f - zg) * ng + zg * h[e];
-          if (ws) {
-            float *gr = gates + n * GH;
-            gr[j] = rg, gr[H + j] = zg, gr[2 * H + j] = ng;
-            extra[e] = hr[2 * H + j];
-          }
-        }
+        for (int64_t j = 0; j < GH; j++) g[j] += a->bhh[j];
+      if (G == 4) { /* LSTM: i, f, g, o; c = f c + i g, h = o tanh(c) */
+        for (int64_t j = 0; j < GH; j++) g[j] = xr[j] + g[j];
+        om__sigmoidf_n(g, g, 2 * H);
+        om__tanhf_n(g + 2 * H, g + 2 * H, H);
+        om__sigmoidf_n(g + 3 * H, g + 3 * H, H);
+        for (int64_t j = 0; j < H; j++) cn[j] = g[H + j] * cn[j] + g[j] * g[2 * H + j];
+        om__tanhf_n(cn, tc, H);
+        for (int64_t j = 0; j < H; j++) hn[j] = g[3 * H + j] * tc[j];
+        if (ws) memcpy(extra + n * H, cn, sizeof(float) * (size_t)H);
+      } else { /* GRU: r, z, n; n = tanh(x_n + r (h W_hn^T + b_hn)), h = (1 - z) n + z h */
+        if (ws) memcpy(extra + n * H, g + 2 * H, sizeof(float) * (size_t)H);
+        for (int64_t j = 0; j < 2 * H; j++) g[j] = xr[j] + g[j];
+        om__sigmoidf_n(g, g, 2 * H);
+        for (int64_t j = 0; j < H; j++) g[2 * H + j] = xr[2 * H + j] + g[j] * g[2 * H + j];
+        om__tanhf_n(g + 2 * H, g + 2 * H, H);
+        for (int64_t j = 0; j < H; j++) hn[j] = (1.0f - g[H + j]) * g[2 * H + j] + g[H + j] * hn[j];
       }
+      if (ws) memcpy(gates + n * GH, g, sizeof(float) * (size_t)GH);
     }
     memcpy(y + t * NH, h, sizeof(float) * (size_t)NH);
   }

@@ -90,6 +90,9 @@ TEST(special_cases) {
   CHECK(om__logf(from_u32(1)) < -103 && om__logf(from_u32(1)) > -104); /* the smallest subnormal */
   CHECK(om__log1pf(-1) == -INFINITY && isnan(om__log1pf(-2)) && om__log1pf(1e-30f) == 1e-30f);
   CHECK(om__tanhf(30) == 1 && om__tanhf(-30) == -1 && om__tanhf(1e-20f) == 1e-20f && isnan(om__tanhf(NAN)));
+  CHECK(signbit(om__tanhf(-0.0f)) && !signbit(om__tanhf(0.0f)));
+  CHECK(om__sigmoidf(INFINITY) == 1 && om__sigmoidf(-INFINITY) == 0 && om__sigmoidf(0) == 0.5f && isnan(om__sigmoidf(NAN)));
+  CHECK(om__sigmoidf(-200) == 0 && om__sigmoidf(-100) > 0 && om__sigmoidf(20) == 1 && om__sigmoidf(-1) + om__sigmoidf(1) == 1);
   CHECK(om__erff(10) == 1 && om__erff(-10) == -1 && om__erff(0) == 0 && isnan(om__erff(NAN)));
   CHECK(om__powf(NAN, 0) == 1 && om__powf(1, NAN) == 1 && isnan(om__powf(-2, 0.5f)) && om__powf(-2, 3) == -8);
   CHECK(om__powf(0, -1) == INFINITY && om__powf(-0.0f, -1) == -INFINITY && signbit(om__powf(-0.0f, 3)) && om__powf(0, 2) == 0);
@@ -137,23 +140,40 @@ TEST(exp_n_is_exp_bit_for_bit) {
   }
 }
 
-/* om__erff_n (gelu's and erf's, four at a time) is om__erff, bit for bit: values in the
- * rational's range and past it (|x| >= 4, infinities) in one group of four, zeros of both
- * signs, NaN, a subnormal, a count that is not a multiple of 4, and in place. */
-TEST(erff_n_is_erff_bit_for_bit) {
-  enum { N = 100001 };
+/* The array versions (four at a time) are the float functions, bit for bit: values in every
+ * branch (erf's rational and past it at |x| >= 4; tanh's series below 1e-4, its exp and 1 past
+ * 10; sigmoid on both signs and past exp's vector range at 700) in one group of four, zeros of
+ * both signs, NaN, the infinities, subnormals, counts that are not a multiple of 4, and in place. */
+static void check_array_version(const char *name, void (*fn)(const float *, float *, int64_t), float (*f1)(float)) {
+  enum { N = 100003 };
   static float x[N], y[N];
-  for (int k = 0; k < N; k++) x[k] = (k % 3 ? 2.5f : 0.9f) * ((float)k / N * 2 - 1) + (k % 5 == 0 ? 4.0f : 0.0f);
+  for (int k = 0; k < N; k++) {
+    float scale = k % 3 == 0 ? 2.5f : k % 3 == 1 ? 12.0f : 1e-3f;
+    x[k] = scale * ((float)k / N * 2 - 1) + (k % 5 == 0 ? 4.0f : 0.0f) + (k % 11 == 0 ? -701.0f : 0.0f);
+  }
   x[20] = 0.0f, x[21] = -0.0f, x[22] = NAN, x[23] = 1.0f, x[24] = -1.0f, x[25] = 0.99999994f;
   x[26] = INFINITY, x[27] = -INFINITY, x[28] = 1e-40f, x[29] = -FLT_MAX, x[30] = 4.0f, x[31] = -3.9999998f;
-  om__erff_n(x, y, N);
-  int bad = 0;
-  for (int k = 0; k < N; k++) {
-    float e = om__erff(x[k]);
-    if (memcmp(&e, &y[k], sizeof e) && bad++ < 5) FAILED("erff_n(%.9g) = %.9g, erff %.9g", x[k], y[k], e);
+  x[32] = 1e-4f, x[33] = -9.9999998e-5f, x[34] = 10.0f, x[35] = -10.000001f, x[36] = 700.0f, x[37] = -700.00006f;
+  for (int64_t n = N - 3; n <= N; n++) {
+    memset(y, 0, sizeof y);
+    fn(x, y, n);
+    int bad = 0;
+    for (int64_t k = 0; k < n; k++) {
+      float e = f1(x[k]);
+      if (memcmp(&e, &y[k], sizeof e) && bad++ < 5) FAILED("%s_n(%.9g) = %.9g, %s %.9g", name, x[k], y[k], name, e);
+    }
+    if (n < N) CHECK(y[n] == 0.0f && !signbit(y[n])); /* nothing written past n */
   }
-  om__erff_n(x, x, N); /* in place */
-  CHECK(!memcmp(x, y, sizeof x));
+  static float z[N];
+  memcpy(z, x, sizeof x);
+  fn(z, z, N); /* in place */
+  CHECK(!memcmp(z, y, sizeof z));
+}
+
+TEST(array_versions_are_bit_for_bit) {
+  check_array_version("erff", om__erff_n, om__erff);
+  check_array_version("tanhf", om__tanhf_n, om__tanhf);
+  check_array_version("sigmoidf", om__sigmoidf_n, om__sigmoidf);
 }
 
 /* The bits on a fixed sweep, hashed: the same natively and in WASM. */
@@ -172,7 +192,7 @@ TEST(same_bits_everywhere) {
 int main(void) {
   RUN(floats_match_libm);
   RUN(exp_n_is_exp_bit_for_bit);
-  RUN(erff_n_is_erff_bit_for_bit);
+  RUN(array_versions_are_bit_for_bit);
   RUN(square_and_cube_are_the_rounded_powers);
   RUN(doubles_match_libm);
   RUN(special_cases);

@@ -116,11 +116,12 @@ describe('the npm package, packed and installed into an empty project', () => {
     for (const [i, v] of expected.eager.entries()) assert.ok(Math.abs(expected.session[i] - v) <= 1e-6, `${i}: ${expected.session[i]} vs ${v}`);
   });
 
-  test('the tarball holds package.json, the README, the LICENSE, the JS, the types, the glue and the .wasm, nothing else', async () => {
+  test('the tarball holds package.json, the README, the LICENSE, the JS, the types, both builds\' glue and .wasm, nothing else', async () => {
     const listed = (await sh(dir, 'tar', ['-tzf', tarball])).trim().split('\n').map((p) => p.replace(/^package\//, ''));
     const js = tree(join(ROOT, 'js')).filter((p) => p.endsWith('.js') && !p.startsWith('dist/')).map((p) => `js/${p}`);
     assert.ok(js.includes('js/index.js') && js.includes('js/nn/index.js'), js.join());
-    const want = ['package.json', 'README.md', 'LICENSE', 'js/index.d.ts', 'js/dist/onemodel.mjs', 'js/dist/onemodel.wasm', ...js];
+    const threaded = ['js/dist/onemodel-mt.mjs', 'js/dist/onemodel-mt.wasm', 'js/dist/onemodel-mt.worker.js', 'js/dist/package.json'];
+    const want = ['package.json', 'README.md', 'LICENSE', 'js/index.d.ts', 'js/dist/onemodel.mjs', 'js/dist/onemodel.wasm', ...threaded, ...js];
     assert.deepEqual(listed.sort(), want.sort());
     const installed = join(app, 'node_modules', 'onemodel');
     for (const f of want) assert.ok(readFileSync(join(installed, f)).equals(readFileSync(join(ROOT, f))), `${f} as in the repository`);
@@ -133,11 +134,12 @@ describe('the npm package, packed and installed into an empty project', () => {
     assert.equal(fileURLToPath(out.from), join(app, 'node_modules', 'onemodel', 'js', 'index.js'));
     delete out.from;
     assert.deepEqual(out, expected);
-    // a copy of the project whose package lost its .wasm: ready() says what is missing
+    // a copy of the project whose package lost its .wasm files: ready() says what is missing (Node
+    // loads the threaded build)
     const broken = join(dir, 'broken');
     cpSync(app, broken, { recursive: true, filter: (f) => !f.endsWith('.wasm') });
     await assert.rejects(sh(broken, process.execPath, ['node.mjs']),
-      /Error: onemodel: cannot load onemodel\.wasm, .* \(see docs\/install\.md\): ENOENT: no such file or directory, open '.*\/broken\/node_modules\/onemodel\/js\/dist\/onemodel\.wasm'/);
+      /Error: onemodel: cannot load onemodel-mt\.wasm, .* \(see docs\/install\.md\): ENOENT: no such file or directory, open '.*\/broken\/node_modules\/onemodel\/js\/dist\/onemodel-mt\.wasm'/);
   });
 
   test('TypeScript finds the declarations in the installed package, with node and with bundler module resolution', async () => {
@@ -204,9 +206,12 @@ export { total, wrong };
       }
     }
 
-    /** openPage on path of dir, served on 127.0.0.1 (web-demo/server.mjs). */
-    async function openApp(dir, path) {
-      const server = await serve({ port: 0, mounts: [['/', dir]] });
+    /**
+     * openPage on path of dir, served on 127.0.0.1 (web-demo/server.mjs); isolated: cross-origin
+     * isolated (onemodel loads its threaded build where it finds it), else not (the single-thread build).
+     */
+    async function openApp(dir, path, { isolated = false } = {}) {
+      const server = await serve({ port: 0, mounts: [['/', dir]], isolated });
       try {
         return await openPage(new URL(path, server.url).href);
       } finally {
@@ -266,6 +271,12 @@ export { total, wrong };
     test('no bundler: a plain page with an import map runs the model and the trace from node_modules', async () => {
       const { result, wasm } = await openApp(app, 'importmap.html');
       assert.deepEqual(wasm, [['/node_modules/onemodel/js/dist/onemodel.wasm', 200]]);
+      assert.deepEqual(result, expected);
+    });
+
+    test('no bundler, cross-origin isolated: the page loads the threaded build and gets the same bits', async () => {
+      const { result, wasm } = await openApp(app, 'importmap.html', { isolated: true });
+      assert.deepEqual(wasm, [['/node_modules/onemodel/js/dist/onemodel-mt.wasm', 200]]);
       assert.deepEqual(result, expected);
     });
   });

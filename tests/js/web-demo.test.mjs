@@ -124,6 +124,12 @@ describe('web-demo page in Chromium', () => {
     await shot('1-loaded');
   });
 
+  test('the page is cross-origin isolated and says how many threads onemodel computes on: the cores, up to 4', async () => {
+    assert.equal(await page.evaluate(() => crossOriginIsolated), true);
+    const n = Math.min(4, await page.evaluate(() => navigator.hardwareConcurrency));
+    assert.equal(await text('#threads'), n === 1 ? '1 thread' : `${n} threads`);
+  });
+
   let traced;   // the .onnx the page traced of the UNet, for the verify test
   test('trace a zoo model at edited shapes: one graph box per node, the symbols shown, the bytes Node makes', async () => {
     await pick('unet');
@@ -427,6 +433,25 @@ describe('web-demo page in Chromium', () => {
     assert.equal(await page.inputValue('#train-steps'), '100000', 'the steps typed over the file\'s stay');
   });
 
+  test('an edit still waiting to load when another model is picked is dropped: the pick loads its model alone', async () => {
+    await pick('mlp');
+    // the zoo file arrives after the pause that loads an edit, so an inspect the edit scheduled
+    // would start while it is fetched, and the pick's own inspect would find a job running
+    const slow = '**/zoo/lenet.mjs';
+    await page.route(slow, async (route) => {
+      await new Promise((r) => setTimeout(r, 1500));
+      await route.continue();
+    });
+    try {
+      await page.evaluate(() => { const e = window.onemodelPage.editor; e.text = `${e.text}\n// an edit`; });
+      await pick('lenet');
+      assert.equal(await text('#model-title'), 'LeNet-style CNN (BatchNorm)');
+      assert.equal(await page.isHidden('#error'), true);
+    } finally {
+      await page.unroute(slow, { behavior: 'wait' }); // its handler lets the request through first
+    }
+  });
+
   test('an endless loop in the model\'s forward: the page answers, Cancel stops it, the page goes on', async () => {
     await pick('(own)');
     const code = "import * as om from 'onemodel';\nawait om.ready();\nfunction model(x) {\n  for (;;) {}\n}\nexport default { model, inputs: { x: om.randn([2, 3], { seed: 1 }) } };\n";
@@ -461,6 +486,11 @@ describe('web-demo page in Chromium', () => {
     assert.match(await text('#error .message'), /\blate$/);
     const steps = Number(await page.getAttribute('#plot svg', 'data-points'));
     assert.ok(steps >= 4 && steps < 100000, `failed after ${steps} steps`);
+    // the edit was loaded by the train: past the pause after which an edit loads, the page starts
+    // no job of its own in the fresh worker (it would take the buttons away and clear the error)
+    await page.waitForTimeout(1000);
+    assert.match(await text('#status'), /^Failed: Worker/);
+    assert.equal(await page.isHidden('#error'), false);
     // the old worker, which would go on training, is replaced; the page traces in the fresh one
     assert.equal(await page.evaluate(() => window.onemodelPage.jobs.worker !== window.oldWorker), true, 'a fresh worker');
     await trace();

@@ -21,10 +21,13 @@ export class Jobs {
   }
 
   #start() {
-    this.worker = new Worker(this.workerUrl, { type: 'module' });
-    this.worker.onmessage = ({ data }) => {
+    const worker = new Worker(this.workerUrl, { type: 'module' });
+    this.worker = worker;
+    // A replaced worker's events are dropped: one it had queued before terminate() may still be
+    // delivered, and must not end (or restart) the fresh worker's job.
+    worker.onmessage = ({ data }) => {
       const job = this.current;
-      if (!job || data.id !== job.id) return;
+      if (worker !== this.worker || !job || data.id !== job.id) return;
       if (data.type === 'progress') return job.onEvent(data);
       this.current = null;
       if (data.type === 'done') job.resolve(data.result);
@@ -33,10 +36,10 @@ export class Jobs {
     // An error the worker did not catch (the user's code threw from a timer, the bundle did not
     // load) fails the running job; the worker, which may still be running that job, is replaced.
     // With no job running there is nothing to fail and no state a job depends on.
-    this.worker.onerror = (e) => {
+    worker.onerror = (e) => {
       e.preventDefault();
       const job = this.current;
-      if (!job) return;
+      if (worker !== this.worker || !job) return;
       this.#restart();
       job.reject(Object.assign(new Error(e.message || 'the worker failed'), { kind: 'Worker' }));
     };

@@ -134,7 +134,9 @@ class Page {
 
   async start() {
     try {
-      const { names } = await this.jobs.run('zoo');
+      const { names, threads } = await this.jobs.run('zoo');
+      // more than one where the page is cross-origin isolated (server.mjs sends COOP and COEP)
+      $('#threads').textContent = threads === 1 ? '1 thread' : `${threads} threads`;
       const select = $('#model-select');
       for (const name of names) select.append(h('option', { value: name, textContent: name }));
       select.append(h('option', { value: OWN, textContent: 'Your own model…' }));
@@ -261,6 +263,9 @@ class Page {
   // ---- the model and its inputs ----
 
   async pick(name) {
+    // an inspect scheduled for the text this replaces must not start while the file is fetched
+    // (no job runs then): the pick's own inspect would find it running and fail
+    clearTimeout(this.inspectTimer);
     $('#model-select').value = name;
     this.reset();
     let text = STARTER;
@@ -277,8 +282,7 @@ class Page {
         this.busy(false);
       }
     }
-    this.editor.text = text;   // edited() schedules an inspect; do it now instead
-    clearTimeout(this.inspectTimer);
+    this.editor.text = text;   // edited() schedules an inspect; do it now instead (inspect() drops the scheduled one)
     if (await this.inspect()) this.statusLoaded();
   }
 
@@ -316,8 +320,15 @@ class Page {
     }, 700);
   }
 
-  /** Loads the editor's code in the worker and shows its inputs; true when it loaded. */
+  /**
+   * Loads the editor's code in the worker and shows its inputs; true when it loaded. An inspect
+   * scheduled by inspectSoon is dropped: this one loads the same text (an edit made from now on
+   * schedules its own). Left pending, it would load the text again on its own once a worker
+   * restart forgot it, a job the person did not start: the buttons go off under their pointer (a
+   * click on Trace then is lost) and the error that restart showed is cleared.
+   */
   async inspect() {
+    clearTimeout(this.inspectTimer);
     const source = this.editor.text;
     if (this.inspected?.source === source) return true;
     const info = await this.job('inspect', { source }, 'Loading the model…');

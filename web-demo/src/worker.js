@@ -63,7 +63,11 @@ async function load(source) {
 
 const jobs = {
   /** The zoo's names, in order (examples/zoo/<name>.mjs, served at /zoo/). */
-  zoo: () => ({ names: wf.ZOO }),
+  /** What the page shows at the start: the zoo's model names and how many threads compute here. */
+  async zoo() {
+    await om.ready();
+    return { names: wf.ZOO, threads: om.numThreads() };
+  },
 
   /** What the page shows before a run: the title, the inputs to edit, the default training. */
   async inspect({ source }) {

@@ -1,0 +1,228 @@
+/* The kernels' thread pool (src/core/threads.c): the thread count setting and its errors, the
+ * pool running every part once on the threads asked for, and matrix products (large, 8 rows,
+ * fewer rows than a tile), convolutions of every path (windows in place, one product split or the
+ * products as the parts; depthwise; im2col; 1x1) with their gradients, attention, an LSTM and a
+ * small ResNet's forward giving the same bits on 1, 2 and 3 threads. */
+#include <stdlib.h>
+
+#include "internal.h" /* om__parallel, om__data */
+#include "om_test.h"
+
+/* The C tests run natively and on the single-thread WASM build (the threaded one is tested
+ * from Node: tests/js/threads.test.mjs), where every count is 1. */
+#ifdef __EMSCRIPTEN__
+#define MOST 1
+#else
+#define MOST OM_MAX_THREADS
+#endif
+#define MIN(a, b) ((a) < (b) ? (a) : (b))
+
+TEST(thread_count_default_setting_and_errors) {
+  int t = om_get_num_threads(); /* the default: the cores available, capped */
+  CHECK(t >= 1 && t <= MOST);
+  CHECK_EQ_INT(om_set_num_threads(2), MIN(2, MOST));
+  CHECK_EQ_INT(om_get_num_threads(), MIN(2, MOST));
+  CHECK_EQ_INT(om_set_num_threads(1000), MOST);
+  CHECK_EQ_INT(om_get_num_threads(), MOST);
+  CHECK_ERROR(om_set_num_threads(0) != 0, OM_ERR_INVALID_ARGUMENT, "om_set_num_threads: needs at least 1 thread, got 0");
+  CHECK_ERROR(om_set_num_threads(-3) != 0, OM_ERR_INVALID_ARGUMENT, "got -3");
+  CHECK_EQ_INT(om_get_num_threads(), MOST); /* a refused count changes nothing */
+}
+
+typedef struct parts_seen {
+  int runs[64], worker[64];
+} parts_seen;
+
+static void note_part(void *ctx, int64_t part, int worker) {
+  parts_seen *s = ctx;
+  s->runs[part]++;
+  s->worker[part] = worker;
+}
+
+TEST(pool_runs_every_part_once_on_the_threads_asked_for) {
+  for (int threads = 1; threads <= 3; threads++) {
+    om_set_num_threads(threads);
+    for (int round = 0; round < 3; round++) { /* the sleeping workers wake for every job */
+      parts_seen s = {{0}, {0}};
+      int used = om__parallel(64, OM_MAX_THREADS, note_part, &s);
+      CHECK_EQ_INT(used, MIN(threads, MOST));
+      for (int p = 0; p < 64; p++) {
+        CHECK_EQ_INT(s.runs[p], 1);
+        CHECK(s.worker[p] >= 0 && s.worker[p] < used);
+      }
+    }
+    parts_seen one = {{0}, {0}};
+    CHECK_EQ_INT(om__parallel(64, 1, note_part, &one), 1); /* `most` caps the threads */
+    CHECK_EQ_INT(om__parallel(1, OM_MAX_THREADS, note_part, &one), 1); /* and so does one part */
+    CHECK_EQ_INT(one.runs[0], 2);
+  }
+}
+
+/* f(in) on 1, 2 and 3 threads: every output has the same bits (outs: outputs per call). */
+typedef void (*compute_fn)(om_tensor *const *in, om_tensor **out);
+
+static void check_same_bits(const char *what, compute_fn f, om_tensor *const *in, int outs) {
+  om_tensor *ref[4] = {0};
+  om_set_num_threads(1);
+  f(in, ref);
+  for (int threads = 2; threads <= 3; threads++) {
+    om_tensor *got[4] = {0};
+    om_set_num_threads(threads);
+    f(in, got);
+    for (int i = 0; i < outs; i++) {
+      if (!ref[i] || !got[i]) {
+        FAILED("%s: output %d is NULL: %s", what, i, om_last_error_message());
+        continue;
+      }
+      om_tensor *a = om_contiguous(ref[i]), *b = om_contiguous(got[i]);
+      size_t n = (size_t)om_tensor_numel(a) * sizeof(float);
+      if (om_tensor_numel(a) != om_tensor_numel(b) || memcmp(om__data(a), om__data(b), n))
+        FAILED("%s: output %d differs between 1 and %d threads", what, i, threads);
+      om_tensor_release(a), om_tensor_release(b), om_tensor_release(got[i]);
+    }
+  }
+  for (int i = 0; i < outs; i++) om_tensor_release(ref[i]);
+}
+
+static om_tensor *randn(uint64_t seed, int ndim, const int64_t *shape) { return om_randn(shape, ndim, seed, true); }
+
+static void matmul_fn(om_tensor *const *in, om_tensor **out) { out[0] = om_matmul(in[0], in[1]); }
+
+TEST(matmul_same_bits_on_any_thread_count) {
+  struct { int64_t a[3], b[3]; int nd; const char *what; } cases[] = {
+      {{200, 300}, {300, 500}, 2, "wide: 12 column blocks"},
+      {{3000, 64}, {64, 24}, 2, "tall: row blocks"},
+      {{96, 130}, {130, 100}, 2, "4 column blocks, ragged edges"},
+      {{6, 64, 80}, {6, 80, 96}, 3, "batched small products: one part each"},
+      {{8, 512}, {512, 1024}, 2, "8 rows: column blocks"},
+      {{2, 1024}, {1024, 1024}, 2, "2 rows (fewer than a tile): column blocks of the row path"},
+      {{2, 3}, {3, 5}, 2, "too small to split"},
+  };
+  for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+    om_tensor *in[2] = {randn(1, cases[c].nd, cases[c].a), randn(2, cases[c].nd, cases[c].b)};
+    check_same_bits(cases[c].what, matmul_fn, in, 1);
+    /* transposed operands, read in place through their strides */
+    om_tensor *t[2] = {om_transpose(in[1], -1, -2), om_transpose(in[0], -1, -2)};
+    check_same_bits(cases[c].what, matmul_fn, t, 1);
+    om_tensor_release(t[0]), om_tensor_release(t[1]), om_tensor_release(in[0]), om_tensor_release(in[1]);
+  }
+}
+
+/* The convolution conv_fn runs: stride and padding (both sides alike), groups. */
+static int64_t conv_stride, conv_pad, conv_groups;
+
+/* conv2d forward, then the gradients of sum(conv * r) for x, w and the bias. */
+static void conv_fn(om_tensor *const *in, om_tensor **out) {
+  om_tensor *x = om_detach(in[0]), *w = om_detach(in[1]), *b = om_detach(in[2]);
+  om_tensor_set_requires_grad(x, true), om_tensor_set_requires_grad(w, true), om_tensor_set_requires_grad(b, true);
+  int64_t s[2] = {conv_stride, conv_stride}, p[2] = {conv_pad, conv_pad}, d[2] = {1, 1};
+  out[0] = om_conv2d(x, w, b, s, p, d, conv_groups);
+  om_tensor *prod = om_mul(out[0], in[3]), *loss = om_sum(prod, NULL, 0, false);
+  if (loss && om_backward(loss, NULL)) {
+    out[1] = om_tensor_grad(x); /* new references */
+    out[2] = om_tensor_grad(w);
+    out[3] = om_tensor_grad(b);
+  }
+  om_tensor *all[] = {x, w, b, prod, loss};
+  for (size_t i = 0; i < sizeof all / sizeof *all; i++) om_tensor_release(all[i]);
+}
+
+TEST(conv_same_bits_on_any_thread_count) {
+  struct { int64_t n, c, hw, o, k, stride, pad, groups; const char *what; } cases[] = {
+      {1, 64, 32, 64, 3, 1, 1, 1, "3x3 64 channels 32x32: windows in place, the product split"},
+      {12, 8, 16, 8, 3, 1, 1, 1, "windows in place, the 12 products as the parts"},
+      {2, 64, 32, 64, 3, 1, 1, 64, "depthwise 3x3: windows in place, one row per product"},
+      {2, 16, 32, 32, 3, 2, 1, 1, "stride 2: im2col"},
+      {4, 64, 64, 64, 3, 2, 1, 64, "depthwise stride 2: im2col, one row per product"},
+      {4, 32, 16, 32, 1, 1, 0, 1, "1x1: the input planes as they are"},
+  };
+  for (size_t t = 0; t < sizeof cases / sizeof *cases; t++) {
+    conv_stride = cases[t].stride, conv_pad = cases[t].pad, conv_groups = cases[t].groups;
+    int64_t n = cases[t].n, o = cases[t].o, k = cases[t].k, oh = (cases[t].hw + 2 * conv_pad - k) / conv_stride + 1;
+    om_tensor *in[4] = {randn(3, 4, (int64_t[]){n, cases[t].c, cases[t].hw, cases[t].hw}),
+                        randn(4, 4, (int64_t[]){o, cases[t].c / conv_groups, k, k}), randn(5, 1, (int64_t[]){o}),
+                        randn(6, 4, (int64_t[]){n, o, oh, oh})};
+    check_same_bits(cases[t].what, conv_fn, in, 4);
+    for (int i = 0; i < 4; i++) om_tensor_release(in[i]);
+  }
+}
+
+static void attention_fn(om_tensor *const *in, om_tensor **out) {
+  out[0] = om_scaled_dot_product_attention(in[0], in[1], in[2], NULL, true, NULL);
+}
+
+TEST(attention_same_bits_on_any_thread_count) {
+  om_tensor *in[3] = {randn(12, 4, (int64_t[]){2, 4, 200, 32}), randn(13, 4, (int64_t[]){2, 4, 200, 32}),
+                      randn(14, 4, (int64_t[]){2, 4, 200, 32})};
+  check_same_bits("causal attention, 8 heads of 200 tokens", attention_fn, in, 1);
+  for (int i = 0; i < 3; i++) om_tensor_release(in[i]);
+}
+
+/* A small ResNet's forward: conv 3x3, batch norm, relu, a basic block (two 3x3 convs, the skip
+ * added), a strided block with a 1x1 projection, pooling and a linear head. in: the input, then
+ * the weights in the order used. */
+static om_tensor *conv_bn(om_tensor *x, om_tensor *const *w, int64_t stride, int64_t pad, bool relu) {
+  int64_t s[2] = {stride, stride}, p[2] = {pad, pad}, d[2] = {1, 1};
+  om_tensor *y = om_conv2d(x, w[0], NULL, s, p, d, 1), *z = om_batch_norm(y, NULL, NULL, w[1], w[2], true, 0.1, 1e-5);
+  om_tensor_release(y);
+  if (!relu) return z;
+  y = om_relu(z);
+  om_tensor_release(z);
+  return y;
+}
+
+static om_tensor *add_relu(om_tensor *a, om_tensor *b) {
+  om_tensor *s = om_add(a, b), *r = om_relu(s);
+  om_tensor_release(s), om_tensor_release(a), om_tensor_release(b);
+  return r;
+}
+
+static void resnet_fn(om_tensor *const *in, om_tensor **out) {
+  om_tensor *const *w = in + 1;
+  om_tensor *stem = conv_bn(in[0], w, 1, 1, true);                                           /* 3 -> 32 */
+  om_tensor *h = conv_bn(stem, w + 3, 1, 1, true), *b1 = add_relu(conv_bn(h, w + 6, 1, 1, false), stem); /* 32 -> 32 */
+  om_tensor_release(h);
+  h = conv_bn(b1, w + 9, 2, 1, true);                                                         /* 32 -> 64, stride 2 */
+  om_tensor *b2 = add_relu(conv_bn(h, w + 12, 1, 1, false), conv_bn(b1, w + 15, 2, 0, false)); /* the 1x1 projection */
+  int64_t one[2] = {1, 1};
+  om_tensor *pooled = om_adaptive_avg_pool2d(b2, one), *flat = om_reshape(pooled, (int64_t[]){-1, 64}, 2);
+  out[0] = om_linear(flat, w[18], w[19]);
+  om_tensor *all[] = {h, b1, b2, pooled, flat};
+  for (size_t i = 0; i < sizeof all / sizeof *all; i++) om_tensor_release(all[i]);
+}
+
+TEST(resnet_forward_same_bits_on_any_thread_count) {
+  int64_t convs[6][4] = {{32, 3, 3, 3}, {32, 32, 3, 3}, {32, 32, 3, 3}, {64, 32, 3, 3}, {64, 64, 3, 3}, {64, 32, 1, 1}};
+  om_tensor *in[21] = {randn(20, 4, (int64_t[]){4, 3, 32, 32})};
+  for (int i = 0; i < 6; i++) {
+    in[1 + 3 * i] = randn(21 + (uint64_t)i, 4, convs[i]);
+    in[2 + 3 * i] = randn(31 + (uint64_t)i, 1, convs[i]); /* the norm's weight and bias [O] */
+    in[3 + 3 * i] = randn(41 + (uint64_t)i, 1, convs[i]);
+  }
+  in[19] = randn(50, 2, (int64_t[]){10, 64});
+  in[20] = randn(51, 1, (int64_t[]){10});
+  check_same_bits("small resnet forward", resnet_fn, in, 1);
+  for (int i = 0; i < 21; i++) om_tensor_release(in[i]);
+}
+
+static void lstm_fn(om_tensor *const *in, om_tensor **out) {
+  out[0] = om_lstm(in[0], NULL, NULL, in + 1, 4, 1, true, false, false, &out[1], &out[2]);
+}
+
+TEST(lstm_same_bits_on_any_thread_count) {
+  om_tensor *in[5] = {randn(7, 3, (int64_t[]){32, 64, 128}), randn(8, 2, (int64_t[]){512, 128}),
+                      randn(9, 2, (int64_t[]){512, 128}), randn(10, 1, (int64_t[]){512}), randn(11, 1, (int64_t[]){512})};
+  check_same_bits("lstm", lstm_fn, in, 3);
+  for (int i = 0; i < 5; i++) om_tensor_release(in[i]);
+}
+
+int main(void) {
+  RUN(thread_count_default_setting_and_errors);
+  RUN(pool_runs_every_part_once_on_the_threads_asked_for);
+  RUN(matmul_same_bits_on_any_thread_count);
+  RUN(conv_same_bits_on_any_thread_count);
+  RUN(attention_same_bits_on_any_thread_count);
+  RUN(resnet_forward_same_bits_on_any_thread_count);
+  RUN(lstm_same_bits_on_any_thread_count);
+  TEST_MAIN_END();
+}
