@@ -41,7 +41,8 @@
 // not with OM_BENCH_MODELS unless OM_BENCH_FAMILIES=resnet,gpt2 picks families).
 // Then training throughput against TF.js: a step of an MLP (vs tfjs-backend-wasm) and of LeNet-5
 // (vs TF.js's cpu backend: its wasm backend has no conv filter gradient), the same weights and
-// batch, alternating samples (OM_BENCH_TRAIN_ONLY=1 runs only it). Last, a summary table with
+// batch, alternating samples (OM_BENCH_TRAIN_ONLY=1 runs only it). Then threads: 2 against 1
+// (tools/bench_threads.mjs, wall time). Last, a summary table with
 // every ratio against a peer measured in the run (docs/performance.md, "Against the peers").
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
@@ -50,6 +51,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as om from 'onemodel';
 import * as ort from 'onnxruntime-web';
+import { runThreads } from './bench_threads.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const SIZES = process.argv.length > 2 ? process.argv.slice(2).map(Number) : [256, 512, 1024];
@@ -524,7 +526,7 @@ function printSummary() {
 ort.env.wasm.numThreads = 1;
 ort.env.logLevel = 'error';
 await om.ready();
-om.setNumThreads(1); // one thread against one (tools/bench_threads.mjs measures threads)
+om.setNumThreads(1); // one thread against one (the threads rows at the end: 2 against 1)
 
 const cpu = cpus()[0]?.model ?? 'unknown CPU';
 console.log(`matmul benchmark: ${cpus().length} cores, ${cpu}; Node ${process.version}, onnxruntime-web ${ort.env.versions?.web ?? '?'}`);
@@ -860,6 +862,15 @@ for (const [step, ms] of [['om.trace (record + finish)', exp.msTrace], ['traced.
 }
 console.log(`ArrayBuffer memory grown while saveOnnx streamed the file: ${mib(exp.grown)} MiB`);
 
+// Threads: 2 against 1 (tools/bench_threads.mjs), in wall time since more cores is the point; the
+// machine's own 2-thread figure first, as a row, for the ceiling on a shared machine.
+{
+  const { machine, cases } = await runThreads();
+  summary.push({ what: 'threads: the machine itself (a scalar loop on 2 worker_threads at once against 1)', peer: '1 thread', ours: '', theirs: '', ratio: machine });
+  for (const c of cases)
+    summary.push({ what: `threads: ${c.name}, 2 threads (wall time)`, peer: 'the same on 1 thread', ours: `${c.two.toFixed(2)} ms`, theirs: `${c.one.toFixed(2)} ms`, ratio: c.one / c.two });
+  om.setNumThreads(1);
+}
 printSummary();
 const mem = om.memory();
 if (mem.tensors !== 0) console.error(`bench: ${mem.tensors} onemodel tensors still alive`);

@@ -13,12 +13,12 @@
 // and the load average before and after (os.loadavg) to judge how busy the machine was.
 // First the machine's own figure: a fixed scalar loop on one worker_thread, then the same loop on
 // two at once (nothing shared), as wall time for the same work per thread: what 2 threads can
-// give on this machine at this moment, the ceiling of the speed-ups below.
+// give on this machine at this moment, the ceiling of the speed-ups below. tools/bench.mjs runs
+// the same (runThreads) for the rows of its summary table.
+import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { availableParallelism, cpus, loadavg } from 'node:os';
 import * as om from 'onemodel';
-import { GPT } from '../examples/zoo/gpt.mjs';
-import { UNet } from '../examples/zoo/unet.mjs';
 
 const SAMPLES = Number(process.env.OM_BENCH_SAMPLES) || 9;
 const MIN_MS = Number(process.env.OM_BENCH_MIN_MS) || 150;
@@ -50,6 +50,7 @@ function bits(fn, n) {
   return b;
 }
 
+/** Median wall ms per call of fn on 1 and on 2 threads, alternating samples; checks the bits first. */
 function run(name, fn) {
   if (!bits(fn, 1).equals(bits(fn, 2))) throw new Error(`${name}: 1 and 2 threads differ`);
   const call = () => fn().dispose();
@@ -64,8 +65,7 @@ function run(name, fn) {
       ms[n].push(sample(call));
     }
   }
-  const [one, two] = [median(ms[1]), median(ms[2])];
-  console.log(`${name.padEnd(44)} ${one.toFixed(2).padStart(9)} ${two.toFixed(2).padStart(9)} ${(one / two).toFixed(2).padStart(7)}x`);
+  return { name, one: median(ms[1]), two: median(ms[2]) };
 }
 
 /** Wall ms for `threads` workers each running the same scalar loop at once. */
@@ -80,44 +80,53 @@ async function spin(threads) {
   return performance.now() - t0;
 }
 
-await om.ready();
-const load = () => loadavg().map((l) => l.toFixed(2)).join(' ');
-console.log(`threads benchmark: ${availableParallelism()} cores, ${cpus()[0]?.model ?? 'unknown CPU'}; Node ${process.version}`);
-console.log(`load average before: ${load()}; wall ms per call, median of ${SAMPLES} alternating samples of >= ${MIN_MS} ms\n`);
-{
-  const ms = { 1: [], 2: [] };
+/** The machine's own figure (how much more work 2 threads do than 1 in the same time), then every
+ *  case: [{ name, one, two }] in wall ms; leaves the thread count at what it found. */
+export async function runThreads() {
+  const [{ GPT }, { UNet }] = [await import('../examples/zoo/gpt.mjs'), await import('../examples/zoo/unet.mjs')];
+  const before = om.numThreads(), ms = { 1: [], 2: [] };
   for (let i = 0; i < 3; i++) for (const n of [1, 2]) ms[n].push(await spin(n));
-  const [one, two] = [median(ms[1]), median(ms[2])];
-  console.log(`the machine: the same scalar loop on 1 thread and on 2 at once: ${one.toFixed(0)} ms and ${two.toFixed(0)} ms: `
-    + `2 threads do ${(2 * one / two).toFixed(2)}x the work of 1 in the same time\n`);
+  const machine = (2 * median(ms[1])) / median(ms[2]);
+  const keep = [], cases = [];
+  const randn = (shape, seed) => {
+    const t = om.randn(shape, { seed });
+    keep.push(t);
+    return t;
+  };
+  for (const n of [512, 1024]) {
+    const a = randn([n, n], 1), b = randn([n, n], 2);
+    cases.push(run(`matmul ${n} x ${n} @ ${n} x ${n}`, () => a.matmul(b)));
+  }
+  const F = om.nn.functional;
+  const w = randn([64, 64, 3, 3], 3), bias = randn([64], 4);
+  for (const [batch, stride] of [[1, 1], [8, 1], [8, 2]]) {
+    const x = randn([batch, 64, 56, 56], 5);
+    cases.push(run(`conv2d 3x3 64->64, 56x56, batch ${batch}, stride ${stride}`, () => F.conv2d(x, w, bias, { stride, padding: 1 })));
+  }
+  const gpt = new GPT({ vocab: 256, d: 128, heads: 4, maxLen: 64 });
+  gpt.eval();
+  const ids = om.tidy(() => om.rand([8, 32], { seed: 6 }).mul(256).long());
+  cases.push(run('zoo GPT d 128, batch 8 x 32 tokens (forward)', () => om.noGrad(() => gpt.forward(ids))));
+  const unet = new UNet();
+  const img = randn([8, 2, 64, 64], 7);
+  cases.push(run('zoo UNet, batch 8 x 2 x 64 x 64 (forward)', () => om.noGrad(() => unet.forward(img))));
+  om.dispose(keep);
+  ids.dispose();
+  gpt.dispose();
+  unet.dispose();
+  om.setNumThreads(before);
+  return { machine, cases };
 }
-console.log(`${'case'.padEnd(44)} ${'1 thread'.padStart(9)} ${'2 threads'.padStart(9)} ${'speed-up'.padStart(8)}`);
 
-const keep = [];
-const randn = (shape, seed) => {
-  const t = om.randn(shape, { seed });
-  keep.push(t);
-  return t;
-};
-for (const n of [512, 1024]) {
-  const a = randn([n, n], 1), b = randn([n, n], 2);
-  run(`matmul ${n} x ${n} @ ${n} x ${n}`, () => a.matmul(b));
+if (import.meta.url === pathToFileURL(process.argv[1]).href) {
+  await om.ready();
+  const load = () => loadavg().map((l) => l.toFixed(2)).join(' ');
+  console.log(`threads benchmark: ${availableParallelism()} cores, ${cpus()[0]?.model ?? 'unknown CPU'}; Node ${process.version}`);
+  console.log(`load average before: ${load()}; wall ms per call, median of ${SAMPLES} alternating samples of >= ${MIN_MS} ms\n`);
+  const { machine, cases } = await runThreads();
+  console.log(`the machine: the same scalar loop on 1 thread and on 2 at once: 2 threads do ${machine.toFixed(2)}x the work of 1 in the same time\n`);
+  console.log(`${'case'.padEnd(44)} ${'1 thread'.padStart(9)} ${'2 threads'.padStart(9)} ${'speed-up'.padStart(8)}`);
+  for (const { name, one, two } of cases)
+    console.log(`${name.padEnd(44)} ${one.toFixed(2).padStart(9)} ${two.toFixed(2).padStart(9)} ${(one / two).toFixed(2).padStart(7)}x`);
+  console.log(`\nload average after: ${load()}`);
 }
-const F = om.nn.functional;
-const w = randn([64, 64, 3, 3], 3), bias = randn([64], 4);
-for (const [batch, stride] of [[1, 1], [8, 1], [8, 2]]) {
-  const x = randn([batch, 64, 56, 56], 5);
-  run(`conv2d 3x3 64->64, 56x56, batch ${batch}, stride ${stride}`, () => F.conv2d(x, w, bias, { stride, padding: 1 }));
-}
-const gpt = new GPT({ vocab: 256, d: 128, heads: 4, maxLen: 64 });
-gpt.eval();
-const ids = om.tidy(() => om.rand([8, 32], { seed: 6 }).mul(256).long());
-run('zoo GPT d 128, batch 8 x 32 tokens (forward)', () => om.noGrad(() => gpt.forward(ids)));
-const unet = new UNet();
-const img = randn([8, 2, 64, 64], 7);
-run('zoo UNet, batch 8 x 2 x 64 x 64 (forward)', () => om.noGrad(() => unet.forward(img)));
-console.log(`\nload average after: ${load()}`);
-om.dispose(keep);
-ids.dispose();
-gpt.dispose();
-unet.dispose();

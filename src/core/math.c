@@ -1,4 +1,4 @@
-/* The library's own exp, log, log1p, tanh, erf and pow (docs/graph-runtime.md, "Modes"): the
+/* The library's own exp, log, log1p, tanh, sigmoid, erf and pow (docs/graph-runtime.md, "Modes"): the
  * platform's libm differs between machines (glibc natively, musl in WASM) in the last bits, so
  * every kernel calls these instead, and the same inputs give the same bits everywhere. They use
  * only IEEE double arithmetic (+, -, *, /, correctly rounded on every machine the library builds

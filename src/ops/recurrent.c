@@ -265,12 +265,13 @@ static bool rnn_backward(const om_record *r, om_tensor *const *gout, om_tensor *
       const float *gt = ws + t * N * GH, *ex = ws + TN * GH + t * NH, *gyt = gy + t * NH;
       float *dat = da + t * N * GH, *dhat = dha + t * N * GH;
       for (int64_t e = 0; e < NH; e++) hprev[t * NH + e] = hp ? hp[e] : 0.0f;
+      if (lstm) om__tanhf_n(ex, tmp, NH); /* tanh(c_t), in tmp until the product below */
       for (int64_t n = 0; n < N; n++)
         for (int64_t j = 0; j < H; j++) {
           int64_t e = n * H + j, o = n * GH + j;
           float dht = dh[e] + gyt[e];
           if (lstm) {
-            float ig = gt[o], fg = gt[o + H], gg = gt[o + 2 * H], og = gt[o + 3 * H], tc = om__tanhf(ex[e]);
+            float ig = gt[o], fg = gt[o + H], gg = gt[o + 2 * H], og = gt[o + 3 * H], tc = tmp[e];
             float dct = dc[e] + dht * og * (1.0f - tc * tc), cprev = cp ? cp[e] : 0.0f;
             dat[o] = dct * gg * ig * (1.0f - ig);
             dat[o + H] = dct * cprev * fg * (1.0f - fg);
