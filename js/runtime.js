@@ -369,7 +369,7 @@ const writers = { i64: writeI64, f64: writeF64, ptr: writeU32 };
  * Lays out argument arrays in the scratch buffer and returns their addresses. Each section is
  * [type, values] (written) or [type, count] (reserved, for outputs); type is 'i64' (BigInt
  * values), 'f64' (numbers) or 'ptr' (u32 numbers). The addresses stay valid until the next
- * marshal() or applyOp() call.
+ * marshal() or callOp() call.
  */
 export function marshal(...sections) {
   let total = 0;
