@@ -284,10 +284,10 @@ static bool windows_in_place(const win *g, int64_t og) {
  * padded image read in place (windows_in_place: C is then og x oh Wp, its kept columns copied
  * out), the im2col matrix, or the input planes themselves (direct: a 1x1 kernel of stride 1
  * without padding). Where there are at least as many products as the parts one product splits
- * into (depthwise convs, large batches), the products are the parts of one job, each on one
- * thread with that thread's scratch (om__gemm_on); else they run one after the other, each split
- * across the threads (om__gemm, om__gemm_rows). Either way each output is the same sum, so the
- * bits do not depend on the thread count. */
+ * into (depthwise convs, large batches), or a multiple of the thread count, the products are the
+ * parts of one job, each on one thread with that thread's scratch (om__gemm_on); else they run
+ * one after the other, each split across the threads (om__gemm, om__gemm_rows). Either way each
+ * output is the same sum, so the bits do not depend on the thread count. */
 typedef struct conv_job {
   const conv_geom *cg;
   const float *x, *w;
@@ -370,7 +370,10 @@ static bool conv_products(const conv_geom *cg, const float *x, const float *w, c
   } else if (!j.direct) {
     j.img = floats = k * j.cols;
   }
-  j.split = products >= om__gemm_parts(og, j.cols, k);
+  /* whole products as parts where they are many, or where they share evenly among the threads
+   * (a batch of 8 on 2 or 4): then the padding or im2col runs on every thread too */
+  int t = om_get_num_threads();
+  j.split = products >= om__gemm_parts(og, j.cols, k) || (t > 1 && products >= t && products % t == 0);
   int threads = j.split ? om__job_threads((double)products * (double)og * (double)j.cols * (double)k, products) : 1;
   j.panels = floats;
   if (j.split && __builtin_add_overflow(floats, om__gemm_scratch(og, j.cols, k, in_place), &floats))
