@@ -184,7 +184,10 @@ static bool bind_gelu(om_bind *b) {
   const char *approx;
   if (!attr_s(b, "approximate", "none", &approx)) return false;
   if (strcmp(approx, "none") && strcmp(approx, "tanh")) return unsupported(b, "approximate other than 'none' or 'tanh'");
-  return put(b, 0, om_gelu(b->in[0], !strcmp(approx, "tanh")));
+  bool tanh_form = !strcmp(approx, "tanh");
+  if (tanh_form || !b->fast) return put(b, 0, om_gelu(b->in[0], tanh_form));
+  /* fast mode: erf by the float rational (within 7 ulp; om__erff_fast_n) */
+  return put(b, 0, om__apply1(OM_OP_gelu, b->in, 1, &(om_attrs){.n_i = 2, .i = {0, 1}}));
 }
 /* HardSigmoid: max(0, min(1, alpha x + beta)). */
 static bool bind_hard_sigmoid(om_bind *b) {
@@ -1251,7 +1254,7 @@ static const om_onnx_rule rules[] = {
     {"GRU", 3, 6, 2, bind_gru, "gru_layer per direction (linear_before_reset 1, default activations; sequence_lens refused)"},
     {"Gather", 2, 2, 1, bind_gather, "select (one index known when planning), else index_select and reshape"},
     {"GatherElements", 2, 2, 1, bind_gather_elements, "gather"},
-    {"Gelu", 1, 1, 1, bind_gelu, "gelu (approximate none, tanh)"},
+    {"Gelu", 1, 1, 1, bind_gelu, "gelu (approximate none, tanh); fast mode: approximate none takes erf from the float rational (within 7.2 ulp)"},
     {"Gemm", 2, 3, 1, bind_gemm, "linear (B transposed, C a bias row), else transpose, matmul, scale, add"},
     {"GlobalAveragePool", 1, 1, 1, bind_global_average_pool, "adaptive_avg_pool2d to 1x1 (4-D), else mean"},
     {"GlobalMaxPool", 1, 1, 1, bind_global_max_pool, "amax"},

@@ -426,19 +426,21 @@ static float gelu_f(float a, int64_t tanh_form) {
 
 PARAM_LOOP(leaky_relu_f32, a > 0 ? a : a * k0)
 PARAM_LOOP(elu_f32, a <= 0 ? expm1f(a) * k0 : a)
-/* gelu on an array (y may be x): erf's argument for a chunk, om__erff_n on it, then gelu_f's
- * arithmetic; the tanh form element by element. */
+/* gelu on an array (y may be x): erf's argument for a chunk, om__erff_n on it (or, with the
+ * second int attr set, fast mode's om__erff_fast_n), then gelu_f's arithmetic; the tanh form
+ * element by element. */
 static void gelu_n(const float *x, float *y, int64_t n, const void *ctx) {
   const om_attrs *at = ctx;
   if (at->i[0]) {
     for (int64_t k = 0; k < n; k++) y[k] = gelu_f(x[k], 1);
     return;
   }
+  void (*erf_n)(const float *, float *, int64_t) = at->i[1] ? om__erff_fast_n : om__erff_n;
   float t[64];
   for (int64_t k0 = 0; k0 < n; k0 += 64) {
     int64_t m = n - k0 < 64 ? n - k0 : 64;
     for (int64_t k = 0; k < m; k++) t[k] = x[k0 + k] * 0.70710678118654752f;
-    om__erff_n(t, t, m);
+    erf_n(t, t, m);
     for (int64_t k = 0; k < m; k++) y[k0 + k] = x[k0 + k] * 0.5f * (1.0f + t[k]);
   }
 }
@@ -450,21 +452,24 @@ PARAM_LOOP(hardswish_f32, a * min_std(max_std(a + 3.0f, 0.0f), 6.0f) / 6.0f)
 PARAM_LOOP(hardsigmoid_f32, min_std(max_std(a + 3.0f, 0.0f), 6.0f) / 6.0f)
 PARAM_LOOP(hardtanh_f32, min_std(max_std(a, k0), k1))
 
-/* Resolves the float attrs' defaults; gelu's one int attr is approximate (0 'none', 1 'tanh'). */
+/* Resolves the float attrs' defaults; gelu's int attrs are approximate (0 'none', 1 'tanh') and
+ * whether erf is fast mode's float one (0 no, 1 yes: the Session's fast mode sets it). */
 static bool infer_unary_params(om_call *c) {
   const kernels *k = om__ops[c->op]->impl;
-  int n_i = c->op == OM_OP_gelu ? 1 : 0;
+  int n_i = c->op == OM_OP_gelu ? 2 : 0;
   if (c->attrs.n_f > k->n_f || c->attrs.n_i > n_i)
     return om__fail(OM_ERR_INVALID_ARGUMENT, "%s: takes %d float attributes (%s) and %d int ones, got %d and %d",
                     om_op_name(c->op), k->n_f, k->n_f ? k->params : "none", n_i, c->attrs.n_f, c->attrs.n_i);
   for (int j = c->attrs.n_f; j < k->n_f; j++) c->attrs.f[j] = k->f_default[j];
   c->attrs.n_f = k->n_f;
   if (n_i) {
-    if (!c->attrs.n_i) c->attrs.i[0] = 0;
-    c->attrs.n_i = 1;
+    for (int j = c->attrs.n_i; j < n_i; j++) c->attrs.i[j] = 0;
+    c->attrs.n_i = n_i;
     if (c->attrs.i[0] != 0 && c->attrs.i[0] != 1)
       return om__fail(OM_ERR_INVALID_ARGUMENT, "gelu: approximate must be 'none' (0) or 'tanh' (1), got %lld",
                       (long long)c->attrs.i[0]);
+    if (c->attrs.i[1] != 0 && c->attrs.i[1] != 1)
+      return om__fail(OM_ERR_INVALID_ARGUMENT, "gelu: fast erf must be 0 or 1, got %lld", (long long)c->attrs.i[1]);
   }
   return infer_unary(c);
 }

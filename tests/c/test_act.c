@@ -51,6 +51,9 @@ TEST(activations_match_their_formulas) {
   check_fn("elu", om_elu(x, 0.7), f_elu, (double[]){0.7});
   check_fn("gelu", om_gelu(x, false), f_gelu, (double[]){0});
   check_fn("gelu tanh", om_gelu(x, true), f_gelu, (double[]){1});
+  om_tensor *fast[1] = {NULL}; /* the Session's fast mode: erf by the float rational */
+  CHECK_EQ_INT(om_apply(OM_OP_gelu, &x, 1, (int64_t[]){0, 1}, 2, NULL, 0, fast, 1), 1);
+  check_fn("gelu, fast erf", fast[0], f_gelu, (double[]){0});
   check_fn("silu", om_silu(x), f_silu, NULL);
   check_fn("softplus", om_softplus(x, 1, 20), f_softplus, (double[]){1, 20});
   check_fn("softplus b2 t5", om_softplus(x, 2, 5), f_softplus, (double[]){2, 5});
@@ -84,6 +87,8 @@ TEST(activation_defaults_and_nan) {
     om_tensor_release(fns[k]);
   }
   CHECK_ERROR(om_apply(OM_OP_gelu, &x, 1, (int64_t[]){2}, 1, NULL, 0, y, 1) > 0, OM_ERR_INVALID_ARGUMENT, "gelu: approximate must be 'none' (0) or 'tanh' (1), got 2");
+  CHECK_ERROR(om_apply(OM_OP_gelu, &x, 1, (int64_t[]){0, 2}, 2, NULL, 0, y, 1) > 0, OM_ERR_INVALID_ARGUMENT, "gelu: fast erf must be 0 or 1, got 2");
+  CHECK_ERROR(om_apply(OM_OP_gelu, &x, 1, (int64_t[]){0, 0, 0}, 3, NULL, 0, y, 1) > 0, OM_ERR_INVALID_ARGUMENT, "gelu: takes 0 float attributes (none) and 2 int ones, got 0 and 3");
   CHECK_ERROR(om_apply(OM_OP_leaky_relu, &x, 1, NULL, 0, (double[]){1, 2}, 2, y, 1) > 0, OM_ERR_INVALID_ARGUMENT, "leaky_relu: takes 1 float attributes (negative_slope)");
   om_tensor *i = om_arange(0, 3, 1, OM_INT64);
   CHECK_ERROR(om_gelu(i, false), OM_ERR_DTYPE_MISMATCH, "gelu: takes float32, not int64");

@@ -6,7 +6,7 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import * as om from 'onemodel';
 import * as ort from 'onnxruntime-web';
-import { memoryHooks } from './helpers.mjs';
+import { memoryHooks, near } from './helpers.mjs';
 
 memoryHooks();
 
@@ -176,7 +176,8 @@ describe('exact mode', () => {
     const fast = traced.session();
     try {
       const [ye, yf] = [exact, fast].map((s) => om.tidy(() => s.run({ x }).y.toArray()));
-      assert.deepEqual(ye, yf, 'both modes run the same kernels today');
+      // fast mode's GELU takes erf from the float rational: within 1e-5 scaled (below)
+      near(yf, ye, 1e-5 * Math.max(...ye.map(Math.abs)), 'fast against exact');
       let h = 0xcbf29ce484222325n;
       for (const v of new Uint8Array(ye.buffer)) h = ((h ^ BigInt(v)) * 0x100000001b3n) & 0xffffffffffffffffn;
       assert.equal(h.toString(16), '75224da0258d98b0');
@@ -189,8 +190,33 @@ describe('exact mode', () => {
   });
 });
 
+describe('fast mode', () => {
+  test('GELU takes erf from the float rational: other last bits than exact mode and eager, within 1e-5 scaled', async () => {
+    const x = om.tidy(() => om.randn([64, 64], { seed: 4 }).mul(3));
+    const F = om.nn.functional;
+    const run = (s) => om.tidy(() => s.run({ x }).y.toArray());
+    const [erfForm, tanhForm] = ['none', 'tanh'].map((approximate) => om.trace((v) => F.gelu(v, { approximate }), { x: [x, ['n', null]] }, { outputNames: ['y'] }));
+    const sessions = [];
+    try {
+      for (const t of [erfForm, tanhForm]) sessions.push(t.session(), await om.InferenceSession.create(t.save(), { mode: 'exact' }));
+      const [yf, ye, tf, te] = sessions.map(run);
+      const eager = om.tidy(() => F.gelu(x).toArray());
+      assert.deepEqual(new Uint32Array(ye.buffer), new Uint32Array(eager.buffer), 'exact mode is eager');
+      const differ = yf.filter((v, i) => v !== ye[i]).length;
+      assert.ok(differ > 100, `${differ} of 4096 values differ`);
+      near(yf, ye, 1e-5 * Math.max(...ye.map(Math.abs)), 'fast against exact');
+      assert.deepEqual(new Uint32Array(tf.buffer), new Uint32Array(te.buffer), 'the tanh form: the same kernel in both modes');
+    } finally {
+      for (const s of sessions) s.dispose();
+      erfForm.dispose();
+      tanhForm.dispose();
+      x.dispose();
+    }
+  });
+});
+
 describe('fast mode: the attention pass', () => {
-  test('the zoo GPT: each block\'s attention is one kernel, the same bits as exact mode and eager at every length', async () => {
+  test('the zoo GPT: each block\'s attention is one kernel, within 1e-5 of exact mode (eager\'s bits) at every length', async () => {
     const zoo = await import('../../examples/zoo/gpt.mjs');
     zoo.default.model.dispose(); // the zoo entry's own instance and example: this test makes its own
     zoo.default.inputs.ids[0].dispose();
@@ -209,7 +235,9 @@ describe('fast mode: the attention pass', () => {
           const x = om.rand([batch, seq], { seed: seq }).mul(40).long();
           const eager = om.noGrad(() => net.forward(x));
           const yf = fast.run({ ids: x }).logits, ye = exact.run({ ids: x }).logits;
-          assert.deepEqual(bits(yf), bits(ye), `[${batch}, ${seq}]: fast and exact`);
+          // the attention op is the five nodes' arithmetic (tests/c/test_session.c checks its
+          // bits); GELU's fast erf changes last bits
+          near(yf.toArray(), ye.toArray(), 1e-5 * Math.max(...Array.from(ye.toArray(), Math.abs)), `[${batch}, ${seq}]: fast and exact`);
           assert.deepEqual(bits(ye), bits(eager), `[${batch}, ${seq}]: exact and eager`);
         });
         assert.equal(count(fast, 'attention'), 2, fast.planKernels.join(' '));
