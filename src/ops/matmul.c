@@ -18,8 +18,9 @@
  * Written with GCC/Clang vector extensions, the same source becomes SSE natively and SIMD128 in
  * WASM. There is no FMA (-ffp-contract=off), and every C element is summed in one fixed order:
  * from zero, k ascending within a KC block, and the KC blocks added to C in order. KC is a
- * compile-time constant, edge tiles run the same kernel on zero-padded panels, so native and
- * WASM give the same bits and a row's result does not depend on M, N or the batch. */
+ * compile-time constant, edge tiles run the same kernel (its first two rows where at most two
+ * are left) on zero-padded panels, so native and WASM give the same bits and a row's result does
+ * not depend on M, N or the batch. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -89,10 +90,12 @@ static void pack_b(float *bp, strided b, int64_t kc, int64_t nc) {
 /* C[mr, nr] (+)= Ap panel [kc, MR] x a B panel [kc, NR]; c is row-major with row stride ldc.
  * The B panel is packed (koff NULL: row k at bp + k NR) or read in place (row k at bp + koff[k],
  * 8 floats that may run past the panel's nr columns: om__gemm_rows). With acc the tile's sum is
- * added to C (a later KC block), else it replaces C. Inlined into each caller, so the packed
- * loop has no test of koff. */
+ * added to C (a later KC block), else it replaces C. rows (a constant: 4, or 2 for an edge of at
+ * most two rows, which then costs half a tile) is how many of the panel's rows are multiplied;
+ * each C element is the same sum either way. Inlined into each caller, so the packed loop has no
+ * test of koff. */
 static inline __attribute__((always_inline)) void micro_tile(int kc, const float *ap, const float *bp, const int64_t *koff,
-                                                            float *c, int64_t ldc, int mr, int nr, bool acc) {
+                                                            float *c, int64_t ldc, int mr, int nr, bool acc, const int rows) {
   v4f c00 = {0, 0, 0, 0}, c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00, c30 = c00, c31 = c00;
   for (int k = 0; k < kc; k++, ap += MR) {
     const float *br = koff ? bp + koff[k] : bp + k * NR;
@@ -106,13 +109,15 @@ static inline __attribute__((always_inline)) void micro_tile(int kc, const float
   } while (0)
     OM_TILE_ROW(0, c00, c01);
     OM_TILE_ROW(1, c10, c11);
-    OM_TILE_ROW(2, c20, c21);
-    OM_TILE_ROW(3, c30, c31);
+    if (rows > 2) {
+      OM_TILE_ROW(2, c20, c21);
+      OM_TILE_ROW(3, c30, c31);
+    }
 #undef OM_TILE_ROW
   }
   v4f t[MR][2] = {{c00, c01}, {c10, c11}, {c20, c21}, {c30, c31}};
-  if (mr == MR && nr == NR) {
-    for (int i = 0; i < MR; i++) {
+  if (nr == NR) { /* whole rows: vector stores */
+    for (int i = 0; i < mr; i++) {
       v4f *row = (v4f *)(c + i * ldc);
       if (acc) {
         row[0] += t[i][0];
@@ -124,7 +129,7 @@ static inline __attribute__((always_inline)) void micro_tile(int kc, const float
     }
     return;
   }
-  for (int i = 0; i < mr; i++) /* an edge tile */
+  for (int i = 0; i < mr; i++) /* an edge tile's last columns */
     for (int j = 0; j < nr; j++) {
       float v = t[i][j / 4][j % 4];
       c[i * ldc + j] = acc ? c[i * ldc + j] + v : v;
@@ -132,11 +137,13 @@ static inline __attribute__((always_inline)) void micro_tile(int kc, const float
 }
 
 static void micro(int kc, const float *ap, const float *bp, float *c, int64_t ldc, int mr, int nr, bool acc) {
-  micro_tile(kc, ap, bp, NULL, c, ldc, mr, nr, acc);
+  if (mr > 2) micro_tile(kc, ap, bp, NULL, c, ldc, mr, nr, acc, 4);
+  else micro_tile(kc, ap, bp, NULL, c, ldc, mr, nr, acc, 2);
 }
 
 static void micro_rows(int kc, const float *ap, const float *b, const int64_t *koff, float *c, int64_t ldc, int mr, int nr, bool acc) {
-  micro_tile(kc, ap, b, koff, c, ldc, mr, nr, acc);
+  if (mr > 2) micro_tile(kc, ap, b, koff, c, ldc, mr, nr, acc, 4);
+  else micro_tile(kc, ap, b, koff, c, ldc, mr, nr, acc, 2);
 }
 
 /* C = A B (or C += A B) for fewer rows than a tile (a Linear on a batch of 1 to 3, a depthwise
