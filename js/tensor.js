@@ -59,6 +59,13 @@ export function wrap(h) {
   return adopt(h, f64[at], shape);
 }
 
+/** A new Tensor for a new reference to t's C tensor (the same values, shape and dtype), tracked
+ *  by the innermost tidy scope; t is checked (Disposed naming who). */
+export function retained(t, who, name) {
+  const h = handleOf(t, who, name);
+  return adopt(M._omw_retain(h), dtypeCodes.get(dtypeOf(t)), t.shape);
+}
+
 function wrapChecked(h, who) {
   return wrap(checkHandle(h, who));
 }
@@ -388,7 +395,9 @@ export class Tensor {
     const s = intList(args, who, 'shape');
     const ps = scratch(8 * s.length);
     writeI64(ps, s);
-    return wrapChecked(M._omw_reshape(h, ps, s.length), who);
+    const r = checkHandle(M._omw_reshape(h, ps, s.length), who);
+    if (s.some((v) => v < 0n)) return wrap(r); // C resolved the -1
+    return adopt(r, dtypeCodes.get(this.#dtype), s.map(Number)); // the shape asked for: no omw_info
   }
 
   permute(...dims) {
