@@ -395,9 +395,7 @@ export class Tensor {
     const s = intList(args, who, 'shape');
     const ps = scratch(8 * s.length);
     writeI64(ps, s);
-    const r = checkHandle(M._omw_reshape(h, ps, s.length), who);
-    if (s.some((v) => v < 0n)) return wrap(r); // C resolved the -1
-    return adopt(r, dtypeCodes.get(this.#dtype), s.map(Number)); // the shape asked for: no omw_info
+    return wrapChecked(M._omw_reshape(h, ps, s.length), who);
   }
 
   permute(...dims) {
