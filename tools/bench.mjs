@@ -6,8 +6,9 @@
 //   env OM_BENCH_SAMPLES=7 OM_BENCH_MIN_MS=60 OM_BENCH_NATIVE=0 (skip the native run)
 //
 // All three count 2*N^3 flops per product and report the median GFLOP/s of several samples
-// after warm-up (in JS >= 250 ms per side and until a function's time per call stops falling, up
-// to 3 s, so V8 has tiered up); the machine may be shared and
+// after warm-up (in JS >= 250 ms per side, an eager forward >= 3 s, and until a function's time
+// per call stops falling, up to 3 s or twice the least, so V8 has tiered up); the machine may be
+// shared and
 // noisy. A sample repeats the product until it lasts OM_BENCH_MIN_MS. Ours and ORT run in this
 // one Node process, single thread, and their samples alternate (ours, ORT, ours, ...) so that
 // load spikes hit both alike.
