@@ -34,6 +34,7 @@ export function handle(t, who, name) {
   return handleOf(t, who, name);
 }
 let dtypeOf; // (t) -> dtype name, unchecked (set in Tensor's static block)
+let ndimOf; // (t) -> number of dims, unchecked (set in Tensor's static block)
 let watch; // (t) -> registers t with the leak alarm (set in Tensor's static block)
 
 /**
@@ -56,6 +57,13 @@ export function wrap(h) {
   const f64 = M.HEAPF64, at = p >>> 3, shape = new Array(f64[at + 1]);
   for (let k = 0; k < shape.length; k++) shape[k] = f64[at + 6 + k];
   return adopt(h, f64[at], shape);
+}
+
+/** A new Tensor for a new reference to t's C tensor (the same values, shape and dtype), tracked
+ *  by the innermost tidy scope; t is checked (Disposed naming who). */
+export function retained(t, who, name) {
+  const h = handleOf(t, who, name);
+  return adopt(M._omw_retain(h), dtypeCodes.get(dtypeOf(t)), t.shape);
 }
 
 function wrapChecked(h, who) {
@@ -140,6 +148,19 @@ export function applyOp(who, opName, inHandles, iattrs = [], fattrs = [], nOut =
 
 /** An elementwise op with tensor-or-number operands. */
 function elementwise(who, opName, names, values) {
+  // the common cases without operands()'s lists: two tensors, a tensor and a number
+  if (values.length === 2 && values[0] instanceof Tensor) {
+    const h = handleOf(values[0], who, names[0]), b = values[1];
+    if (b instanceof Tensor) return apply1(who, opName, [h, handleOf(b, who, names[1])]);
+    if (typeof b === 'number') {
+      const s = scalarHandle(b, dtypeCodes.get(dtypeOf(values[0])), who);
+      try {
+        return apply1(who, opName, [h, s]);
+      } finally {
+        M._omw_release(s);
+      }
+    }
+  }
   const { handles, temps } = operands(who, names, values);
   try {
     return apply1(who, opName, handles);
@@ -208,6 +229,7 @@ export class Tensor {
 
   static {
     dtypeOf = (t) => t.#dtype;
+    ndimOf = (t) => t.#shape.length;
     watch = (t) => {
       if (!leakAlarm || t.#watched) return;
       leakAlarm.register(t, undefined, t);
@@ -581,10 +603,7 @@ export class Tensor {
   logSoftmax(dim) { return apply1('logSoftmax', 'log_softmax', [this.#use('logSoftmax')], [toI64(dim, 'logSoftmax', 'dim')]); }
 
   // ---- linear algebra ----
-  matmul(other) {
-    const h = this.#use('matmul');
-    return wrapChecked(M._omw_matmul(h, handleOf(other, 'matmul', 'other')), 'matmul');
-  }
+  matmul(other) { this.#use('matmul'); return product(this, other, 'matmul', 'self', 'other'); }
 
   // ---- autograd ----
   backward(grad) {
@@ -828,7 +847,15 @@ export function linear(input, weight, bias = null) {
 
 export function matmul(a, b) {
   requireReady('matmul');
-  return wrapChecked(M._omw_matmul(handleOf(a, 'matmul', 'a'), handleOf(b, 'matmul', 'b')), 'matmul');
+  return product(a, b, 'matmul', 'a', 'b');
+}
+
+/** a @ b: the matmul op when both have 2 or more dims (one call into wasm, the result's shape with
+ *  it), else om_matmul, which adds PyTorch's rules for vectors. */
+function product(a, b, who, nameA, nameB) {
+  const ha = handleOf(a, who, nameA), hb = handleOf(b, who, nameB);
+  if (ndimOf(a) >= 2 && ndimOf(b) >= 2) return apply1(who, 'matmul', [ha, hb]);
+  return wrapChecked(M._omw_matmul(ha, hb), who);
 }
 
 /**
@@ -841,15 +868,26 @@ export function addmm(input, mat1, mat2, options) {
   requireReady('addmm');
   const who = 'addmm';
   const o = optionsArg(options, who, ['beta', 'alpha']);
-  const [beta, alpha] = ['beta', 'alpha'].map((k) => {
+  const scale = (k) => {
     const v = o[k] ?? 1;
     if (typeof v !== 'number') throw invalid(`${who}: ${k} must be a number, got ${describe(v)}`);
     return v;
+  };
+  const beta = scale('beta'), alpha = scale('alpha');
+  const hi = handleOf(input, who, 'input');
+  const hs = [mat1, mat2].map((m, k) => {
+    const h = handleOf(m, who, k ? 'mat2' : 'mat1'), nd = ndimOf(m);
+    if (nd !== 2) throw new OmError('ShapeMismatch', `${who}: ${k ? 'mat2' : 'mat1'} must be a matrix, got a ${nd}-D tensor`);
+    return h;
   });
-  handle(input, who, 'input');
-  for (const [m, name] of [[mat1, 'mat1'], [mat2, 'mat2']]) {
-    const nd = handle(m, who, name) && m.ndim;
-    if (nd !== 2) throw new OmError('ShapeMismatch', `${who}: ${name} must be a matrix, got a ${nd}-D tensor`);
+  if (alpha === 1 && beta === 1) { // Conv1D's: the product, then the sum, with no scope or Tensor for the product
+    callOp('matmul', opId('matmul'), hs, [], [], 1);
+    const p = applied.handles[0];
+    try {
+      return apply1(who, 'add', [p, hi]);
+    } finally {
+      M._omw_release(p);
+    }
   }
   return tidy(() => {
     const p = alpha === 1 ? matmul(mat1, mat2) : matmul(mat1, mat2).mul(alpha);

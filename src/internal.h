@@ -259,6 +259,9 @@ float om__erff(float x);
 /** 1 / (1 + e^-x) in float, from om__expf(-|x|). */
 float om__sigmoidf(float x);
 float om__powf(float x, float y);
+/** y[k] = om__powf(x[k], e) for k < n (y may be x): the same bits; a square or a cube (e 2 or 3)
+ *  four at a time. */
+void om__powf_n(const float *x, float e, float *y, int64_t n);
 
 /* ---- random numbers (src/core/rng.c) ---- */
 /** The uniform in [0, 1) that om_rand draws for counter `counter` of seed (24 bits, exact in float). */

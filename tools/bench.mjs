@@ -6,8 +6,9 @@
 //   env OM_BENCH_SAMPLES=7 OM_BENCH_MIN_MS=60 OM_BENCH_NATIVE=0 (skip the native run)
 //
 // All three count 2*N^3 flops per product and report the median GFLOP/s of several samples
-// after warm-up (in JS >= 250 ms per side and until a function's time per call stops falling, up
-// to 3 s, so V8 has tiered up); the machine may be shared and
+// after warm-up (in JS >= 250 ms per side, an eager forward >= 3 s, and until a function's time
+// per call stops falling, up to 3 s or twice the least, so V8 has tiered up); the machine may be
+// shared and
 // noisy. A sample repeats the product until it lasts OM_BENCH_MIN_MS. Ours and ORT run in this
 // one Node process, single thread, and their samples alternate (ours, ORT, ours, ...) so that
 // load spikes hit both alike.
@@ -59,6 +60,10 @@ const SAMPLES = Number(process.env.OM_BENCH_SAMPLES) || 7;
 const MIN_MS = Number(process.env.OM_BENCH_MIN_MS) || 60;
 const WARM_MS = 250;
 const WARM_MAX_MS = 3000;
+// An eager forward of a model from the test suite's families (tens of JS and wasm functions, each
+// tiered up on its own) was still settling when a 100 ms window stopped getting faster: GPT-2's
+// at batch 1 measured 1.5 to 2.5 times its settled time. Its warm-up is at least this long.
+const EAGER_WARM_MS = 3000;
 if (!SIZES.every((n) => Number.isInteger(n) && n > 0)) {
   console.error('usage: node tools/bench.mjs [N ...]   (positive integers)');
   process.exit(2);
@@ -111,28 +116,29 @@ const clock = process.env.OM_BENCH_CLOCK === 'wall' ? () => performance.now() : 
   return (u.user + u.system) / 1000;
 };
 
-/** Warm-up (at least WARM_MS each, and until the time per call stops falling, so V8 has tiered
- *  the JS and the wasm up from its baseline compilers), then
+/** Warm-up (at least WARM_MS each, or a last argument's { warmMs: [ms per function] }, and until
+ *  the time per call stops falling, so V8 has tiered the JS and the wasm up from its baseline
+ *  compilers), then
  *  SAMPLES rounds (or a last argument's { samples }) of one sample of each function in turn
  *  (ours, theirs[, a third, ...]), each repeating its call for >= MIN_MS. Returns the per-call
  *  milliseconds of every sample: ms[k] for the k-th function, msOurs and msOrt for the first two. */
 async function alternate(...args) {
-  const { samples = SAMPLES } = typeof args.at(-1) === 'function' ? {} : args.pop();
+  const { samples = SAMPLES, warmMs = [] } = typeof args.at(-1) === 'function' ? {} : args.pop();
   const fns = args;
   const time = async (fn, reps) => {
     const t0 = clock();
     for (let i = 0; i < reps; i++) await fn();
     return (clock() - t0) / reps;
   };
-  // At least WARM_MS, then windows of 100 ms until one is no faster than the best before it (up to
-  // WARM_MAX_MS): V8 tiers JS and wasm up on background threads, whose CPU time this process's
+  // At least WARM_MS (or the function's warmMs), then windows of 100 ms until one is no faster than
+  // the best before it (up to WARM_MAX_MS, or twice the least): V8 tiers JS and wasm up on background threads, whose CPU time this process's
   // clock counts, and code with many small functions (the eager path) takes longer to settle.
-  const warm = async (fn) => {
+  const warm = async (fn, least = WARM_MS) => {
     const t0 = clock();
     let calls = 0;
-    do { await fn(); calls++; } while (clock() - t0 < WARM_MS);
+    do { await fn(); calls++; } while (clock() - t0 < least);
     if (calls < 2) return clock() - t0; // a call that is its own warm-up is timed once
-    for (let best = Infinity; clock() - t0 < WARM_MAX_MS;) {
+    for (let best = Infinity; clock() - t0 < Math.max(WARM_MAX_MS, 2 * least);) {
       const w0 = clock();
       let n = 0;
       do { await fn(); n++; } while (clock() - w0 < 100);
@@ -143,7 +149,7 @@ async function alternate(...args) {
     return time(fn, 2);
   };
   const reps = [];
-  for (const fn of fns) reps.push(Math.ceil(MIN_MS / Math.max(await warm(fn), 1e-3)));
+  for (const [k, fn] of fns.entries()) reps.push(Math.ceil(MIN_MS / Math.max(await warm(fn, warmMs[k]), 1e-3)));
   const ms = fns.map(() => []);
   for (let s = 0; s < samples; s++) {
     for (let k = 0; k < fns.length; k++) ms[k].push(await time(fns[k], reps[k]));
@@ -614,7 +620,7 @@ async function sessionAgainstOrt(mine, theirs, feeds, what, eagerOut) {
     if (!(err <= 1e-4 * Math.max(1, scale))) throw new Error(`${what}: ${who} and ORT differ by ${err}`);
   }
   const eager = () => om.tidy(() => { om.noGrad(eagerOut); });
-  return (await alternate(...(eagerOut ? [ours, peer, eager] : [ours, peer]))).ms;
+  return (await alternate(...(eagerOut ? [ours, peer, eager, { warmMs: [WARM_MS, WARM_MS, EAGER_WARM_MS] }] : [ours, peer]))).ms;
 }
 
 async function runSessions() {

@@ -5,7 +5,7 @@
 import { invalid } from '../errors.js';
 import { M, checkHandle, requireReady } from '../runtime.js';
 import { describe, toI64 } from '../convert.js';
-import { Tensor, wrap, handle, applyOp } from '../tensor.js';
+import { Tensor, wrap, handle, applyOp, retained } from '../tensor.js';
 
 const apply1 = (who, opName, hs, iattrs = [], fattrs = []) => applyOp(who, opName, hs, iattrs, fattrs);
 
@@ -172,6 +172,9 @@ export function maskedFill(input, mask, value) {
 export function dropout(input, ...args) {
   requireReady('dropout');
   const h = handle(input, 'dropout', 'input');
-  const { p, training } = params('dropout', args, ['p', 'training'], { p: 0.5, training: true });
-  return wrap(checkHandle(M._omw_dropout(h, num(p, 'dropout', 'p'), bool(training, 'dropout', 'training') ? 1 : 0), 'dropout'));
+  const o = params('dropout', args, ['p', 'training'], { p: 0.5, training: true });
+  const p = num(o.p, 'dropout', 'p'), training = bool(o.training, 'dropout', 'training');
+  // the input itself where C's om_dropout returns it, without the call (C checks a bad p)
+  if ((!training || p === 0) && p >= 0 && p <= 1) return retained(input, 'dropout', 'input');
+  return wrap(checkHandle(M._omw_dropout(h, p, training ? 1 : 0), 'dropout'));
 }

@@ -305,7 +305,7 @@ static inline __attribute__((always_inline)) void map4(const float *x, float *y,
   if (k < n) {
     float in[4] = {1.0f, 1.0f, 1.0f, 1.0f}, out[4];
     for (int64_t j = k; j < n; j++) in[j - k] = x[j];
-    v4f v, r;
+    v4f v, r = {0, 0, 0, 0}; /* f4 may return false without writing it */
     memcpy(&v, in, sizeof v);
     bool ok = f4(v, &r);
     memcpy(out, &r, sizeof out);
@@ -358,6 +358,40 @@ static bool tanh4(v4f x, v4f *y) {
   }
   *y = narrow4(d);
   return true;
+}
+
+/* om__powf's products for the exponents 2 and 3 on four values, in double (exact for a square, one
+ * rounding for a cube), each rounded to float once; false where a result is NaN or beyond float's
+ * range, whose lanes om__powf then takes one by one (to_float's infinities). */
+static inline bool narrow_in_range4(const v2d d[2], v4f *y) {
+  const v2d top = {3.4028235677973366e38, 3.4028235677973366e38};
+  v2i in = ((d[0] <= top) & (d[0] >= -top)) & ((d[1] <= top) & (d[1] >= -top));
+  if (!(in[0] & in[1])) return false;
+  *y = narrow4(d);
+  return true;
+}
+static bool square4(v4f x, v4f *y) {
+  v2d d[2];
+  widen4(x, d);
+  d[0] = d[0] * d[0], d[1] = d[1] * d[1];
+  return narrow_in_range4(d, y);
+}
+static bool cube4(v4f x, v4f *y) {
+  v2d d[2];
+  widen4(x, d);
+  d[0] = d[0] * d[0] * d[0], d[1] = d[1] * d[1] * d[1];
+  return narrow_in_range4(d, y);
+}
+static float square1(float x) { return om__powf(x, 2.0f); }
+static float cube1(float x) { return om__powf(x, 3.0f); }
+void om__powf_n(const float *x, float e, float *y, int64_t n) {
+  if (e == 2.0f) {
+    map4(x, y, n, square4, square1);
+  } else if (e == 3.0f) {
+    map4(x, y, n, cube4, cube1);
+  } else {
+    for (int64_t k = 0; k < n; k++) y[k] = om__powf(x[k], e);
+  }
 }
 
 /* om__sigmoidf's operations on four values of magnitude at most 700 (the range of exp_core2):

@@ -102,9 +102,16 @@ int om__apply(om_op op, om_tensor *const *in, int n_in, const om_attrs *attrs, o
   if (!om__check_inputs(def->name, in, n_in)) return -1;
   if (def->n_in >= 0 ? n_in != def->n_in : n_in < 1)
     return om__fail(OM_ERR_INVALID_ARGUMENT, "%s: takes %d inputs, got %d", def->name, def->n_in, n_in), -1;
-  om_call c = {.op = op, .n_in = n_in, .n_out = def->n_out, .in = in};
-  if (attrs) c.attrs = *attrs;
-  const om_attrs *given = attrs ? attrs : &(om_attrs){0};
+  /* Only what is read before it is written is set: zeroing the whole call (450 bytes) was a
+   * tenth of a small op's time in C. Attributes past their counts read as 0, as om_apply's do. */
+  static const om_attrs no_attrs;
+  const om_attrs *given = attrs ? attrs : &no_attrs;
+  om_call c;
+  c.op = op, c.n_in = n_in, c.n_out = def->n_out, c.in = in, c.attrs = *given;
+  memset(c.out_meta, 0, sizeof(om_meta) * (size_t)c.n_out);
+  memset(c.out, 0, sizeof c.out);
+  memset(c.trace_out, 0, sizeof c.trace_out);
+  memset(c.trace_mark, 0, sizeof c.trace_mark);
   /* Tracing: the call is logged (a run at other sizes) or checked against the other runs before
    * infer, which may fail at other sizes; it is lowered before computing, so a refused op fails
    * before it costs anything. */

@@ -115,7 +115,16 @@ BINARY_LOOP(div_f32, float, float, a / b)
  * ONNX's Div of integers, which the graph layer runs for the shape arithmetic the tracer writes);
  * x / 0 is 0 and INT64_MIN / -1 wraps, where C would be undefined */
 BINARY_LOOP(div_i64, int64_t, int64_t, b == 0 ? 0 : b == -1 ? (int64_t)(0 - (uint64_t)a) : a / b)
-BINARY_LOOP(pow_f32, float, float, om__powf(a, b))
+BINARY_LOOP(pow_each_f32, float, float, om__powf(a, b))
+/* A contiguous run to a scalar power (x.pow(2) in a loss, x.pow(3) in gelu's tanh form written
+ * out) through om__powf_n, whose squares and cubes go four at a time; the same bits. */
+static void pow_f32(char **p, const int64_t *s, int64_t n, const void *ctx) {
+  if (s[0] == sizeof(float) && s[1] == sizeof(float) && s[2] == 0) {
+    om__powf_n((const float *)p[1], *(const float *)p[2], (float *)p[0], n);
+    return;
+  }
+  pow_each_f32(p, s, n, ctx);
+}
 BINARY_LOOP(eq_f32, float, uint8_t, a == b)
 BINARY_LOOP(eq_i64, int64_t, uint8_t, a == b)
 BINARY_LOOP(eq_b8, uint8_t, uint8_t, a == b)
@@ -156,12 +165,45 @@ static bool infer_binary(om_call *c) {
   return true;
 }
 
+/* Whether t has the shape [ndim] and the strides of a contiguous tensor of it (size-1 dims
+ * aside, as om_tensor_is_contiguous). */
+static bool dense_as(const om_tensor *t, const int64_t *shape, int ndim) {
+  if (t->ndim != ndim) return false;
+  int64_t s = 1;
+  for (int d = ndim - 1; d >= 0; d--) {
+    if (t->shape[d] != shape[d] || (shape[d] != 1 && t->strides[d] != s)) return false;
+    s *= shape[d];
+  }
+  return true;
+}
+
+/* Whether every operand of the map is one run: the output and inputs of its shape contiguous,
+ * other inputs a single element (stride 0). om__iterate would merge the dims into that one run;
+ * calling the loop on it directly spares a small op the strides. */
+static bool one_run(const om_call *c, char **base, int64_t *st) {
+  const om_tensor *o = c->out[0];
+  if (!dense_as(o, o->shape, o->ndim)) return false;
+  base[0] = om__data(o), st[0] = (int64_t)om__dtype_size(o->dtype);
+  for (int i = 0; i < c->n_in; i++) {
+    const om_tensor *t = c->in[i];
+    bool same = dense_as(t, o->shape, o->ndim);
+    if (!same && om_tensor_numel(t) != 1) return false;
+    base[i + 1] = om__data(t), st[i + 1] = same ? (int64_t)om__dtype_size(t->dtype) : 0;
+  }
+  return true;
+}
+
 /* Runs the op's loop over output and inputs with broadcasting. */
 static bool forward_map(om_call *c) {
   const kernels *k = om__ops[c->op]->impl;
   om_tensor *o = c->out[0];
-  int64_t st[4][OM_MAX_DIMS];
+  int64_t n = om_tensor_numel(o), run[4];
   char *base[4] = {om__data(o)};
+  if (n > 0 && one_run(c, base, run)) {
+    k->loop[c->in[c->n_in - 1]->dtype](base, run, n, &c->attrs);
+    return true;
+  }
+  int64_t st[4][OM_MAX_DIMS];
   om__broadcast_strides(o, o->ndim, st[0]);
   for (int i = 0; i < c->n_in; i++) {
     om__broadcast_strides(c->in[i], o->ndim, st[i + 1]);

@@ -857,6 +857,10 @@ om_tensor *om_reshape(om_tensor *a, const int64_t *shape, int ndim) {
   if (!om__check_inputs("reshape", &a, 1)) return NULL;
   if (ndim < 0 || ndim > OM_MAX_DIMS || (ndim && !shape))
     return om__fail(OM_ERR_INVALID_ARGUMENT, "reshape: %d dims (at most %d)", ndim, OM_MAX_DIMS), NULL;
+  /* A contiguous tensor has a view in any shape of its element count: outside a trace (whose
+   * runs at other sizes see failures inside the op) the op's infer alone resolves and checks
+   * the shape, with the same messages, so eager's most common view does that once, not twice. */
+  if (!om_trace_active() && om_tensor_is_contiguous(a)) return apply_i(OM_OP_reshape, a, shape, ndim);
   int64_t want[OM_MAX_DIMS], strides[OM_MAX_DIMS];
   if (ndim) memcpy(want, shape, sizeof(int64_t) * (size_t)ndim);
   if (!resolve_shape(a, want, ndim, "reshape")) return NULL;

@@ -31,13 +31,23 @@ void om__iterate(int nops, char **base, int64_t strides[][OM_MAX_DIMS], const in
   int64_t inner[8], idx[OM_MAX_DIMS] = {0};
   char *p[8];
   for (int k = 0; k < nops; k++) inner[k] = st[k][nd - 1];
+  if (nd == 1) {
+    fn(base, inner, sh[0], ctx);
+    return;
+  }
+  /* The runs along dim nd - 2 in a tight loop, their pointers stepped (short runs: a head's 4
+   * values in a permuted copy, a mask row sliced from a larger buffer); the dims above by index. */
+  int64_t rows = sh[nd - 2];
   for (;;) {
     for (int k = 0; k < nops; k++) {
       p[k] = base[k];
-      for (int d = 0; d < nd - 1; d++) p[k] += idx[d] * st[k][d];
+      for (int d = 0; d < nd - 2; d++) p[k] += idx[d] * st[k][d];
     }
-    fn(p, inner, sh[nd - 1], ctx);
-    int d = nd - 2;
+    for (int64_t r = 0; r < rows; r++) {
+      fn(p, inner, sh[nd - 1], ctx);
+      for (int k = 0; k < nops; k++) p[k] += st[k][nd - 2];
+    }
+    int d = nd - 3;
     while (d >= 0 && ++idx[d] == sh[d]) idx[d--] = 0;
     if (d < 0) return;
   }

@@ -172,7 +172,9 @@ int64_t om__numel(const int64_t *shape, int ndim, const char *who) {
                (long long)shape[d], om__shape_str(buf, sizeof buf, shape, ndim));
       return -1;
     }
-    if (shape[d] && n > (INT64_MAX / 8) / shape[d]) {
+    /* more than INT64_MAX / 8 elements is too many; below 2^29 times 2^31 there cannot be, so
+     * the common case costs no 64-bit division (every op checks its outputs' shapes) */
+    if (shape[d] && (n >= (int64_t)1 << 29 || shape[d] >= (int64_t)1 << 31) && n > (INT64_MAX / 8) / shape[d]) {
       char buf[OM_SHAPE_STR_LEN];
       om__fail(OM_ERR_OUT_OF_MEMORY, "%s: shape %s has too many elements", who,
                om__shape_str(buf, sizeof buf, shape, ndim));
