@@ -186,7 +186,7 @@ static bool bind_gelu(om_bind *b) {
   if (strcmp(approx, "none") && strcmp(approx, "tanh")) return unsupported(b, "approximate other than 'none' or 'tanh'");
   bool tanh_form = !strcmp(approx, "tanh");
   if (tanh_form || !b->fast) return put(b, 0, om_gelu(b->in[0], tanh_form));
-  /* fast mode: erf by the float rational (within 7 ulp; om__erff_fast_n) */
+  /* fast mode: erf by the float rational (within 7.2 ulp; om__erff_fast_n) */
   return put(b, 0, om__apply1(OM_OP_gelu, b->in, 1, &(om_attrs){.n_i = 2, .i = {0, 1}}));
 }
 /* HardSigmoid: max(0, min(1, alpha x + beta)). */
