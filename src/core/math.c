@@ -5,15 +5,18 @@
  * for, with -ffp-contract=off so nothing is fused), integer operations on the bits and fixed
  * tables: range reduction, then a polynomial with fixed coefficients, summed in a fixed order.
  * exp, log and log1p are double functions good to about 1e-16 relative (the softmax and loss
- * rows sum in double); the float ones round a double result once (tanh, float only, is computed
- * to about 1e-12; erf, float only, to 1.3e-8 by one rational function, so that two lanes run as
- * one), so they are within an ulp of the exact value. tests/c/test_math.c
+ * rows sum in double); the float ones round a double result once (tanh and erf, float only, are
+ * each one rational function, to 9.4e-10 and 1.3e-8, so that two lanes run as one), so they are
+ * within an ulp of the exact value. tests/c/test_math.c
  * checks them against libm over a million points each and pins a hash of their outputs. */
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "internal.h"
+#ifdef __wasm_simd128__
+#include <wasm_simd128.h>
+#endif
 
 static uint64_t bits(double x) {
   uint64_t u;
@@ -216,23 +219,6 @@ float om__powf(float x, float y) {
   return to_float(om__pow(x, y));
 }
 
-/* tanh(x) for |x| = a: a - a^3 / 3 below 1e-4 (the next term is below 2e-17 a), 1 above 10
- * (1 - tanh(10) < 5e-9 rounds to 1), else (e^(2a) - 1) / (e^(2a) + 1), where e^(2a) - 1 loses
- * at most 1e-16 / (2a) < 1e-12 relative; the sign is x's (tanh(-0) = -0). */
-float om__tanhf(float x) {
-  if (x != x) return x;
-  double a = fabs((double)x), t;
-  if (a > 10) {
-    t = 1.0;
-  } else if (a < 1e-4) {
-    t = a - a * a * a / 3.0;
-  } else {
-    double em = exp_of(2 * a, false) - 1.0;
-    t = em / (em + 2.0);
-  }
-  return (float)(signbit(x) ? -t : t);
-}
-
 /* 1 / (1 + e^-x), with e^-|x| once on either side (the same bits as computing it twice). */
 float om__sigmoidf(float x) {
   if (x >= 0) return 1.0f / (1.0f + om__expf(-x));
@@ -240,15 +226,30 @@ float om__sigmoidf(float x) {
   return e / (1.0f + e);
 }
 
-/* erf(a) = a P(s) / Q(s), s = a^2 / 16, for 0 < a < 4: one rational function of degree 6 / 6
- * fitted (relative error, iteratively reweighted least squares on Chebyshev points, tools:
- * numpy) to 1.3e-8, so the float it rounds to is within 0.63 ulp of erf (a sweep of 620,000
- * floats against Python's math.erf); from 4 on, erf rounds to 1. No exp and no branch inside
- * the range, so two lanes run as one (om__erff_n). Coefficients from the highest power down. */
+/* tanh and erf: odd functions that round to 1 in float from a cut on, each f(x) = x P(u) / Q(u),
+ * u = x^2 / s, one rational function in double on x clamped to [-cut, cut] (where it rounds to
+ * +-1; NaN stays NaN), rounded to float once: odd by construction, so no sign to take off and put
+ * back, and no exp and no branch, so that two lanes run as one.
+ * tanh: degree 4 / 5, u = x^2 / 81, fitted by tools/rational_fit.c (`rational_fit tanh`) to
+ * 1.05e-9 relative on [0, 9.1]; the tool runs every float below the cut (within 0.518 ulp of
+ * tanh, never above 1) and checks that the cut rounds to 1.
+ * erf: degree 6 / 6, u = x^2 / 16, fitted (relative error, iteratively reweighted least squares
+ * on Chebyshev points, tools: numpy) to 1.3e-8 on [0, 4], so the float is within 0.63 ulp of erf
+ * (a sweep of 620,000 floats against Python's math.erf); from 4 on, erf rounds to 1.
+ * Coefficients from the highest power down. */
+typedef struct odd_rational {
+  const double *p, *q;
+  int np, nq;        /* coefficient counts */
+  double inv_s, cut; /* u = x x inv_s; x clamped to [-cut, cut] */
+} odd_rational;
+static const double TANH_P[] = {2.1688742678245565, 16.730594788613903, 26.267421874747829, 11.163006702024189, 0.99999999896242686};
+static const double TANH_Q[] = {2.5447673858055855, 69.268531060108785, 223.12410114282252, 181.86868873846026, 38.163005880305889, 1.0};
 static const double ERF_P[] = {-1.3568816004969981, -6.043957429575736, 14.865273671187511, 8.022972916641711,
                                12.08770399451676, 2.3391229723167526, 1.1283791674391324};
 static const double ERF_Q[] = {-22.079526496174516, 18.04255059343945, 48.886815287029535, 46.30144941639133,
                                24.612842213674025, 7.406327236762625, 1.0};
+static const odd_rational TANH = {TANH_P, TANH_Q, 5, 6, 1.0 / 81, 9.1};
+static const odd_rational ERF = {ERF_P, ERF_Q, 7, 7, 1.0 / 16, 4.0};
 
 static double poly(const double *c, int n, double u) {
   double r = c[0];
@@ -257,32 +258,25 @@ static double poly(const double *c, int n, double u) {
 }
 
 /* poly on two lanes: the same Horner steps. */
-static v2d poly2(const double *c, int n, v2d u) {
+static inline __attribute__((always_inline)) v2d poly2(const double *c, int n, v2d u) {
   v2d r = {c[0], c[0]};
   for (int i = 1; i < n; i++) r = r * u + c[i];
   return r;
 }
 
-/* erf's rational on two lanes u = a^2 / 16 (the same operations as om__erff). */
-static inline __attribute__((always_inline)) v2d erf_rational2(v2d a) {
-  v2d u = a * a * (1.0 / 16);
-  return a * poly2(ERF_P, 7, u) / poly2(ERF_Q, 7, u);
-}
-
-/* One result of erf_rational2 as om__erff rounds it: at most 1, the sign of x. */
-static inline float erf_finish(float x, double r) {
-  r = r > 1 ? 1.0 : r;
-  return (float)(x < 0 ? -r : r);
+/* f(x) for one float (odd_rational4's operations on one lane). */
+static inline __attribute__((always_inline)) float odd_rational1(const odd_rational *f, float x) {
+  if (x != x) return x;
+  double a = x > f->cut ? f->cut : x < -f->cut ? -f->cut : x, u = a * a * f->inv_s;
+  return (float)(a * poly(f->p, f->np, u) / poly(f->q, f->nq, u));
 }
 
 /* ---- the float functions on arrays: four values at a time, as two pairs of double lanes ---- */
 typedef float v4f __attribute__((vector_size(16)));
 typedef float v2f __attribute__((vector_size(8)));
 typedef int32_t v4i __attribute__((vector_size(16)));
-static const v2i SIGN2 = {INT64_MIN, INT64_MIN};
-
-/* |v| with the sign bit of s */
-static inline v2d with_sign2(v2d v, v2d s) { return (v2d)(((v2i)v & ~SIGN2) | ((v2i)s & SIGN2)); }
+/* where m, a else b, lane by lane (m all ones or all zeros) */
+static inline v4f pick4(v4i m, v4f a, v4f b) { return (v4f)((m & (v4i)a) | (~m & (v4i)b)); }
 
 /* A function of four floats at once: false (and y untouched) where a value is one its vectors do
  * not take; the caller then computes those four one by one. */
@@ -318,47 +312,43 @@ static inline void widen4(v4f x, v2d d[2]) {
   d[0] = __builtin_convertvector(__builtin_shufflevector(x, x, 0, 1), v2d);
   d[1] = __builtin_convertvector(__builtin_shufflevector(x, x, 2, 3), v2d);
 }
+/* In WASM one f32x4.demote_f64x2_zero per pair: the compiler's own narrowing of a v2d takes each
+ * lane out, converts it and puts it back, a third of tanh's time. */
 static inline v4f narrow4(const v2d d[2]) {
+#ifdef __wasm_simd128__
+  v128_t lo = wasm_f32x4_demote_f64x2_zero((v128_t)d[0]), hi = wasm_f32x4_demote_f64x2_zero((v128_t)d[1]);
+  return (v4f)wasm_i64x2_shuffle(lo, hi, 0, 2);
+#else
   v2f lo = __builtin_convertvector(d[0], v2f), hi = __builtin_convertvector(d[1], v2f);
   return __builtin_shufflevector(lo, hi, 0, 1, 2, 3);
+#endif
 }
 
-/* om__erff's operations on four values none of which is NaN or zero, with the clamp at 1 (and 1
- * from |x| >= 4 on, where the rational runs on 4 and is dropped) and the sign on the vectors. */
-static bool erf4(v4f x, v4f *y) {
-  v4i in = (v4f)((v4i)x & 0x7fffffff) > 0.0f; /* not NaN, not zero */
-  if (!(in[0] & in[1] & in[2] & in[3])) return false;
+/* x clamped to [-c, c], lane by lane, NaN kept: in WASM f64x2.pmin and pmax, one instruction each
+ * (b < a ? b : a and a < b ? b : a, exactly the selects written out below; f64x2.min and max
+ * order NaNs and zeros, in several). */
+static inline v2d clamp2(v2d x, v2d c) {
+#ifdef __wasm_simd128__
+  return (v2d)wasm_f64x2_pmax(wasm_f64x2_pmin((v128_t)x, (v128_t)c), (v128_t)-c);
+#else
+  return pick2(x < -c, -c, pick2(x > c, c, x));
+#endif
+}
+
+/* odd_rational1 on four values, two lanes at a time: every value takes it (a NaN is put back as it
+ * came: WASM leaves the sign and payload of an arithmetic NaN open). */
+static inline __attribute__((always_inline)) bool odd_rational4(const odd_rational *f, v4f x, v4f *y) {
   v2d d[2];
   widen4(x, d);
   for (int h = 0; h < 2; h++) {
-    const v2d four = {4.0, 4.0}, one = {1.0, 1.0};
-    v2d a = (v2d)((v2i)d[h] & ~SIGN2);
-    v2i past = a >= four;
-    v2d r = erf_rational2(pick2(past, four, a));
-    d[h] = with_sign2(pick2((r > one) | past, one, r), d[h]); /* r >= 0 */
+    v2d a = clamp2(d[h], (v2d){f->cut, f->cut}), u = a * a * f->inv_s;
+    d[h] = a * poly2(f->p, f->np, u) / poly2(f->q, f->nq, u);
   }
-  *y = narrow4(d);
+  *y = pick4(x != x, x, narrow4(d));
   return true;
 }
-
-/* om__tanhf's operations on four values none of which is NaN: every branch on every lane (e^(2a)
- * on a clamped at 10), then the one om__tanhf takes picked per lane. */
-static bool tanh4(v4f x, v4f *y) {
-  v4i num = x == x;
-  if (!(num[0] & num[1] & num[2] & num[3])) return false;
-  v2d d[2];
-  widen4(x, d);
-  for (int h = 0; h < 2; h++) {
-    const v2d ten = {10.0, 10.0}, one = {1.0, 1.0}, tiny = {1e-4, 1e-4};
-    v2d a = (v2d)((v2i)d[h] & ~SIGN2);
-    v2d em = exp_core2(pick2(a > ten, ten, a) * 2) - 1.0, t = em / (em + 2.0);
-    v2i small = a < tiny;
-    if (small[0] | small[1]) t = pick2(small, a - a * a * a / 3.0, t); /* rare: spare the division */
-    d[h] = with_sign2(pick2(a > ten, one, t), d[h]);
-  }
-  *y = narrow4(d);
-  return true;
-}
+static bool erf4(v4f x, v4f *y) { return odd_rational4(&ERF, x, y); }
+static bool tanh4(v4f x, v4f *y) { return odd_rational4(&TANH, x, y); }
 
 /* om__powf's products for the exponents 2 and 3 on four values, in double (exact for a square, one
  * rounding for a cube), each rounded to float once; false where a result is NaN or beyond float's
@@ -411,7 +401,7 @@ static bool sigmoid4(v4f x, v4f *y) {
 
 /* Fast mode's erf (docs/graph-runtime.md, "Modes"): a P(t) / Q(t), t = a^2 / 16, one rational of
  * degree 5 / 5 in float arithmetic, four lanes at a time, a third of om__erff_n's time. The
- * coefficients come from tools/erf_fit.c (relative error 1.9e-8 before rounding to float), which
+ * coefficients come from tools/rational_fit.c (relative error 1.9e-8 before rounding to float), which
  * also runs this function's operations on every float: they are within 7.2 ulp of erf (4.3e-7
  * relative; om__erff is within 0.63). From 3.9192059 on, where erf rounds to 1, it is 1.
  * Coefficients from the highest power down. */
@@ -424,9 +414,6 @@ static inline v4f poly4(const float *c, int n, v4f u) {
   return r;
 }
 
-/* where m, a else b, lane by lane (m all ones or all zeros) */
-static inline v4f pick4(v4i m, v4f a, v4f b) { return (v4f)((m & (v4i)a) | (~m & (v4i)b)); }
-
 /* Every value: NaN gives NaN (through the arithmetic), zeros keep their sign. */
 static bool erf_fast4(v4f x, v4f *y) {
   const v4f one = {1.0f, 1.0f, 1.0f, 1.0f};
@@ -437,13 +424,10 @@ static bool erf_fast4(v4f x, v4f *y) {
   return true;
 }
 
-void om__erff_n(const float *x, float *y, int64_t n) { map4(x, y, n, erf4, om__erff); }
+void om__erff_n(const float *x, float *y, int64_t n) { map4(x, y, n, erf4, NULL); }
 void om__erff_fast_n(const float *x, float *y, int64_t n) { map4(x, y, n, erf_fast4, NULL); }
-void om__tanhf_n(const float *x, float *y, int64_t n) { map4(x, y, n, tanh4, om__tanhf); }
+void om__tanhf_n(const float *x, float *y, int64_t n) { map4(x, y, n, tanh4, NULL); }
 void om__sigmoidf_n(const float *x, float *y, int64_t n) { map4(x, y, n, sigmoid4, om__sigmoidf); }
 
-float om__erff(float x) {
-  if (x != x || x == 0) return x; /* NaN, and zeros keep their sign */
-  double a = x < 0 ? -(double)x : x, u = a * a * (1.0 / 16);
-  return erf_finish(x, a < 4 ? a * poly(ERF_P, 7, u) / poly(ERF_Q, 7, u) : 1.0);
-}
+float om__erff(float x) { return odd_rational1(&ERF, x); }
+float om__tanhf(float x) { return odd_rational1(&TANH, x); }

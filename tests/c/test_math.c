@@ -32,10 +32,12 @@ static float lib_expf(float x) { return expf(x); }
 static float lib_logf(float x) { return logf(x); }
 static float lib_log1pf(float x) { return log1pf(x); }
 static float lib_tanhf(float x) { return tanhf(x); }
+static float lib_tanh_rounded(float x) { return (float)tanh(x); } /* within half an ulp and a hair of tanh */
 static float lib_erff(float x) { return erff(x); }
 
-/* Every 4099th float bit pattern (about a million, both signs, all exponents) in [lo, hi]. */
-static void sweep(const char *name, f1 ours, f1 theirs, float lo, float hi) {
+/* Every 4099th float bit pattern (about a million, both signs, all exponents) in [lo, hi]: ours
+ * within `most` ulps of theirs. */
+static void sweep(const char *name, f1 ours, f1 theirs, float lo, float hi, double most) {
   double worst = 0;
   float at = 0;
   for (uint64_t u = 0; u < (1ull << 32); u += 4099) {
@@ -44,15 +46,17 @@ static void sweep(const char *name, f1 ours, f1 theirs, float lo, float hi) {
     double d = ulps(ours(x), theirs(x));
     if (d > worst) worst = d, at = x;
   }
-  if (worst > 2) FAILED("%s: %g ulps from libm at %.9g (ours %.9g, libm %.9g)", name, worst, at, ours(at), theirs(at));
+  if (worst > most) FAILED("%s: %g ulps from libm at %.9g (ours %.9g, libm %.9g)", name, worst, at, ours(at), theirs(at));
 }
 
 TEST(floats_match_libm) {
-  sweep("expf", om__expf, lib_expf, -FLT_MAX, FLT_MAX);
-  sweep("logf", om__logf, lib_logf, 0, FLT_MAX);
-  sweep("log1pf", om__log1pf, lib_log1pf, -1, FLT_MAX);
-  sweep("tanhf", om__tanhf, lib_tanhf, -FLT_MAX, FLT_MAX);
-  sweep("erff", om__erff, lib_erff, -FLT_MAX, FLT_MAX);
+  sweep("expf", om__expf, lib_expf, -FLT_MAX, FLT_MAX, 2);
+  sweep("logf", om__logf, lib_logf, 0, FLT_MAX, 2);
+  sweep("log1pf", om__log1pf, lib_log1pf, -1, FLT_MAX, 2);
+  sweep("tanhf", om__tanhf, lib_tanhf, -FLT_MAX, FLT_MAX, 2);
+  /* the rational is within 0.516 ulp of tanh (tools/rational_fit.c runs every float) */
+  sweep("tanhf (double tanh, rounded)", om__tanhf, lib_tanh_rounded, -FLT_MAX, FLT_MAX, 1);
+  sweep("erff", om__erff, lib_erff, -FLT_MAX, FLT_MAX, 2);
   double worst = 0; /* powf on a grid of bases and exponents */
   for (int i = 0; i < 700; i++)
     for (int j = 0; j < 700; j++) {
@@ -141,8 +145,7 @@ TEST(exp_n_is_exp_bit_for_bit) {
 }
 
 /* The array versions (four at a time) are the float functions, bit for bit: values in every
- * branch (erf's rational and past it at |x| >= 4; tanh's series below 1e-4, its exp and 1 past
- * 10; sigmoid on both signs and past exp's vector range at 700) in one group of four, zeros of
+ * branch (erf's rational and past it at |x| >= 4; tanh's and past it at |x| >= 9.1; sigmoid on both signs and past exp's vector range at 700) in one group of four, zeros of
  * both signs, NaN, the infinities, subnormals, counts that are not a multiple of 4, and in place. */
 static void check_array_version(const char *name, void (*fn)(const float *, float *, int64_t), float (*f1)(float)) {
   enum { N = 100003 };
@@ -153,7 +156,7 @@ static void check_array_version(const char *name, void (*fn)(const float *, floa
   }
   x[20] = 0.0f, x[21] = -0.0f, x[22] = NAN, x[23] = 1.0f, x[24] = -1.0f, x[25] = 0.99999994f;
   x[26] = INFINITY, x[27] = -INFINITY, x[28] = 1e-40f, x[29] = -FLT_MAX, x[30] = 4.0f, x[31] = -3.9999998f;
-  x[32] = 1e-4f, x[33] = -9.9999998e-5f, x[34] = 10.0f, x[35] = -10.000001f, x[36] = 700.0f, x[37] = -700.00006f;
+  x[32] = 9.1f, x[33] = -9.09999943f, x[34] = 10.0f, x[35] = -10.000001f, x[36] = 700.0f, x[37] = -700.00006f;
   for (int64_t n = N - 3; n <= N; n++) {
     memset(y, 0, sizeof y);
     fn(x, y, n);
@@ -231,7 +234,7 @@ TEST(same_bits_everywhere) {
       for (int q = 0; q < 4; q++) h = (h ^ (b >> (8 * q) & 0xff)) * 1099511628211ull;
     }
   }
-  if (h != 0x91f8616b0baabf80ull) FAILED("hash %#llx", (unsigned long long)h);
+  if (h != 0xe01670ab2e7a7b33ull) FAILED("hash %#llx", (unsigned long long)h);
 }
 
 int main(void) {
