@@ -336,6 +336,44 @@ TEST(matmul_rows_do_not_depend_on_m) {
     }
 }
 
+/* Every C element is summed in the kernel's one order: from zero, k ascending within a KC (256)
+ * block, each block's sum added to C in order (to C's old value with om__gemm_acc). Checked bit
+ * for bit against that order written out, on every path: fewer rows than a tile (1, 3), edge
+ * tiles of 1 to 3 rows and of 1 to 7 columns, A read in place (N up to 32) or packed (33, 40),
+ * B's rows read in place (contiguous, N a multiple of 8 or 4 past one) or packed (transposed,
+ * or N 3, 5, 33), K across two KC blocks, A transposed, rows with slack between them. */
+TEST(matmul_sums_in_kernel_order) {
+  const int64_t ms[] = {1, 3, 4, 6, 9, 65}, ns[] = {3, 4, 5, 8, 12, 24, 32, 33, 40}, ks[] = {1, 8, 257};
+  enum { KC = 256 };
+  for (size_t mi = 0; mi < sizeof ms / sizeof ms[0]; mi++)
+    for (size_t ni = 0; ni < sizeof ns / sizeof ns[0]; ni++)
+      for (size_t ki = 0; ki < sizeof ks / sizeof ks[0]; ki++)
+        for (int layout = 0; layout < 8; layout++) {
+          int64_t m = ms[mi], n = ns[ni], k = ks[ki];
+          bool at = layout & 1, bt = layout & 2, acc = layout & 4; /* A, B transposed; C += A B */
+          int64_t ars = at ? 1 : k + 3, acs = at ? m + 2 : 1, brs = bt ? 1 : n + 1, bcs = bt ? k + 5 : 1;
+          size_t na = (size_t)(at ? k * acs : m * ars), nb = (size_t)(bt ? n * bcs : k * brs), nc = (size_t)(m * n);
+          float *a = malloc(sizeof(float) * na), *b = malloc(sizeof(float) * nb), *c = malloc(sizeof(float) * nc),
+                *want = malloc(sizeof(float) * nc);
+          uint32_t x = 12345u + (uint32_t)(mi * 100 + ni * 10 + ki);
+          for (size_t i = 0; i < na; i++) a[i] = (float)((x = x * 1664525u + 1013904223u) >> 8) / 16777216.0f - 0.5f;
+          for (size_t i = 0; i < nb; i++) b[i] = (float)((x = x * 1664525u + 1013904223u) >> 8) / 16777216.0f - 0.5f;
+          for (size_t i = 0; i < nc; i++) c[i] = want[i] = (float)i * 0.25f;
+          for (int64_t i = 0; i < m; i++)
+            for (int64_t j = 0; j < n; j++)
+              for (int64_t pc = 0; pc < k; pc += KC) {
+                float sum = 0.0f;
+                for (int64_t kk = pc; kk < k && kk < pc + KC; kk++) sum += a[i * ars + kk * acs] * b[kk * brs + j * bcs];
+                want[i * n + j] = pc == 0 && !acc ? sum : want[i * n + j] + sum;
+              }
+          bool ok = (acc ? om__gemm_acc : om__gemm)(a, ars, acs, b, brs, bcs, c, m, n, k, "test");
+          if (!ok || memcmp(c, want, sizeof(float) * nc))
+            FAILED("m %lld, n %lld, k %lld, A %s, B %s%s: not the bits of the kernel's order", (long long)m, (long long)n,
+                   (long long)k, at ? "transposed" : "contiguous", bt ? "transposed" : "contiguous", acc ? ", accumulated" : "");
+          free(a), free(b), free(c), free(want);
+        }
+}
+
 TEST(matmul_shapes) {
   om_tensor *a = om_randn((int64_t[]){2, 1, 3, 4}, 4, 1, true), *b = om_randn((int64_t[]){5, 4, 2}, 3, 2, true);
   om_tensor *c = om_matmul(a, b);
@@ -475,6 +513,7 @@ int main(void) {
   RUN(reductions);
   RUN(matmul_against_reference);
   RUN(matmul_rows_do_not_depend_on_m);
+  RUN(matmul_sums_in_kernel_order);
   RUN(matmul_shapes);
   RUN(linear_matches_matmul);
   RUN(in_place_writes_bump_version);
