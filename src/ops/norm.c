@@ -295,7 +295,7 @@ static void normalize_rows(const float *px, float *py, int64_t rows, int64_t n, 
     /* In runs that take consecutive parameters (div 1: layer norm's columns) or one parameter
      * (a group norm channel's spatial run), so no element pays for a division. */
     for (int64_t k = 0, len; k < n; k += len) {
-      int64_t q = (base + k) / af.div, j = q % af.mod, step = af.div == 1;
+      int64_t q = af.div == 1 ? base + k : (base + k) / af.div, j = q < af.mod ? q : q % af.mod, step = af.div == 1; /* no division on a layer norm's row */
       len = step ? af.mod - j : af.div - (base + k - q * af.div);
       len = len < n - k ? len : n - k;
       int64_t t = 0;

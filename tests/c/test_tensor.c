@@ -105,6 +105,35 @@ TEST(comparisons_where_cast) {
   R(a); R(b); R(lt); R(le); R(gt); R(ge); R(eq); R(ne); R(w); R(ci); R(same); R(neg); R(trunc);
 }
 
+/* Short contiguous runs (om__iterate calls a kernel once per run when dims do not merge) take
+ * vectorised paths: a permuted copy with runs of 1 to 9 values (one, middle and last; first and
+ * last four; memmove), where picking from a row or a single value, masked_fill of a row. Each
+ * checked element by element against the values it copies or picks, with NaN and -0 among them
+ * (a copy moves bits, so they come through as they went in). */
+TEST(short_runs) {
+  for (int64_t n = 1; n <= 9; n++) {
+    om_tensor *x = om_randn((int64_t[]){4, 3, n}, 3, 50 + (uint64_t)n, true);
+    float *px = (float *)om__data(x);
+    px[0] = NAN, px[n - 1] = -0.0f;
+    om_tensor *pm = om_permute(x, (int64_t[]){1, 0, 2}, 3), *c = om_contiguous(pm);
+    /* mask [3, 1, n] broadcast over the 4: runs of n, every other element true */
+    om_tensor *mask = om_zeros((int64_t[]){3, 1, n}, 3, OM_BOOL), *v = om_scalar(-7, OM_FLOAT32);
+    for (int64_t i = 0; i < 3 * n; i++) ((uint8_t *)om__data(mask))[i] = (uint8_t)(i % 2);
+    om_tensor *w = om_where(mask, pm, v), *f = om_masked_fill(c, mask, -7);
+    bool ok = c && w && f;
+    for (int64_t i = 0; ok && i < 3; i++)
+      for (int64_t j = 0; j < 4; j++)
+        for (int64_t k = 0; k < n; k++) {
+          float want = px[(j * 3 + i) * n + k], pick = (i * n + k) % 2 ? want : -7.0f;
+          float got_c = ((float *)om__data(c))[(i * 4 + j) * n + k], got_w = ((float *)om__data(w))[(i * 4 + j) * n + k];
+          float got_f = ((float *)om__data(f))[(i * 4 + j) * n + k], fill = (i * n + k) % 2 ? -7.0f : want;
+          ok = ok && !memcmp(&got_c, &want, 4) && !memcmp(&got_w, &pick, 4) && !memcmp(&got_f, &fill, 4);
+        }
+    if (!ok) FAILED("runs of %lld: a copy, where or masked_fill differs", (long long)n);
+    R(x); R(pm); R(c); R(mask); R(v); R(w); R(f);
+  }
+}
+
 TEST(elementwise_errors) {
   om_tensor *a = om_zeros((int64_t[]){2, 3}, 2, OM_FLOAT32), *b = om_zeros((int64_t[]){4}, 1, OM_FLOAT32);
   om_tensor *i = om_zeros((int64_t[]){3}, 1, OM_INT64);
@@ -505,6 +534,7 @@ int main(void) {
   RUN(broadcasting_math);
   RUN(unary_math);
   RUN(comparisons_where_cast);
+  RUN(short_runs);
   RUN(elementwise_errors);
   RUN(views_share_storage);
   RUN(view_errors);
