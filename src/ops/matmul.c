@@ -328,6 +328,10 @@ void om__gemm_on(const float *a, int64_t ars, int64_t acs, const float *b, int64
 /* Below this many multiply-adds a product is one part: waking the workers would cost more. */
 #define PART_MACS ((double)(1 << 19))
 
+/* Floats of panels a one-thread job keeps on the stack (8 KB): a small product's malloc and free
+ * cost as much as its arithmetic. */
+enum { SMALL_SCRATCH = 2048 };
+
 int om__job_threads(double macs, int64_t parts) {
   int t = macs < 2 * PART_MACS ? 1 : om_get_num_threads();
   return parts < t ? (int)(parts < 1 ? 1 : parts) : t;
@@ -384,10 +388,12 @@ static bool run_job(gemm_job *j, int64_t batches, const char *who) {
   split(j);
   int threads = om__job_threads((double)batches * (double)j->m * (double)j->n * (double)j->k, batches * j->per);
   int64_t floats = om__gemm_scratch(j->by_rows ? j->step : j->m, j->by_rows ? j->n : j->step, j->k, j->koff != NULL);
-  bool ok = true;
-  for (int i = 0; ok && i < threads; i++) ok = (j->scratch[i] = om__alloc((uint64_t)(floats + 1) * sizeof(float), who)) != NULL;
+  float small[SMALL_SCRATCH]; /* a small product's panels on one thread: no malloc */
+  bool ok = true, on_stack = threads == 1 && floats <= SMALL_SCRATCH;
+  if (on_stack) j->scratch[0] = small;
+  for (int i = 0; ok && !on_stack && i < threads; i++) ok = (j->scratch[i] = om__alloc((uint64_t)(floats + 1) * sizeof(float), who)) != NULL;
   if (ok) om__parallel(batches * j->per, threads, gemm_part, j);
-  for (int i = 0; i < threads; i++) free(j->scratch[i]);
+  for (int i = 0; !on_stack && i < threads; i++) free(j->scratch[i]);
   return ok;
 }
 
@@ -444,7 +450,7 @@ static bool forward_matmul(om_call *c) {
   om__broadcast_strides(&ba, nb, sa);
   om__broadcast_strides(&bb, nb, sb);
   for (int d = 0; d < nb; d++) batches *= o->shape[d];
-  int64_t *boff = om__alloc(sizeof(int64_t) * (uint64_t)(2 * batches + 1), "matmul");
+  int64_t small[2 * 64], *boff = batches <= 64 ? small : om__alloc(sizeof(int64_t) * (uint64_t)(2 * batches + 1), "matmul");
   if (!boff) return false;
   for (int64_t t = 0; t < batches; t++) {
     int64_t oa = 0, ob = 0, rem = t;
@@ -460,7 +466,7 @@ static bool forward_matmul(om_call *c) {
                 .b = {(const float *)om__data(b), b->strides[b->ndim - 2], b->strides[b->ndim - 1]},
                 .c = (float *)om__data(o), .m = m, .n = n, .k = k, .ldc = n, .boff = boff};
   bool ok = run_job(&j, batches, "matmul");
-  free(boff);
+  if (boff != small) free(boff);
   return ok;
 }
 
