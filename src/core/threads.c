@@ -89,7 +89,7 @@ int om_get_num_threads(void) {
 }
 
 int om__parallel(int64_t parts, int most, om__part_fn fn, void *ctx) {
-  int t = om_get_num_threads();
+  int t = most <= 1 || parts <= 1 ? 1 : om_get_num_threads(); /* a small job (most 1) takes no lock */
   if (t > parts) t = parts;
   if (t > most) t = most;
   if (t <= 1 || pthread_mutex_trylock(&busy) != 0) {

@@ -825,9 +825,18 @@ om_tensor *om_clamp(om_tensor *a, const double *min, const double *max) {
 
 /* ---- where(cond, a, b) ---- */
 
+/* A mask row picking from a row or a single value (an attention's causal mask and its fill:
+ * s {T, 1, T, 0}) as a loop the compiler vectorises; any other layout element by element. */
 #define WHERE_LOOP(fname, T)                                                                  \
   static void fname(char **p, const int64_t *s, int64_t n, const void *ctx) {                 \
     (void)ctx;                                                                                \
+    if (s[0] == sizeof(T) && s[1] == 1 && s[2] == sizeof(T) && s[3] == 0) {                   \
+      T *o = (T *)p[0], b = *(const T *)p[3];                                                 \
+      const uint8_t *m = (const uint8_t *)p[1];                                               \
+      const T *a = (const T *)p[2];                                                           \
+      for (int64_t i = 0; i < n; i++) o[i] = m[i] ? a[i] : b;                                 \
+      return;                                                                                 \
+    }                                                                                         \
     for (int64_t i = 0; i < n; i++)                                                           \
       *(T *)(p[0] + i * s[0]) = *(const uint8_t *)(p[1] + i * s[1]) ? *(const T *)(p[2] + i * s[2]) \
                                                                     : *(const T *)(p[3] + i * s[3]); \

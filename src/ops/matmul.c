@@ -15,12 +15,17 @@
  * turns into vbroadcastss), then does 8 multiplies and 8 adds. That is 11 of the 16 SIMD
  * registers x86 has (V8 maps wasm SIMD onto xmm registers), so nothing spills; 6x8 and 4x12 tiles
  * (15 and 16 registers) and unrolling k by hand measured slower in WASM (docs/performance.md).
+ * A product of at most DIRECT_N columns (a small model's Linear, a head's attention) packs no A
+ * with contiguous rows: the same tiles read them in place, and B's too where its rows hold whole tiles, since a
+ * value read once or twice costs less in place than copied first; an edge of at most 4 columns
+ * runs a half-width tile (cols 4), which does half the multiplies of a zero-padded one.
  * Written with GCC/Clang vector extensions, the same source becomes SSE natively and SIMD128 in
  * WASM. There is no FMA (-ffp-contract=off), and every C element is summed in one fixed order:
  * from zero, k ascending within a KC block, and the KC blocks added to C in order. KC is a
  * compile-time constant, edge tiles run the same kernel (its first two rows where at most two
  * are left) on zero-padded panels, so native and WASM give the same bits and a row's result does
  * not depend on M, N or the batch. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,6 +34,10 @@
 typedef float v4f __attribute__((vector_size(16), aligned(4)));
 
 enum { MR = 4, NR = 8, KC = 256, MC = 64, NC = 512 };
+
+/* Up to this many columns A (with contiguous rows) is read in place, not packed: each value of it
+ * is read N / NR times. */
+enum { DIRECT_N = 32 };
 
 typedef struct strided { const float *p; int64_t rs, cs; } strided; /* element strides */
 
@@ -87,48 +96,56 @@ static void pack_b(float *bp, strided b, int64_t kc, int64_t nc) {
   }
 }
 
-/* C[mr, nr] (+)= Ap panel [kc, MR] x a B panel [kc, NR]; c is row-major with row stride ldc.
- * The B panel is packed (koff NULL: row k at bp + k NR) or read in place (row k at bp + koff[k],
- * 8 floats that may run past the panel's nr columns: om__gemm_rows). With acc the tile's sum is
- * added to C (a later KC block), else it replaces C. rows (a constant: 4, or 2 for an edge of at
- * most two rows, which then costs half a tile) is how many of the panel's rows are multiplied;
- * each C element is the same sum either way. Inlined into each caller, so the packed loop has no
- * test of koff. */
-static inline __attribute__((always_inline)) void micro_tile(int kc, const float *ap, const float *bp, const int64_t *koff,
-                                                            float *c, int64_t ldc, int mr, int nr, bool acc, const int rows) {
+/* C[mr, nr] (+)= A rows [mr, kc] x a B panel [kc, NR]; c is row-major with row stride ldc.
+ * A's value [i][k] is at a[k acs + ar[i]]: a packed panel (ar {0, 1, 2, 3}, acs MR) or A read
+ * in place (ar[i] = i rows, rows past mr at row 0: their sums are not stored). The B panel is
+ * packed (brs NR) or read in place (brs B's row stride), or with koff its row k is at bp +
+ * koff[k] (8 floats that may run past the panel's nr columns: om__gemm_rows). With acc the
+ * tile's sum is added to C (a later KC block), else it replaces C. rows (a constant: 4, or 2
+ * for an edge of at most two rows) is how many rows are multiplied, cols (8, or 4 for an edge of
+ * at most four columns) how many columns, so an edge costs half a tile; each C element is the
+ * same sum either way. Inlined into each caller, so the packed loop has no test of koff and its
+ * A offsets are constants. */
+static inline __attribute__((always_inline)) void micro_tile(int kc, const float *a, const ptrdiff_t ar[MR], ptrdiff_t acs,
+                                                            const float *bp, ptrdiff_t brs, const int64_t *koff, float *c,
+                                                            int64_t ldc, int mr, int nr, bool acc, const int rows, const int cols) {
   v4f c00 = {0, 0, 0, 0}, c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00, c30 = c00, c31 = c00;
-  for (int k = 0; k < kc; k++, ap += MR) {
-    const float *br = koff ? bp + koff[k] : bp + k * NR;
-    v4f b0 = *(const v4f *)br, b1 = *(const v4f *)(br + 4);
-    /* row i of the tile: broadcast A[i][k] and add its products with the 8 columns of B[k] */
-#define OM_TILE_ROW(i, x0, x1)                      \
+  const ptrdiff_t r1 = ar[1], r2 = ar[2], r3 = ar[3];
+  for (int k = 0; k < kc; k++, a += acs) {
+    const float *br = koff ? bp + koff[k] : bp + k * brs;
+    v4f b0 = *(const v4f *)br, b1 = cols > 4 ? *(const v4f *)(br + 4) : b0;
+    /* row i of the tile: broadcast A[i][k] and add its products with the columns of B[k] */
+#define OM_TILE_ROW(r, x0, x1)                      \
   do {                                              \
-    v4f a = {ap[i], ap[i], ap[i], ap[i]};           \
-    x0 += a * b0;                                   \
-    x1 += a * b1;                                   \
+    v4f av = {a[r], a[r], a[r], a[r]};              \
+    x0 += av * b0;                                  \
+    if (cols > 4) x1 += av * b1;                    \
   } while (0)
     OM_TILE_ROW(0, c00, c01);
-    OM_TILE_ROW(1, c10, c11);
+    OM_TILE_ROW(r1, c10, c11);
     if (rows > 2) {
-      OM_TILE_ROW(2, c20, c21);
-      OM_TILE_ROW(3, c30, c31);
+      OM_TILE_ROW(r2, c20, c21);
+      OM_TILE_ROW(r3, c30, c31);
     }
 #undef OM_TILE_ROW
   }
-  v4f t[MR][2] = {{c00, c01}, {c10, c11}, {c20, c21}, {c30, c31}};
-  if (nr == NR) { /* whole rows: vector stores */
-    for (int i = 0; i < mr; i++) {
-      v4f *row = (v4f *)(c + i * ldc);
-      if (acc) {
-        row[0] += t[i][0];
-        row[1] += t[i][1];
-      } else {
-        row[0] = t[i][0];
-        row[1] = t[i][1];
-      }
+  if (nr == NR || nr == 4) { /* whole rows of 8 or of the 4 columns: vector stores */
+#define OM_STORE_ROW(i, x0, x1)                         \
+  if (i < mr) {                                         \
+    v4f *row = (v4f *)(c + i * ldc);                    \
+    row[0] = acc ? row[0] + x0 : x0;                    \
+    if (nr == NR) row[1] = acc ? row[1] + x1 : x1;      \
+  }
+    OM_STORE_ROW(0, c00, c01);
+    OM_STORE_ROW(1, c10, c11);
+    if (rows > 2) {
+      OM_STORE_ROW(2, c20, c21);
+      OM_STORE_ROW(3, c30, c31);
     }
+#undef OM_STORE_ROW
     return;
   }
+  v4f t[MR][2] = {{c00, c01}, {c10, c11}, {c20, c21}, {c30, c31}};
   for (int i = 0; i < mr; i++) /* an edge tile's last columns */
     for (int j = 0; j < nr; j++) {
       float v = t[i][j / 4][j % 4];
@@ -136,14 +153,36 @@ static inline __attribute__((always_inline)) void micro_tile(int kc, const float
     }
 }
 
-static void micro(int kc, const float *ap, const float *bp, float *c, int64_t ldc, int mr, int nr, bool acc) {
-  if (mr > 2) micro_tile(kc, ap, bp, NULL, c, ldc, mr, nr, acc, 4);
-  else micro_tile(kc, ap, bp, NULL, c, ldc, mr, nr, acc, 2);
+/* The tile for mr rows and nr columns: the fewest rows (2 or 4) and columns (4 or 8) that hold it. */
+static inline __attribute__((always_inline)) void tile_for(int kc, const float *a, const ptrdiff_t ar[MR], ptrdiff_t acs,
+                                                          const float *bp, ptrdiff_t brs, const int64_t *koff, float *c,
+                                                          int64_t ldc, int mr, int nr, bool acc) {
+  if (mr > 2 && nr > 4) micro_tile(kc, a, ar, acs, bp, brs, koff, c, ldc, mr, nr, acc, 4, 8);
+  else if (mr > 2) micro_tile(kc, a, ar, acs, bp, brs, koff, c, ldc, mr, nr, acc, 4, 4);
+  else if (nr > 4) micro_tile(kc, a, ar, acs, bp, brs, koff, c, ldc, mr, nr, acc, 2, 8);
+  else micro_tile(kc, a, ar, acs, bp, brs, koff, c, ldc, mr, nr, acc, 2, 4);
 }
 
+/* A packed A panel's rows: MR floats apart for each k. */
+static const ptrdiff_t PANEL_ROWS[MR] = {0, 1, 2, 3};
+
+/* A tile from a packed A panel ap and a packed B panel bp. */
+static void micro(int kc, const float *ap, const float *bp, float *c, int64_t ldc, int mr, int nr, bool acc) {
+  tile_for(kc, ap, PANEL_ROWS, MR, bp, NR, NULL, c, ldc, mr, nr, acc);
+}
+
+/* A tile from A's rows read in place (row i at a + i ars, each contiguous; rows past mr at row
+ * 0's, whose sums are not stored) and B's rows brs apart (packed: NR). */
+static void micro_direct(int kc, const float *a, ptrdiff_t ars, const float *bp, ptrdiff_t brs, float *c, int64_t ldc, int mr, int nr,
+                         bool acc) {
+  ptrdiff_t ar[MR];
+  for (int i = 0; i < MR; i++) ar[i] = (i < mr ? i : 0) * ars;
+  tile_for(kc, a, ar, 1, bp, brs, NULL, c, ldc, mr, nr, acc);
+}
+
+/* A tile from a packed A panel ap and B's rows read in place at b + koff[k] (om__gemm_rows). */
 static void micro_rows(int kc, const float *ap, const float *b, const int64_t *koff, float *c, int64_t ldc, int mr, int nr, bool acc) {
-  if (mr > 2) micro_tile(kc, ap, b, koff, c, ldc, mr, nr, acc, 4);
-  else micro_tile(kc, ap, b, koff, c, ldc, mr, nr, acc, 2);
+  tile_for(kc, ap, PANEL_ROWS, MR, b, 0, koff, c, ldc, mr, nr, acc);
 }
 
 /* C = A B (or C += A B) for fewer rows than a tile (a Linear on a batch of 1 to 3, a depthwise
@@ -205,6 +244,16 @@ static inline __attribute__((always_inline)) void a_blocks(strided a, int64_t pc
   }
 }
 
+/* One KC slice (from k = pc, kc deep) of C[m, nc] (+)= A B with A's contiguous rows read in
+ * place, against B's NR-column panels (packed: b {bp, NR, kc}) or B's rows in place (b.cs 1). */
+static void direct_blocks(strided a, int64_t pc, int64_t kc, int64_t m, strided b, float *c, int64_t ldc, int64_t nc, bool acc) {
+  for (int64_t jr = 0; jr < nc; jr += NR)
+    for (int64_t ir = 0; ir < m; ir += MR) {
+      int mr = (int)(m - ir < MR ? m - ir : MR), nr = (int)(nc - jr < NR ? nc - jr : NR);
+      micro_direct((int)kc, a.p + ir * a.rs + pc, (ptrdiff_t)a.rs, b.p + jr * b.cs, (ptrdiff_t)b.rs, c + ir * ldc + jr, ldc, mr, nr, acc);
+    }
+}
+
 /* C (row stride ldc) = A B (or C += A B with acc) for one matrix pair, with scratch panels ap and bp. */
 static void gemm(strided a, strided b, float *c, int64_t ldc, int64_t m, int64_t n, int64_t k, float *ap, float *bp, bool acc) {
   if (m < MR && k > 0) {
@@ -215,12 +264,19 @@ static void gemm(strided a, strided b, float *c, int64_t ldc, int64_t m, int64_t
     for (int64_t i = 0; !acc && i < m; i++) memset(c + i * ldc, 0, sizeof(float) * (size_t)n);
     return;
   }
+  bool direct = n <= DIRECT_N && a.cs == 1; /* A's rows read in place (a transposed A, its columns far apart, is packed) */
   for (int64_t jc = 0; jc < n; jc += NC) {
     int64_t nc = n - jc < NC ? n - jc : NC;
     for (int64_t pc = 0; pc < k; pc += KC) {
       int64_t kc = k - pc < KC ? k - pc : KC;
-      pack_b(bp, (strided){b.p + pc * b.rs + jc * b.cs, b.rs, b.cs}, kc, nc);
-      a_blocks(a, pc, kc, m, ap, bp, NULL, c + jc, ldc, nc, acc || pc > 0);
+      strided bk = {b.p + pc * b.rs + jc * b.cs, b.rs, b.cs};
+      if (direct && b.cs == 1 && (n % NR == 0 || n % NR == 4)) { /* B's rows hold whole tiles: read in place */
+        direct_blocks(a, pc, kc, m, bk, c + jc, ldc, nc, acc || pc > 0);
+        continue;
+      }
+      pack_b(bp, bk, kc, nc);
+      if (direct) direct_blocks(a, pc, kc, m, (strided){bp, NR, kc}, c + jc, ldc, nc, acc || pc > 0);
+      else a_blocks(a, pc, kc, m, ap, bp, NULL, c + jc, ldc, nc, acc || pc > 0);
     }
   }
 }
@@ -271,6 +327,10 @@ void om__gemm_on(const float *a, int64_t ars, int64_t acs, const float *b, int64
 
 /* Below this many multiply-adds a product is one part: waking the workers would cost more. */
 #define PART_MACS ((double)(1 << 19))
+
+/* Floats of panels a one-thread job keeps on the stack (8 KB): a small product's malloc and free
+ * cost as much as its arithmetic. */
+enum { SMALL_SCRATCH = 2048 };
 
 int om__job_threads(double macs, int64_t parts) {
   int t = macs < 2 * PART_MACS ? 1 : om_get_num_threads();
@@ -328,10 +388,12 @@ static bool run_job(gemm_job *j, int64_t batches, const char *who) {
   split(j);
   int threads = om__job_threads((double)batches * (double)j->m * (double)j->n * (double)j->k, batches * j->per);
   int64_t floats = om__gemm_scratch(j->by_rows ? j->step : j->m, j->by_rows ? j->n : j->step, j->k, j->koff != NULL);
-  bool ok = true;
-  for (int i = 0; ok && i < threads; i++) ok = (j->scratch[i] = om__alloc((uint64_t)(floats + 1) * sizeof(float), who)) != NULL;
+  float small[SMALL_SCRATCH]; /* a small product's panels on one thread: no malloc */
+  bool ok = true, on_stack = threads == 1 && floats <= SMALL_SCRATCH;
+  if (on_stack) j->scratch[0] = small;
+  for (int i = 0; ok && !on_stack && i < threads; i++) ok = (j->scratch[i] = om__alloc((uint64_t)(floats + 1) * sizeof(float), who)) != NULL;
   if (ok) om__parallel(batches * j->per, threads, gemm_part, j);
-  for (int i = 0; i < threads; i++) free(j->scratch[i]);
+  for (int i = 0; !on_stack && i < threads; i++) free(j->scratch[i]);
   return ok;
 }
 
@@ -388,7 +450,7 @@ static bool forward_matmul(om_call *c) {
   om__broadcast_strides(&ba, nb, sa);
   om__broadcast_strides(&bb, nb, sb);
   for (int d = 0; d < nb; d++) batches *= o->shape[d];
-  int64_t *boff = om__alloc(sizeof(int64_t) * (uint64_t)(2 * batches + 1), "matmul");
+  int64_t small[2 * 64], *boff = batches <= 64 ? small : om__alloc(sizeof(int64_t) * (uint64_t)(2 * batches + 1), "matmul");
   if (!boff) return false;
   for (int64_t t = 0; t < batches; t++) {
     int64_t oa = 0, ob = 0, rem = t;
@@ -404,7 +466,7 @@ static bool forward_matmul(om_call *c) {
                 .b = {(const float *)om__data(b), b->strides[b->ndim - 2], b->strides[b->ndim - 1]},
                 .c = (float *)om__data(o), .m = m, .n = n, .k = k, .ldc = n, .boff = boff};
   bool ok = run_job(&j, batches, "matmul");
-  free(boff);
+  if (boff != small) free(boff);
   return ok;
 }
 

@@ -366,10 +366,19 @@ static bool infer_masked_fill(om_call *c) {
   return true;
 }
 
+/* A contiguous run (s {T, T, 1}: an attention's scores and causal mask) as a loop the compiler
+ * vectorises; any other layout element by element. */
 #define FILL_LOOP(fname, T, VALUE)                                                                     \
   static void fname(char **p, const int64_t *s, int64_t n, const void *ctx) {                          \
     const om_attrs *at = ctx;                                                                          \
     const T v = (T)(VALUE);                                                                            \
+    if (s[0] == sizeof(T) && s[1] == sizeof(T) && s[2] == 1) {                                         \
+      T *o = (T *)p[0];                                                                                \
+      const T *x = (const T *)p[1];                                                                    \
+      const uint8_t *m = (const uint8_t *)p[2];                                                        \
+      for (int64_t i = 0; i < n; i++) o[i] = m[i] ? v : x[i];                                          \
+      return;                                                                                          \
+    }                                                                                                  \
     for (int64_t i = 0; i < n; i++)                                                                    \
       *(T *)(p[0] + i * s[0]) = *(const uint8_t *)(p[2] + i * s[2]) ? v : *(const T *)(p[1] + i * s[1]); \
   }

@@ -283,19 +283,31 @@ static double sum4(const float *x, int64_t n, double m, bool squares) {
   return r;
 }
 
+/* Rows per block of normalize_rows: each block's statistics first, then its rows normalised. */
+enum { STAT_ROWS = 64 };
+
 static void normalize_rows(const float *px, float *py, int64_t rows, int64_t n, double eps, affine af, int64_t offset_mod,
                            float *mean_out, float *rstd_out) {
+  double means[STAT_ROWS], rstds[STAT_ROWS];
   for (int64_t r = 0; r < rows; r++) {
+    /* A row's statistics are one chain of dependent adds, divisions and a square root (a short
+     * row is all latency): computed for a block of rows in a loop of their own, the chains of
+     * several rows overlap. */
+    if (r % STAT_ROWS == 0)
+      for (int64_t i = r; i < rows && i < r + STAT_ROWS; i++) {
+        const float *x = px + i * n;
+        double mean = sum4(x, n, 0, false) / (double)n, var = sum4(x, n, mean, true) / (double)n;
+        means[i - r] = mean, rstds[i - r] = 1.0 / sqrt(var + eps);
+      }
     const float *x = px + r * n;
     float *y = py + r * n;
-    double mean = sum4(x, n, 0, false) / (double)n, var = sum4(x, n, mean, true) / (double)n;
-    double rstd = 1.0 / sqrt(var + eps);
+    double mean = means[r % STAT_ROWS], rstd = rstds[r % STAT_ROWS];
     if (mean_out) mean_out[r] = (float)mean, rstd_out[r] = (float)rstd;
     int64_t base = offset_mod ? (r % offset_mod) * n : 0; /* the row's first parameter column */
     /* In runs that take consecutive parameters (div 1: layer norm's columns) or one parameter
      * (a group norm channel's spatial run), so no element pays for a division. */
     for (int64_t k = 0, len; k < n; k += len) {
-      int64_t q = (base + k) / af.div, j = q % af.mod, step = af.div == 1;
+      int64_t q = af.div == 1 ? base + k : (base + k) / af.div, j = q < af.mod ? q : q % af.mod, step = af.div == 1; /* no division on a layer norm's row */
       len = step ? af.mod - j : af.div - (base + k - q * af.div);
       len = len < n - k ? len : n - k;
       int64_t t = 0;

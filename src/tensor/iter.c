@@ -37,15 +37,20 @@ void om__iterate(int nops, char **base, int64_t strides[][OM_MAX_DIMS], const in
   }
   /* The runs along dim nd - 2 in a tight loop, their pointers stepped (short runs: a head's 4
    * values in a permuted copy, a mask row sliced from a larger buffer); the dims above by index. */
-  int64_t rows = sh[nd - 2];
+  int64_t rows = sh[nd - 2], step[8];
+  for (int k = 0; k < nops; k++) step[k] = st[k][nd - 2];
   for (;;) {
     for (int k = 0; k < nops; k++) {
       p[k] = base[k];
       for (int d = 0; d < nd - 2; d++) p[k] += idx[d] * st[k][d];
     }
-    for (int64_t r = 0; r < rows; r++) {
+    for (int64_t r = 0; r < rows; r++) { /* the first four operands stepped without a loop: a run may be 4 values */
       fn(p, inner, sh[nd - 1], ctx);
-      for (int k = 0; k < nops; k++) p[k] += st[k][nd - 2];
+      p[0] += step[0];
+      if (nops > 1) p[1] += step[1];
+      if (nops > 2) p[2] += step[2];
+      if (nops > 3) p[3] += step[3];
+      for (int k = 4; k < nops; k++) p[k] += step[k];
     }
     int d = nd - 3;
     while (d >= 0 && ++idx[d] == sh[d]) idx[d--] = 0;
@@ -102,6 +107,28 @@ static inline int64_t om__f32_to_i64(float v) {
     *(TD *)(p[0] + i * s[0]) = (TD)(EXPR);                           \
   }
 
+/* A copy of 4-byte elements (float32). A contiguous run of at most 8 (a head's 4 to 8 values in
+ * a permuted copy) is moved as its first and last 4 (or for fewer than 4, its first, middle and
+ * last element), every read before any write as memmove does (runs may overlap); a call of
+ * memmove (wasm's memory.copy, a call out of the module in V8) cost more than the copy. A
+ * longer run is one memmove. */
+static void copy4(char **p, const int64_t *s, int64_t n, const void *ctx) {
+  (void)ctx;
+  if (s[0] != 4 || s[1] != 4) {
+    for (int64_t i = 0; i < n; i++) memcpy(p[0] + i * s[0], p[1] + i * s[1], 4);
+  } else if (n > 8) {
+    memmove(p[0], p[1], (size_t)n * 4);
+  } else if (n >= 4) { /* fixed-size memcpy: one vector load or store each */
+    char head[16], tail[16], *last = p[0] + (n - 4) * 4;
+    memcpy(head, p[1], 16), memcpy(tail, p[1] + (n - 4) * 4, 16);
+    memcpy(p[0], head, 16), memcpy(last, tail, 16);
+  } else if (n > 0) {
+    char first[4], mid[4], last[4];
+    memcpy(first, p[1], 4), memcpy(mid, p[1] + n / 2 * 4, 4), memcpy(last, p[1] + (n - 1) * 4, 4);
+    memcpy(p[0], first, 4), memcpy(p[0] + n / 2 * 4, mid, 4), memcpy(p[0] + (n - 1) * 4, last, 4);
+  }
+}
+
 static void convert(char **p, const int64_t *s, int64_t n, const void *ctx) {
   const om_dtype *dt = ctx; /* dt[0] destination, dt[1] source */
   if (dt[0] == dt[1]) {
@@ -129,5 +156,5 @@ void om__copy_into(om_tensor *dst, const om_tensor *src) {
   om__broadcast_strides(src, dst->ndim, st[1]);
   char *base[2] = {om__data(dst), om__data(src)};
   om_dtype dt[2] = {dst->dtype, src->dtype};
-  om__iterate(2, base, st, dst->shape, dst->ndim, convert, dt);
+  om__iterate(2, base, st, dst->shape, dst->ndim, dt[0] == dt[1] && om__dtype_size(dt[0]) == 4 ? copy4 : convert, dt);
 }

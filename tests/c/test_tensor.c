@@ -105,6 +105,35 @@ TEST(comparisons_where_cast) {
   R(a); R(b); R(lt); R(le); R(gt); R(ge); R(eq); R(ne); R(w); R(ci); R(same); R(neg); R(trunc);
 }
 
+/* Short contiguous runs (om__iterate calls a kernel once per run when dims do not merge) take
+ * vectorised paths: a permuted copy with runs of 1 to 9 values (one, middle and last; first and
+ * last four; memmove), where picking from a row or a single value, masked_fill of a row. Each
+ * checked element by element against the values it copies or picks, with NaN and -0 among them
+ * (a copy moves bits, so they come through as they went in). */
+TEST(short_runs) {
+  for (int64_t n = 1; n <= 9; n++) {
+    om_tensor *x = om_randn((int64_t[]){4, 3, n}, 3, 50 + (uint64_t)n, true);
+    float *px = (float *)om__data(x);
+    px[0] = NAN, px[n - 1] = -0.0f;
+    om_tensor *pm = om_permute(x, (int64_t[]){1, 0, 2}, 3), *c = om_contiguous(pm);
+    /* mask [3, 1, n] broadcast over the 4: runs of n, every other element true */
+    om_tensor *mask = om_zeros((int64_t[]){3, 1, n}, 3, OM_BOOL), *v = om_scalar(-7, OM_FLOAT32);
+    for (int64_t i = 0; i < 3 * n; i++) ((uint8_t *)om__data(mask))[i] = (uint8_t)(i % 2);
+    om_tensor *w = om_where(mask, pm, v), *f = om_masked_fill(c, mask, -7);
+    bool ok = c && w && f;
+    for (int64_t i = 0; ok && i < 3; i++)
+      for (int64_t j = 0; j < 4; j++)
+        for (int64_t k = 0; k < n; k++) {
+          float want = px[(j * 3 + i) * n + k], pick = (i * n + k) % 2 ? want : -7.0f;
+          float got_c = ((float *)om__data(c))[(i * 4 + j) * n + k], got_w = ((float *)om__data(w))[(i * 4 + j) * n + k];
+          float got_f = ((float *)om__data(f))[(i * 4 + j) * n + k], fill = (i * n + k) % 2 ? -7.0f : want;
+          ok = ok && !memcmp(&got_c, &want, 4) && !memcmp(&got_w, &pick, 4) && !memcmp(&got_f, &fill, 4);
+        }
+    if (!ok) FAILED("runs of %lld: a copy, where or masked_fill differs", (long long)n);
+    R(x); R(pm); R(c); R(mask); R(v); R(w); R(f);
+  }
+}
+
 TEST(elementwise_errors) {
   om_tensor *a = om_zeros((int64_t[]){2, 3}, 2, OM_FLOAT32), *b = om_zeros((int64_t[]){4}, 1, OM_FLOAT32);
   om_tensor *i = om_zeros((int64_t[]){3}, 1, OM_INT64);
@@ -336,6 +365,44 @@ TEST(matmul_rows_do_not_depend_on_m) {
     }
 }
 
+/* Every C element is summed in the kernel's one order: from zero, k ascending within a KC (256)
+ * block, each block's sum added to C in order (to C's old value with om__gemm_acc). Checked bit
+ * for bit against that order written out, on every path: fewer rows than a tile (1, 3), edge
+ * tiles of 1 to 3 rows and of 1 to 7 columns, A read in place (N up to 32) or packed (33, 40),
+ * B's rows read in place (contiguous, N a multiple of 8 or 4 past one) or packed (transposed,
+ * or N 3, 5, 33), K across two KC blocks, A transposed, rows with slack between them. */
+TEST(matmul_sums_in_kernel_order) {
+  const int64_t ms[] = {1, 3, 4, 6, 9, 65}, ns[] = {3, 4, 5, 8, 12, 24, 32, 33, 40}, ks[] = {1, 8, 257};
+  enum { KC = 256 };
+  for (size_t mi = 0; mi < sizeof ms / sizeof ms[0]; mi++)
+    for (size_t ni = 0; ni < sizeof ns / sizeof ns[0]; ni++)
+      for (size_t ki = 0; ki < sizeof ks / sizeof ks[0]; ki++)
+        for (int layout = 0; layout < 8; layout++) {
+          int64_t m = ms[mi], n = ns[ni], k = ks[ki];
+          bool at = layout & 1, bt = layout & 2, acc = layout & 4; /* A, B transposed; C += A B */
+          int64_t ars = at ? 1 : k + 3, acs = at ? m + 2 : 1, brs = bt ? 1 : n + 1, bcs = bt ? k + 5 : 1;
+          size_t na = (size_t)(at ? k * acs : m * ars), nb = (size_t)(bt ? n * bcs : k * brs), nc = (size_t)(m * n);
+          float *a = malloc(sizeof(float) * na), *b = malloc(sizeof(float) * nb), *c = malloc(sizeof(float) * nc),
+                *want = malloc(sizeof(float) * nc);
+          uint32_t x = 12345u + (uint32_t)(mi * 100 + ni * 10 + ki);
+          for (size_t i = 0; i < na; i++) a[i] = (float)((x = x * 1664525u + 1013904223u) >> 8) / 16777216.0f - 0.5f;
+          for (size_t i = 0; i < nb; i++) b[i] = (float)((x = x * 1664525u + 1013904223u) >> 8) / 16777216.0f - 0.5f;
+          for (size_t i = 0; i < nc; i++) c[i] = want[i] = (float)i * 0.25f;
+          for (int64_t i = 0; i < m; i++)
+            for (int64_t j = 0; j < n; j++)
+              for (int64_t pc = 0; pc < k; pc += KC) {
+                float sum = 0.0f;
+                for (int64_t kk = pc; kk < k && kk < pc + KC; kk++) sum += a[i * ars + kk * acs] * b[kk * brs + j * bcs];
+                want[i * n + j] = pc == 0 && !acc ? sum : want[i * n + j] + sum;
+              }
+          bool ok = (acc ? om__gemm_acc : om__gemm)(a, ars, acs, b, brs, bcs, c, m, n, k, "test");
+          if (!ok || memcmp(c, want, sizeof(float) * nc))
+            FAILED("m %lld, n %lld, k %lld, A %s, B %s%s: not the bits of the kernel's order", (long long)m, (long long)n,
+                   (long long)k, at ? "transposed" : "contiguous", bt ? "transposed" : "contiguous", acc ? ", accumulated" : "");
+          free(a), free(b), free(c), free(want);
+        }
+}
+
 TEST(matmul_shapes) {
   om_tensor *a = om_randn((int64_t[]){2, 1, 3, 4}, 4, 1, true), *b = om_randn((int64_t[]){5, 4, 2}, 3, 2, true);
   om_tensor *c = om_matmul(a, b);
@@ -467,6 +534,7 @@ int main(void) {
   RUN(broadcasting_math);
   RUN(unary_math);
   RUN(comparisons_where_cast);
+  RUN(short_runs);
   RUN(elementwise_errors);
   RUN(views_share_storage);
   RUN(view_errors);
@@ -475,6 +543,7 @@ int main(void) {
   RUN(reductions);
   RUN(matmul_against_reference);
   RUN(matmul_rows_do_not_depend_on_m);
+  RUN(matmul_sums_in_kernel_order);
   RUN(matmul_shapes);
   RUN(linear_matches_matmul);
   RUN(in_place_writes_bump_version);
