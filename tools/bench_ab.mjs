@@ -14,8 +14,8 @@
 // eager-<model>-b1/-b8, a forward under om.noGrad in eval mode of each zoo model (its file's
 // example inputs at that batch) and of each of the test suite's model families
 // (eager-fam-<family>: tests/js/families.mjs, PyTorch's weights), each checkout its own copy.
-// Prints per case the median of 11 samples (each at least 30 ms of CPU, after a warm-up that
-// of at least 3 s for eager cases, until neither build gets faster) of both, old / new
+// Prints per case the median of 11 samples (each at least 30 ms of CPU, after a warm-up of
+// at least 3 s, until neither build gets faster) of both, old / new
 // (above 1: the change is faster), and whether the outputs have the same bits.
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -142,12 +142,13 @@ for (const name of want) {
   });
   const same = a.length === b.length && a.every((v, i) => Object.is(v, b[i]));
   const timed = runs.map((run) => () => run().dispose());
-  // eager runs many small JS and wasm functions, which V8 tiers up for seconds of CPU under load:
-  // at least 3 s, then rounds of both until neither got faster than its best before (up to 6 s;
-  // a fixed second left the first eager case of a run unsettled, at 2 to 4 times its time)
+  // V8 tiers up the JS and wasm functions a case runs for seconds of CPU under load: at least
+  // 3 s, then rounds of both until neither got faster than its best before (up to 6 s; a fixed
+  // second left the first eager case of a run unsettled, at 2 to 4 times its time, and 20 runs
+  // of a session case left it at 1.3 to 3 times)
   const warm = cpuMs();
-  for (let i = 0; i < 20 || (name.startsWith('eager-') && cpuMs() - warm < 3000); i++) timed.forEach((t) => t());
-  for (let best = [Infinity, Infinity]; name.startsWith('eager-') && cpuMs() - warm < 6000;) {
+  for (let i = 0; i < 20 || cpuMs() - warm < 3000; i++) timed.forEach((t) => t());
+  for (let best = [Infinity, Infinity]; cpuMs() - warm < 6000;) {
     const now = timed.map(perRun);
     if (now.every((v, k) => v >= best[k])) break;
     best = best.map((v, k) => Math.min(v, now[k]));
