@@ -222,8 +222,59 @@ static inline __attribute__((always_inline)) void small_m_tile(strided a, stride
     }
 }
 
+/* small_m_tile for a B whose columns are contiguous (b.rs 1: a Linear's weight [out, in] read as
+ * Wᵀ), where small_m_tile would gather each k's 8 values one by one: each column's next four
+ * values are loaded as a vector and each four columns' transposed, so each k is again one
+ * broadcast multiply and add on the columns, the same sums in the same order (from zero, k
+ * ascending within a KC block, the blocks added to C in order). g groups of four columns at a
+ * time (a constant: 2, or 1 for the last four), the last n % 4 columns by small_m_tile. */
+static inline __attribute__((always_inline)) void cols_tile(strided a, strided b, float *c, int64_t ldc, int64_t m, int64_t k,
+                                                           bool acc, const int g) {
+  for (int64_t pc = 0; pc < k; pc += KC) {
+    int64_t kend = k - pc < KC ? k : pc + KC, kk = pc;
+    v4f s[MR - 1][2] = {{{0, 0, 0, 0}, {0, 0, 0, 0}}, {{0, 0, 0, 0}, {0, 0, 0, 0}}, {{0, 0, 0, 0}, {0, 0, 0, 0}}};
+    for (; kk + 4 <= kend; kk += 4) {
+      v4f r[2][4];
+      for (int h = 0; h < g; h++) {
+        const float *col = b.p + (4 * h) * b.cs + kk;
+        v4f w0 = *(const v4f *)col, w1 = *(const v4f *)(col + b.cs), w2 = *(const v4f *)(col + 2 * b.cs), w3 = *(const v4f *)(col + 3 * b.cs);
+        v4f lo01 = __builtin_shufflevector(w0, w1, 0, 4, 1, 5), hi01 = __builtin_shufflevector(w0, w1, 2, 6, 3, 7);
+        v4f lo23 = __builtin_shufflevector(w2, w3, 0, 4, 1, 5), hi23 = __builtin_shufflevector(w2, w3, 2, 6, 3, 7);
+        r[h][0] = __builtin_shufflevector(lo01, lo23, 0, 1, 4, 5), r[h][1] = __builtin_shufflevector(lo01, lo23, 2, 3, 6, 7);
+        r[h][2] = __builtin_shufflevector(hi01, hi23, 0, 1, 4, 5), r[h][3] = __builtin_shufflevector(hi01, hi23, 2, 3, 6, 7);
+      }
+      for (int64_t i = 0; i < m; i++)
+        for (int q = 0; q < 4; q++) {
+          float av = a.p[i * a.rs + (kk + q) * a.cs];
+          for (int h = 0; h < g; h++) s[i][h] += (v4f){av, av, av, av} * r[h][q];
+        }
+    }
+    for (; kk < kend; kk++)
+      for (int64_t i = 0; i < m; i++) {
+        float av = a.p[i * a.rs + kk * a.cs];
+        for (int h = 0; h < g; h++) {
+          const float *col = b.p + (4 * h) * b.cs + kk;
+          s[i][h] += (v4f){av, av, av, av} * (v4f){col[0], col[b.cs], col[2 * b.cs], col[3 * b.cs]};
+        }
+      }
+    for (int64_t i = 0; i < m; i++)
+      for (int jj = 0; jj < 4 * g; jj++) {
+        float *cr = c + i * ldc + jj, v = s[i][jj / 4][jj % 4];
+        *cr = acc || pc > 0 ? *cr + v : v;
+      }
+  }
+}
+
+static void small_m_cols(strided a, strided b, float *c, int64_t ldc, int64_t m, int64_t n, int64_t k, bool acc) {
+  int64_t j0 = 0;
+  for (; j0 + 8 <= n; j0 += 8) cols_tile(a, (strided){b.p + j0 * b.cs, b.rs, b.cs}, c + j0, ldc, m, k, acc, 2);
+  for (; j0 + 4 <= n; j0 += 4) cols_tile(a, (strided){b.p + j0 * b.cs, b.rs, b.cs}, c + j0, ldc, m, k, acc, 1);
+  if (j0 < n) small_m_tile(a, (strided){b.p + j0 * b.cs, b.rs, b.cs}, NULL, c + j0, ldc, m, n - j0, k, acc);
+}
+
 static void small_m(strided a, strided b, float *c, int64_t ldc, int64_t m, int64_t n, int64_t k, bool acc) {
-  small_m_tile(a, b, NULL, c, ldc, m, n, k, acc);
+  if (b.rs == 1 && b.cs != 1) small_m_cols(a, b, c, ldc, m, n, k, acc);
+  else small_m_tile(a, b, NULL, c, ldc, m, n, k, acc);
 }
 
 /* One KC slice (from k = pc, kc deep) of C[m, nc] (+)= A B: each MC block of A packed into ap,

@@ -367,7 +367,8 @@ TEST(matmul_rows_do_not_depend_on_m) {
 
 /* Every C element is summed in the kernel's one order: from zero, k ascending within a KC (256)
  * block, each block's sum added to C in order (to C's old value with om__gemm_acc). Checked bit
- * for bit against that order written out, on every path: fewer rows than a tile (1, 3), edge
+ * for bit against that order written out, on every path: fewer rows than a tile (1, 3; with B
+ * transposed, four of its columns read as vectors and transposed, N % 4 columns left over), edge
  * tiles of 1 to 3 rows and of 1 to 7 columns, A read in place (N up to 32) or packed (33, 40),
  * B's rows read in place (contiguous, N a multiple of 8 or 4 past one) or packed (transposed,
  * or N 3, 5, 33), K across two KC blocks, A transposed, rows with slack between them. */
