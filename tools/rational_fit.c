@@ -8,10 +8,11 @@
  * float), for the least relative error: Lawson's iteration on weighted least squares (Householder
  * QR in long double) at 3000 Chebyshev points, the error re-linearised by the last Q each round.
  * Prints the coefficients (highest power first, as math.c's Horner steps take them), the fit's
- * relative error, and the largest distance in ulps of math.c's evaluation (a P(t) / Q(t) clamped
- * at 1, in float for erf_fast, in double rounded once to float for tanh) from f (libm's erf,
+ * relative error, and the largest distance in ulps of math.c's evaluation (a P(t) / Q(t): in
+ * float and clamped at 1 for erf_fast; in double, rounded once to float, for tanh, which math.c
+ * evaluates at the cut past it, so the tool checks that the cut rounds to 1) from f (libm's erf,
  * long double tanhl) over every positive float below the cut. Natively: the same IEEE operations
- * as in WASM. erf_fast: 2 min 30 s; tanh: about a minute. */
+ * as in WASM. erf_fast: 2 min 30 s; tanh: 3 min. */
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
