@@ -9,8 +9,11 @@
 // under om.noGrad: the zoo's GPT at d 128 (batch 8 of 32 tokens) and UNet (batch 8, 64x64).
 // Each case checks that 1 and 2 threads give the same bits, warms up, then takes SAMPLES
 // alternating samples (1 thread, 2 threads, 1, ...) so that the load of a shared machine hits
-// both alike, each repeating the call for at least MIN_MS; it prints the medians and their ratio,
-// and the load average before and after (os.loadavg) to judge how busy the machine was.
+// both alike, each repeating the call for at least MIN_MS; it prints the medians, and as the
+// speed-up the median of the pairs' ratios (each 1-thread sample over the 2-thread sample taken
+// right after it: this VM's speed drifts by up to 2x within a run, which a ratio of the two
+// medians takes in whole), and the load average before and after (os.loadavg) to judge how busy
+// the machine was.
 // First the machine's own figure: a fixed scalar loop on one worker_thread, then the same loop on
 // two at once (nothing shared), as wall time for the same work per thread: what 2 threads can
 // give on this machine at this moment, the ceiling of the speed-ups below. tools/bench.mjs runs
@@ -50,7 +53,8 @@ function bits(fn, n) {
   return b;
 }
 
-/** Median wall ms per call of fn on 1 and on 2 threads, alternating samples; checks the bits first. */
+/** Median wall ms per call of fn on 1 and on 2 threads, alternating samples, and the median of
+ *  the paired samples' ratios (the speed-up); checks the bits first. */
 function run(name, fn) {
   if (!bits(fn, 1).equals(bits(fn, 2))) throw new Error(`${name}: 1 and 2 threads differ`);
   const call = () => fn().dispose();
@@ -65,7 +69,7 @@ function run(name, fn) {
       ms[n].push(sample(call));
     }
   }
-  return { name, one: median(ms[1]), two: median(ms[2]) };
+  return { name, one: median(ms[1]), two: median(ms[2]), speedup: median(ms[1].map((v, i) => v / ms[2][i])) };
 }
 
 /** Wall ms for `threads` workers each running the same scalar loop at once. */
@@ -81,7 +85,7 @@ async function spin(threads) {
 }
 
 /** The machine's own figure (how much more work 2 threads do than 1 in the same time), then every
- *  case: [{ name, one, two }] in wall ms; leaves the thread count at what it found. */
+ *  case: [{ name, one, two, speedup }] (wall ms); leaves the thread count at what it found. */
 export async function runThreads() {
   const [{ GPT }, { UNet }] = [await import('../examples/zoo/gpt.mjs'), await import('../examples/zoo/unet.mjs')];
   const before = om.numThreads(), ms = { 1: [], 2: [] };
@@ -122,11 +126,11 @@ if (import.meta.url === pathToFileURL(process.argv[1]).href) {
   await om.ready();
   const load = () => loadavg().map((l) => l.toFixed(2)).join(' ');
   console.log(`threads benchmark: ${availableParallelism()} cores, ${cpus()[0]?.model ?? 'unknown CPU'}; Node ${process.version}`);
-  console.log(`load average before: ${load()}; wall ms per call, median of ${SAMPLES} alternating samples of >= ${MIN_MS} ms\n`);
+  console.log(`load average before: ${load()}; wall ms per call, median of ${SAMPLES} alternating samples of >= ${MIN_MS} ms; speed-up: the median of the paired samples' ratios\n`);
   const { machine, cases } = await runThreads();
   console.log(`the machine: the same scalar loop on 1 thread and on 2 at once: 2 threads do ${machine.toFixed(2)}x the work of 1 in the same time\n`);
   console.log(`${'case'.padEnd(44)} ${'1 thread'.padStart(9)} ${'2 threads'.padStart(9)} ${'speed-up'.padStart(8)}`);
-  for (const { name, one, two } of cases)
-    console.log(`${name.padEnd(44)} ${one.toFixed(2).padStart(9)} ${two.toFixed(2).padStart(9)} ${(one / two).toFixed(2).padStart(7)}x`);
+  for (const { name, one, two, speedup } of cases)
+    console.log(`${name.padEnd(44)} ${one.toFixed(2).padStart(9)} ${two.toFixed(2).padStart(9)} ${speedup.toFixed(2).padStart(7)}x`);
   console.log(`\nload average after: ${load()}`);
 }
