@@ -10,7 +10,9 @@
  *   transposed forward      out[n, g] = col2im( W[g]^T [O/g*kH*kW, C/g]  x  x[n, g] [C/g, H*W] )
  *   weight gradients        dW[g] = sum over n of  M[n, g] x im2col(Z[n, g])^T
  *                           (conv: M = dout, Z = x; transposed: M = x, Z = dout)
- * The input gradient of each convolution is the other convolution (public ops, so it is itself
+ * A depthwise conv (one input and one output channel per group) sums its taps directly instead,
+ * in the product's order (depthwise() below). The input gradient of each convolution is the other
+ * convolution (public ops, so it is itself
  * differentiable); the weight gradients and the pools' input gradients are kernels here, so
  * they are first-order only. Every sum runs in a fixed order (same bits natively and in WASM). */
 #include <math.h>
@@ -25,6 +27,10 @@
 typedef struct win {
   int64_t h, w, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow;
 } win;
+
+/* Four floats (the depthwise sums, the max pool's lanes), loadable from any float. */
+typedef float v4f __attribute__((vector_size(16), aligned(4)));
+typedef int32_t v4i __attribute__((vector_size(16), aligned(4)));
 
 static int64_t floor_div(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 
@@ -346,9 +352,111 @@ static bool conv_product(const conv_job *j, int64_t idx, int worker) {
 
 static void conv_part(void *ctx, int64_t part, int worker) { conv_product(ctx, part, worker); }
 
+/* A depthwise convolution (one input and one output channel per group, at most 256 taps: one
+ * KC block of the product) as its taps summed directly: the product would be one per group with
+ * a single row of weights, whose per-call cost is most of a small depthwise convolution's time.
+ * Each image plane is padded once into the thread's scratch (zeros around, as im2col writes the
+ * padding, so a weight meets the same zeros: an infinite one gives the same NaN), then each output
+ * row is summed 8 columns at a time in two vectors, taps in order from zero, as the product sums
+ * each element (k ascending within its one KC block), and the bias added after: the product's
+ * bits. A row's last columns run the same 8 lanes, reading past the row (into the next one or the
+ * scratch's slack) for lanes that are not stored. */
+typedef struct dw_job {
+  const conv_geom *cg;
+  const float *x, *w, *bias; /* bias NULL or bias_stride floats apart */
+  int64_t bias_stride;
+  float *out;
+  int64_t wp; /* the padded plane's width */
+  float *scratch[OM_MAX_THREADS];
+} dw_job;
+
+/* 8 output columns' values of one tap from src (the first column's): contiguous for stride 1,
+ * the even ones of 16 for stride 2, else one by one. */
+static inline __attribute__((always_inline)) void dw_load8(const float *src, int64_t sw, v4f *b0, v4f *b1) {
+  if (sw == 1) {
+    *b0 = *(const v4f *)src, *b1 = *(const v4f *)(src + 4);
+  } else if (sw == 2) {
+    v4f l0 = *(const v4f *)src, h0 = *(const v4f *)(src + 4), l1 = *(const v4f *)(src + 8), h1 = *(const v4f *)(src + 12);
+    *b0 = __builtin_shufflevector(l0, h0, 0, 2, 4, 6), *b1 = __builtin_shufflevector(l1, h1, 0, 2, 4, 6);
+  } else {
+    *b0 = (v4f){src[0], src[sw], src[2 * sw], src[3 * sw]}, *b1 = (v4f){src[4 * sw], src[5 * sw], src[6 * sw], src[7 * sw]};
+  }
+}
+
+/* One output plane from the padded plane: taps at pad + koff[t] with weights wr[t]; sw a
+ * constant (1, 2) in the inlined copies. */
+static inline __attribute__((always_inline)) void dw_plane(const float *pad, const int64_t *koff, const float *wr, int64_t kk,
+                                                           const win *g, int64_t wp, int64_t sw, const float *bias, float bv, float *o) {
+  for (int64_t y = 0; y < g->oh; y++, o += g->ow) {
+    const float *row = pad + y * g->sh * wp;
+    for (int64_t x0 = 0; x0 < g->ow; x0 += 8) {
+      v4f s0 = {0, 0, 0, 0}, s1 = s0;
+      for (int64_t t = 0; t < kk; t++) {
+        v4f b0, b1, wv = {wr[t], wr[t], wr[t], wr[t]};
+        dw_load8(row + koff[t] + x0 * sw, sw, &b0, &b1);
+        s0 += wv * b0;
+        s1 += wv * b1;
+      }
+      if (bias) s0 += bv, s1 += bv;
+      int64_t n = g->ow - x0 < 8 ? g->ow - x0 : 8;
+      if (n == 8) {
+        *(v4f *)(o + x0) = s0, *(v4f *)(o + x0 + 4) = s1;
+      } else {
+        for (int64_t q = 0; q < n; q++) o[x0 + q] = q < 4 ? s0[q] : s1[q - 4];
+      }
+    }
+  }
+}
+
+static void dw_part(void *ctx, int64_t idx, int worker) {
+  const dw_job *j = ctx;
+  const win *g = &j->cg->g;
+  int64_t gi = idx % j->cg->groups, kk = g->kh * g->kw, wp = j->wp, koff[256];
+  float *pad = j->scratch[worker];
+  for (int64_t y = 0; y < g->h; y++) { /* the interior; the zeros around it never change */
+    const float *src = j->x + (idx * g->h + y) * g->w;
+    float *dst = pad + (y + g->ph) * wp + g->pw;
+    for (int64_t x = 0; x < g->w; x++) dst[x] = src[x];
+  }
+  for (int64_t i = 0, t = 0; i < g->kh; i++)
+    for (int64_t c = 0; c < g->kw; c++) koff[t++] = i * g->dh * wp + c * g->dw;
+  const float *wr = j->w + gi * kk;
+  float bv = j->bias ? j->bias[gi * j->bias_stride] : 0.0f, *o = j->out + idx * g->oh * g->ow;
+  if (g->sw == 1) dw_plane(pad, koff, wr, kk, g, wp, 1, j->bias, bv, o);
+  else if (g->sw == 2) dw_plane(pad, koff, wr, kk, g, wp, 2, j->bias, bv, o);
+  else dw_plane(pad, koff, wr, kk, g, wp, g->sw, j->bias, bv, o);
+}
+
+/* Whether conv_products takes the depthwise path; false (and *ok untouched) where it does not,
+ * else *ok is its result. */
+static bool depthwise(const conv_geom *cg, const float *x, const float *w, const om_tensor *bias, float *out, const char *who, bool *ok) {
+  const win *g = &cg->g;
+  int64_t kk = g->kh * g->kw, hp, wp, plane;
+  /* slack past the plane: the last 8 lanes of a row read up to 8 strides (and for stride 2 one
+   * float more) past its last column */
+  if (cg->groups != cg->c || cg->o != cg->c || kk > 256 || cg->n == 0 || cg->c == 0 || __builtin_add_overflow(g->h, 2 * g->ph, &hp) ||
+      __builtin_add_overflow(g->w, 2 * g->pw, &wp) || __builtin_mul_overflow(hp, wp, &plane) || g->sw > 64 ||
+      __builtin_add_overflow(plane, 8 * g->sw + 8, &plane))
+    return false;
+  dw_job j = {.cg = cg, .x = x, .w = w, .out = out, .wp = wp};
+  if (bias) j.bias = (const float *)om__data(bias), j.bias_stride = bias->strides[0];
+  int64_t parts = cg->n * cg->groups;
+  int threads = om__job_threads((double)cg->n * (double)cg->o * (double)(g->oh * g->ow) * (double)kk, parts);
+  *ok = true;
+  for (int i = 0; *ok && i < threads; i++) {
+    *ok = (j.scratch[i] = alloc_floats(plane, who)) != NULL;
+    if (*ok) memset(j.scratch[i], 0, sizeof(float) * (size_t)plane);
+  }
+  if (*ok) om__parallel(parts, threads, dw_part, &j);
+  for (int i = 0; i < threads; i++) free(j.scratch[i]);
+  return true;
+}
+
 static bool conv_products(const conv_geom *cg, const float *x, const float *w, const om_tensor *bias, float *out, const char *who) {
   const win *g = &cg->g;
   int64_t og = cg->o / cg->groups, kk = g->kh * g->kw, k = cg->c / cg->groups * kk, products = cg->n * cg->groups;
+  bool dw_ok;
+  if (depthwise(cg, x, w, bias, out, who, &dw_ok)) return dw_ok;
   conv_job j = {.cg = cg, .x = x, .w = w, .bias = bias, .out = out, .who = who, .cols = g->oh * g->ow};
   j.direct = kk == 1 && g->sh == 1 && g->sw == 1 && g->ph == 0 && g->pw == 0;
   bool in_place = !j.direct && cg->n > 0 && og > 0 && windows_in_place(g, og); /* empty outputs as before */
@@ -733,8 +841,6 @@ static void taps_inside(int64_t n, int64_t s, int64_t p, int64_t d, int64_t k, i
  * vectorises; the others window by window. */
 /* The interior columns [xa, xb) of one output row (rows: the row's first window's corner, taps
  * [i0, i1) of each window's rows inside the plane, all its columns inside), tap by tap. */
-typedef float v4f __attribute__((vector_size(16), aligned(4)));
-typedef int32_t v4i __attribute__((vector_size(16), aligned(4)));
 
 /* The pool's rule on 4 lanes: v where v > best or v is NaN, else best (bit selects, no branch). */
 static inline v4f max_rule4(v4f v, v4f best) {

@@ -46,9 +46,11 @@ TEST(conv2d_1x1_equals_matmul) {
  * written the plain way, through the same product: the same bits, for strides, padding,
  * dilation, groups, taps wholly outside the plane (a 5x5 kernel on 3x2), more than 256 rows (two
  * KC blocks of the product), more than 512 columns (two NC blocks), output channels that are not
- * a multiple of the tile's 4 (LeNet's 6 and 16), depthwise (one output channel per group) and 2
- * per group (the product's row-by-row path), and an infinite weight (its products with the
- * padding's zeros are NaN in both). */
+ * a multiple of the tile's 4 (LeNet's 6 and 16), depthwise (one input and one output channel per
+ * group, summed directly: strides 1, 2 and 3, dilation, 5x5, rows of 8 and more columns and a
+ * shorter rest; with two output channels per group or 17x17 taps, more than a KC block, the
+ * product's path) and 2 per group, and an infinite weight (its products with the padding's zeros
+ * are NaN in both, depthwise and not). */
 TEST(conv2d_windows_are_im2col_written_plainly) {
   struct { int64_t n, c, h, w, o, kh, kw, s[2], p[2], d[2], groups; } cases[] = {
       {2, 3, 7, 5, 4, 3, 3, {1, 1}, {1, 1}, {1, 1}, 1}, {1, 4, 9, 11, 6, 3, 2, {2, 3}, {1, 2}, {1, 1}, 2},
@@ -58,12 +60,17 @@ TEST(conv2d_windows_are_im2col_written_plainly) {
       {2, 4, 6, 7, 8, 3, 3, {1, 1}, {1, 1}, {1, 1}, 2},  {1, 3, 2, 9, 4, 3, 3, {1, 1}, {1, 1}, {1, 1}, 1},
       {2, 1, 28, 28, 6, 5, 5, {1, 1}, {2, 2}, {1, 1}, 1}, {2, 6, 14, 14, 16, 5, 5, {1, 1}, {0, 0}, {1, 1}, 1},
       {2, 6, 7, 9, 6, 3, 3, {1, 1}, {1, 1}, {1, 1}, 6}, {1, 4, 6, 5, 8, 3, 3, {1, 1}, {1, 1}, {1, 1}, 4},
+      {2, 8, 17, 19, 8, 3, 3, {2, 2}, {1, 1}, {1, 1}, 8}, {1, 4, 20, 29, 8, 5, 5, {1, 1}, {2, 2}, {2, 2}, 4},
+      {1, 3, 11, 30, 3, 3, 3, {3, 2}, {1, 0}, {1, 1}, 3}, {1, 5, 9, 40, 5, 3, 3, {1, 3}, {1, 1}, {1, 1}, 5},
+      {1, 2, 20, 20, 2, 17, 17, {1, 1}, {8, 8}, {1, 1}, 2}, {1, 4, 20, 29, 4, 5, 5, {1, 1}, {2, 2}, {2, 2}, 4},
+      {1, 6, 6, 19, 6, 3, 3, {1, 1}, {1, 1}, {1, 1}, 6},
       {1, 3, 5, 6, 7, 3, 3, {1, 1}, {1, 1}, {1, 1}, 1}};
   for (size_t t = 0; t < sizeof cases / sizeof *cases; t++) {
     int64_t n = cases[t].n, c = cases[t].c, h = cases[t].h, w = cases[t].w, o = cases[t].o, kh = cases[t].kh, kw = cases[t].kw;
     int64_t gr = cases[t].groups, cg = c / gr, og = o / gr;
     om_tensor *x = om_randn((int64_t[]){n, c, h, w}, 4, 70 + t, true), *wt = om_randn((int64_t[]){o, cg, kh, kw}, 4, 80 + t, true);
-    if (t == sizeof cases / sizeof *cases - 1) ((float *)om__data(wt))[5] = INFINITY;
+    bool inf = t >= sizeof cases / sizeof *cases - 2; /* the last two: a depthwise one and a dense one */
+    if (inf) ((float *)om__data(wt))[5] = INFINITY;
     om_tensor *bias = t % 2 ? om_randn((int64_t[]){o}, 1, 60 + t, true) : NULL; /* with a bias on odd cases */
     om_tensor *y = om_conv2d(x, wt, bias, cases[t].s, cases[t].p, cases[t].d, gr);
     CHECK(y != NULL);
@@ -87,7 +94,7 @@ TEST(conv2d_windows_are_im2col_written_plainly) {
           for (int64_t k = 0; k < grid; k++) ref[(b * o + g * og + r) * grid + k] += ((const float *)om__data(bias))[g * og + r];
       }
     if (memcmp(ref, om__data(y), sizeof(float) * (size_t)(n * o * grid))) FAILED("case %d: the convolution and the plain im2col differ", (int)t);
-    if (cases[t].s[0] == 1 && cases[t].p[0] == 1 && t == sizeof cases / sizeof *cases - 1) {
+    if (cases[t].s[0] == 1 && cases[t].p[0] == 1 && inf) {
       int nan = 0; /* the infinite weight met the padding */
       for (int64_t k = 0; k < n * o * grid; k++) nan += ref[k] != ref[k];
       CHECK(nan > 0);
