@@ -61,6 +61,16 @@ static void pack_a(float *ap, strided a, int64_t mc, int64_t kc) {
   }
 }
 
+/* Four columns of four floats each (column q at p + q cs, contiguous) as four rows: r[k] holds
+ * element k of each column (a 4 x 4 transpose in registers). */
+static inline __attribute__((always_inline)) void transpose4(const float *p, int64_t cs, v4f r[4]) {
+  v4f c0 = *(const v4f *)p, c1 = *(const v4f *)(p + cs), c2 = *(const v4f *)(p + 2 * cs), c3 = *(const v4f *)(p + 3 * cs);
+  v4f lo01 = __builtin_shufflevector(c0, c1, 0, 4, 1, 5), hi01 = __builtin_shufflevector(c0, c1, 2, 6, 3, 7);
+  v4f lo23 = __builtin_shufflevector(c2, c3, 0, 4, 1, 5), hi23 = __builtin_shufflevector(c2, c3, 2, 6, 3, 7);
+  r[0] = __builtin_shufflevector(lo01, lo23, 0, 1, 4, 5), r[1] = __builtin_shufflevector(lo01, lo23, 2, 3, 6, 7);
+  r[2] = __builtin_shufflevector(hi01, hi23, 0, 1, 4, 5), r[3] = __builtin_shufflevector(hi01, hi23, 2, 3, 6, 7);
+}
+
 /* Packs rows [0, kc) x cols [0, nc) of B into NR-column panels: Bp[(panel*kc + k)*NR + j], with
  * columns past nc as zeros. */
 static void pack_b(float *bp, strided b, int64_t kc, int64_t nc) {
@@ -76,15 +86,10 @@ static void pack_b(float *bp, strided b, int64_t kc, int64_t nc) {
       int64_t k = 0;
       for (; k + 4 <= kc; k += 4) /* 4 k by 8 columns at a time: two 4 x 4 transposes in registers */
         for (int h = 0; h < 2; h++) {
-          const float *s0 = col + (4 * h) * b.cs + k;
-          v4f r0 = *(const v4f *)s0, r1 = *(const v4f *)(s0 + b.cs), r2 = *(const v4f *)(s0 + 2 * b.cs), r3 = *(const v4f *)(s0 + 3 * b.cs);
-          v4f t0 = __builtin_shufflevector(r0, r1, 0, 4, 1, 5), t1 = __builtin_shufflevector(r2, r3, 0, 4, 1, 5);
-          v4f t2 = __builtin_shufflevector(r0, r1, 2, 6, 3, 7), t3 = __builtin_shufflevector(r2, r3, 2, 6, 3, 7);
+          v4f r[4];
+          transpose4(col + (4 * h) * b.cs + k, b.cs, r);
           float *d = bp + k * NR + 4 * h;
-          *(v4f *)d = __builtin_shufflevector(t0, t1, 0, 1, 4, 5);
-          *(v4f *)(d + NR) = __builtin_shufflevector(t0, t1, 2, 3, 6, 7);
-          *(v4f *)(d + 2 * NR) = __builtin_shufflevector(t2, t3, 0, 1, 4, 5);
-          *(v4f *)(d + 3 * NR) = __builtin_shufflevector(t2, t3, 2, 3, 6, 7);
+          for (int q = 0; q < 4; q++) *(v4f *)(d + q * NR) = r[q];
         }
       for (; k < kc; k++)
         for (int64_t j = 0; j < NR; j++) bp[k * NR + j] = col[j * b.cs + k];
@@ -235,14 +240,7 @@ static inline __attribute__((always_inline)) void cols_tile(strided a, strided b
     v4f s[MR - 1][2] = {{{0, 0, 0, 0}, {0, 0, 0, 0}}, {{0, 0, 0, 0}, {0, 0, 0, 0}}, {{0, 0, 0, 0}, {0, 0, 0, 0}}};
     for (; kk + 4 <= kend; kk += 4) {
       v4f r[2][4];
-      for (int h = 0; h < g; h++) {
-        const float *col = b.p + (4 * h) * b.cs + kk;
-        v4f w0 = *(const v4f *)col, w1 = *(const v4f *)(col + b.cs), w2 = *(const v4f *)(col + 2 * b.cs), w3 = *(const v4f *)(col + 3 * b.cs);
-        v4f lo01 = __builtin_shufflevector(w0, w1, 0, 4, 1, 5), hi01 = __builtin_shufflevector(w0, w1, 2, 6, 3, 7);
-        v4f lo23 = __builtin_shufflevector(w2, w3, 0, 4, 1, 5), hi23 = __builtin_shufflevector(w2, w3, 2, 6, 3, 7);
-        r[h][0] = __builtin_shufflevector(lo01, lo23, 0, 1, 4, 5), r[h][1] = __builtin_shufflevector(lo01, lo23, 2, 3, 6, 7);
-        r[h][2] = __builtin_shufflevector(hi01, hi23, 0, 1, 4, 5), r[h][3] = __builtin_shufflevector(hi01, hi23, 2, 3, 6, 7);
-      }
+      for (int h = 0; h < g; h++) transpose4(b.p + (4 * h) * b.cs + kk, b.cs, r[h]);
       for (int64_t i = 0; i < m; i++)
         for (int q = 0; q < 4; q++) {
           float av = a.p[i * a.rs + (kk + q) * a.cs];
