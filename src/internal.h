@@ -291,25 +291,20 @@ bool om__gemm(const float *a, int64_t ars, int64_t acs, const float *b, int64_t 
  *  gradients summed over a batch (src/ops/conv.c). */
 bool om__gemm_acc(const float *a, int64_t ars, int64_t acs, const float *b, int64_t brs, int64_t bcs, float *c,
                   int64_t m, int64_t n, int64_t k, const char *who);
-/** c [m, n] (row stride ldc) = a [m, k] b, where row kk of b is the n floats at b + koff[kk]
- *  (each read may run 7 floats past them: the caller's slack): a stride-1 convolution over a
- *  padded image without its im2col matrix. The same bits as om__gemm on the same b; false
- *  (OutOfMemory naming who) if its scratch fails. */
-bool om__gemm_rows(const float *a, int64_t ars, int64_t acs, const float *b, const int64_t *koff, float *c, int64_t ldc,
-                   int64_t m, int64_t n, int64_t k, const char *who);
-/** How many parts om__gemm and om__gemm_rows split an m x n x k product into, from the sizes
- *  alone (1: it runs on one thread). A caller with many small products splits over them instead. */
+/** How many parts om__gemm splits an m x n x k product into, from the sizes alone (1: it runs on
+ *  one thread). A caller with many small products splits over them instead. */
 int om__gemm_parts(int64_t m, int64_t n, int64_t k);
 /** The threads a job of `parts` parts and `macs` multiply-adds in all runs on: 1 below the size
  *  where waking the workers costs more than it saves, else om_get_num_threads() capped at parts. */
 int om__job_threads(double macs, int64_t parts);
-/** The floats of scratch om__gemm_on needs for an m x n x k product (in_place: B's rows read in
- *  place, om__gemm_rows' kind). */
+/** The floats of scratch om__gemm_on needs for an m x n x k product (in_place: with koff, B's rows
+ *  read in place). */
 int64_t om__gemm_scratch(int64_t m, int64_t n, int64_t k, bool in_place);
 /** c [m, n] (row stride ldc) = a b on the calling thread only, in the caller's scratch
- *  (om__gemm_scratch floats): b strided (brs, bcs) as om__gemm reads it, or with koff its rows in
- *  place as om__gemm_rows reads them, with their bits. It neither allocates nor fails, so a part
- *  of om__parallel may call it. */
+ *  (om__gemm_scratch floats), with om__gemm's bits: b strided (brs, bcs) as om__gemm reads it, or
+ *  with koff row kk of b the n floats at b + koff[kk], each read running up to 7 floats
+ *  past them (the caller's slack): a stride-1 convolution over a padded image without its im2col
+ *  matrix. It neither allocates nor fails, so a part of om__parallel may call it. */
 void om__gemm_on(const float *a, int64_t ars, int64_t acs, const float *b, int64_t brs, int64_t bcs, const int64_t *koff, float *c,
                  int64_t ldc, int64_t m, int64_t n, int64_t k, float *scratch);
 /** One softmax (or log_softmax) row of n elements stride apart, r into y (y may be r: every read

@@ -77,28 +77,32 @@ static void tap_range(int64_t n, int64_t s, int64_t p, int64_t off, int64_t coun
 }
 
 /* Row (i, j) of im2col for a stride-1 convolution whose output is as wide as its input (a
- * "same" convolution, the common 3x3 one): the plane shifted by (dy, dx), which is one
- * contiguous copy of the rows that exist, then zeros where the shift wrapped a row around. */
-static void shifted_plane(const float *plane, const win *g, int64_t dy, int64_t dx, float *row) {
-  int64_t w = g->w, n = g->oh * w, ya = dy < 0 ? -dy : 0, yb = g->h - dy < g->oh ? g->h - dy : g->oh;
+ * "same" convolution, the common 3x3 one), output rows [y0, y1): the plane shifted by (dy, dx),
+ * which is one contiguous copy of the rows that exist, then zeros where the shift wrapped a row
+ * around. */
+static void shifted_plane(const float *plane, const win *g, int64_t y0, int64_t y1, int64_t dy, int64_t dx, float *row) {
+  int64_t w = g->w, base = y0 * w, end = y1 * w, ya = -dy > y0 ? -dy : y0, yb = g->h - dy < y1 ? g->h - dy : y1;
+  if (ya > y1) ya = y1;
   if (yb < ya) yb = ya;
-  /* rows [ya, yb) read plane rows: row[k] = plane[k + off] for k in [lo, hi), but where k + off
-   * is before or past the plane (a shift left of the first row or right of the last), which is
-   * a wrapped-around column, zeroed below like the others */
+  /* rows [ya, yb) read plane rows: position k (row[k - base]) = plane[k + off] for k in [lo, hi),
+   * but where k + off is before or past the plane (a shift left of the first row or right of the
+   * last), which is a wrapped-around column, zeroed below like the others */
   int64_t lo = ya * w, hi = yb * w, off = dy * w + dx;
   int64_t a = -off < lo ? lo : -off > hi ? hi : -off, b = g->h * w - off < a ? a : g->h * w - off > hi ? hi : g->h * w - off;
-  for (int64_t k = 0; k < a; k++) row[k] = 0;
-  for (int64_t k = a; k < b; k++) row[k] = plane[k + off];
-  for (int64_t k = b; k < n; k++) row[k] = 0;
+  for (int64_t k = base; k < a; k++) row[k - base] = 0;
+  for (int64_t k = a; k < b; k++) row[k - base] = plane[k + off];
+  for (int64_t k = b; k < end; k++) row[k - base] = 0;
   for (int64_t y = ya; y < yb; y++) { /* the columns whose tap is left or right of the plane */
-    for (int64_t x = 0; x < -dx && x < w; x++) row[y * w + x] = 0;
-    for (int64_t x = w - dx < 0 ? 0 : w - dx; x < w; x++) row[y * w + x] = 0;
+    float *r = row + (y - y0) * w;
+    for (int64_t x = 0; x < -dx && x < w; x++) r[x] = 0;
+    for (int64_t x = w - dx < 0 ? 0 : w - dx; x < w; x++) r[x] = 0;
   }
 }
 
-/* col [c*kh*kw, oh*ow] = the windows of img [c, h, w] (contiguous), zeros where a tap is in the padding. */
-static void im2col(const float *img, int64_t c, const win *g, float *col) {
-  int64_t n = g->oh * g->ow;
+/* col [c*kh*kw, (y1 - y0) ow] = the windows of output rows [y0, y1) of img [c, h, w]
+ * (contiguous), zeros where a tap is in the padding. */
+static void im2col(const float *img, int64_t c, const win *g, int64_t y0, int64_t y1, float *col) {
+  int64_t n = (y1 - y0) * g->ow;
   bool same = g->sh == 1 && g->sw == 1 && g->ow == g->w;
   for (int64_t ch = 0; ch < c; ch++)
     for (int64_t i = 0; i < g->kh; i++)
@@ -106,12 +110,12 @@ static void im2col(const float *img, int64_t c, const win *g, float *col) {
         float *row = col + ((ch * g->kh + i) * g->kw + j) * n;
         const float *plane = img + ch * g->h * g->w;
         if (same) {
-          shifted_plane(plane, g, i * g->dh - g->ph, j * g->dw - g->pw, row);
+          shifted_plane(plane, g, y0, y1, i * g->dh - g->ph, j * g->dw - g->pw, row);
           continue;
         }
         int64_t x0, x1;
         tap_range(g->w, g->sw, g->pw, j * g->dw, g->ow, &x0, &x1);
-        for (int64_t y = 0; y < g->oh; y++, row += g->ow) {
+        for (int64_t y = y0; y < y1; y++, row += g->ow) {
           int64_t iy = y * g->sh - g->ph + i * g->dh;
           /* plain loops, not memcpy / memset: a window row is a few floats, which the compiler
            * copies inline with vectors where a call would cost more than the copy */
@@ -274,7 +278,7 @@ static void add_bias(const om_tensor *b, float *out, int64_t n, int64_t o, int64
 /* A stride-1 convolution without its im2col matrix. Each group's input channels are padded
  * once into planes of Hp x Wp = (h + 2ph) x (w + 2pw), zeros around; then window tap (ch, i, j)
  * of the output position q = y Wp + x is the padded image's float ch Hp Wp + i dh Wp + j dw + q,
- * so one offset per tap makes the whole im2col row, and om__gemm_rows reads the rows in place.
+ * so one offset per tap makes the whole im2col row, and om__gemm_on reads the rows in place.
  * The product runs over oh x Wp positions and the columns x >= ow are dropped; the kept ones see
  * the taps im2col writes (padding as zeros), so the output has the bits of im2col + om__gemm.
  * Worth it where the dropped columns (wp - ow per row, each costing og products) are few next to
@@ -289,68 +293,71 @@ static bool windows_in_place(const win *g, int64_t og) {
 /* A convolution (not transposed) as one product per image and group, C = W[g] B, B being the
  * padded image read in place (windows_in_place: C is then og x oh Wp, its kept columns copied
  * out), the im2col matrix, or the input planes themselves (direct: a 1x1 kernel of stride 1
- * without padding). Where there are at least as many products as the parts one product splits
- * into (depthwise convs, large batches), or a multiple of the thread count, the products are the
- * parts of one job, each on one thread with that thread's scratch (om__gemm_on); else they run
- * one after the other, each split across the threads (om__gemm, om__gemm_rows). Either way each
- * output is the same sum, so the bits do not depend on the thread count. */
+ * without padding). The parts of one job are bands of whole output rows of each product, each
+ * on one thread in that thread's scratch (om__gemm_on): its rows of the padded image (the rows
+ * its windows reach, all channels) or of the im2col matrix, its product, its kept columns and
+ * the bias, so nothing but the allocation runs on one thread alone. A product is one band on one
+ * thread, or where there are at least as many products as the parts one product splits into
+ * (depthwise convs, large batches), or a multiple of the thread count; else it is split into that
+ * many bands, as om__gemm would split it. Each output is the same sum either way, so the bits do
+ * not depend on the bands or the thread count. */
 typedef struct conv_job {
   const conv_geom *cg;
   const float *x, *w;
   const om_tensor *bias;
   float *out;
   bool direct;
-  const int64_t *koff; /* in place: each tap's offset in the padded image, else NULL */
-  int64_t plane, wp;   /* in place: a padded plane's floats and width */
-  int64_t img, cols;   /* the floats of each thread's B (padded image or im2col matrix); C's columns */
-  bool split;          /* the products are the parts of one job */
-  int64_t panels;      /* split: where the product's panels start in each thread's scratch */
+  const int64_t *koff;    /* in place: each tap's offset in the padded image, else NULL */
+  int64_t plane, wp;      /* in place: a padded plane's floats and width */
+  int64_t img;            /* the floats of each thread's padded image or im2col band */
+  int64_t bands, tmp;     /* bands per product; in place, where each thread's C band starts */
+  int64_t panels;         /* where the product's panels start in each thread's scratch */
   float *scratch[OM_MAX_THREADS];
-  const char *who;
+  bool zeroed[OM_MAX_THREADS]; /* in place: the thread's padded image is zeros around */
 } conv_job;
 
-static bool conv_product(const conv_job *j, int64_t idx, int worker) {
+/* Writes rows [y0, y1) of the output: part idx is band idx % bands of product idx / bands. */
+static void conv_part(void *ctx, int64_t idx, int worker) {
+  conv_job *j = ctx;
   const conv_geom *cg = j->cg;
   const win *g = &cg->g;
-  int64_t n = idx / cg->groups, gi = idx % cg->groups, cgr = cg->c / cg->groups, og = cg->o / cg->groups;
-  int64_t grid = g->oh * g->ow, k = cgr * g->kh * g->kw;
+  int64_t prod = idx / j->bands, band = idx % j->bands, n = prod / cg->groups, gi = prod % cg->groups;
+  int64_t cgr = cg->c / cg->groups, og = cg->o / cg->groups, grid = g->oh * g->ow, k = cgr * g->kh * g->kw;
+  int64_t y0 = band * g->oh / j->bands, y1 = (band + 1) * g->oh / j->bands, width = j->koff ? j->wp : g->ow, cols = (y1 - y0) * width;
   const float *xi = j->x + (n * cg->c + gi * cgr) * g->h * g->w, *wg = j->w + gi * og * k, *b = j->scratch[worker];
-  float *o = j->out + (n * cg->o + gi * og) * grid, *c = o;
+  float *o = j->out + (n * cg->o + gi * og) * grid + y0 * g->ow, *c = o, *panels = j->scratch[worker] + j->panels;
+  int64_t ldc = grid, brs = cols;
   if (j->koff) {
-    for (int64_t ch = 0; ch < cgr; ch++) /* the interior; the zeros around it never change */
-      for (int64_t y = 0; y < g->h; y++) {
+    if (!j->zeroed[worker]) memset(j->scratch[worker], 0, sizeof(float) * (size_t)j->img), j->zeroed[worker] = true;
+    int64_t r1 = y1 + (g->kh - 1) * g->dh; /* the padded rows the band's windows reach: [y0, r1) */
+    for (int64_t ch = 0; ch < cgr; ch++) /* their interior; the zeros around it never change */
+      for (int64_t r = y0; r < r1; r++) {
+        int64_t y = r - g->ph;
+        if (y < 0 || y >= g->h) continue;
         const float *src = xi + (ch * g->h + y) * g->w;
-        float *dst = j->scratch[worker] + ch * j->plane + (y + g->ph) * j->wp + g->pw;
+        float *dst = j->scratch[worker] + ch * j->plane + r * j->wp + g->pw;
         for (int64_t x = 0; x < g->w; x++) dst[x] = src[x];
       }
-    c = j->scratch[worker] + j->img;
+    b += y0 * j->wp, c = j->scratch[worker] + j->tmp, ldc = cols;
   } else if (j->direct) {
-    b = xi;
+    b = xi + y0 * g->ow, brs = grid;
   } else {
-    im2col(xi, cgr, g, j->scratch[worker]);
+    im2col(xi, cgr, g, y0, y1, j->scratch[worker]);
   }
-  int64_t ldc = j->koff ? j->cols : grid;
-  if (j->split)
-    om__gemm_on(wg, k, 1, b, j->cols, 1, j->koff, c, ldc, og, j->cols, k, j->scratch[worker] + j->panels);
-  else if (!(j->koff ? om__gemm_rows(wg, k, 1, b, j->koff, c, ldc, og, j->cols, k, j->who)
-                     : om__gemm(wg, k, 1, b, grid, 1, c, og, grid, k, j->who)))
-    return false;
-  if (!j->koff && !j->bias) return true;
+  om__gemm_on(wg, k, 1, b, brs, 1, j->koff, c, ldc, og, cols, k, panels);
+  if (!j->koff && !j->bias) return;
   for (int64_t r = 0; r < og; r++) { /* in place the kept columns; the bias as add_bias adds it */
     float bv = j->bias ? ((const float *)om__data(j->bias))[(gi * og + r) * j->bias->strides[0]] : 0.0f;
-    for (int64_t y = 0; y < g->oh; y++) {
+    for (int64_t y = 0; y < y1 - y0; y++) {
       float *dst = o + r * grid + y * g->ow;
-      const float *src = c + r * ldc + y * (j->koff ? j->wp : g->ow);
+      const float *src = c + r * ldc + y * width;
       if (j->bias)
         for (int64_t x = 0; x < g->ow; x++) dst[x] = src[x] + bv;
       else
         for (int64_t x = 0; x < g->ow; x++) dst[x] = src[x];
     }
   }
-  return true;
 }
-
-static void conv_part(void *ctx, int64_t part, int worker) { conv_product(ctx, part, worker); }
 
 /* A depthwise convolution (one input and one output channel per group, at most 256 taps: one
  * KC block of the product) as its taps summed directly: the product would be one per group with
@@ -457,42 +464,40 @@ static bool conv_products(const conv_geom *cg, const float *x, const float *w, c
   int64_t og = cg->o / cg->groups, kk = g->kh * g->kw, k = cg->c / cg->groups * kk, products = cg->n * cg->groups;
   bool dw_ok;
   if (depthwise(cg, x, w, bias, out, who, &dw_ok)) return dw_ok;
-  conv_job j = {.cg = cg, .x = x, .w = w, .bias = bias, .out = out, .who = who, .cols = g->oh * g->ow};
+  if (products == 0 || og == 0 || g->oh * g->ow == 0) return true;
+  conv_job j = {.cg = cg, .x = x, .w = w, .bias = bias, .out = out, .bands = 1};
   j.direct = kk == 1 && g->sh == 1 && g->sw == 1 && g->ph == 0 && g->pw == 0;
-  bool in_place = !j.direct && cg->n > 0 && og > 0 && windows_in_place(g, og); /* empty outputs as before */
-  int64_t *koff = NULL, floats = 0; /* each thread's scratch: B, in place C, then split the panels */
+  bool in_place = !j.direct && windows_in_place(g, og);
+  int64_t width = g->ow, parts = om__gemm_parts(og, g->oh * g->ow, k), bands = parts < g->oh ? parts : g->oh;
+  double macs = (double)products * (double)og * (double)(g->oh * g->ow) * (double)k;
+  int t = om__job_threads(macs, products * bands); /* one thread: whole products, one after the other */
+  if (t > 1 && products < parts && !(products >= t && products % t == 0)) j.bands = bands;
+  int64_t *koff = NULL, floats = 0, rows = (g->oh + j.bands - 1) / j.bands, cols; /* scratch: B, in place C, then the panels */
   if (in_place) {
-    int64_t hp = g->h + 2 * g->ph, n_tmp;
-    j.wp = g->w + 2 * g->pw;
+    int64_t hp = g->h + 2 * g->ph, c_tmp;
+    width = j.wp = g->w + 2 * g->pw;
     /* reads reach 7 floats past the last position and (kw - 1) dw past the last plane's row; a
      * size past int64 (an empty output of a huge padding) is more scratch than any machine has */
-    if (__builtin_mul_overflow(hp, j.wp, &j.plane) || __builtin_mul_overflow(g->oh, j.wp, &j.cols) ||
+    if (__builtin_mul_overflow(hp, j.wp, &j.plane) || __builtin_mul_overflow(rows, j.wp, &cols) ||
         __builtin_mul_overflow(k / kk, j.plane, &j.img) || __builtin_add_overflow(j.img, 8 + (g->kw - 1) * g->dw, &j.img) ||
-        __builtin_mul_overflow(og, j.cols, &n_tmp) || __builtin_add_overflow(j.img, n_tmp, &floats))
+        __builtin_mul_overflow(og, cols, &c_tmp) || __builtin_add_overflow(j.img, c_tmp, &floats))
       return om__fail(OM_ERR_OUT_OF_MEMORY, "%s: the padded image's scratch is too large", who);
     if (!(koff = om__alloc(sizeof(int64_t) * (uint64_t)(k + 1), who))) return false;
     for (int64_t ch = 0, t = 0; ch < k / kk; ch++)
       for (int64_t i = 0; i < g->kh; i++)
         for (int64_t jj = 0; jj < g->kw; jj++) koff[t++] = ch * j.plane + i * g->dh * j.wp + jj * g->dw;
-    j.koff = koff;
-  } else if (!j.direct) {
-    j.img = floats = k * j.cols;
+    j.koff = koff, j.tmp = j.img;
+  } else {
+    cols = rows * width;
+    if (!j.direct) j.img = floats = k * cols;
   }
-  /* whole products as parts where they are many, or where they share evenly among the threads
-   * (a batch of 8 on 2 or 4): then the padding or im2col runs on every thread too */
-  int t = om_get_num_threads();
-  j.split = products >= om__gemm_parts(og, j.cols, k) || (t > 1 && products >= t && products % t == 0);
-  int threads = j.split ? om__job_threads((double)products * (double)og * (double)j.cols * (double)k, products) : 1;
   j.panels = floats;
-  if (j.split && __builtin_add_overflow(floats, om__gemm_scratch(og, j.cols, k, in_place), &floats))
-    floats = INT64_MAX; /* more than alloc_floats gives */
+  if (__builtin_add_overflow(floats, om__gemm_scratch(og, cols, k, in_place), &floats)) floats = INT64_MAX; /* more than alloc_floats gives */
+  int64_t all = products * j.bands;
+  int threads = om__job_threads(macs, all);
   bool ok = true;
-  for (int i = 0; ok && i < threads; i++) {
-    ok = (j.scratch[i] = alloc_floats(floats, who)) != NULL;
-    if (ok && in_place) memset(j.scratch[i], 0, sizeof(float) * (size_t)j.img);
-  }
-  if (ok && j.split) om__parallel(products, threads, conv_part, &j);
-  for (int64_t idx = 0; ok && !j.split && idx < products; idx++) ok = conv_product(&j, idx, 0);
+  for (int i = 0; ok && i < threads; i++) ok = (j.scratch[i] = alloc_floats(floats, who)) != NULL;
+  if (ok) om__parallel(all, threads, conv_part, &j);
   for (int i = 0; i < threads; i++) free(j.scratch[i]);
   free(koff);
   return ok;
@@ -548,7 +553,7 @@ static om_tensor *weight_grad(const conv_geom *cg, om_tensor *m_t, int64_t m_ch,
   if (ok && cg->n == 0) memset(pw, 0, sizeof(float) * (size_t)om_tensor_numel(dw));
   for (int64_t n = 0; ok && n < cg->n; n++)
     for (int64_t gi = 0; ok && gi < cg->groups; gi++) {
-      im2col(zp + (n * z_ch + gi * zg) * image, zg, g, col);
+      im2col(zp + (n * z_ch + gi * zg) * image, zg, g, 0, g->oh, col);
       ok = (n > 0 ? om__gemm_acc : om__gemm)(mp + (n * m_ch + gi * mg) * grid, grid, 1, col, 1, grid, pw + gi * mg * zg * kk,
                                               mg, zg * kk, grid, who);
     }

@@ -105,7 +105,7 @@ static void pack_b(float *bp, strided b, int64_t kc, int64_t nc) {
  * A's value [i][k] is at a[k acs + ar[i]]: a packed panel (ar {0, 1, 2, 3}, acs MR) or A read
  * in place (ar[i] = i rows, rows past mr at row 0: their sums are not stored). The B panel is
  * packed (brs NR) or read in place (brs B's row stride), or with koff its row k is at bp +
- * koff[k] (8 floats that may run past the panel's nr columns: om__gemm_rows). With acc the
+ * koff[k] (8 floats that may run past the panel's nr columns: gemm_rows). With acc the
  * tile's sum is added to C (a later KC block), else it replaces C. rows (a constant: 4, or 2
  * for an edge of at most two rows) is how many rows are multiplied, cols (8, or 4 for an edge of
  * at most four columns) how many columns, so an edge costs half a tile; each C element is the
@@ -185,7 +185,7 @@ static void micro_direct(int kc, const float *a, ptrdiff_t ars, const float *bp,
   tile_for(kc, a, ar, 1, bp, brs, NULL, c, ldc, mr, nr, acc);
 }
 
-/* A tile from a packed A panel ap and B's rows read in place at b + koff[k] (om__gemm_rows). */
+/* A tile from a packed A panel ap and B's rows read in place at b + koff[k] (gemm_rows). */
 static void micro_rows(int kc, const float *ap, const float *b, const int64_t *koff, float *c, int64_t ldc, int mr, int nr, bool acc) {
   tile_for(kc, ap, PANEL_ROWS, MR, b, 0, koff, c, ldc, mr, nr, acc);
 }
@@ -194,7 +194,7 @@ static void micro_rows(int kc, const float *ap, const float *b, const int64_t *k
  * convolution): B read in place, not packed (packing B costs as much as the product when each
  * value of it is used fewer than MR times), and each C element summed as micro sums it: from
  * zero, k ascending within a KC block, each block's sum added to C in order. B's row kk is at
- * b.p + kk b.rs, or with koff at b.p + koff[kk] (om__gemm_rows: 8 floats may be read past n);
+ * b.p + kk b.rs, or with koff at b.p + koff[kk] (gemm_rows: 8 floats may be read past n);
  * C's rows are ldc apart. Inlined into each caller, so the strided loop has no test of koff. */
 static inline __attribute__((always_inline)) void small_m_tile(strided a, strided b, const int64_t *koff, float *c, int64_t ldc,
                                                               int64_t m, int64_t n, int64_t k, bool acc) {
@@ -275,20 +275,23 @@ static void small_m(strided a, strided b, float *c, int64_t ldc, int64_t m, int6
   else small_m_tile(a, b, NULL, c, ldc, m, n, k, acc);
 }
 
-/* One KC slice (from k = pc, kc deep) of C[m, nc] (+)= A B: each MC block of A packed into ap,
+/* One KC slice (from k = pc, kc deep) of C[m, nc] (+)= A B: each MC block of A packed into ap
+ * (or, with apk, the slice's panels packed beforehand: block ic at apk + ic kc, see pack_part),
  * then its tiles against B's NR-column panels, packed at bp (koff NULL) or B's rows read in place
- * at bp + koff[kk] (om__gemm_rows). Inlined into both callers, so gemm's has no test of koff. */
-static inline __attribute__((always_inline)) void a_blocks(strided a, int64_t pc, int64_t kc, int64_t m, float *ap, const float *bp,
-                                                          const int64_t *koff, float *c, int64_t ldc, int64_t nc, bool acc) {
+ * at bp + koff[kk] (gemm_rows). Inlined into both callers, so gemm's has no test of koff. */
+static inline __attribute__((always_inline)) void a_blocks(strided a, int64_t pc, int64_t kc, int64_t m, float *ap, const float *apk,
+                                                          const float *bp, const int64_t *koff, float *c, int64_t ldc, int64_t nc,
+                                                          bool acc) {
   for (int64_t ic = 0; ic < m; ic += MC) {
     int64_t mc = m - ic < MC ? m - ic : MC;
-    pack_a(ap, (strided){a.p + ic * a.rs + pc * a.cs, a.rs, a.cs}, mc, kc);
+    const float *at = apk ? apk + ic * kc : ap;
+    if (!apk) pack_a(ap, (strided){a.p + ic * a.rs + pc * a.cs, a.rs, a.cs}, mc, kc);
     for (int64_t jr = 0; jr < nc; jr += NR)
       for (int64_t ir = 0; ir < mc; ir += MR) {
         float *ct = c + (ic + ir) * ldc + jr;
         int mr = (int)(mc - ir < MR ? mc - ir : MR), nr = (int)(nc - jr < NR ? nc - jr : NR);
-        if (koff) micro_rows((int)kc, ap + ir * kc, bp + jr, koff, ct, ldc, mr, nr, acc);
-        else micro((int)kc, ap + ir * kc, bp + jr * kc, ct, ldc, mr, nr, acc);
+        if (koff) micro_rows((int)kc, at + ir * kc, bp + jr, koff, ct, ldc, mr, nr, acc);
+        else micro((int)kc, at + ir * kc, bp + jr * kc, ct, ldc, mr, nr, acc);
       }
   }
 }
@@ -303,8 +306,16 @@ static void direct_blocks(strided a, int64_t pc, int64_t kc, int64_t m, strided 
     }
 }
 
-/* C (row stride ldc) = A B (or C += A B with acc) for one matrix pair, with scratch panels ap and bp. */
-static void gemm(strided a, strided b, float *c, int64_t ldc, int64_t m, int64_t n, int64_t k, float *ap, float *bp, bool acc) {
+/* The floats of A packed whole (all its KC slices, each of m rows rounded up to MR) and of B
+ * packed whole (each NC block's KC slices, n rounded up to NR), as pack_part lays them out. */
+static int64_t packed_a_floats(int64_t m, int64_t k) { return (m + MR - 1) / MR * MR * k; }
+static int64_t packed_b_floats(int64_t n, int64_t k) { return (n + NR - 1) / NR * NR * k; }
+
+/* C (row stride ldc) = A B (or C += A B with acc) for one matrix pair, with scratch panels ap and
+ * bp; apk or bpk (else NULL): A or B packed whole beforehand (pack_part), read instead of
+ * packing its blocks again. */
+static void gemm(strided a, strided b, float *c, int64_t ldc, int64_t m, int64_t n, int64_t k, float *ap, float *bp, const float *apk,
+                 const float *bpk, bool acc) {
   if (m < MR && k > 0) {
     small_m(a, b, c, ldc, m, n, k, acc);
     return;
@@ -313,7 +324,8 @@ static void gemm(strided a, strided b, float *c, int64_t ldc, int64_t m, int64_t
     for (int64_t i = 0; !acc && i < m; i++) memset(c + i * ldc, 0, sizeof(float) * (size_t)n);
     return;
   }
-  bool direct = n <= DIRECT_N && a.cs == 1; /* A's rows read in place (a transposed A, its columns far apart, is packed) */
+  /* A's rows read in place (a transposed A, its columns far apart, is packed; one packed whole is read packed) */
+  bool direct = n <= DIRECT_N && a.cs == 1 && !apk;
   for (int64_t jc = 0; jc < n; jc += NC) {
     int64_t nc = n - jc < NC ? n - jc : NC;
     for (int64_t pc = 0; pc < k; pc += KC) {
@@ -323,21 +335,31 @@ static void gemm(strided a, strided b, float *c, int64_t ldc, int64_t m, int64_t
         direct_blocks(a, pc, kc, m, bk, c + jc, ldc, nc, acc || pc > 0);
         continue;
       }
-      pack_b(bp, bk, kc, nc);
-      if (direct) direct_blocks(a, pc, kc, m, (strided){bp, NR, kc}, c + jc, ldc, nc, acc || pc > 0);
-      else a_blocks(a, pc, kc, m, ap, bp, NULL, c + jc, ldc, nc, acc || pc > 0);
+      const float *bq = bpk ? bpk + jc * k + pc * ((nc + NR - 1) / NR * NR) : bp;
+      if (!bpk) pack_b(bp, bk, kc, nc);
+      if (direct) direct_blocks(a, pc, kc, m, (strided){bq, NR, kc}, c + jc, ldc, nc, acc || pc > 0);
+      else a_blocks(a, pc, kc, m, ap, apk ? apk + pc * ((m + MR - 1) / MR * MR) : NULL, bq, NULL, c + jc, ldc, nc, acc || pc > 0);
     }
   }
 }
 
-/* C = A B (om__gemm_rows: never accumulated) with B's rows read in place at b + koff[kk], 8
- * floats each that may run past n; k > 0. A is packed into ap as gemm packs it, B not at all. */
-static void gemm_rows(strided a, const float *b, const int64_t *koff, float *c, int64_t ldc, int64_t m, int64_t n, int64_t k, float *ap) {
+/* The product with B's rows read in place: C[m, n] (row stride ldc) = A[m, k] B with row kk of
+ * B the n floats at b + koff[kk] (a stride-1 convolution's windows over a padded image: the
+ * im2col matrix never made; om__gemm_on with koff), never accumulated; k > 0. A is packed as
+ * gemm packs it into ap; B is not packed at all, each 8-column step of a row read straight from
+ * the image, so every read may run up to 7 floats past the row's n (the caller's slack). Each C
+ * element summed as gemm sums it (micro_tile, KC blocks), so this gives gemm's bits for the same
+ * A and B. */
+static void gemm_rows(strided a, const float *b, const int64_t *koff, float *c, int64_t ldc, int64_t m, int64_t n, int64_t k, float *ap,
+                      const float *apk) {
   if (m < MR) { /* a depthwise convolution's one row: B read in place as small_m reads it */
     small_m_tile(a, (strided){b, 0, 1}, koff, c, ldc, m, n, k, false);
     return;
   }
-  for (int64_t pc = 0; pc < k; pc += KC) a_blocks(a, pc, k - pc < KC ? k - pc : KC, m, ap, b, koff + pc, c, ldc, n, pc > 0);
+  for (int64_t jc = 0; jc < n; jc += NC) /* NC columns at a time, as gemm: B's rows of a slice then stay in cache */
+    for (int64_t pc = 0; pc < k; pc += KC)
+      a_blocks(a, pc, k - pc < KC ? k - pc : KC, m, ap, apk ? apk + pc * ((m + MR - 1) / MR * MR) : NULL, b + jc, koff + pc, c + jc, ldc,
+               n - jc < NC ? n - jc : NC, pc > 0);
 }
 
 /* The floats of A's and B's panels for an m x n x k product (A's only when B is read in place). */
@@ -348,13 +370,13 @@ static int64_t panel_floats(int64_t m, int64_t n, int64_t k, bool in_place, int6
 }
 
 /* C = A B (or C += A B with acc) on the calling thread: B strided, or with koff its rows in
- * place (om__gemm_rows); scratch holds panel_floats floats. */
+ * place (gemm_rows); scratch holds panel_floats floats; apk, bpk as gemm takes them. */
 static void product(strided a, strided b, const int64_t *koff, float *c, int64_t ldc, int64_t m, int64_t n, int64_t k, bool acc,
-                    float *scratch) {
+                    float *scratch, const float *apk, const float *bpk) {
   int64_t a_floats;
   panel_floats(m, n, k, koff != NULL, &a_floats);
-  if (koff && k > 0) gemm_rows(a, b.p, koff, c, ldc, m, n, k, scratch);
-  else gemm(a, b, c, ldc, m, n, k, scratch, scratch + a_floats, acc);
+  if (koff && k > 0) gemm_rows(a, b.p, koff, c, ldc, m, n, k, scratch, apk);
+  else gemm(a, b, c, ldc, m, n, k, scratch, scratch + a_floats, apk, bpk, acc);
 }
 
 int64_t om__gemm_scratch(int64_t m, int64_t n, int64_t k, bool in_place) {
@@ -364,7 +386,7 @@ int64_t om__gemm_scratch(int64_t m, int64_t n, int64_t k, bool in_place) {
 
 void om__gemm_on(const float *a, int64_t ars, int64_t acs, const float *b, int64_t brs, int64_t bcs, const int64_t *koff, float *c,
                  int64_t ldc, int64_t m, int64_t n, int64_t k, float *scratch) {
-  if (m > 0 && n > 0) product((strided){a, ars, acs}, (strided){b, brs, bcs}, koff, c, ldc, m, n, k, false, scratch);
+  if (m > 0 && n > 0) product((strided){a, ars, acs}, (strided){b, brs, bcs}, koff, c, ldc, m, n, k, false, scratch, NULL, NULL);
 }
 
 /* ---- products on several threads ----
@@ -392,22 +414,25 @@ typedef struct gemm_job {
   int64_t m, n, k, ldc;
   bool acc;
   const int64_t *boff; /* per product: the offsets of A_t and B_t (NULL: one product) */
-  const int64_t *koff; /* om__gemm_rows: B's rows in place (b.p + koff[kk]), else NULL */
   int per;             /* blocks per product */
-  bool by_rows;        /* blocks of step rows of C, else of step columns */
-  int64_t step;
+  bool by_rows;        /* blocks of rows of C, else of columns */
+  int64_t units, unit; /* a product's rows or columns in whole tiles (MR or NR each), and the tile */
+  int64_t step;        /* the most rows or columns a block has */
+  float *apk, *bpk;    /* each product's A (column blocks) or B (row blocks) packed whole, or NULL */
   float *scratch[OM_MAX_THREADS]; /* each thread's panels */
 } gemm_job;
 
-/* Splits each product of job j into blocks (j->per of them, j->step rows or columns each). */
+/* Splits each product of job j into j->per blocks of whole tiles, as even as tiles allow (block p
+ * from tile p units / per): blocks of one size rounded up would leave the last one short, and 11
+ * blocks of 48 columns (a 512-wide product) share 6 to 5 on 2 threads. */
 static void split(gemm_job *j) {
   double macs = (double)j->m * (double)j->n * (double)j->k;
   int per = macs < 2 * PART_MACS ? 1 : macs < 16 * PART_MACS ? 4 : 12; /* 12: even on 2, 3 and 4 threads */
   j->by_rows = j->m > j->n;
-  int64_t len = j->by_rows ? j->m : j->n, unit = j->by_rows ? MR : NR, units = (len + unit - 1) / unit;
-  if (units < per) per = (int)units;
-  j->step = (units + per - 1) / per * unit;
-  j->per = (int)((len + j->step - 1) / j->step);
+  int64_t len = j->by_rows ? j->m : j->n;
+  j->unit = j->by_rows ? MR : NR, j->units = (len + j->unit - 1) / j->unit;
+  j->per = j->units < per ? (int)j->units : per;
+  j->step = (j->units + j->per - 1) / j->per * j->unit;
 }
 
 int om__gemm_parts(int64_t m, int64_t n, int64_t k) {
@@ -419,15 +444,60 @@ int om__gemm_parts(int64_t m, int64_t n, int64_t k) {
 
 static void gemm_part(void *ctx, int64_t part, int worker) {
   const gemm_job *j = ctx;
-  int64_t t = part / j->per, lo = part % j->per * j->step, len = j->by_rows ? j->m : j->n;
-  int64_t hi = lo + j->step < len ? lo + j->step : len;
+  int64_t t = part / j->per, p = part % j->per, len = j->by_rows ? j->m : j->n;
+  int64_t lo = p * j->units / j->per * j->unit, hi = (p + 1) * j->units / j->per * j->unit;
+  if (hi > len) hi = len;
   strided a = j->a, b = j->b;
   float *c = j->c + t * j->m * j->n;
   if (j->boff) a.p += j->boff[2 * t], b.p += j->boff[2 * t + 1];
   int64_t m = j->m, n = j->n;
   if (j->by_rows) a.p += lo * a.rs, c += lo * j->ldc, m = hi - lo;
-  else b.p += lo * (j->koff ? 1 : b.cs), c += lo, n = hi - lo;
-  product(a, b, j->koff, c, j->ldc, m, n, j->k, j->acc, j->scratch[worker]);
+  else b.p += lo * b.cs, c += lo, n = hi - lo;
+  product(a, b, NULL, c, j->ldc, m, n, j->k, j->acc, j->scratch[worker], j->apk ? j->apk + t * packed_a_floats(j->m, j->k) : NULL,
+          j->bpk ? j->bpk + t * packed_b_floats(j->n, j->k) : NULL);
+}
+
+/* Packing the operand that every block of a product would pack again (A for blocks of columns,
+ * B for blocks of rows) costs as much per block as once for the whole product: at 512 x 512 x
+ * 512 in 11 blocks the repeats were a tenth of the time. So a product split in blocks has that
+ * operand packed whole first (a job of its own: part p packs one MC block or NC block of one KC
+ * slice of one product), which the blocks then read. Not where no block would pack it (A's rows
+ * or B's read in place, too few rows for a tile) nor past PACK_FLOATS (memory before speed: a
+ * broadcast A, say, is packed once for each product). */
+#define PACK_FLOATS ((int64_t)1 << 24)
+
+static void pack_part(void *ctx, int64_t part, int worker) {
+  (void)worker;
+  const gemm_job *j = ctx;
+  int64_t slices = (j->k + KC - 1) / KC, blocks = j->apk ? (j->m + MC - 1) / MC : (j->n + NC - 1) / NC;
+  int64_t t = part / (slices * blocks), s = part % slices, blk = part / slices % blocks, pc = s * KC, kc = j->k - pc < KC ? j->k - pc : KC;
+  strided a = j->a, b = j->b;
+  if (j->boff) a.p += j->boff[2 * t], b.p += j->boff[2 * t + 1];
+  if (j->apk) {
+    int64_t ic = blk * MC, mc = j->m - ic < MC ? j->m - ic : MC;
+    pack_a(j->apk + t * packed_a_floats(j->m, j->k) + pc * ((j->m + MR - 1) / MR * MR) + ic * kc,
+           (strided){a.p + ic * a.rs + pc * a.cs, a.rs, a.cs}, mc, kc);
+  } else {
+    int64_t jc = blk * NC, nc = j->n - jc < NC ? j->n - jc : NC;
+    pack_b(j->bpk + t * packed_b_floats(j->n, j->k) + jc * j->k + pc * ((nc + NR - 1) / NR * NR),
+           (strided){b.p + pc * b.rs + jc * b.cs, b.rs, b.cs}, kc, nc);
+  }
+}
+
+/* Packs the operand job j's blocks share (see PACK_FLOATS) on `threads` threads, if any;
+ * false with OutOfMemory naming who. */
+static bool pack_shared(gemm_job *j, int64_t batches, int threads, const char *who) {
+  bool b_in_place = j->n <= DIRECT_N && j->a.cs == 1 && j->b.cs == 1 && (j->n % NR == 0 || j->n % NR == 4);
+  bool share_a = !j->by_rows && j->m >= MR, share_b = j->by_rows && !b_in_place;
+  int64_t floats, blocks = share_a ? (j->m + MC - 1) / MC : (j->n + NC - 1) / NC;
+  if (j->per == 1 || j->k == 0 || !(share_a || share_b) ||
+      __builtin_mul_overflow(share_a ? packed_a_floats(j->m, j->k) : packed_b_floats(j->n, j->k), batches, &floats) || floats > PACK_FLOATS)
+    return true;
+  float *p = om__alloc((uint64_t)floats * sizeof(float), who);
+  if (!p) return false;
+  *(share_a ? &j->apk : &j->bpk) = p;
+  om__parallel(batches * blocks * ((j->k + KC - 1) / KC), threads, pack_part, j);
+  return true;
 }
 
 /* Runs a job of `batches` products on the pool, with panels for each thread taking part;
@@ -436,13 +506,15 @@ static bool run_job(gemm_job *j, int64_t batches, const char *who) {
   if (j->m == 0 || j->n == 0 || batches == 0) return true;
   split(j);
   int threads = om__job_threads((double)batches * (double)j->m * (double)j->n * (double)j->k, batches * j->per);
-  int64_t floats = om__gemm_scratch(j->by_rows ? j->step : j->m, j->by_rows ? j->n : j->step, j->k, j->koff != NULL);
+  int64_t floats = om__gemm_scratch(j->by_rows ? j->step : j->m, j->by_rows ? j->n : j->step, j->k, false);
   float small[SMALL_SCRATCH]; /* a small product's panels on one thread: no malloc */
-  bool ok = true, on_stack = threads == 1 && floats <= SMALL_SCRATCH;
+  bool ok = pack_shared(j, batches, threads, who), on_stack = threads == 1 && floats <= SMALL_SCRATCH;
   if (on_stack) j->scratch[0] = small;
   for (int i = 0; ok && !on_stack && i < threads; i++) ok = (j->scratch[i] = om__alloc((uint64_t)(floats + 1) * sizeof(float), who)) != NULL;
   if (ok) om__parallel(batches * j->per, threads, gemm_part, j);
   for (int i = 0; !on_stack && i < threads; i++) free(j->scratch[i]);
+  free(j->apk);
+  free(j->bpk);
   return ok;
 }
 
@@ -795,7 +867,7 @@ static void attention_part(void *ctx, int64_t part, int worker) {
   strided V = {j->pv + ov, j->v->strides[j->v->ndim - 2], j->v->strides[j->v->ndim - 1]};
   strided Q = {j->pq + oq + i0 * j->q->strides[j->q->ndim - 2], j->q->strides[j->q->ndim - 2], j->q->strides[j->q->ndim - 1]};
   float *sc = j->sc[worker];
-  product(Q, K, NULL, sc, S, rb, S, j->E, false, j->panels[worker]);
+  product(Q, K, NULL, sc, S, rb, S, j->E, false, j->panels[worker], NULL, NULL);
   for (int64_t i = 0; i < rb; i++) {
     float *row = sc + i * S;
     const char *mrow = j->pm ? j->pm + om + (i0 + i) * j->smask[j->nb] : NULL;
@@ -814,7 +886,7 @@ static void attention_part(void *ctx, int64_t part, int worker) {
       }
     om__softmax_row(row, row, S, 1, j->e[worker], false);
   }
-  product((strided){sc, S, 1}, V, NULL, j->po + (t * j->L + i0) * j->Ev, j->Ev, rb, j->Ev, S, false, j->panels[worker]);
+  product((strided){sc, S, 1}, V, NULL, j->po + (t * j->L + i0) * j->Ev, j->Ev, rb, j->Ev, S, false, j->panels[worker], NULL, NULL);
 }
 
 static bool forward_attention(om_call *c) {
@@ -995,16 +1067,4 @@ om_tensor *om_matmul(om_tensor *a, om_tensor *b) {
   }
   om__scope_end(&s);
   return r;
-}
-
-/* The product with B rows read in place: C[m, n] (row stride ldc) = A[m, k] B with row kk of B
- * the n floats at b + koff[kk] (a stride-1 convolution's windows over a padded image: the
- * im2col matrix never made). A is packed as gemm packs it; B is not packed at all, each 8-column
- * step of a row read straight from the image, so every read may run up to 7 floats past the
- * row's n (the caller's slack). Each C element summed as gemm sums it (micro_tile, KC blocks),
- * so this gives gemm's bits for the same A and B. */
-bool om__gemm_rows(const float *a, int64_t ars, int64_t acs, const float *b, const int64_t *koff, float *c, int64_t ldc,
-                   int64_t m, int64_t n, int64_t k, const char *who) {
-  gemm_job j = {.a = {a, ars, acs}, .b = {b, 0, 1}, .c = c, .m = m, .n = n, .k = k, .ldc = ldc, .koff = koff};
-  return run_job(&j, 1, who);
 }

@@ -42,15 +42,16 @@ TEST(conv2d_1x1_equals_matmul) {
 }
 
 /* The convolution (im2col with its fast path for stride-1 "same" convolutions, shifted planes,
- * and the stride-1 windows read in place from a padded image, om__gemm_rows) against im2col
- * written the plain way, through the same product: the same bits, for strides, padding,
- * dilation, groups, taps wholly outside the plane (a 5x5 kernel on 3x2), more than 256 rows (two
- * KC blocks of the product), more than 512 columns (two NC blocks), output channels that are not
- * a multiple of the tile's 4 (LeNet's 6 and 16), depthwise (one input and one output channel per
- * group, summed directly: strides 1, 2 and 3, dilation, 5x5, rows of 8 and more columns and a
- * shorter rest; with two output channels per group or 17x17 taps, more than a KC block, the
- * product's path) and 2 per group, and an infinite weight (its products with the padding's zeros
- * are NaN in both, depthwise and not). */
+ * and the stride-1 windows read in place from a padded image) against im2col written the plain
+ * way, through the same product: the same bits, for strides, padding, dilation, groups, taps
+ * wholly outside the plane (a 5x5 kernel on 3x2), more than 256 rows (two KC blocks of the
+ * product), more than 512 columns (two NC blocks), output channels that are not a multiple of
+ * the tile's 4 (LeNet's 6 and 16), depthwise (one input and one output channel per group, summed
+ * directly: strides 1, 2 and 3, dilation, 5x5, rows of 8 and more columns and a shorter rest;
+ * with two output channels per group or 17x17 taps, more than a KC block, the product's path)
+ * and 2 per group, products split in bands of output rows (4 and 12 of them, fewer rows than
+ * bands, in place, im2col, shifted planes and 1x1; 3 images, each split), and an infinite weight
+ * (its products with the padding's zeros are NaN in both, depthwise and not). */
 TEST(conv2d_windows_are_im2col_written_plainly) {
   struct { int64_t n, c, h, w, o, kh, kw, s[2], p[2], d[2], groups; } cases[] = {
       {2, 3, 7, 5, 4, 3, 3, {1, 1}, {1, 1}, {1, 1}, 1}, {1, 4, 9, 11, 6, 3, 2, {2, 3}, {1, 2}, {1, 1}, 2},
@@ -63,8 +64,14 @@ TEST(conv2d_windows_are_im2col_written_plainly) {
       {2, 8, 17, 19, 8, 3, 3, {2, 2}, {1, 1}, {1, 1}, 8}, {1, 4, 20, 29, 8, 5, 5, {1, 1}, {2, 2}, {2, 2}, 4},
       {1, 3, 11, 30, 3, 3, 3, {3, 2}, {1, 0}, {1, 1}, 3}, {1, 5, 9, 40, 5, 3, 3, {1, 3}, {1, 1}, {1, 1}, 5},
       {1, 2, 20, 20, 2, 17, 17, {1, 1}, {8, 8}, {1, 1}, 2}, {1, 4, 20, 29, 4, 5, 5, {1, 1}, {2, 2}, {2, 2}, 4},
+      {1, 16, 30, 30, 16, 3, 3, {1, 1}, {1, 1}, {1, 1}, 1}, {1, 32, 40, 40, 32, 3, 3, {1, 1}, {1, 1}, {1, 1}, 1},
+      {1, 128, 3, 60, 64, 3, 3, {1, 1}, {1, 1}, {1, 1}, 1}, {1, 32, 41, 40, 32, 3, 3, {2, 2}, {1, 1}, {1, 1}, 1},
+      {1, 32, 30, 12, 64, 3, 3, {1, 1}, {1, 1}, {1, 1}, 1}, {1, 64, 30, 30, 64, 1, 1, {1, 1}, {0, 0}, {1, 1}, 1},
+      {3, 16, 30, 30, 16, 3, 3, {1, 1}, {1, 1}, {1, 1}, 1}, {3, 32, 41, 40, 32, 3, 3, {2, 2}, {1, 1}, {1, 1}, 1},
       {1, 6, 6, 19, 6, 3, 3, {1, 1}, {1, 1}, {1, 1}, 6},
       {1, 3, 5, 6, 7, 3, 3, {1, 1}, {1, 1}, {1, 1}, 1}};
+  int before = om_get_num_threads();
+  om_set_num_threads(2); /* bands are for more than one thread (the single-thread WASM build has none) */
   for (size_t t = 0; t < sizeof cases / sizeof *cases; t++) {
     int64_t n = cases[t].n, c = cases[t].c, h = cases[t].h, w = cases[t].w, o = cases[t].o, kh = cases[t].kh, kw = cases[t].kw;
     int64_t gr = cases[t].groups, cg = c / gr, og = o / gr;
@@ -102,6 +109,7 @@ TEST(conv2d_windows_are_im2col_written_plainly) {
     free(col), free(ref);
     om__release_all((om_tensor *[]){x, wt, y, bias}, 4);
   }
+  om_set_num_threads(before);
 }
 
 /* A Sobel-x kernel on 1..9 with padding 1 (cross-correlation, as PyTorch). */

@@ -365,43 +365,80 @@ TEST(matmul_rows_do_not_depend_on_m) {
     }
 }
 
-/* Every C element is summed in the kernel's one order: from zero, k ascending within a KC (256)
- * block, each block's sum added to C in order (to C's old value with om__gemm_acc). Checked bit
- * for bit against that order written out, on every path: fewer rows than a tile (1, 3; with B
- * transposed, four of its columns read as vectors and transposed, N % 4 columns left over), edge
- * tiles of 1 to 3 rows and of 1 to 7 columns, A read in place (N up to 32) or packed (33, 40),
- * B's rows read in place (contiguous, N a multiple of 8 or 4 past one) or packed (transposed,
- * or N 3, 5, 33), K across two KC blocks, A transposed, rows with slack between them. */
+/* Whether om__gemm (om__gemm_acc with acc) of an m x k by k x n product, A and B transposed or
+ * not, with slack between rows, sums every C element in the kernel's one order: from zero, k
+ * ascending within a KC (256) block, each block's sum added to C in order (to C's old value
+ * with acc); the failure names the case. */
+static bool sums_in_kernel_order(int64_t m, int64_t n, int64_t k, int layout, uint32_t seed) {
+  enum { KC = 256 };
+  bool at = layout & 1, bt = layout & 2, acc = layout & 4; /* A, B transposed; C += A B */
+  int64_t ars = at ? 1 : k + 3, acs = at ? m + 2 : 1, brs = bt ? 1 : n + 1, bcs = bt ? k + 5 : 1;
+  size_t na = (size_t)(at ? k * acs : m * ars), nb = (size_t)(bt ? n * bcs : k * brs), nc = (size_t)(m * n);
+  float *a = malloc(sizeof(float) * na), *b = malloc(sizeof(float) * nb), *c = malloc(sizeof(float) * nc), *want = malloc(sizeof(float) * nc);
+  uint32_t x = seed;
+  for (size_t i = 0; i < na; i++) a[i] = (float)((x = x * 1664525u + 1013904223u) >> 8) / 16777216.0f - 0.5f;
+  for (size_t i = 0; i < nb; i++) b[i] = (float)((x = x * 1664525u + 1013904223u) >> 8) / 16777216.0f - 0.5f;
+  for (size_t i = 0; i < nc; i++) c[i] = want[i] = (float)i * 0.25f;
+  for (int64_t i = 0; i < m; i++)
+    for (int64_t j = 0; j < n; j++)
+      for (int64_t pc = 0; pc < k; pc += KC) {
+        float sum = 0.0f;
+        for (int64_t kk = pc; kk < k && kk < pc + KC; kk++) sum += a[i * ars + kk * acs] * b[kk * brs + j * bcs];
+        want[i * n + j] = pc == 0 && !acc ? sum : want[i * n + j] + sum;
+      }
+  bool ok = (acc ? om__gemm_acc : om__gemm)(a, ars, acs, b, brs, bcs, c, m, n, k, "test") && !memcmp(c, want, sizeof(float) * nc);
+  if (!ok)
+    FAILED("m %lld, n %lld, k %lld, A %s, B %s%s: not the bits of the kernel's order", (long long)m, (long long)n, (long long)k,
+           at ? "transposed" : "contiguous", bt ? "transposed" : "contiguous", acc ? ", accumulated" : "");
+  free(a), free(b), free(c), free(want);
+  return ok;
+}
+
+/* The kernel's order on every path: fewer rows than a tile (1, 3; with B transposed, four of its
+ * columns read as vectors and transposed, N % 4 columns left over), edge tiles of 1 to 3 rows and
+ * of 1 to 7 columns, A read in place (N up to 32) or packed (33, 40), B's rows read in place
+ * (contiguous, N a multiple of 8 or 4 past one) or packed (transposed, or N 3, 5, 33), K across
+ * two KC blocks, A transposed, rows with slack between them. */
 TEST(matmul_sums_in_kernel_order) {
   const int64_t ms[] = {1, 3, 4, 6, 9, 65}, ns[] = {3, 4, 5, 8, 12, 24, 32, 33, 40}, ks[] = {1, 8, 257};
-  enum { KC = 256 };
   for (size_t mi = 0; mi < sizeof ms / sizeof ms[0]; mi++)
     for (size_t ni = 0; ni < sizeof ns / sizeof ns[0]; ni++)
       for (size_t ki = 0; ki < sizeof ks / sizeof ks[0]; ki++)
-        for (int layout = 0; layout < 8; layout++) {
-          int64_t m = ms[mi], n = ns[ni], k = ks[ki];
-          bool at = layout & 1, bt = layout & 2, acc = layout & 4; /* A, B transposed; C += A B */
-          int64_t ars = at ? 1 : k + 3, acs = at ? m + 2 : 1, brs = bt ? 1 : n + 1, bcs = bt ? k + 5 : 1;
-          size_t na = (size_t)(at ? k * acs : m * ars), nb = (size_t)(bt ? n * bcs : k * brs), nc = (size_t)(m * n);
-          float *a = malloc(sizeof(float) * na), *b = malloc(sizeof(float) * nb), *c = malloc(sizeof(float) * nc),
-                *want = malloc(sizeof(float) * nc);
-          uint32_t x = 12345u + (uint32_t)(mi * 100 + ni * 10 + ki);
-          for (size_t i = 0; i < na; i++) a[i] = (float)((x = x * 1664525u + 1013904223u) >> 8) / 16777216.0f - 0.5f;
-          for (size_t i = 0; i < nb; i++) b[i] = (float)((x = x * 1664525u + 1013904223u) >> 8) / 16777216.0f - 0.5f;
-          for (size_t i = 0; i < nc; i++) c[i] = want[i] = (float)i * 0.25f;
-          for (int64_t i = 0; i < m; i++)
-            for (int64_t j = 0; j < n; j++)
-              for (int64_t pc = 0; pc < k; pc += KC) {
-                float sum = 0.0f;
-                for (int64_t kk = pc; kk < k && kk < pc + KC; kk++) sum += a[i * ars + kk * acs] * b[kk * brs + j * bcs];
-                want[i * n + j] = pc == 0 && !acc ? sum : want[i * n + j] + sum;
-              }
-          bool ok = (acc ? om__gemm_acc : om__gemm)(a, ars, acs, b, brs, bcs, c, m, n, k, "test");
-          if (!ok || memcmp(c, want, sizeof(float) * nc))
-            FAILED("m %lld, n %lld, k %lld, A %s, B %s%s: not the bits of the kernel's order", (long long)m, (long long)n,
-                   (long long)k, at ? "transposed" : "contiguous", bt ? "transposed" : "contiguous", acc ? ", accumulated" : "");
-          free(a), free(b), free(c), free(want);
-        }
+        for (int layout = 0; layout < 8; layout++) sums_in_kernel_order(ms[mi], ns[ni], ks[ki], layout, 12345u + (uint32_t)(mi * 100 + ni * 10 + ki));
+}
+
+/* Products large enough to be split in blocks (4 from 2^20 multiply-adds, 12 from 2^23), with
+ * the operand the blocks share packed whole first: blocks of columns reading A packed (two NC
+ * blocks and a short one; blocks of at most 32 columns, which would read A in place alone), of
+ * rows reading B packed (two NC blocks; N at most 32 with B transposed, which the blocks read
+ * packed, and contiguous, which they read in place), and in every layout the same order. */
+TEST(matmul_split_sums_in_kernel_order) {
+  const int64_t sizes[][3] = {{67, 1030, 300}, {64, 256, 512}, {1030, 40, 300}, {1030, 24, 300}, {600, 530, 40}};
+  for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+    for (int layout = 0; layout < 8; layout++) sums_in_kernel_order(sizes[s][0], sizes[s][1], sizes[s][2], layout, 777u + (uint32_t)s);
+}
+
+/* A batch of split products (A packed whole for each product, or B for each) gives each product
+ * the bits it has alone, A broadcast over the batch too. */
+TEST(matmul_split_batches) {
+  const int64_t sizes[][3] = {{67, 520, 300}, {530, 40, 300}};
+  for (size_t s = 0; s < 2; s++)
+    for (int bcast = 0; bcast < 2; bcast++) {
+      int64_t m = sizes[s][0], n = sizes[s][1], k = sizes[s][2];
+      om_tensor *a = om_randn((int64_t[]){bcast ? 1 : 3, m, k}, 3, 50 + s, true), *b = om_randn((int64_t[]){3, k, n}, 3, 60 + s, true);
+      om_tensor *c = om_matmul(a, b);
+      CHECK(c != NULL);
+      for (int64_t t = 0; c && t < 3; t++) {
+        om_tensor *at = om_select(a, 0, bcast ? 0 : t), *bt = om_select(b, 0, t), *one = om_matmul(at, bt), *ct = om_select(c, 0, t);
+        float *got = malloc(sizeof(float) * (size_t)(m * n)), *want = malloc(sizeof(float) * (size_t)(m * n));
+        if (!one || !ct || !om_tensor_read(ct, got) || !om_tensor_read(one, want) || memcmp(got, want, sizeof(float) * (size_t)(m * n)))
+          FAILED("m %lld, n %lld, k %lld%s: product %lld of the batch is not its bits alone", (long long)m, (long long)n, (long long)k,
+                 bcast ? ", A broadcast" : "", (long long)t);
+        free(got), free(want);
+        R(at); R(bt); R(one); R(ct);
+      }
+      R(a); R(b); R(c);
+    }
 }
 
 TEST(matmul_shapes) {
@@ -545,6 +582,8 @@ int main(void) {
   RUN(matmul_against_reference);
   RUN(matmul_rows_do_not_depend_on_m);
   RUN(matmul_sums_in_kernel_order);
+  RUN(matmul_split_sums_in_kernel_order);
+  RUN(matmul_split_batches);
   RUN(matmul_shapes);
   RUN(linear_matches_matmul);
   RUN(in_place_writes_bump_version);

@@ -129,7 +129,7 @@ static void conv_fn(om_tensor *const *in, om_tensor **out) {
 
 TEST(conv_same_bits_on_any_thread_count) {
   struct { int64_t n, c, hw, o, k, stride, pad, groups; const char *what; } cases[] = {
-      {1, 64, 32, 64, 3, 1, 1, 1, "3x3 64 channels 32x32: windows in place, the product split"},
+      {1, 64, 32, 64, 3, 1, 1, 1, "3x3 64 channels 32x32: windows in place, the product in bands of rows"},
       {12, 8, 16, 8, 3, 1, 1, 1, "windows in place, the 12 products as the parts"},
       {2, 64, 32, 64, 3, 1, 1, 64, "depthwise 3x3: windows in place, one row per product"},
       {2, 16, 32, 32, 3, 2, 1, 1, "stride 2: im2col"},
