@@ -296,11 +296,13 @@ static bool windows_in_place(const win *g, int64_t og) {
  * without padding). The parts of one job are bands of whole output rows of each product, each
  * on one thread in that thread's scratch (om__gemm_on): its rows of the padded image (the rows
  * its windows reach, all channels) or of the im2col matrix, its product, its kept columns and
- * the bias, so nothing but the allocation runs on one thread alone. A product is one band on one
- * thread, or where there are at least as many products as the parts one product splits into
- * (depthwise convs, large batches), or a multiple of the thread count; else it is split into that
- * many bands, as om__gemm would split it. Each output is the same sum either way, so the bits do
- * not depend on the bands or the thread count. */
+ * the bias, so nothing but the allocation runs on one thread alone. On more than one thread each
+ * product is cut into enough bands that the job has at least as many parts as om__gemm would cut
+ * one product into (12 bands of a batch of 1, 2 of each of 8 images, 1 where the products are
+ * that many already: depthwise convs, large batches): parts a fraction of the whole, so a thread
+ * the machine slows down leaves little for the other at the end. On one thread a product is one
+ * band. Each output is the same sum either way, so the bits do not depend on the bands or the
+ * thread count. */
 typedef struct conv_job {
   const conv_geom *cg;
   const float *x, *w;
@@ -468,10 +470,11 @@ static bool conv_products(const conv_geom *cg, const float *x, const float *w, c
   conv_job j = {.cg = cg, .x = x, .w = w, .bias = bias, .out = out, .bands = 1};
   j.direct = kk == 1 && g->sh == 1 && g->sw == 1 && g->ph == 0 && g->pw == 0;
   bool in_place = !j.direct && windows_in_place(g, og);
-  int64_t width = g->ow, parts = om__gemm_parts(og, g->oh * g->ow, k), bands = parts < g->oh ? parts : g->oh;
+  /* bands so that the job has at least the parts one product would split into, whole rows each */
+  int64_t width = g->ow, parts = om__gemm_parts(og, g->oh * g->ow, k), bands = (parts + products - 1) / products;
+  if (bands > g->oh) bands = g->oh;
   double macs = (double)products * (double)og * (double)(g->oh * g->ow) * (double)k;
-  int t = om__job_threads(macs, products * bands); /* one thread: whole products, one after the other */
-  if (t > 1 && products < parts && !(products >= t && products % t == 0)) j.bands = bands;
+  if (om__job_threads(macs, products * bands) > 1) j.bands = bands; /* one thread: whole products, one after the other */
   int64_t *koff = NULL, floats = 0, rows = (g->oh + j.bands - 1) / j.bands, cols; /* scratch: B, in place C, then the panels */
   if (in_place) {
     int64_t hp = g->h + 2 * g->ph, c_tmp;
