@@ -311,8 +311,8 @@ typedef struct conv_job {
   bool direct;
   const int64_t *koff;    /* in place: each tap's offset in the padded image, else NULL */
   int64_t plane, wp;      /* in place: a padded plane's floats and width */
-  int64_t img;            /* the floats of each thread's padded image or im2col band */
-  int64_t bands, tmp;     /* bands per product; in place, where each thread's C band starts */
+  int64_t img;            /* the floats of each thread's padded image (then, in place, its C band) or im2col band */
+  int64_t bands;          /* bands per product */
   int64_t panels;         /* where the product's panels start in each thread's scratch */
   float *scratch[OM_MAX_THREADS];
   bool zeroed[OM_MAX_THREADS]; /* in place: the thread's padded image is zeros around */
@@ -340,7 +340,7 @@ static void conv_part(void *ctx, int64_t idx, int worker) {
         float *dst = j->scratch[worker] + ch * j->plane + r * j->wp + g->pw;
         for (int64_t x = 0; x < g->w; x++) dst[x] = src[x];
       }
-    b += y0 * j->wp, c = j->scratch[worker] + j->tmp, ldc = cols;
+    b += y0 * j->wp, c = j->scratch[worker] + j->img, ldc = cols;
   } else if (j->direct) {
     b = xi + y0 * g->ow, brs = grid;
   } else {
@@ -489,7 +489,7 @@ static bool conv_products(const conv_geom *cg, const float *x, const float *w, c
     for (int64_t ch = 0, t = 0; ch < k / kk; ch++)
       for (int64_t i = 0; i < g->kh; i++)
         for (int64_t jj = 0; jj < g->kw; jj++) koff[t++] = ch * j.plane + i * g->dh * j.wp + jj * g->dw;
-    j.koff = koff, j.tmp = j.img;
+    j.koff = koff;
   } else {
     cols = rows * width;
     if (!j.direct) j.img = floats = k * cols;

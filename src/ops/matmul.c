@@ -306,10 +306,13 @@ static void direct_blocks(strided a, int64_t pc, int64_t kc, int64_t m, strided 
     }
 }
 
+/* v rounded up to a multiple of `to`: the rows (MR) or columns (NR) of an operand's packed panels. */
+static int64_t round_up(int64_t v, int64_t to) { return (v + to - 1) / to * to; }
+
 /* The floats of A packed whole (all its KC slices, each of m rows rounded up to MR) and of B
  * packed whole (each NC block's KC slices, n rounded up to NR), as pack_part lays them out. */
-static int64_t packed_a_floats(int64_t m, int64_t k) { return (m + MR - 1) / MR * MR * k; }
-static int64_t packed_b_floats(int64_t n, int64_t k) { return (n + NR - 1) / NR * NR * k; }
+static int64_t packed_a_floats(int64_t m, int64_t k) { return round_up(m, MR) * k; }
+static int64_t packed_b_floats(int64_t n, int64_t k) { return round_up(n, NR) * k; }
 
 /* C (row stride ldc) = A B (or C += A B with acc) for one matrix pair, with scratch panels ap and
  * bp; apk or bpk (else NULL): A or B packed whole beforehand (pack_part), read instead of
@@ -335,10 +338,10 @@ static void gemm(strided a, strided b, float *c, int64_t ldc, int64_t m, int64_t
         direct_blocks(a, pc, kc, m, bk, c + jc, ldc, nc, acc || pc > 0);
         continue;
       }
-      const float *bq = bpk ? bpk + jc * k + pc * ((nc + NR - 1) / NR * NR) : bp;
+      const float *bq = bpk ? bpk + jc * k + pc * round_up(nc, NR) : bp;
       if (!bpk) pack_b(bp, bk, kc, nc);
       if (direct) direct_blocks(a, pc, kc, m, (strided){bq, NR, kc}, c + jc, ldc, nc, acc || pc > 0);
-      else a_blocks(a, pc, kc, m, ap, apk ? apk + pc * ((m + MR - 1) / MR * MR) : NULL, bq, NULL, c + jc, ldc, nc, acc || pc > 0);
+      else a_blocks(a, pc, kc, m, ap, apk ? apk + pc * round_up(m, MR) : NULL, bq, NULL, c + jc, ldc, nc, acc || pc > 0);
     }
   }
 }
@@ -358,13 +361,13 @@ static void gemm_rows(strided a, const float *b, const int64_t *koff, float *c, 
   }
   for (int64_t jc = 0; jc < n; jc += NC) /* NC columns at a time, as gemm: B's rows of a slice then stay in cache */
     for (int64_t pc = 0; pc < k; pc += KC)
-      a_blocks(a, pc, k - pc < KC ? k - pc : KC, m, ap, apk ? apk + pc * ((m + MR - 1) / MR * MR) : NULL, b + jc, koff + pc, c + jc, ldc,
+      a_blocks(a, pc, k - pc < KC ? k - pc : KC, m, ap, apk ? apk + pc * round_up(m, MR) : NULL, b + jc, koff + pc, c + jc, ldc,
                n - jc < NC ? n - jc : NC, pc > 0);
 }
 
 /* The floats of A's and B's panels for an m x n x k product (A's only when B is read in place). */
 static int64_t panel_floats(int64_t m, int64_t n, int64_t k, bool in_place, int64_t *a_floats) {
-  int64_t kc = k < KC ? k : KC, ncp = ((n < NC ? n : NC) + NR - 1) / NR * NR, mcp = ((m < MC ? m : MC) + MR - 1) / MR * MR;
+  int64_t kc = k < KC ? k : KC, ncp = round_up(n < NC ? n : NC, NR), mcp = round_up(m < MC ? m : MC, MR);
   *a_floats = mcp * kc;
   return mcp * kc + (in_place ? 0 : kc * ncp);
 }
@@ -475,11 +478,11 @@ static void pack_part(void *ctx, int64_t part, int worker) {
   if (j->boff) a.p += j->boff[2 * t], b.p += j->boff[2 * t + 1];
   if (j->apk) {
     int64_t ic = blk * MC, mc = j->m - ic < MC ? j->m - ic : MC;
-    pack_a(j->apk + t * packed_a_floats(j->m, j->k) + pc * ((j->m + MR - 1) / MR * MR) + ic * kc,
+    pack_a(j->apk + t * packed_a_floats(j->m, j->k) + pc * round_up(j->m, MR) + ic * kc,
            (strided){a.p + ic * a.rs + pc * a.cs, a.rs, a.cs}, mc, kc);
   } else {
     int64_t jc = blk * NC, nc = j->n - jc < NC ? j->n - jc : NC;
-    pack_b(j->bpk + t * packed_b_floats(j->n, j->k) + jc * j->k + pc * ((nc + NR - 1) / NR * NR),
+    pack_b(j->bpk + t * packed_b_floats(j->n, j->k) + jc * j->k + pc * round_up(nc, NR),
            (strided){b.p + pc * b.rs + jc * b.cs, b.rs, b.cs}, kc, nc);
   }
 }
