@@ -275,6 +275,18 @@ static void add_bias(const om_tensor *b, float *out, int64_t n, int64_t o, int64
     }
 }
 
+/* Copies into pad (a padded plane: wp floats a row, the input's row y at padded row y + ph from
+ * column pw) the input rows of plane that padded rows [r0, r1) hold: the interior. The zeros
+ * around it, written once, never change. */
+static void pad_rows(const float *plane, const win *g, int64_t wp, int64_t r0, int64_t r1, float *pad) {
+  int64_t lo = r0 - g->ph > 0 ? r0 - g->ph : 0, hi = r1 - g->ph < g->h ? r1 - g->ph : g->h;
+  for (int64_t y = lo; y < hi; y++) {
+    const float *src = plane + y * g->w;
+    float *dst = pad + (y + g->ph) * wp + g->pw;
+    for (int64_t x = 0; x < g->w; x++) dst[x] = src[x];
+  }
+}
+
 /* A stride-1 convolution without its im2col matrix. Each group's input channels are padded
  * once into planes of Hp x Wp = (h + 2ph) x (w + 2pw), zeros around; then window tap (ch, i, j)
  * of the output position q = y Wp + x is the padded image's float ch Hp Wp + i dh Wp + j dw + q,
@@ -331,15 +343,8 @@ static void conv_part(void *ctx, int64_t idx, int worker) {
   int64_t ldc = grid, brs = cols;
   if (j->koff) {
     if (!j->zeroed[worker]) memset(j->scratch[worker], 0, sizeof(float) * (size_t)j->img), j->zeroed[worker] = true;
-    int64_t r1 = y1 + (g->kh - 1) * g->dh; /* the padded rows the band's windows reach: [y0, r1) */
-    for (int64_t ch = 0; ch < cgr; ch++) /* their interior; the zeros around it never change */
-      for (int64_t r = y0; r < r1; r++) {
-        int64_t y = r - g->ph;
-        if (y < 0 || y >= g->h) continue;
-        const float *src = xi + (ch * g->h + y) * g->w;
-        float *dst = j->scratch[worker] + ch * j->plane + r * j->wp + g->pw;
-        for (int64_t x = 0; x < g->w; x++) dst[x] = src[x];
-      }
+    for (int64_t ch = 0; ch < cgr; ch++) /* the padded rows the band's windows reach */
+      pad_rows(xi + ch * g->h * g->w, g, j->wp, y0, y1 + (g->kh - 1) * g->dh, j->scratch[worker] + ch * j->plane);
     b += y0 * j->wp, c = j->scratch[worker] + j->img, ldc = cols;
   } else if (j->direct) {
     b = xi + y0 * g->ow, brs = grid;
@@ -422,11 +427,7 @@ static void dw_part(void *ctx, int64_t idx, int worker) {
   const win *g = &j->cg->g;
   int64_t gi = idx % j->cg->groups, kk = g->kh * g->kw, wp = j->wp, koff[256];
   float *pad = j->scratch[worker];
-  for (int64_t y = 0; y < g->h; y++) { /* the interior; the zeros around it never change */
-    const float *src = j->x + (idx * g->h + y) * g->w;
-    float *dst = pad + (y + g->ph) * wp + g->pw;
-    for (int64_t x = 0; x < g->w; x++) dst[x] = src[x];
-  }
+  pad_rows(j->x + idx * g->h * g->w, g, wp, 0, g->h + 2 * g->ph, pad);
   for (int64_t i = 0, t = 0; i < g->kh; i++)
     for (int64_t c = 0; c < g->kw; c++) koff[t++] = i * g->dh * wp + c * g->dw;
   const float *wr = j->w + gi * kk;
