@@ -291,8 +291,8 @@ bool om__gemm(const float *a, int64_t ars, int64_t acs, const float *b, int64_t 
  *  gradients summed over a batch (src/ops/conv.c). */
 bool om__gemm_acc(const float *a, int64_t ars, int64_t acs, const float *b, int64_t brs, int64_t bcs, float *c,
                   int64_t m, int64_t n, int64_t k, const char *who);
-/** How many parts om__gemm splits an m x n x k product into, from the sizes alone (1: it runs on
- *  one thread). A caller with many small products splits over them instead. */
+/** How many parts of about equal size an m x n x k product is worth splitting into on more
+ *  than one thread, from the sizes alone (1: too small to split): a convolution's bands. */
 int om__gemm_parts(int64_t m, int64_t n, int64_t k);
 /** The threads a job of `parts` parts and `macs` multiply-adds in all runs on: 1 below the size
  *  where waking the workers costs more than it saves, else om_get_num_threads() capped at parts. */

@@ -1,8 +1,8 @@
 /* The kernels' thread pool: om__parallel runs the parts of one job on the calling thread and up
  * to om_get_num_threads() - 1 worker threads, which start on first use and then sleep on a
  * condition variable between jobs. A kernel splits its work into parts that each write their
- * own outputs, summed in the serial order whatever the split (the products' blocks are chosen
- * from the sizes alone; a convolution's bands only where there is more than one thread), so
+ * own outputs, summed in the serial order whatever the split (which may depend on the thread
+ * count: a product is one block on one thread, and its blocks shrink with the threads), so
  * results have the same bits for any thread count.
  *
  * Workers run only the parts' arithmetic: they never allocate through om__alloc, set an error,

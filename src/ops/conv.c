@@ -309,10 +309,12 @@ static bool windows_in_place(const win *g, int64_t og) {
  * on one thread in that thread's scratch (om__gemm_on): its rows of the padded image (the rows
  * its windows reach, all channels) or of the im2col matrix, its product, its kept columns and
  * the bias, so nothing but the allocation runs on one thread alone. On more than one thread each
- * product is cut into enough bands that the job has at least as many parts as om__gemm would cut
- * one product into (12 bands of a batch of 1, 2 of each of 8 images, 1 where the products are
- * that many already: depthwise convs, large batches): parts a fraction of the whole, so a thread
- * the machine slows down leaves little for the other at the end. On one thread a product is one
+ * product is cut into enough bands of about equal size that the job has at least om__gemm_parts
+ * parts (12 bands of a large image alone, 2 of each of 8 images, 1 where the products are that
+ * many already: depthwise convs, large batches): parts a fraction of the whole, so a thread the
+ * machine slows down leaves little for the other at the end. (Not shrinking as om__gemm's blocks
+ * do: a band pads the rows its windows reach, two more than its own for a 3x3 kernel, which thin
+ * bands would pay many times over.) On one thread a product is one
  * band. Each output is the same sum either way, so the bits do not depend on the bands or the
  * thread count. */
 typedef struct conv_job {
@@ -471,7 +473,7 @@ static bool conv_products(const conv_geom *cg, const float *x, const float *w, c
   conv_job j = {.cg = cg, .x = x, .w = w, .bias = bias, .out = out, .bands = 1};
   j.direct = kk == 1 && g->sh == 1 && g->sw == 1 && g->ph == 0 && g->pw == 0;
   bool in_place = !j.direct && windows_in_place(g, og);
-  /* bands so that the job has at least the parts one product would split into, whole rows each */
+  /* bands so that the job has at least om__gemm_parts parts, whole rows each */
   int64_t width = g->ow, parts = om__gemm_parts(og, g->oh * g->ow, k), bands = (parts + products - 1) / products;
   if (bands > g->oh) bands = g->oh;
   double macs = (double)products * (double)og * (double)(g->oh * g->ow) * (double)k;

@@ -397,7 +397,7 @@ void om__gemm_on(const float *a, int64_t ars, int64_t acs, const float *b, int64
  * split into `per` parts by columns of C (or by rows, where C is taller than wide): part p is
  * product p / per, block p % per. Every C element is summed in the same order whatever the
  * block (see the top of the file: small_m and gemm_rows sum as micro does), so the split changes
- * nothing in the bits; it is chosen from the sizes alone. */
+ * nothing in the bits, and it may depend on the thread count. */
 
 /* Below this many multiply-adds a product is one part: waking the workers would cost more. */
 #define PART_MACS ((double)(1 << 19))
@@ -405,6 +405,9 @@ void om__gemm_on(const float *a, int64_t ars, int64_t acs, const float *b, int64
 /* Floats of panels a one-thread job keeps on the stack (8 KB): a small product's malloc and free
  * cost as much as its arithmetic. */
 enum { SMALL_SCRATCH = 2048 };
+
+/* The most blocks a product is split into (guided blocks on 4 threads make about 30). */
+enum { MAX_BLOCKS = 64 };
 
 int om__job_threads(double macs, int64_t parts) {
   int t = macs < 2 * PART_MACS ? 1 : om_get_num_threads();
@@ -419,36 +422,46 @@ typedef struct gemm_job {
   const int64_t *boff; /* per product: the offsets of A_t and B_t (NULL: one product) */
   int per;             /* blocks per product */
   bool by_rows;        /* blocks of rows of C, else of columns */
-  int64_t units, unit; /* a product's rows or columns in whole tiles (MR or NR each), and the tile */
+  int64_t unit;        /* the tile: MR rows or NR columns */
+  int64_t bound[MAX_BLOCKS + 1]; /* block p is tiles [bound[p], bound[p + 1]) */
   int64_t step;        /* the most rows or columns a block has */
   float *apk, *bpk;    /* each product's A (column blocks) or B (row blocks) packed whole, or NULL */
   float *scratch[OM_MAX_THREADS]; /* each thread's panels */
 } gemm_job;
 
-/* Splits each product of job j into j->per blocks of whole tiles, as even as tiles allow (block p
- * from tile p units / per): blocks of one size rounded up would leave the last one short, and 11
- * blocks of 48 columns (a 512-wide product) share 6 to 5 on 2 threads. */
+/* Splits each product of job j into j->per blocks of whole tiles. On one thread (or below
+ * 2 PART_MACS) a product is one block. On t threads the blocks shrink as the product is used up
+ * (guided self-scheduling: each block a 2t-th of the tiles left, at least PART_MACS / 2
+ * multiply-adds): the threads take the blocks in order as they free up, so the large ones keep
+ * the count of blocks small (each reads all of the shared packed operand again) and the small
+ * last ones leave little for one thread to wait on when the machine slows the other. Equal
+ * blocks left one thread idle for up to a block of 12 at the end: a tenth of the job at 512. */
 static void split(gemm_job *j) {
   double macs = (double)j->m * (double)j->n * (double)j->k;
-  int per = macs < 2 * PART_MACS ? 1 : macs < 16 * PART_MACS ? 4 : 12; /* 12: even on 2, 3 and 4 threads */
+  int t = macs < 2 * PART_MACS ? 1 : om_get_num_threads();
   j->by_rows = j->m > j->n;
   int64_t len = j->by_rows ? j->m : j->n;
-  j->unit = j->by_rows ? MR : NR, j->units = (len + j->unit - 1) / j->unit;
-  j->per = j->units < per ? (int)j->units : per;
-  j->step = (j->units + j->per - 1) / j->per * j->unit;
+  j->unit = j->by_rows ? MR : NR;
+  int64_t units = (len + j->unit - 1) / j->unit, least = t == 1 ? units : (int64_t)(PART_MACS / 2 / (macs / (double)units)) + 1;
+  j->per = 0, j->bound[0] = 0;
+  for (int64_t done = 0; done < units; j->bound[++j->per] = done) {
+    int64_t size = t == 1 ? units : (units - done + 2 * t - 1) / (2 * t);
+    if (size < least) size = least;
+    if (size > units - done || j->per == MAX_BLOCKS - 1) size = units - done;
+    done += size;
+  }
+  j->step = j->bound[1] * j->unit; /* the first block is the largest */
 }
 
 int om__gemm_parts(int64_t m, int64_t n, int64_t k) {
-  gemm_job j = {.m = m, .n = n, .k = k};
-  if (m == 0 || n == 0) return 1;
-  split(&j);
-  return j.per;
+  double macs = (double)m * (double)n * (double)k;
+  return macs < 2 * PART_MACS ? 1 : macs < 16 * PART_MACS ? 4 : 12; /* 12: even on 2, 3 and 4 threads */
 }
 
 static void gemm_part(void *ctx, int64_t part, int worker) {
   const gemm_job *j = ctx;
   int64_t t = part / j->per, p = part % j->per, len = j->by_rows ? j->m : j->n;
-  int64_t lo = p * j->units / j->per * j->unit, hi = (p + 1) * j->units / j->per * j->unit;
+  int64_t lo = j->bound[p] * j->unit, hi = j->bound[p + 1] * j->unit;
   if (hi > len) hi = len;
   strided a = j->a, b = j->b;
   float *c = j->c + t * j->m * j->n;

@@ -368,7 +368,8 @@ TEST(matmul_rows_do_not_depend_on_m) {
 /* Whether om__gemm (om__gemm_acc with acc) of an m x k by k x n product, A and B transposed or
  * not, with slack between rows, sums every C element in the kernel's one order: from zero, k
  * ascending within a KC (256) block, each block's sum added to C in order (to C's old value
- * with acc); the failure names the case. */
+ * with acc), on 1, 2 and 3 threads (whose blocks differ: see split in src/ops/matmul.c); the
+ * failure names the case. */
 static bool sums_in_kernel_order(int64_t m, int64_t n, int64_t k, int layout, uint32_t seed) {
   enum { KC = 256 };
   bool at = layout & 1, bt = layout & 2, acc = layout & 4; /* A, B transposed; C += A B */
@@ -386,10 +387,17 @@ static bool sums_in_kernel_order(int64_t m, int64_t n, int64_t k, int layout, ui
         for (int64_t kk = pc; kk < k && kk < pc + KC; kk++) sum += a[i * ars + kk * acs] * b[kk * brs + j * bcs];
         want[i * n + j] = pc == 0 && !acc ? sum : want[i * n + j] + sum;
       }
-  bool ok = (acc ? om__gemm_acc : om__gemm)(a, ars, acs, b, brs, bcs, c, m, n, k, "test") && !memcmp(c, want, sizeof(float) * nc);
-  if (!ok)
-    FAILED("m %lld, n %lld, k %lld, A %s, B %s%s: not the bits of the kernel's order", (long long)m, (long long)n, (long long)k,
-           at ? "transposed" : "contiguous", bt ? "transposed" : "contiguous", acc ? ", accumulated" : "");
+  int before = om_get_num_threads();
+  bool ok = true;
+  for (int t = 1; ok && t <= 3; t++) {
+    om_set_num_threads(t);
+    for (size_t i = 0; i < nc; i++) c[i] = (float)i * 0.25f;
+    ok = (acc ? om__gemm_acc : om__gemm)(a, ars, acs, b, brs, bcs, c, m, n, k, "test") && !memcmp(c, want, sizeof(float) * nc);
+    if (!ok)
+      FAILED("m %lld, n %lld, k %lld, A %s, B %s%s, %d threads: not the bits of the kernel's order", (long long)m, (long long)n,
+             (long long)k, at ? "transposed" : "contiguous", bt ? "transposed" : "contiguous", acc ? ", accumulated" : "", t);
+  }
+  om_set_num_threads(before);
   free(a), free(b), free(c), free(want);
   return ok;
 }
@@ -407,8 +415,8 @@ TEST(matmul_sums_in_kernel_order) {
         for (int layout = 0; layout < 8; layout++) sums_in_kernel_order(ms[mi], ns[ni], ks[ki], layout, 12345u + (uint32_t)(mi * 100 + ni * 10 + ki));
 }
 
-/* Products large enough to be split in blocks (4 from 2^20 multiply-adds, 12 from 2^23), with
- * the operand the blocks share packed whole first: blocks of columns reading A packed (two NC
+/* Products large enough to be split in blocks (from 2^20 multiply-adds, on more than one
+ * thread), with the operand the blocks share packed whole first: blocks of columns reading A packed (two NC
  * blocks and a short one; blocks of at most 32 columns, which would read A in place alone), of
  * rows reading B packed (two NC blocks; N at most 32 with B transposed, which the blocks read
  * packed, and contiguous, which they read in place), and in every layout the same order. */
@@ -422,6 +430,8 @@ TEST(matmul_split_sums_in_kernel_order) {
  * the bits it has alone, A broadcast over the batch too. */
 TEST(matmul_split_batches) {
   const int64_t sizes[][3] = {{67, 520, 300}, {530, 40, 300}};
+  int before = om_get_num_threads();
+  om_set_num_threads(2); /* blocks are for more than one thread (the single-thread WASM build has none) */
   for (size_t s = 0; s < 2; s++)
     for (int bcast = 0; bcast < 2; bcast++) {
       int64_t m = sizes[s][0], n = sizes[s][1], k = sizes[s][2];
@@ -439,6 +449,7 @@ TEST(matmul_split_batches) {
       }
       R(a); R(b); R(c);
     }
+  om_set_num_threads(before);
 }
 
 TEST(matmul_shapes) {
