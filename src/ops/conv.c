@@ -312,11 +312,10 @@ static bool windows_in_place(const win *g, int64_t og) {
  * product is cut into enough bands of about equal size that the job has at least om__gemm_parts
  * parts (12 bands of a large image alone, 2 of each of 8 images, 1 where the products are that
  * many already: depthwise convs, large batches): parts a fraction of the whole, so a thread the
- * machine slows down leaves little for the other at the end. (Not shrinking as om__gemm's blocks
- * do: a band pads the rows its windows reach, two more than its own for a 3x3 kernel, which thin
- * bands would pay many times over.) On one thread a product is one
- * band. Each output is the same sum either way, so the bits do not depend on the bands or the
- * thread count. */
+ * machine slows down leaves little for the other at the end. (Bands shrinking as om__gemm's
+ * blocks do measured no better: a band cannot be thinner than a few rows without padding many
+ * more, two beyond its own for a 3x3 kernel.) On one thread a product is one band. Each output
+ * is the same sum either way, so the bits do not depend on the bands or the thread count. */
 typedef struct conv_job {
   const conv_geom *cg;
   const float *x, *w;

@@ -306,6 +306,12 @@ static void direct_blocks(strided a, int64_t pc, int64_t kc, int64_t m, strided 
     }
 }
 
+/* Whether gemm reads B's rows in place rather than packing them: A's rows read in place (at most
+ * DIRECT_N columns, A not transposed) and B's rows holding whole tiles. */
+static bool b_rows_in_place(strided a, strided b, int64_t n) {
+  return n <= DIRECT_N && a.cs == 1 && b.cs == 1 && (n % NR == 0 || n % NR == 4);
+}
+
 /* v rounded up to a multiple of `to`: the rows (MR) or columns (NR) of an operand's packed panels. */
 static int64_t round_up(int64_t v, int64_t to) { return (v + to - 1) / to * to; }
 
@@ -334,7 +340,7 @@ static void gemm(strided a, strided b, float *c, int64_t ldc, int64_t m, int64_t
     for (int64_t pc = 0; pc < k; pc += KC) {
       int64_t kc = k - pc < KC ? k - pc : KC;
       strided bk = {b.p + pc * b.rs + jc * b.cs, b.rs, b.cs};
-      if (direct && b.cs == 1 && (n % NR == 0 || n % NR == 4)) { /* B's rows hold whole tiles: read in place */
+      if (direct && b_rows_in_place(a, b, n)) { /* B's rows hold whole tiles: read in place */
         direct_blocks(a, pc, kc, m, bk, c + jc, ldc, nc, acc || pc > 0);
         continue;
       }
@@ -503,8 +509,7 @@ static void pack_part(void *ctx, int64_t part, int worker) {
 /* Packs the operand job j's blocks share (see PACK_FLOATS) on `threads` threads, if any;
  * false with OutOfMemory naming who. */
 static bool pack_shared(gemm_job *j, int64_t batches, int threads, const char *who) {
-  bool b_in_place = j->n <= DIRECT_N && j->a.cs == 1 && j->b.cs == 1 && (j->n % NR == 0 || j->n % NR == 4);
-  bool share_a = !j->by_rows && j->m >= MR, share_b = j->by_rows && !b_in_place;
+  bool share_a = !j->by_rows && j->m >= MR, share_b = j->by_rows && !b_rows_in_place(j->a, j->b, j->n);
   int64_t floats, blocks = share_a ? (j->m + MC - 1) / MC : (j->n + NC - 1) / NC;
   if (j->per == 1 || j->k == 0 || !(share_a || share_b) ||
       __builtin_mul_overflow(share_a ? packed_a_floats(j->m, j->k) : packed_b_floats(j->n, j->k), batches, &floats) || floats > PACK_FLOATS)
