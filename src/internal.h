@@ -204,6 +204,15 @@ int om__parallel(int64_t parts, int most, om__part_fn fn, void *ctx);
 /* ---- allocation and storages ---- */
 /** malloc with an overflow-checked uint64 size; OutOfMemory naming who on failure. */
 void *om__alloc(uint64_t nbytes, const char *who);
+/** Pool thread `slot`'s scratch (0 <= slot < OM_MAX_THREADS) of at least `floats` floats, and one
+ *  float of slack past them, for a kernel's job on this thread: owned by this thread's block
+ *  cache and kept for its next job, so steady-state calls do not allocate (the caller must not
+ *  free it, nor use it past om__scratch_done or another om__scratch call for the same slot);
+ *  contents undefined; NULL with OutOfMemory naming who. */
+float *om__scratch(int slot, int64_t floats, const char *who);
+/** After a job that took scratch: frees this thread's scratch where it holds more than the
+ *  block cache keeps between jobs. */
+void om__scratch_done(void);
 /** A new storage of nbytes (zeroed when zero is set), refcount 1. */
 om_storage *om__storage_new(uint64_t nbytes, bool zero, const char *who);
 /** Drops a storage reference. */
@@ -291,9 +300,17 @@ bool om__gemm(const float *a, int64_t ars, int64_t acs, const float *b, int64_t 
  *  gradients summed over a batch (src/ops/conv.c). */
 bool om__gemm_acc(const float *a, int64_t ars, int64_t acs, const float *b, int64_t brs, int64_t bcs, float *c,
                   int64_t m, int64_t n, int64_t k, const char *who);
-/** How many parts of about equal size an m x n x k product is worth splitting into on more
- *  than one thread, from the sizes alone (1: too small to split): a convolution's bands. */
-int om__gemm_parts(int64_t m, int64_t n, int64_t k);
+/** The fewest columns of an m-row, k-deep product worth a part of a job of their own (its blocks on
+ *  more than one thread, a convolution's bands). */
+int64_t om__gemm_least(int64_t m, int64_t k);
+/** The floats of `count` [m, k] matrices packed whole (om__gemm_pack); 0 where packing them
+ *  first is not worth it (fewer rows than a tile, which om__gemm_on reads in place) or not
+ *  allowed (more than the most floats a job packs beforehand). */
+int64_t om__gemm_packed(int64_t m, int64_t k, int64_t count);
+/** Packs the `count` matrices a + t step [m, k] (strides ars, acs) whole into the caller's apk
+ *  (om__gemm_packed floats, not 0) on up to `threads` threads, for om__gemm_on to read instead
+ *  of packing them per call. */
+void om__gemm_pack(const float *a, int64_t ars, int64_t acs, int64_t m, int64_t k, int64_t count, int64_t step, int threads, float *apk);
 /** The threads a job of `parts` parts and `macs` multiply-adds in all runs on: 1 below the size
  *  where waking the workers costs more than it saves, else om_get_num_threads() capped at parts. */
 int om__job_threads(double macs, int64_t parts);
@@ -301,12 +318,13 @@ int om__job_threads(double macs, int64_t parts);
  *  read in place). */
 int64_t om__gemm_scratch(int64_t m, int64_t n, int64_t k, bool in_place);
 /** c [m, n] (row stride ldc) = a b on the calling thread only, in the caller's scratch
- *  (om__gemm_scratch floats), with om__gemm's bits: b strided (brs, bcs) as om__gemm reads it, or
+ *  (om__gemm_scratch floats), with om__gemm's bits: a read from apk where not NULL (a packed
+ *  whole by om__gemm_pack), b strided (brs, bcs) as om__gemm reads it, or
  *  with koff row kk of b the n floats at b + koff[kk], each read running up to 7 floats
  *  past them (the caller's slack): a stride-1 convolution over a padded image without its im2col
  *  matrix. It neither allocates nor fails, so a part of om__parallel may call it. */
-void om__gemm_on(const float *a, int64_t ars, int64_t acs, const float *b, int64_t brs, int64_t bcs, const int64_t *koff, float *c,
-                 int64_t ldc, int64_t m, int64_t n, int64_t k, float *scratch);
+void om__gemm_on(const float *a, int64_t ars, int64_t acs, const float *apk, const float *b, int64_t brs, int64_t bcs,
+                 const int64_t *koff, float *c, int64_t ldc, int64_t m, int64_t n, int64_t k, float *scratch);
 /** One softmax (or log_softmax) row of n elements stride apart, r into y (y may be r: every read
  *  comes before the first write); e is scratch for n doubles. The softmax kernel and the
  *  attention op's share it, so the two give the same bits (src/ops/norm.c). */
@@ -546,6 +564,8 @@ typedef struct om_block_cache {
   void *data[OM_CACHE_CLASSES];
   void *tensors, *storages;
   int64_t bytes; /* held in all */
+  float *scratch[OM_MAX_THREADS]; /* the kernels' scratch, one per pool thread (om__scratch) */
+  int64_t scratch_floats[OM_MAX_THREADS];
 } om_block_cache;
 
 typedef struct om_thread_state {

@@ -308,37 +308,61 @@ static bool windows_in_place(const win *g, int64_t og) {
  * without padding). The parts of one job are bands of whole output rows of each product, each
  * on one thread in that thread's scratch (om__gemm_on): its rows of the padded image (the rows
  * its windows reach, all channels) or of the im2col matrix, its product, its kept columns and
- * the bias, so nothing but the allocation runs on one thread alone. On more than one thread each
- * product is cut into enough bands of about equal size that the job has at least om__gemm_parts
- * parts (12 bands of a large image alone, 2 of each of 8 images, 1 where the products are that
- * many already: depthwise convs, large batches): parts a fraction of the whole, so a thread the
- * machine slows down leaves little for the other at the end. (Bands shrinking as om__gemm's
- * blocks do measured no better: a band cannot be thinner than a few rows without padding many
- * more, two beyond its own for a 3x3 kernel.) On one thread a product is one band. Each output
- * is the same sum either way, so the bits do not depend on the bands or the thread count. */
+ * the bias. Where a group's weights are read by more than one part, they are packed once
+ * beforehand (om__gemm_pack) for the parts to read, not packed again by each; so nothing but
+ * the allocation runs on one thread alone.
+ * On one thread a product is one band. On t threads the bands shrink as the job is used up
+ * (guided, as om__gemm's blocks): each a 2t-th of the rows left in the whole job (the products'
+ * rows end to end), at least om__gemm_least columns, never past its product's last row. So a
+ * batch runs whole images first, one image runs shrinking bands of itself, and the last bands,
+ * a row or a few, leave little for one thread to wait on when the machine slows the other. A
+ * thin band costs little more than its share, its weights packed already: in place it pads
+ * (kh - 1) dh rows beyond its own, each padded float feeding og kh kw products. Each output is
+ * the same sum whatever the bands, so the bits do not depend on them or on the thread count. */
 typedef struct conv_job {
   const conv_geom *cg;
   const float *x, *w;
+  const float *apk;       /* each group's weights packed whole, apk_floats apart, or NULL */
+  int64_t apk_floats;
   const om_tensor *bias;
   float *out;
   bool direct;
   const int64_t *koff;    /* in place: each tap's offset in the padded image, else NULL */
   int64_t plane, wp;      /* in place: a padded plane's floats and width */
   int64_t img;            /* the floats of each thread's padded image (then, in place, its C band) or im2col band */
-  int64_t bands;          /* bands per product */
+  const int64_t *cut;     /* band p: rows [cut[p], cut[p + 1]) of the products' rows end to end; NULL: product p whole */
   int64_t panels;         /* where the product's panels start in each thread's scratch */
   float *scratch[OM_MAX_THREADS];
   bool zeroed[OM_MAX_THREADS]; /* in place: the thread's padded image is zeros around */
 } conv_job;
 
-/* Writes rows [y0, y1) of the output: part idx is band idx % bands of product idx / bands. */
+/* The bands of a job on t > 1 threads (see conv_job): each a 2t-th of the rows left of the
+ * products' rows end to end (oh each), at least `least`, ending at its product's last row at
+ * the latest. Returns their count; with cut not NULL writes cut[0 .. count]; *most: the most
+ * rows of one band. */
+static int64_t conv_bands(int64_t products, int64_t oh, int t, int64_t least, int64_t *cut, int64_t *most) {
+  int64_t rows = products * oh, count = 0;
+  *most = 0;
+  for (int64_t done = 0; done < rows; count++) {
+    int64_t size = (rows - done + 2 * t - 1) / (2 * t), left = (done / oh + 1) * oh - done;
+    if (size < least) size = least;
+    if (size > left) size = left;
+    if (cut) cut[count] = done;
+    if (size > *most) *most = size;
+    done += size;
+  }
+  if (cut) cut[count] = rows;
+  return count;
+}
+
+/* Writes band idx: rows [y0, y1) of one product's output. */
 static void conv_part(void *ctx, int64_t idx, int worker) {
   conv_job *j = ctx;
   const conv_geom *cg = j->cg;
   const win *g = &cg->g;
-  int64_t prod = idx / j->bands, band = idx % j->bands, n = prod / cg->groups, gi = prod % cg->groups;
+  int64_t r0 = j->cut ? j->cut[idx] : idx * g->oh, prod = r0 / g->oh, n = prod / cg->groups, gi = prod % cg->groups;
   int64_t cgr = cg->c / cg->groups, og = cg->o / cg->groups, grid = g->oh * g->ow, k = cgr * g->kh * g->kw;
-  int64_t y0 = band * g->oh / j->bands, y1 = (band + 1) * g->oh / j->bands, width = j->koff ? j->wp : g->ow, cols = (y1 - y0) * width;
+  int64_t y0 = r0 % g->oh, y1 = y0 + (j->cut ? j->cut[idx + 1] - r0 : g->oh), width = j->koff ? j->wp : g->ow, cols = (y1 - y0) * width;
   const float *xi = j->x + (n * cg->c + gi * cgr) * g->h * g->w, *wg = j->w + gi * og * k, *b = j->scratch[worker];
   float *o = j->out + (n * cg->o + gi * og) * grid + y0 * g->ow, *c = o, *panels = j->scratch[worker] + j->panels;
   int64_t ldc = grid, brs = cols;
@@ -352,7 +376,7 @@ static void conv_part(void *ctx, int64_t idx, int worker) {
   } else {
     im2col(xi, cgr, g, y0, y1, j->scratch[worker]);
   }
-  om__gemm_on(wg, k, 1, b, brs, 1, j->koff, c, ldc, og, cols, k, panels);
+  om__gemm_on(wg, k, 1, j->apk ? j->apk + gi * j->apk_floats : NULL, b, brs, 1, j->koff, c, ldc, og, cols, k, panels);
   if (!j->koff && !j->bias) return;
   for (int64_t r = 0; r < og; r++) { /* in place the kept columns; the bias as add_bias adds it */
     float bv = j->bias ? ((const float *)om__data(j->bias))[(gi * og + r) * j->bias->strides[0]] : 0.0f;
@@ -455,11 +479,11 @@ static bool depthwise(const conv_geom *cg, const float *x, const float *w, const
   int threads = om__job_threads((double)cg->n * (double)cg->o * (double)(g->oh * g->ow) * (double)kk, parts);
   *ok = true;
   for (int i = 0; *ok && i < threads; i++) {
-    *ok = (j.scratch[i] = alloc_floats(plane, who)) != NULL;
+    *ok = (j.scratch[i] = om__scratch(i, plane, who)) != NULL;
     if (*ok) memset(j.scratch[i], 0, sizeof(float) * (size_t)plane);
   }
   if (*ok) om__parallel(parts, threads, dw_part, &j);
-  for (int i = 0; i < threads; i++) free(j.scratch[i]);
+  om__scratch_done();
   return true;
 }
 
@@ -469,25 +493,30 @@ static bool conv_products(const conv_geom *cg, const float *x, const float *w, c
   bool dw_ok;
   if (depthwise(cg, x, w, bias, out, who, &dw_ok)) return dw_ok;
   if (products == 0 || og == 0 || g->oh * g->ow == 0) return true;
-  conv_job j = {.cg = cg, .x = x, .w = w, .bias = bias, .out = out, .bands = 1};
+  conv_job j = {.cg = cg, .x = x, .w = w, .bias = bias, .out = out};
   j.direct = kk == 1 && g->sh == 1 && g->sw == 1 && g->ph == 0 && g->pw == 0;
   bool in_place = !j.direct && windows_in_place(g, og);
-  /* bands so that the job has at least om__gemm_parts parts, whole rows each */
-  int64_t width = g->ow, parts = om__gemm_parts(og, g->oh * g->ow, k), bands = (parts + products - 1) / products;
-  if (bands > g->oh) bands = g->oh;
+  int64_t width = in_place ? g->w + 2 * g->pw : g->ow, parts = products, rows = g->oh, *cut = NULL;
   double macs = (double)products * (double)og * (double)(g->oh * g->ow) * (double)k;
-  if (om__job_threads(macs, products * bands) > 1) j.bands = bands; /* one thread: whole products, one after the other */
-  int64_t *koff = NULL, floats = 0, rows = (g->oh + j.bands - 1) / j.bands, cols; /* scratch: B, in place C, then the panels */
+  int threads = om__job_threads(macs, products * g->oh);
+  if (threads > 1) { /* guided bands; one thread: whole products, one after the other */
+    int64_t least = (om__gemm_least(og, k) + width - 1) / width;
+    parts = conv_bands(products, g->oh, threads, least, NULL, &rows);
+    if (!(cut = om__alloc(sizeof(int64_t) * (uint64_t)(parts + 1), who))) return false;
+    conv_bands(products, g->oh, threads, least, cut, &rows);
+    j.cut = cut;
+  }
+  int64_t *koff = NULL, floats = 0, cols; /* scratch: B, in place C, then the panels */
   if (in_place) {
     int64_t hp = g->h + 2 * g->ph, c_tmp;
-    width = j.wp = g->w + 2 * g->pw;
+    j.wp = width;
     /* reads reach 7 floats past the last position and (kw - 1) dw past the last plane's row; a
      * size past int64 (an empty output of a huge padding) is more scratch than any machine has */
     if (__builtin_mul_overflow(hp, j.wp, &j.plane) || __builtin_mul_overflow(rows, j.wp, &cols) ||
         __builtin_mul_overflow(k / kk, j.plane, &j.img) || __builtin_add_overflow(j.img, 8 + (g->kw - 1) * g->dw, &j.img) ||
         __builtin_mul_overflow(og, cols, &c_tmp) || __builtin_add_overflow(j.img, c_tmp, &floats))
-      return om__fail(OM_ERR_OUT_OF_MEMORY, "%s: the padded image's scratch is too large", who);
-    if (!(koff = om__alloc(sizeof(int64_t) * (uint64_t)(k + 1), who))) return false;
+      return free(cut), om__fail(OM_ERR_OUT_OF_MEMORY, "%s: the padded image's scratch is too large", who);
+    if (!(koff = om__alloc(sizeof(int64_t) * (uint64_t)(k + 1), who))) return free(cut), false;
     for (int64_t ch = 0, t = 0; ch < k / kk; ch++)
       for (int64_t i = 0; i < g->kh; i++)
         for (int64_t jj = 0; jj < g->kw; jj++) koff[t++] = ch * j.plane + i * g->dh * j.wp + jj * g->dw;
@@ -497,14 +526,21 @@ static bool conv_products(const conv_geom *cg, const float *x, const float *w, c
     if (!j.direct) j.img = floats = k * cols;
   }
   j.panels = floats;
-  if (__builtin_add_overflow(floats, om__gemm_scratch(og, cols, k, in_place), &floats)) floats = INT64_MAX; /* more than alloc_floats gives */
-  int64_t all = products * j.bands;
-  int threads = om__job_threads(macs, all);
-  bool ok = true;
-  for (int i = 0; ok && i < threads; i++) ok = (j.scratch[i] = alloc_floats(floats, who)) != NULL;
-  if (ok) om__parallel(all, threads, conv_part, &j);
-  for (int i = 0; i < threads; i++) free(j.scratch[i]);
+  if (__builtin_add_overflow(floats, om__gemm_scratch(og, cols, k, in_place), &floats)) floats = INT64_MAX; /* more than om__scratch gives */
+  if (threads > parts) threads = (int)parts;
+  int64_t packed = parts > cg->groups ? om__gemm_packed(og, k, cg->groups) : 0; /* 0: each part packs its weights */
+  float *apk = packed ? alloc_floats(packed, who) : NULL;
+  bool ok = !packed || apk;
+  if (apk) {
+    om__gemm_pack(w, k, 1, og, k, cg->groups, og * k, threads, apk);
+    j.apk = apk, j.apk_floats = packed / cg->groups;
+  }
+  for (int i = 0; ok && i < threads; i++) ok = (j.scratch[i] = om__scratch(i, floats, who)) != NULL;
+  if (ok) om__parallel(parts, threads, conv_part, &j);
+  om__scratch_done();
+  free(apk);
   free(koff);
+  free(cut);
   return ok;
 }
 

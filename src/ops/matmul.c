@@ -393,9 +393,9 @@ int64_t om__gemm_scratch(int64_t m, int64_t n, int64_t k, bool in_place) {
   return panel_floats(m, n, k, in_place, &a_floats);
 }
 
-void om__gemm_on(const float *a, int64_t ars, int64_t acs, const float *b, int64_t brs, int64_t bcs, const int64_t *koff, float *c,
-                 int64_t ldc, int64_t m, int64_t n, int64_t k, float *scratch) {
-  if (m > 0 && n > 0) product((strided){a, ars, acs}, (strided){b, brs, bcs}, koff, c, ldc, m, n, k, false, scratch, NULL, NULL);
+void om__gemm_on(const float *a, int64_t ars, int64_t acs, const float *apk, const float *b, int64_t brs, int64_t bcs,
+                 const int64_t *koff, float *c, int64_t ldc, int64_t m, int64_t n, int64_t k, float *scratch) {
+  if (m > 0 && n > 0) product((strided){a, ars, acs}, (strided){b, brs, bcs}, koff, c, ldc, m, n, k, false, scratch, apk, NULL);
 }
 
 /* ---- products on several threads ----
@@ -425,7 +425,8 @@ typedef struct gemm_job {
   float *c;
   int64_t m, n, k, ldc;
   bool acc;
-  const int64_t *boff; /* per product: the offsets of A_t and B_t (NULL: one product) */
+  const int64_t *boff; /* per product: the offsets of A_t and B_t (NULL: one product, or A_t at a + t astep) */
+  int64_t astep;
   int per;             /* blocks per product */
   bool by_rows;        /* blocks of rows of C, else of columns */
   int64_t unit;        /* the tile: MR rows or NR columns */
@@ -448,7 +449,7 @@ static void split(gemm_job *j) {
   j->by_rows = j->m > j->n;
   int64_t len = j->by_rows ? j->m : j->n;
   j->unit = j->by_rows ? MR : NR;
-  int64_t units = (len + j->unit - 1) / j->unit, least = t == 1 ? units : (int64_t)(PART_MACS / 2 / (macs / (double)units)) + 1;
+  int64_t units = (len + j->unit - 1) / j->unit, least = t == 1 ? units : (om__gemm_least(j->by_rows ? j->n : j->m, j->k) + j->unit - 1) / j->unit;
   j->per = 0, j->bound[0] = 0;
   for (int64_t done = 0; done < units; j->bound[++j->per] = done) {
     int64_t size = t == 1 ? units : (units - done + 2 * t - 1) / (2 * t);
@@ -459,9 +460,9 @@ static void split(gemm_job *j) {
   j->step = j->bound[1] * j->unit; /* the first block is the largest */
 }
 
-int om__gemm_parts(int64_t m, int64_t n, int64_t k) {
-  double macs = (double)m * (double)n * (double)k;
-  return macs < 2 * PART_MACS ? 1 : macs < 16 * PART_MACS ? 4 : 12; /* 12: even on 2, 3 and 4 threads */
+int64_t om__gemm_least(int64_t m, int64_t k) {
+  double per_col = (double)m * (double)k;
+  return per_col < 1 ? INT64_MAX : (int64_t)(PART_MACS / 2 / per_col) + 1;
 }
 
 static void gemm_part(void *ctx, int64_t part, int worker) {
@@ -495,6 +496,7 @@ static void pack_part(void *ctx, int64_t part, int worker) {
   int64_t t = part / (slices * blocks), s = part % slices, blk = part / slices % blocks, pc = s * KC, kc = j->k - pc < KC ? j->k - pc : KC;
   strided a = j->a, b = j->b;
   if (j->boff) a.p += j->boff[2 * t], b.p += j->boff[2 * t + 1];
+  else a.p += t * j->astep;
   if (j->apk) {
     int64_t ic = blk * MC, mc = j->m - ic < MC ? j->m - ic : MC;
     pack_a(j->apk + t * packed_a_floats(j->m, j->k) + pc * round_up(j->m, MR) + ic * kc,
@@ -504,6 +506,16 @@ static void pack_part(void *ctx, int64_t part, int worker) {
     pack_b(j->bpk + t * packed_b_floats(j->n, j->k) + jc * j->k + pc * round_up(nc, NR),
            (strided){b.p + pc * b.rs + jc * b.cs, b.rs, b.cs}, kc, nc);
   }
+}
+
+int64_t om__gemm_packed(int64_t m, int64_t k, int64_t count) {
+  int64_t floats;
+  return m < MR || __builtin_mul_overflow(packed_a_floats(m, k), count, &floats) || floats > PACK_FLOATS ? 0 : floats;
+}
+
+void om__gemm_pack(const float *a, int64_t ars, int64_t acs, int64_t m, int64_t k, int64_t count, int64_t step, int threads, float *apk) {
+  gemm_job j = {.a = {a, ars, acs}, .m = m, .k = k, .astep = step, .apk = apk};
+  om__parallel(count * ((m + MC - 1) / MC) * ((k + KC - 1) / KC), threads, pack_part, &j);
 }
 
 /* Packs the operand job j's blocks share (see PACK_FLOATS) on `threads` threads, if any;
@@ -531,9 +543,9 @@ static bool run_job(gemm_job *j, int64_t batches, const char *who) {
   float small[SMALL_SCRATCH]; /* a small product's panels on one thread: no malloc */
   bool ok = pack_shared(j, batches, threads, who), on_stack = threads == 1 && floats <= SMALL_SCRATCH;
   if (on_stack) j->scratch[0] = small;
-  for (int i = 0; ok && !on_stack && i < threads; i++) ok = (j->scratch[i] = om__alloc((uint64_t)(floats + 1) * sizeof(float), who)) != NULL;
+  for (int i = 0; ok && !on_stack && i < threads; i++) ok = (j->scratch[i] = om__scratch(i, floats, who)) != NULL;
   if (ok) om__parallel(batches * j->per, threads, gemm_part, j);
-  for (int i = 0; !on_stack && i < threads; i++) free(j->scratch[i]);
+  if (!on_stack) om__scratch_done();
   free(j->apk);
   free(j->bpk);
   return ok;
@@ -930,12 +942,13 @@ static bool forward_attention(om_call *c) {
   int64_t S = j.S, floats = om__gemm_scratch(j.rows, S > j.Ev ? S : j.Ev, j.E > S ? j.E : S, false);
   int threads = om__job_threads((double)batches * (double)j.L * (double)S * (double)(j.E + j.Ev), batches * j.blocks);
   bool ok = true;
-  for (int i = 0; ok && i < threads; i++)
-    ok = (j.panels[i] = om__alloc(sizeof(float) * (uint64_t)(floats + 1), "attention")) &&
-         (j.sc[i] = om__alloc(sizeof(float) * (uint64_t)(j.rows * S + 1), "attention")) &&
-         (j.e[i] = om__alloc(sizeof(double) * (uint64_t)(S + 1), "attention"));
+  for (int i = 0; ok && i < threads; i++) { /* each thread's S + 1 doubles, then its panels, then its scores */
+    float *p = om__scratch(i, 2 * (S + 1) + floats + 1 + j.rows * S, "attention");
+    if (!(ok = p != NULL)) break;
+    j.e[i] = (double *)(void *)p, j.panels[i] = p + 2 * (S + 1), j.sc[i] = j.panels[i] + floats + 1;
+  }
   if (ok) om__parallel(batches * j.blocks, threads, attention_part, &j);
-  for (int i = 0; i < threads; i++) free(j.panels[i]), free(j.sc[i]), free(j.e[i]);
+  om__scratch_done();
   return ok;
 }
 

@@ -53,6 +53,10 @@ void *om__alloc(uint64_t nbytes, const char *who) {
 #define ASAN_UNPOISON_MEMORY_REGION(p, n) ((void)(p), (void)(n))
 #endif
 
+/* The kernels' scratch kept between jobs, in all (om__scratch): the per-thread panels and
+ * padded images of the products and convolutions that a model calls again on every step. */
+#define OM_SCRATCH_KEEP ((int64_t)16 << 20)
+
 /* The size class of a data block of nbytes (its allocated size in *size), or -1 when too big. */
 static int size_class(uint64_t nbytes, uint64_t *size) {
   if (nbytes > OM_CACHE_BLOCK_MAX) return -1;
@@ -96,12 +100,44 @@ static void cache_free_list(void **list, size_t size) {
   while (*list) free(cache_take(list, size));
 }
 
+/* Frees the kernels' scratch. */
+static void scratch_free(om_block_cache *c) {
+  for (int i = 0; i < OM_MAX_THREADS; i++) free(c->scratch[i]), c->scratch[i] = NULL, c->scratch_floats[i] = 0;
+}
+
 /* Frees every block the cache holds. */
 static void cache_flush(void) {
   om_block_cache *c = &om__state()->cache;
   for (int k = 0; k < OM_CACHE_CLASSES; k++) cache_free_list(&c->data[k], class_size(k));
   cache_free_list(&c->tensors, sizeof(om_tensor));
   cache_free_list(&c->storages, sizeof(om_storage));
+  scratch_free(c);
+}
+
+float *om__scratch(int slot, int64_t floats, const char *who) {
+  om_block_cache *c = &om__state()->cache;
+  if (floats < 0 || floats >= (INT64_C(1) << 60))
+    return om__fail(OM_ERR_OUT_OF_MEMORY, "%s: %lld floats of scratch is too much", who, (long long)floats), NULL;
+  if (c->scratch_floats[slot] < floats) { /* grown, not kept: its contents are not the caller's */
+    free(c->scratch[slot]);
+    c->scratch_floats[slot] = 0;
+    if (!(c->scratch[slot] = om__alloc((uint64_t)(floats + 1) * sizeof(float), who))) return NULL;
+    c->scratch_floats[slot] = floats;
+  }
+  ASAN_UNPOISON_MEMORY_REGION(c->scratch[slot], (size_t)(floats + 1) * sizeof(float));
+  return c->scratch[slot];
+}
+
+void om__scratch_done(void) {
+  om_block_cache *c = &om__state()->cache;
+  int64_t held = 0;
+  for (int i = 0; i < OM_MAX_THREADS; i++) held += c->scratch_floats[i];
+  if (held * (int64_t)sizeof(float) > OM_SCRATCH_KEEP) {
+    scratch_free(c);
+    return;
+  }
+  for (int i = 0; i < OM_MAX_THREADS; i++) /* kept: a read of it before the next om__scratch is a bug ASan reports */
+    if (c->scratch[i]) ASAN_POISON_MEMORY_REGION(c->scratch[i], (size_t)(c->scratch_floats[i] + 1) * sizeof(float));
 }
 
 /* A data block for nbytes: from the cache when one of its class is there. */

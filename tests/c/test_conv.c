@@ -49,9 +49,11 @@ TEST(conv2d_1x1_equals_matmul) {
  * the tile's 4 (LeNet's 6 and 16), depthwise (one input and one output channel per group, summed
  * directly: strides 1, 2 and 3, dilation, 5x5, rows of 8 and more columns and a shorter rest;
  * with two output channels per group or 17x17 taps, more than a KC block, the product's path)
- * and 2 per group, products split in bands of output rows (4 and 12 of them, fewer rows than
- * bands, in place, im2col, shifted planes and 1x1; 3 images, each split), and an infinite weight
- * (its products with the padding's zeros are NaN in both, depthwise and not). */
+ * and 2 per group, products split in guided bands of output rows (one image in shrinking bands
+ * down to single rows, 3 images in bands cut at each image's last row; in place, im2col, shifted
+ * planes and 1x1), weights packed once for all the parts (3 images, and 2 and 4 groups: each group's own
+ * packed panels), and an infinite weight (its products with the padding's zeros are NaN in
+ * both, depthwise and not). */
 TEST(conv2d_windows_are_im2col_written_plainly) {
   struct { int64_t n, c, h, w, o, kh, kw, s[2], p[2], d[2], groups; } cases[] = {
       {2, 3, 7, 5, 4, 3, 3, {1, 1}, {1, 1}, {1, 1}, 1}, {1, 4, 9, 11, 6, 3, 2, {2, 3}, {1, 2}, {1, 1}, 2},
@@ -68,6 +70,7 @@ TEST(conv2d_windows_are_im2col_written_plainly) {
       {1, 128, 3, 60, 64, 3, 3, {1, 1}, {1, 1}, {1, 1}, 1}, {1, 32, 41, 40, 32, 3, 3, {2, 2}, {1, 1}, {1, 1}, 1},
       {1, 32, 30, 12, 64, 3, 3, {1, 1}, {1, 1}, {1, 1}, 1}, {1, 64, 30, 30, 64, 1, 1, {1, 1}, {0, 0}, {1, 1}, 1},
       {3, 16, 30, 30, 16, 3, 3, {1, 1}, {1, 1}, {1, 1}, 1}, {3, 32, 41, 40, 32, 3, 3, {2, 2}, {1, 1}, {1, 1}, 1},
+      {2, 32, 20, 20, 32, 3, 3, {1, 1}, {1, 1}, {1, 1}, 2}, {2, 32, 21, 20, 32, 3, 3, {2, 2}, {1, 1}, {1, 1}, 4},
       {1, 6, 6, 19, 6, 3, 3, {1, 1}, {1, 1}, {1, 1}, 6},
       {1, 3, 5, 6, 7, 3, 3, {1, 1}, {1, 1}, {1, 1}, 1}};
   int before = om_get_num_threads();

@@ -577,6 +577,31 @@ TEST(freed_blocks_are_reused) {
   R(b); R(c); R(big); R(keep);
 }
 
+/* The kernels' scratch (om__scratch) is kept between jobs while it is small enough: asked again,
+ * a slot gives the same buffer; past the block cache's 16 MiB it is freed by om__scratch_done;
+ * it is freed when the thread's last tensor goes; sizes past what any machine has are
+ * OutOfMemory, not a crash. */
+TEST(kernel_scratch_is_kept_between_jobs) {
+  om_tensor *keep = om_ones((int64_t[]){3}, 1, OM_FLOAT32);
+  om_block_cache *c = &om__state()->cache;
+  float *p = om__scratch(1, 1000, "test");
+  CHECK(p != NULL && c->scratch_floats[1] == 1000);
+  p[1000] = 1; /* the float of slack */
+  om__scratch_done();
+  CHECK(om__scratch(1, 600, "test") == p); /* smaller: the same buffer */
+  om__scratch_done();
+  CHECK(om__scratch(1, 5 << 20, "test") != NULL && c->scratch_floats[1] == 5 << 20); /* 20 MiB: grown */
+  om__scratch_done();
+  CHECK(c->scratch[1] == NULL && c->scratch_floats[1] == 0); /* past what is kept: freed */
+  CHECK(om__scratch(0, 10, "test") != NULL);
+  om__scratch_done();
+  CHECK_ERROR(om__scratch(0, INT64_C(1) << 60, "test"), OM_ERR_OUT_OF_MEMORY, "test: 1152921504606846976 floats of scratch is too much");
+  CHECK_ERROR(om__scratch(0, INT64_C(1) << 59, "test"), OM_ERR_OUT_OF_MEMORY, "test: out of memory allocating");
+  om__scratch_done();
+  R(keep);
+  CHECK(c->scratch[0] == NULL && c->scratch[1] == NULL); /* the thread's last tensor took the scratch with it */
+}
+
 int main(void) {
   RUN(creation);
   RUN(creation_errors);
@@ -595,6 +620,7 @@ int main(void) {
   RUN(matmul_sums_in_kernel_order);
   RUN(matmul_split_sums_in_kernel_order);
   RUN(matmul_split_batches);
+  RUN(kernel_scratch_is_kept_between_jobs);
   RUN(matmul_shapes);
   RUN(linear_matches_matmul);
   RUN(in_place_writes_bump_version);
