@@ -204,7 +204,11 @@ int om__parallel(int64_t parts, int most, om__part_fn fn, void *ctx);
 /* ---- allocation and storages ---- */
 /** malloc with an overflow-checked uint64 size; OutOfMemory naming who on failure. */
 void *om__alloc(uint64_t nbytes, const char *who);
-/** Pool thread `slot`'s scratch (0 <= slot < OM_MAX_THREADS) of at least `floats` floats, and one
+/* The kernels' scratch slots: one per pool thread (0 .. OM_MAX_THREADS - 1, what the part that
+ * thread runs writes), and one for an operand packed whole that all of them read. */
+#define OM_SCRATCH_SHARED OM_MAX_THREADS
+#define OM_SCRATCH_SLOTS (OM_MAX_THREADS + 1)
+/** Scratch slot `slot`'s buffer (see OM_SCRATCH_SLOTS) of at least `floats` floats, and one
  *  float of slack past them, for a kernel's job on this thread: owned by this thread's block
  *  cache and kept for its next job, so steady-state calls do not allocate (the caller must not
  *  free it, nor use it past om__scratch_done or another om__scratch call for the same slot);
@@ -564,8 +568,8 @@ typedef struct om_block_cache {
   void *data[OM_CACHE_CLASSES];
   void *tensors, *storages;
   int64_t bytes; /* held in all */
-  float *scratch[OM_MAX_THREADS]; /* the kernels' scratch, one per pool thread (om__scratch) */
-  int64_t scratch_floats[OM_MAX_THREADS];
+  float *scratch[OM_SCRATCH_SLOTS]; /* the kernels' scratch (om__scratch) */
+  int64_t scratch_floats[OM_SCRATCH_SLOTS];
 } om_block_cache;
 
 typedef struct om_thread_state {

@@ -529,7 +529,7 @@ static bool conv_products(const conv_geom *cg, const float *x, const float *w, c
   if (__builtin_add_overflow(floats, om__gemm_scratch(og, cols, k, in_place), &floats)) floats = INT64_MAX; /* more than om__scratch gives */
   if (threads > parts) threads = (int)parts;
   int64_t packed = parts > cg->groups ? om__gemm_packed(og, k, cg->groups) : 0; /* 0: each part packs its weights */
-  float *apk = packed ? alloc_floats(packed, who) : NULL;
+  float *apk = packed ? om__scratch(OM_SCRATCH_SHARED, packed, who) : NULL;
   bool ok = !packed || apk;
   if (apk) {
     om__gemm_pack(w, k, 1, og, k, cg->groups, og * k, threads, apk);
@@ -538,7 +538,6 @@ static bool conv_products(const conv_geom *cg, const float *x, const float *w, c
   for (int i = 0; ok && i < threads; i++) ok = (j.scratch[i] = om__scratch(i, floats, who)) != NULL;
   if (ok) om__parallel(parts, threads, conv_part, &j);
   om__scratch_done();
-  free(apk);
   free(koff);
   free(cut);
   return ok;

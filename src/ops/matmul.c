@@ -526,7 +526,7 @@ static bool pack_shared(gemm_job *j, int64_t batches, int threads, const char *w
   if (j->per == 1 || j->k == 0 || !(share_a || share_b) ||
       __builtin_mul_overflow(share_a ? packed_a_floats(j->m, j->k) : packed_b_floats(j->n, j->k), batches, &floats) || floats > PACK_FLOATS)
     return true;
-  float *p = om__alloc((uint64_t)floats * sizeof(float), who);
+  float *p = om__scratch(OM_SCRATCH_SHARED, floats, who);
   if (!p) return false;
   *(share_a ? &j->apk : &j->bpk) = p;
   om__parallel(batches * blocks * ((j->k + KC - 1) / KC), threads, pack_part, j);
@@ -545,9 +545,7 @@ static bool run_job(gemm_job *j, int64_t batches, const char *who) {
   if (on_stack) j->scratch[0] = small;
   for (int i = 0; ok && !on_stack && i < threads; i++) ok = (j->scratch[i] = om__scratch(i, floats, who)) != NULL;
   if (ok) om__parallel(batches * j->per, threads, gemm_part, j);
-  if (!on_stack) om__scratch_done();
-  free(j->apk);
-  free(j->bpk);
+  om__scratch_done();
   return ok;
 }
 

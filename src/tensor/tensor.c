@@ -102,7 +102,7 @@ static void cache_free_list(void **list, size_t size) {
 
 /* Frees the kernels' scratch. */
 static void scratch_free(om_block_cache *c) {
-  for (int i = 0; i < OM_MAX_THREADS; i++) free(c->scratch[i]), c->scratch[i] = NULL, c->scratch_floats[i] = 0;
+  for (int i = 0; i < OM_SCRATCH_SLOTS; i++) free(c->scratch[i]), c->scratch[i] = NULL, c->scratch_floats[i] = 0;
 }
 
 /* Frees every block the cache holds. */
@@ -131,12 +131,12 @@ float *om__scratch(int slot, int64_t floats, const char *who) {
 void om__scratch_done(void) {
   om_block_cache *c = &om__state()->cache;
   int64_t held = 0;
-  for (int i = 0; i < OM_MAX_THREADS; i++) held += c->scratch_floats[i];
+  for (int i = 0; i < OM_SCRATCH_SLOTS; i++) held += c->scratch_floats[i];
   if (held * (int64_t)sizeof(float) > OM_SCRATCH_KEEP) {
     scratch_free(c);
     return;
   }
-  for (int i = 0; i < OM_MAX_THREADS; i++) /* kept: a read of it before the next om__scratch is a bug ASan reports */
+  for (int i = 0; i < OM_SCRATCH_SLOTS; i++) /* kept: a read of it before the next om__scratch is a bug ASan reports */
     if (c->scratch[i]) ASAN_POISON_MEMORY_REGION(c->scratch[i], (size_t)(c->scratch_floats[i] + 1) * sizeof(float));
 }
 
