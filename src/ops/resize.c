@@ -95,37 +95,81 @@ static bool infer_interpolate(om_call *c) {
   return true;
 }
 
-/* x [N, C, H, W] (any strides) -> out [N, C, OH, OW] contiguous. */
+/* forward_interpolate's job: each part a run of `per` planes, each thread's two rows of
+ * horizontal taps in its scratch. */
+typedef struct interp_job {
+  const om_tensor *x;
+  const om_attrs *a;
+  const taps *tw; /* the taps of each output column */
+  float *out;
+  int64_t per;
+  float *scratch[OM_MAX_THREADS];
+} interp_job;
+
+/* Source row r's horizontal taps, what bilinear blends vertically: h[j] = l0 r[i0] + l1 r[i1]
+ * for output column j, from one of the two buffers (have[k]: the source row buffer k holds)
+ * where it is there already, else computed into the one not holding row `keep` (the other row
+ * the output row reads). Each output row reads source rows in increasing order, so the row an
+ * upsampling's next output row shares is there, computed once for both. */
+static const float *h_row(const float *plane, int64_t r, int64_t keep, const int64_t *st, const taps *tw, int64_t ow,
+                          int64_t have[2], float *buf[2]) {
+  for (int k = 0; k < 2; k++)
+    if (have[k] == r) return buf[k];
+  int k = have[0] == keep ? 1 : 0;
+  const float *row = plane + r * st[2];
+  for (int64_t j = 0; j < ow; j++) buf[k][j] = tw[j].l0 * row[tw[j].i0 * st[3]] + tw[j].l1 * row[tw[j].i1 * st[3]];
+  have[k] = r;
+  return buf[k];
+}
+
+/* Planes [part per, (part + 1) per) of the output. Bilinear output (i, j) is l0 top + l1 bottom
+ * with top and bottom the horizontal taps of its two source rows (h_row: the same expressions,
+ * so the same bits as computing them for each output row). */
+static void interp_part(void *ctx, int64_t part, int worker) {
+  const interp_job *j = ctx;
+  const om_attrs *a = j->a;
+  const int64_t *st = j->x->strides;
+  int64_t c = j->x->shape[1], ih = j->x->shape[2], oh = a->i[2], ow = a->i[3];
+  int64_t p1 = (part + 1) * j->per < j->x->shape[0] * c ? (part + 1) * j->per : j->x->shape[0] * c;
+  for (int64_t p = part * j->per; p < p1; p++) {
+    const float *plane = (const float *)om__data(j->x) + (p / c) * st[0] + (p % c) * st[1];
+    int64_t have[2] = {-1, -1};
+    float *buf[2] = {j->scratch[worker], j->scratch[worker] + ow};
+    for (int64_t i = 0; i < oh; i++) {
+      taps th = axis_taps(a, 0, ih, i);
+      float *o = j->out + (p * oh + i) * ow;
+      if (a->i[0] == MODE_NEAREST) {
+        const float *r0 = plane + th.i0 * st[2];
+        for (int64_t x = 0; x < ow; x++) o[x] = r0[j->tw[x].i0 * st[3]];
+        continue;
+      }
+      const float *top = h_row(plane, th.i0, th.i1, st, j->tw, ow, have, buf);
+      const float *bottom = h_row(plane, th.i1, th.i0, st, j->tw, ow, have, buf);
+      for (int64_t x = 0; x < ow; x++) o[x] = th.l0 * top[x] + th.l1 * bottom[x];
+    }
+  }
+}
+
+/* x [N, C, H, W] (any strides) -> out [N, C, OH, OW] contiguous; on the pool, by planes (about
+ * 3 multiply-adds an output). */
 static bool forward_interpolate(om_call *c) {
   const om_tensor *x = c->in[0];
   const om_attrs *a = &c->attrs;
-  int64_t planes = x->shape[0] * x->shape[1], ih = x->shape[2], iw = x->shape[3], oh = a->i[2], ow = a->i[3];
+  int64_t planes = x->shape[0] * x->shape[1], ow = a->i[3];
+  if (planes == 0) return true;
   taps *tw = om__alloc(sizeof(taps) * (uint64_t)ow, "interpolate");
   if (!tw) return false;
-  for (int64_t j = 0; j < ow; j++) tw[j] = axis_taps(a, 1, iw, j);
-  const float *px = (const float *)om__data(x);
-  float *po = (float *)om__data(c->out[0]);
-  const int64_t *st = x->strides;
-  for (int64_t p = 0; p < planes; p++) {
-    const float *plane = px + (p / x->shape[1]) * st[0] + (p % x->shape[1]) * st[1];
-    for (int64_t i = 0; i < oh; i++) {
-      taps th = axis_taps(a, 0, ih, i);
-      const float *r0 = plane + th.i0 * st[2], *r1 = plane + th.i1 * st[2];
-      float *o = po + (p * oh + i) * ow;
-      if (a->i[0] == MODE_NEAREST) {
-        for (int64_t j = 0; j < ow; j++) o[j] = r0[tw[j].i0 * st[3]];
-        continue;
-      }
-      for (int64_t j = 0; j < ow; j++) {
-        const taps *t = &tw[j];
-        float top = t->l0 * r0[t->i0 * st[3]] + t->l1 * r0[t->i1 * st[3]];
-        float bottom = t->l0 * r1[t->i0 * st[3]] + t->l1 * r1[t->i1 * st[3]];
-        o[j] = th.l0 * top + th.l1 * bottom;
-      }
-    }
-  }
+  for (int64_t j = 0; j < ow; j++) tw[j] = axis_taps(a, 1, x->shape[3], j);
+  interp_job j = {.x = x, .a = a, .tw = tw, .out = (float *)om__data(c->out[0])};
+  int threads = om__job_threads(3.0 * (double)planes * (double)a->i[2] * (double)ow, planes);
+  int64_t parts = planes < 4 * threads ? planes : 4 * threads; /* a few parts a thread: one the machine slows leaves less */
+  j.per = (planes + parts - 1) / parts;
+  bool ok = true;
+  for (int i = 0; ok && i < threads; i++) ok = (j.scratch[i] = om__scratch(i, 2 * ow, "interpolate")) != NULL;
+  if (ok) om__parallel((planes + j.per - 1) / j.per, threads, interp_part, &j);
+  om__scratch_done();
   free(tw);
-  return true;
+  return ok;
 }
 
 /* A [out, in] along one axis: row o holds the taps of output o (a repeated source adds up). */

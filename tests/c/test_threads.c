@@ -1,8 +1,8 @@
 /* The kernels' thread pool (src/core/threads.c): the thread count setting and its errors, the
  * pool running every part once on the threads asked for, and matrix products (large, 8 rows,
  * fewer rows than a tile), convolutions of every path (windows in place, one product split or the
- * products as the parts; depthwise; im2col; 1x1) with their gradients, attention, an LSTM and a
- * small ResNet's forward giving the same bits on 1, 2 and 3 threads. */
+ * products as the parts; depthwise; im2col; 1x1) with their gradients, attention, an LSTM, a
+ * small ResNet's forward and interpolate giving the same bits on 1, 2 and 3 threads. */
 #include <stdlib.h>
 
 #include "internal.h" /* om__parallel, om__data */
@@ -216,6 +216,25 @@ TEST(lstm_same_bits_on_any_thread_count) {
   for (int i = 0; i < 5; i++) om_tensor_release(in[i]);
 }
 
+/* interpolate's modes, each split by planes over the threads (at least a million multiply-adds'
+ * worth: 4 x 32 planes of 64 x 64 outputs), on a strided input (a transposed view). */
+static int interp_case;
+
+static void interp_fn(om_tensor *const *in, om_tensor **out) {
+  om_tensor *xt = om_transpose(in[0], 2, 3);
+  if (interp_case == 0) out[0] = om_interpolate(xt, NULL, (double[]){2, 2}, OM_INTERPOLATE_BILINEAR, false);
+  if (interp_case == 1) out[0] = om_interpolate(xt, (int64_t[]){64, 57}, NULL, OM_INTERPOLATE_BILINEAR, true);
+  if (interp_case == 2) out[0] = om_interpolate(xt, NULL, (double[]){1.7, 2.3}, OM_INTERPOLATE_NEAREST, false);
+  om_tensor_release(xt);
+}
+
+TEST(interpolate_same_bits_on_any_thread_count) {
+  const char *what[] = {"bilinear x2", "bilinear to 64 x 57, align_corners", "nearest x1.7 x2.3"};
+  om_tensor *in[1] = {randn(15, 4, (int64_t[]){4, 32, 32, 32})};
+  for (interp_case = 0; interp_case < 3; interp_case++) check_same_bits(what[interp_case], interp_fn, in, 1);
+  om_tensor_release(in[0]);
+}
+
 int main(void) {
   RUN(thread_count_default_setting_and_errors);
   RUN(pool_runs_every_part_once_on_the_threads_asked_for);
@@ -224,5 +243,6 @@ int main(void) {
   RUN(attention_same_bits_on_any_thread_count);
   RUN(resnet_forward_same_bits_on_any_thread_count);
   RUN(lstm_same_bits_on_any_thread_count);
+  RUN(interpolate_same_bits_on_any_thread_count);
   TEST_MAIN_END();
 }
