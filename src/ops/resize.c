@@ -100,7 +100,7 @@ static bool infer_interpolate(om_call *c) {
 typedef struct interp_job {
   const om_tensor *x;
   const om_attrs *a;
-  const taps *tw; /* the taps of each output column */
+  const taps *th, *tw; /* the taps of each output row, then of each output column */
   float *out;
   int64_t per;
   float *scratch[OM_MAX_THREADS];
@@ -129,14 +129,14 @@ static void interp_part(void *ctx, int64_t part, int worker) {
   const interp_job *j = ctx;
   const om_attrs *a = j->a;
   const int64_t *st = j->x->strides;
-  int64_t c = j->x->shape[1], ih = j->x->shape[2], oh = a->i[2], ow = a->i[3];
+  int64_t c = j->x->shape[1], oh = a->i[2], ow = a->i[3];
   int64_t p1 = (part + 1) * j->per < j->x->shape[0] * c ? (part + 1) * j->per : j->x->shape[0] * c;
   for (int64_t p = part * j->per; p < p1; p++) {
     const float *plane = (const float *)om__data(j->x) + (p / c) * st[0] + (p % c) * st[1];
     int64_t have[2] = {-1, -1};
     float *buf[2] = {j->scratch[worker], j->scratch[worker] + ow};
     for (int64_t i = 0; i < oh; i++) {
-      taps th = axis_taps(a, 0, ih, i);
+      const taps th = j->th[i];
       float *o = j->out + (p * oh + i) * ow;
       if (a->i[0] == MODE_NEAREST) {
         const float *r0 = plane + th.i0 * st[2];
@@ -155,20 +155,21 @@ static void interp_part(void *ctx, int64_t part, int worker) {
 static bool forward_interpolate(om_call *c) {
   const om_tensor *x = c->in[0];
   const om_attrs *a = &c->attrs;
-  int64_t planes = x->shape[0] * x->shape[1], ow = a->i[3];
+  int64_t planes = x->shape[0] * x->shape[1], oh = a->i[2], ow = a->i[3];
   if (planes == 0) return true;
-  taps *tw = om__alloc(sizeof(taps) * (uint64_t)ow, "interpolate");
-  if (!tw) return false;
+  taps *th = om__alloc(sizeof(taps) * (uint64_t)(oh + ow), "interpolate"), *tw = th + oh;
+  if (!th) return false;
+  for (int64_t i = 0; i < oh; i++) th[i] = axis_taps(a, 0, x->shape[2], i);
   for (int64_t j = 0; j < ow; j++) tw[j] = axis_taps(a, 1, x->shape[3], j);
-  interp_job j = {.x = x, .a = a, .tw = tw, .out = (float *)om__data(c->out[0])};
-  int threads = om__job_threads(3.0 * (double)planes * (double)a->i[2] * (double)ow, planes);
+  interp_job j = {.x = x, .a = a, .th = th, .tw = tw, .out = (float *)om__data(c->out[0])};
+  int threads = om__job_threads(3.0 * (double)planes * (double)oh * (double)ow, planes);
   int64_t parts = planes < 4 * threads ? planes : 4 * threads; /* a few parts a thread: one the machine slows leaves less */
   j.per = (planes + parts - 1) / parts;
   bool ok = true;
   for (int i = 0; ok && i < threads; i++) ok = (j.scratch[i] = om__scratch(i, 2 * ow, "interpolate")) != NULL;
   if (ok) om__parallel((planes + j.per - 1) / j.per, threads, interp_part, &j);
   om__scratch_done();
-  free(tw);
+  free(th);
   return ok;
 }
 
