@@ -464,7 +464,7 @@ static void split(gemm_job *j) {
 
 int64_t om__gemm_least(int64_t m, int64_t k) {
   double per_col = (double)m * (double)k;
-  return per_col < 1 ? INT64_MAX : (int64_t)(PART_MACS / 2 / per_col) + 1;
+  return per_col < 1 ? INT64_MAX / 4 : (int64_t)(PART_MACS / 2 / per_col) + 1; /* callers round it up to tiles or rows */
 }
 
 /* c [m, n] (row stride ldc) += bias [n] (stride apart) on every row: after the sum, as a separate
@@ -714,12 +714,10 @@ static bool forward_linear(om_call *c) {
   /* x [..., in] whose leading dims step as one (a contiguous batch of tokens, say) is one product
    * of all its rows: the weight's panels packed once, not once per leading index (each row's
    * sum is the same whatever the rows around it) */
-  bool flat = x.ndim > 2;
-  int64_t step = x.strides[x.ndim - 2] * x.shape[x.ndim - 2];
-  for (int d = x.ndim - 3; flat && d >= 0; d--) {
-    flat = x.shape[d] == 1 || x.strides[d] == step; /* row r of the flattened x at r strides[ndim - 2] */
-    step *= x.shape[d];
-  }
+  int64_t step;
+  bool flat = x.ndim > 2 && !__builtin_mul_overflow(x.strides[x.ndim - 2], x.shape[x.ndim - 2], &step);
+  for (int d = x.ndim - 3; flat && d >= 0; d--) /* row r of the flattened x at r strides[ndim - 2] */
+    flat = (x.shape[d] == 1 || x.strides[d] == step) && !__builtin_mul_overflow(step, x.shape[d], &step);
   if (flat) {
     int64_t rows = 1, nd = x.ndim;
     for (int d = 0; d < nd - 1; d++) rows *= x.shape[d];
