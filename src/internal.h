@@ -312,8 +312,9 @@ int64_t om__gemm_least(int64_t m, int64_t k);
  *  allowed (more than the most floats a job packs beforehand). */
 int64_t om__gemm_packed(int64_t m, int64_t k, int64_t count);
 /** Packs the `count` matrices a + t step [m, k] (strides ars, acs) whole into the caller's apk
- *  (om__gemm_packed floats, not 0) on up to `threads` threads, for om__gemm_on to read instead
- *  of packing them per call. */
+ *  (om__gemm_packed floats, not 0) on up to `threads` threads (one below the size where waking
+ *  the workers costs more than the copy), for om__gemm_on to read instead of packing them per
+ *  call. */
 void om__gemm_pack(const float *a, int64_t ars, int64_t acs, int64_t m, int64_t k, int64_t count, int64_t step, int threads, float *apk);
 /** The threads a job of `parts` parts and `macs` multiply-adds in all runs on: 1 below the size
  *  where waking the workers costs more than it saves, else om_get_num_threads() capped at parts. */

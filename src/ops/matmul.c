@@ -532,7 +532,7 @@ int64_t om__gemm_packed(int64_t m, int64_t k, int64_t count) {
 
 void om__gemm_pack(const float *a, int64_t ars, int64_t acs, int64_t m, int64_t k, int64_t count, int64_t step, int threads, float *apk) {
   gemm_job j = {.a = {a, ars, acs}, .m = m, .k = k, .astep = step, .apk = apk};
-  om__parallel(count * ((m + MC - 1) / MC) * ((k + KC - 1) / KC), threads, pack_part, &j);
+  om__parallel(count * ((m + MC - 1) / MC) * ((k + KC - 1) / KC), om__gemm_packed(m, k, count) < SERIAL_PACK ? 1 : threads, pack_part, &j);
 }
 
 /* Packs the operand job j's blocks share (see PACK_FLOATS) on `threads` threads, if any;
