@@ -58,6 +58,24 @@ TEST(pool_runs_every_part_once_on_the_threads_asked_for) {
   }
 }
 
+/* Jobs back to back (each posted while the workers still watch for one, SPIN_US) and after a
+ * pause (the workers asleep), with the count of threads taking part changing between them: a
+ * worker left out of one job must not take the next one's parts twice or miss them. */
+TEST(pool_jobs_back_to_back_and_after_sleeping) {
+  for (int round = 0; round < 600; round++) {
+    int threads = 1 + round % 3, most = round % 7 == 0 ? 2 : OM_MAX_THREADS;
+    om_set_num_threads(threads);
+    parts_seen s = {{0}, {0}};
+    int used = om__parallel(64 - round % 5, most, note_part, &s);
+    CHECK_EQ_INT(used, MIN(MIN(threads, most), MOST));
+    for (int p = 0; p < 64; p++) CHECK_EQ_INT(s.runs[p], p < 64 - round % 5 ? 1 : 0);
+    if (round % 100 == 99) { /* long enough for the workers to sleep */
+      volatile double x = 0;
+      for (int i = 0; i < 3000000; i++) x += 1e-9 * i;
+    }
+  }
+}
+
 /* f(in) on 1, 2 and 3 threads: every output has the same bits (outs: outputs per call). */
 typedef void (*compute_fn)(om_tensor *const *in, om_tensor **out);
 
@@ -238,6 +256,7 @@ TEST(interpolate_same_bits_on_any_thread_count) {
 int main(void) {
   RUN(thread_count_default_setting_and_errors);
   RUN(pool_runs_every_part_once_on_the_threads_asked_for);
+  RUN(pool_jobs_back_to_back_and_after_sleeping);
   RUN(matmul_same_bits_on_any_thread_count);
   RUN(conv_same_bits_on_any_thread_count);
   RUN(attention_same_bits_on_any_thread_count);
