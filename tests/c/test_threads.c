@@ -72,6 +72,7 @@ TEST(pool_jobs_back_to_back_and_after_sleeping) {
     if (round % 100 == 99) { /* long enough for the workers to sleep */
       volatile double x = 0;
       for (int i = 0; i < 3000000; i++) x += 1e-9 * i;
+      CHECK(x > 0);
     }
   }
 }
