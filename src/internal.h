@@ -571,6 +571,7 @@ typedef struct om_block_cache {
   int64_t bytes; /* held in all */
   float *scratch[OM_SCRATCH_SLOTS]; /* the kernels' scratch (om__scratch) */
   int64_t scratch_floats[OM_SCRATCH_SLOTS];
+  bool exit_hook; /* threaded builds: the thread's exit frees what the cache holds */
 } om_block_cache;
 
 typedef struct om_thread_state {

@@ -40,7 +40,7 @@ void *om__alloc(uint64_t nbytes, const char *who) {
  * so a steady-state step runs without malloc and free. A data block is allocated at its class's
  * size: 64 bytes, or the size rounded up to a quarter of its power of two (at most 25% more).
  * The lists hold OM_CACHE_BYTES at most and are emptied when the thread's last tensor is
- * released, so a program that releases its tensors leaves nothing allocated. Under ASan a
+ * released (or the thread ends), so a program that releases its tensors leaves nothing allocated. Under ASan a
  * cached block, and a data block's tail past its size, are poisoned (use after free and
  * overruns are still caught). */
 #define OM_CACHE_BLOCK_MAX ((uint64_t)1 << 20)
@@ -78,9 +78,35 @@ static void *cache_take(void **list, size_t size) {
   return p;
 }
 
+static void cache_flush(void);
+
+#ifdef OM_THREADS
+#include <pthread.h>
+/* A thread that ends while tensors it made live on (handed to another thread) never sees its
+ * last tensor released, so its cache would stay allocated: a key's destructor, set when the
+ * cache first keeps something on the thread, flushes it when the thread exits. */
+static pthread_key_t exit_key;
+static bool exit_key_made;
+static pthread_once_t exit_once = PTHREAD_ONCE_INIT;
+static void flush_at_exit(void *unused) {
+  (void)unused;
+  cache_flush();
+}
+static void make_exit_key(void) { exit_key_made = pthread_key_create(&exit_key, flush_at_exit) == 0; }
+static void hook_exit(om_block_cache *c) {
+  if (c->exit_hook) return;
+  c->exit_hook = true;
+  pthread_once(&exit_once, make_exit_key);
+  if (exit_key_made) pthread_setspecific(exit_key, c); /* any value but NULL runs the destructor */
+}
+#else
+static void hook_exit(om_block_cache *c) { (void)c; } /* one thread: nothing ends before the program */
+#endif
+
 /* Keeps a freed block of `size` bytes on a cache list, or frees it when the cache is full. */
 static void cache_put(void **list, void *p, size_t size) {
   om_block_cache *c = &om__state()->cache;
+  hook_exit(c);
   if (c->bytes + (int64_t)size > OM_CACHE_BYTES) {
     free(p);
     return;
@@ -118,6 +144,7 @@ float *om__scratch(int slot, int64_t floats, const char *who) {
   om_block_cache *c = &om__state()->cache;
   if (floats < 0 || floats >= (INT64_C(1) << 60))
     return om__fail(OM_ERR_OUT_OF_MEMORY, "%s: %lld floats of scratch is too much", who, (long long)floats), NULL;
+  hook_exit(c);
   if (c->scratch_floats[slot] < floats) { /* grown, not kept: its contents are not the caller's */
     free(c->scratch[slot]);
     c->scratch_floats[slot] = 0;
