@@ -204,6 +204,9 @@ int om__parallel(int64_t parts, int most, om__part_fn fn, void *ctx);
 /* ---- allocation and storages ---- */
 /** malloc with an overflow-checked uint64 size; OutOfMemory naming who on failure. */
 void *om__alloc(uint64_t nbytes, const char *who);
+/** n floats (and one more, so that n = 0 is a valid allocation), the caller's to free; NULL with
+ *  OutOfMemory naming who, also for n past what any machine has. */
+float *om__alloc_floats(int64_t n, const char *who);
 /* The kernels' scratch slots: one per pool thread (0 .. OM_MAX_THREADS - 1, what the part that
  * thread runs writes), and one for an operand packed whole that all of them read. */
 #define OM_SCRATCH_SHARED OM_MAX_THREADS

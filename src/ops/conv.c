@@ -34,11 +34,6 @@ typedef int32_t v4i __attribute__((vector_size(16), aligned(4)));
 
 static int64_t floor_div(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 
-/* n floats of scratch (plus one, so that n = 0 is a valid allocation); OutOfMemory naming who. */
-static float *alloc_floats(int64_t n, const char *who) {
-  if (n < 0 || n >= (INT64_C(1) << 60)) return om__fail(OM_ERR_OUT_OF_MEMORY, "%s: %lld floats of scratch is too much", who, (long long)n), NULL;
-  return om__alloc((uint64_t)(n + 1) * sizeof(float), who);
-}
 
 /* Every integer attribute is at most 2^31 - 1, so the output-size arithmetic cannot overflow. */
 static bool attrs_in_range(const char *who, const om_attrs *a) {
@@ -54,7 +49,7 @@ static const float *dense(const om_tensor *t, bool *owned, const char *who) {
   om__contiguous_strides(t->shape, t->ndim, st);
   *owned = false;
   if (!memcmp(st, t->strides, sizeof(int64_t) * (size_t)t->ndim)) return (const float *)om__data(t);
-  float *p = alloc_floats(om_tensor_numel(t), who);
+  float *p = om__alloc_floats(om_tensor_numel(t), who);
   if (!p) return NULL;
   om_storage s = {.data = p};
   om_tensor d = {.storage = &s, .dtype = OM_FLOAT32, .ndim = t->ndim};
@@ -558,7 +553,7 @@ static bool forward_conv(om_call *c) {
     if (ok) ok = conv_products(&cg, x, w, c->n_in == 3 ? c->in[2] : NULL, out, who);
   } else {
     /* input [N, C, grid], output [N, O, image]; weight [C, O/g, kh, kw] */
-    if (ok) ok = (col = alloc_floats(og * kk * grid, who)) != NULL;
+    if (ok) ok = (col = om__alloc_floats(og * kk * grid, who)) != NULL;
     if (ok) memset(out, 0, sizeof(float) * (size_t)(cg.n * cg.o * image));
     for (int64_t n = 0; ok && n < cg.n; n++)
       for (int64_t gi = 0; ok && gi < cg.groups; gi++) {
@@ -587,7 +582,7 @@ static om_tensor *weight_grad(const conv_geom *cg, om_tensor *m_t, int64_t m_ch,
   const float *mp = dense(m_t, &own_m, who), *zp = mp ? dense(z_t, &own_z, who) : NULL;
   int64_t kk = g->kh * g->kw, grid = g->oh * g->ow, image = g->h * g->w;
   int64_t mg = m_ch / cg->groups, zg = z_ch / cg->groups;
-  float *col = zp ? alloc_floats(zg * kk * grid, who) : NULL;
+  float *col = zp ? om__alloc_floats(zg * kk * grid, who) : NULL;
   bool ok = col != NULL;
   float *pw = (float *)om__data(dw);
   if (ok && cg->n == 0) memset(pw, 0, sizeof(float) * (size_t)om_tensor_numel(dw));

@@ -140,15 +140,18 @@ static void cache_flush(void) {
   scratch_free(c);
 }
 
+float *om__alloc_floats(int64_t n, const char *who) {
+  if (n < 0 || n >= (INT64_C(1) << 60)) return om__fail(OM_ERR_OUT_OF_MEMORY, "%s: %lld floats of scratch is too much", who, (long long)n), NULL;
+  return om__alloc((uint64_t)(n + 1) * sizeof(float), who);
+}
+
 float *om__scratch(int slot, int64_t floats, const char *who) {
   om_block_cache *c = &om__state()->cache;
-  if (floats < 0 || floats >= (INT64_C(1) << 60))
-    return om__fail(OM_ERR_OUT_OF_MEMORY, "%s: %lld floats of scratch is too much", who, (long long)floats), NULL;
   hook_exit(c);
-  if (c->scratch_floats[slot] < floats) { /* grown, not kept: its contents are not the caller's */
+  if (c->scratch_floats[slot] < floats || floats < 0) { /* grown, not kept: its contents are not the caller's */
     free(c->scratch[slot]);
     c->scratch_floats[slot] = 0;
-    if (!(c->scratch[slot] = om__alloc((uint64_t)(floats + 1) * sizeof(float), who))) return NULL;
+    if (!(c->scratch[slot] = om__alloc_floats(floats, who))) return NULL;
     c->scratch_floats[slot] = floats;
   }
   ASAN_UNPOISON_MEMORY_REGION(c->scratch[slot], (size_t)(floats + 1) * sizeof(float));
