@@ -157,8 +157,9 @@ static bool forward_interpolate(om_call *c) {
   const om_attrs *a = &c->attrs;
   int64_t planes = x->shape[0] * x->shape[1], oh = a->i[2], ow = a->i[3];
   if (planes == 0) return true;
-  taps *th = om__alloc(sizeof(taps) * (uint64_t)(oh + ow), "interpolate"), *tw = th + oh;
+  taps *th = om__alloc(sizeof(taps) * (uint64_t)(oh + ow), "interpolate");
   if (!th) return false;
+  taps *tw = th + oh; /* after the test: an offset from NULL would be undefined */
   for (int64_t i = 0; i < oh; i++) th[i] = axis_taps(a, 0, x->shape[2], i);
   for (int64_t j = 0; j < ow; j++) tw[j] = axis_taps(a, 1, x->shape[3], j);
   interp_job j = {.x = x, .a = a, .th = th, .tw = tw, .out = (float *)om__data(c->out[0])};
