@@ -197,7 +197,8 @@ bool om__check_inputs(const char *who, om_tensor *const *ts, int n);
  *  may use. Runs on any thread: it must not allocate, fail, record or trace (per-thread state). */
 typedef void (*om__part_fn)(void *ctx, int64_t part, int worker);
 /** Runs fn(ctx, p, w) for every part p on at most `most` threads (the caller among them) and
- *  returns when all are done; returns how many threads took part (worker ids below it). The
+ *  returns when all are done; returns how many threads it was offered to (worker ids below it;
+ *  a worker that was not ready in time takes none of the parts). The
  *  parts must not depend on the thread count for the bits to stay the same. */
 int om__parallel(int64_t parts, int most, om__part_fn fn, void *ctx);
 

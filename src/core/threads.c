@@ -1,7 +1,9 @@
 /* The kernels' thread pool: om__parallel runs the parts of one job on the calling thread and up
  * to om_get_num_threads() - 1 worker threads, which start on first use; between jobs each
- * watches for the next one for SPIN_US, then sleeps on a condition variable. A kernel splits its work into parts that each write their
- * own outputs, summed in the serial order whatever the split (which may depend on the thread
+ * watches for the next one for SPIN_US, then sleeps on a condition variable. A worker joins a job
+ * only while it is open: once the caller has taken the last part it closes the job and waits for
+ * the workers that joined, so a worker still waking costs a small job nothing (the caller runs
+ * its parts). A kernel splits its work into parts that each write their own outputs, summed in the serial order whatever the split (which may depend on the thread
  * count: a product is one block on one thread, and its blocks shrink with the threads), so
  * results have the same bits for any thread count.
  *
@@ -49,18 +51,24 @@ static void pause_briefly(void) {
 #endif
 }
 
+/* The job word `post`: the jobs posted so far, the workers offered the last one (ids 1 .. that),
+ * whether it is closed (its caller has finished its own parts) and how many workers joined it
+ * before that. One word, so that a worker joins a job with one compare-and-swap that fails once
+ * the job is closed or another posted: a worker that wakes late takes no part, and the caller
+ * waits only for the workers that joined, never for one still asleep. */
+#define POST_JOB(p) ((p) >> 24)
+#define POST_OFFERED(p) ((int)(((p) >> 16) & 0xff))
+#define POST_CLOSED 0x8000ull
+#define POST_JOINED(p) ((int)((p) & 0xff))
 static struct {
-  pthread_mutex_t mu; /* guards the fields below but next, and the writes of post */
+  pthread_mutex_t mu; /* guards the fields below but post and finished, and the writes of post that post a job */
   pthread_cond_t start, done;
   pthread_t tid[OM_MAX_THREADS - 1];
   unsigned long long seen0[OM_MAX_THREADS - 1]; /* the job count when worker i + 1 was started */
   int started;                                  /* workers running (ids 1 .. started) */
   int threads;                                  /* om_set_num_threads; 0: not set, the default */
-  /* the jobs posted so far << 8 | the workers taking part in the last (ids 1 .. that): one word,
-   * so a worker watching it without the lock reads the two of one job; written after the job's
-   * fields, so a worker that sees a job sees them */
-  atomic_ullong post;
-  atomic_int pending; /* workers of the job not done yet */
+  atomic_ullong post; /* see POST_JOB; a job's fields are written before it is posted */
+  atomic_int finished; /* workers of the job that joined and are done */
   om__part_fn fn;
   void *ctx;
   int64_t parts;
@@ -74,8 +82,16 @@ static void take_parts(int worker) {
   for (int64_t p; (p = atomic_fetch_add(&pool.next, 1)) < pool.parts;) pool.fn(pool.ctx, p, worker);
 }
 
-/* A worker takes part in a job only after every job before it that it took part in is done (the
- * caller waits for them), so the job it reads in post is the one its parts belong to. */
+/* Whether worker id joined job `job` (offered to it, still open): then it reads the job's fields,
+ * which its caller keeps until every worker that joined is done. */
+static bool join(unsigned long long job, int id) {
+  unsigned long long p = atomic_load(&pool.post);
+  do {
+    if (POST_JOB(p) != job || (p & POST_CLOSED) || id > POST_OFFERED(p)) return false;
+  } while (!atomic_compare_exchange_weak(&pool.post, &p, p + 1));
+  return true;
+}
+
 static void *worker_main(void *arg) {
   int id = (int)(intptr_t)arg;
   pthread_mutex_lock(&pool.mu);
@@ -83,16 +99,20 @@ static void *worker_main(void *arg) {
   pthread_mutex_unlock(&pool.mu);
   for (;;) {
     post = atomic_load(&pool.post);
-    for (double t0 = now_us(); post >> 8 == seen && now_us() - t0 < SPIN_US; post = atomic_load(&pool.post)) pause_briefly();
-    if (post >> 8 == seen) {
+    for (double t0 = now_us(); POST_JOB(post) == seen && now_us() - t0 < SPIN_US; post = atomic_load(&pool.post)) pause_briefly();
+    if (POST_JOB(post) == seen) {
       pthread_mutex_lock(&pool.mu);
-      while ((post = atomic_load(&pool.post)) >> 8 == seen) pthread_cond_wait(&pool.start, &pool.mu);
+      while (POST_JOB(post = atomic_load(&pool.post)) == seen) pthread_cond_wait(&pool.start, &pool.mu);
       pthread_mutex_unlock(&pool.mu);
     }
-    seen = post >> 8;
-    if (id > (int)(post & 0xff)) continue;
+    seen = POST_JOB(post);
+    if (!join(seen, id)) continue;
     take_parts(id);
-    if (atomic_fetch_sub(&pool.pending, 1) == 1) { /* the last: wake the caller, under mu so it cannot miss it */
+    atomic_fetch_add(&pool.finished, 1);
+    /* the caller, once it closed the job, waits for `finished` to reach the joined count: wake it
+     * under mu, so that it cannot miss it (a closed word also tells that it may be waiting) */
+    post = atomic_load(&pool.post);
+    if ((post & POST_CLOSED) && atomic_load(&pool.finished) == POST_JOINED(post)) {
       pthread_mutex_lock(&pool.mu);
       pthread_cond_signal(&pool.done);
       pthread_mutex_unlock(&pool.mu);
@@ -138,22 +158,26 @@ int om__parallel(int64_t parts, int most, om__part_fn fn, void *ctx) {
   }
   pthread_mutex_lock(&pool.mu);
   while (pool.started < t - 1) { /* a worker that cannot start leaves its parts to the others */
-    pool.seen0[pool.started] = atomic_load(&pool.post) >> 8;
+    pool.seen0[pool.started] = POST_JOB(atomic_load(&pool.post));
     if (pthread_create(&pool.tid[pool.started], NULL, worker_main, (void *)(intptr_t)(pool.started + 1)) != 0) break;
     pool.started++;
   }
   if (t > pool.started + 1) t = pool.started + 1;
   pool.fn = fn, pool.ctx = ctx, pool.parts = parts;
   atomic_store(&pool.next, 0);
-  atomic_store(&pool.pending, t - 1);
-  atomic_store(&pool.post, ((atomic_load(&pool.post) >> 8) + 1) << 8 | (unsigned long long)(t - 1));
+  atomic_store(&pool.finished, 0);
+  atomic_store(&pool.post, (POST_JOB(atomic_load(&pool.post)) + 1) << 24 | (unsigned long long)(t - 1) << 16);
   pthread_cond_broadcast(&pool.start);
   pthread_mutex_unlock(&pool.mu);
   take_parts(0);
-  for (double t0 = now_us(); atomic_load(&pool.pending) && now_us() - t0 < SPIN_US;) pause_briefly(); /* the workers' last parts */
-  pthread_mutex_lock(&pool.mu);
-  while (atomic_load(&pool.pending)) pthread_cond_wait(&pool.done, &pool.mu);
-  pthread_mutex_unlock(&pool.mu);
+  /* the parts are all taken: close the job to workers not in it yet, then wait for those in it */
+  int joined = POST_JOINED(atomic_fetch_or(&pool.post, POST_CLOSED));
+  for (double t0 = now_us(); atomic_load(&pool.finished) < joined && now_us() - t0 < SPIN_US;) pause_briefly();
+  if (atomic_load(&pool.finished) < joined) {
+    pthread_mutex_lock(&pool.mu);
+    while (atomic_load(&pool.finished) < joined) pthread_cond_wait(&pool.done, &pool.mu);
+    pthread_mutex_unlock(&pool.mu);
+  }
   pthread_mutex_unlock(&busy);
   return t;
 }
