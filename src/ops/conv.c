@@ -959,6 +959,41 @@ static void avg_window(const win *g, bool cip, int64_t y, int64_t x, int64_t *y0
   *div = cip ? pool : (*y1 - *y0) * (*x1 - *x0);
 }
 
+/* forward_pool's planes; part p: planes [p planes / parts, (p + 1) planes / parts). */
+typedef struct pool_job {
+  const win *g;
+  const float *x;
+  float *out;
+  const int64_t *cols; /* max pool: each output column's taps inside (taps_inside); NULL: average */
+  int64_t xa, xb;      /* max pool: the output columns whose windows are wholly inside */
+  bool cip;
+  int64_t planes, parts;
+} pool_job;
+
+static void pool_part(void *ctx, int64_t part, int worker) {
+  (void)worker;
+  const pool_job *j = ctx;
+  const win *g = j->g;
+  int64_t p1 = (part + 1) * j->planes / j->parts;
+  for (int64_t p = part * j->planes / j->parts; p < p1; p++) {
+    const float *plane = j->x + p * g->h * g->w;
+    float *out = j->out + p * g->oh * g->ow;
+    if (j->cols) {
+      max_pool_plane(plane, g, j->cols, j->xa, j->xb, out);
+      continue;
+    }
+    for (int64_t y = 0; y < g->oh; y++)
+      for (int64_t xo = 0; xo < g->ow; xo++, out++) {
+        int64_t y0, y1, x0, x1, div;
+        avg_window(g, j->cip, y, xo, &y0, &y1, &x0, &x1, &div);
+        float sum = 0;
+        for (int64_t iy = y0; iy < y1; iy++)
+          for (int64_t ix = x0; ix < x1; ix++) sum += plane[iy * g->w + ix];
+        *out = y0 < y1 && x0 < x1 ? sum / (float)div : 0.0f;
+      }
+  }
+}
+
 static bool forward_pool(om_call *c) {
   win g;
   bool ceil_mode, cip;
@@ -981,23 +1016,10 @@ static bool forward_pool(om_call *c) {
       }
     }
   }
-  for (int64_t p = 0; p < planes; p++) {
-    const float *plane = x + p * g.h * g.w;
-    if (cols) {
-      max_pool_plane(plane, &g, cols, xa, xb, out);
-      out += g.oh * g.ow;
-      continue;
-    }
-    for (int64_t y = 0; y < g.oh; y++)
-      for (int64_t xo = 0; xo < g.ow; xo++, out++) {
-        int64_t y0, y1, x0, x1, div;
-        avg_window(&g, cip, y, xo, &y0, &y1, &x0, &x1, &div);
-        float sum = 0;
-        for (int64_t iy = y0; iy < y1; iy++)
-          for (int64_t ix = x0; ix < x1; ix++) sum += plane[iy * g.w + ix];
-        *out = y0 < y1 && x0 < x1 ? sum / (float)div : 0.0f;
-      }
-  }
+  pool_job j = {.g = &g, .x = x, .out = out, .cols = cols, .xa = xa, .xb = xb, .cip = cip, .planes = planes};
+  int threads = om__job_threads((double)planes * (double)(g.oh * g.ow) * (double)(g.kh * g.kw) * OM_EACH_SIMPLE, planes);
+  j.parts = planes < 4 * threads ? planes : 4 * threads;
+  if (j.parts > 0) om__parallel(j.parts, threads, pool_part, &j);
   free(cols);
   if (own) free((void *)x);
   return true;

@@ -82,9 +82,19 @@
   }                                                                              \
   ARRAY_LOOP(fname, fname##_n)
 
-/* Which dtypes an op takes, the loop for each (NULL: refused), and the ONNX nodes that compute it. */
+/* What one element of an op's loop costs (om__iterate_each's cost, in the matrix product's
+ * multiply-adds), as measured in WASM on one thread (0.049 ns a multiply-add of a 512 product):
+ * an operation between loads and a store (add, relu, sqrt: 0.1 to 0.3 ns; OM_EACH_SIMPLE), math.c's
+ * array functions four values at a time (tanh, sigmoid, erf, gelu: 2 to 3 ns) and the scalar exp
+ * and log each element calls (exp, silu: 6 to 8 ns). */
+#define EACH_ARRAY_MATH 50.0
+#define EACH_SCALAR_MATH 130.0
+
+/* Which dtypes an op takes, the loop for each (NULL: refused), what an element costs, and the
+ * ONNX nodes that compute it. */
 typedef struct kernels {
   om_loop_fn loop[3];  /* indexed by om_dtype of the inputs */
+  double cost;         /* an element's work: OM_EACH_SIMPLE, EACH_ARRAY_MATH or EACH_SCALAR_MATH */
   bool to_bool;        /* comparisons: the output is bool */
   const char *onnx[2]; /* ONNX op types: one node, or a second one applied to the first's result */
   /* activations with parameters: how many float attrs, their defaults and names (for messages) */
@@ -193,13 +203,14 @@ static bool one_run(const om_call *c, char **base, int64_t *st) {
   return true;
 }
 
-/* Runs the op's loop over output and inputs with broadcasting. */
+/* Runs the op's loop over output and inputs with broadcasting, on the pool where the elements
+ * times their cost are worth it (the one-run case called directly below that). */
 static bool forward_map(om_call *c) {
   const kernels *k = om__ops[c->op]->impl;
   om_tensor *o = c->out[0];
   int64_t n = om_tensor_numel(o), run[4];
   char *base[4] = {om__data(o)};
-  if (n > 0 && one_run(c, base, run)) {
+  if (n > 0 && one_run(c, base, run) && om__job_threads((double)n * k->cost, n) == 1) {
     k->loop[c->in[c->n_in - 1]->dtype](base, run, n, &c->attrs);
     return true;
   }
@@ -209,7 +220,7 @@ static bool forward_map(om_call *c) {
     om__broadcast_strides(c->in[i], o->ndim, st[i + 1]);
     base[i + 1] = om__data(c->in[i]);
   }
-  om__iterate(c->n_in + 1, base, st, o->shape, o->ndim, k->loop[c->in[c->n_in - 1]->dtype], &c->attrs);
+  om__iterate_each(c->n_in + 1, base, st, o->shape, o->ndim, k->loop[c->in[c->n_in - 1]->dtype], &c->attrs, k->cost);
   return true;
 }
 
@@ -292,7 +303,7 @@ static bool pow_backward(const om_record *r, om_tensor *const *g, om_tensor **gi
 }
 
 #define BINARY_DEF(NAME, LOOPS, BOOL, BACKWARD, SAVES, LO, HI, ONNX)                                  \
-  static const kernels NAME##_kernels = {.loop = LOOPS, .to_bool = BOOL, .onnx = ONNX_NODES(ONNX)};                              \
+  static const kernels NAME##_kernels = {LOOPS, .to_bool = BOOL, .onnx = ONNX_NODES(ONNX)};                              \
   const om_op_def om__op_##NAME = {                                                                   \
       .name = #NAME, .n_in = 2, .n_out = 1, .saves = SAVES, .infer = infer_binary,                   \
       .forward = forward_map, .backward = BACKWARD, .lower = lower_map, .onnx = ONNX_DOC(ONNX),      \
@@ -300,12 +311,15 @@ static bool pow_backward(const om_record *r, om_tensor *const *g, om_tensor **gi
       .test = {.n_in = 2, .ndims = {2, 1}, .shapes = {{2, 3}, {3}}, .lo = LO, .hi = HI,               \
                .no_gradcheck = BACKWARD == NULL}};
 
-#define LOOPS3(f, i, b) {f, i, b}
+/* An op's loops for float32, int64 and bool (NULL: refused) and each element's cost: simple
+ * operations (LOOPS3), or one float32 loop of math (MATH1). */
+#define LOOPS3(f, i, b) .loop = {f, i, b}, .cost = OM_EACH_SIMPLE
+#define MATH1(f, each) .loop = {f, NULL, NULL}, .cost = each
 BINARY_DEF(add, LOOPS3(add_f32, add_i64, NULL), false, add_backward, 0, -2, 2, ONNX1("Add"))
 BINARY_DEF(sub, LOOPS3(sub_f32, sub_i64, NULL), false, sub_backward, 0, -2, 2, ONNX1("Sub"))
 BINARY_DEF(mul, LOOPS3(mul_f32, mul_i64, NULL), false, mul_backward, OM_SAVES_IN(0) | OM_SAVES_IN(1), -2, 2, ONNX1("Mul"))
 BINARY_DEF(div, LOOPS3(div_f32, div_i64, NULL), false, div_backward, OM_SAVES_IN(0) | OM_SAVES_IN(1), 0.5, 2, ONNX1("Div"))
-BINARY_DEF(pow, LOOPS3(pow_f32, NULL, NULL), false, pow_backward, OM_SAVES_IN(0) | OM_SAVES_IN(1) | OM_SAVES_OUT(0), 0.5, 2, ONNX1("Pow"))
+BINARY_DEF(pow, MATH1(pow_f32, EACH_ARRAY_MATH), false, pow_backward, OM_SAVES_IN(0) | OM_SAVES_IN(1) | OM_SAVES_OUT(0), 0.5, 2, ONNX1("Pow"))
 BINARY_DEF(eq, LOOPS3(eq_f32, eq_i64, eq_b8), true, NULL, 0, -2, 2, ONNX1("Equal"))
 BINARY_DEF(ne, LOOPS3(ne_f32, ne_i64, ne_b8), true, NULL, 0, -2, 2, ONNX2("Equal", "Not"))
 BINARY_DEF(lt, LOOPS3(lt_f32, lt_i64, NULL), true, NULL, 0, -2, 2, ONNX1("Less"))
@@ -425,7 +439,7 @@ static bool lower_relu(om_lower *l, const om_call *c) {
 }
 
 #define UNARY_DEF(NAME, LOOPS, BACKWARD, SAVES, LO, HI, LOWER, ONNX)                                \
-  static const kernels NAME##_kernels = {.loop = LOOPS, .onnx = ONNX_NODES(ONNX)};                             \
+  static const kernels NAME##_kernels = {LOOPS, .onnx = ONNX_NODES(ONNX)};                             \
   const om_op_def om__op_##NAME = {                                                                   \
       .name = #NAME, .n_in = 1, .n_out = 1, .saves = SAVES, .infer = infer_unary,                    \
       .forward = forward_map, .backward = BACKWARD, .lower = LOWER, .onnx = ONNX_DOC(ONNX),          \
@@ -437,13 +451,13 @@ static bool lower_relu(om_lower *l, const om_call *c) {
 UNARY_DEF(neg, LOOPS3(neg_f32, neg_i64, NULL), neg_backward, 0, -2, 2, lower_map, ONNX1("Neg"))
 UNARY_DEF(abs, LOOPS3(abs_f32, abs_i64, NULL), abs_backward, OM_SAVES_IN(0), -2, 2, lower_map, ONNX1("Abs"))
 UNARY_DEF(sign, LOOPS3(sign_f32, sign_i64, NULL), NULL, 0, -2, 2, lower_map, ONNX1("Sign"))
-UNARY_DEF(exp, LOOPS3(exp_f32, NULL, NULL), exp_backward, OM_SAVES_OUT(0), -2, 2, lower_map, ONNX1("Exp"))
-UNARY_DEF(log, LOOPS3(log_f32, NULL, NULL), log_backward, OM_SAVES_IN(0), 0.5, 3, lower_map, ONNX1("Log"))
+UNARY_DEF(exp, MATH1(exp_f32, EACH_SCALAR_MATH), exp_backward, OM_SAVES_OUT(0), -2, 2, lower_map, ONNX1("Exp"))
+UNARY_DEF(log, MATH1(log_f32, EACH_SCALAR_MATH), log_backward, OM_SAVES_IN(0), 0.5, 3, lower_map, ONNX1("Log"))
 UNARY_DEF(sqrt, LOOPS3(sqrt_f32, NULL, NULL), sqrt_backward, OM_SAVES_OUT(0), 0.5, 3, lower_map, ONNX1("Sqrt"))
 UNARY_DEF(rsqrt, LOOPS3(rsqrt_f32, NULL, NULL), rsqrt_backward, OM_SAVES_OUT(0), 0.5, 3, lower_map, ONNX2("Sqrt", "Reciprocal"))
 UNARY_DEF(relu, LOOPS3(relu_f32, relu_i64, NULL), relu_backward, OM_SAVES_OUT(0), -2, 2, lower_relu, ONNX_AS("Relu", NULL, "Relu (int64: Max with 0)"))
-UNARY_DEF(sigmoid, LOOPS3(sigmoid_f32, NULL, NULL), sigmoid_backward, OM_SAVES_OUT(0), -3, 3, lower_map, ONNX1("Sigmoid"))
-UNARY_DEF(tanh, LOOPS3(tanh_f32, NULL, NULL), tanh_backward, OM_SAVES_OUT(0), -2, 2, lower_map, ONNX1("Tanh"))
+UNARY_DEF(sigmoid, MATH1(sigmoid_f32, EACH_ARRAY_MATH), sigmoid_backward, OM_SAVES_OUT(0), -3, 3, lower_map, ONNX1("Sigmoid"))
+UNARY_DEF(tanh, MATH1(tanh_f32, EACH_ARRAY_MATH), tanh_backward, OM_SAVES_OUT(0), -2, 2, lower_map, ONNX1("Tanh"))
 
 /* ---- activations with parameters: float attrs (defaults resolved in infer), read by the
  * kernels as floats, as PyTorch's CPU kernels compute in float ---- */
@@ -670,7 +684,7 @@ static bool lower_hardsigmoid(om_lower *l, const om_call *c) {
 }
 
 #define PARAM_DEF(NAME, LOOP, N_F, F0, F1, PARAMS, BACKWARD, LO, HI, T_F0, T_F1, T_NI, LOWER, ONNX)         \
-  static const kernels NAME##_kernels = {.loop = {LOOP}, .onnx = ONNX_NODES(ONNX), .n_f = N_F, .f_default = {F0, F1}, .params = PARAMS}; \
+  static const kernels NAME##_kernels = {LOOP, .onnx = ONNX_NODES(ONNX), .n_f = N_F, .f_default = {F0, F1}, .params = PARAMS}; \
   const om_op_def om__op_##NAME = {                                                                   \
       .name = #NAME, .n_in = 1, .n_out = 1, .saves = OM_SAVES_IN(0), .infer = infer_unary_params,     \
       .forward = forward_map, .backward = BACKWARD, .lower = LOWER, .onnx = ONNX_DOC(ONNX),          \
@@ -678,18 +692,18 @@ static bool lower_hardsigmoid(om_lower *l, const om_call *c) {
       .test = {.n_in = 1, .ndims = {2}, .shapes = {{3, 4}}, .lo = LO, .hi = HI,                       \
                .attrs = {.n_f = N_F, .f = {T_F0, T_F1}, .n_i = T_NI, .i = {1}}}};
 
-PARAM_DEF(leaky_relu, leaky_relu_f32, 1, 0.01, 0, "negative_slope", leaky_relu_backward, -2, 2, 0.2, 0, 0, lower_alpha, ONNX1("LeakyRelu"))
-PARAM_DEF(elu, elu_f32, 1, 1.0, 0, "alpha", elu_backward, -2, 2, 0.7, 0, 0, lower_alpha, ONNX1("Elu"))
-PARAM_DEF(gelu, gelu_f32, 0, 0, 0, "", gelu_backward, -3, 3, 0, 0, 1, lower_gelu, ONNX_AS("Gelu", NULL, "Gelu (opset 20, approximate)"))
-PARAM_DEF(silu, silu_f32, 0, 0, 0, "", silu_backward, -4, 4, 0, 0, 0, lower_silu, ONNX_AS("Sigmoid", "Mul", "Mul(x, Sigmoid(x))"))
-PARAM_DEF(softplus, softplus_f32, 2, 1.0, 20.0, "beta, threshold", softplus_backward, -3, 3, 2.0, 3.0, 0, lower_softplus,
+PARAM_DEF(leaky_relu, LOOPS3(leaky_relu_f32, NULL, NULL), 1, 0.01, 0, "negative_slope", leaky_relu_backward, -2, 2, 0.2, 0, 0, lower_alpha, ONNX1("LeakyRelu"))
+PARAM_DEF(elu, MATH1(elu_f32, EACH_SCALAR_MATH), 1, 1.0, 0, "alpha", elu_backward, -2, 2, 0.7, 0, 0, lower_alpha, ONNX1("Elu"))
+PARAM_DEF(gelu, MATH1(gelu_f32, EACH_ARRAY_MATH), 0, 0, 0, "", gelu_backward, -3, 3, 0, 0, 1, lower_gelu, ONNX_AS("Gelu", NULL, "Gelu (opset 20, approximate)"))
+PARAM_DEF(silu, MATH1(silu_f32, EACH_SCALAR_MATH), 0, 0, 0, "", silu_backward, -4, 4, 0, 0, 0, lower_silu, ONNX_AS("Sigmoid", "Mul", "Mul(x, Sigmoid(x))"))
+PARAM_DEF(softplus, MATH1(softplus_f32, EACH_SCALAR_MATH), 2, 1.0, 20.0, "beta, threshold", softplus_backward, -3, 3, 2.0, 3.0, 0, lower_softplus,
           ONNX_AS("Softplus", NULL, "Where(Greater(x b, threshold), x, Div(Softplus(Mul(x, b)), b))"))
-PARAM_DEF(hardswish, hardswish_f32, 0, 0, 0, "", hardswish_backward, -4.5, 4.5, 0, 0, 0, lower_map, ONNX1("HardSwish"))
-PARAM_DEF(hardsigmoid, hardsigmoid_f32, 0, 0, 0, "", hardsigmoid_backward, -4.5, 4.5, 0, 0, 0, lower_hardsigmoid,
+PARAM_DEF(hardswish, LOOPS3(hardswish_f32, NULL, NULL), 0, 0, 0, "", hardswish_backward, -4.5, 4.5, 0, 0, 0, lower_map, ONNX1("HardSwish"))
+PARAM_DEF(hardsigmoid, LOOPS3(hardsigmoid_f32, NULL, NULL), 0, 0, 0, "", hardsigmoid_backward, -4.5, 4.5, 0, 0, 0, lower_hardsigmoid,
           ONNX_AS("Add", "Clip", "Div(Clip(Add(x, 3), 0, 6), 6) (the kernel's steps; ONNX's HardSigmoid rounds differently)"))
-PARAM_DEF(hardtanh, hardtanh_f32, 2, -1.0, 1.0, "min_val, max_val", hardtanh_backward, -2, 2, -0.5, 0.75, 0, lower_hardtanh,
+PARAM_DEF(hardtanh, LOOPS3(hardtanh_f32, NULL, NULL), 2, -1.0, 1.0, "min_val, max_val", hardtanh_backward, -2, 2, -0.5, 0.75, 0, lower_hardtanh,
           ONNX_AS("Clip", NULL, "Clip(x, min_val, max_val)"))
-UNARY_DEF(erf, LOOPS3(erf_f32, NULL, NULL), erf_backward, OM_SAVES_IN(0), -2, 2, lower_map, ONNX1("Erf"))
+UNARY_DEF(erf, MATH1(erf_f32, EACH_ARRAY_MATH), erf_backward, OM_SAVES_IN(0), -2, 2, lower_map, ONNX1("Erf"))
 
 om_tensor *om_leaky_relu(om_tensor *a, double negative_slope) {
   return om__apply1(OM_OP_leaky_relu, &a, 1, &(om_attrs){.n_f = 1, .f = {negative_slope}});
@@ -773,7 +787,8 @@ static bool forward_clamp(om_call *c) {
   int64_t st[2][OM_MAX_DIMS];
   om__broadcast_strides(o, o->ndim, st[0]);
   om__broadcast_strides(a, o->ndim, st[1]);
-  om__iterate(2, (char *[]){om__data(o), om__data(a)}, st, o->shape, o->ndim, a->dtype == OM_INT64 ? clamp_i64 : clamp_f32, &k);
+  om__iterate_each(2, (char *[]){om__data(o), om__data(a)}, st, o->shape, o->ndim, a->dtype == OM_INT64 ? clamp_i64 : clamp_f32, &k,
+                   OM_EACH_SIMPLE);
   return true;
 }
 
@@ -811,7 +826,7 @@ static bool lower_clamp(om_lower *l, const om_call *c) {
   return true;
 }
 
-static const kernels clamp_kernels = {.loop = {clamp_f32, clamp_i64}, .onnx = {"Clip", NULL}};
+static const kernels clamp_kernels = {.loop = {clamp_f32, clamp_i64}, .cost = OM_EACH_SIMPLE, .onnx = {"Clip", NULL}};
 const om_op_def om__op_clamp = {
     .name = "clamp", .n_in = 1, .n_out = 1, .saves = OM_SAVES_IN(0), .infer = infer_clamp, .forward = forward_clamp,
     .backward = clamp_backward, .lower = lower_clamp, .onnx = "Clip (min/max inputs; a float bound not given is -inf/+inf)", .impl = &clamp_kernels,
@@ -891,7 +906,7 @@ static bool lower_where(om_lower *l, const om_call *c) {
   return true;
 }
 
-static const kernels where_kernels = {.loop = {where_f32, where_i64, where_b8}, .onnx = {"Where", NULL}};
+static const kernels where_kernels = {.loop = {where_f32, where_i64, where_b8}, .cost = OM_EACH_SIMPLE, .onnx = {"Where", NULL}};
 const om_op_def om__op_where = {
     .name = "where", .n_in = 3, .n_out = 1, .saves = OM_SAVES_IN(0), .infer = infer_where,
     .forward = forward_map, .backward = where_backward, .lower = lower_where,

@@ -393,8 +393,8 @@ static bool forward_masked_fill(om_call *c) {
   om__broadcast_strides(o, o->ndim, st[0]);
   om__broadcast_strides(c->in[0], o->ndim, st[1]);
   om__broadcast_strides(c->in[1], o->ndim, st[2]);
-  om__iterate(3, (char *[]){om__data(o), om__data(c->in[0]), om__data(c->in[1])}, st, o->shape, o->ndim,
-              loops[c->in[0]->dtype], &c->attrs);
+  om__iterate_each(3, (char *[]){om__data(o), om__data(c->in[0]), om__data(c->in[1])}, st, o->shape, o->ndim,
+                   loops[c->in[0]->dtype], &c->attrs, OM_EACH_SIMPLE);
   return true;
 }
 

@@ -251,8 +251,7 @@ static bool infer_layer_norm(om_call *c) {
   return true;
 }
 
-/* Normalises rows [rows, n] of px into py (both contiguous), then applies per-column weight and
- * bias (NULL for none) indexed by column / col_div % col_mod. */
+/* normalize_rows' per-column weight and bias (NULL for none), indexed by column / div % mod. */
 typedef struct affine { const float *w, *b; int64_t div, mod; } affine;
 
 typedef double v2d __attribute__((vector_size(16)));
@@ -285,24 +284,42 @@ static double sum4(const float *x, int64_t n, double m, bool squares) {
 
 /* Rows per block of normalize_rows: each block's statistics first, then its rows normalised. */
 enum { STAT_ROWS = 64 };
+/* An element's work in normalize_rows (two sums and the normalisation: about 1 ns in WASM), in
+ * the product's multiply-adds (om__job_threads' unit). */
+#define EACH_NORMALIZED 20.0
 
-static void normalize_rows(const float *px, float *py, int64_t rows, int64_t n, double eps, affine af, int64_t offset_mod,
-                           float *mean_out, float *rstd_out) {
+/* normalize_rows' arguments; its part p: rows [p rows / parts, (p + 1) rows / parts). */
+typedef struct norm_job {
+  const float *px;
+  float *py;
+  int64_t rows, n, offset_mod, parts;
+  double eps;
+  affine af;
+  float *mean_out, *rstd_out;
+} norm_job;
+
+static void normalize_part(void *ctx, int64_t part, int worker) {
+  (void)worker;
+  const norm_job *job = ctx;
+  const float *px = job->px;
+  float *py = job->py;
+  const affine af = job->af;
+  const int64_t n = job->n, offset_mod = job->offset_mod, r0 = part * job->rows / job->parts, r1 = (part + 1) * job->rows / job->parts;
   double means[STAT_ROWS], rstds[STAT_ROWS];
-  for (int64_t r = 0; r < rows; r++) {
+  for (int64_t r = r0; r < r1; r++) {
     /* A row's statistics are one chain of dependent adds, divisions and a square root (a short
      * row is all latency): computed for a block of rows in a loop of their own, the chains of
      * several rows overlap. */
-    if (r % STAT_ROWS == 0)
-      for (int64_t i = r; i < rows && i < r + STAT_ROWS; i++) {
+    if ((r - r0) % STAT_ROWS == 0)
+      for (int64_t i = r; i < r1 && i < r + STAT_ROWS; i++) {
         const float *x = px + i * n;
         double mean = sum4(x, n, 0, false) / (double)n, var = sum4(x, n, mean, true) / (double)n;
-        means[i - r] = mean, rstds[i - r] = 1.0 / sqrt(var + eps);
+        means[i - r] = mean, rstds[i - r] = 1.0 / sqrt(var + job->eps);
       }
     const float *x = px + r * n;
     float *y = py + r * n;
-    double mean = means[r % STAT_ROWS], rstd = rstds[r % STAT_ROWS];
-    if (mean_out) mean_out[r] = (float)mean, rstd_out[r] = (float)rstd;
+    double mean = means[(r - r0) % STAT_ROWS], rstd = rstds[(r - r0) % STAT_ROWS];
+    if (job->mean_out) job->mean_out[r] = (float)mean, job->rstd_out[r] = (float)rstd;
     int64_t base = offset_mod ? (r % offset_mod) * n : 0; /* the row's first parameter column */
     /* In runs that take consecutive parameters (div 1: layer norm's columns) or one parameter
      * (a group norm channel's spatial run), so no element pays for a division. */
@@ -326,6 +343,17 @@ static void normalize_rows(const float *px, float *py, int64_t rows, int64_t n, 
       }
     }
   }
+}
+
+/* Normalises rows [rows, n] of px into py (see affine; offset_mod: a row's first parameter
+ * column is (row % offset_mod) n, 0: the first), writing each row's mean and rstd where mean_out
+ * is not NULL: on the pool where the rows are worth it, each row computed alike in any part. */
+static void normalize_rows(const float *px, float *py, int64_t rows, int64_t n, double eps, affine af, int64_t offset_mod,
+                           float *mean_out, float *rstd_out) {
+  norm_job j = {.px = px, .py = py, .rows = rows, .n = n, .offset_mod = offset_mod, .eps = eps, .af = af, .mean_out = mean_out, .rstd_out = rstd_out};
+  int threads = om__job_threads((double)rows * (double)n * EACH_NORMALIZED, rows);
+  j.parts = rows < 4 * threads ? rows : 4 * threads;
+  if (j.parts > 0) om__parallel(j.parts, threads, normalize_part, &j);
 }
 
 /* Dense copies of the optional weight and bias among c's inputs from index first (NULL when absent). */

@@ -4,48 +4,62 @@
 
 #include "internal.h"
 
-void om__iterate(int nops, char **base, int64_t strides[][OM_MAX_DIMS], const int64_t *shape,
-                 int ndim, om_loop_fn fn, const void *ctx) {
+/* The iteration space after merging: nd dims (at least one) of sizes sh, byte strides st[k] per
+ * operand; the last dim is the inner loop's run. */
+typedef struct runs {
+  int nops, nd;
   int64_t sh[OM_MAX_DIMS + 1], st[8][OM_MAX_DIMS + 1];
+} runs;
+
+/* Merges dim d into the run of dim d+1 where every operand steps through both as one, and drops
+ * size-1 dims. False for an empty shape (nothing to run). */
+static bool merge_dims(int nops, int64_t strides[][OM_MAX_DIMS], const int64_t *shape, int ndim, runs *r) {
   int nd = 0;
-  /* Merge dim d into the run of dim d+1 when every operand steps through both as one. */
+  r->nops = nops;
   for (int d = 0; d < ndim; d++) {
-    if (shape[d] == 0) return;
+    if (shape[d] == 0) return false;
     if (shape[d] == 1) continue;
     bool merge = nd > 0;
-    for (int k = 0; k < nops && merge; k++) merge = st[k][nd - 1] == strides[k][d] * shape[d];
+    for (int k = 0; k < nops && merge; k++) merge = r->st[k][nd - 1] == strides[k][d] * shape[d];
     if (merge) {
-      sh[nd - 1] *= shape[d];
-      for (int k = 0; k < nops; k++) st[k][nd - 1] = strides[k][d];
+      r->sh[nd - 1] *= shape[d];
+      for (int k = 0; k < nops; k++) r->st[k][nd - 1] = strides[k][d];
     } else {
-      sh[nd] = shape[d];
-      for (int k = 0; k < nops; k++) st[k][nd] = strides[k][d];
+      r->sh[nd] = shape[d];
+      for (int k = 0; k < nops; k++) r->st[k][nd] = strides[k][d];
       nd++;
     }
   }
   if (nd == 0) { /* a single element */
-    sh[0] = 1;
-    for (int k = 0; k < nops; k++) st[k][0] = 0;
+    r->sh[0] = 1;
+    for (int k = 0; k < nops; k++) r->st[k][0] = 0;
     nd = 1;
   }
+  r->nd = nd;
+  return true;
+}
+
+static void run_loops(const runs *r, char *const *base, om_loop_fn fn, const void *ctx) {
+  int nops = r->nops, nd = r->nd;
   int64_t inner[8], idx[OM_MAX_DIMS] = {0};
   char *p[8];
-  for (int k = 0; k < nops; k++) inner[k] = st[k][nd - 1];
+  for (int k = 0; k < nops; k++) inner[k] = r->st[k][nd - 1];
   if (nd == 1) {
-    fn(base, inner, sh[0], ctx);
+    for (int k = 0; k < nops; k++) p[k] = base[k];
+    fn(p, inner, r->sh[0], ctx);
     return;
   }
   /* The runs along dim nd - 2 in a tight loop, their pointers stepped (short runs: a head's 4
    * values in a permuted copy, a mask row sliced from a larger buffer); the dims above by index. */
-  int64_t rows = sh[nd - 2], step[8];
-  for (int k = 0; k < nops; k++) step[k] = st[k][nd - 2];
+  int64_t rows = r->sh[nd - 2], step[8];
+  for (int k = 0; k < nops; k++) step[k] = r->st[k][nd - 2];
   for (;;) {
     for (int k = 0; k < nops; k++) {
       p[k] = base[k];
-      for (int d = 0; d < nd - 2; d++) p[k] += idx[d] * st[k][d];
+      for (int d = 0; d < nd - 2; d++) p[k] += idx[d] * r->st[k][d];
     }
-    for (int64_t r = 0; r < rows; r++) { /* the first four operands stepped without a loop: a run may be 4 values */
-      fn(p, inner, sh[nd - 1], ctx);
+    for (int64_t i = 0; i < rows; i++) { /* the first four operands stepped without a loop: a run may be 4 values */
+      fn(p, inner, r->sh[nd - 1], ctx);
       p[0] += step[0];
       if (nops > 1) p[1] += step[1];
       if (nops > 2) p[2] += step[2];
@@ -53,9 +67,58 @@ void om__iterate(int nops, char **base, int64_t strides[][OM_MAX_DIMS], const in
       for (int k = 4; k < nops; k++) p[k] += step[k];
     }
     int d = nd - 3;
-    while (d >= 0 && ++idx[d] == sh[d]) idx[d--] = 0;
+    while (d >= 0 && ++idx[d] == r->sh[d]) idx[d--] = 0;
     if (d < 0) return;
   }
+}
+
+void om__iterate(int nops, char **base, int64_t strides[][OM_MAX_DIMS], const int64_t *shape,
+                 int ndim, om_loop_fn fn, const void *ctx) {
+  runs r;
+  if (merge_dims(nops, strides, shape, ndim, &r)) run_loops(&r, base, fn, ctx);
+}
+
+/* Elements of a single run (one merged dim) a part starts on a multiple of: so a part's run is
+ * chunked as the whole run would be (ARRAY_LOOP's chunks of 64, math.c's groups of 4). */
+#define RUN_UNIT 64
+
+/* om__iterate_each on the pool: part p runs units [p units / parts, (p + 1) units / parts) of the
+ * outermost merged dim (of RUN_UNIT elements where that dim is the only one). */
+typedef struct each_job {
+  const runs *r;
+  char *const *base;
+  om_loop_fn fn;
+  const void *ctx;
+  int64_t units, parts, unit;
+} each_job;
+
+static void each_part(void *ctx, int64_t part, int worker) {
+  (void)worker;
+  const each_job *j = ctx;
+  int64_t lo = part * j->units / j->parts * j->unit, hi = (part + 1) * j->units / j->parts * j->unit;
+  runs r = *j->r;
+  char *base[8];
+  if (hi > r.sh[0]) hi = r.sh[0];
+  r.sh[0] = hi - lo;
+  for (int k = 0; k < r.nops; k++) base[k] = j->base[k] + lo * r.st[k][0];
+  run_loops(&r, base, j->fn, j->ctx);
+}
+
+void om__iterate_each(int nops, char **base, int64_t strides[][OM_MAX_DIMS], const int64_t *shape, int ndim,
+                      om_loop_fn fn, const void *ctx, double cost) {
+  runs r;
+  if (!merge_dims(nops, strides, shape, ndim, &r)) return;
+  double n = 1;
+  for (int d = 0; d < r.nd; d++) n *= (double)r.sh[d];
+  each_job j = {.r = &r, .base = base, .fn = fn, .ctx = ctx, .unit = r.nd == 1 ? RUN_UNIT : 1};
+  j.units = (r.sh[0] + j.unit - 1) / j.unit;
+  int threads = om__job_threads(n * cost, j.units);
+  if (threads == 1) {
+    run_loops(&r, base, fn, ctx);
+    return;
+  }
+  j.parts = j.units < 4 * threads ? j.units : 4 * threads; /* a few a thread: one slowed by the machine leaves little */
+  om__parallel(j.parts, threads, each_part, &j);
 }
 
 void om__broadcast_strides(const om_tensor *t, int ndim, int64_t *out) {
@@ -156,5 +219,5 @@ void om__copy_into(om_tensor *dst, const om_tensor *src) {
   om__broadcast_strides(src, dst->ndim, st[1]);
   char *base[2] = {om__data(dst), om__data(src)};
   om_dtype dt[2] = {dst->dtype, src->dtype};
-  om__iterate(2, base, st, dst->shape, dst->ndim, dt[0] == dt[1] && om__dtype_size(dt[0]) == 4 ? copy4 : convert, dt);
+  om__iterate_each(2, base, st, dst->shape, dst->ndim, dt[0] == dt[1] && om__dtype_size(dt[0]) == 4 ? copy4 : convert, dt, OM_EACH_SIMPLE);
 }

@@ -2,7 +2,8 @@
  * pool running every part once on the threads asked for, and matrix products (large, 8 rows,
  * fewer rows than a tile), convolutions of every path (windows in place, one product split or the
  * products as the parts; depthwise; im2col; 1x1) with their gradients, attention, an LSTM, a
- * small ResNet's forward and interpolate giving the same bits on 1, 2 and 3 threads. */
+ * small ResNet's forward, interpolate, elementwise maps, copies, norms and pools giving the same
+ * bits on 1, 2 and 3 threads. */
 #include <stdlib.h>
 
 #include "internal.h" /* om__parallel, om__data */
@@ -254,6 +255,39 @@ TEST(interpolate_same_bits_on_any_thread_count) {
   om_tensor_release(in[0]);
 }
 
+/* The elementwise maps (om__iterate_each: one run split in chunks of 64, or the outermost of
+ * several dims), copies, the norms' rows and the pools' planes, each above the size where it goes
+ * to the pool (OM_EACH_SIMPLE 4 times 300,000 elements; gelu's 50 times 27,003), on contiguous,
+ * transposed and broadcast operands. */
+static int each_case;
+
+static void each_fn(om_tensor *const *in, om_tensor **out) {
+  om_tensor *t = NULL, *m = NULL;
+  switch (each_case) {
+    case 0: out[0] = om_gelu(in[1], false); break;                          /* one run, 27,003: not a multiple of 64 */
+    case 1: out[0] = om_gelu(t = om_transpose(in[1], 0, 1), false); break;  /* [9001, 3] strided */
+    case 2: out[0] = om_add(in[0], in[2]); break;                           /* [300, 1000] + [1000] */
+    case 3: out[0] = om_contiguous(t = om_permute(in[3], (int64_t[]){2, 0, 1}, 3)); break;
+    case 4: out[0] = om_clamp(in[0], (double[]){-0.5}, (double[]){0.25}); break;
+    case 5: out[0] = om_where(m = om_gt(in[0], in[2]), in[0], in[2]); break;
+    case 6: out[0] = om_masked_fill(in[0], m = om_lt(in[0], in[2]), 7.0); break;
+    case 7: out[0] = om_layer_norm(in[0], (int64_t[]){1000}, 1, in[2], in[2], 1e-5); break;
+    case 8: out[0] = om_group_norm(in[4], 4, NULL, NULL, 1e-5); break;
+    case 9: out[0] = om_max_pool2d(in[4], (int64_t[]){3, 3}, (int64_t[]){2, 2}, (int64_t[]){1, 1}, NULL, false); break;
+    case 10: out[0] = om_avg_pool2d(in[4], (int64_t[]){3, 3}, (int64_t[]){1, 1}, (int64_t[]){1, 1}, false, false); break;
+  }
+  om_tensor_release(t), om_tensor_release(m);
+}
+
+TEST(maps_norms_and_pools_same_bits_on_any_thread_count) {
+  const char *what[] = {"gelu, one run", "gelu, transposed", "add, broadcast row", "copy of a permuted view", "clamp", "where",
+                        "masked_fill", "layer_norm", "group_norm", "max_pool2d", "avg_pool2d"};
+  om_tensor *in[5] = {randn(30, 2, (int64_t[]){300, 1000}), randn(31, 2, (int64_t[]){3, 9001}), randn(32, 1, (int64_t[]){1000}),
+                      randn(33, 3, (int64_t[]){64, 80, 60}), randn(34, 4, (int64_t[]){2, 16, 96, 96})};
+  for (each_case = 0; each_case < 11; each_case++) check_same_bits(what[each_case], each_fn, in, 1);
+  for (int i = 0; i < 5; i++) om_tensor_release(in[i]);
+}
+
 #ifndef __EMSCRIPTEN__
 #include <pthread.h>
 /* A thread that makes a tensor with a convolution (its kernel scratch and block cache then hold
@@ -291,6 +325,7 @@ int main(void) {
   RUN(resnet_forward_same_bits_on_any_thread_count);
   RUN(lstm_same_bits_on_any_thread_count);
   RUN(interpolate_same_bits_on_any_thread_count);
+  RUN(maps_norms_and_pools_same_bits_on_any_thread_count);
 #ifndef __EMSCRIPTEN__
   tensors_outliving_their_thread_leave_nothing_allocated();
 #endif
