@@ -255,8 +255,9 @@ double om__get_flat(const om_tensor *t, int64_t k);
 double om__exp(double x);
 /** x[k] = om__exp(x[k]) for k < n, the same bits, two at a time with vector arithmetic. */
 void om__exp_n(double *x, int64_t n);
-/** y[k] = om__erff(x[k]), om__tanhf(x[k]), om__sigmoidf(x[k]) for k < n (y may be x): the same
- *  bits, four at a time on two pairs of double lanes. */
+/** y[k] = om__expf(x[k]), om__erff(x[k]), om__tanhf(x[k]), om__sigmoidf(x[k]) for k < n (y may
+ *  be x): the same bits, four at a time on two pairs of double lanes. */
+void om__expf_n(const float *x, float *y, int64_t n);
 void om__erff_n(const float *x, float *y, int64_t n);
 void om__tanhf_n(const float *x, float *y, int64_t n);
 void om__sigmoidf_n(const float *x, float *y, int64_t n);

@@ -399,6 +399,20 @@ static bool sigmoid4(v4f x, v4f *y) {
   return true;
 }
 
+/* om__expf's operations on four values in [-700, 700] (exp_core2's range, where exp_of takes
+ * exp_core) whose results are within float's range; else false, and om__expf takes them one by one
+ * (to_float's infinities past 88.7). */
+static bool exp4(v4f x, v4f *y) {
+  v4i in = (x >= -700.0f) & (x <= 700.0f); /* NaN: false */
+  if (!(in[0] & in[1] & in[2] & in[3])) return false;
+  v2d d[2];
+  widen4(x, d);
+  d[0] = exp_core2_poly(d[0], true), d[1] = exp_core2_poly(d[1], true);
+  return narrow_in_range4(d, y);
+}
+
+void om__expf_n(const float *x, float *y, int64_t n) { map4(x, y, n, exp4, om__expf); }
+
 /* Fast mode's erf (docs/graph-runtime.md, "Modes"): a P(t) / Q(t), t = a^2 / 16, one rational of
  * degree 5 / 5 in float arithmetic, four lanes at a time, a third of om__erff_n's time. The
  * coefficients come from tools/rational_fit.c (relative error 1.9e-8 before rounding to float), which

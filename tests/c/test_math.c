@@ -145,7 +145,8 @@ TEST(exp_n_is_exp_bit_for_bit) {
 }
 
 /* The array versions (four at a time) are the float functions, bit for bit: values in every
- * branch (erf's rational and past it at |x| >= 4; tanh's and past it at |x| >= 9.1; sigmoid on both signs and past exp's vector range at 700) in one group of four, zeros of
+ * branch (erf's rational and past it at |x| >= 4; tanh's and past it at |x| >= 9.1; sigmoid on both signs and past exp's vector range at 700; exp
+ * past float's range at 88.7) in one group of four, zeros of
  * both signs, NaN, the infinities, subnormals, counts that are not a multiple of 4, and in place. */
 static void check_array_version(const char *name, void (*fn)(const float *, float *, int64_t), float (*f1)(float)) {
   enum { N = 100003 };
@@ -157,6 +158,7 @@ static void check_array_version(const char *name, void (*fn)(const float *, floa
   x[20] = 0.0f, x[21] = -0.0f, x[22] = NAN, x[23] = 1.0f, x[24] = -1.0f, x[25] = 0.99999994f;
   x[26] = INFINITY, x[27] = -INFINITY, x[28] = 1e-40f, x[29] = -FLT_MAX, x[30] = 4.0f, x[31] = -3.9999998f;
   x[32] = 9.1f, x[33] = -9.09999943f, x[34] = 10.0f, x[35] = -10.000001f, x[36] = 700.0f, x[37] = -700.00006f;
+  x[38] = 88.72283f, x[39] = 88.72284f, x[40] = -103.5f, x[41] = -87.5f; /* exp: float's largest, past it, subnormal, normal */
   for (int64_t n = N - 3; n <= N; n++) {
     memset(y, 0, sizeof y);
     fn(x, y, n);
@@ -182,6 +184,7 @@ static void pow_n(const float *x, float *y, int64_t n) { om__powf_n(x, 1.37f, y,
 static float pow_1_37(float x) { return om__powf(x, 1.37f); }
 
 TEST(array_versions_are_bit_for_bit) {
+  check_array_version("expf", om__expf_n, om__expf);
   check_array_version("erff", om__erff_n, om__erff);
   check_array_version("tanhf", om__tanhf_n, om__tanhf);
   check_array_version("sigmoidf", om__sigmoidf_n, om__sigmoidf);
