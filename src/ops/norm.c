@@ -134,26 +134,46 @@ void om__softmax_row(const float *r, float *y, int64_t n, int64_t stride, double
   else softmax_row(r, y, n, stride, e, log_out);
 }
 
+/* forward_softmax's rows (outer x inner of n values, inner apart); part p: rows
+ * [p rows / parts, (p + 1) rows / parts), each row's exp in its thread's scratch. */
+typedef struct softmax_job {
+  const float *x;
+  float *y;
+  int64_t n, inner, rows, parts;
+  bool log_out;
+  double *e[OM_MAX_THREADS];
+} softmax_job;
+
+static void softmax_part(void *ctx, int64_t part, int worker) {
+  const softmax_job *j = ctx;
+  for (int64_t r = part * j->rows / j->parts, r1 = (part + 1) * j->rows / j->parts; r < r1; r++) {
+    int64_t first = r / j->inner * j->n * j->inner + r % j->inner; /* the row's first value */
+    om__softmax_row(j->x + first, j->y + first, j->n, j->inner, j->e[worker], j->log_out);
+  }
+}
+
+/* An element's work in a softmax row (a max, a double exp, a sum, a division: about 3 ns in
+ * WASM), in the product's multiply-adds (om__job_threads' unit). */
+#define EACH_SOFTMAX 60.0
+
 static bool forward_softmax(om_call *c) {
   om_tensor *x = om__dense(c->in[0], om_op_name(c->op));
   if (!x) return false;
   int64_t outer, n, inner;
   rows_along(x, (int)c->attrs.i[0], &outer, &n, &inner);
-  const float *px = (const float *)om__data(x);
-  float *py = (float *)om__data(c->out[0]);
-  bool log_out = c->op == OM_OP_log_softmax;
+  softmax_job j = {.x = (const float *)om__data(x), .y = (float *)om__data(c->out[0]), .n = n, .inner = inner, .rows = outer * inner,
+                   .log_out = c->op == OM_OP_log_softmax};
+  if (j.rows * n == 0) return om_tensor_release(x), true; /* an empty output */
+  int threads = om__job_threads((double)j.rows * (double)n * EACH_SOFTMAX, j.rows);
+  j.parts = j.rows < 4 * threads ? j.rows : 4 * threads;
   /* One row's exp(x - max), kept from the sum to the output: exp is the cost of this kernel
    * (attention spends most of its softmax time there), so each is computed once. */
-  double *e = om__alloc(sizeof(double) * (uint64_t)(n > 0 ? n : 1), om_op_name(c->op));
-  if (!e) {
-    om_tensor_release(x);
-    return false;
-  }
-  for (int64_t o = 0; o < outer; o++)
-    for (int64_t i = 0; i < inner; i++) om__softmax_row(px + o * n * inner + i, py + o * n * inner + i, n, inner, e, log_out);
-  free(e);
+  bool ok = true;
+  for (int i = 0; ok && i < threads; i++) ok = (j.e[i] = (double *)om__scratch(i, 2 * n, om_op_name(c->op))) != NULL;
+  if (ok) om__parallel(j.parts, threads, softmax_part, &j);
+  om__scratch_done();
   om_tensor_release(x);
-  return true;
+  return ok;
 }
 
 /* softmax: dx = y * (g - sum(g * y)); log_softmax: dx = g - exp(y) * sum(g), sums along dim. */

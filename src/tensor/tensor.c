@@ -148,7 +148,7 @@ float *om__alloc_floats(int64_t n, const char *who) {
 float *om__scratch(int slot, int64_t floats, const char *who) {
   om_block_cache *c = &om__state()->cache;
   hook_exit(c);
-  if (c->scratch_floats[slot] < floats || floats < 0) { /* grown, not kept: its contents are not the caller's */
+  if (!c->scratch[slot] || c->scratch_floats[slot] < floats || floats < 0) { /* grown, not kept: its contents are not the caller's */
     free(c->scratch[slot]);
     c->scratch_floats[slot] = 0;
     if (!(c->scratch[slot] = om__alloc_floats(floats, who))) return NULL;

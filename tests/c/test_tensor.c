@@ -619,6 +619,8 @@ TEST(kernel_scratch_is_kept_between_jobs) {
   CHECK(om__scratch(1, 5 << 20, "test") != NULL && c->scratch_floats[1] == 5 << 20); /* 20 MiB: grown */
   om__scratch_done();
   CHECK(c->scratch[1] == NULL && c->scratch_floats[1] == 0); /* past what is kept: freed */
+  CHECK(om__scratch(1, 0, "test") != NULL); /* none asked of an empty slot: a buffer still, not a failure */
+  om__scratch_done();
   CHECK(om__scratch(0, 10, "test") != NULL);
   om__scratch_done();
   CHECK_ERROR(om__scratch(0, INT64_C(1) << 60, "test"), OM_ERR_OUT_OF_MEMORY, "test: 1152921504606846976 floats of scratch is too much");

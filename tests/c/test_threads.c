@@ -256,7 +256,7 @@ TEST(interpolate_same_bits_on_any_thread_count) {
 }
 
 /* The elementwise maps (om__iterate_each: one run split in chunks of 64, or the outermost of
- * several dims), copies, the norms' rows and the pools' planes, each above the size where it goes
+ * several dims), copies, the norms' and softmax's rows and the pools' planes, each above the size where it goes
  * to the pool (OM_EACH_SIMPLE 4 times 300,000 elements; gelu's 50 times 27,003), on contiguous,
  * transposed and broadcast operands. */
 static int each_case;
@@ -275,16 +275,18 @@ static void each_fn(om_tensor *const *in, om_tensor **out) {
     case 8: out[0] = om_group_norm(in[4], 4, NULL, NULL, 1e-5); break;
     case 9: out[0] = om_max_pool2d(in[4], (int64_t[]){3, 3}, (int64_t[]){2, 2}, (int64_t[]){1, 1}, NULL, false); break;
     case 10: out[0] = om_avg_pool2d(in[4], (int64_t[]){3, 3}, (int64_t[]){1, 1}, (int64_t[]){1, 1}, false, false); break;
+    case 11: out[0] = om_softmax(in[0], 0); break; /* rows 1000 floats apart */
+    case 12: out[0] = om_log_softmax(in[0], 1); break;
   }
   om_tensor_release(t), om_tensor_release(m);
 }
 
 TEST(maps_norms_and_pools_same_bits_on_any_thread_count) {
   const char *what[] = {"gelu, one run", "gelu, transposed", "add, broadcast row", "copy of a permuted view", "clamp", "where",
-                        "masked_fill", "layer_norm", "group_norm", "max_pool2d", "avg_pool2d"};
+                        "masked_fill", "layer_norm", "group_norm", "max_pool2d", "avg_pool2d", "softmax, dim 0", "log_softmax, dim 1"};
   om_tensor *in[5] = {randn(30, 2, (int64_t[]){300, 1000}), randn(31, 2, (int64_t[]){3, 9001}), randn(32, 1, (int64_t[]){1000}),
                       randn(33, 3, (int64_t[]){64, 80, 60}), randn(34, 4, (int64_t[]){2, 16, 96, 96})};
-  for (each_case = 0; each_case < 11; each_case++) check_same_bits(what[each_case], each_fn, in, 1);
+  for (each_case = 0; each_case < 13; each_case++) check_same_bits(what[each_case], each_fn, in, 1);
   for (int i = 0; i < 5; i++) om_tensor_release(in[i]);
 }
 
