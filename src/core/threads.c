@@ -3,9 +3,10 @@
  * watches for the next one for SPIN_US, then sleeps on a condition variable. A worker joins a job
  * only while it is open: once the caller has taken the last part it closes the job and waits for
  * the workers that joined, so a worker still waking costs a small job nothing (the caller runs
- * its parts). A kernel splits its work into parts that each write their own outputs, summed in the serial order whatever the split (which may depend on the thread
- * count: a product is one block on one thread, and its blocks shrink with the threads), so
- * results have the same bits for any thread count.
+ * its parts). A kernel splits its work into parts that each write their own outputs, summed in
+ * the serial order whatever the split (which may depend on the thread count: a product is one
+ * block on one thread, and its blocks shrink with the threads), so results have the same bits
+ * for any thread count.
  *
  * Workers run only the parts' arithmetic: they never allocate through om__alloc, set an error,
  * record autograd or trace (all per-thread state, src/core/error.c), so the caller's state is
