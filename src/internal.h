@@ -297,10 +297,12 @@ void om__iterate(int nops, char **base, int64_t strides[][OM_MAX_DIMS], const in
 /** om__iterate_each's cost of an element loaded, operated on and stored (a copy, an add, a relu:
  *  0.1 to 0.3 ns in WASM, a few of the product's multiply-adds). */
 #define OM_EACH_SIMPLE 4.0
-/** om__iterate for a loop that writes each element from its own inputs alone (a map, a copy:
- *  nothing carried from one call to the next), on the thread pool where the elements times
- *  `cost` (each element's work in the matrix product's multiply-adds, om__job_threads' unit)
- *  are worth it; the same bits on any thread count. */
+/** om__iterate for a loop whose calls on different elements of operand 0 are independent (a
+ *  map, a copy, or a reduction folding into operand 0, each element of it in the order
+ *  om__iterate visits its inputs), on the thread pool where the elements times `cost` (each
+ *  element's work in the matrix product's multiply-adds, om__job_threads' unit) are worth it:
+ *  split along the outermost dim along which operand 0 steps, so each of its elements is
+ *  written by one part, in the same order; the same bits on any thread count. */
 void om__iterate_each(int nops, char **base, int64_t strides[][OM_MAX_DIMS], const int64_t *shape, int ndim,
                       om_loop_fn fn, const void *ctx, double cost);
 /** Byte strides of t as seen from an output of ndim dims (broadcast dims get stride 0). */

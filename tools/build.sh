@@ -5,6 +5,8 @@
 #                                         then copies onemodel.{mjs,wasm} into js/dist/ and
 #                                         bundles the demo page into web-demo/dist/ (esbuild)
 #   bash tools/build.sh asan              build/native-asan only (Debug + OM_SANITIZE=ON)
+#   bash tools/build.sh tsan              build/native-tsan's test_threads only (Release +
+#                                         OM_TSAN=ON: the thread pool and its kernels' parts)
 #
 # Needs what tools/bootstrap.sh installs (it is not run from here). OM_JOBS overrides -j2.
 set -euo pipefail
@@ -16,7 +18,8 @@ flavour=${1:-release}
 case $flavour in
   release) type=Release ;;
   debug | asan) type=Debug ;;
-  *) echo "usage: $0 [release|debug|asan]" >&2; exit 2 ;;
+  tsan) type=Release ;;
+  *) echo "usage: $0 [release|debug|asan|tsan]" >&2; exit 2 ;;
 esac
 jobs=${OM_JOBS:-2}
 
@@ -44,8 +47,13 @@ mkdir -p "$ROOT/build"
 native=$ROOT/build/native-$flavour
 native_args=(-DCMAKE_BUILD_TYPE=$type)
 [[ $flavour == asan ]] && native_args+=(-DOM_SANITIZE=ON)
+[[ $flavour == tsan ]] && native_args+=(-DOM_TSAN=ON)
 configure "$native" -- "${native_args[@]}"
 echo "build: native-$flavour"
+if [[ $flavour == tsan ]]; then
+  cmake --build "$native" -j "$jobs" --target test_threads
+  exit 0
+fi
 cmake --build "$native" -j "$jobs"
 
 [[ $flavour == asan ]] && exit 0

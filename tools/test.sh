@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Everything CI runs (npm test, .ci/run): bootstrap, builds, C tests (native, ASan+UBSan, WASM
-# under node), JS tests, TypeScript check of the shipped declarations. Stops at the first failure.
+# Everything CI runs (npm test, .ci/run): bootstrap, builds, C tests (native, ASan+UBSan, the
+# thread pool's under TSan, WASM under node), JS tests, TypeScript check of the shipped
+# declarations. Stops at the first failure.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
@@ -21,6 +22,13 @@ ctest --test-dir build/native-release --output-on-failure -j 2
 
 step "ctest native-asan"
 ctest --test-dir build/native-asan --output-on-failure -j 2
+
+step "build tsan (native test_threads, Release + OM_TSAN)"
+bash tools/build.sh tsan
+
+step "test_threads under ThreadSanitizer"
+# a race report makes the run exit non-zero (TSan's exitcode, 66, after the tests)
+TSAN_OPTIONS=halt_on_error=1 build/native-tsan/test_threads
 
 step "ctest wasm-release (node)"
 ctest --test-dir build/wasm-release --output-on-failure -j 2

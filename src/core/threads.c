@@ -62,13 +62,14 @@ static void pause_briefly(void) {
 #define POST_CLOSED 0x8000ull
 #define POST_JOINED(p) ((int)((p) & 0xff))
 static struct {
-  pthread_mutex_t mu; /* guards the fields below but post and finished, and the writes of post that post a job */
+  pthread_mutex_t mu; /* guards the fields below but threads, post and finished, and the writes of post that post a job */
   pthread_cond_t start, done;
   pthread_t tid[OM_MAX_THREADS - 1];
   unsigned long long seen0[OM_MAX_THREADS - 1]; /* the job count when worker i + 1 was started */
   int started;                                  /* workers running (ids 1 .. started) */
   int sleeping;                                 /* workers waiting on start */
-  int threads;                                  /* om_set_num_threads; 0: not set, the default */
+  atomic_int threads;                           /* om_set_num_threads; 0: not set, the default (no lock:
+                                                   every op of a model reads it) */
   atomic_ullong post; /* see POST_JOB; a job's fields are written before it is posted */
   atomic_int finished; /* workers of the job that joined and are done */
   om__part_fn fn;
@@ -113,13 +114,14 @@ static void *worker_main(void *arg) {
     if (!join(seen, id)) continue;
     take_parts(id);
     atomic_fetch_add(&pool.finished, 1);
-    /* the caller, once it closed the job, waits for `finished` to reach the joined count: wake it
-     * under mu, so that it cannot miss it (a closed word also tells that it may be waiting) */
+    /* the caller, once it closed the job, waits for `finished` to reach the joined count (a
+     * closed word tells that it may be waiting): mu taken and released first, so the caller is
+     * either before its test under mu (and sees the count) or waiting (and gets the signal) */
     post = atomic_load(&pool.post);
     if ((post & POST_CLOSED) && atomic_load(&pool.finished) == POST_JOINED(post)) {
       pthread_mutex_lock(&pool.mu);
-      pthread_cond_signal(&pool.done);
       pthread_mutex_unlock(&pool.mu);
+      pthread_cond_signal(&pool.done);
     }
   }
   return NULL;
@@ -137,18 +139,14 @@ static int default_threads(void) {
 
 int om_set_num_threads(int n) {
   if (n < 1) return om__fail(OM_ERR_INVALID_ARGUMENT, "om_set_num_threads: needs at least 1 thread, got %d", n), 0;
-  pthread_mutex_lock(&pool.mu);
-  pool.threads = n > OM_MAX_THREADS ? OM_MAX_THREADS : n;
-  int t = pool.threads;
-  pthread_mutex_unlock(&pool.mu);
+  int t = n > OM_MAX_THREADS ? OM_MAX_THREADS : n;
+  atomic_store(&pool.threads, t);
   return t;
 }
 
 int om_get_num_threads(void) {
-  pthread_mutex_lock(&pool.mu);
-  if (!pool.threads) pool.threads = default_threads();
-  int t = pool.threads;
-  pthread_mutex_unlock(&pool.mu);
+  int t = atomic_load(&pool.threads), unset = 0;
+  if (!t && !atomic_compare_exchange_strong(&pool.threads, &unset, t = default_threads())) t = unset; /* set meanwhile */
   return t;
 }
 
@@ -171,8 +169,13 @@ int om__parallel(int64_t parts, int most, om__part_fn fn, void *ctx) {
   atomic_store(&pool.next, 0);
   atomic_store(&pool.finished, 0);
   atomic_store(&pool.post, (POST_JOB(atomic_load(&pool.post)) + 1) << 24 | (unsigned long long)(t - 1) << 16);
-  if (pool.sleeping) pthread_cond_broadcast(&pool.start); /* a futex call, a tenth of a small job's time in WASM */
+  /* wake the sleeping workers after unlocking: woken under the lock, each would block on it at
+   * once, and the unlock would have to wake them again (a futex call each: 12% of the calling
+   * thread's time in a CNN's training step at two threads in WASM); the job was posted under the
+   * lock, so a worker going to sleep either sees it or is woken */
+  bool wake = pool.sleeping > 0;
   pthread_mutex_unlock(&pool.mu);
+  if (wake) pthread_cond_broadcast(&pool.start);
   take_parts(0);
   /* the parts are all taken: close the job to workers not in it yet, then wait for those in it */
   int joined = POST_JOINED(atomic_fetch_or(&pool.post, POST_CLOSED));

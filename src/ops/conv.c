@@ -1027,6 +1027,40 @@ static bool forward_pool(om_call *c) {
 
 /* dx: max_pool2d routes each dout to its window's first maximum; avg_pool2d spreads it over
  * the window's inputs divided by the window's divisor. */
+/* pool_backward's planes; part p: planes [p planes / parts, (p + 1) planes / parts), each
+ * plane's gradient summed in the same order as on one thread. */
+typedef struct pool_grad_job {
+  const win *g;
+  const float *x; /* max pool: the input, for each window's first maximum; NULL: average */
+  const float *gy;
+  float *dx;
+  bool cip;
+  int64_t planes, parts;
+} pool_grad_job;
+
+static void pool_grad_part(void *ctx, int64_t part, int worker) {
+  (void)worker;
+  const pool_grad_job *j = ctx;
+  const win *g = j->g;
+  for (int64_t p = part * j->planes / j->parts, p1 = (part + 1) * j->planes / j->parts; p < p1; p++) {
+    float *dplane = j->dx + p * g->h * g->w;
+    const float *gp = j->gy + p * g->oh * g->ow;
+    for (int64_t y = 0; y < g->oh; y++)
+      for (int64_t xo = 0; xo < g->ow; xo++, gp++) {
+        if (j->x) {
+          int64_t i = window_argmax(j->x + p * g->h * g->w, g, y, xo);
+          if (i >= 0) dplane[i] += *gp;
+          continue;
+        }
+        int64_t y0, y1, x0, x1, div;
+        avg_window(g, j->cip, y, xo, &y0, &y1, &x0, &x1, &div);
+        float v = *gp / (float)div;
+        for (int64_t iy = y0; iy < y1; iy++)
+          for (int64_t ix = x0; ix < x1; ix++) dplane[iy * g->w + ix] += v;
+      }
+  }
+}
+
 static bool pool_backward(const om_record *r, om_tensor *const *gout, om_tensor **gin) {
   const char *who = om_op_name(r->op);
   win g;
@@ -1043,25 +1077,11 @@ static bool pool_backward(const om_record *r, om_tensor *const *gout, om_tensor 
     om_tensor_release(dx);
     return false;
   }
-  float *px = (float *)om__data(dx);
   int64_t planes = meta.shape[0] * meta.shape[1];
-  const float *gp = gy;
-  for (int64_t p = 0; p < planes; p++) {
-    float *dplane = px + p * g.h * g.w;
-    for (int64_t y = 0; y < g.oh; y++)
-      for (int64_t xo = 0; xo < g.ow; xo++, gp++) {
-        if (r->op == OM_OP_max_pool2d) {
-          int64_t i = window_argmax(x + p * g.h * g.w, &g, y, xo);
-          if (i >= 0) dplane[i] += *gp;
-          continue;
-        }
-        int64_t y0, y1, x0, x1, div;
-        avg_window(&g, cip, y, xo, &y0, &y1, &x0, &x1, &div);
-        float v = *gp / (float)div;
-        for (int64_t iy = y0; iy < y1; iy++)
-          for (int64_t ix = x0; ix < x1; ix++) dplane[iy * g.w + ix] += v;
-      }
-  }
+  pool_grad_job j = {.g = &g, .x = x, .gy = gy, .dx = (float *)om__data(dx), .cip = cip, .planes = planes};
+  int threads = om__job_threads((double)planes * (double)(g.oh * g.ow) * (double)(g.kh * g.kw) * OM_EACH_SIMPLE, planes);
+  j.parts = planes < 4 * threads ? planes : 4 * threads;
+  if (j.parts > 0) om__parallel(j.parts, threads, pool_grad_part, &j);
   if (own_x) free((void *)x);
   if (own_g) free((void *)gy);
   gin[0] = dx;

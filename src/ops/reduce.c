@@ -66,23 +66,23 @@ static bool infer_reduce(om_call *c) {
 
 /* ---- forward: fold the input into an accumulator per output element ---- */
 
-typedef struct { om_op op; om_dtype dtype; } fold_ctx;
-
-static void fold(char **p, const int64_t *s, int64_t n, const void *vctx) {
-  const fold_ctx *ctx = vctx;
-  for (int64_t i = 0; i < n; i++) {
-    char *acc = p[0] + i * s[0], *in = p[1] + i * s[1];
-    if (ctx->dtype == OM_FLOAT32) {
-      double v = *(const float *)in, *x = (double *)acc;
-      if (ctx->op == OM_OP_sum || ctx->op == OM_OP_mean) *x += v;
-      else if (ctx->op == OM_OP_amax ? (v > *x || v != v) : (v < *x || v != v)) *x = v;
-    } else {
-      int64_t v = *(const int64_t *)in, *x = (int64_t *)acc;
-      if (ctx->op == OM_OP_sum) *x = (int64_t)((uint64_t)*x + (uint64_t)v);
-      else if (ctx->op == OM_OP_amax ? v > *x : v < *x) *x = v;
-    }
+/* One loop per op and dtype: the accumulator (double for float32 inputs, int64 for int64) folds
+ * in each input; a float NaN wins the max and min, an int64 sum wraps. */
+#define FOLD_LOOP(fname, TA, TI, STEP)                                   \
+  static void fname(char **p, const int64_t *s, int64_t n, const void *ctx) { \
+    (void)ctx;                                                           \
+    for (int64_t i = 0; i < n; i++) {                                    \
+      TA *x = (TA *)(p[0] + i * s[0]);                                   \
+      TI v = *(const TI *)(p[1] + i * s[1]);                             \
+      STEP;                                                              \
+    }                                                                    \
   }
-}
+FOLD_LOOP(fold_sum_f32, double, float, *x += v)
+FOLD_LOOP(fold_max_f32, double, float, if (v > *x || v != v) *x = v)
+FOLD_LOOP(fold_min_f32, double, float, if (v < *x || v != v) *x = v)
+FOLD_LOOP(fold_sum_i64, int64_t, int64_t, *x = (int64_t)((uint64_t)*x + (uint64_t)v))
+FOLD_LOOP(fold_max_i64, int64_t, int64_t, if (v > *x) *x = v)
+FOLD_LOOP(fold_min_i64, int64_t, int64_t, if (v < *x) *x = v)
 
 static bool forward_reduce(om_call *c) {
   om_tensor *a = c->in[0], *o = c->out[0];
@@ -105,8 +105,10 @@ static bool forward_reduce(om_call *c) {
   for (int d = 0; d < a->ndim; d++) st[0][d] = mask[d] ? 0 : st[0][d] * 8;
   om__broadcast_strides(a, a->ndim, st[1]);
   char *base[2] = {acc, om__data(a)};
-  fold_ctx ctx = {c->op, a->dtype};
-  om__iterate(2, base, st, a->shape, a->ndim, fold, &ctx);
+  om_loop_fn fold = c->op == OM_OP_amax ? (is_f ? fold_max_f32 : fold_max_i64)
+                    : c->op == OM_OP_amin ? (is_f ? fold_min_f32 : fold_min_i64)
+                                          : (is_f ? fold_sum_f32 : fold_sum_i64);
+  om__iterate_each(2, base, st, a->shape, a->ndim, fold, NULL, OM_EACH_SIMPLE); /* split by outputs: each summed in order */
   double count = n_out ? (double)n_in / (double)n_out : 0;
   for (int64_t k = 0; k < n_out; k++) {
     if (!is_f) ((int64_t *)o->storage->data)[k] = ((int64_t *)acc)[k];

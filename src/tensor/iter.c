@@ -82,13 +82,14 @@ void om__iterate(int nops, char **base, int64_t strides[][OM_MAX_DIMS], const in
  * chunked as the whole run would be (ARRAY_LOOP's chunks of 64, math.c's groups of 4). */
 #define RUN_UNIT 64
 
-/* om__iterate_each on the pool: part p runs units [p units / parts, (p + 1) units / parts) of the
- * outermost merged dim (of RUN_UNIT elements where that dim is the only one). */
+/* om__iterate_each on the pool: part p runs units [p units / parts, (p + 1) units / parts) of
+ * merged dim d (of RUN_UNIT elements where that dim is the only one). */
 typedef struct each_job {
   const runs *r;
   char *const *base;
   om_loop_fn fn;
   const void *ctx;
+  int d;
   int64_t units, parts, unit;
 } each_job;
 
@@ -98,9 +99,9 @@ static void each_part(void *ctx, int64_t part, int worker) {
   int64_t lo = part * j->units / j->parts * j->unit, hi = (part + 1) * j->units / j->parts * j->unit;
   runs r = *j->r;
   char *base[8];
-  if (hi > r.sh[0]) hi = r.sh[0];
-  r.sh[0] = hi - lo;
-  for (int k = 0; k < r.nops; k++) base[k] = j->base[k] + lo * r.st[k][0];
+  if (hi > r.sh[j->d]) hi = r.sh[j->d];
+  r.sh[j->d] = hi - lo;
+  for (int k = 0; k < r.nops; k++) base[k] = j->base[k] + lo * r.st[k][j->d];
   run_loops(&r, base, j->fn, j->ctx);
 }
 
@@ -110,9 +111,16 @@ void om__iterate_each(int nops, char **base, int64_t strides[][OM_MAX_DIMS], con
   if (!merge_dims(nops, strides, shape, ndim, &r)) return;
   double n = 1;
   for (int d = 0; d < r.nd; d++) n *= (double)r.sh[d];
-  each_job j = {.r = &r, .base = base, .fn = fn, .ctx = ctx, .unit = r.nd == 1 ? RUN_UNIT : 1};
-  j.units = (r.sh[0] + j.unit - 1) / j.unit;
-  int threads = om__job_threads(n * cost, j.units);
+  /* the split: the outermost dim along which operand 0 steps, so that each of its elements is
+   * written by one part (a reduction's accumulator does not step along the reduced dims) */
+  each_job j = {.r = &r, .base = base, .fn = fn, .ctx = ctx, .d = 0};
+  while (j.d < r.nd && r.st[0][j.d] == 0) j.d++;
+  int threads = 1;
+  if (j.d < r.nd) {
+    j.unit = r.nd == 1 ? RUN_UNIT : 1;
+    j.units = (r.sh[j.d] + j.unit - 1) / j.unit;
+    threads = om__job_threads(n * cost, j.units);
+  }
   if (threads == 1) {
     run_loops(&r, base, fn, ctx);
     return;

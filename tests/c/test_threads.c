@@ -256,7 +256,8 @@ TEST(interpolate_same_bits_on_any_thread_count) {
 }
 
 /* The elementwise maps (om__iterate_each: one run split in chunks of 64, or the outermost of
- * several dims), copies, the norms' and softmax's rows and the pools' planes, each above the size where it goes
+ * several dims), copies, reductions (split by their outputs), the norms' and softmax's rows and
+ * the pools' planes (forward and gradient), each above the size where it goes
  * to the pool (OM_EACH_SIMPLE 4 times 300,000 elements; gelu's 50 times 27,003), on contiguous,
  * transposed and broadcast operands. */
 static int each_case;
@@ -277,16 +278,31 @@ static void each_fn(om_tensor *const *in, om_tensor **out) {
     case 10: out[0] = om_avg_pool2d(in[4], (int64_t[]){3, 3}, (int64_t[]){1, 1}, (int64_t[]){1, 1}, false, false); break;
     case 11: out[0] = om_softmax(in[0], 0); break; /* rows 1000 floats apart */
     case 12: out[0] = om_log_softmax(in[0], 1); break;
+    case 13: out[0] = om_sum(in[4], (int64_t[]){0, 2, 3}, 3, false); break; /* split along the kept dim 1 */
+    case 14: out[0] = om_mean(in[0], (int64_t[]){1}, 1, true); break;
+    case 15: out[0] = om_amax(in[0], (int64_t[]){0}, 1, false); break; /* split along the inner dim */
+    case 16: case 17: { /* the pools' input gradients of sum(pool(x) * pool(x)) */
+      om_tensor *x = om_detach(in[4]), *y, *loss;
+      om_tensor_set_requires_grad(x, true);
+      y = each_case == 16 ? om_max_pool2d(x, (int64_t[]){3, 3}, (int64_t[]){2, 2}, (int64_t[]){1, 1}, NULL, false)
+                          : om_avg_pool2d(x, (int64_t[]){3, 3}, (int64_t[]){1, 1}, (int64_t[]){1, 1}, false, false);
+      t = om_mul(y, y), loss = om_sum(t, NULL, 0, false);
+      if (loss && om_backward(loss, NULL)) out[0] = om_tensor_grad(x);
+      om_tensor_release(loss), om_tensor_release(y), om_tensor_release(x);
+      break;
+    }
   }
   om_tensor_release(t), om_tensor_release(m);
 }
 
 TEST(maps_norms_and_pools_same_bits_on_any_thread_count) {
   const char *what[] = {"gelu, one run", "gelu, transposed", "add, broadcast row", "copy of a permuted view", "clamp", "where",
-                        "masked_fill", "layer_norm", "group_norm", "max_pool2d", "avg_pool2d", "softmax, dim 0", "log_softmax, dim 1"};
+                        "masked_fill", "layer_norm", "group_norm", "max_pool2d", "avg_pool2d", "softmax, dim 0", "log_softmax, dim 1",
+                        "sum over dims 0, 2, 3", "mean over dim 1", "amax over dim 0", "max_pool2d gradient",
+                        "avg_pool2d gradient"};
   om_tensor *in[5] = {randn(30, 2, (int64_t[]){300, 1000}), randn(31, 2, (int64_t[]){3, 9001}), randn(32, 1, (int64_t[]){1000}),
                       randn(33, 3, (int64_t[]){64, 80, 60}), randn(34, 4, (int64_t[]){2, 16, 96, 96})};
-  for (each_case = 0; each_case < 13; each_case++) check_same_bits(what[each_case], each_fn, in, 1);
+  for (each_case = 0; each_case < 18; each_case++) check_same_bits(what[each_case], each_fn, in, 1);
   for (int i = 0; i < 5; i++) om_tensor_release(in[i]);
 }
 
