@@ -959,16 +959,26 @@ static void avg_window(const win *g, bool cip, int64_t y, int64_t x, int64_t *y0
   *div = cip ? pool : (*y1 - *y0) * (*x1 - *x0);
 }
 
-/* forward_pool's planes; part p: planes [p planes / parts, (p + 1) planes / parts). */
+/* A pool's planes, forward (pool_part) or the input gradient (pool_grad_part); part p: planes
+ * [p planes / parts, (p + 1) planes / parts), each computed as on one thread. */
 typedef struct pool_job {
   const win *g;
-  const float *x;
-  float *out;
-  const int64_t *cols; /* max pool: each output column's taps inside (taps_inside); NULL: average */
-  int64_t xa, xb;      /* max pool: the output columns whose windows are wholly inside */
+  const float *x;      /* the input (the gradient: max pool's only, for each window's first maximum) */
+  const float *gy;     /* the gradient: the output's */
+  float *out;          /* the output, or the input's gradient */
+  const int64_t *cols; /* max pool forward: each output column's taps inside (taps_inside); NULL: average */
+  int64_t xa, xb;      /* max pool forward: the output columns whose windows are wholly inside */
   bool cip;
   int64_t planes, parts;
 } pool_job;
+
+/* Runs the job's planes on the pool where they are worth it (a simple operation a tap). */
+static void run_pool_job(pool_job *j, om__part_fn part) {
+  const win *g = j->g;
+  int threads = om__job_threads((double)j->planes * (double)(g->oh * g->ow) * (double)(g->kh * g->kw) * OM_EACH_SIMPLE, j->planes);
+  j->parts = j->planes < 4 * threads ? j->planes : 4 * threads;
+  if (j->parts > 0) om__parallel(j->parts, threads, part, j);
+}
 
 static void pool_part(void *ctx, int64_t part, int worker) {
   (void)worker;
@@ -1017,9 +1027,7 @@ static bool forward_pool(om_call *c) {
     }
   }
   pool_job j = {.g = &g, .x = x, .out = out, .cols = cols, .xa = xa, .xb = xb, .cip = cip, .planes = planes};
-  int threads = om__job_threads((double)planes * (double)(g.oh * g.ow) * (double)(g.kh * g.kw) * OM_EACH_SIMPLE, planes);
-  j.parts = planes < 4 * threads ? planes : 4 * threads;
-  if (j.parts > 0) om__parallel(j.parts, threads, pool_part, &j);
+  run_pool_job(&j, pool_part);
   free(cols);
   if (own) free((void *)x);
   return true;
@@ -1027,23 +1035,12 @@ static bool forward_pool(om_call *c) {
 
 /* dx: max_pool2d routes each dout to its window's first maximum; avg_pool2d spreads it over
  * the window's inputs divided by the window's divisor. */
-/* pool_backward's planes; part p: planes [p planes / parts, (p + 1) planes / parts), each
- * plane's gradient summed in the same order as on one thread. */
-typedef struct pool_grad_job {
-  const win *g;
-  const float *x; /* max pool: the input, for each window's first maximum; NULL: average */
-  const float *gy;
-  float *dx;
-  bool cip;
-  int64_t planes, parts;
-} pool_grad_job;
-
 static void pool_grad_part(void *ctx, int64_t part, int worker) {
   (void)worker;
-  const pool_grad_job *j = ctx;
+  const pool_job *j = ctx;
   const win *g = j->g;
   for (int64_t p = part * j->planes / j->parts, p1 = (part + 1) * j->planes / j->parts; p < p1; p++) {
-    float *dplane = j->dx + p * g->h * g->w;
+    float *dplane = j->out + p * g->h * g->w;
     const float *gp = j->gy + p * g->oh * g->ow;
     for (int64_t y = 0; y < g->oh; y++)
       for (int64_t xo = 0; xo < g->ow; xo++, gp++) {
@@ -1078,10 +1075,8 @@ static bool pool_backward(const om_record *r, om_tensor *const *gout, om_tensor 
     return false;
   }
   int64_t planes = meta.shape[0] * meta.shape[1];
-  pool_grad_job j = {.g = &g, .x = x, .gy = gy, .dx = (float *)om__data(dx), .cip = cip, .planes = planes};
-  int threads = om__job_threads((double)planes * (double)(g.oh * g.ow) * (double)(g.kh * g.kw) * OM_EACH_SIMPLE, planes);
-  j.parts = planes < 4 * threads ? planes : 4 * threads;
-  if (j.parts > 0) om__parallel(j.parts, threads, pool_grad_part, &j);
+  pool_job j = {.g = &g, .x = x, .gy = gy, .out = (float *)om__data(dx), .cip = cip, .planes = planes};
+  run_pool_job(&j, pool_grad_part);
   if (own_x) free((void *)x);
   if (own_g) free((void *)gy);
   gin[0] = dx;
