@@ -538,6 +538,30 @@ static bool conv_products(const conv_geom *cg, const float *x, const float *w, c
   return ok;
 }
 
+/* A transposed convolution's products (image n, group gi: part n groups + gi), each on its
+ * part's thread: col = the group's weights (transposed) times the image's input channels, in the
+ * thread's scratch (om__gemm_on: om__gemm's bits), then col2im into the output planes of (n, gi),
+ * which no other part writes. */
+typedef struct tconv_job {
+  const conv_geom *cg;
+  const float *x, *w;
+  float *out;
+  int64_t col; /* the floats of col in each thread's scratch, the product's panels after them */
+  float *scratch[OM_MAX_THREADS];
+} tconv_job;
+
+static void tconv_part(void *ctx, int64_t idx, int worker) {
+  const tconv_job *j = ctx;
+  const conv_geom *cg = j->cg;
+  const win *g = &cg->g;
+  int64_t n = idx / cg->groups, gi = idx % cg->groups, kk = g->kh * g->kw, grid = g->oh * g->ow;
+  int64_t cg_ = cg->c / cg->groups, og = cg->o / cg->groups;
+  float *col = j->scratch[worker];
+  om__gemm_on(j->w + gi * cg_ * og * kk, 1, og * kk, NULL, j->x + (n * cg->c + gi * cg_) * grid, grid, 1, NULL, col, grid,
+              og * kk, grid, cg_, col + j->col);
+  col2im(col, og, g, j->out + (n * cg->o + gi * og) * g->h * g->w);
+}
+
 static bool forward_conv(om_call *c) {
   const char *who = conv_name(c->op);
   conv_geom cg;
@@ -553,14 +577,24 @@ static bool forward_conv(om_call *c) {
     if (ok) ok = conv_products(&cg, x, w, c->n_in == 3 ? c->in[2] : NULL, out, who);
   } else {
     /* input [N, C, grid], output [N, O, image]; weight [C, O/g, kh, kw] */
-    if (ok) ok = (col = om__alloc_floats(og * kk * grid, who)) != NULL;
+    int64_t products = cg.n * cg.groups;
+    int threads = om__job_threads((double)products * (double)(og * kk) * (double)grid * (double)cg_, products);
     if (ok) memset(out, 0, sizeof(float) * (size_t)(cg.n * cg.o * image));
-    for (int64_t n = 0; ok && n < cg.n; n++)
-      for (int64_t gi = 0; ok && gi < cg.groups; gi++) {
-        ok = om__gemm(w + gi * cg_ * og * kk, 1, og * kk, x + (n * cg.c + gi * cg_) * grid, grid, 1, col,
-                      og * kk, grid, cg_, who);
-        if (ok) col2im(col, og, g, out + (n * cg.o + gi * og) * image);
-      }
+    if (ok && threads > 1 && products >= 2 * threads) { /* enough products to share: one a part */
+      tconv_job j = {.cg = &cg, .x = x, .w = w, .out = out, .col = og * kk * grid};
+      int64_t floats = j.col + om__gemm_scratch(og * kk, grid, cg_, false);
+      for (int i = 0; ok && i < threads; i++) ok = (j.scratch[i] = om__scratch(i, floats, who)) != NULL;
+      if (ok) om__parallel(products, threads, tconv_part, &j);
+      om__scratch_done();
+    } else { /* a product at a time, split over the threads where it is worth it */
+      if (ok) ok = (col = om__alloc_floats(og * kk * grid, who)) != NULL;
+      for (int64_t n = 0; ok && n < cg.n; n++)
+        for (int64_t gi = 0; ok && gi < cg.groups; gi++) {
+          ok = om__gemm(w + gi * cg_ * og * kk, 1, og * kk, x + (n * cg.c + gi * cg_) * grid, grid, 1, col,
+                        og * kk, grid, cg_, who);
+          if (ok) col2im(col, og, g, out + (n * cg.o + gi * og) * image);
+        }
+    }
     if (ok && c->n_in == 3) add_bias(c->in[2], out, cg.n, cg.o, image);
   }
   free(col);
@@ -571,6 +605,26 @@ static bool forward_conv(om_call *c) {
 
 /* dW[g] = sum over n of M[n, g] [rows, grid] x im2col(Z[n, g])^T [grid, zc*kh*kw]: the weight
  * gradient of both convolutions (see the top of the file). dw is [groups*rows, zc*kh*kw]. */
+/* The most floats of im2col matrices weight_grad makes at once (8 MiB), but one image's. */
+#define COLS_FLOATS ((int64_t)1 << 21)
+
+/* weight_grad's im2col matrices of images n0 onwards: part p, (image n0 + p / groups, group
+ * p % groups), at col + p per. */
+typedef struct cols_job {
+  const conv_geom *cg;
+  const float *z;
+  int64_t z_ch, n0, per;
+  float *col;
+} cols_job;
+
+static void cols_part(void *ctx, int64_t p, int worker) {
+  (void)worker;
+  const cols_job *j = ctx;
+  const win *g = &j->cg->g;
+  int64_t groups = j->cg->groups, n = j->n0 + p / groups, zg = j->z_ch / groups;
+  im2col(j->z + (n * j->z_ch + p % groups * zg) * g->h * g->w, zg, g, 0, g->oh, j->col + p * j->per);
+}
+
 static om_tensor *weight_grad(const conv_geom *cg, om_tensor *m_t, int64_t m_ch, om_tensor *z_t, int64_t z_ch,
                               const om_tensor *w, const char *who) {
   const win *g = &cg->g;
@@ -580,18 +634,27 @@ static om_tensor *weight_grad(const conv_geom *cg, om_tensor *m_t, int64_t m_ch,
   if (!dw) return NULL;
   bool own_m = false, own_z = false;
   const float *mp = dense(m_t, &own_m, who), *zp = mp ? dense(z_t, &own_z, who) : NULL;
-  int64_t kk = g->kh * g->kw, grid = g->oh * g->ow, image = g->h * g->w;
+  int64_t kk = g->kh * g->kw, grid = g->oh * g->ow;
   int64_t mg = m_ch / cg->groups, zg = z_ch / cg->groups;
-  float *col = zp ? om__alloc_floats(zg * kk * grid, who) : NULL;
+  cols_job j = {.cg = cg, .z = zp, .z_ch = z_ch, .per = zg * kk * grid};
+  /* the im2col matrices of as many images as fit in COLS_FLOATS (at least one) at a time, made
+   * on the pool, then the products summed over the images one after another */
+  int64_t chunk = j.per * cg->groups > 0 ? COLS_FLOATS / (j.per * cg->groups) : cg->n;
+  chunk = chunk < 1 ? 1 : chunk > cg->n ? cg->n : chunk;
+  float *col = zp ? om__alloc_floats(chunk * cg->groups * j.per, who) : NULL;
   bool ok = col != NULL;
   float *pw = (float *)om__data(dw);
+  j.col = col;
   if (ok && cg->n == 0) memset(pw, 0, sizeof(float) * (size_t)om_tensor_numel(dw));
-  for (int64_t n = 0; ok && n < cg->n; n++)
-    for (int64_t gi = 0; ok && gi < cg->groups; gi++) {
-      im2col(zp + (n * z_ch + gi * zg) * image, zg, g, 0, g->oh, col);
-      ok = (n > 0 ? om__gemm_acc : om__gemm)(mp + (n * m_ch + gi * mg) * grid, grid, 1, col, 1, grid, pw + gi * mg * zg * kk,
-                                              mg, zg * kk, grid, who);
+  for (j.n0 = 0; ok && j.n0 < cg->n; j.n0 += chunk) {
+    int64_t parts = (cg->n - j.n0 < chunk ? cg->n - j.n0 : chunk) * cg->groups;
+    om__parallel(parts, om__job_threads((double)parts * (double)j.per * OM_EACH_SIMPLE, parts), cols_part, &j);
+    for (int64_t p = 0; ok && p < parts; p++) {
+      int64_t n = j.n0 + p / cg->groups, gi = p % cg->groups;
+      ok = (n > 0 ? om__gemm_acc : om__gemm)(mp + (n * m_ch + gi * mg) * grid, grid, 1, col + p * j.per, 1, grid,
+                                              pw + gi * mg * zg * kk, mg, zg * kk, grid, who);
     }
+  }
   free(col);
   if (own_m) free((void *)mp);
   if (zp && own_z) free((void *)zp);

@@ -257,7 +257,7 @@ TEST(interpolate_same_bits_on_any_thread_count) {
 
 /* The elementwise maps (om__iterate_each: one run split in chunks of 64, or the outermost of
  * several dims), copies, reductions (split by their outputs), the norms' and softmax's rows and
- * the pools' planes (forward and gradient), each above the size where it goes
+ * the pools' planes (forward and gradient) and a transposed convolution's products, each above the size where it goes
  * to the pool (OM_EACH_SIMPLE 4 times 300,000 elements; gelu's 50 times 27,003), on contiguous,
  * transposed and broadcast operands. */
 static int each_case;
@@ -281,6 +281,10 @@ static void each_fn(om_tensor *const *in, om_tensor **out) {
     case 13: out[0] = om_sum(in[4], (int64_t[]){0, 2, 3}, 3, false); break; /* split along the kept dim 1 */
     case 14: out[0] = om_mean(in[0], (int64_t[]){1}, 1, true); break;
     case 15: out[0] = om_amax(in[0], (int64_t[]){0}, 1, false); break; /* split along the inner dim */
+    case 18: /* 8 products of 72 x 2304 x 16: one a part */
+      out[0] = om_conv_transpose2d(t = om_reshape(in[4], (int64_t[]){8, 16, 48, 48}, 4), in[5], NULL, (int64_t[]){2, 2},
+                                   (int64_t[]){1, 1}, (int64_t[]){1, 1}, 1, (int64_t[]){1, 1});
+      break;
     case 16: case 17: { /* the pools' input gradients of sum(pool(x) * pool(x)) */
       om_tensor *x = om_detach(in[4]), *y, *loss;
       om_tensor_set_requires_grad(x, true);
@@ -299,11 +303,12 @@ TEST(maps_norms_and_pools_same_bits_on_any_thread_count) {
   const char *what[] = {"gelu, one run", "gelu, transposed", "add, broadcast row", "copy of a permuted view", "clamp", "where",
                         "masked_fill", "layer_norm", "group_norm", "max_pool2d", "avg_pool2d", "softmax, dim 0", "log_softmax, dim 1",
                         "sum over dims 0, 2, 3", "mean over dim 1", "amax over dim 0", "max_pool2d gradient",
-                        "avg_pool2d gradient"};
-  om_tensor *in[5] = {randn(30, 2, (int64_t[]){300, 1000}), randn(31, 2, (int64_t[]){3, 9001}), randn(32, 1, (int64_t[]){1000}),
-                      randn(33, 3, (int64_t[]){64, 80, 60}), randn(34, 4, (int64_t[]){2, 16, 96, 96})};
-  for (each_case = 0; each_case < 18; each_case++) check_same_bits(what[each_case], each_fn, in, 1);
-  for (int i = 0; i < 5; i++) om_tensor_release(in[i]);
+                        "avg_pool2d gradient", "conv_transpose2d, batch 8"};
+  om_tensor *in[6] = {randn(30, 2, (int64_t[]){300, 1000}), randn(31, 2, (int64_t[]){3, 9001}), randn(32, 1, (int64_t[]){1000}),
+                      randn(33, 3, (int64_t[]){64, 80, 60}), randn(34, 4, (int64_t[]){2, 16, 96, 96}),
+                      randn(35, 4, (int64_t[]){16, 8, 3, 3})};
+  for (each_case = 0; each_case < 19; each_case++) check_same_bits(what[each_case], each_fn, in, 1);
+  for (int i = 0; i < 6; i++) om_tensor_release(in[i]);
 }
 
 #ifndef __EMSCRIPTEN__
