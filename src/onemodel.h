@@ -356,14 +356,16 @@ om_tensor *om_ctc_loss(om_tensor *log_probs, om_tensor *targets, om_tensor *inpu
                        int64_t blank, om_reduction reduction, bool zero_infinity);
 /* ---- convolution and pooling (NCHW; NCL for conv1d; float32; PyTorch's semantics) ---- */
 /** PyTorch's conv2d: x [N, C, H, W], weight [O, C/groups, kH, kW], bias [O] or NULL; stride,
- *  padding and dilation as {height, width}. Returns a new reference [N, O, OH, OW]. */
+ *  padding and dilation as {height, width}, each NULL for PyTorch's default (1, 0, 1). Returns a
+ *  new reference [N, O, OH, OW]. */
 om_tensor *om_conv2d(om_tensor *x, om_tensor *weight, om_tensor *bias, const int64_t stride[2], const int64_t padding[2],
                      const int64_t dilation[2], int64_t groups);
 /** PyTorch's conv1d: x [N, C, L], weight [O, C/groups, k], bias [O] or NULL. Returns a new reference [N, O, OL]. */
 om_tensor *om_conv1d(om_tensor *x, om_tensor *weight, om_tensor *bias, int64_t stride, int64_t padding, int64_t dilation,
                      int64_t groups);
 /** PyTorch's conv_transpose2d (its argument order): x [N, C, H, W], weight [C, O/groups, kH, kW],
- *  bias [O] or NULL; output_padding < stride or dilation. Returns a new reference [N, O, OH, OW]. */
+ *  bias [O] or NULL; output_padding < stride or dilation; stride, padding, output_padding and
+ *  dilation each NULL for PyTorch's default (1, 0, 0, 1). Returns a new reference [N, O, OH, OW]. */
 om_tensor *om_conv_transpose2d(om_tensor *x, om_tensor *weight, om_tensor *bias, const int64_t stride[2],
                                const int64_t padding[2], const int64_t output_padding[2], int64_t groups,
                                const int64_t dilation[2]);

@@ -832,9 +832,18 @@ static om_tensor *apply_maybe_unbatched(om_op op, om_tensor **in, int n_in, cons
   return r;
 }
 
+/* out[0..1] = v, or dflt when v is NULL. */
+static void pair_or(const int64_t *v, const int64_t *dflt, int64_t *out) {
+  out[0] = v ? v[0] : dflt[0];
+  out[1] = v ? v[1] : dflt[1];
+}
+
 om_tensor *om_conv2d(om_tensor *x, om_tensor *weight, om_tensor *bias, const int64_t stride[2], const int64_t padding[2],
                      const int64_t dilation[2], int64_t groups) {
-  om_attrs a = {.n_i = 7, .i = {stride[0], stride[1], padding[0], padding[1], dilation[0], dilation[1], groups}};
+  om_attrs a = {.n_i = 7, .i = {[6] = groups}};
+  pair_or(stride, (int64_t[]){1, 1}, a.i);
+  pair_or(padding, (int64_t[]){0, 0}, a.i + 2);
+  pair_or(dilation, (int64_t[]){1, 1}, a.i + 4);
   return apply_maybe_unbatched(OM_OP_conv2d, (om_tensor *[]){x, weight, bias}, bias ? 3 : 2, &a, 4);
 }
 
@@ -847,8 +856,11 @@ om_tensor *om_conv1d(om_tensor *x, om_tensor *weight, om_tensor *bias, int64_t s
 om_tensor *om_conv_transpose2d(om_tensor *x, om_tensor *weight, om_tensor *bias, const int64_t stride[2],
                                const int64_t padding[2], const int64_t output_padding[2], int64_t groups,
                                const int64_t dilation[2]) {
-  om_attrs a = {.n_i = 9, .i = {stride[0], stride[1], padding[0], padding[1], output_padding[0], output_padding[1],
-                                dilation[0], dilation[1], groups}};
+  om_attrs a = {.n_i = 9, .i = {[8] = groups}};
+  pair_or(stride, (int64_t[]){1, 1}, a.i);
+  pair_or(padding, (int64_t[]){0, 0}, a.i + 2);
+  pair_or(output_padding, (int64_t[]){0, 0}, a.i + 4);
+  pair_or(dilation, (int64_t[]){1, 1}, a.i + 6);
   return apply_maybe_unbatched(OM_OP_conv_transpose2d, (om_tensor *[]){x, weight, bias}, bias ? 3 : 2, &a, 4);
 }
 
@@ -1291,12 +1303,6 @@ const om_op_def om__op_avg_pool2d = {
     .lower = lower_pool, .derives_extents = true, .onnx = "AveragePool (Pad, AveragePool when count_include_pad meets an overhanging ceil_mode window)",
     .test = {.n_in = 1, .ndims = {4}, .shapes = {{2, 3, 6, 6}}, .lo = -2, .hi = 2,
              .attrs = {.n_i = 8, .i = {3, 3, 2, 2, 1, 1, 1, 1}}, .empty_refusal = "only the batch may be 0"}};
-
-/* out[0..1] = v, or dflt when v is NULL. */
-static void pair_or(const int64_t *v, const int64_t *dflt, int64_t *out) {
-  out[0] = v ? v[0] : dflt[0];
-  out[1] = v ? v[1] : dflt[1];
-}
 
 om_tensor *om_max_pool2d(om_tensor *x, const int64_t kernel[2], const int64_t stride[2], const int64_t padding[2],
                          const int64_t dilation[2], bool ceil_mode) {

@@ -41,6 +41,20 @@ TEST(conv2d_1x1_equals_matmul) {
   om__release_all(all, 8);
 }
 
+/* NULL for stride, padding, output_padding or dilation is PyTorch's default (1, 0, 0, 1). */
+TEST(conv_null_arrays_are_the_defaults) {
+  om_tensor *x = om_randn((int64_t[]){2, 3, 7, 6}, 4, 3, true), *w = om_randn((int64_t[]){4, 3, 3, 3}, 4, 4, true);
+  om_tensor *wt = om_randn((int64_t[]){3, 4, 3, 3}, 4, 5, true);
+  om_tensor *y = om_conv2d(x, w, NULL, NULL, NULL, NULL, 1), *y1 = om_conv2d(x, w, NULL, ONE, ZERO, ONE, 1);
+  om_tensor *t = om_conv_transpose2d(x, wt, NULL, NULL, NULL, NULL, 1, NULL);
+  om_tensor *t1 = om_conv_transpose2d(x, wt, NULL, ONE, ZERO, ZERO, 1, ONE);
+  CHECK(y && y1 && t && t1);
+  CHECK(om_tensor_shape(y)[2] == 5 && om_tensor_shape(t)[2] == 9);
+  CHECK(same_values(y, y1, 0) && same_values(t, t1, 0));
+  om_tensor *all[] = {x, w, wt, y, y1, t, t1};
+  om__release_all(all, 7);
+}
+
 /* The convolution (im2col with its fast path for stride-1 "same" convolutions, shifted planes,
  * and the stride-1 windows read in place from a padded image) against im2col written the plain
  * way, through the same product: the same bits, for strides, padding, dilation, groups, taps
@@ -447,6 +461,7 @@ TEST(trace_lowering) {
 
 int main(void) {
   RUN(conv2d_1x1_equals_matmul);
+  RUN(conv_null_arrays_are_the_defaults);
   RUN(conv2d_windows_are_im2col_written_plainly);
   RUN(conv2d_hand_computed_3x3);
   RUN(conv1d_is_conv2d_on_a_unit_height);
