@@ -335,6 +335,9 @@ void om__gemm_pack(const float *a, int64_t ars, int64_t acs, int64_t m, int64_t 
 /** The threads a job of `parts` parts and `macs` multiply-adds in all runs on: 1 below the size
  *  where waking the workers costs more than it saves, else om_get_num_threads() capped at parts. */
 int om__job_threads(double macs, int64_t parts);
+/** The parts of a job of `units` equal, independent units on `threads` threads: a few a thread
+ *  (4), so a thread the machine slows leaves the others little to wait for; at most units. */
+int64_t om__few_parts(int64_t units, int threads);
 /** The floats of scratch om__gemm_on needs for an m x n x k product (in_place: with koff, B's rows
  *  read in place). */
 int64_t om__gemm_scratch(int64_t m, int64_t n, int64_t k, bool in_place);

@@ -1051,7 +1051,7 @@ typedef struct pool_job {
 static void run_pool_job(pool_job *j, om__part_fn part) {
   const win *g = j->g;
   int threads = om__job_threads((double)j->planes * (double)(g->oh * g->ow) * (double)(g->kh * g->kw) * OM_EACH_SIMPLE, j->planes);
-  j->parts = j->planes < 4 * threads ? j->planes : 4 * threads;
+  j->parts = om__few_parts(j->planes, threads);
   if (j->parts > 0) om__parallel(j->parts, threads, part, j);
 }
 

@@ -420,6 +420,8 @@ int om__job_threads(double macs, int64_t parts) {
   return parts < t ? (int)(parts < 1 ? 1 : parts) : t;
 }
 
+int64_t om__few_parts(int64_t units, int threads) { return units < 4 * (int64_t)threads ? units : 4 * (int64_t)threads; }
+
 typedef struct gemm_job {
   strided a, b;
   float *c;

@@ -165,7 +165,7 @@ static bool forward_softmax(om_call *c) {
                    .log_out = c->op == OM_OP_log_softmax};
   if (j.rows * n == 0) return om_tensor_release(x), true; /* an empty output */
   int threads = om__job_threads((double)j.rows * (double)n * EACH_SOFTMAX, j.rows);
-  j.parts = j.rows < 4 * threads ? j.rows : 4 * threads;
+  j.parts = om__few_parts(j.rows, threads);
   /* One row's exp(x - max), kept from the sum to the output: exp is the cost of this kernel
    * (attention spends most of its softmax time there), so each is computed once. */
   bool ok = true;
@@ -372,7 +372,7 @@ static void normalize_rows(const float *px, float *py, int64_t rows, int64_t n, 
                            float *mean_out, float *rstd_out) {
   norm_job j = {.px = px, .py = py, .rows = rows, .n = n, .offset_mod = offset_mod, .eps = eps, .af = af, .mean_out = mean_out, .rstd_out = rstd_out};
   int threads = om__job_threads((double)rows * (double)n * EACH_NORMALIZED, rows);
-  j.parts = rows < 4 * threads ? rows : 4 * threads;
+  j.parts = om__few_parts(rows, threads);
   if (j.parts > 0) om__parallel(j.parts, threads, normalize_part, &j);
 }
 

@@ -164,7 +164,7 @@ static bool forward_interpolate(om_call *c) {
   for (int64_t j = 0; j < ow; j++) tw[j] = axis_taps(a, 1, x->shape[3], j);
   interp_job j = {.x = x, .a = a, .th = th, .tw = tw, .out = (float *)om__data(c->out[0])};
   int threads = om__job_threads(3.0 * (double)planes * (double)oh * (double)ow, planes);
-  int64_t parts = planes < 4 * threads ? planes : 4 * threads; /* a few parts a thread: one the machine slows leaves less */
+  int64_t parts = om__few_parts(planes, threads);
   j.per = (planes + parts - 1) / parts;
   bool ok = true;
   for (int i = 0; ok && i < threads; i++) ok = (j.scratch[i] = om__scratch(i, 2 * ow, "interpolate")) != NULL;

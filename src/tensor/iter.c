@@ -125,7 +125,7 @@ void om__iterate_each(int nops, char **base, int64_t strides[][OM_MAX_DIMS], con
     run_loops(&r, base, fn, ctx);
     return;
   }
-  j.parts = j.units < 4 * threads ? j.units : 4 * threads; /* a few a thread: one slowed by the machine leaves little */
+  j.parts = om__few_parts(j.units, threads);
   om__parallel(j.parts, threads, each_part, &j);
 }
 
