@@ -603,8 +603,6 @@ static bool forward_conv(om_call *c) {
   return ok;
 }
 
-/* dW[g] = sum over n of M[n, g] [rows, grid] x im2col(Z[n, g])^T [grid, zc*kh*kw]: the weight
- * gradient of both convolutions (see the top of the file). dw is [groups*rows, zc*kh*kw]. */
 /* The most floats of im2col matrices weight_grad makes at once (8 MiB), but one image's. */
 #define COLS_FLOATS ((int64_t)1 << 21)
 
@@ -625,6 +623,8 @@ static void cols_part(void *ctx, int64_t p, int worker) {
   im2col(j->z + (n * j->z_ch + p % groups * zg) * g->h * g->w, zg, g, 0, g->oh, j->col + p * j->per);
 }
 
+/* dW[g] = sum over n of M[n, g] [rows, grid] x im2col(Z[n, g])^T [grid, zc*kh*kw]: the weight
+ * gradient of both convolutions (see the top of the file). dw is [groups*rows, zc*kh*kw]. */
 static om_tensor *weight_grad(const conv_geom *cg, om_tensor *m_t, int64_t m_ch, om_tensor *z_t, int64_t z_ch,
                               const om_tensor *w, const char *who) {
   const win *g = &cg->g;
