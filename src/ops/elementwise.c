@@ -799,8 +799,8 @@ static bool forward_clamp(om_call *c) {
   int64_t st[2][OM_MAX_DIMS];
   om__broadcast_strides(o, o->ndim, st[0]);
   om__broadcast_strides(a, o->ndim, st[1]);
-  om__iterate_each(2, (char *[]){om__data(o), om__data(a)}, st, o->shape, o->ndim, a->dtype == OM_INT64 ? clamp_i64 : clamp_f32, &k,
-                   OM_EACH_SIMPLE);
+  const kernels *ks = om__ops[c->op]->impl;
+  om__iterate_each(2, (char *[]){om__data(o), om__data(a)}, st, o->shape, o->ndim, ks->loop[a->dtype], &k, ks->cost);
   return true;
 }
 
