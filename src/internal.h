@@ -21,7 +21,7 @@ typedef struct om_storage {
   size_t nbytes;
   void *data;
   om_snapshot *snapshots; /* traced models' constants that must keep today's values (copy on write) */
-  /* A buffer of a session's plan (src/graph/session.c): its data lies in the plan's arena (not
+  /* A buffer of a session's plan (src/runtime/session.c): its data lies in the plan's arena (not
    * its own: neither freed nor counted here), and while the plan is made, ops on it are recorded
    * as the plan's steps instead of run. */
   bool planned;
@@ -439,6 +439,13 @@ om_tensor *om__trace_created(om_tensor *t, om_created kind, const double *args, 
  *  traced; who names the call. Ends the trace on failure (in a run at other sizes: only fails). */
 bool om__trace_check_read(const om_tensor *t, const char *who);
 bool om__trace_check_write(const om_tensor *t, const char *who);
+/* ---- copy on write for traced models' constants (src/tensor/snapshot.c) ---- */
+/** Registers t (borrowed; it must outlive the entry) as reading its storage in place, to be
+ *  given a copy of today's bytes before the storage's first in-place write; NULL with
+ *  OutOfMemory. who names the public function. */
+om_snapshot *om__snapshot_take(om_tensor *t, const char *who);
+/** Unregisters and frees an entry of om__snapshot_take (NULL: nothing). */
+void om__snapshot_drop(om_snapshot *s);
 /** Before an in-place write to s: traced models holding s's current values get their own copy. */
 bool om__storage_will_change(om_storage *s, const char *who);
 /** Sets a trace error and ends the recording (the message is kept for om_trace_finish). In a
@@ -570,7 +577,7 @@ bool om__lower_baked(om_lower *l, const om_call *c, int i, int d, const char *wh
  *  (an LSTM with a batch of 0); 0 (nothing written) when an output has elements, -1 on error. */
 int om__lower_empty(om_lower *l, const om_call *c);
 
-/* ---- sessions: making a plan (src/graph/session.c) ---- */
+/* ---- sessions: making a plan (src/runtime/session.c) ---- */
 /** True while a session makes a plan on this thread and one of the n inputs is a planned buffer:
  *  then om__apply records the call (om__capture_call) instead of running it. */
 bool om__captured(om_tensor *const *in, int n);
@@ -606,7 +613,7 @@ typedef struct om_thread_state {
   uint32_t trace_serial;  /* ids of traces begun on this thread (tensors carry theirs) */
   om_error_kind trace_end_kind; /* the trace error that ended the last recording, for finish */
   char trace_end_msg[512];
-  struct om_capture *capture; /* a session making a plan on this thread (src/graph/session.c), NULL when none */
+  struct om_capture *capture; /* a session making a plan on this thread (src/runtime/session.c), NULL when none */
   om_block_cache cache;
 } om_thread_state;
 om_thread_state *om__state(void);

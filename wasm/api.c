@@ -273,7 +273,7 @@ OMW int omw_traced_node_values(const om_traced_model *m, int i, int outputs, con
   return om_traced_node_values(m, i, outputs, names, max);
 }
 
-/* ---- sessions (src/graph/session.c) ---- */
+/* ---- sessions (src/runtime/session.c) ---- */
 /** A session on traced model m (borrowed) in mode (0 fast, 1 exact): a handle JS frees with
  *  omw_session_release, 0 on error. */
 OMW om_session *omw_session_create(const om_traced_model *m, int mode) {

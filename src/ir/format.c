@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "graph/graph.h"
+#include "ir/graph.h"
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "the format is little-endian and written straight from memory"

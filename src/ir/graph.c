@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "graph/graph.h"
+#include "ir/graph.h"
 
 /* ---- arena ---- */
 
@@ -78,19 +78,9 @@ int om__graph_value(om_graph *g, om_dtype dtype, int ndim, const int64_t *shape)
   return g->values.n - 1;
 }
 
-/* A snapshot entry leaves its storage's copy-on-write list. */
-static void unlink_snapshot(om_snapshot *s) {
-  for (om_snapshot **p = &s->tensor->storage->snapshots; *p; p = &(*p)->next)
-    if (*p == s) {
-      *p = s->next;
-      break;
-    }
-  free(s);
-}
-
 void om__graph_free(om_graph *g) {
   for (int k = 0; k < g->inits.n; k++) {
-    if (g->inits.v[k].snap) unlink_snapshot(g->inits.v[k].snap);
+    om__snapshot_drop(g->inits.v[k].snap);
     om_tensor_release(g->inits.v[k].tensor);
   }
   for (int k = 0; k < g->nodes.n; k++)
@@ -179,35 +169,8 @@ bool om__graph_copy(om_graph *dst, const om_graph *src) {
     init->snap = NULL;
     dst->inits.n = k + 1;
     if (!(init->tensor = om__alias(src->inits.v[k].tensor))) ok = false;
-    else if (src->inits.v[k].snap && !(init->snap = om__alloc(sizeof *init->snap, "graph copy"))) ok = false;
-    else if (init->snap) {
-      init->snap->tensor = init->tensor;
-      init->snap->next = init->tensor->storage->snapshots;
-      init->tensor->storage->snapshots = init->snap;
-    }
+    else if (src->inits.v[k].snap && !(init->snap = om__snapshot_take(init->tensor, "graph copy"))) ok = false;
   }
   if (!ok) om__graph_free(dst);
   return ok;
-}
-
-/* ---- copy on write for finished models' constants ---- */
-
-bool om__storage_will_change(om_storage *s, const char *who) {
-  if (!s->snapshots) return true;
-  /* Every traced model reading s in place gets one shared copy of today's bytes. */
-  om_storage *copy = om__storage_new(s->nbytes, false, who);
-  if (!copy) return false;
-  memcpy(copy->data, s->data, s->nbytes);
-  copy->version = s->version;
-  while (s->snapshots) {
-    om_snapshot *snap = s->snapshots;
-    s->snapshots = snap->next;
-    snap->next = copy->snapshots; /* stays on the copy's list, so freeing the model unlinks it there */
-    copy->snapshots = snap;
-    snap->tensor->storage = copy;
-    copy->refcount++;
-    om__storage_release(s);
-  }
-  om__storage_release(copy); /* the snapshots hold it now */
-  return true;
 }

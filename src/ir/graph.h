@@ -90,12 +90,6 @@ bool om__onnx_read(const void *bytes, size_t n, om_graph *g);
 /** Frees everything the graph holds (releases initializer tensors, unlinks snapshots). */
 void om__graph_free(om_graph *g);
 
-/* Copy-on-write entry: a finished model's initializer that reads a storage in place. */
-struct om_snapshot {
-  om_tensor *tensor;   /* the initializer's tensor; its storage is replaced by a copy on write */
-  om_snapshot *next;
-};
-
 /* A symbolic axis of a finished trace: the sizes the graph is exact for (docs/symbolic-axes.md). */
 typedef struct om_traced_symbol {
   const char *name;
@@ -103,7 +97,7 @@ typedef struct om_traced_symbol {
   const char *min_why, *max_why; /* the call that narrowed the range, NULL when declared */
 } om_traced_sym;
 
-/** Whether bytes[0..n) begin as the library format does (src/graph/format.c). */
+/** Whether bytes[0..n) begin as the library format does (src/ir/format.c). */
 bool om__format_is(const void *bytes, size_t n);
 /** Streams g and its symbols (borrowed) as the library format v1 through write; false on error
  *  (the sink's refusal is InvalidArgument). */

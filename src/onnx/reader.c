@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "graph/graph.h"
+#include "ir/graph.h"
 #include "onnx/onnx.pb-c.h"
 
 #define OM_ONNX_IR_MIN 7
@@ -95,7 +95,7 @@ static om_tensor *read_tensor(const Onnx__TensorProto *tp, const char *what) {
     return FORMAT("%s keeps its data in an external file, which this reader does not open (save the model with its data inside)", what), NULL;
   if (tp->segment) return FORMAT("%s is a segment of a tensor, which is not supported", what), NULL;
   /* INT32 constants (PyTorch writes some axes and sizes so) are widened to INT64, the graph
-   * layer's one integer type; a Cast to INT32 is one to INT64 too (src/graph/onnx_ops.c). */
+   * layer's one integer type; a Cast to INT32 is one to INT64 too (src/runtime/onnx_ops.c). */
   bool int32 = tp->data_type == ONNX__TENSOR_PROTO__DATA_TYPE__INT32;
   if (int32) dt = OM_INT64;
   else if (!dtype_of(tp->data_type, &dt))

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "graph/graph.h"
+#include "ir/graph.h"
 #include "onnx/onnx.pb-c.h"
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__

@@ -827,7 +827,7 @@ const om_op_def om__op_linear = {
  * same float operations, the softmax row is the softmax kernel's), so the result is the same
  * bits as matmul, mul or div, add or where, softmax, matmul: eager's scaled_dot_product_attention
  * uses it, and the Session's fast mode puts it in place of those five nodes of a graph
- * (src/graph/onnx_ops.c). The backward recomputes the probabilities with those ops. */
+ * (src/runtime/onnx_ops.c). The backward recomputes the probabilities with those ops. */
 
 enum { ATTN_ROWS = 64 }; /* query rows per score block: MC, so one block packs A once */
 

@@ -4,7 +4,7 @@
  * here: a rule only translates ONNX's attributes and conventions into the library's (pads as
  * begin/end lists, gate orders, negative indices, ONNX's clamping of Slice bounds). While a plan
  * is made, each op a rule calls on planned buffers becomes a step, and each on constants runs at
- * once (src/graph/session.c), so a rule needs no code to fold shape computations.
+ * once (src/runtime/session.c), so a rule needs no code to fold shape computations.
  *
  * A rule reads operands it needs as numbers (a Reshape's shape, a Slice's bounds) with
  * const_ints; when such an operand is computed from tensor values it is Unsupported, because a
@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "graph/onnx_ops.h"
+#include "runtime/onnx_ops.h"
 
 /* ---- reading a node ---- */
 

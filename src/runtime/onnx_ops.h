@@ -1,9 +1,9 @@
-/* The ONNX op table of the graph layer (src/graph/onnx_ops.c): one row per ONNX op type, whose
+/* The ONNX op table of the graph layer (src/runtime/onnx_ops.c): one row per ONNX op type, whose
  * rule computes a node with the library's ops. Internal. */
 #ifndef OM_ONNX_OPS_H
 #define OM_ONNX_OPS_H
 
-#include "graph/graph.h"
+#include "ir/graph.h"
 
 #define OM_BIND_MAX_OUT 8
 
@@ -30,7 +30,7 @@ typedef struct om_onnx_rule {
   const char *doc;
 } om_onnx_rule;
 
-/** While a plan is made (src/graph/session.c): the step that wrote t as its one output, as its op,
+/** While a plan is made (src/runtime/session.c): the step that wrote t as its one output, as its op,
  *  inputs (borrowed) and canonical attrs; false when no step did. */
 bool om__plan_step(const om_tensor *t, om_op *op, om_tensor *const **in, int *n_in, const om_attrs **attrs);
 /** Removes that step from the plan (t and its buffer go with it: nothing else may read t). */

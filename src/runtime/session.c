@@ -3,7 +3,7 @@
  *
  * Planning, once per input-shape signature: the graph's inputs become planned buffers of the
  * signature's shapes (storages whose data is not there yet), and each node goes through its rule
- * in the ONNX op table (src/graph/onnx_ops.c), which calls the library's ops. om__apply sees a
+ * in the ONNX op table (src/runtime/onnx_ops.c), which calls the library's ops. om__apply sees a
  * planned input and records the call as a step (its attributes canonical, its outputs planned
  * buffers, a view's strides computed) instead of running it; a call on constants alone runs at
  * once, so everything computed from shapes and constants (a Shape, Gather, Concat chain, a
@@ -17,8 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "graph/graph.h"
-#include "graph/onnx_ops.h"
+#include "ir/graph.h"
+#include "runtime/onnx_ops.h"
 
 #define OM_PLANS_KEPT 8 /* signatures a session keeps plans for; the least recent goes first */
 #define OM_ARENA_ALIGN 64
@@ -320,7 +320,7 @@ static om_plan *make_plan(om_session *s, om_tensor *const *inputs, const int64_t
 /* Both modes run exact kernels today (fixed summation orders, no fused multiply-add, the
  * library's own exp, log, tanh, erf and pow: src/core/math.c), so a graph gives the same bits
  * natively and in WASM on any machine in either mode. Fast mode also lets rules fuse nodes
- * (BatchNormalization into Conv, the attention pass: src/graph/onnx_ops.c); faster arithmetic
+ * (BatchNormalization into Conv, the attention pass: src/runtime/onnx_ops.c); faster arithmetic
  * (relaxed SIMD) will go there too, and exact mode will then refuse at create a node that only
  * has such a kernel. */
 static bool check_options(const om_session_options *o) {

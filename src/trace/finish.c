@@ -396,12 +396,7 @@ static bool freeze_constants(om_graph *g) {
       continue;
     }
     if (init->generated) continue;
-    om_snapshot *snap = om__alloc(sizeof *snap, "trace_finish");
-    if (!snap) return false;
-    snap->tensor = init->tensor;
-    snap->next = init->tensor->storage->snapshots;
-    init->tensor->storage->snapshots = snap;
-    init->snap = snap;
+    if (!(init->snap = om__snapshot_take(init->tensor, "trace_finish"))) return false;
   }
   return true;
 }

@@ -6,7 +6,7 @@
 
 #include <string.h>
 
-#include "graph/graph.h"
+#include "ir/graph.h"
 
 /* ---- size expressions (expr.c; docs/symbolic-axes.md) ---- */
 

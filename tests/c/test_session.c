@@ -3,7 +3,7 @@
  * kernels against eager, plans per signature, bound axes, the errors of each path). */
 #include <stdlib.h>
 
-#include "graph/onnx_ops.h"
+#include "runtime/onnx_ops.h"
 #include "internal.h"
 #include "om_test.h"
 
