@@ -25,6 +25,7 @@ typedef struct om_storage {
    * its own: neither freed nor counted here), and while the plan is made, ops on it are recorded
    * as the plan's steps instead of run. */
   bool planned;
+  int buffer; /* planned: its index in the plan's buffers (src/runtime/plan.h) */
 } om_storage;
 
 typedef struct om_record om_record;

@@ -731,170 +731,17 @@ static bool bind_group_norm(om_bind *b) {
   return ok;
 }
 
-/* Fast mode: a BatchNormalization whose input only a convolution with constant weights wrote
- * becomes that convolution with its weights and bias scaled (w s, (b - mean) s + B, s = scale /
- * sqrt(var + eps) per output channel, computed once when planning): one kernel instead of two,
- * equal to the last bits. 1 with the convolution in *y, 0 (nothing changed) when it does not
- * apply, -1 on error. */
-static int fold_into_conv(om_bind *b, double eps, om_tensor **y) {
-  om_tensor *x = b->in[0];
-  om_op op;
-  om_tensor *const *cin;
-  int n;
-  const om_attrs *attrs;
-  if (!b->fast || !b->sole_reader || !x->storage->planned || !om__plan_step(x, &op, &cin, &n, &attrs)) return 0;
-  if ((op != OM_OP_conv2d && op != OM_OP_conv1d) || cin[1]->storage->planned || (n > 2 && cin[2]->storage->planned)) return 0;
-  for (int i = 1; i < 5; i++)
-    if (b->in[i]->storage->planned || b->in[i]->ndim != 1 || b->in[i]->shape[0] != cin[1]->shape[0]) return 0;
-  om_scope s = {0};
-  int64_t shape[OM_MAX_DIMS] = {cin[1]->shape[0]};
-  for (int d = 1; d < cin[1]->ndim; d++) shape[d] = 1;
-  om_tensor *k = om__keep(&s, om_div(b->in[1], om__keep(&s, om_sqrt(om__keep(&s, om_add_scalar(b->in[4], eps))))));
-  om_tensor *w = om__keep(&s, om_mul(cin[1], om__keep(&s, om_reshape(k, shape, cin[1]->ndim))));
-  om_tensor *shifted = n > 2 ? om__keep(&s, om_sub(cin[2], b->in[3])) : om__keep(&s, om_neg(b->in[3]));
-  om_tensor *bias = om__keep(&s, om_add(om__keep(&s, om_mul(shifted, k)), b->in[2]));
-  om_tensor *in[3] = {cin[0], w, bias};
-  om_attrs at = *attrs;
-  *y = NULL;
-  if (bias) { /* the convolution's input outlives its step */
-    om_tensor *keep = om_tensor_retain(cin[0]);
-    om__plan_drop_step(x);
-    in[0] = keep;
-    *y = om__apply1(op, in, 3, &at);
-    om_tensor_release(keep);
-  }
-  om__scope_end(&s);
-  return *y ? 1 : -1;
-}
-
 static bool bind_batch_norm(om_bind *b) {
   double eps, momentum;
   int64_t training;
   if (!attr_f(b, "epsilon", 1e-5, &eps) || !attr_f(b, "momentum", 0.9, &momentum) || !attr_i(b, "training_mode", 0, &training)) return false;
   if (training) return unsupported(b, "training_mode 1");
-  om_tensor *folded = NULL;
-  int how = b->node->n_out == 1 ? fold_into_conv(b, eps, &folded) : 0;
-  if (how) return put(b, 0, folded);
   return put(b, 0, om_batch_norm(b->in[0], b->in[3], b->in[4], b->in[1], b->in[2], false, 1 - momentum, eps));
 }
 
 /* ---- linear algebra ---- */
 
-/* Fast mode's attention pass: the attention a graph writes as separate nodes,
- *   MatMul(q, kt) [-> Mul or Div by a constant scalar] [-> Add(mask) | Where(bool mask, s, fill) |
- *   Where(bool mask, fill, s)] -> Softmax(last axis) -> MatMul(p, v),
- * each value between them read by the next node alone, becomes one step of the attention op
- * (src/ops/matmul.c), which never holds the [L, S] score matrix and gives the same bits. It is
- * matched where the last MatMul is bound, on the plan's steps (so shapes and the constants'
- * values are known) and on the graph (so no later node or graph output reads a value that goes).
- * The pieces between are not required: a graph that scales q before the product, or has no
- * mask, matches too. */
-
-typedef struct chain_link {
-  om_tensor *t;       /* a value of the chain (borrowed) */
-  int value;          /* its graph value */
-  om_op op;           /* the step that wrote it */
-  om_tensor *const *in;
-  const om_attrs *attrs;
-} chain_link;
-
-/* The step and node that wrote value (whose tensor is t), if they are op and op_type and only
- * one node reads value. */
-static bool link_of(const om_bind *b, om_tensor *t, int value, om_op op, const char *op_type, chain_link *l) {
-  int n_in;
-  if (value < 0 || b->readers[value] != 1 || !t->storage->planned || !om__plan_step(t, &l->op, &l->in, &n_in, &l->attrs) || l->op != op)
-    return false;
-  int producer = b->graph->values.v[value].producer;
-  if (producer < 0 || strcmp(b->graph->nodes.v[producer].op_type, op_type)) return false;
-  l->t = t, l->value = value;
-  return true;
-}
-
-/* t a constant float32 of one value and at most rank dims: that value. */
-static bool one_float(const om_tensor *t, int rank, double *v) {
-  if (t->storage->planned || t->dtype != OM_FLOAT32 || om_tensor_numel(t) != 1 || t->ndim > rank) return false;
-  *v = om__get_flat(t, 0);
-  return true;
-}
-
-static bool same_shape(const om_tensor *a, const om_tensor *b) {
-  return a->ndim == b->ndim && !memcmp(a->shape, b->shape, sizeof(int64_t) * (size_t)a->ndim);
-}
-
-/* 1 with the attention op's output in *y, 0 when the node is no attention's last product, -1 on error. */
-static int fuse_attention(om_bind *b, om_tensor **y) {
-  const om_graph *g = b->graph;
-  chain_link sm, mk, sc, mm;
-  if (!b->fast || b->in[1]->ndim < 2 || !link_of(b, b->in[0], b->node->in[0], OM_OP_softmax, "Softmax", &sm) ||
-      sm.attrs->i[0] != sm.t->ndim - 1)
-    return 0;
-  const om_gnode *node = &g->nodes.v[g->values.v[sm.value].producer];
-  om_tensor *x = sm.in[0], *mask = NULL;
-  int value = node->in[0], kind = OM_ATTN_ADD, sk = OM_ATTN_UNSCALED;
-  double fill = 0, scale = 1;
-  bool masked = false;
-  if (link_of(b, x, value, OM_OP_add, "Add", &mk) || link_of(b, x, value, OM_OP_where, "Where", &mk)) {
-    const om_gnode *mn = &g->nodes.v[g->values.v[value].producer];
-    if (mk.op == OM_OP_add) { /* the scores are the side a product or a scale wrote */
-      int side = -1;
-      for (int k = 0; k < 2 && side < 0; k++) {
-        om_op op;
-        om_tensor *const *in;
-        const om_attrs *at;
-        int n;
-        if (mk.in[k]->storage->planned && om__plan_step(mk.in[k], &op, &in, &n, &at) &&
-            (op == OM_OP_matmul || op == OM_OP_mul || op == OM_OP_div) && mk.in[1 - k]->dtype == OM_FLOAT32)
-          side = k;
-      }
-      if (side < 0) return 0;
-      x = mk.in[side], mask = mk.in[1 - side], value = mn->in[side];
-    } else { /* Where(mask, x, fill) keeps x where the mask is true; Where(mask, fill, x) fills there */
-      int side = one_float(mk.in[2], mk.t->ndim, &fill) ? 1 : one_float(mk.in[1], mk.t->ndim, &fill) ? 2 : 0;
-      if (!side) return 0;
-      kind = side == 1 ? OM_ATTN_KEEP : OM_ATTN_FILL;
-      x = mk.in[side], mask = mk.in[0], value = mn->in[side];
-    }
-    masked = true;
-  }
-  bool scaled = false;
-  if (link_of(b, x, value, OM_OP_mul, "Mul", &sc) || link_of(b, x, value, OM_OP_div, "Div", &sc)) {
-    const om_gnode *sn = &g->nodes.v[g->values.v[value].producer];
-    int side = one_float(sc.in[1], sc.t->ndim, &scale) ? 0 : sc.op == OM_OP_mul && one_float(sc.in[0], sc.t->ndim, &scale) ? 1 : -1;
-    if (side < 0) return 0;
-    sk = sc.op == OM_OP_mul ? OM_ATTN_MUL : OM_ATTN_DIV;
-    x = sc.in[side], value = sn->in[side];
-    scaled = true;
-  }
-  if (!link_of(b, x, value, OM_OP_matmul, "MatMul", &mm)) return 0;
-  /* the scale and the mask leave the scores' shape as the product made it, but for the batch dims
-   * a mask adds */
-  const om_tensor *s0 = mm.t;
-  if (scaled && !same_shape(sc.t, s0)) return 0;
-  if (masked) {
-    om_meta m;
-    om_tensor *pair[2] = {scaled ? sc.t : mm.t, mask};
-    if (!om__broadcast_shapes(pair, 2, &m, "attention")) return om_clear_error(), 0;
-    if (m.ndim != mk.t->ndim || memcmp(m.shape, mk.t->shape, sizeof(int64_t) * (size_t)m.ndim) ||
-        mk.t->shape[m.ndim - 1] != s0->shape[s0->ndim - 1] || mk.t->shape[m.ndim - 2] != s0->shape[s0->ndim - 2])
-      return 0;
-  }
-  om_tensor *keep[4] = {om_tensor_retain(mm.in[0]), om_tensor_retain(mm.in[1]), om_tensor_retain(b->in[1]), om_tensor_retain(mask)};
-  om__plan_drop_step(sm.t); /* the last first: each reads the one before */
-  if (masked) om__plan_drop_step(mk.t);
-  if (scaled) om__plan_drop_step(sc.t);
-  om__plan_drop_step(mm.t);
-  *y = om__attention(keep[0], keep[1], keep[2], keep[3], kind, sk, scale, fill);
-  om__release_all(keep, 4);
-  return *y ? 1 : -1;
-}
-
-static bool bind_matmul(om_bind *b) {
-  om_tensor *fused = NULL;
-  int how = fuse_attention(b, &fused);
-  if (how) return put(b, 0, fused);
-  return put(b, 0, om_matmul(b->in[0], b->in[1]));
-}
-
+static bool bind_matmul(om_bind *b) { return put(b, 0, om_matmul(b->in[0], b->in[1])); }
 
 /* Gemm: alpha op(A) op(B) + beta C. The common form (B transposed, C a bias row) is linear,
  * whose kernel eager runs. */
@@ -1232,7 +1079,7 @@ static const om_onnx_rule rules[] = {
     {"ArgMax", 1, 1, 1, bind_argmax, "argmax (select_last_index 0)"},
     {"ArgMin", 1, 1, 1, bind_argmin, "argmin (select_last_index 0)"},
     {"AveragePool", 1, 1, 1, bind_average_pool, "avg_pool2d (1-D as 2-D; begin and end pads that differ: the ceil_mode that gives ONNX's size, or zeros padded first when count_include_pad)"},
-    {"BatchNormalization", 5, 5, 3, bind_batch_norm, "batch_norm in eval mode (training_mode 1 refused); fast mode: folded into the Conv before it when only that Conv (with constant weights) writes its input"},
+    {"BatchNormalization", 5, 5, 3, bind_batch_norm, "batch_norm in eval mode (training_mode 1 refused); fast mode: folded into the Conv before it when only that Conv (with constant weights) writes its input (src/runtime/passes.c)"},
     {"Cast", 1, 1, 1, bind_cast, "cast to FLOAT, INT64 (INT32 too: the graph layer's one integer type), BOOL"},
     {"Ceil", 1, 1, 1, bind_ceil, "-floor(-x) (see Floor)"},
     {"Clip", 1, 3, 1, bind_clip, "clamp (bounds known when planning), else Max / Min"},
@@ -1272,7 +1119,7 @@ static const om_onnx_rule rules[] = {
     {"LessOrEqual", 2, 2, 1, bind_less_equal, "le"},
     {"Log", 1, 1, 1, bind_log, "log"},
     {"LogSoftmax", 1, 1, 1, bind_log_softmax, "log_softmax"},
-    {"MatMul", 2, 2, 1, bind_matmul, "matmul; fast mode: the last product of an attention (MatMul, Mul or Div by a constant, Add or Where of a mask, Softmax, MatMul, each read once) is the attention op, with no score matrix"},
+    {"MatMul", 2, 2, 1, bind_matmul, "matmul; fast mode: the last product of an attention (MatMul, Mul or Div by a constant, Add or Where of a mask, Softmax, MatMul, each read once) is the attention op, with no score matrix (src/runtime/passes.c)"},
     {"Max", 1, MANY, 1, bind_max, "where(gt), pairwise"},
     {"MaxPool", 1, 1, 2, bind_max_pool, "max_pool2d (1-D as 2-D; pads as AveragePool; the Indices output refused)"},
     {"Mean", 1, MANY, 1, bind_mean, "add pairwise, then scale"},

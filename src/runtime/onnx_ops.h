@@ -12,13 +12,10 @@
  * plan is made the inputs are planned buffers or constants, and each library op a rule calls
  * is recorded (on buffers) or run at once (on constants). */
 typedef struct om_bind {
-  const om_graph *graph;
   const om_gnode *node;
   om_tensor **in;
   om_tensor **out;
-  bool fast;          /* fast mode: rules may fuse nodes (Conv + BatchNormalization, attention) */
-  bool sole_reader;   /* this node is the only reader of its input 0 */
-  const int *readers; /* per value of the graph: how many node inputs and graph outputs read it */
+  bool fast;          /* fast mode: a rule may pick a faster kernel (Gelu's erf) */
 } om_bind;
 
 /* A row: the op type, how many inputs and outputs a node of it may have, its rule, and what it
@@ -29,12 +26,6 @@ typedef struct om_onnx_rule {
   bool (*bind)(om_bind *b); /* false with an error set (Unsupported for a value it does not take) */
   const char *doc;
 } om_onnx_rule;
-
-/** While a plan is made (src/runtime/session.c): the step that wrote t as its one output, as its op,
- *  inputs (borrowed) and canonical attrs; false when no step did. */
-bool om__plan_step(const om_tensor *t, om_op *op, om_tensor *const **in, int *n_in, const om_attrs **attrs);
-/** Removes that step from the plan (t and its buffer go with it: nothing else may read t). */
-void om__plan_drop_step(const om_tensor *t);
 
 /** The row of op_type, or NULL when the graph layer has no rule for it. */
 const om_onnx_rule *om__onnx_rule(const char *op_type);

@@ -17,40 +17,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ir/graph.h"
 #include "runtime/onnx_ops.h"
+#include "runtime/plan.h"
 
 #define OM_PLANS_KEPT 8 /* signatures a session keeps plans for; the least recent goes first */
 #define OM_ARENA_ALIGN 64
-
-/* One call of a plan: what om__apply gave the op's forward. */
-typedef struct om_step {
-  om_op op;
-  int n_in, n_out;
-  om_tensor **in;  /* references: planned buffers' tensors or constants */
-  om_attrs attrs;  /* canonical, as infer left them */
-  om_meta out_meta[OM_MAX_OUTPUTS];
-  om_tensor *out[OM_MAX_OUTPUTS]; /* references, on planned buffers */
-} om_step;
-
-/* A planned buffer: the step that writes it (-1: a graph input), the last that reads it. */
-typedef struct om_buffer {
-  om_storage *storage; /* borrowed: the tensors on it hold it */
-  int first, last;
-  size_t offset;
-} om_buffer;
-
-typedef struct om_plan {
-  struct om_plan *next;
-  int64_t *signature; /* every input's shape, one after the other */
-  int n_sig;
-  OM_VEC(om_step) steps;
-  OM_VEC(om_buffer) buffers;
-  om_tensor **inputs;  /* the graph inputs' tensors (planned buffers) */
-  om_tensor **outputs; /* the graph outputs' tensors: planned, constants or inputs */
-  void *arena;
-  size_t arena_bytes;
-} om_plan;
 
 struct om_session {
   om_graph g;
@@ -83,7 +54,7 @@ static om_tensor *planned_tensor(om_plan *p, const om_meta *meta, int first, con
   om_storage *s = n >= 0 ? om__alloc(sizeof *s, who) : NULL;
   om_buffer *b = s ? OM_VEC_PUSH_SLOT(p->buffers) : NULL;
   if (!b) return free(s), NULL;
-  *s = (om_storage){.refcount = 1, .nbytes = (size_t)n * om__dtype_size(meta->dtype), .planned = true};
+  *s = (om_storage){.refcount = 1, .nbytes = (size_t)n * om__dtype_size(meta->dtype), .planned = true, .buffer = p->buffers.n - 1};
   *b = (om_buffer){.storage = s, .first = first, .last = first};
   om_tensor *t = om__tensor_on(s, meta, who);
   om__storage_release(s); /* the tensor holds it */
@@ -99,7 +70,10 @@ bool om__capture_call(const om_op_def *def, om_call *c) {
   memcpy(st->out_meta, c->out_meta, sizeof st->out_meta);
   st->in = om__alloc(sizeof(om_tensor *) * (size_t)(c->n_in ? c->n_in : 1), def->name);
   bool ok = st->in != NULL;
-  for (int k = 0; ok && k < c->n_in; k++) st->in[k] = om_tensor_retain(c->in[k]);
+  for (int k = 0; ok && k < c->n_in; k++) {
+    st->in[k] = om_tensor_retain(c->in[k]);
+    if (c->in[k] && c->in[k]->storage->planned) p->buffers.v[c->in[k]->storage->buffer].readers++;
+  }
   if (!ok) return p->steps.n--, false;
   for (int j = 0; ok && j < c->n_out; j++) {
     if (def->view) { /* a header on its input's buffer: forward only computes strides and offset */
@@ -119,40 +93,6 @@ bool om__capture_call(const om_op_def *def, om_call *c) {
     memset(c->out, 0, sizeof c->out);
   }
   return ok; /* a failed step stays, holding what it holds, and goes with the plan */
-}
-
-/* The step of the plan being made that wrote t (its first output), or NULL. */
-static om_step *step_of(const om_tensor *t) {
-  om_capture *cap = om__state()->capture;
-  for (int k = cap ? cap->plan->steps.n - 1 : -1; k >= 0; k--)
-    if (cap->plan->steps.v[k].out[0] == t) return &cap->plan->steps.v[k];
-  return NULL;
-}
-
-bool om__plan_step(const om_tensor *t, om_op *op, om_tensor *const **in, int *n_in, const om_attrs **attrs) {
-  const om_step *st = step_of(t);
-  if (!st || st->n_out != 1) return false;
-  *op = st->op, *in = st->in, *n_in = st->n_in, *attrs = &st->attrs;
-  return true;
-}
-
-void om__plan_drop_step(const om_tensor *t) {
-  om_step *st = step_of(t);
-  if (!st) return;
-  om_plan *p = om__state()->capture->plan;
-  for (int b = 0; b < p->buffers.n; b++) /* its buffer goes with it (the tensors on it are released below) */
-    if (p->buffers.v[b].storage == st->out[0]->storage) {
-      p->buffers.v[b] = p->buffers.v[--p->buffers.n];
-      break;
-    }
-  om__release_all(st->in, st->n_in);
-  free(st->in);
-  om__release_all(st->out, st->n_out);
-  int k = (int)(st - p->steps.v);
-  memmove(st, st + 1, sizeof *st * (size_t)(p->steps.n - k - 1));
-  p->steps.n--;
-  for (int b = 0; b < p->buffers.n; b++) /* later steps moved down by one */
-    if (p->buffers.v[b].first > k) p->buffers.v[b].first--;
 }
 
 /* ---- plans ---- */
@@ -175,43 +115,19 @@ static void plan_free(om_plan *p, int n_inputs, int n_outputs) {
   free(p);
 }
 
-/* The buffer of a planned tensor: a linear search would make planning quadratic, so the
- * buffers are found through a table keyed by storage address. */
-typedef struct storage_map {
-  const om_storage **key;
-  int *val;
-  size_t cap; /* a power of two */
-} storage_map;
-
-static size_t slot_of(const storage_map *m, const om_storage *s) {
-  size_t i = ((uintptr_t)s >> 4) * 11400714819323198485ull & (m->cap - 1);
-  while (m->key[i] && m->key[i] != s) i = (i + 1) & (m->cap - 1);
-  return i;
-}
-
 /* Each buffer's lifetime, then its place in the arena: largest first, each at the lowest offset
  * where it meets no placed buffer that is alive at the same time. */
 static bool place_buffers(om_session *s, om_plan *p) {
   int nb = p->buffers.n;
-  storage_map m = {.cap = 16};
-  while (m.cap < 2 * (size_t)nb) m.cap *= 2;
-  m.key = calloc(m.cap, sizeof *m.key);
-  m.val = calloc(m.cap, sizeof *m.val);
   int *order = malloc(sizeof(int) * (size_t)(nb + 1));
-  bool ok = m.key && m.val && order;
-  if (!ok) om__fail(OM_ERR_OUT_OF_MEMORY, "session: out of memory planning %d buffers", nb);
-  for (int b = 0; ok && b < nb; b++) {
-    size_t i = slot_of(&m, p->buffers.v[b].storage);
-    m.key[i] = p->buffers.v[b].storage;
-    m.val[i] = b;
-  }
+  bool ok = order || om__fail(OM_ERR_OUT_OF_MEMORY, "session: out of memory planning %d buffers", nb);
   for (int k = 0; ok && k < p->steps.n; k++)
     for (int i = 0; i < p->steps.v[k].n_in; i++) {
       const om_storage *st = p->steps.v[k].in[i]->storage;
-      if (st->planned) p->buffers.v[m.val[slot_of(&m, st)]].last = k;
+      if (st->planned) p->buffers.v[st->buffer].last = k;
     }
   for (int j = 0; ok && j < s->g.outputs.n; j++)
-    if (p->outputs[j]->storage->planned) p->buffers.v[m.val[slot_of(&m, p->outputs[j]->storage)]].last = p->steps.n;
+    if (p->outputs[j]->storage->planned) p->buffers.v[p->outputs[j]->storage->buffer].last = p->steps.n;
   for (int b = 0; ok && b < nb; b++) order[b] = b;
   for (int a = 1; ok && a < nb; a++) { /* insertion sort by size, descending (stable) */
     int b = order[a], k = a;
@@ -240,8 +156,6 @@ static bool place_buffers(om_session *s, om_plan *p) {
   p->arena = ok ? om__alloc(top ? top : OM_ARENA_ALIGN, "session") : NULL;
   ok = ok && p->arena;
   for (int b = 0; ok && b < nb; b++) p->buffers.v[b].storage->data = (char *)p->arena + p->buffers.v[b].offset;
-  free(m.key);
-  free(m.val);
   free(order);
   return ok;
 }
@@ -256,8 +170,7 @@ static bool bind_node(om_session *s, int k, om_tensor **vals) {
     if (n->in[i] >= 0 && !(in[i] = vals[n->in[i]]))
       ok = om__fail(OM_ERR_FORMAT, "session: node '%s' (%s) reads '%s', which no node before it computed", n->name, n->op_type,
                     s->g.values.v[n->in[i]].name);
-  om_bind b = {.graph = &s->g, .node = n, .in = in, .out = out, .fast = s->options.mode == OM_SESSION_FAST,
-               .sole_reader = n->n_in > 0 && n->in[0] >= 0 && s->readers[n->in[0]] == 1, .readers = s->readers};
+  om_bind b = {.node = n, .in = in, .out = out, .fast = s->options.mode == OM_SESSION_FAST};
   ok = ok && s->rules[k]->bind(&b);
   for (int j = 0; ok && j < n->n_out; j++)
     if (!out[j] && s->readers[n->out[j]])
@@ -306,6 +219,9 @@ static om_plan *make_plan(om_session *s, om_tensor *const *inputs, const int64_t
   for (int j = 0; ok && j < g->outputs.n; j++)
     if (!(p->outputs[j] = om_tensor_retain(vals[g->outputs.v[j]])))
       ok = om__fail(OM_ERR_FORMAT, "session: graph output '%s' is computed by no node", g->values.v[g->outputs.v[j]].name);
+    else if (p->outputs[j]->storage->planned)
+      p->buffers.v[p->outputs[j]->storage->buffer].readers++;
+  if (ok && s->options.mode == OM_SESSION_FAST) ok = om__plan_passes(p);
   st->capture = NULL;
   om_set_grad_enabled(grad);
   if (vals) om__release_all(vals, g->values.n);
@@ -320,7 +236,7 @@ static om_plan *make_plan(om_session *s, om_tensor *const *inputs, const int64_t
 /* Both modes run exact kernels today (fixed summation orders, no fused multiply-add, the
  * library's own exp, log, tanh, erf and pow: src/core/math.c), so a graph gives the same bits
  * natively and in WASM on any machine in either mode. Fast mode also lets rules fuse nodes
- * (BatchNormalization into Conv, the attention pass: src/runtime/onnx_ops.c); faster arithmetic
+ * (BatchNormalization into Conv, attention: the passes of src/runtime/passes.c); faster arithmetic
  * (relaxed SIMD) will go there too, and exact mode will then refuse at create a node that only
  * has such a kernel. */
 static bool check_options(const om_session_options *o) {

@@ -1,0 +1,211 @@
+/* Fast mode's passes over a plan's steps (src/runtime/plan.h). The ONNX op table's rules only
+ * translate nodes into the library's ops; what a run of those ops computes together is matched
+ * here, on the steps they recorded, where shapes, constants' values and every reader of a buffer
+ * are known. A fusion records the one op that replaces the run (om__apply on the run's planned
+ * inputs appends it as the plan's last step), moves it into the place of the run's last step, so
+ * it writes that step's output tensor (every reader of it, views included, stays as it is), and
+ * marks the rest of the run dead. Each pass keeps the values: the attention op and a convolution
+ * with folded weights give the bits or the tolerance that their docs state. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/plan.h"
+
+static om_buffer *buffer_of(om_plan *p, const om_tensor *t) {
+  return t && t->storage->planned ? &p->buffers.v[t->storage->buffer] : NULL;
+}
+
+/* The live step that wrote t as its one output (t itself, not a view of it), or NULL. Steps are
+ * named by index across a recording (which may move the array). */
+static om_step *writer(om_plan *p, const om_tensor *t) {
+  const om_buffer *b = buffer_of(p, t);
+  om_step *st = b && b->first >= 0 ? &p->steps.v[b->first] : NULL;
+  return st && !st->dead && st->n_out == 1 && st->out[0] == t ? st : NULL;
+}
+
+static om_step *at(om_plan *p, int k) { return k >= 0 ? &p->steps.v[k] : NULL; }
+
+/* The index of writer(t) when it is op and one step input alone reads t's buffer (no graph
+ * output, no view), else -1. */
+static int sole_link(om_plan *p, const om_tensor *t, om_op op) {
+  om_step *st = writer(p, t);
+  return st && st->op == op && buffer_of(p, t)->readers == 1 ? (int)(st - p->steps.v) : -1;
+}
+
+/* Removes step k from the plan: its inputs lose a reader, the buffers it wrote go. */
+static void kill(om_plan *p, int k) {
+  om_step *st = &p->steps.v[k];
+  for (int i = 0; i < st->n_in; i++) {
+    om_buffer *b = buffer_of(p, st->in[i]);
+    if (b) b->readers--;
+  }
+  for (int j = 0; j < st->n_out; j++) {
+    om_buffer *b = buffer_of(p, st->out[j]);
+    if (b && b->first == k) b->storage = NULL; /* a view's output lies in its input's buffer, which stays */
+  }
+  om__release_all(st->in, st->n_in);
+  free(st->in);
+  om__release_all(st->out, st->n_out);
+  st->n_in = st->n_out = 0;
+  st->in = NULL;
+  st->dead = true;
+}
+
+/* The op a pass just recorded (the steps from index `before` on; y its output, a new reference
+ * or NULL) replaces step k, writing k's output, when it made one step of k's output's type and
+ * shape: true then. Otherwise (or when recording failed: the error is cleared, the steps stay
+ * unfused) it goes. y is released either way. */
+static bool replace(om_plan *p, int k, int before, om_tensor *y) {
+  om_tensor_release(y);
+  om_step *last = p->steps.n == before + 1 ? &p->steps.v[before] : NULL, *st = &p->steps.v[k];
+  bool fits = y && last && last->n_out == 1 && last->out[0] && st->n_out == 1 && last->out_meta[0].dtype == st->out_meta[0].dtype &&
+              last->out_meta[0].ndim == st->out_meta[0].ndim &&
+              !memcmp(last->out_meta[0].shape, st->out_meta[0].shape, sizeof(int64_t) * (size_t)st->out_meta[0].ndim);
+  if (!y) om_clear_error();
+  if (fits) { /* k takes the new call; the last step takes k's old inputs, and goes with them */
+    om_step old = *st;
+    st->op = last->op, st->n_in = last->n_in, st->in = last->in, st->attrs = last->attrs;
+    memcpy(st->out_meta, last->out_meta, sizeof st->out_meta);
+    last->n_in = old.n_in, last->in = old.in;
+  }
+  for (int q = before; q < p->steps.n; q++) kill(p, q);
+  p->steps.n = before; /* the recorded steps were the last: nothing refers to them */
+  return fits;
+}
+
+/* t a constant float32 of one value and at most rank dims: that value. */
+static bool one_float(const om_tensor *t, int rank, double *v) {
+  if (!t || t->storage->planned || t->dtype != OM_FLOAT32 || om_tensor_numel(t) != 1 || t->ndim > rank) return false;
+  *v = om__get_flat(t, 0);
+  return true;
+}
+
+static bool same_shape(const om_tensor *a, const om_tensor *b) {
+  return a->ndim == b->ndim && !memcmp(a->shape, b->shape, sizeof(int64_t) * (size_t)a->ndim);
+}
+
+/* ---- BatchNormalization into the convolution before it ----
+ * A batch_norm in eval mode whose input only a convolution with constant weights wrote becomes
+ * that convolution with its weights and bias scaled (w s, (b - mean) s + B, s = scale /
+ * sqrt(var + eps) per output channel, computed once, now): one kernel instead of two, equal to
+ * the last bits. */
+static bool fold_batch_norm(om_plan *p, int k) {
+  const om_step *bn = &p->steps.v[k];
+  /* batch_norm's inputs: x, running mean and var, weight, bias; attrs: training, and which are given */
+  if (bn->n_in != 5 || bn->attrs.i[0] || !bn->attrs.i[1] || !bn->attrs.i[2] || !bn->attrs.i[3]) return true;
+  int c = sole_link(p, bn->in[0], OM_OP_conv2d);
+  if (c < 0) c = sole_link(p, bn->in[0], OM_OP_conv1d);
+  const om_step *conv = c >= 0 ? &p->steps.v[c] : NULL;
+  if (!conv || conv->in[1]->storage->planned || (conv->n_in > 2 && conv->in[2]->storage->planned)) return true;
+  for (int i = 1; i < 5; i++)
+    if (bn->in[i]->storage->planned || bn->in[i]->ndim != 1 || bn->in[i]->shape[0] != conv->in[1]->shape[0]) return true;
+  om_tensor *mean = bn->in[1], *var = bn->in[2], *scale = bn->in[3], *shift = bn->in[4], *cw = conv->in[1];
+  om_scope s = {0};
+  int64_t shape[OM_MAX_DIMS] = {cw->shape[0]};
+  for (int d = 1; d < cw->ndim; d++) shape[d] = 1;
+  om_tensor *kf = om__keep(&s, om_div(scale, om__keep(&s, om_sqrt(om__keep(&s, om_add_scalar(var, bn->attrs.f[1]))))));
+  om_tensor *w = om__keep(&s, om_mul(cw, om__keep(&s, om_reshape(kf, shape, cw->ndim))));
+  om_tensor *shifted = conv->n_in > 2 ? om__keep(&s, om_sub(conv->in[2], mean)) : om__keep(&s, om_neg(mean));
+  om_tensor *bias = om__keep(&s, om_add(om__keep(&s, om_mul(shifted, kf)), shift));
+  bool ok = bias != NULL;
+  if (ok) {
+    int before = p->steps.n;
+    om_attrs at = conv->attrs;
+    if (replace(p, k, before, om__apply1(conv->op, (om_tensor *[]){conv->in[0], w, bias}, 3, &at))) kill(p, c);
+  }
+  om__scope_end(&s);
+  return ok;
+}
+
+/* ---- attention ----
+ * The attention a graph writes as separate ops,
+ *   matmul(q, kt) [-> mul or div by a constant scalar] [-> add(mask) | where(bool mask, s, fill) |
+ *   where(bool mask, fill, s)] -> softmax(last axis) -> matmul(p, v),
+ * each value between them read by the next step alone, becomes one step of the attention op
+ * (src/ops/matmul.c), which never holds the [L, S] score matrix and gives the same bits. The
+ * pieces between are not required: a graph that scales q before the product, or has no mask,
+ * matches too. */
+static bool fuse_attention(om_plan *p, int k) {
+  int ism = -1, imk = -1, isc = -1, imm = -1; /* the links by index: recording the attention op may move the steps */
+  const om_step *last = &p->steps.v[k], *sm, *mk = NULL, *sc = NULL, *mm;
+  if (last->in[1]->ndim < 2 || !(sm = at(p, ism = sole_link(p, last->in[0], OM_OP_softmax))) || sm->attrs.i[0] != sm->out[0]->ndim - 1)
+    return true;
+  om_tensor *x = sm->in[0], *mask = NULL;
+  int kind = OM_ATTN_ADD, sk = OM_ATTN_UNSCALED;
+  double fill = 0, scale = 1;
+  if ((mk = at(p, imk = sole_link(p, x, OM_OP_add)))) { /* the scores are the side a product or a scale wrote */
+    int side = -1;
+    for (int q = 0; q < 2 && side < 0; q++) {
+      const om_step *w = writer(p, mk->in[q]);
+      if (w && (w->op == OM_OP_matmul || w->op == OM_OP_mul || w->op == OM_OP_div) && mk->in[1 - q]->dtype == OM_FLOAT32) side = q;
+    }
+    if (side < 0) return true;
+    x = mk->in[side], mask = mk->in[1 - side];
+  } else if ((mk = at(p, imk = sole_link(p, x, OM_OP_where)))) { /* where(mask, x, fill) keeps x where the mask is true; where(mask, fill, x) fills there */
+    int side = one_float(mk->in[2], mk->out[0]->ndim, &fill) ? 1 : one_float(mk->in[1], mk->out[0]->ndim, &fill) ? 2 : 0;
+    if (!side) return true;
+    kind = side == 1 ? OM_ATTN_KEEP : OM_ATTN_FILL;
+    x = mk->in[side], mask = mk->in[0];
+  }
+  if ((sc = at(p, isc = sole_link(p, x, OM_OP_mul))) || (sc = at(p, isc = sole_link(p, x, OM_OP_div)))) {
+    int side = one_float(sc->in[1], sc->out[0]->ndim, &scale) ? 0 : sc->op == OM_OP_mul && one_float(sc->in[0], sc->out[0]->ndim, &scale) ? 1 : -1;
+    if (side < 0) return true;
+    sk = sc->op == OM_OP_mul ? OM_ATTN_MUL : OM_ATTN_DIV;
+    x = sc->in[side];
+  }
+  if (!(mm = at(p, imm = sole_link(p, x, OM_OP_matmul)))) return true;
+  /* the scale and the mask leave the scores' shape as the product made it, but for the batch
+   * dims a mask adds */
+  const om_tensor *s0 = mm->out[0];
+  if (sc && !same_shape(sc->out[0], s0)) return true;
+  if (mk) {
+    om_meta m;
+    if (!om__broadcast_shapes((om_tensor *[]){sc ? sc->out[0] : mm->out[0], mask}, 2, &m, "attention")) return om_clear_error(), true;
+    const om_tensor *mt = mk->out[0];
+    if (m.ndim != mt->ndim || memcmp(m.shape, mt->shape, sizeof(int64_t) * (size_t)m.ndim) ||
+        mt->shape[m.ndim - 1] != s0->shape[s0->ndim - 1] || mt->shape[m.ndim - 2] != s0->shape[s0->ndim - 2])
+      return true;
+  }
+  int before = p->steps.n;
+  if (replace(p, k, before, om__attention(mm->in[0], mm->in[1], last->in[1], mask, kind, sk, scale, fill))) {
+    kill(p, ism);
+    if (imk >= 0) kill(p, imk);
+    if (isc >= 0) kill(p, isc);
+    kill(p, imm);
+  }
+  return true;
+}
+
+/* Drops the dead steps and the buffers they wrote; the buffers keep their writers' new indices. */
+static bool compact(om_plan *p) {
+  int *at = malloc(sizeof(int) * (size_t)(p->steps.n + 1)), n = 0;
+  if (!at) return om__fail(OM_ERR_OUT_OF_MEMORY, "session: out of memory compacting %d steps", p->steps.n);
+  for (int k = 0; k < p->steps.n; k++) {
+    at[k] = n;
+    if (!p->steps.v[k].dead) p->steps.v[n++] = p->steps.v[k];
+  }
+  p->steps.n = n;
+  n = 0;
+  for (int b = 0; b < p->buffers.n; b++) {
+    om_buffer buf = p->buffers.v[b];
+    if (!buf.storage) continue;
+    if (buf.first >= 0) buf.first = at[buf.first];
+    buf.storage->buffer = n;
+    p->buffers.v[n++] = buf;
+  }
+  p->buffers.n = n;
+  free(at);
+  return true;
+}
+
+bool om__plan_passes(om_plan *p) {
+  bool ok = true;
+  /* a fusion appends and then removes steps past the end: k only ever meets the graph's own */
+  for (int k = 0, n = p->steps.n; ok && k < n; k++) {
+    const om_step *st = &p->steps.v[k];
+    if (st->dead) continue;
+    if (st->op == OM_OP_batch_norm) ok = fold_batch_norm(p, k);
+    else if (st->op == OM_OP_matmul) ok = fuse_attention(p, k);
+  }
+  return ok && compact(p);
+}
