@@ -204,6 +204,9 @@ typedef void (*om__part_fn)(void *ctx, int64_t part, int worker);
 int om__parallel(int64_t parts, int most, om__part_fn fn, void *ctx);
 
 /* ---- allocation and storages ---- */
+/** Whether one block of nbytes may be allocated (at most 2 GiB in WASM, where size_t is 32 bits);
+ *  false with OutOfMemory naming who. */
+bool om__block_fits(uint64_t nbytes, const char *who);
 /** malloc with an overflow-checked uint64 size; OutOfMemory naming who on failure. */
 void *om__alloc(uint64_t nbytes, const char *who);
 /** n floats (and one more, so that n = 0 is a valid allocation), the caller's to free; NULL with

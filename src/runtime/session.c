@@ -50,11 +50,12 @@ bool om__captured(om_tensor *const *in, int n) {
 
 /* A new planned buffer for meta and a tensor on it (a new reference). */
 static om_tensor *planned_tensor(om_plan *p, const om_meta *meta, int first, const char *who) {
-  int64_t n = om__numel(meta->shape, meta->ndim, who);
-  om_storage *s = n >= 0 ? om__alloc(sizeof *s, who) : NULL;
+  int64_t n = om__numel(meta->shape, meta->ndim, who); /* at most INT64_MAX / 8 elements: the bytes fit in 64 bits */
+  uint64_t nbytes = n >= 0 ? (uint64_t)n * om__dtype_size(meta->dtype) : 0;
+  om_storage *s = n >= 0 && om__block_fits(nbytes, who) ? om__alloc(sizeof *s, who) : NULL;
   om_buffer *b = s ? OM_VEC_PUSH_SLOT(p->buffers) : NULL;
   if (!b) return free(s), NULL;
-  *s = (om_storage){.refcount = 1, .nbytes = (size_t)n * om__dtype_size(meta->dtype), .planned = true, .buffer = p->buffers.n - 1};
+  *s = (om_storage){.refcount = 1, .nbytes = (size_t)nbytes, .planned = true, .buffer = p->buffers.n - 1};
   *b = (om_buffer){.storage = s, .first = first, .last = first};
   om_tensor *t = om__tensor_on(s, meta, who);
   om__storage_release(s); /* the tensor holds it */
@@ -115,48 +116,80 @@ static void plan_free(om_plan *p, int n_inputs, int n_outputs) {
   free(p);
 }
 
+static uint64_t aligned(const om_buffer *b) {
+  return ((uint64_t)b->storage->nbytes + OM_ARENA_ALIGN - 1) / OM_ARENA_ALIGN * OM_ARENA_ALIGN;
+}
+
+static const om_plan *sorting; /* the plan whose buffers qsort's comparisons read (qsort has no context) */
+static int larger_first(const void *a, const void *b) { /* by size, descending; then by index */
+  uint64_t x = aligned(&sorting->buffers.v[*(const int *)a]), y = aligned(&sorting->buffers.v[*(const int *)b]);
+  return x != y ? (x < y) - (x > y) : *(const int *)a - *(const int *)b;
+}
+static int lower_first(const void *a, const void *b) { /* by offset */
+  size_t x = sorting->buffers.v[*(const int *)a].offset, y = sorting->buffers.v[*(const int *)b].offset;
+  return (x > y) - (x < y);
+}
+
 /* Each buffer's lifetime, then its place in the arena: largest first, each at the lowest offset
- * where it meets no placed buffer that is alive at the same time. */
+ * where it meets no placed buffer alive at the same time. The placed buffers are listed under
+ * each step they are alive at, so a buffer meets only those alive during its own lifetime (not
+ * every placed one): planning is O(n) for a chain of n steps, and O(n w log w) for a graph whose
+ * widest point holds w buffers at once. Sizes are summed in 64 bits and the arena is one block
+ * (OutOfMemory past what the heap can hold). */
 static bool place_buffers(om_session *s, om_plan *p) {
-  int nb = p->buffers.n;
-  int *order = malloc(sizeof(int) * (size_t)(nb + 1));
-  bool ok = order || om__fail(OM_ERR_OUT_OF_MEMORY, "session: out of memory planning %d buffers", nb);
-  for (int k = 0; ok && k < p->steps.n; k++)
+  int nb = p->buffers.n, ns = p->steps.n, nt = ns + 2; /* times -1 (the inputs) to ns (the outputs) */
+  for (int k = 0; k < ns; k++)
     for (int i = 0; i < p->steps.v[k].n_in; i++) {
       const om_storage *st = p->steps.v[k].in[i]->storage;
       if (st->planned) p->buffers.v[st->buffer].last = k;
     }
-  for (int j = 0; ok && j < s->g.outputs.n; j++)
-    if (p->outputs[j]->storage->planned) p->buffers.v[p->outputs[j]->storage->buffer].last = p->steps.n;
-  for (int b = 0; ok && b < nb; b++) order[b] = b;
-  for (int a = 1; ok && a < nb; a++) { /* insertion sort by size, descending (stable) */
-    int b = order[a], k = a;
-    for (; k > 0 && p->buffers.v[order[k - 1]].storage->nbytes < p->buffers.v[b].storage->nbytes; k--) order[k] = order[k - 1];
-    order[k] = b;
+  for (int j = 0; j < s->g.outputs.n; j++)
+    if (p->outputs[j]->storage->planned) p->buffers.v[p->outputs[j]->storage->buffer].last = ns;
+  /* at[t] .. at[t] + n_at[t]: the placed buffers alive at time t - 1, in alive (room for all of them) */
+  int64_t *at = calloc((size_t)nt + 1, sizeof *at), total = 0;
+  int *n_at = calloc((size_t)nt + 1, sizeof *n_at), *order = malloc(sizeof(int) * (size_t)(nb + 1));
+  int *seen = malloc(sizeof(int) * (size_t)(nb + 1)), *meets = malloc(sizeof(int) * (size_t)(nb + 1)), *alive = NULL;
+  bool ok = at && n_at && order && seen && meets;
+  for (int b = 0; ok && b < nb; b++) { /* each time's room: a difference array, summed below */
+    at[p->buffers.v[b].first + 1]++;
+    at[p->buffers.v[b].last + 2]--;
   }
-  size_t top = 0;
+  for (int t = 0, live = 0; ok && t < nt; t++) {
+    live += (int)at[t];
+    at[t] = total;
+    total += live;
+  }
+  if (!ok) om__fail(OM_ERR_OUT_OF_MEMORY, "session: out of memory planning %d buffers", nb);
+  ok = ok && (alive = om__alloc(sizeof(int) * (uint64_t)(total + 1), "session"));
+  for (int b = 0; ok && b < nb; b++) order[b] = b, seen[b] = -1;
+  sorting = p;
+  if (ok) qsort(order, (size_t)nb, sizeof *order, larger_first);
+  uint64_t top = 0;
   for (int a = 0; ok && a < nb; a++) {
     om_buffer *b = &p->buffers.v[order[a]];
-    size_t size = (b->storage->nbytes + OM_ARENA_ALIGN - 1) / OM_ARENA_ALIGN * OM_ARENA_ALIGN, at = 0;
-    for (bool moved = true; moved;) { /* past every placed buffer it would overlap in bytes and time */
-      moved = false;
-      for (int q = 0; q < a; q++) {
-        const om_buffer *o = &p->buffers.v[order[q]];
-        size_t osize = (o->storage->nbytes + OM_ARENA_ALIGN - 1) / OM_ARENA_ALIGN * OM_ARENA_ALIGN;
-        if (o->first <= b->last && b->first <= o->last && at < o->offset + osize && o->offset < at + size) {
-          at = o->offset + osize;
-          moved = true;
-        }
+    int n = 0;
+    for (int t = b->first + 1; t <= b->last + 1; t++)
+      for (int q = 0; q < n_at[t]; q++) {
+        int o = alive[at[t] + q];
+        if (seen[o] != a) seen[o] = a, meets[n++] = o;
       }
+    qsort(meets, (size_t)n, sizeof *meets, lower_first);
+    uint64_t size = aligned(b), off = 0;
+    for (int q = 0; q < n; q++) { /* the first gap between the buffers it meets that holds it */
+      const om_buffer *o = &p->buffers.v[meets[q]];
+      if (off + size <= o->offset) break;
+      if (o->offset + aligned(o) > off) off = o->offset + aligned(o);
     }
-    b->offset = at;
-    if (at + size > top) top = at + size;
+    if (size > UINT64_MAX - off) ok = om__fail(OM_ERR_OUT_OF_MEMORY, "session: the plan's buffers need more than 2^64 bytes");
+    b->offset = (size_t)off; /* below top, which the arena's block check bounds */
+    if (off + size > top) top = off + size;
+    for (int t = b->first + 1; t <= b->last + 1; t++) alive[at[t] + n_at[t]++] = order[a];
   }
-  p->arena_bytes = top;
+  free(at), free(n_at), free(order), free(seen), free(meets), free(alive);
+  p->arena_bytes = (size_t)top;
   p->arena = ok ? om__alloc(top ? top : OM_ARENA_ALIGN, "session") : NULL;
   ok = ok && p->arena;
   for (int b = 0; ok && b < nb; b++) p->buffers.v[b].storage->data = (char *)p->arena + p->buffers.v[b].offset;
-  free(order);
   return ok;
 }
 

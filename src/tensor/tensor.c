@@ -24,12 +24,16 @@ size_t om__dtype_size(om_dtype dtype) { return dtype_sizes[dtype]; }
 #endif
 #endif
 
+bool om__block_fits(uint64_t nbytes, const char *who) {
+  return nbytes <= OM_MAX_BLOCK || om__fail(OM_ERR_OUT_OF_MEMORY, "%s: out of memory allocating %llu bytes (one block is limited to 2 GiB in WASM)",
+                                            who, (unsigned long long)nbytes);
+}
+
 void *om__alloc(uint64_t nbytes, const char *who) {
   /* Sizes are computed in 64 bits: wasm32's size_t would silently wrap a 5 GB request. */
-  void *p = nbytes <= OM_MAX_BLOCK ? malloc(nbytes ? (size_t)nbytes : 1) : NULL;
-  if (!p)
-    om__fail(OM_ERR_OUT_OF_MEMORY, "%s: out of memory allocating %llu bytes%s", who, (unsigned long long)nbytes,
-             nbytes > OM_MAX_BLOCK ? " (one block is limited to 2 GiB in WASM)" : "");
+  if (!om__block_fits(nbytes, who)) return NULL;
+  void *p = malloc(nbytes ? (size_t)nbytes : 1);
+  if (!p) om__fail(OM_ERR_OUT_OF_MEMORY, "%s: out of memory allocating %llu bytes", who, (unsigned long long)nbytes);
   return p;
 }
 
