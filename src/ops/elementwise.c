@@ -123,7 +123,8 @@ BINARY_LOOP(mul_i64, int64_t, int64_t, (int64_t)((uint64_t)a * (uint64_t)b))
 BINARY_LOOP(div_f32, float, float, a / b)
 /* int64 with rounding_mode 'trunc' (attr i[0] = 1: PyTorch's div(a, b, rounding_mode='trunc'),
  * ONNX's Div of integers, which the graph layer runs for the shape arithmetic the tracer writes);
- * x / 0 is 0 and INT64_MIN / -1 wraps, where C would be undefined */
+ * INT64_MIN / -1 wraps, where C would be undefined; a zero divisor is refused before the loop
+ * runs (forward_map), so the 0 here is never a result */
 BINARY_LOOP(div_i64, int64_t, int64_t, b == 0 ? 0 : b == -1 ? (int64_t)(0 - (uint64_t)a) : a / b)
 BINARY_LOOP(pow_each_f32, float, float, om__powf(a, b))
 /* A contiguous run to a scalar power (x.pow(2) in a loss, x.pow(3) in gelu's tanh form written
@@ -207,6 +208,10 @@ static bool one_run(const om_call *c, char **base, int64_t *st) {
  * times their cost are worth it (the one-run case called directly below that). */
 static bool forward_map(om_call *c) {
   const kernels *k = om__ops[c->op]->impl;
+  /* an integer divided by zero has no value (PyTorch raises, ONNX leaves it undefined,
+   * onnxruntime's WASM traps): an error, never a made-up 0 */
+  for (int64_t q = 0, n_b = c->op == OM_OP_div && c->in[1]->dtype == OM_INT64 ? om_tensor_numel(c->in[1]) : 0; q < n_b; q++)
+    if (om__get_flat(c->in[1], q) == 0) return om__fail(OM_ERR_INVALID_ARGUMENT, "div: integer division by zero (element %lld of the divisor)", (long long)q);
   om_tensor *o = c->out[0];
   int64_t n = om_tensor_numel(o), run[4];
   char *base[4] = {om__data(o)};

@@ -189,6 +189,15 @@ static bool bind_gelu(om_bind *b) {
   /* fast mode: erf by the float rational (within 7.2 ulp; om__erff_fast_n) */
   return put(b, 0, om__apply1(OM_OP_gelu, b->in, 1, &(om_attrs){.n_i = 2, .i = {0, 1}}));
 }
+/* Dropout in inference is the input; training_mode (input 2) true would draw a random mask,
+ * which the graph layer refuses rather than run as the identity. */
+static bool bind_dropout(om_bind *b) {
+  double training = 0;
+  if (b->node->n_in > 2 && b->in[2] && !const_scalar(b, 2, &training)) return false;
+  if (training != 0) return unsupported(b, "training_mode true (a random mask)");
+  return put(b, 0, om_tensor_retain(b->in[0]));
+}
+
 /* HardSigmoid: max(0, min(1, alpha x + beta)). */
 static bool bind_hard_sigmoid(om_bind *b) {
   double alpha, beta, lo = 0, hi = 1;
@@ -1090,7 +1099,7 @@ static const om_onnx_rule rules[] = {
     {"ConvTranspose", 2, 3, 1, bind_conv_transpose, "conv_transpose2d (a difference of the pads is an output_padding, or a crop; output_shape and SAME refused)"},
     {"CumSum", 2, 2, 1, bind_cumsum, "cumsum (exclusive, reverse refused)"},
     {"Div", 2, 2, 1, bind_div, "div (int64: truncating, as ONNX)"},
-    {"Dropout", 1, 3, 2, bind_identity, "the input (inference: the mask output refused)"},
+    {"Dropout", 1, 3, 2, bind_dropout, "the input (inference: training_mode true and the mask output refused)"},
     {"Elu", 1, 1, 1, bind_elu, "elu"},
     {"Equal", 2, 2, 1, bind_equal, "eq"},
     {"Erf", 1, 1, 1, bind_erf, "erf"},

@@ -300,10 +300,13 @@ static om_session *session_on(om_graph *g, const om_traced_sym *syms, int n_syms
   s->readers = calloc((size_t)g->values.n + 1, sizeof(int));
   bool ok = s->rules && s->readers && s->symbols;
   if (!ok) om__fail(OM_ERR_OUT_OF_MEMORY, "session_create: out of memory for %d nodes", g->nodes.n);
+  int n_out = 0; /* an output the graph lists twice is one output: results are named by it */
+  for (int j = 0; ok && j < g->outputs.n; j++)
+    if (!s->readers[g->outputs.v[j]]++) s->g.outputs.v[n_out++] = g->outputs.v[j];
+  s->g.outputs.n = n_out;
   for (int k = 0; ok && k < g->nodes.n; k++)
     for (int i = 0; i < g->nodes.v[k].n_in; i++)
       if (g->nodes.v[k].in[i] >= 0) s->readers[g->nodes.v[k].in[i]]++;
-  for (int j = 0; ok && j < g->outputs.n; j++) s->readers[g->outputs.v[j]]++;
   for (int k = 0; ok && k < g->nodes.n; k++) { /* every op is known at create, not at the first run */
     const om_gnode *n = &g->nodes.v[k];
     if (!(s->rules[k] = om__onnx_rule(n->op_type)))

@@ -443,12 +443,17 @@ TEST(rules_refuse_what_they_do_not_take) {
   }
 }
 
-/* ONNX's integer Div is the library's div with rounding_mode 'trunc' (attr 1), which takes int64 only. */
+/* ONNX's integer Div is the library's div with rounding_mode 'trunc' (attr 1), which takes int64
+ * only; a zero divisor is InvalidArgument (no made-up 0), in a session too (below). */
 TEST(div_truncates_int64) {
   om_tensor *a = om_from_data((int64_t[]){7, -7, 5}, (int64_t[]){3}, 1, OM_INT64), *b = om_from_data((int64_t[]){2, 2, 0}, (int64_t[]){3}, 1, OM_INT64);
   om_tensor *f = TF(SHAPE(1), 1.0f), *q[1] = {NULL}, *r[1] = {NULL};
-  CHECK_EQ_INT(om_apply(OM_OP_div, (om_tensor *[]){a, b}, 2, (int64_t[]){1}, 1, NULL, 0, q, 1), 1);
-  CHECK(q[0] && at(q[0], 0) == 3 && at(q[0], 1) == -3 && at(q[0], 2) == 0); /* toward zero; x / 0 is 0 */
+  CHECK_ERROR(om_apply(OM_OP_div, (om_tensor *[]){a, b}, 2, (int64_t[]){1}, 1, NULL, 0, q, 1) >= 0, OM_ERR_INVALID_ARGUMENT,
+              "div: integer division by zero (element 2 of the divisor)");
+  om_tensor *b2 = om_from_data((int64_t[]){2, 2, -2}, (int64_t[]){3}, 1, OM_INT64);
+  CHECK_EQ_INT(om_apply(OM_OP_div, (om_tensor *[]){a, b2}, 2, (int64_t[]){1}, 1, NULL, 0, q, 1), 1);
+  CHECK(q[0] && at(q[0], 0) == 3 && at(q[0], 1) == -3 && at(q[0], 2) == -2); /* toward zero */
+  om_tensor_release(b2);
   CHECK_ERROR(om_apply(OM_OP_div, (om_tensor *[]){f, f}, 2, (int64_t[]){1}, 1, NULL, 0, r, 1) >= 0, OM_ERR_DTYPE_MISMATCH,
               "div: rounding_mode 'trunc' takes int64, not float32");
   CHECK_ERROR(om_div(a, b) != NULL, OM_ERR_DTYPE_MISMATCH, "div: takes float32, not int64 (true division of integers gives floats: cast first)");
@@ -516,6 +521,88 @@ TEST(a_long_chain_plans_in_linear_time) {
   }
   om_session_release(s);
   free(m.p);
+}
+
+/* Probes of what a session must not do: run a huge plan into the heap (OutOfMemory, the session
+ * still usable), divide integers by zero, run training-mode Dropout as the identity, leak an
+ * output the graph lists twice. */
+TEST(session_refuses_huge_plans_and_stays_usable) {
+  /* y [n, n] = x [n, 1] x^T [1, n]: 2 KB in, n^2 floats out */
+  pb t = node("Transpose", "x", NULL, "xt"), nodes[2] = {t, node("MatMul", "x", "xt", "y")};
+  pb shape = {0}, dim = {0}, tt = {0}, type = {0}, vi = {0}, g = {0}, m = {0}, op = {0}, y = value_info("y", 0, NULL);
+  pb_str(&dim, 2, "n"), pb_msg(&shape, 1, &dim), dim.n = 0, pb_int(&dim, 1, 1), pb_msg(&shape, 1, &dim);
+  pb_int(&tt, 1, 1), pb_msg(&tt, 2, &shape), pb_msg(&type, 1, &tt), pb_str(&vi, 1, "x"), pb_msg(&vi, 2, &type);
+  for (int k = 0; k < 2; k++) pb_msg(&g, 1, &nodes[k]);
+  pb_str(&g, 2, "g"), pb_msg(&g, 11, &vi), pb_msg(&g, 12, &y);
+  pb_int(&m, 1, 8), pb_int(&op, 2, 17), pb_msg(&m, 8, &op), pb_msg(&m, 7, &g);
+  om_session *s = om_session_open(m.b, m.n, NULL);
+  CHECK(s != NULL);
+  int64_t huge[2] = {(int64_t)1 << 22, 1}; /* 16 MiB in, 64 TiB out */
+  om_tensor *big = om_full(huge, 2, OM_FLOAT32, 1), *small = TF(SHAPE(2, 1), 1, 2), *out = NULL;
+  CHECK(big != NULL);
+  for (int round = 0; round < 2; round++) { /* the same session runs a plan that fits, each time */
+    CHECK_ERROR(om_session_run(s, &big, 1, &out, 1) >= 0, OM_ERR_OUT_OF_MEMORY, "session: out of memory allocating");
+    CHECK_EQ_INT(om_session_run(s, &small, 1, &out, 1), 1);
+    CHECK(out && out->shape[0] == 2 && at(out, 1) == 2 && at(out, 3) == 4);
+    om_tensor_release(out);
+    out = NULL;
+  }
+  om__release_all((om_tensor *[]){big, small}, 2);
+  om_session_release(s);
+}
+
+TEST(session_refuses_integer_division_by_zero) {
+  pb shape_x = node("Shape", "x", NULL, "s"), nodes[2] = {shape_x, node("Div", "s", "z", "y")};
+  pb z = {0};
+  pb_int(&z, 1, 2), pb_int(&z, 2, 7), pb_str(&z, 8, "z"), pb_int(&z, 7, 1), pb_int(&z, 7, 0); /* int64 [1, 0] */
+  pb m = model(8, 17, nodes, 2, &z, "y");
+  om_session *s = om_session_open(m.b, m.n, NULL);
+  om_tensor *x = TF(SHAPE(3, 2), 1, 2, 3, 4, 5, 6), *y = NULL;
+  CHECK(s != NULL);
+  CHECK_ERROR(om_session_run(s, &x, 1, &y, 1) >= 0, OM_ERR_INVALID_ARGUMENT, "div: integer division by zero (element 1 of the divisor)");
+  om_tensor_release(x);
+  om_session_release(s);
+}
+
+TEST(session_refuses_training_mode_dropout) {
+  for (int training = 0; training < 2; training++) {
+    pb mode = {0};
+    pb_int(&mode, 2, 9), pb_str(&mode, 8, "t"), pb_bytes(&mode, 9, training ? "\x01" : "\x00", 1); /* bool, 0-d */
+    pb d = {0}, nodes[1];
+    pb_str(&d, 1, "x"), pb_str(&d, 1, ""), pb_str(&d, 1, "t"), pb_str(&d, 2, "y"), pb_str(&d, 3, "drop"), pb_str(&d, 4, "Dropout");
+    nodes[0] = d;
+    pb m = model(8, 17, nodes, 1, &mode, "y");
+    om_session *s = om_session_open(m.b, m.n, NULL);
+    om_tensor *x = TF(SHAPE(2, 2), 1, 2, 3, 4), *y = NULL;
+    CHECK(s != NULL);
+    if (training) {
+      CHECK_ERROR(om_session_run(s, &x, 1, &y, 1) >= 0, OM_ERR_UNSUPPORTED, "drop (Dropout): training_mode true (a random mask) is not supported");
+    } else {
+      CHECK_EQ_INT(om_session_run(s, &x, 1, &y, 1), 1);
+      CHECK(y && at(y, 3) == 4);
+    }
+    om__release_all((om_tensor *[]){x, y}, 2);
+    om_session_release(s);
+  }
+}
+
+/* A graph that lists its output twice has it once (results are named by it; RUN checks for leaks). */
+TEST(an_output_listed_twice_is_one_output) {
+  pb nodes[1] = {node("Relu", "x", NULL, "y")};
+  pb y = value_info("y", 0, NULL), g = {0}, full = {0}, op = {0}, x = value_info("x", 2, (const int64_t[]){-1, 2});
+  pb_msg(&g, 1, &nodes[0]), pb_str(&g, 2, "g"), pb_msg(&g, 11, &x), pb_msg(&g, 12, &y), pb_msg(&g, 12, &y);
+  pb_int(&full, 1, 8), pb_int(&op, 2, 17), pb_msg(&full, 8, &op), pb_msg(&full, 7, &g);
+  om_session *s = om_session_open(full.b, full.n, NULL);
+  CHECK(s != NULL);
+  CHECK_EQ_INT(om_session_count(s, true), 1);
+  om_tensor *in = TF(SHAPE(1, 2), -1, 2), *out[2] = {NULL};
+  for (int k = 0; k < 3; k++) {
+    CHECK_EQ_INT(om_session_run(s, &in, 1, out, 2), 1);
+    CHECK(out[0] && at(out[0], 0) == 0 && at(out[0], 1) == 2 && !out[1]);
+    om_tensor_release(out[0]);
+  }
+  om_tensor_release(in);
+  om_session_release(s);
 }
 
 /* Seeded mutations of a traced model's bytes (flipped, cut, spliced, overwritten with varints):
@@ -841,6 +928,10 @@ int main(void) {
   RUN(div_truncates_int64);
   RUN(session_refuses_what_it_cannot_plan);
   RUN(a_long_chain_plans_in_linear_time);
+  RUN(session_refuses_huge_plans_and_stays_usable);
+  RUN(session_refuses_integer_division_by_zero);
+  RUN(session_refuses_training_mode_dropout);
+  RUN(an_output_listed_twice_is_one_output);
   RUN(reader_survives_mutated_files);
   RUN(format_round_trips_bit_for_bit);
   RUN(sessions_keep_the_ranges_of_the_trace);
