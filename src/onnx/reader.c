@@ -404,6 +404,21 @@ static bool order_nodes(reader *r) {
   return ok;
 }
 
+/* An initializer's value v declared again as graph input vi: the declared element type and fixed
+ * sizes must be the initializer's (onnxruntime refuses the model otherwise). */
+static bool same_type(const Onnx__ValueInfoProto *vi, const om_gvalue *v) {
+  const Onnx__TypeProto__Tensor *tt = vi->type && vi->type->value_case == ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE ? vi->type->tensor_type : NULL;
+  om_dtype dt;
+  bool same = !tt || !tt->elem_type || (tt->elem_type == ONNX__TENSOR_PROTO__DATA_TYPE__INT32 ? v->dtype == OM_INT64 /* widened */
+                                                                                                 : dtype_of(tt->elem_type, &dt) && dt == v->dtype);
+  if (same && tt && tt->shape) {
+    same = tt->shape->n_dim == (size_t)v->ndim;
+    for (int d = 0; same && d < v->ndim; d++)
+      same = tt->shape->dim[d]->value_case != ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE || tt->shape->dim[d]->dim_value == v->shape[d];
+  }
+  return same || FORMAT("initializer '%s' is also a graph input, declared with another type or shape", v->name);
+}
+
 static bool read_graph(reader *r) {
   const Onnx__GraphProto *gp = r->gp;
   om_graph *g = r->g;
@@ -423,7 +438,10 @@ static bool read_graph(reader *r) {
   for (size_t k = 0; k < gp->n_input; k++) {
     const Onnx__ValueInfoProto *vi = gp->input[k];
     int *slot = vi->name ? find(&r->names, g, vi->name) : NULL;
-    if (slot && *slot && g->values.v[*slot - 1].init >= 0) continue; /* an initializer listed as an input too (IR < 4 style): a constant */
+    if (slot && *slot && g->values.v[*slot - 1].init >= 0) { /* an initializer listed as an input too (IR < 4 style): a constant */
+      if (!same_type(vi, &g->values.v[*slot - 1])) return false;
+      continue;
+    }
     if (!read_input(r, vi)) return false;
   }
   for (size_t k = 0; k < gp->n_node; k++) {

@@ -386,6 +386,12 @@ static bool bind_squeeze(om_bind *b) {
   int64_t axes[OM_MAX_DIMS];
   int n;
   if (!axes_of(b, 1, axes, &n)) return false;
+  for (int k = 0; k < n; k++) { /* the library's squeeze (PyTorch's) leaves an axis of another size as it is; ONNX refuses it */
+    int a = 0;
+    if (!wrap(b, axes[k], b->in[0]->ndim, &a)) return false;
+    if (b->in[0]->shape[a] != 1)
+      return om__fail(OM_ERR_FORMAT, "%s (Squeeze): axis %lld has size %lld, not 1", who(b), (long long)axes[k], (long long)b->in[0]->shape[a]);
+  }
   return put(b, 0, om_squeeze(b->in[0], axes, n < 0 ? 0 : n));
 }
 
@@ -448,6 +454,11 @@ static bool bind_slice(om_bind *b) {
     int axis = 0;
     int64_t step = nst >= 0 ? steps[k] : 1;
     if (!wrap(b, na >= 0 ? axes[k] : k, x->ndim, &axis)) return om_tensor_release(x), false;
+    for (int q = 0; na >= 0 && q < k; q++) { /* an axis sliced twice is not ONNX's (its checker refuses it) */
+      int prev = 0;
+      if (wrap(b, axes[q], x->ndim, &prev) && prev == axis)
+        return om_tensor_release(x), om__fail(OM_ERR_FORMAT, "%s (Slice): axis %d is given twice", who(b), axis);
+    }
     if (!step) return om_tensor_release(x), om__fail(OM_ERR_FORMAT, "%s (Slice): step 0", who(b));
     int64_t dim = x->shape[axis], s = starts[k] < 0 ? starts[k] + dim : starts[k], e = ends[k] < 0 ? ends[k] + dim : ends[k];
     om_tensor *next;
@@ -838,6 +849,13 @@ static bool bind_conv(om_bind *b) {
   if (ns != 1 && ns != 2) return unsupported(b, "a convolution over other than 1 or 2 spatial axes");
   if (x->ndim != ns + 2) return om__fail(OM_ERR_SHAPE_MISMATCH, "%s (Conv): input of %d dims for a %d-D weight", who(b), x->ndim, w->ndim);
   if (!attr_i(b, "group", 1, &group) || !read_spatial(b, ns, x->shape + 2, w->shape + 2, &sp)) return false;
+  int64_t kernel[OM_MAX_DIMS];
+  int nk;
+  if (!attr_ints(b, "kernel_shape", kernel, OM_MAX_DIMS, &nk)) return false;
+  for (int d = 0; d < nk; d++) /* ONNX's shape inference refuses a kernel_shape that is not the weight's */
+    if (nk != ns || kernel[d] != w->shape[2 + d])
+      return om__fail(OM_ERR_FORMAT, "%s (Conv): kernel_shape does not match the weight's shape (dim %d: %lld, the weight has %lld)", who(b),
+                      d, (long long)kernel[d], (long long)(d < ns ? w->shape[2 + d] : 0));
   om_tensor *xp = even_pads(x, ns, &sp);
   bool ok = put(b, 0, !xp ? NULL : ns == 2 ? om_conv2d(xp, w, bias, sp.stride, sp.pad, sp.dilation, group)
                                   : om_conv1d(xp, w, bias, sp.stride[0], sp.pad[0], sp.dilation[0], group));

@@ -320,6 +320,10 @@ static om_session *session_on(om_graph *g, const om_traced_sym *syms, int n_syms
                     n->op_type, s->rules[k]->max_out);
     for (int i = 0; ok && i < s->rules[k]->min_in; i++) /* rules read the inputs a node must have without checking */
       if (n->in[i] < 0) ok = om__fail(OM_ERR_FORMAT, "session: node '%s' (%s): input %d is required, and the node leaves it out", n->name, n->op_type, i);
+    for (int a = 0; ok && a < n->n_attrs; a++) /* as ONNX's checker: a rule would read the first and ignore the rest */
+      for (int b = 0; ok && b < a; b++)
+        if (!strcmp(n->attrs[a].name, n->attrs[b].name))
+          ok = om__fail(OM_ERR_FORMAT, "session: node '%s' (%s) has attribute %s twice", n->name, n->op_type, n->attrs[a].name);
   }
   if (!ok) om_session_release(s), s = NULL;
   return s;

@@ -605,6 +605,71 @@ TEST(an_output_listed_twice_is_one_output) {
   om_session_release(s);
 }
 
+/* An int64 initializer name [n] of values. */
+static pb ints_init(const char *name, int n, const int64_t *v) {
+  pb t = {0};
+  pb_int(&t, 1, n), pb_int(&t, 2, 7), pb_str(&t, 8, name);
+  for (int k = 0; k < n; k++) pb_int(&t, 7, v[k]);
+  return t;
+}
+
+/* A model (IR 8, opset 17) of nodes and initializers, input x of dims (negative: named "n") and
+ * extra graph inputs, output y. */
+static pb model_of(const pb *nodes, int n_nodes, const pb *inits, int n_inits, const int64_t *x_dims, int ndim, const pb *more_in, int n_more) {
+  pb g = {0}, m = {0}, op = {0}, x = value_info("x", ndim, x_dims), y = value_info("y", 0, NULL);
+  for (int k = 0; k < n_nodes; k++) pb_msg(&g, 1, &nodes[k]);
+  pb_str(&g, 2, "g");
+  for (int k = 0; k < n_inits; k++) pb_msg(&g, 5, &inits[k]);
+  pb_msg(&g, 11, &x);
+  for (int k = 0; k < n_more; k++) pb_msg(&g, 11, &more_in[k]);
+  pb_msg(&g, 12, &y);
+  pb_int(&m, 1, 8), pb_int(&op, 2, 17), pb_msg(&m, 8, &op), pb_msg(&m, 7, &g);
+  return m;
+}
+
+/* Graphs that ONNX's checker or shape inference, and onnxruntime, refuse are Format errors naming
+ * the node (at create where the graph alone shows it, else when the plan meets the shapes). */
+TEST(invalid_graphs_are_format_errors) {
+  pb twice = node("Relu", "x", NULL, "y");
+  attr_int(&twice, "alpha", 1), attr_int(&twice, "alpha", 2);
+  pb m = model(8, 17, &twice, 1, NULL, "y");
+  CHECK_ERROR(opens(&m), OM_ERR_FORMAT, "session: node 'Relu' (Relu) has attribute alpha twice");
+  pb w4 = {0}; /* w [4] floats, also declared as a graph input [3] */
+  pb_int(&w4, 1, 4), pb_int(&w4, 2, 1), pb_str(&w4, 8, "w"), pb_bytes(&w4, 9, (const char[16]){0}, 16);
+  pb add = node("Add", "x", "w", "y"), w3 = value_info("w", 1, (const int64_t[]){3}), w4i = value_info("w", 1, (const int64_t[]){4});
+  m = model_of(&add, 1, &w4, 1, (const int64_t[]){-1, 4}, 2, &w3, 1);
+  CHECK_ERROR(opens(&m), OM_ERR_FORMAT, "onnx: initializer 'w' is also a graph input, declared with another type or shape");
+  m = model_of(&add, 1, &w4, 1, (const int64_t[]){-1, 4}, 2, &w4i, 1);
+  CHECK(opens(&m)); /* declared as it is: a constant */
+  struct { pb node; pb inits[4]; int n_inits; int64_t x[3]; int ndim; const char *msg; } runs[3];
+  memset(runs, 0, sizeof runs);
+  runs[0].node = node("Squeeze", "x", "axes", "y"), runs[0].inits[0] = ints_init("axes", 1, (const int64_t[]){1}), runs[0].n_inits = 1;
+  runs[0].x[0] = -1, runs[0].x[1] = 2, runs[0].ndim = 2, runs[0].msg = "Squeeze (Squeeze): axis 1 has size 2, not 1";
+  pb slice = {0};
+  pb_str(&slice, 1, "x"), pb_str(&slice, 1, "s"), pb_str(&slice, 1, "e"), pb_str(&slice, 1, "a"), pb_str(&slice, 2, "y");
+  pb_str(&slice, 3, "Slice"), pb_str(&slice, 4, "Slice");
+  runs[1].node = slice, runs[1].n_inits = 3, runs[1].inits[0] = ints_init("s", 2, (const int64_t[]){0, 0});
+  runs[1].inits[1] = ints_init("e", 2, (const int64_t[]){1, 1}), runs[1].inits[2] = ints_init("a", 2, (const int64_t[]){1, -1});
+  runs[1].x[0] = -1, runs[1].x[1] = 2, runs[1].ndim = 2, runs[1].msg = "Slice (Slice): axis 1 is given twice";
+  pb conv = node("Conv", "x", "k", "y"), kernel = {0}; /* a 1-D conv of a [1, 1, 3] weight that says kernel_shape [2] */
+  pb ks = {0};
+  pb_str(&ks, 1, "kernel_shape"), pb_int(&ks, 8, 2), pb_int(&ks, 20, 7), pb_msg(&conv, 5, &ks);
+  pb_int(&kernel, 1, 1), pb_int(&kernel, 1, 1), pb_int(&kernel, 1, 3), pb_int(&kernel, 2, 1), pb_str(&kernel, 8, "k");
+  pb_bytes(&kernel, 9, (const char[12]){0}, 12);
+  runs[2].node = conv, runs[2].inits[0] = kernel, runs[2].n_inits = 1, runs[2].x[0] = -1, runs[2].x[1] = 1, runs[2].x[2] = 5, runs[2].ndim = 3;
+  runs[2].msg = "Conv (Conv): kernel_shape does not match the weight's shape (dim 0: 2, the weight has 3)";
+  for (int k = 0; k < 3; k++) {
+    m = model_of(&runs[k].node, 1, runs[k].inits, runs[k].n_inits, runs[k].x, runs[k].ndim, NULL, 0);
+    om_session *s = om_session_open(m.b, m.n, NULL);
+    CHECK(s != NULL);
+    int64_t shape[3] = {1, runs[k].x[1], runs[k].x[2]};
+    om_tensor *x = om_zeros(shape, runs[k].ndim, OM_FLOAT32), *y = NULL;
+    CHECK_ERROR(om_session_run(s, &x, 1, &y, 1) >= 0, OM_ERR_FORMAT, runs[k].msg);
+    om_tensor_release(x);
+    om_session_release(s);
+  }
+}
+
 /* Seeded mutations of a traced model's bytes (flipped, cut, spliced, overwritten with varints):
  * every result is a session or a Format / Unsupported error, and each session runs or fails
  * cleanly; under ASan nothing reads or writes out of bounds (the libFuzzer harness, tools/fuzz_onnx.c,
@@ -932,6 +997,7 @@ int main(void) {
   RUN(session_refuses_integer_division_by_zero);
   RUN(session_refuses_training_mode_dropout);
   RUN(an_output_listed_twice_is_one_output);
+  RUN(invalid_graphs_are_format_errors);
   RUN(reader_survives_mutated_files);
   RUN(format_round_trips_bit_for_bit);
   RUN(sessions_keep_the_ranges_of_the_trace);

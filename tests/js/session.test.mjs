@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import * as om from 'onemodel';
 import * as ort from 'onnxruntime-web';
 import { memoryHooks, near } from './helpers.mjs';
+import { onnxBytes, reluChain } from '../../tools/onnx_bytes.mjs';
 
 memoryHooks();
 
@@ -158,6 +159,90 @@ describe('InferenceSession', () => {
       traced.dispose();
       net.dispose();
       x.dispose();
+    }
+  });
+});
+
+describe('what a session must not do (the probes of docs/graph-runtime.md#safety)', () => {
+  const kindOf = (f) => { try { f(); } catch (e) { assert.ok(e instanceof om.OmError, String(e)); return [e.kind, e.message]; } return null; };
+
+  test('a plan too large for the heap is OutOfMemory, and the session and new ones run afterwards', async () => {
+    // y [n, n] = x [n, 1] x^T: at n = 2^22, 16 MiB in and 64 TiB out; at n = 2^15, 4 GiB out, which
+    // wasm32's size_t wrapped to 0 bytes (the instance then trapped: memory access out of bounds)
+    const bytes = onnxBytes({ nodes: [{ op: 'Transpose', inputs: ['x'], outputs: ['xt'] }, { op: 'MatMul', inputs: ['x', 'xt'], outputs: ['y'] }],
+                              inputs: [{ name: 'x', dims: ['n', 1] }], outputs: ['y'] });
+    const s = await om.InferenceSession.create(bytes);
+    try {
+      for (const n of [1 << 22, 1 << 15]) {
+        const big = om.ones([n, 1]);
+        const got = kindOf(() => s.run({ x: big }));
+        big.dispose();
+        assert.equal(got?.[0], 'OutOfMemory', `n = ${n}: ${got}`);
+        assert.match(got[1], /^session: out of memory allocating \d+ bytes \(one block is limited to 2 GiB in WASM\)/);
+        const { y } = s.run({ x: { data: new Float32Array([1, 2]), dims: [2, 1] } });
+        assert.deepEqual(Array.from(y.toArray()), [1, 2, 2, 4]);
+        y.dispose();
+      }
+      const again = await om.InferenceSession.create(bytes);
+      const { y } = again.run({ x: { data: new Float32Array([3]), dims: [1, 1] } });
+      assert.deepEqual(Array.from(y.toArray()), [9]);
+      y.dispose();
+      again.dispose();
+    } finally {
+      s.dispose();
+    }
+  });
+
+  test('a chain of 100,000 nodes plans (in linear time: npm run bench:plan) with two buffers alive at once', async () => {
+    const s = await om.InferenceSession.create(reluChain(100000));
+    const x = om.tensor([[-1, 2], [3, -4]]);
+    try {
+      const { y } = s.run({ x });
+      assert.deepEqual(Array.from(y.toArray()), [0, 2, 3, 0]);
+      y.dispose();
+      assert.equal(s.planKernels.length, 100000);
+      assert.equal(s.planBytes, 128);
+    } finally {
+      x.dispose();
+      s.dispose();
+    }
+  });
+
+  test('an output listed twice is one output (no tensor left behind: memoryHooks)', async () => {
+    const s = await om.InferenceSession.create(onnxBytes({ nodes: [{ op: 'Relu', inputs: ['x'], outputs: ['y'] }],
+                                                          inputs: [{ name: 'x', dims: ['n', 2] }], outputs: ['y', 'y'] }));
+    try {
+      assert.deepEqual(s.outputNames, ['y']);
+      for (let k = 0; k < 3; k++) {
+        const out = s.run({ x: { data: new Float32Array([-1, 2]), dims: [1, 2] } });
+        assert.deepEqual(Object.keys(out), ['y']);
+        assert.deepEqual(Array.from(out.y.toArray()), [0, 2]);
+        out.y.dispose();
+      }
+    } finally {
+      s.dispose();
+    }
+  });
+
+  test('an integer Div by zero is InvalidArgument; Dropout in training mode is Unsupported', async () => {
+    const div = await om.InferenceSession.create(onnxBytes({ nodes: [{ op: 'Shape', inputs: ['x'], outputs: ['s'] }, { op: 'Div', inputs: ['s', 'z'], outputs: ['y'] }],
+                                                            inputs: [{ name: 'x', dims: ['n', 2] }], outputs: ['y'],
+                                                            inits: [{ name: 'z', dtype: 'int64', dims: [2], values: [1, 0] }] }));
+    const feed = { x: { data: new Float32Array(6), dims: [3, 2] } };
+    assert.deepEqual(kindOf(() => div.run(feed)), ['InvalidArgument', 'div: integer division by zero (element 1 of the divisor) (node \'Div_1\', Div)']);
+    div.dispose();
+    for (const training of [false, true]) {
+      const drop = await om.InferenceSession.create(onnxBytes({ nodes: [{ op: 'Dropout', inputs: ['x', '', 't'], outputs: ['y'], name: 'drop' }],
+                                                               inputs: [{ name: 'x', dims: ['n', 2] }], outputs: ['y'],
+                                                               inits: [{ name: 't', dtype: 'bool', dims: [], values: [training] }] }));
+      if (training) {
+        assert.deepEqual(kindOf(() => drop.run(feed)), ['Unsupported', 'drop (Dropout): training_mode true (a random mask) is not supported']);
+      } else {
+        const { y } = drop.run({ x: { data: new Float32Array([1, 2]), dims: [1, 2] } });
+        assert.deepEqual(Array.from(y.toArray()), [1, 2]);
+        y.dispose();
+      }
+      drop.dispose();
     }
   });
 });
