@@ -1,8 +1,9 @@
 /* The libFuzzer harness of the readers (ONNX and the library format v1) and the Session
  * (tools/fuzz_onnx.sh builds and runs it): each input is taken as a model file (om_session_open
  * tells the two formats apart by the magic). Reading it must give a session or a Format /
- * Unsupported / OutOfMemory error; a session is then run once on zeros of its inputs' shapes
- * (a named or unknown axis at 2), which must give outputs or an error. Anything else (a crash, an
+ * Unsupported / OutOfMemory error; a session is then run on zeros of its inputs' shapes, a named
+ * or unknown axis at 2, then at 1 (a second plan, made after the first succeeded or failed),
+ * each of which must give outputs or an error. Anything else (a crash, an
  * ASan or UBSan report, another error kind, a tensor or byte left alive) stops the fuzzer with
  * the input that did it. */
 #include <stdio.h>
@@ -15,7 +16,8 @@ static void fail(const char *what) {
   abort();
 }
 
-static void run_once(om_session *s) {
+static void run_once(om_session *s, int64_t axis) {
+  om_clear_error();
   int n = om_session_count(s, false);
   if (n < 0 || n > 16) return;
   om_tensor *in[16] = {0}, *out[64] = {0};
@@ -26,7 +28,7 @@ static void run_once(om_session *s) {
     int64_t shape[OM_MAX_DIMS], numel = 1;
     ok = om_session_input_info(s, i, &dtype, &ndim, shape, NULL);
     for (int d = 0; ok && d < ndim; d++) {
-      if (shape[d] < 0) shape[d] = 2;
+      if (shape[d] < 0) shape[d] = axis;
       numel *= shape[d] < 4096 ? shape[d] : 4096;
       ok = numel <= (1 << 16);
     }
@@ -46,7 +48,8 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
     om_error_kind k = om_last_error();
     if (k != OM_ERR_FORMAT && k != OM_ERR_UNSUPPORTED && k != OM_ERR_OUT_OF_MEMORY) fail("create failed with an unexpected kind");
   } else {
-    run_once(s);
+    run_once(s, 2);
+    run_once(s, 1);
     om_session_release(s);
   }
   om_clear_error();

@@ -1,9 +1,12 @@
 // Seeds for the reader fuzzer (tools/fuzz_onnx.sh): the zoo models traced as they are exported
-// (examples/zoo/), as .onnx and as the library format's .om, into the directory given.
+// (examples/zoo/), as .onnx and as the library format's .om, and the session tests' hand-written
+// graphs (tools/onnx_bytes.mjs: attributes, initializers, a product of symbolic size), into the
+// directory given.
 //   node tools/fuzz_seeds.mjs build/fuzz-onnx/corpus
 import { writeFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import * as om from 'onemodel';
+import { onnxBytes, reluChain } from './onnx_bytes.mjs';
 
 const out = process.argv[2];
 if (!out) throw new Error('usage: node tools/fuzz_seeds.mjs DIR');
@@ -17,4 +20,20 @@ for (const file of readdirSync(zoo).filter((f) => f.endsWith('.mjs')).sort()) {
     console.log(`fuzz seeds: ${file.replace('.mjs', ext)} (${bytes.length} bytes)`);
   }
   traced.dispose();
+}
+const x = { name: 'x', dims: ['n', 2] };
+const written = {
+  chain: reluChain(8),
+  outer: onnxBytes({ nodes: [{ op: 'Transpose', inputs: ['x'], outputs: ['xt'] }, { op: 'MatMul', inputs: ['x', 'xt'], outputs: ['y'] }],
+                     inputs: [x], outputs: ['y', 'y'] }),
+  div: onnxBytes({ nodes: [{ op: 'Shape', inputs: ['x'], outputs: ['s'] }, { op: 'Div', inputs: ['s', 'z'], outputs: ['y'] }],
+                   inputs: [x], outputs: ['y'], inits: [{ name: 'z', dtype: 'int64', dims: [2], values: [1, 2] }] }),
+  slice: onnxBytes({ nodes: [{ op: 'Slice', inputs: ['x', 's', 'e', 'a'], outputs: ['y'] }, { op: 'Squeeze', inputs: ['y', 'a'], outputs: ['z'] }],
+                     inputs: [x], outputs: ['z'], inits: [['s', 0], ['e', 1], ['a', 1]].map(([name, v]) => ({ name, dtype: 'int64', dims: [1], values: [v] })) }),
+  dropout: onnxBytes({ nodes: [{ op: 'Dropout', inputs: ['x', '', 't'], outputs: ['y'], ints: { seed: 1 } }], inputs: [x], outputs: ['y'],
+                       inits: [{ name: 't', dtype: 'bool', dims: [], values: [false] }] }),
+};
+for (const [name, bytes] of Object.entries(written)) {
+  writeFileSync(join(out, `${name}.onnx`), bytes);
+  console.log(`fuzz seeds: ${name}.onnx (${bytes.length} bytes)`);
 }
