@@ -505,7 +505,7 @@ void om_session_release(om_session *s);
  *  names the input and dim, a named axis bound to two sizes, or a size outside the range a
  *  traced model holds for). */
 int om_session_run(om_session *s, om_tensor *const *inputs, int n_inputs, om_tensor **outputs, int max_outputs);
-/** The number of graph inputs (outputs false) or outputs; -1 on error. */
+/** The number of graph inputs (outputs false) or outputs (an output listed twice counted once); -1 on error. */
 int om_session_count(const om_session *s, bool outputs);
 /** The name of input or output i (borrowed from the session), NULL on error. */
 const char *om_session_name(const om_session *s, bool outputs, int i);
