@@ -56,7 +56,7 @@ static om_tensor *planned_tensor(om_plan *p, const om_meta *meta, int first, con
   om_buffer *b = s ? OM_VEC_PUSH_SLOT(p->buffers) : NULL;
   if (!b) return free(s), NULL;
   *s = (om_storage){.refcount = 1, .nbytes = (size_t)nbytes, .planned = true, .buffer = p->buffers.n - 1};
-  *b = (om_buffer){.storage = s, .first = first, .last = first};
+  *b = (om_buffer){.storage = s, .first = first};
   om_tensor *t = om__tensor_on(s, meta, who);
   om__storage_release(s); /* the tensor holds it */
   if (!t) p->buffers.n--;
@@ -138,6 +138,7 @@ static int lower_first(const void *a, const void *b) { /* by offset */
  * (OutOfMemory past what the heap can hold). */
 static bool place_buffers(om_session *s, om_plan *p) {
   int nb = p->buffers.n, ns = p->steps.n, nt = ns + 2; /* times -1 (the inputs) to ns (the outputs) */
+  for (int b = 0; b < nb; b++) p->buffers.v[b].last = p->buffers.v[b].first; /* an output nothing reads lives at its step */
   for (int k = 0; k < ns; k++)
     for (int i = 0; i < p->steps.v[k].n_in; i++) {
       const om_storage *st = p->steps.v[k].in[i]->storage;

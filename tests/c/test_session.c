@@ -908,7 +908,7 @@ TEST(fast_mode_folds_batch_norm_into_conv) {
 
 /* Fast mode's attention pass: the attention a graph writes as separate nodes becomes the
  * attention op, with the same bits as exact mode (which runs every node), at every size: a
- * causal scaled_dot_product_attention, a hand-written one scaling q first and adding a mask
+ * causal scaled_dot_product_attention (then a layer norm), a hand-written one scaling q first and adding a mask
  * computed from the input, one dividing and filling where a bool mask is true, and one whose
  * probabilities are read twice (not fused). */
 static om_tensor *aw[3];
@@ -916,7 +916,8 @@ static int attentions(om_tensor *const *in, om_tensor **out) {
   om_scope s = {0};
   om_tensor *q = om__keep(&s, om_linear(in[0], aw[0], NULL)), *k = om__keep(&s, om_linear(in[0], aw[1], NULL));
   om_tensor *v = om__keep(&s, om_linear(in[0], aw[2], NULL)), *kt = om__keep(&s, om_transpose(k, 1, 2));
-  out[0] = om_scaled_dot_product_attention(q, k, v, NULL, true, NULL);
+  /* a layer norm after it: a step with outputs nothing reads (mean, rstd) after the fused steps go */
+  out[0] = om_layer_norm(om__keep(&s, om_scaled_dot_product_attention(q, k, v, NULL, true, NULL)), (int64_t[]){8}, 1, NULL, NULL, 1e-5);
   int64_t last = -1;
   om_tensor *pad = om__keep(&s, om_unsqueeze(om__keep(&s, om_mean(in[0], &last, 1, false)), 1)); /* [n, 1, T] */
   om_tensor *s1 = om__keep(&s, om_add(om__keep(&s, om_matmul(om__keep(&s, om_scale(q, 0.3)), kt)), pad));
