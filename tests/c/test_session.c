@@ -908,9 +908,9 @@ TEST(fast_mode_folds_batch_norm_into_conv) {
 
 /* Fast mode's attention pass: the attention a graph writes as separate nodes becomes the
  * attention op, with the same bits as exact mode (which runs every node), at every size: a
- * causal scaled_dot_product_attention (then a layer norm), a hand-written one scaling q first and adding a mask
- * computed from the input, one dividing and filling where a bool mask is true, and one whose
- * probabilities are read twice (not fused). */
+ * causal scaled_dot_product_attention (then a layer norm), a hand-written one scaling q first
+ * and adding a mask computed from the input, one dividing and filling where a bool mask is true,
+ * and one whose probabilities are read twice (not fused). */
 static om_tensor *aw[3];
 static int attentions(om_tensor *const *in, om_tensor **out) {
   om_scope s = {0};
