@@ -120,14 +120,14 @@ static uint64_t aligned(const om_buffer *b) {
   return ((uint64_t)b->storage->nbytes + OM_ARENA_ALIGN - 1) / OM_ARENA_ALIGN * OM_ARENA_ALIGN;
 }
 
-static const om_plan *sorting; /* the plan whose buffers qsort's comparisons read (qsort has no context) */
-static int larger_first(const void *a, const void *b) { /* by size, descending; then by index */
-  uint64_t x = aligned(&sorting->buffers.v[*(const int *)a]), y = aligned(&sorting->buffers.v[*(const int *)b]);
-  return x != y ? (x < y) - (x > y) : *(const int *)a - *(const int *)b;
-}
-static int lower_first(const void *a, const void *b) { /* by offset */
-  size_t x = sorting->buffers.v[*(const int *)a].offset, y = sorting->buffers.v[*(const int *)b].offset;
-  return (x > y) - (x < y);
+/* A buffer under a sort key (qsort's comparisons then need no context): ascending, then by index. */
+typedef struct keyed {
+  uint64_t key;
+  int b;
+} keyed;
+static int by_key(const void *a, const void *b) {
+  const keyed *x = a, *y = b;
+  return x->key != y->key ? (x->key > y->key) - (x->key < y->key) : x->b - y->b;
 }
 
 /* Each buffer's lifetime, then its place in the arena: largest first, each at the lowest offset
@@ -148,8 +148,8 @@ static bool place_buffers(om_session *s, om_plan *p) {
     if (p->outputs[j]->storage->planned) p->buffers.v[p->outputs[j]->storage->buffer].last = ns;
   /* at[t] .. at[t] + n_at[t]: the placed buffers alive at time t - 1, in alive (room for all of them) */
   int64_t *at = calloc((size_t)nt + 1, sizeof *at), total = 0;
-  int *n_at = calloc((size_t)nt + 1, sizeof *n_at), *order = malloc(sizeof(int) * (size_t)(nb + 1));
-  int *seen = malloc(sizeof(int) * (size_t)(nb + 1)), *meets = malloc(sizeof(int) * (size_t)(nb + 1)), *alive = NULL;
+  int *n_at = calloc((size_t)nt + 1, sizeof *n_at), *seen = malloc(sizeof(int) * (size_t)(nb + 1)), *alive = NULL;
+  keyed *order = malloc(sizeof *order * (size_t)(nb + 1)), *meets = malloc(sizeof *meets * (size_t)(nb + 1));
   bool ok = at && n_at && order && seen && meets;
   for (int b = 0; ok && b < nb; b++) { /* each time's room: a difference array, summed below */
     at[p->buffers.v[b].first + 1]++;
@@ -162,29 +162,28 @@ static bool place_buffers(om_session *s, om_plan *p) {
   }
   if (!ok) om__fail(OM_ERR_OUT_OF_MEMORY, "session: out of memory planning %d buffers", nb);
   ok = ok && (alive = om__alloc(sizeof(int) * (uint64_t)(total + 1), "session"));
-  for (int b = 0; ok && b < nb; b++) order[b] = b, seen[b] = -1;
-  sorting = p;
-  if (ok) qsort(order, (size_t)nb, sizeof *order, larger_first);
+  for (int b = 0; ok && b < nb; b++) order[b] = (keyed){UINT64_MAX - aligned(&p->buffers.v[b]), b}, seen[b] = -1; /* largest first */
+  if (ok) qsort(order, (size_t)nb, sizeof *order, by_key);
   uint64_t top = 0;
   for (int a = 0; ok && a < nb; a++) {
-    om_buffer *b = &p->buffers.v[order[a]];
+    om_buffer *b = &p->buffers.v[order[a].b];
     int n = 0;
     for (int t = b->first + 1; t <= b->last + 1; t++)
       for (int q = 0; q < n_at[t]; q++) {
         int o = alive[at[t] + q];
-        if (seen[o] != a) seen[o] = a, meets[n++] = o;
+        if (seen[o] != a) seen[o] = a, meets[n++] = (keyed){p->buffers.v[o].offset, o};
       }
-    qsort(meets, (size_t)n, sizeof *meets, lower_first);
+    qsort(meets, (size_t)n, sizeof *meets, by_key); /* by offset */
     uint64_t size = aligned(b), off = 0;
     for (int q = 0; q < n; q++) { /* the first gap between the buffers it meets that holds it */
-      const om_buffer *o = &p->buffers.v[meets[q]];
+      const om_buffer *o = &p->buffers.v[meets[q].b];
       if (off + size <= o->offset) break;
       if (o->offset + aligned(o) > off) off = o->offset + aligned(o);
     }
     if (size > UINT64_MAX - off) ok = om__fail(OM_ERR_OUT_OF_MEMORY, "session: the plan's buffers need more than 2^64 bytes");
     b->offset = (size_t)off; /* below top, which the arena's block check bounds */
     if (off + size > top) top = off + size;
-    for (int t = b->first + 1; t <= b->last + 1; t++) alive[at[t] + n_at[t]++] = order[a];
+    for (int t = b->first + 1; t <= b->last + 1; t++) alive[at[t] + n_at[t]++] = order[a].b;
   }
   free(at), free(n_at), free(order), free(seen), free(meets), free(alive);
   p->arena_bytes = (size_t)top;
