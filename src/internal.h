@@ -132,6 +132,7 @@ enum {
   OM_PROMOTE_FLOAT,      /* to the result type, at least float32 (true division, atan2, sin) */
   OM_PROMOTE_VALUES,     /* inputs after the first to their result type (where's branches) */
   OM_PROMOTE_BOOL,       /* every input to bool, nonzero as true (logical_and) */
+  OM_PROMOTE_NO_BOOL,    /* COMMON, and a bool input is refused, as PyTorch's subtraction */
 };
 
 /* One row of the op table. */

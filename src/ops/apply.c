@@ -98,6 +98,7 @@ static om_dtype promoted(const om_op_def *def, om_op op, om_tensor *const *in, i
   int how = def->promote;
   if (op == OM_OP_div && attrs && attrs->n_i) how = OM_PROMOTE_COMMON; /* a rounding mode keeps integers */
   if (how == OM_PROMOTE_BOOL) return OM_BOOL;
+  if (how == OM_PROMOTE_NO_BOOL) how = OM_PROMOTE_COMMON;
   if (how == OM_PROMOTE_VALUES && i == 0) return in[0]->dtype;
   int rank[] = {[OM_BOOL] = 0, [OM_INT64] = 1, [OM_FLOAT32] = 2}, best = how == OM_PROMOTE_FLOAT ? 2 : 0;
   for (int k = how == OM_PROMOTE_VALUES; k < n_in; k++)
@@ -108,14 +109,17 @@ static om_dtype promoted(const om_op_def *def, om_op op, om_tensor *const *in, i
 /* Applies op to its inputs cast to their promoted dtypes (def->promote) when one differs: 0 when
  * none does (the caller goes on), else what om__apply returns. */
 static int apply_promoted(const om_op_def *def, om_op op, om_tensor *const *in, int n_in, const om_attrs *attrs, om_tensor **out) {
-  om_tensor *cast[OM_TEST_MAX_INPUTS];
+  om_tensor *cast[3]; /* the ops that promote take at most three inputs (where) */
+  for (int i = 0; def->promote == OM_PROMOTE_NO_BOOL && i < n_in; i++)
+    if (in[i]->dtype == OM_BOOL) /* PyTorch's words */
+      return om__fail(OM_ERR_DTYPE_MISMATCH, "%s: subtraction, the `-` operator, with a bool tensor is not supported "
+                      "(use the `^` or logical_xor() operator, or `~` or logical_not() to invert a mask)", def->name), -1;
   bool differs = false;
   for (int i = 0; i < n_in; i++) differs |= promoted(def, op, in, n_in, attrs, i) != in[i]->dtype;
   if (!differs) return 0;
-  if (n_in > OM_TEST_MAX_INPUTS) return om__fail(OM_ERR_INVALID_ARGUMENT, "%s: %d inputs to promote", def->name, n_in), -1;
-  int n = n_in;
-  for (int i = 0; i < n_in; i++)
-    if (!(cast[i] = om_cast(in[i], promoted(def, op, in, n_in, attrs, i)))) n = i;
+  if (n_in > 3) return om__fail(OM_ERR_INVALID_ARGUMENT, "%s: %d inputs to promote", def->name, n_in), -1;
+  int n = 0;
+  while (n < n_in && (cast[n] = om_cast(in[n], promoted(def, op, in, n_in, attrs, n)))) n++;
   int r = n == n_in ? om__apply(op, cast, n_in, attrs, out) : -1;
   om__release_all(cast, n);
   return r;

@@ -185,9 +185,6 @@ static bool infer_binary(om_call *c) {
   if (a->dtype != b->dtype)
     return om__fail(OM_ERR_DTYPE_MISMATCH, "%s: dtypes %s and %s differ (convert one with cast)",
                     om_op_name(c->op), om_dtype_name(a->dtype), om_dtype_name(b->dtype));
-  if (c->op == OM_OP_sub && a->dtype == OM_BOOL) /* PyTorch's words */
-    return om__fail(OM_ERR_DTYPE_MISMATCH, "sub: subtraction, the `-` operator, with two bool tensors is not supported "
-                    "(use the `^` or logical_xor() operator instead)");
   if (c->op == OM_OP_div && (c->attrs.n_i > 1 || (c->attrs.n_i == 1 && c->attrs.i[0] != 1) || (c->attrs.n_i == 1) != (a->dtype == OM_INT64)))
     return om__fail(OM_ERR_DTYPE_MISMATCH, a->dtype == OM_INT64 ? "div: takes float32, not int64 (true division of integers gives floats: cast first)"
                                                                 : "div: rounding_mode 'trunc' takes int64, not %s", om_dtype_name(a->dtype));
@@ -354,7 +351,7 @@ static bool pow_backward(const om_record *r, om_tensor *const *g, om_tensor **gi
 #define MATH1(f, each) LOOPS_EACH(f, NULL, NULL, each)
 #define COMMON OM_PROMOTE_COMMON
 BINARY_DEF(add, LOOPS3(add_f32, add_i64, add_b8), false, add_backward, 0, -2, 2, COMMON, 0, lower_map, ONNX_AS("Add", NULL, "Add (bool: Or)"), .bool_onnx = "Or")
-BINARY_DEF(sub, LOOPS3(sub_f32, sub_i64, NULL), false, sub_backward, 0, -2, 2, COMMON, 0, lower_map, ONNX1("Sub"))
+BINARY_DEF(sub, LOOPS3(sub_f32, sub_i64, NULL), false, sub_backward, 0, -2, 2, OM_PROMOTE_NO_BOOL, 0, lower_map, ONNX1("Sub"))
 BINARY_DEF(mul, LOOPS3(mul_f32, mul_i64, mul_b8), false, mul_backward, OM_SAVES_IN(0) | OM_SAVES_IN(1), -2, 2, COMMON, 0, lower_map,
            ONNX_AS("Mul", NULL, "Mul (bool: And)"), .bool_onnx = "And")
 BINARY_DEF(div, LOOPS3(div_f32, div_i64, NULL), false, div_backward, OM_SAVES_IN(0) | OM_SAVES_IN(1), 0.5, 2, OM_PROMOTE_FLOAT, 0, lower_map, ONNX1("Div"))

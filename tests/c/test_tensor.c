@@ -139,7 +139,8 @@ TEST(elementwise_errors) {
   om_tensor *i = om_zeros((int64_t[]){3}, 1, OM_INT64);
   CHECK_ERROR(om_add(a, b) != NULL, OM_ERR_SHAPE_MISMATCH, "add: shapes [2,3] and [4] do not broadcast (3 vs 4 at dim 1)");
   om_tensor *bools = om_zeros((int64_t[]){3}, 1, OM_BOOL);
-  CHECK_ERROR(om_sub(bools, bools) != NULL, OM_ERR_DTYPE_MISMATCH, "sub: subtraction, the `-` operator, with two bool tensors is not supported");
+  CHECK_ERROR(om_sub(bools, bools) != NULL, OM_ERR_DTYPE_MISMATCH, "sub: subtraction, the `-` operator, with a bool tensor is not supported");
+  CHECK_ERROR(om_sub(i, bools) != NULL, OM_ERR_DTYPE_MISMATCH, "sub: subtraction, the `-` operator, with a bool tensor is not supported");
   CHECK_ERROR(om_bitwise_and(a, i) != NULL, OM_ERR_DTYPE_MISMATCH, "bitwise_and: takes int64 or bool, not float32");
   CHECK_ERROR(om_bitwise_not(a) != NULL, OM_ERR_DTYPE_MISMATCH, "bitwise_not: takes int64 or bool, not float32");
   CHECK_ERROR(om_fmod(bools, bools) != NULL, OM_ERR_DTYPE_MISMATCH, "fmod: takes float32 or int64, not bool");
