@@ -95,3 +95,30 @@ describe('promotion in traced graphs: Cast nodes run in onnxruntime-web and the 
       trace(f, { x: [x, ['n']], i: [i, ['n']], m: [m, ['n']] });
     }));
 });
+
+describe('atan2, fmod and remainder lowered by compositions: the quadrants, signed zeros, infinities and signs', () => {
+  test('every pair of y and x from zeros of both signs, infinities and both signs, traced and run', () =>
+    withTraced((keep, trace) => {
+      const v = [-Infinity, -3, -1.5, -0, 0, 0.75, 2, Infinity];
+      const y = om.tensor(v.flatMap((a) => v.map(() => a)));
+      const x = om.tensor(v.flatMap(() => v));
+      const f = (a, b) => ({ angle: om.atan2(a, b) });
+      trace(f, { y, x });
+      const want = v.flatMap((a) => v.map((b) => Math.fround(Math.atan2(a, b))));
+      const got = vals(om.atan2(y, x));
+      got.forEach((g, i) => assert.ok(Object.is(g, want[i]) || Math.abs(g - want[i]) <= 2.5e-7 * Math.abs(want[i]), `atan2 #${i}: ${g} vs ${want[i]}`));
+    }));
+  test('fmod truncates and remainder floors, for every sign of either operand, traced and run', () =>
+    withTraced((keep, trace) => {
+      const v = [-7.5, -3, -1.25, -0, 0.5, 2, 5.5];
+      const a = om.tensor(v.flatMap((p) => v.map(() => p)));
+      const b = om.tensor(v.flatMap(() => v.map((q) => (q === -0 ? 1.5 : q))));
+      const ia = om.tensor([-7n, -7n, 7n, 7n, 6n, -6n]), ib = om.tensor([2n, -2n, 2n, -2n, 3n, -3n]);
+      trace((p, q) => ({ fmod: p.fmod(q), remainder: p.remainder(q) }), { a, b });
+      trace((p, q) => ({ fmod: p.fmod(q), remainder: p.remainder(q) }), { ia, ib });
+      assert.deepEqual(vals(ia.fmod(ib)), [-1, -1, 1, 1, 0, 0]);
+      assert.deepEqual(vals(ia.remainder(ib)), [1, -1, 1, -1, 0, 0]);
+      assert.deepEqual(vals(om.tensor([-7.5, 7.5]).fmod(2)), [-1.5, 1.5]);
+      assert.deepEqual(vals(om.tensor([-7.5, 7.5]).remainder(-2)), [-1.5, -0.5]);
+    }));
+});
