@@ -88,6 +88,10 @@ describe('promotion in traced graphs: Cast nodes run in onnxruntime-web and the 
         truth: om.logicalOr(x, m).logicalXor(i),
         below: i.lt(x),
         wave: i.sin().add(x.cos()),
+        boolOrder: m.lt(m.logicalNot()).logicalOr(m.ge(true)), // bool comparisons: Cast to int64
+        boolMinMax: om.maximum(m, m.logicalNot()).mul(om.minimum(m, true)), // Or, And
+        boolBits: m.bitwiseAnd(m.bitwiseNot()).bitwiseOr(m), // And, Not, Or
+        intPow: i.pow(2).add(i.abs().pow(i.abs())),
       });
       const x = om.tensor([-2.5, -0.5, 0, 1.25, 3]);
       const i = om.tensor([-3n, 0n, 2n, 5n, -1n]);
