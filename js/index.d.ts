@@ -191,6 +191,56 @@ export function stack(tensors: readonly Tensor[], dim?: number): Tensor;
 export function where(condition: Tensor, input: TensorLike, other: TensorLike): Tensor;
 /** Matrix product with PyTorch's rules (1-D operands, broadcast batch dims). */
 export function matmul(a: Tensor, b: Tensor): Tensor;
+
+// ---- elementwise math as functions (torch.sin(x), ...; the Tensor methods of the same names) ----
+/** Sine (integers promoted to float32, as every function here). */
+export function sin(input: Tensor): Tensor;
+/** Cosine. */
+export function cos(input: Tensor): Tensor;
+/** Tangent. */
+export function tan(input: Tensor): Tensor;
+/** Arcsine (NaN outside [-1, 1]). */
+export function asin(input: Tensor): Tensor;
+/** Arccosine (NaN outside [-1, 1]). */
+export function acos(input: Tensor): Tensor;
+/** Arctangent. */
+export function atan(input: Tensor): Tensor;
+/** Hyperbolic sine. */
+export function sinh(input: Tensor): Tensor;
+/** Hyperbolic cosine. */
+export function cosh(input: Tensor): Tensor;
+/** Inverse hyperbolic sine. */
+export function asinh(input: Tensor): Tensor;
+/** Inverse hyperbolic cosine (NaN below 1). */
+export function acosh(input: Tensor): Tensor;
+/** Inverse hyperbolic tangent (NaN outside [-1, 1]). */
+export function atanh(input: Tensor): Tensor;
+/** torch.atan2(input, other): the angle of the point (other, input) in [-pi, pi] (float32). */
+export function atan2(input: TensorLike, other: TensorLike): Tensor;
+/** Elementwise minimum; NaN where either is NaN. */
+export function minimum(input: TensorLike, other: TensorLike): Tensor;
+/** Elementwise maximum; NaN where either is NaN. */
+export function maximum(input: TensorLike, other: TensorLike): Tensor;
+/** input - trunc(input / other) * other: the sign of input (float32, int64; integer x mod 0 is 0). */
+export function fmod(input: TensorLike, other: TensorLike): Tensor;
+/** input - floor(input / other) * other: the sign of other, Python's % (float32, int64). */
+export function remainder(input: TensorLike, other: TensorLike): Tensor;
+/** Both true (nonzero, of any dtype), as bool. */
+export function logicalAnd(input: TensorLike, other: TensorLike): Tensor;
+/** Either true, as bool. */
+export function logicalOr(input: TensorLike, other: TensorLike): Tensor;
+/** Exactly one true, as bool. */
+export function logicalXor(input: TensorLike, other: TensorLike): Tensor;
+/** input == 0, as bool (NaN is true). */
+export function logicalNot(input: Tensor): Tensor;
+/** input & other (int64, bool; float32 is DtypeMismatch). */
+export function bitwiseAnd(input: TensorLike, other: TensorLike): Tensor;
+/** input | other (int64, bool). */
+export function bitwiseOr(input: TensorLike, other: TensorLike): Tensor;
+/** input ^ other (int64, bool). */
+export function bitwiseXor(input: TensorLike, other: TensorLike): Tensor;
+/** ~input (int64; bool: logical not). */
+export function bitwiseNot(input: Tensor): Tensor;
 /** torch.addmm: beta * input + alpha * (mat1 @ mat2) for matrices (defaults 1, 1; beta 0 ignores input). */
 export function addmm(input: Tensor, mat1: Tensor, mat2: Tensor, options?: { beta?: number; alpha?: number }): Tensor;
 /** torch.split: {@link Tensor.split} as a function. */
@@ -272,16 +322,18 @@ export class Tensor {
   /** PyTorch-like text, e.g. `tensor([[1., 2.]], dtype=float32)`. Does not throw when disposed. */
   toString(): string;
 
-  // ---- elementwise (broadcasting; a number becomes a 0-d tensor of this tensor's dtype) ----
+  // ---- elementwise (broadcasting; dtypes promote as PyTorch's torch.result_type: bool < int64 <
+  // float32. A number is a float beside float32, and beside int64 or bool an int when it is an
+  // integer (x.add(1) keeps int64), else a float; a bigint is an int, a boolean a bool) ----
   /** this + other. */
   add(other: TensorLike): Tensor;
   /** this - other. */
   sub(other: TensorLike): Tensor;
   /** this * other. */
   mul(other: TensorLike): Tensor;
-  /** this / other (float32). */
+  /** this / other: true division, float32 (integers too). */
   div(other: TensorLike): Tensor;
-  /** this ** exponent (float32). */
+  /** this ** exponent (float32; int64 ** int64 is int64). */
   pow(exponent: TensorLike): Tensor;
   /** -this. */
   neg(): Tensor;
@@ -307,6 +359,34 @@ export class Tensor {
   eq(other: TensorLike): Tensor;
   /** torch.logical_not (`~mask`): this == 0, as bool. */
   logicalNot(): Tensor;
+  /** Sine (float32; integers promoted), and the rest of the functions of {@link sin} and its kin. */
+  sin(): Tensor;
+  cos(): Tensor;
+  tan(): Tensor;
+  asin(): Tensor;
+  acos(): Tensor;
+  atan(): Tensor;
+  sinh(): Tensor;
+  cosh(): Tensor;
+  asinh(): Tensor;
+  acosh(): Tensor;
+  atanh(): Tensor;
+  /** torch.atan2(this, other). */
+  atan2(other: TensorLike): Tensor;
+  minimum(other: TensorLike): Tensor;
+  maximum(other: TensorLike): Tensor;
+  /** C's fmod: the sign of this. */
+  fmod(other: TensorLike): Tensor;
+  /** Python's %: the sign of other. */
+  remainder(other: TensorLike): Tensor;
+  logicalAnd(other: TensorLike): Tensor;
+  logicalOr(other: TensorLike): Tensor;
+  logicalXor(other: TensorLike): Tensor;
+  /** this & other (int64, bool). */
+  bitwiseAnd(other: TensorLike): Tensor;
+  bitwiseOr(other: TensorLike): Tensor;
+  bitwiseXor(other: TensorLike): Tensor;
+  bitwiseNot(): Tensor;
   /** this != other, as bool. */
   ne(other: TensorLike): Tensor;
   /** this < other, as bool. */

@@ -20,6 +20,10 @@ export {
   Tensor, tensor, zeros, ones, full, arange, rand, randn, manualSeed, cat, stack, where, matmul,
   split, chunk, unbind, tril, triu, flatten, addmm, noGrad, tidy, dispose,
 } from './tensor.js';
+export {
+  sin, cos, tan, asin, acos, atan, sinh, cosh, asinh, acosh, atanh, atan2, minimum, maximum, fmod, remainder,
+  logicalAnd, logicalOr, logicalXor, logicalNot, bitwiseAnd, bitwiseOr, bitwiseXor, bitwiseNot,
+} from './ops/math.js';
 export { Tracer, TracedModel, trace, makeDim as Dim } from './trace.js';
 export { InferenceSession } from './session.js';
 export * as safetensors from './safetensors.js';

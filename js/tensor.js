@@ -12,6 +12,7 @@ import {
 } from './convert.js';
 import * as indexing from './ops/index.js';
 import * as act from './ops/act.js';
+import * as math from './ops/math.js';
 
 const TOKEN = Symbol('onemodel.Tensor');
 const MAX_INFO = 6 + 16; // [dtype, ndim, requires_grad, is_leaf, numel, version, shape...]
@@ -84,18 +85,30 @@ function scalarHandle(value, dtype, who) {
 }
 
 /**
+ * The dtype code of a number operand beside tensors of dtype `beside` (null: none), as PyTorch's
+ * weak scalars: a Python float is float32, an int int64, a bool bool, and the op promotes. JS
+ * cannot tell 2 from 2.0, so a number is an int when it is an integer beside an int64 or bool
+ * tensor (x + 1 keeps int64 indices int64), else a float; a bigint is an int, a boolean a bool.
+ */
+function scalarDtype(v, beside) {
+  if (typeof v === 'boolean') return dtypeCodes.get('bool');
+  if (beside === 'float32') return dtypeCodes.get('float32');
+  if (typeof v === 'bigint' || (beside !== null && Number.isInteger(v))) return dtypeCodes.get('int64');
+  return dtypeCodes.get('float32');
+}
+
+/**
  * Resolves operands that may be numbers: tensors give their handles; numbers (booleans,
- * bigints) become 0-d tensors of the dtype of the first tensor operand (float32 when there is
- * none), in temps too: the caller releases them (releaseAll).
+ * bigints) become 0-d tensors of scalarDtype beside the first tensor operand, in temps too:
+ * the caller releases them (releaseAll).
  */
 function operands(who, names, values) {
-  let dtype = -1;
+  let beside = null;
   for (let i = 0; i < values.length; i++) {
     if (!(values[i] instanceof Tensor)) continue;
     handleOf(values[i], who, names[i]); // throws Disposed before anything is made
-    if (dtype < 0) dtype = dtypeCodes.get(dtypeOf(values[i]));
+    beside ??= dtypeOf(values[i]);
   }
-  if (dtype < 0) dtype = dtypeCodes.get('float32');
   const temps = [];
   const handles = [];
   try {
@@ -107,7 +120,7 @@ function operands(who, names, values) {
       }
       const s = scalarValue(v);
       if (s === undefined) throw invalid(`${who}: ${names[i]} must be a Tensor or a number, got ${describe(v)}`);
-      const h = scalarHandle(s, dtype, who);
+      const h = scalarHandle(s, scalarDtype(v, beside), who);
       temps.push(h);
       handles.push(h);
     }
@@ -146,14 +159,14 @@ export function applyOp(who, opName, inHandles, iattrs = [], fattrs = [], nOut =
   return adopt(applied.handles[0], applied.dtypes[0], applied.shapes[0]);
 }
 
-/** An elementwise op with tensor-or-number operands. */
-function elementwise(who, opName, names, values) {
+/** An elementwise op with tensor-or-number operands (for js/ops/math.js too). */
+export function elementwise(who, opName, names, values) {
   // the common cases without operands()'s lists: two tensors, a tensor and a number
   if (values.length === 2 && values[0] instanceof Tensor) {
     const h = handleOf(values[0], who, names[0]), b = values[1];
     if (b instanceof Tensor) return apply1(who, opName, [h, handleOf(b, who, names[1])]);
     if (typeof b === 'number') {
-      const s = scalarHandle(b, dtypeCodes.get(dtypeOf(values[0])), who);
+      const s = scalarHandle(b, scalarDtype(b, dtypeOf(values[0])), who);
       try {
         return apply1(who, opName, [h, s]);
       } finally {
@@ -359,8 +372,32 @@ export class Tensor {
   gt(other) { this.#use('gt'); return elementwise('gt', 'gt', ['self', 'other'], [this, other]); }
   ge(other) { this.#use('ge'); return elementwise('ge', 'ge', ['self', 'other'], [this, other]); }
 
+  // trigonometric, hyperbolic, logical and bitwise ops, minimum, maximum, fmod, remainder (js/ops/math.js)
+  sin() { this.#use('sin'); return math.sin(this); }
+  cos() { this.#use('cos'); return math.cos(this); }
+  tan() { this.#use('tan'); return math.tan(this); }
+  asin() { this.#use('asin'); return math.asin(this); }
+  acos() { this.#use('acos'); return math.acos(this); }
+  atan() { this.#use('atan'); return math.atan(this); }
+  sinh() { this.#use('sinh'); return math.sinh(this); }
+  cosh() { this.#use('cosh'); return math.cosh(this); }
+  asinh() { this.#use('asinh'); return math.asinh(this); }
+  acosh() { this.#use('acosh'); return math.acosh(this); }
+  atanh() { this.#use('atanh'); return math.atanh(this); }
+  atan2(other) { this.#use('atan2'); return math.atan2(this, other); }
+  minimum(other) { this.#use('minimum'); return math.minimum(this, other); }
+  maximum(other) { this.#use('maximum'); return math.maximum(this, other); }
+  fmod(other) { this.#use('fmod'); return math.fmod(this, other); }
+  remainder(other) { this.#use('remainder'); return math.remainder(this, other); }
+  logicalAnd(other) { this.#use('logicalAnd'); return math.logicalAnd(this, other); }
+  logicalOr(other) { this.#use('logicalOr'); return math.logicalOr(this, other); }
+  logicalXor(other) { this.#use('logicalXor'); return math.logicalXor(this, other); }
   /** torch.logical_not (`~mask` on a bool mask): this == 0, as bool (NaN is not zero). */
-  logicalNot() { this.#use('logicalNot'); return this.eq(0); }
+  logicalNot() { this.#use('logicalNot'); return math.logicalNot(this); }
+  bitwiseAnd(other) { this.#use('bitwiseAnd'); return math.bitwiseAnd(this, other); }
+  bitwiseOr(other) { this.#use('bitwiseOr'); return math.bitwiseOr(this, other); }
+  bitwiseXor(other) { this.#use('bitwiseXor'); return math.bitwiseXor(this, other); }
+  bitwiseNot() { this.#use('bitwiseNot'); return math.bitwiseNot(this); }
   neg() { return apply1('neg', 'neg', [this.#use('neg')]); }
   abs() { return apply1('abs', 'abs', [this.#use('abs')]); }
   sign() { return apply1('sign', 'sign', [this.#use('sign')]); }

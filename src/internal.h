@@ -125,6 +125,17 @@ typedef struct om_op_test {
 
 typedef struct om_lower om_lower;
 
+/* Type promotion kinds (om_op_def.promote). With float32, int64 and bool, torch.result_type is
+ * the highest of the operands' dtypes in the order bool < int64 < float32, whatever their ranks
+ * (0-d tensors and Python scalars, weak types, decide nothing more among these three). */
+enum {
+  OM_PROMOTE_COMMON = 1, /* every input to the result type (add, comparisons, minimum, bitwise_and) */
+  OM_PROMOTE_FLOAT,      /* to the result type, at least float32 (true division, atan2, sin) */
+  OM_PROMOTE_VALUES,     /* inputs after the first to their result type (where's branches) */
+  OM_PROMOTE_BOOL,       /* every input to bool, nonzero as true (logical_and) */
+  OM_PROMOTE_NO_BOOL,    /* COMMON, and a bool input is refused, as PyTorch's subtraction */
+};
+
 /* One row of the op table. */
 typedef struct om_op_def {
   const char *name;
@@ -156,6 +167,10 @@ typedef struct om_op_def {
   /* Bit k: given int attr k may change with the sizes (a slice's bounds, reshape sizes); the
    * lowering writes it with om__lower_arg. Any other attr that does is SymbolicShape. */
   uint64_t sym_args;
+  /* OM_PROMOTE_*: how apply converts the inputs' dtypes before the op sees them (PyTorch's type
+   * promotion, torch.result_type: bool < int64 < float32), each conversion a cast op (so a Cast
+   * node in a trace); 0: the op takes its inputs as they are. */
+  uint8_t promote;
   const char *onnx;      /* the ONNX nodes lower writes, for docs/operators.md ("MatMul") */
   const void *impl;      /* per-op data for the family's shared functions (kernel tables) */
   om_op_test test;
@@ -278,6 +293,20 @@ float om__logf(float x);
 float om__log1pf(float x);
 float om__tanhf(float x);
 float om__erff(float x);
+/** sin, cos, tan (exact range reduction for every float), asin, acos, atan, atan2 (C's signed
+ *  zeros and infinities), sinh, cosh, asinh, acosh, atanh: computed in double and rounded once. */
+float om__sinf(float x);
+float om__cosf(float x);
+float om__tanf(float x);
+float om__asinf(float x);
+float om__acosf(float x);
+float om__atanf(float x);
+float om__atan2f(float y, float x);
+float om__sinhf(float x);
+float om__coshf(float x);
+float om__asinhf(float x);
+float om__acoshf(float x);
+float om__atanhf(float x);
 /** 1 / (1 + e^-x) in float, from om__expf(-|x|). */
 float om__sigmoidf(float x);
 float om__powf(float x, float y);

@@ -181,12 +181,14 @@ bool om_is_grad_enabled(void);
 /** A new tensor sharing t's storage that does not require grad. */
 om_tensor *om_detach(om_tensor *t);
 
-/* ---- elementwise (broadcasting as in PyTorch; new references) ---- */
-om_tensor *om_add(om_tensor *a, om_tensor *b);     /**< a + b (float32, int64) */
+/* ---- elementwise (broadcasting as in PyTorch; new references). Binary ops promote their
+ * inputs' dtypes as PyTorch (torch.result_type: bool < int64 < float32; true division, atan2
+ * and the trigonometric functions give float32), through cast ops. ---- */
+om_tensor *om_add(om_tensor *a, om_tensor *b);     /**< a + b (float32, int64; bool: or) */
 om_tensor *om_sub(om_tensor *a, om_tensor *b);     /**< a - b (float32, int64) */
-om_tensor *om_mul(om_tensor *a, om_tensor *b);     /**< a * b (float32, int64) */
-om_tensor *om_div(om_tensor *a, om_tensor *b);     /**< a / b (float32) */
-om_tensor *om_pow(om_tensor *a, om_tensor *b);     /**< a ** b (float32) */
+om_tensor *om_mul(om_tensor *a, om_tensor *b);     /**< a * b (float32, int64; bool: and) */
+om_tensor *om_div(om_tensor *a, om_tensor *b);     /**< a / b (true division: float32) */
+om_tensor *om_pow(om_tensor *a, om_tensor *b);     /**< a ** b (float32, int64) */
 om_tensor *om_scale(om_tensor *a, double s);       /**< a * s, s as a 0-d tensor of a's dtype */
 om_tensor *om_add_scalar(om_tensor *a, double s);  /**< a + s, s as a 0-d tensor of a's dtype */
 om_tensor *om_neg(om_tensor *a);                   /**< -a (float32, int64) */
@@ -201,11 +203,35 @@ om_tensor *om_sigmoid(om_tensor *a);               /**< 1 / (1 + e^-a) (float32)
 om_tensor *om_tanh(om_tensor *a);                  /**< hyperbolic tangent (float32) */
 om_tensor *om_eq(om_tensor *a, om_tensor *b);      /**< a == b as bool */
 om_tensor *om_ne(om_tensor *a, om_tensor *b);      /**< a != b as bool */
-om_tensor *om_lt(om_tensor *a, om_tensor *b);      /**< a < b as bool (float32, int64) */
-om_tensor *om_le(om_tensor *a, om_tensor *b);      /**< a <= b as bool (float32, int64) */
-om_tensor *om_gt(om_tensor *a, om_tensor *b);      /**< a > b as bool (float32, int64) */
-om_tensor *om_ge(om_tensor *a, om_tensor *b);      /**< a >= b as bool (float32, int64) */
-om_tensor *om_where(om_tensor *cond, om_tensor *a, om_tensor *b); /**< cond ? a : b, cond bool */
+om_tensor *om_lt(om_tensor *a, om_tensor *b);      /**< a < b as bool */
+om_tensor *om_le(om_tensor *a, om_tensor *b);      /**< a <= b as bool */
+om_tensor *om_gt(om_tensor *a, om_tensor *b);      /**< a > b as bool */
+om_tensor *om_ge(om_tensor *a, om_tensor *b);      /**< a >= b as bool */
+om_tensor *om_where(om_tensor *cond, om_tensor *a, om_tensor *b); /**< cond ? a : b, cond bool; a and b promoted to their common dtype */
+om_tensor *om_sin(om_tensor *a);                   /**< sine (integers promoted to float32) */
+om_tensor *om_cos(om_tensor *a);                   /**< cosine */
+om_tensor *om_tan(om_tensor *a);                   /**< tangent */
+om_tensor *om_asin(om_tensor *a);                  /**< arcsine (NaN outside [-1, 1]) */
+om_tensor *om_acos(om_tensor *a);                  /**< arccosine (NaN outside [-1, 1]) */
+om_tensor *om_atan(om_tensor *a);                  /**< arctangent */
+om_tensor *om_sinh(om_tensor *a);                  /**< hyperbolic sine */
+om_tensor *om_cosh(om_tensor *a);                  /**< hyperbolic cosine */
+om_tensor *om_asinh(om_tensor *a);                 /**< inverse hyperbolic sine */
+om_tensor *om_acosh(om_tensor *a);                 /**< inverse hyperbolic cosine (NaN below 1) */
+om_tensor *om_atanh(om_tensor *a);                 /**< inverse hyperbolic tangent (NaN outside [-1, 1]) */
+om_tensor *om_atan2(om_tensor *y, om_tensor *x);   /**< the angle of (x, y) in [-pi, pi], as C's atan2 (promoted to float32) */
+om_tensor *om_minimum(om_tensor *a, om_tensor *b); /**< elementwise min, NaN if either is (float32, int64, bool) */
+om_tensor *om_maximum(om_tensor *a, om_tensor *b); /**< elementwise max, NaN if either is (float32, int64, bool) */
+om_tensor *om_fmod(om_tensor *a, om_tensor *b);    /**< a - trunc(a / b) b: the sign of a (float32, int64; int x mod 0 is 0) */
+om_tensor *om_remainder(om_tensor *a, om_tensor *b); /**< a - floor(a / b) b: the sign of b, Python's % (float32, int64) */
+om_tensor *om_logical_and(om_tensor *a, om_tensor *b); /**< a && b as bool (any dtypes: nonzero is true) */
+om_tensor *om_logical_or(om_tensor *a, om_tensor *b);  /**< a || b as bool */
+om_tensor *om_logical_xor(om_tensor *a, om_tensor *b); /**< a != b as truth values, bool */
+om_tensor *om_logical_not(om_tensor *a);           /**< !a as bool */
+om_tensor *om_bitwise_and(om_tensor *a, om_tensor *b); /**< a & b (int64, bool) */
+om_tensor *om_bitwise_or(om_tensor *a, om_tensor *b);  /**< a | b (int64, bool) */
+om_tensor *om_bitwise_xor(om_tensor *a, om_tensor *b); /**< a ^ b (int64, bool) */
+om_tensor *om_bitwise_not(om_tensor *a);           /**< ~a (int64; bool: logical not) */
 om_tensor *om_cast(om_tensor *a, om_dtype dtype);  /**< converted copy (the input itself, retained, when dtype matches) */
 
 /* ---- activations (PyTorch's torch.nn.functional; float32; new references) ---- */

@@ -1,6 +1,6 @@
-/* The library's own exp, log, log1p, tanh, sigmoid, erf and pow (docs/graph-runtime.md, "Modes"): the
- * platform's libm differs between machines (glibc natively, musl in WASM) in the last bits, so
- * every kernel calls these instead, and the same inputs give the same bits everywhere. They use
+/* The library's own exp, log, log1p, tanh, sigmoid, erf, pow, and trigonometric and hyperbolic
+ * functions (docs/graph-runtime.md, "Modes"): the platform's libm differs between machines (glibc
+ * natively, musl in WASM) in the last bits, so every kernel calls these instead, and the same inputs give the same bits everywhere. They use
  * only IEEE double arithmetic (+, -, *, /, correctly rounded on every machine the library builds
  * for, with -ffp-contract=off so nothing is fused), integer operations on the bits and fixed
  * tables: range reduction, then a polynomial with fixed coefficients, summed in a fixed order.
@@ -445,3 +445,203 @@ void om__sigmoidf_n(const float *x, float *y, int64_t n) { map4(x, y, n, sigmoid
 
 float om__erff(float x) { return odd_rational1(&ERF, x); }
 float om__tanhf(float x) { return odd_rational1(&TANH, x); }
+
+/* ---- trigonometric and hyperbolic functions of floats: each computed in double (about 1e-16
+ * relative) and rounded to float once, so within an ulp of the exact value (tests/c/test_math.c
+ * sweeps them against libm's double functions, rounded) ---- */
+
+#define PI_D 3.141592653589793
+#define PIO2_D 1.5707963267948966
+#define PIO4_D 0.7853981633974483
+
+/* The bits of 2/pi, 24 at a time: 2/pi = sum c[i] 2^(-24 (i + 1)) (from mpmath at 400 bits). */
+static const uint32_t TWO_OVER_PI_24[12] = {0xA2F983, 0x6E4E44, 0x1529FC, 0x2757D1, 0xF534DD, 0xC0DB62,
+                                            0x95993C, 0x439041, 0xFE5163, 0xABDEBB, 0xC561B7, 0x246E3A};
+
+/* v - 4 floor(v / 4) for a double v >= 0: v mod 4, exactly (every step is exact). */
+static double mod4(double v) { return v - 4.0 * floor(v * 0.25); }
+
+/* Reduces a finite float a >= pi/4 to y = a - (4 n + q) pi/2 in radians, |y| <= pi/4 (and a
+ * hair), returning the quadrant q. a = m 2^e (m an integer below 2^24), so
+ * a 2/pi = sum m c[i] 2^(e - 24 (i + 1)): the terms whose place is 4 or more are multiples of 4
+ * and are skipped; four 24-bit digits of 2/pi from the first term kept give m times them exactly
+ * in base 2^24 (integers), whose digits are exact doubles. The integer part is taken off the
+ * leading digits' sum (exact), so the fraction left keeps its relative precision however
+ * close a is to a multiple of pi/2 (a float comes within about 2^-30 of one). */
+static int reduce_pio2(float a, double *y) {
+  uint32_t u;
+  memcpy(&u, &a, 4);
+  int e = (int)(u >> 23) - 150; /* a >= pi/4 is normal */
+  uint64_t m = (u & 0x7fffffu) | 0x800000u;
+  int j0 = 0;
+  while (e - 24 * (j0 + 1) >= 2) j0++;
+  int place = e - 24 * (j0 + 1); /* the place of digit 1 below */
+  uint64_t digit[5], acc = 0;
+  for (int k = 3; k >= 0; k--) {
+    acc += m * TWO_OVER_PI_24[j0 + k];
+    digit[k + 1] = acc & 0xffffff;
+    acc >>= 24;
+  }
+  digit[0] = acc;
+  /* digit k's place is 2^w, w = place + 24 - 24 k: from the top, each (mod 4) is added to the
+   * fraction so far, in [-1/2, 1/2], and the nearest integer taken off into the quadrant; the
+   * sum is exact while it spans 53 bits (w >= -50), and past that no integer is left to take */
+  double s = 0.0;
+  int q = 0;
+  for (int k = 0; k < 5; k++) {
+    int w = place + 24 - 24 * k;
+    if (w >= 2) continue;
+    s += mod4((double)digit[k] * pow2(w));
+    double n = floor(s + 0.5);
+    s -= n;
+    q += (int)n;
+  }
+  *y = s * PIO2_D;
+  return q & 3;
+}
+
+/* sin y and cos y for |y| <= pi/4 (and a hair): Taylor polynomials in z = y^2 (the first term
+ * left out is below 1e-21). */
+static const double SIN_C[] = {-1.0 / 121645100408832000.0, 1.0 / 355687428096000.0, -1.0 / 1307674368000.0, 1.0 / 6227020800.0,
+                               -1.0 / 39916800.0, 1.0 / 362880.0, -1.0 / 5040.0, 1.0 / 120.0, -1.0 / 6.0};
+static const double COS_C[] = {-1.0 / 6402373705728000.0, 1.0 / 20922789888000.0, -1.0 / 87178291200.0, 1.0 / 479001600.0,
+                               -1.0 / 3628800.0, 1.0 / 40320.0, -1.0 / 720.0, 1.0 / 24.0, -0.5};
+static double sin_small(double y) {
+  double z = y * y;
+  return y + y * z * poly(SIN_C, 9, z);
+}
+static double cos_small(double y) {
+  double z = y * y;
+  return 1.0 + z * poly(COS_C, 9, z);
+}
+
+/* |x| as y in [-pi/4, pi/4] and its quadrant (x finite). */
+static int reduced(float x, double *y) {
+  float a = fabsf(x);
+  if (a < (float)PIO4_D) {
+    *y = a;
+    return 0;
+  }
+  return reduce_pio2(a, y);
+}
+
+float om__sinf(float x) {
+  if (x != x || isinf(x)) return NAN;
+  double y;
+  int q = reduced(x, &y);
+  double r = q & 1 ? cos_small(y) : sin_small(y);
+  r = q & 2 ? -r : r;
+  return (float)(signbit(x) ? -r : r);
+}
+
+float om__cosf(float x) {
+  if (x != x || isinf(x)) return NAN;
+  double y;
+  int q = reduced(x, &y);
+  double r = q & 1 ? sin_small(y) : cos_small(y);
+  return (float)(q == 1 || q == 2 ? -r : r);
+}
+
+float om__tanf(float x) {
+  if (x != x || isinf(x)) return NAN;
+  double y;
+  int q = reduced(x, &y);
+  double s = sin_small(y), c = cos_small(y), r = q & 1 ? -c / s : s / c;
+  return to_float(signbit(x) ? -r : r);
+}
+
+/* atan t for t >= 0 (infinity too): atan t = pi/2 - atan(1/t) above 1, and pi/6 + atan u with
+ * u = (t sqrt 3 - 1) / (t + sqrt 3) above tan(pi/12), so the series u - u^3/3 + ... runs on
+ * |u| <= 0.268 (to u^31: the next term is below 1e-19). */
+static double atan_pos(double t) {
+  if (t > 1.0) return PIO2_D - atan_pos(1.0 / t);
+  double base = 0.0;
+  if (t > 0.2679491924311227) {
+    t = (t * 1.7320508075688772 - 1.0) / (t + 1.7320508075688772);
+    base = 0.5235987755982989;
+  }
+  double z = t * t, p = 0.0;
+  for (int n = 15; n >= 1; n--) p = p * z + (n & 1 ? -1.0 : 1.0) / (2 * n + 1);
+  return base + (t + t * z * p);
+}
+
+float om__atanf(float x) {
+  if (x != x) return x;
+  double r = atan_pos(fabs((double)x));
+  return (float)(signbit(x) ? -r : r);
+}
+
+/* C's atan2 (and PyTorch's): the angle of (x, y), with its signed zeros and infinities. y / x in
+ * double is exact enough (a float quotient neither overflows nor underflows a double). */
+float om__atan2f(float y, float x) {
+  if (x != x || y != y) return NAN;
+  double ay = fabs((double)y), ax = fabs((double)x), a;
+  if (isinf(ay) && isinf(ax)) a = PIO4_D;
+  else if (ay == 0 && ax == 0) a = 0.0;
+  else a = atan_pos(ay / ax);
+  if (signbit(x)) a = PI_D - a;
+  return (float)(signbit(y) ? -a : a);
+}
+
+/* asin x = atan(x / sqrt(1 - x^2)) and acos x = atan2(sqrt(1 - x^2), x), with 1 - x^2 as
+ * (1 - x)(1 + x) (each factor exact in double). */
+float om__asinf(float x) {
+  double a = fabs((double)x);
+  if (x != x || a > 1) return NAN;
+  double r = atan_pos(a / sqrt((1.0 - a) * (1.0 + a)));
+  return (float)(signbit(x) ? -r : r);
+}
+
+float om__acosf(float x) {
+  double d = x;
+  if (x != x || fabs(d) > 1) return NAN;
+  double r = atan_pos(sqrt((1.0 - d) * (1.0 + d)) / fabs(d));
+  return (float)(d < 0 ? PI_D - r : r);
+}
+
+/* sinh x: below 1 in magnitude its Taylor series (no cancellation; to x^21, the next term is
+ * below 1e-19 relative), above it (e^a - e^-a) / 2. */
+static const double SINH_C[] = {1.0 / 51090942171709440000.0, 1.0 / 121645100408832000.0, 1.0 / 355687428096000.0,
+                                1.0 / 1307674368000.0, 1.0 / 6227020800.0, 1.0 / 39916800.0, 1.0 / 362880.0, 1.0 / 5040.0,
+                                1.0 / 120.0, 1.0 / 6.0};
+float om__sinhf(float x) {
+  double a = fabs((double)x), r;
+  if (a < 1.0) {
+    double z = a * a;
+    r = a + a * z * poly(SINH_C, 10, z);
+  } else {
+    double e = om__exp(a);
+    r = (e - 1.0 / e) * 0.5;
+  }
+  return to_float(signbit(x) ? -r : r);
+}
+
+float om__coshf(float x) {
+  double e = om__exp(fabs((double)x));
+  return to_float((e + 1.0 / e) * 0.5);
+}
+
+/* asinh a = log(a + sqrt(a^2 + 1)) = log1p(a + a^2 / (1 + sqrt(a^2 + 1))), odd. */
+float om__asinhf(float x) {
+  double a = fabs((double)x);
+  if (x != x || isinf(x)) return x;
+  double r = om__log1p(a + a * a / (1.0 + sqrt(a * a + 1.0)));
+  return (float)(signbit(x) ? -r : r);
+}
+
+/* acosh x = log1p(t + sqrt(t (x + 1))), t = x - 1 (exact in double), for x >= 1. */
+float om__acoshf(float x) {
+  double d = x;
+  if (x != x || d < 1.0) return NAN;
+  if (isinf(x)) return x;
+  double t = d - 1.0;
+  return (float)om__log1p(t + sqrt(t * (d + 1.0)));
+}
+
+/* atanh x = log1p(2a / (1 - a)) / 2, odd; +-1 give +-infinity. */
+float om__atanhf(float x) {
+  double a = fabs((double)x);
+  if (x != x || a > 1) return NAN;
+  double r = a == 1 ? INFINITY : 0.5 * om__log1p(2.0 * a / (1.0 - a));
+  return (float)(signbit(x) ? -r : r);
+}

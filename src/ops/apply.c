@@ -93,6 +93,38 @@ static bool record(const om_op_def *def, om_call *c) {
 
 static bool make_outputs(const om_op_def *def, om_call *c, bool phantom);
 
+/* The dtype input i of a call is promoted to (def->promote's rule), or its own. */
+static om_dtype promoted(const om_op_def *def, om_op op, om_tensor *const *in, int n_in, const om_attrs *attrs, int i) {
+  int how = def->promote;
+  if (op == OM_OP_div && attrs && attrs->n_i) how = OM_PROMOTE_COMMON; /* a rounding mode keeps integers */
+  if (how == OM_PROMOTE_BOOL) return OM_BOOL;
+  if (how == OM_PROMOTE_NO_BOOL) how = OM_PROMOTE_COMMON;
+  if (how == OM_PROMOTE_VALUES && i == 0) return in[0]->dtype;
+  int rank[] = {[OM_BOOL] = 0, [OM_INT64] = 1, [OM_FLOAT32] = 2}, best = how == OM_PROMOTE_FLOAT ? 2 : 0;
+  for (int k = how == OM_PROMOTE_VALUES; k < n_in; k++)
+    if (rank[in[k]->dtype] > best) best = rank[in[k]->dtype];
+  return best == 2 ? OM_FLOAT32 : best == 1 ? OM_INT64 : OM_BOOL;
+}
+
+/* Applies op to its inputs cast to their promoted dtypes (def->promote) when one differs: 0 when
+ * none does (the caller goes on), else what om__apply returns. */
+static int apply_promoted(const om_op_def *def, om_op op, om_tensor *const *in, int n_in, const om_attrs *attrs, om_tensor **out) {
+  om_tensor *cast[3]; /* the ops that promote take at most three inputs (where) */
+  for (int i = 0; def->promote == OM_PROMOTE_NO_BOOL && i < n_in; i++)
+    if (in[i]->dtype == OM_BOOL) /* PyTorch's words */
+      return om__fail(OM_ERR_DTYPE_MISMATCH, "%s: subtraction, the `-` operator, with a bool tensor is not supported "
+                      "(use the `^` or logical_xor() operator, or `~` or logical_not() to invert a mask)", def->name), -1;
+  bool differs = false;
+  for (int i = 0; i < n_in; i++) differs |= promoted(def, op, in, n_in, attrs, i) != in[i]->dtype;
+  if (!differs) return 0;
+  if (n_in > 3) return om__fail(OM_ERR_INVALID_ARGUMENT, "%s: %d inputs to promote", def->name, n_in), -1;
+  int n = 0;
+  while (n < n_in && (cast[n] = om_cast(in[n], promoted(def, op, in, n_in, attrs, n)))) n++;
+  int r = n == n_in ? om__apply(op, cast, n_in, attrs, out) : -1;
+  om__release_all(cast, n);
+  return r;
+}
+
 int om__apply(om_op op, om_tensor *const *in, int n_in, const om_attrs *attrs, om_tensor **out) {
   if ((unsigned)op >= OM_OP_COUNT) return om__fail(OM_ERR_INVALID_ARGUMENT, "apply: unknown op %d", (int)op), -1;
   const om_op_def *def = om__ops[op];
@@ -102,6 +134,10 @@ int om__apply(om_op op, om_tensor *const *in, int n_in, const om_attrs *attrs, o
   if (!om__check_inputs(def->name, in, n_in)) return -1;
   if (def->n_in >= 0 ? n_in != def->n_in : n_in < 1)
     return om__fail(OM_ERR_INVALID_ARGUMENT, "%s: takes %d inputs, got %d", def->name, def->n_in, n_in), -1;
+  if (def->promote) {
+    int r = apply_promoted(def, op, in, n_in, attrs, out);
+    if (r) return r;
+  }
   /* Only what is read before it is written is set: zeroing the whole call (450 bytes) was a
    * tenth of a small op's time in C. Attributes past their counts read as 0, as om_apply's do. */
   static const om_attrs no_attrs;

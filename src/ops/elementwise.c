@@ -97,6 +97,8 @@ typedef struct kernels {
   double cost;         /* an element's work: OM_EACH_SIMPLE, EACH_ARRAY_MATH or EACH_SCALAR_MATH */
   bool to_bool;        /* comparisons: the output is bool */
   const char *onnx[2]; /* ONNX op types: one node, or a second one applied to the first's result */
+  const char *bool_onnx; /* the one node for bool inputs where onnxruntime has no bool kernel of onnx[0] (Add: Or) */
+  bool bool_as_int64;    /* bool inputs go to onnx[0] cast to int64 (Less has no bool kernel) */
   /* activations with parameters: how many float attrs, their defaults and names (for messages) */
   int n_f;
   double f_default[2];
@@ -150,6 +152,23 @@ BINARY_LOOP(gt_f32, float, uint8_t, a > b)
 BINARY_LOOP(gt_i64, int64_t, uint8_t, a > b)
 BINARY_LOOP(ge_f32, float, uint8_t, a >= b)
 BINARY_LOOP(ge_i64, int64_t, uint8_t, a >= b)
+/* bool: add is or, mul is and (PyTorch's bool arithmetic); comparisons order false < true */
+BINARY_LOOP(add_b8, uint8_t, uint8_t, a | b)
+BINARY_LOOP(mul_b8, uint8_t, uint8_t, a & b)
+BINARY_LOOP(lt_b8, uint8_t, uint8_t, a < b)
+BINARY_LOOP(le_b8, uint8_t, uint8_t, a <= b)
+BINARY_LOOP(gt_b8, uint8_t, uint8_t, a > b)
+BINARY_LOOP(ge_b8, uint8_t, uint8_t, a >= b)
+/* int64 powers as PyTorch's: by squaring, wrapping as C's unsigned arithmetic; a negative
+ * exponent gives 1 / a^-b truncated (0 but for a base of 1 or -1) */
+static int64_t pow_int(int64_t a, int64_t b) {
+  if (b < 0) return a == 1 ? 1 : a == -1 ? (b & 1 ? -1 : 1) : 0;
+  uint64_t r = 1, x = (uint64_t)a;
+  for (uint64_t e = (uint64_t)b; e; e >>= 1, x *= x)
+    if (e & 1) r *= x;
+  return (int64_t)r;
+}
+BINARY_LOOP(pow_i64, int64_t, int64_t, pow_int(a, b))
 
 static bool check_dtype(const om_call *c, const kernels *k, om_dtype dt) {
   if (k->loop[dt]) return true;
@@ -232,8 +251,19 @@ static bool forward_map(om_call *c) {
 /* The ONNX form of a map: the op's node reading every input, or, for two nodes (rsqrt is
  * Sqrt then Reciprocal, ne is Equal then Not), the second reading the first's result. Both
  * results have the output's shape and dtype. */
+static int emit_cast(om_lower *l, int v, int ndim, const int64_t *shape, om_dtype dtype);
 static bool lower_map(om_lower *l, const om_call *c) {
   const kernels *k = om__ops[c->op]->impl;
+  bool on_bool = c->in[c->n_in - 1]->dtype == OM_BOOL;
+  if (on_bool && k->bool_onnx) return om__lower_node(l, c, k->bool_onnx, NULL, 0);
+  if (on_bool && k->bool_as_int64) {
+    int in[2], out;
+    for (int i = 0; i < c->n_in; i++)
+      if ((in[i] = emit_cast(l, om__lower_input(l, i), c->in[i]->ndim, c->in[i]->shape, OM_INT64)) < 0) return false;
+    if (!om__emit(l, k->onnx[0], in, c->n_in, &c->out_meta[0], 1, &out, NULL, 0)) return false;
+    om__lower_output(l, 0, out);
+    return true;
+  }
   if (!k->onnx[1]) return om__lower_node(l, c, k->onnx[0], NULL, 0);
   int in[3], mid, out;
   for (int i = 0; i < c->n_in; i++)
@@ -307,42 +337,208 @@ static bool pow_backward(const om_record *r, om_tensor *const *g, om_tensor **gi
   return done(&s, r, gin);
 }
 
-#define BINARY_DEF(NAME, LOOPS, BOOL, BACKWARD, SAVES, LO, HI, ONNX)                                  \
-  static const kernels NAME##_kernels = {LOOPS, .to_bool = BOOL, .onnx = ONNX_NODES(ONNX)};                              \
+/* A binary op: its kernels (LOOPS, then more of the kernels' fields or nothing in the variadic
+ * arguments: bool_onnx, bool_as_int64), PROMOTE its OM_PROMOTE_* rule, TEST_DT its sample's
+ * dtype (0 float32). */
+#define BINARY_DEF(NAME, LOOPS, BOOL, BACKWARD, SAVES, LO, HI, PROMOTE, TEST_DT, LOWER, ONNX, ...)     \
+  static const kernels NAME##_kernels = {LOOPS, .to_bool = BOOL, .onnx = ONNX_NODES(ONNX), __VA_ARGS__}; \
   const om_op_def om__op_##NAME = {                                                                   \
       .name = #NAME, .n_in = 2, .n_out = 1, .saves = SAVES, .infer = infer_binary,                   \
-      .forward = forward_map, .backward = BACKWARD, .lower = lower_map, .onnx = ONNX_DOC(ONNX),      \
-      .impl = &NAME##_kernels,                                                                        \
-      .test = {.n_in = 2, .ndims = {2, 1}, .shapes = {{2, 3}, {3}}, .lo = LO, .hi = HI,               \
+      .forward = forward_map, .backward = BACKWARD, .lower = LOWER, .onnx = ONNX_DOC(ONNX),          \
+      .promote = PROMOTE, .impl = &NAME##_kernels,                                                    \
+      .test = {.n_in = 2, .ndims = {2, 1}, .shapes = {{2, 3}, {3}}, .dtypes = {TEST_DT, TEST_DT}, .lo = LO, .hi = HI, \
                .no_gradcheck = BACKWARD == NULL}};
 
 /* An op's loops for float32, int64 and bool (NULL: refused) and each element's cost: simple
  * operations (LOOPS3), or one float32 loop of math (MATH1). */
-#define LOOPS3(f, i, b) .loop = {f, i, b}, .cost = OM_EACH_SIMPLE
-#define MATH1(f, each) .loop = {f, NULL, NULL}, .cost = each
-BINARY_DEF(add, LOOPS3(add_f32, add_i64, NULL), false, add_backward, 0, -2, 2, ONNX1("Add"))
-BINARY_DEF(sub, LOOPS3(sub_f32, sub_i64, NULL), false, sub_backward, 0, -2, 2, ONNX1("Sub"))
-BINARY_DEF(mul, LOOPS3(mul_f32, mul_i64, NULL), false, mul_backward, OM_SAVES_IN(0) | OM_SAVES_IN(1), -2, 2, ONNX1("Mul"))
-BINARY_DEF(div, LOOPS3(div_f32, div_i64, NULL), false, div_backward, OM_SAVES_IN(0) | OM_SAVES_IN(1), 0.5, 2, ONNX1("Div"))
-BINARY_DEF(pow, MATH1(pow_f32, EACH_ARRAY_MATH), false, pow_backward, OM_SAVES_IN(0) | OM_SAVES_IN(1) | OM_SAVES_OUT(0), 0.5, 2, ONNX1("Pow"))
-BINARY_DEF(eq, LOOPS3(eq_f32, eq_i64, eq_b8), true, NULL, 0, -2, 2, ONNX1("Equal"))
-BINARY_DEF(ne, LOOPS3(ne_f32, ne_i64, ne_b8), true, NULL, 0, -2, 2, ONNX2("Equal", "Not"))
-BINARY_DEF(lt, LOOPS3(lt_f32, lt_i64, NULL), true, NULL, 0, -2, 2, ONNX1("Less"))
-BINARY_DEF(le, LOOPS3(le_f32, le_i64, NULL), true, NULL, 0, -2, 2, ONNX1("LessOrEqual"))
-BINARY_DEF(gt, LOOPS3(gt_f32, gt_i64, NULL), true, NULL, 0, -2, 2, ONNX1("Greater"))
-BINARY_DEF(ge, LOOPS3(ge_f32, ge_i64, NULL), true, NULL, 0, -2, 2, ONNX1("GreaterOrEqual"))
+#define LOOPS_EACH(f, i, b, each) .loop = {f, i, b}, .cost = each
+#define LOOPS3(f, i, b) LOOPS_EACH(f, i, b, OM_EACH_SIMPLE)
+#define MATH1(f, each) LOOPS_EACH(f, NULL, NULL, each)
+#define COMMON OM_PROMOTE_COMMON
+BINARY_DEF(add, LOOPS3(add_f32, add_i64, add_b8), false, add_backward, 0, -2, 2, COMMON, 0, lower_map, ONNX_AS("Add", NULL, "Add (bool: Or)"), .bool_onnx = "Or")
+BINARY_DEF(sub, LOOPS3(sub_f32, sub_i64, NULL), false, sub_backward, 0, -2, 2, OM_PROMOTE_NO_BOOL, 0, lower_map, ONNX1("Sub"))
+BINARY_DEF(mul, LOOPS3(mul_f32, mul_i64, mul_b8), false, mul_backward, OM_SAVES_IN(0) | OM_SAVES_IN(1), -2, 2, COMMON, 0, lower_map,
+           ONNX_AS("Mul", NULL, "Mul (bool: And)"), .bool_onnx = "And")
+BINARY_DEF(div, LOOPS3(div_f32, div_i64, NULL), false, div_backward, OM_SAVES_IN(0) | OM_SAVES_IN(1), 0.5, 2, OM_PROMOTE_FLOAT, 0, lower_map, ONNX1("Div"))
+BINARY_DEF(pow, LOOPS_EACH(pow_f32, pow_i64, NULL, EACH_ARRAY_MATH), false, pow_backward, OM_SAVES_IN(0) | OM_SAVES_IN(1) | OM_SAVES_OUT(0), 0.5, 2,
+           COMMON, 0, lower_map, ONNX1("Pow"))
+BINARY_DEF(eq, LOOPS3(eq_f32, eq_i64, eq_b8), true, NULL, 0, -2, 2, COMMON, 0, lower_map, ONNX1("Equal"))
+BINARY_DEF(ne, LOOPS3(ne_f32, ne_i64, ne_b8), true, NULL, 0, -2, 2, COMMON, 0, lower_map, ONNX2("Equal", "Not"))
+#define VIA_INT64(op) ONNX_AS(op, NULL, op " (bool: its inputs Cast to int64)")
+BINARY_DEF(lt, LOOPS3(lt_f32, lt_i64, lt_b8), true, NULL, 0, -2, 2, COMMON, 0, lower_map, VIA_INT64("Less"), .bool_as_int64 = true)
+BINARY_DEF(le, LOOPS3(le_f32, le_i64, le_b8), true, NULL, 0, -2, 2, COMMON, 0, lower_map, VIA_INT64("LessOrEqual"), .bool_as_int64 = true)
+BINARY_DEF(gt, LOOPS3(gt_f32, gt_i64, gt_b8), true, NULL, 0, -2, 2, COMMON, 0, lower_map, VIA_INT64("Greater"), .bool_as_int64 = true)
+BINARY_DEF(ge, LOOPS3(ge_f32, ge_i64, ge_b8), true, NULL, 0, -2, 2, COMMON, 0, lower_map, VIA_INT64("GreaterOrEqual"), .bool_as_int64 = true)
 
-om_tensor *om_add(om_tensor *a, om_tensor *b) { return om__apply1(OM_OP_add, (om_tensor *[]){a, b}, 2, NULL); }
-om_tensor *om_sub(om_tensor *a, om_tensor *b) { return om__apply1(OM_OP_sub, (om_tensor *[]){a, b}, 2, NULL); }
-om_tensor *om_mul(om_tensor *a, om_tensor *b) { return om__apply1(OM_OP_mul, (om_tensor *[]){a, b}, 2, NULL); }
-om_tensor *om_div(om_tensor *a, om_tensor *b) { return om__apply1(OM_OP_div, (om_tensor *[]){a, b}, 2, NULL); }
-om_tensor *om_pow(om_tensor *a, om_tensor *b) { return om__apply1(OM_OP_pow, (om_tensor *[]){a, b}, 2, NULL); }
-om_tensor *om_eq(om_tensor *a, om_tensor *b) { return om__apply1(OM_OP_eq, (om_tensor *[]){a, b}, 2, NULL); }
-om_tensor *om_ne(om_tensor *a, om_tensor *b) { return om__apply1(OM_OP_ne, (om_tensor *[]){a, b}, 2, NULL); }
-om_tensor *om_lt(om_tensor *a, om_tensor *b) { return om__apply1(OM_OP_lt, (om_tensor *[]){a, b}, 2, NULL); }
-om_tensor *om_le(om_tensor *a, om_tensor *b) { return om__apply1(OM_OP_le, (om_tensor *[]){a, b}, 2, NULL); }
-om_tensor *om_gt(om_tensor *a, om_tensor *b) { return om__apply1(OM_OP_gt, (om_tensor *[]){a, b}, 2, NULL); }
-om_tensor *om_ge(om_tensor *a, om_tensor *b) { return om__apply1(OM_OP_ge, (om_tensor *[]){a, b}, 2, NULL); }
+/* ---- logical ops (any dtype read as bool: nonzero, NaN too, is true) and bitwise ops (int64, bool) ---- */
+
+BINARY_LOOP(and_b8, uint8_t, uint8_t, a & b)
+BINARY_LOOP(or_b8, uint8_t, uint8_t, a | b)
+BINARY_LOOP(xor_b8, uint8_t, uint8_t, a ^ b)
+BINARY_LOOP(and_i64, int64_t, int64_t, a & b)
+BINARY_LOOP(or_i64, int64_t, int64_t, a | b)
+BINARY_LOOP(xor_i64, int64_t, int64_t, a ^ b)
+
+#define LOGICAL(op) ONNX_AS(op, NULL, op " (other dtypes Cast to bool first)")
+BINARY_DEF(logical_and, LOOPS3(NULL, NULL, and_b8), true, NULL, 0, -1, 1, OM_PROMOTE_BOOL, 0, lower_map, LOGICAL("And"))
+BINARY_DEF(logical_or, LOOPS3(NULL, NULL, or_b8), true, NULL, 0, -1, 1, OM_PROMOTE_BOOL, 0, lower_map, LOGICAL("Or"))
+BINARY_DEF(logical_xor, LOOPS3(NULL, NULL, xor_b8), true, NULL, 0, -1, 1, OM_PROMOTE_BOOL, 0, lower_map, LOGICAL("Xor"))
+#define BITWISE(op, bool_op) ONNX_AS(op, NULL, op " (bool: " bool_op ")")
+BINARY_DEF(bitwise_and, LOOPS3(NULL, and_i64, and_b8), false, NULL, 0, -8, 8, COMMON, OM_INT64, lower_map, BITWISE("BitwiseAnd", "And"), .bool_onnx = "And")
+BINARY_DEF(bitwise_or, LOOPS3(NULL, or_i64, or_b8), false, NULL, 0, -8, 8, COMMON, OM_INT64, lower_map, BITWISE("BitwiseOr", "Or"), .bool_onnx = "Or")
+BINARY_DEF(bitwise_xor, LOOPS3(NULL, xor_i64, xor_b8), false, NULL, 0, -8, 8, COMMON, OM_INT64, lower_map, BITWISE("BitwiseXor", "Xor"), .bool_onnx = "Xor")
+
+/* ---- atan2, minimum, maximum, fmod, remainder ---- */
+
+BINARY_LOOP(atan2_f32, float, float, om__atan2f(a, b))
+/* NaN wins, else std::max / std::min (PyTorch's maximum and minimum) */
+BINARY_LOOP(maximum_f32, float, float, a != a ? a : b != b ? b : a < b ? b : a)
+BINARY_LOOP(minimum_f32, float, float, a != a ? a : b != b ? b : b < a ? b : a)
+BINARY_LOOP(maximum_i64, int64_t, int64_t, a < b ? b : a)
+BINARY_LOOP(minimum_i64, int64_t, int64_t, b < a ? b : a)
+BINARY_LOOP(maximum_b8, uint8_t, uint8_t, a | b)
+BINARY_LOOP(minimum_b8, uint8_t, uint8_t, a & b)
+/* fmod truncates (C's fmod: the sign of a; fmodf is exact, so every libm gives its bits),
+ * remainder floors (Python's %: the sign of b). Integers: x mod 0 is 0 (PyTorch raises), and
+ * mod -1 is 0 (C's INT64_MIN % -1 is undefined). */
+static int64_t fmod_int(int64_t a, int64_t b) { return b == 0 || b == -1 ? 0 : a % b; }
+static int64_t remainder_int(int64_t a, int64_t b) {
+  int64_t m = fmod_int(a, b);
+  return m != 0 && (b < 0) != (m < 0) ? m + b : m;
+}
+static float remainder_f(float a, float b) {
+  float m = fmodf(a, b);
+  return m != 0 && (b < 0) != (m < 0) ? m + b : m;
+}
+BINARY_LOOP(fmod_f32, float, float, fmodf(a, b))
+BINARY_LOOP(fmod_i64, int64_t, int64_t, fmod_int(a, b))
+BINARY_LOOP(remainder_f32, float, float, remainder_f(a, b))
+BINARY_LOOP(remainder_i64, int64_t, int64_t, remainder_int(a, b))
+
+/* d atan2(y, x) = (x dy - y dx) / (x^2 + y^2) */
+static bool atan2_backward(const om_record *r, om_tensor *const *g, om_tensor **gin) {
+  om_scope s = {0};
+  om_tensor *y = r->in[0], *x = r->in[1];
+  om_tensor *q = om__keep(&s, om_div(g[0], om__keep(&s, om_add(om__keep(&s, om_mul(x, x)), om__keep(&s, om_mul(y, y))))));
+  if (om__wants(r, 0)) grad_to(r, 0, om__keep(&s, om_mul(q, x)), gin);
+  if (om__wants(r, 1)) grad_to(r, 1, om__keep(&s, om_neg(om__keep(&s, om_mul(q, y)))), gin);
+  return done(&s, r, gin);
+}
+
+/* PyTorch's: g to the input that is picked, half of it to each where they are equal. */
+static bool minmax_backward(const om_record *r, om_tensor *const *g, om_tensor **gin) {
+  om_scope s = {0};
+  om_tensor *a = r->in[0], *b = r->in[1], *zero = om__keep(&s, om_scalar(0, OM_FLOAT32));
+  om_tensor *shared = om__keep(&s, om_where(om__keep(&s, om_eq(a, b)), om__keep(&s, om_scale(g[0], 0.5)), g[0]));
+  bool max = r->op == OM_OP_maximum;
+  for (int i = 0; i < 2; i++) {
+    if (!om__wants(r, i)) continue;
+    om_tensor *lost = om__keep(&s, max == (i == 0) ? om_lt(a, b) : om_gt(a, b));
+    grad_to(r, i, lost && shared ? om__keep(&s, om_where(lost, zero, shared)) : NULL, gin);
+  }
+  return done(&s, r, gin);
+}
+
+/* y = a - k b with k a's quotient by b (truncated for fmod, floored for remainder): g, -g k. */
+static bool mod_backward(const om_record *r, om_tensor *const *g, om_tensor **gin) {
+  om_scope s = {0};
+  grad_to(r, 0, g[0], gin);
+  if (om__wants(r, 1)) {
+    om_tensor *k = om__keep(&s, om_div(om__keep(&s, om_sub(r->in[0], r->saved[0])), r->in[1]));
+    grad_to(r, 1, om__keep(&s, om_neg(om__keep(&s, om_mul(g[0], k)))), gin);
+  }
+  return done(&s, r, gin);
+}
+
+/* atan2 has no ONNX op: Atan(y / x), with y / x replaced where it is NaN for numbers (y itself
+ * where both are zeros, Sign(y) / Sign(x) where both are infinite), plus pi or minus pi (by y's
+ * sign) where x is negative or -0; a zero's sign is read as 1 / z < 0. Each step rounds in
+ * float, so onnxruntime's values may be an ulp or two from the kernel's, which rounds once. */
+static bool lower_atan2(om_lower *l, const om_call *c) {
+  const om_meta *m = &c->out_meta[0];
+  om_meta b = *m;
+  b.dtype = OM_BOOL;
+  int y = om__lower_input(l, 0), x = om__lower_input(l, 1), zero = om__lower_float(l, 0), one = om__lower_float(l, 1);
+  int inf = om__lower_float(l, INFINITY), pi = om__lower_float(l, 3.14159265358979323846), mpi = om__lower_float(l, -3.14159265358979323846);
+  if (y < 0 || x < 0 || zero < 0 || one < 0 || inf < 0 || pi < 0 || mpi < 0) return false;
+  int v[2] = {y, x}, neg[2], zeros[2], infs[2], t[4];
+  for (int k = 0; k < 2; k++) { /* neg: v < 0 or 1 / v < 0 (-0); zeros: v == 0; infs: |v| == inf */
+    if (!om__emit(l, "Less", (int[]){v[k], zero}, 2, &b, 1, &t[0], NULL, 0) || !om__emit(l, "Div", (int[]){one, v[k]}, 2, m, 1, &t[1], NULL, 0) ||
+        !om__emit(l, "Less", (int[]){t[1], zero}, 2, &b, 1, &t[2], NULL, 0) || !om__emit(l, "Or", (int[]){t[0], t[2]}, 2, &b, 1, &neg[k], NULL, 0) ||
+        !om__emit(l, "Equal", (int[]){v[k], zero}, 2, &b, 1, &zeros[k], NULL, 0) || !om__emit(l, "Abs", &v[k], 1, m, 1, &t[3], NULL, 0) ||
+        !om__emit(l, "Equal", (int[]){t[3], inf}, 2, &b, 1, &infs[k], NULL, 0))
+      return false;
+  }
+  int q, bothzero, bothinf, sy, sx, units, q1, q2, a, shift, turned, out;
+  if (!om__emit(l, "Div", (int[]){y, x}, 2, m, 1, &q, NULL, 0) || !om__emit(l, "And", zeros, 2, &b, 1, &bothzero, NULL, 0) ||
+      !om__emit(l, "And", infs, 2, &b, 1, &bothinf, NULL, 0) || !om__emit(l, "Sign", &y, 1, m, 1, &sy, NULL, 0) ||
+      !om__emit(l, "Sign", &x, 1, m, 1, &sx, NULL, 0) || !om__emit(l, "Div", (int[]){sy, sx}, 2, m, 1, &units, NULL, 0) ||
+      !om__emit(l, "Where", (int[]){bothzero, y, q}, 3, m, 1, &q1, NULL, 0) ||
+      !om__emit(l, "Where", (int[]){bothinf, units, q1}, 3, m, 1, &q2, NULL, 0) || !om__emit(l, "Atan", &q2, 1, m, 1, &a, NULL, 0) ||
+      !om__emit(l, "Where", (int[]){neg[0], mpi, pi}, 3, m, 1, &shift, NULL, 0) ||
+      !om__emit(l, "Add", (int[]){a, shift}, 2, m, 1, &turned, NULL, 0) ||
+      !om__emit(l, "Where", (int[]){neg[1], turned, a}, 3, m, 1, &out, NULL, 0))
+    return false;
+  om__lower_output(l, 0, out);
+  return true;
+}
+
+/* Mod with fmod 1 (C's truncating fmod), or for remainder of int64 fmod 0 (Python's floor
+ * mod); ONNX's Mod of floats takes only fmod 1, so a float remainder is Mod(a, b, fmod 1) plus b
+ * where that is nonzero and its sign differs from b's, as the kernel. */
+static bool lower_mod(om_lower *l, const om_call *c) {
+  bool floor_mod = c->op == OM_OP_remainder;
+  if (!floor_mod || c->in[0]->dtype == OM_INT64) return om__lower_node(l, c, "Mod", &OM_ATTR_INT("fmod", !floor_mod), 1);
+  const om_meta *m = &c->out_meta[0];
+  om_meta b = *m;
+  b.dtype = OM_BOOL;
+  int x = om__lower_input(l, 0), y = om__lower_input(l, 1), zero = om__lower_float(l, 0), r, rz, rn, yn, differ, fix, sum, out;
+  if (x < 0 || y < 0 || zero < 0 || !om__emit(l, "Mod", (int[]){x, y}, 2, m, 1, &r, &OM_ATTR_INT("fmod", 1), 1) ||
+      !om__emit(l, "Equal", (int[]){r, zero}, 2, &b, 1, &rz, NULL, 0) || !om__emit(l, "Less", (int[]){r, zero}, 2, &b, 1, &rn, NULL, 0) ||
+      !om__emit(l, "Less", (int[]){y, zero}, 2, &b, 1, &yn, NULL, 0) || !om__emit(l, "Xor", (int[]){rn, yn}, 2, &b, 1, &differ, NULL, 0) ||
+      !om__emit(l, "Not", &rz, 1, &b, 1, &rz, NULL, 0) || !om__emit(l, "And", (int[]){rz, differ}, 2, &b, 1, &fix, NULL, 0) ||
+      !om__emit(l, "Add", (int[]){r, y}, 2, m, 1, &sum, NULL, 0) || !om__emit(l, "Where", (int[]){fix, sum, r}, 3, m, 1, &out, NULL, 0))
+    return false;
+  om__lower_output(l, 0, out);
+  return true;
+}
+
+BINARY_DEF(atan2, MATH1(atan2_f32, EACH_SCALAR_MATH), false, atan2_backward, OM_SAVES_IN(0) | OM_SAVES_IN(1), -2, 2, OM_PROMOTE_FLOAT, 0, lower_atan2,
+           ONNX_AS("Atan", NULL, "Atan(y / x) with Where for the quadrants, zeros and infinities"))
+BINARY_DEF(minimum, LOOPS3(minimum_f32, minimum_i64, minimum_b8), false, minmax_backward, OM_SAVES_IN(0) | OM_SAVES_IN(1), -2, 2, COMMON, 0,
+           lower_map, ONNX_AS("Min", NULL, "Min (bool: And)"), .bool_onnx = "And")
+BINARY_DEF(maximum, LOOPS3(maximum_f32, maximum_i64, maximum_b8), false, minmax_backward, OM_SAVES_IN(0) | OM_SAVES_IN(1), -2, 2, COMMON, 0,
+           lower_map, ONNX_AS("Max", NULL, "Max (bool: Or)"), .bool_onnx = "Or")
+BINARY_DEF(fmod, LOOPS3(fmod_f32, fmod_i64, NULL), false, mod_backward, OM_SAVES_IN(0) | OM_SAVES_IN(1) | OM_SAVES_OUT(0), 0.5, 2, COMMON, 0,
+           lower_mod, ONNX_AS("Mod", NULL, "Mod (fmod 1)"))
+BINARY_DEF(remainder, LOOPS3(remainder_f32, remainder_i64, NULL), false, mod_backward, OM_SAVES_IN(0) | OM_SAVES_IN(1) | OM_SAVES_OUT(0), 0.5, 2,
+           COMMON, 0, lower_mod, ONNX_AS("Mod", NULL, "Mod (int64: fmod 0; float32: fmod 1, plus b where the signs differ)"))
+
+#define BINARY_FN(NAME) \
+  om_tensor *om_##NAME(om_tensor *a, om_tensor *b) { return om__apply1(OM_OP_##NAME, (om_tensor *[]){a, b}, 2, NULL); }
+BINARY_FN(atan2)
+BINARY_FN(minimum)
+BINARY_FN(maximum)
+BINARY_FN(fmod)
+BINARY_FN(remainder)
+BINARY_FN(logical_and)
+BINARY_FN(logical_or)
+BINARY_FN(logical_xor)
+BINARY_FN(bitwise_and)
+BINARY_FN(bitwise_or)
+BINARY_FN(bitwise_xor)
+
+BINARY_FN(add)
+BINARY_FN(sub)
+BINARY_FN(mul)
+BINARY_FN(div)
+BINARY_FN(pow)
+BINARY_FN(eq)
+BINARY_FN(ne)
+BINARY_FN(lt)
+BINARY_FN(le)
+BINARY_FN(gt)
+BINARY_FN(ge)
 
 /* a (op) s with s a 0-d tensor of a's dtype. */
 static om_tensor *with_scalar(om_op op, om_tensor *a, double v) {
@@ -443,26 +639,118 @@ static bool lower_relu(om_lower *l, const om_call *c) {
   return true;
 }
 
-#define UNARY_DEF(NAME, LOOPS, BACKWARD, SAVES, LO, HI, LOWER, ONNX)                                \
-  static const kernels NAME##_kernels = {LOOPS, .onnx = ONNX_NODES(ONNX)};                             \
+/* A unary op, with BINARY_DEF's PROMOTE, TEST_DT and variadic kernel fields. */
+#define UNARY_DEF(NAME, LOOPS, BACKWARD, SAVES, LO, HI, PROMOTE, TEST_DT, LOWER, ONNX, ...)          \
+  static const kernels NAME##_kernels = {LOOPS, .onnx = ONNX_NODES(ONNX), __VA_ARGS__};              \
   const om_op_def om__op_##NAME = {                                                                   \
       .name = #NAME, .n_in = 1, .n_out = 1, .saves = SAVES, .infer = infer_unary,                    \
       .forward = forward_map, .backward = BACKWARD, .lower = LOWER, .onnx = ONNX_DOC(ONNX),          \
-      .impl = &NAME##_kernels,                                                                        \
-      .test = {.n_in = 1, .ndims = {2}, .shapes = {{3, 4}}, .lo = LO, .hi = HI,                       \
+      .promote = PROMOTE, .impl = &NAME##_kernels,                                                    \
+      .test = {.n_in = 1, .ndims = {2}, .shapes = {{3, 4}}, .dtypes = {TEST_DT}, .lo = LO, .hi = HI,  \
                .no_gradcheck = BACKWARD == NULL}};                                                    \
   om_tensor *om_##NAME(om_tensor *a) { return om__apply1(OM_OP_##NAME, &a, 1, NULL); }
 
-UNARY_DEF(neg, LOOPS3(neg_f32, neg_i64, NULL), neg_backward, 0, -2, 2, lower_map, ONNX1("Neg"))
-UNARY_DEF(abs, LOOPS3(abs_f32, abs_i64, NULL), abs_backward, OM_SAVES_IN(0), -2, 2, lower_map, ONNX1("Abs"))
-UNARY_DEF(sign, LOOPS3(sign_f32, sign_i64, NULL), NULL, 0, -2, 2, lower_map, ONNX1("Sign"))
-UNARY_DEF(exp, MATH1(exp_f32, EACH_ARRAY_MATH), exp_backward, OM_SAVES_OUT(0), -2, 2, lower_map, ONNX1("Exp"))
-UNARY_DEF(log, MATH1(log_f32, EACH_SCALAR_MATH), log_backward, OM_SAVES_IN(0), 0.5, 3, lower_map, ONNX1("Log"))
-UNARY_DEF(sqrt, LOOPS3(sqrt_f32, NULL, NULL), sqrt_backward, OM_SAVES_OUT(0), 0.5, 3, lower_map, ONNX1("Sqrt"))
-UNARY_DEF(rsqrt, LOOPS3(rsqrt_f32, NULL, NULL), rsqrt_backward, OM_SAVES_OUT(0), 0.5, 3, lower_map, ONNX2("Sqrt", "Reciprocal"))
-UNARY_DEF(relu, LOOPS3(relu_f32, relu_i64, NULL), relu_backward, OM_SAVES_OUT(0), -2, 2, lower_relu, ONNX_AS("Relu", NULL, "Relu (int64: Max with 0)"))
-UNARY_DEF(sigmoid, MATH1(sigmoid_f32, EACH_ARRAY_MATH), sigmoid_backward, OM_SAVES_OUT(0), -3, 3, lower_map, ONNX1("Sigmoid"))
-UNARY_DEF(tanh, MATH1(tanh_f32, EACH_ARRAY_MATH), tanh_backward, OM_SAVES_OUT(0), -2, 2, lower_map, ONNX1("Tanh"))
+UNARY_DEF(neg, LOOPS3(neg_f32, neg_i64, NULL), neg_backward, 0, -2, 2, 0, 0, lower_map, ONNX1("Neg"))
+UNARY_DEF(abs, LOOPS3(abs_f32, abs_i64, NULL), abs_backward, OM_SAVES_IN(0), -2, 2, 0, 0, lower_map, ONNX1("Abs"))
+UNARY_DEF(sign, LOOPS3(sign_f32, sign_i64, NULL), NULL, 0, -2, 2, 0, 0, lower_map, ONNX1("Sign"))
+UNARY_DEF(exp, MATH1(exp_f32, EACH_ARRAY_MATH), exp_backward, OM_SAVES_OUT(0), -2, 2, 0, 0, lower_map, ONNX1("Exp"))
+UNARY_DEF(log, MATH1(log_f32, EACH_SCALAR_MATH), log_backward, OM_SAVES_IN(0), 0.5, 3, 0, 0, lower_map, ONNX1("Log"))
+UNARY_DEF(sqrt, LOOPS3(sqrt_f32, NULL, NULL), sqrt_backward, OM_SAVES_OUT(0), 0.5, 3, 0, 0, lower_map, ONNX1("Sqrt"))
+UNARY_DEF(rsqrt, LOOPS3(rsqrt_f32, NULL, NULL), rsqrt_backward, OM_SAVES_OUT(0), 0.5, 3, 0, 0, lower_map, ONNX2("Sqrt", "Reciprocal"))
+UNARY_DEF(relu, LOOPS3(relu_f32, relu_i64, NULL), relu_backward, OM_SAVES_OUT(0), -2, 2, 0, 0, lower_relu, ONNX_AS("Relu", NULL, "Relu (int64: Max with 0)"))
+UNARY_DEF(sigmoid, MATH1(sigmoid_f32, EACH_ARRAY_MATH), sigmoid_backward, OM_SAVES_OUT(0), -3, 3, 0, 0, lower_map, ONNX1("Sigmoid"))
+UNARY_DEF(tanh, MATH1(tanh_f32, EACH_ARRAY_MATH), tanh_backward, OM_SAVES_OUT(0), -2, 2, 0, 0, lower_map, ONNX1("Tanh"))
+
+/* ---- trigonometric and hyperbolic functions (src/core/math.c; integers promoted to float32) ---- */
+
+UNARY_LOOP(sin_f32, float, om__sinf(a))
+UNARY_LOOP(cos_f32, float, om__cosf(a))
+UNARY_LOOP(tan_f32, float, om__tanf(a))
+UNARY_LOOP(asin_f32, float, om__asinf(a))
+UNARY_LOOP(acos_f32, float, om__acosf(a))
+UNARY_LOOP(atan_f32, float, om__atanf(a))
+UNARY_LOOP(sinh_f32, float, om__sinhf(a))
+UNARY_LOOP(cosh_f32, float, om__coshf(a))
+UNARY_LOOP(asinh_f32, float, om__asinhf(a))
+UNARY_LOOP(acosh_f32, float, om__acoshf(a))
+UNARY_LOOP(atanh_f32, float, om__atanhf(a))
+
+/* k x^2 + c, kept by s. */
+static om_tensor *square_affine(om_scope *s, om_tensor *x, double k, double c) {
+  return om__keep(s, om_add_scalar(om__keep(s, om_scale(om__keep(s, om_mul(x, x)), k)), c));
+}
+static bool sin_backward(const om_record *r, om_tensor *const *g, om_tensor **gin) {
+  om_scope s = {0};
+  return unary_grad(&s, r, g[0], om__keep(&s, om_cos(r->in[0])), gin);
+}
+static bool cos_backward(const om_record *r, om_tensor *const *g, om_tensor **gin) {
+  om_scope s = {0};
+  return unary_grad(&s, r, g[0], om__keep(&s, om_neg(om__keep(&s, om_sin(r->in[0])))), gin);
+}
+static bool tan_backward(const om_record *r, om_tensor *const *g, om_tensor **gin) {
+  om_scope s = {0}; /* 1 + y^2 */
+  return unary_grad(&s, r, g[0], square_affine(&s, r->saved[0], 1, 1), gin);
+}
+static bool asin_backward(const om_record *r, om_tensor *const *g, om_tensor **gin) {
+  om_scope s = {0}; /* 1 / sqrt(1 - x^2) */
+  return unary_grad(&s, r, g[0], om__keep(&s, om_rsqrt(square_affine(&s, r->in[0], -1, 1))), gin);
+}
+static bool acos_backward(const om_record *r, om_tensor *const *g, om_tensor **gin) {
+  om_scope s = {0}; /* -1 / sqrt(1 - x^2) */
+  return unary_grad(&s, r, g[0], om__keep(&s, om_neg(om__keep(&s, om_rsqrt(square_affine(&s, r->in[0], -1, 1))))), gin);
+}
+static bool atan_backward(const om_record *r, om_tensor *const *g, om_tensor **gin) {
+  om_scope s = {0}; /* g / (1 + x^2) */
+  gin[0] = om_div(g[0], square_affine(&s, r->in[0], 1, 1));
+  om__scope_end(&s);
+  return gin[0] != NULL;
+}
+static bool sinh_backward(const om_record *r, om_tensor *const *g, om_tensor **gin) {
+  om_scope s = {0};
+  return unary_grad(&s, r, g[0], om__keep(&s, om_cosh(r->in[0])), gin);
+}
+static bool cosh_backward(const om_record *r, om_tensor *const *g, om_tensor **gin) {
+  om_scope s = {0};
+  return unary_grad(&s, r, g[0], om__keep(&s, om_sinh(r->in[0])), gin);
+}
+static bool asinh_backward(const om_record *r, om_tensor *const *g, om_tensor **gin) {
+  om_scope s = {0}; /* 1 / sqrt(x^2 + 1) */
+  return unary_grad(&s, r, g[0], om__keep(&s, om_rsqrt(square_affine(&s, r->in[0], 1, 1))), gin);
+}
+static bool acosh_backward(const om_record *r, om_tensor *const *g, om_tensor **gin) {
+  om_scope s = {0}; /* 1 / sqrt(x^2 - 1) */
+  return unary_grad(&s, r, g[0], om__keep(&s, om_rsqrt(square_affine(&s, r->in[0], 1, -1))), gin);
+}
+static bool atanh_backward(const om_record *r, om_tensor *const *g, om_tensor **gin) {
+  om_scope s = {0}; /* g / (1 - x^2) */
+  gin[0] = om_div(g[0], square_affine(&s, r->in[0], -1, 1));
+  om__scope_end(&s);
+  return gin[0] != NULL;
+}
+
+#define FLOAT OM_PROMOTE_FLOAT
+#define TRIG_MATH(f) MATH1(f, EACH_SCALAR_MATH)
+UNARY_DEF(sin, TRIG_MATH(sin_f32), sin_backward, OM_SAVES_IN(0), -2, 2, FLOAT, 0, lower_map, ONNX1("Sin"))
+UNARY_DEF(cos, TRIG_MATH(cos_f32), cos_backward, OM_SAVES_IN(0), -2, 2, FLOAT, 0, lower_map, ONNX1("Cos"))
+UNARY_DEF(tan, TRIG_MATH(tan_f32), tan_backward, OM_SAVES_OUT(0), -1.2, 1.2, FLOAT, 0, lower_map, ONNX1("Tan"))
+UNARY_DEF(asin, TRIG_MATH(asin_f32), asin_backward, OM_SAVES_IN(0), -0.9, 0.9, FLOAT, 0, lower_map, ONNX1("Asin"))
+UNARY_DEF(acos, TRIG_MATH(acos_f32), acos_backward, OM_SAVES_IN(0), -0.9, 0.9, FLOAT, 0, lower_map, ONNX1("Acos"))
+UNARY_DEF(atan, TRIG_MATH(atan_f32), atan_backward, OM_SAVES_IN(0), -3, 3, FLOAT, 0, lower_map, ONNX1("Atan"))
+UNARY_DEF(sinh, TRIG_MATH(sinh_f32), sinh_backward, OM_SAVES_IN(0), -2, 2, FLOAT, 0, lower_map, ONNX1("Sinh"))
+UNARY_DEF(cosh, TRIG_MATH(cosh_f32), cosh_backward, OM_SAVES_IN(0), -2, 2, FLOAT, 0, lower_map, ONNX1("Cosh"))
+UNARY_DEF(asinh, TRIG_MATH(asinh_f32), asinh_backward, OM_SAVES_IN(0), -3, 3, FLOAT, 0, lower_map, ONNX1("Asinh"))
+UNARY_DEF(acosh, TRIG_MATH(acosh_f32), acosh_backward, OM_SAVES_IN(0), 1.2, 3, FLOAT, 0, lower_map, ONNX1("Acosh"))
+UNARY_DEF(atanh, TRIG_MATH(atanh_f32), atanh_backward, OM_SAVES_IN(0), -0.9, 0.9, FLOAT, 0, lower_map, ONNX1("Atanh"))
+
+/* ---- logical_not and bitwise_not ---- */
+
+UNARY_LOOP(logical_not_b8, uint8_t, !a)
+UNARY_LOOP(bitwise_not_i64, int64_t, ~a)
+
+#define BOOLS OM_PROMOTE_BOOL
+UNARY_DEF(logical_not, LOOPS3(NULL, NULL, logical_not_b8), NULL, 0, -1, 1, BOOLS, 0, lower_map, ONNX_AS("Not", NULL, "Not (other dtypes Cast to bool first)"))
+UNARY_DEF(bitwise_not, LOOPS3(NULL, bitwise_not_i64, logical_not_b8), NULL, 0, -8, 8, COMMON, OM_INT64, lower_map,
+          ONNX_AS("BitwiseNot", NULL, "BitwiseNot (bool: Not)"), .bool_onnx = "Not")
 
 /* ---- activations with parameters: float attrs (defaults resolved in infer), read by the
  * kernels as floats, as PyTorch's CPU kernels compute in float ---- */
@@ -720,7 +1008,7 @@ PARAM_DEF(hardsigmoid, LOOPS3(hardsigmoid_f32, NULL, NULL), 0, 0, 0, "", hardsig
           ONNX_AS("Add", "Clip", "Div(Clip(Add(x, 3), 0, 6), 6) (the kernel's steps; ONNX's HardSigmoid rounds differently)"))
 PARAM_DEF(hardtanh, LOOPS3(hardtanh_f32, NULL, NULL), 2, -1.0, 1.0, "min_val, max_val", hardtanh_backward, -2, 2, -0.5, 0.75, 0, lower_hardtanh,
           ONNX_AS("Clip", NULL, "Clip(x, min_val, max_val)"))
-UNARY_DEF(erf, MATH1(erf_f32, EACH_ARRAY_MATH), erf_backward, OM_SAVES_IN(0), -2, 2, lower_map, ONNX1("Erf"))
+UNARY_DEF(erf, MATH1(erf_f32, EACH_ARRAY_MATH), erf_backward, OM_SAVES_IN(0), -2, 2, 0, 0, lower_map, ONNX1("Erf"))
 
 om_tensor *om_leaky_relu(om_tensor *a, double negative_slope) {
   return om__apply1(OM_OP_leaky_relu, &a, 1, &(om_attrs){.n_f = 1, .f = {negative_slope}});
@@ -926,7 +1214,7 @@ static bool lower_where(om_lower *l, const om_call *c) {
 static const kernels where_kernels = {.loop = {where_f32, where_i64, where_b8}, .cost = OM_EACH_SIMPLE, .onnx = {"Where", NULL}};
 const om_op_def om__op_where = {
     .name = "where", .n_in = 3, .n_out = 1, .saves = OM_SAVES_IN(0), .infer = infer_where,
-    .forward = forward_map, .backward = where_backward, .lower = lower_where,
+    .forward = forward_map, .backward = where_backward, .lower = lower_where, .promote = OM_PROMOTE_VALUES,
     .onnx = "Where (bool values: Cast to int64 and back)", .impl = &where_kernels,
     .test = {.n_in = 3, .ndims = {2, 2, 1}, .shapes = {{2, 3}, {2, 3}, {3}}, .dtypes = {OM_BOOL}, .lo = -2, .hi = 2}};
 

@@ -259,12 +259,31 @@ static bool bind_not(om_bind *b) {
 
 static bool bind_where(om_bind *b) { return put(b, 0, om_where(b->in[0], b->in[1], b->in[2])); }
 
-/* Min, Max, Sum, Mean of any number of inputs, pairwise from the first. */
-static om_tensor *pick(om_tensor *x, om_tensor *y, bool max) {
-  om_tensor *c = max ? om_gt(y, x) : om_lt(y, x), *r = c ? om_where(c, y, x) : NULL;
-  om_tensor_release(c);
-  return r;
+/* ---- trigonometric and hyperbolic functions, Mod, bitwise ops ---- */
+UNARY(sin, om_sin(x))
+UNARY(cos, om_cos(x))
+UNARY(tan, om_tan(x))
+UNARY(asin, om_asin(x))
+UNARY(acos, om_acos(x))
+UNARY(atan, om_atan(x))
+UNARY(sinh, om_sinh(x))
+UNARY(cosh, om_cosh(x))
+UNARY(asinh, om_asinh(x))
+UNARY(acosh, om_acosh(x))
+UNARY(atanh, om_atanh(x))
+UNARY(bitwise_not, om_bitwise_not(x))
+BINARY(bitwise_and, om_bitwise_and(x, y))
+BINARY(bitwise_or, om_bitwise_or(x, y))
+BINARY(bitwise_xor, om_bitwise_xor(x, y))
+/* Mod: fmod 1 truncates (fmod), fmod 0 floors (remainder: Python's %, which ONNX gives integers). */
+static bool bind_mod(om_bind *b) {
+  int64_t f;
+  if (!attr_i(b, "fmod", 0, &f)) return false;
+  return put(b, 0, f ? om_fmod(b->in[0], b->in[1]) : om_remainder(b->in[0], b->in[1]));
 }
+
+/* Min, Max, Sum, Mean of any number of inputs, pairwise from the first. */
+static om_tensor *pick(om_tensor *x, om_tensor *y, bool max) { return max ? om_maximum(x, y) : om_minimum(x, y); }
 static bool fold_inputs(om_bind *b, int how) { /* 0 min, 1 max, 2 sum, 3 mean */
   om_tensor *acc = om_tensor_retain(b->in[0]);
   for (int i = 1; acc && i < b->node->n_in; i++) acc = then(acc, how < 2 ? pick(acc, b->in[i], how == 1) : om_add(acc, b->in[i]));
@@ -1101,12 +1120,22 @@ static bool bind_gru(om_bind *b) { return recurrent(b, false); }
 #define MANY 4096
 static const om_onnx_rule rules[] = {
     {"Abs", 1, 1, 1, bind_abs, "abs"},
+    {"Acos", 1, 1, 1, bind_acos, "acos"},
+    {"Acosh", 1, 1, 1, bind_acosh, "acosh"},
     {"Add", 2, 2, 1, bind_add, "add"},
     {"And", 2, 2, 1, bind_and, "where(a, b, a)"},
     {"ArgMax", 1, 1, 1, bind_argmax, "argmax (select_last_index 0)"},
     {"ArgMin", 1, 1, 1, bind_argmin, "argmin (select_last_index 0)"},
+    {"Asin", 1, 1, 1, bind_asin, "asin"},
+    {"Asinh", 1, 1, 1, bind_asinh, "asinh"},
+    {"Atan", 1, 1, 1, bind_atan, "atan"},
+    {"Atanh", 1, 1, 1, bind_atanh, "atanh"},
     {"AveragePool", 1, 1, 1, bind_average_pool, "avg_pool2d (1-D as 2-D; begin and end pads that differ: the ceil_mode that gives ONNX's size, or zeros padded first when count_include_pad)"},
     {"BatchNormalization", 5, 5, 3, bind_batch_norm, "batch_norm in eval mode (training_mode 1 refused); fast mode: folded into the Conv before it when only that Conv (with constant weights) writes its input (src/runtime/passes.c)"},
+    {"BitwiseAnd", 2, 2, 1, bind_bitwise_and, "bitwise_and"},
+    {"BitwiseNot", 1, 1, 1, bind_bitwise_not, "bitwise_not"},
+    {"BitwiseOr", 2, 2, 1, bind_bitwise_or, "bitwise_or"},
+    {"BitwiseXor", 2, 2, 1, bind_bitwise_xor, "bitwise_xor"},
     {"Cast", 1, 1, 1, bind_cast, "cast to FLOAT, INT64 (INT32 too: the graph layer's one integer type), BOOL"},
     {"Ceil", 1, 1, 1, bind_ceil, "-floor(-x) (see Floor)"},
     {"Clip", 1, 3, 1, bind_clip, "clamp (bounds known when planning), else Max / Min"},
@@ -1115,6 +1144,8 @@ static const om_onnx_rule rules[] = {
     {"ConstantOfShape", 1, 1, 1, bind_constant_of_shape, "full"},
     {"Conv", 2, 3, 1, bind_conv, "conv2d, conv1d (auto_pad; pads that differ: zeros padded first)"},
     {"ConvTranspose", 2, 3, 1, bind_conv_transpose, "conv_transpose2d (a difference of the pads is an output_padding, or a crop; output_shape and SAME refused)"},
+    {"Cos", 1, 1, 1, bind_cos, "cos"},
+    {"Cosh", 1, 1, 1, bind_cosh, "cosh"},
     {"CumSum", 2, 2, 1, bind_cumsum, "cumsum (exclusive, reverse refused)"},
     {"Div", 2, 2, 1, bind_div, "div (int64: truncating, as ONNX)"},
     {"Dropout", 1, 3, 2, bind_dropout, "the input (inference: training_mode true and the mask output refused)"},
@@ -1147,10 +1178,11 @@ static const om_onnx_rule rules[] = {
     {"Log", 1, 1, 1, bind_log, "log"},
     {"LogSoftmax", 1, 1, 1, bind_log_softmax, "log_softmax"},
     {"MatMul", 2, 2, 1, bind_matmul, "matmul; fast mode: the last product of an attention (MatMul, Mul or Div by a constant, Add or Where of a mask, Softmax, MatMul, each read once) is the attention op, with no score matrix (src/runtime/passes.c)"},
-    {"Max", 1, MANY, 1, bind_max, "where(gt), pairwise"},
+    {"Max", 1, MANY, 1, bind_max, "maximum, pairwise"},
     {"MaxPool", 1, 1, 2, bind_max_pool, "max_pool2d (1-D as 2-D; pads as AveragePool; the Indices output refused)"},
     {"Mean", 1, MANY, 1, bind_mean, "add pairwise, then scale"},
-    {"Min", 1, MANY, 1, bind_min, "where(lt), pairwise"},
+    {"Min", 1, MANY, 1, bind_min, "minimum, pairwise"},
+    {"Mod", 2, 2, 1, bind_mod, "fmod (fmod 1), remainder (fmod 0)"},
     {"Mul", 2, 2, 1, bind_mul, "mul"},
     {"Neg", 1, 1, 1, bind_neg, "neg"},
     {"Not", 1, 1, 1, bind_not, "eq(x, false)"},
@@ -1173,6 +1205,8 @@ static const om_onnx_rule rules[] = {
     {"Shape", 1, 1, 1, bind_shape, "the input's shape (start, end)"},
     {"Sigmoid", 1, 1, 1, bind_sigmoid, "sigmoid"},
     {"Sign", 1, 1, 1, bind_sign, "sign"},
+    {"Sin", 1, 1, 1, bind_sin, "sin"},
+    {"Sinh", 1, 1, 1, bind_sinh, "sinh"},
     {"Size", 1, 1, 1, bind_size, "the element count"},
     {"Slice", 3, 5, 1, bind_slice, "slice (ONNX's clamping); a negative step: index_select"},
     {"Softmax", 1, 1, 1, bind_softmax, "softmax"},
@@ -1182,6 +1216,7 @@ static const om_onnx_rule rules[] = {
     {"Squeeze", 1, 2, 1, bind_squeeze, "squeeze"},
     {"Sub", 2, 2, 1, bind_sub, "sub"},
     {"Sum", 1, MANY, 1, bind_sum, "add, pairwise"},
+    {"Tan", 1, 1, 1, bind_tan, "tan"},
     {"Tanh", 1, 1, 1, bind_tanh, "tanh"},
     {"Tile", 2, 2, 1, bind_tile, "reshape, expand, reshape"},
     {"Transpose", 1, 1, 1, bind_transpose, "permute"},

@@ -35,6 +35,21 @@ static float lib_tanhf(float x) { return tanhf(x); }
 static float lib_tanh_rounded(float x) { return (float)tanh(x); } /* within half an ulp and a hair of tanh */
 static float lib_erff(float x) { return erff(x); }
 
+/* libm's double functions rounded to float: within half an ulp and a hair of the exact value. */
+#define ROUNDED(name) \
+  static float lib_##name(float x) { return (float)name((double)x); }
+ROUNDED(sin)
+ROUNDED(cos)
+ROUNDED(tan)
+ROUNDED(asin)
+ROUNDED(acos)
+ROUNDED(atan)
+ROUNDED(sinh)
+ROUNDED(cosh)
+ROUNDED(asinh)
+ROUNDED(acosh)
+ROUNDED(atanh)
+
 /* Every 4099th float bit pattern (about a million, both signs, all exponents) in [lo, hi]: ours
  * within `most` ulps of theirs. */
 static void sweep(const char *name, f1 ours, f1 theirs, float lo, float hi, double most) {
@@ -57,6 +72,43 @@ TEST(floats_match_libm) {
   /* the rational is within 0.518 ulp of tanh (tools/rational_fit.c runs every float) */
   sweep("tanhf (double tanh, rounded)", om__tanhf, lib_tanh_rounded, -FLT_MAX, FLT_MAX, 1);
   sweep("erff", om__erff, lib_erff, -FLT_MAX, FLT_MAX, 2);
+}
+
+/* The trigonometric and hyperbolic functions: within an ulp of libm's double ones rounded to
+ * float (so of the exact value) on every 4099th float of their domains, huge arguments of sin,
+ * cos and tan included (the range reduction), and on every float in [-8, 8] near a multiple of
+ * pi/2 but 0; atan2 on a grid of both signs and all magnitudes. */
+TEST(trig_and_hyperbolic_match_libm) {
+  sweep("sinf", om__sinf, lib_sin, -FLT_MAX, FLT_MAX, 1);
+  sweep("cosf", om__cosf, lib_cos, -FLT_MAX, FLT_MAX, 1);
+  sweep("tanf", om__tanf, lib_tan, -FLT_MAX, FLT_MAX, 1);
+  sweep("asinf", om__asinf, lib_asin, -1, 1, 1);
+  sweep("acosf", om__acosf, lib_acos, -1, 1, 1);
+  sweep("atanf", om__atanf, lib_atan, -FLT_MAX, FLT_MAX, 1);
+  sweep("sinhf", om__sinhf, lib_sinh, -FLT_MAX, FLT_MAX, 1);
+  sweep("coshf", om__coshf, lib_cosh, -FLT_MAX, FLT_MAX, 1);
+  sweep("asinhf", om__asinhf, lib_asinh, -FLT_MAX, FLT_MAX, 1);
+  sweep("acoshf", om__acoshf, lib_acosh, 1, FLT_MAX, 1);
+  sweep("atanhf", om__atanhf, lib_atanh, -1, 1, 1);
+  f1 ours[3] = {om__sinf, om__cosf, om__tanf}, theirs[3] = {lib_sin, lib_cos, lib_tan};
+  for (int k = 0; k < 3; k++) /* every float within 2^-10 of q pi/2, 0 < |q| <= 5 */
+    for (int q = -5; q <= 5; q++) {
+      if (!q) continue; /* every float near 0: the sweep's business */
+      float at = (float)(q * 1.5707963267948966);
+      for (float x = at - 0x1p-10f; x < at + 0x1p-10f; x = nextafterf(x, INFINITY))
+        if (ulps(ours[k](x), theirs[k](x)) > 1) {
+          FAILED("%s near %d pi/2 at %.9g: ours %.9g, libm %.9g", k == 0 ? "sinf" : k == 1 ? "cosf" : "tanf", q, x, ours[k](x), theirs[k](x));
+          return;
+        }
+    }
+  for (uint64_t i = 0; i < (1ull << 32); i += 2000003)
+    for (uint64_t j = 0; j < (1ull << 32); j += 1900009) {
+      float y = from_u32((uint32_t)i), x = from_u32((uint32_t)j), want = (float)atan2(y, x);
+      if (ulps(om__atan2f(y, x), want) > 1 || (want == want && signbit(om__atan2f(y, x)) != signbit(want))) {
+        FAILED("atan2f(%.9g, %.9g): ours %.9g, libm %.9g", y, x, om__atan2f(y, x), want);
+        return;
+      }
+    }
   double worst = 0; /* powf on a grid of bases and exponents */
   for (int i = 0; i < 700; i++)
     for (int j = 0; j < 700; j++) {
@@ -102,6 +154,17 @@ TEST(special_cases) {
   CHECK(om__powf(0, -1) == INFINITY && om__powf(-0.0f, -1) == -INFINITY && signbit(om__powf(-0.0f, 3)) && om__powf(0, 2) == 0);
   CHECK(om__powf(-1, INFINITY) == 1 && om__powf(0.5f, INFINITY) == 0 && om__powf(2, -INFINITY) == 0 && om__powf(2, INFINITY) == INFINITY);
   CHECK(om__powf(-INFINITY, 3) == -INFINITY && om__powf(-INFINITY, 2) == INFINITY && signbit(om__powf(-INFINITY, -3)));
+  const float pi = 3.14159265f, pio2 = 1.57079633f, pio4 = 0.785398163f;
+  CHECK(isnan(om__sinf(INFINITY)) && isnan(om__cosf(-INFINITY)) && isnan(om__tanf(NAN)) && signbit(om__sinf(-0.0f)) && om__cosf(0) == 1);
+  CHECK(isnan(om__asinf(1.0000001f)) && isnan(om__acosf(-2)) && om__asinf(1) == pio2 && om__acosf(-1) == pi && om__acosf(1) == 0);
+  CHECK(om__atanf(INFINITY) == pio2 && om__atanf(-INFINITY) == -pio2 && signbit(om__atanf(-0.0f)) && isnan(om__atanf(NAN)));
+  CHECK(om__atan2f(0.0f, 0.0f) == 0 && !signbit(om__atan2f(0.0f, 0.0f)) && signbit(om__atan2f(-0.0f, 0.0f)));
+  CHECK(om__atan2f(0.0f, -0.0f) == pi && om__atan2f(-0.0f, -0.0f) == -pi && om__atan2f(-0.0f, -1) == -pi && om__atan2f(1, 0) == pio2);
+  CHECK(om__atan2f(-1, -0.0f) == -pio2 && om__atan2f(INFINITY, INFINITY) == pio4 && om__atan2f(-INFINITY, -INFINITY) == -3 * pio4);
+  CHECK(om__atan2f(1, -INFINITY) == pi && signbit(om__atan2f(-1, INFINITY)) && isnan(om__atan2f(NAN, 1)) && isnan(om__atan2f(1, NAN)));
+  CHECK(om__sinhf(100) == INFINITY && om__sinhf(-100) == -INFINITY && om__coshf(-100) == INFINITY && signbit(om__sinhf(-0.0f)));
+  CHECK(om__asinhf(-INFINITY) == -INFINITY && signbit(om__asinhf(-0.0f)) && isnan(om__acoshf(0.5f)) && om__acoshf(1) == 0);
+  CHECK(om__acoshf(INFINITY) == INFINITY && om__atanhf(1) == INFINITY && om__atanhf(-1) == -INFINITY && isnan(om__atanhf(1.5f)));
   CHECK(om__powf(2, 200) == INFINITY && om__powf(2, -200) == 0 && om__powf(-2, 1e30f) == INFINITY);
 }
 
@@ -238,10 +301,20 @@ TEST(same_bits_everywhere) {
     }
   }
   if (h != 0xe01670ab2e7a7b33ull) FAILED("hash %#llx", (unsigned long long)h);
+  h = 14695981039346656037ull; /* the trigonometric and hyperbolic functions */
+  f1 fs[11] = {om__sinf, om__cosf, om__tanf, om__asinf, om__acosf, om__atanf, om__sinhf, om__coshf, om__asinhf, om__acoshf, om__atanhf};
+  for (uint64_t u = 0; u < (1ull << 32); u += 1000003)
+    for (int k = 0; k < 12; k++) {
+      float x = from_u32((uint32_t)u), y = k < 11 ? fs[k](x) : om__atan2f(x, from_u32((uint32_t)(u * 7919)));
+      uint32_t b = y != y ? 0x7fc00000u : to_u32(y);
+      for (int q = 0; q < 4; q++) h = (h ^ (b >> (8 * q) & 0xff)) * 1099511628211ull;
+    }
+  if (h != 0x289f502327d2933bull) FAILED("trig hash %#llx", (unsigned long long)h);
 }
 
 int main(void) {
   RUN(floats_match_libm);
+  RUN(trig_and_hyperbolic_match_libm);
   RUN(exp_n_is_exp_bit_for_bit);
   RUN(array_versions_are_bit_for_bit);
   RUN(fast_erf);

@@ -138,7 +138,13 @@ TEST(elementwise_errors) {
   om_tensor *a = om_zeros((int64_t[]){2, 3}, 2, OM_FLOAT32), *b = om_zeros((int64_t[]){4}, 1, OM_FLOAT32);
   om_tensor *i = om_zeros((int64_t[]){3}, 1, OM_INT64);
   CHECK_ERROR(om_add(a, b) != NULL, OM_ERR_SHAPE_MISMATCH, "add: shapes [2,3] and [4] do not broadcast (3 vs 4 at dim 1)");
-  CHECK_ERROR(om_add(a, i) != NULL, OM_ERR_DTYPE_MISMATCH, "add: dtypes float32 and int64 differ");
+  om_tensor *bools = om_zeros((int64_t[]){3}, 1, OM_BOOL);
+  CHECK_ERROR(om_sub(bools, bools) != NULL, OM_ERR_DTYPE_MISMATCH, "sub: subtraction, the `-` operator, with a bool tensor is not supported");
+  CHECK_ERROR(om_sub(i, bools) != NULL, OM_ERR_DTYPE_MISMATCH, "sub: subtraction, the `-` operator, with a bool tensor is not supported");
+  CHECK_ERROR(om_bitwise_and(a, i) != NULL, OM_ERR_DTYPE_MISMATCH, "bitwise_and: takes int64 or bool, not float32");
+  CHECK_ERROR(om_bitwise_not(a) != NULL, OM_ERR_DTYPE_MISMATCH, "bitwise_not: takes int64 or bool, not float32");
+  CHECK_ERROR(om_fmod(bools, bools) != NULL, OM_ERR_DTYPE_MISMATCH, "fmod: takes float32 or int64, not bool");
+  om_tensor_release(bools);
   CHECK_ERROR(om_exp(i) != NULL, OM_ERR_DTYPE_MISMATCH, "exp: takes float32, not int64");
   CHECK_ERROR(om_where(a, a, a) != NULL, OM_ERR_DTYPE_MISMATCH, "where: the condition must be bool, not float32");
   CHECK_ERROR(om_cast(a, (om_dtype)5) != NULL, OM_ERR_INVALID_ARGUMENT, "cast: needs one target dtype");

@@ -59,6 +59,10 @@ const mm: Tensor = a.matmul(om.ones([3, 1]));
 const joined = om.cat([a, a], 0);
 const stacked = om.stack([b, b], 1);
 const chosen = om.where(a.gt(2), a, 0);
+const trig: Tensor = om.atan2(om.sin(a).cos().tan(), a.asinh().atan2(1)).minimum(a.maximum(0)).fmod(2).remainder(a);
+const truth: Tensor = om.logicalAnd(a, om.logicalNot(a)).logicalOr(true).logicalXor(a.bitwiseNot().bitwiseAnd(3n));
+const bits: Tensor = om.bitwiseXor(om.bitwiseOr(a, 1n), om.bitwiseAnd(a, 2)).bitwiseOr(false);
+const hyper: Tensor[] = [a.sinh(), a.cosh(), a.acosh(), a.atanh(), a.asin(), a.acos(), a.atan(), om.cosh(a), om.acos(a), om.asin(a), om.tan(a)];
 const prod = om.matmul(a, om.ones([3]));
 
 // autograd
@@ -82,7 +86,7 @@ const info: MemoryInfo = om.memory();
 const leaked: number = info.leaked + info.bytes + info.tensors;
 om.dispose(kept);
 om.dispose([a, b, c, d, e, z, o, f, r0, r1, r2, u, n, s1, s2, ...cmp, ...casts, ...views, ...parts, ...pieces, lower, conv1d, ...red]);
-om.dispose([m0, values, indices, minV, minI, am, am2, mm, joined, stacked, chosen, prod, w, loss]);
+om.dispose([m0, values, indices, minV, minI, am, am2, mm, joined, stacked, chosen, trig, truth, bits, ...hyper, prod, w, loss]);
 
 // errors
 try {
