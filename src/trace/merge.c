@@ -136,15 +136,20 @@ bool om__fold_where(om_graph *g) {
     for (int k = 0; k < g->outputs.n; k++) is_output |= g->outputs.v[k] == top;
     if (is_output) continue;
     om_thread_state *st = om__state();
-    om_trace *tr = st->trace; /* computed here, not recorded */
+    om_trace *tr = st->trace; /* computed here, neither traced nor recorded for autograd */
     st->trace = NULL;
+    bool grad = om_set_grad_enabled(false);
     om_tensor *t = om_where(g->inits.v[g->values.v[mask].init].tensor, g->inits.v[a->init].tensor, g->inits.v[b->init].tensor);
+    om_set_grad_enabled(grad);
     st->trace = tr;
     int c = t ? add_constant(g, t) : -1;
     if (!(ok = c >= 0)) break;
     w = &g->nodes.v[n]; /* the arrays may have moved */
     int out = w->out[0], to = depth ? g->nodes.v[chain[0]].out[0] : c;
-    if (depth) g->nodes.v[chain[depth - 1]].in[0] = c;
+    if (depth) {
+      g->nodes.v[chain[depth - 1]].in[0] = c;
+      readers[to] += readers[out] - 1; /* the Where's readers read the chain now (a bool Where of it may fold next) */
+    }
     for (int d = 0; d < depth; d++) g->values.v[g->nodes.v[chain[d]].out[0]].dtype = g->values.v[c].dtype;
     for (int r = n + 1; r < g->nodes.n; r++)
       for (int i = 0; i < g->nodes.v[r].n_in; i++)
