@@ -512,6 +512,9 @@ typedef struct om_gattr {
 #define OM_ATTR_FLOATS(nm, p, cnt) ((om_gattr){.name = (nm), .type = OM_GATTR_FLOATS, .floats = (p), .n = (cnt)})
 #define OM_ATTR_STRING(nm, v) ((om_gattr){.name = (nm), .type = OM_GATTR_STRING, .s = (v)})
 
+/** Whether ONNX Resize's nearest (asymmetric, floor) by the whole scale s picks the pixels of the
+ *  eager kernel's nearest by s (src/ops/resize.c: the argument; tests/c/test_index.c checks it). */
+bool om__nearest_scale_exact(int64_t s);
 /** The graph value of input i of the call being lowered (a traced value or a captured constant). */
 int om__lower_input(om_lower *l, int i);
 /** The attrs as the caller passed them, before infer canonicalised them (negative indices kept). */

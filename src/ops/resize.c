@@ -212,6 +212,55 @@ static bool extents_interpolate(om_lower *l, const om_call *c) {
   return true;
 }
 
+/* Whether ONNX Resize's nearest (asymmetric, floor: floor(dst / s) in float) picks the eager
+ * kernel's pixel (floor(dst * (float)(1 / s)), clamped) at every output position below 2^22 for
+ * the integer s: a power of two gives exact products and quotients; otherwise the quotient is
+ * exact and the product floors the same when (float)(1 / s) is 1 / s rounded up (a multiple of s
+ * cannot fall below its quotient; one below the next multiple stays 1 / s under it, more than
+ * the product's rounding error there) or rounded down by less than 2^-26 relative (the product at
+ * a multiple rounds back up to it). tests/c/test_index.c checks the claim position by position. */
+bool om__nearest_scale_exact(int64_t s) {
+  if (s < 1 || s > 1 << 16) return false;
+  if (!(s & (s - 1))) return true;
+  double f = (float)(1.0 / (double)s), e = 1.0 - (double)s * f; /* s * f is exact in double */
+  return e <= 0 || e < 0x1p-26;
+}
+
+/* The scale that makes ONNX Resize give axis k's output size from its input's at every size,
+ * with the same coordinates as the eager kernel: 1 for a kept axis; with a scale factor, that
+ * factor when it is a whole number or 1 / 2^j (both exact in float, and their products with a
+ * size too); with a size, out / in when that is a whole number at every size (the extents divide
+ * exactly: 2 w, or 2 floor(w / 2) of floor(w / 2)) or 1 / 2^j of it. 0 when there is none: the
+ * output size is not a fixed multiple or fraction of the input's (size [h + 1, w]). */
+static double resize_scale(om_lower *l, const om_call *c, int k) {
+  const om_attrs *a = &c->attrs;
+  if (a->i[4]) {
+    double s = a->f[k];
+    int e;
+    if (s >= 1 && s <= 1 << 16 && s == floor(s)) return s;
+    return s < 1 && frexp(s, &e) == 0.5 ? s : 0;
+  }
+  int in_x = om__lower_in_x(l, 0, 2 + k), out_x = om__lower_out_ext(l, 0, 2 + k);
+  if (out_x < 0) out_x = om__lower_x_const(l, a->i[2 + k]);
+  int64_t r;
+  int up = in_x >= 0 && out_x >= 0 ? om__lower_x_divexact(l, out_x, in_x) : -1;
+  if (up >= 0 && om__lower_x_is_const(l, up, &r) && r >= 1 && r <= 1 << 16) return (double)r;
+  int down = in_x >= 0 && out_x >= 0 ? om__lower_x_divexact(l, in_x, out_x) : -1;
+  if (down >= 0 && om__lower_x_is_const(l, down, &r) && r >= 2 && r <= 1 << 16 && !(r & (r - 1))) return 1.0 / (double)r;
+  return 0;
+}
+
+/* Resize by the constant scales sc of axes 2 and 3 (at: the node's attributes, axes among them). */
+static bool resize_by_scales(om_lower *l, const om_call *c, const float *sc, const om_gattr *at, int n_at) {
+  om_meta ms = {.dtype = OM_FLOAT32, .ndim = 1, .shape = {2}};
+  int in[3] = {om__lower_input(l, 0), -1, -1}, out;
+  if (!om__emit(l, "Constant", NULL, 0, &ms, 1, &in[2], &OM_ATTR_FLOATS("value_floats", sc, 2), 1) ||
+      !om__emit(l, "Resize", in, 3, &c->out_meta[0], 1, &out, at, n_at))
+    return false;
+  om__lower_output(l, 0, out);
+  return true;
+}
+
 /* An int64 [out] value of the source indices of nearest on a resized axis whose sizes change
  * with the symbols (in_x, out_x expressions), computed in the graph as the eager kernel does:
  * floor(dst * s) in float, clamped to in - 1, s = (float)(1 / scale) with a scale factor, else
@@ -251,16 +300,31 @@ static int nearest_indices(om_lower *l, int in_x, int out_x, const om_attrs *a, 
   return v;
 }
 
-/* nearest: one Gather per resized axis with the eager kernel's own source indices. ONNX Resize
- * cannot be trusted to: for asymmetric/floor it computes dst / (out / in) (or dst / scale),
- * where PyTorch computes dst * (in / out) (or dst * (float)(1 / scale)) in float, and the two
- * floor to different pixels at many sizes (21 -> 3: row 1 is 7 * 1 = 7 eagerly, 1 / (3 / 21) =
- * 6.9999995 in onnxruntime; 9 with scale 4/7 -> 5: row 4). On an axis of fixed sizes the indices
- * are a constant (source_taps: the same float arithmetic); on one whose sizes change they are
- * computed (nearest_indices). An axis whose size is kept is a copy: no node. */
+/* nearest: one Resize (asymmetric, floor) by constant scales where each axis's output is a whole
+ * multiple of its input (om__nearest_scale_exact's) or 1 / 2^j of it at every size: then
+ * onnxruntime picks the eager kernel's pixels and the graph computes no size. Otherwise one
+ * Gather per resized axis with the eager kernel's own source indices. ONNX Resize cannot be
+ * trusted to there: for asymmetric/floor it computes dst / (out / in) (or dst / scale), where
+ * PyTorch computes dst * (in / out) (or dst * (float)(1 / scale)) in float, and the two floor to
+ * different pixels at many sizes (21 -> 3: row 1 is 7 * 1 = 7 eagerly, 1 / (3 / 21) = 6.9999995
+ * in onnxruntime; 9 with scale 4/7 -> 5: row 4). On an axis of fixed sizes the indices are a
+ * constant (source_taps: the same float arithmetic); on one whose sizes change they are computed
+ * (nearest_indices). An axis whose size is kept is a copy: no node. */
 static bool lower_nearest(om_lower *l, const om_call *c) {
   const om_attrs *a = &c->attrs;
   const om_tensor *x = c->in[0];
+  float sc[2];
+  bool scales = true;
+  for (int k = 0; k < 2; k++) {
+    double s = resize_scale(l, c, k);
+    scales &= s > 0 && (s < 1 || om__nearest_scale_exact((int64_t)s));
+    sc[k] = (float)s;
+  }
+  if (scales && (sc[0] != 1 || sc[1] != 1)) {
+    om_gattr at[4] = {OM_ATTR_STRING("mode", "nearest"), OM_ATTR_STRING("coordinate_transformation_mode", "asymmetric"),
+                      OM_ATTR_STRING("nearest_mode", "floor"), OM_ATTR_INTS("axes", ((int64_t[]){2, 3}), 2)};
+    return resize_by_scales(l, c, sc, at, 4);
+  }
   int v = om__lower_input(l, 0);
   om_meta m = {.dtype = OM_FLOAT32, .ndim = 4, .shape = {x->shape[0], x->shape[1], x->shape[2], x->shape[3]}};
   for (int k = 0; k < 2 && v >= 0; k++) {
@@ -286,9 +350,12 @@ static bool lower_nearest(om_lower *l, const om_call *c) {
   return true;
 }
 
-/* bilinear: Resize on axes 2 and 3 with an empty roi and `scales` (a scale factor was given, so
- * the same scale drives the coordinates as in PyTorch) or `sizes` (computed where they change
- * with the symbols). With a scale, ONNX computes the output size from the float scale: a
+/* bilinear: Resize on axes 2 and 3 with an empty roi and `scales`: the scale factor given (so
+ * the same scale drives the coordinates as in PyTorch), or resize_scale's when a size was given
+ * that is a whole multiple or 1 / 2^j of the input's at every size (ONNX then derives the same
+ * scale from the sizes as from the scales, and the eager kernel's in / out is 1 / scale rounded
+ * as from a scale factor); else `sizes` (computed where they change with the symbols). With a
+ * scale, ONNX computes the output size from the float scale: a
  * symbolic axis needs a scale that float holds exactly (then floor(in * scale) is PyTorch's at
  * every size) and none between 1 and 2, where the output keeps the input's size at small sizes
  * and onnxruntime copies while PyTorch resamples. */
@@ -300,7 +367,6 @@ static bool lower_interpolate(om_lower *l, const om_call *c) {
       OM_ATTR_STRING("coordinate_transformation_mode", a->i[1] ? "align_corners" : "half_pixel"),
       OM_ATTR_INTS("axes", ((int64_t[]){2, 3}), 2),
   };
-  int in[4] = {om__lower_input(l, 0), -1, -1, -1}, out;
   if (a->i[4]) {
     float sc[2] = {(float)a->f[0], (float)a->f[1]};
     const int64_t *in_shape = c->in[0]->shape;
@@ -318,12 +384,13 @@ static bool lower_interpolate(om_lower *l, const om_call *c) {
       if ((int64_t)floorf(sc[k] * (float)in_k) != a->i[2 + k] || (int64_t)floor((double)sc[k] * (double)in_k) != a->i[2 + k])
         return om__lower_refuse(l, c, "the scale factor rounded to float gives ONNX Resize another output size; pass size instead");
     }
-    om_meta ms = {.dtype = OM_FLOAT32, .ndim = 1, .shape = {2}};
-    if (!om__emit(l, "Constant", NULL, 0, &ms, 1, &in[2], &OM_ATTR_FLOATS("value_floats", sc, 2), 1)) return false;
-  } else if ((in[3] = om__lower_shape_operand(l, &a->i[2], (int[]){om__lower_out_ext(l, 0, 2), om__lower_out_ext(l, 0, 3)}, 2)) < 0) {
-    return false;
+    return resize_by_scales(l, c, sc, at, 3);
   }
-  if (!om__emit(l, "Resize", in, a->i[4] ? 3 : 4, &c->out_meta[0], 1, &out, at, 3)) return false;
+  float by[2] = {(float)resize_scale(l, c, 0), (float)resize_scale(l, c, 1)};
+  if (by[0] > 0 && by[1] > 0) return resize_by_scales(l, c, by, at, 3);
+  int in[4] = {om__lower_input(l, 0), -1, -1, -1}, out;
+  in[3] = om__lower_shape_operand(l, &a->i[2], (int[]){om__lower_out_ext(l, 0, 2), om__lower_out_ext(l, 0, 3)}, 2);
+  if (in[3] < 0 || !om__emit(l, "Resize", in, 4, &c->out_meta[0], 1, &out, at, 3)) return false;
   om__lower_output(l, 0, out);
   return true;
 }
@@ -332,8 +399,9 @@ const om_op_def om__op_interpolate = {
     .name = "interpolate", .n_in = 1, .n_out = 1, .saves = 0,
     .infer = infer_interpolate, .forward = forward_interpolate, .backward = interpolate_backward,
     .lower = lower_interpolate, .extents = extents_interpolate, .derives_extents = true, .sym_args = 1 << 2 | 1 << 3,
-    .onnx = "nearest: Gather per resized axis (the eager source indices, computed in the graph on a symbolic axis); "
-            "bilinear: Resize (axes 2, 3; half_pixel or align_corners)",
+    .onnx = "nearest: Resize (asymmetric, floor) by whole or 1/2^j scales, else Gather per resized axis (the eager "
+            "source indices, computed in the graph on a symbolic axis); bilinear: Resize (axes 2, 3; half_pixel or "
+            "align_corners)",
     .test = {.n_in = 1, .ndims = {4}, .shapes = {{2, 2, 3, 4}}, .lo = -2, .hi = 2,
              .attrs = {.n_i = 5, .i = {MODE_BILINEAR, 0, 0, 0, 1}, .n_f = 2, .f = {1.5, 2.5}},
              .empty_refusal = "input and output sizes must be greater than 0"}}; /* PyTorch's refusal too */

@@ -818,20 +818,6 @@ om_tensor *om__trace_created(om_tensor *t, om_created kind, const double *args, 
 
 /* ---- writing nodes ---- */
 
-static bool same_attr(const om_gattr *a, const om_gattr *b) {
-  if (strcmp(a->name, b->name) || a->type != b->type) return false;
-  switch (a->type) {
-    case OM_GATTR_INT: return a->i == b->i;
-    case OM_GATTR_FLOAT: return a->f == b->f;
-    case OM_GATTR_INTS: return a->n == b->n && (!a->n || !memcmp(a->ints, b->ints, sizeof(int64_t) * (size_t)a->n));
-    case OM_GATTR_FLOATS: return a->n == b->n && (!a->n || !memcmp(a->floats, b->floats, sizeof(float) * (size_t)a->n));
-    case OM_GATTR_STRING: return !strcmp(a->s, b->s);
-    case OM_GATTR_TENSOR: /* the tracer writes neither */
-    case OM_GATTR_OTHER: return false;
-  }
-  return false;
-}
-
 /* A node that computes from shapes and constants only (a Shape node, or one reading only
  * initializers and such values, at least one of them): the same node already in the graph, or
  * -1. So a graph computes every extent, Range and causal mask once, however many layers use
@@ -849,7 +835,7 @@ static int shared_node(const om_graph *g, const char *op_type, const int *in, in
     const om_gnode *n = &g->nodes.v[k];
     bool same = !strcmp(n->op_type, op_type) && n->n_in == n_in && n->n_out == n_out && n->n_attrs == n_attrs &&
                 !memcmp(n->in, in, sizeof(int) * (size_t)n_in);
-    for (int a = 0; same && a < n_attrs; a++) same = same_attr(&n->attrs[a], &attrs[a]);
+    for (int a = 0; same && a < n_attrs; a++) same = om__same_attr(&n->attrs[a], &attrs[a]);
     for (int j = 0; same && j < n_out; j++) {
       const om_gvalue *v = &g->values.v[n->out[j]];
       same = v->dtype == meta[j].dtype && v->ndim == meta[j].ndim &&

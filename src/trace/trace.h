@@ -1,6 +1,7 @@
 /* The tracer's internal state, shared by src/trace/: recording (tracer.c), the runs at other
  * sizes (runs.c), size expressions (expr.c), fitting the integers a model computes (fit.c), the
- * outputs' extents (probe.c), lowering (lower.c) and finish (finish.c). */
+ * outputs' extents (probe.c), lowering (lower.c), finish (finish.c) and its merging of identical
+ * nodes (merge.c). */
 #ifndef OM_TRACE_H
 #define OM_TRACE_H
 
@@ -198,6 +199,18 @@ struct om_lower {
 
 /** Frees a recording (not the thread's pointer to it). */
 void om__trace_free(om_trace *tr);
+/** Whether two node attributes are equal: name, type and value (merge.c). */
+bool om__same_attr(const om_gattr *a, const om_gattr *b);
+/** Common-subexpression elimination over g before it is written (merge.c): a live node equal to
+ *  an earlier one (op type, inputs, attributes) is merged into it, its readers reading the
+ *  earlier one's outputs, and is left unread for mark_live to drop; false with OutOfMemory. */
+bool om__merge_nodes(om_graph *g);
+/** Constant folding of one form (merge.c): a live Where choosing between two 0-d constants by a
+ *  constant, or by a chain of Slices (each read by nothing else) of a constant, is computed on the
+ *  whole constant now (a new initializer) and the chain slices that instead; the Where is left
+ *  unread. So a causal-mask buffer's additive form is one constant, not a Where computed at
+ *  every run. false with OutOfMemory. */
+bool om__fold_where(om_graph *g);
 /** The active recording; when none, sets the error (the one that ended the last recording, or
  *  InvalidUsage naming who) and returns NULL. */
 om_trace *om__need_trace(const char *who);

@@ -249,11 +249,12 @@ TEST(interpolate_errors) {
 static int bilinear_by_2(om_tensor *const *in, om_tensor **out) { return (*out = interp_scale(in[0], 2, 2, BILINEAR, false)) ? 1 : -1; }
 static int bilinear_by_1_5(om_tensor *const *in, om_tensor **out) { return (*out = interp_scale(in[0], 1.5, 2, BILINEAR, false)) ? 1 : -1; }
 static int nearest_by_3(om_tensor *const *in, om_tensor **out) { return (*out = interp_scale(in[0], 3, 0.5, NEAREST, false)) ? 1 : -1; }
+static int nearest_by_2_5(om_tensor *const *in, om_tensor **out) { return (*out = interp_scale(in[0], 2.5, 2, NEAREST, false)) ? 1 : -1; }
 static int bilinear_to_7x3(om_tensor *const *in, om_tensor **out) { return (*out = interp_size(in[0], 7, 3, BILINEAR, true)) ? 1 : -1; }
 
 /* Interpolate on symbolic spatial axes: by a scale factor float holds exactly, bilinear is
- * Resize with scales (the output extent 2*h); nearest computes its source indices from the
- * size; a fixed size stays fixed while batch and channels carry over. What ONNX cannot follow
+ * Resize with scales (the output extent 2*h); nearest by a whole scale or 1 / 2^j too, by another
+ * scale computes its source indices from the size; a fixed size stays fixed while batch and channels carry over. What ONNX cannot follow
  * (a bilinear scale between 1 and 2) is SymbolicShape naming the axis. The values at other
  * sizes: tests/js/symbolic.test.mjs. */
 TEST(interpolate_symbolic_axes_in_a_trace) {
@@ -269,7 +270,15 @@ TEST(interpolate_symbolic_axes_in_a_trace) {
   CHECK(om_trace_begin());
   m = om_test_trace(nearest_by_3, x0, hw, 1);
   om_test_check_out(m, 0, "2,3,3*h,floor(w/2)");
-  CHECK_EQ_INT(om_test_count_op(m, "Gather"), 2);
+  CHECK_EQ_INT(om_test_count_op(m, "Resize"), 1);
+  CHECK_EQ_INT(om_test_count_op(m, "Shape"), 0);
+  om_traced_release(m);
+
+  CHECK(om_trace_begin());
+  m = om_test_trace(nearest_by_2_5, x0, hw, 1);
+  om_test_check_out(m, 0, "2,3,2*h+floor(h/2),2*w");
+  CHECK_EQ_INT(om_test_count_op(m, "Gather"), 2); /* 2.5: ONNX's dst / 2.5 floors elsewhere at some sizes */
+  CHECK_EQ_INT(om_test_count_op(m, "Resize"), 0);
   om_traced_release(m);
 
   CHECK(om_trace_begin());
@@ -285,6 +294,28 @@ TEST(interpolate_symbolic_axes_in_a_trace) {
   om_tensor_release(x0);
 }
 
+/* The argument of om__nearest_scale_exact, position by position: where it says so, ONNX Resize's
+ * nearest source floor((float)dst / s) and the eager kernel's floor((float)dst * (float)(1 / s))
+ * are both dst / s at every output position below 2^22 (the scales it refuses may differ). */
+TEST(interpolate_nearest_whole_scales_match_onnx) {
+  int exact = 0;
+  for (int64_t s = 1; s <= 40; s++) {
+    if (!om__nearest_scale_exact(s)) continue;
+    exact++;
+    float f = (float)(1.0 / (double)s);
+    int64_t bad = -1;
+    for (int64_t d = 0; d < (1 << 22) && bad < 0; d++)
+      if ((int64_t)floorf((float)d * f) != d / s || (int64_t)floorf((float)d / (float)s) != d / s) bad = d;
+    if (bad >= 0) FAILED("scale %lld: position %lld", (long long)s, (long long)bad);
+  }
+  CHECK_EQ_INT(exact, 38); /* all but 25 and 31 (which hold too, but not by the argument) */
+  /* 41: (float)(1 / 41) is low by more than 2^-26, and the eager kernel's output 41 reads source 0 */
+  CHECK(!om__nearest_scale_exact(41));
+  CHECK_EQ_INT((int64_t)floorf(41.0f * (float)(1.0 / 41)), 0);
+  CHECK(!om__nearest_scale_exact(0));
+  CHECK(!om__nearest_scale_exact((1 << 16) + 1));
+}
+
 int main(void) {
   RUN(embedding_forward_and_backward);
   RUN(embedding_errors);
@@ -296,5 +327,6 @@ int main(void) {
   RUN(interpolate_backward_is_the_adjoint);
   RUN(interpolate_errors);
   RUN(interpolate_symbolic_axes_in_a_trace);
+  RUN(interpolate_nearest_whole_scales_match_onnx);
   TEST_MAIN_END();
 }

@@ -912,7 +912,9 @@ TEST(fast_mode_folds_batch_norm_into_conv) {
  * attention op, with the same bits as exact mode (which runs every node), at every size: a
  * causal scaled_dot_product_attention (then a layer norm), a hand-written one scaling q first
  * and adding a mask computed from the input, one dividing and filling where a bool mask is true,
- * and one whose probabilities are read twice (not fused). */
+ * and one whose probabilities are read twice (not fused). Each computes its scores from other
+ * operands: the trace writes a computation the graph holds already once (merge.c), and scores
+ * read twice do not fuse. */
 static om_tensor *aw[3];
 static int attentions(om_tensor *const *in, om_tensor **out) {
   om_scope s = {0};
@@ -927,9 +929,9 @@ static int attentions(om_tensor *const *in, om_tensor **out) {
   om_tensor *two = om__keep(&s, om_scalar(2, OM_FLOAT32)), *fill = om__keep(&s, om_scalar(-1e4, OM_FLOAT32));
   om_tensor *zero = om__keep(&s, om_scalar(0, OM_FLOAT32));
   om_tensor *m = om__keep(&s, om_gt(pad, zero));
-  om_tensor *s2 = om__keep(&s, om_where(m, fill, om__keep(&s, om_div(om__keep(&s, om_matmul(q, kt)), two))));
+  om_tensor *s2 = om__keep(&s, om_where(m, fill, om__keep(&s, om_div(om__keep(&s, om_matmul(k, kt)), two))));
   out[2] = om_matmul(om__keep(&s, om_softmax(s2, -1)), v);
-  om_tensor *p3 = om__keep(&s, om_softmax(om__keep(&s, om_matmul(q, kt)), -1));
+  om_tensor *p3 = om__keep(&s, om_softmax(om__keep(&s, om_matmul(v, kt)), -1));
   out[3] = om_add(om__keep(&s, om_matmul(p3, v)), om__keep(&s, om_sum(p3, &last, 1, true)));
   om__scope_end(&s);
   return out[0] && out[1] && out[2] && out[3] ? 4 : -1;

@@ -115,6 +115,59 @@ TEST(golden_bytes_symbolic_int_bool) {
   om__release_all(all, 9);
 }
 
+/* The third golden model (tests/js/graph-economy.test.mjs pins the same hash): two "layers" each
+ * slicing its own causal-mask buffer (equal contents) to the sequence length and adding its
+ * additive form; the buffers are stored once, the slices and the Where written once (merge.c),
+ * and the Where computed on the whole buffer at finish, the graph slicing that. */
+static om_tensor *golden_masks[2], *golden_fill[2];
+static int masked_model(om_tensor *const *in, om_tensor **out) {
+  int64_t t = in[0]->shape[1];
+  om_tensor *acc = om_tensor_retain(in[0]);
+  for (int k = 0; k < 2; k++) {
+    om_tensor *rows = om_slice(golden_masks[k], 0, 0, t, 1), *s = om_slice(rows, 1, 0, t, 1);
+    om_tensor *f = om_where(s, golden_fill[0], golden_fill[1]), *u = om_unsqueeze(acc, 1), *sum = om_add(u, f);
+    om_tensor *next = om_sum(sum, (int64_t[]){1}, 1, false), *t5[] = {rows, s, f, u, sum, acc};
+    om__release_all(t5, 6);
+    acc = next;
+  }
+  out[0] = acc;
+  return acc ? 1 : -1;
+}
+
+TEST(golden_bytes_merged_masks) {
+  om_tensor *x0 = om_randn((int64_t[]){2, 5}, 2, 8, true);
+  for (int k = 0; k < 2; k++) {
+    om_tensor *ones = om_ones((int64_t[]){8, 8}, 2, OM_BOOL);
+    golden_masks[k] = om_triu(ones, 1);
+    om_tensor_release(ones);
+  }
+  golden_fill[0] = om_full(NULL, 0, OM_FLOAT32, -1e9);
+  golden_fill[1] = om_full(NULL, 0, OM_FLOAT32, 0);
+  CHECK(om_trace_begin());
+  om_traced_model *m = om_test_trace(masked_model, x0, (const char *[]){"n", "t"}, 1);
+  CHECK(m != NULL);
+  const char *ops[] = {"Shape", "Slice", "Slice", "Unsqueeze", "Add", "ReduceSum", "Unsqueeze", "Add", "ReduceSum"};
+  CHECK_EQ_INT(om_traced_count(m, OM_TRACED_NODE), 9);
+  for (int k = 0; m && k < 9 && k < om_traced_count(m, OM_TRACED_NODE); k++)
+    if (strcmp(om_traced_name(m, OM_TRACED_NODE, k), ops[k])) FAILED("node %d is %s, expected %s", k, om_traced_name(m, OM_TRACED_NODE, k), ops[k]);
+  om_dtype dt = OM_BOOL;
+  for (int k = 0; m && k < om_traced_count(m, OM_TRACED_INITIALIZER); k++) {
+    const int64_t *shape;
+    int nd;
+    if (om_traced_info(m, OM_TRACED_INITIALIZER, k, &dt, &nd, &shape, NULL) && nd == 2) break;
+  }
+  CHECK_EQ_INT(dt, OM_FLOAT32); /* the mask's additive form, not the bool buffer */
+  if (m) {
+    bytes b = onnx_of(m);
+    char hex[17];
+    if (strcmp(fnv(&b, hex), "c3757e3112b8707f")) FAILED("golden model 3 hash %s (pinned c3757e3112b8707f)", hex);
+    free(b.p);
+  }
+  om_traced_release(m);
+  om_tensor *all[] = {x0, golden_masks[0], golden_masks[1], golden_fill[0], golden_fill[1]};
+  om__release_all(all, 5);
+}
+
 TEST(weights_stream_from_their_storage) {
   int64_t big[] = {256, 256};
   om_tensor *x0 = om_randn((int64_t[]){2, 256}, 2, 1, true), *w = om_randn(big, 2, 2, true);
@@ -472,6 +525,7 @@ TEST(symbols_through_reshape_and_expand) {
 int main(void) {
   RUN(golden_bytes_and_model_fields);
   RUN(golden_bytes_symbolic_int_bool);
+  RUN(golden_bytes_merged_masks);
   RUN(weights_stream_from_their_storage);
   RUN(constants_keep_their_traced_values);
   RUN(graph_shape_and_names);

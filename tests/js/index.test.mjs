@@ -282,10 +282,14 @@ describe('traced through onnxruntime-web', () => {
     const up = trace((x) => F.interpolate(x, { scaleFactor: 2, mode: 'bilinear' }), { x: [img, HW] });
     assert.deepEqual(up.outputs[0].shape, ['batch', 2, '2*h', '2*w']);
     assert.deepEqual(ops(up).filter((o) => o !== 'Constant'), ['Resize']);
-    // nearest by a scale factor: the eager kernel's source indices computed from the size
+    // nearest by a whole scale factor or 1 / 2^j: one Resize too (tests/js/graph-economy.test.mjs)
     const near = trace((x) => F.interpolate(x, { scaleFactor: [3, 0.5] }), { x: [img, HW] });
     assert.deepEqual(near.outputs[0].shape, ['batch', 2, '3*h', 'floor(w/2)']);
-    assert.equal(ops(near).filter((o) => o === 'Gather').length, 2);
+    assert.deepEqual(ops(near).filter((o) => o !== 'Constant'), ['Resize']);
+    // by another: the eager kernel's source indices computed from the size
+    const other = trace((x) => F.interpolate(x, { scaleFactor: [2.5, 0.75] }), { x: [img, HW] });
+    assert.deepEqual(other.outputs[0].shape, ['batch', 2, '2*h+floor(h/2)', 'floor(3*w/4)']);
+    assert.equal(ops(other).filter((o) => o === 'Gather').length, 2);
     // a fixed size from a symbolic one: the output is fixed
     const fixed = trace((x) => F.interpolate(x, { size: [8, 3], mode: 'bilinear' }), { x: [img, HW] });
     assert.deepEqual(fixed.outputs[0].shape, ['batch', 2, 8, 3]);

@@ -1,0 +1,157 @@
+// Graph economy (docs/symbolic-axes.md, "What each op writes"): interpolate by a whole (or 1 / 2^j)
+// scale is one Resize that picks the eager pixels at every size, in onnxruntime-web and the
+// Session; identical nodes are written once (src/trace/merge.c) and a Where of constants by
+// slices of a constant is a slice of one constant. The node and shape-computation counts of conv
+// nets with symbolic height and width and of a 12-layer GPT-2-small-shaped decoder
+// (tools/graph_economy.mjs measures them), and the golden bytes tests/c/test_trace.c pins too.
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import * as om from 'onemodel';
+import { memoryHooks, withTraced } from './helpers.mjs';
+import { economy, models } from '../../tools/graph_economy.mjs';
+
+memoryHooks();
+const F = () => om.nn.functional;
+const ops = (tm) => tm.graph().nodes.map((n) => n.opType);
+
+/** keep(tm) at each [h, w] of sizes: a fresh [2, 3, h, w] input, its eager output by fn. */
+function atSizes(keep, tm, fn, sizes, seed = 100) {
+  for (const [h, w] of sizes) {
+    const x = om.randn([2, 3, h, w], { seed: seed + h * 1000 + w });
+    keep(tm, { x }, fn(x), `at ${h}x${w}`);
+  }
+}
+
+describe('interpolate by a whole scale is one Resize with the eager pixels at every size', () => {
+  const HW = ['batch', null, 'h', 'w'];
+  // odd sizes, 1, and large ones: onnxruntime's dst / s and the eager dst * (float)(1 / s) floor alike
+  const sizes = [[1, 1], [1, 7], [3, 5], [7, 1], [16, 9], [33, 65], [101, 3], [2, 257]];
+
+  test('nearest by 2, 3, 7, 12 and by (3, 1/2): Resize by constant scales, no shape computation', () => withTraced((keep, trace) => {
+    const x0 = om.randn([2, 3, 4, 6], { seed: 1 });
+    for (const scaleFactor of [2, 3, 7, 12, [3, 0.5], [1, 4]]) {
+      const fn = (x) => F().interpolate(x, { scaleFactor });
+      const tm = trace(fn, { x: [x0, HW] });
+      assert.deepEqual(ops(tm).filter((o) => o !== 'Constant'), ['Resize'], `scale ${scaleFactor}`);
+      assert.equal(economy(tm).shapeNodes, 0);
+      atSizes(keep, tm, fn, Array.isArray(scaleFactor) ? sizes.filter(([, w]) => w > 1) : sizes);
+    }
+  }));
+
+  // Bilinear's coordinates are exact in both engines for a power of two only: by 3 onnxruntime's
+  // (dst + 0.5) / 3 and PyTorch's (float)(1 / 3) * (dst + 0.5) differ in a last bit, 1e-4 at a
+  // width of 771 (with scales or sizes alike), and align_corners' (in - 1) / (out - 1) likewise:
+  // those are checked at the small sizes only.
+  test('nearest and bilinear to a size that is a multiple of the input\'s: Resize by scales, no Shape', () => withTraced((keep, trace) => {
+    const x0 = om.randn([2, 3, 4, 6], { seed: 2 });
+    const small = sizes.filter(([h, w]) => h * w < 100);
+    const forms = [
+      [(x) => F().interpolate(x, { size: [2 * x.shape[2], 3 * x.shape[3]] }), sizes],
+      [(x) => F().interpolate(x, { size: [2 * x.shape[2], 4 * x.shape[3]], mode: 'bilinear' }), sizes],
+      [(x) => F().interpolate(x, { size: [3 * x.shape[2], x.shape[3]], mode: 'bilinear' }), small],
+      [(x) => F().interpolate(x, { size: [4 * x.shape[2], x.shape[3]], mode: 'bilinear', alignCorners: true }), small],
+    ];
+    for (const [fn, at] of forms) {
+      const tm = trace(fn, { x: [x0, HW] });
+      assert.deepEqual(ops(tm).filter((o) => o !== 'Constant'), ['Resize']);
+      assert.equal(economy(tm).shapeNodes, 0);
+      atSizes(keep, tm, fn, at);
+    }
+  }));
+
+  test('nearest by a scale ONNX floors differently (2.5, 41) keeps the computed indices', () => withTraced((keep, trace) => {
+    const x0 = om.randn([2, 3, 4, 3], { seed: 3 });
+    for (const scaleFactor of [[2.5, 2], [1, 41]]) {
+      const fn = (x) => F().interpolate(x, { scaleFactor });
+      const tm = trace(fn, { x: [x0, HW] });
+      assert.ok(!ops(tm).includes('Resize'), ops(tm).join(','));
+      assert.equal(ops(tm).filter((o) => o === 'Gather').length, scaleFactor[0] === 1 ? 1 : 2); // a kept axis is no node
+      atSizes(keep, tm, fn, [[1, 1], [5, 2], [9, 3]]);
+    }
+    // why 41 is refused: its output 41 reads source 0 eagerly, 1 in onnxruntime (41 / 41)
+    const y = F().interpolate(om.arange(0, 2).reshape([1, 1, 1, 2]), { scaleFactor: [1, 41] });
+    assert.equal(y.toArray()[41], 0);
+  }));
+});
+
+describe('identical nodes written once', () => {
+  test('two layers slicing equal mask buffers: one slice chain, the mask folded into one float constant', () => withTraced((keep, trace) => {
+    const masks = [0, 1].map(() => om.ones([8, 8], { dtype: 'bool' }).triu(1));
+    const fill = [om.full([], -1e9), om.full([], 0)];
+    const fn = (x) => {
+      const t = x.shape[1];
+      let acc = x;
+      for (const m of masks) {
+        const f = om.where(m.slice(0, 0, t).slice(1, 0, t), fill[0], fill[1]); // before the unsqueeze, as the C model
+        acc = acc.unsqueeze(1).add(f).sum([1]);
+      }
+      return acc;
+    };
+    const tm = trace(fn, { x: [om.randn([2, 5], { seed: 8 }), ['n', 't']] }, { outputNames: ['y0'] }); // om_test_trace's names
+    assert.deepEqual(ops(tm), ['Shape', 'Slice', 'Slice', 'Unsqueeze', 'Add', 'ReduceSum', 'Unsqueeze', 'Add', 'ReduceSum']);
+    const consts = tm.graph().initializers.filter((i) => i.shape.length === 2);
+    assert.deepEqual(consts.map((i) => [i.dtype, i.shape]), [['float32', [8, 8]]]);
+    // the same bytes as natively (tests/c/test_trace.c golden_bytes_merged_masks builds this model)
+    let h = 0xcbf29ce484222325n;
+    for (const v of tm.toOnnx()) h = ((h ^ BigInt(v)) * 0x100000001b3n) & 0xffffffffffffffffn;
+    assert.equal(h.toString(16).padStart(16, '0'), 'c3757e3112b8707f');
+    for (const [n, t] of [[1, 1], [3, 8], [1, 7]]) {
+      const x = om.randn([n, t], { seed: n * 10 + t });
+      keep(tm, { x }, fn(x), `at ${n}x${t}`);
+    }
+  }));
+
+  test('tracing twice gives the same bytes with merged nodes', () => {
+    const [name, make, makeInputs] = models(true).at(-1);
+    assert.match(name, /GPT-2/);
+    const model = make().eval(), inputs = makeInputs();
+    const [a, b] = [0, 1].map(() => om.trace(model, inputs));
+    try {
+      assert.deepEqual(a.toOnnx(), b.toOnnx());
+    } finally {
+      for (const d of [a, b, model, inputs.ids[0]]) d.dispose();
+    }
+  });
+});
+
+// The counts tools/graph_economy.mjs prints (docs/symbolic-axes.md has the table), so a change
+// that writes more nodes fails here; each model checked in onnxruntime-web and the Session at
+// three other sizes of every symbol (withTraced) and at sizes far from the example.
+describe('node counts of conv nets with symbolic height and width and a 12-layer decoder', () => {
+  const want = {
+    'zoo UNet': { nodes: 11, shapeNodes: 0 },
+    'zoo ResNet': { nodes: 31, shapeNodes: 0 },
+    'two-level UNet, nearest': { nodes: 23, shapeNodes: 0 },
+    'two-level UNet, bilinear': { nodes: 23, shapeNodes: 0 },
+    'GPT-2 small (d 96)': { nodes: 453, shapeNodes: 4 },
+  };
+  const far = {
+    'zoo UNet': [[1, 2, 2, 2], [1, 2, 64, 6], [3, 2, 30, 94]],
+    'zoo ResNet': [[1, 3, 1, 1], [2, 3, 5, 63], [1, 3, 96, 33]],
+    'two-level UNet, nearest': [[1, 3, 4, 4], [1, 3, 100, 8], [3, 3, 12, 64]],
+    'two-level UNet, bilinear': [[1, 3, 4, 4], [1, 3, 100, 8], [3, 3, 12, 64]],
+    'GPT-2 small (d 96)': [[1, 1], [3, 100], [1, 600]],
+  };
+  for (const [name, make, makeInputs] of models(true)) {
+    test(name, async () => {
+      const model = make().eval(), inputs = makeInputs();
+      try {
+        await withTraced((keep) => {
+          const tm = om.trace(model, inputs);
+          const e = economy(tm);
+          assert.deepEqual({ nodes: e.nodes, shapeNodes: e.shapeNodes }, want[name], `${name}: ${e.ops}`);
+          if (!name.startsWith('GPT')) assert.ok(!ops(tm).includes('Shape'), 'a conv net computes no size');
+          const [[input, [example]]] = Object.entries(inputs);
+          keep(tm, { [input]: example }, model.forward(example), 'at the example', model);
+          for (const shape of far[name]) {
+            const x = example.dtype === 'int64' ? om.tidy(() => om.rand(shape, { seed: shape[1] }).mul(500).long()) : om.randn(shape, { seed: shape[2] });
+            keep(tm, { [input]: x }, model.forward(x), `at [${shape}]`);
+          }
+        });
+      } finally {
+        model.dispose();
+        for (const v of Object.values(inputs)) v[0].dispose();
+      }
+    });
+  }
+});

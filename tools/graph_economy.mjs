@@ -1,0 +1,102 @@
+// How many nodes the tracer writes for conv nets with symbolic height and width and for a
+// GPT-2-small-size decoder with symbolic batch and sequence, and how many of them compute shapes
+// (docs/symbolic-axes.md, "What each op writes"; tests/js/graph-economy.test.mjs holds the counts):
+//   node tools/graph_economy.mjs            every model, GPT-2 small at its full size (124M parameters)
+//   node tools/graph_economy.mjs --small    GPT-2 small's 12 layers and 12 heads at d 96 (the same graph)
+import * as om from 'onemodel';
+import { GPT2, GPT2_SMALL } from './gpt2_model.mjs';
+import { UNet } from '../examples/zoo/unet.mjs';
+import { ResNet } from '../examples/zoo/resnet.mjs';
+
+await om.ready();
+const nn = om.nn;
+
+/**
+ * The shape computations of a traced graph (tm.graph()): Shape nodes, and the nodes that read only
+ * such nodes' outputs and initializers (at least one of the former): Gather, Slice, Concat,
+ * Unsqueeze, Range, Mul, ... on sizes, and what they compute at the run's sizes (a causal mask).
+ */
+export function shapeNodes(graph) {
+  const inits = new Set(graph.initializers.map((i) => i.name));
+  const shape = new Set();
+  const nodes = [];
+  for (const n of graph.nodes) {
+    const ins = n.inputs.filter((v) => v !== '');
+    const fromShapes = n.opType === 'Shape'
+      || (ins.some((v) => shape.has(v)) && ins.every((v) => shape.has(v) || inits.has(v)));
+    if (!fromShapes) continue;
+    nodes.push(n);
+    for (const v of n.outputs) shape.add(v);
+  }
+  return nodes;
+}
+
+/** { nodes, shapeNodes, ops: 'Shape,Gather,...' of the shape computations } of a traced model. */
+export function economy(tm) {
+  const g = tm.graph();
+  const s = shapeNodes(g);
+  return { nodes: g.nodes.length, shapeNodes: s.length, ops: s.map((n) => n.opType).join(',') };
+}
+
+/** A two-level UNet: two conv-pool levels down, a bottleneck, two nearest (or bilinear) upsamples
+ *  by 2 each concatenated with its skip; [N, 3, H, W] -> [N, 2, H, W] for H and W multiples of 4. */
+export class UNet2 extends nn.Module {
+  constructor(mode = 'nearest') {
+    super();
+    const conv = (a, b) => new nn.Sequential(new nn.Conv2d(a, b, 3, { padding: 1 }), new nn.BatchNorm2d(b), new nn.ReLU());
+    this.enc1 = conv(3, 8);
+    this.enc2 = conv(8, 16);
+    this.mid = conv(16, 32);
+    this.pool = new nn.MaxPool2d(2);
+    this.up = new nn.Upsample({ scaleFactor: 2, mode });
+    this.dec2 = conv(32 + 16, 16);
+    this.dec1 = conv(16 + 8, 8);
+    this.head = new nn.Conv2d(8, 2, 1);
+  }
+
+  forward(x) {
+    return om.tidy(() => {
+      const e1 = this.enc1.forward(x);
+      const e2 = this.enc2.forward(this.pool.forward(e1));
+      const m = this.mid.forward(this.pool.forward(e2));
+      const d2 = this.dec2.forward(om.cat([this.up.forward(m), e2], 1));
+      const d1 = this.dec1.forward(om.cat([this.up.forward(d2), e1], 1));
+      return this.head.forward(d1);
+    });
+  }
+}
+
+/** GPT-2 small's graph: 12 blocks of 12 heads, its vocabulary and context; d 768, or 96 with small. */
+export function gpt2(small = false) {
+  return new GPT2(small ? { ...GPT2_SMALL, vocab: 512, d: 96 } : GPT2_SMALL, 12);
+}
+
+/** The models measured: [name, make() -> nn.Module, inputs() -> inputs as om.trace takes them]. */
+export function models(small = false) {
+  const conv = (shape, m = 1) => () => ({
+    x: [om.randn(shape, { seed: 1 }), ['batch', null, om.Dim('h', { multipleOf: m }), om.Dim('w', { multipleOf: m })]],
+  });
+  return [
+    ['zoo UNet', () => new UNet(), conv([2, 2, 8, 12], 2)],
+    ['zoo ResNet', () => new ResNet(), conv([3, 3, 12, 12])],
+    ['two-level UNet, nearest', () => new UNet2('nearest'), conv([2, 3, 16, 20], 4)],
+    ['two-level UNet, bilinear', () => new UNet2('bilinear'), conv([2, 3, 16, 20], 4)],
+    [`GPT-2 small${small ? ' (d 96)' : ''}`, () => gpt2(small),
+      () => ({ ids: [om.tidy(() => om.rand([2, 32], { seed: 1 }).mul(500).long()), ['batch', 'seq']] })],
+  ];
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const small = process.argv.includes('--small');
+  console.log('| model | nodes | shape-computation nodes |\n|---|---|---|');
+  for (const [name, make, makeInputs] of models(small)) {
+    const model = make().eval();
+    const inputs = makeInputs();
+    const tm = om.trace(model, inputs);
+    const e = economy(tm);
+    console.log(`| ${name} | ${e.nodes} | ${e.shapeNodes}${e.ops ? ` (${e.ops})` : ''} |`);
+    tm.dispose();
+    model.dispose();
+    for (const v of Object.values(inputs)) v[0].dispose();
+  }
+}
