@@ -18,7 +18,7 @@ export { ready, memory, setNumThreads, numThreads } from './runtime.js';
 export { OmError, TraceError } from './errors.js';
 export {
   Tensor, tensor, zeros, ones, full, arange, rand, randn, manualSeed, cat, stack, where, matmul,
-  split, chunk, unbind, tril, triu, flatten, addmm, noGrad, tidy, dispose,
+  split, chunk, unbind, tril, triu, flatten, addmm, noGrad, tidy, keep, dispose,
 } from './tensor.js';
 export { Tracer, TracedModel, trace, makeDim as Dim } from './trace.js';
 export { InferenceSession } from './session.js';
