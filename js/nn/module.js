@@ -191,11 +191,13 @@ export class Module {
  * arrays, plain objects, Maps, Sets and other class instances, but not inside other Modules, whose
  * own forward calls keep what they store) and those om.keep() took. Kept tensors go to the
  * caller's scope, or, at the top level, to user code (dispose() or the collector frees them).
- * Autograd's records hold their own references, so a saved value outlives its JS Tensor.
+ * Autograd's records hold their own references, so a saved value outlives its JS Tensor. An
+ * async forward (its result a Promise) keeps all it made before its first await.
  */
 function forwardScope(module, forward, args) {
   return inScope(() => forward.apply(module, args), (result, made) => {
     if (made.length === 1 && made[0] === result) return result; // the common case: only the result
+    if (typeof result?.then === 'function') return new Set(made); // async: code after an await may use them
     const kept = new Set(), seen = new Set();
     held(result, kept, seen);
     for (const v of Object.values(module)) held(v, kept, seen);

@@ -146,6 +146,24 @@ describe('a forward call scopes what it makes', () => {
     x.dispose();
   });
 
+  test('an async forward keeps what it made before its first await', async () => {
+    class Slow extends nn.Module {
+      async forward(x) {
+        const h = x.mul(2);
+        await null;
+        return h.add(1);
+      }
+    }
+    const x = om.ones([2]);
+    const base = om.memory().tensors;
+    const y = await new Slow().forward(x);
+    assert.deepEqual(vals(y), [3, 3]);
+    assert.equal(om.memory().tensors, base + 2, 'h (the caller\'s now) and y');
+    y.dispose();
+    assert.equal(await collectGarbage(), base, 'h released once collected');
+    x.dispose();
+  });
+
   test('om.keep checks its argument; om.tidy still frees what forward hands on', () => {
     assert.throws(() => om.keep(3), { kind: 'InvalidArgument', message: 'keep: tensor must be a Tensor, got 3' });
     const net = new Mlp();
