@@ -155,10 +155,20 @@ export class Module {
     return this.namedChildren().map((e) => e[1]);
   }
 
-  /** Calls fn(module) on every submodule, children first, then on this (PyTorch's apply). Returns this. */
+  /**
+   * Calls fn(module) on each submodule (each once) after its own children, then on this: PyTorch's
+   * apply order. Returns this.
+   */
   apply(fn) {
     if (typeof fn !== 'function') throw invalid(`apply: fn must be a function, got ${describe(fn)}`);
-    for (const [, m] of this.namedModules().reverse()) fn(m);
+    const seen = new Set();
+    const go = (m) => {
+      if (seen.has(m)) return;
+      seen.add(m);
+      for (const [, c] of m.namedChildren()) go(c);
+      fn(m);
+    };
+    go(this);
     return this;
   }
 

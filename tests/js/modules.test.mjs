@@ -74,7 +74,7 @@ describe('the module tree', () => {
       assert.equal(net.modules()[2], net.body.fc);
       const order = [];
       assert.equal(net.apply((m) => order.push(m.constructor.name)), net);
-      assert.deepEqual(order, ['Linear', 'Linear', 'ReLU', 'Linear', 'Sequential', 'Net'], 'children before their parent');
+      assert.deepEqual(order, ['Linear', 'ReLU', 'Sequential', 'Linear', 'Linear', 'Net'], 'PyTorch\'s order: each after its children; shared once');
       net.apply((m) => { m.training = false; });
       assert.ok(net.modules().every((m) => !m.training));
       assert.throws(() => net.apply(3), { kind: 'InvalidArgument', message: 'apply: fn must be a function, got 3' });
