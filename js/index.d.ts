@@ -101,6 +101,12 @@ export const version: string;
  */
 export function ready(): Promise<void>;
 
+/** Options of {@link Tensor.backward}. */
+export interface BackwardOptions {
+  /** Keep the graph for another backward (PyTorch's retain_graph; default false). */
+  retainGraph?: boolean;
+}
+
 /** What is alive in C memory. */
 export interface MemoryInfo {
   /** Live C tensor handles (views and tensors held by autograd graphs count too). */
@@ -108,10 +114,13 @@ export interface MemoryInfo {
   /** Bytes of live storage. */
   bytes: number;
   /**
-   * Tensors and traced models that were garbage-collected without dispose() (a leak alarm:
-   * their C memory is not freed). Counted by a FinalizationRegistry, so it only grows after a GC ran.
+   * Tensors, traced models and sessions that were garbage-collected without dispose(). A
+   * tensor's C memory is released then (a FinalizationRegistry; its callbacks run between tasks,
+   * never inside a synchronous loop); a model's or session's is not (a leak alarm).
    */
   leaked: number;
+  /** The size of WebAssembly memory in bytes: it grows, never shrinks (the high-water mark). */
+  heapBytes: number;
 }
 
 /** Live tensors and bytes in C memory (use it to check that a computation frees what it makes). */
@@ -267,9 +276,16 @@ export function noGrad<T>(fn: () => T): T;
 /**
  * Runs fn and disposes every tensor created inside it except those in its result (a Tensor, or
  * arrays / plain objects holding tensors, searched deeply). Kept tensors move to the enclosing
- * tidy scope, if any. fn must be synchronous. Tensors made before the call are not touched.
+ * scope (a tidy or a Module's forward call), if any. fn must be synchronous. Tensors made before
+ * the call are not touched.
  */
 export function tidy<T>(fn: () => T): T;
+
+/**
+ * Takes t out of every scope (om.tidy, Module forward calls): none disposes it when it ends; from
+ * then on dispose() or the garbage collector frees it. Returns t.
+ */
+export function keep<T extends Tensor>(t: T): T;
 
 /** Disposes a Tensor, or every Tensor found in an array or plain object (deeply). */
 export function dispose(tensors: Tensor | readonly unknown[] | Record<string, unknown>): void;
@@ -509,9 +525,11 @@ export class Tensor {
   /**
    * Back-propagates from this tensor; gradients accumulate into the leaves' `grad`. `grad` is
    * required unless this tensor has one element (kind 'Autograd' otherwise) and must have this
-   * tensor's shape. The graph is kept, so backward may run again.
+   * tensor's shape. Then the graph is freed (its saved values), as PyTorch does: another
+   * backward through it throws 'Autograd', unless this one had `retainGraph: true`.
    */
-  backward(grad?: Tensor): void;
+  backward(grad?: Tensor | null, options?: BackwardOptions): void;
+  backward(options: BackwardOptions): void;
   /** Drops the accumulated gradient (and disposes the `grad` wrapper). */
   zeroGrad(): void;
 
@@ -841,7 +859,9 @@ export namespace nn {
   /**
    * The base class of layers and models. Parameters are the Tensor-valued fields, found by
    * walking the module's own fields in order (submodules, and arrays of them as `layers.0.weight`).
-   * Buffers are Tensors registered with registerBuffer(): in stateDict() but not parameters().
+   * Buffers are Tensors registered with registerBuffer(): in stateDict() (unless not persistent)
+   * but not parameters(). forward runs in a scope: the tensors it makes are freed when it returns,
+   * except those in its result, in the module's fields, or taken by om.keep.
    */
   export class Module {
     /** Training (true, the default) or evaluation mode. */
@@ -849,18 +869,33 @@ export namespace nn {
     constructor();
     /** The computation; subclasses implement it. */
     forward(...inputs: any[]): any;
-    /** Sets field `name` to tensor as a buffer (saved and traced, not a parameter). Returns it. */
-    registerBuffer(name: string, tensor: Tensor): Tensor;
+    /**
+     * Sets field `name` to tensor (or null) as a buffer: not a parameter; in stateDict() and named
+     * when traced unless `persistent: false` (PyTorch's register_buffer). Returns it.
+     */
+    registerBuffer<T extends Tensor | null>(name: string, tensor: T, options?: { persistent?: boolean }): T;
+    /** Sets field `name` to module (or null), PyTorch's add_module. Returns it. */
+    addModule<T extends Module | null>(name: string, module: T): T;
     /** [path, parameter] pairs in field order; a tensor reachable twice is listed once. */
     namedParameters(): [string, Tensor][];
     /** The parameters, each once. */
     parameters(): Tensor[];
-    /** [path, buffer] pairs in field order. */
+    /** [path, buffer] pairs in field order (persistent or not). */
     namedBuffers(): [string, Tensor][];
-    /** path -> Tensor of every parameter and buffer, in field order (tied tensors under each path). */
+    /** The buffers, each once. */
+    buffers(): Tensor[];
+    /** path -> Tensor of every parameter and persistent buffer, in field order (tied tensors under each path). */
     stateDict(): Record<string, Tensor>;
-    /** [path, module] for this module ('') and every submodule. */
+    /** [path, module] for this module ('') and every submodule (each once), depth first. */
     namedModules(): [string, Module][];
+    /** This module and every submodule, depth first. */
+    modules(): Module[];
+    /** [name, module] for each direct submodule (a module in an array field as `name.i`). */
+    namedChildren(): [string, Module][];
+    /** The direct submodules. */
+    children(): Module[];
+    /** Calls fn on every submodule, children first, then on this. Returns this. */
+    apply(fn: (module: Module) => void): this;
     /** Sets training mode on the whole tree. Returns this. */
     train(mode?: boolean): this;
     /** train(false). Returns this. */
@@ -1244,20 +1279,29 @@ export namespace nn {
 
   interface Module {
     /**
-     * Copies state[path] into each parameter and buffer in place (PyTorch's load_state_dict),
-     * with key, shape and dtype checks made before anything is written.
+     * Copies state[path] into each parameter and persistent buffer in place (PyTorch's
+     * load_state_dict), with key, shape and dtype checks made before anything is written. When
+     * strict, missing or unexpected keys throw an OmError 'InvalidArgument' that lists both (also
+     * as its `missingKeys` and `unexpectedKeys` properties).
      */
     loadStateDict(state: Readonly<Record<string, StateValue>>, options?: LoadStateDictOptions): LoadStateDictResult;
   }
 
-  /** nn.Sequential(...modules): modules named '0', '1', ...; forward chains them. */
+  /** A container's named items: an object, a Map or [name, item] pairs, in order. */
+  export type Named<T> = Readonly<Record<string, T>> | ReadonlyMap<string, T> | readonly (readonly [string, T])[];
+
+  /**
+   * nn.Sequential(...modules), modules named '0', '1', ..., or nn.Sequential(named) with the
+   * given names (PyTorch's Sequential(OrderedDict(...))); forward chains them.
+   */
   export class Sequential extends Module implements Iterable<Module> {
     constructor(...modules: Module[]);
+    constructor(named: Named<Module>);
     readonly length: number;
-    readonly [index: number]: Module;
+    readonly [name: string]: any;
     /** The module at index i (negative counts from the end). */
     at(i: number): Module;
-    /** Adds a module at the end. Returns this. */
+    /** Adds a module at the end, named by the count before it. Returns this. */
     append(module: Module): this;
     [Symbol.iterator](): Iterator<Module>;
     forward(x: any): any;
@@ -1271,6 +1315,109 @@ export namespace nn {
     at(i: number): Module;
     append(module: Module): this;
     [Symbol.iterator](): Iterator<Module>;
+  }
+
+  /** nn.ModuleDict(modules): modules by name; iteration gives the names. */
+  export class ModuleDict extends Module implements Iterable<string> {
+    constructor(modules?: Named<Module>);
+    readonly length: number;
+    readonly [name: string]: any;
+    get(key: string): Module | undefined;
+    /** Sets module key. Returns this. */
+    set(key: string, module: Module): this;
+    has(key: string): boolean;
+    /** Removes module key and returns it. */
+    pop(key: string): Module | undefined;
+    keys(): string[];
+    values(): Module[];
+    entries(): [string, Module][];
+    [Symbol.iterator](): Iterator<string>;
+  }
+
+  /** nn.ParameterList(tensors): parameters '0', '1', ... (a float32 leaf gets requiresGrad). */
+  export class ParameterList extends Module implements Iterable<Tensor> {
+    constructor(tensors?: Tensor[]);
+    readonly length: number;
+    readonly [index: number]: Tensor;
+    at(i: number): Tensor;
+    append(tensor: Tensor): this;
+    [Symbol.iterator](): Iterator<Tensor>;
+  }
+
+  /** nn.ParameterDict(tensors): parameters by name (a float32 leaf gets requiresGrad); iteration gives the names. */
+  export class ParameterDict extends Module implements Iterable<string> {
+    constructor(tensors?: Named<Tensor>);
+    readonly length: number;
+    readonly [name: string]: any;
+    get(key: string): Tensor | undefined;
+    set(key: string, tensor: Tensor): this;
+    has(key: string): boolean;
+    pop(key: string): Tensor | undefined;
+    keys(): string[];
+    values(): Tensor[];
+    entries(): [string, Tensor][];
+    [Symbol.iterator](): Iterator<string>;
+  }
+
+  // ---- torchvision's building blocks (js/nn/blocks.js) ----
+
+  /** A layer option: a Module class (constructed with torchvision's arguments) or a function returning a Module. */
+  export type LayerFactory = (new (...args: any[]) => Module) | ((...args: any[]) => Module);
+
+  /** Options of {@link Conv2dNormActivation}. */
+  export interface Conv2dNormActivationOptions {
+    stride?: number | [number, number];
+    /** Default (kernelSize - 1) / 2 * dilation, floored, per dim. */
+    padding?: number | [number, number] | string | null;
+    groups?: number;
+    /** Default BatchNorm2d; null for none. */
+    normLayer?: LayerFactory | null;
+    /** Default ReLU; null for none. */
+    activationLayer?: LayerFactory | null;
+    dilation?: number | [number, number];
+    /** Accepted and ignored. */
+    inplace?: boolean | null;
+    /** Default: true only without a norm layer. */
+    bias?: boolean | null;
+  }
+  /** torchvision.ops.Conv2dNormActivation: Conv2d '0', then the norm and the activation. */
+  export class Conv2dNormActivation extends Sequential {
+    constructor(inChannels: number, outChannels: number, kernelSize?: number | [number, number], options?: Conv2dNormActivationOptions);
+    readonly outChannels: number;
+  }
+  /** torchvision.ops.SqueezeExcitation: input * scaleActivation(fc2(activation(fc1(avgpool(input))))). */
+  export class SqueezeExcitation extends Module {
+    constructor(inputChannels: number, squeezeChannels: number, options?: { activation?: LayerFactory; scaleActivation?: LayerFactory });
+    forward(input: Tensor): Tensor;
+  }
+  /** Options of {@link MLP}. */
+  export interface MLPOptions {
+    normLayer?: LayerFactory | null;
+    activationLayer?: LayerFactory;
+    inplace?: boolean | null;
+    bias?: boolean;
+    dropout?: number;
+  }
+  /** torchvision.ops.MLP: Linear, [norm], activation, Dropout per hidden size; Linear and Dropout last. */
+  export class MLP extends Sequential {
+    constructor(inChannels: number, hiddenChannels: number[], options?: MLPOptions);
+  }
+  /** torchvision.ops.Permute(dims): x.permute(dims). */
+  export class Permute extends Module {
+    constructor(dims: number[]);
+    forward(x: Tensor): Tensor;
+  }
+  /** torchvision.ops.StochasticDepth(p, mode): in training, rows ('row') or the batch ('batch') dropped with probability p and the rest scaled by 1 / (1 - p); identity in eval. */
+  export class StochasticDepth extends Module {
+    constructor(p: number, mode: 'row' | 'batch');
+    forward(input: Tensor): Tensor;
+  }
+  /** torchvision's ConvNeXt LayerNorm2d: LayerNorm over the channels of [N, C, H, W]. */
+  export class LayerNorm2d extends LayerNorm {}
+
+  export namespace functional {
+    /** torchvision.ops.stochastic_depth(input, p, mode, training = true). */
+    function stochasticDepth(input: Tensor, p: number, mode: 'row' | 'batch', training?: boolean): Tensor;
   }
 
   /** How a loss reduces: per element ('none'), the mean (default) or the sum. */

@@ -18,7 +18,7 @@ export { ready, memory, setNumThreads, numThreads } from './runtime.js';
 export { OmError, TraceError } from './errors.js';
 export {
   Tensor, tensor, zeros, ones, full, arange, rand, randn, manualSeed, cat, stack, where, matmul,
-  split, chunk, unbind, tril, triu, flatten, addmm, noGrad, tidy, dispose,
+  split, chunk, unbind, tril, triu, flatten, addmm, noGrad, tidy, keep, dispose,
 } from './tensor.js';
 export {
   sin, cos, tan, asin, acos, atan, sinh, cosh, asinh, acosh, atanh, atan2, minimum, maximum, fmod, remainder,

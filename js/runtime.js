@@ -1,6 +1,6 @@
 // The loaded WASM module and the plumbing every call into it goes through: loading (ready),
 // the op/dtype/error-kind tables read from C, the argument scratch buffer, turning C's last
-// error into an OmError, tidy scopes and the leak alarm. Nothing here is public API except
+// error into an OmError, scopes and the release of collected tensors. Nothing here is public API except
 // what js/index.js re-exports.
 import { OmError, TraceError } from './errors.js';
 
@@ -438,15 +438,25 @@ export function callOp(who, op, inHandles, iattrs, fattrs, nOut) {
   return n;
 }
 
-// ---- tidy scopes and the leak alarm ---------------------------------------------------------
+// ---- scopes and the garbage collector ------------------------------------------------------
 
-/** Open tidy scopes, innermost last; each is an array of the tensors made inside it. */
+/** Open scopes (om.tidy and Module forward calls), innermost last; each is an array of the
+ *  tensors made inside it. */
 export const scopes = [];
 
 let leaked = 0;
-/** Counts tensors that were garbage-collected without dispose(); it never frees anything. */
+/** Counts models and sessions that were garbage-collected without dispose(); it frees nothing. */
 export const leakAlarm = typeof FinalizationRegistry === 'function'
   ? new FinalizationRegistry(() => { leaked++; })
+  : null;
+
+/**
+ * Releases the C reference (the held value) of a Tensor that was garbage-collected without
+ * dispose(), and counts it with the models' leak count. Its callbacks run between tasks, once the
+ * engine has collected the wrapper: never inside a synchronous loop.
+ */
+export const collector = typeof FinalizationRegistry === 'function'
+  ? new FinalizationRegistry((h) => { leaked++; M._omw_release(h); })
   : null;
 
 /**
@@ -467,8 +477,9 @@ export function numThreads() {
   return M._omw_get_num_threads();
 }
 
-/** Live tensors and storage bytes in C, and how many JS tensors were collected undisposed. */
+/** Live tensors and storage bytes in C, how many JS tensors (and models) were collected undisposed,
+ *  and the size of WebAssembly memory (it grows, never shrinks: the high-water mark). */
 export function memory() {
   requireReady('memory');
-  return { tensors: M._omw_live_tensors(), bytes: M._omw_live_bytes(), leaked };
+  return { tensors: M._omw_live_tensors(), bytes: M._omw_live_bytes(), leaked, heapBytes: M.HEAPU8.length };
 }

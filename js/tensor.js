@@ -4,7 +4,7 @@
 import { OmError, invalid } from './errors.js';
 import {
   M, requireReady, opId, dtypeCodes, dtypeNames, checkHandle, checkStatus, lastError, marshal,
-  readU32, readF64, scopes, leakAlarm, heapAlloc, callOp, applied, scratch, writeI64,
+  readU32, readF64, scopes, collector, heapAlloc, callOp, applied, scratch, writeI64,
 } from './runtime.js';
 import {
   describe, toI64, toI32, toBool, intList, shapeArg, scalarValue, flattenData, toTypedArray,
@@ -36,13 +36,16 @@ export function handle(t, who, name) {
 }
 let dtypeOf; // (t) -> dtype name, unchecked (set in Tensor's static block)
 let ndimOf; // (t) -> number of dims, unchecked (set in Tensor's static block)
-let watch; // (t) -> registers t with the leak alarm (set in Tensor's static block)
+let watch; // (t) -> registers t with the collector (set in Tensor's static block)
+let keptOf; // (t) -> true once om.keep(t) took it out of every scope (set in Tensor's static block)
+let markKept; // (t) -> marks t kept (set in Tensor's static block)
 
 /**
- * A Tensor for a new C reference of known dtype (code) and shape, tracked by the innermost tidy
- * scope. Only a tensor outside every scope is watched by the leak alarm: one in a scope is
- * disposed or kept by it (and watched once kept past the outermost, see tidy), so the eager
- * path's intermediates cost no FinalizationRegistry entry.
+ * A Tensor for a new C reference of known dtype (code) and shape, tracked by the innermost scope
+ * (om.tidy or a Module's forward). Only a tensor outside every scope is watched by the collector
+ * (released when the garbage collector takes it): one in a scope is disposed or kept by it (and
+ * watched once kept past the outermost), so the eager path's intermediates cost no
+ * FinalizationRegistry entry.
  */
 function adopt(h, dtype, shape) {
   const t = new Tensor(TOKEN, h, dtype, shape);
@@ -238,16 +241,19 @@ export class Tensor {
   #dtype;
   #shape;
   #grad = null; // the cached wrapper of the C grad (owned by this tensor)
-  #watched = false; // registered with the leak alarm
+  #watched = false; // registered with the collector
+  #kept = false; // om.keep(): no scope disposes it
 
   static {
     dtypeOf = (t) => t.#dtype;
     ndimOf = (t) => t.#shape.length;
     watch = (t) => {
-      if (!leakAlarm || t.#watched) return;
-      leakAlarm.register(t, undefined, t);
+      if (!collector || t.#watched || !t.#h) return;
+      collector.register(t, t.#h, t);
       t.#watched = true;
     };
+    keptOf = (t) => t.#kept;
+    markKept = (t) => { t.#kept = true; };
     handleOf = (t, who, name) => {
       if (!(t instanceof Tensor)) throw invalid(`${who}: ${name} must be a Tensor, got ${describe(t)}`);
       if (!t.#h) throw new OmError('Disposed', `${who}: ${name} was disposed`);
@@ -304,7 +310,8 @@ export class Tensor {
     }
     this.#dropGrad();
     const i = info(g);
-    this.#grad = new Tensor(TOKEN, g, i.dtype, i.shape); // not tracked by tidy: owned here
+    this.#grad = new Tensor(TOKEN, g, i.dtype, i.shape); // not tracked by scopes: owned here
+    watch(this.#grad); // collected with this tensor when it is
     return this.#grad;
   }
 
@@ -643,10 +650,18 @@ export class Tensor {
   matmul(other) { this.#use('matmul'); return product(this, other, 'matmul', 'self', 'other'); }
 
   // ---- autograd ----
-  backward(grad) {
+  /**
+   * Back-propagates into the leaves' grad, then frees the graph it ran (its saved values), as
+   * PyTorch does; { retainGraph: true } keeps it for another backward. backward(options) omits grad.
+   */
+  backward(grad, options) {
     const h = this.#use('backward');
+    if (isOptions(grad)) [grad, options] = [undefined, grad];
+    const { retainGraph = false } = optionsArg(options, 'backward', ['retainGraph']);
+    if (typeof retainGraph !== 'boolean') throw invalid(`backward: retainGraph must be a boolean, got ${describe(retainGraph)}`);
     const g = grad === undefined || grad === null ? 0 : handleOf(grad, 'backward', 'grad');
     checkStatus(M._omw_backward(h, g), 'backward');
+    if (!retainGraph) checkStatus(M._omw_free_graph(h), 'backward');
   }
 
   zeroGrad() {
@@ -695,7 +710,7 @@ export class Tensor {
     this.#dropGrad();
     M._omw_release(this.#h);
     this.#h = 0;
-    if (this.#watched) leakAlarm.unregister(this);
+    if (this.#watched) collector.unregister(this);
   }
 }
 
@@ -967,34 +982,58 @@ function collect(x, out, seen = new Set()) {
   if (proto === Object.prototype || proto === null) for (const v of Object.values(x)) collect(v, out, seen);
 }
 
-export function tidy(fn) {
-  requireReady('tidy');
-  if (typeof fn !== 'function') throw invalid(`tidy: expected a function, got ${describe(fn)}`);
+/**
+ * Runs fn in a new scope (om.tidy, a Module's forward call). When it ends, the tensors made
+ * inside are disposed except those in keep(result, made) (a Tensor or a Set; asked only when
+ * something was made) and those om.keep() took: kept ones move to the enclosing scope, or, past
+ * the outermost, to the collector. When fn throws, everything it made is disposed.
+ */
+export function inScope(fn, keep) {
   const scope = [];
   scopes.push(scope);
   let result;
-  let kept = null; // the one Tensor returned, or a Set of those in the result (null: none)
+  let kept = null; // the one Tensor kept, or a Set of them (null: none)
   try {
     result = fn();
-    if (result instanceof Tensor) {
-      kept = result; // the common case, without a Set
-    } else {
-      if (result && typeof result.then === 'function') {
-        throw invalid('tidy: the function returned a Promise; tidy only scopes synchronous code');
-      }
-      kept = new Set();
-      collect(result, kept);
-    }
+    if (scope.length) kept = keep(result, scope);
   } finally {
     scopes.pop();
     const parent = scopes.length ? scopes[scopes.length - 1] : null;
     for (const t of scope) {
-      if (!(kept === t || (kept instanceof Set && kept.has(t)))) t.dispose();
+      if (keptOf(t)) watch(t); // om.keep: out of every scope
+      else if (!(kept === t || (kept instanceof Set && kept.has(t)))) t.dispose();
       else if (parent) parent.push(t);
-      else watch(t); // leaves the last scope: from now on only dispose() frees it
+      else watch(t); // leaves the last scope: from now on dispose() or the collector frees it
     }
   }
   return result;
+}
+
+export function tidy(fn) {
+  requireReady('tidy');
+  if (typeof fn !== 'function') throw invalid(`tidy: expected a function, got ${describe(fn)}`);
+  return inScope(() => {
+    const result = fn();
+    if (!(result instanceof Tensor) && result && typeof result.then === 'function') {
+      throw invalid('tidy: the function returned a Promise; tidy only scopes synchronous code');
+    }
+    return result;
+  }, (result) => {
+    if (result instanceof Tensor) return result; // the common case, without a Set
+    const kept = new Set();
+    collect(result, kept);
+    return kept;
+  });
+}
+
+/**
+ * Takes t out of every scope: no om.tidy or forward call that made it disposes it; from now on
+ * dispose() or the collector frees it (tf.keep's role). Returns t.
+ */
+export function keep(t) {
+  handle(t, 'keep', 'tensor');
+  markKept(t);
+  return t;
 }
 
 /** Disposes a Tensor, or every Tensor in an array / plain object (nested). */

@@ -97,6 +97,7 @@ struct om_record {
   om_tensor *grad_acc[OM_MAX_OUTPUTS];
   int pending;
   bool queued;
+  bool freed; /* om_tensor_free_graph released in[] and saved[]: backward through it fails */
 };
 
 /* Which values an op's backward reads: input i is bit i, output j is bit OM_SAVES_OUT0 + j. */

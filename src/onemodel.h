@@ -172,8 +172,13 @@ om_tensor *om_tensor_grad(const om_tensor *t);
 /** Drops the accumulated gradient of t. */
 void om_tensor_zero_grad(om_tensor *t);
 /** Back-propagates from root; grad (borrowed) may be NULL only for a one-element root. Gradients
- *  accumulate into the leaves. The graph is kept, so backward may run again. */
+ *  accumulate into the leaves. The graph is kept, so backward may run again (PyTorch's
+ *  retain_graph=True); om_tensor_free_graph then frees it. */
 bool om_backward(om_tensor *root, const om_tensor *grad);
+/** Frees the autograd graph below t (borrowed): every record reachable from t drops its inputs and
+ *  saved values, so intermediates nothing else holds are freed now (PyTorch frees the graph after
+ *  backward). t and its records stay; a later backward through them fails (OM_ERR_AUTOGRAD). */
+bool om_tensor_free_graph(om_tensor *t);
 /** Turns recording on or off for the calling thread; returns the previous setting. */
 bool om_set_grad_enabled(bool enabled);
 /** True when the calling thread records ops for autograd. */

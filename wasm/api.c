@@ -97,6 +97,7 @@ OMW int omw_set_requires_grad(om_tensor *t, int flag) { return om_tensor_set_req
 OMW om_tensor *omw_grad(const om_tensor *t) { return om_tensor_grad(t); }
 OMW void omw_zero_grad(om_tensor *t) { om_tensor_zero_grad(t); }
 OMW int omw_backward(om_tensor *root, const om_tensor *grad) { return om_backward(root, grad); }
+OMW int omw_free_graph(om_tensor *t) { return om_tensor_free_graph(t); }
 /** The previous setting (1/0), or -1 when the call failed (NoGradInTrace: turning grad off while a
  *  trace records; grad mode stays on and the trace has ended), with the error set. */
 OMW int omw_set_grad_enabled(int enabled) {

@@ -1,74 +1,164 @@
-// Containers in PyTorch's shape: nn.Sequential chains modules, nn.ModuleList holds them. Both
-// keep their modules in fields '0', '1', ..., so parameters are named as PyTorch names them
-// ('0.weight', 'layers.1.bias') and a PyTorch state dict loads as it is.
+// Containers in PyTorch's shape: nn.Sequential chains modules, nn.ModuleList and nn.ModuleDict
+// hold them, nn.ParameterList and nn.ParameterDict hold parameters. Each keeps its items in its
+// own fields, named '0', '1', ... or by the names given, so parameters are named as PyTorch names
+// them ('0.weight', 'layers.1.bias', 'features.conv0.weight') and a PyTorch state dict loads as it is.
 //
 //   const net = new om.nn.Sequential(new om.nn.Linear(2, 16), new om.nn.Linear(16, 3));
 //   net.stateDict();                        // { '0.weight', '0.bias', '1.weight', '1.bias' }
-//   const y = net.forward(x);               // intermediate results are freed (om.tidy)
+//   const y = net.forward(x);               // intermediate results are freed (every forward's scope)
+//   new om.nn.Sequential({ conv0: ..., norm0: ... });   // nn.Sequential(OrderedDict(...)): 'conv0.weight'
 import { invalid } from '../errors.js';
-import { tidy } from '../tensor.js';
+import { Tensor } from '../tensor.js';
 import { describe } from '../convert.js';
-import { Module } from './module.js';
+import { Module, fieldName } from './module.js';
 
-function checkModule(m, who, i) {
-  if (!(m instanceof Module)) throw invalid(`${who}: item ${i} must be an om.nn.Module, got ${describe(m)}`);
-  return m;
+/**
+ * A container's items: its fields holding a Module (a Tensor for the parameter containers), in
+ * field order (a JS object's: names that are integers first, in increasing order, then the others
+ * as they were added).
+ */
+function items(c) {
+  const kind = c.constructor.itemKind;
+  return Object.entries(c).filter(([, v]) => v instanceof kind);
 }
 
-/** Modules in fields '0', '1', ...; length, at(i) and iteration, shared by both containers. */
+/** Sets item `name` of container c: a module, or a tensor made a parameter (requiresGrad, as nn.Parameter). */
+function setItem(c, name, value, who) {
+  fieldName(c, name, who);
+  const kind = c.constructor.itemKind;
+  if (!(value instanceof kind)) {
+    throw invalid(`${who}: item ${name} must be ${kind === Tensor ? 'a Tensor' : 'an om.nn.Module'}, got ${describe(value)}`);
+  }
+  if (kind === Tensor && value.dtype === 'float32' && value.isLeaf && !value.requiresGrad) value.requiresGrad = true;
+  c[name] = value;
+}
+
+/** [name, value] pairs from an object, a Map or an array of pairs. */
+function namedArg(x, who) {
+  if (x instanceof Map || Array.isArray(x)) {
+    const pairs = [...x];
+    pairs.forEach((p, i) => {
+      if (!Array.isArray(p) || p.length !== 2) throw invalid(`${who}: entry ${i} must be a [name, value] pair, got ${describe(p)}`);
+    });
+    return pairs;
+  }
+  if (x === null || typeof x !== 'object' || x instanceof Module || x instanceof Tensor) {
+    throw invalid(`${who}: expected an object, a Map or an array of [name, value] pairs, got ${describe(x)}`);
+  }
+  return Object.entries(x);
+}
+
+/** Items in fields '0', '1', ...: length, at(i), append and iteration over the items. */
 class Indexed extends Module {
-  #n = 0;
+  get length() { return items(this).length; }
 
-  get length() { return this.#n; }
-
-  /** The module at index i (negative counts from the end), as PyTorch's container[i]. */
+  /** The item at index i (negative counts from the end), as PyTorch's container[i]. */
   at(i) {
     const who = `${this.constructor.name}.at`;
     if (!Number.isInteger(i)) throw invalid(`${who}: index must be an integer, got ${describe(i)}`);
-    const k = i < 0 ? i + this.#n : i;
-    if (k < 0 || k >= this.#n) throw invalid(`${who}: index ${i} is out of range for ${this.#n} modules`);
-    return this[k];
+    const all = items(this);
+    const k = i < 0 ? i + all.length : i;
+    if (k < 0 || k >= all.length) {
+      throw invalid(`${who}: index ${i} is out of range for ${all.length} ${this.constructor.itemKind === Tensor ? 'parameters' : 'modules'}`);
+    }
+    return all[k][1];
   }
 
-  /** Adds a module at the end (named by its index). Returns this. */
-  append(module) {
-    this[this.#n] = checkModule(module, `${this.constructor.name}.append`, this.#n);
-    this.#n++;
+  /** Adds an item at the end, named by the count before it (PyTorch's str(len(self))). Returns this. */
+  append(item) {
+    setItem(this, String(this.length), item, `${this.constructor.name}.append`);
     return this;
   }
 
   *[Symbol.iterator]() {
-    for (let i = 0; i < this.#n; i++) yield this[i];
+    for (const [, v] of items(this)) yield v;
   }
 }
 
+/** Items by name: get, set, has, pop, keys, values, entries, length; iteration gives the names. */
+class Keyed extends Module {
+  constructor(entries, who) {
+    super();
+    for (const [name, v] of namedArg(entries, who)) setItem(this, name, v, who);
+  }
+
+  get length() { return items(this).length; }
+  /** The item named key, or undefined. */
+  get(key) { return items(this).find(([k]) => k === key)?.[1]; }
+  /** Sets item key (PyTorch's dict[key] = value). Returns this. */
+  set(key, value) { setItem(this, key, value, `${this.constructor.name}.set`); return this; }
+  has(key) { return items(this).some(([k]) => k === key); }
+  /** Removes item key and returns it (undefined when there is none). */
+  pop(key) {
+    const v = this.get(key);
+    if (v !== undefined) delete this[key];
+    return v;
+  }
+  keys() { return items(this).map((e) => e[0]); }
+  values() { return items(this).map((e) => e[1]); }
+  entries() { return items(this); }
+  [Symbol.iterator]() { return this.keys()[Symbol.iterator](); }
+}
+
 /**
- * nn.Sequential(...modules): forward(x) runs each module on the previous one's result. A
- * module that takes functions is fine too: wrap it in a Module with a forward.
+ * nn.Sequential(...modules), or nn.Sequential(named) with an object or a Map of name -> module
+ * (PyTorch's nn.Sequential(OrderedDict(...)): the names are the state-dict keys' parts).
+ * forward(x) runs each module on the previous one's result.
  */
 export class Sequential extends Indexed {
+  static itemKind = Module;
+
   constructor(...modules) {
     super();
-    modules.forEach((m, i) => checkModule(m, 'Sequential', i));
-    for (const m of modules) this.append(m);
+    const named = modules.length === 1 && !(modules[0] instanceof Module);
+    const entries = named ? namedArg(modules[0], 'Sequential') : modules.map((m, i) => [String(i), m]);
+    for (const [name, m] of entries) setItem(this, name, m, 'Sequential');
   }
 
   /** x through every module in order; the intermediate results are freed, the last is returned. */
   forward(x) {
-    return tidy(() => {
-      let h = x;
-      for (const m of this) h = m.forward(h);
-      return h;
-    });
+    let h = x;
+    for (const m of this) h = m.forward(h);
+    return h;
   }
 }
 
 /** nn.ModuleList(modules): an indexable list of modules (no forward of its own). */
 export class ModuleList extends Indexed {
+  static itemKind = Module;
+
   constructor(modules = []) {
     super();
     if (!Array.isArray(modules)) throw invalid(`ModuleList: modules must be an array of modules, got ${describe(modules)}`);
-    modules.forEach((m, i) => checkModule(m, 'ModuleList', i));
-    for (const m of modules) this.append(m);
+    modules.forEach((m, i) => setItem(this, String(i), m, 'ModuleList'));
+  }
+}
+
+/** nn.ModuleDict(modules): modules by name (an object, a Map or [name, module] pairs). */
+export class ModuleDict extends Keyed {
+  static itemKind = Module;
+
+  constructor(modules = {}) {
+    super(modules, 'ModuleDict');
+  }
+}
+
+/** nn.ParameterList(tensors): parameters '0', '1', ... (a float32 leaf gets requiresGrad, as nn.Parameter). */
+export class ParameterList extends Indexed {
+  static itemKind = Tensor;
+
+  constructor(tensors = []) {
+    super();
+    if (!Array.isArray(tensors)) throw invalid(`ParameterList: tensors must be an array of Tensors, got ${describe(tensors)}`);
+    tensors.forEach((t, i) => setItem(this, String(i), t, 'ParameterList'));
+  }
+}
+
+/** nn.ParameterDict(tensors): parameters by name (an object, a Map or [name, tensor] pairs). */
+export class ParameterDict extends Keyed {
+  static itemKind = Tensor;
+
+  constructor(tensors = {}) {
+    super(tensors, 'ParameterDict');
   }
 }

@@ -7,3 +7,4 @@ export {
   relu, sigmoid, tanh, silu, hardswish, hardsigmoid, hardtanh, relu6, leakyRelu, elu, gelu, softplus, pad, dropout,
 } from '../ops/act.js';
 export { conv1d, conv2d, convTranspose2d, maxPool2d, avgPool2d, adaptiveAvgPool2d } from '../ops/conv.js';
+export { stochasticDepth } from './blocks.js';

@@ -1,7 +1,7 @@
-// om.nn: modules (module.js, container.js, recurrent.js, norm.js, attention.js, transformer.js, embedding.js,
+// om.nn: modules (module.js, container.js, blocks.js, recurrent.js, norm.js, attention.js, transformer.js, embedding.js,
 // loss.js, activation.js) and om.nn.functional (functional.js).
 export { Module, Linear } from './module.js';
-export { Sequential, ModuleList } from './container.js';
+export { Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict } from './container.js';
 export { LSTM, GRU } from './recurrent.js';
 export { LayerNorm, GroupNorm, BatchNorm1d, BatchNorm2d, Softmax, LogSoftmax } from './norm.js';
 export { MultiheadAttention } from './attention.js';
@@ -13,3 +13,4 @@ export {
 export * as functional from './functional.js';
 export { Conv1d, Conv2d, ConvTranspose2d, MaxPool2d, AvgPool2d, AdaptiveAvgPool2d } from './conv.js';
 export { TransformerEncoderLayer } from './transformer.js';
+export { Conv2dNormActivation, SqueezeExcitation, MLP, Permute, StochasticDepth, LayerNorm2d } from './blocks.js';

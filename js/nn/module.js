@@ -12,18 +12,24 @@
 //
 // Parameters are ordinary tensors: made inside om.tidy(), they are freed when it returns.
 import { OmError, invalid } from '../errors.js';
-import { Tensor, linear, rand, tidy, noGrad, tensor, optionsArg } from '../tensor.js';
+import { Tensor, linear, rand, tidy, noGrad, tensor, optionsArg, inScope } from '../tensor.js';
 import { describe, toI32 } from '../convert.js';
 
 let walkModule; // (module, prefix, out, path) -> out, set in Module's static block
 
 /** The base class of every layer and model. */
 export class Module {
-  #buffers = new Set(); // field names registered as buffers
+  #buffers = new Map(); // field name -> persistent (in the state dict), for fields registered as buffers
 
   constructor() {
     /** Training mode (true) or evaluation mode; set by train() / eval() on the whole tree. */
     this.training = true;
+    // The class's forward, called in a scope (forwardScope); an own property that the field walks
+    // skip (not enumerable). A subclass's super.forward() runs in the caller's scope.
+    const forward = this.forward;
+    Object.defineProperty(this, 'forward', {
+      value: (...args) => forwardScope(this, forward, args), writable: true, configurable: true,
+    });
   }
 
   /** The computation; subclasses implement it. */
@@ -32,28 +38,39 @@ export class Module {
   }
 
   /**
-   * Sets field `name` to tensor and marks it a buffer: saved in stateDict() (and named when
-   * traced) but not a parameter. Returns the tensor.
+   * Sets field `name` to tensor (or null) and marks it a buffer: not a parameter; saved in
+   * stateDict() (and named when traced) unless { persistent: false }, as PyTorch's
+   * register_buffer. Returns the tensor.
    */
-  registerBuffer(name, tensor) {
-    if (typeof name !== 'string' || name === '' || name.includes('.')) {
-      throw invalid(`registerBuffer: name must be a non-empty string without '.', got ${describe(name)}`);
-    }
-    if (!(tensor instanceof Tensor)) throw invalid(`registerBuffer: tensor must be a Tensor, got ${describe(tensor)}`);
-    this.#buffers.add(name);
+  registerBuffer(name, tensor, options) {
+    const who = 'registerBuffer';
+    fieldName(this, name, who);
+    if (tensor !== null && !(tensor instanceof Tensor)) throw invalid(`${who}: tensor must be a Tensor or null, got ${describe(tensor)}`);
+    const { persistent = true } = optionsArg(options, who, ['persistent']);
+    if (typeof persistent !== 'boolean') throw invalid(`${who}: persistent must be a boolean, got ${describe(persistent)}`);
+    this.#buffers.set(name, persistent);
     this[name] = tensor;
     return tensor;
   }
 
+  /** Sets field `name` to module (or null), PyTorch's add_module / register_module. Returns the module. */
+  addModule(name, module) {
+    fieldName(this, name, 'addModule');
+    if (module !== null && !(module instanceof Module)) throw invalid(`addModule: module must be an om.nn.Module or null, got ${describe(module)}`);
+    this[name] = module;
+    return module;
+  }
+
   /**
-   * Every Tensor under this module as [path, tensor, isBuffer], in field order, depth first.
-   * A module reached again through a cycle is skipped; one shared by two fields appears under
-   * both paths (as in PyTorch's state dict).
+   * Every Tensor under this module as [path, tensor, isBuffer, persistent], in field order, depth
+   * first. A module reached again through a cycle is skipped; one shared by two fields appears
+   * under both paths (as in PyTorch's state dict).
    */
   #walk(prefix, out, path) {
     path.add(this);
     for (const [key, value] of Object.entries(this)) {
-      visit(value, prefix + key, this.#buffers.has(key), out, path);
+      const buffer = this.#buffers.get(key);
+      visit(value, prefix + key, buffer !== undefined, buffer !== false, out, path);
     }
     path.delete(this);
     return out;
@@ -78,10 +95,18 @@ export class Module {
     return unique(this.#walk('', [], new Set()).filter((e) => e[2]));
   }
 
-  /** A plain object path -> Tensor of every parameter and buffer in field order (tied tensors under each path). */
+  /** The buffers (each once). */
+  buffers() {
+    return this.namedBuffers().map((e) => e[1]);
+  }
+
+  /**
+   * A plain object path -> Tensor of every parameter and persistent buffer in field order (tied
+   * tensors under each path).
+   */
   stateDict() {
     const dict = {};
-    for (const [path, t] of this.#walk('', [], new Set())) dict[path] = t;
+    for (const [path, t, , persistent] of this.#walk('', [], new Set())) if (persistent) dict[path] = t;
     return dict;
   }
 
@@ -96,22 +121,55 @@ export class Module {
     return loadState(this, state, options);
   }
 
-  /** [path, Module] for this module ('') and every submodule, depth first. */
+  /** [path, Module] for this module ('') and every submodule (each once), depth first. */
   namedModules() {
-    const out = [['', this]];
-    const seen = new Set([this]);
-    const go = (value, prefix) => {
-      if (value instanceof Module) {
-        if (seen.has(value)) return;
-        seen.add(value);
-        out.push([prefix, value]);
-        for (const [k, v] of Object.entries(value)) go(v, `${prefix}.${k}`);
-      } else if (Array.isArray(value)) {
-        value.forEach((v, i) => go(v, `${prefix}.${i}`));
-      }
+    const out = [];
+    const seen = new Set();
+    const go = (m, prefix) => {
+      if (seen.has(m)) return;
+      seen.add(m);
+      out.push([prefix, m]);
+      for (const [name, c] of m.namedChildren()) go(c, prefix ? `${prefix}.${name}` : name);
     };
-    for (const [k, v] of Object.entries(this)) go(v, k);
+    go(this, '');
     return out;
+  }
+
+  /** This module and every submodule (each once), depth first. */
+  modules() {
+    return this.namedModules().map((e) => e[1]);
+  }
+
+  /** [name, Module] for each direct submodule: Module fields, and modules in array fields as `name.i`. */
+  namedChildren() {
+    const out = [];
+    for (const [k, v] of Object.entries(this)) {
+      if (v instanceof Module) out.push([k, v]);
+      else if (Array.isArray(v)) flatModules(v, k, out);
+    }
+    return out;
+  }
+
+  /** The direct submodules. */
+  children() {
+    return this.namedChildren().map((e) => e[1]);
+  }
+
+  /**
+   * Calls fn(module) on each submodule (each once) after its own children, then on this: PyTorch's
+   * apply order. Returns this.
+   */
+  apply(fn) {
+    if (typeof fn !== 'function') throw invalid(`apply: fn must be a function, got ${describe(fn)}`);
+    const seen = new Set();
+    const go = (m) => {
+      if (seen.has(m)) return;
+      seen.add(m);
+      for (const [, c] of m.namedChildren()) go(c);
+      fn(m);
+    };
+    go(this);
+    return this;
   }
 
   /** Training mode on (or off with false) for this module and every submodule. Returns this. */
@@ -137,6 +195,38 @@ export class Module {
   }
 }
 
+/**
+ * module.forward(...args) in a scope: when it returns, the tensors made during the call are
+ * disposed except those it hands on, found in its result and in the module's own fields (through
+ * arrays, plain objects, Maps, Sets and other class instances, but not inside other Modules, whose
+ * own forward calls keep what they store) and those om.keep() took. Kept tensors go to the
+ * caller's scope, or, at the top level, to user code (dispose() or the collector frees them).
+ * Autograd's records hold their own references, so a saved value outlives its JS Tensor. An
+ * async forward (its result a Promise) keeps all it made before its first await.
+ */
+function forwardScope(module, forward, args) {
+  return inScope(() => forward.apply(module, args), (result, made) => {
+    if (made.length === 1 && made[0] === result) return result; // the common case: only the result
+    if (typeof result?.then === 'function') return new Set(made); // async: code after an await may use them
+    const kept = new Set(), seen = new Set();
+    held(result, kept, seen);
+    for (const v of Object.values(module)) held(v, kept, seen);
+    return kept;
+  });
+}
+
+/** Adds the tensors reachable from x to out (see forwardScope for where it looks). */
+function held(x, out, seen) {
+  if (x instanceof Tensor) {
+    out.add(x);
+    return;
+  }
+  if (x === null || typeof x !== 'object' || x instanceof Module || ArrayBuffer.isView(x) || seen.has(x)) return;
+  seen.add(x);
+  const values = x instanceof Map ? x.values() : Array.isArray(x) || x instanceof Set ? x : Object.values(x);
+  for (const v of values) held(v, out, seen);
+}
+
 function shapeStr(shape) {
   return `[${shape.join(', ')}]`;
 }
@@ -155,7 +245,9 @@ function loadState(module, state, options) {
     const parts = [];
     if (missingKeys.length) parts.push(`missing keys ${JSON.stringify(missingKeys)}`);
     if (unexpectedKeys.length) parts.push(`unexpected keys ${JSON.stringify(unexpectedKeys)}`);
-    throw new OmError('InvalidArgument', `${who}: ${parts.join('; ')} (pass { strict: false } to load the others)`);
+    const e = new OmError('InvalidArgument', `${who}: ${parts.join('; ')} (pass { strict: false } to load the others)`);
+    Object.assign(e, { missingKeys, unexpectedKeys }); // PyTorch's report, also on the error
+    throw e;
   }
   const temps = [];
   try {
@@ -193,13 +285,32 @@ function loadState(module, state, options) {
   return { missingKeys: strict ? [] : missingKeys, unexpectedKeys: strict ? [] : unexpectedKeys };
 }
 
-function visit(value, path, isBuffer, out, ancestors) {
+function visit(value, path, isBuffer, persistent, out, ancestors) {
   if (value instanceof Tensor) {
-    out.push([path, value, isBuffer]);
+    out.push([path, value, isBuffer, persistent]);
   } else if (value instanceof Module) {
     if (!ancestors.has(value)) walkModule(value, `${path}.`, out, ancestors);
   } else if (Array.isArray(value)) {
-    value.forEach((v, i) => visit(v, `${path}.${i}`, isBuffer, out, ancestors));
+    value.forEach((v, i) => visit(v, `${path}.${i}`, isBuffer, persistent, out, ancestors));
+  }
+}
+
+/** The modules in a (nested) array field as [`prefix.i`, Module], as the state dict names them. */
+function flatModules(list, prefix, out) {
+  list.forEach((v, i) => {
+    if (v instanceof Module) out.push([`${prefix}.${i}`, v]);
+    else if (Array.isArray(v)) flatModules(v, `${prefix}.${i}`, out);
+  });
+}
+
+/** Checks a field name given to registerBuffer / addModule: a non-empty string without '.', not a method or accessor. */
+export function fieldName(module, name, who) {
+  if (typeof name !== 'string' || name === '' || name.includes('.')) {
+    throw invalid(`${who}: name must be a non-empty string without '.', got ${describe(name)}`);
+  }
+  const cur = module[name]; // a field holding a Tensor, a Module or null may be set again
+  if (name in module && !(Object.hasOwn(module, name) && (cur === null || cur instanceof Tensor || cur instanceof Module))) {
+    throw invalid(`${who}: '${name}' is already a member of ${module.constructor.name}`);
   }
 }
 

@@ -136,6 +136,54 @@ static bool step(om_record *r, record_list *ready) {
   return ok;
 }
 
+/* Every record reachable from r into seen, each marked queued once and its pending set to how
+ * many of them consume it (Kahn's counts). A freed record has no inputs left to walk. A record is
+ * marked only once it is in seen, so unmark() reaches every mark, also after a failed push. */
+static bool reach(om_record *r, record_list *seen) {
+  bool ok = push(seen, r);
+  if (ok) r->queued = true;
+  for (size_t i = 0; ok && i < seen->n; i++)
+    for (int k = 0; k < seen->v[i]->n_in && !seen->v[i]->freed && ok; k++) {
+      om_record *p = seen->v[i]->in[k]->grad_fn;
+      if (!p) continue;
+      if (!p->queued && !(ok = push(seen, p))) break;
+      p->queued = true;
+      p->pending++;
+    }
+  return ok;
+}
+
+/* Resets reach()'s marks and one pass's scratch. */
+static void unmark(record_list *seen) {
+  for (size_t i = 0; i < seen->n; i++) {
+    seen->v[i]->pending = 0;
+    seen->v[i]->queued = false;
+    om__release_all(seen->v[i]->grad_acc, OM_MAX_OUTPUTS);
+  }
+}
+
+bool om_tensor_free_graph(om_tensor *t) {
+  if (!om__check_inputs("free_graph", &t, 1)) return false;
+  if (!t->grad_fn) return true;
+  record_list seen = {0};
+  bool ok = reach(t->grad_fn, &seen);
+  unmark(&seen);
+  if (ok) {
+    /* Held while their inputs go: releasing an input may free a tensor whose record is in seen. */
+    for (size_t i = 0; i < seen.n; i++) seen.v[i]->refcount++;
+    for (size_t i = 0; i < seen.n; i++) {
+      om_record *r = seen.v[i];
+      if (r->freed) continue;
+      r->freed = true;
+      om__release_all(r->in, r->n_in);
+      om__release_all(r->saved, OM_MAX_OUTPUTS);
+    }
+    for (size_t i = 0; i < seen.n; i++) om__record_release(seen.v[i]);
+  }
+  free(seen.v);
+  return ok;
+}
+
 static bool backward(om_tensor *root, const om_tensor *grad);
 
 /* While a trace records, backward's ops are not the model's calls (om__trace_hold); in a run at
@@ -177,27 +225,18 @@ static bool backward(om_tensor *root, const om_tensor *grad) {
     /* Count, for every reachable record, how many reachable records consume it; then run
      * records in an order where each runs after all its consumers (Kahn's algorithm). */
     record_list seen = {0}, ready = {0};
-    /* A record is marked only once it is in `seen`, so the reset below reaches every mark. */
-    ok = push(&seen, root->grad_fn);
-    if (ok) root->grad_fn->queued = true;
+    ok = reach(root->grad_fn, &seen);
     for (size_t i = 0; ok && i < seen.n; i++)
-      for (int k = 0; k < seen.v[i]->n_in && ok; k++) {
-        om_record *p = seen.v[i]->in[k]->grad_fn;
-        if (!p) continue;
-        if (!p->queued && !(ok = push(&seen, p))) break;
-        p->queued = true;
-        p->pending++;
-      }
+      if (seen.v[i]->freed)
+        ok = om__fail(OM_ERR_AUTOGRAD, "backward: the graph through %s was freed by an earlier backward; "
+                                       "pass retain_graph (JS: { retainGraph: true }) to the first one to run backward twice",
+                      om_op_name(seen.v[i]->op));
     if (ok) {
       root->grad_fn->grad_acc[root->output_index] = om_tensor_retain(g);
       ok = push(&ready, root->grad_fn);
     }
     while (ok && ready.n) ok = step(ready.v[--ready.n], &ready);
-    for (size_t i = 0; i < seen.n; i++) { /* reset scratch, also after an error */
-      seen.v[i]->pending = 0;
-      seen.v[i]->queued = false;
-      om__release_all(seen.v[i]->grad_acc, OM_MAX_OUTPUTS);
-    }
+    unmark(&seen); /* also after an error */
     free(seen.v);
     free(ready.v);
   }

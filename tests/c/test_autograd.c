@@ -1,5 +1,5 @@
 /* Autograd: leaves and results, accumulation, shared inputs, broadcasting gradients, the
- * no-grad scope, detach, re-running backward, and every autograd error. */
+ * no-grad scope, detach, re-running backward, freeing the graph, and every autograd error. */
 #include "internal.h"
 #include "om_test.h"
 
@@ -110,6 +110,31 @@ TEST(deep_chain) {
   R(x); R(y); R(g);
 }
 
+TEST(free_graph) {
+  /* the intermediates held only by the graph go when it is freed; the root and leaves stay */
+  om_tensor *x = leaf((float[]){1, 2}, (int64_t[]){2}, 1);
+  int64_t base = om_live_tensors();
+  om_tensor *e = om_exp(x), *m = om_mul(e, x), *loss = om_sum(m, NULL, 0, false);
+  R(e); R(m); /* the graph still holds them: exp's output is mul's input, mul's saved */
+  int64_t with_graph = om_live_tensors();
+  CHECK(with_graph > base + 1);
+  CHECK(om_backward(loss, NULL));
+  CHECK(om_tensor_free_graph(loss));
+  CHECK(om_live_tensors() == base + 2); /* loss and x's grad */
+  CHECK(om_tensor_requires_grad(loss) && !om_tensor_is_leaf(loss));
+  CHECK_ERROR(om_backward(loss, NULL), OM_ERR_AUTOGRAD, "backward: the graph through sum was freed by an earlier backward");
+  CHECK(om_tensor_free_graph(loss)); /* again: nothing left to free */
+  CHECK(om_tensor_free_graph(x));     /* a leaf has no graph */
+  /* a graph shared with another root: freeing one refuses the other's backward too */
+  om_tensor *h = om_exp(x), *l1 = om_sum(h, NULL, 0, false), *l2 = om_mean(h, NULL, 0, false);
+  CHECK(om_tensor_free_graph(l1));
+  CHECK_ERROR(om_backward(l2, NULL), OM_ERR_AUTOGRAD, "backward: the graph through exp was freed");
+  om_tensor *g = om_tensor_grad(x);
+  CHECK_VALUES(g, SHAPE(2), 1e-5, exp(1.0) * 2, exp(2.0) * 3);
+  CHECK_ERROR(om_tensor_free_graph(NULL), OM_ERR_INVALID_ARGUMENT, "free_graph");
+  R(x); R(loss); R(h); R(l1); R(l2); R(g);
+}
+
 int main(void) {
   RUN(chain_rule_by_hand);
   RUN(shared_inputs_and_views);
@@ -117,5 +142,6 @@ int main(void) {
   RUN(no_grad_and_detach);
   RUN(autograd_errors);
   RUN(deep_chain);
+  RUN(free_graph);
   TEST_MAIN_END();
 }

@@ -132,16 +132,17 @@ describe('gradient bookkeeping', () => {
   test('grads accumulate across backward calls', T(() => {
     const x = param([1, 2]);
     const y = x.mul(x).sum();
-    y.backward();
+    y.backward({ retainGraph: true });
     check(x.grad, [2], [2, 4]);
-    y.backward(); // the graph is kept
+    y.backward({ retainGraph: true }); // the graph was kept
     check(x.grad, [2], [4, 8]);
     x.mul(3).sum().backward();
     check(x.grad, [2], [7, 11]);
     x.zeroGrad();
     assert.equal(x.grad, null);
-    y.backward();
+    y.backward(); // and now freed
     check(x.grad, [2], [2, 4]);
+    assert.throws(() => y.backward(), { kind: 'Autograd', message: /the graph through sum was freed by an earlier backward/ });
   }));
 
   test('the grad wrapper is owned by its tensor: no new handle per access', T(() => {

@@ -1,8 +1,7 @@
 // Handles and memory: dispose, tidy scopes, views outliving their base, the grad wrapper,
-// om.memory() and the leak alarm. Every test ends at the memory baseline.
+// om.memory(). Every test ends at the memory baseline.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import * as om from 'onemodel';
 import { vals, memoryHooks } from './helpers.mjs';
 
@@ -158,28 +157,7 @@ describe('memory()', () => {
     });
     assert.equal(om.memory().tensors, base.tensors);
   });
-
-  test('the leak alarm counts tensors collected without dispose() (in a child process)', () => {
-    // The leak is real (the alarm frees nothing), so it runs in its own process.
-    const script = `
-      import * as om from 'onemodel';
-      await om.ready();
-      const before = om.memory();
-      (() => { for (let i = 0; i < 10; i++) om.zeros([1]); })();
-      for (let i = 0; i < 20 && om.memory().leaked < 10; i++) {
-        globalThis.gc();
-        await new Promise((r) => setTimeout(r, 10));
-      }
-      const after = om.memory();
-      console.log(JSON.stringify({ before, after }));
-    `;
-    const out = execFileSync(process.execPath, ['--expose-gc', '--input-type=module', '-e', script],
-      { encoding: 'utf8', cwd: new URL('../..', import.meta.url) });
-    const { before, after } = JSON.parse(out);
-    assert.equal(before.leaked, 0);
-    assert.equal(after.leaked, 10);
-    assert.equal(after.tensors, before.tensors + 10, 'the alarm frees nothing');
-  });
+  // the collector's release of dropped tensors: memory-without-tidy.test.mjs
 });
 
 describe('ready()', () => {

@@ -348,3 +348,42 @@ void [sessionOut, typed, names, planned, kernels, fromBytes, saved];
   net.dispose();
   void [meta, opts];
 }
+
+// memory without tidy, containers, torchvision blocks
+{
+  const w = om.ones([2]);
+  w.requiresGrad = true;
+  const l = om.keep(w.mul(w).sum());
+  l.backward({ retainGraph: true });
+  l.backward(null, { retainGraph: false });
+  const heap: number = om.memory().heapBytes;
+  class Rope extends om.nn.Module {
+    invFreq: Tensor | null;
+    constructor() { super(); this.invFreq = this.registerBuffer('invFreq', om.ones([4]), { persistent: false }); }
+  }
+  const rope = new Rope();
+  const named = new om.nn.Sequential({ conv0: new om.nn.Conv2d(1, 2, 3), relu0: new om.nn.ReLU() });
+  const fromMap = new om.nn.Sequential(new Map<string, om.nn.Module>([['fc', new om.nn.Linear(2, 2)]]));
+  named.addModule('pool0', new om.nn.MaxPool2d(2));
+  const dict = new om.nn.ModuleDict({ a: new om.nn.Linear(2, 2) });
+  const a: om.nn.Module | undefined = dict.get('a');
+  const keys: string[] = [...dict];
+  const plist = new om.nn.ParameterList([om.zeros([2])]);
+  const pdict = new om.nn.ParameterDict(new Map([['p', om.zeros([3])]]));
+  const kids: [string, om.nn.Module][] = named.namedChildren();
+  const all: om.nn.Module[] = named.modules();
+  named.apply((m) => m.eval());
+  const blocks = new om.nn.Sequential(
+    new om.nn.Conv2dNormActivation(3, 8, 3, { stride: 2, normLayer: (c: number) => new om.nn.BatchNorm2d(c, { eps: 1e-3 }), activationLayer: om.nn.Hardswish }),
+    new om.nn.SqueezeExcitation(8, 4, { scaleActivation: om.nn.Hardsigmoid }),
+    new om.nn.LayerNorm2d([8]),
+    new om.nn.StochasticDepth(0.1, 'row'),
+    new om.nn.Permute([0, 2, 3, 1]),
+    new om.nn.MLP(8, [16, 4], { normLayer: om.nn.LayerNorm, dropout: 0.1 }),
+  );
+  const sd: Tensor = om.nn.functional.stochasticDepth(om.ones([2, 3]), 0.5, 'batch', false);
+  const bufs: Tensor[] = rope.buffers();
+  for (const m of [rope, named, fromMap, dict, plist, pdict, blocks]) m.dispose();
+  om.dispose([w, l, sd]);
+  void [heap, a, keys, kids, all, bufs];
+}

@@ -1,0 +1,251 @@
+// Memory of code written as a PyTorch user writes it, with no om.tidy and no dispose: a Module's
+// forward frees its intermediates when it returns (keeping what it returns, what it stores on
+// the module and what om.keep took), autograd's saved values live until backward, backward frees
+// the graph it ran (unless retainGraph), and tensors user code drops are released by the
+// garbage collector. Training and inference loops keep a flat live-tensor count: inside a
+// synchronous loop each step leaves exactly the tensors its top level made (the garbage
+// collector cannot run its callbacks there), and a collection afterwards takes them all.
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import * as om from 'onemodel';
+import { memoryHooks, vals } from './helpers.mjs';
+import { LeNet5 } from './no-tidy-models.mjs';
+
+memoryHooks();
+const nn = om.nn;
+
+// A full collection on demand without running node with --expose-gc: the flag set at run time
+// exposes gc() to contexts made after it.
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc');
+
+/**
+ * Collects garbage until the collector's callbacks have released every dropped tensor: the live
+ * count stops falling (the callbacks run in a task after the collection, so each round yields).
+ */
+async function collectGarbage() {
+  let prev = -1;
+  for (let round = 0; round < 50; round++) {
+    gc();
+    await new Promise((r) => setTimeout(r, 0));
+    const now = om.memory().tensors;
+    if (now === prev) return now;
+    prev = now;
+  }
+  return prev;
+}
+
+class Mlp extends nn.Module {
+  constructor() {
+    super();
+    this.fc1 = new nn.Linear(4, 16);
+    this.fc2 = new nn.Linear(16, 3);
+  }
+
+  forward(x) {
+    const h = this.fc1.forward(x).relu(); // two intermediates: fc1's result and h
+    return this.fc2.forward(h);
+  }
+}
+
+describe('a forward call scopes what it makes', () => {
+  test('intermediates are freed when forward returns; the result is the caller\'s', async () => {
+    const net = new Mlp();
+    const x = om.randn([8, 4], { seed: 1 });
+    const base = om.memory().tensors;
+    const y = om.noGrad(() => net.forward(x));
+    assert.equal(om.memory().tensors, base + 1, 'only the result is left');
+    assert.deepEqual(y.shape, [8, 3]);
+    y.dispose();
+    x.dispose();
+    net.dispose();
+  });
+
+  test('autograd\'s saved values live until backward, which frees the graph; retainGraph keeps it', async () => {
+    const start = om.memory().tensors;
+    const net = new Mlp();
+    const x = om.randn([8, 4], { seed: 2 });
+    const base = om.memory().tensors;
+    const loss = net.forward(x).pow(2).mean(); // y and y^2 are dropped by the expression
+    const withGraph = om.memory().tensors;
+    assert.ok(withGraph > base + 4, `the graph holds fc1's output and h besides y, y^2 and loss (${withGraph - base} tensors)`);
+    loss.backward({ retainGraph: true });
+    assert.equal(om.memory().tensors, withGraph + 4, 'retained: the graph plus the 4 parameter gradients');
+    const g1 = vals(net.fc1.weight.grad);
+    loss.backward();
+    assert.deepEqual(vals(net.fc1.weight.grad), g1.map((v) => Math.fround(v + v)), 'the second backward accumulated');
+    assert.equal(om.memory().tensors, base + 3 + 4, 'the graph is freed: y, y^2 (until collected), loss and the 4 gradients are left');
+    assert.throws(() => loss.backward(), {
+      kind: 'Autograd', message: /backward: the graph through mean was freed by an earlier backward; pass retain_graph \(JS: \{ retainGraph: true \}\)/,
+    });
+    assert.throws(() => loss.backward({ retainGraph: 1 }), { kind: 'InvalidArgument', message: 'backward: retainGraph must be a boolean, got 1' });
+    assert.throws(() => loss.backward(null, { retain: true }), { kind: 'InvalidArgument', message: /backward: unknown option 'retain'/ });
+    om.dispose([loss, x]);
+    net.dispose();
+    assert.equal(await collectGarbage(), start, 'y and y^2 released once collected');
+  });
+
+  test('kept: what forward returns (in arrays, objects, Maps), stores on its module, or om.keep takes', async () => {
+    const stash = [];
+    class Heads extends nn.Module {
+      forward(x) {
+        const a = x.mul(2), b = x.add(1), c = x.sub(1), d = x.neg();
+        this.last = [d]; // stored on the module
+        stash.push(om.keep(x.exp())); // kept for the caller's array
+        stash.push(x.abs()); // not kept: freed when forward returns
+        x.mul(10); // dropped
+        return { a, rest: [b, new Map([['c', c]])] };
+      }
+    }
+    const m = new Heads();
+    const x = om.ones([2]);
+    const base = om.memory().tensors;
+    const { a, rest: [b, map] } = m.forward(x);
+    assert.equal(om.memory().tensors, base + 5, 'a, b, c, d and the kept exp');
+    assert.deepEqual([vals(a), vals(b), vals(map.get('c')), vals(m.last[0])], [[2, 2], [2, 2], [0, 0], [-1, -1]]);
+    assert.equal(stash[0].isDisposed, false);
+    assert.equal(stash[1].isDisposed, true);
+    assert.throws(() => stash[1].toArray(), { kind: 'Disposed' });
+    om.dispose([a, b, map.get('c'), m.last, stash[0], x]);
+  });
+
+  test('a tensor made outside forward and used across calls is never freed by it', async () => {
+    class Masked extends nn.Module {
+      constructor(mask) { super(); this.mask = mask; } // a plain field, not a parameter: a bool tensor
+      forward(x) { return x.maskedFill(this.mask, 0); }
+    }
+    const mask = om.tensor([true, false, true]);
+    const scale = om.full([3], 2); // user code's, captured by the closure below
+    class Scaled extends nn.Module {
+      forward(x) { return x.mul(scale); }
+    }
+    const m = new nn.Sequential(new Masked(mask), new Scaled());
+    const x = om.ones([3]);
+    for (let i = 0; i < 3; i++) {
+      const y = m.forward(x);
+      assert.deepEqual(vals(y), [0, 2, 0]);
+      y.dispose();
+    }
+    assert.ok(!mask.isDisposed && !scale.isDisposed && !x.isDisposed);
+    om.dispose([mask, scale, x]);
+  });
+
+  test('nested: a child\'s result is its parent\'s until the parent returns; a throw frees everything made', () => {
+    const x = om.randn([2, 4], { seed: 5 });
+    class Bad extends nn.Module {
+      constructor() { super(); this.inner = new Mlp(); }
+      forward(v) { this.inner.forward(v); return v.matmul(om.ones([3, 3])); }
+    }
+    const bad = new Bad();
+    const before = om.memory().tensors;
+    assert.throws(() => om.noGrad(() => bad.forward(x)), { kind: 'ShapeMismatch' });
+    assert.equal(om.memory().tensors, before, 'nothing made in the failed call is left');
+    bad.dispose();
+    x.dispose();
+  });
+
+  test('an async forward keeps what it made before its first await', async () => {
+    class Slow extends nn.Module {
+      async forward(x) {
+        const h = x.mul(2);
+        await null;
+        return h.add(1);
+      }
+    }
+    const x = om.ones([2]);
+    const base = om.memory().tensors;
+    const y = await new Slow().forward(x);
+    assert.deepEqual(vals(y), [3, 3]);
+    assert.equal(om.memory().tensors, base + 2, 'h (the caller\'s now) and y');
+    y.dispose();
+    assert.equal(await collectGarbage(), base, 'h released once collected');
+    x.dispose();
+  });
+
+  test('om.keep checks its argument; om.tidy still frees what forward hands on', () => {
+    assert.throws(() => om.keep(3), { kind: 'InvalidArgument', message: 'keep: tensor must be a Tensor, got 3' });
+    const net = new Mlp();
+    const x = om.randn([2, 4], { seed: 6 });
+    const base = om.memory().tensors;
+    const s = om.tidy(() => net.forward(x).sum());
+    s.backward();
+    assert.equal(om.memory().tensors, base + 1 + 4, 's and the gradients: tidy freed the forward\'s result');
+    om.dispose([s, x]);
+    net.dispose();
+  });
+});
+
+describe('dropped tensors', () => {
+  test('the collector releases a tensor garbage-collected without dispose(), and counts it', async () => {
+    await collectGarbage();
+    const base = om.memory();
+    (() => { for (let i = 0; i < 10; i++) om.zeros([100]); })();
+    assert.equal(om.memory().tensors, base.tensors + 10);
+    assert.equal(await collectGarbage(), base.tensors);
+    assert.equal(om.memory().leaked, base.leaked + 10);
+    assert.equal(om.memory().bytes, base.bytes);
+  });
+
+  test('a gradient wrapper goes with its collected tensor', async () => {
+    const base = om.memory().tensors;
+    (() => {
+      const w = om.ones([3]);
+      w.requiresGrad = true;
+      w.mul(w).sum().backward();
+      assert.deepEqual(vals(w.grad), [2, 2, 2]);
+    })();
+    assert.equal(await collectGarbage(), base);
+  });
+});
+
+describe('loops without tidy keep a flat live-tensor count', () => {
+  test('300 LeNet-5 training steps: each leaves only its top-level tensors; collected, none', async () => {
+    om.manualSeed(0);
+    const net = new LeNet5();
+    const opt = new om.optim.SGD(net.parameters(), { lr: 0.01, momentum: 0.9 });
+    const lossFn = new nn.CrossEntropyLoss();
+    const x = om.randn([4, 1, 28, 28], { seed: 7 });
+    const y = om.tensor([1n, 7n, 3n, 0n]);
+    const step = () => { // as in PyTorch: zero_grad, forward, loss, backward, step
+      opt.zeroGrad();
+      const loss = lossFn.forward(net.forward(x), y);
+      loss.backward();
+      opt.step();
+      return loss;
+    };
+    for (let i = 0; i < 20; i++) step(); // warm-up: the optimizer's state, the gradients
+    const first = step().item();
+    const warm = await collectGarbage();
+    const heap = om.memory().heapBytes;
+    for (let i = 0; i < 300; i++) step();
+    assert.equal(om.memory().tensors, warm + 2 * 300, 'each step left its logits and loss (dropped, not yet collected)');
+    assert.equal(await collectGarbage(), warm, 'flat once collected');
+    assert.ok(om.memory().heapBytes <= heap * 1.05, `wasm memory ${om.memory().heapBytes} vs ${heap} after warm-up`);
+    const last = step().item();
+    assert.ok(last < first, `it trained: loss ${first} -> ${last}`);
+    opt.dispose();
+    net.dispose();
+    om.dispose([x, y]);
+    await collectGarbage();
+  });
+
+  test('300 inference calls under noGrad: each leaves only its result; collected, none', async () => {
+    om.manualSeed(1);
+    const net = new LeNet5().eval();
+    const x = om.randn([2, 1, 28, 28], { seed: 8 });
+    const warm = await collectGarbage();
+    om.noGrad(() => { // as torch.no_grad()
+      for (let i = 0; i < 300; i++) net.forward(x).argmax(1); // the result and its argmax, dropped
+    });
+    assert.equal(om.memory().tensors, warm + 2 * 300);
+    assert.equal(await collectGarbage(), warm);
+    // with grad on, a dropped result holds its graph until it is collected
+    for (let i = 0; i < 10; i++) net.forward(x);
+    assert.ok(om.memory().tensors > warm + 10);
+    assert.equal(await collectGarbage(), warm);
+    net.dispose();
+    x.dispose();
+  });
+});

@@ -1,0 +1,175 @@
+// nn.Module's tree and state dict as PyTorch's: buffers (persistent or not), addModule, children,
+// modules, apply, the containers (Sequential from named children, ModuleDict, ParameterList,
+// ParameterDict) with PyTorch's state-dict keys, and loadStateDict's strict and non-strict reports.
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import * as om from 'onemodel';
+import { memoryHooks, vals } from './helpers.mjs';
+
+memoryHooks();
+const nn = om.nn;
+
+/** A Hugging Face-style rotary embedding: inv_freq is a non-persistent buffer, as HF registers it. */
+class Rotary extends nn.Module {
+  constructor() {
+    super();
+    this.proj = new nn.Linear(4, 4);
+    this.registerBuffer('inv_freq', om.tensor([1, 0.1]), { persistent: false });
+    this.registerBuffer('scale', om.tensor([2]));
+  }
+}
+
+describe('buffers', () => {
+  test('a non-persistent buffer is a buffer but not in the state dict; a strict load without it succeeds', () => {
+    const m = new Rotary();
+    try {
+      assert.deepEqual(Object.keys(m.stateDict()), ['proj.weight', 'proj.bias', 'scale']);
+      assert.deepEqual(m.namedBuffers().map((e) => e[0]), ['inv_freq', 'scale']);
+      assert.deepEqual(m.buffers().map(vals), [[1, Math.fround(0.1)], [2]]);
+      assert.equal(m.parameters().length, 2);
+      const sd = { 'proj.weight': om.zeros([4, 4]), 'proj.bias': om.ones([4]), scale: om.tensor([3]) };
+      assert.deepEqual(m.loadStateDict(sd), { missingKeys: [], unexpectedKeys: [] });
+      assert.deepEqual(vals(m.scale), [3]);
+      assert.deepEqual(vals(m.inv_freq), [1, Math.fround(0.1)], 'untouched');
+      om.dispose(sd);
+      assert.throws(() => m.loadStateDict({ ...m.stateDict(), inv_freq: [1, 2] }),
+        { kind: 'InvalidArgument', message: /unexpected keys \["inv_freq"\]/ });
+    } finally {
+      m.dispose();
+    }
+    assert.ok(m.inv_freq.isDisposed, 'dispose() frees non-persistent buffers too');
+  });
+
+  test('registerBuffer and addModule check their arguments', () => {
+    const m = new nn.Module();
+    m.registerBuffer('empty', null);
+    assert.equal(m.empty, null);
+    assert.throws(() => m.registerBuffer('a.b', null), { kind: 'InvalidArgument', message: "registerBuffer: name must be a non-empty string without '.', got a string (\"a.b\")" });
+    assert.throws(() => m.registerBuffer('forward', null), { kind: 'InvalidArgument', message: "registerBuffer: 'forward' is already a member of Module" });
+    assert.throws(() => m.registerBuffer('training', null), { kind: 'InvalidArgument', message: "registerBuffer: 'training' is already a member of Module" });
+    assert.throws(() => m.registerBuffer('x', [1]), { kind: 'InvalidArgument', message: /registerBuffer: tensor must be a Tensor or null/ });
+    assert.throws(() => m.registerBuffer('x', null, { persistent: 'no' }), { kind: 'InvalidArgument', message: /persistent must be a boolean/ });
+    assert.throws(() => m.registerBuffer('x', null, { persist: false }), { kind: 'InvalidArgument', message: /unknown option 'persist'/ });
+    assert.throws(() => m.addModule('fc', 3), { kind: 'InvalidArgument', message: /addModule: module must be an om.nn.Module or null, got 3/ });
+    assert.throws(() => m.addModule('apply', new nn.ReLU()), { kind: 'InvalidArgument', message: "addModule: 'apply' is already a member of Module" });
+    assert.equal(m.addModule('act', null), null);
+  });
+});
+
+describe('the module tree', () => {
+  test('namedChildren, children, namedModules, modules, apply', () => {
+    class Net extends nn.Module {
+      constructor() {
+        super();
+        this.body = new nn.Sequential({ fc: new nn.Linear(2, 2), act: new nn.ReLU() });
+        this.heads = [new nn.Linear(2, 1), new nn.Linear(2, 1)];
+        this.shared = this.body; // the same module twice: listed once
+      }
+    }
+    const net = new Net();
+    try {
+      assert.deepEqual(net.namedChildren().map((e) => e[0]), ['body', 'heads.0', 'heads.1', 'shared']);
+      assert.equal(net.children().length, 4);
+      assert.deepEqual(net.namedModules().map((e) => e[0]), ['', 'body', 'body.fc', 'body.act', 'heads.0', 'heads.1']);
+      assert.equal(net.modules()[2], net.body.fc);
+      const order = [];
+      assert.equal(net.apply((m) => order.push(m.constructor.name)), net);
+      assert.deepEqual(order, ['Linear', 'ReLU', 'Sequential', 'Linear', 'Linear', 'Net'], 'PyTorch\'s order: each after its children; shared once');
+      net.apply((m) => { m.training = false; });
+      assert.ok(net.modules().every((m) => !m.training));
+      assert.throws(() => net.apply(3), { kind: 'InvalidArgument', message: 'apply: fn must be a function, got 3' });
+    } finally {
+      net.dispose();
+    }
+  });
+});
+
+describe('containers', () => {
+  test('Sequential from named children (an object or a Map): the names are the keys; append and addModule extend it', () => {
+    const a = new nn.Sequential({ conv0: new nn.Conv2d(1, 2, 3), relu0: new nn.ReLU() });
+    const b = new nn.Sequential(new Map([['fc', new nn.Linear(2, 3)], ['out', new nn.Linear(3, 1)]]));
+    try {
+      assert.deepEqual(Object.keys(a.stateDict()), ['conv0.weight', 'conv0.bias']);
+      assert.equal(a.conv0, a.at(0));
+      a.addModule('pool0', new nn.MaxPool2d(2));
+      a.append(new nn.Flatten());
+      // append names it by the count before it ('3'); a JS object lists names that are integers first
+      assert.deepEqual(a.namedChildren().map((e) => e[0]), ['3', 'conv0', 'relu0', 'pool0']);
+      assert.equal(a.length, 4);
+      assert.deepEqual(Object.keys(b.stateDict()), ['fc.weight', 'fc.bias', 'out.weight', 'out.bias']);
+      assert.deepEqual(om.tidy(() => b.forward(om.ones([5, 2])).shape), [5, 1]);
+      assert.throws(() => new nn.Sequential({ fc: 3 }), { kind: 'InvalidArgument', message: 'Sequential: item fc must be an om.nn.Module, got 3' });
+      assert.throws(() => new nn.Sequential(new Map([['a.b', new nn.ReLU()]])), { kind: 'InvalidArgument', message: /Sequential: name must be a non-empty string without '\.'/ });
+      assert.throws(() => new nn.Sequential(5), { kind: 'InvalidArgument', message: /Sequential: expected an object, a Map or an array of \[name, value\] pairs, got 5/ });
+    } finally {
+      a.dispose();
+      b.dispose();
+    }
+  });
+
+  test('ModuleDict: get, set, has, pop, keys, values, entries, iteration; keys as PyTorch\'s', () => {
+    const d = new nn.ModuleDict({ enc: new nn.Linear(2, 2) });
+    try {
+      d.set('dec', new nn.Linear(2, 3));
+      assert.deepEqual([...d], ['enc', 'dec']);
+      assert.deepEqual(d.keys(), ['enc', 'dec']);
+      assert.equal(d.length, 2);
+      assert.ok(d.has('dec') && !d.has('x'));
+      assert.equal(d.get('enc'), d.enc);
+      assert.deepEqual(Object.keys(d.stateDict()), ['enc.weight', 'enc.bias', 'dec.weight', 'dec.bias']);
+      const dec = d.pop('dec');
+      assert.deepEqual(d.values(), [d.enc]);
+      assert.equal(d.pop('dec'), undefined);
+      dec.dispose();
+      assert.deepEqual(d.entries().map((e) => e[0]), ['enc']);
+      assert.throws(() => d.set('get', new nn.ReLU()), { kind: 'InvalidArgument', message: "ModuleDict.set: 'get' is already a member of ModuleDict" });
+      assert.throws(() => new nn.ModuleDict([['a']]), { kind: 'InvalidArgument', message: /ModuleDict: entry 0 must be a \[name, value\] pair/ });
+    } finally {
+      d.dispose();
+    }
+  });
+
+  test('ParameterList and ParameterDict: parameters under PyTorch\'s keys, made to require grad', () => {
+    class Net extends nn.Module {
+      constructor() {
+        super();
+        this.ws = new nn.ParameterList([om.zeros([2]), om.ones([3])]);
+        this.ps = new nn.ParameterDict({ alpha: om.full([1], 0.5) });
+      }
+    }
+    const net = new Net();
+    try {
+      net.ws.append(om.zeros([1]));
+      net.ps.set('beta', om.zeros([2]));
+      assert.deepEqual(Object.keys(net.stateDict()), ['ws.0', 'ws.1', 'ws.2', 'ps.alpha', 'ps.beta']);
+      assert.equal(net.parameters().length, 5);
+      assert.ok(net.parameters().every((p) => p.requiresGrad));
+      assert.deepEqual([...net.ws].map((t) => t.shape), [[2], [3], [1]]);
+      assert.deepEqual(vals(net.ws.at(-2)), [1, 1, 1]);
+      assert.deepEqual([...net.ps], ['alpha', 'beta']);
+      assert.throws(() => net.ws.append(new nn.ReLU()), { kind: 'InvalidArgument', message: /ParameterList.append: item 3 must be a Tensor/ });
+      assert.throws(() => net.ws.at(3), { kind: 'InvalidArgument', message: 'ParameterList.at: index 3 is out of range for 3 parameters' });
+    } finally {
+      net.dispose();
+    }
+  });
+});
+
+describe('loadStateDict reports', () => {
+  test('strict: an InvalidArgument that lists both kinds of keys (also on the error); non-strict: returned', () => {
+    const net = new nn.Sequential({ fc: new nn.Linear(2, 2) });
+    try {
+      const sd = { 'fc.weight': [[1, 2], [3, 4]], extra: [1], 'other.bias': [0] };
+      let err;
+      try { net.loadStateDict(sd); } catch (e) { err = e; }
+      assert.ok(err instanceof om.OmError);
+      assert.equal(err.kind, 'InvalidArgument');
+      assert.equal(err.message, 'loadStateDict: missing keys ["fc.bias"]; unexpected keys ["extra","other.bias"] (pass { strict: false } to load the others)');
+      assert.deepEqual([err.missingKeys, err.unexpectedKeys], [['fc.bias'], ['extra', 'other.bias']]);
+      assert.deepEqual(net.loadStateDict(sd, { strict: false }), { missingKeys: ['fc.bias'], unexpectedKeys: ['extra', 'other.bias'] });
+      assert.deepEqual(vals(net.fc.weight), [1, 2, 3, 4]);
+    } finally {
+      net.dispose();
+    }
+  });
+});
