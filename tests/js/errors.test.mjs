@@ -5,6 +5,7 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import * as om from 'onemodel';
+import { inJsTerms, jsName } from '../../js/errors.js';
 import { vals, memoryHooks } from './helpers.mjs';
 
 memoryHooks();
@@ -26,9 +27,9 @@ const rows = [
   ['where with mismatched shapes', () => om.where(om.zeros([2], { dtype: 'bool' }), om.zeros([3]), 0), 'ShapeMismatch', /where/],
   ['copy_ [3] into [2]', () => om.zeros([2]).copy_(om.zeros([3])), 'ShapeMismatch', /copy/],
   // dtypes
-  ['float32 + int64', () => f([1, 2]).add(f([1n, 2n])), 'DtypeMismatch', /^add: dtypes float32 and int64 differ/],
+  ['float32 + int64', () => f([1, 2]).add(f([1n, 2n])), 'DtypeMismatch', /^add: dtypes float32 and int64 differ \(convert one with \.to\(dtype\), e\.g\. \.float\(\)\)$/],
   ['exp of int64', () => f([1n]).exp(), 'DtypeMismatch', /exp.*int64/],
-  ['div of int64', () => f([1n]).div(f([2n])), 'DtypeMismatch', /div/],
+  ['div of int64', () => f([1n]).div(f([2n])), 'DtypeMismatch', /^div: takes float32, not int64 \(true division of integers gives floats: convert first with \.float\(\)\)$/],
   ['where with a float condition', () => om.where(f([1, 0]), f([1, 2]), f([3, 4])), 'DtypeMismatch', /where/],
   ['matmul of bool', () => om.matmul(f([[true]]), f([[true]])), 'DtypeMismatch', /matmul/],
   ['unknown dtype name', () => f([1]).to('float64'), 'InvalidArgument', /to: unknown dtype "float64"/],
@@ -167,6 +168,27 @@ describe('error classes', () => {
       const t = om.ones([4_000_000]);
       assert.equal(t.sum().item(), 4_000_000);
     });
+  });
+
+  test('messages from C name the JS methods: op names in what a trace says the model calls, hints', () => {
+    const ops = new Set(['leaky_relu', 'relu', 'cast', 'max_dim', 'full', 'from_data', 'neg']);
+    const isOp = (name) => ops.has(name);
+    assert.deepEqual(['leaky_relu', 'max_dim', 'cast', 'full', 'from_data', 'log_softmax', 'relu'].map(jsName),
+      ['leakyRelu', 'max', 'to', 'om.full (om.zeros, om.ones)', 'om.tensor', 'logSoftmax', 'relu']);
+    assert.equal(inJsTerms('neg: the model takes another path at other sizes: at batch=9 it calls leaky_relu here (call 1)', isOp),
+      'neg: the model takes another path at other sizes: at batch=9 it calls leakyRelu here (call 1)');
+    assert.equal(inJsTerms('trace_run: goes on after its last call here (call 6) and calls full', isOp),
+      'trace_run: goes on after its last call here (call 6) and calls om.full (om.zeros, om.ones)');
+    assert.equal(inJsTerms('max_dim (call 2): at batch=1 the model fails (x)', isOp), 'max (call 2): at batch=1 the model fails (x)');
+    assert.equal(inJsTerms('calls a random tensor here; calls nothing_known', isOp), 'calls a random tensor here; calls nothing_known', 'only op names change');
+    // end to end: a model that calls leakyRelu at other sizes, neg at the traced one
+    const x = om.randn([4, 3], { seed: 1 });
+    try {
+      assert.throws(() => om.trace((t) => (t.shape[0] > 4 ? om.nn.functional.leakyRelu(t) : t.neg()), { x: [x, ['batch', null]] }),
+        (e) => e.kind === 'SymbolicShape' && /^neg: the model takes another path at other sizes: at batch=9 it calls leakyRelu here \(call 1\)/.test(e.message));
+    } finally {
+      x.dispose();
+    }
   });
 
   test('calling anything before ready() throws an OmError', () => {
