@@ -411,7 +411,7 @@ export { total, wrong };
       assert.deepEqual(result, expected);
     });
 
-    test('no bundler, failing loads: a 404, an HTML page in place of the .wasm, threads without isolation, a CSP without wasm-unsafe-eval', async () => {
+    test('no bundler, failing loads: a 404, an HTML page in place of the .wasm, no answer, a bad wasmUrl, threads without isolation, a CSP without wasm-unsafe-eval, the worker script missing', async () => {
       await served(app, async (base) => {
         const url = (options) => `${base}failing.html${options ? `?options=${encodeURIComponent(JSON.stringify(options))}` : ''}`;
         const WASM = new RegExp(`^${base}node_modules/onemodel/js/dist/onemodel\\.wasm$`);
@@ -426,6 +426,10 @@ export { total, wrong };
         ({ failure } = await openFailing(url(), (c) => c.route(WASM, (r) => r.fulfill({ status: 200, contentType: 'text/html', body: '<!doctype html><p>app' }))));
         assertLoad(failure, new RegExp(`^onemodel: onemodel\\.wasm from ${PLACE} \\(HTTP 200, text/html\\) is not WebAssembly: `
           + `expected the magic word 00 61 73 6d, found 3c 21 64 6f \\("<!do"\\), an HTML page served in its place\\. ${SERVE}`));
+        // no answer at all (a network error, a CORS refusal, CSP's connect-src)
+        ({ failure } = await openFailing(url(), (c) => c.route(WASM, (r) => r.abort())));
+        assertLoad(failure, new RegExp(`^onemodel: cannot load onemodel\\.wasm from ${PLACE}: the fetch failed \\(Failed to fetch\\)\\. `
+          + 'The server is unreachable, or the URL is on another origin that does not allow it \\(CORS\\), or the page\'s Content-Security-Policy \\(connect-src\\) blocks it$'));
         // wasmUrl: the file is fetched from there (and a bad one is named as the caller's)
         ({ failure } = await openFailing(url({ wasmUrl: 'nowhere/onemodel.wasm' })));
         assertLoad(failure, new RegExp(`^onemodel: cannot load onemodel\\.wasm from ${base}nowhere/onemodel\\.wasm: HTTP 404 `
@@ -444,9 +448,21 @@ export { total, wrong };
         assertLoad(failure, /^onemodel: the page's Content-Security-Policy does not allow WebAssembly to compile onemodel\.wasm \(CompileError: /,
           /\. Add 'wasm-unsafe-eval' to its script-src directive$/);
       });
-      // threads asked for where the page is isolated: the threaded build
-      const { failure } = await served(app, (base) => openFailing(`${base}failing.html?options=${encodeURIComponent('{"threads":true}')}`), { isolated: true });
-      assert.equal(failure, 'loaded');
+      // threads asked for where the page is isolated: the threaded build; its worker script is
+      // checked before a worker starts on it (a 404, or a page in its place)
+      await served(app, async (base) => {
+        const threads = `${base}failing.html?options=${encodeURIComponent('{"threads":true}')}`;
+        const WORKER = /\/onemodel-mt\.worker\.js$/;
+        assert.equal((await openFailing(threads)).failure, 'loaded');
+        let { failure } = await openFailing(threads, (c) => c.route(WORKER, (r) => r.fulfill({ status: 404, contentType: 'text/plain', body: '' })));
+        assertLoad(failure, new RegExp(`^onemodel: cannot load onemodel-mt\\.worker\\.js from ${base}node_modules/onemodel/js/dist/onemodel-mt\\.worker\\.js: `
+          + 'HTTP 404 \\(text/plain\\)\\. The package\'s js/dist/onemodel-mt\\.worker\\.js is not served there'));
+        ({ failure } = await openFailing(threads, (c) => c.route(WORKER, (r) => r.fulfill({ status: 200, contentType: 'text/html', body: '<!doctype html>' }))));
+        assertLoad(failure, /^onemodel: onemodel-mt\.worker\.js from .* is served as text\/html, not as a script\. /);
+        // without threads: true, a page whose threaded files fail loads the single-thread build
+        ({ failure } = await openFailing(`${base}failing.html`, (c) => c.route(WORKER, (r) => r.fulfill({ status: 404, body: '' }))));
+        assert.equal(failure, 'loaded');
+      }, { isolated: true });
     });
 
     test('no bundler, cross-origin isolated: the page loads the threaded build and gets the same bits', async () => {
