@@ -88,16 +88,17 @@ function shown(url) {
  */
 function fixFor(url, file, located) {
   if (located) return `Check the URL your locateFile or wasmUrl gave for ${file}`;
+  const option = file === 'onemodel.wasm' ? 'wasmUrl' : 'locateFile'; // wasmUrl places the single-thread .wasm only
   if (/\/node_modules\/\.vite\/deps\//.test(url)) {
     return 'Vite\'s dev server pre-bundled onemodel into node_modules/.vite/deps/, where there is no '
       + `${file}: leave it out of pre-bundling with \`optimizeDeps: { exclude: ['onemodel'] }\` in vite.config.js (see ${INSTALL}#vite)`;
   }
   if (shown(url) !== new URL(file, new URL(DIST, import.meta.url)).href) {
     return `A bundler put onemodel's code in a file with no ${file} beside it: copy `
-      + `node_modules/onemodel/js/dist/${file} there (see ${INSTALL}#esbuild), or give its URL: om.ready({ wasmUrl })`;
+      + `node_modules/onemodel/js/dist/${file} there (see ${INSTALL}#esbuild), or give its URL: om.ready({ ${option} })`;
   }
   return `The package's js/dist/${file} is not served there: serve the package's whole js/ directory (see ${INSTALL}), `
-    + 'or give the file\'s URL: om.ready({ wasmUrl })';
+    + `or give the file's URL: om.ready({ ${option} })`;
 }
 
 /** The first bytes as hex and as text: 3c 21 64 6f ("<!do"). */

@@ -456,7 +456,8 @@ export { total, wrong };
         assert.equal((await openFailing(threads)).failure, 'loaded');
         let { failure } = await openFailing(threads, (c) => c.route(WORKER, (r) => r.fulfill({ status: 404, contentType: 'text/plain', body: '' })));
         assertLoad(failure, new RegExp(`^onemodel: cannot load onemodel-mt\\.worker\\.js from ${base}node_modules/onemodel/js/dist/onemodel-mt\\.worker\\.js: `
-          + 'HTTP 404 \\(text/plain\\)\\. The package\'s js/dist/onemodel-mt\\.worker\\.js is not served there'));
+          + 'HTTP 404 \\(text/plain\\)\\. The package\'s js/dist/onemodel-mt\\.worker\\.js is not served there: serve the package\'s whole js/ '
+          + 'directory \\(see onemodel/docs/install\\.md\\), or give the file\'s URL: om\\.ready\\(\\{ locateFile \\}\\)$'));
         ({ failure } = await openFailing(threads, (c) => c.route(WORKER, (r) => r.fulfill({ status: 200, contentType: 'text/html', body: '<!doctype html>' }))));
         assertLoad(failure, /^onemodel: onemodel-mt\.worker\.js from .* is served as text\/html, not as a script\. /);
         // without threads: true, a page whose threaded files fail loads the single-thread build
