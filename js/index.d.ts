@@ -15,8 +15,8 @@
  * Memory: every tensor is a handle to C memory that JavaScript's garbage collector does not
  * free. Call `dispose()` or make tensors inside `om.tidy()`. `om.memory()` shows what is live.
  *
- * Errors: every failure of a call is an {@link OmError} (or {@link TraceError}) whose `kind`
- * names it; only {@link ready} rejects with a plain Error (the module could not be loaded).
+ * Errors: every failure is an {@link OmError} (or {@link TraceError}) whose `kind` names it; a
+ * module that cannot be loaded makes {@link ready} reject with kind 'Load'.
  *
  * Semantics follow PyTorch: broadcasting, negative dims counted from the end, views sharing
  * storage with their input.
@@ -36,6 +36,7 @@ export type ErrorKind =
   | 'Format'
   | 'Unsupported'
   | 'Disposed'
+  | 'Load'
   | TraceErrorKind;
 
 /** The tracer's error kinds, raised as {@link TraceError}. */
@@ -90,16 +91,40 @@ export class TraceError extends OmError {
 /** The package version, e.g. "0.1.0". */
 export const version: string;
 
+/** Where {@link ready} finds the package's files (for a CDN, or a bundler that put them elsewhere). */
+export interface ReadyOptions {
+  /**
+   * The URL (a string, or a URL object) of the single-thread build's `onemodel.wasm` (selects that
+   * build; browsers only). Relative URLs resolve against the page.
+   */
+  wasmUrl?: string | { readonly href: string };
+  /**
+   * Places every file the load fetches: called with the file's name (`onemodel.wasm`,
+   * `onemodel-mt.wasm`, `onemodel-mt.worker.js`) and the directory of the glue that asks for it;
+   * returns its URL (in Node.js, a path or a file: URL). Not together with wasmUrl.
+   */
+  locateFile?: (file: string, directory: string) => string;
+  /**
+   * true: the threaded build, or a 'Load' error where shared memory is not allowed (a page that is
+   * not cross-origin isolated); false: the single-thread build. Default: threads where allowed.
+   */
+  threads?: boolean;
+}
+
 /**
  * Loads the WebAssembly module. Call once and await it before anything else (which throws an
- * OmError until then). Idempotent and safe to call concurrently: every call shares one load.
- * In Node.js the .wasm file is read from disk; in browsers it is fetched next to the module.
- * Node.js and cross-origin-isolated pages load the threaded build (onemodel-mt.*, see
- * {@link setNumThreads}); other pages, or where its files are missing, the single-thread one.
- * Rejects with a plain Error when the module cannot be loaded or its version differs from the
- * package's (a stale js/dist); a later call tries again.
+ * OmError until then). Idempotent and safe to call concurrently: every call shares one load (the
+ * options of the call that starts it count). In Node.js the .wasm is read from disk; in browsers
+ * it is fetched from beside the glue, or where `options` say. Node.js and cross-origin-isolated
+ * pages load the threaded build (onemodel-mt.*, see {@link setNumThreads}); other pages, or where
+ * its files are missing, the single-thread one. Rejects with an OmError of kind 'Load' naming the
+ * URL tried, what the server sent (HTTP status, content type, first bytes) and the fix for the
+ * situation recognised (Vite's dev-server pre-bundling, a bundle without the .wasm beside it, a
+ * page not cross-origin isolated asking for threads, a Content-Security-Policy without
+ * 'wasm-unsafe-eval', a .wasm of another version); a later call tries again. Bad options:
+ * kind 'InvalidArgument'.
  */
-export function ready(): Promise<void>;
+export function ready(options?: ReadyOptions): Promise<void>;
 
 /** Options of {@link Tensor.backward}. */
 export interface BackwardOptions {

@@ -1,8 +1,9 @@
-// The loaded WASM module and the plumbing every call into it goes through: loading (ready),
-// the op/dtype/error-kind tables read from C, the argument scratch buffer, turning C's last
-// error into an OmError, scopes and the release of collected tensors. Nothing here is public API except
+// The loaded WASM module and the plumbing every call into it goes through: loading (ready, on
+// js/load.js), the op/dtype/error-kind tables read from C, the argument scratch buffer, turning
+// C's last error into an OmError, scopes and the release of collected tensors. Nothing here is public API except
 // what js/index.js re-exports.
-import { OmError, TraceError } from './errors.js';
+import { OmError, TraceError, inJsTerms } from './errors.js';
+import { isNode, loadModule, nodeBuiltin, readOptions } from './load.js';
 
 /** The JS package version; ready() checks that the loaded wasm reports the same. */
 export const VERSION = '0.1.0';
@@ -20,90 +21,8 @@ const kinds = [];
 
 let loading = null;
 
-const isNode = typeof process === 'object' && process !== null && !!process.versions?.node;
-
-/**
- * Imports a Node.js built-in (only under Node). The name is a variable and the comments tell
- * Vite and webpack to leave it alone, so that bundling the package for a browser needs no
- * configuration (esbuild and Vite would otherwise fail on, or warn about, a literal 'node:fs').
- */
-const nodeBuiltin = (name) => import(/* @vite-ignore */ /* webpackIgnore: true */ name);
-
-/**
- * The threaded build (js/dist/onemodel-mt.*, Emscripten pthreads on shared memory) where shared
- * memory is allowed: in Node and in a cross-origin-isolated page or worker. Elsewhere, or where
- * its files are missing (a bundle that copied only onemodel.wasm, see docs/install.md), the
- * single-thread build.
- */
-const canShareMemory = isNode || globalThis.crossOriginIsolated === true;
-
-/**
- * The threaded build's glue, as a URL computed at run time (not a literal, which Vite would turn
- * into an asset and other bundlers would bundle): a bundle gets only the single-thread build
- * unless the threaded files are copied beside it (docs/install.md).
- */
-const THREADED_GLUE = './dist/onemodel-mt.mjs';
-
-/** js/dist/ (Node only; a variable too, so that Vite does not look for it at build time). */
-const DIST = './dist/';
-
-/** The cores the host reports (Node: os.availableParallelism; a page: navigator.hardwareConcurrency). */
-async function cores() {
-  if (isNode) {
-    const os = await nodeBuiltin('node:os');
-    return os.availableParallelism?.() ?? os.cpus().length;
-  }
-  return globalThis.navigator?.hardwareConcurrency ?? 1;
-}
-
-/** Loads one build: its ES6 factory and the options it gets (the .wasm read from disk in Node). */
-async function instantiate(threaded) {
-  const name = `onemodel${threaded ? '-mt' : ''}`;
-  let factory;
-  try {
-    factory = (threaded
-      ? await import(/* @vite-ignore */ /* webpackIgnore: true */ new URL(THREADED_GLUE, import.meta.url).href)
-      : await import('./dist/onemodel.mjs')).default;
-  } catch (e) {
-    throw new Error(`onemodel: cannot load js/dist/${name}.mjs (build it with \`npm run build\`): ${e?.message ?? e}`,
-      { cause: e });
-  }
-  try {
-    const opts = {};
-    if (threaded) opts.omWorkers = Math.max(0, Math.min(4, await cores()) - 1); // started with the module
-    if (isNode) {
-      const { readFile } = await nodeBuiltin('node:fs/promises');
-      const dist = new URL(DIST, import.meta.url);
-      opts.wasmBinary = await readFile(new URL(`${name}.wasm`, dist));
-      if (threaded) { // the glue's Node code wants CommonJS's require and __dirname (wasm/node-require.js)
-        const { createRequire } = await nodeBuiltin('node:module');
-        const { fileURLToPath } = await nodeBuiltin('node:url');
-        opts.omRequire = createRequire(import.meta.url);
-        opts.omDirname = fileURLToPath(dist);
-      }
-    }
-    const mod = await factory(opts);
-    mod.omThreadCap = threaded ? opts.omWorkers + 1 : 1;
-    // idle workers must not keep Node running (they sleep in Atomics.wait between jobs)
-    if (isNode && threaded) for (const w of mod.PThread.unusedWorkers) w.unref();
-    return mod;
-  } catch (e) {
-    // in a browser the glue fetches it from beside itself: a bundler must put it there (docs/install.md)
-    throw new Error(`onemodel: cannot load ${name}.wasm, which belongs beside js/dist/${name}.mjs or, once `
-      + `bundled, beside the bundle that holds it (see docs/install.md): ${e?.message ?? e}`, { cause: e });
-  }
-}
-
-async function load() {
-  let mod;
-  if (canShareMemory) {
-    try {
-      mod = await instantiate(true);
-    } catch (e) {
-      if (isNode) throw e; // the package ships it: a failure here is a broken install
-    }
-  }
-  mod ??= await instantiate(false);
+async function load(options) {
+  const mod = await loadModule(options);
   // om_traced_write_onnx's chunks arrive here (wasm/api.c, omw_js_sink): ctx names the sink.
   mod.omSink = dispatchSink;
   // om_trace_run's model runs arrive here (wasm/api.c, omw_js_trace_fn): ctx names the model.
@@ -113,7 +32,8 @@ async function load() {
 
   const cVersion = str(mod._omw_version());
   if (cVersion !== VERSION) {
-    throw new Error(`onemodel: js/dist/onemodel.wasm is version ${cVersion} but the JS package is ${VERSION}; rebuild with \`npm run build\``);
+    throw new OmError('Load', `onemodel: the loaded onemodel.wasm is version ${cVersion} but the JS package is ${VERSION}: `
+      + 'serve the .wasm of the same package (in a checkout of onemodel, rebuild with `npm run build`)');
   }
   opIds.clear();
   for (let i = 0, n = mod._omw_op_count(); i < n; i++) opIds.set(str(mod._omw_op_name(i)), i);
@@ -136,10 +56,19 @@ async function load() {
   M = mod;
 }
 
-/** Loads the WASM module once; later and concurrent calls share the same promise. */
-export function ready() {
+/**
+ * Loads the WASM module once (options: js/load.js, docs/api.md); later and concurrent calls share
+ * the same promise (their options are checked, not used).
+ */
+export function ready(options) {
+  let checked;
+  try {
+    checked = readOptions(options);
+  } catch (e) {
+    return Promise.reject(e);
+  }
   if (!loading) {
-    loading = load().catch((e) => {
+    loading = load(checked).catch((e) => {
       loading = null; // a failed load may be retried
       throw e;
     });
@@ -154,6 +83,9 @@ export function requireReady(who) {
       `${who}: onemodel is not loaded yet; call \`await om.ready()\` once before using it`);
   }
 }
+
+/** Whether a C message's word names an op (or one of the tracer's tensor-making calls: full, from_data). */
+const isOpName = (name) => opIds.has(name) || name === 'full' || name === 'from_data';
 
 /** The op-table index of an op, by name. */
 export function opId(name) {
@@ -174,7 +106,7 @@ export function lastError(who) {
   if (code === 0) {
     return new OmError('InvalidArgument', `${who}: the C call failed without setting an error (a bug in onemodel)`);
   }
-  const msg = message || `${who}: failed (${kind})`;
+  const msg = message ? inJsTerms(message, isOpName) : `${who}: failed (${kind})`;
   return trace ? new TraceError(kind, msg) : new OmError(kind, msg);
 }
 

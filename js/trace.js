@@ -1,6 +1,5 @@
-// Tracing to ONNX (spec: ../shared/spec/tracing.md, user guide: docs/tracing.md). A trace is a
-// recorded eager run: Tracer.begin(), declare the inputs, run the model on them, name weights if
-// you like, finish() with the outputs. C does the recording (om_trace_* in src/onemodel.h); this
+// Tracing to ONNX (docs/tracing.md). A trace is a recorded eager run: Tracer.begin(), declare
+// the inputs, run the model on them, name weights if you like, finish() with the outputs. C does the recording (om_trace_* in src/onemodel.h); this
 // file checks JS arguments, moves names and handles across, and wraps the traced model.
 //
 //   const tracer = om.Tracer.begin();

@@ -10,6 +10,8 @@
 # on the module object: HEAP8/16/32, HEAPU8/16/32, HEAPF32/64, HEAP64/HEAPU64 (BigInt64 views,
 # from WASM_BIGINT), UTF8ToString, stringToUTF8, lengthBytesUTF8. int64 arguments and results
 # cross the boundary as BigInt. Pointers >= 2 GiB arrive negative: apply >>> 0 in JS.
+# js/load.js compiles the .wasm itself (Module.instantiateWasm) from the URL wasm/locate.js (a
+# --pre-js of both) reads out of the glue.
 # Imports: js/runtime.js sets Module.omSink(ctx, ptr, len), which omw_traced_write's EM_JS
 # function calls for every chunk of a traced model's .onnx bytes.
 set(OM_WASM_LINK_OPTIONS
@@ -42,8 +44,9 @@ function(om_wasm_module target name lib)
     VERBATIM)
 endfunction()
 
-set(OM_WASM_EXTRA -sENVIRONMENT=web,worker)
+set(OM_WASM_EXTRA -sENVIRONMENT=web,worker "SHELL:--pre-js ${CMAKE_SOURCE_DIR}/wasm/locate.js")
 om_wasm_module(onemodel_wasm onemodel onemodel onemodel.mjs onemodel.wasm)
+set_property(TARGET onemodel_wasm APPEND PROPERTY LINK_DEPENDS ${CMAKE_SOURCE_DIR}/wasm/locate.js)
 
 # The threaded build. Every object of a shared-memory module needs the atomics feature, so the
 # library and protobuf-c are compiled again with -pthread.
@@ -69,9 +72,10 @@ endforeach()
 set(OM_WASM_EXTRA -pthread -sENVIRONMENT=web,worker,node
   "-sPTHREAD_POOL_SIZE=Module.omWorkers" -sPTHREAD_POOL_SIZE_STRICT=2
   -sNODEJS_CATCH_EXIT=0 -sNODEJS_CATCH_REJECTION=0
-  --pre-js ${CMAKE_SOURCE_DIR}/wasm/node-require.js)
+  # SHELL: keeps both --pre-js (CMake drops a repeated option)
+  "SHELL:--pre-js ${CMAKE_SOURCE_DIR}/wasm/node-require.js" "SHELL:--pre-js ${CMAKE_SOURCE_DIR}/wasm/locate.js")
 om_wasm_module(onemodel_mt_wasm onemodel-mt onemodel_mt onemodel-mt.mjs onemodel-mt.wasm onemodel-mt.worker.js)
-set_property(TARGET onemodel_mt_wasm APPEND PROPERTY LINK_DEPENDS ${CMAKE_SOURCE_DIR}/wasm/node-require.js)
+set_property(TARGET onemodel_mt_wasm APPEND PROPERTY LINK_DEPENDS ${CMAKE_SOURCE_DIR}/wasm/node-require.js ${CMAKE_SOURCE_DIR}/wasm/locate.js)
 file(WRITE ${CMAKE_BINARY_DIR}/dist-package.json "{\"type\": \"commonjs\"}\n")
 add_custom_command(TARGET onemodel_mt_wasm POST_BUILD
   COMMAND ${CMAKE_COMMAND} -E copy_if_different ${CMAKE_BINARY_DIR}/dist-package.json ${OM_JS_DIST}/package.json

@@ -1,6 +1,6 @@
 // The demo page's static file server: 127.0.0.1 only, GET/HEAD only, a few fixed mounts, no
 // directory listings, nothing outside a mount (the path is resolved and checked, symlinks
-// included).
+// included). Text and .wasm files go compressed (brotli, else gzip) to a client that accepts it.
 //
 //   node web-demo/server.mjs         serves on http://127.0.0.1:$PORT/ (default 8080)
 //   const { url, close } = await serve({ port: 0 });   (tests, examples/start.mjs)
@@ -14,7 +14,9 @@
 //   /zoo/       examples/zoo/ (the model files, loaded as text into the editor)
 import { createServer } from 'node:http';
 import { createReadStream, existsSync } from 'node:fs';
-import { realpath, stat } from 'node:fs/promises';
+import { readFile, realpath, stat } from 'node:fs/promises';
+import { promisify } from 'node:util';
+import { brotliCompress, constants as zlibConstants, gzip } from 'node:zlib';
 import { dirname, extname, join, relative, isAbsolute, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -79,12 +81,55 @@ export async function resolveFile(urlPath, mounts = MOUNTS) {
       const [realDir, real] = await Promise.all([realpath(dir), realpath(candidate)]);
       if (!inside(realDir, real)) return null;
       const st = await stat(real);
-      return st.isFile() ? { path: real, size: st.size } : null;
+      return st.isFile() ? { path: real, size: st.size, mtime: st.mtimeMs } : null;
     } catch {
       return null;
     }
   }
   return null;
+}
+
+/**
+ * The encodings this server compresses with, best first, and how: brotli at quality 5 (measured
+ * on onemodel.wasm: 35 times faster than 11, the default, for 12% more bytes) and gzip at zlib's
+ * default level. Each file is compressed once (cached).
+ */
+const ENCODINGS = [
+  ['br', promisify((buf, cb) => brotliCompress(buf, { params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 5 } }, cb))],
+  ['gzip', promisify(gzip)],
+];
+
+/** Types worth compressing: text and WebAssembly (images are compressed already). */
+const compressible = (type) => /^(text\/|application\/(json|wasm)|image\/svg)/.test(type);
+
+/**
+ * The encoding to send from an Accept-Encoding header: the first of ENCODINGS it accepts (a
+ * name listed without q=0, or '*'), else null (identity).
+ */
+export function pickEncoding(header = '') {
+  const accepted = new Map(header.split(',').map((part) => {
+    const [name, ...params] = part.trim().toLowerCase().split(';').map((x) => x.trim());
+    const q = params.find((p) => p.startsWith('q='));
+    return [name, q === undefined ? 1 : Number(q.slice(2))];
+  }));
+  for (const [name] of ENCODINGS) {
+    const q = accepted.get(name) ?? accepted.get('*') ?? 0;
+    if (q > 0) return name;
+  }
+  return null;
+}
+
+/** Compressed files by path, encoding, size and mtime (a file changed on disk is compressed again). */
+const compressedCache = new Map();
+
+async function compressed(file, encoding) {
+  const key = `${encoding}:${file.size}:${file.mtime}:${file.path}`;
+  let body = compressedCache.get(key);
+  if (!body) {
+    body = await ENCODINGS.find(([name]) => name === encoding)[1](await readFile(file.path));
+    compressedCache.set(key, body);
+  }
+  return body;
 }
 
 function send(res, status, text) {
@@ -108,14 +153,20 @@ async function handle(req, res, mounts, isolated) {
   }
   const file = await resolveFile(pathname, mounts);
   if (!file) return send(res, 404, 'not found\n');
+  const type = mimeType(file.path);
+  const encoding = compressible(type) ? pickEncoding(req.headers['accept-encoding']) : null;
+  const body = encoding ? await compressed(file, encoding) : null;
   res.writeHead(200, {
-    'Content-Type': mimeType(file.path),
-    'Content-Length': file.size,
+    'Content-Type': type,
+    'Content-Length': body ? body.length : file.size,
     'Cache-Control': 'no-cache',
     'X-Content-Type-Options': 'nosniff',
+    ...(compressible(type) ? { Vary: 'Accept-Encoding' } : {}),
+    ...(encoding ? { 'Content-Encoding': encoding } : {}),
     ...(isolated ? ISOLATION : {}),
   });
   if (req.method === 'HEAD') return res.end();
+  if (body) return res.end(body);
   createReadStream(file.path).on('error', () => res.destroy()).pipe(res);
 }
 

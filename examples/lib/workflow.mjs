@@ -223,11 +223,12 @@ function breathe() {
  * optimizer from file.train.optimizer; back in eval mode when it returns. Each step: batch(step),
  * the model on batch.inputs, loss(output, target), backward, optimizer step; everything a step
  * makes is freed. onStep(step, loss) is called after each step; between steps the event loop
- * runs. Resolves to { losses: number[] }. Throws OmError InvalidArgument when the file has no train
+ * runs, and then a true shouldStop() ends the run there (the weights keep the steps done).
+ * Resolves to { losses: number[] } (fewer than steps when stopped). Throws OmError InvalidArgument when the file has no train
  * section or a train function returns the wrong thing; errors of the model or the train
  * functions propagate as they are.
  */
-export async function trainModel(file, { steps = file.train?.steps, onStep } = {}) {
+export async function trainModel(file, { steps = file.train?.steps, onStep, shouldStop } = {}) {
   const { train, model } = file;
   if (!train) throw invalid(`trainModel: ${file.title} has no train section ${TRAIN_FORMAT}`);
   if (!Number.isInteger(steps) || steps < 0) throw invalid(`trainModel: steps must be a non-negative integer, got ${show(steps)}`);
@@ -257,6 +258,7 @@ export async function trainModel(file, { steps = file.train?.steps, onStep } = {
       losses.push(loss);
       onStep?.(step, loss);
       await breathe();
+      if (shouldStop?.()) break; // asked between steps (the pause above let the request in): the weights stay as trained
     }
   } finally {
     if (typeof opt?.zeroGrad === 'function') opt.zeroGrad();

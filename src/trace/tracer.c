@@ -1,7 +1,7 @@
-/* The tracer (spec: ../shared/spec/tracing.md sections 1 and 3): a recording on the calling
- * thread that turns every op with a traced input into ONNX nodes (through the op's lower rule)
- * and every other tensor such an op reads into an initializer. Any trace error ends the
- * recording at once; finish prunes, names and freezes the graph into an om_traced_model. */
+/* The tracer (docs/tracing.md): a recording on the calling thread that turns every op with a
+ * traced input into ONNX nodes (through the op's lower rule) and every other tensor such an op
+ * reads into an initializer. Any trace error ends the recording at once; finish prunes, names
+ * and freezes the graph into an om_traced_model. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

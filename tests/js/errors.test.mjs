@@ -5,6 +5,7 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import * as om from 'onemodel';
+import { inJsTerms, jsName } from '../../js/errors.js';
 import { vals, memoryHooks } from './helpers.mjs';
 
 memoryHooks();
@@ -170,6 +171,27 @@ describe('error classes', () => {
       const t = om.ones([4_000_000]);
       assert.equal(t.sum().item(), 4_000_000);
     });
+  });
+
+  test('messages from C name the JS methods: op names in what a trace says the model calls, hints', () => {
+    const ops = new Set(['leaky_relu', 'relu', 'cast', 'max_dim', 'full', 'from_data', 'neg']);
+    const isOp = (name) => ops.has(name);
+    assert.deepEqual(['leaky_relu', 'max_dim', 'cast', 'full', 'from_data', 'log_softmax', 'relu'].map(jsName),
+      ['leakyRelu', 'max', 'to', 'om.full (om.zeros, om.ones)', 'om.tensor', 'logSoftmax', 'relu']);
+    assert.equal(inJsTerms('neg: the model takes another path at other sizes: at batch=9 it calls leaky_relu here (call 1)', isOp),
+      'neg: the model takes another path at other sizes: at batch=9 it calls leakyRelu here (call 1)');
+    assert.equal(inJsTerms('trace_run: goes on after its last call here (call 6) and calls full', isOp),
+      'trace_run: goes on after its last call here (call 6) and calls om.full (om.zeros, om.ones)');
+    assert.equal(inJsTerms('max_dim (call 2): at batch=1 the model fails (x)', isOp), 'max (call 2): at batch=1 the model fails (x)');
+    assert.equal(inJsTerms('calls a random tensor here; calls nothing_known', isOp), 'calls a random tensor here; calls nothing_known', 'only op names change');
+    // end to end: a model that calls leakyRelu at other sizes, neg at the traced one
+    const x = om.randn([4, 3], { seed: 1 });
+    try {
+      assert.throws(() => om.trace((t) => (t.shape[0] > 4 ? om.nn.functional.leakyRelu(t) : t.neg()), { x: [x, ['batch', null]] }),
+        (e) => e.kind === 'SymbolicShape' && /^neg: the model takes another path at other sizes: at batch=9 it calls leakyRelu here \(call 1\)/.test(e.message));
+    } finally {
+      x.dispose();
+    }
   });
 
   test('calling anything before ready() throws an OmError', () => {

@@ -7,13 +7,14 @@
 // written. Vite and esbuild are the repository's devDependencies: nothing is downloaded.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
+import { gzipSync } from 'node:zlib';
 import * as om from 'onemodel';
 import { chromium } from 'playwright-core';
 import { serve } from '../../web-demo/server.mjs';
@@ -75,6 +76,14 @@ import { run } from './model.mjs';
 await om.ready();
 window.result = run(om);
 `;
+// The script of a page whose ready() is to fail: ready(options from the query string); what it
+// rejected with is window.failure ('loaded' when it did not).
+const FAIL = `import * as om from 'onemodel';
+
+const options = JSON.parse(new URLSearchParams(location.search).get('options') ?? 'null') ?? undefined;
+om.ready(options).then(() => { window.failure = 'loaded'; },
+  (e) => { window.failure = { isOmError: e instanceof om.OmError, kind: e.kind, message: e.message }; });
+`;
 const page = (head) => `<!doctype html>
 <html><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>onemodel app</title>${head}</head>
 <body><script type="module" src="./main.js"></script></body></html>
@@ -88,7 +97,23 @@ const FILES = {
   'index.html': page(''),
   // the import map of docs/install.md's page
   'importmap.html': page(`\n${installDoc('html', '<script type="importmap">').split('\n')[0]}\n`),
+  'fail.js': FAIL,
+  'failing.html': page(`\n${installDoc('html', '<script type="importmap">').split('\n')[0]}\n`).replace('./main.js', './fail.js'),
 };
+
+/** The Markdown files the package ships: the README and docs/. */
+const shippedDocs = (files) => files.filter((f) => f.endsWith('.md'));
+
+/**
+ * Asserts that a size a doc states (kB, or MB for `unit`) is within 10% (and 2 kB) of `bytes`;
+ * the failure names the line to update and what to write.
+ */
+function assertFigure(doc, text, at, stated, bytes, what, unit = 'kB') {
+  const scale = unit === 'MB' ? 1e6 : 1e3;
+  const line = text.slice(0, at).split('\n').length;
+  assert.ok(Math.abs(stated * scale - bytes) <= Math.max(0.1 * bytes, 2e3),
+    `${doc}:${line} says ${what} is ${stated} ${unit}, the package has ${(bytes / scale).toFixed(unit === 'MB' ? 1 : 0)} ${unit}: update that line`);
+}
 
 describe('the npm package, packed and installed into an empty project', () => {
   let dir, app, tarball, expected, browser;
@@ -116,17 +141,69 @@ describe('the npm package, packed and installed into an empty project', () => {
     for (const [i, v] of expected.eager.entries()) assert.ok(Math.abs(expected.session[i] - v) <= 1e-6, `${i}: ${expected.session[i]} vs ${v}`);
   });
 
-  test('the tarball holds package.json, the README, the LICENSE, the JS, the types, both builds\' glue and .wasm, nothing else', async () => {
+  test('the tarball holds package.json, the README, the LICENSE, the docs, the JS, the types, both builds\' glue and .wasm, nothing else', async () => {
     const listed = (await sh(dir, 'tar', ['-tzf', tarball])).trim().split('\n').map((p) => p.replace(/^package\//, ''));
     const js = tree(join(ROOT, 'js')).filter((p) => p.endsWith('.js') && !p.startsWith('dist/')).map((p) => `js/${p}`);
     assert.ok(js.includes('js/index.js') && js.includes('js/nn/index.js'), js.join());
     const threaded = ['js/dist/onemodel-mt.mjs', 'js/dist/onemodel-mt.wasm', 'js/dist/onemodel-mt.worker.js', 'js/dist/package.json'];
-    const want = ['package.json', 'README.md', 'LICENSE', 'js/index.d.ts', 'js/dist/onemodel.mjs', 'js/dist/onemodel.wasm', ...threaded, ...js];
+    const docs = tree(join(ROOT, 'docs')).filter((p) => p.endsWith('.md') || p.startsWith('images/')).map((p) => `docs/${p}`);
+    assert.ok(docs.includes('docs/install.md') && docs.includes('docs/images/demo-page.png'), docs.join());
+    const want = ['package.json', 'README.md', 'LICENSE', 'js/index.d.ts', 'js/dist/onemodel.mjs', 'js/dist/onemodel.wasm', ...threaded, ...js, ...docs];
     assert.deepEqual(listed.sort(), want.sort());
     const installed = join(app, 'node_modules', 'onemodel');
     for (const f of want) assert.ok(readFileSync(join(installed, f)).equals(readFileSync(join(ROOT, f))), `${f} as in the repository`);
     // nothing else was installed: the package has no dependencies
     assert.deepEqual(readdirSync(join(app, 'node_modules')).filter((f) => !f.startsWith('.')), ['onemodel']);
+  });
+
+  test('the docs stand alone in the package: every relative link of its Markdown resolves to a file it holds', async () => {
+    const listed = new Set((await sh(dir, 'tar', ['-tzf', tarball])).trim().split('\n').map((p) => p.replace(/^package\//, '')));
+    const bad = [];
+    for (const doc of shippedDocs([...listed])) {
+      const text = readFileSync(join(ROOT, doc), 'utf8');
+      for (const m of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+        const target = m[1].split('#')[0];
+        if (!target || /^[a-z]+:/.test(target)) continue; // an anchor on the same page, or an absolute URL
+        const path = join(doc, '..', target).split('\\').join('/').replace(/\/$/, '');
+        if (!listed.has(path)) bad.push(`${doc}:${text.slice(0, m.index).split('\n').length}: ${m[1]}`);
+      }
+      assert.doesNotMatch(text, /\.\.\/shared\/|\/work\//, `${doc} points outside the repository`);
+    }
+    assert.deepEqual(bad, [], 'links to files the package does not hold');
+  });
+
+  test('the sizes README.md and docs/install.md state are the package\'s (within 10%)', async () => {
+    const installed = join(app, 'node_modules', 'onemodel');
+    const files = (await sh(dir, 'tar', ['-tzf', tarball])).trim().split('\n').map((p) => p.replace(/^package\//, ''));
+    const size = (f) => statSync(join(installed, f)).size;
+    const gzipped = (f) => gzipSync(readFileSync(join(installed, f))).length;
+    const sum = (list, fn) => list.reduce((n, f) => n + fn(f), 0);
+    const install = readFileSync(join(ROOT, 'docs', 'install.md'), 'utf8');
+    // the table of what the package holds: one row per file, or per group of JS files
+    let rows = 0;
+    for (const m of install.matchAll(/^\| `([^`]+)`[^|]*\|[^|]*\| (\d+) kB(?: \((\d+) kB gzipped\))? \|$/gm)) {
+      const group = m[1] === 'js/*.js' ? files.filter((f) => f.startsWith('js/') && !f.startsWith('js/dist/') && f.endsWith('.js')) : [m[1]];
+      assert.ok(group.every((f) => files.includes(f)), `${m[1]} is in the package`);
+      assertFigure('docs/install.md', install, m.index, Number(m[2]), sum(group, size), m[1]);
+      if (m[3]) assertFigure('docs/install.md', install, m.index, Number(m[3]), sum(group, gzipped), `${m[1]} gzipped`);
+      rows++;
+    }
+    assert.equal(rows, 7, 'the table\'s rows with a size');
+    const total = /(\d+) files, ([\d.]+) MB unpacked, a (\d+) kB tarball/.exec(install);
+    assert.ok(total, 'docs/install.md states the file count, the unpacked size and the tarball\'s');
+    assert.equal(Number(total[1]), files.length, `docs/install.md:${install.slice(0, total.index).split('\n').length}: the package has ${files.length} files`);
+    assertFigure('docs/install.md', install, total.index, Number(total[2]), sum(files, size), 'the unpacked size', 'MB');
+    assertFigure('docs/install.md', install, total.index, Number(total[3]), statSync(tarball).size, 'the tarball');
+    const page = /\((\d+) kB gzipped,\s+against (\d+) kB for the single-thread build\)/.exec(install);
+    assert.ok(page, 'docs/install.md states what a threaded page loads');
+    assertFigure('docs/install.md', install, page.index, Number(page[1]),
+      sum(['js/dist/onemodel-mt.mjs', 'js/dist/onemodel-mt.wasm', 'js/dist/onemodel-mt.worker.js'], gzipped), 'the threaded build gzipped');
+    assertFigure('docs/install.md', install, page.index, Number(page[2]), sum(['js/dist/onemodel.mjs', 'js/dist/onemodel.wasm'], gzipped),
+      'the single-thread build gzipped');
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const packed = /`onemodel-0\.1\.0\.tgz` \((\d+) kB/.exec(readme);
+    assert.ok(packed, 'README.md states the tarball\'s size');
+    assertFigure('README.md', readme, packed.index, Number(packed[1]), statSync(tarball).size, 'the tarball');
   });
 
   test('Node: the installed package runs the model and the trace, with the same bits as the repository build', async () => {
@@ -135,11 +212,21 @@ describe('the npm package, packed and installed into an empty project', () => {
     delete out.from;
     assert.deepEqual(out, expected);
     // a copy of the project whose package lost its .wasm files: ready() says what is missing (Node
-    // loads the threaded build)
+    // loads the threaded build), then one whose .wasm is damaged
     const broken = join(dir, 'broken');
+    const wasm = join(broken, 'node_modules', 'onemodel', 'js', 'dist', 'onemodel-mt.wasm');
     cpSync(app, broken, { recursive: true, filter: (f) => !f.endsWith('.wasm') });
-    await assert.rejects(sh(broken, process.execPath, ['node.mjs']),
-      /Error: onemodel: cannot load onemodel-mt\.wasm, .* \(see docs\/install\.md\): ENOENT: no such file or directory, open '.*\/broken\/node_modules\/onemodel\/js\/dist\/onemodel-mt\.wasm'/);
+    await assert.rejects(sh(broken, process.execPath, ['node.mjs']), (e) => {
+      assert.match(e.message, new RegExp(`OmError: onemodel: cannot read onemodel-mt\\.wasm at ${wasm}: ENOENT: no such file or directory, `
+        + '.*\\. The installed package is incomplete: install it again'));
+      return true;
+    });
+    writeFileSync(wasm, 'not wasm');
+    await assert.rejects(sh(broken, process.execPath, ['node.mjs']), (e) => {
+      assert.match(e.message, new RegExp(`OmError: onemodel: onemodel-mt\\.wasm from ${wasm} is not WebAssembly: expected the magic word `
+        + '00 61 73 6d, found 6e 6f 74 20 \\("not "\\)\\. The installed package is damaged: install it again'));
+      return true;
+    });
   });
 
   test('TypeScript finds the declarations in the installed package, with node and with bundler module resolution', async () => {
@@ -207,16 +294,46 @@ export { total, wrong };
     }
 
     /**
-     * openPage on path of dir, served on 127.0.0.1 (web-demo/server.mjs); isolated: cross-origin
-     * isolated (onemodel loads its threaded build where it finds it), else not (the single-thread build).
+     * Opens url, whose ready() is to fail, and resolves to what it rejected with (window.failure,
+     * set by the page's fail.js) and the page's uncaught errors. route(context) may first change
+     * what the server answers (playwright's routes).
      */
-    async function openApp(dir, path, { isolated = false } = {}) {
+    async function openFailing(url, route = async () => {}) {
+      const context = await browser.newContext();
+      try {
+        const p = await context.newPage();
+        await route(context);
+        const errors = [];
+        p.on('pageerror', (e) => errors.push(e));
+        await p.goto(url);
+        const failure = await p.waitForFunction(() => window.failure, null, { timeout: 60_000 }).then((h) => h.jsonValue());
+        return { failure, errors };
+      } finally {
+        await context.close();
+      }
+    }
+
+    /** Serves dir on 127.0.0.1 (web-demo/server.mjs) while fn(its URL) runs; isolated: cross-origin isolated. */
+    async function served(dir, fn, { isolated = false } = {}) {
       const server = await serve({ port: 0, mounts: [['/', dir]], isolated });
       try {
-        return await openPage(new URL(path, server.url).href);
+        return await fn(server.url);
       } finally {
         await server.close();
       }
+    }
+
+    /**
+     * openPage on path of dir, served on 127.0.0.1 (web-demo/server.mjs); isolated: cross-origin
+     * isolated (onemodel loads its threaded build where it finds it), else not (the single-thread build).
+     */
+    const openApp = (dir, path, { isolated = false } = {}) => served(dir, (url) => openPage(new URL(path, url).href), { isolated });
+
+    /** Asserts a failure is an OmError of kind Load whose message matches each of parts. */
+    function assertLoad(failure, ...parts) {
+      assert.equal(failure.isOmError, true, JSON.stringify(failure));
+      assert.equal(failure.kind, 'Load');
+      for (const p of parts) assert.match(failure.message, p);
     }
 
     test('Vite (no configuration): the build emits the .wasm as an asset and the page runs the model and the trace', async () => {
@@ -229,6 +346,24 @@ export { total, wrong };
       const { result, wasm } = await openApp(dist, 'index.html');
       assert.deepEqual(wasm, [[`/${assets[0]}`, 200]]);
       assert.deepEqual(result, expected);
+    });
+
+    test("Vite's dev server without the configuration: ready() rejects with a Load error that names the fix", async () => {
+      const { createServer } = await import('vite');
+      writeFileSync(join(app, 'index.html'), FILES['index.html'].replace('./main.js', './fail.js'));
+      const server = await createServer({ root: app, logLevel: 'silent', clearScreen: false, server: { host: '127.0.0.1', port: 0 } });
+      try {
+        await server.listen();
+        const { failure } = await openFailing(server.resolvedUrls.local[0]);
+        assertLoad(failure, new RegExp('^onemodel: onemodel\\.wasm from http://127\\.0\\.0\\.1:\\d+/node_modules/\\.vite/deps/onemodel\\.wasm '
+          + '\\(HTTP 200, text/html\\) is not WebAssembly: expected the magic word 00 61 73 6d, found 3c 21 64 6f \\("<!do"\\), an HTML page served '
+          + 'in its place\\. Vite\'s dev server pre-bundled onemodel into node_modules/\\.vite/deps/, where there is no onemodel\\.wasm: leave it out '
+          + 'of pre-bundling with `optimizeDeps: \\{ exclude: \\[\'onemodel\'\\] \\}` in vite\\.config\\.js \\(see onemodel/docs/install\\.md#vite\\)$'));
+      } finally {
+        await server.close();
+        writeFileSync(join(app, 'index.html'), FILES['index.html']);
+        rmSync(join(app, 'node_modules', '.vite'), { recursive: true, force: true });
+      }
     });
 
     test("Vite's dev server, with docs/install.md's vite.config.js (onemodel left out of pre-bundling): the page runs the model and the trace", async () => {
@@ -257,8 +392,10 @@ export { total, wrong };
       assert.equal(log, '', 'no warnings');
       writeFileSync(join(out, 'index.html'), FILES['index.html']);
       // without the copy, ready() says what is missing and where to read about it
-      await assert.rejects(openApp(out, 'index.html'),
-        /the page failed: onemodel: cannot load onemodel\.wasm, .* \(see docs\/install\.md\): .*fetching of the wasm failed/);
+      await assert.rejects(openApp(out, 'index.html'), new RegExp('the page failed: onemodel: cannot load onemodel\\.wasm from '
+        + 'http://127\\.0\\.0\\.1:\\d+/onemodel\\.wasm: HTTP 404 \\(text/plain; charset=utf-8\\)\\. A bundler put onemodel\'s code in a file '
+        + 'with no onemodel\\.wasm beside it: copy node_modules/onemodel/js/dist/onemodel\\.wasm there \\(see onemodel/docs/install\\.md#esbuild\\), '
+        + 'or give its URL: om\\.ready\\(\\{ wasmUrl \\}\\)$'));
       // the file copied is the one the package exports as onemodel/onemodel.wasm
       assert.equal(join(app, copy[1]), createRequire(join(app, 'package.json')).resolve('onemodel/onemodel.wasm'));
       await sh(app, copy[0], copy.slice(1));
@@ -272,6 +409,61 @@ export { total, wrong };
       const { result, wasm } = await openApp(app, 'importmap.html');
       assert.deepEqual(wasm, [['/node_modules/onemodel/js/dist/onemodel.wasm', 200]]);
       assert.deepEqual(result, expected);
+    });
+
+    test('no bundler, failing loads: a 404, an HTML page in place of the .wasm, no answer, a bad wasmUrl, threads without isolation, a CSP without wasm-unsafe-eval, the worker script missing', async () => {
+      await served(app, async (base) => {
+        const url = (options) => `${base}failing.html${options ? `?options=${encodeURIComponent(JSON.stringify(options))}` : ''}`;
+        const WASM = new RegExp(`^${base}node_modules/onemodel/js/dist/onemodel\\.wasm$`);
+        const PLACE = 'http://127\\.0\\.0\\.1:\\d+/node_modules/onemodel/js/dist/onemodel\\.wasm';
+        const SERVE = 'The package\'s js/dist/onemodel\\.wasm is not served there: serve the package\'s whole js/ directory '
+          + '\\(see onemodel/docs/install\\.md\\), or give the file\'s URL: om\\.ready\\(\\{ wasmUrl \\}\\)$';
+        // a 404
+        let { failure, errors } = await openFailing(url(), (c) => c.route(WASM, (r) => r.fulfill({ status: 404, contentType: 'text/plain', body: 'gone' })));
+        assertLoad(failure, new RegExp(`^onemodel: cannot load onemodel\\.wasm from ${PLACE}: HTTP 404 \\(text/plain\\)\\. ${SERVE}`));
+        assert.deepEqual(errors, [], 'nothing else failed (no abort from the glue)');
+        // a server's index.html where the .wasm should be
+        ({ failure } = await openFailing(url(), (c) => c.route(WASM, (r) => r.fulfill({ status: 200, contentType: 'text/html', body: '<!doctype html><p>app' }))));
+        assertLoad(failure, new RegExp(`^onemodel: onemodel\\.wasm from ${PLACE} \\(HTTP 200, text/html\\) is not WebAssembly: `
+          + `expected the magic word 00 61 73 6d, found 3c 21 64 6f \\("<!do"\\), an HTML page served in its place\\. ${SERVE}`));
+        // no answer at all (a network error, a CORS refusal, CSP's connect-src)
+        ({ failure } = await openFailing(url(), (c) => c.route(WASM, (r) => r.abort())));
+        assertLoad(failure, new RegExp(`^onemodel: cannot load onemodel\\.wasm from ${PLACE}: the fetch failed \\(Failed to fetch\\)\\. `
+          + 'The server is unreachable, or the URL is on another origin that does not allow it \\(CORS\\), or the page\'s Content-Security-Policy \\(connect-src\\) blocks it$'));
+        // wasmUrl: the file is fetched from there (and a bad one is named as the caller's)
+        ({ failure } = await openFailing(url({ wasmUrl: 'nowhere/onemodel.wasm' })));
+        assertLoad(failure, new RegExp(`^onemodel: cannot load onemodel\\.wasm from ${base}nowhere/onemodel\\.wasm: HTTP 404 `
+          + '\\(text/plain; charset=utf-8\\)\\. Check the URL your locateFile or wasmUrl gave for onemodel\\.wasm$'));
+        ({ failure } = await openFailing(url({ wasmUrl: 'node_modules/onemodel/js/dist/onemodel.wasm' })));
+        assert.equal(failure, 'loaded');
+        // threads asked for in a page that is not cross-origin isolated
+        ({ failure } = await openFailing(url({ threads: true })));
+        assertLoad(failure, /^onemodel: threads: true needs a cross-origin-isolated page \(crossOriginIsolated is false, so there is no shared memory\)\. /,
+          /Serve the page with the headers Cross-Origin-Opener-Policy: same-origin and Cross-Origin-Embedder-Policy: require-corp \(see onemodel\/docs\/install\.md#threads-in-a-page\)/);
+        // a Content-Security-Policy that lets scripts run but not WebAssembly compile
+        ({ failure } = await openFailing(url(), (c) => c.route(/failing\.html/, async (r) => {
+          const res = await r.fetch();
+          await r.fulfill({ response: res, headers: { ...res.headers(), 'content-security-policy': "script-src 'self' 'unsafe-inline'" } });
+        })));
+        assertLoad(failure, /^onemodel: the page's Content-Security-Policy does not allow WebAssembly to compile onemodel\.wasm \(CompileError: /,
+          /\. Add 'wasm-unsafe-eval' to its script-src directive$/);
+      });
+      // threads asked for where the page is isolated: the threaded build; its worker script is
+      // checked before a worker starts on it (a 404, or a page in its place)
+      await served(app, async (base) => {
+        const threads = `${base}failing.html?options=${encodeURIComponent('{"threads":true}')}`;
+        const WORKER = /\/onemodel-mt\.worker\.js$/;
+        assert.equal((await openFailing(threads)).failure, 'loaded');
+        let { failure } = await openFailing(threads, (c) => c.route(WORKER, (r) => r.fulfill({ status: 404, contentType: 'text/plain', body: '' })));
+        assertLoad(failure, new RegExp(`^onemodel: cannot load onemodel-mt\\.worker\\.js from ${base}node_modules/onemodel/js/dist/onemodel-mt\\.worker\\.js: `
+          + 'HTTP 404 \\(text/plain\\)\\. The package\'s js/dist/onemodel-mt\\.worker\\.js is not served there: serve the package\'s whole js/ '
+          + 'directory \\(see onemodel/docs/install\\.md\\), or give the file\'s URL: om\\.ready\\(\\{ locateFile \\}\\)$'));
+        ({ failure } = await openFailing(threads, (c) => c.route(WORKER, (r) => r.fulfill({ status: 200, contentType: 'text/html', body: '<!doctype html>' }))));
+        assertLoad(failure, /^onemodel: onemodel-mt\.worker\.js from .* is served as text\/html, not as a script\. /);
+        // without threads: true, a page whose threaded files fail loads the single-thread build
+        ({ failure } = await openFailing(`${base}failing.html`, (c) => c.route(WORKER, (r) => r.fulfill({ status: 404, body: '' }))));
+        assert.equal(failure, 'loaded');
+      }, { isolated: true });
     });
 
     test('no bundler, cross-origin isolated: the page loads the threaded build and gets the same bits', async () => {

@@ -1,4 +1,4 @@
-// Tracing to ONNX, one test per rule of the spec (../shared/spec/tracing.md, docs/tracing.md):
+// Tracing to ONNX, one test per rule of docs/tracing.md:
 // what is recorded, constants and their names, pruning, outputs, aliases, symbolic axes, values
 // after finish, determinism (and the golden bytes shared with the C test), the JS wrapper.
 // Every model traced here also runs through the onnxruntime-web oracle (examples/lib/oracle.mjs)

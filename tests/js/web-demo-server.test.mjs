@@ -7,17 +7,18 @@ import { request } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { serve, MOUNTS } from '../../web-demo/server.mjs';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import { serve, MOUNTS, pickEncoding } from '../../web-demo/server.mjs';
 import { SourceError, errorPlace, pointImportsAt } from '../../web-demo/src/source.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const SITE = MOUNTS.find(([prefix]) => prefix === '/')[1];
 
 /** A raw GET (or other method) of a path exactly as given (no URL normalisation on our side). */
-function get(base, path, method = 'GET') {
+function get(base, path, method = 'GET', headers = {}) {
   const { hostname, port } = new URL(base);
   return new Promise((resolve, reject) => {
-    const req = request({ host: hostname, port, path, method, agent: false }, (res) => {
+    const req = request({ host: hostname, port, path, method, headers, agent: false }, (res) => {
       const chunks = [];
       res.on('data', (c) => chunks.push(c));
       res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks) }));
@@ -64,6 +65,40 @@ describe('web-demo server', () => {
     assert.equal(wasm.headers['content-type'], 'application/wasm');
     assert.equal(Number(wasm.headers['content-length']), readFileSync(`${ROOT}node_modules/onnxruntime-web/dist/ort-wasm-simd-threaded.wasm`).length);
     assert.equal(wasm.body.length, 0, 'HEAD sends no body');
+  });
+
+  test('compresses text and .wasm for a client that accepts it: brotli first, else gzip; Vary on every compressible type', async () => {
+    const wasm = readFileSync(`${ROOT}js/dist/onemodel.wasm`);
+    const cases = [
+      ['gzip, deflate, br', 'br', brotliDecompressSync],
+      ['gzip', 'gzip', gunzipSync],
+      ['br;q=0, gzip;q=0.5', 'gzip', gunzipSync],
+      ['*', 'br', brotliDecompressSync],
+    ];
+    for (const [accept, encoding, decode] of cases) {
+      for (const [path, file] of [['/onemodel/dist/onemodel.wasm', wasm], ['/main.js', readFileSync(`${SITE}/main.js`)]]) {
+        const res = await get(server.url, path, 'GET', { 'Accept-Encoding': accept });
+        assert.equal(res.headers['content-encoding'], encoding, `${path} for ${accept}`);
+        assert.equal(res.headers.vary, 'Accept-Encoding', path);
+        assert.equal(Number(res.headers['content-length']), res.body.length, path);
+        assert.ok(res.body.length < file.length * 0.6, `${path} for ${accept}: ${res.body.length} of ${file.length} bytes`);
+        assert.ok(decode(res.body).equals(file), `${path} for ${accept}: the file's bytes`);
+      }
+    }
+    const head = await get(server.url, '/onemodel/dist/onemodel.wasm', 'HEAD', { 'Accept-Encoding': 'gzip' });
+    assert.equal(head.headers['content-encoding'], 'gzip');
+    const gzipped = (await get(server.url, '/onemodel/dist/onemodel.wasm', 'GET', { 'Accept-Encoding': 'gzip' })).body;
+    assert.equal(Number(head.headers['content-length']), gzipped.length, 'HEAD: the length of what GET sends');
+    assert.equal(head.body.length, 0);
+    for (const accept of [undefined, 'identity', 'gzip;q=0, br;q=0', 'deflate']) {
+      const res = await get(server.url, '/main.js', 'GET', accept === undefined ? {} : { 'Accept-Encoding': accept });
+      assert.equal(res.headers['content-encoding'], undefined, String(accept));
+      assert.equal(res.headers.vary, 'Accept-Encoding');
+      assert.ok(res.body.equals(readFileSync(`${SITE}/main.js`)), String(accept));
+    }
+    const svg = await get(server.url, '/favicon.svg', 'GET', { 'Accept-Encoding': 'br' });
+    assert.equal(svg.headers['content-encoding'], 'br', 'an SVG is text');
+    assert.deepEqual(['gzip, br', 'x-gzip', 'BR;Q=1'].map((h) => pickEncoding(h)), ['br', null, 'br']);
   });
 
   test('nothing outside a mount: dot segments, encoded slashes and backslashes, NUL, bad escapes', async () => {

@@ -24,12 +24,13 @@ const SHOTS = join(ROOT, 'test-artifacts', 'web-demo');
  * The model file `name` of the zoo as Node sees it, traced at specs ([{ name, shape, axes }],
  * default the file's): its title, node count, initializers, .onnx bytes and inputs.
  */
-async function traceInNode(name, specs) {
+async function traceInNode(name, specs, trainSteps = 0) {
   await om.ready();
   // A fresh module instance (as the page's fresh import): the query makes import() evaluate it again.
   const file = wf.checkModelFile(await import(`../../examples/zoo/${name}.mjs?node-${name}-${Math.random()}`), name);
   const inputs = wf.makeInputs(file, specs ?? wf.describeInputs(file.inputs));
   try {
+    if (trainSteps) await wf.trainModel(file, { steps: trainSteps });
     const traced = wf.traceModel(file, inputs);
     try {
       const { nodes, initializers } = traced.graph();
@@ -217,6 +218,18 @@ describe('web-demo page in Chromium', () => {
     assert.deepEqual(rows.map((r) => [r.ok, r.symbols]), [['true', 'n = 5'], ['true', 'n = 1'], ['true', 'n = 6'], ['true', 'n = 11']]);
     for (const r of rows) assert.ok(r.maxError >= 0 && r.maxError < 1e-4, `max error ${r.maxError}`);
     await shot('4-verify');
+    // at 1280 px the header's status line shows the whole (long) message: wrapped, not cut
+    await page.setViewportSize({ width: 1280, height: 800 });
+    try {
+      const status = await page.$eval('#status', (e) => ({ text: e.textContent, clipped: e.scrollWidth > e.clientWidth || e.scrollHeight > e.clientHeight,
+        right: e.getBoundingClientRect().right }));
+      assert.match(status.text, /^Verified: onnxruntime-web and the Session agree at 4 shapes \(max error .*\)\.$/);
+      assert.equal(status.clipped, false, `the status line is cut: ${status.text}`);
+      assert.ok(status.right <= 1280, `the status line ends at ${status.right} px`);
+      await shot('4-verify-1280');
+    } finally {
+      await page.setViewportSize({ width: 1440, height: 900 });
+    }
 
     const run = await page.evaluate(() => window.onemodelPage.run);
     const session = await ort.InferenceSession.create(traced.bytes, { executionProviders: ['wasm'] });
@@ -234,7 +247,7 @@ describe('web-demo page in Chromium', () => {
     }
   });
 
-  test('Verify goes off once the worker no longer holds the trace: a failed trace, or an edit and its undo', async () => {
+  test('Verify goes off once the worker no longer holds the trace: a failed trace (Download too), or an edit and its undo', async () => {
     await page.click('[data-tab=verify]');
     const state = () => page.evaluate(() => [document.querySelector('#verify').disabled, document.querySelector('#download').disabled]);
     assert.deepEqual(await state(), [false, false], 'verify and download on after the trace');
@@ -249,12 +262,12 @@ describe('web-demo page in Chromium', () => {
 
     await trace();
     assert.deepEqual(await state(), [false, false]);
-    // a trace that fails drops the worker's last one too
+    // a trace that fails drops the worker's last one too, and what is on screen goes stale: no download
     const size = await page.inputValue('#inputs [data-input="x"] [data-dim="0"] .size');
     await setAxis('x', 0, -2, 'n');
     await trace();
     assert.equal(await text('#error .kind'), 'InvalidArgument');
-    assert.deepEqual(await state(), [true, false]);
+    assert.deepEqual(await state(), [true, true]);
 
     // empty number fields are named, not read as 0
     await setAxis('x', 0, '', 'n');
@@ -355,6 +368,19 @@ describe('web-demo page in Chromium', () => {
       assert.deepEqual(shown, { kind, name, message, where }, code);
       assert.match(await text('#status'), new RegExp(`^Failed: ${kind}$`));
     }
+  });
+
+  test('a trace error\'s place in the user\'s code reads file:line:col, never the Blob URL the worker imported it from', async () => {
+    const code = "import * as om from 'onemodel';\nawait om.ready();\nfunction model(x) {\n  return x.shape[0] > 2 ? x.relu() : x.neg();\n}\n"
+      + "export default { model, inputs: { x: [om.randn([2, 3], { seed: 1 }), ['batch', null]] } };\n";
+    await page.evaluate((c) => { window.onemodelPage.editor.text = c; }, code);
+    await trace();
+    assert.equal(await text('#error .kind'), 'SymbolicShape');
+    const message = await text('#error .message');
+    const file = await page.evaluate(() => window.onemodelPage.fileName());
+    assert.match(file, /^[a-z]+\.mjs$/);
+    assert.match(message, new RegExp(`^neg: the model takes another path at other sizes: .* \\(at ${file.replace('.', '\\.')}:4:\\d+\\)$`));
+    assert.doesNotMatch(message, /blob:/);
   });
 
   test('the page still works after the error: trace a zoo model again (Ctrl+Enter in the editor)', async () => {
@@ -496,6 +522,81 @@ describe('web-demo page in Chromium', () => {
     await trace();
     assert.equal(await page.isHidden('#error'), true);
     assert.match(await text('#status'), /^Traced “My model”/);
+  });
+
+  test('Stop during training keeps the weights of the steps done: the plot marks where, Trace exports them', async () => {
+    await pick('mlp');
+    assert.equal(await page.isDisabled('#stop'), true, 'Stop is off while no training runs');
+    await page.fill('#train-steps', '100000');
+    await page.click('#train');
+    await page.waitForFunction(() => Number(document.querySelector('#progress').dataset.done) >= 3);
+    assert.equal(await page.isDisabled('#stop'), false, 'Stop is on while training');
+    await page.click('#stop');
+    await idle();
+    const status = await text('#status');
+    const m = /^Stopped after (\d+) of 100000 steps, final loss [\d.e+-]+; the trained weights are kept\.$/.exec(status);
+    assert.ok(m, status);
+    const steps = Number(m[1]);
+    assert.ok(steps >= 3 && steps < 100000, `${steps} steps`);
+    assert.equal(await page.getAttribute('#plot svg', 'data-stopped-at'), String(steps));
+    assert.equal(await page.getAttribute('#plot svg', 'data-points'), String(steps));
+    assert.equal(await text('#plot .stop-label'), `stopped at ${steps}`);
+    assert.match(await text('#train-info'), new RegExp(`^Stopped after ${steps} of 100000 steps, .*the weights trained so far are kept`));
+    assert.equal(await page.isDisabled('#stop'), true);
+    await shot('8-stopped');
+    await trace();
+    assert.deepEqual((await download()).bytes, (await traceInNode('mlp', undefined, steps)).bytes, `the .onnx of ${steps} steps of training`);
+  });
+
+  test('a failed trace marks the graph and the summary stale and turns Download off until a trace succeeds', async () => {
+    await pick('unet');
+    await trace();
+    const good = await page.evaluate(() => window.onemodelPage.editor.text);
+    const stale = () => page.evaluate(() => ({
+      graph: document.querySelector('#panel-graph').classList.contains('stale') && !document.querySelector('#graph-stale').hidden,
+      summary: document.querySelector('#panel-summary').classList.contains('stale') && !document.querySelector('#summary-stale').hidden,
+      download: !document.querySelector('#download').disabled,
+      nodes: document.querySelectorAll('#graph g.node.op').length,
+    }));
+    const fresh = await stale();
+    assert.deepEqual({ ...fresh, nodes: fresh.nodes > 0 }, { graph: false, summary: false, download: true, nodes: true });
+    const broken = [
+      ['a value read while tracing', good.replace(/forward\(x\) \{/, 'forward(x) {\n    x.sum().item();'), 'DataDependent'],
+      ['a syntax error', `${good}\n)`, 'SyntaxError'],
+    ];
+    for (const [what, code, kind] of broken) {
+      assert.notEqual(code, good, what);
+      await page.evaluate((c) => { window.onemodelPage.editor.text = c; }, code);
+      await trace();
+      assert.equal(await text('#error .kind'), kind, what);
+      assert.deepEqual(await stale(), { graph: true, summary: true, download: false, nodes: fresh.nodes }, what);
+    }
+    await shot('9-stale');
+    await page.evaluate((c) => { window.onemodelPage.editor.text = c; }, good);
+    await trace();
+    assert.deepEqual(await stale(), fresh, 'a trace that succeeds is current again');
+  });
+
+  test('the editor\'s model survives a reload; Reset puts the picked file back', async () => {
+    await pick('lstm');
+    const original = readFileSync(join(ROOT, 'examples', 'zoo', 'lstm.mjs'), 'utf8');
+    assert.equal(await page.evaluate(() => window.onemodelPage.editor.text), original);
+    const edited = original.replace(/title: '([^']*)'/, "title: 'Kept $1'");
+    assert.notEqual(edited, original);
+    await page.evaluate((c) => { window.onemodelPage.editor.text = c; }, edited);
+    await page.reload();
+    await idle();
+    assert.equal(await page.inputValue('#model-select'), 'lstm');
+    assert.equal(await page.evaluate(() => window.onemodelPage.editor.text), edited);
+    assert.match(await text('#model-title'), /^Kept /);
+    await page.click('#reset');
+    await idle();
+    assert.equal(await page.evaluate(() => window.onemodelPage.editor.text), original);
+    assert.doesNotMatch(await text('#model-title'), /^Kept /);
+    await page.reload();
+    await idle();
+    assert.equal(await page.inputValue('#model-select'), 'lstm');
+    assert.equal(await page.evaluate(() => window.onemodelPage.editor.text), original, 'after Reset, the file as it is');
   });
 
   test('no errors in the page or its console', () => {

@@ -59,6 +59,14 @@ export class Jobs {
     });
   }
 
+  /**
+   * Asks the running job to end at its next pause and resolve with what it has (a training run
+   * keeps the weights of the steps done); unlike cancel(), the worker and what it holds stay.
+   */
+  stop() {
+    if (this.current) this.worker.postMessage({ type: 'stop' });
+  }
+
   /** Stops the running job (its promise rejects with CancelledError) and starts a fresh worker. */
   cancel() {
     const job = this.current;

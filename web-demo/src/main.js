@@ -42,6 +42,8 @@ export default {
 };
 `;
 const OWN = '(own)';   // the picker's value for the user's own model
+/** The localStorage key of the editor's model: { model (the picker's value), text }, kept across reloads. */
+const SAVED = 'onemodel-demo:editor';
 const TRAIN_INFO = "Training runs the file's train section (its generated data and loss) in the worker; Trace afterwards exports the trained weights.";
 
 // ---- formatting -------------------------------------------------------------------------------
@@ -115,11 +117,17 @@ class Page {
 
   wire() {
     $('#model-select').addEventListener('change', (e) => this.pick(e.target.value));
+    $('#reset').addEventListener('click', () => this.pick($('#model-select').value));
     $('#trace').addEventListener('click', () => this.runTrace());
     $('#train').addEventListener('click', () => this.runTrain());
     $('#verify').addEventListener('click', () => this.runVerify());
     $('#download').addEventListener('click', () => this.download());
     $('#cancel').addEventListener('click', () => this.jobs.cancel());
+    $('#stop').addEventListener('click', () => {
+      $('#stop').disabled = true;
+      this.jobs.stop();
+      this.status('Stopping after this step…');
+    });
     $('#fit').addEventListener('click', () => this.graph.fit());
     $('#zoom-in').addEventListener('click', () => this.graph.zoom(1.25));
     $('#zoom-out').addEventListener('click', () => this.graph.zoom(0.8));
@@ -140,7 +148,9 @@ class Page {
       const select = $('#model-select');
       for (const name of names) select.append(h('option', { value: name, textContent: name }));
       select.append(h('option', { value: OWN, textContent: 'Your own model…' }));
-      await this.pick(names[0]);
+      const saved = this.saved();
+      if (saved && (saved.model === OWN || names.includes(saved.model))) await this.pick(saved.model, saved.text);
+      else await this.pick(names[0]);
     } catch (e) {
       this.fail(e);
     }
@@ -152,11 +162,13 @@ class Page {
     $('#status').textContent = text;
   }
 
+
   /** Busy state: buttons off, Cancel on, the progress bar (determinate when total is given). */
   busy(on, label = '') {
     document.body.classList.toggle('busy', on);
-    for (const b of ['#trace', '#train', '#verify', '#model-select']) $(b).disabled = on;
+    for (const b of ['#trace', '#train', '#verify', '#model-select', '#reset']) $(b).disabled = on;
     $('#cancel').disabled = !on;
+    $('#stop').disabled = true;   // on for a training run only (job())
     const bar = $('#progress');
     bar.hidden = !on;
     bar.classList.add('indeterminate');
@@ -177,9 +189,9 @@ class Page {
   }
 
   refreshButtons() {
-    const fresh = this.trace && this.trace.source === this.editor.text;
+    const fresh = this.trace && !this.trace.stale && this.trace.source === this.editor.text;
     $('#verify').disabled = !fresh;
-    $('#download').disabled = !this.trace;
+    $('#download').disabled = !this.trace || this.trace.stale;
     $('#train').disabled = this.shownSteps === null;   // (kept through a worker restart, unlike this.inspected)
   }
 
@@ -244,14 +256,21 @@ class Page {
     const keeps = (type === 'inspect' || type === 'verify') && payload.source === this.trace?.source;
     if (this.trace && !keeps) this.trace.source = null;
     this.busy(true, label);
+    $('#stop').disabled = type !== 'train';
     try {
-      return await this.jobs.run(type, payload, onProgress);
+      return await this.jobs.run(type, { ...payload, file: this.fileName() }, onProgress);
     } catch (e) {
       this.fail(e);
       return null;
     } finally {
       this.busy(false);
     }
+  }
+
+  /** The name the model's code goes by in messages (its place: mlp.mjs:7:7): the zoo file's, or model.mjs. */
+  fileName() {
+    const name = $('#model-select').value;
+    return name && name !== OWN ? `${name}.mjs` : 'model.mjs';
   }
 
   showTab(name) {
@@ -262,13 +281,41 @@ class Page {
 
   // ---- the model and its inputs ----
 
-  async pick(name) {
+  /** The editor's model kept from an earlier visit ({ model, text }), or null. */
+  saved() {
+    try {
+      const s = JSON.parse(localStorage.getItem(SAVED));
+      return typeof s?.model === 'string' && typeof s?.text === 'string' ? s : null;
+    } catch {
+      return null;   // storage off (a private window's policy) or unreadable: start afresh
+    }
+  }
+
+  /** Keeps the editor's model (the picker's value and the code) for the next visit. */
+  save(text) {
+    try {
+      localStorage.setItem(SAVED, JSON.stringify({ model: $('#model-select').value, text }));
+    } catch {
+      // storage full or off: the page works on without it
+    }
+  }
+
+  /**
+   * Shows a model: the zoo file `name` (or the starter for OWN) as it is (a pick, Reset), or
+   * `text`, its code as kept from an earlier visit.
+   */
+  async pick(name, text = null) {
     // an inspect scheduled for the text this replaces must not start while the file is fetched
     // (no job runs then): the pick's own inspect would find it running and fail
     clearTimeout(this.inspectTimer);
     $('#model-select').value = name;
     this.reset();
-    let text = STARTER;
+    if (text !== null) {
+      this.editor.text = text;
+      if (await this.inspect()) this.statusLoaded();
+      return;
+    }
+    text = STARTER;
     if (name !== OWN) {
       this.busy(true, `Loading ${name}…`);
       try {
@@ -286,6 +333,19 @@ class Page {
     if (await this.inspect()) this.statusLoaded();
   }
 
+  /**
+   * Marks the graph and the summary on screen as the previous trace's (a trace failed since), or
+   * as current again; a stale trace cannot be downloaded or verified.
+   */
+  markStale(stale) {
+    if (this.trace) this.trace.stale = stale;
+    const shown = stale && this.trace !== null;   // nothing on screen to mark otherwise
+    for (const panel of ['#panel-graph', '#panel-summary']) $(panel).classList.toggle('stale', shown);
+    $('#graph-stale').hidden = !shown;
+    $('#summary-stale').hidden = !shown;
+    this.refreshButtons();
+  }
+
   /** Empties the views of the last trace, training and verification (a new model was picked). */
   reset() {
     this.trace = null;
@@ -298,11 +358,12 @@ class Page {
     $('#train-info').textContent = TRAIN_INFO;
     this.renderVerify(null);
     this.hideError();
-    this.refreshButtons();
+    this.markStale(false);
   }
 
-  /** An edit: its error mark goes, and the code is loaded in the next pause of the typing. */
+  /** An edit: its error mark goes, it is kept for the next visit, and the code is loaded in the next pause of the typing. */
   edited() {
+    this.save(this.editor.text);
     this.editor.clearError();
     this.refreshButtons();
     this.inspectSoon();
@@ -394,21 +455,36 @@ class Page {
     });
     if (!res) return;
     this.trace = null;
+    this.markStale(false);
     this.refreshButtons();
     const loss = res.loss === null ? '' : `, final loss ${res.loss.toPrecision(4)}`;
+    if (res.stopped) {
+      this.plot.markStop(res.steps);
+      $('#train-info').textContent = `Stopped after ${res.steps} of ${steps} steps${loss}; the weights trained so far are kept. Trace now to export them.`;
+      this.status(`Stopped after ${res.steps} of ${steps} steps${loss}; the trained weights are kept.`);
+      return;
+    }
     $('#train-info').textContent = `${res.steps} steps${loss}. Trace now to export the trained weights.`;
     this.status(`Trained ${res.steps} steps${loss}.`);
   }
 
   async runTrace() {
-    if (!this.filled([...document.querySelectorAll('#inputs .size')]) || !(await this.inspect())) return;
+    if (!this.filled([...document.querySelectorAll('#inputs .size')])) return;
+    if (!(await this.inspect())) {   // the code does not load: no trace of it, so what is on screen is stale
+      this.markStale(true);
+      return;
+    }
     const source = this.editor.text;
     const res = await this.job('trace', { source, shapes: this.readShapes() }, 'Tracing…', (p) => {
       this.progress(p.done, p.total); // the bar runs through the trace, then again through the writing
       if (p.stage === 'export') this.status(`Writing the .onnx… ${bytesText(p.done)} of ${bytesText(p.total)}`);
     });
-    if (!res) return;
+    if (!res) {
+      this.markStale(true);
+      return;
+    }
     this.hideError();
+    this.markStale(false);
     const title = this.inspected.title;
     this.trace = { source, summary: res.summary, onnx: res.onnx, fileName: onnxName(title) };
     this.renderSummary(res.summary);

@@ -23,6 +23,7 @@ export class LossPlot {
     host.append(this.svg);
     this.points = [];
     this.total = 0;
+    this.stoppedAt = null;
     this.pending = false;
     this.draw();
   }
@@ -31,6 +32,17 @@ export class LossPlot {
   reset(total) {
     this.points = [];
     this.total = total;
+    this.stoppedAt = null;
+    this.draw();
+  }
+
+  /**
+   * Marks where a run was stopped (after `steps` steps): a dashed line and its label, at the end
+   * of an x axis that now spans the steps done (5 of 100000 would be a sliver at its left).
+   */
+  markStop(steps) {
+    this.stoppedAt = steps;
+    this.total = steps;
     this.draw();
   }
 
@@ -49,6 +61,8 @@ export class LossPlot {
   draw() {
     this.svg.replaceChildren();
     this.svg.dataset.points = String(this.points.length);
+    if (this.stoppedAt === null) delete this.svg.dataset.stoppedAt;
+    else this.svg.dataset.stoppedAt = String(this.stoppedAt);
     const pw = W - M.left - M.right, ph = H - M.top - M.bottom;
     el('rect', { x: M.left, y: M.top, width: pw, height: ph, class: 'frame' }, this.svg);
     if (!this.points.length) {
@@ -84,6 +98,11 @@ export class LossPlot {
     const shown = this.points.filter((p, i) => Number.isFinite(p[1]) && (i % stride === 0 || i === this.points.length - 1));
     const d = shown.map(([s, v], i) => `${i ? 'L' : 'M'}${sx(s).toFixed(1)},${sy(v).toFixed(1)}`).join('');
     el('path', { d, class: 'line' }, this.svg);
+    if (this.stoppedAt !== null) {
+      const x = sx(this.stoppedAt);
+      el('line', { x1: x, x2: x, y1: M.top, y2: M.top + ph, class: 'stop' }, this.svg);
+      el('text', { x: x - 4, y: M.top + ph - 6, 'text-anchor': 'end', class: 'stop-label' }, this.svg).textContent = `stopped at ${this.stoppedAt}`;
+    }
     const [ls, lv] = this.points[this.points.length - 1];
     el('text', { x: M.left + pw - 6, y: M.top + 16, 'text-anchor': 'end', class: 'last' }, this.svg).textContent =
       `after ${ls} steps: ${fmt(lv)}`;

@@ -6,7 +6,9 @@
 // pointed at the URL this bundle imports onemodel from (see build.mjs), so both share one
 // onemodel instance: tensors pass between them, and one wasm memory holds everything.
 //
-// Protocol (jobs.js is the other side): the page posts { id, type, ...payload }; the worker
+// Protocol (jobs.js is the other side): the page posts { id, type, file, ...payload } (file: the
+// name messages give the user's code, default model.mjs), or { type: 'stop' } (the training run
+// ends after its step); the worker
 // answers with any number of { id, type: 'progress', ... } and then one { id, type: 'done',
 // result } or { id, type: 'error', error: { name, kind, message, line, column } }.
 import * as om from 'onemodel';
@@ -27,6 +29,8 @@ let loaded = null;
 let traced = null;
 /** The Blob URL of the module being loaded or last loaded (for error places). */
 let moduleUrl = null;
+/** Set by a 'stop' message: the training run ends after its current step (jobs.js stop()). */
+let stopping = false;
 
 function dropTraced() {
   if (!traced) return;
@@ -75,15 +79,20 @@ const jobs = {
     return { title: file.title, inputs: wf.describeInputs(file.inputs), trainSteps: file.train?.steps ?? null };
   },
 
-  /** Trains `steps` steps; a progress message per step carries its loss. */
+  /**
+   * Trains `steps` steps, or fewer when a 'stop' message comes (stopped: true; the weights keep
+   * the steps done); a progress message per step carries its loss.
+   */
   async train({ source, steps }, progress) {
+    stopping = false;
     const file = await load(source);
     dropTraced(); // a trace of the untrained weights would be stale
     const { losses } = await wf.trainModel(file, {
       steps,
       onStep: (step, loss) => progress({ done: step + 1, total: steps, loss }),
+      shouldStop: () => stopping,
     });
-    return { steps: losses.length, loss: losses[losses.length - 1] ?? null };
+    return { steps: losses.length, loss: losses[losses.length - 1] ?? null, stopped: losses.length < steps };
   },
 
   /**
@@ -128,24 +137,33 @@ const jobs = {
   },
 };
 
-/** An error as the page shows it: its class, kind, message and place in the user's code. */
-function describeError(e) {
+/**
+ * An error as the page shows it: its class, kind, message and place in the user's code. The
+ * module's Blob URL in a message (a place the tracer added, a failed import) becomes `file`, the
+ * name the page gives the code: mlp.mjs:7:7.
+ */
+function describeError(e, file) {
   const place = e instanceof SourceError ? { line: e.line, column: e.column } : (moduleUrl && errorPlace(e, moduleUrl));
+  const message = e?.message ?? String(e);
   return {
     name: e?.name ?? 'Error',
     kind: e?.kind ?? null,
-    message: e?.message ?? String(e),
+    message: moduleUrl ? message.replaceAll(moduleUrl, file) : message,
     line: place?.line ?? null,
     column: place?.column ?? null,
   };
 }
 
-self.onmessage = async ({ data: { id, type, ...payload } }) => {
+self.onmessage = async ({ data: { id, type, file = 'model.mjs', ...payload } }) => {
+  if (type === 'stop') { // not a job: a request to the running one
+    stopping = true;
+    return;
+  }
   const progress = (p) => self.postMessage({ id, type: 'progress', ...p });
   try {
     if (!Object.hasOwn(jobs, type)) throw new Error(`worker: unknown job ${JSON.stringify(type)}`);
     self.postMessage({ id, type: 'done', result: await jobs[type](payload, progress) });
   } catch (e) {
-    self.postMessage({ id, type: 'error', error: describeError(e) });
+    self.postMessage({ id, type: 'error', error: describeError(e, file) });
   }
 };

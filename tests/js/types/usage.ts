@@ -4,6 +4,12 @@ import * as om from 'onemodel';
 import { OmError, TraceError, Tensor, type DType, type MemoryInfo, type ErrorKind } from 'onemodel';
 
 await om.ready();
+await om.ready({ locateFile: (file, dir) => `${dir}${file}`, threads: false });
+await om.ready({ wasmUrl: { href: 'https://example.com/onemodel.wasm' } });
+// @ts-expect-error: threads is a boolean
+await om.ready({ threads: 2 });
+const load: ErrorKind = 'Load';
+void load;
 const v: string = om.version;
 
 // creation

@@ -1,0 +1,282 @@
+// Loading the WebAssembly module (ready()'s first part): which build, where its files are, and
+// every way that can fail, as an OmError of kind 'Load' naming the URL tried, what came back and
+// the fix for the situation recognised. The .wasm is fetched (read, in Node.js), checked and
+// compiled here, not by Emscripten's glue, whose own failures end in an abort that says neither
+// ("Aborted(both async and sync fetching of the wasm failed)", "Aborted(CompileError: ...)").
+import { OmError } from './errors.js';
+
+export const isNode = typeof process === 'object' && process !== null && !!process.versions?.node;
+
+/**
+ * Imports a Node.js built-in (only under Node). The name is a variable and the comments tell
+ * Vite and webpack to leave it alone, so that bundling the package for a browser needs no
+ * configuration (esbuild and Vite would otherwise fail on, or warn about, a literal 'node:fs').
+ */
+export const nodeBuiltin = (name) => import(/* @vite-ignore */ /* webpackIgnore: true */ name);
+
+/** Where the package's install guide is, as a user finds it in node_modules (the package ships docs/). */
+const INSTALL = 'onemodel/docs/install.md';
+
+/**
+ * The threaded build's glue, as a URL computed at run time (not a literal, which Vite would turn
+ * into an asset and other bundlers would bundle): a bundle gets only the single-thread build
+ * unless the threaded files are copied beside it (docs/install.md).
+ */
+const THREADED_GLUE = './dist/onemodel-mt.mjs';
+
+/** js/dist/, where the package's own files are (a variable: a literal would make Vite bundle all of it). */
+const DIST = './dist/';
+
+/** The first bytes of every WebAssembly module: "\0asm". */
+const MAGIC = [0x00, 0x61, 0x73, 0x6d];
+
+/** An OmError of kind 'Load': "onemodel: <what>[. <fix>]". */
+const loadError = (what, fix = '') => new OmError('Load', `onemodel: ${what}${fix ? `. ${fix}` : ''}`);
+
+/** The cores the host reports (Node: os.availableParallelism; a page: navigator.hardwareConcurrency). */
+async function cores() {
+  if (isNode) {
+    const os = await nodeBuiltin('node:os');
+    return os.availableParallelism?.() ?? os.cpus().length;
+  }
+  return globalThis.navigator?.hardwareConcurrency ?? 1;
+}
+
+/**
+ * ready()'s options, checked (an InvalidArgument OmError names a bad one), as loadModule takes
+ * them: { threads: true | false | undefined, locateFile: function | undefined }.
+ */
+export function readOptions(options) {
+  if (options === undefined) return { threads: undefined, locateFile: undefined };
+  if (options === null || typeof options !== 'object') {
+    throw new OmError('InvalidArgument', `ready: options must be an object, got ${options === null ? 'null' : typeof options}`);
+  }
+  const { wasmUrl, locateFile, threads } = options;
+  if (threads !== undefined && typeof threads !== 'boolean') {
+    throw new OmError('InvalidArgument', `ready: threads must be true or false, got ${typeof threads}`);
+  }
+  if (locateFile !== undefined && typeof locateFile !== 'function') {
+    throw new OmError('InvalidArgument', `ready: locateFile must be a function (file name, directory) => URL, got ${typeof locateFile}`);
+  }
+  if (wasmUrl === undefined) return { threads, locateFile };
+  if (typeof wasmUrl !== 'string' && typeof wasmUrl?.href !== 'string') {
+    throw new OmError('InvalidArgument', `ready: wasmUrl must be a string or a URL, got ${typeof wasmUrl}`);
+  }
+  if (locateFile !== undefined) throw new OmError('InvalidArgument', 'ready: give wasmUrl or locateFile, not both');
+  if (isNode || threads === true) {
+    throw new OmError('InvalidArgument', 'ready: wasmUrl names the single-thread build\'s onemodel.wasm, which '
+      + `${isNode ? 'Node.js does not load' : 'threads: true does not load'}; use locateFile, which places every file`);
+  }
+  const url = typeof wasmUrl === 'string' ? wasmUrl : wasmUrl.href;
+  return { threads: false, locateFile: (file, dir) => (file === 'onemodel.wasm' ? url : dir + file) };
+}
+
+/** A URL or path as the messages show it: absolute (resolved against the page). */
+function shown(url) {
+  try {
+    return new URL(url, globalThis.location?.href).href;
+  } catch {
+    return String(url);
+  }
+}
+
+/**
+ * What to do about a file of the package that was not served at url, for the situation the URL
+ * shows: Vite's dev server pre-bundled onemodel (no .wasm in node_modules/.vite/deps/); a bundle
+ * (onemodel's code is not in the package's js/ any more) without the file copied beside it; the
+ * package's own js/ not all served; or a locateFile / wasmUrl pointing elsewhere.
+ */
+function fixFor(url, file, located) {
+  if (located) return `Check the URL your locateFile or wasmUrl gave for ${file}`;
+  const option = file === 'onemodel.wasm' ? 'wasmUrl' : 'locateFile'; // wasmUrl places the single-thread .wasm only
+  if (/\/node_modules\/\.vite\/deps\//.test(url)) {
+    return 'Vite\'s dev server pre-bundled onemodel into node_modules/.vite/deps/, where there is no '
+      + `${file}: leave it out of pre-bundling with \`optimizeDeps: { exclude: ['onemodel'] }\` in vite.config.js (see ${INSTALL}#vite)`;
+  }
+  if (shown(url) !== new URL(file, new URL(DIST, import.meta.url)).href) {
+    return `A bundler put onemodel's code in a file with no ${file} beside it: copy `
+      + `node_modules/onemodel/js/dist/${file} there (see ${INSTALL}#esbuild), or give its URL: om.ready({ ${option} })`;
+  }
+  return `The package's js/dist/${file} is not served there: serve the package's whole js/ directory (see ${INSTALL}), `
+    + `or give the file's URL: om.ready({ ${option} })`;
+}
+
+/** The first bytes as hex and as text: 3c 21 64 6f ("<!do"). */
+function head(bytes) {
+  const first = [...bytes.subarray(0, 4)];
+  const text = String.fromCharCode(...first.map((b) => (b >= 0x20 && b < 0x7f ? b : 0x2e)));
+  return first.length ? `${first.map((b) => b.toString(16).padStart(2, '0')).join(' ')} (${JSON.stringify(text)})` : 'no bytes';
+}
+
+/** A file of the package (a .wasm, the worker script) fetched from url: its response, or a Load error. */
+async function fetchFile(url, file, located) {
+  let res;
+  try {
+    res = await fetch(url, { credentials: 'same-origin' });
+  } catch (e) {
+    throw loadError(`cannot load ${file} from ${shown(url)}: the fetch failed (${e?.message ?? e})`,
+      'The server is unreachable, or the URL is on another origin that does not allow it (CORS), or the page\'s '
+      + 'Content-Security-Policy (connect-src) blocks it');
+  }
+  if (!res.ok) {
+    throw loadError(`cannot load ${file} from ${shown(url)}: HTTP ${res.status} (${res.headers.get('content-type') ?? 'no content type'})`,
+      fixFor(url, file, located));
+  }
+  return res;
+}
+
+/** The .wasm's bytes, checked to be WebAssembly (the magic word), or a Load error saying what came instead. */
+async function wasmBytes(url, file, located) {
+  let bytes, what;
+  if (isNode) {
+    const path = String(url).startsWith('file:') ? new URL(url) : url;
+    const { fileURLToPath } = await nodeBuiltin('node:url');
+    what = path instanceof URL ? fileURLToPath(path) : String(path);
+    try {
+      bytes = new Uint8Array(await (await nodeBuiltin('node:fs/promises')).readFile(path));
+    } catch (e) {
+      throw loadError(`cannot read ${file} at ${what}: ${e?.message ?? e}`, located
+        ? `Check the path your locateFile gave for ${file}`
+        : 'The installed package is incomplete: install it again (in a checkout of onemodel, `npm run build` makes js/dist/)');
+    }
+  } else {
+    const res = await fetchFile(url, file, located);
+    what = `${shown(url)} (HTTP ${res.status}, ${res.headers.get('content-type') ?? 'no content type'})`;
+    bytes = new Uint8Array(await res.arrayBuffer());
+  }
+  if (MAGIC.every((b, i) => bytes[i] === b)) return bytes;
+  const html = bytes[0] === 0x3c; // '<': a page (a server's fallback for a path it does not have)
+  throw loadError(`${file} from ${what} is not WebAssembly: expected the magic word 00 61 73 6d, found ${head(bytes)}`
+    + (html ? ', an HTML page served in its place' : ''), isNode ? (located
+    ? `Check the path your locateFile gave for ${file}` : 'The installed package is damaged: install it again')
+    : fixFor(url, file, located));
+}
+
+/** Compiles checked bytes; a page whose Content-Security-Policy forbids WebAssembly gets that fix. */
+async function compile(bytes, file, where) {
+  try {
+    return await WebAssembly.compile(bytes);
+  } catch (e) {
+    const message = `${e?.name ?? 'Error'}: ${e?.message ?? e}`;
+    if (/Content.Security.Policy|unsafe-eval/i.test(message)) {
+      throw loadError(`the page's Content-Security-Policy does not allow WebAssembly to compile ${file} (${message})`,
+        'Add \'wasm-unsafe-eval\' to its script-src directive');
+    }
+    throw loadError(`cannot compile ${file} from ${where} (${message})`, 'The file is damaged or truncated: install the package again');
+  }
+}
+
+/**
+ * The threaded build's worker script, checked before the glue starts workers on it (a worker
+ * that fails to load would leave ready() waiting for it forever).
+ */
+async function checkWorker(url, located) {
+  const file = 'onemodel-mt.worker.js';
+  if (isNode) {
+    const { access } = await nodeBuiltin('node:fs/promises');
+    try {
+      await access(url);
+    } catch (e) {
+      throw loadError(`cannot read ${file} at ${url}: ${e?.message ?? e}`, located
+        ? `Check the path your locateFile gave for ${file}` : 'The installed package is incomplete: install it again');
+    }
+    return;
+  }
+  const res = await fetchFile(url, file, located);
+  const type = res.headers.get('content-type') ?? '';
+  if (!/javascript|ecmascript/i.test(type)) {
+    throw loadError(`${file} from ${shown(url)} is served as ${type || 'no content type'}, not as a script`, fixFor(url, file, located));
+  }
+}
+
+/**
+ * Imports one build's glue and starts it, compiling the .wasm here (Module.instantiateWasm,
+ * from the URL the glue computes: wasm/locate.js). Resolves to the Emscripten module.
+ */
+async function instantiate(threaded, locateFile) {
+  const name = `onemodel${threaded ? '-mt' : ''}`;
+  const glueUrl = threaded ? new URL(THREADED_GLUE, import.meta.url).href : null;
+  let factory;
+  try {
+    factory = (threaded
+      ? await import(/* @vite-ignore */ /* webpackIgnore: true */ glueUrl)
+      : await import('./dist/onemodel.mjs')).default;
+  } catch (e) {
+    throw loadError(`cannot import ${glueUrl ? shown(glueUrl) : `js/dist/${name}.mjs`} (${e?.message ?? e})`,
+      'The package is incomplete (in a checkout of onemodel, build it with `npm run build`)');
+  }
+  const opts = { locateFile };
+  if (threaded) {
+    opts.omWorkers = Math.max(0, Math.min(4, await cores()) - 1); // started with the module
+    let dir = new URL('./', glueUrl).href;
+    if (isNode) { // the glue's Node code wants CommonJS's require and __dirname (wasm/node-require.js)
+      const { createRequire } = await nodeBuiltin('node:module');
+      const { fileURLToPath } = await nodeBuiltin('node:url');
+      opts.omRequire = createRequire(import.meta.url);
+      opts.omDirname = fileURLToPath(dir);
+      dir = `${opts.omDirname}/`.replace(/\/+$/, '/');
+    }
+    const worker = `${name}.worker.js`;
+    const workerUrl = locateFile ? locateFile(worker, dir) : isNode ? `${dir}${worker}` : new URL(worker, glueUrl).href;
+    await checkWorker(workerUrl, !!locateFile);
+  }
+  let failed;
+  const failure = new Promise((_, reject) => { failed = reject; });
+  opts.instantiateWasm = (imports, receive) => {
+    const url = opts.omWasmUrl();
+    (async () => {
+      const bytes = await wasmBytes(url, `${name}.wasm`, !!locateFile);
+      const module = await compile(bytes, `${name}.wasm`, shown(url));
+      const mismatch = (why) => loadError(`cannot instantiate ${name}.wasm from ${shown(url)} (${why})`,
+        `It does not belong to this ${name}.mjs: serve the two files of the same package version together`);
+      // the other build's .wasm links (its imports are a subset) but runs on a memory the glue does not see
+      if (WebAssembly.Module.imports(module).some((i) => i.kind === 'memory') !== threaded) {
+        throw mismatch(threaded ? 'it has its own memory, not the shared one of the threaded build' : 'it imports a shared memory');
+      }
+      let instance;
+      try {
+        instance = await WebAssembly.instantiate(module, imports);
+      } catch (e) {
+        throw mismatch(`${e?.name}: ${e?.message ?? e}`);
+      }
+      receive(instance, module);
+    })().catch(failed);
+    return {};
+  };
+  let mod;
+  try {
+    mod = await Promise.race([factory(opts), failure]);
+  } catch (e) {
+    // the workers the glue started for this module (opts is the module) would wait for it forever
+    for (const w of opts.PThread?.unusedWorkers ?? []) w.terminate();
+    if (e instanceof OmError) throw e;
+    throw loadError(`${name} failed to start (${e?.message ?? e})`);
+  }
+  mod.omThreadCap = threaded ? opts.omWorkers + 1 : 1;
+  // idle workers must not keep Node running (they sleep in Atomics.wait between jobs)
+  if (isNode && threaded) for (const w of mod.PThread.unusedWorkers) w.unref();
+  return mod;
+}
+
+/**
+ * Loads the build ready()'s options (from readOptions) ask for: with threads (Emscripten pthreads on shared memory)
+ * in Node.js and in a cross-origin-isolated page or worker, unless threads is false; elsewhere,
+ * or in a page where the threaded files are missing (a bundle that copied only onemodel.wasm),
+ * the single-thread build. threads: true in a page that cannot share memory is a Load error.
+ */
+export async function loadModule({ threads, locateFile }) {
+  const canShareMemory = isNode || globalThis.crossOriginIsolated === true;
+  if (threads === true && !canShareMemory) {
+    throw loadError('threads: true needs a cross-origin-isolated page (crossOriginIsolated is false, so there is no shared memory)',
+      'Serve the page with the headers Cross-Origin-Opener-Policy: same-origin and Cross-Origin-Embedder-Policy: require-corp '
+      + `(see ${INSTALL}#threads-in-a-page), or leave threads out to load the single-thread build`);
+  }
+  if (canShareMemory && threads !== false) {
+    try {
+      return await instantiate(true, locateFile);
+    } catch (e) {
+      if (isNode || threads === true) throw e; // Node: the package ships it, so a failure is a broken install
+    }
+  }
+  return instantiate(false, locateFile);
+}

@@ -1,0 +1,119 @@
+// ready()'s load path in Node.js (js/load.js): its options, and each way the .wasm or the worker
+// script can fail to load, as an OmError of kind 'Load' that names the file and the fix. Each
+// failing load runs in its own process (a process loads the module once). The same failures in a
+// browser (HTTP status, content type, Vite, esbuild, threads, CSP): package.test.mjs.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import * as om from 'onemodel';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const DIST = join(ROOT, 'js', 'dist');
+
+/**
+ * Runs ready(options) in a fresh Node process, options being the source of an object literal
+ * (so it may hold a locateFile function), then ready() again with none; returns what each did:
+ * { failed: { kind, isOmError, message } | null, retried: true when the second load worked }.
+ */
+function loadIn(options) {
+  const script = `
+    import * as om from 'onemodel';
+    let failed = null;
+    try { await om.ready(${options}); } catch (e) { failed = { kind: e.kind, isOmError: e instanceof om.OmError, message: e.message }; }
+    await om.ready();
+    console.log(JSON.stringify({ failed, retried: om.zeros([3]).size === 3 }));
+  `;
+  return JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', cwd: ROOT }));
+}
+
+/** locateFile's source: the package's own files, but `path` for `file`. */
+const placing = (file, path) => `{ locateFile: (f, dir) => (f === ${JSON.stringify(file)} ? ${JSON.stringify(path)} : dir + f) }`;
+
+describe('ready() options', () => {
+  before(() => om.ready());
+
+  test('bad options are an InvalidArgument naming the option, also once the module is loaded', async () => {
+    const cases = [
+      ['x', /^ready: options must be an object, got string$/],
+      [null, /^ready: options must be an object, got null$/],
+      [{ threads: 'yes' }, /^ready: threads must be true or false, got string$/],
+      [{ locateFile: 'dist/' }, /^ready: locateFile must be a function \(file name, directory\) => URL, got string$/],
+      [{ wasmUrl: 3 }, /^ready: wasmUrl must be a string or a URL, got number$/],
+      [{ wasmUrl: 'a.wasm', locateFile: (f) => f }, /^ready: give wasmUrl or locateFile, not both$/],
+      [{ wasmUrl: 'a.wasm' }, /^ready: wasmUrl names the single-thread build's onemodel\.wasm, which Node\.js does not load; use locateFile/],
+    ];
+    for (const [options, message] of cases) {
+      await assert.rejects(om.ready(options), (e) => e instanceof om.OmError && e.kind === 'InvalidArgument' && message.test(e.message),
+        `${JSON.stringify(options)}`);
+    }
+    await om.ready({ threads: true }); // good options: the loaded module
+  });
+});
+
+describe('a failed load in Node.js', () => {
+  let dir;
+  before(() => { dir = mkdtempSync(join(tmpdir(), 'onemodel-load-')); });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  /** Asserts a Load OmError whose message matches each of `parts`, and that ready() worked afterwards. */
+  function assertLoadError(res, ...parts) {
+    assert.ok(res.failed, 'the load must fail');
+    assert.equal(res.failed.isOmError, true);
+    assert.equal(res.failed.kind, 'Load');
+    for (const p of parts) assert.match(res.failed.message, p);
+    assert.equal(res.retried, true, 'a later ready() loads the module');
+  }
+
+  test('a missing .wasm: the path read and the error', () => {
+    const missing = join(dir, 'missing', 'onemodel-mt.wasm');
+    assertLoadError(loadIn(placing('onemodel-mt.wasm', missing)),
+      new RegExp(`^onemodel: cannot read onemodel-mt\\.wasm at ${missing}: ENOENT`),
+      /\. Check the path your locateFile gave for onemodel-mt\.wasm$/);
+  });
+
+  test('a file that is not WebAssembly: the bytes found instead (an HTML page)', () => {
+    const html = join(dir, 'page.wasm');
+    writeFileSync(html, '<!doctype html><title>index</title>');
+    assertLoadError(loadIn(placing('onemodel-mt.wasm', html)),
+      new RegExp(`^onemodel: onemodel-mt\\.wasm from ${html} is not WebAssembly: expected the magic word 00 61 73 6d, `
+        + 'found 3c 21 64 6f \\("<!do"\\), an HTML page served in its place\\.'));
+    const empty = join(dir, 'empty.wasm');
+    writeFileSync(empty, '');
+    assertLoadError(loadIn(placing('onemodel-mt.wasm', empty)), /is not WebAssembly: expected the magic word 00 61 73 6d, found no bytes\./);
+  });
+
+  test('a truncated .wasm: the compiler\'s error', () => {
+    const truncated = join(dir, 'truncated.wasm');
+    writeFileSync(truncated, readFileSync(join(DIST, 'onemodel-mt.wasm')).subarray(0, 5000));
+    assertLoadError(loadIn(placing('onemodel-mt.wasm', truncated)),
+      new RegExp(`^onemodel: cannot compile onemodel-mt\\.wasm from ${truncated} \\(CompileError: `),
+      /\. The file is damaged or truncated: install the package again$/);
+  });
+
+  test('the other build\'s .wasm: it does not belong to the glue', () => {
+    assertLoadError(loadIn(placing('onemodel-mt.wasm', join(DIST, 'onemodel.wasm'))),
+      /^onemodel: cannot instantiate onemodel-mt\.wasm from .*\/js\/dist\/onemodel\.wasm \(it has its own memory, not the shared one of the threaded build\)\. /,
+      /It does not belong to this onemodel-mt\.mjs: serve the two files of the same package version together$/);
+  });
+
+  test('a .wasm whose imports the glue does not have: the linker\'s error', () => {
+    // (module (type (func)) (import "env" "om_nope" (func)) (import "env" "memory" (memory 1 1 shared)))
+    const alien = join(dir, 'alien.wasm');
+    writeFileSync(alien, Uint8Array.from([0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, 0x01, 0x04, 0x01, 0x60, 0x00, 0x00,
+      0x02, 0x1e, 0x02, 0x03, ...Buffer.from('env'), 0x07, ...Buffer.from('om_nope'), 0x00, 0x00,
+      0x03, ...Buffer.from('env'), 0x06, ...Buffer.from('memory'), 0x02, 0x03, 0x01, 0x01]));
+    assertLoadError(loadIn(placing('onemodel-mt.wasm', alien)),
+      new RegExp(`^onemodel: cannot instantiate onemodel-mt\\.wasm from ${alien} \\(LinkError: `),
+      /It does not belong to this onemodel-mt\.mjs: serve the two files of the same package version together$/);
+  });
+
+  test('a missing worker script: named before any worker starts on it', () => {
+    const missing = join(dir, 'missing', 'onemodel-mt.worker.js');
+    assertLoadError(loadIn(placing('onemodel-mt.worker.js', missing)),
+      new RegExp(`^onemodel: cannot read onemodel-mt\\.worker\\.js at ${missing}: ENOENT`));
+  });
+});
