@@ -71,6 +71,12 @@ bool om__trace_sync(om_tensor *t) {
   return true;
 }
 
+bool om__trace_sync_all(om_tensor *const *ts, int n) {
+  for (int k = 0; k < n; k++)
+    if (ts[k] && !om__trace_sync(ts[k])) return false;
+  return true;
+}
+
 /* The new value of view link k's parent, now that the view's value is to be v: v put back
  * where the view op took it from. NULL on error (InPlaceMutation for a view that overlaps
  * itself). */

@@ -148,7 +148,7 @@ describe('writes into tensors a traced model makes', () => {
       col.fill_(2);
       rows.select(0, 2).slice(0, 0, -1).copy_(x.select(1, 1).slice(0, 1));
       m.set_([0, 1], 7);
-      return [x.add(rows.transpose(0, 1)), tail.mul(3), col.add(1)];
+      return [x.add(rows.transpose(0, 1)), tail.mul(3), col.add(1), rows]; // rows: a view made before the writes, returned
     });
     const x = om.randn([4, 3], { seed: 4 });
     const tm = om.trace(model, { x: [x, ['n', null]] });
