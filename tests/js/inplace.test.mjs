@@ -114,7 +114,16 @@ describe('writes into tensors a traced model makes', () => {
   for (const [window, shift, H, W, others] of [[5, 2, 10, 15, [[2, 5, 5], [2, 35, 20], [2, 15, 45]]],
     [4, 1, 8, 12, [[2, 4, 4], [2, 20, 8], [2, 44, 16]]]]) {
     test(`Swin's shifted-window mask, window ${window} shift ${shift}, symbolic H and W`, () => withTraced((keep) => {
-      const model = fn((x) => x.add(swinMask(x.shape[1], x.shape[2], window, shift)));
+      // torchvision's next steps: the mask in windows, the pairs of regions that differ -100
+      const attnMask = (m, H, W) => {
+        const mw = m.reshape([H / window, window, W / window, window]).permute([0, 2, 1, 3]).reshape([-1, window * window]);
+        const am = mw.unsqueeze(1).sub(mw.unsqueeze(2));
+        return am.maskedFill(am.ne(0), -100);
+      };
+      const model = fn((x) => {
+        const [H, W] = [x.shape[1], x.shape[2]], m = swinMask(H, W, window, shift);
+        return [x.add(m), attnMask(m, H, W)];
+      });
       const dims = [null, om.Dim('h', { multipleOf: window }), om.Dim('w', { multipleOf: window })];
       const x = om.randn([2, H, W], { seed: 1 });
       const tm = om.trace(model, { x: [x, dims] });
@@ -156,6 +165,23 @@ describe('writes into tensors a traced model makes', () => {
     for (const n of [2, 3, 11]) {
       const xn = om.randn([n, 3], { seed: 20 + n });
       keep(tm, { x: xn }, model.forward(xn), `n=${n}`);
+    }
+  }));
+
+  test('a bool mask filled in place; a copy between overlapping slices of one tensor', () => withTraced((keep) => {
+    const model = fn((x) => {
+      const T = x.shape[1], mask = om.zeros([T, T], { dtype: 'bool' }), b = om.zeros([T]);
+      mask.slice(1, -1).fill_(true);
+      b.slice(0, 0, 2).copy_(x.select(0, 0).slice(0, 2, 4));
+      b.slice(0, 1, 3).copy_(b.slice(0, 0, 2));
+      return x.maskedFill(mask, 0).add(b);
+    });
+    const x = om.randn([5, 5], { seed: 3 });
+    const tm = om.trace(model, { x: [x, [om.Dim('t', { min: 4 }), om.Dim('t', { min: 4 })]] });
+    keep(tm, { x }, model.forward(x), undefined, model);
+    for (const n of [4, 9, 17]) {
+      const xn = om.randn([n, n], { seed: n });
+      keep(tm, { x: xn }, model.forward(xn), `t=${n}`);
     }
   }));
 
