@@ -474,6 +474,15 @@ export class Tensor {
   narrow(dim: number, start: number, length: number): Tensor;
   /** A view of index `index` along dim, which drops that dim. */
   select(dim: number, index: number): Tensor;
+  /**
+   * torch.slice_scatter: a copy of this tensor with src written into `this[start:end:step]`
+   * along dim (bounds as slice takes them; src has that slice's shape and this dtype). The
+   * in-place form is `this.slice(dim, start, end, step).copy_(src)`.
+   */
+  sliceScatter(src: Tensor, dim?: number, start?: number | null, end?: number | null, step?: number): Tensor;
+  /** torch.select_scatter: a copy with src (select(dim, index)'s shape) written at index along
+   *  dim. In place: `this.select(dim, index).copy_(src)`. */
+  selectScatter(src: Tensor, dim: number, index: number): Tensor;
   /** A view without the given size-1 dims (all of them when dims is omitted). */
   squeeze(dims?: Dims): Tensor;
   /** A view with a new size-1 dim at dim. */
@@ -558,13 +567,27 @@ export class Tensor {
   /** Drops the accumulated gradient (and disposes the `grad` wrapper). */
   zeroGrad(): void;
 
-  // ---- in place (bump the version; return this) ----
+  // ---- in place (bump the version; return this). Into a view they write the viewed tensor
+  // (`m.slice(0, a, b).fill_(v)` is PyTorch's `m[a:b] = v`); while tracing they are recorded
+  // (docs/tracing.md, "Writes into tensors"). ----
   /** Every element becomes value. */
   fill_(value: Scalar): this;
+  /** Every element becomes 0. */
+  zero_(): this;
   /** src is broadcast and converted into this tensor (a number fills it). */
   copy_(src: Tensor | Scalar): this;
   /** The element at index (one integer in [0, size) per dim) becomes value. */
   set_(index: readonly number[], value: Scalar): this;
+  /** `this.copy_(this.add(other))`: PyTorch's `+=` (`x.select(1, 0).add_(y)` is `x[:, 0] += y`). */
+  add_(other: Tensor | Scalar): this;
+  /** `this.copy_(this.sub(other))`. */
+  sub_(other: Tensor | Scalar): this;
+  /** `this.copy_(this.mul(other))`. */
+  mul_(other: Tensor | Scalar): this;
+  /** `this.copy_(this.div(other))`. */
+  div_(other: Tensor | Scalar): this;
+  /** `this.copy_(this.maskedFill(mask, value))`. */
+  maskedFill_(mask: Tensor, value: number | bigint | boolean): this;
 
   /** Frees the C tensor (and its grad wrapper). Idempotent. */
   dispose(): void;

@@ -484,6 +484,24 @@ export class Tensor {
     return apply1('select', 'select', [h], [toI64(dim, 'select', 'dim'), toI64(index, 'select', 'index')]);
   }
 
+  /** torch.slice_scatter: a copy with src written into this[start:end:step] along dim (the
+   *  in-place form: this.slice(dim, start, end, step).copy_(src)). */
+  sliceScatter(src, dim = 0, start = 0, end = Infinity, step = 1) {
+    const h = this.#use('sliceScatter');
+    const w = 'sliceScatter';
+    const [pa] = marshal(['i64', [toI64(dim, w, 'dim'), toI64(start ?? 0, w, 'start'), toI64(end ?? Infinity, w, 'end'), toI64(step ?? 1, w, 'step')]]);
+    return wrapChecked(M._omw_slice_scatter(h, handleOf(src, w, 'src'), pa), w);
+  }
+
+  /** torch.select_scatter: a copy with src written at index along dim (in place:
+   *  this.select(dim, index).copy_(src)). */
+  selectScatter(src, dim, index) {
+    const h = this.#use('selectScatter');
+    const w = 'selectScatter';
+    const [pa] = marshal(['i64', [toI64(dim, w, 'dim'), toI64(index, w, 'index')]]);
+    return wrapChecked(M._omw_select_scatter(h, handleOf(src, w, 'src'), pa), w);
+  }
+
   squeeze(dims) {
     const h = this.#use('squeeze');
     return apply1('squeeze', 'squeeze', [h], dimsArg(dims, 'squeeze'));
@@ -687,6 +705,24 @@ export class Tensor {
     }
     checkStatus(M._omw_copy_from(h, handleOf(src, 'copy_', 'src')), 'copy_');
     return this;
+  }
+
+  zero_() { return this.fill_(0); }
+  add_(other) { return this.#assign('add_', () => this.add(other)); }
+  sub_(other) { return this.#assign('sub_', () => this.sub(other)); }
+  mul_(other) { return this.#assign('mul_', () => this.mul(other)); }
+  div_(other) { return this.#assign('div_', () => this.div(other)); }
+  maskedFill_(mask, value) { return this.#assign('maskedFill_', () => this.maskedFill(mask, value)); }
+
+  /** The in-place form of an op: its result (make()) copied into this (traced as a write). */
+  #assign(who, make) {
+    this.#use(who);
+    const v = make();
+    try {
+      return this.copy_(v);
+    } finally {
+      v.dispose();
+    }
   }
 
   set_(index, value) {

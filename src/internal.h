@@ -29,6 +29,7 @@ typedef struct om_storage {
 } om_storage;
 
 typedef struct om_record om_record;
+typedef struct om_view_link om_view_link;
 
 /* A view onto a storage: shape, strides and offset in elements, plus autograd identity. */
 struct om_tensor {
@@ -47,6 +48,7 @@ struct om_tensor {
   int32_t trace_value;  /* its value id in that trace's graph */
   uint32_t trace_run;   /* the run of om_trace_run that made it (0: none), and where in it: */
   int32_t trace_origin; /* call * OM_MAX_OUTPUTS + output, or -1 - k for the model's input k */
+  om_view_link *view;   /* a view made while a trace recorded: what it views (owned; trace/write.c) */
 };
 
 /* Integer and float attributes of one op call (dims, axes, flags, exponents). */
@@ -469,10 +471,29 @@ typedef enum om_created { OM_CREATED_FULL, OM_CREATED_ARANGE, OM_CREATED_RANDOM,
  *  element) or a hash of the bytes. Returns t, or NULL (t released) on error. who names the
  *  public function. */
 om_tensor *om__trace_created(om_tensor *t, om_created kind, const double *args, int n_args, const char *who);
-/** Refuses a read (DataDependent) or write (InPlaceMutation) of t by user code while t is
- *  traced; who names the call. Ends the trace on failure (in a run at other sizes: only fails). */
+/** Refuses a read of t by user code while t is traced (DataDependent); who names the call. Ends
+ *  the trace on failure (in a run at other sizes: only fails). */
 bool om__trace_check_read(const om_tensor *t, const char *who);
-bool om__trace_check_write(const om_tensor *t, const char *who);
+/** Refuses a write into the tensor base (what a write's target views) when it holds a graph
+ *  input or a parameter (InPlaceMutation), as om__trace_check_read fails. */
+bool om__trace_check_write(const om_tensor *base, const char *who);
+/** After view op call c (given: its attrs as passed) made its outputs while a trace records:
+ *  links each to its input, so a write into it can be recorded as a write into its base. false
+ *  on OutOfMemory. */
+bool om__trace_link_view(const om_call *c, const om_attrs *given);
+/** Frees t's view link (its parent reference with it). */
+void om__view_link_free(om_view_link *link);
+/** While a trace records: when a write replaced the value of what t views (trace/write.c), t's
+ *  traced value becomes its view of the new value (the view op again, recorded). false on error. */
+bool om__trace_sync(om_tensor *t);
+/** While a trace records: the write of src (borrowed; broadcast to dst's shape) into dst,
+ *  recorded as the functional op that makes dst's base anew (slice_scatter up the views) and
+ *  made eagerly too; InPlaceMutation for a graph input's or a parameter's storage. who names
+ *  the call. */
+bool om__trace_write(om_tensor *dst, const om_tensor *src, const char *who);
+/** The eager part of an in-place write: src's elements (broadcast, converted) into dst's, the
+ *  storage's version bumped. */
+bool om__write_values(om_tensor *dst, const om_tensor *src, const char *who);
 /* ---- copy on write for traced models' constants (src/tensor/snapshot.c) ---- */
 /** Registers t (borrowed; it must outlive the entry) as reading its storage in place, to be
  *  given a copy of today's bytes before the storage's first in-place write; NULL with

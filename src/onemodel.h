@@ -282,6 +282,12 @@ om_tensor *om_expand(om_tensor *a, const int64_t *shape, int ndim);
 om_tensor *om_slice(om_tensor *a, int dim, int64_t start, int64_t end, int64_t step);
 /** A view of a[..., index, ...] along dim, which drops that dim. */
 om_tensor *om_select(om_tensor *a, int dim, int64_t index);
+/** PyTorch's slice_scatter: a copy of input with src (of a[start:end:step]'s shape and input's dtype)
+ *  written into that slice along dim; input and src are borrowed, returns a new reference. */
+om_tensor *om_slice_scatter(om_tensor *input, om_tensor *src, int dim, int64_t start, int64_t end, int64_t step);
+/** PyTorch's select_scatter: a copy of input with src (of select(input, dim, index)'s shape) written
+ *  at index along dim; borrowed inputs, returns a new reference. */
+om_tensor *om_select_scatter(om_tensor *input, om_tensor *src, int dim, int64_t index);
 /** A view without the listed size-1 dims (all size-1 dims when ndims is 0). */
 om_tensor *om_squeeze(om_tensor *a, const int64_t *dims, int ndims);
 /** A view with a new size-1 dim at dim. */

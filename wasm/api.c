@@ -10,6 +10,7 @@
  * tests, and omw_data, a tensor's storage address for om.safetensors' copies without a staging
  * buffer. Strings are UTF-8 in memory the JS side mallocs; returned strings are borrowed (copied
  * out by JS at once). */
+#include <limits.h>
 #include <emscripten/emscripten.h>
 
 #include "internal.h" /* om__op_sample and the op table's test settings, for the oracle tests */
@@ -128,6 +129,16 @@ OMW om_tensor *omw_contiguous(om_tensor *a) { return om_contiguous(a); }
 OMW om_tensor *omw_cast(om_tensor *a, int dtype) { return om_cast(a, (om_dtype)dtype); }
 OMW om_tensor *omw_matmul(om_tensor *a, om_tensor *b) { return om_matmul(a, b); }
 OMW om_tensor *omw_cat(om_tensor *const *ts, int n, int dim) { return om_cat(ts, n, dim); }
+/* A dim given as int64 (JS): one outside int stays out of range for every tensor. */
+static int dim_of(int64_t d) { return d > INT_MAX ? INT_MAX : d < INT_MIN ? INT_MIN : (int)d; }
+/** om_slice_scatter with at = {dim, start, end, step}; a new reference, NULL on error. */
+OMW om_tensor *omw_slice_scatter(om_tensor *a, om_tensor *src, const int64_t *at) {
+  return om_slice_scatter(a, src, dim_of(at[0]), at[1], at[2], at[3]);
+}
+/** om_select_scatter with at = {dim, index}; a new reference, NULL on error. */
+OMW om_tensor *omw_select_scatter(om_tensor *a, om_tensor *src, const int64_t *at) {
+  return om_select_scatter(a, src, dim_of(at[0]), at[1]);
+}
 OMW om_tensor *omw_stack(om_tensor *const *ts, int n, int dim) { return om_stack(ts, n, dim); }
 OMW int omw_split(om_tensor *a, double split_size, int dim, om_tensor **out, int max_out) {
   return om_split(a, (int64_t)split_size, dim, out, max_out);

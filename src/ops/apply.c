@@ -152,6 +152,8 @@ int om__apply(om_op op, om_tensor *const *in, int n_in, const om_attrs *attrs, o
    * infer, which may fail at other sizes; it is lowered before computing, so a refused op fails
    * before it costs anything. */
   bool tracing = om__state()->trace != NULL;
+  for (int k = 0; tracing && k < n_in; k++) /* a view of a value a write replaced reads the new value */
+    if (in[k]->view && !om__trace_sync(in[k])) return -1;
   int64_t index = tracing ? om__trace_begin_call(def, &c, given) : -1;
   if (index == -2) return -1;
   int how = -1;
@@ -169,7 +171,7 @@ int om__apply(om_op op, om_tensor *const *in, int n_in, const om_attrs *attrs, o
   bool grad = false;
   if (ok && !phantom && def->backward && om_is_grad_enabled() && c.out_meta[0].dtype == OM_FLOAT32)
     for (int k = 0; k < n_in; k++) grad |= om__needs_grad(in[k]);
-  ok = ok && (!grad || record(def, &c));
+  ok = ok && (!grad || record(def, &c)) && (!tracing || !def->view || om__trace_link_view(&c, given));
   if (tracing) om__trace_end_call(&c, index, how, ok);
   if (!ok) {
     om__release_all(c.out, c.n_out);

@@ -887,6 +887,66 @@ om_tensor *om_cat(om_tensor *const *ts, int n, int dim) {
   return om__apply1(OM_OP_cat, ts, n, &(om_attrs){.n_i = 1, .i = {dim}});
 }
 
+/* PyTorch's slice_scatter, written with ops so it differentiates and traces as they do: with step 1
+ * the pieces before and after the slice around src, cut with the bounds as given (a negative or
+ * open bound stays one, so the graph's Slice clamps as eager does at every size); with a larger
+ * step, src and a mask of where it goes (the gradient op's zeros-with-src form, fixed sizes only
+ * in a trace) and a where. The spec's in-place writes into views are recorded with it
+ * (trace/write.c). */
+om_tensor *om_slice_scatter(om_tensor *input, om_tensor *src, int dim, int64_t start, int64_t end, int64_t step) {
+  if (!om__check_inputs("slice_scatter", (om_tensor *[]){input, src}, 2)) return NULL;
+  int64_t at[5 + OM_MAX_DIMS] = {dim, start, end, step, input->ndim}, len;
+  if (input->ndim) memcpy(at + 5, input->shape, sizeof(int64_t) * (size_t)input->ndim);
+  if (!slice_bounds(at, input->shape, input->ndim, "slice_scatter", &len)) return NULL;
+  int d = (int)at[0];
+  bool fits = src->ndim == input->ndim && src->dtype == input->dtype;
+  for (int k = 0; fits && k < input->ndim; k++) fits = src->shape[k] == (k == d ? len : input->shape[k]);
+  if (!fits) {
+    char x[OM_SHAPE_STR_LEN], y[OM_SHAPE_STR_LEN];
+    om_meta part;
+    meta_from(&part, input->dtype, input->shape, input->ndim);
+    part.shape[d] = len;
+    return om__fail(src->dtype == input->dtype ? OM_ERR_SHAPE_MISMATCH : OM_ERR_DTYPE_MISMATCH,
+                    "slice_scatter: src (%s %s) does not fit the slice (%s %s) of dim %d from %lld to %lld by %lld",
+                    om_dtype_name(src->dtype), om__shape_str(x, sizeof x, src->shape, src->ndim),
+                    om_dtype_name(input->dtype), om__shape_str(y, sizeof y, part.shape, part.ndim), d, (long long)start,
+                    (long long)end, (long long)step), NULL;
+  }
+  if (at[3] == 1) {
+    /* an end before the start (an empty slice): the rest begins at the start, not the end */
+    int64_t size = input->shape[d], s0 = start < 0 ? start + size : start, e0 = end < 0 ? end + size : end;
+    s0 = s0 < 0 ? 0 : s0 > size ? size : s0;
+    e0 = e0 < 0 ? 0 : e0 > size ? size : e0;
+    om_tensor *parts[3] = {om_slice(input, d, 0, start, 1), om_tensor_retain(src), om_slice(input, d, e0 < s0 ? start : end, INT64_MAX, 1)};
+    om_tensor *r = parts[0] && parts[2] ? om_cat(parts, 3, d) : NULL;
+    om__release_all(parts, 3);
+    return r;
+  }
+  om_attrs put = {.n_i = 5 + input->ndim};
+  memcpy(put.i, at, sizeof(int64_t) * (size_t)put.n_i);
+  om_tensor *ones = om_full(src->shape, src->ndim, OM_BOOL, 1);
+  om_tensor *parts[2] = {ones ? om__apply1(OM_OP_slice_scatter, &ones, 1, &put) : NULL, om__apply1(OM_OP_slice_scatter, &src, 1, &put)};
+  om_tensor *r = parts[0] && parts[1] ? om_where(parts[0], parts[1], input) : NULL;
+  om_tensor_release(ones);
+  om__release_all(parts, 2);
+  return r;
+}
+
+om_tensor *om_select_scatter(om_tensor *input, om_tensor *src, int dim, int64_t index) {
+  if (!om__check_inputs("select_scatter", (om_tensor *[]){input, src}, 2)) return NULL;
+  om_tensor *place = om_select(input, dim, index); /* checks dim and index */
+  if (!place) return NULL;
+  om_tensor_release(place);
+  int d = om__wrap_dim(dim, input->ndim, "select_scatter");
+  om_tensor *u = src->ndim < OM_MAX_DIMS ? om_unsqueeze(src, d) : NULL;
+  if (!u) return src->ndim < OM_MAX_DIMS ? NULL : (om__fail(OM_ERR_SHAPE_MISMATCH, "select_scatter: src has %d dims, "
+                                                   "one more than input's %d allows", src->ndim, input->ndim), NULL);
+  /* index -1 is the last element: [-1, end of dim), not [-1, 0) */
+  om_tensor *r = om_slice_scatter(input, u, d, index, index == -1 ? INT64_MAX : index + 1, 1);
+  om_tensor_release(u);
+  return r;
+}
+
 om_tensor *om_stack(om_tensor *const *ts, int n, int dim) {
   if (n < 1 || !ts) return om__fail(OM_ERR_INVALID_ARGUMENT, "stack: needs at least one tensor"), NULL;
   if (!om__check_inputs("stack", ts, n)) return NULL;

@@ -345,6 +345,7 @@ void om_tensor_release(om_tensor *t) {
   st->live_tensors--;
   om_tensor_release(t->grad);
   om__record_release(t->grad_fn);
+  if (t->view) om__view_link_free(t->view);
   om__storage_release(t->storage);
   cache_put(&st->cache.tensors, t, sizeof *t);
   if (st->live_tensors <= 0) cache_flush(); /* the thread's last tensor: nothing is left allocated */
@@ -539,41 +540,74 @@ bool om_tensor_item(const om_tensor *t, double *out) {
   return true;
 }
 
-/* In-place writes: refused on traced tensors while a trace records (InPlaceMutation) and on
- * tensors autograd tracks while grad mode is on, since the recorded graph would silently hold
- * the new values. A traced model reading t's storage in place first gets its own copy. */
+/* In-place writes. Outside a trace, refused on tensors autograd tracks while grad mode is on,
+ * since the recorded graph would silently hold the new values. While a trace records they are
+ * recorded as functional ops (om__trace_write: the written base made anew, spec 3's
+ * InPlaceMutation for inputs and parameters) and made eagerly too. A traced model reading t's
+ * storage in place first gets its own copy. */
 static bool check_writable(om_tensor *t, const char *who) {
-  if (!om__check_inputs(who, (om_tensor *const[]){t}, 1) || !om__trace_check_write(t, who)) return false;
   if (om__needs_grad(t) && om_is_grad_enabled())
     return om__fail(OM_ERR_AUTOGRAD,
                     "%s: in-place change of a tensor that requires grad; do it inside a no-grad scope", who);
-  return om__storage_will_change(t->storage, who);
+  return true;
+}
+
+bool om__write_values(om_tensor *dst, const om_tensor *src, const char *who) {
+  if (!om__storage_will_change(dst->storage, who)) return false;
+  /* Overlapping views of one storage: read from a copy so no element is overwritten first. */
+  om_tensor *from = (om_tensor *)src;
+  if (dst->storage == src->storage) {
+    om_meta m = {.dtype = src->dtype, .ndim = src->ndim};
+    memcpy(m.shape, src->shape, sizeof(int64_t) * (size_t)src->ndim);
+    if (!(from = om__tensor_new(&m, false, who))) return false;
+    om__copy_into(from, src);
+  }
+  om__copy_into(dst, from);
+  if (from != src) om_tensor_release(from);
+  dst->storage->version++;
+  return true;
+}
+
+/* A write of src into dst: recorded while a trace records, else checked and made. */
+static bool write(om_tensor *dst, const om_tensor *src, const char *who) {
+  if (om__state()->trace) return om__trace_write(dst, src, who);
+  return check_writable(dst, who) && om__write_values(dst, src, who);
 }
 
 bool om_tensor_fill(om_tensor *t, double value) {
-  if (!check_writable(t, "fill") || !check_value(t->dtype, value, "fill")) return false;
+  if (!om__check_inputs("fill", (om_tensor *const[]){t}, 1) || !check_value(t->dtype, value, "fill")) return false;
   om_tensor *v = full_named(NULL, 0, t->dtype, value, "fill");
-  if (!v) return false;
-  om__copy_into(t, v);
+  bool ok = v && write(t, v, "fill");
   om_tensor_release(v);
-  t->storage->version++;
-  return true;
+  return ok;
 }
 
 bool om_tensor_set(om_tensor *t, const int64_t *index, double value) {
   int64_t off;
-  if (!check_writable(t, "set") || !check_value(t->dtype, value, "set")) return false;
+  if (!om__check_inputs("set", (om_tensor *const[]){t}, 1) || !check_value(t->dtype, value, "set")) return false;
   if (t->ndim && !index) return om__fail(OM_ERR_INVALID_ARGUMENT, "set: index is NULL");
   if (!check_index(t, index, "set", &off)) return false;
+  if (om__state()->trace) { /* the element as a view (select by select), filled */
+    om_tensor *e = om_tensor_retain(t);
+    for (int d = 0; e && d < t->ndim; d++) {
+      om_tensor *next = om_select(e, 0, index[d]);
+      om_tensor_release(e);
+      e = next;
+    }
+    om_tensor *v = e ? full_named(NULL, 0, t->dtype, value, "set") : NULL;
+    bool ok = v && write(e, v, "set");
+    om_tensor_release(v);
+    om_tensor_release(e);
+    return ok;
+  }
+  if (!check_writable(t, "set") || !om__storage_will_change(t->storage, "set")) return false;
   store(om__data(t), t->dtype, off, value);
   t->storage->version++;
   return true;
 }
 
 bool om_tensor_copy_from(om_tensor *dst, const om_tensor *src) {
-  if (!om__check_inputs("copy_from", (om_tensor *const[]){(om_tensor *)src}, 1) ||
-      !om__trace_check_read(src, "copy_from") || !check_writable(dst, "copy_from"))
-    return false;
+  if (!om__check_inputs("copy_from", (om_tensor *const[]){dst, (om_tensor *)src}, 2)) return false;
   om_meta m = {.dtype = dst->dtype};
   if (!om__broadcast_shapes((om_tensor *const[]){dst, (om_tensor *)src}, 2, &m, "copy_from")) return false;
   if (m.ndim != dst->ndim || memcmp(m.shape, dst->shape, sizeof(int64_t) * (size_t)m.ndim)) {
@@ -581,11 +615,5 @@ bool om_tensor_copy_from(om_tensor *dst, const om_tensor *src) {
     return om__fail(OM_ERR_SHAPE_MISMATCH, "copy_from: source shape %s does not broadcast to %s",
                     om__shape_str(a, sizeof a, src->shape, src->ndim), om__shape_str(b, sizeof b, dst->shape, dst->ndim));
   }
-  /* Overlapping views of one storage: read from a copy so no element is overwritten first. */
-  om_tensor *from = dst->storage == src->storage ? om_clone((om_tensor *)src) : om_tensor_retain((om_tensor *)src);
-  if (!from) return false;
-  om__copy_into(dst, from);
-  om_tensor_release(from);
-  dst->storage->version++;
-  return true;
+  return write(dst, src, "copy_from");
 }

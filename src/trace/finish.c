@@ -419,7 +419,9 @@ om_traced_model *om_trace_finish(om_tensor *const *outputs, const char *const *n
   if (tr && (tr->phase == OM_PHASE_OTHER || tr->phase == OM_PHASE_RECORD))
     return om__trace_fail(OM_ERR_TRACE_INVALID_USAGE, "trace_finish: called while om_trace_run runs the model; "
                           "om_trace_run hands back the outputs to finish with"), NULL;
-  if (!tr || !check_outputs(tr, outputs, names, n) || !check_constants(tr)) return NULL;
+  if (!tr || (n > 0 && outputs && !om__trace_sync_all(outputs, n)) || !check_outputs(tr, outputs, names, n) ||
+      !check_constants(tr))
+    return NULL;
   om_graph *g = &tr->g;
   bool ok = true;
   for (int k = 0; ok && k < n; k++) {

@@ -644,6 +644,9 @@ static bool still(uint32_t id) {
   return false;
 }
 
+/* Whether the recording with this id is still the one on this thread (no error set). */
+static bool ours(uint32_t id) { return om__state()->trace && om__state()->trace->id == id; }
+
 /* Stamps t as the model's input k in the run going on. */
 static void stamp_input(om_trace *tr, om_tensor *t, int k) {
   t->trace_run = tr->serial;
@@ -672,6 +675,10 @@ static bool run_other(om_trace *tr, om_run *run, om_trace_fn fn, void *ctx, om_t
   tr->calls = 0;
   uint32_t id = tr->id;
   int n = made ? fn(ctx, in, n_in, outputs, max_outputs) : -1;
+  if (n > 0 && ours(id) && !om__trace_sync_all(outputs, n < max_outputs ? n : max_outputs)) { /* as in the record run */
+    om__release_all(outputs, n < max_outputs ? n : max_outputs);
+    n = -1;
+  }
   om__release_all(in, n_in);
   if (!still(id)) { /* the model ended the trace (a nested begin) */
     for (int j = 0; j < n && j < max_outputs; j++) om_tensor_release(outputs[j]);
@@ -803,6 +810,10 @@ int om_trace_run(om_trace_fn fn, void *ctx, om_tensor **outputs, int max_outputs
     om_tensor *in[64];
     for (int k = 0; k < tr->inputs.n; k++) stamp_input(tr, in[k] = tr->inputs.v[k].traced, k);
     n = fn(ctx, in, tr->inputs.n, outputs, max_outputs);
+    if (n > 0 && ours(id) && !om__trace_sync_all(outputs, n < max_outputs ? n : max_outputs)) {
+      om__release_all(outputs, n < max_outputs ? n : max_outputs);
+      n = -1;
+    }
     if (!still(id)) { /* ended by a trace error inside (or by the model) */
       om__release_all(outputs, n > 0 && n <= max_outputs ? n : 0);
       return free(ranges), -1;

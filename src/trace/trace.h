@@ -307,6 +307,11 @@ bool om__run_drop(om_trace *tr, int r, const char *why);
 /** A phantom of meta (shape only, on the trace's data-less storage) for a run at other sizes. */
 om_tensor *om__phantom(om_trace *tr, const om_meta *meta);
 
+/* ---- writes (write.c) ---- */
+/** om__trace_sync on each of the model's outputs ts (n; none when n < 0): a view it returns
+ *  that a write changed is its view of the written value. false on error. */
+bool om__trace_sync_all(om_tensor *const *ts, int n);
+
 /* ---- fitting (fit.c) ---- */
 /** The expression of an integer the caller computed: a0 here, the logged values in the other
  *  runs (vals[r] for each run r with a partner call, l->rc[r]), written as what it is (a size, a multiple, a sum, a product, a

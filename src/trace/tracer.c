@@ -278,15 +278,19 @@ bool om__trace_check_read(const om_tensor *t, const char *who) {
                         who, om__shape_str(buf, sizeof buf, t->shape, t->ndim));
 }
 
-bool om__trace_check_write(const om_tensor *t, const char *who) {
-  const char *input = om__traced(t) ? NULL : input_behind(t);
-  char buf[OM_SHAPE_STR_LEN];
+bool om__trace_check_write(const om_tensor *base, const char *who) {
+  om_trace *tr = active();
+  /* by storage: a run at other sizes has its inputs' phantoms share one with every phantom (and
+   * a copy of an input shares its identity), so the record run alone decides */
+  const char *input = tr->phase == OM_PHASE_OTHER ? NULL : input_behind(base);
   if (input)
     return om__trace_fail(OM_ERR_TRACE_IN_PLACE_MUTATION,
-                          "%s: changes the storage of traced input '%s' in place while tracing; the graph records "
-                          "values, not mutations", who, input);
-  if (!om__traced(t)) return true;
-  return om__trace_fail(OM_ERR_TRACE_IN_PLACE_MUTATION,
-                        "%s: changes a traced tensor of shape %s in place while tracing; the graph records values, "
-                        "not mutations (use an out-of-place op)", who, om__shape_str(buf, sizeof buf, t->shape, t->ndim));
+                          "%s: changes the storage of traced input '%s' in place while tracing; the graph's inputs are "
+                          "not written (clone the input first and write into the copy)", who, input);
+  for (int k = 0; k < tr->params.n; k++)
+    if (tr->params.v[k].view->storage == base->storage)
+      return om__trace_fail(OM_ERR_TRACE_IN_PLACE_MUTATION,
+                            "%s: changes parameter '%s' in place while tracing; the graph holds parameters as "
+                            "constants (write into a copy, or change it before the trace)", who, tr->params.v[k].name);
+  return true;
 }

@@ -344,7 +344,8 @@ TEST(data_dependent_reads) {
   CHECK_ERROR(om_tensor_item(s, &v), OM_ERR_TRACE_DATA_DEPENDENT, "item: reads the values");
   om_trace_begin();
   om_tensor *x4 = om_trace_input("x", ex, NULL), *dst = om_zeros(S34, 2, OM_FLOAT32);
-  CHECK_ERROR(om_tensor_copy_from(dst, x4), OM_ERR_TRACE_DATA_DEPENDENT, "copy_from: reads the values");
+  CHECK(om_tensor_copy_from(dst, x4) && om__traced(dst)); /* a write, recorded: dst holds x's value */
+  om_trace_abort();
   om_trace_begin(); /* the example shares the input's storage: reading it reads the input */
   om_tensor *x5 = om_trace_input("x", ex, NULL);
   CHECK_ERROR(om_tensor_read(ex, buf), OM_ERR_TRACE_DATA_DEPENDENT, "read: reads the values of traced input 'x'");
@@ -355,29 +356,38 @@ TEST(data_dependent_reads) {
   end_and_retry();
 }
 
+/* Writes into graph inputs and parameters are refused at the call; writes into other tensors
+ * are recorded (tests/js/inplace.test.mjs runs them); a constant the graph read and a write
+ * changed after is refused at finish. */
 TEST(in_place_mutation) {
-  om_tensor *ex, *x = begin_x(&ex), *y = om_exp(x);
-  CHECK_ERROR(om_tensor_fill(y, 1), OM_ERR_TRACE_IN_PLACE_MUTATION, "fill: changes a traced tensor of shape [3,4] in place");
+  om_tensor *ex, *x = begin_x(&ex), *y = om_exp(x), *row = om_select(y, 0, 1);
+  CHECK(om_tensor_fill(row, 1) && om_trace_active());
+  CHECK_ERROR(om_tensor_fill(x, 1), OM_ERR_TRACE_IN_PLACE_MUTATION,
+              "fill: changes the storage of traced input 'x' in place while tracing; the graph's inputs are not written");
   om_trace_begin();
   om_tensor *x2 = om_trace_input("x", ex, NULL);
-  CHECK_ERROR(om_tensor_set(x2, (int64_t[]){0, 0}, 1), OM_ERR_TRACE_IN_PLACE_MUTATION, "set: changes a traced tensor");
+  CHECK_ERROR(om_tensor_set(x2, (int64_t[]){0, 0}, 1), OM_ERR_TRACE_IN_PLACE_MUTATION, "set: changes the storage of traced input 'x'");
   om_trace_begin();
   om_tensor *x3 = om_trace_input("x", ex, NULL), *src = om_zeros(S34, 2, OM_FLOAT32);
-  CHECK_ERROR(om_tensor_copy_from(x3, src), OM_ERR_TRACE_IN_PLACE_MUTATION, "copy_from: changes a traced tensor");
+  CHECK_ERROR(om_tensor_copy_from(x3, src), OM_ERR_TRACE_IN_PLACE_MUTATION, "copy_from: changes the storage of traced input 'x'");
   om_trace_begin(); /* writing the example writes the input the graph stands for */
   om_tensor *x5 = om_trace_input("x", ex, NULL);
   CHECK_ERROR(om_tensor_fill(ex, 0), OM_ERR_TRACE_IN_PLACE_MUTATION, "fill: changes the storage of traced input 'x' in place");
   om_tensor_release(x5);
-  /* a constant changed in place after it was read: refused at finish, naming it */
-  om_tensor *w = om_ones((int64_t[]){4, 2}, 2, OM_FLOAT32);
+  om_tensor *w = om_ones((int64_t[]){4, 2}, 2, OM_FLOAT32), *c = om_ones((int64_t[]){4, 2}, 2, OM_FLOAT32);
   om_trace_begin();
   om_tensor *x4 = om_trace_input("x", ex, NULL), *y4 = om_matmul(x4, w);
   CHECK(om_trace_parameter("fc.weight", w));
-  CHECK(om_tensor_fill(w, 2));
-  CHECK_ERROR(om_trace_finish(&y4, (const char *[]){"y"}, 1) != NULL, OM_ERR_TRACE_IN_PLACE_MUTATION,
-              "constant 'fc.weight' [4,2], first read by matmul, was changed in place during the trace");
-  om_tensor *all[] = {ex, x, y, x2, x3, src, w, x4, y4};
-  om__release_all(all, 9);
+  CHECK_ERROR(om_tensor_fill(w, 2), OM_ERR_TRACE_IN_PLACE_MUTATION,
+              "fill: changes parameter 'fc.weight' in place while tracing; the graph holds parameters as constants");
+  /* a constant changed in place after it was read: refused at finish */
+  om_trace_begin();
+  om_tensor *x6 = om_trace_input("x", ex, NULL), *y6 = om_matmul(x6, c);
+  CHECK(om_tensor_fill(c, 2));
+  CHECK_ERROR(om_trace_finish(&y6, (const char *[]){"y"}, 1) != NULL, OM_ERR_TRACE_IN_PLACE_MUTATION,
+              "a constant of shape [4,2], first read by matmul, was changed in place during the trace");
+  om_tensor *all[] = {ex, x, y, row, x2, x3, src, w, c, x4, y4, x6, y6};
+  om__release_all(all, 13);
   end_and_retry();
 }
 

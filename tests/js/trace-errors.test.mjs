@@ -74,23 +74,34 @@ const rows = [
     () => traceOf((x) => { x.sum().item(); return x.relu(); })],
   ['toString of a traced tensor', 'DataDependent', /^(read|toString): reads the values of a traced tensor/,
     () => traceOf((x) => { String(x.exp()); return x.relu(); })],
-  ['copy_ out of a traced tensor', 'DataDependent', /^(copy_from|copy_): reads the values of a traced tensor of shape \[4,3\]/,
-    () => traceOf((x) => { om.zeros([4, 3]).copy_(x); return x.relu(); })],
   ['toArray of a view of a traced tensor', 'DataDependent', /^(read|toArray): reads the values of a traced tensor of shape \[3\]/,
     () => traceOf((x) => { x.select(0, 1).toArray(); return x.relu(); })],
-  // InPlaceMutation: writes into a traced tensor, or a captured constant changed before finish
-  ['fill_ of a traced tensor', 'InPlaceMutation', /^(fill|fill_): changes a traced tensor of shape \[4,3\] in place/,
+  // InPlaceMutation: writes into a graph input or a parameter (writes into other tensors are
+  // recorded: tests/js/inplace.test.mjs), or a captured constant changed before finish
+  ['fill_ of a traced input', 'InPlaceMutation',
+    /^(fill|fill_): changes the storage of traced input 'x' in place while tracing; the graph's inputs are not written \(clone the input first/,
     () => traceOf((x) => { x.fill_(0); return x.relu(); })],
-  ['set_ of a traced tensor', 'InPlaceMutation', /^(set|set_): changes a traced tensor of shape \[4,3\] in place/,
+  ['set_ of a traced input', 'InPlaceMutation', /^(fill|set|set_): changes the storage of traced input 'x' in place/,
     () => traceOf((x) => { x.set_([0, 0], 1); return x.relu(); })],
-  ['copy_ into a traced tensor', 'InPlaceMutation', /^(copy_from|copy_): changes a traced tensor of shape \[4,3\] in place/,
+  ['copy_ into a traced input', 'InPlaceMutation', /^(copy_from|copy_): changes the storage of traced input 'x' in place/,
     () => traceOf((x) => { x.copy_(om.zeros([4, 3])); return x.relu(); })],
-  ['copy_ into a view of a traced tensor', 'InPlaceMutation', /^(copy_from|copy_): changes a traced tensor of shape \[3\] in place/,
+  ['copy_ into a view of a traced input', 'InPlaceMutation', /^(copy_from|copy_): changes the storage of traced input 'x' in place/,
     () => traceOf((x) => { x.select(0, 1).copy_(om.zeros([3])); return x.relu(); })],
-  ['fill_ of an op result on a traced tensor', 'InPlaceMutation', /^(fill|fill_): changes a traced tensor/,
-    () => traceOf((x) => x.exp().fill_(1))],
+  ['add_ into a view of a symbolic input', 'InPlaceMutation', /^(copy_from|copy_): changes the storage of traced input 'x' in place/,
+    () => traceOf((x) => { x.slice(0, 1).add_(1); return x.relu(); }, ['batch', null])],
+  ['fill_ of a parameter', 'InPlaceMutation', /^(fill|fill_): changes parameter 'fc\.bias' in place while tracing; the graph holds parameters as constants/,
+    () => {
+      const fc = new om.nn.Linear(3, 2);
+      const net = new (class extends om.nn.Module {
+        constructor() { super(); this.fc = fc; }
+        forward(x) { const y = this.fc.forward(x); this.fc.bias.fill_(0); return y; }
+      })();
+      return om.trace(net, { x: ex() });
+    }],
+  ['a write through an expanded view', 'InPlaceMutation', /^(fill|fill_): writes into a view made by expand, whose elements overlap/,
+    () => traceOf((x) => { const m = om.zeros([x.shape[0], 1]); m.expand([-1, 3]).fill_(1); return x.add(m); }, ['batch', null])],
   ['fill_ of a traced input\'s example (the same storage)', 'InPlaceMutation',
-    /^(fill|fill_): changes the storage of traced input 'x' in place while tracing; the graph records values, not mutations/,
+    /^(fill|fill_): changes the storage of traced input 'x' in place while tracing; the graph's inputs are not written/,
     () => {
       const e = ex();
       const t = om.Tracer.begin();

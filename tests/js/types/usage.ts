@@ -85,6 +85,9 @@ loss.backward(om.tensor(1));
 w.zeroGrad();
 const noGradResult: number = om.noGrad(() => w.mul(2).sum().item());
 om.noGrad(() => w.copy_(w.sub(0.1)).fill_(0).set_([0, 0], 1));
+const m: om.Tensor = om.zeros([4, 6]).sliceScatter(om.ones([4, 2]), 1, 2, 4).selectScatter(om.ones([6]), 0, -1);
+m.slice(0, -2).fill_(1).zero_().add_(1).sub_(m).mul_(2).div_(3).maskedFill_(m.gt(0), 0);
+m.select(1, 0).add_(om.ones([4]));
 
 // memory
 const kept: { t: Tensor; list: Tensor[] } = om.tidy(() => ({ t: om.ones([1]), list: [om.zeros([1])] }));
