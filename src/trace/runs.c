@@ -759,7 +759,8 @@ static const char *differs(om_trace *tr, const om_run *run, char *buf, size_t ca
       double want;
       if (pr->op == OM_RUN_CREATED(OM_CREATED_ARANGE) && k == 1) continue; /* its end: the length, an int argument */
       bool known = graph_float(tr, cb, k, run->v, &ab, &want);
-      if (!known || !(fabs(ar.f[k] - want) <= 1e-6 * fmax(1, fabs(want))))
+      bool same = !memcmp(&ar.f[k], &want, sizeof want) || fabs(ar.f[k] - want) <= 1e-6 * fmax(1, fabs(want)); /* -inf, NaN */
+      if (!known || !same)
         return snprintf(buf, cap, "passes %g as float argument %d here (call %lld), where the graph computes %g",
                         ar.f[k], k, (long long)cr + 1, want), buf;
     }
