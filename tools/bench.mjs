@@ -774,7 +774,7 @@ async function runTraceCost() {
   const rnn = { forward: (x) => { const [out] = lstm.forward(x); return out.select(1, x.shape[1] - 1); } };
   models.push(['LSTM(64, 128), batch 8 x 32 steps, last step', rnn, { x: [seq, ['batch', 'seq', null]] }]);
   const zoos = await Promise.all(['mlp', 'lenet', 'lstm', 'resnet', 'unet', 'gpt'].map((n) => import(`../examples/zoo/${n}.mjs`)));
-  for (const { default: z } of zoos) models.push([`zoo ${z.title}`, z.model, z.inputs]);
+  for (const { default: z } of zoos) models.push([`zoo ${z.title}`, z.model.eval(), z.inputs]);
   const rows = [];
   for (const [name, model, inputs] of models) {
     const fixed = Object.fromEntries(Object.entries(inputs).map(([k, [t]]) => [k, t]));

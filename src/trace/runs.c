@@ -377,7 +377,7 @@ bool om__run_failed(om_trace *tr, int r, const char *why) {
     if (cap[k] < 0 || s->vmax <= cap[k]) continue;
     s->vmax = cap[k];
     s->max = cap[k] * s->multiple;
-    s->max_why = why;
+    s->max_why = s->runs_max_why = why;
   }
   run->dropped = true;
   return true;
@@ -985,8 +985,9 @@ static bool check_range(range_ctx *rc) {
       memcpy(to, v0, sizeof(int64_t) * (size_t)n);
       for (int k = 0; k < n; k++) {
         if (!(mask >> k & 1)) continue;
-        /* a maximum the runs narrowed (where one failed) goes on to the declared one: the exact end */
-        const om_symbol *s = &tr->symbols.v[k], *far = line < n && s->max_why ? &rc->declared[k] : s;
+        /* a maximum the runs narrowed (the largest size a run returned at, below one that
+         * failed) goes on to the declared one: the exact end */
+        const om_symbol *s = &tr->symbols.v[k], *far = line < n && s->max_why && s->max_why == s->runs_max_why ? &rc->declared[k] : s;
         to[k] = up ? far_variable(far, v0[k]) : s->vmin;
         int64_t d = to[k] > v0[k] ? to[k] - v0[k] : v0[k] - to[k];
         if (d > len) len = d;

@@ -82,6 +82,7 @@ typedef struct om_symbol {
   int64_t vmin, vmax;         /* the variable's range */
   const char *min_why, *max_why; /* the call that narrowed the range, NULL when declared */
   int64_t checked_min, checked_max; /* the sizes the runs checked the trace over (runs.c, check_range) */
+  const char *runs_max_why;  /* max_why when om__run_failed set it: the largest size a run returned at, not the end */
   int var_factor;    /* its factor in om_trace.fs, -1 until used */
   /* Its run-time size as an int64 [1] value: Shape(graph input, start=axis, end=axis+1), made
    * once for the whole graph; node is -1 until then (and the pair is checked against the
