@@ -255,8 +255,8 @@ static void keep_arg(om_trace *tr, int k, int x) {
   if (a) *a = (om_kept_arg){.call = tr->calls - 1, .k = k, .x = x};
 }
 
-/* Keeps float argument k of the call going on, which moves, as the graph computes it (the same
- * way: one fewer for the range's runs to compare). */
+/* Keeps float argument k of the call going on, which moves, as the graph computes it
+ * (om_kept_float; out of memory: one fewer for the range's runs to compare, as keep_arg). */
 static void keep_float(om_trace *tr, int k, om_xfloat f) {
   om_kept_float *a = OM_VEC_PUSH_SLOT(tr->kept_f);
   if (a) *a = (om_kept_float){.call = tr->calls - 1, .k = k, .f = f};
