@@ -639,6 +639,11 @@ export interface TracedSymbol {
   max: number;
   /** The call that needed a narrower range than declared (e.g. "slice (call 12)"), else null. */
   narrowedBy: string | null;
+  /**
+   * The sizes the tracer checked the graph over, shape only: the whole range, up to max or, with
+   * no max, to 32768 (or 4 times the example).
+   */
+  checked: { min: number; max: number };
 }
 
 /** A traced input or output, or an initializer: a symbolic axis appears as its name. */

@@ -349,20 +349,21 @@ export class TracedModel {
 
   /**
    * The symbolic axes and the sizes the graph is exact for: [{ name, multipleOf, min, max,
-   * narrowedBy }], max Infinity when unbounded; narrowedBy names the call that needed a range
-   * narrower than declared (e.g. a slice of a 64-row table to the sequence length: max 64), else
-   * null.
+   * narrowedBy, checked }], max Infinity when unbounded; narrowedBy names the call that needed a
+   * range narrower than declared (e.g. a slice of a 64-row table to the sequence length: max 64),
+   * else null; checked: { min, max }, the sizes the tracer checked the graph over (shape only:
+   * the whole range, to 32768 or 4 times the example when max is Infinity).
    */
   get symbols() {
     const m = this.#use('symbols');
     const n = M._omw_traced_symbol_count(m);
     if (n < 0) throw lastError('symbols');
     return Array.from({ length: n }, (_, i) => {
-      const [pv, ps] = marshal(['f64', 3], ['ptr', 2]);
+      const [pv, ps] = marshal(['f64', 5], ['ptr', 2]);
       if (!M._omw_traced_symbol(m, i, pv, ps)) throw lastError('symbols');
-      const [multipleOf, min, max] = readF64(pv, 3);
+      const [multipleOf, min, max, checkedMin, checkedMax] = readF64(pv, 5);
       const [name, why] = readU32(ps, 2).map(cString);
-      return { name, multipleOf, min, max: max < 0 ? Infinity : max, narrowedBy: why };
+      return { name, multipleOf, min, max: max < 0 ? Infinity : max, narrowedBy: why, checked: { min: checkedMin, max: checkedMax } };
     });
   }
 

@@ -471,6 +471,10 @@ typedef enum om_created { OM_CREATED_FULL, OM_CREATED_ARANGE, OM_CREATED_RANDOM,
  *  element) or a hash of the bytes. Returns t, or NULL (t released) on error. who names the
  *  public function. */
 om_tensor *om__trace_created(om_tensor *t, om_created kind, const double *args, int n_args, const char *who);
+/** Whether a tensor of meta is made shape only (a phantom) where it would be computed: in the
+ *  runs over a symbol's declared range, a constant of more than 65536 elements (a mask at a size
+ *  far above the example, whose values the shape-only run has no use for). */
+bool om__trace_shape_only(const om_meta *meta);
 /** Refuses a read of t by user code while t is traced (DataDependent); who names the call. Ends
  *  the trace on failure (in a run at other sizes: only fails). */
 bool om__trace_check_read(const om_tensor *t, const char *who);

@@ -511,6 +511,10 @@ int om_traced_symbol_count(const om_traced_model *m);
  *  names the call, else NULL). Outputs may be NULL; strings borrowed while m lives. */
 bool om_traced_symbol(const om_traced_model *m, int i, const char **name, int64_t *multiple, int64_t *min, int64_t *max,
                       const char **why);
+/** The sizes of symbol i of m (borrowed) the tracer checked the graph over, shape only (its whole
+ *  range, up to its max or, with none, to 32768 or 4 times the example): to min and max (either
+ *  may be NULL). false on error (no such symbol). */
+bool om_traced_symbol_checked(const om_traced_model *m, int i, int64_t *min, int64_t *max);
 
 /* ---- the graph layer: a Session runs a graph with the library's kernels (docs/graph-runtime.md) ----
  * A session holds a graph (a traced model's, or an ONNX file's) and makes a plan for each input

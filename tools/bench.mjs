@@ -751,7 +751,8 @@ function printFamilySessions(rows) {
 
 // ---- tracing with symbolic axes: what the runs at other sizes cost ------------------------------
 // om.trace with symbolic axes runs the model seven more times (a base run and six at other
-// sizes; more when a fit needs them), shape only (no kernels on the
+// sizes; more when a fit needs them) and then over each symbol's whole range (about 15 runs a
+// symbol and as many with all of them at once), shape only (no kernels on the
 // inputs' values), and probes each call's extents; against one eager forward (noGrad) of the
 // same model and a trace at fixed shapes, alternating samples in this process.
 async function runTraceCost() {
@@ -772,6 +773,8 @@ async function runTraceCost() {
   const seq = om.randn([8, 32, 64], { seed: 2 });
   const rnn = { forward: (x) => { const [out] = lstm.forward(x); return out.select(1, x.shape[1] - 1); } };
   models.push(['LSTM(64, 128), batch 8 x 32 steps, last step', rnn, { x: [seq, ['batch', 'seq', null]] }]);
+  const zoos = await Promise.all(['mlp', 'lenet', 'lstm', 'resnet', 'unet', 'gpt'].map((n) => import(`../examples/zoo/${n}.mjs`)));
+  for (const { default: z } of zoos) models.push([`zoo ${z.title}`, z.model.eval(), z.inputs]);
   const rows = [];
   for (const [name, model, inputs] of models) {
     const fixed = Object.fromEntries(Object.entries(inputs).map(([k, [t]]) => [k, t]));
@@ -798,7 +801,7 @@ async function runTraceCost() {
   lstm.dispose();
   om.dispose([ids, img, seq]);
   const wf = await import('../examples/lib/workflow.mjs'); // the zoo files' own models and inputs
-  for (const zoo of [gptZoo, resnetZoo]) wf.disposeModelFile(zoo.default); // disposing twice is a no-op
+  for (const zoo of [gptZoo, resnetZoo, ...zoos]) wf.disposeModelFile(zoo.default); // disposing twice is a no-op
   return rows;
 }
 

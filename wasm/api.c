@@ -223,14 +223,19 @@ static int trace_fn(void *ctx, om_tensor *const *in, int n, om_tensor **out, int
 }
 /** om_trace_run with the JS model ctx: the recorded run's outputs (new references) go to out. */
 OMW int omw_trace_run(int ctx, om_tensor **out, int max) { return om_trace_run(trace_fn, (void *)(intptr_t)ctx, out, max); }
-/** Symbol i of m: writes [multiple, min, max] as doubles (max -1: no bound) to out, its name
- *  and why it was narrowed (0: declared) as borrowed strings to strs; 0 on error. */
+/** Symbol i of m: writes [multiple, min, max, checked min, checked max] as doubles (max -1: no
+ *  bound) to out, its name and why it was narrowed (0: declared) as borrowed strings to strs; 0
+ *  on error. */
 OMW int omw_traced_symbol(const om_traced_model *m, int i, double *out, const char **strs) {
-  int64_t mult, min, max;
-  if (!om_traced_symbol(m, i, &strs[0], &mult, &min, &max, &strs[1])) return 0;
+  int64_t mult, min, max, checked_min, checked_max;
+  if (!om_traced_symbol(m, i, &strs[0], &mult, &min, &max, &strs[1]) ||
+      !om_traced_symbol_checked(m, i, &checked_min, &checked_max))
+    return 0;
   out[0] = (double)mult;
   out[1] = (double)min;
   out[2] = max == INT64_MAX ? -1 : (double)max;
+  out[3] = (double)checked_min;
+  out[4] = (double)checked_max;
   return 1;
 }
 OMW int omw_traced_symbol_count(const om_traced_model *m) { return om_traced_symbol_count(m); }

@@ -95,6 +95,7 @@ typedef struct om_traced_symbol {
   const char *name;
   int64_t multiple, min, max;    /* max INT64_MAX: no bound */
   const char *min_why, *max_why; /* the call that narrowed the range, NULL when declared */
+  int64_t checked_min, checked_max; /* the sizes the runs checked the graph over (not in the library format) */
 } om_traced_sym;
 
 /** Whether bytes[0..n) begin as the library format does (src/ir/format.c). */

@@ -418,6 +418,7 @@ static bool check_value(om_dtype dtype, double value, const char *who) {
 static om_tensor *full_named(const int64_t *shape, int ndim, om_dtype dtype, double value, const char *who) {
   om_meta m;
   if (!make_meta(&m, shape, ndim, dtype, who) || !check_value(dtype, value, who)) return NULL;
+  if (om__trace_shape_only(&m)) return om__trace_created(om__trace_phantom(&m), OM_CREATED_FULL, &value, 1, who);
   bool zero = value == 0 && !signbit(value); /* -0.0 is not all-zero bytes */
   om_tensor *t = om__tensor_new(&m, zero, who);
   if (t && !zero) {
@@ -466,6 +467,8 @@ om_tensor *om_arange(double start, double end, double step, om_dtype dtype) {
   if (n && (!check_value(dtype, start, "arange") || !check_value(dtype, start + (double)(n - 1) * step, "arange")))
     return NULL;
   om_meta m = {.dtype = dtype, .ndim = 1, .shape = {n}};
+  if (om__trace_shape_only(&m))
+    return om__trace_created(om__trace_phantom(&m), OM_CREATED_ARANGE, (double[]){start, end, step}, 3, "arange");
   om_tensor *t = om__tensor_new(&m, false, "arange");
   for (int64_t k = 0; t && k < n; k++) store(t->storage->data, dtype, k, start + (double)k * step);
   return om__trace_created(t, OM_CREATED_ARANGE, (double[]){start, end, step}, 3, "arange");

@@ -409,7 +409,8 @@ static bool keep_symbols(const om_trace *tr, om_traced_model *m) {
   for (int k = 0; k < tr->symbols.n; k++) {
     const om_symbol *s = &tr->symbols.v[k]; /* strings in the arena m now owns */
     m->symbols[k] = (om_traced_sym){.name = s->name, .multiple = s->multiple, .min = s->min, .max = s->max,
-                                       .min_why = s->min_why, .max_why = s->max_why};
+                                       .min_why = s->min_why, .max_why = s->max_why, .checked_min = s->checked_min,
+                                       .checked_max = s->checked_max};
   }
   return true;
 }
@@ -514,6 +515,13 @@ bool om_traced_symbol(const om_traced_model *m, int i, const char **name, int64_
   if (min) *min = s->min;
   if (max) *max = s->max;
   if (why) *why = s->max_why ? s->max_why : s->min_why;
+  return true;
+}
+
+bool om_traced_symbol_checked(const om_traced_model *m, int i, int64_t *min, int64_t *max) {
+  if (!m || i < 0 || i >= m->n_symbols) return om__fail(OM_ERR_INVALID_ARGUMENT, "traced_symbol_checked: no symbol %d", i);
+  if (min) *min = m->symbols[i].checked_min;
+  if (max) *max = m->symbols[i].checked_max;
   return true;
 }
 

@@ -347,6 +347,13 @@ static double apply_fn(int fn, double x) {
   }
 }
 
+bool om__xfloat_eval(const om_trace *tr, const om_xfloat *f, const int64_t *v, double *out) {
+  int64_t x;
+  if (!om__x_eval(tr, f->x, v, &x)) return false;
+  *out = f->a * apply_fn(f->fn, (double)x) + f->b;
+  return true;
+}
+
 static bool close_to(double a, double b) { return fabs(a - b) <= 1e-9 * fmax(1, fabs(b)); }
 
 bool om__fit_float(om_lower *l, double v0, const double *vals, om_xfloat *out) {

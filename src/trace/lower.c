@@ -255,6 +255,13 @@ static void keep_arg(om_trace *tr, int k, int x) {
   if (a) *a = (om_kept_arg){.call = tr->calls - 1, .k = k, .x = x};
 }
 
+/* Keeps float argument k of the call going on, which moves, as the graph computes it
+ * (om_kept_float; out of memory: one fewer for the range's runs to compare, as keep_arg). */
+static void keep_float(om_trace *tr, int k, om_xfloat f) {
+  om_kept_float *a = OM_VEC_PUSH_SLOT(tr->kept_f);
+  if (a) *a = (om_kept_float){.call = tr->calls - 1, .k = k, .f = f};
+}
+
 /* The given attrs of this call as expressions (fit.c), from what the other runs logged; the
  * float attrs must be the same in every run. false when refused. */
 static bool fit_args(om_lower *l) {
@@ -300,7 +307,9 @@ int om__trace_lower(const om_op_def *def, om_call *c, const om_attrs *given, int
   om_trace *tr = om__state()->trace;
   bool traced = false;
   for (int i = 0; i < c->n_in && !traced; i++) traced = om__traced(c->in[i]);
-  if (tr->phase == OM_PHASE_OTHER) return traced ? OM_CALL_PHANTOM : OM_CALL_EAGER;
+  bool large = false;
+  for (int j = 0; j < c->n_out && !def->view; j++) large |= om__trace_shape_only(&c->out_meta[j]);
+  if (tr->phase == OM_PHASE_OTHER) return traced || large ? OM_CALL_PHANTOM : OM_CALL_EAGER;
   if (tr->phase == OM_PHASE_RECORD && index >= 0 && tr->dead) return OM_CALL_EAGER; /* nothing needs it */
   om_lower l = {.tr = tr, .c = c, .given = given, .who = def->name};
   if (index == OM_CALL_SAME_VALUE) { /* matched with nothing: the value it copies was */
@@ -385,6 +394,14 @@ void om__trace_hold(int delta) {
 }
 
 om_tensor *om__trace_phantom(const om_meta *meta) { return om__phantom(om__state()->trace, meta); }
+
+bool om__trace_shape_only(const om_meta *meta) {
+  om_trace *tr = om__state()->trace;
+  if (!tr || !tr->sweeping) return false;
+  int64_t n = 1;
+  for (int d = 0; d < meta->ndim && n <= 65536; d++) n = meta->shape[d] > 65536 ? 65537 : n * meta->shape[d];
+  return n > 65536;
+}
 
 bool om__trace_shadow(void) {
   om_trace *tr = om__state()->trace;
@@ -729,6 +746,7 @@ static om_tensor *created_record(om_trace *tr, om_tensor *t, om_created kind, co
                        "needs a step that does not change and a start the graph can compute", who, a[0], a[2]);
       goto fail;
     }
+    if (x_start >= 0 && whole) keep_float(tr, 0, (om_xfloat){.x = x_start, .a = 1}); /* else the start is fixed */
     int len = l.out_ext[0][0] >= 0 ? l.out_ext[0][0] : om__x_const(tr, t->shape[0]);
     v = x_start >= 0 && len >= 0 ? lower_arange(&l, a, x_start, len, t->dtype) : -1;
   } else { /* full (and data of one element): the value, expanded to the shape */
@@ -742,6 +760,7 @@ static om_tensor *created_record(om_trace *tr, om_tensor *t, om_created kind, co
     } else if (t->dtype != OM_FLOAT32) {
       int x = fit_int(&l, (int64_t)v0, ivals, "the value");
       if (x == -2) goto unfit;
+      if (x >= 0) keep_float(tr, 0, (om_xfloat){.x = x, .a = 1});
       scalar = x < 0 ? -1 : om__lower_x_scalar(&l, x);
       if (scalar >= 0 && t->dtype == OM_BOOL) {
         om_meta b = {.dtype = OM_BOOL, .ndim = 0};
@@ -752,6 +771,7 @@ static om_tensor *created_record(om_trace *tr, om_tensor *t, om_created kind, co
       int fitted = fit_float(&l, v0, vals, &f);
       if (fitted < 0) goto fail;
       if (!fitted) goto unfit;
+      keep_float(tr, 0, f);
       scalar = float_value(&l, &f);
     }
     if (scalar >= 0 && t->ndim == 0) {

@@ -15,6 +15,7 @@
  * size below the example where the model fails or takes another path narrows the symbol's
  * range instead (sizes 1 and 2 are where models end: a conv needs its kernel, a squeeze drops
  * an axis of 1); above the example that is a refusal. */
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -376,7 +377,7 @@ bool om__run_failed(om_trace *tr, int r, const char *why) {
     if (cap[k] < 0 || s->vmax <= cap[k]) continue;
     s->vmax = cap[k];
     s->max = cap[k] * s->multiple;
-    s->max_why = why;
+    s->max_why = s->runs_max_why = why;
   }
   run->dropped = true;
   return true;
@@ -464,6 +465,10 @@ static bool failed_here(om_trace *tr, int r, int op, int64_t index, const char *
 int64_t om__run_call(om_trace *tr, int op, const om_attrs *attrs, om_tensor *const *in, int n_in, const om_runcall **rc) {
   if (tr->depth > 0 || tr->phase == OM_PHASE_MANUAL) return -1;
   int64_t index = tr->calls++;
+  if (tr->phase == OM_PHASE_OTHER && tr->stop_msg && index == tr->stop_call) { /* a threshold, refused here */
+    tr->phase = OM_PHASE_RECORD; /* so that the error ends the trace */
+    return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "%s", tr->stop_msg), -2;
+  }
   if (tr->phase == OM_PHASE_OTHER) {
     om_run *run = tr->cur;
     om_runcall *c = OM_VEC_PUSH_SLOT(run->calls);
@@ -696,24 +701,86 @@ static bool run_other(om_trace *tr, om_run *run, om_trace_fn fn, void *ctx, om_t
   return ok || om__trace_fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory");
 }
 
-/* Whether run (it returned) makes the base run's live calls, as many and of the same ops, with
- * the integer arguments the graph gives them there (om_kept_arg: a size the model computes
- * otherwise below the example, ceil(rows / 2) of a min(B-2,3), which no run saw). */
-static bool same_live_calls(const om_trace *tr, const om_run *run) {
-  const om_run *b = &tr->base;
-  if (run->n_outputs != b->n_outputs || run->live.n != b->live.n) return false;
-  for (int i = 0; i < b->live.n; i++)
-    if (run->calls.v[run->live.v[i]].op != b->calls.v[b->live.v[i]].op) return false;
-  for (int q = 0, i = 0; q < tr->kept.n; q++) { /* kept in call order, as the live calls are */
-    const om_kept_arg *a = &tr->kept.v[q];
-    while (i < b->live.n && b->live.v[i] < a->call) i++;
-    if (i == b->live.n || b->live.v[i] != a->call) continue; /* a created tensor's call, say */
-    om_attrs at;
-    int64_t want;
-    om__runcall_attrs(run, &run->calls.v[run->live.v[i]], &at);
-    if (a->k < at.n_i && om__x_eval(tr, a->x, run->v, &want) && want != at.i[a->k]) return false;
-  }
+/* Whether logged origins a (of run ra) and b (of run rb; both returned) are the same value: the
+ * same model input or outside tensor, or the same output of the same live call. */
+static bool same_logged(const om_run *ra, const int64_t *a, const om_run *rb, const int64_t *b) {
+  if (a[0] != b[0]) return false;
+  if (a[0] || a[1] < 0 || b[1] < 0) return a[1] == b[1];
+  return ra->calls.v[a[1] / OM_MAX_OUTPUTS].rank == rb->calls.v[b[1] / OM_MAX_OUTPUTS].rank &&
+         a[1] % OM_MAX_OUTPUTS == b[1] % OM_MAX_OUTPUTS;
+}
+
+/* Argument k (float: of the float ones) of the base run's call c as the graph gives it at the
+ * variables v: its kept expression there, else the base run's value (want, or fwant). false
+ * when an expression overflows there. */
+static bool graph_arg(const om_trace *tr, int64_t c, int k, const int64_t *v, const om_attrs *base, int64_t *want) {
+  *want = base->i[k];
+  for (int q = 0; q < tr->kept.n; q++)
+    if (tr->kept.v[q].call == c && tr->kept.v[q].k == k) return om__x_eval(tr, tr->kept.v[q].x, v, want);
   return true;
+}
+static bool graph_float(const om_trace *tr, int64_t c, int k, const int64_t *v, const om_attrs *base, double *want) {
+  *want = base->f[k];
+  for (int q = 0; q < tr->kept_f.n; q++)
+    if (tr->kept_f.v[q].call == c && tr->kept_f.v[q].k == k) return om__xfloat_eval(tr, &tr->kept_f.v[q].f, v, want);
+  return true;
+}
+
+/* What run (it returned) does otherwise than the trace: a live call of another op, or on other
+ * values, or with integer or float arguments other than the graph gives it at the run's sizes
+ * (om_kept_arg, om_kept_float: a size the model computes otherwise below the example, ceil(rows
+ * / 2) of a min(B-2,3), which no run saw; a branch on a size far above the example), more or
+ * fewer live calls, other outputs. NULL when it does what the trace does; else what it does
+ * (into buf: "calls relu here (call 4), where the trace calls gelu") and, in *call, the run's
+ * call that differs (-1: none). */
+static const char *differs(om_trace *tr, const om_run *run, char *buf, size_t cap, int64_t *call) {
+  const om_run *b = &tr->base;
+  *call = -1;
+  if (run->n_outputs != b->n_outputs)
+    return snprintf(buf, cap, "returns %d outputs, the trace %d", run->n_outputs, b->n_outputs), buf;
+  for (int i = 0; i < b->live.n && i < run->live.n; i++) {
+    int64_t cb = b->live.v[i], cr = run->live.v[i];
+    const om_runcall *pb = &b->calls.v[cb], *pr = &run->calls.v[cr];
+    const char *name = kind_name(pr->op);
+    *call = cr;
+    if (pr->op != pb->op)
+      return snprintf(buf, cap, "calls %s here (call %lld), where the trace calls %s", name, (long long)cr + 1,
+                      kind_name(pb->op)), buf;
+    const int64_t *ib = b->pool.v + pb->in, *ir = run->pool.v + pr->in;
+    for (int j = 0; j < ib[0] || j < ir[0]; j++)
+      if (j >= ib[0] || j >= ir[0] || !same_logged(b, ib + 1 + 2 * j, run, ir + 1 + 2 * j))
+        return snprintf(buf, cap, "reads other values here (call %lld, input %d)", (long long)cr + 1, j), buf;
+    om_attrs ab, ar;
+    om__runcall_attrs(b, pb, &ab);
+    om__runcall_attrs(run, pr, &ar);
+    if (ab.n_i != ar.n_i || ab.n_f != ar.n_f)
+      return snprintf(buf, cap, "passes other arguments here (call %lld)", (long long)cr + 1), buf;
+    for (int k = 0; k < ab.n_i; k++) {
+      int64_t want;
+      bool known = graph_arg(tr, cb, k, run->v, &ab, &want);
+      if (!known || ar.i[k] != want)
+        return snprintf(buf, cap, "passes %lld as argument %d here (call %lld), where the graph computes %lld",
+                        (long long)ar.i[k], k, (long long)cr + 1, (long long)want), buf;
+    }
+    for (int k = 0; k < ab.n_f; k++) {
+      double want;
+      if (pr->op == OM_RUN_CREATED(OM_CREATED_ARANGE) && k == 1) continue; /* its end: the length, an int argument */
+      bool known = graph_float(tr, cb, k, run->v, &ab, &want);
+      bool same = !memcmp(&ar.f[k], &want, sizeof want) || fabs(ar.f[k] - want) <= 1e-6 * fmax(1, fabs(want)); /* -inf, NaN */
+      if (!known || !same)
+        return snprintf(buf, cap, "passes %g as float argument %d here (call %lld), where the graph computes %g",
+                        ar.f[k], k, (long long)cr + 1, want), buf;
+    }
+  }
+  if (run->live.n != b->live.n) {
+    *call = run->live.n > b->live.n ? run->live.v[b->live.n] : -1;
+    return snprintf(buf, cap, "makes %d calls its outputs need, where the trace makes %d", run->live.n, b->live.n), buf;
+  }
+  *call = -1;
+  for (int j = 0; j < b->n_outputs; j++)
+    if (!same_logged(b, b->pool.v + b->out + 1 + 2 * j, run, run->pool.v + run->out + 1 + 2 * j))
+      return snprintf(buf, cap, "returns another value as output %d", j), buf;
+  return NULL;
 }
 
 /* A minimum the runs raised is where the runs below failed, not a size seen to work: the model
@@ -738,7 +805,9 @@ static bool check_minimums(om_trace *tr, const om_symbol *declared, om_trace_fn 
       run.v[k] = s->vmin;
       st->rng_seed = seed, st->rng_offset = offset;
       ok = run_other(tr, &run, fn, ctx, scratch, max_outputs);
-      bool same = ok && run.n_outputs >= 0 && om__run_by_liveness(tr, &run) && same_live_calls(tr, &run);
+      char what[320];
+      int64_t at;
+      bool same = ok && run.n_outputs >= 0 && om__run_by_liveness(tr, &run) && !differs(tr, &run, what, sizeof what, &at);
       if (ok && !same) {
         char sizes[160];
         om__run_sizes(tr, run.v, ~(uint64_t)0, sizes, sizeof sizes);
@@ -756,6 +825,273 @@ static bool check_minimums(om_trace *tr, const om_symbol *declared, om_trace_fn 
   }
   free(scratch);
   st->rng_seed = seed, st->rng_offset = offset;
+  return ok;
+}
+
+/* ---- the declared range (docs/symbolic-axes.md, "The whole range") ---- */
+
+#define OM_BOUND 32768 /* a symbol declared without a maximum is checked up to this size (or 4 times its example) */
+
+/* The largest variable of symbol s the range's runs go to: its maximum (up to 2^30, so that the
+ * lines below compute in int64), else OM_BOUND. */
+static int64_t far_variable(const om_symbol *s, int64_t v0) {
+  int64_t bound = (s->max == INT64_MAX ? OM_BOUND : (int64_t)1 << 30) / s->multiple;
+  if (bound < 4 * v0) bound = 4 * v0;
+  return s->vmax < bound ? s->vmax : bound;
+}
+
+/* Point p of the len steps from variables a to b: each symbol moves by at most one a step, so
+ * two points a step apart where the model does two things are a threshold exactly. */
+static void on_line(const om_trace *tr, const int64_t *a, const int64_t *b, int64_t len, int64_t p, int64_t *v) {
+  for (int k = 0; k < tr->symbols.n; k++) v[k] = a[k] + (b[k] - a[k]) * p / len;
+}
+
+enum { RANGE_SAME, RANGE_FAILS, RANGE_DIFFERS, RANGE_ENDED };
+
+/* What the range's runs share: the model, room for its outputs, the random generator's state
+ * the runs start at. */
+typedef struct range_ctx {
+  om_trace *tr;
+  const om_symbol *declared; /* the symbols as declared */
+  om_trace_fn fn;
+  void *ctx;
+  om_tensor **scratch;
+  int max_outputs;
+  uint64_t seed, offset;
+} range_ctx;
+
+/* Runs the model at the variables v, shape only (its large constants too): RANGE_SAME when it
+ * does what the trace does, RANGE_FAILS when it fails (why: the error, call: the run's call that
+ * failed, -1 when none did), RANGE_DIFFERS (why: what it does, call: where: differs()),
+ * RANGE_ENDED when the trace ended (a call stopped it: tr->stop_call); name: the call's. */
+static int range_run(range_ctx *rc, const int64_t *v, char *why, size_t cap, int64_t *call, const char **name) {
+  om_trace *tr = rc->tr;
+  om_thread_state *st = om__state();
+  om_run run = {.n_outputs = -1};
+  memcpy(run.v, v, sizeof(int64_t) * (size_t)tr->symbols.n);
+  st->rng_seed = rc->seed, st->rng_offset = rc->offset;
+  tr->sweeping = true;
+  if (!run_other(tr, &run, rc->fn, rc->ctx, rc->scratch, rc->max_outputs)) {
+    free(run.calls.v), free(run.pool.v), free(run.live.v);
+    return RANGE_ENDED;
+  }
+  tr->sweeping = false;
+  int verdict = RANGE_SAME;
+  *call = -1;
+  *name = "trace_run";
+  if (run.n_outputs < 0) {
+    verdict = RANGE_FAILS;
+    for (int64_t c = 0; c < run.calls.n && *call < 0; c++)
+      if (run.calls.v[c].error) *call = c;
+    if (*call >= 0) snprintf(why, cap, "fails at %s (call %lld): %.250s", kind_name(run.calls.v[*call].op), (long long)*call + 1, run.error);
+    else snprintf(why, cap, "fails: %.250s", run.error);
+  } else if (differs(tr, &run, why, cap, call)) {
+    verdict = RANGE_DIFFERS;
+  }
+  if (*call >= 0) *name = kind_name(run.calls.v[*call].op);
+  free(run.calls.v), free(run.pool.v), free(run.live.v);
+  return verdict;
+}
+
+/* The declaration that keeps the symbols of mask to the sizes where the model does what the
+ * trace does: up to the variables good (up), or from them: "om.Dim('seq', { min: 1, max: 32 })". */
+static const char *declaration(const om_trace *tr, uint64_t mask, const int64_t *good, bool up, char *buf, size_t cap) {
+  size_t n = 0;
+  buf[0] = '\0';
+  for (int k = 0; k < tr->symbols.n && n < cap; k++) {
+    if (!(mask >> k & 1)) continue;
+    const om_symbol *s = &tr->symbols.v[k];
+    n += (size_t)snprintf(buf + n, cap - n, "%som.Dim('%s', { ", n ? ", " : "", s->name);
+    if (s->multiple > 1 && n < cap) n += (size_t)snprintf(buf + n, cap - n, "multipleOf: %lld, ", (long long)s->multiple);
+    long long lo = up ? s->min : good[k] * s->multiple, hi = up ? good[k] * s->multiple : s->max;
+    if (n < cap) n += (size_t)snprintf(buf + n, cap - n, "min: %lld", lo);
+    if (n < cap && s->max != INT64_MAX) n += (size_t)snprintf(buf + n, cap - n, ", max: %lld", hi);
+    else if (n < cap && up) n += (size_t)snprintf(buf + n, cap - n, ", max: %lld", hi);
+    if (n < cap) n += (size_t)snprintf(buf + n, cap - n, " })");
+  }
+  return buf;
+}
+
+/* The model does at the variables bad (a step from good) what the trace does not (why, at the
+ * run's call): the trace ends with SymbolicShape naming the threshold and the declaration that
+ * keeps the symbols of mask to the sizes where it holds. The model runs at bad once more and
+ * the call ends the trace there, so that the error is raised at the model's own call (in JS it
+ * names its source line). Returns false. */
+static bool refuse_threshold(range_ctx *rc, uint64_t mask, const int64_t *good, const int64_t *bad, bool up, const char *why,
+                             int64_t call, const char *name) {
+  om_trace *tr = rc->tr;
+  char at_bad[160], at_good[160], decl[400];
+  om__run_sizes(tr, bad, mask, at_bad, sizeof at_bad);
+  om__run_sizes(tr, good, mask, at_good, sizeof at_good);
+  declaration(tr, mask, good, up, decl, sizeof decl);
+  const char *msg = om__arena_printf(&tr->g.arena, "%s: the model changes at a size threshold: at %s it %s; at %s it does "
+                                     "what the trace does, so the graph would be wrong %s %s. It holds %s there: declare %s "
+                                     "(om_trace_dim in C)", name, at_bad, why, at_good, up ? "from" : "at", at_bad,
+                                     up ? "up to" : "from", decl);
+  if (!msg) return om__trace_fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory");
+  if (call >= 0) {
+    tr->stop_call = call, tr->stop_msg = msg;
+    int64_t again;
+    char ignored[320];
+    const char *same;
+    if (range_run(rc, bad, ignored, sizeof ignored, &again, &same) == RANGE_ENDED) return false;
+    tr->stop_msg = NULL;
+  }
+  return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "%s", msg);
+}
+
+/* Where the model at the variables bad, a step from good (up: from the example), does another
+ * thing than the trace (verdict, why, at the run's call, name): where it fails (eager has no
+ * answer), the range of each symbol of mask ends at good; where it does what the trace does
+ * not, SymbolicShape (refuse_threshold). false when the trace ended. */
+static bool settle(range_ctx *rc, uint64_t mask, const int64_t *good, const int64_t *bad, bool up, int verdict,
+                   const char *why, int64_t call, const char *name) {
+  om_trace *tr = rc->tr;
+  if (verdict == RANGE_DIFFERS) return refuse_threshold(rc, mask, good, bad, up, why, call, name);
+  char sizes[160];
+  om__run_sizes(tr, bad, ~(uint64_t)0, sizes, sizeof sizes);
+  const char *because = om__arena_printf(&tr->g.arena, "trace_run: at %s the model %s", sizes, why);
+  for (int k = 0; k < tr->symbols.n; k++) {
+    om_symbol *s = &tr->symbols.v[k];
+    if (!(mask >> k & 1)) continue;
+    if (up && good[k] < s->vmax) s->vmax = good[k], s->max = s->vmax * s->multiple, s->max_why = because;
+    if (!up && good[k] > s->vmin) s->vmin = good[k], s->min = s->vmin * s->multiple, s->min_why = because;
+  }
+  return true;
+}
+
+/* A threshold found where every symbol moves, left to the line of the one symbol that makes it
+ * (exact there): acted on when that line does not find it. */
+typedef struct range_pending {
+  uint64_t mask;
+  int64_t good[64], bad[64], call;
+  int verdict;
+  char why[320];
+  const char *name;
+} range_pending;
+
+/* Checks the trace over the symbols' whole ranges, shape only: all symbols at once, then each
+ * alone, from the example up to the far end of its range (far_variable) and down to its minimum,
+ * at points spread geometrically along the line (1, 3, 7, 15, ... steps), and, where the model
+ * does another thing, bisected to the step where it begins (settle). Where all move, the
+ * symbols that make the difference are those whose return to the example undoes it (a product
+ * B * T > 1000: both); one symbol alone is left to its own line. Records what was checked
+ * (checked_min, checked_max). false when the trace ended. */
+static bool check_range(range_ctx *rc) {
+  om_trace *tr = rc->tr;
+  int n = tr->symbols.n;
+  int64_t v0[64], to[64], good_v[64], bad_v[64], v[64];
+  range_pending pending;
+  om__run_example(tr, v0);
+  for (int up = 1; up >= 0; up--) {
+    pending.mask = 0;
+    for (int i = n < 2; i <= n; i++) {
+      int line = i ? i - 1 : n; /* n: all at once */
+      uint64_t mask = line < n ? (uint64_t)1 << line : ~(uint64_t)0 >> (64 - n);
+      int64_t len = 0;
+      memcpy(to, v0, sizeof(int64_t) * (size_t)n);
+      for (int k = 0; k < n; k++) {
+        if (!(mask >> k & 1)) continue;
+        /* a maximum the runs narrowed (the largest size a run returned at, below one that
+         * failed) goes on to the declared one: the exact end */
+        const om_symbol *s = &tr->symbols.v[k], *far = line < n && s->max_why && s->max_why == s->runs_max_why ? &rc->declared[k] : s;
+        to[k] = up ? far_variable(far, v0[k]) : s->vmin;
+        int64_t d = to[k] > v0[k] ? to[k] - v0[k] : v0[k] - to[k];
+        if (d > len) len = d;
+      }
+      int64_t good = 0, bad = -1, call = -1, c;
+      char why[320], w[320];
+      const char *name = NULL, *nm;
+      int verdict = RANGE_SAME;
+      for (int64_t step = 1; len && bad < 0; step = 2 * step + 1) {
+        int64_t p = step < len ? step : len;
+        on_line(tr, v0, to, len, p, v);
+        verdict = range_run(rc, v, why, sizeof why, &call, &name);
+        if (verdict == RANGE_ENDED) return false;
+        if (verdict == RANGE_SAME) good = p;
+        else bad = p;
+        if (p == len) break;
+      }
+      while (bad >= 0 && bad - good > 1) { /* bisected to the exact step */
+        int64_t mid = good + (bad - good) / 2;
+        on_line(tr, v0, to, len, mid, v);
+        int r = range_run(rc, v, w, sizeof w, &c, &nm);
+        if (r == RANGE_ENDED) return false;
+        if (r == RANGE_SAME) {
+          good = mid;
+        } else {
+          bad = mid, verdict = r, call = c, name = nm;
+          memcpy(why, w, sizeof why);
+        }
+      }
+      if (len) on_line(tr, v0, to, len, bad >= 0 ? good : len, good_v);
+      for (int k = 0; line < n && len && k < n; k++) /* one symbol alone: checked to here */
+        if (mask >> k & 1) *(up ? &tr->symbols.v[k].checked_max : &tr->symbols.v[k].checked_min) = good_v[k] * tr->symbols.v[k].multiple;
+      if (bad < 0) continue;
+      on_line(tr, v0, to, len, bad, bad_v);
+      if (pending.mask == mask) pending.mask = 0; /* its own line found it */
+      if (line < n && up && bad_v[line] > tr->symbols.v[line].vmax) { /* past a maximum the runs narrowed */
+        om_symbol *s = &tr->symbols.v[line];
+        char sizes[160];
+        om__run_sizes(tr, bad_v, ~(uint64_t)0, sizes, sizeof sizes);
+        if (verdict == RANGE_FAILS && good_v[line] > s->vmax) /* where the model fails: the exact end */
+          s->vmax = good_v[line], s->max = s->vmax * s->multiple,
+          s->max_why = om__arena_printf(&tr->g.arena, "trace_run: at %s the model %s", sizes, why);
+        continue;
+      }
+      uint64_t matter = 0; /* the symbols whose return to the example undoes it */
+      for (int k = 0; line == n && k < n; k++) {
+        memcpy(v, bad_v, sizeof(int64_t) * (size_t)n);
+        v[k] = v0[k];
+        int r = range_run(rc, v, w, sizeof w, &c, &nm);
+        if (r == RANGE_ENDED) return false;
+        if (r == RANGE_SAME) matter |= (uint64_t)1 << k;
+      }
+      if (line == n && __builtin_popcountll(matter) == 1) { /* one symbol's: its own line finds it exactly */
+        pending = (range_pending){.mask = matter, .call = call, .verdict = verdict, .name = name};
+        memcpy(pending.good, good_v, sizeof pending.good);
+        memcpy(pending.bad, bad_v, sizeof pending.bad);
+        memcpy(pending.why, why, sizeof pending.why);
+        continue;
+      }
+      if (!settle(rc, matter ? matter : mask, good_v, bad_v, up, verdict, why, call, name)) return false;
+    }
+    if (pending.mask && !settle(rc, pending.mask, pending.good, pending.bad, up, pending.verdict, pending.why, pending.call,
+                                pending.name))
+      return false;
+  }
+  return true;
+}
+
+/* The symbols' checked ranges: the sizes the runs that returned took, then check_range over the
+ * whole range when the base run returned (its calls are what the runs compare with). The random
+ * generator goes on from where the record run left it. false when the trace ended. */
+static bool check_whole_range(om_trace *tr, const om_symbol *declared, om_trace_fn fn, void *ctx, int max_outputs,
+                              uint64_t seed, uint64_t offset) {
+  for (int k = 0; k < tr->symbols.n; k++) {
+    om_symbol *s = &tr->symbols.v[k];
+    s->checked_min = s->checked_max = s->size;
+    for (int r = 0; r < tr->runs.n; r++) {
+      const om_run *run = &tr->runs.v[r];
+      if (run->n_outputs < 0 || run->dropped || !inside(tr, run)) continue;
+      if (run->v[k] * s->multiple < s->checked_min) s->checked_min = run->v[k] * s->multiple;
+      if (run->v[k] * s->multiple > s->checked_max) s->checked_max = run->v[k] * s->multiple;
+    }
+  }
+  if (tr->base.n_outputs < 0) return true;
+  om_thread_state *st = om__state();
+  uint64_t after = st->rng_seed, after_offset = st->rng_offset;
+  range_ctx rc = {.tr = tr, .declared = declared, .fn = fn, .ctx = ctx, .max_outputs = max_outputs, .seed = seed, .offset = offset};
+  if (!(rc.scratch = calloc((size_t)max_outputs, sizeof *rc.scratch)))
+    return om__trace_fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory");
+  bool ok = check_range(&rc);
+  free(rc.scratch);
+  st->rng_seed = after, st->rng_offset = after_offset;
+  for (int k = 0; ok && k < tr->symbols.n; k++) { /* a range that ended inside what was checked */
+    om_symbol *s = &tr->symbols.v[k];
+    if (s->checked_max > s->max) s->checked_max = s->max;
+    if (s->checked_min < s->min) s->checked_min = s->min;
+  }
   return ok;
 }
 
@@ -803,6 +1139,7 @@ int om_trace_run(om_trace_fn fn, void *ctx, om_tensor **outputs, int max_outputs
     tr->phase = OM_PHASE_RECORD;
     tr->calls = 0;
     tr->kept.n = 0;
+    tr->kept_f.n = 0;
     tr->serial++;
     tr->n_probes = 0;
     if (!om__probe_init(tr)) return free(ranges), -1;
@@ -872,6 +1209,10 @@ int om_trace_run(om_trace_fn fn, void *ctx, om_tensor **outputs, int max_outputs
     return free(ranges), -1;
   }
   if (tr->base.n_outputs >= 0 && !check_minimums(tr, ranges, fn, ctx, max_outputs)) { /* after check_ends: it reads this run's tensors */
+    om__release_all(outputs, n);
+    return free(ranges), -1;
+  }
+  if (!check_whole_range(tr, ranges, fn, ctx, max_outputs, seed, offset)) {
     om__release_all(outputs, n);
     return free(ranges), -1;
   }

@@ -61,6 +61,18 @@ typedef struct om_kept_arg {
   int k, x;
 } om_kept_arg;
 
+/* A float argument k of the record run's call that moves with the sizes, as the graph computes
+ * it (a full's value 1 / sqrt(T); an arange's start, form x). */
+typedef struct om_xfloat {
+  int x, fn; /* a * fn(x) + b, fn 0: x, 1: 1 / x, 2: sqrt(x), 3: 1 / sqrt(x) */
+  double a, b;
+} om_xfloat;
+typedef struct om_kept_float {
+  int64_t call;
+  int k;
+  om_xfloat f;
+} om_kept_float;
+
 /* ---- symbols ---- */
 
 /* A declared symbolic axis: s = multiple * v, v its free variable, min <= s <= max. */
@@ -70,6 +82,8 @@ typedef struct om_symbol {
   int64_t multiple, min, max; /* declared (om_trace_dim), min and max narrowed by what the model needs */
   int64_t vmin, vmax;         /* the variable's range */
   const char *min_why, *max_why; /* the call that narrowed the range, NULL when declared */
+  int64_t checked_min, checked_max; /* the sizes the runs checked the trace over (runs.c, check_range) */
+  const char *runs_max_why;  /* max_why when om__run_failed set it: the largest size a run returned at, not the end */
   int var_factor;    /* its factor in om_trace.fs, -1 until used */
   /* Its run-time size as an int64 [1] value: Shape(graph input, start=axis, end=axis+1), made
    * once for the whole graph; node is -1 until then (and the pair is checked against the
@@ -179,6 +193,11 @@ struct om_trace {
   bool *probe_small;         /* below the example: a failure there narrows a symbol's minimum */
   OM_VEC(int64_t) same;      /* pairs of expressions proven equal everywhere (a << 32 | b), for om__x_same */
   OM_VEC(om_kept_arg) kept;  /* the record run's integer arguments as the graph has them */
+  OM_VEC(om_kept_float) kept_f; /* and its float arguments that move */
+  /* the runs over the declared range (runs.c, check_range) */
+  bool sweeping;             /* a run of them goes on: large constants are phantoms too */
+  int64_t stop_call;         /* in the run going on, the call that ends the trace with stop_msg (a */
+  const char *stop_msg;      /* threshold, refused at the model's own call: it has its source line) */
 };
 
 /* One op call being lowered. */
@@ -323,13 +342,10 @@ bool om__trace_sync_all(om_tensor *const *ts, int n);
 int om__fit_int(om_lower *l, int64_t a0, const int64_t *vals, bool *floored, int64_t (*at)[64], int *n_at);
 /** Describes the values of an integer across the runs for a refusal: "7 here, 8 at seq=8, ...". */
 const char *om__fit_seen(om_lower *l, int64_t a0, const int64_t *vals, char *buf, size_t cap);
-/* A float scalar computed from a size: a * fn(x) + b, fn 0: x, 1: 1 / x, 2: sqrt(x), 3: 1 / sqrt(x). */
-typedef struct om_xfloat {
-  int x, fn;
-  double a, b;
-} om_xfloat;
 /** The form of a float scalar (v0 here, vals[r] in run r) into out; false when none fits. */
 bool om__fit_float(om_lower *l, double v0, const double *vals, om_xfloat *out);
+/** f at the variables v (per symbol) into *out; false on overflow. */
+bool om__xfloat_eval(const om_trace *tr, const om_xfloat *f, const int64_t *v, double *out);
 
 /* ---- the outputs' extents (probe.c) ---- */
 /** Makes the probe's assignments (at the start of the record run). false on OutOfMemory. */

@@ -514,8 +514,9 @@ static int padded_last_piece(om_tensor *const *in, om_tensor **out) { /* a UNet'
 }
 
 static int half_of_rest(om_tensor *const *in, om_tensor **out) { /* ends below 4 rows; ceil(rows / 2) of min(B - 2, 3) */
-  om_tensor *x = in[0], *p[64];
-  int k = om_split(x, 3, 0, p, 64);
+  om_tensor *x = in[0], *p[64], *head = om_slice(x, 0, 0, 6, 1); /* split whole, x has more pieces than p holds from 193 rows */
+  int k = om_split(head, 3, 0, p, 64);
+  om_tensor_release(head);
   for (int i = 0; i < k; i++) om_tensor_release(p[i]);
   if (k < 2) return om_set_error(OM_ERR_INVALID_ARGUMENT, "no second piece"), -1;
   om_tensor *rest = om_slice(x, 0, 2, 5, 1);
@@ -585,8 +586,8 @@ TEST(runs_at_other_sizes) {
   table = om_randn((int64_t[]){12, 4}, 2, 5, true);
   CHECK(om_trace_begin());
   m = om_test_trace(positions_by_index, ex, BS, 1);
-  CHECK(m && om_traced_symbol(m, 1, &name, &mult, &min, &max, &why) && max >= 7 && max <= 12 && why &&
-        strstr(why, "embedding (call 2): at batch=") && strstr(why, "is out of range for a weight of 12 rows"));
+  CHECK(m && om_traced_symbol(m, 1, &name, &mult, &min, &max, &why) && max == 12 && why &&
+        strstr(why, "at batch=3, seq=13 the model fails at embedding (call 2): embedding: index 12 is out of range for a weight of 12 rows"));
   om_traced_release(m);
   /* the run at a batch of 1 fails (one piece), and so do 2 and 3 where the minimum is checked;
    * at 4 the model works but computes ceil(2 / 2) = 1 where the graph has 2 (the runs above the
@@ -640,6 +641,54 @@ TEST(runs_at_other_sizes) {
   om__release_all(t, 4);
 }
 
+/* Sizes past the old runs: relu above a threshold on seq, neg up to it; a slice that keeps one
+ * more row from a product of the sizes up. */
+static int64_t threshold = 32;
+static int branch_on_seq(om_tensor *const *in, om_tensor **out) {
+  return (out[0] = om_tensor_shape(in[0])[1] > threshold ? om_relu(in[0]) : om_neg(in[0])) ? 1 : -1;
+}
+static int rows_by_product(om_tensor *const *in, om_tensor **out) {
+  const int64_t *s = om_tensor_shape(in[0]);
+  return (out[0] = om_slice(in[0], 2, 0, s[0] * s[1] >= 600 ? 2 : 1, 1)) ? 1 : -1;
+}
+
+/* The runs check each symbol over its whole range (to 32768 without a max), bisected to the
+ * exact size where the model does another thing: SymbolicShape with the threshold, the call and
+ * the declaration; declared within it, the trace holds and says what it checked. */
+TEST(the_declared_range) {
+  om_tensor *ex = ex_bs();
+  int64_t lo, hi;
+  for (int k = 0; k < 3; k++) {
+    char want[400];
+    threshold = (int64_t[]){32, 99, 1000}[k];
+    snprintf(want, sizeof want, "relu: the model changes at a size threshold: at seq=%lld it calls relu here (call 1), where "
+             "the trace calls neg; at seq=%lld it does what the trace does, so the graph would be wrong from seq=%lld. It "
+             "holds up to there: declare om.Dim('seq', { min: 1, max: %lld }) (om_trace_dim in C)", (long long)threshold + 1,
+             (long long)threshold, (long long)threshold + 1, (long long)threshold);
+    CHECK(om_trace_begin());
+    CHECK_ERROR(om_test_trace(branch_on_seq, ex, BS, 1) != NULL, OM_ERR_TRACE_SYMBOLIC_SHAPE, want);
+    CHECK(om_trace_begin() && om_trace_dim("seq", 1, 1, threshold));
+    om_traced_model *m = om_test_trace(branch_on_seq, ex, BS, 1);
+    CHECK(m && om_test_count_op(m, "Neg") == 1);
+    CHECK(m && om_traced_symbol_checked(m, 0, &lo, &hi) && lo == 1 && hi == threshold); /* seq, declared first */
+    CHECK(m && om_traced_symbol_checked(m, 1, &lo, &hi) && lo == 1 && hi == 32768);
+    CHECK_ERROR(om_traced_symbol_checked(m, 2, &lo, &hi), OM_ERR_INVALID_ARGUMENT, "traced_symbol_checked: no symbol 2");
+    om_traced_release(m);
+  }
+  /* a product of the two: both are named, one step apart on the line where both move */
+  CHECK(om_trace_begin());
+  CHECK(om_test_trace(rows_by_product, ex, BS, 1) == NULL && om_last_error() == OM_ERR_TRACE_SYMBOLIC_SHAPE);
+  long long b1, s1, b0, s0, mb, ms;
+  const char *msg = om_last_error_message();
+  CHECK(sscanf(msg, "slice: the model changes at a size threshold: at batch=%lld, seq=%lld it passes 2 as argument 2 here "
+               "(call 1), where the graph computes 1; at batch=%lld, seq=%lld", &b1, &s1, &b0, &s0) == 4);
+  CHECK(b1 * s1 >= 600 && b0 * s0 < 600 && b1 - b0 <= 1 && s1 - s0 <= 1);
+  const char *decl = strstr(msg, "declare ");
+  CHECK(decl && sscanf(decl, "declare om.Dim('batch', { min: 1, max: %lld }), om.Dim('seq', { min: 1, max: %lld })", &mb, &ms) == 2 &&
+        mb == b0 && ms == s0);
+  om_tensor_release(ex);
+}
+
 static int empty_on_the_way(om_tensor *const *in, om_tensor **out) {
   om_tensor *x = in[0];
   om_tensor *i = om_argmax(x, 1, true), *g = i ? om_gather(x, 1, i) : NULL, *e = g ? om_slice(g, 1, -1, 0, 1) : NULL;
@@ -668,5 +717,6 @@ int main(void) {
   RUN(usage);
   RUN(runs_at_other_sizes);
   RUN(empty_tensors);
+  RUN(the_declared_range);
   TEST_MAIN_END();
 }

@@ -447,3 +447,89 @@ describe('symbolic axes', () => {
     keep(tm, { a: x, b: y }, two.forward(x, y), undefined, two);
   }));
 });
+
+// The runs check each symbol over its whole declared range (shape only, to 32768 when it has no
+// maximum), bisected to the exact size where the model does another thing (docs/symbolic-axes.md,
+// "The whole range").
+describe('the declared range', () => {
+  const x = () => om.randn([2, 8, 4], { seed: 61 });
+  const thresholds = [
+    // a branch just above the old runs' sizes, one at 100 (an argument changes) and one far above them
+    [(t) => (t.shape[1] > 32 ? t.relu() : t.neg()), 32, /^relu: the model changes at a size threshold: at seq=33 it calls relu here \(call \d+\), where the trace calls neg; at seq=32 it does what the trace does/],
+    [(t) => t.narrow(1, 0, t.shape[1] >= 100 ? 2 : 1), 99, /^slice: the model changes at a size threshold: at seq=100 it passes 2 as argument 2 here \(call \d+\), where the graph computes 1; at seq=99 it does what the trace does/],
+    [(t) => (t.shape[1] > 1000 ? t.sigmoid() : t.tanh()), 1000, /^sigmoid: the model changes at a size threshold: at seq=1001 it calls sigmoid here \(call \d+\), where the trace calls tanh; at seq=1000 it does/],
+  ];
+
+  test('a branch on a size above the example is refused at the threshold, with the call, its source line and the declaration', () => {
+    for (const [f, last, re] of thresholds) {
+      const ex = x();
+      assert.throws(() => om.trace(fn(f), { x: [ex, ['batch', 'seq', null]] }), (e) => {
+        assert.ok(e instanceof om.TraceError && e.kind === 'SymbolicShape', String(e));
+        assert.match(e.message, re);
+        assert.ok(e.message.includes(`so the graph would be wrong from seq=${last + 1}. It holds up to there: declare om.Dim('seq', { min: 1, max: ${last} }) (om_trace_dim in C)`), e.message);
+        assert.match(e.message, /\(at file:\/\/.*symbolic\.test\.mjs:\d+:\d+\)$/); // the model's own line
+        return true;
+      });
+      ex.dispose();
+    }
+  });
+
+  test('declared with a maximum below the threshold, the trace holds and is right up to it in onnxruntime-web and the Session', () => withTraced((keep) => {
+    for (const [f, last] of thresholds) {
+      const model = fn(f);
+      const ex = x();
+      const tm = om.trace(model, { x: [ex, ['batch', om.Dim('seq', { max: last }), null]] });
+      const checked = Object.fromEntries(tm.symbols.map((v) => [v.name, v.checked]));
+      assert.deepEqual(checked, { batch: { min: 1, max: 32768 }, seq: { min: 1, max: last } });
+      keep(tm, { x: ex }, model.forward(ex), undefined, model);
+      for (const [b, s] of [[1, last], [3, last - 1], [2, 1], [5, Math.min(17, last)]]) {
+        const y = om.randn([b, s, 4], { seed: b + s });
+        keep(tm, { x: y }, model.forward(y), `at [${b}, ${s}, 4]`);
+      }
+    }
+  }));
+
+  test('below the example: a branch there is refused with the minimum to declare', () => {
+    const ex = om.randn([2, 40, 4], { seed: 62 });
+    assert.throws(() => om.trace(fn((t) => (t.shape[1] > 20 ? t.relu() : t.neg())), { x: [ex, ['batch', 'seq', null]] }),
+      (e) => e.kind === 'SymbolicShape' && e.message.startsWith('neg: the model changes at a size threshold: at seq=20 it calls neg here') &&
+        e.message.includes("at seq=21 it does what the trace does, so the graph would be wrong at seq=20. It holds from there: declare om.Dim('seq', { min: 21 })"));
+    ex.dispose();
+  });
+
+  test('a threshold on a product of two symbols names both and their declaration', () => {
+    const ex = x();
+    assert.throws(() => om.trace(fn((t) => (t.shape[0] * t.shape[1] > 4000 ? t.relu() : t.neg())), { x: [ex, ['batch', 'seq', null]] }),
+      (e) => {
+        const m = /^relu: the model changes at a size threshold: at batch=(\d+), seq=(\d+) it calls relu here \(call \d+\), where the trace calls neg; at batch=(\d+), seq=(\d+) it does what the trace does.*declare om\.Dim\('batch', \{ min: 1, max: (\d+) \}\), om\.Dim\('seq', \{ min: 1, max: (\d+) \}\)/.exec(e.message);
+        assert.ok(m, e.message);
+        const [b1, s1, b0, s0, maxB, maxS] = m.slice(1).map(Number);
+        assert.ok(b1 * s1 > 4000 && b0 * s0 <= 4000 && b1 - b0 <= 1 && s1 - s0 <= 1, e.message);
+        assert.deepEqual([maxB, maxS], [b0, s0]);
+        return true;
+      });
+    ex.dispose();
+  });
+
+  test('a model with no threshold traces as before and reports the range it checked', () => withTraced((keep) => {
+    const model = fn((t) => t.reshape(t.shape[0] * t.shape[1], 4).relu().reshape(t.shape[0], t.shape[1], 4));
+    const ex = x();
+    const tm = om.trace(model, { x: [ex, ['batch', om.Dim('seq', { multipleOf: 2, min: 4, max: 200 }), null]] });
+    assert.deepEqual(Object.fromEntries(tm.symbols.map((v) => [v.name, v.checked])), { batch: { min: 1, max: 32768 }, seq: { min: 4, max: 200 } });
+    assert.deepEqual(ops(tm), ['Reshape', 'Relu', 'Shape', 'Concat', 'Reshape']);
+    keep(tm, { x: ex }, model.forward(ex), undefined, model);
+  }));
+
+  test('a table of positions ends the range where the lookup fails, exactly', () => {
+    const table = om.randn([50, 4], { seed: 63 });
+    const model = fn((t) => t.add(table.indexSelect(0, om.arange(0n, BigInt(t.shape[1])))));
+    const ex = x();
+    const tm = om.trace(model, { x: [ex, ['batch', 'seq', null]] });
+    assert.equal(tm.symbols[1].max, 50);
+    assert.deepEqual(tm.symbols[1].checked, { min: 1, max: 50 });
+    assert.equal(tm.symbols[1].narrowedBy, 'trace_run: at batch=2, seq=51 the model fails at index_select (call 2): index_select: index 50 is out of range for dim 0 of size 50 (valid: 0 to 49)');
+    tm.dispose();
+    ex.dispose();
+    table.dispose();
+  });
+});
