@@ -385,7 +385,7 @@ static void narrow(probe *p, int k, int64_t pass, int64_t fail, bool up, const i
 
 /* Checks that the chosen extents are those the other runs logged: they ran the op itself. A
  * run outside the symbols' ranges (narrowed) is not checked; one below the example that
- * disagrees narrows them instead (om__run_drop). */
+ * disagrees narrows them instead (om__run_drop; refused at the end where the model works there). */
 static bool check_runs(probe *p) {
   om_lower *l = p->l;
   om_trace *tr = l->tr;
@@ -504,17 +504,26 @@ bool om__probe_extents(om_lower *l) {
     /* where it fails, or where the axis's first candidate does: a probe that moves one symbol
      * first, which says which symbol's range to narrow */
     for (int one = 1; one >= 0 && bad < 0; one--)
-      for (int q = 0; q < nb && bad < 0; q++) {
-        int moved = 0;
-        for (int k = 0; k < tr->symbols.n; k++) moved += list[big[q]][k] != v0[k];
-        if ((moved == 1) != one) continue;
-        if (!s[big[q]].ok || (!chosen && !fits(tr, l->cand[bad_j][bad_d][0], bad_j, bad_d, list, s, &big[q], 1))) bad = big[q];
+      for (int q = 0, far = 0; q < nb; q++) { /* the nearest to the example: the size the message names */
+        int moved = 0, dist = 0;
+        for (int k = 0; k < tr->symbols.n; k++) {
+          int64_t dk = list[big[q]][k] - v0[k];
+          moved += dk != 0;
+          if ((dk < 0 ? -dk : dk) > dist) dist = (int)(dk < 0 ? -dk : dk < INT32_MAX ? dk : INT32_MAX);
+        }
+        if ((moved == 1) != one || (bad >= 0 && dist >= far)) continue;
+        if (!s[big[q]].ok || (!chosen && !fits(tr, l->cand[bad_j][bad_d][0], bad_j, bad_d, list, s, &big[q], 1))) bad = big[q], far = dist;
       }
     if (chosen && bad < 0) {
       /* 2. below the example: a size that fails raises the symbol's minimum */
       int low = -1;
       for (int k = 0; k < n && low < 0; k++)
         if (is_small[k] && !works(l, list, s, k, choice)) low = k;
+      if (low >= 0 && s[low].ok) { /* the call works there, with another size than the graph's */
+        char sizes[160];
+        om__run_answers(tr, om__arena_printf(&tr->g.arena, "%s (call %lld): at %s its output has another size than the graph's",
+                                             l->who, (long long)tr->calls, om__run_sizes(tr, list[low], p.used, sizes, sizeof sizes)));
+      }
       if (low >= 0) {
         int k = 0, moved = 0;
         while (list[low][k] == v0[k]) k++;
