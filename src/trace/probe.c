@@ -82,6 +82,7 @@ bool om__probe_init(om_trace *tr) {
 
 typedef struct shapes {
   bool ok;
+  bool other_rank; /* infer works, and gives an output of another rank (x.squeeze() at a batch of 1) */
   int64_t shape[OM_MAX_OUTPUTS][OM_MAX_DIMS];
 } shapes;
 
@@ -101,7 +102,7 @@ static void infer_at(probe *p, const int64_t *v, int over_i, int over_e, int64_t
   om_lower *l = p->l;
   const om_call *c = l->c;
   om_trace *tr = l->tr;
-  out->ok = false;
+  out->ok = out->other_rank = false;
   for (int i = 0; i < c->n_in; i++) {
     p->fake[i] = *c->in[i];
     for (int d = 0; d < c->in[i]->ndim; d++) {
@@ -123,7 +124,8 @@ static void infer_at(probe *p, const int64_t *v, int over_i, int over_e, int64_t
   memcpy(msg, st->err_msg, sizeof msg);
   st->err_kind = OM_ERR_OK;
   bool ok = p->def->infer(&pc);
-  for (int j = 0; ok && j < c->n_out; j++) ok = pc.out_meta[j].ndim == c->out_meta[j].ndim;
+  out->other_rank = false;
+  for (int j = 0; ok && j < c->n_out; j++) ok = !(out->other_rank = pc.out_meta[j].ndim != c->out_meta[j].ndim);
   if (!ok) snprintf(p->why, sizeof p->why, "%s", st->err_kind ? st->err_msg : "the output has another rank");
   st->err_kind = kind;
   memcpy(st->err_msg, msg, sizeof msg);
@@ -519,7 +521,7 @@ bool om__probe_extents(om_lower *l) {
       int low = -1;
       for (int k = 0; k < n && low < 0; k++)
         if (is_small[k] && !works(l, list, s, k, choice)) low = k;
-      if (low >= 0 && s[low].ok) { /* the call works there, with another size than the graph's */
+      if (low >= 0 && (s[low].ok || s[low].other_rank)) { /* the call works there, with another size than the graph's */
         char sizes[160];
         om__run_answers(tr, om__arena_printf(&tr->g.arena, "%s (call %lld): at %s its output has another size than the graph's",
                                              l->who, (long long)tr->calls, om__run_sizes(tr, list[low], p.used, sizes, sizeof sizes)));
