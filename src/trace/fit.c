@@ -271,6 +271,29 @@ static int periodic_fit(om_lower *l, const pool *p, const int64_t *a, int n, boo
   return ambiguous >= 0 ? -3 : -2;
 }
 
+/* min(E + b, k) (max: max(E + b, k)) of an entry of the pool: a split's last piece at the example
+ * and a whole one further on, Math.min(T - 1, 6), Math.max(T - 2, 1); each side seen at two sizes
+ * or more (one only fixes it). -2 when none fits. */
+static int clamped(om_trace *tr, const pool *p, const int64_t *a, int n, bool max) {
+  for (int i = 0; i < p->n; i++) {
+    int64_t k = a[0], b = 0, eb[RUNS_MAX + 1], ek[RUNS_MAX + 1];
+    for (int r = 1; r < n; r++) k = (max ? a[r] < k : a[r] > k) ? a[r] : k;
+    int free = 0, at_k = 0;
+    bool ok = true;
+    for (int r = 0; r < n && ok; r++) {
+      if (a[r] == k) { ek[at_k++] = p->e[i][r]; continue; }
+      if (!free) b = a[r] - p->e[i][r];
+      eb[free++] = p->e[i][r];
+      ok = a[r] == p->e[i][r] + b;
+    }
+    for (int r = 0; r < n && ok; r++) ok = max ? a[r] > k || p->e[i][r] + b <= k : a[r] < k || p->e[i][r] + b >= k;
+    if (!ok || distinct(eb, free) < 2 || distinct(ek, at_k) < 2) continue;
+    int x = om__x_lin(tr, 1, p->x[i], 0, -1, b), mn = x < 0 ? -1 : om__x_minc(tr, x, k);
+    return mn < 0 || !max ? mn : om__x_lin(tr, 1, x, -1, mn, k); /* max: E + b + k - min(E + b, k) */
+  }
+  return -2;
+}
+
 /* min(E1 + b1, E2 + b2) (max: true, the max), of two entries of the pool: Math.min(T, S), with
  * each side the smaller at two sizes or more. b1 is the largest a - E1 (the smallest for a max). */
 static int min_of_two(om_lower *l, const pool *p, const int64_t *a, int n, bool max) {
@@ -395,41 +418,13 @@ int om__fit_int(om_lower *l, int64_t a0, const int64_t *vals, bool *floored, int
     }
     return *floored = true, x;
   }
-  for (int i = 0; i < p.n; i++) { /* min(E + b, k): a split's last piece at the example, a whole one further on */
-    int64_t k = a[0];
-    for (int r = 1; r < n; r++) k = a[r] > k ? a[r] : k;
-    int below = 0, at_k = 0;
-    int64_t eb[RUNS_MAX + 1], ek[RUNS_MAX + 1];
-    bool ok = true;
-    b = 0;
-    for (int r = 0; r < n && ok; r++) {
-      if (a[r] == k) { ek[at_k++] = p.e[i][r]; continue; }
-      if (!below) b = a[r] - p.e[i][r];
-      eb[below++] = p.e[i][r];
-      ok = a[r] == p.e[i][r] + b;
+  for (int neg = 0; neg < 2; neg++) /* min(E + b, k), max(E + b, k), and each negated: Math.max(N, 5) - N is 5 - min(N, 5) */
+    for (int max = 0; max < 2; max++) {
+      int64_t s[RUNS_MAX + 1];
+      for (int r = 0; r < n; r++) s[r] = neg ? -a[r] : a[r];
+      int x = clamped(tr, &p, s, n, max);
+      if (x != -2) return x < 0 ? -1 : neg ? om__x_lin(tr, -1, x, 0, -1, 0) : x;
     }
-    for (int r = 0; r < n && ok; r++) ok = a[r] < k || p.e[i][r] + b >= k;
-    if (!ok || distinct(eb, below) < 2 || distinct(ek, at_k) < 2) continue; /* each side at two sizes: one only fixes it */
-    int x = om__x_lin(tr, 1, p.x[i], 0, -1, b);
-    return x < 0 ? -1 : om__x_minc(tr, x, k);
-  }
-  for (int i = 0; i < p.n; i++) { /* max(E + b, k): Math.max(T - 2, 1), a size at least k */
-    int64_t k = a[0], eb[RUNS_MAX + 1], ek[RUNS_MAX + 1];
-    for (int r = 1; r < n; r++) k = a[r] < k ? a[r] : k;
-    int above = 0, at_k = 0;
-    bool ok = true;
-    b = 0;
-    for (int r = 0; r < n && ok; r++) {
-      if (a[r] == k) { ek[at_k++] = p.e[i][r]; continue; }
-      if (!above) b = a[r] - p.e[i][r];
-      eb[above++] = p.e[i][r];
-      ok = a[r] == p.e[i][r] + b;
-    }
-    for (int r = 0; r < n && ok; r++) ok = a[r] > k || p.e[i][r] + b <= k;
-    if (!ok || distinct(eb, above) < 2 || distinct(ek, at_k) < 2) continue;
-    int x = om__x_lin(tr, 1, p.x[i], 0, -1, b), mn = x < 0 ? -1 : om__x_minc(tr, x, k); /* E + b + k - min(E + b, k) */
-    return mn < 0 ? -1 : om__x_lin(tr, 1, x, -1, mn, k);
-  }
   for (int max = 0; max < 2; max++) { /* min and max of two sizes */
     int x = min_of_two(l, &p, a, n, max);
     if (x != -2) return x;

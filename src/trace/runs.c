@@ -401,6 +401,7 @@ const char *om__run_hint(const om_trace *tr, int r, char *buf, size_t cap) {
 
 bool om__run_failed(om_trace *tr, int r, const char *why) {
   om_run *run = &tr->runs.v[r];
+  if (run->far) return run->dropped = true; /* far past any size the model was seen to work at: no range to narrow to */
   for (int k = 0; k < tr->symbols.n; k++) /* it fails at sizes that are not multiples: declare them (om__run_hint) */
     if (separating_multiple(tr, run, k)) return false;
   if (is_small(tr, run)) {
@@ -833,7 +834,7 @@ int om_trace_run(om_trace_fn fn, void *ctx, om_tensor **outputs, int max_outputs
     if (!run) return om__trace_fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory"), -1;
     memset(run, 0, sizeof *run);
     if (r < OM_RUNS) run_sizes(tr, r + 1, run->v);
-    else if (!far_sizes(tr, r - OM_RUNS, run->v)) {
+    else if (!(run->far = far_sizes(tr, r - OM_RUNS, run->v))) {
       tr->runs.n--;
       continue;
     }

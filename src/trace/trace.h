@@ -107,6 +107,7 @@ typedef struct om_run {
   int64_t prefix;     /* a run that failed is matched to the record run call by call: the
                        * first calls it has in common with the base run */
   bool dropped;       /* a run below the example that failed or parted: not used further */
+  bool far;           /* a far run (runs.c far_sizes): where the model fails it narrows nothing */
   char error[320];    /* the error that ended it */
 } om_run;
 
@@ -264,8 +265,8 @@ int64_t om__run_call(om_trace *tr, int op, const om_attrs *attrs, om_tensor *con
 /** After a logged call: stamps its outputs with their origin in the run; in a run at other
  *  sizes logs their shapes (or, ok false, that it failed). */
 void om__run_call_done(om_trace *tr, int64_t index, om_tensor *const *out, int n_out, bool ok);
-/** Run r failed (why says where and how) where nothing narrowed the range past it: below the
- *  example it is dropped (om__run_drop); above, each symbol it has above its example that no run
+/** Run r failed (why says where and how) where nothing narrowed the range past it: a far run is
+ *  dropped (no range to narrow to); below the example it is dropped (om__run_drop); above, each symbol it has above its example that no run
  *  which returned took at that size or more gets as its maximum the largest size such a run
  *  took below it (the model works there: its table of positions ends between). false, with
  *  nothing changed, when that cannot say which symbol ends or no size above the example is known
