@@ -78,6 +78,21 @@ describe('sizes a model computes', () => {
     }
   }));
 
+  test('Swin\'s window partition with symbolic H and W: pad both to a multiple of 7, windows of 49, and back', () => withTraced((keep) => {
+    const ws = 7;
+    const model = (x) => {
+      const [B, H, W, C] = x.shape;
+      const xp = F.pad(x, [0, 0, 0, (ws - (W % ws)) % ws, 0, (ws - (H % ws)) % ws]);
+      const [, Hp, Wp] = xp.shape;
+      const windows = xp.view(B, Hp / ws, ws, Wp / ws, ws, C).permute(0, 1, 3, 2, 4, 5).reshape(-1, ws * ws, C).softmax(1);
+      const back = windows.view(B, Hp / ws, Wp / ws, ws, ws, C).permute(0, 1, 3, 2, 4, 5).reshape(B, Hp, Wp, C);
+      return back.slice(1, 0, H).slice(2, 0, W);
+    };
+    const tm = traceAt(keep, model, { x: [om.randn([2, 9, 10, 3], { seed: 12 }), ['B', 'H', 'W', null]] },
+      [{ H: 1, W: 1 }, { H: 7, W: 7 }, { H: 8, W: 13 }, { H: 14, W: 15 }, { B: 1, H: 50, W: 22 }, { H: 64, W: 3 }]);
+    assert.deepEqual(tm.outputs[0].shape, ['B', 'H', 'W', 3]);
+  }));
+
   test('Math.floor(T / 23) and (T - 1) % 19: a floor division and a remainder by constants above 16', () => withTraced((keep) => {
     const sizes = [1, 2, 18, 19, 20, 22, 23, 24, 38, 45, 46, 47, 100, 1000].map((T) => ({ T }));
     const floor = traceAt(keep, (x) => x.narrow(1, 0, Math.floor(x.shape[1] / 23) + 1),
