@@ -4,6 +4,7 @@
  * graph's strings and at the initializers' storage, and protobuf-c appends a bytes field by
  * handing over its pointer, so weights stream from where they live into the caller's sink:
  * no second copy of the weights exists at any time. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -147,8 +148,56 @@ static Onnx__TensorProto *initializer(om_arena *a, const om_graph *g, const om_g
   return tensor_proto(a, g->values.v[init->value].name, init->tensor);
 }
 
-/* The ModelProto of g, built in arena a (which must outlive its use). */
-static Onnx__ModelProto *model_proto(om_arena *a, const om_graph *g) {
+/* s as a JSON string ("..." with quotes, backslashes and control characters escaped), or null. */
+static char *json_string(om_arena *a, const char *s) {
+  if (!s) return om__arena_strdup(a, "null");
+  size_t n = 2;
+  for (const char *c = s; *c; c++) n += (unsigned char)*c < 0x20 ? 6 : *c == '"' || *c == '\\' ? 2 : 1;
+  char *out = om__arena_alloc(a, n + 1), *o = out;
+  if (!out) return NULL;
+  *o++ = '"';
+  for (const char *c = s; *c; c++) {
+    if ((unsigned char)*c < 0x20) o += snprintf(o, 7, "\\u%04x", (unsigned char)*c);
+    else {
+      if (*c == '"' || *c == '\\') *o++ = '\\';
+      *o++ = *c;
+    }
+  }
+  *o++ = '"';
+  *o = '\0';
+  return out;
+}
+
+/* The model's metadata_props: for each symbol whose range is not every size from 1, the key
+ * "onemodel.symbol.<name>" and the range as JSON, {"min":4,"max":null,"multipleOf":1,
+ * "narrowedBy":"..."} (max null: no bound; narrowedBy the call that needed a range narrower than
+ * declared, null when declared), so that a consumer of the file sees where it holds
+ * (docs/format.md). Their count to *n; NULL with *n 0 when none; false on OutOfMemory. */
+static bool symbol_props(om_arena *a, const om_traced_model *m, Onnx__StringStringEntryProto ***props, size_t *n) {
+  *n = 0;
+  *props = NULL;
+  for (int k = 0; k < m->n_symbols; k++) {
+    const om_traced_sym *s = &m->symbols[k];
+    if (s->min <= 1 && s->max == INT64_MAX && s->multiple == 1) continue;
+    if (!*props && !(*props = NEW(a, Onnx__StringStringEntryProto *, m->n_symbols))) return false;
+    Onnx__StringStringEntryProto *e = NEW(a, Onnx__StringStringEntryProto, 1);
+    char max[24];
+    snprintf(max, sizeof max, "%lld", (long long)s->max);
+    char *why = json_string(a, s->max_why ? s->max_why : s->min_why);
+    if (!e || !why) return false;
+    onnx__string_string_entry_proto__init(e);
+    e->key = om__arena_printf(a, "onemodel.symbol.%s", s->name);
+    e->value = om__arena_printf(a, "{\"min\":%lld,\"max\":%s,\"multipleOf\":%lld,\"narrowedBy\":%s}", (long long)s->min,
+                                s->max == INT64_MAX ? "null" : max, (long long)s->multiple, why);
+    if (!e->key || !e->value) return false;
+    (*props)[(*n)++] = e;
+  }
+  return true;
+}
+
+/* The ModelProto of m, built in arena a (which must outlive its use). */
+static Onnx__ModelProto *model_proto(om_arena *a, const om_traced_model *m) {
+  const om_graph *g = &m->g;
   Onnx__ModelProto *mp = NEW(a, Onnx__ModelProto, 1);
   Onnx__OperatorSetIdProto *opset = NEW(a, Onnx__OperatorSetIdProto, 1), **opsetp = NEW(a, Onnx__OperatorSetIdProto *, 1);
   Onnx__GraphProto *gp = NEW(a, Onnx__GraphProto, 1);
@@ -187,13 +236,13 @@ static Onnx__ModelProto *model_proto(om_arena *a, const om_graph *g) {
   mp->producer_name = "onemodel";
   mp->producer_version = OM_VERSION;
   mp->graph = gp;
-  return mp;
+  return symbol_props(a, m, &mp->metadata_props, &mp->n_metadata_props) ? mp : NULL;
 }
 
 size_t om_traced_onnx_size(const om_traced_model *m) {
   if (!m) return om__fail(OM_ERR_INVALID_ARGUMENT, "traced_onnx_size: the model is NULL"), 0;
   om_arena a = {0};
-  Onnx__ModelProto *mp = model_proto(&a, &m->g);
+  Onnx__ModelProto *mp = model_proto(&a, m);
   size_t n = mp ? onnx__model_proto__get_packed_size(mp) : 0;
   om__arena_free(&a);
   return n;
@@ -232,7 +281,7 @@ static void sink_append(ProtobufCBuffer *b, size_t len, const uint8_t *data) {
 bool om_traced_write_onnx(const om_traced_model *m, om_write_fn write, void *ctx) {
   if (!m || !write) return om__fail(OM_ERR_INVALID_ARGUMENT, "traced_write_onnx: the model or the sink is NULL");
   om_arena a = {0};
-  Onnx__ModelProto *mp = model_proto(&a, &m->g);
+  Onnx__ModelProto *mp = model_proto(&a, m);
   sink s = {.base = {.append = sink_append}, .write = write, .ctx = ctx, .stage = om__alloc(STAGE_BYTES, "traced_write_onnx")};
   bool ok = mp && s.stage;
   if (ok) {

@@ -407,22 +407,35 @@ static int bound_x(om_lower *l, int k, int len) {
 /* The sliced axis: ceil((end - start) / step) of the bounds as given (x[:, 1:T - 1], x[:, -3:]),
  * also with the end clamped to the axis (x[:, :100] of a shorter one) or the start to 0, and
  * with the end clamped at some sizes only: a split's piece [40, 80) of a flat B * 20, the rest
- * at B = 3 and whole from B = 4, is min(len - 40, 40); the probe takes the one infer's clamping
- * gives at every size (narrowing the symbol's range where a fixed bound meets it). */
+ * at B = 3 and whole from B = 4, is min(len - 40, 40); and as eager clamps, at every size:
+ * max(ceil((min(end, len) - max(start, 0)) / step), 0), so x[-3:] of a batch is min(B,3) and
+ * x[:-3] is B-3 from 3 and empty below, where the graph's Slice clamps the same way. The probe
+ * takes the first that gives infer's size at every size it tries. */
 static bool slice_extents(om_lower *l, const om_call *c) {
   int dim = (int)c->attrs.i[0];
   int64_t step = om__lower_given(l)->i[3], span;
   int len = om__lower_in_x(l, 0, dim), start = bound_x(l, 1, len), end = bound_x(l, 2, len);
-  int ends[3] = {end, len, -1}, starts[2] = {start, om__lower_x_const(l, 0)};
+  int ends[4] = {end, len, -1, -1}, starts[3] = {start, om__lower_x_const(l, 0), -1};
   int spans = end >= 0 && start >= 0 ? om__lower_x_lin(l, 1, end, -1, start, 0) : -1;
   if (spans >= 0 && om__lower_x_is_const(l, spans, &span) && span > 0) { /* min(len, end) as start + min(len - start, span) */
     int rest = om__lower_x_minc(l, om__lower_x_lin(l, 1, len, -1, start, 0), span);
     ends[2] = rest >= 0 ? om__lower_x_lin(l, 1, start, 1, rest, 0) : -1;
   }
-  for (int u = 0; u < 3; u++)
-    for (int w = 0; w < 2; w++) {
+  if (end >= 0 && start >= 0) { /* min(end, len) = len + min(end - len, 0); max(start, 0) = start - min(start, 0) */
+    int64_t fixed;
+    int over = om__lower_x_minc(l, om__lower_x_lin(l, 1, end, -1, len, 0), 0), under = om__lower_x_minc(l, start, 0);
+    ends[3] = om__lower_x_is_const(l, end, &fixed) ? om__lower_x_minc(l, len, fixed) /* min(len, 80) */
+              : over >= 0 ? om__lower_x_lin(l, 1, len, 1, over, 0) : -1;
+    starts[2] = under >= 0 ? om__lower_x_lin(l, 1, start, -1, under, 0) : -1;
+  }
+  for (int u = 0; u < 4; u++)
+    for (int w = 0; w < 3; w++) {
       int n = ends[u] >= 0 && starts[w] >= 0 ? om__lower_x_lin(l, 1, ends[u], -1, starts[w], step - 1) : -1;
-      if (n >= 0 && step >= 1) om__lower_candidate(l, 0, dim, om__lower_x_floordiv(l, n, step));
+      int x = n >= 0 && step >= 1 ? om__lower_x_floordiv(l, n, step) : -1;
+      if (x < 0) continue;
+      om__lower_candidate(l, 0, dim, x);
+      int below = u == 3 && w == 2 ? om__lower_x_minc(l, x, 0) : -1; /* clamped at 0 (an empty slice) */
+      if (below >= 0) om__lower_candidate(l, 0, dim, om__lower_x_lin(l, 1, x, -1, below, 0));
     }
   return true;
 }

@@ -309,9 +309,18 @@ int om__x_floordiv(om_trace *tr, int a, int64_t d) {
 }
 
 int om__x_minc(om_trace *tr, int a, int64_t c) {
-  int64_t lo, v;
+  int64_t lo, v, c0 = tr->xs.v[a].c0, cc;
   if (om__x_is_const(tr, a, &v)) return om__x_const(tr, v < c ? v : c);
   if (om__x_min(tr, a, &lo) && lo >= c) return om__x_const(tr, c);
+  const om_xexpr *x = &tr->xs.v[a];
+  if (!c0 && x->n == 1 && x->t[0].coef == 1 && x->t[0].n == 1 && tr->fs.v[x->t[0].f[0]].var == OM_XF_MIN) { /* min(min(N, d), c) */
+    const om_xfactor *f = &tr->fs.v[x->t[0].f[0]];
+    return om__x_minc(tr, f->num, f->den < c ? f->den : c);
+  }
+  if (c0 && !__builtin_sub_overflow(c, c0, &cc)) { /* min(N + c0, c) = min(N, c - c0) + c0: one factor for both */
+    int n = om__x_lin(tr, 1, a, 0, -1, -c0), m = n < 0 ? -1 : om__x_minc(tr, n, cc);
+    return m < 0 ? -1 : om__x_lin(tr, 1, m, 0, -1, c0);
+  }
   int fid = factor(tr, a, c, OM_XF_MIN);
   if (fid < 0) return -1;
   if (tr->fs.v[fid].deg > OM_X_MAX_DEG) return too_complex("a product of more than 6 sizes"), -1;

@@ -159,6 +159,172 @@ static bool floor_free(const om_trace *tr, int x) {
   return true;
 }
 
+/* ---- periodic forms: any divisor ---- */
+
+#define K_FAR OM_X_MAX_PERIOD /* the largest divisor of a periodic form (om__x_same decides up to it) */
+#define SPREAD 16             /* the forms that fit, at most, that the runs tell apart in one go */
+
+/* The points (E, a) of pool entry e sorted by E, one per size, into pe, pa; their count, or 0
+ * when one size has two values (a is no function of E alone). */
+static int sorted_points(const int64_t *a, const int64_t *e, int n, int64_t *pe, int64_t *pa) {
+  int np = 0;
+  for (int r = 0; r < n; r++) {
+    int at = 0;
+    while (at < np && pe[at] < e[r]) at++;
+    if (at < np && pe[at] == e[r]) {
+      if (pa[at] != a[r]) return 0;
+      continue;
+    }
+    memmove(pe + at + 1, pe + at, sizeof *pe * (size_t)(np - at));
+    memmove(pa + at + 1, pa + at, sizeof *pa * (size_t)(np - at));
+    pe[at] = e[r], pa[at] = a[r], np++;
+  }
+  return np;
+}
+
+static int64_t gcd64(int64_t a, int64_t b) {
+  a = a < 0 ? -a : a, b = b < 0 ? -b : b;
+  while (b) { int64_t t = a % b; a = b; b = t; }
+  return a;
+}
+
+/* The form c1 * E + m * floor((E + b) / k) + d, -1 on error. */
+static int periodic_x(om_trace *tr, int e, int64_t c1, int64_t m, int64_t k, int64_t b, int64_t d) {
+  int num = om__x_lin(tr, 1, e, 0, -1, b), f = num < 0 ? -1 : om__x_floordiv(tr, num, k);
+  return f < 0 ? -1 : om__x_lin(tr, m, f, c1, e, d);
+}
+
+/* c1 * E + m * floor((E + b) / k) + d of pool entry i, for any divisor k up to K_FAR: T % 19,
+ * Math.floor(T / 23), a window's padding (w - T % w) % w, which is w * floor((T + w - 1) / w) - T.
+ * c1 is 0, 1 or -1; the rest a - c1 * E is then a staircase of equal steps m, and the divisors
+ * k and offsets b that put its steps between the sizes where the points have them are the forms
+ * that fit (k between the bounds each two points set). One: it. More: -3, with points where
+ * some differ from the first (at, *n_at), so that the runs there rule them out; -2 when none fits
+ * or no such point can be run. */
+static int periodic(om_lower *l, const pool *p, int i, const int64_t *a, int n, int64_t (*at)[64], int *n_at) {
+  om_trace *tr = l->tr;
+  int64_t pe[RUNS_MAX + 1], pa[RUNS_MAX + 1], r[RUNS_MAX + 1], q[RUNS_MAX + 1];
+  int np = sorted_points(a, p->e[i], n, pe, pa);
+  if (np < 5) return -2; /* five numbers at least, checked at more points than place the steps */
+  static const int64_t c1s[3] = {0, 1, -1};
+  for (int u = 0; u < 3; u++) {
+    int64_t c1 = c1s[u], g = 0, m;
+    bool up = true, down = true;
+    for (int j = 0; j < np; j++) {
+      r[j] = pa[j] - c1 * pe[j];
+      g = gcd64(g, r[j] - r[0]);
+      if (j) up &= r[j] >= r[j - 1], down &= r[j] <= r[j - 1];
+    }
+    if (!g || !(up || down)) continue;
+    m = up ? g : -g;
+    for (int j = 0; j < np; j++) q[j] = (r[j] - r[0]) / m;
+    /* k from every two points: (q' - q - 1) k < E' - E < (q' - q + 1) k */
+    int64_t klo = 2, khi = K_FAR;
+    for (int j = 0; j < np; j++)
+      for (int t = j + 1; t < np; t++) {
+        int64_t de = pe[t] - pe[j], dq = q[t] - q[j];
+        if ((de + 1 + dq) / (dq + 1) > klo) klo = (de + 1 + dq) / (dq + 1); /* k >= (de + 1) / (dq + 1), rounded up */
+        if (dq >= 2 && (de - 1) / (dq - 1) < khi) khi = (de - 1) / (dq - 1);
+      }
+    /* the forms that fit, counted, then SPREAD of them spread over the count */
+    int64_t total = 0, ks[SPREAD], bs[SPREAD];
+    int nf = 0;
+    for (int pass = 0; pass < 2; pass++)
+      for (int64_t k = klo, seen = 0; k <= khi; k++) {
+        int64_t lo, hi;
+        if (!b_range(q, pe, np, 1, k, &lo, &hi)) continue;
+        if (!pass) total += hi - lo + 1;
+        for (int64_t b = lo; pass && b <= hi && nf < SPREAD; b++, seen++)
+          if (seen == (total <= SPREAD ? nf : nf * total / SPREAD)) ks[nf] = k, bs[nf++] = b;
+      }
+    if (!nf) continue;
+    int x0 = periodic_x(tr, p->x[i], c1, m, ks[0], bs[0], r[0]);
+    if (x0 < 0) return -1;
+    if (total == 1) return x0;
+    /* several fit: points where others differ from the first (the runs there rule out one side) */
+    *n_at = 0;
+    for (int f = 1; f < nf && *n_at < OM_AT_MAX; f++) {
+      int x = periodic_x(tr, p->x[i], c1, m, ks[f], bs[f], r[0]);
+      if (x < 0) return -1;
+      if (om__x_same(tr, x0, x, NULL, at[*n_at]) == 0) ++*n_at;
+    }
+    return *n_at ? -3 : -2;
+  }
+  return -2;
+}
+
+/* periodic() over the pool: the first entry with one form (a floor division, which *floored
+ * marks), else the points that tell the forms of the first entry with several apart (-3). */
+static int periodic_fit(om_lower *l, const pool *p, const int64_t *a, int n, bool *floored, int64_t (*at)[64], int *n_at) {
+  int ambiguous = -1;
+  for (int i = 0; i < p->n; i++) {
+    int64_t at_i[OM_AT_MAX][64];
+    int n_i = 0, x = periodic(l, p, i, a, n, at_i, &n_i);
+    if (x >= 0) return *floored = true, *n_at = 0, x;
+    if (x == -1) return -1;
+    if (x == -3 && ambiguous < 0) {
+      ambiguous = i;
+      memcpy(at, at_i, sizeof at_i[0] * (size_t)n_i);
+      *n_at = n_i;
+    }
+  }
+  return ambiguous >= 0 ? -3 : -2;
+}
+
+/* min(E + b, k) (max: max(E + b, k)) of an entry of the pool: a split's last piece at the example
+ * and a whole one further on, Math.min(T - 1, 6), Math.max(T - 2, 1); each side seen at two sizes
+ * or more (one only fixes it). -2 when none fits. */
+static int clamped(om_trace *tr, const pool *p, const int64_t *a, int n, bool max) {
+  for (int i = 0; i < p->n; i++) {
+    int64_t k = a[0], b = 0, eb[RUNS_MAX + 1], ek[RUNS_MAX + 1];
+    for (int r = 1; r < n; r++) k = (max ? a[r] < k : a[r] > k) ? a[r] : k;
+    int free = 0, at_k = 0;
+    bool ok = true;
+    for (int r = 0; r < n && ok; r++) {
+      if (a[r] == k) { ek[at_k++] = p->e[i][r]; continue; }
+      if (!free) b = a[r] - p->e[i][r];
+      eb[free++] = p->e[i][r];
+      ok = a[r] == p->e[i][r] + b;
+    }
+    for (int r = 0; r < n && ok; r++) ok = max ? a[r] > k || p->e[i][r] + b <= k : a[r] < k || p->e[i][r] + b >= k;
+    if (!ok || distinct(eb, free) < 2 || distinct(ek, at_k) < 2) continue;
+    int x = om__x_lin(tr, 1, p->x[i], 0, -1, b), mn = x < 0 ? -1 : om__x_minc(tr, x, k);
+    return mn < 0 || !max ? mn : om__x_lin(tr, 1, x, -1, mn, k); /* max: E + b + k - min(E + b, k) */
+  }
+  return -2;
+}
+
+/* min(E1 + b1, E2 + b2) (max: true, the max), of two entries of the pool: Math.min(T, S), with
+ * each side the smaller at two sizes or more. b1 is the largest a - E1 (the smallest for a max). */
+static int min_of_two(om_lower *l, const pool *p, const int64_t *a, int n, bool max) {
+  om_trace *tr = l->tr;
+  for (int i = 0; i < p->n; i++)
+    for (int j = i + 1; j < p->n; j++) {
+      int64_t b1 = a[0] - p->e[i][0], b2 = a[0] - p->e[j][0], e1[RUNS_MAX + 1], e2[RUNS_MAX + 1];
+      for (int r = 1; r < n; r++) {
+        int64_t d1 = a[r] - p->e[i][r], d2 = a[r] - p->e[j][r];
+        if (max ? d1 < b1 : d1 > b1) b1 = d1;
+        if (max ? d2 < b2 : d2 > b2) b2 = d2;
+      }
+      int n1 = 0, n2 = 0;
+      bool ok = true;
+      for (int r = 0; r < n && ok; r++) {
+        int64_t s1 = p->e[i][r] + b1, s2 = p->e[j][r] + b2, want = (s1 < s2) != max ? s1 : s2;
+        ok = a[r] == want;
+        if (s1 != s2) { /* the side that gives it */
+          if (want == s1) e1[n1++] = p->e[i][r];
+          else e2[n2++] = p->e[j][r];
+        }
+      }
+      if (!ok || distinct(e1, n1) < 2 || distinct(e2, n2) < 2) continue;
+      /* min(A, B) = B + min(A - B, 0); max(A, B) = A - min(A - B, 0) */
+      int xa = om__x_lin(tr, 1, p->x[i], 0, -1, b1), xb = xa < 0 ? -1 : om__x_lin(tr, 1, p->x[j], 0, -1, b2);
+      int diff = xb < 0 ? -1 : om__x_lin(tr, 1, xa, -1, xb, 0), mn = diff < 0 ? -1 : om__x_minc(tr, diff, 0);
+      return mn < 0 ? -1 : max ? om__x_lin(tr, 1, xa, -1, mn, 0) : om__x_lin(tr, 1, xb, 1, mn, 0);
+    }
+  return -2;
+}
+
 int om__fit_int(om_lower *l, int64_t a0, const int64_t *vals, bool *floored, int64_t (*at)[64], int *n_at) {
   om_trace *tr = l->tr;
   static _Thread_local pool p;
@@ -222,7 +388,10 @@ int om__fit_int(om_lower *l, int64_t a0, const int64_t *vals, bool *floored, int
   }
   if (*n_at) return -3;
   if (found >= 0) return *floored = !floor_free(tr, found), found;
-  if (weak) return -4; /* more runs may tell; no other form is taken over it */
+  if (weak) { /* more runs may tell; no other form is taken over it but one they pin down */
+    int x = periodic_fit(l, &p, a, n, floored, at, n_at);
+    return x == -2 ? -4 : x;
+  }
   int64_t m = 0; /* k * floor((E + b) / k), k > K_MAX: the start of a split's last piece, split(26).at(-1) */
   for (int r = 0; r < n; r++) {
     int64_t u = a[r] < 0 ? -a[r] : a[r], v = m;
@@ -249,23 +418,16 @@ int om__fit_int(om_lower *l, int64_t a0, const int64_t *vals, bool *floored, int
     }
     return *floored = true, x;
   }
-  for (int i = 0; i < p.n; i++) { /* min(E + b, k): a split's last piece at the example, a whole one further on */
-    int64_t k = a[0];
-    for (int r = 1; r < n; r++) k = a[r] > k ? a[r] : k;
-    int below = 0, at_k = 0;
-    int64_t eb[RUNS_MAX + 1], ek[RUNS_MAX + 1];
-    bool ok = true;
-    b = 0;
-    for (int r = 0; r < n && ok; r++) {
-      if (a[r] == k) { ek[at_k++] = p.e[i][r]; continue; }
-      if (!below) b = a[r] - p.e[i][r];
-      eb[below++] = p.e[i][r];
-      ok = a[r] == p.e[i][r] + b;
+  for (int neg = 0; neg < 2; neg++) /* min(E + b, k), max(E + b, k), and each negated: Math.max(N, 5) - N is 5 - min(N, 5) */
+    for (int max = 0; max < 2; max++) {
+      int64_t s[RUNS_MAX + 1];
+      for (int r = 0; r < n; r++) s[r] = neg ? -a[r] : a[r];
+      int x = clamped(tr, &p, s, n, max);
+      if (x != -2) return x < 0 ? -1 : neg ? om__x_lin(tr, -1, x, 0, -1, 0) : x;
     }
-    for (int r = 0; r < n && ok; r++) ok = a[r] < k || p.e[i][r] + b >= k;
-    if (!ok || distinct(eb, below) < 2 || distinct(ek, at_k) < 2) continue; /* each side at two sizes: one only fixes it */
-    int x = om__x_lin(tr, 1, p.x[i], 0, -1, b);
-    return x < 0 ? -1 : om__x_minc(tr, x, k);
+  for (int max = 0; max < 2; max++) { /* min and max of two sizes */
+    int x = min_of_two(l, &p, a, n, max);
+    if (x != -2) return x;
   }
   int64_t prod[RUNS_MAX + 1];
   for (int i = 0; l->in && i < l->c->n_in; i++) { /* c * (a product of input i's symbolic axes) + b */
@@ -292,6 +454,23 @@ int om__fit_int(om_lower *l, int64_t a0, const int64_t *vals, bool *floored, int
       return om__x_lin(tr, c, x, 0, -1, b);
     }
   }
+  for (uint64_t set = 3; tr->symbols.n <= 10 && set < ((uint64_t)1 << tr->symbols.n); set++) { /* c * (a product of symbols) + b: B * H * W */
+    if (!(set & (set - 1))) continue; /* one symbol: done above */
+    int64_t v0[64];
+    om__run_example(tr, v0);
+    bool ok = true;
+    for (int r = 0; r < n && ok; r++) {
+      const int64_t *v = r ? tr->runs.v[p.ix[r - 1]].v : v0;
+      prod[r] = 1;
+      for (int k = 0; k < tr->symbols.n && ok; k++)
+        if (set >> k & 1) ok = !__builtin_mul_overflow(prod[r], v[k] * tr->symbols.v[k].multiple, &prod[r]);
+    }
+    if (!ok || !affine(a, prod, n, &c, &b)) continue;
+    int x = om__x_const(tr, 1);
+    for (int k = 0; k < tr->symbols.n && x >= 0; k++)
+      if (set >> k & 1) x = om__x_mul(tr, x, om__x_sym(tr, k));
+    return x < 0 ? -1 : om__x_lin(tr, c, x, 0, -1, b);
+  }
   for (int i = 0; i < p.n; i++) /* c * E1 * E2 + b */
     for (int j = i; j < p.n; j++) {
       bool ok = true;
@@ -317,7 +496,7 @@ int om__fit_int(om_lower *l, int64_t a0, const int64_t *vals, bool *floored, int
           if (ok) return om__x_lin(tr, cs[u], p.x[i], cs[w], p.x[j], b);
         }
     }
-  return -2;
+  return periodic_fit(l, &p, a, n, floored, at, n_at);
 }
 
 const char *om__fit_seen(om_lower *l, int64_t a0, const int64_t *vals, char *buf, size_t cap) {

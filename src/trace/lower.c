@@ -150,7 +150,8 @@ static bool without_small(om_lower *l, const om_runcall **all) {
 }
 
 /* After a fit without the runs below the example: ok, those runs are dropped (om__run_drop
- * narrows their symbols above their sizes; what and vals say why); else they are back. */
+ * narrows their symbols above their sizes; where the model works there the trace is refused at
+ * the end; what and vals say why); else they are back. */
 static void settle_small(om_lower *l, const om_runcall **all, bool ok, const char *what, const int64_t *ivals, const double *fvals) {
   om_trace *tr = l->tr;
   if (!ok) {
@@ -284,8 +285,8 @@ static bool fit_args(om_lower *l) {
     if (x == -2) {
       char seen[400];
       return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "%s: argument %d is %s: it changes with the sizes, but not as a "
-                            "size the graph can compute (a sum, multiple or product of sizes, or a floor division by "
-                            "up to 16 the runs tell apart)", l->who, k, om__fit_seen(l, g->i[k], vals, seen, sizeof seen));
+                            "size the graph can compute (a sum, multiple, product, minimum or maximum of sizes, or a "
+                            "floor division or remainder by a constant the runs tell apart)", l->who, k, om__fit_seen(l, g->i[k], vals, seen, sizeof seen));
     }
     if (x < 0) return false;
     l->arg[k] = x;

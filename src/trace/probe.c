@@ -82,6 +82,7 @@ bool om__probe_init(om_trace *tr) {
 
 typedef struct shapes {
   bool ok;
+  bool other_rank; /* infer works, and gives an output of another rank (x.squeeze() at a batch of 1) */
   int64_t shape[OM_MAX_OUTPUTS][OM_MAX_DIMS];
 } shapes;
 
@@ -101,7 +102,7 @@ static void infer_at(probe *p, const int64_t *v, int over_i, int over_e, int64_t
   om_lower *l = p->l;
   const om_call *c = l->c;
   om_trace *tr = l->tr;
-  out->ok = false;
+  out->ok = out->other_rank = false;
   for (int i = 0; i < c->n_in; i++) {
     p->fake[i] = *c->in[i];
     for (int d = 0; d < c->in[i]->ndim; d++) {
@@ -123,7 +124,8 @@ static void infer_at(probe *p, const int64_t *v, int over_i, int over_e, int64_t
   memcpy(msg, st->err_msg, sizeof msg);
   st->err_kind = OM_ERR_OK;
   bool ok = p->def->infer(&pc);
-  for (int j = 0; ok && j < c->n_out; j++) ok = pc.out_meta[j].ndim == c->out_meta[j].ndim;
+  out->other_rank = false;
+  for (int j = 0; ok && j < c->n_out; j++) ok = !(out->other_rank = pc.out_meta[j].ndim != c->out_meta[j].ndim);
   if (!ok) snprintf(p->why, sizeof p->why, "%s", st->err_kind ? st->err_msg : "the output has another rank");
   st->err_kind = kind;
   memcpy(st->err_msg, msg, sizeof msg);
@@ -385,7 +387,7 @@ static void narrow(probe *p, int k, int64_t pass, int64_t fail, bool up, const i
 
 /* Checks that the chosen extents are those the other runs logged: they ran the op itself. A
  * run outside the symbols' ranges (narrowed) is not checked; one below the example that
- * disagrees narrows them instead (om__run_drop). */
+ * disagrees narrows them instead (om__run_drop; refused at the end where the model works there). */
 static bool check_runs(probe *p) {
   om_lower *l = p->l;
   om_trace *tr = l->tr;
@@ -504,17 +506,26 @@ bool om__probe_extents(om_lower *l) {
     /* where it fails, or where the axis's first candidate does: a probe that moves one symbol
      * first, which says which symbol's range to narrow */
     for (int one = 1; one >= 0 && bad < 0; one--)
-      for (int q = 0; q < nb && bad < 0; q++) {
-        int moved = 0;
-        for (int k = 0; k < tr->symbols.n; k++) moved += list[big[q]][k] != v0[k];
-        if ((moved == 1) != one) continue;
-        if (!s[big[q]].ok || (!chosen && !fits(tr, l->cand[bad_j][bad_d][0], bad_j, bad_d, list, s, &big[q], 1))) bad = big[q];
+      for (int q = 0, far = 0; q < nb; q++) { /* the nearest to the example: the size the message names */
+        int moved = 0, dist = 0;
+        for (int k = 0; k < tr->symbols.n; k++) {
+          int64_t dk = list[big[q]][k] - v0[k];
+          moved += dk != 0;
+          if ((dk < 0 ? -dk : dk) > dist) dist = (int)(dk < 0 ? -dk : dk < INT32_MAX ? dk : INT32_MAX);
+        }
+        if ((moved == 1) != one || (bad >= 0 && dist >= far)) continue;
+        if (!s[big[q]].ok || (!chosen && !fits(tr, l->cand[bad_j][bad_d][0], bad_j, bad_d, list, s, &big[q], 1))) bad = big[q], far = dist;
       }
     if (chosen && bad < 0) {
       /* 2. below the example: a size that fails raises the symbol's minimum */
       int low = -1;
       for (int k = 0; k < n && low < 0; k++)
         if (is_small[k] && !works(l, list, s, k, choice)) low = k;
+      if (low >= 0 && (s[low].ok || s[low].other_rank)) { /* the call works there, with another size than the graph's */
+        char sizes[160];
+        om__run_answers(tr, om__arena_printf(&tr->g.arena, "%s (call %lld): at %s its output has another size than the graph's",
+                                             l->who, (long long)tr->calls, om__run_sizes(tr, list[low], p.used, sizes, sizeof sizes)));
+      }
       if (low >= 0) {
         int k = 0, moved = 0;
         while (list[low][k] == v0[k]) k++;

@@ -25,6 +25,7 @@
 
 #define OM_RUNS 6 /* runs at other sizes: with the record run, 7 sizes of each symbol */
 #define OM_MORE 16 /* the runs the record run may ask for: a symbol at 16 more consecutive sizes */
+#define OM_FAR_ALONE 4 /* far runs that move one symbol each (far_sizes) */
 
 /* ---- sizes ---- */
 
@@ -129,6 +130,26 @@ static bool more_sizes(const om_trace *tr, int k, int i, int64_t *v) {
       return true;
     }
   }
+}
+
+/* The variables of far run i (after the OM_RUNS above): every symbol at 8 v0 + 5, then each of
+ * the first OM_FAR_ALONE alone at 64 v0 + 13, within its range and past the model's fixed sizes,
+ * so that a size the model computes with a period shows it to fit.c (a window's padding
+ * (w - T % w) % w is w - T up to w, Math.floor(T / 23) is 0 below 23). false when the run would
+ * move no symbol. */
+static bool far_sizes(const om_trace *tr, int i, int64_t *v) {
+  om__run_example(tr, v);
+  bool moved = false;
+  for (int k = 0; k < tr->symbols.n; k++) {
+    const om_symbol *s = &tr->symbols.v[k];
+    if (i > 0 && k != i - 1) continue;
+    int64_t x = i ? 64 * v[k] + 13 : 8 * v[k] + 5 + 2 * k;
+    while (x <= s->vmax && is_fixed_size(tr, x * s->multiple)) x++;
+    if (x > s->vmax) x = s->vmax;
+    moved |= x != v[k];
+    v[k] = x;
+  }
+  return moved;
 }
 
 /* Whether the run's sizes are inside the symbols' ranges (narrowed as the record run goes). */
@@ -306,6 +327,40 @@ static void drop_small(om_trace *tr, om_run *run, const char *why) {
   }
 }
 
+/* A run below the example that the graph would not follow (why: where and how) is dropped and
+ * narrows the symbols it has below the example (drop_small); where the model returned there (it
+ * gives an answer, which the graph would not), the trace is refused when the record run ends
+ * (om__run_answers), with the declaration of the ranges: a range narrows only where the model
+ * fails. Runs above the example that part from it refuse at once (control flow), first. */
+static void below(om_trace *tr, om_run *run, const char *why) {
+  if (run->n_outputs >= 0) om__run_answers(tr, why);
+  drop_small(tr, run, why);
+}
+
+void om__run_answers(om_trace *tr, const char *why) {
+  if (!tr->answers) tr->answers = why;
+}
+
+/* Refuses (SymbolicShape, false) a trace whose record run narrowed a range where the model works
+ * (tr->answers says where first), with the declaration of the ranges it narrowed to (declared:
+ * the symbols as declared), as torch.export names the constraints that would hold. */
+static bool refuse_answers(om_trace *tr, const om_symbol *declared) {
+  char decl[600];
+  size_t n = 0;
+  decl[0] = '\0';
+  for (int k = 0; k < tr->symbols.n && n < sizeof decl; k++) {
+    const om_symbol *s = &tr->symbols.v[k];
+    if (s->min == declared[k].min && s->max == declared[k].max) continue;
+    n += (size_t)snprintf(decl + n, sizeof decl - n, "%som.Dim('%s', { min: %lld", n ? ", " : "", s->name, (long long)s->min);
+    if (n < sizeof decl && s->max < INT64_MAX) n += (size_t)snprintf(decl + n, sizeof decl - n, ", max: %lld", (long long)s->max);
+    if (n < sizeof decl && s->multiple > 1) n += (size_t)snprintf(decl + n, sizeof decl - n, ", multipleOf: %lld", (long long)s->multiple);
+    if (n < sizeof decl) n += (size_t)snprintf(decl + n, sizeof decl - n, " })");
+  }
+  return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "%s, where the model gives an answer that the graph would not: the "
+                        "graph holds for the sizes %s declares (om_trace_dim in C): declare them to trace it there",
+                        tr->answers, decl);
+}
+
 /* The multiple m (2 to 8) of symbol k's size that separates the runs: every run that returned
  * (at least three at other sizes, and the example) has k at a multiple of m, failing run r does
  * not; 0 when none does. */
@@ -347,6 +402,7 @@ const char *om__run_hint(const om_trace *tr, int r, char *buf, size_t cap) {
 
 bool om__run_failed(om_trace *tr, int r, const char *why) {
   om_run *run = &tr->runs.v[r];
+  if (run->far) return run->dropped = true; /* far past any size the model was seen to work at: no range to narrow to */
   for (int k = 0; k < tr->symbols.n; k++) /* it fails at sizes that are not multiples: declare them (om__run_hint) */
     if (separating_multiple(tr, run, k)) return false;
   if (is_small(tr, run)) {
@@ -414,7 +470,7 @@ bool om__run_small(const om_trace *tr, int r) { return is_small(tr, &tr->runs.v[
 
 bool om__run_drop(om_trace *tr, int r, const char *why) {
   if (!is_small(tr, &tr->runs.v[r])) return false;
-  drop_small(tr, &tr->runs.v[r], why);
+  below(tr, &tr->runs.v[r], why);
   return true;
 }
 
@@ -430,7 +486,7 @@ static bool parts(om_trace *tr, int r, const char *who, int64_t index, const cha
   va_end(ap);
   om__run_sizes(tr, run->v, ~(uint64_t)0, sizes, sizeof sizes);
   if (is_small(tr, run)) {
-    drop_small(tr, run, om__arena_printf(&tr->g.arena, "%s (call %lld): at %s the model %s", who, (long long)index + 1, sizes, what));
+    below(tr, run, om__arena_printf(&tr->g.arena, "%s (call %lld): at %s the model %s", who, (long long)index + 1, sizes, what));
     return true;
   }
   return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "%s: the model takes another path at other sizes: at %s it %s; control "
@@ -617,7 +673,7 @@ static bool check_ends(om_trace *tr, om_tensor *const *outs, int n) {
     }
     if (run->n_outputs != n) {
       if (is_small(tr, run)) {
-        drop_small(tr, run, om__arena_printf(&tr->g.arena, "trace_run: at %s the model returns %d outputs", sizes, run->n_outputs));
+        below(tr, run, om__arena_printf(&tr->g.arena, "trace_run: at %s the model returns %d outputs", sizes, run->n_outputs));
         continue;
       }
       return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "trace_run: the model returns %d outputs at %s and %d here",
@@ -814,6 +870,7 @@ static bool check_minimums(om_trace *tr, const om_symbol *declared, om_trace_fn 
         s->min_why = run.n_outputs < 0 ? om__arena_printf(&tr->g.arena, "trace_run: at %s the model fails (%s)", sizes, run.error)
                                        : om__arena_printf(&tr->g.arena, "trace_run: at %s the model takes another path or "
                                                           "computes a size otherwise", sizes);
+        if (run.n_outputs >= 0) om__run_answers(tr, s->min_why); /* it works there: refused at the end */
         s->vmin++;
         s->min = s->vmin * s->multiple;
       }
@@ -1114,11 +1171,16 @@ int om_trace_run(om_trace_fn fn, void *ctx, om_tensor **outputs, int max_outputs
     om__run_example(tr, tr->base.v);
     if (!run_other(tr, &tr->base, fn, ctx, outputs, max_outputs)) return -1;
   }
-  for (int r = 0; tr->symbols.n && r < OM_RUNS; r++) {
+  int far = 1 + (tr->symbols.n < OM_FAR_ALONE ? tr->symbols.n : OM_FAR_ALONE);
+  for (int r = 0; tr->symbols.n && r < OM_RUNS + far; r++) {
     om_run *run = OM_VEC_PUSH_SLOT(tr->runs);
     if (!run) return om__trace_fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory"), -1;
     memset(run, 0, sizeof *run);
-    run_sizes(tr, r + 1, run->v);
+    if (r < OM_RUNS) run_sizes(tr, r + 1, run->v);
+    else if (!(run->far = far_sizes(tr, r - OM_RUNS, run->v))) {
+      tr->runs.n--;
+      continue;
+    }
     st->rng_seed = seed, st->rng_offset = offset;
     /* a run that fails goes on to the others all the same: the calls before the failure are
      * fitted with every run's values, and the record run finds where it fails (and whether it
@@ -1140,6 +1202,7 @@ int om_trace_run(om_trace_fn fn, void *ctx, om_tensor **outputs, int max_outputs
     tr->calls = 0;
     tr->kept.n = 0;
     tr->kept_f.n = 0;
+    tr->answers = NULL;
     tr->serial++;
     tr->n_probes = 0;
     if (!om__probe_init(tr)) return free(ranges), -1;
@@ -1208,7 +1271,8 @@ int om_trace_run(om_trace_fn fn, void *ctx, om_tensor **outputs, int max_outputs
     if (n > max_outputs) om__trace_fail(OM_ERR_TRACE_INVALID_USAGE, "trace_run: %d outputs, room for %d", n, max_outputs);
     return free(ranges), -1;
   }
-  if (tr->base.n_outputs >= 0 && !check_minimums(tr, ranges, fn, ctx, max_outputs)) { /* after check_ends: it reads this run's tensors */
+  if ((tr->base.n_outputs >= 0 && !check_minimums(tr, ranges, fn, ctx, max_outputs)) || /* after check_ends: it reads this run's tensors */
+      (tr->answers && !refuse_answers(tr, ranges))) {
     om__release_all(outputs, n);
     return free(ranges), -1;
   }

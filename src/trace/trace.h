@@ -97,7 +97,7 @@ typedef struct om_symbol {
 #define OM_RUN_CREATED(kind) (OM_OP_COUNT + (int)(kind))
 
 /* The most runs at other sizes a trace makes (runs.c). */
-#define OM_RUNS_MAX 40
+#define OM_RUNS_MAX 64
 #define OM_AT_MAX 8 /* the runs one fit may ask for where forms that fit differ */
 
 /* One call as a run saw it. Its data in the run's pool: from at, the given int attrs (n_i,
@@ -122,6 +122,7 @@ typedef struct om_run {
   int64_t prefix;     /* a run that failed is matched to the record run call by call: the
                        * first calls it has in common with the base run */
   bool dropped;       /* a run below the example that failed or parted: not used further */
+  bool far;           /* a far run (runs.c far_sizes): where the model fails it narrows nothing */
   char error[320];    /* the error that ended it */
 } om_run;
 
@@ -182,6 +183,7 @@ struct om_trace {
   uint64_t more_syms;        /* the symbols they move */
   int64_t more_at[OM_AT_MAX][64]; /* om__run_more_at's runs (more_at_n), their variables */
   int more_at_n, rounds;     /* rounds: how often the record run began again */
+  const char *answers;       /* the first range the record run narrowed where the model works (om__run_answers) */
   int64_t calls;             /* calls made in the run going on */
   om_storage *phantom;       /* the storage every phantom shares (no data) */
   int depth;                 /* > 0 inside a call already logged (a lowering's own constants, backward) */
@@ -211,7 +213,7 @@ struct om_lower {
   bool moves;                              /* some arg changes with the sizes */
   int out_ext[OM_MAX_OUTPUTS][OM_MAX_DIMS]; /* the outputs' extents: expression ids, -1 fixed */
   /* candidates for the outputs' extents (probe.c): an op's extents rule adds its own first */
-  int cand[OM_MAX_OUTPUTS][OM_MAX_DIMS][12];
+  int cand[OM_MAX_OUTPUTS][OM_MAX_DIMS][20];
   int n_cand[OM_MAX_OUTPUTS][OM_MAX_DIMS];
   const om_runcall *rc[OM_RUNS_MAX];       /* this call in each run at other sizes (NULL: none) */
 };
@@ -295,8 +297,8 @@ int64_t om__run_call(om_trace *tr, int op, const om_attrs *attrs, om_tensor *con
 /** After a logged call: stamps its outputs with their origin in the run; in a run at other
  *  sizes logs their shapes (or, ok false, that it failed). */
 void om__run_call_done(om_trace *tr, int64_t index, om_tensor *const *out, int n_out, bool ok);
-/** Run r failed (why says where and how) where nothing narrowed the range past it: below the
- *  example it is dropped (om__run_drop); above, each symbol it has above its example that no run
+/** Run r failed (why says where and how) where nothing narrowed the range past it: a far run is
+ *  dropped (no range to narrow to); below the example it is dropped (om__run_drop); above, each symbol it has above its example that no run
  *  which returned took at that size or more gets as its maximum the largest size such a run
  *  took below it (the model works there: its table of positions ends between). false, with
  *  nothing changed, when that cannot say which symbol ends or no size above the example is known
@@ -318,10 +320,14 @@ bool om__run_more_at(om_trace *tr, const int64_t *v);
  *  has multiples: "; it holds when 'h' is a multiple of 2: declare om.Dim('h', ...) ...", for a
  *  refusal, into buf (returned; "" when none). */
 const char *om__run_hint(const om_trace *tr, int r, char *buf, size_t cap);
+/** Notes that the record run narrowed a range where the model works (why: where first): the
+ *  trace is refused when the record run ends, with the declaration of the narrowed ranges. */
+void om__run_answers(om_trace *tr, const char *why);
 /** Whether run r has a symbol below its example size. */
 bool om__run_small(const om_trace *tr, int r);
 /** When run r is below the example in some symbol: drops it (not used further) and narrows
- *  each such symbol's minimum to the sizes above it, why saying where; true. Else false. */
+ *  each such symbol's minimum to the sizes above it, why saying where; true (where the model
+ *  returned there, om__run_answers: the trace is refused at the end). Else false. */
 bool om__run_drop(om_trace *tr, int r, const char *why);
 /** A phantom of meta (shape only, on the trace's data-less storage) for a run at other sizes. */
 om_tensor *om__phantom(om_trace *tr, const om_meta *meta);

@@ -807,7 +807,7 @@ TEST(sessions_keep_the_ranges_of_the_trace) {
   om_tensor *long_x = om_zeros(s7, 2, OM_FLOAT32), *ok_x = om_zeros(s5, 2, OM_FLOAT32), *out = NULL;
   for (int k = 0; k < 2; k++) {
     CHECK_ERROR(om_session_run(ss[k], &long_x, 1, &out, 1) >= 0, OM_ERR_SHAPE_MISMATCH,
-                "axis 't' is 17 at dim 1 of input 'x'; the traced graph holds for t from 1 to 16 (narrowed by slice");
+                "axis 't' is 17 at dim 1 of input 'x'; the traced graph holds for t from 1 to 16 (narrowed by add");
     CHECK_EQ_INT(om_session_run(ss[k], &ok_x, 1, &out, 1), 1);
     CHECK_NEAR(at(out, 9), at(pos_table, 4), 0);
     om_tensor_release(out);

@@ -720,6 +720,44 @@ const rules = {
     const extra = mode === 'constant' ? (g.r.chance(0.3) ? ", 'constant', 0.5" : '') : `, '${mode}'`;
     return g.assign(`F.pad(${v.name}, [${pads.join(', ')}]${extra})`, out, 'float32', `pad-${mode}`);
   },
+  windowPad(g, v) { // pad a symbolic axis up to a multiple of a window (Longformer's _pad_to_window_size, Swin's
+    // pad_r = (window - W % window) % window), sometimes then into windows: [.., T, ..] -> [.., T / w, w, ..] summed
+    const r = v.shape.length;
+    const i = g.axis(v, (s) => g.symbolic(s) && s.v >= 1);
+    if (i === null || !g.symbolic(v.shape[i])) return null;
+    const s = v.shape[i], w = g.r.pick([3, 5, 7, 12, 17, 32, 49]), E = g.ex(s);
+    const windows = g.floorOf(s, w - 1, w), padded = g.scaled(w, windows);
+    windows.make ??= () => `Math.ceil(${g.txt(s, 1)} / ${w})`;
+    const out = v.shape.map((x, j) => (j === i ? padded : x));
+    if (numel(out) > MAX_NUMEL) return null;
+    const amount = g.r.chance(0.7) ? `(${w} - ${g.txt(s, 0)} % ${w}) % ${w}` : `Math.ceil(${E} / ${w}) * ${w} - ${g.txt(s, 1)}`;
+    const pads = Array(2 * (r - i)).fill('0');
+    pads[2 * (r - 1 - i) + 1] = amount;
+    const p = g.assign(`F.pad(${v.name}, [${pads.join(', ')}])`, out, 'float32', 'window-pad');
+    if (g.r.chance(0.5) || numel(v.shape) === 0) return p; // -1 has nothing to divide an empty tensor by
+    const split = [...v.shape.slice(0, i).map((x) => g.ex(x)), '-1', String(w), ...v.shape.slice(i + 1).map((x) => g.ex(x))];
+    return g.assign(`${p.name}.reshape(${split.join(', ')}).sum(${i + 1})`, v.shape.map((x, j) => (j === i ? windows : x)), 'float32', 'windows');
+  },
+  minMax(g, v) { // a size the model caps or raises: Math.min(T, S), Math.min(T, 3), Math.max(T, S), Math.max(4, T)
+    const r = v.shape.length;
+    const i = g.axis(v, (s) => g.symbolic(s) && s.v >= 1);
+    if (i === null || !g.symbolic(v.shape[i])) return null;
+    const s = v.shape[i], d = g.dim(i, r), E = g.ex(s);
+    const others = g.named.filter((x) => g.symbolic(x) && x.key !== s.key);
+    const o = others.length && g.r.chance(0.6) ? g.r.pick(others) : null;
+    const c = g.r.int(1, 6), O = o ? g.ex(o) : String(c), ov = o ? o.v : c;
+    const [a, b] = g.r.chance(0.5) ? [E, O] : [O, E];
+    const atom = (value, fn) => Object.assign(g.atom(value, null, [...new Set([...g.symsOf(s), ...(o ? g.symsOf(o) : [])])]),
+      { make: () => `Math.${fn}(${a}, ${b})` });
+    if (g.r.chance(0.5)) { // the first min(T, S) along the axis
+      return g.assign(`${v.name}.narrow(${d}, 0, Math.min(${a}, ${b}))`, v.shape.map((x, j) => (j === i ? atom(Math.min(s.v, ov), 'min') : x)), 'float32', 'min-size');
+    }
+    const out = v.shape.map((x, j) => (j === i ? atom(Math.max(s.v, ov), 'max') : x)); // zeros after it, up to max(T, S)
+    if (numel(out) > MAX_NUMEL) return null;
+    const pads = Array(2 * (r - i)).fill('0');
+    pads[2 * (r - 1 - i) + 1] = `Math.max(${a}, ${b}) - ${g.txt(s, 1)}`;
+    return g.assign(`F.pad(${v.name}, [${pads.join(', ')}])`, out, 'float32', 'max-size');
+  },
   expand(g, v) { // a size-1 axis (or a new leading one) stretched to a size the model has: B, T, 2 * T, 4
     const r = v.shape.length;
     if (r >= 5) return null;
@@ -1057,8 +1095,8 @@ const rules = {
 const GENERIC = {
   unary: 3, activation: 1, along: 2, sizeScalar: 1, selfBinary: 1.5, partnerBinary: 2, constBinary: 1.5, compare: 1,
   reduce: 2, linear: 2, matmulPair: 1, reshapeMerge: 2, reshapeSplit: 1.5, reshapeFlat: 1, permute: 2, unsqueeze: 1,
-  slice: 2.5, select: 1.5, split: 1.5, cat: 2, pad: 1.5, expand: 1.5, create: 2, trilu: 0.7, causal: 0.7, gather: 1.5,
-  embedArgmax: 0.4, norm: 1.5, loop: 0.3,
+  slice: 2.5, select: 1.5, split: 1.5, cat: 2, pad: 1.5, windowPad: 0.8, minMax: 0.8, expand: 1.5, create: 2, trilu: 0.7,
+  causal: 0.7, gather: 1.5, embedArgmax: 0.4, norm: 1.5, loop: 0.3,
 };
 const SEQUENCE = { recurrent: 2, attention: 2, attentionBlock: 1, sdpa: 0.7, transformer: 1 };
 const IMAGE = {

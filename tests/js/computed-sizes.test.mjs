@@ -1,0 +1,174 @@
+// Sizes a model computes from its symbolic axes (docs/symbolic-axes.md, "Integers the model
+// computes from sizes"): a remainder or floor division by any constant (a window's padding
+// (w - T % w) % w, Math.floor(T / 23), T % 19), products of any symbols, the minimum and the
+// maximum of sizes; and ranges: a range never narrows where the eager model gives an answer
+// (x.slice(0, -3) then a view of a batch of 1), and one that narrows where the model fails is
+// written into the .onnx (metadata_props) and the library format. Each traced model runs in
+// onnxruntime-web and the Session against eager at sizes across every boundary and far above
+// the example.
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import * as om from 'onemodel';
+import { memoryHooks, withTraced } from './helpers.mjs';
+
+memoryHooks();
+const F = om.nn.functional;
+
+/**
+ * Traces model on inputs { name: [example, axes] }, and keeps it for the oracle at the example
+ * and at each assignment of sizes (symbol -> size) in `at` (inputs of the example's shapes with
+ * those sizes). Returns the TracedModel.
+ */
+function traceAt(keep, model, inputs, at) {
+  const tm = om.trace(model, inputs);
+  const names = Object.keys(inputs);
+  const call = (xs) => model(...names.map((n) => xs[n]));
+  const examples = Object.fromEntries(names.map((n) => [n, inputs[n][0]]));
+  keep(tm, examples, call(examples), undefined, model);
+  at.forEach((sizes, k) => {
+    const xs = Object.fromEntries(names.map((n, i) => {
+      const [x, axes] = inputs[n];
+      return [n, om.randn(x.shape.map((s, d) => sizes[axes[d]] ?? s), { seed: 100 + 7 * k + i })];
+    }));
+    keep(tm, xs, call(xs));
+  });
+  return tm;
+}
+
+/** Every size of T where a window of w changes what it does, and far above: 1, w - 1, w, w + 1, ... */
+const acrossWindows = (w, far = 1000) => [1, 2, w - 1, w, w + 1, 2 * w - 1, 2 * w, 2 * w + 1, 5 * w + 3, far, far + 1]
+  .filter((t, i, a) => t >= 1 && a.indexOf(t) === i).map((T) => ({ T }));
+
+/** The entries of a ModelProto's metadata_props (field 14: key 1, value 2) in .onnx bytes. */
+function metadataProps(bytes) {
+  let at = 0;
+  const varint = () => { let v = 0, s = 0, b; do { b = bytes[at++]; v += (b & 0x7f) * 2 ** s; s += 7; } while (b & 0x80); return v; };
+  const fields = (end, fn) => {
+    while (at < end) {
+      const tag = varint(), type = tag & 7;
+      if (type === 0) varint();
+      else if (type === 2) { const n = varint(), stop = at + n; fn(tag >>> 3, stop); at = stop; }
+      else if (type === 5) at += 4;
+      else if (type === 1) at += 8;
+      else throw new Error(`wire type ${type}`);
+    }
+  };
+  const text = (stop) => new TextDecoder().decode(bytes.subarray(at, stop));
+  const props = {};
+  fields(bytes.length, (field, stop) => {
+    if (field !== 14) return;
+    let key, value;
+    fields(stop, (f, s) => { if (f === 1) key = text(s); if (f === 2) value = text(s); });
+    props[key] = value;
+  });
+  return props;
+}
+
+describe('sizes a model computes', () => {
+  test('window padding (w - T % w) % w for windows 5, 7, 12, 32 and 49: exact across every multiple and far above', () => withTraced((keep) => {
+    for (const w of [5, 7, 12, 32, 49]) {
+      // Longformer's _pad_to_window_size, Swin's pad_r: pad up to a multiple of w, then windows
+      const model = (x) => {
+        const [B, T, C] = x.shape;
+        return F.pad(x, [0, 0, 0, (w - (T % w)) % w]).reshape(B, -1, w, C).sum(2);
+      };
+      const tm = traceAt(keep, model, { x: [om.randn([2, 10, 3], { seed: w }), ['B', 'T', null]] }, acrossWindows(w));
+      assert.deepEqual(tm.outputs[0].shape, ['B', `floor((T+${w - 1})/${w})`, 3], `w = ${w}`);
+      assert.deepEqual(tm.symbols.map((s) => [s.min, s.max, s.narrowedBy]), [[1, Infinity, null], [1, Infinity, null]]);
+    }
+  }));
+
+  test('Swin\'s window partition with symbolic H and W: pad both to a multiple of 7, windows of 49, and back', () => withTraced((keep) => {
+    const ws = 7;
+    const model = (x) => {
+      const [B, H, W, C] = x.shape;
+      const xp = F.pad(x, [0, 0, 0, (ws - (W % ws)) % ws, 0, (ws - (H % ws)) % ws]);
+      const [, Hp, Wp] = xp.shape;
+      const windows = xp.view(B, Hp / ws, ws, Wp / ws, ws, C).permute(0, 1, 3, 2, 4, 5).reshape(-1, ws * ws, C).softmax(1);
+      const back = windows.view(B, Hp / ws, Wp / ws, ws, ws, C).permute(0, 1, 3, 2, 4, 5).reshape(B, Hp, Wp, C);
+      return back.slice(1, 0, H).slice(2, 0, W);
+    };
+    const tm = traceAt(keep, model, { x: [om.randn([2, 9, 10, 3], { seed: 12 }), ['B', 'H', 'W', null]] },
+      [{ H: 1, W: 1 }, { H: 7, W: 7 }, { H: 8, W: 13 }, { H: 14, W: 15 }, { B: 1, H: 50, W: 22 }, { H: 64, W: 3 }]);
+    assert.deepEqual(tm.outputs[0].shape, ['B', 'H', 'W', 3]);
+  }));
+
+  test('Math.floor(T / 23) and (T - 1) % 19: a floor division and a remainder by constants above 16', () => withTraced((keep) => {
+    const sizes = [1, 2, 18, 19, 20, 22, 23, 24, 38, 45, 46, 47, 100, 1000].map((T) => ({ T }));
+    const floor = traceAt(keep, (x) => x.narrow(1, 0, Math.floor(x.shape[1] / 23) + 1),
+      { x: [om.randn([2, 10, 3], { seed: 1 }), [null, 'T', null]] }, sizes);
+    assert.deepEqual(floor.outputs[0].shape, [2, 'floor(T/23)+1', 3]);
+    const rest = traceAt(keep, (x) => x.select(1, (x.shape[1] - 1) % 19), { x: [om.randn([2, 10, 3], { seed: 2 }), [null, 'T', null]] }, sizes);
+    assert.deepEqual(rest.outputs[0].shape, [2, 3]);
+    assert.ok(rest.graph().nodes.some((n) => n.opType === 'Div'), 'the index is computed: T - 1 - 19 * floor((T - 1) / 19)');
+  }));
+
+  test('a product of three symbols: x.permute(0, 2, 3, 1).reshape(B * H * W, C) with no Shape node', () => withTraced((keep) => {
+    const model = (x) => { const [B, C, H, W] = x.shape; return x.permute(0, 2, 3, 1).reshape(B * H * W, C).relu(); };
+    const tm = traceAt(keep, model, { x: [om.randn([2, 4, 3, 5], { seed: 3 }), ['B', null, 'H', 'W']] },
+      [{ B: 1, H: 1, W: 1 }, { B: 3, H: 7, W: 2 }, { B: 1, H: 13, W: 11 }]);
+    assert.deepEqual(tm.outputs[0].shape, ['B*H*W', 4]);
+    assert.deepEqual(tm.graph().nodes.map((n) => n.opType), ['Transpose', 'Reshape', 'Relu']);
+  }));
+
+  test('min and max of two sizes, and of a size and a constant, in either order', () => withTraced((keep) => {
+    const two = (x, y) => {
+      const T = x.shape[1], S = y.shape[1];
+      const n = Math.min(T, S), m = Math.max(S, T);
+      return [x.narrow(1, 0, n).add(y.narrow(1, 0, Math.min(S, T))), om.zeros([2, m]), om.zeros([Math.max(T, S) - n + 1])];
+    };
+    const tm = traceAt(keep, two, { x: [om.randn([2, 5], { seed: 4 }), [null, 'T']], y: [om.randn([2, 7], { seed: 5 }), [null, 'S']] },
+      [{ T: 1, S: 9 }, { T: 9, S: 1 }, { T: 6, S: 6 }, { T: 40, S: 3 }, { T: 3, S: 40 }]);
+    assert.deepEqual(tm.outputs.map((o) => o.shape), [[2, 'S+min(T-S,0)'], [2, 'T-min(T-S,0)'], ['T-S-2*min(T-S,0)+1']]);
+    const capped = (x) => { const T = x.shape[1]; return [x.narrow(1, 0, Math.min(6, T)), om.zeros([Math.max(T, 4)]), om.zeros([Math.max(1, T - 2)])]; };
+    const tc = traceAt(keep, capped, { x: [om.randn([2, 5], { seed: 6 }), [null, 'T']] }, [1, 2, 3, 4, 6, 7, 30].map((T) => ({ T })));
+    assert.deepEqual(tc.outputs.map((o) => o.shape), [[2, 'min(T,6)'], ['T-min(T,4)+4'], ['T-min(T,3)+1']]);
+    assert.deepEqual(tc.symbols[0].min, 1); // Math.max(1, T - 2) at T = 1 is 1: nothing to narrow
+  }));
+});
+
+describe('ranges', () => {
+  test('x.slice(0, -3) then view(-1, T * 6): right at a batch of 1, 2 and 3, where ONNX\'s Slice clamps as eager does', () => withTraced((keep) => {
+    const model = (x) => x.slice(0, -3).view(-1, x.shape[1] * 6);
+    const tm = traceAt(keep, model, { x: [om.randn([5, 4, 6], { seed: 7 }), ['B', 'T', null]] },
+      [{ B: 1 }, { B: 2 }, { B: 3 }, { B: 4 }, { B: 50 }, { B: 2, T: 9 }]);
+    assert.deepEqual(tm.symbols.map((s) => s.min), [1, 1]); // no range narrowed: eager answers at every batch
+    assert.deepEqual(tm.outputs[0].shape, ['min(B,3)', '6*T']);
+  }));
+
+  test('a model that gives another answer below the example is refused with the range to declare, and traces declared so', () => withTraced((keep) => {
+    // a batch of one is squeezed away: at 1 the model returns another rank, which no graph of the others gives
+    const model = (x) => x.squeeze().relu();
+    const x = om.randn([3, 4], { seed: 8 });
+    assert.throws(() => om.trace(model, { x: [x, ['B', null]] }), (e) => e instanceof om.TraceError && e.kind === 'SymbolicShape'
+      && e.message.includes("where the model gives an answer that the graph would not: the graph holds for the sizes om.Dim('B', { min: 2 }) declares"), 'refused');
+    const tm = traceAt(keep, model, { x: [x, [om.Dim('B', { min: 2 }), null]] }, [{ B: 2 }, { B: 9 }]);
+    assert.deepEqual([tm.symbols[0].min, tm.symbols[0].narrowedBy], [2, null]);
+  }));
+
+  test('a range narrowed where the model fails is in the .onnx (metadata_props) and the library format', async () => {
+    // a 3x3 convolution without padding needs 3 rows: at 1 and 2 eager fails, so the graph holds from 3
+    om.manualSeed(9);
+    const conv = new om.nn.Conv2d(2, 2, 3);
+    const [x, small, y] = [om.randn([1, 2, 6, 5], { seed: 9 }), om.randn([1, 2, 2, 5], { seed: 10 }), om.randn([8, 2], { seed: 11 })];
+    const tm = om.trace(conv, { x: [x, [null, null, 'h', null]] });
+    const declared = om.trace((t) => t.relu(), { x: [y, [om.Dim('n', { multipleOf: 4, max: 64 }), null]] });
+    const plain = om.trace((t) => t.relu(), { x: [y, ['batch', null]] });
+    const session = await om.InferenceSession.create(tm.save());
+    try {
+      assert.deepEqual([tm.symbols[0].min, tm.symbols[0].max], [3, Infinity]);
+      assert.match(tm.symbols[0].narrowedBy, /^conv2d/);
+      const props = metadataProps(tm.toOnnx());
+      assert.deepEqual(Object.keys(props), ['onemodel.symbol.h']);
+      assert.deepEqual(JSON.parse(props['onemodel.symbol.h']), { min: 3, max: null, multipleOf: 1, narrowedBy: tm.symbols[0].narrowedBy });
+      // the library format carries the range: its session refuses a size outside it, naming the call
+      assert.throws(() => session.run({ x: small }), (e) => e instanceof om.OmError
+        && /axis 'h' is 2 at dim 2 of input 'x'; the traced graph holds for h from 3 \(narrowed by conv2d/.test(e.message));
+      // a declared range is written too, with no call that narrowed it; every size from 1 is not
+      assert.deepEqual(JSON.parse(metadataProps(declared.toOnnx())['onemodel.symbol.n']), { min: 1, max: 64, multipleOf: 4, narrowedBy: null });
+      assert.deepEqual(metadataProps(plain.toOnnx()), {});
+    } finally {
+      for (const t of [session, tm, declared, plain, conv, x, small, y]) t.dispose();
+    }
+  });
+});
