@@ -32,7 +32,7 @@ const MAX_DIMS = 8;
 // toBlob it also bounds what Chromium's page holds: a larger Blob part stays in the page until
 // the browser process fetches it, a small one is sent at once. Writing a 475 MiB model with
 // toBlob grew the renderer by 125 MiB with 4 MiB pieces, 43 MiB with 1 MiB, 8 MiB with 256 KiB
-// (tools/bench_export.mjs; docs/performance.md).
+// (tools/bench_export.mjs; docs/performance-log.md).
 const PIECE_BYTES = 256 * 1024;
 
 /** The index of the first lone (unpaired) surrogate in s, or -1 when s is well-formed UTF-16. */

@@ -14,7 +14,7 @@
  * vectors and broadcasts four A values straight from memory (wasm v128.load32_splat, which V8
  * turns into vbroadcastss), then does 8 multiplies and 8 adds. That is 11 of the 16 SIMD
  * registers x86 has (V8 maps wasm SIMD onto xmm registers), so nothing spills; 6x8 and 4x12 tiles
- * (15 and 16 registers) and unrolling k by hand measured slower in WASM (docs/performance.md).
+ * (15 and 16 registers) and unrolling k by hand measured slower in WASM (docs/performance-log.md).
  * A product of at most DIRECT_N columns (a small model's Linear, a head's attention) packs no A
  * with contiguous rows: the same tiles read them in place, and B's too where its rows hold whole tiles, since a
  * value read once or twice costs less in place than copied first; an edge of at most 4 columns

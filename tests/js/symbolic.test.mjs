@@ -384,7 +384,7 @@ describe('symbolic axes', () => {
   // table: the rows of arange(0, l)), the causal mask shared by every scaledDotProductAttention
   // block (Concat, Expand, Trilu), and per MultiheadAttention block the slices of its own mask
   // buffer and the additive mask (Slice, Slice, Where), which the fixed trace holds as
-  // constants. docs/performance.md.
+  // constants. docs/performance-log.md, "Graph economy with symbolic axes".
   test('GPT-style decoder with symbolic batch and sequence: node and Shape-node counts against fixed shapes', () => withTraced((keep, trace) => {
     const pinned = [ // blocks, nodes symbolic, nodes fixed
       [['sdpa', 'mha'], 83, 76],
