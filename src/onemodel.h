@@ -153,11 +153,12 @@ bool om_tensor_read(const om_tensor *t, void *dst);
 bool om_tensor_get(const om_tensor *t, const int64_t *index, double *out);
 /** The single element of a one-element tensor as a double; false on error. */
 bool om_tensor_item(const om_tensor *t, double *out);
-/** In place: every element of t becomes value; bumps the version. */
+/** In place: every element of t (borrowed) becomes value; bumps the version. While a trace
+ *  records, these writes are recorded (docs/tracing.md, "Writes into tensors"). */
 bool om_tensor_fill(om_tensor *t, double value);
-/** In place: the element at index becomes value; bumps the version. */
+/** In place: the element at index becomes value; bumps the version. t is borrowed. */
 bool om_tensor_set(om_tensor *t, const int64_t *index, double value);
-/** In place: src is broadcast and converted into dst; bumps dst's version. src is borrowed. */
+/** In place: src is broadcast and converted into dst; bumps dst's version. Both borrowed. */
 bool om_tensor_copy_from(om_tensor *dst, const om_tensor *src);
 
 /* ---- autograd ---- */

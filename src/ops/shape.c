@@ -949,11 +949,19 @@ om_tensor *om_select_scatter(om_tensor *input, om_tensor *src, int dim, int64_t 
   if (!om__check_inputs("select_scatter", (om_tensor *[]){input, src}, 2)) return NULL;
   om_tensor *place = om_select(input, dim, index); /* checks dim and index */
   if (!place) return NULL;
+  bool fits = src->ndim == place->ndim && !memcmp(src->shape, place->shape, sizeof(int64_t) * (size_t)src->ndim);
+  char x[OM_SHAPE_STR_LEN], y[OM_SHAPE_STR_LEN];
+  if (!fits || src->dtype != input->dtype) {
+    om__fail(fits ? OM_ERR_DTYPE_MISMATCH : OM_ERR_SHAPE_MISMATCH, "select_scatter: src (%s %s) does not fit the "
+             "element (%s %s) at index %lld of dim %d", om_dtype_name(src->dtype), om__shape_str(x, sizeof x, src->shape, src->ndim),
+             om_dtype_name(input->dtype), om__shape_str(y, sizeof y, place->shape, place->ndim), (long long)index, dim);
+    om_tensor_release(place);
+    return NULL;
+  }
   om_tensor_release(place);
   int d = om__wrap_dim(dim, input->ndim, "select_scatter");
-  om_tensor *u = src->ndim < OM_MAX_DIMS ? om_unsqueeze(src, d) : NULL;
-  if (!u) return src->ndim < OM_MAX_DIMS ? NULL : (om__fail(OM_ERR_SHAPE_MISMATCH, "select_scatter: src has %d dims, "
-                                                   "one more than input's %d allows", src->ndim, input->ndim), NULL);
+  om_tensor *u = om_unsqueeze(src, d);
+  if (!u) return NULL;
   /* index -1 is the last element: [-1, end of dim), not [-1, 0) */
   om_tensor *r = om_slice_scatter(input, u, d, index, index == -1 ? INT64_MAX : index + 1, 1);
   om_tensor_release(u);
