@@ -1,5 +1,6 @@
-/* Elementwise ops: broadcasting binary math, unary math, activations (with float parameters),
- * clamp, comparisons, where and cast.
+/* Elementwise ops: broadcasting binary math, unary math (trigonometric and hyperbolic functions
+ * too), activations (with float parameters), clamp, comparisons, logical and bitwise ops, where
+ * and cast. Their operands' dtypes arrive promoted (om__apply, the op's promote rule).
  * Each op: infer (dtype rules + broadcasting), a kernel table indexed by dtype, the backward
  * rule written with public ops, and its test settings. Kernels are plain loops over one run
  * of elements (om__iterate supplies the runs); the contiguous case is a separate loop the
