@@ -206,8 +206,39 @@ static uint64_t moving_symbols(const om_lower *l, uint64_t syms, int64_t a0, con
   return out && __builtin_popcountll(syms) > 2 ? out : syms;
 }
 
+/* For a fit that failed with every run: leaves out the far runs (runs.c far_sizes; all: every
+ * partner, to restore); whether there were any. A model may switch at a size between the example
+ * and a far run (a branch on T > 100): the range check (check_whole_range) finds where. */
+static bool without_far(om_lower *l, const om_runcall **all) {
+  memcpy(all, l->rc, sizeof l->rc);
+  bool any = false;
+  for (int r = 0; r < l->tr->runs.n; r++)
+    if (l->rc[r] && l->tr->runs.v[r].far) l->rc[r] = NULL, any = true;
+  return any;
+}
+
+/* After a fit without the far runs: ok, those runs are dropped, and the trace is refused at the
+ * end unless the range check refuses first, at the exact size (what and vals say why); else they
+ * are back. */
+static void settle_far(om_lower *l, const om_runcall **all, bool ok, const char *what, const int64_t *vals) {
+  om_trace *tr = l->tr;
+  if (!ok) {
+    memcpy(l->rc, all, sizeof l->rc);
+    return;
+  }
+  for (int r = 0; r < tr->runs.n; r++)
+    if (all[r] && !l->rc[r]) {
+      char sizes[160];
+      tr->runs.v[r].dropped = true;
+      if (!tr->far_parted)
+        tr->far_parted = om__arena_printf(&tr->g.arena, "%s: %s is %lld at %s, which no size expression that holds at the "
+                                          "other sizes gives: the model computes it otherwise there", l->who, what,
+                                          (long long)vals[r], om__run_sizes(tr, tr->runs.v[r].v, ~(uint64_t)0, sizes, sizeof sizes));
+    }
+}
+
 /* om__fit_int for what call l computed (what: "argument 2", "axis 0 of the shape"), without the
- * runs below the example when nothing fits with them. */
+ * runs below the example when nothing fits with them, then without the far ones. */
 static int fit_int(om_lower *l, int64_t a0, const int64_t *vals, const char *what) {
   bool floored;
   int64_t at[OM_AT_MAX][64];
@@ -234,6 +265,10 @@ static int fit_int(om_lower *l, int64_t a0, const int64_t *vals, const char *wha
   bool asked = false;
   for (int q = 0; x == -3 && q < n_at; q++) asked |= om__run_more_at(l->tr, at[q]);
   if (asked) return -1;
+  if (x == -2 && without_far(l, all)) {
+    x = om__fit_int(l, a0, vals, &floored, at, &n_at);
+    settle_far(l, all, x >= 0, what, vals);
+  }
   return x <= -2 ? -2 : x;
 }
 

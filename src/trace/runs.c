@@ -489,8 +489,15 @@ static bool parts(om_trace *tr, int r, const char *who, int64_t index, const cha
     below(tr, run, om__arena_printf(&tr->g.arena, "%s (call %lld): at %s the model %s", who, (long long)index + 1, sizes, what));
     return true;
   }
-  return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "%s: the model takes another path at other sizes: at %s it %s; control "
-                        "flow that depends on a size cannot be written in the graph", who, sizes, what);
+  const char *fmt_far = "%s: the model takes another path at other sizes: at %s it %s; control flow that depends on a size "
+                        "cannot be written in the graph";
+  if (run->far) { /* far above the example: the range check (check_whole_range) finds the exact threshold and the
+                   * declaration that holds; refused with this at the end if it does not */
+    run->dropped = true;
+    if (!tr->far_parted) tr->far_parted = om__arena_printf(&tr->g.arena, fmt_far, who, sizes, what);
+    return true;
+  }
+  return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, fmt_far, who, sizes, what);
 }
 
 /* Whether the record run's call (index, in: its tensors) reads the values its partner p in run
@@ -1203,6 +1210,7 @@ int om_trace_run(om_trace_fn fn, void *ctx, om_tensor **outputs, int max_outputs
     tr->kept.n = 0;
     tr->kept_f.n = 0;
     tr->answers = NULL;
+    tr->far_parted = NULL;
     tr->serial++;
     tr->n_probes = 0;
     if (!om__probe_init(tr)) return free(ranges), -1;
@@ -1276,7 +1284,8 @@ int om_trace_run(om_trace_fn fn, void *ctx, om_tensor **outputs, int max_outputs
     om__release_all(outputs, n);
     return free(ranges), -1;
   }
-  if (!check_whole_range(tr, ranges, fn, ctx, max_outputs, seed, offset)) {
+  if (!check_whole_range(tr, ranges, fn, ctx, max_outputs, seed, offset) ||
+      (tr->far_parted && !om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "%s", tr->far_parted))) {
     om__release_all(outputs, n);
     return free(ranges), -1;
   }

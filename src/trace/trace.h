@@ -184,6 +184,7 @@ struct om_trace {
   int64_t more_at[OM_AT_MAX][64]; /* om__run_more_at's runs (more_at_n), their variables */
   int more_at_n, rounds;     /* rounds: how often the record run began again */
   const char *answers;       /* the first range the record run narrowed where the model works (om__run_answers) */
+  const char *far_parted;    /* a far run the record run parted from (the refusal, if the range check finds no threshold) */
   int64_t calls;             /* calls made in the run going on */
   om_storage *phantom;       /* the storage every phantom shares (no data) */
   int depth;                 /* > 0 inside a call already logged (a lowering's own constants, backward) */
