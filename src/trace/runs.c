@@ -904,6 +904,29 @@ static int64_t far_variable(const om_symbol *s, int64_t v0) {
   return s->vmax < bound ? s->vmax : bound;
 }
 
+/* The range check goes up only as far as every graph input holds at most this many elements
+ * (64 Mi: 256 MiB of float32): past that the runs' phantoms still cost per piece (a split of a
+ * flattened image into 560-wide pieces is millions of tensors at 32768 x 32768), while the model
+ * could not run eagerly in a WebAssembly heap anyway. traced.symbols[k].checked says where it
+ * stopped. */
+#define OM_RANGE_INPUT_ELEMS ((double)(1 << 26))
+
+/* The elements of the largest graph input at variables v. */
+static double largest_input(const om_trace *tr, const int64_t *v) {
+  double most = 0;
+  for (int k = 0; k < tr->g.inputs.n; k++) {
+    const om_gvalue *x = &tr->g.values.v[tr->g.inputs.v[k]];
+    double e = 1;
+    for (int d = 0; d < x->ndim; d++) {
+      int64_t size = x->shape[d];
+      if (x->ext[d] >= 0) om__x_eval(tr, x->ext[d], v, &size);
+      e *= (double)size;
+    }
+    if (e > most) most = e;
+  }
+  return most;
+}
+
 /* Point p of the len steps from variables a to b: each symbol moves by at most one a step, so
  * two points a step apart where the model does two things are a threshold exactly. */
 static void on_line(const om_trace *tr, const int64_t *a, const int64_t *b, int64_t len, int64_t p, int64_t *v) {
@@ -1060,6 +1083,10 @@ static bool check_range(range_ctx *rc) {
          * failed) goes on to the declared one: the exact end */
         const om_symbol *s = &tr->symbols.v[k], *far = line < n && s->max_why && s->max_why == s->runs_max_why ? &rc->declared[k] : s;
         to[k] = up ? far_variable(far, v0[k]) : s->vmin;
+      }
+      while (up && largest_input(tr, to) > OM_RANGE_INPUT_ELEMS && memcmp(to, v0, sizeof(int64_t) * (size_t)n))
+        for (int k = 0; k < n; k++) to[k] = v0[k] + (to[k] - v0[k]) / 2; /* back toward the example */
+      for (int k = 0; k < n; k++) {
         int64_t d = to[k] > v0[k] ? to[k] - v0[k] : v0[k] - to[k];
         if (d > len) len = d;
       }
@@ -1279,12 +1306,11 @@ int om_trace_run(om_trace_fn fn, void *ctx, om_tensor **outputs, int max_outputs
     if (n > max_outputs) om__trace_fail(OM_ERR_TRACE_INVALID_USAGE, "trace_run: %d outputs, room for %d", n, max_outputs);
     return free(ranges), -1;
   }
-  if ((tr->base.n_outputs >= 0 && !check_minimums(tr, ranges, fn, ctx, max_outputs)) || /* after check_ends: it reads this run's tensors */
-      (tr->answers && !refuse_answers(tr, ranges))) {
-    om__release_all(outputs, n);
-    return free(ranges), -1;
-  }
-  if (!check_whole_range(tr, ranges, fn, ctx, max_outputs, seed, offset) ||
+  /* check_minimums after check_ends (it reads this run's tensors); the whole range before the
+   * refusals the runs left (answers below the example, a far run parted): where it finds the
+   * threshold it names it exactly */
+  if ((tr->base.n_outputs >= 0 && !check_minimums(tr, ranges, fn, ctx, max_outputs)) ||
+      !check_whole_range(tr, ranges, fn, ctx, max_outputs, seed, offset) || (tr->answers && !refuse_answers(tr, ranges)) ||
       (tr->far_parted && !om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "%s", tr->far_parted))) {
     om__release_all(outputs, n);
     return free(ranges), -1;

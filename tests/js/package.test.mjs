@@ -112,7 +112,7 @@ function assertFigure(doc, text, at, stated, bytes, what, unit = 'kB') {
   const scale = unit === 'MB' ? 1e6 : 1e3;
   const line = text.slice(0, at).split('\n').length;
   assert.ok(Math.abs(stated * scale - bytes) <= Math.max(0.1 * bytes, 2e3),
-    `${doc}:${line} says ${what} is ${stated} ${unit}, the package has ${(bytes / scale).toFixed(unit === 'MB' ? 1 : 0)} ${unit}: update that line`);
+    `${doc}:${line} says ${what} is ${stated} ${unit}, the package has ${(bytes / scale).toFixed(unit === 'MB' ? 1 : 0)} ${unit}: update that line (node tools/doc_sizes.mjs rewrites them)`);
 }
 
 describe('the npm package, packed and installed into an empty project', () => {
