@@ -502,6 +502,9 @@ export class Tensor {
     return wrapChecked(M._omw_select_scatter(h, handleOf(src, w, 'src'), pa), w);
   }
 
+  /** torch.roll (om.roll). */
+  roll(shifts, dims) { this.#use('roll'); return roll(this, shifts, dims); }
+
   squeeze(dims) {
     const h = this.#use('squeeze');
     return apply1('squeeze', 'squeeze', [h], dimsArg(dims, 'squeeze'));
@@ -870,6 +873,16 @@ export function cat(tensors, dim = 0) {
 
 export function stack(tensors, dim = 0) {
   return joinAlong('stack', tensors, dim);
+}
+
+/** torch.roll: each dims[k] rotated by shifts[k]; with no dims, the flattened tensor by one shift. */
+export function roll(input, shifts, dims) {
+  requireReady('roll');
+  const h = handleOf(input, 'roll', 'input');
+  const s = Array.isArray(shifts) ? shifts.map((v, i) => toI64(v, 'roll', `shifts[${i}]`)) : [toI64(shifts, 'roll', 'shifts')];
+  const d = dimsArg(dims, 'roll');
+  const [ps, pd] = marshal(['i64', s], ['i64', d]);
+  return wrapChecked(M._omw_roll(h, ps, s.length, pd, d.length), 'roll');
 }
 
 export function where(condition, input, other) {

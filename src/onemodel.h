@@ -289,6 +289,9 @@ om_tensor *om_slice_scatter(om_tensor *input, om_tensor *src, int dim, int64_t s
 /** PyTorch's select_scatter: a copy of input with src (of select(input, dim, index)'s shape) written
  *  at index along dim; borrowed inputs, returns a new reference. */
 om_tensor *om_select_scatter(om_tensor *input, om_tensor *src, int dim, int64_t index);
+/** torch.roll: a copy of a with each dims[k] rotated by shifts[k] (n_shifts == n_dims; with no dims,
+ *  one shift of the flattened tensor); arrays and a borrowed, returns a new reference. */
+om_tensor *om_roll(om_tensor *a, const int64_t *shifts, int n_shifts, const int64_t *dims, int n_dims);
 /** A view without the listed size-1 dims (all size-1 dims when ndims is 0). */
 om_tensor *om_squeeze(om_tensor *a, const int64_t *dims, int ndims);
 /** A view with a new size-1 dim at dim. */

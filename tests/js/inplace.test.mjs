@@ -7,7 +7,7 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import * as om from 'onemodel';
-import { memoryHooks, vals, near, withTraced } from './helpers.mjs';
+import { memoryHooks, vals, gradcheck, withTraced } from './helpers.mjs';
 
 memoryHooks();
 
@@ -16,30 +16,6 @@ const T = (fn) => () => om.tidy(fn);
 /** Throws of kind with a message matching re. */
 function throwsKind(fn, kind, re) {
   assert.throws(() => om.tidy(fn), (e) => e instanceof om.OmError && e.kind === kind && re.test(e.message));
-}
-
-/** Backward of sum(f(a, b) * w) against central differences in every element of a and b. */
-function gradcheck(f, a, b) {
-  const w = om.rand(om.tidy(() => f(a, b)).shape, { seed: 7 });
-  const loss = () => om.noGrad(() => Number(f(a, b).mul(w).sum().item()));
-  a.requiresGrad = true;
-  b.requiresGrad = true;
-  f(a, b).mul(w).sum().backward();
-  for (const t of [a, b]) {
-    const g = vals(t.grad);
-    const n = t.shape.reduce((p, q) => p * q, 1);
-    for (let k = 0; k < n; k++) {
-      const idx = [];
-      for (let d = t.shape.length - 1, r = k; d >= 0; d--) { idx.unshift(r % t.shape[d]); r = Math.floor(r / t.shape[d]); }
-      const x0 = vals(t)[k];
-      om.noGrad(() => t.set_(idx, x0 + 1e-2));
-      const up = loss();
-      om.noGrad(() => t.set_(idx, x0 - 1e-2));
-      const down = loss();
-      om.noGrad(() => t.set_(idx, x0));
-      near([g[k]], [(up - down) / 2e-2], 2e-3, `d/d [${idx}]`);
-    }
-  }
 }
 
 describe('sliceScatter and selectScatter', () => {
