@@ -225,6 +225,10 @@ export function stack(tensors: readonly Tensor[], dim?: number): Tensor;
  *  the start; any shift, negative or beyond the size); without dims, the flattened tensor rotated
  *  by one shift and reshaped back. Differentiable. */
 export function roll(input: Tensor, shifts: number | readonly number[], dims?: number | readonly number[]): Tensor;
+/** torch.meshgrid: for 0-d or 1-D tensors of one dtype, one tensor per input of the grid's shape
+ *  (their sizes in order; indexing 'xy': the first two swapped), each its input's values along its
+ *  dim (views of the inputs). Differentiable. */
+export function meshgrid(tensors: readonly Tensor[], options?: { indexing?: 'ij' | 'xy' }): Tensor[];
 /** `condition ? input : other` elementwise with broadcasting; condition is a bool tensor. */
 export function where(condition: Tensor, input: TensorLike, other: TensorLike): Tensor;
 /** Matrix product with PyTorch's rules (1-D operands, broadcast batch dims). */

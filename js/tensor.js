@@ -885,6 +885,18 @@ export function roll(input, shifts, dims) {
   return wrapChecked(M._omw_roll(h, ps, s.length, pd, d.length), 'roll');
 }
 
+/** torch.meshgrid: the grid's coordinates, one view per input; options.indexing 'ij' (default) or 'xy'. */
+export function meshgrid(tensors, options) {
+  requireReady('meshgrid');
+  const hs = tensorList(tensors, 'meshgrid');
+  const indexing = options?.indexing ?? 'ij';
+  if (indexing !== 'ij' && indexing !== 'xy') throw invalid(`meshgrid: indexing must be 'ij' or 'xy', got ${describe(indexing)}`);
+  const [p, pout] = marshal(['ptr', hs], ['ptr', hs.length]);
+  const n = M._omw_meshgrid(p, hs.length, indexing === 'xy' ? 1 : 0, pout);
+  if (n < 0) throw lastError('meshgrid');
+  return readU32(pout, n).map(wrap);
+}
+
 export function where(condition, input, other) {
   requireReady('where');
   const hc = handleOf(condition, 'where', 'condition');

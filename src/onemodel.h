@@ -304,6 +304,10 @@ om_tensor *om_clone(om_tensor *a);
 om_tensor *om_cat(om_tensor *const *ts, int n, int dim);
 /** Stacks n tensors (borrowed array) along a new dim. */
 om_tensor *om_stack(om_tensor *const *ts, int n, int dim);
+/** torch.meshgrid of n 0-d or 1-D tensors of one dtype (borrowed array): writes n new references
+ *  (views, the grid's shape; xy: Cartesian indexing, the first two dims swapped) into out and
+ *  returns n, or -1 on error (then out holds nothing). */
+int om_meshgrid(om_tensor *const *ts, int n, bool xy, om_tensor **out);
 /** Splits a along dim into pieces of split_size (the last may be smaller); writes up to max_out new
  *  references into out and returns how many, or -1 on error (then out holds nothing). */
 int om_split(om_tensor *a, int64_t split_size, int dim, om_tensor **out, int max_out);

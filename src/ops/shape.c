@@ -1032,6 +1032,40 @@ om_tensor *om_stack(om_tensor *const *ts, int n, int dim) {
   return r;
 }
 
+/* torch.meshgrid: input k (0-d or 1-D) reshaped to size 1 in every dim but its own, then expanded
+ * to the grid, so the results are views of the inputs as PyTorch's are; xy swaps the first two
+ * dims (Cartesian indexing). Its own size is passed as -1 and the others as the other inputs'
+ * sizes, which a trace keeps symbolic. */
+int om_meshgrid(om_tensor *const *ts, int n, bool xy, om_tensor **out) {
+  if (n < 1 || !ts || !out) return om__fail(OM_ERR_INVALID_ARGUMENT, "meshgrid: needs at least one tensor"), -1;
+  if (n > OM_MAX_DIMS) return om__fail(OM_ERR_INVALID_ARGUMENT, "meshgrid: %d tensors make more than %d dims", n, OM_MAX_DIMS), -1;
+  if (!om__check_inputs("meshgrid", ts, n)) return -1;
+  int64_t grid[OM_MAX_DIMS];
+  for (int k = 0; k < n; k++) {
+    if (ts[k]->ndim > 1)
+      return om__fail(OM_ERR_SHAPE_MISMATCH, "meshgrid: tensor %d has %d dims (each must be 0-d or 1-D)", k, ts[k]->ndim), -1;
+    if (ts[k]->dtype != ts[0]->dtype)
+      return om__fail(OM_ERR_DTYPE_MISMATCH, "meshgrid: tensor %d is %s, tensor 0 %s (all must match)", k,
+                      om_dtype_name(ts[k]->dtype), om_dtype_name(ts[0]->dtype)), -1;
+    grid[k] = ts[k]->ndim ? ts[k]->shape[0] : 1;
+  }
+  bool swap = xy && n > 1;
+  if (swap) grid[0] = grid[1], grid[1] = ts[0]->ndim ? ts[0]->shape[0] : 1;
+  for (int k = 0; k < n; k++) {
+    int at = swap && k < 2 ? 1 - k : k;
+    int64_t view[OM_MAX_DIMS], to[OM_MAX_DIMS];
+    for (int j = 0; j < n; j++) view[j] = j == at ? -1 : 1, to[j] = j == at ? -1 : grid[j];
+    om_tensor *v = om_reshape(ts[k], view, n);
+    out[k] = v ? om_expand(v, to, n) : NULL;
+    om_tensor_release(v);
+    if (!out[k]) {
+      om__release_all(out, k);
+      return -1;
+    }
+  }
+  return n;
+}
+
 int om_split(om_tensor *a, int64_t split_size, int dim, om_tensor **out, int max_out) {
   if (!om__check_inputs("split", &a, 1)) return -1;
   int d = om__wrap_dim(dim, a->ndim, "split");

@@ -257,6 +257,19 @@ TEST(roll) {
   R(a); R(r); R(f);
 }
 
+/* om_meshgrid natively; values against PyTorch, gradients and traces are tests/js/meshgrid.test.mjs */
+TEST(meshgrid) {
+  om_tensor *a = TF(SHAPE(2), 1, 2), *b = TF(SHAPE(3), 3, 4, 5), *g[2] = {0};
+  CHECK_EQ_INT(om_meshgrid((om_tensor *[]){a, b}, 2, true, g), 2);
+  CHECK_VALUES(g[0], SHAPE(3, 2), 0, 1, 2, 1, 2, 1, 2);
+  CHECK_VALUES(g[1], SHAPE(3, 2), 0, 3, 3, 4, 4, 5, 5);
+  R(g[0]); R(g[1]);
+  om_tensor *m = om_zeros((int64_t[]){2, 2}, 2, OM_FLOAT32);
+  CHECK_ERROR(om_meshgrid((om_tensor *[]){a, m}, 2, false, g) >= 0, OM_ERR_SHAPE_MISMATCH, "meshgrid: tensor 1 has 2 dims");
+  CHECK_ERROR(om_meshgrid(NULL, 0, false, g) >= 0, OM_ERR_INVALID_ARGUMENT, "meshgrid: needs at least one tensor");
+  R(a); R(b); R(m);
+}
+
 static void release_n(om_tensor **ts, int n) {
   for (int k = 0; k < n; k++) R(ts[k]);
 }
@@ -661,6 +674,7 @@ int main(void) {
   RUN(view_errors);
   RUN(assembly);
   RUN(roll);
+  RUN(meshgrid);
   RUN(split_sizes_and_chunk);
   RUN(reductions);
   RUN(matmul_against_reference);

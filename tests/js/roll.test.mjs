@@ -1,5 +1,5 @@
 // torch.roll (om.roll, x.roll): values against tests/js/fixtures/pytorch/ops/roll.json (written by
-// tools/pytorch_roll.py), gradients by finite differences, the errors, and models that roll a
+// tools/pytorch_composites.py), gradients by finite differences, the errors, and models that roll a
 // symbolic axis traced and run in onnxruntime-web and the Session at sizes far from the example
 // and below the shift, against eager runs.
 import { test, describe } from 'node:test';
