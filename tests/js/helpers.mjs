@@ -24,6 +24,14 @@ export function check(t, shape, expected, tol = 1e-5) {
   near(t.toArray(), expected, tol, `values of shape [${shape}]`);
 }
 
+/** fn throws, inside om.tidy, an OmError of kind with a message matching re. */
+export function throwsKind(fn, kind, re) {
+  assert.throws(() => om.tidy(fn), (e) => e instanceof om.OmError && e.kind === kind && re.test(e.message));
+}
+
+/** A module whose forward is f. */
+export const moduleOf = (f) => new (class extends om.nn.Module { forward(...xs) { return f(...xs); } })();
+
 /** Backward of sum(f(...ts) * w) against central differences in every element of every input. */
 export function gradcheck(f, ...ts) {
   const w = om.rand(om.tidy(() => f(...ts)).shape, { seed: 7 });

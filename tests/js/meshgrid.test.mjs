@@ -6,17 +6,11 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as om from 'onemodel';
-import { memoryHooks, vals, gradcheck, withTraced } from './helpers.mjs';
+import { memoryHooks, vals, gradcheck, throwsKind, moduleOf, withTraced } from './helpers.mjs';
 
 memoryHooks();
 
 const fx = JSON.parse(readFileSync(new URL('./fixtures/pytorch/ops/meshgrid.json', import.meta.url), 'utf8'));
-const fn = (f) => new (class extends om.nn.Module { forward(...xs) { return f(...xs); } })();
-
-/** Throws of kind with a message matching re. */
-function throwsKind(f, kind, re) {
-  assert.throws(() => om.tidy(f), (e) => e instanceof om.OmError && e.kind === kind && re.test(e.message));
-}
 
 describe('meshgrid', () => {
   test('matches PyTorch: one to three inputs, 0-d and empty ones, ij and xy', () => om.tidy(() => {
@@ -57,7 +51,7 @@ describe('meshgrid', () => {
 describe('meshgrid traced', () => {
   test('grids of symbolic sizes, ij and xy: onnxruntime-web and the Session agree with eager', () => withTraced((keep) => {
     // Swin's relative position index: coordinates of a window, differences of every pair
-    const model = fn((x, y) => {
+    const model = moduleOf((x, y) => {
       const [i, j] = om.meshgrid([x, y]);
       const [u, v, w] = om.meshgrid([x, y, x.slice(0, 1)], { indexing: 'xy' });
       return [i.mul(j).add(1), u.sub(v.mul(w))];

@@ -6,17 +6,11 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as om from 'onemodel';
-import { memoryHooks, vals, gradcheck, withTraced } from './helpers.mjs';
+import { memoryHooks, vals, gradcheck, throwsKind, moduleOf, withTraced } from './helpers.mjs';
 
 memoryHooks();
 
 const fx = JSON.parse(readFileSync(new URL('./fixtures/pytorch/ops/roll.json', import.meta.url), 'utf8'));
-const fn = (f) => new (class extends om.nn.Module { forward(...xs) { return f(...xs); } })();
-
-/** Throws of kind with a message matching re. */
-function throwsKind(f, kind, re) {
-  assert.throws(() => om.tidy(f), (e) => e instanceof om.OmError && e.kind === kind && re.test(e.message));
-}
 
 describe('roll', () => {
   test('matches PyTorch: one dim and several, negative shifts, shifts beyond the size, no dims', () => om.tidy(() => {
@@ -63,7 +57,7 @@ describe('roll', () => {
 describe('roll traced', () => {
   test('a symbolic axis rolled by more than it is at some sizes: onnxruntime-web and the Session agree with eager', () => withTraced((keep) => {
     // Swin's shifted windows roll by -shift on both spatial axes, and back
-    const model = fn((x) => x.roll([-3, 5], [1, 2]).mul(2).roll([3, -5], [1, 2]).add(x.roll(13, 2)));
+    const model = moduleOf((x) => x.roll([-3, 5], [1, 2]).mul(2).roll([3, -5], [1, 2]).add(x.roll(13, 2)));
     const x = om.randn([2, 8, 9], { seed: 3 });
     const tm = om.trace(model, { x: [x, ['b', 'h', 'w']] });
     keep(tm, { x }, model.forward(x), undefined, model);
@@ -74,7 +68,7 @@ describe('roll traced', () => {
   }));
 
   test('no dims: the flattened tensor of symbolic size', () => withTraced((keep) => {
-    const model = fn((x) => x.roll(-7));
+    const model = moduleOf((x) => x.roll(-7));
     const x = om.randn([3, 4], { seed: 4 });
     const tm = om.trace(model, { x: [x, ['n', null]] });
     keep(tm, { x }, model.forward(x), undefined, model);
