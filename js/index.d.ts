@@ -221,6 +221,14 @@ export function manualSeed(seed: number | bigint): void;
 export function cat(tensors: readonly Tensor[], dim?: number): Tensor;
 /** Stacks tensors of one shape along a new dim (default 0). */
 export function stack(tensors: readonly Tensor[], dim?: number): Tensor;
+/** torch.roll: a copy with each dims[k] rotated by shifts[k] (elements past the end come back at
+ *  the start; any shift, negative or beyond the size); without dims, the flattened tensor rotated
+ *  by one shift and reshaped back. Differentiable. */
+export function roll(input: Tensor, shifts: number | readonly number[], dims?: number | readonly number[]): Tensor;
+/** torch.meshgrid: for 0-d or 1-D tensors of one dtype, one tensor per input of the grid's shape
+ *  (their sizes in order; indexing 'xy': the first two swapped), each its input's values along its
+ *  dim (views of the inputs). Differentiable. */
+export function meshgrid(tensors: readonly Tensor[], options?: { indexing?: 'ij' | 'xy' }): Tensor[];
 /** `condition ? input : other` elementwise with broadcasting; condition is a bool tensor. */
 export function where(condition: Tensor, input: TensorLike, other: TensorLike): Tensor;
 /** Matrix product with PyTorch's rules (1-D operands, broadcast batch dims). */
@@ -483,6 +491,8 @@ export class Tensor {
   /** torch.select_scatter: a copy with src (select(dim, index)'s shape) written at index along
    *  dim. In place: `this.select(dim, index).copy_(src)`. */
   selectScatter(src: Tensor, dim: number, index: number): Tensor;
+  /** torch.roll: see {@link roll}. */
+  roll(shifts: number | readonly number[], dims?: number | readonly number[]): Tensor;
   /** A view without the given size-1 dims (all of them when dims is omitted). */
   squeeze(dims?: Dims): Tensor;
   /** A view with a new size-1 dim at dim. */

@@ -17,7 +17,7 @@ import { VERSION } from './runtime.js';
 export { ready, memory, setNumThreads, numThreads } from './runtime.js';
 export { OmError, TraceError } from './errors.js';
 export {
-  Tensor, tensor, zeros, ones, full, arange, rand, randn, manualSeed, cat, stack, where, matmul,
+  Tensor, tensor, zeros, ones, full, arange, rand, randn, manualSeed, cat, stack, roll, meshgrid, where, matmul,
   split, chunk, unbind, tril, triu, flatten, addmm, noGrad, tidy, keep, dispose,
 } from './tensor.js';
 export {

@@ -502,6 +502,9 @@ export class Tensor {
     return wrapChecked(M._omw_select_scatter(h, handleOf(src, w, 'src'), pa), w);
   }
 
+  /** torch.roll (om.roll). */
+  roll(shifts, dims) { this.#use('roll'); return roll(this, shifts, dims); }
+
   squeeze(dims) {
     const h = this.#use('squeeze');
     return apply1('squeeze', 'squeeze', [h], dimsArg(dims, 'squeeze'));
@@ -870,6 +873,28 @@ export function cat(tensors, dim = 0) {
 
 export function stack(tensors, dim = 0) {
   return joinAlong('stack', tensors, dim);
+}
+
+/** torch.roll: each dims[k] rotated by shifts[k]; with no dims, the flattened tensor by one shift. */
+export function roll(input, shifts, dims) {
+  requireReady('roll');
+  const h = handleOf(input, 'roll', 'input');
+  const s = Array.isArray(shifts) ? shifts.map((v, i) => toI64(v, 'roll', `shifts[${i}]`)) : [toI64(shifts, 'roll', 'shifts')];
+  const d = dimsArg(dims, 'roll');
+  const [ps, pd] = marshal(['i64', s], ['i64', d]);
+  return wrapChecked(M._omw_roll(h, ps, s.length, pd, d.length), 'roll');
+}
+
+/** torch.meshgrid: the grid's coordinates, one view per input; options.indexing 'ij' (default) or 'xy'. */
+export function meshgrid(tensors, options) {
+  requireReady('meshgrid');
+  const hs = tensorList(tensors, 'meshgrid');
+  const indexing = options?.indexing ?? 'ij';
+  if (indexing !== 'ij' && indexing !== 'xy') throw invalid(`meshgrid: indexing must be 'ij' or 'xy', got ${describe(indexing)}`);
+  const [p, pout] = marshal(['ptr', hs], ['ptr', hs.length]);
+  const n = M._omw_meshgrid(p, hs.length, indexing === 'xy' ? 1 : 0, pout);
+  if (n < 0) throw lastError('meshgrid');
+  return readU32(pout, n).map(wrap);
 }
 
 export function where(condition, input, other) {

@@ -289,6 +289,9 @@ om_tensor *om_slice_scatter(om_tensor *input, om_tensor *src, int dim, int64_t s
 /** PyTorch's select_scatter: a copy of input with src (of select(input, dim, index)'s shape) written
  *  at index along dim; borrowed inputs, returns a new reference. */
 om_tensor *om_select_scatter(om_tensor *input, om_tensor *src, int dim, int64_t index);
+/** torch.roll: a copy of a with each dims[k] rotated by shifts[k] (n_shifts == n_dims; with no dims,
+ *  one shift of the flattened tensor); arrays and a borrowed, returns a new reference. */
+om_tensor *om_roll(om_tensor *a, const int64_t *shifts, int n_shifts, const int64_t *dims, int n_dims);
 /** A view without the listed size-1 dims (all size-1 dims when ndims is 0). */
 om_tensor *om_squeeze(om_tensor *a, const int64_t *dims, int ndims);
 /** A view with a new size-1 dim at dim. */
@@ -301,6 +304,10 @@ om_tensor *om_clone(om_tensor *a);
 om_tensor *om_cat(om_tensor *const *ts, int n, int dim);
 /** Stacks n tensors (borrowed array) along a new dim. */
 om_tensor *om_stack(om_tensor *const *ts, int n, int dim);
+/** torch.meshgrid of n 0-d or 1-D tensors of one dtype (borrowed array): writes n new references
+ *  (views, the grid's shape; xy: Cartesian indexing, the first two dims swapped) into out and
+ *  returns n, or -1 on error (then out holds nothing). */
+int om_meshgrid(om_tensor *const *ts, int n, bool xy, om_tensor **out);
 /** Splits a along dim into pieces of split_size (the last may be smaller); writes up to max_out new
  *  references into out and returns how many, or -1 on error (then out holds nothing). */
 int om_split(om_tensor *a, int64_t split_size, int dim, om_tensor **out, int max_out);

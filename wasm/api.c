@@ -139,7 +139,12 @@ OMW om_tensor *omw_slice_scatter(om_tensor *a, om_tensor *src, const int64_t *at
 OMW om_tensor *omw_select_scatter(om_tensor *a, om_tensor *src, const int64_t *at) {
   return om_select_scatter(a, src, dim_of(at[0]), at[1]);
 }
+/** om_roll; a new reference, NULL on error. */
+OMW om_tensor *omw_roll(om_tensor *a, const int64_t *shifts, int n_shifts, const int64_t *dims, int n_dims) {
+  return om_roll(a, shifts, n_shifts, dims, n_dims);
+}
 OMW om_tensor *omw_stack(om_tensor *const *ts, int n, int dim) { return om_stack(ts, n, dim); }
+OMW int omw_meshgrid(om_tensor *const *ts, int n, int xy, om_tensor **out) { return om_meshgrid(ts, n, xy != 0, out); }
 OMW int omw_split(om_tensor *a, double split_size, int dim, om_tensor **out, int max_out) {
   return om_split(a, (int64_t)split_size, dim, out, max_out);
 }

@@ -968,6 +968,49 @@ om_tensor *om_select_scatter(om_tensor *input, om_tensor *src, int dim, int64_t 
   return r;
 }
 
+/* One dim of torch.roll: out[i] = a[(i - shift) mod size], an index_select by
+ * remainder(arange(-shift, size - shift), size). The index is computed with ops rather than as
+ * slices cut at shift mod size, so a trace computes the modulus in the graph: the arange's end and
+ * the divisor are the size, which a symbolic axis traces, and the roll stays right at every size,
+ * below the shift too. */
+/* arange's doubles hold every shift up to this exactly */
+#define ROLL_MAX_SHIFT ((int64_t)1 << 53)
+
+static om_tensor *roll_dim(om_tensor *a, int64_t shift, int d) {
+  double size = (double)a->shape[d];
+  om_tensor *at = om_arange(-(double)shift, size - (double)shift, 1, OM_INT64), *n = om_scalar(size, OM_INT64);
+  om_tensor *index = at && n ? om_remainder(at, n) : NULL;
+  om_tensor *r = index ? om_index_select(a, d, index) : NULL;
+  om__release_all((om_tensor *[]){at, n, index}, 3);
+  return r;
+}
+
+/* torch.roll: each (shift, dim) pair in turn; without dims, the flattened tensor rolled and
+ * reshaped back. */
+om_tensor *om_roll(om_tensor *a, const int64_t *shifts, int n_shifts, const int64_t *dims, int n_dims) {
+  if (!om__check_inputs("roll", &a, 1)) return NULL;
+  if (n_shifts < 1 || !shifts || n_dims < 0 || (n_dims && !dims) || (n_dims ? n_dims != n_shifts : n_shifts != 1))
+    return om__fail(OM_ERR_INVALID_ARGUMENT, "roll: %d shifts for %d dims (one shift per dim, or one shift and no dims)",
+                    n_shifts, n_dims), NULL;
+  for (int k = 0; k < n_shifts; k++)
+    if (shifts[k] > ROLL_MAX_SHIFT || shifts[k] < -ROLL_MAX_SHIFT)
+      return om__fail(OM_ERR_INVALID_ARGUMENT, "roll: shift %lld is beyond 2^53", (long long)shifts[k]), NULL;
+  if (!n_dims) {
+    om_tensor *flat = om_reshape(a, (int64_t[]){-1}, 1), *rolled = flat ? roll_dim(flat, shifts[0], 0) : NULL;
+    om_tensor *r = rolled ? om_reshape(rolled, a->shape, a->ndim) : NULL;
+    om__release_all((om_tensor *[]){flat, rolled}, 2);
+    return r;
+  }
+  om_tensor *r = om_tensor_retain(a);
+  for (int k = 0; r && k < n_dims; k++) {
+    int d = om__wrap_dim(dims[k], a->ndim, "roll");
+    om_tensor *next = d < 0 ? NULL : roll_dim(r, shifts[k], d);
+    om_tensor_release(r);
+    r = next;
+  }
+  return r;
+}
+
 om_tensor *om_stack(om_tensor *const *ts, int n, int dim) {
   if (n < 1 || !ts) return om__fail(OM_ERR_INVALID_ARGUMENT, "stack: needs at least one tensor"), NULL;
   if (!om__check_inputs("stack", ts, n)) return NULL;
@@ -987,6 +1030,40 @@ om_tensor *om_stack(om_tensor *const *ts, int n, int dim) {
   om__release_all(parts, made);
   if (parts != small) free(parts);
   return r;
+}
+
+/* torch.meshgrid: input k (0-d or 1-D) reshaped to size 1 in every dim but its own, then expanded
+ * to the grid, so the results are views of the inputs as PyTorch's are; xy swaps the first two
+ * dims (Cartesian indexing). Its own size is passed as -1 and the others as the other inputs'
+ * sizes, which a trace keeps symbolic. */
+int om_meshgrid(om_tensor *const *ts, int n, bool xy, om_tensor **out) {
+  if (n < 1 || !ts || !out) return om__fail(OM_ERR_INVALID_ARGUMENT, "meshgrid: needs at least one tensor"), -1;
+  if (n > OM_MAX_DIMS) return om__fail(OM_ERR_INVALID_ARGUMENT, "meshgrid: %d tensors make more than %d dims", n, OM_MAX_DIMS), -1;
+  if (!om__check_inputs("meshgrid", ts, n)) return -1;
+  int64_t grid[OM_MAX_DIMS];
+  for (int k = 0; k < n; k++) {
+    if (ts[k]->ndim > 1)
+      return om__fail(OM_ERR_SHAPE_MISMATCH, "meshgrid: tensor %d has %d dims (each must be 0-d or 1-D)", k, ts[k]->ndim), -1;
+    if (ts[k]->dtype != ts[0]->dtype)
+      return om__fail(OM_ERR_DTYPE_MISMATCH, "meshgrid: tensor %d is %s, tensor 0 %s (all must match)", k,
+                      om_dtype_name(ts[k]->dtype), om_dtype_name(ts[0]->dtype)), -1;
+    grid[k] = ts[k]->ndim ? ts[k]->shape[0] : 1;
+  }
+  bool swap = xy && n > 1;
+  if (swap) grid[0] = grid[1], grid[1] = ts[0]->ndim ? ts[0]->shape[0] : 1;
+  for (int k = 0; k < n; k++) {
+    int at = swap && k < 2 ? 1 - k : k;
+    int64_t view[OM_MAX_DIMS], to[OM_MAX_DIMS];
+    for (int j = 0; j < n; j++) view[j] = j == at ? -1 : 1, to[j] = j == at ? -1 : grid[j];
+    om_tensor *v = om_reshape(ts[k], view, n);
+    out[k] = v ? om_expand(v, to, n) : NULL;
+    om_tensor_release(v);
+    if (!out[k]) {
+      om__release_all(out, k);
+      return -1;
+    }
+  }
+  return n;
 }
 
 int om_split(om_tensor *a, int64_t split_size, int dim, om_tensor **out, int max_out) {

@@ -244,6 +244,32 @@ TEST(assembly) {
   R(a); R(b); R(c); R(s); R(m); R(sq); R(lo); R(up);
 }
 
+/* om_roll natively (ASan and UBSan see it); its values against PyTorch, gradients and traces
+ * are tests/js/roll.test.mjs */
+TEST(roll) {
+  om_tensor *a = TF(SHAPE(2, 3), 1, 2, 3, 4, 5, 6);
+  om_tensor *r = om_roll(a, (int64_t[]){-4, 1}, 2, (int64_t[]){1, 0}, 2), *f = om_roll(a, (int64_t[]){7}, 1, NULL, 0);
+  CHECK_VALUES(r, SHAPE(2, 3), 0, 5, 6, 4, 2, 3, 1); /* torch.roll(a, (-4, 1), (1, 0)) */
+  CHECK_VALUES(f, SHAPE(2, 3), 0, 6, 1, 2, 3, 4, 5);
+  CHECK_ERROR(om_roll(a, (int64_t[]){1, 2}, 2, (int64_t[]){0}, 1) != NULL, OM_ERR_INVALID_ARGUMENT, "roll: 2 shifts for 1 dims");
+  CHECK_ERROR(om_roll(a, (int64_t[]){INT64_MIN}, 1, (int64_t[]){0}, 1) != NULL, OM_ERR_INVALID_ARGUMENT, "roll: shift -9223372036854775808 is beyond 2^53");
+  CHECK_ERROR(om_roll(a, (int64_t[]){1}, 1, (int64_t[]){-3}, 1) != NULL, OM_ERR_INDEX_OUT_OF_RANGE, "roll: dim -3 is out of range");
+  R(a); R(r); R(f);
+}
+
+/* om_meshgrid natively; values against PyTorch, gradients and traces are tests/js/meshgrid.test.mjs */
+TEST(meshgrid) {
+  om_tensor *a = TF(SHAPE(2), 1, 2), *b = TF(SHAPE(3), 3, 4, 5), *g[2] = {0};
+  CHECK_EQ_INT(om_meshgrid((om_tensor *[]){a, b}, 2, true, g), 2);
+  CHECK_VALUES(g[0], SHAPE(3, 2), 0, 1, 2, 1, 2, 1, 2);
+  CHECK_VALUES(g[1], SHAPE(3, 2), 0, 3, 3, 4, 4, 5, 5);
+  R(g[0]); R(g[1]);
+  om_tensor *m = om_zeros((int64_t[]){2, 2}, 2, OM_FLOAT32);
+  CHECK_ERROR(om_meshgrid((om_tensor *[]){a, m}, 2, false, g) >= 0, OM_ERR_SHAPE_MISMATCH, "meshgrid: tensor 1 has 2 dims");
+  CHECK_ERROR(om_meshgrid(NULL, 0, false, g) >= 0, OM_ERR_INVALID_ARGUMENT, "meshgrid: needs at least one tensor");
+  R(a); R(b); R(m);
+}
+
 static void release_n(om_tensor **ts, int n) {
   for (int k = 0; k < n; k++) R(ts[k]);
 }
@@ -647,6 +673,8 @@ int main(void) {
   RUN(views_share_storage);
   RUN(view_errors);
   RUN(assembly);
+  RUN(roll);
+  RUN(meshgrid);
   RUN(split_sizes_and_chunk);
   RUN(reductions);
   RUN(matmul_against_reference);

@@ -24,6 +24,37 @@ export function check(t, shape, expected, tol = 1e-5) {
   near(t.toArray(), expected, tol, `values of shape [${shape}]`);
 }
 
+/** fn throws, inside om.tidy, an OmError of kind with a message matching re. */
+export function throwsKind(fn, kind, re) {
+  assert.throws(() => om.tidy(fn), (e) => e instanceof om.OmError && e.kind === kind && re.test(e.message));
+}
+
+/** A module whose forward is f. */
+export const moduleOf = (f) => new (class extends om.nn.Module { forward(...xs) { return f(...xs); } })();
+
+/** Backward of sum(f(...ts) * w) against central differences in every element of every input. */
+export function gradcheck(f, ...ts) {
+  const w = om.rand(om.tidy(() => f(...ts)).shape, { seed: 7 });
+  const loss = () => om.noGrad(() => Number(f(...ts).mul(w).sum().item()));
+  for (const t of ts) t.requiresGrad = true;
+  f(...ts).mul(w).sum().backward();
+  for (const t of ts) {
+    const g = vals(t.grad);
+    const n = t.shape.reduce((p, q) => p * q, 1);
+    for (let k = 0; k < n; k++) {
+      const idx = [];
+      for (let d = t.shape.length - 1, r = k; d >= 0; d--) { idx.unshift(r % t.shape[d]); r = Math.floor(r / t.shape[d]); }
+      const x0 = vals(t)[k];
+      om.noGrad(() => t.set_(idx, x0 + 1e-2));
+      const up = loss();
+      om.noGrad(() => t.set_(idx, x0 - 1e-2));
+      const down = loss();
+      om.noGrad(() => t.set_(idx, x0));
+      near([g[k]], [(up - down) / 2e-2], 2e-3, `d/d [${idx}]`);
+    }
+  }
+}
+
 /** The test file's hooks: load once, and om.memory() back to its baseline after every test. */
 export function memoryHooks() {
   let base;

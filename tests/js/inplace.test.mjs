@@ -7,40 +7,11 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import * as om from 'onemodel';
-import { memoryHooks, vals, near, withTraced } from './helpers.mjs';
+import { memoryHooks, vals, gradcheck, throwsKind, moduleOf, withTraced } from './helpers.mjs';
 
 memoryHooks();
 
 const T = (fn) => () => om.tidy(fn);
-
-/** Throws of kind with a message matching re. */
-function throwsKind(fn, kind, re) {
-  assert.throws(() => om.tidy(fn), (e) => e instanceof om.OmError && e.kind === kind && re.test(e.message));
-}
-
-/** Backward of sum(f(a, b) * w) against central differences in every element of a and b. */
-function gradcheck(f, a, b) {
-  const w = om.rand(om.tidy(() => f(a, b)).shape, { seed: 7 });
-  const loss = () => om.noGrad(() => Number(f(a, b).mul(w).sum().item()));
-  a.requiresGrad = true;
-  b.requiresGrad = true;
-  f(a, b).mul(w).sum().backward();
-  for (const t of [a, b]) {
-    const g = vals(t.grad);
-    const n = t.shape.reduce((p, q) => p * q, 1);
-    for (let k = 0; k < n; k++) {
-      const idx = [];
-      for (let d = t.shape.length - 1, r = k; d >= 0; d--) { idx.unshift(r % t.shape[d]); r = Math.floor(r / t.shape[d]); }
-      const x0 = vals(t)[k];
-      om.noGrad(() => t.set_(idx, x0 + 1e-2));
-      const up = loss();
-      om.noGrad(() => t.set_(idx, x0 - 1e-2));
-      const down = loss();
-      om.noGrad(() => t.set_(idx, x0));
-      near([g[k]], [(up - down) / 2e-2], 2e-3, `d/d [${idx}]`);
-    }
-  }
-}
 
 describe('sliceScatter and selectScatter', () => {
   test('values: step 1, negative and open bounds, a step, an empty slice, select', T(() => {
@@ -88,7 +59,6 @@ describe('sliceScatter and selectScatter', () => {
 });
 
 /** A module of f. */
-const fn = (f) => new (class extends om.nn.Module { forward(...xs) { return f(...xs); } })();
 
 /** Swin's shifted-window mask (torchvision's attn_mask before its window partition), written as
  *  PyTorch writes it: zeros of the padded size, a count into each of 3x3 regions. */
@@ -102,7 +72,7 @@ function swinMask(H, W, window, shift) {
 
 describe('writes into tensors a traced model makes', () => {
   test("the issue's example: a mask filled in a slice at a symbolic size", () => withTraced((keep, trace) => {
-    const model = fn((x) => { const m = om.zeros([x.shape[0]]); m.slice(0, -2).fill_(1); return x.add(m); });
+    const model = moduleOf((x) => { const m = om.zeros([x.shape[0]]); m.slice(0, -2).fill_(1); return x.add(m); });
     const x = om.zeros([6]);
     const tm = trace(model, { x: [x, ['n']] });
     assert.ok(tm.graph().nodes.length > 3, tm.graph().nodes.map((n) => n.opType).join(' '));
@@ -123,7 +93,7 @@ describe('writes into tensors a traced model makes', () => {
         const am = mw.unsqueeze(1).sub(mw.unsqueeze(2));
         return am.maskedFill(am.ne(0), -100);
       };
-      const model = fn((x) => {
+      const model = moduleOf((x) => {
         const [H, W] = [x.shape[1], x.shape[2]], m = swinMask(H, W, window, shift);
         return [x.add(m), attnMask(m, H, W)];
       });
@@ -143,7 +113,7 @@ describe('writes into tensors a traced model makes', () => {
   }
 
   test('x[:, 0] += y on a copy of the input, with a symbolic batch', () => withTraced((keep) => {
-    const model = fn((x, y) => { const z = x.clone(); z.select(1, 0).add_(y); z.slice(1, -2).mul_(2); return z; });
+    const model = moduleOf((x, y) => { const z = x.clone(); z.select(1, 0).add_(y); z.slice(1, -2).mul_(2); return z; });
     const x = om.randn([3, 5], { seed: 2 }), y = om.randn([3], { seed: 3 });
     const tm = om.trace(model, { x: [x, ['batch', null]], y: [y, ['batch']] });
     keep(tm, { x, y }, model.forward(x, y), undefined, model);
@@ -154,7 +124,7 @@ describe('writes into tensors a traced model makes', () => {
   }));
 
   test('a write into a view, read through other views made before it', () => withTraced((keep) => {
-    const model = fn((x) => {
+    const model = moduleOf((x) => {
       const m = om.zeros([x.shape[0], 3]);
       const col = m.select(1, 0), rows = m.transpose(0, 1), tail = m.slice(0, 1).reshape([-1]);
       col.fill_(2);
@@ -172,7 +142,7 @@ describe('writes into tensors a traced model makes', () => {
   }));
 
   test('a bool mask filled in place; a copy between overlapping slices of one tensor', () => withTraced((keep) => {
-    const model = fn((x) => {
+    const model = moduleOf((x) => {
       const T = x.shape[1], mask = om.zeros([T, T], { dtype: 'bool' }), b = om.zeros([T]);
       mask.slice(1, -1).fill_(true);
       b.slice(0, 0, 2).copy_(x.select(0, 0).slice(0, 2, 4));
@@ -189,7 +159,7 @@ describe('writes into tensors a traced model makes', () => {
   }));
 
   test('masked fill and in-place arithmetic on an op result; a static trace too', () => withTraced((keep, trace) => {
-    const model = fn((x) => { const y = x.mul(2); y.maskedFill_(x.gt(0.5), 0); y.slice(1, 1, -1).sub_(x.slice(1, 1, -1)); return y; });
+    const model = moduleOf((x) => { const y = x.mul(2); y.maskedFill_(x.gt(0.5), 0); y.slice(1, 1, -1).sub_(x.slice(1, 1, -1)); return y; });
     trace(model, { x: [om.randn([3, 6], { seed: 5 }), ['batch', 'seq']] });
     trace(model, { x: om.randn([3, 6], { seed: 6 }) });
     // a stepped slice assignment traces at fixed sizes
