@@ -1,7 +1,7 @@
 /* The tracer's internal state, shared by src/trace/: recording (tracer.c), the runs at other
  * sizes (runs.c), size expressions (expr.c), fitting the integers a model computes (fit.c), the
- * outputs' extents (probe.c), lowering (lower.c), finish (finish.c) and its merging of identical
- * nodes (merge.c). */
+ * outputs' extents (probe.c), lowering (hooks.c; its constants in consts.c, its helpers in
+ * emit.c), finish (finish.c) and its merging of identical nodes (merge.c). */
 #ifndef OM_TRACE_H
 #define OM_TRACE_H
 
@@ -305,8 +305,6 @@ void om__run_call_done(om_trace *tr, int64_t index, om_tensor *const *out, int n
  *  nothing changed, when that cannot say which symbol ends or no size above the example is known
  *  to work: the caller refuses. */
 bool om__run_failed(om_trace *tr, int r, const char *why);
-/** Drops what the graph gained since mark (values, nodes, initializers: mark[0..3)). */
-void om__trace_rollback(om_trace *tr, const int *mark);
 /** For the record run: when the symbols in syms did not move through more runs yet, asks for
  *  them (tr->more: runs that move each of the first two such symbols alone through 16 more
  *  sizes around the example, while there is room for them) and fails the call going on with an
@@ -332,6 +330,20 @@ bool om__run_small(const om_trace *tr, int r);
 bool om__run_drop(om_trace *tr, int r, const char *why);
 /** A phantom of meta (shape only, on the trace's data-less storage) for a run at other sizes. */
 om_tensor *om__phantom(om_trace *tr, const om_meta *meta);
+
+/* ---- constants (consts.c) ---- */
+/** The value of constant t read by op: one initializer per view (spec 1), so a weight used twice,
+ *  or tied, is stored once (t borrowed; the initializer holds its own view). -1 on error. */
+int om__const_capture(om_trace *tr, om_tensor *t, om_op op);
+/** The value of a generated initializer of dtype holding data (count elements: 1-D, or 0-d when
+ *  ndim is 0; data copied), first read by op, deduplicated by value. -1 on error. */
+int om__const_generated(om_trace *tr, const void *data, int64_t count, int ndim, om_dtype dtype, om_op op);
+/** Drops what the graph gained since mark (values, nodes, initializers: mark[0..3)). */
+void om__trace_rollback(om_trace *tr, const int *mark);
+
+/* ---- lowering helpers (emit.c) ---- */
+/** Whether the lowering's trace is still recording (a trace error inside it ended it; l borrowed). */
+bool om__lower_alive(const om_lower *l);
 
 /* ---- writes (write.c) ---- */
 /** om__trace_sync on each of the model's outputs ts (n; none when n < 0): a view it returns
