@@ -130,7 +130,8 @@ static void settle_far(om_lower *l, const om_runcall **all, bool ok, const char 
 }
 
 /* om__fit_int for what call l computed (what: "argument 2", "axis 0 of the shape"), without the
- * runs below the example when nothing fits with them, then without the far ones. */
+ * runs below the example when nothing fits with them, then without the far ones: an expression,
+ * OM_FIT_NONE, or OM_FIT_ERROR (an error, or the one that unwinds the model for more runs). */
 static int fit_int(om_lower *l, int64_t a0, const int64_t *vals, const char *what) {
   bool floored;
   int64_t at[OM_AT_MAX][64];
@@ -139,13 +140,13 @@ static int fit_int(om_lower *l, int64_t a0, const int64_t *vals, const char *wha
   const om_runcall *all[OM_RUNS_MAX];
   uint64_t syms = moving_symbols(l, used_symbols(l), a0, vals);
   /* none fits them all, or one only weakly: a size computed otherwise below (an empty tensor at 1) */
-  if ((x == -2 || x == -4) && without_small(l, all)) {
+  if ((x == OM_FIT_NONE || x == OM_FIT_UNDECIDED) && without_small(l, all)) {
     x = om__fit_int(l, a0, vals, &floored, at, &n_at);
     /* it holds above the small runs, but from which size? the sizes between them and the
      * example first: Math.min(T - 1, 3) at T = 4 is min(T-1,3) there, not 3 from T = 2 */
     if (x >= 0) {
       memcpy(l->rc, all, sizeof l->rc);
-      if (om__run_more(l->tr, syms)) return -1;
+      if (om__run_more(l->tr, syms)) return OM_FIT_ERROR;
       without_small(l, all);
     }
     settle_small(l, all, x >= 0, what, vals, NULL);
@@ -153,15 +154,15 @@ static int fit_int(om_lower *l, int64_t a0, const int64_t *vals, const char *wha
   /* none fits, or a floor division only the runs at more sizes can tell from another: unwinds,
    * and the model runs again at more sizes; two forms that fit: again with a run where they
    * differ */
-  if ((x <= -2 || (x >= 0 && floored)) && om__run_more(l->tr, syms)) return -1;
+  if ((x <= OM_FIT_NONE || (x >= 0 && floored)) && om__run_more(l->tr, syms)) return OM_FIT_ERROR;
   bool asked = false;
-  for (int q = 0; x == -3 && q < n_at; q++) asked |= om__run_more_at(l->tr, at[q]);
-  if (asked) return -1;
-  if (x == -2 && without_far(l, all)) {
+  for (int q = 0; x == OM_FIT_AMBIGUOUS && q < n_at; q++) asked |= om__run_more_at(l->tr, at[q]);
+  if (asked) return OM_FIT_ERROR;
+  if (x == OM_FIT_NONE && without_far(l, all)) {
     x = om__fit_int(l, a0, vals, &floored, at, &n_at);
     settle_far(l, all, x >= 0, what, vals);
   }
-  return x <= -2 ? -2 : x;
+  return x <= OM_FIT_NONE ? OM_FIT_NONE : x;
 }
 
 /* om__fit_float the same way; -1 (an error: unwinding for more runs), 0 (no fit), 1. */
@@ -209,7 +210,7 @@ static bool fit_args(om_lower *l) {
     char what[32];
     snprintf(what, sizeof what, "argument %d", k);
     int x = fit_int(l, g->i[k], vals, what);
-    if (x == -2) {
+    if (x == OM_FIT_NONE) {
       char seen[400];
       return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "%s: argument %d is %s: it changes with the sizes, but not as a "
                             "size the graph can compute (a sum, multiple, product, minimum or maximum of sizes, or a "
@@ -408,7 +409,7 @@ static om_tensor *created_record(om_trace *tr, om_tensor *t, om_created kind, co
     char what[40];
     snprintf(what, sizeof what, "axis %d of the shape", d);
     int x = fit_int(&l, t->shape[d], vals, what);
-    if (x == -2) {
+    if (x == OM_FIT_NONE) {
       char seen[400];
       om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "%s: axis %d of the shape is %s: it changes with the sizes, but not "
                      "as a size the graph can compute", who, d, om__fit_seen(&l, t->shape[d], vals, seen, sizeof seen));
@@ -447,8 +448,8 @@ static om_tensor *created_record(om_trace *tr, om_tensor *t, om_created kind, co
       ok = at[r].f[2] == a[2] && (whole ? at[r].f[0] == floor(at[r].f[0]) : at[r].f[0] == a[0]);
       starts[r] = (int64_t)at[r].f[0];
     }
-    int x_start = ok && whole ? fit_int(&l, (int64_t)a[0], starts, "the start") : ok ? om__x_const(tr, 0) : -2;
-    if (x_start == -2 || (t->dtype == OM_INT64 && !whole)) {
+    int x_start = ok && whole ? fit_int(&l, (int64_t)a[0], starts, "the start") : ok ? om__x_const(tr, 0) : OM_FIT_NONE;
+    if (x_start == OM_FIT_NONE || (t->dtype == OM_INT64 && !whole)) {
       if (t->dtype == OM_INT64 && !whole)
         om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "%s: an int64 arange from %g by %g (a fractional start or step) of a "
                        "length that changes with the sizes cannot be written in the graph: its values are truncated "
@@ -471,7 +472,7 @@ static om_tensor *created_record(om_trace *tr, om_tensor *t, om_created kind, co
       scalar = om__lower_scalar(&l, v0, t->dtype);
     } else if (t->dtype != OM_FLOAT32) {
       int x = fit_int(&l, (int64_t)v0, ivals, "the value");
-      if (x == -2) goto unfit;
+      if (x == OM_FIT_NONE) goto unfit;
       if (x >= 0) keep_float(tr, 0, (om_xfloat){.x = x, .a = 1});
       scalar = x < 0 ? -1 : om__lower_x_scalar(&l, x);
       if (scalar >= 0 && t->dtype == OM_BOOL) {

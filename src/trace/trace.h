@@ -351,11 +351,18 @@ bool om__lower_alive(const om_lower *l);
 bool om__trace_sync_all(om_tensor *const *ts, int n);
 
 /* ---- fitting (fit.c) ---- */
+/* What om__fit_int gives where it gives no expression (an expression id is >= 0). Only
+ * OM_FIT_ERROR sets an error. */
+typedef enum {
+  OM_FIT_ERROR = -1,     /* an error is set (out of memory) */
+  OM_FIT_NONE = -2,      /* no form fits every run */
+  OM_FIT_AMBIGUOUS = -3, /* forms fit that differ at some sizes: runs there tell them apart */
+  OM_FIT_UNDECIDED = -4, /* a floor division fits that the runs cannot pin down (too few, a residue missing) */
+} om_fit_miss;
 /** The expression of an integer the caller computed: a0 here, the logged values in the other
  *  runs (vals[r] for each run r with a partner call, l->rc[r]), written as what it is (a size, a multiple, a sum, a product, a
- *  floor division). -2 when none fits, -3 when forms fit that differ at some sizes (their
- *  variables in at, n_at of them, at most OM_AT_MAX), -4 when a floor division fits that the runs cannot pin down (too few of
- *  them, a residue missing), no error set in these; -1 on error. *floored: the form is a floor division,
+ *  floor division), or an om_fit_miss: OM_FIT_AMBIGUOUS with the variables where the forms differ in at (n_at of them,
+ *  at most OM_AT_MAX). *floored: the form is a floor division,
  *  which a few runs cannot tell from one by a larger divisor, or affine in sizes the runs took
  *  at only some residues mod 2 or 3 (fit_int asks for more runs). */
 int om__fit_int(om_lower *l, int64_t a0, const int64_t *vals, bool *floored, int64_t (*at)[64], int *n_at);
