@@ -30,21 +30,25 @@ int64_t om__trace_begin_call(const om_op_def *def, om_call *c, const om_attrs *g
   return tr ? om__run_call(tr, c->op, given, c->in, c->n_in, tr->rc) : -1;
 }
 
-/* For a fit that failed with every run: leaves out the runs below the example (all: every
- * partner, to restore); whether there were any. A model may compute a size otherwise there, as
- * Math.max(1, T - 2) does at T = 1. */
-static bool without_small(om_lower *l, const om_runcall **all) {
+/* For a fit that failed with every run: leaves out the runs below the example (far: the far
+ * runs, runs.c far_sizes; all: every partner, to restore); whether there were any. A model may
+ * compute a size otherwise below the example, as Math.max(1, T - 2) does at T = 1, or switch at a
+ * size between the example and a far run (a branch on T > 100: the range check,
+ * check_whole_range, finds where). */
+static bool without(om_lower *l, const om_runcall **all, bool far) {
   memcpy(all, l->rc, sizeof l->rc);
   bool any = false;
   for (int r = 0; r < l->tr->runs.n; r++)
-    if (l->rc[r] && om__run_small(l->tr, r)) l->rc[r] = NULL, any = true;
+    if (l->rc[r] && (far ? l->tr->runs.v[r].far : om__run_small(l->tr, r))) l->rc[r] = NULL, any = true;
   return any;
 }
 
-/* After a fit without the runs below the example: ok, those runs are dropped (om__run_drop
- * narrows their symbols above their sizes; where the model works there the trace is refused at
- * the end; what and vals say why); else they are back. */
-static void settle_small(om_lower *l, const om_runcall **all, bool ok, const char *what, const int64_t *ivals, const double *fvals) {
+/* After a fit without those runs (far as for without): ok, they are dropped, else they are
+ * back. Below the example om__run_drop narrows their symbols above their sizes (where the model
+ * works there the trace is refused at the end); far runs are refused at the end unless the range
+ * check refuses first, at the exact size. what and the values (ivals, else fvals) say why. */
+static void settle(om_lower *l, const om_runcall **all, bool far, bool ok, const char *what, const int64_t *ivals,
+                   const double *fvals) {
   om_trace *tr = l->tr;
   if (!ok) {
     memcpy(l->rc, all, sizeof l->rc);
@@ -55,8 +59,16 @@ static void settle_small(om_lower *l, const om_runcall **all, bool ok, const cha
       char sizes[160], val[32];
       if (ivals) snprintf(val, sizeof val, "%lld", (long long)ivals[r]);
       else snprintf(val, sizeof val, "%g", fvals[r]);
-      om__run_drop(tr, r, om__arena_printf(&tr->g.arena, "%s (call %lld): %s is %s at %s", l->who, (long long)tr->calls, what,
-                                           val, om__run_sizes(tr, tr->runs.v[r].v, ~(uint64_t)0, sizes, sizeof sizes)));
+      om__run_sizes(tr, tr->runs.v[r].v, ~(uint64_t)0, sizes, sizeof sizes);
+      if (!far) {
+        om__run_drop(tr, r, om__arena_printf(&tr->g.arena, "%s (call %lld): %s is %s at %s", l->who, (long long)tr->calls,
+                                             what, val, sizes));
+        continue;
+      }
+      tr->runs.v[r].dropped = true;
+      if (!tr->far_parted)
+        tr->far_parted = om__arena_printf(&tr->g.arena, "%s: %s is %s at %s, which no size expression that holds at the "
+                                          "other sizes gives: the model computes it otherwise there", l->who, what, val, sizes);
     }
 }
 
@@ -98,37 +110,6 @@ static uint64_t moving_symbols(const om_lower *l, uint64_t syms, int64_t a0, con
   return out && __builtin_popcountll(syms) > 2 ? out : syms;
 }
 
-/* For a fit that failed with every run: leaves out the far runs (runs.c far_sizes; all: every
- * partner, to restore); whether there were any. A model may switch at a size between the example
- * and a far run (a branch on T > 100): the range check (check_whole_range) finds where. */
-static bool without_far(om_lower *l, const om_runcall **all) {
-  memcpy(all, l->rc, sizeof l->rc);
-  bool any = false;
-  for (int r = 0; r < l->tr->runs.n; r++)
-    if (l->rc[r] && l->tr->runs.v[r].far) l->rc[r] = NULL, any = true;
-  return any;
-}
-
-/* After a fit without the far runs: ok, those runs are dropped, and the trace is refused at the
- * end unless the range check refuses first, at the exact size (what and vals say why); else they
- * are back. */
-static void settle_far(om_lower *l, const om_runcall **all, bool ok, const char *what, const int64_t *vals) {
-  om_trace *tr = l->tr;
-  if (!ok) {
-    memcpy(l->rc, all, sizeof l->rc);
-    return;
-  }
-  for (int r = 0; r < tr->runs.n; r++)
-    if (all[r] && !l->rc[r]) {
-      char sizes[160];
-      tr->runs.v[r].dropped = true;
-      if (!tr->far_parted)
-        tr->far_parted = om__arena_printf(&tr->g.arena, "%s: %s is %lld at %s, which no size expression that holds at the "
-                                          "other sizes gives: the model computes it otherwise there", l->who, what,
-                                          (long long)vals[r], om__run_sizes(tr, tr->runs.v[r].v, ~(uint64_t)0, sizes, sizeof sizes));
-    }
-}
-
 /* om__fit_int for what call l computed (what: "argument 2", "axis 0 of the shape"), without the
  * runs below the example when nothing fits with them, then without the far ones: an expression,
  * OM_FIT_NONE, or OM_FIT_ERROR (an error, or the one that unwinds the model for more runs). */
@@ -140,16 +121,16 @@ static int fit_int(om_lower *l, int64_t a0, const int64_t *vals, const char *wha
   const om_runcall *all[OM_RUNS_MAX];
   uint64_t syms = moving_symbols(l, used_symbols(l), a0, vals);
   /* none fits them all, or one only weakly: a size computed otherwise below (an empty tensor at 1) */
-  if ((x == OM_FIT_NONE || x == OM_FIT_UNDECIDED) && without_small(l, all)) {
+  if ((x == OM_FIT_NONE || x == OM_FIT_UNDECIDED) && without(l, all, false)) {
     x = om__fit_int(l, a0, vals, &floored, at, &n_at);
     /* it holds above the small runs, but from which size? the sizes between them and the
      * example first: Math.min(T - 1, 3) at T = 4 is min(T-1,3) there, not 3 from T = 2 */
     if (x >= 0) {
       memcpy(l->rc, all, sizeof l->rc);
       if (om__run_more(l->tr, syms)) return OM_FIT_ERROR;
-      without_small(l, all);
+      without(l, all, false);
     }
-    settle_small(l, all, x >= 0, what, vals, NULL);
+    settle(l, all, false, x >= 0, what, vals, NULL);
   }
   /* none fits, or a floor division only the runs at more sizes can tell from another: unwinds,
    * and the model runs again at more sizes; two forms that fit: again with a run where they
@@ -158,9 +139,9 @@ static int fit_int(om_lower *l, int64_t a0, const int64_t *vals, const char *wha
   bool asked = false;
   for (int q = 0; x == OM_FIT_AMBIGUOUS && q < n_at; q++) asked |= om__run_more_at(l->tr, at[q]);
   if (asked) return OM_FIT_ERROR;
-  if (x == OM_FIT_NONE && without_far(l, all)) {
+  if (x == OM_FIT_NONE && without(l, all, true)) {
     x = om__fit_int(l, a0, vals, &floored, at, &n_at);
-    settle_far(l, all, x >= 0, what, vals);
+    settle(l, all, true, x >= 0, what, vals, NULL);
   }
   return x <= OM_FIT_NONE ? OM_FIT_NONE : x;
 }
@@ -170,9 +151,9 @@ static int fit_float(om_lower *l, double v0, const double *vals, om_xfloat *f) {
   const om_runcall *all[OM_RUNS_MAX];
   if (om__fit_float(l, v0, vals, f)) return 1;
   bool ok = false;
-  if (without_small(l, all)) {
+  if (without(l, all, false)) {
     ok = om__fit_float(l, v0, vals, f);
-    settle_small(l, all, ok, "the value", NULL, vals);
+    settle(l, all, false, ok, "the value", NULL, vals);
   }
   return ok ? 1 : om__run_more(l->tr, used_symbols(l)) ? -1 : 0;
 }
