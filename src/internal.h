@@ -153,7 +153,7 @@ typedef struct om_op_def {
   /* Given gout[j] (borrowed, never NULL), writes gin[i] (new references, or NULL for no
    * gradient) for each input; returns false on error. Runs with grad mode off. */
   bool (*backward)(const om_record *r, om_tensor *const *gout, om_tensor **gin);
-  /* Writes the ONNX nodes of a call whose inputs include a traced value (src/trace/lower.c
+  /* Writes the ONNX nodes of a call whose inputs include a traced value (src/trace/emit.c
    * has the helpers), or refuses with om__lower_refuse. Sees canonical attrs, as backward does. */
   bool (*lower)(om_lower *l, const om_call *c);
   /* Optional: adds candidates for the outputs' extents (om__lower_candidate) that the generic

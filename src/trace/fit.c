@@ -198,14 +198,14 @@ static int periodic_x(om_trace *tr, int e, int64_t c1, int64_t m, int64_t k, int
  * Math.floor(T / 23), a window's padding (w - T % w) % w, which is w * floor((T + w - 1) / w) - T.
  * c1 is 0, 1 or -1; the rest a - c1 * E is then a staircase of equal steps m, and the divisors
  * k and offsets b that put its steps between the sizes where the points have them are the forms
- * that fit (k between the bounds each two points set). One: it. More: -3, with points where
- * some differ from the first (at, *n_at), so that the runs there rule them out; -2 when none fits
- * or no such point can be run. */
+ * that fit (k between the bounds each two points set). One: it. More: OM_FIT_AMBIGUOUS, with
+ * points where some differ from the first (at, *n_at), so that the runs there rule them out;
+ * OM_FIT_NONE when none fits or no such point can be run. */
 static int periodic(om_lower *l, const pool *p, int i, const int64_t *a, int n, int64_t (*at)[64], int *n_at) {
   om_trace *tr = l->tr;
   int64_t pe[RUNS_MAX + 1], pa[RUNS_MAX + 1], r[RUNS_MAX + 1], q[RUNS_MAX + 1];
   int np = sorted_points(a, p->e[i], n, pe, pa);
-  if (np < 5) return -2; /* five numbers at least, checked at more points than place the steps */
+  if (np < 5) return OM_FIT_NONE; /* five numbers at least, checked at more points than place the steps */
   static const int64_t c1s[3] = {0, 1, -1};
   for (int u = 0; u < 3; u++) {
     int64_t c1 = c1s[u], g = 0, m;
@@ -248,32 +248,33 @@ static int periodic(om_lower *l, const pool *p, int i, const int64_t *a, int n, 
       if (x < 0) return -1;
       if (om__x_same(tr, x0, x, NULL, at[*n_at]) == 0) ++*n_at;
     }
-    return *n_at ? -3 : -2;
+    return *n_at ? OM_FIT_AMBIGUOUS : OM_FIT_NONE;
   }
-  return -2;
+  return OM_FIT_NONE;
 }
 
 /* periodic() over the pool: the first entry with one form (a floor division, which *floored
- * marks), else the points that tell the forms of the first entry with several apart (-3). */
+ * marks), else the points that tell the forms of the first entry with several apart
+ * (OM_FIT_AMBIGUOUS). */
 static int periodic_fit(om_lower *l, const pool *p, const int64_t *a, int n, bool *floored, int64_t (*at)[64], int *n_at) {
   int ambiguous = -1;
   for (int i = 0; i < p->n; i++) {
     int64_t at_i[OM_AT_MAX][64];
     int n_i = 0, x = periodic(l, p, i, a, n, at_i, &n_i);
     if (x >= 0) return *floored = true, *n_at = 0, x;
-    if (x == -1) return -1;
-    if (x == -3 && ambiguous < 0) {
+    if (x == OM_FIT_ERROR) return OM_FIT_ERROR;
+    if (x == OM_FIT_AMBIGUOUS && ambiguous < 0) {
       ambiguous = i;
       memcpy(at, at_i, sizeof at_i[0] * (size_t)n_i);
       *n_at = n_i;
     }
   }
-  return ambiguous >= 0 ? -3 : -2;
+  return ambiguous >= 0 ? OM_FIT_AMBIGUOUS : OM_FIT_NONE;
 }
 
 /* min(E + b, k) (max: max(E + b, k)) of an entry of the pool: a split's last piece at the example
  * and a whole one further on, Math.min(T - 1, 6), Math.max(T - 2, 1); each side seen at two sizes
- * or more (one only fixes it). -2 when none fits. */
+ * or more (one only fixes it). OM_FIT_NONE when none fits. */
 static int clamped(om_trace *tr, const pool *p, const int64_t *a, int n, bool max) {
   for (int i = 0; i < p->n; i++) {
     int64_t k = a[0], b = 0, eb[RUNS_MAX + 1], ek[RUNS_MAX + 1];
@@ -291,7 +292,7 @@ static int clamped(om_trace *tr, const pool *p, const int64_t *a, int n, bool ma
     int x = om__x_lin(tr, 1, p->x[i], 0, -1, b), mn = x < 0 ? -1 : om__x_minc(tr, x, k);
     return mn < 0 || !max ? mn : om__x_lin(tr, 1, x, -1, mn, k); /* max: E + b + k - min(E + b, k) */
   }
-  return -2;
+  return OM_FIT_NONE;
 }
 
 /* min(E1 + b1, E2 + b2) (max: true, the max), of two entries of the pool: Math.min(T, S), with
@@ -322,7 +323,7 @@ static int min_of_two(om_lower *l, const pool *p, const int64_t *a, int n, bool 
       int diff = xb < 0 ? -1 : om__x_lin(tr, 1, xa, -1, xb, 0), mn = diff < 0 ? -1 : om__x_minc(tr, diff, 0);
       return mn < 0 ? -1 : max ? om__x_lin(tr, 1, xa, -1, mn, 0) : om__x_lin(tr, 1, xb, 1, mn, 0);
     }
-  return -2;
+  return OM_FIT_NONE;
 }
 
 int om__fit_int(om_lower *l, int64_t a0, const int64_t *vals, bool *floored, int64_t (*at)[64], int *n_at) {
@@ -334,7 +335,7 @@ int om__fit_int(om_lower *l, int64_t a0, const int64_t *vals, bool *floored, int
   for (int i = 0; i < p.runs; i++) moves |= vals[p.ix[i]] != a0;
   *floored = false;
   if (!moves) return om__x_const(tr, a0);
-  if (n < 3) return -2; /* every form is checked at a point beyond those that determine it */
+  if (n < 3) return OM_FIT_NONE; /* every form is checked at a point beyond those that determine it */
   pool_make(l, &p);
   int64_t a[RUNS_MAX + 1], c, b;
   *floored = false;
@@ -352,7 +353,8 @@ int om__fit_int(om_lower *l, int64_t a0, const int64_t *vals, bool *floored, int
       if (affine(a, p.e[i], n, &c, &b)) return *floored = !residues_seen(p.e[i], n), om__x_lin(tr, c, p.x[i], 0, -1, b);
     /* m * floor((c * E + b) / k) + d (m 1: a floor division; m = k: a multiple of k below E, the
      * start of a split's last piece). The first form that fits, unless another one fits too and
-     * differs from it at some size: then the runs cannot tell them apart (-3, at: where). */
+     * differs from it at some size: then the runs cannot tell them apart (OM_FIT_AMBIGUOUS, at:
+     * where). */
     for (int pass = 0; pass < 2; pass++) /* 1: a weak form that fits too and differs from the found one */
     for (int i = lo; i < hi && (pass == 0 || (found >= 0 && weak)); i++)
       for (int64_t m = 1; m <= K_MAX; m++) {
@@ -377,20 +379,20 @@ int om__fit_int(om_lower *l, int64_t a0, const int64_t *vals, bool *floored, int
             if (pass == 0 ? is_weak : !is_weak) continue;
             int same = found < 0 || x == found ? 1 : om__x_same(tr, x, found, NULL, at[*n_at]);
             if (found < 0) found = x;
-            else if (same < 0) return -4; /* undecided: more runs, or refused */
+            else if (same < 0) return OM_FIT_UNDECIDED; /* undecided: more runs, or refused */
             /* two that differ somewhere: the runs at more sizes of E's symbols tell most apart (a weak
              * form among them: a residue the runs never took), then runs where they differ, a run
              * for each of the first OM_AT_MAX that differ */
-            else if (same == 0 && pass == 1 && (tr->xs.v[p.x[i]].syms & ~tr->extended)) return -4;
-            else if (same == 0 && ++*n_at == OM_AT_MAX) return -3;
+            else if (same == 0 && pass == 1 && (tr->xs.v[p.x[i]].syms & ~tr->extended)) return OM_FIT_UNDECIDED;
+            else if (same == 0 && ++*n_at == OM_AT_MAX) return OM_FIT_AMBIGUOUS;
           }
       }
   }
-  if (*n_at) return -3;
+  if (*n_at) return OM_FIT_AMBIGUOUS;
   if (found >= 0) return *floored = !floor_free(tr, found), found;
   if (weak) { /* more runs may tell; no other form is taken over it but one they pin down */
     int x = periodic_fit(l, &p, a, n, floored, at, n_at);
-    return x == -2 ? -4 : x;
+    return x == OM_FIT_NONE ? OM_FIT_UNDECIDED : x;
   }
   int64_t m = 0; /* k * floor((E + b) / k), k > K_MAX: the start of a split's last piece, split(26).at(-1) */
   for (int r = 0; r < n; r++) {
@@ -413,8 +415,8 @@ int om__fit_int(om_lower *l, int64_t a0, const int64_t *vals, bool *floored, int
       int x2 = f2 < 0 ? -1 : om__x_lin(tr, m, f2, 0, -1, 0);
       if (x2 < 0) return -1;
       int same = om__x_same(tr, x, x2, NULL, at[0]);
-      if (same < 0) return -4;
-      if (same == 0) return *n_at = 1, -3;
+      if (same < 0) return OM_FIT_UNDECIDED;
+      if (same == 0) return *n_at = 1, OM_FIT_AMBIGUOUS;
     }
     return *floored = true, x;
   }
@@ -423,11 +425,11 @@ int om__fit_int(om_lower *l, int64_t a0, const int64_t *vals, bool *floored, int
       int64_t s[RUNS_MAX + 1];
       for (int r = 0; r < n; r++) s[r] = neg ? -a[r] : a[r];
       int x = clamped(tr, &p, s, n, max);
-      if (x != -2) return x < 0 ? -1 : neg ? om__x_lin(tr, -1, x, 0, -1, 0) : x;
+      if (x != OM_FIT_NONE) return x < 0 ? OM_FIT_ERROR : neg ? om__x_lin(tr, -1, x, 0, -1, 0) : x;
     }
   for (int max = 0; max < 2; max++) { /* min and max of two sizes */
     int x = min_of_two(l, &p, a, n, max);
-    if (x != -2) return x;
+    if (x != OM_FIT_NONE) return x;
   }
   int64_t prod[RUNS_MAX + 1];
   for (int i = 0; l->in && i < l->c->n_in; i++) { /* c * (a product of input i's symbolic axes) + b */

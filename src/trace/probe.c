@@ -227,7 +227,7 @@ static void generic_candidates(probe *p) {
       bool floored;
       int64_t at[OM_AT_MAX][64];
       int n_at;
-      int x = all ? om__fit_int(l, c->out_meta[j].shape[d], seen, &floored, at, &n_at) : -2;
+      int x = all ? om__fit_int(l, c->out_meta[j].shape[d], seen, &floored, at, &n_at) : OM_FIT_NONE;
       if (x >= 0) om__probe_candidate(l, j, d, x);
     }
 }

@@ -935,9 +935,9 @@ static void on_line(const om_trace *tr, const int64_t *a, const int64_t *b, int6
 
 enum { RANGE_SAME, RANGE_FAILS, RANGE_DIFFERS, RANGE_ENDED };
 
-/* What the range's runs share: the model, room for its outputs, the random generator's state
- * the runs start at. */
-typedef struct range_ctx {
+/* What the runs at other sizes share (om_trace_run's and the range's): the model, room for its
+ * outputs, the random generator's state the runs start at. */
+typedef struct run_ctx {
   om_trace *tr;
   const om_symbol *declared; /* the symbols as declared */
   om_trace_fn fn;
@@ -945,13 +945,13 @@ typedef struct range_ctx {
   om_tensor **scratch;
   int max_outputs;
   uint64_t seed, offset;
-} range_ctx;
+} run_ctx;
 
 /* Runs the model at the variables v, shape only (its large constants too): RANGE_SAME when it
  * does what the trace does, RANGE_FAILS when it fails (why: the error, call: the run's call that
  * failed, -1 when none did), RANGE_DIFFERS (why: what it does, call: where: differs()),
  * RANGE_ENDED when the trace ended (a call stopped it: tr->stop_call); name: the call's. */
-static int range_run(range_ctx *rc, const int64_t *v, char *why, size_t cap, int64_t *call, const char **name) {
+static int range_run(run_ctx *rc, const int64_t *v, char *why, size_t cap, int64_t *call, const char **name) {
   om_trace *tr = rc->tr;
   om_thread_state *st = om__state();
   om_run run = {.n_outputs = -1};
@@ -1004,7 +1004,7 @@ static const char *declaration(const om_trace *tr, uint64_t mask, const int64_t 
  * keeps the symbols of mask to the sizes where it holds. The model runs at bad once more and
  * the call ends the trace there, so that the error is raised at the model's own call (in JS it
  * names its source line). Returns false. */
-static bool refuse_threshold(range_ctx *rc, uint64_t mask, const int64_t *good, const int64_t *bad, bool up, const char *why,
+static bool refuse_threshold(run_ctx *rc, uint64_t mask, const int64_t *good, const int64_t *bad, bool up, const char *why,
                              int64_t call, const char *name) {
   om_trace *tr = rc->tr;
   char at_bad[160], at_good[160], decl[400];
@@ -1031,7 +1031,7 @@ static bool refuse_threshold(range_ctx *rc, uint64_t mask, const int64_t *good, 
  * thing than the trace (verdict, why, at the run's call, name): where it fails (eager has no
  * answer), the range of each symbol of mask ends at good; where it does what the trace does
  * not, SymbolicShape (refuse_threshold). false when the trace ended. */
-static bool settle(range_ctx *rc, uint64_t mask, const int64_t *good, const int64_t *bad, bool up, int verdict,
+static bool settle(run_ctx *rc, uint64_t mask, const int64_t *good, const int64_t *bad, bool up, int verdict,
                    const char *why, int64_t call, const char *name) {
   om_trace *tr = rc->tr;
   if (verdict == RANGE_DIFFERS) return refuse_threshold(rc, mask, good, bad, up, why, call, name);
@@ -1064,7 +1064,7 @@ typedef struct range_pending {
  * symbols that make the difference are those whose return to the example undoes it (a product
  * B * T > 1000: both); one symbol alone is left to its own line. Records what was checked
  * (checked_min, checked_max). false when the trace ended. */
-static bool check_range(range_ctx *rc) {
+static bool check_range(run_ctx *rc) {
   om_trace *tr = rc->tr;
   int n = tr->symbols.n;
   int64_t v0[64], to[64], good_v[64], bad_v[64], v[64];
@@ -1157,6 +1157,25 @@ static bool check_range(range_ctx *rc) {
 /* The symbols' checked ranges: the sizes the runs that returned took, then check_range over the
  * whole range when the base run returned (its calls are what the runs compare with). The random
  * generator goes on from where the record run left it. false when the trace ended. */
+/* Adds a run at the variables v (far: a far run, far_sizes) to the trace's runs and runs the
+ * model there. A run that fails goes on to the others all the same: the calls before the failure
+ * are fitted with every run's values, and the record run finds where it fails (and whether it
+ * does there too). false when the trace ended or memory ran out (the error set). */
+static bool add_run(const run_ctx *rc, const int64_t *v, bool far) {
+  om_trace *tr = rc->tr;
+  om_run *run = OM_VEC_PUSH_SLOT(tr->runs);
+  if (!run) return om__trace_fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory");
+  memset(run, 0, sizeof *run);
+  memcpy(run->v, v, sizeof run->v);
+  run->far = far;
+  om_thread_state *st = om__state();
+  st->rng_seed = rc->seed, st->rng_offset = rc->offset;
+  if (!run_other(tr, run, rc->fn, rc->ctx, rc->scratch, rc->max_outputs)) return false;
+  if (run->n_outputs < 0 && tr->base.n_outputs >= 0 && (run->prefix = common_prefix(tr, run)) < 0)
+    return om__trace_fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory");
+  return true;
+}
+
 static bool check_whole_range(om_trace *tr, const om_symbol *declared, om_trace_fn fn, void *ctx, int max_outputs,
                               uint64_t seed, uint64_t offset) {
   for (int k = 0; k < tr->symbols.n; k++) {
@@ -1172,7 +1191,7 @@ static bool check_whole_range(om_trace *tr, const om_symbol *declared, om_trace_
   if (tr->base.n_outputs < 0) return true;
   om_thread_state *st = om__state();
   uint64_t after = st->rng_seed, after_offset = st->rng_offset;
-  range_ctx rc = {.tr = tr, .declared = declared, .fn = fn, .ctx = ctx, .max_outputs = max_outputs, .seed = seed, .offset = offset};
+  run_ctx rc = {.tr = tr, .declared = declared, .fn = fn, .ctx = ctx, .max_outputs = max_outputs, .seed = seed, .offset = offset};
   if (!(rc.scratch = calloc((size_t)max_outputs, sizeof *rc.scratch)))
     return om__trace_fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory");
   bool ok = check_range(&rc);
@@ -1205,23 +1224,13 @@ int om_trace_run(om_trace_fn fn, void *ctx, om_tensor **outputs, int max_outputs
     om__run_example(tr, tr->base.v);
     if (!run_other(tr, &tr->base, fn, ctx, outputs, max_outputs)) return -1;
   }
+  const run_ctx rc = {.tr = tr, .fn = fn, .ctx = ctx, .scratch = outputs, .max_outputs = max_outputs, .seed = seed, .offset = offset};
   int far = 1 + (tr->symbols.n < OM_FAR_ALONE ? tr->symbols.n : OM_FAR_ALONE);
   for (int r = 0; tr->symbols.n && r < OM_RUNS + far; r++) {
-    om_run *run = OM_VEC_PUSH_SLOT(tr->runs);
-    if (!run) return om__trace_fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory"), -1;
-    memset(run, 0, sizeof *run);
-    if (r < OM_RUNS) run_sizes(tr, r + 1, run->v);
-    else if (!(run->far = far_sizes(tr, r - OM_RUNS, run->v))) {
-      tr->runs.n--;
-      continue;
-    }
-    st->rng_seed = seed, st->rng_offset = offset;
-    /* a run that fails goes on to the others all the same: the calls before the failure are
-     * fitted with every run's values, and the record run finds where it fails (and whether it
-     * does there too) */
-    if (!run_other(tr, run, fn, ctx, outputs, max_outputs)) return -1;
-    if (run->n_outputs < 0 && tr->base.n_outputs >= 0 && (run->prefix = common_prefix(tr, run)) < 0)
-      return om__trace_fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory"), -1;
+    int64_t v[64] = {0};
+    if (r < OM_RUNS) run_sizes(tr, r + 1, v);
+    else if (!far_sizes(tr, r - OM_RUNS, v)) continue;
+    if (!add_run(&rc, v, r >= OM_RUNS)) return -1;
   }
   /* the record run; when it asks for more runs (om__run_more) it unwinds, the graph and the
    * symbols' ranges go back to how they were, the runs are made, and it records again */
@@ -1269,27 +1278,11 @@ int om_trace_run(om_trace_fn fn, void *ctx, om_tensor **outputs, int max_outputs
     for (int r = 0; r < tr->runs.n; r++) tr->runs.v[r].dropped = false;
     tr->more = false;
     tr->rounds++;
-    for (int q = 0; q < tr->more_at_n; q++) { /* the runs where two fits differ */
-      om_run *run = OM_VEC_PUSH_SLOT(tr->runs);
-      if (!run) return free(more), free(ranges), om__trace_fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory"), -1;
-      memset(run, 0, sizeof *run);
-      memcpy(run->v, tr->more_at[q], sizeof run->v);
-      st->rng_seed = seed, st->rng_offset = offset;
-      if (!run_other(tr, run, fn, ctx, outputs, max_outputs)) return free(more), free(ranges), -1;
-      if (run->n_outputs < 0 && tr->base.n_outputs >= 0 && (run->prefix = common_prefix(tr, run)) < 0)
-        return free(more), free(ranges), om__trace_fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory"), -1;
-    }
+    for (int q = 0; q < tr->more_at_n; q++) /* the runs where two fits differ */
+      if (!add_run(&rc, tr->more_at[q], false)) return free(more), free(ranges), -1;
     tr->more_at_n = 0;
-    for (int64_t i = 0; i < n_more; i++) {
-      om_run *run = OM_VEC_PUSH_SLOT(tr->runs);
-      if (!run) return free(more), free(ranges), om__trace_fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory"), -1;
-      memset(run, 0, sizeof *run);
-      memcpy(run->v, more[i], sizeof run->v);
-      st->rng_seed = seed, st->rng_offset = offset;
-      if (!run_other(tr, run, fn, ctx, outputs, max_outputs)) return free(more), free(ranges), -1;
-      if (run->n_outputs < 0 && tr->base.n_outputs >= 0 && (run->prefix = common_prefix(tr, run)) < 0)
-        return free(more), free(ranges), om__trace_fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory"), -1;
-    }
+    for (int64_t i = 0; i < n_more; i++)
+      if (!add_run(&rc, more[i], false)) return free(more), free(ranges), -1;
     free(more);
   }
   if (n < 0) { /* the model's own failure: the recording ends, the error stays */

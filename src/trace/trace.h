@@ -1,7 +1,7 @@
 /* The tracer's internal state, shared by src/trace/: recording (tracer.c), the runs at other
  * sizes (runs.c), size expressions (expr.c), fitting the integers a model computes (fit.c), the
- * outputs' extents (probe.c), lowering (lower.c), finish (finish.c) and its merging of identical
- * nodes (merge.c). */
+ * outputs' extents (probe.c), lowering (hooks.c; its constants in consts.c, its helpers in
+ * emit.c), finish (finish.c) and its merging of identical nodes (merge.c). */
 #ifndef OM_TRACE_H
 #define OM_TRACE_H
 
@@ -305,8 +305,6 @@ void om__run_call_done(om_trace *tr, int64_t index, om_tensor *const *out, int n
  *  nothing changed, when that cannot say which symbol ends or no size above the example is known
  *  to work: the caller refuses. */
 bool om__run_failed(om_trace *tr, int r, const char *why);
-/** Drops what the graph gained since mark (values, nodes, initializers: mark[0..3)). */
-void om__trace_rollback(om_trace *tr, const int *mark);
 /** For the record run: when the symbols in syms did not move through more runs yet, asks for
  *  them (tr->more: runs that move each of the first two such symbols alone through 16 more
  *  sizes around the example, while there is room for them) and fails the call going on with an
@@ -333,17 +331,38 @@ bool om__run_drop(om_trace *tr, int r, const char *why);
 /** A phantom of meta (shape only, on the trace's data-less storage) for a run at other sizes. */
 om_tensor *om__phantom(om_trace *tr, const om_meta *meta);
 
+/* ---- constants (consts.c) ---- */
+/** The value of constant t read by op: one initializer per view (spec 1), so a weight used twice,
+ *  or tied, is stored once (t borrowed; the initializer holds its own view). -1 on error. */
+int om__const_capture(om_trace *tr, om_tensor *t, om_op op);
+/** The value of a generated initializer of dtype holding data (count elements: 1-D, or 0-d when
+ *  ndim is 0; data copied), first read by op, deduplicated by value. -1 on error. */
+int om__const_generated(om_trace *tr, const void *data, int64_t count, int ndim, om_dtype dtype, om_op op);
+/** Drops what the graph gained since mark (values, nodes, initializers: mark[0..3)). */
+void om__trace_rollback(om_trace *tr, const int *mark);
+
+/* ---- lowering helpers (emit.c) ---- */
+/** Whether the lowering's trace is still recording (a trace error inside it ended it; l borrowed). */
+bool om__lower_alive(const om_lower *l);
+
 /* ---- writes (write.c) ---- */
 /** om__trace_sync on each of the model's outputs ts (n; none when n < 0): a view it returns
  *  that a write changed is its view of the written value. false on error. */
 bool om__trace_sync_all(om_tensor *const *ts, int n);
 
 /* ---- fitting (fit.c) ---- */
+/* What om__fit_int gives where it gives no expression (an expression id is >= 0). Only
+ * OM_FIT_ERROR sets an error. */
+typedef enum {
+  OM_FIT_ERROR = -1,     /* an error is set (out of memory) */
+  OM_FIT_NONE = -2,      /* no form fits every run */
+  OM_FIT_AMBIGUOUS = -3, /* forms fit that differ at some sizes: runs there tell them apart */
+  OM_FIT_UNDECIDED = -4, /* a floor division fits that the runs cannot pin down (too few, a residue missing) */
+} om_fit_miss;
 /** The expression of an integer the caller computed: a0 here, the logged values in the other
  *  runs (vals[r] for each run r with a partner call, l->rc[r]), written as what it is (a size, a multiple, a sum, a product, a
- *  floor division). -2 when none fits, -3 when forms fit that differ at some sizes (their
- *  variables in at, n_at of them, at most OM_AT_MAX), -4 when a floor division fits that the runs cannot pin down (too few of
- *  them, a residue missing), no error set in these; -1 on error. *floored: the form is a floor division,
+ *  floor division), or an om_fit_miss: OM_FIT_AMBIGUOUS with the variables where the forms differ in at (n_at of them,
+ *  at most OM_AT_MAX). *floored: the form is a floor division,
  *  which a few runs cannot tell from one by a larger divisor, or affine in sizes the runs took
  *  at only some residues mod 2 or 3 (fit_int asks for more runs). */
 int om__fit_int(om_lower *l, int64_t a0, const int64_t *vals, bool *floored, int64_t (*at)[64], int *n_at);

@@ -1,0 +1,354 @@
+/* The helpers the ops' extents and lower rules use: the call's inputs, arguments and extents,
+ * sizes as graph values, and writing nodes and generated constants into the recording. */
+#include <string.h>
+
+#include "trace/trace.h"
+
+/* ---- extents, for the ops' rules ---- */
+
+bool om__lower_alive(const om_lower *l) { return om__state()->trace == l->tr; }
+int om__lower_input(om_lower *l, int i) { return l->in[i]; }
+const om_attrs *om__lower_given(om_lower *l) { return l->given; }
+int om__lower_in_ext(om_lower *l, int i, int d) { return l->in ? l->tr->g.values.v[l->in[i]].ext[d] : -1; }
+int om__lower_out_ext(om_lower *l, int j, int d) { return l->out_ext[j][d]; }
+const char *om__lower_input_sym(om_lower *l, int i, int d) {
+  int x = om__lower_in_ext(l, i, d);
+  return x < 0 ? NULL : om__x_name(l->tr, x);
+}
+const char *om__lower_output_sym(om_lower *l, int j, int d) {
+  return l->out_ext[j][d] < 0 ? NULL : om__x_name(l->tr, l->out_ext[j][d]);
+}
+int om__lower_arg(om_lower *l, int k) { return l->arg[k]; }
+bool om__lower_arg_moves(om_lower *l, int k) { return !om__x_is_const(l->tr, l->arg[k], NULL); }
+int om__lower_iota(om_lower *l, int i) { return l->tr->g.values.v[l->in[i]].iota; }
+int om__lower_x_const(om_lower *l, int64_t c) { return om__x_const(l->tr, c); }
+int om__lower_x_lin(om_lower *l, int64_t ca, int a, int64_t cb, int b, int64_t c) {
+  return om__x_lin(l->tr, ca, a, cb, b, c);
+}
+bool om__lower_x_min(om_lower *l, int x, int64_t *min) { return om__x_min(l->tr, x, min); }
+
+bool om__lower_no_pad_fusion(om_lower *l, int v) {
+  om_graph *g = &l->tr->g;
+  int p = g->values.v[v].producer;
+  if (p < 0 || strcmp(g->nodes.v[p].op_type, "Pad") || g->nodes.v[p].n_in > 3) return true;
+  om_gnode *n = &g->nodes.v[p];
+  int64_t axes[OM_MAX_DIMS];
+  for (int d = 0; d < g->values.v[v].ndim; d++) axes[d] = d;
+  int ax = om__lower_ints(l, axes, g->values.v[v].ndim);
+  int *in = om__arena_alloc(&g->arena, sizeof(int) * (size_t)(4 + n->n_out));
+  if (ax < 0 || !in) return false;
+  n = &g->nodes.v[p]; /* the initializer may have grown the values, not the nodes: the same node */
+  for (int i = 0; i < 3; i++) in[i] = i < n->n_in ? n->in[i] : -1;
+  in[3] = ax;
+  memcpy(in + 4, n->out, sizeof(int) * (size_t)n->n_out);
+  n->in = in;
+  n->out = in + 4;
+  n->n_in = 4;
+  return true;
+}
+
+int om__lower_extra_row(om_lower *l, int v, om_meta *meta, int axis) {
+  om_meta row = *meta;
+  row.shape[axis] = 1;
+  meta->shape[axis]++;
+  int ax = om__lower_ints(l, (int64_t[]){axis}, 1), r, out;
+  if (ax < 0 || !om__emit(l, "ReduceSum", (int[]){v, ax}, 2, &row, 1, &r, &OM_ATTR_INT("keepdims", 1), 1) ||
+      !om__emit(l, "Concat", (int[]){v, r}, 2, meta, 1, &out, &OM_ATTR_INT("axis", axis), 1))
+    return -1;
+  return out;
+}
+
+
+int om__lower_drop_row(om_lower *l, int v, om_meta meta, int axis) {
+  meta.shape[axis]--;
+  int in[4] = {v, om__lower_ints(l, (int64_t[]){0}, 1), om__lower_ints(l, (int64_t[]){-1}, 1), om__lower_ints(l, (int64_t[]){axis}, 1)}, out;
+  if (in[1] < 0 || in[2] < 0 || in[3] < 0 || !om__emit(l, "Slice", in, 4, &meta, 1, &out, NULL, 0)) return -1;
+  return out;
+}
+
+bool om__lower_may_be_0(om_lower *l, int x) {
+  int64_t min;
+  return x >= 0 && !(om__x_min(l->tr, x, &min) && min >= 1);
+}
+
+int om__lower_count_divisor(om_lower *l, const int *x, int n) {
+  int count = om__x_const(l->tr, 1);
+  bool empty = false;
+  for (int k = 0; k < n && count >= 0; k++) {
+    int64_t min;
+    empty |= !(om__x_min(l->tr, x[k], &min) && min >= 1);
+    count = om__x_mul(l->tr, count, x[k]);
+  }
+  int64_t fixed;
+  if (count < 0) return -1;
+  if (!empty) return -2;
+  if (om__x_is_const(l->tr, count, &fixed)) return om__lower_scalar(l, (double)fixed, OM_FLOAT32);
+  om_meta one = {.dtype = OM_FLOAT32, .ndim = 0}; /* 0-d: a mean over every axis is 0-d too */
+  int v = om__lower_x_scalar(l, count), f;
+  if (v < 0 || !om__emit(l, "Cast", &v, 1, &one, 1, &f, &OM_ATTR_INT("to", 1 /* FLOAT */), 1)) return -1;
+  return f;
+}
+int om__lower_x_mul(om_lower *l, int a, int b) { return om__x_mul(l->tr, a, b); }
+int om__lower_x_floordiv(om_lower *l, int a, int64_t d) { return om__x_floordiv(l->tr, a, d); }
+int om__lower_x_minc(om_lower *l, int a, int64_t c) { return a < 0 ? -1 : om__x_minc(l->tr, a, c); }
+int om__lower_x_divexact(om_lower *l, int a, int b) { return om__x_divexact(l->tr, a, b); }
+bool om__lower_x_is_const(om_lower *l, int a, int64_t *c) { return om__x_is_const(l->tr, a, c); }
+int om__lower_in_x(om_lower *l, int i, int d) {
+  int x = om__lower_in_ext(l, i, d);
+  return x >= 0 ? x : om__x_const(l->tr, l->c->in[i]->shape[d]);
+}
+void om__lower_candidate(om_lower *l, int j, int d, int x) { om__probe_candidate(l, j, d, x); }
+
+/* ---- sizes as graph values ---- */
+
+/* Symbol k's run-time size as an int64 [1] value: one Shape node on the first graph input axis
+ * that has it, shared by the whole graph. -1 on error. */
+static int symbol_value(om_lower *l, int k) {
+  om_trace *tr = l->tr;
+  om_graph *g = &tr->g;
+  om_symbol *s = &tr->symbols.v[k];
+  int sym = om__x_sym(tr, k), src = -1, axis = -1;
+  for (int i = 0; i < g->inputs.n && src < 0; i++)
+    for (int d = 0; d < g->values.v[g->inputs.v[i]].ndim && src < 0; d++)
+      if (g->values.v[g->inputs.v[i]].ext[d] == sym) src = g->inputs.v[i], axis = d;
+  if (src < 0) return om__trace_fail(OM_ERR_TRACE_UNSUPPORTED_OPERATION, "%s: no graph input has symbol '%s' (a bug in "
+                                     "onemodel)", l->who, s->name), -1;
+  const om_gnode *n = s->extent_node >= 0 && s->extent_node < g->nodes.n ? &g->nodes.v[s->extent_node] : NULL;
+  if (n && !strcmp(n->op_type, "Shape") && n->in[0] == src && n->out[0] == s->extent_value) return s->extent_value;
+  om_meta m = {.dtype = OM_INT64, .ndim = 1, .shape = {1}};
+  int out;
+  om_gattr at[2] = {OM_ATTR_INT("start", axis), OM_ATTR_INT("end", axis + 1)};
+  if (!om__emit(l, "Shape", &src, 1, &m, 1, &out, at, 2)) return -1;
+  s->extent_node = g->nodes.n - 1;
+  s->extent_value = out;
+  return out;
+}
+
+/* op_type(a, b) as an int64 [1] value; b a constant when bv is -1. -1 on error. */
+static int binary(om_lower *l, const char *op_type, int a, int bv, int64_t b) {
+  om_meta m = {.dtype = OM_INT64, .ndim = 1, .shape = {1}};
+  int in[2] = {a, bv >= 0 ? bv : om__lower_ints(l, &b, 1)}, out;
+  return a >= 0 && in[1] >= 0 && om__emit(l, op_type, in, 2, &m, 1, &out, NULL, 0) ? out : -1;
+}
+
+/* A term's value: the product of its factors, a symbol's variable taken as its size divided by
+ * its multiple: coef * (sizes product) / (multiples product) as one Mul or Div where it divides. */
+static int term_value(om_lower *l, const om_xterm *t) {
+  om_trace *tr = l->tr;
+  int v = -1;
+  int64_t mult = 1;
+  for (int j = 0; j < t->n; j++) {
+    const om_xfactor *f = &tr->fs.v[t->f[j]];
+    int fv;
+    if (f->var >= 0) {
+      fv = symbol_value(l, f->var);
+      mult *= tr->symbols.v[f->var].multiple;
+    } else { /* numerators are >= 0: Div is floor */
+      fv = binary(l, f->var == OM_XF_MIN ? "Min" : "Div", om__lower_x_value(l, f->num), -1, f->den);
+    }
+    if (fv < 0) return -1;
+    v = v < 0 ? fv : binary(l, "Mul", v, fv, 0);
+  }
+  int64_t c = t->coef;
+  if (c % mult == 0) return c / mult == 1 ? v : binary(l, "Mul", v, -1, c / mult);
+  if (mult % c == 0) return binary(l, "Div", v, -1, mult / c);
+  return binary(l, "Div", binary(l, "Mul", v, -1, c), -1, mult);
+}
+
+int om__lower_x_value(om_lower *l, int x) {
+  om_trace *tr = l->tr;
+  const om_xexpr *e = &tr->xs.v[x];
+  if (!e->n) return om__lower_ints(l, &e->c0, 1);
+  int v = -1, neg = -1;
+  for (int i = 0; i < e->n; i++) { /* positive terms added; negative ones summed and subtracted */
+    om_xterm t = e->t[i];
+    bool minus = t.coef < 0;
+    if (minus) t.coef = -t.coef;
+    int tv = term_value(l, &t);
+    if (tv < 0) return -1;
+    int *acc = minus ? &neg : &v;
+    *acc = *acc < 0 ? tv : binary(l, "Add", *acc, tv, 0);
+    if (*acc < 0) return -1;
+  }
+  if (v < 0) v = om__lower_ints(l, &(int64_t){0}, 1);
+  if (neg >= 0) v = binary(l, "Sub", v, neg, 0);
+  if (e->c0) v = e->c0 > 0 ? binary(l, "Add", v, -1, e->c0) : binary(l, "Sub", v, -1, -e->c0);
+  return v;
+}
+
+int om__lower_zero_slices(om_lower *l, int i, int axis, int64_t count) {
+  const om_tensor *t = l->c->in[i];
+  int64_t shape[OM_MAX_DIMS];
+  int ext[OM_MAX_DIMS];
+  om_meta zm = {.dtype = t->dtype, .ndim = t->ndim}, cm = zm;
+  for (int d = 0; d < t->ndim; d++) {
+    shape[d] = zm.shape[d] = cm.shape[d] = t->shape[d];
+    ext[d] = d == axis ? -1 : om__lower_in_ext(l, i, d);
+  }
+  shape[axis] = zm.shape[axis] = count;
+  cm.shape[axis] += count;
+  int zero = om__lower_scalar(l, 0, t->dtype), sh = om__lower_shape_operand(l, shape, ext, t->ndim), z, out;
+  if (zero < 0 || sh < 0 || !om__emit(l, "Expand", (int[]){zero, sh}, 2, &zm, 1, &z, NULL, 0) ||
+      !om__emit(l, "Concat", (int[]){om__lower_input(l, i), z}, 2, &cm, 1, &out, &OM_ATTR_INT("axis", axis), 1))
+    return -1;
+  return out;
+}
+
+int om__lower_shape_operand(om_lower *l, const int64_t *shape, const int *ext, int ndim) {
+  int parts[2 * OM_MAX_DIMS], n_parts = 0, start = 0;
+  for (int d = 0; d < ndim; d++) {
+    if (ext[d] < 0) continue;
+    if (d > start && (parts[n_parts++] = om__lower_ints(l, shape + start, d - start)) < 0) return -1;
+    if ((parts[n_parts++] = om__lower_x_value(l, ext[d])) < 0) return -1;
+    start = d + 1;
+  }
+  if (!n_parts) return om__lower_ints(l, shape, ndim);
+  if (ndim > start && (parts[n_parts++] = om__lower_ints(l, shape + start, ndim - start)) < 0) return -1;
+  if (n_parts == 1) return parts[0];
+  om_meta m = {.dtype = OM_INT64, .ndim = 1, .shape = {ndim}};
+  int out;
+  return om__emit(l, "Concat", parts, n_parts, &m, 1, &out, &OM_ATTR_INT("axis", 0), 1) ? out : -1;
+}
+
+/* A 0-d int64 value of expression x (Range takes 0-d bounds: onnxruntime runs a [1] limit, but
+ * its shape inference then gives a Gather on the Range's output one dim too many and refuses
+ * the model). -1 on error. */
+int om__lower_x_scalar(om_lower *l, int x) {
+  int64_t c;
+  if (om__x_is_const(l->tr, x, &c)) return om__lower_ints(l, &c, -1);
+  om_meta scalar = {.dtype = OM_INT64, .ndim = 0};
+  int v = om__lower_x_value(l, x), axes = om__lower_ints(l, (int64_t[]){0}, 1), in[2] = {v, axes};
+  return v >= 0 && axes >= 0 && om__emit(l, "Squeeze", in, 2, &scalar, 1, &v, NULL, 0) ? v : -1;
+}
+
+/* ---- writing nodes ---- */
+
+/* A node that computes from shapes and constants only (a Shape node, or one reading only
+ * initializers and such values, at least one of them): the same node already in the graph, or
+ * -1. So a graph computes every extent, Range and causal mask once, however many layers use
+ * it; a graph without symbolic axes has no such node. */
+static int shared_node(const om_graph *g, const char *op_type, const int *in, int n_in, const om_meta *meta, int n_out,
+                       const om_gattr *attrs, int n_attrs) {
+  bool shape = !strcmp(op_type, "Shape"), all = n_in > 0;
+  for (int i = 0; i < n_in; i++)
+    if (in[i] >= 0) {
+      shape |= g->values.v[in[i]].shape_only;
+      all &= g->values.v[in[i]].shape_only || g->values.v[in[i]].init >= 0;
+    }
+  if (!shape || (!all && strcmp(op_type, "Shape"))) return -2; /* not shape-only */
+  for (int k = g->nodes.n - 1; k >= 0; k--) {
+    const om_gnode *n = &g->nodes.v[k];
+    bool same = !strcmp(n->op_type, op_type) && n->n_in == n_in && n->n_out == n_out && n->n_attrs == n_attrs &&
+                !memcmp(n->in, in, sizeof(int) * (size_t)n_in);
+    for (int a = 0; same && a < n_attrs; a++) same = om__same_attr(&n->attrs[a], &attrs[a]);
+    for (int j = 0; same && j < n_out; j++) {
+      const om_gvalue *v = &g->values.v[n->out[j]];
+      same = v->dtype == meta[j].dtype && v->ndim == meta[j].ndim &&
+             !memcmp(v->shape, meta[j].shape, sizeof(int64_t) * (size_t)v->ndim);
+    }
+    if (same) return k;
+  }
+  return -1;
+}
+
+bool om__emit(om_lower *l, const char *op_type, const int *in, int n_in, const om_meta *meta, int n_out, int *out,
+              const om_gattr *attrs, int n_attrs) {
+  if (!om__lower_alive(l)) return false;
+  om_graph *g = &l->tr->g;
+  int shared = shared_node(g, op_type, in, n_in, meta, n_out, attrs, n_attrs);
+  if (shared >= 0) {
+    for (int j = 0; out && j < n_out; j++) out[j] = g->nodes.v[shared].out[j];
+    return true;
+  }
+  int *ins = om__arena_alloc(&g->arena, sizeof(int) * (size_t)(n_in + n_out));
+  om_gattr *at = om__arena_alloc(&g->arena, sizeof *at * (size_t)(n_attrs ? n_attrs : 1));
+  if (!ins || !at) return false;
+  if (n_in) memcpy(ins, in, sizeof(int) * (size_t)n_in); /* a Constant reads nothing (in may be NULL) */
+  for (int k = 0; k < n_attrs; k++) {
+    at[k] = attrs[k];
+    if (at[k].type != OM_GATTR_INTS && at[k].type != OM_GATTR_FLOATS) continue;
+    size_t size = at[k].type == OM_GATTR_INTS ? sizeof(int64_t) : sizeof(float);
+    void *copy = om__arena_alloc(&g->arena, size * (size_t)(at[k].n ? at[k].n : 1));
+    if (!copy) return false;
+    if (at[k].n) memcpy(copy, at[k].type == OM_GATTR_INTS ? (const void *)at[k].ints : (const void *)at[k].floats, size * (size_t)at[k].n);
+    if (at[k].type == OM_GATTR_INTS) at[k].ints = copy;
+    else at[k].floats = copy;
+  }
+  for (int j = 0; j < n_out; j++)
+    if ((ins[n_in + j] = om__graph_value(g, meta[j].dtype, meta[j].ndim, meta[j].shape)) < 0) return false;
+  om_gnode *node = OM_VEC_PUSH_SLOT(g->nodes);
+  if (!node) return false;
+  *node = (om_gnode){.op_type = op_type, .op = l->c->op, .n_in = n_in, .n_out = n_out, .n_attrs = n_attrs,
+                     .in = ins, .out = ins + n_in, .attrs = at};
+  for (int j = 0; j < n_out; j++) {
+    g->values.v[ins[n_in + j]].producer = g->nodes.n - 1;
+    g->values.v[ins[n_in + j]].shape_only = shared == -1;
+    if (out) out[j] = ins[n_in + j];
+  }
+  return true;
+}
+
+/* A generated initializer of dtype holding data (count elements: 1-D, or 0-d when ndim is 0),
+ * deduplicated by value: shape operands repeat (every Reshape to [-1, 64]), one initializer each. */
+static int generated(om_lower *l, const void *data, int64_t count, int ndim, om_dtype dtype) {
+  return om__lower_alive(l) ? om__const_generated(l->tr, data, count, ndim, dtype, l->c->op) : -1;
+}
+
+int om__lower_ints(om_lower *l, const int64_t *v, int n) { return generated(l, v, n < 0 ? 1 : n, n < 0 ? 0 : 1, OM_INT64); }
+
+int om__lower_scalar(om_lower *l, double v, om_dtype dtype) {
+  union { float f; int64_t i; uint8_t b; } x;
+  if (dtype == OM_FLOAT32) x.f = (float)v;
+  else if (dtype == OM_INT64) x.i = (int64_t)v;
+  else x.b = v != 0;
+  return generated(l, &x, 1, 0, dtype);
+}
+
+int om__lower_float(om_lower *l, double v) {
+  om_meta m = {.dtype = OM_FLOAT32, .ndim = 0};
+  int none = 0, out;
+  return om__emit(l, "Constant", &none, 0, &m, 1, &out, &OM_ATTR_FLOAT("value_float", v), 1) ? out : -1;
+}
+
+void om__lower_output(om_lower *l, int j, int v) {
+  if (!om__lower_alive(l) || v < 0) return;
+  om_gvalue *val = &l->tr->g.values.v[v];
+  const om_meta *m = &l->c->out_meta[j];
+  if (val->dtype != m->dtype || val->ndim != m->ndim || memcmp(val->shape, m->shape, sizeof(int64_t) * (size_t)m->ndim)) {
+    om__trace_fail(OM_ERR_TRACE_UNSUPPORTED_OPERATION,
+                   "%s: its lowering gave output %d a value of another type or shape (a bug in onemodel)",
+                   l->who, j);
+    return;
+  }
+  if (val->producer >= 0 && v >= l->c->trace_mark[0]) /* a value this call made: the extents the probe chose */
+    for (int d = 0; d < m->ndim; d++) {
+      val->ext[d] = l->out_ext[j][d];
+      val->dim_param[d] = val->ext[d] >= 0 ? om__x_name(l->tr, val->ext[d]) : NULL;
+      om__x_extent(l->tr, val->ext[d]);
+    }
+  l->c->trace_out[j] = v;
+}
+
+bool om__lower_node(om_lower *l, const om_call *c, const char *op_type, const om_gattr *attrs, int n_attrs) {
+  int out[OM_MAX_OUTPUTS];
+  if (!om__emit(l, op_type, l->in, c->n_in, c->out_meta, c->n_out, out, attrs, n_attrs)) return false;
+  for (int j = 0; j < c->n_out; j++) om__lower_output(l, j, out[j]);
+  return true;
+}
+
+bool om__lower_alias(om_lower *l) {
+  om__lower_output(l, 0, l->in[0]);
+  return true;
+}
+
+bool om__lower_refuse(om_lower *l, const om_call *c, const char *why) {
+  (void)l;
+  return om__trace_fail(OM_ERR_TRACE_UNSUPPORTED_OPERATION, "%s: cannot be traced: %s", om_op_name(c->op), why);
+}
+
+bool om__lower_baked(om_lower *l, const om_call *c, int i, int d, const char *what) {
+  const char *sym = om__lower_input_sym(l, i, d);
+  return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE,
+                        "%s: symbolic axis '%s' (axis %d of input %d, example size %lld) cannot be expressed in the "
+                        "graph: %s", om_op_name(c->op), sym ? sym : "?", d, i, (long long)c->in[i]->shape[d], what);
+}
