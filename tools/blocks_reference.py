@@ -22,7 +22,7 @@ from torchvision.models import densenet121
 from torchvision.models.convnext import LayerNorm2d
 from torchvision.ops import MLP, Conv2dNormActivation, Permute, SqueezeExcitation, StochasticDepth
 
-from pytorch_reference import OUT_DIR, encode, fixture, randomize_weights
+from pytorch_reference import OUT_DIR, encode, fixture, randomize_norms, randomize_weights
 
 
 class Blocks(nn.Module):
@@ -50,15 +50,7 @@ class Blocks(nn.Module):
 
 def randomize(module):
     randomize_weights(module)
-    with torch.no_grad():
-        for m in module.modules():
-            if isinstance(m, (nn.BatchNorm2d, nn.LayerNorm)):
-                m.weight.uniform_(0.5, 1.5)
-                m.bias.normal_(0, 0.2)
-            if isinstance(m, nn.BatchNorm2d):
-                m.running_mean.normal_(0, 0.2)
-                m.running_var.uniform_(0.5, 2.0)
-                m.num_batches_tracked.fill_(3)
+    randomize_norms(module, tracked=3)
 
 
 def main():

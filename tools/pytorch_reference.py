@@ -490,9 +490,9 @@ def family_fixture(description, module, axes, trace_case, cases, failures=()):
     }
 
 
-def randomize_norms(module):
+def randomize_norms(module, tracked=5):
     """Every BatchNorm / LayerNorm gets non-trivial affine parameters (and BatchNorm running
-    statistics: mean N(0, 0.2), var U(0.5, 2), num_batches_tracked 5), so loading them matters."""
+    statistics: mean N(0, 0.2), var U(0.5, 2), num_batches_tracked `tracked`), so loading them matters."""
     with torch.no_grad():
         for m in module.modules():
             if isinstance(m, (nn.BatchNorm2d, nn.LayerNorm)):
@@ -501,7 +501,7 @@ def randomize_norms(module):
             if isinstance(m, nn.BatchNorm2d):
                 m.running_mean.normal_(0, 0.2)
                 m.running_var.uniform_(0.5, 2.0)
-                m.num_batches_tracked.fill_(5)
+                m.num_batches_tracked.fill_(tracked)
 
 
 def randomize_weights(module):
