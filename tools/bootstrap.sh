@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
 # Install what onemodel needs, idempotently; takes about a second when everything is there.
 #
-#   bash tools/bootstrap.sh        Debian packages, protobuf-c runtime source, npm ci
+#   bash tools/bootstrap.sh        Debian packages, protobuf-c runtime source, ONNX's node tests, npm ci
 #   source tools/bootstrap.sh      only defines the om_* helpers below (tools/build.sh does this
 #                                  to find PROTOBUF_C_SRC: this file is the one source of truth)
 #
 # Nothing is written into the repository except node_modules/. The protobuf-c source (for the
 # WASM build; native builds link the system libprotobuf-c) goes to $(om_cache_dir), fetched
-# with a private apt state there; the system's apt configuration is never modified.
+# with a private apt state there; the system's apt configuration is never modified. ONNX's
+# backend node tests are generated there too (third-party data: never committed).
 
-# Debian packages. gcc/libc6-dev/make are listed because --no-install-recommends skips them.
+# Debian packages. gcc/libc6-dev/make are listed because --no-install-recommends skips them;
+# python3-onnx and python3-numpy generate ONNX's backend node tests (om__onnx_tests).
 OM_APT_PACKAGES=(emscripten protobuf-c-compiler libprotobuf-c-dev libonnx-dev cmake pkgconf
-                 dpkg-dev chromium gcc libc6-dev make)
+                 dpkg-dev chromium gcc libc6-dev make python3-onnx python3-numpy)
 
 om_cache_dir() { printf '%s/onemodel\n' "${XDG_CACHE_HOME:-$HOME/.cache}"; }
 
@@ -28,6 +30,14 @@ om_pbc_src() {
   local v
   v=$(om_pbc_version) || { echo "libprotobuf-c-dev is not installed: run tools/bootstrap.sh" >&2; return 1; }
   printf '%s/protobuf-c-%s\n' "$(om_cache_dir)" "${v//:/_}"
+}
+
+# Where ONNX's backend node tests are generated: one folder per installed python3-onnx version
+# (tests/js/onnx-backend.mjs reads it from here).
+om_onnx_tests_dir() {
+  local v
+  v=$(dpkg-query -W -f='${Version}' python3-onnx 2>/dev/null) || { echo "python3-onnx is not installed: run tools/bootstrap.sh" >&2; return 1; }
+  printf '%s/onnx-node-tests-%s\n' "$(om_cache_dir)" "${v//[^A-Za-z0-9.+-]/_}"
 }
 
 om__log() { printf 'bootstrap: %s\n' "$*"; }
@@ -98,6 +108,27 @@ om__pbc_source() {
   om__log "protobuf-c source: ok ($src)"
 }
 
+# ONNX's backend node tests (npm test's onnx-conformance test runs them), generated once per
+# python3-onnx version by tools/onnx_node_tests.py; a folder holds a `done` file once complete.
+om__onnx_tests() {
+  local root=$1 dir tmp
+  dir=$(om_onnx_tests_dir)
+  if [[ -f $dir/done ]]; then
+    om__log "onnx node tests: ok ($dir)"
+    return
+  fi
+  om__log "onnx node tests: generating into $dir"
+  tmp=$(mktemp -d "$(om_cache_dir)/tmp.XXXXXX")
+  if ! om__run_logged /usr/bin/python3 "$root/tools/onnx_node_tests.py" "$tmp"; then
+    rm -rf "$tmp"; return 1
+  fi
+  [[ -d $tmp/node ]] || { echo "bootstrap: the generator wrote no node tests" >&2; rm -rf "$tmp"; return 1; }
+  touch "$tmp/done"
+  rm -rf "$dir"
+  mv "$tmp" "$dir"
+  om__log "onnx node tests: ok ($(find "$dir/node" -mindepth 1 -maxdepth 1 | wc -l) tests)"
+}
+
 om__npm() {
   local root=$1
   if [[ -f $root/node_modules/.package-lock.json && ! $root/package-lock.json -nt $root/node_modules/.package-lock.json ]]; then
@@ -119,6 +150,7 @@ om_bootstrap() {
   : >"$OM_LOG"
   om__apt_packages
   om__pbc_source
+  om__onnx_tests "$root"
   om__npm "$root"
   PROTOBUF_C_SRC=$(om_pbc_src)
   export PROTOBUF_C_SRC

@@ -1,0 +1,239 @@
+// ONNX's backend node tests (generated at set-up by tools/bootstrap.sh from Debian's python3-onnx
+// into the cache, never committed), run in the Session and, for `npm run conformance`, in
+// onnxruntime-web. Each test is a folder: model.onnx and test_data_set_*/{input,output}_k.pb, one
+// TensorProto each. Outputs are compared by ONNX's rule (its backend test runner): dtype and
+// shape exact, then |got - want| <= atol + rtol |want| elementwise (rtol 1e-3, atol 1e-7; NaN
+// where NaN is, an infinity where the same one is).
+//
+//   nodeTests()           the generated tests: [{ name, dir }], sorted (throws naming the fix when absent)
+//   loadTest(dir)         { name, model (bytes), inputs, outputs (names and whether each is a tensor), sets }
+//   runSession(om, test)  { outcome: 'pass' | 'refused' | 'wrong' | 'crash', kind?, message? }
+//   runOrt(ort, test)     the same for onnxruntime-web (refused: it threw at create or run)
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const ROOT = new URL('../..', import.meta.url).pathname;
+export const RTOL = 1e-3;
+export const ATOL = 1e-7;
+
+/** The generated node tests, by name (the folder is bootstrap.sh's om_onnx_tests_dir: one source of truth). */
+export function nodeTests() {
+  const dir = execFileSync('bash', ['-c', 'source tools/bootstrap.sh && om_onnx_tests_dir'], { cwd: ROOT, encoding: 'utf8' }).trim();
+  if (!existsSync(join(dir, 'done'))) throw new Error(`ONNX's backend node tests are not generated in ${dir}: run bash tools/bootstrap.sh`);
+  const node = join(dir, 'node');
+  return readdirSync(node).sort().map((name) => ({ name, dir: join(node, name) }));
+}
+
+// ---- protobuf's wire format: the fields of ModelProto and TensorProto read here ----
+
+/** The fields of message bytes buf: [number, wire type, value (a BigInt for varints, else bytes)]. */
+function* fields(buf) {
+  let at = 0;
+  const varint = () => {
+    let v = 0n, shift = 0n, b;
+    do {
+      if (at >= buf.length) throw new Error('a truncated varint');
+      b = buf[at++];
+      v |= BigInt(b & 0x7f) << shift;
+      shift += 7n;
+    } while (b & 0x80);
+    return v;
+  };
+  while (at < buf.length) {
+    const key = Number(varint()), wt = key & 7;
+    const width = wt === 1 ? 8 : wt === 5 ? 4 : wt === 2 ? Number(varint()) : -1;
+    if (wt === 0) yield [key >> 3, wt, varint()];
+    else if (width >= 0) yield [key >> 3, wt, buf.subarray(at, (at += width))];
+    else throw new Error(`wire type ${wt}`);
+  }
+}
+
+/** The varints of a repeated field's occurrence: one (wire type 0), or packed bytes. */
+function varints(wt, v) {
+  if (wt === 0) return [v];
+  const out = [];
+  for (let at = 0, x = 0n, shift = 0n; at < v.length; at++) {
+    x |= BigInt(v[at] & 0x7f) << shift;
+    shift += 7n;
+    if (!(v[at] & 0x80)) out.push(x), (x = 0n), (shift = 0n);
+  }
+  return out;
+}
+
+/** The fixed-width numbers of a repeated field's occurrence, read by get from a DataView. */
+function fixed(v, width, get) {
+  const dv = new DataView(v.buffer, v.byteOffset, v.byteLength), out = [];
+  for (let k = 0; k + width <= v.byteLength; k += width) out.push(get.call(dv, k, true));
+  return out;
+}
+
+const dec = new TextDecoder();
+const int32 = (x) => Number(BigInt.asIntN(32, x));
+
+// ONNX's data types: [name (onnxruntime-web's), typed array, where TensorProto keeps them without raw_data]
+const DTYPES = {
+  1: ['float32', Float32Array, 'float'], 2: ['uint8', Uint8Array, 'int32'], 3: ['int8', Int8Array, 'int32'],
+  4: ['uint16', Uint16Array, 'int32'], 5: ['int16', Int16Array, 'int32'], 6: ['int32', Int32Array, 'int32'],
+  7: ['int64', BigInt64Array, 'int64'], 8: ['string', null, 'string'], 9: ['bool', Uint8Array, 'int32'],
+  10: ['float16', Uint16Array, 'int32'], 11: ['float64', Float64Array, 'double'], 12: ['uint32', Uint32Array, 'uint64'],
+  13: ['uint64', BigUint64Array, 'uint64'], 16: ['bfloat16', Uint16Array, 'int32'],
+};
+
+/** A TensorProto's bytes as { dtype, dims, data } (data a typed array, or strings). */
+export function decodeTensor(buf) {
+  let type = 0, raw = null;
+  const dims = [], kept = { float: [], int32: [], int64: [], string: [], double: [], uint64: [] };
+  for (const [f, wt, v] of fields(buf)) {
+    if (f === 1) dims.push(...varints(wt, v).map(Number));
+    else if (f === 2) type = Number(v);
+    else if (f === 4) kept.float.push(...fixed(v, 4, DataView.prototype.getFloat32));
+    else if (f === 5) kept.int32.push(...varints(wt, v).map(int32));
+    else if (f === 6) kept.string.push(dec.decode(v));
+    else if (f === 7) kept.int64.push(...varints(wt, v).map((x) => BigInt.asIntN(64, x)));
+    else if (f === 9) raw = v;
+    else if (f === 10) kept.double.push(...fixed(v, 8, DataView.prototype.getFloat64));
+    else if (f === 11) kept.uint64.push(...varints(wt, v));
+    else if (f === 13 || f === 14) throw new Error('a tensor with external data');
+  }
+  const [dtype, T, where] = DTYPES[type] ?? [];
+  if (!dtype) throw new Error(`data type ${type}`);
+  const n = dims.reduce((a, b) => a * b, 1);
+  let data;
+  if (!T) data = kept.string;
+  else if (raw) {
+    if (raw.byteLength !== n * T.BYTES_PER_ELEMENT) throw new Error(`${raw.byteLength} bytes of raw data for dims [${dims}] of ${dtype}`);
+    data = new T(new Uint8Array(raw).buffer); /* a copy: raw lies in a Buffer at any offset */
+  }
+  else data = T === BigUint64Array || T === BigInt64Array ? T.from(kept[where]) : T.from(kept[where].map(Number));
+  if (data.length !== n) throw new Error(`${data.length} values for dims [${dims}]`);
+  return { dtype, dims, data };
+}
+
+/** A graph's inputs and outputs as [{ name, tensor }] from ModelProto bytes (tensor: a tensor type, not a sequence, map or optional). */
+function graphIO(model) {
+  const io = { inputs: [], outputs: [] };
+  for (const [f, , graph] of fields(model)) {
+    if (f !== 7) continue;
+    for (const [g, , vi] of fields(graph)) {
+      if (g !== 11 && g !== 12) continue;
+      let name = '', tensor = false;
+      for (const [h, , v] of fields(vi)) {
+        if (h === 1) name = dec.decode(v);
+        if (h === 2) for (const [t] of fields(v)) tensor ||= t === 1;
+      }
+      (g === 11 ? io.inputs : io.outputs).push({ name, tensor });
+    }
+  }
+  return io;
+}
+
+/** A test folder, read: the model's bytes, its inputs and outputs, and each data set's .pb files (bytes, decoded when used). */
+export function loadTest(dir) {
+  const model = readFileSync(join(dir, 'model.onnx'));
+  const io = graphIO(model);
+  const sets = readdirSync(dir).filter((d) => d.startsWith('test_data_set_')).sort().map((d) => {
+    const files = (prefix, n) => Array.from({ length: n }, (_, k) => join(dir, d, `${prefix}_${k}.pb`)).filter(existsSync);
+    return { inputs: files('input', io.inputs.length), outputs: files('output', io.outputs.length) };
+  });
+  return { name: dir.split('/').pop(), model, ...io, sets };
+}
+
+// ---- ONNX's comparison ----
+
+const asNumbers = (t) => (t.dtype === 'float16' ? Array.from(t.data, half) : t.dtype === 'bfloat16' ? Array.from(t.data, (h) => new Float32Array(new Uint32Array([h << 16]).buffer)[0]) : Array.from(t.data, Number));
+function half(h) {
+  const e = (h >> 10) & 31, m = h & 1023, s = h & 0x8000 ? -1 : 1;
+  return e === 0 ? s * m * 2 ** -24 : e === 31 ? (m ? NaN : s * Infinity) : s * (1 + m / 1024) * 2 ** (e - 15);
+}
+
+/** Why got ({ dtype, dims, data }) is not want by ONNX's rule, or null when it is. */
+export function mismatch(got, want) {
+  if (got.dtype !== want.dtype) return `dtype ${got.dtype}, expected ${want.dtype}`;
+  if (got.dims.length !== want.dims.length || got.dims.some((d, k) => Number(d) !== want.dims[k])) return `shape [${got.dims}], expected [${want.dims}]`;
+  if (want.dtype === 'string') {
+    const k = want.data.findIndex((s, i) => s !== got.data[i]);
+    return k < 0 ? null : `element ${k}: ${JSON.stringify(got.data[k])}, expected ${JSON.stringify(want.data[k])}`;
+  }
+  const g = asNumbers(got), w = asNumbers(want);
+  for (let k = 0; k < w.length; k++) {
+    const a = g[k], b = w[k];
+    const ok = Number.isNaN(b) ? Number.isNaN(a) : !Number.isFinite(b) ? a === b : Math.abs(a - b) <= ATOL + RTOL * Math.abs(b);
+    if (!ok) return `element ${k}: ${a}, expected ${b}`;
+  }
+  return null;
+}
+
+/** Runs every data set of test through run(feeds by name) -> outputs by name ({ dtype, dims, data }). */
+function compareSets(test, run) {
+  for (const set of test.sets) {
+    const feeds = Object.fromEntries(set.inputs.map((f, k) => [test.inputs[k].name, decodeTensor(readFileSync(f))]));
+    const got = run(feeds);
+    for (let k = 0; k < set.outputs.length; k++) {
+      const name = test.outputs[k].name, want = decodeTensor(readFileSync(set.outputs[k]));
+      const why = got[name] ? mismatch(got[name], want) : 'missing';
+      if (why) return { outcome: 'wrong', message: `output '${name}': ${why}` };
+    }
+  }
+  return { outcome: 'pass' };
+}
+
+/** A test's outcome in the Session (om: the onemodel package, ready): refused when create or run throws an OmError. */
+export async function runSession(om, test) {
+  let s;
+  const refusal = (e) => (e instanceof om.OmError ? { outcome: 'refused', kind: e.kind, message: e.message } : { outcome: 'crash', message: String(e?.stack ?? e) });
+  try {
+    s = await om.InferenceSession.create(test.model);
+  } catch (e) {
+    return refusal(e);
+  }
+  try {
+    return compareSets(test, (feeds) => {
+      const made = Object.fromEntries(Object.entries(feeds).map(([n, t]) => [n, { type: t.dtype, data: t.data, dims: t.dims }]));
+      let outs;
+      try {
+        outs = s.run(made);
+      } catch (e) {
+        throw Object.assign(new Error('run'), { refusal: refusal(e) });
+      }
+      const got = {};
+      for (const [n, t] of Object.entries(outs)) {
+        got[n] = { dtype: t.dtype, dims: t.shape, data: t.toArray() };
+        t.dispose();
+      }
+      return got;
+    });
+  } catch (e) {
+    return e.refusal ?? { outcome: 'crash', message: String(e?.stack ?? e) };
+  } finally {
+    s.dispose();
+  }
+}
+
+/** A test's outcome in onnxruntime-web (ort: its module). */
+export async function runOrt(ort, test) {
+  if (![...test.inputs, ...test.outputs].every((v) => v.tensor)) return { outcome: 'refused', message: 'a sequence, map or optional (onnxruntime-web feeds and returns tensors)' };
+  let s;
+  try {
+    s = await ort.InferenceSession.create(test.model, { executionProviders: ['wasm'] });
+  } catch (e) {
+    return { outcome: 'refused', message: String(e?.message ?? e) };
+  }
+  try {
+    const results = [];
+    for (const set of test.sets) { /* ort's run is async: each set's outputs, then compared as the Session's */
+      const feeds = Object.fromEntries(set.inputs.map((f, k) => {
+        const t = decodeTensor(readFileSync(f));
+        return [test.inputs[k].name, new ort.Tensor(t.dtype, t.data, t.dims)];
+      }));
+      const outs = await s.run(feeds);
+      results.push(Object.fromEntries(Object.entries(outs).map(([n, t]) => [n, { dtype: t.type, dims: t.dims, data: t.data }])));
+    }
+    let k = 0;
+    return compareSets(test, () => results[k++]);
+  } catch (e) {
+    return { outcome: 'refused', message: String(e?.message ?? e) };
+  } finally {
+    await s.release();
+  }
+}

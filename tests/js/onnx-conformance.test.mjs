@@ -1,0 +1,52 @@
+// ONNX's backend node tests (Debian's python3-onnx 1.12 generates them at set-up: tools/bootstrap.sh)
+// in the Session, with ONNX's comparison rule (tests/js/onnx-backend.mjs). Each test passes, is
+// refused (an OmError at create or run), gives a wrong answer or crashes (anything else thrown);
+// none may be wrong or crash, and the passes may only go up: PASSED is the count recorded in
+// docs/graph-runtime.md, raised with each fix. `npm run conformance` prints every outcome and
+// onnxruntime-web's on the same set.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as om from 'onemodel';
+import { nodeTests, loadTest, runSession, mismatch, decodeTensor } from './onnx-backend.mjs';
+
+const PASSED = 308;
+
+await om.ready({ threads: false });
+
+test('ONNX backend node tests: no wrong answer, no crash, at least the recorded passes', async () => {
+  const tests = nodeTests();
+  assert.ok(tests.length >= 900, `${tests.length} node tests generated (ONNX 1.12 writes 922)`);
+  const by = { pass: [], refused: [], wrong: [], crash: [] };
+  for (const { name, dir } of tests) {
+    const r = await runSession(om, loadTest(dir));
+    by[r.outcome].push(`${name}: ${r.kind ?? ''} ${r.message ?? ''}`);
+  }
+  assert.deepEqual(by.crash, [], 'crashes');
+  assert.deepEqual(by.wrong, [], 'wrong answers');
+  assert.ok(by.pass.length >= PASSED, `${by.pass.length} passed, ${PASSED} recorded`);
+  for (const r of by.refused) assert.match(r, /^\S+: (Unsupported|Format|InvalidArgument|IndexOutOfRange) /, 'a refusal names its kind');
+});
+
+// The harness's own rule, on tensors made here: a test that could not fail would count anything as a pass.
+test('ONNX comparison rule: dtype and shape exact, then atol + rtol |want|, NaN where NaN is', () => {
+  const t = (dtype, dims, data) => ({ dtype, dims, data });
+  const want = t('float32', [2], new Float32Array([1000, Number.NaN]));
+  assert.equal(mismatch(t('float32', [2], new Float32Array([1000.9, Number.NaN])), want), null);
+  assert.match(mismatch(t('float32', [2], new Float32Array([1001.1, Number.NaN])), want), /element 0/);
+  assert.match(mismatch(t('float32', [2], new Float32Array([1000, 0])), want), /element 1/);
+  assert.match(mismatch(t('int64', [2], new BigInt64Array(2)), want), /dtype int64, expected float32/);
+  assert.match(mismatch(t('float32', [1, 2], new Float32Array([1000, Number.NaN])), want), /shape \[1,2\]/);
+  assert.match(mismatch(t('float32', [1], new Float32Array([Infinity])), t('float32', [1], new Float32Array([-Infinity]))), /element 0/);
+});
+
+test('TensorProto decoding: raw data at any offset, typed fields, packed and unpacked', () => {
+  // dims [2] (unpacked), data_type INT64, int64_data packed [-1, 300]
+  const pb = Uint8Array.from([0x08, 0x02, 0x10, 0x07, 0x3a, 0x0c, ...[0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01], 0xac, 0x02]);
+  assert.deepEqual(decodeTensor(pb), { dtype: 'int64', dims: [2], data: BigInt64Array.from([-1n, 300n]) });
+  // dims [1], FLOAT, raw_data 4 bytes (1.5), inside a larger buffer at an odd offset
+  const raw = Uint8Array.from([0x08, 0x01, 0x10, 0x01, 0x4a, 0x04, 0x00, 0x00, 0xc0, 0x3f]);
+  const inside = new Uint8Array(raw.length + 3);
+  inside.set(raw, 3);
+  assert.deepEqual(decodeTensor(inside.subarray(3)), { dtype: 'float32', dims: [1], data: Float32Array.from([1.5]) });
+  assert.throws(() => decodeTensor(Uint8Array.from([0x08, 0x03, 0x10, 0x01, 0x4a, 0x04, 0, 0, 0, 0])), /4 bytes of raw data for dims \[3\] of float32/);
+});
