@@ -84,9 +84,10 @@ int om__graph_value(om_graph *g, om_dtype dtype, int ndim, const int64_t *shape)
  *  storages, each registered for a copy on write where src's are); false with OutOfMemory (dst
  *  then holds nothing). */
 bool om__graph_copy(om_graph *dst, const om_graph *src);
-/** The graph of an ONNX ModelProto's bytes (borrowed) into g (src/onnx/reader.c); false with a
- *  Format or Unsupported error naming what is wrong (g then holds nothing). */
-bool om__onnx_read(const void *bytes, size_t n, om_graph *g);
+/** The graph of an ONNX ModelProto's bytes (borrowed) into g (src/onnx/reader.c), its nodes as
+ *  the file's opset has them, and that default-domain opset into *opset; false with a Format or
+ *  Unsupported error naming what is wrong (g then holds nothing). */
+bool om__onnx_read(const void *bytes, size_t n, om_graph *g, int *opset);
 /** Frees everything the graph holds (releases initializer tensors, unlinks snapshots). */
 void om__graph_free(om_graph *g);
 

@@ -1,8 +1,9 @@
-/* The ONNX reader: a ModelProto's bytes (IR version 7 to 9, default-domain opset 13 to 20) into
- * the graph IR the tracer produces, for the Session. protobuf-c parses; this file checks what a
- * parser does not: that every tensor's data matches its type and shape, that every name a node
- * reads is defined once, that the nodes form no cycle (they are put in execution order when the
- * file lists them otherwise), and that sizes fit. Bytes from anywhere are untrusted: every
+/* The ONNX reader: a ModelProto's bytes (IR version 3 to 9, default-domain opset 1 to 20) into
+ * the graph IR the tracer produces, for the Session (whose version import pass,
+ * src/runtime/versions.c, rewrites an older opset's nodes into opset 20's). protobuf-c parses;
+ * this file checks what a parser does not: that every tensor's data matches its type and shape,
+ * that every name a node reads is defined once, that the nodes form no cycle (they are put in
+ * execution order when the file lists them otherwise), and that sizes fit. Bytes from anywhere are untrusted: every
  * failure is a Format error (Unsupported for what is well-formed but beyond the graph layer)
  * naming what is wrong, and the parser's allocations are capped by the size of the input, so
  * hostile bytes cannot make it allocate without bound. */
@@ -13,9 +14,9 @@
 #include "ir/graph.h"
 #include "onnx/onnx.pb-c.h"
 
-#define OM_ONNX_IR_MIN 7
+#define OM_ONNX_IR_MIN 3
 #define OM_ONNX_IR_MAX 9
-#define OM_ONNX_OPSET_MIN 13
+#define OM_ONNX_OPSET_MIN 1
 #define OM_ONNX_OPSET_MAX 20
 
 #define FORMAT(...) om__fail(OM_ERR_FORMAT, "onnx: " __VA_ARGS__)
@@ -461,6 +462,12 @@ static bool read_graph(reader *r) {
     const char *name = gp->output[k]->name;
     int *slot = name && *name ? find(&r->names, g, name) : NULL;
     if (!slot || !*slot) return FORMAT("graph output '%s' is not defined by any node, input or initializer", name ? name : "");
+    const Onnx__TypeProto *tp = gp->output[k]->type; /* a declared type the graph layer cannot give (INT32 is INT64 here) */
+    om_dtype dt;
+    if (tp && tp->value_case == ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE && tp->tensor_type && tp->tensor_type->elem_type &&
+        !dtype_of(tp->tensor_type->elem_type, &dt))
+      return om__fail(OM_ERR_UNSUPPORTED, "onnx: graph output '%s' has element type %s (%d); the graph layer gives FLOAT, INT64 and BOOL",
+                      name, onnx_type_name(tp->tensor_type->elem_type), (int)tp->tensor_type->elem_type);
     int *out = OM_VEC_PUSH_SLOT(g->outputs);
     if (!out) return false;
     *out = *slot - 1;
@@ -468,7 +475,7 @@ static bool read_graph(reader *r) {
   return true;
 }
 
-bool om__onnx_read(const void *bytes, size_t n, om_graph *g) {
+bool om__onnx_read(const void *bytes, size_t n, om_graph *g, int *opset_out) {
   memset(g, 0, sizeof *g);
   if (!bytes && n) return om__fail(OM_ERR_INVALID_ARGUMENT, "onnx: no bytes given");
   /* protobuf-c's own structures take a few times the wire size; 64 times plus 16 MiB bounds
@@ -496,6 +503,7 @@ bool om__onnx_read(const void *bytes, size_t n, om_graph *g) {
     ok = FORMAT("the model has no graph");
   reader r = {.g = g, .gp = mp->graph};
   ok = ok && read_graph(&r);
+  *opset_out = ok ? (int)opset : 0;
   free(r.names.slot);
   onnx__model_proto__free_unpacked(mp, &al.base);
   if (!ok) om__graph_free(g);

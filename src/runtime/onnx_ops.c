@@ -7,8 +7,9 @@
  * once (src/runtime/session.c), so a rule needs no code to fold shape computations.
  *
  * A rule reads operands it needs as numbers (a Reshape's shape, a Slice's bounds) with
- * const_ints; when such an operand is computed from tensor values it is Unsupported, because a
- * plan fixes every shape. What a rule does not take (an attribute value, an output) is
+ * const_ints; when such an operand is computed from tensor values the rule fails saying so
+ * (known), and the session plans again with the graph inputs it is computed from bound by value
+ * (src/runtime/session.c). What a rule does not take (an attribute value, an output) is
  * Unsupported naming it; never a silent approximation. */
 #include <math.h>
 #include <stdlib.h>
@@ -64,13 +65,20 @@ static bool unsupported(const om_bind *b, const char *what) {
   return om__fail(OM_ERR_UNSUPPORTED, "%s (%s): %s is not supported", who(b), b->node->op_type, what);
 }
 
+/* Whether input i's values are known while the plan is made; when not (computed from tensor values
+ * when the graph runs), fails saying so and asks the session for a plan with them known. */
+static bool known(om_bind *b, int i) {
+  if (!b->in[i]->storage->planned) return true;
+  b->needs_values = true;
+  return om__fail(OM_ERR_UNSUPPORTED, "%s (%s): input %d is computed from tensor values when the graph runs; the graph layer "
+                  "needs its values when it plans", who(b), b->node->op_type, i);
+}
+
 /* Input i as int64 numbers known when the plan is made: up to max into v, the count to *n. */
-static bool const_ints(const om_bind *b, int i, int64_t *v, int max, int *n) {
+static bool const_ints(om_bind *b, int i, int64_t *v, int max, int *n) {
   const om_tensor *t = b->in[i];
   if (!t) return om__fail(OM_ERR_FORMAT, "%s (%s): input %d is missing", who(b), b->node->op_type, i);
-  if (t->storage->planned)
-    return om__fail(OM_ERR_UNSUPPORTED, "%s (%s): input %d is computed from tensor values when the graph runs; the graph layer "
-                    "needs it when it plans (computed from input shapes and constants only)", who(b), b->node->op_type, i);
+  if (!known(b, i)) return false;
   if (t->dtype != OM_INT64) return om__fail(OM_ERR_FORMAT, "%s (%s): input %d must be int64, it is %s", who(b), b->node->op_type, i, om_dtype_name(t->dtype));
   int64_t numel = om_tensor_numel(t);
   if (numel > max) return om__fail(OM_ERR_UNSUPPORTED, "%s (%s): input %d has %lld values (at most %d)", who(b), b->node->op_type, i, (long long)numel, max);
@@ -83,11 +91,9 @@ static bool const_ints(const om_bind *b, int i, int64_t *v, int max, int *n) {
 }
 
 /* Input i as one number known when the plan is made (a 1-element constant of any dtype). */
-static bool const_scalar(const om_bind *b, int i, double *v) {
+static bool const_scalar(om_bind *b, int i, double *v) {
   const om_tensor *t = b->in[i];
-  if (t->storage->planned)
-    return om__fail(OM_ERR_UNSUPPORTED, "%s (%s): input %d is computed from tensor values when the graph runs; the graph layer "
-                    "needs it when it plans", who(b), b->node->op_type, i);
+  if (!known(b, i)) return false;
   if (om_tensor_numel(t) != 1) return om__fail(OM_ERR_FORMAT, "%s (%s): input %d must hold one value, it holds %lld", who(b), b->node->op_type, i, (long long)om_tensor_numel(t));
   *v = om__get_flat(t, 0);
   return true;
@@ -114,11 +120,11 @@ static bool wrap(const om_bind *b, int64_t axis, int ndim, int *out) {
   return true;
 }
 
-/* The axes of a reduction or a squeeze: attribute axes (older opsets) or input i. */
-static bool axes_of(const om_bind *b, int i, int64_t *axes, int *n) {
-  if (!attr_ints(b, "axes", axes, OM_MAX_DIMS, n)) return false;
-  if (*n < 0 && b->node->n_in > i && b->in[i]) return const_ints(b, i, axes, OM_MAX_DIMS, n);
-  return true;
+/* The axes of a reduction or a squeeze: input i, *n -1 when the node leaves it out (older opsets'
+ * attribute is that input by then: src/runtime/versions.c). */
+static bool axes_of(om_bind *b, int i, int64_t *axes, int *n) {
+  *n = -1;
+  return b->node->n_in <= i || !b->in[i] || const_ints(b, i, axes, OM_MAX_DIMS, n);
 }
 
 /* ---- elementwise ---- */
@@ -509,11 +515,7 @@ static bool bind_split(om_bind *b) {
   int64_t axis, sizes[OM_BIND_MAX_OUT], num;
   int a = 0, n = -1, outs = b->node->n_out;
   if (!attr_i(b, "axis", 0, &axis) || !wrap(b, axis, x->ndim, &a) || !attr_i(b, "num_outputs", outs, &num)) return false;
-  if (b->node->n_in > 1 && b->in[1]) {
-    if (!const_ints(b, 1, sizes, OM_BIND_MAX_OUT, &n)) return false;
-  } else if (!attr_ints(b, "split", sizes, OM_BIND_MAX_OUT, &n)) {
-    return false;
-  }
+  if (b->node->n_in > 1 && b->in[1] && !const_ints(b, 1, sizes, OM_BIND_MAX_OUT, &n)) return false;
   int64_t dim = x->shape[a];
   if (n < 0) { /* equal pieces, the last smaller (opset 18) */
     if (num != outs || num < 1) return om__fail(OM_ERR_FORMAT, "%s (Split): num_outputs %lld for %d outputs", who(b), (long long)num, outs);
@@ -597,26 +599,33 @@ static bool bind_pad(om_bind *b) {
 
 /* ---- indexing ---- */
 
+/* Indices as ONNX counts them, a negative one from the end: idx + dim where idx < 0 (the library's
+ * ops take 0 to dim - 1). Ops on constants run now, on planned ones are steps. A new reference. */
+static om_tensor *from_end(om_tensor *idx, int64_t dim) {
+  om_scope s = {0};
+  om_tensor *zero = om__keep(&s, om_scalar(0, OM_INT64)), *n = om__keep(&s, om_scalar((double)dim, OM_INT64));
+  om_tensor *neg = zero ? om__keep(&s, om_lt(idx, zero)) : NULL, *up = n ? om__keep(&s, om_add(idx, n)) : NULL;
+  om_tensor *r = neg && up ? om_where(neg, up, idx) : NULL;
+  om__scope_end(&s);
+  return r;
+}
+
 /* Gather along axis: one index is a select; indices of any shape are an index_select of them
  * flattened, reshaped to data[:axis] + indices + data[axis+1:]. Negative indices count from the
- * end (where known when planning; computed ones must be in range). */
+ * end (from_end). */
 static bool bind_gather(om_bind *b) {
   om_tensor *x = b->in[0], *idx = b->in[1];
   int64_t axis;
   int a = 0;
   if (!attr_i(b, "axis", 0, &axis) || !wrap(b, axis, x->ndim, &a)) return false;
   if (idx->dtype != OM_INT64) return om__fail(OM_ERR_DTYPE_MISMATCH, "%s (Gather): indices must be int64, they are %s", who(b), om_dtype_name(idx->dtype));
-  if (!idx->storage->planned && idx->ndim == 0) return put(b, 0, om_select(x, a, (int64_t)om__get_flat(idx, 0)));
-  om_tensor *wrapped = NULL;
-  if (!idx->storage->planned) { /* negative constants counted from the end now */
-    om_tensor *dense = om_contiguous(idx);
-    if (dense) wrapped = om_clone(dense);
-    om_tensor_release(dense);
-    if (!wrapped) return false;
-    int64_t *v = (int64_t *)om__data(wrapped), n = om_tensor_numel(wrapped);
-    for (int64_t k = 0; k < n; k++) v[k] += v[k] < 0 ? x->shape[a] : 0;
-    idx = wrapped;
+  if (!idx->storage->planned && idx->ndim == 0) { /* one index known now */
+    int64_t i = (int64_t)om__get_flat(idx, 0);
+    return put(b, 0, om_select(x, a, i < 0 ? i + x->shape[a] : i));
   }
+  om_tensor *wrapped = from_end(idx, x->shape[a]);
+  if (!wrapped) return false;
+  idx = wrapped;
   int64_t flat_n = -1, shape[OM_MAX_DIMS];
   int nd = 0;
   for (int d = 0; d < a; d++) shape[nd++] = x->shape[d];
@@ -635,7 +644,11 @@ static bool bind_gather(om_bind *b) {
 static bool bind_gather_elements(om_bind *b) {
   int64_t axis;
   int a = 0;
-  return attr_i(b, "axis", 0, &axis) && wrap(b, axis, b->in[0]->ndim, &a) && put(b, 0, om_gather(b->in[0], a, b->in[1]));
+  if (!attr_i(b, "axis", 0, &axis) || !wrap(b, axis, b->in[0]->ndim, &a)) return false;
+  om_tensor *idx = from_end(b->in[1], b->in[0]->shape[a]);
+  bool ok = put(b, 0, idx ? om_gather(b->in[0], a, idx) : NULL);
+  om_tensor_release(idx);
+  return ok;
 }
 
 static bool bind_scatter_elements(om_bind *b) {
@@ -643,14 +656,20 @@ static bool bind_scatter_elements(om_bind *b) {
   int a = 0;
   const char *red;
   if (!attr_i(b, "axis", 0, &axis) || !wrap(b, axis, b->in[0]->ndim, &a) || !attr_s(b, "reduction", "none", &red)) return false;
-  if (!strcmp(red, "add")) return put(b, 0, om_scatter_add(b->in[0], a, b->in[1], b->in[2]));
-  if (strcmp(red, "none")) return unsupported(b, "a reduction other than 'none' and 'add'");
+  if (strcmp(red, "add") && strcmp(red, "none")) return unsupported(b, "a reduction other than 'none' and 'add'");
+  om_scope s = {0};
+  om_tensor *at = om__keep(&s, from_end(b->in[1], b->in[0]->shape[a]));
+  if (!at) return om__scope_end(&s), false;
+  if (!strcmp(red, "add")) {
+    bool ok = put(b, 0, om_scatter_add(b->in[0], a, at, b->in[2]));
+    om__scope_end(&s);
+    return ok;
+  }
   /* none (each index written once, as ONNX requires): the updates summed into zeros, and a mask
    * of where they went, summed the same way */
-  om_scope s = {0};
   om_tensor *zeros = om__keep(&s, om_scale(b->in[0], 0)), *ones = om__keep(&s, om_add_scalar(om__keep(&s, om_scale(b->in[2], 0)), 1));
-  om_tensor *placed = om__keep(&s, om_scatter_add(zeros, a, b->in[1], b->in[2]));
-  om_tensor *hit = om__keep(&s, om_scatter_add(zeros, a, b->in[1], ones));
+  om_tensor *placed = om__keep(&s, om_scatter_add(zeros, a, at, b->in[2]));
+  om_tensor *hit = om__keep(&s, om_scatter_add(zeros, a, at, ones));
   om_tensor *mask = om__keep(&s, om_gt(hit, om__keep(&s, om_scalar(0, OM_FLOAT32))));
   bool ok = put(b, 0, mask ? om_where(mask, placed, b->in[0]) : NULL);
   om__scope_end(&s);
@@ -689,8 +708,17 @@ static bool arg(om_bind *b, bool max) {
   if (!attr_i(b, "axis", 0, &axis) || !attr_i(b, "keepdims", 1, &keep) || !attr_i(b, "select_last_index", 0, &last) ||
       !wrap(b, axis, b->in[0]->ndim, &a))
     return false;
-  if (last) return unsupported(b, "select_last_index 1");
-  return put(b, 0, max ? om_argmax(b->in[0], a, keep) : om_argmin(b->in[0], a, keep));
+  if (!last) return put(b, 0, max ? om_argmax(b->in[0], a, keep) : om_argmin(b->in[0], a, keep));
+  /* the last of equal values: the first in x reversed along the axis, counted back (dim - 1 - i) */
+  int64_t dim = b->in[0]->shape[a];
+  om_scope s = {0};
+  om_tensor *back = om__keep(&s, om_arange((double)dim - 1, -1, -1, OM_INT64));
+  om_tensor *rev = back ? om__keep(&s, om_index_select(b->in[0], a, back)) : NULL;
+  om_tensor *i = rev ? om__keep(&s, max ? om_argmax(rev, a, keep) : om_argmin(rev, a, keep)) : NULL;
+  om_tensor *top = om__keep(&s, om_scalar((double)dim - 1, OM_INT64));
+  bool ok = put(b, 0, i && top ? om_sub(top, i) : NULL);
+  om__scope_end(&s);
+  return ok;
 }
 static bool bind_argmax(om_bind *b) { return arg(b, true); }
 static bool bind_argmin(om_bind *b) { return arg(b, false); }
@@ -977,6 +1005,14 @@ static bool global_pool(om_bind *b, bool max) {
 static bool bind_global_average_pool(om_bind *b) { return global_pool(b, false); }
 static bool bind_global_max_pool(om_bind *b) { return global_pool(b, true); }
 
+/* pytorch_half_pixel samples an output of length 1 at the input's first element (PyTorch's
+ * half-pixel kernel, the library's, samples its centre): refused there. */
+static bool resize_length_ok(om_bind *b, int64_t in, int64_t out) {
+  const char *coord;
+  if (!attr_s(b, "coordinate_transformation_mode", "half_pixel", &coord)) return false;
+  return out != 1 || in == 1 || strcmp(coord, "pytorch_half_pixel") || unsupported(b, "pytorch_half_pixel to an output length of 1");
+}
+
 /* Resize as the library's interpolate: linear (half_pixel, pytorch_half_pixel or align_corners)
  * is bilinear, nearest with asymmetric coordinates and floor is PyTorch's nearest; over the
  * last two axes of a 4-D input, by scales or sizes. */
@@ -1010,15 +1046,22 @@ static bool bind_resize(om_bind *b) {
   int64_t size[4];
   int n;
   if (has_scales) {
-    if (b->in[2]->storage->planned) return unsupported(b, "scales computed from tensor values when the graph runs");
+    if (!known(b, 2)) return false;
     if (om_tensor_numel(b->in[2]) != 4 - first) return om__fail(OM_ERR_FORMAT, "%s (Resize): %lld scales", who(b), (long long)om_tensor_numel(b->in[2]));
     for (int d = 0; d < 4 - first; d++) scale[first + d] = om__get_flat(b->in[2], d);
     if (first == 0 && (scale[0] != 1 || scale[1] != 1)) return unsupported(b, "resizing the batch or channel axis");
+    for (int d = 2; d < 4; d++) {
+      double len = scale[d] * (double)x->shape[d]; /* ONNX's align_corners divides by this length unrounded */
+      if (align && len != (double)(int64_t)len) return unsupported(b, "align_corners with a scale whose output length (scale x size) is not whole");
+      if (!resize_length_ok(b, x->shape[d], (int64_t)len)) return false;
+    }
     return put(b, 0, om_interpolate(x, NULL, scale + 2, linear ? OM_INTERPOLATE_BILINEAR : OM_INTERPOLATE_NEAREST, align));
   }
   if (!const_ints(b, 3, size + first, 4 - first, &n)) return false;
   if (n != 4 - first) return om__fail(OM_ERR_FORMAT, "%s (Resize): %d sizes", who(b), n);
   if (first == 0 && (size[0] != x->shape[0] || size[1] != x->shape[1])) return unsupported(b, "resizing the batch or channel axis");
+  for (int d = 2; d < 4; d++)
+    if (!resize_length_ok(b, x->shape[d], size[d])) return false;
   return put(b, 0, om_interpolate(x, size + 2, NULL, linear ? OM_INTERPOLATE_BILINEAR : OM_INTERPOLATE_NEAREST, align));
 }
 
@@ -1124,8 +1167,8 @@ static const om_onnx_rule rules[] = {
     {"Acosh", 1, 1, 1, bind_acosh, "acosh"},
     {"Add", 2, 2, 1, bind_add, "add"},
     {"And", 2, 2, 1, bind_and, "where(a, b, a)"},
-    {"ArgMax", 1, 1, 1, bind_argmax, "argmax (select_last_index 0)"},
-    {"ArgMin", 1, 1, 1, bind_argmin, "argmin (select_last_index 0)"},
+    {"ArgMax", 1, 1, 1, bind_argmax, "argmax (select_last_index: of the input reversed along the axis)"},
+    {"ArgMin", 1, 1, 1, bind_argmin, "argmin (select_last_index: of the input reversed along the axis)"},
     {"Asin", 1, 1, 1, bind_asin, "asin"},
     {"Asinh", 1, 1, 1, bind_asinh, "asinh"},
     {"Atan", 1, 1, 1, bind_atan, "atan"},
@@ -1211,7 +1254,7 @@ static const om_onnx_rule rules[] = {
     {"Slice", 3, 5, 1, bind_slice, "slice (ONNX's clamping); a negative step: index_select"},
     {"Softmax", 1, 1, 1, bind_softmax, "softmax"},
     {"Softplus", 1, 1, 1, bind_softplus, "softplus"},
-    {"Split", 1, 2, OM_BIND_MAX_OUT, bind_split, "slice per piece (split input or attribute, num_outputs)"},
+    {"Split", 1, 2, OM_BIND_MAX_OUT, bind_split, "slice per piece (split input, num_outputs)"},
     {"Sqrt", 1, 1, 1, bind_sqrt, "sqrt"},
     {"Squeeze", 1, 2, 1, bind_squeeze, "squeeze"},
     {"Sub", 2, 2, 1, bind_sub, "sub"},

@@ -16,6 +16,7 @@ typedef struct om_bind {
   om_tensor **in;
   om_tensor **out;
   bool fast;          /* fast mode: a rule may pick a faster kernel (Gelu's erf) */
+  bool needs_values;  /* set by a rule failing because an operand's values are not known when planning */
 } om_bind;
 
 /* A row: the op type, how many inputs and outputs a node of it may have, its rule, and what it
@@ -32,5 +33,10 @@ const om_onnx_rule *om__onnx_rule(const char *op_type);
 /** The number of rows and row i (for docs/graph-runtime.md's list and its test). */
 int om__onnx_rule_count(void);
 const om_onnx_rule *om__onnx_rule_at(int i);
+
+/** The version import pass (src/runtime/versions.c): g's nodes, read from a file of default-domain
+ *  opset `opset` (7 to 20), rewritten in place into the opset-20 forms the table's rows read.
+ *  false with a Format or Unsupported error naming the node (g is then the caller's to free). */
+bool om__upgrade_nodes(om_graph *g, int opset);
 
 #endif /* OM_ONNX_OPS_H */

@@ -12,7 +12,14 @@
  * arena, buffers whose lifetimes do not meet sharing bytes; a view lies in its buffer, so it
  * needs no step when the plan runs. Running a plan copies the inputs into their buffers, runs each
  * step's forward kernel on the buffers, and copies the outputs out: nothing else is allocated
- * (kernels' own scratch aside). Plans are kept per signature, the most recent first. */
+ * (kernels' own scratch aside). Plans are kept per signature, the most recent first.
+ *
+ * Values that decide shapes (a Reshape's shape, a Slice's bounds fed as graph inputs or computed
+ * from them): when a rule needs the values of an operand computed when the graph runs, the session
+ * takes inputs by value from then on, first its int64 and bool inputs, then (when that is not
+ * enough) every input: such an input is a constant of the plan, its elements part of the
+ * signature, so a plan is made per shape and per those values, and what is computed from them
+ * is folded while planning. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +39,7 @@ struct om_session {
   int *readers;               /* each value: how many node inputs and graph outputs read it */
   om_plan *plans;
   int n_plans;
+  int by_value; /* the inputs plans take by value: 0 none, 1 int64 and bool ones, 2 all */
 };
 
 /* The plan being made on this thread. */
@@ -193,8 +201,14 @@ static bool place_buffers(om_session *s, om_plan *p) {
   return ok;
 }
 
-/* Runs node k's rule on the values computed so far (vals: a tensor per value id, references). */
-static bool bind_node(om_session *s, int k, om_tensor **vals) {
+/* Whether plans take input t by value (a constant of the plan, its elements in the signature). */
+static bool by_value(const om_session *s, const om_tensor *t) {
+  return s->by_value > 1 || (s->by_value == 1 && t->dtype != OM_FLOAT32);
+}
+
+/* Runs node k's rule on the values computed so far (vals: a tensor per value id, references);
+ * *needs_values is set when it failed for want of an operand's values. */
+static bool bind_node(om_session *s, int k, om_tensor **vals, bool *needs_values) {
   const om_gnode *n = &s->g.nodes.v[k];
   om_tensor **in = calloc((size_t)n->n_in + 1, sizeof *in), *out[OM_BIND_MAX_OUT] = {0};
   if (!in) return om__fail(OM_ERR_OUT_OF_MEMORY, "session: out of memory binding node '%s'", n->name);
@@ -205,6 +219,7 @@ static bool bind_node(om_session *s, int k, om_tensor **vals) {
                     s->g.values.v[n->in[i]].name);
   om_bind b = {.node = n, .in = in, .out = out, .fast = s->options.mode == OM_SESSION_FAST};
   ok = ok && s->rules[k]->bind(&b);
+  *needs_values = !ok && b.needs_values;
   for (int j = 0; ok && j < n->n_out; j++)
     if (!out[j] && s->readers[n->out[j]])
       ok = om__fail(OM_ERR_UNSUPPORTED, "session: node '%s' (%s): output %d ('%s') is not supported", n->name, n->op_type, j,
@@ -222,8 +237,9 @@ static bool bind_node(om_session *s, int k, om_tensor **vals) {
   return ok;
 }
 
-/* The plan for inputs' shapes: every node bound on planned inputs, then the buffers placed. */
-static om_plan *make_plan(om_session *s, om_tensor *const *inputs, const int64_t *sig, int n_sig) {
+/* The plan for inputs' shapes (and the values of those taken by value): every node bound on
+ * planned inputs, then the buffers placed. *needs_values as bind_node's. */
+static om_plan *make_plan(om_session *s, om_tensor *const *inputs, const int64_t *sig, int n_sig, bool *needs_values) {
   om_thread_state *st = om__state();
   if (st->capture) return om__fail(OM_ERR_INVALID_ARGUMENT, "session: a plan is already being made on this thread"), NULL;
   om_graph *g = &s->g;
@@ -245,10 +261,10 @@ static om_plan *make_plan(om_session *s, om_tensor *const *inputs, const int64_t
   for (int k = 0; ok && k < g->inputs.n; k++) {
     om_meta m = {.dtype = inputs[k]->dtype, .ndim = inputs[k]->ndim};
     memcpy(m.shape, inputs[k]->shape, sizeof m.shape);
-    ok = (p->inputs[k] = planned_tensor(p, &m, -1, "session")) != NULL;
+    ok = (p->inputs[k] = by_value(s, inputs[k]) ? om_clone(inputs[k]) : planned_tensor(p, &m, -1, "session")) != NULL;
     vals[g->inputs.v[k]] = om_tensor_retain(p->inputs[k]);
   }
-  for (int k = 0; ok && k < g->nodes.n; k++) ok = bind_node(s, k, vals);
+  for (int k = 0; ok && k < g->nodes.n; k++) ok = bind_node(s, k, vals, needs_values);
   for (int j = 0; ok && j < g->outputs.n; j++)
     if (!(p->outputs[j] = om_tensor_retain(vals[g->outputs.v[j]])))
       ok = om__fail(OM_ERR_FORMAT, "session: graph output '%s' is computed by no node", g->values.v[g->outputs.v[j]].name);
@@ -343,7 +359,10 @@ om_session *om_session_open(const void *bytes, size_t n, const om_session_option
   om_traced_sym *syms = NULL;
   int n_syms = 0;
   if (om__format_is(bytes, n)) return om__format_read(bytes, n, &g, &syms, &n_syms) ? session_on(&g, syms, n_syms, options) : NULL;
-  return om__onnx_read(bytes, n, &g) ? session_on(&g, NULL, 0, options) : NULL;
+  int opset = 0;
+  if (!om__onnx_read(bytes, n, &g, &opset)) return NULL;
+  if (!om__upgrade_nodes(&g, opset)) return om__graph_free(&g), NULL;
+  return session_on(&g, NULL, 0, options);
 }
 
 void om_session_release(om_session *s) {
@@ -409,7 +428,7 @@ static bool bind_inputs(const om_session *s, om_tensor *const *in, int n, int64_
 }
 
 /* The plan for the signature: a kept one (moved to the front) or a new one. */
-static om_plan *plan_for(om_session *s, om_tensor *const *in, const int64_t *sig, int n_sig) {
+static om_plan *plan_for(om_session *s, om_tensor *const *in, const int64_t *sig, int n_sig, bool *needs_values) {
   for (om_plan **pp = &s->plans; *pp; pp = &(*pp)->next) {
     om_plan *p = *pp;
     if (p->n_sig != n_sig || (n_sig && memcmp(p->signature, sig, sizeof(int64_t) * (size_t)n_sig))) continue;
@@ -418,7 +437,7 @@ static om_plan *plan_for(om_session *s, om_tensor *const *in, const int64_t *sig
     s->plans = p;
     return p;
   }
-  om_plan *p = make_plan(s, in, sig, n_sig);
+  om_plan *p = make_plan(s, in, sig, n_sig, needs_values);
   if (!p) return NULL;
   p->next = s->plans;
   s->plans = p;
@@ -432,18 +451,53 @@ static om_plan *plan_for(om_session *s, om_tensor *const *in, const int64_t *sig
   return p;
 }
 
+/* The elements of t, each as the low bytes of a 64-bit word, at sig + *n (a signature's values). */
+static bool append_values(const om_tensor *t, int64_t *sig, int *n) {
+  om_tensor *d = om_contiguous((om_tensor *)t);
+  if (!d) return false;
+  size_t es = om__dtype_size(d->dtype);
+  const char *v = om__data(d);
+  for (int64_t q = 0, numel = om_tensor_numel(d); q < numel; q++) {
+    int64_t w = 0;
+    memcpy(&w, v + (size_t)q * es, es);
+    sig[(*n)++] = w;
+  }
+  om_tensor_release(d);
+  return true;
+}
+
+/* The plan for the inputs: their signature (shapes, then the values of those taken by value)
+ * bound, then a plan found or made; a plan that needed values not known at its level takes more
+ * inputs by value and is tried again. */
+static om_plan *plan_inputs(om_session *s, om_tensor *const *inputs, int n_inputs) {
+  for (;;) {
+    int64_t stack[64 * OM_MAX_DIMS], *sig = stack, words = (int64_t)n_inputs * OM_MAX_DIMS;
+    for (int k = 0; s->by_value && n_inputs == s->g.inputs.n && k < n_inputs; k++)
+      if (inputs[k] && by_value(s, inputs[k])) words += om_tensor_numel(inputs[k]);
+    if (words > INT32_MAX) return om__fail(OM_ERR_OUT_OF_MEMORY, "session_run: the inputs taken by value hold too many elements"), NULL;
+    if (words > 64 * OM_MAX_DIMS && !(sig = om__alloc(sizeof(int64_t) * (size_t)words, "session_run"))) return NULL;
+    int n_sig = 0;
+    bool ok = bind_inputs(s, inputs, n_inputs, sig, &n_sig), needs = false;
+    for (int k = 0; ok && k < n_inputs; k++)
+      if (by_value(s, inputs[k])) ok = append_values(inputs[k], sig, &n_sig);
+    om_plan *p = ok ? plan_for(s, inputs, sig, n_sig, &needs) : NULL;
+    if (sig != stack) free(sig);
+    if (p || !needs || s->by_value == 2) return p;
+    bool other = false; /* level 1 takes the int64 and bool inputs: none, then every input at once */
+    for (int k = 0; k < n_inputs; k++) other |= inputs[k]->dtype != OM_FLOAT32;
+    s->by_value = s->by_value == 0 && other ? 1 : 2;
+  }
+}
+
 int om_session_run(om_session *s, om_tensor *const *inputs, int n_inputs, om_tensor **outputs, int max_outputs) {
   if (!s) return om__fail(OM_ERR_INVALID_ARGUMENT, "session_run: the session is NULL"), -1;
   if (!outputs || max_outputs < s->g.outputs.n)
     return om__fail(OM_ERR_INVALID_ARGUMENT, "session_run: room for %d outputs, the graph has %d", max_outputs, s->g.outputs.n), -1;
   if (om__state()->trace) return om__fail(OM_ERR_INVALID_ARGUMENT, "session_run: a trace is recording on this thread"), -1;
-  int64_t sig[64 * OM_MAX_DIMS], *sigp = sig;
-  if (n_inputs > 64 && !(sigp = om__alloc(sizeof(int64_t) * (size_t)n_inputs * OM_MAX_DIMS, "session_run"))) return -1;
-  int n_sig = 0;
-  om_plan *p = bind_inputs(s, inputs, n_inputs, sigp, &n_sig) ? plan_for(s, inputs, sigp, n_sig) : NULL;
-  if (sigp != sig) free(sigp);
+  om_plan *p = plan_inputs(s, inputs, n_inputs);
   if (!p) return -1;
-  for (int k = 0; k < n_inputs; k++) om__copy_into(p->inputs[k], inputs[k]);
+  for (int k = 0; k < n_inputs; k++) /* an input taken by value is in the plan already */
+    if (p->inputs[k]->storage->planned) om__copy_into(p->inputs[k], inputs[k]);
   for (int k = 0; k < p->steps.n; k++) {
     const om_step *st = &p->steps.v[k];
     const om_op_def *def = om__ops[st->op];

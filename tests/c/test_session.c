@@ -257,8 +257,8 @@ static void pb_bytes(pb *p, int field, const void *data, size_t n) {
 static void pb_str(pb *p, int field, const char *s) { pb_bytes(p, field, s, strlen(s)); }
 static void pb_msg(pb *p, int field, const pb *m) { pb_bytes(p, field, m->b, m->n); }
 
-/* ValueInfo name: float tensor [dims] (a negative dim: dim_param "n"). */
-static pb value_info(const char *name, int ndim, const int64_t *dims) {
+/* ValueInfo name: a tensor of ONNX element type elem, [dims] (a negative dim: dim_param "n"). */
+static pb value_info_of(const char *name, int elem, int ndim, const int64_t *dims) {
   pb shape = {0}, tt = {0}, type = {0}, vi = {0};
   for (int d = 0; d < ndim; d++) {
     pb dim = {0};
@@ -266,13 +266,14 @@ static pb value_info(const char *name, int ndim, const int64_t *dims) {
     else pb_str(&dim, 2, "n");
     pb_msg(&shape, 1, &dim);
   }
-  pb_int(&tt, 1, 1);
+  pb_int(&tt, 1, elem);
   pb_msg(&tt, 2, &shape);
   pb_msg(&type, 1, &tt);
   pb_str(&vi, 1, name);
   pb_msg(&vi, 2, &type);
   return vi;
 }
+static pb value_info(const char *name, int ndim, const int64_t *dims) { return value_info_of(name, 1, ndim, dims); }
 
 static pb node(const char *op, const char *in0, const char *in1, const char *out) {
   pb n = {0};
@@ -350,9 +351,11 @@ TEST(reader_refuses_what_it_cannot_read) {
   CHECK_ERROR(om_session_open("\xff\xff\xff", 3, NULL) != NULL, OM_ERR_FORMAT, "are not a ModelProto");
   CHECK_ERROR(om_session_open(good.b, 0, NULL) != NULL, OM_ERR_FORMAT, "the 0 bytes are not a ModelProto");
   pb m = model(10, 17, ok1, 1, NULL, "y");
-  CHECK_ERROR(opens(&m), OM_ERR_UNSUPPORTED, "IR version 10; the reader takes 7 to 9");
-  m = model(8, 12, ok1, 1, NULL, "y");
-  CHECK_ERROR(opens(&m), OM_ERR_UNSUPPORTED, "default-domain opset 12; the reader takes 13 to 20");
+  CHECK_ERROR(opens(&m), OM_ERR_UNSUPPORTED, "IR version 10; the reader takes 3 to 9");
+  m = model(2, 17, ok1, 1, NULL, "y");
+  CHECK_ERROR(opens(&m), OM_ERR_UNSUPPORTED, "IR version 2; the reader takes 3 to 9");
+  m = model(8, 21, ok1, 1, NULL, "y");
+  CHECK_ERROR(opens(&m), OM_ERR_UNSUPPORTED, "default-domain opset 21; the reader takes 1 to 20");
   pb dangling[1] = {node("Relu", "nowhere", NULL, "y")};
   m = model(8, 17, dangling, 1, NULL, "y");
   CHECK_ERROR(opens(&m), OM_ERR_FORMAT, "node 'Relu' (Relu) reads 'nowhere', which nothing defines");
@@ -422,7 +425,7 @@ TEST(rules_refuse_what_they_do_not_take) {
       {"Cast", "to", NULL, 11, OM_ERR_UNSUPPORTED, "Cast (Cast): to type 11 is not supported"},
       {"Gelu", "approximate", "erf", 0, OM_ERR_UNSUPPORTED, "Gelu (Gelu): approximate other than 'none' or 'tanh' is not supported"},
       {"Gelu", "approximate", NULL, 1, OM_ERR_FORMAT, "Gelu (Gelu): attribute approximate must be a string, it is an int"},
-      {"ArgMax", "select_last_index", NULL, 1, OM_ERR_UNSUPPORTED, "ArgMax (ArgMax): select_last_index 1 is not supported"},
+      {"Elu", "alpha", "one", 0, OM_ERR_FORMAT, "Elu (Elu): attribute alpha must be a float, it is a string"},
       {"Softmax", "axis", NULL, 5, OM_ERR_INDEX_OUT_OF_RANGE, "Softmax (Softmax): axis 5 is out of range for 2 dims"},
       {"Flatten", "axis", NULL, -4, OM_ERR_INDEX_OUT_OF_RANGE, "Flatten (Flatten): axis -4 for 2 dims"},
       {"Transpose", "perm", NULL, 0, OM_ERR_FORMAT, "Transpose (Transpose): attribute perm must be ints, it is an int"},
@@ -462,8 +465,12 @@ TEST(div_truncates_int64) {
   om__release_all((om_tensor *[]){a, b, f, q[0], r[0], t}, 6);
 }
 
-TEST(session_refuses_what_it_cannot_plan) {
-  /* a Reshape whose shape is computed from tensor values */
+static pb model_of(const pb *nodes, int n_nodes, const pb *inits, int n_inits, const int64_t *x_dims, int ndim, const pb *more_in, int n_more);
+
+/* Values that decide shapes: a Reshape's shape computed from x's values (plans then take every
+ * input by value), or fed as an int64 input (plans take the int64 inputs by value; x stays a
+ * planned buffer). Each new value gets its plan. */
+TEST(session_plans_by_value) {
   pb nodes[2] = {node("Cast", "x", NULL, "s"), node("Reshape", "x", "s", "y")};
   pb cast_to = {0};
   pb_str(&cast_to, 1, "to");
@@ -473,11 +480,58 @@ TEST(session_refuses_what_it_cannot_plan) {
   pb m = model(8, 17, nodes, 2, NULL, "y");
   om_session *s = om_session_open(m.b, m.n, NULL);
   CHECK(s != NULL);
-  om_tensor *x = TF(SHAPE(1, 2), 1, 2), *y = NULL;
-  CHECK_ERROR(om_session_run(s, &x, 1, &y, 1) >= 0, OM_ERR_UNSUPPORTED,
-              "Reshape (Reshape): input 1 is computed from tensor values when the graph runs");
-  om_tensor_release(x);
+  for (int k = 0; k < 2; k++) {
+    om_tensor *x = k ? TF(SHAPE(1, 2), 2, 1) : TF(SHAPE(1, 2), 1, 2), *y = NULL;
+    CHECK_EQ_INT(om_session_run(s, &x, 1, &y, 1), 1);
+    CHECK(y && om_tensor_ndim(y) == 2 && om_tensor_shape(y)[0] == (k ? 2 : 1) && om_tensor_shape(y)[1] == (k ? 1 : 2));
+    CHECK_NEAR(at(y, 0), k ? 2 : 1, 0);
+    om__release_all((om_tensor *[]){x, y}, 2);
+  }
   om_session_release(s);
+
+  pb reshape = node("Reshape", "x", "shape", "y"), shape_in = value_info_of("shape", 7, 1, (const int64_t[]){2});
+  m = model_of(&reshape, 1, NULL, 0, (const int64_t[]){-1, 2}, 2, &shape_in, 1);
+  CHECK((s = om_session_open(m.b, m.n, NULL)) != NULL);
+  for (int k = 0; k < 2; k++) {
+    om_tensor *in[2] = {TF(SHAPE(3, 2), 1, 2, 3, 4, 5, 6), om_from_data(k ? (int64_t[]){6, 1} : (int64_t[]){2, 3}, (int64_t[]){2}, 1, OM_INT64)}, *y = NULL;
+    CHECK_EQ_INT(om_session_run(s, in, 2, &y, 1), 1);
+    CHECK(y && om_tensor_shape(y)[0] == (k ? 6 : 2) && om_tensor_shape(y)[1] == (k ? 1 : 3));
+    CHECK_NEAR(at(y, 5), 6, 0);
+    CHECK(om_session_plan_bytes(s) > 0); /* x and y are planned buffers */
+    om__release_all((om_tensor *[]){in[0], in[1], y}, 3);
+  }
+  om_session_release(s);
+}
+
+/* ArgMax and ArgMin with select_last_index pick the last of equal values; Gather and
+ * GatherElements count negative indices from the end, fed when the graph runs too. */
+TEST(rules_take_last_indices_and_negative_indices) {
+  const float want[2][2][2] = {{{0, 1}, {1, 1}}, {{2, 0}, {2, 2}}}; /* [op][last][column] of [[1, 3], [1, 1], [3, 3]] */
+  for (int op = 0; op < 2; op++)
+    for (int last = 0; last < 2; last++) {
+      pb nodes[1] = {node(op ? "ArgMax" : "ArgMin", "x", NULL, "y")};
+      attr_int(&nodes[0], "axis", 0), attr_int(&nodes[0], "keepdims", 0), attr_int(&nodes[0], "select_last_index", last);
+      pb m = model(8, 17, nodes, 1, NULL, "y");
+      om_session *s = om_session_open(m.b, m.n, NULL);
+      om_tensor *x = TF(SHAPE(3, 2), 1, 3, 1, 1, 3, 3), *y = NULL;
+      CHECK(s != NULL);
+      CHECK_EQ_INT(om_session_run(s, &x, 1, &y, 1), 1);
+      CHECK(y && om_tensor_ndim(y) == 1 && at(y, 0) == want[op][last][0] && at(y, 1) == want[op][last][1]);
+      om__release_all((om_tensor *[]){x, y}, 2);
+      om_session_release(s);
+    }
+  for (int elements = 0; elements < 2; elements++) {
+    pb gather = node(elements ? "GatherElements" : "Gather", "x", "i", "y"), i_in = value_info_of("i", 7, 2, (const int64_t[]){1, 2});
+    pb m = model_of(&gather, 1, NULL, 0, (const int64_t[]){-1, 2}, 2, &i_in, 1);
+    om_session *s = om_session_open(m.b, m.n, NULL);
+    CHECK(s != NULL);
+    om_tensor *in[2] = {TF(SHAPE(3, 2), 1, 2, 3, 4, 5, 6), om_from_data((int64_t[]){-1, 0}, (int64_t[]){1, 2}, 2, OM_INT64)}, *y = NULL;
+    CHECK_EQ_INT(om_session_run(s, in, 2, &y, 1), 1);
+    /* Gather: rows 2 and 0 as [1, 2, 2]; GatherElements: x[-1 -> 2][0], x[0][1] */
+    CHECK(y && at(y, 0) == 5 && at(y, 1) == (elements ? 2 : 6));
+    om__release_all((om_tensor *[]){in[0], in[1], y}, 3);
+    om_session_release(s);
+  }
 }
 
 /* A chain of n Relu nodes from x [n, 2] to y, as ONNX bytes (the caller frees b.p). */
@@ -1001,7 +1055,8 @@ int main(void) {
   RUN(reader_refuses_what_it_cannot_read);
   RUN(rules_refuse_what_they_do_not_take);
   RUN(div_truncates_int64);
-  RUN(session_refuses_what_it_cannot_plan);
+  RUN(session_plans_by_value);
+  RUN(rules_take_last_indices_and_negative_indices);
   RUN(a_long_chain_plans_in_linear_time);
   RUN(session_refuses_huge_plans_and_stays_usable);
   RUN(session_refuses_integer_division_by_zero);
