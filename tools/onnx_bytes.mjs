@@ -1,10 +1,11 @@
 // ONNX ModelProto bytes written by hand (protobuf's wire format), for graphs the tracer does not
 // write: the session tests' hostile graphs and tools/bench_plan.mjs's long chains.
 //
-//   onnxBytes({ nodes: [{ op, inputs, outputs, name?, ints?: { attr: n } }],
-//               inputs: [{ name, dims: [2, 'n'] }],        // float32; a string dim is named
+//   onnxBytes({ nodes: [{ op, inputs, outputs, name?, domain?, ints?: { attr: n },
+//                         attrs?: { attr: 2 | [1, 2] | { f: 0.5 } | { fs: [0.5] } | 'text' } }],
+//               inputs: [{ name, dims: [2, 'n'], dtype?: 'int64' }], // float32 unless said; a string dim is named
 //               inits: [{ name, dtype: 'int64' | 'bool', dims, values }],
-//               outputs: ['y', ...], opset: 17 })          // -> Uint8Array
+//               outputs: ['y', ...], opset: 17, ir: 8 })   // -> Uint8Array
 
 const enc = new TextEncoder();
 
@@ -23,23 +24,36 @@ function bytes(out, field, b) {
 const str = (out, field, s) => bytes(out, field, enc.encode(s));
 const msg = (fill) => { const m = []; fill(m); return m; };
 
-/** A float32 ValueInfo of dims (numbers fixed, strings named), or without a shape. */
-const valueInfo = (name, dims) => msg((m) => {
+const ELEM = { float32: 1, int64: 7, bool: 9 };
+
+/** A ValueInfo of dims (numbers fixed, strings named), or without a shape; float32 unless dtype says. */
+const valueInfo = (name, dims, dtype = 'float32') => msg((m) => {
   str(m, 1, name);
   bytes(m, 2, msg((type) => bytes(type, 1, msg((tt) => {
-    int(tt, 1, 1);
+    int(tt, 1, ELEM[dtype]);
     if (dims) bytes(tt, 2, msg((shape) => { for (const d of dims) bytes(shape, 1, msg((dim) => (typeof d === 'string' ? str(dim, 2, d) : int(dim, 1, d)))); }));
   }))));
 });
 
-export function onnxBytes({ nodes, inputs, inits = [], outputs, opset = 17 }) {
+/** An attribute's fields: an int, ints, a float ({ f }), floats ({ fs }) or a string. */
+function attribute(a, name, v) {
+  str(a, 1, name);
+  if (typeof v === 'number') { int(a, 3, v); int(a, 20, 2); }
+  else if (Array.isArray(v)) { for (const x of v) int(a, 8, x); int(a, 20, 7); }
+  else if (typeof v === 'string') { str(a, 4, v); int(a, 20, 3); }
+  else if ('f' in v) { varint(a, (2 << 3) | 5); a.push(...new Uint8Array(Float32Array.of(v.f).buffer)); int(a, 20, 1); }
+  else { for (const x of v.fs) { varint(a, (7 << 3) | 5); a.push(...new Uint8Array(Float32Array.of(x).buffer)); } int(a, 20, 6); }
+}
+
+export function onnxBytes({ nodes, inputs, inits = [], outputs, opset = 17, ir = 8 }) {
   const graph = msg((g) => {
     nodes.forEach((n, k) => bytes(g, 1, msg((node) => {
       for (const i of n.inputs) str(node, 1, i);
       for (const o of n.outputs) str(node, 2, o);
       str(node, 3, n.name ?? `${n.op}_${k}`);
       str(node, 4, n.op);
-      for (const [name, v] of Object.entries(n.ints ?? {})) bytes(node, 5, msg((a) => { str(a, 1, name); int(a, 3, v); int(a, 20, 2); }));
+      for (const [name, v] of Object.entries({ ...n.ints, ...n.attrs })) bytes(node, 5, msg((a) => attribute(a, name, v)));
+      if (n.domain) str(node, 7, n.domain);
     })));
     str(g, 2, 'g');
     for (const t of inits) bytes(g, 5, msg((tensor) => {
@@ -48,10 +62,10 @@ export function onnxBytes({ nodes, inputs, inits = [], outputs, opset = 17 }) {
       str(tensor, 8, t.name);
       bytes(tensor, 9, t.dtype === 'bool' ? t.values.map(Number) : new Uint8Array(BigInt64Array.from(t.values.map(BigInt)).buffer));
     }));
-    for (const i of inputs) bytes(g, 11, valueInfo(i.name, i.dims));
+    for (const i of inputs) bytes(g, 11, valueInfo(i.name, i.dims, i.dtype));
     for (const o of outputs) bytes(g, 12, valueInfo(o, null));
   });
-  return Uint8Array.from(msg((m) => { int(m, 1, 8); bytes(m, 8, msg((op) => int(op, 2, opset))); bytes(m, 7, graph); }));
+  return Uint8Array.from(msg((m) => { int(m, 1, ir); bytes(m, 8, msg((op) => int(op, 2, opset))); bytes(m, 7, graph); }));
 }
 
 /** A chain of n Relu nodes from x [n, 2] to y. */

@@ -215,7 +215,8 @@ static int upgrade_node(upgrade *u, om_gnode *n) {
   int v = u->opset;
   static const char *const reduce18[] = {"ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "ReduceMax",
                                          "ReduceMean", "ReduceMin", "ReduceProd", "ReduceSumSquare"};
-  bool ok = v >= 7 || upgrade_before_7(u, n);
+  if (v < 7 && !upgrade_before_7(u, n)) return 0;
+  bool ok = true; /* each change below is of one op type: at most one assigns */
   if (v < 10 && is(n, "Slice")) ok = attr_to_input(g, n, "starts", 1) && attr_to_input(g, n, "ends", 2) && attr_to_input(g, n, "axes", 3);
   if (v < 10 && is(n, "TopK")) ok = attr_to_input(g, n, "k", 1);
   if (v < 11 && is(n, "Pad")) ok = attr_to_input(g, n, "pads", 1) && attr_to_input(g, n, "value", 2);
