@@ -419,7 +419,7 @@ static void attr_str(pb *n, const char *name, const char *v) {
 /* What the rules refuse, each naming the node and what it does not take (planned at the first run). */
 TEST(rules_refuse_what_they_do_not_take) {
   struct { const char *op, *attr, *s; int64_t i; om_error_kind kind; const char *msg; } cases[] = {
-      {"Cast", "to", NULL, 11, OM_ERR_UNSUPPORTED, "Cast (Cast): to type 11 is not supported"},
+      {"Cast", "to", NULL, 11, OM_ERR_UNSUPPORTED, "Cast (Cast): to 11 is not a supported type"},
       {"Gelu", "approximate", "erf", 0, OM_ERR_UNSUPPORTED, "Gelu (Gelu): approximate other than 'none' or 'tanh' is not supported"},
       {"Gelu", "approximate", NULL, 1, OM_ERR_FORMAT, "Gelu (Gelu): attribute approximate must be a string, it is an int"},
       {"ArgMax", "select_last_index", NULL, 1, OM_ERR_UNSUPPORTED, "ArgMax (ArgMax): select_last_index 1 is not supported"},
