@@ -1214,9 +1214,9 @@ static bool bind_is_inf(om_bind *b) {
 
 /* Round, half to even: t = floor(x), up when x - t (exact) is above one half, or is one half and
  * t odd; a zero result takes x's sign (round(-0.4) is -0). NaN and infinities pass through. */
-static bool bind_round(om_bind *b) {
+static om_tensor *round_half_even(om_tensor *x) {
   om_scope s = {0};
-  om_tensor *x = b->in[0], *t = om__keep(&s, floor_of(x)), *d = t ? om__keep(&s, om_sub(x, t)) : NULL;
+  om_tensor *t = om__keep(&s, floor_of(x)), *d = t ? om__keep(&s, om_sub(x, t)) : NULL;
   om_tensor *half = om__keep(&s, om_scalar(0.5, OM_FLOAT32)), *two = om__keep(&s, om_scalar(2, OM_FLOAT32));
   om_tensor *one = om__keep(&s, om_scalar(1, OM_FLOAT32)), *zero = om__keep(&s, om_scalar(0, OM_FLOAT32));
   om_tensor *odd = t ? om__keep(&s, om_eq(om__keep(&s, om_remainder(t, two)), one)) : NULL;
@@ -1224,10 +1224,11 @@ static bool bind_round(om_bind *b) {
   om_tensor *up = tie ? om__keep(&s, om_logical_or(om__keep(&s, om_gt(d, half)), tie)) : NULL;
   om_tensor *r = up ? om__keep(&s, om_add(t, om__keep(&s, om_cast(up, OM_FLOAT32)))) : NULL;
   om_tensor *signed0 = r ? om__keep(&s, om_scale(x, 0)) : NULL;
-  bool ok = put(b, 0, signed0 ? om_where(om__keep(&s, om_eq(r, zero)), signed0, r) : NULL);
+  om_tensor *y = signed0 ? om_where(om__keep(&s, om_eq(r, zero)), signed0, r) : NULL;
   om__scope_end(&s);
-  return ok;
+  return y;
 }
+static bool bind_round(om_bind *b) { return put(b, 0, round_half_even(b->in[0])); }
 
 /* x > alpha ? x : 0 */
 static om_tensor *thresholded_relu(om_tensor *x, double alpha) {
@@ -1711,6 +1712,149 @@ static bool bind_rnn(om_bind *b) {
   return ok;
 }
 
+/* ---- GridSample, AffineGrid ---- */
+
+enum { PAD_ZEROS, PAD_BORDER, PAD_REFLECTION };
+
+/* x reflected into [lo, hi] off its ends (onnxruntime's and PyTorch's reflection). */
+static om_tensor *reflect_into(om_tensor *x, double lo, double hi) {
+  om_scope s = {0};
+  double range = hi - lo;
+  om_tensor *zero = om__keep(&s, om_scalar(0, OM_FLOAT32)), *below = om__keep(&s, om_lt(x, om__keep(&s, om_scalar(lo, OM_FLOAT32))));
+  om_tensor *above = om__keep(&s, om_gt(x, om__keep(&s, om_scalar(hi, OM_FLOAT32))));
+  om_tensor *dlo = om__keep(&s, om_add_scalar(om__keep(&s, om_neg(x)), lo)), *dhi = om__keep(&s, om_add_scalar(x, -hi));
+  om_tensor *dx = below && above && dlo && dhi ? om__keep(&s, om_where(below, dlo, om__keep(&s, om_where(above, dhi, zero)))) : NULL;
+  om_tensor *flips = dx ? om__keep(&s, floor_of(om__keep(&s, om_scale(dx, 1 / range)))) : NULL;
+  om_tensor *r = flips ? om__keep(&s, om_sub(dx, om__keep(&s, om_scale(flips, range)))) : NULL;
+  om_tensor *even = flips ? om__keep(&s, om_eq(om__keep(&s, om_remainder(flips, om__keep(&s, om_scalar(2, OM_FLOAT32)))), zero)) : NULL;
+  om_tensor *from_lo = r ? om__keep(&s, om_add_scalar(r, lo)) : NULL, *from_hi = r ? om__keep(&s, om_add_scalar(om__keep(&s, om_neg(r)), hi)) : NULL;
+  om_tensor *y = NULL;
+  if (even && from_lo && from_hi)
+    y = om_where(below, om__keep(&s, om_where(even, from_lo, from_hi)), om__keep(&s, om_where(above, om__keep(&s, om_where(even, from_hi, from_lo)), x)));
+  om__scope_end(&s);
+  return y;
+}
+
+/* The source coordinate along an axis of size n for grid values g: -1 and 1 are the centres of
+ * the end pixels (align) or their outer edges, then clamped (border) or reflected (reflection). */
+static om_tensor *grid_source(om_tensor *g, int64_t n, bool align, int pad) {
+  om_tensor *g1 = om_add_scalar(g, 1), *t = !g1 ? NULL : align ? om_scale(g1, 0.5) : om_scale(g1, (double)n); /* (g + 1) / 2 (n - 1), ((g + 1) n - 1) / 2 */
+  om_tensor *u = !t || align ? NULL : om_add_scalar(t, -1), *x = !t ? NULL : align ? om_scale(t, (double)(n - 1)) : u ? om_scale(u, 0.5) : NULL;
+  om_tensor_release(g1);
+  om_tensor_release(t);
+  om_tensor_release(u);
+  double lo = 0, hi = (double)(n - 1);
+  if (x && pad == PAD_BORDER) x = then(x, om_clamp(x, &lo, &hi));
+  if (x && pad == PAD_REFLECTION && n > 1) x = then(x, align ? reflect_into(x, 0, hi) : reflect_into(x, -0.5, hi + 0.5));
+  return x;
+}
+
+/* w times the pixels of x [N, C, H W] at integer taps (xi, yi) [N, Ho, Wo] (float), as [N, C, Ho Wo]:
+ * a tap outside the image reads its nearest pixel (border, reflection: where the coordinate was
+ * moved inside, a tap outside has weight 0 or reads the pixel reflection would), or 0 (zeros). */
+static om_tensor *grid_tap(om_tensor *x, om_tensor *xi, om_tensor *yi, om_tensor *w, int64_t H, int64_t W, bool zeros) {
+  om_scope s = {0};
+  const om_tensor *g = xi;
+  int64_t flat[3] = {g->shape[0], 1, g->shape[1] * g->shape[2]}, wide[3] = {g->shape[0], x->shape[1], flat[2]};
+  double zero = 0, wmax = (double)(W - 1), hmax = (double)(H - 1);
+  om_tensor *f0 = om__keep(&s, om_scalar(0, OM_FLOAT32));
+  om_tensor *xs = om__keep(&s, om_where(om__keep(&s, om_ne(xi, xi)), f0, xi)), *ys = om__keep(&s, om_where(om__keep(&s, om_ne(yi, yi)), f0, yi)); /* NaN: 0 */
+  om_tensor *cx = xs ? om__keep(&s, om_clamp(xs, &zero, &wmax)) : NULL, *cy = ys ? om__keep(&s, om_clamp(ys, &zero, &hmax)) : NULL;
+  om_tensor *lin = cx && cy ? om__keep(&s, om_add(om__keep(&s, om_scale(om__keep(&s, om_cast(cy, OM_INT64)), (double)W)), om__keep(&s, om_cast(cx, OM_INT64)))) : NULL;
+  om_tensor *idx = lin ? om__keep(&s, om_expand(om__keep(&s, om_reshape(lin, flat, 3)), wide, 3)) : NULL;
+  om_tensor *v = idx ? om__keep(&s, om_gather(x, 2, idx)) : NULL;
+  if (v && zeros) { /* inside where clamping moved nothing */
+    om_tensor *in = om__keep(&s, om_logical_and(om__keep(&s, om_eq(cx, xi)), om__keep(&s, om_eq(cy, yi))));
+    v = in ? om__keep(&s, om_where(om__keep(&s, om_reshape(in, flat, 3)), v, f0)) : NULL;
+  }
+  om_tensor *y = v ? om_mul(v, om__keep(&s, om_reshape(w, flat, 3))) : NULL;
+  om__scope_end(&s);
+  return y;
+}
+
+/* GridSample over 2 spatial axes: X [N, C, H, W] read at grid [N, Ho, Wo, 2] (x then y in
+ * [-1, 1]), linear (four taps) or nearest (half to even); the taps are gathers of X [N, C, H W]. */
+static bool bind_grid_sample(om_bind *b) {
+  om_tensor *x = b->in[0], *grid = b->in[1];
+  int64_t align;
+  const char *mode, *padding;
+  if (!attr_i(b, "align_corners", 0, &align) || !attr_s(b, "mode", "linear", &mode) || !attr_s(b, "padding_mode", "zeros", &padding)) return false;
+  bool linear = !strcmp(mode, "linear") || !strcmp(mode, "bilinear"); /* bilinear: opset 16's name */
+  if (!linear && strcmp(mode, "nearest")) return unsupported(b, "mode other than linear and nearest");
+  int pad = !strcmp(padding, "zeros") ? PAD_ZEROS : !strcmp(padding, "border") ? PAD_BORDER : !strcmp(padding, "reflection") ? PAD_REFLECTION : -1;
+  if (pad < 0) return om__fail(OM_ERR_FORMAT, "%s (GridSample): padding_mode '%s' (zeros, border or reflection)", who(b), padding);
+  if (x->ndim != 4) return unsupported(b, "a grid over other than 2 spatial axes");
+  if (grid->ndim != 4 || grid->shape[0] != x->shape[0] || grid->shape[3] != 2)
+    return om__fail(OM_ERR_SHAPE_MISMATCH, "%s (GridSample): the grid must be [N, Ho, Wo, 2] for X [N, C, H, W]", who(b));
+  int64_t H = x->shape[2], W = x->shape[3], out[4] = {x->shape[0], x->shape[1], grid->shape[1], grid->shape[2]}, flat[3] = {out[0], out[1], H * W};
+  om_scope s = {0};
+  om_tensor *xr = om__keep(&s, om_reshape(x, flat, 3));
+  om_tensor *gx = om__keep(&s, om_select(grid, 3, 0)), *gy = om__keep(&s, om_select(grid, 3, 1));
+  om_tensor *sx = gx ? om__keep(&s, grid_source(gx, W, align, pad)) : NULL, *sy = gy ? om__keep(&s, grid_source(gy, H, align, pad)) : NULL;
+  om_tensor *y = NULL;
+  if (sx && sy && xr && H * W == 0) { /* nothing to read: zeros (onnxruntime's, whatever the padding) */
+    y = om__keep(&s, om_zeros(out, 4, x->dtype));
+  } else if (sx && sy && xr && !linear) {
+    om_tensor *rx = om__keep(&s, round_half_even(sx)), *ry = om__keep(&s, round_half_even(sy)), *one = om__keep(&s, om_ones(sx->shape, 3, OM_FLOAT32));
+    y = rx && ry && one ? om__keep(&s, grid_tap(xr, rx, ry, one, H, W, pad == PAD_ZEROS)) : NULL;
+  } else if (sx && sy && xr) {
+    om_tensor *x0 = om__keep(&s, floor_of(sx)), *y0 = om__keep(&s, floor_of(sy));
+    om_tensor *x1 = x0 ? om__keep(&s, om_add_scalar(x0, 1)) : NULL, *y1 = y0 ? om__keep(&s, om_add_scalar(y0, 1)) : NULL;
+    om_tensor *wx1 = x0 ? om__keep(&s, om_sub(sx, x0)) : NULL, *wy1 = y0 ? om__keep(&s, om_sub(sy, y0)) : NULL;
+    om_tensor *wx0 = wx1 ? om__keep(&s, om_add_scalar(om__keep(&s, om_neg(wx1)), 1)) : NULL, *wy0 = wy1 ? om__keep(&s, om_add_scalar(om__keep(&s, om_neg(wy1)), 1)) : NULL;
+    om_tensor *xs[2] = {x0, x1}, *ys[2] = {y0, y1}, *wxs[2] = {wx0, wx1}, *wys[2] = {wy0, wy1};
+    bool ok = x1 && y1 && wx0 && wy0;
+    for (int k = 0; ok && k < 4; k++) { /* the taps (x0, y0), (x1, y0), (x0, y1), (x1, y1) */
+      om_tensor *w = om_mul(wxs[k & 1], wys[k >> 1]), *t = w ? grid_tap(xr, xs[k & 1], ys[k >> 1], w, H, W, pad == PAD_ZEROS) : NULL;
+      y = !t ? NULL : k ? om__keep(&s, om_add(y, t)) : om__keep(&s, om_tensor_retain(t));
+      ok = y != NULL;
+      om_tensor_release(w);
+      om_tensor_release(t);
+    }
+  }
+  bool ok = put(b, 0, y ? om_reshape(y, out, 4) : NULL);
+  om__scope_end(&s);
+  return ok;
+}
+
+/* AffineGrid: the grid of theta [N, r, r + 1] over size [N, C, (D,) H, W]: for each output
+ * position its base coordinates (x, y, (z,) 1) in [-1, 1] (a constant of the plan) times theta. */
+static bool bind_affine_grid(om_bind *b) {
+  om_tensor *theta = b->in[0];
+  int64_t size[5], align;
+  int n;
+  if (!attr_i(b, "align_corners", 0, &align) || !const_ints(b, 1, size, 5, &n)) return false;
+  int r = n - 2;
+  if ((r != 2 && r != 3) || theta->ndim != 3 || theta->shape[0] != size[0] || theta->shape[1] != r || theta->shape[2] != r + 1)
+    return om__fail(OM_ERR_SHAPE_MISMATCH, "%s (AffineGrid): theta must be [N, r, r + 1] for a size [N, C, ...] of r = 2 or 3 spatial axes", who(b));
+  int64_t count = 1;
+  for (int d = 2; d < n; d++) {
+    if (size[d] < 0) return om__fail(OM_ERR_FORMAT, "%s (AffineGrid): size %lld", who(b), (long long)size[d]);
+    count *= size[d];
+  }
+  if (count > ((int64_t)1 << 28)) return om__fail(OM_ERR_OUT_OF_MEMORY, "%s (AffineGrid): a grid of %lld positions", who(b), (long long)count);
+  float *base = om__alloc(sizeof(float) * (uint64_t)(count * (r + 1) + 1), "AffineGrid");
+  for (int64_t k = 0; base && k < count; k++) { /* position k's coordinates: x along the last axis, then y, (z) */
+    for (int64_t d = n - 1, rest = k, j = 0; d >= 2; d--, j++) {
+      int64_t len = size[d], i = rest % len;
+      rest /= len;
+      base[k * (r + 1) + j] = len <= 1 ? 0.0f : align ? (float)(-1 + 2.0 * (double)i / (double)(len - 1)) : (float)((2.0 * (double)i + 1) / (double)len - 1);
+    }
+    base[k * (r + 1) + r] = 1;
+  }
+  int64_t bshape[3] = {1, count, r + 1}, out[5] = {size[0]};
+  for (int d = 2; d < n; d++) out[d - 1] = size[d];
+  out[n - 1] = r;
+  om_tensor *bt = base ? om_from_data(base, bshape, 3, OM_FLOAT32) : NULL, *tt = bt ? om_transpose(theta, 1, 2) : NULL;
+  om_tensor *g = tt ? om_matmul(bt, tt) : NULL; /* [N, count, r] */
+  bool ok = put(b, 0, g ? om_reshape(g, out, n) : NULL);
+  free(base);
+  om_tensor_release(bt);
+  om_tensor_release(tt);
+  om_tensor_release(g);
+  return ok;
+}
+
 /* ---- the table, sorted by op type: inputs, outputs, the rule, what it runs as (for
  * docs/graph-runtime.md, generated by om_optable) ---- */
 
@@ -1720,6 +1864,7 @@ static const om_onnx_rule rules[] = {
     {"Acos", 1, 1, 1, bind_acos, "acos"},
     {"Acosh", 1, 1, 1, bind_acosh, "acosh"},
     {"Add", 2, 2, 1, bind_add, "add"},
+    {"AffineGrid", 2, 2, 1, bind_affine_grid, "matmul of the base coordinates (a constant of the plan; align_corners) and theta transposed"},
     {"And", 2, 2, 1, bind_and, "where(a, b, a)"},
     {"ArgMax", 1, 1, 1, bind_argmax, "argmax (select_last_index 0)"},
     {"ArgMin", 1, 1, 1, bind_argmin, "argmin (select_last_index 0)"},
@@ -1770,6 +1915,7 @@ static const om_onnx_rule rules[] = {
     {"GlobalMaxPool", 1, 1, 1, bind_global_max_pool, "amax"},
     {"Greater", 2, 2, 1, bind_greater, "gt"},
     {"GreaterOrEqual", 2, 2, 1, bind_greater_equal, "ge"},
+    {"GridSample", 2, 2, 1, bind_grid_sample, "gathers of X [N, C, H W] at the taps, weighted: linear (bilinear), nearest (half to even); padding zeros, border, reflection; align_corners (4-D X; cubic refused)"},
     {"GroupNormalization", 3, 3, 1, bind_group_norm, "group_norm (scale and bias per group spread over its channels)"},
     {"HammingWindow", 1, 1, 1, bind_hamming_window, "25/46 - 21/46 cos(2 pi n / N) (as BlackmanWindow)"},
     {"HannWindow", 1, 1, 1, bind_hann_window, "0.5 - 0.5 cos(2 pi n / N) (as BlackmanWindow)"},

@@ -324,6 +324,31 @@ describe('RNN', () => {
   });
 });
 
+describe('sampling: GridSample, AffineGrid', () => {
+  test('GridSample: linear and nearest, every padding mode, align_corners, grids past the edges, ties', async () => {
+    const grids = [F([2, 3, 4, 2], { lo: -1.4, hi: 1.4 }), F([1, 5, 2, 2], { lo: -3, hi: 3, edges: [-1, 1, 0, -0.5, 0.5, 1.25, -1.25, 0.2, 0.6, 1 / 3] })];
+    for (const mode of ['linear', 'nearest']) {
+      for (const padding_mode of ['zeros', 'border', 'reflection']) {
+        for (const align_corners of [0, 1]) {
+          await agree({ node: { op: 'GridSample', ints: { align_corners }, strings: { mode, padding_mode } },
+                        feeds: [{ x: F([2, 3, 4, 5]), g: grids[0] }, { x: F([1, 2, 3, 2]), g: grids[1] }, { x: F([1, 1, 1, 1]), g: grids[1] }] });
+        }
+      }
+    }
+  });
+  test('AffineGrid: 2-D and 3-D, align_corners, sizes of 1', async () => {
+    for (const align_corners of [0, 1]) {
+      // an axis of size 1 with align_corners: the Session puts it at 0 (PyTorch's affine_grid),
+      // onnxruntime-web at 1 and ONNX's reference at -1
+      for (const size of align_corners ? [[2, 3, 4, 5], [2, 1, 3, 2, 4]] : [[2, 3, 4, 5], [1, 1, 1, 3], [2, 1, 3, 2, 4]]) {
+        const r = size.length - 2;
+        await agree({ node: { op: 'AffineGrid', ints: { align_corners }, inputs: ['t', 's'] }, inits: [{ name: 's', dtype: 'int64', dims: [size.length], values: size }],
+                      feeds: [{ t: F([size[0], r, r + 1]) }] });
+      }
+    }
+  });
+});
+
 describe('refusals and errors: kind and message', () => {
   const x = F([2, 3]);
   const cases = [
@@ -357,6 +382,13 @@ describe('refusals and errors: kind and message', () => {
     [{ node: { op: 'ReverseSequence', ints: { time_axis: 2 } }, feed: { x, l: I([3], () => 1) } }, 'Format', /^n \(ReverseSequence\): time_axis 2 and batch_axis 1 for 2 dims \(one is 0, the other 1\)/],
     [{ node: { op: 'ReverseSequence' }, feed: { x, l: I([2], () => 1) } }, 'ShapeMismatch', /^n \(ReverseSequence\): sequence_lens must be int64 of the batch's size 3/],
     [{ node: { op: 'ReverseSequence' }, feed: { x, l: I([3], () => 5) } }, 'IndexOutOfRange', /gather/],
+    [{ node: { op: 'GridSample', strings: { mode: 'cubic' } }, feed: { x: F([1, 1, 2, 2]), g: F([1, 1, 1, 2]) } }, 'Unsupported', /^n \(GridSample\): mode other than linear and nearest is not supported/],
+    [{ node: { op: 'GridSample', strings: { padding_mode: 'wrap' } }, feed: { x: F([1, 1, 2, 2]), g: F([1, 1, 1, 2]) } }, 'Format', /^n \(GridSample\): padding_mode 'wrap' \(zeros, border or reflection\)/],
+    [{ node: { op: 'GridSample' }, feed: { x: F([1, 1, 2, 2, 2]), g: F([1, 1, 1, 1, 3]) } }, 'Unsupported', /^n \(GridSample\): a grid over other than 2 spatial axes is not supported/],
+    [{ node: { op: 'GridSample' }, feed: { x: F([1, 1, 2, 2]), g: F([2, 1, 1, 2]) } }, 'ShapeMismatch', /^n \(GridSample\): the grid must be \[N, Ho, Wo, 2\] for X \[N, C, H, W\]/],
+    [{ node: { op: 'AffineGrid', inputs: ['t', 's'] }, inits: [{ name: 's', dtype: 'int64', dims: [4], values: [1, 1, 2, 2] }], feed: { t: F([1, 3, 4]) } }, 'ShapeMismatch', /^n \(AffineGrid\): theta must be \[N, r, r \+ 1\]/],
+    [{ node: { op: 'AffineGrid', inputs: ['t', 's'] }, inits: [{ name: 's', dtype: 'int64', dims: [4], values: [1, 1, -2, 2] }], feed: { t: F([1, 2, 3]) } }, 'Format', /^n \(AffineGrid\): size -2/],
+    [{ node: { op: 'AffineGrid', inputs: ['t', 's'] }, inits: [{ name: 's', dtype: 'int64', dims: [4], values: [1, 1, 1 << 15, 1 << 14] }], feed: { t: F([1, 2, 3]) } }, 'OutOfMemory', /^n \(AffineGrid\): a grid of 536870912 positions/],
     [{ node: { op: 'RNN', ints: { hidden_size: 2 }, strings: { direction: 'sideways' } }, feed: { x: F([1, 1, 1]), w: F([1, 2, 1]), r: F([1, 2, 2]) } }, 'Format', /^n \(RNN\): direction 'sideways'/],
     [{ node: { op: 'RNN', ints: { hidden_size: 3 } }, feed: { x: F([1, 1, 1]), w: F([1, 2, 1]), r: F([1, 2, 2]) } }, 'ShapeMismatch', /^n \(RNN\): X, W, R and B do not fit hidden_size 3 and direction forward/],
     [{ node: { op: 'RNN', ints: { hidden_size: 2 }, strings: { activations: 'Relu' } }, feed: { x: F([1, 1, 1]), w: F([1, 2, 1]), r: F([1, 2, 2]) } }, 'Unsupported', /^n \(RNN\): activations other than the default \(Tanh\) is not supported/],
