@@ -1855,6 +1855,97 @@ static bool bind_affine_grid(om_bind *b) {
   return ok;
 }
 
+/* ---- DFT, STFT ---- */
+
+/* The discrete Fourier transform of x [..., n, ..., c] (c 1: real, 2: complex) along axis
+ * (not the last), zero-padded or cut to length L: matmuls by cos and sin of 2 pi k n / L, whose
+ * angles are taken mod L first (so the library's cos and sin see [0, 2 pi)), k < L or (onesided)
+ * k <= L / 2; inverse flips the sign of the angle and divides by L. [..., K, ..., 2]. */
+static om_tensor *dft(om_tensor *x, int axis, int64_t L, bool inverse, bool onesided) {
+  int last = x->ndim - 1, nd = x->ndim - 1;
+  int64_t n = x->shape[axis], K = onesided ? L / 2 + 1 : L, col[2] = {L, 1}, pad[2] = {0, L > n ? L - n : 0};
+  om_scope s = {0};
+  om_tensor *re = om__keep(&s, om_select(x, last, 0)), *im = x->shape[last] == 2 ? om__keep(&s, om_select(x, last, 1)) : NULL;
+  om_tensor *parts[2] = {re, im};
+  for (int p = 0; p < 2 && parts[p]; p++) { /* the axis last, n cut or padded to L */
+    om_tensor *t = om__keep(&s, om_transpose(parts[p], axis, nd - 1));
+    if (t && n > L) t = om__keep(&s, om_slice(t, nd - 1, 0, L, 1));
+    parts[p] = t && n < L ? om__keep(&s, om_pad(t, pad, 2, OM_PAD_CONSTANT, 0)) : t;
+  }
+  om_tensor *rows = om__keep(&s, om_reshape(om__keep(&s, om_arange(0, (double)L, 1, OM_INT64)), col, 2));
+  om_tensor *kn = rows ? om__keep(&s, om_mul(rows, om__keep(&s, om_arange(0, (double)K, 1, OM_INT64)))) : NULL; /* [L, K] */
+  om_tensor *ang = kn ? om__keep(&s, om_scale(om__keep(&s, om_cast(om__keep(&s, om_remainder(kn, om__keep(&s, om_scalar((double)L, OM_INT64)))), OM_FLOAT32)),
+                                              2 * 3.14159265358979323846 / (double)L)) : NULL;
+  om_tensor *cs = ang ? om__keep(&s, om_cos(ang)) : NULL, *sn = ang ? om__keep(&s, om_sin(ang)) : NULL;
+  if (sn && !inverse) sn = om__keep(&s, om_neg(sn)); /* e^(-i a) forward, e^(i a) inverse */
+  /* (re + i im)(cos + i sin) = re cos - im sin + i (re sin + im cos) */
+  om_tensor *yr = NULL, *yi = NULL;
+  if (cs && sn && parts[0] && (!im || parts[1])) {
+    yr = om__keep(&s, om_matmul(parts[0], cs)), yi = om__keep(&s, om_matmul(parts[0], sn));
+    if (im && yr && yi) {
+      yr = om__keep(&s, om_sub(yr, om__keep(&s, om_matmul(parts[1], sn))));
+      yi = yr ? om__keep(&s, om_add(yi, om__keep(&s, om_matmul(parts[1], cs)))) : NULL;
+    }
+  }
+  if (yr && yi && inverse) yr = om__keep(&s, om_scale(yr, 1.0 / (double)L)), yi = yr ? om__keep(&s, om_scale(yi, 1.0 / (double)L)) : NULL;
+  om_tensor *back[2] = {yr ? om__keep(&s, om_transpose(yr, axis, nd - 1)) : NULL, yi ? om__keep(&s, om_transpose(yi, axis, nd - 1)) : NULL};
+  om_tensor *y = back[0] && back[1] ? om_stack(back, 2, last) : NULL;
+  om__scope_end(&s);
+  return y;
+}
+
+/* The complex part of a signal: the last axis is 1 (real) or 2 (complex). */
+static bool signal_of(const om_bind *b, const om_tensor *x, int min_dims) {
+  if (x->ndim >= min_dims && (x->shape[x->ndim - 1] == 1 || x->shape[x->ndim - 1] == 2)) return true;
+  return om__fail(OM_ERR_SHAPE_MISMATCH, "%s (%s): the input must have %d or more dims, the last of size 1 (real) or 2 (complex)", who(b),
+                  b->node->op_type, min_dims);
+}
+
+/* DFT (opset 20's: the axis an input, -2 when absent; older opsets' axis attribute is read too). */
+static bool bind_dft(om_bind *b) {
+  om_tensor *x = b->in[0];
+  int64_t inverse, onesided, axis = -2, L;
+  int n, a = 0;
+  if (!attr_i(b, "inverse", 0, &inverse) || !attr_i(b, "onesided", 0, &onesided) || !attr_i(b, "axis", -2, &axis) || !signal_of(b, x, 2)) return false;
+  if (b->node->n_in > 2 && b->in[2] && !const_ints(b, 2, &axis, 1, &n)) return false;
+  if (!wrap(b, axis, x->ndim, &a)) return false;
+  if (a == x->ndim - 1) return om__fail(OM_ERR_INDEX_OUT_OF_RANGE, "%s (DFT): axis %lld is the complex axis", who(b), (long long)axis);
+  L = x->shape[a];
+  if (b->node->n_in > 1 && b->in[1] && om_tensor_numel(b->in[1]) && !const_ints(b, 1, &L, 1, &n)) return false;
+  if (L < 1) return om__fail(OM_ERR_FORMAT, "%s (DFT): dft_length %lld (at least 1)", who(b), (long long)L);
+  if (onesided && (inverse || x->shape[x->ndim - 1] == 2)) return unsupported(b, "onesided with inverse or a complex input");
+  return put(b, 0, dft(x, a, L, inverse, onesided));
+}
+
+/* STFT: frames of signal [batch, length, c] every frame_step, times the window, each through the
+ * DFT: [batch, frames, K, 2]. The frames are one index_select of the sample positions. */
+static bool bind_stft(om_bind *b) {
+  om_tensor *x = b->in[0], *window = b->node->n_in > 2 && b->in[2] && om_tensor_numel(b->in[2]) ? b->in[2] : NULL;
+  int64_t onesided, step, flen = -1;
+  int n;
+  if (!attr_i(b, "onesided", 1, &onesided) || !signal_of(b, x, 3) || !const_ints(b, 1, &step, 1, &n)) return false;
+  if (x->ndim != 3) return om__fail(OM_ERR_SHAPE_MISMATCH, "%s (STFT): the signal must be [batch, length, 1 or 2]", who(b));
+  if (b->node->n_in > 3 && b->in[3] && om_tensor_numel(b->in[3]) && !const_ints(b, 3, &flen, 1, &n)) return false;
+  if (window && (window->ndim != 1 || (flen >= 0 && window->shape[0] != flen)))
+    return om__fail(OM_ERR_SHAPE_MISMATCH, "%s (STFT): the window must be 1-D of frame_length", who(b));
+  if (flen < 0) flen = window ? window->shape[0] : -1;
+  if (flen < 1 || step < 1 || flen > x->shape[1])
+    return om__fail(OM_ERR_FORMAT, "%s (STFT): frame_length %lld and frame_step %lld for a signal of %lld", who(b), (long long)flen, (long long)step,
+                    (long long)x->shape[1]);
+  if (onesided && x->shape[2] == 2) return unsupported(b, "onesided with a complex signal");
+  int64_t frames = (x->shape[1] - flen) / step + 1, count = frames * flen, shape[4] = {x->shape[0], frames, flen, x->shape[2]}, wshape[3] = {1, flen, 1};
+  int64_t *pos = om__alloc(sizeof(int64_t) * (uint64_t)count, "STFT");
+  for (int64_t k = 0; pos && k < count; k++) pos[k] = (k / flen) * step + k % flen;
+  om_scope s = {0};
+  om_tensor *idx = pos ? om__keep(&s, om_from_data(pos, &count, 1, OM_INT64)) : NULL;
+  free(pos);
+  om_tensor *fr = idx ? om__keep(&s, om_reshape(om__keep(&s, om_index_select(x, 1, idx)), shape, 4)) : NULL;
+  if (fr && window) fr = om__keep(&s, om_mul(fr, om__keep(&s, om_reshape(window, wshape, 3))));
+  bool ok = put(b, 0, fr ? dft(fr, 2, flen, false, onesided) : NULL);
+  om__scope_end(&s);
+  return ok;
+}
+
 /* ---- the table, sorted by op type: inputs, outputs, the rule, what it runs as (for
  * docs/graph-runtime.md, generated by om_optable) ---- */
 
@@ -1894,6 +1985,7 @@ static const om_onnx_rule rules[] = {
     {"Cos", 1, 1, 1, bind_cos, "cos"},
     {"Cosh", 1, 1, 1, bind_cosh, "cosh"},
     {"CumSum", 2, 2, 1, bind_cumsum, "cumsum (exclusive, reverse refused)"},
+    {"DFT", 1, 3, 1, bind_dft, "matmuls by cos and sin of the angles (mod the length; inverse, onesided, dft_length and axis known when planning)"},
     {"Div", 2, 2, 1, bind_div, "div (int64: truncating, as ONNX)"},
     {"Dropout", 1, 3, 2, bind_dropout, "the input (inference: training_mode true and the mask output refused)"},
     {"Elu", 1, 1, 1, bind_elu, "elu"},
@@ -1971,6 +2063,7 @@ static const om_onnx_rule rules[] = {
     {"Resize", 1, 4, 1, bind_resize, "interpolate over the last two axes of a 4-D input: linear (half_pixel, pytorch_half_pixel, align_corners) as bilinear, nearest (asymmetric, floor) as nearest"},
     {"ReverseSequence", 2, 2, 1, bind_reverse_sequence, "gather by where(t < len, len - 1 - t, t)"},
     {"Round", 1, 1, 1, bind_round, "floor, plus 1 above one half or at one half from an odd floor (half to even)"},
+    {"STFT", 2, 4, 1, bind_stft, "index_select of the frames, times the window, then DFT's matmuls (frame_step, frame_length known when planning; onesided)"},
     {"ScatterElements", 3, 3, 1, bind_scatter_elements, "scatter_add (reduction add); none: where(mask, scattered, data) from two scatter_adds"},
     {"Selu", 1, 1, 1, bind_selu, "gamma elu(x, alpha)"},
     {"Shape", 1, 1, 1, bind_shape, "the input's shape (start, end)"},

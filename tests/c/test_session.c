@@ -1158,6 +1158,23 @@ TEST(more_indexing_and_sampling_ops_against_references) {
   om_tensor_release(theta);
 }
 
+/* DFT of a delta and of a cosine; STFT's frames: sums and differences of pairs. */
+TEST(fourier_transforms_against_references) {
+  om_tensor *x = TF(SHAPE(2, 4, 1), 1, 0, 0, 0, 1, 0, -1, 0);
+  pb nd = node("DFT", "x", NULL, "y");
+  om_tensor *y = run_node(&nd, NULL, 0, x);
+  check_values("DFT", y, (const double[]){1, 0, 1, 0, 1, 0, 1, 0, 0, 0, 2, 0, 0, 0, 2, 0}, 16, 1e-6);
+  om_tensor_release(y);
+  om_tensor_release(x);
+  pb st = node("STFT", "x", "s", "y"), init[2] = {ints_init("s", 1, (const int64_t[]){2}), ints_init("l", 1, (const int64_t[]){2})};
+  pb_str(&st, 1, ""), pb_str(&st, 1, "l"); /* no window, frame_length 2 */
+  x = TF(SHAPE(1, 5, 1), 1, 2, 3, 4, 5);
+  y = run_node(&st, init, 2, x);
+  check_values("STFT", y, (const double[]){3, 0, -1, 0, 7, 0, -1, 0}, 8, 1e-6);
+  om_tensor_release(y);
+  om_tensor_release(x);
+}
+
 /* RNN, bidirectional, against the recurrence h = tanh(W x + R h + Wb + Rb) run here. */
 TEST(rnn_against_a_reference) {
   enum { T = 4, B = 2, I = 3, H = 2, D = 2 };
@@ -1230,6 +1247,7 @@ int main(void) {
   RUN(more_elementwise_ops_against_references);
   RUN(more_reductions_against_references);
   RUN(more_indexing_and_sampling_ops_against_references);
+  RUN(fourier_transforms_against_references);
   RUN(rnn_against_a_reference);
   RUN(the_op_table_is_sorted);
   TEST_MAIN_END();

@@ -349,6 +349,34 @@ describe('sampling: GridSample, AffineGrid', () => {
   });
 });
 
+describe('Fourier transforms: DFT, STFT', () => {
+  const scalar = (name, v) => ({ name, dtype: 'int64', dims: [], values: [v] });
+  test('DFT: real and complex, axes, dft_length cut and padded, inverse, onesided', async () => {
+    const cases = [
+      [{}, [], [[2, 8, 1], [3, 5, 2]]],
+      [{ ints: { onesided: 1 } }, [], [[2, 8, 1], [1, 7, 1]]],
+      [{ ints: { inverse: 1 } }, [], [[2, 6, 2], [1, 5, 1]]],
+      [{ inputs: ['x', 'len'] }, [scalar('len', 5)], [[2, 8, 2], [1, 3, 1]]],
+      [{ inputs: ['x', 'len', 'axis'], ints: { onesided: 1 } }, [scalar('len', 12), scalar('axis', 1)], [[2, 9, 3, 1]]],
+      [{ inputs: ['x', '', 'axis'] }, [scalar('axis', -3)], [[2, 4, 3, 2]]],
+    ];
+    for (const [node, inits, shapes] of cases) {
+      await agree({ node: { op: 'DFT', ...node }, inits, feeds: shapes.map((d) => ({ x: F(d) })), tol: { rtol: 1e-4, atol: 1e-5 } });
+    }
+  });
+  test('STFT: frame steps, a window, frame_length, onesided', async () => {
+    const hann = (n) => ({ name: 'w', dtype: 'float32', dims: [n], values: Array.from({ length: n }, (_, k) => 0.5 - 0.5 * Math.cos((2 * Math.PI * k) / n)) });
+    const cases = [
+      [{ inputs: ['x', 'step', 'w'] }, [scalar('step', 2), hann(8)], [[2, 20, 1], [1, 8, 1]]],
+      [{ inputs: ['x', 'step', '', 'len'], ints: { onesided: 0 } }, [scalar('step', 3), scalar('len', 5)], [[1, 16, 2], [2, 5, 2]]],
+      [{ inputs: ['x', 'step', 'w', 'len'] }, [scalar('step', 4), hann(6), scalar('len', 6)], [[3, 17, 1]]],
+    ];
+    for (const [node, inits, shapes] of cases) {
+      await agree({ node: { op: 'STFT', ...node }, inits, feeds: shapes.map((d) => ({ x: F(d) })), tol: { rtol: 1e-4, atol: 1e-5 } });
+    }
+  });
+});
+
 describe('refusals and errors: kind and message', () => {
   const x = F([2, 3]);
   const cases = [
@@ -389,6 +417,13 @@ describe('refusals and errors: kind and message', () => {
     [{ node: { op: 'AffineGrid', inputs: ['t', 's'] }, inits: [{ name: 's', dtype: 'int64', dims: [4], values: [1, 1, 2, 2] }], feed: { t: F([1, 3, 4]) } }, 'ShapeMismatch', /^n \(AffineGrid\): theta must be \[N, r, r \+ 1\]/],
     [{ node: { op: 'AffineGrid', inputs: ['t', 's'] }, inits: [{ name: 's', dtype: 'int64', dims: [4], values: [1, 1, -2, 2] }], feed: { t: F([1, 2, 3]) } }, 'Format', /^n \(AffineGrid\): size -2/],
     [{ node: { op: 'AffineGrid', inputs: ['t', 's'] }, inits: [{ name: 's', dtype: 'int64', dims: [4], values: [1, 1, 1 << 15, 1 << 14] }], feed: { t: F([1, 2, 3]) } }, 'OutOfMemory', /^n \(AffineGrid\): a grid of 536870912 positions/],
+    [{ node: { op: 'DFT' }, feed: { x: F([2, 3]) } }, 'ShapeMismatch', /^n \(DFT\): the input must have 2 or more dims, the last of size 1 \(real\) or 2 \(complex\)/],
+    [{ node: { op: 'DFT', ints: { axis: -1 } }, feed: { x: F([2, 2]) } }, 'IndexOutOfRange', /^n \(DFT\): axis -1 is the complex axis/],
+    [{ node: { op: 'DFT', inputs: ['x', 'l'] }, inits: [{ name: 'l', dtype: 'int64', dims: [], values: [0] }], feed: { x: F([2, 1]) } }, 'Format', /^n \(DFT\): dft_length 0 \(at least 1\)/],
+    [{ node: { op: 'DFT', ints: { onesided: 1, inverse: 1 } }, feed: { x: F([4, 1]) } }, 'Unsupported', /^n \(DFT\): onesided with inverse or a complex input is not supported/],
+    [{ node: { op: 'STFT', inputs: ['x', 's'] }, inits: [{ name: 's', dtype: 'int64', dims: [], values: [1] }], feed: { x: F([1, 4, 1]) } }, 'Format', /^n \(STFT\): frame_length -1 and frame_step 1 for a signal of 4/],
+    [{ node: { op: 'STFT', inputs: ['x', 's', 'w'] }, inits: [{ name: 's', dtype: 'int64', dims: [], values: [1] }], feed: { x: F([1, 4, 1]), w: F([2, 2]) } }, 'ShapeMismatch', /^n \(STFT\): the window must be 1-D of frame_length/],
+    [{ node: { op: 'STFT', inputs: ['x', 's'] }, feed: { x: F([1, 4, 1]), s: I([], () => 1) } }, 'Unsupported', /^n \(STFT\): input 1 is computed from tensor values when the graph runs/],
     [{ node: { op: 'RNN', ints: { hidden_size: 2 }, strings: { direction: 'sideways' } }, feed: { x: F([1, 1, 1]), w: F([1, 2, 1]), r: F([1, 2, 2]) } }, 'Format', /^n \(RNN\): direction 'sideways'/],
     [{ node: { op: 'RNN', ints: { hidden_size: 3 } }, feed: { x: F([1, 1, 1]), w: F([1, 2, 1]), r: F([1, 2, 2]) } }, 'ShapeMismatch', /^n \(RNN\): X, W, R and B do not fit hidden_size 3 and direction forward/],
     [{ node: { op: 'RNN', ints: { hidden_size: 2 }, strings: { activations: 'Relu' } }, feed: { x: F([1, 1, 1]), w: F([1, 2, 1]), r: F([1, 2, 2]) } }, 'Unsupported', /^n \(RNN\): activations other than the default \(Tanh\) is not supported/],
