@@ -1,11 +1,12 @@
 // ONNX ModelProto bytes written by hand (protobuf's wire format), for graphs the tracer does not
 // write: the session tests' hostile graphs and tools/bench_plan.mjs's long chains.
 //
-//   onnxBytes({ nodes: [{ op, inputs, outputs, name?, domain?, ints?: { attr: n },
+//   onnxBytes({ nodes: [{ op, inputs, outputs, name?, domain?, ints?: { attr: n | [n, ...] },
+//                         floats?: { attr: x | [x, ...] }, strings?: { attr: 's' },
 //                         attrs?: { attr: 2 | [1, 2] | { f: 0.5 } | { fs: [0.5] } | 'text' } }],
-//               inputs: [{ name, dims: [2, 'n'], dtype?: 'int64' }], // float32 unless said; a string dim is named
-//               inits: [{ name, dtype: 'int64' | 'bool', dims, values }],
-//               outputs: ['y', ...], opset: 17, ir: 8 })   // -> Uint8Array
+//               inputs: [{ name, dims: [2, 'n'], dtype? }],   // float32 unless dtype; a string dim is named
+//               inits: [{ name, dtype: 'float32' | 'int64' | 'bool', dims, values }],
+//               outputs: ['y' | { name, dtype }, ...], opset: 17, ir: 8 })   // -> Uint8Array
 
 const enc = new TextEncoder();
 
@@ -24,9 +25,17 @@ function bytes(out, field, b) {
 const str = (out, field, s) => bytes(out, field, enc.encode(s));
 const msg = (fill) => { const m = []; fill(m); return m; };
 
+/** ONNX's element type numbers of the dtypes these graphs use. */
 const ELEM = { float32: 1, int64: 7, bool: 9 };
 
-/** A ValueInfo of dims (numbers fixed, strings named), or without a shape; float32 unless dtype says. */
+/** Initializer values as raw_data bytes of dtype. */
+function rawData(dtype, values) {
+  if (dtype === 'bool') return values.map(Number);
+  if (dtype === 'float32') return new Uint8Array(Float32Array.from(values).buffer);
+  return new Uint8Array(BigInt64Array.from(values.map(BigInt)).buffer);
+}
+
+/** A ValueInfo of dtype (float32 by default) and dims (numbers fixed, strings named), or without a shape. */
 const valueInfo = (name, dims, dtype = 'float32') => msg((m) => {
   str(m, 1, name);
   bytes(m, 2, msg((type) => bytes(type, 1, msg((tt) => {
@@ -52,18 +61,19 @@ export function onnxBytes({ nodes, inputs, inits = [], outputs, opset = 17, ir =
       for (const o of n.outputs) str(node, 2, o);
       str(node, 3, n.name ?? `${n.op}_${k}`);
       str(node, 4, n.op);
-      for (const [name, v] of Object.entries({ ...n.ints, ...n.attrs })) bytes(node, 5, msg((a) => attribute(a, name, v)));
+      const floats = Object.entries(n.floats ?? {}).map(([name, x]) => [name, Array.isArray(x) ? { fs: x } : { f: x }]);
+      for (const [name, v] of Object.entries({ ...n.ints, ...n.strings, ...Object.fromEntries(floats), ...n.attrs })) bytes(node, 5, msg((a) => attribute(a, name, v)));
       if (n.domain) str(node, 7, n.domain);
     })));
     str(g, 2, 'g');
     for (const t of inits) bytes(g, 5, msg((tensor) => {
       for (const d of t.dims) int(tensor, 1, d);
-      int(tensor, 2, t.dtype === 'bool' ? 9 : 7);
+      int(tensor, 2, ELEM[t.dtype]);
       str(tensor, 8, t.name);
-      bytes(tensor, 9, t.dtype === 'bool' ? t.values.map(Number) : new Uint8Array(BigInt64Array.from(t.values.map(BigInt)).buffer));
+      bytes(tensor, 9, rawData(t.dtype, t.values));
     }));
     for (const i of inputs) bytes(g, 11, valueInfo(i.name, i.dims, i.dtype));
-    for (const o of outputs) bytes(g, 12, valueInfo(o, null));
+    for (const o of outputs) bytes(g, 12, typeof o === 'string' ? valueInfo(o, null) : valueInfo(o.name, null, o.dtype));
   });
   return Uint8Array.from(msg((m) => { int(m, 1, ir); bytes(m, 8, msg((op) => int(op, 2, opset))); bytes(m, 7, graph); }));
 }

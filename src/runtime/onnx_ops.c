@@ -319,13 +319,19 @@ static bool bind_clip(om_bind *b) {
   return put(b, 0, x);
 }
 
+/* ONNX's element type number to the graph layer's dtype (INT32 is INT64 here, as the reader
+ * widens INT32 constants); false, naming attribute name, for another type. */
+static bool onnx_dtype(const om_bind *b, const char *name, int64_t to, om_dtype *d) {
+  *d = to == 1 ? OM_FLOAT32 : to == 7 || to == 6 ? OM_INT64 : to == 9 ? OM_BOOL : (om_dtype)-1;
+  if ((int)*d >= 0) return true;
+  return om__fail(OM_ERR_UNSUPPORTED, "%s (%s): %s %lld is not a supported type (FLOAT, INT64, INT32 as INT64, BOOL)", who(b), b->node->op_type, name,
+                  (long long)to);
+}
+
 static bool bind_cast(om_bind *b) {
   int64_t to;
-  if (!attr_i(b, "to", -1, &to)) return false;
-  /* INT32 is INT64 here, as the reader widens INT32 constants */
-  om_dtype d = to == 1 ? OM_FLOAT32 : to == 7 || to == 6 ? OM_INT64 : to == 9 ? OM_BOOL : (om_dtype)-1;
-  if ((int)d < 0) return om__fail(OM_ERR_UNSUPPORTED, "%s (Cast): to type %lld is not supported (FLOAT, INT64, INT32 as INT64, BOOL)", who(b), (long long)to);
-  return put(b, 0, om_cast(b->in[0], d));
+  om_dtype d;
+  return attr_i(b, "to", -1, &to) && onnx_dtype(b, "to", to, &d) && put(b, 0, om_cast(b->in[0], d));
 }
 
 /* ---- constants and shapes ---- */
@@ -678,29 +684,102 @@ static bool bind_scatter_elements(om_bind *b) {
 
 /* ---- reductions, normalisation ---- */
 
-/* ReduceSum/Mean/Max/Min/SumSquare/L2: axes from the attribute or input 1; none means all,
- * or nothing with noop_with_empty_axes. */
-static bool reduce(om_bind *b, int how) { /* 0 sum, 1 mean, 2 max, 3 min, 4 sum of squares, 5 L2 */
+/* The reductions: axes from the attribute or input 1; none means all, or nothing with
+ * noop_with_empty_axes. */
+typedef enum reduction { R_SUM, R_MEAN, R_MAX, R_MIN, R_SUM_SQUARE, R_L2, R_L1, R_LOG_SUM, R_LOG_SUM_EXP, R_PROD } reduction;
+
+/* The product of x along axis a, kept as size 1: halves multiplied pairwise (the odd one out
+ * times a padded 1) until one is left, so log2(size) steps rather than one per element. */
+static om_tensor *prod_along(om_tensor *x, int a) {
+  int64_t one[OM_MAX_DIMS];
+  memcpy(one, x->shape, sizeof(int64_t) * (size_t)x->ndim);
+  one[a] = 1;
+  if (x->shape[a] == 0) return om_ones(one, x->ndim, x->dtype);
+  om_tensor *p = om_tensor_retain(x);
+  while (p && p->shape[a] > 1) {
+    int64_t n = p->shape[a], h = (n + 1) / 2, pad[2 * OM_MAX_DIMS] = {0};
+    pad[2 * (p->ndim - 1 - a) + 1] = 2 * h - n; /* the second half padded with a 1 when n is odd */
+    om_tensor *lo = om_slice(p, a, 0, h, 1), *hi = om_slice(p, a, h, n, 1);
+    om_tensor *hp = hi ? om_pad(hi, pad, 2 * p->ndim, OM_PAD_CONSTANT, 1) : NULL;
+    om_tensor *next = lo && hp ? om_mul(lo, hp) : NULL;
+    om_tensor_release(lo);
+    om_tensor_release(hi);
+    om_tensor_release(hp);
+    p = then(p, next);
+  }
+  return p;
+}
+
+/* log(sum(exp(x))) as m + log(sum(exp(x - m))), m the (finite) maximum, keeping dims. */
+static om_tensor *log_sum_exp(om_tensor *x, const int64_t *axes, int n) {
+  bool empty = om_tensor_numel(x) == 0;
+  om_scope s = {0};
+  om_tensor *m = empty ? NULL : om__keep(&s, om_amax(x, axes, n, true)), *r = NULL;
+  if (m) { /* an infinite maximum (all -inf, or +inf) is not subtracted */
+    om_tensor *inf = om__keep(&s, om_scalar(INFINITY, OM_FLOAT32)), *zero = om__keep(&s, om_scalar(0, OM_FLOAT32));
+    m = om__keep(&s, om_where(om__keep(&s, om_eq(om__keep(&s, om_abs(m)), inf)), zero, m));
+    om_tensor *e = om__keep(&s, om_exp(om__keep(&s, om_sub(x, m))));
+    om_tensor *l = om__keep(&s, om_log(om__keep(&s, om_sum(e, axes, n, true))));
+    r = l ? om_add(l, m) : NULL;
+  } else if (empty) { /* the sum of nothing: log(0) = -inf */
+    r = om_log(om__keep(&s, om_sum(x, axes, n, true)));
+  }
+  om__scope_end(&s);
+  return r;
+}
+
+static bool reduce(om_bind *b, reduction how) {
   int64_t axes[OM_MAX_DIMS], keep, noop;
   int n;
   if (!axes_of(b, 1, axes, &n) || !attr_i(b, "keepdims", 1, &keep) || !attr_i(b, "noop_with_empty_axes", 0, &noop)) return false;
   om_tensor *x = b->in[0];
-  if (n <= 0 && noop) return put(b, 0, om_tensor_retain(x));
+  if (n <= 0 && noop) /* no reduction, but each element's part (as onnxruntime and ONNX's reference) */
+    return put(b, 0, how == R_L1 || how == R_L2 ? om_abs(x) : how == R_SUM_SQUARE ? om_mul(x, x) : how == R_LOG_SUM ? om_log(x) : om_tensor_retain(x));
   if (n <= 0) n = 0;
-  om_tensor *sq = how >= 4 ? om_mul(x, x) : NULL;
-  if (how >= 4 && !sq) return false;
-  om_tensor *r = how == 1 ? om_mean(x, axes, n, keep) : how == 2 ? om_amax(x, axes, n, keep)
-                 : how == 3 ? om_amin(x, axes, n, keep) : om_sum(sq ? sq : x, axes, n, keep);
-  om_tensor_release(sq);
-  if (how == 5 && r) r = then(r, om_sqrt(r));
+  om_tensor *r = NULL, *t = NULL;
+  switch (how) {
+  case R_SUM: r = om_sum(x, axes, n, keep); break;
+  case R_MEAN: r = om_mean(x, axes, n, keep); break;
+  case R_MAX: r = om_amax(x, axes, n, keep); break;
+  case R_MIN: r = om_amin(x, axes, n, keep); break;
+  case R_SUM_SQUARE: case R_L2: r = (t = om_mul(x, x)) ? om_sum(t, axes, n, keep) : NULL; break;
+  case R_L1: r = (t = om_abs(x)) ? om_sum(t, axes, n, keep) : NULL; break;
+  case R_LOG_SUM: r = (t = om_sum(x, axes, n, keep)) ? om_log(t) : NULL; break;
+  case R_LOG_SUM_EXP: case R_PROD: { /* computed keeping dims, squeezed after */
+    bool on[OM_MAX_DIMS] = {false};
+    int64_t sq[OM_MAX_DIMS];
+    int nsq = 0;
+    for (int k = 0; k < n; k++) {
+      int a = 0;
+      if (!wrap(b, axes[k], x->ndim, &a)) return false;
+      on[a] = true;
+    }
+    for (int a = 0; a < x->ndim; a++)
+      if (!n || on[a]) sq[nsq++] = a;
+    if (how == R_LOG_SUM_EXP) {
+      t = log_sum_exp(x, sq, nsq);
+    } else {
+      t = om_tensor_retain(x);
+      for (int k = 0; t && k < nsq; k++) t = then(t, prod_along(t, (int)sq[k]));
+    }
+    r = t && !keep ? om_squeeze(t, sq, nsq) : om_tensor_retain(t);
+    break;
+  }
+  }
+  om_tensor_release(t);
+  if (how == R_L2 && r) r = then(r, om_sqrt(r));
   return put(b, 0, r);
 }
-static bool bind_reduce_sum(om_bind *b) { return reduce(b, 0); }
-static bool bind_reduce_mean(om_bind *b) { return reduce(b, 1); }
-static bool bind_reduce_max(om_bind *b) { return reduce(b, 2); }
-static bool bind_reduce_min(om_bind *b) { return reduce(b, 3); }
-static bool bind_reduce_sum_square(om_bind *b) { return reduce(b, 4); }
-static bool bind_reduce_l2(om_bind *b) { return reduce(b, 5); }
+static bool bind_reduce_sum(om_bind *b) { return reduce(b, R_SUM); }
+static bool bind_reduce_mean(om_bind *b) { return reduce(b, R_MEAN); }
+static bool bind_reduce_max(om_bind *b) { return reduce(b, R_MAX); }
+static bool bind_reduce_min(om_bind *b) { return reduce(b, R_MIN); }
+static bool bind_reduce_sum_square(om_bind *b) { return reduce(b, R_SUM_SQUARE); }
+static bool bind_reduce_l2(om_bind *b) { return reduce(b, R_L2); }
+static bool bind_reduce_l1(om_bind *b) { return reduce(b, R_L1); }
+static bool bind_reduce_log_sum(om_bind *b) { return reduce(b, R_LOG_SUM); }
+static bool bind_reduce_log_sum_exp(om_bind *b) { return reduce(b, R_LOG_SUM_EXP); }
+static bool bind_reduce_prod(om_bind *b) { return reduce(b, R_PROD); }
 
 static bool arg(om_bind *b, bool max) {
   int64_t axis, keep, last;
@@ -1157,6 +1236,759 @@ static bool recurrent(om_bind *b, bool lstm) {
 static bool bind_lstm(om_bind *b) { return recurrent(b, true); }
 static bool bind_gru(om_bind *b) { return recurrent(b, false); }
 
+/* ---- the rest of ONNX's ops: compositions of the library's ops ---- */
+
+static bool bind_cast_like(om_bind *b) { return put(b, 0, om_cast(b->in[0], b->in[1]->dtype)); }
+UNARY(is_nan, om_ne(x, x))
+
+/* IsInf: x == +inf (detect_positive), x == -inf (detect_negative). */
+static bool bind_is_inf(om_bind *b) {
+  int64_t pos, neg;
+  if (!attr_i(b, "detect_positive", 1, &pos) || !attr_i(b, "detect_negative", 1, &neg)) return false;
+  om_tensor *x = b->in[0];
+  if (!pos && !neg) return put(b, 0, om_zeros(x->shape, x->ndim, OM_BOOL));
+  om_scope s = {0};
+  om_tensor *p = pos ? om__keep(&s, om_eq(x, om__keep(&s, om_scalar(INFINITY, x->dtype)))) : NULL;
+  om_tensor *n = neg ? om__keep(&s, om_eq(x, om__keep(&s, om_scalar(-INFINITY, x->dtype)))) : NULL;
+  bool ok = put(b, 0, pos && neg ? (p && n ? om_logical_or(p, n) : NULL) : om_tensor_retain(pos ? p : n));
+  om__scope_end(&s);
+  return ok;
+}
+
+/* Round, half to even: t = floor(x), up when x - t (exact) is above one half, or is one half and
+ * t odd; a zero result takes x's sign (round(-0.4) is -0). NaN and infinities pass through. */
+static om_tensor *round_half_even(om_tensor *x) {
+  om_scope s = {0};
+  om_tensor *t = om__keep(&s, floor_of(x)), *d = t ? om__keep(&s, om_sub(x, t)) : NULL;
+  om_tensor *half = om__keep(&s, om_scalar(0.5, OM_FLOAT32)), *two = om__keep(&s, om_scalar(2, OM_FLOAT32));
+  om_tensor *one = om__keep(&s, om_scalar(1, OM_FLOAT32)), *zero = om__keep(&s, om_scalar(0, OM_FLOAT32));
+  om_tensor *odd = t ? om__keep(&s, om_eq(om__keep(&s, om_remainder(t, two)), one)) : NULL;
+  om_tensor *tie = d && odd ? om__keep(&s, om_logical_and(om__keep(&s, om_eq(d, half)), odd)) : NULL;
+  om_tensor *up = tie ? om__keep(&s, om_logical_or(om__keep(&s, om_gt(d, half)), tie)) : NULL;
+  om_tensor *r = up ? om__keep(&s, om_add(t, om__keep(&s, om_cast(up, OM_FLOAT32)))) : NULL;
+  om_tensor *signed0 = r ? om__keep(&s, om_scale(x, 0)) : NULL;
+  om_tensor *y = signed0 ? om_where(om__keep(&s, om_eq(r, zero)), signed0, r) : NULL;
+  om__scope_end(&s);
+  return y;
+}
+static bool bind_round(om_bind *b) { return put(b, 0, round_half_even(b->in[0])); }
+
+/* x > alpha ? x : 0 */
+static om_tensor *thresholded_relu(om_tensor *x, double alpha) {
+  om_tensor *a = om_scalar(alpha, x->dtype), *z = om_scalar(0, x->dtype), *m = a ? om_gt(x, a) : NULL;
+  om_tensor *y = m && z ? om_where(m, x, z) : NULL;
+  om_tensor_release(a);
+  om_tensor_release(z);
+  om_tensor_release(m);
+  return y;
+}
+/* x / (1 + |x|) */
+static om_tensor *softsign(om_tensor *x) {
+  om_tensor *a = om_abs(x), *d = a ? om_add_scalar(a, 1) : NULL, *y = d ? om_div(x, d) : NULL;
+  om_tensor_release(a);
+  om_tensor_release(d);
+  return y;
+}
+static bool bind_selu(om_bind *b) { /* gamma elu(x, alpha) */
+  double alpha, gamma;
+  if (!attr_f(b, "alpha", 1.67326319217681884765625, &alpha) || !attr_f(b, "gamma", 1.05070102214813232421875, &gamma)) return false;
+  om_tensor *e = om_elu(b->in[0], alpha);
+  bool ok = put(b, 0, e ? om_scale(e, gamma) : NULL);
+  om_tensor_release(e);
+  return ok;
+}
+static bool bind_celu(om_bind *b) { /* x > 0 ? x : alpha (exp(x / alpha) - 1), the latter alpha elu(x / alpha) */
+  double alpha;
+  if (!attr_f(b, "alpha", 1.0, &alpha)) return false;
+  om_scope s = {0};
+  om_tensor *x = b->in[0], *a = om__keep(&s, om_scalar(alpha, x->dtype)), *zero = om__keep(&s, om_scalar(0, x->dtype));
+  om_tensor *e = a ? om__keep(&s, om_elu(om__keep(&s, om_div(x, a)), 1)) : NULL;
+  om_tensor *neg = e ? om__keep(&s, om_mul(e, a)) : NULL;
+  bool ok = put(b, 0, neg && zero ? om_where(om__keep(&s, om_gt(x, zero)), x, neg) : NULL);
+  om__scope_end(&s);
+  return ok;
+}
+static bool bind_shrink(om_bind *b) { /* x < -lambd ? x + bias : x > lambd ? x - bias : 0 */
+  double bias, lambd;
+  if (!attr_f(b, "bias", 0, &bias) || !attr_f(b, "lambd", 0.5, &lambd)) return false;
+  om_scope s = {0};
+  om_tensor *x = b->in[0], *lo = om__keep(&s, om_scalar(-lambd, x->dtype)), *hi = om__keep(&s, om_scalar(lambd, x->dtype));
+  om_tensor *zero = om__keep(&s, om_scalar(0, x->dtype));
+  om_tensor *up = hi ? om__keep(&s, om_where(om__keep(&s, om_gt(x, hi)), om__keep(&s, om_add_scalar(x, -bias)), zero)) : NULL;
+  bool ok = put(b, 0, up && lo ? om_where(om__keep(&s, om_lt(x, lo)), om__keep(&s, om_add_scalar(x, bias)), up) : NULL);
+  om__scope_end(&s);
+  return ok;
+}
+static bool bind_thresholded_relu(om_bind *b) {
+  double alpha;
+  return attr_f(b, "alpha", 1.0, &alpha) && put(b, 0, thresholded_relu(b->in[0], alpha));
+}
+static bool bind_softsign(om_bind *b) { return put(b, 0, softsign(b->in[0])); }
+static bool bind_mish(om_bind *b) { /* x tanh(softplus(x)) */
+  om_tensor *sp = om_softplus(b->in[0], 1, 20), *t = sp ? om_tanh(sp) : NULL;
+  bool ok = put(b, 0, t ? om_mul(b->in[0], t) : NULL);
+  om_tensor_release(sp);
+  om_tensor_release(t);
+  return ok;
+}
+
+/* Hardmax: 1 at the first maximum along axis, 0 elsewhere (the argmax against an arange). */
+static bool bind_hardmax(om_bind *b) {
+  om_tensor *x = b->in[0];
+  int64_t axis, shape[OM_MAX_DIMS];
+  int a = 0;
+  if (!attr_i(b, "axis", -1, &axis) || !wrap(b, axis, x->ndim, &a)) return false;
+  if (om_tensor_numel(x) == 0) return put(b, 0, om_zeros(x->shape, x->ndim, x->dtype));
+  for (int d = 0; d < x->ndim - a; d++) shape[d] = d ? 1 : x->shape[a]; /* [n, 1, ...] against the axes from a on */
+  om_scope s = {0};
+  om_tensor *at = om__keep(&s, om_argmax(x, a, true)), *ar = om__keep(&s, om_arange(0, (double)x->shape[a], 1, OM_INT64));
+  om_tensor *col = ar ? om__keep(&s, om_reshape(ar, shape, x->ndim - a)) : NULL;
+  om_tensor *hit = at && col ? om__keep(&s, om_eq(col, at)) : NULL;
+  bool ok = put(b, 0, hit ? om_cast(hit, x->dtype) : NULL);
+  om__scope_end(&s);
+  return ok;
+}
+
+/* EyeLike: ones where column - row = k, of the input's shape (a constant of the plan). */
+static bool bind_eye_like(om_bind *b) {
+  const om_tensor *x = b->in[0];
+  int64_t k, dt, r1[2] = {x->ndim == 2 ? x->shape[0] : 0, 1};
+  om_dtype d = x->dtype;
+  if (!attr_i(b, "k", 0, &k) || !attr_i(b, "dtype", -1, &dt) || (dt >= 0 && !onnx_dtype(b, "dtype", dt, &d))) return false;
+  if (x->ndim != 2) return om__fail(OM_ERR_SHAPE_MISMATCH, "%s (EyeLike): the input must have 2 dims, it has %d", who(b), x->ndim);
+  om_scope s = {0};
+  om_tensor *rows = om__keep(&s, om_arange(0, (double)x->shape[0], 1, OM_INT64)), *cols = om__keep(&s, om_arange(0, (double)x->shape[1], 1, OM_INT64));
+  om_tensor *r = rows ? om__keep(&s, om_reshape(rows, r1, 2)) : NULL;
+  om_tensor *diff = r && cols ? om__keep(&s, om_sub(cols, r)) : NULL, *kk = om__keep(&s, om_scalar((double)k, OM_INT64));
+  bool ok = put(b, 0, diff && kk ? om_cast(om__keep(&s, om_eq(diff, kk)), d) : NULL);
+  om__scope_end(&s);
+  return ok;
+}
+
+/* The window functions: a0 - a1 cos(2 pi n / N) + a2 cos(4 pi n / N) over n < size, N = size
+ * (periodic) or size - 1 (symmetric). */
+static bool window(om_bind *b, double a0, double a1, double a2) {
+  int64_t size, periodic, dt;
+  int n;
+  om_dtype d;
+  if (!attr_i(b, "periodic", 1, &periodic) || !attr_i(b, "output_datatype", 1, &dt) || !onnx_dtype(b, "output_datatype", dt, &d) ||
+      !const_ints(b, 0, &size, 1, &n))
+    return false;
+  if (n != 1 || size < 0) return om__fail(OM_ERR_FORMAT, "%s (%s): size must be one value of at least 0", who(b), b->node->op_type);
+  double N = (double)(periodic ? size : size - 1), w = 2 * 3.14159265358979323846 / N;
+  om_scope s = {0};
+  om_tensor *k = om__keep(&s, om_arange(0, (double)size, 1, OM_FLOAT32));
+  om_tensor *c1 = k ? om__keep(&s, om_scale(om__keep(&s, om_cos(om__keep(&s, om_scale(k, w)))), -a1)) : NULL;
+  om_tensor *y = c1 ? om__keep(&s, om_add_scalar(c1, a0)) : NULL;
+  if (y && a2) y = om__keep(&s, om_add(y, om__keep(&s, om_scale(om__keep(&s, om_cos(om__keep(&s, om_scale(k, 2 * w)))), a2))));
+  bool ok = put(b, 0, y ? om_cast(y, d) : NULL);
+  om__scope_end(&s);
+  return ok;
+}
+static bool bind_hann_window(om_bind *b) { return window(b, 0.5, 0.5, 0); }
+static bool bind_hamming_window(om_bind *b) { return window(b, 25.0 / 46, 21.0 / 46, 0); }
+static bool bind_blackman_window(om_bind *b) { return window(b, 0.42, 0.5, 0.08); }
+
+/* LRN: x / (bias + alpha / size * the sum of squares over channels c - floor((size-1)/2) to
+ * c + ceil((size-1)/2))^beta; the sum an average pool of kernel [size, 1] over [N, 1, C, rest]. */
+static bool bind_lrn(om_bind *b) {
+  om_tensor *x = b->in[0];
+  double alpha, beta, bias;
+  int64_t size;
+  if (!attr_f(b, "alpha", 1e-4, &alpha) || !attr_f(b, "beta", 0.75, &beta) || !attr_f(b, "bias", 1.0, &bias) || !attr_i(b, "size", 0, &size))
+    return false;
+  if (size < 1) return om__fail(OM_ERR_FORMAT, "%s (LRN): size %lld (needs at least 1)", who(b), (long long)size);
+  if (x->ndim < 3) return om__fail(OM_ERR_SHAPE_MISMATCH, "%s (LRN): the input needs 3 or more dims", who(b));
+  int64_t rest = 1, shape4[4], pads[4] = {0, 0, (size - 1) / 2, size / 2}, kernel[2] = {size, 1}, one[2] = {1, 1}, zero[2] = {0, 0};
+  for (int d = 2; d < x->ndim; d++) rest *= x->shape[d];
+  shape4[0] = x->shape[0], shape4[1] = 1, shape4[2] = x->shape[1], shape4[3] = rest;
+  om_scope s = {0};
+  om_tensor *sq = om__keep(&s, om_mul(x, x)), *sq4 = sq ? om__keep(&s, om_reshape(sq, shape4, 4)) : NULL;
+  om_tensor *padded = sq4 ? om__keep(&s, om_pad(sq4, pads, 4, OM_PAD_CONSTANT, 0)) : NULL;
+  om_tensor *avg = padded ? om__keep(&s, om_avg_pool2d(padded, kernel, one, zero, false, true)) : NULL;
+  om_tensor *base = avg ? om__keep(&s, om_add_scalar(om__keep(&s, om_scale(avg, alpha)), bias)) : NULL;
+  om_tensor *den = base ? om__keep(&s, om_pow(base, om__keep(&s, om_scalar(beta, OM_FLOAT32)))) : NULL;
+  om_tensor *den_x = den ? om__keep(&s, om_reshape(den, x->shape, x->ndim)) : NULL;
+  bool ok = put(b, 0, den_x ? om_div(x, den_x) : NULL);
+  om__scope_end(&s);
+  return ok;
+}
+
+/* The p-norm (1 or 2) of x over axes, kept as size 1. */
+static om_tensor *lp_norm(const om_bind *b, om_tensor *x, int64_t p, const int64_t *axes, int n) {
+  if (p != 1 && p != 2) return om__fail(OM_ERR_UNSUPPORTED, "%s (%s): p %lld is not supported (1 or 2)", who(b), b->node->op_type, (long long)p), NULL;
+  om_tensor *t = p == 1 ? om_abs(x) : om_mul(x, x), *sum = t ? om_sum(t, axes, n, true) : NULL;
+  om_tensor_release(t);
+  return p == 1 || !sum ? sum : then(sum, om_sqrt(sum));
+}
+static bool bind_lp_normalization(om_bind *b) {
+  int64_t axis, p;
+  int a = 0;
+  if (!attr_i(b, "axis", -1, &axis) || !attr_i(b, "p", 2, &p) || !wrap(b, axis, b->in[0]->ndim, &a)) return false;
+  int64_t ax = a;
+  om_tensor *norm = lp_norm(b, b->in[0], p, &ax, 1);
+  bool ok = put(b, 0, norm ? om_div(b->in[0], norm) : NULL);
+  om_tensor_release(norm);
+  return ok;
+}
+static bool bind_global_lp_pool(om_bind *b) {
+  om_tensor *x = b->in[0];
+  int64_t p, dims[OM_MAX_DIMS];
+  if (!attr_i(b, "p", 2, &p)) return false;
+  if (x->ndim < 3) return om__fail(OM_ERR_SHAPE_MISMATCH, "%s (GlobalLpPool): the input needs 3 or more dims", who(b));
+  for (int d = 2; d < x->ndim; d++) dims[d - 2] = d;
+  return put(b, 0, lp_norm(b, x, p, dims, x->ndim - 2));
+}
+
+/* LpPool: the p-norm of each window, its sum a convolution with ones per channel over |x| or
+ * x x (zeros padded first, also at the end for ceil_mode's last window). */
+static bool bind_lp_pool(om_bind *b) {
+  om_tensor *x = b->in[0];
+  int ns = x->ndim - 2;
+  int64_t p, ceil;
+  spatial sp;
+  if (ns != 1 && ns != 2) return unsupported(b, "pooling over other than 1 or 2 spatial axes");
+  if (!attr_i(b, "p", 2, &p) || !attr_i(b, "ceil_mode", 0, &ceil) || !read_spatial(b, ns, x->shape + 2, NULL, &sp)) return false;
+  if (p != 1 && p != 2) return om__fail(OM_ERR_UNSUPPORTED, "%s (LpPool): p %lld is not supported (1 or 2)", who(b), (long long)p);
+  int64_t torch[4] = {0}, wshape[4] = {x->shape[1], 1, sp.kernel[0], ns == 2 ? sp.kernel[1] : 1}, zero[2] = {0, 0};
+  for (int d = 0; d < ns; d++) {
+    int64_t st = sp.stride[d], span = x->shape[2 + d] + sp.pad[d] + sp.pad_end[d] - ((sp.kernel[d] - 1) * sp.dilation[d] + 1);
+    if (ceil && span >= 0 && span % st) sp.pad_end[d] += st - span % st; /* the last window, partly past the end */
+    torch[2 * (ns - 1 - d)] = sp.pad[d], torch[2 * (ns - 1 - d) + 1] = sp.pad_end[d];
+  }
+  om_scope s = {0};
+  om_tensor *t = om__keep(&s, p == 1 ? om_abs(x) : om_mul(x, x)), *tp = t ? om__keep(&s, om_pad(t, torch, 2 * ns, OM_PAD_CONSTANT, 0)) : NULL;
+  om_tensor *w = om__keep(&s, om_ones(wshape, ns + 2, OM_FLOAT32)), *sum = NULL;
+  if (tp && w)
+    sum = om__keep(&s, ns == 2 ? om_conv2d(tp, w, NULL, sp.stride, zero, sp.dilation, x->shape[1])
+                               : om_conv1d(tp, w, NULL, sp.stride[0], 0, sp.dilation[0], x->shape[1]));
+  bool ok = put(b, 0, sum ? (p == 1 ? om_tensor_retain(sum) : om_sqrt(sum)) : NULL);
+  om__scope_end(&s);
+  return ok;
+}
+
+/* MeanVarianceNormalization, ONNX's function: (x - E[x]) / (sqrt(E[x^2] - E[x]^2) + 1e-9). */
+static bool bind_mvn(om_bind *b) {
+  om_tensor *x = b->in[0];
+  int64_t axes[OM_MAX_DIMS] = {0, 2, 3};
+  int n;
+  if (!attr_ints(b, "axes", axes, OM_MAX_DIMS, &n)) return false;
+  if (n < 0) n = 3;
+  om_scope s = {0};
+  om_tensor *m = om__keep(&s, om_mean(x, axes, n, true)), *sq = om__keep(&s, om_mul(x, x));
+  om_tensor *m2 = sq ? om__keep(&s, om_mean(sq, axes, n, true)) : NULL, *mm = m ? om__keep(&s, om_mul(m, m)) : NULL;
+  om_tensor *sd = m2 && mm ? om__keep(&s, om_sqrt(om__keep(&s, om_sub(m2, mm)))) : NULL;
+  om_tensor *den = sd ? om__keep(&s, om_add_scalar(sd, 1e-9)) : NULL;
+  bool ok = put(b, 0, den ? om_div(om__keep(&s, om_sub(x, m)), den) : NULL);
+  om__scope_end(&s);
+  return ok;
+}
+
+/* idx with a negative entry counted from the end of size (each element its own size: sizes
+ * broadcast against idx), and bad set where the result is still outside [0, size). */
+static om_tensor *wrap_indices(om_scope *s, om_tensor *idx, om_tensor *size, om_tensor **bad) {
+  om_tensor *zero = om__keep(s, om_scalar(0, OM_INT64)), *neg = zero ? om__keep(s, om_lt(idx, zero)) : NULL;
+  om_tensor *w = neg ? om__keep(s, om_where(neg, om__keep(s, om_add(idx, size)), idx)) : NULL;
+  *bad = w ? om__keep(s, om_logical_or(om__keep(s, om_lt(w, zero)), om__keep(s, om_ge(w, size)))) : NULL;
+  return *bad ? w : NULL;
+}
+
+/* GatherND: data [batch..., D (k axes)..., R...] and indices [batch..., Q..., k]: each index
+ * tuple becomes a row of data [B D, R] (its place in D plus its batch's offset), picked with one
+ * index_select; a tuple with an entry out of range picks row -1, IndexOutOfRange. */
+static bool bind_gather_nd(om_bind *b) {
+  om_tensor *x = b->in[0], *idx = b->in[1];
+  int64_t bd;
+  if (!attr_i(b, "batch_dims", 0, &bd)) return false;
+  if (idx->dtype != OM_INT64) return om__fail(OM_ERR_DTYPE_MISMATCH, "%s (GatherND): indices must be int64, they are %s", who(b), om_dtype_name(idx->dtype));
+  int64_t k = idx->ndim ? idx->shape[idx->ndim - 1] : -1;
+  if (bd < 0 || idx->ndim < 1 || bd >= idx->ndim || bd >= x->ndim || k > x->ndim - bd)
+    return om__fail(OM_ERR_SHAPE_MISMATCH, "%s (GatherND): indices of %d dims (the last %lld) for data of %d dims with batch_dims %lld", who(b),
+                    idx->ndim, (long long)k, x->ndim, (long long)bd);
+  int64_t B = 1, D = 1, R = 1, Q = 1, dims[OM_MAX_DIMS], strides[OM_MAX_DIMS], out[OM_MAX_DIMS];
+  int no = 0;
+  for (int d = 0; d < bd; d++) {
+    if (x->shape[d] != idx->shape[d])
+      return om__fail(OM_ERR_SHAPE_MISMATCH, "%s (GatherND): batch dim %d is %lld in data, %lld in indices", who(b), d, (long long)x->shape[d], (long long)idx->shape[d]);
+    B *= x->shape[d];
+  }
+  for (int d = 0; d < idx->ndim - 1; d++) out[no++] = idx->shape[d], Q *= d >= bd ? idx->shape[d] : 1;
+  for (int64_t j = k - 1; j >= 0; j--) dims[j] = x->shape[bd + j], strides[j] = D, D *= dims[j];
+  for (int d = (int)(bd + k); d < x->ndim; d++) {
+    if (no == OM_MAX_DIMS) return om__fail(OM_ERR_INVALID_ARGUMENT, "%s (GatherND): the result has more than %d dims", who(b), OM_MAX_DIMS);
+    out[no++] = x->shape[d], R *= x->shape[d];
+  }
+  int64_t rows[2] = {B * D, R}, bqk[3] = {B, Q, k}, boff[2] = {B, 1}, flat = B * Q;
+  om_scope s = {0};
+  om_tensor *bad, *x2 = om__keep(&s, om_reshape(x, rows, 2)), *i3 = om__keep(&s, om_reshape(idx, bqk, 3));
+  om_tensor *size = om__keep(&s, om_from_data(dims, &k, 1, OM_INT64)), *stride = om__keep(&s, om_from_data(strides, &k, 1, OM_INT64));
+  om_tensor *w = i3 && size ? wrap_indices(&s, i3, size, &bad) : NULL;
+  int64_t last = 2;
+  om_tensor *lin = w && stride ? om__keep(&s, om_sum(om__keep(&s, om_mul(w, stride)), &last, 1, false)) : NULL;
+  om_tensor *off = om__keep(&s, om_reshape(om__keep(&s, om_scale(om__keep(&s, om_arange(0, (double)B, 1, OM_INT64)), (double)D)), boff, 2));
+  om_tensor *nbad = lin ? om__keep(&s, om_sum(om__keep(&s, om_cast(bad, OM_INT64)), &last, 1, false)) : NULL;
+  om_tensor *anybad = nbad ? om__keep(&s, om_gt(nbad, om__keep(&s, om_scalar(0, OM_INT64)))) : NULL;
+  om_tensor *row = anybad && off ? om__keep(&s, om_where(anybad, om__keep(&s, om_scalar(-1, OM_INT64)), om__keep(&s, om_add(lin, off)))) : NULL;
+  om_tensor *picked = row && x2 ? om__keep(&s, om_index_select(x2, 0, om__keep(&s, om_reshape(row, &flat, 1)))) : NULL;
+  bool ok = put(b, 0, picked ? om_reshape(picked, out, no) : NULL);
+  om__scope_end(&s);
+  return ok;
+}
+
+/* NegativeLogLikelihoodLoss on log-probabilities x [N, C, d...] and targets t [N, d...]:
+ * -x[n, t, d...] times weight[t] (1 without weights; 0 where t is ignore_index), reduced by
+ * none, sum, or mean (the sum over the weights' sum). */
+static om_tensor *nll(const om_bind *b, om_tensor *x, om_tensor *t, om_tensor *weight) {
+  int64_t ignore, has_ignore = attr(b, "ignore_index") != NULL;
+  const char *red;
+  if (!attr_i(b, "ignore_index", 0, &ignore) || !attr_s(b, "reduction", "mean", &red)) return NULL;
+  bool none = !strcmp(red, "none"), sum = !strcmp(red, "sum"), mean = !strcmp(red, "mean");
+  if (!none && !sum && !mean) return om__fail(OM_ERR_FORMAT, "%s (%s): reduction '%s' (none, sum or mean)", who(b), b->node->op_type, red), NULL;
+  if (t->dtype != OM_INT64) return om__fail(OM_ERR_DTYPE_MISMATCH, "%s (%s): the target must be int64, it is %s", who(b), b->node->op_type, om_dtype_name(t->dtype)), NULL;
+  bool fits = x->ndim >= 2 && t->ndim == x->ndim - 1 && t->shape[0] == x->shape[0];
+  for (int d = 2; fits && d < x->ndim; d++) fits = t->shape[d - 1] == x->shape[d];
+  if (!fits) return om__fail(OM_ERR_SHAPE_MISMATCH, "%s (%s): the target's shape does not fit the input's [N, C, d...]", who(b), b->node->op_type), NULL;
+  om_scope s = {0};
+  om_tensor *ign = has_ignore ? om__keep(&s, om_eq(t, om__keep(&s, om_scalar((double)ignore, OM_INT64)))) : NULL;
+  om_tensor *ts = ign ? om__keep(&s, om_where(ign, om__keep(&s, om_scalar(0, OM_INT64)), t)) : t; /* an ignored target picks class 0, weighted 0 */
+  om_tensor *picked = ts ? om__keep(&s, om_squeeze(om__keep(&s, om_gather(x, 1, om__keep(&s, om_unsqueeze(ts, 1)))), (int64_t[]){1}, 1)) : NULL;
+  om_tensor *w = NULL;
+  if (weight) {
+    int64_t flat = -1;
+    om_tensor *wf = ts ? om__keep(&s, om_index_select(weight, 0, om__keep(&s, om_reshape(ts, &flat, 1)))) : NULL;
+    w = wf ? om__keep(&s, om_reshape(wf, t->shape, t->ndim)) : NULL;
+  } else if (ign || mean) {
+    w = om__keep(&s, om_ones(t->shape, t->ndim, OM_FLOAT32));
+  }
+  if (ign && w) w = om__keep(&s, om_where(ign, om__keep(&s, om_scalar(0, OM_FLOAT32)), w));
+  om_tensor *loss = picked ? om__keep(&s, om_neg(picked)) : NULL;
+  if (loss && w) loss = om__keep(&s, om_mul(loss, w));
+  om_tensor *r = NULL;
+  if (loss && none) r = om_tensor_retain(loss);
+  else if (loss && sum) r = om_sum(loss, NULL, 0, false);
+  else if (loss && w) r = om_div(om__keep(&s, om_sum(loss, NULL, 0, false)), om__keep(&s, om_sum(w, NULL, 0, false)));
+  om__scope_end(&s);
+  return r;
+}
+static bool bind_nll_loss(om_bind *b) {
+  om_tensor *weight = b->node->n_in > 2 ? b->in[2] : NULL;
+  return put(b, 0, nll(b, b->in[0], b->in[1], weight));
+}
+/* SoftmaxCrossEntropyLoss: the NLL of log_softmax over axis 1, which is output 1 (log_prob). */
+static bool bind_softmax_cross_entropy(om_bind *b) {
+  om_tensor *weight = b->node->n_in > 2 ? b->in[2] : NULL, *lp = b->in[0]->ndim >= 2 ? om_log_softmax(b->in[0], 1) : NULL;
+  if (!lp && b->in[0]->ndim < 2) return om__fail(OM_ERR_SHAPE_MISMATCH, "%s (SoftmaxCrossEntropyLoss): scores need 2 or more dims [N, C, d...]", who(b));
+  bool ok = lp && put(b, 0, nll(b, lp, b->in[1], weight));
+  if (ok && b->node->n_out > 1) return put(b, 1, lp);
+  om_tensor_release(lp);
+  return ok;
+}
+
+/* CenterCropPad: each axis cropped or zero-padded to its size, the input centred (an odd
+ * difference puts the extra element at the end). */
+static bool bind_center_crop_pad(om_bind *b) {
+  om_tensor *x = b->in[0];
+  int64_t shape[OM_MAX_DIMS], axes[OM_MAX_DIMS];
+  int n, na;
+  if (!const_ints(b, 1, shape, OM_MAX_DIMS, &n) || !attr_ints(b, "axes", axes, OM_MAX_DIMS, &na)) return false;
+  if (na < 0)
+    for (na = 0; na < x->ndim; na++) axes[na] = na;
+  if (n != na) return om__fail(OM_ERR_FORMAT, "%s (CenterCropPad): %d sizes for %d axes", who(b), n, na);
+  int64_t pads[2 * OM_MAX_DIMS] = {0};
+  om_tensor *y = om_tensor_retain(x);
+  for (int k = 0; y && k < n; k++) {
+    int a = 0;
+    if (!wrap(b, axes[k], x->ndim, &a)) return om_tensor_release(y), false;
+    if (shape[k] < 0) return om_tensor_release(y), om__fail(OM_ERR_FORMAT, "%s (CenterCropPad): size %lld", who(b), (long long)shape[k]);
+    int64_t dim = x->shape[a], off = (dim > shape[k] ? dim - shape[k] : shape[k] - dim) / 2;
+    if (shape[k] < dim) y = then(y, om_slice(y, a, off, off + shape[k], 1));
+    else pads[2 * (x->ndim - 1 - a)] = off, pads[2 * (x->ndim - 1 - a) + 1] = shape[k] - dim - off;
+  }
+  return put(b, 0, y ? then(y, om_pad(y, pads, 2 * x->ndim, OM_PAD_CONSTANT, 0)) : NULL);
+}
+
+/* Input i's values, known when planning (a shape decided by values), as a dense tensor. */
+static om_tensor *const_values(const om_bind *b, int i) {
+  if (b->in[i]->storage->planned)
+    return om__fail(OM_ERR_UNSUPPORTED, "%s (%s): input %d decides the result's shape by its values, which are computed when the graph runs; "
+                    "the graph layer plans shapes before (computed from input shapes and constants only)", who(b), b->node->op_type, i), NULL;
+  return om_contiguous(b->in[i]);
+}
+
+/* Compress: the slices along axis (of the flattened input without one) where the condition
+ * is true; a condition shorter than the axis leaves the rest out. */
+static bool bind_compress(om_bind *b) {
+  om_tensor *x = b->in[0];
+  int64_t axis, flat = -1;
+  int a = 0;
+  bool has_axis = attr(b, "axis") != NULL;
+  if (!attr_i(b, "axis", 0, &axis) || (has_axis && !wrap(b, axis, x->ndim, &a))) return false;
+  om_tensor *c = const_values(b, 1);
+  if (!c) return false;
+  om_tensor *xs = has_axis ? om_tensor_retain(x) : om_reshape(x, &flat, 1);
+  int64_t n = om_tensor_numel(c), dim = xs ? xs->shape[a] : 0, count = 0;
+  bool ok = xs && (c->ndim == 1 || om__fail(OM_ERR_SHAPE_MISMATCH, "%s (Compress): the condition must have 1 dim, it has %d", who(b), c->ndim)) &&
+            (n <= dim || om__fail(OM_ERR_SHAPE_MISMATCH, "%s (Compress): %lld conditions for an axis of %lld", who(b), (long long)n, (long long)dim));
+  int64_t *idx = ok ? om__alloc(sizeof(int64_t) * (size_t)(n + 1), "Compress") : NULL;
+  for (int64_t k = 0; idx && k < n; k++)
+    if (om__get_flat(c, k) != 0) idx[count++] = k;
+  om_tensor *it = idx ? om_from_data(idx, &count, 1, OM_INT64) : NULL;
+  ok = put(b, 0, it ? om_index_select(xs, a, it) : NULL);
+  free(idx);
+  om_tensor_release(it);
+  om_tensor_release(xs);
+  om_tensor_release(c);
+  return ok;
+}
+
+/* NonZero: the indices [ndim, count] of the non-zero elements, in row-major order. */
+static bool bind_non_zero(om_bind *b) {
+  om_tensor *c = const_values(b, 0);
+  if (!c) return false;
+  int64_t n = om_tensor_numel(c), count = 0, nd = c->ndim ? c->ndim : 1;
+  for (int64_t k = 0; k < n; k++) count += om__get_flat(c, k) != 0;
+  int64_t shape[2] = {nd, count}, *idx = om__alloc(sizeof(int64_t) * (size_t)(nd * count + 1), "NonZero");
+  for (int64_t k = 0, j = 0; idx && k < n; k++) {
+    if (om__get_flat(c, k) == 0) continue;
+    for (int64_t d = c->ndim - 1, r = k; d >= 0; d--) idx[d * count + j] = r % c->shape[d], r /= c->shape[d];
+    if (!c->ndim) idx[j] = 0; /* a scalar: index 0, as onnxruntime */
+    j++;
+  }
+  bool ok = put(b, 0, idx ? om_from_data(idx, shape, 2, OM_INT64) : NULL);
+  free(idx);
+  om_tensor_release(c);
+  return ok;
+}
+
+/* ReverseSequence: along time_axis, the first len[b] elements of batch b reversed, the rest
+ * kept: a gather by t < len ? len - 1 - t : t. */
+static bool bind_reverse_sequence(om_bind *b) {
+  om_tensor *x = b->in[0], *len = b->in[1];
+  int64_t ta, ba;
+  int t = 0, bt = 0;
+  if (!attr_i(b, "time_axis", 0, &ta) || !attr_i(b, "batch_axis", 1, &ba)) return false;
+  if (x->ndim < 2 || (ta != 0 && ta != 1) || ba != 1 - ta)
+    return om__fail(OM_ERR_FORMAT, "%s (ReverseSequence): time_axis %lld and batch_axis %lld for %d dims (one is 0, the other 1)", who(b),
+                    (long long)ta, (long long)ba, x->ndim);
+  t = (int)ta, bt = (int)ba;
+  if (len->dtype != OM_INT64 || len->ndim != 1 || len->shape[0] != x->shape[bt])
+    return om__fail(OM_ERR_SHAPE_MISMATCH, "%s (ReverseSequence): sequence_lens must be int64 of the batch's size %lld", who(b), (long long)x->shape[bt]);
+  int64_t tshape[OM_MAX_DIMS], lshape[OM_MAX_DIMS];
+  for (int d = 0; d < x->ndim; d++) tshape[d] = d == t ? x->shape[t] : 1, lshape[d] = d == bt ? x->shape[bt] : 1;
+  om_scope s = {0};
+  om_tensor *ar = om__keep(&s, om_arange(0, (double)x->shape[t], 1, OM_INT64)), *tt = ar ? om__keep(&s, om_reshape(ar, tshape, x->ndim)) : NULL;
+  om_tensor *l = om__keep(&s, om_reshape(len, lshape, x->ndim));
+  om_tensor *rev = tt && l ? om__keep(&s, om_sub(om__keep(&s, om_add_scalar(l, -1)), tt)) : NULL;
+  om_tensor *idx = rev ? om__keep(&s, om_where(om__keep(&s, om_lt(tt, l)), rev, tt)) : NULL;
+  om_tensor *full = idx ? om__keep(&s, om_expand(idx, x->shape, x->ndim)) : NULL;
+  bool ok = put(b, 0, full ? om_gather(x, t, full) : NULL);
+  om__scope_end(&s);
+  return ok;
+}
+
+/* RNN (Tanh, ONNX's default activation): per direction one linear over every step's input
+ * (biases Wb + Rb), then per step h = tanh(xw[t] + h R^T), clipped first with clip. */
+static bool bind_rnn(om_bind *b) {
+  int64_t H, layout;
+  double clip;
+  const char *dir;
+  if (!attr_i(b, "hidden_size", -1, &H) || !attr_i(b, "layout", 0, &layout) || !attr_s(b, "direction", "forward", &dir) || !attr_f(b, "clip", 0, &clip))
+    return false;
+  if (attr(b, "activations") || attr(b, "activation_alpha") || attr(b, "activation_beta")) return unsupported(b, "activations other than the default (Tanh)");
+  if (b->node->n_in > 4 && b->in[4]) return unsupported(b, "sequence_lens");
+  bool bi = !strcmp(dir, "bidirectional"), rev = !strcmp(dir, "reverse"), clipped = attr(b, "clip") != NULL;
+  if (!bi && !rev && strcmp(dir, "forward")) return om__fail(OM_ERR_FORMAT, "%s (RNN): direction '%s'", who(b), dir);
+  om_tensor *x = b->in[0], *W = b->in[1], *R = b->in[2], *B = b->node->n_in > 3 ? b->in[3] : NULL, *h0 = b->node->n_in > 5 ? b->in[5] : NULL;
+  int D = bi ? 2 : 1;
+  if (x->ndim != 3 || W->ndim != 3 || R->ndim != 3 || W->shape[0] != D || H < 1 || W->shape[1] != H || W->shape[2] != x->shape[2] ||
+      R->shape[0] != D || R->shape[1] != H || R->shape[2] != H || (B && (B->ndim != 2 || B->shape[0] != D || B->shape[1] != 2 * H)))
+    return om__fail(OM_ERR_SHAPE_MISMATCH, "%s (RNN): X, W, R and B do not fit hidden_size %lld and direction %s", who(b), (long long)H, dir);
+  om_scope s = {0}; /* what lives to the end: the inputs transposed, each direction's results */
+  if (layout) {
+    x = om__keep(&s, om_transpose(x, 0, 1));
+    if (h0) h0 = om__keep(&s, om_transpose(h0, 0, 1));
+  }
+  int64_t T = x ? x->shape[0] : 0, N = x ? x->shape[1] : 0, zshape[3] = {0, N, H};
+  om_tensor **steps = x ? om__alloc(sizeof(om_tensor *) * (size_t)(T + 1), "RNN") : NULL, *ys[2] = {NULL}, *hs[2] = {NULL};
+  bool ok = steps && (!h0 || h0);
+  if (steps) memset(steps, 0, sizeof(om_tensor *) * (size_t)(T + 1));
+  for (int d = 0; ok && d < D; d++) {
+    om_scope t = {0}; /* this direction's operands */
+    om_tensor *bias = NULL;
+    if (B) {
+      om_tensor *bd = om__keep(&t, om_select(B, 0, d));
+      bias = bd ? om__keep(&t, om_add(om__keep(&t, om_slice(bd, 0, 0, H, 1)), om__keep(&t, om_slice(bd, 0, H, 2 * H, 1)))) : NULL;
+    }
+    om_tensor *Rd = om__keep(&t, om_select(R, 0, d)), *xw = om__keep(&t, om_linear(x, om__keep(&t, om_select(W, 0, d)), bias));
+    int64_t hshape[2] = {N, H};
+    om_tensor *h = h0 ? om_select(h0, 0, d) : om_zeros(hshape, 2, OM_FLOAT32);
+    ok = Rd && xw && (!B || bias) && h;
+    for (int64_t k = 0; ok && k < T; k++) {
+      int64_t at = rev || d == 1 ? T - 1 - k : k;
+      om_tensor *xt = om_select(xw, 0, at), *hr = om_linear(h, Rd, NULL), *pre = xt && hr ? om_add(xt, hr) : NULL;
+      double lo = -clip, hi = clip;
+      if (pre && clipped) pre = then(pre, om_clamp(pre, &lo, &hi));
+      steps[at] = pre ? om_tanh(pre) : NULL;
+      om_tensor_release(xt);
+      om_tensor_release(hr);
+      om_tensor_release(pre);
+      ok = (h = then(h, om_tensor_retain(steps[at]))) != NULL;
+    }
+    ys[d] = ok ? om__keep(&s, T ? om_stack(steps, (int)T, 0) : om_zeros(zshape, 3, OM_FLOAT32)) : NULL;
+    hs[d] = ok ? om__keep(&s, om_tensor_retain(h)) : NULL;
+    om__release_all(steps, (int)T);
+    memset(steps, 0, sizeof(om_tensor *) * (size_t)T);
+    om_tensor_release(h);
+    om__scope_end(&t);
+    ok = ok && ys[d] && hs[d];
+  }
+  free(steps);
+  om_tensor *y = ok ? om__keep(&s, om_stack(ys, D, 1)) : NULL, *h = ok ? om__keep(&s, om_stack(hs, D, 0)) : NULL; /* [T, D, N, H], [D, N, H] */
+  if (y && h && layout) { /* back to batch first: Y [N, T, D, H], Y_h [N, D, H] */
+    int64_t perm[4] = {2, 0, 1, 3};
+    y = om__keep(&s, om_permute(y, perm, 4));
+    h = om__keep(&s, om_transpose(h, 0, 1));
+  }
+  ok = ok && y && h && put(b, 0, om_tensor_retain(y));
+  if (ok && b->node->n_out > 1) ok = put(b, 1, om_tensor_retain(h));
+  om__scope_end(&s);
+  return ok;
+}
+
+/* ---- GridSample, AffineGrid ---- */
+
+enum { PAD_ZEROS, PAD_BORDER, PAD_REFLECTION };
+
+/* x reflected into [lo, hi] off its ends (onnxruntime's and PyTorch's reflection). */
+static om_tensor *reflect_into(om_tensor *x, double lo, double hi) {
+  om_scope s = {0};
+  double range = hi - lo;
+  om_tensor *zero = om__keep(&s, om_scalar(0, OM_FLOAT32)), *below = om__keep(&s, om_lt(x, om__keep(&s, om_scalar(lo, OM_FLOAT32))));
+  om_tensor *above = om__keep(&s, om_gt(x, om__keep(&s, om_scalar(hi, OM_FLOAT32))));
+  om_tensor *dlo = om__keep(&s, om_add_scalar(om__keep(&s, om_neg(x)), lo)), *dhi = om__keep(&s, om_add_scalar(x, -hi));
+  om_tensor *dx = below && above && dlo && dhi ? om__keep(&s, om_where(below, dlo, om__keep(&s, om_where(above, dhi, zero)))) : NULL;
+  om_tensor *flips = dx ? om__keep(&s, floor_of(om__keep(&s, om_scale(dx, 1 / range)))) : NULL;
+  om_tensor *r = flips ? om__keep(&s, om_sub(dx, om__keep(&s, om_scale(flips, range)))) : NULL;
+  om_tensor *even = flips ? om__keep(&s, om_eq(om__keep(&s, om_remainder(flips, om__keep(&s, om_scalar(2, OM_FLOAT32)))), zero)) : NULL;
+  om_tensor *from_lo = r ? om__keep(&s, om_add_scalar(r, lo)) : NULL, *from_hi = r ? om__keep(&s, om_add_scalar(om__keep(&s, om_neg(r)), hi)) : NULL;
+  om_tensor *y = NULL;
+  if (even && from_lo && from_hi)
+    y = om_where(below, om__keep(&s, om_where(even, from_lo, from_hi)), om__keep(&s, om_where(above, om__keep(&s, om_where(even, from_hi, from_lo)), x)));
+  om__scope_end(&s);
+  return y;
+}
+
+/* The source coordinate along an axis of size n for grid values g: -1 and 1 are the centres of
+ * the end pixels (align) or their outer edges, then clamped (border) or reflected (reflection). */
+static om_tensor *grid_source(om_tensor *g, int64_t n, bool align, int pad) {
+  om_tensor *g1 = om_add_scalar(g, 1), *t = !g1 ? NULL : align ? om_scale(g1, 0.5) : om_scale(g1, (double)n); /* (g + 1) / 2 (n - 1), ((g + 1) n - 1) / 2 */
+  om_tensor *u = !t || align ? NULL : om_add_scalar(t, -1), *x = !t ? NULL : align ? om_scale(t, (double)(n - 1)) : u ? om_scale(u, 0.5) : NULL;
+  om_tensor_release(g1);
+  om_tensor_release(t);
+  om_tensor_release(u);
+  double lo = 0, hi = (double)(n - 1);
+  if (x && pad == PAD_BORDER) x = then(x, om_clamp(x, &lo, &hi));
+  if (x && pad == PAD_REFLECTION && n > 1) x = then(x, align ? reflect_into(x, 0, hi) : reflect_into(x, -0.5, hi + 0.5));
+  return x;
+}
+
+/* w times the pixels of x [N, C, H W] at integer taps (xi, yi) [N, Ho, Wo] (float), as [N, C, Ho Wo]:
+ * a tap outside the image reads its nearest pixel (border, reflection: where the coordinate was
+ * moved inside, a tap outside has weight 0 or reads the pixel reflection would), or 0 (zeros). */
+static om_tensor *grid_tap(om_tensor *x, om_tensor *xi, om_tensor *yi, om_tensor *w, int64_t H, int64_t W, bool zeros) {
+  om_scope s = {0};
+  const om_tensor *g = xi;
+  int64_t flat[3] = {g->shape[0], 1, g->shape[1] * g->shape[2]}, wide[3] = {g->shape[0], x->shape[1], flat[2]};
+  double zero = 0, wmax = (double)(W - 1), hmax = (double)(H - 1);
+  om_tensor *f0 = om__keep(&s, om_scalar(0, OM_FLOAT32));
+  om_tensor *xs = om__keep(&s, om_where(om__keep(&s, om_ne(xi, xi)), f0, xi)), *ys = om__keep(&s, om_where(om__keep(&s, om_ne(yi, yi)), f0, yi)); /* NaN: 0 */
+  om_tensor *cx = xs ? om__keep(&s, om_clamp(xs, &zero, &wmax)) : NULL, *cy = ys ? om__keep(&s, om_clamp(ys, &zero, &hmax)) : NULL;
+  om_tensor *lin = cx && cy ? om__keep(&s, om_add(om__keep(&s, om_scale(om__keep(&s, om_cast(cy, OM_INT64)), (double)W)), om__keep(&s, om_cast(cx, OM_INT64)))) : NULL;
+  om_tensor *idx = lin ? om__keep(&s, om_expand(om__keep(&s, om_reshape(lin, flat, 3)), wide, 3)) : NULL;
+  om_tensor *v = idx ? om__keep(&s, om_gather(x, 2, idx)) : NULL;
+  if (v && zeros) { /* inside where clamping moved nothing */
+    om_tensor *in = om__keep(&s, om_logical_and(om__keep(&s, om_eq(cx, xi)), om__keep(&s, om_eq(cy, yi))));
+    v = in ? om__keep(&s, om_where(om__keep(&s, om_reshape(in, flat, 3)), v, f0)) : NULL;
+  }
+  om_tensor *y = v ? om_mul(v, om__keep(&s, om_reshape(w, flat, 3))) : NULL;
+  om__scope_end(&s);
+  return y;
+}
+
+/* GridSample over 2 spatial axes: X [N, C, H, W] read at grid [N, Ho, Wo, 2] (x then y in
+ * [-1, 1]), linear (four taps) or nearest (half to even); the taps are gathers of X [N, C, H W]. */
+static bool bind_grid_sample(om_bind *b) {
+  om_tensor *x = b->in[0], *grid = b->in[1];
+  int64_t align;
+  const char *mode, *padding;
+  if (!attr_i(b, "align_corners", 0, &align) || !attr_s(b, "mode", "linear", &mode) || !attr_s(b, "padding_mode", "zeros", &padding)) return false;
+  bool linear = !strcmp(mode, "linear") || !strcmp(mode, "bilinear"); /* bilinear: opset 16's name */
+  if (!linear && strcmp(mode, "nearest")) return unsupported(b, "mode other than linear and nearest");
+  int pad = !strcmp(padding, "zeros") ? PAD_ZEROS : !strcmp(padding, "border") ? PAD_BORDER : !strcmp(padding, "reflection") ? PAD_REFLECTION : -1;
+  if (pad < 0) return om__fail(OM_ERR_FORMAT, "%s (GridSample): padding_mode '%s' (zeros, border or reflection)", who(b), padding);
+  if (x->ndim != 4) return unsupported(b, "a grid over other than 2 spatial axes");
+  if (grid->ndim != 4 || grid->shape[0] != x->shape[0] || grid->shape[3] != 2)
+    return om__fail(OM_ERR_SHAPE_MISMATCH, "%s (GridSample): the grid must be [N, Ho, Wo, 2] for X [N, C, H, W]", who(b));
+  int64_t H = x->shape[2], W = x->shape[3], out[4] = {x->shape[0], x->shape[1], grid->shape[1], grid->shape[2]}, flat[3] = {out[0], out[1], H * W};
+  om_scope s = {0};
+  om_tensor *xr = om__keep(&s, om_reshape(x, flat, 3));
+  om_tensor *gx = om__keep(&s, om_select(grid, 3, 0)), *gy = om__keep(&s, om_select(grid, 3, 1));
+  om_tensor *sx = gx ? om__keep(&s, grid_source(gx, W, align, pad)) : NULL, *sy = gy ? om__keep(&s, grid_source(gy, H, align, pad)) : NULL;
+  om_tensor *y = NULL;
+  if (sx && sy && xr && H * W == 0) { /* nothing to read: zeros (onnxruntime's, whatever the padding) */
+    y = om__keep(&s, om_zeros(out, 4, x->dtype));
+  } else if (sx && sy && xr && !linear) {
+    om_tensor *rx = om__keep(&s, round_half_even(sx)), *ry = om__keep(&s, round_half_even(sy)), *one = om__keep(&s, om_ones(sx->shape, 3, OM_FLOAT32));
+    y = rx && ry && one ? om__keep(&s, grid_tap(xr, rx, ry, one, H, W, pad == PAD_ZEROS)) : NULL;
+  } else if (sx && sy && xr) {
+    om_tensor *x0 = om__keep(&s, floor_of(sx)), *y0 = om__keep(&s, floor_of(sy));
+    om_tensor *x1 = x0 ? om__keep(&s, om_add_scalar(x0, 1)) : NULL, *y1 = y0 ? om__keep(&s, om_add_scalar(y0, 1)) : NULL;
+    om_tensor *wx1 = x0 ? om__keep(&s, om_sub(sx, x0)) : NULL, *wy1 = y0 ? om__keep(&s, om_sub(sy, y0)) : NULL;
+    om_tensor *wx0 = wx1 ? om__keep(&s, om_add_scalar(om__keep(&s, om_neg(wx1)), 1)) : NULL, *wy0 = wy1 ? om__keep(&s, om_add_scalar(om__keep(&s, om_neg(wy1)), 1)) : NULL;
+    om_tensor *xs[2] = {x0, x1}, *ys[2] = {y0, y1}, *wxs[2] = {wx0, wx1}, *wys[2] = {wy0, wy1};
+    bool ok = x1 && y1 && wx0 && wy0;
+    for (int k = 0; ok && k < 4; k++) { /* the taps (x0, y0), (x1, y0), (x0, y1), (x1, y1) */
+      om_tensor *w = om_mul(wxs[k & 1], wys[k >> 1]), *t = w ? grid_tap(xr, xs[k & 1], ys[k >> 1], w, H, W, pad == PAD_ZEROS) : NULL;
+      y = !t ? NULL : k ? om__keep(&s, om_add(y, t)) : om__keep(&s, om_tensor_retain(t));
+      ok = y != NULL;
+      om_tensor_release(w);
+      om_tensor_release(t);
+    }
+  }
+  bool ok = put(b, 0, y ? om_reshape(y, out, 4) : NULL);
+  om__scope_end(&s);
+  return ok;
+}
+
+/* AffineGrid: the grid of theta [N, r, r + 1] over size [N, C, (D,) H, W]: for each output
+ * position its base coordinates (x, y, (z,) 1) in [-1, 1] (a constant of the plan) times theta. */
+static bool bind_affine_grid(om_bind *b) {
+  om_tensor *theta = b->in[0];
+  int64_t size[5], align;
+  int n;
+  if (!attr_i(b, "align_corners", 0, &align) || !const_ints(b, 1, size, 5, &n)) return false;
+  int r = n - 2;
+  if ((r != 2 && r != 3) || theta->ndim != 3 || theta->shape[0] != size[0] || theta->shape[1] != r || theta->shape[2] != r + 1)
+    return om__fail(OM_ERR_SHAPE_MISMATCH, "%s (AffineGrid): theta must be [N, r, r + 1] for a size [N, C, ...] of r = 2 or 3 spatial axes", who(b));
+  int64_t count = 1;
+  for (int d = 2; d < n; d++) {
+    if (size[d] < 0) return om__fail(OM_ERR_FORMAT, "%s (AffineGrid): size %lld", who(b), (long long)size[d]);
+    count *= size[d];
+  }
+  if (count > ((int64_t)1 << 28)) return om__fail(OM_ERR_OUT_OF_MEMORY, "%s (AffineGrid): a grid of %lld positions", who(b), (long long)count);
+  float *base = om__alloc(sizeof(float) * (uint64_t)(count * (r + 1) + 1), "AffineGrid");
+  for (int64_t k = 0; base && k < count; k++) { /* position k's coordinates: x along the last axis, then y, (z) */
+    for (int64_t d = n - 1, rest = k, j = 0; d >= 2; d--, j++) {
+      int64_t len = size[d], i = rest % len;
+      rest /= len;
+      base[k * (r + 1) + j] = len <= 1 ? 0.0f : align ? (float)(-1 + 2.0 * (double)i / (double)(len - 1)) : (float)((2.0 * (double)i + 1) / (double)len - 1);
+    }
+    base[k * (r + 1) + r] = 1;
+  }
+  int64_t bshape[3] = {1, count, r + 1}, out[5] = {size[0]};
+  for (int d = 2; d < n; d++) out[d - 1] = size[d];
+  out[n - 1] = r;
+  om_tensor *bt = base ? om_from_data(base, bshape, 3, OM_FLOAT32) : NULL, *tt = bt ? om_transpose(theta, 1, 2) : NULL;
+  om_tensor *g = tt ? om_matmul(bt, tt) : NULL; /* [N, count, r] */
+  bool ok = put(b, 0, g ? om_reshape(g, out, n) : NULL);
+  free(base);
+  om_tensor_release(bt);
+  om_tensor_release(tt);
+  om_tensor_release(g);
+  return ok;
+}
+
+/* ---- DFT, STFT ---- */
+
+/* The discrete Fourier transform of x [..., n, ..., c] (c 1: real, 2: complex) along axis
+ * (not the last), zero-padded or cut to length L: matmuls by cos and sin of 2 pi k n / L, whose
+ * angles are taken mod L first (so the library's cos and sin see [0, 2 pi)), k < L or (onesided)
+ * k <= L / 2; inverse flips the sign of the angle and divides by L. [..., K, ..., 2]. */
+static om_tensor *dft(om_tensor *x, int axis, int64_t L, bool inverse, bool onesided) {
+  int last = x->ndim - 1, nd = x->ndim - 1;
+  int64_t n = x->shape[axis], K = onesided ? L / 2 + 1 : L, col[2] = {L, 1}, pad[2] = {0, L > n ? L - n : 0};
+  om_scope s = {0};
+  om_tensor *re = om__keep(&s, om_select(x, last, 0)), *im = x->shape[last] == 2 ? om__keep(&s, om_select(x, last, 1)) : NULL;
+  om_tensor *parts[2] = {re, im};
+  for (int p = 0; p < 2 && parts[p]; p++) { /* the axis last, n cut or padded to L */
+    om_tensor *t = om__keep(&s, om_transpose(parts[p], axis, nd - 1));
+    if (t && n > L) t = om__keep(&s, om_slice(t, nd - 1, 0, L, 1));
+    parts[p] = t && n < L ? om__keep(&s, om_pad(t, pad, 2, OM_PAD_CONSTANT, 0)) : t;
+  }
+  om_tensor *rows = om__keep(&s, om_reshape(om__keep(&s, om_arange(0, (double)L, 1, OM_INT64)), col, 2));
+  om_tensor *kn = rows ? om__keep(&s, om_mul(rows, om__keep(&s, om_arange(0, (double)K, 1, OM_INT64)))) : NULL; /* [L, K] */
+  om_tensor *ang = kn ? om__keep(&s, om_scale(om__keep(&s, om_cast(om__keep(&s, om_remainder(kn, om__keep(&s, om_scalar((double)L, OM_INT64)))), OM_FLOAT32)),
+                                              2 * 3.14159265358979323846 / (double)L)) : NULL;
+  om_tensor *cs = ang ? om__keep(&s, om_cos(ang)) : NULL, *sn = ang ? om__keep(&s, om_sin(ang)) : NULL;
+  if (sn && !inverse) sn = om__keep(&s, om_neg(sn)); /* e^(-i a) forward, e^(i a) inverse */
+  /* (re + i im)(cos + i sin) = re cos - im sin + i (re sin + im cos) */
+  om_tensor *yr = NULL, *yi = NULL;
+  if (cs && sn && parts[0] && (!im || parts[1])) {
+    yr = om__keep(&s, om_matmul(parts[0], cs)), yi = om__keep(&s, om_matmul(parts[0], sn));
+    if (im && yr && yi) {
+      yr = om__keep(&s, om_sub(yr, om__keep(&s, om_matmul(parts[1], sn))));
+      yi = yr ? om__keep(&s, om_add(yi, om__keep(&s, om_matmul(parts[1], cs)))) : NULL;
+    }
+  }
+  if (yr && yi && inverse) yr = om__keep(&s, om_scale(yr, 1.0 / (double)L)), yi = yr ? om__keep(&s, om_scale(yi, 1.0 / (double)L)) : NULL;
+  om_tensor *back[2] = {yr ? om__keep(&s, om_transpose(yr, axis, nd - 1)) : NULL, yi ? om__keep(&s, om_transpose(yi, axis, nd - 1)) : NULL};
+  om_tensor *y = back[0] && back[1] ? om_stack(back, 2, last) : NULL;
+  om__scope_end(&s);
+  return y;
+}
+
+/* The complex part of a signal: the last axis is 1 (real) or 2 (complex). */
+static bool signal_of(const om_bind *b, const om_tensor *x, int min_dims) {
+  if (x->ndim >= min_dims && (x->shape[x->ndim - 1] == 1 || x->shape[x->ndim - 1] == 2)) return true;
+  return om__fail(OM_ERR_SHAPE_MISMATCH, "%s (%s): the input must have %d or more dims, the last of size 1 (real) or 2 (complex)", who(b),
+                  b->node->op_type, min_dims);
+}
+
+/* DFT (opset 20's: the axis an input, -2 when absent; older opsets' axis attribute is read too). */
+static bool bind_dft(om_bind *b) {
+  om_tensor *x = b->in[0];
+  int64_t inverse, onesided, axis = -2, L;
+  int n, a = 0;
+  if (!attr_i(b, "inverse", 0, &inverse) || !attr_i(b, "onesided", 0, &onesided) || !attr_i(b, "axis", -2, &axis) || !signal_of(b, x, 2)) return false;
+  if (b->node->n_in > 2 && b->in[2] && !const_ints(b, 2, &axis, 1, &n)) return false;
+  if (!wrap(b, axis, x->ndim, &a)) return false;
+  if (a == x->ndim - 1) return om__fail(OM_ERR_INDEX_OUT_OF_RANGE, "%s (DFT): axis %lld is the complex axis", who(b), (long long)axis);
+  L = x->shape[a];
+  if (b->node->n_in > 1 && b->in[1] && om_tensor_numel(b->in[1]) && !const_ints(b, 1, &L, 1, &n)) return false;
+  if (L < 1) return om__fail(OM_ERR_FORMAT, "%s (DFT): dft_length %lld (at least 1)", who(b), (long long)L);
+  if (onesided && (inverse || x->shape[x->ndim - 1] == 2)) return unsupported(b, "onesided with inverse or a complex input");
+  return put(b, 0, dft(x, a, L, inverse, onesided));
+}
+
+/* STFT: frames of signal [batch, length, c] every frame_step, times the window, each through the
+ * DFT: [batch, frames, K, 2]. The frames are one index_select of the sample positions. */
+static bool bind_stft(om_bind *b) {
+  om_tensor *x = b->in[0], *window = b->node->n_in > 2 && b->in[2] && om_tensor_numel(b->in[2]) ? b->in[2] : NULL;
+  int64_t onesided, step, flen = -1;
+  int n;
+  if (!attr_i(b, "onesided", 1, &onesided) || !signal_of(b, x, 3) || !const_ints(b, 1, &step, 1, &n)) return false;
+  if (x->ndim != 3) return om__fail(OM_ERR_SHAPE_MISMATCH, "%s (STFT): the signal must be [batch, length, 1 or 2]", who(b));
+  if (b->node->n_in > 3 && b->in[3] && om_tensor_numel(b->in[3]) && !const_ints(b, 3, &flen, 1, &n)) return false;
+  if (window && (window->ndim != 1 || (flen >= 0 && window->shape[0] != flen)))
+    return om__fail(OM_ERR_SHAPE_MISMATCH, "%s (STFT): the window must be 1-D of frame_length", who(b));
+  if (flen < 0) flen = window ? window->shape[0] : -1;
+  if (flen < 1 || step < 1 || flen > x->shape[1])
+    return om__fail(OM_ERR_FORMAT, "%s (STFT): frame_length %lld and frame_step %lld for a signal of %lld", who(b), (long long)flen, (long long)step,
+                    (long long)x->shape[1]);
+  if (onesided && x->shape[2] == 2) return unsupported(b, "onesided with a complex signal");
+  int64_t frames = (x->shape[1] - flen) / step + 1, count = frames * flen, shape[4] = {x->shape[0], frames, flen, x->shape[2]}, wshape[3] = {1, flen, 1};
+  int64_t *pos = om__alloc(sizeof(int64_t) * (uint64_t)count, "STFT");
+  for (int64_t k = 0; pos && k < count; k++) pos[k] = (k / flen) * step + k % flen;
+  om_scope s = {0};
+  om_tensor *idx = pos ? om__keep(&s, om_from_data(pos, &count, 1, OM_INT64)) : NULL;
+  free(pos);
+  om_tensor *fr = idx ? om__keep(&s, om_reshape(om__keep(&s, om_index_select(x, 1, idx)), shape, 4)) : NULL;
+  if (fr && window) fr = om__keep(&s, om_mul(fr, om__keep(&s, om_reshape(window, wshape, 3))));
+  bool ok = put(b, 0, fr ? dft(fr, 2, flen, false, onesided) : NULL);
+  om__scope_end(&s);
+  return ok;
+}
+
 /* ---- the table, sorted by op type: inputs, outputs, the rule, what it runs as (for
  * docs/graph-runtime.md, generated by om_optable) ---- */
 
@@ -1166,6 +1998,7 @@ static const om_onnx_rule rules[] = {
     {"Acos", 1, 1, 1, bind_acos, "acos"},
     {"Acosh", 1, 1, 1, bind_acosh, "acosh"},
     {"Add", 2, 2, 1, bind_add, "add"},
+    {"AffineGrid", 2, 2, 1, bind_affine_grid, "matmul of the base coordinates (a constant of the plan; align_corners) and theta transposed"},
     {"And", 2, 2, 1, bind_and, "where(a, b, a)"},
     {"ArgMax", 1, 1, 1, bind_argmax, "argmax (select_last_index: of the input reversed along the axis)"},
     {"ArgMin", 1, 1, 1, bind_argmin, "argmin (select_last_index: of the input reversed along the axis)"},
@@ -1179,9 +2012,14 @@ static const om_onnx_rule rules[] = {
     {"BitwiseNot", 1, 1, 1, bind_bitwise_not, "bitwise_not"},
     {"BitwiseOr", 2, 2, 1, bind_bitwise_or, "bitwise_or"},
     {"BitwiseXor", 2, 2, 1, bind_bitwise_xor, "bitwise_xor"},
+    {"BlackmanWindow", 1, 1, 1, bind_blackman_window, "0.42 - 0.5 cos(2 pi n / N) + 0.08 cos(4 pi n / N) from arange and cos (size known when planning; periodic, output_datatype)"},
     {"Cast", 1, 1, 1, bind_cast, "cast to FLOAT, INT64 (INT32 too: the graph layer's one integer type), BOOL"},
+    {"CastLike", 2, 2, 1, bind_cast_like, "cast to the second input's dtype"},
     {"Ceil", 1, 1, 1, bind_ceil, "-floor(-x) (see Floor)"},
+    {"Celu", 1, 1, 1, bind_celu, "where(x > 0, x, alpha elu(x / alpha))"},
+    {"CenterCropPad", 2, 2, 1, bind_center_crop_pad, "slice, pad with zeros (the sizes known when planning; axes)"},
     {"Clip", 1, 3, 1, bind_clip, "clamp (bounds known when planning), else Max / Min"},
+    {"Compress", 2, 2, 1, bind_compress, "index_select of the true positions (the condition known when planning: it decides the shape)"},
     {"Concat", 1, MANY, 1, bind_concat, "cat"},
     {"Constant", 0, 0, 1, bind_constant, "the value (value_float, value_int, value_floats, value_ints, value)"},
     {"ConstantOfShape", 1, 1, 1, bind_constant_of_shape, "full"},
@@ -1190,6 +2028,7 @@ static const om_onnx_rule rules[] = {
     {"Cos", 1, 1, 1, bind_cos, "cos"},
     {"Cosh", 1, 1, 1, bind_cosh, "cosh"},
     {"CumSum", 2, 2, 1, bind_cumsum, "cumsum (exclusive, reverse refused)"},
+    {"DFT", 1, 3, 1, bind_dft, "matmuls by cos and sin of the angles (mod the length; inverse, onesided, dft_length and axis known when planning)"},
     {"Div", 2, 2, 1, bind_div, "div (int64: truncating, as ONNX)"},
     {"Dropout", 1, 3, 2, bind_dropout, "the input (inference: training_mode true and the mask output refused)"},
     {"Elu", 1, 1, 1, bind_elu, "elu"},
@@ -1197,22 +2036,32 @@ static const om_onnx_rule rules[] = {
     {"Erf", 1, 1, 1, bind_erf, "erf"},
     {"Exp", 1, 1, 1, bind_exp, "exp"},
     {"Expand", 2, 2, 1, bind_expand, "expand to the broadcast of both shapes"},
+    {"EyeLike", 1, 1, 1, bind_eye_like, "eq(column - row, k), cast (k, dtype)"},
     {"Flatten", 1, 1, 1, bind_flatten, "reshape"},
     {"Floor", 1, 1, 1, bind_floor, "t - (x < t), t = x cast to int64 and back (exact: larger floats are integers)"},
     {"GRU", 3, 6, 2, bind_gru, "gru_layer per direction (linear_before_reset 1, default activations; sequence_lens refused)"},
     {"Gather", 2, 2, 1, bind_gather, "select (one index known when planning), else index_select and reshape"},
     {"GatherElements", 2, 2, 1, bind_gather_elements, "gather"},
+    {"GatherND", 2, 2, 1, bind_gather_nd, "index_select of rows of the data flattened to [batch x indexed axes, rest] (batch_dims; negative indices count from the end)"},
     {"Gelu", 1, 1, 1, bind_gelu, "gelu (approximate none, tanh); fast mode: approximate none takes erf from the float rational (within 7.2 ulp)"},
     {"Gemm", 2, 3, 1, bind_gemm, "linear (B transposed, C a bias row), else transpose, matmul, scale, add"},
     {"GlobalAveragePool", 1, 1, 1, bind_global_average_pool, "adaptive_avg_pool2d to 1x1 (4-D), else mean"},
+    {"GlobalLpPool", 1, 1, 1, bind_global_lp_pool, "sum(|x|), sqrt(sum(x x)) over the spatial axes (p 1, 2)"},
     {"GlobalMaxPool", 1, 1, 1, bind_global_max_pool, "amax"},
     {"Greater", 2, 2, 1, bind_greater, "gt"},
     {"GreaterOrEqual", 2, 2, 1, bind_greater_equal, "ge"},
+    {"GridSample", 2, 2, 1, bind_grid_sample, "gathers of X [N, C, H W] at the taps, weighted: linear (bilinear), nearest (half to even); padding zeros, border, reflection; align_corners (4-D X; cubic refused)"},
     {"GroupNormalization", 3, 3, 1, bind_group_norm, "group_norm (scale and bias per group spread over its channels)"},
+    {"HammingWindow", 1, 1, 1, bind_hamming_window, "25/46 - 21/46 cos(2 pi n / N) (as BlackmanWindow)"},
+    {"HannWindow", 1, 1, 1, bind_hann_window, "0.5 - 0.5 cos(2 pi n / N) (as BlackmanWindow)"},
     {"HardSigmoid", 1, 1, 1, bind_hard_sigmoid, "clamp(alpha x + beta, 0, 1)"},
     {"HardSwish", 1, 1, 1, bind_hardswish, "hardswish"},
+    {"Hardmax", 1, 1, 1, bind_hardmax, "eq(arange, argmax), cast"},
     {"Identity", 1, 1, 1, bind_identity, "the input"},
     {"InstanceNormalization", 3, 3, 1, bind_instance_norm, "group_norm with a group per channel"},
+    {"IsInf", 1, 1, 1, bind_is_inf, "eq(x, inf), eq(x, -inf) (detect_positive, detect_negative)"},
+    {"IsNaN", 1, 1, 1, bind_is_nan, "ne(x, x)"},
+    {"LRN", 1, 1, 1, bind_lrn, "x / (bias + alpha avg_pool2d(x x over [size, 1] channels))^beta"},
     {"LSTM", 3, 8, 3, bind_lstm, "lstm_layer per direction (default activations; clip, input_forget, peepholes, sequence_lens refused)"},
     {"LayerNormalization", 2, 3, 3, bind_layer_norm, "layer_norm (scale and bias of the normalised shape; Mean and InvStdDev too)"},
     {"LeakyRelu", 1, 1, 1, bind_leaky_relu, "leaky_relu"},
@@ -1220,32 +2069,48 @@ static const om_onnx_rule rules[] = {
     {"LessOrEqual", 2, 2, 1, bind_less_equal, "le"},
     {"Log", 1, 1, 1, bind_log, "log"},
     {"LogSoftmax", 1, 1, 1, bind_log_softmax, "log_softmax"},
+    {"LpNormalization", 1, 1, 1, bind_lp_normalization, "x / sum(|x|), x / sqrt(sum(x x)) (p 1, 2)"},
+    {"LpPool", 1, 1, 1, bind_lp_pool, "conv2d, conv1d of |x| or x x with ones per channel, then sqrt for p 2 (p 1, 2; pads, dilations, ceil_mode, auto_pad)"},
     {"MatMul", 2, 2, 1, bind_matmul, "matmul; fast mode: the last product of an attention (MatMul, Mul or Div by a constant, Add or Where of a mask, Softmax, MatMul, each read once) is the attention op, with no score matrix (src/runtime/passes.c)"},
     {"Max", 1, MANY, 1, bind_max, "maximum, pairwise"},
     {"MaxPool", 1, 1, 2, bind_max_pool, "max_pool2d (1-D as 2-D; pads as AveragePool; the Indices output refused)"},
     {"Mean", 1, MANY, 1, bind_mean, "add pairwise, then scale"},
+    {"MeanVarianceNormalization", 1, 1, 1, bind_mvn, "(x - mean) / (sqrt(mean(x x) - mean^2) + 1e-9), ONNX's function"},
     {"Min", 1, MANY, 1, bind_min, "minimum, pairwise"},
+    {"Mish", 1, 1, 1, bind_mish, "x tanh(softplus(x))"},
     {"Mod", 2, 2, 1, bind_mod, "fmod (fmod 1), remainder (fmod 0)"},
     {"Mul", 2, 2, 1, bind_mul, "mul"},
     {"Neg", 1, 1, 1, bind_neg, "neg"},
+    {"NegativeLogLikelihoodLoss", 2, 3, 1, bind_nll_loss, "-gather(x, 1, target) weight[target] (ignore_index: weight 0), reduced by none, sum, mean (over the weights' sum)"},
+    {"NonZero", 1, 1, 1, bind_non_zero, "the indices (the input known when planning: it decides the shape)"},
     {"Not", 1, 1, 1, bind_not, "eq(x, false)"},
     {"Or", 2, 2, 1, bind_or, "where(a, a, b)"},
     {"PRelu", 2, 2, 1, bind_prelu, "where(x < 0, x slope, x)"},
     {"Pad", 2, 4, 1, bind_pad, "pad (constant, reflect, edge; reflect and edge on the last 1 to 3 axes)"},
     {"Pow", 2, 2, 1, bind_pow, "pow (the exponent cast to the base's type)"},
+    {"RNN", 3, 6, 2, bind_rnn, "linear of every step's input, then per step tanh(x W + h R + biases) (clip, layout, directions; other activations and sequence_lens refused)"},
     {"Range", 3, 3, 1, bind_range, "arange"},
     {"Reciprocal", 1, 1, 1, bind_reciprocal, "div(1, x)"},
+    {"ReduceL1", 1, 2, 1, bind_reduce_l1, "sum(|x|)"},
     {"ReduceL2", 1, 2, 1, bind_reduce_l2, "sqrt(sum(x x))"},
+    {"ReduceLogSum", 1, 2, 1, bind_reduce_log_sum, "log(sum(x))"},
+    {"ReduceLogSumExp", 1, 2, 1, bind_reduce_log_sum_exp, "m + log(sum(exp(x - m))), m the finite maximum (amax)"},
     {"ReduceMax", 1, 2, 1, bind_reduce_max, "amax"},
     {"ReduceMean", 1, 2, 1, bind_reduce_mean, "mean"},
     {"ReduceMin", 1, 2, 1, bind_reduce_min, "amin"},
+    {"ReduceProd", 1, 2, 1, bind_reduce_prod, "mul of the halves of each axis, log2(size) times"},
     {"ReduceSum", 1, 2, 1, bind_reduce_sum, "sum"},
     {"ReduceSumSquare", 1, 2, 1, bind_reduce_sum_square, "sum(x x)"},
     {"Relu", 1, 1, 1, bind_relu, "relu"},
     {"Reshape", 2, 2, 1, bind_reshape, "reshape (0 copies a size unless allowzero)"},
     {"Resize", 1, 4, 1, bind_resize, "interpolate over the last two axes of a 4-D input: linear (half_pixel, pytorch_half_pixel, align_corners) as bilinear, nearest (asymmetric, floor) as nearest"},
+    {"ReverseSequence", 2, 2, 1, bind_reverse_sequence, "gather by where(t < len, len - 1 - t, t)"},
+    {"Round", 1, 1, 1, bind_round, "floor, plus 1 above one half or at one half from an odd floor (half to even)"},
+    {"STFT", 2, 4, 1, bind_stft, "index_select of the frames, times the window, then DFT's matmuls (frame_step, frame_length known when planning; onesided)"},
     {"ScatterElements", 3, 3, 1, bind_scatter_elements, "scatter_add (reduction add); none: where(mask, scattered, data) from two scatter_adds"},
+    {"Selu", 1, 1, 1, bind_selu, "gamma elu(x, alpha)"},
     {"Shape", 1, 1, 1, bind_shape, "the input's shape (start, end)"},
+    {"Shrink", 1, 1, 1, bind_shrink, "where(x < -lambd, x + bias, where(x > lambd, x - bias, 0))"},
     {"Sigmoid", 1, 1, 1, bind_sigmoid, "sigmoid"},
     {"Sign", 1, 1, 1, bind_sign, "sign"},
     {"Sin", 1, 1, 1, bind_sin, "sin"},
@@ -1253,7 +2118,9 @@ static const om_onnx_rule rules[] = {
     {"Size", 1, 1, 1, bind_size, "the element count"},
     {"Slice", 3, 5, 1, bind_slice, "slice (ONNX's clamping); a negative step: index_select"},
     {"Softmax", 1, 1, 1, bind_softmax, "softmax"},
+    {"SoftmaxCrossEntropyLoss", 2, 3, 2, bind_softmax_cross_entropy, "log_softmax over axis 1 (output 1), then NegativeLogLikelihoodLoss"},
     {"Softplus", 1, 1, 1, bind_softplus, "softplus"},
+    {"Softsign", 1, 1, 1, bind_softsign, "x / (1 + |x|)"},
     {"Split", 1, 2, OM_BIND_MAX_OUT, bind_split, "slice per piece (split input, num_outputs)"},
     {"Sqrt", 1, 1, 1, bind_sqrt, "sqrt"},
     {"Squeeze", 1, 2, 1, bind_squeeze, "squeeze"},
@@ -1261,6 +2128,7 @@ static const om_onnx_rule rules[] = {
     {"Sum", 1, MANY, 1, bind_sum, "add, pairwise"},
     {"Tan", 1, 1, 1, bind_tan, "tan"},
     {"Tanh", 1, 1, 1, bind_tanh, "tanh"},
+    {"ThresholdedRelu", 1, 1, 1, bind_thresholded_relu, "where(x > alpha, x, 0)"},
     {"Tile", 2, 2, 1, bind_tile, "reshape, expand, reshape"},
     {"Transpose", 1, 1, 1, bind_transpose, "permute"},
     {"Trilu", 1, 2, 1, bind_trilu, "triu, tril"},

@@ -422,7 +422,7 @@ static void attr_str(pb *n, const char *name, const char *v) {
 /* What the rules refuse, each naming the node and what it does not take (planned at the first run). */
 TEST(rules_refuse_what_they_do_not_take) {
   struct { const char *op, *attr, *s; int64_t i; om_error_kind kind; const char *msg; } cases[] = {
-      {"Cast", "to", NULL, 11, OM_ERR_UNSUPPORTED, "Cast (Cast): to type 11 is not supported"},
+      {"Cast", "to", NULL, 11, OM_ERR_UNSUPPORTED, "Cast (Cast): to 11 is not a supported type"},
       {"Gelu", "approximate", "erf", 0, OM_ERR_UNSUPPORTED, "Gelu (Gelu): approximate other than 'none' or 'tanh' is not supported"},
       {"Gelu", "approximate", NULL, 1, OM_ERR_FORMAT, "Gelu (Gelu): attribute approximate must be a string, it is an int"},
       {"Elu", "alpha", "one", 0, OM_ERR_FORMAT, "Elu (Elu): attribute alpha must be a float, it is a string"},
@@ -1036,6 +1036,235 @@ TEST(fast_mode_fuses_attention) {
   om_traced_release(m);
 }
 
+/* ---- the rest of ONNX's ops (tests/js/onnx-ops.test.mjs checks each against onnxruntime-web):
+ * natively too, so ASan and UBSan run their rules, against references computed here ---- */
+
+static void attr_float(pb *n, const char *name, float v) {
+  pb a = {0};
+  pb_str(&a, 1, name);
+  pb_varint(&a, 2 << 3 | 5);
+  memcpy(a.b + a.n, &v, 4), a.n += 4;
+  pb_int(&a, 20, 1);
+  pb_msg(n, 5, &a);
+}
+
+/* An initializer name of ONNX type onnx_type (1 float, 7 int64, 9 bool), dims, raw bytes. */
+static pb raw_init(const char *name, int onnx_type, int ndim, const int64_t *dims, const void *raw, size_t nbytes) {
+  pb t = {0};
+  for (int d = 0; d < ndim; d++) pb_int(&t, 1, dims[d]);
+  pb_int(&t, 2, onnx_type), pb_str(&t, 8, name), pb_bytes(&t, 9, raw, nbytes);
+  return t;
+}
+
+/* y of the graph of node nd (inputs x and initializers) run on x, or NULL with the error set. */
+static om_tensor *run_node(const pb *nd, const pb *inits, int n_inits, om_tensor *x) {
+  pb m = model_of(nd, 1, inits, n_inits, om_tensor_shape(x), om_tensor_ndim(x), NULL, 0);
+  om_session *s = om_session_open(m.b, m.n, NULL);
+  om_tensor *y = NULL;
+  if (s && om_session_run(s, &x, 1, &y, 1) != 1) y = NULL;
+  om_session_release(s);
+  return y;
+}
+
+/* got's values against want's n values: NaN for NaN, the same infinity, else within tol relative. */
+static void check_values(const char *what, const om_tensor *got, const double *want, int64_t n, double tol) {
+  if (!got || om_tensor_numel(got) != n) {
+    FAILED("%s: %lld values, expected %lld (%s)", what, got ? (long long)om_tensor_numel(got) : -1LL, (long long)n, om_last_error_message());
+    return;
+  }
+  for (int64_t k = 0; k < n; k++) {
+    double a = at(got, k), w = want[k];
+    bool ok = isnan(w) ? isnan(a) : isinf(w) ? a == w : fabs(a - w) <= tol * (fabs(w) > 1 ? fabs(w) : 1);
+    if (!ok) FAILED("%s: element %lld is %.9g, expected %.9g", what, (long long)k, a, w);
+  }
+}
+
+static double ref_selu(double x) { return 1.05070102214813232421875 * (x > 0 ? x : 1.67326319217681884765625 * expm1(x)); }
+static double ref_celu(double x) { return x > 0 ? x : 0.5 * expm1(x / 0.5); }
+static double ref_shrink(double x) { return x < -1 ? x + 1.5 : x > 1 ? x - 1.5 : 0; }
+static double ref_thresholded_relu(double x) { return x > 1 ? x : 0; }
+static double ref_softsign(double x) { return x / (1 + fabs(x)); }
+static double ref_mish(double x) { return x * tanh(x > 20 ? x : log1p(exp(x))); }
+static double ref_is_nan(double x) { return isnan(x) != 0; }
+static double ref_is_inf(double x) { return isinf(x) != 0; }
+static double ref_round(double x) { return nearbyint(x); }
+
+TEST(more_elementwise_ops_against_references) {
+  static const float v[] = {-3.7f, -2.5f, -1.5f, -1, -0.5f, -0.2f, 0, 0.3f, 0.5f, 1.5f, 2.5f, 20.5f, 4194304.5f, 1e30f, INFINITY, -INFINITY, NAN};
+  enum { N = sizeof v / sizeof *v };
+  struct { const char *op, *attr; float value; double (*ref)(double); } cases[] = {
+      {"Selu", NULL, 0, ref_selu}, {"Celu", "alpha", 0.5f, ref_celu}, {"Shrink", "bias", 1.5f, ref_shrink},
+      {"ThresholdedRelu", NULL, 0, ref_thresholded_relu}, {"Softsign", NULL, 0, ref_softsign}, {"Mish", NULL, 0, ref_mish},
+      {"IsNaN", NULL, 0, ref_is_nan}, {"IsInf", NULL, 0, ref_is_inf}, {"Round", NULL, 0, ref_round},
+  };
+  om_tensor *x = om_from_data(v, (const int64_t[]){N}, 1, OM_FLOAT32);
+  for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+    pb nd = node(cases[c].op, "x", NULL, "y");
+    if (cases[c].attr) attr_float(&nd, cases[c].attr, cases[c].value);
+    if (!strcmp(cases[c].op, "Shrink")) attr_float(&nd, "lambd", 1);
+    double want[N];
+    for (int k = 0; k < N; k++) want[k] = cases[c].ref(v[k]);
+    om_tensor *y = run_node(&nd, NULL, 0, x);
+    check_values(cases[c].op, y, want, N, 1e-6);
+    om_tensor_release(y);
+  }
+  om_tensor_release(x);
+}
+
+TEST(more_reductions_against_references) {
+  float v[3 * 7];
+  for (int k = 0; k < 21; k++) v[k] = 0.6f + 0.05f * (float)((k * 7) % 17);
+  v[5] = -v[5];
+  om_tensor *x = om_from_data(v, (const int64_t[]){3, 7}, 2, OM_FLOAT32);
+  pb axes = ints_init("axes", 1, (const int64_t[]){-1});
+  const char *ops[] = {"ReduceProd", "ReduceLogSumExp", "ReduceL1", "ReduceLogSum"};
+  for (int o = 0; o < 4; o++) {
+    pb nd = node(ops[o], "x", "axes", "y");
+    attr_int(&nd, "keepdims", 0);
+    double want[3];
+    for (int r = 0; r < 3; r++) {
+      double p = 1, e = 0, a = 0, s = 0;
+      for (int c = 0; c < 7; c++) p *= v[r * 7 + c], e += exp(v[r * 7 + c]), a += fabs(v[r * 7 + c]), s += v[r * 7 + c];
+      want[r] = o == 0 ? p : o == 1 ? log(e) : o == 2 ? a : log(s);
+    }
+    om_tensor *y = run_node(&nd, &axes, 1, x);
+    check_values(ops[o], y, want, 3, 1e-6);
+    om_tensor_release(y);
+  }
+  om_tensor_release(x);
+  /* the maximum taken out: no overflow at 1000, -inf rows stay -inf */
+  om_tensor *big = TF(SHAPE(3, 2), 1000, 1000, -INFINITY, -INFINITY, -1000, 3);
+  pb nd = node("ReduceLogSumExp", "x", "axes", "y");
+  attr_int(&nd, "keepdims", 0);
+  om_tensor *y = run_node(&nd, &axes, 1, big);
+  check_values("ReduceLogSumExp of large values", y, (const double[]){1000 + log(2.0), -INFINITY, 3}, 3, 1e-6);
+  om_tensor_release(y);
+  om_tensor_release(big);
+}
+
+TEST(more_indexing_and_sampling_ops_against_references) {
+  float v[12];
+  for (int k = 0; k < 12; k++) v[k] = (float)k;
+  om_tensor *x = om_from_data(v, (const int64_t[]){3, 4}, 2, OM_FLOAT32);
+  /* GatherND: x[2, 1], x[0, -1]; a tuple out of range is IndexOutOfRange */
+  int64_t idx[4] = {2, 1, 0, -1}, bad[2] = {1, 4};
+  pb nd = node("GatherND", "x", "i", "y");
+  pb in = raw_init("i", 7, 2, (const int64_t[]){2, 2}, idx, sizeof idx), inb = raw_init("i", 7, 1, (const int64_t[]){2}, bad, sizeof bad);
+  om_tensor *y = run_node(&nd, &in, 1, x);
+  check_values("GatherND", y, (const double[]){9, 3}, 2, 0);
+  om_tensor_release(y);
+  CHECK_ERROR(run_node(&nd, &inb, 1, x) != NULL, OM_ERR_INDEX_OUT_OF_RANGE, "index_select: index -1");
+  /* Compress: columns 0 and 2 */
+  unsigned char cond[3] = {1, 0, 1};
+  pb cn = node("Compress", "x", "c", "y"), ci = raw_init("c", 9, 1, (const int64_t[]){3}, cond, 3);
+  attr_int(&cn, "axis", 1);
+  y = run_node(&cn, &ci, 1, x);
+  check_values("Compress", y, (const double[]){0, 2, 4, 6, 8, 10}, 6, 0);
+  om_tensor_release(y);
+  /* NonZero of a constant: [[0, 1, 1], [1, 0, 2]]; of an input, Unsupported */
+  float nzv[6] = {0, 2, 0, 5, 0, -1};
+  pb nz = node("NonZero", "c", NULL, "y"), nzi = raw_init("c", 1, 2, (const int64_t[]){2, 3}, nzv, sizeof nzv);
+  y = run_node(&nz, &nzi, 1, x);
+  check_values("NonZero", y, (const double[]){0, 1, 1, 1, 0, 2}, 6, 0);
+  om_tensor_release(y);
+  pb nzx = node("NonZero", "x", NULL, "y");
+  CHECK_ERROR(run_node(&nzx, NULL, 0, x) != NULL, OM_ERR_UNSUPPORTED, "NonZero (NonZero): input 0 decides the result's shape by its values");
+  /* ReverseSequence over time (axis 0) of x [3, 4] as 4 sequences of 3, lengths 3, 1, 2, 0 */
+  int64_t lens[4] = {3, 1, 2, 0};
+  pb rs = node("ReverseSequence", "x", "l", "y"), rl = raw_init("l", 7, 1, (const int64_t[]){4}, lens, sizeof lens);
+  y = run_node(&rs, &rl, 1, x);
+  check_values("ReverseSequence", y, (const double[]){8, 1, 6, 3, 4, 5, 2, 7, 0, 9, 10, 11}, 12, 0);
+  om_tensor_release(y);
+  /* CenterCropPad to [5, 2]: a row of zeros above and below, the middle two columns */
+  pb cc = node("CenterCropPad", "x", "s", "y"), cs = ints_init("s", 2, (const int64_t[]){5, 2});
+  y = run_node(&cc, &cs, 1, x);
+  check_values("CenterCropPad", y, (const double[]){0, 0, 1, 2, 5, 6, 9, 10, 0, 0}, 10, 0);
+  om_tensor_release(y);
+  /* NegativeLogLikelihoodLoss, mean: the target -100 ignored */
+  int64_t t[3] = {1, 3, -100};
+  pb nl = node("NegativeLogLikelihoodLoss", "x", "t", "y"), nt = raw_init("t", 7, 1, (const int64_t[]){3}, t, sizeof t);
+  attr_int(&nl, "ignore_index", -100);
+  y = run_node(&nl, &nt, 1, x);
+  check_values("NegativeLogLikelihoodLoss", y, (const double[]){-(1 + 7) / 2.0}, 1, 1e-7);
+  om_tensor_release(y);
+  om_tensor_release(x);
+  /* GridSample of [[1, 2], [3, 4]] with align_corners: the corners, the centre, outside (zeros: 0;
+   * border: the nearest edge) */
+  float grid[8] = {-1, -1, 1, 1, 0, 0, 3, 0};
+  om_tensor *img = TF(SHAPE(1, 1, 2, 2), 1, 2, 3, 4);
+  pb gi = raw_init("g", 1, 4, (const int64_t[]){1, 1, 4, 2}, grid, sizeof grid);
+  for (int border = 0; border < 2; border++) {
+    pb gs = node("GridSample", "x", "g", "y");
+    attr_int(&gs, "align_corners", 1);
+    if (border) attr_str(&gs, "padding_mode", "border");
+    y = run_node(&gs, &gi, 1, img);
+    check_values(border ? "GridSample, border" : "GridSample, zeros", y, (const double[]){1, 4, 2.5, border ? 3 : 0}, 4, 1e-7);
+    om_tensor_release(y);
+  }
+  om_tensor_release(img);
+  /* AffineGrid of the identity over [2, 2] with align_corners: the corners */
+  pb ag = node("AffineGrid", "x", "s", "y"), as = ints_init("s", 4, (const int64_t[]){1, 1, 2, 2});
+  attr_int(&ag, "align_corners", 1);
+  om_tensor *theta = TF(SHAPE(1, 2, 3), 1, 0, 0, 0, 1, 0);
+  y = run_node(&ag, &as, 1, theta);
+  check_values("AffineGrid", y, (const double[]){-1, -1, 1, -1, -1, 1, 1, 1}, 8, 0);
+  om_tensor_release(y);
+  om_tensor_release(theta);
+}
+
+/* DFT of a delta and of a cosine; STFT's frames: sums and differences of pairs. */
+TEST(fourier_transforms_against_references) {
+  om_tensor *x = TF(SHAPE(2, 4, 1), 1, 0, 0, 0, 1, 0, -1, 0);
+  pb nd = node("DFT", "x", NULL, "y");
+  om_tensor *y = run_node(&nd, NULL, 0, x);
+  check_values("DFT", y, (const double[]){1, 0, 1, 0, 1, 0, 1, 0, 0, 0, 2, 0, 0, 0, 2, 0}, 16, 1e-6);
+  om_tensor_release(y);
+  om_tensor_release(x);
+  pb st = node("STFT", "x", "s", "y"), init[2] = {ints_init("s", 1, (const int64_t[]){2}), ints_init("l", 1, (const int64_t[]){2})};
+  pb_str(&st, 1, ""), pb_str(&st, 1, "l"); /* no window, frame_length 2 */
+  x = TF(SHAPE(1, 5, 1), 1, 2, 3, 4, 5);
+  y = run_node(&st, init, 2, x);
+  check_values("STFT", y, (const double[]){3, 0, -1, 0, 7, 0, -1, 0}, 8, 1e-6);
+  om_tensor_release(y);
+  om_tensor_release(x);
+}
+
+/* RNN, bidirectional, against the recurrence h = tanh(W x + R h + Wb + Rb) run here. */
+TEST(rnn_against_a_reference) {
+  enum { T = 4, B = 2, I = 3, H = 2, D = 2 };
+  float xv[T * B * I], w[D * H * I], r[D * H * H], bias[D * 2 * H];
+  for (int k = 0; k < T * B * I; k++) xv[k] = 0.1f * (float)((k * 5) % 11) - 0.5f;
+  for (int k = 0; k < D * H * I; k++) w[k] = 0.07f * (float)((k * 3) % 13) - 0.4f;
+  for (int k = 0; k < D * H * H; k++) r[k] = 0.09f * (float)((k * 7) % 9) - 0.3f;
+  for (int k = 0; k < D * 2 * H; k++) bias[k] = 0.05f * (float)k - 0.2f;
+  double want[T * D * B * H];
+  for (int d = 0; d < D; d++)
+    for (int b = 0; b < B; b++) {
+      double h[H] = {0, 0};
+      for (int s = 0; s < T; s++) {
+        int t = d ? T - 1 - s : s;
+        double next[H];
+        for (int j = 0; j < H; j++) {
+          double a = bias[d * 2 * H + j] + bias[d * 2 * H + H + j];
+          for (int i = 0; i < I; i++) a += w[(d * H + j) * I + i] * xv[(t * B + b) * I + i];
+          for (int i = 0; i < H; i++) a += r[(d * H + j) * H + i] * h[i];
+          next[j] = tanh(a);
+        }
+        for (int j = 0; j < H; j++) h[j] = next[j], want[((t * D + d) * B + b) * H + j] = next[j];
+      }
+    }
+  pb inits[3] = {raw_init("w", 1, 3, (const int64_t[]){D, H, I}, w, sizeof w), raw_init("r", 1, 3, (const int64_t[]){D, H, H}, r, sizeof r),
+                 raw_init("b", 1, 2, (const int64_t[]){D, 2 * H}, bias, sizeof bias)};
+  pb nd = node("RNN", "x", "w", "y");
+  pb_str(&nd, 1, "r"), pb_str(&nd, 1, "b"); /* inputs 2 and 3: repeated fields keep their order wherever they stand */
+  attr_int(&nd, "hidden_size", H);
+  attr_str(&nd, "direction", "bidirectional");
+  om_tensor *x = om_from_data(xv, (const int64_t[]){T, B, I}, 3, OM_FLOAT32), *y = run_node(&nd, inits, 3, x);
+  check_values("RNN", y, want, T * D * B * H, 1e-6);
+  om_tensor_release(y);
+  om_tensor_release(x);
+}
+
 TEST(the_op_table_is_sorted) {
   for (int i = 1; i < om__onnx_rule_count(); i++)
     if (strcmp(om__onnx_rule_at(i - 1)->op_type, om__onnx_rule_at(i)->op_type) >= 0)
@@ -1070,6 +1299,11 @@ int main(void) {
   RUN(exact_mode_gives_the_same_bits_everywhere);
   RUN(fast_mode_folds_batch_norm_into_conv);
   RUN(fast_mode_fuses_attention);
+  RUN(more_elementwise_ops_against_references);
+  RUN(more_reductions_against_references);
+  RUN(more_indexing_and_sampling_ops_against_references);
+  RUN(fourier_transforms_against_references);
+  RUN(rnn_against_a_reference);
   RUN(the_op_table_is_sorted);
   TEST_MAIN_END();
 }

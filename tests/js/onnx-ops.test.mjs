@@ -1,0 +1,435 @@
+// The ONNX ops the Session runs as compositions of the library's ops that no trace writes (the
+// Session's op table, src/runtime/onnx_ops.c; docs/graph-runtime.md): each a one-node model
+// run by the Session and by onnxruntime-web on the same feeds, at several shapes (one plan each)
+// with edge values (zeros, infinities, NaN, ties, empty tensors), every attribute that changes
+// the result; and each refusal and error with its kind and message.
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import * as om from 'onemodel';
+import * as ort from 'onnxruntime-web';
+import { memoryHooks } from './helpers.mjs';
+import { onnxBytes } from '../../tools/onnx_bytes.mjs';
+
+memoryHooks();
+ort.env.wasm.numThreads = 1;
+
+/** count floats in [lo, hi) from seed (mulberry32), after the given edge values. */
+function floats(count, seed, lo = -3, hi = 3, edges = []) {
+  let a = seed >>> 0;
+  const out = new Float32Array(count);
+  for (let k = 0; k < count; k++) {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    out[k] = k < edges.length ? edges[k] : lo + (hi - lo) * (((t ^ (t >>> 14)) >>> 0) / 4294967296);
+  }
+  return out;
+}
+const numel = (dims) => dims.reduce((p, q) => p * q, 1);
+/** A float32 feed of dims: values from seed in [lo, hi), the first ones edges. */
+const F = (dims, { seed = numel(dims) + dims.length, lo, hi, edges } = {}) => ({ type: 'float32', dims, data: floats(numel(dims), seed, lo, hi, edges) });
+/** An int64 feed of dims, element k being at(k). */
+const I = (dims, at) => ({ type: 'int64', dims, data: BigInt64Array.from({ length: numel(dims) }, (_, k) => BigInt(at(k))) });
+const SPECIAL = [0, -0, Infinity, -Infinity, NaN, 0.5, -0.5, 1.5, 2.5, -2.5, 1e-30, -1e30, 3e38];
+
+/** Elementwise: NaN where expected NaN, the same infinity, else |a - e| <= atol + rtol |e|. */
+function close(actual, expected, { rtol = 1e-5, atol = 1e-6 } = {}, what = '') {
+  const a = Array.from(actual, Number), e = Array.from(expected, Number);
+  assert.equal(a.length, e.length, `${what}: ${a.length} values, onnxruntime-web ${e.length}`);
+  a.forEach((v, i) => {
+    const w = e[i];
+    const ok = Number.isNaN(w) ? Number.isNaN(v) : !Number.isFinite(w) ? v === w : Math.abs(v - w) <= atol + rtol * Math.abs(w);
+    if (!ok) assert.fail(`${what}: element ${i} is ${v}, onnxruntime-web ${w}\n  ours [${a}]\n  ort  [${e}]`);
+  });
+}
+
+/**
+ * One node (op, ints, floats, strings) with graph inputs named after the feeds (each axis named,
+ * so one session plans each shape), constant inits, outputs (float32 unless types names another
+ * dtype); every feed set runs in the Session
+ * and in onnxruntime-web, whose outputs must agree in dtype, shape and values (tol).
+ */
+async function agree({ node, feeds, inits = [], outputs = ['y'], types = {}, tol, opset = 20 }) {
+  const names = Object.keys(feeds[0]);
+  const inputs = names.map((name) => ({ name, dtype: feeds[0][name].type, dims: feeds[0][name].dims.map((_, d) => `${name}_${d}`) }));
+  const bytes = onnxBytes({ nodes: [{ inputs: names, outputs, ...node }], inputs, inits, outputs: outputs.filter(Boolean).map((name) => ({ name, dtype: types[name] })), opset });
+  const ours = await om.InferenceSession.create(bytes);
+  const theirs = await ort.InferenceSession.create(bytes, { executionProviders: ['wasm'] });
+  try {
+    for (const feed of feeds) {
+      const what = `${node.op} at ${names.map((n) => `${n} [${feed[n].dims}]`).join(', ')}`;
+      const want = await theirs.run(Object.fromEntries(names.map((n) => [n, new ort.Tensor(feed[n].type, feed[n].data, feed[n].dims)])));
+      const got = ours.run(feed);
+      try {
+        for (const o of outputs.filter(Boolean)) {
+          assert.equal(got[o].dtype, want[o].type, `${what}: output ${o}'s dtype`);
+          assert.deepEqual(got[o].shape, want[o].dims, `${what}: output ${o}'s shape`);
+          close(got[o].toArray(), want[o].data, tol, `${what}: output ${o}`);
+        }
+      } finally {
+        for (const t of Object.values(got)) t.dispose();
+      }
+    }
+  } finally {
+    ours.dispose();
+    await theirs.release();
+  }
+}
+
+/** The first run of node on feed fails with kind and a message matching re (rules run when a plan is made). */
+async function refuses({ node, feed, inits = [], outputs = ['y'] }, kind, re) {
+  const names = Object.keys(feed);
+  const inputs = names.map((name) => ({ name, dtype: feed[name].type, dims: feed[name].dims }));
+  const s = await om.InferenceSession.create(onnxBytes({ nodes: [{ inputs: names, outputs, name: 'n', ...node }], inputs, inits, outputs, opset: 20 }));
+  try {
+    assert.throws(() => s.run(feed), (e) => e instanceof om.OmError && e.kind === kind && re.test(e.message) || assert.fail(`${e.kind}: ${e.message}`));
+  } finally {
+    s.dispose();
+  }
+}
+
+describe('elementwise', () => {
+  const x = [F([3, 5], { edges: SPECIAL }), F([4, 2], { seed: 9, lo: -40, hi: 40 }), F([0, 5])];
+  const ops = [
+    ['IsNaN'], ['IsInf'], ['IsInf', { ints: { detect_negative: 0 } }], ['IsInf', { ints: { detect_positive: 0 } }],
+    ['IsInf', { ints: { detect_positive: 0, detect_negative: 0 } }], ['Round'], ['Selu'], ['Selu', { floats: { alpha: 2, gamma: 0.5 } }],
+    ['Celu'], ['Celu', { floats: { alpha: 0.4 } }], ['Shrink'], ['Shrink', { floats: { bias: 1.5, lambd: 1 } }], ['ThresholdedRelu'],
+    ['ThresholdedRelu', { floats: { alpha: -0.5 } }], ['Softsign'], ['Mish'],
+  ];
+  for (const [op, attrs] of ops) {
+    const types = op.startsWith('Is') ? { y: 'bool' } : {};
+    test(`${op} ${JSON.stringify(attrs ?? {})}`, () => agree({ node: { op, ...attrs }, feeds: x.map((f) => ({ x: f })), types }));
+  }
+  test('Round: ties to even, signed zeros, large values', () => agree({
+    node: { op: 'Round' },
+    feeds: [{ x: { type: 'float32', dims: [16], data: Float32Array.of(0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 0.49999997, -0.4, 8388607.5, 4194304.5, -4194303.5, 1e10, -0, 2.4999998, 3.5000002, 7.5) } }],
+  }).then(async () => {
+    const s = await om.InferenceSession.create(onnxBytes({ nodes: [{ op: 'Round', inputs: ['x'], outputs: ['y'] }], inputs: [{ name: 'x', dims: [3] }], outputs: ['y'] }));
+    const { y } = s.run({ x: { data: Float32Array.of(-0.4, -0.5, 0.4), dims: [3] } });
+    assert.deepEqual(Array.from(y.toArray(), (v) => Object.is(v, -0)), [true, true, false], 'round(-0.4) and round(-0.5) are -0');
+    y.dispose();
+    s.dispose();
+  }));
+  test('CastLike: to float32, int64, bool', async () => {
+    for (const [like, dims] of [[F([1]), [2, 3]], [I([2], (k) => k), [4]], [{ type: 'bool', dims: [1], data: Uint8Array.of(1) }, [3, 2]]]) {
+      await agree({ node: { op: 'CastLike' }, feeds: [{ x: F(dims, { lo: -4, hi: 4, edges: [0, -0.5, 2.7] }), like }], types: { y: like.type } });
+    }
+    await agree({ node: { op: 'CastLike' }, feeds: [{ x: I([5], (k) => k - 2), like: F([1]) }] });
+  });
+});
+
+describe('reductions', () => {
+  const ops = ['ReduceL1', 'ReduceL2', 'ReduceLogSum', 'ReduceLogSumExp', 'ReduceProd', 'ReduceSumSquare'];
+  const axes = [null, [1], [0, 2], [-1]];
+  for (const op of ops) {
+    test(`${op}: axes ${axes.map((a) => `[${a ?? 'none'}]`).join(' ')}, keepdims 0 and 1, noop_with_empty_axes, empty axes`, async () => {
+      const lo = op === 'ReduceLogSum' ? 0.1 : -2, hi = 2;
+      for (const a of axes) {
+        for (const keepdims of [0, 1]) {
+          await agree({
+            node: { op, ints: { keepdims }, inputs: a ? ['x', 'axes'] : ['x'] },
+            inits: a ? [{ name: 'axes', dtype: 'int64', dims: [a.length], values: a }] : [],
+            feeds: [{ x: F([2, 3, 5], { lo, hi }) }, { x: F([3, 7, 1], { lo, hi }) }, { x: F([1, 1, 1], { lo, hi }) }],
+          });
+        }
+      }
+      await agree({ node: { op, ints: { noop_with_empty_axes: 1 } }, feeds: [{ x: F([2, 3], { lo, hi }) }] });
+    });
+  }
+  // onnxruntime-web keeps an empty input's shape whatever the axes (x [2, 0, 3] over axis 2 gives
+  // [2, 0, 3]): these follow ONNX's definition instead, a reduction of nothing being its identity
+  test('over empty axes: the identity of each (0, -inf, 1), in ONNX\'s shape', async () => {
+    const identity = { ReduceL1: 0, ReduceL2: 0, ReduceLogSum: -Infinity, ReduceLogSumExp: -Infinity, ReduceProd: 1, ReduceSumSquare: 0 };
+    for (const [op, want] of Object.entries(identity)) {
+      for (const [axes, keepdims, dims, shape] of [[[1], 0, [2, 0, 3], [2, 3]], [[1, 2], 1, [2, 0, 3], [2, 1, 1]], [null, 0, [0, 2], []], [[-1], 0, [0, 2, 3], [0, 2]]]) {
+        const s = await om.InferenceSession.create(onnxBytes({
+          nodes: [{ op, inputs: axes ? ['x', 'axes'] : ['x'], outputs: ['y'], ints: { keepdims } }], inputs: [{ name: 'x', dims }], outputs: ['y'], opset: 20,
+          inits: axes ? [{ name: 'axes', dtype: 'int64', dims: [axes.length], values: axes }] : [],
+        }));
+        const { y } = s.run({ x: { data: new Float32Array(0), dims } });
+        assert.deepEqual(y.shape, shape, `${op} over ${axes} of [${dims}]`);
+        assert.deepEqual(Array.from(y.toArray()), new Array(numel(shape)).fill(want), `${op} over ${axes} of [${dims}]`);
+        y.dispose();
+        s.dispose();
+      }
+    }
+  });
+  test('ReduceLogSumExp: large and infinite values', () => agree({
+    node: { op: 'ReduceLogSumExp', ints: { keepdims: 0 }, inputs: ['x', 'axes'] }, inits: [{ name: 'axes', dtype: 'int64', dims: [1], values: [1] }],
+    feeds: [{ x: { type: 'float32', dims: [4, 3], data: Float32Array.of(1000, 1000, 999, -Infinity, -Infinity, -Infinity, Infinity, 1, 2, -1000, -1001, -1002) } }],
+  }));
+  test('ReduceProd: int64, long axes (log2 halvings), a zero', async () => {
+    await agree({ node: { op: 'ReduceProd', ints: { keepdims: 0 } }, feeds: [{ x: I([2, 9], (k) => (k % 5) - 2 || 3) }], types: { y: 'int64' } });
+    await agree({ node: { op: 'ReduceProd', inputs: ['x', 'axes'] }, inits: [{ name: 'axes', dtype: 'int64', dims: [1], values: [0] }],
+                  feeds: [{ x: F([37, 2], { lo: 0.8, hi: 1.2 }) }, { x: F([64, 3], { lo: 0.9, hi: 1.1, edges: [0] }) }] });
+  });
+});
+
+describe('normalisation, pooling, activations over an axis', () => {
+  test('Hardmax: axes, ties (the first), empty', async () => {
+    for (const axis of [-1, 0, 1]) {
+      await agree({ node: { op: 'Hardmax', ints: { axis } }, feeds: [{ x: F([3, 4, 2]) }, { x: { type: 'float32', dims: [2, 2, 2], data: Float32Array.of(1, 1, 2, 2, 0, 3, 3, 0) } }, { x: F([2, 0, 3]) }] });
+    }
+  });
+  test('LRN: sizes, attributes', async () => { // onnxruntime-web takes odd sizes and 4-D only; the Session any size, any rank from 3
+    for (const [size, floatsAttrs] of [[3, {}], [1, { alpha: 0.01, beta: 0.5, bias: 2 }], [5, { alpha: 1, beta: 1 }]]) {
+      await agree({ node: { op: 'LRN', ints: { size }, floats: floatsAttrs }, feeds: [{ x: F([2, 6, 3, 4]) }, { x: F([1, 3, 1, 1]) }, { x: F([0, 4, 2, 2]) }] });
+    }
+  });
+  test('LpNormalization: p 1 and 2, axes', async () => {
+    for (const [p, axis] of [[2, -1], [1, 0], [2, 1], [1, -1]]) {
+      await agree({ node: { op: 'LpNormalization', ints: { p, axis } }, feeds: [{ x: F([3, 4]) }, { x: F([5, 2]) }, { x: F([0, 3]) }] });
+    }
+  });
+  test('MeanVarianceNormalization: default axes and others', async () => {
+    await agree({ node: { op: 'MeanVarianceNormalization' }, feeds: [{ x: F([2, 3, 4, 5]) }, { x: F([3, 2, 1, 6]) }], tol: { rtol: 1e-4, atol: 1e-5 } });
+    await agree({ node: { op: 'MeanVarianceNormalization', ints: { axes: [1, -1] } }, feeds: [{ x: F([2, 3, 4]) }], tol: { rtol: 1e-4, atol: 1e-5 } });
+  });
+  test('GlobalLpPool: p 1 and 2, 1-D to 3-D', async () => {
+    for (const p of [1, 2]) {
+      await agree({ node: { op: 'GlobalLpPool', ints: { p } }, feeds: [{ x: F([2, 3, 4, 5]) }, { x: F([1, 2, 1, 1]) }] });
+      await agree({ node: { op: 'GlobalLpPool', ints: { p } }, feeds: [{ x: F([2, 3, 7]) }, { x: F([1, 2, 2, 3, 2]) }].slice(0, 1) });
+    }
+  });
+  test('LpPool: p, strides, pads, dilations, ceil_mode, auto_pad, 1-D and 2-D', async () => {
+    const cases = [
+      { ints: { kernel_shape: [2, 2] } },
+      { ints: { kernel_shape: [3, 2], strides: [2, 1], pads: [1, 0, 1, 1], p: 1 } },
+      { ints: { kernel_shape: [2, 2], dilations: [2, 1], strides: [2, 2] } },
+      { ints: { kernel_shape: [3, 3], strides: [2, 2], ceil_mode: 1 } },
+      { ints: { kernel_shape: [3, 2], strides: [2, 2] }, strings: { auto_pad: 'SAME_UPPER' } },
+      { ints: { kernel_shape: [2, 3], strides: [1, 2] }, strings: { auto_pad: 'SAME_LOWER' } },
+    ];
+    for (const c of cases) await agree({ node: { op: 'LpPool', ...c }, feeds: [{ x: F([2, 3, 7, 6]) }, { x: F([1, 2, 5, 5]) }] });
+    await agree({ node: { op: 'LpPool', ints: { kernel_shape: [3], strides: [2], pads: [1, 1] } }, feeds: [{ x: F([2, 3, 9]) }] });
+  });
+});
+
+describe('indexing', () => {
+  test('GatherND: batch_dims 0 to 2, slices and elements, negative indices', async () => {
+    const data = (dims) => F(dims);
+    await agree({ node: { op: 'GatherND' }, feeds: [{ x: data([4, 3]), i: I([5, 2], (k) => [3, -1, 0, 2, 1, 0, -4, -3, 2, 2][k]) }] });
+    await agree({ node: { op: 'GatherND' }, feeds: [{ x: data([4, 3, 2]), i: I([2, 2, 1], (k) => [3, 0, -2, 1][k]) }, { x: data([2, 5, 2]), i: I([0, 1, 1], () => 0) }] });
+    await agree({ node: { op: 'GatherND', ints: { batch_dims: 1 } }, feeds: [{ x: data([2, 3, 4]), i: I([2, 2, 2], (k) => [0, 1, 2, 3, 1, -1, 2, 0][k]) }] });
+    await agree({ node: { op: 'GatherND', ints: { batch_dims: 2 } }, feeds: [{ x: data([2, 3, 4, 2]), i: I([2, 3, 1], (k) => k % 4) }] });
+    await agree({ node: { op: 'GatherND' }, feeds: [{ x: data([3, 2]), i: I([2, 0], () => 0) }] });
+  });
+  test('ReverseSequence: time and batch axes, lengths 0 to the whole', async () => {
+    await agree({ node: { op: 'ReverseSequence' }, feeds: [{ x: F([4, 3, 2]), l: I([3], (k) => [4, 1, 2][k]) }] });
+    await agree({ node: { op: 'ReverseSequence', ints: { time_axis: 1, batch_axis: 0 } }, feeds: [{ x: F([3, 5]), l: I([3], (k) => [5, 3, 1][k]) }] });
+  });
+  test('Compress and NonZero with a condition known when planning', async () => {
+    const cond = (values) => ({ name: 'c', dtype: 'bool', dims: [values.length], values });
+    for (const [ints, values] of [[{ axis: 1 }, [true, false, true]], [{ axis: -2 }, [false, true]], [{}, [true, false, false, true, true]], [{ axis: 0 }, []]]) {
+      await agree({ node: { op: 'Compress', ints, inputs: ['x', 'c'] }, inits: [cond(values)], feeds: [{ x: F([2, 3]) }] });
+    }
+    const bytes = onnxBytes({ nodes: [{ op: 'NonZero', inputs: ['c'], outputs: ['y'] }], inputs: [], outputs: [{ name: 'y', dtype: 'int64' }], opset: 20,
+                              inits: [{ name: 'c', dtype: 'float32', dims: [2, 3], values: [0, 1, 0, -2, 0, NaN] }] });
+    const s = await om.InferenceSession.create(bytes), r = await ort.InferenceSession.create(bytes);
+    const { y } = s.run({}), want = (await r.run({})).y;
+    assert.deepEqual(y.shape, want.dims);
+    assert.deepEqual(Array.from(y.toArray()), Array.from(want.data));
+    y.dispose();
+    s.dispose();
+    await r.release();
+  });
+});
+
+describe('constants of the plan: EyeLike, windows, CenterCropPad', () => {
+  test('EyeLike: k, dtype, non-square', async () => {
+    for (const node of [{}, { ints: { k: 1 } }, { ints: { k: -2, dtype: 7 } }, { ints: { k: 5 } }]) { // onnxruntime-web has no bool EyeLike
+      const types = { y: node.ints?.dtype ? 'int64' : undefined };
+      await agree({ node: { op: 'EyeLike', ...node }, feeds: [{ x: F([3, 4]) }, { x: F([5, 2]) }, { x: F([0, 3]) }], types });
+    }
+  });
+  test('HannWindow, HammingWindow, BlackmanWindow: periodic and symmetric, sizes 1 to 10', async () => {
+    for (const op of ['HannWindow', 'HammingWindow', 'BlackmanWindow']) {
+      for (const periodic of [1, 0]) {
+        for (const size of [1, 2, 7, 10]) {
+          if (size === 1 && !periodic) continue; // N = 0: onnxruntime divides by zero (NaN), as the Session
+          await agree({ node: { op, ints: { periodic }, inputs: ['n'] }, inits: [{ name: 'n', dtype: 'int64', dims: [], values: [size] }],
+                        feeds: [{}], tol: { rtol: 1e-5, atol: 1e-6 } });
+        }
+      }
+    }
+  });
+  test('CenterCropPad: crop, pad (odd and even differences), axes', async () => {
+    const shape = (values) => ({ name: 's', dtype: 'int64', dims: [values.length], values });
+    for (const [ints, values] of [[{}, [3, 2]], [{}, [6, 7]], [{ axes: [1] }, [2]], [{ axes: [-1, 0] }, [8, 1]]]) {
+      await agree({ node: { op: 'CenterCropPad', ints, inputs: ['x', 's'] }, inits: [shape(values)], feeds: [{ x: F([4, 5]) }, { x: F([3, 3]) }] });
+    }
+  });
+});
+
+describe('losses', () => {
+  const target = (dims, C, ignore) => I(dims, (k) => (ignore !== undefined && k % 4 === 1 ? ignore : (k * 7) % C));
+  for (const reduction of ['mean', 'sum', 'none']) {
+    test(`NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss, reduction ${reduction}: weights, ignore_index, [N, C] and [N, C, d]`, async () => {
+      for (const op of ['NegativeLogLikelihoodLoss', 'SoftmaxCrossEntropyLoss']) {
+        const outputs = op === 'SoftmaxCrossEntropyLoss' ? ['y', 'logp'] : ['y'];
+        for (const ignore of [undefined, 2, -1]) {
+          const ints = ignore === undefined ? {} : { ignore_index: ignore };
+          await agree({ node: { op, ints, strings: { reduction } }, outputs, feeds: [{ x: F([5, 4]), t: target([5], 4, ignore) }, { x: F([3, 2]), t: target([3], 2, ignore) }] });
+          await agree({ node: { op, ints, strings: { reduction } }, outputs, feeds: [{ x: F([2, 3, 4]), t: target([2, 4], 3, ignore) }] });
+          await agree({ node: { op, ints, strings: { reduction } }, outputs, feeds: [{ x: F([3, 4, 2]), t: target([3, 2], 4, ignore), w: F([4], { lo: 0.1, hi: 2 }) }] });
+        }
+      }
+    });
+  }
+});
+
+describe('RNN', () => {
+  const feeds = (T, N, I_, H, D, { bias = true, h0 = true, layout = 0 } = {}) => {
+    const f = { x: F(layout ? [N, T, I_] : [T, N, I_], { lo: -1, hi: 1 }), w: F([D, H, I_], { lo: -0.5, hi: 0.5 }), r: F([D, H, H], { seed: 3, lo: -0.5, hi: 0.5 }) };
+    if (bias) f.b = F([D, 2 * H], { seed: 5, lo: -0.5, hi: 0.5 });
+    if (h0) f.h = F(layout ? [N, D, H] : [D, N, H], { seed: 7, lo: -1, hi: 1 });
+    return f;
+  };
+  test('directions, clip, a batch of 0, without bias or initial state', async () => {
+    for (const [direction, D] of [['forward', 1], ['reverse', 1], ['bidirectional', 2]]) {
+      const node = { op: 'RNN', ints: { hidden_size: 3 }, strings: { direction }, inputs: ['x', 'w', 'r', 'b', '', 'h'] };
+      await agree({ node, outputs: ['y', 'yh'], feeds: [feeds(4, 2, 5, 3, D), feeds(1, 3, 5, 3, D)] });
+    }
+    await agree({ node: { op: 'RNN', ints: { hidden_size: 2 }, strings: { direction: 'bidirectional' }, inputs: ['x', 'w', 'r', '', '', 'h'] }, outputs: ['y', 'yh'],
+                  feeds: [feeds(3, 0, 3, 2, 2, { bias: false }), feeds(2, 2, 3, 2, 2, { bias: false })] });
+    await agree({ node: { op: 'RNN', ints: { hidden_size: 4 }, floats: { clip: 0.3 } }, outputs: ['y', 'yh'], feeds: [feeds(3, 2, 2, 4, 1, { bias: false, h0: false })] });
+    await agree({ node: { op: 'RNN', ints: { hidden_size: 2 }, inputs: ['x', 'w', 'r', 'b'] }, outputs: ['', 'yh'], feeds: [feeds(5, 1, 3, 2, 1, { h0: false })] });
+  });
+  test('layout 1 (batch first, which onnxruntime-web refuses): layout 0\'s outputs for the inputs transposed', async () => {
+    const permute = ({ type, dims, data }, perm) => { // a feed or ORT tensor's values with its axes permuted
+      const to = perm.map((p) => dims[p]), out = new data.constructor(data.length), stride = dims.map((_, d) => numel(dims.slice(d + 1)));
+      for (let k = 0; k < data.length; k++) {
+        let src = 0;
+        for (let d = to.length - 1, r = k; d >= 0; d--) { src += (r % to[d]) * stride[perm[d]]; r = Math.floor(r / to[d]); }
+        out[k] = data[src];
+      }
+      return { type, dims: to, data: out };
+    };
+    const f = feeds(5, 3, 2, 3, 2, { layout: 1 });
+    const node = { op: 'RNN', inputs: ['x', 'w', 'r', 'b', '', 'h'], outputs: ['y', 'yh'], ints: { hidden_size: 3 }, strings: { direction: 'bidirectional' } };
+    const graph = (layout) => onnxBytes({ nodes: [{ ...node, ints: { ...node.ints, layout } }], outputs: ['y', 'yh'], opset: 20,
+                                          inputs: Object.keys(f).map((name) => ({ name, dims: f[name].dims.map((_, d) => `${name}_${d}`) })) });
+    const ours = await om.InferenceSession.create(graph(1)), theirs = await ort.InferenceSession.create(graph(0));
+    const f0 = { ...f, x: permute(f.x, [1, 0, 2]), h: permute(f.h, [1, 0, 2]) };
+    const want = await theirs.run(Object.fromEntries(Object.entries(f0).map(([n, v]) => [n, new ort.Tensor(v.type, v.data, v.dims)])));
+    const got = ours.run(f);
+    for (const [o, perm] of [['y', [2, 0, 1, 3]], ['yh', [1, 0, 2]]]) {
+      const w = permute({ type: 'float32', dims: want[o].dims, data: want[o].data }, perm);
+      assert.deepEqual(got[o].shape, w.dims);
+      close(got[o].toArray(), w.data, undefined, `RNN layout 1: ${o}`);
+      got[o].dispose();
+    }
+    ours.dispose();
+    await theirs.release();
+  });
+});
+
+describe('sampling: GridSample, AffineGrid', () => {
+  test('GridSample: linear and nearest, every padding mode, align_corners, grids past the edges, ties', async () => {
+    const grids = [F([2, 3, 4, 2], { lo: -1.4, hi: 1.4 }), F([1, 5, 2, 2], { lo: -3, hi: 3, edges: [-1, 1, 0, -0.5, 0.5, 1.25, -1.25, 0.2, 0.6, 1 / 3] })];
+    for (const mode of ['linear', 'nearest']) {
+      for (const padding_mode of ['zeros', 'border', 'reflection']) {
+        for (const align_corners of [0, 1]) {
+          await agree({ node: { op: 'GridSample', ints: { align_corners }, strings: { mode, padding_mode } },
+                        feeds: [{ x: F([2, 3, 4, 5]), g: grids[0] }, { x: F([1, 2, 3, 2]), g: grids[1] }, { x: F([1, 1, 1, 1]), g: grids[1] }] });
+        }
+      }
+    }
+  });
+  test('AffineGrid: 2-D and 3-D, align_corners, sizes of 1', async () => {
+    for (const align_corners of [0, 1]) {
+      // an axis of size 1 with align_corners: the Session puts it at 0 (PyTorch's affine_grid),
+      // onnxruntime-web at 1 and ONNX's reference at -1
+      for (const size of align_corners ? [[2, 3, 4, 5], [2, 1, 3, 2, 4]] : [[2, 3, 4, 5], [1, 1, 1, 3], [2, 1, 3, 2, 4]]) {
+        const r = size.length - 2;
+        await agree({ node: { op: 'AffineGrid', ints: { align_corners }, inputs: ['t', 's'] }, inits: [{ name: 's', dtype: 'int64', dims: [size.length], values: size }],
+                      feeds: [{ t: F([size[0], r, r + 1]) }] });
+      }
+    }
+  });
+});
+
+describe('Fourier transforms: DFT, STFT', () => {
+  const scalar = (name, v) => ({ name, dtype: 'int64', dims: [], values: [v] });
+  test('DFT: real and complex, axes, dft_length cut and padded, inverse, onesided', async () => {
+    const cases = [
+      [{}, [], [[2, 8, 1], [3, 5, 2]]],
+      [{ ints: { onesided: 1 } }, [], [[2, 8, 1], [1, 7, 1]]],
+      [{ ints: { inverse: 1 } }, [], [[2, 6, 2], [1, 5, 1]]],
+      [{ inputs: ['x', 'len'] }, [scalar('len', 5)], [[2, 8, 2], [1, 3, 1]]],
+      [{ inputs: ['x', 'len', 'axis'], ints: { onesided: 1 } }, [scalar('len', 12), scalar('axis', 1)], [[2, 9, 3, 1]]],
+      [{ inputs: ['x', '', 'axis'] }, [scalar('axis', -3)], [[2, 4, 3, 2]]],
+    ];
+    for (const [node, inits, shapes] of cases) {
+      await agree({ node: { op: 'DFT', ...node }, inits, feeds: shapes.map((d) => ({ x: F(d) })), tol: { rtol: 1e-4, atol: 1e-5 } });
+    }
+  });
+  test('STFT: frame steps, a window, frame_length, onesided', async () => {
+    const hann = (n) => ({ name: 'w', dtype: 'float32', dims: [n], values: Array.from({ length: n }, (_, k) => 0.5 - 0.5 * Math.cos((2 * Math.PI * k) / n)) });
+    const cases = [
+      [{ inputs: ['x', 'step', 'w'] }, [scalar('step', 2), hann(8)], [[2, 20, 1], [1, 8, 1]]],
+      [{ inputs: ['x', 'step', '', 'len'], ints: { onesided: 0 } }, [scalar('step', 3), scalar('len', 5)], [[1, 16, 2], [2, 5, 2]]],
+      [{ inputs: ['x', 'step', 'w', 'len'] }, [scalar('step', 4), hann(6), scalar('len', 6)], [[3, 17, 1]]],
+    ];
+    for (const [node, inits, shapes] of cases) {
+      await agree({ node: { op: 'STFT', ...node }, inits, feeds: shapes.map((d) => ({ x: F(d) })), tol: { rtol: 1e-4, atol: 1e-5 } });
+    }
+  });
+});
+
+describe('refusals and errors: kind and message', () => {
+  const x = F([2, 3]);
+  const cases = [
+    [{ node: { op: 'EyeLike', ints: { dtype: 11 } }, feed: { x } }, 'Unsupported', /^n \(EyeLike\): dtype 11 is not a supported type \(FLOAT, INT64, INT32 as INT64, BOOL\)/],
+    [{ node: { op: 'EyeLike' }, feed: { x: F([2, 3, 1]) } }, 'ShapeMismatch', /^n \(EyeLike\): the input must have 2 dims, it has 3/],
+    [{ node: { op: 'Hardmax', ints: { axis: 2 } }, feed: { x } }, 'IndexOutOfRange', /^n \(Hardmax\): axis 2 is out of range for 2 dims/],
+    [{ node: { op: 'LRN', ints: { size: 0 } }, feed: { x: F([1, 2, 2]) } }, 'Format', /^n \(LRN\): size 0 \(needs at least 1\)/],
+    [{ node: { op: 'LRN', ints: { size: 3 } }, feed: { x } }, 'ShapeMismatch', /^n \(LRN\): the input needs 3 or more dims/],
+    [{ node: { op: 'LpNormalization', ints: { p: 3 } }, feed: { x } }, 'Unsupported', /^n \(LpNormalization\): p 3 is not supported \(1 or 2\)/],
+    [{ node: { op: 'GlobalLpPool', ints: { p: 0 } }, feed: { x: F([1, 2, 2]) } }, 'Unsupported', /^n \(GlobalLpPool\): p 0 is not supported/],
+    [{ node: { op: 'GlobalLpPool' }, feed: { x } }, 'ShapeMismatch', /^n \(GlobalLpPool\): the input needs 3 or more dims/],
+    [{ node: { op: 'LpPool', ints: { kernel_shape: [2, 2], p: 3 } }, feed: { x: F([1, 1, 3, 3]) } }, 'Unsupported', /^n \(LpPool\): p 3 is not supported \(1 or 2\)/],
+    [{ node: { op: 'LpPool', ints: { kernel_shape: [2, 2, 2] } }, feed: { x: F([1, 1, 3, 3, 3]) } }, 'Unsupported', /^n \(LpPool\): pooling over other than 1 or 2 spatial axes is not supported/],
+    [{ node: { op: 'HannWindow', inputs: ['n'] }, inits: [{ name: 'n', dtype: 'int64', dims: [], values: [-2] }], feed: {} }, 'Format', /^n \(HannWindow\): size must be one value of at least 0/],
+    [{ node: { op: 'HannWindow', ints: { output_datatype: 11 }, inputs: ['n'] }, inits: [{ name: 'n', dtype: 'int64', dims: [], values: [4] }], feed: {} }, 'Unsupported', /^n \(HannWindow\): output_datatype 11 is not a supported type/],
+    [{ node: { op: 'HannWindow' }, feed: { n: I([], () => 3) } }, 'Unsupported', /^n \(HannWindow\): input 0 is computed from tensor values when the graph runs/],
+    [{ node: { op: 'GatherND' }, feed: { x, i: I([1, 2], (k) => [1, 3][k]) } }, 'IndexOutOfRange', /index_select: index -1 is out of range/],
+    [{ node: { op: 'GatherND' }, feed: { x, i: I([1, 3], () => 0) } }, 'ShapeMismatch', /^n \(GatherND\): indices of 2 dims \(the last 3\) for data of 2 dims with batch_dims 0/],
+    [{ node: { op: 'GatherND', ints: { batch_dims: 1 } }, feed: { x, i: I([3, 1], () => 0) } }, 'ShapeMismatch', /^n \(GatherND\): batch dim 0 is 2 in data, 3 in indices/],
+    [{ node: { op: 'GatherND' }, feed: { x, i: F([1, 2]) } }, 'DtypeMismatch', /^n \(GatherND\): indices must be int64, they are float32/],
+    [{ node: { op: 'NegativeLogLikelihoodLoss', strings: { reduction: 'max' } }, feed: { x, t: I([2], () => 0) } }, 'Format', /^n \(NegativeLogLikelihoodLoss\): reduction 'max' \(none, sum or mean\)/],
+    [{ node: { op: 'NegativeLogLikelihoodLoss' }, feed: { x, t: F([2]) } }, 'DtypeMismatch', /^n \(NegativeLogLikelihoodLoss\): the target must be int64, it is float32/],
+    [{ node: { op: 'NegativeLogLikelihoodLoss' }, feed: { x, t: I([3], () => 0) } }, 'ShapeMismatch', /^n \(NegativeLogLikelihoodLoss\): the target's shape does not fit the input's \[N, C, d...\]/],
+    [{ node: { op: 'NegativeLogLikelihoodLoss' }, feed: { x, t: I([2], () => 3) } }, 'IndexOutOfRange', /gather/],
+    [{ node: { op: 'SoftmaxCrossEntropyLoss' }, feed: { x: F([3]), t: I([], () => 0) } }, 'ShapeMismatch', /^n \(SoftmaxCrossEntropyLoss\): scores need 2 or more dims \[N, C, d...\]/],
+    [{ node: { op: 'CenterCropPad', ints: { axes: [0] }, inputs: ['x', 's'] }, inits: [{ name: 's', dtype: 'int64', dims: [2], values: [1, 1] }], feed: { x } }, 'Format', /^n \(CenterCropPad\): 2 sizes for 1 axes/],
+    [{ node: { op: 'CenterCropPad', inputs: ['x', 's'] }, inits: [{ name: 's', dtype: 'int64', dims: [2], values: [1, -1] }], feed: { x } }, 'Format', /^n \(CenterCropPad\): size -1/],
+    [{ node: { op: 'Compress', ints: { axis: 0 } }, feed: { x, c: { type: 'bool', dims: [2], data: Uint8Array.of(1, 0) } } }, 'Unsupported', /^n \(Compress\): input 1 decides the result's shape by its values, which are computed when the graph runs/],
+    [{ node: { op: 'Compress', ints: { axis: 0 }, inputs: ['x', 'c'] }, inits: [{ name: 'c', dtype: 'bool', dims: [3], values: [true, true, true] }], feed: { x } }, 'ShapeMismatch', /^n \(Compress\): 3 conditions for an axis of 2/],
+    [{ node: { op: 'NonZero' }, feed: { x } }, 'Unsupported', /^n \(NonZero\): input 0 decides the result's shape by its values/],
+    [{ node: { op: 'ReverseSequence', ints: { time_axis: 2 } }, feed: { x, l: I([3], () => 1) } }, 'Format', /^n \(ReverseSequence\): time_axis 2 and batch_axis 1 for 2 dims \(one is 0, the other 1\)/],
+    [{ node: { op: 'ReverseSequence' }, feed: { x, l: I([2], () => 1) } }, 'ShapeMismatch', /^n \(ReverseSequence\): sequence_lens must be int64 of the batch's size 3/],
+    [{ node: { op: 'ReverseSequence' }, feed: { x, l: I([3], () => 5) } }, 'IndexOutOfRange', /gather/],
+    [{ node: { op: 'GridSample', strings: { mode: 'cubic' } }, feed: { x: F([1, 1, 2, 2]), g: F([1, 1, 1, 2]) } }, 'Unsupported', /^n \(GridSample\): mode other than linear and nearest is not supported/],
+    [{ node: { op: 'GridSample', strings: { padding_mode: 'wrap' } }, feed: { x: F([1, 1, 2, 2]), g: F([1, 1, 1, 2]) } }, 'Format', /^n \(GridSample\): padding_mode 'wrap' \(zeros, border or reflection\)/],
+    [{ node: { op: 'GridSample' }, feed: { x: F([1, 1, 2, 2, 2]), g: F([1, 1, 1, 1, 3]) } }, 'Unsupported', /^n \(GridSample\): a grid over other than 2 spatial axes is not supported/],
+    [{ node: { op: 'GridSample' }, feed: { x: F([1, 1, 2, 2]), g: F([2, 1, 1, 2]) } }, 'ShapeMismatch', /^n \(GridSample\): the grid must be \[N, Ho, Wo, 2\] for X \[N, C, H, W\]/],
+    [{ node: { op: 'AffineGrid', inputs: ['t', 's'] }, inits: [{ name: 's', dtype: 'int64', dims: [4], values: [1, 1, 2, 2] }], feed: { t: F([1, 3, 4]) } }, 'ShapeMismatch', /^n \(AffineGrid\): theta must be \[N, r, r \+ 1\]/],
+    [{ node: { op: 'AffineGrid', inputs: ['t', 's'] }, inits: [{ name: 's', dtype: 'int64', dims: [4], values: [1, 1, -2, 2] }], feed: { t: F([1, 2, 3]) } }, 'Format', /^n \(AffineGrid\): size -2/],
+    [{ node: { op: 'AffineGrid', inputs: ['t', 's'] }, inits: [{ name: 's', dtype: 'int64', dims: [4], values: [1, 1, 1 << 15, 1 << 14] }], feed: { t: F([1, 2, 3]) } }, 'OutOfMemory', /^n \(AffineGrid\): a grid of 536870912 positions/],
+    [{ node: { op: 'DFT' }, feed: { x: F([2, 3]) } }, 'ShapeMismatch', /^n \(DFT\): the input must have 2 or more dims, the last of size 1 \(real\) or 2 \(complex\)/],
+    [{ node: { op: 'DFT', ints: { axis: -1 } }, feed: { x: F([2, 2]) } }, 'IndexOutOfRange', /^n \(DFT\): axis -1 is the complex axis/],
+    [{ node: { op: 'DFT', inputs: ['x', 'l'] }, inits: [{ name: 'l', dtype: 'int64', dims: [], values: [0] }], feed: { x: F([2, 1]) } }, 'Format', /^n \(DFT\): dft_length 0 \(at least 1\)/],
+    [{ node: { op: 'DFT', ints: { onesided: 1, inverse: 1 } }, feed: { x: F([4, 1]) } }, 'Unsupported', /^n \(DFT\): onesided with inverse or a complex input is not supported/],
+    [{ node: { op: 'STFT', inputs: ['x', 's'] }, inits: [{ name: 's', dtype: 'int64', dims: [], values: [1] }], feed: { x: F([1, 4, 1]) } }, 'Format', /^n \(STFT\): frame_length -1 and frame_step 1 for a signal of 4/],
+    [{ node: { op: 'STFT', inputs: ['x', 's', 'w'] }, inits: [{ name: 's', dtype: 'int64', dims: [], values: [1] }], feed: { x: F([1, 4, 1]), w: F([2, 2]) } }, 'ShapeMismatch', /^n \(STFT\): the window must be 1-D of frame_length/],
+    [{ node: { op: 'STFT', inputs: ['x', 's'] }, feed: { x: F([1, 4, 1]), s: I([], () => 1) } }, 'Unsupported', /^n \(STFT\): input 1 is computed from tensor values when the graph runs/],
+    [{ node: { op: 'RNN', ints: { hidden_size: 2 }, strings: { direction: 'sideways' } }, feed: { x: F([1, 1, 1]), w: F([1, 2, 1]), r: F([1, 2, 2]) } }, 'Format', /^n \(RNN\): direction 'sideways'/],
+    [{ node: { op: 'RNN', ints: { hidden_size: 3 } }, feed: { x: F([1, 1, 1]), w: F([1, 2, 1]), r: F([1, 2, 2]) } }, 'ShapeMismatch', /^n \(RNN\): X, W, R and B do not fit hidden_size 3 and direction forward/],
+    [{ node: { op: 'RNN', ints: { hidden_size: 2 }, strings: { activations: 'Relu' } }, feed: { x: F([1, 1, 1]), w: F([1, 2, 1]), r: F([1, 2, 2]) } }, 'Unsupported', /^n \(RNN\): activations other than the default \(Tanh\) is not supported/],
+    [{ node: { op: 'RNN', ints: { hidden_size: 2 } }, feed: { x: F([1, 1, 1]), w: F([1, 2, 1]), r: F([1, 2, 2]), b: F([1, 4]), s: I([1], () => 1) } }, 'Unsupported', /^n \(RNN\): sequence_lens is not supported/],
+  ];
+  for (const [c, kind, re] of cases) {
+    test(`${c.node.op}: ${kind} ${re.source.slice(0, 60)}`, () => refuses(c, kind, re));
+  }
+});
