@@ -339,6 +339,37 @@ om_tensor *om_argmax(om_tensor *a, int dim, bool keepdim);
 /** Indices of the first min along dim (int64). */
 om_tensor *om_argmin(om_tensor *a, int dim, bool keepdim);
 
+/* ---- sorting, searching, one-hot, repeats, index pairs, pixel shuffles (PyTorch's names) ---- */
+/** torch.topk: the k largest (or smallest) of a (float32 or int64, borrowed) along dim, sorted, a
+ *  NaN the largest, equal values in index order; returns the values (new reference) and, when
+ *  indices is not NULL, stores their int64 indices there (new reference). */
+om_tensor *om_topk(om_tensor *a, int64_t k, int dim, bool largest, om_tensor **indices);
+/** torch.sort (stable): a along dim ascending (descending: largest first), like om_topk of the whole dim. */
+om_tensor *om_sort(om_tensor *a, int dim, bool descending, om_tensor **indices);
+/** torch.argsort (stable): the int64 indices of om_sort; new reference. */
+om_tensor *om_argsort(om_tensor *a, int dim, bool descending);
+/** torch.searchsorted: for each of values (borrowed), the index in sorted (borrowed; 1-D, or the
+ *  values' leading dims and one more) where it would go, after its equals when right; int64, new reference. */
+om_tensor *om_searchsorted(om_tensor *sorted, om_tensor *values, bool right);
+/** torch.bucketize: om_searchsorted(boundaries, input, right) with 1-D boundaries; new reference. */
+om_tensor *om_bucketize(om_tensor *input, om_tensor *boundaries, bool right);
+/** F.one_hot: int64 classes (borrowed) in [0, num_classes) -> int64 [..., num_classes]
+ *  (num_classes -1: the largest class + 1); new reference. */
+om_tensor *om_one_hot(om_tensor *classes, int64_t num_classes);
+/** torch.repeat_interleave with one count: each element of a (borrowed) along dim repeated
+ *  repeats times (without has_dim: of the flattened a); new reference. */
+om_tensor *om_repeat_interleave(om_tensor *a, int64_t repeats, int dim, bool has_dim);
+/** torch.repeat_interleave with int64 counts (borrowed; one, or one per element along dim); new reference. */
+om_tensor *om_repeat_interleave_counts(om_tensor *a, om_tensor *repeats, int dim, bool has_dim);
+/** torch.tril_indices / triu_indices: the int64 [2, n] row and column indices of the lower (upper)
+ *  triangle of a row x col matrix, diagonal offset, row by row; new reference. */
+om_tensor *om_tril_indices(int64_t row, int64_t col, int64_t offset);
+om_tensor *om_triu_indices(int64_t row, int64_t col, int64_t offset);
+/** F.pixel_shuffle: a [..., C r^2, H, W] (borrowed) -> [..., C, H r, W r]; new reference. */
+om_tensor *om_pixel_shuffle(om_tensor *a, int64_t r);
+/** F.pixel_unshuffle: a [..., C, H r, W r] (borrowed) -> [..., C r^2, H, W]; new reference. */
+om_tensor *om_pixel_unshuffle(om_tensor *a, int64_t r);
+
 /* ---- linear algebra ---- */
 /** Matrix product with PyTorch's rules: 1-D operands become a row/column, batch dims broadcast. */
 om_tensor *om_matmul(om_tensor *a, om_tensor *b);

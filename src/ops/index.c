@@ -506,3 +506,79 @@ const om_op_def om__op_scatter_add = {
 om_tensor *om_scatter_add(om_tensor *input, int dim, om_tensor *index, om_tensor *src) {
   return apply_dim(OM_OP_scatter_add, dim, (om_tensor *[]){input, index, src}, 3);
 }
+
+/* ---- one_hot, tril_indices, triu_indices: composites and index constants ---- */
+
+/* F.one_hot: eq(classes[..., None], arange(num_classes)) as int64. The classes are checked
+ * where their values exist (not in a trace's shape-only runs): one outside [0, num_classes) is
+ * IndexOutOfRange, as PyTorch raises; a traced graph gives such a class a row of zeros. */
+om_tensor *om_one_hot(om_tensor *classes, int64_t num_classes) {
+  if (!om__check_inputs("one_hot", &classes, 1)) return NULL;
+  if (classes->dtype != OM_INT64)
+    return om__fail(OM_ERR_DTYPE_MISMATCH, "one_hot: is only applicable to an index tensor (int64), not %s", om_dtype_name(classes->dtype)), NULL;
+  if (num_classes < -1) return om__fail(OM_ERR_INVALID_ARGUMENT, "one_hot: num_classes %lld must be positive, or -1 (inferred)", (long long)num_classes), NULL;
+  int64_t n = om_tensor_numel(classes);
+  if (num_classes == -1 && !n) return om__fail(OM_ERR_INVALID_ARGUMENT, "one_hot: can not infer the number of classes from an empty tensor"), NULL;
+  if (num_classes == -1 && !om__trace_check_read(classes, "one_hot")) return NULL; /* the size would come from the values */
+  if (!(om__traced(classes) && om__trace_shadow())) {
+    om_tensor *dense = om__dense(classes, "one_hot");
+    if (!dense) return NULL;
+    const int64_t *v = (const int64_t *)om__data(dense);
+    int64_t most = -1;
+    for (int64_t k = 0; k < n; k++) most = v[k] > most ? v[k] : most;
+    for (int64_t k = 0; k < n; k++) {
+      int64_t bound = num_classes == -1 ? most + 1 : num_classes;
+      if (v[k] < 0 || v[k] >= bound) {
+        om_tensor_release(dense);
+        return om__fail(OM_ERR_INDEX_OUT_OF_RANGE, "one_hot: class %lld is out of range for %lld classes (valid: 0 to %lld)",
+                        (long long)v[k], (long long)bound, (long long)bound - 1), NULL;
+      }
+    }
+    om_tensor_release(dense);
+    if (num_classes == -1) num_classes = most + 1;
+  }
+  om_tensor *u = om_unsqueeze(classes, classes->ndim), *ar = om_arange(0, (double)num_classes, 1, OM_INT64);
+  om_tensor *eq = u && ar ? om_eq(u, ar) : NULL, *r = eq ? om_cast(eq, OM_INT64) : NULL;
+  om__release_all((om_tensor *[]){u, ar, eq}, 3);
+  return r;
+}
+
+/* The [2, n] row and column indices of a triangle, row by row: row i holds columns [lo, hi),
+ * lo = 0 and hi = i + offset + 1 for the lower triangle, lo = i + offset and hi = col for the
+ * upper, each clamped to [0, col]. A constant (om_from_data), as the sizes are numbers. */
+static void tri_row(int64_t i, int64_t col, int64_t offset, bool upper, int64_t *lo, int64_t *hi) {
+  *lo = upper ? i + offset : 0;
+  *hi = upper ? col : i + offset + 1;
+  *lo = *lo < 0 ? 0 : *lo > col ? col : *lo;
+  *hi = *hi < *lo ? *lo : *hi > col ? col : *hi;
+}
+
+static om_tensor *tri_indices(int64_t row, int64_t col, int64_t offset, bool upper) {
+  const char *who = upper ? "triu_indices" : "tril_indices";
+  const int64_t most = (int64_t)1 << 31; /* sizes and offsets below this keep every sum in 64 bits */
+  if (row < 0 || col < 0)
+    return om__fail(OM_ERR_INVALID_ARGUMENT, "%s: row (%lld) and col (%lld) must be non-negative", who, (long long)row, (long long)col), NULL;
+  if (row >= most || col >= most)
+    return om__fail(OM_ERR_INVALID_ARGUMENT, "%s: row (%lld) and col (%lld) must be below 2^31", who, (long long)row, (long long)col), NULL;
+  offset = offset < -most ? -most : offset > most ? most : offset; /* past the matrix either way: the same triangle */
+  /* the rows that hold any: the lower triangle's from -offset - 1 on, the upper's below col - offset */
+  int64_t first = upper || offset >= 0 ? 0 : -offset - 1, end = upper ? col - offset : row;
+  first = col ? (first < row ? first : row) : row;
+  end = end < first ? first : end > row ? row : end;
+  int64_t n = 0, lo, hi;
+  for (int64_t i = first; i < end && n <= 2 * most; i++) tri_row(i, col, offset, upper, &lo, &hi), n += hi - lo;
+  if (n > 2 * most) /* 2^32 pairs are 64 GiB: stop counting there */
+    return om__fail(OM_ERR_OUT_OF_MEMORY, "%s: %lld x %lld indices do not fit in memory", who, (long long)row, (long long)col), NULL;
+  int64_t *v = om__alloc(sizeof(int64_t) * 2 * (uint64_t)(n ? n : 1), who);
+  if (!v) return NULL;
+  for (int64_t i = first, at = 0; i < end; i++) {
+    tri_row(i, col, offset, upper, &lo, &hi);
+    for (int64_t j = lo; j < hi; j++, at++) v[at] = i, v[n + at] = j;
+  }
+  om_tensor *r = om_from_data(v, (int64_t[]){2, n}, 2, OM_INT64);
+  free(v);
+  return r;
+}
+
+om_tensor *om_tril_indices(int64_t row, int64_t col, int64_t offset) { return tri_indices(row, col, offset, false); }
+om_tensor *om_triu_indices(int64_t row, int64_t col, int64_t offset) { return tri_indices(row, col, offset, true); }

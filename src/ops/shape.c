@@ -1011,6 +1011,120 @@ om_tensor *om_roll(om_tensor *a, const int64_t *shifts, int n_shifts, const int6
   return r;
 }
 
+/* torch.repeat_interleave with one count: each element along dim repeated r times in a row, as
+ * unsqueeze after dim, expand the new dim to r, reshape the two into one (a 0-d tensor, or no
+ * dim: the flattened tensor). Views and a copy, so the gradient sums each run of r and a trace
+ * has Unsqueeze, Expand, Reshape with the sizes it computes. */
+om_tensor *om_repeat_interleave(om_tensor *a, int64_t repeats, int dim, bool has_dim) {
+  if (!om__check_inputs("repeat_interleave", &a, 1)) return NULL;
+  if (repeats < 0) return om__fail(OM_ERR_INVALID_ARGUMENT, "repeat_interleave: repeats can not be negative, got %lld", (long long)repeats), NULL;
+  om_tensor *flat = !has_dim || !a->ndim ? om_reshape(a, (int64_t[]){om_tensor_numel(a)}, 1) : om_tensor_retain(a);
+  int d = flat ? om__wrap_dim(has_dim ? dim : 0, flat->ndim, "repeat_interleave") : -1;
+  if (d < 0) return om_tensor_release(flat), NULL;
+  int64_t n = flat->shape[d], shape[OM_MAX_DIMS + 1], to[OM_MAX_DIMS];
+  if (repeats && n > INT64_MAX / repeats)
+    return om_tensor_release(flat), om__fail(OM_ERR_INVALID_ARGUMENT, "repeat_interleave: %lld x %lld elements along dim %d "
+                                             "do not fit in 64 bits", (long long)n, (long long)repeats, d), NULL;
+  if (flat->ndim == OM_MAX_DIMS) /* no room for the extra dim: the dims after d as one */
+    return om_tensor_release(flat), om__fail(OM_ERR_INVALID_ARGUMENT, "repeat_interleave: takes at most %d dims", OM_MAX_DIMS - 1), NULL;
+  for (int k = 0; k <= flat->ndim; k++) shape[k] = k <= d ? flat->shape[k] : k == d + 1 ? repeats : flat->shape[k - 1];
+  memcpy(to, flat->shape, sizeof to);
+  to[d] = n * repeats;
+  om_tensor *u = om_unsqueeze(flat, d + 1), *e = u ? om_expand(u, shape, flat->ndim + 1) : NULL;
+  om_tensor *r = e ? om_reshape(e, to, flat->ndim) : NULL;
+  om__release_all((om_tensor *[]){flat, u, e}, 3);
+  return r;
+}
+
+/* With a count per element: an index_select by the index that repeats each position its count
+ * of times, made from the counts' values (so a trace takes them only as constants: counts
+ * computed from the model's inputs make an output size that depends on data, DataDependent). */
+om_tensor *om_repeat_interleave_counts(om_tensor *a, om_tensor *repeats, int dim, bool has_dim) {
+  om_tensor *in[2] = {a, repeats};
+  if (!om__check_inputs("repeat_interleave", in, 2)) return NULL;
+  if (repeats->dtype != OM_INT64)
+    return om__fail(OM_ERR_DTYPE_MISMATCH, "repeat_interleave: repeats must be int64, not %s", om_dtype_name(repeats->dtype)), NULL;
+  if (repeats->ndim > 1) return om__fail(OM_ERR_SHAPE_MISMATCH, "repeat_interleave: repeats must be 0-d or 1-D, got %d dims", repeats->ndim), NULL;
+  if (!om__trace_check_read(repeats, "repeat_interleave")) return NULL;
+  om_tensor *counts = om__dense(repeats, "repeat_interleave");
+  if (!counts) return NULL;
+  const int64_t *c = (const int64_t *)om__data(counts);
+  int64_t nc = om_tensor_numel(counts);
+  if (repeats->ndim == 0 || nc == 1) { /* one count for every element, as a number */
+    om_tensor *r = om_repeat_interleave(a, c[0], dim, has_dim);
+    om_tensor_release(counts);
+    return r;
+  }
+  om_tensor *flat = !has_dim || !a->ndim ? om_reshape(a, (int64_t[]){om_tensor_numel(a)}, 1) : om_tensor_retain(a);
+  int d = flat ? om__wrap_dim(has_dim ? dim : 0, flat->ndim, "repeat_interleave") : -1;
+  int64_t total = 0, *index = NULL;
+  bool ok = d >= 0;
+  if (ok && nc != flat->shape[d])
+    ok = om__fail(OM_ERR_SHAPE_MISMATCH, "repeat_interleave: repeats must have the same size as input along dim %d, but "
+                  "got %lld counts for size %lld", d, (long long)nc, (long long)flat->shape[d]);
+  for (int64_t k = 0; ok && k < nc; k++) {
+    if (c[k] < 0) ok = om__fail(OM_ERR_INVALID_ARGUMENT, "repeat_interleave: repeats can not be negative, got %lld (at %lld)",
+                                (long long)c[k], (long long)k);
+    else if (c[k] > INT64_MAX / 8 - total) ok = om__fail(OM_ERR_OUT_OF_MEMORY, "repeat_interleave: the counts sum past 2^60");
+    else total += c[k];
+  }
+  if (ok) ok = (index = om__alloc(sizeof(int64_t) * (uint64_t)(total ? total : 1), "repeat_interleave")) != NULL;
+  for (int64_t k = 0, at = 0; ok && k < nc; k++)
+    for (int64_t j = 0; j < c[k]; j++) index[at++] = k;
+  om_tensor *idx = ok ? om_from_data(index, &total, 1, OM_INT64) : NULL;
+  om_tensor *r = idx ? om_index_select(flat, d, idx) : NULL;
+  free(index);
+  om__release_all((om_tensor *[]){counts, flat, idx}, 3);
+  return r;
+}
+
+/* F.pixel_shuffle and F.pixel_unshuffle on [..., C, H, W] as PyTorch writes them: the leading
+ * dims as one batch B, a reshape to six dims, a permute, a reshape back. shuffle: [B, C, r, r, H,
+ * W] -> [B, C, H, r, W, r] (ONNX's DepthToSpace in CRD mode); unshuffle: [B, C, H, r, W, r] ->
+ * [B, C, r, r, H, W] (not SpaceToDepth, whose channels are block-major). Views and a copy: the
+ * gradient is the inverse shuffle, and a trace has Reshape, Transpose, Reshape with the sizes it
+ * computes. */
+static om_tensor *shuffle(om_tensor *a, int64_t r, bool up) {
+  const char *who = up ? "pixel_shuffle" : "pixel_unshuffle";
+  if (!om__check_inputs(who, &a, 1)) return NULL;
+  if (a->ndim < 3)
+    return om__fail(OM_ERR_SHAPE_MISMATCH, "%s expects input to have at least 3 dimensions, but got input with %d dimension(s)",
+                    who, a->ndim), NULL;
+  if (r < 1) return om__fail(OM_ERR_INVALID_ARGUMENT, "%s expects a positive %s, but got %lld", who,
+                             up ? "upscale_factor" : "downscale_factor", (long long)r), NULL;
+  int nd = a->ndim;
+  int64_t c = a->shape[nd - 3], h = a->shape[nd - 2], w = a->shape[nd - 1], b = 1;
+  for (int d = 0; d < nd - 3; d++) b *= a->shape[d]; /* a's element count fits, so this does */
+  if (up && (r > 3037000499 || c % (r * r))) /* r > 3037000499: r^2 does not fit in 64 bits */
+    return om__fail(OM_ERR_SHAPE_MISMATCH, "pixel_shuffle expects its input's 'channel' dimension to be divisible by the square "
+                    "of upscale_factor, but input.size(-3)=%lld is not divisible by %lld^2", (long long)c, (long long)r), NULL;
+  for (int k = 0; !up && k < 2; k++)
+    if (a->shape[nd - 2 + k] % r)
+      return om__fail(OM_ERR_SHAPE_MISMATCH, "pixel_unshuffle expects %s to be divisible by downscale_factor, but input.size(%d)=%lld "
+                      "is not divisible by %lld", k ? "width" : "height", k - 2, (long long)a->shape[nd - 2 + k], (long long)r), NULL;
+  if (up ? h > INT64_MAX / r || w > INT64_MAX / r : r > 3037000499 || c > INT64_MAX / (r * r))
+    return om__fail(OM_ERR_SHAPE_MISMATCH, "%s: [%lld, %lld, %lld] by %lld does not fit in 64 bits", who, (long long)c,
+                    (long long)h, (long long)w, (long long)r), NULL;
+  int64_t six[6], perm[6], out[OM_MAX_DIMS];
+  memcpy(out, a->shape, sizeof out);
+  if (up) {
+    memcpy(six, (int64_t[]){b, c / (r * r), r, r, h, w}, sizeof six);
+    memcpy(perm, (int64_t[]){0, 1, 4, 2, 5, 3}, sizeof perm);
+    out[nd - 3] = c / (r * r), out[nd - 2] = h * r, out[nd - 1] = w * r;
+  } else {
+    memcpy(six, (int64_t[]){b, c, h / r, r, w / r, r}, sizeof six);
+    memcpy(perm, (int64_t[]){0, 1, 3, 5, 2, 4}, sizeof perm);
+    out[nd - 3] = c * r * r, out[nd - 2] = h / r, out[nd - 1] = w / r;
+  }
+  om_tensor *v = om_reshape(a, six, 6), *p = v ? om_permute(v, perm, 6) : NULL;
+  om_tensor *res = p ? om_reshape(p, out, nd) : NULL;
+  om__release_all((om_tensor *[]){v, p}, 2);
+  return res;
+}
+
+om_tensor *om_pixel_shuffle(om_tensor *a, int64_t r) { return shuffle(a, r, true); }
+om_tensor *om_pixel_unshuffle(om_tensor *a, int64_t r) { return shuffle(a, r, false); }
+
 om_tensor *om_stack(om_tensor *const *ts, int n, int dim) {
   if (n < 1 || !ts) return om__fail(OM_ERR_INVALID_ARGUMENT, "stack: needs at least one tensor"), NULL;
   if (!om__check_inputs("stack", ts, n)) return NULL;

@@ -1985,9 +1985,78 @@ static bool bind_stft(om_bind *b) {
   om_tensor *fr = idx ? om__keep(&s, om_reshape(om__keep(&s, om_index_select(x, 1, idx)), shape, 4)) : NULL;
   if (fr && window) fr = om__keep(&s, om_mul(fr, om__keep(&s, om_reshape(window, wshape, 3))));
   bool ok = put(b, 0, fr ? dft(fr, 2, flen, false, onesided) : NULL);
+/* ---- sorting, one-hot and depth/space rearrangements ---- */
+
+/* TopK as topk: K known when planning (a K computed from tensor values would make the output's
+ * shape depend on data, which a plan cannot hold: Unsupported, from const_ints). The outputs are
+ * always sorted, which sorted 0 (any order) allows too. */
+static bool bind_top_k(om_bind *b) {
+  int64_t axis, largest, sorted, k;
+  int n, a = 0;
+  if (!attr_i(b, "axis", -1, &axis) || !attr_i(b, "largest", 1, &largest) || !attr_i(b, "sorted", 1, &sorted) ||
+      !const_ints(b, 1, &k, 1, &n) || !wrap(b, axis, b->in[0]->ndim, &a))
+    return false;
+  if (n != 1) return om__fail(OM_ERR_FORMAT, "%s (TopK): K must hold one value, it holds %d", who(b), n);
+  om_tensor *indices = NULL, *values = om_topk(b->in[0], k, a, largest != 0, &indices);
+  return put(b, 0, values) && put(b, 1, indices);
+}
+
+/* OneHot: where(indices (cast to int64, a negative one plus depth) == arange(depth) along axis,
+ * on, off); an index outside [-depth, depth) matches nothing and gets off everywhere. */
+static bool bind_one_hot(om_bind *b) {
+  int64_t axis;
+  double depth;
+  if (!attr_i(b, "axis", -1, &axis) || !const_scalar(b, 1, &depth)) return false;
+  if (!(depth >= 1 && depth < 0x1p31))
+    return om__fail(OM_ERR_FORMAT, "%s (OneHot): depth must be from 1 to 2^31 - 1, it is %g", who(b), depth);
+  if (om_tensor_numel(b->in[2]) != 2) return om__fail(OM_ERR_FORMAT, "%s (OneHot): values must hold 2 values (off, on)", who(b));
+  int nd = b->in[0]->ndim + 1, a = 0;
+  if (!wrap(b, axis, nd, &a)) return false;
+  int64_t n = (int64_t)depth, along[OM_MAX_DIMS + 1];
+  for (int d = 0; d < nd && d <= OM_MAX_DIMS; d++) along[d] = d == a ? n : 1;
+  om_scope s = {0};
+  om_tensor *idx = om__keep(&s, om_cast(b->in[0], OM_INT64)), *depth_t = om__keep(&s, om_scalar((double)n, OM_INT64));
+  om_tensor *neg = om__keep(&s, om_lt(idx, om__keep(&s, om_scalar(0, OM_INT64))));
+  om_tensor *wrapped = om__keep(&s, om_where(neg, om__keep(&s, om_add(idx, depth_t)), idx));
+  om_tensor *ar = om__keep(&s, om_reshape(om__keep(&s, om_arange(0, (double)n, 1, OM_INT64)), along, nd));
+  om_tensor *mask = om__keep(&s, om_eq(om__keep(&s, om_unsqueeze(wrapped, a)), ar));
+  om_tensor *flat = om__keep(&s, om_reshape(b->in[2], (int64_t[]){2}, 1));
+  om_tensor *off = om__keep(&s, om_select(flat, 0, 0)), *on = om__keep(&s, om_select(flat, 0, 1));
+  bool ok = put(b, 0, om_where(mask, on, off));
   om__scope_end(&s);
   return ok;
 }
+
+/* DepthToSpace and SpaceToDepth on [N, C, H, W]: CRD is pixel_shuffle; DCR and SpaceToDepth (whose
+ * channels are block-major, unlike pixel_unshuffle's) a reshape to six dims, a permute, a reshape. */
+static bool depth_space(om_bind *b, bool to_space) {
+  int64_t bs;
+  const char *mode;
+  const om_tensor *x = b->in[0];
+  if (!attr_i(b, "blocksize", 0, &bs) || !attr_s(b, "mode", "DCR", &mode)) return false;
+  if (x->ndim != 4) return om__fail(OM_ERR_FORMAT, "%s (%s): the input must be 4-D, it has %d dims", who(b), b->node->op_type, x->ndim);
+  if (bs < 1 || bs > 3037000499) return om__fail(OM_ERR_FORMAT, "%s (%s): blocksize %lld must be positive (and below 2^31.5)", who(b), b->node->op_type, (long long)bs);
+  bool crd = to_space && !strcmp(mode, "CRD");
+  if (to_space && !crd && strcmp(mode, "DCR")) return unsupported(b, "a mode other than DCR and CRD");
+  if (crd) return put(b, 0, om_pixel_shuffle(b->in[0], bs));
+  int64_t n = x->shape[0], c = x->shape[1], h = x->shape[2], w = x->shape[3];
+  bool fits = to_space ? c % (bs * bs) == 0 && h <= INT64_MAX / bs && w <= INT64_MAX / bs
+                       : h % bs == 0 && w % bs == 0 && c <= INT64_MAX / (bs * bs);
+  if (!fits) {
+    char buf[OM_SHAPE_STR_LEN];
+    return om__fail(OM_ERR_SHAPE_MISMATCH, "%s (%s): blocksize %lld does not fit the input %s (%s)", who(b), b->node->op_type,
+                    (long long)bs, om__shape_str(buf, sizeof buf, x->shape, 4), to_space ? "channels by blocksize^2" : "height and width by blocksize");
+  }
+  const int64_t d2s[3][6] = {{n, bs, bs, c / (bs * bs), h, w}, {0, 3, 4, 1, 5, 2}, {n, c / (bs * bs), h * bs, w * bs}};
+  const int64_t s2d[3][6] = {{n, c, h / bs, bs, w / bs, bs}, {0, 3, 5, 1, 2, 4}, {n, c * bs * bs, h / bs, w / bs}};
+  const int64_t(*p)[6] = to_space ? d2s : s2d;
+  om_tensor *six = om_reshape(b->in[0], p[0], 6), *perm = six ? om_permute(six, p[1], 6) : NULL;
+  bool ok = put(b, 0, perm ? om_reshape(perm, p[2], 4) : NULL);
+  om__release_all((om_tensor *[]){six, perm}, 2);
+  return ok;
+}
+static bool bind_depth_to_space(om_bind *b) { return depth_space(b, true); }
+static bool bind_space_to_depth(om_bind *b) { return depth_space(b, false); }
 
 /* ---- the table, sorted by op type: inputs, outputs, the rule, what it runs as (for
  * docs/graph-runtime.md, generated by om_optable) ---- */
@@ -2029,6 +2098,7 @@ static const om_onnx_rule rules[] = {
     {"Cosh", 1, 1, 1, bind_cosh, "cosh"},
     {"CumSum", 2, 2, 1, bind_cumsum, "cumsum (exclusive, reverse refused)"},
     {"DFT", 1, 3, 1, bind_dft, "matmuls by cos and sin of the angles (mod the length; inverse, onesided, dft_length and axis known when planning)"},
+    {"DepthToSpace", 1, 1, 1, bind_depth_to_space, "pixel_shuffle (mode CRD); DCR: reshape, permute, reshape"},
     {"Div", 2, 2, 1, bind_div, "div (int64: truncating, as ONNX)"},
     {"Dropout", 1, 3, 2, bind_dropout, "the input (inference: training_mode true and the mask output refused)"},
     {"Elu", 1, 1, 1, bind_elu, "elu"},
@@ -2084,6 +2154,7 @@ static const om_onnx_rule rules[] = {
     {"NegativeLogLikelihoodLoss", 2, 3, 1, bind_nll_loss, "-gather(x, 1, target) weight[target] (ignore_index: weight 0), reduced by none, sum, mean (over the weights' sum)"},
     {"NonZero", 1, 1, 1, bind_non_zero, "the indices (the input known when planning: it decides the shape)"},
     {"Not", 1, 1, 1, bind_not, "eq(x, false)"},
+    {"OneHot", 3, 3, 1, bind_one_hot, "where(eq(indices, arange(depth)), on, off) (negative indices count from depth)"},
     {"Or", 2, 2, 1, bind_or, "where(a, a, b)"},
     {"PRelu", 2, 2, 1, bind_prelu, "where(x < 0, x slope, x)"},
     {"Pad", 2, 4, 1, bind_pad, "pad (constant, reflect, edge; reflect and edge on the last 1 to 3 axes)"},
@@ -2121,6 +2192,7 @@ static const om_onnx_rule rules[] = {
     {"SoftmaxCrossEntropyLoss", 2, 3, 2, bind_softmax_cross_entropy, "log_softmax over axis 1 (output 1), then NegativeLogLikelihoodLoss"},
     {"Softplus", 1, 1, 1, bind_softplus, "softplus"},
     {"Softsign", 1, 1, 1, bind_softsign, "x / (1 + |x|)"},
+    {"SpaceToDepth", 1, 1, 1, bind_space_to_depth, "reshape, permute, reshape (blocks first in the channels, unlike pixel_unshuffle)"},
     {"Split", 1, 2, OM_BIND_MAX_OUT, bind_split, "slice per piece (split input, num_outputs)"},
     {"Sqrt", 1, 1, 1, bind_sqrt, "sqrt"},
     {"Squeeze", 1, 2, 1, bind_squeeze, "squeeze"},
@@ -2130,6 +2202,7 @@ static const om_onnx_rule rules[] = {
     {"Tanh", 1, 1, 1, bind_tanh, "tanh"},
     {"ThresholdedRelu", 1, 1, 1, bind_thresholded_relu, "where(x > alpha, x, 0)"},
     {"Tile", 2, 2, 1, bind_tile, "reshape, expand, reshape"},
+    {"TopK", 2, 2, 2, bind_top_k, "topk (K known when planning; always sorted, ties in index order)"},
     {"Transpose", 1, 1, 1, bind_transpose, "permute"},
     {"Trilu", 1, 2, 1, bind_trilu, "triu, tril"},
     {"Unsqueeze", 1, 2, 1, bind_unsqueeze, "unsqueeze per axis, ascending"},

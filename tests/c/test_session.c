@@ -1263,6 +1263,105 @@ TEST(rnn_against_a_reference) {
   check_values("RNN", y, want, T * D * B * H, 1e-6);
   om_tensor_release(y);
   om_tensor_release(x);
+/* ---- the rows of TopK, OneHot, DepthToSpace, SpaceToDepth, against ONNX's definitions ---- */
+
+/* A node of up to three inputs (NULL: none) and one or two outputs, attributes added by the caller. */
+static pb node_n(const char *op, const char *const in[3], const char *out0, const char *out1) {
+  pb n = {0};
+  for (int k = 0; k < 3; k++)
+    if (in[k]) pb_str(&n, 1, in[k]);
+  pb_str(&n, 2, out0);
+  if (out1) pb_str(&n, 2, out1);
+  pb_str(&n, 3, op), pb_str(&n, 4, op);
+  return n;
+}
+
+/* Runs graph m on x, n_out outputs into out; false with the error set. */
+static bool run_graph(const pb *m, om_tensor *x, om_tensor **out, int n_out) {
+  om_session *s = om_session_open(m->b, m->n, NULL);
+  bool ok = s && om_session_run(s, &x, 1, out, n_out) == n_out;
+  om_session_release(s);
+  return ok;
+}
+
+/* DepthToSpace (DCR, CRD) and SpaceToDepth on a [2, 8, 2, 3] input, element by element from
+ * the ONNX spec's reshape-transpose-reshape: DCR reads channel (i b + j) C' + c, CRD c b^2 + i b + j. */
+TEST(depth_to_space_and_space_to_depth) {
+  const int64_t N = 2, C = 8, H = 2, W = 3, b = 2, Cq = C / (b * b);
+  om_tensor *x = om_arange(0, (double)(N * C * H * W), 1, OM_FLOAT32), *x4 = om_reshape(x, (int64_t[]){N, C, H, W}, 4);
+  for (int mode = 0; mode < 3; mode++) { /* DCR, CRD, SpaceToDepth (of a [2, 2, 4, 6] input) */
+    const char *op = mode < 2 ? "DepthToSpace" : "SpaceToDepth";
+    pb nodes[1] = {node_n(op, (const char *[]){"x", NULL, NULL}, "y", NULL)};
+    attr_int(&nodes[0], "blocksize", b);
+    if (mode < 2) attr_str(&nodes[0], "mode", mode ? "CRD" : "DCR");
+    int64_t dims[4] = {N, mode < 2 ? C : Cq, mode < 2 ? H : H * b, mode < 2 ? W : W * b};
+    pb m = model_of(nodes, 1, NULL, 0, dims, 4, NULL, 0);
+    om_tensor *in = om_reshape(x, dims, 4), *y = NULL;
+    CHECK(run_graph(&m, in, &y, 1));
+    for (int64_t n = 0; y && n < N; n++)
+      for (int64_t c = 0; c < Cq; c++)
+        for (int64_t h = 0; h < H; h++)
+          for (int64_t w = 0; w < W; w++)
+            for (int64_t i = 0; i < b; i++)
+              for (int64_t j = 0; j < b; j++) {
+                int64_t deep = mode == 1 ? c * b * b + i * b + j : (i * b + j) * Cq + c;   /* the channel of the depth side */
+                int64_t d_at = ((n * C + deep) * H + h) * W + w;                             /* [N, C, H, W] */
+                int64_t s_at = ((n * Cq + c) * H * b + h * b + i) * W * b + w * b + j;       /* [N, C', H b, W b] */
+                double got = at(y, mode < 2 ? s_at : d_at), want = at(in, mode < 2 ? d_at : s_at);
+                if (got != want) FAILED("%s mode %d: [%lld %lld %lld %lld %lld %lld]: %g, expected %g", op, mode, (long long)n,
+                                        (long long)c, (long long)h, (long long)w, (long long)i, (long long)j, got, want);
+              }
+    om__release_all((om_tensor *[]){in, y}, 2);
+  }
+  pb bad[1] = {node_n("DepthToSpace", (const char *[]){"x", NULL, NULL}, "y", NULL)};
+  attr_int(&bad[0], "blocksize", 3);
+  pb m = model_of(bad, 1, NULL, 0, (int64_t[]){N, C, H, W}, 4, NULL, 0);
+  om_tensor *y = NULL;
+  CHECK_ERROR(run_graph(&m, x4, &y, 1), OM_ERR_SHAPE_MISMATCH, "DepthToSpace (DepthToSpace): blocksize 3 does not fit the input [2,8,2,3] (channels by blocksize^2)");
+  pb odd[1] = {node_n("DepthToSpace", (const char *[]){"x", NULL, NULL}, "y", NULL)};
+  attr_int(&odd[0], "blocksize", 2), attr_str(&odd[0], "mode", "XYZ");
+  pb m2 = model_of(odd, 1, NULL, 0, (int64_t[]){N, C, H, W}, 4, NULL, 0);
+  CHECK_ERROR(run_graph(&m2, x4, &y, 1), OM_ERR_UNSUPPORTED, "DepthToSpace (DepthToSpace): a mode other than DCR and CRD is not supported");
+  om__release_all((om_tensor *[]){x, x4}, 2);
+}
+
+/* OneHot: float indices cast, a negative one counted from depth, one out of range all off; axis 0. */
+TEST(one_hot_counts_negative_indices_from_depth) {
+  pb inits[2] = {ints_init("depth", 1, (int64_t[]){3}), ints_init("values", 2, (int64_t[]){-1, 7})};
+  for (int axis = -1; axis <= 0; axis++) {
+    pb nodes[1] = {node_n("OneHot", (const char *[]){"x", "depth", "values"}, "y", NULL)};
+    if (axis == 0) attr_int(&nodes[0], "axis", 0);
+    pb m = model_of(nodes, 1, inits, 2, (int64_t[]){4}, 1, NULL, 0);
+    om_tensor *x = TF(SHAPE(4), 1, -1, 5, 2), *y = NULL;
+    CHECK(run_graph(&m, x, &y, 1));
+    const int64_t want[4][3] = {{-1, 7, -1}, {-1, -1, 7}, {-1, -1, -1}, {-1, -1, 7}};
+    CHECK(y && om_tensor_dtype(y) == OM_INT64 && om_tensor_shape(y)[axis ? 0 : 1] == 4);
+    for (int i = 0; y && i < 4; i++)
+      for (int c = 0; c < 3; c++) CHECK_EQ_INT(at(y, axis ? i * 3 + c : c * 4 + i), want[i][c]);
+    om__release_all((om_tensor *[]){x, y}, 2);
+  }
+}
+
+/* TopK: largest 0 along a negative axis with ties (index order), K from an initializer; a K
+ * computed from the input's values is refused when planning. */
+TEST(top_k_takes_its_attributes) {
+  pb inits[1] = {ints_init("k", 1, (int64_t[]){2})};
+  om_tensor *x = TF(SHAPE(3, 2), 4, 1, 2, 1, 2, 0), *out[2] = {0};
+  for (int j = 0; j < 2; j++) { /* the graph's output y: the values, then the indices */
+    pb nodes[1] = {node_n("TopK", (const char *[]){"x", "k", NULL}, j ? "v" : "y", j ? "y" : "i")};
+    attr_int(&nodes[0], "axis", -2), attr_int(&nodes[0], "largest", 0), attr_int(&nodes[0], "sorted", 0);
+    pb m = model_of(nodes, 1, inits, 1, (int64_t[]){3, 2}, 2, NULL, 0);
+    CHECK(run_graph(&m, x, &out[j], 1));
+  }
+  const double v[4] = {2, 0, 2, 1}, idx[4] = {1, 2, 2, 0}; /* column 0: 2 at 1 and 2 (index order); column 1: 0, then 1 at 0 before 1 */
+  for (int k = 0; out[1] && k < 4; k++) CHECK(at(out[0], k) == v[k] && at(out[1], k) == idx[k]);
+  om__release_all(out, 2);
+  pb dep[2] = {node_n("ArgMax", (const char *[]){"x", NULL, NULL}, "k", NULL), node_n("TopK", (const char *[]){"x", "k", NULL}, "y", "i")};
+  attr_int(&dep[0], "axis", 1), attr_int(&dep[0], "keepdims", 0);
+  pb m2 = model_of(dep, 2, NULL, 0, (int64_t[]){1, 2}, 2, NULL, 0);
+  om_tensor *x2 = TF(SHAPE(1, 2), 1, 2);
+  CHECK_ERROR(run_graph(&m2, x2, out, 1), OM_ERR_UNSUPPORTED, "TopK (TopK): input 1 is computed from tensor values when the graph runs");
+  om__release_all((om_tensor *[]){x, x2}, 2);
 }
 
 TEST(the_op_table_is_sorted) {
@@ -1305,5 +1404,8 @@ int main(void) {
   RUN(fourier_transforms_against_references);
   RUN(rnn_against_a_reference);
   RUN(the_op_table_is_sorted);
+  RUN(depth_to_space_and_space_to_depth);
+  RUN(one_hot_counts_negative_indices_from_depth);
+  RUN(top_k_takes_its_attributes);
   TEST_MAIN_END();
 }
