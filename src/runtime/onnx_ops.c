@@ -657,6 +657,22 @@ static bool bind_scatter_elements(om_bind *b) {
   return ok;
 }
 
+/* ScatterND: the last axis of indices split into one index tensor per leading axis of data, as
+ * index_put takes them (reduction none or add) */
+static bool bind_scatter_nd(om_bind *b) {
+  const char *red;
+  if (!attr_s(b, "reduction", "none", &red)) return false;
+  if (strcmp(red, "none") && strcmp(red, "add")) return unsupported(b, "a reduction other than 'none' and 'add'");
+  om_tensor *idx = b->in[1], *each[OM_MAX_DIMS] = {0};
+  int k = idx->ndim ? (int)idx->shape[idx->ndim - 1] : 0;
+  if (k < 1 || k > OM_MAX_DIMS) return om__fail(OM_ERR_FORMAT, "%s (ScatterND): indices must end in an axis of 1 to %d, not %d", who(b), OM_MAX_DIMS, k);
+  bool ok = true;
+  for (int j = 0; j < k && ok; j++) ok = (each[j] = om_select(idx, idx->ndim - 1, j)) != NULL;
+  ok = ok && put(b, 0, om_index_put(b->in[0], each, k, b->in[2], !strcmp(red, "add")));
+  om__release_all(each, k);
+  return ok;
+}
+
 /* ---- reductions, normalisation ---- */
 
 /* ReduceSum/Mean/Max/Min/SumSquare/L2: axes from the attribute or input 1; none means all,
@@ -1202,6 +1218,7 @@ static const om_onnx_rule rules[] = {
     {"Reshape", 2, 2, 1, bind_reshape, "reshape (0 copies a size unless allowzero)"},
     {"Resize", 1, 4, 1, bind_resize, "interpolate over the last two axes of a 4-D input: linear (half_pixel, pytorch_half_pixel, align_corners) as bilinear, nearest (asymmetric, floor) as nearest"},
     {"ScatterElements", 3, 3, 1, bind_scatter_elements, "scatter_add (reduction add); none: where(mask, scattered, data) from two scatter_adds"},
+    {"ScatterND", 3, 3, 1, bind_scatter_nd, "index_put (reduction none, add)"},
     {"Shape", 1, 1, 1, bind_shape, "the input's shape (start, end)"},
     {"Sigmoid", 1, 1, 1, bind_sigmoid, "sigmoid"},
     {"Sign", 1, 1, 1, bind_sign, "sign"},
