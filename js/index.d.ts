@@ -1876,4 +1876,14 @@ export namespace nn {
     constructor(outputSize: number | readonly [number | null, number | null]);
     forward(x: Tensor): Tensor;
   }
+  /** PyTorch's nn.Unfold: {@link functional.unfold} with these settings; no parameters. */
+  export class Unfold extends Module {
+    constructor(kernelSize: Size2, options?: UnfoldOptions);
+    forward(x: Tensor): Tensor;
+  }
+  /** PyTorch's nn.Fold: {@link functional.fold} with these settings; no parameters. */
+  export class Fold extends Module {
+    constructor(outputSize: Size2, kernelSize: Size2, options?: UnfoldOptions);
+    forward(x: Tensor): Tensor;
+  }
 }

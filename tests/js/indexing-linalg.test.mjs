@@ -105,6 +105,15 @@ describe('unfold and fold', () => {
     }
   }));
 
+  test('nn.Unfold and nn.Fold call the functions with their settings', () => om.tidy(() => {
+    const x = om.randn([2, 3, 5, 6], { seed: 3 }), options = { dilation: [1, 2], padding: 1, stride: [2, 1] };
+    const net = new om.nn.Sequential(new om.nn.Unfold([2, 3], options), new om.nn.Fold([5, 6], [2, 3], options));
+    assert.deepEqual(vals(net.forward(x)), vals(F.fold(F.unfold(x, [2, 3], options), [5, 6], [2, 3], options)));
+    assert.deepEqual(net.stateDict(), {});
+    assert.throws(() => new om.nn.Unfold(2, { stride: 1.5 }), (e) => e.kind === 'InvalidArgument' && /Unfold: stride/.test(e.message));
+    assert.throws(() => new om.nn.Fold(4, 2, { groups: 2 }), (e) => e.kind === 'InvalidArgument' && /Fold: .*groups/.test(e.message));
+  }));
+
   test('gradients by finite differences', () => om.tidy(() => {
     gradcheck((x) => F.unfold(x, [2, 3], { padding: 1, stride: [2, 1], dilation: [1, 2] }), om.randn([1, 2, 4, 5], { seed: 1 }));
     gradcheck((x) => F.fold(x, [4, 5], 2, { padding: 1, stride: 2 }), om.randn([1, 8, 9], { seed: 2 }));
@@ -198,6 +207,8 @@ describe('traced', () => {
   test('attention scores by einsum, cdist, unfold of symbolic sizes: onnxruntime-web and the Session agree with eager', () => withTraced((keep, trace) => {
     trace(moduleOf((q, k) => om.einsum('bhqd,bhkd->bhqk', q, k).softmax(-1)),
       { q: [om.randn([2, 2, 5, 4], { seed: 1 }), ['b', null, 'q', null]], k: [om.randn([2, 2, 6, 4], { seed: 2 }), ['b', null, 'k', null]] });
+    trace(moduleOf((a, b) => om.einsum('ijk,ik->j', a, b)), // two summed letters merged into one matmul dim
+      { a: [om.randn([3, 4, 5], { seed: 8 }), ['i', null, 'k']], b: [om.randn([3, 5], { seed: 9 }), ['i', 'k']] });
     trace(moduleOf((a) => om.einsum('...ij->...j', a).add(om.einsum('bii->bi', a.slice(2, 0, 3)))),
       { a: [om.randn([3, 3, 3], { seed: 3 }), ['n', null, null]] });
     const exact = { computeMode: 'donot_use_mm_for_euclid_dist' }, mm = { computeMode: 'use_mm_for_euclid_dist' };
@@ -217,6 +228,11 @@ describe('traced', () => {
       y.indexPut_([idx], v, true); // a write into a tensor the model made: a graph op
       return y.indexPut([idx.slice(0, 2)], v.slice(0, 2));
     }), { x: [om.randn([3, 5], { seed: 4 }), [null, 'w']], v: [om.randn([4, 5], { seed: 5 }), ['k', 'w']], idx: [i, ['k']] });
+    trace(moduleOf((x, idx) => { // a number broadcast to the indices' symbolic length
+      const y = x.add(1);
+      y.indexPut_([idx], 0);
+      return y.indexPut([idx, idx.mul(0)], 5);
+    }), { x: [om.randn([6, 3], { seed: 6 }), ['n', null]], idx: [om.tensor([0, 2, 4], { dtype: 'int64' }), ['k']] });
   }));
 
   test('cdist by default: the tracer finds the switch to the matmul form above 25 rows', () => om.tidy(() => {

@@ -93,6 +93,8 @@ const puts: Tensor[] = [om.indexPut(m, [rows, rows], 2), m.indexPut(rows, 0), om
 const sums: Tensor[] = [om.einsum('ij,jk->ik', m, m), om.einsum('ii', [m]), om.cdist(m, m), om.cdist(m, m, Infinity, { computeMode: 'use_mm_for_euclid_dist' })];
 const cols: Tensor = om.nn.functional.unfold(om.zeros([1, 1, 4, 4]), [2, 2], { stride: 2, padding: [1, 0], dilation: 1 });
 const img2: Tensor = om.nn.functional.fold(cols, 4, 2, { stride: 2, padding: [1, 0] });
+const blocksMods = [new om.nn.Unfold([2, 2], { stride: 2 }), new om.nn.Fold([4, 4], 2, { stride: 2 })];
+for (const b of blocksMods) b.dispose();
 // @ts-expect-error computeMode is one of PyTorch's three names
 om.cdist(m, m, 2, { computeMode: 'fast' });
 om.dispose([rows, ...puts, ...sums, cols, img2]);
