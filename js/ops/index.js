@@ -151,7 +151,10 @@ export function maskedScatter(input, mask, source) {
     // each true place's position among the true places; the false places read element 0
     const at = flat.cumsum(0).sub(1).clamp(0);
     const src = source.flatten();
-    if (src.shape[0] === 0) return where(m, input, input); // nothing to read: no place may be true
+    if (src.shape[0] === 0) { // nothing to read: no place may be true (reading that is DataDependent in a trace)
+      if (m.to('int64').sum().item() > 0) throw new OmError('IndexOutOfRange', `${who}: mask has more true places than source's 0 elements`);
+      return where(m, input, input);
+    }
     let picked;
     try {
       picked = src.indexSelect(0, at);

@@ -586,9 +586,14 @@ static bool forward_index_put(om_call *c) {
     for (int64_t i = 0; i < inner; i++) {
       char *to = o + (size_t)(off[b] * inner + i) * es;
       const char *from = s + (size_t)(base + vo[i]) * es;
-      if (!acc) memcpy(to, from, es);
-      else if (x->dtype == OM_FLOAT32) *(float *)to += *(const float *)from;
-      else *(int64_t *)to = (int64_t)((uint64_t) * (int64_t *)to + (uint64_t) * (const int64_t *)from); /* wraps as PyTorch's */
+      if (!acc) {
+        memcpy(to, from, es);
+      } else if (x->dtype == OM_FLOAT32) {
+        *(float *)to += *(const float *)from;
+      } else { /* int64 sums wrap, as PyTorch's (in unsigned arithmetic: no UB) */
+        uint64_t sum = (uint64_t)*(const int64_t *)to + (uint64_t)*(const int64_t *)from;
+        memcpy(to, &sum, es);
+      }
     }
   }
   free(off);

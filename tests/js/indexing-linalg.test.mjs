@@ -155,6 +155,7 @@ describe('maskedScatter', () => {
   test('errors', () => om.tidy(() => {
     const x = om.zeros([2, 3]), mask = om.ones([2, 3]).gt(0);
     throwsKind(() => x.maskedScatter(mask, om.zeros([5])), 'IndexOutOfRange', /^maskedScatter: mask has more true places than source's 5 elements$/);
+    throwsKind(() => x.maskedScatter(mask, om.zeros([0])), 'IndexOutOfRange', /^maskedScatter: mask has more true places than source's 0 elements$/);
     throwsKind(() => x.maskedScatter(om.ones([2, 3]), om.zeros([6])), 'DtypeMismatch', /^maskedScatter: mask must be bool, not float32$/);
     throwsKind(() => x.maskedScatter(mask, om.zeros([6], { dtype: 'int64' })), 'DtypeMismatch', /^maskedScatter: source is int64, input float32/);
     throwsKind(() => x.maskedScatter(om.ones([4]).gt(0), om.zeros([8])), 'ShapeMismatch', /where/);
