@@ -232,7 +232,8 @@ export function meshgrid(tensors: readonly Tensor[], options?: { indexing?: 'ij'
 /** torch.index_put: a copy of input with values (a Tensor of input's dtype, or a number) written
  *  (accumulate: added; float32, int64) at the positions the int64 index tensors, broadcast
  *  together, pick in input's first dims; each index in [-size, size). PyTorch's `x[i, j] = v` is
- *  `x.indexPut_([i, j], v)`. Differentiable in input and values. */
+ *  `x.indexPut_([i, j], v)`; one bool index of input's leading sizes is `x[mask] = v`. Differentiable
+ *  in input and values. */
 export function indexPut(input: Tensor, indices: Tensor | readonly Tensor[], values: Tensor | Scalar, accumulate?: boolean): Tensor;
 /** torch.masked_scatter: a copy of input whose places where mask (bool, broadcast with input) is
  *  true take source's elements in row-major order (source: input's dtype, at least as many

@@ -907,7 +907,8 @@ export function meshgrid(tensors, options) {
 /**
  * torch.index_put: a copy of input with values written (accumulate: added) at the positions the
  * int64 index tensors (broadcast together) pick in input's first dims; values is a Tensor of
- * input's dtype or a number. x[i, j] = v in PyTorch is x.indexPut_([i, j], v).
+ * input's dtype or a number. x[i, j] = v in PyTorch is x.indexPut_([i, j], v); one bool index,
+ * x[mask] = v, is js/ops/index.js maskPut.
  */
 export function indexPut(input, indices, values, accumulate = false) {
   const who = 'indexPut';
@@ -917,19 +918,15 @@ export function indexPut(input, indices, values, accumulate = false) {
   if (!Array.isArray(list)) throw invalid(`${who}: indices must be a Tensor or an array of tensors, got ${describe(indices)}`);
   const hs = list.map((t, i) => handleOf(t, who, `indices[${i}]`));
   if (typeof accumulate !== 'boolean') throw invalid(`${who}: accumulate must be a boolean, got ${describe(accumulate)}`);
-  let hv;
-  if (values instanceof Tensor) {
-    hv = handleOf(values, who, 'values');
-  } else {
-    const v = scalarValue(values);
-    if (v === undefined) throw invalid(`${who}: values must be a Tensor or a number, got ${describe(values)}`);
-    hv = scalarHandle(v, dtypeCodes.get(dtypeOf(input)), who);
-  }
+  const isTensor = values instanceof Tensor, v = isTensor ? undefined : scalarValue(values);
+  if (!isTensor && v === undefined) throw invalid(`${who}: values must be a Tensor or a number, got ${describe(values)}`);
+  if (list.length === 1 && dtypeOf(list[0]) === 'bool') return indexing.maskPut(input, list[0], values, accumulate);
+  const hv = isTensor ? handleOf(values, who, 'values') : scalarHandle(v, dtypeCodes.get(dtypeOf(input)), who);
   try {
     const [p] = marshal(['ptr', hs]);
     return wrapChecked(M._omw_index_put(h, p, hs.length, hv, accumulate ? 1 : 0), who);
   } finally {
-    if (!(values instanceof Tensor)) M._omw_release(hv);
+    if (!isTensor) M._omw_release(hv);
   }
 }
 

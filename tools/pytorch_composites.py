@@ -162,6 +162,12 @@ def index_puts():
                                     ((4, 3), [[3, 1]], (3,), False), ((3, 4), [[0, 0, 1], [1, 1, 1]], (1,), True)]:
         x, v, ix = halves(*shape), halves(*vshape, seed=3), [i64(t) for t in idx]
         out.append(call({'accumulate': acc}, [x, v, *ix], torch.index_put(x, tuple(ix), v, acc)))
+    # one bool index (x[mask] = v): values for every true place, or one row per true place
+    for shape, mshape, vshape, acc in [((4, 3), (4,), (3,), False), ((4, 3), (4,), (), True), ((4, 3), (4, 3), (1,), False),
+                                       ((4, 3), (4,), (3, 3), False), ((4, 3), (4,), (3, 3), True), ((2, 3, 2), (2, 3), (4, 2), False)]:
+        x, v = halves(*shape), halves(*vshape, seed=3)
+        mask = (torch.arange(torch.Size(mshape).numel()).reshape(mshape) % 4) != 1
+        out.append(call({'accumulate': acc, 'mask': True}, [x, v, mask], torch.index_put(x, (mask,), v, acc)))
     return out
 
 

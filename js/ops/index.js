@@ -8,7 +8,7 @@
 import { OmError, invalid } from '../errors.js';
 import { requireReady } from '../runtime.js';
 import { describe, toI64, toBool } from '../convert.js';
-import { Tensor, handle, applyOp, optionsArg, tidy, where } from '../tensor.js';
+import { Tensor, handle, applyOp, optionsArg, tidy, where, zeros } from '../tensor.js';
 
 function unsupported(opts, who, names) {
   for (const name of names) {
@@ -163,5 +163,27 @@ export function maskedScatter(input, mask, source) {
       throw new OmError('IndexOutOfRange', `${who}: mask has more true places than source's ${src.shape[0]} elements`);
     }
     return where(m, picked.reshape(...m.shape), input);
+  });
+}
+
+/**
+ * indexPut with one bool index, PyTorch's x[mask] = v (and x[mask] += v with accumulate): mask
+ * has input's leading dims. values (a number, or a Tensor broadcasting to input's other dims)
+ * goes to every true place; a Tensor with one dim more whose first is not 1 gives the true places
+ * its rows in order (maskedScatter). Fixed shapes, so it traces at every size.
+ */
+export function maskPut(input, mask, values, accumulate) {
+  const who = 'indexPut';
+  const lead = mask.shape.length, rest = input.shape.slice(lead);
+  if (lead > input.shape.length || mask.shape.some((n, d) => n !== input.shape[d])) {
+    throw new OmError('ShapeMismatch', `${who}: a bool index [${mask.shape}] must have input [${input.shape}]'s leading sizes`);
+  }
+  return tidy(() => {
+    const m = rest.length ? mask.reshape(...mask.shape, ...rest.map(() => 1)) : mask;
+    if (values instanceof Tensor && values.shape.length === rest.length + 1 && values.shape[0] !== 1) {
+      const placed = maskedScatter(accumulate ? zeros(input.shape, { dtype: input.dtype }) : input, m, values);
+      return accumulate ? input.add(placed) : placed;
+    }
+    return where(m, accumulate ? input.add(values) : values, input);
   });
 }

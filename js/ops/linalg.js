@@ -106,7 +106,8 @@ function contract(a, la, b, lb, keep) {
  * torch.einsum(equation, *operands): letters name dims, '...' the dims no letter names (broadcast
  * across operands), '->' the output (omitted: the labels used once, in alphabetical order, after
  * '...'). Labels missing from the output are summed; a label repeated in one operand takes its
- * diagonal. Operands are contracted left to right, each pair with one batched matmul.
+ * diagonal. Operands are contracted left to right, each pair with one batched matmul (a broadcast
+ * mul when the pair shares nothing summed).
  */
 export function einsum(equation, ...operands) {
   const who = 'einsum';
@@ -145,19 +146,17 @@ export function einsum(equation, ...operands) {
     }
   }
   return tidy(() => {
-    const outSet = new Set(out);
     const neededAfter = (i) => new Set([...out, ...ls.slice(i + 1).flat()]);
-    let [x, lx] = sumUnneeded(...diagonals(operands[0], ls[0], 'operand 0'), new Set([...neededAfter(0)]));
+    let [x, lx] = sumUnneeded(...diagonals(operands[0], ls[0], 'operand 0'), neededAfter(0));
     for (let i = 1; i < operands.length; i++) {
       const later = neededAfter(i);
       const [y, ly] = sumUnneeded(...diagonals(operands[i], ls[i], `operand ${i}`), new Set([...later, ...lx]));
       [x, lx] = sumUnneeded(x, lx, new Set([...later, ...ly]));
       [x, lx] = contract(x, lx, y, ly, later);
     }
-    [x, lx] = sumUnneeded(x, lx, outSet);
-    // an output label of size 1 that an operand broadcast away stays (matmul kept it)
+    [x, lx] = sumUnneeded(x, lx, new Set(out));
     x = arrange(x, lx, out);
-    return x === operands[0] ? x.reshape(...x.shape) : x;
+    return x === operands[0] ? x.reshape(...x.shape) : x; // a new view, as PyTorch's, never the input itself
   });
 }
 

@@ -163,15 +163,17 @@ describe('maskedScatter', () => {
 });
 
 describe('indexPut', () => {
-  test('matches PyTorch: one and several index tensors, broadcast, negative, repeated with accumulate', () => om.tidy(() => {
+  test('matches PyTorch: one and several index tensors, broadcast, negative, repeated with accumulate, a bool mask', () => om.tidy(() => {
     for (const c of fx.index_put) {
       const [x, v, ...idx] = c.inputs;
-      const what = JSON.stringify(c.args) + ` [${x.shape}]`;
-      same(input(x).indexPut(idx.map(ints), input(v), c.args.accumulate), c.output, what);
+      const what = JSON.stringify(c.args) + ` [${x.shape}] values [${v.shape}]`;
+      const indices = idx.map((t) => (c.args.mask ? input(t, 'bool') : ints(t)));
+      same(input(x).indexPut(indices, input(v), c.args.accumulate), c.output, what);
       const y = input(x);
-      assert.equal(y.indexPut_(idx.map(ints), input(v), c.args.accumulate), y);
+      assert.equal(y.indexPut_(indices, input(v), c.args.accumulate), y);
       same(y, c.output, `in place ${what}`);
     }
+    assert.ok(fx.index_put.some((c) => c.args.mask) && fx.index_put.some((c) => !c.args.mask));
   }));
 
   test('a number as values, int64 and bool inputs, a lone index tensor', () => om.tidy(() => {
@@ -201,6 +203,9 @@ describe('indexPut', () => {
     throwsKind(() => x.indexPut(i, 1, 'yes'), 'InvalidArgument', /^indexPut: accumulate must be a boolean/);
     throwsKind(() => x.indexPut('i', 1), 'InvalidArgument', /^indexPut: indices must be a Tensor or an array of tensors/);
     throwsKind(() => x.indexPut([i], 'v'), 'InvalidArgument', /^indexPut: values must be a Tensor or a number/);
+    throwsKind(() => x.indexPut([om.ones([4]).gt(0)], 1), 'ShapeMismatch', /^indexPut: a bool index \[4\] must have input \[3,4\]'s leading sizes$/);
+    throwsKind(() => x.indexPut([om.ones([3]).gt(0)], 'v'), 'InvalidArgument', /^indexPut: values must be a Tensor or a number/);
+    throwsKind(() => x.indexPut([om.ones([3]).gt(0)], om.zeros([2, 4])), 'IndexOutOfRange', /^maskedScatter: mask has more true places than source's 8 elements$/);
   }));
 });
 
@@ -229,6 +234,11 @@ describe('traced', () => {
       y.indexPut_([idx], v, true); // a write into a tensor the model made: a graph op
       return y.indexPut([idx.slice(0, 2)], v.slice(0, 2));
     }), { x: [om.randn([3, 5], { seed: 4 }), [null, 'w']], v: [om.randn([4, 5], { seed: 5 }), ['k', 'w']], idx: [i, ['k']] });
+    // x[mask] = 0 and x[mask] += rows; one row would broadcast to every true place instead, as in
+    // PyTorch, so the rows' count is declared at least 2
+    const n = om.Dim('n', { min: 2 });
+    trace(moduleOf((x, m, v) => x.indexPut([m], 0).indexPut([m.logicalNot()], v, true)),
+      { x: [om.randn([4, 3], { seed: 7 }), [n, null]], m: [om.tensor([true, false, true, true]), [n]], v: [om.randn([4, 3], { seed: 8 }), [n, null]] });
     trace(moduleOf((x, idx) => { // a number broadcast to the indices' symbolic length
       const y = x.add(1);
       y.indexPut_([idx], 0);
