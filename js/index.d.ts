@@ -229,6 +229,27 @@ export function roll(input: Tensor, shifts: number | readonly number[], dims?: n
  *  (their sizes in order; indexing 'xy': the first two swapped), each its input's values along its
  *  dim (views of the inputs). Differentiable. */
 export function meshgrid(tensors: readonly Tensor[], options?: { indexing?: 'ij' | 'xy' }): Tensor[];
+/** torch.index_put: a copy of input with values (a Tensor of input's dtype, or a number) written
+ *  (accumulate: added; float32, int64) at the positions the int64 index tensors, broadcast
+ *  together, pick in input's first dims; each index in [-size, size). PyTorch's `x[i, j] = v` is
+ *  `x.indexPut_([i, j], v)`; one bool index of input's leading sizes is `x[mask] = v`. Differentiable
+ *  in input and values. */
+export function indexPut(input: Tensor, indices: Tensor | readonly Tensor[], values: Tensor | Scalar, accumulate?: boolean): Tensor;
+/** torch.masked_scatter: a copy of input whose places where mask (bool, broadcast with input) is
+ *  true take source's elements in row-major order (source: input's dtype, at least as many
+ *  elements as true places). Differentiable in input and source. */
+export function maskedScatter(input: Tensor, mask: Tensor, source: Tensor): Tensor;
+/** torch.einsum: letters name dims, '...' the dims no letter names (broadcast), '->' the output
+ *  (omitted: the labels used once, alphabetically, after '...'); labels missing from the output
+ *  are summed, one repeated in an operand takes its diagonal. Differentiable. */
+export function einsum(equation: string, ...operands: Tensor[]): Tensor;
+export function einsum(equation: string, operands: readonly Tensor[]): Tensor;
+/** torch.cdist: the p-norm distance of every row pair of x1 [..., P, M] and x2 [..., R, M] ->
+ *  [..., P, R] (float32; p >= 0 or Infinity, default 2). computeMode as PyTorch's: by default p = 2
+ *  uses the matmul form when P or R exceeds 25. A zero distance has a zero gradient. */
+export function cdist(x1: Tensor, x2: Tensor, p?: number, options?: {
+  computeMode?: 'use_mm_for_euclid_dist_if_necessary' | 'use_mm_for_euclid_dist' | 'donot_use_mm_for_euclid_dist';
+}): Tensor;
 /** `condition ? input : other` elementwise with broadcasting; condition is a bool tensor. */
 export function where(condition: Tensor, input: TensorLike, other: TensorLike): Tensor;
 /** Matrix product with PyTorch's rules (1-D operands, broadcast batch dims). */
@@ -509,6 +530,10 @@ export class Tensor {
   indexAdd(dim: number, index: Tensor, source: Tensor): Tensor;
   /** A copy with src[p] added at p with p[dim] = index[p] (torch.scatter_add; float32, src has index's shape). */
   scatterAdd(dim: number, index: Tensor, src: Tensor): Tensor;
+  /** torch.index_put: see {@link indexPut}. */
+  indexPut(indices: Tensor | readonly Tensor[], values: Tensor | Scalar, accumulate?: boolean): Tensor;
+  /** torch.masked_scatter: see {@link maskedScatter}. */
+  maskedScatter(mask: Tensor, source: Tensor): Tensor;
   /**
    * A tensor sharing this storage that autograd does not track. While a trace records, detaching
    * a traced tensor returns a new handle to the same tensor (it stays traced); dispose each
@@ -598,6 +623,10 @@ export class Tensor {
   div_(other: Tensor | Scalar): this;
   /** `this.copy_(this.maskedFill(mask, value))`. */
   maskedFill_(mask: Tensor, value: number | bigint | boolean): this;
+  /** `this.copy_(this.maskedScatter(mask, source))`. */
+  maskedScatter_(mask: Tensor, source: Tensor): this;
+  /** `this.copy_(this.indexPut(indices, values, accumulate))`: PyTorch's `x[i, j] = v` (and `+=` with accumulate). */
+  indexPut_(indices: Tensor | readonly Tensor[], values: Tensor | Scalar, accumulate?: boolean): this;
 
   /** Frees the C tensor (and its grad wrapper). Idempotent. */
   dispose(): void;
@@ -1321,6 +1350,10 @@ export namespace nn {
     function avgPool2d(input: Tensor, kernelSize: Size2, options?: AvgPoolOptions): Tensor;
     /** adaptive_avg_pool2d on [N, C, H, W] to outputSize (null keeps that input size). */
     function adaptiveAvgPool2d(input: Tensor, outputSize: number | readonly [number | null, number | null]): Tensor;
+    /** F.unfold (im2col): every kernel-sized block of input [N, C, H, W] (or [C, H, W]) as a column -> [N, C * kH * kW, L]. */
+    function unfold(input: Tensor, kernelSize: Size2, options?: UnfoldOptions): Tensor;
+    /** F.fold (col2im), unfold's adjoint: columns [N, C * kH * kW, L] (or unbatched) summed back into [N, C, ...outputSize]. */
+    function fold(input: Tensor, outputSize: Size2, kernelSize: Size2, options?: UnfoldOptions): Tensor;
   }
 }
 
@@ -1728,6 +1761,8 @@ export namespace nn {
 
   /** A size for each of two spatial dims, or one for both. */
   export type Size2 = number | readonly [number, number];
+  /** Options of {@link functional.unfold} and {@link functional.fold}. */
+  export interface UnfoldOptions { dilation?: Size2; padding?: Size2; stride?: Size2 }
 
   /** Keyword arguments of conv2d / nn.Conv2d (PyTorch's defaults: stride 1, padding 0, dilation 1, groups 1). */
   export interface ConvOptions {
@@ -1840,6 +1875,16 @@ export namespace nn {
   /** PyTorch's nn.AdaptiveAvgPool2d. */
   export class AdaptiveAvgPool2d extends Module {
     constructor(outputSize: number | readonly [number | null, number | null]);
+    forward(x: Tensor): Tensor;
+  }
+  /** PyTorch's nn.Unfold: {@link functional.unfold} with these settings; no parameters. */
+  export class Unfold extends Module {
+    constructor(kernelSize: Size2, options?: UnfoldOptions);
+    forward(x: Tensor): Tensor;
+  }
+  /** PyTorch's nn.Fold: {@link functional.fold} with these settings; no parameters. */
+  export class Fold extends Module {
+    constructor(outputSize: Size2, kernelSize: Size2, options?: UnfoldOptions);
     forward(x: Tensor): Tensor;
   }
 }

@@ -17,13 +17,15 @@ import { VERSION } from './runtime.js';
 export { ready, memory, setNumThreads, numThreads } from './runtime.js';
 export { OmError, TraceError } from './errors.js';
 export {
-  Tensor, tensor, zeros, ones, full, arange, rand, randn, manualSeed, cat, stack, roll, meshgrid, where, matmul,
+  Tensor, tensor, zeros, ones, full, arange, rand, randn, manualSeed, cat, stack, roll, indexPut, meshgrid, where, matmul,
   split, chunk, unbind, tril, triu, flatten, addmm, noGrad, tidy, keep, dispose,
 } from './tensor.js';
 export {
   sin, cos, tan, asin, acos, atan, sinh, cosh, asinh, acosh, atanh, atan2, minimum, maximum, fmod, remainder,
   logicalAnd, logicalOr, logicalXor, logicalNot, bitwiseAnd, bitwiseOr, bitwiseXor, bitwiseNot,
 } from './ops/math.js';
+export { einsum, cdist } from './ops/linalg.js';
+export { maskedScatter } from './ops/index.js';
 export { Tracer, TracedModel, trace, makeDim as Dim } from './trace.js';
 export { InferenceSession } from './session.js';
 export * as safetensors from './safetensors.js';

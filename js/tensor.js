@@ -524,6 +524,10 @@ export class Tensor {
   gather(dim, index) { return indexing.gather(this, dim, index); }
   /** A copy with source's slices added at index along dim (torch.index_add). */
   indexAdd(dim, index, source) { return indexing.indexAdd(this, dim, index, source); }
+  /** A copy whose places where mask is true take source's elements in order (torch.masked_scatter). */
+  maskedScatter(mask, source) { this.#use('maskedScatter'); return indexing.maskedScatter(this, mask, source); }
+  /** A copy with values written (accumulate: added) where int64 indices point (torch.index_put). */
+  indexPut(indices, values, accumulate) { this.#use('indexPut'); return indexPut(this, indices, values, accumulate); }
   /** A copy with src[p] added at p with p[dim] = index[p] (torch.scatter_add). */
   scatterAdd(dim, index, src) { return indexing.scatterAdd(this, dim, index, src); }
   /**
@@ -716,6 +720,9 @@ export class Tensor {
   mul_(other) { return this.#assign('mul_', () => this.mul(other)); }
   div_(other) { return this.#assign('div_', () => this.div(other)); }
   maskedFill_(mask, value) { return this.#assign('maskedFill_', () => this.maskedFill(mask, value)); }
+  maskedScatter_(mask, source) { return this.#assign('maskedScatter_', () => this.maskedScatter(mask, source)); }
+  /** torch.Tensor.index_put_ (x[i, j] = v): see {@link indexPut}. */
+  indexPut_(indices, values, accumulate) { return this.#assign('indexPut_', () => this.indexPut(indices, values, accumulate)); }
 
   /** The in-place form of an op: its result (make()) copied into this (traced as a write). */
   #assign(who, make) {
@@ -895,6 +902,32 @@ export function meshgrid(tensors, options) {
   const n = M._omw_meshgrid(p, hs.length, indexing === 'xy' ? 1 : 0, pout);
   if (n < 0) throw lastError('meshgrid');
   return readU32(pout, n).map(wrap);
+}
+
+/**
+ * torch.index_put: a copy of input with values written (accumulate: added) at the positions the
+ * int64 index tensors (broadcast together) pick in input's first dims; values is a Tensor of
+ * input's dtype or a number. x[i, j] = v in PyTorch is x.indexPut_([i, j], v); one bool index,
+ * x[mask] = v, is js/ops/index.js maskPut.
+ */
+export function indexPut(input, indices, values, accumulate = false) {
+  const who = 'indexPut';
+  requireReady(who);
+  const h = handleOf(input, who, 'input');
+  const list = indices instanceof Tensor ? [indices] : indices;
+  if (!Array.isArray(list)) throw invalid(`${who}: indices must be a Tensor or an array of tensors, got ${describe(indices)}`);
+  const hs = list.map((t, i) => handleOf(t, who, `indices[${i}]`));
+  if (typeof accumulate !== 'boolean') throw invalid(`${who}: accumulate must be a boolean, got ${describe(accumulate)}`);
+  const isTensor = values instanceof Tensor, v = isTensor ? undefined : scalarValue(values);
+  if (!isTensor && v === undefined) throw invalid(`${who}: values must be a Tensor or a number, got ${describe(values)}`);
+  if (list.length === 1 && dtypeOf(list[0]) === 'bool') return indexing.maskPut(input, list[0], values, accumulate);
+  const hv = isTensor ? handleOf(values, who, 'values') : scalarHandle(v, dtypeCodes.get(dtypeOf(input)), who);
+  try {
+    const [p] = marshal(['ptr', hs]);
+    return wrapChecked(M._omw_index_put(h, p, hs.length, hv, accumulate ? 1 : 0), who);
+  } finally {
+    if (!isTensor) M._omw_release(hv);
+  }
 }
 
 export function where(condition, input, other) {

@@ -613,6 +613,11 @@ om_tensor *om_index_add(om_tensor *input, int dim, om_tensor *index, om_tensor *
 /** A copy of input (float32) with src[p] added at p with p[dim] = index[p] (src has index's shape).
  *  Returns a new reference. */
 om_tensor *om_scatter_add(om_tensor *input, int dim, om_tensor *index, om_tensor *src);
+/** PyTorch's index_put: a copy of input with values written (accumulate: added; float32, int64) at
+ *  the positions that n int64 index tensors (broadcast together to a shape B) pick in input's first
+ *  n dims, each index in [-size, size); values (input's dtype) broadcast to B + input's other dims.
+ *  Of repeated positions the last written stays. Borrowed arguments, returns a new reference. */
+om_tensor *om_index_put(om_tensor *input, om_tensor *const *indices, int n, om_tensor *values, bool accumulate);
 /** interpolate's sampling modes. */
 typedef enum om_interpolate_mode { OM_INTERPOLATE_NEAREST = 0, OM_INTERPOLATE_BILINEAR = 1 } om_interpolate_mode;
 /** Resamples x [N, C, H, W] (float32) as torch.nn.functional.interpolate: exactly one of size

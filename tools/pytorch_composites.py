@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Values of PyTorch's functions that the library writes as composites of its ops, as fixtures
-for tests/js/roll.test.mjs and tests/js/meshgrid.test.mjs.
+for tests/js/roll.test.mjs, tests/js/meshgrid.test.mjs and tests/js/indexing-linalg.test.mjs.
 
 torch.roll: for a [2, 3, 4] tensor of each dtype (float32, int64, bool) and shifts that cover one
 dim and several, negative shifts, shifts larger than the size (and than twice it), a dim rolled
@@ -15,6 +15,13 @@ torch.meshgrid: one to three 0-d or 1-D inputs (an empty one too) of each dtype,
 'ij' and 'xy'. Writes tests/js/fixtures/pytorch/ops/meshgrid.json:
   { "torch_version": ...,
     "cases": [ { "dtype", "indexing", "inputs": [{"shape", "data"}], "outputs": [{"shape", "data"}] } ] }
+
+torch.einsum, torch.cdist, F.unfold / F.fold, torch.masked_scatter and torch.index_put (the
+composites of js/ops/linalg.js, js/ops/conv.js and js/ops/index.js, and the index_put op): for
+each, a few calls on small inputs whose values are halves of small integers (so sums of products
+are exact in float32 whatever the order; cdist's inputs are random, compared within a
+tolerance), the inputs and PyTorch's result. Writes tests/js/fixtures/pytorch/ops/indexing_linalg.json:
+  { "torch_version": ..., "<op>": [ { "args": {...}, "inputs": [{"shape", "data"}], "output": {"shape", "data"} } ] }
 
 Run with a python3 that imports torch (Debian's python3-torch, /usr/bin/python3); CI reads the
 committed JSON and never runs this:
@@ -77,6 +84,98 @@ def meshgrids():
     return {'torch_version': torch.__version__, 'cases': cases}
 
 
+def halves(*shape, seed=0):
+    """Exact small values: halves of integers in [-3, 3]."""
+    n = 1
+    for d in shape:
+        n *= d
+    return ((torch.arange(n) * 7 + seed * 5) % 13 - 6).float().mul(0.5).reshape(shape)
+
+
+def call(args, inputs, output):
+    return {'args': args, 'inputs': [tensor(t) for t in inputs], 'output': tensor(output)}
+
+
+EINSUMS = [
+    ('bij,bjk->bik', [(2, 3, 4), (2, 4, 5)]), ('bhqd,bhkd->bhqk', [(2, 2, 3, 4), (2, 2, 5, 4)]),
+    ('i,j->ij', [(3,), (4,)]), ('ij->ji', [(2, 3)]), ('ii->', [(3, 3)]), ('ii->i', [(4, 4)]), ('ij->', [(2, 3)]),
+    ('ij->j', [(3, 4)]), ('...ij,...jk->...ik', [(2, 1, 3, 4), (3, 4, 2)]), ('bn,anm,bm->ba', [(2, 3), (4, 3, 5), (2, 5)]),
+    ('ij,jk', [(2, 3), (3, 4)]), ('ba,ba', [(3, 1), (3, 4)]), ('i,i->', [(5,), (5,)]), ('...ii->...i', [(2, 3, 3)]),
+    ('ijk,ik->j', [(2, 3, 4), (2, 4)]), ('bij,bkj->bik', [(0, 2, 3), (0, 4, 3)]),
+]
+
+
+def einsums():
+    out = []
+    for eq, shapes in EINSUMS:
+        xs = [halves(*s, seed=k) for k, s in enumerate(shapes)]
+        out.append(call({'equation': eq}, xs, torch.einsum(eq, *xs)))
+    return out
+
+
+def cdists():
+    g = torch.Generator().manual_seed(3)
+    out = []
+    for p, (b, r, c, m) in [(2, (None, 4, 5, 3)), (2, (2, 30, 6, 4)), (1, (None, 3, 4, 2)), (float('inf'), (2, 3, 4, 5)),
+                            (0, (None, 3, 4, 2)), (1.5, (None, 4, 2, 3)), (2, (None, 26, 3, 2))]:
+        lead = [] if b is None else [b]
+        x1, x2 = torch.randn(*lead, r, m, generator=g), torch.randn(*lead, c, m, generator=g)
+        if p == 0:
+            x1, x2 = x1.round(), x2.round()
+        out.append(call({'p': 'inf' if p == float('inf') else p}, [x1, x2], torch.cdist(x1, x2, p)))
+    return out
+
+
+FOLDS = [  # input shape, kernel, dilation, padding, stride
+    ((2, 3, 5, 6), (2, 3), 1, 0, 1), ((1, 2, 6, 7), 3, 1, 1, 2), ((2, 1, 7, 6), (2, 2), (2, 1), (1, 0), (1, 2)),
+    ((1, 2, 4, 4), 1, 1, 0, 1), ((3, 4, 5), 2, 1, 0, 1),
+]
+
+
+def folds():
+    out = []
+    for shape, k, d, p, s in FOLDS:
+        x = halves(*shape)
+        args = {'kernel_size': k, 'dilation': d, 'padding': p, 'stride': s}
+        cols = torch.nn.functional.unfold(x, k, d, p, s)
+        out.append(call(dict(args, op='unfold'), [x], cols))
+        y = halves(*cols.shape, seed=1)
+        out.append(call(dict(args, op='fold', output_size=list(shape[-2:])), [y],
+                        torch.nn.functional.fold(y, shape[-2:], k, d, p, s)))
+    return out
+
+
+def masked_scatters():
+    out = []
+    for shape, mshape, n in [((3, 4), (3, 4), 12), ((3, 4), (4,), 10), ((2, 3), (1, 3), 8), ((5,), (5,), 5)]:
+        x, src = halves(*shape), halves(n, seed=2)
+        mask = (torch.arange(torch.Size(mshape).numel()).reshape(mshape) % 3) != 1
+        out.append(call({}, [x, mask, src], x.masked_scatter(mask, src)))
+    return out
+
+
+def index_puts():
+    out = []
+    i64 = lambda v: torch.tensor(v, dtype=torch.int64)  # noqa: E731
+    for shape, idx, vshape, acc in [((4, 3), [[0, 2, -1]], (3, 3), False), ((4, 3), [[0, 2, 0]], (3, 3), True),
+                                    ((4, 3), [[1, 3], [2, -3]], (2,), False), ((3, 4, 2), [[[0], [2]], [1, 3]], (2, 2, 2), False),
+                                    ((4, 3), [[3, 1]], (3,), False), ((3, 4), [[0, 0, 1], [1, 1, 1]], (1,), True)]:
+        x, v, ix = halves(*shape), halves(*vshape, seed=3), [i64(t) for t in idx]
+        out.append(call({'accumulate': acc}, [x, v, *ix], torch.index_put(x, tuple(ix), v, acc)))
+    # one bool index (x[mask] = v): values for every true place, or one row per true place
+    for shape, mshape, vshape, acc in [((4, 3), (4,), (3,), False), ((4, 3), (4,), (), True), ((4, 3), (4, 3), (1,), False),
+                                       ((4, 3), (4,), (3, 3), False), ((4, 3), (4,), (3, 3), True), ((2, 3, 2), (2, 3), (4, 2), False)]:
+        x, v = halves(*shape), halves(*vshape, seed=3)
+        mask = (torch.arange(torch.Size(mshape).numel()).reshape(mshape) % 4) != 1
+        out.append(call({'accumulate': acc, 'mask': True}, [x, v, mask], torch.index_put(x, (mask,), v, acc)))
+    return out
+
+
+def indexing_linalg():
+    return {'torch_version': torch.__version__, 'einsum': einsums(), 'cdist': cdists(), 'fold': folds(),
+            'masked_scatter': masked_scatters(), 'index_put': index_puts()}
+
+
 def write(name, value):
     os.makedirs(DIR, exist_ok=True)
     with open(os.path.join(DIR, name), 'w') as f:
@@ -87,3 +186,4 @@ def write(name, value):
 if __name__ == '__main__':
     write('roll.json', rolls())
     write('meshgrid.json', meshgrids())
+    write('indexing_linalg.json', indexing_linalg())

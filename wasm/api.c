@@ -144,6 +144,9 @@ OMW om_tensor *omw_roll(om_tensor *a, const int64_t *shifts, int n_shifts, const
   return om_roll(a, shifts, n_shifts, dims, n_dims);
 }
 OMW om_tensor *omw_stack(om_tensor *const *ts, int n, int dim) { return om_stack(ts, n, dim); }
+OMW om_tensor *omw_index_put(om_tensor *a, om_tensor *const *indices, int n, om_tensor *values, int accumulate) {
+  return om_index_put(a, indices, n, values, accumulate != 0);
+}
 OMW int omw_meshgrid(om_tensor *const *ts, int n, int xy, om_tensor **out) { return om_meshgrid(ts, n, xy != 0, out); }
 OMW int omw_split(om_tensor *a, double split_size, int dim, om_tensor **out, int max_out) {
   return om_split(a, (int64_t)split_size, dim, out, max_out);

@@ -10,7 +10,7 @@ import { rand, tidy, optionsArg } from '../tensor.js';
 import { describe, toI32 } from '../convert.js';
 import { Module } from './module.js';
 import {
-  conv1d, conv2d, convTranspose2d, maxPool2d, avgPool2d, adaptiveAvgPool2d, sizes,
+  conv1d, conv2d, convTranspose2d, maxPool2d, avgPool2d, adaptiveAvgPool2d, unfold, fold, sizes,
 } from '../ops/conv.js';
 
 /** A leaf parameter uniform in ±bound (om.manualSeed makes it reproducible). */
@@ -151,5 +151,35 @@ export class AdaptiveAvgPool2d extends Module {
 
   forward(x) {
     return adaptiveAvgPool2d(x, this.outputSize);
+  }
+}
+
+/** PyTorch's nn.Unfold(kernelSize, { dilation = 1, padding = 0, stride = 1 }): functional.unfold. */
+export class Unfold extends Module {
+  constructor(kernelSize, options = {}) {
+    super();
+    const o = optionsArg(options, 'Unfold', ['dilation', 'padding', 'stride']);
+    Object.assign(this, { kernelSize, dilation: o.dilation ?? 1, padding: o.padding ?? 0, stride: o.stride ?? 1 });
+    for (const k of ['kernelSize', 'dilation', 'padding', 'stride']) sizes(this[k], 2, 'Unfold', k);
+  }
+
+  forward(x) {
+    const { dilation, padding, stride } = this;
+    return unfold(x, this.kernelSize, { dilation, padding, stride });
+  }
+}
+
+/** PyTorch's nn.Fold(outputSize, kernelSize, { dilation = 1, padding = 0, stride = 1 }): functional.fold. */
+export class Fold extends Module {
+  constructor(outputSize, kernelSize, options = {}) {
+    super();
+    const o = optionsArg(options, 'Fold', ['dilation', 'padding', 'stride']);
+    Object.assign(this, { outputSize, kernelSize, dilation: o.dilation ?? 1, padding: o.padding ?? 0, stride: o.stride ?? 1 });
+    for (const k of ['outputSize', 'kernelSize', 'dilation', 'padding', 'stride']) sizes(this[k], 2, 'Fold', k);
+  }
+
+  forward(x) {
+    const { dilation, padding, stride } = this;
+    return fold(x, this.outputSize, this.kernelSize, { dilation, padding, stride });
   }
 }

@@ -6,5 +6,5 @@ export { mseLoss, nllLoss, crossEntropy, ctcLoss } from './loss.js';
 export {
   relu, sigmoid, tanh, silu, hardswish, hardsigmoid, hardtanh, relu6, leakyRelu, elu, gelu, softplus, pad, dropout,
 } from '../ops/act.js';
-export { conv1d, conv2d, convTranspose2d, maxPool2d, avgPool2d, adaptiveAvgPool2d } from '../ops/conv.js';
+export { conv1d, conv2d, convTranspose2d, maxPool2d, avgPool2d, adaptiveAvgPool2d, unfold, fold } from '../ops/conv.js';
 export { stochasticDepth } from './blocks.js';

@@ -1,14 +1,14 @@
 // Indexing and resampling (src/ops/index.c, src/ops/resize.c) in PyTorch's names:
-// embedding, indexSelect, gather, indexAdd, scatterAdd, interpolate. Tensor methods
-// (x.indexSelect, x.gather, x.indexAdd, x.scatterAdd) and om.nn.functional call these.
+// embedding, indexSelect, gather, indexAdd, scatterAdd, maskedScatter, interpolate. Tensor methods
+// (x.indexSelect, x.gather, x.indexAdd, x.scatterAdd, x.maskedScatter) and om.nn.functional call these.
 //
 //   const ids = om.tensor([[1, 4], [2, 0]], { dtype: 'int64' });
 //   const e = om.nn.functional.embedding(ids, weight, { paddingIdx: 0 });     // [2, 2, dim]
 //   const up = om.nn.functional.interpolate(img, { scaleFactor: 2, mode: 'bilinear' });
-import { invalid } from '../errors.js';
+import { OmError, invalid } from '../errors.js';
 import { requireReady } from '../runtime.js';
 import { describe, toI64, toBool } from '../convert.js';
-import { Tensor, handle, applyOp, optionsArg } from '../tensor.js';
+import { Tensor, handle, applyOp, optionsArg, tidy, where, zeros } from '../tensor.js';
 
 function unsupported(opts, who, names) {
   for (const name of names) {
@@ -126,4 +126,64 @@ export function interpolate(input, opts) {
   }
   const useScale = hasScale && !recompute;
   return applyOp(who, 'interpolate', [h], [MODES.get(mode), alignCorners ? 1n : 0n, size[0], size[1], useScale ? 1n : 0n], scale);
+}
+
+/**
+ * torch.masked_scatter: a copy of input whose places where mask (bool, broadcast with input) is
+ * true take source's elements in row-major order; source (input's dtype) needs at least as many
+ * elements as mask has true places. Written as where(mask, source.flatten()[cumsum(mask) - 1],
+ * input): fixed shapes, so it traces at every size.
+ */
+export function maskedScatter(input, mask, source) {
+  const who = 'maskedScatter';
+  requireReady(who);
+  handle(input, who, 'input');
+  handle(mask, who, 'mask');
+  handle(source, who, 'source');
+  if (mask.dtype !== 'bool') throw new OmError('DtypeMismatch', `${who}: mask must be bool, not ${mask.dtype}`);
+  if (source.dtype !== input.dtype) {
+    throw new OmError('DtypeMismatch', `${who}: source is ${source.dtype}, input ${input.dtype} (they must match)`);
+  }
+  return tidy(() => {
+    const same = mask.shape.length === input.shape.length && mask.shape.every((n, d) => n === input.shape[d]);
+    const m = same ? mask : where(mask, true, input.ne(input).logicalAnd(false)); // mask broadcast with input
+    const flat = m.flatten();
+    // each true place's position among the true places; the false places read element 0
+    const at = flat.cumsum(0).sub(1).clamp(0);
+    const src = source.flatten();
+    if (src.shape[0] === 0) { // nothing to read: no place may be true (reading that is DataDependent in a trace)
+      if (m.to('int64').sum().item() > 0) throw new OmError('IndexOutOfRange', `${who}: mask has more true places than source's 0 elements`);
+      return where(m, input, input);
+    }
+    let picked;
+    try {
+      picked = src.indexSelect(0, at);
+    } catch (e) {
+      if (!(e instanceof OmError) || e.kind !== 'IndexOutOfRange') throw e;
+      throw new OmError('IndexOutOfRange', `${who}: mask has more true places than source's ${src.shape[0]} elements`);
+    }
+    return where(m, picked.reshape(...m.shape), input);
+  });
+}
+
+/**
+ * indexPut with one bool index, PyTorch's x[mask] = v (and x[mask] += v with accumulate): mask
+ * has input's leading dims. values (a number, or a Tensor broadcasting to input's other dims)
+ * goes to every true place; a Tensor with one dim more whose first is not 1 gives the true places
+ * its rows in order (maskedScatter). Fixed shapes, so it traces at every size.
+ */
+export function maskPut(input, mask, values, accumulate) {
+  const who = 'indexPut';
+  const lead = mask.shape.length, rest = input.shape.slice(lead);
+  if (lead > input.shape.length || mask.shape.some((n, d) => n !== input.shape[d])) {
+    throw new OmError('ShapeMismatch', `${who}: a bool index [${mask.shape}] must have input [${input.shape}]'s leading sizes`);
+  }
+  return tidy(() => {
+    const m = rest.length ? mask.reshape(...mask.shape, ...rest.map(() => 1)) : mask;
+    if (values instanceof Tensor && values.shape.length === rest.length + 1 && values.shape[0] !== 1) {
+      const placed = maskedScatter(accumulate ? zeros(input.shape, { dtype: input.dtype }) : input, m, values);
+      return accumulate ? input.add(placed) : placed;
+    }
+    return where(m, accumulate ? input.add(values) : values, input);
+  });
 }

@@ -582,3 +582,173 @@ static om_tensor *tri_indices(int64_t row, int64_t col, int64_t offset, bool upp
 
 om_tensor *om_tril_indices(int64_t row, int64_t col, int64_t offset) { return tri_indices(row, col, offset, false); }
 om_tensor *om_triu_indices(int64_t row, int64_t col, int64_t offset) { return tri_indices(row, col, offset, true); }
+/* ---- index_put: input [d0 .. dn-1], indices int64 [B..., k] (k <= n: one index per leading
+ * dim), values [B..., dk .. dn-1] of input's dtype -> input's shape ----
+ * out = input; out[indices[b]] = values[b] for each position b in row-major order (so of repeated
+ * positions the last stays, as PyTorch's CPU kernel), or += with accumulate (float32, int64).
+ * Indices lie in [-size, size), negative counting from the end as in PyTorch's indexing and
+ * ONNX's ScatterND. The tuple of index tensors PyTorch's index_put takes is broadcast and stacked
+ * into indices by om_index_put. */
+
+/* The element offset (input's contiguous strides) of every position of indices, checked: n of
+ * them, or NULL with IndexOutOfRange naming the index, its dim and the bound. */
+static int64_t *put_offsets(const om_tensor *x, const om_tensor *idx, int64_t n) {
+  int k = (int)idx->shape[idx->ndim - 1];
+  int64_t *off = om__alloc(sizeof(int64_t) * (uint64_t)(n ? n : 1), "index_put");
+  if (!off) return NULL;
+  const int64_t *p = (const int64_t *)om__data(idx);
+  for (int64_t b = 0; b < n; b++) {
+    int64_t o = 0;
+    for (int j = 0; j < k; j++) {
+      int64_t v = p[offset_of(idx, b * k + j, 0, idx->ndim)], size = x->shape[j];
+      if (v < -size || v >= size) {
+        om__fail(OM_ERR_INDEX_OUT_OF_RANGE, "index_put: index %lld is out of range for dim %d of size %lld (valid: %lld to %lld)",
+                 (long long)v, j, (long long)size, (long long)-size, (long long)size - 1);
+        free(off);
+        return NULL;
+      }
+      o = o * size + (v < 0 ? v + size : v);
+    }
+    off[b] = o;
+  }
+  return off;
+}
+
+static bool infer_index_put(om_call *c) {
+  const om_tensor *x = c->in[0], *idx = c->in[1], *v = c->in[2];
+  char xs[OM_SHAPE_STR_LEN], is[OM_SHAPE_STR_LEN], vs[OM_SHAPE_STR_LEN], want[OM_SHAPE_STR_LEN];
+  if (c->attrs.n_i != 1 || (c->attrs.i[0] != 0 && c->attrs.i[0] != 1))
+    return om__fail(OM_ERR_INVALID_ARGUMENT, "index_put: takes one attribute (accumulate: 0 or 1)");
+  if (!check_index_dtype(idx, "index_put")) return false;
+  if (v->dtype != x->dtype)
+    return om__fail(OM_ERR_DTYPE_MISMATCH, "index_put: values are %s, input %s (they must match)", om_dtype_name(v->dtype),
+                    om_dtype_name(x->dtype));
+  if (c->attrs.i[0] && x->dtype == OM_BOOL) return om__fail(OM_ERR_DTYPE_MISMATCH, "index_put: accumulate needs float32 or int64, not bool");
+  int64_t k = idx->ndim ? idx->shape[idx->ndim - 1] : 0;
+  if (k < 1 || k > x->ndim)
+    return om__fail(OM_ERR_SHAPE_MISMATCH, "index_put: indices %s must be [..., k] with k from 1 to input %s's %d dims",
+                    om__shape_str(is, sizeof is, idx->shape, idx->ndim), om__shape_str(xs, sizeof xs, x->shape, x->ndim), x->ndim);
+  int nb = idx->ndim - 1, nd = nb + x->ndim - (int)k;
+  if (nd > OM_MAX_DIMS)
+    return om__fail(OM_ERR_INVALID_ARGUMENT, "index_put: values would have %d dims (at most %d)", nd, OM_MAX_DIMS);
+  int64_t shape[OM_MAX_DIMS];
+  memcpy(shape, idx->shape, sizeof(int64_t) * (size_t)nb);
+  memcpy(shape + nb, x->shape + k, sizeof(int64_t) * (size_t)(x->ndim - k));
+  if (v->ndim != nd || memcmp(v->shape, shape, sizeof(int64_t) * (size_t)nd))
+    return om__fail(OM_ERR_SHAPE_MISMATCH, "index_put: values %s must be %s (the indices' batch shape, then input's dims after the %lld indexed)",
+                    om__shape_str(vs, sizeof vs, v->shape, v->ndim), om__shape_str(want, sizeof want, shape, nd), (long long)k);
+  set_meta(&c->out_meta[0], x->dtype, x->shape, x->ndim);
+  return true;
+}
+
+static bool forward_index_put(om_call *c) {
+  const om_tensor *x = c->in[0], *idx = c->in[1], *v = c->in[2];
+  int k = (int)idx->shape[idx->ndim - 1];
+  int64_t n = prod(idx->shape, 0, idx->ndim - 1), inner = prod(x->shape, k, x->ndim);
+  int64_t *off = put_offsets(x, idx, n);
+  int64_t *vo = off ? inner_offsets(v, idx->ndim - 1, inner, "index_put") : NULL;
+  if (!vo) {
+    free(off);
+    return false;
+  }
+  copy_contiguous(x, c->out[0]);
+  size_t es = om__dtype_size(x->dtype);
+  char *o = om__data(c->out[0]);
+  const char *s = om__data(v);
+  bool acc = c->attrs.i[0];
+  for (int64_t b = 0; b < n; b++) {
+    int64_t base = offset_of(v, b, 0, idx->ndim - 1);
+    for (int64_t i = 0; i < inner; i++) {
+      char *to = o + (size_t)(off[b] * inner + i) * es;
+      const char *from = s + (size_t)(base + vo[i]) * es;
+      if (!acc) {
+        memcpy(to, from, es);
+      } else if (x->dtype == OM_FLOAT32) {
+        *(float *)to += *(const float *)from;
+      } else { /* int64 sums wrap, as PyTorch's (in unsigned arithmetic: no UB) */
+        uint64_t sum = (uint64_t)*(const int64_t *)to + (uint64_t)*(const int64_t *)from;
+        memcpy(to, &sum, es);
+      }
+    }
+  }
+  free(off);
+  free(vo);
+  return true;
+}
+
+/* g at the positions indices pick: g's first k dims flattened, index_select by the flat position
+ * of each (so differentiable in g), reshaped to values' shape. New reference. */
+static om_tensor *gather_put(om_tensor *g, const om_tensor *idx, const om_tensor *values) {
+  int k = (int)idx->shape[idx->ndim - 1];
+  int64_t n = prod(idx->shape, 0, idx->ndim - 1), flat[OM_MAX_DIMS + 1] = {prod(g->shape, 0, k)};
+  memcpy(flat + 1, g->shape + k, sizeof(int64_t) * (size_t)(g->ndim - k));
+  int64_t *off = put_offsets(g, idx, n);
+  om_tensor *pos = off ? om_from_data(off, (int64_t[]){n}, 1, OM_INT64) : NULL;
+  free(off);
+  om_tensor *rows = pos ? om_reshape(g, flat, g->ndim - k + 1) : NULL;
+  om_tensor *picked = rows ? om_index_select(rows, 0, pos) : NULL;
+  om_tensor *r = picked ? om_reshape(picked, values->shape, values->ndim) : NULL;
+  om__release_all((om_tensor *[]){pos, rows, picked}, 3);
+  return r;
+}
+
+/* dinput = g, or g with the written places zeroed (an index_put of zeros); dvalues = g at the
+ * places (every repeated position gets it, as in PyTorch). */
+static bool index_put_backward(const om_record *r, om_tensor *const *g, om_tensor **gin) {
+  const om_tensor *v = r->in[2];
+  if (om__wants(r, 0)) {
+    om_tensor *z = r->attrs.i[0] ? NULL : zeros_like(v);
+    gin[0] = r->attrs.i[0] ? om_tensor_retain(g[0]) : z ? om__apply1(OM_OP_index_put, (om_tensor *[]){g[0], r->in[1], z}, 3, &r->attrs) : NULL;
+    om_tensor_release(z);
+  }
+  if (om__wants(r, 2)) gin[2] = gather_put(g[0], r->in[1], v);
+  return backward_done(r, gin);
+}
+
+static bool lower_index_put(om_lower *l, const om_call *c) {
+  return om__lower_node(l, c, "ScatterND", &OM_ATTR_STRING("reduction", c->attrs.i[0] ? "add" : "none"), 1);
+}
+
+const om_op_def om__op_index_put = {
+    .name = "index_put", .n_in = 3, .n_out = 1, .saves = OM_SAVES_IN(1),
+    .infer = infer_index_put, .forward = forward_index_put, .backward = index_put_backward,
+    .lower = lower_index_put, .onnx = "ScatterND (reduction none, or add with accumulate)",
+    /* accumulate: the sample's repeated indices then each get their gradient */
+    .test = {.n_in = 3, .ndims = {3, 2, 3}, .shapes = {{4, 3, 2}, {5, 1}, {5, 3, 2}}, .dtypes = {OM_FLOAT32, OM_INT64, OM_FLOAT32},
+             .lo = 0, .hi = 3.99, .attrs = {.n_i = 1, .i = {1}}, .empty_refusal = "is out of range for dim 0 of size 0"}};
+
+/* The n index tensors broadcast to one shape B and stacked on a new last dim, values broadcast
+ * to B + input's dims after the n indexed. */
+om_tensor *om_index_put(om_tensor *input, om_tensor *const *indices, int n, om_tensor *values, bool accumulate) {
+  if (!om__check_inputs("index_put", &input, 1) || !om__check_inputs("index_put", &values, 1)) return NULL;
+  if (n < 1 || !indices || n > input->ndim)
+    return om__fail(OM_ERR_INVALID_ARGUMENT, "index_put: %d index tensors for an input of %d dims (1 to %d)", n, input->ndim,
+                    input->ndim), NULL;
+  if (!om__check_inputs("index_put", indices, n)) return NULL;
+  for (int j = 0; j < n; j++)
+    if (indices[j]->dtype != OM_INT64)
+      return om__fail(OM_ERR_DTYPE_MISMATCH, "index_put: index %d is %s; indices must be int64 (for a bool mask use masked_fill "
+                      "or masked_scatter)", j, om_dtype_name(indices[j]->dtype)), NULL;
+  om_meta b;
+  if (!om__broadcast_shapes(indices, n, &b, "index_put")) return NULL;
+  int nd = b.ndim + input->ndim - n;
+  if (nd > OM_MAX_DIMS) return om__fail(OM_ERR_INVALID_ARGUMENT, "index_put: values would have %d dims (at most %d)", nd, OM_MAX_DIMS), NULL;
+  om_scope s = {0};
+  om_tensor *each[OM_MAX_DIMS];
+  for (int j = 0; j < n; j++) {
+    bool same = indices[j]->ndim == b.ndim && !memcmp(indices[j]->shape, b.shape, sizeof(int64_t) * (size_t)b.ndim);
+    each[j] = same ? indices[j] : om__keep(&s, om_expand(indices[j], b.shape, b.ndim));
+  }
+  int64_t vshape[OM_MAX_DIMS];
+  memcpy(vshape, b.shape, sizeof(int64_t) * (size_t)b.ndim);
+  memcpy(vshape + b.ndim, input->shape + n, sizeof(int64_t) * (size_t)(input->ndim - n));
+  bool ok = true;
+  for (int j = 0; j < n; j++) ok = ok && each[j];
+  om_tensor *idx = ok ? om__keep(&s, om_stack(each, n, b.ndim)) : NULL;
+  bool vsame = values->ndim == nd && !memcmp(values->shape, vshape, sizeof(int64_t) * (size_t)nd);
+  om_tensor *v = !idx ? NULL : vsame ? values : om__keep(&s, om_expand(values, vshape, nd));
+  om_attrs a = om__attrs_i(1, (int64_t[]){accumulate});
+  om_tensor *r = v ? om__apply1(OM_OP_index_put, (om_tensor *[]){input, idx, v}, 3, &a) : NULL;
+  om__scope_end(&s);
+  return r;
+}

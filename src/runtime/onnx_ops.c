@@ -682,6 +682,22 @@ static bool bind_scatter_elements(om_bind *b) {
   return ok;
 }
 
+/* ScatterND: the last axis of indices split into one index tensor per leading axis of data, as
+ * index_put takes them (reduction none or add) */
+static bool bind_scatter_nd(om_bind *b) {
+  const char *red;
+  if (!attr_s(b, "reduction", "none", &red)) return false;
+  if (strcmp(red, "none") && strcmp(red, "add")) return unsupported(b, "a reduction other than 'none' and 'add'");
+  om_tensor *idx = b->in[1], *each[OM_MAX_DIMS] = {0};
+  int k = idx->ndim ? (int)idx->shape[idx->ndim - 1] : 0;
+  if (k < 1 || k > OM_MAX_DIMS) return om__fail(OM_ERR_FORMAT, "%s (ScatterND): indices must end in an axis of 1 to %d, not %d", who(b), OM_MAX_DIMS, k);
+  bool ok = true;
+  for (int j = 0; j < k && ok; j++) ok = (each[j] = om_select(idx, idx->ndim - 1, j)) != NULL;
+  ok = ok && put(b, 0, om_index_put(b->in[0], each, k, b->in[2], !strcmp(red, "add")));
+  om__release_all(each, k);
+  return ok;
+}
+
 /* ---- reductions, normalisation ---- */
 
 /* The reductions: axes from the attribute or input 1; none means all, or nothing with
@@ -2179,6 +2195,7 @@ static const om_onnx_rule rules[] = {
     {"Round", 1, 1, 1, bind_round, "floor, plus 1 above one half or at one half from an odd floor (half to even)"},
     {"STFT", 2, 4, 1, bind_stft, "index_select of the frames, times the window, then DFT's matmuls (frame_step, frame_length known when planning; onesided)"},
     {"ScatterElements", 3, 3, 1, bind_scatter_elements, "scatter_add (reduction add); none: where(mask, scattered, data) from two scatter_adds"},
+    {"ScatterND", 3, 3, 1, bind_scatter_nd, "index_put (reduction none, add)"},
     {"Selu", 1, 1, 1, bind_selu, "gamma elu(x, alpha)"},
     {"Shape", 1, 1, 1, bind_shape, "the input's shape (start, end)"},
     {"Shrink", 1, 1, 1, bind_shrink, "where(x < -lambd, x + bias, where(x > lambd, x - bias, 0))"},

@@ -1,5 +1,5 @@
-/* Value tests for the indexing ops (embedding, index_select, gather, index_add, scatter_add)
- * and interpolate: hand-computed results (the arithmetic is in the comments), gradients
+/* Value tests for the indexing ops (embedding, index_select, gather, index_add, scatter_add,
+ * index_put) and interpolate: hand-computed results (the arithmetic is in the comments), gradients
  * against hand sums and the adjoint identity, every error path (kind + message), and the
  * trace's refusal of a symbolic spatial axis into interpolate. */
 #include <stdlib.h>
@@ -141,6 +141,48 @@ TEST(index_errors) {
   CHECK_ERROR(om_index_select(x0, 0, big) != NULL, OM_ERR_INDEX_OUT_OF_RANGE, "index_select: index 3 is out of range for dim 0 of size 1");
   om_tensor *all[] = {x, neg, big, two, f, gneg, gbig, gwide, x0, zero, zeros2, y0};
   om__release_all(all, 12);
+}
+
+TEST(index_put_values_grads_and_errors) {
+  om_tensor *x = TF(SHAPE(3, 2), 1, 2, 3, 4, 5, 6), *i = TI(SHAPE(3), 2, 0, -1), *j = TI(SHAPE(1), 1);
+  om_tensor *v = TF(SHAPE(3, 2), 10, 20, 30, 40, 50, 60), *s = TF(SHAPE(1), 9);
+  om_tensor_set_requires_grad(x, true);
+  om_tensor_set_requires_grad(v, true);
+  /* rows 2, 0, 2 (-1) written in order: row 2 ends as the last, [50, 60] */
+  om_tensor *y = om_index_put(x, &i, 1, v, false);
+  CHECK_VALUES(y, SHAPE(3, 2), 0, 30, 40, 3, 4, 50, 60);
+  /* added: row 2 gets both */
+  om_tensor *ya = om_index_put(x, &i, 1, v, true);
+  CHECK_VALUES(ya, SHAPE(3, 2), 0, 31, 42, 3, 4, 65, 86);
+  /* (i, j) broadcast to [3]: elements (2,1), (0,1), (2,1); a 1-element value broadcast */
+  om_tensor *ij[] = {i, j}, *yb = om_index_put(x, ij, 2, s, false);
+  CHECK_VALUES(yb, SHAPE(3, 2), 0, 1, 9, 3, 4, 5, 9);
+  /* gradients: x gets g where nothing was written; every value its place's g */
+  om_tensor *g = TF(SHAPE(3, 2), 1, 2, 3, 4, 5, 6);
+  CHECK(om_backward(y, g));
+  om_tensor *dx = om_tensor_grad(x), *dv = om_tensor_grad(v);
+  CHECK_VALUES(dx, SHAPE(3, 2), 0, 0, 0, 3, 4, 0, 0);
+  CHECK_VALUES(dv, SHAPE(3, 2), 0, 5, 6, 1, 2, 5, 6);
+  om__release_all((om_tensor *[]){dx, dv}, 2);
+  om_tensor *big = TI(SHAPE(1), 3), *f = TF(SHAPE(1), 0), *vi = TI(SHAPE(1), 1);
+  CHECK_ERROR(om_index_put(x, &big, 1, s, false) != NULL, OM_ERR_INDEX_OUT_OF_RANGE,
+              "index_put: index 3 is out of range for dim 0 of size 3 (valid: -3 to 2)");
+  CHECK_ERROR(om_index_put(x, &f, 1, s, false) != NULL, OM_ERR_DTYPE_MISMATCH, "index_put: index 0 is float32; indices must be int64");
+  CHECK_ERROR(om_index_put(x, ij, 0, s, false) != NULL, OM_ERR_INVALID_ARGUMENT, "index_put: 0 index tensors for an input of 2 dims");
+  CHECK_ERROR(om_index_put(x, &j, 1, vi, false) != NULL, OM_ERR_DTYPE_MISMATCH, "index_put: values are int64, input float32 (they must match)");
+  /* the op itself: indices [.., k] and values of the shape they give */
+  om_tensor *k3 = TI(SHAPE(1, 3), 0, 0, 0), *k1 = TI(SHAPE(2, 1), 0, 1);
+  om_attrs put = om__attrs_i(1, (int64_t[]){0}), bad = om__attrs_i(1, (int64_t[]){2});
+  CHECK_ERROR(om__apply1(OM_OP_index_put, (om_tensor *[]){x, k3, s}, 3, &put) != NULL, OM_ERR_SHAPE_MISMATCH,
+              "index_put: indices [1,3] must be [..., k] with k from 1 to input [3,2]'s 2 dims");
+  CHECK_ERROR(om__apply1(OM_OP_index_put, (om_tensor *[]){x, k1, s}, 3, &put) != NULL, OM_ERR_SHAPE_MISMATCH,
+              "index_put: values [1] must be [2,2] (the indices' batch shape, then input's dims after the 1 indexed)");
+  CHECK_ERROR(om__apply1(OM_OP_index_put, (om_tensor *[]){x, k1, v}, 3, &bad) != NULL, OM_ERR_INVALID_ARGUMENT,
+              "index_put: takes one attribute (accumulate: 0 or 1)");
+  om_tensor *bx = om_full((int64_t[]){2}, 1, OM_BOOL, 0), *bv = om_full((int64_t[]){1}, 1, OM_BOOL, 1);
+  CHECK_ERROR(om_index_put(bx, &j, 1, bv, true) != NULL, OM_ERR_DTYPE_MISMATCH, "index_put: accumulate needs float32 or int64, not bool");
+  om_tensor *all[] = {x, i, j, v, s, y, ya, yb, g, big, f, vi, k3, k1, bx, bv};
+  om__release_all(all, 16);
 }
 
 TEST(interpolate_nearest) {
@@ -322,6 +364,7 @@ int main(void) {
   RUN(index_select_gather_values_and_grads);
   RUN(index_add_scatter_add_values);
   RUN(index_errors);
+  RUN(index_put_values_grads_and_errors);
   RUN(interpolate_nearest);
   RUN(interpolate_bilinear);
   RUN(interpolate_backward_is_the_adjoint);

@@ -87,6 +87,17 @@ const noGradResult: number = om.noGrad(() => w.mul(2).sum().item());
 om.noGrad(() => w.copy_(w.sub(0.1)).fill_(0).set_([0, 0], 1));
 const m: om.Tensor = om.zeros([4, 6]).sliceScatter(om.ones([4, 2]), 1, 2, 4).selectScatter(om.ones([6]), 0, -1);
 m.slice(0, -2).fill_(1).zero_().add_(1).sub_(m).mul_(2).div_(3).maskedFill_(m.gt(0), 0);
+const rows = om.tensor([0, 1], { dtype: 'int64' });
+m.indexPut_([rows], 1).indexPut_(rows, om.zeros([2]), true).maskedScatter_(m.gt(0), m.flatten());
+const puts: Tensor[] = [om.indexPut(m, [rows, rows], 2), m.indexPut(rows, 0), om.maskedScatter(m, m.gt(0), m), m.maskedScatter(m.gt(0), m)];
+const sums: Tensor[] = [om.einsum('ij,jk->ik', m, m), om.einsum('ii', [m]), om.cdist(m, m), om.cdist(m, m, Infinity, { computeMode: 'use_mm_for_euclid_dist' })];
+const cols: Tensor = om.nn.functional.unfold(om.zeros([1, 1, 4, 4]), [2, 2], { stride: 2, padding: [1, 0], dilation: 1 });
+const img2: Tensor = om.nn.functional.fold(cols, 4, 2, { stride: 2, padding: [1, 0] });
+const blocksMods = [new om.nn.Unfold([2, 2], { stride: 2 }), new om.nn.Fold([4, 4], 2, { stride: 2 })];
+for (const b of blocksMods) b.dispose();
+// @ts-expect-error computeMode is one of PyTorch's three names
+om.cdist(m, m, 2, { computeMode: 'fast' });
+om.dispose([rows, ...puts, ...sums, cols, img2]);
 m.select(1, 0).add_(om.ones([4]));
 
 // memory

@@ -1,0 +1,208 @@
+// torch.einsum and torch.cdist as composites of the library's ops (permute, reshape, matmul,
+// sum; sub, abs, pow, amax), so their gradients and traced graphs are those of the ops:
+//
+//   const scores = om.einsum('bhqd,bhkd->bhqk', q, k);   // a permute and a batched matmul
+//   const d = om.cdist(points, centres);                   // [..., P, R] Euclidean distances
+import { OmError, invalid } from '../errors.js';
+import { requireReady } from '../runtime.js';
+import { describe } from '../convert.js';
+import { handle, tidy, where, cat } from '../tensor.js';
+
+const shapeError = (message) => new OmError('ShapeMismatch', message);
+
+// ---- einsum ----
+// Labels are letters; an operand's '...' stands for its dims no letter names, right-aligned across
+// operands as broadcasting does, and is kept as the labels ELL + k (k = 0 the outermost).
+const ELL = 0x100;
+
+/** One side of the equation: the labels of its dims, '...' expanded for an operand of nd dims. */
+function labelsOf(subs, nd, nEll, where) {
+  const out = [];
+  let dots = false;
+  for (let i = 0; i < subs.length; i++) {
+    const ch = subs[i];
+    if (ch === '.') {
+      if (dots || subs.slice(i, i + 3) !== '...') throw invalid(`einsum: ${where} has a '.' that is not one '...'`);
+      dots = true;
+      i += 2;
+      const e = nd === null ? nEll : nd - (subs.replace('...', '').length);
+      if (e < 0) throw shapeError(`einsum: ${where} names ${subs.replace('...', '').length} dims but has ${nd}`);
+      for (let k = nEll - e; k < nEll; k++) out.push(ELL + k);
+    } else if (/[a-zA-Z]/.test(ch)) {
+      out.push(ch.charCodeAt(0));
+    } else {
+      throw invalid(`einsum: invalid subscript ${JSON.stringify(ch)} in ${where} (letters and '...' only)`);
+    }
+  }
+  if (nd !== null && out.length !== nd) throw shapeError(`einsum: ${where} names ${out.length} dims but has ${nd}`);
+  return out;
+}
+
+const labelName = (l) => (l >= ELL ? '...' : String.fromCharCode(l));
+
+/** x with labels ls reduced to one dim per label: a repeated label's dims become their diagonal
+ *  (the two dims moved last, merged, and every (n + 1)-th element taken). Returns [x, labels]. */
+function diagonals(x, ls, who) {
+  for (;;) {
+    const i = ls.findIndex((l, k) => ls.indexOf(l) !== k);
+    if (i < 0) return [x, ls];
+    const j = ls.indexOf(ls[i]), n = x.shape[j];
+    if (x.shape[i] !== n) throw shapeError(`einsum: subscript ${labelName(ls[i])} is repeated in ${who} with sizes ${n} and ${x.shape[i]}`);
+    const rest = ls.map((_, k) => k).filter((k) => k !== i && k !== j);
+    x = x.permute(...rest, j, i).reshape(...rest.map((k) => x.shape[k]), n * n).slice(-1, 0, n * n, n + 1);
+    ls = [...rest.map((k) => ls[k]), ls[j]];
+  }
+}
+
+/** x with the dims of the labels that nothing later needs summed out. */
+function sumUnneeded(x, ls, needed) {
+  const gone = ls.map((l, k) => (needed.has(l) ? -1 : k)).filter((k) => k >= 0);
+  if (!gone.length) return [x, ls];
+  return [x.sum(gone), ls.filter((l) => needed.has(l))];
+}
+
+/** x's dims in the order of labels `to` (a permute, skipped when already in order). */
+function arrange(x, ls, to) {
+  const perm = to.map((l) => ls.indexOf(l));
+  return perm.every((p, k) => p === k) ? x : x.permute(...perm);
+}
+
+/** x's dims from `at` on merged into one (a new size-1 dim when there are none). */
+function merged(x, at, count) {
+  if (count === 1) return x;
+  if (count === 0) return x.unsqueeze(at);
+  return x.flatten(at, at + count - 1);
+}
+
+/** Contracts a [la] with b [lb] keeping the labels in `keep`: batch labels (in both, kept) lead,
+ *  then a's own, then b's own; the shared labels not kept are summed by one batched matmul (none:
+ *  a broadcast mul). */
+function contract(a, la, b, lb, keep) {
+  const batch = la.filter((l) => lb.includes(l) && keep.has(l));
+  const inner = la.filter((l) => lb.includes(l) && !keep.has(l));
+  const left = la.filter((l) => !lb.includes(l)), right = lb.filter((l) => !la.includes(l));
+  // a size-1 shared dim broadcasts against the other operand's: that one is summed first
+  for (const l of inner) {
+    const sa = a.shape[la.indexOf(l)], sb = b.shape[lb.indexOf(l)];
+    if (sa === 1 && sb !== 1) b = b.sum(lb.indexOf(l), true);
+    else if (sb === 1 && sa !== 1) a = a.sum(la.indexOf(l), true);
+  }
+  const nb = batch.length;
+  if (!inner.length) { // nothing to sum: a broadcast product, as PyTorch (its zeros keep their signs)
+    let x = arrange(a, la, [...batch, ...left]), y = arrange(b, lb, [...batch, ...right]);
+    for (let k = 0; k < right.length; k++) x = x.unsqueeze(-1);
+    for (let k = 0; k < left.length; k++) y = y.unsqueeze(nb);
+    return [x.mul(y), [...batch, ...left, ...right]];
+  }
+  const am = merged(merged(arrange(a, la, [...batch, ...left, ...inner]), nb + left.length, inner.length), nb, left.length);
+  const bm = merged(merged(arrange(b, lb, [...batch, ...inner, ...right]), nb + inner.length, right.length), nb, inner.length);
+  let r = am.matmul(bm);
+  const sizeOf = (l) => (la.includes(l) ? a.shape[la.indexOf(l)] : b.shape[lb.indexOf(l)]);
+  if (left.length !== 1 || right.length !== 1) r = r.reshape(...r.shape.slice(0, -2), ...left.map(sizeOf), ...right.map(sizeOf));
+  return [r, [...batch, ...left, ...right]];
+}
+
+/**
+ * torch.einsum(equation, *operands): letters name dims, '...' the dims no letter names (broadcast
+ * across operands), '->' the output (omitted: the labels used once, in alphabetical order, after
+ * '...'). Labels missing from the output are summed; a label repeated in one operand takes its
+ * diagonal. Operands are contracted left to right, each pair with one batched matmul (a broadcast
+ * mul when the pair shares nothing summed).
+ */
+export function einsum(equation, ...operands) {
+  const who = 'einsum';
+  requireReady(who);
+  if (operands.length === 1 && Array.isArray(operands[0])) operands = operands[0];
+  if (typeof equation !== 'string') throw invalid(`${who}: equation must be a string, got ${describe(equation)}`);
+  operands.forEach((t, i) => handle(t, who, `operands[${i}]`));
+  const eq = equation.replace(/\s+/g, '');
+  const arrow = eq.indexOf('->');
+  if (arrow !== eq.lastIndexOf('->')) throw invalid(`${who}: equation ${JSON.stringify(equation)} has more than one '->'`);
+  const lhs = arrow < 0 ? eq : eq.slice(0, arrow);
+  const inputs = lhs.split(',');
+  if (inputs.length !== operands.length) {
+    throw invalid(`${who}: equation ${JSON.stringify(equation)} has ${inputs.length} operands, ${operands.length} given`);
+  }
+  const nEll = Math.max(0, ...inputs.map((s, i) => (s.includes('...') ? operands[i].shape.length - s.replace('...', '').length : 0)));
+  const ls = inputs.map((s, i) => labelsOf(s, operands[i].shape.length, nEll, `operand ${i} (${JSON.stringify(s)})`));
+  // each label's size, checked across operands (1 broadcasts)
+  const size = new Map();
+  ls.forEach((l, i) => l.forEach((x, d) => {
+    const n = operands[i].shape[d], seen = size.get(x);
+    if (seen !== undefined && seen !== n && seen !== 1 && n !== 1 && l.indexOf(x) === d) {
+      throw shapeError(`${who}: subscript ${labelName(x)} has size ${n} in operand ${i} and ${seen} before it`);
+    }
+    if (seen === undefined || seen === 1) size.set(x, n);
+  }));
+  let out;
+  if (arrow < 0) {
+    const all = ls.flat(), once = [...new Set(all.filter((l) => l < ELL && all.indexOf(l) === all.lastIndexOf(l)))].sort((p, q) => p - q);
+    out = [...[...Array(nEll).keys()].map((k) => ELL + k), ...once];
+  } else {
+    out = labelsOf(eq.slice(arrow + 2), null, nEll, `the output (${JSON.stringify(eq.slice(arrow + 2))})`);
+    for (const l of out) {
+      if (l < ELL && !size.has(l)) throw invalid(`${who}: output subscript ${labelName(l)} does not appear in any operand`);
+      if (out.indexOf(l) !== out.lastIndexOf(l)) throw invalid(`${who}: output subscript ${labelName(l)} appears more than once`);
+    }
+  }
+  return tidy(() => {
+    const neededAfter = (i) => new Set([...out, ...ls.slice(i + 1).flat()]);
+    let [x, lx] = sumUnneeded(...diagonals(operands[0], ls[0], 'operand 0'), neededAfter(0));
+    for (let i = 1; i < operands.length; i++) {
+      const later = neededAfter(i);
+      const [y, ly] = sumUnneeded(...diagonals(operands[i], ls[i], `operand ${i}`), new Set([...later, ...lx]));
+      [x, lx] = sumUnneeded(x, lx, new Set([...later, ...ly]));
+      [x, lx] = contract(x, lx, y, ly, later);
+    }
+    [x, lx] = sumUnneeded(x, lx, new Set(out));
+    x = arrange(x, lx, out);
+    return x === operands[0] ? x.reshape(...x.shape) : x; // a new view, as PyTorch's, never the input itself
+  });
+}
+
+// ---- cdist ----
+
+const MODES = ['use_mm_for_euclid_dist_if_necessary', 'use_mm_for_euclid_dist', 'donot_use_mm_for_euclid_dist'];
+
+/** sqrt(s) (or s ** (1 / p)) with a zero gradient where s is 0, as PyTorch's cdist backward. */
+function root(s, p) {
+  const zero = s.eq(0), safe = where(zero, 1, s);
+  return where(zero, 0, p === 2 ? safe.sqrt() : safe.pow(1 / p));
+}
+
+/**
+ * torch.cdist(x1 [..., P, M], x2 [..., R, M], p = 2, { computeMode }): the p-norm distance of every
+ * row pair, [..., P, R] (batch dims broadcast). p = 2 follows PyTorch's computeMode: by default,
+ * with P or R above 25, the matmul form sqrt(max(|a|^2 - 2 a.b + |b|^2, 0)) PyTorch uses, else
+ * the exact differences. p is any value >= 0 or Infinity (0 counts the differing elements).
+ */
+export function cdist(x1, x2, p = 2, options) {
+  const who = 'cdist';
+  requireReady(who);
+  handle(x1, who, 'x1');
+  handle(x2, who, 'x2');
+  const computeMode = options?.computeMode ?? MODES[0];
+  if (!MODES.includes(computeMode)) throw invalid(`${who}: computeMode must be one of ${MODES.map((m) => `'${m}'`).join(', ')}, got ${describe(computeMode)}`);
+  if (typeof p !== 'number' || !(p >= 0)) throw invalid(`${who}: p must be a number >= 0 (or Infinity), got ${describe(p)}`);
+  for (const [t, name] of [[x1, 'x1'], [x2, 'x2']]) {
+    if (t.dtype !== 'float32') throw new OmError('DtypeMismatch', `${who}: ${name} must be float32, not ${t.dtype}`);
+    if (t.shape.length < 2) throw shapeError(`${who}: ${name} must have at least 2 dims [..., rows, features], got [${t.shape}]`);
+  }
+  const m1 = x1.shape.at(-1), m2 = x2.shape.at(-1);
+  if (m1 !== m2) throw shapeError(`${who}: x1 [${x1.shape}] and x2 [${x2.shape}] must have the same number of features (${m1} != ${m2})`);
+  return tidy(() => {
+    const mm = p === 2 && computeMode !== MODES[2] && (computeMode === MODES[1] || x1.shape.at(-2) > 25 || x2.shape.at(-2) > 25);
+    if (mm) {
+      const n1 = x1.pow(2).sum(-1, true), n2 = x2.pow(2).sum(-1, true);
+      // the pads are ones of the norms' shape, made from them so a trace keeps their sizes
+      const a = cat([x1.mul(-2), n1, n1.mul(0).add(1)], -1), b = cat([x2, n2.mul(0).add(1), n2], -1);
+      return root(a.matmul(b.transpose(-2, -1)).clamp(0), 2);
+    }
+    const diff = x1.unsqueeze(-2).sub(x2.unsqueeze(-3)); // [..., P, R, M]
+    if (p === 0) return diff.ne(0).to('float32').sum(-1);
+    if (p === 1) return diff.abs().sum(-1);
+    if (p === Infinity) return diff.abs().amax(-1);
+    if (p === 2) return root(diff.mul(diff).sum(-1), 2);
+    return root(diff.abs().pow(p).sum(-1), p);
+  });
+}

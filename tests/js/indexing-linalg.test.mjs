@@ -1,0 +1,267 @@
+// einsum, cdist, F.unfold / F.fold, maskedScatter and indexPut (x[i, j] = v): values against
+// tests/js/fixtures/pytorch/ops/indexing_linalg.json (written by tools/pytorch_composites.py),
+// gradients by finite differences, the errors, in-place forms recorded while a trace records, and
+// models using them traced and run in onnxruntime-web and the Session at other sizes, against
+// eager runs.
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import * as om from 'onemodel';
+import { memoryHooks, vals, near, gradcheck, withTraced, throwsKind, moduleOf } from './helpers.mjs';
+
+memoryHooks();
+
+const fx = JSON.parse(readFileSync(new URL('./fixtures/pytorch/ops/indexing_linalg.json', import.meta.url), 'utf8'));
+const F = om.nn.functional;
+const input = ({ shape, data }, dtype = 'float32') => om.tensor(data.map((v) => (dtype === 'bool' ? Boolean(v) : v)), { dtype }).reshape(shape);
+const ints = (t) => input(t, 'int64');
+
+/** r has the fixture output's shape and values (exactly, or within tol). */
+function same(r, output, what, tol = 0) {
+  assert.deepEqual(r.shape, output.shape, what);
+  if (tol) near(vals(r), output.data, tol, what);
+  else assert.deepEqual(vals(r), output.data.map(Number), what);
+}
+
+describe('einsum', () => {
+  test('matches PyTorch: batched matmuls, outer products, transposes, traces, diagonals, sums, ..., three operands', () => om.tidy(() => {
+    for (const c of fx.einsum) same(om.einsum(c.args.equation, ...c.inputs.map((t) => input(t))), c.output, c.args.equation);
+    assert.ok(fx.einsum.length >= 12);
+  }));
+
+  test('operands as an array, and the results are new tensors', () => om.tidy(() => {
+    const a = om.randn([2, 3], { seed: 1 });
+    const t = om.einsum('ij->ij', [a]);
+    assert.notEqual(t, a);
+    assert.deepEqual(vals(t), vals(a));
+  }));
+
+  test('gradients by finite differences', () => om.tidy(() => {
+    gradcheck((a, b) => om.einsum('bij,bkj->bik', a, b), om.randn([2, 3, 2], { seed: 1 }), om.randn([2, 4, 2], { seed: 2 }));
+    gradcheck((a) => om.einsum('ii->i', a), om.randn([3, 3], { seed: 3 }));
+    gradcheck((a, b, c) => om.einsum('i,ij,j->', a, b, c), om.randn([2], { seed: 4 }), om.randn([2, 3], { seed: 5 }), om.randn([3], { seed: 6 }));
+  }));
+
+  test('errors name the op, the subscript and the sizes', () => om.tidy(() => {
+    const a = om.zeros([2, 3]), b = om.zeros([4, 5]);
+    throwsKind(() => om.einsum('ij,jk->ik', a, b), 'ShapeMismatch', /^einsum: subscript j has size 4 in operand 1 and 3 before it$/);
+    throwsKind(() => om.einsum('ij,jk->ik', a), 'InvalidArgument', /^einsum: equation "ij,jk->ik" has 2 operands, 1 given$/);
+    throwsKind(() => om.einsum('ijk', a), 'ShapeMismatch', /^einsum: operand 0 \("ijk"\) names 3 dims but has 2$/);
+    throwsKind(() => om.einsum('i1', a), 'InvalidArgument', /^einsum: invalid subscript "1" in operand 0/);
+    throwsKind(() => om.einsum('ij->ik', a), 'InvalidArgument', /^einsum: output subscript k does not appear in any operand$/);
+    throwsKind(() => om.einsum('ij->ii', a), 'InvalidArgument', /^einsum: output subscript i appears more than once$/);
+    throwsKind(() => om.einsum('ii', a), 'ShapeMismatch', /^einsum: subscript i is repeated in operand 0 with sizes 2 and 3$/);
+    throwsKind(() => om.einsum('i..j', a), 'InvalidArgument', /^einsum: operand 0 \("i\.\.j"\) has a '\.' that is not one '\.\.\.'$/);
+    throwsKind(() => om.einsum('i->i->i', a), 'InvalidArgument', /more than one '->'/);
+    throwsKind(() => om.einsum(3, a), 'InvalidArgument', /^einsum: equation must be a string/);
+    throwsKind(() => om.einsum('ij', 'x'), 'InvalidArgument', /einsum: operands\[0\]/);
+  }));
+});
+
+describe('cdist', () => {
+  test('matches PyTorch: p = 2 (exact and the matmul form above 25 rows), 1, infinity, 0, 1.5, batched', () => om.tidy(() => {
+    for (const c of fx.cdist) {
+      const p = c.args.p === 'inf' ? Infinity : c.args.p;
+      same(om.cdist(...c.inputs.map((t) => input(t)), p), c.output, `p=${p} [${c.inputs[0].shape}]`, 2e-5);
+    }
+  }));
+
+  test('the compute modes: the matmul form and the exact differences agree', () => om.tidy(() => {
+    const a = om.randn([3, 4], { seed: 1 }), b = om.randn([5, 4], { seed: 2 });
+    const mm = om.cdist(a, b, 2, { computeMode: 'use_mm_for_euclid_dist' });
+    const exact = om.cdist(a, b, 2, { computeMode: 'donot_use_mm_for_euclid_dist' });
+    near(vals(mm), vals(exact), 1e-5);
+  }));
+
+  test('gradients by finite differences, and none that is NaN at a zero distance', () => om.tidy(() => {
+    for (const p of [2, 1, 3, Infinity]) gradcheck((a, b) => om.cdist(a, b, p), om.randn([3, 2], { seed: 1 }), om.randn([2, 2], { seed: 2 }));
+    gradcheck((a, b) => om.cdist(a, b, 2, { computeMode: 'use_mm_for_euclid_dist' }), om.randn([2, 3], { seed: 3 }), om.randn([3, 3], { seed: 4 }));
+    for (const computeMode of ['use_mm_for_euclid_dist', 'donot_use_mm_for_euclid_dist']) {
+      const a = om.tensor([[1, 2], [3, 4]]);
+      a.requiresGrad = true;
+      om.cdist(a, a, 2, { computeMode }).sum().backward();
+      assert.ok(vals(a.grad).every(Number.isFinite), computeMode);
+    }
+  }));
+
+  test('errors', () => om.tidy(() => {
+    const a = om.zeros([2, 3]);
+    throwsKind(() => om.cdist(a, om.zeros([2, 4])), 'ShapeMismatch', /^cdist: x1 \[2,3\] and x2 \[2,4\] must have the same number of features \(3 != 4\)$/);
+    throwsKind(() => om.cdist(om.zeros([3]), a), 'ShapeMismatch', /^cdist: x1 must have at least 2 dims/);
+    throwsKind(() => om.cdist(a, a.to('int64')), 'DtypeMismatch', /^cdist: x2 must be float32, not int64$/);
+    throwsKind(() => om.cdist(a, a, -1), 'InvalidArgument', /^cdist: p must be a number >= 0/);
+    throwsKind(() => om.cdist(a, a, 2, { computeMode: 'fast' }), 'InvalidArgument', /^cdist: computeMode must be one of/);
+  }));
+});
+
+describe('unfold and fold', () => {
+  test('match PyTorch: kernels, dilation, padding, stride, an unbatched input', () => om.tidy(() => {
+    for (const c of fx.fold) {
+      const { op, kernel_size: kernelSize, dilation, padding, stride } = c.args;
+      const x = input(c.inputs[0]);
+      const r = op === 'unfold' ? F.unfold(x, kernelSize, { dilation, padding, stride })
+        : F.fold(x, c.args.output_size, kernelSize, { dilation, padding, stride });
+      same(r, c.output, `${op} ${JSON.stringify(c.args)}`);
+    }
+  }));
+
+  test('nn.Unfold and nn.Fold call the functions with their settings', () => om.tidy(() => {
+    const x = om.randn([2, 3, 5, 6], { seed: 3 }), options = { dilation: [1, 2], padding: 1, stride: [2, 1] };
+    const net = new om.nn.Sequential(new om.nn.Unfold([2, 3], options), new om.nn.Fold([5, 6], [2, 3], options));
+    assert.deepEqual(vals(net.forward(x)), vals(F.fold(F.unfold(x, [2, 3], options), [5, 6], [2, 3], options)));
+    assert.deepEqual(net.stateDict(), {});
+    assert.throws(() => new om.nn.Unfold(2, { stride: 1.5 }), (e) => e.kind === 'InvalidArgument' && /Unfold: stride/.test(e.message));
+    assert.throws(() => new om.nn.Fold(4, 2, { groups: 2 }), (e) => e.kind === 'InvalidArgument' && /Fold: .*groups/.test(e.message));
+  }));
+
+  test('gradients by finite differences', () => om.tidy(() => {
+    gradcheck((x) => F.unfold(x, [2, 3], { padding: 1, stride: [2, 1], dilation: [1, 2] }), om.randn([1, 2, 4, 5], { seed: 1 }));
+    gradcheck((x) => F.fold(x, [4, 5], 2, { padding: 1, stride: 2 }), om.randn([1, 8, 9], { seed: 2 }));
+  }));
+
+  test('errors', () => om.tidy(() => {
+    const x = om.zeros([1, 2, 3, 3]);
+    throwsKind(() => F.unfold(x, 4), 'ShapeMismatch', /^unfold: no 4x4 block \(dilation \[1,1\]\) fits in a \[3,3\] input padded by \[0,0\]$/);
+    throwsKind(() => F.unfold(om.zeros([3, 3]), 2), 'ShapeMismatch', /^unfold: input must be \[N, C, H, W\] or \[C, H, W\], got \[3,3\]$/);
+    throwsKind(() => F.unfold(x, 2, { stride: 0 }), 'InvalidArgument', /^unfold: stride must be positive, got \[0,0\]$/);
+    throwsKind(() => F.unfold(x, 2, { padding: -1 }), 'InvalidArgument', /^unfold: padding must be non-negative/);
+    throwsKind(() => F.fold(om.zeros([1, 7, 4]), 3, 2), 'ShapeMismatch', /^fold: input's 7 rows are not a multiple of the kernel's 4 elements$/);
+    throwsKind(() => F.fold(om.zeros([1, 8, 5]), 3, 2), 'ShapeMismatch', /^fold: input has 5 blocks; outputSize \[3,3\] gives 4 \(2 x 2\)$/);
+    throwsKind(() => F.unfold(x, 2, { groups: 2 }), 'InvalidArgument', /unfold: .*groups/);
+  }));
+});
+
+describe('maskedScatter', () => {
+  test('matches PyTorch: a mask of the input\'s shape and broadcast masks', () => om.tidy(() => {
+    for (const c of fx.masked_scatter) {
+      const [x, mask, src] = c.inputs;
+      same(input(x).maskedScatter(input(mask, 'bool'), input(src)), c.output, `mask [${mask.shape}]`);
+      same(om.maskedScatter(input(x), input(mask, 'bool'), input(src)), c.output, `mask [${mask.shape}]`);
+    }
+  }));
+
+  test('in place, int64, and an empty source with no true place', () => om.tidy(() => {
+    const x = om.zeros([4], { dtype: 'int64' });
+    assert.equal(x.maskedScatter_(om.tensor([false, true, false, true]), om.tensor([5, 6, 7], { dtype: 'int64' })), x);
+    assert.deepEqual(vals(x), [0, 5, 0, 6]);
+    assert.deepEqual(vals(om.ones([2]).maskedScatter(om.tensor([false, false]), om.zeros([0]))), [1, 1]);
+  }));
+
+  test('gradients by finite differences', () => om.tidy(() => {
+    const mask = om.tensor([[true, false, true], [false, true, true]]);
+    gradcheck((x, s) => x.maskedScatter(mask, s), om.randn([2, 3], { seed: 1 }), om.randn([5], { seed: 2 }));
+  }));
+
+  test('errors', () => om.tidy(() => {
+    const x = om.zeros([2, 3]), mask = om.ones([2, 3]).gt(0);
+    throwsKind(() => x.maskedScatter(mask, om.zeros([5])), 'IndexOutOfRange', /^maskedScatter: mask has more true places than source's 5 elements$/);
+    throwsKind(() => x.maskedScatter(mask, om.zeros([0])), 'IndexOutOfRange', /^maskedScatter: mask has more true places than source's 0 elements$/);
+    throwsKind(() => x.maskedScatter(om.ones([2, 3]), om.zeros([6])), 'DtypeMismatch', /^maskedScatter: mask must be bool, not float32$/);
+    throwsKind(() => x.maskedScatter(mask, om.zeros([6], { dtype: 'int64' })), 'DtypeMismatch', /^maskedScatter: source is int64, input float32/);
+    throwsKind(() => x.maskedScatter(om.ones([4]).gt(0), om.zeros([8])), 'ShapeMismatch', /where/);
+  }));
+});
+
+describe('indexPut', () => {
+  test('matches PyTorch: one and several index tensors, broadcast, negative, repeated with accumulate, a bool mask', () => om.tidy(() => {
+    for (const c of fx.index_put) {
+      const [x, v, ...idx] = c.inputs;
+      const what = JSON.stringify(c.args) + ` [${x.shape}] values [${v.shape}]`;
+      const indices = idx.map((t) => (c.args.mask ? input(t, 'bool') : ints(t)));
+      same(input(x).indexPut(indices, input(v), c.args.accumulate), c.output, what);
+      const y = input(x);
+      assert.equal(y.indexPut_(indices, input(v), c.args.accumulate), y);
+      same(y, c.output, `in place ${what}`);
+    }
+    assert.ok(fx.index_put.some((c) => c.args.mask) && fx.index_put.some((c) => !c.args.mask));
+  }));
+
+  test('a number as values, int64 and bool inputs, a lone index tensor', () => om.tidy(() => {
+    const i = om.tensor([2, 0], { dtype: 'int64' });
+    assert.deepEqual(vals(om.indexPut(om.zeros([3], { dtype: 'int64' }), i, 7)), [7, 0, 7]);
+    assert.deepEqual(vals(om.zeros([3], { dtype: 'bool' }).indexPut([i], true)), [1, 0, 1]);
+    assert.deepEqual(vals(om.zeros([3]).indexPut([i], 2, true)), [2, 0, 2]);
+  }));
+
+  test('gradients by finite differences', () => om.tidy(() => {
+    const i = om.tensor([2, 0], { dtype: 'int64' }), j = om.tensor([[1], [3]], { dtype: 'int64' });
+    gradcheck((x, v) => x.indexPut([i], v), om.randn([3, 4], { seed: 1 }), om.randn([2, 4], { seed: 2 }));
+    gradcheck((x, v) => x.indexPut([i, j], v), om.randn([3, 4], { seed: 3 }), om.randn([2, 2], { seed: 4 }));
+    gradcheck((x, v) => x.indexPut([om.tensor([1, 1, 0], { dtype: 'int64' })], v, true), om.randn([2, 3], { seed: 5 }), om.randn([3, 3], { seed: 6 }));
+  }));
+
+  test('errors name the op, the index, the dim and the shapes', () => om.tidy(() => {
+    const x = om.zeros([3, 4]), i = om.tensor([0, 3], { dtype: 'int64' });
+    throwsKind(() => x.indexPut([i], om.zeros([2, 4])), 'IndexOutOfRange', /^index_put: index 3 is out of range for dim 0 of size 3 \(valid: -3 to 2\)$/);
+    throwsKind(() => x.indexPut([om.tensor([-4], { dtype: 'int64' })], 1), 'IndexOutOfRange', /^index_put: index -4 is out of range for dim 0/);
+    throwsKind(() => x.indexPut([i.to('float32')], 1), 'DtypeMismatch', /^index_put: index 0 is float32; indices must be int64/);
+    throwsKind(() => x.indexPut([i, i, i], 1), 'InvalidArgument', /^index_put: 3 index tensors for an input of 2 dims \(1 to 2\)$/);
+    throwsKind(() => x.indexPut([i, om.tensor([0, 1, 2], { dtype: 'int64' })], 1), 'ShapeMismatch', /index_put/);
+    throwsKind(() => x.indexPut([om.tensor([0, 1], { dtype: 'int64' })], om.zeros([2, 3])), 'ShapeMismatch', /expand/);
+    throwsKind(() => x.indexPut([om.tensor([0], { dtype: 'int64' })], om.zeros([4], { dtype: 'int64' })), 'DtypeMismatch', /^index_put: values are int64, input float32 \(they must match\)$/);
+    throwsKind(() => om.zeros([2], { dtype: 'bool' }).indexPut([om.tensor([0], { dtype: 'int64' })], true, true), 'DtypeMismatch', /^index_put: accumulate needs float32 or int64, not bool$/);
+    throwsKind(() => x.indexPut(i, 1, 'yes'), 'InvalidArgument', /^indexPut: accumulate must be a boolean/);
+    throwsKind(() => x.indexPut('i', 1), 'InvalidArgument', /^indexPut: indices must be a Tensor or an array of tensors/);
+    throwsKind(() => x.indexPut([i], 'v'), 'InvalidArgument', /^indexPut: values must be a Tensor or a number/);
+    throwsKind(() => x.indexPut([om.ones([4]).gt(0)], 1), 'ShapeMismatch', /^indexPut: a bool index \[4\] must have input \[3,4\]'s leading sizes$/);
+    throwsKind(() => x.indexPut([om.ones([3]).gt(0)], 'v'), 'InvalidArgument', /^indexPut: values must be a Tensor or a number/);
+    throwsKind(() => x.indexPut([om.ones([3]).gt(0)], om.zeros([2, 4])), 'IndexOutOfRange', /^maskedScatter: mask has more true places than source's 8 elements$/);
+  }));
+});
+
+describe('traced', () => {
+  test('attention scores by einsum, cdist, unfold of symbolic sizes: onnxruntime-web and the Session agree with eager', () => withTraced((keep, trace) => {
+    trace(moduleOf((q, k) => om.einsum('bhqd,bhkd->bhqk', q, k).softmax(-1)),
+      { q: [om.randn([2, 2, 5, 4], { seed: 1 }), ['b', null, 'q', null]], k: [om.randn([2, 2, 6, 4], { seed: 2 }), ['b', null, 'k', null]] });
+    trace(moduleOf((a, b) => om.einsum('ijk,ik->j', a, b)), // two summed letters merged into one matmul dim
+      { a: [om.randn([3, 4, 5], { seed: 8 }), ['i', null, 'k']], b: [om.randn([3, 5], { seed: 9 }), ['i', 'k']] });
+    trace(moduleOf((a) => om.einsum('...ij->...j', a).add(om.einsum('bii->bi', a.slice(2, 0, 3)))),
+      { a: [om.randn([3, 3, 3], { seed: 3 }), ['n', null, null]] });
+    const exact = { computeMode: 'donot_use_mm_for_euclid_dist' }, mm = { computeMode: 'use_mm_for_euclid_dist' };
+    trace(moduleOf((a, b) => om.cdist(a, b, 2, exact).add(om.cdist(a, b, 2, mm)).add(om.cdist(a, b, 1)).add(om.cdist(a, b, Infinity))),
+      { a: [om.randn([5, 3], { seed: 4 }), ['p', null]], b: [om.randn([4, 3], { seed: 5 }), ['r', null]] });
+    trace(moduleOf((x) => F.unfold(x, [2, 3], { padding: 1, dilation: [2, 1] })), { x: [om.randn([2, 2, 6, 7], { seed: 6 }), ['n', null, 'h', 'w']] });
+    trace(moduleOf((x) => F.fold(F.unfold(x, 3, { padding: 1, stride: 2 }), [5, 6], 3, { padding: 1, stride: 2 })),
+      { x: [om.randn([2, 2, 5, 6], { seed: 7 }), ['n', null, null, null]] });
+  }));
+
+  test('maskedScatter and indexPut of symbolic sizes, in place into a created tensor', () => withTraced((keep, trace) => {
+    trace(moduleOf((x, m, s) => x.maskedScatter(m, s)),
+      { x: [om.randn([3, 4], { seed: 1 }), ['n', null]], m: [om.randn([3, 4], { seed: 2 }).gt(0), ['n', null]], s: [om.randn([3, 4], { seed: 3 }), ['n', null]] });
+    const i = om.tensor([0, 2, 1, 2], { dtype: 'int64' });
+    trace(moduleOf((x, v, idx) => {
+      const y = x.mul(2);
+      y.indexPut_([idx], v, true); // a write into a tensor the model made: a graph op
+      return y.indexPut([idx.slice(0, 2)], v.slice(0, 2));
+    }), { x: [om.randn([3, 5], { seed: 4 }), [null, 'w']], v: [om.randn([4, 5], { seed: 5 }), ['k', 'w']], idx: [i, ['k']] });
+    // x[mask] = 0 and x[mask] += rows; one row would broadcast to every true place instead, as in
+    // PyTorch, so the rows' count is declared at least 2
+    const n = om.Dim('n', { min: 2 });
+    trace(moduleOf((x, m, v) => x.indexPut([m], 0).indexPut([m.logicalNot()], v, true)),
+      { x: [om.randn([4, 3], { seed: 7 }), [n, null]], m: [om.tensor([true, false, true, true]), [n]], v: [om.randn([4, 3], { seed: 8 }), [n, null]] });
+    trace(moduleOf((x, idx) => { // a number broadcast to the indices' symbolic length
+      const y = x.add(1);
+      y.indexPut_([idx], 0);
+      return y.indexPut([idx, idx.mul(0)], 5);
+    }), { x: [om.randn([6, 3], { seed: 6 }), ['n', null]], idx: [om.tensor([0, 2, 4], { dtype: 'int64' }), ['k']] });
+  }));
+
+  test('cdist by default: the tracer finds the switch to the matmul form above 25 rows', () => om.tidy(() => {
+    const model = moduleOf((a, b) => om.cdist(a, b));
+    const a = om.randn([5, 3], { seed: 1 }), b = om.randn([4, 3], { seed: 2 });
+    assert.throws(() => om.trace(model, { a: [a, ['p', null]], b: [b, ['r', null]] }),
+      (e) => e instanceof om.TraceError && /the model changes at a size threshold: at p=26, r=26/.test(e.message));
+  }));
+
+  test('an in-place write into an input while tracing is InPlaceMutation', () => {
+    const model = moduleOf((x) => x.indexPut_([om.tensor([0], { dtype: 'int64' })], 1).add(1));
+    const x = om.randn([2, 3], { seed: 1 });
+    try {
+      assert.throws(() => om.trace(model, { x }), (e) => e instanceof om.TraceError && e.kind === 'InPlaceMutation');
+      const m2 = moduleOf((x) => x.maskedScatter_(x.gt(0), x.flatten()).add(1));
+      assert.throws(() => om.trace(m2, { x }), (e) => e instanceof om.TraceError && e.kind === 'InPlaceMutation');
+    } finally {
+      x.dispose();
+    }
+  });
+});
