@@ -124,12 +124,40 @@ describe('Hugging Face ports traced once with symbolic axes, run in onnxruntime-
     assert.equal(reports.length, 4 + fx.cases.length, 'every run reported');
   }
 
-  test('gpt2: symbolic batch and seq; shape-computation nodes counted', (t) => traceAll(t, 'gpt2', (tm) => {
+  /** tm's symbols as { name: [min, max, narrowedBy] }, and every one checked from 1 to its max (2^15 when unbounded). */
+  function ranges(tm) {
+    for (const s of tm.symbols) assert.deepEqual(s.checked, { min: 1, max: Math.min(s.max, 32768) }, `${s.name}: the range checked`);
+    return Object.fromEntries(tm.symbols.map((s) => [s.name, [s.min, s.max, s.narrowedBy]]));
+  }
+
+  // A range narrows only where eager fails: past n_positions the position embedding's index is out
+  // of range (GPT-2, BERT), past 2 * max_source_positions frames the position table is too short
+  // (Whisper); LLaMA's rotary and T5's buckets are computed at every length, so seq is unbounded.
+  test('gpt2: symbolic batch and seq; seq holds to n_positions; shape-computation nodes counted', (t) => traceAll(t, 'gpt2', (tm) => {
+    assert.deepEqual(ranges(tm), { batch: [1, Infinity, null], seq: [1, 128, 'where (call 28)'] });
     const e = economy(tm);
     t.diagnostic(`gpt2: ${e.shapeNodes} shape-computation nodes (${e.ops})`);
+    // The issue's target is 4. Today 10, the same at 12 layers (merged across layers): Shape,
+    // Squeeze, Range, Unsqueeze, Gather for wpe(arange(T).unsqueeze(0)); a Concat of [B, T] and a
+    // constant per distinct Conv1D / head view back to rank 3 or 4; two Slices of the bias buffer.
+    assert.ok(e.shapeNodes <= 10, `${e.shapeNodes} shape-computation nodes (${e.ops})`);
   }));
-  test('bert: symbolic batch and seq of input_ids and attention_mask, a padding mask', (t) => traceAll(t, 'bert'));
-  test('llama: symbolic batch and seq, rotary cos/sin computed in the graph', (t) => traceAll(t, 'llama'));
-  test('t5: symbolic batch and seq, relative position buckets computed in the graph across max_distance', (t) => traceAll(t, 't5'));
-  test('whisper: symbolic batch and frames, Conv1d front end', (t) => traceAll(t, 'whisper'));
+  test('bert: symbolic batch and seq of input_ids and attention_mask, a padding mask', (t) => traceAll(t, 'bert', (tm) => {
+    assert.deepEqual(ranges(tm), { batch: [1, Infinity, null], seq: [1, 128, 'expand (call 3)'] });
+  }));
+  test('llama: symbolic batch and seq, rotary cos/sin computed in the graph at every length', (t) => traceAll(t, 'llama', (tm) => {
+    assert.deepEqual(ranges(tm), { batch: [1, Infinity, null], seq: [1, Infinity, null] });
+    const ops = new Set(tm.graph().nodes.map((n) => n.opType));
+    assert.ok(ops.has('Cos') && ops.has('Sin'), 'the rotary angles\' cos and sin are graph nodes');
+  }));
+  test('t5: symbolic batch and seq, relative position buckets computed in the graph across max_distance', (t) => traceAll(t, 't5', (tm) => {
+    assert.deepEqual(ranges(tm), { batch: [1, Infinity, null], seq: [1, Infinity, null] });
+    const fx = loadFixture('t5');
+    assert.ok(fx.cases.some((c) => c.sizes.seq > fx.config.relative_attention_max_distance + 1), 'a fixture length has offsets past max_distance');
+    const ops = new Set(tm.graph().nodes.map((n) => n.opType));
+    assert.ok(ops.has('Log') && ops.has('Min') && ops.has('Where'), 'the buckets are computed in the graph');
+  }));
+  test('whisper: symbolic batch and frames, Conv1d front end, frames hold to 2 * max_source_positions', (t) => traceAll(t, 'whisper', (tm) => {
+    assert.deepEqual(ranges(tm), { batch: [1, Infinity, null], frames: [1, 128, 'add (call 7)'] });
+  }));
 });
