@@ -36,7 +36,6 @@ lengths 5x and 20x the traced one; T5's cross its max_distance, the bucket cap.
 (python3 being one that imports torch: Debian's python3-torch 1.13.1 on /usr/bin/python3.)
 The output is deterministic: one thread, torch.manual_seed(0) per model, fixed inputs.
 """
-import json
 import math
 import os
 import sys
@@ -45,7 +44,7 @@ import torch
 from torch import nn
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from pytorch_reference import encode, short_floats  # noqa: E402
+from pytorch_reference import Conv1D, NewGELUActivation, encode, main, short_floats  # noqa: E402  (HF's Conv1D, gelu_new)
 from safetensors_fixtures import write  # noqa: E402
 
 OUT_DIR = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'tests', 'js', 'fixtures', 'transformers'))
@@ -79,25 +78,6 @@ def randomize(net, keep=()):
 
 
 # ---- GPT-2 (modeling_gpt2.py) ----------------------------------------------------------------------
-
-class Conv1D(nn.Module):
-    """transformers' Conv1D: a Linear with the weight stored [in, out], applied by addmm."""
-
-    def __init__(self, nf, nx):
-        super().__init__()
-        self.nf = nf
-        self.weight = nn.Parameter(torch.empty(nx, nf))
-        self.bias = nn.Parameter(torch.zeros(nf))
-
-    def forward(self, x):
-        size_out = x.size()[:-1] + (self.nf,)
-        x = torch.addmm(self.bias, x.view(-1, x.size(-1)), self.weight)
-        return x.view(size_out)
-
-
-def gelu_new(x):
-    return 0.5 * x * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * torch.pow(x, 3.0))))
-
 
 class GPT2Attention(nn.Module):
     def __init__(self, c):
@@ -146,10 +126,11 @@ class GPT2MLP(nn.Module):
         super().__init__()
         self.c_fc = Conv1D(intermediate_size, c['n_embd'])
         self.c_proj = Conv1D(c['n_embd'], intermediate_size)
+        self.act = NewGELUActivation()  # ACT2FN['gelu_new']
         self.dropout = nn.Dropout(0.1)
 
     def forward(self, hidden_states):
-        return self.dropout(self.c_proj(gelu_new(self.c_fc(hidden_states))))
+        return self.dropout(self.c_proj(self.act(self.c_fc(hidden_states))))
 
 
 class GPT2Block(nn.Module):
@@ -475,11 +456,8 @@ class LlamaForCausalLM(nn.Module):
 
 # ---- T5 encoder (modeling_t5.py) ---------------------------------------------------------------
 
-class T5LayerNorm(nn.Module):
-    def __init__(self, hidden_size, eps):
-        super().__init__()
-        self.weight = nn.Parameter(torch.ones(hidden_size))
-        self.variance_epsilon = eps
+class T5LayerNorm(LlamaRMSNorm):
+    """Upstream's own class; the parameters are LlamaRMSNorm's, the forward keeps the input's dtype."""
 
     def forward(self, hidden_states):
         variance = hidden_states.to(torch.float32).pow(2).mean(-1, keepdim=True)
@@ -801,21 +779,5 @@ def make_whisper():
                    keep={'embed_positions.weight'})
 
 
-def main(names):
-    torch.set_num_threads(1)
-    torch.use_deterministic_algorithms(True)
-    os.makedirs(OUT_DIR, exist_ok=True)
-    for name in names or MODELS:
-        if name not in MODELS:
-            sys.exit(f'unknown fixture {name!r}; known: {", ".join(MODELS)}')
-        torch.manual_seed(0)
-        fx = MODELS[name]()
-        path = os.path.join(OUT_DIR, f'{name}.json')
-        with open(path, 'w') as f:
-            json.dump(fx, f, separators=(',', ':'))
-            f.write('\n')
-        print(f'{path}: {os.path.getsize(path)} bytes, {fx["file"]}: {os.path.getsize(os.path.join(OUT_DIR, fx["file"]))} bytes')
-
-
 if __name__ == '__main__':
-    main(sys.argv[1:])
+    main(sys.argv[1:], {name: (make, OUT_DIR) for name, make in MODELS.items()})

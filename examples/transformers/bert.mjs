@@ -6,7 +6,7 @@
 // in eval mode. forward(input_ids [batch, seq] int64, attention_mask [batch, seq] (1 keep, 0 pad),
 // token_type_ids = zeros) -> [last_hidden_state [batch, seq, hidden], pooler_output [batch, hidden]].
 import * as om from 'onemodel';
-import { extendedAttentionMask } from './modeling_utils.mjs';
+import { extendedAttentionMask, portConfig } from './modeling_utils.mjs';
 
 const nn = om.nn;
 
@@ -147,8 +147,7 @@ export class BertPooler extends nn.Module {
 export class BertModel extends nn.Module {
   constructor(config = {}) {
     super();
-    const c = { ...BERT_DEFAULTS, ...config };
-    if (c.hidden_act !== 'gelu') throw new Error(`BertModel: hidden_act ${c.hidden_act} is not ported (only gelu)`);
+    const c = portConfig('BertModel', BERT_DEFAULTS, config, 'hidden_act', 'gelu');
     this.config = c;
     this.embeddings = new BertEmbeddings(c);
     this.encoder = new BertEncoder(c);

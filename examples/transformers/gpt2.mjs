@@ -8,7 +8,7 @@
 //   const model = new GPT2LMHeadModel({ vocab_size: 50257, n_positions: 1024, n_embd: 768, n_layer: 12, n_head: 12 }).eval();
 //   model.loadStateDict(om.safetensors.load(bytes).tensors);
 import * as om from 'onemodel';
-import { FLOAT32_MIN } from './modeling_utils.mjs';
+import { FLOAT32_MIN, portConfig } from './modeling_utils.mjs';
 
 const nn = om.nn;
 
@@ -141,8 +141,7 @@ export class GPT2Model extends nn.Module {
 export class GPT2LMHeadModel extends nn.Module {
   constructor(config = {}) {
     super();
-    const c = { ...GPT2_DEFAULTS, ...config };
-    if (c.activation_function !== 'gelu_new') throw new Error(`GPT2LMHeadModel: activation_function ${c.activation_function} is not ported (only gelu_new)`);
+    const c = portConfig('GPT2LMHeadModel', GPT2_DEFAULTS, config, 'activation_function', 'gelu_new');
     this.config = c;
     this.transformer = new GPT2Model(c);
     this.lm_head = new nn.Linear(c.n_embd, c.vocab_size, { bias: false });

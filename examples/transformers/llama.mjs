@@ -6,7 +6,7 @@
 // position) at every length, not read from a table, so a traced graph holds no maximum length.
 // Inference without a key-value cache. input_ids [batch, seq] (int64) -> logits [batch, seq, vocab_size].
 import * as om from 'onemodel';
-import { FLOAT32_MIN } from './modeling_utils.mjs';
+import { FLOAT32_MIN, RMSNorm, portConfig } from './modeling_utils.mjs';
 
 const nn = om.nn;
 
@@ -16,20 +16,8 @@ export const LLAMA_DEFAULTS = {
   num_key_value_heads: null, hidden_act: 'silu', rms_norm_eps: 1e-6, rope_theta: 10000.0, tie_word_embeddings: false,
 };
 
-export class LlamaRMSNorm extends nn.Module {
-  constructor(hiddenSize, eps = 1e-6) {
-    super();
-    this.weight = om.ones([hiddenSize]);
-    this.weight.requiresGrad = true;
-    this.variance_epsilon = eps;
-  }
-
-  forward(hiddenStates) {
-    const h = hiddenStates.float();
-    const variance = h.pow(2).mean(-1, true);
-    return this.weight.mul(h.mul(variance.add(this.variance_epsilon).rsqrt()));
-  }
-}
+/** LLaMA's RMS norm (the same as T5's for float32 inputs). */
+export class LlamaRMSNorm extends RMSNorm {}
 
 export class LlamaRotaryEmbedding extends nn.Module {
   constructor(config) {
@@ -168,9 +156,8 @@ export class LlamaModel extends nn.Module {
 export class LlamaForCausalLM extends nn.Module {
   constructor(config = {}) {
     super();
-    const c = { ...LLAMA_DEFAULTS, ...config };
+    const c = portConfig('LlamaForCausalLM', LLAMA_DEFAULTS, config, 'hidden_act', 'silu');
     c.num_key_value_heads ??= c.num_attention_heads;
-    if (c.hidden_act !== 'silu') throw new Error(`LlamaForCausalLM: hidden_act ${c.hidden_act} is not ported (only silu)`);
     this.config = c;
     this.model = new LlamaModel(c);
     this.lm_head = new nn.Linear(c.hidden_size, c.vocab_size, { bias: false });

@@ -7,7 +7,7 @@
 // identity in eval mode. forward(input_ids [batch, seq] int64, attention_mask [batch, seq] (1 keep,
 // 0 pad)) -> last_hidden_state [batch, seq, d_model].
 import * as om from 'onemodel';
-import { extendedAttentionMask } from './modeling_utils.mjs';
+import { RMSNorm, extendedAttentionMask, portConfig } from './modeling_utils.mjs';
 
 const nn = om.nn;
 
@@ -17,20 +17,8 @@ export const T5_DEFAULTS = {
   relative_attention_num_buckets: 32, relative_attention_max_distance: 128, layer_norm_epsilon: 1e-6, feed_forward_proj: 'relu',
 };
 
-/** T5's RMS norm: no mean subtracted, no bias. */
-export class T5LayerNorm extends nn.Module {
-  constructor(hiddenSize, eps = 1e-6) {
-    super();
-    this.weight = om.ones([hiddenSize]);
-    this.weight.requiresGrad = true;
-    this.variance_epsilon = eps;
-  }
-
-  forward(hiddenStates) {
-    const variance = hiddenStates.float().pow(2).mean(-1, true);
-    return this.weight.mul(hiddenStates.mul(variance.add(this.variance_epsilon).rsqrt()));
-  }
-}
+/** T5's layer norm: an RMS norm, no mean subtracted, no bias. */
+export class T5LayerNorm extends RMSNorm {}
 
 /**
  * The bucket of each relative position (int64, memory - context): exact below max_exact, then
@@ -180,8 +168,7 @@ export class T5Stack extends nn.Module {
 export class T5EncoderModel extends nn.Module {
   constructor(config = {}) {
     super();
-    const c = { ...T5_DEFAULTS, ...config };
-    if (c.feed_forward_proj !== 'relu') throw new Error(`T5EncoderModel: feed_forward_proj ${c.feed_forward_proj} is not ported (only relu)`);
+    const c = portConfig('T5EncoderModel', T5_DEFAULTS, config, 'feed_forward_proj', 'relu');
     this.config = c;
     this.shared = new nn.Embedding(c.vocab_size, c.d_model);
     this.encoder = new T5Stack(c, this.shared);

@@ -10,6 +10,7 @@
 // ceil(frames / 2) rows, so it runs on any length up to that (a shorter clip needs no padding to
 // 30 s) and a traced graph takes the length as a symbolic axis.
 import * as om from 'onemodel';
+import { portConfig } from './modeling_utils.mjs';
 
 const nn = om.nn;
 
@@ -76,8 +77,7 @@ export class WhisperEncoderLayer extends nn.Module {
 export class WhisperEncoder extends nn.Module {
   constructor(config = {}) {
     super();
-    const c = { ...WHISPER_DEFAULTS, ...config };
-    if (c.activation_function !== 'gelu') throw new Error(`WhisperEncoder: activation_function ${c.activation_function} is not ported (only gelu)`);
+    const c = portConfig('WhisperEncoder', WHISPER_DEFAULTS, config, 'activation_function', 'gelu');
     this.config = c;
     const d = c.d_model;
     this.conv1 = new nn.Conv1d(c.num_mel_bins, d, 3, { padding: 1 });

@@ -81,6 +81,16 @@ describe('Hugging Face ports load PyTorch\'s safetensors strictly and match PyTo
     });
   }
 
+  test('a config naming an activation the port does not implement is refused, naming it', () => {
+    for (const [Model, config, re] of [
+      [GPT2LMHeadModel, { activation_function: 'relu' }, /^GPT2LMHeadModel: activation_function "relu" is not ported \(only gelu_new\)$/],
+      [BertModel, { hidden_act: 'gelu_new' }, /^BertModel: hidden_act "gelu_new" is not ported \(only gelu\)$/],
+      [LlamaForCausalLM, { hidden_act: 'gelu' }, /^LlamaForCausalLM: hidden_act "gelu" is not ported \(only silu\)$/],
+      [T5EncoderModel, { feed_forward_proj: 'gated-gelu' }, /^T5EncoderModel: feed_forward_proj "gated-gelu" is not ported \(only relu\)$/],
+      [WhisperEncoder, { activation_function: 'relu' }, /^WhisperEncoder: activation_function "relu" is not ported \(only gelu\)$/],
+    ]) assert.throws(() => new Model(config), (e) => e instanceof Error && re.test(e.message));
+  });
+
   test('whisper: the sinusoids the port makes are the ones PyTorch makes (the table in the state dict)', () => {
     const fx = loadFixture('whisper');
     const { tensors } = om.safetensors.loadFile(new URL(fx.file, DIR));
