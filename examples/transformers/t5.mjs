@@ -78,17 +78,14 @@ export class T5Attention extends nn.Module {
     const queryStates = heads(this.q);
     const keyStates = heads(this.k);
     const valueStates = heads(this.v);
-    let scores = queryStates.matmul(keyStates.transpose(3, 2));
+    const scores = queryStates.matmul(keyStates.transpose(3, 2));
     let bias = positionBias;
     if (bias === null) {
       const keyLength = keyStates.shape[2];
       bias = this.computeBias(seqLength, keyLength).slice(2, -seqLength);
       bias = bias.add(mask.slice(3, 0, keyLength));
     }
-    // upstream `scores += position_bias`: onemodel refuses an in-place write into a tensor that
-    // requires grad ("copy_from: in-place change of a tensor that requires grad; do it inside a
-    // no-grad scope") where PyTorch allows it into a non-leaf, so the port adds out of place
-    scores = scores.add(bias);
+    scores.add_(bias); // scores += position_bias
     const attnWeights = scores.float().softmax(-1);
     const attnOutput = attnWeights.matmul(valueStates).transpose(1, 2).contiguous();
     return [this.o.forward(attnOutput.view(batchSize, -1, this.inner_dim)), bias];
