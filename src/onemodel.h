@@ -158,7 +158,9 @@ bool om_tensor_item(const om_tensor *t, double *out);
 bool om_tensor_fill(om_tensor *t, double value);
 /** In place: the element at index becomes value; bumps the version. t is borrowed. */
 bool om_tensor_set(om_tensor *t, const int64_t *index, double value);
-/** In place: src is broadcast and converted into dst; bumps dst's version. Both borrowed. */
+/** In place: src is broadcast and converted into dst; bumps dst's version. Both borrowed. With
+ *  grad mode on, dst may require grad only as an op's result nothing else refers to: src's
+ *  record then takes dst's place in the graph (docs/api.md, "In-place writes"). */
 bool om_tensor_copy_from(om_tensor *dst, const om_tensor *src);
 
 /* ---- autograd ---- */

@@ -1015,10 +1015,12 @@ def make_gpt2():
                            for b, t in SEQ_SIZES])
 
 
-def main(names):
+def main(names, known=None):
+    """Writes the fixtures named (all when none) of known ({name: (make, out_dir)}; default this
+    tool's), each from torch.manual_seed(0) on one thread. tools/transformers_ports.py passes its own."""
     torch.set_num_threads(1)
     torch.use_deterministic_algorithms(True)
-    known = {**{n: (f, OUT_DIR) for n, f in MODELS.items()}, **{n: (f, os.path.join(OUT_DIR, 'families')) for n, f in FAMILIES.items()}}
+    known = known or {**{n: (f, OUT_DIR) for n, f in MODELS.items()}, **{n: (f, os.path.join(OUT_DIR, 'families')) for n, f in FAMILIES.items()}}
     for name in names or known:
         if name not in known:
             sys.exit(f'unknown fixture {name!r}; known: {", ".join(known)}')

@@ -571,9 +571,58 @@ bool om__write_values(om_tensor *dst, const om_tensor *src, const char *who) {
   return true;
 }
 
-/* A write of src into dst: recorded while a trace records, else checked and made. */
+/* Whether a write of src into dst, a non-leaf autograd tracks, can give dst src's place in the
+ * graph, as PyTorch rebases an in-place result (`scores += bias`): nothing shares dst's storage
+ * (no view of it, no saved alias), nothing refers to dst but its handle and src's own record (no
+ * other op read the old value, so no gradient of it is lost), and src is made by a record and
+ * has dst's shape and dtype, or needs no grad (then dst is a constant from now on; from a leaf
+ * that needs grad dst would lose its link to it). Otherwise the write stays refused
+ * (check_writable). */
+static bool can_rebase(const om_tensor *dst, const om_tensor *src) {
+  if (!dst->grad_fn || dst == src || dst->storage->refcount != 1) return false;
+  if (!src->grad_fn) return !om__needs_grad(src) && dst->refcount == 1; /* a constant (fill_): any shape that broadcasts */
+  if (src->dtype != dst->dtype || src->ndim != dst->ndim || memcmp(src->shape, dst->shape, sizeof(int64_t) * (size_t)dst->ndim))
+    return false;
+  int64_t refs = 1;
+  for (int k = 0; k < src->grad_fn->n_in; k++) refs += src->grad_fn->in[k] == dst;
+  return dst->refcount == refs;
+}
+
+/* The write of can_rebase: dst takes src's values and its record; src's record reads dst's old
+ * value through an alias holding dst's old record (its backward's saved values are checked by
+ * version as any, so a backward that needs the overwritten values fails loudly). */
+static bool rebase(om_tensor *dst, const om_tensor *src, const char *who) {
+  om_record *r = src->grad_fn;
+  om_tensor *old = r ? om__alias(dst) : NULL;
+  if (r && !old) return false;
+  if (!om__write_values(dst, src, who)) {
+    om_tensor_release(old);
+    return false;
+  }
+  if (old) {
+    old->grad_fn = dst->grad_fn;
+    old->output_index = dst->output_index;
+    dst->grad_fn->refcount++;
+    for (int k = 0; k < r->n_in; k++) {
+      if (r->in[k] != dst) continue;
+      r->in[k] = om_tensor_retain(old);
+      om_tensor_release(dst);
+    }
+    r->refcount++;
+  }
+  om_record *prev = dst->grad_fn;
+  dst->grad_fn = r;
+  dst->output_index = src->output_index;
+  om__record_release(prev);
+  om_tensor_release(old);
+  return true;
+}
+
+/* A write of src into dst: recorded while a trace records, else checked and made (a non-leaf
+ * autograd tracks rebased where that is exact: can_rebase). */
 static bool write(om_tensor *dst, const om_tensor *src, const char *who) {
   if (om__state()->trace) return om__trace_write(dst, src, who);
+  if (om__needs_grad(dst) && om_is_grad_enabled() && can_rebase(dst, src)) return rebase(dst, src, who);
   return check_writable(dst, who) && om__write_values(dst, src, who);
 }
 

@@ -95,6 +95,41 @@ TEST(autograd_errors) {
   R(c); R(x); R(y); R(i); R(g3); R(a); R(p); R(loss); R(p2); R(l2); R(g);
 }
 
+TEST(inplace_into_nonleaf) {
+  /* PyTorch's s = x * y; s += y (T5's scores += position_bias): the write takes s's place in the
+   * graph. x = [1, 2], y = [3, 4]: s = [6, 12]; loss = sum(s * s): dx = 2 s y, dy = 2 s (x + 1) */
+  om_tensor *x = leaf((float[]){1, 2}, (int64_t[]){2}, 1), *y = leaf((float[]){3, 4}, (int64_t[]){2}, 1);
+  om_tensor *s = om_mul(x, y), *t = om_add(s, y);
+  CHECK(om_tensor_copy_from(s, t));
+  R(t);
+  om_tensor *sq = om_mul(s, s), *loss = om_sum(sq, NULL, 0, false);
+  CHECK(om_backward(loss, NULL));
+  om_tensor *gx = om_tensor_grad(x), *gy = om_tensor_grad(y);
+  CHECK_VALUES(s, SHAPE(2), 0, 6, 12);
+  CHECK_VALUES(gx, SHAPE(2), 1e-5, 2 * 6 * 3, 2 * 12 * 4);
+  CHECK_VALUES(gy, SHAPE(2), 1e-5, 2 * 6 * 2, 2 * 12 * 3);
+  R(sq); R(loss); R(gx); R(gy);
+  /* fill_ of a non-leaf nothing else reads: a constant from then on */
+  om_tensor *f = om_mul(x, y);
+  CHECK(om_tensor_fill(f, 2) && !om_tensor_requires_grad(f));
+  R(f);
+  /* refused where a gradient could be lost: an op read the old value, a view shares the storage,
+   * the source is a leaf (the write would drop the link to it) */
+  om_tensor *u = om_mul(x, y), *e = om_exp(u), *a = om_add(u, y);
+  CHECK_ERROR(om_tensor_copy_from(u, a), OM_ERR_AUTOGRAD, "copy_from: in-place change of a tensor that requires grad");
+  om_tensor *v = om_mul(x, y), *half = om_slice(v, 0, 0, 1, 1), *b = om_add(v, y), *hb = om_add(half, half);
+  CHECK_ERROR(om_tensor_copy_from(v, b), OM_ERR_AUTOGRAD, "copy_from: in-place change of a tensor that requires grad");
+  CHECK_ERROR(om_tensor_copy_from(half, hb), OM_ERR_AUTOGRAD, "copy_from: in-place change of a tensor that requires grad");
+  om_tensor *w = om_mul(x, y);
+  CHECK_ERROR(om_tensor_copy_from(w, y), OM_ERR_AUTOGRAD, "copy_from: in-place change of a tensor that requires grad");
+  /* rebased, but the backward needs the overwritten value (mul saved it): refused there, loudly */
+  om_tensor *m = om_mul(x, y), *mm = om_mul(m, y);
+  CHECK(om_tensor_copy_from(m, mm));
+  om_tensor *lm = om_sum(m, NULL, 0, false);
+  CHECK_ERROR(om_backward(lm, NULL), OM_ERR_AUTOGRAD, "backward: input 0 of mul was changed in place after it was used");
+  R(x); R(y); R(s); R(u); R(e); R(a); R(v); R(half); R(b); R(hb); R(w); R(m); R(mm); R(lm);
+}
+
 TEST(deep_chain) {
   /* 100k ops in a row: the backward walk and the release of the chain are both iterative, so
    * depth is not limited by the C stack (WASM's is 5 MB) */
@@ -141,6 +176,7 @@ int main(void) {
   RUN(gradient_of_non_scalar_with_given_grad);
   RUN(no_grad_and_detach);
   RUN(autograd_errors);
+  RUN(inplace_into_nonleaf);
   RUN(deep_chain);
   RUN(free_graph);
   TEST_MAIN_END();

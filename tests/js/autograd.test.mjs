@@ -227,6 +227,27 @@ describe('gradient bookkeeping', () => {
     assert.equal(w.requiresGrad, true);
   }));
 
+  test('in-place change of a result nothing else read (PyTorch\'s s += y): it takes the result\'s place in the graph', T(() => {
+    const x = param([1, 2]);
+    const y = param([3, 4]);
+    const s = x.mul(y);
+    s.add_(y); // s = x * y + y = [6, 12]
+    s.mul(s).sum().backward();
+    check(s, [2], [6, 12], 0);
+    check(x.grad, [2], [2 * 6 * 3, 2 * 12 * 4], 1e-5); // 2 s y
+    check(y.grad, [2], [2 * 6 * 2, 2 * 12 * 3], 1e-5); // 2 s (x + 1)
+    // refused where a gradient could be lost: another op read the old value, or a view shares it
+    const u = x.mul(y);
+    u.exp();
+    assert.throws(() => u.add_(1), { kind: 'Autograd', message: /^copy_from: in-place change of a tensor that requires grad; do it inside a no-grad scope$/ });
+    const v = x.mul(y);
+    assert.throws(() => v.slice(0, 0, 1).add_(1), { kind: 'Autograd', message: /^copy_from: in-place change of a tensor that requires grad/ });
+    // a backward that needs the overwritten value (mul saved it) is refused there
+    const m = x.mul(y);
+    m.mul_(y);
+    assert.throws(() => m.sum().backward(), { kind: 'Autograd', message: /input 0 of mul was changed in place after it was used/ });
+  }));
+
   test('a saved tensor changed in place makes backward throw Autograd', T(() => {
     const x = param([1, 2]);
     const c = om.tensor([3, 4]);

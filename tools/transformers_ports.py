@@ -1,0 +1,783 @@
+#!/usr/bin/env python3
+"""PyTorch reference fixtures for tests/js/transformers-ports.test.mjs: five Hugging Face
+architectures at small configurations, their weights as safetensors and their outputs.
+
+Hugging Face's `transformers` is not a Debian package, so the models below are this project's own
+PyTorch modules written from reading transformers' modeling_gpt2.py, modeling_bert.py,
+modeling_llama.py, modeling_t5.py and modeling_whisper.py (inference without caches): the same
+module tree and parameter names (so the state-dict keys are the ones a real checkpoint has), the
+same operations in the same order, the same non-persistent buffers (GPT-2's `attn.bias`, BERT's
+`position_ids` and `token_type_ids`, LLaMA's `rotary_emb.inv_freq`). The ports a onemodel user
+writes of the same code are examples/transformers/*.mjs.
+
+    gpt2      GPT2LMHeadModel    Conv1D (addmm), gelu_new, a bool tril buffer sliced to the length
+    bert      BertModel          an attention_mask made additive ((1 - mask) * finfo.min), pooler
+    llama     LlamaForCausalLM   RMSNorm, rotary embedding computed from position ids (cos, sin),
+                                 grouped-query attention (repeat_kv), the causal mask made by
+                                 full(min).triu(1) *= arange > positions
+    t5        T5EncoderModel     relative position buckets (abs, log, minimum, where), no scaling,
+                                 the bias of block 0 shared by the others, a padding mask
+    whisper   WhisperEncoder     Conv1d front end (stride 2), gelu, sinusoidal positions, bmm attention
+
+Each model writes tests/js/fixtures/transformers/<name>.safetensors (its state_dict, F32, tied
+weights under both names as a real checkpoint has them) and <name>.json:
+
+  { "torch_version", "model": <description>, "config": <the Hugging Face config fields the port reads>,
+    "file": "<name>.safetensors", "axes": { input: [axis names] }, "trace_case": <index into cases>,
+    "cases": [ { "sizes": { axis: size }, "inputs": [encoded], "outputs": [encoded] } ] }
+
+(encoded as tools/pytorch_reference.py's families: { name, shape, dtype, data } with float32 as
+the shortest decimal that reads back as the same value). The cases hold size 1, odd lengths and
+lengths 5x and 20x the traced one; T5's cross its max_distance, the bucket cap.
+
+    python3 tools/transformers_ports.py            # every model
+    python3 tools/transformers_ports.py t5 bert    # only these
+
+(python3 being one that imports torch: Debian's python3-torch 1.13.1 on /usr/bin/python3.)
+The output is deterministic: one thread, torch.manual_seed(0) per model, fixed inputs.
+"""
+import math
+import os
+import sys
+
+import torch
+from torch import nn
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from pytorch_reference import Conv1D, NewGELUActivation, encode, main, short_floats  # noqa: E402  (HF's Conv1D, gelu_new)
+from safetensors_fixtures import write  # noqa: E402
+
+OUT_DIR = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'tests', 'js', 'fixtures', 'transformers'))
+MODELS = {}
+
+
+def model(fn):
+    """Registers make_<name> as the fixture <name>."""
+    MODELS[fn.__name__[len('make_'):]] = fn
+    return fn
+
+
+def randomize(net, keep=()):
+    """Weights that make every part matter (Hugging Face's N(0, 0.02) makes blocks near identity):
+    matrices N(0, 1 / fan_in) (GPT-2's Conv1D holds [in, out]), biases N(0, 0.1), norm weights
+    U(0.5, 1.5), embeddings N(0, 1); names in keep stay as built (Whisper's sinusoids)."""
+    with torch.no_grad():
+        for name, p in net.named_parameters():
+            if name in keep:
+                continue
+            leaf = name.rsplit('.', 1)[-1]
+            if leaf == 'bias':
+                p.normal_(0, 0.1)
+            elif 'norm' in name.lower() or '.ln_' in name or name.startswith('ln_'):
+                p.uniform_(0.5, 1.5)
+            elif 'embed' in name or name.endswith(('wte.weight', 'wpe.weight', 'shared.weight', 'relative_attention_bias.weight')):
+                p.normal_(0, 1)
+            else:
+                fan_in = p.shape[0] if '.c_' in name else p[0].numel()
+                p.normal_(0, 1 / math.sqrt(fan_in))
+
+
+# ---- GPT-2 (modeling_gpt2.py) ----------------------------------------------------------------------
+
+class GPT2Attention(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        n = c['n_positions']
+        self.register_buffer('bias', torch.tril(torch.ones((n, n), dtype=torch.bool)).view(1, 1, n, n), persistent=False)
+        self.embed_dim = c['n_embd']
+        self.num_heads = c['n_head']
+        self.head_dim = self.embed_dim // self.num_heads
+        self.split_size = self.embed_dim
+        self.c_attn = Conv1D(3 * self.embed_dim, self.embed_dim)
+        self.c_proj = Conv1D(self.embed_dim, self.embed_dim)
+        self.attn_dropout = nn.Dropout(0.1)
+        self.resid_dropout = nn.Dropout(0.1)
+
+    def _split_heads(self, tensor, num_heads, attn_head_size):
+        new_shape = tensor.size()[:-1] + (num_heads, attn_head_size)
+        return tensor.view(new_shape).permute(0, 2, 1, 3)
+
+    def _merge_heads(self, tensor, num_heads, attn_head_size):
+        tensor = tensor.permute(0, 2, 1, 3).contiguous()
+        return tensor.view(tensor.size()[:-2] + (num_heads * attn_head_size,))
+
+    def _attn(self, query, key, value):
+        attn_weights = torch.matmul(query, key.transpose(-1, -2))
+        attn_weights = attn_weights / torch.full([], value.size(-1) ** 0.5, dtype=attn_weights.dtype)
+        query_length, key_length = query.size(-2), key.size(-2)
+        causal_mask = self.bias[:, :, key_length - query_length:key_length, :key_length]
+        mask_value = torch.full([], torch.finfo(attn_weights.dtype).min, dtype=attn_weights.dtype)
+        attn_weights = torch.where(causal_mask, attn_weights.to(attn_weights.dtype), mask_value)
+        attn_weights = nn.functional.softmax(attn_weights, dim=-1)
+        attn_weights = self.attn_dropout(attn_weights.type(value.dtype))
+        return torch.matmul(attn_weights, value)
+
+    def forward(self, hidden_states):
+        query, key, value = self.c_attn(hidden_states).split(self.split_size, dim=2)
+        query = self._split_heads(query, self.num_heads, self.head_dim)
+        key = self._split_heads(key, self.num_heads, self.head_dim)
+        value = self._split_heads(value, self.num_heads, self.head_dim)
+        attn_output = self._merge_heads(self._attn(query, key, value), self.num_heads, self.head_dim)
+        return self.resid_dropout(self.c_proj(attn_output))
+
+
+class GPT2MLP(nn.Module):
+    def __init__(self, intermediate_size, c):
+        super().__init__()
+        self.c_fc = Conv1D(intermediate_size, c['n_embd'])
+        self.c_proj = Conv1D(c['n_embd'], intermediate_size)
+        self.act = NewGELUActivation()  # ACT2FN['gelu_new']
+        self.dropout = nn.Dropout(0.1)
+
+    def forward(self, hidden_states):
+        return self.dropout(self.c_proj(self.act(self.c_fc(hidden_states))))
+
+
+class GPT2Block(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        d = c['n_embd']
+        self.ln_1 = nn.LayerNorm(d, eps=c['layer_norm_epsilon'])
+        self.attn = GPT2Attention(c)
+        self.ln_2 = nn.LayerNorm(d, eps=c['layer_norm_epsilon'])
+        self.mlp = GPT2MLP(c['n_inner'] or 4 * d, c)
+
+    def forward(self, hidden_states):
+        hidden_states = self.attn(self.ln_1(hidden_states)) + hidden_states
+        return hidden_states + self.mlp(self.ln_2(hidden_states))
+
+
+class GPT2Model(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.wte = nn.Embedding(c['vocab_size'], c['n_embd'])
+        self.wpe = nn.Embedding(c['n_positions'], c['n_embd'])
+        self.drop = nn.Dropout(0.1)
+        self.h = nn.ModuleList([GPT2Block(c) for _ in range(c['n_layer'])])
+        self.ln_f = nn.LayerNorm(c['n_embd'], eps=c['layer_norm_epsilon'])
+
+    def forward(self, input_ids):
+        input_shape = input_ids.size()
+        input_ids = input_ids.view(-1, input_shape[-1])
+        position_ids = torch.arange(0, input_shape[-1], dtype=torch.long).unsqueeze(0)
+        hidden_states = self.drop(self.wte(input_ids) + self.wpe(position_ids))
+        for block in self.h:
+            hidden_states = block(hidden_states)
+        hidden_states = self.ln_f(hidden_states)
+        return hidden_states.view(input_shape + (hidden_states.size(-1),))
+
+
+class GPT2LMHeadModel(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.transformer = GPT2Model(c)
+        self.lm_head = nn.Linear(c['n_embd'], c['vocab_size'], bias=False)
+        self.lm_head.weight = self.transformer.wte.weight
+
+    def forward(self, input_ids):
+        return self.lm_head(self.transformer(input_ids))
+
+
+# ---- BERT (modeling_bert.py) -------------------------------------------------------------------
+
+class BertEmbeddings(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.word_embeddings = nn.Embedding(c['vocab_size'], c['hidden_size'], padding_idx=c['pad_token_id'])
+        self.position_embeddings = nn.Embedding(c['max_position_embeddings'], c['hidden_size'])
+        self.token_type_embeddings = nn.Embedding(c['type_vocab_size'], c['hidden_size'])
+        self.LayerNorm = nn.LayerNorm(c['hidden_size'], eps=c['layer_norm_eps'])
+        self.dropout = nn.Dropout(0.1)
+        self.register_buffer('position_ids', torch.arange(c['max_position_embeddings']).expand((1, -1)), persistent=False)
+        self.register_buffer('token_type_ids', torch.zeros(self.position_ids.size(), dtype=torch.long), persistent=False)
+
+    def forward(self, input_ids):
+        input_shape = input_ids.size()
+        seq_length = input_shape[1]
+        position_ids = self.position_ids[:, 0:seq_length]
+        token_type_ids = self.token_type_ids[:, :seq_length].expand(input_shape[0], seq_length)
+        embeddings = self.word_embeddings(input_ids) + self.token_type_embeddings(token_type_ids)
+        embeddings = embeddings + self.position_embeddings(position_ids)
+        return self.dropout(self.LayerNorm(embeddings))
+
+
+class BertSelfAttention(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.num_attention_heads = c['num_attention_heads']
+        self.attention_head_size = c['hidden_size'] // c['num_attention_heads']
+        self.all_head_size = self.num_attention_heads * self.attention_head_size
+        self.query = nn.Linear(c['hidden_size'], self.all_head_size)
+        self.key = nn.Linear(c['hidden_size'], self.all_head_size)
+        self.value = nn.Linear(c['hidden_size'], self.all_head_size)
+        self.dropout = nn.Dropout(0.1)
+
+    def transpose_for_scores(self, x):
+        x = x.view(x.size()[:-1] + (self.num_attention_heads, self.attention_head_size))
+        return x.permute(0, 2, 1, 3)
+
+    def forward(self, hidden_states, attention_mask):
+        key_layer = self.transpose_for_scores(self.key(hidden_states))
+        value_layer = self.transpose_for_scores(self.value(hidden_states))
+        query_layer = self.transpose_for_scores(self.query(hidden_states))
+        attention_scores = torch.matmul(query_layer, key_layer.transpose(-1, -2))
+        attention_scores = attention_scores / math.sqrt(self.attention_head_size)
+        attention_scores = attention_scores + attention_mask
+        attention_probs = self.dropout(nn.functional.softmax(attention_scores, dim=-1))
+        context_layer = torch.matmul(attention_probs, value_layer).permute(0, 2, 1, 3).contiguous()
+        return context_layer.view(context_layer.size()[:-2] + (self.all_head_size,))
+
+
+class BertSelfOutput(nn.Module):
+    """BertSelfOutput and BertOutput: dense, dropout, LayerNorm of the sum with the block's input."""
+
+    def __init__(self, c, inner):
+        super().__init__()
+        self.dense = nn.Linear(inner, c['hidden_size'])
+        self.LayerNorm = nn.LayerNorm(c['hidden_size'], eps=c['layer_norm_eps'])
+        self.dropout = nn.Dropout(0.1)
+
+    def forward(self, hidden_states, input_tensor):
+        return self.LayerNorm(self.dropout(self.dense(hidden_states)) + input_tensor)
+
+
+class BertAttention(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.self = BertSelfAttention(c)
+        self.output = BertSelfOutput(c, c['hidden_size'])
+
+    def forward(self, hidden_states, attention_mask):
+        return self.output(self.self(hidden_states, attention_mask), hidden_states)
+
+
+class BertIntermediate(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.dense = nn.Linear(c['hidden_size'], c['intermediate_size'])
+
+    def forward(self, hidden_states):
+        return nn.functional.gelu(self.dense(hidden_states))
+
+
+class BertLayer(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.attention = BertAttention(c)
+        self.intermediate = BertIntermediate(c)
+        self.output = BertSelfOutput(c, c['intermediate_size'])
+
+    def forward(self, hidden_states, attention_mask):
+        attention_output = self.attention(hidden_states, attention_mask)
+        return self.output(self.intermediate(attention_output), attention_output)
+
+
+class BertEncoder(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.layer = nn.ModuleList([BertLayer(c) for _ in range(c['num_hidden_layers'])])
+
+    def forward(self, hidden_states, attention_mask):
+        for layer_module in self.layer:
+            hidden_states = layer_module(hidden_states, attention_mask)
+        return hidden_states
+
+
+class BertPooler(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.dense = nn.Linear(c['hidden_size'], c['hidden_size'])
+        self.activation = nn.Tanh()
+
+    def forward(self, hidden_states):
+        return self.activation(self.dense(hidden_states[:, 0]))
+
+
+def extended_attention_mask(attention_mask, dtype=torch.float32):
+    """ModuleUtilsMixin.get_extended_attention_mask of a [batch, seq] padding mask."""
+    extended = attention_mask[:, None, None, :].to(dtype=dtype)
+    return (1.0 - extended) * torch.finfo(dtype).min
+
+
+class BertModel(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.embeddings = BertEmbeddings(c)
+        self.encoder = BertEncoder(c)
+        self.pooler = BertPooler(c)
+
+    def forward(self, input_ids, attention_mask):
+        sequence_output = self.encoder(self.embeddings(input_ids), extended_attention_mask(attention_mask))
+        return sequence_output, self.pooler(sequence_output)
+
+
+# ---- LLaMA (modeling_llama.py) -----------------------------------------------------------------
+
+class LlamaRMSNorm(nn.Module):
+    def __init__(self, hidden_size, eps):
+        super().__init__()
+        self.weight = nn.Parameter(torch.ones(hidden_size))
+        self.variance_epsilon = eps
+
+    def forward(self, hidden_states):
+        input_dtype = hidden_states.dtype
+        hidden_states = hidden_states.to(torch.float32)
+        variance = hidden_states.pow(2).mean(-1, keepdim=True)
+        hidden_states = hidden_states * torch.rsqrt(variance + self.variance_epsilon)
+        return self.weight * hidden_states.to(input_dtype)
+
+
+class LlamaRotaryEmbedding(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        dim = c['hidden_size'] // c['num_attention_heads']
+        inv_freq = 1.0 / (c['rope_theta'] ** (torch.arange(0, dim, 2, dtype=torch.int64).float() / dim))
+        self.register_buffer('inv_freq', inv_freq, persistent=False)
+
+    def forward(self, x, position_ids):
+        inv_freq_expanded = self.inv_freq[None, :, None].float().expand(position_ids.shape[0], -1, 1)
+        position_ids_expanded = position_ids[:, None, :].float()
+        freqs = (inv_freq_expanded.float() @ position_ids_expanded.float()).transpose(1, 2)
+        emb = torch.cat((freqs, freqs), dim=-1)
+        return emb.cos().to(dtype=x.dtype), emb.sin().to(dtype=x.dtype)
+
+
+def rotate_half(x):
+    x1 = x[..., : x.shape[-1] // 2]
+    x2 = x[..., x.shape[-1] // 2:]
+    return torch.cat((-x2, x1), dim=-1)
+
+
+def apply_rotary_pos_emb(q, k, cos, sin, unsqueeze_dim=1):
+    cos = cos.unsqueeze(unsqueeze_dim)
+    sin = sin.unsqueeze(unsqueeze_dim)
+    return (q * cos) + (rotate_half(q) * sin), (k * cos) + (rotate_half(k) * sin)
+
+
+def repeat_kv(hidden_states, n_rep):
+    batch, num_key_value_heads, slen, head_dim = hidden_states.shape
+    if n_rep == 1:
+        return hidden_states
+    hidden_states = hidden_states[:, :, None, :, :].expand(batch, num_key_value_heads, n_rep, slen, head_dim)
+    return hidden_states.reshape(batch, num_key_value_heads * n_rep, slen, head_dim)
+
+
+class LlamaAttention(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.num_heads = c['num_attention_heads']
+        self.head_dim = c['hidden_size'] // self.num_heads
+        self.num_key_value_heads = c['num_key_value_heads']
+        self.num_key_value_groups = self.num_heads // self.num_key_value_heads
+        self.q_proj = nn.Linear(c['hidden_size'], self.num_heads * self.head_dim, bias=False)
+        self.k_proj = nn.Linear(c['hidden_size'], self.num_key_value_heads * self.head_dim, bias=False)
+        self.v_proj = nn.Linear(c['hidden_size'], self.num_key_value_heads * self.head_dim, bias=False)
+        self.o_proj = nn.Linear(self.num_heads * self.head_dim, c['hidden_size'], bias=False)
+
+    def forward(self, hidden_states, attention_mask, position_embeddings):
+        bsz, q_len, _ = hidden_states.size()
+        query_states = self.q_proj(hidden_states).view(bsz, q_len, self.num_heads, self.head_dim).transpose(1, 2)
+        key_states = self.k_proj(hidden_states).view(bsz, q_len, self.num_key_value_heads, self.head_dim).transpose(1, 2)
+        value_states = self.v_proj(hidden_states).view(bsz, q_len, self.num_key_value_heads, self.head_dim).transpose(1, 2)
+        cos, sin = position_embeddings
+        query_states, key_states = apply_rotary_pos_emb(query_states, key_states, cos, sin)
+        key_states = repeat_kv(key_states, self.num_key_value_groups)
+        value_states = repeat_kv(value_states, self.num_key_value_groups)
+        attn_weights = torch.matmul(query_states, key_states.transpose(2, 3)) / math.sqrt(self.head_dim)
+        attn_weights = attn_weights + attention_mask[:, :, :, : key_states.shape[-2]]
+        attn_weights = nn.functional.softmax(attn_weights, dim=-1, dtype=torch.float32).to(query_states.dtype)
+        attn_output = torch.matmul(attn_weights, value_states).transpose(1, 2).contiguous()
+        return self.o_proj(attn_output.reshape(bsz, q_len, -1))
+
+
+class LlamaMLP(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.gate_proj = nn.Linear(c['hidden_size'], c['intermediate_size'], bias=False)
+        self.up_proj = nn.Linear(c['hidden_size'], c['intermediate_size'], bias=False)
+        self.down_proj = nn.Linear(c['intermediate_size'], c['hidden_size'], bias=False)
+
+    def forward(self, x):
+        return self.down_proj(nn.functional.silu(self.gate_proj(x)) * self.up_proj(x))
+
+
+class LlamaDecoderLayer(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.self_attn = LlamaAttention(c)
+        self.mlp = LlamaMLP(c)
+        self.input_layernorm = LlamaRMSNorm(c['hidden_size'], c['rms_norm_eps'])
+        self.post_attention_layernorm = LlamaRMSNorm(c['hidden_size'], c['rms_norm_eps'])
+
+    def forward(self, hidden_states, attention_mask, position_embeddings):
+        hidden_states = hidden_states + self.self_attn(self.input_layernorm(hidden_states), attention_mask, position_embeddings)
+        return hidden_states + self.mlp(self.post_attention_layernorm(hidden_states))
+
+
+class LlamaModel(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.embed_tokens = nn.Embedding(c['vocab_size'], c['hidden_size'])
+        self.layers = nn.ModuleList([LlamaDecoderLayer(c) for _ in range(c['num_hidden_layers'])])
+        self.norm = LlamaRMSNorm(c['hidden_size'], c['rms_norm_eps'])
+        self.rotary_emb = LlamaRotaryEmbedding(c)
+
+    def causal_mask(self, input_tensor, cache_position):
+        """_update_causal_mask without an attention_mask or a cache."""
+        min_dtype = torch.finfo(input_tensor.dtype).min
+        sequence_length = target_length = input_tensor.shape[1]
+        causal_mask = torch.full((sequence_length, target_length), fill_value=min_dtype, dtype=input_tensor.dtype)
+        if sequence_length != 1:
+            causal_mask = torch.triu(causal_mask, diagonal=1)
+        causal_mask *= torch.arange(target_length) > cache_position.reshape(-1, 1)
+        return causal_mask[None, None, :, :].expand(input_tensor.shape[0], 1, -1, -1)
+
+    def forward(self, input_ids):
+        inputs_embeds = self.embed_tokens(input_ids)
+        cache_position = torch.arange(0, inputs_embeds.shape[1])
+        position_ids = cache_position.unsqueeze(0)
+        causal_mask = self.causal_mask(inputs_embeds, cache_position)
+        hidden_states = inputs_embeds
+        position_embeddings = self.rotary_emb(hidden_states, position_ids)
+        for decoder_layer in self.layers:
+            hidden_states = decoder_layer(hidden_states, causal_mask, position_embeddings)
+        return self.norm(hidden_states)
+
+
+class LlamaForCausalLM(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.model = LlamaModel(c)
+        self.lm_head = nn.Linear(c['hidden_size'], c['vocab_size'], bias=False)
+
+    def forward(self, input_ids):
+        return self.lm_head(self.model(input_ids))
+
+
+# ---- T5 encoder (modeling_t5.py) ---------------------------------------------------------------
+
+class T5LayerNorm(LlamaRMSNorm):
+    """Upstream's own class; the parameters are LlamaRMSNorm's, the forward keeps the input's dtype."""
+
+    def forward(self, hidden_states):
+        variance = hidden_states.to(torch.float32).pow(2).mean(-1, keepdim=True)
+        return self.weight * (hidden_states * torch.rsqrt(variance + self.variance_epsilon))
+
+
+class T5Attention(nn.Module):
+    def __init__(self, c, has_relative_attention_bias):
+        super().__init__()
+        self.has_relative_attention_bias = has_relative_attention_bias
+        self.relative_attention_num_buckets = c['relative_attention_num_buckets']
+        self.relative_attention_max_distance = c['relative_attention_max_distance']
+        self.n_heads = c['num_heads']
+        self.key_value_proj_dim = c['d_kv']
+        self.inner_dim = self.n_heads * self.key_value_proj_dim
+        self.q = nn.Linear(c['d_model'], self.inner_dim, bias=False)
+        self.k = nn.Linear(c['d_model'], self.inner_dim, bias=False)
+        self.v = nn.Linear(c['d_model'], self.inner_dim, bias=False)
+        self.o = nn.Linear(self.inner_dim, c['d_model'], bias=False)
+        if self.has_relative_attention_bias:
+            self.relative_attention_bias = nn.Embedding(self.relative_attention_num_buckets, self.n_heads)
+
+    @staticmethod
+    def _relative_position_bucket(relative_position, bidirectional=True, num_buckets=32, max_distance=128):
+        relative_buckets = 0
+        if bidirectional:
+            num_buckets //= 2
+            relative_buckets += (relative_position > 0).to(torch.long) * num_buckets
+            relative_position = torch.abs(relative_position)
+        else:
+            relative_position = -torch.min(relative_position, torch.zeros_like(relative_position))
+        max_exact = num_buckets // 2
+        is_small = relative_position < max_exact
+        relative_position_if_large = max_exact + (
+            torch.log(relative_position.float() / max_exact) / math.log(max_distance / max_exact) * (num_buckets - max_exact)
+        ).to(torch.long)
+        relative_position_if_large = torch.min(relative_position_if_large, torch.full_like(relative_position_if_large, num_buckets - 1))
+        relative_buckets += torch.where(is_small, relative_position, relative_position_if_large)
+        return relative_buckets
+
+    def compute_bias(self, query_length, key_length):
+        context_position = torch.arange(query_length, dtype=torch.long)[:, None]
+        memory_position = torch.arange(key_length, dtype=torch.long)[None, :]
+        relative_position = memory_position - context_position
+        relative_position_bucket = self._relative_position_bucket(
+            relative_position, bidirectional=True, num_buckets=self.relative_attention_num_buckets,
+            max_distance=self.relative_attention_max_distance)
+        values = self.relative_attention_bias(relative_position_bucket)
+        return values.permute([2, 0, 1]).unsqueeze(0)
+
+    def forward(self, hidden_states, mask, position_bias=None):
+        batch_size, seq_length = hidden_states.shape[:2]
+        query_states = self.q(hidden_states).view(batch_size, -1, self.n_heads, self.key_value_proj_dim).transpose(1, 2)
+        key_states = self.k(hidden_states).view(batch_size, -1, self.n_heads, self.key_value_proj_dim).transpose(1, 2)
+        value_states = self.v(hidden_states).view(batch_size, -1, self.n_heads, self.key_value_proj_dim).transpose(1, 2)
+        scores = torch.matmul(query_states, key_states.transpose(3, 2))
+        if position_bias is None:
+            key_length = key_states.shape[-2]
+            position_bias = self.compute_bias(seq_length, key_length)[:, :, -seq_length:, :]
+            position_bias = position_bias + mask[:, :, :, : key_states.shape[-2]]
+        scores += position_bias
+        attn_weights = nn.functional.softmax(scores.float(), dim=-1).type_as(scores)
+        attn_output = torch.matmul(attn_weights, value_states).transpose(1, 2).contiguous()
+        attn_output = self.o(attn_output.view(batch_size, -1, self.inner_dim))
+        return attn_output, position_bias
+
+
+class T5LayerSelfAttention(nn.Module):
+    def __init__(self, c, has_relative_attention_bias):
+        super().__init__()
+        self.SelfAttention = T5Attention(c, has_relative_attention_bias)
+        self.layer_norm = T5LayerNorm(c['d_model'], c['layer_norm_epsilon'])
+        self.dropout = nn.Dropout(0.1)
+
+    def forward(self, hidden_states, attention_mask, position_bias):
+        attention_output, position_bias = self.SelfAttention(self.layer_norm(hidden_states), attention_mask, position_bias)
+        return hidden_states + self.dropout(attention_output), position_bias
+
+
+class T5DenseActDense(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.wi = nn.Linear(c['d_model'], c['d_ff'], bias=False)
+        self.wo = nn.Linear(c['d_ff'], c['d_model'], bias=False)
+        self.dropout = nn.Dropout(0.1)
+
+    def forward(self, hidden_states):
+        return self.wo(self.dropout(nn.functional.relu(self.wi(hidden_states))))
+
+
+class T5LayerFF(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.DenseReluDense = T5DenseActDense(c)
+        self.layer_norm = T5LayerNorm(c['d_model'], c['layer_norm_epsilon'])
+        self.dropout = nn.Dropout(0.1)
+
+    def forward(self, hidden_states):
+        return hidden_states + self.dropout(self.DenseReluDense(self.layer_norm(hidden_states)))
+
+
+class T5Block(nn.Module):
+    def __init__(self, c, has_relative_attention_bias):
+        super().__init__()
+        self.layer = nn.ModuleList([T5LayerSelfAttention(c, has_relative_attention_bias), T5LayerFF(c)])
+
+    def forward(self, hidden_states, attention_mask, position_bias):
+        hidden_states, position_bias = self.layer[0](hidden_states, attention_mask, position_bias)
+        return self.layer[-1](hidden_states), position_bias
+
+
+class T5Stack(nn.Module):
+    def __init__(self, c, embed_tokens):
+        super().__init__()
+        self.embed_tokens = embed_tokens
+        self.block = nn.ModuleList([T5Block(c, has_relative_attention_bias=bool(i == 0)) for i in range(c['num_layers'])])
+        self.final_layer_norm = T5LayerNorm(c['d_model'], c['layer_norm_epsilon'])
+        self.dropout = nn.Dropout(0.1)
+
+    def forward(self, input_ids, attention_mask):
+        hidden_states = self.dropout(self.embed_tokens(input_ids))
+        mask = extended_attention_mask(attention_mask)
+        position_bias = None
+        for layer_module in self.block:
+            hidden_states, position_bias = layer_module(hidden_states, mask, position_bias)
+        return self.dropout(self.final_layer_norm(hidden_states))
+
+
+class T5EncoderModel(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.shared = nn.Embedding(c['vocab_size'], c['d_model'])
+        self.encoder = T5Stack(c, self.shared)
+
+    def forward(self, input_ids, attention_mask):
+        return self.encoder(input_ids, attention_mask)
+
+
+# ---- Whisper encoder (modeling_whisper.py) -----------------------------------------------------
+
+def sinusoids(length, channels, max_timescale=10000):
+    log_timescale_increment = math.log(max_timescale) / (channels // 2 - 1)
+    inv_timescales = torch.exp(-log_timescale_increment * torch.arange(channels // 2))
+    scaled_time = torch.arange(length).view(-1, 1) * inv_timescales.view(1, -1)
+    return torch.cat([scaled_time.sin(), scaled_time.cos()], dim=1)
+
+
+class WhisperAttention(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.embed_dim = c['d_model']
+        self.num_heads = c['encoder_attention_heads']
+        self.head_dim = self.embed_dim // self.num_heads
+        self.scaling = self.head_dim ** -0.5
+        self.k_proj = nn.Linear(self.embed_dim, self.embed_dim, bias=False)
+        self.v_proj = nn.Linear(self.embed_dim, self.embed_dim)
+        self.q_proj = nn.Linear(self.embed_dim, self.embed_dim)
+        self.out_proj = nn.Linear(self.embed_dim, self.embed_dim)
+
+    def _shape(self, tensor, seq_len, bsz):
+        return tensor.view(bsz, seq_len, self.num_heads, self.head_dim).transpose(1, 2).contiguous()
+
+    def forward(self, hidden_states):
+        bsz, tgt_len, _ = hidden_states.size()
+        query_states = self.q_proj(hidden_states) * self.scaling
+        key_states = self._shape(self.k_proj(hidden_states), -1, bsz)
+        value_states = self._shape(self.v_proj(hidden_states), -1, bsz)
+        proj_shape = (bsz * self.num_heads, -1, self.head_dim)
+        query_states = self._shape(query_states, tgt_len, bsz).view(*proj_shape)
+        key_states = key_states.reshape(*proj_shape)
+        value_states = value_states.reshape(*proj_shape)
+        attn_weights = nn.functional.softmax(torch.bmm(query_states, key_states.transpose(1, 2)), dim=-1)
+        attn_output = torch.bmm(attn_weights, value_states)
+        attn_output = attn_output.view(bsz, self.num_heads, tgt_len, self.head_dim).transpose(1, 2)
+        return self.out_proj(attn_output.reshape(bsz, tgt_len, self.embed_dim))
+
+
+class WhisperEncoderLayer(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        d = c['d_model']
+        self.self_attn = WhisperAttention(c)
+        self.self_attn_layer_norm = nn.LayerNorm(d)
+        self.fc1 = nn.Linear(d, c['encoder_ffn_dim'])
+        self.fc2 = nn.Linear(c['encoder_ffn_dim'], d)
+        self.final_layer_norm = nn.LayerNorm(d)
+
+    def forward(self, hidden_states):
+        hidden_states = hidden_states + self.self_attn(self.self_attn_layer_norm(hidden_states))
+        residual = hidden_states
+        hidden_states = nn.functional.gelu(self.fc1(self.final_layer_norm(hidden_states)))
+        return residual + self.fc2(hidden_states)
+
+
+class WhisperEncoder(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        d = c['d_model']
+        self.conv1 = nn.Conv1d(c['num_mel_bins'], d, kernel_size=3, padding=1)
+        self.conv2 = nn.Conv1d(d, d, kernel_size=3, stride=2, padding=1)
+        self.embed_positions = nn.Embedding(c['max_source_positions'], d)
+        self.embed_positions.requires_grad_(False)
+        with torch.no_grad():
+            self.embed_positions.weight.copy_(sinusoids(*self.embed_positions.weight.shape))
+        self.layers = nn.ModuleList([WhisperEncoderLayer(c) for _ in range(c['encoder_layers'])])
+        self.layer_norm = nn.LayerNorm(d)
+
+    def forward(self, input_features):
+        inputs_embeds = nn.functional.gelu(self.conv1(input_features))
+        inputs_embeds = nn.functional.gelu(self.conv2(inputs_embeds))
+        inputs_embeds = inputs_embeds.permute(0, 2, 1)
+        # Upstream requires input_features of exactly 2 * max_source_positions frames (a ValueError
+        # otherwise) and adds the whole table; this reference and the port take any length up to
+        # that and add the table's first rows, so the encoder runs on short audio too.
+        embed_pos = self.embed_positions.weight[:inputs_embeds.shape[1]]
+        hidden_states = inputs_embeds + embed_pos
+        for encoder_layer in self.layers:
+            hidden_states = encoder_layer(hidden_states)
+        return self.layer_norm(hidden_states)
+
+
+# ---- fixtures ------------------------------------------------------------------------------------
+
+# (batch, seq) of every token model's cases: the traced case (3, 6) first, then 1, odd lengths,
+# 5x and 20x the traced length.
+TOKEN_SIZES = [(3, 6), (1, 1), (2, 7), (2, 13), (1, 30), (1, 120)]
+
+
+def padding_mask(b, t, step):
+    """[b, t] int64: row i holds ones for its first max(1, t - (i + 1) * step) tokens, zeros after (padding)."""
+    lengths = torch.tensor([max(1, t - (i + 1) * step) for i in range(b)])
+    return (torch.arange(t)[None, :] < lengths[:, None]).to(torch.long)
+
+
+def fixture(name, description, config, net, axes, cases, output_names, keep=()):
+    """Randomizes net, saves its state_dict as <name>.safetensors (F32: the file holds net's exact
+    values) and returns the JSON fixture of net's outputs (named output_names) on cases
+    ([(sizes, [(name, input)])])."""
+    randomize(net, keep)
+    path = os.path.join(OUT_DIR, f'{name}.safetensors')
+    write(path, {k: v for k, v in net.state_dict().items()}, {'format': 'pt'})
+    net.eval()
+    out_cases = []
+    for sizes, inputs in cases:
+        with torch.no_grad():
+            outputs = net(*[t for _, t in inputs])
+        outputs = outputs if isinstance(outputs, tuple) else (outputs,)
+        assert len(outputs) == len(output_names)
+        out_cases.append({'sizes': sizes, 'inputs': [short_floats(encode(t, n)) for n, t in inputs],
+                          'outputs': [short_floats(encode(t, n)) for n, t in zip(output_names, outputs)]})
+    return {'torch_version': torch.__version__, 'model': description, 'config': config, 'file': f'{name}.safetensors',
+            'axes': axes, 'trace_case': 0, 'cases': out_cases}
+
+
+def token_cases(vocab, mask_step=None):
+    cases = []
+    for b, t in TOKEN_SIZES:
+        inputs = [('input_ids', torch.randint(0, vocab, (b, t)))]
+        if mask_step is not None:
+            inputs.append(('attention_mask', padding_mask(b, t, max(1, t // mask_step))))
+        cases.append(({'batch': b, 'seq': t}, inputs))
+    return cases
+
+
+@model
+def make_gpt2():
+    c = {'vocab_size': 64, 'n_positions': 128, 'n_embd': 32, 'n_layer': 2, 'n_head': 4, 'n_inner': None,
+         'activation_function': 'gelu_new', 'layer_norm_epsilon': 1e-5}
+    return fixture('gpt2', 'GPT2LMHeadModel (no cache): Conv1D by addmm, split heads by view + permute, the bool tril buffer '
+                   'sliced to the length under torch.where(mask, w, finfo.min), gelu_new, lm_head tied to wte',
+                   c, GPT2LMHeadModel(c), {'input_ids': ['batch', 'seq']}, token_cases(c['vocab_size']), ['logits'])
+
+
+@model
+def make_bert():
+    c = {'vocab_size': 64, 'hidden_size': 32, 'num_hidden_layers': 2, 'num_attention_heads': 4, 'intermediate_size': 64,
+         'hidden_act': 'gelu', 'max_position_embeddings': 128, 'type_vocab_size': 2, 'layer_norm_eps': 1e-12, 'pad_token_id': 0}
+    return fixture('bert', 'BertModel (eager attention): word + token type (the zeros buffer) + position (the position_ids buffer) '
+                   'embeddings, LayerNorm; the padding mask made additive ((1 - mask) * finfo.min); post-norm layers with exact gelu; '
+                   'pooler tanh(dense(h[:, 0])); outputs last_hidden_state and pooler_output',
+                   c, BertModel(c), {'input_ids': ['batch', 'seq'], 'attention_mask': ['batch', 'seq']},
+                   token_cases(c['vocab_size'], mask_step=3), ['last_hidden_state', 'pooler_output'])
+
+
+@model
+def make_llama():
+    c = {'vocab_size': 64, 'hidden_size': 32, 'intermediate_size': 64, 'num_hidden_layers': 2, 'num_attention_heads': 4,
+         'num_key_value_heads': 2, 'hidden_act': 'silu', 'rms_norm_eps': 1e-6, 'rope_theta': 10000.0,
+         'max_position_embeddings': 2048, 'tie_word_embeddings': False}
+    return fixture('llama', 'LlamaForCausalLM (no cache): RMSNorm, rotary cos/sin computed from arange positions and the '
+                   'non-persistent inv_freq, rotate_half, grouped-query attention (4 heads, 2 key-value heads, repeat_kv), '
+                   'the causal mask full(min).triu(1) *= arange > positions, SiLU-gated MLP, lm_head',
+                   c, LlamaForCausalLM(c), {'input_ids': ['batch', 'seq']}, token_cases(c['vocab_size']), ['logits'])
+
+
+@model
+def make_t5():
+    c = {'vocab_size': 64, 'd_model': 32, 'd_kv': 8, 'd_ff': 64, 'num_layers': 2, 'num_heads': 4,
+         'relative_attention_num_buckets': 16, 'relative_attention_max_distance': 24, 'layer_norm_epsilon': 1e-6,
+         'feed_forward_proj': 'relu'}
+    return fixture('t5', 'T5EncoderModel: shared embedding (also encoder.embed_tokens), pre-norm T5LayerNorm blocks, unscaled '
+                   'attention with the relative position bias of block 0 (bidirectional buckets: abs, log, minimum with '
+                   'num_buckets - 1, where; 16 buckets, max_distance 24) plus the padding mask, reused by block 1; ReLU MLP',
+                   c, T5EncoderModel(c), {'input_ids': ['batch', 'seq'], 'attention_mask': ['batch', 'seq']},
+                   token_cases(c['vocab_size'], mask_step=3), ['last_hidden_state'])
+
+
+@model
+def make_whisper():
+    c = {'num_mel_bins': 8, 'd_model': 32, 'encoder_layers': 2, 'encoder_attention_heads': 4, 'encoder_ffn_dim': 64,
+         'max_source_positions': 64, 'activation_function': 'gelu'}
+    # frames: the traced 12 (6 positions), then 1, odd counts, 5x (61) and the most (128: all 64 positions)
+    cases = [({'batch': b, 'frames': n}, [('input_features', torch.randn(b, c['num_mel_bins'], n))])
+             for b, n in [(2, 12), (1, 1), (3, 13), (1, 61), (2, 128)]]
+    return fixture('whisper', 'WhisperEncoder: gelu(Conv1d(8, 32, 3, padding 1)), gelu(Conv1d(32, 32, 3, stride 2, padding 1)), '
+                   'permute, the sinusoidal embed_positions table\'s first T rows added, pre-norm layers (q_proj scaled, bmm '
+                   'attention over batch * heads), layer_norm',
+                   c, WhisperEncoder(c), {'input_features': ['batch', None, 'frames']}, cases, ['last_hidden_state'],
+                   keep={'embed_positions.weight'})
+
+
+if __name__ == '__main__':
+    main(sys.argv[1:], {name: (make, OUT_DIR) for name, make in MODELS.items()})
