@@ -1,0 +1,108 @@
+// The torchvision ports of examples/torchvision/ against torchvision 0.14 itself: each loads the
+// state dict PyTorch wrote (tests/js/fixtures/torchvision/, from tools/torchvision_ports.py) with a
+// strict loadStateDict, matches PyTorch's outputs eagerly at every fixture size, is traced once
+// with every axis the architecture allows symbolic, and its .onnx run in onnxruntime-web and its
+// graph in the Session agree with PyTorch at the fixture sizes the trace never saw (odd sizes, 1,
+// across Swin's window boundaries, far above the example).
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import * as om from 'onemodel';
+import { memoryHooks, withTraced } from './helpers.mjs';
+import { ResNet, BasicBlock, Bottleneck } from '../../examples/torchvision/resnet.mjs';
+import { MobileNetV3, mobilenetV3Conf } from '../../examples/torchvision/mobilenetv3.mjs';
+import { EfficientNet, efficientnetConf, MBConvConfig, FusedMBConvConfig } from '../../examples/torchvision/efficientnet.mjs';
+import { ConvNeXt, CNBlockConfig } from '../../examples/torchvision/convnext.mjs';
+
+memoryHooks();
+const nn = om.nn;
+const DIR = new URL('./fixtures/torchvision/', import.meta.url);
+
+/** max |ours - PyTorch| <= TOL * max(1, max |PyTorch|), eagerly and in both engines (the oracle's rule). */
+const TOL = 1e-5;
+
+/**
+ * tools/torchvision_ports.py's image(shape, seed): element i is
+ * ((i * 2654435761 + seed * 40503) mod 2^32 >> 8) / 2^22 - 2, exact in float32.
+ */
+function image(shape, seed) {
+  const n = shape.reduce((a, b) => a * b, 1);
+  const data = new Float32Array(n);
+  for (let i = 0; i < n; i++) data[i] = (((Math.imul(i, 2654435761 | 0) + seed * 40503) >>> 0) >>> 8) / 2 ** 22 - 2;
+  return om.tensor(data, { shape });
+}
+
+/** The fixture's expected output as a Tensor. */
+const expected = (c) => om.tensor(Float32Array.from(c.output.data), { shape: c.output.shape });
+
+/**
+ * The port's ResNet with every width divided by div, as tools/torchvision_ports.py's NarrowResNet:
+ * the port's own constructor and _makeLayer, with the stem and the head made again narrowed.
+ */
+const narrowResNet = (div) => class NarrowResNet extends ResNet {
+  constructor(block, layers, options) {
+    super(block, layers, options);
+    for (const m of [this.conv1, this.bn1, this.fc]) m.dispose();
+    this.conv1 = new nn.Conv2d(3, 64 / div, 7, { stride: 2, padding: 3, bias: false });
+    this.bn1 = new nn.BatchNorm2d(64 / div);
+    this.fc = new nn.Linear(512 / div * block.expansion, options.numClasses);
+  }
+
+  _makeLayer(block, planes, blocks, stride, dilate) {
+    if (planes === 64) this.inplanes = 64 / div; // the narrowed stem's width
+    return super._makeLayer(block, planes / div, blocks, stride, dilate);
+  }
+};
+
+/** Each fixture's model, built with the port as tools/torchvision_ports.py builds torchvision's, and its symbolic axes. */
+const MODELS = {
+  resnet: [() => new (narrowResNet(16))(BasicBlock, [1, 1, 1, 1], { numClasses: 10 }), ['batch', null, 'h', 'w']],
+  resnext: [() => new (narrowResNet(16))(Bottleneck, [1, 2, 1, 1], {
+    groups: 2, widthPerGroup: 32, replaceStrideWithDilation: [false, false, true], numClasses: 10,
+  }), ['batch', null, 'h', 'w']],
+  mobilenet_v3: [() => new MobileNetV3(...mobilenetV3Conf('mobilenet_v3_small', { widthMult: 0.25, reducedTail: true, dilated: true }),
+    { numClasses: 10 }), ['batch', null, 'h', 'w']],
+  efficientnet_b: [() => {
+    const [setting, lastChannel] = efficientnetConf('efficientnet_b0', { widthMult: 0.125, depthMult: 0.25 });
+    return new EfficientNet(setting, 0.2, { stochasticDepthProb: 0.2, numClasses: 10, lastChannel });
+  }, ['batch', null, 'h', 'w']],
+  efficientnet_v2: [() => new EfficientNet([
+    new FusedMBConvConfig(1, 3, 1, 8, 8, 2), new FusedMBConvConfig(4, 3, 2, 8, 16, 1),
+    new MBConvConfig(4, 3, 2, 16, 16, 2), new MBConvConfig(6, 5, 1, 16, 24, 1),
+  ], 0.2, { numClasses: 10, normLayer: (c) => new nn.BatchNorm2d(c, { eps: 1e-3 }), lastChannel: 64 }), ['batch', null, 'h', 'w']],
+  convnext: [() => new ConvNeXt([new CNBlockConfig(8, 16, 2), new CNBlockConfig(16, 32, 1), new CNBlockConfig(32, null, 1)],
+    { stochasticDepthProb: 0.1, layerScale: 0.5, numClasses: 10 }), ['batch', null, 'h', 'w']],
+};
+
+describe('torchvision ports against torchvision 0.14', () => {
+  for (const [name, [build, axes]] of Object.entries(MODELS)) {
+    const fx = JSON.parse(readFileSync(new URL(`${name}.json`, DIR), 'utf8'));
+    test(`${name}: ${fx.model}`, (t) => withTraced((keep, trace) => {
+      om.manualSeed(0);
+      const net = build();
+      try {
+        const { tensors } = om.safetensors.load(readFileSync(new URL(`${name}.safetensors`, DIR)));
+        assert.deepEqual(Object.keys(net.stateDict()).sort(), Object.keys(tensors).sort(), 'state-dict keys');
+        assert.deepEqual(net.loadStateDict(tensors), { missingKeys: [], unexpectedKeys: [] });
+        om.dispose(Object.values(tensors));
+        net.eval();
+        const errs = fx.cases.map((c) => {
+          const y = net.forward(image(c.shape, c.seed));
+          const ref = c.output.data;
+          assert.deepEqual(y.shape, c.output.shape, `output shape at [${c.shape}]`);
+          const a = y.toArray();
+          const err = Math.max(...ref.map((v, i) => Math.abs(a[i] - v)));
+          const bound = TOL * Math.max(1, ...ref.map(Math.abs));
+          assert.ok(err <= bound, `eager at [${c.shape}]: max |ours - PyTorch| = ${err} > ${bound}`);
+          return err;
+        });
+        t.diagnostic(`eager max |ours - PyTorch| per size: ${errs.map((e) => e.toExponential(1)).join(', ')}`);
+        const [first, ...others] = fx.cases;
+        const tm = trace(net, { x: [image(first.shape, first.seed), axes] });
+        for (const c of others) keep(tm, { x: image(c.shape, c.seed) }, expected(c), `PyTorch at [${c.shape}]`);
+      } finally {
+        net.dispose();
+      }
+    }));
+  }
+});
