@@ -142,7 +142,7 @@ def convnext():
 # first stage and H = 57 in the second; 64 pads 16 -> 21 and 8 -> 14, 57 pads 14 -> 14 and 8 -> 14.
 @model('SwinTransformer(patch_size=[4, 4], embed_dim=16, depths=[2, 2], num_heads=[2, 4], window_size=[7, 7], '
        'stochastic_depth_prob=0.2, num_classes=10)',
-       [[1, 3, 64, 64], [2, 3, 57, 61], [1, 3, 64, 113], [1, 3, 99, 58], [2, 3, 120, 76], [1, 3, 201, 150]])
+       [[1, 3, 64, 64], [3, 3, 64, 64], [2, 3, 57, 61], [1, 3, 64, 113], [1, 3, 99, 58], [2, 3, 120, 76], [1, 3, 201, 150]])
 def swin():
     return SwinTransformer(patch_size=[4, 4], embed_dim=16, depths=[2, 2], num_heads=[2, 4], window_size=[7, 7],
                            stochastic_depth_prob=0.2, num_classes=10)
@@ -150,7 +150,7 @@ def swin():
 
 @model('VisionTransformer(image_size=32, patch_size=8, num_layers=2, num_heads=2, hidden_dim=32, mlp_dim=64, '
        'representation_size=16, num_classes=10)',
-       [[2, 3, 32, 32], [1, 3, 32, 32], [5, 3, 32, 32]])
+       [[1, 3, 32, 32], [3, 3, 32, 32], [7, 3, 32, 32]])
 def vit():
     return VisionTransformer(image_size=32, patch_size=8, num_layers=2, num_heads=2, hidden_dim=32, mlp_dim=64,
                              representation_size=16, num_classes=10)
