@@ -37,14 +37,17 @@ import torch
 import torchvision
 from torch import nn
 from torchvision.models.convnext import CNBlockConfig, ConvNeXt
+from torchvision.models.densenet import DenseNet
 from torchvision.models.efficientnet import EfficientNet, FusedMBConvConfig, MBConvConfig, _efficientnet_conf
 from torchvision.models.mobilenetv3 import MobileNetV3, _mobilenet_v3_conf
 from torchvision.models.resnet import BasicBlock, Bottleneck, ResNet
+from torchvision.models.segmentation.lraspp import LRASPPHead, _lraspp_mobilenetv3
+from torchvision.models.shufflenetv2 import ShuffleNetV2
 from torchvision.models.swin_transformer import SwinTransformer
 from torchvision.models.vision_transformer import VisionTransformer
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from pytorch_reference import encode, randomize_norms, randomize_weights  # noqa: E402
+from pytorch_reference import encode, randomize_norms, randomize_weights, short_floats  # noqa: E402
 from safetensors_fixtures import write  # noqa: E402
 
 OUT_DIR = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'tests', 'js', 'fixtures', 'torchvision'))
@@ -156,6 +159,41 @@ def vit():
                              representation_size=16, num_classes=10)
 
 
+@model('ShuffleNetV2([2, 2, 1], [8, 16, 32, 64, 128], num_classes=10)',
+       [[2, 3, 32, 32], [1, 3, 17, 23], [3, 3, 45, 31], [1, 3, 1, 1], [1, 3, 130, 97]])
+def shufflenet_v2():
+    return ShuffleNetV2([2, 2, 1], [8, 16, 32, 64, 128], num_classes=10)
+
+
+# DenseNet's transitions halve the size twice after the stem's 4: PyTorch fails below 13 (a pool of 1x1).
+@model('DenseNet(growth_rate=8, block_config=(2, 3, 2), num_init_features=16, bn_size=2, num_classes=10)',
+       [[2, 3, 32, 32], [1, 3, 17, 23], [3, 3, 45, 31], [1, 3, 13, 14], [1, 3, 130, 97]])
+def densenet():
+    return DenseNet(growth_rate=8, block_config=(2, 3, 2), num_init_features=16, bn_size=2, num_classes=10)
+
+
+class LRASPPOut(nn.Module):
+    """The segmentation model's "out" (torchvision's models return {"out": ...})."""
+
+    def __init__(self, net):
+        super().__init__()
+        self.net = net
+
+    def forward(self, x):
+        return self.net(x)['out']
+
+
+@model('_lraspp_mobilenetv3(MobileNetV3(*_mobilenet_v3_conf("mobilenet_v3_small", width_mult=0.25, reduced_tail=True, '
+       'dilated=True)), num_classes=2) with its classifier LRASPPHead(low, high, 2, inter_channels=16); output "out"',
+       [[1, 3, 32, 32], [2, 3, 17, 23], [1, 3, 29, 21], [1, 3, 1, 1], [1, 3, 61, 7]])
+def lraspp():
+    setting, last_channel = _mobilenet_v3_conf('mobilenet_v3_small', width_mult=0.25, reduced_tail=True, dilated=True)
+    net = _lraspp_mobilenetv3(MobileNetV3(setting, last_channel), 2)
+    head = net.classifier
+    net.classifier = LRASPPHead(head.low_classifier.in_channels, head.cbr[0].in_channels, 2, 16)  # 128 by default: 150 kB more
+    return LRASPPOut(net)
+
+
 def make(name):
     description, sizes, build = MODELS[name]
     torch.manual_seed(0)
@@ -166,9 +204,10 @@ def make(name):
     cases = []
     with torch.no_grad():
         for k, shape in enumerate(sizes):
-            cases.append({'shape': shape, 'seed': k + 1, 'output': encode(net(image(shape, k + 1)))})
+            cases.append({'shape': shape, 'seed': k + 1, 'output': short_floats(encode(net(image(shape, k + 1))))})
     os.makedirs(OUT_DIR, exist_ok=True)
-    write(os.path.join(OUT_DIR, f'{name}.safetensors'), dict(net.state_dict()), {'format': 'pt'})
+    state = net.net.state_dict() if isinstance(net, LRASPPOut) else net.state_dict()
+    write(os.path.join(OUT_DIR, f'{name}.safetensors'), dict(state), {'format': 'pt'})
     with open(os.path.join(OUT_DIR, f'{name}.json'), 'w') as f:
         json.dump({'torch_version': torch.__version__, 'torchvision_version': torchvision.__version__,
                    'model': description, 'cases': cases}, f, separators=(',', ':'))

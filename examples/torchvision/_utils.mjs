@@ -34,3 +34,37 @@ export function makeDivisible(v, divisor, minValue = null) {
   if (newV < 0.9 * v) newV += divisor;
   return newV;
 }
+
+/**
+ * torchvision's IntermediateLayerGetter(model, return_layers): model's children in order up to
+ * the last one named in returnLayers ({ childName: outputName }); forward(x) runs them in turn
+ * and returns { outputName: that child's output } for the named ones. The children are model's
+ * own (shared, not copied); those after the last returned are left to model.
+ */
+export class IntermediateLayerGetter extends om.nn.ModuleDict {
+  constructor(model, returnLayers) {
+    const children = model.namedChildren();
+    if (!Object.keys(returnLayers).every((k) => children.some(([name]) => name === k))) {
+      throw invalidConfig('return_layers are not present in model');
+    }
+    const remaining = new Set(Object.keys(returnLayers));
+    const layers = [];
+    for (const [name, module] of children) {
+      if (!remaining.size) break;
+      layers.push([name, module]);
+      remaining.delete(name);
+    }
+    super(layers);
+    this.returnLayers = { ...returnLayers };
+  }
+
+  forward(x) {
+    const out = {};
+    let h = x;
+    for (const [name, module] of this.entries()) {
+      h = module.forward(h);
+      if (name in this.returnLayers) out[this.returnLayers[name]] = h;
+    }
+    return out;
+  }
+}

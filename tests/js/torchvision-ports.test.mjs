@@ -2,7 +2,7 @@
 // state dict PyTorch wrote (tests/js/fixtures/torchvision/, from tools/torchvision_ports.py) with a
 // strict loadStateDict, matches PyTorch's outputs eagerly at every fixture size (odd sizes, 1, far
 // above the example; Swin's across its window boundaries), is traced once with every axis the
-// library traces for it symbolic (batch, H and W for the conv nets; the batch for ViT, whose size
+// library traces for it symbolic (batch, H and W for the conv nets and LRASPP; the batch for ViT, whose size
 // torchvision asserts, and for Swin, whose H and W the tracer refuses today: docs/torchvision.md),
 // and its .onnx run in onnxruntime-web and its graph in the Session agree with PyTorch at every
 // fixture size the graph takes (none of them the traced example) and with eager at three more.
@@ -17,6 +17,9 @@ import { EfficientNet, efficientnetConf, MBConvConfig, FusedMBConvConfig } from 
 import { ConvNeXt, CNBlockConfig } from '../../examples/torchvision/convnext.mjs';
 import { SwinTransformer } from '../../examples/torchvision/swin_transformer.mjs';
 import { VisionTransformer } from '../../examples/torchvision/vision_transformer.mjs';
+import { ShuffleNetV2 } from '../../examples/torchvision/shufflenetv2.mjs';
+import { LRASPPHead, lrasppMobilenetV3 } from '../../examples/torchvision/lraspp.mjs';
+import { DenseNet } from './no-tidy-models.mjs';
 
 memoryHooks();
 const nn = om.nn;
@@ -61,7 +64,11 @@ const narrowResNet = (div) => class NarrowResNet extends ResNet {
 /** The example a conv net is traced at (not a fixture input: fixture seeds start at 1), and its symbolic axes. */
 const CONV = [[2, 3, 32, 32], ['batch', null, 'h', 'w']];
 
-/** Each fixture's model, built with the port as tools/torchvision_ports.py builds torchvision's, the example it is traced at and its symbolic axes. */
+/**
+ * Each fixture's model, built with the port as tools/torchvision_ports.py builds torchvision's,
+ * the example it is traced at, its symbolic axes, and the smallest size of a symbol whose range
+ * narrows (to where PyTorch itself fails; 1 for the others).
+ */
 const MODELS = {
   resnet: [() => new (narrowResNet(16))(BasicBlock, [1, 1, 1, 1], { numClasses: 10 }), ...CONV],
   resnext: [() => new (narrowResNet(16))(Bottleneck, [1, 2, 1, 1], {
@@ -78,14 +85,27 @@ const MODELS = {
     new MBConvConfig(4, 3, 2, 16, 16, 2), new MBConvConfig(6, 5, 1, 16, 24, 1),
   ], 0.2, { numClasses: 10, normLayer: (c) => new nn.BatchNorm2d(c, { eps: 1e-3 }), lastChannel: 64 }), ...CONV],
   convnext: [() => new ConvNeXt([new CNBlockConfig(8, 16, 2), new CNBlockConfig(16, 32, 1), new CNBlockConfig(32, null, 1)],
-    { stochasticDepthProb: 0.1, layerScale: 0.5, numClasses: 10 }), ...CONV],
+    { stochasticDepthProb: 0.1, layerScale: 0.5, numClasses: 10 }), ...CONV, { h: 16, w: 16 }],
   swin: [() => new SwinTransformer([4, 4], 16, [2, 2], [2, 4], [7, 7], { stochasticDepthProb: 0.2, numClasses: 10 }),
     [2, 3, 64, 64], ['batch', null, null, null]],
   vit: [() => new VisionTransformer(32, 8, 2, 2, 32, 64, { representationSize: 16, numClasses: 10 }), [2, 3, 32, 32], ['batch', null, null, null]],
+  shufflenet_v2: [() => new ShuffleNetV2([2, 2, 1], [8, 16, 32, 64, 128], { numClasses: 10 }), ...CONV],
+  densenet: [() => new DenseNet({ growthRate: 8, blockConfig: [2, 3, 2], numInitFeatures: 16, bnSize: 2, numClasses: 10 }), ...CONV, { h: 13, w: 13 }],
+  lraspp: [() => {
+    const net = lrasppMobilenetV3(new MobileNetV3(...mobilenetV3Conf('mobilenet_v3_small', { widthMult: 0.25, reducedTail: true, dilated: true })), 2);
+    const { low_classifier: low, cbr } = net.classifier;
+    const head = new LRASPPHead(low.inChannels, cbr.at(0).inChannels, 2, 16); // inter_channels 16, as the fixture's
+    net.classifier.dispose();
+    net.classifier = head;
+    return net;
+  }, ...CONV],
 };
 
+/** A model's output to compare: the segmentation model's { out }, else the logits. */
+const outputOf = (y) => (y instanceof om.Tensor ? y : y.out);
+
 describe('torchvision ports against torchvision 0.14', () => {
-  for (const [name, [build, example, axes]] of Object.entries(MODELS)) {
+  for (const [name, [build, example, axes, mins = {}]] of Object.entries(MODELS)) {
     const fx = JSON.parse(readFileSync(new URL(`${name}.json`, DIR), 'utf8'));
     test(`${name}: ${fx.model}`, (t) => withTraced((keep, trace) => {
       om.manualSeed(0);
@@ -97,7 +117,7 @@ describe('torchvision ports against torchvision 0.14', () => {
         om.dispose(Object.values(tensors));
         net.eval();
         const errs = fx.cases.map((c) => {
-          const y = net.forward(image(c.shape, c.seed));
+          const y = outputOf(net.forward(image(c.shape, c.seed)));
           const ref = c.output.data;
           assert.deepEqual(y.shape, c.output.shape, `output shape at [${c.shape}]`);
           const a = y.toArray();
@@ -108,6 +128,9 @@ describe('torchvision ports against torchvision 0.14', () => {
         });
         t.diagnostic(`eager max |ours - PyTorch| / max(1, max |PyTorch|) per size: ${errs.map((e) => e.toExponential(1)).join(', ')}`);
         const tm = trace(net, { x: [image(example, 0), axes] });
+        // Every symbol holds from 1, except where PyTorch itself fails below a size (ConvNeXt below 16, DenseNet below 13).
+        assert.deepEqual(Object.fromEntries(tm.symbols.map((s) => [s.name, s.min])),
+          Object.fromEntries(axes.filter(Boolean).map((a) => [a, mins[a] ?? 1])), 'the sizes the graph holds from');
         // Every case the graph takes: all of them, unless an axis the trace fixes (Swin's H and W) differs.
         const fits = (c) => c.shape.every((n, d) => axes[d] !== null || n === example[d]);
         for (const c of fx.cases.filter(fits)) keep(tm, { x: image(c.shape, c.seed) }, expected(c), `PyTorch at [${c.shape}]`);
