@@ -26,7 +26,11 @@ Run with a python3 that imports torch and torchvision (Debian's python3-torch 1.
 python3-torchvision 0.14 on /usr/bin/python3); CI reads the committed files and never runs this:
 
     /usr/bin/python3 tools/torchvision_ports.py            # every model
-    /usr/bin/python3 tools/torchvision_ports.py swin vit   # only these
+    /usr/bin/python3 tools/torchvision_ports.py swin vit   # only these ('builders': builders.json)
+
+It also writes builders.json: the state-dict keys and shapes of torchvision's builders the test
+constructs at full size (resnet18, mobilenet_v3_large/small, efficientnet_b0, shufflenet_v2_x1_0,
+lraspp_mobilenet_v3_large), without weights.
 """
 import functools
 import json
@@ -217,15 +221,34 @@ def make(name):
         print(f'{path}: {os.path.getsize(path)} bytes')
 
 
+# The builders a test constructs at full size (the lighter ones: up to resnet18's 11.7M weights).
+BUILDERS = ['resnet18', 'mobilenet_v3_large', 'mobilenet_v3_small', 'efficientnet_b0', 'shufflenet_v2_x1_0',
+            'lraspp_mobilenet_v3_large']
+
+
+def make_builders():
+    """builders.json: each builder's state-dict keys and shapes, in order (no weights)."""
+    keys = {}
+    for name in BUILDERS:
+        build = getattr(torchvision.models, name, None) or getattr(torchvision.models.segmentation, name)
+        net = build(weights_backbone=None) if name.startswith('lraspp') else build()
+        keys[name] = [[k, list(v.shape)] for k, v in net.state_dict().items()]
+    path = os.path.join(OUT_DIR, 'builders.json')
+    with open(path, 'w') as f:
+        json.dump(keys, f, separators=(',', ':'))
+        f.write('\n')
+    print(f'{path}: {os.path.getsize(path)} bytes')
+
+
 def main():
     torch.set_num_threads(1)
     torch.use_deterministic_algorithms(True)
-    names = sys.argv[1:] or list(MODELS)
-    unknown = [n for n in names if n not in MODELS]
+    names = sys.argv[1:] or [*MODELS, 'builders']
+    unknown = [n for n in names if n not in MODELS and n != 'builders']
     if unknown:
-        sys.exit(f'unknown model {unknown}; have {list(MODELS)}')
+        sys.exit(f'unknown model {unknown}; have {[*MODELS, "builders"]}')
     for name in names:
-        make(name)
+        make_builders() if name == 'builders' else make(name)
 
 
 if __name__ == '__main__':

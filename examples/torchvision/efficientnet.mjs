@@ -7,7 +7,7 @@
 //
 // Weights start from om.nn's default initialisation, not torchvision's init schemes.
 import * as om from 'onemodel';
-import { invalidConfig, makeDivisible, optionsOf } from './_utils.mjs';
+import { invalidConfig, makeDivisible, makeLayer, optionsOf } from './_utils.mjs';
 
 const nn = om.nn;
 
@@ -46,8 +46,25 @@ export class FusedMBConvConfig extends BlockConfig {
   }
 }
 
-/** The residual of both blocks: the stochastic depth of the block's result plus the input, where shapes allow. */
+/** cnf's expanded channels, after torchvision's check of its stride. */
+function expandedChannelsOf(cnf) {
+  if (!(cnf.stride >= 1 && cnf.stride <= 2)) throw invalidConfig('illegal stride value');
+  return BlockConfig.adjustChannels(cnf.inputChannels, cnf.expandRatio);
+}
+
+/**
+ * What MBConv and FusedMBConv share: their layers as `block`, and the residual (the stochastic
+ * depth of the block's result plus the input) where the stride and the channels keep the shape.
+ */
 class ResidualBlock extends nn.Module {
+  constructor(cnf, stochasticDepthProb, layers) {
+    super();
+    this.useResConnect = cnf.stride === 1 && cnf.inputChannels === cnf.outChannels;
+    this.block = new nn.Sequential(...layers);
+    this.stochastic_depth = new nn.StochasticDepth(stochasticDepthProb, 'row');
+    this.outChannels = cnf.outChannels;
+  }
+
   forward(input) {
     const result = this.block.forward(input);
     return this.useResConnect ? this.stochastic_depth.forward(result).add(input) : result;
@@ -56,12 +73,9 @@ class ResidualBlock extends nn.Module {
 
 export class MBConv extends ResidualBlock {
   constructor(cnf, stochasticDepthProb, normLayer, seLayer = nn.SqueezeExcitation) {
-    super();
-    if (!(cnf.stride >= 1 && cnf.stride <= 2)) throw invalidConfig('illegal stride value');
-    this.useResConnect = cnf.stride === 1 && cnf.inputChannels === cnf.outChannels;
-    const layers = [];
+    const expandedChannels = expandedChannelsOf(cnf);
     const activationLayer = nn.SiLU;
-    const expandedChannels = BlockConfig.adjustChannels(cnf.inputChannels, cnf.expandRatio);
+    const layers = [];
     if (expandedChannels !== cnf.inputChannels) { // expand
       layers.push(new nn.Conv2dNormActivation(cnf.inputChannels, expandedChannels, 1, { normLayer, activationLayer }));
     }
@@ -69,31 +83,23 @@ export class MBConv extends ResidualBlock {
       stride: cnf.stride, groups: expandedChannels, normLayer, activationLayer,
     }));
     const squeezeChannels = Math.max(1, Math.floor(cnf.inputChannels / 4));
-    layers.push(new seLayer(expandedChannels, squeezeChannels, { activation: nn.SiLU }));
+    layers.push(makeLayer(seLayer, expandedChannels, squeezeChannels, { activation: nn.SiLU }));
     layers.push(new nn.Conv2dNormActivation(expandedChannels, cnf.outChannels, 1, { normLayer, activationLayer: null })); // project
-    this.block = new nn.Sequential(...layers);
-    this.stochastic_depth = new nn.StochasticDepth(stochasticDepthProb, 'row');
-    this.outChannels = cnf.outChannels;
+    super(cnf, stochasticDepthProb, layers);
   }
 }
 
 export class FusedMBConv extends ResidualBlock {
   constructor(cnf, stochasticDepthProb, normLayer) {
-    super();
-    if (!(cnf.stride >= 1 && cnf.stride <= 2)) throw invalidConfig('illegal stride value');
-    this.useResConnect = cnf.stride === 1 && cnf.inputChannels === cnf.outChannels;
-    const layers = [];
+    const expandedChannels = expandedChannelsOf(cnf);
     const activationLayer = nn.SiLU;
-    const expandedChannels = BlockConfig.adjustChannels(cnf.inputChannels, cnf.expandRatio);
-    if (expandedChannels !== cnf.inputChannels) { // fused expand, then project
-      layers.push(new nn.Conv2dNormActivation(cnf.inputChannels, expandedChannels, cnf.kernel, { stride: cnf.stride, normLayer, activationLayer }));
-      layers.push(new nn.Conv2dNormActivation(expandedChannels, cnf.outChannels, 1, { normLayer, activationLayer: null }));
-    } else {
-      layers.push(new nn.Conv2dNormActivation(cnf.inputChannels, cnf.outChannels, cnf.kernel, { stride: cnf.stride, normLayer, activationLayer }));
-    }
-    this.block = new nn.Sequential(...layers);
-    this.stochastic_depth = new nn.StochasticDepth(stochasticDepthProb, 'row');
-    this.outChannels = cnf.outChannels;
+    const layers = expandedChannels !== cnf.inputChannels
+      ? [ // fused expand, then project
+        new nn.Conv2dNormActivation(cnf.inputChannels, expandedChannels, cnf.kernel, { stride: cnf.stride, normLayer, activationLayer }),
+        new nn.Conv2dNormActivation(expandedChannels, cnf.outChannels, 1, { normLayer, activationLayer: null }),
+      ]
+      : [new nn.Conv2dNormActivation(cnf.inputChannels, cnf.outChannels, cnf.kernel, { stride: cnf.stride, normLayer, activationLayer })];
+    super(cnf, stochasticDepthProb, layers);
   }
 }
 

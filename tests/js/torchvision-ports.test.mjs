@@ -11,14 +11,15 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as om from 'onemodel';
 import { memoryHooks, withTraced } from './helpers.mjs';
-import { ResNet, BasicBlock, Bottleneck } from '../../examples/torchvision/resnet.mjs';
-import { MobileNetV3, mobilenetV3Conf } from '../../examples/torchvision/mobilenetv3.mjs';
-import { EfficientNet, efficientnetConf, MBConvConfig, FusedMBConvConfig } from '../../examples/torchvision/efficientnet.mjs';
+import { ResNet, BasicBlock, Bottleneck, resnet18 } from '../../examples/torchvision/resnet.mjs';
+import { MobileNetV3, InvertedResidual, mobilenetV3Conf, mobilenet_v3_large, mobilenet_v3_small } from '../../examples/torchvision/mobilenetv3.mjs';
+import { EfficientNet, MBConv, FusedMBConv, efficientnetConf, MBConvConfig, FusedMBConvConfig, efficientnet_b0 } from '../../examples/torchvision/efficientnet.mjs';
 import { ConvNeXt, CNBlockConfig } from '../../examples/torchvision/convnext.mjs';
-import { SwinTransformer } from '../../examples/torchvision/swin_transformer.mjs';
+import { SwinTransformer, ShiftedWindowAttention } from '../../examples/torchvision/swin_transformer.mjs';
 import { VisionTransformer } from '../../examples/torchvision/vision_transformer.mjs';
-import { ShuffleNetV2 } from '../../examples/torchvision/shufflenetv2.mjs';
-import { LRASPPHead, lrasppMobilenetV3 } from '../../examples/torchvision/lraspp.mjs';
+import { ShuffleNetV2, InvertedResidual as ShuffleUnit, shufflenet_v2_x1_0 } from '../../examples/torchvision/shufflenetv2.mjs';
+import { LRASPPHead, lrasppMobilenetV3, lraspp_mobilenet_v3_large } from '../../examples/torchvision/lraspp.mjs';
+import { IntermediateLayerGetter, makeDivisible } from '../../examples/torchvision/_utils.mjs';
 import { DenseNet } from './no-tidy-models.mjs';
 
 memoryHooks();
@@ -139,4 +140,72 @@ describe('torchvision ports against torchvision 0.14', () => {
       }
     }));
   }
+});
+
+describe('the builders at full size', () => {
+  const builders = JSON.parse(readFileSync(new URL('builders.json', DIR), 'utf8'));
+  const BUILDERS = { resnet18, mobilenet_v3_large, mobilenet_v3_small, efficientnet_b0, shufflenet_v2_x1_0, lraspp_mobilenet_v3_large };
+  for (const [name, keys] of Object.entries(builders)) {
+    test(`${name}: torchvision's state-dict keys and shapes, in order`, () => {
+      const net = BUILDERS[name]();
+      try {
+        assert.deepEqual(Object.entries(net.stateDict()).map(([k, t]) => [k, t.shape]), keys);
+      } finally {
+        net.dispose();
+      }
+    });
+  }
+});
+
+describe('configuration errors are torchvision\'s, as InvalidArgument', () => {
+  const invalidArg = (re) => (e) => e instanceof om.OmError && e.kind === 'InvalidArgument' && re.test(e.message);
+  test('each port checks its configuration before it makes anything', () => {
+    const before = om.memory().tensors;
+    assert.throws(() => new ResNet(BasicBlock, [1, 1, 1, 1], { numClass: 10 }), invalidArg(/ResNet: unknown option 'numClass' \(expected numClasses, /));
+    assert.throws(() => new ResNet(BasicBlock, [1, 1, 1, 1], { replaceStrideWithDilation: [false] }),
+      invalidArg(/replace_stride_with_dilation should be None or a 3-element tuple, got false/));
+    assert.throws(() => new BasicBlock(8, 8, 1, null, 2), invalidArg(/BasicBlock only supports groups=1 and base_width=64/));
+    assert.throws(() => new BasicBlock(8, 8, 1, null, 1, 64, 2), invalidArg(/Dilation > 1 not supported in BasicBlock/));
+    assert.throws(() => new MobileNetV3([], 16), invalidArg(/The inverted_residual_setting should not be empty/));
+    assert.throws(() => new MobileNetV3([{}], 16), invalidArg(/should be List\[InvertedResidualConfig\]/));
+    const [setting] = mobilenetV3Conf('mobilenet_v3_small', { widthMult: 0.25 });
+    assert.throws(() => new InvertedResidual(Object.assign(setting[0], { stride: 3 }), nn.BatchNorm2d), invalidArg(/illegal stride value/));
+    assert.throws(() => mobilenetV3Conf('mobilenet_v3_medium'), invalidArg(/Unsupported model type mobilenet_v3_medium/));
+    assert.throws(() => mobilenetV3Conf('mobilenet_v3_small', { width: 1 }), invalidArg(/mobilenetV3Conf: unknown option 'width'/));
+    assert.throws(() => new EfficientNet([], 0.2), invalidArg(/The inverted_residual_setting should not be empty/));
+    assert.throws(() => new EfficientNet([new CNBlockConfig(8, null, 1)], 0.2), invalidArg(/should be List\[MBConvConfig\]/));
+    assert.throws(() => new MBConv(new MBConvConfig(1, 3, 3, 8, 8, 1), 0, nn.BatchNorm2d), invalidArg(/illegal stride value/));
+    assert.throws(() => new FusedMBConv(new FusedMBConvConfig(1, 3, 0, 8, 8, 1), 0, nn.BatchNorm2d), invalidArg(/illegal stride value/));
+    assert.throws(() => efficientnetConf('efficientnet_c0'), invalidArg(/Unsupported model type efficientnet_c0/));
+    assert.throws(() => new ConvNeXt([]), invalidArg(/The block_setting should not be empty/));
+    assert.throws(() => new ConvNeXt([new MBConvConfig(1, 3, 1, 8, 8, 1)]), invalidArg(/should be List\[CNBlockConfig\]/));
+    assert.throws(() => new ShiftedWindowAttention(8, [7], [0, 0], 2), invalidArg(/window_size and shift_size must be of length 2/));
+    assert.throws(() => new SwinTransformer([4, 4], 8, [1], [1], [7, 7], 'options'), invalidArg(/SwinTransformer: options must be an object/));
+    assert.throws(() => new VisionTransformer(30, 8, 1, 1, 8, 8), invalidArg(/Input shape indivisible by patch size!/));
+    assert.throws(() => new ShuffleNetV2([1, 1], [8, 16, 32, 64, 128]), invalidArg(/expected stages_repeats as list of 3 positive ints/));
+    assert.throws(() => new ShuffleNetV2([1, 1, 1], [8, 16, 32, 64]), invalidArg(/expected stages_out_channels as list of 5 positive ints/));
+    assert.throws(() => new ShuffleUnit(8, 8, 4), invalidArg(/illegal stride value/));
+    assert.throws(() => new ShuffleUnit(8, 12, 1), invalidArg(/Invalid combination of stride 1, inp 8 and oup 12 values/));
+    assert.throws(() => new IntermediateLayerGetter(new nn.Sequential(), { 3: 'out' }), invalidArg(/return_layers are not present in model/));
+    assert.equal(om.memory().tensors, before, 'nothing is left made');
+  });
+
+  test('ViT refuses other image sizes (torchvision asserts them), also while tracing', () => om.tidy(() => {
+    const net = new VisionTransformer(16, 8, 1, 1, 8, 8, { numClasses: 2 }).eval();
+    try {
+      assert.throws(() => net.forward(om.zeros([1, 3, 16, 24])), invalidArg(/Wrong image width! Expected 16 but got 24!/));
+      assert.throws(() => net.forward(om.zeros([1, 3, 8, 16])), invalidArg(/Wrong image height! Expected 16 but got 8!/));
+      assert.throws(() => om.trace(net, { x: [om.zeros([2, 3, 16, 16]), [null, null, 'h', null]] }), (e) => e instanceof om.TraceError
+        && e.kind === 'SymbolicShape' && /the model fails here \(Wrong image height! Expected 16 but got \d+!\), so the graph would only hold at the traced sizes/.test(e.message));
+    } finally {
+      net.dispose();
+    }
+  }));
+
+  test('makeDivisible is torchvision\'s _make_divisible', () => {
+    // (v, divisor, min_value) -> what torchvision 0.14's _make_divisible returns
+    for (const [v, d, m, want] of [[16 * 0.25, 8, null, 8], [60, 8, null, 64], [10, 8, null, 16], [100, 8, null, 104], [3, 8, 1, 9], [37, 4, null, 36]]) {
+      assert.equal(makeDivisible(v, d, m), want, `_make_divisible(${v}, ${d}, ${m})`);
+    }
+  });
 });
