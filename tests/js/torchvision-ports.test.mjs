@@ -1,11 +1,12 @@
 // The torchvision ports of examples/torchvision/ against torchvision 0.14 itself: each loads the
 // state dict PyTorch wrote (tests/js/fixtures/torchvision/, from tools/torchvision_ports.py) with a
 // strict loadStateDict, matches PyTorch's outputs eagerly at every fixture size (odd sizes, 1, far
-// above the example; Swin's across its window boundaries), is traced once with every axis the
-// library traces for it symbolic (batch, H and W for the conv nets and LRASPP; the batch for ViT, whose size
-// torchvision asserts, and for Swin, whose H and W the tracer refuses today: docs/torchvision.md),
-// and its .onnx run in onnxruntime-web and its graph in the Session agree with PyTorch at every
-// fixture size the graph takes (none of them the traced example) and with eager at three more.
+// above the example; Swin's across its window boundaries), and is traced with every axis the
+// library traces for it symbolic: batch, H and W for the conv nets and LRASPP; the batch for ViT,
+// whose size torchvision asserts; for Swin the batch, and in a second trace H declared from 60 (the
+// tracer refuses its H and W together today: docs/torchvision.md). Each .onnx run in
+// onnxruntime-web and each graph in the Session agree with PyTorch at every fixture size the graph
+// takes (none of them the traced example) and with the eager port at three more.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -67,31 +68,33 @@ const CONV = [[2, 3, 32, 32], ['batch', null, 'h', 'w']];
 
 /**
  * Each fixture's model, built with the port as tools/torchvision_ports.py builds torchvision's,
- * the example it is traced at, its symbolic axes, and the smallest size of a symbol whose range
- * narrows (to where PyTorch itself fails; 1 for the others).
+ * then its traces: the example, the axes (a name or om.Dim for a symbolic one), and the smallest
+ * size of a symbol whose range narrows to where PyTorch itself fails or is declared (1 for the others).
  */
 const MODELS = {
-  resnet: [() => new (narrowResNet(16))(BasicBlock, [1, 1, 1, 1], { numClasses: 10 }), ...CONV],
+  resnet: [() => new (narrowResNet(16))(BasicBlock, [1, 1, 1, 1], { numClasses: 10 }), CONV],
   resnext: [() => new (narrowResNet(16))(Bottleneck, [1, 2, 1, 1], {
     groups: 2, widthPerGroup: 32, replaceStrideWithDilation: [false, false, true], numClasses: 10,
-  }), ...CONV],
+  }), CONV],
   mobilenet_v3: [() => new MobileNetV3(...mobilenetV3Conf('mobilenet_v3_small', { widthMult: 0.25, reducedTail: true, dilated: true }),
-    { numClasses: 10 }), ...CONV],
+    { numClasses: 10 }), CONV],
   efficientnet_b: [() => {
     const [setting, lastChannel] = efficientnetConf('efficientnet_b0', { widthMult: 0.125, depthMult: 0.25 });
     return new EfficientNet(setting, 0.2, { stochasticDepthProb: 0.2, numClasses: 10, lastChannel });
-  }, ...CONV],
+  }, CONV],
   efficientnet_v2: [() => new EfficientNet([
     new FusedMBConvConfig(1, 3, 1, 8, 8, 2), new FusedMBConvConfig(4, 3, 2, 8, 16, 1),
     new MBConvConfig(4, 3, 2, 16, 16, 2), new MBConvConfig(6, 5, 1, 16, 24, 1),
-  ], 0.2, { numClasses: 10, normLayer: (c) => new nn.BatchNorm2d(c, { eps: 1e-3 }), lastChannel: 64 }), ...CONV],
+  ], 0.2, { numClasses: 10, normLayer: (c) => new nn.BatchNorm2d(c, { eps: 1e-3 }), lastChannel: 64 }), CONV],
   convnext: [() => new ConvNeXt([new CNBlockConfig(8, 16, 2), new CNBlockConfig(16, 32, 1), new CNBlockConfig(32, null, 1)],
-    { stochasticDepthProb: 0.1, layerScale: 0.5, numClasses: 10 }), ...CONV, { h: 16, w: 16 }],
+    { stochasticDepthProb: 0.1, layerScale: 0.5, numClasses: 10 }), [...CONV, { h: 16, w: 16 }]],
+  // Swin: H and W both symbolic are refused today (docs/torchvision.md); H alone traces once declared
+  // from 60, where the second stage starts to shift its windows vertically.
   swin: [() => new SwinTransformer([4, 4], 16, [2, 2], [2, 4], [7, 7], { stochasticDepthProb: 0.2, numClasses: 10 }),
-    [2, 3, 64, 64], ['batch', null, null, null]],
-  vit: [() => new VisionTransformer(32, 8, 2, 2, 32, 64, { representationSize: 16, numClasses: 10 }), [2, 3, 32, 32], ['batch', null, null, null]],
-  shufflenet_v2: [() => new ShuffleNetV2([2, 2, 1], [8, 16, 32, 64, 128], { numClasses: 10 }), ...CONV],
-  densenet: [() => new DenseNet({ growthRate: 8, blockConfig: [2, 3, 2], numInitFeatures: 16, bnSize: 2, numClasses: 10 }), ...CONV, { h: 13, w: 13 }],
+    [[2, 3, 64, 64], ['batch', null, null, null]], [[2, 3, 64, 64], [null, null, om.Dim('h', { min: 60 }), null], { h: 60 }]],
+  vit: [() => new VisionTransformer(32, 8, 2, 2, 32, 64, { representationSize: 16, numClasses: 10 }), [[2, 3, 32, 32], ['batch', null, null, null]]],
+  shufflenet_v2: [() => new ShuffleNetV2([2, 2, 1], [8, 16, 32, 64, 128], { numClasses: 10 }), CONV],
+  densenet: [() => new DenseNet({ growthRate: 8, blockConfig: [2, 3, 2], numInitFeatures: 16, bnSize: 2, numClasses: 10 }), [...CONV, { h: 13, w: 13 }]],
   lraspp: [() => {
     const net = lrasppMobilenetV3(new MobileNetV3(...mobilenetV3Conf('mobilenet_v3_small', { widthMult: 0.25, reducedTail: true, dilated: true })), 2);
     const { low_classifier: low, cbr } = net.classifier;
@@ -99,14 +102,14 @@ const MODELS = {
     net.classifier.dispose();
     net.classifier = head;
     return net;
-  }, ...CONV],
+  }, CONV],
 };
 
 /** A model's output to compare: the segmentation model's { out }, else the logits. */
 const outputOf = (y) => (y instanceof om.Tensor ? y : y.out);
 
 describe('torchvision ports against torchvision 0.14', () => {
-  for (const [name, [build, example, axes, mins = {}]] of Object.entries(MODELS)) {
+  for (const [name, [build, ...traces]] of Object.entries(MODELS)) {
     const fx = JSON.parse(readFileSync(new URL(`${name}.json`, DIR), 'utf8'));
     test(`${name}: ${fx.model}`, (t) => withTraced((keep, trace) => {
       om.manualSeed(0);
@@ -128,13 +131,19 @@ describe('torchvision ports against torchvision 0.14', () => {
           return err / bound * TOL;
         });
         t.diagnostic(`eager max |ours - PyTorch| / max(1, max |PyTorch|) per size: ${errs.map((e) => e.toExponential(1)).join(', ')}`);
-        const tm = trace(net, { x: [image(example, 0), axes] });
-        // Every symbol holds from 1, except where PyTorch itself fails below a size (ConvNeXt below 16, DenseNet below 13).
-        assert.deepEqual(Object.fromEntries(tm.symbols.map((s) => [s.name, s.min])),
-          Object.fromEntries(axes.filter(Boolean).map((a) => [a, mins[a] ?? 1])), 'the sizes the graph holds from');
-        // Every case the graph takes: all of them, unless an axis the trace fixes (Swin's H and W) differs.
-        const fits = (c) => c.shape.every((n, d) => axes[d] !== null || n === example[d]);
-        for (const c of fx.cases.filter(fits)) keep(tm, { x: image(c.shape, c.seed) }, expected(c), `PyTorch at [${c.shape}]`);
+        for (const [example, axes, mins = {}] of traces) {
+          const tm = trace(net, { x: [image(example, 0), axes] });
+          // Every symbol holds from 1, except where PyTorch itself fails below a size (ConvNeXt below 16,
+          // DenseNet below 13) or a declaration says (Swin's H).
+          const sym = axes.map((a) => (a === null ? null : typeof a === 'string' ? a : a.name)); // each dim's symbol
+          assert.deepEqual(Object.fromEntries(tm.symbols.map((s) => [s.name, s.min])),
+            Object.fromEntries(sym.filter(Boolean).map((a) => [a, mins[a] ?? 1])), 'the sizes the graph holds from');
+          // Every case the graph takes: all of them, unless an axis the trace fixes differs or a size is below its range.
+          const fits = (c) => c.shape.every((n, d) => (sym[d] === null ? n === example[d] : n >= (mins[sym[d]] ?? 1)));
+          const cases = fx.cases.filter(fits);
+          assert.ok(cases.length >= 3, `${cases.length} fixture cases for the trace at [${example}]`);
+          for (const c of cases) keep(tm, { x: image(c.shape, c.seed) }, expected(c), `PyTorch at [${c.shape}]`);
+        }
       } finally {
         net.dispose();
       }
