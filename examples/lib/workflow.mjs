@@ -197,7 +197,7 @@ export function disposeModelFile(file) {
 }
 
 /** The zoo: examples/zoo/<name>.mjs for each name, in the order the page and `npm start` list them. */
-export const ZOO = ['mlp', 'lenet', 'resnet', 'unet', 'lstm', 'gpt'];
+export const ZOO = ['mlp', 'lenet', 'resnet', 'unet', 'lstm', 'gpt', 'vit'];
 
 /** One eager run of a model file's model on positional inputs. */
 export function runModel(file, xs) {

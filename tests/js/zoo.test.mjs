@@ -45,8 +45,8 @@ function omError(kind, re) {
 const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
 
 describe('the zoo: each model file loads, trains, traces and verifies', () => {
-  test('ZOO lists the six files', () => {
-    assert.deepEqual(wf.ZOO, ['mlp', 'lenet', 'resnet', 'unet', 'lstm', 'gpt']);
+  test('ZOO lists the seven files', () => {
+    assert.deepEqual(wf.ZOO, ['mlp', 'lenet', 'resnet', 'unet', 'lstm', 'gpt', 'vit']);
   });
 
   for (const name of wf.ZOO) {

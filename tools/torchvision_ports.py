@@ -1,0 +1,257 @@
+#!/usr/bin/env python3
+"""PyTorch fixtures for the torchvision ports (examples/torchvision/, checked by
+tests/js/torchvision-ports.test.mjs): torchvision 0.14's own model classes, built at small
+configurations from fixed seeds, with every weight non-default (pytorch_reference's
+randomize_weights) and random BatchNorm/LayerNorm statistics (randomize_norms), in eval mode.
+
+For each model <name> it writes to tests/js/fixtures/torchvision/:
+
+    <name>.safetensors   the state dict, PyTorch's keys exactly (written by safetensors_fixtures.write)
+    <name>.json          { "torch_version", "torchvision_version", "model": <what was built>,
+                           "cases": [ { "shape": [N, 3, H, W], "seed": s,
+                                        "output": { "shape", "dtype", "data" } }, ... ] }
+
+The inputs are not stored: case k's input is image(shape, seed), values in [-2, 2) that
+tests/js/torchvision-ports.test.mjs makes bit for bit the same (each a 24-bit integer over 2^22,
+exact in float32), so a fixture stays a few kB however large its images. The sizes include odd
+ones, batch 1, sizes far above the smallest, and for Swin sizes on both sides of every window
+boundary (padding needed, and the stages where the shift turns off).
+
+ResNet's widths are fixed at 64..512 in torchvision's ResNet.__init__ (resnet18 alone is 45 MB of
+float32), so the fixture uses NarrowResNet: a subclass that divides every width by `div`,
+keeping torchvision's own __init__, _make_layer and blocks; the JS test narrows its port the same
+way (the port itself keeps torchvision's widths).
+
+Run with a python3 that imports torch and torchvision (Debian's python3-torch 1.13.1 and
+python3-torchvision 0.14 on /usr/bin/python3); CI reads the committed files and never runs this:
+
+    /usr/bin/python3 tools/torchvision_ports.py            # every model
+    /usr/bin/python3 tools/torchvision_ports.py swin vit   # only these ('builders': builders.json)
+
+It also writes builders.json: the state-dict keys and shapes of torchvision's builders the test
+constructs at full size (resnet18, mobilenet_v3_large/small, efficientnet_b0, shufflenet_v2_x1_0,
+lraspp_mobilenet_v3_large), without weights.
+"""
+import functools
+import json
+import os
+import sys
+
+import torch
+import torchvision
+from torch import nn
+from torchvision.models.convnext import CNBlockConfig, ConvNeXt
+from torchvision.models.densenet import DenseNet
+from torchvision.models.efficientnet import EfficientNet, FusedMBConvConfig, MBConvConfig, _efficientnet_conf
+from torchvision.models.mobilenetv3 import MobileNetV3, _mobilenet_v3_conf
+from torchvision.models.resnet import BasicBlock, Bottleneck, ResNet
+from torchvision.models.segmentation.lraspp import LRASPPHead, _lraspp_mobilenetv3
+from torchvision.models.shufflenetv2 import ShuffleNetV2
+from torchvision.models.swin_transformer import SwinTransformer
+from torchvision.models.vision_transformer import VisionTransformer
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from pytorch_reference import encode, randomize_norms, randomize_weights, short_floats  # noqa: E402
+from safetensors_fixtures import write  # noqa: E402
+
+OUT_DIR = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'tests', 'js', 'fixtures', 'torchvision'))
+MODELS = {}
+
+
+def model(description, sizes):
+    """Registers a builder of one model as the fixture <its name>, run at sizes ([N, 3, H, W] each)."""
+    def register(fn):
+        MODELS[fn.__name__] = (description, sizes, fn)
+        return fn
+    return register
+
+
+def image(shape, seed):
+    """Values in [-2, 2): element i is ((i * 2654435761 + seed * 40503) mod 2^32 >> 8) / 2^22 - 2."""
+    n = 1
+    for d in shape:
+        n *= d
+    i = torch.arange(n, dtype=torch.int64)
+    k = ((i * 2654435761 + seed * 40503) % (1 << 32)) >> 8
+    return (k.double() / (1 << 22) - 2).float().reshape(shape)
+
+
+class NarrowResNet(ResNet):
+    """torchvision's ResNet with every width (the stem's 64 and the stages' 64..512 planes) divided
+    by div; the layers are torchvision's own, made by its __init__ and _make_layer."""
+
+    def __init__(self, block, layers, div, **kwargs):
+        self.div = div
+        super().__init__(block, layers, **kwargs)
+        # The stem and the head, made by ResNet.__init__ at full width, made again narrowed (in place,
+        # so the state-dict order stays torchvision's).
+        width = 64 // div
+        self.conv1 = nn.Conv2d(3, width, kernel_size=7, stride=2, padding=3, bias=False)
+        self.bn1 = self._norm_layer(width)
+        self.fc = nn.Linear(512 // div * block.expansion, self.fc.out_features)
+
+    def _make_layer(self, block, planes, blocks, stride=1, dilate=False):
+        if planes == 64:
+            self.inplanes = 64 // self.div  # the narrowed stem's width
+        return super()._make_layer(block, planes // self.div, blocks, stride, dilate)
+
+
+@model('NarrowResNet(BasicBlock, [1, 1, 1, 1], div=16, num_classes=10): resnet18\'s stages at widths 4..32',
+       [[2, 3, 32, 32], [1, 3, 17, 23], [3, 3, 45, 31], [1, 3, 1, 1], [1, 3, 130, 97]])
+def resnet():
+    return NarrowResNet(BasicBlock, [1, 1, 1, 1], 16, num_classes=10)
+
+
+@model('NarrowResNet(Bottleneck, [1, 2, 1, 1], div=16, groups=2, width_per_group=32, '
+       'replace_stride_with_dilation=[False, False, True], num_classes=10): ResNeXt blocks, a dilated last stage',
+       [[2, 3, 32, 32], [1, 3, 19, 27], [3, 3, 40, 41], [1, 3, 96, 72]])
+def resnext():
+    return NarrowResNet(Bottleneck, [1, 2, 1, 1], 16, groups=2, width_per_group=32,
+                        replace_stride_with_dilation=[False, False, True], num_classes=10)
+
+
+@model('MobileNetV3(*_mobilenet_v3_conf("mobilenet_v3_small", width_mult=0.25, reduced_tail=True, dilated=True), '
+       'num_classes=10)',
+       [[2, 3, 32, 32], [1, 3, 17, 23], [3, 3, 45, 31], [1, 3, 1, 1], [1, 3, 130, 97]])
+def mobilenet_v3():
+    setting, last_channel = _mobilenet_v3_conf('mobilenet_v3_small', width_mult=0.25, reduced_tail=True, dilated=True)
+    return MobileNetV3(setting, last_channel, num_classes=10)
+
+
+@model('EfficientNet(*_efficientnet_conf("efficientnet_b0", width_mult=0.125, depth_mult=0.25), dropout=0.2, '
+       'stochastic_depth_prob=0.2, num_classes=10)',
+       [[2, 3, 32, 32], [1, 3, 17, 23], [3, 3, 45, 31], [1, 3, 1, 1], [1, 3, 130, 97]])
+def efficientnet_b():
+    setting, last_channel = _efficientnet_conf('efficientnet_b0', width_mult=0.125, depth_mult=0.25)
+    return EfficientNet(setting, 0.2, stochastic_depth_prob=0.2, num_classes=10, last_channel=last_channel)
+
+
+@model('EfficientNet([FusedMBConvConfig(1, 3, 1, 8, 8, 2), FusedMBConvConfig(4, 3, 2, 8, 16, 1), '
+       'MBConvConfig(4, 3, 2, 16, 16, 2), MBConvConfig(6, 5, 1, 16, 24, 1)], dropout=0.2, num_classes=10, '
+       'norm_layer=partial(BatchNorm2d, eps=1e-3), last_channel=64): EfficientNetV2\'s fused and plain blocks',
+       [[2, 3, 32, 32], [1, 3, 17, 23], [3, 3, 45, 31], [1, 3, 2, 3], [1, 3, 130, 97]])
+def efficientnet_v2():
+    setting = [FusedMBConvConfig(1, 3, 1, 8, 8, 2), FusedMBConvConfig(4, 3, 2, 8, 16, 1),
+               MBConvConfig(4, 3, 2, 16, 16, 2), MBConvConfig(6, 5, 1, 16, 24, 1)]
+    return EfficientNet(setting, 0.2, num_classes=10, norm_layer=functools.partial(nn.BatchNorm2d, eps=1e-3), last_channel=64)
+
+
+@model('ConvNeXt([CNBlockConfig(8, 16, 2), CNBlockConfig(16, 32, 1), CNBlockConfig(32, None, 1)], '
+       'stochastic_depth_prob=0.1, layer_scale=0.5, num_classes=10)',
+       [[2, 3, 32, 32], [1, 3, 19, 23], [3, 3, 45, 31], [1, 3, 16, 16], [1, 3, 130, 97]])
+def convnext():
+    setting = [CNBlockConfig(8, 16, 2), CNBlockConfig(16, 32, 1), CNBlockConfig(32, None, 1)]
+    return ConvNeXt(setting, stochastic_depth_prob=0.1, layer_scale=0.5, num_classes=10)
+
+
+# Swin's tokens: floor(H / 4) after the patch embedding, ceil of half that after the merge. A stage
+# shifts its odd blocks' windows only along a side whose padded size is above the window (7): from
+# H = 32 in the first stage and H = 60 in the second (57 gives 14 -> 14 and 7 -> 7). Every size but
+# 64 pads to a multiple of 7. The cases at batch 2 and width 64 are for a trace with symbolic H.
+@model('SwinTransformer(patch_size=[4, 4], embed_dim=16, depths=[2, 2], num_heads=[2, 4], window_size=[7, 7], '
+       'stochastic_depth_prob=0.2, num_classes=10)',
+       [[1, 3, 64, 64], [3, 3, 64, 64], [5, 3, 64, 64], [2, 3, 57, 61], [1, 3, 64, 113], [1, 3, 99, 58], [2, 3, 120, 76], [1, 3, 201, 150],
+        [2, 3, 61, 64], [2, 3, 99, 64], [2, 3, 150, 64], [2, 3, 257, 64]])
+def swin():
+    return SwinTransformer(patch_size=[4, 4], embed_dim=16, depths=[2, 2], num_heads=[2, 4], window_size=[7, 7],
+                           stochastic_depth_prob=0.2, num_classes=10)
+
+
+@model('VisionTransformer(image_size=32, patch_size=8, num_layers=2, num_heads=2, hidden_dim=32, mlp_dim=64, '
+       'representation_size=16, num_classes=10)',
+       [[1, 3, 32, 32], [3, 3, 32, 32], [7, 3, 32, 32]])
+def vit():
+    return VisionTransformer(image_size=32, patch_size=8, num_layers=2, num_heads=2, hidden_dim=32, mlp_dim=64,
+                             representation_size=16, num_classes=10)
+
+
+@model('ShuffleNetV2([2, 2, 1], [8, 16, 32, 64, 128], num_classes=10)',
+       [[2, 3, 32, 32], [1, 3, 17, 23], [3, 3, 45, 31], [1, 3, 1, 1], [1, 3, 130, 97]])
+def shufflenet_v2():
+    return ShuffleNetV2([2, 2, 1], [8, 16, 32, 64, 128], num_classes=10)
+
+
+# DenseNet's transitions halve the size twice after the stem's 4: PyTorch fails below 13 (a pool of 1x1).
+@model('DenseNet(growth_rate=8, block_config=(2, 3, 2), num_init_features=16, bn_size=2, num_classes=10)',
+       [[2, 3, 32, 32], [1, 3, 17, 23], [3, 3, 45, 31], [1, 3, 13, 14], [1, 3, 130, 97]])
+def densenet():
+    return DenseNet(growth_rate=8, block_config=(2, 3, 2), num_init_features=16, bn_size=2, num_classes=10)
+
+
+class LRASPPOut(nn.Module):
+    """The segmentation model's "out" (torchvision's models return {"out": ...})."""
+
+    def __init__(self, net):
+        super().__init__()
+        self.net = net
+
+    def forward(self, x):
+        return self.net(x)['out']
+
+
+@model('_lraspp_mobilenetv3(MobileNetV3(*_mobilenet_v3_conf("mobilenet_v3_small", width_mult=0.25, reduced_tail=True, '
+       'dilated=True)), num_classes=2) with its classifier LRASPPHead(low, high, 2, inter_channels=16); output "out"',
+       [[1, 3, 32, 32], [2, 3, 17, 23], [1, 3, 29, 21], [1, 3, 1, 1], [1, 3, 61, 7]])
+def lraspp():
+    setting, last_channel = _mobilenet_v3_conf('mobilenet_v3_small', width_mult=0.25, reduced_tail=True, dilated=True)
+    net = _lraspp_mobilenetv3(MobileNetV3(setting, last_channel), 2)
+    head = net.classifier
+    net.classifier = LRASPPHead(head.low_classifier.in_channels, head.cbr[0].in_channels, 2, 16)  # 128 by default: 150 kB more
+    return LRASPPOut(net)
+
+
+def make(name):
+    description, sizes, build = MODELS[name]
+    torch.manual_seed(0)
+    net = build()
+    randomize_weights(net)
+    randomize_norms(net, tracked=7)
+    net.eval()
+    cases = []
+    with torch.no_grad():
+        for k, shape in enumerate(sizes):
+            cases.append({'shape': shape, 'seed': k + 1, 'output': short_floats(encode(net(image(shape, k + 1))))})
+    os.makedirs(OUT_DIR, exist_ok=True)
+    state = net.net.state_dict() if isinstance(net, LRASPPOut) else net.state_dict()
+    write(os.path.join(OUT_DIR, f'{name}.safetensors'), dict(state), {'format': 'pt'})
+    with open(os.path.join(OUT_DIR, f'{name}.json'), 'w') as f:
+        json.dump({'torch_version': torch.__version__, 'torchvision_version': torchvision.__version__,
+                   'model': description, 'cases': cases}, f, separators=(',', ':'))
+        f.write('\n')
+    for ext in ('safetensors', 'json'):
+        path = os.path.join(OUT_DIR, f'{name}.{ext}')
+        print(f'{path}: {os.path.getsize(path)} bytes')
+
+
+# The builders a test constructs at full size (the lighter ones: up to resnet18's 11.7M weights).
+BUILDERS = ['resnet18', 'mobilenet_v3_large', 'mobilenet_v3_small', 'efficientnet_b0', 'shufflenet_v2_x1_0',
+            'lraspp_mobilenet_v3_large']
+
+
+def make_builders():
+    """builders.json: each builder's state-dict keys and shapes, in order (no weights)."""
+    keys = {}
+    for name in BUILDERS:
+        build = getattr(torchvision.models, name, None) or getattr(torchvision.models.segmentation, name)
+        net = build(weights_backbone=None) if name.startswith('lraspp') else build()
+        keys[name] = [[k, list(v.shape)] for k, v in net.state_dict().items()]
+    path = os.path.join(OUT_DIR, 'builders.json')
+    with open(path, 'w') as f:
+        json.dump(keys, f, separators=(',', ':'))
+        f.write('\n')
+    print(f'{path}: {os.path.getsize(path)} bytes')
+
+
+def main():
+    torch.set_num_threads(1)
+    torch.use_deterministic_algorithms(True)
+    names = sys.argv[1:] or [*MODELS, 'builders']
+    unknown = [n for n in names if n not in MODELS and n != 'builders']
+    if unknown:
+        sys.exit(f'unknown model {unknown}; have {[*MODELS, "builders"]}')
+    for name in names:
+        make_builders() if name == 'builders' else make(name)
+
+
+if __name__ == '__main__':
+    main()
