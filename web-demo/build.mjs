@@ -39,7 +39,7 @@ async function writeIfChanged(path, bytes) {
 
 await mkdir(OUT, { recursive: true });
 const { outputFiles } = await build({
-  entryPoints: { main: join(HERE, 'src', 'main.js'), worker: join(HERE, 'src', 'worker.js') },
+  entryPoints: { main: join(HERE, 'src', 'main.js'), worker: join(HERE, 'src', 'worker.js'), 'layout-worker': join(HERE, 'src', 'layout-worker.js') },
   outdir: OUT,
   bundle: true,
   format: 'esm',

@@ -3,8 +3,11 @@
 // model: every job goes to the worker (worker.js) through jobs.js, one at a time.
 import { CodeEditor } from './editor.js';
 import { GraphView } from './graph.js';
+import { inspectorContent } from './inspector.js';
+import { defaultSizes } from './feeds.js';
 import { CancelledError, Jobs } from './jobs.js';
 import { LossPlot } from './plot.js';
+import { h, shapeNode } from './dom.js';
 
 const $ = (sel, root = document) => root.querySelector(sel);
 
@@ -61,37 +64,6 @@ const shapesText = (n) => (n === 1 ? 'the traced shape' : `${n} shapes`);
 
 const errorText = (v) => (v === 0 ? '0' : Number.isFinite(v) ? v.toExponential(2) : String(v));
 
-/** A shape as DOM: [batch, 3, 28] with symbolic dims as chips. */
-function shapeNode(shape) {
-  const span = document.createElement('span');
-  span.className = 'shape';
-  span.append('[');
-  shape.forEach((d, i) => {
-    if (i) span.append(', ');
-    if (typeof d === 'string') {
-      const chip = document.createElement('span');
-      chip.className = 'sym';
-      chip.textContent = d;
-      span.append(chip);
-    } else {
-      span.append(String(d));
-    }
-  });
-  span.append(']');
-  return span;
-}
-
-function h(tag, props = {}, ...children) {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(props)) {
-    if (k === 'dataset') Object.assign(e.dataset, v);
-    else if (k in e) e[k] = v;
-    else e.setAttribute(k, v);
-  }
-  e.append(...children.filter((c) => c !== null && c !== undefined));
-  return e;
-}
-
 /** A file name from a title: "MLP regression" -> "mlp-regression.onnx". */
 function onnxName(title) {
   const slug = title.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
@@ -104,11 +76,14 @@ class Page {
   constructor() {
     this.jobs = new Jobs(new URL('worker.js', import.meta.url), () => this.workerRestarted());
     this.editor = new CodeEditor($('#editor'), () => this.edited(), () => { if (!this.jobs.busy) this.runTrace(); });
-    this.graph = new GraphView($('#graph'));
+    this.graph = new GraphView($('#graph'), new URL('layout-worker.js', import.meta.url), (item) => this.showInspector(item));
     this.plot = new LossPlot($('#plot'));
     this.inspected = null;     // { source, title, inputs, trainSteps } of the last inspect
     this.trace = null;         // { source, summary, bytes, fileName } of the last trace (source null: not in the worker)
     this.run = null;           // { inputs, outputs } of the last verification's run at the traced shapes
+    this.viewing = null;       // what the graph view shows: 'trace', or the name of the file opened
+    this.openedGraph = null;   // the opened file's graph (graphfile.js's), for the Run tab
+    this.uploaded = null;      // inputs uploaded for the opened file ({ name: { dims, data } }), null: generated
     this.shownInputs = [];     // the inputs (as the code declares them) the shapes form was made from
     this.shownSteps = null;    // train.steps of the last file loaded (null: no train section), which the steps field was set to
     this.inspectTimer = 0;
@@ -129,6 +104,9 @@ class Page {
       this.status('Stopping after this step…');
     });
     $('#fit').addEventListener('click', () => this.graph.fit());
+    $('#inspector .close').addEventListener('click', () => this.graph.select(null));
+    this.wireSearch();
+    this.wireOpen();
     $('#zoom-in').addEventListener('click', () => this.graph.zoom(1.25));
     $('#zoom-out').addEventListener('click', () => this.graph.zoom(0.8));
     $('#error .where').addEventListener('click', (e) => {
@@ -253,7 +231,7 @@ class Page {
     // The worker holds one model file and its last trace. Every job but an inspect or a verify of
     // the same code drops that trace, even when the job fails (a train changes the weights, a
     // trace replaces it, other code unloads the file): Verify goes off, the bytes stay downloadable.
-    const keeps = (type === 'inspect' || type === 'verify') && payload.source === this.trace?.source;
+    const keeps = type === 'open' || type === 'runFile' || ((type === 'inspect' || type === 'verify') && payload.source === this.trace?.source);
     if (this.trace && !keeps) this.trace.source = null;
     this.busy(true, label);
     $('#stop').disabled = type !== 'train';
@@ -277,6 +255,143 @@ class Page {
     for (const tab of document.querySelectorAll('[role=tab]')) tab.setAttribute('aria-selected', String(tab.dataset.tab === name));
     for (const panel of document.querySelectorAll('.panel')) panel.hidden = panel.dataset.panel !== name;
     if (name === 'graph') this.graph.refit();
+  }
+
+  // ---- the graph view: inspector, search, opened files ----
+
+  /** The inspector for the graph view's selection (null: hidden). */
+  showInspector(item) {
+    const box = $('#inspector');
+    box.hidden = item === null;
+    if (!item) return;
+    $('.content', box).replaceChildren(...inspectorContent(item, this.graph.graph, this.graph.expanded, {
+      expand: (path) => this.graph.expand(path),
+      collapse: (path) => this.graph.collapse(path),
+      reveal: (target) => this.graph.reveal(target),
+    }));
+  }
+
+  /** The search box: matches listed as one types; Enter or a click shows one (Enter again: the next). */
+  wireSearch() {
+    const input = $('#graph-search'), list = $('#search-results');
+    let hits = [], at = -1;
+    const show = (k) => {
+      at = k;
+      for (const [i, li] of [...list.children].entries()) li.setAttribute('aria-selected', String(i === k));
+      if (hits[k]) this.graph.reveal(hits[k].target);
+    };
+    input.addEventListener('input', () => {
+      hits = this.graph.search(input.value);
+      at = -1;
+      list.replaceChildren(...hits.map((hit, k) => h('li', { role: 'option', dataset: { target: hit.target }, onmousedown: (e) => { e.preventDefault(); show(k); } },
+        h('span', { className: 'hit-label', textContent: hit.label }), h('span', { className: 'hit-detail', textContent: hit.detail }))));
+      if (input.value.trim() && !hits.length) list.append(h('li', { className: 'muted', textContent: 'no match' }));
+      list.hidden = !input.value.trim();
+    });
+    input.addEventListener('keydown', (e) => {
+      if (e.key === 'Enter' && hits.length) show((at + 1) % hits.length);
+      else if (e.key === 'Escape') { input.value = ''; list.hidden = true; }
+      else return;
+      e.preventDefault();
+    });
+    input.addEventListener('blur', () => { list.hidden = true; });
+    input.addEventListener('focus', () => { list.hidden = !input.value.trim(); });
+  }
+
+  /** Open…, and a file dropped anywhere on the page. */
+  wireOpen() {
+    $('#open').addEventListener('click', () => $('#open-file').click());
+    $('#open-file').addEventListener('change', (e) => {
+      const [file] = e.target.files;
+      e.target.value = '';
+      if (file) this.openFile(file);
+    });
+    document.addEventListener('dragover', (e) => {
+      if (![...e.dataTransfer.types].includes('Files')) return;
+      e.preventDefault();
+      document.body.classList.add('dropping');
+    });
+    document.addEventListener('dragleave', (e) => { if (!e.relatedTarget) document.body.classList.remove('dropping'); });
+    document.addEventListener('drop', (e) => {
+      document.body.classList.remove('dropping');
+      const [file] = e.dataTransfer?.files ?? [];
+      if (!file) return;
+      e.preventDefault();
+      if (!this.jobs.busy) this.openFile(file);
+    });
+    $('#run-file').addEventListener('click', () => this.runFile());
+    $('#run-upload').addEventListener('click', () => $('#run-upload-file').click());
+    $('#run-upload-file').addEventListener('change', async (e) => {
+      const [file] = e.target.files;
+      e.target.value = '';
+      if (!file) return;
+      try {
+        this.uploaded = JSON.parse(await file.text());
+        $('#run-upload-info').textContent = `inputs from ${file.name}: ${Object.keys(this.uploaded).join(', ')}`;
+      } catch (err) {
+        this.uploaded = null;
+        $('#run-upload-info').textContent = 'generated inputs';
+        this.fail({ name: 'SyntaxError', kind: 'InvalidArgument', message: `run: ${file.name} is not JSON (${err.message})` });
+      }
+    });
+  }
+
+  /** Views an .onnx or .om file in the graph view and readies the Run tab for it. */
+  async openFile(file) {
+    const res = await this.job('open', { name: file.name, bytes: await file.arrayBuffer() }, `Opening ${file.name}…`);
+    if (!res) return;
+    this.hideError();
+    this.viewing = file.name;
+    this.openedGraph = res.graph;
+    this.uploaded = null;
+    this.markStale(this.trace?.stale ?? false);   // the stale note is the trace's, not this file's
+    this.showTab('graph');
+    await this.graph.show(res.graph);
+    const nodes = res.graph.nodes.length, inits = res.graph.initializers.length;
+    $('#graph-info').textContent = `${file.name} · ${nodes} nodes · ${inits} initializers`;
+    this.renderRunForm(file.name, res.graph);
+    this.status(`Opened ${file.name}: ${nodes} nodes. Run it in the Run a file tab.`);
+  }
+
+  /** The Run tab for an opened file: a size per symbol, the buttons, no results yet. */
+  renderRunForm(name, graph) {
+    $('#run-file-info').replaceChildren(h('code', { textContent: name }), ` (${graph.format === 'om' ? 'the library format: the Session runs it; onnxruntime-web reads .onnx only' : 'ONNX'}): inputs `,
+      ...graph.inputs.flatMap((v, i) => [i ? ', ' : '', h('code', { textContent: v.name }), ' ', v.dtype, ' ', shapeNode(v.shape)]));
+    const sizes = defaultSizes(graph.inputs);
+    $('#run-sizes').replaceChildren(...Object.entries(sizes).map(([sym, n]) => h('label', { className: 'run-size' },
+      h('span', { className: 'sym', textContent: sym }), ' = ',
+      h('input', { className: 'size', type: 'number', min: '1', step: '1', value: String(n), dataset: { symbol: sym }, 'aria-label': `size of ${sym}` }))));
+    $('#run-upload-info').textContent = 'generated inputs';
+    $('#run-form').hidden = false;
+    $('#run-summary').textContent = '';
+    $('#run-summary').className = 'verify-summary';
+    $('#run-results').hidden = true;
+  }
+
+  async runFile() {
+    const fields = [...document.querySelectorAll('#run-sizes .size')];
+    if (!this.filled(fields)) return;
+    const sizes = Object.fromEntries(fields.map((f) => [f.dataset.symbol, Number(f.value)]));
+    const res = await this.job('runFile', { sizes, uploaded: this.uploaded }, 'Running in the Session and onnxruntime-web…');
+    if (!res) return;
+    const { session, ort } = res.engines;
+    const ms = (e) => (e.error ? '' : `${e.ms.toFixed(2)} ms`);
+    const names = Object.keys(session.outputs ?? ort.outputs ?? {});
+    $('#run-results tbody').replaceChildren(...names.map((name) => {
+      const a = session.outputs?.[name];
+      return h('tr', { dataset: { output: name } }, h('td', {}, h('code', { textContent: name })), h('td', {}, shapeNode((a ?? ort.outputs[name]).dims)),
+        h('td', { className: 'num session-ms', textContent: ms(session) }), h('td', { className: 'num ort-ms', textContent: ms(ort) }),
+        h('td', { className: 'num diff', textContent: res.diffs ? errorText(res.diffs[name]) : '' }),
+        h('td', { className: 'values', textContent: a ? a.data.slice(0, 6).map((v) => Number(v.toPrecision(4))).join(', ') + (a.data.length > 6 ? ', …' : '') : '' }));
+    }));
+    $('#run-results').hidden = names.length === 0;
+    const engine = (label, e) => (e.error ? `${label} failed: ${e.error}` : `${label} ${ms(e)}`);
+    const head = $('#run-summary');
+    const failed = session.error || (ort.error && this.openedGraph.format === 'onnx');   // (onnxruntime-web reads no .om)
+    head.className = `verify-summary ${failed ? 'bad' : 'ok'}`;
+    head.dataset.maxDiff = String(res.maxDiff);
+    head.textContent = `${engine('Session', session)} · ${engine('onnxruntime-web', ort)}${res.maxDiff === null ? '' : ` · max |difference| ${errorText(res.maxDiff)}`} (one run after a warm-up; inputs ${Object.entries(res.inputs).map(([k, v]) => `${k} [${v.dims}]`).join(', ')}).`;
+    this.status(head.textContent);
   }
 
   // ---- the model and its inputs ----
@@ -340,8 +455,10 @@ class Page {
   markStale(stale) {
     if (this.trace) this.trace.stale = stale;
     const shown = stale && this.trace !== null;   // nothing on screen to mark otherwise
-    for (const panel of ['#panel-graph', '#panel-summary']) $(panel).classList.toggle('stale', shown);
-    $('#graph-stale').hidden = !shown;
+    const graph = shown && this.viewing === 'trace';   // (an opened file's graph is no trace's)
+    $('#panel-graph').classList.toggle('stale', graph);
+    $('#panel-summary').classList.toggle('stale', shown);
+    $('#graph-stale').hidden = !graph;
     $('#summary-stale').hidden = !shown;
     this.refreshButtons();
   }
@@ -352,6 +469,7 @@ class Page {
     this.run = null;
     this.shownSteps = null;   // a picked file shows its own default steps
     this.graph.clear();
+    this.viewing = null;
     $('#graph-info').textContent = 'Press Trace to see the graph.';
     $('#summary').replaceChildren(h('p', { className: 'muted', textContent: 'Press Trace to see the summary.' }));
     this.plot.reset(0);
@@ -484,13 +602,14 @@ class Page {
       return;
     }
     this.hideError();
-    this.markStale(false);
     const title = this.inspected.title;
     this.trace = { source, summary: res.summary, onnx: res.onnx, fileName: onnxName(title) };
+    this.viewing = 'trace';
+    this.markStale(false);
     this.renderSummary(res.summary);
     this.renderVerify(null);
     this.showTab('graph');
-    this.graph.show(res.layout);
+    await this.graph.show(res.graph);
     $('#graph-info').textContent = `${res.summary.nodeCount} nodes · ${res.summary.initializers.length} initializers`;
     this.refreshButtons();
     this.status(`Traced “${title}”: ${res.summary.nodeCount} nodes, ${bytesText(res.summary.onnxBytes)} of ONNX.`);

@@ -14,8 +14,9 @@
 import * as om from 'onemodel';
 import * as ort from 'onnxruntime-web';
 import * as wf from '../../examples/lib/workflow.mjs';
-import { runOnnx } from '../../examples/lib/oracle.mjs';
-import { layoutGraph } from './layout.js';
+import { runOnnx, withSession } from '../../examples/lib/oracle.mjs';
+import { readGraph } from './graphfile.js';
+import { feedsFor } from './feeds.js';
 import { SourceError, errorPlace, pointImportsAt } from './source.js';
 
 /* global ONEMODEL_URL */ // defined by build.mjs: the URL the bundle imports onemodel from
@@ -31,6 +32,8 @@ let traced = null;
 let moduleUrl = null;
 /** Set by a 'stop' message: the training run ends after its current step (jobs.js stop()). */
 let stopping = false;
+/** The file opened last (an .onnx or .om): { name, bytes (Uint8Array), graph (readGraph's), session (its om.InferenceSession, made on its first run) }. */
+let opened = null;
 
 function dropTraced() {
   if (!traced) return;
@@ -96,7 +99,8 @@ const jobs = {
   },
 
   /**
-   * Traces at the given input shapes and axes: the summary, the graph's layout and the .onnx as a
+   * Traces at the given input shapes and axes: the summary, the graph (graphfile.js's, read from
+   * traced.save(): every value's shape, symbolic dims by name) and the .onnx as a
    * Blob (toBlob: no copy of the file in this worker's memory; posting a Blob copies no bytes).
    * Progress messages: { stage: 'trace', done, total } (the recording run's steps), then
    * { stage: 'export', done, total } (bytes written).
@@ -115,7 +119,7 @@ const jobs = {
     traced = { model, inputs, onnx: null };
     traced.onnx = model.toBlob({ onProgress: ({ written, total }) => progress({ stage: 'export', done: written, total }) });
     const summary = wf.summarizeTraced(model, traced.onnx);
-    return { summary, layout: layoutGraph(summary.graph), onnx: traced.onnx };
+    return { summary, graph: readGraph(model.save()), onnx: traced.onnx };
   },
 
   /**
@@ -135,7 +139,70 @@ const jobs = {
       [name, { dtype: t.dtype, dims: t.shape, data: Array.from(t.toArray(), Number) }]));
     return { report, run: { inputs, outputs: await runOnnx(new Uint8Array(await traced.onnx.arrayBuffer()), feeds) } };
   },
+
+  /** Opens an .onnx or .om file (bytes: an ArrayBuffer) to view and run: its graph. */
+  async open({ name, bytes }) {
+    await om.ready();
+    const data = new Uint8Array(bytes);
+    const graph = readGraph(data);
+    opened?.session?.dispose();
+    opened = { name, bytes: data, graph, session: null };
+    return { graph };
+  },
+
+  /**
+   * Runs the opened file on generated inputs (symbols at `sizes`; feeds.js) or on `uploaded` ones
+   * in the library's Session and (an .onnx) in onnxruntime-web, each once to warm up and once
+   * timed: { inputs: { name: { dtype, dims } }, engines: { session, ort: { ms, outputs: { name:
+   * { dtype, dims, data } } } | { error } }, diffs ({ output: max |session - ort| }) and maxDiff
+   * (their largest), null without both engines' outputs }.
+   */
+  async runFile({ sizes, uploaded }) {
+    if (!opened) throw new om.OmError('InvalidArgument', 'run: open a .onnx or .om file first');
+    const feeds = feedsFor(opened.graph.inputs, sizes, uploaded);
+    const inputs = Object.fromEntries(Object.entries(feeds).map(([k, v]) => [k, { dtype: v.dtype, dims: v.dims }]));
+    const engines = {
+      session: await engine(async () => {
+        opened.session ??= await om.InferenceSession.create(opened.bytes);
+        return timedRun(() => om.tidy(() => Object.fromEntries(Object.entries(opened.session.run(feeds)).map(([k, t]) =>
+          [k, { dtype: t.dtype, dims: t.shape, data: Array.from(t.toArray(), Number) }]))));
+      }),
+      ort: opened.graph.format === 'om' ? { error: 'onnxruntime-web reads .onnx files only' }
+        : await engine(() => withSession(opened.bytes, (run) => timedRun(() => run(feeds)))),
+    };
+    const diffs = differences(engines.session.outputs, engines.ort.outputs);
+    return { inputs, engines, diffs, maxDiff: diffs && Math.max(...Object.values(diffs)) };
+  },
 };
+
+/** Runs once to warm up, then once more timed: { ms, outputs }. */
+async function timedRun(run) {
+  await run();
+  const t0 = performance.now();
+  const outputs = await run();
+  return { ms: performance.now() - t0, outputs };
+}
+
+/** What an engine's run gave, or { error } (it cannot read or run the file). */
+async function engine(fn) {
+  try {
+    return await fn();
+  } catch (e) {
+    return { error: `${e?.kind ? `${e.kind}: ` : ''}${e?.message ?? e}` };
+  }
+}
+
+/** Per output both engines gave, the largest |a - b| (NaN when their sizes differ); null without both. */
+function differences(a, b) {
+  if (!a || !b) return null;
+  return Object.fromEntries(Object.entries(a).map(([name, x]) => {
+    const y = b[name];
+    if (!y || x.data.length !== y.data.length) return [name, NaN];
+    let max = 0;
+    for (let i = 0; i < x.data.length; i++) max = Math.max(max, Math.abs(x.data[i] - y.data[i]));
+    return [name, max];
+  }));
+}
 
 /**
  * An error as the page shows it: its class, kind, message and place in the user's code. The

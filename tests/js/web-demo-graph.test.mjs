@@ -1,0 +1,211 @@
+// The demo page's graph view without a browser: reading .onnx and .om files (web-demo/src/
+// graphfile.js) against what the tracer recorded, the blocks a graph is grouped into by module
+// (groups.js: a 12-layer decoder opens as its layers, no block feeds back into itself), the layout
+// (layout.js: a shape on every edge, a frame per expanded block) and the generated or uploaded
+// inputs a file is run on (feeds.js), with their errors.
+import assert from 'node:assert/strict';
+import { before, describe, test } from 'node:test';
+import * as om from 'onemodel';
+import * as wf from '../../examples/lib/workflow.mjs';
+import { Block, GPT } from '../../examples/zoo/gpt.mjs';
+import { readGraph } from '../../web-demo/src/graphfile.js';
+import { OPEN_BOXES, autoExpand, boxCount, groupByModule, moduleOfName, visibleId } from '../../web-demo/src/groups.js';
+import { layoutGraph } from '../../web-demo/src/layout.js';
+import { defaultSizes, feedsFor } from '../../web-demo/src/feeds.js';
+import { attributeText } from '../../web-demo/src/inspector.js';
+import { moduleOf } from './helpers.mjs';
+
+before(() => om.ready());
+
+/** A zoo model file traced at its own inputs: fn(traced, inputs (om.trace's)), then everything is freed. */
+async function withZoo(name, fn) {
+  const file = wf.checkModelFile(await import(`../../examples/zoo/${name}.mjs?graph-${Math.random()}`), name);
+  const inputs = wf.makeInputs(file, wf.describeInputs(file.inputs));
+  const traced = wf.traceModel(file, inputs);
+  try {
+    return await fn(traced, inputs);
+  } finally {
+    traced.dispose();
+    wf.disposeInputs(inputs);
+    wf.disposeModelFile(file);
+  }
+}
+
+/** A GPT of `layers` blocks (the zoo's classes), traced on ids [batch, seq]. */
+function withGpt(layers, fn) {
+  const gpt = new GPT({ vocab: 40, d: 16, heads: 2, maxLen: 16 });
+  for (const p of gpt.h.parameters()) p.dispose();
+  gpt.h = new om.nn.ModuleList(Array.from({ length: layers }, () => new Block(16, 2, 16, 'sdpa')));
+  const ids = om.zeros([2, 5], { dtype: 'int64' });
+  const traced = om.trace(gpt.eval(), { ids: [ids, ['batch', 'seq']] }, { outputNames: ['logits'] });
+  try {
+    return fn(traced);
+  } finally {
+    traced.dispose();
+    ids.dispose();
+    for (const p of gpt.parameters()) p.dispose();
+  }
+}
+
+/** The graph with attributes' tensor values left out (an .om keeps none), for comparing the two formats. */
+const structure = (g) => g.nodes.map((n) => ({ ...n, attributes: n.attributes.map((a) => ({ name: a.name, value: a.value?.shape ? { dtype: a.value.dtype, shape: a.value.shape } : a.value })) }));
+
+/** Throws an OmError of kind with a message matching re. */
+const throwsKind = (fn, kind, re) => assert.throws(fn, (e) => e instanceof om.OmError && e.kind === kind && re.test(e.message));
+
+describe('graphfile: reading .onnx and .om', () => {
+  test('both files of one trace read as the graph the tracer recorded: nodes, names, attributes, initializers', () => withZoo('lenet', (traced) => {
+    const recorded = traced.graph();
+    const onnx = readGraph(traced.toOnnx());
+    const omFile = readGraph(traced.save());
+    assert.equal(onnx.format, 'onnx');
+    assert.equal(omFile.format, 'om');
+    for (const g of [onnx, omFile]) {
+      assert.deepEqual(g.nodes.map(({ opType, inputs, outputs }) => ({ opType, inputs, outputs })), recorded.nodes);
+      assert.deepEqual(g.initializers, recorded.initializers);
+      assert.deepEqual(g.inputs.map(({ name, dtype, shape }) => ({ name, dtype, shape })), traced.inputs);
+      assert.deepEqual(g.outputs, traced.outputs);
+    }
+    assert.deepEqual(structure(omFile), structure(onnx), 'the same names and attributes in both files');
+    const conv = onnx.nodes.find((n) => n.opType === 'Conv');
+    const attrs = Object.fromEntries(conv.attributes.map((a) => [a.name, a.value]));
+    const weight = recorded.initializers.find((i) => i.name === conv.inputs[1]);
+    assert.deepEqual(attrs.kernel_shape, weight.shape.slice(2), 'kernel_shape is the weight\'s spatial size');
+    assert.equal(attrs.strides.length, 2);
+    assert.equal(attrs.pads.length, 4);
+    assert.match(conv.name, /^Conv_\d+$/);
+  }));
+
+  test('an .om gives every value\'s shape, a symbolic dim by name; an .onnx those of its inputs, outputs and weights', () => withZoo('resnet', (traced, inputs) => {
+    const omFile = readGraph(traced.save());
+    const onnx = readGraph(traced.toOnnx());
+    for (const n of omFile.nodes) for (const v of n.outputs) assert.ok(omFile.values[v], `${v} has a shape`);
+    const symbolic = Object.values(omFile.values).filter((v) => v.shape.some((d) => typeof d === 'string'));
+    assert.ok(symbolic.length > omFile.inputs.length, 'node outputs carry symbolic dims too');
+    assert.ok(symbolic.some((v) => v.shape.some((d) => typeof d === 'string' && d !== 'batch' && d.includes('height'))),
+      'a dim computed from a symbol is named by its expression');
+    assert.deepEqual(Object.keys(onnx.values).sort(), [...traced.inputs, ...traced.outputs, ...traced.graph().initializers].map((v) => v.name).sort());
+    const example = inputs.x[0].shape;
+    assert.deepEqual(omFile.inputs[0].example, example, 'an .om keeps the traced sizes');
+    assert.deepEqual(defaultSizes(omFile.inputs), { batch: example[0], height: example[2], width: example[3] }, 'the run form starts at them');
+    assert.deepEqual(defaultSizes(onnx.inputs), { batch: 1, height: 1, width: 1 }, 'an .onnx keeps none');
+  }));
+
+  test('a Constant\'s small tensor keeps its values; attributes read as text for the inspector', () => {
+    const x = om.randn([2, 6], { seed: 1 });
+    const traced = om.trace(moduleOf((t) => t.reshape(3, -1).transpose(0, 1)), { x: [x, [null, null]] });
+    try {
+      const g = readGraph(traced.toOnnx());
+      const shape = g.initializers.find((i) => g.nodes.some((n) => n.opType === 'Reshape' && n.inputs[1] === i.name));
+      assert.deepEqual(shape?.shape, [2], 'the Reshape reads its target shape from an initializer');
+      const perm = g.nodes.find((n) => n.opType === 'Transpose').attributes.find((a) => a.name === 'perm');
+      assert.equal(attributeText(perm.value), '[1, 0]');
+    } finally {
+      traced.dispose();
+      x.dispose();
+    }
+    assert.equal(attributeText({ dtype: 'int64', shape: [3], values: [1, -1, 4] }), 'int64[3] [1, -1, 4]');
+    assert.equal(attributeText(0.10000000149011612), '0.1');
+    assert.equal(attributeText('NOTSET'), '"NOTSET"');
+  });
+
+  test('bytes that are no model, or end early, are OmError Format; an .om of another version Unsupported', () => withZoo('mlp', (traced) => {
+    const onnx = traced.toOnnx(), saved = traced.save();
+    throwsKind(() => readGraph(new TextEncoder().encode('<!doctype html><html></html>')), 'Format', /^open: the file is damaged or not a model \(/);
+    throwsKind(() => readGraph(new Uint8Array(0)), 'Format', /no graph: neither an \.onnx nor an \.om/);
+    throwsKind(() => readGraph(onnx.subarray(0, onnx.length - 7)), 'Format', /runs past its message/);
+    throwsKind(() => readGraph(saved.subarray(0, 40)), 'Format', /an \.om header is 64 bytes/);
+    throwsKind(() => readGraph(saved.subarray(0, 100)), 'Format', /the graph section runs past the file/);
+    const v2 = saved.slice();
+    new DataView(v2.buffer).setUint32(8, 2, true);
+    throwsKind(() => readGraph(v2), 'Unsupported', /^open: an \.om of version 2; this page reads version 1$/);
+    const big = saved.slice();
+    new DataView(big.buffer).setUint32(64, 0x7fffffff, true);   // the value count
+    throwsKind(() => readGraph(big), 'Format', /values: 2147483647 do not fit in the graph section/);
+  }));
+});
+
+describe('groups: blocks by module', () => {
+  test('a node with weights of its own is their module\'s; a 12-layer decoder opens as its 12 layers, each a block that feeds no block back', () => withGpt(12, (traced) => {
+    const g = readGraph(traced.save());
+    const groups = groupByModule(g);
+    const inits = new Set(g.initializers.map((i) => i.name));
+    const readers = (w) => g.nodes.filter((n) => n.inputs.includes(w)).length;
+    g.nodes.forEach((n, i) => {
+      for (const w of n.inputs.filter((v) => inits.has(v) && moduleOfName(v) && readers(v) === 1)) {
+        assert.ok(moduleOfName(w).startsWith(groups.module[i]), `${n.name} reads ${w} and is in ${groups.module[i]}`);
+      }
+    });
+    for (let k = 0; k < 12; k++) assert.ok(groups.blocks.has(`h.${k}`), `block h.${k}`);
+    assert.ok(groups.blocks.has('h.0.attn') && groups.blocks.has('h.0.mlp'));
+    const expanded = autoExpand(groups);
+    const boxes = boxCount(groups, expanded);
+    assert.ok(boxes <= OPEN_BOXES, `${g.nodes.length} nodes open as ${boxes} boxes`);
+    const layers = new Set([...expanded, 'h']);
+    const shown = new Set(g.nodes.map((_, i) => visibleId(groups, i, layers)));
+    for (let k = 0; k < 12; k++) assert.ok(shown.has(`group:h.${k}`), `with h expanded, layer ${k} is one block`);
+    assert.ok(shown.size < 60, `${shown.size} boxes`);
+    assert.equal(moduleOfName('h.1.attn.attn.in_proj_weight.view_0'), 'h.1.attn.attn', 'a view of a weight is its module\'s');
+    // with every block collapsed, at the top and one level down, the boxes form a graph without a cycle
+    for (const open of [new Set(), expanded, layers, new Set(['h', 'h.3']), new Set(['h', 'h.3', 'h.3.attn'])]) {
+      const ids = g.nodes.map((_, i) => visibleId(groups, i, open));
+      const producer = new Map();
+      g.nodes.forEach((n, i) => n.outputs.forEach((v) => producer.set(v, ids[i])));
+      const next = new Map();
+      g.nodes.forEach((n, i) => n.inputs.forEach((v) => {
+        const from = producer.get(v);
+        if (from && from !== ids[i]) next.set(from, new Set([...(next.get(from) ?? []), ids[i]]));
+      }));
+      const state = new Map();
+      const visit = (id) => {
+        if (state.get(id) === 1) assert.fail(`a cycle through ${id} with [${[...open]}] expanded`);
+        if (state.get(id) === 2) return;
+        state.set(id, 1);
+        for (const j of next.get(id) ?? []) visit(j);
+        state.set(id, 2);
+      };
+      for (const id of new Set(ids)) visit(id);
+    }
+  }));
+
+  test('a small graph opens whole; the layout labels every edge with its shape and frames the expanded blocks', () => withZoo('resnet', (traced) => {
+    const g = readGraph(traced.save());
+    const groups = groupByModule(g);
+    const expanded = autoExpand(groups, 40);
+    assert.equal(boxCount(groups, expanded), g.nodes.length, 'every node its own box');
+    const laid = layoutGraph(g, groups, expanded);
+    assert.equal(laid.nodes.filter((n) => n.kind === 'op').length, g.nodes.length);
+    assert.ok(laid.edges.length >= g.nodes.length);
+    for (const e of laid.edges) assert.ok(e.label, `${e.value} is labelled`);
+    const x = laid.edges.find((e) => e.value === 'x');
+    assert.deepEqual(x.label.map((s) => s.text).join(''), `[${g.inputs[0].shape.join(', ')}]`);
+    assert.deepEqual(laid.frames.map((f) => f.path).sort(), [...expanded].sort());
+    const collapsed = layoutGraph(g, groups, new Set());
+    assert.deepEqual(collapsed.nodes.filter((n) => n.kind === 'group').map((n) => n.path), ['layer1', 'layer2', 'layer3']);
+    assert.deepEqual(collapsed.frames, []);
+  }));
+});
+
+describe('feeds: the inputs a file runs on', () => {
+  const inputs = [{ name: 'x', dtype: 'float32', shape: ['batch', 3] }, { name: 'ids', dtype: 'int64', shape: ['batch', '?'] }];
+
+  test('generated at the sizes given: the same values every time, ids valid for any vocabulary', () => {
+    const a = feedsFor(inputs, { batch: 2 }), b = feedsFor(inputs, { batch: 2 });
+    assert.deepEqual(a.x.dims, [2, 3]);
+    assert.deepEqual(a.ids.dims, [2, 1]);
+    assert.deepEqual(Array.from(a.x.data), Array.from(b.x.data));
+    assert.ok(Array.from(a.x.data).every((v) => v >= -1 && v < 1) && new Set(a.x.data).size === 6);
+    assert.deepEqual(Array.from(a.ids.data), [0n, 1n]);
+  });
+
+  test('uploaded inputs are used as given; bad sizes and uploads are OmError InvalidArgument naming the input', () => {
+    const f = feedsFor(inputs, { batch: 1 }, { x: { dims: [1, 3], data: [1, 2, 3] } });
+    assert.deepEqual(Array.from(f.x.data), [1, 2, 3]);
+    throwsKind(() => feedsFor(inputs, { batch: 0 }), 'InvalidArgument', /^run: the size of batch must be a positive integer, got 0$/);
+    throwsKind(() => feedsFor(inputs, { batch: 1 }, { x: { dims: [1, 3], data: [1] } }), 'InvalidArgument', /^run: uploaded input x has 1 values for dims \[1,3\] \(3\)$/);
+    throwsKind(() => feedsFor(inputs, { batch: 1 }, { x: { dims: [1, 4], data: [1, 2, 3, 4] } }), 'InvalidArgument', /^run: uploaded input x has dims \[1,4\]; the file takes \[batch,3\]$/);
+    throwsKind(() => feedsFor(inputs, { batch: 1 }, { x: [1, 2, 3] }), 'InvalidArgument', /^run: uploaded input x must be \{ dims: \[sizes\], data: \[numbers\] \}$/);
+    throwsKind(() => feedsFor([{ name: 's', dtype: 'string', shape: [1] }], {}), 'InvalidArgument', /^run: input s is string; the page makes float32, int64 and bool inputs$/);
+    throwsKind(() => feedsFor(inputs, { batch: 1 << 26 }), 'InvalidArgument', /^run: input x would hold 201326592 elements at \[67108864,3\]; at most 67108864$/);
+  });
+});

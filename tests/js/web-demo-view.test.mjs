@@ -1,0 +1,306 @@
+// The demo page's graph view in headless Chromium at 1280x800: the inspector of a traced zoo
+// model's node (attributes, every value's dtype and shape, symbolic dims by name, weights by
+// state-dict name) against the file Node traces; blocks by module collapsed and expanded in place;
+// search that expands, selects and centres; zoom that keeps the selection; a 12-layer decoder's
+// .onnx, made here and dropped on the page, opening readable; a file run in the Session and in
+// onnxruntime-web with the outputs Node's Session gives. Screenshots (demo-inspector, demo-blocks,
+// demo-run) go to test-artifacts/web-demo-view/, or where DEMO_SCREENSHOTS says: `npm run
+// screenshots` writes the ones docs/web-demo.md shows to docs/images/.
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import * as om from 'onemodel';
+import { chromium } from 'playwright-core';
+import * as wf from '../../examples/lib/workflow.mjs';
+import { Block, GPT } from '../../examples/zoo/gpt.mjs';
+import { serve } from '../../web-demo/server.mjs';
+import { readGraph } from '../../web-demo/src/graphfile.js';
+import { OPEN_BOXES, groupByModule } from '../../web-demo/src/groups.js';
+import { feedsFor, defaultSizes } from '../../web-demo/src/feeds.js';
+import { attributeText } from '../../web-demo/src/inspector.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const SHOTS = resolve(ROOT, process.env.DEMO_SCREENSHOTS ?? join('test-artifacts', 'web-demo-view'));
+const READABLE = 0.85;   // graph.js: the scale a large graph opens at
+
+/** The .om of zoo model `name` traced at its own inputs, as Node makes it. */
+async function zooSaved(name) {
+  const file = wf.checkModelFile(await import(`../../examples/zoo/${name}.mjs?view-${Math.random()}`), name);
+  const inputs = wf.makeInputs(file, wf.describeInputs(file.inputs));
+  const traced = wf.traceModel(file, inputs);
+  try {
+    return traced.save();
+  } finally {
+    traced.dispose();
+    wf.disposeInputs(inputs);
+    wf.disposeModelFile(file);
+  }
+}
+
+/** A 12-layer GPT (the zoo's classes) traced on ids [batch, seq]: its .onnx and .om. */
+function gpt12() {
+  const gpt = new GPT({ vocab: 40, d: 16, heads: 2, maxLen: 16 });
+  for (const p of gpt.h.parameters()) p.dispose();
+  gpt.h = new om.nn.ModuleList(Array.from({ length: 12 }, () => new Block(16, 2, 16, 'sdpa')));
+  const ids = om.zeros([2, 5], { dtype: 'int64' });
+  const traced = om.trace(gpt.eval(), { ids: [ids, ['batch', 'seq']] }, { outputNames: ['logits'] });
+  try {
+    return { onnx: traced.toOnnx(), saved: traced.save() };
+  } finally {
+    traced.dispose();
+    ids.dispose();
+    for (const p of gpt.parameters()) p.dispose();
+  }
+}
+
+describe('the demo page\'s graph view in Chromium', () => {
+  let server, browser, page, dir;
+  const pageErrors = [];
+
+  before(async () => {
+    await om.ready();
+    mkdirSync(SHOTS, { recursive: true });
+    dir = mkdtempSync(join(tmpdir(), 'onemodel-view-'));
+    server = await serve({ port: 0 });
+    browser = await chromium.launch({
+      executablePath: '/usr/bin/chromium',
+      headless: true,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+    page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    page.setDefaultTimeout(60_000);
+    page.on('pageerror', (e) => pageErrors.push(`pageerror: ${e.message}`));
+    page.on('console', (m) => { if (m.type() === 'error') pageErrors.push(`console: ${m.text()}`); });
+    await page.goto(server.url);
+    await idle();
+  });
+
+  after(async () => {
+    await browser?.close();
+    await server?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** No job runs and no layout is being computed. */
+  const idle = () => page.waitForFunction(() => document.querySelector('#model-select').options.length > 0
+    && !document.body.classList.contains('busy') && !document.querySelector('#graph').classList.contains('laying-out'));
+  const shot = (name) => page.screenshot({ path: join(SHOTS, `${name}.png`) });
+  const boxIds = (kind) => page.$$eval(`#graph g.node.${kind}`, (gs) => gs.map((g) => g.dataset.id));
+  /** A box's rectangle on screen. */
+  const rect = (sel) => page.$eval(sel, (e) => { const r = e.getBoundingClientRect(); return { x: r.x, y: r.y, w: r.width, h: r.height }; });
+  const view = () => page.evaluate(() => window.onemodelPage.graph.view);
+  const inspector = (sel) => page.$$eval(`#inspector ${sel}`, (es) => es.map((e) => e.textContent.trim()));
+
+  async function pick(name) {
+    await page.selectOption('#model-select', name);
+    await idle();
+  }
+
+  test('trace a zoo model and inspect a node: op, name, module, attributes, every value\'s dtype and shape, weights by name', async () => {
+    await pick('resnet');
+    await page.click('#trace');
+    await idle();
+    const g = readGraph(await zooSaved('resnet'));
+    const groups = groupByModule(g);
+    // the first Conv of layer2's first block: a stride-2 conv on symbolic height and width
+    const index = g.nodes.findIndex((n, i) => n.opType === 'Conv' && groups.module[i].startsWith('layer2.0'));
+    const node = g.nodes[index];
+    await page.evaluate((t) => window.onemodelPage.graph.reveal(t), `op:${index}`);
+    await idle();
+    assert.equal(await page.getAttribute('#graph g.node.selected', 'data-id'), `op:${index}`);
+    assert.equal(await page.isVisible('#inspector'), true);
+    assert.deepEqual(await inspector('h3'), [`Conv ${node.name}`]);
+    assert.deepEqual(await inspector('.module code'), [groups.module[index]]);
+    const attrs = await page.$$eval('#inspector .attrs tr', (trs) => trs.map((tr) => [tr.dataset.attr, tr.cells[1].textContent]));
+    assert.deepEqual(attrs, node.attributes.map((a) => [a.name, attributeText(a.value)]));
+    assert.deepEqual(Object.fromEntries(attrs).strides, '[2, 2]');
+    assert.equal(Object.fromEntries(attrs).kernel_shape, `[${g.values[node.inputs[1]].shape.slice(2).join(', ')}]`, 'the weight\'s spatial size');
+    const rows = (which) => page.$$eval(`#inspector .values.${which} tr`, (trs) => trs.map((tr) => ({
+      name: tr.dataset.value, tag: tr.querySelector('.tag')?.textContent ?? null, dtype: tr.cells[1].textContent, shape: tr.cells[2].textContent,
+      sym: Array.from(tr.querySelectorAll('.sym'), (s) => s.textContent),
+    })));
+    const expected = (names) => names.map((name) => {
+      const v = g.values[name];
+      const weight = g.initializers.some((i) => i.name === name);
+      return { name, tag: weight ? 'weight' : null, dtype: v.dtype, shape: `[${v.shape.join(', ')}]`, sym: v.shape.filter((d) => typeof d === 'string') };
+    });
+    const inputs = await rows('inputs');
+    assert.deepEqual(inputs, expected(node.inputs));
+    assert.equal(inputs[1].name, `${groups.module[index]}.weight`, 'the weight by its state-dict name');
+    assert.ok(inputs[0].sym.includes('batch') && inputs[0].sym.length === 3, `symbolic dims by name: ${inputs[0].shape}`);
+    assert.deepEqual(await rows('outputs'), expected(node.outputs));
+    assert.ok((await rows('outputs'))[0].sym.some((d) => d !== 'batch'), 'the output\'s spatial dims are expressions of height and width');
+    // every edge drawn is labelled with its value's shape
+    const labels = await page.$$eval('#graph .edge-label', (ts) => ts.map((t) => [t.dataset.value, t.textContent]));
+    assert.ok(labels.length >= g.nodes.length / 2);
+    for (const [value, text] of labels) assert.equal(text, `[${g.values[value].shape.join(', ')}]`);
+    await shot('demo-inspector');
+  });
+
+  test('blocks by module: expand one in place (the inspector\'s Expand, or a double click) and collapse it by its frame', async () => {
+    await pick('gpt');
+    await page.click('#trace');
+    await idle();
+    const g = readGraph(await zooSaved('gpt'));
+    const groups = groupByModule(g);
+    const blocks = await boxIds('group');
+    assert.ok(blocks.includes('group:h.0') && blocks.includes('group:h.1'), blocks.join());
+    assert.ok((await boxIds('op')).length + blocks.length <= OPEN_BOXES);
+    await page.click('#graph g.node.group[data-path="h.0"]');
+    const size = groups.blocks.get('h.0').size;
+    assert.deepEqual(await inspector('h3'), ['module h.0']);
+    assert.match((await inspector('p'))[0], new RegExp(`^${size} nodes · \\d+ weights \\([\\d,]+ elements\\)`));
+    const before = await rect('#graph g.node.group[data-path="h.0"]');
+    await page.click('#inspector button.toggle');
+    await idle();
+    assert.equal(await page.locator('#graph g.node.group[data-path="h.0"]').count(), 0, 'the block\'s box is gone');
+    const frame = await rect('#graph g.frame[data-path="h.0"] rect');
+    assert.ok(Math.abs(frame.y - before.y) <= 1 && Math.abs(frame.x + frame.w / 2 - (before.x + before.w / 2)) <= 1,
+      `the frame's top stays where the box's top was (${JSON.stringify(before)} -> ${JSON.stringify(frame)})`);
+    const inside = await page.$$eval('#graph g.node', (gs) => gs.map((e) => e.dataset.path ?? e.dataset.id));
+    assert.ok(inside.some((p) => p.startsWith?.('h.0.')), `h.0's inner blocks show: ${inside.join()}`);
+    assert.equal(await page.textContent('#inspector button.toggle'), 'Collapse');
+    await page.click('#graph g.frame[data-path="h.0"] .frame-label');
+    await idle();
+    assert.equal(await page.locator('#graph g.frame[data-path="h.0"]').count(), 0);
+    assert.equal(await page.getAttribute('#graph g.node.selected', 'data-id'), 'group:h.0', 'the collapsed block is selected');
+    // a double click expands too (on h.1, found by its path)
+    await page.fill('#graph-search', 'h.1');
+    await page.press('#graph-search', 'Enter');
+    await idle();
+    assert.equal(await page.getAttribute('#graph g.node.selected', 'data-id'), 'group:h.1');
+    await page.dblclick('#graph g.node.group[data-path="h.1"]');
+    await idle();
+    assert.equal(await page.locator('#graph g.frame[data-path="h.1"]').count(), 1);
+  });
+
+  test('search by op type, value name and module: a hit expands what holds it, is selected and centred', async () => {
+    const g = readGraph(await zooSaved('gpt'));
+    const groups = groupByModule(g);
+    await page.click('[data-tab=graph]');
+    await page.fill('#graph-search', 'softmax');
+    const hits = await page.$$eval('#search-results li', (ls) => ls.map((l) => l.dataset.target));
+    const softmax = g.nodes.map((n, i) => (n.opType === 'Softmax' ? `op:${i}` : null)).filter(Boolean);
+    assert.deepEqual(hits.slice(0, softmax.length), softmax, 'the nodes of that op type first');
+    await page.press('#graph-search', 'Enter');
+    await idle();
+    const [first] = softmax;
+    assert.equal(await page.getAttribute('#graph g.node.selected', 'data-id'), first);
+    assert.equal(await page.getAttribute('#graph g.node.selected', 'data-op'), 'Softmax');
+    const svg = await rect('#graph svg');
+    const box = await rect('#graph g.node.selected rect');
+    assert.ok(Math.abs(box.x + box.w / 2 - (svg.x + svg.w / 2)) <= 2 && Math.abs(box.y + box.h / 2 - (svg.y + svg.h / 2)) <= 2, 'centred');
+    assert.ok((await view()).k >= READABLE, 'at a readable scale');
+    const module = groups.module[Number(first.slice(3))];
+    assert.ok(await page.locator(`#graph g.frame[data-path="${module.split('.').slice(0, 2).join('.')}"]`).count() === 1, 'the block holding it is expanded');
+    // Enter again: the next hit
+    await page.press('#graph-search', 'Enter');
+    await idle();
+    assert.equal(await page.getAttribute('#graph g.node.selected', 'data-id'), softmax[1]);
+    // a value name finds the node that writes it; a module path finds the block
+    const value = g.nodes[5].outputs[0];
+    await page.fill('#graph-search', value);
+    assert.ok((await page.$$eval('#search-results li', (ls) => ls.map((l) => l.dataset.target))).includes('op:5'));
+    await page.fill('#graph-search', 'h.1.mlp');
+    assert.equal(await page.getAttribute('#search-results li:first-child', 'data-target'), 'block:h.1.mlp');
+    await page.fill('#graph-search', 'no such thing');
+    assert.deepEqual(await page.$$eval('#search-results li', (ls) => ls.map((l) => l.textContent)), ['no match']);
+    await page.fill('#graph-search', '');
+  });
+
+  test('zoom keeps the selected box where it is; a drag pans and keeps the selection', async () => {
+    const sel = '#graph g.node.selected rect';
+    const before = await rect(sel);
+    await page.click('#zoom-in');
+    const zoomed = await rect(sel);
+    assert.ok(zoomed.w > before.w * 1.2, 'zoomed in');
+    assert.ok(Math.abs(zoomed.x + zoomed.w / 2 - (before.x + before.w / 2)) <= 1 && Math.abs(zoomed.y - before.y) <= 1, 'the selection stays put');
+    await page.focus('#graph svg');
+    await page.keyboard.press('-');
+    const out = await rect(sel);
+    assert.ok(Math.abs(out.x + out.w / 2 - (before.x + before.w / 2)) <= 1 && Math.abs(out.y - before.y) <= 1);
+    const svg = await rect('#graph svg');
+    await page.mouse.move(svg.x + 40, svg.y + 40);
+    await page.mouse.down();
+    await page.mouse.move(svg.x + 100, svg.y + 70, { steps: 4 });
+    await page.mouse.up();
+    const panned = await rect(sel);
+    assert.deepEqual([Math.round(panned.x - out.x), Math.round(panned.y - out.y)], [60, 30]);
+    assert.equal(await page.isVisible('#inspector'), true, 'still selected and inspected');
+  });
+
+  let files;
+  test('a 12-layer decoder\'s .onnx dropped on the page opens readable: its layers as blocks, at a legible scale, in the panel', async () => {
+    files = gpt12();
+    const bytes = Array.from(files.onnx);
+    const drop = await page.evaluateHandle((b) => {
+      const dt = new DataTransfer();
+      dt.items.add(new File([new Uint8Array(b)], 'gpt12.onnx'));
+      return dt;
+    }, bytes);
+    await page.dispatchEvent('body', 'drop', { dataTransfer: drop });
+    await idle();
+    const g = readGraph(files.onnx);
+    assert.equal(await page.textContent('#graph-info'), `gpt12.onnx · ${g.nodes.length} nodes · ${g.initializers.length} initializers`);
+    const boxes = await page.locator('#graph g.node').count();
+    assert.ok(boxes <= OPEN_BOXES + 2, `${g.nodes.length} nodes open as ${boxes} boxes`);
+    assert.ok((await view()).k >= READABLE, 'not specks');
+    const svg = await rect('#graph svg');
+    const input = await rect('#graph g.node.input rect');
+    assert.ok(input.x >= svg.x && input.x + input.w <= svg.x + svg.w && input.y >= svg.y && input.y + input.h <= svg.y + svg.h, 'its input is in the panel');
+    // the layer list expands into the 12 layers, each one block
+    await page.dblclick('#graph g.node.group[data-path="h"]');
+    await idle();
+    const shown = await page.$$eval('#graph g.node.group', (gs) => gs.map((e) => e.dataset.path));
+    for (let k = 0; k < 12; k++) assert.ok(shown.includes(`h.${k}`), `layer ${k}: ${shown.join()}`);
+    await shot('demo-blocks');
+  });
+
+  test('run an opened .onnx in the Session and onnxruntime-web: both outputs, timings and the max difference; an .om in the Session', async () => {
+    const g = readGraph(files.onnx);
+    await page.click('[data-tab=run]');
+    assert.deepEqual(await page.$$eval('#run-sizes .size', (is) => is.map((i) => [i.dataset.symbol, i.value])), [['batch', '1'], ['seq', '1']]);
+    await page.fill('#run-sizes [data-symbol=seq]', '6');
+    await page.click('#run-file');
+    await idle();
+    assert.match(await page.textContent('#run-summary'), /^Session \d+\.\d\d ms · onnxruntime-web \d+\.\d\d ms · max \|difference\| \S+ \(one run after a warm-up; inputs ids \[1,6\]\)\.$/);
+    assert.ok(Number(await page.getAttribute('#run-summary', 'data-max-diff')) <= 1e-4);
+    // the page's Session gave what Node's gives on the same generated inputs
+    const feeds = feedsFor(g.inputs, { ...defaultSizes(g.inputs), seq: 6 });
+    const session = await om.InferenceSession.create(files.onnx);
+    const want = om.tidy(() => Array.from(session.run(feeds).logits.toArray()));
+    session.dispose();
+    const shown = await page.textContent('#run-results tr[data-output=logits] .values');
+    assert.equal(shown, `${want.slice(0, 6).map((v) => Number(v.toPrecision(4))).join(', ')}, …`);
+    assert.equal(await page.textContent('#run-results tr[data-output=logits] .shape'), '[1, 6, 40]');
+    await shot('demo-run');
+
+    const path = join(dir, 'gpt12.om');
+    writeFileSync(path, files.saved);
+    await page.setInputFiles('#open-file', path);
+    await idle();
+    await page.click('[data-tab=run]');
+    assert.deepEqual(await page.$$eval('#run-sizes .size', (is) => is.map((i) => i.value)), ['2', '5'], 'an .om starts at the traced sizes');
+    await page.click('#run-file');
+    await idle();
+    assert.match(await page.textContent('#run-summary'), /^Session \d+\.\d\d ms · onnxruntime-web failed: onnxruntime-web reads \.onnx files only /);
+    assert.match(await page.getAttribute('#run-summary', 'class'), /\bok\b/);
+  });
+
+  test('a file that is no model: OmError Format in the banner, and the page goes on', async () => {
+    const path = join(dir, 'notes.onnx');
+    writeFileSync(path, '<!doctype html><p>not a model</p>');
+    await page.setInputFiles('#open-file', path);
+    await idle();
+    assert.equal(await page.textContent('#error .kind'), 'Format');
+    assert.match(await page.textContent('#error .message'), /^open: the file is damaged or not a model \(/);
+    await page.click('#error .close');
+  });
+
+  test('no errors in the page or its console', () => {
+    assert.deepEqual(pageErrors, []);
+  });
+});

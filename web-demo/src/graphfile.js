@@ -1,0 +1,348 @@
+// Reads a model file's graph for the graph view: an .onnx (a ModelProto, protobuf's wire format,
+// read from onnx.proto's field numbers) or an .om (the library format v1, docs/format.md). Only
+// the structure is read (nodes, attributes, values' names, dtypes and shapes, initializers' shapes),
+// never the weights; a small tensor attribute (a Constant's value) keeps its first elements.
+//
+//   readGraph(bytes) -> { format: 'onnx' | 'om', inputs: [{ name, dtype, shape, example? (an .om's:
+//     the traced sizes) }], outputs, initializers: [{ name, dtype, shape }],
+//     values: { name: { dtype, shape } } (every value whose shape the file gives: all of an .om's,
+//     an .onnx's inputs, outputs, initializers and value_info), nodes: [{ name, opType, domain,
+//     inputs (names, '' for an omitted input), outputs, attributes: [{ name, value }] }] }
+//
+// A shape lists sizes, a symbolic dim as its name ('batch', 'floor((h+1)/2)'), an unknown one as '?'.
+// Bytes that are neither format, or that end inside an item, throw OmError Format.
+import { OmError } from 'onemodel';
+
+const ONNX_DTYPES = { 1: 'float32', 2: 'uint8', 3: 'int8', 4: 'uint16', 5: 'int16', 6: 'int32', 7: 'int64', 8: 'string', 9: 'bool', 10: 'float16', 11: 'float64', 12: 'uint32', 13: 'uint64', 16: 'bfloat16' };
+const OM_DTYPES = ['float32', 'int64', 'bool'];
+const PREVIEW = 16;   // elements of a tensor attribute kept for the inspector
+const utf8 = new TextDecoder();
+
+function damaged(what) {
+  return new OmError('Format', `open: the file is damaged or not a model (${what})`);
+}
+
+// ---- protobuf's wire format ---------------------------------------------------------------------
+
+/** Reads the fields of the message in bytes[start, end): fn(field, wireType, reader) per field. */
+class Pb {
+  constructor(bytes, start = 0, end = bytes.length) {
+    this.b = bytes;
+    this.at = start;
+    this.end = end;
+  }
+
+  /** A varint as a BigInt (int64 fields: a negative value is ten bytes). */
+  big() {
+    let v = 0n, shift = 0n;
+    for (;;) {
+      if (this.at >= this.end || shift > 63n) throw damaged('a varint runs past its message');
+      const byte = this.b[this.at++];
+      v |= BigInt(byte & 0x7f) << shift;
+      if (!(byte & 0x80)) return BigInt.asIntN(64, v);
+      shift += 7n;
+    }
+  }
+
+  /** A varint that is a size, a tag or an enum: a safe integer. */
+  num() {
+    const v = this.big();
+    if (v < 0n || v > BigInt(Number.MAX_SAFE_INTEGER)) throw damaged('a size out of range');
+    return Number(v);
+  }
+
+  /** A length-delimited field's bounds, checked against the message's. */
+  span() {
+    const n = this.num();
+    if (n > this.end - this.at) throw damaged('a field runs past its message');
+    const start = this.at;
+    this.at += n;
+    return [start, this.at];
+  }
+
+  sub() { const [s, e] = this.span(); return new Pb(this.b, s, e); }
+  str() { const [s, e] = this.span(); return utf8.decode(this.b.subarray(s, e)); }
+
+  f32() {
+    if (this.end - this.at < 4) throw damaged('a float runs past its message');
+    const v = new DataView(this.b.buffer, this.b.byteOffset + this.at, 4).getFloat32(0, true);
+    this.at += 4;
+    return v;
+  }
+
+  skip(wire) {
+    if (wire === 0) this.big();
+    else if (wire === 1) this.at += 8;
+    else if (wire === 2) this.span();
+    else if (wire === 5) this.at += 4;
+    else throw damaged(`wire type ${wire}`);
+    if (this.at > this.end) throw damaged('a field runs past its message');
+  }
+
+  /** Calls fn(field, wire) for each field; fn reads the value or returns false to skip it. */
+  each(fn) {
+    while (this.at < this.end) {
+      const tag = this.num(), field = Math.floor(tag / 8), wire = tag & 7;
+      if (fn(field, wire) === false) this.skip(wire);
+    }
+  }
+
+  /** A repeated scalar field, packed (wire 2) or one value (read). */
+  repeated(wire, read, into) {
+    if (wire !== 2) return into.push(read(this));
+    const p = this.sub();
+    while (p.at < p.end) into.push(read(p));
+  }
+}
+
+const int64 = (p) => Number(p.big());
+const float = (p) => p.f32();
+
+/** A TensorProto: { name, dtype, shape, values? (its first elements) }. */
+function onnxTensor(p) {
+  const t = { name: '', dtype: 'float32', shape: [], values: null };
+  let raw = null;
+  const data = [];
+  p.each((f, w) => {
+    if (f === 1) p.repeated(w, int64, t.shape);
+    else if (f === 2) t.dtype = ONNX_DTYPES[p.num()] ?? 'unknown';
+    else if (f === 8) t.name = p.str();
+    else if (f === 9) raw = p.span();
+    else if (f === 4 && data.length < PREVIEW) p.repeated(w, float, data);
+    else if ((f === 5 || f === 7) && data.length < PREVIEW) p.repeated(w, int64, data);
+    else return false;
+  });
+  const count = t.shape.reduce((a, b) => a * b, 1);
+  if (count <= PREVIEW) t.values = raw ? rawValues(p.b, raw, t.dtype, count) : data.length ? data.slice(0, count) : null;
+  return t;
+}
+
+/** The elements of a small raw_data (float32, int64, int32 and bool), else null. */
+function rawValues(bytes, [start, end], dtype, count) {
+  const size = { float32: 4, int64: 8, int32: 4, bool: 1 }[dtype];
+  if (!size || end - start !== size * count) return null;
+  const v = new DataView(bytes.buffer, bytes.byteOffset + start, end - start);
+  return Array.from({ length: count }, (_, i) => (dtype === 'float32' ? v.getFloat32(i * 4, true)
+    : dtype === 'int64' ? Number(v.getBigInt64(i * 8, true)) : dtype === 'int32' ? v.getInt32(i * 4, true) : v.getUint8(i)));
+}
+
+/** A ValueInfoProto: { name, dtype, shape } (shape null when the file gives none). */
+function onnxValueInfo(p) {
+  const v = { name: '', dtype: 'unknown', shape: null };
+  p.each((f) => {
+    if (f === 1) return void (v.name = p.str());
+    if (f !== 2) return false;
+    const type = p.sub();   // TypeProto: tensor_type (1) is TypeProto.Tensor
+    type.each((tf) => {
+      if (tf !== 1) return false;
+      const tt = type.sub();
+      tt.each((ef) => {
+        if (ef === 1) v.dtype = ONNX_DTYPES[tt.num()] ?? 'unknown';
+        else if (ef === 2) v.shape = onnxShape(tt.sub());
+        else return false;
+      });
+    });
+  });
+  return v;
+}
+
+/** A TensorShapeProto: each dim's size, its name, or '?'. */
+function onnxShape(p) {
+  const shape = [];
+  p.each((f) => {
+    if (f !== 1) return false;
+    const dim = p.sub();
+    let d = '?';
+    dim.each((df) => {
+      if (df === 1) d = int64(dim);
+      else if (df === 2) d = dim.str() || '?';
+      else return false;
+    });
+    shape.push(d);
+  });
+  return shape;
+}
+
+/** An AttributeProto: { name, value } (a number, string, array, or a tensor's { dtype, shape, values }). */
+function onnxAttribute(p) {
+  const a = { name: '', value: null };
+  const list = [];
+  p.each((f, w) => {
+    if (f === 1) a.name = p.str();
+    else if (f === 2) a.value = p.f32();
+    else if (f === 3) a.value = int64(p);
+    else if (f === 4) a.value = p.str();
+    else if (f === 5) a.value = onnxTensor(p.sub());
+    else if (f === 6) { p.span(); a.value = 'a graph'; }
+    else if (f === 7) p.repeated(w, float, list);
+    else if (f === 8) p.repeated(w, int64, list);
+    else if (f === 9) list.push(p.str());
+    else return false;
+  });
+  if (a.value === null) a.value = list;
+  return a;
+}
+
+function onnxNode(p) {
+  const n = { name: '', opType: '', domain: '', inputs: [], outputs: [], attributes: [] };
+  p.each((f) => {
+    if (f === 1) n.inputs.push(p.str());
+    else if (f === 2) n.outputs.push(p.str());
+    else if (f === 3) n.name = p.str();
+    else if (f === 4) n.opType = p.str();
+    else if (f === 5) n.attributes.push(onnxAttribute(p.sub()));
+    else if (f === 7) n.domain = p.str();
+    else return false;
+  });
+  return n;
+}
+
+function readOnnx(bytes) {
+  const model = new Pb(bytes);
+  let graph = null;
+  model.each((f, w) => {
+    if (f !== 7 || w !== 2) return false;
+    graph = model.sub();
+  });
+  if (!graph) throw damaged('no graph: neither an .onnx nor an .om');
+  const g = { format: 'onnx', inputs: [], outputs: [], initializers: [], values: {}, nodes: [] };
+  const infos = [];
+  graph.each((f) => {
+    if (f === 1) g.nodes.push(onnxNode(graph.sub()));
+    else if (f === 5) {
+      const { name, dtype, shape } = onnxTensor(graph.sub());
+      g.initializers.push({ name, dtype, shape });
+    } else if (f === 11) g.inputs.push(onnxValueInfo(graph.sub()));
+    else if (f === 12) g.outputs.push(onnxValueInfo(graph.sub()));
+    else if (f === 13) infos.push(onnxValueInfo(graph.sub()));
+    else return false;
+  });
+  // an initializer listed among the inputs (IR < 4 files) is a weight, not an input to feed
+  const inits = new Set(g.initializers.map((i) => i.name));
+  g.inputs = g.inputs.filter((v) => !inits.has(v.name));
+  for (const v of [...g.inputs, ...g.outputs, ...infos]) if (v.shape) g.values[v.name] = { dtype: v.dtype, shape: v.shape };
+  for (const i of g.initializers) g.values[i.name] = { dtype: i.dtype, shape: i.shape };
+  for (const v of [...g.inputs, ...g.outputs]) v.shape ??= [];
+  return g;
+}
+
+// ---- the library format v1 (docs/format.md) ---------------------------------------------------
+
+/** Little-endian reads of the graph section, each checked against its end. */
+class Om {
+  constructor(bytes, start, end) {
+    this.v = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    this.b = bytes;
+    this.at = start;
+    this.end = end;
+  }
+
+  need(n, what) {
+    if (n > this.end - this.at) throw damaged(`${what} runs past the graph section`);
+    const at = this.at;
+    this.at += n;
+    return at;
+  }
+
+  u8(what) { return this.v.getUint8(this.need(1, what)); }
+  u32(what) { return this.v.getUint32(this.need(4, what), true); }
+  i64(what) { return Number(this.v.getBigInt64(this.need(8, what), true)); }
+  f32(what) { return this.v.getFloat32(this.need(4, what), true); }
+  str(what) { const n = this.u32(what); const at = this.need(n, what); return utf8.decode(this.b.subarray(at, at + n)); }
+
+  /** A count of items of at least `size` bytes each, checked against the bytes left. */
+  count(size, what) {
+    const n = this.u32(what);
+    if (n * size > this.end - this.at) throw damaged(`${what}: ${n} do not fit in the graph section`);
+    return n;
+  }
+
+  /** A value id, checked against the value table: its value (null: an omitted input). */
+  id(values, what) {
+    const id = this.u32(what);
+    if (id === 0xffffffff) return null;
+    if (id >= values.length) throw damaged(`${what}: value ${id} of ${values.length}`);
+    return values[id];
+  }
+
+  /** A counted list of value ids: their names ('' for an omitted input). */
+  names(values, what) {
+    return Array.from({ length: this.count(4, what) }, () => this.id(values, what)?.name ?? '');
+  }
+}
+
+function omAttribute(r) {
+  const name = r.str('an attribute name');
+  const type = r.u8('an attribute type');
+  const list = (read) => Array.from({ length: r.count(1, 'an attribute list') }, read);
+  switch (type) {
+    case 0: return { name, value: r.i64(name) };
+    case 1: return { name, value: r.f32(name) };
+    case 2: return { name, value: list(() => r.i64(name)) };
+    case 3: return { name, value: list(() => r.f32(name)) };
+    case 4: return { name, value: r.str(name) };
+    case 5: {
+      const dtype = OM_DTYPES[r.u8(name)] ?? 'unknown';
+      const shape = list(() => r.i64(name));
+      r.i64(name);
+      r.i64(name);
+      return { name, value: { dtype, shape, values: null } };
+    }
+    case 6: return { name, value: null };
+    default: throw damaged(`attribute type ${type}`);
+  }
+}
+
+function readOm(bytes) {
+  if (bytes.length < 64) throw damaged('an .om header is 64 bytes');
+  const head = new DataView(bytes.buffer, bytes.byteOffset, 64);
+  const version = head.getUint32(8, true);
+  if (version !== 1) throw new OmError('Unsupported', `open: an .om of version ${version}; this page reads version 1`);
+  const size = head.getBigUint64(16, true);
+  if (size > BigInt(bytes.length - 64)) throw damaged('the graph section runs past the file');
+  const r = new Om(bytes, 64, 64 + Number(size));
+  const values = Array.from({ length: r.count(6, 'values') }, () => {
+    const name = r.str('a value name');
+    const dtype = OM_DTYPES[r.u8('a dtype')] ?? 'unknown';
+    const example = [], shape = [];
+    for (let d = r.u8('a rank'); d > 0; d--) {
+      example.push(r.i64('a size'));
+      shape.push(r.str('an axis name') || example.at(-1));
+    }
+    return { name, dtype, shape, example };
+  });
+  const byName = (names) => names.map((name) => values.find((v) => v.name === name));
+  const inputs = byName(r.names(values, 'inputs'));
+  const outputs = byName(r.names(values, 'outputs'));
+  const initializers = Array.from({ length: r.count(20, 'initializers') }, () => {
+    const v = r.id(values, 'an initializer');
+    if (!v) throw damaged('an initializer without a value');
+    r.i64('an initializer offset');
+    r.i64('an initializer size');
+    return v;
+  });
+  const nodes = Array.from({ length: r.count(20, 'nodes') }, () => ({
+    opType: r.str('an op type'),
+    name: r.str('a node name'),
+    domain: '',
+    inputs: r.names(values, 'node inputs'),
+    outputs: r.names(values, 'node outputs'),
+    attributes: Array.from({ length: r.count(5, 'attributes') }, () => omAttribute(r)),
+  }));
+  return {
+    format: 'om',
+    inputs,
+    outputs: outputs.map(({ name, dtype, shape }) => ({ name, dtype, shape })),
+    initializers: initializers.map(({ name, dtype, shape }) => ({ name, dtype, shape })),
+    values: Object.fromEntries(values.map(({ name, dtype, shape }) => [name, { dtype, shape }])),
+    nodes,
+  };
+}
+
+const MAGIC = 'ONEMODEL';
+
+/** The graph of an .onnx or an .om (see the top of this file). bytes: a Uint8Array. */
+export function readGraph(bytes) {
+  const isOm = bytes.length >= 8 && utf8.decode(bytes.subarray(0, 8)) === MAGIC;
+  return isOm ? readOm(bytes) : readOnnx(bytes);
+}

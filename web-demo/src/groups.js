@@ -1,0 +1,133 @@
+// The graph view's blocks: each node's module (a state-dict prefix such as 'h.3.attn'), so that a
+// module's nodes can be drawn as one box and expanded one level at a time. A node that reads
+// weights belongs to the module that holds them ('h.3.attn.c_proj.weight' -> 'h.3.attn.c_proj');
+// a node that reads none (a Relu, a Reshape, a Softmax) to the deepest module both what feeds it
+// and what it feeds lie in (the Reshape between h.3.attn.c_attn and h.3.attn.c_proj is h.3.attn's;
+// a mask computed from the inputs alone, the deepest module all its users lie in).
+// A block must be one step of the graph: a node outside a module that runs between two of its
+// nodes (the residual Add between a block's attention and its MLP) joins it, or a collapsed
+// block would feed a node that feeds it back.
+//
+//   const groups = groupByModule(graph);     // graph: readGraph()'s
+//   groups.module[i]                         // node i's module, '' at the top
+//   groups.blocks                            // Map path -> { path, parent, size (nodes inside) }
+//   visibleId(groups, i, expanded)           // 'op:i', or 'group:<path>' of the collapsed block showing it
+//   autoExpand(groups)                       // the expanded set a graph opens with
+const SEP = '.';
+/** A graph opens with its blocks expanded while it draws no more boxes than this. */
+export const OPEN_BOXES = 30;
+
+/**
+ * The module holding a state-dict name ('layer1.0.conv1.weight' -> 'layer1.0.conv1'; a view the
+ * tracer named '<name>.view_<n>' is its tensor's), null without a dot.
+ */
+export function moduleOfName(name) {
+  name = name.replace(/\.view_\d+$/, '');
+  const at = name.lastIndexOf(SEP);
+  return at > 0 ? name.slice(0, at) : null;
+}
+
+/** The deepest module holding both (null: no module known, so the other). */
+function common(a, b) {
+  if (a === null) return b;
+  if (b === null || a === b) return a;
+  const x = a.split(SEP), y = b.split(SEP);
+  let k = 0;
+  while (k < x.length && k < y.length && x[k] === y[k]) k++;
+  return x.slice(0, k).join(SEP);
+}
+
+/** The module paths holding path, outermost first: 'a.b.c' -> ['a', 'a.b', 'a.b.c']. */
+function prefixes(path) {
+  if (!path) return [];
+  const parts = path.split(SEP);
+  return parts.map((_, k) => parts.slice(0, k + 1).join(SEP));
+}
+
+/** Whether module lies in path ('' holds every module). */
+const within = (module, path) => path === '' || module === path || module.startsWith(path + SEP);
+
+/** Each node's module and the blocks (modules of two or more nodes), as the top of this file says. */
+export function groupByModule(graph) {
+  const n = graph.nodes.length;
+  const inits = new Set(graph.initializers.map((i) => i.name));
+  const producer = new Map();
+  graph.nodes.forEach((node, i) => node.outputs.forEach((v) => producer.set(v, i)));
+  const feeds = graph.nodes.map((node) => [...new Set(node.inputs.filter((v) => producer.has(v)).map((v) => producer.get(v)))]);
+  const fedTo = Array.from({ length: n }, () => []);
+  feeds.forEach((from, i) => from.forEach((j) => fedTo[j].push(i)));
+
+  // weights first, then what feeds a node (in execution order) and what it feeds (backwards); a
+  // weight read by several nodes (tied, or equal weights the tracer wrote once: twelve layers'
+  // untrained LayerNorm scales) says nothing about where one of them belongs
+  const readers = new Map();
+  for (const node of graph.nodes) for (const v of new Set(node.inputs)) if (inits.has(v)) readers.set(v, (readers.get(v) ?? 0) + 1);
+  const own = graph.nodes.map((node) => node.inputs.filter((v) => readers.get(v) === 1).map(moduleOfName).filter((m) => m !== null).reduce(common, null));
+  const up = new Array(n).fill(null), module = new Array(n).fill('');
+  for (let i = 0; i < n; i++) up[i] = own[i] ?? feeds[i].map((j) => up[j]).reduce(common, null);
+  for (let i = n - 1; i >= 0; i--) module[i] = own[i] ?? common(up[i], fedTo[i].map((j) => module[j]).reduce(common, null)) ?? '';
+
+  // a block takes in what runs between two of its nodes, outer blocks first
+  const paths = [...new Set(module.flatMap(prefixes))].sort((a, b) => a.split(SEP).length - b.split(SEP).length);
+  const reach = (starts, next) => {
+    const seen = new Uint8Array(n);
+    const stack = [...starts];
+    for (const s of starts) seen[s] = 1;
+    while (stack.length) for (const j of next[stack.pop()]) if (!seen[j]) { seen[j] = 1; stack.push(j); }
+    return seen;
+  };
+  for (const path of paths) {
+    const members = [];
+    module.forEach((m, i) => { if (within(m, path)) members.push(i); });
+    const after = reach(members, fedTo), before = reach(members, feeds);
+    for (let i = 0; i < n; i++) if (after[i] && before[i] && within(path, module[i]) && module[i] !== path) module[i] = path;
+  }
+
+  const blocks = new Map();
+  for (const m of module) {
+    for (const path of prefixes(m)) {
+      if (!blocks.has(path)) blocks.set(path, { path, parent: prefixes(path).at(-2) ?? '', size: 0 });
+      blocks.get(path).size++;
+    }
+  }
+  for (const [path, b] of blocks) if (b.size < 2) blocks.delete(path);   // one node draws as itself
+  for (const b of blocks.values()) while (b.parent && !blocks.has(b.parent)) b.parent = prefixes(b.parent).at(-2) ?? '';
+  return { module, blocks };
+}
+
+/** The box node i is drawn in: its own ('op:i'), or the outermost collapsed block holding it. */
+export function visibleId(groups, i, expanded) {
+  for (const path of prefixes(groups.module[i])) {
+    if (groups.blocks.has(path) && !expanded.has(path)) return `group:${path}`;
+  }
+  return `op:${i}`;
+}
+
+/** How many boxes the nodes draw in with this expanded set. */
+export function boxCount(groups, expanded) {
+  const ids = new Set();
+  for (let i = 0; i < groups.module.length; i++) ids.add(visibleId(groups, i, expanded));
+  return ids.size;
+}
+
+/**
+ * The blocks to open a graph with expanded: a level at a time from the outermost, all blocks of a
+ * level together, while the boxes stay within limit (a small graph opens whole; a 12-layer decoder
+ * as its 12 layers, a ResNet-50 as its 16 bottlenecks).
+ */
+export function autoExpand(groups, limit = OPEN_BOXES) {
+  const expanded = new Set();
+  let level = [...groups.blocks.values()].filter((b) => b.parent === '').map((b) => b.path);
+  while (level.length) {
+    const more = new Set([...expanded, ...level]);
+    if (boxCount(groups, more) > limit) break;
+    for (const p of level) expanded.add(p);
+    level = [...groups.blocks.values()].filter((b) => level.includes(b.parent)).map((b) => b.path);
+  }
+  return expanded;
+}
+
+/** The blocks holding module path (not itself), outermost first: to expand so that it shows. */
+export function blocksAbove(groups, path) {
+  return prefixes(path).slice(0, -1).filter((p) => groups.blocks.has(p));
+}
