@@ -274,7 +274,8 @@ static int periodic_fit(om_lower *l, const pool *p, const int64_t *a, int n, boo
 
 /* min(E + b, k) (max: max(E + b, k)) of an entry of the pool: a split's last piece at the example
  * and a whole one further on, Math.min(T - 1, 6), Math.max(T - 2, 1); each side seen at two sizes
- * or more (one only fixes it). OM_FIT_NONE when none fits. */
+ * or more (one only fixes it), or a minimum's below k at one next to a size at k. OM_FIT_NONE when
+ * none fits. */
 static int clamped(om_trace *tr, const pool *p, const int64_t *a, int n, bool max) {
   for (int i = 0; i < p->n; i++) {
     int64_t k = a[0], b = 0, eb[RUNS_MAX + 1], ek[RUNS_MAX + 1];
@@ -288,7 +289,11 @@ static int clamped(om_trace *tr, const pool *p, const int64_t *a, int n, bool ma
       ok = a[r] == p->e[i][r] + b;
     }
     for (int r = 0; r < n && ok; r++) ok = max ? a[r] > k || p->e[i][r] + b <= k : a[r] < k || p->e[i][r] + b >= k;
-    if (!ok || distinct(eb, free) < 2 || distinct(ek, at_k) < 2) continue;
+    /* a minimum's free side seen at one size only is pinned where the next size is k already:
+     * Math.min(B, 2) is B at 1 and 2 from 2 on, and no size lies between */
+    bool next = false;
+    for (int r = 0; r < at_k && !max && free; r++) next |= ek[r] == eb[0] + 1;
+    if (!ok || (distinct(eb, free) < 2 && !(free && next)) || distinct(ek, at_k) < 2) continue;
     int x = om__x_lin(tr, 1, p->x[i], 0, -1, b), mn = x < 0 ? -1 : om__x_minc(tr, x, k);
     return mn < 0 || !max ? mn : om__x_lin(tr, 1, x, -1, mn, k); /* max: E + b + k - min(E + b, k) */
   }
@@ -323,6 +328,23 @@ static int min_of_two(om_lower *l, const pool *p, const int64_t *a, int n, bool 
       int diff = xb < 0 ? -1 : om__x_lin(tr, 1, xa, -1, xb, 0), mn = diff < 0 ? -1 : om__x_minc(tr, diff, 0);
       return mn < 0 ? -1 : max ? om__x_lin(tr, 1, xa, -1, mn, 0) : om__x_lin(tr, 1, xb, 1, mn, 0);
     }
+  return OM_FIT_NONE;
+}
+
+/* The minima and maxima: min(E + b, k), max(E + b, k), and each negated (Math.max(N, 5) - N is
+ * 5 - min(N, 5)); then min and max of two sizes. OM_FIT_NONE when none fits. */
+static int clamp_forms(om_lower *l, const pool *p, const int64_t *a, int n) {
+  for (int neg = 0; neg < 2; neg++)
+    for (int max = 0; max < 2; max++) {
+      int64_t s[RUNS_MAX + 1];
+      for (int r = 0; r < n; r++) s[r] = neg ? -a[r] : a[r];
+      int x = clamped(l->tr, p, s, n, max);
+      if (x != OM_FIT_NONE) return x < 0 ? OM_FIT_ERROR : neg ? om__x_lin(l->tr, -1, x, 0, -1, 0) : x;
+    }
+  for (int max = 0; max < 2; max++) {
+    int x = min_of_two(l, p, a, n, max);
+    if (x != OM_FIT_NONE) return x;
+  }
   return OM_FIT_NONE;
 }
 
@@ -390,8 +412,11 @@ int om__fit_int(om_lower *l, int64_t a0, const int64_t *vals, bool *floored, int
   }
   if (*n_at) return OM_FIT_AMBIGUOUS;
   if (found >= 0) return *floored = !floor_free(tr, found), found;
-  if (weak) { /* more runs may tell; no other form is taken over it but one they pin down */
-    int x = periodic_fit(l, &p, a, n, floored, at, n_at);
+  if (weak) { /* more runs may tell; no other form is taken over it but one they pin down: a
+               * minimum seen on both sides (a floor of an extent min(B,3), which takes three
+               * values, fits Math.min(B, 2) too, and cannot be pinned down) or a periodic one */
+    int x = clamp_forms(l, &p, a, n);
+    if (x == OM_FIT_NONE) x = periodic_fit(l, &p, a, n, floored, at, n_at);
     return x == OM_FIT_NONE ? OM_FIT_UNDECIDED : x;
   }
   int64_t m = 0; /* k * floor((E + b) / k), k > K_MAX: the start of a split's last piece, split(26).at(-1) */
@@ -420,17 +445,8 @@ int om__fit_int(om_lower *l, int64_t a0, const int64_t *vals, bool *floored, int
     }
     return *floored = true, x;
   }
-  for (int neg = 0; neg < 2; neg++) /* min(E + b, k), max(E + b, k), and each negated: Math.max(N, 5) - N is 5 - min(N, 5) */
-    for (int max = 0; max < 2; max++) {
-      int64_t s[RUNS_MAX + 1];
-      for (int r = 0; r < n; r++) s[r] = neg ? -a[r] : a[r];
-      int x = clamped(tr, &p, s, n, max);
-      if (x != OM_FIT_NONE) return x < 0 ? OM_FIT_ERROR : neg ? om__x_lin(tr, -1, x, 0, -1, 0) : x;
-    }
-  for (int max = 0; max < 2; max++) { /* min and max of two sizes */
-    int x = min_of_two(l, &p, a, n, max);
-    if (x != OM_FIT_NONE) return x;
-  }
+  int x = clamp_forms(l, &p, a, n);
+  if (x != OM_FIT_NONE) return x;
   int64_t prod[RUNS_MAX + 1];
   for (int i = 0; l->in && i < l->c->n_in; i++) { /* c * (a product of input i's symbolic axes) + b */
     int axes[OM_MAX_DIMS], na = 0;

@@ -108,8 +108,8 @@ static void run_sizes(const om_trace *tr, int r, int64_t *v) {
 
 /* The variables of a run of those the record run asked for (om__run_more): symbol k alone at its
  * i-th size of v0 + 4, v0 - 1, v0 + 5, v0 - 2, ... (up and down in turn, within its range as the
- * record run narrowed it: a table of 13 positions leaves 13 sizes; past the model's fixed sizes
- * and the other symbols' examples; v0 + 1 to v0 + 3 are runs already), the others at their
+ * record run narrowed it: a table of 13 positions leaves 13 sizes; up past the model's fixed
+ * sizes, and past the other symbols' examples; v0 + 1 to v0 + 3 are runs already), the others at their
  * examples, so that with those a floor division by up to 16 sees every residue, and a size the
  * model computes otherwise below the example (Math.min(T - 1, 3)) is seen there; a range of at
  * most 17 sizes is tried whole (there the fits are exact). false when k has no such size. */
@@ -122,8 +122,12 @@ static bool more_sizes(const om_trace *tr, int k, int i, int64_t *v) {
   for (bool turn_up = true;; turn_up = !turn_up) {
     bool can_up = up <= s->vmax && up < v0 + 4 + 4 * OM_MORE, can_down = down >= s->vmin;
     if (!can_up && !can_down) return false;
-    int64_t x = (turn_up && can_up) || !can_down ? up++ : down--;
-    bool clash = !all && is_fixed_size(tr, x * s->multiple);
+    bool going_up = (turn_up && can_up) || !can_down;
+    int64_t x = going_up ? up++ : down--;
+    /* below the example a fixed size is taken too: that is where a size the model caps kinks
+     * (Math.min(3, B) beside a fixed axis of 2 is seen at B = 1 and 2), and the first runs
+     * already told the model's fixed sizes from the symbol */
+    bool clash = !all && going_up && is_fixed_size(tr, x * s->multiple);
     for (int j = 0; j < tr->symbols.n && !clash && !all; j++) clash = j != k && tr->symbols.v[j].size == x * s->multiple;
     if (!clash && seen++ == i) {
       v[k] = x;

@@ -125,6 +125,15 @@ describe('sizes a model computes', () => {
     assert.deepEqual(tc.outputs.map((o) => o.shape), [[2, 'min(T,6)'], ['T-min(T,4)+4'], ['T-min(T,3)+1']]);
     assert.deepEqual(tc.symbols[0].min, 1); // Math.max(1, T - 2) at T = 1 is 1: nothing to narrow
   }));
+  test('a cap at a small size beside fixed axes of that size: Math.min(3, B) with axes of 2 and 10, Math.min(B, 2)', () => withTraced((keep) => {
+    // the runs below the example take the model's fixed sizes too (B = 2 here), where the cap
+    // kinks; Math.min(B, 2) is B at 1 only, next to 2 at B = 2: no size lies between
+    const capped = (x) => { const B = x.shape[0]; return [x.narrow(0, 0, Math.min(3, B)).relu(), x.narrow(0, 0, Math.min(B, 2)).neg()]; };
+    const tm = traceAt(keep, capped, { x: [om.randn([6, 10, 2], { seed: 8 }), ['B', 'T', null]] },
+      [1, 2, 3, 4, 5, 37].map((B) => ({ B, T: 10 })).concat([{ B: 2, T: 1 }, { B: 1, T: 23 }]));
+    assert.deepEqual(tm.outputs.map((o) => o.shape), [['min(B,3)', 'T', 2], ['min(B,2)', 'T', 2]]);
+    assert.deepEqual(tm.symbols.map((s) => [s.min, s.max, s.narrowedBy]), [[1, Infinity, null], [1, Infinity, null]]);
+  }));
 });
 
 describe('ranges', () => {
