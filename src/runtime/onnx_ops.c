@@ -2001,6 +2001,10 @@ static bool bind_stft(om_bind *b) {
   om_tensor *fr = idx ? om__keep(&s, om_reshape(om__keep(&s, om_index_select(x, 1, idx)), shape, 4)) : NULL;
   if (fr && window) fr = om__keep(&s, om_mul(fr, om__keep(&s, om_reshape(window, wshape, 3))));
   bool ok = put(b, 0, fr ? dft(fr, 2, flen, false, onesided) : NULL);
+  om__scope_end(&s);
+  return ok;
+}
+
 /* ---- sorting, one-hot and depth/space rearrangements ---- */
 
 /* TopK as topk: K known when planning (a K computed from tensor values would make the output's

@@ -1263,6 +1263,8 @@ TEST(rnn_against_a_reference) {
   check_values("RNN", y, want, T * D * B * H, 1e-6);
   om_tensor_release(y);
   om_tensor_release(x);
+}
+
 /* ---- the rows of TopK, OneHot, DepthToSpace, SpaceToDepth, against ONNX's definitions ---- */
 
 /* A node of up to three inputs (NULL: none) and one or two outputs, attributes added by the caller. */
