@@ -2007,9 +2007,9 @@ static bool bind_stft(om_bind *b) {
 
 /* ---- sorting, one-hot and depth/space rearrangements ---- */
 
-/* TopK as topk: K known when planning (a K computed from tensor values would make the output's
- * shape depend on data, which a plan cannot hold: Unsupported, from const_ints). The outputs are
- * always sorted, which sorted 0 (any order) allows too. */
+/* TopK as topk: K known when planning (a K computed from tensor values when the graph runs is
+ * asked of the session by const_ints, which then plans per value). The outputs are always
+ * sorted, which sorted 0 (any order) allows too. */
 static bool bind_top_k(om_bind *b) {
   int64_t axis, largest, sorted, k;
   int n, a = 0;
@@ -2223,7 +2223,7 @@ static const om_onnx_rule rules[] = {
     {"Tanh", 1, 1, 1, bind_tanh, "tanh"},
     {"ThresholdedRelu", 1, 1, 1, bind_thresholded_relu, "where(x > alpha, x, 0)"},
     {"Tile", 2, 2, 1, bind_tile, "reshape, expand, reshape"},
-    {"TopK", 2, 2, 2, bind_top_k, "topk (K known when planning; always sorted, ties in index order)"},
+    {"TopK", 2, 2, 2, bind_top_k, "topk (always sorted, ties in index order)"},
     {"Transpose", 1, 1, 1, bind_transpose, "permute"},
     {"Trilu", 1, 2, 1, bind_trilu, "triu, tril"},
     {"Unsqueeze", 1, 2, 1, bind_unsqueeze, "unsqueeze per axis, ascending"},
