@@ -443,6 +443,29 @@ TEST(rules_refuse_what_they_do_not_take) {
   }
 }
 
+/* ScatterND (data x, indices i, updates x) refuses a reduction index_put has not, and indices
+ * without a last axis to index by. */
+TEST(scatter_nd_refuses_what_index_put_does_not_take) {
+  struct { int64_t dims[2]; const char *reduction; om_error_kind kind; const char *msg; } cases[] = {
+      {{1, 1}, "mul", OM_ERR_UNSUPPORTED, "ScatterND (ScatterND): a reduction other than 'none' and 'add' is not supported"},
+      {{2, 0}, "none", OM_ERR_FORMAT, "ScatterND (ScatterND): indices must end in an axis of 1 to 8, not 0"},
+  };
+  for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+    pb n = node("ScatterND", "x", "i", "y"), i = {0};
+    pb_str(&n, 1, "x");
+    attr_str(&n, "reduction", cases[k].reduction);
+    pb_int(&i, 1, cases[k].dims[0]), pb_int(&i, 1, cases[k].dims[1]), pb_int(&i, 2, 7), pb_str(&i, 8, "i");
+    for (int64_t e = 0; e < cases[k].dims[0] * cases[k].dims[1]; e++) pb_int(&i, 7, 0);
+    pb m = model(8, 17, &n, 1, &i, "y");
+    om_session *s = om_session_open(m.b, m.n, NULL);
+    om_tensor *x = TF(SHAPE(2, 2), 1, 2, 3, 4), *y = NULL;
+    CHECK(s != NULL);
+    CHECK_ERROR(om_session_run(s, &x, 1, &y, 1) >= 0, cases[k].kind, cases[k].msg);
+    om_tensor_release(x);
+    om_session_release(s);
+  }
+}
+
 /* ONNX's integer Div is the library's div with rounding_mode 'trunc' (attr 1), which takes int64
  * only; a zero divisor is InvalidArgument (no made-up 0), in a session too (below); without
  * rounding_mode div is true division, of integers too. */
@@ -1000,6 +1023,7 @@ int main(void) {
   RUN(reader_widens_int32_constants);
   RUN(reader_refuses_what_it_cannot_read);
   RUN(rules_refuse_what_they_do_not_take);
+  RUN(scatter_nd_refuses_what_index_put_does_not_take);
   RUN(div_truncates_int64);
   RUN(session_refuses_what_it_cannot_plan);
   RUN(a_long_chain_plans_in_linear_time);
