@@ -1,12 +1,14 @@
-// Convolutions and pooling as functions (om.nn.functional), in PyTorch's names and argument
-// order; keyword arguments go in a trailing options object:
+// Convolutions, pooling, unfold and fold as functions (om.nn.functional), in PyTorch's names and
+// argument order; keyword arguments go in a trailing options object:
 //
 //   om.nn.functional.conv2d(x, weight, bias, { stride: 2, padding: [1, 0], groups: 2 })
 //   om.nn.functional.maxPool2d(x, 2)                       // stride defaults to the kernel size
 //   om.nn.functional.avgPool2d(x, 3, { stride: 2, padding: 1, ceilMode: true, countIncludePad: false })
+//   om.nn.functional.unfold(x, 3, { padding: 1 })          // im2col: [N, C * 9, H * W]
 //
 // Sizes are an integer or one per spatial dim. The C ops (src/ops/conv.c) check everything
-// else (shapes, channels, groups) and name the op and the values when they refuse.
+// else (shapes, channels, groups) and name the op and the values when they refuse; unfold and
+// fold, composites of other ops, check their own.
 import { OmError, invalid } from '../errors.js';
 import { requireReady } from '../runtime.js';
 import { Tensor, handle, applyOp, optionsArg, tidy, stack } from '../tensor.js';

@@ -1,6 +1,7 @@
 // Indexing and resampling (src/ops/index.c, src/ops/resize.c) in PyTorch's names:
-// embedding, indexSelect, gather, indexAdd, scatterAdd, maskedScatter, interpolate. Tensor methods
-// (x.indexSelect, x.gather, x.indexAdd, x.scatterAdd, x.maskedScatter) and om.nn.functional call these.
+// embedding, indexSelect, gather, indexAdd, scatterAdd, maskedScatter, interpolate, and maskPut
+// (indexPut with a bool index). Tensor methods (x.indexSelect, x.gather, x.indexAdd, x.scatterAdd,
+// x.maskedScatter, x.indexPut) and om.nn.functional call these.
 //
 //   const ids = om.tensor([[1, 4], [2, 0]], { dtype: 'int64' });
 //   const e = om.nn.functional.embedding(ids, weight, { paddingIdx: 0 });     // [2, 2, dim]

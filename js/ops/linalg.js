@@ -75,8 +75,8 @@ function merged(x, at, count) {
 }
 
 /** Contracts a [la] with b [lb] keeping the labels in `keep`: batch labels (in both, kept) lead,
- *  then a's own, then b's own; the shared labels not kept are summed by one batched matmul (none:
- *  a broadcast mul). */
+ *  then a's own, then b's own; the shared labels not kept are summed by one batched matmul (none,
+ *  or integers: a broadcast mul, summed). */
 function contract(a, la, b, lb, keep) {
   const batch = la.filter((l) => lb.includes(l) && keep.has(l));
   const inner = la.filter((l) => lb.includes(l) && !keep.has(l));
@@ -88,11 +88,14 @@ function contract(a, la, b, lb, keep) {
     else if (sb === 1 && sa !== 1) a = a.sum(la.indexOf(l), true);
   }
   const nb = batch.length;
-  if (!inner.length) { // nothing to sum: a broadcast product, as PyTorch (its zeros keep their signs)
-    let x = arrange(a, la, [...batch, ...left]), y = arrange(b, lb, [...batch, ...right]);
-    for (let k = 0; k < right.length; k++) x = x.unsqueeze(-1);
+  if (!inner.length || a.dtype !== 'float32' || b.dtype !== 'float32') {
+    // nothing to sum (PyTorch's broadcast product: zeros keep their signs), or integers (exact and
+    // of their dtype, where matmul is float32): [batch, left, right, inner] products, summed
+    let x = arrange(a, la, [...batch, ...left, ...inner]), y = arrange(b, lb, [...batch, ...right, ...inner]);
+    for (let k = 0; k < right.length; k++) x = x.unsqueeze(nb + left.length);
     for (let k = 0; k < left.length; k++) y = y.unsqueeze(nb);
-    return [x.mul(y), [...batch, ...left, ...right]];
+    const r = x.mul(y), sums = inner.map((_, k) => r.shape.length - 1 - k);
+    return [sums.length ? r.sum(sums) : r, [...batch, ...left, ...right]];
   }
   const am = merged(merged(arrange(a, la, [...batch, ...left, ...inner]), nb + left.length, inner.length), nb, left.length);
   const bm = merged(merged(arrange(b, lb, [...batch, ...inner, ...right]), nb + inner.length, right.length), nb, inner.length);
@@ -201,7 +204,7 @@ export function cdist(x1, x2, p = 2, options) {
     const diff = x1.unsqueeze(-2).sub(x2.unsqueeze(-3)); // [..., P, R, M]
     if (p === 0) return diff.ne(0).to('float32').sum(-1);
     if (p === 1) return diff.abs().sum(-1);
-    if (p === Infinity) return diff.abs().amax(-1);
+    if (p === Infinity) return m1 ? diff.abs().amax(-1) : diff.sum(-1); // no features: 0, as PyTorch
     if (p === 2) return root(diff.mul(diff).sum(-1), 2);
     return root(diff.abs().pow(p).sum(-1), p);
   });

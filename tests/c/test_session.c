@@ -419,6 +419,16 @@ static void attr_str(pb *n, const char *name, const char *v) {
   pb_msg(n, 5, &a);
 }
 
+/* Model m opens, and its first run on x [2, 2] (when the plan is made) fails with kind and msg. */
+static void runs_refused(const pb *m, om_error_kind kind, const char *msg) {
+  om_session *s = om_session_open(m->b, m->n, NULL);
+  om_tensor *x = TF(SHAPE(2, 2), 1, 2, 3, 4), *y = NULL;
+  CHECK(s != NULL);
+  CHECK_ERROR(om_session_run(s, &x, 1, &y, 1) >= 0, kind, msg);
+  om_tensor_release(x);
+  om_session_release(s);
+}
+
 /* What the rules refuse, each naming the node and what it does not take (planned at the first run). */
 TEST(rules_refuse_what_they_do_not_take) {
   struct { const char *op, *attr, *s; int64_t i; om_error_kind kind; const char *msg; } cases[] = {
@@ -437,12 +447,25 @@ TEST(rules_refuse_what_they_do_not_take) {
     if (cases[k].s) attr_str(&nodes[0], cases[k].attr, cases[k].s);
     else attr_int(&nodes[0], cases[k].attr, cases[k].i);
     pb m = model(8, 17, nodes, 1, NULL, "y");
-    om_session *s = om_session_open(m.b, m.n, NULL);
-    om_tensor *x = TF(SHAPE(2, 2), 1, 2, 3, 4), *y = NULL;
-    CHECK(s != NULL);
-    CHECK_ERROR(om_session_run(s, &x, 1, &y, 1) >= 0, cases[k].kind, cases[k].msg);
-    om_tensor_release(x);
-    om_session_release(s);
+    runs_refused(&m, cases[k].kind, cases[k].msg);
+  }
+}
+
+/* ScatterND (data x, indices i, updates x) refuses a reduction index_put has not, and indices
+ * without a last axis to index by. */
+TEST(scatter_nd_refuses_what_index_put_does_not_take) {
+  struct { int64_t dims[2]; const char *reduction; om_error_kind kind; const char *msg; } cases[] = {
+      {{1, 1}, "mul", OM_ERR_UNSUPPORTED, "ScatterND (ScatterND): a reduction other than 'none' and 'add' is not supported"},
+      {{2, 0}, "none", OM_ERR_FORMAT, "ScatterND (ScatterND): indices must end in an axis of 1 to 8, not 0"},
+  };
+  for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+    pb n = node("ScatterND", "x", "i", "y"), i = {0};
+    pb_str(&n, 1, "x");
+    attr_str(&n, "reduction", cases[k].reduction);
+    pb_int(&i, 1, cases[k].dims[0]), pb_int(&i, 1, cases[k].dims[1]), pb_int(&i, 2, 7), pb_str(&i, 8, "i");
+    for (int64_t e = 0; e < cases[k].dims[0] * cases[k].dims[1]; e++) pb_int(&i, 7, 0);
+    pb m = model(8, 17, &n, 1, &i, "y");
+    runs_refused(&m, cases[k].kind, cases[k].msg);
   }
 }
 
@@ -1385,6 +1408,7 @@ int main(void) {
   RUN(reader_widens_int32_constants);
   RUN(reader_refuses_what_it_cannot_read);
   RUN(rules_refuse_what_they_do_not_take);
+  RUN(scatter_nd_refuses_what_index_put_does_not_take);
   RUN(div_truncates_int64);
   RUN(session_plans_by_value);
   RUN(rules_take_last_indices_and_negative_indices);

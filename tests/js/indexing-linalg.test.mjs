@@ -29,6 +29,13 @@ describe('einsum', () => {
     assert.ok(fx.einsum.length >= 12);
   }));
 
+  test('int64 operands: exact int64 results', () => om.tidy(() => {
+    const a = om.tensor([[3, -1], [2 ** 26, 5]], { dtype: 'int64' }), b = om.tensor([[1, 1], [1, 3]], { dtype: 'int64' });
+    const r = om.einsum('ij,jk->ik', a, b);
+    assert.equal(r.dtype, 'int64');
+    assert.deepEqual(vals(r), [2, 0, 2 ** 26 + 5, 2 ** 26 + 15]);
+  }));
+
   test('operands as an array, and the results are new tensors', () => om.tidy(() => {
     const a = om.randn([2, 3], { seed: 1 });
     const t = om.einsum('ij->ij', [a]);
@@ -64,6 +71,10 @@ describe('cdist', () => {
       const p = c.args.p === 'inf' ? Infinity : c.args.p;
       same(om.cdist(...c.inputs.map((t) => input(t)), p), c.output, `p=${p} [${c.inputs[0].shape}]`, 2e-5);
     }
+  }));
+
+  test('no features: every distance 0, as PyTorch', () => om.tidy(() => {
+    for (const p of [0, 1, 2, 3, Infinity]) assert.deepEqual(vals(om.cdist(om.zeros([2, 0]), om.zeros([3, 0]), p)), [0, 0, 0, 0, 0, 0], `p=${p}`);
   }));
 
   test('the compute modes: the matmul form and the exact differences agree', () => om.tidy(() => {
