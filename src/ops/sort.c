@@ -113,21 +113,40 @@ static bool topk_backward(const om_record *r, om_tensor *const *g, om_tensor **g
 }
 
 /* TopK with k as an input (computed from the sizes when it changes with them: a sort along a
- * symbolic axis), sorted = 1, and largest. A 0-d input is its own value at index 0. */
+ * symbolic axis), sorted = 1, and largest. A 0-d input is its own value at index 0. onnxruntime's
+ * TopK fails on an empty input: at fixed sizes the outputs are then empty constants
+ * (om__lower_empty); another axis that a symbol can make empty gets one extra row, dropped from
+ * both outputs after (om__lower_extra_row); the sorted axis itself cannot be empty. */
 static bool lower_topk(om_lower *l, const om_call *c) {
-  int x = om__lower_input(l, 0), out[2];
-  if (x < 0) return false;
-  if (!c->in[0]->ndim) {
+  int empty = om__lower_empty(l, c), x = om__lower_input(l, 0), out[2];
+  if (empty || x < 0) return empty > 0;
+  const om_tensor *a = c->in[0];
+  int dim = (int)c->attrs.i[1];
+  if (!a->ndim) {
     int64_t zero = 0;
     if ((out[1] = om__lower_ints(l, &zero, -1)) < 0) return false;
     om__lower_output(l, 1, out[1]);
     return om__lower_alias(l);
   }
+  if (om__lower_may_be_0(l, om__lower_in_ext(l, 0, dim)))
+    return om__lower_baked(l, c, 0, dim, "it can be empty, and onnxruntime's TopK fails on an empty axis");
+  om_meta xm = {.dtype = a->dtype, .ndim = a->ndim}, om[2] = {c->out_meta[0], c->out_meta[1]};
+  memcpy(xm.shape, a->shape, sizeof a->shape);
+  bool pad[OM_MAX_DIMS] = {0};
+  for (int d = 0; d < a->ndim; d++) {
+    if (d == dim || !om__lower_may_be_0(l, om__lower_in_ext(l, 0, d))) continue;
+    if ((x = om__lower_extra_row(l, x, &xm, d)) < 0) return false;
+    pad[d] = true, om[0].shape[d]++, om[1].shape[d]++;
+  }
   int k = om__lower_x_value(l, om__lower_arg(l, 0));
-  om_gattr attrs[3] = {OM_ATTR_INT("axis", c->attrs.i[1]), OM_ATTR_INT("largest", c->attrs.i[2]), OM_ATTR_INT("sorted", 1)};
-  if (k < 0 || !om__emit(l, "TopK", (int[]){x, k}, 2, c->out_meta, 2, out, attrs, 3)) return false;
-  om__lower_output(l, 0, out[0]);
-  om__lower_output(l, 1, out[1]);
+  om_gattr attrs[3] = {OM_ATTR_INT("axis", dim), OM_ATTR_INT("largest", c->attrs.i[2]), OM_ATTR_INT("sorted", 1)};
+  if (k < 0 || !om__emit(l, "TopK", (int[]){x, k}, 2, om, 2, out, attrs, 3)) return false;
+  for (int j = 0; j < 2; j++) {
+    for (int d = 0; d < a->ndim && out[j] >= 0; d++)
+      if (pad[d] && (out[j] = om__lower_drop_row(l, out[j], om[j], d)) >= 0) om[j].shape[d]--;
+    if (out[j] < 0) return false;
+    om__lower_output(l, j, out[j]);
+  }
   return true;
 }
 
