@@ -24,6 +24,9 @@ export {
   sin, cos, tan, asin, acos, atan, sinh, cosh, asinh, acosh, atanh, atan2, minimum, maximum, fmod, remainder,
   logicalAnd, logicalOr, logicalXor, logicalNot, bitwiseAnd, bitwiseOr, bitwiseXor, bitwiseNot,
 } from './ops/math.js';
+export {
+  topk, sort, argsort, searchsorted, bucketize, repeatInterleave, trilIndices, triuIndices,
+} from './ops/sort.js';
 export { Tracer, TracedModel, trace, makeDim as Dim } from './trace.js';
 export { InferenceSession } from './session.js';
 export * as safetensors from './safetensors.js';
