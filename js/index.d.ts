@@ -304,6 +304,47 @@ export function bitwiseOr(input: TensorLike, other: TensorLike): Tensor;
 export function bitwiseXor(input: TensorLike, other: TensorLike): Tensor;
 /** ~input (int64; bool: logical not). */
 export function bitwiseNot(input: Tensor): Tensor;
+/** Options of {@link topk}, given positionally after k or as this object. */
+export interface TopkOptions {
+  /** Default -1. */
+  dim?: number;
+  /** The largest (default) or the smallest. */
+  largest?: boolean;
+  /** Always sorted (false allows that order too). */
+  sorted?: boolean;
+}
+/** Options of {@link sort} and {@link argsort}, given positionally or as this object. */
+export interface SortOptions {
+  /** Default -1. */
+  dim?: number;
+  /** Largest first (default false). */
+  descending?: boolean;
+  /** Always stable (false allows that order too). */
+  stable?: boolean;
+}
+/** torch.topk: `[values, indices]` (int64) of the k largest (or smallest) along dim, sorted; a NaN
+ *  ranks above every number, equal values in index order. The values' gradient goes back to where
+ *  they came from. */
+export function topk(input: Tensor, k: number | bigint, dim?: number, largest?: boolean, sorted?: boolean): [values: Tensor, indices: Tensor];
+export function topk(input: Tensor, k: number | bigint, options: TopkOptions): [values: Tensor, indices: Tensor];
+/** torch.sort (stable): `[values, indices]` along dim (default -1), ascending unless descending. */
+export function sort(input: Tensor, dim?: number, descending?: boolean): [values: Tensor, indices: Tensor];
+export function sort(input: Tensor, options: SortOptions): [values: Tensor, indices: Tensor];
+/** torch.argsort (stable): the int64 indices of {@link sort}. */
+export function argsort(input: Tensor, dim?: number, descending?: boolean): Tensor;
+export function argsort(input: Tensor, options: SortOptions): Tensor;
+/** torch.searchsorted: int64, for each value the index in sortedSequence (1-D, or the values'
+ *  leading dims and one more) where it goes; after its equals with right or side 'right'. */
+export function searchsorted(sortedSequence: Tensor, values: Tensor, options?: { right?: boolean; side?: 'left' | 'right' }): Tensor;
+/** torch.bucketize: searchsorted(boundaries, input) with 1-D boundaries. */
+export function bucketize(input: Tensor, boundaries: Tensor, options?: { right?: boolean }): Tensor;
+/** torch.repeat_interleave: each element along dim repeated (a count, or an int64 tensor of one
+ *  count per element); without dim, of the flattened input. Differentiable. */
+export function repeatInterleave(input: Tensor, repeats: number | bigint | Tensor, dim?: number | null): Tensor;
+/** torch.tril_indices: int64 [2, n], the rows and columns of the lower triangle, row by row. */
+export function trilIndices(row: number | bigint, col: number | bigint, offset?: number | bigint): Tensor;
+/** torch.triu_indices: int64 [2, n], the rows and columns of the upper triangle, row by row. */
+export function triuIndices(row: number | bigint, col: number | bigint, offset?: number | bigint): Tensor;
 /** torch.addmm: beta * input + alpha * (mat1 @ mat2) for matrices (defaults 1, 1; beta 0 ignores input). */
 export function addmm(input: Tensor, mat1: Tensor, mat2: Tensor, options?: { beta?: number; alpha?: number }): Tensor;
 /** torch.split: {@link Tensor.split} as a function. */
@@ -578,6 +619,17 @@ export class Tensor {
   min(): Tensor;
   /** With a dim: `[values, indices]` of the minimum along it (see max). */
   min(dim: number, keepdim?: boolean): [values: Tensor, indices: Tensor];
+  /** torch.topk: see {@link topk}. */
+  topk(k: number | bigint, dim?: number, largest?: boolean, sorted?: boolean): [values: Tensor, indices: Tensor];
+  topk(k: number | bigint, options: TopkOptions): [values: Tensor, indices: Tensor];
+  /** torch.sort (stable): see {@link sort}. */
+  sort(dim?: number, descending?: boolean): [values: Tensor, indices: Tensor];
+  sort(options: SortOptions): [values: Tensor, indices: Tensor];
+  /** torch.argsort (stable): see {@link argsort}. */
+  argsort(dim?: number, descending?: boolean): Tensor;
+  argsort(options: SortOptions): Tensor;
+  /** torch.repeat_interleave: see {@link repeatInterleave}. */
+  repeatInterleave(repeats: number | bigint | Tensor, dim?: number | null): Tensor;
   /** int64 indices of the first maximum along dim; without dim, the index into the flattened tensor. */
   argmax(dim?: number | null, keepdim?: boolean): Tensor;
   /** int64 indices of the first minimum along dim; without dim, the index into the flattened tensor. */
@@ -1288,6 +1340,21 @@ export namespace nn {
     forward(input: Tensor): Tensor;
   }
 
+  /** pixelShuffle as a module (PyTorch's nn.PixelShuffle). */
+  export class PixelShuffle extends Module {
+    constructor(upscaleFactor: number);
+    readonly upscaleFactor: number;
+    /** [..., C r^2, H, W] -> [..., C, H r, W r]. */
+    forward(input: Tensor): Tensor;
+  }
+  /** pixelUnshuffle as a module (PyTorch's nn.PixelUnshuffle). */
+  export class PixelUnshuffle extends Module {
+    constructor(downscaleFactor: number);
+    readonly downscaleFactor: number;
+    /** [..., C, H r, W r] -> [..., C r^2, H, W]. */
+    forward(input: Tensor): Tensor;
+  }
+
   /** The ops as functions, in PyTorch's names (torch.nn.functional). */
   export namespace functional {
     /** input W^T + bias: input [..., in], weight [out, in], bias [out] (or null) -> [..., out]. */
@@ -1333,6 +1400,12 @@ export namespace nn {
     function embedding(input: Tensor, weight: Tensor, options?: EmbeddingOptions): Tensor;
     /** Resamples input [N, C, H, W] (float32) as F.interpolate. */
     function interpolate(input: Tensor, options: InterpolateOptions): Tensor;
+    /** F.one_hot: int64 classes in [0, numClasses) -> int64 [..., numClasses] (-1, the default: the largest + 1). */
+    function oneHot(tensor: Tensor, numClasses?: number | bigint): Tensor;
+    /** F.pixel_shuffle: [..., C r^2, H, W] -> [..., C, H r, W r]. */
+    function pixelShuffle(input: Tensor, upscaleFactor: number | bigint): Tensor;
+    /** F.pixel_unshuffle: [..., C, H r, W r] -> [..., C r^2, H, W]. */
+    function pixelUnshuffle(input: Tensor, downscaleFactor: number | bigint): Tensor;
 
     // ---- convolution and pooling (js/ops/conv.js) ----
     /** conv2d(x [N, C, H, W], weight [O, C/groups, kH, kW], bias [O] | null, options) -> [N, O, OH, OW]. */

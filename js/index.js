@@ -26,6 +26,9 @@ export {
 } from './ops/math.js';
 export { einsum, cdist } from './ops/linalg.js';
 export { maskedScatter } from './ops/index.js';
+export {
+  topk, sort, argsort, searchsorted, bucketize, repeatInterleave, trilIndices, triuIndices,
+} from './ops/sort.js';
 export { Tracer, TracedModel, trace, makeDim as Dim } from './trace.js';
 export { InferenceSession } from './session.js';
 export * as safetensors from './safetensors.js';

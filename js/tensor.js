@@ -13,6 +13,7 @@ import {
 import * as indexing from './ops/index.js';
 import * as act from './ops/act.js';
 import * as math from './ops/math.js';
+import * as sorting from './ops/sort.js';
 
 const TOKEN = Symbol('onemodel.Tensor');
 const MAX_INFO = 6 + 16; // [dtype, ndim, requires_grad, is_leaf, numel, version, shape...]
@@ -139,7 +140,7 @@ function releaseAll(handles) {
 }
 
 /** omw_apply by op name (int attrs as BigInts, float attrs as numbers): every output as a new Tensor. */
-function applyAll(who, opName, inHandles, iattrs = [], fattrs = [], nOut = 1) {
+export function applyAll(who, opName, inHandles, iattrs = [], fattrs = [], nOut = 1) {
   const n = callOp(who, opId(opName), inHandles, iattrs, fattrs, nOut);
   const outs = new Array(n);
   for (let j = 0; j < n; j++) outs[j] = adopt(applied.handles[j], applied.dtypes[j], applied.shapes[j]);
@@ -501,6 +502,16 @@ export class Tensor {
     const [pa] = marshal(['i64', [toI64(dim, w, 'dim'), toI64(index, w, 'index')]]);
     return wrapChecked(M._omw_select_scatter(h, handleOf(src, w, 'src'), pa), w);
   }
+
+  // sorting and repeats (js/ops/sort.js)
+  /** torch.topk: [values, indices] (om.topk). */
+  topk(k, ...rest) { this.#use('topk'); return sorting.topk(this, k, ...rest); }
+  /** torch.sort (stable): [values, indices] (om.sort). */
+  sort(...rest) { this.#use('sort'); return sorting.sort(this, ...rest); }
+  /** torch.argsort (stable) (om.argsort). */
+  argsort(...rest) { this.#use('argsort'); return sorting.argsort(this, ...rest); }
+  /** torch.repeat_interleave (om.repeatInterleave). */
+  repeatInterleave(repeats, dim) { this.#use('repeatInterleave'); return sorting.repeatInterleave(this, repeats, dim); }
 
   /** torch.roll (om.roll). */
   roll(shifts, dims) { this.#use('roll'); return roll(this, shifts, dims); }

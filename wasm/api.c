@@ -177,6 +177,25 @@ OMW om_tensor *omw_scaled_dot_product_attention(om_tensor *q, om_tensor *k, om_t
 OMW om_tensor *omw_argmax(om_tensor *a, int dim, int keepdim) { return om_argmax(a, dim, keepdim); }
 OMW om_tensor *omw_argmin(om_tensor *a, int dim, int keepdim) { return om_argmin(a, dim, keepdim); }
 OMW om_tensor *omw_dropout(om_tensor *a, double p, int training) { return om_dropout(a, p, training != 0); }
+/* sorting and searching (topk itself through omw_apply), one-hot, repeats, index pairs, pixel
+ * shuffles; at: the int64 arguments in order, as the C functions take them */
+/** om_sort: the values; the indices' handle to *indices. */
+OMW om_tensor *omw_sort(om_tensor *a, int dim, int descending, om_tensor **indices) { return om_sort(a, dim, descending != 0, indices); }
+/** om_searchsorted, or om_bucketize(values, sorted, right) when bucketize is not 0. */
+OMW om_tensor *omw_searchsorted(om_tensor *sorted, om_tensor *values, int right, int bucketize) {
+  return bucketize ? om_bucketize(values, sorted, right != 0) : om_searchsorted(sorted, values, right != 0);
+}
+OMW om_tensor *omw_one_hot(om_tensor *classes, const int64_t *at) { return om_one_hot(classes, at[0]); }
+/** at: repeats, dim, has_dim; counts (a tensor of repeats) instead of at[0] when not 0. */
+OMW om_tensor *omw_repeat_interleave(om_tensor *a, om_tensor *counts, const int64_t *at) {
+  return counts ? om_repeat_interleave_counts(a, counts, dim_of(at[1]), at[2] != 0)
+                : om_repeat_interleave(a, at[0], dim_of(at[1]), at[2] != 0);
+}
+/** at: row, col, offset. */
+OMW om_tensor *omw_tri_indices(const int64_t *at, int upper) {
+  return upper ? om_triu_indices(at[0], at[1], at[2]) : om_tril_indices(at[0], at[1], at[2]);
+}
+OMW om_tensor *omw_pixel_shuffle(om_tensor *a, const int64_t *r, int up) { return up ? om_pixel_shuffle(a, *r) : om_pixel_unshuffle(a, *r); }
 
 /* ---- the op table's sample calls (the JS oracle traces every op on them) ---- */
 /** Writes the op's test.n_in sample inputs (new references) to out; returns how many, -1 on error. */

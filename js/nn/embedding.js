@@ -1,10 +1,11 @@
 // om.nn modules of the indexing and resampling family: Embedding (a lookup table of rows) and
-// Upsample (interpolate as a module), in PyTorch's shape and names.
+// Upsample (interpolate as a module), PixelShuffle and PixelUnshuffle, in PyTorch's shape and names.
 import { invalid } from '../errors.js';
 import { randn, tensor, optionsArg } from '../tensor.js';
 import { describe, toI32 } from '../convert.js';
 import { Module } from './module.js';
 import { embedding, interpolate } from '../ops/index.js';
+import { pixelShuffle, pixelUnshuffle } from '../ops/sort.js';
 
 
 /**
@@ -79,4 +80,24 @@ export class Upsample extends Module {
       recomputeScaleFactor: this.recomputeScaleFactor,
     });
   }
+}
+
+/** pixelShuffle as a module (PyTorch's nn.PixelShuffle): [..., C r^2, H, W] -> [..., C, H r, W r]. */
+export class PixelShuffle extends Module {
+  constructor(upscaleFactor) {
+    super();
+    this.upscaleFactor = upscaleFactor;
+  }
+
+  forward(input) { return pixelShuffle(input, this.upscaleFactor); }
+}
+
+/** pixelUnshuffle as a module (PyTorch's nn.PixelUnshuffle): [..., C, H r, W r] -> [..., C r^2, H, W]. */
+export class PixelUnshuffle extends Module {
+  constructor(downscaleFactor) {
+    super();
+    this.downscaleFactor = downscaleFactor;
+  }
+
+  forward(input) { return pixelUnshuffle(input, this.downscaleFactor); }
 }

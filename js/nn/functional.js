@@ -2,6 +2,7 @@
 export { linear, flatten } from '../tensor.js';
 export { softmax, logSoftmax, layerNorm, groupNorm, batchNorm, scaledDotProductAttention } from '../ops/norm.js';
 export { embedding, interpolate } from '../ops/index.js';
+export { oneHot, pixelShuffle, pixelUnshuffle } from '../ops/sort.js';
 export { mseLoss, nllLoss, crossEntropy, ctcLoss } from './loss.js';
 export {
   relu, sigmoid, tanh, silu, hardswish, hardsigmoid, hardtanh, relu6, leakyRelu, elu, gelu, softplus, pad, dropout,

@@ -5,7 +5,7 @@ export { Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict } from
 export { LSTM, GRU } from './recurrent.js';
 export { LayerNorm, GroupNorm, BatchNorm1d, BatchNorm2d, Softmax, LogSoftmax } from './norm.js';
 export { MultiheadAttention } from './attention.js';
-export { Embedding, Upsample } from './embedding.js';
+export { Embedding, Upsample, PixelShuffle, PixelUnshuffle } from './embedding.js';
 export { MSELoss, NLLLoss, CrossEntropyLoss, CTCLoss } from './loss.js';
 export {
   ReLU, ReLU6, LeakyReLU, ELU, GELU, SiLU, Softplus, Hardswish, Hardsigmoid, Hardtanh, Sigmoid, Tanh, Identity, Flatten, Dropout,

@@ -61,42 +61,42 @@ static void rank_sort(ranked *r, ranked *tmp, int64_t n, bool largest) {
   }
 }
 
-/* Each line along dim (the other dims' every position): its elements ranked, the first k written. */
-static bool forward_topk(om_call *c) {
-  const om_tensor *a = c->in[0];
-  om_tensor *vo = c->out[0], *io = c->out[1];
-  int nd = a->ndim, dim = (int)c->attrs.i[1];
-  bool largest = c->attrs.i[2];
-  int64_t k = c->attrs.i[0], n = nd ? a->shape[dim] : 1;
-  int64_t lines = n ? om_tensor_numel(a) / n : 0;
-  ranked *r = om__alloc(sizeof(ranked) * 2 * (uint64_t)(n ? n : 1), "topk");
-  if (!r) return false;
-  const char *pa = om__data(a);
-  char *pv = om__data(vo);
-  int64_t *pi = (int64_t *)om__data(io);
+/* One line's context: its length n, the k kept, the byte strides along dim of the input (sa)
+ * and of the outputs (sv, si), the order, the dtype, and scratch for 2n entries. */
+typedef struct { int64_t n, k, sa, sv, si; bool largest; om_dtype dtype; ranked *r; } topk_ctx;
+
+/* Each line: its elements ranked, the first k written (a value copied from the input, so an
+ * int64 keeps all its bits). */
+static void topk_lines(char **p, const int64_t *s, int64_t lines, const void *vctx) {
+  const topk_ctx *x = vctx;
   for (int64_t line = 0; line < lines; line++) {
-    int64_t rem = line, ia = 0, iout = 0; /* the line's first element in a and in the outputs */
-    for (int d = nd - 1; d >= 0; d--) {
-      if (d == dim) continue;
-      int64_t idx = rem % a->shape[d];
-      rem /= a->shape[d];
-      ia += idx * a->strides[d];
-      iout += idx * vo->strides[d];
+    const char *in = p[2] + line * s[2];
+    for (int64_t j = 0; j < x->n; j++) {
+      const char *e = in + j * x->sa;
+      x->r[j] = x->dtype == OM_FLOAT32 ? (ranked){*(const float *)e, 0, j} : (ranked){0, *(const int64_t *)e, j};
     }
-    int64_t sa = nd ? a->strides[dim] : 0, so = nd ? vo->strides[dim] : 0;
-    for (int64_t j = 0; j < n; j++) {
-      int64_t e = ia + j * sa;
-      if (a->dtype == OM_FLOAT32) r[j] = (ranked){((const float *)pa)[e], 0, j};
-      else r[j] = (ranked){0, ((const int64_t *)pa)[e], j};
-    }
-    rank_sort(r, r + n, n, largest);
-    for (int64_t j = 0; j < k; j++) {
-      int64_t e = iout + j * so;
-      pi[e] = r[j].i;
-      if (a->dtype == OM_FLOAT32) ((float *)pv)[e] = ((const float *)pa)[ia + r[j].i * sa];
-      else ((int64_t *)pv)[e] = ((const int64_t *)pa)[ia + r[j].i * sa];
+    rank_sort(x->r, x->r + x->n, x->n, x->largest);
+    for (int64_t j = 0; j < x->k; j++) {
+      memcpy(p[0] + line * s[0] + j * x->sv, in + x->r[j].i * x->sa, om__dtype_size(x->dtype));
+      *(int64_t *)(p[1] + line * s[1] + j * x->si) = x->r[j].i;
     }
   }
+}
+
+/* Iterates over the input's dims with dim collapsed to size 1, as max_dim's forward does. */
+static bool forward_topk(om_call *c) {
+  const om_tensor *a = c->in[0];
+  int nd = a->ndim, dim = (int)c->attrs.i[1];
+  int64_t shape[OM_MAX_DIMS], st[3][OM_MAX_DIMS], n = nd ? a->shape[dim] : 1;
+  memcpy(shape, a->shape, sizeof shape);
+  if (nd) shape[dim] = 1;
+  for (int j = 0; j < 2; j++) om__broadcast_strides(c->out[j], nd, st[j]); /* the outputs' strides, dim's ignored */
+  om__broadcast_strides(a, nd, st[2]);
+  ranked *r = om__alloc(sizeof(ranked) * 2 * (uint64_t)(n ? n : 1), "topk");
+  if (!r) return false;
+  topk_ctx ctx = {n, c->attrs.i[0], nd ? st[2][dim] : 0, nd ? st[0][dim] : 0, nd ? st[1][dim] : 0, c->attrs.i[2], a->dtype, r};
+  char *base[3] = {om__data(c->out[0]), om__data(c->out[1]), om__data(a)};
+  if (n) om__iterate(3, base, st, shape, nd, topk_lines, &ctx);
   free(r);
   return true;
 }
@@ -113,21 +113,40 @@ static bool topk_backward(const om_record *r, om_tensor *const *g, om_tensor **g
 }
 
 /* TopK with k as an input (computed from the sizes when it changes with them: a sort along a
- * symbolic axis), sorted = 1, and largest. A 0-d input is its own value at index 0. */
+ * symbolic axis), sorted = 1, and largest. A 0-d input is its own value at index 0. onnxruntime's
+ * TopK fails on an empty input: at fixed sizes the outputs are then empty constants
+ * (om__lower_empty); another axis that a symbol can make empty gets one extra row, dropped from
+ * both outputs after (om__lower_extra_row); the sorted axis itself cannot be empty. */
 static bool lower_topk(om_lower *l, const om_call *c) {
-  int x = om__lower_input(l, 0), out[2];
-  if (x < 0) return false;
-  if (!c->in[0]->ndim) {
+  int empty = om__lower_empty(l, c), x = om__lower_input(l, 0), out[2];
+  if (empty || x < 0) return empty > 0;
+  const om_tensor *a = c->in[0];
+  int dim = (int)c->attrs.i[1];
+  if (!a->ndim) {
     int64_t zero = 0;
     if ((out[1] = om__lower_ints(l, &zero, -1)) < 0) return false;
     om__lower_output(l, 1, out[1]);
     return om__lower_alias(l);
   }
+  if (om__lower_may_be_0(l, om__lower_in_ext(l, 0, dim)))
+    return om__lower_baked(l, c, 0, dim, "it can be empty, and onnxruntime's TopK fails on an empty axis");
+  om_meta xm = {.dtype = a->dtype, .ndim = a->ndim}, om[2] = {c->out_meta[0], c->out_meta[1]};
+  memcpy(xm.shape, a->shape, sizeof a->shape);
+  bool pad[OM_MAX_DIMS] = {0};
+  for (int d = 0; d < a->ndim; d++) {
+    if (d == dim || !om__lower_may_be_0(l, om__lower_in_ext(l, 0, d))) continue;
+    if ((x = om__lower_extra_row(l, x, &xm, d)) < 0) return false;
+    pad[d] = true, om[0].shape[d]++, om[1].shape[d]++;
+  }
   int k = om__lower_x_value(l, om__lower_arg(l, 0));
-  om_gattr attrs[3] = {OM_ATTR_INT("axis", c->attrs.i[1]), OM_ATTR_INT("largest", c->attrs.i[2]), OM_ATTR_INT("sorted", 1)};
-  if (k < 0 || !om__emit(l, "TopK", (int[]){x, k}, 2, c->out_meta, 2, out, attrs, 3)) return false;
-  om__lower_output(l, 0, out[0]);
-  om__lower_output(l, 1, out[1]);
+  om_gattr attrs[3] = {OM_ATTR_INT("axis", dim), OM_ATTR_INT("largest", c->attrs.i[2]), OM_ATTR_INT("sorted", 1)};
+  if (k < 0 || !om__emit(l, "TopK", (int[]){x, k}, 2, om, 2, out, attrs, 3)) return false;
+  for (int j = 0; j < 2; j++) {
+    for (int d = 0; d < a->ndim && out[j] >= 0; d++)
+      if (pad[d] && (out[j] = om__lower_drop_row(l, out[j], om[j], d)) >= 0) om[j].shape[d]--;
+    if (out[j] < 0) return false;
+    om__lower_output(l, j, out[j]);
+  }
   return true;
 }
 

@@ -407,3 +407,26 @@ void [sessionOut, typed, names, planned, kernels, fromBytes, saved];
   om.dispose([w, l, sd]);
   void [heap, a, keys, kids, all, bufs];
 }
+
+// sorting, searching and rearranging (js/ops/sort.js)
+{
+  const x = om.randn([2, 5]);
+  const [v, i]: [Tensor, Tensor] = om.topk(x, 2, { dim: 1, largest: false });
+  const [v2, i2] = x.topk(1, -1, true, true);
+  const [s, si] = x.sort({ dim: 0, descending: true, stable: true });
+  const order: Tensor = om.argsort(x, 1, true);
+  const o2: Tensor = x.argsort({ descending: false });
+  const [s2, si2] = om.sort(x);
+  const b: Tensor = om.bucketize(x, om.tensor([0, 1]), { right: true });
+  const ss: Tensor = om.searchsorted(om.tensor([0, 1]), x, { side: 'right' });
+  const hot: Tensor = om.nn.functional.oneHot(om.tensor([1, 0], { dtype: 'int64' }), 3);
+  const r: Tensor = x.repeatInterleave(2, 1);
+  const rc: Tensor = om.repeatInterleave(x, om.tensor([1, 2], { dtype: 'int64' }), 0);
+  const tri: Tensor = om.trilIndices(3, 3, -1n);
+  const triu: Tensor = om.triuIndices(3, 4);
+  const up = new om.nn.PixelShuffle(2), down = new om.nn.PixelUnshuffle(2);
+  const img: Tensor = down.forward(up.forward(om.zeros([1, 8, 2, 2])));
+  const f: Tensor = om.nn.functional.pixelUnshuffle(om.nn.functional.pixelShuffle(om.zeros([1, 4, 1, 1]), 2), 2);
+  up.dispose(); down.dispose();
+  om.dispose([x, v, i, v2, i2, s, si, order, o2, s2, si2, b, ss, hot, r, rc, tri, triu, img, f]);
+}

@@ -1,0 +1,130 @@
+// Sorting and searching, one-hot, repeats, triangle indices and pixel shuffles in PyTorch's names
+// (src/ops/sort.c, shape.c, index.c): topk, sort, argsort, searchsorted, bucketize, oneHot,
+// repeatInterleave, trilIndices, triuIndices, pixelShuffle, pixelUnshuffle. The Tensor methods of
+// the same names and om.nn.functional call these.
+//
+//   const [values, indices] = om.topk(scores, 5);            // the 5 largest along the last dim
+//   const [sorted, order] = x.sort({ dim: 0, descending: true });
+//   const buckets = om.bucketize(x, om.tensor([0, 1, 4]));  // int64 bucket of each element
+//   const up = om.nn.functional.pixelShuffle(feat, 2);       // [N, 4C, H, W] -> [N, C, 2H, 2W]
+import { invalid } from '../errors.js';
+import { M, requireReady, marshal, readU32, checkHandle } from '../runtime.js';
+import { describe, toI64, toI32, toBool } from '../convert.js';
+import { Tensor, handle, wrap, applyAll, optionsArg } from '../tensor.js';
+
+/** Options given positionally (PyTorch's order) or as one trailing object of those names. */
+function named(args, names, who) {
+  const last = args[args.length - 1];
+  if (args.length && last !== null && typeof last === 'object' && !Array.isArray(last) && !(last instanceof Tensor)) {
+    const o = optionsArg(last, who, names);
+    return names.map((n, i) => (i < args.length - 1 ? args[i] : o[n]));
+  }
+  return names.map((_, i) => args[i]);
+}
+
+/**
+ * torch.topk(input, k, dim = -1, largest = true, sorted = true): [values, indices (int64)], always
+ * sorted, a NaN the largest, equal values in index order. Also topk(input, k, { dim, largest, sorted }).
+ */
+export function topk(input, k, ...rest) {
+  const who = 'topk';
+  requireReady(who);
+  const [dim, largest, sorted] = named(rest, ['dim', 'largest', 'sorted'], who);
+  const h = handle(input, who, 'input');
+  toBool(sorted, who, 'sorted', true); // any order is allowed for sorted: false, and sorted is one
+  return applyAll(who, 'topk', [h], [toI64(k, who, 'k'), toI64(dim ?? -1, who, 'dim'), toBool(largest, who, 'largest', true) ? 1n : 0n], [], 2);
+}
+
+/** torch.sort(input, dim = -1, descending = false) (stable): [values, indices]; or { dim, descending, stable }. */
+export function sort(input, ...rest) {
+  const who = 'sort';
+  requireReady(who);
+  const [dim, descending, stable] = named(rest, ['dim', 'descending', 'stable'], who);
+  const h = handle(input, who, 'input');
+  toBool(stable, who, 'stable'); // always stable, which stable: false allows
+  const [pi] = marshal(['ptr', 1]);
+  const v = checkHandle(M._omw_sort(h, toI32(dim ?? -1, who, 'dim'), toBool(descending, who, 'descending') ? 1 : 0, pi), who);
+  const indices = readU32(pi, 1)[0]; // before wrap, which takes the scratch buffer
+  return [wrap(v), wrap(indices)];
+}
+
+/** torch.argsort(input, dim = -1, descending = false) (stable): the int64 indices of sort. */
+export function argsort(input, ...rest) {
+  const [values, indices] = sort(input, ...rest);
+  values.dispose();
+  return indices;
+}
+
+/**
+ * torch.searchsorted(sortedSequence, values, { right, side }): for each value, the int64 index in
+ * the sorted sequence (1-D, or the values' leading dims and one more) where it would go; right
+ * (or side 'right') puts it after its equals.
+ */
+export function searchsorted(sortedSequence, values, options) {
+  const who = 'searchsorted';
+  requireReady(who);
+  const o = optionsArg(options, who, ['right', 'side']);
+  if (o.side !== undefined && o.side !== null && o.side !== 'left' && o.side !== 'right') {
+    throw invalid(`${who}: side must be 'left' or 'right', got ${describe(o.side)}`);
+  }
+  if (o.side === 'left' && o.right === true) throw invalid(`${who}: side 'left' and right true are opposites`);
+  const right = o.side === 'right' || toBool(o.right, who, 'right');
+  const hs = handle(sortedSequence, who, 'sortedSequence'), hv = handle(values, who, 'values');
+  return wrap(checkHandle(M._omw_searchsorted(hs, hv, right ? 1 : 0, 0), who));
+}
+
+/** torch.bucketize(input, boundaries, { right }): searchsorted(boundaries, input) with 1-D boundaries. */
+export function bucketize(input, boundaries, options) {
+  const who = 'bucketize';
+  requireReady(who);
+  const o = optionsArg(options, who, ['right']);
+  const hi = handle(input, who, 'input'), hb = handle(boundaries, who, 'boundaries');
+  return wrap(checkHandle(M._omw_searchsorted(hb, hi, toBool(o.right, who, 'right') ? 1 : 0, 1), who));
+}
+
+/** F.one_hot(tensor, numClasses = -1): int64 classes -> int64 [..., numClasses] (-1: the largest + 1). */
+export function oneHot(tensor, numClasses = -1) {
+  const who = 'oneHot';
+  requireReady(who);
+  const h = handle(tensor, who, 'tensor');
+  const [p] = marshal(['i64', [toI64(numClasses, who, 'numClasses')]]);
+  return wrap(checkHandle(M._omw_one_hot(h, p), who));
+}
+
+/**
+ * torch.repeat_interleave(input, repeats, dim): each element along dim repeated `repeats` times
+ * (a number, or an int64 tensor of one count per element); dim omitted: the flattened input.
+ */
+export function repeatInterleave(input, repeats, dim) {
+  const who = 'repeatInterleave';
+  requireReady(who);
+  const h = handle(input, who, 'input');
+  const hasDim = dim !== undefined && dim !== null;
+  const counts = repeats instanceof Tensor ? handle(repeats, who, 'repeats') : 0;
+  const at = [counts ? 0n : toI64(repeats, who, 'repeats'), hasDim ? toI64(dim, who, 'dim') : 0n, hasDim ? 1n : 0n];
+  const [p] = marshal(['i64', at]);
+  return wrap(checkHandle(M._omw_repeat_interleave(h, counts, p), who));
+}
+
+function triIndices(who, upper, row, col, offset) {
+  requireReady(who);
+  const [p] = marshal(['i64', [toI64(row, who, 'row'), toI64(col, who, 'col'), toI64(offset, who, 'offset')]]);
+  return wrap(checkHandle(M._omw_tri_indices(p, upper ? 1 : 0), who));
+}
+
+/** torch.tril_indices(row, col, offset = 0): int64 [2, n], the lower triangle's rows and columns, row by row. */
+export function trilIndices(row, col, offset = 0) { return triIndices('trilIndices', false, row, col, offset); }
+/** torch.triu_indices(row, col, offset = 0): int64 [2, n], the upper triangle's rows and columns, row by row. */
+export function triuIndices(row, col, offset = 0) { return triIndices('triuIndices', true, row, col, offset); }
+
+function shuffle(who, up, input, r) {
+  requireReady(who);
+  const h = handle(input, who, 'input');
+  const [p] = marshal(['i64', [toI64(r, who, up ? 'upscaleFactor' : 'downscaleFactor')]]);
+  return wrap(checkHandle(M._omw_pixel_shuffle(h, p, up ? 1 : 0), who));
+}
+
+/** F.pixel_shuffle(input, upscaleFactor): [..., C r^2, H, W] -> [..., C, H r, W r]. */
+export function pixelShuffle(input, upscaleFactor) { return shuffle('pixelShuffle', true, input, upscaleFactor); }
+/** F.pixel_unshuffle(input, downscaleFactor): [..., C, H r, W r] -> [..., C r^2, H, W]. */
+export function pixelUnshuffle(input, downscaleFactor) { return shuffle('pixelUnshuffle', false, input, downscaleFactor); }
