@@ -1946,6 +1946,104 @@ static bool bind_stft(om_bind *b) {
   return ok;
 }
 
+/* ---- RoiAlign ---- */
+
+/* RoiAlign's sample coordinate along one axis of size n for each roi and sample point: start +
+ * p bin + i bin / g (p [1, P] the point's bin, i its offset inside plus one half, start and bin
+ * [R, 1]; onnxruntime's order of operations, so a point on an edge lands as there), and where it
+ * lies (onnxruntime's and Detectron's rule): *lo and *hi the pixels either side, *w_hi the weight
+ * of hi (0 past the last pixel), *out true more than one pixel outside. */
+static bool roi_axis(om_scope *s, om_tensor *start, om_tensor *bin, om_tensor *p, om_tensor *i, om_tensor *g, int64_t n, om_tensor **lo, om_tensor **hi,
+                     om_tensor **w_hi, om_tensor **out) {
+  double zero = 0, last = (double)(n - 1);
+  om_tensor *c = om__keep(s, om_add(om__keep(s, om_add(start, om__keep(s, om_mul(p, bin)))), om__keep(s, om_div(om__keep(s, om_mul(i, bin)), g)))); /* [R, P] */
+  *out = c ? om__keep(s, om_logical_or(om__keep(s, om_lt(c, om__keep(s, om_scalar(-1, OM_FLOAT32)))),
+                                       om__keep(s, om_gt(c, om__keep(s, om_scalar((double)n, OM_FLOAT32)))))) : NULL;
+  om_tensor *cc = *out ? om__keep(s, om_clamp(c, &zero, NULL)) : NULL, *fl = cc ? om__keep(s, floor_of(cc)) : NULL;
+  om_tensor *edge = fl ? om__keep(s, om_ge(fl, om__keep(s, om_scalar(last, OM_FLOAT32)))) : NULL;
+  *lo = fl ? om__keep(s, om_clamp(fl, NULL, &last)) : NULL;
+  *hi = *lo ? om__keep(s, om_clamp(om__keep(s, om_add_scalar(*lo, 1)), NULL, &last)) : NULL;
+  *w_hi = edge && *hi ? om__keep(s, om_where(edge, om__keep(s, om_scalar(0, OM_FLOAT32)), om__keep(s, om_sub(cc, *lo)))) : NULL;
+  return *w_hi != NULL;
+}
+
+/* RoiAlign: per roi, output_height x output_width bins of sampling_ratio^2 points, each the
+ * bilinear mix of its four pixels (rows of X as [N H W, C] picked by one index_select), averaged
+ * (avg) or the largest weighted pixel (max, onnxruntime's), as [R, C, oh, ow]. */
+static bool bind_roi_align(om_bind *b) {
+  om_tensor *x = b->in[0], *rois = b->in[1], *bi = b->in[2];
+  int64_t oh, ow, sr;
+  double scale;
+  const char *mode, *ctm;
+  if (!attr_i(b, "output_height", 1, &oh) || !attr_i(b, "output_width", 1, &ow) || !attr_i(b, "sampling_ratio", 0, &sr) ||
+      !attr_f(b, "spatial_scale", 1.0, &scale) || !attr_s(b, "mode", "avg", &mode) || !attr_s(b, "coordinate_transformation_mode", "half_pixel", &ctm))
+    return false;
+  bool max = !strcmp(mode, "max"), half = !strcmp(ctm, "half_pixel");
+  if (!max && strcmp(mode, "avg")) return om__fail(OM_ERR_FORMAT, "%s (RoiAlign): mode '%s' (avg or max)", who(b), mode);
+  if (!half && strcmp(ctm, "output_half_pixel")) return om__fail(OM_ERR_FORMAT, "%s (RoiAlign): coordinate_transformation_mode '%s'", who(b), ctm);
+  if (sr < 1) return unsupported(b, "sampling_ratio 0 (the sample count would follow each roi's size, a value of the graph)");
+  if (oh < 1 || ow < 1) return om__fail(OM_ERR_FORMAT, "%s (RoiAlign): output size %lld x %lld", who(b), (long long)oh, (long long)ow);
+  if (x->ndim != 4 || rois->ndim != 2 || rois->shape[1] != 4 || bi->ndim != 1 || bi->shape[0] != rois->shape[0] || bi->dtype != OM_INT64)
+    return om__fail(OM_ERR_SHAPE_MISMATCH, "%s (RoiAlign): X [N, C, H, W], rois [R, 4] and int64 batch_indices [R] do not fit", who(b));
+  int64_t R = rois->shape[0], C = x->shape[1], H = x->shape[2], W = x->shape[3], P = oh * ow * sr * sr;
+  if (P > ((int64_t)1 << 24)) return om__fail(OM_ERR_OUT_OF_MEMORY, "%s (RoiAlign): %lld sample points per roi", who(b), (long long)P);
+  float *f = om__alloc(sizeof(float) * (uint64_t)(4 * P), "RoiAlign");
+  for (int64_t k = 0; f && k < P; k++) { /* point k: bin (ph, pw), sample (iy, ix) within it */
+    int64_t ix = k % sr, iy = k / sr % sr, pw = k / (sr * sr) % ow, ph = k / (sr * sr * ow);
+    f[k] = (float)ph, f[P + k] = (float)iy + 0.5f, f[2 * P + k] = (float)pw, f[3 * P + k] = (float)ix + 0.5f;
+  }
+  om_scope s = {0}, ty = {0}, tx = {0}; /* ty, tx: each axis's coordinates */
+  int64_t pshape[2] = {1, P}, col[2] = {R, 1}, rows2[2] = {x->shape[0] * H * W, C}, perm[4] = {0, 2, 3, 1}, flat = R * P;
+  om_tensor *fp[4] = {NULL}, *g = om__keep(&s, om_scalar((double)sr, OM_FLOAT32)); /* ph, iy + 0.5, pw, ix + 0.5 */
+  for (int k = 0; f && k < 4; k++) fp[k] = om__keep(&s, om_from_data(f + k * P, pshape, 2, OM_FLOAT32));
+  free(f);
+  bool have = fp[0] && fp[1] && fp[2] && fp[3] && g;
+  om_tensor *box[4] = {NULL}, *size[2] = {NULL}, *bin[2] = {NULL};
+  for (int k = 0; have && k < 4; k++) { /* x1, y1, x2, y2 scaled, shifted by half a pixel: [R, 1] */
+    om_scope u = {0};
+    om_tensor *c = om__keep(&u, om_scale(om__keep(&u, om_reshape(om__keep(&u, om_select(rois, 1, k)), col, 2)), scale));
+    box[k] = c ? om__keep(&s, om_add_scalar(c, half ? -0.5 : 0)) : NULL;
+    om__scope_end(&u);
+  }
+  double one = 1;
+  for (int a = 0; box[0] && box[1] && box[2] && box[3] && a < 2; a++) { /* a 0: y, 1: x */
+    size[a] = om__keep(&s, om_sub(box[3 - a], box[1 - a]));
+    if (size[a] && !half) size[a] = om__keep(&s, om_clamp(size[a], &one, NULL));
+    bin[a] = size[a] ? om__keep(&s, om_div(size[a], om__keep(&s, om_scalar((double)(a ? ow : oh), OM_FLOAT32)))) : NULL;
+  }
+  om_tensor *yl, *yh, *wy, *oy, *xl, *xh, *wx, *ox, *y = NULL;
+  if (bin[0] && bin[1] && roi_axis(&ty, box[1], bin[0], fp[0], fp[1], g, H, &yl, &yh, &wy, &oy) &&
+      roi_axis(&tx, box[0], bin[1], fp[2], fp[3], g, W, &xl, &xh, &wx, &ox)) {
+    om_tensor *rows = om__keep(&s, om_reshape(om__keep(&s, om_permute(x, perm, 4)), rows2, 2)); /* [N H W, C] */
+    om_tensor *base = om__keep(&s, om_scale(om__keep(&s, om_reshape(bi, col, 2)), (double)(H * W))); /* [R, 1] */
+    om_tensor *outside = om__keep(&s, om_logical_or(oy, ox)), *zero = om__keep(&s, om_scalar(0, OM_FLOAT32));
+    om_tensor *ys[2] = {yl, yh}, *xs[2] = {xl, xh}, *wys[2] = {om__keep(&s, om_add_scalar(om__keep(&s, om_neg(wy)), 1)), wy};
+    om_tensor *wxs[2] = {om__keep(&s, om_add_scalar(om__keep(&s, om_neg(wx)), 1)), wx};
+    int64_t rpc[3] = {R, P, C}, rp1[3] = {R, P, 1};
+    for (int k = 0; rows && base && outside && zero && wys[0] && wxs[0] && k < 4; k++) { /* (yl, xl), (yl, xh), (yh, xl), (yh, xh) */
+      om_scope u = {0};
+      om_tensor *at = om__keep(&u, om_add(om__keep(&u, om_scale(om__keep(&u, om_cast(ys[k >> 1], OM_INT64)), (double)W)), om__keep(&u, om_cast(xs[k & 1], OM_INT64))));
+      om_tensor *idx = at ? om__keep(&u, om_reshape(om__keep(&u, om_add(at, base)), &flat, 1)) : NULL;
+      om_tensor *v = idx ? om__keep(&u, om_reshape(om__keep(&u, om_index_select(rows, 0, idx)), rpc, 3)) : NULL;
+      om_tensor *w = v ? om__keep(&u, om_where(outside, zero, om__keep(&u, om_mul(wys[k >> 1], wxs[k & 1])))) : NULL;
+      om_tensor *wv = w ? om__keep(&u, om_mul(v, om__keep(&u, om_reshape(w, rp1, 3)))) : NULL;
+      om_tensor *next = !wv ? NULL : !k ? om_tensor_retain(wv) : max ? om_maximum(y, wv) : om_add(y, wv);
+      om__scope_end(&u);
+      om_tensor_release(y);
+      if (!(y = next)) break;
+    }
+  }
+  om__scope_end(&ty);
+  om__scope_end(&tx);
+  int64_t bins[5] = {R, oh, ow, sr * sr, C}, three = 3, back[4] = {0, 3, 1, 2};
+  om_tensor *yb = y ? om__keep(&s, om_reshape(y, bins, 5)) : NULL, *r = NULL;
+  om_tensor_release(y);
+  if (yb) r = om__keep(&s, max ? om_amax(yb, &three, 1, false) : om_scale(om__keep(&s, om_sum(yb, &three, 1, false)), 1.0 / (double)(sr * sr)));
+  bool ok = put(b, 0, r ? om_permute(r, back, 4) : NULL);
+  om__scope_end(&s);
+  return ok;
+}
+
 /* ---- the table, sorted by op type: inputs, outputs, the rule, what it runs as (for
  * docs/graph-runtime.md, generated by om_optable) ---- */
 
@@ -2062,6 +2160,7 @@ static const om_onnx_rule rules[] = {
     {"Reshape", 2, 2, 1, bind_reshape, "reshape (0 copies a size unless allowzero)"},
     {"Resize", 1, 4, 1, bind_resize, "interpolate over the last two axes of a 4-D input: linear (half_pixel, pytorch_half_pixel, align_corners) as bilinear, nearest (asymmetric, floor) as nearest"},
     {"ReverseSequence", 2, 2, 1, bind_reverse_sequence, "gather by where(t < len, len - 1 - t, t)"},
+    {"RoiAlign", 3, 3, 1, bind_roi_align, "an index_select of the four pixels of every sample point from X as [N H W, C], weighted, then mean (avg) or amax (max, of the weighted pixels as onnxruntime) per bin (half_pixel, output_half_pixel; sampling_ratio 0 refused)"},
     {"Round", 1, 1, 1, bind_round, "floor, plus 1 above one half or at one half from an odd floor (half to even)"},
     {"STFT", 2, 4, 1, bind_stft, "index_select of the frames, times the window, then DFT's matmuls (frame_step, frame_length known when planning; onesided)"},
     {"ScatterElements", 3, 3, 1, bind_scatter_elements, "scatter_add (reduction add); none: where(mask, scattered, data) from two scatter_adds"},

@@ -1148,6 +1148,18 @@ TEST(more_indexing_and_sampling_ops_against_references) {
     om_tensor_release(y);
   }
   om_tensor_release(img);
+  /* RoiAlign of [[1, 2], [3, 4]] over the roi (0, 0)-(1, 1), one sample: the middle, 2.5 */
+  om_tensor *img4 = TF(SHAPE(1, 1, 2, 2), 1, 2, 3, 4);
+  float roi[4] = {0, 0, 1, 1};
+  int64_t zero_index = 0;
+  pb ra = node("RoiAlign", "x", "r", "y"), rinit[2] = {raw_init("r", 1, 2, (const int64_t[]){1, 4}, roi, sizeof roi), raw_init("b", 7, 1, (const int64_t[]){1}, &zero_index, 8)};
+  pb_str(&ra, 1, "b");
+  attr_int(&ra, "sampling_ratio", 1);
+  attr_str(&ra, "coordinate_transformation_mode", "output_half_pixel");
+  y = run_node(&ra, rinit, 2, img4);
+  check_values("RoiAlign", y, (const double[]){2.5}, 1, 1e-7);
+  om_tensor_release(y);
+  om_tensor_release(img4);
   /* AffineGrid of the identity over [2, 2] with align_corners: the corners */
   pb ag = node("AffineGrid", "x", "s", "y"), as = ints_init("s", 4, (const int64_t[]){1, 1, 2, 2});
   attr_int(&ag, "align_corners", 1);

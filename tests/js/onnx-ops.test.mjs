@@ -377,6 +377,21 @@ describe('Fourier transforms: DFT, STFT', () => {
   });
 });
 
+describe('RoiAlign', () => {
+  test('avg and max, both coordinate modes, sampling ratios, scales, rois past the edges', async () => {
+    const rois = { type: 'float32', dims: [4, 4], data: Float32Array.of(0, 0, 4, 5, 1.5, 0.5, 3.2, 2.8, -2, -1, 7, 9, 3, 4, 3.5, 4.25) };
+    const batch = I([4], (k) => [0, 1, 1, 0][k]);
+    for (const mode of ['avg', 'max']) {
+      for (const coordinate_transformation_mode of ['half_pixel', 'output_half_pixel']) {
+        for (const [sampling_ratio, spatial_scale, output_height, output_width] of [[2, 1, 3, 2], [1, 0.5, 2, 2], [3, 1.25, 1, 4]]) {
+          await agree({ node: { op: 'RoiAlign', ints: { sampling_ratio, output_height, output_width }, floats: { spatial_scale }, strings: { mode, coordinate_transformation_mode } },
+                        feeds: [{ x: F([2, 3, 6, 5]), r: rois, b: batch }, { x: F([2, 1, 4, 4], { lo: 0, hi: 3 }), r: rois, b: batch }] });
+        }
+      }
+    }
+  });
+});
+
 describe('refusals and errors: kind and message', () => {
   const x = F([2, 3]);
   const cases = [
@@ -424,6 +439,10 @@ describe('refusals and errors: kind and message', () => {
     [{ node: { op: 'STFT', inputs: ['x', 's'] }, inits: [{ name: 's', dtype: 'int64', dims: [], values: [1] }], feed: { x: F([1, 4, 1]) } }, 'Format', /^n \(STFT\): frame_length -1 and frame_step 1 for a signal of 4/],
     [{ node: { op: 'STFT', inputs: ['x', 's', 'w'] }, inits: [{ name: 's', dtype: 'int64', dims: [], values: [1] }], feed: { x: F([1, 4, 1]), w: F([2, 2]) } }, 'ShapeMismatch', /^n \(STFT\): the window must be 1-D of frame_length/],
     [{ node: { op: 'STFT', inputs: ['x', 's'] }, feed: { x: F([1, 4, 1]), s: I([], () => 1) } }, 'Unsupported', /^n \(STFT\): input 1 is computed from tensor values when the graph runs/],
+    [{ node: { op: 'RoiAlign' }, feed: { x: F([1, 1, 2, 2]), r: F([1, 4]), b: I([1], () => 0) } }, 'Unsupported', /^n \(RoiAlign\): sampling_ratio 0 \(the sample count would follow each roi's size, a value of the graph\) is not supported/],
+    [{ node: { op: 'RoiAlign', ints: { sampling_ratio: 1 }, strings: { mode: 'min' } }, feed: { x: F([1, 1, 2, 2]), r: F([1, 4]), b: I([1], () => 0) } }, 'Format', /^n \(RoiAlign\): mode 'min' \(avg or max\)/],
+    [{ node: { op: 'RoiAlign', ints: { sampling_ratio: 1 } }, feed: { x: F([1, 1, 2, 2]), r: F([1, 3]), b: I([1], () => 0) } }, 'ShapeMismatch', /^n \(RoiAlign\): X \[N, C, H, W\], rois \[R, 4\] and int64 batch_indices \[R\] do not fit/],
+    [{ node: { op: 'RoiAlign', ints: { sampling_ratio: 1 } }, feed: { x: F([1, 1, 2, 2]), r: F([1, 4], { lo: 0, hi: 1 }), b: I([1], () => 1) } }, 'IndexOutOfRange', /index_select/],
     [{ node: { op: 'RNN', ints: { hidden_size: 2 }, strings: { direction: 'sideways' } }, feed: { x: F([1, 1, 1]), w: F([1, 2, 1]), r: F([1, 2, 2]) } }, 'Format', /^n \(RNN\): direction 'sideways'/],
     [{ node: { op: 'RNN', ints: { hidden_size: 3 } }, feed: { x: F([1, 1, 1]), w: F([1, 2, 1]), r: F([1, 2, 2]) } }, 'ShapeMismatch', /^n \(RNN\): X, W, R and B do not fit hidden_size 3 and direction forward/],
     [{ node: { op: 'RNN', ints: { hidden_size: 2 }, strings: { activations: 'Relu' } }, feed: { x: F([1, 1, 1]), w: F([1, 2, 1]), r: F([1, 2, 2]) } }, 'Unsupported', /^n \(RNN\): activations other than the default \(Tanh\) is not supported/],
