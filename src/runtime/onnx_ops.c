@@ -18,6 +18,11 @@
 
 /* ---- reading a node ---- */
 
+/* The largest size an attribute or a constant operand may give a rule (kernel sizes, pads, lengths,
+ * counts): a product of two stays far from int64's end, and a plan asking for more than its
+ * buffers can hold is refused by their checks anyway. */
+#define LIMIT ((int64_t)1 << 30)
+
 static const char *who(const om_bind *b) { return b->node->name; }
 
 static const om_gattr *attr(const om_bind *b, const char *name) {
@@ -921,6 +926,9 @@ static bool read_spatial(om_bind *b, int ns, const int64_t *in_size, const int64
   for (int d = 0; d < ns; d++)
     if (sp->pad[d] < 0 || sp->pad_end[d] < 0 || sp->stride[d] < 1 || sp->dilation[d] < 1 || sp->kernel[d] < 1)
       return om__fail(OM_ERR_FORMAT, "%s (%s): a negative pad, or a stride, dilation or kernel size below 1", who(b), b->node->op_type);
+  for (int d = 0; d < ns; d++) /* so sums and products of them stay far from int64's end */
+    if (sp->pad[d] > LIMIT || sp->pad_end[d] > LIMIT || sp->stride[d] > LIMIT || sp->dilation[d] > LIMIT || sp->kernel[d] > LIMIT)
+      return om__fail(OM_ERR_FORMAT, "%s (%s): a pad, stride, dilation or kernel size above 2^30", who(b), b->node->op_type);
   return true;
 }
 
@@ -1331,7 +1339,7 @@ static bool window(om_bind *b, double a0, double a1, double a2) {
   if (!attr_i(b, "periodic", 1, &periodic) || !attr_i(b, "output_datatype", 1, &dt) || !onnx_dtype(b, "output_datatype", dt, &d) ||
       !const_ints(b, 0, &size, 1, &n))
     return false;
-  if (n != 1 || size < 0) return om__fail(OM_ERR_FORMAT, "%s (%s): size must be one value of at least 0", who(b), b->node->op_type);
+  if (n != 1 || size < 0 || size > LIMIT) return om__fail(OM_ERR_FORMAT, "%s (%s): size must be one value from 0 to 2^30", who(b), b->node->op_type);
   double N = (double)(periodic ? size : size - 1), w = 2 * 3.14159265358979323846 / N;
   om_scope s = {0};
   om_tensor *k = om__keep(&s, om_arange(0, (double)size, 1, OM_FLOAT32));
@@ -1354,7 +1362,7 @@ static bool bind_lrn(om_bind *b) {
   int64_t size;
   if (!attr_f(b, "alpha", 1e-4, &alpha) || !attr_f(b, "beta", 0.75, &beta) || !attr_f(b, "bias", 1.0, &bias) || !attr_i(b, "size", 0, &size))
     return false;
-  if (size < 1) return om__fail(OM_ERR_FORMAT, "%s (LRN): size %lld (needs at least 1)", who(b), (long long)size);
+  if (size < 1 || size > LIMIT) return om__fail(OM_ERR_FORMAT, "%s (LRN): size %lld (needs 1 to 2^30)", who(b), (long long)size);
   if (x->ndim < 3) return om__fail(OM_ERR_SHAPE_MISMATCH, "%s (LRN): the input needs 3 or more dims", who(b));
   int64_t rest = 1, shape4[4], pads[4] = {0, 0, (size - 1) / 2, size / 2}, kernel[2] = {size, 1}, one[2] = {1, 1}, zero[2] = {0, 0};
   for (int d = 2; d < x->ndim; d++) rest *= x->shape[d];
@@ -1830,9 +1838,9 @@ static bool bind_affine_grid(om_bind *b) {
   int64_t count = 1;
   for (int d = 2; d < n; d++) {
     if (size[d] < 0) return om__fail(OM_ERR_FORMAT, "%s (AffineGrid): size %lld", who(b), (long long)size[d]);
-    count *= size[d];
+    if (size[d] > LIMIT || (count *= size[d]) > LIMIT) /* LIMIT squared fits int64 */
+      return om__fail(OM_ERR_OUT_OF_MEMORY, "%s (AffineGrid): a grid of more than 2^30 positions", who(b));
   }
-  if (count > ((int64_t)1 << 28)) return om__fail(OM_ERR_OUT_OF_MEMORY, "%s (AffineGrid): a grid of %lld positions", who(b), (long long)count);
   float *base = om__alloc(sizeof(float) * (uint64_t)(count * (r + 1) + 1), "AffineGrid");
   for (int64_t k = 0; base && k < count; k++) { /* position k's coordinates: x along the last axis, then y, (z) */
     for (int64_t d = n - 1, rest = k, j = 0; d >= 2; d--, j++) {
@@ -1912,7 +1920,7 @@ static bool bind_dft(om_bind *b) {
   if (a == x->ndim - 1) return om__fail(OM_ERR_INDEX_OUT_OF_RANGE, "%s (DFT): axis %lld is the complex axis", who(b), (long long)axis);
   L = x->shape[a];
   if (b->node->n_in > 1 && b->in[1] && om_tensor_numel(b->in[1]) && !const_ints(b, 1, &L, 1, &n)) return false;
-  if (L < 1) return om__fail(OM_ERR_FORMAT, "%s (DFT): dft_length %lld (at least 1)", who(b), (long long)L);
+  if (L < 1 || L > LIMIT) return om__fail(OM_ERR_FORMAT, "%s (DFT): dft_length %lld (1 to 2^30)", who(b), (long long)L);
   if (onesided && (inverse || x->shape[x->ndim - 1] == 2)) return unsupported(b, "onesided with inverse or a complex input");
   return put(b, 0, dft(x, a, L, inverse, onesided));
 }
@@ -1933,8 +1941,9 @@ static bool bind_stft(om_bind *b) {
     return om__fail(OM_ERR_FORMAT, "%s (STFT): frame_length %lld and frame_step %lld for a signal of %lld", who(b), (long long)flen, (long long)step,
                     (long long)x->shape[1]);
   if (onesided && x->shape[2] == 2) return unsupported(b, "onesided with a complex signal");
-  int64_t frames = (x->shape[1] - flen) / step + 1, count = frames * flen, shape[4] = {x->shape[0], frames, flen, x->shape[2]}, wshape[3] = {1, flen, 1};
-  int64_t *pos = om__alloc(sizeof(int64_t) * (uint64_t)count, "STFT");
+  int64_t frames = (x->shape[1] - flen) / step + 1, count = frames * flen, /* both at most the signal's length */ shape[4] = {x->shape[0], frames, flen, x->shape[2]}, wshape[3] = {1, flen, 1};
+  int64_t *pos = count <= LIMIT ? om__alloc(sizeof(int64_t) * (uint64_t)count, "STFT")
+                                : (om__fail(OM_ERR_OUT_OF_MEMORY, "%s (STFT): frames of more than 2^30 samples", who(b)), NULL);
   for (int64_t k = 0; pos && k < count; k++) pos[k] = (k / flen) * step + k % flen;
   om_scope s = {0};
   om_tensor *idx = pos ? om__keep(&s, om_from_data(pos, &count, 1, OM_INT64)) : NULL;
@@ -1982,11 +1991,13 @@ static bool bind_roi_align(om_bind *b) {
   if (!max && strcmp(mode, "avg")) return om__fail(OM_ERR_FORMAT, "%s (RoiAlign): mode '%s' (avg or max)", who(b), mode);
   if (!half && strcmp(ctm, "output_half_pixel")) return om__fail(OM_ERR_FORMAT, "%s (RoiAlign): coordinate_transformation_mode '%s'", who(b), ctm);
   if (sr < 1) return unsupported(b, "sampling_ratio 0 (the sample count would follow each roi's size, a value of the graph)");
-  if (oh < 1 || ow < 1) return om__fail(OM_ERR_FORMAT, "%s (RoiAlign): output size %lld x %lld", who(b), (long long)oh, (long long)ow);
+  if (oh < 1 || ow < 1 || oh > LIMIT || ow > LIMIT || sr > LIMIT)
+    return om__fail(OM_ERR_FORMAT, "%s (RoiAlign): output size %lld x %lld, sampling_ratio %lld (each 1 to 2^30)", who(b), (long long)oh, (long long)ow, (long long)sr);
   if (x->ndim != 4 || rois->ndim != 2 || rois->shape[1] != 4 || bi->ndim != 1 || bi->shape[0] != rois->shape[0] || bi->dtype != OM_INT64)
     return om__fail(OM_ERR_SHAPE_MISMATCH, "%s (RoiAlign): X [N, C, H, W], rois [R, 4] and int64 batch_indices [R] do not fit", who(b));
-  int64_t R = rois->shape[0], C = x->shape[1], H = x->shape[2], W = x->shape[3], P = oh * ow * sr * sr;
-  if (P > ((int64_t)1 << 24)) return om__fail(OM_ERR_OUT_OF_MEMORY, "%s (RoiAlign): %lld sample points per roi", who(b), (long long)P);
+  int64_t R = rois->shape[0], C = x->shape[1], H = x->shape[2], W = x->shape[3], P = oh * ow; /* each at most LIMIT: no overflow */
+  if (P > LIMIT || (P *= sr) > LIMIT || (P *= sr) > LIMIT)
+    return om__fail(OM_ERR_OUT_OF_MEMORY, "%s (RoiAlign): more than 2^30 sample points per roi", who(b));
   float *f = om__alloc(sizeof(float) * (uint64_t)(4 * P), "RoiAlign");
   for (int64_t k = 0; f && k < P; k++) { /* point k: bin (ph, pw), sample (iy, ix) within it */
     int64_t ix = k % sr, iy = k / sr % sr, pw = k / (sr * sr) % ow, ph = k / (sr * sr * ow);
