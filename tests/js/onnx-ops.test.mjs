@@ -392,6 +392,22 @@ describe('RoiAlign', () => {
   });
 });
 
+describe('MaxUnpool', () => {
+  // MaxPool's indices for X [N, C, h, w] pooled by 2 with stride 2 from an image [OH, OW]: one
+  // place in each window (inside the image), flat over the whole output
+  const indices = ([N, C, h, w], OH, OW) => I([N, C, h, w], (k) => {
+    const j = k % w, i = Math.floor(k / w) % h, nc = Math.floor(k / (w * h));
+    return (nc * OH + Math.min(2 * i + (k % 2), OH - 1)) * OW + Math.min(2 * j + ((k >> 1) % 2), OW - 1);
+  });
+  test('kernel, strides, pads, output_shape; 1-D and 2-D', async () => {
+    await agree({ node: { op: 'MaxUnpool', ints: { kernel_shape: [2, 2], strides: [2, 2] } }, feeds: [{ x: F([2, 3, 2, 3]), i: indices([2, 3, 2, 3], 4, 6) }] });
+    await agree({ node: { op: 'MaxUnpool', ints: { kernel_shape: [2, 2], strides: [2, 2], pads: [0, 0, 1, 1] } }, feeds: [{ x: F([1, 2, 2, 2]), i: indices([1, 2, 2, 2], 3, 3) }] });
+    await agree({ node: { op: 'MaxUnpool', ints: { kernel_shape: [2, 2], strides: [2, 2] }, inputs: ['x', 'i', 'shape'] },
+                  inits: [{ name: 'shape', dtype: 'int64', dims: [4], values: [1, 1, 5, 5] }], feeds: [{ x: F([1, 1, 2, 2]), i: indices([1, 1, 2, 2], 5, 5) }] });
+    await agree({ node: { op: 'MaxUnpool', ints: { kernel_shape: [3], strides: [2] } }, feeds: [{ x: F([2, 2, 3]), i: I([2, 2, 3], (k) => Math.floor(k / 3) * 7 + 2 * (k % 3) + (k % 2)) }] });
+  });
+});
+
 describe('refusals and errors: kind and message', () => {
   const x = F([2, 3]);
   const cases = [
@@ -446,6 +462,9 @@ describe('refusals and errors: kind and message', () => {
     [{ node: { op: 'LpPool', ints: { kernel_shape: [2, 2], pads: [0, 0, 2 ** 40, 0] } }, feed: { x: F([1, 1, 3, 3]) } }, 'Format', /^n \(LpPool\): a pad, stride, dilation or kernel size above 2\^30/],
     [{ node: { op: 'RoiAlign', ints: { sampling_ratio: 2 ** 20, output_height: 2 ** 20 } }, feed: { x: F([1, 1, 2, 2]), r: F([1, 4]), b: I([1], () => 0) } }, 'OutOfMemory', /^n \(RoiAlign\): more than 2\^30 sample points per roi/],
     [{ node: { op: 'RoiAlign', ints: { sampling_ratio: 1, output_width: 2 ** 40 } }, feed: { x: F([1, 1, 2, 2]), r: F([1, 4]), b: I([1], () => 0) } }, 'Format', /^n \(RoiAlign\): output size 1 x 1099511627776, sampling_ratio 1 \(each 1 to 2\^30\)/],
+    [{ node: { op: 'MaxUnpool', ints: { kernel_shape: [2, 2] } }, feed: { x: F([1, 1, 2, 2]), i: I([1, 1, 2], () => 0) } }, 'ShapeMismatch', /^n \(MaxUnpool\): the indices must be int64 of X's shape/],
+    [{ node: { op: 'MaxUnpool', ints: { kernel_shape: [2, 2] } }, feed: { x: F([1, 1, 2, 2]), i: I([1, 1, 2, 2], (k) => 9 * k) } }, 'IndexOutOfRange', /scatter_add/],
+    [{ node: { op: 'MaxUnpool', ints: { kernel_shape: [2, 2], pads: [3, 3, 3, 3] } }, feed: { x: F([1, 1, 2, 2]), i: I([1, 1, 2, 2], () => 0) } }, 'ShapeMismatch', /^n \(MaxUnpool\): an output of size -3 at dim 2/],
     [{ node: { op: 'RNN', ints: { hidden_size: 2 }, strings: { direction: 'sideways' } }, feed: { x: F([1, 1, 1]), w: F([1, 2, 1]), r: F([1, 2, 2]) } }, 'Format', /^n \(RNN\): direction 'sideways'/],
     [{ node: { op: 'RNN', ints: { hidden_size: 3 } }, feed: { x: F([1, 1, 1]), w: F([1, 2, 1]), r: F([1, 2, 2]) } }, 'ShapeMismatch', /^n \(RNN\): X, W, R and B do not fit hidden_size 3 and direction forward/],
     [{ node: { op: 'RNN', ints: { hidden_size: 2 }, strings: { activations: 'Relu' } }, feed: { x: F([1, 1, 1]), w: F([1, 2, 1]), r: F([1, 2, 2]) } }, 'Unsupported', /^n \(RNN\): activations other than the default \(Tanh\) is not supported/],
