@@ -1669,13 +1669,16 @@ static bool bind_rnn(om_bind *b) {
       R->shape[0] != D || R->shape[1] != H || R->shape[2] != H || (B && (B->ndim != 2 || B->shape[0] != D || B->shape[1] != 2 * H)))
     return om__fail(OM_ERR_SHAPE_MISMATCH, "%s (RNN): X, W, R and B do not fit hidden_size %lld and direction %s", who(b), (long long)H, dir);
   om_scope s = {0}; /* what lives to the end: the inputs transposed, each direction's results */
+  bool ok = true;
   if (layout) {
-    x = om__keep(&s, om_transpose(x, 0, 1));
-    if (h0) h0 = om__keep(&s, om_transpose(h0, 0, 1));
+    ok = (x = om__keep(&s, om_transpose(x, 0, 1))) != NULL;
+    if (ok && h0) ok = (h0 = om__keep(&s, om_transpose(h0, 0, 1))) != NULL;
   }
-  int64_t T = x ? x->shape[0] : 0, N = x ? x->shape[1] : 0, zshape[3] = {0, N, H};
-  om_tensor **steps = x ? om__alloc(sizeof(om_tensor *) * (size_t)(T + 1), "RNN") : NULL, *ys[2] = {NULL}, *hs[2] = {NULL};
-  bool ok = steps && (!h0 || h0);
+  int64_t T = ok ? x->shape[0] : 0, N = ok ? x->shape[1] : 0, zshape[3] = {0, N, H};
+  if (ok && h0 && (h0->ndim != 3 || h0->shape[0] != D || h0->shape[1] != N || h0->shape[2] != H))
+    ok = om__fail(OM_ERR_SHAPE_MISMATCH, "%s (RNN): initial_h must be [%lld, %lld, %lld]", who(b), (long long)(layout ? N : D), (long long)(layout ? D : N), (long long)H);
+  om_tensor **steps = ok ? om__alloc(sizeof(om_tensor *) * (size_t)(T + 1), "RNN") : NULL, *ys[2] = {NULL}, *hs[2] = {NULL};
+  ok = steps != NULL;
   if (steps) memset(steps, 0, sizeof(om_tensor *) * (size_t)(T + 1));
   for (int d = 0; ok && d < D; d++) {
     om_scope t = {0}; /* this direction's operands */
