@@ -19,6 +19,11 @@
 
 /* ---- reading a node ---- */
 
+/* The largest size an attribute or a constant operand may give a rule (kernel sizes, pads, lengths,
+ * counts): a product of two stays far from int64's end, and a plan asking for more than its
+ * buffers can hold is refused by their checks anyway. */
+#define LIMIT ((int64_t)1 << 30)
+
 static const char *who(const om_bind *b) { return b->node->name; }
 
 static const om_gattr *attr(const om_bind *b, const char *name) {
@@ -965,6 +970,9 @@ static bool read_spatial(om_bind *b, int ns, const int64_t *in_size, const int64
   for (int d = 0; d < ns; d++)
     if (sp->pad[d] < 0 || sp->pad_end[d] < 0 || sp->stride[d] < 1 || sp->dilation[d] < 1 || sp->kernel[d] < 1)
       return om__fail(OM_ERR_FORMAT, "%s (%s): a negative pad, or a stride, dilation or kernel size below 1", who(b), b->node->op_type);
+  for (int d = 0; d < ns; d++) /* so sums and products of them stay far from int64's end */
+    if (sp->pad[d] > LIMIT || sp->pad_end[d] > LIMIT || sp->stride[d] > LIMIT || sp->dilation[d] > LIMIT || sp->kernel[d] > LIMIT)
+      return om__fail(OM_ERR_FORMAT, "%s (%s): a pad, stride, dilation or kernel size above 2^30", who(b), b->node->op_type);
   return true;
 }
 
@@ -1390,7 +1398,7 @@ static bool window(om_bind *b, double a0, double a1, double a2) {
   if (!attr_i(b, "periodic", 1, &periodic) || !attr_i(b, "output_datatype", 1, &dt) || !onnx_dtype(b, "output_datatype", dt, &d) ||
       !const_ints(b, 0, &size, 1, &n))
     return false;
-  if (n != 1 || size < 0) return om__fail(OM_ERR_FORMAT, "%s (%s): size must be one value of at least 0", who(b), b->node->op_type);
+  if (n != 1 || size < 0 || size > LIMIT) return om__fail(OM_ERR_FORMAT, "%s (%s): size must be one value from 0 to 2^30", who(b), b->node->op_type);
   double N = (double)(periodic ? size : size - 1), w = 2 * 3.14159265358979323846 / N;
   om_scope s = {0};
   om_tensor *k = om__keep(&s, om_arange(0, (double)size, 1, OM_FLOAT32));
@@ -1413,7 +1421,7 @@ static bool bind_lrn(om_bind *b) {
   int64_t size;
   if (!attr_f(b, "alpha", 1e-4, &alpha) || !attr_f(b, "beta", 0.75, &beta) || !attr_f(b, "bias", 1.0, &bias) || !attr_i(b, "size", 0, &size))
     return false;
-  if (size < 1) return om__fail(OM_ERR_FORMAT, "%s (LRN): size %lld (needs at least 1)", who(b), (long long)size);
+  if (size < 1 || size > LIMIT) return om__fail(OM_ERR_FORMAT, "%s (LRN): size %lld (needs 1 to 2^30)", who(b), (long long)size);
   if (x->ndim < 3) return om__fail(OM_ERR_SHAPE_MISMATCH, "%s (LRN): the input needs 3 or more dims", who(b));
   int64_t rest = 1, shape4[4], pads[4] = {0, 0, (size - 1) / 2, size / 2}, kernel[2] = {size, 1}, one[2] = {1, 1}, zero[2] = {0, 0};
   for (int d = 2; d < x->ndim; d++) rest *= x->shape[d];
@@ -1720,13 +1728,16 @@ static bool bind_rnn(om_bind *b) {
       R->shape[0] != D || R->shape[1] != H || R->shape[2] != H || (B && (B->ndim != 2 || B->shape[0] != D || B->shape[1] != 2 * H)))
     return om__fail(OM_ERR_SHAPE_MISMATCH, "%s (RNN): X, W, R and B do not fit hidden_size %lld and direction %s", who(b), (long long)H, dir);
   om_scope s = {0}; /* what lives to the end: the inputs transposed, each direction's results */
+  bool ok = true;
   if (layout) {
-    x = om__keep(&s, om_transpose(x, 0, 1));
-    if (h0) h0 = om__keep(&s, om_transpose(h0, 0, 1));
+    ok = (x = om__keep(&s, om_transpose(x, 0, 1))) != NULL;
+    if (ok && h0) ok = (h0 = om__keep(&s, om_transpose(h0, 0, 1))) != NULL;
   }
-  int64_t T = x ? x->shape[0] : 0, N = x ? x->shape[1] : 0, zshape[3] = {0, N, H};
-  om_tensor **steps = x ? om__alloc(sizeof(om_tensor *) * (size_t)(T + 1), "RNN") : NULL, *ys[2] = {NULL}, *hs[2] = {NULL};
-  bool ok = steps && (!h0 || h0);
+  int64_t T = ok ? x->shape[0] : 0, N = ok ? x->shape[1] : 0, zshape[3] = {0, N, H};
+  if (ok && h0 && (h0->ndim != 3 || h0->shape[0] != D || h0->shape[1] != N || h0->shape[2] != H))
+    ok = om__fail(OM_ERR_SHAPE_MISMATCH, "%s (RNN): initial_h must be [%lld, %lld, %lld]", who(b), (long long)(layout ? N : D), (long long)(layout ? D : N), (long long)H);
+  om_tensor **steps = ok ? om__alloc(sizeof(om_tensor *) * (size_t)(T + 1), "RNN") : NULL, *ys[2] = {NULL}, *hs[2] = {NULL};
+  ok = steps != NULL;
   if (steps) memset(steps, 0, sizeof(om_tensor *) * (size_t)(T + 1));
   for (int d = 0; ok && d < D; d++) {
     om_scope t = {0}; /* this direction's operands */
@@ -1889,9 +1900,9 @@ static bool bind_affine_grid(om_bind *b) {
   int64_t count = 1;
   for (int d = 2; d < n; d++) {
     if (size[d] < 0) return om__fail(OM_ERR_FORMAT, "%s (AffineGrid): size %lld", who(b), (long long)size[d]);
-    count *= size[d];
+    if (size[d] > LIMIT || (count *= size[d]) > LIMIT) /* LIMIT squared fits int64 */
+      return om__fail(OM_ERR_OUT_OF_MEMORY, "%s (AffineGrid): a grid of more than 2^30 positions", who(b));
   }
-  if (count > ((int64_t)1 << 28)) return om__fail(OM_ERR_OUT_OF_MEMORY, "%s (AffineGrid): a grid of %lld positions", who(b), (long long)count);
   float *base = om__alloc(sizeof(float) * (uint64_t)(count * (r + 1) + 1), "AffineGrid");
   for (int64_t k = 0; base && k < count; k++) { /* position k's coordinates: x along the last axis, then y, (z) */
     for (int64_t d = n - 1, rest = k, j = 0; d >= 2; d--, j++) {
@@ -1971,7 +1982,7 @@ static bool bind_dft(om_bind *b) {
   if (a == x->ndim - 1) return om__fail(OM_ERR_INDEX_OUT_OF_RANGE, "%s (DFT): axis %lld is the complex axis", who(b), (long long)axis);
   L = x->shape[a];
   if (b->node->n_in > 1 && b->in[1] && om_tensor_numel(b->in[1]) && !const_ints(b, 1, &L, 1, &n)) return false;
-  if (L < 1) return om__fail(OM_ERR_FORMAT, "%s (DFT): dft_length %lld (at least 1)", who(b), (long long)L);
+  if (L < 1 || L > LIMIT) return om__fail(OM_ERR_FORMAT, "%s (DFT): dft_length %lld (1 to 2^30)", who(b), (long long)L);
   if (onesided && (inverse || x->shape[x->ndim - 1] == 2)) return unsupported(b, "onesided with inverse or a complex input");
   return put(b, 0, dft(x, a, L, inverse, onesided));
 }
@@ -1992,8 +2003,9 @@ static bool bind_stft(om_bind *b) {
     return om__fail(OM_ERR_FORMAT, "%s (STFT): frame_length %lld and frame_step %lld for a signal of %lld", who(b), (long long)flen, (long long)step,
                     (long long)x->shape[1]);
   if (onesided && x->shape[2] == 2) return unsupported(b, "onesided with a complex signal");
-  int64_t frames = (x->shape[1] - flen) / step + 1, count = frames * flen, shape[4] = {x->shape[0], frames, flen, x->shape[2]}, wshape[3] = {1, flen, 1};
-  int64_t *pos = om__alloc(sizeof(int64_t) * (uint64_t)count, "STFT");
+  int64_t frames = (x->shape[1] - flen) / step + 1, count = frames * flen, /* both at most the signal's length */ shape[4] = {x->shape[0], frames, flen, x->shape[2]}, wshape[3] = {1, flen, 1};
+  int64_t *pos = count <= LIMIT ? om__alloc(sizeof(int64_t) * (uint64_t)count, "STFT")
+                                : (om__fail(OM_ERR_OUT_OF_MEMORY, "%s (STFT): frames of more than 2^30 samples", who(b)), NULL);
   for (int64_t k = 0; pos && k < count; k++) pos[k] = (k / flen) * step + k % flen;
   om_scope s = {0};
   om_tensor *idx = pos ? om__keep(&s, om_from_data(pos, &count, 1, OM_INT64)) : NULL;
@@ -2047,6 +2059,106 @@ static bool bind_one_hot(om_bind *b) {
   return ok;
 }
 
+/* ---- RoiAlign ---- */
+
+/* RoiAlign's sample coordinate along one axis of size n for each roi and sample point: start +
+ * p bin + i bin / g (p [1, P] the point's bin, i its offset inside plus one half, start and bin
+ * [R, 1]; onnxruntime's order of operations, so a point on an edge lands as there), and where it
+ * lies (onnxruntime's and Detectron's rule): *lo and *hi the pixels either side, *w_hi the weight
+ * of hi (0 past the last pixel), *out true more than one pixel outside. */
+static bool roi_axis(om_scope *s, om_tensor *start, om_tensor *bin, om_tensor *p, om_tensor *i, om_tensor *g, int64_t n, om_tensor **lo, om_tensor **hi,
+                     om_tensor **w_hi, om_tensor **out) {
+  double zero = 0, last = (double)(n - 1);
+  om_tensor *c = om__keep(s, om_add(om__keep(s, om_add(start, om__keep(s, om_mul(p, bin)))), om__keep(s, om_div(om__keep(s, om_mul(i, bin)), g)))); /* [R, P] */
+  *out = c ? om__keep(s, om_logical_or(om__keep(s, om_lt(c, om__keep(s, om_scalar(-1, OM_FLOAT32)))),
+                                       om__keep(s, om_gt(c, om__keep(s, om_scalar((double)n, OM_FLOAT32)))))) : NULL;
+  om_tensor *cc = *out ? om__keep(s, om_clamp(c, &zero, NULL)) : NULL, *fl = cc ? om__keep(s, floor_of(cc)) : NULL;
+  om_tensor *edge = fl ? om__keep(s, om_ge(fl, om__keep(s, om_scalar(last, OM_FLOAT32)))) : NULL;
+  *lo = fl ? om__keep(s, om_clamp(fl, NULL, &last)) : NULL;
+  *hi = *lo ? om__keep(s, om_clamp(om__keep(s, om_add_scalar(*lo, 1)), NULL, &last)) : NULL;
+  *w_hi = edge && *hi ? om__keep(s, om_where(edge, om__keep(s, om_scalar(0, OM_FLOAT32)), om__keep(s, om_sub(cc, *lo)))) : NULL;
+  return *w_hi != NULL;
+}
+
+/* RoiAlign: per roi, output_height x output_width bins of sampling_ratio^2 points, each the
+ * bilinear mix of its four pixels (rows of X as [N H W, C] picked by one index_select), averaged
+ * (avg) or the largest weighted pixel (max, onnxruntime's), as [R, C, oh, ow]. */
+static bool bind_roi_align(om_bind *b) {
+  om_tensor *x = b->in[0], *rois = b->in[1], *bi = b->in[2];
+  int64_t oh, ow, sr;
+  double scale;
+  const char *mode, *ctm;
+  if (!attr_i(b, "output_height", 1, &oh) || !attr_i(b, "output_width", 1, &ow) || !attr_i(b, "sampling_ratio", 0, &sr) ||
+      !attr_f(b, "spatial_scale", 1.0, &scale) || !attr_s(b, "mode", "avg", &mode) || !attr_s(b, "coordinate_transformation_mode", "half_pixel", &ctm))
+    return false;
+  bool max = !strcmp(mode, "max"), half = !strcmp(ctm, "half_pixel");
+  if (!max && strcmp(mode, "avg")) return om__fail(OM_ERR_FORMAT, "%s (RoiAlign): mode '%s' (avg or max)", who(b), mode);
+  if (!half && strcmp(ctm, "output_half_pixel")) return om__fail(OM_ERR_FORMAT, "%s (RoiAlign): coordinate_transformation_mode '%s'", who(b), ctm);
+  if (sr < 1) return unsupported(b, "sampling_ratio 0 (the sample count would follow each roi's size, a value of the graph)");
+  if (oh < 1 || ow < 1 || oh > LIMIT || ow > LIMIT || sr > LIMIT)
+    return om__fail(OM_ERR_FORMAT, "%s (RoiAlign): output size %lld x %lld, sampling_ratio %lld (each 1 to 2^30)", who(b), (long long)oh, (long long)ow, (long long)sr);
+  if (x->ndim != 4 || rois->ndim != 2 || rois->shape[1] != 4 || bi->ndim != 1 || bi->shape[0] != rois->shape[0] || bi->dtype != OM_INT64)
+    return om__fail(OM_ERR_SHAPE_MISMATCH, "%s (RoiAlign): X [N, C, H, W], rois [R, 4] and int64 batch_indices [R] do not fit", who(b));
+  int64_t R = rois->shape[0], C = x->shape[1], H = x->shape[2], W = x->shape[3], P = oh * ow; /* each at most LIMIT: no overflow */
+  if (P > LIMIT || (P *= sr) > LIMIT || (P *= sr) > LIMIT)
+    return om__fail(OM_ERR_OUT_OF_MEMORY, "%s (RoiAlign): more than 2^30 sample points per roi", who(b));
+  float *f = om__alloc(sizeof(float) * (uint64_t)(4 * P), "RoiAlign");
+  for (int64_t k = 0; f && k < P; k++) { /* point k: bin (ph, pw), sample (iy, ix) within it */
+    int64_t ix = k % sr, iy = k / sr % sr, pw = k / (sr * sr) % ow, ph = k / (sr * sr * ow);
+    f[k] = (float)ph, f[P + k] = (float)iy + 0.5f, f[2 * P + k] = (float)pw, f[3 * P + k] = (float)ix + 0.5f;
+  }
+  om_scope s = {0}, ty = {0}, tx = {0}; /* ty, tx: each axis's coordinates */
+  int64_t pshape[2] = {1, P}, col[2] = {R, 1}, rows2[2] = {x->shape[0] * H * W, C}, perm[4] = {0, 2, 3, 1}, flat = R * P;
+  om_tensor *fp[4] = {NULL}, *g = om__keep(&s, om_scalar((double)sr, OM_FLOAT32)); /* ph, iy + 0.5, pw, ix + 0.5 */
+  for (int k = 0; f && k < 4; k++) fp[k] = om__keep(&s, om_from_data(f + k * P, pshape, 2, OM_FLOAT32));
+  free(f);
+  bool have = fp[0] && fp[1] && fp[2] && fp[3] && g;
+  om_tensor *box[4] = {NULL}, *size[2] = {NULL}, *bin[2] = {NULL};
+  for (int k = 0; have && k < 4; k++) { /* x1, y1, x2, y2 scaled, shifted by half a pixel: [R, 1] */
+    om_scope u = {0};
+    om_tensor *c = om__keep(&u, om_scale(om__keep(&u, om_reshape(om__keep(&u, om_select(rois, 1, k)), col, 2)), scale));
+    box[k] = c ? om__keep(&s, om_add_scalar(c, half ? -0.5 : 0)) : NULL;
+    om__scope_end(&u);
+  }
+  double one = 1;
+  for (int a = 0; box[0] && box[1] && box[2] && box[3] && a < 2; a++) { /* a 0: y, 1: x */
+    size[a] = om__keep(&s, om_sub(box[3 - a], box[1 - a]));
+    if (size[a] && !half) size[a] = om__keep(&s, om_clamp(size[a], &one, NULL));
+    bin[a] = size[a] ? om__keep(&s, om_div(size[a], om__keep(&s, om_scalar((double)(a ? ow : oh), OM_FLOAT32)))) : NULL;
+  }
+  om_tensor *yl, *yh, *wy, *oy, *xl, *xh, *wx, *ox, *y = NULL;
+  if (bin[0] && bin[1] && roi_axis(&ty, box[1], bin[0], fp[0], fp[1], g, H, &yl, &yh, &wy, &oy) &&
+      roi_axis(&tx, box[0], bin[1], fp[2], fp[3], g, W, &xl, &xh, &wx, &ox)) {
+    om_tensor *rows = om__keep(&s, om_reshape(om__keep(&s, om_permute(x, perm, 4)), rows2, 2)); /* [N H W, C] */
+    om_tensor *base = om__keep(&s, om_scale(om__keep(&s, om_reshape(bi, col, 2)), (double)(H * W))); /* [R, 1] */
+    om_tensor *outside = om__keep(&s, om_logical_or(oy, ox)), *zero = om__keep(&s, om_scalar(0, OM_FLOAT32));
+    om_tensor *ys[2] = {yl, yh}, *xs[2] = {xl, xh}, *wys[2] = {om__keep(&s, om_add_scalar(om__keep(&s, om_neg(wy)), 1)), wy};
+    om_tensor *wxs[2] = {om__keep(&s, om_add_scalar(om__keep(&s, om_neg(wx)), 1)), wx};
+    int64_t rpc[3] = {R, P, C}, rp1[3] = {R, P, 1};
+    for (int k = 0; rows && base && outside && zero && wys[0] && wxs[0] && k < 4; k++) { /* (yl, xl), (yl, xh), (yh, xl), (yh, xh) */
+      om_scope u = {0};
+      om_tensor *at = om__keep(&u, om_add(om__keep(&u, om_scale(om__keep(&u, om_cast(ys[k >> 1], OM_INT64)), (double)W)), om__keep(&u, om_cast(xs[k & 1], OM_INT64))));
+      om_tensor *idx = at ? om__keep(&u, om_reshape(om__keep(&u, om_add(at, base)), &flat, 1)) : NULL;
+      om_tensor *v = idx ? om__keep(&u, om_reshape(om__keep(&u, om_index_select(rows, 0, idx)), rpc, 3)) : NULL;
+      om_tensor *w = v ? om__keep(&u, om_where(outside, zero, om__keep(&u, om_mul(wys[k >> 1], wxs[k & 1])))) : NULL;
+      om_tensor *wv = w ? om__keep(&u, om_mul(v, om__keep(&u, om_reshape(w, rp1, 3)))) : NULL;
+      om_tensor *next = !wv ? NULL : !k ? om_tensor_retain(wv) : max ? om_maximum(y, wv) : om_add(y, wv);
+      om__scope_end(&u);
+      om_tensor_release(y);
+      if (!(y = next)) break;
+    }
+  }
+  om__scope_end(&ty);
+  om__scope_end(&tx);
+  int64_t bins[5] = {R, oh, ow, sr * sr, C}, three = 3, back[4] = {0, 3, 1, 2};
+  om_tensor *yb = y ? om__keep(&s, om_reshape(y, bins, 5)) : NULL, *r = NULL;
+  om_tensor_release(y);
+  if (yb) r = om__keep(&s, max ? om_amax(yb, &three, 1, false) : om_scale(om__keep(&s, om_sum(yb, &three, 1, false)), 1.0 / (double)(sr * sr)));
+  bool ok = put(b, 0, r ? om_permute(r, back, 4) : NULL);
+  om__scope_end(&s);
+  return ok;
+}
+
 /* DepthToSpace and SpaceToDepth on [N, C, H, W]: CRD is pixel_shuffle; DCR and SpaceToDepth (whose
  * channels are block-major, unlike pixel_unshuffle's) a reshape to six dims, a permute, a reshape. */
 static bool depth_space(om_bind *b, bool to_space) {
@@ -2077,6 +2189,40 @@ static bool depth_space(om_bind *b, bool to_space) {
 }
 static bool bind_depth_to_space(om_bind *b) { return depth_space(b, true); }
 static bool bind_space_to_depth(om_bind *b) { return depth_space(b, false); }
+
+/* ---- MaxUnpool ---- */
+
+/* MaxUnpool: zeros of the output's shape (output_shape, or (in - 1) stride - pads + kernel per
+ * spatial axis) with each X value at its index I (flat over the whole output, as MaxPool's
+ * Indices): the values summed into place by scatter_add and divided by how many went there, so
+ * an index given twice (overlapping windows) keeps its value. */
+static bool bind_max_unpool(om_bind *b) {
+  om_tensor *x = b->in[0], *idx = b->in[1];
+  int ns = x->ndim - 2;
+  spatial sp;
+  int64_t out[OM_MAX_DIMS], total = 1, flat = -1;
+  if (ns != 1 && ns != 2) return unsupported(b, "unpooling over other than 1 or 2 spatial axes");
+  if (!read_spatial(b, ns, x->shape + 2, NULL, &sp)) return false;
+  if (idx->dtype != OM_INT64 || idx->ndim != x->ndim || memcmp(idx->shape, x->shape, sizeof(int64_t) * (size_t)x->ndim))
+    return om__fail(OM_ERR_SHAPE_MISMATCH, "%s (MaxUnpool): the indices must be int64 of X's shape", who(b));
+  out[0] = x->shape[0], out[1] = x->shape[1];
+  for (int d = 0; d < ns; d++) out[2 + d] = (x->shape[2 + d] - 1) * sp.stride[d] - sp.pad[d] - sp.pad_end[d] + sp.kernel[d];
+  int n = x->ndim;
+  if (b->node->n_in > 2 && b->in[2] && !const_ints(b, 2, out, OM_MAX_DIMS, &n)) return false;
+  if (n != x->ndim) return om__fail(OM_ERR_SHAPE_MISMATCH, "%s (MaxUnpool): output_shape has %d values for %d dims", who(b), n, x->ndim);
+  for (int d = 0; d < n; d++)
+    if (out[d] < 0 || out[d] > LIMIT || (total *= out[d]) > LIMIT)
+      return om__fail(OM_ERR_SHAPE_MISMATCH, "%s (MaxUnpool): an output of size %lld at dim %d (the whole at most 2^30)", who(b), (long long)out[d], d);
+  om_scope s = {0};
+  om_tensor *zeros = om__keep(&s, om_zeros(&total, 1, OM_FLOAT32)), *i = om__keep(&s, om_reshape(idx, &flat, 1)), *v = om__keep(&s, om_reshape(x, &flat, 1));
+  om_tensor *ones = v ? om__keep(&s, om_ones(v->shape, 1, OM_FLOAT32)) : NULL;
+  om_tensor *sum = zeros && i && v ? om__keep(&s, om_scatter_add(zeros, 0, i, v)) : NULL;
+  om_tensor *hits = sum && ones ? om__keep(&s, om_scatter_add(zeros, 0, i, ones)) : NULL;
+  om_tensor *one = om__keep(&s, om_scalar(1, OM_FLOAT32)), *y = hits && one ? om__keep(&s, om_div(sum, om__keep(&s, om_maximum(hits, one)))) : NULL;
+  bool ok = put(b, 0, y ? om_reshape(y, out, n) : NULL);
+  om__scope_end(&s);
+  return ok;
+}
 
 /* ---- the table, sorted by op type: inputs, outputs, the rule, what it runs as (for
  * docs/graph-runtime.md, generated by om_optable) ---- */
@@ -2164,6 +2310,7 @@ static const om_onnx_rule rules[] = {
     {"MatMul", 2, 2, 1, bind_matmul, "matmul; fast mode: the last product of an attention (MatMul, Mul or Div by a constant, Add or Where of a mask, Softmax, MatMul, each read once) is the attention op, with no score matrix (src/runtime/passes.c)"},
     {"Max", 1, MANY, 1, bind_max, "maximum, pairwise"},
     {"MaxPool", 1, 1, 2, bind_max_pool, "max_pool2d (1-D as 2-D; pads as AveragePool; the Indices output refused)"},
+    {"MaxUnpool", 2, 3, 1, bind_max_unpool, "scatter_add of the values at their indices into zeros, divided by the count of each (output_shape known when planning; pads, strides)"},
     {"Mean", 1, MANY, 1, bind_mean, "add pairwise, then scale"},
     {"MeanVarianceNormalization", 1, 1, 1, bind_mvn, "(x - mean) / (sqrt(mean(x x) - mean^2) + 1e-9), ONNX's function"},
     {"Min", 1, MANY, 1, bind_min, "minimum, pairwise"},
@@ -2196,6 +2343,7 @@ static const om_onnx_rule rules[] = {
     {"Reshape", 2, 2, 1, bind_reshape, "reshape (0 copies a size unless allowzero)"},
     {"Resize", 1, 4, 1, bind_resize, "interpolate over the last two axes of a 4-D input: linear (half_pixel, pytorch_half_pixel, align_corners) as bilinear, nearest (asymmetric, floor) as nearest"},
     {"ReverseSequence", 2, 2, 1, bind_reverse_sequence, "gather by where(t < len, len - 1 - t, t)"},
+    {"RoiAlign", 3, 3, 1, bind_roi_align, "an index_select of the four pixels of every sample point from X as [N H W, C], weighted, then mean (avg) or amax (max, of the weighted pixels as onnxruntime) per bin (half_pixel, output_half_pixel; sampling_ratio 0 refused)"},
     {"Round", 1, 1, 1, bind_round, "floor, plus 1 above one half or at one half from an odd floor (half to even)"},
     {"STFT", 2, 4, 1, bind_stft, "index_select of the frames, times the window, then DFT's matmuls (frame_step, frame_length known when planning; onesided)"},
     {"ScatterElements", 3, 3, 1, bind_scatter_elements, "scatter_add (reduction add); none: where(mask, scattered, data) from two scatter_adds"},

@@ -1062,6 +1062,14 @@ TEST(fast_mode_fuses_attention) {
 /* ---- the rest of ONNX's ops (tests/js/onnx-ops.test.mjs checks each against onnxruntime-web):
  * natively too, so ASan and UBSan run their rules, against references computed here ---- */
 
+static void attr_ints(pb *n, const char *name, int count, const int64_t *v) {
+  pb a = {0};
+  pb_str(&a, 1, name);
+  for (int k = 0; k < count; k++) pb_int(&a, 8, v[k]);
+  pb_int(&a, 20, 7);
+  pb_msg(n, 5, &a);
+}
+
 static void attr_float(pb *n, const char *name, float v) {
   pb a = {0};
   pb_str(&a, 1, name);
@@ -1225,6 +1233,35 @@ TEST(more_indexing_and_sampling_ops_against_references) {
     om_tensor_release(y);
   }
   om_tensor_release(img);
+  /* RoiAlign of [[1, 2], [3, 4]] over the roi (0, 0)-(1, 1), one sample: the middle, 2.5 */
+  om_tensor *img4 = TF(SHAPE(1, 1, 2, 2), 1, 2, 3, 4);
+  float roi[4] = {0, 0, 1, 1};
+  int64_t zero_index = 0;
+  pb ra = node("RoiAlign", "x", "r", "y"), rinit[2] = {raw_init("r", 1, 2, (const int64_t[]){1, 4}, roi, sizeof roi), raw_init("b", 7, 1, (const int64_t[]){1}, &zero_index, 8)};
+  pb_str(&ra, 1, "b");
+  attr_int(&ra, "sampling_ratio", 1);
+  attr_str(&ra, "coordinate_transformation_mode", "output_half_pixel");
+  y = run_node(&ra, rinit, 2, img4);
+  check_values("RoiAlign", y, (const double[]){2.5}, 1, 1e-7);
+  om_tensor_release(y);
+  om_tensor_release(img4);
+  /* MaxUnpool of [5, 6] by 2 with stride 2: each value at its index of [1, 1, 2, 4], an index
+   * given twice keeping its value */
+  int64_t at2[2] = {1, 6}, twice[2] = {3, 3};
+  om_tensor *pooled = TF(SHAPE(1, 1, 1, 2), 5, 6);
+  pb mu = node("MaxUnpool", "x", "i", "y"), mi = raw_init("i", 7, 4, (const int64_t[]){1, 1, 1, 2}, at2, sizeof at2);
+  pb mt = raw_init("i", 7, 4, (const int64_t[]){1, 1, 1, 2}, twice, sizeof twice);
+  attr_ints(&mu, "kernel_shape", 2, (const int64_t[]){2, 2});
+  attr_ints(&mu, "strides", 2, (const int64_t[]){2, 2});
+  y = run_node(&mu, &mi, 1, pooled);
+  check_values("MaxUnpool", y, (const double[]){0, 5, 0, 0, 0, 0, 6, 0}, 8, 0);
+  om_tensor_release(y);
+  om_tensor_release(pooled);
+  pooled = TF(SHAPE(1, 1, 1, 2), 7, 7);
+  y = run_node(&mu, &mt, 1, pooled);
+  check_values("MaxUnpool, an index twice", y, (const double[]){0, 0, 0, 7, 0, 0, 0, 0}, 8, 0);
+  om_tensor_release(y);
+  om_tensor_release(pooled);
   /* AffineGrid of the identity over [2, 2] with align_corners: the corners */
   pb ag = node("AffineGrid", "x", "s", "y"), as = ints_init("s", 4, (const int64_t[]){1, 1, 2, 2});
   attr_int(&ag, "align_corners", 1);

@@ -377,20 +377,51 @@ describe('Fourier transforms: DFT, STFT', () => {
   });
 });
 
+describe('RoiAlign', () => {
+  test('avg and max, both coordinate modes, sampling ratios, scales, rois past the edges', async () => {
+    const rois = { type: 'float32', dims: [4, 4], data: Float32Array.of(0, 0, 4, 5, 1.5, 0.5, 3.2, 2.8, -2, -1, 7, 9, 3, 4, 3.5, 4.25) };
+    const batch = I([4], (k) => [0, 1, 1, 0][k]);
+    for (const mode of ['avg', 'max']) {
+      for (const coordinate_transformation_mode of ['half_pixel', 'output_half_pixel']) {
+        for (const [sampling_ratio, spatial_scale, output_height, output_width] of [[2, 1, 3, 2], [1, 0.5, 2, 2], [3, 1.25, 1, 4]]) {
+          await agree({ node: { op: 'RoiAlign', ints: { sampling_ratio, output_height, output_width }, floats: { spatial_scale }, strings: { mode, coordinate_transformation_mode } },
+                        feeds: [{ x: F([2, 3, 6, 5]), r: rois, b: batch }, { x: F([2, 1, 4, 4], { lo: 0, hi: 3 }), r: rois, b: batch }] });
+        }
+      }
+    }
+  });
+});
+
+describe('MaxUnpool', () => {
+  // MaxPool's indices for X [N, C, h, w] pooled by 2 with stride 2 from an image [OH, OW]: one
+  // place in each window (inside the image), flat over the whole output
+  const indices = ([N, C, h, w], OH, OW) => I([N, C, h, w], (k) => {
+    const j = k % w, i = Math.floor(k / w) % h, nc = Math.floor(k / (w * h));
+    return (nc * OH + Math.min(2 * i + (k % 2), OH - 1)) * OW + Math.min(2 * j + ((k >> 1) % 2), OW - 1);
+  });
+  test('kernel, strides, pads, output_shape; 1-D and 2-D', async () => {
+    await agree({ node: { op: 'MaxUnpool', ints: { kernel_shape: [2, 2], strides: [2, 2] } }, feeds: [{ x: F([2, 3, 2, 3]), i: indices([2, 3, 2, 3], 4, 6) }] });
+    await agree({ node: { op: 'MaxUnpool', ints: { kernel_shape: [2, 2], strides: [2, 2], pads: [0, 0, 1, 1] } }, feeds: [{ x: F([1, 2, 2, 2]), i: indices([1, 2, 2, 2], 3, 3) }] });
+    await agree({ node: { op: 'MaxUnpool', ints: { kernel_shape: [2, 2], strides: [2, 2] }, inputs: ['x', 'i', 'shape'] },
+                  inits: [{ name: 'shape', dtype: 'int64', dims: [4], values: [1, 1, 5, 5] }], feeds: [{ x: F([1, 1, 2, 2]), i: indices([1, 1, 2, 2], 5, 5) }] });
+    await agree({ node: { op: 'MaxUnpool', ints: { kernel_shape: [3], strides: [2] } }, feeds: [{ x: F([2, 2, 3]), i: I([2, 2, 3], (k) => Math.floor(k / 3) * 7 + 2 * (k % 3) + (k % 2)) }] });
+  });
+});
+
 describe('refusals and errors: kind and message', () => {
   const x = F([2, 3]);
   const cases = [
     [{ node: { op: 'EyeLike', ints: { dtype: 11 } }, feed: { x } }, 'Unsupported', /^n \(EyeLike\): dtype 11 is not a supported type \(FLOAT, INT64, INT32 as INT64, BOOL\)/],
     [{ node: { op: 'EyeLike' }, feed: { x: F([2, 3, 1]) } }, 'ShapeMismatch', /^n \(EyeLike\): the input must have 2 dims, it has 3/],
     [{ node: { op: 'Hardmax', ints: { axis: 2 } }, feed: { x } }, 'IndexOutOfRange', /^n \(Hardmax\): axis 2 is out of range for 2 dims/],
-    [{ node: { op: 'LRN', ints: { size: 0 } }, feed: { x: F([1, 2, 2]) } }, 'Format', /^n \(LRN\): size 0 \(needs at least 1\)/],
+    [{ node: { op: 'LRN', ints: { size: 0 } }, feed: { x: F([1, 2, 2]) } }, 'Format', /^n \(LRN\): size 0 \(needs 1 to 2\^30\)/],
     [{ node: { op: 'LRN', ints: { size: 3 } }, feed: { x } }, 'ShapeMismatch', /^n \(LRN\): the input needs 3 or more dims/],
     [{ node: { op: 'LpNormalization', ints: { p: 3 } }, feed: { x } }, 'Unsupported', /^n \(LpNormalization\): p 3 is not supported \(1 or 2\)/],
     [{ node: { op: 'GlobalLpPool', ints: { p: 0 } }, feed: { x: F([1, 2, 2]) } }, 'Unsupported', /^n \(GlobalLpPool\): p 0 is not supported/],
     [{ node: { op: 'GlobalLpPool' }, feed: { x } }, 'ShapeMismatch', /^n \(GlobalLpPool\): the input needs 3 or more dims/],
     [{ node: { op: 'LpPool', ints: { kernel_shape: [2, 2], p: 3 } }, feed: { x: F([1, 1, 3, 3]) } }, 'Unsupported', /^n \(LpPool\): p 3 is not supported \(1 or 2\)/],
     [{ node: { op: 'LpPool', ints: { kernel_shape: [2, 2, 2] } }, feed: { x: F([1, 1, 3, 3, 3]) } }, 'Unsupported', /^n \(LpPool\): pooling over other than 1 or 2 spatial axes is not supported/],
-    [{ node: { op: 'HannWindow', inputs: ['n'] }, inits: [{ name: 'n', dtype: 'int64', dims: [], values: [-2] }], feed: {} }, 'Format', /^n \(HannWindow\): size must be one value of at least 0/],
+    [{ node: { op: 'HannWindow', inputs: ['n'] }, inits: [{ name: 'n', dtype: 'int64', dims: [], values: [-2] }], feed: {} }, 'Format', /^n \(HannWindow\): size must be one value from 0 to 2\^30/],
     [{ node: { op: 'HannWindow', ints: { output_datatype: 11 }, inputs: ['n'] }, inits: [{ name: 'n', dtype: 'int64', dims: [], values: [4] }], feed: {} }, 'Unsupported', /^n \(HannWindow\): output_datatype 11 is not a supported type/],
     [{ node: { op: 'HannWindow' }, feed: { n: I([], () => 3) } }, 'Unsupported', /^n \(HannWindow\): input 0 is computed from tensor values when the graph runs/],
     [{ node: { op: 'GatherND' }, feed: { x, i: I([1, 2], (k) => [1, 3][k]) } }, 'IndexOutOfRange', /index_select: index -1 is out of range/],
@@ -416,17 +447,29 @@ describe('refusals and errors: kind and message', () => {
     [{ node: { op: 'GridSample' }, feed: { x: F([1, 1, 2, 2]), g: F([2, 1, 1, 2]) } }, 'ShapeMismatch', /^n \(GridSample\): the grid must be \[N, Ho, Wo, 2\] for X \[N, C, H, W\]/],
     [{ node: { op: 'AffineGrid', inputs: ['t', 's'] }, inits: [{ name: 's', dtype: 'int64', dims: [4], values: [1, 1, 2, 2] }], feed: { t: F([1, 3, 4]) } }, 'ShapeMismatch', /^n \(AffineGrid\): theta must be \[N, r, r \+ 1\]/],
     [{ node: { op: 'AffineGrid', inputs: ['t', 's'] }, inits: [{ name: 's', dtype: 'int64', dims: [4], values: [1, 1, -2, 2] }], feed: { t: F([1, 2, 3]) } }, 'Format', /^n \(AffineGrid\): size -2/],
-    [{ node: { op: 'AffineGrid', inputs: ['t', 's'] }, inits: [{ name: 's', dtype: 'int64', dims: [4], values: [1, 1, 1 << 15, 1 << 14] }], feed: { t: F([1, 2, 3]) } }, 'OutOfMemory', /^n \(AffineGrid\): a grid of 536870912 positions/],
+    [{ node: { op: 'AffineGrid', inputs: ['t', 's'] }, inits: [{ name: 's', dtype: 'int64', dims: [4], values: [1, 1, 1 << 16, 1 << 15] }], feed: { t: F([1, 2, 3]) } }, 'OutOfMemory', /^n \(AffineGrid\): a grid of more than 2\^30 positions/],
     [{ node: { op: 'DFT' }, feed: { x: F([2, 3]) } }, 'ShapeMismatch', /^n \(DFT\): the input must have 2 or more dims, the last of size 1 \(real\) or 2 \(complex\)/],
     [{ node: { op: 'DFT', ints: { axis: -1 } }, feed: { x: F([2, 2]) } }, 'IndexOutOfRange', /^n \(DFT\): axis -1 is the complex axis/],
-    [{ node: { op: 'DFT', inputs: ['x', 'l'] }, inits: [{ name: 'l', dtype: 'int64', dims: [], values: [0] }], feed: { x: F([2, 1]) } }, 'Format', /^n \(DFT\): dft_length 0 \(at least 1\)/],
+    [{ node: { op: 'DFT', inputs: ['x', 'l'] }, inits: [{ name: 'l', dtype: 'int64', dims: [], values: [0] }], feed: { x: F([2, 1]) } }, 'Format', /^n \(DFT\): dft_length 0 \(1 to 2\^30\)/],
     [{ node: { op: 'DFT', ints: { onesided: 1, inverse: 1 } }, feed: { x: F([4, 1]) } }, 'Unsupported', /^n \(DFT\): onesided with inverse or a complex input is not supported/],
     [{ node: { op: 'STFT', inputs: ['x', 's'] }, inits: [{ name: 's', dtype: 'int64', dims: [], values: [1] }], feed: { x: F([1, 4, 1]) } }, 'Format', /^n \(STFT\): frame_length -1 and frame_step 1 for a signal of 4/],
     [{ node: { op: 'STFT', inputs: ['x', 's', 'w'] }, inits: [{ name: 's', dtype: 'int64', dims: [], values: [1] }], feed: { x: F([1, 4, 1]), w: F([2, 2]) } }, 'ShapeMismatch', /^n \(STFT\): the window must be 1-D of frame_length/],
     [{ node: { op: 'STFT', inputs: ['x', 's'] }, feed: { x: F([1, 4, 1]), s: I([], () => 1) } }, 'Unsupported', /^n \(STFT\): input 1 is computed from tensor values when the graph runs/],
+    [{ node: { op: 'RoiAlign' }, feed: { x: F([1, 1, 2, 2]), r: F([1, 4]), b: I([1], () => 0) } }, 'Unsupported', /^n \(RoiAlign\): sampling_ratio 0 \(the sample count would follow each roi's size, a value of the graph\) is not supported/],
+    [{ node: { op: 'RoiAlign', ints: { sampling_ratio: 1 }, strings: { mode: 'min' } }, feed: { x: F([1, 1, 2, 2]), r: F([1, 4]), b: I([1], () => 0) } }, 'Format', /^n \(RoiAlign\): mode 'min' \(avg or max\)/],
+    [{ node: { op: 'RoiAlign', ints: { sampling_ratio: 1 } }, feed: { x: F([1, 1, 2, 2]), r: F([1, 3]), b: I([1], () => 0) } }, 'ShapeMismatch', /^n \(RoiAlign\): X \[N, C, H, W\], rois \[R, 4\] and int64 batch_indices \[R\] do not fit/],
+    [{ node: { op: 'RoiAlign', ints: { sampling_ratio: 1 } }, feed: { x: F([1, 1, 2, 2]), r: F([1, 4], { lo: 0, hi: 1 }), b: I([1], () => 1) } }, 'IndexOutOfRange', /index_select/],
+    [{ node: { op: 'LpPool', ints: { kernel_shape: [2, 2], pads: [0, 0, 2 ** 40, 0] } }, feed: { x: F([1, 1, 3, 3]) } }, 'Format', /^n \(LpPool\): a pad, stride, dilation or kernel size above 2\^30/],
+    [{ node: { op: 'RoiAlign', ints: { sampling_ratio: 2 ** 20, output_height: 2 ** 20 } }, feed: { x: F([1, 1, 2, 2]), r: F([1, 4]), b: I([1], () => 0) } }, 'OutOfMemory', /^n \(RoiAlign\): more than 2\^30 sample points per roi/],
+    [{ node: { op: 'RoiAlign', ints: { sampling_ratio: 1, output_width: 2 ** 40 } }, feed: { x: F([1, 1, 2, 2]), r: F([1, 4]), b: I([1], () => 0) } }, 'Format', /^n \(RoiAlign\): output size 1 x 1099511627776, sampling_ratio 1 \(each 1 to 2\^30\)/],
+    [{ node: { op: 'MaxUnpool', ints: { kernel_shape: [2, 2] } }, feed: { x: F([1, 1, 2, 2]), i: I([1, 1, 2], () => 0) } }, 'ShapeMismatch', /^n \(MaxUnpool\): the indices must be int64 of X's shape/],
+    [{ node: { op: 'MaxUnpool', ints: { kernel_shape: [2, 2] } }, feed: { x: F([1, 1, 2, 2]), i: I([1, 1, 2, 2], (k) => 9 * k) } }, 'IndexOutOfRange', /scatter_add/],
+    [{ node: { op: 'MaxUnpool', ints: { kernel_shape: [2, 2], pads: [3, 3, 3, 3] } }, feed: { x: F([1, 1, 2, 2]), i: I([1, 1, 2, 2], () => 0) } }, 'ShapeMismatch', /^n \(MaxUnpool\): an output of size -3 at dim 2/],
     [{ node: { op: 'RNN', ints: { hidden_size: 2 }, strings: { direction: 'sideways' } }, feed: { x: F([1, 1, 1]), w: F([1, 2, 1]), r: F([1, 2, 2]) } }, 'Format', /^n \(RNN\): direction 'sideways'/],
     [{ node: { op: 'RNN', ints: { hidden_size: 3 } }, feed: { x: F([1, 1, 1]), w: F([1, 2, 1]), r: F([1, 2, 2]) } }, 'ShapeMismatch', /^n \(RNN\): X, W, R and B do not fit hidden_size 3 and direction forward/],
     [{ node: { op: 'RNN', ints: { hidden_size: 2 }, strings: { activations: 'Relu' } }, feed: { x: F([1, 1, 1]), w: F([1, 2, 1]), r: F([1, 2, 2]) } }, 'Unsupported', /^n \(RNN\): activations other than the default \(Tanh\) is not supported/],
+    [{ node: { op: 'RNN', ints: { hidden_size: 2 }, inputs: ['x', 'w', 'r', '', '', 'h'] }, feed: { x: F([1, 2, 1]), w: F([1, 2, 1]), r: F([1, 2, 2]), h: F([1, 1, 2]) } }, 'ShapeMismatch', /^n \(RNN\): initial_h must be \[1, 2, 2\]/],
+    [{ node: { op: 'RNN', ints: { hidden_size: 2, layout: 1 }, inputs: ['x', 'w', 'r', '', '', 'h'] }, feed: { x: F([2, 1, 1]), w: F([1, 2, 1]), r: F([1, 2, 2]), h: F([1, 1, 2]) } }, 'ShapeMismatch', /^n \(RNN\): initial_h must be \[2, 1, 2\]/],
     [{ node: { op: 'RNN', ints: { hidden_size: 2 } }, feed: { x: F([1, 1, 1]), w: F([1, 2, 1]), r: F([1, 2, 2]), b: F([1, 4]), s: I([1], () => 1) } }, 'Unsupported', /^n \(RNN\): sequence_lens is not supported/],
   ];
   for (const [c, kind, re] of cases) {
