@@ -13,10 +13,9 @@ import { join, resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import * as om from 'onemodel';
-import { chromium } from 'playwright-core';
 import * as wf from '../../examples/lib/workflow.mjs';
 import { Block, GPT } from '../../examples/zoo/gpt.mjs';
-import { serve } from '../../web-demo/server.mjs';
+import { openDemo } from './web-demo-page.mjs';
 import { readGraph } from '../../web-demo/src/graphfile.js';
 import { OPEN_BOXES, groupByModule } from '../../web-demo/src/groups.js';
 import { feedsFor, defaultSizes } from '../../web-demo/src/feeds.js';
@@ -57,36 +56,21 @@ function gpt12() {
 }
 
 describe('the demo page\'s graph view in Chromium', () => {
-  let server, browser, page, dir;
-  const pageErrors = [];
+  let demo, page, pageErrors, idle, dir;
 
   before(async () => {
     await om.ready();
     mkdirSync(SHOTS, { recursive: true });
     dir = mkdtempSync(join(tmpdir(), 'onemodel-view-'));
-    server = await serve({ port: 0 });
-    browser = await chromium.launch({
-      executablePath: '/usr/bin/chromium',
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
-    page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-    page.setDefaultTimeout(60_000);
-    page.on('pageerror', (e) => pageErrors.push(`pageerror: ${e.message}`));
-    page.on('console', (m) => { if (m.type() === 'error') pageErrors.push(`console: ${m.text()}`); });
-    await page.goto(server.url);
-    await idle();
+    demo = await openDemo({ width: 1280, height: 800 });
+    ({ page, pageErrors, idle } = demo);
   });
 
   after(async () => {
-    await browser?.close();
-    await server?.close();
+    await demo?.close();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  /** No job runs and no layout is being computed. */
-  const idle = () => page.waitForFunction(() => document.querySelector('#model-select').options.length > 0
-    && !document.body.classList.contains('busy') && !document.querySelector('#graph').classList.contains('laying-out'));
   const shot = (name) => page.screenshot({ path: join(SHOTS, `${name}.png`) });
   const boxIds = (kind) => page.$$eval(`#graph g.node.${kind}`, (gs) => gs.map((g) => g.dataset.id));
   /** A box's rectangle on screen. */
@@ -256,6 +240,11 @@ describe('the demo page\'s graph view in Chromium', () => {
     await idle();
     const shown = await page.$$eval('#graph g.node.group', (gs) => gs.map((e) => e.dataset.path));
     for (let k = 0; k < 12; k++) assert.ok(shown.includes(`h.${k}`), `layer ${k}: ${shown.join()}`);
+    await page.fill('#graph-search', 'h.1');
+    await page.press('#graph-search', 'Enter');
+    await idle();
+    assert.equal(await page.getAttribute('#graph g.node.selected', 'data-id'), 'group:h.1');
+    await page.fill('#graph-search', '');
     await shot('demo-blocks');
   });
 
