@@ -248,7 +248,7 @@ describe('the demo page\'s graph view in Chromium', () => {
     await shot('demo-blocks');
   });
 
-  test('run an opened .onnx in the Session and onnxruntime-web: both outputs, timings and the max difference; an .om in the Session', async () => {
+  test('run an opened .onnx in the Session and onnxruntime-web: both outputs, timings and the max difference, on generated or uploaded inputs; an .om in the Session', async () => {
     const g = readGraph(files.onnx);
     await page.click('[data-tab=run]');
     assert.deepEqual(await page.$$eval('#run-sizes .size', (is) => is.map((i) => [i.dataset.symbol, i.value])), [['batch', '1'], ['seq', '1']]);
@@ -266,6 +266,25 @@ describe('the demo page\'s graph view in Chromium', () => {
     assert.equal(shown, `${want.slice(0, 6).map((v) => Number(v.toPrecision(4))).join(', ')}, …`);
     assert.equal(await page.textContent('#run-results tr[data-output=logits] .shape'), '[1, 6, 40]');
     await shot('demo-run');
+
+    // inputs uploaded as JSON are the ones run; a file that is not JSON is InvalidArgument
+    const upload = join(dir, 'inputs.json');
+    writeFileSync(upload, JSON.stringify({ ids: { dims: [1, 3], data: [7, 8, 9] } }));
+    await page.setInputFiles('#run-upload-file', upload);
+    assert.equal(await page.textContent('#run-upload-info'), 'inputs from inputs.json: ids');
+    await page.click('#run-file');
+    await idle();
+    assert.match(await page.textContent('#run-summary'), /inputs ids \[1,3\]\)\.$/);
+    const session2 = await om.InferenceSession.create(files.onnx);
+    const want2 = om.tidy(() => Array.from(session2.run({ ids: om.tensor([[7n, 8n, 9n]]) }).logits.toArray()));
+    session2.dispose();
+    assert.equal(await page.textContent('#run-results tr[data-output=logits] .values'), `${want2.slice(0, 6).map((v) => Number(v.toPrecision(4))).join(', ')}, …`);
+    writeFileSync(upload, '{ ids: oops');
+    await page.setInputFiles('#run-upload-file', upload);
+    assert.equal(await page.textContent('#error .kind'), 'InvalidArgument');
+    assert.match(await page.textContent('#error .message'), /^run: inputs\.json is not JSON \(/);
+    assert.equal(await page.textContent('#run-upload-info'), 'generated inputs');
+    await page.click('#error .close');
 
     const path = join(dir, 'gpt12.om');
     writeFileSync(path, files.saved);
