@@ -271,6 +271,7 @@ describe('the demo page\'s graph view in Chromium', () => {
     const upload = join(dir, 'inputs.json');
     writeFileSync(upload, JSON.stringify({ ids: { dims: [1, 3], data: [7, 8, 9] } }));
     await page.setInputFiles('#run-upload-file', upload);
+    await page.waitForFunction(() => document.querySelector('#run-upload-info').textContent !== 'generated inputs');   // read asynchronously
     assert.equal(await page.textContent('#run-upload-info'), 'inputs from inputs.json: ids');
     await page.click('#run-file');
     await idle();
@@ -281,6 +282,7 @@ describe('the demo page\'s graph view in Chromium', () => {
     assert.equal(await page.textContent('#run-results tr[data-output=logits] .values'), `${want2.slice(0, 6).map((v) => Number(v.toPrecision(4))).join(', ')}, …`);
     writeFileSync(upload, '{ ids: oops');
     await page.setInputFiles('#run-upload-file', upload);
+    await page.waitForSelector('#error:not([hidden])');
     assert.equal(await page.textContent('#error .kind'), 'InvalidArgument');
     assert.match(await page.textContent('#error .message'), /^run: inputs\.json is not JSON \(/);
     assert.equal(await page.textContent('#run-upload-info'), 'generated inputs');
