@@ -46,14 +46,60 @@ const JS_NAMES = {
 export const jsName = (op) => JS_NAMES[op] ?? op.replace(/_([a-z0-9])/g, (_, c) => c.toUpperCase());
 
 /**
- * A message from C in the terms of the JS API: the ops a trace message says the model calls
- * ("calls leaky_relu here", "full (call 6)") by their JS names, and hints that name C's cast by
- * the JS methods. isOp(name) tells the op names (others, like "here", stay as they are). The
- * name a message starts with stays C's (docs/api.md#errors).
+ * C's API functions a message can start with, by the JS call that reaches them, named as the
+ * JS package's own messages name it (om.trace's 'trace:', session.run's 'run:'); and full, which
+ * JS has by that name.
+ */
+const JS_CALLS = {
+  full: 'full',   // (om.full; "calls full" names zeros and ones too)
+  from_data: 'tensor',
+  copy_from: 'copy_',
+  set_requires_grad: 'requiresGrad',
+  no_grad: 'noGrad',
+  om_set_num_threads: 'setNumThreads',
+  trace_begin: 'Tracer.begin',
+  trace_input: 'input',
+  trace_parameter: 'parameter',
+  trace_dim: 'Dim',
+  trace_run: 'trace',
+  trace_finish: 'finish',
+  traced_save: 'save',
+  traced_save_size: 'save',
+  traced_write_onnx: 'toOnnx',
+  traced_onnx_size: 'toOnnx',
+  session_create: 'session',
+  session_open: 'InferenceSession.create',
+  session_run: 'run',
+};
+
+/**
+ * The JS name of the C function or op a C message starts with: the call's (JS_CALLS), C's other
+ * accessors by their object (traced_count: TracedModel), an op's or a composite's by jsName
+ * (select_scatter: selectScatter).
+ */
+function callName(name) {
+  if (Object.hasOwn(JS_CALLS, name)) return JS_CALLS[name];
+  if (name.startsWith('traced_')) return 'TracedModel';
+  if (name.startsWith('session_')) return 'InferenceSession';
+  return jsName(name);
+}
+
+/**
+ * A message from C in the terms of the JS API. The name it starts with, and the one a nested
+ * message starts with after "(call 2): ", become the JS call's or op's name (trace_run: ->
+ * trace:, session_run: -> run:, from_data: -> tensor:, index_add: -> indexAdd:); the ops a trace
+ * message says the model calls ("calls leaky_relu here", "full (call 6)") their JS names; hints
+ * name C's cast by the JS methods, and C's own names of JS calls go (om.Dim's "(om_trace_dim in
+ * C)"). isOp(name) tells the op names (others, like "here", stay as
+ * they are).
  */
 export function inJsTerms(message, isOp) {
   const js = (name) => (isOp(name) ? jsName(name) : name);
   return message
+    .replace(/^([a-z][a-z0-9_]*): /, (_, name) => `${callName(name)}: `)
+    .replace(/(\(call \d+\): )([a-z][a-z0-9_]*): /g, (_, at, name) => `${at}${callName(name)}: `)
+    .replaceAll(' (om_trace_dim in C)', '')   // the hint names om.Dim already
+    .replace('om_trace_run (in JS, om.trace)', 'om.trace')
     .replace('(convert one with cast)', "(convert one with .to(dtype), e.g. .float())")
     .replace(': cast first)', ': convert first with .float())')
     .replace(/\bcalls ([a-z][a-z0-9_]*)/g, (_, op) => `calls ${js(op)}`)

@@ -87,6 +87,9 @@ export function requireReady(who) {
 /** Whether a C message's word names an op (or one of the tracer's tensor-making calls: full, from_data). */
 const isOpName = (name) => opIds.has(name) || name === 'full' || name === 'from_data';
 
+/** A message from C (an error's, a symbol's narrowedBy) in the JS API's terms (errors.js inJsTerms). */
+export const jsMessage = (message) => inJsTerms(message, isOpName);
+
 /** The op-table index of an op, by name. */
 export function opId(name) {
   const id = opIds.get(name);
@@ -106,7 +109,7 @@ export function lastError(who) {
   if (code === 0) {
     return new OmError('InvalidArgument', `${who}: the C call failed without setting an error (a bug in onemodel)`);
   }
-  const msg = message ? inJsTerms(message, isOpName) : `${who}: failed (${kind})`;
+  const msg = message ? jsMessage(message) : `${who}: failed (${kind})`;
   return trace ? new TraceError(kind, msg) : new OmError(kind, msg);
 }
 

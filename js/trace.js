@@ -13,7 +13,7 @@
 import { OmError, TraceError, invalid } from './errors.js';
 import {
   M, requireReady, checkHandle, checkStatus, lastError, marshal, readU32, readF64, leakAlarm,
-  withStrings, cString, stream, nodeFs, dtypeNames, withRuns, heapAlloc,
+  withStrings, cString, stream, nodeFs, dtypeNames, withRuns, heapAlloc, jsMessage,
 } from './runtime.js';
 import { Tensor, wrap, handle, tidy, optionsArg } from './tensor.js';
 import { describe } from './convert.js';
@@ -363,7 +363,7 @@ export class TracedModel {
       if (!M._omw_traced_symbol(m, i, pv, ps)) throw lastError('symbols');
       const [multipleOf, min, max, checkedMin, checkedMax] = readF64(pv, 5);
       const [name, why] = readU32(ps, 2).map(cString);
-      return { name, multipleOf, min, max: max < 0 ? Infinity : max, narrowedBy: why, checked: { min: checkedMin, max: checkedMax } };
+      return { name, multipleOf, min, max: max < 0 ? Infinity : max, narrowedBy: why && jsMessage(why), checked: { min: checkedMin, max: checkedMax } };
     });
   }
 

@@ -29,8 +29,8 @@ const rows = [
   // dtypes
   ['bool - bool', () => f([true]).sub(f([false])), 'DtypeMismatch', /^sub: subtraction, the `-` operator, with a bool tensor is not supported/],
   ['float - true', () => f([1.5]).sub(true), 'DtypeMismatch', /^sub: subtraction, the `-` operator, with a bool tensor/],
-  ['bitwise and of float32', () => f([1, 2]).bitwiseAnd(f([1n, 2n])), 'DtypeMismatch', /^bitwise_and: takes int64 or bool, not float32/],
-  ['bitwise not of float32', () => om.bitwiseNot(f([1])), 'DtypeMismatch', /^bitwise_not: takes int64 or bool, not float32/],
+  ['bitwise and of float32', () => f([1, 2]).bitwiseAnd(f([1n, 2n])), 'DtypeMismatch', /^bitwiseAnd: takes int64 or bool, not float32/],
+  ['bitwise not of float32', () => om.bitwiseNot(f([1])), 'DtypeMismatch', /^bitwiseNot: takes int64 or bool, not float32/],
   ['remainder of bool', () => f([true]).remainder(true), 'DtypeMismatch', /^remainder: takes float32 or int64, not bool/],
   ['exp of int64', () => f([1n]).exp(), 'DtypeMismatch', /exp.*int64/],
   ['where with a float condition', () => om.where(f([1, 0]), f([1, 2]), f([3, 4])), 'DtypeMismatch', /where/],
@@ -173,17 +173,29 @@ describe('error classes', () => {
     });
   });
 
-  test('messages from C name the JS methods: op names in what a trace says the model calls, hints', () => {
-    const ops = new Set(['leaky_relu', 'relu', 'cast', 'max_dim', 'full', 'from_data', 'neg']);
+  test('messages from C name the JS methods: the call a message starts with, op names in what a trace says the model calls, hints', () => {
+    const ops = new Set(['leaky_relu', 'relu', 'cast', 'max_dim', 'full', 'from_data', 'neg', 'index_select']);
     const isOp = (name) => ops.has(name);
     assert.deepEqual(['leaky_relu', 'max_dim', 'cast', 'full', 'from_data', 'log_softmax', 'relu'].map(jsName),
       ['leakyRelu', 'max', 'to', 'om.full (om.zeros, om.ones)', 'om.tensor', 'logSoftmax', 'relu']);
     assert.equal(inJsTerms('neg: the model takes another path at other sizes: at batch=9 it calls leaky_relu here (call 1)', isOp),
       'neg: the model takes another path at other sizes: at batch=9 it calls leakyRelu here (call 1)');
     assert.equal(inJsTerms('trace_run: goes on after its last call here (call 6) and calls full', isOp),
-      'trace_run: goes on after its last call here (call 6) and calls om.full (om.zeros, om.ones)');
+      'trace: goes on after its last call here (call 6) and calls om.full (om.zeros, om.ones)');
     assert.equal(inJsTerms('max_dim (call 2): at batch=1 the model fails (x)', isOp), 'max (call 2): at batch=1 the model fails (x)');
     assert.equal(inJsTerms('calls a random tensor here; calls nothing_known', isOp), 'calls a random tensor here; calls nothing_known', 'only op names change');
+    // the name a message starts with, and a nested message's, as JS names the call
+    for (const [c, js] of [['trace_run', 'trace'], ['trace_finish', 'finish'], ['trace_input', 'input'], ['trace_dim', 'Dim'],
+      ['session_run', 'run'], ['session_open', 'InferenceSession.create'], ['session_create', 'session'], ['session_plan_kernels', 'InferenceSession'],
+      ['traced_save', 'save'], ['traced_write_onnx', 'toOnnx'], ['traced_symbol_count', 'TracedModel'], ['from_data', 'tensor'], ['copy_from', 'copy_'],
+      ['set_requires_grad', 'requiresGrad'], ['full', 'full'], ['max_dim', 'max'], ['cast', 'to'], ['lstm_layer', 'nn.LSTM'], ['select_scatter', 'selectScatter'],
+      ['relu', 'relu']]) {
+      assert.equal(inJsTerms(`${c}: went wrong`, isOp), `${js}: went wrong`, c);
+    }
+    assert.equal(inJsTerms('trace_run: at batch=2 the model fails at index_select (call 2): index_select: index 50 is out of range', isOp),
+      'trace: at batch=2 the model fails at indexSelect (call 2): indexSelect: index 50 is out of range');
+    assert.equal(inJsTerms('relu: see docs/x_y: here', isOp), 'relu: see docs/x_y: here', 'only the leading name');
+    assert.equal(inJsTerms("neg: declare om.Dim('n', { min: 2 }) (om_trace_dim in C)", isOp), "neg: declare om.Dim('n', { min: 2 })");
     // end to end: a model that calls leakyRelu at other sizes, neg at the traced one
     const x = om.randn([4, 3], { seed: 1 });
     try {

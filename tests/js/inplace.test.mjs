@@ -35,14 +35,14 @@ describe('sliceScatter and selectScatter', () => {
   test('errors name the call and the shapes', T(() => {
     const x = om.zeros([3, 4]);
     throwsKind(() => x.sliceScatter(om.zeros([3, 3]), 1, 1, 3), 'ShapeMismatch',
-      /^slice_scatter: src \(float32 \[3,3\]\) does not fit the slice \(float32 \[3,2\]\) of dim 1 from 1 to 3 by 1/);
-    throwsKind(() => x.sliceScatter(om.zeros([3, 2], { dtype: 'int64' }), 1, 1, 3), 'DtypeMismatch', /^slice_scatter: src \(int64 \[3,2\]\)/);
-    throwsKind(() => x.sliceScatter(om.zeros([3, 2]), 2, 1, 3), 'IndexOutOfRange', /slice_scatter: dim 2 is out of range for 2 dims/);
-    throwsKind(() => x.sliceScatter(om.zeros([3, 2]), 1, 1, 3, 0), 'InvalidArgument', /slice_scatter: step 0 must be positive/);
+      /^sliceScatter: src \(float32 \[3,3\]\) does not fit the slice \(float32 \[3,2\]\) of dim 1 from 1 to 3 by 1/);
+    throwsKind(() => x.sliceScatter(om.zeros([3, 2], { dtype: 'int64' }), 1, 1, 3), 'DtypeMismatch', /^sliceScatter: src \(int64 \[3,2\]\)/);
+    throwsKind(() => x.sliceScatter(om.zeros([3, 2]), 2, 1, 3), 'IndexOutOfRange', /sliceScatter: dim 2 is out of range for 2 dims/);
+    throwsKind(() => x.sliceScatter(om.zeros([3, 2]), 1, 1, 3, 0), 'InvalidArgument', /sliceScatter: step 0 must be positive/);
     throwsKind(() => x.selectScatter(om.zeros([3]), 0, 3), 'IndexOutOfRange', /select/);
     throwsKind(() => x.selectScatter(om.zeros([3]), 0, 1), 'ShapeMismatch',
-      /^select_scatter: src \(float32 \[3\]\) does not fit the element \(float32 \[4\]\) at index 1 of dim 0/);
-    throwsKind(() => x.selectScatter(om.zeros([4], { dtype: 'bool' }), 0, 1), 'DtypeMismatch', /^select_scatter: src \(bool \[4\]\)/);
+      /^selectScatter: src \(float32 \[3\]\) does not fit the element \(float32 \[4\]\) at index 1 of dim 0/);
+    throwsKind(() => x.selectScatter(om.zeros([4], { dtype: 'bool' }), 0, 1), 'DtypeMismatch', /^selectScatter: src \(bool \[4\]\)/);
     throwsKind(() => x.sliceScatter('y', 1, 1, 3), 'InvalidArgument', /sliceScatter: src/);
   }));
 

@@ -335,7 +335,7 @@ describe('traced models in onnxruntime-web', () => {
         })();
         assert.ok(err instanceof om.TraceError, String(err));
         assert.equal(err.kind, 'UnsupportedOperation');
-        assert.match(err.message, /batch_norm: cannot be traced: BatchNorm in training mode .* call eval\(\)/);
+        assert.match(err.message, /batchNorm: cannot be traced: BatchNorm in training mode .* call eval\(\)/);
         assert.deepEqual(vals(bn.running_mean), before);
         assert.equal(bn.num_batches_tracked.item(), 0);
         assert.equal(om.Tracer.active ?? false, false);

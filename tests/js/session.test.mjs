@@ -144,7 +144,7 @@ describe('InferenceSession', () => {
       throws(() => s.run({ x: { data: new Float32Array(4), dims: [1, 4], type: 'int64' } }), 'InvalidArgument', /feed "x" is int64 but its data is a Float32Array/);
       throws(() => s.run({ x: { data: new Float32Array(4), dims: [2, 4] } }), 'InvalidArgument', /tensor: data has 4 elements but shape \[2, 4\] needs 8/);
       om.tidy(() => {
-        throws(() => s.run({ x: om.zeros([2, 5]) }), 'ShapeMismatch', /^session_run: input 'x' has size 5 at dim 1, the graph takes 4 \(shape \[2,5\]\)/);
+        throws(() => s.run({ x: om.zeros([2, 5]) }), 'ShapeMismatch', /^run: input 'x' has size 5 at dim 1, the graph takes 4 \(shape \[2,5\]\)/);
         throws(() => s.run({ x: om.zeros([4]) }), 'ShapeMismatch', /input 'x' has shape \[4\]; the graph takes 2 dims/);
         throws(() => s.run({ x: om.zeros([2, 4], { dtype: 'int64' }) }), 'DtypeMismatch', /input 'x' is int64, the graph takes float32/);
       });
@@ -388,7 +388,7 @@ describe('the library format v1 (traced.save())', () => {
       assert.deepEqual(traced.symbols.find((v) => v.name === 't').max, 16);
       om.tidy(() => {
         assert.throws(() => s.run({ x: om.zeros([1, 4, 17]) }), (e) => e.kind === 'ShapeMismatch'
-          && /^session_run: axis 't' is 17 at dim 2 of input 'x'; the traced graph holds for t from \d+ to 16 \(narrowed by add/.test(e.message)); // the slice clamps: the add fails
+          && /^run: axis 't' is 17 at dim 2 of input 'x'; the traced graph holds for t from \d+ to 16 \(narrowed by add/.test(e.message)); // the slice clamps: the add fails
         assert.deepEqual(s.run({ x: om.zeros([1, 4, 16]) }).output.shape, [1, 4, 16]);
       });
     } finally {

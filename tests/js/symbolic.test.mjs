@@ -209,7 +209,7 @@ describe('symbolic axes', () => {
     assert.deepEqual(ops(piece), ['Slice', 'Mul']);
     // at 3 the slice is empty, but the split has one piece and [1] is nothing: the tracer runs
     // the model at the minimum the runs below gave, and raises it until the model works there
-    assert.deepEqual([piece.symbols[0].min, piece.symbols[0].narrowedBy], [4, 'trace_run: at batch=3, seq=4 the model fails (TypeError: Cannot read properties of undefined (reading \'mul\'))']);
+    assert.deepEqual([piece.symbols[0].min, piece.symbols[0].narrowedBy], [4, 'trace: at batch=3, seq=4 the model fails (TypeError: Cannot read properties of undefined (reading \'mul\'))']);
     // the model caps a size it computes: the end min(seq - 1, 3) is Min(Shape - 1, 3)
     const capped = traceAt(keep, fn((t) => t.narrow(1, 0, Math.min(t.shape[1] - 1, 3)).relu()), x, ['batch', 'seq', null],
       [[5, 2, 2], [5, 3, 2], [2, 9, 2], [6, 17, 2]]);
@@ -244,7 +244,7 @@ describe('symbolic axes', () => {
     const x9 = om.randn([2, 9, 3], { seed: 10 });
     const thirds = traceAt(keep, fn((t) => { const [a, b, c] = t.chunk(3, 1); return a.add(b).add(c.sum(1, true)); }), x9, axes, [[2, 5, 3], [3, 7, 3], [2, 13, 3]]);
     assert.deepEqual([thirds.symbols[1].min, thirds.symbols[1].narrowedBy],
-      [5, 'trace_run: at batch=2, seq=4 the model fails (TypeError: Cannot read properties of undefined (reading \'sum\'))']);
+      [5, 'trace: at batch=2, seq=4 the model fails (TypeError: Cannot read properties of undefined (reading \'sum\'))']);
     x9.dispose();
     // unbind along a fixed axis
     const cols = traceAt(keep, fn((t) => { const [a, , c] = t.unbind(2); return a.mul(c); }), x, axes, [[2, 7, 4]]);
@@ -466,7 +466,7 @@ describe('the declared range', () => {
       assert.throws(() => om.trace(fn(f), { x: [ex, ['batch', 'seq', null]] }), (e) => {
         assert.ok(e instanceof om.TraceError && e.kind === 'SymbolicShape', String(e));
         assert.match(e.message, re);
-        assert.ok(e.message.includes(`so the graph would be wrong from seq=${last + 1}. It holds up to there: declare om.Dim('seq', { min: 1, max: ${last} }) (om_trace_dim in C)`), e.message);
+        assert.ok(e.message.includes(`so the graph would be wrong from seq=${last + 1}. It holds up to there: declare om.Dim('seq', { min: 1, max: ${last} })`) && !e.message.includes('om_trace_dim'), e.message);
         assert.match(e.message, /\(at file:\/\/.*symbolic\.test\.mjs:\d+:\d+\)$/); // the model's own line
         return true;
       });
@@ -527,7 +527,7 @@ describe('the declared range', () => {
     const tm = om.trace(model, { x: [ex, ['batch', 'seq', null]] });
     assert.equal(tm.symbols[1].max, 50);
     assert.deepEqual(tm.symbols[1].checked, { min: 1, max: 50 });
-    assert.equal(tm.symbols[1].narrowedBy, 'trace_run: at batch=2, seq=51 the model fails at index_select (call 2): index_select: index 50 is out of range for dim 0 of size 50 (valid: 0 to 49)');
+    assert.equal(tm.symbols[1].narrowedBy, 'trace: at batch=2, seq=51 the model fails at indexSelect (call 2): indexSelect: index 50 is out of range for dim 0 of size 50 (valid: 0 to 49)');
     tm.dispose();
     ex.dispose();
     table.dispose();

@@ -227,7 +227,7 @@ describe('trace errors: what happens around them', () => {
       assert.throws(() => om.Tracer.begin(), (e) => e instanceof om.TraceError && e.kind === 'InvalidUsage');
       inner = om.Tracer.begin(); // succeeds: the failed nested begin ended om.trace's recording
       return x.relu();
-    }), 'InvalidUsage', /^trace_run: the model ended this recording and began another \(tracers do not nest/);
+    }), 'InvalidUsage', /^trace: the model ended this recording and began another \(tracers do not nest/);
     assert.equal(om.Tracer.active, false, 'the model\'s own recording outlived om.trace');
     assert.equal(inner.recording, false);
     throwsKind(() => inner.input('y', ex()), 'InvalidUsage', /^input: this tracer was aborted/);

@@ -13,10 +13,9 @@ import { join, resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import * as om from 'onemodel';
-import { chromium } from 'playwright-core';
 import * as wf from '../../examples/lib/workflow.mjs';
 import { Block, GPT } from '../../examples/zoo/gpt.mjs';
-import { serve } from '../../web-demo/server.mjs';
+import { openDemo } from './web-demo-page.mjs';
 import { readGraph } from '../../web-demo/src/graphfile.js';
 import { OPEN_BOXES, groupByModule } from '../../web-demo/src/groups.js';
 import { feedsFor, defaultSizes } from '../../web-demo/src/feeds.js';
@@ -57,36 +56,21 @@ function gpt12() {
 }
 
 describe('the demo page\'s graph view in Chromium', () => {
-  let server, browser, page, dir;
-  const pageErrors = [];
+  let demo, page, pageErrors, idle, dir;
 
   before(async () => {
     await om.ready();
     mkdirSync(SHOTS, { recursive: true });
     dir = mkdtempSync(join(tmpdir(), 'onemodel-view-'));
-    server = await serve({ port: 0 });
-    browser = await chromium.launch({
-      executablePath: '/usr/bin/chromium',
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
-    page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-    page.setDefaultTimeout(60_000);
-    page.on('pageerror', (e) => pageErrors.push(`pageerror: ${e.message}`));
-    page.on('console', (m) => { if (m.type() === 'error') pageErrors.push(`console: ${m.text()}`); });
-    await page.goto(server.url);
-    await idle();
+    demo = await openDemo({ width: 1280, height: 800 });
+    ({ page, pageErrors, idle } = demo);
   });
 
   after(async () => {
-    await browser?.close();
-    await server?.close();
+    await demo?.close();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  /** No job runs and no layout is being computed. */
-  const idle = () => page.waitForFunction(() => document.querySelector('#model-select').options.length > 0
-    && !document.body.classList.contains('busy') && !document.querySelector('#graph').classList.contains('laying-out'));
   const shot = (name) => page.screenshot({ path: join(SHOTS, `${name}.png`) });
   const boxIds = (kind) => page.$$eval(`#graph g.node.${kind}`, (gs) => gs.map((g) => g.dataset.id));
   /** A box's rectangle on screen. */
@@ -256,10 +240,15 @@ describe('the demo page\'s graph view in Chromium', () => {
     await idle();
     const shown = await page.$$eval('#graph g.node.group', (gs) => gs.map((e) => e.dataset.path));
     for (let k = 0; k < 12; k++) assert.ok(shown.includes(`h.${k}`), `layer ${k}: ${shown.join()}`);
+    await page.fill('#graph-search', 'h.1');
+    await page.press('#graph-search', 'Enter');
+    await idle();
+    assert.equal(await page.getAttribute('#graph g.node.selected', 'data-id'), 'group:h.1');
+    await page.fill('#graph-search', '');
     await shot('demo-blocks');
   });
 
-  test('run an opened .onnx in the Session and onnxruntime-web: both outputs, timings and the max difference; an .om in the Session', async () => {
+  test('run an opened .onnx in the Session and onnxruntime-web: both outputs, timings and the max difference, on generated or uploaded inputs; an .om in the Session', async () => {
     const g = readGraph(files.onnx);
     await page.click('[data-tab=run]');
     assert.deepEqual(await page.$$eval('#run-sizes .size', (is) => is.map((i) => [i.dataset.symbol, i.value])), [['batch', '1'], ['seq', '1']]);
@@ -277,6 +266,27 @@ describe('the demo page\'s graph view in Chromium', () => {
     assert.equal(shown, `${want.slice(0, 6).map((v) => Number(v.toPrecision(4))).join(', ')}, …`);
     assert.equal(await page.textContent('#run-results tr[data-output=logits] .shape'), '[1, 6, 40]');
     await shot('demo-run');
+
+    // inputs uploaded as JSON are the ones run; a file that is not JSON is InvalidArgument
+    const upload = join(dir, 'inputs.json');
+    writeFileSync(upload, JSON.stringify({ ids: { dims: [1, 3], data: [7, 8, 9] } }));
+    await page.setInputFiles('#run-upload-file', upload);
+    await page.waitForFunction(() => document.querySelector('#run-upload-info').textContent !== 'generated inputs');   // read asynchronously
+    assert.equal(await page.textContent('#run-upload-info'), 'inputs from inputs.json: ids');
+    await page.click('#run-file');
+    await idle();
+    assert.match(await page.textContent('#run-summary'), /inputs ids \[1,3\]\)\.$/);
+    const session2 = await om.InferenceSession.create(files.onnx);
+    const want2 = om.tidy(() => Array.from(session2.run({ ids: om.tensor([[7n, 8n, 9n]]) }).logits.toArray()));
+    session2.dispose();
+    assert.equal(await page.textContent('#run-results tr[data-output=logits] .values'), `${want2.slice(0, 6).map((v) => Number(v.toPrecision(4))).join(', ')}, …`);
+    writeFileSync(upload, '{ ids: oops');
+    await page.setInputFiles('#run-upload-file', upload);
+    await page.waitForSelector('#error:not([hidden])');
+    assert.equal(await page.textContent('#error .kind'), 'InvalidArgument');
+    assert.match(await page.textContent('#error .message'), /^run: inputs\.json is not JSON \(/);
+    assert.equal(await page.textContent('#run-upload-info'), 'generated inputs');
+    await page.click('#error .close');
 
     const path = join(dir, 'gpt12.om');
     writeFileSync(path, files.saved);

@@ -6,16 +6,14 @@
 // same model file traced here in Node (one onemodel build, so the same weights and bytes).
 // Screenshots of the main states go to test-artifacts/web-demo/ (git-ignored).
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import * as om from 'onemodel';
 import * as ort from 'onnxruntime-web';
-import { chromium } from 'playwright-core';
 import * as wf from '../../examples/lib/workflow.mjs';
-import { serve } from '../../web-demo/server.mjs';
+import { openDemo } from './web-demo-page.mjs';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const SHOTS = join(ROOT, 'test-artifacts', 'web-demo');
@@ -45,38 +43,16 @@ async function traceInNode(name, specs, trainSteps = 0) {
 }
 
 describe('web-demo page in Chromium', () => {
-  let server, context, page, profile;
-  const pageErrors = [];
+  let demo, page, pageErrors, idle;
 
   before(async () => {
     mkdirSync(SHOTS, { recursive: true });
-    server = await serve({ port: 0 });
-    profile = mkdtempSync(join(tmpdir(), 'onemodel-chromium-'));
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath: '/usr/bin/chromium',
-      headless: true,
-      acceptDownloads: true,
-      viewport: { width: 1440, height: 900 },
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-        '--disable-component-update', '--disable-sync'],
-    });
-    page = context.pages()[0] ?? await context.newPage();
-    page.setDefaultTimeout(60_000);
-    page.on('pageerror', (e) => pageErrors.push(`pageerror: ${e.message}`));
-    page.on('console', (m) => { if (m.type() === 'error') pageErrors.push(`console: ${m.text()}`); });
-    await page.goto(server.url);
-    await idle();
+    demo = await openDemo({ width: 1440, height: 900 });
+    ({ page, pageErrors, idle } = demo);
   });
 
-  after(async () => {
-    await context?.close();
-    await server?.close();
-    if (profile) rmSync(profile, { recursive: true, force: true });
-  });
+  after(() => demo?.close());
 
-  /** Waits until no job runs (the zoo list has loaded, and the busy state is off) and the graph is laid out. */
-  const idle = () => page.waitForFunction(() => document.querySelector('#model-select').options.length > 0
-    && !document.body.classList.contains('busy') && !document.querySelector('#graph').classList.contains('laying-out'));
   const text = (sel) => page.textContent(sel).then((t) => t.trim());
   const shot = (name) => page.screenshot({ path: join(SHOTS, `${name}.png`) });
 

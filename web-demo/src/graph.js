@@ -84,6 +84,8 @@ export class GraphView {
 
   clear() {
     this.graph = null;
+    this.asked++;   // a layout still being computed is not drawn
+    this.host.classList.remove('laying-out');
     this.viewport.replaceChildren();
     this.boxes.clear();
     this.size = { width: 0, height: 0 };
@@ -121,19 +123,19 @@ export class GraphView {
     const id = ++this.asked;
     this.host.classList.add('laying-out');
     const anchor = before && this.#screenAt(before);
-    const layout = await new Promise((resolve, reject) => {
-      const answer = ({ data }) => {
+    const answer = await new Promise((resolve) => {
+      const listen = ({ data }) => {
         if (data.id !== id) return;
-        this.layouts.removeEventListener('message', answer);
-        if (data.error) reject(new Error(`layout: ${data.error}`));
-        else resolve(data.layout);
+        this.layouts.removeEventListener('message', listen);
+        resolve(data);
       };
-      this.layouts.addEventListener('message', answer);
+      this.layouts.addEventListener('message', listen);
       this.layouts.postMessage({ id, graph: this.graph, groups: this.groups, expanded: [...this.expanded] });
     });
-    if (id !== this.asked) return;   // a later request replaced this one
-    this.#draw(layout);
+    if (id !== this.asked) return;   // a later request (or clear()) replaced this one
     this.host.classList.remove('laying-out');
+    if (answer.error) throw new Error(`layout: ${answer.error}`);
+    this.#draw(answer.layout);
     if (anchor && this.boxes.has(after)) {
       const b = this.boxes.get(after);
       this.fitted = null;

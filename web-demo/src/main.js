@@ -144,7 +144,7 @@ class Page {
   /** Busy state: buttons off, Cancel on, the progress bar (determinate when total is given). */
   busy(on, label = '') {
     document.body.classList.toggle('busy', on);
-    for (const b of ['#trace', '#train', '#verify', '#model-select', '#reset']) $(b).disabled = on;
+    for (const b of ['#trace', '#train', '#verify', '#model-select', '#reset', '#open', '#run-file']) $(b).disabled = on;
     $('#cancel').disabled = !on;
     $('#stop').disabled = true;   // on for a training run only (job())
     const bar = $('#progress');
@@ -317,7 +317,8 @@ class Page {
       const [file] = e.dataTransfer?.files ?? [];
       if (!file) return;
       e.preventDefault();
-      if (!this.jobs.busy) this.openFile(file);
+      if (this.jobs.busy) this.status(`A job is running: drop ${file.name} again once it has ended.`);
+      else this.openFile(file);
     });
     $('#run-file').addEventListener('click', () => this.runFile());
     $('#run-upload').addEventListener('click', () => $('#run-upload-file').click());
@@ -338,7 +339,8 @@ class Page {
 
   /** Views an .onnx or .om file in the graph view and readies the Run tab for it. */
   async openFile(file) {
-    const res = await this.job('open', { name: file.name, bytes: await file.arrayBuffer() }, `Opening ${file.name}…`);
+    // the File itself goes to the worker (no copy here), and the job starts at once: busy from the drop on
+    const res = await this.job('open', { name: file.name, blob: file }, `Opening ${file.name}…`);
     if (!res) return;
     this.hideError();
     this.viewing = file.name;

@@ -140,10 +140,10 @@ const jobs = {
     return { report, run: { inputs, outputs: await runOnnx(new Uint8Array(await traced.onnx.arrayBuffer()), feeds) } };
   },
 
-  /** Opens an .onnx or .om file (bytes: an ArrayBuffer) to view and run: its graph. */
-  async open({ name, bytes }) {
+  /** Opens an .onnx or .om file (blob: the page's File) to view and run: its graph. */
+  async open({ name, blob }) {
     await om.ready();
-    const data = new Uint8Array(bytes);
+    const data = new Uint8Array(await blob.arrayBuffer());
     const graph = readGraph(data);
     opened?.session?.dispose();
     opened = { name, bytes: data, graph, session: null };
