@@ -170,6 +170,9 @@ typedef struct om_op_def {
   /* Bit k: given int attr k may change with the sizes (a slice's bounds, reshape sizes); the
    * lowering writes it with om__lower_arg. Any other attr that does is SymbolicShape. */
   uint64_t sym_args;
+  /* Bit k: given float attr k may change with the sizes (an attention's scale 1 / sqrt(E) of a
+   * symbolic E); the lowering writes it with om__lower_farg. Any other that does is SymbolicShape. */
+  uint64_t sym_fargs;
   /* OM_PROMOTE_*: how apply converts the inputs' dtypes before the op sees them (PyTorch's type
    * promotion, torch.result_type: bool < int64 < float32), each conversion a cast op (so a Cast
    * node in a trace); 0: the op takes its inputs as they are. */
@@ -558,6 +561,9 @@ const char *om__lower_output_sym(om_lower *l, int j, int d);
 int om__lower_arg(om_lower *l, int k);
 /** True when given int attr k changes with the sizes. */
 bool om__lower_arg_moves(om_lower *l, int k);
+/** Given float attr k (a bit of the op's sym_fargs) as a float32 0-d value: computed from the
+ *  sizes where it changes with them (1 / sqrt(E)), else a constant of its value. -1 on error. */
+int om__lower_farg(om_lower *l, int k);
 /** The extent n when input i is 0, 1, ..., n - 1 along its one axis (an arange at a symbolic
  *  length), else -1. */
 int om__lower_iota(om_lower *l, int i);

@@ -1065,7 +1065,7 @@ static bool lower_attention(om_lower *l, const om_call *c) {
   }
   if (!om__emit(l, "MatMul", (int[]){qa, kb}, 2, &sm, 1, &x, NULL, 0)) return false;
   if (a->i[2] != OM_ATTN_UNSCALED) {
-    int k = om__lower_scalar(l, a->f[0], OM_FLOAT32);
+    int k = om__lower_farg(l, 0); /* 1 / sqrt(E) of a symbolic E is computed from it */
     if (k < 0 || !om__emit(l, a->i[2] == OM_ATTN_MUL ? "Mul" : "Div", (int[]){x, k}, 2, &sm, 1, &x, NULL, 0)) return false;
   }
   if (a->i[0]) {
@@ -1091,6 +1091,7 @@ static bool lower_attention(om_lower *l, const om_call *c) {
 const om_op_def om__op_attention = {
     .name = "attention", .n_in = -1, .n_out = 1, .saves = OM_SAVES_IN(0) | OM_SAVES_IN(1) | OM_SAVES_IN(2) | OM_SAVES_IN(3),
     .infer = infer_attention, .forward = forward_attention, .backward = attention_backward, .lower = lower_attention,
+    .sym_fargs = 1,
     .onnx = "MatMul, Mul or Div, Add or Where, Softmax, MatMul (a zero slice more where E or S can be 0)",
     .test = {.n_in = 4, .ndims = {3, 3, 3, 2}, .shapes = {{2, 3, 4}, {2, 4, 5}, {2, 5, 6}, {3, 5}}, .lo = -2, .hi = 2,
              .attrs = {.n_i = 3, .i = {1, OM_ATTN_ADD, OM_ATTN_MUL}, .n_f = 2, .f = {0.5, 0}}}};

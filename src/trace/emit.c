@@ -304,6 +304,27 @@ int om__lower_scalar(om_lower *l, double v, om_dtype dtype) {
   return generated(l, &x, 1, 0, dtype);
 }
 
+int om__lower_xfloat(om_lower *l, const om_xfloat *f) {
+  om_meta one = {.dtype = OM_FLOAT32, .ndim = 1, .shape = {1}}, scalar = {.dtype = OM_FLOAT32, .ndim = 0};
+  int v = om__lower_x_value(l, f->x);
+  if (v < 0 || !om__emit(l, "Cast", &v, 1, &one, 1, &v, &OM_ATTR_INT("to", 1 /* FLOAT */), 1)) return -1;
+  if ((f->fn == 2 || f->fn == 3) && !om__emit(l, "Sqrt", &v, 1, &one, 1, &v, NULL, 0)) return -1;
+  if ((f->fn == 1 || f->fn == 3) && !om__emit(l, "Reciprocal", &v, 1, &one, 1, &v, NULL, 0)) return -1;
+  const char *op[2] = {"Mul", "Add"};
+  double by[2] = {f->a, f->b}, keep[2] = {1, 0};
+  for (int k = 0; k < 2; k++) {
+    if (by[k] == keep[k]) continue;
+    int two[2] = {v, om__lower_scalar(l, by[k], OM_FLOAT32)};
+    if (two[1] < 0 || !om__emit(l, op[k], two, 2, &one, 1, &v, NULL, 0)) return -1;
+  }
+  int axes = om__lower_ints(l, (int64_t[]){0}, 1), in[2] = {v, axes};
+  return axes >= 0 && om__emit(l, "Squeeze", in, 2, &scalar, 1, &v, NULL, 0) ? v : -1;
+}
+
+int om__lower_farg(om_lower *l, int k) {
+  return l->fmoves >> k & 1 ? om__lower_xfloat(l, &l->farg[k]) : om__lower_scalar(l, l->given->f[k], OM_FLOAT32);
+}
+
 int om__lower_float(om_lower *l, double v) {
   om_meta m = {.dtype = OM_FLOAT32, .ndim = 0};
   int none = 0, out;

@@ -172,9 +172,10 @@ static void keep_float(om_trace *tr, int k, om_xfloat f) {
   if (a) *a = (om_kept_float){.call = tr->calls - 1, .k = k, .f = f};
 }
 
-/* The given attrs of this call as expressions (fit.c), from what the other runs logged; the
- * float attrs must be the same in every run. false when refused. */
-static bool fit_args(om_lower *l) {
+/* The given attrs of this call as expressions (fit.c), from what the other runs logged; a float
+ * attr must be the same in every run, but one that sym_fargs (the op's) lets move, which is
+ * fitted as a float scalar is. false when refused. */
+static bool fit_args(om_lower *l, uint64_t sym_fargs) {
   om_trace *tr = l->tr;
   const om_attrs *g = l->given;
   om_attrs at[OM_RUNS_MAX];
@@ -202,14 +203,30 @@ static bool fit_args(om_lower *l) {
     keep_arg(tr, k, x);
     if (!om__x_is_const(tr, x, NULL)) l->moves = true;
   }
-  for (int k = 0; k < g->n_f; k++)
-    for (int r = 0; r < tr->runs.n; r++)
-      if (l->rc[r] && memcmp(&at[r].f[k], &g->f[k], sizeof(double))) {
-        char sizes[160];
-        return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "%s: float argument %d is %g here and %g at %s; a float "
-                              "argument computed from a size cannot be written in the graph", l->who, k, g->f[k],
-                              at[r].f[k], om__run_sizes(tr, tr->runs.v[r].v, ~(uint64_t)0, sizes, sizeof sizes));
-      }
+  for (int k = 0; k < g->n_f; k++) {
+    int moved = -1;
+    double vals[OM_RUNS_MAX] = {0};
+    for (int r = 0; r < tr->runs.n; r++) {
+      if (!l->rc[r]) continue;
+      vals[r] = at[r].f[k];
+      if (memcmp(&vals[r], &g->f[k], sizeof(double)) && moved < 0) moved = r;
+    }
+    if (moved < 0) continue;
+    int fitted = sym_fargs >> k & 1 ? fit_float(l, g->f[k], vals, &l->farg[k]) : 0;
+    if (fitted < 0) return false;
+    if (fitted) {
+      keep_float(tr, k, l->farg[k]);
+      l->fmoves |= 1u << k;
+      l->moves = true;
+      continue;
+    }
+    char sizes[160];
+    return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "%s: float argument %d is %g here and %g at %s; %s", l->who, k,
+                          g->f[k], at[moved].f[k], om__run_sizes(tr, tr->runs.v[moved].v, ~(uint64_t)0, sizes, sizeof sizes),
+                          sym_fargs >> k & 1 ? "it changes with the sizes, but not as a float the graph can compute (a * "
+                                               "f(E) + b of a size E, f one of x, 1 / x, sqrt(x), 1 / sqrt(x))"
+                                             : "a float argument computed from a size cannot be written in the graph");
+  }
   return true;
 }
 
@@ -234,7 +251,7 @@ int om__trace_lower(const om_op_def *def, om_call *c, const om_attrs *given, int
   bool failed = false; /* in a run at other sizes */
   if (tr->phase == OM_PHASE_RECORD && index >= 0) {
     for (int r = 0; r < tr->runs.n; r++) failed |= l.rc[r] && l.rc[r]->error;
-    if (!fit_args(&l)) return -1;
+    if (!fit_args(&l, def->sym_fargs)) return -1;
   } else {
     if (!traced) return OM_CALL_EAGER;
     if (tr->symbols.n)
@@ -316,25 +333,6 @@ bool om__trace_shape_only(const om_meta *meta) {
 bool om__trace_shadow(void) {
   om_trace *tr = om__state()->trace;
   return tr && tr->phase == OM_PHASE_OTHER;
-}
-
-/* A float32 0-d value of a scalar computed from a size (fit.c): Cast of the size, then its
- * function, scale and shift, each only where it changes something. -1 on error. */
-static int float_value(om_lower *l, const om_xfloat *f) {
-  om_meta one = {.dtype = OM_FLOAT32, .ndim = 1, .shape = {1}}, scalar = {.dtype = OM_FLOAT32, .ndim = 0};
-  int v = om__lower_x_value(l, f->x);
-  if (v < 0 || !om__emit(l, "Cast", &v, 1, &one, 1, &v, &OM_ATTR_INT("to", 1 /* FLOAT */), 1)) return -1;
-  if ((f->fn == 2 || f->fn == 3) && !om__emit(l, "Sqrt", &v, 1, &one, 1, &v, NULL, 0)) return -1;
-  if ((f->fn == 1 || f->fn == 3) && !om__emit(l, "Reciprocal", &v, 1, &one, 1, &v, NULL, 0)) return -1;
-  const char *op[2] = {"Mul", "Add"};
-  double by[2] = {f->a, f->b}, keep[2] = {1, 0};
-  for (int k = 0; k < 2; k++) {
-    if (by[k] == keep[k]) continue;
-    int two[2] = {v, om__lower_scalar(l, by[k], OM_FLOAT32)};
-    if (two[1] < 0 || !om__emit(l, op[k], two, 2, &one, 1, &v, NULL, 0)) return -1;
-  }
-  int axes = om__lower_ints(l, (int64_t[]){0}, 1), in[2] = {v, axes};
-  return axes >= 0 && om__emit(l, "Squeeze", in, 2, &scalar, 1, &v, NULL, 0) ? v : -1;
 }
 
 /* ---- tensors the model creates ---- */
@@ -466,7 +464,7 @@ static om_tensor *created_record(om_trace *tr, om_tensor *t, om_created kind, co
       if (fitted < 0) goto fail;
       if (!fitted) goto unfit;
       keep_float(tr, 0, f);
-      scalar = float_value(&l, &f);
+      scalar = om__lower_xfloat(&l, &f);
     }
     if (scalar >= 0 && t->ndim == 0) {
       v = scalar;

@@ -479,8 +479,12 @@ bool om__run_drop(om_trace *tr, int r, const char *why) {
 }
 
 /* The model parts from run r at record call index (what: the message after "the model takes
- * another path at other sizes: at <sizes> it "; who: the call): below the example the run is dropped (true), else
- * SymbolicShape (false, the trace ended). */
+ * another path at other sizes: at <sizes> it "; who: the call): below the example the run is
+ * dropped and narrows the range (below); above it, near or far, the run is dropped too and left
+ * to the range check (check_whole_range), which finds the exact threshold and the declaration
+ * that holds (a branch on T > 6 traced at T = 5 parts at the near run T = 6): the trace is
+ * refused there, or with this message at the end when that check does not. true: the record
+ * run goes on. */
 static bool parts(om_trace *tr, int r, const char *who, int64_t index, const char *fmt, ...) {
   om_run *run = &tr->runs.v[r];
   char what[320], sizes[160];
@@ -493,15 +497,11 @@ static bool parts(om_trace *tr, int r, const char *who, int64_t index, const cha
     below(tr, run, om__arena_printf(&tr->g.arena, "%s (call %lld): at %s the model %s", who, (long long)index + 1, sizes, what));
     return true;
   }
-  const char *fmt_far = "%s: the model takes another path at other sizes: at %s it %s; control flow that depends on a size "
-                        "cannot be written in the graph";
-  if (run->far) { /* far above the example: the range check (check_whole_range) finds the exact threshold and the
-                   * declaration that holds; refused with this at the end if it does not */
-    run->dropped = true;
-    if (!tr->far_parted) tr->far_parted = om__arena_printf(&tr->g.arena, fmt_far, who, sizes, what);
-    return true;
-  }
-  return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, fmt_far, who, sizes, what);
+  run->dropped = true;
+  if (!tr->far_parted)
+    tr->far_parted = om__arena_printf(&tr->g.arena, "%s: the model takes another path at other sizes: at %s it %s; control "
+                                      "flow that depends on a size cannot be written in the graph", who, sizes, what);
+  return true;
 }
 
 /* Whether the record run's call (index, in: its tensors) reads the values its partner p in run

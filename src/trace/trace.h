@@ -184,7 +184,7 @@ struct om_trace {
   int64_t more_at[OM_AT_MAX][64]; /* om__run_more_at's runs (more_at_n), their variables */
   int more_at_n, rounds;     /* rounds: how often the record run began again */
   const char *answers;       /* the first range the record run narrowed where the model works (om__run_answers) */
-  const char *far_parted;    /* a far run the record run parted from (the refusal, if the range check finds no threshold) */
+  const char *far_parted;    /* a run above the example the record run parted from (the refusal, if the range check finds no threshold) */
   int64_t calls;             /* calls made in the run going on */
   om_storage *phantom;       /* the storage every phantom shares (no data) */
   int depth;                 /* > 0 inside a call already logged (a lowering's own constants, backward) */
@@ -211,6 +211,8 @@ struct om_lower {
   const char *who;                         /* the op's or creation function's name, for messages */
   int *in;                                 /* the inputs' values */
   int arg[OM_MAX_IATTRS];                  /* the given int attrs as expressions */
+  om_xfloat farg[OM_MAX_FATTRS];           /* the given float attrs that move (fmoves), as computed */
+  unsigned fmoves;                         /* bit k: float attr k changes with the sizes */
   bool moves;                              /* some arg changes with the sizes */
   int out_ext[OM_MAX_OUTPUTS][OM_MAX_DIMS]; /* the outputs' extents: expression ids, -1 fixed */
   /* candidates for the outputs' extents (probe.c): an op's extents rule adds its own first */
@@ -372,6 +374,9 @@ const char *om__fit_seen(om_lower *l, int64_t a0, const int64_t *vals, char *buf
 bool om__fit_float(om_lower *l, double v0, const double *vals, om_xfloat *out);
 /** f at the variables v (per symbol) into *out; false on overflow. */
 bool om__xfloat_eval(const om_trace *tr, const om_xfloat *f, const int64_t *v, double *out);
+/** A float32 0-d value of a scalar computed from a size (emit.c): Cast of the size, then its
+ *  function, scale and shift, each only where it changes something. -1 on error. */
+int om__lower_xfloat(om_lower *l, const om_xfloat *f);
 
 /* ---- the outputs' extents (probe.c) ---- */
 /** Makes the probe's assignments (at the start of the record run). false on OutOfMemory. */

@@ -399,7 +399,10 @@ TEST(refusals) {
     om_error_kind kind;
     const char *msg;
   } cases[] = {
-      {branches_on_size, OM_ERR_TRACE_SYMBOLIC_SHAPE, "neg: the model takes another path at other sizes: at batch=6, seq=17 it calls relu here"},
+      /* parts at the first run above the example: the range check names the threshold exactly */
+      {branches_on_size, OM_ERR_TRACE_SYMBOLIC_SHAPE, "relu: the model changes at a size threshold: at seq=7 it calls relu here (call 1), "
+                                                      "where the trace calls neg; at seq=6 it does what the trace does, so the graph would be "
+                                                      "wrong from seq=7. It holds up to there: declare om.Dim('seq', { min: 1, max: 6 }) (om_trace_dim in C)"},
       {random_of_the_size, OM_ERR_TRACE_SYMBOLIC_SHAPE, "randn: a random tensor of shape [3,5,4] changes with the sizes; random values of a changing size cannot be written"},
       {modulo_index, OM_ERR_TRACE_SYMBOLIC_SHAPE, "select: argument 1 is 1 at the traced sizes, 0 at batch=7, seq=6, 1 at batch=6, seq=1"},
       {baked_constant, OM_ERR_TRACE_SYMBOLIC_SHAPE, "add: at batch=4, seq=5 the call fails (add: shapes [4,5,4] and [3,5,4] do not broadcast"},
@@ -572,7 +575,8 @@ TEST(runs_at_other_sizes) {
   om_traced_release(m);
   CHECK(om_trace_begin());
   CHECK_ERROR(om_test_trace(picks_by_size, ex, BS, 1) != NULL, OM_ERR_TRACE_SYMBOLIC_SHAPE,
-              "sub: the model takes another path at other sizes: at batch=6, seq=17 it reads other values here (call 3, input 0)");
+              "sub: the model changes at a size threshold: at seq=7 it reads other values here (call 3, input 0); at seq=6 it does "
+              "what the trace does, so the graph would be wrong from seq=7. It holds up to there: declare om.Dim('seq', { min: 1, max: 6 })");
   const char *name, *why;
   int64_t mult, min, max;
   CHECK(om_trace_begin());

@@ -9,7 +9,7 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import * as om from 'onemodel';
-import { memoryHooks, withTraced } from './helpers.mjs';
+import { memoryHooks, withTraced, throwsKind } from './helpers.mjs';
 
 memoryHooks();
 const F = om.nn.functional;
@@ -134,6 +134,28 @@ describe('sizes a model computes', () => {
     assert.deepEqual(tm.outputs.map((o) => o.shape), [['min(B,3)', 'T', 2], ['min(B,2)', 'T', 2]]);
     assert.deepEqual(tm.symbols.map((s) => [s.min, s.max, s.narrowedBy]), [[1, Infinity, null], [1, Infinity, null]]);
   }));
+});
+
+describe('floats a model computes', () => {
+  test('an attention\'s scale from a symbolic head size: 1 / sqrt(E) and 3 / sqrt(E) computed in the graph', () => withTraced((keep) => {
+    const model = (x) => {
+      const E = x.shape[2];
+      return [F.scaledDotProductAttention(x, x.tanh(), x), F.scaledDotProductAttention(x, x, x.neg(), { scale: 3 / Math.sqrt(E) })];
+    };
+    const tm = traceAt(keep, model, { x: [om.randn([2, 5, 6], { seed: 9 }), ['B', 'T', 'E']] },
+      [{ E: 1 }, { E: 2 }, { E: 7 }, { E: 61, T: 3 }, { B: 1, T: 1, E: 13 }, { B: 3, T: 40, E: 300 }].map((a) => ({ B: 2, T: 5, ...a })));
+    const ops = tm.graph().nodes.map((n) => n.opType);
+    assert.equal(ops.filter((o) => o === 'Sqrt').length, 1, ops.join(',')); // one scale computation, shared
+    assert.deepEqual(tm.symbols.map((s) => [s.min, s.max]), [[1, Infinity], [1, Infinity], [1, Infinity]]);
+  }));
+
+  test('a float argument that moves is refused where no graph computes it: another op\'s, or no float form', () => {
+    const E = (x) => x.shape.at(-1);
+    throwsKind(() => om.trace((x) => F.leakyRelu(x, 1 / E(x)), { x: [om.randn([3, 7]), [null, 'E']] }), 'SymbolicShape',
+      /^leaky_relu: float argument 0 is 0\.142857 here and [\d.]+ at E=\d+; a float argument computed from a size cannot be written in the graph \(at /);
+    throwsKind(() => om.trace((x) => F.scaledDotProductAttention(x, x, x, { scale: Math.log(E(x)) }), { x: [om.randn([3, 4, 7]), [null, null, 'E']] }),
+      'SymbolicShape', /^attention: float argument 0 is 1\.94591 here and [\d.]+ at E=\d+; it changes with the sizes, but not as a float the graph can compute \(a \* f\(E\) \+ b/);
+  });
 });
 
 describe('ranges', () => {

@@ -47,20 +47,21 @@ describe('the random-model instrument', () => {
       const r = await pool.run(source, { id: want });
       assert.equal(r.class, want, `${want}: ${JSON.stringify(r)}`);
     }
-    // B = 5 at the example and 1, 2, 4, 6, 10, 11 besides: a size where eager throws is skipped and counted
+    // B = 5 at the example and 1, 2, 4, 6, 10, 11, 41 besides: a size where eager throws is skipped and counted
     const skips = await pool.run(fn('{ if (!om.Tracer.active && x.shape[0] === 2) x.matmul(om.ones([3, 3])); return x.relu(); }'), { id: 'skips' });
-    assert.deepEqual([skips.class, skips.skipped, skips.checked], ['agree', 1, 6], JSON.stringify(skips));
+    assert.deepEqual([skips.class, skips.skipped, skips.checked], ['agree', 1, 7], JSON.stringify(skips));
     // select(0, 4) holds for B >= 5 only: a tracer that says so (traced.symbols) gets the smaller
     // sizes left out and counted, one that does not gets them skipped (eager throws there)
     const narrow = await pool.run(fn('x.select(0, 4)'), { id: 'narrowed' });
-    assert.deepEqual([narrow.class, narrow.checked, narrow.skipped + (narrow.outOfRange ?? 0)], ['agree', 4, 3], JSON.stringify(narrow));
+    assert.deepEqual([narrow.class, narrow.checked, narrow.skipped + (narrow.outOfRange ?? 0)], ['agree', 5, 3], JSON.stringify(narrow));
+    assert.equal(narrow.narrowedAnswers, undefined, 'eager fails below 5 too');
     // a symbol declared a multiple of 2 (om.Dim in the spec, as the generator writes it) is
-    // checked at multiples only: 6 at the example, then 2, 4, 8, 12, 14; eager of the halving
+    // checked at multiples only: 6 at the example, then 2, 4, 8, 12, 14, 50; eager of the halving
     // reshape fails at every odd size, so none is skipped
     const halves = `return { model: (x) => x.reshape(2, x.shape[0] / 2, 4).sum(0),
       inputs: { x: { shape: [6, 4], axes: [om.Dim('T', { multipleOf: 2 }), null] } } };`;
     const even = await pool.run(halves, { id: 'multiples' });
-    assert.deepEqual([even.class, even.checked, even.skipped, even.outOfRange], ['agree', 6, 0, 0], JSON.stringify(even));
+    assert.deepEqual([even.class, even.checked, even.skipped, even.outOfRange], ['agree', 7, 0, 0], JSON.stringify(even));
     const hang = await hangs.run(fn('{ for (;;); }'), { id: 'hang' });
     assert.equal(hang.class, 'crash');
     assert.equal(hang.at, 'hang');

@@ -259,8 +259,10 @@ describe('symbolic axes', () => {
       return true;
     });
     refuse((t) => t.split([2, 3], 1)[1].relu(), /^slice: at .*seq=\d+ the model fails here \(split: the sizes sum to 5, not \d+ \(the size of dim 1\)\)/);
-    // unbind over the symbolic axis: as many pieces as the size (a loop over T)
-    refuse((t) => om.stack(t.unbind(1).map((s) => s.relu()), 1), /^relu: the model takes another path at other sizes: at batch=\d+, seq=\d+ it calls select here/);
+    // unbind over the symbolic axis: as many pieces as the size (a loop over T), another path from the
+    // example's size on: it holds there only
+    refuse((t) => om.stack(t.unbind(1).map((s) => s.relu()), 1),
+      /^select: the model changes at a size threshold: at seq=6 it calls select here \(call \d+\), where the trace calls relu; .*declare om\.Dim\('seq', \{ min: 5, max: 5 \}\)/);
     y.dispose();
   }));
 
@@ -454,7 +456,9 @@ describe('symbolic axes', () => {
 describe('the declared range', () => {
   const x = () => om.randn([2, 8, 4], { seed: 61 });
   const thresholds = [
-    // a branch just above the old runs' sizes, one at 100 (an argument changes) and one far above them
+    // a branch the first runs above the example meet (seq 9 and 10 of an example of 8), one just above
+    // those runs' sizes, one at 100 (an argument changes) and one far above them
+    [(t) => (t.shape[1] > 9 ? t.sigmoid() : t.abs()), 9, /^sigmoid: the model changes at a size threshold: at seq=10 it calls sigmoid here \(call \d+\), where the trace calls abs; at seq=9 it does what the trace does/],
     [(t) => (t.shape[1] > 32 ? t.relu() : t.neg()), 32, /^relu: the model changes at a size threshold: at seq=33 it calls relu here \(call \d+\), where the trace calls neg; at seq=32 it does what the trace does/],
     [(t) => t.narrow(1, 0, t.shape[1] >= 100 ? 2 : 1), 99, /^slice: the model changes at a size threshold: at seq=100 it passes 2 as argument 2 here \(call \d+\), where the graph computes 1; at seq=99 it does what the trace does/],
     [(t) => (t.shape[1] > 1000 ? t.sigmoid() : t.tanh()), 1000, /^sigmoid: the model changes at a size threshold: at seq=1001 it calls sigmoid here \(call \d+\), where the trace calls tanh; at seq=1000 it does/],

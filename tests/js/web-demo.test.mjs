@@ -355,7 +355,7 @@ describe('web-demo page in Chromium', () => {
     const message = await text('#error .message');
     const file = await page.evaluate(() => window.onemodelPage.fileName());
     assert.match(file, /^[a-z]+\.mjs$/);
-    assert.match(message, new RegExp(`^neg: the model takes another path at other sizes: .* \\(at ${file.replace('.', '\\.')}:4:\\d+\\)$`));
+    assert.match(message, new RegExp(`^relu: the model changes at a size threshold: .* \\(at ${file.replace('.', '\\.')}:4:\\d+\\)$`));
     assert.doesNotMatch(message, /blob:/);
   });
 

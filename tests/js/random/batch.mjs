@@ -62,7 +62,8 @@ export function refusalGroup(r) {
 }
 
 /**
- * Why a refusal is one: 'control flow' (the model makes other calls at other sizes), 'fails'
+ * Why a refusal is one: 'control flow' (the model makes other calls at other sizes, or from a size
+ * threshold on), 'fails'
  * (eager itself fails at other sizes: a constant of the example's size, an odd size halved),
  * both of which the tracer must refuse; else 'expressivity' (a size the graph cannot compute,
  * where a richer tracer might write one), or 'other' for kinds besides SymbolicShape.
@@ -70,6 +71,9 @@ export function refusalGroup(r) {
 export function refusalReason(r) {
   if (r.kind !== 'SymbolicShape') return 'other';
   if (/takes another path at other sizes|makes other calls|returns \d+ outputs at/.test(r.message)) return 'control flow';
+  // a threshold where the model calls or reads otherwise (a branch on T > c); one where it passes another
+  // number than the graph computes is a size the graph may compute wrongly: expressivity
+  if (/changes at a size threshold: at [^;]* it (calls|reads|returns|makes|goes on)/.test(r.message)) return 'control flow';
   if (/the model fails|the call fails|this call fails/.test(r.message)) return 'fails';
   return 'expressivity';
 }
@@ -115,6 +119,8 @@ export function formatReport({ seed, from = 0, count, records, ms, workers = 1, 
   const outside = records.reduce((s, r) => s + (r.outOfRange ?? 0), 0);
   const narrowed = records.filter((r) => r.narrowed && (r.class === 'agree' || r.class === 'wrong'));
   if (outside) lines.push(`  ${outside} assignments were left out: outside the sizes their traced model holds for (traced.symbols; a minimum of 1 leaves size 0 out)`);
+  const answering = records.filter((r) => r.narrowedAnswers);
+  lines.push(`  narrowed where eager answers: ${answering.length} models${answering.length ? `: ${answering.slice(0, 10).map((r) => `${r.id} at ${r.narrowedAnswers[0]}`).join('; ')}` : ''}`);
   if (narrowed.length) {
     const by = new Map();
     for (const r of narrowed) for (const t of r.narrowed) {

@@ -173,6 +173,8 @@ class Builder {
     this.tags = new Set();
     this.zeroChecks = [];   // symbols the runner also checks at size 0
     this.multiples = {};    // symbol -> k: declared om.Dim(symbol, { multipleOf: k })
+    this.maxes = {};        // symbol -> c: declared om.Dim(symbol, { max: c })
+    this.farChecks = [];    // assignments ({ symbol: size }) the runner also checks: both sides of a threshold
     this.types = {};        // value name -> 'float32[5,7,4]' (its dtype and example shape, for the shrinker)
   }
 
@@ -758,6 +760,37 @@ const rules = {
     pads[2 * (r - 1 - i) + 1] = `Math.max(${a}, ${b}) - ${g.txt(s, 1)}`;
     return g.assign(`F.pad(${v.name}, [${pads.join(', ')}])`, out, 'float32', 'max-size');
   },
+  threshold(g, v) { // a branch on a length far above the example (BigBird's attention type by length, Swin's
+    // `if window_size >= pad_H`): T > c ? a : b, c 3 to 40 times the example; a symbol, as a user does
+    // once the refusal names the declaration, often declared om.Dim('T', { max: c }); checked on both sides
+    const i = g.axis(v, (s) => g.symbolic(s) && s.v >= 1);
+    if (i === null || !g.symbolic(v.shape[i])) return null;
+    const s = v.shape[i];
+    const sym = g.symbols.find((y) => s.key === poly.key(poly.atom(y.name)));
+    const c = s.v * g.r.int(3, 40) + g.r.int(0, 5);
+    const [a, b] = g.r.pick([['$.relu()', '$.neg()'], ['$.mul(2)', '$.tanh()'], ['$.sigmoid()', '$.abs()']]);
+    const declare = sym && !(sym.name in g.maxes) && g.r.chance(0.6);
+    if (declare) g.maxes[sym.name] = c;
+    if (sym) g.farChecks.push({ [sym.name]: c }, { [sym.name]: c + 1 });
+    return g.assign(`${g.txt(s, 2)} > ${c} ? ${fill(b, v)} : ${fill(a, v)}`, v.shape, 'float32', declare ? 'threshold-declared' : 'threshold');
+  },
+  maskInPlace(g, v) { // a mask made at a size the model reads, written in slices, then used (Swin's attn_mask =
+    // x.new_zeros(...); attn_mask[h0:h1] = count; m = zeros(T); m[-k:] = 1): x + m along that axis
+    const r = v.shape.length;
+    const i = g.axis(v, (s) => g.symbolic(s));
+    if (i === null || !g.symbolic(v.shape[i])) return null;
+    const s = v.shape[i], m = g.fresh('m'), k = g.r.int(1, 4);
+    const writes = [
+      () => [`${m}.slice(0, -${k}).fill_(1);`],
+      () => [`${m}.slice(0, 0, ${k}).fill_(${g.r.pick([2, -1, 0.5])});`],
+      () => [`${m}.slice(0, 0, -${k + 1}).fill_(1);`, `${m}.slice(0, -${k + 1}, -1).fill_(2);`, `${m}.slice(0, -1).fill_(3);`],
+      () => [`${m}.slice(0, 1).copy_(om.arange(${g.txt(s, 2)} - 1).float().mul(0.1));`],
+      () => [`${m}.slice(0, 0, ${g.txt(s, 2)} - ${k}).add_(${g.r.pick([1, -2])});`],
+    ];
+    g.emit([`const ${m} = om.zeros([${g.ex(s)}]);`, ...g.r.pick(writes)()].join('\n'), [m]);
+    const shape = v.shape.map((_, j) => (j === i ? '-1' : '1'));
+    return g.assign(`${v.name}.add(${m}.reshape(${shape.join(', ')}))`, v.shape, 'float32', 'mask-in-place');
+  },
   expand(g, v) { // a size-1 axis (or a new leading one) stretched to a size the model has: B, T, 2 * T, 4
     const r = v.shape.length;
     if (r >= 5) return null;
@@ -1095,7 +1128,8 @@ const rules = {
 const GENERIC = {
   unary: 3, activation: 1, along: 2, sizeScalar: 1, selfBinary: 1.5, partnerBinary: 2, constBinary: 1.5, compare: 1,
   reduce: 2, linear: 2, matmulPair: 1, reshapeMerge: 2, reshapeSplit: 1.5, reshapeFlat: 1, permute: 2, unsqueeze: 1,
-  slice: 2.5, select: 1.5, split: 1.5, cat: 2, pad: 1.5, windowPad: 0.8, minMax: 0.8, expand: 1.5, create: 2, trilu: 0.7,
+  slice: 2.5, select: 1.5, split: 1.5, cat: 2, pad: 1.5, windowPad: 0.8, minMax: 0.8, threshold: 0.3, maskInPlace: 0.6,
+  expand: 1.5, create: 2, trilu: 0.7,
   causal: 0.7, gather: 1.5, embedArgmax: 0.4, norm: 1.5, loop: 0.3,
 };
 const SEQUENCE = { recurrent: 2, attention: 2, attentionBlock: 1, sdpa: 0.7, transformer: 1 };
@@ -1231,6 +1265,8 @@ export function generate(seed, index, { without = [] } = {}) {
     tags: [...g.tags].sort(),
     zeroChecks: g.zeroChecks,
     multiples: g.multiples,
+    maxes: g.maxes,
+    farChecks: g.farChecks,
   };
 }
 
@@ -1267,11 +1303,17 @@ export function render(c) {
   }
   const spec = c.inputs.map((i) => {
     const extra = [i.dtype !== 'float32' ? `dtype: '${i.dtype}'` : null, i.high ? `high: ${i.high}` : null].filter(Boolean);
-    const axis = (a) => (!a ? 'null' : c.multiples?.[a] ? `om.Dim('${a}', { multipleOf: ${c.multiples[a]} })` : `'${a}'`);
+    const axis = (a) => {
+      const decl = [c.multiples?.[a] ? `multipleOf: ${c.multiples[a]}` : null, c.maxes?.[a] ? `max: ${c.maxes[a]}` : null].filter(Boolean);
+      return !a ? 'null' : decl.length ? `om.Dim('${a}', { ${decl.join(', ')} })` : `'${a}'`;
+    };
     return `  ${i.name}: { shape: [${i.shape.join(', ')}], axes: [${i.axes.map(axis).join(', ')}]${extra.length ? `, ${extra.join(', ')}` : ''} },`;
   });
   lines.push('const inputs = {', ...spec, '};');
   if (c.zeroChecks.length) lines.push(`const zeroChecks = [${c.zeroChecks.map((s) => `'${s}'`).join(', ')}];`);
-  lines.push(`return { model, inputs${c.zeroChecks.length ? ', zeroChecks' : ''} };`);
+  const far = (c.farChecks ?? []).filter((a) => c.inputs.some((i) => Object.keys(a).every((k) => i.axes.includes(k))));
+  if (far.length) lines.push(`const farChecks = ${JSON.stringify(far).replace(/"(\w+)":/g, '$1: ').replace(/,/g, ', ')};`);
+  const extra = [c.zeroChecks.length ? 'zeroChecks' : null, far.length ? 'farChecks' : null].filter(Boolean);
+  lines.push(`return { model, inputs${extra.map((e) => `, ${e}`).join('')} };`);
   return lines.join('\n');
 }

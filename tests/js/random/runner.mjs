@@ -30,14 +30,14 @@ import { withSession, compareOutputs } from '../../../examples/lib/oracle.mjs';
 const sourceUrl = (meta) => meta.file ?? `file:///random-model/${String(meta.id ?? 'model').replace(/[^\w.:-]/g, '_')}.js`;
 
 /**
- * Evaluates a case's source (the body of a function of om) to { model, inputs, zeroChecks }.
+ * Evaluates a case's source (the body of a function of om) to { model, inputs, zeroChecks, farChecks }.
  * url names it in stack traces, with the source's own line numbers, so a TraceError's "(at ...)"
  * points at the model's line as printed.
  */
 export function loadCase(source, url = sourceUrl({})) {
   const fn = vm.compileFunction(source, ['om'], { filename: url });
   const made = fn(om);
-  return { zeroChecks: [], ...made };
+  return { zeroChecks: [], farChecks: [], ...made };
 }
 
 /** The symbol an axis entry names (a name, or an om.Dim), or null for a fixed axis. */
@@ -59,12 +59,14 @@ function multiplesOf(spec) {
 
 /**
  * The assignments a case is checked at: the example first; then each symbol alone at 1, 2,
- * s - 1, s + 1, 2s and 2s + 1 (others at their examples); all symbols together at s + 1, at
- * 2s + 1 and at 2 (a graph that confuses two symbols fails there); and 0 for the symbols in zero.
- * A symbol declared a multiple of m (multiples: symbol -> m) steps by m instead of 1: m, 2m,
- * s - m, s + m, 2s, 2s + m.
+ * s - 1, s + 1, 2s, 2s + 1 and far above, 8s + 1 (others at their examples: past a window or a
+ * threshold the runs of the tracer reach only as far runs); all symbols together at s + 1, at
+ * 2s + 1 and at 2 (a graph that confuses two symbols fails there); 0 for the symbols in zero;
+ * and the assignments in far (the case's farChecks: both sides of a threshold it has, { T: c }
+ * and { T: c + 1 }), the others at their examples. A symbol declared a multiple of m (multiples:
+ * symbol -> m) steps by m instead of 1: m, 2m, s - m, s + m, 2s, 2s + m, 8s + m.
  */
-export function assignments(symbols, zero = [], multiples = new Map()) {
+export function assignments(symbols, zero = [], multiples = new Map(), far = []) {
   const example = Object.fromEntries(symbols);
   const list = [example];
   const seen = new Set([JSON.stringify(example)]);
@@ -75,12 +77,13 @@ export function assignments(symbols, zero = [], multiples = new Map()) {
   const step = (name) => multiples.get(name) ?? 1;
   for (const [name, s] of symbols) {
     const m = step(name);
-    for (const n of [m, 2 * m, s - m, s + m, 2 * s, 2 * s + m]) if (n >= 1) add({ ...example, [name]: n });
+    for (const n of [m, 2 * m, s - m, s + m, 2 * s, 2 * s + m, 8 * s + m]) if (n >= 1) add({ ...example, [name]: n });
   }
   if (symbols.size > 1) {
     for (const f of [(s, m) => s + m, (s, m) => 2 * s + m, (s, m) => 2 * m]) add(Object.fromEntries([...symbols].map(([k, s]) => [k, f(s, step(k))])));
   }
   for (const name of zero) add({ ...example, [name]: 0 });
+  for (const a of far) if (Object.keys(a).every((k) => symbols.has(k))) add({ ...example, ...a });
   return list;
 }
 
@@ -137,9 +140,9 @@ function prepare(source, record) {
   } catch (e) {
     return { ...record, class: 'invalid', message: `the source does not evaluate: ${errorText(e)}` };
   }
-  const { model, inputs: spec, zeroChecks } = made;
+  const { model, inputs: spec, zeroChecks, farChecks } = made;
   const symbols = symbolsOf(spec);
-  const sizes = assignments(symbols, zeroChecks, multiplesOf(spec));
+  const sizes = assignments(symbols, zeroChecks, multiplesOf(spec), farChecks);
   const examples = makeInputs(spec, sizes[0], 1);
   let expected0;
   try {
@@ -186,8 +189,14 @@ function prepare(source, record) {
   if (narrower(ranges).length) record.narrowed = narrower(ranges).map(rangeText);
   record.outOfRange = sizes.filter((a) => !inRange(a, ranges)).length; // with sizes 0 when the minimum is 1
   for (let k = 1; k < sizes.length; k++) {
-    if (!inRange(sizes[k], ranges)) continue; // not promised: counted in outOfRange
     const xs = makeInputs(spec, sizes[k], 1 + 16 * k);
+    if (!inRange(sizes[k], ranges)) { // not promised: counted in outOfRange; unless the tracer narrowed it where eager answers
+      const by = ranges.filter((s) => s.narrowedBy && !inRange(sizes[k], [s]));
+      if (by.length && Object.values(sizes[k]).every((n) => n > 0) && answers(xs)) {
+        (record.narrowedAnswers ??= []).push(`${sizesText(sizes[k])} (${by.map(rangeText).join(', ')})`);
+      }
+      continue;
+    }
     try {
       const expected = outputList(call(model, xs)).map(plain);
       checks.push({ sizes: sizes[k], feeds: Object.fromEntries(names.map((n, i) => [n, feedOf(xs[i])])), expected });
@@ -200,6 +209,16 @@ function prepare(source, record) {
     if (bad) return bad;
   }
   return { bytes, names: outNames, checks, skipped };
+  }
+
+  /** Whether the eager model gives an answer on inputs xs. */
+  function answers(xs) {
+    try {
+      outputList(call(model, xs));
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   /** The Session on inputs xs against expected: a failure goes to record.sessionFailures; a
@@ -263,10 +282,11 @@ async function runChecks(bytes, names, checks, graphOptimizationLevel) {
 /**
  * Runs one case (source text as generator.mjs renders it) and resolves to its record:
  * { id, class, kind?, message?, at?, failures?, ratio?, checked, skipped, narrowed?, outOfRange?,
- * nodes, margin, ms, leaked } (see the classes above; at: the assignment that failed first,
- * failures: all of them; ratio: the first failure's worst error over its bound; narrowed: the
- * symbols the traced model holds for fewer sizes, as text, and outOfRange: the assignments left
- * out for it; ortOptimizer: ORT failed only with its graph optimizations on; margin: the largest
+ * narrowedAnswers?, nodes, margin, ms, leaked } (see the classes above; at: the assignment that
+ * failed first, failures: all of them; ratio: the first failure's worst error over its bound;
+ * narrowed: the symbols the traced model holds for fewer sizes, as text, and outOfRange: the
+ * assignments left out for it; narrowedAnswers: those of them outside a range the tracer
+ * narrowed (not one declared) where the eager model gives an answer, which it must not do; ortOptimizer: ORT failed only with its graph optimizations on; margin: the largest
  * maxError / bound of an agreeing case). meta (id, family, tags)
  * is copied in; meta.file, when the source is a file's, names it in TraceErrors' locations.
  */

@@ -104,6 +104,7 @@ function* fixedAxes(c) {
       for (const x of out.inputs) x.axes = x.axes.map((a) => (a === symbol ? null : a));
       out.zeroChecks = c.zeroChecks.filter((s) => s !== symbol);
       out.multiples = Object.fromEntries(Object.entries(c.multiples ?? {}).filter(([s]) => s !== symbol));
+      out.maxes = Object.fromEntries(Object.entries(c.maxes ?? {}).filter(([s]) => s !== symbol));
       yield out;
     }
   }
