@@ -8,7 +8,7 @@
 // Written as torchvision writes it, the attention mask filled in place and the size branches
 // included. It traces with a symbolic batch; with symbolic H and W the tracer refuses today
 // (SymbolicShape: the window count times the batch, B * num_windows, is not a size it fits), see
-// docs/torchvision.md. Weights start from om.nn's default initialisation.
+// examples/torchvision/README.md. Weights start from om.nn's default initialisation.
 import * as om from 'onemodel';
 import { invalidConfig, makeLayer, optionsOf } from './_utils.mjs';
 
@@ -121,10 +121,12 @@ export class ShiftedWindowAttention extends nn.Module {
     this.numHeads = numHeads;
     this.attentionDropout = attentionDropout;
     this.dropout = dropout;
-    this.qkv = new nn.Linear(dim, dim * 3, { bias: qkvBias });
-    this.proj = new nn.Linear(dim, dim, { bias: projBias });
+    // The table and the index before qkv and proj, unlike torchvision's order: a state dict lists
+    // the fields in their order, and PyTorch's lists a module's own tensors before its submodules'.
     this.defineRelativePositionBiasTable();
     this.defineRelativePositionIndex();
+    this.qkv = new nn.Linear(dim, dim * 3, { bias: qkvBias });
+    this.proj = new nn.Linear(dim, dim, { bias: projBias });
   }
 
   defineRelativePositionBiasTable() {
