@@ -207,6 +207,8 @@ describe('configuration errors are torchvision\'s, as InvalidArgument', () => {
     try {
       assert.throws(() => net.forward(om.zeros([1, 3, 16, 24])), invalidArg(/Wrong image width! Expected 16 but got 24!/));
       assert.throws(() => net.forward(om.zeros([1, 3, 8, 16])), invalidArg(/Wrong image height! Expected 16 but got 8!/));
+      assert.throws(() => net.encoder.forward(om.zeros([5, 8])), invalidArg(/Expected \(batch_size, seq_length, hidden_dim\) got \[5,8\]/));
+      assert.throws(() => net.encoder.layers.encoder_layer_0.forward(om.zeros([5, 8])), invalidArg(/Expected \(batch_size, seq_length, hidden_dim\) got \[5,8\]/));
       assert.throws(() => om.trace(net, { x: [om.zeros([2, 3, 16, 16]), [null, null, 'h', null]] }), (e) => e instanceof om.TraceError
         && e.kind === 'SymbolicShape' && /the model fails here \(Wrong image height! Expected 16 but got \d+!\), so the graph would only hold at the traced sizes/.test(e.message));
     } finally {
