@@ -15,10 +15,6 @@ export class CNBlock extends nn.Module {
   constructor(dim, layerScale, stochasticDepthProb, normLayer = null) {
     super();
     normLayer ??= (c) => new nn.LayerNorm(c, { eps: 1e-6 });
-    // Made before block, unlike torchvision's order: a state dict lists the fields in their order, and
-    // PyTorch's lists a module's own parameters before its submodules'.
-    this.layer_scale = om.full([dim, 1, 1], layerScale);
-    this.layer_scale.requiresGrad = true;
     this.block = new nn.Sequential(
       new nn.Conv2d(dim, dim, 7, { padding: 3, groups: dim, bias: true }),
       new nn.Permute([0, 2, 3, 1]),
@@ -28,6 +24,8 @@ export class CNBlock extends nn.Module {
       new nn.Linear(4 * dim, dim, { bias: true }),
       new nn.Permute([0, 3, 1, 2]),
     );
+    this.layer_scale = om.full([dim, 1, 1], layerScale);
+    this.layer_scale.requiresGrad = true;
     this.stochastic_depth = new nn.StochasticDepth(stochasticDepthProb, 'row');
   }
 

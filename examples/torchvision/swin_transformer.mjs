@@ -121,12 +121,10 @@ export class ShiftedWindowAttention extends nn.Module {
     this.numHeads = numHeads;
     this.attentionDropout = attentionDropout;
     this.dropout = dropout;
-    // The table and the index before qkv and proj, unlike torchvision's order: a state dict lists
-    // the fields in their order, and PyTorch's lists a module's own tensors before its submodules'.
-    this.defineRelativePositionBiasTable();
-    this.defineRelativePositionIndex();
     this.qkv = new nn.Linear(dim, dim * 3, { bias: qkvBias });
     this.proj = new nn.Linear(dim, dim, { bias: projBias });
+    this.defineRelativePositionBiasTable();
+    this.defineRelativePositionIndex();
   }
 
   defineRelativePositionBiasTable() {

@@ -88,10 +88,6 @@ export class VisionTransformer extends nn.Module {
     const normLayer = o.normLayer ?? layerNorm6;
     if (imageSize % patchSize !== 0) throw invalidConfig('Input shape indivisible by patch size!');
     Object.assign(this, { imageSize, patchSize, hiddenDim, mlpDim, attentionDropout, dropout, numClasses, representationSize });
-    // The class token before conv_proj, unlike torchvision's order: a state dict lists the fields in
-    // their order, and PyTorch's lists a module's own parameters before its submodules'.
-    this.class_token = om.zeros([1, 1, hiddenDim]); // add a class token
-    this.class_token.requiresGrad = true;
     if (convStemConfigs !== null) {
       // As per https://arxiv.org/abs/2106.14881
       const seqProj = new nn.Sequential();
@@ -107,7 +103,10 @@ export class VisionTransformer extends nn.Module {
     } else {
       this.conv_proj = new nn.Conv2d(3, hiddenDim, patchSize, { stride: patchSize });
     }
-    const seqLength = (imageSize / patchSize) ** 2 + 1; // the patches and the class token
+    let seqLength = (imageSize / patchSize) ** 2;
+    this.class_token = om.zeros([1, 1, hiddenDim]); // add a class token
+    this.class_token.requiresGrad = true;
+    seqLength += 1;
     this.encoder = new Encoder(seqLength, numLayers, numHeads, hiddenDim, mlpDim, dropout, attentionDropout, normLayer);
     this.seqLength = seqLength;
     const heads = representationSize === null
