@@ -8,6 +8,7 @@ For each model <name> it writes to tests/js/fixtures/torchvision/:
 
     <name>.safetensors   the state dict, PyTorch's keys exactly (written by safetensors_fixtures.write)
     <name>.json          { "torch_version", "torchvision_version", "model": <what was built>,
+                           "keys": the state dict's keys in PyTorch's order (the .safetensors sorts them),
                            "cases": [ { "shape": [N, 3, H, W], "seed": s,
                                         "output": { "shape", "dtype", "data" } }, ... ] }
 
@@ -30,7 +31,7 @@ python3-torchvision 0.14 on /usr/bin/python3); CI reads the committed files and 
 
 It also writes builders.json: the state-dict keys and shapes of torchvision's builders the test
 constructs at full size (resnet18, mobilenet_v3_large/small, efficientnet_b0, shufflenet_v2_x1_0,
-lraspp_mobilenet_v3_large), without weights.
+lraspp_mobilenet_v3_large, convnext_tiny, swin_t), without weights.
 """
 import functools
 import json
@@ -216,16 +217,16 @@ def make(name):
     write(os.path.join(OUT_DIR, f'{name}.safetensors'), dict(state), {'format': 'pt'})
     with open(os.path.join(OUT_DIR, f'{name}.json'), 'w') as f:
         json.dump({'torch_version': torch.__version__, 'torchvision_version': torchvision.__version__,
-                   'model': description, 'cases': cases}, f, separators=(',', ':'))
+                   'model': description, 'keys': list(state), 'cases': cases}, f, separators=(',', ':'))
         f.write('\n')
     for ext in ('safetensors', 'json'):
         path = os.path.join(OUT_DIR, f'{name}.{ext}')
         print(f'{path}: {os.path.getsize(path)} bytes')
 
 
-# The builders a test constructs at full size (the lighter ones: up to resnet18's 11.7M weights).
+# The builders a test constructs at full size (the lighter ones: up to swin_t's and convnext_tiny's 28M weights).
 BUILDERS = ['resnet18', 'mobilenet_v3_large', 'mobilenet_v3_small', 'efficientnet_b0', 'shufflenet_v2_x1_0',
-            'lraspp_mobilenet_v3_large']
+            'lraspp_mobilenet_v3_large', 'convnext_tiny', 'swin_t']
 
 
 def make_builders():

@@ -8,7 +8,7 @@
 // Written as torchvision writes it, the attention mask filled in place and the size branches
 // included. It traces with a symbolic batch; with symbolic H and W the tracer refuses today
 // (SymbolicShape: the window count times the batch, B * num_windows, is not a size it fits), see
-// docs/torchvision.md. Weights start from om.nn's default initialisation.
+// examples/torchvision/README.md. Weights start from om.nn's default initialisation.
 import * as om from 'onemodel';
 import { invalidConfig, makeLayer, optionsOf } from './_utils.mjs';
 

@@ -1,6 +1,7 @@
 // om.nn: modules in PyTorch's shape. A Module's parameters are its Tensor-valued fields, found by
 // walking its own fields in order (submodules and arrays of them recursively, as `layers.0.weight`);
 // buffers are Tensors registered with registerBuffer(), in the state dict but not in parameters().
+// As in PyTorch, a module lists its own parameters, then its own buffers, then its submodules'.
 //
 //   class Net extends om.nn.Module {
 //     constructor() { super(); this.fc1 = new om.nn.Linear(4, 16); this.fc2 = new om.nn.Linear(16, 3); }
@@ -62,13 +63,15 @@ export class Module {
   }
 
   /**
-   * Every Tensor under this module as [path, tensor, isBuffer, persistent], in field order, depth
-   * first. A module reached again through a cycle is skipped; one shared by two fields appears
-   * under both paths (as in PyTorch's state dict).
+   * Every Tensor under this module as [path, tensor, isBuffer, persistent], depth first in
+   * PyTorch's order: the module's own parameters, then its own buffers, each in field order, then
+   * its other fields (submodules, arrays) in field order. A module reached again through a cycle
+   * is skipped; one shared by two fields appears under both paths (as in PyTorch's state dict).
    */
   #walk(prefix, out, path) {
     path.add(this);
-    for (const [key, value] of Object.entries(this)) {
+    const rank = ([key, value]) => (value instanceof Tensor ? (this.#buffers.has(key) ? 1 : 0) : 2);
+    for (const [key, value] of Object.entries(this).sort((a, b) => rank(a) - rank(b))) { // a stable sort
       const buffer = this.#buffers.get(key);
       visit(value, prefix + key, buffer !== undefined, buffer !== false, out, path);
     }

@@ -19,11 +19,34 @@ class Rotary extends nn.Module {
   }
 }
 
+describe('the state dict\'s order', () => {
+  test('PyTorch\'s: a module\'s own parameters, then its own buffers, then its submodules\', whatever order the fields were set in', () => {
+    class Block extends nn.Module { // as ConvNeXt's CNBlock: a submodule, then a parameter and a buffer
+      constructor() {
+        super();
+        this.body = new nn.Linear(2, 2);
+        this.registerBuffer('index', om.tensor([1n, 0n], { dtype: 'int64' }));
+        this.scale = om.ones([2]);
+        this.tail = [new nn.Linear(2, 1)];
+      }
+    }
+    const m = new Block();
+    try {
+      // torch: class B(nn.Module): body = Linear; register_buffer('index'); scale = Parameter; tail = ModuleList
+      assert.deepEqual(Object.keys(m.stateDict()), ['scale', 'index', 'body.weight', 'body.bias', 'tail.0.weight', 'tail.0.bias']);
+      assert.deepEqual(m.namedParameters().map((e) => e[0]), ['scale', 'body.weight', 'body.bias', 'tail.0.weight', 'tail.0.bias']);
+      assert.deepEqual(m.namedBuffers().map((e) => e[0]), ['index']);
+    } finally {
+      m.dispose();
+    }
+  });
+});
+
 describe('buffers', () => {
   test('a non-persistent buffer is a buffer but not in the state dict; a strict load without it succeeds', () => {
     const m = new Rotary();
     try {
-      assert.deepEqual(Object.keys(m.stateDict()), ['proj.weight', 'proj.bias', 'scale']);
+      assert.deepEqual(Object.keys(m.stateDict()), ['scale', 'proj.weight', 'proj.bias'], 'PyTorch\'s order: own buffers before a submodule\'s');
       assert.deepEqual(m.namedBuffers().map((e) => e[0]), ['inv_freq', 'scale']);
       assert.deepEqual(m.buffers().map(vals), [[1, Math.fround(0.1)], [2]]);
       assert.equal(m.parameters().length, 2);

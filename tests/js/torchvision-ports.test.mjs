@@ -4,7 +4,7 @@
 // above the example; Swin's across its window boundaries), and is traced with every axis the
 // library traces for it symbolic: batch, H and W for the conv nets and LRASPP; the batch for ViT,
 // whose size torchvision asserts; for Swin the batch, and in a second trace H declared from 60 (the
-// tracer refuses its H and W together today: docs/torchvision.md). Each .onnx run in
+// tracer refuses its H and W together today: examples/torchvision/README.md). Each .onnx run in
 // onnxruntime-web and each graph in the Session agree with PyTorch at every fixture size the graph
 // takes (none of them the traced example) and with the eager port at three more.
 import { test, describe } from 'node:test';
@@ -15,8 +15,8 @@ import { memoryHooks, withTraced } from './helpers.mjs';
 import { ResNet, BasicBlock, Bottleneck, resnet18 } from '../../examples/torchvision/resnet.mjs';
 import { MobileNetV3, InvertedResidual, mobilenetV3Conf, mobilenet_v3_large, mobilenet_v3_small } from '../../examples/torchvision/mobilenetv3.mjs';
 import { EfficientNet, MBConv, FusedMBConv, efficientnetConf, MBConvConfig, FusedMBConvConfig, efficientnet_b0 } from '../../examples/torchvision/efficientnet.mjs';
-import { ConvNeXt, CNBlockConfig } from '../../examples/torchvision/convnext.mjs';
-import { SwinTransformer, ShiftedWindowAttention } from '../../examples/torchvision/swin_transformer.mjs';
+import { ConvNeXt, CNBlockConfig, convnext_tiny } from '../../examples/torchvision/convnext.mjs';
+import { SwinTransformer, ShiftedWindowAttention, swin_t } from '../../examples/torchvision/swin_transformer.mjs';
 import { VisionTransformer } from '../../examples/torchvision/vision_transformer.mjs';
 import { ShuffleNetV2, InvertedResidual as ShuffleUnit, shufflenet_v2_x1_0 } from '../../examples/torchvision/shufflenetv2.mjs';
 import { LRASPPHead, lrasppMobilenetV3, lraspp_mobilenet_v3_large } from '../../examples/torchvision/lraspp.mjs';
@@ -88,7 +88,7 @@ const MODELS = {
   ], 0.2, { numClasses: 10, normLayer: (c) => new nn.BatchNorm2d(c, { eps: 1e-3 }), lastChannel: 64 }), CONV],
   convnext: [() => new ConvNeXt([new CNBlockConfig(8, 16, 2), new CNBlockConfig(16, 32, 1), new CNBlockConfig(32, null, 1)],
     { stochasticDepthProb: 0.1, layerScale: 0.5, numClasses: 10 }), [...CONV, { h: 16, w: 16 }]],
-  // Swin: H and W both symbolic are refused today (docs/torchvision.md); H alone traces once declared
+  // Swin: H and W both symbolic are refused today (examples/torchvision/README.md); H alone traces once declared
   // from 60, where the second stage starts to shift its windows vertically.
   swin: [() => new SwinTransformer([4, 4], 16, [2, 2], [2, 4], [7, 7], { stochasticDepthProb: 0.2, numClasses: 10 }),
     [[2, 3, 64, 64], ['batch', null, null, null]], [[2, 3, 64, 64], [null, null, om.Dim('h', { min: 60 }), null], { h: 60 }]],
@@ -116,7 +116,8 @@ describe('torchvision ports against torchvision 0.14', () => {
       const net = build();
       try {
         const { tensors } = om.safetensors.load(readFileSync(new URL(`${name}.safetensors`, DIR)));
-        assert.deepEqual(Object.keys(net.stateDict()).sort(), Object.keys(tensors).sort(), 'state-dict keys');
+        assert.deepEqual(Object.keys(tensors).sort(), [...fx.keys].sort(), 'the file holds the state dict');
+        assert.deepEqual(Object.keys(net.stateDict()), fx.keys, 'state-dict keys, in PyTorch\'s order');
         assert.deepEqual(net.loadStateDict(tensors), { missingKeys: [], unexpectedKeys: [] });
         om.dispose(Object.values(tensors));
         net.eval();
@@ -153,7 +154,9 @@ describe('torchvision ports against torchvision 0.14', () => {
 
 describe('the builders at full size', () => {
   const builders = JSON.parse(readFileSync(new URL('builders.json', DIR), 'utf8'));
-  const BUILDERS = { resnet18, mobilenet_v3_large, mobilenet_v3_small, efficientnet_b0, shufflenet_v2_x1_0, lraspp_mobilenet_v3_large };
+  const BUILDERS = {
+    resnet18, mobilenet_v3_large, mobilenet_v3_small, efficientnet_b0, shufflenet_v2_x1_0, lraspp_mobilenet_v3_large, convnext_tiny, swin_t,
+  };
   for (const [name, keys] of Object.entries(builders)) {
     test(`${name}: torchvision's state-dict keys and shapes, in order`, () => {
       const net = BUILDERS[name]();
@@ -204,6 +207,8 @@ describe('configuration errors are torchvision\'s, as InvalidArgument', () => {
     try {
       assert.throws(() => net.forward(om.zeros([1, 3, 16, 24])), invalidArg(/Wrong image width! Expected 16 but got 24!/));
       assert.throws(() => net.forward(om.zeros([1, 3, 8, 16])), invalidArg(/Wrong image height! Expected 16 but got 8!/));
+      assert.throws(() => net.encoder.forward(om.zeros([5, 8])), invalidArg(/Expected \(batch_size, seq_length, hidden_dim\) got \[5,8\]/));
+      assert.throws(() => net.encoder.layers.encoder_layer_0.forward(om.zeros([5, 8])), invalidArg(/Expected \(batch_size, seq_length, hidden_dim\) got \[5,8\]/));
       assert.throws(() => om.trace(net, { x: [om.zeros([2, 3, 16, 16]), [null, null, 'h', null]] }), (e) => e instanceof om.TraceError
         && e.kind === 'SymbolicShape' && /the model fails here \(Wrong image height! Expected 16 but got \d+!\), so the graph would only hold at the traced sizes/.test(e.message));
     } finally {

@@ -197,8 +197,8 @@ describe('naming', () => {
   test('om.trace(module) names parameters and buffers by their state-dict paths', () => withTraced((keep, trace) => {
     om.manualSeed(7);
     const net = new Net();
-    assert.deepEqual(Object.keys(net.stateDict()),
-      ['fc1.weight', 'fc1.bias', 'layers.0.weight', 'layers.0.bias', 'layers.1.weight', 'scale']);
+    assert.deepEqual(Object.keys(net.stateDict()), // PyTorch's order: the module's own parameter first
+      ['scale', 'fc1.weight', 'fc1.bias', 'layers.0.weight', 'layers.0.bias', 'layers.1.weight']);
     const tm = trace(net, { x: [om.randn([4, 3], { seed: 1 }), ['batch', null]] });
     assert.deepEqual(initNames(tm),
       ['fc1.bias', 'fc1.weight', 'layers.0.bias', 'layers.0.weight', 'layers.1.weight', 'scale']);
@@ -671,8 +671,8 @@ describe('nn', () => {
     assert.deepEqual(net.namedParameters().map((e) => e[0]),
       ['blocks.0.lin.weight', 'blocks.0.lin.bias', 'blocks.1.lin.weight', 'blocks.1.lin.bias', 'head.weight', 'head.bias']);
     assert.deepEqual(net.namedBuffers().map((e) => e[0]), ['blocks.0.mask', 'blocks.1.mask']);
-    assert.deepEqual(Object.keys(net.stateDict()), ['blocks.0.lin.weight', 'blocks.0.lin.bias', 'blocks.0.mask',
-      'blocks.1.lin.weight', 'blocks.1.lin.bias', 'blocks.1.mask', 'head.weight', 'head.bias']);
+    assert.deepEqual(Object.keys(net.stateDict()), ['blocks.0.mask', 'blocks.0.lin.weight', 'blocks.0.lin.bias', // a module's own buffer first, as PyTorch
+      'blocks.1.mask', 'blocks.1.lin.weight', 'blocks.1.lin.bias', 'head.weight', 'head.bias']);
     assert.equal(net.parameters().length, 6);
     assert.equal(net.eval(), net);
     assert.ok(net.namedModules().every(([, m]) => m.training === false));
