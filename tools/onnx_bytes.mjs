@@ -5,7 +5,7 @@
 //                         attrs?: { attr: 2 | [1, 2] | { f: 0.5 } | { fs: [0.5] } | 'text' } }],
 //               inputs: [{ name, dims: [2, 'n'], dtype?: 'int64' }], // float32 unless said; a string dim is named
 //               inits: [{ name, dtype: 'int64' | 'bool', dims, values }],
-//               outputs: ['y', ...], opset: 17, ir: 8 })   // -> Uint8Array
+//               outputs: ['y' | { name, dtype }, ...], opset: 17, ir: 8 }) // -> Uint8Array
 
 const enc = new TextEncoder();
 
@@ -63,7 +63,7 @@ export function onnxBytes({ nodes, inputs, inits = [], outputs, opset = 17, ir =
       bytes(tensor, 9, t.dtype === 'bool' ? t.values.map(Number) : new Uint8Array(BigInt64Array.from(t.values.map(BigInt)).buffer));
     }));
     for (const i of inputs) bytes(g, 11, valueInfo(i.name, i.dims, i.dtype));
-    for (const o of outputs) bytes(g, 12, valueInfo(o, null));
+    for (const o of outputs) bytes(g, 12, typeof o === 'string' ? valueInfo(o, null) : valueInfo(o.name, null, o.dtype));
   });
   return Uint8Array.from(msg((m) => { int(m, 1, ir); bytes(m, 8, msg((op) => int(op, 2, opset))); bytes(m, 7, graph); }));
 }
