@@ -868,7 +868,7 @@ export type SessionFeed = Tensor | { readonly data: Float32Array | BigInt64Array
 /** Runs a traced or imported ONNX graph with the library's kernels, shaped like onnxruntime-web's InferenceSession. */
 export class InferenceSession {
   private constructor();
-  /** A session on ONNX bytes (opset 13 to 20), library format v1 bytes (traced.save()) or a traced model. */
+  /** A session on ONNX bytes (IR 3 to 9, opset 1 to 20), library format v1 bytes (traced.save()) or a traced model. */
   static create(source: Uint8Array | ArrayBuffer | TracedModel, options?: SessionOptions): Promise<InferenceSession>;
   readonly inputNames: string[];
   readonly outputNames: string[];

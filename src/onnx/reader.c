@@ -156,6 +156,7 @@ typedef struct reader {
   om_graph *g;
   names names;
   const Onnx__GraphProto *gp;
+  bool default_domain; /* the model imports the default domain's opset (a model of other domains' ops alone need not) */
 } reader;
 
 /* Defines value `name` (new id) of dtype/shape, or fails when it is defined twice. */
@@ -281,6 +282,8 @@ static bool read_node(reader *r, const Onnx__NodeProto *np, int k) {
   if (np->domain && *np->domain && strcmp(np->domain, "ai.onnx"))
     return om__fail(OM_ERR_UNSUPPORTED, "onnx: node '%s' is %s of domain '%s'; only the default domain is supported",
                     name ? name : np->op_type, np->op_type, np->domain);
+  if (!r->default_domain)
+    return FORMAT("node '%s' is %s of the default domain, whose opset the model does not import", name ? name : np->op_type, np->op_type);
   if (np->n_input > 4096 || np->n_output > 64 || np->n_attribute > 256)
     return FORMAT("node '%s' has %zu inputs, %zu outputs and %zu attributes", name ? name : np->op_type, np->n_input,
                   np->n_output, np->n_attribute);
@@ -494,16 +497,14 @@ bool om__onnx_read(const void *bytes, size_t n, om_graph *g, int *opset_out) {
   if (!mp->has_ir_version || mp->ir_version < OM_ONNX_IR_MIN || mp->ir_version > OM_ONNX_IR_MAX)
     ok = om__fail(OM_ERR_UNSUPPORTED, "onnx: IR version %lld; the reader takes %d to %d", mp->has_ir_version ? (long long)mp->ir_version : 0LL,
                   OM_ONNX_IR_MIN, OM_ONNX_IR_MAX);
-  else if (opset < 0)
-    ok = FORMAT("the model imports no default-domain opset");
-  else if (opset < OM_ONNX_OPSET_MIN || opset > OM_ONNX_OPSET_MAX)
+  else if (opset >= 0 && (opset < OM_ONNX_OPSET_MIN || opset > OM_ONNX_OPSET_MAX))
     ok = om__fail(OM_ERR_UNSUPPORTED, "onnx: default-domain opset %lld; the reader takes %d to %d", (long long)opset,
                   OM_ONNX_OPSET_MIN, OM_ONNX_OPSET_MAX);
   else if (!mp->graph)
     ok = FORMAT("the model has no graph");
-  reader r = {.g = g, .gp = mp->graph};
+  reader r = {.g = g, .gp = mp->graph, .default_domain = opset >= 0};
   ok = ok && read_graph(&r);
-  *opset_out = ok ? (int)opset : 0;
+  *opset_out = ok && opset >= 0 ? (int)opset : OM_ONNX_OPSET_MAX; /* no default-domain node: nothing to rewrite */
   free(r.names.slot);
   onnx__model_proto__free_unpacked(mp, &al.base);
   if (!ok) om__graph_free(g);

@@ -1056,15 +1056,27 @@ static bool pool(om_bind *b, bool max) {
   /* Begin and end pads that differ (how the tracer writes PyTorch's ceil_mode): the library's
    * pool with the begin pads and the ceil_mode that gives ONNX's size has ONNX's windows, clipped
    * to the input (a max ignores padding, an average without count_include_pad counts what it
-   * reads). An average that counts the padding reads zeros padded in first. */
-  bool asym = false;
-  for (int d = 0; d < ns; d++) asym |= sp.pad[d] != sp.pad_end[d];
-  om_tensor *xp = NULL;
-  if (asym && !max && cip) {
-    if (ceil) return unsupported(b, "different begin and end pads with ceil_mode and count_include_pad");
+   * reads). An average that counts the padding reads zeros padded in first. So do pads above
+   * half the kernel, which the library's pools refuse: -inf for a max, zeros for an average,
+   * which then divides by the share of real elements in each window (the same average of ones)
+   * unless it counts the padding. */
+  bool asym = false, big = false;
+  for (int d = 0; d < ns; d++) {
+    asym |= sp.pad[d] != sp.pad_end[d];
+    big |= 2 * (sp.pad[d] > sp.pad_end[d] ? sp.pad[d] : sp.pad_end[d]) > sp.kernel[d];
+  }
+  om_tensor *xp = NULL, *share = NULL; /* share: ones padded as x, when the average divides by it */
+  if ((asym && !max && cip) || big) {
+    if (ceil) return unsupported(b, big ? "pads above half the kernel with ceil_mode" : "different begin and end pads with ceil_mode and count_include_pad");
     int64_t torch[4] = {0};
     for (int d = 0; d < ns; d++) torch[2 * (ns - 1 - d)] = sp.pad[d], torch[2 * (ns - 1 - d) + 1] = sp.pad_end[d], sp.pad[d] = sp.pad_end[d] = 0;
-    if (!(x = xp = om_pad(x, torch, 2 * ns, OM_PAD_CONSTANT, 0))) return false;
+    if (!(x = xp = om_pad(x, torch, 2 * ns, OM_PAD_CONSTANT, max ? -INFINITY : 0))) return false;
+    if (!max && !cip) {
+      om_tensor *ones = om_ones(b->in[0]->shape, b->in[0]->ndim, OM_FLOAT32);
+      share = ones ? om_pad(ones, torch, 2 * ns, OM_PAD_CONSTANT, 0) : NULL;
+      om_tensor_release(ones);
+      if (!share) return om_tensor_release(xp), false;
+    }
     asym = false;
   }
   int modes = 3; /* bit c: the library's ceil_mode c gives ONNX's size on every axis */
@@ -1086,11 +1098,17 @@ static bool pool(om_bind *b, bool max) {
     sp.kernel[1] = sp.kernel[0], sp.stride[1] = sp.stride[0], sp.dilation[1] = sp.dilation[0], sp.pad[1] = sp.pad[0];
     sp.kernel[0] = sp.stride[0] = sp.dilation[0] = 1, sp.pad[0] = 0;
   }
-  om_tensor *x4 = ns == 1 ? om_unsqueeze(x, 2) : om_tensor_retain(x);
-  om_tensor *y = !x4 ? NULL : max ? om_max_pool2d(x4, sp.kernel, sp.stride, sp.pad, sp.dilation, ceil)
-                              : om_avg_pool2d(x4, sp.kernel, sp.stride, sp.pad, ceil, cip);
-  om_tensor_release(x4);
+  om_tensor *y = NULL;
+  for (int k = 0; k < (share ? 2 : 1); k++) { /* x pooled, then the share of real elements it divides by */
+    om_tensor *in = k ? share : x, *x4 = ns == 1 ? om_unsqueeze(in, 2) : om_tensor_retain(in);
+    om_tensor *p = !x4 ? NULL : max ? om_max_pool2d(x4, sp.kernel, sp.stride, sp.pad, sp.dilation, ceil)
+                                : om_avg_pool2d(x4, sp.kernel, sp.stride, sp.pad, ceil, cip);
+    om_tensor_release(x4);
+    y = k ? (p && y ? then(y, om_div(y, p)) : then(y, NULL)) : p;
+    if (k) om_tensor_release(p);
+  }
   om_tensor_release(xp);
+  om_tensor_release(share);
   if (y && ns == 1) y = then(y, om_squeeze(y, (int64_t[]){2}, 1));
   return put(b, 0, y);
 }
@@ -2241,7 +2259,7 @@ static const om_onnx_rule rules[] = {
     {"Asinh", 1, 1, 1, bind_asinh, "asinh"},
     {"Atan", 1, 1, 1, bind_atan, "atan"},
     {"Atanh", 1, 1, 1, bind_atanh, "atanh"},
-    {"AveragePool", 1, 1, 1, bind_average_pool, "avg_pool2d (1-D as 2-D; begin and end pads that differ: the ceil_mode that gives ONNX's size, or zeros padded first when count_include_pad)"},
+    {"AveragePool", 1, 1, 1, bind_average_pool, "avg_pool2d (1-D as 2-D; begin and end pads that differ: the ceil_mode that gives ONNX's size, or zeros padded first when count_include_pad; pads above half the kernel: zeros padded first, divided by the share of real elements unless count_include_pad)"},
     {"BatchNormalization", 5, 5, 3, bind_batch_norm, "batch_norm in eval mode (training_mode 1 refused); fast mode: folded into the Conv before it when only that Conv (with constant weights) writes its input (src/runtime/passes.c)"},
     {"BitwiseAnd", 2, 2, 1, bind_bitwise_and, "bitwise_and"},
     {"BitwiseNot", 1, 1, 1, bind_bitwise_not, "bitwise_not"},
@@ -2309,7 +2327,7 @@ static const om_onnx_rule rules[] = {
     {"LpPool", 1, 1, 1, bind_lp_pool, "conv2d, conv1d of |x| or x x with ones per channel, then sqrt for p 2 (p 1, 2; pads, dilations, ceil_mode, auto_pad)"},
     {"MatMul", 2, 2, 1, bind_matmul, "matmul; fast mode: the last product of an attention (MatMul, Mul or Div by a constant, Add or Where of a mask, Softmax, MatMul, each read once) is the attention op, with no score matrix (src/runtime/passes.c)"},
     {"Max", 1, MANY, 1, bind_max, "maximum, pairwise"},
-    {"MaxPool", 1, 1, 2, bind_max_pool, "max_pool2d (1-D as 2-D; pads as AveragePool; the Indices output refused)"},
+    {"MaxPool", 1, 1, 2, bind_max_pool, "max_pool2d (1-D as 2-D; pads as AveragePool, -inf padded first above half the kernel; the Indices output refused)"},
     {"MaxUnpool", 2, 3, 1, bind_max_unpool, "scatter_add of the values at their indices into zeros, divided by the count of each (output_shape known when planning; pads, strides)"},
     {"Mean", 1, MANY, 1, bind_mean, "add pairwise, then scale"},
     {"MeanVarianceNormalization", 1, 1, 1, bind_mvn, "(x - mean) / (sqrt(mean(x x) - mean^2) + 1e-9), ONNX's function"},

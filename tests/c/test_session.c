@@ -356,6 +356,19 @@ TEST(reader_refuses_what_it_cannot_read) {
   CHECK_ERROR(opens(&m), OM_ERR_UNSUPPORTED, "IR version 2; the reader takes 3 to 9");
   m = model(8, 21, ok1, 1, NULL, "y");
   CHECK_ERROR(opens(&m), OM_ERR_UNSUPPORTED, "default-domain opset 21; the reader takes 1 to 20");
+  for (int own = 0; own < 2; own++) { /* a model that imports another domain's opset only: its nodes are that domain's */
+    pb nodes[1] = {node("Adam", "x", NULL, "y")}, other = {0}, imports = model(8, 17, ok1, 1, NULL, "y");
+    if (own) pb_str(&nodes[0], 7, "ai.onnx.preview.training");
+    pb_str(&other, 1, "ai.onnx.preview.training"), pb_int(&other, 2, 1);
+    m = model(8, 17, nodes, 1, NULL, "y");
+    size_t opset_at = 2, opset_len = 4; /* model() writes ir_version (2 bytes), then opset_import {version 17} (4 bytes) */
+    CHECK(imports.b[opset_at] == (8 << 3 | 2) && imports.b[opset_at + 1] == 2);
+    memmove(m.b + opset_at, m.b + opset_at + opset_len, m.n - opset_at - opset_len), m.n -= opset_len;
+    pb_msg(&m, 8, &other);
+    CHECK_ERROR(opens(&m), own ? OM_ERR_UNSUPPORTED : OM_ERR_FORMAT,
+                own ? "node 'Adam' is Adam of domain 'ai.onnx.preview.training'; only the default domain is supported"
+                    : "node 'Adam' is Adam of the default domain, whose opset the model does not import");
+  }
   pb dangling[1] = {node("Relu", "nowhere", NULL, "y")};
   m = model(8, 17, dangling, 1, NULL, "y");
   CHECK_ERROR(opens(&m), OM_ERR_FORMAT, "node 'Relu' (Relu) reads 'nowhere', which nothing defines");

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import * as om from 'onemodel';
 import { nodeTests, loadTest, runSession, mismatch, decodeTensor } from './onnx-backend.mjs';
 
-const PASSED = 485;
+const PASSED = 488;
 
 await om.ready({ threads: false });
 
@@ -24,7 +24,8 @@ test('ONNX backend node tests: no wrong answer, no crash, at least the recorded 
   assert.deepEqual(by.crash, [], 'crashes');
   assert.deepEqual(by.wrong, [], 'wrong answers');
   assert.ok(by.pass.length >= PASSED, `${by.pass.length} passed, ${PASSED} recorded`);
-  for (const r of by.refused) assert.match(r, /^\S+: (Unsupported|Format|InvalidArgument|IndexOutOfRange) /, 'a refusal names its kind');
+  // every node test is valid ONNX: what the Session does not run is Unsupported, never a Format or argument error
+  for (const r of by.refused) assert.match(r, /^\S+: Unsupported /);
 });
 
 // The harness's own rule, on tensors made here: a test that could not fail would count anything as a pass.

@@ -19,10 +19,10 @@ const i64 = (...v) => ({ data: BigInt64Array.from(v.map(BigInt)), dims: [v.lengt
 const inputOf = (name, f) => ({ name, dims: f.dims, dtype: f.type });
 const anySize = (name, f) => ({ name, dims: f.dims.map((_, d) => `${name}${d}`), dtype: f.type }); /* an operand fed with other lengths */
 
-/** The model of one node y = op(inputs) at opset, fed by feeds (named as the node's inputs). */
-function model({ op, inputs = ['x'], attrs, opset, ir, inits, domain }, feeds) {
+/** The model of one node y = op(inputs) at opset (y declared of dtype out), fed by feeds (named as the node's inputs). */
+function model({ op, inputs = ['x'], attrs, opset, ir, inits, domain, out = 'float32' }, feeds) {
   const declared = Object.entries(feeds).map(([n, f]) => (n === 'x' ? inputOf : anySize)(n, f));
-  return onnxBytes({ nodes: [{ op, inputs, outputs: ['y'], attrs, domain }], inputs: declared, inits, outputs: ['y'], opset, ir });
+  return onnxBytes({ nodes: [{ op, inputs, outputs: ['y'], attrs, domain }], inputs: declared, inits, outputs: [{ name: 'y', dtype: out }], opset, ir });
 }
 
 /** Runs bytes on feeds in the Session and in onnxruntime-web, and checks they agree; twin: the
@@ -158,4 +158,16 @@ test('values that decide shapes, fed or computed when the graph runs: a plan per
   const nodes = [{ op: 'Cast', inputs: ['v'], outputs: ['s'], attrs: { to: 7 } }, { op: 'Reshape', inputs: ['x', 's'], outputs: ['y'] }];
   const bytes = onnxBytes({ nodes, inputs: [inputOf('x', x234), { name: 'v', dims: [2] }], outputs: ['y'], opset: 18 });
   for (const v of [[4, 6], [12, 2]]) await agrees(bytes, { x: x234, v: { data: Float32Array.from(v), dims: [2], type: 'float32' } });
+});
+
+test('ArgMax and ArgMin select_last_index, pools with pads above half the kernel', async () => {
+  const f = { x: { ...x234, data: x234.data.map((v) => Math.abs(v) % 3) } }; // ties along every axis
+  for (const op of ['ArgMax', 'ArgMin'])
+    for (const axis of [0, 1, 2]) await agrees(model({ op, attrs: { axis, select_last_index: 1 }, opset: 13, out: 'int64' }, f), f);
+  const img = { x: { data: Float32Array.from({ length: 50 }, (_, k) => ((k * 5) % 13) - 6), dims: [1, 2, 5, 5], type: 'float32' } };
+  for (const pads of [[2, 2, 2, 2], [0, 2, 1, 0]]) {
+    await agrees(model({ op: 'MaxPool', attrs: { kernel_shape: [3, 3], pads }, opset: 12 }, img), img);
+    for (const count_include_pad of [0, 1]) await agrees(model({ op: 'AveragePool', attrs: { kernel_shape: [3, 3], pads, count_include_pad }, opset: 11 }, img), img);
+  }
+  await refuses(model({ op: 'AveragePool', attrs: { kernel_shape: [3, 3], pads: [2, 2, 2, 2], ceil_mode: 1 }, opset: 11 }, img), img, 'Unsupported', /pads above half the kernel with ceil_mode/);
 });
