@@ -135,6 +135,7 @@ function start(args, env) {
 }
 
 test('examples/start.mjs (npm start) --no-serve, or CI=true: exports and verifies the whole zoo, one line each, and stops', async () => {
+  const { ZOO } = await import('../../examples/lib/workflow.mjs');
   const runs = [[['--no-serve'], { CI: '' }, 'build/start-test-a'], [[], { CI: 'true' }, 'build/start-test-b']];
   for (const [, , dir] of runs) rmSync(new URL(`${dir}/`, root), { recursive: true, force: true });
   const results = await Promise.all(runs.map(([args, env, dir]) => start([...args, '--out', dir], env)));
@@ -142,10 +143,10 @@ test('examples/start.mjs (npm start) --no-serve, or CI=true: exports and verifie
     const r = results[k];
     assert.equal(r.code, 0, `${r.out}${r.err}`);
     const lines = r.out.trim().split('\n');
-    assert.equal(lines.length, 7, r.out);
-    assert.equal(lines[6], `exported and verified 6 models to ${dir}/`);
-    const rows = lines.slice(0, 6).map(parseLine);
-    assert.deepEqual(rows.map((x) => x.name), ['mlp', 'lenet', 'resnet', 'unet', 'lstm', 'gpt']);
+    assert.equal(lines.length, ZOO.length + 1, r.out);
+    assert.equal(lines[ZOO.length], `exported and verified ${ZOO.length} models to ${dir}/`);
+    const rows = lines.slice(0, ZOO.length).map(parseLine);
+    assert.deepEqual(rows.map((x) => x.name), ZOO);
     for (const x of rows) {
       assert.equal(x.path, `${dir}/${x.name}.onnx`);
       assert.equal(readFileSync(new URL(x.path, root)).length, x.bytes);
@@ -167,6 +168,7 @@ test('examples/start.mjs refuses unknown arguments and a missing --out directory
 });
 
 test('examples/start.mjs serves the page on PORT after the export and prints its URL; a bad PORT stops it before exporting', async () => {
+  const { ZOO } = await import('../../examples/lib/workflow.mjs');
   const { createServer } = await import('node:net');
   const { spawn } = await import('node:child_process');
   // a port that is free now: listen on 0, note it, close
@@ -185,7 +187,7 @@ test('examples/start.mjs serves the page on PORT after the export and prints its
       child.on('exit', (code) => reject(new Error(`start exited with ${code} before serving: ${out}`)));
     });
     assert.equal(url, `http://127.0.0.1:${port}/`);
-    assert.match(out, /^exported and verified 6 models to build\/start-test-c\/\nonemodel demo page: /m, 'the URL after the export');
+    assert.match(out, new RegExp(`^exported and verified ${ZOO.length} models to build/start-test-c/\nonemodel demo page: `, 'm'), 'the URL after the export');
     const res = await fetch(url);
     assert.equal(res.status, 200);
     assert.match(await res.text(), /<title>onemodel/);
