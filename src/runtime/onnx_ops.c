@@ -1171,11 +1171,8 @@ static bool bind_resize(om_bind *b) {
     if (om_tensor_numel(b->in[2]) != 4 - first) return om__fail(OM_ERR_FORMAT, "%s (Resize): %lld scales", who(b), (long long)om_tensor_numel(b->in[2]));
     for (int d = 0; d < 4 - first; d++) scale[first + d] = om__get_flat(b->in[2], d);
     if (first == 0 && (scale[0] != 1 || scale[1] != 1)) return unsupported(b, "resizing the batch or channel axis");
-    for (int d = 2; d < 4; d++) {
-      double len = scale[d] * (double)x->shape[d]; /* ONNX's align_corners divides by this length unrounded */
-      if (align && len != (double)(int64_t)len) return unsupported(b, "align_corners with a scale whose output length (scale x size) is not whole");
-      if (!resize_length_ok(b, x->shape[d], (int64_t)len)) return false;
-    }
+    for (int d = 2; d < 4; d++)
+      if (!resize_length_ok(b, x->shape[d], (int64_t)(scale[d] * (double)x->shape[d]))) return false;
     return put(b, 0, om_interpolate(x, NULL, scale + 2, linear ? OM_INTERPOLATE_BILINEAR : OM_INTERPOLATE_NEAREST, align));
   }
   if (!const_ints(b, 3, size + first, 4 - first, &n)) return false;
