@@ -239,9 +239,9 @@ describe('gradient bookkeeping', () => {
     // refused where a gradient could be lost: another op read the old value, or a view shares it
     const u = x.mul(y);
     u.exp();
-    assert.throws(() => u.add_(1), { kind: 'Autograd', message: /^copy_from: in-place change of a tensor that requires grad; do it inside a no-grad scope$/ });
+    assert.throws(() => u.add_(1), { kind: 'Autograd', message: /^copy_: in-place change of a tensor that requires grad; do it inside a no-grad scope$/ });
     const v = x.mul(y);
-    assert.throws(() => v.slice(0, 0, 1).add_(1), { kind: 'Autograd', message: /^copy_from: in-place change of a tensor that requires grad/ });
+    assert.throws(() => v.slice(0, 0, 1).add_(1), { kind: 'Autograd', message: /^copy_: in-place change of a tensor that requires grad/ });
     // a backward that needs the overwritten value (mul saved it) is refused there
     const m = x.mul(y);
     m.mul_(y);

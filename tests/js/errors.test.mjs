@@ -200,7 +200,7 @@ describe('error classes', () => {
     const x = om.randn([4, 3], { seed: 1 });
     try {
       assert.throws(() => om.trace((t) => (t.shape[0] > 4 ? om.nn.functional.leakyRelu(t) : t.neg()), { x: [x, ['batch', null]] }),
-        (e) => e.kind === 'SymbolicShape' && /^leaky_relu: the model changes at a size threshold: at batch=5 it calls leakyRelu here \(call 1\), where the trace calls neg;/.test(e.message));
+        (e) => e.kind === 'SymbolicShape' && /^leakyRelu: the model changes at a size threshold: at batch=5 it calls leakyRelu here \(call 1\), where the trace calls neg;/.test(e.message));
     } finally {
       x.dispose();
     }

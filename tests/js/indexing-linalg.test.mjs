@@ -203,14 +203,14 @@ describe('indexPut', () => {
 
   test('errors name the op, the index, the dim and the shapes', () => om.tidy(() => {
     const x = om.zeros([3, 4]), i = om.tensor([0, 3], { dtype: 'int64' });
-    throwsKind(() => x.indexPut([i], om.zeros([2, 4])), 'IndexOutOfRange', /^index_put: index 3 is out of range for dim 0 of size 3 \(valid: -3 to 2\)$/);
-    throwsKind(() => x.indexPut([om.tensor([-4], { dtype: 'int64' })], 1), 'IndexOutOfRange', /^index_put: index -4 is out of range for dim 0/);
-    throwsKind(() => x.indexPut([i.to('float32')], 1), 'DtypeMismatch', /^index_put: index 0 is float32; indices must be int64/);
-    throwsKind(() => x.indexPut([i, i, i], 1), 'InvalidArgument', /^index_put: 3 index tensors for an input of 2 dims \(1 to 2\)$/);
-    throwsKind(() => x.indexPut([i, om.tensor([0, 1, 2], { dtype: 'int64' })], 1), 'ShapeMismatch', /index_put/);
+    throwsKind(() => x.indexPut([i], om.zeros([2, 4])), 'IndexOutOfRange', /^indexPut: index 3 is out of range for dim 0 of size 3 \(valid: -3 to 2\)$/);
+    throwsKind(() => x.indexPut([om.tensor([-4], { dtype: 'int64' })], 1), 'IndexOutOfRange', /^indexPut: index -4 is out of range for dim 0/);
+    throwsKind(() => x.indexPut([i.to('float32')], 1), 'DtypeMismatch', /^indexPut: index 0 is float32; indices must be int64/);
+    throwsKind(() => x.indexPut([i, i, i], 1), 'InvalidArgument', /^indexPut: 3 index tensors for an input of 2 dims \(1 to 2\)$/);
+    throwsKind(() => x.indexPut([i, om.tensor([0, 1, 2], { dtype: 'int64' })], 1), 'ShapeMismatch', /indexPut/);
     throwsKind(() => x.indexPut([om.tensor([0, 1], { dtype: 'int64' })], om.zeros([2, 3])), 'ShapeMismatch', /expand/);
-    throwsKind(() => x.indexPut([om.tensor([0], { dtype: 'int64' })], om.zeros([4], { dtype: 'int64' })), 'DtypeMismatch', /^index_put: values are int64, input float32 \(they must match\)$/);
-    throwsKind(() => om.zeros([2], { dtype: 'bool' }).indexPut([om.tensor([0], { dtype: 'int64' })], true, true), 'DtypeMismatch', /^index_put: accumulate needs float32 or int64, not bool$/);
+    throwsKind(() => x.indexPut([om.tensor([0], { dtype: 'int64' })], om.zeros([4], { dtype: 'int64' })), 'DtypeMismatch', /^indexPut: values are int64, input float32 \(they must match\)$/);
+    throwsKind(() => om.zeros([2], { dtype: 'bool' }).indexPut([om.tensor([0], { dtype: 'int64' })], true, true), 'DtypeMismatch', /^indexPut: accumulate needs float32 or int64, not bool$/);
     throwsKind(() => x.indexPut(i, 1, 'yes'), 'InvalidArgument', /^indexPut: accumulate must be a boolean/);
     throwsKind(() => x.indexPut('i', 1), 'InvalidArgument', /^indexPut: indices must be a Tensor or an array of tensors/);
     throwsKind(() => x.indexPut([i], 'v'), 'InvalidArgument', /^indexPut: values must be a Tensor or a number/);

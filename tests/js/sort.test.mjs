@@ -122,11 +122,11 @@ describe('errors', () => {
     throwsKind(() => x.sort({ dim: 0, order: 1 }), 'InvalidArgument', /^sort: unknown option 'order'/);
     throwsKind(() => x.sort(-3), 'IndexOutOfRange', /^sort: dim -3 is out of range/);
     throwsKind(() => F.oneHot(om.tensor([0, -1, 2], { dtype: 'int64' }), 3), 'IndexOutOfRange',
-      /^one_hot: class -1 is out of range for 3 classes \(valid: 0 to 2\)$/);
-    throwsKind(() => F.oneHot(om.tensor([0, 3], { dtype: 'int64' }), 3), 'IndexOutOfRange', /^one_hot: class 3 is out of range for 3 classes/);
-    throwsKind(() => F.oneHot(om.tensor([0, 1])), 'DtypeMismatch', /^one_hot: is only applicable to an index tensor \(int64\), not float32$/);
-    throwsKind(() => F.oneHot(om.zeros([0], { dtype: 'int64' })), 'InvalidArgument', /^one_hot: can not infer the number of classes from an empty tensor$/);
-    throwsKind(() => F.oneHot(om.zeros([1], { dtype: 'int64' }), -2), 'InvalidArgument', /^one_hot: num_classes -2 must be positive, or -1/);
+      /^oneHot: class -1 is out of range for 3 classes \(valid: 0 to 2\)$/);
+    throwsKind(() => F.oneHot(om.tensor([0, 3], { dtype: 'int64' }), 3), 'IndexOutOfRange', /^oneHot: class 3 is out of range for 3 classes/);
+    throwsKind(() => F.oneHot(om.tensor([0, 1])), 'DtypeMismatch', /^oneHot: is only applicable to an index tensor \(int64\), not float32$/);
+    throwsKind(() => F.oneHot(om.zeros([0], { dtype: 'int64' })), 'InvalidArgument', /^oneHot: can not infer the number of classes from an empty tensor$/);
+    throwsKind(() => F.oneHot(om.zeros([1], { dtype: 'int64' }), -2), 'InvalidArgument', /^oneHot: num_classes -2 must be positive, or -1/);
     throwsKind(() => F.pixelShuffle(om.zeros([1, 6, 2, 2]), 2), 'ShapeMismatch',
       /^pixel_shuffle expects its input's 'channel' dimension to be divisible by the square of upscale_factor, but input.size\(-3\)=6 is not divisible by 2\^2$/);
     throwsKind(() => F.pixelShuffle(om.zeros([4, 2]), 2), 'ShapeMismatch', /^pixel_shuffle expects input to have at least 3 dimensions, but got input with 2 dimension\(s\)$/);
@@ -134,19 +134,19 @@ describe('errors', () => {
     throwsKind(() => F.pixelShuffle(om.zeros([4, 2, 2]), 2 ** 40), 'ShapeMismatch', /^pixel_shuffle expects/);
     throwsKind(() => F.pixelUnshuffle(om.zeros([1, 2, 4, 3]), 2), 'ShapeMismatch',
       /^pixel_unshuffle expects width to be divisible by downscale_factor, but input.size\(-1\)=3 is not divisible by 2$/);
-    throwsKind(() => F.pixelUnshuffle(om.zeros([1, 5, 0, 0]), 2 ** 40), 'ShapeMismatch', /^pixel_unshuffle: \[5, 0, 0\] by 1099511627776 does not fit in 64 bits$/);
-    throwsKind(() => x.repeatInterleave(-1), 'InvalidArgument', /^repeat_interleave: repeats can not be negative, got -1$/);
-    throwsKind(() => x.repeatInterleave(2 ** 62, 1), 'InvalidArgument', /^repeat_interleave: 3 x 4611686018427387904 elements along dim 1 do not fit in 64 bits$/);
+    throwsKind(() => F.pixelUnshuffle(om.zeros([1, 5, 0, 0]), 2 ** 40), 'ShapeMismatch', /^pixelUnshuffle: \[5, 0, 0\] by 1099511627776 does not fit in 64 bits$/);
+    throwsKind(() => x.repeatInterleave(-1), 'InvalidArgument', /^repeatInterleave: repeats can not be negative, got -1$/);
+    throwsKind(() => x.repeatInterleave(2 ** 62, 1), 'InvalidArgument', /^repeatInterleave: 3 x 4611686018427387904 elements along dim 1 do not fit in 64 bits$/);
     throwsKind(() => x.repeatInterleave(om.tensor([1, 2], { dtype: 'int64' }), 1), 'ShapeMismatch',
-      /^repeat_interleave: repeats must have the same size as input along dim 1, but got 2 counts for size 3$/);
-    throwsKind(() => x.repeatInterleave(om.tensor([1, -2, 0], { dtype: 'int64' }), 1), 'InvalidArgument', /^repeat_interleave: repeats can not be negative, got -2 \(at 1\)$/);
-    throwsKind(() => x.repeatInterleave(om.tensor([1, 2, 0]), 1), 'DtypeMismatch', /^repeat_interleave: repeats must be int64, not float32$/);
-    throwsKind(() => x.repeatInterleave(om.zeros([1, 1], { dtype: 'int64' }), 1), 'ShapeMismatch', /^repeat_interleave: repeats must be 0-d or 1-D, got 2 dims$/);
-    throwsKind(() => x.repeatInterleave(1, 2), 'IndexOutOfRange', /^repeat_interleave: dim 2 is out of range/);
-    throwsKind(() => om.zeros([1, 1, 1, 1, 1, 1, 1, 1]).repeatInterleave(2, 0), 'InvalidArgument', /^repeat_interleave: takes at most 7 dims$/);
-    throwsKind(() => om.trilIndices(-1, 3), 'InvalidArgument', /^tril_indices: row \(-1\) and col \(3\) must be non-negative$/);
-    throwsKind(() => om.triuIndices(3, 2 ** 31), 'InvalidArgument', /^triu_indices: row \(3\) and col \(2147483648\) must be below 2\^31$/);
-    throwsKind(() => om.trilIndices(2 ** 31 - 1, 2 ** 31 - 1), 'OutOfMemory', /^tril_indices: 2147483647 x 2147483647 indices do not fit in memory$/);
+      /^repeatInterleave: repeats must have the same size as input along dim 1, but got 2 counts for size 3$/);
+    throwsKind(() => x.repeatInterleave(om.tensor([1, -2, 0], { dtype: 'int64' }), 1), 'InvalidArgument', /^repeatInterleave: repeats can not be negative, got -2 \(at 1\)$/);
+    throwsKind(() => x.repeatInterleave(om.tensor([1, 2, 0]), 1), 'DtypeMismatch', /^repeatInterleave: repeats must be int64, not float32$/);
+    throwsKind(() => x.repeatInterleave(om.zeros([1, 1], { dtype: 'int64' }), 1), 'ShapeMismatch', /^repeatInterleave: repeats must be 0-d or 1-D, got 2 dims$/);
+    throwsKind(() => x.repeatInterleave(1, 2), 'IndexOutOfRange', /^repeatInterleave: dim 2 is out of range/);
+    throwsKind(() => om.zeros([1, 1, 1, 1, 1, 1, 1, 1]).repeatInterleave(2, 0), 'InvalidArgument', /^repeatInterleave: takes at most 7 dims$/);
+    throwsKind(() => om.trilIndices(-1, 3), 'InvalidArgument', /^trilIndices: row \(-1\) and col \(3\) must be non-negative$/);
+    throwsKind(() => om.triuIndices(3, 2 ** 31), 'InvalidArgument', /^triuIndices: row \(3\) and col \(2147483648\) must be below 2\^31$/);
+    throwsKind(() => om.trilIndices(2 ** 31 - 1, 2 ** 31 - 1), 'OutOfMemory', /^trilIndices: 2147483647 x 2147483647 indices do not fit in memory$/);
     throwsKind(() => om.bucketize(om.zeros([2]), om.zeros([2, 2])), 'ShapeMismatch', /^bucketize: boundaries must be 1-D, got 2 dims$/);
     throwsKind(() => om.bucketize(om.zeros([2]), om.tensor([true])), 'DtypeMismatch', /^searchsorted: takes float32 or int64, not bool$/);
     throwsKind(() => om.searchsorted(om.zeros([3, 4]), om.zeros([2, 4])), 'ShapeMismatch',
@@ -203,12 +203,12 @@ describe('traced', () => {
   test('what a graph cannot hold is refused: counts or classes read from a traced input', () => om.tidy(() => {
     const counts = moduleOf((x, r) => x.repeatInterleave(r, 0));
     assert.throws(() => om.trace(counts, { x: om.randn([3, 2]), r: om.tensor([1, 2, 0], { dtype: 'int64' }) }),
-      (e) => e instanceof om.TraceError && e.kind === 'DataDependent' && /^repeat_interleave: reads the values of a traced tensor/.test(e.message));
+      (e) => e instanceof om.TraceError && e.kind === 'DataDependent' && /^repeatInterleave: reads the values of a traced tensor/.test(e.message));
     const emptySort = moduleOf((x) => x.slice(1, 2).sort({ dim: 1 })[0]);
     assert.throws(() => om.trace(emptySort, { x: [om.randn([3, 6]), [null, om.Dim('n', { min: 2 })]] }),
       (e) => e instanceof om.TraceError && e.kind === 'SymbolicShape' && /^topk: .*it can be empty, and onnxruntime's TopK fails on an empty axis/.test(e.message));
     const classes = moduleOf((c) => F.oneHot(c));
     assert.throws(() => om.trace(classes, { c: om.tensor([1, 0], { dtype: 'int64' }) }),
-      (e) => e instanceof om.TraceError && e.kind === 'DataDependent' && /^one_hot: reads the values of a traced tensor/.test(e.message));
+      (e) => e instanceof om.TraceError && e.kind === 'DataDependent' && /^oneHot: reads the values of a traced tensor/.test(e.message));
   }));
 });

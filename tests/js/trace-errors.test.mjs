@@ -171,7 +171,7 @@ const rows = [
     /^rand: a random tensor of shape \[12\] changes with the sizes/,
     () => om.trace((x) => x.reshape(-1).add(om.rand([x.shape[0] * x.shape[1]])), { x: [om.randn([4, 3], { seed: 1 }), ['batch', 'width']] })],
   ['control flow that depends on a size (the model does another thing from a size threshold on)', 'SymbolicShape',
-    /^relu: the model changes at a size threshold: at batch=5 it calls relu here \(call 1\), where the trace calls neg; at batch=4 it does what the trace does, so the graph would be wrong from batch=5\. It holds up to there: declare om\.Dim\('batch', \{ min: 1, max: 4 \}\) \(om_trace_dim in C\) \(at file:.*trace-errors\.test\.mjs:\d+:\d+\)$/,
+    /^relu: the model changes at a size threshold: at batch=5 it calls relu here \(call 1\), where the trace calls neg; at batch=4 it does what the trace does, so the graph would be wrong from batch=5\. It holds up to there: declare om\.Dim\('batch', \{ min: 1, max: 4 \}\) \(at file:.*trace-errors\.test\.mjs:\d+:\d+\)$/,
     () => traceOf((x) => (x.shape[0] > 4 ? x.relu() : x.neg()), ['batch', null])],
   ['an index computed from a size that is no size expression (B * B % 3)', 'SymbolicShape',
     /^select: argument 1 is 1 at the traced sizes, 0 at batch=9, 1 at batch=5, .*: it changes with the sizes, but not as a size the graph can compute \(a sum, multiple, product, minimum or maximum of sizes, or a floor division or remainder by a constant the runs tell apart\)/,
