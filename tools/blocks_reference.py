@@ -13,7 +13,6 @@ python3-torchvision on /usr/bin/python3); CI reads the committed JSON and never 
     /usr/bin/python3 tools/blocks_reference.py
 """
 import functools
-import json
 import os
 
 import torch
@@ -22,7 +21,7 @@ from torchvision.models import densenet121
 from torchvision.models.convnext import LayerNorm2d
 from torchvision.ops import MLP, Conv2dNormActivation, Permute, SqueezeExcitation, StochasticDepth
 
-from pytorch_reference import OUT_DIR, encode, fixture, randomize_norms, randomize_weights
+from pytorch_reference import OUT_DIR, fixture, randomize_norms, randomize_weights, write_json
 
 
 class Blocks(nn.Module):
@@ -70,11 +69,7 @@ def main():
     out_dir = os.path.join(OUT_DIR, 'blocks')
     os.makedirs(out_dir, exist_ok=True)
     for name, content in [('blocks', fx), ('densenet121_keys', keys)]:
-        path = os.path.join(out_dir, f'{name}.json')
-        with open(path, 'w') as f:
-            json.dump(content, f, separators=(',', ':'))
-            f.write('\n')
-        print(f'{path}: {os.path.getsize(path)} bytes')
+        write_json(os.path.join(out_dir, f'{name}.json'), content)
 
 
 if __name__ == '__main__':

@@ -1015,6 +1015,14 @@ def make_gpt2():
                            for b, t in SEQ_SIZES])
 
 
+def write_json(path, value):
+    """Writes value as compact JSON and a newline (the committed fixtures' form), then its size."""
+    with open(path, 'w') as f:
+        json.dump(value, f, separators=(',', ':'))
+        f.write('\n')
+    print(f'{path}: {os.path.getsize(path)} bytes')
+
+
 def main(names, known=None):
     """Writes the fixtures named (all when none) of known ({name: (make, out_dir)}; default this
     tool's), each from torch.manual_seed(0) on one thread. tools/transformers_ports.py passes its own."""
@@ -1027,12 +1035,7 @@ def main(names, known=None):
         make, out_dir = known[name]
         os.makedirs(out_dir, exist_ok=True)
         torch.manual_seed(0)
-        fx = make()
-        path = os.path.join(out_dir, f'{name}.json')
-        with open(path, 'w') as f:
-            json.dump(fx, f, separators=(',', ':'))
-            f.write('\n')
-        print(f'{path}: {os.path.getsize(path)} bytes')
+        write_json(os.path.join(out_dir, f'{name}.json'), make())
 
 
 if __name__ == '__main__':

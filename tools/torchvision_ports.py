@@ -34,7 +34,6 @@ constructs at full size (resnet18, mobilenet_v3_large/small, efficientnet_b0, sh
 lraspp_mobilenet_v3_large, convnext_tiny, swin_t), without weights.
 """
 import functools
-import json
 import os
 import sys
 
@@ -52,7 +51,7 @@ from torchvision.models.swin_transformer import SwinTransformer
 from torchvision.models.vision_transformer import VisionTransformer
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from pytorch_reference import encode, randomize_norms, randomize_weights, short_floats  # noqa: E402
+from pytorch_reference import encode, randomize_norms, randomize_weights, short_floats, write_json  # noqa: E402
 from safetensors_fixtures import write  # noqa: E402
 
 OUT_DIR = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'tests', 'js', 'fixtures', 'torchvision'))
@@ -214,14 +213,11 @@ def make(name):
             cases.append({'shape': shape, 'seed': k + 1, 'output': short_floats(encode(net(image(shape, k + 1))))})
     os.makedirs(OUT_DIR, exist_ok=True)
     state = net.net.state_dict() if isinstance(net, LRASPPOut) else net.state_dict()
-    write(os.path.join(OUT_DIR, f'{name}.safetensors'), dict(state), {'format': 'pt'})
-    with open(os.path.join(OUT_DIR, f'{name}.json'), 'w') as f:
-        json.dump({'torch_version': torch.__version__, 'torchvision_version': torchvision.__version__,
-                   'model': description, 'keys': list(state), 'cases': cases}, f, separators=(',', ':'))
-        f.write('\n')
-    for ext in ('safetensors', 'json'):
-        path = os.path.join(OUT_DIR, f'{name}.{ext}')
-        print(f'{path}: {os.path.getsize(path)} bytes')
+    path = os.path.join(OUT_DIR, f'{name}.safetensors')
+    write(path, dict(state), {'format': 'pt'})
+    print(f'{path}: {os.path.getsize(path)} bytes')
+    write_json(os.path.join(OUT_DIR, f'{name}.json'), {'torch_version': torch.__version__, 'torchvision_version': torchvision.__version__,
+                                                        'model': description, 'keys': list(state), 'cases': cases})
 
 
 # The builders a test constructs at full size (the lighter ones: up to swin_t's and convnext_tiny's 28M weights).
@@ -236,11 +232,7 @@ def make_builders():
         build = getattr(torchvision.models, name, None) or getattr(torchvision.models.segmentation, name)
         net = build(weights_backbone=None) if name.startswith('lraspp') else build()
         keys[name] = [[k, list(v.shape)] for k, v in net.state_dict().items()]
-    path = os.path.join(OUT_DIR, 'builders.json')
-    with open(path, 'w') as f:
-        json.dump(keys, f, separators=(',', ':'))
-        f.write('\n')
-    print(f'{path}: {os.path.getsize(path)} bytes')
+    write_json(os.path.join(OUT_DIR, 'builders.json'), keys)
 
 
 def main():
