@@ -223,6 +223,13 @@ async function instantiate(threaded, locateFile) {
   let failed;
   const failure = new Promise((_, reject) => { failed = reject; });
   opts.instantiateWasm = (imports, receive) => {
+    // a glue built without wasm/locate.js (another version's js/dist next to this js/) has no
+    // omWasmUrl; Emscripten swallows an exception thrown here and never settles, so reject
+    if (typeof opts.omWasmUrl !== 'function') {
+      failed(loadError(`js/dist/${name}.mjs does not belong to this js/load.js (it has no omWasmUrl)`,
+        'Serve or install the files of one package version together (in a checkout of onemodel, rebuild with `npm run build`)'));
+      return {};
+    }
     const url = opts.omWasmUrl();
     (async () => {
       const bytes = await wasmBytes(url, `${name}.wasm`, !!locateFile);

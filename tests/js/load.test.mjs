@@ -4,7 +4,7 @@
 // browser (HTTP status, content type, Vite, esbuild, threads, CSP): package.test.mjs.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -109,6 +109,36 @@ describe('a failed load in Node.js', () => {
     assertLoadError(loadIn(placing('onemodel-mt.wasm', alien)),
       new RegExp(`^onemodel: cannot instantiate onemodel-mt\\.wasm from ${alien} \\(LinkError: `),
       /It does not belong to this onemodel-mt\.mjs: serve the two files of the same package version together$/);
+  });
+
+  test('a glue from another build (no omWasmUrl): rejects, never hangs', () => {
+    // js/ next to a js/dist built before wasm/locate.js: the glue's instantiateWasm hook fails,
+    // which Emscripten would only log, leaving ready() pending forever
+    const js = join(dir, 'stale', 'js');
+    cpSync(join(ROOT, 'js'), js, { recursive: true });
+    for (const glue of ['onemodel.mjs', 'onemodel-mt.mjs']) {
+      const path = join(js, 'dist', glue);
+      const text = readFileSync(path, 'utf8');
+      assert.match(text, /Module\["omWasmUrl"\]=/);
+      writeFileSync(path, text.replace(/Module\["omWasmUrl"\]=/, 'Module["omStale"]='));
+    }
+    // each ready() of this copy fails the same way (a retry works in a sound install: above)
+    const script = `
+      const om = await import(${JSON.stringify(join(js, 'index.js'))});
+      const failed = [];
+      for (const threads of [undefined, false]) {
+        try { await om.ready({ threads }); failed.push(null); } catch (e) { failed.push({ kind: e.kind, isOmError: e instanceof om.OmError, message: e.message }); }
+      }
+      console.log(JSON.stringify(failed));
+    `;
+    // the timeout only turns a hang (the bug) into a failure; a sound run takes about a second
+    const failed = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', cwd: ROOT, timeout: 120_000 }));
+    for (const [f, name] of [[failed[0], 'onemodel-mt'], [failed[1], 'onemodel']]) {
+      assert.equal(f?.isOmError, true);
+      assert.equal(f.kind, 'Load');
+      assert.equal(f.message, `onemodel: js/dist/${name}.mjs does not belong to this js/load.js (it has no omWasmUrl). `
+        + 'Serve or install the files of one package version together (in a checkout of onemodel, rebuild with `npm run build`)');
+    }
   });
 
   test('a missing worker script: named before any worker starts on it', () => {
