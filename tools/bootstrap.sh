@@ -11,9 +11,10 @@
 # backend node tests are generated there too (third-party data: never committed).
 
 # Debian packages. gcc/libc6-dev/make are listed because --no-install-recommends skips them;
-# python3-onnx and python3-numpy generate ONNX's backend node tests (om__onnx_tests).
+# python3-onnx and python3-numpy generate ONNX's backend node tests (om__onnx_tests);
+# python3-pil shrinks the docs' screenshots (npm run screenshots, tools/quantize_png.py).
 OM_APT_PACKAGES=(emscripten protobuf-c-compiler libprotobuf-c-dev libonnx-dev cmake pkgconf
-                 dpkg-dev chromium gcc libc6-dev make python3-onnx python3-numpy)
+                 dpkg-dev chromium gcc libc6-dev make python3-onnx python3-numpy python3-pil)
 
 om_cache_dir() { printf '%s/onemodel\n' "${XDG_CACHE_HOME:-$HOME/.cache}"; }
 
