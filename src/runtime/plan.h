@@ -9,6 +9,7 @@
 /* One call of a plan: what om__apply gave the op's forward. */
 typedef struct om_step {
   om_op op;
+  int node;        /* the graph node whose rule recorded it (a fusion: the run's last), named by its errors */
   int n_in, n_out;
   om_tensor **in;  /* references: planned buffers' tensors or constants */
   om_attrs attrs;  /* canonical, as infer left them */
@@ -30,6 +31,7 @@ typedef struct om_plan {
   struct om_plan *next;
   int64_t *signature; /* every input's shape, one after the other */
   int n_sig;
+  int binding; /* the node being bound while the plan is made */
   OM_VEC(om_step) steps;
   OM_VEC(om_buffer) buffers;
   om_tensor **inputs;  /* the graph inputs' tensors (planned buffers) */

@@ -75,7 +75,7 @@ bool om__capture_call(const om_op_def *def, om_call *c) {
   om_plan *p = om__state()->capture->plan;
   om_step *st = OM_VEC_PUSH_SLOT(p->steps);
   if (!st) return false;
-  *st = (om_step){.op = c->op, .n_in = c->n_in, .n_out = c->n_out, .attrs = c->attrs};
+  *st = (om_step){.op = c->op, .node = p->binding, .n_in = c->n_in, .n_out = c->n_out, .attrs = c->attrs};
   memcpy(st->out_meta, c->out_meta, sizeof st->out_meta);
   st->in = om__alloc(sizeof(om_tensor *) * (size_t)(c->n_in ? c->n_in : 1), def->name);
   bool ok = st->in != NULL;
@@ -208,6 +208,22 @@ static bool by_value(const om_session *s, const om_tensor *t) {
 
 /* Runs node k's rule on the values computed so far (vals: a tensor per value id, references);
  * *needs_values is set when it failed for want of an operand's values. */
+/* Says which node failed, in the graph's terms, unless the error names it already: the library
+ * op a rule called ("index_select: " leading its message) means nothing to whoever sent the graph. */
+static void blame(const om_gnode *n) {
+  const char *m = om_last_error_message();
+  char quoted[160];
+  snprintf(quoted, sizeof quoted, "'%s'", n->name); /* the session's own messages: node 'name' */
+  size_t len = strlen(n->name);
+  if (strstr(m, quoted) || (!strncmp(m, n->name, len) && !strncmp(m + len, " (", 2))) return;
+  size_t k = 0;
+  while ((m[k] >= 'a' && m[k] <= 'z') || (k && ((m[k] >= '0' && m[k] <= '9') || m[k] == '_'))) k++;
+  if (k && m[k] == ':' && m[k + 1] == ' ') m += k + 2;
+  char msg[512];
+  snprintf(msg, sizeof msg, "%s (%s): %s", n->name, n->op_type, m);
+  om__fail(om_last_error(), "%s", msg);
+}
+
 static bool bind_node(om_session *s, int k, om_tensor **vals, bool *needs_values) {
   const om_gnode *n = &s->g.nodes.v[k];
   om_tensor **in = calloc((size_t)n->n_in + 1, sizeof *in), *out[OM_BIND_MAX_OUT] = {0};
@@ -229,11 +245,7 @@ static bool bind_node(om_session *s, int k, om_tensor **vals, bool *needs_values
     else om_tensor_release(out[j]);
   }
   free(in);
-  if (!ok && !strstr(om_last_error_message(), n->name)) {
-    char msg[512]; /* say which node failed */
-    snprintf(msg, sizeof msg, "%s (node '%s', %s)", om_last_error_message(), n->name, n->op_type);
-    om__fail(om_last_error(), "%s", msg);
-  }
+  if (!ok) blame(n);
   return ok;
 }
 
@@ -264,7 +276,7 @@ static om_plan *make_plan(om_session *s, om_tensor *const *inputs, const int64_t
     ok = (p->inputs[k] = by_value(s, inputs[k]) ? om_clone(inputs[k]) : planned_tensor(p, &m, -1, "session")) != NULL;
     vals[g->inputs.v[k]] = om_tensor_retain(p->inputs[k]);
   }
-  for (int k = 0; ok && k < g->nodes.n; k++) ok = bind_node(s, k, vals, needs_values);
+  for (int k = 0; ok && k < g->nodes.n; k++) p->binding = k, ok = bind_node(s, k, vals, needs_values);
   for (int j = 0; ok && j < g->outputs.n; j++)
     if (!(p->outputs[j] = om_tensor_retain(vals[g->outputs.v[j]])))
       ok = om__fail(OM_ERR_FORMAT, "session: graph output '%s' is computed by no node", g->values.v[g->outputs.v[j]].name);
@@ -505,7 +517,7 @@ int om_session_run(om_session *s, om_tensor *const *inputs, int n_inputs, om_ten
     om_call c = {.op = st->op, .n_in = st->n_in, .n_out = st->n_out, .in = st->in, .attrs = st->attrs};
     memcpy(c.out_meta, st->out_meta, sizeof c.out_meta);
     memcpy(c.out, st->out, sizeof c.out);
-    if (!def->forward(&c)) return -1;
+    if (!def->forward(&c)) return blame(&s->g.nodes.v[st->node]), -1;
   }
   bool grad = om_is_grad_enabled();
   om_set_grad_enabled(false);
