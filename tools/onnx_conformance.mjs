@@ -3,31 +3,44 @@
 // same set with ONNX's comparison rule: prints each test's outcome on both sides where either
 // differs from a pass, then the counts, as docs/graph-runtime.md records them.
 //
-//   npm run conformance                  (node tools/onnx_conformance.mjs [--all] [filter])
+//   npm run conformance                  (node tools/onnx_conformance.mjs [--all] [--data DIR] [filter])
 //
-// --all prints every test's line; a filter keeps the tests whose name holds it.
+// --all prints every test's line; a filter keeps the tests whose name holds it. --data DIR runs
+// the backend test data of an ONNX release instead (DIR: onnx/backend/test/data in a checkout of
+// ONNX's repository at that release: node, pytorch-converted, pytorch-operator, simple, light),
+// with a count per set.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import * as om from 'onemodel';
 import * as ort from 'onnxruntime-web';
-import { nodeTests, loadTest, runSession, runOrt } from '../tests/js/onnx-backend.mjs';
+import { nodeTests, dataTests, loadTest, runSession, runOrt } from '../tests/js/onnx-backend.mjs';
 
 const args = process.argv.slice(2);
 const all = args.includes('--all');
-const filter = args.find((a) => !a.startsWith('--')) ?? '';
+const at = args.indexOf('--data'), data = at >= 0 ? args[at + 1] : null;
+if (at >= 0 && !data) throw new Error('--data needs a folder: onnx/backend/test/data of an ONNX release');
+const filter = args.find((a, k) => !a.startsWith('--') && (at < 0 || k !== at + 1)) ?? '';
+const tmp = data ? mkdtempSync(join(tmpdir(), 'onemodel-conformance-')) : null;
+process.on('exit', () => tmp && rmSync(tmp, { recursive: true, force: true }));
 await om.ready({ threads: false });
 ort.env.wasm.numThreads = 1;
 ort.env.logLevel = 'fatal';
 
-const counts = { om: {}, ort: {} };
+const counts = { om: {}, ort: {} }, bySet = {};
 const refusedBy = {};
 const line = (r) => r.outcome + (r.kind ? ` ${r.kind}` : '') + (r.message && r.outcome !== 'pass' ? `: ${r.message.split('\n')[0].slice(0, 160)}` : '');
-for (const { name, dir } of nodeTests().filter((t) => t.name.includes(filter))) {
+for (const { name, dir } of (data ? dataTests(data, tmp) : nodeTests()).filter((t) => t.name.includes(filter))) {
   const test = loadTest(dir);
   const ours = await runSession(om, test), theirs = await runOrt(ort, test);
   counts.om[ours.outcome] = (counts.om[ours.outcome] ?? 0) + 1;
   counts.ort[theirs.outcome] = (counts.ort[theirs.outcome] ?? 0) + 1;
+  const set = (bySet[name.includes('/') ? name.split('/')[0] : 'node'] ??= { n: 0, om: 0, ort: 0, both: 0 });
+  set.n++, set.om += ours.outcome === 'pass', set.ort += theirs.outcome === 'pass', set.both += ours.outcome === 'pass' && theirs.outcome === 'pass';
   if (ours.outcome === 'refused') refusedBy[ours.kind] = (refusedBy[ours.kind] ?? 0) + 1;
   if (all || ours.outcome !== 'pass' || theirs.outcome !== 'pass') console.log(`${name}\n  session: ${line(ours)}\n  ort:     ${line(theirs)}`);
 }
 const row = (c) => ['pass', 'refused', 'wrong', 'crash'].map((k) => `${k} ${c[k] ?? 0}`).join(', ');
 console.log(`\nsession:          ${row(counts.om)} (refused by kind: ${Object.entries(refusedBy).map(([k, n]) => `${k} ${n}`).join(', ')})`);
 console.log(`onnxruntime-web:  ${row(counts.ort)}`);
+if (data) for (const [set, c] of Object.entries(bySet)) console.log(`  ${set}: ${c.n} tests, session passes ${c.om}, onnxruntime-web ${c.ort}, both ${c.both}`);

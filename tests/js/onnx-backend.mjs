@@ -6,11 +6,14 @@
 // where NaN is, an infinity where the same one is).
 //
 //   nodeTests()           the generated tests: [{ name, dir }], sorted (throws naming the fix when absent)
+//   dataTests(data, tmp)  the tests of a backend test data folder of ONNX's repository (onnx/backend/test/data
+//                         of a release: node, pytorch-converted, pytorch-operator, simple, and light, whose
+//                         inputs are written to tmp as ONNX's runner writes them): [{ name, dir }]
 //   loadTest(dir)         { name, model (bytes), inputs, outputs (names and whether each is a tensor), sets }
 //   runSession(om, test)  { outcome: 'pass' | 'refused' | 'wrong' | 'crash', kind?, message? }
 //   runOrt(ort, test)     the same for onnxruntime-web (refused: it threw at create or run)
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
@@ -23,6 +26,68 @@ export function nodeTests() {
   if (!existsSync(join(dir, 'done'))) throw new Error(`ONNX's backend node tests are not generated in ${dir}: run bash tools/bootstrap.sh`);
   const node = join(dir, 'node');
   return readdirSync(node).sort().map((name) => ({ name, dir: join(node, name) }));
+}
+
+/**
+ * The tests of ONNX's backend test data folder `data` (as in ONNX's repository at a release: not
+ * shipped by Debian, so only `npm run conformance -- --data DIR` reads it). The folder sets hold
+ * model.onnx and test_data_set_*; a light model (light/light_<name>.onnx, its float initializers
+ * replaced by ConstantOfShape) has only its expected outputs: its one data set is written under
+ * tmp as ONNX's runner writes it (each float input arange(n) / n, a symbolic dim 1).
+ */
+export function dataTests(data, tmp) {
+  const tests = [];
+  for (const set of ['node', 'pytorch-converted', 'pytorch-operator', 'simple']) {
+    const dir = join(data, set);
+    if (existsSync(dir)) for (const name of readdirSync(dir).sort()) tests.push({ name: `${set}/${name}`, dir: join(dir, name) });
+  }
+  const light = join(data, 'light');
+  for (const file of existsSync(light) ? readdirSync(light).filter((f) => f.endsWith('.onnx')).sort() : []) {
+    const name = file.slice(0, -'.onnx'.length), dir = join(tmp, name), set = join(dir, 'test_data_set_0');
+    mkdirSync(set, { recursive: true });
+    const model = readFileSync(join(light, file));
+    writeFileSync(join(dir, 'model.onnx'), model);
+    graphInputs(model).forEach(({ dims }, k) => {
+      const n = dims.reduce((a, b) => a * b, 1), data = Float32Array.from({ length: n }, (_, i) => i / n);
+      writeFileSync(join(set, `input_${k}.pb`), encodeFloatTensor(dims, data));
+    });
+    for (let k = 0; existsSync(join(light, `${name}_output_${k}.pb`)); k++) copyFileSync(join(light, `${name}_output_${k}.pb`), join(set, `output_${k}.pb`));
+    tests.push({ name: `light/${name}`, dir });
+  }
+  return tests;
+}
+
+/** A float32 TensorProto's bytes: dims (field 1), data_type 1 (field 2), raw_data (field 9). */
+function encodeFloatTensor(dims, data) {
+  const varint = (v) => { const b = []; for (v = BigInt(v); v > 127n; v >>= 7n) b.push(Number(v & 127n) | 128); b.push(Number(v)); return b; };
+  const raw = new Uint8Array(data.buffer);
+  return Uint8Array.from([...dims.flatMap((d) => [0x08, ...varint(d)]), 0x10, 1, 0x4a, ...varint(raw.length), ...raw]);
+}
+
+/** The graph inputs that no initializer fills, with their dims (a symbolic one as 1, as ONNX's runner). */
+function graphInputs(model) {
+  const inputs = [], inits = new Set();
+  for (const [f, , graph] of fields(model)) {
+    if (f !== 7) continue;
+    for (const [g, , v] of fields(graph)) {
+      if (g === 5) for (const [h, , x] of fields(v)) if (h === 8) inits.add(dec.decode(x));
+      if (g !== 11) continue;
+      let name = '';
+      const dims = [];
+      for (const [h, , x] of fields(v)) {
+        if (h === 1) name = dec.decode(x);
+        if (h !== 2) continue;
+        for (const [t, , tt] of fields(x)) if (t === 1) for (const [u, , shape] of fields(tt)) if (u === 2)
+          for (const [d, , dim] of fields(shape)) if (d === 1) {
+            let value = 1;
+            for (const [e, , dv] of fields(dim)) if (e === 1) value = Number(dv);
+            dims.push(value);
+          }
+      }
+      inputs.push({ name, dims });
+    }
+  }
+  return inputs.filter((i) => !inits.has(i.name));
 }
 
 // ---- protobuf's wire format: the fields of ModelProto and TensorProto read here ----
