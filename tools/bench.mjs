@@ -39,7 +39,10 @@
 // size (wasm + glue, gzip); a GRU classifier (the zoo LSTM file's Classifier('GRU')) after the
 // LSTM (OM_BENCH_SESSION_ONLY=1 runs only it; OM_BENCH_MODELS=lenet,gru only those models), then the
 // Session and eager on the test suite's model families with PyTorch's weights (tests/js/families.mjs;
-// not with OM_BENCH_MODELS unless OM_BENCH_FAMILIES=resnet,gpt2 picks families).
+// not with OM_BENCH_MODELS unless OM_BENCH_FAMILIES=resnet,gpt2 picks families). Then torch.onnx.export
+// files of torchvision's ViT and ResNet-18 (tools/bench_exports.py, written into the cache on the first
+// run) in the Session against our own trace of the same model and against onnxruntime-web
+// (OM_BENCH_EXPORTS_ONLY=1 runs only it).
 // Then training throughput against TF.js: a step of an MLP (vs tfjs-backend-wasm) and of LeNet-5
 // (vs TF.js's cpu backend: its wasm backend has no conv filter gradient), the same weights and
 // batch, alternating samples (OM_BENCH_TRAIN_ONLY=1 runs only it). Then threads: 2 against 1
@@ -47,8 +50,8 @@
 // instances at once). Last, a summary table with
 // every ratio against a peer measured in the run (docs/performance.md, "Against the peers").
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
-import { cpus } from 'node:os';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { cpus, homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as om from 'onemodel';
@@ -557,6 +560,11 @@ if (process.env.OM_BENCH_SESSION_ONLY === '1') {
   if (om.memory().tensors !== 0) console.error(`bench: ${om.memory().tensors} onemodel tensors still alive`);
   process.exit(0);
 }
+if (process.env.OM_BENCH_EXPORTS_ONLY === '1') {
+  printExports(await runExports());
+  if (om.memory().tensors !== 0) console.error(`bench: ${om.memory().tensors} onemodel tensors still alive`);
+  process.exit(0);
+}
 if (process.env.OM_BENCH_ATTN_ONLY === '1') {
   printAttention(await runAttention());
   if (om.memory().tensors !== 0) console.error(`bench: ${om.memory().tensors} onemodel tensors still alive`);
@@ -579,6 +587,7 @@ if (process.env.OM_BENCH_CONV_ONLY === '1') {
 printAttention(await runAttention());
 printSessions(await runSessions());
 printFamilySessions(await runFamilySessions());
+printExports(await runExports());
 printTraining(await runTraining());
 
 const native = process.env.OM_BENCH_NATIVE === '0' ? new Map() : runNative();
@@ -745,6 +754,74 @@ function printFamilySessions(rows) {
     console.log(`| ${r.name} | [${r.shape}] | ${r.ms.toFixed(3)} | ${r.msEager.toFixed(3)} | ${r.msOrt.toFixed(3)} | ${(r.msOrt / r.ms).toFixed(2)} | ${(r.msOrt / r.msEager).toFixed(2)} |`);
     summary.push({ what: `eager forward (om.noGrad), family ${r.name} (PyTorch's weights), input [${r.shape}]`, peer: 'ORT-web (wasm, 1 thread) on our trace', ours: `${r.msEager.toFixed(3)} ms`, theirs: `${r.msOrt.toFixed(3)} ms`, ratio: r.msOrt / r.msEager });
     summary.push({ what: `Session run, family ${r.name} (PyTorch's weights), input [${r.shape}]`, peer: 'ORT-web (wasm, 1 thread), the same .onnx', ours: `${r.ms.toFixed(3)} ms`, theirs: `${r.msOrt.toFixed(3)} ms`, ratio: r.msOrt / r.ms });
+  }
+  console.log('');
+}
+
+// ---- torch.onnx.export files against our own trace of the same model ----------------------------
+// tools/bench_exports.py (Debian's PyTorch, run once into the cache) exports torchvision's ViT and
+// ResNet-18 at bench size with the state dicts it exported; the port (examples/torchvision/) loads
+// the same weights and is traced with a symbolic batch. torch's file runs in the Session (fast mode:
+// the passes of src/runtime/passes.c) and in onnxruntime-web, our trace in the Session, at batch 1
+// and 8, one thread each, alternating samples; each output checked against ORT's first; with the
+// number of kernels in each plan.
+async function runExports() {
+  const dir = join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'onemodel', 'bench-exports');
+  if (!existsSync(join(dir, 'resnet18.safetensors')) && spawnSync('/usr/bin/python3', [join(ROOT, 'tools/bench_exports.py'), dir], { stdio: 'inherit' }).status !== 0) {
+    throw new Error('bench: tools/bench_exports.py failed (it needs Debian\'s python3-torch and python3-torchvision)');
+  }
+  const { VisionTransformer } = await import('../examples/torchvision/vision_transformer.mjs');
+  const { resnet18 } = await import('../examples/torchvision/resnet.mjs');
+  const ports = { vit: () => new VisionTransformer(64, 8, 4, 4, 128, 512, { numClasses: 10 }), resnet18: () => resnet18({ numClasses: 10 }) };
+  const rows = [];
+  for (const [name, build] of Object.entries(ports)) {
+    const torchBytes = readFileSync(join(dir, `${name}.onnx`));
+    const ourBytes = om.tidy(() => {
+      const net = build();
+      const { tensors } = om.safetensors.load(readFileSync(join(dir, `${name}.safetensors`)));
+      net.loadStateDict(tensors);
+      net.eval();
+      const traced = om.trace(net, { x: [om.randn([2, 3, 64, 64], { seed: 1 }), ['batch', null, null, null]] }, { outputNames: ['logits'] });
+      const bytes = traced.toOnnx();
+      traced.dispose();
+      om.dispose([net, ...Object.values(tensors)]);
+      return bytes;
+    });
+    const fromTorch = await om.InferenceSession.create(torchBytes), fromTrace = await om.InferenceSession.create(ourBytes);
+    const theirs = await ort.InferenceSession.create(torchBytes, { executionProviders: ['wasm'] });
+    try {
+      for (const batch of [1, 8]) {
+        const x = om.randn([batch, 3, 64, 64], { seed: batch });
+        try {
+          const ortFeeds = () => ({ x: new ort.Tensor('float32', x.toArray(), x.shape) });
+          const want = Array.from((await theirs.run(ortFeeds())).logits.data);
+          for (const [who, s] of [['torch\'s file', fromTorch], ['our trace', fromTrace]]) {
+            const { err, scale } = maxDiff(om.tidy(() => Array.from(s.run({ x }).logits.toArray())), want);
+            if (!(err <= 1e-4 * Math.max(1, scale))) throw new Error(`${name} batch ${batch}: ${who} in the Session and ORT differ by ${err}`);
+          }
+          const run = (s) => () => om.tidy(() => { s.run({ x }); });
+          const ms = (await alternate(run(fromTorch), run(fromTrace), async () => { const r = await theirs.run(ortFeeds()); for (const t of Object.values(r)) t.dispose(); })).ms;
+          rows.push({ name, batch, torch: median(ms[0]), trace: median(ms[1]), ort: median(ms[2]),
+            kernels: [fromTorch.planKernels.length, fromTrace.planKernels.length] });
+        } finally {
+          x.dispose();
+        }
+      }
+    } finally {
+      fromTorch.dispose();
+      fromTrace.dispose();
+      await theirs.release();
+    }
+  }
+  return rows;
+}
+
+function printExports(rows) {
+  console.log('torch.onnx.export files (opset 17) in the Session against our trace of the same model (same weights) and against onnxruntime-web (wasm, one thread) on the torch file');
+  console.log('| model | batch | torch file, Session ms | our trace, Session ms | torch file, ORT-web ms | trace / torch file | ORT / torch file | kernels (torch file, trace) |\n|---|---:|---:|---:|---:|---:|---:|---|');
+  for (const r of rows) {
+    console.log(`| ${r.name} | ${r.batch} | ${r.torch.toFixed(3)} | ${r.trace.toFixed(3)} | ${r.ort.toFixed(3)} | ${(r.trace / r.torch).toFixed(2)} | ${(r.ort / r.torch).toFixed(2)} | ${r.kernels.join(', ')} |`);
+    summary.push({ what: `Session run, torch.onnx.export of ${r.name}, batch ${r.batch}`, peer: 'ORT-web (wasm, 1 thread), the same .onnx', ours: `${r.torch.toFixed(3)} ms`, theirs: `${r.ort.toFixed(3)} ms`, ratio: r.ort / r.torch });
   }
   console.log('');
 }

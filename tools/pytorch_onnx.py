@@ -20,6 +20,7 @@ on the PyTorch version; the fixtures were made with Debian's python3-torch 1.13.
 """
 import io
 import json
+import math
 import os
 import sys
 
@@ -206,6 +207,55 @@ def make_encoder():
     m = nn.TransformerEncoderLayer(16, 4, dim_feedforward=32, dropout=0.0, activation='gelu', batch_first=True)
     export('encoder', 'TransformerEncoderLayer (d 16, 4 heads, gelu, batch first, post-norm): attention, LayerNorm, feed-forward',
            m, ['x'], ['y'], {'x': {0: 'batch', 1: 'seq'}, 'y': {0: 'batch', 1: 'seq'}}, [[randn(2, 5, 16)], [randn(1, 7, 16)]])
+
+
+class AddmmLinear(nn.Module):
+    """A Linear kept as Hugging Face's GPT-2 keeps it (Conv1D): the weight [in, out], applied with
+    addmm on the rows, which torch.onnx writes as Gemm without transB (or MatMul + Add)."""
+    def __init__(self, cin, cout):
+        super().__init__()
+        self.weight = nn.Parameter(torch.randn(cin, cout) * 0.2)
+        self.bias = nn.Parameter(torch.randn(cout) * 0.1)
+
+    def forward(self, x):
+        return torch.addmm(self.bias, x.reshape(-1, x.size(-1)), self.weight).reshape(*x.shape[:-1], -1)
+
+
+class GPT2Block(nn.Module):
+    """A GPT-2-style pre-norm decoder block written as Hugging Face's modeling code writes it: a
+    fused qkv projection, scores divided by sqrt(head size), the causal mask applied with where
+    from a registered [L, L] buffer, gelu_new (the tanh form as arithmetic, with pow(x, 3))."""
+    def __init__(self, d, heads, max_len):
+        super().__init__()
+        self.heads = heads
+        self.ln1, self.ln2 = nn.LayerNorm(d), nn.LayerNorm(d)
+        self.qkv, self.proj = AddmmLinear(d, 3 * d), AddmmLinear(d, d)
+        self.fc, self.out = AddmmLinear(d, 4 * d), AddmmLinear(4 * d, d)
+        self.register_buffer('causal', torch.tril(torch.ones(max_len, max_len, dtype=torch.bool)).view(1, 1, max_len, max_len))
+
+    def split(self, t):
+        b, n, d = t.shape
+        return t.view(b, n, self.heads, d // self.heads).permute(0, 2, 1, 3)
+
+    def forward(self, x):
+        b, n, d = x.shape
+        q, k, v = self.qkv(self.ln1(x)).split(d, dim=2)
+        q, k, v = self.split(q), self.split(k), self.split(v)
+        w = torch.matmul(q, k.transpose(-1, -2)) / (float(v.size(-1)) ** 0.5)
+        w = torch.where(self.causal[:, :, :n, :n], w, torch.tensor(torch.finfo(w.dtype).min))
+        a = torch.matmul(w.softmax(dim=-1), v).permute(0, 2, 1, 3).reshape(b, n, d)
+        x = x + self.proj(a)
+        h = self.fc(self.ln2(x))
+        h = 0.5 * h * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi) * (h + 0.044715 * torch.pow(h, 3.0))))
+        return x + self.out(h)
+
+
+@model
+def make_gpt2_block():
+    torch.manual_seed(10)
+    export('gpt2_block', 'a GPT-2-style decoder block as Hugging Face writes it (d 16, 2 heads): LayerNorm, addmm projections, '
+           'causal where mask, gelu_new as arithmetic', GPT2Block(16, 2, 32), ['x'], ['y'],
+           {'x': {0: 'batch', 1: 'seq'}, 'y': {0: 'batch', 1: 'seq'}}, [[randn(2, 5, 16)], [randn(1, 9, 16)]])
 
 
 class Misc(nn.Module):

@@ -176,6 +176,133 @@ static bool fuse_attention(om_plan *p, int k) {
   return true;
 }
 
+/* ---- linear ----
+ * matmul(x, W) with W a constant matrix, then add of a constant vector b of W's columns (either
+ * side: torch.onnx's nn.Linear on more than two dims, Hugging Face's Conv1D), becomes one step of
+ * linear(x, W^T, b): W^T a view of W's storage made once, now (linear reads its weight through
+ * its strides, so the product reads W as the matmul did), and the bias added to each row's
+ * finished sum as the add did, in one product over all leading rows: the same bits. */
+static bool fuse_linear(om_plan *p, int k) {
+  const om_step *add = &p->steps.v[k];
+  for (int q = 0; q < 2; q++) {
+    int im = sole_link(p, add->in[q], OM_OP_matmul);
+    const om_step *mm = at(p, im);
+    om_tensor *bias = add->in[1 - q];
+    if (!mm || mm->in[1]->storage->planned || mm->in[1]->ndim != 2 || bias->storage->planned || bias->dtype != OM_FLOAT32 ||
+        bias->ndim != 1 || bias->shape[0] != mm->in[1]->shape[1])
+      continue;
+    om_tensor *wt = om_transpose(mm->in[1], 0, 1);
+    if (!wt) return om_clear_error(), true;
+    int before = p->steps.n;
+    bool fused = replace(p, k, before, om_linear(mm->in[0], wt, bias));
+    om_tensor_release(wt);
+    if (fused) kill(p, im);
+    return true;
+  }
+  return true;
+}
+
+/* ---- GELU ----
+ * The GELU that exporters write as arithmetic, x 0.5 (1 + erf(x / sqrt 2)) (torch.onnx's nn.GELU,
+ * BERT's gelu) or 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) (nn.GELU('tanh'), GPT-2's
+ * gelu_new), its three factors multiplied in any order and grouping, x^3 as Pow or as two Muls,
+ * each value between read by the next step alone, becomes one step of gelu: the erf form as a Gelu
+ * node runs in fast mode (its erf within 7.2 ulp), the tanh form the same arithmetic as the nodes
+ * but for the grouping of the last product (within 1 ulp of theirs). Each constant is the float32
+ * of the exporters' value exactly; any other is left alone. */
+typedef struct run {
+  int n;
+  int step[12]; /* the matched steps but the last, by index */
+} run;
+
+/* writer(t) when it is op and t's sole reader, added to r; else NULL. */
+static const om_step *take(om_plan *p, run *r, const om_tensor *t, om_op op) {
+  const om_step *st = r->n < 12 ? at(p, sole_link(p, t, op)) : NULL;
+  if (st) r->step[r->n++] = (int)(st - p->steps.v);
+  return st;
+}
+
+static bool is_const(const om_tensor *t, const om_step *reader, float v) {
+  double got;
+  return one_float(t, reader->out[0]->ndim, &got) && (float)got == v;
+}
+
+/* The input of binary st besides the constant v (either side of a mul or add, the divisor of a
+ * div), or NULL. */
+static om_tensor *beside(const om_step *st, float v) {
+  for (int q = st->op == OM_OP_div; q < 2; q++)
+    if (is_const(st->in[q], st, v)) return st->in[1 - q];
+  return NULL;
+}
+
+/* t is x^3: pow(x, 3), x (x x) or (x x) x. */
+static bool cube_of(om_plan *p, run *r, const om_tensor *t, const om_tensor *x) {
+  int n = r->n;
+  const om_step *st = take(p, r, t, OM_OP_pow);
+  if (st && st->in[0] == x && is_const(st->in[1], st, 3)) return true;
+  r->n = n;
+  if (!(st = take(p, r, t, OM_OP_mul))) return false;
+  for (int q = 0; q < 2; q++) {
+    int m = r->n;
+    const om_step *sq = st->in[1 - q] == x ? take(p, r, st->in[q], OM_OP_mul) : NULL;
+    if (sq && sq->in[0] == x && sq->in[1] == x) return true;
+    r->n = m;
+  }
+  r->n = n;
+  return false;
+}
+
+/* t is 1 + erf(x / sqrt 2) (x * (1 / sqrt 2) too) or 1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)): the
+ * form (0 erf, 1 tanh), or -1. */
+static int gelu_sum(om_plan *p, run *r, const om_tensor *t, const om_tensor *x) {
+  int n = r->n;
+  const om_step *sum = take(p, r, t, OM_OP_add), *st;
+  om_tensor *a = sum ? beside(sum, 1.0f) : NULL;
+  if (a && take(p, r, a, OM_OP_erf)) {
+    a = p->steps.v[r->step[r->n - 1]].in[0];
+    int m = r->n;
+    if ((st = take(p, r, a, OM_OP_div)) && beside(st, 1.41421356237309505f) == x) return 0;
+    r->n = m;
+    if ((st = take(p, r, a, OM_OP_mul)) && beside(st, 0.70710678118654752f) == x) return 0;
+  } else if (a && take(p, r, a, OM_OP_tanh)) {
+    a = p->steps.v[r->step[r->n - 1]].in[0];
+    const om_step *inner = (st = take(p, r, a, OM_OP_mul)) ? take(p, r, beside(st, 0.7978845608028654f), OM_OP_add) : NULL;
+    for (int q = 0; inner && q < 2; q++) {
+      int m = r->n;
+      const om_step *k3 = inner->in[1 - q] == x ? take(p, r, inner->in[q], OM_OP_mul) : NULL;
+      om_tensor *c = k3 ? beside(k3, 0.044715f) : NULL;
+      if (c && cube_of(p, r, c, x)) return 1;
+      r->n = m;
+    }
+  }
+  r->n = n;
+  return -1;
+}
+
+static bool fuse_gelu(om_plan *p, int k) {
+  const om_step *top = &p->steps.v[k];
+  for (int q = 0; q < 2; q++) { /* top = in[1 - q] times the product in[q] */
+    run r = {0};
+    const om_step *inner = take(p, &r, top->in[q], OM_OP_mul);
+    if (!inner) continue;
+    om_tensor *f[3] = {top->in[1 - q], inner->in[0], inner->in[1]};
+    for (int h = 0; h < 3; h++) { /* f[h] the half, then one of the others x and the other its sum */
+      if (!is_const(f[h], h ? inner : top, 0.5f)) continue;
+      for (int s = 0; s < 3; s++) {
+        om_tensor *x = s != h ? f[3 - h - s] : NULL;
+        int form = x && x->dtype == OM_FLOAT32 ? gelu_sum(p, &r, f[s], x) : -1;
+        if (form < 0) continue;
+        int before = p->steps.n;
+        om_tensor *x_in = x;
+        if (replace(p, k, before, om__apply1(OM_OP_gelu, &x_in, 1, &(om_attrs){.n_i = 2, .i = {form, !form}})))
+          for (int j = 0; j < r.n; j++) kill(p, r.step[j]);
+        return true;
+      }
+    }
+  }
+  return true;
+}
+
 /* Drops the dead steps and the buffers they wrote; the buffers keep their writers' new indices. */
 static bool compact(om_plan *p) {
   int *at = malloc(sizeof(int) * (size_t)(p->steps.n + 1)), n = 0;
@@ -206,6 +333,8 @@ bool om__plan_passes(om_plan *p) {
     if (st->dead) continue;
     if (st->op == OM_OP_batch_norm) ok = fold_batch_norm(p, k);
     else if (st->op == OM_OP_matmul) ok = fuse_attention(p, k);
+    else if (st->op == OM_OP_add) ok = fuse_linear(p, k);
+    else if (st->op == OM_OP_mul) ok = fuse_gelu(p, k);
   }
   return ok && compact(p);
 }

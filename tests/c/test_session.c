@@ -1072,6 +1072,50 @@ TEST(fast_mode_fuses_attention) {
   om_traced_release(m);
 }
 
+/* Fast mode's linear and GELU passes, natively so that ASan and UBSan run them
+ * (tests/js/session-passes.test.mjs builds the exporters' node patterns and their near misses):
+ * matmul by a constant matrix, then add of a constant bias, is one linear with exact mode's bits;
+ * GELU written as erf arithmetic on it is one gelu, within 1e-6 scaled of the nodes. */
+static om_tensor *lw[2];
+static int linear_gelu(om_tensor *const *in, om_tensor **out) {
+  om_scope s = {0};
+  out[0] = om_add(om__keep(&s, om_matmul(in[0], lw[0])), lw[1]);
+  om_tensor *r2 = om__keep(&s, om_scalar(1.41421356237309505, OM_FLOAT32)), *one = om__keep(&s, om_scalar(1, OM_FLOAT32));
+  om_tensor *half = om__keep(&s, om_scalar(0.5, OM_FLOAT32));
+  om_tensor *e = om__keep(&s, om_add(om__keep(&s, om_erf(om__keep(&s, om_div(out[0], r2)))), one));
+  out[1] = om_mul(om__keep(&s, om_mul(out[0], e)), half);
+  om__scope_end(&s);
+  return out[0] && out[1] ? 2 : -1;
+}
+
+TEST(fast_mode_fuses_linear_and_gelu) {
+  lw[0] = om_randn((int64_t[]){8, 6}, 2, 70, true), lw[1] = om_randn((int64_t[]){6}, 1, 71, true);
+  om_tensor *x = om_randn((int64_t[]){2, 5, 8}, 3, 72, true);
+  om_trace_begin();
+  om_traced_model *m = om_test_trace(linear_gelu, x, (const char *[]){"n", "t", NULL}, 2);
+  CHECK(m != NULL);
+  om_session *fast = om_session_create(m, NULL), *exact = om_session_create(m, &(om_session_options){.mode = OM_SESSION_EXACT});
+  int64_t sizes[2][3] = {{2, 5, 8}, {3, 40, 8}};
+  for (int z = 0; z < 2; z++) {
+    om_tensor *xi = om_randn(sizes[z], 3, 73 + (uint64_t)z, true), *yf[2] = {0}, *ye[2] = {0};
+    CHECK(om_session_run(fast, &xi, 1, yf, 2) == 2 && om_session_run(exact, &xi, 1, ye, 2) == 2);
+    char why[160];
+    if (!close_to(yf[0], ye[0], 0, why, sizeof why)) FAILED("size %d: linear: fast and exact differ: %s", z, why);
+    if (!close_to(yf[1], ye[1], 1e-6, why, sizeof why)) FAILED("size %d: gelu: fast and exact differ: %s", z, why);
+    CHECK_EQ_INT(count_kernel(fast, "linear"), 1);
+    CHECK_EQ_INT(count_kernel(fast, "gelu"), 1);
+    CHECK_EQ_INT(count_kernel(fast, "matmul") + count_kernel(fast, "erf") + count_kernel(fast, "mul"), 0);
+    CHECK_EQ_INT(count_kernel(exact, "matmul"), 1);
+    CHECK_EQ_INT(count_kernel(exact, "erf"), 1);
+    om__release_all(yf, 2), om__release_all(ye, 2);
+    om_tensor_release(xi);
+  }
+  om__release_all((om_tensor *[]){x, lw[0], lw[1]}, 3);
+  om_session_release(fast);
+  om_session_release(exact);
+  om_traced_release(m);
+}
+
 /* ---- the rest of ONNX's ops (tests/js/onnx-ops.test.mjs checks each against onnxruntime-web):
  * natively too, so ASan and UBSan run their rules, against references computed here ---- */
 
@@ -1475,6 +1519,7 @@ int main(void) {
   RUN(exact_mode_gives_the_same_bits_everywhere);
   RUN(fast_mode_folds_batch_norm_into_conv);
   RUN(fast_mode_fuses_attention);
+  RUN(fast_mode_fuses_linear_and_gelu);
   RUN(more_elementwise_ops_against_references);
   RUN(more_reductions_against_references);
   RUN(more_indexing_and_sampling_ops_against_references);

@@ -1,0 +1,139 @@
+// Fast mode's passes over a plan (src/runtime/passes.c) on the node patterns exporters write:
+// each graph is built node by node as torch.onnx or a Hugging Face model spells it, and the plan's
+// kernels show the fused op, its values agree with onnxruntime-web and with exact mode (which runs
+// every node as it is) at several sizes, and a near miss (another constant, a second reader of a
+// value in between, a bias that is not a constant vector) keeps its nodes.
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import * as om from 'onemodel';
+import { runOnnx } from '../../examples/lib/oracle.mjs';
+import { memoryHooks, near } from './helpers.mjs';
+import { onnxBytes } from '../../tools/onnx_bytes.mjs';
+
+memoryHooks();
+
+const bits = (a) => Array.from(new Uint32Array(a.buffer));
+const values = (n, seed) => Array.from({ length: n }, (_, i) => Math.sin(seed * 7.1 + i * 1.3) * 0.5);
+
+/**
+ * Runs graph (input x of dims with named axes, output y) at each shape in fast and exact mode and
+ * in onnxruntime-web. fast and exact: the plans' kernels in each mode. tol: the largest
+ * |fast - other| allowed, relative to max(1, max |y|); 0: fast mode's bits are exact mode's.
+ */
+async function agree(graph, { shapes, fast: fastKernels, exact: exactKernels, tol }) {
+  const bytes = onnxBytes({ outputs: ['y'], ...graph });
+  const fast = await om.InferenceSession.create(bytes);
+  const exact = await om.InferenceSession.create(bytes, { mode: 'exact' });
+  try {
+    for (const shape of shapes) {
+      const at = `[${shape}]`;
+      const x = Float32Array.from(values(shape.reduce((a, b) => a * b, 1), shape.length * 100 + shape[0]), (v) => 6 * v);
+      const [yf, ye] = om.tidy(() => [fast, exact].map((s) => s.run({ x: om.tensor(x, { shape }) }).y.toArray()));
+      assert.deepEqual(fast.planKernels, fastKernels, `${at}: fast mode's kernels`);
+      assert.deepEqual(exact.planKernels, exactKernels, `${at}: exact mode's kernels`);
+      const ort = (await runOnnx(bytes, { x: { dtype: 'float32', data: x, dims: shape } })).y.data;
+      const scale = Math.max(1, ...Array.from(ye, Math.abs));
+      near(yf, ort, Math.max(tol, 1e-6) * scale, `${at}: fast mode against onnxruntime-web`);
+      if (tol === 0) assert.deepEqual(bits(yf), bits(ye), `${at}: fast and exact mode, bit for bit`);
+      else near(yf, ye, tol * scale, `${at}: fast against exact mode`);
+    }
+  } finally {
+    fast.dispose();
+    exact.dispose();
+  }
+}
+
+describe('fast mode: MatMul + Add of a constant bias is linear', () => {
+  const W = { name: 'W', dtype: 'float32', dims: [8, 6], values: values(48, 1) };
+  const B = { name: 'B', dtype: 'float32', dims: [6], values: values(6, 2) };
+  const matmul = { op: 'MatMul', inputs: ['x', 'W'], outputs: ['m'] };
+  const shapes = [[1, 3, 8], [4, 5, 8]];
+  const input = [{ name: 'x', dims: ['b', 't', 8] }];
+
+  test('torch.onnx\'s nn.Linear on 3-D input (the bias on either side): one linear, the same bits', async () => {
+    for (const inputs of [['m', 'B'], ['B', 'm']]) {
+      await agree({ nodes: [matmul, { op: 'Add', inputs, outputs: ['y'] }], inputs: input, inits: [W, B] },
+        { shapes, fast: ['linear'], exact: ['matmul', 'add'], tol: 0 });
+    }
+    await agree({ nodes: [matmul, { op: 'Add', inputs: ['m', 'B'], outputs: ['y'] }], inputs: [{ name: 'x', dims: ['b', 8] }], inits: [W, B] },
+      { shapes: [[2, 8], [9, 8]], fast: ['linear'], exact: ['matmul', 'add'], tol: 0 });
+  });
+
+  test('Gemm without transB (MatMul and Add once bound) is linear too', async () => {
+    await agree({ nodes: [{ op: 'Gemm', inputs: ['x', 'W', 'B'], outputs: ['y'] }], inputs: [{ name: 'x', dims: ['b', 8] }], inits: [W, B] },
+      { shapes: [[3, 8], [1, 8]], fast: ['linear'], exact: ['matmul', 'add'], tol: 0 });
+  });
+
+  test('near misses keep their nodes: the product read twice, a bias fed or not a vector, a weight fed', async () => {
+    const twice = { nodes: [matmul, { op: 'Add', inputs: ['m', 'B'], outputs: ['a'] }, { op: 'Mul', inputs: ['a', 'm'], outputs: ['y'] }], inputs: input, inits: [W, B] };
+    await agree(twice, { shapes, fast: ['matmul', 'add', 'mul'], exact: ['matmul', 'add', 'mul'], tol: 0 });
+    const rows = { name: 'B', dtype: 'float32', dims: [5, 6], values: values(30, 3) }; // a bias per row, not per column
+    await agree({ nodes: [matmul, { op: 'Add', inputs: ['m', 'B'], outputs: ['y'] }], inputs: input, inits: [W, rows] },
+      { shapes: [[1, 5, 8], [3, 5, 8]], fast: ['matmul', 'add'], exact: ['matmul', 'add'], tol: 0 });
+    for (const fed of ['W', 'B']) { // a weight or a bias fed as a graph input is not a constant of the plan
+      const bytes = onnxBytes({ nodes: [matmul, { op: 'Add', inputs: ['m', 'B'], outputs: ['y'] }], inputs: [...input, { name: fed, dims: fed === 'W' ? [8, 6] : [6] }],
+        inits: fed === 'W' ? [B] : [W], outputs: ['y'] });
+      const s = await om.InferenceSession.create(bytes);
+      try {
+        om.tidy(() => { s.run({ x: om.randn([2, 3, 8], { seed: 1 }), [fed]: om.randn(fed === 'W' ? [8, 6] : [6], { seed: 2 }) }); });
+        assert.deepEqual(s.planKernels, ['matmul', 'add'], `${fed} fed`);
+      } finally {
+        s.dispose();
+      }
+    }
+  });
+});
+
+describe('fast mode: GELU written as arithmetic is gelu', () => {
+  const c = (name, v) => ({ name, dtype: 'float32', dims: [], values: [v] });
+  const input = [{ name: 'x', dims: ['b', 'n'] }];
+  const shapes = [[2, 33], [7, 300]];
+  // torch.onnx's nn.GELU(): ((x * (erf(x / sqrt 2) + 1)) * 0.5
+  const torchErf = (sqrt2 = Math.SQRT2) => ({
+    nodes: [{ op: 'Div', inputs: ['x', 'r2'], outputs: ['d'] }, { op: 'Erf', inputs: ['d'], outputs: ['e'] },
+      { op: 'Add', inputs: ['e', 'one'], outputs: ['s'] }, { op: 'Mul', inputs: ['x', 's'], outputs: ['p'] },
+      { op: 'Mul', inputs: ['p', 'half'], outputs: ['y'] }],
+    inputs: input, inits: [c('r2', sqrt2), c('one', 1), c('half', 0.5)] });
+  // BERT's gelu: (x * 0.5) * (1 + erf(x * (1 / sqrt 2)))
+  const bertErf = {
+    nodes: [{ op: 'Mul', inputs: ['x', 'half'], outputs: ['h'] }, { op: 'Mul', inputs: ['x', 'r'], outputs: ['d'] },
+      { op: 'Erf', inputs: ['d'], outputs: ['e'] }, { op: 'Add', inputs: ['one', 'e'], outputs: ['s'] },
+      { op: 'Mul', inputs: ['h', 's'], outputs: ['y'] }],
+    inputs: input, inits: [c('r', Math.SQRT1_2), c('one', 1), c('half', 0.5)] };
+  // torch.onnx's nn.GELU('tanh'): 0.5 * (x * (1 + tanh(b * (x + k * (x * (x * x))))))
+  const torchTanh = (kappa = 0.044715) => ({
+    nodes: [{ op: 'Mul', inputs: ['x', 'x'], outputs: ['x2'] }, { op: 'Mul', inputs: ['x', 'x2'], outputs: ['x3'] },
+      { op: 'Mul', inputs: ['k', 'x3'], outputs: ['kx3'] }, { op: 'Add', inputs: ['x', 'kx3'], outputs: ['in'] },
+      { op: 'Mul', inputs: ['b', 'in'], outputs: ['bin'] }, { op: 'Tanh', inputs: ['bin'], outputs: ['t'] },
+      { op: 'Add', inputs: ['one', 't'], outputs: ['s'] }, { op: 'Mul', inputs: ['x', 's'], outputs: ['p'] },
+      { op: 'Mul', inputs: ['half', 'p'], outputs: ['y'] }],
+    inputs: input, inits: [c('k', kappa), c('b', Math.sqrt(2 / Math.PI)), c('one', 1), c('half', 0.5)] });
+  // GPT-2's gelu_new: (0.5 * x) * (1 + tanh(b * (x + k * pow(x, 3))))
+  const gpt2Tanh = {
+    nodes: [{ op: 'Mul', inputs: ['half', 'x'], outputs: ['h'] }, { op: 'Pow', inputs: ['x', 'three'], outputs: ['x3'] },
+      { op: 'Mul', inputs: ['x3', 'k'], outputs: ['kx3'] }, { op: 'Add', inputs: ['kx3', 'x'], outputs: ['in'] },
+      { op: 'Mul', inputs: ['in', 'b'], outputs: ['bin'] }, { op: 'Tanh', inputs: ['bin'], outputs: ['t'] },
+      { op: 'Add', inputs: ['t', 'one'], outputs: ['s'] }, { op: 'Mul', inputs: ['h', 's'], outputs: ['y'] }],
+    inputs: input, inits: [c('k', 0.044715), c('b', Math.sqrt(2 / Math.PI)), c('one', 1), c('half', 0.5), c('three', 3)] };
+
+  test('the erf form (torch.onnx, BERT): one gelu, within 1e-6 of the nodes\' values', async () => {
+    await agree(torchErf(), { shapes, fast: ['gelu'], exact: ['div', 'erf', 'add', 'mul', 'mul'], tol: 1e-6 });
+    await agree(bertErf, { shapes, fast: ['gelu'], exact: ['mul', 'mul', 'erf', 'add', 'mul'], tol: 1e-6 });
+  });
+
+  test('the tanh form (torch.onnx, GPT-2\'s gelu_new): one gelu, within 1e-6 of the nodes\' values', async () => {
+    await agree(torchTanh(), { shapes, fast: ['gelu'], exact: ['mul', 'mul', 'mul', 'add', 'mul', 'tanh', 'add', 'mul', 'mul'], tol: 1e-6 });
+    await agree(gpt2Tanh, { shapes, fast: ['gelu'], exact: ['mul', 'pow', 'mul', 'add', 'mul', 'tanh', 'add', 'mul'], tol: 1e-6 });
+  });
+
+  test('near misses keep their nodes: another constant, a value in between read twice', async () => {
+    const erfNodes = ['div', 'erf', 'add', 'mul', 'mul'];
+    await agree(torchErf(1.5), { shapes, fast: erfNodes, exact: erfNodes, tol: 0 });
+    const tanhNodes = ['mul', 'mul', 'mul', 'add', 'mul', 'tanh', 'add', 'mul', 'mul'];
+    await agree(torchTanh(0.05), { shapes, fast: tanhNodes, exact: tanhNodes, tol: 0 });
+    const g = torchErf();
+    g.nodes[4].outputs = ['y0'];
+    g.nodes.push({ op: 'Add', inputs: ['y0', 'e'], outputs: ['y'] }); // erf's value read by a second node
+    await agree(g, { shapes, fast: [...erfNodes, 'add'], exact: [...erfNodes, 'add'], tol: 0 });
+  });
+});
