@@ -9,7 +9,7 @@
 //   dataTests(data, tmp)  the tests of a backend test data folder of ONNX's repository (onnx/backend/test/data
 //                         of a release: node, pytorch-converted, pytorch-operator, simple, and light, whose
 //                         inputs are written to tmp as ONNX's runner writes them): [{ name, dir }]
-//   loadTest(dir)         { name, model (bytes), inputs, outputs (names and whether each is a tensor), sets }
+//   loadTest(dir)         { name, model (bytes), inputs, outputs (names, whether each is a tensor, dims), sets }
 //   runSession(om, test)  { outcome: 'pass' | 'refused' | 'wrong' | 'crash', kind?, message? }
 //   runOrt(ort, test)     the same for onnxruntime-web (refused: it threw at create or run)
 import { execFileSync } from 'node:child_process';
@@ -47,7 +47,7 @@ export function dataTests(data, tmp) {
     mkdirSync(set, { recursive: true });
     const model = readFileSync(join(light, file));
     writeFileSync(join(dir, 'model.onnx'), model);
-    graphInputs(model).forEach(({ dims }, k) => {
+    graphIO(model).inputs.forEach(({ dims }, k) => {
       const n = dims.reduce((a, b) => a * b, 1), data = Float32Array.from({ length: n }, (_, i) => i / n);
       writeFileSync(join(set, `input_${k}.pb`), encodeFloatTensor(dims, data));
     });
@@ -62,32 +62,6 @@ function encodeFloatTensor(dims, data) {
   const varint = (v) => { const b = []; for (v = BigInt(v); v > 127n; v >>= 7n) b.push(Number(v & 127n) | 128); b.push(Number(v)); return b; };
   const raw = new Uint8Array(data.buffer);
   return Uint8Array.from([...dims.flatMap((d) => [0x08, ...varint(d)]), 0x10, 1, 0x4a, ...varint(raw.length), ...raw]);
-}
-
-/** The graph inputs that no initializer fills, with their dims (a symbolic one as 1, as ONNX's runner). */
-function graphInputs(model) {
-  const inputs = [], inits = new Set();
-  for (const [f, , graph] of fields(model)) {
-    if (f !== 7) continue;
-    for (const [g, , v] of fields(graph)) {
-      if (g === 5) for (const [h, , x] of fields(v)) if (h === 8) inits.add(dec.decode(x));
-      if (g !== 11) continue;
-      let name = '';
-      const dims = [];
-      for (const [h, , x] of fields(v)) {
-        if (h === 1) name = dec.decode(x);
-        if (h !== 2) continue;
-        for (const [t, , tt] of fields(x)) if (t === 1) for (const [u, , shape] of fields(tt)) if (u === 2)
-          for (const [d, , dim] of fields(shape)) if (d === 1) {
-            let value = 1;
-            for (const [e, , dv] of fields(dim)) if (e === 1) value = Number(dv);
-            dims.push(value);
-          }
-      }
-      inputs.push({ name, dims });
-    }
-  }
-  return inputs.filter((i) => !inits.has(i.name));
 }
 
 // ---- protobuf's wire format: the fields of ModelProto and TensorProto read here ----
@@ -175,19 +149,32 @@ export function decodeTensor(buf) {
   return { dtype, dims, data };
 }
 
-/** A graph's inputs and outputs as [{ name, tensor }] from ModelProto bytes (tensor: a tensor type, not a sequence, map or optional). */
+/**
+ * A graph's inputs and outputs as [{ name, tensor }] from ModelProto bytes (tensor: a tensor
+ * type, not a sequence, map or optional). An input an initializer fills (IR 3 lists them) is
+ * left out: the data sets' input_k.pb are the others, in order, as ONNX's runner feeds them.
+ */
 function graphIO(model) {
-  const io = { inputs: [], outputs: [] };
+  const io = { inputs: [], outputs: [] }, inits = new Set();
   for (const [f, , graph] of fields(model)) {
     if (f !== 7) continue;
+    for (const [g, , v] of fields(graph)) if (g === 5) for (const [h, , x] of fields(v)) if (h === 8) inits.add(dec.decode(x));
     for (const [g, , vi] of fields(graph)) {
       if (g !== 11 && g !== 12) continue;
       let name = '', tensor = false;
+      const dims = []; /* a tensor's, a symbolic one as 1 (as ONNX's runner makes a light model's inputs) */
       for (const [h, , v] of fields(vi)) {
         if (h === 1) name = dec.decode(v);
-        if (h === 2) for (const [t] of fields(v)) tensor ||= t === 1;
+        if (h === 2) for (const [t, , tt] of fields(v)) {
+          tensor ||= t === 1;
+          if (t === 1) for (const [u, , shape] of fields(tt)) if (u === 2) for (const [d, , dim] of fields(shape)) if (d === 1) {
+            let value = 1;
+            for (const [e, , dv] of fields(dim)) if (e === 1) value = Number(dv);
+            dims.push(value);
+          }
+        }
       }
-      (g === 11 ? io.inputs : io.outputs).push({ name, tensor });
+      if (g === 12 || !inits.has(name)) (g === 11 ? io.inputs : io.outputs).push({ name, tensor, dims });
     }
   }
   return io;
