@@ -2501,7 +2501,7 @@ static const om_onnx_rule rules[] = {
     {"LessOrEqual", 2, 2, 1, bind_less_equal, "le"},
     {"Log", 1, 1, 1, bind_log, "log"},
     {"LogSoftmax", 1, 1, 1, bind_log_softmax, "log_softmax"},
-    {"Loop", 0, MANY, 8, bind_loop, "the body once per iteration, unrolled into the plan (M and the condition known when planning); scan outputs: stack"},
+    {"Loop", 0, MANY, 8, bind_loop, "the body once per iteration, unrolled into the plan (M and cond, each may be left empty, known when planning; then the loop-carried values); scan outputs: stack"},
     {"LpNormalization", 1, 1, 1, bind_lp_normalization, "x / sum(|x|), x / sqrt(sum(x x)) (p 1, 2)"},
     {"LpPool", 1, 1, 1, bind_lp_pool, "conv2d, conv1d of |x| or x x with ones per channel, then sqrt for p 2 (p 1, 2; pads, dilations, ceil_mode, auto_pad)"},
     {"MatMul", 2, 2, 1, bind_matmul, "matmul; fast mode: the last product of an attention (MatMul, Mul or Div by a constant, Add or Where of a mask, Softmax, MatMul, each read once) is the attention op, with no score matrix (src/runtime/passes.c)"},
