@@ -2264,7 +2264,7 @@ bool om__onnx_check_subgraphs(const om_gnode *n) {
   for (int q = 0; q < 2 && names[q]; q++) {
     const om_graph *g = graph_attr(n, names[q]);
     if (!g) return om__fail(OM_ERR_FORMAT, "session: node '%s' (%s) has no graph attribute %s", n->name, op, names[q]);
-    int want_in = is_if ? 0 : is_loop ? n->n_in : n->n_in, want_out = is_if ? n->n_out : is_loop ? -1 : n->n_out;
+    int want_in = is_if ? 0 : n->n_in, want_out = is_loop ? -1 : n->n_out; /* a Loop body's outputs are counted below */
     if (g->inputs.n != want_in)
       return om__fail(OM_ERR_FORMAT, "session: node '%s' (%s): its %s takes %d inputs; %s", n->name, op, names[q], g->inputs.n,
                       is_if ? "a branch takes none" : is_loop ? "a Loop body takes the iteration number, the condition and one per loop-carried value"
