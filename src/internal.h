@@ -523,7 +523,7 @@ om_tensor *om__trace_phantom(const om_meta *meta);
 /* An ONNX node attribute, for om__emit. */
 /* TENSOR (ConstantOfShape's value) and OTHER (a type the graph layer reads no value of: strings,
  * kept so that a rule can refuse an attribute it does not take) come from the ONNX reader. */
-typedef enum om_gattr_type { OM_GATTR_INT, OM_GATTR_FLOAT, OM_GATTR_INTS, OM_GATTR_FLOATS, OM_GATTR_STRING, OM_GATTR_TENSOR, OM_GATTR_OTHER } om_gattr_type;
+typedef enum om_gattr_type { OM_GATTR_INT, OM_GATTR_FLOAT, OM_GATTR_INTS, OM_GATTR_FLOATS, OM_GATTR_STRING, OM_GATTR_TENSOR, OM_GATTR_OTHER, OM_GATTR_GRAPH } om_gattr_type;
 typedef struct om_gattr {
   const char *name; /* static string (the reader's: in the graph's arena) */
   om_gattr_type type;
@@ -534,6 +534,7 @@ typedef struct om_gattr {
   const float *floats; /* FLOATS: n values (copied by om__emit) */
   const char *s;       /* STRING: a static string (the reader's: in the graph's arena) */
   om_tensor *t;        /* TENSOR: owned by the graph that holds the node */
+  struct om_graph *g;  /* GRAPH (If's branches, Loop's and Scan's body; imported graphs only): owned likewise */
 } om_gattr;
 #define OM_ATTR_INT(nm, v) ((om_gattr){.name = (nm), .type = OM_GATTR_INT, .i = (v)})
 #define OM_ATTR_FLOAT(nm, v) ((om_gattr){.name = (nm), .type = OM_GATTR_FLOAT, .f = (v)})

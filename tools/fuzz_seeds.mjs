@@ -1,6 +1,6 @@
 // Seeds for the reader fuzzer (tools/fuzz_onnx.sh): the zoo models traced as they are exported
 // (examples/zoo/), as .onnx and as the library format's .om, and the session tests' hand-written
-// graphs (tools/onnx_bytes.mjs: attributes, initializers, a product of symbolic size), into the
+// graphs (tools/onnx_bytes.mjs: attributes, initializers, a product of symbolic size, subgraphs), into the
 // directory given.
 //   node tools/fuzz_seeds.mjs build/fuzz-onnx/corpus
 import { writeFileSync, readdirSync } from 'node:fs';
@@ -32,6 +32,20 @@ const written = {
                      inputs: [x], outputs: ['z'], inits: [['s', 0], ['e', 1], ['a', 1]].map(([name, v]) => ({ name, dtype: 'int64', dims: [1], values: [v] })) }),
   dropout: onnxBytes({ nodes: [{ op: 'Dropout', inputs: ['x', '', 't'], outputs: ['y'], ints: { seed: 1 } }], inputs: [x], outputs: ['y'],
                        inits: [{ name: 't', dtype: 'bool', dims: [], values: [false] }] }),
+  // subgraphs reading the outer x: an If on a size, a Loop with a scan output, a Scan
+  if: onnxBytes({ nodes: [{ op: 'Shape', inputs: ['x'], outputs: ['s'] }, { op: 'ReduceSum', inputs: ['s'], outputs: ['n'] },
+                          { op: 'Greater', inputs: ['n', 'n0'], outputs: ['c'] },
+                          { op: 'If', inputs: ['c'], outputs: ['y'], attrs: { then_branch: { graph: { nodes: [{ op: 'Relu', inputs: ['x'], outputs: ['r'] }], outputs: ['r'] } },
+                                                                              else_branch: { graph: { nodes: [{ op: 'Neg', inputs: ['x'], outputs: ['m'] }], outputs: ['m'] } } } }],
+                  inputs: [x], outputs: ['y'], inits: [{ name: 'n0', dtype: 'int64', dims: [], values: [4] }] }),
+  loop: onnxBytes({ nodes: [{ op: 'Loop', inputs: ['m', '', 'x'], outputs: ['y', 'scan'], attrs: { body: { graph: {
+                      nodes: [{ op: 'Add', inputs: ['s', 'x'], outputs: ['s2'] }, { op: 'Identity', inputs: ['c'], outputs: ['c2'] }, { op: 'Relu', inputs: ['s2'], outputs: ['o'] }],
+                      inputs: [{ name: 'i', dims: [], dtype: 'int64' }, { name: 'c', dims: [], dtype: 'bool' }, { name: 's', dims: null }], outputs: ['c2', 's2', 'o'] } } } }],
+                    inputs: [x], outputs: ['y', 'scan'], inits: [{ name: 'm', dtype: 'int64', dims: [], values: [3] }] }),
+  scan: onnxBytes({ nodes: [{ op: 'Scan', inputs: ['a', 'x'], outputs: ['b', 'y'], ints: { num_scan_inputs: 1, scan_input_directions: [1] }, attrs: { body: { graph: {
+                      nodes: [{ op: 'Add', inputs: ['acc', 'xt'], outputs: ['acc2'] }, { op: 'Identity', inputs: ['acc2'], outputs: ['yt'] }],
+                      inputs: [{ name: 'acc', dims: null }, { name: 'xt', dims: null }], outputs: ['acc2', 'yt'] } } } }],
+                    inputs: [x], outputs: ['b', 'y'], inits: [{ name: 'a', dtype: 'float32', dims: [2], values: [0, 0] }] }),
 };
 for (const [name, bytes] of Object.entries(written)) {
   writeFileSync(join(out, `${name}.onnx`), bytes);

@@ -3,10 +3,13 @@
 //
 //   onnxBytes({ nodes: [{ op, inputs, outputs, name?, domain?, ints?: { attr: n | [n, ...] },
 //                         floats?: { attr: x | [x, ...] }, strings?: { attr: 's' },
-//                         attrs?: { attr: 2 | [1, 2] | { f: 0.5 } | { fs: [0.5] } | 'text' } }],
+//                         attrs?: { attr: 2 | [1, 2] | { f: 0.5 } | { fs: [0.5] } | 'text' | { graph } } }],
 //               inputs: [{ name, dims: [2, 'n'], dtype? }],   // float32 unless dtype; a string dim is named
 //               inits: [{ name, dtype: 'float32' | 'int64' | 'bool', dims, values }],
 //               outputs: ['y' | { name, dtype }, ...], opset: 17, ir: 8 })   // -> Uint8Array
+//
+// A graph attribute ({ graph: { nodes, inputs, inits, outputs } }: If's branches, Loop's and Scan's
+// body) is written as the model's graph is; its inputs may leave out dims (dims: null: no shape).
 
 const enc = new TextEncoder();
 
@@ -50,12 +53,14 @@ function attribute(a, name, v) {
   if (typeof v === 'number') { int(a, 3, v); int(a, 20, 2); }
   else if (Array.isArray(v)) { for (const x of v) int(a, 8, x); int(a, 20, 7); }
   else if (typeof v === 'string') { str(a, 4, v); int(a, 20, 3); }
+  else if ('graph' in v) { bytes(a, 6, graphProto(v.graph)); int(a, 20, 5); }
   else if ('f' in v) { varint(a, (2 << 3) | 5); a.push(...new Uint8Array(Float32Array.of(v.f).buffer)); int(a, 20, 1); }
   else { for (const x of v.fs) { varint(a, (7 << 3) | 5); a.push(...new Uint8Array(Float32Array.of(x).buffer)); } int(a, 20, 6); }
 }
 
-export function onnxBytes({ nodes, inputs, inits = [], outputs, opset = 17, ir = 8 }) {
-  const graph = msg((g) => {
+/** A GraphProto's bytes: the model's graph or a graph attribute's. */
+function graphProto({ nodes, inputs = [], inits = [], outputs }) {
+  return msg((g) => {
     nodes.forEach((n, k) => bytes(g, 1, msg((node) => {
       for (const i of n.inputs) str(node, 1, i);
       for (const o of n.outputs) str(node, 2, o);
@@ -75,6 +80,10 @@ export function onnxBytes({ nodes, inputs, inits = [], outputs, opset = 17, ir =
     for (const i of inputs) bytes(g, 11, valueInfo(i.name, i.dims, i.dtype));
     for (const o of outputs) bytes(g, 12, typeof o === 'string' ? valueInfo(o, null) : valueInfo(o.name, null, o.dtype));
   });
+}
+
+export function onnxBytes({ nodes, inputs, inits = [], outputs, opset = 17, ir = 8 }) {
+  const graph = graphProto({ nodes, inputs, inits, outputs });
   return Uint8Array.from(msg((m) => { int(m, 1, ir); bytes(m, 8, msg((op) => int(op, 2, opset))); bytes(m, 7, graph); }));
 }
 

@@ -135,6 +135,7 @@ static void graph_section(out *o, const om_graph *g, const om_traced_sym *syms, 
           put_place(o, ts, at->t, data);
           break;
         case OM_GATTR_OTHER: break; /* kept by name */
+        case OM_GATTR_GRAPH: break; /* imported graphs only, which are never written */
       }
     }
   }

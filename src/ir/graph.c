@@ -72,7 +72,7 @@ bool om__vec_grow(void **items, int *cap, int n, size_t item_size) {
 int om__graph_value(om_graph *g, om_dtype dtype, int ndim, const int64_t *shape) {
   om_gvalue *v = OM_VEC_PUSH_SLOT(g->values);
   if (!v) return -1;
-  *v = (om_gvalue){.dtype = dtype, .ndim = ndim, .producer = -1, .init = -1, .iota = -1};
+  *v = (om_gvalue){.dtype = dtype, .ndim = ndim, .producer = -1, .init = -1, .iota = -1, .outer = -1};
   for (int d = 0; d < OM_MAX_DIMS; d++) v->ext[d] = -1;
   if (ndim) memcpy(v->shape, shape, sizeof(int64_t) * (size_t)ndim);
   return g->values.n - 1;
@@ -86,6 +86,11 @@ void om__graph_free(om_graph *g) {
   for (int k = 0; k < g->nodes.n; k++)
     for (int a = 0; a < g->nodes.v[k].n_attrs; a++)
       if (g->nodes.v[k].attrs[a].type == OM_GATTR_TENSOR) om_tensor_release(g->nodes.v[k].attrs[a].t);
+      else if (g->nodes.v[k].attrs[a].type == OM_GATTR_GRAPH && g->nodes.v[k].attrs[a].g) {
+        om__graph_free(g->nodes.v[k].attrs[a].g);
+        free(g->nodes.v[k].attrs[a].g);
+      }
+  free(g->captured.v);
   free(g->values.v);
   free(g->nodes.v);
   free(g->inits.v);
@@ -117,9 +122,11 @@ bool om__graph_copy(om_graph *dst, const om_graph *src) {
             (dst->nodes.v = copy_items(src->nodes.v, src->nodes.n, sizeof *src->nodes.v)) &&
             (dst->inits.v = copy_items(src->inits.v, src->inits.n, sizeof *src->inits.v)) &&
             (dst->inputs.v = copy_items(src->inputs.v, src->inputs.n, sizeof(int))) &&
-            (dst->outputs.v = copy_items(src->outputs.v, src->outputs.n, sizeof(int)));
+            (dst->outputs.v = copy_items(src->outputs.v, src->outputs.n, sizeof(int))) &&
+            (dst->captured.v = copy_items(src->captured.v, src->captured.n, sizeof(int)));
   if (!ok) return om__graph_free(dst), false;
   dst->values.n = dst->values.cap = src->values.n;
+  dst->captured.n = dst->captured.cap = src->captured.n;
   dst->inputs.n = dst->inputs.cap = src->inputs.n;
   dst->outputs.n = dst->outputs.cap = src->outputs.n;
   for (int v = 0; v < src->values.n; v++) {
@@ -138,12 +145,14 @@ bool om__graph_copy(om_graph *dst, const om_graph *src) {
     n->in = om__arena_alloc(a, sizeof(int) * (size_t)(s->n_in + 1));
     n->out = om__arena_alloc(a, sizeof(int) * (size_t)(s->n_out + 1));
     n->attrs = om__arena_alloc(a, sizeof(om_gattr) * (size_t)(s->n_attrs + 1));
+    n->cap = om__arena_alloc(a, sizeof(int) * (size_t)(s->n_cap + 1));
     n->n_attrs = 0;
-    if (!ok || !n->in || !n->out || !n->attrs) {
+    if (!ok || !n->in || !n->out || !n->attrs || !n->cap) {
       ok = false;
       break;
     }
     memcpy(n->in, s->in, sizeof(int) * (size_t)s->n_in);
+    if (s->n_cap) memcpy(n->cap, s->cap, sizeof(int) * (size_t)s->n_cap);
     memcpy(n->out, s->out, sizeof(int) * (size_t)s->n_out);
     for (int i = 0; ok && i < s->n_attrs; i++, n->n_attrs++) {
       om_gattr *at = &n->attrs[i];
@@ -151,6 +160,16 @@ bool om__graph_copy(om_graph *dst, const om_graph *src) {
       at->name = copy_str(a, at->name, &ok);
       if (at->type == OM_GATTR_STRING) at->s = copy_str(a, at->s, &ok);
       if (at->type == OM_GATTR_TENSOR) om_tensor_retain(at->t);
+      if (at->type == OM_GATTR_GRAPH) { /* a subgraph: its own deep copy (NULL until it holds one) */
+        om_graph *sub = om__alloc(sizeof *sub, "graph copy");
+        at->g = NULL;
+        if (!sub || !om__graph_copy(sub, s->attrs[i].g)) {
+          free(sub);
+          ok = false;
+          break;
+        }
+        at->g = sub;
+      }
       size_t size = at->type == OM_GATTR_INTS ? sizeof(int64_t) : at->type == OM_GATTR_FLOATS ? sizeof(float) : 0;
       void *arr = size ? om__arena_alloc(a, size * (size_t)(at->n + 1)) : NULL;
       if (size && !arr) {

@@ -38,6 +38,8 @@ typedef struct om_gvalue {
   /* 0, 1, ..., n - 1 along its one axis, n the extent (an expression id) of that axis (the Range
    * the tracer writes for arange(n) at a symbolic size), else -1: a Gather of it is a Slice */
   int iota;
+  /* in a subgraph: the enclosing graph's value this one names (ONNX's outer scope), else -1 */
+  int outer;
 } om_gvalue;
 
 /* One ONNX node. */
@@ -49,6 +51,8 @@ typedef struct om_gnode {
   int *in;             /* value ids, -1 for an omitted optional input */
   int *out;
   om_gattr *attrs;     /* INTS arrays copied into the arena */
+  int n_cap;           /* the values of this graph its subgraphs read (outer scope): ordered after */
+  int *cap;
 } om_gnode;
 
 /* An initializer: a tensor whose logical elements (row-major) are the values. */
@@ -71,6 +75,7 @@ typedef struct om_graph {
   OM_VEC(om_ginit) inits;
   OM_VEC(int) inputs;  /* value ids of the graph inputs, in declaration order */
   OM_VEC(int) outputs; /* value ids of the graph outputs, in the requested order */
+  OM_VEC(int) captured; /* a subgraph's values that name an enclosing graph's (their `outer`) */
 } om_graph;
 
 /** Room for one more item in a vec (grows by doubling); false with OutOfMemory. */

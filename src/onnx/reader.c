@@ -18,6 +18,11 @@
 #define OM_ONNX_IR_MAX 9
 #define OM_ONNX_OPSET_MIN 1
 #define OM_ONNX_OPSET_MAX 20
+/* Messages nest at most this deep (a graph in a node's attribute in a graph ..., a type in a
+ * type): protobuf-c parses a nested message by recursion, so hostile nesting must be refused
+ * before it parses, or it would exhaust the stack (WASM's is 5 MiB). 128 levels hold 40 levels of
+ * subgraphs. */
+#define OM_ONNX_NESTING_MAX 128
 
 #define FORMAT(...) om__fail(OM_ERR_FORMAT, "onnx: " __VA_ARGS__)
 
@@ -56,6 +61,7 @@ static void capped_free(void *ctx, void *ptr) {
 typedef struct names {
   int *slot; /* value id + 1, 0 when empty */
   int cap;   /* a power of two, at least twice the names */
+  int used;
 } names;
 
 static uint64_t hash(const char *s) {
@@ -68,6 +74,87 @@ static uint64_t hash(const char *s) {
 static int *find(names *t, const om_graph *g, const char *name) {
   for (uint64_t i = hash(name) & (uint64_t)(t->cap - 1);; i = (i + 1) & (uint64_t)(t->cap - 1))
     if (!t->slot[i] || !strcmp(g->values.v[t->slot[i] - 1].name, name)) return &t->slot[i];
+}
+
+/* Sets *slot of t to id, then doubles the table when it is half full (rehashing every name). */
+static bool name_set(names *t, const om_graph *g, int *slot, int id) {
+  *slot = id + 1;
+  if (++t->used * 2 <= t->cap) return true;
+  names bigger = {.cap = t->cap * 2, .used = t->used};
+  if (bigger.cap > INT32_MAX / 4 || !(bigger.slot = calloc((size_t)bigger.cap, sizeof(int))))
+    return om__fail(OM_ERR_OUT_OF_MEMORY, "onnx: out of memory for %d names", t->used);
+  for (int i = 0; i < t->cap; i++)
+    if (t->slot[i]) *find(&bigger, g, g->values.v[t->slot[i] - 1].name) = t->slot[i];
+  free(t->slot);
+  *t = bigger;
+  return true;
+}
+
+/* ---- nesting ---- */
+
+/* The message kinds of onnx.proto whose fields hold messages that can hold these again. */
+enum { M_OTHER, M_MODEL, M_GRAPH, M_NODE, M_ATTR, M_VALUE_INFO, M_TYPE, M_SEQ, M_MAP, M_FUNCTION, M_TRAINING };
+
+/* The kind of field `field` of a kind-`kind` message, M_OTHER when it cannot nest. */
+static int child_kind(int kind, uint64_t field) {
+  switch (kind) {
+    case M_MODEL: return field == 7 ? M_GRAPH : field == 20 ? M_TRAINING : field == 25 ? M_FUNCTION : M_OTHER;
+    case M_TRAINING: return field == 1 || field == 2 ? M_GRAPH : M_OTHER;
+    case M_GRAPH: return field == 1 ? M_NODE : field >= 11 && field <= 13 ? M_VALUE_INFO : M_OTHER;
+    case M_FUNCTION: return field == 7 ? M_NODE : M_OTHER;
+    case M_NODE: return field == 5 ? M_ATTR : M_OTHER;
+    case M_ATTR: return field == 6 || field == 11 ? M_GRAPH : field == 14 || field == 15 ? M_TYPE : M_OTHER;
+    case M_VALUE_INFO: return field == 2 ? M_TYPE : M_OTHER;
+    case M_TYPE: return field == 4 || field == 9 ? M_SEQ : field == 5 ? M_MAP : M_OTHER; /* Optional is shaped as Sequence */
+    case M_SEQ: return field == 1 ? M_TYPE : M_OTHER;
+    case M_MAP: return field == 2 ? M_TYPE : M_OTHER;
+    default: return M_OTHER;
+  }
+}
+
+static bool varint(const uint8_t *p, size_t n, size_t *at, uint64_t *v) {
+  *v = 0;
+  for (int shift = 0; *at < n && shift < 64; shift += 7) {
+    uint8_t b = p[(*at)++];
+    *v |= (uint64_t)(b & 0x7f) << shift;
+    if (!(b & 0x80)) return true;
+  }
+  return false;
+}
+
+/* Whether the ModelProto in p[0..n) nests the messages that can nest (graphs in attributes,
+ * types in types) at most OM_ONNX_NESTING_MAX deep: a walk of the wire format with its own
+ * stack, so no recursion. Bytes that are not protobuf stop the walk (the parser says what is
+ * wrong with them). */
+static bool nesting_ok(const uint8_t *p, size_t n) {
+  struct { size_t end; int kind; } stack[OM_ONNX_NESTING_MAX + 1];
+  int depth = 0;
+  stack[0].end = n, stack[0].kind = M_MODEL;
+  for (size_t at = 0;;) {
+    while (depth && at >= stack[depth].end) depth--;
+    if (at >= n) return true;
+    uint64_t key, len;
+    if (!varint(p, n, &at, &key)) return true;
+    switch (key & 7) {
+      case 0: if (!varint(p, n, &at, &len)) return true; break;
+      case 1: at += 8; break;
+      case 5: at += 4; break;
+      case 2: {
+        if (!varint(p, n, &at, &len) || len > n - at) return true;
+        int kind = child_kind(stack[depth].kind, key >> 3);
+        if (kind == M_OTHER) {
+          at += len;
+          break;
+        }
+        if (depth == OM_ONNX_NESTING_MAX)
+          return FORMAT("the model nests messages more than %d deep (subgraphs in subgraphs, or types in types)", OM_ONNX_NESTING_MAX);
+        depth++;
+        stack[depth].end = at + len, stack[depth].kind = kind;
+        break;
+      }
+      default: return true;
+    }
+  }
 }
 
 /* ---- tensors ---- */
@@ -157,7 +244,24 @@ typedef struct reader {
   names names;
   const Onnx__GraphProto *gp;
   bool default_domain; /* the model imports the default domain's opset (a model of other domains' ops alone need not) */
+  struct reader *parent; /* a subgraph's: the graph whose node holds it */
 } reader;
+
+static bool read_graph(reader *r);
+
+/* The value `name` names in r's graph: its own, or an enclosing graph's (then a value of this
+ * graph that captures it, made once); -1 (no error set) when none defines it yet, -2 on error. */
+static int resolve(reader *r, const char *name) {
+  int *slot = find(&r->names, r->g, name);
+  if (*slot || !r->parent) return *slot - 1;
+  int outer = resolve(r->parent, name);
+  if (outer < 0) return outer;
+  int id = om__graph_value(r->g, OM_FLOAT32, 0, NULL), *cap = id >= 0 ? OM_VEC_PUSH_SLOT(r->g->captured) : NULL;
+  if (!cap || !(r->g->values.v[id].name = om__arena_strdup(&r->g->arena, name))) return -2;
+  *cap = id;
+  r->g->values.v[id].outer = outer;
+  return name_set(&r->names, r->g, find(&r->names, r->g, name), id) ? id : -2;
+}
 
 /* Defines value `name` (new id) of dtype/shape, or fails when it is defined twice. */
 static int define(reader *r, const char *name, om_dtype dt, int ndim, const int64_t *shape, const char *what) {
@@ -166,8 +270,7 @@ static int define(reader *r, const char *name, om_dtype dt, int ndim, const int6
   if (*slot) return FORMAT("value '%s' is defined twice (%s)", name, what), -1;
   int id = om__graph_value(r->g, dt, ndim, shape);
   if (id < 0 || !(r->g->values.v[id].name = om__arena_strdup(&r->g->arena, name))) return -1;
-  *slot = id + 1;
-  return id;
+  return name_set(&r->names, r->g, find(&r->names, r->g, name), id) ? id : -1;
 }
 
 static bool add_init(reader *r, const char *name, om_tensor *t, const char *what) {
@@ -185,9 +288,18 @@ static bool add_init(reader *r, const char *name, om_tensor *t, const char *what
 static bool read_input(reader *r, const Onnx__ValueInfoProto *vi) {
   const char *name = vi->name ? vi->name : "";
   const Onnx__TypeProto *tp = vi->type;
-  if (!tp || tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || !tp->tensor_type)
+  bool untyped = !tp || tp->value_case == ONNX__TYPE_PROTO__VALUE__NOT_SET;
+  if ((!untyped || !r->parent) && (!tp || tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || !tp->tensor_type))
     return om__fail(OM_ERR_UNSUPPORTED, "onnx: graph input '%s' is not a tensor (sequences, maps and optionals are not supported)", name);
-  const Onnx__TypeProto__Tensor *tt = tp->tensor_type;
+  const Onnx__TypeProto__Tensor *tt = untyped ? NULL : tp->tensor_type;
+  if (r->parent && (!tt || !tt->elem_type || !tt->shape)) { /* a subgraph's input: its node gives its type and shape */
+    om_dtype sub_dt = OM_FLOAT32;
+    if (tt && tt->elem_type && !dtype_of(tt->elem_type, &sub_dt))
+      return om__fail(OM_ERR_UNSUPPORTED, "onnx: subgraph input '%s' has element type %s (%d); the graph layer takes FLOAT, INT64 and BOOL",
+                      name, onnx_type_name(tt->elem_type), (int)tt->elem_type);
+    int v = define(r, name, sub_dt, 0, NULL, "a subgraph input"), *in = v >= 0 ? OM_VEC_PUSH_SLOT(r->g->inputs) : NULL;
+    return in ? (*in = v, true) : false;
+  }
   om_dtype dt;
   if (!dtype_of(tt->elem_type, &dt))
     return om__fail(OM_ERR_UNSUPPORTED, "onnx: graph input '%s' has element type %s (%d); the graph layer takes FLOAT, INT64 and BOOL",
@@ -256,10 +368,24 @@ static bool read_attr(reader *r, const Onnx__NodeProto *np, const Onnx__Attribut
       a->type = OM_GATTR_TENSOR;
       return (a->t = read_tensor(ap->t, what)) != NULL;
     }
-    case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPH:
+    case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPH: {
+      if (!ap->g) return FORMAT("node '%s': graph attribute %s holds no graph", node, ap->name);
+      om_graph *sub = calloc(1, sizeof *sub);
+      if (!sub) return om__fail(OM_ERR_OUT_OF_MEMORY, "onnx: out of memory reading attribute %s of node '%s'", ap->name, node);
+      reader in = {.g = sub, .gp = ap->g, .default_domain = r->default_domain, .parent = r};
+      bool ok = read_graph(&in);
+      free(in.names.slot);
+      if (!ok) {
+        om__graph_free(sub);
+        free(sub);
+        char msg[512]; /* say where the subgraph is */
+        snprintf(msg, sizeof msg, "%s (in attribute %s of node '%s', %s)", om_last_error_message(), ap->name, node, np->op_type);
+        return om__fail(om_last_error(), "%s", msg);
+      }
+      a->type = OM_GATTR_GRAPH, a->g = sub;
+      return true;
+    }
     case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPHS:
-      return om__fail(OM_ERR_UNSUPPORTED, "onnx: node '%s' (%s) holds a subgraph in attribute %s; control flow (If, Loop, Scan) is not supported",
-                      node, np->op_type, ap->name);
     case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRINGS:
     case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TENSORS:
     case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__SPARSE_TENSOR:
@@ -300,12 +426,24 @@ static bool read_node(reader *r, const Onnx__NodeProto *np, int k) {
     const char *in = np->input[i];
     n->in[i] = -1;
     if (in && *in) {
-      int *slot = find(&r->names, g, in);
-      n->in[i] = *slot ? *slot - 1 : -2 - (int)i; /* -2 - i: not yet defined */
+      int id = resolve(r, in);
+      if (id == -2) return false;
+      n->in[i] = id >= 0 ? id : -2 - (int)i; /* -2 - i: not yet defined */
     }
   }
-  for (size_t a = 0; a < np->n_attribute; a++, n->n_attrs++)
+  int n_cap = 0; /* the node's subgraphs' captured values, as values of this graph */
+  for (size_t a = 0; a < np->n_attribute; a++, n->n_attrs++) {
     if (!read_attr(r, np, np->attribute[a], &n->attrs[a])) return false;
+    if (n->attrs[a].type == OM_GATTR_GRAPH) n_cap += n->attrs[a].g->captured.n;
+  }
+  if (!(n->cap = om__arena_alloc(ar, sizeof(int) * (size_t)(n_cap + 1)))) return false;
+  for (int a = 0; a < n->n_attrs; a++)
+    for (int c = 0; n->attrs[a].type == OM_GATTR_GRAPH && c < n->attrs[a].g->captured.n; c++) {
+      const om_graph *sub = n->attrs[a].g;
+      int v = sub->values.v[sub->captured.v[c]].outer, seen = 0;
+      for (int q = 0; q < n->n_cap; q++) seen |= n->cap[q] == v;
+      if (!seen) n->cap[n->n_cap++] = v;
+    }
   for (size_t j = 0; j < np->n_output; j++) {
     const char *out = np->output[j];
     if (!out || !*out) { /* an omitted optional output: a value nothing can read */
@@ -342,8 +480,12 @@ static int heap_pop(int *h, int *n) {
   return top;
 }
 
+/* Operand i of node n for ordering: its inputs, then the values its subgraphs capture. */
+static int operand(const om_gnode *n, int i) { return i < n->n_in ? n->in[i] : n->cap[i - n->n_in]; }
+
 /* Resolves operands a node read before their definition, and puts the nodes in execution order
- * (the file's order where it is one), failing on a cycle or a name nothing defines. */
+ * (the file's order where it is one), failing on a cycle or a name nothing defines. A node
+ * holding subgraphs comes after what they read of this graph. */
 static bool order_nodes(reader *r) {
   om_graph *g = r->g;
   int n = g->nodes.n, nv = g->values.n, edges = 0;
@@ -358,6 +500,7 @@ static bool order_nodes(reader *r) {
       }
       edges += node->in[i] >= 0;
     }
+    edges += node->n_cap;
   }
   /* Kahn's algorithm over the readers of each value (counted, then listed: CSR). */
   int *pending = calloc((size_t)n + 1, sizeof(int)), *first = calloc((size_t)nv + 2, sizeof(int));
@@ -367,15 +510,15 @@ static bool order_nodes(reader *r) {
   bool ok = pending && first && reader_of && heap && where && sorted;
   if (!ok) om__fail(OM_ERR_OUT_OF_MEMORY, "onnx: out of memory ordering %d nodes", n);
   for (int k = 0; ok && k < n; k++)
-    for (int i = 0; i < g->nodes.v[k].n_in; i++) {
-      int v = g->nodes.v[k].in[i];
+    for (int i = 0; i < g->nodes.v[k].n_in + g->nodes.v[k].n_cap; i++) {
+      int v = operand(&g->nodes.v[k], i);
       if (v >= 0) first[v + 2]++;
       pending[k] += v >= 0 && g->values.v[v].producer >= 0;
     }
   for (int v = 0; ok && v < nv; v++) first[v + 2] += first[v + 1];
   for (int k = 0; ok && k < n; k++)
-    for (int i = 0; i < g->nodes.v[k].n_in; i++)
-      if (g->nodes.v[k].in[i] >= 0) reader_of[first[g->nodes.v[k].in[i] + 1]++] = k;
+    for (int i = 0; i < g->nodes.v[k].n_in + g->nodes.v[k].n_cap; i++)
+      if (operand(&g->nodes.v[k], i) >= 0) reader_of[first[operand(&g->nodes.v[k], i) + 1]++] = k;
   int m = 0, nh = 0;
   for (int k = 0; ok && k < n; k++)
     if (!pending[k]) heap_push(heap, &nh, k);
@@ -463,8 +606,9 @@ static bool read_graph(reader *r) {
   if (!gp->n_output) return FORMAT("the graph has no outputs");
   for (size_t k = 0; k < gp->n_output; k++) {
     const char *name = gp->output[k]->name;
-    int *slot = name && *name ? find(&r->names, g, name) : NULL;
-    if (!slot || !*slot) return FORMAT("graph output '%s' is not defined by any node, input or initializer", name ? name : "");
+    int id = name && *name ? resolve(r, name) : -1;
+    if (id == -2) return false;
+    if (id < 0) return FORMAT("graph output '%s' is not defined by any node, input or initializer", name ? name : "");
     const Onnx__TypeProto *tp = gp->output[k]->type; /* a declared type the graph layer cannot give (INT32 is INT64 here) */
     om_dtype dt;
     if (tp && tp->value_case == ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE && tp->tensor_type && tp->tensor_type->elem_type &&
@@ -473,7 +617,7 @@ static bool read_graph(reader *r) {
                       name, onnx_type_name(tp->tensor_type->elem_type), (int)tp->tensor_type->elem_type);
     int *out = OM_VEC_PUSH_SLOT(g->outputs);
     if (!out) return false;
-    *out = *slot - 1;
+    *out = id;
   }
   return true;
 }
@@ -485,6 +629,7 @@ bool om__onnx_read(const void *bytes, size_t n, om_graph *g, int *opset_out) {
    * what any file can make it allocate, however its fields are arranged. */
   capped al = {.base = {.alloc = capped_alloc, .free = capped_free}, .cap = n > (SIZE_MAX - (16u << 20)) / 64 ? SIZE_MAX : n * 64 + (16u << 20)};
   al.base.allocator_data = &al;
+  if (!nesting_ok(bytes, n)) return false;
   Onnx__ModelProto *mp = n ? onnx__model_proto__unpack(&al.base, n, bytes) : NULL;
   if (!mp) return al.over ? FORMAT("the %zu bytes ask for more memory than a model of that size can need", n)
                           : FORMAT("the %zu bytes are not a ModelProto (truncated, or not ONNX)", n);

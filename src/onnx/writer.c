@@ -129,6 +129,7 @@ static Onnx__NodeProto *node_proto(om_arena *a, const om_graph *g, const om_gnod
         if (!(at[k].t = tensor_proto(a, "", ga->t))) return NULL;
         break;
       case OM_GATTR_OTHER: /* only imported graphs have them, and only the reader reads those */
+      case OM_GATTR_GRAPH:
         return om__fail(OM_ERR_UNSUPPORTED, "onnx writer: attribute %s of node %s has a type it does not write", ga->name, n->name), NULL;
     }
     atp[k] = &at[k];

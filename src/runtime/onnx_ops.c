@@ -2239,6 +2239,186 @@ static bool bind_max_unpool(om_bind *b) {
   return ok;
 }
 
+/* ---- control flow: subgraphs bound into the plan ----
+ *
+ * A plan is one list of steps, so a subgraph is bound where its node is: If's branch the
+ * condition picks (the condition known when planning: from shapes and constants, as exporters'
+ * If on sizes; else the session takes inputs by value and plans per value), each iteration of a
+ * Loop or a Scan body unrolled (their counts known likewise). The session bounds the nodes a plan
+ * binds so (src/runtime/session.c: om__bind_subgraph). */
+
+static const om_graph *graph_attr(const om_gnode *n, const char *name) {
+  for (int k = 0; k < n->n_attrs; k++)
+    if (!strcmp(n->attrs[k].name, name) && n->attrs[k].type == OM_GATTR_GRAPH) return n->attrs[k].g;
+  return NULL;
+}
+
+/* The checker's rules for a node's subgraphs (ONNX's checker refuses the model otherwise), at create. */
+bool om__onnx_check_subgraphs(const om_gnode *n) {
+  const char *op = n->op_type;
+  bool is_if = !strcmp(op, "If"), is_loop = !strcmp(op, "Loop"), is_scan = !strcmp(op, "Scan");
+  if (!is_if && !is_loop && !is_scan) return true;
+  if (is_loop && n->n_in < 2) /* M and cond may be left out, but not their places */
+    return om__fail(OM_ERR_FORMAT, "session: node '%s' (Loop) has %d inputs; Loop takes M, cond, then the loop-carried values", n->name, n->n_in);
+  const char *names[2] = {is_if ? "then_branch" : "body", is_if ? "else_branch" : NULL};
+  for (int q = 0; q < 2 && names[q]; q++) {
+    const om_graph *g = graph_attr(n, names[q]);
+    if (!g) return om__fail(OM_ERR_FORMAT, "session: node '%s' (%s) has no graph attribute %s", n->name, op, names[q]);
+    int want_in = is_if ? 0 : n->n_in, want_out = is_loop ? -1 : n->n_out; /* a Loop body's outputs are counted below */
+    if (g->inputs.n != want_in)
+      return om__fail(OM_ERR_FORMAT, "session: node '%s' (%s): its %s takes %d inputs; %s", n->name, op, names[q], g->inputs.n,
+                      is_if ? "a branch takes none" : is_loop ? "a Loop body takes the iteration number, the condition and one per loop-carried value"
+                                                              : "a Scan body takes one per state and scan input");
+    if (want_out >= 0 && g->outputs.n != want_out)
+      return om__fail(OM_ERR_FORMAT, "session: node '%s' (%s): its %s gives %d outputs, the node has %d", n->name, op, names[q],
+                      g->outputs.n, n->n_out);
+    if (is_loop && (n->n_in < 2 || g->outputs.n != 1 + n->n_out || n->n_out < n->n_in - 2))
+      return om__fail(OM_ERR_FORMAT, "session: node '%s' (Loop): its body gives %d outputs for %d loop-carried values and %d node outputs; "
+                      "it gives the condition, each loop-carried value, then each scan output", n->name, g->outputs.n, n->n_in - 2, n->n_out);
+  }
+  return true;
+}
+
+static bool bind_if(om_bind *b) {
+  double cond;
+  if (!const_scalar(b, 0, &cond)) return false;
+  return om__bind_subgraph(b, graph_attr(b->node, cond != 0 ? "then_branch" : "else_branch"), NULL, 0, b->out);
+}
+
+/* A subgraph output collected per iteration (a scan output), then stacked along axis. */
+typedef struct stacked {
+  om_tensor **t;
+  int64_t n, cap;
+} stacked;
+
+static bool stacked_push(stacked *s, om_tensor *t) {
+  if (s->n == s->cap) {
+    int64_t cap = s->cap ? s->cap * 2 : 16;
+    om_tensor **p = cap <= INT32_MAX ? realloc(s->t, sizeof *p * (size_t)cap) : NULL;
+    if (!p) return om_tensor_release(t), om__fail(OM_ERR_OUT_OF_MEMORY, "session: out of memory collecting a scan output");
+    s->t = p, s->cap = cap;
+  }
+  s->t[s->n++] = t;
+  return true;
+}
+
+/* The collected elements stacked along axis (reversed first when reverse), into output j. */
+static bool stacked_put(om_bind *b, int j, stacked *s, int64_t axis, bool reverse) {
+  if (!s->n)
+    return om__fail(OM_ERR_UNSUPPORTED, "%s (%s): output %d after no iteration (its element shape is not known without one)", who(b),
+                    b->node->op_type, j);
+  for (int64_t k = 0; reverse && k < s->n / 2; k++) {
+    om_tensor *t = s->t[k];
+    s->t[k] = s->t[s->n - 1 - k], s->t[s->n - 1 - k] = t;
+  }
+  int d = 0;
+  return wrap(b, axis, s->t[0]->ndim + 1, &d) && put(b, j, om_stack(s->t, (int)s->n, d));
+}
+
+static void stacked_free(stacked *s, int n) {
+  for (int k = 0; k < n; k++) {
+    om__release_all(s[k].t, (int)s[k].n);
+    free(s[k].t);
+  }
+  free(s);
+}
+
+/* Loop: while the iteration is below M (when given) and the condition holds (when given): the
+ * body on the iteration number, the condition and the loop-carried values gives the condition,
+ * the next loop-carried values and one element of each scan output. */
+static bool bind_loop(om_bind *b) {
+  const om_graph *body = graph_attr(b->node, "body");
+  int n_carried = b->node->n_in - 2, n_scan = b->node->n_out - n_carried, n_body = body->outputs.n;
+  int64_t trips = INT64_MAX, m;
+  int n_m;
+  double cond = 1;
+  if (b->in[0] && !const_ints(b, 0, &m, 1, &n_m)) return false;
+  if (b->in[0] && n_m != 1) return om__fail(OM_ERR_FORMAT, "%s (Loop): M holds %d values", who(b), n_m);
+  if (b->in[0]) trips = m;
+  if (b->in[1] && !const_scalar(b, 1, &cond)) return false;
+  om_tensor **state = calloc((size_t)(2 + n_carried), sizeof *state), **outs = calloc((size_t)n_body + 1, sizeof *outs);
+  stacked *scans = calloc((size_t)n_scan + 1, sizeof *scans);
+  bool ok = state && outs && scans;
+  if (!ok) om__fail(OM_ERR_OUT_OF_MEMORY, "%s (Loop): out of memory", who(b));
+  for (int k = 0; ok && k < n_carried; k++) state[2 + k] = om_tensor_retain(b->in[2 + k]);
+  for (int64_t i = 0; ok && i < trips && cond != 0; i++) {
+    om_tensor_release(state[0]), om_tensor_release(state[1]);
+    state[0] = om_scalar((double)i, OM_INT64), state[1] = om_scalar(1, OM_BOOL);
+    ok = state[0] && state[1] && om__bind_subgraph(b, body, state, 2 + n_carried, outs);
+    if (ok && outs[0]->storage->planned) { /* the condition, computed from tensor values: the session plans with them known */
+      b->needs_values = true;
+      ok = om__fail(OM_ERR_UNSUPPORTED, "%s (Loop): its body's condition is computed from tensor values when the graph runs; the graph "
+                    "layer needs it when it plans", who(b));
+    }
+    if (ok && om_tensor_numel(outs[0]) != 1)
+      ok = om__fail(OM_ERR_FORMAT, "%s (Loop): its body's condition holds %lld values", who(b), (long long)om_tensor_numel(outs[0]));
+    if (ok) cond = om__get_flat(outs[0], 0);
+    for (int k = 0; ok && k < n_carried; k++) state[2 + k] = then(state[2 + k], om_tensor_retain(outs[1 + k]));
+    for (int k = 0; ok && k < n_scan; k++) ok = stacked_push(&scans[k], om_tensor_retain(outs[1 + n_carried + k]));
+    if (outs) om__release_all(outs, n_body);
+  }
+  for (int k = 0; ok && k < n_carried; k++) ok = put(b, k, om_tensor_retain(state[2 + k]));
+  for (int k = 0; ok && k < n_scan; k++) ok = stacked_put(b, n_carried + k, &scans[k], 0, false);
+  if (state) om__release_all(state, 2 + n_carried);
+  free(state), free(outs);
+  if (scans) stacked_free(scans, n_scan);
+  return ok;
+}
+
+/* Scan (opset 9's form): the body runs once per slice of the scan inputs along their axes (from the
+ * end where a direction is 1) on the state, giving the next state and one element of each scan
+ * output, stacked along its axis (in reverse where its direction is 1). */
+static bool bind_scan(om_bind *b) {
+  const om_graph *body = graph_attr(b->node, "body");
+  int64_t m, in_axes[64], in_dirs[64], out_axes[64], out_dirs[64];
+  int n_ia, n_id, n_oa, n_od;
+  const om_gattr *ma = attr(b, "num_scan_inputs");
+  if (!ma || !attr_type(b, ma, OM_GATTR_INT)) return om__fail(OM_ERR_FORMAT, "%s (Scan): attribute num_scan_inputs is required", who(b));
+  m = ma->i;
+  if (m < 1 || m > b->node->n_in || m > 64)
+    return om__fail(OM_ERR_FORMAT, "%s (Scan): num_scan_inputs is %lld for %d inputs", who(b), (long long)m, b->node->n_in);
+  int n_state = b->node->n_in - (int)m, n_scan = b->node->n_out - n_state;
+  if (n_scan < 0 || n_scan > 64) return om__fail(OM_ERR_FORMAT, "%s (Scan): %d outputs for %d states", who(b), b->node->n_out, n_state);
+  if (!attr_ints(b, "scan_input_axes", in_axes, 64, &n_ia) || !attr_ints(b, "scan_input_directions", in_dirs, 64, &n_id) ||
+      !attr_ints(b, "scan_output_axes", out_axes, 64, &n_oa) || !attr_ints(b, "scan_output_directions", out_dirs, 64, &n_od))
+    return false;
+  if ((n_ia >= 0 && n_ia != m) || (n_id >= 0 && n_id != m) || (n_oa >= 0 && n_oa != n_scan) || (n_od >= 0 && n_od != n_scan))
+    return om__fail(OM_ERR_FORMAT, "%s (Scan): the axes and directions give one value per scan input and per scan output", who(b));
+  int64_t len = -1;
+  int axis[64];
+  for (int k = 0; k < m; k++) {
+    const om_tensor *x = b->in[n_state + k];
+    if (!wrap(b, n_ia >= 0 ? in_axes[k] : 0, x->ndim, &axis[k])) return false;
+    if (len >= 0 && x->shape[axis[k]] != len)
+      return om__fail(OM_ERR_SHAPE_MISMATCH, "%s (Scan): scan input %d has %lld slices along axis %d, scan input 0 has %lld", who(b), k,
+                      (long long)x->shape[axis[k]], axis[k], (long long)len);
+    len = x->shape[axis[k]];
+  }
+  int n_in = b->node->n_in, n_body = body->outputs.n;
+  om_tensor **in = calloc((size_t)n_in, sizeof *in), **outs = calloc((size_t)n_body + 1, sizeof *outs);
+  stacked *scans = calloc((size_t)n_scan + 1, sizeof *scans);
+  bool ok = in && outs && scans;
+  if (!ok) om__fail(OM_ERR_OUT_OF_MEMORY, "%s (Scan): out of memory", who(b));
+  for (int k = 0; ok && k < n_state; k++) in[k] = om_tensor_retain(b->in[k]);
+  for (int64_t t = 0; ok && t < len; t++) {
+    for (int k = 0; ok && k < m; k++) {
+      int64_t at = n_id >= 0 && in_dirs[k] ? len - 1 - t : t;
+      ok = (in[n_state + k] = then(in[n_state + k], om_select(b->in[n_state + k], axis[k], at))) != NULL;
+    }
+    ok = ok && om__bind_subgraph(b, body, in, n_in, outs);
+    for (int k = 0; ok && k < n_state; k++) in[k] = then(in[k], om_tensor_retain(outs[k]));
+    for (int k = 0; ok && k < n_scan; k++) ok = stacked_push(&scans[k], om_tensor_retain(outs[n_state + k]));
+    if (outs) om__release_all(outs, n_body);
+  }
+  for (int k = 0; ok && k < n_state; k++) ok = put(b, k, om_tensor_retain(in[k]));
+  for (int k = 0; ok && k < n_scan; k++)
+    ok = stacked_put(b, n_state + k, &scans[k], n_oa >= 0 ? out_axes[k] : 0, n_od >= 0 && out_dirs[k]);
+  if (in) om__release_all(in, n_in);
+  free(in), free(outs);
+  if (scans) stacked_free(scans, n_scan);
+  return ok;
+}
+
 /* ---- the table, sorted by op type: inputs, outputs, the rule, what it runs as (for
  * docs/graph-runtime.md, generated by om_optable) ---- */
 
@@ -2309,6 +2489,7 @@ static const om_onnx_rule rules[] = {
     {"HardSwish", 1, 1, 1, bind_hardswish, "hardswish"},
     {"Hardmax", 1, 1, 1, bind_hardmax, "eq(arange, argmax), cast"},
     {"Identity", 1, 1, 1, bind_identity, "the input"},
+    {"If", 1, 1, 8, bind_if, "the branch the condition picks, bound into the plan (the condition known when planning)"},
     {"InstanceNormalization", 3, 3, 1, bind_instance_norm, "group_norm with a group per channel"},
     {"IsInf", 1, 1, 1, bind_is_inf, "eq(x, inf), eq(x, -inf) (detect_positive, detect_negative)"},
     {"IsNaN", 1, 1, 1, bind_is_nan, "ne(x, x)"},
@@ -2320,6 +2501,7 @@ static const om_onnx_rule rules[] = {
     {"LessOrEqual", 2, 2, 1, bind_less_equal, "le"},
     {"Log", 1, 1, 1, bind_log, "log"},
     {"LogSoftmax", 1, 1, 1, bind_log_softmax, "log_softmax"},
+    {"Loop", 0, MANY, 8, bind_loop, "the body once per iteration, unrolled into the plan (M and cond, each may be left empty, known when planning; then the loop-carried values); scan outputs: stack"},
     {"LpNormalization", 1, 1, 1, bind_lp_normalization, "x / sum(|x|), x / sqrt(sum(x x)) (p 1, 2)"},
     {"LpPool", 1, 1, 1, bind_lp_pool, "conv2d, conv1d of |x| or x x with ones per channel, then sqrt for p 2 (p 1, 2; pads, dilations, ceil_mode, auto_pad)"},
     {"MatMul", 2, 2, 1, bind_matmul, "matmul; fast mode: the last product of an attention (MatMul, Mul or Div by a constant, Add or Where of a mask, Softmax, MatMul, each read once) is the attention op, with no score matrix (src/runtime/passes.c)"},
@@ -2361,6 +2543,7 @@ static const om_onnx_rule rules[] = {
     {"RoiAlign", 3, 3, 1, bind_roi_align, "an index_select of the four pixels of every sample point from X as [N H W, C], weighted, then mean (avg) or amax (max, of the weighted pixels as onnxruntime) per bin (half_pixel, output_half_pixel; sampling_ratio 0 refused)"},
     {"Round", 1, 1, 1, bind_round, "floor, plus 1 above one half or at one half from an odd floor (half to even)"},
     {"STFT", 2, 4, 1, bind_stft, "index_select of the frames, times the window, then DFT's matmuls (frame_step, frame_length known when planning; onesided)"},
+    {"Scan", 1, MANY, 8, bind_scan, "the body once per slice (select) of the scan inputs, unrolled into the plan; scan outputs: stack (opset 9's form: axes, directions)"},
     {"ScatterElements", 3, 3, 1, bind_scatter_elements, "scatter_add (reduction add); none: where(mask, scattered, data) from two scatter_adds"},
     {"ScatterND", 3, 3, 1, bind_scatter_nd, "index_put (reduction none, add)"},
     {"Selu", 1, 1, 1, bind_selu, "gamma elu(x, alpha)"},

@@ -34,6 +34,15 @@ const om_onnx_rule *om__onnx_rule(const char *op_type);
 int om__onnx_rule_count(void);
 const om_onnx_rule *om__onnx_rule_at(int i);
 
+/** Binds subgraph g (an attribute of b's node) on inputs (n, borrowed) and the values it captures
+ *  (b->in after the node's inputs) while a plan is made (src/runtime/session.c): its nodes' steps
+ *  join the plan. Its outputs into outs (g->outputs.n, new references); false with an error set
+ *  (b->needs_values set as a rule's, OutOfMemory past the nodes a plan may bind). */
+bool om__bind_subgraph(om_bind *b, const om_graph *g, om_tensor *const *inputs, int n, om_tensor **outs);
+/** ONNX's checker's rules for n's subgraphs (If's branches, Loop's and Scan's body: present, their
+ *  inputs and outputs counted); false with a Format error naming the node. */
+bool om__onnx_check_subgraphs(const om_gnode *n);
+
 /** The version import pass (src/runtime/versions.c): g's nodes, read from a file of default-domain
  *  opset `opset` (7 to 20), rewritten in place into the opset-20 forms the table's rows read.
  *  false with a Format or Unsupported error naming the node (g is then the caller's to free). */

@@ -29,6 +29,10 @@
 
 #define OM_PLANS_KEPT 8 /* signatures a session keeps plans for; the least recent goes first */
 #define OM_ARENA_ALIGN 64
+/* Nodes of subgraphs a plan may bind (each If's branch, each iteration of a Loop or Scan body,
+ * unrolled into the plan's steps): a trip count from a tensor or a huge M ends here, not in a
+ * hang or an exhausted heap. */
+#define OM_SUBGRAPH_NODES_MAX ((int64_t)1 << 20)
 
 struct om_session {
   om_graph g;
@@ -45,6 +49,8 @@ struct om_session {
 /* The plan being made on this thread. */
 typedef struct om_capture {
   om_plan *plan;
+  bool fast;
+  int64_t subgraph_nodes; /* bound so far (OM_SUBGRAPH_NODES_MAX) */
 } om_capture;
 
 /* ---- capture (called from om__apply) ---- */
@@ -206,8 +212,6 @@ static bool by_value(const om_session *s, const om_tensor *t) {
   return s->by_value > 1 || (s->by_value == 1 && t->dtype != OM_FLOAT32);
 }
 
-/* Runs node k's rule on the values computed so far (vals: a tensor per value id, references);
- * *needs_values is set when it failed for want of an operand's values. */
 /* Says which node failed, in the graph's terms, unless the error names it already: the library
  * op a rule called ("index_select: " leading its message) means nothing to whoever sent the graph. */
 static void blame(const om_gnode *n) {
@@ -224,28 +228,84 @@ static void blame(const om_gnode *n) {
   om__fail(om_last_error(), "%s", msg);
 }
 
-static bool bind_node(om_session *s, int k, om_tensor **vals, bool *needs_values) {
-  const om_gnode *n = &s->g.nodes.v[k];
-  om_tensor **in = calloc((size_t)n->n_in + 1, sizeof *in), *out[OM_BIND_MAX_OUT] = {0};
+/* Runs node n of g through its rule on the values computed so far (vals: a tensor per value id,
+ * references; readers: how many read each value); *needs_values is set when it failed for want
+ * of an operand's values. The values its subgraphs capture follow its inputs in the rule's. */
+static bool bind_node(const om_graph *g, const om_gnode *n, const om_onnx_rule *rule, const int *readers, bool fast,
+                      om_tensor **vals, bool *needs_values) {
+  om_tensor **in = calloc((size_t)(n->n_in + n->n_cap) + 1, sizeof *in), *out[OM_BIND_MAX_OUT] = {0};
   if (!in) return om__fail(OM_ERR_OUT_OF_MEMORY, "session: out of memory binding node '%s'", n->name);
   bool ok = true;
-  for (int i = 0; ok && i < n->n_in; i++)
-    if (n->in[i] >= 0 && !(in[i] = vals[n->in[i]]))
+  for (int i = 0; ok && i < n->n_in + n->n_cap; i++) {
+    int v = i < n->n_in ? n->in[i] : n->cap[i - n->n_in];
+    if (v >= 0 && !(in[i] = vals[v]))
       ok = om__fail(OM_ERR_FORMAT, "session: node '%s' (%s) reads '%s', which no node before it computed", n->name, n->op_type,
-                    s->g.values.v[n->in[i]].name);
-  om_bind b = {.node = n, .in = in, .out = out, .fast = s->options.mode == OM_SESSION_FAST};
-  ok = ok && s->rules[k]->bind(&b);
+                    g->values.v[v].name);
+  }
+  om_bind b = {.node = n, .in = in, .out = out, .fast = fast};
+  ok = ok && rule->bind(&b);
   *needs_values = !ok && b.needs_values;
   for (int j = 0; ok && j < n->n_out; j++)
-    if (!out[j] && s->readers[n->out[j]])
+    if (!out[j] && readers[n->out[j]])
       ok = om__fail(OM_ERR_UNSUPPORTED, "session: node '%s' (%s): output %d ('%s') is not supported", n->name, n->op_type, j,
-                    s->g.values.v[n->out[j]].name);
+                    g->values.v[n->out[j]].name);
   for (int j = 0; j < n->n_out; j++) {
     if (ok) vals[n->out[j]] = out[j];
     else om_tensor_release(out[j]);
   }
   free(in);
   if (!ok) blame(n);
+  return ok;
+}
+
+/* How many node inputs, node captures and graph outputs read each value of g (calloc'd). */
+static int *count_readers(const om_graph *g) {
+  int *r = calloc((size_t)g->values.n + 1, sizeof(int));
+  if (!r) return om__fail(OM_ERR_OUT_OF_MEMORY, "session: out of memory for %d values", g->values.n), NULL;
+  for (int j = 0; j < g->outputs.n; j++) r[g->outputs.v[j]]++;
+  for (int k = 0; k < g->nodes.n; k++) {
+    const om_gnode *n = &g->nodes.v[k];
+    for (int i = 0; i < n->n_in; i++)
+      if (n->in[i] >= 0) r[n->in[i]]++;
+    for (int c = 0; c < n->n_cap; c++) r[n->cap[c]]++;
+  }
+  return r;
+}
+
+bool om__bind_subgraph(om_bind *b, const om_graph *g, om_tensor *const *inputs, int n, om_tensor **outs) {
+  om_capture *cap = om__state()->capture;
+  if (!cap) return om__fail(OM_ERR_INVALID_ARGUMENT, "session: %s (%s): a subgraph is bound only while a plan is made", b->node->name, b->node->op_type);
+  if (n != g->inputs.n)
+    return om__fail(OM_ERR_FORMAT, "session: %s (%s): its subgraph takes %d inputs, given %d", b->node->name, b->node->op_type, g->inputs.n, n);
+  if ((cap->subgraph_nodes += g->nodes.n) > OM_SUBGRAPH_NODES_MAX)
+    return om__fail(OM_ERR_OUT_OF_MEMORY, "session: %s (%s): the plan binds more than %lld nodes of subgraphs (branches and iterations "
+                    "unrolled); the graph layer plans at most that many", b->node->name, b->node->op_type, (long long)OM_SUBGRAPH_NODES_MAX);
+  om_tensor **vals = calloc((size_t)g->values.n + 1, sizeof *vals);
+  int *readers = vals ? count_readers(g) : NULL;
+  bool ok = readers != NULL, needs = false;
+  if (!vals) om__fail(OM_ERR_OUT_OF_MEMORY, "session: out of memory binding a subgraph of '%s'", b->node->name);
+  for (int k = 0; ok && k < g->inits.n; k++) vals[g->inits.v[k].value] = om_tensor_retain(g->inits.v[k].tensor);
+  for (int k = 0; ok && k < n; k++) vals[g->inputs.v[k]] = om_tensor_retain(inputs[k]);
+  for (int c = 0; ok && c < g->captured.n; c++) { /* the enclosing graph's values, given after the node's inputs */
+    int v = g->captured.v[c], q = 0;
+    while (q < b->node->n_cap && b->node->cap[q] != g->values.v[v].outer) q++;
+    vals[v] = q < b->node->n_cap ? om_tensor_retain(b->in[b->node->n_in + q]) : NULL;
+  }
+  for (int k = 0; ok && k < g->nodes.n; k++) {
+    const om_gnode *node = &g->nodes.v[k];
+    const om_onnx_rule *rule = om__onnx_rule(node->op_type); /* every one found when the session was made */
+    ok = bind_node(g, node, rule, readers, cap->fast, vals, &needs);
+  }
+  b->needs_values |= needs;
+  for (int j = 0; j < g->outputs.n; j++) outs[j] = NULL;
+  for (int j = 0; ok && j < g->outputs.n; j++)
+    if (!(outs[j] = om_tensor_retain(vals[g->outputs.v[j]])))
+      ok = om__fail(OM_ERR_FORMAT, "session: %s (%s): its subgraph's output '%s' is computed by no node", b->node->name, b->node->op_type,
+                    g->values.v[g->outputs.v[j]].name);
+  if (!ok) om__release_all(outs, g->outputs.n);
+  if (vals) om__release_all(vals, g->values.n);
+  free(vals);
+  free(readers);
   return ok;
 }
 
@@ -265,7 +325,7 @@ static om_plan *make_plan(om_session *s, om_tensor *const *inputs, const int64_t
   bool ok = vals && p->inputs && p->outputs && p->signature;
   if (!ok) om__fail(OM_ERR_OUT_OF_MEMORY, "session: out of memory making a plan");
   if (ok) memcpy(p->signature, sig, sizeof(int64_t) * (size_t)n_sig), p->n_sig = n_sig;
-  om_capture cap = {.plan = p};
+  om_capture cap = {.plan = p, .fast = s->options.mode == OM_SESSION_FAST};
   bool grad = om_is_grad_enabled();
   om_set_grad_enabled(false);
   st->capture = &cap;
@@ -276,7 +336,8 @@ static om_plan *make_plan(om_session *s, om_tensor *const *inputs, const int64_t
     ok = (p->inputs[k] = by_value(s, inputs[k]) ? om_clone(inputs[k]) : planned_tensor(p, &m, -1, "session")) != NULL;
     vals[g->inputs.v[k]] = om_tensor_retain(p->inputs[k]);
   }
-  for (int k = 0; ok && k < g->nodes.n; k++) p->binding = k, ok = bind_node(s, k, vals, needs_values);
+  for (int k = 0; ok && k < g->nodes.n; k++)
+    p->binding = k, ok = bind_node(g, &g->nodes.v[k], s->rules[k], s->readers, cap.fast, vals, needs_values);
   for (int j = 0; ok && j < g->outputs.n; j++)
     if (!(p->outputs[j] = om_tensor_retain(vals[g->outputs.v[j]])))
       ok = om__fail(OM_ERR_FORMAT, "session: graph output '%s' is computed by no node", g->values.v[g->outputs.v[j]].name);
@@ -308,6 +369,8 @@ static bool check_options(const om_session_options *o) {
 
 /* A session on graph g (taken over: freed with the session, or here on failure) and the symbols'
  * ranges (n in syms: copied into g's arena). */
+static bool check_nodes(const om_graph *g, const om_onnx_rule **rules);
+
 static om_session *session_on(om_graph *g, const om_traced_sym *syms, int n_syms, const om_session_options *options) {
   om_session *s = om__alloc(sizeof *s, "session_create");
   if (!s) return om__graph_free(g), NULL;
@@ -332,29 +395,46 @@ static om_session *session_on(om_graph *g, const om_traced_sym *syms, int n_syms
   for (int j = 0; ok && j < g->outputs.n; j++)
     if (!s->readers[g->outputs.v[j]]++) s->g.outputs.v[n_out++] = g->outputs.v[j];
   s->g.outputs.n = n_out;
-  for (int k = 0; ok && k < g->nodes.n; k++)
+  for (int k = 0; ok && k < g->nodes.n; k++) {
     for (int i = 0; i < g->nodes.v[k].n_in; i++)
       if (g->nodes.v[k].in[i] >= 0) s->readers[g->nodes.v[k].in[i]]++;
-  for (int k = 0; ok && k < g->nodes.n; k++) { /* every op is known at create, not at the first run */
+    for (int c = 0; c < g->nodes.v[k].n_cap; c++) s->readers[g->nodes.v[k].cap[c]]++;
+  }
+  ok = ok && check_nodes(&s->g, s->rules);
+  if (!ok) om_session_release(s), s = NULL;
+  return s;
+}
+
+/* Every node of g (and of its subgraphs) has a row whose counts of inputs and outputs it keeps,
+ * its required inputs and attributes given once, and its subgraphs the shape its op needs:
+ * checked when the session is made, not at the first run. rules (NULL for a subgraph) gets
+ * each node's row. */
+static bool check_nodes(const om_graph *g, const om_onnx_rule **rules) {
+  bool ok = true;
+  for (int k = 0; ok && k < g->nodes.n; k++) {
     const om_gnode *n = &g->nodes.v[k];
-    if (!(s->rules[k] = om__onnx_rule(n->op_type)))
+    const om_onnx_rule *rule = om__onnx_rule(n->op_type);
+    if (rules) rules[k] = rule;
+    if (!rule)
       ok = om__fail(OM_ERR_UNSUPPORTED, "session: node '%s' is %s, which the graph layer has no kernel for (docs/graph-runtime.md lists the ops it runs)",
                     n->name, n->op_type);
-    else if (n->n_in < s->rules[k]->min_in || n->n_in > s->rules[k]->max_in)
+    else if (n->n_in < rule->min_in || n->n_in > rule->max_in)
       ok = om__fail(OM_ERR_FORMAT, "session: node '%s' (%s) has %d inputs; %s takes %d to %d", n->name, n->op_type, n->n_in,
-                    n->op_type, s->rules[k]->min_in, s->rules[k]->max_in);
-    else if (n->n_out < 1 || n->n_out > s->rules[k]->max_out)
+                    n->op_type, rule->min_in, rule->max_in);
+    else if (n->n_out < 1 || n->n_out > rule->max_out)
       ok = om__fail(OM_ERR_FORMAT, "session: node '%s' (%s) has %d outputs; %s gives 1 to %d", n->name, n->op_type, n->n_out,
-                    n->op_type, s->rules[k]->max_out);
-    for (int i = 0; ok && i < s->rules[k]->min_in; i++) /* rules read the inputs a node must have without checking */
+                    n->op_type, rule->max_out);
+    for (int i = 0; ok && i < rule->min_in; i++) /* rules read the inputs a node must have without checking */
       if (n->in[i] < 0) ok = om__fail(OM_ERR_FORMAT, "session: node '%s' (%s): input %d is required, and the node leaves it out", n->name, n->op_type, i);
     for (int a = 0; ok && a < n->n_attrs; a++) /* as ONNX's checker: a rule would read the first and ignore the rest */
       for (int b = 0; ok && b < a; b++)
         if (!strcmp(n->attrs[a].name, n->attrs[b].name))
           ok = om__fail(OM_ERR_FORMAT, "session: node '%s' (%s) has attribute %s twice", n->name, n->op_type, n->attrs[a].name);
+    ok = ok && om__onnx_check_subgraphs(n);
+    for (int a = 0; ok && a < n->n_attrs; a++)
+      if (n->attrs[a].type == OM_GATTR_GRAPH) ok = check_nodes(n->attrs[a].g, NULL);
   }
-  if (!ok) om_session_release(s), s = NULL;
-  return s;
+  return ok;
 }
 
 om_session *om_session_create(const om_traced_model *m, const om_session_options *options) {

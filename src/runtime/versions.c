@@ -216,6 +216,9 @@ static int upgrade_node(upgrade *u, om_gnode *n) {
   static const char *const reduce18[] = {"ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "ReduceMax",
                                          "ReduceMean", "ReduceMin", "ReduceProd", "ReduceSumSquare"};
   if (v < 7 && !upgrade_before_7(u, n)) return 0;
+  if (v < 9 && is(n, "Scan")) return refuse(n, "Scan of opset 8 (a batch axis and sequence_lens)"), 0;
+  for (int a = 0; a < n->n_attrs; a++) /* a subgraph's nodes are of the model's opset too */
+    if (n->attrs[a].type == OM_GATTR_GRAPH && !om__upgrade_nodes(n->attrs[a].g, v)) return 0;
   bool ok = true; /* each change below is of one op type: at most one assigns */
   if (v < 10 && is(n, "Slice")) ok = attr_to_input(g, n, "starts", 1) && attr_to_input(g, n, "ends", 2) && attr_to_input(g, n, "axes", 3);
   if (v < 10 && is(n, "TopK")) ok = attr_to_input(g, n, "k", 1);

@@ -18,8 +18,9 @@ bool om__same_attr(const om_gattr *a, const om_gattr *b) {
     case OM_GATTR_INTS: return a->n == b->n && (!a->n || !memcmp(a->ints, b->ints, sizeof(int64_t) * (size_t)a->n));
     case OM_GATTR_FLOATS: return a->n == b->n && (!a->n || !memcmp(a->floats, b->floats, sizeof(float) * (size_t)a->n));
     case OM_GATTR_STRING: return !strcmp(a->s, b->s);
-    case OM_GATTR_TENSOR: /* the tracer writes neither */
-    case OM_GATTR_OTHER: return false;
+    case OM_GATTR_TENSOR: /* the tracer writes none of these */
+    case OM_GATTR_OTHER:
+    case OM_GATTR_GRAPH: return false;
   }
   return false;
 }

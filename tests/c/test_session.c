@@ -773,6 +773,82 @@ TEST(invalid_graphs_are_format_errors) {
  * goes further). */
 static void mutate_and_open(const bytes *orig, uint64_t seed, int rounds, const char *what);
 
+/* A graph attribute: name holding graph g (AttributeProto type GRAPH). */
+static void attr_graph(pb *n, const char *name, const pb *g) {
+  pb a = {0};
+  pb_str(&a, 1, name), pb_msg(&a, 6, g), pb_int(&a, 20, 5);
+  pb_msg(n, 5, &a);
+}
+
+/* A subgraph: its nodes, inputs (names with no type: the node gives them) and outputs. */
+static pb subgraph(const pb *nodes, int n_nodes, const char *const *inputs, int n_in, const char *const *outputs, int n_out) {
+  pb g = {0};
+  for (int k = 0; k < n_nodes; k++) pb_msg(&g, 1, &nodes[k]);
+  pb_str(&g, 2, "body");
+  for (int k = 0; k < n_in; k++) {
+    pb vi = {0};
+    pb_str(&vi, 1, inputs[k]);
+    pb_msg(&g, 11, &vi);
+  }
+  for (int k = 0; k < n_out; k++) {
+    pb vi = {0};
+    pb_str(&vi, 1, outputs[k]);
+    pb_msg(&g, 12, &vi);
+  }
+  return g;
+}
+
+/* If with a constant condition binds the branch it picks; a Loop of M = 3 threads s through its
+ * body, which reads the outer x; both read, run and free their subgraphs (ASan and UBSan here). */
+TEST(subgraphs_run_in_a_session) {
+  pb relu = node("Relu", "x", NULL, "r"), neg = node("Neg", "x", NULL, "m");
+  pb then_g = subgraph(&relu, 1, NULL, 0, (const char *[]){"r"}, 1), else_g = subgraph(&neg, 1, NULL, 0, (const char *[]){"m"}, 1);
+  for (int cond = 0; cond < 2; cond++) {
+    pb c = {0}, n = node("If", "c", NULL, "y");
+    pb_int(&c, 2, 9), pb_str(&c, 8, "c"), pb_bytes(&c, 9, cond ? "\x01" : "\x00", 1); /* bool, 0-d */
+    attr_graph(&n, "then_branch", &then_g), attr_graph(&n, "else_branch", &else_g);
+    pb m = model(8, 17, &n, 1, &c, "y");
+    om_session *s = om_session_open(m.b, m.n, NULL);
+    CHECK(s != NULL);
+    om_tensor *x = TF(SHAPE(3, 2), 1, -2, 3, -4, 5, -6), *y = NULL;
+    CHECK_EQ_INT(om_session_run(s, &x, 1, &y, 1), 1);
+    CHECK_NEAR(at(y, 1), cond ? 0 : 2, 0);
+    CHECK_NEAR(at(y, 4), cond ? 5 : -5, 0);
+    om__release_all((om_tensor *[]){x, y}, 2);
+    om_session_release(s);
+    pb missing = node("If", "c", NULL, "y");
+    attr_graph(&missing, "then_branch", &then_g);
+    m = model(8, 17, &missing, 1, &c, "y");
+    CHECK_ERROR(opens(&m), OM_ERR_FORMAT, "session: node 'If' (If) has no graph attribute else_branch");
+  }
+  pb body_nodes[3] = {node("Add", "s", "x", "s2"), node("Identity", "c", NULL, "c2"), node("Relu", "s2", NULL, "o")};
+  pb body = subgraph(body_nodes, 3, (const char *[]){"i", "c", "s"}, 3, (const char *[]){"c2", "s2", "o"}, 3);
+  pb loop = {0}, trips = ints_init("M", 1, (const int64_t[]){3});
+  pb_str(&loop, 1, "M"), pb_str(&loop, 1, ""), pb_str(&loop, 1, "x"), pb_str(&loop, 2, "y"), pb_str(&loop, 2, "scan");
+  pb_str(&loop, 3, "loop"), pb_str(&loop, 4, "Loop");
+  attr_graph(&loop, "body", &body);
+  pb m = model(8, 17, &loop, 1, &trips, "y");
+  om_session *s = om_session_open(m.b, m.n, NULL);
+  CHECK(s != NULL);
+  om_tensor *x = TF(SHAPE(2, 2), 1, -2, 3, 0.5f), *y = NULL;
+  for (int run = 0; run < 2; run++) { /* the second run reuses the plan */
+    CHECK_EQ_INT(om_session_run(s, &x, 1, &y, 1), 1);
+    CHECK_NEAR(at(y, 1), -8, 0); /* x + 3 x */
+    CHECK_NEAR(at(y, 3), 2, 0);
+    om_tensor_release(y);
+  }
+  om_tensor_release(x);
+  om_session_release(s);
+  pb unread = node("Relu", "nowhere", NULL, "o"); /* a body reading a name no graph defines */
+  body = subgraph(&unread, 1, (const char *[]){"i", "c", "s"}, 3, (const char *[]){"c", "s", "o"}, 3);
+  loop = (pb){0};
+  pb_str(&loop, 1, "M"), pb_str(&loop, 1, ""), pb_str(&loop, 1, "x"), pb_str(&loop, 2, "y"), pb_str(&loop, 2, "scan");
+  pb_str(&loop, 3, "loop"), pb_str(&loop, 4, "Loop");
+  attr_graph(&loop, "body", &body);
+  m = model(8, 17, &loop, 1, &trips, "y");
+  CHECK_ERROR(opens(&m), OM_ERR_FORMAT, "reads 'nowhere', which nothing defines (in attribute body of node 'loop', Loop)");
+}
+
 TEST(reader_survives_mutated_files) {
   om_traced_model *m = trace_mlp();
   bytes onnx = onnx_of(m), v1 = saved(m);
@@ -1512,6 +1588,7 @@ int main(void) {
   RUN(session_refuses_training_mode_dropout);
   RUN(an_output_listed_twice_is_one_output);
   RUN(invalid_graphs_are_format_errors);
+  RUN(subgraphs_run_in_a_session);
   RUN(reader_survives_mutated_files);
   RUN(format_round_trips_bit_for_bit);
   RUN(sessions_keep_the_ranges_of_the_trace);
