@@ -324,13 +324,13 @@ static bool bind_clip(om_bind *b) {
   return put(b, 0, x);
 }
 
-/* ONNX's element type number to the graph layer's dtype (INT32 is INT64 here, as the reader
- * widens INT32 constants); false, naming attribute name, for another type. */
+/* ONNX's element type number to the dtype that holds it (src/runtime/elem_types.c: the session
+ * narrows the result to the type itself); false, naming attribute name, for another type. */
 static bool onnx_dtype(const om_bind *b, const char *name, int64_t to, om_dtype *d) {
-  *d = to == 1 ? OM_FLOAT32 : to == 7 || to == 6 ? OM_INT64 : to == 9 ? OM_BOOL : (om_dtype)-1;
-  if ((int)*d >= 0) return true;
-  return om__fail(OM_ERR_UNSUPPORTED, "%s (%s): %s %lld is not a supported type (FLOAT, INT64, INT32 as INT64, BOOL)", who(b), b->node->op_type, name,
-                  (long long)to);
+  for (om_dtype k = OM_FLOAT32; k <= OM_BOOL; k++)
+    if (to > 0 && to < 64 && om__elem_holds(k, (int)to)) return *d = k, true;
+  return om__fail(OM_ERR_UNSUPPORTED, "%s (%s): %s %lld is not a supported type (FLOAT, FLOAT16, BFLOAT16, INT8 to INT64, UINT8 to UINT32, BOOL)",
+                  who(b), b->node->op_type, name, (long long)to);
 }
 
 static bool bind_cast(om_bind *b) {
@@ -2263,7 +2263,7 @@ static const om_onnx_rule rules[] = {
     {"BitwiseOr", 2, 2, 1, bind_bitwise_or, "bitwise_or"},
     {"BitwiseXor", 2, 2, 1, bind_bitwise_xor, "bitwise_xor"},
     {"BlackmanWindow", 1, 1, 1, bind_blackman_window, "0.42 - 0.5 cos(2 pi n / N) + 0.08 cos(4 pi n / N) from arange and cos (size known when planning; periodic, output_datatype)"},
-    {"Cast", 1, 1, 1, bind_cast, "cast to FLOAT, INT64 (INT32 too: the graph layer's one integer type), BOOL"},
+    {"Cast", 1, 1, 1, bind_cast, "cast to the dtype that holds the type, then narrowed to it (docs/graph-runtime.md, element types)"},
     {"CastLike", 2, 2, 1, bind_cast_like, "cast to the second input's dtype"},
     {"Ceil", 1, 1, 1, bind_ceil, "-floor(-x) (see Floor)"},
     {"Celu", 1, 1, 1, bind_celu, "where(x > 0, x, alpha elu(x / alpha))"},

@@ -39,4 +39,16 @@ const om_onnx_rule *om__onnx_rule_at(int i);
  *  false with a Format or Unsupported error naming the node (g is then the caller's to free). */
 bool om__upgrade_nodes(om_graph *g, int opset);
 
+/* Element types (src/runtime/elem_types.c): ONNX's TensorProto.DataType numbers. */
+/** The ONNX type that is dtype's own (FLOAT, INT64, BOOL). */
+int om__elem_own(om_dtype d);
+/** Whether dtype holds ONNX type t (FLOAT16 and BFLOAT16 in float32, the integers up to 32 bits in int64). */
+bool om__elem_holds(om_dtype dtype, int t);
+/** The ONNX type of node n's output j, which its rule gave in dtype, from the types of the
+ *  values (types, per value id) its inputs (in, borrowed) hold. */
+int om__elem_type_out(const om_gnode *n, int j, om_dtype dtype, const int *types, const om_tensor *const *in);
+/** t (a reference, taken over) narrowed to ONNX type `type`: itself when dtype's own type is it or
+ *  op_type only moves values (NULL: a graph input), else a narrowing cast; NULL with an error. */
+om_tensor *om__elem_narrow(om_tensor *t, int type, const char *op_type);
+
 #endif /* OM_ONNX_OPS_H */

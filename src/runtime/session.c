@@ -37,6 +37,7 @@ struct om_session {
   om_session_options options;
   const om_onnx_rule **rules; /* each node's row of the ONNX op table */
   int *readers;               /* each value: how many node inputs and graph outputs read it */
+  int *types;                 /* each value: its ONNX element type (src/runtime/elem_types.c), set as plans are made */
   om_plan *plans;
   int n_plans;
   int by_value; /* the inputs plans take by value: 0 none, 1 int64 and bool ones, 2 all */
@@ -224,6 +225,13 @@ static bool bind_node(om_session *s, int k, om_tensor **vals, bool *needs_values
     if (!out[j] && s->readers[n->out[j]])
       ok = om__fail(OM_ERR_UNSUPPORTED, "session: node '%s' (%s): output %d ('%s') is not supported", n->name, n->op_type, j,
                     s->g.values.v[n->out[j]].name);
+  for (int j = 0; ok && j < n->n_out; j++) { /* each output's element type, and its values narrowed to it */
+    const om_gvalue *v = &s->g.values.v[n->out[j]];
+    int t = out[j] ? om__elem_type_out(n, j, out[j]->dtype, s->types, (const om_tensor *const *)in) : 0;
+    if (out[j] && v->etype && om__elem_holds(out[j]->dtype, v->etype)) t = v->etype; /* a graph output's declared type, where it fits */
+    s->types[n->out[j]] = t;
+    if (out[j] && !(out[j] = om__elem_narrow(out[j], t, n->op_type))) ok = false;
+  }
   for (int j = 0; j < n->n_out; j++) {
     if (ok) vals[n->out[j]] = out[j];
     else om_tensor_release(out[j]);
@@ -257,12 +265,18 @@ static om_plan *make_plan(om_session *s, om_tensor *const *inputs, const int64_t
   bool grad = om_is_grad_enabled();
   om_set_grad_enabled(false);
   st->capture = &cap;
-  for (int k = 0; ok && k < g->inits.n; k++) vals[g->inits.v[k].value] = om_tensor_retain(g->inits.v[k].tensor);
-  for (int k = 0; ok && k < g->inputs.n; k++) {
+  for (int k = 0; ok && k < g->inits.n; k++) {
+    const om_gvalue *v = &g->values.v[g->inits.v[k].value];
+    vals[g->inits.v[k].value] = om_tensor_retain(g->inits.v[k].tensor);
+    s->types[g->inits.v[k].value] = v->etype ? v->etype : om__elem_own(v->dtype);
+  }
+  for (int k = 0; ok && k < g->inputs.n; k++) { /* an input of a narrower type is narrowed first (a C caller's int64 may be out of its range) */
+    const om_gvalue *v = &g->values.v[g->inputs.v[k]];
     om_meta m = {.dtype = inputs[k]->dtype, .ndim = inputs[k]->ndim};
     memcpy(m.shape, inputs[k]->shape, sizeof m.shape);
     ok = (p->inputs[k] = by_value(s, inputs[k]) ? om_clone(inputs[k]) : planned_tensor(p, &m, -1, "session")) != NULL;
-    vals[g->inputs.v[k]] = om_tensor_retain(p->inputs[k]);
+    s->types[g->inputs.v[k]] = v->etype ? v->etype : om__elem_own(v->dtype);
+    ok = ok && (vals[g->inputs.v[k]] = om__elem_narrow(om_tensor_retain(p->inputs[k]), s->types[g->inputs.v[k]], NULL)) != NULL;
   }
   for (int k = 0; ok && k < g->nodes.n; k++) ok = bind_node(s, k, vals, needs_values);
   for (int j = 0; ok && j < g->outputs.n; j++)
@@ -314,7 +328,8 @@ static om_session *session_on(om_graph *g, const om_traced_sym *syms, int n_syms
   if (options) s->options = *options;
   s->rules = om__alloc(sizeof *s->rules * (size_t)(g->nodes.n + 1), "session_create");
   s->readers = calloc((size_t)g->values.n + 1, sizeof(int));
-  bool ok = s->rules && s->readers && s->symbols;
+  s->types = calloc((size_t)g->values.n + 1, sizeof(int));
+  bool ok = s->rules && s->readers && s->types && s->symbols;
   if (!ok) om__fail(OM_ERR_OUT_OF_MEMORY, "session_create: out of memory for %d nodes", g->nodes.n);
   int n_out = 0; /* an output the graph lists twice is one output: results are named by it */
   for (int j = 0; ok && j < g->outputs.n; j++)
@@ -373,6 +388,7 @@ void om_session_release(om_session *s) {
   }
   free(s->rules);
   free(s->readers);
+  free(s->types);
   om__graph_free(&s->g);
   free(s);
 }
@@ -541,6 +557,16 @@ bool om_session_input_info(const om_session *s, int i, om_dtype *dtype, int *ndi
     if (dim_params) dim_params[d] = v->dim_param[d];
   }
   return true;
+}
+
+int om_session_elem_type(const om_session *s, bool outputs, int i) {
+  int n = om_session_count(s, outputs);
+  if (n < 0) return -1;
+  if (i < 0 || i >= n) return om__fail(OM_ERR_INDEX_OUT_OF_RANGE, "session_elem_type: %s %d of %d", outputs ? "output" : "input", i, n), -1;
+  int v = (outputs ? s->g.outputs.v : s->g.inputs.v)[i];
+  const om_gvalue *gv = &s->g.values.v[v];
+  if (s->types[v]) return s->types[v];
+  return gv->producer >= 0 ? gv->etype : gv->etype ? gv->etype : om__elem_own(gv->dtype); /* a node output before the first run: as declared */
 }
 
 int64_t om_session_plan_bytes(const om_session *s) {
