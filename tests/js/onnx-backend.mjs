@@ -192,16 +192,11 @@ export async function runSession(om, test) {
       const made = Object.fromEntries(Object.entries(feeds).map(([n, t]) => [n, { type: t.dtype, data: t.data, dims: t.dims }]));
       let outs;
       try {
-        outs = s.run(made);
+        outs = s.runData(made);
       } catch (e) {
         throw Object.assign(new Error('run'), { refusal: refusal(e) });
       }
-      const got = {};
-      for (const [n, t] of Object.entries(outs)) {
-        got[n] = { dtype: t.dtype, dims: t.shape, data: t.toArray() };
-        t.dispose();
-      }
-      return got;
+      return Object.fromEntries(Object.entries(outs).map(([n, t]) => [n, { dtype: t.type, dims: t.dims, data: t.data }]));
     });
   } catch (e) {
     return e.refusal ?? { outcome: 'crash', message: String(e?.stack ?? e) };
