@@ -46,8 +46,13 @@ int om__elem_type_out(const om_gnode *n, int j, om_dtype dtype, const int *types
     if (!strcmp(INT64_OUT[k].op_type, n->op_type) && j >= INT64_OUT[k].from) return own;
   if (!strcmp(n->op_type, "Cast")) t = (int)attr_int(n, "to", 0);
   else if (!strcmp(n->op_type, "EyeLike")) t = (int)attr_int(n, "dtype", 0);
+  else if ((!strcmp(n->op_type, "QuantizeLinear") && (n->n_in < 3 || n->in[2] < 0)) || (!strcmp(n->op_type, "DynamicQuantizeLinear") && j != 1))
+    t = 2; /* UINT8 where no zero point gives the type */
+  else if (!strcmp(n->op_type, "MatMulInteger") || !strcmp(n->op_type, "ConvInteger"))
+    t = 6; /* INT32 */
   else if (strstr(n->op_type, "Window")) t = (int)attr_int(n, "output_datatype", T_FLOAT);
   else if (!strcmp(n->op_type, "CastLike")) t = types[n->in[1]];
+  else if (!strcmp(n->op_type, "OneHot")) t = types[n->in[2]];
   else if (!strcmp(n->op_type, "ConstantOfShape"))
     for (int a = 0; a < n->n_attrs; a++)
       if (n->attrs[a].type == OM_GATTR_TENSOR) t = (int)n->attrs[a].i;

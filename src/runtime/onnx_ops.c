@@ -339,6 +339,138 @@ static bool bind_cast(om_bind *b) {
   return attr_i(b, "to", -1, &to) && onnx_dtype(b, "to", to, &d) && put(b, 0, om_cast(b->in[0], d));
 }
 
+/* ---- linear quantization: q = saturate(round(x / scale) + zero_point), x = (q - zero_point) scale ---- */
+
+static om_tensor *round_half_even(om_tensor *x);
+
+/* Input i (a scale or a zero point) shaped to broadcast against x: one value as it is, a 1-D of
+ * x's size at axis (per-axis quantization) as [1, .., n, .., 1]. A new reference. */
+static om_tensor *along_axis(om_bind *b, int i, const om_tensor *x) {
+  om_tensor *t = b->in[i];
+  if (om_tensor_numel(t) == 1 && t->ndim <= 1) return om_tensor_retain(t);
+  int64_t axis;
+  int ax = 0;
+  if (!attr_i(b, "axis", 1, &axis) || !wrap(b, axis, x->ndim, &ax)) return NULL;
+  if (t->ndim != 1 || t->shape[0] != x->shape[ax])
+    return om__fail(OM_ERR_SHAPE_MISMATCH, "%s (%s): input %d has %lld values; per-axis quantization takes one per element of axis %d (%lld)",
+                    who(b), b->node->op_type, i, (long long)om_tensor_numel(t), ax, (long long)x->shape[ax]), NULL;
+  int64_t shape[OM_MAX_DIMS];
+  for (int d = 0; d < x->ndim; d++) shape[d] = d == ax ? x->shape[ax] : 1;
+  return om_reshape(t, shape, x->ndim);
+}
+
+/* The range of quantized type t (UINT8 without a zero point); false for another type. */
+static bool quant_range(const om_bind *b, int t, double *lo, double *hi) {
+  if (t == 2) return *lo = 0, *hi = 255, true;
+  if (t == 3) return *lo = -128, *hi = 127, true;
+  return om__fail(OM_ERR_UNSUPPORTED, "%s (%s): quantized type %d is not supported (UINT8, INT8)", who(b), b->node->op_type, t);
+}
+
+/* saturate(round_half_even(v) + zp), in float32 (as onnxruntime), then int64: v (x / scale, or
+ * an integer product times its scale) and zp (float32, NULL for 0) broadcast already. */
+static om_tensor *quantize(om_tensor *v, om_tensor *zp, double lo, double hi) {
+  om_scope s = {0};
+  om_tensor *r = om__keep(&s, round_half_even(v));
+  om_tensor *q = r && zp ? om__keep(&s, om_add(r, zp)) : r;
+  om_tensor *c = q ? om__keep(&s, om_clamp(q, &lo, &hi)) : NULL;
+  om_tensor *y = c ? om_cast(c, OM_INT64) : NULL;
+  om__scope_end(&s);
+  return y;
+}
+
+static bool bind_quantize_linear(om_bind *b) {
+  om_tensor *x = b->in[0];
+  bool has_zp = b->node->n_in > 2 && b->in[2];
+  double lo = 0, hi = 0;
+  if (!quant_range(b, has_zp ? b->types[b->node->in[2]] : 2, &lo, &hi)) return false;
+  om_scope s = {0};
+  om_tensor *scale = om__keep(&s, along_axis(b, 1, x)), *zp = has_zp ? om__keep(&s, along_axis(b, 2, x)) : NULL;
+  om_tensor *zpf = zp ? om__keep(&s, om_cast(zp, OM_FLOAT32)) : NULL;
+  bool ok = scale && (!has_zp || zpf) && put(b, 0, quantize(om__keep(&s, om_div(x, scale)), zpf, lo, hi));
+  om__scope_end(&s);
+  return ok;
+}
+
+static bool bind_dequantize_linear(om_bind *b) {
+  om_tensor *x = b->in[0];
+  if (x->dtype != OM_INT64) return om__fail(OM_ERR_UNSUPPORTED, "%s (DequantizeLinear): input of type %d is not supported (integers)", who(b), b->types[b->node->in[0]]);
+  bool has_zp = b->node->n_in > 2 && b->in[2];
+  om_scope s = {0};
+  om_tensor *scale = om__keep(&s, along_axis(b, 1, x)), *zp = has_zp ? om__keep(&s, along_axis(b, 2, x)) : NULL;
+  om_tensor *d = scale && (!has_zp || zp) ? om__keep(&s, has_zp ? om_sub(x, zp) : om_tensor_retain(x)) : NULL; /* exact in int64 */
+  bool ok = d && put(b, 0, om_mul(om__keep(&s, om_cast(d, OM_FLOAT32)), scale));
+  om__scope_end(&s);
+  return ok;
+}
+
+/* scale = (max(0, max x) - min(0, min x)) / 255, zero point = saturate(round(0 - min / scale)),
+ * y = saturate(round(x / scale) + zero point): ONNX's definition, in float32. */
+static bool bind_dynamic_quantize_linear(om_bind *b) {
+  om_tensor *x = b->in[0];
+  double lo = 0, hi = 255;
+  om_scope s = {0};
+  om_tensor *zero = om__keep(&s, om_scalar(0, OM_FLOAT32)), *qmax = om__keep(&s, om_scalar(255, OM_FLOAT32));
+  om_tensor *mx = zero ? om__keep(&s, om_maximum(om__keep(&s, om_amax(x, NULL, 0, false)), zero)) : NULL;
+  om_tensor *mn = zero ? om__keep(&s, om_minimum(om__keep(&s, om_amin(x, NULL, 0, false)), zero)) : NULL;
+  om_tensor *scale = mx && mn && qmax ? om__keep(&s, om_div(om__keep(&s, om_sub(mx, mn)), qmax)) : NULL;
+  om_tensor *zpf = scale ? om__keep(&s, om_clamp(om__keep(&s, round_half_even(om__keep(&s, om_sub(zero, om__keep(&s, om_div(mn, scale)))))), &lo, &hi)) : NULL;
+  bool ok = zpf && put(b, 0, quantize(om__keep(&s, om_div(x, scale)), zpf, lo, hi)) && put(b, 1, om_tensor_retain(scale)) &&
+            put(b, 2, om_cast(zpf, OM_INT64));
+  om__scope_end(&s);
+  return ok;
+}
+
+/* (A - a_zero_point) (B - b_zero_point) of integers up to 8 bits, exactly, in int64: the
+ * float32 products of chunks of 256 along K, each of whose partial sums is an integer of at most
+ * 256 * 255^2 < 2^24 (exact in float32 in any order), cast to int64 and summed. a_zero_point is
+ * one value or one per row of A, b_zero_point one value or one per column of B (NULL: none). */
+static om_tensor *integer_matmul(om_tensor *A, om_tensor *B, om_tensor *azp, om_tensor *bzp) {
+  om_scope s = {0};
+  if (azp && om_tensor_numel(azp) > 1 && A->ndim >= 2) azp = om__keep(&s, om_reshape(azp, (int64_t[]){om_tensor_numel(azp), 1}, 2)); /* per row */
+  om_tensor *a = azp ? om__keep(&s, om_sub(A, azp)) : A, *bb = bzp && a ? om__keep(&s, om_sub(B, bzp)) : B;
+  om_tensor *af = a ? om__keep(&s, om_cast(a, OM_FLOAT32)) : NULL, *bf = bb ? om__keep(&s, om_cast(bb, OM_FLOAT32)) : NULL, *acc = NULL;
+  int64_t K = A->shape[A->ndim - 1];
+  for (int64_t k0 = 0; af && bf && (k0 == 0 || k0 < K); k0 += 256) {
+    int64_t k1 = K - k0 < 256 ? K : k0 + 256;
+    om_tensor *ac = om__keep(&s, om_slice(af, A->ndim - 1, k0, k1, 1)), *bc = om__keep(&s, om_slice(bf, B->ndim >= 2 ? B->ndim - 2 : 0, k0, k1, 1));
+    om_tensor *p = ac && bc ? om__keep(&s, om_cast(om__keep(&s, om_matmul(ac, bc)), OM_INT64)) : NULL;
+    acc = p && acc ? om__keep(&s, om_add(acc, p)) : p;
+    if (!acc) break;
+  }
+  om_tensor *y = om_tensor_retain(acc);
+  om__scope_end(&s);
+  return y;
+}
+
+/* The types MatMulInteger and QLinearMatMul take: UINT8 and INT8 operands. */
+static bool int8_operands(om_bind *b, const int *inputs, int n) {
+  for (int k = 0; k < n; k++) {
+    int t = b->types[b->node->in[inputs[k]]];
+    if (t != 2 && t != 3) return om__fail(OM_ERR_UNSUPPORTED, "%s (%s): input %d has ONNX type %d; the integer products take UINT8 and INT8", who(b), b->node->op_type, inputs[k], t);
+  }
+  return true;
+}
+
+static bool bind_matmul_integer(om_bind *b) {
+  om_tensor *azp = b->node->n_in > 2 ? b->in[2] : NULL, *bzp = b->node->n_in > 3 ? b->in[3] : NULL;
+  return int8_operands(b, (const int[]){0, 1}, 2) && put(b, 0, integer_matmul(b->in[0], b->in[1], azp, bzp));
+}
+
+/* QLinearMatMul: saturate(round((A - a_zp)(B - b_zp) (a_scale b_scale / y_scale)) + y_zp), the
+ * product exact in int64, the rest in float32 as onnxruntime's requantization. */
+static bool bind_qlinear_matmul(om_bind *b) {
+  double lo = 0, hi = 0;
+  if (!int8_operands(b, (const int[]){0, 3}, 2) || !quant_range(b, b->types[b->node->in[7]], &lo, &hi)) return false;
+  om_scope s = {0};
+  om_tensor *acc = om__keep(&s, integer_matmul(b->in[0], b->in[3], b->in[2], b->in[5]));
+  om_tensor *scale = om__keep(&s, om_div(om__keep(&s, om_mul(b->in[1], b->in[4])), b->in[6]));
+  om_tensor *v = acc && scale ? om__keep(&s, om_mul(om__keep(&s, om_cast(acc, OM_FLOAT32)), scale)) : NULL;
+  om_tensor *zp = om__keep(&s, om_cast(b->in[7], OM_FLOAT32));
+  bool ok = v && zp && put(b, 0, quantize(v, zp, lo, hi));
+  om__scope_end(&s);
+  return ok;
+}
+
 /* ---- constants and shapes ---- */
 
 static bool bind_constant(om_bind *b) {
@@ -1112,7 +1244,18 @@ static bool pool(om_bind *b, bool max) {
   if (y && ns == 1) y = then(y, om_squeeze(y, (int64_t[]){2}, 1));
   return put(b, 0, y);
 }
-static bool bind_max_pool(om_bind *b) { return pool(b, true); }
+/* MaxPool of 8- and 16-bit integers (held in int64) goes through float32, which holds them exactly. */
+static bool bind_max_pool(om_bind *b) {
+  om_tensor *x = b->in[0];
+  if (x->dtype != OM_INT64) return pool(b, true);
+  int t = b->types[b->node->in[0]];
+  if (t != 2 && t != 3 && t != 4 && t != 5) return om__fail(OM_ERR_UNSUPPORTED, "%s (MaxPool): input of ONNX type %d is not supported (float, 8- and 16-bit integers)", who(b), t);
+  b->in[0] = om_cast(x, OM_FLOAT32);
+  bool ok = b->in[0] && pool(b, true);
+  om_tensor_release(b->in[0]);
+  b->in[0] = x;
+  return ok && put(b, 0, then(b->out[0], om_cast(b->out[0], OM_INT64)));
+}
 static bool bind_average_pool(om_bind *b) { return pool(b, false); }
 
 static bool global_pool(om_bind *b, bool max) {
@@ -2280,8 +2423,10 @@ static const om_onnx_rule rules[] = {
     {"CumSum", 2, 2, 1, bind_cumsum, "cumsum (exclusive, reverse refused)"},
     {"DFT", 1, 3, 1, bind_dft, "matmuls by cos and sin of the angles (mod the length; inverse, onesided, dft_length and axis known when planning)"},
     {"DepthToSpace", 1, 1, 1, bind_depth_to_space, "pixel_shuffle (mode CRD); DCR: reshape, permute, reshape"},
+    {"DequantizeLinear", 2, 3, 1, bind_dequantize_linear, "(x - zero point) cast, times scale (per tensor or per axis)"},
     {"Div", 2, 2, 1, bind_div, "div (int64: truncating, as ONNX)"},
     {"Dropout", 1, 3, 2, bind_dropout, "the input (inference: training_mode true and the mask output refused)"},
+    {"DynamicQuantizeLinear", 1, 1, 3, bind_dynamic_quantize_linear, "amax, amin, then QuantizeLinear's steps (UINT8)"},
     {"Elu", 1, 1, 1, bind_elu, "elu"},
     {"Equal", 2, 2, 1, bind_equal, "eq"},
     {"Erf", 1, 1, 1, bind_erf, "erf"},
@@ -2323,6 +2468,7 @@ static const om_onnx_rule rules[] = {
     {"LpNormalization", 1, 1, 1, bind_lp_normalization, "x / sum(|x|), x / sqrt(sum(x x)) (p 1, 2)"},
     {"LpPool", 1, 1, 1, bind_lp_pool, "conv2d, conv1d of |x| or x x with ones per channel, then sqrt for p 2 (p 1, 2; pads, dilations, ceil_mode, auto_pad)"},
     {"MatMul", 2, 2, 1, bind_matmul, "matmul; fast mode: the last product of an attention (MatMul, Mul or Div by a constant, Add or Where of a mask, Softmax, MatMul, each read once) is the attention op, with no score matrix (src/runtime/passes.c)"},
+    {"MatMulInteger", 2, 4, 1, bind_matmul_integer, "(A - a_zero_point) (B - b_zero_point) exactly: float32 matmuls of 256-long chunks of K (exact sums), cast to int64 and added"},
     {"Max", 1, MANY, 1, bind_max, "maximum, pairwise"},
     {"MaxPool", 1, 1, 2, bind_max_pool, "max_pool2d (1-D as 2-D; pads as AveragePool, -inf padded first above half the kernel; the Indices output refused)"},
     {"MaxUnpool", 2, 3, 1, bind_max_unpool, "scatter_add of the values at their indices into zeros, divided by the count of each (output_shape known when planning; pads, strides)"},
@@ -2341,6 +2487,8 @@ static const om_onnx_rule rules[] = {
     {"PRelu", 2, 2, 1, bind_prelu, "where(x < 0, x slope, x)"},
     {"Pad", 2, 4, 1, bind_pad, "pad (constant, reflect, edge; reflect and edge on the last 1 to 3 axes)"},
     {"Pow", 2, 2, 1, bind_pow, "pow (the exponent cast to the base's type)"},
+    {"QLinearMatMul", 8, 8, 1, bind_qlinear_matmul, "MatMulInteger's exact product, times a_scale b_scale / y_scale, then QuantizeLinear's rounding and clamp (float32, as onnxruntime)"},
+    {"QuantizeLinear", 2, 3, 1, bind_quantize_linear, "x / scale rounded half to even, plus zero point, clamped to UINT8 or INT8 (float32, as onnxruntime)"},
     {"RNN", 3, 6, 2, bind_rnn, "linear of every step's input, then per step tanh(x W + h R + biases) (clip, layout, directions; other activations and sequence_lens refused)"},
     {"Range", 3, 3, 1, bind_range, "arange"},
     {"Reciprocal", 1, 1, 1, bind_reciprocal, "div(1, x)"},

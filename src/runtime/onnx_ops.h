@@ -17,6 +17,7 @@ typedef struct om_bind {
   om_tensor **out;
   bool fast;          /* fast mode: a rule may pick a faster kernel (Gelu's erf) */
   bool needs_values;  /* set by a rule failing because an operand's values are not known when planning */
+  const int *types;   /* each value's ONNX element type (src/runtime/elem_types.c), for rules whose result depends on it */
 } om_bind;
 
 /* A row: the op type, how many inputs and outputs a node of it may have, its rule, and what it

@@ -218,7 +218,7 @@ static bool bind_node(om_session *s, int k, om_tensor **vals, bool *needs_values
     if (n->in[i] >= 0 && !(in[i] = vals[n->in[i]]))
       ok = om__fail(OM_ERR_FORMAT, "session: node '%s' (%s) reads '%s', which no node before it computed", n->name, n->op_type,
                     s->g.values.v[n->in[i]].name);
-  om_bind b = {.node = n, .in = in, .out = out, .fast = s->options.mode == OM_SESSION_FAST};
+  om_bind b = {.node = n, .in = in, .out = out, .fast = s->options.mode == OM_SESSION_FAST, .types = s->types};
   ok = ok && s->rules[k]->bind(&b);
   *needs_values = !ok && b.needs_values;
   for (int j = 0; ok && j < n->n_out; j++)

@@ -219,3 +219,68 @@ test('feeds of the wrong type and refused types are errors with a kind', async (
     d.dispose();
   }
 });
+
+/** A model of op on named inputs [name, type, dims], outputs [name, type]; attrs ints. */
+function quantModel(op, inputs, outputs, attrs = {}) {
+  return onnxBytes({ nodes: [{ op, inputs: inputs.map((i) => i[0]), outputs: outputs.map((o) => o[0]), ints: attrs }], inputs: inputs.map(([name, dtype, dims]) => ({ name, dtype, dims })), outputs: outputs.map(([name, dtype]) => ({ name, dtype })), opset: 20 });
+}
+
+/** Every output of the Session and onnxruntime-web on feeds ({ name: { type, data, dims } }): the same types, dims and elements. */
+async function agreeAll(bytes, feeds, what) {
+  const s = await om.InferenceSession.create(bytes), o = await ort.InferenceSession.create(bytes, { executionProviders: ['wasm'] });
+  try {
+    const got = s.runData(Object.fromEntries(Object.entries(feeds).map(([n, f]) => [n, f])));
+    const want = await o.run(Object.fromEntries(Object.entries(feeds).map(([n, f]) => [n, new ort.Tensor(f.type, f.data, f.dims)])));
+    for (const [name, w] of Object.entries(want)) {
+      assert.deepEqual(got[name].dims, w.dims, `${what}: ${name}'s dims`);
+      same(got[name], { type: w.type, data: w.data }, `${what}: ${name}`);
+    }
+  } finally {
+    s.dispose();
+    await o.release();
+  }
+}
+
+test('QuantizeLinear, DequantizeLinear and DynamicQuantizeLinear as onnxruntime-web, per tensor and per axis', async () => {
+  const x = { type: 'float32', dims: [2, 3, 2], data: Float32Array.from([0, 0.5, 1.5, 2.5, -0.5, -1.5, 100, -100, 12.75, 3.3, -7.49, 1e9]) };
+  for (const zt of ['uint8', 'int8']) {
+    const zp = { type: zt, dims: [], data: zt === 'uint8' ? Uint8Array.of(128) : Int8Array.of(-3) };
+    await agreeAll(quantModel('QuantizeLinear', [['x', 'float32', [2, 3, 2]], ['s', 'float32', []], ['z', zt, []]], [['y', zt]]), { x, s: { type: 'float32', dims: [], data: Float32Array.of(0.5) }, z: zp }, `QuantizeLinear to ${zt}`);
+    const zs = { type: zt, dims: [3], data: zt === 'uint8' ? Uint8Array.of(0, 10, 255) : Int8Array.of(-128, 0, 5) };
+    await agreeAll(quantModel('QuantizeLinear', [['x', 'float32', [2, 3, 2]], ['s', 'float32', [3]], ['z', zt, [3]]], [['y', zt]]), { x, s: { type: 'float32', dims: [3], data: Float32Array.of(0.5, 0.1, 3) }, z: zs }, `QuantizeLinear to ${zt} per axis`);
+    const q = { type: zt, dims: [2, 3, 2], data: zt === 'uint8' ? Uint8Array.from([0, 1, 127, 128, 255, 3, 9, 200, 17, 64, 250, 2]) : Int8Array.from([-128, -1, 0, 1, 127, 5, -7, 100, -100, 33, 2, 9]) };
+    await agreeAll(quantModel('DequantizeLinear', [['q', zt, [2, 3, 2]], ['s', 'float32', [3]], ['z', zt, [3]]], [['y', 'float32']]), { q, s: { type: 'float32', dims: [3], data: Float32Array.of(0.5, 0.1, 3) }, z: zs }, `DequantizeLinear of ${zt} per axis`);
+    await agreeAll(quantModel('DequantizeLinear', [['q', zt, [2, 3, 2]], ['s', 'float32', []], ['z', zt, []]], [['y', 'float32']]), { q, s: { type: 'float32', dims: [], data: Float32Array.of(0.02) }, z: zp }, `DequantizeLinear of ${zt}`);
+  }
+  await agreeAll(quantModel('QuantizeLinear', [['x', 'float32', [2, 3, 2]], ['s', 'float32', []]], [['y', 'uint8']]), { x, s: { type: 'float32', dims: [], data: Float32Array.of(0.25) } }, 'QuantizeLinear without a zero point');
+  await agreeAll(quantModel('DequantizeLinear', [['q', 'int32', [4]], ['s', 'float32', []]], [['y', 'float32']]), { q: { type: 'int32', dims: [4], data: Int32Array.of(-(2 ** 31), 2 ** 31 - 1, 7, 0) }, s: { type: 'float32', dims: [], data: Float32Array.of(0.001) } }, 'DequantizeLinear of int32');
+  for (const data of [Float32Array.from([0, 0.5, 1.5, -2.5, 3.1, -0.7]), Float32Array.from([1, 2, 3, 4, 5, 6]), Float32Array.from([-1, -2, -3, -4, -5, -6.5])]) {
+    await agreeAll(quantModel('DynamicQuantizeLinear', [['x', 'float32', [2, 3]]], [['y', 'uint8'], ['s', 'float32'], ['z', 'uint8']]), { x: { type: 'float32', dims: [2, 3], data } }, `DynamicQuantizeLinear of [${data}]`);
+  }
+  const s = await om.InferenceSession.create(quantModel('QuantizeLinear', [['x', 'float32', [2, 3, 2]], ['s', 'float32', [2]]], [['y', 'uint8']]));
+  try {
+    assert.throws(() => s.run({ x, s: { type: 'float32', dims: [2], data: Float32Array.of(1, 2) } }), (e) => e.kind === 'ShapeMismatch' && /input 1 has 2 values; per-axis quantization takes one per element of axis 1 \(3\)/.test(e.message));
+  } finally {
+    s.dispose();
+  }
+  const u = await om.InferenceSession.create(quantModel('QuantizeLinear', [['x', 'float32', [2]], ['s', 'float32', []], ['z', 'int16', []]], [['y', 'int16']]));
+  try {
+    assert.throws(() => u.run({ x: { type: 'float32', dims: [2], data: Float32Array.of(1, 2) }, s: { type: 'float32', dims: [], data: Float32Array.of(1) }, z: { type: 'int16', dims: [], data: Int16Array.of(0) } }), (e) => e.kind === 'Unsupported' && /quantized type 5 is not supported \(UINT8, INT8\)/.test(e.message));
+  } finally {
+    u.dispose();
+  }
+});
+
+test('MatMulInteger and QLinearMatMul: exact integer products, as onnxruntime-web', async () => {
+  for (const [at, bt] of [['uint8', 'uint8'], ['int8', 'int8'], ['uint8', 'int8']]) {
+    for (const [M, K, N] of [[2, 3, 4], [3, 300, 2], [1, 600, 5]]) { /* K past 256 and 512: more than one exact chunk */
+      const A = { type: at, dims: [M, K], data: ints(at, M * K, K + 1) }, B = { type: bt, dims: [K, N], data: ints(bt, K * N, N + 2) };
+      const az = { type: at, dims: [], data: INTS[at][2].of(at === 'uint8' ? 255 : -128) }, bz = { type: bt, dims: [N], data: ints(bt, N, 5) };
+      await agreeAll(quantModel('MatMulInteger', [['A', at, [M, K]], ['B', bt, [K, N]], ['az', at, []], ['bz', bt, [N]]], [['y', 'int32']]), { A, B, az, bz }, `MatMulInteger ${at} x ${bt} [${M}, ${K}, ${N}]`);
+      const f = (v) => ({ type: 'float32', dims: [], data: Float32Array.of(v) });
+      const yz = { type: at, dims: [], data: INTS[at][2].of(at === 'uint8' ? 100 : -5) };
+      await agreeAll(quantModel('QLinearMatMul', [['A', at, [M, K]], ['as', 'float32', []], ['az', at, []], ['B', bt, [K, N]], ['bs', 'float32', []], ['bz', bt, []], ['ys', 'float32', []], ['yz', at, []]], [['y', at]]),
+        { A, as: f(0.02), az, B, bs: f(0.003), bz: { type: bt, dims: [], data: bz.data.slice(0, 1) }, ys: f(K > 3 ? 3.7 : 0.05), yz }, `QLinearMatMul ${at} x ${bt} [${M}, ${K}, ${N}]`);
+    }
+  }
+});
