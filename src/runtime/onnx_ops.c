@@ -1145,6 +1145,45 @@ static bool bind_conv(om_bind *b) {
   return ok;
 }
 
+/* (x - x_zero_point) conv (w - w_zero_point) of integers up to 8 bits, exactly, in int64 (a new
+ * reference): Conv's rule on float32 chunks of the input channels, each output a sum of at most
+ * 256 products below 2^16 (an integer below 2^24, exact in float32 in any order), cast to int64
+ * and added. w_zero_point is one value or one per output channel; the pads hold the zero point
+ * (0 once subtracted). Groups other than 1 and kernels of more than 256 elements are refused. */
+static om_tensor *integer_conv(om_bind *b, om_tensor *x, om_tensor *xzp, om_tensor *w, om_tensor *wzp) {
+  int64_t group, kel = 1;
+  if (!attr_i(b, "group", 1, &group)) return NULL;
+  for (int d = 2; d < w->ndim; d++) kel *= w->shape[d];
+  if (group != 1 || kel > 256 || w->ndim < 3) return unsupported(b, "an integer convolution of groups or of a kernel of more than 256 elements"), NULL;
+  om_scope s = {0};
+  int64_t wshape[OM_MAX_DIMS] = {w->shape[0]};
+  for (int d = 1; d < w->ndim; d++) wshape[d] = 1;
+  if (wzp && om_tensor_numel(wzp) > 1) wzp = om__keep(&s, om_reshape(wzp, wshape, w->ndim)); /* per output channel */
+  om_tensor *xd = om__keep(&s, om_cast(xzp ? om__keep(&s, om_sub(x, xzp)) : x, OM_FLOAT32));
+  om_tensor *wd = om__keep(&s, om_cast(wzp ? om__keep(&s, om_sub(w, wzp)) : w, OM_FLOAT32)), *acc = NULL, *keep[4];
+  memcpy(keep, b->in, sizeof(om_tensor *) * (size_t)(b->node->n_in < 4 ? b->node->n_in : 4));
+  int64_t C = x->ndim > 1 ? x->shape[1] : 0, per = 256 / kel;
+  for (int64_t c0 = 0; xd && wd && (c0 == 0 || c0 < C); c0 += per) {
+    int64_t c1 = C - c0 < per ? C : c0 + per;
+    b->in[0] = om__keep(&s, om_slice(xd, 1, c0, c1, 1)), b->in[1] = om__keep(&s, om_slice(wd, 1, c0, c1, 1));
+    for (int i = 2; i < b->node->n_in && i < 4; i++) b->in[i] = NULL; /* Conv's bias: none */
+    bool ok = b->in[0] && b->in[1] && bind_conv(b);
+    om_tensor *p = ok ? om__keep(&s, om_cast(b->out[0], OM_INT64)) : NULL;
+    om_tensor_release(b->out[0]), b->out[0] = NULL;
+    acc = p && acc ? om__keep(&s, om_add(acc, p)) : p;
+    if (!acc) break;
+  }
+  memcpy(b->in, keep, sizeof(om_tensor *) * (size_t)(b->node->n_in < 4 ? b->node->n_in : 4));
+  om_tensor *y = om_tensor_retain(acc);
+  om__scope_end(&s);
+  return y;
+}
+
+static bool bind_conv_integer(om_bind *b) {
+  om_tensor *xzp = b->node->n_in > 2 ? b->in[2] : NULL, *wzp = b->node->n_in > 3 ? b->in[3] : NULL;
+  return int8_operands(b, (const int[]){0, 1}, 2) && put(b, 0, integer_conv(b, b->in[0], xzp, b->in[1], wzp));
+}
+
 /* ConvTranspose: ONNX crops pads_begin and pads_end off the full result, the library crops its
  * padding at both ends and adds output_padding at the end; a difference of the pads is an
  * output_padding (or a crop when negative). */
@@ -2417,6 +2456,7 @@ static const om_onnx_rule rules[] = {
     {"Constant", 0, 0, 1, bind_constant, "the value (value_float, value_int, value_floats, value_ints, value)"},
     {"ConstantOfShape", 1, 1, 1, bind_constant_of_shape, "full"},
     {"Conv", 2, 3, 1, bind_conv, "conv2d, conv1d (auto_pad; pads that differ: zeros padded first)"},
+    {"ConvInteger", 2, 4, 1, bind_conv_integer, "(x - x_zero_point) conv (w - w_zero_point) exactly: Conv on float32 chunks of input channels (sums below 2^24), cast to int64 and added (group 1, kernels up to 256 elements)"},
     {"ConvTranspose", 2, 3, 1, bind_conv_transpose, "conv_transpose2d (a difference of the pads is an output_padding, or a crop; output_shape and SAME refused)"},
     {"Cos", 1, 1, 1, bind_cos, "cos"},
     {"Cosh", 1, 1, 1, bind_cosh, "cosh"},

@@ -284,3 +284,14 @@ test('MatMulInteger and QLinearMatMul: exact integer products, as onnxruntime-we
     }
   }
 });
+
+test('ConvInteger: exact integer convolutions, as onnxruntime-web', async () => {
+  for (const [xt, wt] of [['uint8', 'uint8'], ['uint8', 'int8']]) {
+    for (const [C, k, pads] of [[3, 3, [1, 1, 1, 1]], [40, 3, [0, 1, 2, 0]], [2, 1, [0, 0, 0, 0]]]) { /* 40 channels of 3 x 3: two chunks */
+      const x = { type: xt, dims: [2, C, 5, 6], data: ints(xt, 2 * C * 30, C + 7) }, w = { type: wt, dims: [4, C, k, k], data: ints(wt, 4 * C * k * k, k + 9) };
+      const xz = { type: xt, dims: [], data: INTS[xt][2].of(xt === 'uint8' ? 200 : -7) }, wz = { type: wt, dims: [], data: INTS[wt][2].of(wt === 'uint8' ? 3 : -128) };
+      const bytes = onnxBytes({ nodes: [{ op: 'ConvInteger', inputs: ['x', 'w', 'xz', 'wz'], outputs: ['y'], ints: { pads, strides: [1, 2] } }], inputs: [['x', xt, x.dims], ['w', wt, w.dims], ['xz', xt, []], ['wz', wt, []]].map(([name, dtype, dims]) => ({ name, dtype, dims })), outputs: [{ name: 'y', dtype: 'int32' }], opset: 20 });
+      await agreeAll(bytes, { x, w, xz, wz }, `ConvInteger ${xt} x ${wt}, ${C} channels of ${k} x ${k}`);
+    }
+  }
+});
