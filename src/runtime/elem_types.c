@@ -53,6 +53,7 @@ int om__elem_type_out(const om_gnode *n, int j, om_dtype dtype, const int *types
   else if (strstr(n->op_type, "Window")) t = (int)attr_int(n, "output_datatype", T_FLOAT);
   else if (!strcmp(n->op_type, "CastLike")) t = types[n->in[1]];
   else if (!strcmp(n->op_type, "OneHot")) t = types[n->in[2]];
+  else if (!strncmp(n->op_type, "QLinear", 7) && n->n_in > 7) t = types[n->in[7]]; /* y_zero_point's */
   else if (!strcmp(n->op_type, "ConstantOfShape"))
     for (int a = 0; a < n->n_attrs; a++)
       if (n->attrs[a].type == OM_GATTR_TENSOR) t = (int)n->attrs[a].i;

@@ -1184,6 +1184,28 @@ static bool bind_conv_integer(om_bind *b) {
   return int8_operands(b, (const int[]){0, 1}, 2) && put(b, 0, integer_conv(b, b->in[0], xzp, b->in[1], wzp));
 }
 
+/* QLinearConv: saturate(round((x - x_zp) conv (w - w_zp) + B) (x_scale w_scale / y_scale)) +
+ * y_zp), the product exact in int64 (ConvInteger's), the rest in float32 as onnxruntime's
+ * requantization; w_scale, w_zp and the INT32 bias B one value or one per output channel. */
+static bool bind_qlinear_conv(om_bind *b) {
+  double lo = 0, hi = 0;
+  if (!int8_operands(b, (const int[]){0, 3}, 2) || !quant_range(b, b->types[b->node->in[7]], &lo, &hi)) return false;
+  om_tensor *x = b->in[0], *xs = b->in[1], *xzp = b->in[2], *ws = b->in[4], *wzp = b->in[5], *ys = b->in[6], *yzp = b->in[7];
+  om_tensor *bias = b->node->n_in > 8 ? b->in[8] : NULL;
+  om_scope s = {0};
+  int64_t per_channel[OM_MAX_DIMS] = {1, om_tensor_numel(ws)}; /* [1, M, 1, ...] against the output */
+  for (int d = 2; d < x->ndim; d++) per_channel[d] = 1;
+  om_tensor *acc = om__keep(&s, integer_conv(b, x, xzp, b->in[3], wzp));
+  if (acc && bias) acc = om__keep(&s, om_add(acc, om__keep(&s, om_reshape(bias, per_channel, x->ndim))));
+  om_tensor *wsc = om_tensor_numel(ws) > 1 ? om__keep(&s, om_reshape(ws, per_channel, x->ndim)) : ws;
+  om_tensor *scale = wsc ? om__keep(&s, om_div(om__keep(&s, om_mul(xs, wsc)), ys)) : NULL;
+  om_tensor *v = acc && scale ? om__keep(&s, om_mul(om__keep(&s, om_cast(acc, OM_FLOAT32)), scale)) : NULL;
+  om_tensor *zp = om__keep(&s, om_cast(yzp, OM_FLOAT32));
+  bool ok = v && zp && put(b, 0, quantize(v, zp, lo, hi));
+  om__scope_end(&s);
+  return ok;
+}
+
 /* ConvTranspose: ONNX crops pads_begin and pads_end off the full result, the library crops its
  * padding at both ends and adds output_padding at the end; a difference of the pads is an
  * output_padding (or a crop when negative). */
@@ -2527,6 +2549,7 @@ static const om_onnx_rule rules[] = {
     {"PRelu", 2, 2, 1, bind_prelu, "where(x < 0, x slope, x)"},
     {"Pad", 2, 4, 1, bind_pad, "pad (constant, reflect, edge; reflect and edge on the last 1 to 3 axes)"},
     {"Pow", 2, 2, 1, bind_pow, "pow (the exponent cast to the base's type)"},
+    {"QLinearConv", 8, 9, 1, bind_qlinear_conv, "ConvInteger's exact product plus the bias, times x_scale w_scale / y_scale, then QuantizeLinear's rounding and clamp (float32, as onnxruntime)"},
     {"QLinearMatMul", 8, 8, 1, bind_qlinear_matmul, "MatMulInteger's exact product, times a_scale b_scale / y_scale, then QuantizeLinear's rounding and clamp (float32, as onnxruntime)"},
     {"QuantizeLinear", 2, 3, 1, bind_quantize_linear, "x / scale rounded half to even, plus zero point, clamped to UINT8 or INT8 (float32, as onnxruntime)"},
     {"RNN", 3, 6, 2, bind_rnn, "linear of every step's input, then per step tanh(x W + h R + biases) (clip, layout, directions; other activations and sequence_lens refused)"},

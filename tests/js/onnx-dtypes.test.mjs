@@ -295,3 +295,16 @@ test('ConvInteger: exact integer convolutions, as onnxruntime-web', async () => 
     }
   }
 });
+
+test('QLinearConv: per tensor and per output channel, with a bias, as onnxruntime-web', async () => {
+  for (const [xt, wt, yt] of [['uint8', 'uint8', 'uint8'], ['uint8', 'int8', 'uint8'], ['int8', 'int8', 'int8']]) {
+    for (const M of [1, 3]) {
+      const C = 30, x = { type: xt, dims: [1, C, 4, 5], data: ints(xt, C * 20, 11) }, w = { type: wt, dims: [M, C, 3, 3], data: ints(wt, M * C * 9, 12) };
+      const f = (dims, ...v) => ({ type: 'float32', dims, data: Float32Array.from(v) });
+      const z = (t, dims, ...v) => ({ type: t, dims, data: INTS[t][2].from(v) });
+      const feeds = { x, xs: f([], 0.05), xz: z(xt, [], xt === 'uint8' ? 128 : -3), w, ws: M > 1 ? f([M], 0.01, 0.002, 0.03) : f([], 0.004), wz: z(wt, [], 0), ys: f([], 0.7), yz: z(yt, [], yt === 'uint8' ? 120 : 4), B: { type: 'int32', dims: [M], data: Int32Array.from({ length: M }, (_, m) => (m - 1) * 3000) } };
+      const bytes = onnxBytes({ nodes: [{ op: 'QLinearConv', inputs: Object.keys(feeds), outputs: ['y'], ints: { pads: [1, 0, 1, 2] } }], inputs: Object.entries(feeds).map(([name, v]) => ({ name, dtype: v.type, dims: v.dims })), outputs: [{ name: 'y', dtype: yt }], opset: 20 });
+      await agreeAll(bytes, feeds, `QLinearConv ${xt} x ${wt} -> ${yt}, ${M} output channels`);
+    }
+  }
+});
