@@ -862,8 +862,21 @@ export interface SessionOptions {
   executionMode?: string;
 }
 
-/** A feed of {@link InferenceSession.run}: a Tensor, or typed-array data with dims (an onnxruntime-web Tensor has that shape). */
-export type SessionFeed = Tensor | { readonly data: Float32Array | BigInt64Array | Uint8Array; readonly dims: readonly number[]; readonly type?: DType };
+/** ONNX element types a Session takes and gives (docs/graph-runtime.md, "Element types"). */
+export type ElementType = DType | 'int8' | 'uint8' | 'int16' | 'uint16' | 'int32' | 'uint32' | 'float16' | 'bfloat16';
+
+/** Data of an element type as onnxruntime-web's Tensors hold it: float16 and bfloat16 as their bits (Uint16Array). */
+export type ElementData = Float32Array | BigInt64Array | Uint8Array | Int8Array | Int16Array | Uint16Array | Int32Array | Uint32Array;
+
+/** A feed of {@link InferenceSession.run}: a Tensor (in the dtype that holds the input's type), or
+ * typed-array data with dims and its type (an onnxruntime-web Tensor has that shape; the type may
+ * be left out for Float32Array, BigInt64Array, Int8Array, Int16Array, Int32Array and Uint32Array). */
+export type SessionFeed = Tensor | { readonly data: ElementData; readonly dims: readonly number[]; readonly type?: ElementType };
+
+/** An input of a session: its dtype (what holds its values) and its ONNX element type. */
+export interface SessionValueInfo extends ValueInfo {
+  type: ElementType;
+}
 
 /** Runs a traced or imported ONNX graph with the library's kernels, shaped like onnxruntime-web's InferenceSession. */
 export class InferenceSession {
@@ -873,14 +886,18 @@ export class InferenceSession {
   readonly inputNames: string[];
   readonly outputNames: string[];
   /** The graph inputs; a named axis as its name ('?' when unnamed). */
-  readonly inputs: ValueInfo[];
+  readonly inputs: SessionValueInfo[];
+  /** The outputs' element types by name (null before the first run unless the file declares it). */
+  readonly outputTypes: Record<string, ElementType | null>;
   /** Bytes of the buffers of the plan it ran last. */
   readonly planBytes: number;
   /** The library ops whose kernels the plan of the last run runs, in order ([] before the first run). */
   readonly planKernels: string[];
   readonly isDisposed: boolean;
-  /** Runs the graph on one feed per input; returns new Tensors by output name. */
+  /** Runs the graph on one feed per input; returns new Tensors by output name, each in the dtype that holds its element type. */
   run(feeds: Readonly<Record<string, SessionFeed>>): Record<string, Tensor>;
+  /** Runs the graph; returns each output as its element type's typed array with dims and type. */
+  runData(feeds: Readonly<Record<string, SessionFeed>>): Record<string, { type: ElementType; dims: number[]; data: ElementData }>;
   /** Frees the session. Idempotent. */
   dispose(): void;
   /** onnxruntime-web's name for dispose(). */

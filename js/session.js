@@ -20,7 +20,54 @@ const MAX_DIMS = 8;
 // onnxruntime-web's session options that mean nothing here (one backend, our own kernels):
 // accepted so that its create() calls carry over unchanged.
 const ORT_OPTIONS = ['executionProviders', 'graphOptimizationLevel', 'logSeverityLevel', 'logVerbosityLevel', 'intraOpNumThreads', 'interOpNumThreads', 'enableCpuMemArena', 'enableMemPattern', 'executionMode'];
-const TYPED = { float32: Float32Array, int64: BigInt64Array, bool: Uint8Array };
+// ONNX's element types (TensorProto.DataType) the Session takes: each one's typed array (float16
+// and bfloat16 as their bits, as onnxruntime-web's Tensors hold them) and the library dtype that
+// holds its values exactly while the graph runs (docs/graph-runtime.md, "Element types").
+const ELEM = {
+  1: ['float32', Float32Array, 'float32'], 2: ['uint8', Uint8Array, 'int64'], 3: ['int8', Int8Array, 'int64'],
+  4: ['uint16', Uint16Array, 'int64'], 5: ['int16', Int16Array, 'int64'], 6: ['int32', Int32Array, 'int64'],
+  7: ['int64', BigInt64Array, 'int64'], 9: ['bool', Uint8Array, 'bool'], 10: ['float16', Uint16Array, 'float32'],
+  12: ['uint32', Uint32Array, 'int64'], 16: ['bfloat16', Uint16Array, 'float32'],
+};
+const TYPED = Object.fromEntries(Object.values(ELEM).map(([name, T, dtype]) => [name, { T, dtype }]));
+// A feed's typed array whose constructor names its type (Uint8Array and Uint16Array name two each: give `type`).
+const TYPE_OF = new Map([[Float32Array, 'float32'], [BigInt64Array, 'int64'], [Int8Array, 'int8'], [Int16Array, 'int16'], [Int32Array, 'int32'], [Uint32Array, 'uint32']]);
+
+const f32 = new Float32Array(1);
+const u32 = new Uint32Array(f32.buffer);
+
+/** A float16's bits as a number (exact). */
+function fromHalf(h) {
+  const e = (h >> 10) & 0x1f, f = h & 0x3ff, sign = h & 0x8000 ? -1 : 1;
+  if (e === 0x1f) return f ? NaN : sign * Infinity;
+  return sign * (e ? (1024 + f) * 2 ** (e - 25) : f * 2 ** -24);
+}
+
+/** The bits of a float32 that a float16 holds exactly (the session rounded it so). */
+function toHalf(x) {
+  f32[0] = x;
+  const u = u32[0], sign = (u >>> 16) & 0x8000, a = u & 0x7fffffff;
+  if (a >= 0x7f800000) return sign | 0x7c00 | (a > 0x7f800000 ? 0x200 : 0); /* infinities, NaN */
+  if (a >= 0x38800000) return sign | (((a >>> 23) - 112) << 10) | ((a >>> 13) & 0x3ff); /* normal */
+  return sign | Math.abs(f32[0]) * 2 ** 24; /* zero, subnormal: a whole number of 2^-24 */
+}
+
+/** A feed's typed array of ONNX type `type` as the library dtype's (a copy where they differ). */
+function toCarrier(type, data) {
+  if (type === 'float16') return Float32Array.from(data, fromHalf);
+  if (type === 'bfloat16') return new Float32Array(Uint32Array.from(data, (b) => b << 16).buffer);
+  if (TYPED[type].dtype === 'int64' && type !== 'int64') return BigInt64Array.from(data, (v) => BigInt(v));
+  return data;
+}
+
+/** A library dtype's array as ONNX type `type`'s typed array. */
+function fromCarrier(type, data) {
+  const { T } = TYPED[type];
+  if (data instanceof T) return data;
+  if (type === 'float16') return Uint16Array.from(data, toHalf);
+  if (type === 'bfloat16') return Uint16Array.from(new Uint32Array(data.buffer, data.byteOffset, data.length), (b) => b >>> 16);
+  return T.from(data, Number);
+}
 
 /** The mode option as C's number. */
 function modeArg(options, who) {
@@ -39,13 +86,14 @@ function bytesArg(source, who) {
 }
 
 /** A feed as a Tensor handle, and a Tensor to dispose after the run when this made one. */
-function feedHandle(name, v, who) {
+function feedHandle(name, v, want, who) {
   if (v instanceof Tensor) return [handle(v, who, `feed ${JSON.stringify(name)}`), null];
   if (v && typeof v === 'object' && ArrayBuffer.isView(v.data) && v.dims !== undefined) {
-    const dtype = v.type ?? v.dtype ?? (v.data instanceof BigInt64Array ? 'int64' : v.data instanceof Float32Array ? 'float32' : undefined);
-    if (!(dtype in TYPED)) throw invalid(`${who}: feed ${JSON.stringify(name)} has type ${describe(dtype)}; the graph layer takes float32, int64 and bool`);
-    if (!(v.data instanceof TYPED[dtype])) throw invalid(`${who}: feed ${JSON.stringify(name)} is ${dtype} but its data is a ${v.data.constructor.name}`);
-    const t = tensor(v.data, { dtype, shape: Array.from(v.dims, Number) });
+    const type = v.type ?? v.dtype ?? TYPE_OF.get(v.data.constructor);
+    if (!Object.hasOwn(TYPED, type ?? '')) throw invalid(`${who}: feed ${JSON.stringify(name)} has type ${describe(type)}; the graph layer takes ${Object.keys(TYPED).join(', ')}`);
+    if (!(v.data instanceof TYPED[type].T)) throw invalid(`${who}: feed ${JSON.stringify(name)} is ${type} but its data is a ${v.data.constructor.name}`);
+    if (want && type !== want) throw new OmError('DtypeMismatch', `${who}: feed ${JSON.stringify(name)} is ${type}, the graph takes ${want}`);
+    const t = tensor(toCarrier(type, v.data), { dtype: TYPED[type].dtype, shape: Array.from(v.dims, Number) });
     return [handle(t, who), t];
   }
   throw invalid(`${who}: feed ${JSON.stringify(name)} must be an om.Tensor or { data: TypedArray, dims }, got ${describe(v)}`);
@@ -119,10 +167,25 @@ export class InferenceSession {
       const [dtype, ndim] = readF64(pv, 2);
       const sizes = readF64(pv + 16, ndim);
       const params = readU32(pd, ndim);
-      return { name, dtype: dtypeNames[dtype], shape: sizes.map((v, d) => (params[d] ? cString(params[d]) : v)) };
+      return { name, dtype: dtypeNames[dtype], type: this.#types(0)[i], shape: sizes.map((v, d) => (params[d] ? cString(params[d]) : v)) };
     });
     return this.#inputs.map((v) => ({ ...v, shape: v.shape.slice() }));
   }
+
+  /** Each input's (outputs 0) or output's (1) ONNX element type name (an output's is null before
+   * the first run, unless the file declares it). */
+  #types(outputs) {
+    const s = this.#use('types');
+    return (outputs ? this.#outputNames : this.#inputNames).map((_, i) => {
+      const t = M._omw_session_elem_type(s, outputs, i);
+      if (t < 0) throw lastError('types');
+      return ELEM[t]?.[0] ?? null;
+    });
+  }
+
+  /** The outputs' ONNX element types by name ('int8', 'float16', ...): what run() gives in
+   * their library dtype (int64, float32) and runData() in their own typed arrays. */
+  get outputTypes() { return Object.fromEntries(this.#types(1).map((t, j) => [this.#outputNames[j], t])); }
 
   /** The bytes of the buffers of the plan it ran last (0 before the first run). */
   get planBytes() { return M._omw_session_plan_bytes(this.#use('planBytes')); }
@@ -155,7 +218,7 @@ export class InferenceSession {
     try {
       const handles = this.#inputNames.map((name) => {
         if (!(name in feeds)) throw invalid(`${who}: feed ${JSON.stringify(name)} is missing (inputs: ${this.#inputNames.join(', ')})`);
-        const [h, t] = feedHandle(name, feeds[name], who);
+        const [h, t] = feedHandle(name, feeds[name], this.#types(0)[this.#inputNames.indexOf(name)], who);
         if (t) made.push(t);
         return h;
       });
@@ -170,6 +233,22 @@ export class InferenceSession {
     } finally {
       for (const t of made) t.dispose();
     }
+  }
+
+  /**
+   * Runs the graph as run() does, and returns each output as onnxruntime-web's Tensors hold it:
+   * { type, dims, data } with data the type's typed array (Int8Array, Uint16Array for float16's
+   * and bfloat16's bits, BigInt64Array for int64, Uint8Array for bool and uint8, ...).
+   * @returns {Record<string, { type: string, dims: number[], data: ArrayBufferView }>}
+   */
+  runData(feeds) {
+    const outs = this.run(feeds), types = this.outputTypes, result = {};
+    try {
+      for (const [name, t] of Object.entries(outs)) result[name] = { type: types[name], dims: t.shape, data: fromCarrier(types[name], t.toArray()) };
+    } finally {
+      for (const t of Object.values(outs)) t.dispose();
+    }
+    return result;
   }
 
   /** Frees the session and its plans. Idempotent; any later use throws OmError Disposed. */

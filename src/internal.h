@@ -313,6 +313,18 @@ float om__coshf(float x);
 float om__asinhf(float x);
 float om__acoshf(float x);
 float om__atanhf(float x);
+/** x rounded to the nearest float16 (bfloat16), ties to even, as a float32 holds it: past the
+ *  largest finite value it is an infinity, float16's subnormals are kept, NaN stays NaN. */
+float om__round_f16(float x);
+float om__round_bf16(float x);
+/** The float16 of bits h as a float32 (exact). */
+float om__f16_to_f32(uint16_t h);
+/** v modulo 2^bits (1 <= bits <= 32), in [-2^(bits-1), 2^(bits-1)) when is_signed, else in [0, 2^bits). */
+int64_t om__wrap_int(int64_t v, int bits, bool is_signed);
+/** a cast to dtype, its values then narrowed to ONNX element type onnx_type (FLOAT16 or BFLOAT16
+ *  for float32: rounded; INT8 to UINT32 for int64: wrapped); returns a new reference, NULL with
+ *  InvalidArgument for a type dtype does not hold. The Session's (no gradient, not traced). */
+om_tensor *om__cast_narrow(om_tensor *a, om_dtype dtype, int onnx_type);
 /** 1 / (1 + e^-x) in float, from om__expf(-|x|). */
 float om__sigmoidf(float x);
 float om__powf(float x, float y);
@@ -527,7 +539,7 @@ typedef enum om_gattr_type { OM_GATTR_INT, OM_GATTR_FLOAT, OM_GATTR_INTS, OM_GAT
 typedef struct om_gattr {
   const char *name; /* static string (the reader's: in the graph's arena) */
   om_gattr_type type;
-  int64_t i;        /* INT */
+  int64_t i;        /* INT; a TENSOR from the ONNX reader: its ONNX element type where its dtype holds a narrower one, else 0 */
   double f;         /* FLOAT (written as a float) */
   int n;            /* INTS: how many */
   const int64_t *ints; /* INTS: the values (copied by om__emit) */

@@ -594,6 +594,11 @@ const char *om_session_name(const om_session *s, bool outputs, int i);
 /** Input i's dtype, rank, shape (-1 where an axis is named or unknown) and each axis's name (NULL
  *  when fixed, "?" when unknown; borrowed): any pointer may be NULL. false on error. */
 bool om_session_input_info(const om_session *s, int i, om_dtype *dtype, int *ndim, int64_t *shape, const char **dim_params);
+/** The ONNX element type (TensorProto.DataType: 1 FLOAT, 3 INT8, 10 FLOAT16, ...) of input or
+ *  output i, whose values the session takes and gives in the dtype that holds it (integers in
+ *  int64, FLOAT16 and BFLOAT16 in float32: docs/graph-runtime.md); an output's is known once a
+ *  run has planned it (before: the type the file declares, or 0). -1 on error. */
+int om_session_elem_type(const om_session *s, bool outputs, int i);
 /** The arena bytes of the plan made or used last (0 before the first run), -1 on error. */
 int64_t om_session_plan_bytes(const om_session *s);
 /** The op names (static strings) of the kernels that plan runs, in order, up to max of them into

@@ -5,7 +5,7 @@
 //                         floats?: { attr: x | [x, ...] }, strings?: { attr: 's' },
 //                         attrs?: { attr: 2 | [1, 2] | { f: 0.5 } | { fs: [0.5] } | 'text' | { graph } } }],
 //               inputs: [{ name, dims: [2, 'n'], dtype? }],   // float32 unless dtype; a string dim is named
-//               inits: [{ name, dtype: 'float32' | 'int64' | 'bool', dims, values }],
+//               inits: [{ name, dtype: 'float32' | 'int8' | 'float16' (values its bits) | ..., dims, values }],
 //               outputs: ['y' | { name, dtype }, ...], opset: 17, ir: 8 })   // -> Uint8Array
 //
 // A graph attribute ({ graph: { nodes, inputs, inits, outputs } }: If's branches, Loop's and Scan's
@@ -28,14 +28,15 @@ function bytes(out, field, b) {
 const str = (out, field, s) => bytes(out, field, enc.encode(s));
 const msg = (fill) => { const m = []; fill(m); return m; };
 
-/** ONNX's element type numbers of the dtypes these graphs use. */
-const ELEM = { float32: 1, int64: 7, bool: 9 };
+/** ONNX's element type numbers of the dtypes these graphs use, and each one's typed array (float16's and bfloat16's bits). */
+const ELEM = { float32: 1, uint8: 2, int8: 3, uint16: 4, int16: 5, int32: 6, int64: 7, bool: 9, float16: 10, float64: 11, uint32: 12, uint64: 13, bfloat16: 16 };
+const ARRAY = { float32: Float32Array, uint8: Uint8Array, int8: Int8Array, uint16: Uint16Array, int16: Int16Array, int32: Int32Array, float16: Uint16Array, float64: Float64Array, uint32: Uint32Array, bfloat16: Uint16Array };
 
 /** Initializer values as raw_data bytes of dtype. */
 function rawData(dtype, values) {
   if (dtype === 'bool') return values.map(Number);
-  if (dtype === 'float32') return new Uint8Array(Float32Array.from(values).buffer);
-  return new Uint8Array(BigInt64Array.from(values.map(BigInt)).buffer);
+  if (ARRAY[dtype]) return new Uint8Array(ARRAY[dtype].from(values).buffer);
+  return new Uint8Array((dtype === 'uint64' ? BigUint64Array : BigInt64Array).from(values.map(BigInt)).buffer);
 }
 
 /** A ValueInfo of dtype (float32 by default) and dims (numbers fixed, strings named), or without a shape. */

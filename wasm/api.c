@@ -347,5 +347,7 @@ OMW int omw_session_input_info(const om_session *s, int i, double *out, const ch
   for (int d = 0; d < ndim; d++) out[2 + d] = (double)shape[d];
   return 1;
 }
+/** Input (outputs 0) or output i's ONNX element type number, -1 on error. */
+OMW int omw_session_elem_type(const om_session *s, int outputs, int i) { return om_session_elem_type(s, outputs, i); }
 OMW double omw_session_plan_bytes(const om_session *s) { return (double)om_session_plan_bytes(s); }
 OMW int omw_session_plan_kernels(const om_session *s, const char **names, int max) { return om_session_plan_kernels(s, names, max); }

@@ -645,3 +645,51 @@ float om__atanhf(float x) {
   double r = a == 1 ? INFINITY : 0.5 * om__log1p(2.0 * a / (1.0 - a));
   return (float)(signbit(x) ? -r : r);
 }
+
+/* ---- ONNX's narrower element types, held in float32 and int64 (docs/graph-runtime.md, "Element types") ---- */
+
+static uint32_t f32_bits(float x) {
+  uint32_t u;
+  memcpy(&u, &x, 4);
+  return u;
+}
+static float f32_from(uint32_t u) {
+  float x;
+  memcpy(&x, &u, 4);
+  return x;
+}
+
+float om__round_f16(float x) {
+  uint32_t u = f32_bits(x), sign = u & 0x80000000u, a = u & 0x7fffffffu;
+  if (a >= 0x7f800000u) return x;                           /* infinities and NaN as they are */
+  if (a >= 0x477ff000u) return f32_from(sign | 0x7f800000u); /* 65520 and up: past 65504 and the halfway point (ties to even: up) */
+  if (a >= 0x38800000u) { /* a normal float16 (2^-14 and up): 10 of the 23 fraction bits, the dropped 13 rounded to nearest even */
+    a += 0xfffu + ((a >> 13) & 1);
+    return f32_from(sign | (a & ~0x1fffu));
+  }
+  /* a subnormal float16: a whole number of 2^-24. |x| 2^24 < 2^10 is exact, and adding then
+   * subtracting 2^23 rounds it to an integer, ties to even (float32 keeps no fraction at 2^23). */
+  float q = f32_from(a) * 16777216.0f;
+  q = (q + 8388608.0f) - 8388608.0f;
+  return f32_from(sign | f32_bits(q * 5.9604644775390625e-8f));
+}
+
+float om__round_bf16(float x) {
+  uint32_t u = f32_bits(x);
+  if ((u & 0x7fffffffu) > 0x7f800000u) return f32_from(u | 0x00400000u); /* NaN: quiet, its top payload kept */
+  u += 0x7fffu + ((u >> 16) & 1); /* the dropped 16 bits to nearest even; past bfloat16's largest gives infinity */
+  return f32_from(u & 0xffff0000u);
+}
+
+int64_t om__wrap_int(int64_t v, int bits, bool is_signed) {
+  uint64_t m = (uint64_t)v & ((UINT64_C(1) << bits) - 1); /* the value modulo 2^bits, 0 <= m < 2^bits */
+  uint64_t top = UINT64_C(1) << (bits - 1);
+  return is_signed && (m & top) ? -(int64_t)((UINT64_C(1) << bits) - m) : (int64_t)m; /* two's complement's upper half is negative */
+}
+
+float om__f16_to_f32(uint16_t h) {
+  uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, f = h & 0x3ffu;
+  if (e == 0x1f) return f32_from(sign | 0x7f800000u | (f << 13)); /* infinities and NaN (its payload kept) */
+  if (e) return f32_from(sign | ((e + 112) << 23) | (f << 13));  /* normal: the exponent rebiased from 15 to 127 */
+  return f32_from(sign | f32_bits((float)f * 5.9604644775390625e-8f)); /* zero and subnormals: f 2^-24, exact */
+}

@@ -25,6 +25,9 @@ void om__arena_free(om_arena *a);
 typedef struct om_gvalue {
   const char *name;                   /* arena string; generated names are given at finish */
   om_dtype dtype;
+  int etype;                          /* an imported graph's ONNX element type (TensorProto.DataType) where dtype holds a
+                                         narrower one (INT8 in int64, FLOAT16 in float32: docs/graph-runtime.md), else 0;
+                                         a node output's: the type the file declares for it as a graph output, 0 for none */
   int ndim;
   int64_t shape[OM_MAX_DIMS];         /* sizes in the traced run */
   const char *dim_param[OM_MAX_DIMS]; /* each axis's extent written out ("batch", "floor((h+1)/2)"), NULL when fixed */

@@ -159,14 +159,36 @@ static bool nesting_ok(const uint8_t *p, size_t n) {
 
 /* ---- tensors ---- */
 
-static bool dtype_of(int32_t onnx, om_dtype *d) {
-  switch (onnx) {
-    case ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT: *d = OM_FLOAT32; return true;
-    case ONNX__TENSOR_PROTO__DATA_TYPE__INT64: *d = OM_INT64; return true;
-    case ONNX__TENSOR_PROTO__DATA_TYPE__BOOL: *d = OM_BOOL; return true;
-    default: return false;
-  }
+/* Each ONNX element type the graph layer takes: the dtype that holds it (docs/graph-runtime.md,
+ * "Element types": integers in int64, FLOAT16 and BFLOAT16 in float32, exactly), its bytes in
+ * raw data, and whether it is a signed integer. DOUBLE, UINT64, STRING and the complex types
+ * are not taken. */
+static const struct elem {
+  int32_t onnx;
+  om_dtype dtype;
+  uint8_t size;
+  bool is_signed;
+} ELEMS[] = {
+    {ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT, OM_FLOAT32, 4, true},   {ONNX__TENSOR_PROTO__DATA_TYPE__UINT8, OM_INT64, 1, false},
+    {ONNX__TENSOR_PROTO__DATA_TYPE__INT8, OM_INT64, 1, true},      {ONNX__TENSOR_PROTO__DATA_TYPE__UINT16, OM_INT64, 2, false},
+    {ONNX__TENSOR_PROTO__DATA_TYPE__INT16, OM_INT64, 2, true},     {ONNX__TENSOR_PROTO__DATA_TYPE__INT32, OM_INT64, 4, true},
+    {ONNX__TENSOR_PROTO__DATA_TYPE__INT64, OM_INT64, 8, true},     {ONNX__TENSOR_PROTO__DATA_TYPE__BOOL, OM_BOOL, 1, false},
+    {ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT16, OM_FLOAT32, 2, false}, {ONNX__TENSOR_PROTO__DATA_TYPE__UINT32, OM_INT64, 4, false},
+    {ONNX__TENSOR_PROTO__DATA_TYPE__BFLOAT16, OM_FLOAT32, 2, false},
+};
+
+static const struct elem *elem_of(int32_t onnx) {
+  for (size_t k = 0; k < sizeof ELEMS / sizeof *ELEMS; k++)
+    if (ELEMS[k].onnx == onnx) return &ELEMS[k];
+  return NULL;
 }
+
+/* The etype a value of ONNX type onnx records: 0 where its dtype's own type is it. */
+static int etype_of(const struct elem *e) {
+  return e->onnx == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT || e->onnx == ONNX__TENSOR_PROTO__DATA_TYPE__INT64 || e->onnx == ONNX__TENSOR_PROTO__DATA_TYPE__BOOL ? 0 : e->onnx;
+}
+
+#define TYPES_TAKEN "FLOAT, FLOAT16, BFLOAT16, INT8 to INT64, UINT8 to UINT32, BOOL"
 
 /* ONNX's number for each data type, for messages. */
 static const char *onnx_type_name(int32_t t) {
@@ -176,18 +198,41 @@ static const char *onnx_type_name(int32_t t) {
   return t >= 0 && t < (int32_t)(sizeof n / sizeof *n) ? n[t] : "an unknown type";
 }
 
-/* A new tensor holding tp's data (what: "initializer 'w'", for messages). */
-static om_tensor *read_tensor(const Onnx__TensorProto *tp, const char *what) {
-  om_dtype dt;
+/* Element k of e's type from raw little-endian bytes or from the typed field that holds it
+ * (float_data, int64_data, uint64_data for UINT32, int32_data for the rest: FLOAT16's and
+ * BFLOAT16's bits among them), into the dtype that holds it. */
+static void read_element(const Onnx__TensorProto *tp, const struct elem *e, const void *raw, int64_t k, void *out) {
+  uint64_t u = 0;
+  if (raw) memcpy(&u, (const char *)raw + (size_t)k * e->size, e->size);
+  else if (e->dtype == OM_FLOAT32 && e->size == 4) memcpy(&u, &tp->float_data[k], 4);
+  else if (e->size == 8) u = (uint64_t)tp->int64_data[k];
+  else if (e->onnx == ONNX__TENSOR_PROTO__DATA_TYPE__UINT32) u = tp->uint64_data[k];
+  else u = (uint32_t)tp->int32_data[k];
+  if (e->size < 8) u &= (UINT64_C(1) << 8 * e->size) - 1;
+  if (e->dtype == OM_FLOAT32) {
+    float f;
+    uint32_t w = (uint32_t)u;
+    if (e->onnx == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT16) f = om__f16_to_f32((uint16_t)w);
+    else if (e->onnx == ONNX__TENSOR_PROTO__DATA_TYPE__BFLOAT16) w <<= 16; /* bfloat16 is float32's top half */
+    if (e->onnx != ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT16) memcpy(&f, &w, 4);
+    memcpy(out, &f, 4);
+  } else if (e->dtype == OM_BOOL) {
+    *(uint8_t *)out = u != 0; /* one byte per bool, 0 or 1: anything else would be a value no kernel expects */
+  } else {
+    int64_t v = e->is_signed && e->size < 8 ? om__wrap_int((int64_t)u, 8 * e->size, true) : (int64_t)u; /* sign-extended */
+    memcpy(out, &v, 8);
+  }
+}
+
+/* A new tensor holding tp's data (what: "initializer 'w'", for messages); its ONNX type's etype
+ * into *etype. */
+static om_tensor *read_tensor(const Onnx__TensorProto *tp, const char *what, int *etype) {
   if (tp->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL || tp->n_external_data)
     return FORMAT("%s keeps its data in an external file, which this reader does not open (save the model with its data inside)", what), NULL;
   if (tp->segment) return FORMAT("%s is a segment of a tensor, which is not supported", what), NULL;
-  /* INT32 constants (PyTorch writes some axes and sizes so) are widened to INT64, the graph
-   * layer's one integer type; a Cast to INT32 is one to INT64 too (src/runtime/onnx_ops.c). */
-  bool int32 = tp->data_type == ONNX__TENSOR_PROTO__DATA_TYPE__INT32;
-  if (int32) dt = OM_INT64;
-  else if (!dtype_of(tp->data_type, &dt))
-    return om__fail(OM_ERR_UNSUPPORTED, "onnx: %s has data type %s (%d); the graph layer takes FLOAT, INT64, BOOL (and INT32 constants)",
+  const struct elem *e = elem_of(tp->data_type);
+  if (!e)
+    return om__fail(OM_ERR_UNSUPPORTED, "onnx: %s has data type %s (%d); the graph layer takes " TYPES_TAKEN,
                     what, onnx_type_name(tp->data_type), (int)tp->data_type), NULL;
   if (tp->n_dims > OM_MAX_DIMS) return FORMAT("%s has %zu dims (at most %d)", what, tp->n_dims, OM_MAX_DIMS), NULL;
   int64_t numel = 1;
@@ -196,44 +241,26 @@ static om_tensor *read_tensor(const Onnx__TensorProto *tp, const char *what) {
     if (tp->dims[d] && numel > INT64_MAX / 16 / tp->dims[d]) return FORMAT("%s has more elements than fit in memory", what), NULL;
     numel *= tp->dims[d];
   }
-  size_t es = int32 ? 4 : om__dtype_size(dt), have;
-  const void *src = NULL;
+  size_t have;
   if (tp->has_raw_data) {
-    have = tp->raw_data.len / es;
-    if (tp->raw_data.len % es || have != (uint64_t)numel)
+    have = tp->raw_data.len / e->size;
+    if (tp->raw_data.len % e->size || have != (uint64_t)numel)
       return FORMAT("%s holds %zu bytes of raw data for %lld elements of %s (%lld bytes)", what, tp->raw_data.len,
-                    (long long)numel, onnx_type_name(tp->data_type), (long long)numel * (long long)es), NULL;
-    src = tp->raw_data.data;
+                    (long long)numel, onnx_type_name(tp->data_type), (long long)numel * (long long)e->size), NULL;
   } else {
-    have = dt == OM_FLOAT32 ? tp->n_float_data : dt == OM_INT64 && !int32 ? tp->n_int64_data : tp->n_int32_data;
+    have = e->dtype == OM_FLOAT32 && e->size == 4 ? tp->n_float_data : e->size == 8 ? tp->n_int64_data
+           : e->onnx == ONNX__TENSOR_PROTO__DATA_TYPE__UINT32 ? tp->n_uint64_data : tp->n_int32_data;
     if (have != (uint64_t)numel)
       return FORMAT("%s holds %zu values for %lld elements", what, have, (long long)numel), NULL;
-    if (dt != OM_BOOL && !int32) src = dt == OM_FLOAT32 ? (const void *)tp->float_data : (const void *)tp->int64_data;
   }
-  int64_t shape[OM_MAX_DIMS];
-  for (size_t d = 0; d < tp->n_dims; d++) shape[d] = tp->dims[d];
-  om_meta m = {.dtype = dt, .ndim = (int)tp->n_dims};
-  memcpy(m.shape, shape, sizeof shape);
+  om_meta m = {.dtype = e->dtype, .ndim = (int)tp->n_dims};
+  for (size_t d = 0; d < tp->n_dims; d++) m.shape[d] = tp->dims[d];
   om_tensor *t = om__tensor_new(&m, false, "onnx reader");
-  if (!t || !numel) return t;
-  if (int32) { /* widened, from raw bytes or int32_data */
-    int64_t *o = (int64_t *)om__data(t);
-    for (int64_t k = 0; k < numel; k++) {
-      int32_t v;
-      if (src) memcpy(&v, (const char *)src + 4 * k, 4);
-      else v = tp->int32_data[k];
-      o[k] = v;
-    }
-  } else if (src) {
-    memcpy(om__data(t), src, (size_t)numel * es); /* raw data is little-endian, as the writer's */
-  } else {
-    uint8_t *o = (uint8_t *)om__data(t); /* bools come as int32_data */
-    for (int64_t k = 0; k < numel; k++) o[k] = tp->int32_data[k] != 0;
-  }
-  if (dt == OM_BOOL) { /* one byte per bool, 0 or 1: anything else would be a value no kernel expects */
-    uint8_t *o = (uint8_t *)om__data(t);
-    for (int64_t k = 0; k < numel; k++) o[k] = o[k] != 0;
-  }
+  if (!t) return NULL;
+  char *o = om__data(t);
+  size_t es = om__dtype_size(e->dtype);
+  for (int64_t k = 0; k < numel; k++) read_element(tp, e, tp->has_raw_data ? tp->raw_data.data : NULL, k, o + (size_t)k * es);
+  *etype = etype_of(e);
   return t;
 }
 
@@ -273,9 +300,10 @@ static int define(reader *r, const char *name, om_dtype dt, int ndim, const int6
   return name_set(&r->names, r->g, find(&r->names, r->g, name), id) ? id : -1;
 }
 
-static bool add_init(reader *r, const char *name, om_tensor *t, const char *what) {
+static bool add_init(reader *r, const char *name, om_tensor *t, int etype, const char *what) {
   if (!t) return false;
   int v = define(r, name, t->dtype, t->ndim, t->shape, what);
+  if (v >= 0) r->g->values.v[v].etype = etype;
   om_ginit *init = v >= 0 ? OM_VEC_PUSH_SLOT(r->g->inits) : NULL;
   if (!init) return om_tensor_release(t), false;
   *init = (om_ginit){.value = v, .tensor = t, .first_use = -1};
@@ -293,16 +321,17 @@ static bool read_input(reader *r, const Onnx__ValueInfoProto *vi) {
     return om__fail(OM_ERR_UNSUPPORTED, "onnx: graph input '%s' is not a tensor (sequences, maps and optionals are not supported)", name);
   const Onnx__TypeProto__Tensor *tt = untyped ? NULL : tp->tensor_type;
   if (r->parent && (!tt || !tt->elem_type || !tt->shape)) { /* a subgraph's input: its node gives its type and shape */
-    om_dtype sub_dt = OM_FLOAT32;
-    if (tt && tt->elem_type && !dtype_of(tt->elem_type, &sub_dt))
-      return om__fail(OM_ERR_UNSUPPORTED, "onnx: subgraph input '%s' has element type %s (%d); the graph layer takes FLOAT, INT64 and BOOL",
+    const struct elem *se = tt && tt->elem_type ? elem_of(tt->elem_type) : NULL;
+    if (tt && tt->elem_type && !se)
+      return om__fail(OM_ERR_UNSUPPORTED, "onnx: subgraph input '%s' has element type %s (%d); the graph layer takes " TYPES_TAKEN,
                       name, onnx_type_name(tt->elem_type), (int)tt->elem_type);
-    int v = define(r, name, sub_dt, 0, NULL, "a subgraph input"), *in = v >= 0 ? OM_VEC_PUSH_SLOT(r->g->inputs) : NULL;
+    int v = define(r, name, se ? se->dtype : OM_FLOAT32, 0, NULL, "a subgraph input"), *in = v >= 0 ? OM_VEC_PUSH_SLOT(r->g->inputs) : NULL;
+    if (v >= 0 && se) r->g->values.v[v].etype = etype_of(se);
     return in ? (*in = v, true) : false;
   }
-  om_dtype dt;
-  if (!dtype_of(tt->elem_type, &dt))
-    return om__fail(OM_ERR_UNSUPPORTED, "onnx: graph input '%s' has element type %s (%d); the graph layer takes FLOAT, INT64 and BOOL",
+  const struct elem *e = elem_of(tt->elem_type);
+  if (!e)
+    return om__fail(OM_ERR_UNSUPPORTED, "onnx: graph input '%s' has element type %s (%d); the graph layer takes " TYPES_TAKEN,
                     name, onnx_type_name(tt->elem_type), (int)tt->elem_type);
   if (!tt->shape) return om__fail(OM_ERR_UNSUPPORTED, "onnx: graph input '%s' has no shape (its rank is needed)", name);
   if (tt->shape->n_dim > OM_MAX_DIMS) return FORMAT("graph input '%s' has %zu dims (at most %d)", name, tt->shape->n_dim, OM_MAX_DIMS);
@@ -320,8 +349,9 @@ static bool read_input(reader *r, const Onnx__ValueInfoProto *vi) {
                       ? dim->dim_param : "?";
     }
   }
-  int v = define(r, name, dt, ndim, shape, "a graph input");
+  int v = define(r, name, e->dtype, ndim, shape, "a graph input");
   if (v < 0) return false;
+  r->g->values.v[v].etype = etype_of(e);
   for (int d = 0; d < ndim; d++)
     if (params[d] && !(r->g->values.v[v].dim_param[d] = om__arena_strdup(&r->g->arena, params[d]))) return false;
   int *in = OM_VEC_PUSH_SLOT(r->g->inputs);
@@ -366,7 +396,10 @@ static bool read_attr(reader *r, const Onnx__NodeProto *np, const Onnx__Attribut
       char what[160];
       snprintf(what, sizeof what, "attribute %s of node '%s'", ap->name, node);
       a->type = OM_GATTR_TENSOR;
-      return (a->t = read_tensor(ap->t, what)) != NULL;
+      int etype = 0;
+      a->t = read_tensor(ap->t, what, &etype);
+      a->i = etype; /* a tensor attribute's etype (ConstantOfShape's value gives its output's type) */
+      return a->t != NULL;
     }
     case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPH: {
       if (!ap->g) return FORMAT("node '%s': graph attribute %s holds no graph", node, ap->name);
@@ -555,9 +588,8 @@ static bool order_nodes(reader *r) {
  * sizes must be the initializer's (onnxruntime refuses the model otherwise). */
 static bool same_type(const Onnx__ValueInfoProto *vi, const om_gvalue *v) {
   const Onnx__TypeProto__Tensor *tt = vi->type && vi->type->value_case == ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE ? vi->type->tensor_type : NULL;
-  om_dtype dt;
-  bool same = !tt || !tt->elem_type || (tt->elem_type == ONNX__TENSOR_PROTO__DATA_TYPE__INT32 ? v->dtype == OM_INT64 /* widened */
-                                                                                                 : dtype_of(tt->elem_type, &dt) && dt == v->dtype);
+  const struct elem *e = tt && tt->elem_type ? elem_of(tt->elem_type) : NULL;
+  bool same = !tt || !tt->elem_type || (e && e->dtype == v->dtype && etype_of(e) == v->etype);
   if (same && tt && tt->shape) {
     same = tt->shape->n_dim == (size_t)v->ndim;
     for (int d = 0; same && d < v->ndim; d++)
@@ -580,7 +612,9 @@ static bool read_graph(reader *r) {
     const Onnx__TensorProto *tp = gp->initializer[k];
     char what[160];
     snprintf(what, sizeof what, "initializer '%.100s'", tp->name ? tp->name : "");
-    if (!add_init(r, tp->name, read_tensor(tp, what), what)) return false;
+    int etype = 0;
+    om_tensor *t = read_tensor(tp, what, &etype);
+    if (!add_init(r, tp->name, t, etype, what)) return false;
   }
   for (size_t k = 0; k < gp->n_input; k++) {
     const Onnx__ValueInfoProto *vi = gp->input[k];
@@ -597,7 +631,9 @@ static bool read_graph(reader *r) {
         np->attribute[0]->type == ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TENSOR && np->attribute[0]->t) {
       char what[160]; /* a Constant holding a tensor is an initializer by another name */
       snprintf(what, sizeof what, "the value of Constant node '%.100s'", np->name ? np->name : "");
-      if (!add_init(r, np->output[0], read_tensor(np->attribute[0]->t, what), what)) return false;
+      int etype = 0;
+      om_tensor *t = read_tensor(np->attribute[0]->t, what, &etype);
+      if (!add_init(r, np->output[0], t, etype, what)) return false;
       continue;
     }
     if (!read_node(r, np, (int)k)) return false;
@@ -609,12 +645,12 @@ static bool read_graph(reader *r) {
     int id = name && *name ? resolve(r, name) : -1;
     if (id == -2) return false;
     if (id < 0) return FORMAT("graph output '%s' is not defined by any node, input or initializer", name ? name : "");
-    const Onnx__TypeProto *tp = gp->output[k]->type; /* a declared type the graph layer cannot give (INT32 is INT64 here) */
-    om_dtype dt;
-    if (tp && tp->value_case == ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE && tp->tensor_type && tp->tensor_type->elem_type &&
-        !dtype_of(tp->tensor_type->elem_type, &dt))
-      return om__fail(OM_ERR_UNSUPPORTED, "onnx: graph output '%s' has element type %s (%d); the graph layer gives FLOAT, INT64 and BOOL",
-                      name, onnx_type_name(tp->tensor_type->elem_type), (int)tp->tensor_type->elem_type);
+    const Onnx__TypeProto *tp = gp->output[k]->type; /* a declared type the graph layer cannot give */
+    int32_t declared = tp && tp->value_case == ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE && tp->tensor_type ? tp->tensor_type->elem_type : 0;
+    if (declared && !elem_of(declared))
+      return om__fail(OM_ERR_UNSUPPORTED, "onnx: graph output '%s' has element type %s (%d); the graph layer gives " TYPES_TAKEN,
+                      name, onnx_type_name(declared), (int)declared);
+    if (g->values.v[id].producer >= 0) g->values.v[id].etype = declared; /* checked against what the session computes */
     int *out = OM_VEC_PUSH_SLOT(g->outputs);
     if (!out) return false;
     *out = id;

@@ -1225,30 +1225,68 @@ om_tensor *om_where(om_tensor *cond, om_tensor *a, om_tensor *b) {
 
 /* ---- cast ---- */
 
+/* ONNX element types (TensorProto.DataType) that a cast may narrow its result to (attr i[1]; 0:
+ * none), by what holds them: int64 holds INT8, UINT8, INT16, UINT16, INT32, UINT32 (wrapped
+ * modulo 2^bits), float32 holds FLOAT16 and BFLOAT16 (rounded to nearest even). The Session's
+ * element types (src/runtime/session.c, docs/graph-runtime.md). */
+static int narrow_bits(int64_t onnx, bool *is_signed) {
+  static const struct { int64_t onnx; int bits; bool is_signed; } ints[] = {{3, 8, true}, {2, 8, false}, {5, 16, true}, {4, 16, false}, {6, 32, true}, {12, 32, false}};
+  for (size_t k = 0; k < sizeof ints / sizeof *ints; k++)
+    if (ints[k].onnx == onnx) return *is_signed = ints[k].is_signed, ints[k].bits;
+  return 0;
+}
+
 static bool infer_cast(om_call *c) {
-  if (c->attrs.n_i != 1 || c->attrs.i[0] < OM_FLOAT32 || c->attrs.i[0] > OM_BOOL)
+  if (c->attrs.n_i < 1 || c->attrs.n_i > 2 || c->attrs.i[0] < OM_FLOAT32 || c->attrs.i[0] > OM_BOOL)
     return om__fail(OM_ERR_INVALID_ARGUMENT, "cast: needs one target dtype (0 float32, 1 int64, 2 bool), got %lld",
                     c->attrs.n_i ? (long long)c->attrs.i[0] : -1LL);
+  bool is_signed;
+  int64_t narrow = c->attrs.n_i == 2 ? c->attrs.i[1] : 0;
+  if (narrow && !(c->attrs.i[0] == OM_INT64 ? narrow_bits(narrow, &is_signed) > 0 : c->attrs.i[0] == OM_FLOAT32 && (narrow == 10 || narrow == 16)))
+    return om__fail(OM_ERR_INVALID_ARGUMENT, "cast: %s does not hold ONNX element type %lld", om_dtype_name((om_dtype)c->attrs.i[0]), (long long)narrow);
   om_tensor *a = c->in[0];
   c->out_meta[0] = (om_meta){.dtype = (om_dtype)c->attrs.i[0], .ndim = a->ndim};
   memcpy(c->out_meta[0].shape, a->shape, sizeof a->shape);
   return true;
 }
 
-static bool forward_cast(om_call *c) { om__copy_into(c->out[0], c->in[0]); return true; }
+/* Converts, then narrows the (dense) result in place. */
+static bool forward_cast(om_call *c) {
+  om__copy_into(c->out[0], c->in[0]);
+  int64_t narrow = c->attrs.n_i == 2 ? c->attrs.i[1] : 0, n = om_tensor_numel(c->out[0]);
+  bool is_signed;
+  int bits = narrow_bits(narrow, &is_signed);
+  if (bits) {
+    int64_t *v = (int64_t *)om__data(c->out[0]);
+    for (int64_t k = 0; k < n; k++) v[k] = om__wrap_int(v[k], bits, is_signed);
+  } else if (narrow) {
+    float *v = (float *)om__data(c->out[0]);
+    for (int64_t k = 0; k < n; k++) v[k] = narrow == 10 ? om__round_f16(v[k]) : om__round_bf16(v[k]);
+  }
+  return true;
+}
 
 /* ONNX Cast converts as forward does: float -> int64 truncates, saturates and sends NaN to 0
- * in onnxruntime-web (WASM's saturating truncation), and nonzero (NaN too) -> true. */
+ * in onnxruntime-web (WASM's saturating truncation), and nonzero (NaN too) -> true. A narrowing
+ * cast is the Session's own step (it runs no trace), so it has no lowering. */
 static bool lower_cast(om_lower *l, const om_call *c) {
+  if (c->attrs.n_i == 2 && c->attrs.i[1])
+    return om__fail(OM_ERR_UNSUPPORTED, "cast: narrowing to ONNX element type %lld is the Session's, and is not traced", (long long)c->attrs.i[1]);
   return om__lower_node(l, c, "Cast", &OM_ATTR_INT("to", onnx_dtype[c->attrs.i[0]]), 1);
 }
 
 /* Only float -> float is differentiable, and om_cast returns its input for that; a recorded
- * cast therefore always starts from int64 or bool, which take no gradient. */
+ * cast therefore always starts from int64 or bool, which take no gradient (a narrowing cast is
+ * made with gradients off, by the Session). */
 const om_op_def om__op_cast = {
     .name = "cast", .n_in = 1, .n_out = 1, .infer = infer_cast, .forward = forward_cast,
     .lower = lower_cast, .onnx = "Cast",
     .test = {.n_in = 1, .ndims = {2}, .shapes = {{2, 3}}, .lo = -3, .hi = 3, .attrs = {.n_i = 1, .i = {OM_INT64}}, .no_gradcheck = true}};
+
+om_tensor *om__cast_narrow(om_tensor *a, om_dtype dtype, int onnx_type) {
+  om_attrs at = {.n_i = 2, .i = {dtype, onnx_type}};
+  return om__apply1(OM_OP_cast, &a, 1, &at);
+}
 
 om_tensor *om_cast(om_tensor *a, om_dtype dtype) {
   if (a && a->dtype == dtype && (unsigned)dtype <= OM_BOOL) return om_tensor_retain(a);

@@ -324,19 +324,151 @@ static bool bind_clip(om_bind *b) {
   return put(b, 0, x);
 }
 
-/* ONNX's element type number to the graph layer's dtype (INT32 is INT64 here, as the reader
- * widens INT32 constants); false, naming attribute name, for another type. */
+/* ONNX's element type number to the dtype that holds it (src/runtime/elem_types.c: the session
+ * narrows the result to the type itself); false, naming attribute name, for another type. */
 static bool onnx_dtype(const om_bind *b, const char *name, int64_t to, om_dtype *d) {
-  *d = to == 1 ? OM_FLOAT32 : to == 7 || to == 6 ? OM_INT64 : to == 9 ? OM_BOOL : (om_dtype)-1;
-  if ((int)*d >= 0) return true;
-  return om__fail(OM_ERR_UNSUPPORTED, "%s (%s): %s %lld is not a supported type (FLOAT, INT64, INT32 as INT64, BOOL)", who(b), b->node->op_type, name,
-                  (long long)to);
+  for (om_dtype k = OM_FLOAT32; k <= OM_BOOL; k++)
+    if (to > 0 && to < 64 && om__elem_holds(k, (int)to)) return *d = k, true;
+  return om__fail(OM_ERR_UNSUPPORTED, "%s (%s): %s %lld is not a supported type (FLOAT, FLOAT16, BFLOAT16, INT8 to INT64, UINT8 to UINT32, BOOL)",
+                  who(b), b->node->op_type, name, (long long)to);
 }
 
 static bool bind_cast(om_bind *b) {
   int64_t to;
   om_dtype d;
   return attr_i(b, "to", -1, &to) && onnx_dtype(b, "to", to, &d) && put(b, 0, om_cast(b->in[0], d));
+}
+
+/* ---- linear quantization: q = saturate(round(x / scale) + zero_point), x = (q - zero_point) scale ---- */
+
+static om_tensor *round_half_even(om_tensor *x);
+
+/* Input i (a scale or a zero point) shaped to broadcast against x: one value as it is, a 1-D of
+ * x's size at axis (per-axis quantization) as [1, .., n, .., 1]. A new reference. */
+static om_tensor *along_axis(om_bind *b, int i, const om_tensor *x) {
+  om_tensor *t = b->in[i];
+  if (om_tensor_numel(t) == 1 && t->ndim <= 1) return om_tensor_retain(t);
+  int64_t axis;
+  int ax = 0;
+  if (!attr_i(b, "axis", 1, &axis) || !wrap(b, axis, x->ndim, &ax)) return NULL;
+  if (t->ndim != 1 || t->shape[0] != x->shape[ax])
+    return om__fail(OM_ERR_SHAPE_MISMATCH, "%s (%s): input %d has %lld values; per-axis quantization takes one per element of axis %d (%lld)",
+                    who(b), b->node->op_type, i, (long long)om_tensor_numel(t), ax, (long long)x->shape[ax]), NULL;
+  int64_t shape[OM_MAX_DIMS];
+  for (int d = 0; d < x->ndim; d++) shape[d] = d == ax ? x->shape[ax] : 1;
+  return om_reshape(t, shape, x->ndim);
+}
+
+/* The range of quantized type t (UINT8 without a zero point); false for another type. */
+static bool quant_range(const om_bind *b, int t, double *lo, double *hi) {
+  if (t == 2) return *lo = 0, *hi = 255, true;
+  if (t == 3) return *lo = -128, *hi = 127, true;
+  return om__fail(OM_ERR_UNSUPPORTED, "%s (%s): quantized type %d is not supported (UINT8, INT8)", who(b), b->node->op_type, t);
+}
+
+/* saturate(round_half_even(v) + zp), in float32 (as onnxruntime), then int64: v (x / scale, or
+ * an integer product times its scale) and zp (float32, NULL for 0) broadcast already. */
+static om_tensor *quantize(om_tensor *v, om_tensor *zp, double lo, double hi) {
+  om_scope s = {0};
+  om_tensor *r = om__keep(&s, round_half_even(v));
+  om_tensor *q = r && zp ? om__keep(&s, om_add(r, zp)) : r;
+  om_tensor *c = q ? om__keep(&s, om_clamp(q, &lo, &hi)) : NULL;
+  om_tensor *y = c ? om_cast(c, OM_INT64) : NULL;
+  om__scope_end(&s);
+  return y;
+}
+
+static bool bind_quantize_linear(om_bind *b) {
+  om_tensor *x = b->in[0];
+  bool has_zp = b->node->n_in > 2 && b->in[2];
+  double lo = 0, hi = 0;
+  if (!quant_range(b, has_zp ? b->types[b->node->in[2]] : 2, &lo, &hi)) return false;
+  om_scope s = {0};
+  om_tensor *scale = om__keep(&s, along_axis(b, 1, x)), *zp = has_zp ? om__keep(&s, along_axis(b, 2, x)) : NULL;
+  om_tensor *zpf = zp ? om__keep(&s, om_cast(zp, OM_FLOAT32)) : NULL;
+  bool ok = scale && (!has_zp || zpf) && put(b, 0, quantize(om__keep(&s, om_div(x, scale)), zpf, lo, hi));
+  om__scope_end(&s);
+  return ok;
+}
+
+static bool bind_dequantize_linear(om_bind *b) {
+  om_tensor *x = b->in[0];
+  if (x->dtype != OM_INT64) return om__fail(OM_ERR_UNSUPPORTED, "%s (DequantizeLinear): input of type %d is not supported (integers)", who(b), b->types[b->node->in[0]]);
+  bool has_zp = b->node->n_in > 2 && b->in[2];
+  om_scope s = {0};
+  om_tensor *scale = om__keep(&s, along_axis(b, 1, x)), *zp = has_zp ? om__keep(&s, along_axis(b, 2, x)) : NULL;
+  om_tensor *d = scale && (!has_zp || zp) ? om__keep(&s, has_zp ? om_sub(x, zp) : om_tensor_retain(x)) : NULL; /* exact in int64 */
+  bool ok = d && put(b, 0, om_mul(om__keep(&s, om_cast(d, OM_FLOAT32)), scale));
+  om__scope_end(&s);
+  return ok;
+}
+
+/* scale = (max(0, max x) - min(0, min x)) / 255, zero point = saturate(round(0 - min / scale)),
+ * y = saturate(round(x / scale) + zero point): ONNX's definition, in float32. */
+static bool bind_dynamic_quantize_linear(om_bind *b) {
+  om_tensor *x = b->in[0];
+  double lo = 0, hi = 255;
+  om_scope s = {0};
+  om_tensor *zero = om__keep(&s, om_scalar(0, OM_FLOAT32)), *qmax = om__keep(&s, om_scalar(255, OM_FLOAT32));
+  om_tensor *mx = zero ? om__keep(&s, om_maximum(om__keep(&s, om_amax(x, NULL, 0, false)), zero)) : NULL;
+  om_tensor *mn = zero ? om__keep(&s, om_minimum(om__keep(&s, om_amin(x, NULL, 0, false)), zero)) : NULL;
+  om_tensor *scale = mx && mn && qmax ? om__keep(&s, om_div(om__keep(&s, om_sub(mx, mn)), qmax)) : NULL;
+  om_tensor *zpf = scale ? om__keep(&s, om_clamp(om__keep(&s, round_half_even(om__keep(&s, om_sub(zero, om__keep(&s, om_div(mn, scale)))))), &lo, &hi)) : NULL;
+  bool ok = zpf && put(b, 0, quantize(om__keep(&s, om_div(x, scale)), zpf, lo, hi)) && put(b, 1, om_tensor_retain(scale)) &&
+            put(b, 2, om_cast(zpf, OM_INT64));
+  om__scope_end(&s);
+  return ok;
+}
+
+/* (A - a_zero_point) (B - b_zero_point) of integers up to 8 bits, exactly, in int64: the
+ * float32 products of chunks of 256 along K, each of whose partial sums is an integer of at most
+ * 256 * 255^2 < 2^24 (exact in float32 in any order), cast to int64 and summed. a_zero_point is
+ * one value or one per row of A, b_zero_point one value or one per column of B (NULL: none). */
+static om_tensor *integer_matmul(om_tensor *A, om_tensor *B, om_tensor *azp, om_tensor *bzp) {
+  om_scope s = {0};
+  if (azp && om_tensor_numel(azp) > 1 && A->ndim >= 2) azp = om__keep(&s, om_reshape(azp, (int64_t[]){om_tensor_numel(azp), 1}, 2)); /* per row */
+  om_tensor *a = azp ? om__keep(&s, om_sub(A, azp)) : A, *bb = bzp && a ? om__keep(&s, om_sub(B, bzp)) : B;
+  om_tensor *af = a ? om__keep(&s, om_cast(a, OM_FLOAT32)) : NULL, *bf = bb ? om__keep(&s, om_cast(bb, OM_FLOAT32)) : NULL, *acc = NULL;
+  int64_t K = A->shape[A->ndim - 1];
+  for (int64_t k0 = 0; af && bf && (k0 == 0 || k0 < K); k0 += 256) {
+    int64_t k1 = K - k0 < 256 ? K : k0 + 256;
+    om_tensor *ac = om__keep(&s, om_slice(af, A->ndim - 1, k0, k1, 1)), *bc = om__keep(&s, om_slice(bf, B->ndim >= 2 ? B->ndim - 2 : 0, k0, k1, 1));
+    om_tensor *p = ac && bc ? om__keep(&s, om_cast(om__keep(&s, om_matmul(ac, bc)), OM_INT64)) : NULL;
+    acc = p && acc ? om__keep(&s, om_add(acc, p)) : p;
+    if (!acc) break;
+  }
+  om_tensor *y = om_tensor_retain(acc);
+  om__scope_end(&s);
+  return y;
+}
+
+/* The types MatMulInteger and QLinearMatMul take: UINT8 and INT8 operands. */
+static bool int8_operands(om_bind *b, const int *inputs, int n) {
+  for (int k = 0; k < n; k++) {
+    int t = b->types[b->node->in[inputs[k]]];
+    if (t != 2 && t != 3) return om__fail(OM_ERR_UNSUPPORTED, "%s (%s): input %d has ONNX type %d; the integer products take UINT8 and INT8", who(b), b->node->op_type, inputs[k], t);
+  }
+  return true;
+}
+
+static bool bind_matmul_integer(om_bind *b) {
+  om_tensor *azp = b->node->n_in > 2 ? b->in[2] : NULL, *bzp = b->node->n_in > 3 ? b->in[3] : NULL;
+  return int8_operands(b, (const int[]){0, 1}, 2) && put(b, 0, integer_matmul(b->in[0], b->in[1], azp, bzp));
+}
+
+/* QLinearMatMul: saturate(round((A - a_zp)(B - b_zp) (a_scale b_scale / y_scale)) + y_zp), the
+ * product exact in int64, the rest in float32 as onnxruntime's requantization. */
+static bool bind_qlinear_matmul(om_bind *b) {
+  double lo = 0, hi = 0;
+  if (!int8_operands(b, (const int[]){0, 3}, 2) || !quant_range(b, b->types[b->node->in[7]], &lo, &hi)) return false;
+  om_scope s = {0};
+  om_tensor *acc = om__keep(&s, integer_matmul(b->in[0], b->in[3], b->in[2], b->in[5]));
+  om_tensor *scale = om__keep(&s, om_div(om__keep(&s, om_mul(b->in[1], b->in[4])), b->in[6]));
+  om_tensor *v = acc && scale ? om__keep(&s, om_mul(om__keep(&s, om_cast(acc, OM_FLOAT32)), scale)) : NULL;
+  om_tensor *zp = om__keep(&s, om_cast(b->in[7], OM_FLOAT32));
+  bool ok = v && zp && put(b, 0, quantize(v, zp, lo, hi));
+  om__scope_end(&s);
+  return ok;
 }
 
 /* ---- constants and shapes ---- */
@@ -1013,6 +1145,67 @@ static bool bind_conv(om_bind *b) {
   return ok;
 }
 
+/* (x - x_zero_point) conv (w - w_zero_point) of integers up to 8 bits, exactly, in int64 (a new
+ * reference): Conv's rule on float32 chunks of the input channels, each output a sum of at most
+ * 256 products below 2^16 (an integer below 2^24, exact in float32 in any order), cast to int64
+ * and added. w_zero_point is one value or one per output channel; the pads hold the zero point
+ * (0 once subtracted). Groups other than 1 and kernels of more than 256 elements are refused. */
+static om_tensor *integer_conv(om_bind *b, om_tensor *x, om_tensor *xzp, om_tensor *w, om_tensor *wzp) {
+  int64_t group, kel = 1;
+  if (!attr_i(b, "group", 1, &group)) return NULL;
+  for (int d = 2; d < w->ndim; d++) kel *= w->shape[d];
+  if (group != 1 || kel > 256 || w->ndim < 3) return unsupported(b, "an integer convolution of groups or of a kernel of more than 256 elements"), NULL;
+  om_scope s = {0};
+  int64_t wshape[OM_MAX_DIMS] = {w->shape[0]};
+  for (int d = 1; d < w->ndim; d++) wshape[d] = 1;
+  if (wzp && om_tensor_numel(wzp) > 1) wzp = om__keep(&s, om_reshape(wzp, wshape, w->ndim)); /* per output channel */
+  om_tensor *xd = om__keep(&s, om_cast(xzp ? om__keep(&s, om_sub(x, xzp)) : x, OM_FLOAT32));
+  om_tensor *wd = om__keep(&s, om_cast(wzp ? om__keep(&s, om_sub(w, wzp)) : w, OM_FLOAT32)), *acc = NULL, *keep[4];
+  memcpy(keep, b->in, sizeof(om_tensor *) * (size_t)(b->node->n_in < 4 ? b->node->n_in : 4));
+  int64_t C = x->ndim > 1 ? x->shape[1] : 0, per = 256 / kel;
+  for (int64_t c0 = 0; xd && wd && (c0 == 0 || c0 < C); c0 += per) {
+    int64_t c1 = C - c0 < per ? C : c0 + per;
+    b->in[0] = om__keep(&s, om_slice(xd, 1, c0, c1, 1)), b->in[1] = om__keep(&s, om_slice(wd, 1, c0, c1, 1));
+    for (int i = 2; i < b->node->n_in && i < 4; i++) b->in[i] = NULL; /* Conv's bias: none */
+    bool ok = b->in[0] && b->in[1] && bind_conv(b);
+    om_tensor *p = ok ? om__keep(&s, om_cast(b->out[0], OM_INT64)) : NULL;
+    om_tensor_release(b->out[0]), b->out[0] = NULL;
+    acc = p && acc ? om__keep(&s, om_add(acc, p)) : p;
+    if (!acc) break;
+  }
+  memcpy(b->in, keep, sizeof(om_tensor *) * (size_t)(b->node->n_in < 4 ? b->node->n_in : 4));
+  om_tensor *y = om_tensor_retain(acc);
+  om__scope_end(&s);
+  return y;
+}
+
+static bool bind_conv_integer(om_bind *b) {
+  om_tensor *xzp = b->node->n_in > 2 ? b->in[2] : NULL, *wzp = b->node->n_in > 3 ? b->in[3] : NULL;
+  return int8_operands(b, (const int[]){0, 1}, 2) && put(b, 0, integer_conv(b, b->in[0], xzp, b->in[1], wzp));
+}
+
+/* QLinearConv: saturate(round((x - x_zp) conv (w - w_zp) + B) (x_scale w_scale / y_scale)) +
+ * y_zp), the product exact in int64 (ConvInteger's), the rest in float32 as onnxruntime's
+ * requantization; w_scale, w_zp and the INT32 bias B one value or one per output channel. */
+static bool bind_qlinear_conv(om_bind *b) {
+  double lo = 0, hi = 0;
+  if (!int8_operands(b, (const int[]){0, 3}, 2) || !quant_range(b, b->types[b->node->in[7]], &lo, &hi)) return false;
+  om_tensor *x = b->in[0], *xs = b->in[1], *xzp = b->in[2], *ws = b->in[4], *wzp = b->in[5], *ys = b->in[6], *yzp = b->in[7];
+  om_tensor *bias = b->node->n_in > 8 ? b->in[8] : NULL;
+  om_scope s = {0};
+  int64_t per_channel[OM_MAX_DIMS] = {1, om_tensor_numel(ws)}; /* [1, M, 1, ...] against the output */
+  for (int d = 2; d < x->ndim; d++) per_channel[d] = 1;
+  om_tensor *acc = om__keep(&s, integer_conv(b, x, xzp, b->in[3], wzp));
+  if (acc && bias) acc = om__keep(&s, om_add(acc, om__keep(&s, om_reshape(bias, per_channel, x->ndim))));
+  om_tensor *wsc = om_tensor_numel(ws) > 1 ? om__keep(&s, om_reshape(ws, per_channel, x->ndim)) : ws;
+  om_tensor *scale = wsc ? om__keep(&s, om_div(om__keep(&s, om_mul(xs, wsc)), ys)) : NULL;
+  om_tensor *v = acc && scale ? om__keep(&s, om_mul(om__keep(&s, om_cast(acc, OM_FLOAT32)), scale)) : NULL;
+  om_tensor *zp = om__keep(&s, om_cast(yzp, OM_FLOAT32));
+  bool ok = v && zp && put(b, 0, quantize(v, zp, lo, hi));
+  om__scope_end(&s);
+  return ok;
+}
+
 /* ConvTranspose: ONNX crops pads_begin and pads_end off the full result, the library crops its
  * padding at both ends and adds output_padding at the end; a difference of the pads is an
  * output_padding (or a crop when negative). */
@@ -1112,7 +1305,18 @@ static bool pool(om_bind *b, bool max) {
   if (y && ns == 1) y = then(y, om_squeeze(y, (int64_t[]){2}, 1));
   return put(b, 0, y);
 }
-static bool bind_max_pool(om_bind *b) { return pool(b, true); }
+/* MaxPool of 8- and 16-bit integers (held in int64) goes through float32, which holds them exactly. */
+static bool bind_max_pool(om_bind *b) {
+  om_tensor *x = b->in[0];
+  if (x->dtype != OM_INT64) return pool(b, true);
+  int t = b->types[b->node->in[0]];
+  if (t != 2 && t != 3 && t != 4 && t != 5) return om__fail(OM_ERR_UNSUPPORTED, "%s (MaxPool): input of ONNX type %d is not supported (float, 8- and 16-bit integers)", who(b), t);
+  b->in[0] = om_cast(x, OM_FLOAT32);
+  bool ok = b->in[0] && pool(b, true);
+  om_tensor_release(b->in[0]);
+  b->in[0] = x;
+  return ok && put(b, 0, then(b->out[0], om_cast(b->out[0], OM_INT64)));
+}
 static bool bind_average_pool(om_bind *b) { return pool(b, false); }
 
 static bool global_pool(om_bind *b, bool max) {
@@ -2443,7 +2647,7 @@ static const om_onnx_rule rules[] = {
     {"BitwiseOr", 2, 2, 1, bind_bitwise_or, "bitwise_or"},
     {"BitwiseXor", 2, 2, 1, bind_bitwise_xor, "bitwise_xor"},
     {"BlackmanWindow", 1, 1, 1, bind_blackman_window, "0.42 - 0.5 cos(2 pi n / N) + 0.08 cos(4 pi n / N) from arange and cos (size known when planning; periodic, output_datatype)"},
-    {"Cast", 1, 1, 1, bind_cast, "cast to FLOAT, INT64 (INT32 too: the graph layer's one integer type), BOOL"},
+    {"Cast", 1, 1, 1, bind_cast, "cast to the dtype that holds the type, then narrowed to it (docs/graph-runtime.md, element types)"},
     {"CastLike", 2, 2, 1, bind_cast_like, "cast to the second input's dtype"},
     {"Ceil", 1, 1, 1, bind_ceil, "-floor(-x) (see Floor)"},
     {"Celu", 1, 1, 1, bind_celu, "where(x > 0, x, alpha elu(x / alpha))"},
@@ -2454,14 +2658,17 @@ static const om_onnx_rule rules[] = {
     {"Constant", 0, 0, 1, bind_constant, "the value (value_float, value_int, value_floats, value_ints, value)"},
     {"ConstantOfShape", 1, 1, 1, bind_constant_of_shape, "full"},
     {"Conv", 2, 3, 1, bind_conv, "conv2d, conv1d (auto_pad; pads that differ: zeros padded first)"},
+    {"ConvInteger", 2, 4, 1, bind_conv_integer, "(x - x_zero_point) conv (w - w_zero_point) exactly: Conv on float32 chunks of input channels (sums below 2^24), cast to int64 and added (group 1, kernels up to 256 elements)"},
     {"ConvTranspose", 2, 3, 1, bind_conv_transpose, "conv_transpose2d (a difference of the pads is an output_padding, or a crop; output_shape and SAME refused)"},
     {"Cos", 1, 1, 1, bind_cos, "cos"},
     {"Cosh", 1, 1, 1, bind_cosh, "cosh"},
     {"CumSum", 2, 2, 1, bind_cumsum, "cumsum (exclusive, reverse refused)"},
     {"DFT", 1, 3, 1, bind_dft, "matmuls by cos and sin of the angles (mod the length; inverse, onesided, dft_length and axis known when planning)"},
     {"DepthToSpace", 1, 1, 1, bind_depth_to_space, "pixel_shuffle (mode CRD); DCR: reshape, permute, reshape"},
+    {"DequantizeLinear", 2, 3, 1, bind_dequantize_linear, "(x - zero point) cast, times scale (per tensor or per axis)"},
     {"Div", 2, 2, 1, bind_div, "div (int64: truncating, as ONNX)"},
     {"Dropout", 1, 3, 2, bind_dropout, "the input (inference: training_mode true and the mask output refused)"},
+    {"DynamicQuantizeLinear", 1, 1, 3, bind_dynamic_quantize_linear, "amax, amin, then QuantizeLinear's steps (UINT8)"},
     {"Elu", 1, 1, 1, bind_elu, "elu"},
     {"Equal", 2, 2, 1, bind_equal, "eq"},
     {"Erf", 1, 1, 1, bind_erf, "erf"},
@@ -2505,6 +2712,7 @@ static const om_onnx_rule rules[] = {
     {"LpNormalization", 1, 1, 1, bind_lp_normalization, "x / sum(|x|), x / sqrt(sum(x x)) (p 1, 2)"},
     {"LpPool", 1, 1, 1, bind_lp_pool, "conv2d, conv1d of |x| or x x with ones per channel, then sqrt for p 2 (p 1, 2; pads, dilations, ceil_mode, auto_pad)"},
     {"MatMul", 2, 2, 1, bind_matmul, "matmul; fast mode: the last product of an attention (MatMul, Mul or Div by a constant, Add or Where of a mask, Softmax, MatMul, each read once) is the attention op, with no score matrix (src/runtime/passes.c)"},
+    {"MatMulInteger", 2, 4, 1, bind_matmul_integer, "(A - a_zero_point) (B - b_zero_point) exactly: float32 matmuls of 256-long chunks of K (exact sums), cast to int64 and added"},
     {"Max", 1, MANY, 1, bind_max, "maximum, pairwise"},
     {"MaxPool", 1, 1, 2, bind_max_pool, "max_pool2d (1-D as 2-D; pads as AveragePool, -inf padded first above half the kernel; the Indices output refused)"},
     {"MaxUnpool", 2, 3, 1, bind_max_unpool, "scatter_add of the values at their indices into zeros, divided by the count of each (output_shape known when planning; pads, strides)"},
@@ -2523,6 +2731,9 @@ static const om_onnx_rule rules[] = {
     {"PRelu", 2, 2, 1, bind_prelu, "where(x < 0, x slope, x)"},
     {"Pad", 2, 4, 1, bind_pad, "pad (constant, reflect, edge; reflect and edge on the last 1 to 3 axes)"},
     {"Pow", 2, 2, 1, bind_pow, "pow (the exponent cast to the base's type)"},
+    {"QLinearConv", 8, 9, 1, bind_qlinear_conv, "ConvInteger's exact product plus the bias, times x_scale w_scale / y_scale, then QuantizeLinear's rounding and clamp (float32, as onnxruntime)"},
+    {"QLinearMatMul", 8, 8, 1, bind_qlinear_matmul, "MatMulInteger's exact product, times a_scale b_scale / y_scale, then QuantizeLinear's rounding and clamp (float32, as onnxruntime)"},
+    {"QuantizeLinear", 2, 3, 1, bind_quantize_linear, "x / scale rounded half to even, plus zero point, clamped to UINT8 or INT8 (float32, as onnxruntime)"},
     {"RNN", 3, 6, 2, bind_rnn, "linear of every step's input, then per step tanh(x W + h R + biases) (clip, layout, directions; other activations and sequence_lens refused)"},
     {"Range", 3, 3, 1, bind_range, "arange"},
     {"Reciprocal", 1, 1, 1, bind_reciprocal, "div(1, x)"},

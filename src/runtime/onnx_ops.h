@@ -17,6 +17,7 @@ typedef struct om_bind {
   om_tensor **out;
   bool fast;          /* fast mode: a rule may pick a faster kernel (Gelu's erf) */
   bool needs_values;  /* set by a rule failing because an operand's values are not known when planning */
+  const int *types;   /* each value's ONNX element type (src/runtime/elem_types.c), for rules whose result depends on it */
 } om_bind;
 
 /* A row: the op type, how many inputs and outputs a node of it may have, its rule, and what it
@@ -47,5 +48,17 @@ bool om__onnx_check_subgraphs(const om_gnode *n);
  *  opset `opset` (7 to 20), rewritten in place into the opset-20 forms the table's rows read.
  *  false with a Format or Unsupported error naming the node (g is then the caller's to free). */
 bool om__upgrade_nodes(om_graph *g, int opset);
+
+/* Element types (src/runtime/elem_types.c): ONNX's TensorProto.DataType numbers. */
+/** The ONNX type that is dtype's own (FLOAT, INT64, BOOL). */
+int om__elem_own(om_dtype d);
+/** Whether dtype holds ONNX type t (FLOAT16 and BFLOAT16 in float32, the integers up to 32 bits in int64). */
+bool om__elem_holds(om_dtype dtype, int t);
+/** The ONNX type of node n's output j, which its rule gave in dtype, from the types of the
+ *  values (types, per value id) its inputs (in, borrowed) hold. */
+int om__elem_type_out(const om_gnode *n, int j, om_dtype dtype, const int *types, const om_tensor *const *in);
+/** t (a reference, taken over) narrowed to ONNX type `type`: itself when dtype's own type is it or
+ *  op_type only moves values (NULL: a graph input), else a narrowing cast; NULL with an error. */
+om_tensor *om__elem_narrow(om_tensor *t, int type, const char *op_type);
 
 #endif /* OM_ONNX_OPS_H */

@@ -41,6 +41,7 @@ struct om_session {
   om_session_options options;
   const om_onnx_rule **rules; /* each node's row of the ONNX op table */
   int *readers;               /* each value: how many node inputs and graph outputs read it */
+  int *types;                 /* each value: its ONNX element type (src/runtime/elem_types.c), set as plans are made */
   om_plan *plans;
   int n_plans;
   int by_value; /* the inputs plans take by value: 0 none, 1 int64 and bool ones, 2 all */
@@ -229,10 +230,11 @@ static void blame(const om_gnode *n) {
 }
 
 /* Runs node n of g through its rule on the values computed so far (vals: a tensor per value id,
- * references; readers: how many read each value); *needs_values is set when it failed for want
- * of an operand's values. The values its subgraphs capture follow its inputs in the rule's. */
+ * references; readers: how many read each value; types: each value's element type, set for n's
+ * outputs here); *needs_values is set when it failed for want of an operand's values. The values
+ * its subgraphs capture follow its inputs in the rule's. */
 static bool bind_node(const om_graph *g, const om_gnode *n, const om_onnx_rule *rule, const int *readers, bool fast,
-                      om_tensor **vals, bool *needs_values) {
+                      int *types, om_tensor **vals, bool *needs_values) {
   om_tensor **in = calloc((size_t)(n->n_in + n->n_cap) + 1, sizeof *in), *out[OM_BIND_MAX_OUT] = {0};
   if (!in) return om__fail(OM_ERR_OUT_OF_MEMORY, "session: out of memory binding node '%s'", n->name);
   bool ok = true;
@@ -242,13 +244,20 @@ static bool bind_node(const om_graph *g, const om_gnode *n, const om_onnx_rule *
       ok = om__fail(OM_ERR_FORMAT, "session: node '%s' (%s) reads '%s', which no node before it computed", n->name, n->op_type,
                     g->values.v[v].name);
   }
-  om_bind b = {.node = n, .in = in, .out = out, .fast = fast};
+  om_bind b = {.node = n, .in = in, .out = out, .fast = fast, .types = types};
   ok = ok && rule->bind(&b);
   *needs_values = !ok && b.needs_values;
   for (int j = 0; ok && j < n->n_out; j++)
     if (!out[j] && readers[n->out[j]])
       ok = om__fail(OM_ERR_UNSUPPORTED, "session: node '%s' (%s): output %d ('%s') is not supported", n->name, n->op_type, j,
                     g->values.v[n->out[j]].name);
+  for (int j = 0; ok && j < n->n_out; j++) { /* each output's element type, and its values narrowed to it */
+    const om_gvalue *v = &g->values.v[n->out[j]];
+    int t = out[j] ? om__elem_type_out(n, j, out[j]->dtype, types, (const om_tensor *const *)in) : 0;
+    if (out[j] && v->etype && om__elem_holds(out[j]->dtype, v->etype)) t = v->etype; /* a graph output's declared type, where it fits */
+    types[n->out[j]] = t;
+    if (out[j] && !(out[j] = om__elem_narrow(out[j], t, n->op_type))) ok = false;
+  }
   for (int j = 0; j < n->n_out; j++) {
     if (ok) vals[n->out[j]] = out[j];
     else om_tensor_release(out[j]);
@@ -281,20 +290,30 @@ bool om__bind_subgraph(om_bind *b, const om_graph *g, om_tensor *const *inputs, 
     return om__fail(OM_ERR_OUT_OF_MEMORY, "session: %s (%s): the plan binds more than %lld nodes of subgraphs (branches and iterations "
                     "unrolled); the graph layer plans at most that many", b->node->name, b->node->op_type, (long long)OM_SUBGRAPH_NODES_MAX);
   om_tensor **vals = calloc((size_t)g->values.n + 1, sizeof *vals);
-  int *readers = vals ? count_readers(g) : NULL;
-  bool ok = readers != NULL, needs = false;
-  if (!vals) om__fail(OM_ERR_OUT_OF_MEMORY, "session: out of memory binding a subgraph of '%s'", b->node->name);
-  for (int k = 0; ok && k < g->inits.n; k++) vals[g->inits.v[k].value] = om_tensor_retain(g->inits.v[k].tensor);
-  for (int k = 0; ok && k < n; k++) vals[g->inputs.v[k]] = om_tensor_retain(inputs[k]);
+  int *readers = vals ? count_readers(g) : NULL, *types = readers ? calloc((size_t)g->values.n + 1, sizeof *types) : NULL;
+  bool ok = types != NULL, needs = false;
+  if (!ok) om__fail(OM_ERR_OUT_OF_MEMORY, "session: out of memory binding a subgraph of '%s'", b->node->name);
+  /* element types: as declared, else what the values hold; a capture's is the enclosing graph's */
+  for (int k = 0; ok && k < g->inits.n; k++) {
+    const om_gvalue *v = &g->values.v[g->inits.v[k].value];
+    vals[g->inits.v[k].value] = om_tensor_retain(g->inits.v[k].tensor);
+    types[g->inits.v[k].value] = v->etype ? v->etype : om__elem_own(v->dtype);
+  }
+  for (int k = 0; ok && k < n; k++) {
+    int v = g->inputs.v[k];
+    vals[v] = om_tensor_retain(inputs[k]);
+    types[v] = g->values.v[v].etype ? g->values.v[v].etype : om__elem_own(inputs[k]->dtype);
+  }
   for (int c = 0; ok && c < g->captured.n; c++) { /* the enclosing graph's values, given after the node's inputs */
     int v = g->captured.v[c], q = 0;
     while (q < b->node->n_cap && b->node->cap[q] != g->values.v[v].outer) q++;
     vals[v] = q < b->node->n_cap ? om_tensor_retain(b->in[b->node->n_in + q]) : NULL;
+    types[v] = q < b->node->n_cap && b->types ? b->types[b->node->cap[q]] : vals[v] ? om__elem_own(vals[v]->dtype) : 0;
   }
   for (int k = 0; ok && k < g->nodes.n; k++) {
     const om_gnode *node = &g->nodes.v[k];
     const om_onnx_rule *rule = om__onnx_rule(node->op_type); /* every one found when the session was made */
-    ok = bind_node(g, node, rule, readers, cap->fast, vals, &needs);
+    ok = bind_node(g, node, rule, readers, cap->fast, types, vals, &needs);
   }
   b->needs_values |= needs;
   for (int j = 0; j < g->outputs.n; j++) outs[j] = NULL;
@@ -306,6 +325,7 @@ bool om__bind_subgraph(om_bind *b, const om_graph *g, om_tensor *const *inputs, 
   if (vals) om__release_all(vals, g->values.n);
   free(vals);
   free(readers);
+  free(types);
   return ok;
 }
 
@@ -329,15 +349,21 @@ static om_plan *make_plan(om_session *s, om_tensor *const *inputs, const int64_t
   bool grad = om_is_grad_enabled();
   om_set_grad_enabled(false);
   st->capture = &cap;
-  for (int k = 0; ok && k < g->inits.n; k++) vals[g->inits.v[k].value] = om_tensor_retain(g->inits.v[k].tensor);
-  for (int k = 0; ok && k < g->inputs.n; k++) {
+  for (int k = 0; ok && k < g->inits.n; k++) {
+    const om_gvalue *v = &g->values.v[g->inits.v[k].value];
+    vals[g->inits.v[k].value] = om_tensor_retain(g->inits.v[k].tensor);
+    s->types[g->inits.v[k].value] = v->etype ? v->etype : om__elem_own(v->dtype);
+  }
+  for (int k = 0; ok && k < g->inputs.n; k++) { /* an input of a narrower type is narrowed first (a C caller's int64 may be out of its range) */
+    const om_gvalue *v = &g->values.v[g->inputs.v[k]];
     om_meta m = {.dtype = inputs[k]->dtype, .ndim = inputs[k]->ndim};
     memcpy(m.shape, inputs[k]->shape, sizeof m.shape);
     ok = (p->inputs[k] = by_value(s, inputs[k]) ? om_clone(inputs[k]) : planned_tensor(p, &m, -1, "session")) != NULL;
-    vals[g->inputs.v[k]] = om_tensor_retain(p->inputs[k]);
+    s->types[g->inputs.v[k]] = v->etype ? v->etype : om__elem_own(v->dtype);
+    ok = ok && (vals[g->inputs.v[k]] = om__elem_narrow(om_tensor_retain(p->inputs[k]), s->types[g->inputs.v[k]], NULL)) != NULL;
   }
   for (int k = 0; ok && k < g->nodes.n; k++)
-    p->binding = k, ok = bind_node(g, &g->nodes.v[k], s->rules[k], s->readers, cap.fast, vals, needs_values);
+    p->binding = k, ok = bind_node(g, &g->nodes.v[k], s->rules[k], s->readers, cap.fast, s->types, vals, needs_values);
   for (int j = 0; ok && j < g->outputs.n; j++)
     if (!(p->outputs[j] = om_tensor_retain(vals[g->outputs.v[j]])))
       ok = om__fail(OM_ERR_FORMAT, "session: graph output '%s' is computed by no node", g->values.v[g->outputs.v[j]].name);
@@ -389,7 +415,8 @@ static om_session *session_on(om_graph *g, const om_traced_sym *syms, int n_syms
   if (options) s->options = *options;
   s->rules = om__alloc(sizeof *s->rules * (size_t)(g->nodes.n + 1), "session_create");
   s->readers = calloc((size_t)g->values.n + 1, sizeof(int));
-  bool ok = s->rules && s->readers && s->symbols;
+  s->types = calloc((size_t)g->values.n + 1, sizeof(int));
+  bool ok = s->rules && s->readers && s->types && s->symbols;
   if (!ok) om__fail(OM_ERR_OUT_OF_MEMORY, "session_create: out of memory for %d nodes", g->nodes.n);
   int n_out = 0; /* an output the graph lists twice is one output: results are named by it */
   for (int j = 0; ok && j < g->outputs.n; j++)
@@ -465,6 +492,7 @@ void om_session_release(om_session *s) {
   }
   free(s->rules);
   free(s->readers);
+  free(s->types);
   om__graph_free(&s->g);
   free(s);
 }
@@ -633,6 +661,16 @@ bool om_session_input_info(const om_session *s, int i, om_dtype *dtype, int *ndi
     if (dim_params) dim_params[d] = v->dim_param[d];
   }
   return true;
+}
+
+int om_session_elem_type(const om_session *s, bool outputs, int i) {
+  int n = om_session_count(s, outputs);
+  if (n < 0) return -1;
+  if (i < 0 || i >= n) return om__fail(OM_ERR_INDEX_OUT_OF_RANGE, "session_elem_type: %s %d of %d", outputs ? "output" : "input", i, n), -1;
+  int v = (outputs ? s->g.outputs.v : s->g.inputs.v)[i];
+  const om_gvalue *gv = &s->g.values.v[v];
+  if (s->types[v]) return s->types[v];
+  return gv->producer >= 0 ? gv->etype : gv->etype ? gv->etype : om__elem_own(gv->dtype); /* a node output before the first run: as declared */
 }
 
 int64_t om_session_plan_bytes(const om_session *s) {

@@ -410,7 +410,7 @@ TEST(reader_refuses_what_it_cannot_read) {
   pb_int(&dbl, 2, 11); /* DOUBLE */
   pb_str(&dbl, 8, "w");
   m = model(8, 17, add, 1, &dbl, "y");
-  CHECK_ERROR(opens(&m), OM_ERR_UNSUPPORTED, "initializer 'w' has data type DOUBLE (11); the graph layer takes FLOAT, INT64, BOOL (and INT32 constants)");
+  CHECK_ERROR(opens(&m), OM_ERR_UNSUPPORTED, "initializer 'w' has data type DOUBLE (11); the graph layer takes FLOAT, FLOAT16, BFLOAT16, INT8 to INT64, UINT8 to UINT32, BOOL");
   pb huge = {0};
   pb_int(&huge, 1, (int64_t)1 << 40);
   pb_int(&huge, 1, (int64_t)1 << 40);
@@ -1568,6 +1568,117 @@ TEST(the_op_table_is_sorted) {
   CHECK(om__onnx_rule("Det") == NULL);
 }
 
+/* ---- element types: carriers and narrowing (src/runtime/elem_types.c, docs/graph-runtime.md) ---- */
+
+static uint32_t fbits(float x) {
+  uint32_t u;
+  memcpy(&u, &x, 4);
+  return u;
+}
+
+/* Every pair of neighbouring finite float16s: each one a float32 holds exactly, their midpoint
+ * rounding to the even one and a float32 step either side of it to the nearer. */
+TEST(float16_rounds_to_nearest_even) {
+  int bad = 0;
+  for (uint32_t h = 0; h < 0x7bff && bad < 5; h++) {
+    float a = om__f16_to_f32((uint16_t)h), b = om__f16_to_f32((uint16_t)(h + 1)), mid = (a + b) / 2; /* exact: float32 has room */
+    float na = om__round_f16(a), nm = om__round_f16(mid), lo = om__round_f16(nextafterf(mid, 0)), hi = om__round_f16(nextafterf(mid, INFINITY));
+    float nneg = om__round_f16(-mid);
+    if (fbits(na) != fbits(a) || nm != (h & 1 ? b : a) || lo != a || hi != b || nneg != -nm)
+      bad++, fprintf(stderr, "  float16 %#x: %a -> %a, mid %a -> %a (%a, %a)\n", h, a, na, mid, nm, lo, hi);
+  }
+  CHECK_EQ_INT(bad, 0);
+  CHECK(om__round_f16(65519.0f) == 65504.0f && isinf(om__round_f16(65520.0f)) && om__round_f16(-1e30f) == -INFINITY);
+  CHECK(fbits(om__round_f16(-0.0f)) == fbits(-0.0f) && isnan(om__round_f16(NAN)) && om__round_f16(0x1p-25f) == 0 && om__round_f16(0x1.8p-24f) == 0x1p-23f);
+  CHECK(om__f16_to_f32(0x7c00) == INFINITY && isnan(om__f16_to_f32(0x7e00)) && om__f16_to_f32(0x0001) == 0x1p-24f && om__f16_to_f32(0xfbff) == -65504.0f);
+  /* bfloat16: float32's top 16 bits, the dropped ones to nearest even */
+  CHECK(om__round_bf16(1.0f + 0x1p-8f) == 1.0f && om__round_bf16(1.0f + 0x1.8p-7f) == 1.0f + 0x1p-6f && om__round_bf16(1.0f + 0x1.01p-8f) == 1.0f + 0x1p-7f);
+  CHECK(isinf(om__round_bf16(3.4028235e38f)) && isnan(om__round_bf16(NAN)) && om__round_bf16(0x1p-130f) == 0x1p-130f && om__round_bf16(0x1p-140f) == 0);
+}
+
+TEST(integers_wrap_modulo_two_to_the_bits) {
+  CHECK(om__wrap_int(127 + 1, 8, true) == -128 && om__wrap_int(-129, 8, true) == 127 && om__wrap_int(255 + 3, 8, false) == 2 && om__wrap_int(-1, 8, false) == 255);
+  CHECK(om__wrap_int(INT64_MIN, 16, true) == 0 && om__wrap_int(65535, 16, true) == -1 && om__wrap_int((int64_t)1 << 31, 32, true) == INT32_MIN);
+  CHECK(om__wrap_int(-1, 32, false) == UINT32_MAX && om__wrap_int(INT64_MAX, 32, false) == UINT32_MAX);
+}
+
+/* A one-node model: inputs a and b of ONNX type elem [n], output y (declared elem_y, 0: none). */
+static pb typed_model(const char *op, int elem, int elem_y, const char *attr, int64_t attr_v) {
+  pb n = node(op, "a", "b", "y"), g = {0}, m = {0}, opset = {0};
+  if (attr) attr_int(&n, attr, attr_v);
+  pb a = value_info_of("a", elem, 1, (const int64_t[]){-1}), b = value_info_of("b", elem, 1, (const int64_t[]){-1}), y = {0};
+  if (elem_y) y = value_info_of("y", elem_y, 0, NULL);
+  else pb_str(&y, 1, "y");
+  pb_msg(&g, 1, &n), pb_str(&g, 2, "g"), pb_msg(&g, 11, &a), pb_msg(&g, 11, &b), pb_msg(&g, 12, &y);
+  pb_int(&m, 1, 9), pb_int(&opset, 2, 20), pb_msg(&m, 8, &opset), pb_msg(&m, 7, &g);
+  return m;
+}
+
+/* Runs m on a and b; y's values (as doubles) into want's room, its ONNX type returned (-1 failed). */
+static int run_typed(const pb *m, om_tensor *a, om_tensor *b, double *got, int n) {
+  om_session *s = om_session_open(m->b, m->n, NULL);
+  om_tensor *y = NULL;
+  int type = s && om_session_run(s, (om_tensor *[]){a, b}, 2, &y, 1) == 1 ? om_session_elem_type(s, true, 0) : -1;
+  for (int k = 0; y && k < n; k++) got[k] = at(y, k);
+  om_tensor_release(y);
+  om_session_release(s);
+  return type;
+}
+
+TEST(session_narrows_each_result_to_its_element_type) {
+  om_tensor *a = om_from_data((int64_t[]){100, -128, 127, 5}, (int64_t[]){4}, 1, OM_INT64);
+  om_tensor *b = om_from_data((int64_t[]){100, -1, 1, -7}, (int64_t[]){4}, 1, OM_INT64);
+  double y[4];
+  pb m = typed_model("Add", 3, 3, NULL, 0); /* INT8: wraps */
+  CHECK_EQ_INT(run_typed(&m, a, b, y, 4), 3);
+  CHECK(y[0] == -56 && y[1] == 127 && y[2] == -128 && y[3] == -2);
+  m = typed_model("Mul", 2, 0, NULL, 0); /* UINT8 inputs (given out of range: narrowed first): 100 100, 128 255, 127 1, 5 249 */
+  CHECK_EQ_INT(run_typed(&m, a, b, y, 4), 2);
+  CHECK(y[0] == 16 && y[1] == 128 && y[2] == 127 && y[3] == (5 * 249) % 256);
+  m = typed_model("Div", 6, 6, NULL, 0); /* INT32: truncating */
+  CHECK_EQ_INT(run_typed(&m, a, b, y, 4), 6);
+  CHECK(y[0] == 1 && y[1] == 128 && y[2] == 127 && y[3] == 0);
+  m = typed_model("Less", 4, 0, NULL, 0); /* UINT16 compares as unsigned: -1 is 65535 */
+  CHECK_EQ_INT(run_typed(&m, a, b, y, 4), 9);
+  CHECK(y[0] == 0 && y[1] == 1 && y[2] == 0 && y[3] == 1);
+  om__release_all((om_tensor *[]){a, b}, 2);
+  /* FLOAT16: each float32 result rounded, overflow to infinity */
+  a = TF(SHAPE(4), 1.0f, 60000.0f, 0x1p-14f, 3.0f), b = TF(SHAPE(4), 0x1p-11f, 10000.0f, 0x1p-25f, 0.1f);
+  m = typed_model("Add", 10, 10, NULL, 0);
+  CHECK_EQ_INT(run_typed(&m, a, b, y, 4), 10);
+  CHECK(y[0] == 1.0 && y[1] == INFINITY && y[2] == 0x1p-14 && y[3] == (double)om__round_f16(3.1f));
+  m = typed_model("Mul", 16, 0, NULL, 0); /* BFLOAT16 */
+  CHECK_EQ_INT(run_typed(&m, a, b, y, 4), 16);
+  CHECK(y[0] == 0x1p-11 && y[1] == (double)om__round_bf16(6e8f) && y[3] == (double)om__round_bf16(0.3f));
+  om__release_all((om_tensor *[]){a, b}, 2);
+}
+
+/* Cast to each type: the dtype that holds it, then narrowed (float -> integer truncates). */
+TEST(cast_narrows_to_every_type) {
+  om_tensor *a = TF(SHAPE(4), 300.7f, -1.5f, 65535.0f, 1e-8f), *b = TF(SHAPE(4), 0, 0, 0, 0);
+  struct { int to; double want[4]; } cases[] = {
+      {3, {44, -1, -1, 0}}, {2, {44, 255, 255, 0}}, {5, {300, -1, -1, 0}}, {4, {300, 65535, 65535, 0}}, {12, {300, 4294967295.0, 65535, 0}},
+      {10, {300.75, -1.5, INFINITY, 0}}, {16, {300, -1.5, 65536, (double)om__round_bf16(1e-8f)}}, {9, {1, 1, 1, 1}}};
+  for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+    pb n = node("Cast", "a", NULL, "y"), g = {0}, m = {0}, opset = {0}, in = value_info_of("a", 1, 1, (const int64_t[]){4}), out = {0};
+    attr_int(&n, "to", cases[c].to);
+    pb_str(&out, 1, "y");
+    pb_msg(&g, 1, &n), pb_str(&g, 2, "g"), pb_msg(&g, 11, &in), pb_msg(&g, 12, &out);
+    pb_int(&m, 1, 9), pb_int(&opset, 2, 20), pb_msg(&m, 8, &opset), pb_msg(&m, 7, &g);
+    om_session *s = om_session_open(m.b, m.n, NULL);
+    om_tensor *r = NULL;
+    CHECK(s && om_session_run(s, &a, 1, &r, 1) == 1);
+    CHECK_EQ_INT(om_session_elem_type(s, true, 0), cases[c].to);
+    for (int k = 0; r && k < 4; k++)
+      if (at(r, k) != cases[c].want[k]) CHECK_NEAR(at(r, k), cases[c].want[k], 0);
+    om_tensor_release(r);
+    om_session_release(s);
+  }
+  CHECK_ERROR(om__cast_narrow(a, OM_FLOAT32, 3) != NULL, OM_ERR_INVALID_ARGUMENT, "cast: float32 does not hold ONNX element type 3");
+  CHECK_ERROR(om_session_elem_type(NULL, true, 0) >= 0, OM_ERR_INVALID_ARGUMENT, "session_count: the session is NULL");
+  om__release_all((om_tensor *[]){a, b}, 2);
+}
+
 int main(void) {
   RUN(every_op_runs_in_a_session);
   RUN(symbolic_batch_plans_per_signature);
@@ -1606,5 +1717,10 @@ int main(void) {
   RUN(depth_to_space_and_space_to_depth);
   RUN(one_hot_counts_negative_indices_from_depth);
   RUN(top_k_takes_its_attributes);
+  RUN(float16_rounds_to_nearest_even);
+  RUN(integers_wrap_modulo_two_to_the_bits);
+  RUN(session_narrows_each_result_to_its_element_type);
+  RUN(cast_narrows_to_every_type);
   TEST_MAIN_END();
 }
+

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import * as om from 'onemodel';
 import { nodeTests, loadTest, runSession, mismatch, decodeTensor } from './onnx-backend.mjs';
 
-const PASSED = 653;
+const PASSED = 731; // measured again after the merge below
 
 // Wrong by ONNX 1.12's reference outputs, each also wrong in onnxruntime-web (npm run conformance
 // shows both). The list must be exactly what is wrong, so a fix or a new failure both show.
@@ -28,6 +28,10 @@ const EXPECTED_WRONG = [
   'test_stft', 'test_stft_with_window',
 ];
 
+// ONNX 1.12 writes these tests' input 'like' as [1] where their model declares [3, 4] (the
+// BFLOAT16 CastLike tests only): the Session refuses the feed as the declared shape says.
+const BAD_DATA = ['test_castlike_BFLOAT16_to_FLOAT', 'test_castlike_BFLOAT16_to_FLOAT_expanded', 'test_castlike_FLOAT_to_BFLOAT16', 'test_castlike_FLOAT_to_BFLOAT16_expanded'];
+
 await om.ready({ threads: false });
 
 test('ONNX backend node tests: no wrong answer, no crash, at least the recorded passes', async () => {
@@ -41,8 +45,11 @@ test('ONNX backend node tests: no wrong answer, no crash, at least the recorded 
   assert.deepEqual(by.crash, [], 'crashes');
   assert.deepEqual(by.wrong, EXPECTED_WRONG, 'wrong answers');
   assert.ok(by.pass.length >= PASSED, `${by.pass.length} passed, ${PASSED} recorded`);
-  // every node test is valid ONNX: what the Session does not run is Unsupported, never a Format or argument error
-  for (const r of by.refused) assert.match(r, /^\S+: Unsupported /);
+  // every node test is valid ONNX but BAD_DATA's: what the Session does not run is Unsupported, never a Format or argument error
+  const bad = by.refused.filter((r) => BAD_DATA.includes(r.split(':')[0]));
+  assert.deepEqual(bad.map((r) => r.split(':')[0]), BAD_DATA, 'the tests whose data do not fit their model');
+  for (const r of bad) assert.match(r, /^\S+: ShapeMismatch run: input 'like' has shape \[1\]; the graph takes 2 dims/);
+  for (const r of by.refused) if (!bad.includes(r)) assert.match(r, /^\S+: Unsupported /);
 });
 
 // The harness's own rule, on tensors made here: a test that could not fail would count anything as a pass.

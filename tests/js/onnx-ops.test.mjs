@@ -411,7 +411,7 @@ describe('MaxUnpool', () => {
 describe('refusals and errors: kind and message', () => {
   const x = F([2, 3]);
   const cases = [
-    [{ node: { op: 'EyeLike', ints: { dtype: 11 } }, feed: { x } }, 'Unsupported', /^n \(EyeLike\): dtype 11 is not a supported type \(FLOAT, INT64, INT32 as INT64, BOOL\)/],
+    [{ node: { op: 'EyeLike', ints: { dtype: 11 } }, feed: { x } }, 'Unsupported', /^n \(EyeLike\): dtype 11 is not a supported type \(FLOAT, FLOAT16, BFLOAT16, INT8 to INT64, UINT8 to UINT32, BOOL\)/],
     [{ node: { op: 'EyeLike' }, feed: { x: F([2, 3, 1]) } }, 'ShapeMismatch', /^n \(EyeLike\): the input must have 2 dims, it has 3/],
     [{ node: { op: 'Hardmax', ints: { axis: 2 } }, feed: { x } }, 'IndexOutOfRange', /^n \(Hardmax\): axis 2 is out of range for 2 dims/],
     [{ node: { op: 'LRN', ints: { size: 0 } }, feed: { x: F([1, 2, 2]) } }, 'Format', /^n \(LRN\): size 0 \(needs 1 to 2\^30\)/],

@@ -41,7 +41,7 @@ describe('InferenceSession', () => {
     try {
       assert.deepEqual(a.inputNames, ['x']);
       assert.deepEqual(a.outputNames, ['y']);
-      assert.deepEqual(b.inputs, [{ name: 'x', dtype: 'float32', shape: ['batch', 4] }]);
+      assert.deepEqual(b.inputs, [{ name: 'x', dtype: 'float32', type: 'float32', shape: ['batch', 4] }]);
       assert.equal(a.planBytes, 0);
       for (const batch of [5, 1, 9, 5]) {
         om.tidy(() => {

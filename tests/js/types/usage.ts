@@ -141,6 +141,11 @@ const typed = session.run({ x: { data: new Float32Array(6), dims: [2, 3] } });
 const names: string[] = [...session.inputNames, ...session.outputNames, ...session.inputs.map((i) => i.name)];
 const planned: number = session.planBytes;
 const kernels: string[] = session.planKernels;
+const int8Feed = session.runData({ x: { data: new Int8Array(6), dims: [2, 3], type: 'int8' } });
+const int8Data: om.ElementData = int8Feed.y.data;
+const outType: om.ElementType | null = session.outputTypes.y;
+const inType: om.ElementType = session.inputs[0].type;
+void [int8Data, outType, inType];
 session.dispose();
 const fromBytes: Promise<om.InferenceSession> = om.InferenceSession.create(bytes, { executionProviders: ['wasm'] });
 // @ts-expect-error: no such mode

@@ -1,0 +1,79 @@
+/* The Session's element types (docs/graph-runtime.md, "Element types"): every value of a graph
+ * keeps the ONNX element type it has (TensorProto.DataType) while the library's tensors hold it
+ * in a dtype they have: INT8, UINT8, INT16, UINT16, INT32 and UINT32 in int64, FLOAT16 and
+ * BFLOAT16 in float32 (both exactly). The table's rules compute on those as they compute on
+ * int64 and float32; here, in one place, each node output gets its type from the node's inputs,
+ * and an output whose type is narrower than its dtype is narrowed after the rule: integers
+ * wrapped modulo 2^bits (ONNX's two's complement arithmetic), floats rounded to nearest even.
+ * One float32 operation rounded so is the correctly rounded float16 or bfloat16 operation
+ * (+, -, *, /, sqrt: float32 has more than twice their precision plus two bits). */
+#include <string.h>
+
+#include "runtime/onnx_ops.h"
+
+enum { T_FLOAT = 1, T_INT64 = 7, T_BOOL = 9 };
+
+int om__elem_own(om_dtype d) { return d == OM_FLOAT32 ? T_FLOAT : d == OM_INT64 ? T_INT64 : T_BOOL; }
+
+/* Outputs whose type is int64 whatever their inputs' are: (op type, first such output). */
+static const struct {
+  const char *op_type;
+  int from;
+} INT64_OUT[] = {{"ArgMax", 0}, {"ArgMin", 0}, {"MaxPool", 1}, {"NonZero", 0}, {"Shape", 0}, {"Size", 0}, {"TopK", 1}, {"Unique", 1}};
+
+/* Ops that only move or pick their input's values (never make a new one): their outputs need no
+ * narrowing. */
+static const char *const MOVES[] = {"Compress", "Concat", "DepthToSpace", "Expand", "Flatten", "Gather", "GatherElements", "GatherND",
+                                    "Identity", "Max", "Min", "ReduceMax", "ReduceMin", "Relu", "Reshape", "Slice", "SpaceToDepth",
+                                    "Split", "Squeeze", "Tile", "Transpose", "Unsqueeze", "Where"};
+
+static bool listed(const char *op_type, const char *const *list, size_t n) {
+  for (size_t k = 0; k < n; k++)
+    if (!strcmp(list[k], op_type)) return true;
+  return false;
+}
+
+/* The value's attribute `name` as an int, or def. */
+static int64_t attr_int(const om_gnode *n, const char *name, int64_t def) {
+  for (int a = 0; a < n->n_attrs; a++)
+    if (!strcmp(n->attrs[a].name, name)) return n->attrs[a].type == OM_GATTR_INT ? n->attrs[a].i : def;
+  return def;
+}
+
+int om__elem_type_out(const om_gnode *n, int j, om_dtype dtype, const int *types, const om_tensor *const *in) {
+  int own = om__elem_own(dtype), t = 0;
+  for (size_t k = 0; k < sizeof INT64_OUT / sizeof *INT64_OUT; k++)
+    if (!strcmp(INT64_OUT[k].op_type, n->op_type) && j >= INT64_OUT[k].from) return own;
+  if (!strcmp(n->op_type, "Cast")) t = (int)attr_int(n, "to", 0);
+  else if (!strcmp(n->op_type, "EyeLike")) t = (int)attr_int(n, "dtype", 0);
+  else if ((!strcmp(n->op_type, "QuantizeLinear") && (n->n_in < 3 || n->in[2] < 0)) || (!strcmp(n->op_type, "DynamicQuantizeLinear") && j != 1))
+    t = 2; /* UINT8 where no zero point gives the type */
+  else if (!strcmp(n->op_type, "MatMulInteger") || !strcmp(n->op_type, "ConvInteger"))
+    t = 6; /* INT32 */
+  else if (strstr(n->op_type, "Window")) t = (int)attr_int(n, "output_datatype", T_FLOAT);
+  else if (!strcmp(n->op_type, "CastLike")) t = types[n->in[1]];
+  else if (!strcmp(n->op_type, "OneHot")) t = types[n->in[2]];
+  else if (!strncmp(n->op_type, "QLinear", 7) && n->n_in > 7) t = types[n->in[7]]; /* y_zero_point's */
+  else if (!strcmp(n->op_type, "ConstantOfShape"))
+    for (int a = 0; a < n->n_attrs; a++)
+      if (n->attrs[a].type == OM_GATTR_TENSOR) t = (int)n->attrs[a].i;
+  for (int i = 0; !t && i < n->n_in; i++) /* else the first input held in the same dtype gives its type */
+    if (n->in[i] >= 0 && in[i] && in[i]->dtype == dtype) t = types[n->in[i]];
+  return t && om__elem_holds(dtype, t) ? t : own;
+}
+
+bool om__elem_holds(om_dtype dtype, int t) {
+  switch (t) {
+    case 1: case 10: case 16: return dtype == OM_FLOAT32;
+    case 2: case 3: case 4: case 5: case 6: case 7: case 12: return dtype == OM_INT64;
+    case 9: return dtype == OM_BOOL;
+    default: return false;
+  }
+}
+
+om_tensor *om__elem_narrow(om_tensor *t, int type, const char *op_type) {
+  if (!t || type == om__elem_own(t->dtype) || (op_type && listed(op_type, MOVES, sizeof MOVES / sizeof *MOVES))) return t;
+  om_tensor *r = om__cast_narrow(t, t->dtype, type);
+  om_tensor_release(t);
+  return r;
+}
