@@ -13,17 +13,23 @@ const nn = om.nn;
 
 /**
  * The shape computations of a traced graph (tm.graph()): Shape nodes, and the nodes that read only
- * such nodes' outputs and initializers (at least one of the former): Gather, Slice, Concat,
- * Unsqueeze, Range, Mul, ... on sizes, and what they compute at the run's sizes (a causal mask).
+ * such nodes' outputs and constants (at least one of the former): Gather, Slice, Concat,
+ * Unsqueeze, Range, Mul, ... on sizes, and what they compute at the run's sizes (a causal mask, a
+ * slice of the position table). A constant is an initializer or what nodes compute from
+ * initializers alone (an Unsqueeze of a weight): no size and no input in it.
  */
 export function shapeNodes(graph) {
-  const inits = new Set(graph.initializers.map((i) => i.name));
+  const constant = new Set(graph.initializers.map((i) => i.name));
   const shape = new Set();
   const nodes = [];
   for (const n of graph.nodes) {
     const ins = n.inputs.filter((v) => v !== '');
+    if (n.opType !== 'Shape' && ins.every((v) => constant.has(v))) {
+      for (const v of n.outputs) constant.add(v);
+      continue;
+    }
     const fromShapes = n.opType === 'Shape'
-      || (ins.some((v) => shape.has(v)) && ins.every((v) => shape.has(v) || inits.has(v)));
+      || (ins.some((v) => shape.has(v)) && ins.every((v) => shape.has(v) || constant.has(v)));
     if (!fromShapes) continue;
     nodes.push(n);
     for (const v of n.outputs) shape.add(v);
