@@ -218,15 +218,14 @@ bool om__unflatten_matmuls(om_graph *g) {
     const om_gnode *r2 = &g->nodes.v[n];
     int mm, y = r2->out[0], x;
     if (strcmp(r2->op_type, "Reshape") || !g->values.v[y].live || (x = flattened_rows(g, readers, r2, &mm)) < 0) continue;
-    bool is_output = false;
-    for (int k = 0; k < g->outputs.n; k++) is_output |= g->outputs.v[k] == y;
-    if (is_output) continue; /* it keeps its node */
     om_gnode *m = &g->nodes.v[mm];
     int a = r2->in[0], flat = m->in[0];
     m->in[0] = x;
     retype(&g->values.v[m->out[0]], &g->values.v[y]);
     retype(&g->values.v[a], &g->values.v[y]); /* the Add's output, when there is one */
     redirect(g, n, y, a);
+    for (int k = 0; k < g->outputs.n; k++) /* an output: its name moves to the rows' product */
+      if (g->outputs.v[k] == y) g->outputs.v[k] = a, g->values.v[a].name = g->values.v[y].name;
     readers[a] = readers[y];
     g->values.v[y].live = g->values.v[flat].live = false;
   }
