@@ -142,8 +142,7 @@ describe('identical nodes written once', () => {
   }));
 
   test('tracing twice gives the same bytes with merged nodes', () => {
-    const [name, make, makeInputs] = models(true).at(-1);
-    assert.match(name, /GPT-2/);
+    const [, make, makeInputs] = models(true).find(([name]) => name === 'GPT-2 small (d 96)');
     const model = make().eval(), inputs = makeInputs();
     const [a, b] = [0, 1].map(() => om.trace(model, inputs));
     try {
@@ -172,7 +171,7 @@ describe('node counts of conv nets with symbolic height and width and a 12-layer
     'two-level UNet, nearest': [[1, 3, 4, 4], [1, 3, 100, 8], [3, 3, 12, 64]],
     'two-level UNet, bilinear': [[1, 3, 4, 4], [1, 3, 100, 8], [3, 3, 12, 64]],
     'GPT-2 small (d 96)': [[1, 1], [3, 100], [1, 600]],
-    'GPT-2 small, transformers\' port (vocabulary 512)': [[1, 1], [3, 5], [1, 40]], // d 768: small sizes keep it quick
+    'GPT-2 small, transformers\' port (vocabulary 512)': [[1, 1], [1, 17]], // d 768: short sequences keep it quick
   };
   for (const [name, make, makeInputs] of models(true)) {
     test(name, async () => {
