@@ -577,9 +577,12 @@ bool om__lower_arg_moves(om_lower *l, int k);
 /** Given float attr k (a bit of the op's sym_fargs) as a float32 0-d value: computed from the
  *  sizes where it changes with them (1 / sqrt(E)), else a constant of its value. -1 on error. */
 int om__lower_farg(om_lower *l, int k);
-/** The extent n when input i is 0, 1, ..., n - 1 along its one axis (an arange at a symbolic
- *  length), else -1. */
+/** The extent n when input i is 0, 1, ..., n - 1 along its one axis of extent n, every other of
+ *  size 1 (an arange at a symbolic length, unsqueezed), else -1. */
 int om__lower_iota(om_lower *l, int i);
+/** Marks value v (the call's output, borrowed) an iota when input 0 is one (a view that only adds
+ *  axes of size 1). */
+void om__lower_keep_iota(om_lower *l, int v);
 /** Expression arithmetic for extents rules (src/trace/expr.c): -1 on error (the trace ended). */
 int om__lower_x_const(om_lower *l, int64_t c);
 int om__lower_x_lin(om_lower *l, int64_t ca, int a, int64_t cb, int b, int64_t c); /* ca a + cb b + c; -1 for none */

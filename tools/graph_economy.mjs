@@ -7,23 +7,30 @@ import * as om from 'onemodel';
 import { GPT2, GPT2_SMALL } from './gpt2_model.mjs';
 import { UNet } from '../examples/zoo/unet.mjs';
 import { ResNet } from '../examples/zoo/resnet.mjs';
+import { GPT2LMHeadModel } from '../examples/transformers/gpt2.mjs';
 
 await om.ready();
 const nn = om.nn;
 
 /**
  * The shape computations of a traced graph (tm.graph()): Shape nodes, and the nodes that read only
- * such nodes' outputs and initializers (at least one of the former): Gather, Slice, Concat,
- * Unsqueeze, Range, Mul, ... on sizes, and what they compute at the run's sizes (a causal mask).
+ * such nodes' outputs and constants (at least one of the former): Gather, Slice, Concat,
+ * Unsqueeze, Range, Mul, ... on sizes, and what they compute at the run's sizes (a causal mask, a
+ * slice of the position table). A constant is an initializer or what nodes compute from
+ * initializers alone (an Unsqueeze of a weight): no size and no input in it.
  */
 export function shapeNodes(graph) {
-  const inits = new Set(graph.initializers.map((i) => i.name));
+  const constant = new Set(graph.initializers.map((i) => i.name));
   const shape = new Set();
   const nodes = [];
   for (const n of graph.nodes) {
     const ins = n.inputs.filter((v) => v !== '');
+    if (n.opType !== 'Shape' && ins.every((v) => constant.has(v))) {
+      for (const v of n.outputs) constant.add(v);
+      continue;
+    }
     const fromShapes = n.opType === 'Shape'
-      || (ins.some((v) => shape.has(v)) && ins.every((v) => shape.has(v) || inits.has(v)));
+      || (ins.some((v) => shape.has(v)) && ins.every((v) => shape.has(v) || constant.has(v)));
     if (!fromShapes) continue;
     nodes.push(n);
     for (const v of n.outputs) shape.add(v);
@@ -71,18 +78,26 @@ export function gpt2(small = false) {
   return new GPT2(small ? { ...GPT2_SMALL, vocab: 512, d: 96 } : GPT2_SMALL, 12);
 }
 
+/** examples/transformers/gpt2.mjs's port of GPT2LMHeadModel (Conv1D's view / addmm / view, positions
+ *  wpe(arange(T).unsqueeze(0)), a causal-mask buffer per layer) at GPT-2 small's size: 12 layers,
+ *  12 heads, d 768, a context of 1024; with small, a vocabulary of 512 (the same graph). */
+export function gpt2Port(small = false) {
+  return new GPT2LMHeadModel({ vocab_size: small ? 512 : 50257, n_positions: 1024, n_embd: 768, n_layer: 12, n_head: 12 });
+}
+
 /** The models measured: [name, make() -> nn.Module, inputs() -> inputs as om.trace takes them]. */
 export function models(small = false) {
   const conv = (shape, m = 1) => () => ({
     x: [om.randn(shape, { seed: 1 }), ['batch', null, om.Dim('h', { multipleOf: m }), om.Dim('w', { multipleOf: m })]],
   });
+  const ids = (t) => () => ({ ids: [om.tidy(() => om.rand([2, t], { seed: 1 }).mul(500).long()), ['batch', 'seq']] });
   return [
     ['zoo UNet', () => new UNet(), conv([2, 2, 8, 12], 2)],
     ['zoo ResNet', () => new ResNet(), conv([3, 3, 12, 12])],
     ['two-level UNet, nearest', () => new UNet2('nearest'), conv([2, 3, 16, 20], 4)],
     ['two-level UNet, bilinear', () => new UNet2('bilinear'), conv([2, 3, 16, 20], 4)],
-    [`GPT-2 small${small ? ' (d 96)' : ''}`, () => gpt2(small),
-      () => ({ ids: [om.tidy(() => om.rand([2, 32], { seed: 1 }).mul(500).long()), ['batch', 'seq']] })],
+    [`GPT-2 small${small ? ' (d 96)' : ''}`, () => gpt2(small), ids(32)],
+    [`GPT-2 small, transformers' port${small ? ' (vocabulary 512)' : ''}`, () => gpt2Port(small), ids(small ? 8 : 32)],
   ];
 }
 

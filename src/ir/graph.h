@@ -38,8 +38,9 @@ typedef struct om_gvalue {
   /* computed from the inputs' shapes and from constants only (a Shape node, a Range or a
    * causal mask on it): the tracer writes each such computation once (om__emit) */
   bool shape_only;
-  /* 0, 1, ..., n - 1 along its one axis, n the extent (an expression id) of that axis (the Range
-   * the tracer writes for arange(n) at a symbolic size), else -1: a Gather of it is a Slice */
+  /* 0, 1, ..., n - 1 along its one axis of extent n (an expression id), every other axis of size
+   * 1 (the Range the tracer writes for arange(n) at a symbolic size, unsqueezed), else -1: a
+   * Gather of it is a Slice */
   int iota;
   /* in a subgraph: the enclosing graph's value this one names (ONNX's outer scope), else -1 */
   int outer;

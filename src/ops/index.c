@@ -210,14 +210,32 @@ static bool embedding_backward(const om_record *r, om_tensor *const *g, om_tenso
 }
 
 /* Gather of the rows; rows 0 .. n - 1 (indices arange(n) of a length that changes with the
- * sizes: learned positions) are a Slice of the table, one node where Gather needs the Range too. */
+ * sizes: learned positions) are a Slice of the table, one node where Gather needs the Range too.
+ * Indices arange(n) with axes of size 1 around it (arange(n).unsqueeze(0)) slice the table with
+ * those axes added (an Unsqueeze of the weight alone, no size in it). */
 static bool lower_embedding(om_lower *l, const om_call *c) {
   int n = om__lower_iota(l, 1);
-  if (n < 0) return om__lower_node(l, c, "Gather", &OM_ATTR_INT("axis", 0), 1);
+  const om_tensor *idx = c->in[1];
+  int64_t axis = -1, units[OM_MAX_DIMS];
+  int n_units = 0;
+  for (int d = 0; n >= 0 && d < idx->ndim; d++) {
+    if (om__lower_in_ext(l, 1, d) == n && axis < 0) axis = d;
+    else if (idx->shape[d] == 1 && om__lower_in_ext(l, 1, d) < 0) units[n_units++] = d;
+    else n = -1; /* not the one axis of the iota: a Gather, as for any indices */
+  }
+  if (n < 0 || axis < 0) return om__lower_node(l, c, "Gather", &OM_ATTR_INT("axis", 0), 1);
   const int64_t zero = 0;
-  int in[4] = {om__lower_input(l, 0), om__lower_ints(l, &zero, 1), om__lower_x_value(l, n), -1}, out;
-  in[3] = in[1];
-  if (in[1] < 0 || in[2] < 0 || !om__emit(l, "Slice", in, 4, &c->out_meta[0], 1, &out, NULL, 0)) return false;
+  int table = om__lower_input(l, 0), out;
+  if (n_units) {
+    const om_tensor *w = c->in[0];
+    om_meta m = {.dtype = w->dtype, .ndim = idx->ndim + 1};
+    for (int d = 0; d < idx->ndim; d++) m.shape[d] = d == axis ? w->shape[0] : 1;
+    m.shape[idx->ndim] = w->shape[1];
+    int in[2] = {table, om__lower_ints(l, units, n_units)};
+    if (in[1] < 0 || !om__emit(l, "Unsqueeze", in, 2, &m, 1, &table, NULL, 0)) return false;
+  }
+  int in[4] = {table, om__lower_ints(l, &zero, 1), om__lower_x_value(l, n), om__lower_ints(l, &axis, 1)};
+  if (in[1] < 0 || in[2] < 0 || in[3] < 0 || !om__emit(l, "Slice", in, 4, &c->out_meta[0], 1, &out, NULL, 0)) return false;
   om__lower_output(l, 0, out);
   return true;
 }

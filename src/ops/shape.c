@@ -609,8 +609,12 @@ static bool forward_unsqueeze(om_call *c) {
   return true;
 }
 
+/* An unsqueezed iota (arange(T).unsqueeze(0): learned positions) stays one, so an embedding of it
+ * is still a Slice of the table. */
 static bool lower_unsqueeze(om_lower *l, const om_call *c) {
-  return lower_ints(l, c, "Unsqueeze", &(ints){c->attrs.i, 1}, 1, NULL, 0);
+  if (!lower_ints(l, c, "Unsqueeze", &(ints){c->attrs.i, 1}, 1, NULL, 0)) return false;
+  om__lower_keep_iota(l, c->trace_out[0]);
+  return true;
 }
 
 const om_op_def om__op_unsqueeze = {

@@ -21,6 +21,9 @@ const char *om__lower_output_sym(om_lower *l, int j, int d) {
 int om__lower_arg(om_lower *l, int k) { return l->arg[k]; }
 bool om__lower_arg_moves(om_lower *l, int k) { return !om__x_is_const(l->tr, l->arg[k], NULL); }
 int om__lower_iota(om_lower *l, int i) { return l->tr->g.values.v[l->in[i]].iota; }
+void om__lower_keep_iota(om_lower *l, int v) {
+  if (om__lower_alive(l) && v >= 0) l->tr->g.values.v[v].iota = l->tr->g.values.v[l->in[0]].iota;
+}
 int om__lower_x_const(om_lower *l, int64_t c) { return om__x_const(l->tr, c); }
 int om__lower_x_lin(om_lower *l, int64_t ca, int a, int64_t cb, int b, int64_t c) {
   return om__x_lin(l->tr, ca, a, cb, b, c);

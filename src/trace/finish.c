@@ -435,9 +435,10 @@ om_traced_model *om_trace_finish(om_tensor *const *outputs, const char *const *n
     if (slot) *slot = v;
   }
   if (ok) mark_live(g);
-  /* equal constants first (nodes reading them become equal), then equal nodes (a Where of
-   * twelve layers' masks becomes one, which folds once); what was merged away is unread now */
-  ok = ok && dedup_contents(g) && om__merge_nodes(g) && om__fold_where(g);
+  /* matmuls of flattened rows on their own rank (their size computations unread), equal
+   * constants (nodes reading them become equal), then equal nodes (a Where of twelve layers'
+   * masks becomes one, which folds once); what was rewritten or merged away is unread now */
+  ok = ok && om__unflatten_matmuls(g) && dedup_contents(g) && om__merge_nodes(g) && om__fold_where(g);
   if (ok) mark_live(g);
   if (ok && !check_size(g)) return NULL;
   om__state()->trace = NULL; /* recording ends here; copies made below are not recorded */

@@ -1,11 +1,18 @@
-/* Identical nodes written once: common-subexpression elimination over a finished trace's graph;
- * and a Where between constants by a slice of a constant made a slice of a constant.
+/* Rewrites over a finished trace's graph that write fewer nodes for the same values.
+ *
+ * Identical nodes written once: common-subexpression elimination.
  * Two nodes of the same op type reading the same values with the same attributes compute the
  * same outputs (every op the tracer writes is a function of its inputs and attributes: the
  * random ones, dropout in training, are refused), so the later one's readers read the earlier
  * one's outputs and the later one is dropped. Run after equal constants were merged, this is
  * what makes twelve layers' causal-mask slices (each of its own mask buffer, equal by content)
- * and repeated size computations one subgraph. */
+ * and repeated size computations one subgraph.
+ *
+ * A Where between constants by a slice of a constant made a slice of a constant.
+ *
+ * A matmul of flattened rows unflattened: view(-1, k), matmul by a [k, m] matrix (plus a bias),
+ * view back to the leading sizes the rows came from (transformers' Conv1D) is MatMul on the
+ * original rank, which applies the matrix to every row alike: no size computed at run time. */
 #include <stdlib.h>
 
 #include "trace/trace.h"
@@ -99,10 +106,29 @@ bool om__merge_nodes(om_graph *g) {
   return ok;
 }
 
-/* The producer of value v when it is a live Slice read by nothing but one node, else -1. */
-static int single_slice(const om_graph *g, const int *readers, int v) {
+/* How many live nodes read each value (a graph output counts as one reader); NULL with OutOfMemory. */
+static int *count_readers(const om_graph *g) {
+  int *readers = om__alloc(sizeof(int) * (size_t)(g->values.n ? g->values.n : 1), "trace_finish");
+  if (!readers) return NULL;
+  memset(readers, 0, sizeof(int) * (size_t)g->values.n);
+  for (int n = 0; n < g->nodes.n; n++)
+    for (int i = 0; g->values.v[g->nodes.v[n].out[0]].live && i < g->nodes.v[n].n_in; i++)
+      if (g->nodes.v[n].in[i] >= 0) readers[g->nodes.v[n].in[i]]++;
+  for (int k = 0; k < g->outputs.n; k++) readers[g->outputs.v[k]]++;
+  return readers;
+}
+
+/* The producer of value v when it is a live op_type node and v is read by nothing but one node, else -1. */
+static int single_use(const om_graph *g, const int *readers, int v, const char *op_type) {
   int p = g->values.v[v].producer;
-  return p >= 0 && !strcmp(g->nodes.v[p].op_type, "Slice") && readers[v] == 1 ? p : -1;
+  return p >= 0 && g->values.v[v].live && !strcmp(g->nodes.v[p].op_type, op_type) && readers[v] == 1 ? p : -1;
+}
+
+/* Nodes after node n read value to where they read value from. */
+static void redirect(om_graph *g, int n, int from, int to) {
+  for (int r = n + 1; r < g->nodes.n; r++)
+    for (int i = 0; i < g->nodes.v[r].n_in; i++)
+      if (g->nodes.v[r].in[i] == from) g->nodes.v[r].in[i] = to;
 }
 
 /* Adds t (an owned reference, released on failure) as a generated initializer; its value id or -1. */
@@ -117,13 +143,8 @@ static int add_constant(om_graph *g, om_tensor *t) {
 }
 
 bool om__fold_where(om_graph *g) {
-  int *readers = om__alloc(sizeof(int) * (size_t)(g->values.n ? g->values.n : 1), "trace_finish");
+  int *readers = count_readers(g);
   if (!readers) return false;
-  memset(readers, 0, sizeof(int) * (size_t)g->values.n);
-  for (int n = 0; n < g->nodes.n; n++)
-    for (int i = 0; g->values.v[g->nodes.v[n].out[0]].live && i < g->nodes.v[n].n_in; i++)
-      if (g->nodes.v[n].in[i] >= 0) readers[g->nodes.v[n].in[i]]++;
-  for (int k = 0; k < g->outputs.n; k++) readers[g->outputs.v[k]]++;
   bool ok = true;
   for (int n = 0; ok && n < g->nodes.n; n++) {
     const om_gnode *w = &g->nodes.v[n];
@@ -131,7 +152,7 @@ bool om__fold_where(om_graph *g) {
     const om_gvalue *a = &g->values.v[w->in[1]], *b = &g->values.v[w->in[2]];
     if (a->init < 0 || b->init < 0 || a->ndim || b->ndim) continue;
     int chain[OM_MAX_DIMS], depth = 0, mask = w->in[0], top = w->out[0]; /* the Slices from the Where down */
-    for (int p; depth < OM_MAX_DIMS && (p = single_slice(g, readers, mask)) >= 0; mask = g->nodes.v[p].in[0]) chain[depth++] = p;
+    for (int p; depth < OM_MAX_DIMS && (p = single_use(g, readers, mask, "Slice")) >= 0; mask = g->nodes.v[p].in[0]) chain[depth++] = p;
     if (g->values.v[mask].init < 0) continue;
     bool is_output = false;
     for (int k = 0; k < g->outputs.n; k++) is_output |= g->outputs.v[k] == top;
@@ -152,11 +173,63 @@ bool om__fold_where(om_graph *g) {
       readers[to] += readers[out] - 1; /* the Where's readers read the chain now (a bool Where of it may fold next) */
     }
     for (int d = 0; d < depth; d++) g->values.v[g->nodes.v[chain[d]].out[0]].dtype = g->values.v[c].dtype;
-    for (int r = n + 1; r < g->nodes.n; r++)
-      for (int i = 0; i < g->nodes.v[r].n_in; i++)
-        if (g->nodes.v[r].in[i] == out) g->nodes.v[r].in[i] = to;
+    redirect(g, n, out, to);
     g->values.v[out].live = false;
   }
   free(readers);
   return ok;
+}
+
+/* The rows' value when node r2 is Reshape(A) with A = MatMul(F, W) (+ a bias of rank 0 or 1),
+ * F = Reshape(X) to [N, k], k X's last axis, W [k, m], and r2 giving X's leading axes (the same
+ * extents: equal at every size) and m: row j of F is row j of X flattened, so MatMul(X, W) holds
+ * the same values in r2's shape. F and A read by nothing else. The matmul node in *mm, else -1. */
+static int flattened_rows(const om_graph *g, const int *readers, const om_gnode *r2, int *mm) {
+  const om_gvalue *v = g->values.v, *y = &v[r2->out[0]];
+  int a = r2->in[0], add = single_use(g, readers, a, "Add");
+  *mm = add < 0 ? single_use(g, readers, a, "MatMul") : -1;
+  for (int k = 0; add >= 0 && k < 2 && *mm < 0; k++)
+    if ((*mm = single_use(g, readers, g->nodes.v[add].in[k], "MatMul")) >= 0 && v[g->nodes.v[add].in[1 - k]].ndim > 1) *mm = -1;
+  if (*mm < 0 || readers[r2->out[0]] < 1) return -1;
+  const om_gnode *m = &g->nodes.v[*mm];
+  int r1 = single_use(g, readers, m->in[0], "Reshape");
+  if (r1 < 0 || v[m->in[1]].ndim != 2) return -1;
+  int x = g->nodes.v[r1].in[0], last = y->ndim - 1;
+  const om_gvalue *f = &v[m->in[0]], *xv = &v[x], *mv = &v[m->out[0]];
+  if (f->ndim != 2 || f->ext[1] >= 0 || xv->ndim != y->ndim || xv->ndim < 2 || xv->ext[last] >= 0 ||
+      xv->shape[last] != f->shape[1] || y->ext[last] >= 0 || y->shape[last] != mv->shape[1])
+    return -1;
+  for (int d = 0; d < last; d++)
+    if (xv->ext[d] != y->ext[d] || xv->shape[d] != y->shape[d]) return -1;
+  return x;
+}
+
+/* Value dst takes src's type and extents. */
+static void retype(om_gvalue *dst, const om_gvalue *src) {
+  dst->ndim = src->ndim;
+  memcpy(dst->shape, src->shape, sizeof dst->shape);
+  memcpy(dst->ext, src->ext, sizeof dst->ext);
+  memcpy(dst->dim_param, src->dim_param, sizeof dst->dim_param);
+}
+
+bool om__unflatten_matmuls(om_graph *g) {
+  int *readers = count_readers(g);
+  if (!readers) return false;
+  for (int n = 0; n < g->nodes.n; n++) {
+    const om_gnode *r2 = &g->nodes.v[n];
+    int mm, y = r2->out[0], x;
+    if (strcmp(r2->op_type, "Reshape") || !g->values.v[y].live || (x = flattened_rows(g, readers, r2, &mm)) < 0) continue;
+    om_gnode *m = &g->nodes.v[mm];
+    int a = r2->in[0], flat = m->in[0];
+    m->in[0] = x;
+    retype(&g->values.v[m->out[0]], &g->values.v[y]);
+    retype(&g->values.v[a], &g->values.v[y]); /* the Add's output, when there is one */
+    redirect(g, n, y, a);
+    for (int k = 0; k < g->outputs.n; k++) /* an output: its name moves to the rows' product */
+      if (g->outputs.v[k] == y) g->outputs.v[k] = a, g->values.v[a].name = g->values.v[y].name;
+    readers[a] = readers[y];
+    g->values.v[y].live = g->values.v[flat].live = false;
+  }
+  free(readers);
+  return true;
 }

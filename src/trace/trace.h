@@ -235,6 +235,11 @@ bool om__merge_nodes(om_graph *g);
  *  unread. So a causal-mask buffer's additive form is one constant, not a Where computed at
  *  every run. false with OutOfMemory. */
 bool om__fold_where(om_graph *g);
+/** A matmul of rows flattened and unflattened (merge.c): Reshape to [N, k], MatMul by a [k, m]
+ *  matrix (plus a bias of rank 0 or 1), Reshape back to the rows' own leading extents and m
+ *  (equal expressions: at every size) becomes MatMul on the original rank, the Reshapes left
+ *  unread; false with OutOfMemory. */
+bool om__unflatten_matmuls(om_graph *g);
 /** The active recording; when none, sets the error (the one that ended the last recording, or
  *  InvalidUsage naming who) and returns NULL. */
 om_trace *om__need_trace(const char *who);

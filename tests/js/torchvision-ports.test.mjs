@@ -105,6 +105,17 @@ const MODELS = {
   }, CONV],
 };
 
+/**
+ * The Shape nodes a conv net writes with symbolic height and width: none, except where a size is
+ * computed at run time. LRASPP upsamples to the input's own height and width (read from it: no
+ * expression of the feature map's gives it); ShuffleNet's channel shuffle views [B, C, H, W] as
+ * [B, g, C / g, H, W], where Reshape's 0 (copy) cannot reach H, so its extent is computed; ConvNeXt's
+ * last stage's Linear on [B, H', W', C] is a Gemm between computed Reshapes, as for leading axes that
+ * can be empty (H' = floor(h / 16) is 0 below h = 16 while the lowering runs; the range is narrowed
+ * to 16 later, where PyTorch fails).
+ */
+const SHAPES = { lraspp: 2, shufflenet_v2: 1, convnext: 3 };
+
 /** A model's output to compare: the segmentation model's { out }, else the logits. */
 const outputOf = (y) => (y instanceof om.Tensor ? y : y.out);
 
@@ -134,6 +145,9 @@ describe('torchvision ports against torchvision 0.14', () => {
         t.diagnostic(`eager max |ours - PyTorch| / max(1, max |PyTorch|) per size: ${errs.map((e) => e.toExponential(1)).join(', ')}`);
         for (const [example, axes, mins = {}] of traces) {
           const tm = trace(net, { x: [image(example, 0), axes] });
+          const shapes = tm.graph().nodes.filter((n) => n.opType === 'Shape').length;
+          t.diagnostic(`traced with axes [${axes.map((a) => a?.name ?? a)}]: ${tm.graph().nodes.length} nodes, ${shapes} Shape`);
+          if (axes[2] && axes[3]) assert.equal(shapes, SHAPES[name] ?? 0, 'Shape nodes with symbolic height and width');
           // Every symbol holds from 1, except where PyTorch itself fails below a size (ConvNeXt below 16,
           // DenseNet below 13) or a declaration says (Swin's H).
           const sym = axes.map((a) => (a === null ? null : typeof a === 'string' ? a : a.name)); // each dim's symbol
