@@ -1646,13 +1646,9 @@ static bool bind_center_crop_pad(om_bind *b) {
   return put(b, 0, y ? then(y, om_pad(y, pads, 2 * x->ndim, OM_PAD_CONSTANT, 0)) : NULL);
 }
 
-/* Input i's values, known when planning (a shape decided by values), as a dense tensor. */
-static om_tensor *const_values(const om_bind *b, int i) {
-  if (b->in[i]->storage->planned)
-    return om__fail(OM_ERR_UNSUPPORTED, "%s (%s): input %d decides the result's shape by its values, which are computed when the graph runs; "
-                    "the graph layer plans shapes before (computed from input shapes and constants only)", who(b), b->node->op_type, i), NULL;
-  return om_contiguous(b->in[i]);
-}
+/* Input i's values, known when planning (a shape decided by values), as a dense tensor; when they
+ * are computed when the graph runs, the session plans per value of them (known). */
+static om_tensor *const_values(om_bind *b, int i) { return known(b, i) ? om_contiguous(b->in[i]) : NULL; }
 
 /* Compress: the slices along axis (of the flattened input without one) where the condition
  * is true; a condition shorter than the axis leaves the rest out. */
@@ -2269,7 +2265,7 @@ static const om_onnx_rule rules[] = {
     {"Celu", 1, 1, 1, bind_celu, "where(x > 0, x, alpha elu(x / alpha))"},
     {"CenterCropPad", 2, 2, 1, bind_center_crop_pad, "slice, pad with zeros (the sizes known when planning; axes)"},
     {"Clip", 1, 3, 1, bind_clip, "clamp (bounds known when planning), else Max / Min"},
-    {"Compress", 2, 2, 1, bind_compress, "index_select of the true positions (the condition known when planning: it decides the shape)"},
+    {"Compress", 2, 2, 1, bind_compress, "index_select of the true positions (the condition decides the shape: a plan per value of it when fed or computed)"},
     {"Concat", 1, MANY, 1, bind_concat, "cat"},
     {"Constant", 0, 0, 1, bind_constant, "the value (value_float, value_int, value_floats, value_ints, value)"},
     {"ConstantOfShape", 1, 1, 1, bind_constant_of_shape, "full"},
@@ -2334,7 +2330,7 @@ static const om_onnx_rule rules[] = {
     {"Mul", 2, 2, 1, bind_mul, "mul"},
     {"Neg", 1, 1, 1, bind_neg, "neg"},
     {"NegativeLogLikelihoodLoss", 2, 3, 1, bind_nll_loss, "-gather(x, 1, target) weight[target] (ignore_index: weight 0), reduced by none, sum, mean (over the weights' sum)"},
-    {"NonZero", 1, 1, 1, bind_non_zero, "the indices (the input known when planning: it decides the shape)"},
+    {"NonZero", 1, 1, 1, bind_non_zero, "the indices (the input decides the shape: a plan per value of it when fed or computed)"},
     {"Not", 1, 1, 1, bind_not, "eq(x, false)"},
     {"OneHot", 3, 3, 1, bind_one_hot, "where(eq(indices, arange(depth)), on, off) (negative indices count from depth)"},
     {"Or", 2, 2, 1, bind_or, "where(a, a, b)"},
