@@ -1126,61 +1126,209 @@ static bool global_pool(om_bind *b, bool max) {
 static bool bind_global_average_pool(om_bind *b) { return global_pool(b, false); }
 static bool bind_global_max_pool(om_bind *b) { return global_pool(b, true); }
 
-/* pytorch_half_pixel samples an output of length 1 at the input's first element (PyTorch's
- * half-pixel kernel, the library's, samples its centre): refused there. */
-static bool resize_length_ok(om_bind *b, int64_t in, int64_t out) {
-  const char *coord;
-  if (!attr_s(b, "coordinate_transformation_mode", "half_pixel", &coord)) return false;
-  return out != 1 || in == 1 || strcmp(coord, "pytorch_half_pixel") || unsupported(b, "pytorch_half_pixel to an output length of 1");
+/* ---- Resize ---- */
+
+/* Resize's attributes, read once; mode 0 nearest, 1 linear, 2 cubic. */
+typedef struct resize_cfg {
+  int mode;
+  const char *coord, *nearest;
+  double cubic_a, extrapolation;
+  int64_t exclude_outside;
+} resize_cfg;
+
+/* The input coordinate of output element o (ONNX's coordinate_transformation_mode), in float as
+ * onnxruntime computes it (its nearest pixels are the ones a float coordinate floors to); s is the
+ * scale, r0 and r1 the roi of tf_crop_and_resize. */
+static float resize_coord(const resize_cfg *c, int64_t o, int64_t in, int64_t out, float s, float r0, float r1) {
+  float fo = (float)o, fin = (float)in, fout = (float)out;
+  if (!strcmp(c->coord, "asymmetric")) return fo / s;
+  if (!strcmp(c->coord, "align_corners")) return out == 1 ? 0.0f : fo * (fin - 1) / (fout - 1);
+  if (!strcmp(c->coord, "pytorch_half_pixel")) return out > 1 ? (fo + 0.5f) / s - 0.5f : 0.0f;
+  if (!strcmp(c->coord, "tf_half_pixel_for_nn")) return (fo + 0.5f) / s;
+  if (!strcmp(c->coord, "tf_crop_and_resize"))
+    return out > 1 ? r0 * (fin - 1) + fo * (r1 - r0) * (fin - 1) / (fout - 1) : 0.5f * (r0 + r1) * (fin - 1);
+  if (!strcmp(c->coord, "half_pixel_symmetric")) { /* the output centred on the input's centre */
+    float adjustment = fout / (s * fin), offset = fin / 2 * (1 - adjustment);
+    return offset + (fo + 0.5f) / s - 0.5f;
+  }
+  return (fo + 0.5f) / s - 0.5f; /* half_pixel */
 }
 
-/* Resize as the library's interpolate: linear (half_pixel, pytorch_half_pixel or align_corners)
- * is bilinear, nearest with asymmetric coordinates and floor is PyTorch's nearest; over the
- * last two axes of a 4-D input, by scales or sizes. */
+/* The nearest input element to coordinate v by nearest_mode (before clamping to the input). */
+static int64_t resize_nearest(const resize_cfg *c, float v) {
+  double f = floor((double)v), frac = (double)v - f;
+  if (!strcmp(c->nearest, "floor")) return (int64_t)f;
+  if (!strcmp(c->nearest, "ceil")) return (int64_t)ceil((double)v);
+  if (!strcmp(c->nearest, "round_prefer_ceil")) return (int64_t)f + (frac >= 0.5);
+  return (int64_t)f + (frac > 0.5); /* round_prefer_floor */
+}
+
+/* The weights of linear (2 taps) or cubic (4 taps, Keys' kernel with a = cubic_coeff_a) at the
+ * fraction r in (0, 1] past the tap before the coordinate: ONNX's reference. */
+static void resize_coeffs(const resize_cfg *c, double r, double *w) {
+  if (c->mode == 1) {
+    w[0] = 1 - r, w[1] = r;
+    return;
+  }
+  double a = c->cubic_a, p = r + 1, q = 1 - r, t = 2 - r;
+  w[0] = ((a * p - 5 * a) * p + 8 * a) * p - 4 * a;
+  w[1] = ((a + 2) * r - (a + 3)) * r * r + 1;
+  w[2] = ((a + 2) * q - (a + 3)) * q * q + 1;
+  w[3] = ((a * t - 5 * a) * t + 8 * a) * t - 4 * a;
+}
+
+/* x resized along axis d to out elements: the sum over the taps of x's elements at the taps'
+ * indices (clamped to the axis: the reference's edge padding) times their weights, plus
+ * extrapolation_value where a tf_crop_and_resize coordinate falls outside the input. Indices
+ * and weights are constants of the plan, so this is index_select, mul and add per tap. */
+static om_tensor *resize_axis(om_bind *b, const resize_cfg *c, om_tensor *x, int d, int64_t out, float s, float r0, float r1) {
+  int64_t in = x->shape[d], n = out;
+  int taps = c->mode == 0 ? 1 : c->mode == 1 ? 2 : 4;
+  if (in == 0 && out > 0) return om__fail(OM_ERR_SHAPE_MISMATCH, "%s (Resize): an empty axis %d cannot be resized to %lld", who(b), d, (long long)out), NULL;
+  int64_t *idx = om__alloc(sizeof(int64_t) * (size_t)(taps * out + 1), "Resize");
+  float *w = idx ? om__alloc_floats(taps * out + 1, "Resize") : NULL, *outside = w ? om__alloc_floats(out + 1, "Resize") : NULL;
+  bool any_outside = false;
+  for (int64_t o = 0; outside && o < out; o++) {
+    float v = resize_coord(c, o, in, out, s, r0, r1);
+    double wt[4] = {1, 0, 0, 0};
+    int64_t at[4] = {0};
+    outside[o] = !strcmp(c->coord, "tf_crop_and_resize") && (v < 0 || v > (float)(in - 1));
+    any_outside |= outside[o] != 0;
+    if (outside[o]) {
+      wt[0] = 0;
+    } else if (c->mode == 0) {
+      at[0] = resize_nearest(c, v);
+    } else { /* the taps around v: from the one before it (a whole v is the second tap, weight 1) */
+      double base = ceil((double)v) - 1, sum = 0;
+      resize_coeffs(c, (double)v - base, wt);
+      for (int t = 0; t < taps; t++) {
+        at[t] = (int64_t)base - (taps == 4) + t;
+        if (c->exclude_outside && (at[t] < 0 || at[t] >= in)) wt[t] = 0;
+        sum += wt[t];
+      }
+      for (int t = 0; c->exclude_outside && t < taps; t++) wt[t] /= sum;
+    }
+    for (int t = 0; t < taps; t++) {
+      idx[t * out + o] = at[t] < 0 ? 0 : at[t] >= in ? in - 1 : at[t];
+      w[t * out + o] = (float)wt[t];
+    }
+  }
+  int64_t wshape[OM_MAX_DIMS];
+  for (int k = 0; k < x->ndim; k++) wshape[k] = k == d ? out : 1;
+  om_tensor *y = NULL;
+  bool ok = outside != NULL;
+  for (int t = 0; ok && t < taps; t++) {
+    om_scope sc = {0};
+    om_tensor *it = om__keep(&sc, om_from_data(idx + t * out, &n, 1, OM_INT64));
+    om_tensor *g = it ? om__keep(&sc, om_index_select(x, d, it)) : NULL;
+    om_tensor *wt = g && (taps > 1 || any_outside) ? om__keep(&sc, om_from_data(w + t * out, wshape, x->ndim, OM_FLOAT32)) : NULL;
+    om_tensor *term = wt ? om__keep(&sc, om_mul(g, wt)) : g;
+    ok = term != NULL;
+    if (ok) y = y ? then(y, om_add(y, term)) : om_tensor_retain(term);
+    ok = ok && y;
+    om__scope_end(&sc);
+  }
+  if (ok && any_outside && c->extrapolation != 0) {
+    for (int64_t o = 0; o < out; o++) outside[o] *= (float)c->extrapolation;
+    om_tensor *e = om_from_data(outside, wshape, x->ndim, OM_FLOAT32);
+    y = e ? then(y, om_add(y, e)) : then(y, NULL);
+    om_tensor_release(e);
+  }
+  free(idx);
+  free(w);
+  free(outside);
+  return y;
+}
+
+/* Resize over any axes, by scales or sizes (keep_aspect_ratio_policy), every mode, coordinate
+ * transformation and nearest_mode: one resize_axis per axis whose length or coordinates change.
+ * What the library's interpolate computes (bilinear with half_pixel, pytorch_half_pixel or
+ * align_corners, nearest with asymmetric and floor, over the last two axes of a 4-D input) runs
+ * as interpolate, the same kernel as eager. antialias is refused. */
 static bool bind_resize(om_bind *b) {
   om_tensor *x = b->in[0];
-  const char *mode, *coord, *nearest;
-  int64_t axes[OM_MAX_DIMS], antialias, keep;
+  resize_cfg c;
+  const char *mode, *policy;
+  int64_t axes[OM_MAX_DIMS], antialias;
   int na;
-  if (!attr_s(b, "mode", "nearest", &mode) || !attr_s(b, "coordinate_transformation_mode", "half_pixel", &coord) ||
-      !attr_s(b, "nearest_mode", "round_prefer_floor", &nearest) || !attr_ints(b, "axes", axes, OM_MAX_DIMS, &na) ||
-      !attr_i(b, "antialias", 0, &antialias) || !attr_i(b, "exclude_outside", 0, &keep))
+  if (!attr_s(b, "mode", "nearest", &mode) || !attr_s(b, "coordinate_transformation_mode", "half_pixel", &c.coord) ||
+      !attr_s(b, "nearest_mode", "round_prefer_floor", &c.nearest) || !attr_ints(b, "axes", axes, OM_MAX_DIMS, &na) ||
+      !attr_i(b, "antialias", 0, &antialias) || !attr_i(b, "exclude_outside", 0, &c.exclude_outside) ||
+      !attr_f(b, "cubic_coeff_a", -0.75, &c.cubic_a) || !attr_f(b, "extrapolation_value", 0, &c.extrapolation) ||
+      !attr_s(b, "keep_aspect_ratio_policy", "stretch", &policy))
     return false;
-  if (x->ndim != 4) return unsupported(b, "resizing other than a 4-D input");
-  if (antialias || keep) return unsupported(b, "antialias or exclude_outside");
-  const char *policy;
-  if (!attr_s(b, "keep_aspect_ratio_policy", "stretch", &policy)) return false;
-  if (strcmp(policy, "stretch")) return unsupported(b, "keep_aspect_ratio_policy other than stretch");
-  bool linear = !strcmp(mode, "linear"), align = !strcmp(coord, "align_corners");
-  if (linear ? strcmp(coord, "half_pixel") && strcmp(coord, "pytorch_half_pixel") && !align
-             : strcmp(mode, "nearest") || strcmp(coord, "asymmetric") || strcmp(nearest, "floor"))
-    return unsupported(b, "this mode, coordinate_transformation_mode and nearest_mode (linear with half_pixel or align_corners, "
-                          "or nearest with asymmetric and floor)");
-  int first = 0; /* the scales or sizes given cover the axes listed (all four by default) */
-  if (na >= 0 && !(na == 2 && axes[0] == 2 && axes[1] == 3) && !(na == 2 && axes[0] == -2 && axes[1] == -1) && na != 4)
-    return unsupported(b, "axes other than the last two");
-  if (na == 2) first = 2;
+  c.mode = !strcmp(mode, "nearest") ? 0 : !strcmp(mode, "linear") ? 1 : !strcmp(mode, "cubic") ? 2 : -1;
+  static const char *const coords[] = {"half_pixel", "half_pixel_symmetric", "pytorch_half_pixel", "align_corners", "asymmetric", "tf_half_pixel_for_nn", "tf_crop_and_resize"};
+  static const char *const nearests[] = {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"};
+  bool coord_ok = false, nearest_ok = false;
+  for (int k = 0; k < 7; k++) coord_ok |= !strcmp(c.coord, coords[k]);
+  for (int k = 0; k < 4; k++) nearest_ok |= !strcmp(c.nearest, nearests[k]);
+  if (c.mode < 0) return om__fail(OM_ERR_FORMAT, "%s (Resize): mode '%s' (nearest, linear or cubic)", who(b), mode);
+  if (!coord_ok) return om__fail(OM_ERR_FORMAT, "%s (Resize): coordinate_transformation_mode '%s'", who(b), c.coord);
+  if (!nearest_ok) return om__fail(OM_ERR_FORMAT, "%s (Resize): nearest_mode '%s'", who(b), c.nearest);
+  int keep = !strcmp(policy, "stretch") ? 0 : !strcmp(policy, "not_larger") ? 1 : !strcmp(policy, "not_smaller") ? 2 : -1;
+  if (keep < 0) return om__fail(OM_ERR_FORMAT, "%s (Resize): keep_aspect_ratio_policy '%s' (stretch, not_larger or not_smaller)", who(b), policy);
+  if (antialias) return unsupported(b, "antialias");
+  int nd = x->ndim, ax[OM_MAX_DIMS];
+  if (na < 0)
+    for (na = 0; na < nd; na++) axes[na] = na;
+  for (int k = 0; k < na; k++) {
+    if (!wrap(b, axes[k], nd, &ax[k])) return false;
+    for (int j = 0; j < k; j++)
+      if (ax[j] == ax[k]) return om__fail(OM_ERR_FORMAT, "%s (Resize): axis %d is listed twice", who(b), ax[k]);
+  }
   bool has_scales = b->node->n_in > 2 && b->in[2] && om_tensor_numel(b->in[2]);
   bool has_sizes = b->node->n_in > 3 && b->in[3] && om_tensor_numel(b->in[3]);
   if (has_scales == has_sizes) return om__fail(OM_ERR_FORMAT, "%s (Resize): give exactly one of scales and sizes", who(b));
-  double scale[4];
-  int64_t size[4];
+  float scale[OM_MAX_DIMS], roi[2 * OM_MAX_DIMS];
+  int64_t size[OM_MAX_DIMS];
   int n;
   if (has_scales) {
     if (!known(b, 2)) return false;
-    if (om_tensor_numel(b->in[2]) != 4 - first) return om__fail(OM_ERR_FORMAT, "%s (Resize): %lld scales", who(b), (long long)om_tensor_numel(b->in[2]));
-    for (int d = 0; d < 4 - first; d++) scale[first + d] = om__get_flat(b->in[2], d);
-    if (first == 0 && (scale[0] != 1 || scale[1] != 1)) return unsupported(b, "resizing the batch or channel axis");
-    for (int d = 2; d < 4; d++)
-      if (!resize_length_ok(b, x->shape[d], (int64_t)(scale[d] * (double)x->shape[d]))) return false;
-    return put(b, 0, om_interpolate(x, NULL, scale + 2, linear ? OM_INTERPOLATE_BILINEAR : OM_INTERPOLATE_NEAREST, align));
+    if (om_tensor_numel(b->in[2]) != na) return om__fail(OM_ERR_FORMAT, "%s (Resize): %lld scales for %d axes", who(b), (long long)om_tensor_numel(b->in[2]), na);
+    for (int k = 0; k < na; k++) {
+      scale[k] = (float)om__get_flat(b->in[2], k);
+      double len = floor((double)scale[k] * (double)x->shape[ax[k]]);
+      if (!(scale[k] > 0) || len > (double)LIMIT) return om__fail(OM_ERR_FORMAT, "%s (Resize): scale %g for an axis of %lld", who(b), (double)scale[k], (long long)x->shape[ax[k]]);
+      size[k] = (int64_t)len;
+    }
+  } else {
+    if (!const_ints(b, 3, size, OM_MAX_DIMS, &n)) return false;
+    if (n != na) return om__fail(OM_ERR_FORMAT, "%s (Resize): %d sizes for %d axes", who(b), n, na);
+    float pick = 0;
+    for (int k = 0; k < na; k++) {
+      if (size[k] < 0 || size[k] > LIMIT) return om__fail(OM_ERR_FORMAT, "%s (Resize): size %lld (0 to 2^30)", who(b), (long long)size[k]);
+      float sk = x->shape[ax[k]] ? (float)size[k] / (float)x->shape[ax[k]] : 1.0f;
+      pick = k == 0 ? sk : keep == 1 ? (sk < pick ? sk : pick) : (sk > pick ? sk : pick);
+      scale[k] = sk;
+    }
+    for (int k = 0; keep && k < na; k++) /* one scale for every axis, the sizes it gives */
+      scale[k] = pick, size[k] = (int64_t)floor((double)pick * (double)x->shape[ax[k]] + 0.5);
   }
-  if (!const_ints(b, 3, size + first, 4 - first, &n)) return false;
-  if (n != 4 - first) return om__fail(OM_ERR_FORMAT, "%s (Resize): %d sizes", who(b), n);
-  if (first == 0 && (size[0] != x->shape[0] || size[1] != x->shape[1])) return unsupported(b, "resizing the batch or channel axis");
-  for (int d = 2; d < 4; d++)
-    if (!resize_length_ok(b, x->shape[d], size[d])) return false;
-  return put(b, 0, om_interpolate(x, size + 2, NULL, linear ? OM_INTERPOLATE_BILINEAR : OM_INTERPOLATE_NEAREST, align));
+  bool crop = !strcmp(c.coord, "tf_crop_and_resize");
+  for (int k = 0; k < na; k++) roi[k] = 0, roi[na + k] = 1;
+  if (crop && b->node->n_in > 1 && b->in[1] && om_tensor_numel(b->in[1])) {
+    if (!known(b, 1)) return false;
+    if (om_tensor_numel(b->in[1]) != 2 * na) return om__fail(OM_ERR_FORMAT, "%s (Resize): a roi of %lld values for %d axes", who(b), (long long)om_tensor_numel(b->in[1]), na);
+    for (int k = 0; k < 2 * na; k++) roi[k] = (float)om__get_flat(b->in[1], k);
+  }
+  /* the library's interpolate where it computes the same (its pytorch_half_pixel samples an
+   * output of length 1 at the centre, ONNX at the first element) */
+  bool linear = c.mode == 1, align = !strcmp(c.coord, "align_corners"), pth = !strcmp(c.coord, "pytorch_half_pixel");
+  bool fits = nd == 4 && !c.exclude_outside && !keep &&
+              (linear ? !strcmp(c.coord, "half_pixel") || pth || align : c.mode == 0 && !strcmp(c.coord, "asymmetric") && !strcmp(c.nearest, "floor"));
+  int64_t full[OM_MAX_DIMS];
+  double full_scale[OM_MAX_DIMS];
+  for (int d = 0; d < nd; d++) full[d] = x->shape[d], full_scale[d] = 1;
+  for (int k = 0; k < na; k++) full[ax[k]] = size[k], full_scale[ax[k]] = scale[k];
+  fits = fits && full[0] == x->shape[0] && full[1] == x->shape[1] && full_scale[0] == 1 && full_scale[1] == 1;
+  for (int d = 2; fits && d < 4; d++) fits = !pth || full[d] != 1 || x->shape[d] == 1;
+  if (fits) return put(b, 0, has_scales ? om_interpolate(x, NULL, full_scale + 2, linear ? OM_INTERPOLATE_BILINEAR : OM_INTERPOLATE_NEAREST, align)
+                                        : om_interpolate(x, full + 2, NULL, linear ? OM_INTERPOLATE_BILINEAR : OM_INTERPOLATE_NEAREST, align));
+  om_tensor *y = om_tensor_retain(x);
+  for (int k = 0; y && k < na; k++)
+    if (crop || size[k] != x->shape[ax[k]] || scale[k] != 1) y = then(y, resize_axis(b, &c, y, ax[k], size[k], scale[k], roi[k], roi[na + k]));
+  return put(b, 0, y);
 }
 
 /* ---- recurrent layers ---- */
@@ -2352,7 +2500,7 @@ static const om_onnx_rule rules[] = {
     {"ReduceSumSquare", 1, 2, 1, bind_reduce_sum_square, "sum(x x)"},
     {"Relu", 1, 1, 1, bind_relu, "relu"},
     {"Reshape", 2, 2, 1, bind_reshape, "reshape (0 copies a size unless allowzero)"},
-    {"Resize", 1, 4, 1, bind_resize, "interpolate over the last two axes of a 4-D input: linear (half_pixel, pytorch_half_pixel, align_corners) as bilinear, nearest (asymmetric, floor) as nearest"},
+    {"Resize", 1, 4, 1, bind_resize, "interpolate over the last two axes of a 4-D input: linear (half_pixel, pytorch_half_pixel, align_corners) as bilinear, nearest (asymmetric, floor) as nearest; else per axis an index_select per tap times its weight (nearest, linear, cubic, exclude_outside; every coordinate_transformation_mode, nearest_mode, keep_aspect_ratio_policy; antialias refused)"},
     {"ReverseSequence", 2, 2, 1, bind_reverse_sequence, "gather by where(t < len, len - 1 - t, t)"},
     {"RoiAlign", 3, 3, 1, bind_roi_align, "an index_select of the four pixels of every sample point from X as [N H W, C], weighted, then mean (avg) or amax (max, of the weighted pixels as onnxruntime) per bin (half_pixel, output_half_pixel; sampling_ratio 0 refused)"},
     {"Round", 1, 1, 1, bind_round, "floor, plus 1 above one half or at one half from an odd floor (half to even)"},

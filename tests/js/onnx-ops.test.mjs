@@ -415,6 +415,61 @@ describe('MaxUnpool', () => {
   });
 });
 
+describe('Resize: every mode, coordinate transformation and nearest_mode, any axes', () => {
+  const scales = (values) => ({ name: 's', dtype: 'float32', dims: [values.length], values });
+  const sizes = (values) => ({ name: 'z', dtype: 'int64', dims: [values.length], values });
+  const coords = ['half_pixel', 'half_pixel_symmetric', 'pytorch_half_pixel', 'align_corners', 'asymmetric', 'tf_half_pixel_for_nn'];
+  const run = (strings, ints, floats, init, feeds) => agree({
+    node: { op: 'Resize', strings, ints, floats, inputs: init.name === 's' ? ['x', '', 's'] : ['x', '', '', 'z'] }, inits: [init], feeds, tol: { rtol: 1e-4, atol: 1e-5 },
+  });
+  for (const mode of ['nearest', 'linear', 'cubic']) {
+    for (const coord of coords) {
+      test(`${mode} ${coord}: up and down by scales and sizes, two shapes`, async () => {
+        const strings = { mode, coordinate_transformation_mode: coord };
+        await run(strings, {}, {}, scales([1, 1, 2.5, 0.6]), [{ x: F([1, 2, 4, 5]) }, { x: F([2, 1, 3, 8]) }]);
+        await run(strings, {}, {}, sizes([1, 2, 7, 3]), [{ x: F([1, 2, 4, 5]) }]);
+        await run(strings, {}, {}, sizes([2, 1, 1, 9]), [{ x: F([2, 1, 3, 4]) }]);
+      });
+    }
+  }
+  test('nearest_mode: round_prefer_floor, round_prefer_ceil, floor, ceil', async () => {
+    for (const nearest_mode of ['round_prefer_floor', 'round_prefer_ceil', 'floor', 'ceil']) {
+      for (const coord of ['half_pixel', 'asymmetric', 'align_corners']) {
+        await run({ mode: 'nearest', nearest_mode, coordinate_transformation_mode: coord }, {}, {}, scales([1, 1, 3, 0.5]), [{ x: F([1, 1, 4, 6]) }, { x: F([1, 3, 2, 8]) }]);
+        await run({ mode: 'nearest', nearest_mode, coordinate_transformation_mode: coord }, {}, {}, sizes([1, 1, 7, 4]), [{ x: F([1, 1, 2, 6]) }]);
+      }
+    }
+  });
+  test('cubic: cubic_coeff_a, exclude_outside', async () => {
+    for (const exclude_outside of [0, 1]) {
+      await run({ mode: 'cubic' }, { exclude_outside }, { cubic_coeff_a: -0.5 }, scales([1, 1, 0.8, 1.7]), [{ x: F([1, 1, 4, 4]) }, { x: F([2, 2, 5, 3]) }]);
+    }
+  });
+  test('other ranks and axes: 1-D, 3-D, 5-D, the batch and channel axes, axes listed', async () => {
+    // onnxruntime-web takes linear on 2-D, 3-D, and 4-D or 5-D with the outer scales 1; cubic on 2-D and such 4-D
+    await run({ mode: 'nearest' }, {}, {}, scales([2.5]), [{ x: F([4]) }, { x: F([7]) }]);
+    await run({ mode: 'linear' }, {}, {}, sizes([3, 5, 2]), [{ x: F([2, 4, 6]) }, { x: F([5, 1, 1]) }]);
+    await run({ mode: 'cubic' }, {}, {}, sizes([3, 7]), [{ x: F([5, 4]) }, { x: F([2, 9]) }]);
+    await run({ mode: 'linear' }, {}, {}, scales([1, 1, 2, 0.5, 1.5]), [{ x: F([1, 2, 2, 4, 3]) }]);
+    await run({ mode: 'nearest' }, {}, {}, scales([2, 0.5, 1, 1.5, 1]), [{ x: F([1, 4, 2, 3, 2]) }, { x: F([2, 2, 3, 2, 1]) }]);
+    await run({ mode: 'nearest' }, { axes: [-1, 1] }, {}, sizes([5, 3]), [{ x: F([2, 2, 3, 4]) }]);
+  });
+  test('keep_aspect_ratio_policy: not_larger, not_smaller', async () => {
+    for (const keep_aspect_ratio_policy of ['not_larger', 'not_smaller']) {
+      await run({ mode: 'linear', keep_aspect_ratio_policy }, { axes: [2, 3] }, {}, sizes([7, 3]), [{ x: F([1, 1, 4, 5]) }, { x: F([2, 1, 3, 6]) }]);
+    }
+  });
+  test('tf_crop_and_resize: roi, extrapolation_value', async () => {
+    for (const mode of ['nearest', 'linear', 'cubic']) {
+      await agree({
+        node: { op: 'Resize', strings: { mode, coordinate_transformation_mode: 'tf_crop_and_resize' }, floats: { extrapolation_value: 10 }, inputs: ['x', 'r', '', 'z'] },
+        inits: [{ name: 'r', dtype: 'float32', dims: [8], values: [0, 0, -0.2, 0.4, 1, 1, 0.6, 1.3] }, sizes([1, 1, 3, 5])],
+        feeds: [{ x: F([1, 1, 4, 4]) }, { x: F([1, 1, 6, 3]) }], tol: { rtol: 1e-4, atol: 1e-5 },
+      });
+    }
+  });
+});
+
 describe('refusals and errors: kind and message', () => {
   const x = F([2, 3]);
   const cases = [
@@ -474,6 +529,19 @@ describe('refusals and errors: kind and message', () => {
     [{ node: { op: 'RNN', ints: { hidden_size: 2 }, inputs: ['x', 'w', 'r', '', '', 'h'] }, feed: { x: F([1, 2, 1]), w: F([1, 2, 1]), r: F([1, 2, 2]), h: F([1, 1, 2]) } }, 'ShapeMismatch', /^n \(RNN\): initial_h must be \[1, 2, 2\]/],
     [{ node: { op: 'RNN', ints: { hidden_size: 2, layout: 1 }, inputs: ['x', 'w', 'r', '', '', 'h'] }, feed: { x: F([2, 1, 1]), w: F([1, 2, 1]), r: F([1, 2, 2]), h: F([1, 1, 2]) } }, 'ShapeMismatch', /^n \(RNN\): initial_h must be \[2, 1, 2\]/],
     [{ node: { op: 'RNN', ints: { hidden_size: 2 } }, feed: { x: F([1, 1, 1]), w: F([1, 2, 1]), r: F([1, 2, 2]), b: F([1, 4]), s: I([1], () => 1) } }, 'Unsupported', /^n \(RNN\): sequence_lens is not supported/],
+    [{ node: { op: 'Resize', strings: { mode: 'area' }, inputs: ['x', '', 's'] }, inits: [{ name: 's', dtype: 'float32', dims: [2], values: [1, 2] }], feed: { x } }, 'Format', /^n \(Resize\): mode 'area' \(nearest, linear or cubic\)/],
+    [{ node: { op: 'Resize', strings: { coordinate_transformation_mode: 'centre' }, inputs: ['x', '', 's'] }, inits: [{ name: 's', dtype: 'float32', dims: [2], values: [1, 2] }], feed: { x } }, 'Format', /^n \(Resize\): coordinate_transformation_mode 'centre'/],
+    [{ node: { op: 'Resize', strings: { nearest_mode: 'up' }, inputs: ['x', '', 's'] }, inits: [{ name: 's', dtype: 'float32', dims: [2], values: [1, 2] }], feed: { x } }, 'Format', /^n \(Resize\): nearest_mode 'up'/],
+    [{ node: { op: 'Resize', strings: { keep_aspect_ratio_policy: 'fill' }, inputs: ['x', '', 's'] }, inits: [{ name: 's', dtype: 'float32', dims: [2], values: [1, 2] }], feed: { x } }, 'Format', /^n \(Resize\): keep_aspect_ratio_policy 'fill' \(stretch, not_larger or not_smaller\)/],
+    [{ node: { op: 'Resize', ints: { antialias: 1 }, inputs: ['x', '', 's'] }, inits: [{ name: 's', dtype: 'float32', dims: [2], values: [1, 2] }], feed: { x } }, 'Unsupported', /^n \(Resize\): antialias is not supported/],
+    [{ node: { op: 'Resize', ints: { axes: [1, -1] }, inputs: ['x', '', 's'] }, inits: [{ name: 's', dtype: 'float32', dims: [2], values: [1, 2] }], feed: { x } }, 'Format', /^n \(Resize\): axis 1 is listed twice/],
+    [{ node: { op: 'Resize', inputs: ['x', '', 's'] }, inits: [{ name: 's', dtype: 'float32', dims: [3], values: [1, 2, 2] }], feed: { x } }, 'Format', /^n \(Resize\): 3 scales for 2 axes/],
+    [{ node: { op: 'Resize', inputs: ['x', '', 's'] }, inits: [{ name: 's', dtype: 'float32', dims: [2], values: [1, -2] }], feed: { x } }, 'Format', /^n \(Resize\): scale -2 for an axis of 3/],
+    [{ node: { op: 'Resize', inputs: ['x', '', '', 'z'] }, inits: [{ name: 'z', dtype: 'int64', dims: [2], values: [2, 2 ** 31] }], feed: { x } }, 'Format', /^n \(Resize\): size 2147483648 \(0 to 2\^30\)/],
+    [{ node: { op: 'Resize', inputs: ['x', '', '', 'z'] }, inits: [{ name: 'z', dtype: 'int64', dims: [1], values: [2] }], feed: { x } }, 'Format', /^n \(Resize\): 1 sizes for 2 axes/],
+    [{ node: { op: 'Resize', inputs: ['x', '', '', 'z'] }, inits: [{ name: 'z', dtype: 'int64', dims: [2], values: [2, 2] }], feed: { x: F([0, 3]) } }, 'ShapeMismatch', /^n \(Resize\): an empty axis 0 cannot be resized to 2/],
+    [{ node: { op: 'Resize', strings: { coordinate_transformation_mode: 'tf_crop_and_resize' }, inputs: ['x', 'r', '', 'z'] }, inits: [{ name: 'r', dtype: 'float32', dims: [2], values: [0, 1] }, { name: 'z', dtype: 'int64', dims: [2], values: [2, 2] }], feed: { x } }, 'Format', /^n \(Resize\): a roi of 2 values for 2 axes/],
+    [{ node: { op: 'Resize', inputs: ['x', '', 's', 'z'] }, inits: [{ name: 's', dtype: 'float32', dims: [2], values: [1, 2] }, { name: 'z', dtype: 'int64', dims: [2], values: [2, 2] }], feed: { x } }, 'Format', /^n \(Resize\): give exactly one of scales and sizes/],
   ];
   for (const [c, kind, re] of cases) {
     test(`${c.node.op}: ${kind} ${re.source.slice(0, 60)}`, () => refuses(c, kind, re));
