@@ -1345,8 +1345,11 @@ static om_tensor *torch_gates(om_tensor *w, int d, int gates, int64_t H, const i
   return r;
 }
 
+static bool recur_by_steps(om_bind *b, int gates);
+
 /* LSTM and GRU (ONNX's equations with the default activations; GRU with linear_before_reset 1,
- * PyTorch's) as one lstm_layer / gru_layer per direction. */
+ * PyTorch's) as one lstm_layer / gru_layer per direction; GRU with linear_before_reset 0 step
+ * by step (recur_by_steps). */
 static bool recurrent(om_bind *b, bool lstm) {
   static const int lstm_from[4] = {0, 2, 3, 1}; /* PyTorch i, f, g, o from ONNX i, o, f, c */
   static const int gru_from[3] = {1, 0, 2};     /* PyTorch r, z, n from ONNX z, r, h */
@@ -1357,10 +1360,10 @@ static bool recurrent(om_bind *b, bool lstm) {
   if (!attr_i(b, "hidden_size", -1, &H) || !attr_i(b, "layout", 0, &layout) || !attr_s(b, "direction", "forward", &dir) ||
       !attr_i(b, "linear_before_reset", 0, &lbr) || !attr_i(b, "input_forget", 0, &input_forget) || !attr_f(b, "clip", 0, &clip))
     return false;
+  if (!lstm && !lbr) return recur_by_steps(b, 3); /* not PyTorch's GRU: ONNX's equations step by step */
   if (attr(b, "activations") || attr(b, "activation_alpha") || attr(b, "activation_beta")) return unsupported(b, "activations other than the defaults");
   if (attr(b, "clip")) return unsupported(b, "clip");
   if (input_forget) return unsupported(b, "input_forget 1");
-  if (!lstm && !lbr) return unsupported(b, "linear_before_reset 0 (PyTorch's GRU is linear_before_reset 1)");
   if (b->node->n_in > 4 && b->in[4]) return unsupported(b, "sequence_lens");
   if (lstm && b->node->n_in > 7 && b->in[7]) return unsupported(b, "peepholes");
   bool bi = !strcmp(dir, "bidirectional"), rev = !strcmp(dir, "reverse");
@@ -1869,23 +1872,59 @@ static bool bind_reverse_sequence(om_bind *b) {
   return ok;
 }
 
-/* RNN (Tanh, ONNX's default activation): per direction one linear over every step's input
- * (biases Wb + Rb), then per step h = tanh(xw[t] + h R^T), clipped first with clip. */
-static bool bind_rnn(om_bind *b) {
+/* One step of RNN (gates 1) or GRU with linear_before_reset 0 (gates 3, ONNX's z, r, h) with
+ * the default activations: xt [N, gates H] is the step's input times W^T plus the biases it
+ * takes, Rd [gates H, H], Rb the GRU's recurrent biases [3 H] (NULL: none); clip bounds the
+ * activations' inputs when clipped. The new h (a new reference). */
+static om_tensor *step_of(om_tensor *xt, om_tensor *h, om_tensor *Rd, om_tensor *Rb, int64_t H, bool clipped, double clip) {
+  double lo = -clip, hi = clip;
+  om_scope s = {0};
+  om_tensor *r = NULL;
+  if (!Rb && Rd->shape[0] == H) { /* RNN: tanh(xt + h R^T) */
+    om_tensor *pre = om__keep(&s, om_add(xt, om__keep(&s, om_linear(h, Rd, NULL))));
+    if (pre && clipped) pre = om__keep(&s, om_clamp(pre, &lo, &hi));
+    r = pre ? om_tanh(pre) : NULL;
+    om__scope_end(&s);
+    return r;
+  }
+  /* GRU: z, r = sigmoid(xt[z, r] + h R[z, r]^T + Rb[z, r]); h~ = tanh(xt[h] + (r h) R[h]^T + Rb[h]); h' = h~ + z (h - h~) */
+  om_tensor *Rzr = om__keep(&s, om_slice(Rd, 0, 0, 2 * H, 1)), *Rh = om__keep(&s, om_slice(Rd, 0, 2 * H, 3 * H, 1));
+  om_tensor *bzr = Rb ? om__keep(&s, om_slice(Rb, 0, 0, 2 * H, 1)) : NULL, *bh = Rb ? om__keep(&s, om_slice(Rb, 0, 2 * H, 3 * H, 1)) : NULL;
+  om_tensor *pzr = Rzr && (!Rb || bzr) ? om__keep(&s, om_add(om__keep(&s, om_slice(xt, 1, 0, 2 * H, 1)), om__keep(&s, om_linear(h, Rzr, bzr)))) : NULL;
+  if (pzr && clipped) pzr = om__keep(&s, om_clamp(pzr, &lo, &hi));
+  om_tensor *zr = pzr ? om__keep(&s, om_sigmoid(pzr)) : NULL;
+  om_tensor *z = zr ? om__keep(&s, om_slice(zr, 1, 0, H, 1)) : NULL, *rg = zr ? om__keep(&s, om_slice(zr, 1, H, 2 * H, 1)) : NULL;
+  om_tensor *rh = rg ? om__keep(&s, om_mul(rg, h)) : NULL;
+  om_tensor *ph = rh && Rh && (!Rb || bh) ? om__keep(&s, om_add(om__keep(&s, om_slice(xt, 1, 2 * H, 3 * H, 1)), om__keep(&s, om_linear(rh, Rh, bh)))) : NULL;
+  if (ph && clipped) ph = om__keep(&s, om_clamp(ph, &lo, &hi));
+  om_tensor *ht = ph ? om__keep(&s, om_tanh(ph)) : NULL;
+  om_tensor *dz = ht && z ? om__keep(&s, om_mul(z, om__keep(&s, om_sub(h, ht)))) : NULL;
+  r = dz ? om_add(ht, dz) : NULL;
+  om__scope_end(&s);
+  return r;
+}
+
+/* RNN (Tanh, ONNX's default activation) and GRU with linear_before_reset 0 (Sigmoid, Tanh):
+ * per direction one linear over every step's input (RNN's biases Wb + Rb, GRU's Wb), then per
+ * step step_of, its inputs clipped with clip. */
+static bool recur_by_steps(om_bind *b, int gates) {
+  const char *op = b->node->op_type;
   int64_t H, layout;
   double clip;
   const char *dir;
   if (!attr_i(b, "hidden_size", -1, &H) || !attr_i(b, "layout", 0, &layout) || !attr_s(b, "direction", "forward", &dir) || !attr_f(b, "clip", 0, &clip))
     return false;
-  if (attr(b, "activations") || attr(b, "activation_alpha") || attr(b, "activation_beta")) return unsupported(b, "activations other than the default (Tanh)");
+  if (attr(b, "activations") || attr(b, "activation_alpha") || attr(b, "activation_beta"))
+    return unsupported(b, gates == 1 ? "activations other than the default (Tanh)" : "activations other than the defaults (Sigmoid, Tanh)");
   if (b->node->n_in > 4 && b->in[4]) return unsupported(b, "sequence_lens");
   bool bi = !strcmp(dir, "bidirectional"), rev = !strcmp(dir, "reverse"), clipped = attr(b, "clip") != NULL;
-  if (!bi && !rev && strcmp(dir, "forward")) return om__fail(OM_ERR_FORMAT, "%s (RNN): direction '%s'", who(b), dir);
+  if (!bi && !rev && strcmp(dir, "forward")) return om__fail(OM_ERR_FORMAT, "%s (%s): direction '%s'", who(b), op, dir);
   om_tensor *x = b->in[0], *W = b->in[1], *R = b->in[2], *B = b->node->n_in > 3 ? b->in[3] : NULL, *h0 = b->node->n_in > 5 ? b->in[5] : NULL;
   int D = bi ? 2 : 1;
-  if (x->ndim != 3 || W->ndim != 3 || R->ndim != 3 || W->shape[0] != D || H < 1 || W->shape[1] != H || W->shape[2] != x->shape[2] ||
-      R->shape[0] != D || R->shape[1] != H || R->shape[2] != H || (B && (B->ndim != 2 || B->shape[0] != D || B->shape[1] != 2 * H)))
-    return om__fail(OM_ERR_SHAPE_MISMATCH, "%s (RNN): X, W, R and B do not fit hidden_size %lld and direction %s", who(b), (long long)H, dir);
+  int64_t G = gates * H;
+  if (x->ndim != 3 || W->ndim != 3 || R->ndim != 3 || W->shape[0] != D || H < 1 || H > LIMIT || W->shape[1] != G || W->shape[2] != x->shape[2] ||
+      R->shape[0] != D || R->shape[1] != G || R->shape[2] != H || (B && (B->ndim != 2 || B->shape[0] != D || B->shape[1] != 2 * G)))
+    return om__fail(OM_ERR_SHAPE_MISMATCH, "%s (%s): X, W, R and B do not fit hidden_size %lld and direction %s", who(b), op, (long long)H, dir);
   om_scope s = {0}; /* what lives to the end: the inputs transposed, each direction's results */
   bool ok = true;
   if (layout) {
@@ -1894,30 +1933,28 @@ static bool bind_rnn(om_bind *b) {
   }
   int64_t T = ok ? x->shape[0] : 0, N = ok ? x->shape[1] : 0, zshape[3] = {0, N, H};
   if (ok && h0 && (h0->ndim != 3 || h0->shape[0] != D || h0->shape[1] != N || h0->shape[2] != H))
-    ok = om__fail(OM_ERR_SHAPE_MISMATCH, "%s (RNN): initial_h must be [%lld, %lld, %lld]", who(b), (long long)(layout ? N : D), (long long)(layout ? D : N), (long long)H);
-  om_tensor **steps = ok ? om__alloc(sizeof(om_tensor *) * (size_t)(T + 1), "RNN") : NULL, *ys[2] = {NULL}, *hs[2] = {NULL};
+    ok = om__fail(OM_ERR_SHAPE_MISMATCH, "%s (%s): initial_h must be [%lld, %lld, %lld]", who(b), op, (long long)(layout ? N : D), (long long)(layout ? D : N), (long long)H);
+  om_tensor **steps = ok ? om__alloc(sizeof(om_tensor *) * (size_t)(T + 1), op) : NULL, *ys[2] = {NULL}, *hs[2] = {NULL};
   ok = steps != NULL;
   if (steps) memset(steps, 0, sizeof(om_tensor *) * (size_t)(T + 1));
   for (int d = 0; ok && d < D; d++) {
     om_scope t = {0}; /* this direction's operands */
-    om_tensor *bias = NULL;
+    om_tensor *bias = NULL, *Rb = NULL;
     if (B) {
-      om_tensor *bd = om__keep(&t, om_select(B, 0, d));
-      bias = bd ? om__keep(&t, om_add(om__keep(&t, om_slice(bd, 0, 0, H, 1)), om__keep(&t, om_slice(bd, 0, H, 2 * H, 1)))) : NULL;
+      om_tensor *bd = om__keep(&t, om_select(B, 0, d)), *Wb = bd ? om__keep(&t, om_slice(bd, 0, 0, G, 1)) : NULL;
+      Rb = bd ? om__keep(&t, om_slice(bd, 0, G, 2 * G, 1)) : NULL;
+      bias = gates > 1 ? Wb : Wb && Rb ? om__keep(&t, om_add(Wb, Rb)) : NULL;
+      if (gates == 1) Rb = NULL;
     }
     om_tensor *Rd = om__keep(&t, om_select(R, 0, d)), *xw = om__keep(&t, om_linear(x, om__keep(&t, om_select(W, 0, d)), bias));
     int64_t hshape[2] = {N, H};
     om_tensor *h = h0 ? om_select(h0, 0, d) : om_zeros(hshape, 2, OM_FLOAT32);
-    ok = Rd && xw && (!B || bias) && h;
+    ok = Rd && xw && (!B || (bias && (gates == 1 || Rb))) && h;
     for (int64_t k = 0; ok && k < T; k++) {
       int64_t at = rev || d == 1 ? T - 1 - k : k;
-      om_tensor *xt = om_select(xw, 0, at), *hr = om_linear(h, Rd, NULL), *pre = xt && hr ? om_add(xt, hr) : NULL;
-      double lo = -clip, hi = clip;
-      if (pre && clipped) pre = then(pre, om_clamp(pre, &lo, &hi));
-      steps[at] = pre ? om_tanh(pre) : NULL;
+      om_tensor *xt = om_select(xw, 0, at);
+      steps[at] = xt ? step_of(xt, h, Rd, Rb, H, clipped, clip) : NULL;
       om_tensor_release(xt);
-      om_tensor_release(hr);
-      om_tensor_release(pre);
       ok = (h = then(h, om_tensor_retain(steps[at]))) != NULL;
     }
     ys[d] = ok ? om__keep(&s, T ? om_stack(steps, (int)T, 0) : om_zeros(zshape, 3, OM_FLOAT32)) : NULL;
@@ -1940,6 +1977,7 @@ static bool bind_rnn(om_bind *b) {
   om__scope_end(&s);
   return ok;
 }
+static bool bind_rnn(om_bind *b) { return recur_by_steps(b, 1); }
 
 /* ---- GridSample, AffineGrid ---- */
 
@@ -2434,7 +2472,7 @@ static const om_onnx_rule rules[] = {
     {"EyeLike", 1, 1, 1, bind_eye_like, "eq(column - row, k), cast (k, dtype)"},
     {"Flatten", 1, 1, 1, bind_flatten, "reshape"},
     {"Floor", 1, 1, 1, bind_floor, "t - (x < t), t = x cast to int64 and back (exact: larger floats are integers)"},
-    {"GRU", 3, 6, 2, bind_gru, "gru_layer per direction (linear_before_reset 1, default activations; sequence_lens refused)"},
+    {"GRU", 3, 6, 2, bind_gru, "gru_layer per direction (linear_before_reset 1, default activations); linear_before_reset 0: per step linear, sigmoid, tanh as RNN (clip, layout); sequence_lens refused"},
     {"Gather", 2, 2, 1, bind_gather, "select (one index known when planning), else index_select and reshape"},
     {"GatherElements", 2, 2, 1, bind_gather_elements, "gather"},
     {"GatherND", 2, 2, 1, bind_gather_nd, "index_select of rows of the data flattened to [batch x indexed axes, rest] (batch_dims; negative indices count from the end)"},

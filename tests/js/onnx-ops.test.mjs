@@ -286,9 +286,9 @@ describe('losses', () => {
 });
 
 describe('RNN', () => {
-  const feeds = (T, N, I_, H, D, { bias = true, h0 = true, layout = 0 } = {}) => {
-    const f = { x: F(layout ? [N, T, I_] : [T, N, I_], { lo: -1, hi: 1 }), w: F([D, H, I_], { lo: -0.5, hi: 0.5 }), r: F([D, H, H], { seed: 3, lo: -0.5, hi: 0.5 }) };
-    if (bias) f.b = F([D, 2 * H], { seed: 5, lo: -0.5, hi: 0.5 });
+  const feeds = (T, N, I_, H, D, { bias = true, h0 = true, layout = 0, gates = 1 } = {}) => {
+    const f = { x: F(layout ? [N, T, I_] : [T, N, I_], { lo: -1, hi: 1 }), w: F([D, gates * H, I_], { lo: -0.5, hi: 0.5 }), r: F([D, gates * H, H], { seed: 3, lo: -0.5, hi: 0.5 }) };
+    if (bias) f.b = F([D, 2 * gates * H], { seed: 5, lo: -0.5, hi: 0.5 });
     if (h0) f.h = F(layout ? [N, D, H] : [D, N, H], { seed: 7, lo: -1, hi: 1 });
     return f;
   };
@@ -301,6 +301,14 @@ describe('RNN', () => {
                   feeds: [feeds(3, 0, 3, 2, 2, { bias: false }), feeds(2, 2, 3, 2, 2, { bias: false })] });
     await agree({ node: { op: 'RNN', ints: { hidden_size: 4 }, floats: { clip: 0.3 } }, outputs: ['y', 'yh'], feeds: [feeds(3, 2, 2, 4, 1, { bias: false, h0: false })] });
     await agree({ node: { op: 'RNN', ints: { hidden_size: 2 }, inputs: ['x', 'w', 'r', 'b'] }, outputs: ['', 'yh'], feeds: [feeds(5, 1, 3, 2, 1, { h0: false })] });
+  });
+  test('GRU with linear_before_reset 0 (step by step): directions, clip, bias, initial state', async () => {
+    for (const [direction, D] of [['forward', 1], ['reverse', 1], ['bidirectional', 2]]) {
+      const node = { op: 'GRU', ints: { hidden_size: 3 }, strings: { direction }, inputs: ['x', 'w', 'r', 'b', '', 'h'] };
+      await agree({ node, outputs: ['y', 'yh'], feeds: [feeds(4, 2, 5, 3, D, { gates: 3 }), feeds(1, 3, 5, 3, D, { gates: 3 })] });
+    }
+    await agree({ node: { op: 'GRU', ints: { hidden_size: 4 }, floats: { clip: 0.3 } }, outputs: ['y', 'yh'], feeds: [feeds(3, 2, 2, 4, 1, { bias: false, h0: false, gates: 3 }), feeds(2, 1, 2, 4, 1, { bias: false, h0: false, gates: 3 })] });
+    await agree({ node: { op: 'GRU', ints: { hidden_size: 2 }, inputs: ['x', 'w', 'r', 'b'] }, outputs: ['', 'yh'], feeds: [feeds(5, 1, 3, 2, 1, { h0: false, gates: 3 })] });
   });
   test('layout 1 (batch first, which onnxruntime-web refuses): layout 0\'s outputs for the inputs transposed', async () => {
     const permute = ({ type, dims, data }, perm) => { // a feed or ORT tensor's values with its axes permuted
@@ -529,6 +537,8 @@ describe('refusals and errors: kind and message', () => {
     [{ node: { op: 'RNN', ints: { hidden_size: 2 }, inputs: ['x', 'w', 'r', '', '', 'h'] }, feed: { x: F([1, 2, 1]), w: F([1, 2, 1]), r: F([1, 2, 2]), h: F([1, 1, 2]) } }, 'ShapeMismatch', /^n \(RNN\): initial_h must be \[1, 2, 2\]/],
     [{ node: { op: 'RNN', ints: { hidden_size: 2, layout: 1 }, inputs: ['x', 'w', 'r', '', '', 'h'] }, feed: { x: F([2, 1, 1]), w: F([1, 2, 1]), r: F([1, 2, 2]), h: F([1, 1, 2]) } }, 'ShapeMismatch', /^n \(RNN\): initial_h must be \[2, 1, 2\]/],
     [{ node: { op: 'RNN', ints: { hidden_size: 2 } }, feed: { x: F([1, 1, 1]), w: F([1, 2, 1]), r: F([1, 2, 2]), b: F([1, 4]), s: I([1], () => 1) } }, 'Unsupported', /^n \(RNN\): sequence_lens is not supported/],
+    [{ node: { op: 'GRU', ints: { hidden_size: 2 } }, feed: { x: F([1, 1, 1]), w: F([1, 2, 1]), r: F([1, 6, 2]) } }, 'ShapeMismatch', /^n \(GRU\): X, W, R and B do not fit hidden_size 2 and direction forward/],
+    [{ node: { op: 'GRU', ints: { hidden_size: 2 }, strings: { activations: 'Relu' } }, feed: { x: F([1, 1, 1]), w: F([1, 6, 1]), r: F([1, 6, 2]) } }, 'Unsupported', /^n \(GRU\): activations other than the defaults \(Sigmoid, Tanh\) is not supported/],
     [{ node: { op: 'Resize', strings: { mode: 'area' }, inputs: ['x', '', 's'] }, inits: [{ name: 's', dtype: 'float32', dims: [2], values: [1, 2] }], feed: { x } }, 'Format', /^n \(Resize\): mode 'area' \(nearest, linear or cubic\)/],
     [{ node: { op: 'Resize', strings: { coordinate_transformation_mode: 'centre' }, inputs: ['x', '', 's'] }, inits: [{ name: 's', dtype: 'float32', dims: [2], values: [1, 2] }], feed: { x } }, 'Format', /^n \(Resize\): coordinate_transformation_mode 'centre'/],
     [{ node: { op: 'Resize', strings: { nearest_mode: 'up' }, inputs: ['x', '', 's'] }, inits: [{ name: 's', dtype: 'float32', dims: [2], values: [1, 2] }], feed: { x } }, 'Format', /^n \(Resize\): nearest_mode 'up'/],
