@@ -1846,6 +1846,82 @@ static bool bind_non_zero(om_bind *b) {
   return ok;
 }
 
+/* The rows of s [n, m] sorted lexicographically, stably: argsort by each column from the last
+ * (each pass stable, so earlier columns decide and ties keep the original order). A new
+ * reference to the int64 permutation [n]. */
+static om_tensor *lex_argsort(om_tensor *s) {
+  int64_t n = s->shape[0], m = s->shape[1];
+  om_tensor *perm = om_arange(0, (double)n, 1, OM_INT64);
+  for (int64_t j = m - 1; perm && j >= 0; j--) {
+    om_scope sc = {0};
+    om_tensor *col = om__keep(&sc, om_select(s, 1, j)), *colp = col ? om__keep(&sc, om_index_select(col, 0, perm)) : NULL;
+    om_tensor *p2 = colp ? om__keep(&sc, om_argsort(colp, 0, false)) : NULL;
+    perm = p2 ? then(perm, om_index_select(perm, 0, p2)) : then(perm, NULL);
+    om__scope_end(&sc);
+  }
+  return perm;
+}
+
+/* Unique (its input decides the shapes: known when planning, as NonZero): the rows of x as
+ * [n, m] (the slices along axis, or the elements) sorted by lex_argsort, a group starting where
+ * a row differs from the one before (ne, amax); per group its first index in x, the index every
+ * row maps to, the count; sorted 0 orders the groups by first index. Y is index_select. */
+static bool bind_unique(om_bind *b) {
+  om_tensor *x = b->in[0];
+  int64_t axis, sorted, perm[OM_MAX_DIMS];
+  int a = 0;
+  bool has_axis = attr(b, "axis") != NULL;
+  if (!attr_i(b, "axis", 0, &axis) || !attr_i(b, "sorted", 1, &sorted) || (has_axis && !wrap(b, axis, x->ndim, &a))) return false;
+  om_tensor *c = const_values(b, 0);
+  if (!c) return false;
+  om_scope sc = {0};
+  om__keep(&sc, c);
+  int64_t n = has_axis ? c->shape[a] : om_tensor_numel(c), m = n ? om_tensor_numel(c) / n : 0, rows[2] = {n, m}, flat = -1;
+  perm[0] = a; /* axis first, the others in order */
+  for (int d = 1; d < c->ndim; d++) perm[d] = d <= a ? d - 1 : d;
+  om_tensor *src = has_axis ? c : om__keep(&sc, om_reshape(c, &flat, 1)); /* what Y selects from */
+  om_tensor *moved = has_axis ? om__keep(&sc, om_contiguous(om__keep(&sc, om_permute(c, perm, c->ndim)))) : src;
+  om_tensor *s = moved ? om__keep(&sc, om_reshape(moved, rows, 2)) : NULL;
+  om_tensor *order = s ? om__keep(&sc, lex_argsort(s)) : NULL, *sr = order ? om__keep(&sc, om_index_select(s, 0, order)) : NULL;
+  om_tensor *starts = NULL; /* [n - 1]: row k + 1 differs from row k */
+  if (sr && n > 1 && m > 0) {
+    om_tensor *ne = om__keep(&sc, om_ne(om__keep(&sc, om_slice(sr, 0, 1, n, 1)), om__keep(&sc, om_slice(sr, 0, 0, n - 1, 1))));
+    int64_t one = 1;
+    starts = ne ? om__keep(&sc, om_contiguous(om__keep(&sc, om_amax(om__keep(&sc, om_cast(ne, OM_FLOAT32)), &one, 1, false)))) : NULL;
+  }
+  bool ok = sr && (n <= 1 || m == 0 || starts);
+  int64_t *mem = ok ? om__alloc(sizeof(int64_t) * (size_t)(4 * n + 1), "Unique") : NULL, groups = 0;
+  int64_t *first = mem, *count = mem + n, *inverse = mem + 2 * n, *rank = mem + 3 * n; /* rank: a group's place in the output */
+  const int64_t *ord = order ? (const int64_t *)om__data(order) : NULL;
+  for (int64_t k = 0; mem && k < n; k++) {
+    if (k == 0 || (starts && ((const float *)om__data(starts))[k - 1] != 0)) first[groups] = ord[k], count[groups++] = 0;
+    count[groups - 1]++, inverse[ord[k]] = groups - 1;
+  }
+  for (int64_t g = 0; mem && g < groups; g++) rank[g] = g;
+  if (mem && !sorted) { /* the groups by first index (an argsort of them) */
+    om_tensor *f = om__keep(&sc, om_from_data(first, &groups, 1, OM_INT64)), *fo = f ? om__keep(&sc, om_argsort(f, 0, false)) : NULL;
+    ok = fo != NULL;
+    int64_t *tmp = ok ? om__alloc(sizeof(int64_t) * (size_t)(2 * groups + 1), "Unique") : NULL;
+    for (int64_t g = 0; tmp && g < groups; g++) {
+      int64_t from = ((const int64_t *)om__data(fo))[g];
+      rank[from] = g, tmp[g] = first[from], tmp[groups + g] = count[from];
+    }
+    if (tmp) memcpy(first, tmp, sizeof(int64_t) * (size_t)groups), memcpy(count, tmp + groups, sizeof(int64_t) * (size_t)groups);
+    ok = tmp != NULL;
+    free(tmp);
+  }
+  for (int64_t k = 0; mem && ok && k < n; k++) inverse[k] = rank[inverse[k]];
+  ok = ok && mem;
+  om_tensor *fi = ok ? om__keep(&sc, om_from_data(first, &groups, 1, OM_INT64)) : NULL;
+  ok = fi && put(b, 0, om_index_select(src, has_axis ? a : 0, fi));
+  if (ok && b->node->n_out > 1) ok = put(b, 1, om_tensor_retain(fi));
+  if (ok && b->node->n_out > 2) ok = put(b, 2, om_from_data(inverse, &n, 1, OM_INT64));
+  if (ok && b->node->n_out > 3) ok = put(b, 3, om_from_data(count, &groups, 1, OM_INT64));
+  free(mem);
+  om__scope_end(&sc);
+  return ok;
+}
+
 /* ReverseSequence: along time_axis, the first len[b] elements of batch b reversed, the rest
  * kept: a gather by t < len ? len - 1 - t : t. */
 static bool bind_reverse_sequence(om_bind *b) {
@@ -2571,6 +2647,7 @@ static const om_onnx_rule rules[] = {
     {"TopK", 2, 2, 2, bind_top_k, "topk (always sorted, ties in index order)"},
     {"Transpose", 1, 1, 1, bind_transpose, "permute"},
     {"Trilu", 1, 2, 1, bind_trilu, "triu, tril"},
+    {"Unique", 1, 1, 4, bind_unique, "index_select of each group's first row after a stable lexicographic argsort of the rows (slices along axis, or the elements; the input decides the shapes: a plan per value of it when fed or computed)"},
     {"Unsqueeze", 1, 2, 1, bind_unsqueeze, "unsqueeze per axis, ascending"},
     {"Where", 3, 3, 1, bind_where, "where"},
     {"Xor", 2, 2, 1, bind_xor, "ne"},

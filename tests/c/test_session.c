@@ -1541,6 +1541,22 @@ TEST(gru_without_linear_before_reset_against_a_reference) {
   om_tensor_release(x);
 }
 
+/* Unique of an input (a plan per value): the sorted values, and the rows of a 2-D input by axis 0
+ * in first-occurrence order (sorted 0). */
+TEST(unique_plans_per_value) {
+  om_tensor *x = TF(SHAPE(3, 2), 2, 1, 0, 5, 2, 1);
+  pb nd = node("Unique", "x", NULL, "y");
+  om_tensor *y = run_node(&nd, NULL, 0, x);
+  check_values("Unique", y, (const double[]){0, 1, 2, 5}, 4, 0);
+  om_tensor_release(y);
+  pb rows = node("Unique", "x", NULL, "y");
+  attr_int(&rows, "axis", 0), attr_int(&rows, "sorted", 0);
+  y = run_node(&rows, NULL, 0, x);
+  check_values("Unique rows", y, (const double[]){2, 1, 0, 5}, 4, 0);
+  om_tensor_release(y);
+  om_tensor_release(x);
+}
+
 int main(void) {
   RUN(every_op_runs_in_a_session);
   RUN(symbolic_batch_plans_per_signature);
@@ -1579,5 +1595,6 @@ int main(void) {
   RUN(top_k_takes_its_attributes);
   RUN(resize_by_taps_and_compress_by_value);
   RUN(gru_without_linear_before_reset_against_a_reference);
+  RUN(unique_plans_per_value);
   TEST_MAIN_END();
 }

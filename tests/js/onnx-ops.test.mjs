@@ -233,6 +233,19 @@ describe('indexing', () => {
     s.dispose();
     await r.release();
   });
+  test('Unique: sorted and not, with and without axis, every output, a plan per value', async () => {
+    const outputs = ['y', 'i', 'v', 'n'], types = { i: 'int64', v: 'int64', n: 'int64' };
+    const rep = (dims, seed) => F(dims, { seed, lo: 0, hi: 3 }).data.map(Math.floor);
+    const R = (dims, seed) => ({ type: 'float32', dims, data: rep(dims, seed) });
+    for (const sorted of [0, 1]) {
+      await agree({ node: { op: 'Unique', ints: { sorted } }, outputs, types, feeds: [{ x: R([7], 1) }, { x: R([12], 2) }, { x: R([0], 3) }] });
+      await agree({ node: { op: 'Unique', ints: { sorted } }, outputs, types, feeds: [{ x: R([3, 4], 4) }, { x: R([2, 5], 5) }] });
+      for (const axis of [0, 1, -1]) {
+        await agree({ node: { op: 'Unique', ints: { sorted, axis } }, outputs, types, feeds: [{ x: R([4, 2, 3], 6) }, { x: R([3, 3, 2], 7) }] });
+      }
+    }
+    await agree({ node: { op: 'Unique' }, outputs: ['y'], feeds: [{ x: I([6], (k) => [3, -1, 3, 0, -1, 2][k]) }, { x: I([3], (k) => k) }], types: { y: 'int64' } });
+  });
   test('Compress and NonZero with values fed when the graph runs: a plan per value', async () => {
     const B = (data) => ({ type: 'bool', dims: [data.length], data: Uint8Array.from(data) });
     await agree({ node: { op: 'Compress', ints: { axis: 1 } }, feeds: [{ x: F([2, 3]), c: B([1, 0, 1]) }, { x: F([2, 3]), c: B([0, 0]) }, { x: F([4, 5]), c: B([1, 1, 0, 1, 1]) }] });
@@ -537,6 +550,7 @@ describe('refusals and errors: kind and message', () => {
     [{ node: { op: 'RNN', ints: { hidden_size: 2 }, inputs: ['x', 'w', 'r', '', '', 'h'] }, feed: { x: F([1, 2, 1]), w: F([1, 2, 1]), r: F([1, 2, 2]), h: F([1, 1, 2]) } }, 'ShapeMismatch', /^n \(RNN\): initial_h must be \[1, 2, 2\]/],
     [{ node: { op: 'RNN', ints: { hidden_size: 2, layout: 1 }, inputs: ['x', 'w', 'r', '', '', 'h'] }, feed: { x: F([2, 1, 1]), w: F([1, 2, 1]), r: F([1, 2, 2]), h: F([1, 1, 2]) } }, 'ShapeMismatch', /^n \(RNN\): initial_h must be \[2, 1, 2\]/],
     [{ node: { op: 'RNN', ints: { hidden_size: 2 } }, feed: { x: F([1, 1, 1]), w: F([1, 2, 1]), r: F([1, 2, 2]), b: F([1, 4]), s: I([1], () => 1) } }, 'Unsupported', /^n \(RNN\): sequence_lens is not supported/],
+    [{ node: { op: 'Unique', ints: { axis: 2 } }, feed: { x } }, 'IndexOutOfRange', /^n \(Unique\): axis 2 is out of range for 2 dims/],
     [{ node: { op: 'GRU', ints: { hidden_size: 2 } }, feed: { x: F([1, 1, 1]), w: F([1, 2, 1]), r: F([1, 6, 2]) } }, 'ShapeMismatch', /^n \(GRU\): X, W, R and B do not fit hidden_size 2 and direction forward/],
     [{ node: { op: 'GRU', ints: { hidden_size: 2 }, strings: { activations: 'Relu' } }, feed: { x: F([1, 1, 1]), w: F([1, 6, 1]), r: F([1, 6, 2]) } }, 'Unsupported', /^n \(GRU\): activations other than the defaults \(Sigmoid, Tanh\) is not supported/],
     [{ node: { op: 'Resize', strings: { mode: 'area' }, inputs: ['x', '', 's'] }, inits: [{ name: 's', dtype: 'float32', dims: [2], values: [1, 2] }], feed: { x } }, 'Format', /^n \(Resize\): mode 'area' \(nearest, linear or cubic\)/],
