@@ -1302,8 +1302,11 @@ static bool bind_resize(om_bind *b) {
       pick = k == 0 ? sk : keep == 1 ? (sk < pick ? sk : pick) : (sk > pick ? sk : pick);
       scale[k] = sk;
     }
-    for (int k = 0; keep && k < na; k++) /* one scale for every axis, the sizes it gives */
-      scale[k] = pick, size[k] = (int64_t)floor((double)pick * (double)x->shape[ax[k]] + 0.5);
+    for (int k = 0; keep && k < na; k++) { /* one scale for every axis, the sizes it gives */
+      double len = floor((double)pick * (double)x->shape[ax[k]] + 0.5);
+      if (len > (double)LIMIT) return om__fail(OM_ERR_FORMAT, "%s (Resize): keep_aspect_ratio_policy gives axis %d a size above 2^30", who(b), ax[k]);
+      scale[k] = pick, size[k] = (int64_t)len;
+    }
   }
   bool crop = !strcmp(c.coord, "tf_crop_and_resize");
   for (int k = 0; k < na; k++) roi[k] = 0, roi[na + k] = 1;
