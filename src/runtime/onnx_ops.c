@@ -1330,61 +1330,212 @@ static bool global_pool(om_bind *b, bool max) {
 static bool bind_global_average_pool(om_bind *b) { return global_pool(b, false); }
 static bool bind_global_max_pool(om_bind *b) { return global_pool(b, true); }
 
-/* pytorch_half_pixel samples an output of length 1 at the input's first element (PyTorch's
- * half-pixel kernel, the library's, samples its centre): refused there. */
-static bool resize_length_ok(om_bind *b, int64_t in, int64_t out) {
-  const char *coord;
-  if (!attr_s(b, "coordinate_transformation_mode", "half_pixel", &coord)) return false;
-  return out != 1 || in == 1 || strcmp(coord, "pytorch_half_pixel") || unsupported(b, "pytorch_half_pixel to an output length of 1");
+/* ---- Resize ---- */
+
+/* Resize's attributes, read once; mode 0 nearest, 1 linear, 2 cubic. */
+typedef struct resize_cfg {
+  int mode;
+  const char *coord, *nearest;
+  double cubic_a, extrapolation;
+  int64_t exclude_outside;
+} resize_cfg;
+
+/* The input coordinate of output element o (ONNX's coordinate_transformation_mode), in float as
+ * onnxruntime computes it (its nearest pixels are the ones a float coordinate floors to); s is the
+ * scale, r0 and r1 the roi of tf_crop_and_resize. */
+static float resize_coord(const resize_cfg *c, int64_t o, int64_t in, int64_t out, float s, float r0, float r1) {
+  float fo = (float)o, fin = (float)in, fout = (float)out;
+  if (!strcmp(c->coord, "asymmetric")) return fo / s;
+  if (!strcmp(c->coord, "align_corners")) return out == 1 ? 0.0f : fo * (fin - 1) / (fout - 1);
+  if (!strcmp(c->coord, "pytorch_half_pixel")) return out > 1 ? (fo + 0.5f) / s - 0.5f : 0.0f;
+  if (!strcmp(c->coord, "tf_half_pixel_for_nn")) return (fo + 0.5f) / s;
+  if (!strcmp(c->coord, "tf_crop_and_resize"))
+    return out > 1 ? r0 * (fin - 1) + fo * (r1 - r0) * (fin - 1) / (fout - 1) : 0.5f * (r0 + r1) * (fin - 1);
+  if (!strcmp(c->coord, "half_pixel_symmetric")) { /* the output centred on the input's centre */
+    float adjustment = fout / (s * fin), offset = fin / 2 * (1 - adjustment);
+    return offset + (fo + 0.5f) / s - 0.5f;
+  }
+  return (fo + 0.5f) / s - 0.5f; /* half_pixel */
 }
 
-/* Resize as the library's interpolate: linear (half_pixel, pytorch_half_pixel or align_corners)
- * is bilinear, nearest with asymmetric coordinates and floor is PyTorch's nearest; over the
- * last two axes of a 4-D input, by scales or sizes. */
+/* The nearest input element to coordinate v by nearest_mode (before clamping to the input). */
+static int64_t resize_nearest(const resize_cfg *c, float v) {
+  double f = floor((double)v), frac = (double)v - f;
+  if (!strcmp(c->nearest, "floor")) return (int64_t)f;
+  if (!strcmp(c->nearest, "ceil")) return (int64_t)ceil((double)v);
+  if (!strcmp(c->nearest, "round_prefer_ceil")) return (int64_t)f + (frac >= 0.5);
+  return (int64_t)f + (frac > 0.5); /* round_prefer_floor */
+}
+
+/* The weights of linear (2 taps) or cubic (4 taps, Keys' kernel with a = cubic_coeff_a) at the
+ * fraction r in (0, 1] past the tap before the coordinate: ONNX's reference. */
+static void resize_coeffs(const resize_cfg *c, double r, double *w) {
+  if (c->mode == 1) {
+    w[0] = 1 - r, w[1] = r;
+    return;
+  }
+  double a = c->cubic_a, p = r + 1, q = 1 - r, t = 2 - r;
+  w[0] = ((a * p - 5 * a) * p + 8 * a) * p - 4 * a;
+  w[1] = ((a + 2) * r - (a + 3)) * r * r + 1;
+  w[2] = ((a + 2) * q - (a + 3)) * q * q + 1;
+  w[3] = ((a * t - 5 * a) * t + 8 * a) * t - 4 * a;
+}
+
+/* x resized along axis d to out elements: the sum over the taps of x's elements at the taps'
+ * indices (clamped to the axis: the reference's edge padding) times their weights, plus
+ * extrapolation_value where a tf_crop_and_resize coordinate falls outside the input. Indices
+ * and weights are constants of the plan, so this is index_select, mul and add per tap. */
+static om_tensor *resize_axis(om_bind *b, const resize_cfg *c, om_tensor *x, int d, int64_t out, float s, float r0, float r1) {
+  int64_t in = x->shape[d], n = out;
+  int taps = c->mode == 0 ? 1 : c->mode == 1 ? 2 : 4;
+  if (in == 0 && out > 0) return om__fail(OM_ERR_SHAPE_MISMATCH, "%s (Resize): an empty axis %d cannot be resized to %lld", who(b), d, (long long)out), NULL;
+  int64_t *idx = om__alloc(sizeof(int64_t) * (size_t)(taps * out + 1), "Resize");
+  float *w = idx ? om__alloc_floats(taps * out + 1, "Resize") : NULL, *outside = w ? om__alloc_floats(out + 1, "Resize") : NULL;
+  bool any_outside = false;
+  for (int64_t o = 0; outside && o < out; o++) {
+    float v = resize_coord(c, o, in, out, s, r0, r1);
+    double wt[4] = {1, 0, 0, 0};
+    int64_t at[4] = {0};
+    outside[o] = !strcmp(c->coord, "tf_crop_and_resize") && (v < 0 || v > (float)(in - 1));
+    any_outside |= outside[o] != 0;
+    if (outside[o]) {
+      wt[0] = 0;
+    } else if (c->mode == 0) {
+      at[0] = resize_nearest(c, v);
+    } else { /* the taps around v: from the one before it (a whole v is the second tap, weight 1) */
+      double base = ceil((double)v) - 1, sum = 0;
+      resize_coeffs(c, (double)v - base, wt);
+      for (int t = 0; t < taps; t++) {
+        at[t] = (int64_t)base - (taps == 4) + t;
+        if (c->exclude_outside && (at[t] < 0 || at[t] >= in)) wt[t] = 0;
+        sum += wt[t];
+      }
+      for (int t = 0; c->exclude_outside && t < taps; t++) wt[t] /= sum;
+    }
+    for (int t = 0; t < taps; t++) {
+      idx[t * out + o] = at[t] < 0 ? 0 : at[t] >= in ? in - 1 : at[t];
+      w[t * out + o] = (float)wt[t];
+    }
+  }
+  int64_t wshape[OM_MAX_DIMS];
+  for (int k = 0; k < x->ndim; k++) wshape[k] = k == d ? out : 1;
+  om_tensor *y = NULL;
+  bool ok = outside != NULL;
+  for (int t = 0; ok && t < taps; t++) {
+    om_scope sc = {0};
+    om_tensor *it = om__keep(&sc, om_from_data(idx + t * out, &n, 1, OM_INT64));
+    om_tensor *g = it ? om__keep(&sc, om_index_select(x, d, it)) : NULL;
+    om_tensor *wt = g && (taps > 1 || any_outside) ? om__keep(&sc, om_from_data(w + t * out, wshape, x->ndim, OM_FLOAT32)) : NULL;
+    om_tensor *term = wt ? om__keep(&sc, om_mul(g, wt)) : g;
+    ok = term != NULL;
+    if (ok) y = y ? then(y, om_add(y, term)) : om_tensor_retain(term);
+    ok = ok && y;
+    om__scope_end(&sc);
+  }
+  if (ok && any_outside && c->extrapolation != 0) {
+    for (int64_t o = 0; o < out; o++) outside[o] *= (float)c->extrapolation;
+    om_tensor *e = om_from_data(outside, wshape, x->ndim, OM_FLOAT32);
+    y = e ? then(y, om_add(y, e)) : then(y, NULL);
+    om_tensor_release(e);
+  }
+  free(idx);
+  free(w);
+  free(outside);
+  return y;
+}
+
+/* Resize over any axes, by scales or sizes (keep_aspect_ratio_policy), every mode, coordinate
+ * transformation and nearest_mode: one resize_axis per axis whose length or coordinates change.
+ * What the library's interpolate computes (bilinear with half_pixel, pytorch_half_pixel or
+ * align_corners, nearest with asymmetric and floor, over the last two axes of a 4-D input) runs
+ * as interpolate, the same kernel as eager. antialias is refused. */
 static bool bind_resize(om_bind *b) {
   om_tensor *x = b->in[0];
-  const char *mode, *coord, *nearest;
-  int64_t axes[OM_MAX_DIMS], antialias, keep;
+  resize_cfg c;
+  const char *mode, *policy;
+  int64_t axes[OM_MAX_DIMS], antialias;
   int na;
-  if (!attr_s(b, "mode", "nearest", &mode) || !attr_s(b, "coordinate_transformation_mode", "half_pixel", &coord) ||
-      !attr_s(b, "nearest_mode", "round_prefer_floor", &nearest) || !attr_ints(b, "axes", axes, OM_MAX_DIMS, &na) ||
-      !attr_i(b, "antialias", 0, &antialias) || !attr_i(b, "exclude_outside", 0, &keep))
+  if (!attr_s(b, "mode", "nearest", &mode) || !attr_s(b, "coordinate_transformation_mode", "half_pixel", &c.coord) ||
+      !attr_s(b, "nearest_mode", "round_prefer_floor", &c.nearest) || !attr_ints(b, "axes", axes, OM_MAX_DIMS, &na) ||
+      !attr_i(b, "antialias", 0, &antialias) || !attr_i(b, "exclude_outside", 0, &c.exclude_outside) ||
+      !attr_f(b, "cubic_coeff_a", -0.75, &c.cubic_a) || !attr_f(b, "extrapolation_value", 0, &c.extrapolation) ||
+      !attr_s(b, "keep_aspect_ratio_policy", "stretch", &policy))
     return false;
-  if (x->ndim != 4) return unsupported(b, "resizing other than a 4-D input");
-  if (antialias || keep) return unsupported(b, "antialias or exclude_outside");
-  const char *policy;
-  if (!attr_s(b, "keep_aspect_ratio_policy", "stretch", &policy)) return false;
-  if (strcmp(policy, "stretch")) return unsupported(b, "keep_aspect_ratio_policy other than stretch");
-  bool linear = !strcmp(mode, "linear"), align = !strcmp(coord, "align_corners");
-  if (linear ? strcmp(coord, "half_pixel") && strcmp(coord, "pytorch_half_pixel") && !align
-             : strcmp(mode, "nearest") || strcmp(coord, "asymmetric") || strcmp(nearest, "floor"))
-    return unsupported(b, "this mode, coordinate_transformation_mode and nearest_mode (linear with half_pixel or align_corners, "
-                          "or nearest with asymmetric and floor)");
-  int first = 0; /* the scales or sizes given cover the axes listed (all four by default) */
-  if (na >= 0 && !(na == 2 && axes[0] == 2 && axes[1] == 3) && !(na == 2 && axes[0] == -2 && axes[1] == -1) && na != 4)
-    return unsupported(b, "axes other than the last two");
-  if (na == 2) first = 2;
+  c.mode = !strcmp(mode, "nearest") ? 0 : !strcmp(mode, "linear") ? 1 : !strcmp(mode, "cubic") ? 2 : -1;
+  static const char *const coords[] = {"half_pixel", "half_pixel_symmetric", "pytorch_half_pixel", "align_corners", "asymmetric", "tf_half_pixel_for_nn", "tf_crop_and_resize"};
+  static const char *const nearests[] = {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"};
+  bool coord_ok = false, nearest_ok = false;
+  for (int k = 0; k < 7; k++) coord_ok |= !strcmp(c.coord, coords[k]);
+  for (int k = 0; k < 4; k++) nearest_ok |= !strcmp(c.nearest, nearests[k]);
+  if (c.mode < 0) return om__fail(OM_ERR_FORMAT, "%s (Resize): mode '%s' (nearest, linear or cubic)", who(b), mode);
+  if (!coord_ok) return om__fail(OM_ERR_FORMAT, "%s (Resize): coordinate_transformation_mode '%s'", who(b), c.coord);
+  if (!nearest_ok) return om__fail(OM_ERR_FORMAT, "%s (Resize): nearest_mode '%s'", who(b), c.nearest);
+  int keep = !strcmp(policy, "stretch") ? 0 : !strcmp(policy, "not_larger") ? 1 : !strcmp(policy, "not_smaller") ? 2 : -1;
+  if (keep < 0) return om__fail(OM_ERR_FORMAT, "%s (Resize): keep_aspect_ratio_policy '%s' (stretch, not_larger or not_smaller)", who(b), policy);
+  if (antialias) return unsupported(b, "antialias");
+  int nd = x->ndim, ax[OM_MAX_DIMS];
+  if (na < 0)
+    for (na = 0; na < nd; na++) axes[na] = na;
+  for (int k = 0; k < na; k++) {
+    if (!wrap(b, axes[k], nd, &ax[k])) return false;
+    for (int j = 0; j < k; j++)
+      if (ax[j] == ax[k]) return om__fail(OM_ERR_FORMAT, "%s (Resize): axis %d is listed twice", who(b), ax[k]);
+  }
   bool has_scales = b->node->n_in > 2 && b->in[2] && om_tensor_numel(b->in[2]);
   bool has_sizes = b->node->n_in > 3 && b->in[3] && om_tensor_numel(b->in[3]);
   if (has_scales == has_sizes) return om__fail(OM_ERR_FORMAT, "%s (Resize): give exactly one of scales and sizes", who(b));
-  double scale[4];
-  int64_t size[4];
+  float scale[OM_MAX_DIMS], roi[2 * OM_MAX_DIMS];
+  int64_t size[OM_MAX_DIMS];
   int n;
   if (has_scales) {
     if (!known(b, 2)) return false;
-    if (om_tensor_numel(b->in[2]) != 4 - first) return om__fail(OM_ERR_FORMAT, "%s (Resize): %lld scales", who(b), (long long)om_tensor_numel(b->in[2]));
-    for (int d = 0; d < 4 - first; d++) scale[first + d] = om__get_flat(b->in[2], d);
-    if (first == 0 && (scale[0] != 1 || scale[1] != 1)) return unsupported(b, "resizing the batch or channel axis");
-    for (int d = 2; d < 4; d++)
-      if (!resize_length_ok(b, x->shape[d], (int64_t)(scale[d] * (double)x->shape[d]))) return false;
-    return put(b, 0, om_interpolate(x, NULL, scale + 2, linear ? OM_INTERPOLATE_BILINEAR : OM_INTERPOLATE_NEAREST, align));
+    if (om_tensor_numel(b->in[2]) != na) return om__fail(OM_ERR_FORMAT, "%s (Resize): %lld scales for %d axes", who(b), (long long)om_tensor_numel(b->in[2]), na);
+    for (int k = 0; k < na; k++) {
+      scale[k] = (float)om__get_flat(b->in[2], k);
+      double len = floor((double)scale[k] * (double)x->shape[ax[k]]);
+      if (!(scale[k] > 0) || len > (double)LIMIT) return om__fail(OM_ERR_FORMAT, "%s (Resize): scale %g for an axis of %lld", who(b), (double)scale[k], (long long)x->shape[ax[k]]);
+      size[k] = (int64_t)len;
+    }
+  } else {
+    if (!const_ints(b, 3, size, OM_MAX_DIMS, &n)) return false;
+    if (n != na) return om__fail(OM_ERR_FORMAT, "%s (Resize): %d sizes for %d axes", who(b), n, na);
+    float pick = 0;
+    for (int k = 0; k < na; k++) {
+      if (size[k] < 0 || size[k] > LIMIT) return om__fail(OM_ERR_FORMAT, "%s (Resize): size %lld (0 to 2^30)", who(b), (long long)size[k]);
+      float sk = x->shape[ax[k]] ? (float)size[k] / (float)x->shape[ax[k]] : 1.0f;
+      pick = k == 0 ? sk : keep == 1 ? (sk < pick ? sk : pick) : (sk > pick ? sk : pick);
+      scale[k] = sk;
+    }
+    for (int k = 0; keep && k < na; k++) { /* one scale for every axis, the sizes it gives */
+      double len = floor((double)pick * (double)x->shape[ax[k]] + 0.5);
+      if (len > (double)LIMIT) return om__fail(OM_ERR_FORMAT, "%s (Resize): keep_aspect_ratio_policy gives axis %d a size above 2^30", who(b), ax[k]);
+      scale[k] = pick, size[k] = (int64_t)len;
+    }
   }
-  if (!const_ints(b, 3, size + first, 4 - first, &n)) return false;
-  if (n != 4 - first) return om__fail(OM_ERR_FORMAT, "%s (Resize): %d sizes", who(b), n);
-  if (first == 0 && (size[0] != x->shape[0] || size[1] != x->shape[1])) return unsupported(b, "resizing the batch or channel axis");
-  for (int d = 2; d < 4; d++)
-    if (!resize_length_ok(b, x->shape[d], size[d])) return false;
-  return put(b, 0, om_interpolate(x, size + 2, NULL, linear ? OM_INTERPOLATE_BILINEAR : OM_INTERPOLATE_NEAREST, align));
+  bool crop = !strcmp(c.coord, "tf_crop_and_resize");
+  for (int k = 0; k < na; k++) roi[k] = 0, roi[na + k] = 1;
+  if (crop && b->node->n_in > 1 && b->in[1] && om_tensor_numel(b->in[1])) {
+    if (!known(b, 1)) return false;
+    if (om_tensor_numel(b->in[1]) != 2 * na) return om__fail(OM_ERR_FORMAT, "%s (Resize): a roi of %lld values for %d axes", who(b), (long long)om_tensor_numel(b->in[1]), na);
+    for (int k = 0; k < 2 * na; k++) roi[k] = (float)om__get_flat(b->in[1], k);
+  }
+  /* the library's interpolate where it computes the same (its pytorch_half_pixel samples an
+   * output of length 1 at the centre, ONNX at the first element) */
+  bool linear = c.mode == 1, align = !strcmp(c.coord, "align_corners"), pth = !strcmp(c.coord, "pytorch_half_pixel");
+  bool fits = nd == 4 && !c.exclude_outside && !keep &&
+              (linear ? !strcmp(c.coord, "half_pixel") || pth || align : c.mode == 0 && !strcmp(c.coord, "asymmetric") && !strcmp(c.nearest, "floor"));
+  int64_t full[OM_MAX_DIMS];
+  double full_scale[OM_MAX_DIMS];
+  for (int d = 0; d < nd; d++) full[d] = x->shape[d], full_scale[d] = 1;
+  for (int k = 0; k < na; k++) full[ax[k]] = size[k], full_scale[ax[k]] = scale[k];
+  fits = fits && full[0] == x->shape[0] && full[1] == x->shape[1] && full_scale[0] == 1 && full_scale[1] == 1;
+  for (int d = 2; fits && d < 4; d++) fits = !pth || full[d] != 1 || x->shape[d] == 1;
+  if (fits) return put(b, 0, has_scales ? om_interpolate(x, NULL, full_scale + 2, linear ? OM_INTERPOLATE_BILINEAR : OM_INTERPOLATE_NEAREST, align)
+                                        : om_interpolate(x, full + 2, NULL, linear ? OM_INTERPOLATE_BILINEAR : OM_INTERPOLATE_NEAREST, align));
+  om_tensor *y = om_tensor_retain(x);
+  for (int k = 0; y && k < na; k++)
+    if (crop || size[k] != x->shape[ax[k]] || scale[k] != 1) y = then(y, resize_axis(b, &c, y, ax[k], size[k], scale[k], roi[k], roi[na + k]));
+  return put(b, 0, y);
 }
 
 /* ---- recurrent layers ---- */
@@ -1401,8 +1552,11 @@ static om_tensor *torch_gates(om_tensor *w, int d, int gates, int64_t H, const i
   return r;
 }
 
+static bool recur_by_steps(om_bind *b, int gates);
+
 /* LSTM and GRU (ONNX's equations with the default activations; GRU with linear_before_reset 1,
- * PyTorch's) as one lstm_layer / gru_layer per direction. */
+ * PyTorch's) as one lstm_layer / gru_layer per direction; GRU with linear_before_reset 0 step
+ * by step (recur_by_steps). */
 static bool recurrent(om_bind *b, bool lstm) {
   static const int lstm_from[4] = {0, 2, 3, 1}; /* PyTorch i, f, g, o from ONNX i, o, f, c */
   static const int gru_from[3] = {1, 0, 2};     /* PyTorch r, z, n from ONNX z, r, h */
@@ -1413,10 +1567,10 @@ static bool recurrent(om_bind *b, bool lstm) {
   if (!attr_i(b, "hidden_size", -1, &H) || !attr_i(b, "layout", 0, &layout) || !attr_s(b, "direction", "forward", &dir) ||
       !attr_i(b, "linear_before_reset", 0, &lbr) || !attr_i(b, "input_forget", 0, &input_forget) || !attr_f(b, "clip", 0, &clip))
     return false;
+  if (!lstm && !lbr) return recur_by_steps(b, 3); /* not PyTorch's GRU: ONNX's equations step by step */
   if (attr(b, "activations") || attr(b, "activation_alpha") || attr(b, "activation_beta")) return unsupported(b, "activations other than the defaults");
   if (attr(b, "clip")) return unsupported(b, "clip");
   if (input_forget) return unsupported(b, "input_forget 1");
-  if (!lstm && !lbr) return unsupported(b, "linear_before_reset 0 (PyTorch's GRU is linear_before_reset 1)");
   if (b->node->n_in > 4 && b->in[4]) return unsupported(b, "sequence_lens");
   if (lstm && b->node->n_in > 7 && b->in[7]) return unsupported(b, "peepholes");
   bool bi = !strcmp(dir, "bidirectional"), rev = !strcmp(dir, "reverse");
@@ -1850,13 +2004,9 @@ static bool bind_center_crop_pad(om_bind *b) {
   return put(b, 0, y ? then(y, om_pad(y, pads, 2 * x->ndim, OM_PAD_CONSTANT, 0)) : NULL);
 }
 
-/* Input i's values, known when planning (a shape decided by values), as a dense tensor. */
-static om_tensor *const_values(const om_bind *b, int i) {
-  if (b->in[i]->storage->planned)
-    return om__fail(OM_ERR_UNSUPPORTED, "%s (%s): input %d decides the result's shape by its values, which are computed when the graph runs; "
-                    "the graph layer plans shapes before (computed from input shapes and constants only)", who(b), b->node->op_type, i), NULL;
-  return om_contiguous(b->in[i]);
-}
+/* Input i's values, known when planning (a shape decided by values), as a dense tensor; when they
+ * are computed when the graph runs, the session plans per value of them (known). */
+static om_tensor *const_values(om_bind *b, int i) { return known(b, i) ? om_contiguous(b->in[i]) : NULL; }
 
 /* Compress: the slices along axis (of the flattened input without one) where the condition
  * is true; a condition shorter than the axis leaves the rest out. */
@@ -1903,6 +2053,82 @@ static bool bind_non_zero(om_bind *b) {
   return ok;
 }
 
+/* The rows of s [n, m] sorted lexicographically, stably: argsort by each column from the last
+ * (each pass stable, so earlier columns decide and ties keep the original order). A new
+ * reference to the int64 permutation [n]. */
+static om_tensor *lex_argsort(om_tensor *s) {
+  int64_t n = s->shape[0], m = s->shape[1];
+  om_tensor *perm = om_arange(0, (double)n, 1, OM_INT64);
+  for (int64_t j = m - 1; perm && j >= 0; j--) {
+    om_scope sc = {0};
+    om_tensor *col = om__keep(&sc, om_select(s, 1, j)), *colp = col ? om__keep(&sc, om_index_select(col, 0, perm)) : NULL;
+    om_tensor *p2 = colp ? om__keep(&sc, om_argsort(colp, 0, false)) : NULL;
+    perm = p2 ? then(perm, om_index_select(perm, 0, p2)) : then(perm, NULL);
+    om__scope_end(&sc);
+  }
+  return perm;
+}
+
+/* Unique (its input decides the shapes: known when planning, as NonZero): the rows of x as
+ * [n, m] (the slices along axis, or the elements) sorted by lex_argsort, a group starting where
+ * a row differs from the one before (ne, amax); per group its first index in x, the index every
+ * row maps to, the count; sorted 0 orders the groups by first index. Y is index_select. */
+static bool bind_unique(om_bind *b) {
+  om_tensor *x = b->in[0];
+  int64_t axis, sorted, perm[OM_MAX_DIMS];
+  int a = 0;
+  bool has_axis = attr(b, "axis") != NULL;
+  if (!attr_i(b, "axis", 0, &axis) || !attr_i(b, "sorted", 1, &sorted) || (has_axis && !wrap(b, axis, x->ndim, &a))) return false;
+  om_tensor *c = const_values(b, 0);
+  if (!c) return false;
+  om_scope sc = {0};
+  om__keep(&sc, c);
+  int64_t n = has_axis ? c->shape[a] : om_tensor_numel(c), m = n ? om_tensor_numel(c) / n : 0, rows[2] = {n, m}, flat = -1;
+  perm[0] = a; /* axis first, the others in order */
+  for (int d = 1; d < c->ndim; d++) perm[d] = d <= a ? d - 1 : d;
+  om_tensor *src = has_axis ? c : om__keep(&sc, om_reshape(c, &flat, 1)); /* what Y selects from */
+  om_tensor *moved = has_axis ? om__keep(&sc, om_contiguous(om__keep(&sc, om_permute(c, perm, c->ndim)))) : src;
+  om_tensor *s = moved ? om__keep(&sc, om_reshape(moved, rows, 2)) : NULL;
+  om_tensor *order = s ? om__keep(&sc, lex_argsort(s)) : NULL, *sr = order ? om__keep(&sc, om_index_select(s, 0, order)) : NULL;
+  om_tensor *starts = NULL; /* [n - 1]: row k + 1 differs from row k */
+  if (sr && n > 1 && m > 0) {
+    om_tensor *ne = om__keep(&sc, om_ne(om__keep(&sc, om_slice(sr, 0, 1, n, 1)), om__keep(&sc, om_slice(sr, 0, 0, n - 1, 1))));
+    int64_t one = 1;
+    starts = ne ? om__keep(&sc, om_contiguous(om__keep(&sc, om_amax(om__keep(&sc, om_cast(ne, OM_FLOAT32)), &one, 1, false)))) : NULL;
+  }
+  bool ok = sr && (n <= 1 || m == 0 || starts);
+  int64_t *mem = ok ? om__alloc(sizeof(int64_t) * (size_t)(4 * n + 1), "Unique") : NULL, groups = 0;
+  int64_t *first = mem, *count = mem + n, *inverse = mem + 2 * n, *rank = mem + 3 * n; /* rank: a group's place in the output */
+  const int64_t *ord = order ? (const int64_t *)om__data(order) : NULL;
+  for (int64_t k = 0; mem && k < n; k++) {
+    if (k == 0 || (starts && ((const float *)om__data(starts))[k - 1] != 0)) first[groups] = ord[k], count[groups++] = 0;
+    count[groups - 1]++, inverse[ord[k]] = groups - 1;
+  }
+  for (int64_t g = 0; mem && g < groups; g++) rank[g] = g;
+  if (mem && !sorted) { /* the groups by first index (an argsort of them) */
+    om_tensor *f = om__keep(&sc, om_from_data(first, &groups, 1, OM_INT64)), *fo = f ? om__keep(&sc, om_argsort(f, 0, false)) : NULL;
+    ok = fo != NULL;
+    int64_t *tmp = ok ? om__alloc(sizeof(int64_t) * (size_t)(2 * groups + 1), "Unique") : NULL;
+    for (int64_t g = 0; tmp && g < groups; g++) {
+      int64_t from = ((const int64_t *)om__data(fo))[g];
+      rank[from] = g, tmp[g] = first[from], tmp[groups + g] = count[from];
+    }
+    if (tmp) memcpy(first, tmp, sizeof(int64_t) * (size_t)groups), memcpy(count, tmp + groups, sizeof(int64_t) * (size_t)groups);
+    ok = tmp != NULL;
+    free(tmp);
+  }
+  for (int64_t k = 0; mem && ok && k < n; k++) inverse[k] = rank[inverse[k]];
+  ok = ok && mem;
+  om_tensor *fi = ok ? om__keep(&sc, om_from_data(first, &groups, 1, OM_INT64)) : NULL;
+  ok = fi && put(b, 0, om_index_select(src, has_axis ? a : 0, fi));
+  if (ok && b->node->n_out > 1) ok = put(b, 1, om_tensor_retain(fi));
+  if (ok && b->node->n_out > 2) ok = put(b, 2, om_from_data(inverse, &n, 1, OM_INT64));
+  if (ok && b->node->n_out > 3) ok = put(b, 3, om_from_data(count, &groups, 1, OM_INT64));
+  free(mem);
+  om__scope_end(&sc);
+  return ok;
+}
+
 /* ReverseSequence: along time_axis, the first len[b] elements of batch b reversed, the rest
  * kept: a gather by t < len ? len - 1 - t : t. */
 static bool bind_reverse_sequence(om_bind *b) {
@@ -1929,23 +2155,59 @@ static bool bind_reverse_sequence(om_bind *b) {
   return ok;
 }
 
-/* RNN (Tanh, ONNX's default activation): per direction one linear over every step's input
- * (biases Wb + Rb), then per step h = tanh(xw[t] + h R^T), clipped first with clip. */
-static bool bind_rnn(om_bind *b) {
+/* One step of RNN (gates 1) or GRU with linear_before_reset 0 (gates 3, ONNX's z, r, h) with
+ * the default activations: xt [N, gates H] is the step's input times W^T plus the biases it
+ * takes, Rd [gates H, H], Rb the GRU's recurrent biases [3 H] (NULL: none); clip bounds the
+ * activations' inputs when clipped. The new h (a new reference). */
+static om_tensor *step_of(om_tensor *xt, om_tensor *h, om_tensor *Rd, om_tensor *Rb, int64_t H, bool clipped, double clip) {
+  double lo = -clip, hi = clip;
+  om_scope s = {0};
+  om_tensor *r = NULL;
+  if (!Rb && Rd->shape[0] == H) { /* RNN: tanh(xt + h R^T) */
+    om_tensor *pre = om__keep(&s, om_add(xt, om__keep(&s, om_linear(h, Rd, NULL))));
+    if (pre && clipped) pre = om__keep(&s, om_clamp(pre, &lo, &hi));
+    r = pre ? om_tanh(pre) : NULL;
+    om__scope_end(&s);
+    return r;
+  }
+  /* GRU: z, r = sigmoid(xt[z, r] + h R[z, r]^T + Rb[z, r]); h~ = tanh(xt[h] + (r h) R[h]^T + Rb[h]); h' = h~ + z (h - h~) */
+  om_tensor *Rzr = om__keep(&s, om_slice(Rd, 0, 0, 2 * H, 1)), *Rh = om__keep(&s, om_slice(Rd, 0, 2 * H, 3 * H, 1));
+  om_tensor *bzr = Rb ? om__keep(&s, om_slice(Rb, 0, 0, 2 * H, 1)) : NULL, *bh = Rb ? om__keep(&s, om_slice(Rb, 0, 2 * H, 3 * H, 1)) : NULL;
+  om_tensor *pzr = Rzr && (!Rb || bzr) ? om__keep(&s, om_add(om__keep(&s, om_slice(xt, 1, 0, 2 * H, 1)), om__keep(&s, om_linear(h, Rzr, bzr)))) : NULL;
+  if (pzr && clipped) pzr = om__keep(&s, om_clamp(pzr, &lo, &hi));
+  om_tensor *zr = pzr ? om__keep(&s, om_sigmoid(pzr)) : NULL;
+  om_tensor *z = zr ? om__keep(&s, om_slice(zr, 1, 0, H, 1)) : NULL, *rg = zr ? om__keep(&s, om_slice(zr, 1, H, 2 * H, 1)) : NULL;
+  om_tensor *rh = rg ? om__keep(&s, om_mul(rg, h)) : NULL;
+  om_tensor *ph = rh && Rh && (!Rb || bh) ? om__keep(&s, om_add(om__keep(&s, om_slice(xt, 1, 2 * H, 3 * H, 1)), om__keep(&s, om_linear(rh, Rh, bh)))) : NULL;
+  if (ph && clipped) ph = om__keep(&s, om_clamp(ph, &lo, &hi));
+  om_tensor *ht = ph ? om__keep(&s, om_tanh(ph)) : NULL;
+  om_tensor *dz = ht && z ? om__keep(&s, om_mul(z, om__keep(&s, om_sub(h, ht)))) : NULL;
+  r = dz ? om_add(ht, dz) : NULL;
+  om__scope_end(&s);
+  return r;
+}
+
+/* RNN (Tanh, ONNX's default activation) and GRU with linear_before_reset 0 (Sigmoid, Tanh):
+ * per direction one linear over every step's input (RNN's biases Wb + Rb, GRU's Wb), then per
+ * step step_of, its inputs clipped with clip. */
+static bool recur_by_steps(om_bind *b, int gates) {
+  const char *op = b->node->op_type;
   int64_t H, layout;
   double clip;
   const char *dir;
   if (!attr_i(b, "hidden_size", -1, &H) || !attr_i(b, "layout", 0, &layout) || !attr_s(b, "direction", "forward", &dir) || !attr_f(b, "clip", 0, &clip))
     return false;
-  if (attr(b, "activations") || attr(b, "activation_alpha") || attr(b, "activation_beta")) return unsupported(b, "activations other than the default (Tanh)");
+  if (attr(b, "activations") || attr(b, "activation_alpha") || attr(b, "activation_beta"))
+    return unsupported(b, gates == 1 ? "activations other than the default (Tanh)" : "activations other than the defaults (Sigmoid, Tanh)");
   if (b->node->n_in > 4 && b->in[4]) return unsupported(b, "sequence_lens");
   bool bi = !strcmp(dir, "bidirectional"), rev = !strcmp(dir, "reverse"), clipped = attr(b, "clip") != NULL;
-  if (!bi && !rev && strcmp(dir, "forward")) return om__fail(OM_ERR_FORMAT, "%s (RNN): direction '%s'", who(b), dir);
+  if (!bi && !rev && strcmp(dir, "forward")) return om__fail(OM_ERR_FORMAT, "%s (%s): direction '%s'", who(b), op, dir);
   om_tensor *x = b->in[0], *W = b->in[1], *R = b->in[2], *B = b->node->n_in > 3 ? b->in[3] : NULL, *h0 = b->node->n_in > 5 ? b->in[5] : NULL;
   int D = bi ? 2 : 1;
-  if (x->ndim != 3 || W->ndim != 3 || R->ndim != 3 || W->shape[0] != D || H < 1 || W->shape[1] != H || W->shape[2] != x->shape[2] ||
-      R->shape[0] != D || R->shape[1] != H || R->shape[2] != H || (B && (B->ndim != 2 || B->shape[0] != D || B->shape[1] != 2 * H)))
-    return om__fail(OM_ERR_SHAPE_MISMATCH, "%s (RNN): X, W, R and B do not fit hidden_size %lld and direction %s", who(b), (long long)H, dir);
+  int64_t G = gates * H;
+  if (x->ndim != 3 || W->ndim != 3 || R->ndim != 3 || W->shape[0] != D || H < 1 || H > LIMIT || W->shape[1] != G || W->shape[2] != x->shape[2] ||
+      R->shape[0] != D || R->shape[1] != G || R->shape[2] != H || (B && (B->ndim != 2 || B->shape[0] != D || B->shape[1] != 2 * G)))
+    return om__fail(OM_ERR_SHAPE_MISMATCH, "%s (%s): X, W, R and B do not fit hidden_size %lld and direction %s", who(b), op, (long long)H, dir);
   om_scope s = {0}; /* what lives to the end: the inputs transposed, each direction's results */
   bool ok = true;
   if (layout) {
@@ -1954,30 +2216,28 @@ static bool bind_rnn(om_bind *b) {
   }
   int64_t T = ok ? x->shape[0] : 0, N = ok ? x->shape[1] : 0, zshape[3] = {0, N, H};
   if (ok && h0 && (h0->ndim != 3 || h0->shape[0] != D || h0->shape[1] != N || h0->shape[2] != H))
-    ok = om__fail(OM_ERR_SHAPE_MISMATCH, "%s (RNN): initial_h must be [%lld, %lld, %lld]", who(b), (long long)(layout ? N : D), (long long)(layout ? D : N), (long long)H);
-  om_tensor **steps = ok ? om__alloc(sizeof(om_tensor *) * (size_t)(T + 1), "RNN") : NULL, *ys[2] = {NULL}, *hs[2] = {NULL};
+    ok = om__fail(OM_ERR_SHAPE_MISMATCH, "%s (%s): initial_h must be [%lld, %lld, %lld]", who(b), op, (long long)(layout ? N : D), (long long)(layout ? D : N), (long long)H);
+  om_tensor **steps = ok ? om__alloc(sizeof(om_tensor *) * (size_t)(T + 1), op) : NULL, *ys[2] = {NULL}, *hs[2] = {NULL};
   ok = steps != NULL;
   if (steps) memset(steps, 0, sizeof(om_tensor *) * (size_t)(T + 1));
   for (int d = 0; ok && d < D; d++) {
     om_scope t = {0}; /* this direction's operands */
-    om_tensor *bias = NULL;
+    om_tensor *bias = NULL, *Rb = NULL;
     if (B) {
-      om_tensor *bd = om__keep(&t, om_select(B, 0, d));
-      bias = bd ? om__keep(&t, om_add(om__keep(&t, om_slice(bd, 0, 0, H, 1)), om__keep(&t, om_slice(bd, 0, H, 2 * H, 1)))) : NULL;
+      om_tensor *bd = om__keep(&t, om_select(B, 0, d)), *Wb = bd ? om__keep(&t, om_slice(bd, 0, 0, G, 1)) : NULL;
+      Rb = bd ? om__keep(&t, om_slice(bd, 0, G, 2 * G, 1)) : NULL;
+      bias = gates > 1 ? Wb : Wb && Rb ? om__keep(&t, om_add(Wb, Rb)) : NULL;
+      if (gates == 1) Rb = NULL;
     }
     om_tensor *Rd = om__keep(&t, om_select(R, 0, d)), *xw = om__keep(&t, om_linear(x, om__keep(&t, om_select(W, 0, d)), bias));
     int64_t hshape[2] = {N, H};
     om_tensor *h = h0 ? om_select(h0, 0, d) : om_zeros(hshape, 2, OM_FLOAT32);
-    ok = Rd && xw && (!B || bias) && h;
+    ok = Rd && xw && (!B || (bias && (gates == 1 || Rb))) && h;
     for (int64_t k = 0; ok && k < T; k++) {
       int64_t at = rev || d == 1 ? T - 1 - k : k;
-      om_tensor *xt = om_select(xw, 0, at), *hr = om_linear(h, Rd, NULL), *pre = xt && hr ? om_add(xt, hr) : NULL;
-      double lo = -clip, hi = clip;
-      if (pre && clipped) pre = then(pre, om_clamp(pre, &lo, &hi));
-      steps[at] = pre ? om_tanh(pre) : NULL;
+      om_tensor *xt = om_select(xw, 0, at);
+      steps[at] = xt ? step_of(xt, h, Rd, Rb, H, clipped, clip) : NULL;
       om_tensor_release(xt);
-      om_tensor_release(hr);
-      om_tensor_release(pre);
       ok = (h = then(h, om_tensor_retain(steps[at]))) != NULL;
     }
     ys[d] = ok ? om__keep(&s, T ? om_stack(steps, (int)T, 0) : om_zeros(zshape, 3, OM_FLOAT32)) : NULL;
@@ -2000,6 +2260,7 @@ static bool bind_rnn(om_bind *b) {
   om__scope_end(&s);
   return ok;
 }
+static bool bind_rnn(om_bind *b) { return recur_by_steps(b, 1); }
 
 /* ---- GridSample, AffineGrid ---- */
 
@@ -2653,7 +2914,7 @@ static const om_onnx_rule rules[] = {
     {"Celu", 1, 1, 1, bind_celu, "where(x > 0, x, alpha elu(x / alpha))"},
     {"CenterCropPad", 2, 2, 1, bind_center_crop_pad, "slice, pad with zeros (the sizes known when planning; axes)"},
     {"Clip", 1, 3, 1, bind_clip, "clamp (bounds known when planning), else Max / Min"},
-    {"Compress", 2, 2, 1, bind_compress, "index_select of the true positions (the condition known when planning: it decides the shape)"},
+    {"Compress", 2, 2, 1, bind_compress, "index_select of the true positions (the condition decides the shape: a plan per value of it when fed or computed)"},
     {"Concat", 1, MANY, 1, bind_concat, "cat"},
     {"Constant", 0, 0, 1, bind_constant, "the value (value_float, value_int, value_floats, value_ints, value)"},
     {"ConstantOfShape", 1, 1, 1, bind_constant_of_shape, "full"},
@@ -2677,7 +2938,7 @@ static const om_onnx_rule rules[] = {
     {"EyeLike", 1, 1, 1, bind_eye_like, "eq(column - row, k), cast (k, dtype)"},
     {"Flatten", 1, 1, 1, bind_flatten, "reshape"},
     {"Floor", 1, 1, 1, bind_floor, "t - (x < t), t = x cast to int64 and back (exact: larger floats are integers)"},
-    {"GRU", 3, 6, 2, bind_gru, "gru_layer per direction (linear_before_reset 1, default activations; sequence_lens refused)"},
+    {"GRU", 3, 6, 2, bind_gru, "gru_layer per direction (linear_before_reset 1, default activations); linear_before_reset 0: per step linear, sigmoid, tanh as RNN (clip, layout); sequence_lens refused"},
     {"Gather", 2, 2, 1, bind_gather, "select (one index known when planning), else index_select and reshape"},
     {"GatherElements", 2, 2, 1, bind_gather_elements, "gather"},
     {"GatherND", 2, 2, 1, bind_gather_nd, "index_select of rows of the data flattened to [batch x indexed axes, rest] (batch_dims; negative indices count from the end)"},
@@ -2724,7 +2985,7 @@ static const om_onnx_rule rules[] = {
     {"Mul", 2, 2, 1, bind_mul, "mul"},
     {"Neg", 1, 1, 1, bind_neg, "neg"},
     {"NegativeLogLikelihoodLoss", 2, 3, 1, bind_nll_loss, "-gather(x, 1, target) weight[target] (ignore_index: weight 0), reduced by none, sum, mean (over the weights' sum)"},
-    {"NonZero", 1, 1, 1, bind_non_zero, "the indices (the input known when planning: it decides the shape)"},
+    {"NonZero", 1, 1, 1, bind_non_zero, "the indices (the input decides the shape: a plan per value of it when fed or computed)"},
     {"Not", 1, 1, 1, bind_not, "eq(x, false)"},
     {"OneHot", 3, 3, 1, bind_one_hot, "where(eq(indices, arange(depth)), on, off) (negative indices count from depth)"},
     {"Or", 2, 2, 1, bind_or, "where(a, a, b)"},
@@ -2749,7 +3010,7 @@ static const om_onnx_rule rules[] = {
     {"ReduceSumSquare", 1, 2, 1, bind_reduce_sum_square, "sum(x x)"},
     {"Relu", 1, 1, 1, bind_relu, "relu"},
     {"Reshape", 2, 2, 1, bind_reshape, "reshape (0 copies a size unless allowzero)"},
-    {"Resize", 1, 4, 1, bind_resize, "interpolate over the last two axes of a 4-D input: linear (half_pixel, pytorch_half_pixel, align_corners) as bilinear, nearest (asymmetric, floor) as nearest"},
+    {"Resize", 1, 4, 1, bind_resize, "interpolate over the last two axes of a 4-D input: linear (half_pixel, pytorch_half_pixel, align_corners) as bilinear, nearest (asymmetric, floor) as nearest; else per axis an index_select per tap times its weight (nearest, linear, cubic, exclude_outside; every coordinate_transformation_mode, nearest_mode, keep_aspect_ratio_policy; antialias refused)"},
     {"ReverseSequence", 2, 2, 1, bind_reverse_sequence, "gather by where(t < len, len - 1 - t, t)"},
     {"RoiAlign", 3, 3, 1, bind_roi_align, "an index_select of the four pixels of every sample point from X as [N H W, C], weighted, then mean (avg) or amax (max, of the weighted pixels as onnxruntime) per bin (half_pixel, output_half_pixel; sampling_ratio 0 refused)"},
     {"Round", 1, 1, 1, bind_round, "floor, plus 1 above one half or at one half from an odd floor (half to even)"},
@@ -2783,6 +3044,7 @@ static const om_onnx_rule rules[] = {
     {"TopK", 2, 2, 2, bind_top_k, "topk (always sorted, ties in index order)"},
     {"Transpose", 1, 1, 1, bind_transpose, "permute"},
     {"Trilu", 1, 2, 1, bind_trilu, "triu, tril"},
+    {"Unique", 1, 1, 4, bind_unique, "index_select of each group's first row after a stable lexicographic argsort of the rows (slices along axis, or the elements; the input decides the shapes: a plan per value of it when fed or computed)"},
     {"Unsqueeze", 1, 2, 1, bind_unsqueeze, "unsqueeze per axis, ascending"},
     {"Where", 3, 3, 1, bind_where, "where"},
     {"Xor", 2, 2, 1, bind_xor, "ne"},

@@ -453,7 +453,7 @@ TEST(rules_refuse_what_they_do_not_take) {
       {"Flatten", "axis", NULL, -4, OM_ERR_INDEX_OUT_OF_RANGE, "Flatten (Flatten): axis -4 for 2 dims"},
       {"Transpose", "perm", NULL, 0, OM_ERR_FORMAT, "Transpose (Transpose): attribute perm must be ints, it is an int"},
       {"MaxPool", "kernel_shape", NULL, 2, OM_ERR_UNSUPPORTED, "pooling over other than 1 or 2 spatial axes is not supported"},
-      {"Resize", "mode", "cubic", 0, OM_ERR_UNSUPPORTED, "resizing other than a 4-D input is not supported"},
+      {"Resize", "antialias", NULL, 1, OM_ERR_UNSUPPORTED, "Resize (Resize): antialias is not supported"},
   };
   for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
     pb nodes[1] = {node(cases[k].op, "x", NULL, "y")};
@@ -1325,14 +1325,21 @@ TEST(more_indexing_and_sampling_ops_against_references) {
   y = run_node(&cn, &ci, 1, x);
   check_values("Compress", y, (const double[]){0, 2, 4, 6, 8, 10}, 6, 0);
   om_tensor_release(y);
-  /* NonZero of a constant: [[0, 1, 1], [1, 0, 2]]; of an input, Unsupported */
+  /* NonZero of a constant: [[0, 1, 1], [1, 0, 2]]; of an input, a plan for its values */
   float nzv[6] = {0, 2, 0, 5, 0, -1};
   pb nz = node("NonZero", "c", NULL, "y"), nzi = raw_init("c", 1, 2, (const int64_t[]){2, 3}, nzv, sizeof nzv);
   y = run_node(&nz, &nzi, 1, x);
   check_values("NonZero", y, (const double[]){0, 1, 1, 1, 0, 2}, 6, 0);
   om_tensor_release(y);
   pb nzx = node("NonZero", "x", NULL, "y");
-  CHECK_ERROR(run_node(&nzx, NULL, 0, x) != NULL, OM_ERR_UNSUPPORTED, "NonZero (NonZero): input 0 decides the result's shape by its values");
+  double nzw[2 * 12];
+  int nnz = 0;
+  for (int e = 0; e < 12; e++) nnz += v[e] != 0;
+  for (int e = 0, k = 0; e < 12; e++)
+    if (v[e] != 0) nzw[k] = e / 4, nzw[nnz + k] = e % 4, k++;
+  y = run_node(&nzx, NULL, 0, x);
+  check_values("NonZero of an input", y, nzw, 2 * nnz, 0);
+  om_tensor_release(y);
   /* ReverseSequence over time (axis 0) of x [3, 4] as 4 sequences of 3, lengths 3, 1, 2, 0 */
   int64_t lens[4] = {3, 1, 2, 0};
   pb rs = node("ReverseSequence", "x", "l", "y"), rl = raw_init("l", 7, 1, (const int64_t[]){4}, lens, sizeof lens);
@@ -1677,6 +1684,106 @@ TEST(cast_narrows_to_every_type) {
   CHECK_ERROR(om__cast_narrow(a, OM_FLOAT32, 3) != NULL, OM_ERR_INVALID_ARGUMENT, "cast: float32 does not hold ONNX element type 3");
   CHECK_ERROR(om_session_elem_type(NULL, true, 0) >= 0, OM_ERR_INVALID_ARGUMENT, "session_count: the session is NULL");
   om__release_all((om_tensor *[]){a, b}, 2);
+/* Keys' cubic kernel (a = -0.75) at distance t, written from its definition. */
+static double ref_keys(double t) {
+  double a = -0.75, u = fabs(t);
+  return u <= 1 ? (a + 2) * u * u * u - (a + 3) * u * u + 1 : u < 2 ? a * u * u * u - 5 * a * u * u + 8 * a * u - 4 * a : 0;
+}
+
+/* Resize by the taps (cubic with align_corners, 1-D: not the library's interpolate) and Compress
+ * with its condition fed when the graph runs (a plan per value), against references. */
+TEST(resize_by_taps_and_compress_by_value) {
+  static const float v[5] = {1, -2, 0.5f, 4, 3};
+  om_tensor *x = om_from_data(v, (const int64_t[]){5}, 1, OM_FLOAT32);
+  pb nd = node("Resize", "x", "", "y"), z = ints_init("z", 1, (const int64_t[]){8});
+  pb_str(&nd, 1, ""), pb_str(&nd, 1, "z");
+  attr_str(&nd, "mode", "cubic"), attr_str(&nd, "coordinate_transformation_mode", "align_corners");
+  double want[8];
+  for (int o = 0; o < 8; o++) {
+    double c = o * 4.0 / 7, sum = 0;
+    for (int i = (int)floor(c) - 1; i <= (int)floor(c) + 2; i++) sum += ref_keys(c - i) * v[i < 0 ? 0 : i > 4 ? 4 : i];
+    want[o] = sum;
+  }
+  om_tensor *y = run_node(&nd, &z, 1, x);
+  check_values("Resize cubic", y, want, 8, 1e-5);
+  om_tensor_release(y);
+
+  pb c = node("Compress", "x", "c", "y"), cin = value_info_of("c", 9, 1, (const int64_t[]){5});
+  pb m = model_of(&c, 1, NULL, 0, (const int64_t[]){5}, 1, &cin, 1);
+  om_session *s = om_session_open(m.b, m.n, NULL);
+  CHECK(s != NULL);
+  static const bool conds[2][5] = {{1, 0, 0, 1, 1}, {0, 1, 0, 0, 0}};
+  for (int k = 0; s && k < 2; k++) {
+    om_tensor *in[2] = {x, om_from_data(conds[k], (const int64_t[]){5}, 1, OM_BOOL)}, *out = NULL;
+    CHECK(om_session_run(s, in, 2, &out, 1) == 1);
+    double want_c[5];
+    int n = 0;
+    for (int e = 0; e < 5; e++)
+      if (conds[k][e]) want_c[n++] = v[e];
+    check_values("Compress", out, want_c, n, 0);
+    om_tensor_release(out);
+    om_tensor_release(in[1]);
+  }
+  om_session_release(s);
+  om_tensor_release(x);
+}
+
+static double ref_sigmoid(double t) { return 1 / (1 + exp(-t)); }
+
+/* GRU with linear_before_reset 0 (ONNX's default; step by step) against ONNX's equations. */
+TEST(gru_without_linear_before_reset_against_a_reference) {
+  enum { T = 3, I = 2, H = 2 };
+  float xv[T * I], w[3 * H * I], r[3 * H * H], bv[6 * H];
+  for (int k = 0; k < T * I; k++) xv[k] = 0.3f * (float)((k * 5) % 7) - 0.9f;
+  for (int k = 0; k < 3 * H * I; k++) w[k] = 0.1f * (float)((k * 3) % 11) - 0.5f;
+  for (int k = 0; k < 3 * H * H; k++) r[k] = 0.08f * (float)((k * 7) % 13) - 0.45f;
+  for (int k = 0; k < 6 * H; k++) bv[k] = 0.05f * (float)((k * 5) % 9) - 0.2f;
+  pb inits[3] = {raw_init("w", 1, 3, (const int64_t[]){1, 3 * H, I}, w, sizeof w), raw_init("r", 1, 3, (const int64_t[]){1, 3 * H, H}, r, sizeof r),
+                 raw_init("b", 1, 2, (const int64_t[]){1, 6 * H}, bv, sizeof bv)};
+  pb nd = node("GRU", "x", "w", "y");
+  pb_str(&nd, 1, "r"), pb_str(&nd, 1, "b");
+  attr_int(&nd, "hidden_size", H);
+  om_tensor *x = om_from_data(xv, (const int64_t[]){T, 1, I}, 3, OM_FLOAT32);
+  double h[H] = {0}, want[T * H];
+  for (int t = 0; t < T; t++) {
+    double g[3][H]; /* x W^T + Wb per gate z, r, h */
+    for (int q = 0; q < 3 * H; q++) {
+      g[q / H][q % H] = bv[q];
+      for (int i = 0; i < I; i++) g[q / H][q % H] += xv[t * I + i] * w[q * I + i];
+    }
+    double z[H], rg[H], ht[H];
+    for (int j = 0; j < H; j++) {
+      double az = g[0][j] + bv[3 * H + j], ar = g[1][j] + bv[4 * H + j];
+      for (int i = 0; i < H; i++) az += h[i] * r[j * H + i], ar += h[i] * r[(H + j) * H + i];
+      z[j] = ref_sigmoid(az), rg[j] = ref_sigmoid(ar);
+    }
+    for (int j = 0; j < H; j++) {
+      double a = g[2][j] + bv[5 * H + j];
+      for (int i = 0; i < H; i++) a += rg[i] * h[i] * r[(2 * H + j) * H + i];
+      ht[j] = tanh(a);
+    }
+    for (int j = 0; j < H; j++) h[j] = (1 - z[j]) * ht[j] + z[j] * h[j], want[t * H + j] = h[j];
+  }
+  om_tensor *y = run_node(&nd, inits, 3, x);
+  check_values("GRU", y, want, T * H, 1e-5);
+  om_tensor_release(y);
+  om_tensor_release(x);
+}
+
+/* Unique of an input (a plan per value): the sorted values, and the rows of a 2-D input by axis 0
+ * in first-occurrence order (sorted 0). */
+TEST(unique_plans_per_value) {
+  om_tensor *x = TF(SHAPE(3, 2), 2, 1, 0, 5, 2, 1);
+  pb nd = node("Unique", "x", NULL, "y");
+  om_tensor *y = run_node(&nd, NULL, 0, x);
+  check_values("Unique", y, (const double[]){0, 1, 2, 5}, 4, 0);
+  om_tensor_release(y);
+  pb rows = node("Unique", "x", NULL, "y");
+  attr_int(&rows, "axis", 0), attr_int(&rows, "sorted", 0);
+  y = run_node(&rows, NULL, 0, x);
+  check_values("Unique rows", y, (const double[]){2, 1, 0, 5}, 4, 0);
+  om_tensor_release(y);
+  om_tensor_release(x);
 }
 
 int main(void) {
@@ -1721,6 +1828,9 @@ int main(void) {
   RUN(integers_wrap_modulo_two_to_the_bits);
   RUN(session_narrows_each_result_to_its_element_type);
   RUN(cast_narrows_to_every_type);
+  RUN(resize_by_taps_and_compress_by_value);
+  RUN(gru_without_linear_before_reset_against_a_reference);
+  RUN(unique_plans_per_value);
   TEST_MAIN_END();
 }
 

@@ -233,6 +233,26 @@ describe('indexing', () => {
     s.dispose();
     await r.release();
   });
+  test('Unique: sorted and not, with and without axis, every output, a plan per value', async () => {
+    const outputs = ['y', 'i', 'v', 'n'], types = { i: 'int64', v: 'int64', n: 'int64' };
+    const rep = (dims, seed) => F(dims, { seed, lo: 0, hi: 3 }).data.map(Math.floor);
+    const R = (dims, seed) => ({ type: 'float32', dims, data: rep(dims, seed) });
+    for (const sorted of [0, 1]) {
+      await agree({ node: { op: 'Unique', ints: { sorted } }, outputs, types, feeds: [{ x: R([7], 1) }, { x: R([12], 2) }, { x: R([0], 3) }] });
+      await agree({ node: { op: 'Unique', ints: { sorted } }, outputs, types, feeds: [{ x: R([3, 4], 4) }, { x: R([2, 5], 5) }] });
+      for (const axis of [0, 1, -1]) {
+        await agree({ node: { op: 'Unique', ints: { sorted, axis } }, outputs, types, feeds: [{ x: R([4, 2, 3], 6) }, { x: R([3, 3, 2], 7) }] });
+      }
+    }
+    await agree({ node: { op: 'Unique' }, outputs: ['y'], feeds: [{ x: I([6], (k) => [3, -1, 3, 0, -1, 2][k]) }, { x: I([3], (k) => k) }], types: { y: 'int64' } });
+  });
+  test('Compress and NonZero with values fed when the graph runs: a plan per value', async () => {
+    const B = (data) => ({ type: 'bool', dims: [data.length], data: Uint8Array.from(data) });
+    await agree({ node: { op: 'Compress', ints: { axis: 1 } }, feeds: [{ x: F([2, 3]), c: B([1, 0, 1]) }, { x: F([2, 3]), c: B([0, 0]) }, { x: F([4, 5]), c: B([1, 1, 0, 1, 1]) }] });
+    await agree({ node: { op: 'Compress' }, feeds: [{ x: F([2, 3]), c: B([0, 1, 1, 0, 1]) }, { x: F([3, 1]), c: B([1]) }] });
+    await agree({ node: { op: 'NonZero' }, types: { y: 'int64' }, feeds: [{ x: F([2, 3], { edges: [0, 1, 0, -2, 0, NaN] }) }, { x: F([3, 2], { edges: [0, 0, 3] }) }, { x: F([1, 4], { edges: [0, 0, 0, 0] }) }] });
+    await agree({ node: { op: 'NonZero', inputs: ['x'], outputs: ['n'] }, feeds: [{ x: I([5], (k) => k % 2) }, { x: I([3], (k) => k) }], outputs: ['n'], types: { n: 'int64' } });
+  });
 });
 
 describe('constants of the plan: EyeLike, windows, CenterCropPad', () => {
@@ -279,9 +299,9 @@ describe('losses', () => {
 });
 
 describe('RNN', () => {
-  const feeds = (T, N, I_, H, D, { bias = true, h0 = true, layout = 0 } = {}) => {
-    const f = { x: F(layout ? [N, T, I_] : [T, N, I_], { lo: -1, hi: 1 }), w: F([D, H, I_], { lo: -0.5, hi: 0.5 }), r: F([D, H, H], { seed: 3, lo: -0.5, hi: 0.5 }) };
-    if (bias) f.b = F([D, 2 * H], { seed: 5, lo: -0.5, hi: 0.5 });
+  const feeds = (T, N, I_, H, D, { bias = true, h0 = true, layout = 0, gates = 1 } = {}) => {
+    const f = { x: F(layout ? [N, T, I_] : [T, N, I_], { lo: -1, hi: 1 }), w: F([D, gates * H, I_], { lo: -0.5, hi: 0.5 }), r: F([D, gates * H, H], { seed: 3, lo: -0.5, hi: 0.5 }) };
+    if (bias) f.b = F([D, 2 * gates * H], { seed: 5, lo: -0.5, hi: 0.5 });
     if (h0) f.h = F(layout ? [N, D, H] : [D, N, H], { seed: 7, lo: -1, hi: 1 });
     return f;
   };
@@ -294,6 +314,14 @@ describe('RNN', () => {
                   feeds: [feeds(3, 0, 3, 2, 2, { bias: false }), feeds(2, 2, 3, 2, 2, { bias: false })] });
     await agree({ node: { op: 'RNN', ints: { hidden_size: 4 }, floats: { clip: 0.3 } }, outputs: ['y', 'yh'], feeds: [feeds(3, 2, 2, 4, 1, { bias: false, h0: false })] });
     await agree({ node: { op: 'RNN', ints: { hidden_size: 2 }, inputs: ['x', 'w', 'r', 'b'] }, outputs: ['', 'yh'], feeds: [feeds(5, 1, 3, 2, 1, { h0: false })] });
+  });
+  test('GRU with linear_before_reset 0 (step by step): directions, clip, bias, initial state', async () => {
+    for (const [direction, D] of [['forward', 1], ['reverse', 1], ['bidirectional', 2]]) {
+      const node = { op: 'GRU', ints: { hidden_size: 3 }, strings: { direction }, inputs: ['x', 'w', 'r', 'b', '', 'h'] };
+      await agree({ node, outputs: ['y', 'yh'], feeds: [feeds(4, 2, 5, 3, D, { gates: 3 }), feeds(1, 3, 5, 3, D, { gates: 3 })] });
+    }
+    await agree({ node: { op: 'GRU', ints: { hidden_size: 4 }, floats: { clip: 0.3 } }, outputs: ['y', 'yh'], feeds: [feeds(3, 2, 2, 4, 1, { bias: false, h0: false, gates: 3 }), feeds(2, 1, 2, 4, 1, { bias: false, h0: false, gates: 3 })] });
+    await agree({ node: { op: 'GRU', ints: { hidden_size: 2 }, inputs: ['x', 'w', 'r', 'b'] }, outputs: ['', 'yh'], feeds: [feeds(5, 1, 3, 2, 1, { h0: false, gates: 3 })] });
   });
   test('layout 1 (batch first, which onnxruntime-web refuses): layout 0\'s outputs for the inputs transposed', async () => {
     const permute = ({ type, dims, data }, perm) => { // a feed or ORT tensor's values with its axes permuted
@@ -408,6 +436,61 @@ describe('MaxUnpool', () => {
   });
 });
 
+describe('Resize: every mode, coordinate transformation and nearest_mode, any axes', () => {
+  const scales = (values) => ({ name: 's', dtype: 'float32', dims: [values.length], values });
+  const sizes = (values) => ({ name: 'z', dtype: 'int64', dims: [values.length], values });
+  const coords = ['half_pixel', 'half_pixel_symmetric', 'pytorch_half_pixel', 'align_corners', 'asymmetric', 'tf_half_pixel_for_nn'];
+  const run = (strings, ints, floats, init, feeds) => agree({
+    node: { op: 'Resize', strings, ints, floats, inputs: init.name === 's' ? ['x', '', 's'] : ['x', '', '', 'z'] }, inits: [init], feeds, tol: { rtol: 1e-4, atol: 1e-5 },
+  });
+  for (const mode of ['nearest', 'linear', 'cubic']) {
+    for (const coord of coords) {
+      test(`${mode} ${coord}: up and down by scales and sizes, two shapes`, async () => {
+        const strings = { mode, coordinate_transformation_mode: coord };
+        await run(strings, {}, {}, scales([1, 1, 2.5, 0.6]), [{ x: F([1, 2, 4, 5]) }, { x: F([2, 1, 3, 8]) }]);
+        await run(strings, {}, {}, sizes([1, 2, 7, 3]), [{ x: F([1, 2, 4, 5]) }]);
+        await run(strings, {}, {}, sizes([2, 1, 1, 9]), [{ x: F([2, 1, 3, 4]) }]);
+      });
+    }
+  }
+  test('nearest_mode: round_prefer_floor, round_prefer_ceil, floor, ceil', async () => {
+    for (const nearest_mode of ['round_prefer_floor', 'round_prefer_ceil', 'floor', 'ceil']) {
+      for (const coord of ['half_pixel', 'asymmetric', 'align_corners']) {
+        await run({ mode: 'nearest', nearest_mode, coordinate_transformation_mode: coord }, {}, {}, scales([1, 1, 3, 0.5]), [{ x: F([1, 1, 4, 6]) }, { x: F([1, 3, 2, 8]) }]);
+        await run({ mode: 'nearest', nearest_mode, coordinate_transformation_mode: coord }, {}, {}, sizes([1, 1, 7, 4]), [{ x: F([1, 1, 2, 6]) }]);
+      }
+    }
+  });
+  test('cubic: cubic_coeff_a, exclude_outside', async () => {
+    for (const exclude_outside of [0, 1]) {
+      await run({ mode: 'cubic' }, { exclude_outside }, { cubic_coeff_a: -0.5 }, scales([1, 1, 0.8, 1.7]), [{ x: F([1, 1, 4, 4]) }, { x: F([2, 2, 5, 3]) }]);
+    }
+  });
+  test('other ranks and axes: 1-D, 3-D, 5-D, the batch and channel axes, axes listed', async () => {
+    // onnxruntime-web takes linear on 2-D, 3-D, and 4-D or 5-D with the outer scales 1; cubic on 2-D and such 4-D
+    await run({ mode: 'nearest' }, {}, {}, scales([2.5]), [{ x: F([4]) }, { x: F([7]) }]);
+    await run({ mode: 'linear' }, {}, {}, sizes([3, 5, 2]), [{ x: F([2, 4, 6]) }, { x: F([5, 1, 1]) }]);
+    await run({ mode: 'cubic' }, {}, {}, sizes([3, 7]), [{ x: F([5, 4]) }, { x: F([2, 9]) }]);
+    await run({ mode: 'linear' }, {}, {}, scales([1, 1, 2, 0.5, 1.5]), [{ x: F([1, 2, 2, 4, 3]) }]);
+    await run({ mode: 'nearest' }, {}, {}, scales([2, 0.5, 1, 1.5, 1]), [{ x: F([1, 4, 2, 3, 2]) }, { x: F([2, 2, 3, 2, 1]) }]);
+    await run({ mode: 'nearest' }, { axes: [-1, 1] }, {}, sizes([5, 3]), [{ x: F([2, 2, 3, 4]) }]);
+  });
+  test('keep_aspect_ratio_policy: not_larger, not_smaller', async () => {
+    for (const keep_aspect_ratio_policy of ['not_larger', 'not_smaller']) {
+      await run({ mode: 'linear', keep_aspect_ratio_policy }, { axes: [2, 3] }, {}, sizes([7, 3]), [{ x: F([1, 1, 4, 5]) }, { x: F([2, 1, 3, 6]) }]);
+    }
+  });
+  test('tf_crop_and_resize: roi, extrapolation_value', async () => {
+    for (const mode of ['nearest', 'linear', 'cubic']) {
+      await agree({
+        node: { op: 'Resize', strings: { mode, coordinate_transformation_mode: 'tf_crop_and_resize' }, floats: { extrapolation_value: 10 }, inputs: ['x', 'r', '', 'z'] },
+        inits: [{ name: 'r', dtype: 'float32', dims: [8], values: [0, 0, -0.2, 0.4, 1, 1, 0.6, 1.3] }, sizes([1, 1, 3, 5])],
+        feeds: [{ x: F([1, 1, 4, 4]) }, { x: F([1, 1, 6, 3]) }], tol: { rtol: 1e-4, atol: 1e-5 },
+      });
+    }
+  });
+});
+
 describe('refusals and errors: kind and message', () => {
   const x = F([2, 3]);
   const cases = [
@@ -434,9 +517,7 @@ describe('refusals and errors: kind and message', () => {
     [{ node: { op: 'SoftmaxCrossEntropyLoss' }, feed: { x: F([3]), t: I([], () => 0) } }, 'ShapeMismatch', /^n \(SoftmaxCrossEntropyLoss\): scores need 2 or more dims \[N, C, d...\]/],
     [{ node: { op: 'CenterCropPad', ints: { axes: [0] }, inputs: ['x', 's'] }, inits: [{ name: 's', dtype: 'int64', dims: [2], values: [1, 1] }], feed: { x } }, 'Format', /^n \(CenterCropPad\): 2 sizes for 1 axes/],
     [{ node: { op: 'CenterCropPad', inputs: ['x', 's'] }, inits: [{ name: 's', dtype: 'int64', dims: [2], values: [1, -1] }], feed: { x } }, 'Format', /^n \(CenterCropPad\): size -1/],
-    [{ node: { op: 'Compress', ints: { axis: 0 } }, feed: { x, c: { type: 'bool', dims: [2], data: Uint8Array.of(1, 0) } } }, 'Unsupported', /^n \(Compress\): input 1 decides the result's shape by its values, which are computed when the graph runs/],
     [{ node: { op: 'Compress', ints: { axis: 0 }, inputs: ['x', 'c'] }, inits: [{ name: 'c', dtype: 'bool', dims: [3], values: [true, true, true] }], feed: { x } }, 'ShapeMismatch', /^n \(Compress\): 3 conditions for an axis of 2/],
-    [{ node: { op: 'NonZero' }, feed: { x } }, 'Unsupported', /^n \(NonZero\): input 0 decides the result's shape by its values/],
     [{ node: { op: 'ReverseSequence', ints: { time_axis: 2 } }, feed: { x, l: I([3], () => 1) } }, 'Format', /^n \(ReverseSequence\): time_axis 2 and batch_axis 1 for 2 dims \(one is 0, the other 1\)/],
     [{ node: { op: 'ReverseSequence' }, feed: { x, l: I([2], () => 1) } }, 'ShapeMismatch', /^n \(ReverseSequence\): sequence_lens must be int64 of the batch's size 3/],
     [{ node: { op: 'ReverseSequence' }, feed: { x, l: I([3], () => 5) } }, 'IndexOutOfRange', /^n \(ReverseSequence\): index 4 is out of range/],
@@ -469,6 +550,23 @@ describe('refusals and errors: kind and message', () => {
     [{ node: { op: 'RNN', ints: { hidden_size: 2 }, inputs: ['x', 'w', 'r', '', '', 'h'] }, feed: { x: F([1, 2, 1]), w: F([1, 2, 1]), r: F([1, 2, 2]), h: F([1, 1, 2]) } }, 'ShapeMismatch', /^n \(RNN\): initial_h must be \[1, 2, 2\]/],
     [{ node: { op: 'RNN', ints: { hidden_size: 2, layout: 1 }, inputs: ['x', 'w', 'r', '', '', 'h'] }, feed: { x: F([2, 1, 1]), w: F([1, 2, 1]), r: F([1, 2, 2]), h: F([1, 1, 2]) } }, 'ShapeMismatch', /^n \(RNN\): initial_h must be \[2, 1, 2\]/],
     [{ node: { op: 'RNN', ints: { hidden_size: 2 } }, feed: { x: F([1, 1, 1]), w: F([1, 2, 1]), r: F([1, 2, 2]), b: F([1, 4]), s: I([1], () => 1) } }, 'Unsupported', /^n \(RNN\): sequence_lens is not supported/],
+    [{ node: { op: 'Unique', ints: { axis: 2 } }, feed: { x } }, 'IndexOutOfRange', /^n \(Unique\): axis 2 is out of range for 2 dims/],
+    [{ node: { op: 'GRU', ints: { hidden_size: 2 } }, feed: { x: F([1, 1, 1]), w: F([1, 2, 1]), r: F([1, 6, 2]) } }, 'ShapeMismatch', /^n \(GRU\): X, W, R and B do not fit hidden_size 2 and direction forward/],
+    [{ node: { op: 'GRU', ints: { hidden_size: 2 }, strings: { activations: 'Relu' } }, feed: { x: F([1, 1, 1]), w: F([1, 6, 1]), r: F([1, 6, 2]) } }, 'Unsupported', /^n \(GRU\): activations other than the defaults \(Sigmoid, Tanh\) is not supported/],
+    [{ node: { op: 'Resize', strings: { mode: 'area' }, inputs: ['x', '', 's'] }, inits: [{ name: 's', dtype: 'float32', dims: [2], values: [1, 2] }], feed: { x } }, 'Format', /^n \(Resize\): mode 'area' \(nearest, linear or cubic\)/],
+    [{ node: { op: 'Resize', strings: { coordinate_transformation_mode: 'centre' }, inputs: ['x', '', 's'] }, inits: [{ name: 's', dtype: 'float32', dims: [2], values: [1, 2] }], feed: { x } }, 'Format', /^n \(Resize\): coordinate_transformation_mode 'centre'/],
+    [{ node: { op: 'Resize', strings: { nearest_mode: 'up' }, inputs: ['x', '', 's'] }, inits: [{ name: 's', dtype: 'float32', dims: [2], values: [1, 2] }], feed: { x } }, 'Format', /^n \(Resize\): nearest_mode 'up'/],
+    [{ node: { op: 'Resize', strings: { keep_aspect_ratio_policy: 'fill' }, inputs: ['x', '', 's'] }, inits: [{ name: 's', dtype: 'float32', dims: [2], values: [1, 2] }], feed: { x } }, 'Format', /^n \(Resize\): keep_aspect_ratio_policy 'fill' \(stretch, not_larger or not_smaller\)/],
+    [{ node: { op: 'Resize', ints: { antialias: 1 }, inputs: ['x', '', 's'] }, inits: [{ name: 's', dtype: 'float32', dims: [2], values: [1, 2] }], feed: { x } }, 'Unsupported', /^n \(Resize\): antialias is not supported/],
+    [{ node: { op: 'Resize', ints: { axes: [1, -1] }, inputs: ['x', '', 's'] }, inits: [{ name: 's', dtype: 'float32', dims: [2], values: [1, 2] }], feed: { x } }, 'Format', /^n \(Resize\): axis 1 is listed twice/],
+    [{ node: { op: 'Resize', inputs: ['x', '', 's'] }, inits: [{ name: 's', dtype: 'float32', dims: [3], values: [1, 2, 2] }], feed: { x } }, 'Format', /^n \(Resize\): 3 scales for 2 axes/],
+    [{ node: { op: 'Resize', inputs: ['x', '', 's'] }, inits: [{ name: 's', dtype: 'float32', dims: [2], values: [1, -2] }], feed: { x } }, 'Format', /^n \(Resize\): scale -2 for an axis of 3/],
+    [{ node: { op: 'Resize', inputs: ['x', '', '', 'z'] }, inits: [{ name: 'z', dtype: 'int64', dims: [2], values: [2, 2 ** 31] }], feed: { x } }, 'Format', /^n \(Resize\): size 2147483648 \(0 to 2\^30\)/],
+    [{ node: { op: 'Resize', inputs: ['x', '', '', 'z'] }, inits: [{ name: 'z', dtype: 'int64', dims: [1], values: [2] }], feed: { x } }, 'Format', /^n \(Resize\): 1 sizes for 2 axes/],
+    [{ node: { op: 'Resize', strings: { keep_aspect_ratio_policy: 'not_smaller' }, inputs: ['x', '', '', 'z'] }, inits: [{ name: 'z', dtype: 'int64', dims: [2], values: [2 ** 30, 1] }], feed: { x } }, 'Format', /^n \(Resize\): keep_aspect_ratio_policy gives axis 1 a size above 2\^30/],
+    [{ node: { op: 'Resize', inputs: ['x', '', '', 'z'] }, inits: [{ name: 'z', dtype: 'int64', dims: [2], values: [2, 2] }], feed: { x: F([0, 3]) } }, 'ShapeMismatch', /^n \(Resize\): an empty axis 0 cannot be resized to 2/],
+    [{ node: { op: 'Resize', strings: { coordinate_transformation_mode: 'tf_crop_and_resize' }, inputs: ['x', 'r', '', 'z'] }, inits: [{ name: 'r', dtype: 'float32', dims: [2], values: [0, 1] }, { name: 'z', dtype: 'int64', dims: [2], values: [2, 2] }], feed: { x } }, 'Format', /^n \(Resize\): a roi of 2 values for 2 axes/],
+    [{ node: { op: 'Resize', inputs: ['x', '', 's', 'z'] }, inits: [{ name: 's', dtype: 'float32', dims: [2], values: [1, 2] }, { name: 'z', dtype: 'int64', dims: [2], values: [2, 2] }], feed: { x } }, 'Format', /^n \(Resize\): give exactly one of scales and sizes/],
   ];
   for (const [c, kind, re] of cases) {
     test(`${c.node.op}: ${kind} ${re.source.slice(0, 60)}`, () => refuses(c, kind, re));

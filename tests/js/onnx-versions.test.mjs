@@ -73,14 +73,14 @@ test('opset 18: Reduce* axes as an input, Split num_outputs, Pad axes', async ()
   await agrees(model({ op: 'Pad', inputs: ['x', 'pads', '', 'axes'], opset: 18 }, pad), pad);
 });
 
-test('opset 18 to 20: what the graph layer does not take is Unsupported, naming it', async () => {
+test('opset 18 to 20: half_pixel_symmetric runs; what the graph layer does not take is Unsupported, naming it', async () => {
   const img = { x: { data: new Float32Array(32), dims: [1, 2, 4, 4], type: 'float32' } };
   await refuses(model({ op: 'AveragePool', attrs: { kernel_shape: [2, 2], dilations: [2, 2] }, opset: 19 }, img), img, 'Unsupported', /dilations in AveragePool/);
   await refuses(model({ op: 'Pad', inputs: ['x', 'pads'], attrs: { mode: 'wrap' }, opset: 19, inits: [{ name: 'pads', dtype: 'int64', dims: [8], values: [0, 0, 1, 1, 0, 0, 1, 1] }] }, img), img,
     'Unsupported', /mode other than constant, reflect and edge/);
   const scales = [{ name: 'sizes', dtype: 'int64', dims: [4], values: [1, 2, 8, 8] }];
-  await refuses(model({ op: 'Resize', inputs: ['x', '', '', 'sizes'], attrs: { mode: 'linear', coordinate_transformation_mode: 'half_pixel_symmetric' }, opset: 19, inits: scales }, img), img,
-    'Unsupported', /coordinate_transformation_mode/);
+  const ramp = { x: { ...img.x, data: Float32Array.from({ length: 32 }, (_, k) => (k * 7) % 11) } };
+  await agrees(model({ op: 'Resize', inputs: ['x', '', '', 'sizes'], attrs: { mode: 'linear', coordinate_transformation_mode: 'half_pixel_symmetric' }, opset: 19, inits: scales }, ramp), ramp);
   await refuses(model({ op: 'Resize', inputs: ['x', '', '', 'sizes'], attrs: { mode: 'linear', antialias: 1 }, opset: 18, inits: scales }, img), img, 'Unsupported', /antialias/);
   const sc = { x: x234, i: { data: new BigInt64Array(24), dims: [2, 3, 4], type: 'int64' }, u: x234 };
   await refuses(model({ op: 'ScatterElements', inputs: ['x', 'i', 'u'], attrs: { reduction: 'max' }, opset: 18 }, sc), sc, 'Unsupported', /reduction other than 'none' and 'add'/);
