@@ -1684,6 +1684,8 @@ TEST(cast_narrows_to_every_type) {
   CHECK_ERROR(om__cast_narrow(a, OM_FLOAT32, 3) != NULL, OM_ERR_INVALID_ARGUMENT, "cast: float32 does not hold ONNX element type 3");
   CHECK_ERROR(om_session_elem_type(NULL, true, 0) >= 0, OM_ERR_INVALID_ARGUMENT, "session_count: the session is NULL");
   om__release_all((om_tensor *[]){a, b}, 2);
+}
+
 /* Keys' cubic kernel (a = -0.75) at distance t, written from its definition. */
 static double ref_keys(double t) {
   double a = -0.75, u = fabs(t);
