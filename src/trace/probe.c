@@ -385,6 +385,40 @@ static void narrow(probe *p, int k, int64_t pass, int64_t fail, bool up, const i
   else if (!up && pass > s->vmin) s->vmin = pass, s->min = pass * s->multiple, s->min_why = why;
 }
 
+/* Whether a failure of the call at the probe v (below the example) is left to the range check
+ * (runs.c check_range): where several symbols are below their examples at once, no one symbol's
+ * minimum can leave out v without leaving out sizes where the model answers (a conv of a
+ * flattened H * W at H = W = 1, fine at H = 1 alone), and the call's failure may be the
+ * graph's arguments', not the model's (a fitted 6 where the model computes min(B * T, 6)). The
+ * range check runs the model itself there: where it fails, the ranges stay; where it does
+ * another thing, the trace is refused. Only when that check runs (the model runs shape only). */
+static bool left_to_range(const om_trace *tr, const int64_t *v, const int64_t *v0) {
+  int moved = 0;
+  for (int q = 0; q < tr->symbols.n; q++) moved += v[q] != v0[q];
+  return moved > 1 && tr->base.n_outputs >= 0;
+}
+
+/* Whether the call works at a probe of list (n, infer's shapes s) below the example where only
+ * symbol k moves, below k's minimum. */
+static bool works_below(probe *p, const int64_t *const *list, const shapes *s, int n, int k, const int *choice) {
+  const om_trace *tr = p->l->tr;
+  int64_t v0[64];
+  om__run_example(tr, v0);
+  for (int q = 0; q < n; q++) {
+    bool alone = list[q][k] < tr->symbols.v[k].vmin;
+    for (int i = 0; alone && i < tr->symbols.n; i++) alone = i == k || list[q][i] == v0[i];
+    if (alone && works(p->l, list, s, q, choice)) return true;
+  }
+  return false;
+}
+
+/* Whether v is one of list[0..n). */
+static bool in_list(const int64_t *const *list, int n, const int64_t *v) {
+  for (int q = 0; q < n; q++)
+    if (list[q] == v) return true;
+  return false;
+}
+
 /* Checks that the chosen extents are those the other runs logged: they ran the op itself. A
  * run outside the symbols' ranges (narrowed) is not checked; one below the example that
  * disagrees narrows them instead (om__run_drop; refused at the end where the model works there). */
@@ -484,7 +518,8 @@ bool om__probe_extents(om_lower *l) {
   const int64_t *list[CAP];
   bool is_small[CAP];
   static _Thread_local shapes s[CAP];
-  int big[CAP], choice[OM_MAX_OUTPUTS * OM_MAX_DIMS];
+  int big[CAP], choice[OM_MAX_OUTPUTS * OM_MAX_DIMS], n_hole = 0;
+  const int64_t *hole[CAP]; /* probes in a hole of the range (below a size where the call works) */
   int64_t v0[64];
   om__run_example(tr, v0);
   for (int round = 0; ok; round++) {
@@ -520,7 +555,9 @@ bool om__probe_extents(om_lower *l) {
       /* 2. below the example: a size that fails raises the symbol's minimum */
       int low = -1;
       for (int k = 0; k < n && low < 0; k++)
-        if (is_small[k] && !works(l, list, s, k, choice)) low = k;
+        if (is_small[k] && !works(l, list, s, k, choice) && (s[k].ok || s[k].other_rank || !left_to_range(tr, list[k], v0)) &&
+            !in_list(hole, n_hole, list[k]))
+          low = k;
       if (low >= 0 && (s[low].ok || s[low].other_rank)) { /* the call works there, with another size than the graph's */
         char sizes[160];
         om__run_answers(tr, om__arena_printf(&tr->g.arena, "%s (call %lld): at %s its output has another size than the graph's",
@@ -545,7 +582,15 @@ bool om__probe_extents(om_lower *l) {
           }
           narrow(&p, k, v0[k], list[low][k], false, choice, list[low]);
         } else {
+          om_symbol was = tr->symbols.v[k];
           narrow(&p, k, v0[k], list[low][k], false, choice, NULL);
+          if (!s[low].ok && !s[low].other_rank && works_below(&p, list, s, n, k, choice)) {
+            /* a hole: it fails here and works further down (min(S, 6) - 1 rows against 5 broadcast
+             * at S = 2, fail from 3 to 5), so no minimum leaves out only sizes where the model
+             * fails: the range stays (where the model has no answer, none is promised) */
+            tr->symbols.v[k] = was;
+            if (n_hole < CAP) hole[n_hole++] = list[low];
+          }
         }
         continue;
       }

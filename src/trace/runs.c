@@ -1125,6 +1125,22 @@ static bool check_range(run_ctx *rc) {
       if (bad < 0) continue;
       on_line(tr, v0, to, len, bad, bad_v);
       if (pending.mask == mask) pending.mask = 0; /* its own line found it */
+      /* where the model fails, a range ends only on the line of one symbol alone (the others at
+       * their examples), and only where it fails on to the line's end: a failure with every
+       * symbol moved (a conv of a flattened H * W at H = W = 1, fine at H = 1 alone) or one with
+       * sizes beyond it where the model answers again (a broadcast of min(B, 8) rows against 8
+       * works at B = 1, fails from 2 to 7) has no range that leaves out only sizes where the
+       * model fails: the ranges stay (where the model has no answer, none is promised) */
+      if (verdict == RANGE_FAILS && line == n) continue;
+      bool hole = false; /* going down, sizes spread from the line's end back to the failure (going up, a
+                          * constant past 65536 elements is a phantom, whose values fail nothing) */
+      for (int64_t back = 0; verdict == RANGE_FAILS && !up && !hole && len - back > bad; back = 2 * back + 1) {
+        on_line(tr, v0, to, len, len - back, v);
+        int r = range_run(rc, v, w, sizeof w, &c, &nm);
+        if (r == RANGE_ENDED) return false;
+        hole = r == RANGE_SAME;
+      }
+      if (hole) continue;
       if (line < n && up && bad_v[line] > tr->symbols.v[line].vmax) { /* past a maximum the runs narrowed */
         om_symbol *s = &tr->symbols.v[line];
         char sizes[160];

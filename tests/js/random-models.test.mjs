@@ -55,6 +55,16 @@ describe('the random-model instrument', () => {
     const narrow = await pool.run(fn('x.select(0, 4)'), { id: 'narrowed' });
     assert.deepEqual([narrow.class, narrow.checked, narrow.skipped + (narrow.outOfRange ?? 0)], ['agree', 5, 3], JSON.stringify(narrow));
     assert.equal(narrow.narrowedAnswers, undefined, 'eager fails below 5 too');
+    // a range narrowed where eager answers is reported (here the traced model alone indexes row 4,
+    // so the tracer sees it fail below 5, eager never), at sizes inside the declared range only:
+    // past a declared maximum of 8 (10, 11, 41) the model is not promised to answer
+    const sizesOf = (r) => r.narrowedAnswers?.map((a) => a.split(' ')[0]);
+    const rowFour = 'x.select(0, om.Tracer.active ? 4 : 0)';
+    const undeclared = await pool.run(fn(rowFour), { id: 'narrowed where eager answers' });
+    assert.deepEqual(sizesOf(undeclared), ['B=1', 'B=2', 'B=4'], JSON.stringify(undeclared));
+    const capped = await pool.run(`return { model: (x) => ${rowFour}, inputs: { x: { shape: [5, 4], axes: [om.Dim('B', { max: 8 }), null] } } };`,
+      { id: 'narrowed inside a declared maximum' });
+    assert.deepEqual(sizesOf(capped), ['B=1', 'B=2', 'B=4'], JSON.stringify(capped));
     // a symbol declared a multiple of 2 (om.Dim in the spec, as the generator writes it) is
     // checked at multiples only: 6 at the example, then 2, 4, 8, 12, 14, 50; eager of the halving
     // reshape fails at every odd size, so none is skipped

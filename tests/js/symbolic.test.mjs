@@ -4,7 +4,7 @@
 import { test, describe, after } from 'node:test';
 import assert from 'node:assert/strict';
 import * as om from 'onemodel';
-import { memoryHooks, withTraced } from './helpers.mjs';
+import { memoryHooks, withTraced, startOracle } from './helpers.mjs';
 import { checkModelFile, disposeModelFile } from '../../examples/lib/workflow.mjs';
 import * as gpt from '../../examples/zoo/gpt.mjs';
 
@@ -30,6 +30,18 @@ function traceAt(keep, model, example, axes, others, seed = 11) {
     keep(tm, { x }, run(x));
   });
   return tm;
+}
+
+/**
+ * Runs tm in onnxruntime-web and the Session at each of shapes (x's) against model's eager run
+ * there (for models that fail eagerly at some sizes the harness's other sizes would take).
+ */
+async function checkAt(tm, model, shapes, seed = 70) {
+  const checks = om.tidy(() => shapes.map((shape, k) => {
+    const x = om.randn(shape, { seed: seed + k });
+    return startOracle(tm, { x }, model.forward(x)).catch((e) => { e.message = `at [${shape}]: ${e.message}`; throw e; });
+  }));
+  await Promise.all(checks);
 }
 
 /** A Module from a function of x. */
@@ -523,6 +535,63 @@ describe('the declared range', () => {
     assert.deepEqual(ops(tm), ['Reshape', 'Relu', 'Shape', 'Concat', 'Reshape']);
     keep(tm, { x: ex }, model.forward(ex), undefined, model);
   }));
+
+  // Deliver 4 of issue 27: where the model answers at a size its symbols declare, the range
+  // stays; it narrows only where the model fails at every size past it
+  const eagerFails = (model, shape) => assert.throws(() => om.tidy(() => model.forward(om.randn(shape))), (e) => e instanceof om.OmError);
+  const ranges = (tm) => tm.symbols.map((v) => [v.name, v.min, v.max, v.narrowedBy]);
+
+  test('a call that fails only with several symbols small at once narrows no range: right where one alone is small', async () => {
+    const conv = new nn.Conv1d(3, 2, 5).eval(); // needs h * w >= 5
+    const model = fn((t) => conv.forward(t.reshape(t.shape[0], 3, t.shape[2] * t.shape[3])).relu());
+    const ex = om.randn([2, 3, 6, 7], { seed: 64 });
+    const tm = om.trace(model, { x: [ex, ['batch', null, 'h', 'w']] });
+    try {
+      assert.deepEqual(ranges(tm), [['batch', 1, Infinity, null], ['h', 1, Infinity, null], ['w', 1, Infinity, null]]);
+      eagerFails(model, [1, 3, 1, 4]);
+      await checkAt(tm, model, [[1, 3, 1, 9], [3, 3, 11, 1], [1, 3, 2, 3], [4, 3, 1, 5], [2, 3, 13, 10]]);
+    } finally {
+      tm.dispose();
+      ex.dispose();
+      conv.dispose();
+    }
+  });
+
+  test('a range with a hole (the model answers below sizes where it fails) stays where it answers', async () => {
+    // min(batch, 5) rows against 5 broadcast at a batch of 1 and from 5 on, fail from 2 to 4
+    const col = om.tidy(() => om.arange(5).reshape(-1, 1));
+    const rows = fn((t) => t.split(5, 0)[0].add(col));
+    // min(seq, 8) - 1 rows against 7: 1 row at a sequence of 2, none at 1, fail from 3 to 7
+    const full = om.full([1, 7, 4], 0.5);
+    const seq = fn((t) => t.slice(1, 1, 8).mul(full));
+    const a = om.randn([9, 4], { seed: 65 }), b = om.randn([3, 11, 4], { seed: 66 });
+    const tmA = om.trace(rows, { x: [a, ['batch', null]] });
+    const tmB = om.trace(seq, { x: [b, ['batch', 'seq', null]] });
+    try {
+      assert.deepEqual(ranges(tmA), [['batch', 1, Infinity, null]]);
+      eagerFails(rows, [3, 4]);
+      await checkAt(tmA, rows, [[1, 4], [5, 4], [6, 4], [23, 4]]);
+      // seq 1 fails (0 rows against 7) and every size below it: that minimum is the model's own
+      assert.deepEqual(ranges(tmB).map((r) => r.slice(0, 3)), [['batch', 1, Infinity], ['seq', 2, Infinity]]);
+      assert.match(tmB.symbols[1].narrowedBy, /^mul \(call \d+\): at batch=\d+, seq=1 the call fails \(mul: shapes \[\d+,0,4\] and \[1,7,4\] do not broadcast/);
+      eagerFails(seq, [3, 5, 4]);
+      await checkAt(tmB, seq, [[1, 2, 4], [2, 8, 4], [4, 9, 4], [3, 30, 4]]);
+    } finally {
+      for (const t of [tmA, tmB, a, b, col, full]) t.dispose();
+    }
+  });
+
+  test('a size fitted as fixed where every symbol is small computes another is refused with the declaration, not narrowed', () => {
+    // Math.min(batch * seq, 5) is 5 at every size the first runs take; at batch = seq = 2 it is 4
+    const model = fn((t) => t.reshape(t.shape[0] * t.shape[1], 4).narrow(0, 0, Math.min(t.shape[0] * t.shape[1], 5)));
+    const ex = om.randn([4, 6, 4], { seed: 67 });
+    assert.throws(() => om.trace(model, { x: [ex, ['batch', 'seq', null]] }), (e) => {
+      assert.ok(e instanceof om.TraceError && e.kind === 'SymbolicShape', String(e));
+      assert.match(e.message, /^slice: the model changes at a size threshold: at batch=(\d+), seq=(\d+) it passes (\d) as argument 2 here \(call \d+\), where the graph computes 5;.*declare om\.Dim\('batch', \{ min: \d+ \}\), om\.Dim\('seq', \{ min: \d+ \}\)/);
+      return true;
+    });
+    ex.dispose();
+  });
 
   test('a table of positions ends the range where the lookup fails, exactly', () => {
     const table = om.randn([50, 4], { seed: 63 });

@@ -50,6 +50,18 @@ export function symbolsOf(spec) {
   return symbols;
 }
 
+/** The ranges the spec declares, in rangesOf's form: an om.Dim's, any size from 1 for a name. */
+function declaredOf(spec) {
+  const ranges = new Map();
+  for (const { axes } of Object.values(spec)) {
+    for (const a of axes) {
+      if (a instanceof om.Dim) ranges.set(a.name, { name: a.name, min: a.min, max: a.max, multipleOf: a.multipleOf });
+      else if (a && !ranges.has(a)) ranges.set(a, { name: a, min: 1, max: Infinity, multipleOf: 1 });
+    }
+  }
+  return [...ranges.values()];
+}
+
 /** The multiples the spec's om.Dim axes declare: symbol -> k. */
 function multiplesOf(spec) {
   const m = new Map();
@@ -143,6 +155,7 @@ function prepare(source, record) {
   const { model, inputs: spec, zeroChecks, farChecks } = made;
   const symbols = symbolsOf(spec);
   const sizes = assignments(symbols, zeroChecks, multiplesOf(spec), farChecks);
+  const declared = declaredOf(spec);
   const examples = makeInputs(spec, sizes[0], 1);
   let expected0;
   try {
@@ -192,7 +205,7 @@ function prepare(source, record) {
     const xs = makeInputs(spec, sizes[k], 1 + 16 * k);
     if (!inRange(sizes[k], ranges)) { // not promised: counted in outOfRange; unless the tracer narrowed it where eager answers
       const by = ranges.filter((s) => s.narrowedBy && !inRange(sizes[k], [s]));
-      if (by.length && Object.values(sizes[k]).every((n) => n > 0) && answers(xs)) {
+      if (by.length && inRange(sizes[k], declared) && Object.values(sizes[k]).every((n) => n > 0) && answers(xs)) {
         (record.narrowedAnswers ??= []).push(`${sizesText(sizes[k])} (${by.map(rangeText).join(', ')})`);
       }
       continue;
@@ -286,7 +299,8 @@ async function runChecks(bytes, names, checks, graphOptimizationLevel) {
  * failed first, failures: all of them; ratio: the first failure's worst error over its bound;
  * narrowed: the symbols the traced model holds for fewer sizes, as text, and outOfRange: the
  * assignments left out for it; narrowedAnswers: those of them outside a range the tracer
- * narrowed (not one declared) where the eager model gives an answer, which it must not do; ortOptimizer: ORT failed only with its graph optimizations on; margin: the largest
+ * narrowed (not one declared), inside the declared ones, where the eager model gives an answer,
+ * which it must not do; ortOptimizer: ORT failed only with its graph optimizations on; margin: the largest
  * maxError / bound of an agreeing case). meta (id, family, tags)
  * is copied in; meta.file, when the source is a file's, names it in TraceErrors' locations.
  */
