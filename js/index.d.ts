@@ -253,7 +253,7 @@ export function cdist(x1: Tensor, x2: Tensor, p?: number, options?: {
 /** `condition ? input : other` elementwise with broadcasting; condition is a bool tensor. */
 export function where(condition: Tensor, input: TensorLike, other: TensorLike): Tensor;
 /** Matrix product with PyTorch's rules (1-D operands, broadcast batch dims). */
-export function matmul(a: Tensor, b: Tensor): Tensor;
+export function matmul(input: Tensor, other: Tensor): Tensor;
 
 // ---- elementwise math as functions (torch.sin(x), ...; the Tensor methods of the same names) ----
 /** Sine (integers promoted to float32, as every function here). */
