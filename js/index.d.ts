@@ -1085,9 +1085,10 @@ export namespace nn {
 
   /**
    * Shared by LSTM and GRU: parameters weight_ih_l{k}, weight_hh_l{k}, bias_ih_l{k}, bias_hh_l{k}
-   * (and *_reverse), in PyTorch's order, uniform in ±1/sqrt(hiddenSize).
+   * (and *_reverse), in PyTorch's order, uniform in ±1/sqrt(hiddenSize). Abstract: `instanceof`
+   * only (constructing it throws InvalidArgument).
    */
-  export class RNNBase extends Module {
+  export abstract class RNNBase extends Module {
     readonly inputSize: number;
     readonly hiddenSize: number;
     readonly numLayers: number;
@@ -1668,6 +1669,10 @@ export namespace optim {
     zeroGrad(): void;
     /** Frees the optimizer's state tensors (not the parameters). Idempotent. */
     dispose(): void;
+    /** For subclasses: the state of parameter p (made on first use), named tensors and numbers. */
+    protected state(p: Tensor): Record<string, Tensor | number>;
+    /** For subclasses: a zero tensor shaped like p, owned by the optimizer (freed by dispose()). */
+    protected zerosLike(p: Tensor): Tensor;
   }
   export interface SGDOptions {
     lr?: number;
@@ -1679,6 +1684,8 @@ export namespace optim {
   /** torch.optim.SGD (lr default 1e-3). */
   export class SGD extends Optimizer {
     constructor(params: Iterable<Tensor>, options?: SGDOptions);
+    /** One parameter's update, step() calls it (under no-grad) for each parameter with a gradient. */
+    protected update(p: Tensor, grad: Tensor, state: Record<string, Tensor | number>): void;
   }
   export interface AdamOptions {
     lr?: number;
@@ -1690,10 +1697,14 @@ export namespace optim {
   /** torch.optim.Adam (lr 1e-3, betas [0.9, 0.999], eps 1e-8, weightDecay 0). */
   export class Adam extends Optimizer {
     constructor(params: Iterable<Tensor>, options?: AdamOptions);
+    /** One parameter's update, step() calls it (under no-grad) for each parameter with a gradient. */
+    protected update(p: Tensor, grad: Tensor, state: Record<string, Tensor | number>): void;
   }
   /** torch.optim.AdamW: decoupled weight decay (default 0.01). */
   export class AdamW extends Optimizer {
     constructor(params: Iterable<Tensor>, options?: AdamOptions);
+    /** One parameter's update, step() calls it (under no-grad) for each parameter with a gradient. */
+    protected update(p: Tensor, grad: Tensor, state: Record<string, Tensor | number>): void;
   }
 }
 

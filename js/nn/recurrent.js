@@ -12,11 +12,13 @@ import { Tensor, handle, wrap, rand, tidy, optionsArg } from '../tensor.js';
 import { describe, toI32 } from '../convert.js';
 import { Module } from './module.js';
 
-class RNNBase extends Module {
+/** LSTM's and GRU's base (om.nn.RNNBase, for instanceof): made only through them. */
+export class RNNBase extends Module {
   #kind;
 
   constructor(kind, inputSize, hiddenSize, options) {
     super();
+    if (new.target === RNNBase) throw invalid('RNNBase: the base class of LSTM and GRU; construct om.nn.LSTM or om.nn.GRU');
     const who = kind;
     this.#kind = kind;
     const nIn = toI32(inputSize, who, 'inputSize');
