@@ -216,6 +216,21 @@ export function rand(shape: Shape, options?: RandomOptions): Tensor;
 export function randn(shape: Shape, options?: RandomOptions): Tensor;
 /** Resets the default generator used by rand/randn without a seed. */
 export function manualSeed(seed: number | bigint): void;
+/**
+ * torch.zeros_like and its kin: a new tensor of input's shape and dtype (`options.dtype` another).
+ * Traced, input's symbolic sizes stay symbolic (as `om.zeros(x.shape)`); randLike/randnLike are
+ * refused at a size that changes (SymbolicShape), as rand/randn.
+ */
+export function zerosLike(input: Tensor, options?: CreationOptions): Tensor;
+export function onesLike(input: Tensor, options?: CreationOptions): Tensor;
+/** fillValue converted to input's dtype (or `options.dtype`). */
+export function fullLike(input: Tensor, fillValue: Scalar, options?: CreationOptions): Tensor;
+/** Zeros here: memory is always initialised. */
+export function emptyLike(input: Tensor, options?: CreationOptions): Tensor;
+/** Uniform in [0, 1); float32 only (another dtype is InvalidArgument). */
+export function randLike(input: Tensor, options?: RandomOptions): Tensor;
+/** Standard normal; float32 only. */
+export function randnLike(input: Tensor, options?: RandomOptions): Tensor;
 
 /** Joins tensors along an existing dim (default 0). */
 export function cat(tensors: readonly Tensor[], dim?: number): Tensor;

@@ -523,6 +523,53 @@ function random(who, normal, shape, options) {
 export function rand(shape, options) { return random('rand', false, shape, options); }
 export function randn(shape, options) { return random('randn', true, shape, options); }
 
+/**
+ * The *Like functions' arguments: input's shape, and the options with input's dtype unless they
+ * give one (torch.zeros_like(input, dtype=...)).
+ */
+function likeOf(who, input, options) {
+  requireReady(who);
+  handleOf(input, who, 'input');
+  const opts = creationOptions(options, who);
+  return [input.shape, { ...opts, dtype: opts.dtype ?? input.dtype }];
+}
+
+/** torch.zeros_like: zeros of input's shape and dtype (options.dtype another). */
+export function zerosLike(input, options) {
+  const [shape, opts] = likeOf('zerosLike', input, options);
+  return fullOf('zerosLike', shape, 0, opts);
+}
+
+/** torch.ones_like. */
+export function onesLike(input, options) {
+  const [shape, opts] = likeOf('onesLike', input, options);
+  return fullOf('onesLike', shape, 1, opts);
+}
+
+/** torch.full_like(input, fillValue): fillValue in input's dtype (or options.dtype). */
+export function fullLike(input, fillValue, options) {
+  const [shape, opts] = likeOf('fullLike', input, options);
+  return fullOf('fullLike', shape, fillValue, opts);
+}
+
+/** torch.empty_like: here zeros (memory is always initialised). */
+export function emptyLike(input, options) {
+  const [shape, opts] = likeOf('emptyLike', input, options);
+  return fullOf('emptyLike', shape, 0, opts);
+}
+
+/** torch.rand_like: uniform in [0, 1) at input's shape; float32 only (options.seed as rand). */
+export function randLike(input, options) {
+  const [shape, opts] = likeOf('randLike', input, options);
+  return random('randLike', false, shape, opts);
+}
+
+/** torch.randn_like: standard normal at input's shape; float32 only (options.seed as randn). */
+export function randnLike(input, options) {
+  const [shape, opts] = likeOf('randnLike', input, options);
+  return random('randnLike', true, shape, opts);
+}
+
 export function manualSeed(seed) {
   requireReady('manualSeed');
   const [lo, hi] = seedHalves(seed, 'manualSeed');
