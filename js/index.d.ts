@@ -467,19 +467,19 @@ export class Tensor {
   abs(): Tensor;
   /** -1, 0 or 1. */
   sign(): Tensor;
-  /** e ** this (float32). */
+  /** e ** this (float32; int64 and bool are promoted to float32). */
   exp(): Tensor;
-  /** Natural logarithm (float32). */
+  /** Natural logarithm (float32; int64 and bool are promoted to float32). */
   log(): Tensor;
-  /** Square root (float32). */
+  /** Square root (float32; int64 and bool are promoted to float32). */
   sqrt(): Tensor;
-  /** 1 / sqrt(this) (float32). */
+  /** 1 / sqrt(this) (float32; int64 and bool are promoted to float32). */
   rsqrt(): Tensor;
   /** max(this, 0). */
   relu(): Tensor;
-  /** 1 / (1 + e ** -this) (float32). */
+  /** 1 / (1 + e ** -this) (float32; int64 and bool are promoted to float32). */
   sigmoid(): Tensor;
-  /** Hyperbolic tangent (float32). */
+  /** Hyperbolic tangent (float32; int64 and bool are promoted to float32). */
   tanh(): Tensor;
   /** this == other, as bool. */
   eq(other: TensorLike): Tensor;
@@ -1732,7 +1732,7 @@ export interface ClampOptions {
 }
 
 export interface Tensor {
-  /** The error function (float32). */
+  /** The error function (float32; int64 and bool are promoted to float32). */
   erf(): Tensor;
   /** min(max(this, min), max), NaN kept; float32, or int64 with integer bounds. */
   clamp(min?: number | bigint | null, max?: number | bigint | null): Tensor;

@@ -173,6 +173,23 @@ export function unaryOp(who, opName) {
 }
 
 /**
+ * The function of a float op of one tensor (exp, sqrt, sigmoid, ...): an int64 or bool input is
+ * cast to float32 first, as PyTorch promotes it (traced, the graph has the Cast).
+ */
+export function floatOp(who, opName) {
+  return (input) => {
+    const h = handleOf(input, who, 'input');
+    if (dtypeOf(input) === 'float32') return apply1(who, opName, [h]);
+    const f = checkHandle(omw.cast(h, dtypeCodes.get('float32')), who);
+    try {
+      return apply1(who, opName, [f]);
+    } finally {
+      omw.release(f);
+    }
+  };
+}
+
+/**
  * An elementwise op with tensor-or-number operands, promoted as PyTorch's torch.result_type
  * with numbers as weak scalars (js/ops/table.js's binary rows).
  */

@@ -6,7 +6,7 @@
 import { invalid } from '../errors.js';
 import { omw, checkHandle, requireReady } from '../runtime.js';
 import { describe, toI64 } from '../convert.js';
-import { wrap, handle, applyOp, retained, unaryOp, isOptions } from '../tensor.js';
+import { wrap, handle, applyOp, retained, unaryOp, floatOp, isOptions } from '../tensor.js';
 
 const apply1 = (who, opName, hs, iattrs = [], fattrs = []) => applyOp(who, opName, hs, iattrs, fattrs);
 
@@ -43,13 +43,13 @@ function bool(x, who, what) {
 // ---- activations ----------------------------------------------------------------------------
 
 export const relu = unaryOp('relu', 'relu');
-export const sigmoid = unaryOp('sigmoid', 'sigmoid');
-export const tanh = unaryOp('tanh', 'tanh');
+export const sigmoid = floatOp('sigmoid', 'sigmoid'); // int64 and bool promoted to float32, as PyTorch
+export const tanh = floatOp('tanh', 'tanh');
 export const silu = unaryOp('silu', 'silu');
 export const hardswish = unaryOp('hardswish', 'hardswish');
 /** min(max(input + 3, 0), 6) / 6 (PyTorch's kernel); the gradient is 1/6 strictly inside (-3, 3). */
 export const hardsigmoid = unaryOp('hardsigmoid', 'hardsigmoid');
-export const erf = unaryOp('erf', 'erf');
+export const erf = floatOp('erf', 'erf');
 
 /**
  * min(max(input, minVal), maxVal) (defaults -1, 1): the values of clamp, but PyTorch's gradient,

@@ -8,6 +8,8 @@
 //
 // Argument handling of the generic rows (the hand-written ones say theirs in their family file):
 //   unary(op)             one tensor, `input`
+//   float(op)             one tensor, `input`; int64 and bool are cast to float32 first (PyTorch's
+//                         promotion of exp, log, sqrt, ...; the sin family promotes in C)
 //   binary(op, name)      two operands, each a Tensor or a number (boolean, bigint), promoted as
 //                         PyTorch's torch.result_type with numbers as weak scalars (tensor.js
 //                         elementwise); the second is called `name` (default 'other')
@@ -16,7 +18,7 @@
 //                         ('k: int = 0' gives a default when the argument is undefined)
 import { toI64 } from '../convert.js';
 import {
-  Tensor, self, handle, unaryOp, applyOp, elementwise, meshgrid, where, cat, stack,
+  Tensor, self, handle, unaryOp, floatOp, applyOp, elementwise, meshgrid, where, cat, stack,
 } from '../tensor.js';
 import { requireReady } from '../runtime.js';
 import * as shape from './shape.js';
@@ -28,6 +30,7 @@ import * as indexing from './index.js';
 import * as sorting from './sort.js';
 
 const unary = (op) => ({ build: (name) => unaryOp(name, op) });
+const float = (op) => ({ build: (name) => floatOp(name, op) });
 
 const binary = (op, second = 'other') => ({
   build: (name) => {
@@ -87,10 +90,10 @@ export const OPS = [
   ['neg', unary('neg'), M],
   ['abs', unary('abs'), M],
   ['sign', unary('sign'), M],
-  ['exp', unary('exp'), M],
-  ['log', unary('log'), M],
-  ['sqrt', unary('sqrt'), M],
-  ['rsqrt', unary('rsqrt'), M],
+  ['exp', float('exp'), M],
+  ['log', float('log'), M],
+  ['sqrt', float('sqrt'), M],
+  ['rsqrt', float('rsqrt'), M],
   ['sin', unary('sin'), MF],
   ['cos', unary('cos'), MF],
   ['tan', unary('tan'), MF],
