@@ -216,6 +216,21 @@ export function rand(shape: Shape, options?: RandomOptions): Tensor;
 export function randn(shape: Shape, options?: RandomOptions): Tensor;
 /** Resets the default generator used by rand/randn without a seed. */
 export function manualSeed(seed: number | bigint): void;
+/**
+ * torch.zeros_like and its kin: a new tensor of input's shape and dtype (`options.dtype` another).
+ * Traced, input's symbolic sizes stay symbolic (as `om.zeros(x.shape)`); randLike/randnLike are
+ * refused at a size that changes (SymbolicShape), as rand/randn.
+ */
+export function zerosLike(input: Tensor, options?: CreationOptions): Tensor;
+export function onesLike(input: Tensor, options?: CreationOptions): Tensor;
+/** fillValue converted to input's dtype (or `options.dtype`). */
+export function fullLike(input: Tensor, fillValue: Scalar, options?: CreationOptions): Tensor;
+/** Zeros here: memory is always initialised. */
+export function emptyLike(input: Tensor, options?: CreationOptions): Tensor;
+/** Uniform in [0, 1); float32 only (another dtype is InvalidArgument). */
+export function randLike(input: Tensor, options?: RandomOptions): Tensor;
+/** Standard normal; float32 only. */
+export function randnLike(input: Tensor, options?: RandomOptions): Tensor;
 
 /** Joins tensors along an existing dim (default 0). */
 export function cat(tensors: readonly Tensor[], dim?: number): Tensor;
@@ -253,7 +268,7 @@ export function cdist(x1: Tensor, x2: Tensor, p?: number, options?: {
 /** `condition ? input : other` elementwise with broadcasting; condition is a bool tensor. */
 export function where(condition: Tensor, input: TensorLike, other: TensorLike): Tensor;
 /** Matrix product with PyTorch's rules (1-D operands, broadcast batch dims). */
-export function matmul(a: Tensor, b: Tensor): Tensor;
+export function matmul(input: Tensor, other: Tensor): Tensor;
 
 // ---- elementwise math as functions (torch.sin(x), ...; the Tensor methods of the same names) ----
 /** Sine (integers promoted to float32, as every function here). */
@@ -452,19 +467,19 @@ export class Tensor {
   abs(): Tensor;
   /** -1, 0 or 1. */
   sign(): Tensor;
-  /** e ** this (float32). */
+  /** e ** this (float32; int64 and bool are promoted to float32). */
   exp(): Tensor;
-  /** Natural logarithm (float32). */
+  /** Natural logarithm (float32; int64 and bool are promoted to float32). */
   log(): Tensor;
-  /** Square root (float32). */
+  /** Square root (float32; int64 and bool are promoted to float32). */
   sqrt(): Tensor;
-  /** 1 / sqrt(this) (float32). */
+  /** 1 / sqrt(this) (float32; int64 and bool are promoted to float32). */
   rsqrt(): Tensor;
   /** max(this, 0). */
   relu(): Tensor;
-  /** 1 / (1 + e ** -this) (float32). */
+  /** 1 / (1 + e ** -this) (float32; int64 and bool are promoted to float32). */
   sigmoid(): Tensor;
-  /** Hyperbolic tangent (float32). */
+  /** Hyperbolic tangent (float32; int64 and bool are promoted to float32). */
   tanh(): Tensor;
   /** this == other, as bool. */
   eq(other: TensorLike): Tensor;
@@ -1102,9 +1117,10 @@ export namespace nn {
 
   /**
    * Shared by LSTM and GRU: parameters weight_ih_l{k}, weight_hh_l{k}, bias_ih_l{k}, bias_hh_l{k}
-   * (and *_reverse), in PyTorch's order, uniform in ±1/sqrt(hiddenSize).
+   * (and *_reverse), in PyTorch's order, uniform in ±1/sqrt(hiddenSize). Abstract: `instanceof`
+   * only (constructing it throws InvalidArgument).
    */
-  export class RNNBase extends Module {
+  export abstract class RNNBase extends Module {
     readonly inputSize: number;
     readonly hiddenSize: number;
     readonly numLayers: number;
@@ -1685,6 +1701,10 @@ export namespace optim {
     zeroGrad(): void;
     /** Frees the optimizer's state tensors (not the parameters). Idempotent. */
     dispose(): void;
+    /** For subclasses: the state of parameter p (made on first use), named tensors and numbers. */
+    protected state(p: Tensor): Record<string, Tensor | number>;
+    /** For subclasses: a zero tensor shaped like p, owned by the optimizer (freed by dispose()). */
+    protected zerosLike(p: Tensor): Tensor;
   }
   export interface SGDOptions {
     lr?: number;
@@ -1696,6 +1716,8 @@ export namespace optim {
   /** torch.optim.SGD (lr default 1e-3). */
   export class SGD extends Optimizer {
     constructor(params: Iterable<Tensor>, options?: SGDOptions);
+    /** One parameter's update, step() calls it (under no-grad) for each parameter with a gradient. */
+    protected update(p: Tensor, grad: Tensor, state: Record<string, Tensor | number>): void;
   }
   export interface AdamOptions {
     lr?: number;
@@ -1707,10 +1729,14 @@ export namespace optim {
   /** torch.optim.Adam (lr 1e-3, betas [0.9, 0.999], eps 1e-8, weightDecay 0). */
   export class Adam extends Optimizer {
     constructor(params: Iterable<Tensor>, options?: AdamOptions);
+    /** One parameter's update, step() calls it (under no-grad) for each parameter with a gradient. */
+    protected update(p: Tensor, grad: Tensor, state: Record<string, Tensor | number>): void;
   }
   /** torch.optim.AdamW: decoupled weight decay (default 0.01). */
   export class AdamW extends Optimizer {
     constructor(params: Iterable<Tensor>, options?: AdamOptions);
+    /** One parameter's update, step() calls it (under no-grad) for each parameter with a gradient. */
+    protected update(p: Tensor, grad: Tensor, state: Record<string, Tensor | number>): void;
   }
 }
 
@@ -1723,7 +1749,7 @@ export interface ClampOptions {
 }
 
 export interface Tensor {
-  /** The error function (float32). */
+  /** The error function (float32; int64 and bool are promoted to float32). */
   erf(): Tensor;
   /** min(max(this, min), max), NaN kept; float32, or int64 with integer bounds. */
   clamp(min?: number | bigint | null, max?: number | bigint | null): Tensor;

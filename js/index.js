@@ -9,26 +9,26 @@
 //   loss.dispose(); w.dispose();
 //
 // Module map: runtime.js (loading, C calls, errors from C, scratch buffer, byte streams),
-// convert.js (argument checks, om.tensor data), tensor.js (Tensor and the functions),
+// convert.js (argument checks, om.tensor data), tensor.js (Tensor, its plumbing, creation,
+// scopes), ops/table.js (the op table: Tensor methods and om.* functions), ops/<family>.js,
 // trace.js (Tracer, TracedModel, om.trace), session.js (InferenceSession), safetensors.js
 // (om.safetensors), nn/module.js (om.nn), errors.js.
 import { VERSION } from './runtime.js';
+import { functions } from './ops/table.js';
 
 export { ready, memory, setNumThreads, numThreads } from './runtime.js';
 export { OmError, TraceError } from './errors.js';
 export {
-  Tensor, tensor, zeros, ones, full, arange, rand, randn, manualSeed, cat, stack, roll, indexPut, meshgrid, where, matmul,
-  split, chunk, unbind, tril, triu, flatten, addmm, noGrad, tidy, keep, dispose,
+  Tensor, tensor, zeros, ones, full, arange, rand, randn, manualSeed, noGrad, tidy, keep, dispose,
+  zerosLike, onesLike, fullLike, emptyLike, randLike, randnLike,
 } from './tensor.js';
-export {
+// the op table's functions (js/ops/table.js; importing it installs the Tensor methods)
+export const {
+  cat, stack, meshgrid, where, flatten, split, chunk, unbind, roll, tril, triu, matmul, addmm, einsum, cdist,
   sin, cos, tan, asin, acos, atan, sinh, cosh, asinh, acosh, atanh, atan2, minimum, maximum, fmod, remainder,
   logicalAnd, logicalOr, logicalXor, logicalNot, bitwiseAnd, bitwiseOr, bitwiseXor, bitwiseNot,
-} from './ops/math.js';
-export { einsum, cdist } from './ops/linalg.js';
-export { maskedScatter } from './ops/index.js';
-export {
-  topk, sort, argsort, searchsorted, bucketize, repeatInterleave, trilIndices, triuIndices,
-} from './ops/sort.js';
+  maskedScatter, indexPut, topk, sort, argsort, searchsorted, bucketize, repeatInterleave, trilIndices, triuIndices,
+} = functions;
 export { Tracer, TracedModel, trace, makeDim as Dim } from './trace.js';
 export { InferenceSession } from './session.js';
 export * as safetensors from './safetensors.js';

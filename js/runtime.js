@@ -373,6 +373,98 @@ export function callOp(who, op, inHandles, iattrs, fattrs, nOut) {
   return n;
 }
 
+// ---- the C API ----------------------------------------------------------------------------
+
+/**
+ * The wasm exports (wasm/api.c's omw_* functions, same names without the prefix) as thin
+ * wrappers: the rest of js/ calls C through these, never through M directly, so every crossing
+ * into C is named here. Arguments and results are the C ones (handles and pointers as numbers).
+ */
+export const omw = Object.freeze({
+  arange: (start, end, step, dtype) => M._omw_arange(start, end, step, dtype),
+  argmax: (a, dim, keepdim) => M._omw_argmax(a, dim, keepdim),
+  argmin: (a, dim, keepdim) => M._omw_argmin(a, dim, keepdim),
+  backward: (root, grad) => M._omw_backward(root, grad),
+  cast: (a, dtype) => M._omw_cast(a, dtype),
+  cat: (ts, n, dim) => M._omw_cat(ts, n, dim),
+  chunk: (a, chunks, dim, out, maxOut) => M._omw_chunk(a, chunks, dim, out, maxOut),
+  clear_error: () => M._omw_clear_error(),
+  contiguous: (a) => M._omw_contiguous(a),
+  copy_from: (dst, src) => M._omw_copy_from(dst, src),
+  data: (t) => M._omw_data(t),
+  detach: (t) => M._omw_detach(t),
+  dropout: (a, p, training) => M._omw_dropout(a, p, training),
+  fill: (t, value) => M._omw_fill(t, value),
+  free_graph: (t) => M._omw_free_graph(t),
+  from_data: (data, shape, ndim, dtype) => M._omw_from_data(data, shape, ndim, dtype),
+  full: (shape, ndim, dtype, value) => M._omw_full(shape, ndim, dtype, value),
+  grad: (t) => M._omw_grad(t),
+  gru: (x, h0, params, nParams, numLayers, bias, batchFirst, bidirectional, out) =>
+    M._omw_gru(x, h0, params, nParams, numLayers, bias, batchFirst, bidirectional, out),
+  index_put: (a, indices, n, values, accumulate) => M._omw_index_put(a, indices, n, values, accumulate),
+  info: (t, out) => M._omw_info(t, out),
+  item: (t, out) => M._omw_item(t, out),
+  lstm: (x, h0, c0, params, nParams, numLayers, bias, batchFirst, bidirectional, out) =>
+    M._omw_lstm(x, h0, c0, params, nParams, numLayers, bias, batchFirst, bidirectional, out),
+  manual_seed: (seedLo, seedHi) => M._omw_manual_seed(seedLo, seedHi),
+  matmul: (a, b) => M._omw_matmul(a, b),
+  meshgrid: (ts, n, xy, out) => M._omw_meshgrid(ts, n, xy, out),
+  one_hot: (classes, at) => M._omw_one_hot(classes, at),
+  pixel_shuffle: (a, r, up) => M._omw_pixel_shuffle(a, r, up),
+  random: (shape, ndim, seedLo, seedHi, hasSeed, normal) =>
+    M._omw_random(shape, ndim, seedLo, seedHi, hasSeed, normal),
+  read: (t, dst) => M._omw_read(t, dst),
+  release: (t) => M._omw_release(t),
+  repeat_interleave: (a, counts, at) => M._omw_repeat_interleave(a, counts, at),
+  reshape: (a, shape, ndim) => M._omw_reshape(a, shape, ndim),
+  retain: (t) => M._omw_retain(t),
+  roll: (a, shifts, nShifts, dims, nDims) => M._omw_roll(a, shifts, nShifts, dims, nDims),
+  scaled_dot_product_attention: (q, k, v, mask, isCausal, scale, hasScale) =>
+    M._omw_scaled_dot_product_attention(q, k, v, mask, isCausal, scale, hasScale),
+  searchsorted: (sorted, values, right, bucketize) => M._omw_searchsorted(sorted, values, right, bucketize),
+  select_scatter: (a, src, at) => M._omw_select_scatter(a, src, at),
+  session_count: (s, outputs) => M._omw_session_count(s, outputs),
+  session_create: (m, mode) => M._omw_session_create(m, mode),
+  session_elem_type: (s, outputs, i) => M._omw_session_elem_type(s, outputs, i),
+  session_input_info: (s, i, out, dimParams) => M._omw_session_input_info(s, i, out, dimParams),
+  session_name: (s, outputs, i) => M._omw_session_name(s, outputs, i),
+  session_open: (bytes, n, mode) => M._omw_session_open(bytes, n, mode),
+  session_plan_bytes: (s) => M._omw_session_plan_bytes(s),
+  session_plan_kernels: (s, names, max) => M._omw_session_plan_kernels(s, names, max),
+  session_release: (s) => M._omw_session_release(s),
+  session_run: (s, inputs, n, out, max) => M._omw_session_run(s, inputs, n, out, max),
+  set: (t, index, value) => M._omw_set(t, index, value),
+  set_grad_enabled: (enabled) => M._omw_set_grad_enabled(enabled),
+  set_requires_grad: (t, flag) => M._omw_set_requires_grad(t, flag),
+  slice_scatter: (a, src, at) => M._omw_slice_scatter(a, src, at),
+  sort: (a, dim, descending, indices) => M._omw_sort(a, dim, descending, indices),
+  split: (a, splitSize, dim, out, maxOut) => M._omw_split(a, splitSize, dim, out, maxOut),
+  split_sizes: (a, sizes, n, dim, out) => M._omw_split_sizes(a, sizes, n, dim, out),
+  stack: (ts, n, dim) => M._omw_stack(ts, n, dim),
+  trace_abort: () => M._omw_trace_abort(),
+  trace_active: () => M._omw_trace_active(),
+  trace_begin: () => M._omw_trace_begin(),
+  trace_dim: (name, multipleOf, min, max) => M._omw_trace_dim(name, multipleOf, min, max),
+  trace_finish: (outputs, names, n) => M._omw_trace_finish(outputs, names, n),
+  trace_input: (name, example, axisNames) => M._omw_trace_input(name, example, axisNames),
+  trace_parameter: (name, t) => M._omw_trace_parameter(name, t),
+  trace_run: (ctx, out, max) => M._omw_trace_run(ctx, out, max),
+  traced_count: (m, part) => M._omw_traced_count(m, part),
+  traced_info: (m, part, i, out, dimParams) => M._omw_traced_info(m, part, i, out, dimParams),
+  traced_name: (m, part, i) => M._omw_traced_name(m, part, i),
+  traced_node_values: (m, i, outputs, names, max) => M._omw_traced_node_values(m, i, outputs, names, max),
+  traced_onnx_size: (m) => M._omw_traced_onnx_size(m),
+  traced_release: (m) => M._omw_traced_release(m),
+  traced_save: (m, ctx) => M._omw_traced_save(m, ctx),
+  traced_save_size: (m) => M._omw_traced_save_size(m),
+  traced_symbol: (m, i, out, strs) => M._omw_traced_symbol(m, i, out, strs),
+  traced_symbol_count: (m) => M._omw_traced_symbol_count(m),
+  traced_write: (m, ctx) => M._omw_traced_write(m, ctx),
+  transpose: (a, d0, d1) => M._omw_transpose(a, d0, d1),
+  tri_indices: (at, upper) => M._omw_tri_indices(at, upper),
+  zero_grad: (t) => M._omw_zero_grad(t),
+});
+
 // ---- scopes and the garbage collector ------------------------------------------------------
 
 /** Open scopes (om.tidy and Module forward calls), innermost last; each is an array of the

@@ -8,7 +8,7 @@
 // problem. Tensor bytes go straight from the file into the tensors' storage in wasm memory
 // (omw_data), so loading holds the input and one copy of the weights, nothing more.
 import { OmError, invalid } from './errors.js';
-import { M, requireReady, dtypeCodes, checkHandle, marshal, nodeFs } from './runtime.js';
+import { M, omw, requireReady, dtypeCodes, checkHandle, marshal, nodeFs } from './runtime.js';
 import { wrap, handle, optionsArg } from './tensor.js';
 import { describe } from './convert.js';
 
@@ -281,9 +281,9 @@ function makeTensors(entries, fill, who) {
       const numel = e.shape.reduce((a, b) => a * b, 1);
       const t = naming(who, e.name, () => {
         const [ps] = marshal(['i64', e.shape.map(BigInt)]);
-        const t1 = wrap(checkHandle(M._omw_full(ps, e.shape.length, dtypeCodes.get(info.om), 0), who));
+        const t1 = wrap(checkHandle(omw.full(ps, e.shape.length, dtypeCodes.get(info.om), 0), who));
         made.push(t1);
-        if (numel) fill(e, info, checkHandle(M._omw_data(handle(t1, who, e.name)), who), numel);
+        if (numel) fill(e, info, checkHandle(omw.data(handle(t1, who, e.name)), who), numel);
         return t1;
       });
       // defineProperty: a tensor named "__proto__" is an own key like any other
@@ -425,12 +425,12 @@ export function save(stateDict, options) {
     if (!it.nbytes) continue;
     naming(who, it.name, () => {
       // a view (a transpose, a slice) is written as its contiguous copy, made for this copy only
-      const h = checkHandle(M._omw_contiguous(handle(it.t, who, it.name)), who);
+      const h = checkHandle(omw.contiguous(handle(it.t, who, it.name)), who);
       try {
-        const p = checkHandle(M._omw_data(h), who);
+        const p = checkHandle(omw.data(h), who);
         out.set(M.HEAPU8.subarray(p, p + it.nbytes), dataStart + it.begin);
       } finally {
-        M._omw_release(h);
+        omw.release(h);
       }
     });
   }

@@ -10,7 +10,7 @@
 // Tensors the caller disposes (an om.tidy scope takes them too). Feeds are om.Tensors, or
 // { data, dims } with a typed array (onnxruntime-web's Tensors have that shape).
 import { OmError, invalid } from './errors.js';
-import { M, requireReady, checkHandle, lastError, marshal, readU32, readF64, leakAlarm, cString, heapAlloc, dtypeNames } from './runtime.js';
+import { M, omw, requireReady, checkHandle, lastError, marshal, readU32, readF64, leakAlarm, cString, heapAlloc, dtypeNames } from './runtime.js';
 import { Tensor, wrap, handle, tensor, optionsArg } from './tensor.js';
 import { describe } from './convert.js';
 
@@ -109,7 +109,7 @@ export class InferenceSession {
   constructor(token, s) {
     if (token !== TOKEN) throw invalid('InferenceSession: made by InferenceSession.create() or traced.session()');
     this.#s = s;
-    const names = (outputs) => Array.from({ length: M._omw_session_count(s, outputs) }, (_, i) => cString(M._omw_session_name(s, outputs, i)));
+    const names = (outputs) => Array.from({ length: omw.session_count(s, outputs) }, (_, i) => cString(omw.session_name(s, outputs, i)));
     this.#inputNames = names(0);
     this.#outputNames = names(1);
     leakAlarm?.register(this, undefined, this);
@@ -134,7 +134,7 @@ export class InferenceSession {
     const p = heapAlloc(bytes.byteLength, who);
     try {
       M.HEAPU8.set(bytes, p);
-      return new InferenceSession(TOKEN, checkHandle(M._omw_session_open(p, bytes.byteLength, mode), who));
+      return new InferenceSession(TOKEN, checkHandle(omw.session_open(p, bytes.byteLength, mode), who));
     } finally {
       M._free(p);
     }
@@ -144,7 +144,7 @@ export class InferenceSession {
   static fromTraced(m, options) {
     const who = 'session';
     const mode = modeArg(options, who);
-    return new InferenceSession(TOKEN, checkHandle(M._omw_session_create(m, mode), who));
+    return new InferenceSession(TOKEN, checkHandle(omw.session_create(m, mode), who));
   }
 
   #use(who) {
@@ -163,7 +163,7 @@ export class InferenceSession {
     const s = this.#use('inputs');
     this.#inputs ??= this.#inputNames.map((name, i) => {
       const [pv, pd] = marshal(['f64', 2 + MAX_DIMS], ['ptr', MAX_DIMS]);
-      if (!M._omw_session_input_info(s, i, pv, pd)) throw lastError('inputs');
+      if (!omw.session_input_info(s, i, pv, pd)) throw lastError('inputs');
       const [dtype, ndim] = readF64(pv, 2);
       const sizes = readF64(pv + 16, ndim);
       const params = readU32(pd, ndim);
@@ -177,7 +177,7 @@ export class InferenceSession {
   #types(outputs) {
     const s = this.#use('types');
     return (outputs ? this.#outputNames : this.#inputNames).map((_, i) => {
-      const t = M._omw_session_elem_type(s, outputs, i);
+      const t = omw.session_elem_type(s, outputs, i);
       if (t < 0) throw lastError('types');
       return ELEM[t]?.[0] ?? null;
     });
@@ -188,16 +188,16 @@ export class InferenceSession {
   get outputTypes() { return Object.fromEntries(this.#types(1).map((t, j) => [this.#outputNames[j], t])); }
 
   /** The bytes of the buffers of the plan it ran last (0 before the first run). */
-  get planBytes() { return M._omw_session_plan_bytes(this.#use('planBytes')); }
+  get planBytes() { return omw.session_plan_bytes(this.#use('planBytes')); }
 
   /** The library ops whose kernels that plan runs, in order ([] before the first run): fast
    * mode's fusions show here (an 'attention' where five nodes were). */
   get planKernels() {
     const s = this.#use('planKernels');
-    const n = M._omw_session_plan_kernels(s, 0, 0);
+    const n = omw.session_plan_kernels(s, 0, 0);
     if (n < 0) throw lastError('planKernels');
     const [p] = marshal(['ptr', n]);
-    if (M._omw_session_plan_kernels(s, p, n) !== n) throw lastError('planKernels');
+    if (omw.session_plan_kernels(s, p, n) !== n) throw lastError('planKernels');
     return readU32(p, n).map(cString);
   }
 
@@ -224,7 +224,7 @@ export class InferenceSession {
       });
       const nOut = this.#outputNames.length;
       const [pin, pout] = marshal(['ptr', handles], ['ptr', nOut]);
-      const n = M._omw_session_run(s, pin, handles.length, pout, nOut);
+      const n = omw.session_run(s, pin, handles.length, pout, nOut);
       if (n < 0) throw lastError(who);
       const outs = readU32(pout, n);
       const result = {};
@@ -254,7 +254,7 @@ export class InferenceSession {
   /** Frees the session and its plans. Idempotent; any later use throws OmError Disposed. */
   dispose() {
     if (!this.#s) return;
-    M._omw_session_release(this.#s);
+    omw.session_release(this.#s);
     this.#s = 0;
     leakAlarm?.unregister(this);
   }

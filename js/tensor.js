@@ -1,19 +1,16 @@
-// The Tensor class (a handle to a C om_tensor) and every function that makes or combines
-// tensors. Each method checks its JS arguments, calls one omw_* function (src/onemodel.h has
-// the semantics), turns a failure into an OmError and wraps the new reference it returns.
+// The Tensor class (a handle to a C om_tensor), the plumbing every op goes through (handles,
+// apply, PyTorch's weak scalars, options), the creation functions, cat/stack/where and the
+// scopes (tidy, keep, noGrad). The ops themselves are rows of js/ops/table.js, which installs
+// them as Tensor methods and builds the om.* functions; this module imports no op family, so
+// js/ops/*.js import it without a cycle.
 import { OmError, invalid } from './errors.js';
 import {
-  M, requireReady, opId, dtypeCodes, dtypeNames, checkHandle, checkStatus, lastError, marshal,
-  readU32, readF64, scopes, collector, heapAlloc, callOp, applied, scratch, writeI64,
+  M, omw, requireReady, opId, dtypeCodes, dtypeNames, checkHandle, checkStatus, lastError, marshal,
+  readU32, readF64, scopes, collector, heapAlloc, callOp, applied, scratch,
 } from './runtime.js';
 import {
-  describe, toI64, toI32, toBool, intList, shapeArg, scalarValue, flattenData, toTypedArray,
-  explicitShape,
+  describe, toI32, scalarValue, flattenData, toTypedArray, explicitShape, shapeArg, toI64,
 } from './convert.js';
-import * as indexing from './ops/index.js';
-import * as act from './ops/act.js';
-import * as math from './ops/math.js';
-import * as sorting from './ops/sort.js';
 
 const TOKEN = Symbol('onemodel.Tensor');
 const MAX_INFO = 6 + 16; // [dtype, ndim, requires_grad, is_leaf, numel, version, shape...]
@@ -21,7 +18,7 @@ const MAX_INFO = 6 + 16; // [dtype, ndim, requires_grad, is_leaf, numel, version
 /** omw_info of a live handle. */
 function info(h) {
   const [p] = marshal(['f64', MAX_INFO]);
-  M._omw_info(h, p);
+  omw.info(h, p);
   const v = readF64(p, 6);
   return {
     dtype: v[0], ndim: v[1], requiresGrad: v[2] !== 0, isLeaf: v[3] !== 0, numel: v[4], version: v[5],
@@ -35,8 +32,13 @@ let handleOf; // (t, who, name) -> handle, checked (set in Tensor's static block
 export function handle(t, who, name) {
   return handleOf(t, who, name);
 }
+let selfOf; // (t, who) -> handle, checked (set in Tensor's static block)
+
+/** The handle of a method's own tensor, checked (Disposed: "who: the tensor was disposed"). */
+export function self(t, who) {
+  return selfOf(t, who);
+}
 let dtypeOf; // (t) -> dtype name, unchecked (set in Tensor's static block)
-let ndimOf; // (t) -> number of dims, unchecked (set in Tensor's static block)
 let watch; // (t) -> registers t with the collector (set in Tensor's static block)
 let keptOf; // (t) -> true once om.keep(t) took it out of every scope (set in Tensor's static block)
 let markKept; // (t) -> marks t kept (set in Tensor's static block)
@@ -58,7 +60,7 @@ function adopt(h, dtype, shape) {
 /** Wraps a new C reference in a Tensor tracked by the innermost tidy scope. */
 export function wrap(h) {
   const p = scratch(8 * MAX_INFO);
-  M._omw_info(h, p);
+  omw.info(h, p);
   const f64 = M.HEAPF64, at = p >>> 3, shape = new Array(f64[at + 1]);
   for (let k = 0; k < shape.length; k++) shape[k] = f64[at + 6 + k];
   return adopt(h, f64[at], shape);
@@ -68,14 +70,16 @@ export function wrap(h) {
  *  by the innermost tidy scope; t is checked (Disposed naming who). */
 export function retained(t, who, name) {
   const h = handleOf(t, who, name);
-  return adopt(M._omw_retain(h), dtypeCodes.get(dtypeOf(t)), t.shape);
+  return adopt(omw.retain(h), dtypeCodes.get(dtypeOf(t)), t.shape);
 }
 
-function wrapChecked(h, who) {
+/** wrap(checkHandle(h, who)): a handle C returned, checked, as a new Tensor. */
+export function wrapChecked(h, who) {
   return wrap(checkHandle(h, who));
 }
 
-function dtypeCode(name, who) {
+/** The dtype code of a dtype name (InvalidArgument naming who and the known names otherwise). */
+export function dtypeCode(name, who) {
   const code = dtypeCodes.get(name);
   if (code === undefined) {
     throw invalid(`${who}: unknown dtype ${typeof name === 'string' ? JSON.stringify(name) : describe(name)}; expected one of ${[...dtypeCodes.keys()].map((k) => `'${k}'`).join(', ')}`);
@@ -84,8 +88,8 @@ function dtypeCode(name, who) {
 }
 
 /** A 0-d C tensor (raw handle, caller releases) holding value in the given dtype. */
-function scalarHandle(value, dtype, who) {
-  return checkHandle(M._omw_full(0, 0, dtype, value), who);
+export function scalarHandle(value, dtype, who) {
+  return checkHandle(omw.full(0, 0, dtype, value), who);
 }
 
 /**
@@ -136,7 +140,7 @@ function operands(who, names, values) {
 }
 
 function releaseAll(handles) {
-  for (const h of handles) M._omw_release(h);
+  for (const h of handles) omw.release(h);
 }
 
 /** omw_apply by op name (int attrs as BigInts, float attrs as numbers): every output as a new Tensor. */
@@ -148,7 +152,7 @@ export function applyAll(who, opName, inHandles, iattrs = [], fattrs = [], nOut 
 }
 
 /** omw_apply by op name, for an op of one output: it as a new Tensor. */
-function apply1(who, opName, inHandles, iattrs = [], fattrs = []) {
+export function apply1(who, opName, inHandles, iattrs = [], fattrs = []) {
   callOp(who, opId(opName), inHandles, iattrs, fattrs, 1);
   return adopt(applied.handles[0], applied.dtypes[0], applied.shapes[0]);
 }
@@ -159,11 +163,36 @@ function apply1(who, opName, inHandles, iattrs = [], fattrs = []) {
  */
 export function applyOp(who, opName, inHandles, iattrs = [], fattrs = [], nOut = 1) {
   const n = callOp(who, opId(opName), inHandles, iattrs, fattrs, nOut);
-  for (let j = 1; j < n; j++) M._omw_release(applied.handles[j]);
+  for (let j = 1; j < n; j++) omw.release(applied.handles[j]);
   return adopt(applied.handles[0], applied.dtypes[0], applied.shapes[0]);
 }
 
-/** An elementwise op with tensor-or-number operands (for js/ops/math.js too). */
+/** The function of an op of one tensor, `input` (js/ops/table.js's unary rows, js/ops/act.js). */
+export function unaryOp(who, opName) {
+  return (input) => apply1(who, opName, [handleOf(input, who, 'input')]);
+}
+
+/**
+ * The function of a float op of one tensor (exp, sqrt, sigmoid, ...): an int64 or bool input is
+ * cast to float32 first, as PyTorch promotes it (traced, the graph has the Cast).
+ */
+export function floatOp(who, opName) {
+  return (input) => {
+    const h = handleOf(input, who, 'input');
+    if (dtypeOf(input) === 'float32') return apply1(who, opName, [h]);
+    const f = checkHandle(omw.cast(h, dtypeCodes.get('float32')), who);
+    try {
+      return apply1(who, opName, [f]);
+    } finally {
+      omw.release(f);
+    }
+  };
+}
+
+/**
+ * An elementwise op with tensor-or-number operands, promoted as PyTorch's torch.result_type
+ * with numbers as weak scalars (js/ops/table.js's binary rows).
+ */
 export function elementwise(who, opName, names, values) {
   // the common cases without operands()'s lists: two tensors, a tensor and a number
   if (values.length === 2 && values[0] instanceof Tensor) {
@@ -174,7 +203,7 @@ export function elementwise(who, opName, names, values) {
       try {
         return apply1(who, opName, [h, s]);
       } finally {
-        M._omw_release(s);
+        omw.release(s);
       }
     }
   }
@@ -187,13 +216,14 @@ export function elementwise(who, opName, names, values) {
 }
 
 /** Reductions' dim argument: undefined/null (all dims), a number, or an array of numbers. */
-function dimsArg(dim, who) {
+export function dimsArg(dim, who) {
   if (dim === undefined || dim === null) return [];
   if (Array.isArray(dim)) return dim.map((d, i) => toI64(d, who, `dim[${i}]`));
   return [toI64(dim, who, 'dim')];
 }
 
-function isOptions(x) {
+/** Whether x is an options object (a plain object, not an array, typed array or Tensor). */
+export function isOptions(x) {
   return x !== null && typeof x === 'object' && !Array.isArray(x) && !ArrayBuffer.isView(x) && !(x instanceof Tensor);
 }
 
@@ -208,22 +238,6 @@ export function optionsArg(options, who, allowed = null) {
     if (!allowed.includes(k)) throw invalid(`${who}: unknown option '${k}' (expected ${allowed.join(', ')})`);
   }
   return options;
-}
-
-/** An integer count argument (number or bigint) as a number; C checks its range. */
-function count(x, who, what) {
-  const v = typeof x === 'bigint' ? Number(x) : x;
-  if (typeof v !== 'number' || !Number.isInteger(v)) throw invalid(`${who}: ${what} must be an integer, got ${describe(x)}`);
-  return v;
-}
-
-/** Wraps a possibly negative dim for a tensor of ndim dims (IndexOutOfRange like C otherwise). */
-function wrapDim(dim, ndim, who) {
-  const n = Math.max(ndim, 1);
-  if (dim < -n || dim >= n) {
-    throw new OmError('IndexOutOfRange', `${who}: dim ${dim} is out of range for a tensor of ${ndim} dims`);
-  }
-  return dim < 0 ? dim + n : dim;
 }
 
 function formatValue(v, dtype) {
@@ -247,12 +261,12 @@ export class Tensor {
 
   static {
     dtypeOf = (t) => t.#dtype;
-    ndimOf = (t) => t.#shape.length;
     watch = (t) => {
       if (!collector || t.#watched || !t.#h) return;
       collector.register(t, t.#h, t);
       t.#watched = true;
     };
+    selfOf = (t, who) => t.#use(who);
     keptOf = (t) => t.#kept;
     markKept = (t) => { t.#kept = true; };
     handleOf = (t, who, name) => {
@@ -290,7 +304,7 @@ export class Tensor {
   set requiresGrad(flag) {
     const h = this.#use('requiresGrad');
     if (typeof flag !== 'boolean') throw invalid(`requiresGrad: must be set to a boolean, got ${describe(flag)}`);
-    checkStatus(M._omw_set_requires_grad(h, flag ? 1 : 0), 'requiresGrad');
+    checkStatus(omw.set_requires_grad(h, flag ? 1 : 0), 'requiresGrad');
   }
 
   /**
@@ -300,13 +314,13 @@ export class Tensor {
    */
   get grad() {
     const h = this.#use('grad');
-    const g = M._omw_grad(h) >>> 0;
+    const g = omw.grad(h) >>> 0;
     if (!g) {
       this.#dropGrad();
       return null;
     }
     if (this.#grad && !this.#grad.isDisposed && this.#grad.#h === g) {
-      M._omw_release(g); // the same C tensor: keep the cached wrapper's reference
+      omw.release(g); // the same C tensor: keep the cached wrapper's reference
       return this.#grad;
     }
     this.#dropGrad();
@@ -331,7 +345,7 @@ export class Tensor {
     const T = this.#dtype === 'float32' ? Float32Array : this.#dtype === 'int64' ? BigInt64Array : Uint8Array;
     const p = heapAlloc(n * T.BYTES_PER_ELEMENT, 'toArray');
     try {
-      checkStatus(M._omw_read(h, p), 'toArray');
+      checkStatus(omw.read(h, p), 'toArray');
       return new T(M.HEAPU8.buffer, p, n).slice();
     } finally {
       M._free(p);
@@ -342,7 +356,7 @@ export class Tensor {
   item() {
     const h = this.#use('item');
     const [p] = marshal(['f64', 1]);
-    checkStatus(M._omw_item(h, p), 'item');
+    checkStatus(omw.item(h, p), 'item');
     return readF64(p, 1)[0];
   }
 
@@ -367,324 +381,6 @@ export class Tensor {
     return this.toString();
   }
 
-  // ---- elementwise ----
-  add(other) { this.#use('add'); return elementwise('add', 'add', ['self', 'other'], [this, other]); }
-  sub(other) { this.#use('sub'); return elementwise('sub', 'sub', ['self', 'other'], [this, other]); }
-  mul(other) { this.#use('mul'); return elementwise('mul', 'mul', ['self', 'other'], [this, other]); }
-  div(other) { this.#use('div'); return elementwise('div', 'div', ['self', 'other'], [this, other]); }
-  pow(exponent) { this.#use('pow'); return elementwise('pow', 'pow', ['self', 'exponent'], [this, exponent]); }
-  eq(other) { this.#use('eq'); return elementwise('eq', 'eq', ['self', 'other'], [this, other]); }
-  ne(other) { this.#use('ne'); return elementwise('ne', 'ne', ['self', 'other'], [this, other]); }
-  lt(other) { this.#use('lt'); return elementwise('lt', 'lt', ['self', 'other'], [this, other]); }
-  le(other) { this.#use('le'); return elementwise('le', 'le', ['self', 'other'], [this, other]); }
-  gt(other) { this.#use('gt'); return elementwise('gt', 'gt', ['self', 'other'], [this, other]); }
-  ge(other) { this.#use('ge'); return elementwise('ge', 'ge', ['self', 'other'], [this, other]); }
-
-  // trigonometric, hyperbolic, logical and bitwise ops, minimum, maximum, fmod, remainder (js/ops/math.js)
-  sin() { this.#use('sin'); return math.sin(this); }
-  cos() { this.#use('cos'); return math.cos(this); }
-  tan() { this.#use('tan'); return math.tan(this); }
-  asin() { this.#use('asin'); return math.asin(this); }
-  acos() { this.#use('acos'); return math.acos(this); }
-  atan() { this.#use('atan'); return math.atan(this); }
-  sinh() { this.#use('sinh'); return math.sinh(this); }
-  cosh() { this.#use('cosh'); return math.cosh(this); }
-  asinh() { this.#use('asinh'); return math.asinh(this); }
-  acosh() { this.#use('acosh'); return math.acosh(this); }
-  atanh() { this.#use('atanh'); return math.atanh(this); }
-  atan2(other) { this.#use('atan2'); return math.atan2(this, other); }
-  minimum(other) { this.#use('minimum'); return math.minimum(this, other); }
-  maximum(other) { this.#use('maximum'); return math.maximum(this, other); }
-  fmod(other) { this.#use('fmod'); return math.fmod(this, other); }
-  remainder(other) { this.#use('remainder'); return math.remainder(this, other); }
-  logicalAnd(other) { this.#use('logicalAnd'); return math.logicalAnd(this, other); }
-  logicalOr(other) { this.#use('logicalOr'); return math.logicalOr(this, other); }
-  logicalXor(other) { this.#use('logicalXor'); return math.logicalXor(this, other); }
-  /** torch.logical_not (`~mask` on a bool mask): this == 0, as bool (NaN is not zero). */
-  logicalNot() { this.#use('logicalNot'); return math.logicalNot(this); }
-  bitwiseAnd(other) { this.#use('bitwiseAnd'); return math.bitwiseAnd(this, other); }
-  bitwiseOr(other) { this.#use('bitwiseOr'); return math.bitwiseOr(this, other); }
-  bitwiseXor(other) { this.#use('bitwiseXor'); return math.bitwiseXor(this, other); }
-  bitwiseNot() { this.#use('bitwiseNot'); return math.bitwiseNot(this); }
-  neg() { return apply1('neg', 'neg', [this.#use('neg')]); }
-  abs() { return apply1('abs', 'abs', [this.#use('abs')]); }
-  sign() { return apply1('sign', 'sign', [this.#use('sign')]); }
-  exp() { return apply1('exp', 'exp', [this.#use('exp')]); }
-  log() { return apply1('log', 'log', [this.#use('log')]); }
-  sqrt() { return apply1('sqrt', 'sqrt', [this.#use('sqrt')]); }
-  rsqrt() { return apply1('rsqrt', 'rsqrt', [this.#use('rsqrt')]); }
-  relu() { return apply1('relu', 'relu', [this.#use('relu')]); }
-  sigmoid() { return apply1('sigmoid', 'sigmoid', [this.#use('sigmoid')]); }
-  tanh() { return apply1('tanh', 'tanh', [this.#use('tanh')]); }
-  erf() { this.#use('erf'); return act.erf(this); }
-  /** min(max(x, min), max); either bound null for none, or { min, max }. */
-  clamp(...args) { this.#use('clamp'); return act.clamp(this, ...args); }
-  clip(...args) { this.#use('clip'); return act.clamp(this, ...args); }
-  cumsum(dim) { this.#use('cumsum'); return act.cumsum(this, dim); }
-  maskedFill(mask, value) { this.#use('maskedFill'); return act.maskedFill(this, mask, value); }
-
-  // ---- dtype ----
-  to(dtype) {
-    const h = this.#use('to');
-    return wrapChecked(M._omw_cast(h, dtypeCode(dtype, 'to')), 'to');
-  }
-  float() { this.#use('float'); return this.to('float32'); }
-  long() { this.#use('long'); return this.to('int64'); }
-  bool() { this.#use('bool'); return this.to('bool'); }
-
-  // ---- views and copies ----
-  reshape(...shape) { return this.#reshape('reshape', shape); }
-  view(...shape) { return this.#reshape('view', shape); }
-  #reshape(who, args) {
-    const h = this.#use(who);
-    const s = intList(args, who, 'shape');
-    const ps = scratch(8 * s.length);
-    writeI64(ps, s);
-    return wrapChecked(M._omw_reshape(h, ps, s.length), who);
-  }
-
-  permute(...dims) {
-    const h = this.#use('permute');
-    return apply1('permute', 'permute', [h], intList(dims, 'permute', 'dims'));
-  }
-
-  transpose(dim0, dim1) {
-    const h = this.#use('transpose');
-    return wrapChecked(M._omw_transpose(h, toI32(dim0, 'transpose', 'dim0'), toI32(dim1, 'transpose', 'dim1')), 'transpose');
-  }
-
-  expand(...shape) {
-    const h = this.#use('expand');
-    return apply1('expand', 'expand', [h], intList(shape, 'expand', 'shape'));
-  }
-
-  slice(dim, start = 0, end = Infinity, step = 1) {
-    const h = this.#use('slice');
-    return apply1('slice', 'slice', [h], [
-      toI64(dim, 'slice', 'dim'),
-      toI64(start ?? 0, 'slice', 'start'),
-      toI64(end ?? Infinity, 'slice', 'end'),
-      toI64(step ?? 1, 'slice', 'step'),
-    ]);
-  }
-
-  narrow(dim, start, length) {
-    this.#use('narrow');
-    const d = wrapDim(Number(toI64(dim, 'narrow', 'dim')), this.#shape.length, 'narrow');
-    const size = BigInt(this.#shape[d]);
-    let s = toI64(start, 'narrow', 'start');
-    const n = toI64(length, 'narrow', 'length');
-    if (s < 0n) s += size;
-    if (s < 0n || s > size) throw new OmError('IndexOutOfRange', `narrow: start ${start} is out of range for dim ${d} of size ${size}`);
-    if (n < 0n || s + n > size) throw invalid(`narrow: start (${s}) + length (${n}) exceeds dimension size (${size})`);
-    return this.slice(d, s, s + n);
-  }
-
-  select(dim, index) {
-    const h = this.#use('select');
-    return apply1('select', 'select', [h], [toI64(dim, 'select', 'dim'), toI64(index, 'select', 'index')]);
-  }
-
-  /** torch.slice_scatter: a copy with src written into this[start:end:step] along dim (the
-   *  in-place form: this.slice(dim, start, end, step).copy_(src)). */
-  sliceScatter(src, dim = 0, start = 0, end = Infinity, step = 1) {
-    const h = this.#use('sliceScatter');
-    const w = 'sliceScatter';
-    const [pa] = marshal(['i64', [toI64(dim, w, 'dim'), toI64(start ?? 0, w, 'start'), toI64(end ?? Infinity, w, 'end'), toI64(step ?? 1, w, 'step')]]);
-    return wrapChecked(M._omw_slice_scatter(h, handleOf(src, w, 'src'), pa), w);
-  }
-
-  /** torch.select_scatter: a copy with src written at index along dim (in place:
-   *  this.select(dim, index).copy_(src)). */
-  selectScatter(src, dim, index) {
-    const h = this.#use('selectScatter');
-    const w = 'selectScatter';
-    const [pa] = marshal(['i64', [toI64(dim, w, 'dim'), toI64(index, w, 'index')]]);
-    return wrapChecked(M._omw_select_scatter(h, handleOf(src, w, 'src'), pa), w);
-  }
-
-  // sorting and repeats (js/ops/sort.js)
-  /** torch.topk: [values, indices] (om.topk). */
-  topk(k, ...rest) { this.#use('topk'); return sorting.topk(this, k, ...rest); }
-  /** torch.sort (stable): [values, indices] (om.sort). */
-  sort(...rest) { this.#use('sort'); return sorting.sort(this, ...rest); }
-  /** torch.argsort (stable) (om.argsort). */
-  argsort(...rest) { this.#use('argsort'); return sorting.argsort(this, ...rest); }
-  /** torch.repeat_interleave (om.repeatInterleave). */
-  repeatInterleave(repeats, dim) { this.#use('repeatInterleave'); return sorting.repeatInterleave(this, repeats, dim); }
-
-  /** torch.roll (om.roll). */
-  roll(shifts, dims) { this.#use('roll'); return roll(this, shifts, dims); }
-
-  squeeze(dims) {
-    const h = this.#use('squeeze');
-    return apply1('squeeze', 'squeeze', [h], dimsArg(dims, 'squeeze'));
-  }
-
-  unsqueeze(dim) {
-    const h = this.#use('unsqueeze');
-    return apply1('unsqueeze', 'unsqueeze', [h], [toI64(dim, 'unsqueeze', 'dim')]);
-  }
-
-  contiguous() { return wrapChecked(M._omw_contiguous(this.#use('contiguous')), 'contiguous'); }
-  clone() { return apply1('clone', 'clone', [this.#use('clone')]); }
-
-  /** Picks along dim by a 1-D int64 index (torch.index_select; js/ops/index.js). */
-  indexSelect(dim, index) { return indexing.indexSelect(this, dim, index); }
-  /** out[p] = this[p with p[dim] = index[p]] (torch.gather). */
-  gather(dim, index) { return indexing.gather(this, dim, index); }
-  /** A copy with source's slices added at index along dim (torch.index_add). */
-  indexAdd(dim, index, source) { return indexing.indexAdd(this, dim, index, source); }
-  /** A copy whose places where mask is true take source's elements in order (torch.masked_scatter). */
-  maskedScatter(mask, source) { this.#use('maskedScatter'); return indexing.maskedScatter(this, mask, source); }
-  /** A copy with values written (accumulate: added) where int64 indices point (torch.index_put). */
-  indexPut(indices, values, accumulate) { this.#use('indexPut'); return indexPut(this, indices, values, accumulate); }
-  /** A copy with src[p] added at p with p[dim] = index[p] (torch.scatter_add). */
-  scatterAdd(dim, index, src) { return indexing.scatterAdd(this, dim, index, src); }
-  /**
-   * Normally a new tensor over the same storage. While a trace records, C returns the traced
-   * tensor itself (a new reference, spec: Detach of a traced tensor returns it): the result is
-   * then a second handle to the same C tensor, and each handle releases its own reference.
-   */
-  detach() { return wrapChecked(M._omw_detach(this.#use('detach')), 'detach'); }
-
-  /** The transpose of a 2-D tensor (a view); a 0-d or 1-D tensor gives a new handle to itself. */
-  t() {
-    const h = this.#use('t');
-    const nd = this.#shape.length;
-    if (nd > 2) throw invalid(`t: expects a tensor with at most 2 dims, got ${nd}; use transpose(dim0, dim1)`);
-    if (nd < 2) return wrapChecked(M._omw_retain(h), 't');
-    return wrapChecked(M._omw_transpose(h, 0, 1), 't');
-  }
-
-  flatten(startDim = 0, endDim = -1) {
-    const h = this.#use('flatten');
-    const shape = this.#shape;
-    const s = wrapDim(toI32(startDim, 'flatten', 'startDim'), shape.length, 'flatten');
-    const e = wrapDim(toI32(endDim, 'flatten', 'endDim'), shape.length, 'flatten');
-    if (s > e) throw invalid(`flatten: startDim ${startDim} comes after endDim ${endDim}`);
-    const out = shape.length === 0 ? [1]
-      : [...shape.slice(0, s), shape.slice(s, e + 1).reduce((a, b) => a * b, 1), ...shape.slice(e + 1)];
-    const [ps] = marshal(['i64', out.map(BigInt)]);
-    return wrapChecked(M._omw_reshape(h, ps, out.length), 'flatten');
-  }
-
-  /**
-   * torch.split: pieces of splitSize along dim (the last may be shorter), or, given a list of
-   * sizes (non-negative, summing to the dim's size), pieces of those sizes. Views.
-   */
-  split(splitSizeOrSections, dim = 0) {
-    const h = this.#use('split');
-    const d = toI32(dim, 'split', 'dim');
-    if (Array.isArray(splitSizeOrSections)) {
-      const sizes = splitSizeOrSections.map((v, i) => toI64(v, 'split', `sizes[${i}]`));
-      const [ps, pout] = marshal(['i64', sizes], ['ptr', sizes.length]);
-      const n = M._omw_split_sizes(h, ps, sizes.length, d, pout);
-      if (n < 0) throw lastError('split');
-      return readU32(pout, n).map(wrap);
-    }
-    const splitSize = count(splitSizeOrSections, 'split', 'splitSize');
-    const n = this.#dimSize(d, splitSize > 0);
-    const maxOut = n === null ? 1 : Math.max(1, Math.ceil(n / splitSize));
-    const [pout] = marshal(['ptr', maxOut]);
-    const got = M._omw_split(h, splitSize, d, pout, maxOut);
-    if (got < 0) throw lastError('split');
-    return readU32(pout, got).map(wrap);
-  }
-
-  /**
-   * torch.chunk: pieces of ceil(size / chunks) along dim, so possibly fewer than chunks (5 in 4
-   * chunks is 2, 2, 1); an empty dim gives chunks empty pieces. Views.
-   */
-  chunk(chunks, dim = 0) {
-    const h = this.#use('chunk');
-    const d = toI32(dim, 'chunk', 'dim');
-    const c = count(chunks, 'chunk', 'chunks');
-    const n = this.#dimSize(d, c > 0);
-    const maxOut = n === null ? 1 : n > 0 ? Math.min(c, n) : c;
-    const [pout] = marshal(['ptr', maxOut]);
-    const got = M._omw_chunk(h, c, d, pout, maxOut);
-    if (got < 0) throw lastError('chunk');
-    return readU32(pout, got).map(wrap);
-  }
-
-  /** torch.unbind: the slices along dim (default 0), each without that dim (select views). */
-  unbind(dim = 0) {
-    this.#use('unbind');
-    const d = wrapDim(toI32(dim, 'unbind', 'dim'), this.#shape.length, 'unbind');
-    if (!this.#shape.length) throw new OmError('IndexOutOfRange', `unbind: dim ${dim} is out of range for a tensor of 0 dims`);
-    const out = [];
-    try {
-      for (let i = 0; i < this.#shape[d]; i++) out.push(this.select(d, i));
-    } catch (e) {
-      for (const t of out) t.dispose();
-      throw e;
-    }
-    return out;
-  }
-
-  /** The size of dim d when it is in range and ok (C reports the error otherwise), else null. */
-  #dimSize(d, ok) {
-    const nd = this.#shape.length;
-    return ok && d >= -nd && d < nd ? this.#shape[d < 0 ? d + nd : d] : null;
-  }
-
-  tril(k = 0) { return apply1('tril', 'tril', [this.#use('tril')], [toI64(k, 'tril', 'k')]); }
-  triu(k = 0) { return apply1('triu', 'triu', [this.#use('triu')], [toI64(k, 'triu', 'k')]); }
-
-  // ---- reductions ----
-  sum(dim, keepdim) { return this.#reduce('sum', dim, keepdim); }
-  mean(dim, keepdim) { return this.#reduce('mean', dim, keepdim); }
-  amax(dim, keepdim) { return this.#reduce('amax', dim, keepdim); }
-  amin(dim, keepdim) { return this.#reduce('amin', dim, keepdim); }
-  #reduce(who, dim, keepdim) {
-    const h = this.#use(who);
-    const k = toBool(keepdim, who, 'keepdim');
-    return apply1(who, who, [h], [k ? 1n : 0n, ...dimsArg(dim, who)]);
-  }
-
-  max(dim, keepdim) { return this.#maxMin('max', 'amax', 'max_dim', dim, keepdim); }
-  min(dim, keepdim) { return this.#maxMin('min', 'amin', 'min_dim', dim, keepdim); }
-  #maxMin(who, allOp, dimOp, dim, keepdim) {
-    const h = this.#use(who);
-    const k = toBool(keepdim, who, 'keepdim');
-    if (dim === undefined || dim === null) return apply1(who, allOp, [h], [k ? 1n : 0n]);
-    return applyAll(who, dimOp, [h], [toI64(dim, who, 'dim'), k ? 1n : 0n], [], 2);
-  }
-
-  argmax(dim, keepdim) { return this.#arg('argmax', '_omw_argmax', dim, keepdim); }
-  argmin(dim, keepdim) { return this.#arg('argmin', '_omw_argmin', dim, keepdim); }
-  #arg(who, fn, dim, keepdim) {
-    const h = this.#use(who);
-    const k = toBool(keepdim, who, 'keepdim');
-    if (dim !== undefined && dim !== null) {
-      return wrapChecked(M[fn](h, toI32(dim, who, 'dim'), k ? 1 : 0), who);
-    }
-    // no dim: the index into the flattened tensor (all-ones shape with keepdim)
-    const [ps] = marshal(['i64', [-1n]]);
-    const flat = checkHandle(M._omw_reshape(h, ps, 1), who);
-    let r;
-    try {
-      r = checkHandle(M[fn](flat, 0, 0), who);
-    } finally {
-      M._omw_release(flat);
-    }
-    if (!k) return wrap(r);
-    try {
-      const [pk] = marshal(['i64', this.#shape.map(() => 1n)]);
-      return wrapChecked(M._omw_reshape(r, pk, this.#shape.length), who);
-    } finally {
-      M._omw_release(r);
-    }
-  }
-
-  // ---- normalisation ----
-  softmax(dim) { return apply1('softmax', 'softmax', [this.#use('softmax')], [toI64(dim, 'softmax', 'dim')]); }
-  logSoftmax(dim) { return apply1('logSoftmax', 'log_softmax', [this.#use('logSoftmax')], [toI64(dim, 'logSoftmax', 'dim')]); }
-
-  // ---- linear algebra ----
-  matmul(other) { this.#use('matmul'); return product(this, other, 'matmul', 'self', 'other'); }
-
   // ---- autograd ----
   /**
    * Back-propagates into the leaves' grad, then frees the graph it ran (its saved values), as
@@ -696,14 +392,14 @@ export class Tensor {
     const { retainGraph = false } = optionsArg(options, 'backward', ['retainGraph']);
     if (typeof retainGraph !== 'boolean') throw invalid(`backward: retainGraph must be a boolean, got ${describe(retainGraph)}`);
     const g = grad === undefined || grad === null ? 0 : handleOf(grad, 'backward', 'grad');
-    checkStatus(M._omw_backward(h, g), 'backward');
-    if (!retainGraph) checkStatus(M._omw_free_graph(h), 'backward');
+    checkStatus(omw.backward(h, g), 'backward');
+    if (!retainGraph) checkStatus(omw.free_graph(h), 'backward');
   }
 
   zeroGrad() {
     const h = this.#use('zeroGrad');
     this.#dropGrad();
-    M._omw_zero_grad(h);
+    omw.zero_grad(h);
   }
 
   // ---- in place ----
@@ -711,7 +407,7 @@ export class Tensor {
     const h = this.#use('fill_');
     const v = scalarValue(value);
     if (v === undefined) throw invalid(`fill_: value must be a number, got ${describe(value)}`);
-    checkStatus(M._omw_fill(h, v), 'fill_');
+    checkStatus(omw.fill(h, v), 'fill_');
     return this;
   }
 
@@ -721,30 +417,11 @@ export class Tensor {
       if (scalarValue(src) === undefined) throw invalid(`copy_: src must be a Tensor or a number, got ${describe(src)}`);
       return this.fill_(src);
     }
-    checkStatus(M._omw_copy_from(h, handleOf(src, 'copy_', 'src')), 'copy_');
+    checkStatus(omw.copy_from(h, handleOf(src, 'copy_', 'src')), 'copy_');
     return this;
   }
 
   zero_() { return this.fill_(0); }
-  add_(other) { return this.#assign('add_', () => this.add(other)); }
-  sub_(other) { return this.#assign('sub_', () => this.sub(other)); }
-  mul_(other) { return this.#assign('mul_', () => this.mul(other)); }
-  div_(other) { return this.#assign('div_', () => this.div(other)); }
-  maskedFill_(mask, value) { return this.#assign('maskedFill_', () => this.maskedFill(mask, value)); }
-  maskedScatter_(mask, source) { return this.#assign('maskedScatter_', () => this.maskedScatter(mask, source)); }
-  /** torch.Tensor.index_put_ (x[i, j] = v): see {@link indexPut}. */
-  indexPut_(indices, values, accumulate) { return this.#assign('indexPut_', () => this.indexPut(indices, values, accumulate)); }
-
-  /** The in-place form of an op: its result (make()) copied into this (traced as a write). */
-  #assign(who, make) {
-    this.#use(who);
-    const v = make();
-    try {
-      return this.copy_(v);
-    } finally {
-      v.dispose();
-    }
-  }
 
   set_(index, value) {
     const h = this.#use('set_');
@@ -756,7 +433,7 @@ export class Tensor {
     const v = scalarValue(value);
     if (v === undefined) throw invalid(`set_: value must be a number, got ${describe(value)}`);
     const [pi] = marshal(['i64', idx]);
-    checkStatus(M._omw_set(h, pi, v), 'set_');
+    checkStatus(omw.set(h, pi, v), 'set_');
     return this;
   }
 
@@ -765,7 +442,7 @@ export class Tensor {
   dispose() {
     if (!this.#h) return;
     this.#dropGrad();
-    M._omw_release(this.#h);
+    omw.release(this.#h);
     this.#h = 0;
     if (this.#watched) collector.unregister(this);
   }
@@ -795,7 +472,7 @@ export function tensor(data, options = {}) {
   try {
     new Uint8Array(M.HEAPU8.buffer, p, bytes).set(new Uint8Array(typed.buffer, typed.byteOffset, bytes));
     const [ps] = marshal(['i64', shape.map(BigInt)]);
-    return wrapChecked(M._omw_from_data(p, ps, shape.length, code), 'tensor');
+    return wrapChecked(omw.from_data(p, ps, shape.length, code), 'tensor');
   } finally {
     M._free(p);
   }
@@ -816,7 +493,7 @@ function fullOf(who, shape, value, options) {
   const inferred = typeof value === 'boolean' ? 'bool' : typeof value === 'bigint' ? 'int64' : 'float32';
   const code = dtypeCode(opts.dtype ?? inferred, who);
   const [ps] = marshal(['i64', s]);
-  return wrapChecked(M._omw_full(ps, s.length, code, v), who);
+  return wrapChecked(omw.full(ps, s.length, code, v), who);
 }
 
 export function zeros(shape, options) { return fullOf('zeros', shape, 0, options); }
@@ -835,7 +512,7 @@ export function arange(...args) {
   const nums = args.map(Number);
   const [start, end, step] = nums.length === 1 ? [0, nums[0], 1] : [nums[0], nums[1], nums[2] ?? 1];
   const code = dtypeCode(opts.dtype ?? (allBig ? 'int64' : 'float32'), 'arange');
-  return wrapChecked(M._omw_arange(start, end, step, code), 'arange');
+  return wrapChecked(omw.arange(start, end, step, code), 'arange');
 }
 
 function seedHalves(seed, who) {
@@ -857,16 +534,63 @@ function random(who, normal, shape, options) {
   const hasSeed = opts.seed !== undefined && opts.seed !== null;
   const [lo, hi] = hasSeed ? seedHalves(opts.seed, who) : [0, 0];
   const [ps] = marshal(['i64', s]);
-  return wrapChecked(M._omw_random(ps, s.length, lo, hi, hasSeed ? 1 : 0, normal ? 1 : 0), who);
+  return wrapChecked(omw.random(ps, s.length, lo, hi, hasSeed ? 1 : 0, normal ? 1 : 0), who);
 }
 
 export function rand(shape, options) { return random('rand', false, shape, options); }
 export function randn(shape, options) { return random('randn', true, shape, options); }
 
+/**
+ * The *Like functions' arguments: input's shape, and the options with input's dtype unless they
+ * give one (torch.zeros_like(input, dtype=...)).
+ */
+function likeOf(who, input, options) {
+  requireReady(who);
+  handleOf(input, who, 'input');
+  const opts = creationOptions(options, who);
+  return [input.shape, { ...opts, dtype: opts.dtype ?? input.dtype }];
+}
+
+/** torch.zeros_like: zeros of input's shape and dtype (options.dtype another). */
+export function zerosLike(input, options) {
+  const [shape, opts] = likeOf('zerosLike', input, options);
+  return fullOf('zerosLike', shape, 0, opts);
+}
+
+/** torch.ones_like. */
+export function onesLike(input, options) {
+  const [shape, opts] = likeOf('onesLike', input, options);
+  return fullOf('onesLike', shape, 1, opts);
+}
+
+/** torch.full_like(input, fillValue): fillValue in input's dtype (or options.dtype). */
+export function fullLike(input, fillValue, options) {
+  const [shape, opts] = likeOf('fullLike', input, options);
+  return fullOf('fullLike', shape, fillValue, opts);
+}
+
+/** torch.empty_like: here zeros (memory is always initialised). */
+export function emptyLike(input, options) {
+  const [shape, opts] = likeOf('emptyLike', input, options);
+  return fullOf('emptyLike', shape, 0, opts);
+}
+
+/** torch.rand_like: uniform in [0, 1) at input's shape; float32 only (options.seed as rand). */
+export function randLike(input, options) {
+  const [shape, opts] = likeOf('randLike', input, options);
+  return random('randLike', false, shape, opts);
+}
+
+/** torch.randn_like: standard normal at input's shape; float32 only (options.seed as randn). */
+export function randnLike(input, options) {
+  const [shape, opts] = likeOf('randnLike', input, options);
+  return random('randnLike', true, shape, opts);
+}
+
 export function manualSeed(seed) {
   requireReady('manualSeed');
   const [lo, hi] = seedHalves(seed, 'manualSeed');
-  M._omw_manual_seed(lo, hi);
+  omw.manual_seed(lo, hi);
 }
 
 // ---- functions of several tensors ------------------------------------------------------------
@@ -882,7 +606,7 @@ function joinAlong(who, tensors, dim) {
   const hs = tensorList(tensors, who);
   const d = toI32(dim, who, 'dim');
   const [p] = marshal(['ptr', hs]);
-  return wrapChecked(M[`_omw_${who}`](p, hs.length, d), who);
+  return wrapChecked(omw[who](p, hs.length, d), who);
 }
 
 export function cat(tensors, dim = 0) {
@@ -893,16 +617,6 @@ export function stack(tensors, dim = 0) {
   return joinAlong('stack', tensors, dim);
 }
 
-/** torch.roll: each dims[k] rotated by shifts[k]; with no dims, the flattened tensor by one shift. */
-export function roll(input, shifts, dims) {
-  requireReady('roll');
-  const h = handleOf(input, 'roll', 'input');
-  const s = Array.isArray(shifts) ? shifts.map((v, i) => toI64(v, 'roll', `shifts[${i}]`)) : [toI64(shifts, 'roll', 'shifts')];
-  const d = dimsArg(dims, 'roll');
-  const [ps, pd] = marshal(['i64', s], ['i64', d]);
-  return wrapChecked(M._omw_roll(h, ps, s.length, pd, d.length), 'roll');
-}
-
 /** torch.meshgrid: the grid's coordinates, one view per input; options.indexing 'ij' (default) or 'xy'. */
 export function meshgrid(tensors, options) {
   requireReady('meshgrid');
@@ -910,35 +624,9 @@ export function meshgrid(tensors, options) {
   const indexing = options?.indexing ?? 'ij';
   if (indexing !== 'ij' && indexing !== 'xy') throw invalid(`meshgrid: indexing must be 'ij' or 'xy', got ${describe(indexing)}`);
   const [p, pout] = marshal(['ptr', hs], ['ptr', hs.length]);
-  const n = M._omw_meshgrid(p, hs.length, indexing === 'xy' ? 1 : 0, pout);
+  const n = omw.meshgrid(p, hs.length, indexing === 'xy' ? 1 : 0, pout);
   if (n < 0) throw lastError('meshgrid');
   return readU32(pout, n).map(wrap);
-}
-
-/**
- * torch.index_put: a copy of input with values written (accumulate: added) at the positions the
- * int64 index tensors (broadcast together) pick in input's first dims; values is a Tensor of
- * input's dtype or a number. x[i, j] = v in PyTorch is x.indexPut_([i, j], v); one bool index,
- * x[mask] = v, is js/ops/index.js maskPut.
- */
-export function indexPut(input, indices, values, accumulate = false) {
-  const who = 'indexPut';
-  requireReady(who);
-  const h = handleOf(input, who, 'input');
-  const list = indices instanceof Tensor ? [indices] : indices;
-  if (!Array.isArray(list)) throw invalid(`${who}: indices must be a Tensor or an array of tensors, got ${describe(indices)}`);
-  const hs = list.map((t, i) => handleOf(t, who, `indices[${i}]`));
-  if (typeof accumulate !== 'boolean') throw invalid(`${who}: accumulate must be a boolean, got ${describe(accumulate)}`);
-  const isTensor = values instanceof Tensor, v = isTensor ? undefined : scalarValue(values);
-  if (!isTensor && v === undefined) throw invalid(`${who}: values must be a Tensor or a number, got ${describe(values)}`);
-  if (list.length === 1 && dtypeOf(list[0]) === 'bool') return indexing.maskPut(input, list[0], values, accumulate);
-  const hv = isTensor ? handleOf(values, who, 'values') : scalarHandle(v, dtypeCodes.get(dtypeOf(input)), who);
-  try {
-    const [p] = marshal(['ptr', hs]);
-    return wrapChecked(M._omw_index_put(h, p, hs.length, hv, accumulate ? 1 : 0), who);
-  } finally {
-    if (!isTensor) M._omw_release(hv);
-  }
 }
 
 export function where(condition, input, other) {
@@ -952,107 +640,6 @@ export function where(condition, input, other) {
   }
 }
 
-/** torch.split(input, splitSizeOrSections, dim): input.split(...) as a function. */
-export function split(input, splitSizeOrSections, dim = 0) {
-  requireReady('split');
-  handle(input, 'split', 'input');
-  return input.split(splitSizeOrSections, dim);
-}
-
-/** torch.chunk(input, chunks, dim): input.chunk(chunks, dim) as a function. */
-export function chunk(input, chunks, dim = 0) {
-  requireReady('chunk');
-  handle(input, 'chunk', 'input');
-  return input.chunk(chunks, dim);
-}
-
-/** torch.unbind(input, dim): input.unbind(dim) as a function. */
-export function unbind(input, dim = 0) {
-  requireReady('unbind');
-  handle(input, 'unbind', 'input');
-  return input.unbind(dim);
-}
-
-/** torch.tril(input, k): input.tril(k) as a function (the causal mask: om.tril(om.ones([T, T]))). */
-export function tril(input, k = 0) {
-  requireReady('tril');
-  handle(input, 'tril', 'input');
-  return input.tril(k);
-}
-
-/** torch.triu(input, k): input.triu(k) as a function. */
-export function triu(input, k = 0) {
-  requireReady('triu');
-  handle(input, 'triu', 'input');
-  return input.triu(k);
-}
-
-/** torch.flatten(input, startDim, endDim): input.flatten(startDim, endDim) as a function. */
-export function flatten(input, startDim = 0, endDim = -1) {
-  requireReady('flatten');
-  handle(input, 'flatten', 'input');
-  return input.flatten(startDim, endDim);
-}
-
-/** input W^T + bias, as PyTorch's F.linear: input [..., in], weight [out, in], bias [out] or null. */
-export function linear(input, weight, bias = null) {
-  requireReady('linear');
-  const hs = [handle(input, 'linear', 'input'), handle(weight, 'linear', 'weight')];
-  if (bias !== null && bias !== undefined) hs.push(handle(bias, 'linear', 'bias'));
-  return apply1('linear', 'linear', hs);
-}
-
-export function matmul(a, b) {
-  requireReady('matmul');
-  return product(a, b, 'matmul', 'a', 'b');
-}
-
-/** a @ b: the matmul op when both have 2 or more dims (one call into wasm, the result's shape with
- *  it), else om_matmul, which adds PyTorch's rules for vectors. */
-function product(a, b, who, nameA, nameB) {
-  const ha = handleOf(a, who, nameA), hb = handleOf(b, who, nameB);
-  if (ndimOf(a) >= 2 && ndimOf(b) >= 2) return apply1(who, 'matmul', [ha, hb]);
-  return wrapChecked(M._omw_matmul(ha, hb), who);
-}
-
-/**
- * torch.addmm(input, mat1, mat2, { beta = 1, alpha = 1 }): beta * input + alpha * (mat1 @ mat2)
- * for matrices mat1 [n, k] and mat2 [k, m], input broadcast to [n, m] (Hugging Face's GPT-2
- * Conv1D: addmm(bias, x, weight)). A matmul and an add (a Mul for a beta or alpha other than 1);
- * beta 0 ignores input, as PyTorch (its NaN and infinities do not propagate).
- */
-export function addmm(input, mat1, mat2, options) {
-  requireReady('addmm');
-  const who = 'addmm';
-  const o = optionsArg(options, who, ['beta', 'alpha']);
-  const scale = (k) => {
-    const v = o[k] ?? 1;
-    if (typeof v !== 'number') throw invalid(`${who}: ${k} must be a number, got ${describe(v)}`);
-    return v;
-  };
-  const beta = scale('beta'), alpha = scale('alpha');
-  const hi = handleOf(input, who, 'input');
-  const hs = [mat1, mat2].map((m, k) => {
-    const h = handleOf(m, who, k ? 'mat2' : 'mat1'), nd = ndimOf(m);
-    if (nd !== 2) throw new OmError('ShapeMismatch', `${who}: ${k ? 'mat2' : 'mat1'} must be a matrix, got a ${nd}-D tensor`);
-    return h;
-  });
-  if (alpha === 1 && beta === 1) { // Conv1D's: the product, then the sum, with no scope or Tensor for the product
-    callOp('matmul', opId('matmul'), hs, [], [], 1);
-    const p = applied.handles[0];
-    try {
-      return apply1(who, 'add', [p, hi]);
-    } finally {
-      M._omw_release(p);
-    }
-  }
-  return tidy(() => {
-    const p = alpha === 1 ? matmul(mat1, mat2) : matmul(mat1, mat2).mul(alpha);
-    if (beta === 0) return p;
-    return p.add(beta === 1 ? input : input.mul(beta));
-  });
-}
-
 // ---- scopes ---------------------------------------------------------------------------------
 
 /**
@@ -1063,17 +650,17 @@ export function addmm(input, mat1, mat2, options) {
 export function noGrad(fn) {
   requireReady('noGrad');
   if (typeof fn !== 'function') throw invalid(`noGrad: expected a function, got ${describe(fn)}`);
-  const prev = M._omw_set_grad_enabled(0);
+  const prev = omw.set_grad_enabled(0);
   if (prev < 0) throw lastError('noGrad');
   let result;
   try {
     result = fn();
   } catch (e) {
-    if (M._omw_set_grad_enabled(prev) < 0) M._omw_clear_error(); // fn's exception comes first
+    if (omw.set_grad_enabled(prev) < 0) omw.clear_error(); // fn's exception comes first
     throw e;
   }
   // Restoring "off" fails only when fn began a trace inside the scope (NoGradInTrace).
-  if (M._omw_set_grad_enabled(prev) < 0) throw lastError('noGrad');
+  if (omw.set_grad_enabled(prev) < 0) throw lastError('noGrad');
   return result;
 }
 

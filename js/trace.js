@@ -12,7 +12,7 @@
 // or in one call, which also frees every tensor it made: om.trace(model, { x: [example, ['batch', null]] }).
 import { OmError, TraceError, invalid } from './errors.js';
 import {
-  M, requireReady, checkHandle, checkStatus, lastError, marshal, readU32, readF64, leakAlarm,
+  M, omw, requireReady, checkHandle, checkStatus, lastError, marshal, readU32, readF64, leakAlarm,
   withStrings, cString, stream, nodeFs, dtypeNames, withRuns, heapAlloc, jsMessage,
 } from './runtime.js';
 import { Tensor, wrap, handle, tidy, optionsArg } from './tensor.js';
@@ -118,7 +118,7 @@ function axesArg(axisNames, ndim, who) {
 
 /** Declares a Dim's sizes in the recording (C checks the example against them). */
 function declareDim(dim, who) {
-  withStrings([dim.name], ([p]) => checkStatus(M._omw_trace_dim(p, dim.multipleOf, dim.min,
+  withStrings([dim.name], ([p]) => checkStatus(omw.trace_dim(p, dim.multipleOf, dim.min,
     dim.max === Infinity ? 0 : dim.max), who));
 }
 
@@ -139,7 +139,7 @@ export class Tracer {
   /** Starts recording on this thread. TraceError InvalidUsage when one already records. */
   static begin() {
     requireReady('Tracer.begin');
-    checkStatus(M._omw_trace_begin(), 'Tracer.begin');
+    checkStatus(omw.trace_begin(), 'Tracer.begin');
     if (current && current.#state === 'recording') current.#state = 'replaced'; // its C recording had ended
     current = new Tracer(TOKEN);
     return current;
@@ -148,12 +148,12 @@ export class Tracer {
   /** True while a trace records (begun and not yet finished, aborted or ended by an error). */
   static get active() {
     requireReady('Tracer.active');
-    return !!M._omw_trace_active();
+    return !!omw.trace_active();
   }
 
   /** True while this tracer's recording is on. */
   get recording() {
-    return this.#state === 'recording' && current === this && !!M._omw_trace_active();
+    return this.#state === 'recording' && current === this && !!omw.trace_active();
   }
 
   #check(who) {
@@ -177,7 +177,7 @@ export class Tracer {
     for (const dim of dims) declareDim(dim, who);
     return withStrings([name, ...(names ?? [])], ([pn, ...pa]) => {
       const [pAxes] = names ? marshal(['ptr', pa]) : [0];
-      return wrap(checkHandle(M._omw_trace_input(pn, h, pAxes), who));
+      return wrap(checkHandle(omw.trace_input(pn, h, pAxes), who));
     });
   }
 
@@ -190,7 +190,7 @@ export class Tracer {
     this.#check(who);
     nameArg(name, who);
     const h = handle(tensor, who, 'tensor');
-    withStrings([name], ([pn]) => checkStatus(M._omw_trace_parameter(pn, h), who));
+    withStrings([name], ([pn]) => checkStatus(omw.trace_parameter(pn, h), who));
   }
 
   /**
@@ -213,16 +213,16 @@ export class Tracer {
     try {
       const n = withRuns((inputs, at, max) => {
         const hs = tidy(() => { // frees every tensor the run made; C keeps the outputs
-          const result = model(...inputs.map((h) => wrap(M._omw_retain(h))));
+          const result = model(...inputs.map((h) => wrap(omw.retain(h))));
           const named = namedOutputs(result, outputNames, 'trace');
           names = Object.keys(named);
           if (names.length > max) throw invalid(`trace: the model returned ${names.length} outputs (at most ${max})`);
           const handles = names.map((k) => handle(named[k], 'trace', `output ${JSON.stringify(k)}`));
-          return handles.map((h) => M._omw_retain(h));
+          return handles.map((h) => omw.retain(h));
         });
         new Uint32Array(M.HEAPU8.buffer, at, hs.length).set(hs);
         return hs.length;
-      }, (ctx) => M._omw_trace_run(ctx, outPtr, MAX_OUT));
+      }, (ctx) => omw.trace_run(ctx, outPtr, MAX_OUT));
       if (n < 0) throw withLocation(lastError(who));
       const hs = readU32(outPtr, n);
       return Object.fromEntries(names.map((k, i) => [k, wrap(hs[i])]));
@@ -256,7 +256,7 @@ export class Tracer {
     });
     return withStrings(names, (pn) => {
       const [ph, pnames] = marshal(['ptr', handles], ['ptr', pn]);
-      const m = M._omw_trace_finish(ph, pnames, names.length) >>> 0;
+      const m = omw.trace_finish(ph, pnames, names.length) >>> 0;
       this.#state = 'finished';
       if (!m) throw lastError(who);
       return new TracedModel(TOKEN, m);
@@ -267,7 +267,7 @@ export class Tracer {
   abort() {
     if (this.#state !== 'recording') return;
     this.#state = 'aborted';
-    if (current === this && M) M._omw_trace_abort();
+    if (current === this && M) omw.trace_abort();
   }
 }
 
@@ -275,9 +275,9 @@ export class Tracer {
 
 /** Reads [name, dtype, shape] of item i of a part (symbolic axes as their names). */
 function valueInfo(m, part, i) {
-  const name = cString(M._omw_traced_name(m, part, i));
+  const name = cString(omw.traced_name(m, part, i));
   const [pv, pd] = marshal(['f64', 2 + MAX_DIMS], ['ptr', MAX_DIMS]);
-  if (!M._omw_traced_info(m, part, i, pv, pd)) throw lastError('TracedModel');
+  if (!omw.traced_info(m, part, i, pv, pd)) throw lastError('TracedModel');
   const [dtype, ndim] = readF64(pv, 2);
   const sizes = readF64(pv + 16, ndim);
   const params = readU32(pd, ndim);
@@ -286,7 +286,7 @@ function valueInfo(m, part, i) {
 }
 
 function count(m, part) {
-  const n = M._omw_traced_count(m, part);
+  const n = omw.traced_count(m, part);
   if (n < 0) throw lastError('TracedModel');
   return n;
 }
@@ -295,7 +295,7 @@ function nodeValues(m, i, outputs) {
   let max = 8;
   for (;;) {
     const [p] = marshal(['ptr', max]);
-    const n = M._omw_traced_node_values(m, i, outputs ? 1 : 0, p, max);
+    const n = omw.traced_node_values(m, i, outputs ? 1 : 0, p, max);
     if (n < 0) throw lastError('graph');
     if (n <= max) return readU32(p, n).map((q) => cString(q) ?? '');
     max = n;
@@ -356,11 +356,11 @@ export class TracedModel {
    */
   get symbols() {
     const m = this.#use('symbols');
-    const n = M._omw_traced_symbol_count(m);
+    const n = omw.traced_symbol_count(m);
     if (n < 0) throw lastError('symbols');
     return Array.from({ length: n }, (_, i) => {
       const [pv, ps] = marshal(['f64', 5], ['ptr', 2]);
-      if (!M._omw_traced_symbol(m, i, pv, ps)) throw lastError('symbols');
+      if (!omw.traced_symbol(m, i, pv, ps)) throw lastError('symbols');
       const [multipleOf, min, max, checkedMin, checkedMax] = readF64(pv, 5);
       const [name, why] = readU32(ps, 2).map(cString);
       return { name, multipleOf, min, max: max < 0 ? Infinity : max, narrowedBy: why && jsMessage(why), checked: { min: checkedMin, max: checkedMax } };
@@ -371,7 +371,7 @@ export class TracedModel {
   graph() {
     const m = this.#use('graph');
     const nodes = Array.from({ length: count(m, PART_NODE) }, (_, i) => ({
-      opType: cString(M._omw_traced_name(m, PART_NODE, i)),
+      opType: cString(omw.traced_name(m, PART_NODE, i)),
       inputs: nodeValues(m, i, false),
       outputs: nodeValues(m, i, true),
     }));
@@ -385,7 +385,7 @@ export class TracedModel {
    * toBlob(), which holds no copy of the file in JS memory.
    */
   toOnnx(options) {
-    return this.#bytes('toOnnx', M._omw_traced_onnx_size, M._omw_traced_write, options);
+    return this.#bytes('toOnnx', omw.traced_onnx_size, omw.traced_write, options);
   }
 
   /**
@@ -400,7 +400,7 @@ export class TracedModel {
     const who = 'toBlob';
     if (typeof Blob !== 'function') throw new OmError('InvalidArgument', `${who}: this JavaScript environment has no Blob`);
     const parts = [];
-    this.#stream(who, M._omw_traced_onnx_size, M._omw_traced_write, options, (ptr, len) => {
+    this.#stream(who, omw.traced_onnx_size, omw.traced_write, options, (ptr, len) => {
       // a Blob takes no view of shared memory (the threaded build's): that chunk is copied first
       const chunk = M.HEAPU8.subarray(ptr, ptr + len);
       parts.push(new Blob([chunk.buffer instanceof ArrayBuffer ? chunk : chunk.slice()]));
@@ -414,7 +414,7 @@ export class TracedModel {
    * om.InferenceSession.create() runs them.
    */
   save() {
-    return this.#bytes('save', M._omw_traced_save_size, M._omw_traced_save);
+    return this.#bytes('save', omw.traced_save_size, omw.traced_save);
   }
 
   /** The bytes C streams with write(m, ctx), of the size size(m) announces, copied once. */
@@ -484,7 +484,7 @@ export class TracedModel {
     }
     let done = false;
     try {
-      const total = this.#stream(who, M._omw_traced_onnx_size, M._omw_traced_write, options, (ptr, len) => {
+      const total = this.#stream(who, omw.traced_onnx_size, omw.traced_write, options, (ptr, len) => {
         try {
           for (let off = 0; off < len;) off += nodeFs.writeSync(fd, M.HEAPU8, ptr + off, len - off);
         } catch (e) {
@@ -510,7 +510,7 @@ export class TracedModel {
   /** Frees the C model. Idempotent; any later use throws OmError Disposed. */
   dispose() {
     if (!this.#m) return;
-    M._omw_traced_release(this.#m);
+    omw.traced_release(this.#m);
     this.#m = 0;
     leakAlarm?.unregister(this);
   }
@@ -613,9 +613,9 @@ export function trace(model, inputs, options = {}) {
       // The model may have begun a recording of its own (after catching the error of a nested
       // Tracer.begin(), which ended ours): it ends here too. Any recording active now was begun
       // during this call, since ours could only begin when none was.
-      if (M._omw_trace_active()) {
+      if (omw.trace_active()) {
         current?.abort();
-        if (M._omw_trace_active()) M._omw_trace_abort();
+        if (omw.trace_active()) omw.trace_abort();
       }
     }
   });

@@ -1,4 +1,4 @@
-/* The flat C ABI the JS package calls (js/runtime.js and js/tensor.js). Every function is exported as _omw_*.
+/* The flat C ABI the JS package calls (js/runtime.js, whose omw object wraps each export for the rest of js/). Every function is exported as _omw_*.
  * Arguments are i32 (pointers, ints, flags) and f64 (values, 64-bit sizes passed as doubles,
  * which hold every size a 4 GB heap can reach exactly); arrays (shapes, dims, tensor handles)
  * are passed through a buffer in wasm memory that the JS side owns. Tensor handles are

@@ -3,7 +3,7 @@
 // Constructors take PyTorch's arguments positionally or as one options object:
 // new om.nn.LeakyReLU(0.2), new om.nn.GELU({ approximate: 'tanh' }), new om.nn.Dropout(0.1).
 import { Module } from './module.js';
-import { M, checkHandle } from '../runtime.js';
+import { omw, checkHandle } from '../runtime.js';
 import { wrap, handle } from '../tensor.js';
 import { describe } from '../convert.js';
 import { invalid } from '../errors.js';
@@ -123,7 +123,7 @@ export class Softplus extends Module {
 
 /** Returns its input (a new handle to the same tensor); constructor arguments are ignored, as PyTorch's. */
 export class Identity extends Module {
-  forward(x) { return wrap(checkHandle(M._omw_retain(handle(x, 'Identity', 'input')), 'Identity')); }
+  forward(x) { return wrap(checkHandle(omw.retain(handle(x, 'Identity', 'input')), 'Identity')); }
 }
 
 /** Flattens dims startDim..endDim (default 1..-1, keeping the batch), as PyTorch's nn.Flatten. */

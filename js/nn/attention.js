@@ -3,7 +3,8 @@
 // weights while training, as PyTorch.
 import { invalid } from '../errors.js';
 import { describe, toI32, toBool } from '../convert.js';
-import { Tensor, rand, zeros, where, linear, tidy, optionsArg } from '../tensor.js';
+import { Tensor, rand, zeros, where, tidy, optionsArg } from '../tensor.js';
+import { linear } from '../ops/linalg.js';
 import { Module, Linear } from './module.js';
 import { scaledDotProductAttention, toF64 } from '../ops/norm.js';
 import { dropout } from '../ops/act.js';

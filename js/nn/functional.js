@@ -1,5 +1,6 @@
 // om.nn.functional: the ops as functions, in PyTorch's names (torch.nn.functional).
-export { linear, flatten } from '../tensor.js';
+export { linear } from '../ops/linalg.js';
+export { flatten } from '../ops/shape.js';
 export { softmax, logSoftmax, layerNorm, groupNorm, batchNorm, scaledDotProductAttention } from '../ops/norm.js';
 export { embedding, interpolate } from '../ops/index.js';
 export { oneHot, pixelShuffle, pixelUnshuffle } from '../ops/sort.js';

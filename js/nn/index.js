@@ -2,7 +2,7 @@
 // loss.js, activation.js) and om.nn.functional (functional.js).
 export { Module, Linear } from './module.js';
 export { Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict } from './container.js';
-export { LSTM, GRU } from './recurrent.js';
+export { RNNBase, LSTM, GRU } from './recurrent.js';
 export { LayerNorm, GroupNorm, BatchNorm1d, BatchNorm2d, Softmax, LogSoftmax } from './norm.js';
 export { MultiheadAttention } from './attention.js';
 export { Embedding, Upsample, PixelShuffle, PixelUnshuffle } from './embedding.js';

@@ -13,7 +13,8 @@
 //
 // Parameters are ordinary tensors: made inside om.tidy(), they are freed when it returns.
 import { OmError, invalid } from '../errors.js';
-import { Tensor, linear, rand, tidy, noGrad, tensor, optionsArg, inScope } from '../tensor.js';
+import { Tensor, rand, tidy, noGrad, tensor, optionsArg, inScope } from '../tensor.js';
+import { linear } from '../ops/linalg.js';
 import { describe, toI32 } from '../convert.js';
 
 let walkModule; // (module, prefix, out, path) -> out, set in Module's static block

@@ -7,16 +7,18 @@
 //   const rnn = new om.nn.LSTM(8, 16, { numLayers: 2, batchFirst: true });
 //   const [out, [hN, cN]] = rnn.forward(x);        // x [N, T, 8] -> out [N, T, 16], hN, cN [2, N, 16]
 import { invalid } from '../errors.js';
-import { M, requireReady, marshal, readU32, lastError } from '../runtime.js';
+import { omw, requireReady, marshal, readU32, lastError } from '../runtime.js';
 import { Tensor, handle, wrap, rand, tidy, optionsArg } from '../tensor.js';
 import { describe, toI32 } from '../convert.js';
 import { Module } from './module.js';
 
-class RNNBase extends Module {
+/** LSTM's and GRU's base (om.nn.RNNBase, for instanceof): made only through them. */
+export class RNNBase extends Module {
   #kind;
 
   constructor(kind, inputSize, hiddenSize, options) {
     super();
+    if (new.target === RNNBase) throw invalid('RNNBase: the base class of LSTM and GRU; construct om.nn.LSTM or om.nn.GRU');
     const who = kind;
     this.#kind = kind;
     const nIn = toI32(inputSize, who, 'inputSize');
@@ -93,7 +95,7 @@ class RNNBase extends Module {
     const ps = this.#flat();
     const [pp, po] = marshal(['ptr', ps], ['ptr', lstm ? 3 : 2]);
     const flags = [this.numLayers, this.bias ? 1 : 0, this.batchFirst ? 1 : 0, this.bidirectional ? 1 : 0];
-    const n = lstm ? M._omw_lstm(hin, hs[0], hs[1], pp, ps.length, ...flags, po) : M._omw_gru(hin, hs[0], pp, ps.length, ...flags, po);
+    const n = lstm ? omw.lstm(hin, hs[0], hs[1], pp, ps.length, ...flags, po) : omw.gru(hin, hs[0], pp, ps.length, ...flags, po);
     if (n < 0) throw lastError(who);
     const [out, hN, cN] = readU32(po, n).map(wrap);
     return lstm ? [out, [hN, cN]] : [out, hN];

@@ -1,17 +1,14 @@
 // Activations and the misc ops (cumsum, pad, maskedFill, dropout) as functions: om.nn.functional
-// re-exports them, and the Tensor methods (clamp, cumsum, maskedFill, erf) call them. Arguments
-// follow PyTorch's names and defaults; parameters may be given positionally, as in PyTorch, or as
-// one trailing options object: leakyRelu(x, 0.2) or leakyRelu(x, { negativeSlope: 0.2 }).
+// re-exports them, and js/ops/table.js installs some as Tensor methods (relu, clamp, cumsum,
+// maskedFill, erf). Arguments follow PyTorch's names and defaults; parameters may be given
+// positionally, as in PyTorch, or as one trailing options object: leakyRelu(x, 0.2) or
+// leakyRelu(x, { negativeSlope: 0.2 }).
 import { invalid } from '../errors.js';
-import { M, checkHandle, requireReady } from '../runtime.js';
+import { omw, checkHandle, requireReady } from '../runtime.js';
 import { describe, toI64 } from '../convert.js';
-import { Tensor, wrap, handle, applyOp, retained } from '../tensor.js';
+import { wrap, handle, applyOp, retained, unaryOp, floatOp, isOptions } from '../tensor.js';
 
 const apply1 = (who, opName, hs, iattrs = [], fattrs = []) => applyOp(who, opName, hs, iattrs, fattrs);
-
-function isOptions(x) {
-  return x !== null && typeof x === 'object' && !Array.isArray(x) && !ArrayBuffer.isView(x) && !(x instanceof Tensor);
-}
 
 /**
  * The parameters after the input: positional values, or one options object whose keys must be
@@ -45,14 +42,14 @@ function bool(x, who, what) {
 
 // ---- activations ----------------------------------------------------------------------------
 
-export function relu(input) { return apply1('relu', 'relu', [handle(input, 'relu', 'input')]); }
-export function sigmoid(input) { return apply1('sigmoid', 'sigmoid', [handle(input, 'sigmoid', 'input')]); }
-export function tanh(input) { return apply1('tanh', 'tanh', [handle(input, 'tanh', 'input')]); }
-export function silu(input) { return apply1('silu', 'silu', [handle(input, 'silu', 'input')]); }
-export function hardswish(input) { return apply1('hardswish', 'hardswish', [handle(input, 'hardswish', 'input')]); }
+export const relu = unaryOp('relu', 'relu');
+export const sigmoid = floatOp('sigmoid', 'sigmoid'); // int64 and bool promoted to float32, as PyTorch
+export const tanh = floatOp('tanh', 'tanh');
+export const silu = unaryOp('silu', 'silu');
+export const hardswish = unaryOp('hardswish', 'hardswish');
 /** min(max(input + 3, 0), 6) / 6 (PyTorch's kernel); the gradient is 1/6 strictly inside (-3, 3). */
-export function hardsigmoid(input) { return apply1('hardsigmoid', 'hardsigmoid', [handle(input, 'hardsigmoid', 'input')]); }
-export function erf(input) { return apply1('erf', 'erf', [handle(input, 'erf', 'input')]); }
+export const hardsigmoid = unaryOp('hardsigmoid', 'hardsigmoid');
+export const erf = floatOp('erf', 'erf');
 
 /**
  * min(max(input, minVal), maxVal) (defaults -1, 1): the values of clamp, but PyTorch's gradient,
@@ -176,5 +173,5 @@ export function dropout(input, ...args) {
   const p = num(o.p, 'dropout', 'p'), training = bool(o.training, 'dropout', 'training');
   // the input itself where C's om_dropout returns it, without the call (C checks a bad p)
   if ((!training || p === 0) && p >= 0 && p <= 1) return retained(input, 'dropout', 'input');
-  return wrap(checkHandle(M._omw_dropout(h, p, training ? 1 : 0), 'dropout'));
+  return wrap(checkHandle(omw.dropout(h, p, training ? 1 : 0), 'dropout'));
 }

@@ -1,15 +1,15 @@
-// Indexing and resampling (src/ops/index.c, src/ops/resize.c) in PyTorch's names:
-// embedding, indexSelect, gather, indexAdd, scatterAdd, maskedScatter, interpolate, and maskPut
-// (indexPut with a bool index). Tensor methods (x.indexSelect, x.gather, x.indexAdd, x.scatterAdd,
-// x.maskedScatter, x.indexPut) and om.nn.functional call these.
+// Indexing and resampling (src/ops/index.c, src/ops/resize.c) in PyTorch's names: embedding,
+// indexPut, maskedScatter, interpolate (the plain ones, indexSelect, gather, indexAdd and
+// scatterAdd, are rows of js/ops/table.js). The table installs indexPut and maskedScatter as
+// Tensor methods and om.* functions; om.nn.functional has embedding and interpolate.
 //
 //   const ids = om.tensor([[1, 4], [2, 0]], { dtype: 'int64' });
 //   const e = om.nn.functional.embedding(ids, weight, { paddingIdx: 0 });     // [2, 2, dim]
 //   const up = om.nn.functional.interpolate(img, { scaleFactor: 2, mode: 'bilinear' });
 import { OmError, invalid } from '../errors.js';
-import { requireReady } from '../runtime.js';
-import { describe, toI64, toBool } from '../convert.js';
-import { Tensor, handle, applyOp, optionsArg, tidy, where, zeros } from '../tensor.js';
+import { omw, requireReady, checkHandle, dtypeCodes, marshal } from '../runtime.js';
+import { describe, toI64, toBool, scalarValue } from '../convert.js';
+import { Tensor, handle, wrap, applyOp, optionsArg, scalarHandle, tidy, where, zeros } from '../tensor.js';
 
 function unsupported(opts, who, names) {
   for (const name of names) {
@@ -31,38 +31,6 @@ export function embedding(input, weight, opts) {
   const hs = [handle(weight, who, 'weight'), handle(input, who, 'input')];
   const pad = o.paddingIdx === undefined || o.paddingIdx === null ? null : toI64(o.paddingIdx, who, 'paddingIdx');
   return applyOp(who, 'embedding', hs, [pad === null ? 0n : 1n, pad ?? 0n]);
-}
-
-/** input picked along dim by a 1-D int64 index (torch.index_select). */
-export function indexSelect(input, dim, index) {
-  const who = 'indexSelect';
-  requireReady(who);
-  const hs = [handle(input, who, 'input'), handle(index, who, 'index')];
-  return applyOp(who, 'index_select', hs, [toI64(dim, who, 'dim')]);
-}
-
-/** out[p] = input[p with p[dim] = index[p]] (torch.gather; index int64 of input's rank). */
-export function gather(input, dim, index) {
-  const who = 'gather';
-  requireReady(who);
-  const hs = [handle(input, who, 'input'), handle(index, who, 'index')];
-  return applyOp(who, 'gather', hs, [toI64(dim, who, 'dim')]);
-}
-
-/** input with source's slices added at index along dim (torch.index_add, alpha 1; float32). */
-export function indexAdd(input, dim, index, source) {
-  const who = 'indexAdd';
-  requireReady(who);
-  const hs = [handle(input, who, 'input'), handle(index, who, 'index'), handle(source, who, 'source')];
-  return applyOp(who, 'index_add', hs, [toI64(dim, who, 'dim')]);
-}
-
-/** input with src[p] added at p with p[dim] = index[p] (torch.scatter_add; src has index's shape). */
-export function scatterAdd(input, dim, index, src) {
-  const who = 'scatterAdd';
-  requireReady(who);
-  const hs = [handle(input, who, 'input'), handle(index, who, 'index'), handle(src, who, 'src')];
-  return applyOp(who, 'scatter_add', hs, [toI64(dim, who, 'dim')]);
 }
 
 const MODES = new Map([['nearest', 0n], ['bilinear', 1n]]);
@@ -168,12 +136,38 @@ export function maskedScatter(input, mask, source) {
 }
 
 /**
+ * torch.index_put: a copy of input with values written (accumulate: added) at the positions the
+ * int64 index tensors (broadcast together) pick in input's first dims; values is a Tensor of
+ * input's dtype or a number. x[i, j] = v in PyTorch is x.indexPut_([i, j], v); one bool index,
+ * x[mask] = v, is maskPut.
+ */
+export function indexPut(input, indices, values, accumulate = false) {
+  const who = 'indexPut';
+  requireReady(who);
+  const h = handle(input, who, 'input');
+  const list = indices instanceof Tensor ? [indices] : indices;
+  if (!Array.isArray(list)) throw invalid(`${who}: indices must be a Tensor or an array of tensors, got ${describe(indices)}`);
+  const hs = list.map((t, i) => handle(t, who, `indices[${i}]`));
+  if (typeof accumulate !== 'boolean') throw invalid(`${who}: accumulate must be a boolean, got ${describe(accumulate)}`);
+  const isTensor = values instanceof Tensor, v = isTensor ? undefined : scalarValue(values);
+  if (!isTensor && v === undefined) throw invalid(`${who}: values must be a Tensor or a number, got ${describe(values)}`);
+  if (list.length === 1 && list[0].dtype === 'bool') return maskPut(input, list[0], values, accumulate);
+  const hv = isTensor ? handle(values, who, 'values') : scalarHandle(v, dtypeCodes.get(input.dtype), who);
+  try {
+    const [p] = marshal(['ptr', hs]);
+    return wrap(checkHandle(omw.index_put(h, p, hs.length, hv, accumulate ? 1 : 0), who));
+  } finally {
+    if (!isTensor) omw.release(hv);
+  }
+}
+
+/**
  * indexPut with one bool index, PyTorch's x[mask] = v (and x[mask] += v with accumulate): mask
  * has input's leading dims. values (a number, or a Tensor broadcasting to input's other dims)
  * goes to every true place; a Tensor with one dim more whose first is not 1 gives the true places
  * its rows in order (maskedScatter). Fixed shapes, so it traces at every size.
  */
-export function maskPut(input, mask, values, accumulate) {
+function maskPut(input, mask, values, accumulate) {
   const who = 'indexPut';
   const lead = mask.shape.length, rest = input.shape.slice(lead);
   if (lead > input.shape.length || mask.shape.some((n, d) => n !== input.shape[d])) {

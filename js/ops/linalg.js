@@ -1,12 +1,67 @@
-// torch.einsum and torch.cdist as composites of the library's ops (permute, reshape, matmul,
-// sum; sub, abs, pow, amax), so their gradients and traced graphs are those of the ops:
+// Products: matmul, linear and addmm, and torch.einsum and torch.cdist as composites of the
+// library's ops (permute, reshape, matmul, sum; sub, abs, pow, amax), so their gradients and
+// traced graphs are those of the ops:
 //
 //   const scores = om.einsum('bhqd,bhkd->bhqk', q, k);   // a permute and a batched matmul
 //   const d = om.cdist(points, centres);                   // [..., P, R] Euclidean distances
 import { OmError, invalid } from '../errors.js';
-import { requireReady } from '../runtime.js';
+import { omw, requireReady, checkHandle, callOp, opId, applied } from '../runtime.js';
 import { describe } from '../convert.js';
-import { handle, tidy, where, cat } from '../tensor.js';
+import { handle, wrap, apply1, optionsArg, tidy, where, cat } from '../tensor.js';
+
+/** a @ b: the matmul op when both have 2 or more dims (one call into wasm, the result's shape with
+ *  it), else om_matmul, which adds PyTorch's rules for vectors. */
+export function matmul(input, other) {
+  const ha = handle(input, 'matmul', 'input'), hb = handle(other, 'matmul', 'other');
+  if (input.ndim >= 2 && other.ndim >= 2) return apply1('matmul', 'matmul', [ha, hb]);
+  return wrap(checkHandle(omw.matmul(ha, hb), 'matmul'));
+}
+
+/** input W^T + bias, as PyTorch's F.linear: input [..., in], weight [out, in], bias [out] or null. */
+export function linear(input, weight, bias = null) {
+  requireReady('linear');
+  const hs = [handle(input, 'linear', 'input'), handle(weight, 'linear', 'weight')];
+  if (bias !== null && bias !== undefined) hs.push(handle(bias, 'linear', 'bias'));
+  return apply1('linear', 'linear', hs);
+}
+
+/**
+ * torch.addmm(input, mat1, mat2, { beta = 1, alpha = 1 }): beta * input + alpha * (mat1 @ mat2)
+ * for matrices mat1 [n, k] and mat2 [k, m], input broadcast to [n, m] (Hugging Face's GPT-2
+ * Conv1D: addmm(bias, x, weight)). A matmul and an add (a Mul for a beta or alpha other than 1);
+ * beta 0 ignores input, as PyTorch (its NaN and infinities do not propagate).
+ */
+export function addmm(input, mat1, mat2, options) {
+  requireReady('addmm');
+  const who = 'addmm';
+  const o = optionsArg(options, who, ['beta', 'alpha']);
+  const scale = (k) => {
+    const v = o[k] ?? 1;
+    if (typeof v !== 'number') throw invalid(`${who}: ${k} must be a number, got ${describe(v)}`);
+    return v;
+  };
+  const beta = scale('beta'), alpha = scale('alpha');
+  const hi = handle(input, who, 'input');
+  const hs = [mat1, mat2].map((m, k) => {
+    const h = handle(m, who, k ? 'mat2' : 'mat1'), nd = m.ndim;
+    if (nd !== 2) throw new OmError('ShapeMismatch', `${who}: ${k ? 'mat2' : 'mat1'} must be a matrix, got a ${nd}-D tensor`);
+    return h;
+  });
+  if (alpha === 1 && beta === 1) { // Conv1D's: the product, then the sum, with no scope or Tensor for the product
+    callOp('matmul', opId('matmul'), hs, [], [], 1);
+    const p = applied.handles[0];
+    try {
+      return apply1(who, 'add', [p, hi]);
+    } finally {
+      omw.release(p);
+    }
+  }
+  return tidy(() => {
+    const p = alpha === 1 ? matmul(mat1, mat2) : matmul(mat1, mat2).mul(alpha);
+    if (beta === 0) return p;
+    return p.add(beta === 1 ? input : input.mul(beta));
+  });
+}
 
 const shapeError = (message) => new OmError('ShapeMismatch', message);
 

@@ -2,7 +2,7 @@
 // arguments as a trailing options object): softmax, logSoftmax, layerNorm, groupNorm, batchNorm,
 // scaledDotProductAttention. The ops are src/ops/norm.c; PyTorch semantics, float32.
 import { invalid } from '../errors.js';
-import { M, requireReady, checkHandle } from '../runtime.js';
+import { omw, requireReady, checkHandle } from '../runtime.js';
 import { describe, toI64, toBool, shapeArg } from '../convert.js';
 import { applyOp, handle, wrap, optionsArg } from '../tensor.js';
 
@@ -95,5 +95,5 @@ export function scaledDotProductAttention(query, key, value, options) {
   const causal = toBool(o.isCausal, who, 'isCausal', false);
   const hasScale = o.scale !== undefined && o.scale !== null;
   const scale = hasScale ? toF64(o.scale, who, 'scale') : 0;
-  return wrap(checkHandle(M._omw_scaled_dot_product_attention(q, k, v, mask, causal ? 1 : 0, scale, hasScale ? 1 : 0), who));
+  return wrap(checkHandle(omw.scaled_dot_product_attention(q, k, v, mask, causal ? 1 : 0, scale, hasScale ? 1 : 0), who));
 }

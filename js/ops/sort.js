@@ -8,7 +8,7 @@
 //   const buckets = om.bucketize(x, om.tensor([0, 1, 4]));  // int64 bucket of each element
 //   const up = om.nn.functional.pixelShuffle(feat, 2);       // [N, 4C, H, W] -> [N, C, 2H, 2W]
 import { invalid } from '../errors.js';
-import { M, requireReady, marshal, readU32, checkHandle } from '../runtime.js';
+import { omw, requireReady, marshal, readU32, checkHandle } from '../runtime.js';
 import { describe, toI64, toI32, toBool } from '../convert.js';
 import { Tensor, handle, wrap, applyAll, optionsArg } from '../tensor.js';
 
@@ -43,7 +43,7 @@ export function sort(input, ...rest) {
   const h = handle(input, who, 'input');
   toBool(stable, who, 'stable'); // always stable, which stable: false allows
   const [pi] = marshal(['ptr', 1]);
-  const v = checkHandle(M._omw_sort(h, toI32(dim ?? -1, who, 'dim'), toBool(descending, who, 'descending') ? 1 : 0, pi), who);
+  const v = checkHandle(omw.sort(h, toI32(dim ?? -1, who, 'dim'), toBool(descending, who, 'descending') ? 1 : 0, pi), who);
   const indices = readU32(pi, 1)[0]; // before wrap, which takes the scratch buffer
   return [wrap(v), wrap(indices)];
 }
@@ -70,7 +70,7 @@ export function searchsorted(sortedSequence, values, options) {
   if (o.side === 'left' && o.right === true) throw invalid(`${who}: side 'left' and right true are opposites`);
   const right = o.side === 'right' || toBool(o.right, who, 'right');
   const hs = handle(sortedSequence, who, 'sortedSequence'), hv = handle(values, who, 'values');
-  return wrap(checkHandle(M._omw_searchsorted(hs, hv, right ? 1 : 0, 0), who));
+  return wrap(checkHandle(omw.searchsorted(hs, hv, right ? 1 : 0, 0), who));
 }
 
 /** torch.bucketize(input, boundaries, { right }): searchsorted(boundaries, input) with 1-D boundaries. */
@@ -79,7 +79,7 @@ export function bucketize(input, boundaries, options) {
   requireReady(who);
   const o = optionsArg(options, who, ['right']);
   const hi = handle(input, who, 'input'), hb = handle(boundaries, who, 'boundaries');
-  return wrap(checkHandle(M._omw_searchsorted(hb, hi, toBool(o.right, who, 'right') ? 1 : 0, 1), who));
+  return wrap(checkHandle(omw.searchsorted(hb, hi, toBool(o.right, who, 'right') ? 1 : 0, 1), who));
 }
 
 /** F.one_hot(tensor, numClasses = -1): int64 classes -> int64 [..., numClasses] (-1: the largest + 1). */
@@ -88,7 +88,7 @@ export function oneHot(tensor, numClasses = -1) {
   requireReady(who);
   const h = handle(tensor, who, 'tensor');
   const [p] = marshal(['i64', [toI64(numClasses, who, 'numClasses')]]);
-  return wrap(checkHandle(M._omw_one_hot(h, p), who));
+  return wrap(checkHandle(omw.one_hot(h, p), who));
 }
 
 /**
@@ -103,13 +103,13 @@ export function repeatInterleave(input, repeats, dim) {
   const counts = repeats instanceof Tensor ? handle(repeats, who, 'repeats') : 0;
   const at = [counts ? 0n : toI64(repeats, who, 'repeats'), hasDim ? toI64(dim, who, 'dim') : 0n, hasDim ? 1n : 0n];
   const [p] = marshal(['i64', at]);
-  return wrap(checkHandle(M._omw_repeat_interleave(h, counts, p), who));
+  return wrap(checkHandle(omw.repeat_interleave(h, counts, p), who));
 }
 
 function triIndices(who, upper, row, col, offset) {
   requireReady(who);
   const [p] = marshal(['i64', [toI64(row, who, 'row'), toI64(col, who, 'col'), toI64(offset, who, 'offset')]]);
-  return wrap(checkHandle(M._omw_tri_indices(p, upper ? 1 : 0), who));
+  return wrap(checkHandle(omw.tri_indices(p, upper ? 1 : 0), who));
 }
 
 /** torch.tril_indices(row, col, offset = 0): int64 [2, n], the lower triangle's rows and columns, row by row. */
@@ -121,7 +121,7 @@ function shuffle(who, up, input, r) {
   requireReady(who);
   const h = handle(input, who, 'input');
   const [p] = marshal(['i64', [toI64(r, who, up ? 'upscaleFactor' : 'downscaleFactor')]]);
-  return wrap(checkHandle(M._omw_pixel_shuffle(h, p, up ? 1 : 0), who));
+  return wrap(checkHandle(omw.pixel_shuffle(h, p, up ? 1 : 0), who));
 }
 
 /** F.pixel_shuffle(input, upscaleFactor): [..., C r^2, H, W] -> [..., C, H r, W r]. */

@@ -110,6 +110,8 @@ describe('nn.LSTM and nn.GRU modules', () => {
   test('bad options and inputs are OmErrors naming the problem', () => om.tidy(() => {
     const bad = (fn, kind, re) => assert.throws(fn, (e) => e instanceof om.OmError && e.kind === kind && re.test(e.message), String(re));
     bad(() => new om.nn.LSTM(0, 4), 'InvalidArgument', /LSTM: inputSize and hiddenSize must be positive/);
+    bad(() => new om.nn.RNNBase('LSTM', 3, 4), 'InvalidArgument', /^RNNBase: the base class of LSTM and GRU; construct om.nn.LSTM or om.nn.GRU$/);
+    assert.ok(new om.nn.GRU(3, 4) instanceof om.nn.RNNBase);
     bad(() => new om.nn.GRU(3, 4, { dropout: 0.5 }), 'InvalidArgument', /GRU: dropout between layers is not supported \(only 0\)/);
     bad(() => new om.nn.GRU(3, 4, { numLayers: 0 }), 'InvalidArgument', /numLayers must be at least 1/);
     bad(() => new om.nn.LSTM(3, 4, { batchFirst: 1 }), 'InvalidArgument', /batchFirst must be a boolean/);

@@ -27,6 +27,11 @@ const r2 = om.arange(0, 1, 0.25);
 const u = om.rand([2, 2], { seed: 1 });
 const n = om.randn([2, 2], { seed: 2n });
 om.manualSeed(42);
+const likes: Tensor[] = [om.zerosLike(a), om.onesLike(c, { dtype: 'float32' }), om.fullLike(a, 2), om.emptyLike(d),
+  om.randLike(a, { seed: 3 }), om.randnLike(a)];
+void likes;
+// @ts-expect-error: randLike/randnLike make float32 only
+om.randLike(a, { dtype: 'int64' });
 
 // metadata
 const shape: number[] = a.shape;

@@ -1,0 +1,215 @@
+// The JS op table: one row per op that is a Tensor method or an om.* function. A row names the
+// op in JS, says how its arguments reach C (or which hand-written function of a family file
+// takes them), where it is installed (a Tensor method, an om.* function or both) and its
+// in-place form. From it this module builds the functions (`functions`, which js/index.js and
+// om.nn.functional export) and installs the methods on Tensor.prototype: a method checks its own
+// tensor ("add_: the tensor was disposed") and calls the function with it first, so a method and
+// its function share every other check and message.
+//
+// Argument handling of the generic rows (the hand-written ones say theirs in their family file):
+//   unary(op)             one tensor, `input`
+//   float(op)             one tensor, `input`; int64 and bool are cast to float32 first (PyTorch's
+//                         promotion of exp, log, sqrt, ...; the sin family promotes in C)
+//   binary(op, name)      two operands, each a Tensor or a number (boolean, bigint), promoted as
+//                         PyTorch's torch.result_type with numbers as weak scalars (tensor.js
+//                         elementwise); the second is called `name` (default 'other')
+//   attrs(op, signature)  tensors and int attributes, e.g. 'input, dim: int, index': the tensors
+//                         are the op's inputs in order, the ints its int attributes in order
+//                         ('k: int = 0' gives a default when the argument is undefined)
+import { toI64 } from '../convert.js';
+import {
+  Tensor, self, handle, unaryOp, floatOp, applyOp, elementwise, meshgrid, where, cat, stack,
+} from '../tensor.js';
+import { requireReady } from '../runtime.js';
+import * as shape from './shape.js';
+import * as reduce from './reduce.js';
+import * as linalg from './linalg.js';
+import * as act from './act.js';
+import * as norm from './norm.js';
+import * as indexing from './index.js';
+import * as sorting from './sort.js';
+
+const unary = (op) => ({ build: (name) => unaryOp(name, op) });
+const float = (op) => ({ build: (name) => floatOp(name, op) });
+
+const binary = (op, second = 'other') => ({
+  build: (name) => {
+    const names = ['input', second];
+    return (input, other) => elementwise(name, op, names, [input, other]);
+  },
+});
+
+const attrs = (op, signature) => ({
+  build: (name) => {
+    const params = signature.split(',').map((p) => {
+      const [, id, type, dflt] = /^\s*(\w+)(?:\s*:\s*(int))?(?:\s*=\s*(-?\d+))?\s*$/.exec(p);
+      return { id, int: type === 'int', dflt: dflt === undefined ? undefined : BigInt(dflt) };
+    });
+    return (...args) => {
+      const hs = [], ints = [];
+      params.forEach((p, i) => { if (!p.int) hs.push(handle(args[i], name, p.id)); });
+      params.forEach((p, i) => {
+        if (p.int) ints.push(args[i] === undefined && p.dflt !== undefined ? p.dflt : toI64(args[i], name, p.id));
+      });
+      return applyOp(name, op, hs, ints);
+    };
+  },
+});
+
+/** A hand-written function (its family file checks the arguments). */
+const impl = (fn) => ({ build: () => fn });
+
+const M = 'method', F = 'function', MF = 'method, function';
+
+/** [JS name, argument handling, installed as, in-place form] */
+export const OPS = [
+  // elementwise arithmetic and comparisons, promoted as PyTorch
+  ['add', binary('add'), M, 'add_'],
+  ['sub', binary('sub'), M, 'sub_'],
+  ['mul', binary('mul'), M, 'mul_'],
+  ['div', binary('div'), M, 'div_'],
+  ['pow', binary('pow', 'exponent'), M],
+  ['eq', binary('eq'), M],
+  ['ne', binary('ne'), M],
+  ['lt', binary('lt'), M],
+  ['le', binary('le'), M],
+  ['gt', binary('gt'), M],
+  ['ge', binary('ge'), M],
+  ['atan2', binary('atan2'), MF], // the angle of the point (other, input) in [-pi, pi]
+  ['minimum', binary('minimum'), MF], // NaN where either is NaN
+  ['maximum', binary('maximum'), MF],
+  ['fmod', binary('fmod'), MF], // the sign of input (C's fmod); integer x mod 0 is 0
+  ['remainder', binary('remainder'), MF], // the sign of other (Python's %)
+  ['logicalAnd', binary('logical_and'), MF], // truth values (nonzero is true) combined, as bool
+  ['logicalOr', binary('logical_or'), MF],
+  ['logicalXor', binary('logical_xor'), MF],
+  ['bitwiseAnd', binary('bitwise_and'), MF], // int64 or bool; float32 is DtypeMismatch
+  ['bitwiseOr', binary('bitwise_or'), MF],
+  ['bitwiseXor', binary('bitwise_xor'), MF],
+  // elementwise functions of one tensor (integers promoted to float32 where PyTorch does)
+  ['neg', unary('neg'), M],
+  ['abs', unary('abs'), M],
+  ['sign', unary('sign'), M],
+  ['exp', float('exp'), M],
+  ['log', float('log'), M],
+  ['sqrt', float('sqrt'), M],
+  ['rsqrt', float('rsqrt'), M],
+  ['sin', unary('sin'), MF],
+  ['cos', unary('cos'), MF],
+  ['tan', unary('tan'), MF],
+  ['asin', unary('asin'), MF],
+  ['acos', unary('acos'), MF],
+  ['atan', unary('atan'), MF],
+  ['sinh', unary('sinh'), MF],
+  ['cosh', unary('cosh'), MF],
+  ['asinh', unary('asinh'), MF],
+  ['acosh', unary('acosh'), MF],
+  ['atanh', unary('atanh'), MF],
+  ['logicalNot', unary('logical_not'), MF], // input == 0 as bool (`~mask`)
+  ['bitwiseNot', unary('bitwise_not'), MF],
+  ['clone', unary('clone'), M],
+  // activations and the misc ops (js/ops/act.js; om.nn.functional has the functions)
+  ['relu', impl(act.relu), M],
+  ['sigmoid', impl(act.sigmoid), M],
+  ['tanh', impl(act.tanh), M],
+  ['erf', impl(act.erf), M],
+  ['clamp', impl(act.clamp), M],
+  ['clip', impl(act.clamp), M],
+  ['cumsum', impl(act.cumsum), M],
+  ['maskedFill', impl(act.maskedFill), M, 'maskedFill_'],
+  ['softmax', impl(norm.softmax), M],
+  ['logSoftmax', impl(norm.logSoftmax), M],
+  // dtype
+  ['to', impl(shape.to), M],
+  ['float', impl((input) => shape.to(input, 'float32')), M],
+  ['long', impl((input) => shape.to(input, 'int64')), M],
+  ['bool', impl((input) => shape.to(input, 'bool')), M],
+  // views, copies and splits (js/ops/shape.js)
+  ['reshape', impl(shape.reshape), M],
+  ['view', impl(shape.view), M],
+  ['permute', impl(shape.permute), M],
+  ['transpose', impl(shape.transpose), M],
+  ['expand', impl(shape.expand), M],
+  ['slice', impl(shape.slice), M],
+  ['narrow', impl(shape.narrow), M],
+  ['select', attrs('select', 'input, dim: int, index: int'), M],
+  ['sliceScatter', impl(shape.sliceScatter), M],
+  ['selectScatter', impl(shape.selectScatter), M],
+  ['squeeze', impl(shape.squeeze), M],
+  ['unsqueeze', attrs('unsqueeze', 'input, dim: int'), M],
+  ['contiguous', impl(shape.contiguous), M],
+  ['detach', impl(shape.detach), M],
+  ['t', impl(shape.t), M],
+  ['flatten', impl(shape.flatten), MF],
+  ['split', impl(shape.split), MF],
+  ['chunk', impl(shape.chunk), MF],
+  ['unbind', impl(shape.unbind), MF],
+  ['roll', impl(shape.roll), MF],
+  ['tril', attrs('tril', 'input, k: int = 0'), MF],
+  ['triu', attrs('triu', 'input, k: int = 0'), MF],
+  ['cat', impl(cat), F],
+  ['stack', impl(stack), F],
+  ['meshgrid', impl(meshgrid), F],
+  ['where', impl(where), F],
+  // reductions (js/ops/reduce.js)
+  ['sum', impl(reduce.sum), M],
+  ['mean', impl(reduce.mean), M],
+  ['amax', impl(reduce.amax), M],
+  ['amin', impl(reduce.amin), M],
+  ['max', impl(reduce.max), M],
+  ['min', impl(reduce.min), M],
+  ['argmax', impl(reduce.argmax), M],
+  ['argmin', impl(reduce.argmin), M],
+  // indexing (js/ops/index.js)
+  ['indexSelect', attrs('index_select', 'input, dim: int, index'), M],
+  ['gather', attrs('gather', 'input, dim: int, index'), M],
+  ['indexAdd', attrs('index_add', 'input, dim: int, index, source'), M],
+  ['scatterAdd', attrs('scatter_add', 'input, dim: int, index, src'), M],
+  ['maskedScatter', impl(indexing.maskedScatter), MF, 'maskedScatter_'],
+  ['indexPut', impl(indexing.indexPut), MF, 'indexPut_'],
+  // sorting and repeats (js/ops/sort.js)
+  ['topk', impl(sorting.topk), MF],
+  ['sort', impl(sorting.sort), MF],
+  ['argsort', impl(sorting.argsort), MF],
+  ['searchsorted', impl(sorting.searchsorted), F],
+  ['bucketize', impl(sorting.bucketize), F],
+  ['repeatInterleave', impl(sorting.repeatInterleave), MF],
+  ['trilIndices', impl(sorting.trilIndices), F],
+  ['triuIndices', impl(sorting.triuIndices), F],
+  // products (js/ops/linalg.js)
+  ['matmul', impl(linalg.matmul), MF],
+  ['addmm', impl(linalg.addmm), F],
+  ['einsum', impl(linalg.einsum), F],
+  ['cdist', impl(linalg.cdist), F],
+];
+
+/** The om.* functions of the table's rows, by JS name. */
+export const functions = {};
+
+for (const [name, how, on, inplace] of OPS) {
+  const fn = how.build(name);
+  if (on.includes(F)) {
+    functions[name] = (...args) => { requireReady(name); return fn(...args); };
+  }
+  if (!on.includes(M)) continue;
+  Object.defineProperty(Tensor.prototype, name, {
+    value: function (...args) { self(this, name); return fn(this, ...args); },
+    writable: true, configurable: true,
+  });
+  if (inplace) {
+    // the op's result copied into this tensor (traced as a write)
+    Object.defineProperty(Tensor.prototype, inplace, {
+      value: function (...args) {
+        self(this, inplace);
+        const v = this[name](...args);
+        try {
+          return this.copy_(v);
+        } finally {
+          v.dispose();
+        }
+      },
+      writable: true, configurable: true,
+    });
+  }
+}
+Object.freeze(functions);
