@@ -300,12 +300,14 @@ static int clamped(om_trace *tr, const pool *p, const int64_t *a, int n, bool ma
   return OM_FIT_NONE;
 }
 
-/* min(E1 + b1, E2 + b2) (max: true, the max), of two entries of the pool: Math.min(T, S), with
- * each side the smaller at two sizes or more. b1 is the largest a - E1 (the smallest for a max). */
-static int min_of_two(om_lower *l, const pool *p, const int64_t *a, int n, bool max) {
+/* min(E1 + b1, E2 + b2) (max: true, the max), of two entries of the pool (one of them entry
+ * `with` when it is >= 0): Math.min(T, S), with each side the smaller at two sizes or more. b1 is
+ * the largest a - E1 (the smallest for a max). */
+static int min_of_two(om_lower *l, const pool *p, const int64_t *a, int n, bool max, int with) {
   om_trace *tr = l->tr;
   for (int i = 0; i < p->n; i++)
     for (int j = i + 1; j < p->n; j++) {
+      if (with >= 0 && i != with && j != with) continue;
       int64_t b1 = a[0] - p->e[i][0], b2 = a[0] - p->e[j][0], e1[RUNS_MAX + 1], e2[RUNS_MAX + 1];
       for (int r = 1; r < n; r++) {
         int64_t d1 = a[r] - p->e[i][r], d2 = a[r] - p->e[j][r];
@@ -332,8 +334,9 @@ static int min_of_two(om_lower *l, const pool *p, const int64_t *a, int n, bool 
 }
 
 /* The minima and maxima: min(E + b, k), max(E + b, k), and each negated (Math.max(N, 5) - N is
- * 5 - min(N, 5)); then min and max of two sizes. OM_FIT_NONE when none fits, OM_FIT_ERROR. */
-static int clamps(om_lower *l, const pool *p, const int64_t *a, int n) {
+ * 5 - min(N, 5)); then min and max of two sizes (one of them entry `with` when it is >= 0).
+ * OM_FIT_NONE when none fits, OM_FIT_ERROR. */
+static int clamps(om_lower *l, const pool *p, const int64_t *a, int n, int with) {
   for (int neg = 0; neg < 2; neg++)
     for (int max = 0; max < 2; max++) {
       int64_t s[RUNS_MAX + 1];
@@ -342,21 +345,22 @@ static int clamps(om_lower *l, const pool *p, const int64_t *a, int n) {
       if (x != OM_FIT_NONE) return x < 0 ? OM_FIT_ERROR : neg ? om__x_lin(l->tr, -1, x, 0, -1, 0) : x;
     }
   for (int max = 0; max < 2; max++) {
-    int x = min_of_two(l, p, a, n, max);
+    int x = min_of_two(l, p, a, n, max, with);
     if (x != OM_FIT_NONE) return x;
   }
   return OM_FIT_NONE;
 }
 
-/* clamps(), else c * E plus one of them, c 1 or -1 and E a size the call reads or a symbol:
- * Math.max(T, B) - T (a pad up to the larger) is max(T, B) less T, Math.min(H, 8) + H. */
+/* clamps(), else c * E plus one of them, c 1 or -1 and E an entry of the pool (a minimum or
+ * maximum of two sizes then has E as one side): Math.max(T, B) - T (a pad up to the larger) is
+ * max(T, B) less T, Math.min(H, 8) + H. */
 static int clamp_forms(om_lower *l, const pool *p, const int64_t *a, int n) {
-  int x = clamps(l, p, a, n);
-  for (int i = 0; i < p->near && x == OM_FIT_NONE; i++)
+  int x = clamps(l, p, a, n, -1);
+  for (int i = 0; i < p->n && x == OM_FIT_NONE; i++)
     for (int64_t c = 1; c >= -1 && x == OM_FIT_NONE; c -= 2) {
       int64_t s[RUNS_MAX + 1];
       for (int r = 0; r < n; r++) s[r] = a[r] - c * p->e[i][r];
-      if ((x = clamps(l, p, s, n)) >= 0) return om__x_lin(l->tr, 1, x, c, p->x[i], 0);
+      if ((x = clamps(l, p, s, n, i)) >= 0) return om__x_lin(l->tr, 1, x, c, p->x[i], 0);
     }
   return x;
 }
