@@ -7,8 +7,10 @@
  * two of those before the rest):
  *   c * E + b;  m * floor((c * E + b) / k) + d, k <= 16 (the only such form that fits, else
  *   the runs cannot tell which); k * floor((E + b) / k) for a k > 16 that divides every value
- *   (a split's last piece by 26 starts there); min(E + b, k) (a split's piece, whole at larger sizes);
- *   c * (a product of input axes) + b;  c * E1 * E2 + b;  c1 * E1 + c2 * E2 + b.
+ *   (a split's last piece by 26 starts there); min(E + b, k) (a split's piece, whole at larger sizes),
+ *   and c * E plus such a minimum or maximum (Math.max(T, B) - T);  c * (a product of input axes) + b;
+ *   c * E1 * E2 + b;  E * (any of these forms), up to three factors (B * floor((H + 6) / 7));
+ *   c1 * E1 + c2 * E2 + b;  periodic forms by any divisor.
  * With 7 runs (the record run and 6 at other sizes, runs.c; fewer where a run has no such call)
  * an affine form is checked at more sizes than determine it, a floor division must have seen
  * every residue of its divisor at twice as many sizes as the divisor (else the record run asks
