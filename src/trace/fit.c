@@ -369,10 +369,30 @@ static int clamp_forms(om_lower *l, const pool *p, const int64_t *a, int n) {
 
 static int fit_values(om_lower *l, const pool *p, const int64_t *a, int n, bool *floored, int64_t (*at)[64], int *n_at, int depth);
 
+/* E * Q where size E (expression ex, values e) divides a in every run and the quotient Q fits
+ * (fit_values, one factor deeper); OM_FIT_NONE otherwise, keeping in *miss the first quotient that
+ * more runs may pin down (and its points in at). */
+static int divided(om_lower *l, const pool *p, const int64_t *a, int n, int ex, const int64_t *e, bool *floored,
+                   int64_t (*at)[64], int *n_at, int depth, int *miss) {
+  int64_t q[RUNS_MAX + 1], at_i[OM_AT_MAX][64];
+  bool ok = distinct(e, n) >= 2, fl = false;
+  for (int r = 0; r < n && ok; r++) ok = e[r] != 0 && a[r] % e[r] == 0, q[r] = ok ? a[r] / e[r] : 0;
+  if (!ok || distinct(q, n) < 2) return OM_FIT_NONE; /* a constant quotient is c * E, affine above */
+  int n_i = 0, x = fit_values(l, p, q, n, &fl, at_i, &n_i, depth + 1);
+  if (x >= 0) return *floored = fl, om__x_mul(l->tr, ex, x);
+  if (x == OM_FIT_ERROR) return x;
+  if (x != OM_FIT_NONE && *miss == OM_FIT_NONE) { /* the first quotient more runs may tell: its points */
+    *miss = x;
+    memcpy(at, at_i, sizeof at_i[0] * (size_t)n_i);
+    *n_at = n_i;
+  }
+  return OM_FIT_NONE;
+}
+
 /* The products: c * (a product of an input's axes) + b, c * (a product of symbols) + b,
- * c * E1 * E2 + b, then E * Q for an entry E of the pool that divides a at every run and a
- * quotient Q of any form, a product again up to three factors in all (B * floor((H + 6) / 7) *
- * floor((W + 6) / 7): Swin's window count times the batch, whose floors need not be extents).
+ * c * E1 * E2 + b, then E * Q for an entry E of the pool, or a floor division of a symbol, that
+ * divides a at every run and a quotient Q of any form, a product again up to three factors in all
+ * (B * floor((H + 6) / 7) * floor((W + 6) / 7): Swin's window count times the batch).
  * OM_FIT_NONE when none fits; a quotient that more runs may pin down gives its miss. */
 static int products(om_lower *l, const pool *p, const int64_t *a, int n, bool *floored, int64_t (*at)[64], int *n_at, int depth) {
   om_trace *tr = l->tr;
@@ -429,17 +449,28 @@ static int products(om_lower *l, const pool *p, const int64_t *a, int n, bool *f
     }
   int miss = OM_FIT_NONE;
   for (int i = 0; i < p->n && depth < 2; i++) {
-    int64_t q[RUNS_MAX + 1], at_i[OM_AT_MAX][64];
-    bool ok = distinct(p->e[i], n) >= 2, fl = false;
-    for (int r = 0; r < n && ok; r++) ok = p->e[i][r] != 0 && a[r] % p->e[i][r] == 0, q[r] = ok ? a[r] / p->e[i][r] : 0;
-    if (!ok || distinct(q, n) < 2) continue; /* a constant quotient is c * E, affine above */
-    int n_i = 0, x = fit_values(l, p, q, n, &fl, at_i, &n_i, depth + 1);
-    if (x >= 0) return *floored = fl, om__x_mul(tr, p->x[i], x);
-    if (x == OM_FIT_ERROR) return x;
-    if (x != OM_FIT_NONE && miss == OM_FIT_NONE) { /* the first quotient more runs may tell: its points */
-      miss = x;
-      memcpy(at, at_i, sizeof at_i[0] * (size_t)n_i);
-      *n_at = n_i;
+    int x = divided(l, p, a, n, p->x[i], p->e[i], floored, at, n_at, depth, &miss);
+    if (x != OM_FIT_NONE) return x;
+  }
+  /* a floor division of a symbol no tensor has as an extent, floor((S + b) / k), k <= K_MAX, where
+   * S took every residue of k at 2k sizes (as a floor form must): B * ceil(H / 5) * ceil(W / 3) */
+  for (int k = 0; k < tr->symbols.n && depth < 2; k++) {
+    int s = 0, sym = om__x_sym(tr, k);
+    while (s < p->near && p->x[s] != sym) s++;
+    for (int64_t d = 2; s < p->near && d <= K_MAX; d++) {
+      bool seen[K_MAX] = {0};
+      int residues = 0;
+      for (int r = 0; r < n; r++) seen[((p->e[s][r] % d) + d) % d] = true;
+      for (int64_t m = 0; m < d; m++) residues += seen[m];
+      for (int64_t b0 = 0; residues == d && distinct(p->e[s], n) >= 2 * d && b0 < d; b0++) {
+        int64_t f[RUNS_MAX + 1];
+        bool divides = true; /* before the expression is made: most candidates do not */
+        for (int r = 0; r < n; r++) f[r] = fdiv(p->e[s][r] + b0, d), divides &= f[r] != 0 && a[r] % f[r] == 0;
+        if (!divides) continue;
+        int num = om__x_lin(tr, 1, sym, 0, -1, b0), fx = num < 0 ? -1 : om__x_floordiv(tr, num, d);
+        int x = fx < 0 ? OM_FIT_ERROR : divided(l, p, a, n, fx, f, floored, at, n_at, depth, &miss);
+        if (x != OM_FIT_NONE) return x;
+      }
     }
   }
   return miss;

@@ -717,6 +717,12 @@ static int batch_times_floor(om_tensor *const *in, om_tensor **out) {
   return (out[0] = om_zeros((int64_t[]){s[0] * (s[1] / 3), s[2]}, 2, OM_FLOAT32)) ? 1 : -1;
 }
 
+/* Three factors, none of them an extent: zeros([B * ceil(H / 3) * floor((W + 1) / 4)]). */
+static int three_factors(om_tensor *const *in, om_tensor **out) {
+  const int64_t *s = om_tensor_shape(in[0]);
+  return (out[0] = om_zeros((int64_t[]){s[0] * ((s[1] + 2) / 3) * ((s[2] + 1) / 4)}, 1, OM_FLOAT32)) ? 1 : -1;
+}
+
 /* Products of any number of factors, each a symbol or a floor division of one. */
 TEST(products_of_floors) {
   om_tensor *ex = om_randn((int64_t[]){2, 9, 11, 2}, 4, 7, true);
@@ -731,6 +737,11 @@ TEST(products_of_floors) {
   m = om_test_trace(batch_times_floor, ex3, BS, 1);
   CHECK(m != NULL);
   if (m) om_test_check_out(m, 0, "batch*floor(seq/3),3");
+  om_traced_release(m);
+  CHECK(om_trace_begin());
+  m = om_test_trace(three_factors, ex, bhwc, 1);
+  CHECK(m != NULL);
+  if (m) om_test_check_out(m, 0, "batch*floor((h+2)/3)*floor((w+1)/4)");
   om_traced_release(m);
   om_tensor *t[] = {ex, ex3};
   om__release_all(t, 2);

@@ -93,7 +93,7 @@ describe('sizes a model computes', () => {
     assert.deepEqual(tm.outputs[0].shape, ['B', 'H', 'W', 3]);
   }));
 
-  test('a symbol times floor divisions: windows of 6 counted as B * ceil(H / 6) * ceil(W / 6), and B * Math.floor(T / 4)', () => withTraced((keep) => {
+  test('a symbol times floor divisions: windows of 6 counted as B * ceil(H / 6) * ceil(W / 6), B * ceil(H / 5) * floor((W + 1) / 3) and B * Math.floor(T / 4)', () => withTraced((keep) => {
     // torchvision Swin writes the window count out (x.shape[0] / numWindows, B * numWindows): no -1
     const ws = 6;
     const windows = (x) => {
@@ -108,6 +108,11 @@ describe('sizes a model computes', () => {
       [{ B: 1, H: 1, W: 1 }, { B: 3, H: 6, W: 6 }, { B: 1, H: 7, W: 5 }, { B: 2, H: 11, W: 12 }, { B: 1, H: 12, W: 13 },
         { B: 1, H: 17, W: 9 }, { B: 4, H: 3, W: 40 }, { B: 1, H: 97, W: 61 }]);
     assert.deepEqual(tw.outputs.map((o) => o.shape), [['B', 'H', 'W', 2], ['B', 36, 2]]);
+    // three factors none of which a tensor has as an extent
+    const three = (x) => { const [B, H, W] = x.shape; return om.zeros([B * Math.ceil(H / 5) * Math.floor((W + 1) / 3), 2]).add(x.sum()); };
+    const t3 = traceAt(keep, three, { x: [om.randn([2, 8, 13, 2], { seed: 16 }), ['B', 'H', 'W', null]] },
+      [{ B: 1, H: 1, W: 2 }, { B: 3, H: 5, W: 5 }, { B: 1, H: 6, W: 3 }, { B: 2, H: 11, W: 7 }, { B: 1, H: 24, W: 40 }, { B: 5, H: 101, W: 64 }]);
+    assert.deepEqual(t3.outputs[0].shape, ['B*floor((W+1)/3)*floor((H+4)/5)', 2]);
     const rows = (x) => om.zeros([x.shape[0] * Math.floor(x.shape[1] / 4), 2]).add(x.sum());
     const tr = traceAt(keep, rows, { x: [om.randn([3, 9], { seed: 14 }), ['B', 'T']] },
       [1, 3, 4, 5, 7, 8, 10, 11, 12, 13, 61].map((T, k) => ({ B: 1 + (k % 3), T })));
