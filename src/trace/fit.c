@@ -9,8 +9,8 @@
  *   the runs cannot tell which); k * floor((E + b) / k) for a k > 16 that divides every value
  *   (a split's last piece by 26 starts there); min(E + b, k) (a split's piece, whole at larger sizes),
  *   and c * E plus such a minimum or maximum (Math.max(T, B) - T);  c * (a product of input axes) + b;
- *   c * E1 * E2 + b;  E * (any of these forms), up to three factors (B * floor((H + 6) / 7));
- *   c1 * E1 + c2 * E2 + b;  periodic forms by any divisor.
+ *   c * E1 * E2 + b;  c1 * E1 + c2 * E2 + b;  periodic forms by any divisor;  last, E * (any of
+ *   these forms), up to three factors (B * floor((H + 6) / 7)). 
  * With 7 runs (the record run and 6 at other sizes, runs.c; fewer where a run has no such call)
  * an affine form is checked at more sizes than determine it, a floor division must have seen
  * every residue of its divisor at twice as many sizes as the divisor (else the record run asks
@@ -390,11 +390,8 @@ static int divided(om_lower *l, const pool *p, const int64_t *a, int n, int ex, 
 }
 
 /* The products: c * (a product of an input's axes) + b, c * (a product of symbols) + b,
- * c * E1 * E2 + b, then E * Q for an entry E of the pool, or a floor division of a symbol, that
- * divides a at every run and a quotient Q of any form, a product again up to three factors in all
- * (B * floor((H + 6) / 7) * floor((W + 6) / 7): Swin's window count times the batch).
- * OM_FIT_NONE when none fits; a quotient that more runs may pin down gives its miss. */
-static int products(om_lower *l, const pool *p, const int64_t *a, int n, bool *floored, int64_t (*at)[64], int *n_at, int depth) {
+ * c * E1 * E2 + b (factored, below, the rest). OM_FIT_NONE when none fits. */
+static int products(om_lower *l, const pool *p, const int64_t *a, int n) {
   om_trace *tr = l->tr;
   int64_t c, b;
   int64_t prod[RUNS_MAX + 1];
@@ -447,13 +444,40 @@ static int products(om_lower *l, const pool *p, const int64_t *a, int n, bool *f
       int x = om__x_mul(tr, p->x[i], p->x[j]);
       return x < 0 ? -1 : om__x_lin(tr, c, x, 0, -1, b);
     }
+  return OM_FIT_NONE;
+}
+
+
+int om__fit_int(om_lower *l, int64_t a0, const int64_t *vals, bool *floored, int64_t (*at)[64], int *n_at) {
+  static _Thread_local pool p;
+  pool_runs(l, &p);
+  int n = 1 + p.runs;
+  bool moves = false;
+  for (int i = 0; i < p.runs; i++) moves |= vals[p.ix[i]] != a0;
+  *floored = false;
+  *n_at = 0;
+  if (!moves) return om__x_const(l->tr, a0);
+  if (n < 3) return OM_FIT_NONE; /* every form is checked at a point beyond those that determine it */
+  pool_make(l, &p);
+  int64_t a[RUNS_MAX + 1];
+  a[0] = a0;
+  for (int i = 0; i < p.runs; i++) a[1 + i] = vals[p.ix[i]];
+  return fit_values(l, &p, a, n, floored, at, n_at, 0);
+}
+
+/* E * Q for an entry E of the pool that divides a at every run and a quotient Q of any form, a
+ * product again up to three factors in all (B * floor((H + 6) / 7) * floor((W + 6) / 7): Swin's
+ * window count times the batch); then with E a floor division of a symbol no tensor has as an
+ * extent, floor((S + b) / k), k <= K_MAX, where S took every residue of k at 2k sizes (as a floor
+ * form must): B * ceil(H / 5) * floor((W + 1) / 3). Tried last, when no other form fits: a
+ * divisor of a small value (a pad of W % 7) fits a quotient too easily. */
+static int factored(om_lower *l, const pool *p, const int64_t *a, int n, bool *floored, int64_t (*at)[64], int *n_at, int depth) {
+  om_trace *tr = l->tr;
   int miss = OM_FIT_NONE;
   for (int i = 0; i < p->n && depth < 2; i++) {
     int x = divided(l, p, a, n, p->x[i], p->e[i], floored, at, n_at, depth, &miss);
     if (x != OM_FIT_NONE) return x;
   }
-  /* a floor division of a symbol no tensor has as an extent, floor((S + b) / k), k <= K_MAX, where
-   * S took every residue of k at 2k sizes (as a floor form must): B * ceil(H / 5) * ceil(W / 3) */
   for (int k = 0; k < tr->symbols.n && depth < 2; k++) {
     int s = 0, sym = om__x_sym(tr, k);
     while (s < p->near && p->x[s] != sym) s++;
@@ -476,32 +500,14 @@ static int products(om_lower *l, const pool *p, const int64_t *a, int n, bool *f
   return miss;
 }
 
-
-int om__fit_int(om_lower *l, int64_t a0, const int64_t *vals, bool *floored, int64_t (*at)[64], int *n_at) {
-  static _Thread_local pool p;
-  pool_runs(l, &p);
-  int n = 1 + p.runs;
-  bool moves = false;
-  for (int i = 0; i < p.runs; i++) moves |= vals[p.ix[i]] != a0;
-  *floored = false;
-  *n_at = 0;
-  if (!moves) return om__x_const(l->tr, a0);
-  if (n < 3) return OM_FIT_NONE; /* every form is checked at a point beyond those that determine it */
-  pool_make(l, &p);
-  int64_t a[RUNS_MAX + 1];
-  a[0] = a0;
-  for (int i = 0; i < p.runs; i++) a[1 + i] = vals[p.ix[i]];
-  return fit_values(l, &p, a, n, floored, at, n_at, 0);
-}
-
 /* The forms, in order, of the values a (a[0] the example's, a[1 + i] run p->ix[i]'s) over pool p;
- * depth: the factors a product form has divided out already (products(), below). */
+ * depth: the factors a product form has divided out already (factored()). */
 static int fit_values(om_lower *l, const pool *p, const int64_t *a, int n, bool *floored, int64_t (*at)[64], int *n_at, int depth) {
   om_trace *tr = l->tr;
   int64_t c, b;
   *floored = false;
   *n_at = 0;
-  if (distinct(a, n) == 1) return om__x_const(tr, a[0]); /* a quotient products() divided out */
+  if (distinct(a, n) == 1) return om__x_const(tr, a[0]); /* a quotient factored() divided out */
   /* the sizes the call reads and the symbols first, then every extent: an affine form in a far
    * extent that takes few values (floor((W+8)/9)) can fit what a floor of the call's own input
    * gives at every run */
@@ -555,8 +561,9 @@ static int fit_values(om_lower *l, const pool *p, const int64_t *a, int n, bool 
                * minimum seen on both sides (a floor of an extent min(B,3), which takes three
                * values, fits Math.min(B, 2) too, and cannot be pinned down) or a periodic one */
     int x = clamp_forms(l, p, a, n);
-    if (x == OM_FIT_NONE) x = products(l, p, a, n, floored, at, n_at, depth);
+    if (x == OM_FIT_NONE) x = products(l, p, a, n);
     if (x == OM_FIT_NONE) x = periodic_fit(l, p, a, n, floored, at, n_at);
+    if (x == OM_FIT_NONE) x = factored(l, p, a, n, floored, at, n_at, depth);
     return x == OM_FIT_NONE ? OM_FIT_UNDECIDED : x;
   }
   int64_t m = 0; /* k * floor((E + b) / k), k > K_MAX: the start of a split's last piece, split(26).at(-1) */
@@ -587,7 +594,7 @@ static int fit_values(om_lower *l, const pool *p, const int64_t *a, int n, bool 
   }
   int x = clamp_forms(l, p, a, n);
   if (x != OM_FIT_NONE) return x;
-  x = products(l, p, a, n, floored, at, n_at, depth);
+  x = products(l, p, a, n);
   if (x != OM_FIT_NONE) return x;
   static const int64_t cs[4] = {1, -1, 2, -2};
   for (int i = 0; i < p->n && n >= 6; i++) /* c1 * E1 + c2 * E2 + b: three numbers, checked at three more points */
@@ -606,7 +613,8 @@ static int fit_values(om_lower *l, const pool *p, const int64_t *a, int n, bool 
           if (ok) return om__x_lin(tr, cs[u], p->x[i], cs[w], p->x[j], b);
         }
     }
-  return periodic_fit(l, p, a, n, floored, at, n_at);
+  x = periodic_fit(l, p, a, n, floored, at, n_at);
+  return x == OM_FIT_NONE ? factored(l, p, a, n, floored, at, n_at, depth) : x;
 }
 
 const char *om__fit_seen(om_lower *l, int64_t a0, const int64_t *vals, char *buf, size_t cap) {
