@@ -147,11 +147,14 @@ def convnext():
 # Swin's tokens: floor(H / 4) after the patch embedding, ceil of half that after the merge. A stage
 # shifts its odd blocks' windows only along a side whose padded size is above the window (7): from
 # H = 32 in the first stage and H = 60 in the second (57 gives 14 -> 14 and 7 -> 7). Every size but
-# 64 pads to a multiple of 7. The cases at batch 2 and width 64 are for a trace with symbolic H.
+# 64 pads to a multiple of 7. The cases with H and W from 60 are for a trace with symbolic batch, H
+# and W: 60 itself (two windows a side in the second stage), odd sizes, one side a whole number of
+# windows (112: 28 tokens, 4 windows, then 14) and the other not, many windows (257: 64 tokens).
 @model('SwinTransformer(patch_size=[4, 4], embed_dim=16, depths=[2, 2], num_heads=[2, 4], window_size=[7, 7], '
        'stochastic_depth_prob=0.2, num_classes=10)',
        [[1, 3, 64, 64], [3, 3, 64, 64], [5, 3, 64, 64], [2, 3, 57, 61], [1, 3, 64, 113], [1, 3, 99, 58], [2, 3, 120, 76], [1, 3, 201, 150],
-        [2, 3, 61, 64], [2, 3, 99, 64], [2, 3, 150, 64], [2, 3, 257, 64]])
+        [2, 3, 61, 64], [2, 3, 99, 64], [2, 3, 150, 64], [2, 3, 257, 64],
+        [1, 3, 60, 60], [3, 3, 67, 91], [1, 3, 112, 83], [2, 3, 89, 112], [1, 3, 63, 230]])
 def swin():
     return SwinTransformer(patch_size=[4, 4], embed_dim=16, depths=[2, 2], num_heads=[2, 4], window_size=[7, 7],
                            stochastic_depth_prob=0.2, num_classes=10)

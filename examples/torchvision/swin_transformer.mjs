@@ -6,8 +6,9 @@
 //   const net = swin_t({ numClasses: 10 }).eval();
 //
 // Written as torchvision writes it, the attention mask filled in place and the size branches
-// included. It traces with a symbolic batch; with symbolic H and W the tracer refuses today
-// (SymbolicShape: the window count times the batch, B * num_windows, is not a size it fits), see
+// included. It traces with symbolic batch, H and W, H and W declared from where every stage shifts
+// its windows (om.Dim('h', { min: 60 }) for the test's two stages of window 7): below, a stage
+// does not shift along that side, a size branch; see
 // examples/torchvision/README.md. Weights start from om.nn's default initialisation.
 import * as om from 'onemodel';
 import { invalidConfig, makeLayer, optionsOf } from './_utils.mjs';

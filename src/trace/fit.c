@@ -7,8 +7,10 @@
  * two of those before the rest):
  *   c * E + b;  m * floor((c * E + b) / k) + d, k <= 16 (the only such form that fits, else
  *   the runs cannot tell which); k * floor((E + b) / k) for a k > 16 that divides every value
- *   (a split's last piece by 26 starts there); min(E + b, k) (a split's piece, whole at larger sizes);
- *   c * (a product of input axes) + b;  c * E1 * E2 + b;  c1 * E1 + c2 * E2 + b.
+ *   (a split's last piece by 26 starts there); min(E + b, k) (a split's piece, whole at larger sizes),
+ *   and c * E plus such a minimum or maximum (Math.max(T, B) - T);  c * (a product of input axes) + b;
+ *   c * E1 * E2 + b;  c1 * E1 + c2 * E2 + b;  periodic forms by any divisor;  last, E * (any of
+ *   these forms), up to three factors (B * floor((H + 6) / 7)). 
  * With 7 runs (the record run and 6 at other sizes, runs.c; fewer where a run has no such call)
  * an affine form is checked at more sizes than determine it, a floor division must have seen
  * every residue of its divisor at twice as many sizes as the divisor (else the record run asks
@@ -300,12 +302,14 @@ static int clamped(om_trace *tr, const pool *p, const int64_t *a, int n, bool ma
   return OM_FIT_NONE;
 }
 
-/* min(E1 + b1, E2 + b2) (max: true, the max), of two entries of the pool: Math.min(T, S), with
- * each side the smaller at two sizes or more. b1 is the largest a - E1 (the smallest for a max). */
-static int min_of_two(om_lower *l, const pool *p, const int64_t *a, int n, bool max) {
+/* min(E1 + b1, E2 + b2) (max: true, the max), of two entries of the pool (one of them entry
+ * `with` when it is >= 0): Math.min(T, S), with each side the smaller at two sizes or more. b1 is
+ * the largest a - E1 (the smallest for a max). */
+static int min_of_two(om_lower *l, const pool *p, const int64_t *a, int n, bool max, int with) {
   om_trace *tr = l->tr;
   for (int i = 0; i < p->n; i++)
     for (int j = i + 1; j < p->n; j++) {
+      if (with >= 0 && i != with && j != with) continue;
       int64_t b1 = a[0] - p->e[i][0], b2 = a[0] - p->e[j][0], e1[RUNS_MAX + 1], e2[RUNS_MAX + 1];
       for (int r = 1; r < n; r++) {
         int64_t d1 = a[r] - p->e[i][r], d2 = a[r] - p->e[j][r];
@@ -332,8 +336,9 @@ static int min_of_two(om_lower *l, const pool *p, const int64_t *a, int n, bool 
 }
 
 /* The minima and maxima: min(E + b, k), max(E + b, k), and each negated (Math.max(N, 5) - N is
- * 5 - min(N, 5)); then min and max of two sizes. OM_FIT_NONE when none fits. */
-static int clamp_forms(om_lower *l, const pool *p, const int64_t *a, int n) {
+ * 5 - min(N, 5)); then min and max of two sizes (one of them entry `with` when it is >= 0).
+ * OM_FIT_NONE when none fits, OM_FIT_ERROR. */
+static int clamps(om_lower *l, const pool *p, const int64_t *a, int n, int with) {
   for (int neg = 0; neg < 2; neg++)
     for (int max = 0; max < 2; max++) {
       int64_t s[RUNS_MAX + 1];
@@ -342,111 +347,53 @@ static int clamp_forms(om_lower *l, const pool *p, const int64_t *a, int n) {
       if (x != OM_FIT_NONE) return x < 0 ? OM_FIT_ERROR : neg ? om__x_lin(l->tr, -1, x, 0, -1, 0) : x;
     }
   for (int max = 0; max < 2; max++) {
-    int x = min_of_two(l, p, a, n, max);
+    int x = min_of_two(l, p, a, n, max, with);
     if (x != OM_FIT_NONE) return x;
   }
   return OM_FIT_NONE;
 }
 
-int om__fit_int(om_lower *l, int64_t a0, const int64_t *vals, bool *floored, int64_t (*at)[64], int *n_at) {
-  om_trace *tr = l->tr;
-  static _Thread_local pool p;
-  pool_runs(l, &p);
-  int n = 1 + p.runs;
-  bool moves = false;
-  for (int i = 0; i < p.runs; i++) moves |= vals[p.ix[i]] != a0;
-  *floored = false;
-  if (!moves) return om__x_const(tr, a0);
-  if (n < 3) return OM_FIT_NONE; /* every form is checked at a point beyond those that determine it */
-  pool_make(l, &p);
-  int64_t a[RUNS_MAX + 1], c, b;
-  *floored = false;
-  a[0] = a0;
-  for (int i = 0; i < p.runs; i++) a[1 + i] = vals[p.ix[i]];
-  /* the sizes the call reads and the symbols first, then every extent: an affine form in a far
-   * extent that takes few values (floor((W+8)/9)) can fit what a floor of the call's own input
-   * gives at every run */
-  int found = -1;
-  bool weak = false; /* a floor division the points agree with but cannot pin down */
-  *n_at = 0;
-  for (int tier = 0; tier < 2 && found < 0 && !weak; tier++) {
-    int lo = tier ? p.near : 0, hi = tier ? p.n : p.near;
-    for (int i = lo; i < hi; i++) /* c * E + b */
-      if (affine(a, p.e[i], n, &c, &b)) return *floored = !residues_seen(p.e[i], n), om__x_lin(tr, c, p.x[i], 0, -1, b);
-    /* m * floor((c * E + b) / k) + d (m 1: a floor division; m = k: a multiple of k below E, the
-     * start of a split's last piece). The first form that fits, unless another one fits too and
-     * differs from it at some size: then the runs cannot tell them apart (OM_FIT_AMBIGUOUS, at:
-     * where). */
-    for (int pass = 0; pass < 2; pass++) /* 1: a weak form that fits too and differs from the found one */
-    for (int i = lo; i < hi && (pass == 0 || (found >= 0 && weak)); i++)
-      for (int64_t m = 1; m <= K_MAX; m++) {
-        int64_t q[RUNS_MAX + 1], d = ((a[0] % m) + m) % m;
-        bool ok = true;
-        for (int r = 0; r < n && ok; r++) ok = ((a[r] - d) % m) == 0, q[r] = (a[r] - d) / m;
-        for (int64_t k = 2; ok && k <= K_MAX; k++)
-          for (int64_t cc = 1; cc < 2 * k; cc++) {
-            int weak_here = 0;
-            if (!(cc % k) || (!floor_form(q, p.e[i], n, cc, k, &b, &weak_here) && !weak_here)) continue;
-            if (weak_here == 1 && pass == 0) {
-              weak = true;
-              continue;
-            }
-            int num = om__x_lin(tr, cc, p.x[i], 0, -1, b), f = num < 0 ? -1 : om__x_floordiv(tr, num, k);
-            int x = f < 0 ? -1 : om__x_lin(tr, m, f, 0, -1, d);
-            if (x < 0) return -1;
-            /* a form the points cannot pin down is weak, unless it is a polynomial once normalised
-             * (floor(2 * B * T / 2) is B * T): the residues it misses are ones E never takes */
-            bool is_weak = weak_here && !floor_free(tr, x);
-            if (pass == 0 && is_weak) weak = true;
-            if (pass == 0 ? is_weak : !is_weak) continue;
-            int same = found < 0 || x == found ? 1 : om__x_same(tr, x, found, NULL, at[*n_at]);
-            if (found < 0) found = x;
-            else if (same < 0) return OM_FIT_UNDECIDED; /* undecided: more runs, or refused */
-            /* two that differ somewhere: the runs at more sizes of E's symbols tell most apart (a weak
-             * form among them: a residue the runs never took), then runs where they differ, a run
-             * for each of the first OM_AT_MAX that differ */
-            else if (same == 0 && pass == 1 && (tr->xs.v[p.x[i]].syms & ~tr->extended)) return OM_FIT_UNDECIDED;
-            else if (same == 0 && ++*n_at == OM_AT_MAX) return OM_FIT_AMBIGUOUS;
-          }
-      }
-  }
-  if (*n_at) return OM_FIT_AMBIGUOUS;
-  if (found >= 0) return *floored = !floor_free(tr, found), found;
-  if (weak) { /* more runs may tell; no other form is taken over it but one they pin down: a
-               * minimum seen on both sides (a floor of an extent min(B,3), which takes three
-               * values, fits Math.min(B, 2) too, and cannot be pinned down) or a periodic one */
-    int x = clamp_forms(l, &p, a, n);
-    if (x == OM_FIT_NONE) x = periodic_fit(l, &p, a, n, floored, at, n_at);
-    return x == OM_FIT_NONE ? OM_FIT_UNDECIDED : x;
-  }
-  int64_t m = 0; /* k * floor((E + b) / k), k > K_MAX: the start of a split's last piece, split(26).at(-1) */
-  for (int r = 0; r < n; r++) {
-    int64_t u = a[r] < 0 ? -a[r] : a[r], v = m;
-    while (v) { int64_t t = u % v; u = v; v = t; }
-    m = u;
-  }
-  for (int i = 0; i < p.n && m > K_MAX && distinct(a, n) >= 3; i++) {
-    int64_t q[RUNS_MAX + 1], lo, hi;
-    for (int r = 0; r < n; r++) q[r] = a[r] / m;
-    if (distinct(p.e[i], n) < 4 || !b_range(q, p.e[i], n, 1, m, &lo, &hi)) continue;
-    /* the runs bound b, and a split's last piece is the one that ends at E (b = -1); where
-     * another b fits too, a run where the two differ tells */
-    int64_t b1 = lo <= -1 && -1 <= hi ? -1 : lo, b2 = b1 == hi ? lo : hi;
-    int num = om__x_lin(tr, 1, p.x[i], 0, -1, b1), f = num < 0 ? -1 : om__x_floordiv(tr, num, m);
-    int x = f < 0 ? -1 : om__x_lin(tr, m, f, 0, -1, 0);
-    if (x < 0) return -1;
-    if (b2 != b1) {
-      int num2 = om__x_lin(tr, 1, p.x[i], 0, -1, b2), f2 = num2 < 0 ? -1 : om__x_floordiv(tr, num2, m);
-      int x2 = f2 < 0 ? -1 : om__x_lin(tr, m, f2, 0, -1, 0);
-      if (x2 < 0) return -1;
-      int same = om__x_same(tr, x, x2, NULL, at[0]);
-      if (same < 0) return OM_FIT_UNDECIDED;
-      if (same == 0) return *n_at = 1, OM_FIT_AMBIGUOUS;
+/* clamps(), else c * E plus one of them, c 1 or -1 and E an entry of the pool (a minimum or
+ * maximum of two sizes then has E as one side): Math.max(T, B) - T (a pad up to the larger) is
+ * max(T, B) less T, Math.min(H, 8) + H. */
+static int clamp_forms(om_lower *l, const pool *p, const int64_t *a, int n) {
+  int x = clamps(l, p, a, n, -1);
+  for (int i = 0; i < p->n && x == OM_FIT_NONE; i++)
+    for (int64_t c = 1; c >= -1 && x == OM_FIT_NONE; c -= 2) {
+      int64_t s[RUNS_MAX + 1];
+      for (int r = 0; r < n; r++) s[r] = a[r] - c * p->e[i][r];
+      if ((x = clamps(l, p, s, n, i)) >= 0) return om__x_lin(l->tr, 1, x, c, p->x[i], 0);
     }
-    return *floored = true, x;
+  return x;
+}
+
+static int fit_values(om_lower *l, const pool *p, const int64_t *a, int n, bool *floored, int64_t (*at)[64], int *n_at, int depth);
+
+/* E * Q where size E (expression ex, values e) divides a in every run and the quotient Q fits
+ * (fit_values, one factor deeper); OM_FIT_NONE otherwise, keeping in *miss the first quotient that
+ * more runs may pin down (and its points in at). */
+static int divided(om_lower *l, const pool *p, const int64_t *a, int n, int ex, const int64_t *e, bool *floored,
+                   int64_t (*at)[64], int *n_at, int depth, int *miss) {
+  int64_t q[RUNS_MAX + 1], at_i[OM_AT_MAX][64];
+  bool ok = distinct(e, n) >= 2, fl = false;
+  for (int r = 0; r < n && ok; r++) ok = e[r] != 0 && a[r] % e[r] == 0, q[r] = ok ? a[r] / e[r] : 0;
+  if (!ok || distinct(q, n) < 2) return OM_FIT_NONE; /* a constant quotient is c * E, affine above */
+  int n_i = 0, x = fit_values(l, p, q, n, &fl, at_i, &n_i, depth + 1);
+  if (x >= 0) return *floored = fl, om__x_mul(l->tr, ex, x);
+  if (x == OM_FIT_ERROR) return x;
+  if (x != OM_FIT_NONE && *miss == OM_FIT_NONE) { /* the first quotient more runs may tell: its points */
+    *miss = x;
+    memcpy(at, at_i, sizeof at_i[0] * (size_t)n_i);
+    *n_at = n_i;
   }
-  int x = clamp_forms(l, &p, a, n);
-  if (x != OM_FIT_NONE) return x;
+  return OM_FIT_NONE;
+}
+
+/* The products: c * (a product of an input's axes) + b, c * (a product of symbols) + b,
+ * c * E1 * E2 + b (factored, below, the rest). OM_FIT_NONE when none fits. */
+static int products(om_lower *l, const pool *p, const int64_t *a, int n) {
+  om_trace *tr = l->tr;
+  int64_t c, b;
   int64_t prod[RUNS_MAX + 1];
   for (int i = 0; l->in && i < l->c->n_in; i++) { /* c * (a product of input i's symbolic axes) + b */
     int axes[OM_MAX_DIMS], na = 0;
@@ -459,8 +406,8 @@ int om__fit_int(om_lower *l, int64_t a0, const int64_t *vals, bool *floored, int
       for (int u = 0; u < na && ok; u++) {
         if (!(set >> u & 1)) continue;
         int x = om__lower_in_ext(l, i, axes[u]), at = 0;
-        while (at < p.n && p.x[at] != x) at++;
-        for (int r = 0; r < n && (ok = at < p.n); r++) ok = !__builtin_mul_overflow(prod[r], p.e[at][r], &prod[r]);
+        while (at < p->n && p->x[at] != x) at++;
+        for (int r = 0; r < n && (ok = at < p->n); r++) ok = !__builtin_mul_overflow(prod[r], p->e[at][r], &prod[r]);
       }
       if (!ok || !affine(a, prod, n, &c, &b)) continue;
       int x = -1;
@@ -478,7 +425,7 @@ int om__fit_int(om_lower *l, int64_t a0, const int64_t *vals, bool *floored, int
     om__run_example(tr, v0);
     bool ok = true;
     for (int r = 0; r < n && ok; r++) {
-      const int64_t *v = r ? tr->runs.v[p.ix[r - 1]].v : v0;
+      const int64_t *v = r ? tr->runs.v[p->ix[r - 1]].v : v0;
       prod[r] = 1;
       for (int k = 0; k < tr->symbols.n && ok; k++)
         if (set >> k & 1) ok = !__builtin_mul_overflow(prod[r], v[k] * tr->symbols.v[k].multiple, &prod[r]);
@@ -489,32 +436,185 @@ int om__fit_int(om_lower *l, int64_t a0, const int64_t *vals, bool *floored, int
       if (set >> k & 1) x = om__x_mul(tr, x, om__x_sym(tr, k));
     return x < 0 ? -1 : om__x_lin(tr, c, x, 0, -1, b);
   }
-  for (int i = 0; i < p.n; i++) /* c * E1 * E2 + b */
-    for (int j = i; j < p.n; j++) {
+  for (int i = 0; i < p->n; i++) /* c * E1 * E2 + b */
+    for (int j = i; j < p->n; j++) {
       bool ok = true;
-      for (int r = 0; r < n && ok; r++) ok = !__builtin_mul_overflow(p.e[i][r], p.e[j][r], &prod[r]);
+      for (int r = 0; r < n && ok; r++) ok = !__builtin_mul_overflow(p->e[i][r], p->e[j][r], &prod[r]);
       if (!ok || !affine(a, prod, n, &c, &b)) continue;
-      int x = om__x_mul(tr, p.x[i], p.x[j]);
+      int x = om__x_mul(tr, p->x[i], p->x[j]);
       return x < 0 ? -1 : om__x_lin(tr, c, x, 0, -1, b);
     }
+  return OM_FIT_NONE;
+}
+
+
+int om__fit_int(om_lower *l, int64_t a0, const int64_t *vals, bool *floored, int64_t (*at)[64], int *n_at) {
+  static _Thread_local pool p;
+  pool_runs(l, &p);
+  int n = 1 + p.runs;
+  bool moves = false;
+  for (int i = 0; i < p.runs; i++) moves |= vals[p.ix[i]] != a0;
+  *floored = false;
+  *n_at = 0;
+  if (!moves) return om__x_const(l->tr, a0);
+  if (n < 3) return OM_FIT_NONE; /* every form is checked at a point beyond those that determine it */
+  pool_make(l, &p);
+  int64_t a[RUNS_MAX + 1];
+  a[0] = a0;
+  for (int i = 0; i < p.runs; i++) a[1 + i] = vals[p.ix[i]];
+  return fit_values(l, &p, a, n, floored, at, n_at, 0);
+}
+
+/* E * Q for an entry E of the pool that divides a at every run and a quotient Q of any form, a
+ * product again up to three factors in all (B * floor((H + 6) / 7) * floor((W + 6) / 7): Swin's
+ * window count times the batch); then with E a floor division of a symbol no tensor has as an
+ * extent, floor((S + b) / k), k <= K_MAX, where S took every residue of k at 2k sizes (as a floor
+ * form must): B * ceil(H / 5) * floor((W + 1) / 3). Tried last, when no other form fits: a
+ * divisor of a small value (a pad of W % 7) fits a quotient too easily. */
+static int factored(om_lower *l, const pool *p, const int64_t *a, int n, bool *floored, int64_t (*at)[64], int *n_at, int depth) {
+  om_trace *tr = l->tr;
+  int miss = OM_FIT_NONE;
+  for (int i = 0; i < p->n && depth < 2; i++) {
+    int x = divided(l, p, a, n, p->x[i], p->e[i], floored, at, n_at, depth, &miss);
+    if (x != OM_FIT_NONE) return x;
+  }
+  for (int k = 0; k < tr->symbols.n && depth < 2; k++) {
+    int s = 0, sym = om__x_sym(tr, k);
+    while (s < p->near && p->x[s] != sym) s++;
+    for (int64_t d = 2; s < p->near && d <= K_MAX; d++) {
+      bool seen[K_MAX] = {0};
+      int residues = 0;
+      for (int r = 0; r < n; r++) seen[((p->e[s][r] % d) + d) % d] = true;
+      for (int64_t m = 0; m < d; m++) residues += seen[m];
+      for (int64_t b0 = 0; residues == d && distinct(p->e[s], n) >= 2 * d && b0 < d; b0++) {
+        int64_t f[RUNS_MAX + 1];
+        bool divides = true; /* before the expression is made: most candidates do not */
+        for (int r = 0; r < n; r++) f[r] = fdiv(p->e[s][r] + b0, d), divides &= f[r] != 0 && a[r] % f[r] == 0;
+        if (!divides) continue;
+        int num = om__x_lin(tr, 1, sym, 0, -1, b0), fx = num < 0 ? -1 : om__x_floordiv(tr, num, d);
+        int x = fx < 0 ? OM_FIT_ERROR : divided(l, p, a, n, fx, f, floored, at, n_at, depth, &miss);
+        if (x != OM_FIT_NONE) return x;
+      }
+    }
+  }
+  return miss;
+}
+
+/* The forms, in order, of the values a (a[0] the example's, a[1 + i] run p->ix[i]'s) over pool p;
+ * depth: the factors a product form has divided out already (factored()). */
+static int fit_values(om_lower *l, const pool *p, const int64_t *a, int n, bool *floored, int64_t (*at)[64], int *n_at, int depth) {
+  om_trace *tr = l->tr;
+  int64_t c, b;
+  *floored = false;
+  *n_at = 0;
+  if (distinct(a, n) == 1) return om__x_const(tr, a[0]); /* a quotient factored() divided out */
+  /* the sizes the call reads and the symbols first, then every extent: an affine form in a far
+   * extent that takes few values (floor((W+8)/9)) can fit what a floor of the call's own input
+   * gives at every run */
+  int found = -1;
+  bool weak = false; /* a floor division the points agree with but cannot pin down */
+  *n_at = 0;
+  for (int tier = 0; tier < 2 && found < 0 && !weak; tier++) {
+    int lo = tier ? p->near : 0, hi = tier ? p->n : p->near;
+    for (int i = lo; i < hi; i++) /* c * E + b */
+      if (affine(a, p->e[i], n, &c, &b)) return *floored = !residues_seen(p->e[i], n), om__x_lin(tr, c, p->x[i], 0, -1, b);
+    /* m * floor((c * E + b) / k) + d (m 1: a floor division; m = k: a multiple of k below E, the
+     * start of a split's last piece). The first form that fits, unless another one fits too and
+     * differs from it at some size: then the runs cannot tell them apart (OM_FIT_AMBIGUOUS, at:
+     * where). */
+    for (int pass = 0; pass < 2; pass++) /* 1: a weak form that fits too and differs from the found one */
+    for (int i = lo; i < hi && (pass == 0 || (found >= 0 && weak)); i++)
+      for (int64_t m = 1; m <= K_MAX; m++) {
+        int64_t q[RUNS_MAX + 1], d = ((a[0] % m) + m) % m;
+        bool ok = true;
+        for (int r = 0; r < n && ok; r++) ok = ((a[r] - d) % m) == 0, q[r] = (a[r] - d) / m;
+        for (int64_t k = 2; ok && k <= K_MAX; k++)
+          for (int64_t cc = 1; cc < 2 * k; cc++) {
+            int weak_here = 0;
+            if (!(cc % k) || (!floor_form(q, p->e[i], n, cc, k, &b, &weak_here) && !weak_here)) continue;
+            if (weak_here == 1 && pass == 0) {
+              weak = true;
+              continue;
+            }
+            int num = om__x_lin(tr, cc, p->x[i], 0, -1, b), f = num < 0 ? -1 : om__x_floordiv(tr, num, k);
+            int x = f < 0 ? -1 : om__x_lin(tr, m, f, 0, -1, d);
+            if (x < 0) return -1;
+            /* a form the points cannot pin down is weak, unless it is a polynomial once normalised
+             * (floor(2 * B * T / 2) is B * T): the residues it misses are ones E never takes */
+            bool is_weak = weak_here && !floor_free(tr, x);
+            if (pass == 0 && is_weak) weak = true;
+            if (pass == 0 ? is_weak : !is_weak) continue;
+            int same = found < 0 || x == found ? 1 : om__x_same(tr, x, found, NULL, at[*n_at]);
+            if (found < 0) found = x;
+            else if (same < 0) return OM_FIT_UNDECIDED; /* undecided: more runs, or refused */
+            /* two that differ somewhere: the runs at more sizes of E's symbols tell most apart (a weak
+             * form among them: a residue the runs never took), then runs where they differ, a run
+             * for each of the first OM_AT_MAX that differ */
+            else if (same == 0 && pass == 1 && (tr->xs.v[p->x[i]].syms & ~tr->extended)) return OM_FIT_UNDECIDED;
+            else if (same == 0 && ++*n_at == OM_AT_MAX) return OM_FIT_AMBIGUOUS;
+          }
+      }
+  }
+  if (*n_at) return OM_FIT_AMBIGUOUS;
+  if (found >= 0) return *floored = !floor_free(tr, found), found;
+  if (weak) { /* more runs may tell; no other form is taken over it but one they pin down: a
+               * minimum seen on both sides (a floor of an extent min(B,3), which takes three
+               * values, fits Math.min(B, 2) too, and cannot be pinned down) or a periodic one */
+    int x = clamp_forms(l, p, a, n);
+    if (x == OM_FIT_NONE) x = products(l, p, a, n);
+    if (x == OM_FIT_NONE) x = periodic_fit(l, p, a, n, floored, at, n_at);
+    if (x == OM_FIT_NONE) x = factored(l, p, a, n, floored, at, n_at, depth);
+    return x == OM_FIT_NONE ? OM_FIT_UNDECIDED : x;
+  }
+  int64_t m = 0; /* k * floor((E + b) / k), k > K_MAX: the start of a split's last piece, split(26).at(-1) */
+  for (int r = 0; r < n; r++) {
+    int64_t u = a[r] < 0 ? -a[r] : a[r], v = m;
+    while (v) { int64_t t = u % v; u = v; v = t; }
+    m = u;
+  }
+  for (int i = 0; i < p->n && m > K_MAX && distinct(a, n) >= 3; i++) {
+    int64_t q[RUNS_MAX + 1], lo, hi;
+    for (int r = 0; r < n; r++) q[r] = a[r] / m;
+    if (distinct(p->e[i], n) < 4 || !b_range(q, p->e[i], n, 1, m, &lo, &hi)) continue;
+    /* the runs bound b, and a split's last piece is the one that ends at E (b = -1); where
+     * another b fits too, a run where the two differ tells */
+    int64_t b1 = lo <= -1 && -1 <= hi ? -1 : lo, b2 = b1 == hi ? lo : hi;
+    int num = om__x_lin(tr, 1, p->x[i], 0, -1, b1), f = num < 0 ? -1 : om__x_floordiv(tr, num, m);
+    int x = f < 0 ? -1 : om__x_lin(tr, m, f, 0, -1, 0);
+    if (x < 0) return -1;
+    if (b2 != b1) {
+      int num2 = om__x_lin(tr, 1, p->x[i], 0, -1, b2), f2 = num2 < 0 ? -1 : om__x_floordiv(tr, num2, m);
+      int x2 = f2 < 0 ? -1 : om__x_lin(tr, m, f2, 0, -1, 0);
+      if (x2 < 0) return -1;
+      int same = om__x_same(tr, x, x2, NULL, at[0]);
+      if (same < 0) return OM_FIT_UNDECIDED;
+      if (same == 0) return *n_at = 1, OM_FIT_AMBIGUOUS;
+    }
+    return *floored = true, x;
+  }
+  int x = clamp_forms(l, p, a, n);
+  if (x != OM_FIT_NONE) return x;
+  x = products(l, p, a, n);
+  if (x != OM_FIT_NONE) return x;
   static const int64_t cs[4] = {1, -1, 2, -2};
-  for (int i = 0; i < p.n && n >= 6; i++) /* c1 * E1 + c2 * E2 + b: three numbers, checked at three more points */
-    for (int j = i + 1; j < p.n; j++) {
+  for (int i = 0; i < p->n && n >= 6; i++) /* c1 * E1 + c2 * E2 + b: three numbers, checked at three more points */
+    for (int j = i + 1; j < p->n; j++) {
       int pairs = 0;
       for (int r = 0; r < n; r++) {
         int q = 0;
-        while (q < r && (p.e[i][q] != p.e[i][r] || p.e[j][q] != p.e[j][r])) q++;
+        while (q < r && (p->e[i][q] != p->e[i][r] || p->e[j][q] != p->e[j][r])) q++;
         pairs += q == r;
       }
       for (int u = 0; pairs >= 6 && u < 4; u++)
         for (int w = 0; w < 4; w++) {
-          b = a[0] - cs[u] * p.e[i][0] - cs[w] * p.e[j][0];
+          b = a[0] - cs[u] * p->e[i][0] - cs[w] * p->e[j][0];
           bool ok = true;
-          for (int r = 1; r < n && ok; r++) ok = a[r] == cs[u] * p.e[i][r] + cs[w] * p.e[j][r] + b;
-          if (ok) return om__x_lin(tr, cs[u], p.x[i], cs[w], p.x[j], b);
+          for (int r = 1; r < n && ok; r++) ok = a[r] == cs[u] * p->e[i][r] + cs[w] * p->e[j][r] + b;
+          if (ok) return om__x_lin(tr, cs[u], p->x[i], cs[w], p->x[j], b);
         }
     }
-  return periodic_fit(l, &p, a, n, floored, at, n_at);
+  x = periodic_fit(l, p, a, n, floored, at, n_at);
+  return x == OM_FIT_NONE ? factored(l, p, a, n, floored, at, n_at, depth) : x;
 }
 
 const char *om__fit_seen(om_lower *l, int64_t a0, const int64_t *vals, char *buf, size_t cap) {

@@ -695,6 +695,58 @@ TEST(the_declared_range) {
   om_tensor_release(ex);
 }
 
+/* torchvision Swin's window partition with a window of 5: [B, H, W, 2] padded to whole windows,
+ * [B, nH, 5, nW, 5, 2], then [B * nH * nW, 25, 2], nH = ceil(H / 5) (the floors are extents). */
+static int windows(om_tensor *const *in, om_tensor **out) {
+  const int64_t *s = om_tensor_shape(in[0]), ws = 5;
+  int64_t pr = (ws - s[2] % ws) % ws, pb = (ws - s[1] % ws) % ws;
+  om_tensor *p = om_pad(in[0], (int64_t[]){0, 0, 0, pr, 0, pb}, 6, OM_PAD_CONSTANT, 0);
+  const int64_t *ps = p ? om_tensor_shape(p) : NULL;
+  int64_t nh = ps ? ps[1] / ws : 0, nw = ps ? ps[2] / ws : 0;
+  om_tensor *v = p ? om_reshape(p, (int64_t[]){s[0], nh, ws, nw, ws, s[3]}, 6) : NULL;
+  om_tensor *t = v ? om_permute(v, (int64_t[]){0, 1, 3, 2, 4, 5}, 6) : NULL;
+  out[0] = t ? om_reshape(t, (int64_t[]){s[0] * nh * nw, ws * ws, s[3]}, 3) : NULL;
+  om_tensor *r[] = {p, v, t};
+  om__release_all(r, 3);
+  return out[0] ? 1 : -1;
+}
+
+/* A size made of a symbol times a floor division no tensor has: zeros([B * floor(H / 3), W]). */
+static int batch_times_floor(om_tensor *const *in, om_tensor **out) {
+  const int64_t *s = om_tensor_shape(in[0]);
+  return (out[0] = om_zeros((int64_t[]){s[0] * (s[1] / 3), s[2]}, 2, OM_FLOAT32)) ? 1 : -1;
+}
+
+/* Three factors, none of them an extent: zeros([B * ceil(H / 3) * floor((W + 1) / 4)]). */
+static int three_factors(om_tensor *const *in, om_tensor **out) {
+  const int64_t *s = om_tensor_shape(in[0]);
+  return (out[0] = om_zeros((int64_t[]){s[0] * ((s[1] + 2) / 3) * ((s[2] + 1) / 4)}, 1, OM_FLOAT32)) ? 1 : -1;
+}
+
+/* Products of any number of factors, each a symbol or a floor division of one. */
+TEST(products_of_floors) {
+  om_tensor *ex = om_randn((int64_t[]){2, 9, 11, 2}, 4, 7, true);
+  const char *const bhwc[] = {"batch", "h", "w", NULL};
+  CHECK(om_trace_begin());
+  om_traced_model *m = om_test_trace(windows, ex, bhwc, 1);
+  CHECK(m != NULL);
+  if (m) om_test_check_out(m, 0, "batch*floor((w+4)/5)*floor((h+4)/5),25,2");
+  om_traced_release(m);
+  om_tensor *ex3 = om_randn((int64_t[]){2, 8, 3}, 3, 8, true);
+  CHECK(om_trace_begin());
+  m = om_test_trace(batch_times_floor, ex3, BS, 1);
+  CHECK(m != NULL);
+  if (m) om_test_check_out(m, 0, "batch*floor(seq/3),3");
+  om_traced_release(m);
+  CHECK(om_trace_begin());
+  m = om_test_trace(three_factors, ex, bhwc, 1);
+  CHECK(m != NULL);
+  if (m) om_test_check_out(m, 0, "batch*floor((h+2)/3)*floor((w+1)/4)");
+  om_traced_release(m);
+  om_tensor *t[] = {ex, ex3};
+  om__release_all(t, 2);
+}
+
 static int empty_on_the_way(om_tensor *const *in, om_tensor **out) {
   om_tensor *x = in[0];
   om_tensor *i = om_argmax(x, 1, true), *g = i ? om_gather(x, 1, i) : NULL, *e = g ? om_slice(g, 1, -1, 0, 1) : NULL;
@@ -724,5 +776,6 @@ int main(void) {
   RUN(runs_at_other_sizes);
   RUN(empty_tensors);
   RUN(the_declared_range);
+  RUN(products_of_floors);
   TEST_MAIN_END();
 }

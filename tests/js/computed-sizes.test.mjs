@@ -93,6 +93,44 @@ describe('sizes a model computes', () => {
     assert.deepEqual(tm.outputs[0].shape, ['B', 'H', 'W', 3]);
   }));
 
+  test('a symbol times floor divisions: windows of 6 counted as B * ceil(H / 6) * ceil(W / 6), B * ceil(H / 5) * floor((W + 1) / 3) and B * Math.floor(T / 4)', () => withTraced((keep) => {
+    // torchvision Swin writes the window count out (x.shape[0] / numWindows, B * numWindows): no -1
+    const ws = 6;
+    const windows = (x) => {
+      const [B, H, W, C] = x.shape;
+      const xp = F.pad(x, [0, 0, 0, (ws - (W % ws)) % ws, 0, (ws - (H % ws)) % ws]);
+      const [nH, nW] = [Math.floor(xp.shape[1] / ws), Math.floor(xp.shape[2] / ws)];
+      const w = xp.view(B, nH, ws, nW, ws, C).permute(0, 1, 3, 2, 4, 5).reshape(B * nH * nW, ws * ws, C).softmax(1);
+      const per = w.view(w.shape[0] / (nH * nW), nH * nW, ws * ws, C).sum(1); // [B, 36, C]
+      return [w.view(B, nH, nW, ws, ws, C).permute(0, 1, 3, 2, 4, 5).reshape(B, nH * ws, nW * ws, C).slice(1, 0, H).slice(2, 0, W), per];
+    };
+    const tw = traceAt(keep, windows, { x: [om.randn([2, 8, 13, 2], { seed: 13 }), ['B', 'H', 'W', null]] },
+      [{ B: 1, H: 1, W: 1 }, { B: 3, H: 6, W: 6 }, { B: 1, H: 7, W: 5 }, { B: 2, H: 11, W: 12 }, { B: 1, H: 12, W: 13 },
+        { B: 1, H: 17, W: 9 }, { B: 4, H: 3, W: 40 }, { B: 1, H: 97, W: 61 }]);
+    assert.deepEqual(tw.outputs.map((o) => o.shape), [['B', 'H', 'W', 2], ['B', 36, 2]]);
+    // three factors none of which a tensor has as an extent
+    const three = (x) => { const [B, H, W] = x.shape; return om.zeros([B * Math.ceil(H / 5) * Math.floor((W + 1) / 3), 2]).add(x.sum()); };
+    const t3 = traceAt(keep, three, { x: [om.randn([2, 8, 13, 2], { seed: 16 }), ['B', 'H', 'W', null]] },
+      [{ B: 1, H: 1, W: 2 }, { B: 3, H: 5, W: 5 }, { B: 1, H: 6, W: 3 }, { B: 2, H: 11, W: 7 }, { B: 1, H: 24, W: 40 }, { B: 5, H: 101, W: 64 }]);
+    assert.deepEqual(t3.outputs[0].shape, ['B*floor((W+1)/3)*floor((H+4)/5)', 2]);
+    const rows = (x) => om.zeros([x.shape[0] * Math.floor(x.shape[1] / 4), 2]).add(x.sum());
+    const tr = traceAt(keep, rows, { x: [om.randn([3, 9], { seed: 14 }), ['B', 'T']] },
+      [1, 3, 4, 5, 7, 8, 10, 11, 12, 13, 61].map((T, k) => ({ B: 1 + (k % 3), T })));
+    assert.deepEqual(tr.outputs[0].shape, ['B*floor(T/4)', 2]);
+    assert.deepEqual(tr.symbols.map((s) => [s.min, s.narrowedBy]), [[1, null], [1, null]]);
+  }));
+
+  test('a size plus a minimum or maximum of sizes: Math.max(T, B) - T as a pad, Math.min(T, 9) + T as a length', () => withTraced((keep) => {
+    const model = (x) => {
+      const [B, T] = x.shape;
+      return [F.pad(x, [0, Math.max(T, B) - T]), om.zeros([Math.min(T, 9) + T]).add(1)];
+    };
+    const tm = traceAt(keep, model, { x: [om.randn([5, 7], { seed: 15 }), ['B', 'T']] },
+      [{ B: 1, T: 1 }, { B: 9, T: 2 }, { B: 2, T: 9 }, { B: 10, T: 10 }, { B: 3, T: 12 }, { B: 40, T: 8 }, { B: 1, T: 300 }]);
+    assert.deepEqual(tm.outputs.map((o) => o.shape), [['B', 'B-min(B-T,0)'], ['T+min(T,9)']]);
+    assert.deepEqual(tm.symbols.map((s) => [s.min, s.narrowedBy]), [[1, null], [1, null]]);
+  }));
+
   test('Math.floor(T / 23) and (T - 1) % 19: a floor division and a remainder by constants above 16', () => withTraced((keep) => {
     const sizes = [1, 2, 18, 19, 20, 22, 23, 24, 38, 45, 46, 47, 100, 1000].map((T) => ({ T }));
     const floor = traceAt(keep, (x) => x.narrow(1, 0, Math.floor(x.shape[1] / 23) + 1),

@@ -3,8 +3,8 @@
 // strict loadStateDict, matches PyTorch's outputs eagerly at every fixture size (odd sizes, 1, far
 // above the example; Swin's across its window boundaries), and is traced with every axis the
 // library traces for it symbolic: batch, H and W for the conv nets and LRASPP; the batch for ViT,
-// whose size torchvision asserts; for Swin the batch, and in a second trace H declared from 60 (the
-// tracer refuses its H and W together today: examples/torchvision/README.md). Each .onnx run in
+// whose size torchvision asserts; for Swin the batch, and in a second trace the batch with H and W
+// declared from 60 (the declaration its refusal names holds too). Each .onnx run in
 // onnxruntime-web and each graph in the Session agree with PyTorch at every fixture size the graph
 // takes (none of them the traced example) and with the eager port at three more.
 import { test, describe } from 'node:test';
@@ -88,10 +88,11 @@ const MODELS = {
   ], 0.2, { numClasses: 10, normLayer: (c) => new nn.BatchNorm2d(c, { eps: 1e-3 }), lastChannel: 64 }), CONV],
   convnext: [() => new ConvNeXt([new CNBlockConfig(8, 16, 2), new CNBlockConfig(16, 32, 1), new CNBlockConfig(32, null, 1)],
     { stochasticDepthProb: 0.1, layerScale: 0.5, numClasses: 10 }), [...CONV, { h: 16, w: 16 }]],
-  // Swin: H and W both symbolic are refused today (examples/torchvision/README.md); H alone traces once declared
-  // from 60, where the second stage starts to shift its windows vertically.
+  // Swin: batch, H and W symbolic, declared from 60, where the second stage shifts its windows along both
+  // sides (below, torchvision's `if window_size >= pad_H: shift = 0` takes the other path).
   swin: [() => new SwinTransformer([4, 4], 16, [2, 2], [2, 4], [7, 7], { stochasticDepthProb: 0.2, numClasses: 10 }),
-    [[2, 3, 64, 64], ['batch', null, null, null]], [[2, 3, 64, 64], [null, null, om.Dim('h', { min: 60 }), null], { h: 60 }]],
+    [[2, 3, 64, 64], ['batch', null, null, null]],
+    [[2, 3, 64, 64], ['batch', null, om.Dim('h', { min: 60 }), om.Dim('w', { min: 60 })], { h: 60, w: 60 }]],
   vit: [() => new VisionTransformer(32, 8, 2, 2, 32, 64, { representationSize: 16, numClasses: 10 }), [[2, 3, 32, 32], ['batch', null, null, null]]],
   shufflenet_v2: [() => new ShuffleNetV2([2, 2, 1], [8, 16, 32, 64, 128], { numClasses: 10 }), CONV],
   densenet: [() => new DenseNet({ growthRate: 8, blockConfig: [2, 3, 2], numInitFeatures: 16, bnSize: 2, numClasses: 10 }), [...CONV, { h: 13, w: 13 }]],
@@ -164,6 +165,30 @@ describe('torchvision ports against torchvision 0.14', () => {
       }
     }));
   }
+});
+
+describe('Swin with symbolic H and W undeclared', () => {
+  test('refused where the shift turns off below the example, with declarations under which it traces', () => withTraced((keep, trace) => {
+    om.manualSeed(0);
+    const net = new SwinTransformer([4, 4], 16, [2, 2], [2, 4], [7, 7], { numClasses: 10 }).eval();
+    try {
+      const x = image([2, 3, 64, 64], 0);
+      let message = '';
+      assert.throws(() => om.trace(net, { x: [x, ['batch', null, 'h', 'w']] }), (e) => e instanceof om.TraceError
+        && e.kind === 'SymbolicShape' && /the graph holds for the sizes (om\.Dim\('\w+', \{ min: \d+ \}\)(, )?)+ declares/.test(message = e.message));
+      const mins = Object.fromEntries([...message.matchAll(/om\.Dim\('(\w+)', \{ min: (\d+) \}\)/g)].map(([, n, v]) => [n, Number(v)]));
+      assert.ok(mins.h > 1 && mins.h <= 64 && mins.w > 1 && mins.w <= 64, message);
+      const tm = trace(net, { x: [x, ['batch', null, 'h', 'w'].map((a) => (a && mins[a] ? om.Dim(a, { min: mins[a] }) : a))] });
+      assert.deepEqual(tm.symbols.map((s) => [s.name, s.min]), ['batch', 'h', 'w'].map((n) => [n, mins[n] ?? 1]));
+      const b = mins.batch ?? 1; // the smallest sizes declared, odd ones, and far above
+      for (const [shape, seed] of [[[b, 3, mins.h, mins.w], 3], [[b + 1, 3, 71, 97], 4], [[b, 3, 130, 65], 5]]) {
+        const xi = image(shape, seed);
+        keep(tm, { x: xi }, net.forward(xi), `eager at [${shape}]`);
+      }
+    } finally {
+      net.dispose();
+    }
+  }));
 });
 
 describe('the builders at full size', () => {
