@@ -194,7 +194,8 @@ static int etype_of(const struct elem *e) {
 static const char *onnx_type_name(int32_t t) {
   static const char *const n[] = {"UNDEFINED", "FLOAT", "UINT8", "INT8", "UINT16", "INT16", "INT32", "INT64",
                                   "STRING", "BOOL", "FLOAT16", "DOUBLE", "UINT32", "UINT64", "COMPLEX64",
-                                  "COMPLEX128", "BFLOAT16"};
+                                  "COMPLEX128", "BFLOAT16", "FLOAT8E4M3FN", "FLOAT8E4M3FNUZ", "FLOAT8E5M2",
+                                  "FLOAT8E5M2FNUZ", "UINT4", "INT4"};
   return t >= 0 && t < (int32_t)(sizeof n / sizeof *n) ? n[t] : "an unknown type";
 }
 

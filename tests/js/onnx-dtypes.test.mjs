@@ -210,6 +210,7 @@ test('feeds of the wrong type and refused types are errors with a kind', async (
     s.dispose();
   }
   await assert.rejects(om.InferenceSession.create(model('Add', ['float64', 'float64'], 'float64')), (e) => e.kind === 'Unsupported' && /graph input 'x0' has element type DOUBLE \(11\)/.test(e.message));
+  await assert.rejects(om.InferenceSession.create(model('Add', ['float8e5m2', 'float8e5m2'], 'float8e5m2')), (e) => e.kind === 'Unsupported' && /graph input 'x0' has element type FLOAT8E5M2 \(19\)/.test(e.message));
   const d = await om.InferenceSession.create(model('Div', ['int32', 'int32'], 'int32'));
   try {
     assert.throws(() => d.run({ x0: { data: Int32Array.of(1), dims: [1] }, x1: { data: Int32Array.of(0), dims: [1] } }), (e) => e.kind === 'InvalidArgument' && /integer division by zero/.test(e.message));
