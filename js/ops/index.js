@@ -165,7 +165,9 @@ export function indexPut(input, indices, values, accumulate = false) {
  * indexPut with one bool index, PyTorch's x[mask] = v (and x[mask] += v with accumulate): mask
  * has input's leading dims. values (a number, or a Tensor broadcasting to input's other dims)
  * goes to every true place; a Tensor with one dim more whose first is not 1 gives the true places
- * its rows in order (maskedScatter). Fixed shapes, so it traces at every size.
+ * its rows in order (maskedScatter), one row per true place as PyTorch requires (checked eagerly:
+ * ShapeMismatch; in a trace the count is data, and the graph reads the rows in order). Fixed
+ * shapes, so it traces at every size.
  */
 function maskPut(input, mask, values, accumulate) {
   const who = 'indexPut';
@@ -176,6 +178,10 @@ function maskPut(input, mask, values, accumulate) {
   return tidy(() => {
     const m = rest.length ? mask.reshape(...mask.shape, ...rest.map(() => 1)) : mask;
     if (values instanceof Tensor && values.shape.length === rest.length + 1 && values.shape[0] !== 1) {
+      const count = omw.trace_active() ? values.shape[0] : Number(mask.to('int64').sum().item());
+      if (count !== values.shape[0]) {
+        throw new OmError('ShapeMismatch', `${who}: values of shape [${values.shape}] cannot be broadcast to the indexing result of shape [${[count, ...rest]}] (the mask has ${count} true place${count === 1 ? '' : 's'})`);
+      }
       const placed = maskedScatter(accumulate ? zeros(input.shape, { dtype: input.dtype }) : input, m, values);
       return accumulate ? input.add(placed) : placed;
     }

@@ -216,7 +216,9 @@ describe('indexPut', () => {
     throwsKind(() => x.indexPut([i], 'v'), 'InvalidArgument', /^indexPut: values must be a Tensor or a number/);
     throwsKind(() => x.indexPut([om.ones([4]).gt(0)], 1), 'ShapeMismatch', /^indexPut: a bool index \[4\] must have input \[3,4\]'s leading sizes$/);
     throwsKind(() => x.indexPut([om.ones([3]).gt(0)], 'v'), 'InvalidArgument', /^indexPut: values must be a Tensor or a number/);
-    throwsKind(() => x.indexPut([om.ones([3]).gt(0)], om.zeros([2, 4])), 'IndexOutOfRange', /^maskedScatter: mask has more true places than source's 8 elements$/);
+    // one row per true place, as PyTorch: more true places than rows, and fewer (which read the first rows before)
+    throwsKind(() => x.indexPut([om.ones([3]).gt(0)], om.zeros([2, 4])), 'ShapeMismatch', /^indexPut: values of shape \[2,4\] cannot be broadcast to the indexing result of shape \[3,4\] \(the mask has 3 true places\)$/);
+    throwsKind(() => x.indexPut([om.tensor([false, true, false])], om.zeros([2, 4]), true), 'ShapeMismatch', /^indexPut: values of shape \[2,4\] cannot be broadcast to the indexing result of shape \[1,4\] \(the mask has 1 true place\)$/);
   }));
 });
 
@@ -245,10 +247,11 @@ describe('traced', () => {
       y.indexPut_([idx], v, true); // a write into a tensor the model made: a graph op
       return y.indexPut([idx.slice(0, 2)], v.slice(0, 2));
     }), { x: [om.randn([3, 5], { seed: 4 }), [null, 'w']], v: [om.randn([4, 5], { seed: 5 }), ['k', 'w']], idx: [i, ['k']] });
-    // x[mask] = 0 and x[mask] += rows; one row would broadcast to every true place instead, as in
-    // PyTorch, so the rows' count is declared at least 2
+    // x[mask] = 0 and x[mask] += rows, one row per true place as PyTorch requires (a mask true
+    // everywhere, so its count is n at every size); one row would broadcast to every true place
+    // instead, as in PyTorch, so the rows' count is declared at least 2
     const n = om.Dim('n', { min: 2 });
-    trace(moduleOf((x, m, v) => x.indexPut([m], 0).indexPut([m.logicalNot()], v, true)),
+    trace(moduleOf((x, m, v) => x.indexPut([m], 0).indexPut([m.logicalOr(m.logicalNot())], v, true)),
       { x: [om.randn([4, 3], { seed: 7 }), [n, null]], m: [om.tensor([true, false, true, true]), [n]], v: [om.randn([4, 3], { seed: 8 }), [n, null]] });
     trace(moduleOf((x, idx) => { // a number broadcast to the indices' symbolic length
       const y = x.add(1);
