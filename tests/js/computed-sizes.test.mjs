@@ -120,15 +120,15 @@ describe('sizes a model computes', () => {
     assert.deepEqual(tr.symbols.map((s) => [s.min, s.narrowedBy]), [[1, null], [1, null]]);
   }));
 
-  test('a size plus a minimum or maximum of sizes: Math.max(T, B) - T as a pad, Math.min(T, 9) + T as a length', () => withTraced((keep) => {
+  test('a size plus a minimum or maximum of two sizes (Math.max(T, B) - T, a pad up to the larger) is refused', () => om.tidy(() => {
+    // fitted, it let later floor divisions and remainders of max(B, T) through wrong (a random
+    // run of 100,000 models found them): refused until those are checked at the sizes that pin them
     const model = (x) => {
       const [B, T] = x.shape;
-      return [F.pad(x, [0, Math.max(T, B) - T]), om.zeros([Math.min(T, 9) + T]).add(1)];
+      return F.pad(x, [0, Math.max(T, B) - T]);
     };
-    const tm = traceAt(keep, model, { x: [om.randn([5, 7], { seed: 15 }), ['B', 'T']] },
-      [{ B: 1, T: 1 }, { B: 9, T: 2 }, { B: 2, T: 9 }, { B: 10, T: 10 }, { B: 3, T: 12 }, { B: 40, T: 8 }, { B: 1, T: 300 }]);
-    assert.deepEqual(tm.outputs.map((o) => o.shape), [['B', 'B-min(B-T,0)'], ['T+min(T,9)']]);
-    assert.deepEqual(tm.symbols.map((s) => [s.min, s.narrowedBy]), [[1, null], [1, null]]);
+    assert.throws(() => om.trace(model, { x: [om.randn([5, 7], { seed: 15 }), ['B', 'T']] }),
+      (e) => e instanceof om.TraceError && e.kind === 'SymbolicShape' && /^pad: argument 2 is 0 at the traced sizes, .*not as a size the graph can compute/.test(e.message));
   }));
 
   test('Math.floor(T / 23) and (T - 1) % 19: a floor division and a remainder by constants above 16', () => withTraced((keep) => {
