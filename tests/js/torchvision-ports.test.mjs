@@ -12,6 +12,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as om from 'onemodel';
 import { memoryHooks, withTraced } from './helpers.mjs';
+import { narrowResNet } from './narrow-resnet.mjs';
 import { ResNet, BasicBlock, Bottleneck, resnet18 } from '../../examples/torchvision/resnet.mjs';
 import { MobileNetV3, InvertedResidual, mobilenetV3Conf, mobilenet_v3_large, mobilenet_v3_small } from '../../examples/torchvision/mobilenetv3.mjs';
 import { EfficientNet, MBConv, FusedMBConv, efficientnetConf, MBConvConfig, FusedMBConvConfig, efficientnet_b0 } from '../../examples/torchvision/efficientnet.mjs';
@@ -43,25 +44,6 @@ function image(shape, seed) {
 
 /** The fixture's expected output as a Tensor. */
 const expected = (c) => om.tensor(Float32Array.from(c.output.data), { shape: c.output.shape });
-
-/**
- * The port's ResNet with every width divided by div, as tools/torchvision_ports.py's NarrowResNet:
- * the port's own constructor and _makeLayer, with the stem and the head made again narrowed.
- */
-const narrowResNet = (div) => class NarrowResNet extends ResNet {
-  constructor(block, layers, options) {
-    super(block, layers, options);
-    for (const m of [this.conv1, this.bn1, this.fc]) m.dispose();
-    this.conv1 = new nn.Conv2d(3, 64 / div, 7, { stride: 2, padding: 3, bias: false });
-    this.bn1 = new nn.BatchNorm2d(64 / div);
-    this.fc = new nn.Linear(512 / div * block.expansion, options.numClasses);
-  }
-
-  _makeLayer(block, planes, blocks, stride, dilate) {
-    if (planes === 64) this.inplanes = 64 / div; // the narrowed stem's width
-    return super._makeLayer(block, planes / div, blocks, stride, dilate);
-  }
-};
 
 /** The example a conv net is traced at (not a fixture input: fixture seeds start at 1), and its symbolic axes. */
 const CONV = [[2, 3, 32, 32], ['batch', null, 'h', 'w']];

@@ -3,8 +3,8 @@
 // state-dict name) against the file Node traces; blocks by module collapsed and expanded in place;
 // search that expands, selects and centres; zoom that keeps the selection; a 12-layer decoder's
 // .onnx, made here and dropped on the page, opening readable; a file run in the Session and in
-// onnxruntime-web with the outputs Node's Session gives. Screenshots (demo-inspector, demo-blocks,
-// demo-run) go to test-artifacts/web-demo-view/, or where DEMO_SCREENSHOTS says: `npm run
+// onnxruntime-web with the outputs Node's Session gives. Screenshots (demo-page, demo-inspector,
+// demo-blocks, demo-run) go to test-artifacts/web-demo-view/, or where DEMO_SCREENSHOTS says: `npm run
 // screenshots` writes the ones docs/web-demo.md shows to docs/images/.
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -15,6 +15,8 @@ import { fileURLToPath } from 'node:url';
 import * as om from 'onemodel';
 import * as wf from '../../examples/lib/workflow.mjs';
 import { Block, GPT } from '../../examples/zoo/gpt.mjs';
+import { Bottleneck } from '../../examples/torchvision/resnet.mjs';
+import { narrowResNet } from './narrow-resnet.mjs';
 import { openDemo } from './web-demo-page.mjs';
 import { readGraph } from '../../web-demo/src/graphfile.js';
 import { OPEN_BOXES, groupByModule } from '../../web-demo/src/groups.js';
@@ -78,10 +80,52 @@ describe('the demo page\'s graph view in Chromium', () => {
   const view = () => page.evaluate(() => window.onemodelPage.graph.view);
   const inspector = (sel) => page.$$eval(`#inspector ${sel}`, (es) => es.map((e) => e.textContent.trim()));
 
+  /** Drops `bytes` on the page as file `name` and checks the graph opens readable: few boxes, legible, its input in the panel. */
+  async function dropOpensReadable(name, bytes) {
+    const drop = await page.evaluateHandle(([n, b]) => {
+      const dt = new DataTransfer();
+      dt.items.add(new File([new Uint8Array(b)], n));
+      return dt;
+    }, [name, Array.from(bytes)]);
+    await page.dispatchEvent('body', 'drop', { dataTransfer: drop });
+    await idle();
+    const g = readGraph(bytes);
+    assert.equal(await page.textContent('#graph-info'), `${name} · ${g.nodes.length} nodes · ${g.initializers.length} initializers`);
+    const boxes = await page.locator('#graph g.node').count();
+    assert.ok(boxes <= OPEN_BOXES + 2, `${g.nodes.length} nodes open as ${boxes} boxes`);
+    assert.ok((await view()).k >= READABLE, 'not specks');
+    const svg = await rect('#graph svg');
+    const input = await rect('#graph g.node.input rect');
+    assert.ok(input.x >= svg.x && input.x + input.w <= svg.x + svg.w && input.y >= svg.y && input.y + input.h <= svg.y + svg.h, 'its input is in the panel');
+    return g;
+  }
+
   async function pick(name) {
     await page.selectOption('#model-select', name);
     await idle();
   }
+
+  test('the page as the README shows it: the zoo\'s UNet traced with a symbolic batch n, every edge labelled, no Shape node', async () => {
+    await pick('unet');
+    for (const [dim, size, symbol] of [[0, 5, 'n']]) {
+      const cell = `#inputs [data-input="x"] [data-dim="${dim}"]`;
+      await page.fill(`${cell} .size`, String(size));
+      await page.fill(`${cell} .axis`, symbol);
+    }
+    await page.click('#trace');
+    await idle();
+    assert.equal(await page.isHidden('#error'), true, await page.textContent('#error'));
+    const ops = await page.$$eval('#graph g.node.op', (gs) => gs.map((g) => g.dataset.op));
+    assert.ok(ops.includes('Resize') && ops.filter((op) => op === 'Conv').length === 4, ops.join());
+    assert.equal(ops.filter((op) => op === 'Shape').length, 0, 'a conv net with a symbolic batch computes no size');
+    const lines = (sel) => page.$eval(sel, (g) => Array.from(g.querySelectorAll('text'), (t) => t.textContent));
+    assert.deepEqual(await lines('#graph g.node.input'), ['x', '[n, 2, 8, 12]', 'float32']);
+    assert.deepEqual(await lines('#graph g.node.output'), ['y', '[n, 3, 8, 12]', 'float32']);
+    const labels = await page.$$eval('#graph .edge-label', (ts) => ts.map((t) => t.textContent));
+    assert.ok(labels.length >= ops.length, `every edge labelled: ${labels.length} labels for ${ops.length} nodes`);
+    for (const l of labels) assert.match(l, /^\[(n, \d+, \d+, \d+|\d+)\]$/, 'each activation edge carries its batch-symbolic shape (a 1-D constant its length)');
+    await shot('demo-page');
+  });
 
   test('trace a zoo model and inspect a node: op, name, module, attributes, every value\'s dtype and shape, weights by name', async () => {
     await pick('resnet');
@@ -217,24 +261,36 @@ describe('the demo page\'s graph view in Chromium', () => {
   });
 
   let files;
+  test('a ResNet-50 (torchvision\'s port: bottlenecks [3, 4, 6, 3], narrowed) dropped on the page opens readable: its four stages as blocks, a stage expands into its bottlenecks', async () => {
+    const model = new (narrowResNet(16))(Bottleneck, [3, 4, 6, 3], { numClasses: 10 }).eval();
+    const x = om.zeros([2, 3, 32, 32]);
+    const traced = om.trace(model, { x: [x, ['batch', null, 'height', 'width']] });
+    let onnx;
+    try {
+      onnx = traced.toOnnx();
+    } finally {
+      traced.dispose();
+      x.dispose();
+      for (const p of model.parameters()) p.dispose();
+    }
+    const g = await dropOpensReadable('resnet50.onnx', onnx);
+    assert.ok(g.nodes.length > 120, `ResNet-50 has ${g.nodes.length} nodes`);
+    const shown = async () => page.$$eval('#graph g.node.group', (gs) => gs.map((e) => e.dataset.path));
+    for (const stage of ['layer1', 'layer2', 'layer3', 'layer4']) assert.ok((await shown()).includes(stage), `${stage}: ${(await shown()).join()}`);
+    await page.fill('#graph-search', 'layer3');
+    await page.press('#graph-search', 'Enter');
+    await idle();
+    assert.equal(await page.getAttribute('#graph g.node.selected', 'data-id'), 'group:layer3', 'search selects and centres the stage');
+    await page.dblclick('#graph g.node.group[data-path="layer3"]');
+    await idle();
+    const open = await shown();
+    for (let k = 0; k < 6; k++) assert.ok(open.includes(`layer3.${k}`), `bottleneck ${k}: ${open.join()}`);
+    assert.ok((await view()).k >= READABLE, 'still legible with a stage open');
+  });
+
   test('a 12-layer decoder\'s .onnx dropped on the page opens readable: its layers as blocks, at a legible scale, in the panel', async () => {
     files = gpt12();
-    const bytes = Array.from(files.onnx);
-    const drop = await page.evaluateHandle((b) => {
-      const dt = new DataTransfer();
-      dt.items.add(new File([new Uint8Array(b)], 'gpt12.onnx'));
-      return dt;
-    }, bytes);
-    await page.dispatchEvent('body', 'drop', { dataTransfer: drop });
-    await idle();
-    const g = readGraph(files.onnx);
-    assert.equal(await page.textContent('#graph-info'), `gpt12.onnx · ${g.nodes.length} nodes · ${g.initializers.length} initializers`);
-    const boxes = await page.locator('#graph g.node').count();
-    assert.ok(boxes <= OPEN_BOXES + 2, `${g.nodes.length} nodes open as ${boxes} boxes`);
-    assert.ok((await view()).k >= READABLE, 'not specks');
-    const svg = await rect('#graph svg');
-    const input = await rect('#graph g.node.input rect');
-    assert.ok(input.x >= svg.x && input.x + input.w <= svg.x + svg.w && input.y >= svg.y && input.y + input.h <= svg.y + svg.h, 'its input is in the panel');
+    await dropOpensReadable('gpt12.onnx', files.onnx);
     // the layer list expands into the 12 layers, each one block
     await page.dblclick('#graph g.node.group[data-path="h"]');
     await idle();
