@@ -715,16 +715,22 @@ static bool forward_linear(om_call *c) {
   }
   /* x [..., in] whose leading dims step as one (a contiguous batch of tokens, say) is one product
    * of all its rows: the weight's panels packed once, not once per leading index (each row's
-   * sum is the same whatever the rows around it) */
-  int64_t step;
-  bool flat = x.ndim > 2 && !__builtin_mul_overflow(x.strides[x.ndim - 2], x.shape[x.ndim - 2], &step);
-  for (int d = x.ndim - 3; flat && d >= 0; d--) /* row r of the flattened x at r strides[ndim - 2] */
-    flat = (x.shape[d] == 1 || x.strides[d] == step) && !__builtin_mul_overflow(step, x.shape[d], &step);
+   * sum is the same whatever the rows around it). A dim of size 1 steps as any: torch.onnx's
+   * sequence-first [L, 1, E] at batch 1 (a transpose of [1, L, E]) is L evenly spaced rows, not
+   * L one-row products. */
+  int64_t step = 0, row_stride = x.strides[x.ndim - 2];
+  bool flat = x.ndim > 2, inner = true;
+  for (int d = x.ndim - 2; flat && d >= 0; d--) { /* row r of the flattened x at r row_stride */
+    if (x.shape[d] == 1) continue;
+    if (inner) row_stride = x.strides[d], inner = false;
+    else flat = x.strides[d] == step;
+    flat = flat && !__builtin_mul_overflow(x.strides[d], x.shape[d], &step);
+  }
   if (flat) {
     int64_t rows = 1, nd = x.ndim;
     for (int d = 0; d < nd - 1; d++) rows *= x.shape[d];
     x.shape[0] = o.shape[0] = rows, x.shape[1] = x.shape[nd - 1], o.shape[1] = o.shape[nd - 1];
-    x.strides[0] = x.strides[nd - 2], x.strides[1] = x.strides[nd - 1], o.strides[0] = o.shape[1], o.strides[1] = 1;
+    x.strides[0] = row_stride, x.strides[1] = x.strides[nd - 1], o.strides[0] = o.shape[1], o.strides[1] = 1;
     x.ndim = o.ndim = 2;
   }
   wt.shape[0] = c->in[1]->shape[1], wt.shape[1] = c->in[1]->shape[0];

@@ -523,18 +523,19 @@ TEST(linear_matches_matmul) {
   /* Larger, on 1 and 2 threads: a contiguous batch of rows (one product of all of them: split by
    * rows, or with fewer rows than outputs by columns; one row broadcast to all, its rows 0
    * apart), a transposed one and one whose size-1 dim has a stride of its own (each a product per
-   * leading index), and a bias read with a stride: the bits of matmul and then add. */
+   * leading index), torch.onnx's sequence-first [L, 1, E] at batch 1 (a transpose of [1, L, E]:
+   * evenly spaced rows, one product), and a bias read with a stride: the bits of matmul and then add. */
   om_tensor *w2 = om_randn((int64_t[]){160, 96}, 2, 4, true), *w2t = om_transpose(w2, 0, 1);
   om_tensor *b2 = om_randn((int64_t[]){160, 2}, 2, 5, true), *b2s = om_select(b2, 1, 1);
   om_tensor *base = om_randn((int64_t[]){4, 80, 100}, 3, 6, true), *rows = om_slice(base, 1, 0, 64, 1), *cut = om_slice(rows, 2, 0, 96, 1);
   om_tensor *tr = om_randn((int64_t[]){64, 4, 96}, 3, 8, true);
-  om_tensor *row = om_randn((int64_t[]){1, 1, 96}, 3, 10, true);
-  om_tensor *xs[5] = {om_randn((int64_t[]){4, 64, 96}, 3, 7, true), om_randn((int64_t[]){2, 40, 96}, 3, 9, true), om_transpose(tr, 0, 1),
-                      om_unsqueeze(cut, 1), om_expand(row, (int64_t[]){4, 64, 96}, 3)};
+  om_tensor *row = om_randn((int64_t[]){1, 1, 96}, 3, 10, true), *seq = om_randn((int64_t[]){1, 65, 96}, 3, 11, true);
+  om_tensor *xs[6] = {om_randn((int64_t[]){4, 64, 96}, 3, 7, true), om_randn((int64_t[]){2, 40, 96}, 3, 9, true), om_transpose(tr, 0, 1),
+                      om_unsqueeze(cut, 1), om_expand(row, (int64_t[]){4, 64, 96}, 3), om_transpose(seq, 0, 1)};
   int before = om_get_num_threads();
   for (int threads = 1; threads <= 2; threads++) {
     om_set_num_threads(threads);
-    for (int v = 0; v < 5; v++) {
+    for (int v = 0; v < 6; v++) {
       om_tensor *y = om_linear(xs[v], w2, b2s), *m = om_matmul(xs[v], w2t), *mb = om_add(m, b2s);
       bool same = y && mb && om_tensor_numel(y) == om_tensor_numel(mb) && om_tensor_shape(y)[om_tensor_ndim(y) - 1] == 160;
       for (int64_t k = 0; same && k < om_tensor_numel(mb); k++) same = at(y, k) == at(mb, k);
@@ -544,8 +545,8 @@ TEST(linear_matches_matmul) {
     }
   }
   om_set_num_threads(before);
-  om_tensor *big[] = {w2, w2t, b2, b2s, base, rows, cut, tr, row, xs[0], xs[1], xs[2], xs[3], xs[4]};
-  om__release_all(big, 14);
+  om_tensor *big[] = {w2, w2t, b2, b2s, base, rows, cut, tr, row, seq, xs[0], xs[1], xs[2], xs[3], xs[4], xs[5]};
+  om__release_all(big, 16);
   om_tensor *x = om_zeros((int64_t[]){2, 3}, 2, OM_FLOAT32), *bad = om_zeros((int64_t[]){5}, 1, OM_FLOAT32);
   CHECK_ERROR(om_linear(x, w, b) != NULL, OM_ERR_SHAPE_MISMATCH, "linear: input [2,3] and weight [4,5] do not match");
   om_tensor *x5 = om_zeros((int64_t[]){2, 5}, 2, OM_FLOAT32);
