@@ -642,7 +642,36 @@ static bool matmul_into(const om_tensor *a, const om_tensor *b, om_tensor *o, co
   return ok;
 }
 
-static bool forward_matmul(om_call *c) { return matmul_into(c->in[0], c->in[1], c->out[0], NULL); }
+/* x [..., in] whose leading dims step as one (a contiguous batch of tokens, say) becomes one
+ * product of all its rows, o ([..., out], contiguous) with it: the other operand's panels packed
+ * once, not once per leading index (each row's sum is the same whatever the rows around it). A
+ * dim of size 1 steps as any: torch.onnx's sequence-first [L, 1, E] at batch 1 (a transpose of
+ * [1, L, E]) is L evenly spaced rows, not L one-row products. Else x and o stay as they are. */
+static void flatten_rows(om_tensor *x, om_tensor *o) {
+  int nd = x->ndim;
+  int64_t step = 0, row_stride = x->strides[nd - 2];
+  bool flat = nd > 2, inner = true;
+  for (int d = nd - 2; flat && d >= 0; d--) { /* row r of the flattened x at r row_stride */
+    if (x->shape[d] == 1) continue;
+    if (inner) row_stride = x->strides[d], inner = false;
+    else flat = x->strides[d] == step;
+    flat = flat && !__builtin_mul_overflow(x->strides[d], x->shape[d], &step);
+  }
+  if (!flat) return;
+  int64_t rows = 1;
+  for (int d = 0; d < nd - 1; d++) rows *= x->shape[d];
+  x->shape[0] = o->shape[0] = rows, x->shape[1] = x->shape[nd - 1], o->shape[1] = o->shape[nd - 1];
+  x->strides[0] = row_stride, x->strides[1] = x->strides[nd - 1], o->strides[0] = o->shape[1], o->strides[1] = 1;
+  x->ndim = o->ndim = 2;
+}
+
+/* With a matrix b (one for every batch: torch.onnx's MatMul by a Linear's transposed weight), a's
+ * rows of every batch are one product where they step as one. */
+static bool forward_matmul(om_call *c) {
+  om_tensor a = *c->in[0], o = *c->out[0];
+  if (c->in[1]->ndim == 2) flatten_rows(&a, &o);
+  return matmul_into(&a, c->in[1], &o, NULL);
+}
 
 /* dA = g B^T, dB = A^T g, each summed over broadcast batch dims. */
 static bool matmul_backward(const om_record *r, om_tensor *const *g, om_tensor **gin) {
@@ -713,26 +742,7 @@ static bool forward_linear(om_call *c) {
     o.shape[1] = o.shape[0], o.strides[1] = 1;
     o.shape[0] = 1, o.strides[0] = o.shape[1], o.ndim = 2;
   }
-  /* x [..., in] whose leading dims step as one (a contiguous batch of tokens, say) is one product
-   * of all its rows: the weight's panels packed once, not once per leading index (each row's
-   * sum is the same whatever the rows around it). A dim of size 1 steps as any: torch.onnx's
-   * sequence-first [L, 1, E] at batch 1 (a transpose of [1, L, E]) is L evenly spaced rows, not
-   * L one-row products. */
-  int64_t step = 0, row_stride = x.strides[x.ndim - 2];
-  bool flat = x.ndim > 2, inner = true;
-  for (int d = x.ndim - 2; flat && d >= 0; d--) { /* row r of the flattened x at r row_stride */
-    if (x.shape[d] == 1) continue;
-    if (inner) row_stride = x.strides[d], inner = false;
-    else flat = x.strides[d] == step;
-    flat = flat && !__builtin_mul_overflow(x.strides[d], x.shape[d], &step);
-  }
-  if (flat) {
-    int64_t rows = 1, nd = x.ndim;
-    for (int d = 0; d < nd - 1; d++) rows *= x.shape[d];
-    x.shape[0] = o.shape[0] = rows, x.shape[1] = x.shape[nd - 1], o.shape[1] = o.shape[nd - 1];
-    x.strides[0] = row_stride, x.strides[1] = x.strides[nd - 1], o.strides[0] = o.shape[1], o.strides[1] = 1;
-    x.ndim = o.ndim = 2;
-  }
+  flatten_rows(&x, &o);
   wt.shape[0] = c->in[1]->shape[1], wt.shape[1] = c->in[1]->shape[0];
   wt.strides[0] = c->in[1]->strides[1], wt.strides[1] = c->in[1]->strides[0];
   return matmul_into(&x, &wt, &o, c->n_in == 3 ? c->in[2] : NULL);

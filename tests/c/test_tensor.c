@@ -540,6 +540,12 @@ TEST(linear_matches_matmul) {
       bool same = y && mb && om_tensor_numel(y) == om_tensor_numel(mb) && om_tensor_shape(y)[om_tensor_ndim(y) - 1] == 160;
       for (int64_t k = 0; same && k < om_tensor_numel(mb); k++) same = at(y, k) == at(mb, k);
       if (!same) FAILED("linear input %d on %d threads: not the bits of matmul and add", v, threads);
+      for (int64_t i = 0; v == 5 && same && i < 65; i++) { /* flattened into one product: each row as its own product gives */
+        om_tensor *xi = om_select(xs[v], 0, i), *mi = om_matmul(xi, w2t);
+        for (int64_t k = 0; same && k < 160; k++) same = mi && at(mi, k) == at(m, i * 160 + k);
+        if (!same) FAILED("matmul of sequence-first rows on %d threads: row %lld differs from its own product", threads, (long long)i);
+        om_tensor_release(xi), om_tensor_release(mi);
+      }
       om_tensor *all[] = {y, m, mb};
       om__release_all(all, 3);
     }
