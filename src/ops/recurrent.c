@@ -146,15 +146,77 @@ static bool args_load(rnn_args *a, om_op op, om_tensor *const *in, int n_in, con
 /* Time index of processing step s. */
 static int64_t time_of(const rnn_args *a, int64_t s) { return a->reverse ? a->T - 1 - s : s; }
 
+/* One step on several threads: part p takes the hidden units [p per, (p + 1) per) of every gate
+ * (per a multiple of the micro-kernel's 8 columns): their columns of hw = h w_hh^T (om__gemm_on on
+ * those rows of w_hh; a column's sum does not depend on the columns computed with it), then their
+ * gates and their units of the new state, written to hn (h is read by every part's product, so
+ * the new h goes to the other buffer; each unit's c is read and written by its part alone). The
+ * activations run on whole runs of a part's units (om__sigmoidf_n and om__tanhf_n give each
+ * element the bits of the scalar function, however the runs are cut). */
+typedef struct rnn_step {
+  const rnn_args *a;
+  const float *xw, *h; /* xw: this step's input part [N, GH] */
+  float *hw, *hn, *c, *tc, *gates, *extra; /* gates, extra: the workspace's rows for this step, or NULL */
+  int64_t per;
+  float *scratch[OM_MAX_THREADS];
+} rnn_step;
+
+static void rnn_step_part(void *ctx, int64_t part, int worker) {
+  const rnn_step *st = ctx;
+  const rnn_args *a = st->a;
+  const int G = a->k->gates;
+  const int64_t N = a->N, H = a->H, GH = G * H, j0 = part * st->per, len = H - j0 < st->per ? H - j0 : st->per;
+  if (len == H) /* one part: all gates' columns are one run of w_hh's rows */
+    om__gemm_on(st->h, H, 1, NULL, a->whh, 1, H, NULL, st->hw, GH, N, GH, H, st->scratch[worker]);
+  else
+    for (int q = 0; q < G; q++)
+      om__gemm_on(st->h, H, 1, NULL, a->whh + (q * H + j0) * H, 1, H, NULL, st->hw + q * H + j0, GH, N, len, H, st->scratch[worker]);
+  for (int64_t n = 0; n < N; n++) {
+    const float *xr = st->xw + n * GH;
+    float *g = st->hw + n * GH, *cn = st->c + n * H, *hn = st->hn + n * H, *tc = st->tc + n * H;
+    const float *hp = st->h + n * H;
+    for (int q = 0; a->bhh && q < G; q++)
+      for (int64_t j = j0; j < j0 + len; j++) g[q * H + j] += a->bhh[q * H + j];
+    if (G == 4) { /* LSTM: i, f, g, o; c = f c + i g, h = o tanh(c) */
+      for (int q = 0; q < 4; q++)
+        for (int64_t j = j0; j < j0 + len; j++) g[q * H + j] = xr[q * H + j] + g[q * H + j];
+      om__sigmoidf_n(g + j0, g + j0, len);
+      om__sigmoidf_n(g + H + j0, g + H + j0, len);
+      om__tanhf_n(g + 2 * H + j0, g + 2 * H + j0, len);
+      om__sigmoidf_n(g + 3 * H + j0, g + 3 * H + j0, len);
+      for (int64_t j = j0; j < j0 + len; j++) cn[j] = g[H + j] * cn[j] + g[j] * g[2 * H + j];
+      om__tanhf_n(cn + j0, tc + j0, len);
+      for (int64_t j = j0; j < j0 + len; j++) hn[j] = g[3 * H + j] * tc[j];
+      if (st->extra) memcpy(st->extra + n * H + j0, cn + j0, sizeof(float) * (size_t)len);
+    } else { /* GRU: r, z, n; n = tanh(x_n + r (h W_hn^T + b_hn)), h = (1 - z) n + z h */
+      if (st->extra) memcpy(st->extra + n * H + j0, g + 2 * H + j0, sizeof(float) * (size_t)len);
+      for (int q = 0; q < 2; q++)
+        for (int64_t j = j0; j < j0 + len; j++) g[q * H + j] = xr[q * H + j] + g[q * H + j];
+      om__sigmoidf_n(g + j0, g + j0, len);
+      om__sigmoidf_n(g + H + j0, g + H + j0, len);
+      for (int64_t j = j0; j < j0 + len; j++) g[2 * H + j] = xr[2 * H + j] + g[j] * g[2 * H + j];
+      om__tanhf_n(g + 2 * H + j0, g + 2 * H + j0, len);
+      for (int64_t j = j0; j < j0 + len; j++) hn[j] = (1.0f - g[H + j]) * g[2 * H + j] + g[H + j] * hp[j];
+    }
+    for (int q = 0; st->gates && q < G; q++)
+      memcpy(st->gates + n * GH + q * H + j0, g + q * H + j0, sizeof(float) * (size_t)len);
+  }
+}
+
+/* Below this many multiply-adds a step is one part: a step's product is small (batch rows by
+ * G H columns), but every step waits for the last, so the cores are worth waking for less than a
+ * lone product is (docs/performance.md: LSTM at two threads). */
+#define STEP_MACS ((double)(1 << 17))
+
 /* Runs the layer: y [T,N,H]; state [2,N,H] (LSTM) or [N,H] (GRU). With ws (T*N*(G+1)*H floats)
  * it keeps per time step the activated gates [T,N,G*H] and then [T,N,H] of c (LSTM) or
  * h W_hn^T + b_hn (GRU), for the backward. */
 static bool rnn_run(const rnn_args *a, float *y, float *state, float *ws) {
   const int G = a->k->gates;
   const int64_t T = a->T, N = a->N, I = a->I, H = a->H, GH = G * H, NH = N * H;
-  float *xw = om__alloc((uint64_t)(T * N * GH + N * GH + 2 * NH + H + 1) * sizeof(float), a->k->name);
+  float *xw = om__alloc((uint64_t)(T * N * GH + N * GH + 4 * NH + 1) * sizeof(float), a->k->name);
   if (!xw) return false;
-  float *hw = xw + T * N * GH, *h = hw + N * GH, *c = h + NH, *tc = c + NH;
+  float *hw = xw + T * N * GH, *h = hw + N * GH, *hn = h + NH, *c = hn + NH, *tc = c + NH;
   /* input part of every step at once: xw = x w_ih^T (+ b_ih) */
   if (!om__gemm(a->x, I, 1, a->wih, 1, I, xw, T * N, GH, I, a->k->name)) goto fail;
   for (int64_t r = 0; a->bih && r < T * N; r++)
@@ -163,39 +225,24 @@ static bool rnn_run(const rnn_args *a, float *y, float *state, float *ws) {
     h[e] = a->h0 ? a->h0[e] : 0.0f;
     c[e] = a->c0 ? a->c0[e] : 0.0f;
   }
-  /* Each step: hw = h w_hh^T (+ b_hh), then per batch row the gates in place in hw (the
-   * activations on whole runs of gates: om__sigmoidf_n and om__tanhf_n go four at a time), then
-   * the new state. */
-  for (int64_t s = 0; s < T; s++) {
+  /* each step's hidden units split into parts of whole 8-column tiles, one part a thread */
+  int most = (double)N * (double)GH * (double)H < STEP_MACS ? 1 : om_get_num_threads();
+  if (most > H / 8) most = H / 8 > 1 ? (int)(H / 8) : 1;
+  rnn_step st = {.a = a, .hw = hw, .c = c, .tc = tc, .per = most > 1 ? ((H + most - 1) / most + 7) / 8 * 8 : H};
+  int64_t parts = (H + st.per - 1) / st.per, floats = om__gemm_scratch(N, parts > 1 ? st.per : GH, H, false);
+  bool ok = true;
+  for (int i = 0; ok && i < most; i++) ok = (st.scratch[i] = om__scratch(i, floats, a->k->name)) != NULL;
+  for (int64_t s = 0; ok && s < T; s++) {
     int64_t t = time_of(a, s);
-    if (!om__gemm(h, H, 1, a->whh, 1, H, hw, N, GH, H, a->k->name)) goto fail;
-    float *gates = ws ? ws + t * N * GH : NULL, *extra = ws ? ws + T * N * GH + t * NH : NULL;
-    for (int64_t n = 0; n < N; n++) {
-      const float *xr = xw + (t * N + n) * GH;
-      float *g = hw + n * GH, *hn = h + n * H, *cn = c + n * H;
-      if (a->bhh)
-        for (int64_t j = 0; j < GH; j++) g[j] += a->bhh[j];
-      if (G == 4) { /* LSTM: i, f, g, o; c = f c + i g, h = o tanh(c) */
-        for (int64_t j = 0; j < GH; j++) g[j] = xr[j] + g[j];
-        om__sigmoidf_n(g, g, 2 * H);
-        om__tanhf_n(g + 2 * H, g + 2 * H, H);
-        om__sigmoidf_n(g + 3 * H, g + 3 * H, H);
-        for (int64_t j = 0; j < H; j++) cn[j] = g[H + j] * cn[j] + g[j] * g[2 * H + j];
-        om__tanhf_n(cn, tc, H);
-        for (int64_t j = 0; j < H; j++) hn[j] = g[3 * H + j] * tc[j];
-        if (ws) memcpy(extra + n * H, cn, sizeof(float) * (size_t)H);
-      } else { /* GRU: r, z, n; n = tanh(x_n + r (h W_hn^T + b_hn)), h = (1 - z) n + z h */
-        if (ws) memcpy(extra + n * H, g + 2 * H, sizeof(float) * (size_t)H);
-        for (int64_t j = 0; j < 2 * H; j++) g[j] = xr[j] + g[j];
-        om__sigmoidf_n(g, g, 2 * H);
-        for (int64_t j = 0; j < H; j++) g[2 * H + j] = xr[2 * H + j] + g[j] * g[2 * H + j];
-        om__tanhf_n(g + 2 * H, g + 2 * H, H);
-        for (int64_t j = 0; j < H; j++) hn[j] = (1.0f - g[H + j]) * g[2 * H + j] + g[H + j] * hn[j];
-      }
-      if (ws) memcpy(gates + n * GH, g, sizeof(float) * (size_t)GH);
-    }
+    st.xw = xw + t * N * GH, st.h = h, st.hn = hn;
+    st.gates = ws ? ws + t * N * GH : NULL, st.extra = ws ? ws + T * N * GH + t * NH : NULL;
+    om__parallel(parts, most, rnn_step_part, &st);
+    float *swap = h;
+    h = hn, hn = swap;
     memcpy(y + t * NH, h, sizeof(float) * (size_t)NH);
   }
+  om__scratch_done();
+  if (!ok) goto fail;
   memcpy(state, h, sizeof(float) * (size_t)NH);
   if (G == 4) memcpy(state + NH, c, sizeof(float) * (size_t)NH);
   free(xw);

@@ -229,11 +229,31 @@ static void lstm_fn(om_tensor *const *in, om_tensor **out) {
   out[0] = om_lstm(in[0], NULL, NULL, in + 1, 4, 1, true, false, false, &out[1], &out[2]);
 }
 
+/* A GRU over in[0] [T, N, I], then the gradients of sum(y * in[5]) for x and w_hh: the
+ * backward's recomputed forward keeps every step's gates, written by the step's parts. */
+static void gru_fn(om_tensor *const *in, om_tensor **out) {
+  om_tensor *x = om_detach(in[0]), *whh = om_detach(in[2]);
+  om_tensor_set_requires_grad(x, true), om_tensor_set_requires_grad(whh, true);
+  om_tensor *params[4] = {in[1], whh, in[3], in[4]};
+  out[0] = om_gru(x, NULL, params, 4, 1, true, false, false, &out[1]);
+  om_tensor *prod = om_mul(out[0], in[5]), *loss = om_sum(prod, NULL, 0, false);
+  if (loss && om_backward(loss, NULL)) out[2] = om_tensor_grad(x), out[3] = om_tensor_grad(whh);
+  om_tensor *all[] = {x, whh, prod, loss};
+  for (size_t i = 0; i < sizeof all / sizeof *all; i++) om_tensor_release(all[i]);
+}
+
+/* Each step's hidden units split into parts (whole 8-column tiles of the product, the last part
+ * shorter where H is no multiple of the part): H 128 on 3 threads (48, 48, 32), and a GRU with H
+ * 20 (16 and 4) forward and backward. */
 TEST(lstm_same_bits_on_any_thread_count) {
   om_tensor *in[5] = {randn(7, 3, (int64_t[]){32, 64, 128}), randn(8, 2, (int64_t[]){512, 128}),
                       randn(9, 2, (int64_t[]){512, 128}), randn(10, 1, (int64_t[]){512}), randn(11, 1, (int64_t[]){512})};
   check_same_bits("lstm", lstm_fn, in, 3);
   for (int i = 0; i < 5; i++) om_tensor_release(in[i]);
+  om_tensor *g[6] = {randn(12, 3, (int64_t[]){6, 512, 16}), randn(13, 2, (int64_t[]){60, 16}), randn(14, 2, (int64_t[]){60, 20}),
+                     randn(15, 1, (int64_t[]){60}), randn(16, 1, (int64_t[]){60}), randn(17, 3, (int64_t[]){6, 512, 20})};
+  check_same_bits("gru forward and backward", gru_fn, g, 4);
+  for (int i = 0; i < 6; i++) om_tensor_release(g[i]);
 }
 
 /* interpolate's modes, each split by planes over the threads (at least a million multiply-adds'
