@@ -42,7 +42,8 @@
 // not with OM_BENCH_MODELS unless OM_BENCH_FAMILIES=resnet,gpt2 picks families). Then torch.onnx.export
 // files of torchvision's ViT and ResNet-18 (tools/bench_exports.py, written into the cache on the first
 // run) in the Session against our own trace of the same model and against onnxruntime-web
-// (OM_BENCH_EXPORTS_ONLY=1 runs only it).
+// (OM_BENCH_EXPORTS_ONLY=1 runs only it). OM_BENCH_THREADS=2 runs the Session, eager and ORT parts
+// on two threads each side (ORT's numThreads 2), in wall time.
 // Then training throughput against TF.js: a step of an MLP (vs tfjs-backend-wasm) and of LeNet-5
 // (vs TF.js's cpu backend: its wasm backend has no conv filter gradient), the same weights and
 // batch, alternating samples (OM_BENCH_TRAIN_ONLY=1 runs only it). Then threads: 2 against 1
@@ -115,7 +116,13 @@ function runNative() {
 // The clock of the side-by-side samples: this process's CPU time (user + system, ms) by default,
 // so that other processes on a shared machine do not count (both engines run one thread, this
 // one: ORT with numThreads 1 and no proxy worker); OM_BENCH_CLOCK=wall for wall time.
-const clock = process.env.OM_BENCH_CLOCK === 'wall' ? () => performance.now() : () => {
+// OM_BENCH_THREADS=n runs the Session, eager and ORT parts with n threads on each side (ORT's
+// numThreads n), timed in wall time (the other threads' CPU time is no latency).
+const THREADS = Number(process.env.OM_BENCH_THREADS ?? 1);
+if (!(Number.isInteger(THREADS) && THREADS >= 1 && THREADS <= 4)) throw new Error(`bench: OM_BENCH_THREADS=${process.env.OM_BENCH_THREADS}: 1 to 4`);
+const ORT_LABEL = `ORT-web (wasm, ${THREADS === 1 ? '1 thread' : `${THREADS} threads`})`;
+const SIDES = THREADS === 1 ? 'one thread' : `${THREADS} threads each side, wall time`;
+const clock = process.env.OM_BENCH_CLOCK === 'wall' || THREADS > 1 ? () => performance.now() : () => {
   const u = process.cpuUsage();
   return (u.user + u.system) / 1000;
 };
@@ -533,10 +540,10 @@ function printSummary() {
 }
 
 // ---- main ------------------------------------------------------------------------------------
-ort.env.wasm.numThreads = 1;
+ort.env.wasm.numThreads = THREADS;
 ort.env.logLevel = 'error';
 await om.ready();
-om.setNumThreads(1); // one thread against one (the threads rows at the end: 2 against 1)
+om.setNumThreads(THREADS); // one thread against one unless OM_BENCH_THREADS (the threads rows at the end: 2 against 1)
 
 const cpu = cpus()[0]?.model ?? 'unknown CPU';
 console.log(`matmul benchmark: ${cpus().length} cores, ${cpu}; Node ${process.version}, onnxruntime-web ${ort.env.versions?.web ?? '?'}`);
@@ -692,15 +699,15 @@ async function runSessions() {
 }
 
 function printSessions({ rows, gzip }) {
-  console.log('Session and eager (forward under om.noGrad) vs onnxruntime-web (wasm, one thread) on the zoo, the same .onnx, alternating samples');
+  console.log(`Session and eager (forward under om.noGrad) vs onnxruntime-web (wasm, ${SIDES}) on the zoo, the same .onnx, alternating samples`);
   console.log('| model | batch | Session ms | eager ms | ORT-web ms | ORT / Session | ORT / eager | Session create + first run ms | ORT create + first run ms | plan bytes |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const r of rows) {
     console.log(`| ${r.name} | ${r.batch} | ${r.ms.toFixed(3)} | ${r.msEager.toFixed(3)} | ${r.msOrt.toFixed(3)} | ${(r.msOrt / r.ms).toFixed(2)} | ${(r.msOrt / r.msEager).toFixed(2)} | ` +
       `${r.createMs.toFixed(2)} | ${r.createMsOrt.toFixed(2)} | ${r.planBytes} |`);
   }
   for (const r of rows) {
-    summary.push({ what: `eager forward (om.noGrad), ${r.title} (${r.name}), batch ${r.batch}`, peer: 'ORT-web (wasm, 1 thread) on our trace', ours: `${r.msEager.toFixed(3)} ms`, theirs: `${r.msOrt.toFixed(3)} ms`, ratio: r.msOrt / r.msEager });
-    summary.push({ what: `Session run, ${r.title} (${r.name}), batch ${r.batch}`, peer: 'ORT-web (wasm, 1 thread), the same .onnx', ours: `${r.ms.toFixed(3)} ms`, theirs: `${r.msOrt.toFixed(3)} ms`, ratio: r.msOrt / r.ms });
+    summary.push({ what: `eager forward (om.noGrad), ${r.title} (${r.name}), batch ${r.batch}`, peer: `${ORT_LABEL} on our trace`, ours: `${r.msEager.toFixed(3)} ms`, theirs: `${r.msOrt.toFixed(3)} ms`, ratio: r.msOrt / r.msEager });
+    summary.push({ what: `Session run, ${r.title} (${r.name}), batch ${r.batch}`, peer: `${ORT_LABEL}, the same .onnx`, ours: `${r.ms.toFixed(3)} ms`, theirs: `${r.msOrt.toFixed(3)} ms`, ratio: r.msOrt / r.ms });
   }
   console.log(`package size (gzip -9): onemodel.wasm ${(gzip[0] / 1024).toFixed(1)} KiB + onemodel.mjs ${(gzip[1] / 1024).toFixed(1)} KiB = ${((gzip[0] + gzip[1]) / 1024).toFixed(1)} KiB\n`);
 }
@@ -748,12 +755,12 @@ async function runFamilySessions() {
 }
 
 function printFamilySessions(rows) {
-  console.log("Session and eager (forward under om.noGrad) vs onnxruntime-web (wasm, one thread) on the test suite's model families (PyTorch's weights), the same .onnx");
+  console.log(`Session and eager (forward under om.noGrad) vs onnxruntime-web (wasm, ${SIDES}) on the test suite's model families (PyTorch's weights), the same .onnx`);
   console.log('| family | input | Session ms | eager ms | ORT-web ms | ORT / Session | ORT / eager |\n|---|---|---:|---:|---:|---:|---:|');
   for (const r of rows) {
     console.log(`| ${r.name} | [${r.shape}] | ${r.ms.toFixed(3)} | ${r.msEager.toFixed(3)} | ${r.msOrt.toFixed(3)} | ${(r.msOrt / r.ms).toFixed(2)} | ${(r.msOrt / r.msEager).toFixed(2)} |`);
-    summary.push({ what: `eager forward (om.noGrad), family ${r.name} (PyTorch's weights), input [${r.shape}]`, peer: 'ORT-web (wasm, 1 thread) on our trace', ours: `${r.msEager.toFixed(3)} ms`, theirs: `${r.msOrt.toFixed(3)} ms`, ratio: r.msOrt / r.msEager });
-    summary.push({ what: `Session run, family ${r.name} (PyTorch's weights), input [${r.shape}]`, peer: 'ORT-web (wasm, 1 thread), the same .onnx', ours: `${r.ms.toFixed(3)} ms`, theirs: `${r.msOrt.toFixed(3)} ms`, ratio: r.msOrt / r.ms });
+    summary.push({ what: `eager forward (om.noGrad), family ${r.name} (PyTorch's weights), input [${r.shape}]`, peer: `${ORT_LABEL} on our trace`, ours: `${r.msEager.toFixed(3)} ms`, theirs: `${r.msOrt.toFixed(3)} ms`, ratio: r.msOrt / r.msEager });
+    summary.push({ what: `Session run, family ${r.name} (PyTorch's weights), input [${r.shape}]`, peer: `${ORT_LABEL}, the same .onnx`, ours: `${r.ms.toFixed(3)} ms`, theirs: `${r.msOrt.toFixed(3)} ms`, ratio: r.msOrt / r.ms });
   }
   console.log('');
 }
@@ -817,11 +824,11 @@ async function runExports() {
 }
 
 function printExports(rows) {
-  console.log('torch.onnx.export files (opset 17) in the Session against our trace of the same model (same weights) and against onnxruntime-web (wasm, one thread) on the torch file');
+  console.log(`torch.onnx.export files (opset 17) in the Session against our trace of the same model (same weights) and against onnxruntime-web (wasm, ${SIDES}) on the torch file`);
   console.log('| model | batch | torch file, Session ms | our trace, Session ms | torch file, ORT-web ms | trace / torch file | ORT / torch file | kernels (torch file, trace) |\n|---|---:|---:|---:|---:|---:|---:|---|');
   for (const r of rows) {
     console.log(`| ${r.name} | ${r.batch} | ${r.torch.toFixed(3)} | ${r.trace.toFixed(3)} | ${r.ort.toFixed(3)} | ${(r.trace / r.torch).toFixed(2)} | ${(r.ort / r.torch).toFixed(2)} | ${r.kernels.join(', ')} |`);
-    summary.push({ what: `Session run, torch.onnx.export of ${r.name}, batch ${r.batch}`, peer: 'ORT-web (wasm, 1 thread), the same .onnx', ours: `${r.torch.toFixed(3)} ms`, theirs: `${r.ort.toFixed(3)} ms`, ratio: r.ort / r.torch });
+    summary.push({ what: `Session run, torch.onnx.export of ${r.name}, batch ${r.batch}`, peer: `${ORT_LABEL}, the same .onnx`, ours: `${r.torch.toFixed(3)} ms`, theirs: `${r.ort.toFixed(3)} ms`, ratio: r.ort / r.torch });
   }
   console.log('');
 }
