@@ -533,7 +533,7 @@ const summary = [];
 
 function printSummary() {
   if (!summary.length) return;
-  console.log(`summary: ours against the peer, each row side by side in this run (median of alternating samples on this process's ${process.env.OM_BENCH_CLOCK === 'wall' ? 'wall' : 'CPU'} time)`);
+  console.log(`summary: ours against the peer, each row side by side in this run (median of alternating samples on this process's ${process.env.OM_BENCH_CLOCK === 'wall' || THREADS > 1 ? 'wall' : 'CPU'} time)`);
   console.log('| measurement | peer | ours | peer | peer time / our time (above 1: ours is faster) |\n|---|---|---:|---:|---:|');
   for (const r of summary) console.log(`| ${r.what} | ${r.peer} | ${r.ours} | ${r.theirs} | ${r.ratio.toFixed(2)} |`);
   console.log('');
