@@ -2780,6 +2780,7 @@ static bool holding_dtype(const om_bind *b, int64_t t, om_dtype *d) {
 
 /* The tensor t joins a sequence of dtype d: the same element type, as ONNX's checker asks. */
 static bool seq_takes(const om_bind *b, om_dtype d, const om_tensor *t) {
+  if (!t) return om__fail(OM_ERR_FORMAT, "%s (%s): an input is left out", who(b), b->node->op_type);
   if (t->dtype == d) return true;
   return om__fail(OM_ERR_FORMAT, "%s (%s): a tensor of %s joins a sequence of %s", who(b), b->node->op_type, om_dtype_name(t->dtype), om_dtype_name(d));
 }

@@ -19,7 +19,13 @@
  * takes inputs by value from then on, first its int64 and bool inputs, then (when that is not
  * enough) every input: such an input is a constant of the plan, its elements part of the
  * signature, so a plan is made per shape and per those values, and what is computed from them
- * is folded while planning. */
+ * is folded while planning.
+ *
+ * Sequences and optionals (om_seq, src/runtime/onnx_ops.h): a value may be a list of the plan's
+ * tensors instead of one (vals and seqs, one of the two set per value id), or an optional holding
+ * nothing. A graph input that is one is fed as its tensors with their count
+ * (om_session_run_values); the count and each element's shape are part of the signature, as a
+ * tensor's shape is, and a graph output that is one gives its tensors likewise. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

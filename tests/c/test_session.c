@@ -827,7 +827,8 @@ TEST(sequences_in_and_out) {
   CHECK_EQ_INT(om_session_run_values(s, in, counts, 2, out, 1, out_counts), 4); /* no room: nothing ran */
   CHECK(out[0] == NULL && out_counts[0] == 0);
   CHECK_EQ_INT(om_session_run_values(s, in, counts, 2, out, 8, out_counts), 4);
-  CHECK_EQ_INT(out_counts[0], 3), CHECK_EQ_INT(out_counts[1], -1);
+  CHECK_EQ_INT(out_counts[0], 3);
+  CHECK_EQ_INT(out_counts[1], -1);
   CHECK_VALUES(out[0], SHAPE(2), 0, 1, 2);
   CHECK_VALUES(out[1], SHAPE(3), 0, 3, 4, 5);
   CHECK_VALUES(out[2], SHAPE(1), 0, 6);
@@ -835,7 +836,8 @@ TEST(sequences_in_and_out) {
   om__release_all(out, 4);
   counts[0] = 0; /* an empty sequence: another signature */
   CHECK_EQ_INT(om_session_run_values(s, &x, counts, 2, out, 8, out_counts), 2);
-  CHECK_EQ_INT(out_counts[0], 1), CHECK_EQ_INT((int)om__get_flat(out[1], 0), 1);
+  CHECK_EQ_INT(out_counts[0], 1);
+  CHECK_EQ_INT((int)om__get_flat(out[1], 0), 1);
   om__release_all(out, 2);
   CHECK_ERROR(om_session_run(s, in, 2, out, 2) >= 0, OM_ERR_INVALID_ARGUMENT, "session_run: input 'xs' is a sequence, given a tensor");
   counts[0] = 2, counts[1] = OM_SESSION_NONE;

@@ -254,6 +254,10 @@ describe('what a sequence must not do', () => {
     inputs: [{ name: 'x', dims: [2] }, { name: 'i', dims: [2], dtype: 'int64' }], outputs: ['y'],
   }, { x: F([2]), i: I([1, 2]) }, 'Format', /SequenceConstruct\): a tensor of int64 joins a sequence of float32/));
 
+  test('a SequenceConstruct input left out is Format', () => runRefused({
+    nodes: [node('SequenceConstruct', ['x', ''], ['s']), node('SequenceLength', ['s'], ['y'])], inputs: [{ name: 'x', dims: [2] }], outputs: ['y'],
+  }, { x: F([2]) }, 'Format', /SequenceConstruct\): an input is left out/));
+
   test('OptionalGetElement of an optional holding nothing is InvalidArgument', () => runRefused({
     nodes: [node('OptionalGetElement', ['o'], ['y'])], inputs: [{ name: 'o', dims: [2], kind: 'optional' }], outputs: ['y'], opset: 18,
   }, { o: null }, 'InvalidArgument', /OptionalGetElement\): the optional holds nothing/));
