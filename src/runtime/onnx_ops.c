@@ -2714,7 +2714,9 @@ static bool bind_max_unpool(om_bind *b) {
  * that value; one holding nothing is an om_seq marked none. */
 
 om_seq *om__seq_new(int n, om_dtype dtype, bool none) {
-  om_seq *s = n >= 0 && n < INT32_MAX / 2 ? om__alloc(sizeof *s, "sequence") : NULL;
+  if (n < 0 || n > OM_SEQ_MAX)
+    return om__fail(OM_ERR_OUT_OF_MEMORY, "sequence: %d tensors; a sequence holds at most %d", n, OM_SEQ_MAX), NULL;
+  om_seq *s = om__alloc(sizeof *s, "sequence");
   om_tensor **t = s ? calloc((size_t)n + 1, sizeof *t) : NULL;
   if (!t) return free(s), om__fail(OM_ERR_OUT_OF_MEMORY, "sequence: out of memory for %d elements", n), NULL;
   *s = (om_seq){.refcount = 1, .none = none, .dtype = dtype, .n = n, .t = t};
@@ -2828,32 +2830,29 @@ static bool bind_sequence_length(om_bind *b) {
  * smaller), or of 1 each without (then squeezed away unless keepdims). */
 static bool bind_split_to_sequence(om_bind *b) {
   om_tensor *x = b->in[0];
-  int64_t axis, keep, sizes[1024], dim;
+  int64_t axis, keep, *sizes = NULL;
   int a = 0, n = -1;
   if (!attr_i(b, "axis", 0, &axis) || !attr_i(b, "keepdims", 1, &keep) || !wrap(b, axis, x->ndim, &a)) return false;
-  dim = x->shape[a];
-  bool scalar = b->node->n_in > 1 && b->in[1] && b->in[1]->ndim == 0;
-  if (b->node->n_in > 1 && b->in[1] && !const_ints(b, 1, sizes, 1024, &n)) return false;
-  if (scalar && sizes[0] < 1) return om__fail(OM_ERR_FORMAT, "%s (SplitToSequence): split %lld", who(b), (long long)sizes[0]);
-  if (n < 0 && dim > 1024) return om__fail(OM_ERR_UNSUPPORTED, "%s (SplitToSequence): %lld pieces (at most 1024)", who(b), (long long)dim);
-  if (scalar && (dim + sizes[0] - 1) / sizes[0] > 1024)
-    return om__fail(OM_ERR_UNSUPPORTED, "%s (SplitToSequence): %lld pieces (at most 1024)", who(b), (long long)((dim + sizes[0] - 1) / sizes[0]));
-  if (n < 0 || scalar) { /* equal pieces */
-    int64_t piece = n < 0 ? 1 : sizes[0];
-    for (n = 0; n * piece < dim; n++) sizes[n] = dim - n * piece < piece ? dim - n * piece : piece;
+  int64_t dim = x->shape[a], total = 0, at = 0, ax = a;
+  bool given = b->node->n_in > 1 && b->in[1], scalar = given && b->in[1]->ndim == 0, squeeze = !keep && !given;
+  bool ok = (sizes = om__alloc(sizeof *sizes * (OM_SEQ_MAX + 1), "SplitToSequence")) && (!given || const_ints(b, 1, sizes, OM_SEQ_MAX, &n));
+  if (ok && scalar && sizes[0] < 1) ok = om__fail(OM_ERR_FORMAT, "%s (SplitToSequence): split %lld", who(b), (long long)sizes[0]);
+  if (ok && (!given || scalar)) { /* equal pieces */
+    int64_t piece = given ? sizes[0] : 1, count = dim / piece + (dim % piece != 0);
+    if (count > OM_SEQ_MAX)
+      ok = om__fail(OM_ERR_OUT_OF_MEMORY, "%s (SplitToSequence): %lld pieces; a sequence holds at most %d", who(b), (long long)count, OM_SEQ_MAX);
+    for (n = 0; ok && n < count; n++) sizes[n] = dim - n * piece < piece ? dim - n * piece : piece;
   }
-  int64_t total = 0;
-  for (int k = 0; k < n; k++) total += sizes[k] >= 0 ? sizes[k] : dim + 1;
-  if (total != dim)
-    return om__fail(OM_ERR_SHAPE_MISMATCH, "%s (SplitToSequence): %d sizes summing to %lld for an axis of %lld", who(b), n, (long long)total,
-                    (long long)dim);
-  bool squeeze = !keep && !(b->node->n_in > 1 && b->in[1]);
-  om_seq *s = om__seq_new(n, x->dtype, false);
-  int64_t at = 0, ax = a;
+  for (int k = 0; ok && k < n; k++) total += sizes[k] >= 0 && sizes[k] <= dim ? sizes[k] : dim + 1;
+  if (ok && total != dim)
+    ok = om__fail(OM_ERR_SHAPE_MISMATCH, "%s (SplitToSequence): %d sizes summing to %lld for an axis of %lld", who(b), n, (long long)total,
+                  (long long)dim);
+  om_seq *s = ok ? om__seq_new(n, x->dtype, false) : NULL;
   for (int k = 0; s && k < n; at += sizes[k++]) {
     om_tensor *piece = om_slice(x, a, at, at + sizes[k], 1);
-    if (!(s->t[k] = squeeze && piece ? then(piece, om_squeeze(piece, &ax, 1)) : piece)) return om__seq_release(s), false;
+    if (!(s->t[k] = squeeze && piece ? then(piece, om_squeeze(piece, &ax, 1)) : piece)) om__seq_release(s), s = NULL;
   }
+  free(sizes);
   return (b->seq_out[0] = s) != NULL;
 }
 

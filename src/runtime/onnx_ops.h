@@ -11,6 +11,9 @@
  * sequence's tensors, in order, are planned buffers or constants like any value's, so its length
  * and each element's shape are known when planning (a plan per length, as per shape). An optional
  * holding a tensor or a sequence is that value itself. Refcounted as tensors are. */
+/* The most tensors a sequence holds: each SequenceInsert or SequenceErase makes a new list, so a
+ * Loop growing one copies as its length squared while the plan is made; this bounds that work. */
+#define OM_SEQ_MAX (1 << 14)
 typedef struct om_seq {
   int64_t refcount;
   bool none;      /* an optional holding nothing (n 0) */

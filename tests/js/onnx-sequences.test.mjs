@@ -258,6 +258,19 @@ describe('what a sequence must not do', () => {
     nodes: [node('SequenceConstruct', ['x', ''], ['s']), node('SequenceLength', ['s'], ['y'])], inputs: [{ name: 'x', dims: [2] }], outputs: ['y'],
   }, { x: F([2]) }, 'Format', /SequenceConstruct\): an input is left out/));
 
+  test('a Loop growing a sequence without end is OutOfMemory at its bound, not a hang', () => runRefused({
+    nodes: [
+      node('SequenceEmpty', [], ['s0']),
+      node('Loop', ['m', '', 's0'], ['s'], { attrs: { body: { graph: {
+        nodes: [node('SequenceInsert', ['s_in', 'x'], ['s_out'])],
+        inputs: [{ name: 'i', dims: [], dtype: 'int64' }, { name: 'c', dims: [], dtype: 'bool' }, { name: 's_in', dims: null, kind: 'sequence' }],
+        outputs: [out('c', 'bool'), out('s_out', 'float32', 'sequence')],
+      } } } }),
+      node('SequenceLength', ['s'], ['len']),
+    ],
+    inits: [i64('m', [1e9])], inputs: [{ name: 'x', dims: [1] }], outputs: [out('len', 'int64')],
+  }, { x: F([1]) }, 'OutOfMemory', /Loop\): SequenceInsert_0 \(SequenceInsert\): 16385 tensors; a sequence holds at most 16384/));
+
   test('OptionalGetElement of an optional holding nothing is InvalidArgument', () => runRefused({
     nodes: [node('OptionalGetElement', ['o'], ['y'])], inputs: [{ name: 'o', dims: [2], kind: 'optional' }], outputs: ['y'], opset: 18,
   }, { o: null }, 'InvalidArgument', /OptionalGetElement\): the optional holds nothing/));
