@@ -851,6 +851,36 @@ TEST(sequences_in_and_out) {
   om_session_release(s);
 }
 
+/* Sequences inside a graph: SplitToSequence, SequenceErase, SequenceInsert, ConcatFromSequence on x
+ * [3, 2]; and what the sequence rows refuse, each failing plan freeing what it held (ASan's leak
+ * check). */
+TEST(sequence_rows_run_and_refuse) {
+  pb nodes[4] = {node("SplitToSequence", "x", NULL, "s"), node("SequenceErase", "s", NULL, "s2"), node("SequenceInsert", "s2", "x", "s3"),
+                 node("ConcatFromSequence", "s3", NULL, "y")};
+  attr_int(&nodes[3], "axis", 0);
+  pb m = model_of(nodes, 4, NULL, 0, (const int64_t[]){-1, 2}, 2, NULL, 0);
+  om_session *s = om_session_open(m.b, m.n, NULL);
+  CHECK(s != NULL);
+  om_tensor *x = TF(SHAPE(3, 2), 1, 2, 3, 4, 5, 6), *y = NULL;
+  CHECK_EQ_INT(om_session_run(s, &x, 1, &y, 1), 1);
+  CHECK_VALUES(y, SHAPE(5, 2), 0, 1, 2, 3, 4, 1, 2, 3, 4, 5, 6);
+  om__release_all((om_tensor *[]){x, y}, 2);
+  om_session_release(s);
+  pb pos = ints_init("p", 1, (const int64_t[]){5});
+  pb at[2] = {node("SequenceConstruct", "x", "x", "s"), node("SequenceAt", "s", "p", "y")};
+  m = model_of(at, 2, &pos, 1, (const int64_t[]){-1, 2}, 2, NULL, 0);
+  runs_refused(&m, OM_ERR_INDEX_OUT_OF_RANGE, "SequenceAt (SequenceAt): position 5 is out of range for a sequence of 2");
+  pb relu[2] = {node("SequenceConstruct", "x", "x", "s"), node("Relu", "s", NULL, "y")};
+  m = model_of(relu, 2, NULL, 0, (const int64_t[]){-1, 2}, 2, NULL, 0);
+  runs_refused(&m, OM_ERR_FORMAT, "node 'Relu' (Relu): input 0 ('s') is a sequence; Relu takes a tensor there");
+  pb none[3] = {node("Optional", NULL, NULL, "o"), node("OptionalGetElement", "o", NULL, "e"), node("Add", "e", "x", "y")};
+  m = model_of(none, 3, NULL, 0, (const int64_t[]){-1, 2}, 2, NULL, 0);
+  runs_refused(&m, OM_ERR_INVALID_ARGUMENT, "OptionalGetElement (OptionalGetElement): the optional holds nothing");
+  pb empty[3] = {node("SequenceEmpty", NULL, NULL, "s"), node("ConcatFromSequence", "s", NULL, "c"), node("Add", "c", "x", "y")};
+  m = model_of(empty, 3, NULL, 0, (const int64_t[]){-1, 2}, 2, NULL, 0);
+  runs_refused(&m, OM_ERR_INVALID_ARGUMENT, "ConcatFromSequence (ConcatFromSequence): the sequence is empty");
+}
+
 TEST(subgraphs_run_in_a_session) {
   pb relu = node("Relu", "x", NULL, "r"), neg = node("Neg", "x", NULL, "m");
   pb then_g = subgraph(&relu, 1, NULL, 0, (const char *[]){"r"}, 1), else_g = subgraph(&neg, 1, NULL, 0, (const char *[]){"m"}, 1);
@@ -1861,6 +1891,7 @@ int main(void) {
   RUN(invalid_graphs_are_format_errors);
   RUN(subgraphs_run_in_a_session);
   RUN(sequences_in_and_out);
+  RUN(sequence_rows_run_and_refuse);
   RUN(reader_survives_mutated_files);
   RUN(format_round_trips_bit_for_bit);
   RUN(sessions_keep_the_ranges_of_the_trace);
