@@ -888,6 +888,20 @@ export type ElementData = Float32Array | BigInt64Array | Uint8Array | Int8Array 
  * be left out for Float32Array, BigInt64Array, Int8Array, Int16Array, Int32Array and Uint32Array). */
 export type SessionFeed = Tensor | { readonly data: ElementData; readonly dims: readonly number[]; readonly type?: ElementType };
 
+/** What a graph input is fed: a tensor's feed, a sequence's (an array of feeds), or an optional's
+ * (either, or null for nothing). */
+export type SessionInput = SessionFeed | readonly SessionFeed[] | null;
+
+/** What {@link InferenceSession.run} gives for an output: a Tensor, a sequence's Tensors, or null
+ * (an optional holding nothing). */
+export type SessionOutput = Tensor | Tensor[] | null;
+
+/** An output of {@link InferenceSession.runData}: its element type's typed array with dims and type. */
+export interface SessionData { type: ElementType; dims: number[]; data: ElementData }
+
+/** What {@link InferenceSession.runData} gives for an output: as {@link SessionOutput}, with SessionData for Tensors. */
+export type SessionDataOutput = SessionData | SessionData[] | null;
+
 /** An input of a session: its dtype (what holds its values) and its ONNX element type. */
 export interface SessionValueInfo extends ValueInfo {
   type: ElementType;
@@ -909,10 +923,14 @@ export class InferenceSession {
   /** The library ops whose kernels the plan of the last run runs, in order ([] before the first run). */
   readonly planKernels: string[];
   readonly isDisposed: boolean;
-  /** Runs the graph on one feed per input; returns new Tensors by output name, each in the dtype that holds its element type. */
-  run(feeds: Readonly<Record<string, SessionFeed>>): Record<string, Tensor>;
-  /** Runs the graph; returns each output as its element type's typed array with dims and type. */
-  runData(feeds: Readonly<Record<string, SessionFeed>>): Record<string, { type: ElementType; dims: number[]; data: ElementData }>;
+  /** Runs the graph on one feed per input (a sequence input: an array of feeds; an optional: null
+   * for nothing); returns new Tensors by output name, each in the dtype that holds its element type
+   * (a sequence output: an array of them; an optional holding nothing: null). T names what the
+   * outputs are (Tensor unless the graph gives sequences or optionals). */
+  run<T extends SessionOutput = Tensor>(feeds: Readonly<Record<string, SessionInput>>): Record<string, T>;
+  /** Runs the graph; returns each output as its element type's typed array with dims and type (a
+   * sequence as an array of those, an optional holding nothing as null). */
+  runData<T extends SessionDataOutput = SessionData>(feeds: Readonly<Record<string, SessionInput>>): Record<string, T>;
   /** Frees the session. Idempotent. */
   dispose(): void;
   /** onnxruntime-web's name for dispose(). */

@@ -17,6 +17,7 @@ import { describe } from './convert.js';
 const TOKEN = Symbol('onemodel.session');
 const MODES = { fast: 0, exact: 1 };
 const MAX_DIMS = 8;
+const NONE = -2; // a count of omw_session_run: an optional holding nothing (C's OM_SESSION_NONE)
 // onnxruntime-web's session options that mean nothing here (one backend, our own kernels):
 // accepted so that its create() calls carry over unchanged.
 const ORT_OPTIONS = ['executionProviders', 'graphOptimizationLevel', 'logSeverityLevel', 'logVerbosityLevel', 'intraOpNumThreads', 'interOpNumThreads', 'enableCpuMemArena', 'enableMemPattern', 'executionMode'];
@@ -203,9 +204,11 @@ export class InferenceSession {
 
   /**
    * Runs the graph: feeds has one value per input name; returns { outputName: Tensor } (new
-   * Tensors). A plan is made for each new set of input shapes and kept.
-   * @param {Record<string, Tensor | { data: ArrayBufferView, dims: readonly number[], type?: string }>} feeds
-   * @returns {Record<string, Tensor>}
+   * Tensors). A sequence input takes an array of them, an optional input null for nothing; a
+   * sequence output is an array of Tensors, an optional holding nothing null. A plan is made for
+   * each new set of input shapes (and sequence lengths) and kept.
+   * @param {Record<string, Feed | Feed[] | null>} feeds
+   * @returns {Record<string, Tensor | Tensor[] | null>}
    */
   run(feeds) {
     const who = 'run';
@@ -216,20 +219,30 @@ export class InferenceSession {
     }
     const made = [];
     try {
-      const handles = this.#inputNames.map((name) => {
+      const handles = [], counts = [], types = this.#types(0);
+      this.#inputNames.forEach((name, i) => {
         if (!(name in feeds)) throw invalid(`${who}: feed ${JSON.stringify(name)} is missing (inputs: ${this.#inputNames.join(', ')})`);
-        const [h, t] = feedHandle(name, feeds[name], this.#types(0)[this.#inputNames.indexOf(name)], who);
-        if (t) made.push(t);
-        return h;
+        const v = feeds[name], list = Array.isArray(v) ? v : v === null ? [] : [v];
+        counts.push(Array.isArray(v) ? v.length : v === null ? NONE : -1);
+        list.forEach((e, k) => {
+          const [h, t] = feedHandle(Array.isArray(v) ? `${name}[${k}]` : name, e, types[i], who);
+          if (t) made.push(t);
+          handles.push(h);
+        });
       });
       const nOut = this.#outputNames.length;
-      const [pin, pout] = marshal(['ptr', handles], ['ptr', nOut]);
-      const n = omw.session_run(s, pin, handles.length, pout, nOut);
-      if (n < 0) throw lastError(who);
-      const outs = readU32(pout, n);
-      const result = {};
-      this.#outputNames.forEach((name, j) => { result[name] = wrap(outs[j]); });
-      return result;
+      for (let room = nOut; ;) {
+        const [pin, pc, pout, poc] = marshal(['ptr', handles], ['ptr', counts], ['ptr', room], ['ptr', nOut]);
+        const n = omw.session_run(s, pin, pc, counts.length, pout, room, poc);
+        if (n < 0) throw lastError(who);
+        if (n > room) { room = n; continue; } /* nothing ran: the outputs' sequences hold more tensors */
+        const handlesOut = readU32(pout, n), countsOut = readU32(poc, nOut), outs = handlesOut.map(wrap), result = {}; /* read before wrap() reuses the scratch */
+        countsOut.forEach((c, j) => {
+          c |= 0;
+          result[this.#outputNames[j]] = c === -1 ? outs.shift() : c === NONE ? null : outs.splice(0, c);
+        });
+        return result;
+      }
     } finally {
       for (const t of made) t.dispose();
     }
@@ -238,15 +251,20 @@ export class InferenceSession {
   /**
    * Runs the graph as run() does, and returns each output as onnxruntime-web's Tensors hold it:
    * { type, dims, data } with data the type's typed array (Int8Array, Uint16Array for float16's
-   * and bfloat16's bits, BigInt64Array for int64, Uint8Array for bool and uint8, ...).
-   * @returns {Record<string, { type: string, dims: number[], data: ArrayBufferView }>}
+   * and bfloat16's bits, BigInt64Array for int64, Uint8Array for bool and uint8, ...); a
+   * sequence as an array of those, an optional holding nothing as null.
+   * @returns {Record<string, RunDataTensor | RunDataTensor[] | null>}
    */
   runData(feeds) {
     const outs = this.run(feeds), types = this.outputTypes, result = {};
+    const all = Object.values(outs).flatMap((v) => (v === null ? [] : Array.isArray(v) ? v : [v]));
     try {
-      for (const [name, t] of Object.entries(outs)) result[name] = { type: types[name], dims: t.shape, data: fromCarrier(types[name], t.toArray()) };
+      for (const [name, v] of Object.entries(outs)) {
+        const data = (t) => ({ type: types[name], dims: t.shape, data: fromCarrier(types[name], t.toArray()) });
+        result[name] = v === null ? null : Array.isArray(v) ? v.map(data) : data(v);
+      }
     } finally {
-      for (const t of Object.values(outs)) t.dispose();
+      for (const t of all) t.dispose();
     }
     return result;
   }

@@ -585,8 +585,20 @@ void om_session_release(om_session *s);
 /** Runs the graph on n_inputs inputs (borrowed, in the graph's input order); writes its outputs
  *  (new references) to outputs and returns their count, -1 on error (an input that does not fit
  *  names the input and dim, a named axis bound to two sizes, or a size outside the range a
- *  traced model holds for). */
+ *  traced model holds for; a graph whose inputs or outputs are sequences or optionals runs with
+ *  om_session_run_values). */
 int om_session_run(om_session *s, om_tensor *const *inputs, int n_inputs, om_tensor **outputs, int max_outputs);
+/* A count of om_session_run_values: an optional holding nothing (no tensor). */
+#define OM_SESSION_NONE (-2)
+/** Runs the graph on values: counts[k] (counts NULL: -1 for each) says what graph input k is fed:
+ *  -1 one tensor, n >= 0 a sequence of the next n tensors, OM_SESSION_NONE an optional holding
+ *  nothing; inputs (borrowed) holds the tensors one after the other. Writes the outputs' tensors
+ *  (new references) to outputs likewise, each output's count to out_counts (one per graph output),
+ *  and returns how many tensors that is, -1 on error; when that is more than max_outputs, nothing
+ *  runs or is written (call again with room; the plan is kept). A tensor given where the graph takes
+ *  a sequence, or the other way, is InvalidArgument naming the input. */
+int om_session_run_values(om_session *s, om_tensor *const *inputs, const int *counts, int n_inputs, om_tensor **outputs, int max_outputs,
+                          int *out_counts);
 /** The number of graph inputs (outputs false) or outputs (an output listed twice counted once); -1 on error. */
 int om_session_count(const om_session *s, bool outputs);
 /** The name of input or output i (borrowed from the session), NULL on error. */

@@ -4,9 +4,10 @@
 //   onnxBytes({ nodes: [{ op, inputs, outputs, name?, domain?, ints?: { attr: n | [n, ...] },
 //                         floats?: { attr: x | [x, ...] }, strings?: { attr: 's' },
 //                         attrs?: { attr: 2 | [1, 2] | { f: 0.5 } | { fs: [0.5] } | 'text' | { graph } } }],
-//               inputs: [{ name, dims: [2, 'n'], dtype? }],   // float32 unless dtype; a string dim is named
+//               inputs: [{ name, dims: [2, 'n'], dtype?, kind? }],   // float32 unless dtype; a string dim is named;
+//                                                     // kind 'sequence', 'optional', 'optional sequence' (else a tensor)
 //               inits: [{ name, dtype: 'float32' | 'int8' | 'float16' (values its bits) | ..., dims, values }],
-//               outputs: ['y' | { name, dtype }, ...], opset: 17, ir: 8 })   // -> Uint8Array
+//               outputs: ['y' | { name, dtype, kind? }, ...], opset: 17, ir: 8 })   // -> Uint8Array
 //
 // A graph attribute ({ graph: { nodes, inputs, inits, outputs } }: If's branches, Loop's and Scan's
 // body) is written as the model's graph is; its inputs may leave out dims (dims: null: no shape).
@@ -39,13 +40,23 @@ function rawData(dtype, values) {
   return new Uint8Array((dtype === 'uint64' ? BigUint64Array : BigInt64Array).from(values.map(BigInt)).buffer);
 }
 
-/** A ValueInfo of dtype (float32 by default) and dims (numbers fixed, strings named), or without a shape. */
-const valueInfo = (name, dims, dtype = 'float32') => msg((m) => {
-  str(m, 1, name);
-  bytes(m, 2, msg((type) => bytes(type, 1, msg((tt) => {
+/** A TypeProto of kind 'tensor' (dtype, dims as below), 'sequence' or 'optional' (of a tensor), or
+ * 'optional sequence': an optional's (field 9) and a sequence's (field 4) elem_type wrap the tensor's (field 1). */
+function typeProto(kind, dims, dtype) {
+  const tensor = msg((type) => bytes(type, 1, msg((tt) => {
     int(tt, 1, ELEM[dtype]);
     if (dims) bytes(tt, 2, msg((shape) => { for (const d of dims) bytes(shape, 1, msg((dim) => (typeof d === 'string' ? str(dim, 2, d) : int(dim, 1, d)))); }));
-  }))));
+  })));
+  const wrap = (field, inner) => msg((type) => bytes(type, field, msg((w) => bytes(w, 1, inner))));
+  const seq = kind.endsWith('sequence') ? wrap(4, tensor) : tensor;
+  return kind.startsWith('optional') ? wrap(9, seq) : seq;
+}
+
+/** A ValueInfo of dtype (float32 by default) and dims (numbers fixed, strings named), or without a
+ * shape; kind 'tensor' unless given ('sequence', 'optional', 'optional sequence'). */
+const valueInfo = (name, dims, dtype = 'float32', kind = 'tensor') => msg((m) => {
+  str(m, 1, name);
+  bytes(m, 2, typeProto(kind, dims, dtype));
 });
 
 /** An attribute's fields: an int, ints, a float ({ f }), floats ({ fs }) or a string. */
@@ -78,8 +89,8 @@ function graphProto({ nodes, inputs = [], inits = [], outputs }) {
       str(tensor, 8, t.name);
       bytes(tensor, 9, rawData(t.dtype, t.values));
     }));
-    for (const i of inputs) bytes(g, 11, valueInfo(i.name, i.dims, i.dtype));
-    for (const o of outputs) bytes(g, 12, typeof o === 'string' ? valueInfo(o, null) : valueInfo(o.name, null, o.dtype));
+    for (const i of inputs) bytes(g, 11, valueInfo(i.name, i.dims, i.dtype, i.kind));
+    for (const o of outputs) bytes(g, 12, typeof o === 'string' ? valueInfo(o, null) : valueInfo(o.name, null, o.dtype, o.kind));
   });
 }
 

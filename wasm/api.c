@@ -328,9 +328,12 @@ OMW om_session *omw_session_open(const void *bytes, double n, int mode) {
   return om_session_open(bytes, (size_t)n, &(om_session_options){.mode = (om_session_mode)mode});
 }
 OMW void omw_session_release(om_session *s) { om_session_release(s); }
-/** n input handles (borrowed); writes up to max output handles (new references); their count or -1. */
-OMW int omw_session_run(om_session *s, om_tensor *const *in, int n, om_tensor **out, int max) {
-  return om_session_run(s, in, n, out, max);
+/** n graph inputs' counts (-1 a tensor, k a sequence of k, -2 an optional holding nothing) over the
+ *  tensor handles in (borrowed); writes up to max output handles (new references) to out and each
+ *  output's count to out_counts; returns how many tensors the outputs hold (more than max: nothing
+ *  ran, call again with room), -1 on error. */
+OMW int omw_session_run(om_session *s, om_tensor *const *in, const int *counts, int n, om_tensor **out, int max, int *out_counts) {
+  return om_session_run_values(s, in, counts, n, out, max, out_counts);
 }
 OMW int omw_session_count(const om_session *s, int outputs) { return om_session_count(s, outputs); }
 /** Borrowed string, valid while s lives (0 on error). */

@@ -21,6 +21,10 @@ char *om__arena_printf(om_arena *a, const char *fmt, ...) __attribute__((format(
 /** Frees every block. */
 void om__arena_free(om_arena *a);
 
+/* What an imported graph's value is (ONNX's TypeProto): a tensor (all a trace makes), a sequence of
+ * tensors, or an optional holding one or nothing. */
+typedef enum om_gkind { OM_GKIND_TENSOR, OM_GKIND_SEQUENCE, OM_GKIND_OPTIONAL, OM_GKIND_OPTIONAL_SEQUENCE } om_gkind;
+
 /* One value: a graph input, an initializer or a node output. */
 typedef struct om_gvalue {
   const char *name;                   /* arena string; generated names are given at finish */
@@ -44,6 +48,7 @@ typedef struct om_gvalue {
   int iota;
   /* in a subgraph: the enclosing graph's value this one names (ONNX's outer scope), else -1 */
   int outer;
+  om_gkind kind; /* a graph input's (its dtype and etype: a sequence's elements'; no shape), else a tensor */
 } om_gvalue;
 
 /* One ONNX node. */

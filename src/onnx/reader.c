@@ -312,23 +312,44 @@ static bool add_init(reader *r, const char *name, om_tensor *t, int etype, const
   return true;
 }
 
-/* A graph input's type: a dense tensor of a supported dtype; dims fixed, named (dim_param) or
- * unknown (written "?": any size, bound on its own). */
+/* What type tp is: a tensor, a sequence of tensors or an optional of either, into *kind, and the
+ * tensor type it is or holds into *tt (NULL where the file leaves it out); false (no error set)
+ * for a map, a sparse tensor, or a sequence of those. */
+static bool value_kind(const Onnx__TypeProto *tp, om_gkind *kind, const Onnx__TypeProto__Tensor **tt) {
+  bool optional = tp->value_case == ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE;
+  if (optional) tp = tp->optional_type ? tp->optional_type->elem_type : NULL;
+  bool sequence = tp && tp->value_case == ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE;
+  if (sequence) tp = tp->sequence_type ? tp->sequence_type->elem_type : NULL;
+  *kind = optional ? (sequence ? OM_GKIND_OPTIONAL_SEQUENCE : OM_GKIND_OPTIONAL) : sequence ? OM_GKIND_SEQUENCE : OM_GKIND_TENSOR;
+  *tt = tp && tp->value_case == ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE ? tp->tensor_type : NULL;
+  return (!tp && (optional || sequence)) || *tt || (tp && tp->value_case == ONNX__TYPE_PROTO__VALUE__NOT_SET);
+}
+
+/* A graph input's type: a tensor of a supported dtype, a sequence of such tensors, or an optional
+ * of either; a tensor's dims fixed, named (dim_param) or unknown (written "?": any size, bound on
+ * its own). A sequence's elements may have any shape. */
 static bool read_input(reader *r, const Onnx__ValueInfoProto *vi) {
   const char *name = vi->name ? vi->name : "";
   const Onnx__TypeProto *tp = vi->type;
   bool untyped = !tp || tp->value_case == ONNX__TYPE_PROTO__VALUE__NOT_SET;
-  if ((!untyped || !r->parent) && (!tp || tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || !tp->tensor_type))
-    return om__fail(OM_ERR_UNSUPPORTED, "onnx: graph input '%s' is not a tensor (sequences, maps and optionals are not supported)", name);
-  const Onnx__TypeProto__Tensor *tt = untyped ? NULL : tp->tensor_type;
-  if (r->parent && (!tt || !tt->elem_type || !tt->shape)) { /* a subgraph's input: its node gives its type and shape */
+  om_gkind kind = OM_GKIND_TENSOR;
+  const Onnx__TypeProto__Tensor *tt = NULL;
+  if ((!untyped || !r->parent) && (!tp || !value_kind(tp, &kind, &tt) || (!tt && !r->parent && kind == OM_GKIND_TENSOR)))
+    return om__fail(OM_ERR_UNSUPPORTED, "onnx: graph input '%s' is not a tensor, a sequence of tensors or an optional of either "
+                    "(maps and sparse tensors are not supported)", name);
+  if (r->parent || kind != OM_GKIND_TENSOR) { /* a subgraph's input (its node gives its type and shape), or a sequence or optional
+                                                (of float32 elements where the file leaves their type out) */
     const struct elem *se = tt && tt->elem_type ? elem_of(tt->elem_type) : NULL;
     if (tt && tt->elem_type && !se)
-      return om__fail(OM_ERR_UNSUPPORTED, "onnx: subgraph input '%s' has element type %s (%d); the graph layer takes " TYPES_TAKEN,
-                      name, onnx_type_name(tt->elem_type), (int)tt->elem_type);
-    int v = define(r, name, se ? se->dtype : OM_FLOAT32, 0, NULL, "a subgraph input"), *in = v >= 0 ? OM_VEC_PUSH_SLOT(r->g->inputs) : NULL;
-    if (v >= 0 && se) r->g->values.v[v].etype = etype_of(se);
-    return in ? (*in = v, true) : false;
+      return om__fail(OM_ERR_UNSUPPORTED, "onnx: %s input '%s' has element type %s (%d); the graph layer takes " TYPES_TAKEN,
+                      r->parent ? "subgraph" : "graph", name, onnx_type_name(tt->elem_type), (int)tt->elem_type);
+    bool shaped = kind == OM_GKIND_OPTIONAL && tt && tt->shape && !r->parent; /* an optional tensor is checked as a tensor when it holds one */
+    if (!shaped) {
+      int v = define(r, name, se ? se->dtype : OM_FLOAT32, 0, NULL, r->parent ? "a subgraph input" : "a graph input"),
+          *in = v >= 0 ? OM_VEC_PUSH_SLOT(r->g->inputs) : NULL;
+      if (v >= 0) r->g->values.v[v].etype = se ? etype_of(se) : 0, r->g->values.v[v].kind = kind;
+      return in ? (*in = v, true) : false;
+    }
   }
   const struct elem *e = elem_of(tt->elem_type);
   if (!e)
@@ -352,7 +373,7 @@ static bool read_input(reader *r, const Onnx__ValueInfoProto *vi) {
   }
   int v = define(r, name, e->dtype, ndim, shape, "a graph input");
   if (v < 0) return false;
-  r->g->values.v[v].etype = etype_of(e);
+  r->g->values.v[v].etype = etype_of(e), r->g->values.v[v].kind = kind;
   for (int d = 0; d < ndim; d++)
     if (params[d] && !(r->g->values.v[v].dim_param[d] = om__arena_strdup(&r->g->arena, params[d]))) return false;
   int *in = OM_VEC_PUSH_SLOT(r->g->inputs);
@@ -647,7 +668,12 @@ static bool read_graph(reader *r) {
     if (id == -2) return false;
     if (id < 0) return FORMAT("graph output '%s' is not defined by any node, input or initializer", name ? name : "");
     const Onnx__TypeProto *tp = gp->output[k]->type; /* a declared type the graph layer cannot give */
-    int32_t declared = tp && tp->value_case == ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE && tp->tensor_type ? tp->tensor_type->elem_type : 0;
+    om_gkind kind;
+    const Onnx__TypeProto__Tensor *tt = NULL;
+    if (tp && tp->value_case != ONNX__TYPE_PROTO__VALUE__NOT_SET && !value_kind(tp, &kind, &tt))
+      return om__fail(OM_ERR_UNSUPPORTED, "onnx: graph output '%s' is not a tensor, a sequence of tensors or an optional of either "
+                      "(maps and sparse tensors are not supported)", name);
+    int32_t declared = tt ? tt->elem_type : 0;
     if (declared && !elem_of(declared))
       return om__fail(OM_ERR_UNSUPPORTED, "onnx: graph output '%s' has element type %s (%d); the graph layer gives " TYPES_TAKEN,
                       name, onnx_type_name(declared), (int)declared);

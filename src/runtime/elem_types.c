@@ -19,13 +19,13 @@ int om__elem_own(om_dtype d) { return d == OM_FLOAT32 ? T_FLOAT : d == OM_INT64 
 static const struct {
   const char *op_type;
   int from;
-} INT64_OUT[] = {{"ArgMax", 0}, {"ArgMin", 0}, {"MaxPool", 1}, {"NonZero", 0}, {"Shape", 0}, {"Size", 0}, {"TopK", 1}, {"Unique", 1}};
+} INT64_OUT[] = {{"ArgMax", 0}, {"ArgMin", 0}, {"MaxPool", 1}, {"NonZero", 0}, {"SequenceLength", 0}, {"Shape", 0}, {"Size", 0}, {"TopK", 1}, {"Unique", 1}};
 
 /* Ops that only move or pick their input's values (never make a new one): their outputs need no
  * narrowing. */
-static const char *const MOVES[] = {"Compress", "Concat", "DepthToSpace", "Expand", "Flatten", "Gather", "GatherElements", "GatherND",
-                                    "Identity", "Max", "Min", "ReduceMax", "ReduceMin", "Relu", "Reshape", "Slice", "SpaceToDepth",
-                                    "Split", "Squeeze", "Tile", "Transpose", "Unsqueeze", "Where"};
+static const char *const MOVES[] = {"Compress", "Concat", "ConcatFromSequence", "DepthToSpace", "Expand", "Flatten", "Gather", "GatherElements", "GatherND",
+                                    "Identity", "Max", "Min", "Optional", "OptionalGetElement", "ReduceMax", "ReduceMin", "Relu", "Reshape",
+                                    "SequenceAt", "Slice", "SpaceToDepth", "Split", "Squeeze", "Tile", "Transpose", "Unsqueeze", "Where"};
 
 static bool listed(const char *op_type, const char *const *list, size_t n) {
   for (size_t k = 0; k < n; k++)
@@ -46,6 +46,8 @@ int om__elem_type_out(const om_gnode *n, int j, om_dtype dtype, const int *types
     if (!strcmp(INT64_OUT[k].op_type, n->op_type) && j >= INT64_OUT[k].from) return own;
   if (!strcmp(n->op_type, "Cast")) t = (int)attr_int(n, "to", 0);
   else if (!strcmp(n->op_type, "EyeLike")) t = (int)attr_int(n, "dtype", 0);
+  else if (!strcmp(n->op_type, "SequenceEmpty")) t = (int)attr_int(n, "dtype", T_FLOAT);
+  else if (n->n_in && n->in[0] >= 0 && !in[0]) t = types[n->in[0]]; /* a sequence's (or an optional's) elements give it */
   else if ((!strcmp(n->op_type, "QuantizeLinear") && (n->n_in < 3 || n->in[2] < 0)) || (!strcmp(n->op_type, "DynamicQuantizeLinear") && j != 1))
     t = 2; /* UINT8 where no zero point gives the type */
   else if (!strcmp(n->op_type, "MatMulInteger") || !strcmp(n->op_type, "ConvInteger"))

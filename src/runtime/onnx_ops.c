@@ -151,7 +151,6 @@ UNARY(tanh, om_tanh(x))
 UNARY(erf, om_erf(x))
 UNARY(hardswish, om_hardswish(x))
 UNARY(softplus, om_softplus(x, 1, 20)) /* above 20, log(1 + e^x) is x in float32 */
-UNARY(identity, om_tensor_retain(x))
 
 static bool bind_reciprocal(om_bind *b) {
   om_tensor *one = om_scalar(1, b->in[0]->dtype);
@@ -2704,6 +2703,212 @@ static bool bind_max_unpool(om_bind *b) {
   return ok;
 }
 
+/* ---- sequences and optionals ----
+ *
+ * A sequence is a list of the plan's tensors (om_seq): planned buffers or constants, as any
+ * value. Its length and each element's shape are known when the plan is made, as every shape is
+ * (a graph input's sequence is part of the signature), so these rules only move references: no
+ * step runs for SequenceConstruct, SequenceInsert or SequenceAt; SplitToSequence slices and
+ * ConcatFromSequence concatenates as Split and Concat do. A position is an operand the plan needs
+ * (const_ints), so one computed from tensor values plans per value. An optional holding a value is
+ * that value; one holding nothing is an om_seq marked none. */
+
+om_seq *om__seq_new(int n, om_dtype dtype, bool none) {
+  if (n < 0 || n > OM_SEQ_MAX)
+    return om__fail(OM_ERR_OUT_OF_MEMORY, "sequence: %d tensors; a sequence holds at most %d", n, OM_SEQ_MAX), NULL;
+  om_seq *s = om__alloc(sizeof *s, "sequence");
+  om_tensor **t = s ? calloc((size_t)n + 1, sizeof *t) : NULL;
+  if (!t) return free(s), om__fail(OM_ERR_OUT_OF_MEMORY, "sequence: out of memory for %d elements", n), NULL;
+  *s = (om_seq){.refcount = 1, .none = none, .dtype = dtype, .n = n, .t = t};
+  return s;
+}
+
+om_seq *om__seq_retain(om_seq *s) {
+  if (s) s->refcount++;
+  return s;
+}
+
+void om__seq_release(om_seq *s) {
+  if (!s || --s->refcount) return;
+  om__release_all(s->t, s->n);
+  free(s->t);
+  free(s);
+}
+
+void om__seq_release_all(om_seq **a, int n) {
+  for (int k = 0; k < n; k++) om__seq_release(a[k]), a[k] = NULL;
+}
+
+/* Input i as a sequence (not an optional holding nothing, not a tensor); NULL with a Format error. */
+static om_seq *seq_input(const om_bind *b, int i) {
+  om_seq *s = b->seq_in[i];
+  if (s && !s->none) return s;
+  return om__fail(OM_ERR_FORMAT, "%s (%s): input %d is %s; it takes a sequence", who(b), b->node->op_type, i,
+                  s ? "an optional holding nothing" : "a tensor"), NULL;
+}
+
+/* A new sequence of s's elements with room for one more at `at` (left NULL), or without element at (drop). */
+static om_seq *seq_edit(const om_seq *s, int64_t at, bool drop) {
+  om_seq *r = om__seq_new(s->n + (drop ? -1 : 1), s->dtype, false);
+  for (int k = 0, q = 0; r && k < s->n; k++, q++) {
+    if (k == at) q += drop ? -1 : 1;
+    if (!(drop && k == at)) r->t[q] = om_tensor_retain(s->t[k]);
+  }
+  return r;
+}
+
+/* The position operand i (ONNX's: from the end where negative) in [0, n + end) where end is 1 for
+ * an insertion; the default def where the node leaves it out. */
+static bool seq_position(om_bind *b, int i, int n, int end, int64_t def, int64_t *at) {
+  int m = 0;
+  *at = def;
+  if (b->node->n_in <= i || !b->in[i]) return true;
+  if (!const_ints(b, i, at, 1, &m)) return false;
+  if (m != 1) return om__fail(OM_ERR_FORMAT, "%s (%s): position holds %d values", who(b), b->node->op_type, m);
+  if (*at < -n || *at >= n + end)
+    return om__fail(OM_ERR_INDEX_OUT_OF_RANGE, "%s (%s): position %lld is out of range for a sequence of %d", who(b), b->node->op_type,
+                    (long long)*at, n);
+  if (*at < 0) *at += n;
+  return true;
+}
+
+/* The dtype that holds ONNX element type t (SequenceEmpty's dtype). */
+static bool holding_dtype(const om_bind *b, int64_t t, om_dtype *d) {
+  const om_dtype all[] = {OM_FLOAT32, OM_INT64, OM_BOOL};
+  for (size_t k = 0; k < sizeof all / sizeof *all; k++)
+    if (om__elem_holds(all[k], (int)t)) return (*d = all[k]), true;
+  return om__fail(OM_ERR_UNSUPPORTED, "%s (%s): element type %lld is not taken", who(b), b->node->op_type, (long long)t);
+}
+
+/* The tensor t joins a sequence of dtype d: the same element type, as ONNX's checker asks. */
+static bool seq_takes(const om_bind *b, om_dtype d, const om_tensor *t) {
+  if (!t) return om__fail(OM_ERR_FORMAT, "%s (%s): an input is left out", who(b), b->node->op_type);
+  if (t->dtype == d) return true;
+  return om__fail(OM_ERR_FORMAT, "%s (%s): a tensor of %s joins a sequence of %s", who(b), b->node->op_type, om_dtype_name(t->dtype), om_dtype_name(d));
+}
+
+static bool bind_sequence_empty(om_bind *b) {
+  int64_t t;
+  om_dtype d = OM_FLOAT32;
+  return attr_i(b, "dtype", 1, &t) && holding_dtype(b, t, &d) && (b->seq_out[0] = om__seq_new(0, d, false)) != NULL;
+}
+
+static bool bind_sequence_construct(om_bind *b) {
+  om_seq *s = om__seq_new(b->node->n_in, b->in[0]->dtype, false);
+  for (int k = 0; s && k < s->n; k++)
+    if (!seq_takes(b, s->dtype, b->in[k]) || !(s->t[k] = om_tensor_retain(b->in[k]))) return om__seq_release(s), false;
+  return (b->seq_out[0] = s) != NULL;
+}
+
+static bool bind_sequence_insert(om_bind *b) {
+  om_seq *s = seq_input(b, 0), *r;
+  int64_t at;
+  if (!s || !seq_takes(b, s->dtype, b->in[1]) || !seq_position(b, 2, s->n, 1, s->n, &at) || !(r = seq_edit(s, at, false))) return false;
+  r->t[at] = om_tensor_retain(b->in[1]);
+  return (b->seq_out[0] = r) != NULL;
+}
+
+static bool bind_sequence_erase(om_bind *b) {
+  om_seq *s = seq_input(b, 0);
+  int64_t at;
+  if (s && !s->n) return om__fail(OM_ERR_INDEX_OUT_OF_RANGE, "%s (SequenceErase): the sequence is empty", who(b));
+  return s && seq_position(b, 1, s->n, 0, s->n - 1, &at) && (b->seq_out[0] = seq_edit(s, at, true)) != NULL;
+}
+
+static bool bind_sequence_at(om_bind *b) {
+  om_seq *s = seq_input(b, 0);
+  int64_t at;
+  return s && seq_position(b, 1, s->n, 0, 0, &at) && put(b, 0, om_tensor_retain(s->t[at]));
+}
+
+static bool bind_sequence_length(om_bind *b) {
+  om_seq *s = seq_input(b, 0);
+  return s && put(b, 0, om_scalar(s->n, OM_INT64));
+}
+
+/* SplitToSequence: pieces of the split sizes (a 1-D split), of one size (a scalar: the last one
+ * smaller), or of 1 each without (then squeezed away unless keepdims). */
+static bool bind_split_to_sequence(om_bind *b) {
+  om_tensor *x = b->in[0];
+  int64_t axis, keep, *sizes = NULL;
+  int a = 0, n = -1;
+  if (!attr_i(b, "axis", 0, &axis) || !attr_i(b, "keepdims", 1, &keep) || !wrap(b, axis, x->ndim, &a)) return false;
+  int64_t dim = x->shape[a], total = 0, at = 0, ax = a;
+  bool given = b->node->n_in > 1 && b->in[1], scalar = given && b->in[1]->ndim == 0, squeeze = !keep && !given;
+  bool ok = (sizes = om__alloc(sizeof *sizes * (OM_SEQ_MAX + 1), "SplitToSequence")) && (!given || const_ints(b, 1, sizes, OM_SEQ_MAX, &n));
+  if (ok && scalar && sizes[0] < 1) ok = om__fail(OM_ERR_FORMAT, "%s (SplitToSequence): split %lld", who(b), (long long)sizes[0]);
+  if (ok && (!given || scalar)) { /* equal pieces */
+    int64_t piece = given ? sizes[0] : 1, count = dim / piece + (dim % piece != 0);
+    if (count > OM_SEQ_MAX)
+      ok = om__fail(OM_ERR_OUT_OF_MEMORY, "%s (SplitToSequence): %lld pieces; a sequence holds at most %d", who(b), (long long)count, OM_SEQ_MAX);
+    for (n = 0; ok && n < count; n++) sizes[n] = dim - n * piece < piece ? dim - n * piece : piece;
+  }
+  for (int k = 0; ok && k < n; k++) total += sizes[k] >= 0 && sizes[k] <= dim ? sizes[k] : dim + 1;
+  if (ok && total != dim)
+    ok = om__fail(OM_ERR_SHAPE_MISMATCH, "%s (SplitToSequence): %d sizes summing to %lld for an axis of %lld", who(b), n, (long long)total,
+                  (long long)dim);
+  om_seq *s = ok ? om__seq_new(n, x->dtype, false) : NULL;
+  for (int k = 0; s && k < n; at += sizes[k++]) {
+    om_tensor *piece = om_slice(x, a, at, at + sizes[k], 1);
+    if (!(s->t[k] = squeeze && piece ? then(piece, om_squeeze(piece, &ax, 1)) : piece)) om__seq_release(s), s = NULL;
+  }
+  free(sizes);
+  return (b->seq_out[0] = s) != NULL;
+}
+
+static bool bind_concat_from_sequence(om_bind *b) {
+  om_seq *s = seq_input(b, 0);
+  int64_t axis, new_axis;
+  int a = 0;
+  if (!s || !attr_i(b, "axis", 0, &axis) || !attr_i(b, "new_axis", 0, &new_axis)) return false;
+  if (!s->n) return om__fail(OM_ERR_INVALID_ARGUMENT, "%s (ConcatFromSequence): the sequence is empty", who(b));
+  for (int k = 1; k < s->n; k++)
+    if (s->t[k]->ndim != s->t[0]->ndim)
+      return om__fail(OM_ERR_SHAPE_MISMATCH, "%s (ConcatFromSequence): element %d has %d dims, element 0 has %d", who(b), k, s->t[k]->ndim, s->t[0]->ndim);
+  if (!wrap(b, axis, s->t[0]->ndim + (new_axis != 0), &a)) return false;
+  return put(b, 0, new_axis ? om_stack(s->t, s->n, a) : om_cat(s->t, s->n, a));
+}
+
+/* Identity, Optional and OptionalGetElement pass their value on (a sequence or a tensor);
+ * Optional without an input holds nothing; OptionalGetElement of nothing is an error. */
+static bool pass_value(om_bind *b) {
+  if (b->seq_in[0]) return (b->seq_out[0] = om__seq_retain(b->seq_in[0])) != NULL;
+  return put(b, 0, om_tensor_retain(b->in[0]));
+}
+
+static bool bind_identity(om_bind *b) { return pass_value(b); }
+
+static bool bind_optional(om_bind *b) {
+  if (b->node->n_in < 1 || (!b->in[0] && !b->seq_in[0])) return (b->seq_out[0] = om__seq_new(0, OM_FLOAT32, true)) != NULL;
+  return pass_value(b);
+}
+
+static bool bind_optional_get_element(om_bind *b) {
+  if (b->seq_in[0] && b->seq_in[0]->none)
+    return om__fail(OM_ERR_INVALID_ARGUMENT, "%s (OptionalGetElement): the optional holds nothing", who(b));
+  return pass_value(b);
+}
+
+static bool bind_optional_has_element(om_bind *b) {
+  bool has = b->node->n_in > 0 && (b->in[0] || (b->seq_in[0] && !b->seq_in[0]->none));
+  return put(b, 0, om_scalar(has, OM_BOOL));
+}
+
+/* The rows whose inputs may be sequences or optionals holding nothing (every other row's are
+ * tensors): the first such input and the last (-1: every later one). */
+static const struct {
+  const char *op_type;
+  int first, last;
+} SEQ_INPUTS[] = {{"ConcatFromSequence", 0, 0}, {"Identity", 0, 0},         {"Loop", 2, -1},          {"Optional", 0, 0},
+                  {"OptionalGetElement", 0, 0}, {"OptionalHasElement", 0, 0}, {"SequenceAt", 0, 0},    {"SequenceErase", 0, 0},
+                  {"SequenceInsert", 0, 0},     {"SequenceLength", 0, 0},     {"SequenceMap", 0, -1}};
+
+bool om__onnx_takes_sequence(const char *op_type, int i) {
+  for (size_t k = 0; k < sizeof SEQ_INPUTS / sizeof *SEQ_INPUTS; k++)
+    if (!strcmp(SEQ_INPUTS[k].op_type, op_type)) return i >= SEQ_INPUTS[k].first && (SEQ_INPUTS[k].last < 0 || i <= SEQ_INPUTS[k].last);
+  return false;
+}
+
 /* ---- control flow: subgraphs bound into the plan ----
  *
  * A plan is one list of steps, so a subgraph is bound where its node is: If's branch the
@@ -2721,8 +2926,8 @@ static const om_graph *graph_attr(const om_gnode *n, const char *name) {
 /* The checker's rules for a node's subgraphs (ONNX's checker refuses the model otherwise), at create. */
 bool om__onnx_check_subgraphs(const om_gnode *n) {
   const char *op = n->op_type;
-  bool is_if = !strcmp(op, "If"), is_loop = !strcmp(op, "Loop"), is_scan = !strcmp(op, "Scan");
-  if (!is_if && !is_loop && !is_scan) return true;
+  bool is_if = !strcmp(op, "If"), is_loop = !strcmp(op, "Loop"), is_scan = !strcmp(op, "Scan"), is_map = !strcmp(op, "SequenceMap");
+  if (!is_if && !is_loop && !is_scan && !is_map) return true;
   if (is_loop && n->n_in < 2) /* M and cond may be left out, but not their places */
     return om__fail(OM_ERR_FORMAT, "session: node '%s' (Loop) has %d inputs; Loop takes M, cond, then the loop-carried values", n->name, n->n_in);
   const char *names[2] = {is_if ? "then_branch" : "body", is_if ? "else_branch" : NULL};
@@ -2733,7 +2938,7 @@ bool om__onnx_check_subgraphs(const om_gnode *n) {
     if (g->inputs.n != want_in)
       return om__fail(OM_ERR_FORMAT, "session: node '%s' (%s): its %s takes %d inputs; %s", n->name, op, names[q], g->inputs.n,
                       is_if ? "a branch takes none" : is_loop ? "a Loop body takes the iteration number, the condition and one per loop-carried value"
-                                                              : "a Scan body takes one per state and scan input");
+                      : is_map ? "a SequenceMap body takes one per input" : "a Scan body takes one per state and scan input");
     if (want_out >= 0 && g->outputs.n != want_out)
       return om__fail(OM_ERR_FORMAT, "session: node '%s' (%s): its %s gives %d outputs, the node has %d", n->name, op, names[q],
                       g->outputs.n, n->n_out);
@@ -2747,7 +2952,7 @@ bool om__onnx_check_subgraphs(const om_gnode *n) {
 static bool bind_if(om_bind *b) {
   double cond;
   if (!const_scalar(b, 0, &cond)) return false;
-  return om__bind_subgraph(b, graph_attr(b->node, cond != 0 ? "then_branch" : "else_branch"), NULL, 0, b->out);
+  return om__bind_subgraph(b, graph_attr(b->node, cond != 0 ? "then_branch" : "else_branch"), NULL, NULL, 0, b->out, b->seq_out);
 }
 
 /* A subgraph output collected per iteration (a scan output), then stacked along axis. */
@@ -2801,15 +3006,18 @@ static bool bind_loop(om_bind *b) {
   if (b->in[0] && n_m != 1) return om__fail(OM_ERR_FORMAT, "%s (Loop): M holds %d values", who(b), n_m);
   if (b->in[0]) trips = m;
   if (b->in[1] && !const_scalar(b, 1, &cond)) return false;
+  /* the loop-carried values (tensors, or sequences in seq_state) after the iteration number and the condition */
   om_tensor **state = calloc((size_t)(2 + n_carried), sizeof *state), **outs = calloc((size_t)n_body + 1, sizeof *outs);
+  om_seq **seq_state = calloc((size_t)(2 + n_carried), sizeof *seq_state), **seq_outs = calloc((size_t)n_body + 1, sizeof *seq_outs);
   stacked *scans = calloc((size_t)n_scan + 1, sizeof *scans);
-  bool ok = state && outs && scans;
+  bool ok = state && outs && seq_state && seq_outs && scans;
   if (!ok) om__fail(OM_ERR_OUT_OF_MEMORY, "%s (Loop): out of memory", who(b));
-  for (int k = 0; ok && k < n_carried; k++) state[2 + k] = om_tensor_retain(b->in[2 + k]);
+  for (int k = 0; ok && k < n_carried; k++) state[2 + k] = om_tensor_retain(b->in[2 + k]), seq_state[2 + k] = om__seq_retain(b->seq_in[2 + k]);
   for (int64_t i = 0; ok && i < trips && cond != 0; i++) {
     om_tensor_release(state[0]), om_tensor_release(state[1]);
     state[0] = om_scalar((double)i, OM_INT64), state[1] = om_scalar(1, OM_BOOL);
-    ok = state[0] && state[1] && om__bind_subgraph(b, body, state, 2 + n_carried, outs);
+    ok = state[0] && state[1] && om__bind_subgraph(b, body, state, seq_state, 2 + n_carried, outs, seq_outs);
+    if (ok && !outs[0]) ok = om__fail(OM_ERR_FORMAT, "%s (Loop): its body's condition is not a tensor", who(b));
     if (ok && outs[0]->storage->planned) { /* the condition, computed from tensor values: the session plans with them known */
       b->needs_values = true;
       ok = om__fail(OM_ERR_UNSUPPORTED, "%s (Loop): its body's condition is computed from tensor values when the graph runs; the graph "
@@ -2818,14 +3026,21 @@ static bool bind_loop(om_bind *b) {
     if (ok && om_tensor_numel(outs[0]) != 1)
       ok = om__fail(OM_ERR_FORMAT, "%s (Loop): its body's condition holds %lld values", who(b), (long long)om_tensor_numel(outs[0]));
     if (ok) cond = om__get_flat(outs[0], 0);
-    for (int k = 0; ok && k < n_carried; k++) state[2 + k] = then(state[2 + k], om_tensor_retain(outs[1 + k]));
-    for (int k = 0; ok && k < n_scan; k++) ok = stacked_push(&scans[k], om_tensor_retain(outs[1 + n_carried + k]));
-    if (outs) om__release_all(outs, n_body);
+    for (int k = 0; ok && k < n_carried; k++) {
+      state[2 + k] = then(state[2 + k], om_tensor_retain(outs[1 + k]));
+      om__seq_release(seq_state[2 + k]), seq_state[2 + k] = om__seq_retain(seq_outs[1 + k]);
+    }
+    for (int k = 0; ok && k < n_scan; k++)
+      ok = seq_outs[1 + n_carried + k] ? om__fail(OM_ERR_UNSUPPORTED, "%s (Loop): scan output %d is a sequence", who(b), k)
+                                       : stacked_push(&scans[k], om_tensor_retain(outs[1 + n_carried + k]));
+    if (outs) om__release_all(outs, n_body), om__seq_release_all(seq_outs, n_body);
   }
-  for (int k = 0; ok && k < n_carried; k++) ok = put(b, k, om_tensor_retain(state[2 + k]));
+  for (int k = 0; ok && k < n_carried; k++)
+    ok = (b->seq_out[k] = om__seq_retain(seq_state[2 + k])) || put(b, k, om_tensor_retain(state[2 + k]));
   for (int k = 0; ok && k < n_scan; k++) ok = stacked_put(b, n_carried + k, &scans[k], 0, false);
   if (state) om__release_all(state, 2 + n_carried);
-  free(state), free(outs);
+  if (seq_state) om__seq_release_all(seq_state, 2 + n_carried);
+  free(state), free(outs), free(seq_state), free(seq_outs);
   if (scans) stacked_free(scans, n_scan);
   return ok;
 }
@@ -2870,7 +3085,7 @@ static bool bind_scan(om_bind *b) {
       int64_t at = n_id >= 0 && in_dirs[k] ? len - 1 - t : t;
       ok = (in[n_state + k] = then(in[n_state + k], om_select(b->in[n_state + k], axis[k], at))) != NULL;
     }
-    ok = ok && om__bind_subgraph(b, body, in, n_in, outs);
+    ok = ok && om__bind_subgraph(b, body, in, NULL, n_in, outs, NULL);
     for (int k = 0; ok && k < n_state; k++) in[k] = then(in[k], om_tensor_retain(outs[k]));
     for (int k = 0; ok && k < n_scan; k++) ok = stacked_push(&scans[k], om_tensor_retain(outs[n_state + k]));
     if (outs) om__release_all(outs, n_body);
@@ -2882,6 +3097,35 @@ static bool bind_scan(om_bind *b) {
   free(in), free(outs);
   if (scans) stacked_free(scans, n_scan);
   return ok;
+}
+
+/* SequenceMap: the body once per element of the sequence inputs (all of one length; a tensor
+ * input is given whole each time), each body output collected into an output sequence. */
+static bool bind_sequence_map(om_bind *b) {
+  const om_graph *body = graph_attr(b->node, "body");
+  int n_in = b->node->n_in, n_out = b->node->n_out;
+  om_seq *first = seq_input(b, 0);
+  if (!first) return false;
+  for (int k = 1; k < n_in; k++)
+    if (b->seq_in[k] && (b->seq_in[k]->none || b->seq_in[k]->n != first->n))
+      return om__fail(OM_ERR_SHAPE_MISMATCH, "%s (SequenceMap): input %d is a sequence of %d, input 0 of %d", who(b), k,
+                      b->seq_in[k]->n, first->n);
+  om_tensor **in = calloc((size_t)n_in + 1, sizeof *in), **outs = calloc((size_t)n_out + 1, sizeof *outs);
+  om_seq **seq_outs = calloc((size_t)n_out + 1, sizeof *seq_outs);
+  bool ok = in && outs && seq_outs;
+  if (!ok) om__fail(OM_ERR_OUT_OF_MEMORY, "%s (SequenceMap): out of memory", who(b));
+  for (int j = 0; ok && j < n_out; j++) ok = (b->seq_out[j] = om__seq_new(first->n, OM_FLOAT32, false)) != NULL;
+  for (int i = 0; ok && i < first->n; i++) {
+    for (int k = 0; k < n_in; k++) in[k] = b->seq_in[k] ? b->seq_in[k]->t[i] : b->in[k];
+    ok = om__bind_subgraph(b, body, in, NULL, n_in, outs, seq_outs);
+    for (int j = 0; ok && j < n_out; j++) {
+      if (seq_outs[j]) ok = om__fail(OM_ERR_UNSUPPORTED, "%s (SequenceMap): body output %d is a sequence", who(b), j);
+      else b->seq_out[j]->t[i] = om_tensor_retain(outs[j]), b->seq_out[j]->dtype = outs[j]->dtype;
+    }
+    if (outs) om__release_all(outs, n_out), om__seq_release_all(seq_outs, n_out);
+  }
+  free(in), free(outs), free(seq_outs);
+  return ok; /* on failure the session releases what b->seq_out holds */
 }
 
 /* ---- the table, sorted by op type: inputs, outputs, the rule, what it runs as (for
@@ -2916,6 +3160,7 @@ static const om_onnx_rule rules[] = {
     {"Clip", 1, 3, 1, bind_clip, "clamp (bounds known when planning), else Max / Min"},
     {"Compress", 2, 2, 1, bind_compress, "index_select of the true positions (the condition decides the shape: a plan per value of it when fed or computed)"},
     {"Concat", 1, MANY, 1, bind_concat, "cat"},
+    {"ConcatFromSequence", 1, 1, 1, bind_concat_from_sequence, "cat, or stack (new_axis)"},
     {"Constant", 0, 0, 1, bind_constant, "the value (value_float, value_int, value_floats, value_ints, value)"},
     {"ConstantOfShape", 1, 1, 1, bind_constant_of_shape, "full"},
     {"Conv", 2, 3, 1, bind_conv, "conv2d, conv1d (auto_pad; pads that differ: zeros padded first)"},
@@ -2956,7 +3201,7 @@ static const om_onnx_rule rules[] = {
     {"HardSigmoid", 1, 1, 1, bind_hard_sigmoid, "clamp(alpha x + beta, 0, 1)"},
     {"HardSwish", 1, 1, 1, bind_hardswish, "hardswish"},
     {"Hardmax", 1, 1, 1, bind_hardmax, "eq(arange, argmax), cast"},
-    {"Identity", 1, 1, 1, bind_identity, "the input"},
+    {"Identity", 1, 1, 1, bind_identity, "the input (a tensor or a sequence)"},
     {"If", 1, 1, 8, bind_if, "the branch the condition picks, bound into the plan (the condition known when planning)"},
     {"InstanceNormalization", 3, 3, 1, bind_instance_norm, "group_norm with a group per channel"},
     {"IsInf", 1, 1, 1, bind_is_inf, "eq(x, inf), eq(x, -inf) (detect_positive, detect_negative)"},
@@ -2969,7 +3214,7 @@ static const om_onnx_rule rules[] = {
     {"LessOrEqual", 2, 2, 1, bind_less_equal, "le"},
     {"Log", 1, 1, 1, bind_log, "log"},
     {"LogSoftmax", 1, 1, 1, bind_log_softmax, "log_softmax"},
-    {"Loop", 0, MANY, 8, bind_loop, "the body once per iteration, unrolled into the plan (M and cond, each may be left empty, known when planning; then the loop-carried values); scan outputs: stack"},
+    {"Loop", 0, MANY, 8, bind_loop, "the body once per iteration, unrolled into the plan (M and cond, each may be left empty, known when planning; then the loop-carried values, tensors or sequences); scan outputs: stack"},
     {"LpNormalization", 1, 1, 1, bind_lp_normalization, "x / sum(|x|), x / sqrt(sum(x x)) (p 1, 2)"},
     {"LpPool", 1, 1, 1, bind_lp_pool, "conv2d, conv1d of |x| or x x with ones per channel, then sqrt for p 2 (p 1, 2; pads, dilations, ceil_mode, auto_pad)"},
     {"MatMul", 2, 2, 1, bind_matmul, "matmul; fast mode: the last product of an attention (MatMul, Mul or Div by a constant, Add or Where of a mask, Softmax, MatMul, each read once) is the attention op, with no score matrix (src/runtime/passes.c)"},
@@ -2988,6 +3233,9 @@ static const om_onnx_rule rules[] = {
     {"NonZero", 1, 1, 1, bind_non_zero, "the indices (the input decides the shape: a plan per value of it when fed or computed)"},
     {"Not", 1, 1, 1, bind_not, "eq(x, false)"},
     {"OneHot", 3, 3, 1, bind_one_hot, "where(eq(indices, arange(depth)), on, off) (negative indices count from depth)"},
+    {"Optional", 0, 1, 1, bind_optional, "the input (a tensor or a sequence), or an optional holding nothing"},
+    {"OptionalGetElement", 1, 1, 1, bind_optional_get_element, "the value held (nothing: InvalidArgument)"},
+    {"OptionalHasElement", 0, 1, 1, bind_optional_has_element, "whether it holds a value (a constant of the plan)"},
     {"Or", 2, 2, 1, bind_or, "where(a, a, b)"},
     {"PRelu", 2, 2, 1, bind_prelu, "where(x < 0, x slope, x)"},
     {"Pad", 2, 4, 1, bind_pad, "pad (constant, reflect, edge; reflect and edge on the last 1 to 3 axes)"},
@@ -3019,6 +3267,13 @@ static const om_onnx_rule rules[] = {
     {"ScatterElements", 3, 3, 1, bind_scatter_elements, "scatter_add (reduction add); none: where(mask, scattered, data) from two scatter_adds"},
     {"ScatterND", 3, 3, 1, bind_scatter_nd, "index_put (reduction none, add)"},
     {"Selu", 1, 1, 1, bind_selu, "gamma elu(x, alpha)"},
+    {"SequenceAt", 2, 2, 1, bind_sequence_at, "the element (the position known when planning)"},
+    {"SequenceConstruct", 1, MANY, 1, bind_sequence_construct, "the inputs as a sequence (no step)"},
+    {"SequenceEmpty", 0, 0, 1, bind_sequence_empty, "an empty sequence (dtype)"},
+    {"SequenceErase", 1, 2, 1, bind_sequence_erase, "the sequence without the element (no step)"},
+    {"SequenceInsert", 2, 3, 1, bind_sequence_insert, "the sequence with the tensor inserted (no step)"},
+    {"SequenceLength", 1, 1, 1, bind_sequence_length, "the length (a constant of the plan)"},
+    {"SequenceMap", 1, MANY, 8, bind_sequence_map, "the body once per element, unrolled into the plan; each output a sequence"},
     {"Shape", 1, 1, 1, bind_shape, "the input's shape (start, end)"},
     {"Shrink", 1, 1, 1, bind_shrink, "where(x < -lambd, x + bias, where(x > lambd, x - bias, 0))"},
     {"Sigmoid", 1, 1, 1, bind_sigmoid, "sigmoid"},
@@ -3033,6 +3288,7 @@ static const om_onnx_rule rules[] = {
     {"Softsign", 1, 1, 1, bind_softsign, "x / (1 + |x|)"},
     {"SpaceToDepth", 1, 1, 1, bind_space_to_depth, "reshape, permute, reshape (blocks first in the channels, unlike pixel_unshuffle)"},
     {"Split", 1, 2, OM_BIND_MAX_OUT, bind_split, "slice per piece (split input, num_outputs)"},
+    {"SplitToSequence", 1, 2, 1, bind_split_to_sequence, "slice per piece (split: sizes, one size, or 1 each squeezed unless keepdims)"},
     {"Sqrt", 1, 1, 1, bind_sqrt, "sqrt"},
     {"Squeeze", 1, 2, 1, bind_squeeze, "squeeze"},
     {"Sub", 2, 2, 1, bind_sub, "sub"},

@@ -7,6 +7,31 @@
 
 #define OM_BIND_MAX_OUT 8
 
+/* A sequence, or an optional holding nothing, while a plan is made (src/runtime/onnx_ops.c): a
+ * sequence's tensors, in order, are planned buffers or constants like any value's, so its length
+ * and each element's shape are known when planning (a plan per length, as per shape). An optional
+ * holding a tensor or a sequence is that value itself. Refcounted as tensors are. */
+/* The most tensors a sequence holds: each SequenceInsert or SequenceErase makes a new list, so a
+ * Loop growing one copies as its length squared while the plan is made; this bounds that work. */
+#define OM_SEQ_MAX (1 << 14)
+typedef struct om_seq {
+  int64_t refcount;
+  bool none;      /* an optional holding nothing (n 0) */
+  om_dtype dtype; /* the elements' dtype (an empty sequence's too) */
+  int n;
+  om_tensor **t;  /* n references */
+} om_seq;
+
+/** A new sequence of n elements (t zeroed, for the caller to fill) of dtype, or an optional holding
+ *  nothing (none; n 0); refcount 1, NULL with OutOfMemory. */
+om_seq *om__seq_new(int n, om_dtype dtype, bool none);
+/** s with one more reference (NULL stays NULL). */
+om_seq *om__seq_retain(om_seq *s);
+/** Drops a reference; the last releases the elements (NULL is a no-op). */
+void om__seq_release(om_seq *s);
+/** Releases n sequences of a (NULL entries skipped) and sets them to NULL. */
+void om__seq_release_all(om_seq **a, int n);
+
 /* One node being bound: its inputs' tensors (borrowed; NULL for an omitted optional input), and
  * its outputs to write (new references; NULL leaves an output nothing reads uncomputed). While a
  * plan is made the inputs are planned buffers or constants, and each library op a rule calls
@@ -15,6 +40,8 @@ typedef struct om_bind {
   const om_gnode *node;
   om_tensor **in;
   om_tensor **out;
+  om_seq **seq_in;   /* each input that is a sequence or an optional holding nothing (then in[i] is NULL), else NULL; borrowed */
+  om_seq **seq_out;  /* outputs that are such a value (new references; out[j] then NULL) */
   bool fast;          /* fast mode: a rule may pick a faster kernel (Gelu's erf) */
   bool needs_values;  /* set by a rule failing because an operand's values are not known when planning */
   const int *types;   /* each value's ONNX element type (src/runtime/elem_types.c), for rules whose result depends on it */
@@ -31,15 +58,21 @@ typedef struct om_onnx_rule {
 
 /** The row of op_type, or NULL when the graph layer has no rule for it. */
 const om_onnx_rule *om__onnx_rule(const char *op_type);
+/** Whether input i of a node of op_type may be a sequence or an optional holding nothing (the
+ *  Sequence and Optional rows, Identity, Loop's loop-carried values); other inputs are tensors. */
+bool om__onnx_takes_sequence(const char *op_type, int i);
 /** The number of rows and row i (for docs/graph-runtime.md's list and its test). */
 int om__onnx_rule_count(void);
 const om_onnx_rule *om__onnx_rule_at(int i);
 
-/** Binds subgraph g (an attribute of b's node) on inputs (n, borrowed) and the values it captures
- *  (b->in after the node's inputs) while a plan is made (src/runtime/session.c): its nodes' steps
- *  join the plan. Its outputs into outs (g->outputs.n, new references); false with an error set
- *  (b->needs_values set as a rule's, OutOfMemory past the nodes a plan may bind). */
-bool om__bind_subgraph(om_bind *b, const om_graph *g, om_tensor *const *inputs, int n, om_tensor **outs);
+/** Binds subgraph g (an attribute of b's node) on inputs (n, borrowed; each a tensor, or a sequence
+ *  in seq_inputs, which may be NULL when none is) and the values it captures (b->in and b->seq_in
+ *  after the node's inputs) while a plan is made (src/runtime/session.c): its nodes' steps join
+ *  the plan. Its outputs into outs and seq_outs (g->outputs.n each, new references, one of the
+ *  two set per output); false with an error set (b->needs_values set as a rule's, OutOfMemory past
+ *  the nodes a plan may bind). */
+bool om__bind_subgraph(om_bind *b, const om_graph *g, om_tensor *const *inputs, om_seq *const *seq_inputs, int n, om_tensor **outs,
+                       om_seq **seq_outs);
 /** ONNX's checker's rules for n's subgraphs (If's branches, Loop's and Scan's body: present, their
  *  inputs and outputs counted); false with a Format error naming the node. */
 bool om__onnx_check_subgraphs(const om_gnode *n);

@@ -34,8 +34,11 @@ typedef struct om_plan {
   int binding; /* the node being bound while the plan is made */
   OM_VEC(om_step) steps;
   OM_VEC(om_buffer) buffers;
-  om_tensor **inputs;  /* the graph inputs' tensors (planned buffers) */
-  om_tensor **outputs; /* the graph outputs' tensors: planned, constants or inputs */
+  om_tensor **inputs;  /* the tensors fed (planned buffers, or constants when taken by value): each graph input's one, or a sequence's each */
+  int n_inputs;
+  om_tensor **outputs; /* the graph outputs' tensors (planned, constants or inputs): each output's one, or a sequence's each */
+  int n_outputs;
+  int *out_counts;     /* each graph output's: -1 one tensor, n >= 0 a sequence of n, OM_SESSION_NONE an optional holding nothing */
   void *arena;
   size_t arena_bytes;
 } om_plan;

@@ -19,7 +19,13 @@
  * takes inputs by value from then on, first its int64 and bool inputs, then (when that is not
  * enough) every input: such an input is a constant of the plan, its elements part of the
  * signature, so a plan is made per shape and per those values, and what is computed from them
- * is folded while planning. */
+ * is folded while planning.
+ *
+ * Sequences and optionals (om_seq, src/runtime/onnx_ops.h): a value may be a list of the plan's
+ * tensors instead of one (vals and seqs, one of the two set per value id), or an optional holding
+ * nothing. A graph input that is one is fed as its tensors with their count
+ * (om_session_run_values); the count and each element's shape are part of the signature, as a
+ * tensor's shape is, and a graph output that is one gives its tensors likewise. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +39,8 @@
  * unrolled into the plan's steps): a trip count from a tensor or a huge M ends here, not in a
  * hang or an exhausted heap. */
 #define OM_SUBGRAPH_NODES_MAX ((int64_t)1 << 20)
+/* Tensors a run may feed (graph inputs, and the elements of the sequences among them). */
+#define OM_SESSION_INPUTS_MAX 65536
 
 struct om_session {
   om_graph g;
@@ -46,6 +54,15 @@ struct om_session {
   int n_plans;
   int by_value; /* the inputs plans take by value: 0 none, 1 int64 and bool ones, 2 all */
 };
+
+/* A run's inputs: the tensors fed, each graph input's count of them (om_session_run_values's
+ * counts; NULL: one tensor each) and where its first one is (at, one per graph input and the end). */
+typedef struct om_feeds {
+  om_tensor *const *tensors;
+  const int *counts;
+  int n_tensors;
+  const int *at;
+} om_feeds;
 
 /* The plan being made on this thread. */
 typedef struct om_capture {
@@ -113,17 +130,18 @@ bool om__capture_call(const om_op_def *def, om_call *c) {
 
 /* ---- plans ---- */
 
-static void plan_free(om_plan *p, int n_inputs, int n_outputs) {
+static void plan_free(om_plan *p) {
   if (!p) return;
   for (int k = 0; k < p->steps.n; k++) {
     om__release_all(p->steps.v[k].in, p->steps.v[k].n_in);
     free(p->steps.v[k].in);
     om__release_all(p->steps.v[k].out, p->steps.v[k].n_out);
   }
-  if (p->inputs) om__release_all(p->inputs, n_inputs);
-  if (p->outputs) om__release_all(p->outputs, n_outputs);
+  if (p->inputs) om__release_all(p->inputs, p->n_inputs);
+  if (p->outputs) om__release_all(p->outputs, p->n_outputs);
   free(p->inputs);
   free(p->outputs);
+  free(p->out_counts);
   free(p->steps.v);
   free(p->buffers.v);
   free(p->signature);
@@ -151,7 +169,7 @@ static int by_key(const void *a, const void *b) {
  * every placed one): planning is O(n) for a chain of n steps, and O(n w log w) for a graph whose
  * widest point holds w buffers at once. Sizes are summed in 64 bits and the arena is one block
  * (OutOfMemory past what the heap can hold). */
-static bool place_buffers(om_session *s, om_plan *p) {
+static bool place_buffers(om_plan *p) {
   int nb = p->buffers.n, ns = p->steps.n, nt = ns + 2; /* times -1 (the inputs) to ns (the outputs) */
   for (int b = 0; b < nb; b++) p->buffers.v[b].last = p->buffers.v[b].first; /* an output nothing reads lives at its step */
   for (int k = 0; k < ns; k++)
@@ -159,7 +177,7 @@ static bool place_buffers(om_session *s, om_plan *p) {
       const om_storage *st = p->steps.v[k].in[i]->storage;
       if (st->planned) p->buffers.v[st->buffer].last = k;
     }
-  for (int j = 0; j < s->g.outputs.n; j++)
+  for (int j = 0; j < p->n_outputs; j++)
     if (p->outputs[j]->storage->planned) p->buffers.v[p->outputs[j]->storage->buffer].last = ns;
   /* at[t] .. at[t] + n_at[t]: the placed buffers alive at time t - 1, in alive (room for all of them) */
   int64_t *at = calloc((size_t)nt + 1, sizeof *at), total = 0;
@@ -230,39 +248,48 @@ static void blame(const om_gnode *n) {
 }
 
 /* Runs node n of g through its rule on the values computed so far (vals: a tensor per value id,
- * references; readers: how many read each value; types: each value's element type, set for n's
- * outputs here); *needs_values is set when it failed for want of an operand's values. The values
- * its subgraphs capture follow its inputs in the rule's. */
+ * seqs: a sequence or an optional holding nothing where the value is one, references; readers:
+ * how many read each value; types: each value's element type, set for n's outputs here);
+ * *needs_values is set when it failed for want of an operand's values. The values its subgraphs
+ * capture follow its inputs in the rule's. */
 static bool bind_node(const om_graph *g, const om_gnode *n, const om_onnx_rule *rule, const int *readers, bool fast,
-                      int *types, om_tensor **vals, bool *needs_values) {
-  om_tensor **in = calloc((size_t)(n->n_in + n->n_cap) + 1, sizeof *in), *out[OM_BIND_MAX_OUT] = {0};
-  if (!in) return om__fail(OM_ERR_OUT_OF_MEMORY, "session: out of memory binding node '%s'", n->name);
+                      int *types, om_tensor **vals, om_seq **seqs, bool *needs_values) {
+  int n_ops = n->n_in + n->n_cap;
+  om_tensor **in = calloc((size_t)n_ops + 1, sizeof *in), *out[OM_BIND_MAX_OUT] = {0};
+  om_seq **seq_in = in ? calloc((size_t)n_ops + 1, sizeof *seq_in) : NULL, *seq_out[OM_BIND_MAX_OUT] = {0};
+  if (!seq_in) return free(in), om__fail(OM_ERR_OUT_OF_MEMORY, "session: out of memory binding node '%s'", n->name);
   bool ok = true;
-  for (int i = 0; ok && i < n->n_in + n->n_cap; i++) {
+  for (int i = 0; ok && i < n_ops; i++) {
     int v = i < n->n_in ? n->in[i] : n->cap[i - n->n_in];
-    if (v >= 0 && !(in[i] = vals[v]))
+    if (v < 0) continue;
+    in[i] = vals[v], seq_in[i] = seqs[v];
+    if (!in[i] && !seq_in[i])
       ok = om__fail(OM_ERR_FORMAT, "session: node '%s' (%s) reads '%s', which no node before it computed", n->name, n->op_type,
                     g->values.v[v].name);
+    else if (seq_in[i] && i < n->n_in && !om__onnx_takes_sequence(n->op_type, i))
+      ok = om__fail(OM_ERR_FORMAT, "session: node '%s' (%s): input %d ('%s') is %s; %s takes a tensor there", n->name, n->op_type, i,
+                    g->values.v[v].name, seq_in[i]->none ? "an optional holding nothing" : "a sequence", n->op_type);
   }
-  om_bind b = {.node = n, .in = in, .out = out, .fast = fast, .types = types};
+  om_bind b = {.node = n, .in = in, .out = out, .seq_in = seq_in, .seq_out = seq_out, .fast = fast, .types = types};
   ok = ok && rule->bind(&b);
   *needs_values = !ok && b.needs_values;
   for (int j = 0; ok && j < n->n_out; j++)
-    if (!out[j] && readers[n->out[j]])
+    if (!out[j] && !seq_out[j] && readers[n->out[j]])
       ok = om__fail(OM_ERR_UNSUPPORTED, "session: node '%s' (%s): output %d ('%s') is not supported", n->name, n->op_type, j,
                     g->values.v[n->out[j]].name);
-  for (int j = 0; ok && j < n->n_out; j++) { /* each output's element type, and its values narrowed to it */
+  for (int j = 0; ok && j < n->n_out; j++) { /* each output's element type, and its values narrowed to it (a sequence's are already) */
     const om_gvalue *v = &g->values.v[n->out[j]];
-    int t = out[j] ? om__elem_type_out(n, j, out[j]->dtype, types, (const om_tensor *const *)in) : 0;
+    int t = out[j] || seq_out[j] ? om__elem_type_out(n, j, out[j] ? out[j]->dtype : seq_out[j]->dtype, types, (const om_tensor *const *)in) : 0;
     if (out[j] && v->etype && om__elem_holds(out[j]->dtype, v->etype)) t = v->etype; /* a graph output's declared type, where it fits */
     types[n->out[j]] = t;
     if (out[j] && !(out[j] = om__elem_narrow(out[j], t, n->op_type))) ok = false;
   }
   for (int j = 0; j < n->n_out; j++) {
-    if (ok) vals[n->out[j]] = out[j];
-    else om_tensor_release(out[j]);
+    if (ok) vals[n->out[j]] = out[j], seqs[n->out[j]] = seq_out[j];
+    else om_tensor_release(out[j]), om__seq_release(seq_out[j]);
   }
   free(in);
+  free(seq_in);
   if (!ok) blame(n);
   return ok;
 }
@@ -281,7 +308,21 @@ static int *count_readers(const om_graph *g) {
   return r;
 }
 
-bool om__bind_subgraph(om_bind *b, const om_graph *g, om_tensor *const *inputs, int n, om_tensor **outs) {
+/* The element type a value of g starts with: as declared, else what its tensor or sequence holds. */
+static int start_type(const om_gvalue *v, const om_tensor *t, const om_seq *sq) {
+  return v->etype ? v->etype : om__elem_own(t ? t->dtype : sq ? sq->dtype : v->dtype);
+}
+
+/* Releases the values of a graph being bound (n each of vals and seqs) and frees the arrays. */
+static void values_free(om_tensor **vals, om_seq **seqs, int n) {
+  if (vals) om__release_all(vals, n);
+  if (seqs) om__seq_release_all(seqs, n);
+  free(vals);
+  free(seqs);
+}
+
+bool om__bind_subgraph(om_bind *b, const om_graph *g, om_tensor *const *inputs, om_seq *const *seq_inputs, int n, om_tensor **outs,
+                       om_seq **seq_outs) {
   om_capture *cap = om__state()->capture;
   if (!cap) return om__fail(OM_ERR_INVALID_ARGUMENT, "session: %s (%s): a subgraph is bound only while a plan is made", b->node->name, b->node->op_type);
   if (n != g->inputs.n)
@@ -290,48 +331,78 @@ bool om__bind_subgraph(om_bind *b, const om_graph *g, om_tensor *const *inputs, 
     return om__fail(OM_ERR_OUT_OF_MEMORY, "session: %s (%s): the plan binds more than %lld nodes of subgraphs (branches and iterations "
                     "unrolled); the graph layer plans at most that many", b->node->name, b->node->op_type, (long long)OM_SUBGRAPH_NODES_MAX);
   om_tensor **vals = calloc((size_t)g->values.n + 1, sizeof *vals);
-  int *readers = vals ? count_readers(g) : NULL, *types = readers ? calloc((size_t)g->values.n + 1, sizeof *types) : NULL;
+  om_seq **seqs = vals ? calloc((size_t)g->values.n + 1, sizeof *seqs) : NULL;
+  int *readers = seqs ? count_readers(g) : NULL, *types = readers ? calloc((size_t)g->values.n + 1, sizeof *types) : NULL;
   bool ok = types != NULL, needs = false;
   if (!ok) om__fail(OM_ERR_OUT_OF_MEMORY, "session: out of memory binding a subgraph of '%s'", b->node->name);
   /* element types: as declared, else what the values hold; a capture's is the enclosing graph's */
   for (int k = 0; ok && k < g->inits.n; k++) {
-    const om_gvalue *v = &g->values.v[g->inits.v[k].value];
-    vals[g->inits.v[k].value] = om_tensor_retain(g->inits.v[k].tensor);
-    types[g->inits.v[k].value] = v->etype ? v->etype : om__elem_own(v->dtype);
+    int v = g->inits.v[k].value;
+    vals[v] = om_tensor_retain(g->inits.v[k].tensor);
+    types[v] = start_type(&g->values.v[v], vals[v], NULL);
   }
   for (int k = 0; ok && k < n; k++) {
     int v = g->inputs.v[k];
-    vals[v] = om_tensor_retain(inputs[k]);
-    types[v] = g->values.v[v].etype ? g->values.v[v].etype : om__elem_own(inputs[k]->dtype);
+    vals[v] = om_tensor_retain(inputs[k]), seqs[v] = seq_inputs ? om__seq_retain(seq_inputs[k]) : NULL;
+    types[v] = start_type(&g->values.v[v], vals[v], seqs[v]);
   }
   for (int c = 0; ok && c < g->captured.n; c++) { /* the enclosing graph's values, given after the node's inputs */
     int v = g->captured.v[c], q = 0;
     while (q < b->node->n_cap && b->node->cap[q] != g->values.v[v].outer) q++;
-    vals[v] = q < b->node->n_cap ? om_tensor_retain(b->in[b->node->n_in + q]) : NULL;
-    types[v] = q < b->node->n_cap && b->types ? b->types[b->node->cap[q]] : vals[v] ? om__elem_own(vals[v]->dtype) : 0;
+    if (q < b->node->n_cap) vals[v] = om_tensor_retain(b->in[b->node->n_in + q]), seqs[v] = om__seq_retain(b->seq_in[b->node->n_in + q]);
+    types[v] = q < b->node->n_cap && b->types ? b->types[b->node->cap[q]] : start_type(&g->values.v[v], vals[v], seqs[v]);
   }
   for (int k = 0; ok && k < g->nodes.n; k++) {
     const om_gnode *node = &g->nodes.v[k];
     const om_onnx_rule *rule = om__onnx_rule(node->op_type); /* every one found when the session was made */
-    ok = bind_node(g, node, rule, readers, cap->fast, types, vals, &needs);
+    ok = bind_node(g, node, rule, readers, cap->fast, types, vals, seqs, &needs);
   }
   b->needs_values |= needs;
-  for (int j = 0; j < g->outputs.n; j++) outs[j] = NULL;
-  for (int j = 0; ok && j < g->outputs.n; j++)
-    if (!(outs[j] = om_tensor_retain(vals[g->outputs.v[j]])))
+  for (int j = 0; j < g->outputs.n; j++) {
+    outs[j] = NULL;
+    if (seq_outs) seq_outs[j] = NULL;
+  }
+  for (int j = 0; ok && j < g->outputs.n; j++) {
+    int v = g->outputs.v[j];
+    if (seqs[v] && !seq_outs)
+      ok = om__fail(OM_ERR_UNSUPPORTED, "session: %s (%s): its subgraph's output '%s' is a sequence or an optional, which it takes only as a tensor",
+                    b->node->name, b->node->op_type, g->values.v[v].name);
+    else if (!(outs[j] = om_tensor_retain(vals[v])) && !(seq_outs[j] = om__seq_retain(seqs[v])))
       ok = om__fail(OM_ERR_FORMAT, "session: %s (%s): its subgraph's output '%s' is computed by no node", b->node->name, b->node->op_type,
-                    g->values.v[g->outputs.v[j]].name);
+                    g->values.v[v].name);
+  }
   if (!ok) om__release_all(outs, g->outputs.n);
-  if (vals) om__release_all(vals, g->values.n);
-  free(vals);
+  if (!ok && seq_outs) om__seq_release_all(seq_outs, g->outputs.n);
+  values_free(vals, seqs, g->values.n);
   free(readers);
   free(types);
   return ok;
 }
 
+/* Graph input v's value from its fed tensors (count as om_session_run_values's): p->inputs[at ..]
+ * become the plan's (planned buffers, or constants when taken by value), and v's value a tensor
+ * narrowed to its type, a sequence of them, or an optional holding nothing. */
+static bool bind_input(om_session *s, om_plan *p, int v, om_tensor *const *fed, int count, int at, om_tensor **vals, om_seq **seqs) {
+  const om_gvalue *gv = &s->g.values.v[v];
+  int n = count < 0 ? 1 : count;
+  om_seq *sq = count >= 0 || count == OM_SESSION_NONE ? om__seq_new(n * (count >= 0), gv->dtype, count == OM_SESSION_NONE) : NULL;
+  if (count != -1 && !sq) return false;
+  s->types[v] = gv->etype ? gv->etype : om__elem_own(gv->dtype);
+  for (int e = 0; count != OM_SESSION_NONE && e < n; e++) { /* an input of a narrower type is narrowed first (a C caller's int64 may be out of its range) */
+    om_meta m = {.dtype = fed[e]->dtype, .ndim = fed[e]->ndim};
+    memcpy(m.shape, fed[e]->shape, sizeof m.shape);
+    om_tensor *t = p->inputs[at + e] = by_value(s, fed[e]) ? om_clone(fed[e]) : planned_tensor(p, &m, -1, "session");
+    if (!(t = t ? om__elem_narrow(om_tensor_retain(t), s->types[v], NULL) : NULL)) return om__seq_release(sq), false;
+    if (sq) sq->t[e] = t;
+    else vals[v] = t;
+  }
+  seqs[v] = sq;
+  return true;
+}
+
 /* The plan for inputs' shapes (and the values of those taken by value): every node bound on
  * planned inputs, then the buffers placed. *needs_values as bind_node's. */
-static om_plan *make_plan(om_session *s, om_tensor *const *inputs, const int64_t *sig, int n_sig, bool *needs_values) {
+static om_plan *make_plan(om_session *s, const om_feeds *f, const int64_t *sig, int n_sig, bool *needs_values) {
   om_thread_state *st = om__state();
   if (st->capture) return om__fail(OM_ERR_INVALID_ARGUMENT, "session: a plan is already being made on this thread"), NULL;
   om_graph *g = &s->g;
@@ -339,10 +410,12 @@ static om_plan *make_plan(om_session *s, om_tensor *const *inputs, const int64_t
   if (!p) return NULL;
   memset(p, 0, sizeof *p);
   om_tensor **vals = calloc((size_t)g->values.n + 1, sizeof *vals);
-  p->inputs = calloc((size_t)g->inputs.n + 1, sizeof *p->inputs);
-  p->outputs = calloc((size_t)g->outputs.n + 1, sizeof *p->outputs);
+  om_seq **seqs = calloc((size_t)g->values.n + 1, sizeof *seqs);
+  p->inputs = calloc((size_t)f->n_tensors + 1, sizeof *p->inputs);
+  p->n_inputs = f->n_tensors;
+  p->out_counts = calloc((size_t)g->outputs.n + 1, sizeof *p->out_counts);
   p->signature = om__alloc(sizeof(int64_t) * (size_t)(n_sig + 1), "session");
-  bool ok = vals && p->inputs && p->outputs && p->signature;
+  bool ok = vals && seqs && p->inputs && p->out_counts && p->signature;
   if (!ok) om__fail(OM_ERR_OUT_OF_MEMORY, "session: out of memory making a plan");
   if (ok) memcpy(p->signature, sig, sizeof(int64_t) * (size_t)n_sig), p->n_sig = n_sig;
   om_capture cap = {.plan = p, .fast = s->options.mode == OM_SESSION_FAST};
@@ -354,28 +427,34 @@ static om_plan *make_plan(om_session *s, om_tensor *const *inputs, const int64_t
     vals[g->inits.v[k].value] = om_tensor_retain(g->inits.v[k].tensor);
     s->types[g->inits.v[k].value] = v->etype ? v->etype : om__elem_own(v->dtype);
   }
-  for (int k = 0; ok && k < g->inputs.n; k++) { /* an input of a narrower type is narrowed first (a C caller's int64 may be out of its range) */
-    const om_gvalue *v = &g->values.v[g->inputs.v[k]];
-    om_meta m = {.dtype = inputs[k]->dtype, .ndim = inputs[k]->ndim};
-    memcpy(m.shape, inputs[k]->shape, sizeof m.shape);
-    ok = (p->inputs[k] = by_value(s, inputs[k]) ? om_clone(inputs[k]) : planned_tensor(p, &m, -1, "session")) != NULL;
-    s->types[g->inputs.v[k]] = v->etype ? v->etype : om__elem_own(v->dtype);
-    ok = ok && (vals[g->inputs.v[k]] = om__elem_narrow(om_tensor_retain(p->inputs[k]), s->types[g->inputs.v[k]], NULL)) != NULL;
-  }
+  for (int k = 0; ok && k < g->inputs.n; k++)
+    ok = bind_input(s, p, g->inputs.v[k], f->tensors + f->at[k], f->counts ? f->counts[k] : -1, f->at[k], vals, seqs);
   for (int k = 0; ok && k < g->nodes.n; k++)
-    p->binding = k, ok = bind_node(g, &g->nodes.v[k], s->rules[k], s->readers, cap.fast, s->types, vals, needs_values);
-  for (int j = 0; ok && j < g->outputs.n; j++)
-    if (!(p->outputs[j] = om_tensor_retain(vals[g->outputs.v[j]])))
-      ok = om__fail(OM_ERR_FORMAT, "session: graph output '%s' is computed by no node", g->values.v[g->outputs.v[j]].name);
-    else if (p->outputs[j]->storage->planned)
-      p->buffers.v[p->outputs[j]->storage->buffer].readers++;
+    p->binding = k, ok = bind_node(g, &g->nodes.v[k], s->rules[k], s->readers, cap.fast, s->types, vals, seqs, needs_values);
+  int n_out = 0; /* each output's tensors, one after the other */
+  for (int j = 0; ok && j < g->outputs.n; j++) {
+    int v = g->outputs.v[j];
+    if (!vals[v] && !seqs[v]) {
+      ok = om__fail(OM_ERR_FORMAT, "session: graph output '%s' is computed by no node", g->values.v[v].name);
+      break;
+    }
+    p->out_counts[j] = vals[v] ? -1 : seqs[v]->none ? OM_SESSION_NONE : seqs[v]->n;
+    n_out += vals[v] ? 1 : seqs[v]->n;
+  }
+  ok = ok && (p->outputs = calloc((size_t)n_out + 1, sizeof *p->outputs));
+  for (int j = 0; ok && j < g->outputs.n; j++) {
+    const om_seq *sq = seqs[g->outputs.v[j]];
+    for (int e = 0; e < (sq ? sq->n : 1); e++) {
+      om_tensor *t = p->outputs[p->n_outputs++] = om_tensor_retain(sq ? sq->t[e] : vals[g->outputs.v[j]]);
+      if (t->storage->planned) p->buffers.v[t->storage->buffer].readers++;
+    }
+  }
   if (ok && s->options.mode == OM_SESSION_FAST) ok = om__plan_passes(p);
   st->capture = NULL;
   om_set_grad_enabled(grad);
-  if (vals) om__release_all(vals, g->values.n);
-  free(vals);
-  ok = ok && place_buffers(s, p);
-  if (!ok) plan_free(p, g->inputs.n, g->outputs.n), p = NULL;
+  values_free(vals, seqs, g->values.n);
+  ok = ok && place_buffers(p);
+  if (!ok) plan_free(p), p = NULL;
   return p;
 }
 
@@ -488,7 +567,7 @@ void om_session_release(om_session *s) {
   if (!s) return;
   for (om_plan *p = s->plans, *next; p; p = next) {
     next = p->next;
-    plan_free(p, s->g.inputs.n, s->g.outputs.n);
+    plan_free(p);
   }
   free(s->rules);
   free(s->readers);
@@ -497,58 +576,80 @@ void om_session_release(om_session *s) {
   free(s);
 }
 
-/* Checks the inputs against the graph's: dtypes, ranks, fixed sizes, and each named axis bound to
- * one size across all inputs; writes the signature (every input's shape). */
-static bool bind_inputs(const om_session *s, om_tensor *const *in, int n, int64_t *sig, int *n_sig) {
+/* Checks tensor t fed for graph input v (its k-th) against the graph's: dtype, rank, fixed sizes,
+ * each named axis bound to one size across the tensor inputs; appends its shape to the signature. */
+static bool bind_tensor(const om_session *s, const om_feeds *f, int k, const om_tensor *t, int64_t *sig, int *n_sig) {
   const om_graph *g = &s->g;
-  if (n != g->inputs.n) return om__fail(OM_ERR_INVALID_ARGUMENT, "session_run: %d inputs given, the graph takes %d", n, g->inputs.n);
-  if (!om__check_inputs("session_run", in, n)) return false;
-  *n_sig = 0;
-  for (int k = 0; k < n; k++) {
-    const om_gvalue *v = &g->values.v[g->inputs.v[k]];
-    if (in[k]->dtype != v->dtype)
-      return om__fail(OM_ERR_DTYPE_MISMATCH, "session_run: input '%s' is %s, the graph takes %s", v->name, om_dtype_name(in[k]->dtype),
-                      om_dtype_name(v->dtype));
-    char a[OM_SHAPE_STR_LEN];
-    if (in[k]->ndim != v->ndim)
-      return om__fail(OM_ERR_SHAPE_MISMATCH, "session_run: input '%s' has shape %s; the graph takes %d dims", v->name,
-                      om__shape_str(a, sizeof a, in[k]->shape, in[k]->ndim), v->ndim);
-    for (int d = 0; d < v->ndim; d++) {
-      int64_t size = in[k]->shape[d];
-      sig[(*n_sig)++] = size;
-      if (!v->dim_param[d]) {
-        if (size != v->shape[d])
-          return om__fail(OM_ERR_SHAPE_MISMATCH, "session_run: input '%s' has size %lld at dim %d, the graph takes %lld (shape %s)",
-                          v->name, (long long)size, d, (long long)v->shape[d], om__shape_str(a, sizeof a, in[k]->shape, in[k]->ndim));
-        continue;
-      }
-      if (!strcmp(v->dim_param[d], "?")) continue; /* unnamed: any size */
-      for (int q = 0; q < s->n_symbols; q++) { /* a traced model's range */
-        const om_traced_sym *sy = &s->symbols[q];
-        if (strcmp(sy->name, v->dim_param[d]) || (size >= sy->min && size <= sy->max && size % sy->multiple == 0)) continue;
-        char range[96], why[200] = "";
-        if (sy->max == INT64_MAX) snprintf(range, sizeof range, "from %lld", (long long)sy->min);
-        else snprintf(range, sizeof range, "from %lld to %lld", (long long)sy->min, (long long)sy->max);
-        if (sy->multiple > 1) snprintf(range + strlen(range), sizeof range - strlen(range), " in multiples of %lld", (long long)sy->multiple);
-        const char *because = size > sy->max && sy->max_why ? sy->max_why : size < sy->min && sy->min_why ? sy->min_why : NULL;
-        if (because) snprintf(why, sizeof why, " (narrowed by %s)", because);
-        return om__fail(OM_ERR_SHAPE_MISMATCH, "session_run: axis '%s' is %lld at dim %d of input '%s'; the traced graph holds for %s %s%s",
-                        sy->name, (long long)size, d, v->name, sy->name, range, why);
-      }
-      for (int k2 = 0; k2 <= k; k2++) { /* the first axis of the same name fixes its size */
-        const om_gvalue *w = &g->values.v[g->inputs.v[k2]];
-        for (int d2 = 0; d2 < (k2 == k ? d : w->ndim); d2++)
-          if (w->dim_param[d2] && !strcmp(w->dim_param[d2], v->dim_param[d]) && in[k2]->shape[d2] != size)
-            return om__fail(OM_ERR_SHAPE_MISMATCH, "session_run: axis '%s' is %lld at dim %d of input '%s' but %lld at dim %d of input '%s'",
-                            v->dim_param[d], (long long)in[k2]->shape[d2], d2, w->name, (long long)size, d, v->name);
-      }
+  const om_gvalue *v = &g->values.v[g->inputs.v[k]];
+  if (t->dtype != v->dtype)
+    return om__fail(OM_ERR_DTYPE_MISMATCH, "session_run: input '%s' is %s, the graph takes %s", v->name, om_dtype_name(t->dtype),
+                    om_dtype_name(v->dtype));
+  if (v->kind != OM_GKIND_TENSOR && v->kind != OM_GKIND_OPTIONAL) { /* a sequence's element: any shape */
+    for (int d = 0, n = sig[(*n_sig)++] = t->ndim; d < n; d++) sig[(*n_sig)++] = t->shape[d];
+    return true;
+  }
+  char a[OM_SHAPE_STR_LEN];
+  if (t->ndim != v->ndim)
+    return om__fail(OM_ERR_SHAPE_MISMATCH, "session_run: input '%s' has shape %s; the graph takes %d dims", v->name,
+                    om__shape_str(a, sizeof a, t->shape, t->ndim), v->ndim);
+  for (int d = 0; d < v->ndim; d++) {
+    int64_t size = t->shape[d];
+    sig[(*n_sig)++] = size;
+    if (!v->dim_param[d]) {
+      if (size != v->shape[d])
+        return om__fail(OM_ERR_SHAPE_MISMATCH, "session_run: input '%s' has size %lld at dim %d, the graph takes %lld (shape %s)",
+                        v->name, (long long)size, d, (long long)v->shape[d], om__shape_str(a, sizeof a, t->shape, t->ndim));
+      continue;
+    }
+    if (!strcmp(v->dim_param[d], "?")) continue; /* unnamed: any size */
+    for (int q = 0; q < s->n_symbols; q++) { /* a traced model's range */
+      const om_traced_sym *sy = &s->symbols[q];
+      if (strcmp(sy->name, v->dim_param[d]) || (size >= sy->min && size <= sy->max && size % sy->multiple == 0)) continue;
+      char range[96], why[200] = "";
+      if (sy->max == INT64_MAX) snprintf(range, sizeof range, "from %lld", (long long)sy->min);
+      else snprintf(range, sizeof range, "from %lld to %lld", (long long)sy->min, (long long)sy->max);
+      if (sy->multiple > 1) snprintf(range + strlen(range), sizeof range - strlen(range), " in multiples of %lld", (long long)sy->multiple);
+      const char *because = size > sy->max && sy->max_why ? sy->max_why : size < sy->min && sy->min_why ? sy->min_why : NULL;
+      if (because) snprintf(why, sizeof why, " (narrowed by %s)", because);
+      return om__fail(OM_ERR_SHAPE_MISMATCH, "session_run: axis '%s' is %lld at dim %d of input '%s'; the traced graph holds for %s %s%s",
+                      sy->name, (long long)size, d, v->name, sy->name, range, why);
+    }
+    for (int k2 = 0; k2 <= k; k2++) { /* the first axis of the same name fixes its size */
+      const om_gvalue *w = &g->values.v[g->inputs.v[k2]];
+      const om_tensor *t2 = f->tensors[f->at[k2]];
+      if (f->counts && f->counts[k2] != -1) continue;
+      for (int d2 = 0; d2 < (k2 == k ? d : w->ndim); d2++)
+        if (w->dim_param[d2] && !strcmp(w->dim_param[d2], v->dim_param[d]) && t2->shape[d2] != size)
+          return om__fail(OM_ERR_SHAPE_MISMATCH, "session_run: axis '%s' is %lld at dim %d of input '%s' but %lld at dim %d of input '%s'",
+                          v->dim_param[d], (long long)t2->shape[d2], d2, w->name, (long long)size, d, v->name);
     }
   }
   return true;
 }
 
+/* Checks the feeds against the graph's inputs: each a tensor, a sequence or an optional holding
+ * nothing as the input's kind takes (a tensor by bind_tensor); writes the signature (each input's
+ * count, then its tensors' shapes). */
+static bool bind_inputs(const om_session *s, const om_feeds *f, int64_t *sig, int *n_sig) {
+  const om_graph *g = &s->g;
+  static const char *const kinds[] = {"a tensor", "a sequence", "an optional tensor", "an optional sequence"};
+  *n_sig = 0;
+  for (int k = 0; k < g->inputs.n; k++) {
+    const om_gvalue *v = &g->values.v[g->inputs.v[k]];
+    int c = f->counts ? f->counts[k] : -1;
+    bool seq = v->kind == OM_GKIND_SEQUENCE || v->kind == OM_GKIND_OPTIONAL_SEQUENCE, opt = v->kind >= OM_GKIND_OPTIONAL;
+    if ((c == -1 && seq) || (c >= 0 && !seq) || (c == OM_SESSION_NONE && !opt) || c < OM_SESSION_NONE)
+      return om__fail(OM_ERR_INVALID_ARGUMENT, "session_run: input '%s' is %s, given %s", v->name, kinds[v->kind],
+                      c == -1 ? "a tensor" : c >= 0 ? "a sequence" : c == OM_SESSION_NONE ? "nothing" : "an unknown count");
+    sig[(*n_sig)++] = c;
+    for (int e = 0; e < (c < 0 ? c == -1 : c); e++)
+      if (!bind_tensor(s, f, k, f->tensors[f->at[k] + e], sig, n_sig)) return false;
+  }
+  return true;
+}
+
 /* The plan for the signature: a kept one (moved to the front) or a new one. */
-static om_plan *plan_for(om_session *s, om_tensor *const *in, const int64_t *sig, int n_sig, bool *needs_values) {
+static om_plan *plan_for(om_session *s, const om_feeds *f, const int64_t *sig, int n_sig, bool *needs_values) {
   for (om_plan **pp = &s->plans; *pp; pp = &(*pp)->next) {
     om_plan *p = *pp;
     if (p->n_sig != n_sig || (n_sig && memcmp(p->signature, sig, sizeof(int64_t) * (size_t)n_sig))) continue;
@@ -557,14 +658,14 @@ static om_plan *plan_for(om_session *s, om_tensor *const *in, const int64_t *sig
     s->plans = p;
     return p;
   }
-  om_plan *p = make_plan(s, in, sig, n_sig, needs_values);
+  om_plan *p = make_plan(s, f, sig, n_sig, needs_values);
   if (!p) return NULL;
   p->next = s->plans;
   s->plans = p;
   if (++s->n_plans > OM_PLANS_KEPT) {
     om_plan **pp = &s->plans;
     while ((*pp)->next) pp = &(*pp)->next;
-    plan_free(*pp, s->g.inputs.n, s->g.outputs.n);
+    plan_free(*pp);
     *pp = NULL;
     s->n_plans--;
   }
@@ -586,38 +687,41 @@ static bool append_values(const om_tensor *t, int64_t *sig, int *n) {
   return true;
 }
 
-/* The plan for the inputs: their signature (shapes, then the values of those taken by value)
- * bound, then a plan found or made; a plan that needed values not known at its level takes more
- * inputs by value and is tried again. */
-static om_plan *plan_inputs(om_session *s, om_tensor *const *inputs, int n_inputs) {
+/* The plan for the feeds: their signature (counts and shapes, then the values of the tensors taken
+ * by value) bound, then a plan found or made; a plan that needed values not known at its level
+ * takes more inputs by value and is tried again. */
+static om_plan *plan_inputs(om_session *s, const om_feeds *f) {
   for (;;) {
-    int64_t stack[64 * OM_MAX_DIMS], *sig = stack, words = (int64_t)n_inputs * OM_MAX_DIMS;
-    for (int k = 0; s->by_value && n_inputs == s->g.inputs.n && k < n_inputs; k++)
-      if (inputs[k] && by_value(s, inputs[k])) words += om_tensor_numel(inputs[k]);
+    int64_t stack[64 * OM_MAX_DIMS], *sig = stack, words = (int64_t)s->g.inputs.n + (int64_t)f->n_tensors * (OM_MAX_DIMS + 1);
+    for (int k = 0; s->by_value && k < f->n_tensors; k++)
+      if (by_value(s, f->tensors[k])) words += om_tensor_numel(f->tensors[k]);
     if (words > INT32_MAX) return om__fail(OM_ERR_OUT_OF_MEMORY, "session_run: the inputs taken by value hold too many elements"), NULL;
     if (words > 64 * OM_MAX_DIMS && !(sig = om__alloc(sizeof(int64_t) * (size_t)words, "session_run"))) return NULL;
     int n_sig = 0;
-    bool ok = bind_inputs(s, inputs, n_inputs, sig, &n_sig), needs = false;
-    for (int k = 0; ok && k < n_inputs; k++)
-      if (by_value(s, inputs[k])) ok = append_values(inputs[k], sig, &n_sig);
-    om_plan *p = ok ? plan_for(s, inputs, sig, n_sig, &needs) : NULL;
+    bool ok = bind_inputs(s, f, sig, &n_sig), needs = false;
+    for (int k = 0; ok && k < f->n_tensors; k++)
+      if (by_value(s, f->tensors[k])) ok = append_values(f->tensors[k], sig, &n_sig);
+    om_plan *p = ok ? plan_for(s, f, sig, n_sig, &needs) : NULL;
     if (sig != stack) free(sig);
     if (p || !needs || s->by_value == 2) return p;
     bool other = false; /* level 1 takes the int64 and bool inputs: none, then every input at once */
-    for (int k = 0; k < n_inputs; k++) other |= inputs[k]->dtype != OM_FLOAT32;
+    for (int k = 0; k < f->n_tensors; k++) other |= f->tensors[k]->dtype != OM_FLOAT32;
     s->by_value = s->by_value == 0 && other ? 1 : 2;
   }
 }
 
-int om_session_run(om_session *s, om_tensor *const *inputs, int n_inputs, om_tensor **outputs, int max_outputs) {
-  if (!s) return om__fail(OM_ERR_INVALID_ARGUMENT, "session_run: the session is NULL"), -1;
-  if (!outputs || max_outputs < s->g.outputs.n)
-    return om__fail(OM_ERR_INVALID_ARGUMENT, "session_run: room for %d outputs, the graph has %d", max_outputs, s->g.outputs.n), -1;
-  if (om__state()->trace) return om__fail(OM_ERR_INVALID_ARGUMENT, "session_run: a trace is recording on this thread"), -1;
-  om_plan *p = plan_inputs(s, inputs, n_inputs);
+/* Runs the plan for the feeds f (om_session_run_values, its arguments checked). */
+static int run_feeds(om_session *s, const om_feeds *f, om_tensor **outputs, int max_outputs, int *out_counts) {
+  om_plan *p = plan_inputs(s, f);
   if (!p) return -1;
-  for (int k = 0; k < n_inputs; k++) /* an input taken by value is in the plan already */
-    if (p->inputs[k]->storage->planned) om__copy_into(p->inputs[k], inputs[k]);
+  if (!out_counts)
+    for (int j = 0; j < s->g.outputs.n; j++)
+      if (p->out_counts[j] != -1)
+        return om__fail(OM_ERR_INVALID_ARGUMENT, "session_run: output '%s' is a sequence or an optional; om_session_run_values gives it",
+                        s->g.values.v[s->g.outputs.v[j]].name), -1;
+  if (p->n_outputs > max_outputs) return p->n_outputs; /* nothing runs: the caller makes room */
+  for (int k = 0; k < f->n_tensors; k++) /* an input taken by value is in the plan already */
+    if (p->inputs[k]->storage->planned) om__copy_into(p->inputs[k], f->tensors[k]);
   for (int k = 0; k < p->steps.n; k++) {
     const om_step *st = &p->steps.v[k];
     const om_op_def *def = om__ops[st->op];
@@ -630,11 +734,41 @@ int om_session_run(om_session *s, om_tensor *const *inputs, int n_inputs, om_ten
   bool grad = om_is_grad_enabled();
   om_set_grad_enabled(false);
   int n = 0;
-  for (; n < s->g.outputs.n; n++)
+  for (; n < p->n_outputs; n++)
     if (!(outputs[n] = om_clone(p->outputs[n]))) break;
   om_set_grad_enabled(grad);
-  if (n < s->g.outputs.n) return om__release_all(outputs, n), -1;
+  if (n < p->n_outputs) return om__release_all(outputs, n), -1;
+  if (out_counts) memcpy(out_counts, p->out_counts, sizeof(int) * (size_t)s->g.outputs.n);
   return n;
+}
+
+int om_session_run_values(om_session *s, om_tensor *const *inputs, const int *counts, int n_inputs, om_tensor **outputs, int max_outputs,
+                          int *out_counts) {
+  if (!s) return om__fail(OM_ERR_INVALID_ARGUMENT, "session_run: the session is NULL"), -1;
+  if ((!outputs && max_outputs) || max_outputs < 0) return om__fail(OM_ERR_INVALID_ARGUMENT, "session_run: no room for the outputs given"), -1;
+  if (om__state()->trace) return om__fail(OM_ERR_INVALID_ARGUMENT, "session_run: a trace is recording on this thread"), -1;
+  if (n_inputs != s->g.inputs.n)
+    return om__fail(OM_ERR_INVALID_ARGUMENT, "session_run: %d inputs given, the graph takes %d", n_inputs, s->g.inputs.n), -1;
+  int *at = om__alloc(sizeof(int) * ((size_t)n_inputs + 1), "session_run");
+  if (!at) return -1;
+  at[0] = 0;
+  for (int k = 0; k < n_inputs; k++) { /* where each input's tensors begin: a sequence's count of them, nothing's none */
+    int c = counts ? counts[k] : -1;
+    int64_t next = (int64_t)at[k] + (c == -1 ? 1 : c > 0 ? c : 0);
+    if (next > OM_SESSION_INPUTS_MAX)
+      return free(at), om__fail(OM_ERR_INVALID_ARGUMENT, "session_run: the inputs hold more than %d tensors", OM_SESSION_INPUTS_MAX), -1;
+    at[k + 1] = (int)next;
+  }
+  om_feeds f = {.tensors = inputs, .counts = counts, .n_tensors = at[n_inputs], .at = at};
+  int n = om__check_inputs("session_run", inputs, f.n_tensors) ? run_feeds(s, &f, outputs, max_outputs, out_counts) : -1;
+  free(at);
+  return n;
+}
+
+int om_session_run(om_session *s, om_tensor *const *inputs, int n_inputs, om_tensor **outputs, int max_outputs) {
+  if (s && (!outputs || max_outputs < s->g.outputs.n))
+    return om__fail(OM_ERR_INVALID_ARGUMENT, "session_run: room for %d outputs, the graph has %d", max_outputs, s->g.outputs.n), -1;
+  return om_session_run_values(s, inputs, NULL, n_inputs, outputs, max_outputs, NULL);
 }
 
 int om_session_count(const om_session *s, bool outputs) {

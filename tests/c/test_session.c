@@ -800,6 +800,87 @@ static pb subgraph(const pb *nodes, int n_nodes, const char *const *inputs, int 
 
 /* If with a constant condition binds the branch it picks; a Loop of M = 3 threads s through its
  * body, which reads the outer x; both read, run and free their subgraphs (ASan and UBSan here). */
+/* A graph value of ONNX type elem wrapped as a sequence: ValueInfo name. */
+static pb sequence_info(const char *name, int elem) {
+  pb tt = {0}, tensor = {0}, seq = {0}, type = {0}, vi = {0};
+  pb_int(&tt, 1, elem);
+  pb_msg(&tensor, 1, &tt);
+  pb_msg(&seq, 1, &tensor);
+  pb_msg(&type, 4, &seq);
+  pb_str(&vi, 1, name);
+  pb_msg(&vi, 2, &type);
+  return vi;
+}
+
+/* A sequence input and output (SequenceInsert, SequenceLength): om_session_run_values takes and
+ * gives each one's tensors with their counts, and runs nothing until it has room for them all. */
+TEST(sequences_in_and_out) {
+  pb g = {0}, m = {0}, op = {0}, nodes[2] = {node("SequenceInsert", "xs", "t", "ys"), node("SequenceLength", "ys", NULL, "len")};
+  pb xs = sequence_info("xs", 1), ys = sequence_info("ys", 1), t = value_info("t", 1, (const int64_t[]){-1}), len = value_info("len", 0, NULL);
+  for (int k = 0; k < 2; k++) pb_msg(&g, 1, &nodes[k]);
+  pb_str(&g, 2, "g"), pb_msg(&g, 11, &xs), pb_msg(&g, 11, &t), pb_msg(&g, 12, &ys), pb_msg(&g, 12, &len);
+  pb_int(&m, 1, 8), pb_int(&op, 2, 17), pb_msg(&m, 8, &op), pb_msg(&m, 7, &g);
+  om_session *s = om_session_open(m.b, m.n, NULL);
+  CHECK(s != NULL);
+  om_tensor *a = TF(SHAPE(2), 1, 2), *b = TF(SHAPE(3), 3, 4, 5), *x = TF(SHAPE(1), 6), *in[3] = {a, b, x}, *out[8] = {0};
+  int counts[2] = {2, -1}, out_counts[2] = {0, 0};
+  CHECK_EQ_INT(om_session_run_values(s, in, counts, 2, out, 1, out_counts), 4); /* no room: nothing ran */
+  CHECK(out[0] == NULL && out_counts[0] == 0);
+  CHECK_EQ_INT(om_session_run_values(s, in, counts, 2, out, 8, out_counts), 4);
+  CHECK_EQ_INT(out_counts[0], 3);
+  CHECK_EQ_INT(out_counts[1], -1);
+  CHECK_VALUES(out[0], SHAPE(2), 0, 1, 2);
+  CHECK_VALUES(out[1], SHAPE(3), 0, 3, 4, 5);
+  CHECK_VALUES(out[2], SHAPE(1), 0, 6);
+  CHECK_EQ_INT((int)om__get_flat(out[3], 0), 3);
+  om__release_all(out, 4);
+  counts[0] = 0; /* an empty sequence: another signature */
+  CHECK_EQ_INT(om_session_run_values(s, &x, counts, 2, out, 8, out_counts), 2);
+  CHECK_EQ_INT(out_counts[0], 1);
+  CHECK_EQ_INT((int)om__get_flat(out[1], 0), 1);
+  om__release_all(out, 2);
+  CHECK_ERROR(om_session_run(s, in, 2, out, 2) >= 0, OM_ERR_INVALID_ARGUMENT, "session_run: input 'xs' is a sequence, given a tensor");
+  counts[0] = 2, counts[1] = OM_SESSION_NONE;
+  CHECK_ERROR(om_session_run_values(s, in, counts, 2, out, 8, out_counts) >= 0, OM_ERR_INVALID_ARGUMENT,
+              "session_run: input 't' is a tensor, given nothing");
+  counts[1] = -1;
+  om_tensor *i64 = om_scalar(1, OM_INT64), *mixed[3] = {a, i64, x};
+  CHECK_ERROR(om_session_run_values(s, mixed, counts, 2, out, 8, out_counts) >= 0, OM_ERR_DTYPE_MISMATCH,
+              "session_run: input 'xs' is int64, the graph takes float32");
+  om__release_all((om_tensor *[]){a, b, x, i64}, 4);
+  om_session_release(s);
+}
+
+/* Sequences inside a graph: SplitToSequence, SequenceErase, SequenceInsert, ConcatFromSequence on x
+ * [3, 2]; and what the sequence rows refuse, each failing plan freeing what it held (ASan's leak
+ * check). */
+TEST(sequence_rows_run_and_refuse) {
+  pb nodes[4] = {node("SplitToSequence", "x", NULL, "s"), node("SequenceErase", "s", NULL, "s2"), node("SequenceInsert", "s2", "x", "s3"),
+                 node("ConcatFromSequence", "s3", NULL, "y")};
+  attr_int(&nodes[3], "axis", 0);
+  pb m = model_of(nodes, 4, NULL, 0, (const int64_t[]){-1, 2}, 2, NULL, 0);
+  om_session *s = om_session_open(m.b, m.n, NULL);
+  CHECK(s != NULL);
+  om_tensor *x = TF(SHAPE(3, 2), 1, 2, 3, 4, 5, 6), *y = NULL;
+  CHECK_EQ_INT(om_session_run(s, &x, 1, &y, 1), 1);
+  CHECK_VALUES(y, SHAPE(5, 2), 0, 1, 2, 3, 4, 1, 2, 3, 4, 5, 6);
+  om__release_all((om_tensor *[]){x, y}, 2);
+  om_session_release(s);
+  pb pos = ints_init("p", 1, (const int64_t[]){5});
+  pb at[2] = {node("SequenceConstruct", "x", "x", "s"), node("SequenceAt", "s", "p", "y")};
+  m = model_of(at, 2, &pos, 1, (const int64_t[]){-1, 2}, 2, NULL, 0);
+  runs_refused(&m, OM_ERR_INDEX_OUT_OF_RANGE, "SequenceAt (SequenceAt): position 5 is out of range for a sequence of 2");
+  pb relu[2] = {node("SequenceConstruct", "x", "x", "s"), node("Relu", "s", NULL, "y")};
+  m = model_of(relu, 2, NULL, 0, (const int64_t[]){-1, 2}, 2, NULL, 0);
+  runs_refused(&m, OM_ERR_FORMAT, "node 'Relu' (Relu): input 0 ('s') is a sequence; Relu takes a tensor there");
+  pb none[3] = {node("Optional", NULL, NULL, "o"), node("OptionalGetElement", "o", NULL, "e"), node("Add", "e", "x", "y")};
+  m = model_of(none, 3, NULL, 0, (const int64_t[]){-1, 2}, 2, NULL, 0);
+  runs_refused(&m, OM_ERR_INVALID_ARGUMENT, "OptionalGetElement (OptionalGetElement): the optional holds nothing");
+  pb empty[3] = {node("SequenceEmpty", NULL, NULL, "s"), node("ConcatFromSequence", "s", NULL, "c"), node("Add", "c", "x", "y")};
+  m = model_of(empty, 3, NULL, 0, (const int64_t[]){-1, 2}, 2, NULL, 0);
+  runs_refused(&m, OM_ERR_INVALID_ARGUMENT, "ConcatFromSequence (ConcatFromSequence): the sequence is empty");
+}
+
 TEST(subgraphs_run_in_a_session) {
   pb relu = node("Relu", "x", NULL, "r"), neg = node("Neg", "x", NULL, "m");
   pb then_g = subgraph(&relu, 1, NULL, 0, (const char *[]){"r"}, 1), else_g = subgraph(&neg, 1, NULL, 0, (const char *[]){"m"}, 1);
@@ -1809,6 +1890,8 @@ int main(void) {
   RUN(an_output_listed_twice_is_one_output);
   RUN(invalid_graphs_are_format_errors);
   RUN(subgraphs_run_in_a_session);
+  RUN(sequences_in_and_out);
+  RUN(sequence_rows_run_and_refuse);
   RUN(reader_survives_mutated_files);
   RUN(format_round_trips_bit_for_bit);
   RUN(sessions_keep_the_ranges_of_the_trace);

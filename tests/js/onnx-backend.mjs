@@ -1,7 +1,8 @@
 // ONNX's backend node tests (generated at set-up by tools/bootstrap.sh from Debian's python3-onnx
 // into the cache, never committed), run in the Session and, for `npm run conformance`, in
 // onnxruntime-web. Each test is a folder: model.onnx and test_data_set_*/{input,output}_k.pb, one
-// TensorProto each. Outputs are compared by ONNX's rule (its backend test runner): dtype and
+// TensorProto each (a SequenceProto or an OptionalProto where the graph's value is a sequence or an
+// optional, as ONNX's runner reads them). Outputs are compared by ONNX's rule (its backend test runner): dtype and
 // shape exact, then |got - want| <= atol + rtol |want| elementwise (rtol 1e-3, atol 1e-7; NaN
 // where NaN is, an infinity where the same one is).
 //
@@ -9,7 +10,7 @@
 //   dataTests(data, tmp)  the tests of a backend test data folder of ONNX's repository (onnx/backend/test/data
 //                         of a release: node, pytorch-converted, pytorch-operator, simple, and light, whose
 //                         inputs are written to tmp as ONNX's runner writes them): [{ name, dir }]
-//   loadTest(dir)         { name, model (bytes), inputs, outputs (names, whether each is a tensor, dims), sets }
+//   loadTest(dir)         { name, model (bytes), inputs, outputs (names, kinds: tensor, sequence, optional; dims), sets }
 //   runSession(om, test)  { outcome: 'pass' | 'refused' | 'wrong' | 'crash', kind?, message? }
 //   runOrt(ort, test)     the same for onnxruntime-web (refused: it threw at create or run)
 import { execFileSync } from 'node:child_process';
@@ -150,8 +151,26 @@ export function decodeTensor(buf) {
 }
 
 /**
- * A graph's inputs and outputs as [{ name, tensor }] from ModelProto bytes (tensor: a tensor
- * type, not a sequence, map or optional). An input an initializer fills (IR 3 lists them) is
+ * A value's bytes as the graph's value of that kind holds it: a tensor ({ dtype, dims, data }), a
+ * sequence (SequenceProto: an array of tensors, field 3), or an optional (OptionalProto: its tensor,
+ * field 3, its sequence, field 5, or null when it holds nothing).
+ */
+export function decodeValue(buf, kind) {
+  if (kind === 'tensor') return decodeTensor(buf);
+  const sequence = (b) => [...fields(b)].filter(([f]) => f === 3).map(([, , v]) => decodeTensor(v));
+  if (kind === 'sequence') return sequence(buf);
+  let value = null;
+  for (const [f, , v] of fields(buf)) {
+    if (f === 3) value = decodeTensor(v);
+    else if (f === 5) value = sequence(v);
+    else if (f === 4 || f === 6 || f === 7) throw new Error('an optional of a sparse tensor, a map or an optional');
+  }
+  return value;
+}
+
+/**
+ * A graph's inputs and outputs as [{ name, kind, tensor, dims }] from ModelProto bytes (kind:
+ * 'tensor', 'sequence', 'optional' or 'map'; tensor: whether it is a tensor). An input an initializer fills (IR 3 lists them) is
  * left out: the data sets' input_k.pb are the others, in order, as ONNX's runner feeds them.
  */
 function graphIO(model) {
@@ -161,12 +180,12 @@ function graphIO(model) {
     for (const [g, , v] of fields(graph)) if (g === 5) for (const [h, , x] of fields(v)) if (h === 8) inits.add(dec.decode(x));
     for (const [g, , vi] of fields(graph)) {
       if (g !== 11 && g !== 12) continue;
-      let name = '', tensor = false;
+      let name = '', kind = 'tensor';
       const dims = []; /* a tensor's, a symbolic one as 1 (as ONNX's runner makes a light model's inputs) */
       for (const [h, , v] of fields(vi)) {
         if (h === 1) name = dec.decode(v);
         if (h === 2) for (const [t, , tt] of fields(v)) {
-          tensor ||= t === 1;
+          kind = { 1: 'tensor', 4: 'sequence', 5: 'map', 8: 'sparse', 9: 'optional' }[t] ?? kind;
           if (t === 1) for (const [u, , shape] of fields(tt)) if (u === 2) for (const [d, , dim] of fields(shape)) if (d === 1) {
             let value = 1;
             for (const [e, , dv] of fields(dim)) if (e === 1) value = Number(dv);
@@ -174,7 +193,7 @@ function graphIO(model) {
           }
         }
       }
-      if (g === 12 || !inits.has(name)) (g === 11 ? io.inputs : io.outputs).push({ name, tensor, dims });
+      if (g === 12 || !inits.has(name)) (g === 11 ? io.inputs : io.outputs).push({ name, kind, tensor: kind === 'tensor', dims });
     }
   }
   return io;
@@ -218,14 +237,27 @@ export function mismatch(got, want) {
   return null;
 }
 
-/** Runs every data set of test through run(feeds by name) -> outputs by name ({ dtype, dims, data }). */
+/** Why value got is not want (each a tensor, an array of them, or null) by ONNX's rule, or null when it is. */
+function valueMismatch(got, want) {
+  if (want === null || got === null) return got === want ? null : got === null ? 'nothing, expected a value' : 'a value, expected nothing';
+  if (Array.isArray(want) !== Array.isArray(got)) return Array.isArray(want) ? 'a tensor, expected a sequence' : 'a sequence, expected a tensor';
+  if (!Array.isArray(want)) return mismatch(got, want);
+  if (got.length !== want.length) return `a sequence of ${got.length}, expected ${want.length}`;
+  for (let k = 0; k < want.length; k++) {
+    const why = mismatch(got[k], want[k]);
+    if (why) return `element ${k}: ${why}`;
+  }
+  return null;
+}
+
+/** Runs every data set of test through run(feeds by name) -> outputs by name ({ dtype, dims, data }, arrays of them, null). */
 function compareSets(test, run) {
   for (const set of test.sets) {
-    const feeds = Object.fromEntries(set.inputs.map((f, k) => [test.inputs[k].name, decodeTensor(readFileSync(f))]));
+    const feeds = Object.fromEntries(set.inputs.map((f, k) => [test.inputs[k].name, decodeValue(readFileSync(f), test.inputs[k].kind)]));
     const got = run(feeds);
     for (let k = 0; k < set.outputs.length; k++) {
-      const name = test.outputs[k].name, want = decodeTensor(readFileSync(set.outputs[k]));
-      const why = got[name] ? mismatch(got[name], want) : 'missing';
+      const name = test.outputs[k].name, want = decodeValue(readFileSync(set.outputs[k]), test.outputs[k].kind);
+      const why = got[name] !== undefined ? valueMismatch(got[name], want) : 'missing';
       if (why) return { outcome: 'wrong', message: `output '${name}': ${why}` };
     }
   }
@@ -244,14 +276,16 @@ export async function runSession(om, test) {
   try {
     return compareSets(test, (feeds) => {
       const bf16 = new Set(s.inputs.filter((i) => i.type === 'bfloat16').map((i) => i.name)); /* fed as UINT16 bits, as mismatch reads */
-      const made = Object.fromEntries(Object.entries(feeds).map(([n, t]) => [n, { type: t.dtype === 'uint16' && bf16.has(n) ? 'bfloat16' : t.dtype, data: t.data, dims: t.dims }]));
+      const feed = (n, t) => ({ type: t.dtype === 'uint16' && bf16.has(n) ? 'bfloat16' : t.dtype, data: t.data, dims: t.dims });
+      const made = Object.fromEntries(Object.entries(feeds).map(([n, v]) => [n, v === null ? null : Array.isArray(v) ? v.map((t) => feed(n, t)) : feed(n, v)]));
       let outs;
       try {
         outs = s.runData(made);
       } catch (e) {
         throw Object.assign(new Error('run'), { refusal: refusal(e) });
       }
-      return Object.fromEntries(Object.entries(outs).map(([n, t]) => [n, { dtype: t.type, dims: t.dims, data: t.data }]));
+      const got = (t) => ({ dtype: t.type, dims: t.dims, data: t.data });
+      return Object.fromEntries(Object.entries(outs).map(([n, v]) => [n, v === null ? null : Array.isArray(v) ? v.map(got) : got(v)]));
     });
   } catch (e) {
     return e.refusal ?? { outcome: 'crash', message: String(e?.stack ?? e) };

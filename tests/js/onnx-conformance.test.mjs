@@ -7,9 +7,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as om from 'onemodel';
-import { nodeTests, loadTest, runSession, mismatch, decodeTensor } from './onnx-backend.mjs';
+import { nodeTests, loadTest, runSession, mismatch, decodeTensor, decodeValue } from './onnx-backend.mjs';
 
-const PASSED = 767;
+const PASSED = 791;
 
 // Wrong by ONNX 1.12's reference outputs, each also wrong in onnxruntime-web (npm run conformance
 // shows both). The list must be exactly what is wrong, so a fix or a new failure both show.
@@ -74,4 +74,16 @@ test('TensorProto decoding: raw data at any offset, typed fields, packed and unp
   inside.set(raw, 3);
   assert.deepEqual(decodeTensor(inside.subarray(3)), { dtype: 'float32', dims: [1], data: Float32Array.from([1.5]) });
   assert.throws(() => decodeTensor(Uint8Array.from([0x08, 0x03, 0x10, 0x01, 0x4a, 0x04, 0, 0, 0, 0])), /4 bytes of raw data for dims \[3\] of float32/);
+});
+
+test('SequenceProto and OptionalProto decoding: the tensors of a sequence; an optional holding a tensor, a sequence or nothing', () => {
+  const tensor = [0x08, 0x01, 0x10, 0x01, 0x4a, 0x04, 0x00, 0x00, 0xc0, 0x3f]; // dims [1], FLOAT, raw_data 1.5
+  const t = { dtype: 'float32', dims: [1], data: Float32Array.from([1.5]) };
+  const seq = [0x10, 0x01, 0x1a, tensor.length, ...tensor, 0x1a, tensor.length, ...tensor]; // elem_type 1, tensor_values (3) twice
+  assert.deepEqual(decodeValue(Uint8Array.from(seq), 'sequence'), [t, t]);
+  assert.deepEqual(decodeValue(Uint8Array.from([0x10, 0x01]), 'sequence'), []);
+  assert.deepEqual(decodeValue(Uint8Array.from([0x10, 0x01, 0x1a, tensor.length, ...tensor]), 'optional'), t); // tensor_value (3)
+  assert.deepEqual(decodeValue(Uint8Array.from([0x10, 0x03, 0x2a, seq.length, ...seq]), 'optional'), [t, t]); // sequence_value (5)
+  assert.equal(decodeValue(Uint8Array.from([0x10, 0x01]), 'optional'), null);
+  assert.throws(() => decodeValue(Uint8Array.from([0x10, 0x04, 0x32, 0x00]), 'optional'), /a map/);
 });

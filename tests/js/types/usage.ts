@@ -147,6 +147,9 @@ const names: string[] = [...session.inputNames, ...session.outputNames, ...sessi
 const planned: number = session.planBytes;
 const kernels: string[] = session.planKernels;
 const int8Feed = session.runData({ x: { data: new Int8Array(6), dims: [2, 3], type: 'int8' } });
+const sequenceOut: Record<string, Tensor[]> = session.run<Tensor[]>({ xs: [a, { data: new Float32Array(2), dims: [2] }], o: null });
+const seqData: om.SessionData[] = session.runData<om.SessionData[]>({ xs: [] }).ys;
+void [sequenceOut, seqData];
 const int8Data: om.ElementData = int8Feed.y.data;
 const outType: om.ElementType | null = session.outputTypes.y;
 const inType: om.ElementType = session.inputs[0].type;
