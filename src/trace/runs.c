@@ -793,11 +793,37 @@ static bool graph_float(const om_trace *tr, int64_t c, int k, const int64_t *v, 
   return true;
 }
 
+/* The first output axis of the base run's call cb whose size in run (its call pr) is not the one
+ * the graph has there (om_kept_ext: an extent at the run's sizes, or a fixed size): a candidate
+ * that fitted every probe and not this size (a split's piece fixed at 5, which the model clamps
+ * to H - 5 below H = 10). false when each is; else output *j's axis *d, its size *got, the
+ * graph's *want. */
+static bool other_extent(const om_trace *tr, int64_t cb, const om_run *run, const om_runcall *pr, int *j, int *d,
+                         int64_t *got, int64_t *want) {
+  int lo = 0, hi = tr->kept_ext.n; /* kept in call order: the first of cb's */
+  while (lo < hi) {
+    int mid = lo + (hi - lo) / 2;
+    if (tr->kept_ext.v[mid].call < cb) lo = mid + 1;
+    else hi = mid;
+  }
+  for (int q = lo; q < tr->kept_ext.n && tr->kept_ext.v[q].call == cb; q++) {
+    const om_kept_ext *e = &tr->kept_ext.v[q];
+    int nd;
+    int64_t sh[OM_MAX_DIMS];
+    *want = e->size;
+    if (!om__runcall_output(run, pr, e->j, &nd, sh) || (e->x >= 0 && !om__x_eval(tr, e->x, run->v, want))) continue;
+    *j = e->j, *d = e->d, *got = e->d < nd ? sh[e->d] : -1;
+    if (*got != *want) return true;
+  }
+  return false;
+}
+
 /* What run (it returned) does otherwise than the trace: a live call of another op, or on other
  * values, or with integer or float arguments other than the graph gives it at the run's sizes
  * (om_kept_arg, om_kept_float: a size the model computes otherwise below the example, ceil(rows
- * / 2) of a min(B-2,3), which no run saw; a branch on a size far above the example), more or
- * fewer live calls, other outputs. NULL when it does what the trace does; else what it does
+ * / 2) of a min(B-2,3), which no run saw; a branch on a size far above the example), outputs
+ * of other sizes than the graph's extents give there (other_extent), more or fewer live calls,
+ * other outputs. NULL when it does what the trace does; else what it does
  * (into buf: "calls relu here (call 4), where the trace calls gelu") and, in *call, the run's
  * call that differs (-1: none). */
 static const char *differs(om_trace *tr, const om_run *run, char *buf, size_t cap, int64_t *call) {
@@ -838,6 +864,11 @@ static const char *differs(om_trace *tr, const om_run *run, char *buf, size_t ca
         return snprintf(buf, cap, "passes %g as float argument %d here (call %lld), where the graph computes %g",
                         ar.f[k], k, (long long)cr + 1, want), buf;
     }
+    int j, d;
+    int64_t got, want;
+    if (other_extent(tr, cb, run, pr, &j, &d, &got, &want))
+      return snprintf(buf, cap, "gives axis %d of output %d the size %lld here (call %lld), where the graph has %lld", d, j,
+                      (long long)got, (long long)cr + 1, (long long)want), buf;
   }
   if (run->live.n != b->live.n) {
     *call = run->live.n > b->live.n ? run->live.v[b->live.n] : -1;
@@ -1265,6 +1296,7 @@ int om_trace_run(om_trace_fn fn, void *ctx, om_tensor **outputs, int max_outputs
     tr->calls = 0;
     tr->kept.n = 0;
     tr->kept_f.n = 0;
+    tr->kept_ext.n = 0;
     tr->answers = NULL;
     tr->far_parted = NULL;
     tr->serial++;

@@ -241,3 +241,38 @@ describe('ranges', () => {
     }
   });
 });
+
+describe('sizes the trace never saw (random models 21:62694, 21:88889)', () => {
+  test('a split\'s second piece clamped below the example, then a conv and an adaptive pool: the piece\'s height is not fixed where the runs below raised the minimum', () => withTraced((keep) => {
+    // x.split(6, 2)[1] is rows 6..12: min(H, 12) - 6 rows, from H = 7 (below, the split has one
+    // piece); a 3x3 stride-2 conv of it needs 3 rows (H >= 9) and gives 1 row at H = 9 and 10, then
+    // 2. The runs below the example (H = 1) raise the minimum past the probes made when the record
+    // began, so a piece fixed at 6 fitted every probe, and the pool's cells were computed for 2 rows
+    om.manualSeed(31);
+    const conv = new om.nn.Conv2d(1, 3, 3, { stride: 2 }).eval();
+    const pool = new om.nn.AdaptiveAvgPool2d([null, 1]).eval();
+    const model = (x) => pool.forward(conv.forward(x.split(6, 2)[1]));
+    const tm = traceAt(keep, model, { x: [om.randn([2, 1, 13, 9], { seed: 31 }), [null, null, 'H', 'W']] },
+      [{ H: 9 }, { H: 10 }, { H: 11 }, { H: 12, W: 3 }, { H: 14, W: 40 }, { H: 90 }]);
+    assert.deepEqual(tm.symbols.map((s) => [s.name, s.min]), [['H', 9], ['W', 3]]);
+    assert.equal(typeof tm.outputs[0].shape[2], 'string', 'the rows follow H');
+    conv.dispose(), pool.dispose();
+  }));
+
+  test('Math.min(L, 2) beside a slice L - min(L, 4) of a mask written in place: not fitted as min(E + 1, 2) of the slice, which runs at L = 1 and 5 alone cannot tell apart', () => withTraced((keep) => {
+    // at L = 2 to 4 the slice is empty as at L = 1, and the model narrows to 2 rows where a
+    // minimum of the slice's extent would give 1 (onnxruntime-web: Gather out of range)
+    const model = (x) => {
+      const L = x.shape[2];
+      const m = om.zeros([L]);
+      m.slice(0, -4).fill_(1);
+      return x.add(m.reshape(1, 1, -1)).narrow(2, 0, Math.min(L, 2)).indexSelect(2, om.tensor([1n, 0n]));
+    };
+    const x = om.randn([3, 2, 13], { seed: 32 });
+    // the runs see L = 1 and L from 5 on: refused (not fitted as a minimum of the slice), with the range to declare
+    throwsKind(() => om.trace(model, { x: [x, [null, null, 'L']] }), 'SymbolicShape',
+      /^slice \(call \d+\): argument 2 is 1 at L=1, where the model gives an answer that the graph would not: the graph holds for the sizes om\.Dim\('L', \{ min: 13 \}\) declares/);
+    const tm = traceAt(keep, model, { x: [x, [null, null, om.Dim('L', { min: 13 })]] }, [{ L: 14 }, { L: 70 }]);
+    assert.deepEqual(tm.outputs[0].shape, [3, 2, 2]);
+  }));
+});
