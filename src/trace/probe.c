@@ -18,7 +18,6 @@
 #include "trace/trace.h"
 
 #define MAX_EXTRA 16 /* probes a call adds: points where two of its extents differ */
-#define MAX_LOW 16   /* and at the symbols' minimums as the record run has raised them */
 
 /* ---- the probe's assignments ---- */
 
@@ -94,8 +93,6 @@ typedef struct probe {
   uint64_t used;            /* the symbols the call depends on */
   int64_t extra[MAX_EXTRA][64];
   int n_extra;
-  int64_t low[MAX_LOW][64]; /* each symbol it uses alone at its minimum and one above, as narrowed so far */
-  int n_low;
   char why[sizeof om__state()->err_msg]; /* infer's message at the last failure */
 } probe;
 
@@ -254,26 +251,7 @@ static int probe_list(const probe *p, const int64_t **list, bool *small, int cap
     if (moves && inside) small[n] = tr->probe_small[k], list[n++] = tr->probes[k];
   }
   for (int k = 0; k < p->n_extra && n < cap; k++) small[n] = false, list[n++] = p->extra[k];
-  for (int k = 0; k < p->n_low && n < cap; k++) small[n] = true, list[n++] = p->low[k];
   return n;
-}
-
-/* The probes at each symbol the call uses alone at its minimum and one above: the trace's are
- * made when the record run starts, and a run below the example that failed since raises the
- * minimum past them (a split's second piece, which the model takes from H = 6, is H - 5 up to
- * H = 10: a probe at 1 and 2 only would fit it as a fixed 5). */
-static void low_probes(probe *p) {
-  const om_trace *tr = p->l->tr;
-  int64_t v0[64];
-  om__run_example(tr, v0);
-  p->n_low = 0;
-  for (int k = 0; k < tr->symbols.n; k++) {
-    int64_t vmin = tr->symbols.v[k].vmin;
-    for (int64_t at = vmin; (p->used >> k & 1) && at < v0[k] && at <= vmin + 1 && p->n_low < MAX_LOW; at++) {
-      memcpy(p->low[p->n_low], v0, sizeof v0);
-      p->low[p->n_low++][k] = at;
-    }
-  }
 }
 
 /* Whether candidate x of output j's axis d gives infer's size at probes idx[0..n) that worked. */
@@ -385,11 +363,8 @@ static bool refuse(probe *p, const int64_t *v, const char *why, int j, int d, in
 
 /* Moves symbol k's maximum (up) or minimum down to the last size where the call works with the
  * chosen candidates, bisecting between pass (works) and fail with the other symbols at the
- * example's sizes (base NULL) or at base's; the symbol's range records why. A size on the way
- * where the call works and a chosen candidate does not give its size (a conv's height fixed at
- * 2 where a clamped piece makes it 1) becomes a probe instead, and nothing narrows: false, the
- * candidates are chosen again. */
-static bool narrow(probe *p, int k, int64_t pass, int64_t fail, bool up, const int *choice, const int64_t *base) {
+ * example's sizes (base NULL) or at base's; the symbol's range records why. */
+static void narrow(probe *p, int k, int64_t pass, int64_t fail, bool up, const int *choice, const int64_t *base) {
   om_lower *l = p->l;
   om_trace *tr = l->tr;
   int64_t v[64];
@@ -402,14 +377,12 @@ static bool narrow(probe *p, int k, int64_t pass, int64_t fail, bool up, const i
     v[k] = mid;
     infer_at(p, v, -1, 0, 0, &s);
     if (works(l, &one, &s, 0, choice)) pass = mid;
-    else if (s.ok && p->n_extra < MAX_EXTRA) return memcpy(p->extra[p->n_extra++], v, sizeof v), false;
     else fail = mid;
   }
   om_symbol *s = &tr->symbols.v[k];
   const char *why = om__arena_printf(&tr->g.arena, "%s (call %lld)", l->who, (long long)tr->calls);
   if (up && pass < s->vmax) s->vmax = pass, s->max = pass * s->multiple, s->max_why = why; /* ranges only narrow */
   else if (!up && pass > s->vmin) s->vmin = pass, s->min = pass * s->multiple, s->min_why = why;
-  return true;
 }
 
 /* Whether a failure of the call at the probe v (below the example) is left to the range check
@@ -550,7 +523,6 @@ bool om__probe_extents(om_lower *l) {
   int64_t v0[64];
   om__run_example(tr, v0);
   for (int round = 0; ok; round++) {
-    low_probes(&p);
     int n = probe_list(&p, list, is_small, CAP), nb = 0;
     for (int k = 0; k < n; k++) {
       infer_at(&p, list[k], -1, 0, 0, &s[k]);
@@ -611,7 +583,8 @@ bool om__probe_extents(om_lower *l) {
           narrow(&p, k, v0[k], list[low][k], false, choice, list[low]);
         } else {
           om_symbol was = tr->symbols.v[k];
-          if (narrow(&p, k, v0[k], list[low][k], false, choice, NULL) && !s[low].ok && !s[low].other_rank && works_below(&p, list, s, n, k, choice)) {
+          narrow(&p, k, v0[k], list[low][k], false, choice, NULL);
+          if (!s[low].ok && !s[low].other_rank && works_below(&p, list, s, n, k, choice)) {
             /* a hole: it fails here and works further down (min(S, 6) - 1 rows against 5 broadcast
              * at S = 2, fail from 3 to 5), so no minimum leaves out only sizes where the model
              * fails: the range stays (where the model has no answer, none is promised) */

@@ -209,6 +209,7 @@ struct om_trace {
   OM_VEC(om_kept_ext) kept_ext; /* and its calls' output extents, in call order */
   /* the runs over the declared range (runs.c, check_range) */
   bool sweeping;             /* a run of them goes on: large constants are phantoms too */
+  bool over_budget;          /* and it made more calls than OM_RANGE_CALLS allows (runs.c) */
   int64_t stop_call;         /* in the run going on, the call that ends the trace with stop_msg (a */
   const char *stop_msg;      /* threshold, refused at the model's own call: it has its source line) */
 };
