@@ -278,23 +278,38 @@ static int periodic_fit(om_lower *l, const pool *p, const int64_t *a, int n, boo
  * and a whole one further on, Math.min(T - 1, 6), Math.max(T - 2, 1); each side seen at two sizes
  * or more (one only fixes it), or a minimum's below k at one next to a size at k. OM_FIT_NONE when
  * none fits. */
+/* Whether points r1 and r2 of pool p (0 the example, 1 + i run ix[i]) are a step apart in every
+ * symbol of syms: no size of them lies between. */
+static bool adjacent(const om_trace *tr, const pool *p, int r1, int r2, uint64_t syms) {
+  int64_t v0[64];
+  om__run_example(tr, v0);
+  const int64_t *a = r1 ? tr->runs.v[p->ix[r1 - 1]].v : v0, *b = r2 ? tr->runs.v[p->ix[r2 - 1]].v : v0;
+  for (int k = 0; k < tr->symbols.n; k++)
+    if ((syms >> k & 1) && (a[k] - b[k] > 1 || b[k] - a[k] > 1)) return false;
+  return true;
+}
+
 static int clamped(om_trace *tr, const pool *p, const int64_t *a, int n, bool max) {
   for (int i = 0; i < p->n; i++) {
     int64_t k = a[0], b = 0, eb[RUNS_MAX + 1], ek[RUNS_MAX + 1];
+    int rb = 0, rk[RUNS_MAX + 1]; /* the points of eb[0] and of ek */
     for (int r = 1; r < n; r++) k = (max ? a[r] < k : a[r] > k) ? a[r] : k;
     int free = 0, at_k = 0;
     bool ok = true;
     for (int r = 0; r < n && ok; r++) {
-      if (a[r] == k) { ek[at_k++] = p->e[i][r]; continue; }
-      if (!free) b = a[r] - p->e[i][r];
+      if (a[r] == k) { rk[at_k] = r, ek[at_k++] = p->e[i][r]; continue; }
+      if (!free) b = a[r] - p->e[i][r], rb = r;
       eb[free++] = p->e[i][r];
       ok = a[r] == p->e[i][r] + b;
     }
     for (int r = 0; r < n && ok; r++) ok = max ? a[r] > k || p->e[i][r] + b <= k : a[r] < k || p->e[i][r] + b >= k;
     /* a minimum's free side seen at one size only is pinned where the next size is k already:
-     * Math.min(B, 2) is B at 1 and 2 from 2 on, and no size lies between */
+     * Math.min(B, 2) is B at 1 and 2 from 2 on, and no size lies between (of the symbols: an
+     * extent L - min(L, 3) is 0 at L = 1 and 1 at L = 4, where Math.min(L, 2) is 1 and 2, and
+     * min of it plus one and 2 gives 1 at L = 2 and 3, where the model computes 2) */
     bool next = false;
-    for (int r = 0; r < at_k && !max && free; r++) next |= ek[r] == eb[0] + 1;
+    for (int r = 0; r < at_k && !max && free; r++)
+      next |= ek[r] == eb[0] + 1 && adjacent(tr, p, rb, rk[r], tr->xs.v[p->x[i]].syms);
     if (!ok || (distinct(eb, free) < 2 && !(free && next)) || distinct(ek, at_k) < 2) continue;
     int x = om__x_lin(tr, 1, p->x[i], 0, -1, b), mn = x < 0 ? -1 : om__x_minc(tr, x, k);
     return mn < 0 || !max ? mn : om__x_lin(tr, 1, x, -1, mn, k); /* max: E + b + k - min(E + b, k) */

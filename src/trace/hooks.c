@@ -172,6 +172,16 @@ static void keep_float(om_trace *tr, int k, om_xfloat f) {
   if (a) *a = (om_kept_float){.call = tr->calls - 1, .k = k, .f = f};
 }
 
+/* Keeps the extents of the call going on's outputs as the graph has them (om_kept_ext; out of
+ * memory: axes fewer for the range's runs to compare, as keep_arg). */
+static void keep_extents(om_lower *l) {
+  for (int j = 0; j < l->c->n_out; j++)
+    for (int d = 0; d < l->c->out_meta[j].ndim; d++) {
+      om_kept_ext *e = OM_VEC_PUSH_SLOT(l->tr->kept_ext);
+      if (e) *e = (om_kept_ext){.call = l->tr->calls - 1, .size = l->c->out_meta[j].shape[d], .j = j, .d = d, .x = l->out_ext[j][d]};
+    }
+}
+
 /* The given attrs of this call as expressions (fit.c), from what the other runs logged; a float
  * attr must be the same in every run, but one that sym_fargs (the op's) lets move, which is
  * fitted as a float scalar is. false when refused. */
@@ -239,6 +249,7 @@ int om__trace_lower(const om_op_def *def, om_call *c, const om_attrs *given, int
   if (tr->phase == OM_PHASE_OTHER) return traced || large ? OM_CALL_PHANTOM : OM_CALL_EAGER;
   if (tr->phase == OM_PHASE_RECORD && index >= 0 && tr->dead) return OM_CALL_EAGER; /* nothing needs it */
   om_lower l = {.tr = tr, .c = c, .given = given, .who = def->name};
+  bool logged = tr->phase == OM_PHASE_RECORD && index >= 0; /* a call of the record run's own (not a copy's value) */
   if (index == OM_CALL_SAME_VALUE) { /* matched with nothing: the value it copies was */
     if (!traced) return OM_CALL_EAGER;
     index = 0;
@@ -274,6 +285,7 @@ int om__trace_lower(const om_op_def *def, om_call *c, const om_attrs *given, int
     if ((ok = v >= 0)) l.in[i] = v; /* on a trace error the graph (l.in with it) is gone */
   }
   ok = ok && (!def->extents || def->extents(&l, c)) && om__lower_alive(&l) && om__probe_extents(&l);
+  if (ok && logged) keep_extents(&l);
   for (int r = 0; ok && r < tr->runs.n; r++) { /* runs where the call fails, unless the probe narrowed the range past them */
     if (!l.rc[r] || !l.rc[r]->error) continue;
     bool inside = true;

@@ -529,12 +529,23 @@ static bool failed_here(om_trace *tr, int r, int op, int64_t index, const char *
                         "the traced sizes%s", kind_name(op), sizes, error, om__run_hint(tr, r, hint, sizeof hint));
 }
 
+/* A run of the range check stops after this many calls plus 64 for each call of the base run:
+ * a split of a flattened 4 * H * H into pieces of 185 is 23 million pieces at H = 32768, each
+ * one a call, which would take hours shape only; where a run stops, the line of sizes ends at
+ * the last size checked (traced.symbols[k].checked says where). */
+#define OM_RANGE_CALLS 65536
+
 int64_t om__run_call(om_trace *tr, int op, const om_attrs *attrs, om_tensor *const *in, int n_in, const om_runcall **rc) {
   if (tr->depth > 0 || tr->phase == OM_PHASE_MANUAL) return -1;
   int64_t index = tr->calls++;
   if (tr->phase == OM_PHASE_OTHER && tr->stop_msg && index == tr->stop_call) { /* a threshold, refused here */
     tr->phase = OM_PHASE_RECORD; /* so that the error ends the trace */
     return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "%s", tr->stop_msg), -2;
+  }
+  if (tr->phase == OM_PHASE_OTHER && tr->sweeping && index >= OM_RANGE_CALLS + 64 * (int64_t)tr->base.calls.n) {
+    tr->over_budget = true; /* the run stops here: the range check goes no further this way */
+    return om__fail(OM_ERR_TRACE_INVALID_USAGE, "trace_run: the model makes more calls at these sizes than the range "
+                    "check runs (this is not an error of the model)"), -2;
   }
   if (tr->phase == OM_PHASE_OTHER) {
     om_run *run = tr->cur;
@@ -793,11 +804,37 @@ static bool graph_float(const om_trace *tr, int64_t c, int k, const int64_t *v, 
   return true;
 }
 
+/* The first output axis of the base run's call cb whose size in run (its call pr) is not the one
+ * the graph has there (om_kept_ext: an extent at the run's sizes, or a fixed size): a candidate
+ * that fitted every probe and not this size (a split's piece fixed at 5, which the model clamps
+ * to H - 5 below H = 10). false when each is; else output *j's axis *d, its size *got, the
+ * graph's *want. */
+static bool other_extent(const om_trace *tr, int64_t cb, const om_run *run, const om_runcall *pr, int *j, int *d,
+                         int64_t *got, int64_t *want) {
+  int lo = 0, hi = tr->kept_ext.n; /* kept in call order: the first of cb's */
+  while (lo < hi) {
+    int mid = lo + (hi - lo) / 2;
+    if (tr->kept_ext.v[mid].call < cb) lo = mid + 1;
+    else hi = mid;
+  }
+  for (int q = lo; q < tr->kept_ext.n && tr->kept_ext.v[q].call == cb; q++) {
+    const om_kept_ext *e = &tr->kept_ext.v[q];
+    int nd;
+    int64_t sh[OM_MAX_DIMS];
+    *want = e->size;
+    if (!om__runcall_output(run, pr, e->j, &nd, sh) || (e->x >= 0 && !om__x_eval(tr, e->x, run->v, want))) continue;
+    *j = e->j, *d = e->d, *got = e->d < nd ? sh[e->d] : -1;
+    if (*got != *want) return true;
+  }
+  return false;
+}
+
 /* What run (it returned) does otherwise than the trace: a live call of another op, or on other
  * values, or with integer or float arguments other than the graph gives it at the run's sizes
  * (om_kept_arg, om_kept_float: a size the model computes otherwise below the example, ceil(rows
- * / 2) of a min(B-2,3), which no run saw; a branch on a size far above the example), more or
- * fewer live calls, other outputs. NULL when it does what the trace does; else what it does
+ * / 2) of a min(B-2,3), which no run saw; a branch on a size far above the example), outputs
+ * of other sizes than the graph's extents give there (other_extent), more or fewer live calls,
+ * other outputs. NULL when it does what the trace does; else what it does
  * (into buf: "calls relu here (call 4), where the trace calls gelu") and, in *call, the run's
  * call that differs (-1: none). */
 static const char *differs(om_trace *tr, const om_run *run, char *buf, size_t cap, int64_t *call) {
@@ -838,6 +875,11 @@ static const char *differs(om_trace *tr, const om_run *run, char *buf, size_t ca
         return snprintf(buf, cap, "passes %g as float argument %d here (call %lld), where the graph computes %g",
                         ar.f[k], k, (long long)cr + 1, want), buf;
     }
+    int j, d;
+    int64_t got, want;
+    if (other_extent(tr, cb, run, pr, &j, &d, &got, &want))
+      return snprintf(buf, cap, "gives axis %d of output %d the size %lld here (call %lld), where the graph has %lld", d, j,
+                      (long long)got, (long long)cr + 1, (long long)want), buf;
   }
   if (run->live.n != b->live.n) {
     *call = run->live.n > b->live.n ? run->live.v[b->live.n] : -1;
@@ -937,7 +979,7 @@ static void on_line(const om_trace *tr, const int64_t *a, const int64_t *b, int6
   for (int k = 0; k < tr->symbols.n; k++) v[k] = a[k] + (b[k] - a[k]) * p / len;
 }
 
-enum { RANGE_SAME, RANGE_FAILS, RANGE_DIFFERS, RANGE_ENDED };
+enum { RANGE_SAME, RANGE_FAILS, RANGE_DIFFERS, RANGE_ENDED, RANGE_BIG };
 
 /* What the runs at other sizes share (om_trace_run's and the range's): the model, room for its
  * outputs, the random generator's state the runs start at. */
@@ -953,7 +995,8 @@ typedef struct run_ctx {
 
 /* Runs the model at the variables v, shape only (its large constants too): RANGE_SAME when it
  * does what the trace does, RANGE_FAILS when it fails (why: the error, call: the run's call that
- * failed, -1 when none did), RANGE_DIFFERS (why: what it does, call: where: differs()),
+ * failed, -1 when none did), RANGE_DIFFERS (why: what it does, call: where: differs()), RANGE_BIG
+ * when it made more calls than the check runs (OM_RANGE_CALLS),
  * RANGE_ENDED when the trace ended (a call stopped it: tr->stop_call); name: the call's. */
 static int range_run(run_ctx *rc, const int64_t *v, char *why, size_t cap, int64_t *call, const char **name) {
   om_trace *tr = rc->tr;
@@ -970,7 +1013,10 @@ static int range_run(run_ctx *rc, const int64_t *v, char *why, size_t cap, int64
   int verdict = RANGE_SAME;
   *call = -1;
   *name = "trace_run";
-  if (run.n_outputs < 0) {
+  if (tr->over_budget) {
+    tr->over_budget = false;
+    verdict = RANGE_BIG;
+  } else if (run.n_outputs < 0) {
     verdict = RANGE_FAILS;
     for (int64_t c = 0; c < run.calls.n && *call < 0; c++)
       if (run.calls.v[c].error) *call = c;
@@ -1094,7 +1140,7 @@ static bool check_range(run_ctx *rc) {
         int64_t d = to[k] > v0[k] ? to[k] - v0[k] : v0[k] - to[k];
         if (d > len) len = d;
       }
-      int64_t good = 0, bad = -1, call = -1, c;
+      int64_t good = 0, bad = -1, call = -1, c, end = len; /* end: the last step checked */
       char why[320], w[320];
       const char *name = NULL, *nm;
       int verdict = RANGE_SAME;
@@ -1103,6 +1149,10 @@ static bool check_range(run_ctx *rc) {
         on_line(tr, v0, to, len, p, v);
         verdict = range_run(rc, v, why, sizeof why, &call, &name);
         if (verdict == RANGE_ENDED) return false;
+        if (verdict == RANGE_BIG) { /* too many calls to run: the line ends before */
+          verdict = RANGE_SAME, end = good;
+          break;
+        }
         if (verdict == RANGE_SAME) good = p;
         else bad = p;
         if (p == len) break;
@@ -1112,6 +1162,10 @@ static bool check_range(run_ctx *rc) {
         on_line(tr, v0, to, len, mid, v);
         int r = range_run(rc, v, w, sizeof w, &c, &nm);
         if (r == RANGE_ENDED) return false;
+        if (r == RANGE_BIG) { /* no threshold found within what runs: the line ends before */
+          bad = -1, end = good, verdict = RANGE_SAME;
+          break;
+        }
         if (r == RANGE_SAME) {
           good = mid;
         } else {
@@ -1119,7 +1173,7 @@ static bool check_range(run_ctx *rc) {
           memcpy(why, w, sizeof why);
         }
       }
-      if (len) on_line(tr, v0, to, len, bad >= 0 ? good : len, good_v);
+      if (len) on_line(tr, v0, to, len, bad >= 0 ? good : end, good_v);
       for (int k = 0; line < n && len && k < n; k++) /* one symbol alone: checked to here */
         if (mask >> k & 1) *(up ? &tr->symbols.v[k].checked_max : &tr->symbols.v[k].checked_min) = good_v[k] * tr->symbols.v[k].multiple;
       if (bad < 0) continue;
@@ -1265,6 +1319,7 @@ int om_trace_run(om_trace_fn fn, void *ctx, om_tensor **outputs, int max_outputs
     tr->calls = 0;
     tr->kept.n = 0;
     tr->kept_f.n = 0;
+    tr->kept_ext.n = 0;
     tr->answers = NULL;
     tr->far_parted = NULL;
     tr->serial++;

@@ -73,6 +73,15 @@ typedef struct om_kept_float {
   om_xfloat f;
 } om_kept_float;
 
+/* Axis d of output j of the record run's call (its index) as the graph has it: expression x, or
+ * (x -1) the fixed size. A run at other sizes that makes the same calls must give the axis that
+ * size there: what follows in the graph (a shape operand, an adaptive pool's cells) is computed
+ * with it. */
+typedef struct om_kept_ext {
+  int64_t call, size;
+  int j, d, x;
+} om_kept_ext;
+
 /* ---- symbols ---- */
 
 /* A declared symbolic axis: s = multiple * v, v its free variable, min <= s <= max. */
@@ -197,8 +206,10 @@ struct om_trace {
   OM_VEC(int64_t) same;      /* pairs of expressions proven equal everywhere (a << 32 | b), for om__x_same */
   OM_VEC(om_kept_arg) kept;  /* the record run's integer arguments as the graph has them */
   OM_VEC(om_kept_float) kept_f; /* and its float arguments that move */
+  OM_VEC(om_kept_ext) kept_ext; /* and its calls' output extents, in call order */
   /* the runs over the declared range (runs.c, check_range) */
   bool sweeping;             /* a run of them goes on: large constants are phantoms too */
+  bool over_budget;          /* and it made more calls than OM_RANGE_CALLS allows (runs.c) */
   int64_t stop_call;         /* in the run going on, the call that ends the trace with stop_msg (a */
   const char *stop_msg;      /* threshold, refused at the model's own call: it has its source line) */
 };

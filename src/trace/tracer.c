@@ -47,6 +47,7 @@ void om__trace_free(om_trace *tr) {
   free(tr->same.v);
   free(tr->kept.v);
   free(tr->kept_f.v);
+  free(tr->kept_ext.v);
   om__storage_release(tr->phantom);
   om__graph_free(&tr->g);
   free(tr);

@@ -241,3 +241,59 @@ describe('ranges', () => {
     }
   });
 });
+
+describe('sizes the trace never saw (random models 21:62694, 21:88889, 21:43750)', () => {
+  test('a split\'s second piece clamped below the example, then a conv and an adaptive pool: refused where the piece\'s height is not the graph\'s, and right where declared', () => withTraced((keep) => {
+    // x.split(6, 2)[1] is rows 6..12: min(H, 12) - 6 rows, from H = 7 (below, the split has one
+    // piece); a 3x3 stride-2 conv of it needs 3 rows (H >= 9) and gives 1 row at H = 9 and 10, then
+    // 2. The runs below the example (H = 1) raise the minimum past the probes made when the record
+    // began, so the piece fitted every probe as a fixed 6, and the pool's cells were computed for
+    // 2 rows at H = 9 and 10 (onnxruntime-web: MatMul dimension mismatch). The runs at the
+    // raised minimum now compare the calls' output sizes with the graph's
+    om.manualSeed(31);
+    const conv = new om.nn.Conv2d(1, 3, 3, { stride: 2 }).eval();
+    const pool = new om.nn.AdaptiveAvgPool2d([null, 1]).eval();
+    const model = (x) => pool.forward(conv.forward(x.split(6, 2)[1]));
+    const x = om.randn([2, 1, 13, 9], { seed: 31 });
+    throwsKind(() => om.trace(model, { x: [x, [null, null, 'H', 'W']] }), 'SymbolicShape',
+      /^trace: at H=9, W=9 the model takes another path or computes a size otherwise, where the model gives an answer that the graph would not: the graph holds for the sizes om\.Dim\('H', \{ min: 12 \}\), om\.Dim\('W', \{ min: 3 \}\) declares/);
+    const tm = traceAt(keep, model, { x: [x, [null, null, om.Dim('H', { min: 12 }), om.Dim('W', { min: 3 })]] },
+      [{ H: 12 }, { H: 14, W: 3 }, { H: 15, W: 40 }, { H: 90 }]);
+    assert.deepEqual(tm.outputs[0].shape, [2, 3, 2, 1]);
+    conv.dispose(), pool.dispose();
+  }));
+
+  test('Math.min(L, 2) beside a slice L - min(L, 4) of a mask written in place: not fitted as min(E + 1, 2) of the slice, which runs at L = 1 and 5 alone cannot tell apart', () => withTraced((keep) => {
+    // at L = 2 to 4 the slice is empty as at L = 1, and the model narrows to 2 rows where a
+    // minimum of the slice's extent would give 1 (onnxruntime-web: Gather out of range)
+    const model = (x) => {
+      const L = x.shape[2];
+      const m = om.zeros([L]);
+      m.slice(0, -4).fill_(1);
+      return x.add(m.reshape(1, 1, -1)).narrow(2, 0, Math.min(L, 2)).indexSelect(2, om.tensor([1n, 0n]));
+    };
+    const x = om.randn([3, 2, 13], { seed: 32 });
+    // the runs see L = 1 and L from 5 on: refused (not fitted as a minimum of the slice), with the range to declare
+    throwsKind(() => om.trace(model, { x: [x, [null, null, 'L']] }), 'SymbolicShape',
+      /^slice \(call \d+\): argument 2 is 1 at L=1, where the model gives an answer that the graph would not: the graph holds for the sizes om\.Dim\('L', \{ min: 13 \}\) declares/);
+    const tm = traceAt(keep, model, { x: [x, [null, null, om.Dim('L', { min: 13 })]] }, [{ L: 14 }, { L: 70 }]);
+    assert.deepEqual(tm.outputs[0].shape, [3, 2, 2]);
+  }));
+
+  test('a split into pieces of a size that grows as H * H: the range check stops where a run would make millions of calls, and says so', () => withTraced((keep) => {
+    // 4 * H * H columns in pieces of 170 are 25 million pieces at H = 32768, each a call of the
+    // shape-only runs (the random model 21:43750 took more than a minute); the line of H ends
+    // before, where a run makes more calls than the check runs, and traced.symbols says where
+    const model = (x) => {
+      const [N, C, H, W] = x.shape;
+      const v = x.reshape(N, 2, C / 2, H, W);
+      return v.matmul(v.transpose(-2, -1)).reshape(N, -1).split(170, -1)[0];
+    };
+    const tm = traceAt(keep, model, { x: [om.randn([2, 4, 13, 5], { seed: 33 }), ['N', null, 'H', 'W']] },
+      [{ H: 1 }, { H: 6 }, { H: 7 }, { N: 1, H: 40, W: 2 }]);
+    const [n, h, w] = tm.symbols.map((s) => s.checked);
+    assert.deepEqual([n, w], [{ min: 1, max: 32768 }, { min: 1, max: 32768 }]);
+    assert.ok(h.max >= 64 && h.max < 32768, `H checked to ${h.max}`);
+    assert.deepEqual(tm.outputs[0].shape, ['N', 'min(4*H*H,170)']);
+  }));
+});

@@ -727,12 +727,12 @@ const rules = {
     const r = v.shape.length;
     const i = g.axis(v, (s) => g.symbolic(s) && s.v >= 1);
     if (i === null || !g.symbolic(v.shape[i])) return null;
-    const s = v.shape[i], w = g.r.pick([3, 5, 7, 12, 17, 32, 49]), E = g.ex(s);
+    const s = v.shape[i], w = g.r.pick([3, 5, 7, 12, 17, 32, 49]);
     const windows = g.floorOf(s, w - 1, w), padded = g.scaled(w, windows);
     windows.make ??= () => `Math.ceil(${g.txt(s, 1)} / ${w})`;
     const out = v.shape.map((x, j) => (j === i ? padded : x));
     if (numel(out) > MAX_NUMEL) return null;
-    const amount = g.r.chance(0.7) ? `(${w} - ${g.txt(s, 0)} % ${w}) % ${w}` : `Math.ceil(${E} / ${w}) * ${w} - ${g.txt(s, 1)}`;
+    const amount = g.r.chance(0.7) ? `(${w} - ${g.txt(s, 0)} % ${w}) % ${w}` : `Math.ceil(${g.txt(s, 1)} / ${w}) * ${w} - ${g.txt(s, 1)}`;
     const pads = Array(2 * (r - i)).fill('0');
     pads[2 * (r - 1 - i) + 1] = amount;
     const p = g.assign(`F.pad(${v.name}, [${pads.join(', ')}])`, out, 'float32', 'window-pad');
