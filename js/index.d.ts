@@ -1474,7 +1474,7 @@ export namespace nn {
     function avgPool2d(input: Tensor, kernelSize: Size2, options?: AvgPoolOptions): Tensor;
     /** adaptive_avg_pool2d on [N, C, H, W] to outputSize (null keeps that input size). */
     function adaptiveAvgPool2d(input: Tensor, outputSize: number | readonly [number | null, number | null]): Tensor;
-    /** F.unfold (im2col): every kernel-sized block of input [N, C, H, W] (or [C, H, W]) as a column -> [N, C * kH * kW, L]. */
+    /** F.unfold (im2col): every kernel-sized block of input [N, C, H, W] (or [C, H, W]) as a column -> [N, C * kH * kW, L]; float32. */
     function unfold(input: Tensor, kernelSize: Size2, options?: UnfoldOptions): Tensor;
     /** F.fold (col2im), unfold's adjoint: columns [N, C * kH * kW, L] (or unbatched) summed back into [N, C, ...outputSize]. */
     function fold(input: Tensor, outputSize: Size2, kernelSize: Size2, options?: UnfoldOptions): Tensor;

@@ -457,6 +457,13 @@ om_tensor *om_avg_pool2d(om_tensor *x, const int64_t kernel[2], const int64_t st
 /** PyTorch's adaptive_avg_pool2d on x [N, C, H, W] to output_size {OH, OW} (-1 keeps that input
  *  size). Returns a new reference. */
 om_tensor *om_adaptive_avg_pool2d(om_tensor *x, const int64_t output_size[2]);
+/** F.unfold (im2col): every kH x kW block of x (borrowed; [N, C, H, W] or [C, H, W], float32) as
+ *  a column, [N, C*kH*kW, L] (L blocks, row-major); each array gives (height, width). New reference. */
+om_tensor *om_unfold(om_tensor *x, const int64_t kernel[2], const int64_t dilation[2], const int64_t padding[2], const int64_t stride[2]);
+/** F.fold (col2im), unfold's adjoint: the columns of x (borrowed; [N, C*kH*kW, L] or [C*kH*kW, L])
+ *  summed back where their blocks lie in an image of output_size, [N, C, H, W]. New reference. */
+om_tensor *om_fold(om_tensor *x, const int64_t output_size[2], const int64_t kernel[2], const int64_t dilation[2],
+                   const int64_t padding[2], const int64_t stride[2]);
 
 /* ---- the generic entry every op goes through ---- */
 /** Runs op on n_in inputs (borrowed) with integer and float attributes (borrowed arrays), and

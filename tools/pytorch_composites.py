@@ -27,7 +27,7 @@ tolerance), the inputs and PyTorch's result. Writes tests/js/fixtures/pytorch/op
 Sorting, searching and rearranging (tests/js/sort.test.mjs): topk (k = 1 to n, both ends, ties
 and NaN: PyTorch's topk orders equal values as its selection leaves them, so the test checks
 its values and that the indices pick them), sort and argsort (stable, both directions), searchsorted and bucketize (both sides, values
-equal to boundaries, NaN, int64), one_hot, repeat_interleave (a count, counts, with and without a
+equal to boundaries, NaN values and NaNs in the sequence, an unsorted sequence, int64), one_hot, repeat_interleave (a count, counts, with and without a
 dim), tril_indices / triu_indices, pixel_shuffle / pixel_unshuffle, each case's inputs and outputs
 or PyTorch's error (first line). Writes tests/js/fixtures/pytorch/ops/sort.json:
   { "torch_version": ..., "cases": [ { "op", "args" (numbers, null, booleans), "inputs": [{"dtype",
@@ -224,6 +224,9 @@ def sorting():
         seq = torch.tensor([[0., 1, 2, 3], [-5, 0, 0, 5], [1, 1, 1, 1]])
         case('searchsorted', lambda s_, v: torch.searchsorted(s_, v, right=right), [seq, vals], right)
         case('searchsorted', lambda s_, v: torch.searchsorted(s_, v, right=right), [bounds, vals], right)
+        # PyTorch's binary search where a count would differ: NaNs sorted last, a sequence out of order
+        nan_seq = torch.tensor([[1., 2, float('nan'), float('nan')], [3, 1, 2, 0], [0, float('nan'), 1, 2]])
+        case('searchsorted', lambda s_, v: torch.searchsorted(s_, v, right=right), [nan_seq, vals], right)
     case('bucketize', lambda a, b: torch.bucketize(a, b), [vals, seq], False)
     case('searchsorted', lambda s_, v: torch.searchsorted(s_, v), [seq, torch.zeros(2, 4)], False)
     cls = torch.tensor([[0, 3, 1], [2, 2, 0]])

@@ -7,11 +7,10 @@
 //   om.nn.functional.unfold(x, 3, { padding: 1 })          // im2col: [N, C * 9, H * W]
 //
 // Sizes are an integer or one per spatial dim. The C ops (src/ops/conv.c) check everything
-// else (shapes, channels, groups) and name the op and the values when they refuse; unfold and
-// fold, composites of other ops, check their own.
-import { OmError, invalid } from '../errors.js';
+// else (shapes, channels, groups, block sizes) and name the op and the values when they refuse.
+import { invalid } from '../errors.js';
 import { requireReady } from '../runtime.js';
-import { Tensor, handle, applyOp, optionsArg, tidy, stack } from '../tensor.js';
+import { Tensor, handle, applyOp, optionsArg, tidy } from '../tensor.js';
 import { pad } from './act.js';
 import { describe, toI64 } from '../convert.js';
 
@@ -165,94 +164,38 @@ export function adaptiveAvgPool2d(input, outputSize) {
   return maybeUnbatched(input, 4, (x) => applyOp(who, 'adaptive_avg_pool2d', [handle(x, who, 'input')], attrs));
 }
 
-// ---- unfold (im2col) and fold (col2im), composites of pad, slice and stack ----
+// ---- unfold (im2col) and fold (col2im): the C ops unfold and fold ----
 
-/** kernel, dilation, padding and stride of unfold / fold as numbers [h, w], checked. */
+/** kernel, dilation, padding and stride of unfold / fold as BigInt pairs, in the ops' order. */
 function blockSizes(who, kernelSize, o) {
-  const b = {};
-  for (const [name, v, min] of [['kernelSize', kernelSize, 1], ['dilation', o.dilation ?? 1, 1], ['padding', o.padding ?? 0, 0], ['stride', o.stride ?? 1, 1]]) {
-    b[name] = sizes(v, 2, who, name).map(Number);
-    if (b[name].some((x) => x < min)) throw invalid(`${who}: ${name} must be ${min ? 'positive' : 'non-negative'}, got [${b[name]}]`);
-  }
-  return b;
-}
-
-/** How many blocks fit along each spatial dim of a size [h, w] padded; at least one each. */
-function blockCounts(who, hw, { kernelSize: k, dilation: d, padding: p, stride: s }) {
-  const n = hw.map((h, i) => Math.floor((h + 2 * p[i] - d[i] * (k[i] - 1) - 1) / s[i]) + 1);
-  if (n.some((v) => v < 1)) {
-    throw new OmError('ShapeMismatch', `${who}: no ${k[0]}x${k[1]} block (dilation [${d}]) fits in a [${hw}] input padded by [${p}]`);
-  }
-  return n;
+  return [sizes(kernelSize, 2, who, 'kernelSize'), sizes(o.dilation ?? 1, 2, who, 'dilation'),
+    sizes(o.padding ?? 0, 2, who, 'padding'), sizes(o.stride ?? 1, 2, who, 'stride')].flat();
 }
 
 /**
  * F.unfold(input [N, C, H, W] (or [C, H, W]), kernelSize, { dilation = 1, padding = 0, stride = 1 }):
- * every kernel-sized block as a column, [N, C * kH * kW, L] (L blocks, row-major). Per kernel
- * offset one strided slice of the padded input, stacked: exact, and the slices' ends are counted
- * from the end, so a trace keeps H and W symbolic.
+ * every kernel-sized block as a column, [N, C * kH * kW, L] (L blocks, row-major). The unfold op:
+ * im2col eagerly, a Slice per kernel offset in a graph (exact, H and W kept symbolic).
  */
 export function unfold(input, kernelSize, options = undefined) {
   const who = 'unfold';
   requireReady(who);
   const o = optionsArg(options, who, ['dilation', 'padding', 'stride']);
   handle(input, who, 'input');
-  const b = blockSizes(who, kernelSize, o);
-  const { kernelSize: k, dilation: d, padding: p, stride: s } = b;
-  return maybeUnbatched(input, 4, (x) => {
-    if (x.ndim !== 4) throw new OmError('ShapeMismatch', `${who}: input must be [N, C, H, W] or [C, H, W], got [${x.shape}]`);
-    blockCounts(who, x.shape.slice(2), b);
-    return tidy(() => {
-      const xp = p[0] || p[1] ? pad(x, [p[1], p[1], p[0], p[0]]) : x;
-      const end = (i, a) => (i === k[a] - 1 ? Infinity : -(k[a] - 1 - i) * d[a]);
-      const pieces = [];
-      for (let i = 0; i < k[0]; i++) {
-        for (let j = 0; j < k[1]; j++) pieces.push(xp.slice(2, i * d[0], end(i, 0), s[0]).slice(3, j * d[1], end(j, 1), s[1]));
-      }
-      return stack(pieces, 2).flatten(3).flatten(1, 2);
-    });
-  });
-}
-
-/** x [N, C, h, w] with s - 1 zeros between neighbours along dim 2 + axis: [.., (h - 1) s + 1, ..]. */
-function spread(x, axis, s) {
-  if (s === 1) return x;
-  const d = 2 + axis;
-  return pad(x.unsqueeze(d + 1), axis ? [0, s - 1] : [0, 0, 0, s - 1]).flatten(d, d + 1).slice(d, 0, -(s - 1));
+  const attrs = blockSizes(who, kernelSize, o);
+  return maybeUnbatched(input, 4, (x) => applyOp(who, 'unfold', [handle(x, who, 'input')], attrs));
 }
 
 /**
  * F.fold(input [N, C * kH * kW, L] (or [C * kH * kW, L]), outputSize, kernelSize, { dilation = 1,
  * padding = 0, stride = 1 }): unfold's adjoint, each column summed back where its block lies,
- * [N, C, H, W]. Per kernel offset the columns are spread by the stride and padded into place, and
- * the offsets summed in order from zero, as PyTorch's col2im does, so the sums are its bits.
+ * [N, C, H, W], in PyTorch's order (its bits). The fold op: col2im eagerly, Col2Im in a graph.
  */
 export function fold(input, outputSize, kernelSize, options = undefined) {
   const who = 'fold';
   requireReady(who);
   const o = optionsArg(options, who, ['dilation', 'padding', 'stride']);
   handle(input, who, 'input');
-  const out = sizes(outputSize, 2, who, 'outputSize').map(Number);
-  const b = blockSizes(who, kernelSize, o);
-  const { kernelSize: k, dilation: d, padding: p, stride: s } = b;
-  return maybeUnbatched(input, 3, (x) => {
-    if (x.ndim !== 3) throw new OmError('ShapeMismatch', `${who}: input must be [N, C * kH * kW, L] or [C * kH * kW, L], got [${x.shape}]`);
-    const K = k[0] * k[1], [, ck, l] = x.shape;
-    if (ck % K) throw new OmError('ShapeMismatch', `${who}: input's ${ck} rows are not a multiple of the kernel's ${K} elements`);
-    const [bh, bw] = blockCounts(who, out, b);
-    if (l !== bh * bw) throw new OmError('ShapeMismatch', `${who}: input has ${l} blocks; outputSize [${out}] gives ${bh * bw} (${bh} x ${bw})`);
-    return tidy(() => {
-      const hp = out[0] + 2 * p[0], wp = out[1] + 2 * p[1], hs = (bh - 1) * s[0] + 1, ws = (bw - 1) * s[1] + 1;
-      const y = x.reshape(-1, ck / K, K, bh, bw);
-      let acc = null;
-      for (let i = 0; i < k[0]; i++) {
-        for (let j = 0; j < k[1]; j++) {
-          const placed = pad(spread(spread(y.select(2, i * k[1] + j), 0, s[0]), 1, s[1]),
-            [j * d[1], wp - j * d[1] - ws, i * d[0], hp - i * d[0] - hs]);
-          acc = acc ? acc.add(placed) : placed.add(0); // + 0: PyTorch's sum starts at 0 (-0 becomes 0)
-        }
-      }
-      return acc.slice(2, p[0], hp - p[0]).slice(3, p[1], wp - p[1]);
-    });
-  });
+  const attrs = [...sizes(outputSize, 2, who, 'outputSize'), ...blockSizes(who, kernelSize, o)];
+  return maybeUnbatched(input, 3, (x) => applyOp(who, 'fold', [handle(x, who, 'input')], attrs));
 }

@@ -1569,3 +1569,211 @@ om_tensor *om_adaptive_avg_pool2d(om_tensor *x, const int64_t output_size[2]) {
   om_attrs a = {.n_i = 2, .i = {output_size[0], output_size[1]}};
   return apply_maybe_unbatched(OM_OP_adaptive_avg_pool2d, &x, 1, &a, 4);
 }
+
+/* ---- unfold (im2col) and fold (col2im), torch.nn.functional's, 4-D (3-D: a batch of one) ----
+ *   unfold   x [N, C, H, W]            -> [N, C*kH*kW, L]   every block as a column (L blocks, row-major)
+ *   fold     x [N, C*kH*kW, L], (H, W) -> [N, C, H, W]      unfold's adjoint: each column summed back
+ * attrs: unfold {kH, kW, dH, dW, pH, pW, sH, sW}; fold {H, W, then unfold's}. The kernels are the
+ * convolutions' im2col and col2im; col2im sums the taps of each pixel in kernel order from zero,
+ * PyTorch's col2im order, so fold's sums are its bits. Each is the other's backward. */
+
+static const char *const block_names[4] = {"kernel_size", "dilation", "padding", "stride"};
+
+/* The window of blocks of the given kernel, dilation, padding and stride (a[0..8)) over an
+ * image h x w, checked: sizes positive (padding non-negative), at least one block per axis. */
+static bool block_geometry(const char *who, const int64_t *a, int64_t h, int64_t w, win *g) {
+  for (int k = 0; k < 4; k++) {
+    int64_t least = k == 2 ? 0 : 1;
+    if (a[2 * k] < least || a[2 * k + 1] < least)
+      return om__fail(OM_ERR_INVALID_ARGUMENT, "%s: %s must be %s, got [%lld,%lld]", who, block_names[k], least ? "positive" : "non-negative",
+                      (long long)a[2 * k], (long long)a[2 * k + 1]);
+    if (a[2 * k] > INT32_MAX || a[2 * k + 1] > INT32_MAX)
+      return om__fail(OM_ERR_INVALID_ARGUMENT, "%s: %s [%lld,%lld] is above 2^31-1", who, block_names[k], (long long)a[2 * k], (long long)a[2 * k + 1]);
+  }
+  *g = (win){.h = h, .w = w, .kh = a[0], .kw = a[1], .dh = a[2], .dw = a[3], .ph = a[4], .pw = a[5], .sh = a[6], .sw = a[7]};
+  /* h, w < 2^62 (a tensor's sizes) and every attribute < 2^31: no term overflows */
+  g->oh = floor_div(h + 2 * g->ph - g->dh * (g->kh - 1) - 1, g->sh) + 1;
+  g->ow = floor_div(w + 2 * g->pw - g->dw * (g->kw - 1) - 1, g->sw) + 1;
+  if (g->oh < 1 || g->ow < 1)
+    return om__fail(OM_ERR_SHAPE_MISMATCH, "%s: no %lldx%lld block (dilation [%lld,%lld]) fits in a [%lld,%lld] input padded by [%lld,%lld]",
+                    who, (long long)g->kh, (long long)g->kw, (long long)g->dh, (long long)g->dw, (long long)h, (long long)w,
+                    (long long)g->ph, (long long)g->pw);
+  return true;
+}
+
+/* The input's dtype and rank, as both ops check them, and PyTorch's rule that only the batch
+ * may be empty. */
+static bool block_input(const char *who, const om_tensor *x, int ndim, const char *form) {
+  if (x->dtype != OM_FLOAT32) return om__fail(OM_ERR_DTYPE_MISMATCH, "%s: takes float32, not %s", who, om_dtype_name(x->dtype));
+  char buf[OM_SHAPE_STR_LEN];
+  if (x->ndim != ndim)
+    return om__fail(OM_ERR_SHAPE_MISMATCH, "%s: input must be %s, got %s", who, form, om__shape_str(buf, sizeof buf, x->shape, x->ndim));
+  for (int d = 1; d < ndim; d++)
+    if (!x->shape[d])
+      return om__fail(OM_ERR_SHAPE_MISMATCH, "%s: input must be %s with non-zero dimensions other than the batch, got %s", who, form,
+                      om__shape_str(buf, sizeof buf, x->shape, x->ndim));
+  return true;
+}
+
+static bool infer_unfold(om_call *c) {
+  const om_tensor *x = c->in[0];
+  win g;
+  if (c->attrs.n_i != 8) return om__fail(OM_ERR_INVALID_ARGUMENT, "unfold: takes 8 int attributes, got %d", c->attrs.n_i);
+  if (!block_input("unfold", x, 4, "[N, C, H, W] or [C, H, W]") || !block_geometry("unfold", c->attrs.i, x->shape[2], x->shape[3], &g)) return false;
+  int64_t rows, cols;
+  if (__builtin_mul_overflow(x->shape[1], g.kh * g.kw, &rows) || __builtin_mul_overflow(g.oh, g.ow, &cols))
+    return om__fail(OM_ERR_INVALID_ARGUMENT, "unfold: %lld channels of %lldx%lld blocks, %lld x %lld of them, do not fit in 64 bits",
+                    (long long)x->shape[1], (long long)g.kh, (long long)g.kw, (long long)g.oh, (long long)g.ow);
+  c->out_meta[0] = (om_meta){.dtype = OM_FLOAT32, .ndim = 3, .shape = {x->shape[0], rows, cols}};
+  return true;
+}
+
+static bool infer_fold(om_call *c) {
+  const om_tensor *x = c->in[0];
+  const int64_t *a = c->attrs.i;
+  win g;
+  if (c->attrs.n_i != 10) return om__fail(OM_ERR_INVALID_ARGUMENT, "fold: takes 10 int attributes, got %d", c->attrs.n_i);
+  if (a[0] < 1 || a[1] < 1 || a[0] > INT32_MAX || a[1] > INT32_MAX)
+    return om__fail(OM_ERR_INVALID_ARGUMENT, "fold: output_size must be positive (and below 2^31), got [%lld,%lld]", (long long)a[0], (long long)a[1]);
+  if (!block_input("fold", x, 3, "[N, C * kH * kW, L] or [C * kH * kW, L]") || !block_geometry("fold", a + 2, a[0], a[1], &g)) return false;
+  int64_t k = g.kh * g.kw; /* below 2^62 */
+  if (x->shape[1] % k)
+    return om__fail(OM_ERR_SHAPE_MISMATCH, "fold: input's %lld rows are not a multiple of the kernel's %lld elements", (long long)x->shape[1], (long long)k);
+  int64_t blocks;
+  if (__builtin_mul_overflow(g.oh, g.ow, &blocks) || x->shape[2] != blocks)
+    return om__fail(OM_ERR_SHAPE_MISMATCH, "fold: input has %lld blocks; output_size [%lld,%lld] gives %lld x %lld", (long long)x->shape[2],
+                    (long long)a[0], (long long)a[1], (long long)g.oh, (long long)g.ow);
+  c->out_meta[0] = (om_meta){.dtype = OM_FLOAT32, .ndim = 4, .shape = {x->shape[0], x->shape[1] / k, a[0], a[1]}};
+  return true;
+}
+
+/* Image by image: unfold's columns are im2col's rows, fold's image col2im's sums from zero. */
+static bool forward_blocks(om_call *c) {
+  bool folding = c->op == OM_OP_fold, owned;
+  const om_tensor *x = c->in[0], *o = c->out[0];
+  const om_tensor *img = folding ? o : x;
+  win g;
+  block_geometry(om_op_name(c->op), c->attrs.i + (folding ? 2 : 0), img->shape[2], img->shape[3], &g);
+  const float *src = dense(x, &owned, om_op_name(c->op));
+  if (!src) return false;
+  float *dst = (float *)om__data(o);
+  int64_t ch = img->shape[1], plane = ch * g.h * g.w, cols = ch * g.kh * g.kw * g.oh * g.ow;
+  if (folding) memset(dst, 0, sizeof(float) * (size_t)om_tensor_numel(o));
+  for (int64_t n = 0; n < img->shape[0]; n++) {
+    if (folding) col2im(src + n * cols, ch, &g, dst + n * plane);
+    else im2col(src + n * plane, ch, &g, 0, g.oh, dst + n * cols);
+  }
+  if (owned) free((void *)src);
+  return true;
+}
+
+/* Each is the other's adjoint: unfold's input gradient folds g back, fold's unfolds it. */
+static bool blocks_backward(const om_record *r, om_tensor *const *g, om_tensor **gin) {
+  const om_tensor *x = r->in[0];
+  om_attrs a = {.n_i = r->op == OM_OP_fold ? 8 : 10};
+  if (r->op == OM_OP_fold) {
+    memcpy(a.i, r->attrs.i + 2, sizeof(int64_t) * 8);
+  } else {
+    a.i[0] = x->shape[2], a.i[1] = x->shape[3];
+    memcpy(a.i + 2, r->attrs.i, sizeof(int64_t) * 8);
+  }
+  return (gin[0] = om__apply1(r->op == OM_OP_fold ? OM_OP_unfold : OM_OP_fold, g, 1, &a)) != NULL;
+}
+
+/* One strided Slice of the padded input per kernel offset (ends counted from the end, so the
+ * lowering holds for every H and W), each Unsqueezed at axis 2 and all Concatenated there
+ * ([N, C, kH*kW, oh, ow]), then Reshaped to [N, C*kH*kW, L]: exact (the values are copied). */
+static bool lower_unfold(om_lower *l, const om_call *c) {
+  int empty = om__lower_empty(l, c);
+  if (empty) return empty > 0;
+  const om_tensor *x = c->in[0];
+  win g;
+  if (!block_geometry("unfold", c->attrs.i, x->shape[2], x->shape[3], &g)) return false;
+  int v = om__lower_input(l, 0), two = om__lower_ints(l, (int64_t[]){2}, 1), axes = om__lower_ints(l, (int64_t[]){2, 3}, 2);
+  int steps = om__lower_ints(l, (int64_t[]){g.sh, g.sw}, 2);
+  if (v < 0 || two < 0 || axes < 0 || steps < 0) return false;
+  om_meta padded = {.dtype = OM_FLOAT32, .ndim = 4, .shape = {x->shape[0], x->shape[1], g.h + 2 * g.ph, g.w + 2 * g.pw}};
+  if (g.ph || g.pw) {
+    int pads = om__lower_ints(l, (int64_t[]){0, 0, g.ph, g.pw, 0, 0, g.ph, g.pw}, 8);
+    if (pads < 0 || !om__emit(l, "Pad", (int[]){v, pads}, 2, &padded, 1, &v, NULL, 0)) return false;
+  }
+  int64_t kk = g.kh * g.kw;
+  int *pieces = om__alloc(sizeof(int) * (uint64_t)kk, "unfold");
+  if (!pieces) return false;
+  om_meta piece = {.dtype = OM_FLOAT32, .ndim = 4, .shape = {x->shape[0], x->shape[1], g.oh, g.ow}}, one = piece;
+  one.ndim = 5, one.shape[2] = 1, one.shape[3] = g.oh, one.shape[4] = g.ow;
+  bool ok = true;
+  for (int64_t i = 0; ok && i < g.kh; i++)
+    for (int64_t j = 0; ok && j < g.kw; j++) {
+      /* the last offset's end is the axis's end; an earlier one ends (k - 1 - i) * d before it */
+      int64_t starts[2] = {i * g.dh, j * g.dw}, ends[2] = {i == g.kh - 1 ? INT64_MAX : -(g.kh - 1 - i) * g.dh,
+                                                             j == g.kw - 1 ? INT64_MAX : -(g.kw - 1 - j) * g.dw};
+      int s = om__lower_ints(l, starts, 2), e = om__lower_ints(l, ends, 2), sl, *p = &pieces[i * g.kw + j];
+      ok = s >= 0 && e >= 0 && om__emit(l, "Slice", (int[]){v, s, e, axes, steps}, 5, &piece, 1, &sl, NULL, 0) &&
+           om__emit(l, "Unsqueeze", (int[]){sl, two}, 2, &one, 1, p, NULL, 0);
+    }
+  om_meta stacked = one;
+  stacked.shape[2] = kk;
+  int cat, ext[3] = {om__lower_out_ext(l, 0, 0), om__lower_out_ext(l, 0, 1), om__lower_out_ext(l, 0, 2)}, shape, out;
+  ok = ok && kk <= INT32_MAX && om__emit(l, "Concat", pieces, (int)kk, &stacked, 1, &cat, &OM_ATTR_INT("axis", 2), 1) &&
+       (shape = om__lower_shape_operand(l, c->out_meta[0].shape, ext, 3)) >= 0 &&
+       om__emit(l, "Reshape", (int[]){cat, shape}, 2, &c->out_meta[0], 1, &out, NULL, 0);
+  free(pieces);
+  if (ok) om__lower_output(l, 0, out);
+  return ok;
+}
+
+/* The blocks' count L = oh * ow, each a floor division of a padded side (the probe checks it). */
+static bool unfold_extents(om_lower *l, const om_call *c) {
+  const int64_t *a = c->attrs.i;
+  int side[2];
+  for (int d = 0; d < 2; d++) {
+    int span = om__lower_x_lin(l, 1, om__lower_in_x(l, 0, 2 + d), 0, -1, 2 * a[4 + d] - a[2 + d] * (a[d] - 1) - 1);
+    int q = span >= 0 ? om__lower_x_floordiv(l, span, a[6 + d]) : -1;
+    if ((side[d] = q >= 0 ? om__lower_x_lin(l, 1, q, 0, -1, 1) : -1) < 0) return false;
+  }
+  int x = om__lower_x_mul(l, side[0], side[1]);
+  if (x < 0) return false;
+  om__lower_candidate(l, 0, 2, x);
+  return true;
+}
+
+/* Col2Im (opset 18) with the image and block shapes as inputs. */
+static bool lower_fold(om_lower *l, const om_call *c) {
+  int empty = om__lower_empty(l, c);
+  if (empty) return empty > 0;
+  const int64_t *a = c->attrs.i;
+  int64_t dil[2] = {a[4], a[5]}, pads[4] = {a[6], a[7], a[6], a[7]}, strides[2] = {a[8], a[9]};
+  om_gattr at[3] = {OM_ATTR_INTS("dilations", dil, 2), OM_ATTR_INTS("pads", pads, 4), OM_ATTR_INTS("strides", strides, 2)};
+  int in[3] = {om__lower_input(l, 0), om__lower_ints(l, a, 2), om__lower_ints(l, a + 2, 2)}, out;
+  if (in[0] < 0 || in[1] < 0 || in[2] < 0 || !om__emit(l, "Col2Im", in, 3, c->out_meta, 1, &out, at, 3)) return false;
+  om__lower_output(l, 0, out);
+  return true;
+}
+
+/* Only the batch may be empty (PyTorch's rule; fold's other empty variants do not fit at their
+ * twin sizes either: rows not a multiple of the kernel's, or not its blocks). */
+const om_op_def om__op_unfold = {
+    .name = "unfold", .n_in = 1, .n_out = 1, .infer = infer_unfold, .forward = forward_blocks, .backward = blocks_backward,
+    .lower = lower_unfold, .extents = unfold_extents, .onnx = "Pad, a Slice and Unsqueeze per kernel offset, Concat, Reshape (exact)",
+    .test = {.n_in = 1, .ndims = {4}, .shapes = {{2, 3, 5, 6}}, .lo = -2, .hi = 2, .attrs = {.n_i = 8, .i = {2, 3, 1, 2, 1, 0, 2, 1}},
+             .empty_refusal = "non-zero dimensions other than the batch"}};
+
+const om_op_def om__op_fold = {
+    .name = "fold", .n_in = 1, .n_out = 1, .infer = infer_fold, .forward = forward_blocks, .backward = blocks_backward,
+    .lower = lower_fold, .onnx = "Col2Im",
+    .test = {.n_in = 1, .ndims = {3}, .shapes = {{2, 8, 30}}, .lo = -2, .hi = 2, .attrs = {.n_i = 10, .i = {4, 5, 2, 2, 1, 1, 1, 1, 1, 1}}}};
+
+om_tensor *om_unfold(om_tensor *x, const int64_t kernel[2], const int64_t dilation[2], const int64_t padding[2], const int64_t stride[2]) {
+  if (!kernel || !dilation || !padding || !stride) return om__fail(OM_ERR_INVALID_ARGUMENT, "unfold: NULL size argument"), NULL;
+  om_attrs a = {.n_i = 8, .i = {kernel[0], kernel[1], dilation[0], dilation[1], padding[0], padding[1], stride[0], stride[1]}};
+  return apply_maybe_unbatched(OM_OP_unfold, &x, 1, &a, 4);
+}
+
+om_tensor *om_fold(om_tensor *x, const int64_t output_size[2], const int64_t kernel[2], const int64_t dilation[2], const int64_t padding[2],
+                   const int64_t stride[2]) {
+  if (!output_size || !kernel || !dilation || !padding || !stride) return om__fail(OM_ERR_INVALID_ARGUMENT, "fold: NULL size argument"), NULL;
+  om_attrs a = {.n_i = 10, .i = {output_size[0], output_size[1], kernel[0], kernel[1], dilation[0], dilation[1], padding[0], padding[1],
+                                 stride[0], stride[1]}};
+  return apply_maybe_unbatched(OM_OP_fold, &x, 1, &a, 3);
+}

@@ -1,5 +1,6 @@
 /* Sorting and searching: the topk op (values and int64 indices of the k largest or smallest
- * along a dim), and sort, argsort, searchsorted and bucketize written with it and with other ops.
+ * along a dim), and sort and argsort written with it; the searchsorted op (a binary search), and
+ * bucketize written with it.
  * The order is total and the same everywhere: a NaN ranks above every number (PyTorch's), and
  * equal values keep their index order (lower index first, whether largest or smallest first),
  * which is PyTorch's stable sort and ONNX TopK's tie rule. */
@@ -187,38 +188,122 @@ om_tensor *om_argsort(om_tensor *a, int dim, bool descending) {
   return idx;
 }
 
-/* ---- searchsorted, bucketize: a comparison and a count ----
- * The index searchsorted gives is the count of sequence values that rank before the value:
- * those not >= it (side left), or not > it (right). On a sorted sequence that is where a binary
- * search lands, PyTorch's answer, NaN values included (NaN compares false, so they count every
- * value and land at the end, as PyTorch's search does). Written as ops (ge or gt, logical_not,
- * cast to int64, sum over the sequence), so a trace is the same exact count and the result
- * needs no gradient. */
+/* ---- searchsorted(sorted, values, right): attrs {right}; int64 of values' shape ----
+ * PyTorch's binary search (at::native's cus_lower_bound / cus_upper_bound): over [0, M), with
+ * mid = lo + (hi - lo) / 2, the answer moves past mid while !(s[mid] >= v) (left), or
+ * !(s[mid] > v) (right). A NaN value compares false, so it lands at the end. The inputs come
+ * promoted to one dtype (ints compared as ints, every bit kept). O(N log M) where counting every
+ * pair was O(NM). The graph has no binary search: it counts the sequence values that rank before
+ * each value (the same predicate, Not of GreaterOrEqual or Greater, summed), which is the binary
+ * search's answer on a sorted sequence; a sequence with NaNs (sorted last, as sort puts them) or
+ * out of order is where the two can differ (docs/operators.md). */
+
+static bool infer_searchsorted(om_call *c) {
+  const om_tensor *s = c->in[0], *v = c->in[1];
+  if (c->attrs.n_i != 1) return om__fail(OM_ERR_INVALID_ARGUMENT, "searchsorted: takes right, got %d int attributes", c->attrs.n_i);
+  if (s->dtype == OM_BOOL || v->dtype == OM_BOOL) return om__fail(OM_ERR_DTYPE_MISMATCH, "searchsorted: takes float32 or int64, not bool");
+  if (s->ndim == 0) return om__fail(OM_ERR_SHAPE_MISMATCH, "searchsorted: the sorted sequence must have at least 1 dim");
+  bool lead_ok = s->ndim == 1 || (v->ndim == s->ndim && !memcmp(v->shape, s->shape, sizeof(int64_t) * (size_t)(s->ndim - 1)));
+  if (!lead_ok) {
+    char a[OM_SHAPE_STR_LEN], b[OM_SHAPE_STR_LEN];
+    return om__fail(OM_ERR_SHAPE_MISMATCH, "searchsorted: a sorted sequence of shape %s needs values with the same leading "
+                    "dims (all but the last), got %s", om__shape_str(a, sizeof a, s->shape, s->ndim),
+                    om__shape_str(b, sizeof b, v->shape, v->ndim));
+  }
+  c->attrs.i[0] = c->attrs.i[0] != 0;
+  c->out_meta[0] = (om_meta){.dtype = OM_INT64, .ndim = v->ndim};
+  memcpy(c->out_meta[0].shape, v->shape, sizeof v->shape);
+  return true;
+}
+
+/* Whether sequence element k (of m, stride st) ranks before value x: the search's predicate. */
+#define RANKS_BEFORE(T, k) (right ? !(*(const T *)(seq + (k) * st) > x) : !(*(const T *)(seq + (k) * st) >= x))
+#define SEARCH(T)                                          \
+  do {                                                     \
+    const T x = *(const T *)val;                           \
+    while (lo < hi) {                                      \
+      int64_t mid = lo + ((hi - lo) >> 1);                 \
+      if (RANKS_BEFORE(T, mid)) lo = mid + 1;              \
+      else hi = mid;                                       \
+    }                                                      \
+  } while (0)
+
+/* Values in row-major order; value k's sequence is row k / per (per: the values per row, the
+ * last dim of an N-d values tensor; a 1-D sequence serves every value). */
+static bool forward_searchsorted(om_call *c) {
+  const om_tensor *s = c->in[0], *v = c->in[1];
+  bool right = c->attrs.i[0];
+  int64_t m = s->shape[s->ndim - 1], st = s->strides[s->ndim - 1] * (int64_t)om__dtype_size(s->dtype);
+  int64_t n = om_tensor_numel(v), per = s->ndim == 1 || !v->ndim ? n : v->shape[v->ndim - 1];
+  int64_t *out = (int64_t *)om__data(c->out[0]);
+  for (int64_t k = 0; k < n; k++) {
+    int64_t row = per ? k / per : 0, rem = k, ev = 0, es = 0; /* the value's and its row's offsets (elements) */
+    for (int d = v->ndim - 1; d >= 0; d--) {
+      int64_t idx = rem % v->shape[d];
+      rem /= v->shape[d];
+      ev += idx * v->strides[d];
+    }
+    for (int d = s->ndim - 2; d >= 0; d--) {
+      es += row % s->shape[d] * s->strides[d];
+      row /= s->shape[d];
+    }
+    const char *seq = om__data(s) + es * (int64_t)om__dtype_size(s->dtype), *val = om__data(v) + ev * (int64_t)om__dtype_size(v->dtype);
+    int64_t lo = 0, hi = m;
+    if (s->dtype == OM_FLOAT32) SEARCH(float);
+    else SEARCH(int64_t);
+    out[k] = lo;
+  }
+  return true;
+}
+#undef SEARCH
+#undef RANKS_BEFORE
+
+/* values [..., N] -> [..., N, 1] against the sequence [M] or [..., 1, M]: Not(GreaterOrEqual)
+ * (left) or Not(Greater) (right), Cast to int64, ReduceSum over M. */
+static bool lower_searchsorted(om_lower *l, const om_call *c) {
+  int empty = om__lower_empty(l, c);
+  if (empty) return empty > 0;
+  const om_tensor *s = c->in[0], *v = c->in[1];
+  int nd = v->ndim + 1, seq = om__lower_input(l, 0), val = om__lower_input(l, 1), out;
+  int64_t last = nd - 1, before_last = s->ndim - 1; /* non-negative: onnxruntime's ReduceSum kept an empty axis given as -1 */
+  om_meta pairs = {.dtype = OM_BOOL, .ndim = nd}, vm = {.dtype = v->dtype, .ndim = nd}, sm = {.dtype = s->dtype, .ndim = s->ndim + (s->ndim > 1)};
+  memcpy(pairs.shape, v->shape, sizeof(int64_t) * (size_t)v->ndim);
+  pairs.shape[nd - 1] = s->shape[s->ndim - 1];
+  memcpy(vm.shape, v->shape, sizeof(int64_t) * (size_t)v->ndim);
+  vm.shape[nd - 1] = 1;
+  memcpy(sm.shape, pairs.shape, sizeof sm.shape);
+  if (s->ndim == 1) sm.shape[0] = s->shape[0];
+  else sm.shape[sm.ndim - 2] = 1;
+  int axes = om__lower_ints(l, &last, 1), seq_axes = om__lower_ints(l, &before_last, 1);
+  if (axes < 0 || seq_axes < 0 || !om__emit(l, "Unsqueeze", (int[]){val, axes}, 2, &vm, 1, &val, NULL, 0)) return false;
+  if (s->ndim > 1 && !om__emit(l, "Unsqueeze", (int[]){seq, seq_axes}, 2, &sm, 1, &seq, NULL, 0)) return false;
+  int ranked, before, counted;
+  om_meta im = pairs;
+  im.dtype = OM_INT64;
+  if (!om__emit(l, c->attrs.i[0] ? "Greater" : "GreaterOrEqual", (int[]){seq, val}, 2, &pairs, 1, &ranked, NULL, 0) ||
+      !om__emit(l, "Not", &ranked, 1, &pairs, 1, &before, NULL, 0) ||
+      !om__emit(l, "Cast", &before, 1, &im, 1, &counted, &OM_ATTR_INT("to", 7 /* INT64 */), 1) ||
+      !om__emit(l, "ReduceSum", (int[]){counted, axes}, 2, &c->out_meta[0], 1, &out, &OM_ATTR_INT("keepdims", 0), 1))
+    return false;
+  om__lower_output(l, 0, out);
+  return true;
+}
+
+/* The sample's sequence is int64 from [-1, 1), so all zeros (sorted, as the op requires: the graph's
+ * count is the search's answer there), its values float32: promoted, each before or after them all. */
+const om_op_def om__op_searchsorted = {
+    .name = "searchsorted", .n_in = 2, .n_out = 1, .promote = OM_PROMOTE_COMMON, .infer = infer_searchsorted,
+    .forward = forward_searchsorted, .lower = lower_searchsorted,
+    .onnx = "Unsqueeze, GreaterOrEqual (right: Greater), Not, Cast, ReduceSum (a count: the search's answer on a sorted sequence)",
+    .test = {.n_in = 2, .ndims = {2, 2}, .shapes = {{2, 5}, {2, 3}}, .dtypes = {OM_INT64, OM_FLOAT32}, .lo = -1, .hi = 1,
+             .attrs = {.n_i = 1, .i = {1}}, .no_gradcheck = true}};
 
 om_tensor *om_searchsorted(om_tensor *sorted, om_tensor *values, bool right) {
   om_tensor *in[2] = {sorted, values};
   if (!om__check_inputs("searchsorted", in, 2)) return NULL;
-  if (sorted->dtype == OM_BOOL || values->dtype == OM_BOOL)
+  if (sorted->dtype == OM_BOOL || values->dtype == OM_BOOL) /* before promotion would make them numbers */
     return om__fail(OM_ERR_DTYPE_MISMATCH, "searchsorted: takes float32 or int64, not bool"), NULL;
-  if (sorted->ndim == 0) return om__fail(OM_ERR_SHAPE_MISMATCH, "searchsorted: the sorted sequence must have at least 1 dim"), NULL;
-  bool lead_ok = sorted->ndim == 1 || (values->ndim == sorted->ndim &&
-                                       !memcmp(values->shape, sorted->shape, sizeof(int64_t) * (size_t)(sorted->ndim - 1)));
-  if (!lead_ok) {
-    char s[OM_SHAPE_STR_LEN], v[OM_SHAPE_STR_LEN];
-    return om__fail(OM_ERR_SHAPE_MISMATCH, "searchsorted: a sorted sequence of shape %s needs values with the same leading "
-                    "dims (all but the last), got %s", om__shape_str(s, sizeof s, sorted->shape, sorted->ndim),
-                    om__shape_str(v, sizeof v, values->shape, values->ndim)), NULL;
-  }
-  /* values [..., N, 1] against the sequence [M] or [..., 1, M]: [..., N, M] */
-  om_scope s = {0};
-  om_tensor *v = om__keep(&s, om_unsqueeze(values, values->ndim));
-  om_tensor *q = sorted->ndim == 1 ? om_tensor_retain(sorted) : om_unsqueeze(sorted, sorted->ndim - 1);
-  om__keep(&s, q);
-  om_tensor *ranked = v && q ? om__keep(&s, right ? om_gt(q, v) : om_ge(q, v)) : NULL;
-  om_tensor *before = om__keep(&s, ranked ? om_cast(om__keep(&s, om_logical_not(ranked)), OM_INT64) : NULL);
-  om_tensor *r = before ? om_sum(before, (int64_t[]){-1}, 1, false) : NULL;
-  om__scope_end(&s);
-  return r;
+  return om__apply1(OM_OP_searchsorted, in, 2, &(om_attrs){.n_i = 1, .i = {right}});
 }
 
 om_tensor *om_bucketize(om_tensor *input, om_tensor *boundaries, bool right) {

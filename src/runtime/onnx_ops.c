@@ -962,6 +962,19 @@ static bool bind_cumsum(om_bind *b) {
   return wrap(b, axis, b->in[0]->ndim, &a) && put(b, 0, om_cumsum(b->in[0], a));
 }
 
+/* Col2Im on [N, C*kH*kW, L] to 2-D images: fold (its padding the same at both ends of an axis). */
+static bool bind_col2im(om_bind *b) {
+  int64_t image[2], block[2], dil[2] = {1, 1}, pads[4] = {0, 0, 0, 0}, strides[2] = {1, 1};
+  int ni = 0, nb = 0, nd, np, ns;
+  if (!const_ints(b, 1, image, 2, &ni) || !const_ints(b, 2, block, 2, &nb) || !attr_ints(b, "dilations", dil, 2, &nd) ||
+      !attr_ints(b, "pads", pads, 4, &np) || !attr_ints(b, "strides", strides, 2, &ns))
+    return false;
+  if (ni != 2 || nb != 2 || (nd >= 0 && nd != 2) || (np >= 0 && np != 4) || (ns >= 0 && ns != 2))
+    return unsupported(b, "an image that is not 2-D");
+  if (pads[0] != pads[2] || pads[1] != pads[3]) return unsupported(b, "padding that differs at the two ends of an axis");
+  return put(b, 0, om_fold(b->in[0], image, block, dil, pads, strides));
+}
+
 static bool softmax(om_bind *b, bool log) {
   int64_t axis;
   int a = 0;
@@ -3158,6 +3171,7 @@ static const om_onnx_rule rules[] = {
     {"Celu", 1, 1, 1, bind_celu, "where(x > 0, x, alpha elu(x / alpha))"},
     {"CenterCropPad", 2, 2, 1, bind_center_crop_pad, "slice, pad with zeros (the sizes known when planning; axes)"},
     {"Clip", 1, 3, 1, bind_clip, "clamp (bounds known when planning), else Max / Min"},
+    {"Col2Im", 3, 3, 1, bind_col2im, "fold (2-D images, the same padding at both ends)"},
     {"Compress", 2, 2, 1, bind_compress, "index_select of the true positions (the condition decides the shape: a plan per value of it when fed or computed)"},
     {"Concat", 1, MANY, 1, bind_concat, "cat"},
     {"ConcatFromSequence", 1, 1, 1, bind_concat_from_sequence, "cat, or stack (new_axis)"},

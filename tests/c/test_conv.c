@@ -357,6 +357,36 @@ TEST(unbatched_inputs) {
   om__release_all(all, 10);
 }
 
+/* unfold of 1..9 by 2x2 blocks; fold sums them back (each pixel times the blocks it is in); the
+ * two are adjoint, <unfold(x), y> = <x, fold(y)>, with stride, padding and dilation; errors. */
+TEST(unfold_and_fold) {
+  const int64_t k2[2] = {2, 2}, hw[2] = {3, 3};
+  om_tensor *x = TF(SHAPE(1, 1, 3, 3), 1, 2, 3, 4, 5, 6, 7, 8, 9), *u = om_unfold(x, k2, ONE, ZERO, ONE);
+  CHECK_VALUES(u, SHAPE(1, 4, 4), 0, 1, 2, 4, 5, 2, 3, 5, 6, 4, 5, 7, 8, 5, 6, 8, 9);
+  om_tensor *f = om_fold(u, hw, k2, ONE, ZERO, ONE);
+  CHECK_VALUES(f, SHAPE(1, 1, 3, 3), 0, 1, 4, 3, 8, 20, 12, 7, 16, 9);
+  const int64_t k[2] = {2, 3}, d[2] = {1, 2}, p[2] = {1, 0}, s[2] = {2, 1}, out[2] = {5, 6};
+  om_tensor *a = om_randn((int64_t[]){2, 3, 5, 6}, 4, 31, true), *ua = om_unfold(a, k, d, p, s);
+  CHECK(ua && om_tensor_shape(ua)[1] == 18 && om_tensor_shape(ua)[2] == 3 * 2);
+  om_tensor *y = ua ? om_randn(om_tensor_shape(ua), 3, 32, true) : NULL, *fy = om_fold(y, out, k, d, p, s);
+  CHECK(fy && fabs(dot(ua, y) - dot(a, fy)) < 1e-4);
+  om_tensor *a3 = om_select(a, 0, 1), *u3 = om_unfold(a3, k, d, p, s), *u4 = om_select(ua, 0, 1);
+  CHECK(u3 && om_tensor_ndim(u3) == 2 && same_values(u3, u4, 0));
+  om_tensor *i64 = om_cast(x, OM_INT64), *empty = om_zeros((int64_t[]){1, 0, 3, 3}, 4, OM_FLOAT32);
+  CHECK_ERROR(om_unfold(x, (int64_t[]){4, 4}, ONE, ZERO, ONE), OM_ERR_SHAPE_MISMATCH,
+              "unfold: no 4x4 block (dilation [1,1]) fits in a [3,3] input padded by [0,0]");
+  CHECK_ERROR(om_unfold(x, k2, ONE, (int64_t[]){0, -1}, ONE), OM_ERR_INVALID_ARGUMENT, "unfold: padding must be non-negative, got [0,-1]");
+  CHECK_ERROR(om_unfold(x, k2, ONE, ZERO, k_huge), OM_ERR_INVALID_ARGUMENT, "unfold: stride [8589934592,2] is above 2^31-1");
+  CHECK_ERROR(om_unfold(i64, k2, ONE, ZERO, ONE), OM_ERR_DTYPE_MISMATCH, "unfold: takes float32, not int64");
+  CHECK_ERROR(om_unfold(empty, k2, ONE, ZERO, ONE), OM_ERR_SHAPE_MISMATCH, "non-zero dimensions other than the batch, got [1,0,3,3]");
+  CHECK_ERROR(om_unfold(u4, k2, ONE, ZERO, ONE), OM_ERR_SHAPE_MISMATCH, "unfold: input must be [N, C, H, W] or [C, H, W], got [18,6]");
+  CHECK_ERROR(om_fold(u, hw, (int64_t[]){3, 1}, ONE, ZERO, ONE), OM_ERR_SHAPE_MISMATCH, "fold: input's 4 rows are not a multiple of the kernel's 3 elements");
+  CHECK_ERROR(om_fold(u, (int64_t[]){4, 3}, k2, ONE, ZERO, ONE), OM_ERR_SHAPE_MISMATCH, "fold: input has 4 blocks; output_size [4,3] gives 3 x 2");
+  CHECK_ERROR(om_fold(u, (int64_t[]){0, 3}, k2, ONE, ZERO, ONE), OM_ERR_INVALID_ARGUMENT, "fold: output_size must be positive");
+  CHECK_ERROR(om_fold(u, hw, k2, NULL, ZERO, ONE), OM_ERR_INVALID_ARGUMENT, "fold: NULL size argument");
+  om__release_all((om_tensor *[]){x, u, f, a, ua, y, fy, a3, u3, u4, i64, empty}, 12);
+}
+
 TEST(conv_errors) {
   om_tensor *x = om_zeros((int64_t[]){1, 3, 8, 8}, 4, OM_FLOAT32), *w = om_zeros((int64_t[]){6, 4, 5, 5}, 4, OM_FLOAT32);
   om_tensor *w3 = om_zeros((int64_t[]){6, 3, 3, 3}, 4, OM_FLOAT32), *w1 = om_zeros((int64_t[]){6, 1, 3, 3}, 4, OM_FLOAT32);
@@ -475,6 +505,7 @@ int main(void) {
   RUN(avg_pool2d_values_count_include_pad_ceil_mode);
   RUN(adaptive_avg_pool2d_values);
   RUN(unbatched_inputs);
+  RUN(unfold_and_fold);
   RUN(conv_errors);
   RUN(pool_errors);
   RUN(trace_lowering);

@@ -33,7 +33,7 @@ TEST(topk_orders_ties_nan_and_both_ends) {
   om__release_all((om_tensor *[]){x, big, order, scalar, s, idx}, 6);
 }
 
-TEST(searchsorted_counts_what_ranks_before) {
+TEST(searchsorted_and_bucketize_place_values) {
   om_tensor *b = TF(SHAPE(4), -1, 0, 0, 2), *x = TF(SHAPE(2, 3), -2, 0, 1, 2, 9, NAN);
   om_tensor *left = om_bucketize(x, b, false), *right = om_bucketize(x, b, true);
   CHECK_VALUES(left, SHAPE(2, 3), 0, 0, 1, 3, 3, 4, 4);
@@ -45,6 +45,21 @@ TEST(searchsorted_counts_what_ranks_before) {
   CHECK_ERROR(om_bucketize(x, b2, false) != NULL, OM_ERR_SHAPE_MISMATCH, "bucketize: boundaries must be 1-D, got 2 dims");
   CHECK_ERROR(om_searchsorted(b2, x, false) != NULL, OM_ERR_SHAPE_MISMATCH, "searchsorted: a sorted sequence of shape [1,4] needs values");
   om__release_all((om_tensor *[]){b, x, left, right, seq, v, nd, b2}, 8);
+}
+
+/* PyTorch's binary search, not a count: a sequence with NaNs (sorted last) or out of order gives
+ * its answers (torch 1.13: [4, 4, 4, 4, 4] and [2, 4]), and int64 keeps every bit. */
+TEST(searchsorted_is_pytorchs_binary_search) {
+  om_tensor *s = TF(SHAPE(4), 1, 2, NAN, NAN), *v = TF(SHAPE(5), 0, 1.5, 2, 3, NAN), *r = om_searchsorted(s, v, false);
+  CHECK_VALUES(r, SHAPE(5), 0, 4, 4, 4, 4, 4);
+  om_tensor *u = TF(SHAPE(5), 3, 1, 2, 0, 5), *w = TF(SHAPE(2), 1.5, 4), *ru = om_searchsorted(u, w, false);
+  CHECK_VALUES(ru, SHAPE(2), 0, 2, 4);
+  om_tensor *big = TI(SHAPE(3), (int64_t)1 << 62, ((int64_t)1 << 62) + 1, ((int64_t)1 << 62) + 3);
+  om_tensor *bv = TI(SHAPE(2), ((int64_t)1 << 62) + 1, ((int64_t)1 << 62) + 2), *rb = om_searchsorted(big, bv, false);
+  CHECK_VALUES(rb, SHAPE(2), 0, 1, 2);
+  om_tensor *t = TF(SHAPE(1), 1), *bools = om_gt(t, t);
+  CHECK_ERROR(om_searchsorted(s, bools, false) != NULL, OM_ERR_DTYPE_MISMATCH, "searchsorted: takes float32 or int64, not bool");
+  om__release_all((om_tensor *[]){s, v, r, u, w, ru, big, bv, rb, t, bools}, 11);
 }
 
 TEST(one_hot_checks_its_classes) {
@@ -107,7 +122,8 @@ TEST(pixel_shuffles_are_inverse_permutations) {
 
 int main(void) {
   RUN(topk_orders_ties_nan_and_both_ends);
-  RUN(searchsorted_counts_what_ranks_before);
+  RUN(searchsorted_and_bucketize_place_values);
+  RUN(searchsorted_is_pytorchs_binary_search);
   RUN(one_hot_checks_its_classes);
   RUN(repeat_interleave_by_a_count_and_by_counts);
   RUN(triangle_indices_row_by_row);

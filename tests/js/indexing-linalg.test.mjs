@@ -137,7 +137,15 @@ describe('unfold and fold', () => {
     throwsKind(() => F.unfold(x, 2, { stride: 0 }), 'InvalidArgument', /^unfold: stride must be positive, got \[0,0\]$/);
     throwsKind(() => F.unfold(x, 2, { padding: -1 }), 'InvalidArgument', /^unfold: padding must be non-negative/);
     throwsKind(() => F.fold(om.zeros([1, 7, 4]), 3, 2), 'ShapeMismatch', /^fold: input's 7 rows are not a multiple of the kernel's 4 elements$/);
-    throwsKind(() => F.fold(om.zeros([1, 8, 5]), 3, 2), 'ShapeMismatch', /^fold: input has 5 blocks; outputSize \[3,3\] gives 4 \(2 x 2\)$/);
+    throwsKind(() => F.fold(om.zeros([1, 8, 5]), 3, 2), 'ShapeMismatch', /^fold: input has 5 blocks; output_size \[3,3\] gives 2 x 2$/);
+    throwsKind(() => F.fold(om.zeros([1, 8, 4]), [0, 3], 2), 'InvalidArgument', /^fold: output_size must be positive \(and below 2\^31\), got \[0,3\]$/);
+    throwsKind(() => F.fold(om.zeros([2, 0, 4]), 3, 2), 'ShapeMismatch',
+      /^fold: input must be \[N, C \* kH \* kW, L\] or \[C \* kH \* kW, L\] with non-zero dimensions other than the batch, got \[2,0,4\]$/);
+    throwsKind(() => F.unfold(om.zeros([1, 0, 3, 3]), 2), 'ShapeMismatch', /^unfold: input must be .* with non-zero dimensions other than the batch, got \[1,0,3,3\]$/);
+    throwsKind(() => F.unfold(x.to('int64'), 2), 'DtypeMismatch', /^unfold: takes float32, not int64$/);
+    throwsKind(() => F.unfold(x, [2, 0]), 'InvalidArgument', /^unfold: kernel_size must be positive, got \[2,0\]$/);
+    throwsKind(() => F.unfold(x, 2, { dilation: 2 ** 31 }), 'InvalidArgument', /^unfold: dilation \[2147483648,2147483648\] is above 2\^31-1$/);
+    assert.deepEqual(F.unfold(om.zeros([0, 2, 3, 3]), 2).shape, [0, 8, 4]); // only the batch may be empty, as PyTorch
     throwsKind(() => F.unfold(x, 2, { groups: 2 }), 'InvalidArgument', /unfold: .*groups/);
   }));
 });
@@ -234,6 +242,8 @@ describe('traced', () => {
     trace(moduleOf((a, b) => om.cdist(a, b, 2, exact).add(om.cdist(a, b, 2, mm)).add(om.cdist(a, b, 1)).add(om.cdist(a, b, Infinity))),
       { a: [om.randn([5, 3], { seed: 4 }), ['p', null]], b: [om.randn([4, 3], { seed: 5 }), ['r', null]] });
     trace(moduleOf((x) => F.unfold(x, [2, 3], { padding: 1, dilation: [2, 1] })), { x: [om.randn([2, 2, 6, 7], { seed: 6 }), ['n', null, 'h', 'w']] });
+    // strides: the blocks' count is floor((h + 2 - 3) / 2 + 1) * floor((w - 2) / 1 + 1), computed in the graph
+    trace(moduleOf((x) => F.unfold(x, [3, 2], { padding: [1, 0], stride: [2, 1] }).mul(2)), { x: [om.randn([2, 3, 7, 5], { seed: 10 }), ['n', null, 'h', 'w']] });
     trace(moduleOf((x) => F.fold(F.unfold(x, 3, { padding: 1, stride: 2 }), [5, 6], 3, { padding: 1, stride: 2 })),
       { x: [om.randn([2, 2, 5, 6], { seed: 7 }), ['n', null, null, null]] });
   }));

@@ -281,6 +281,24 @@ describe('constants of the plan: EyeLike, windows, CenterCropPad', () => {
   });
 });
 
+describe('Col2Im', () => {
+  const ints2 = (name, values) => ({ name, dtype: 'int64', dims: [2], values });
+  test('strides, pads, dilations, kernels, a batch of 0: the Session runs fold', async () => {
+    for (const [ints, image, block, rows, blocks] of [
+      [{}, [4, 5], [2, 2], 8, 12],
+      [{ strides: [2, 1], pads: [1, 0, 1, 0], dilations: [1, 2] }, [5, 6], [2, 3], 18, 6],
+      [{ strides: [2, 2], pads: [1, 1, 1, 1] }, [3, 3], [3, 3], 9, 4],
+    ]) {
+      await agree({ node: { op: 'Col2Im', ints, inputs: ['x', 'i', 'b'] }, inits: [ints2('i', image), ints2('b', block)],
+                    feeds: [{ x: F([2, rows, blocks]) }, { x: F([1, rows, blocks], { edges: SPECIAL }) }, { x: F([0, rows, blocks]) }] });
+    }
+  });
+  test('padding that differs at the two ends of an axis is Unsupported', () => refuses({
+    node: { op: 'Col2Im', ints: { pads: [1, 0, 0, 0] }, inputs: ['x', 'i', 'b'] },
+    inits: [ints2('i', [3, 3]), ints2('b', [2, 2])], feed: { x: F([1, 4, 6]) },
+  }, 'Unsupported', /Col2Im\): padding that differs at the two ends of an axis is not supported/));
+});
+
 describe('losses', () => {
   const target = (dims, C, ignore) => I(dims, (k) => (ignore !== undefined && k % 4 === 1 ? ignore : (k * 7) % C));
   for (const reduction of ['mean', 'sum', 'none']) {
