@@ -230,7 +230,6 @@ function dispatchTraceRun(ctx, inPtr, n, outPtr, max) {
   } catch (e) {
     r.error = e; // the record run's is rethrown by withRuns() once C has unwound
     const message = e instanceof Error ? (e instanceof OmError ? e.message : `${e.name}: ${e.message}`) : String(e);
-    r.message = message;
     withStrings([message], ([p]) => M._omw_set_error(kindCode(e), p));
     return -1;
   }
@@ -240,18 +239,16 @@ function dispatchTraceRun(ctx, inPtr, n, outPtr, max) {
  * Runs call(ctx) with ctx registered as a model C may run (om_trace_run): each run calls
  * fn(inputHandles, outPtr, max), which returns how many output handles it wrote at outPtr. A
  * JS exception in a run is C's error for that run (its message); when the last run threw and
- * call failed with that error, that exception is rethrown here unchanged. Returns call's result.
+ * call failed, that exception is rethrown here unchanged. Returns call's result.
  */
 export function withRuns(fn, call) {
   const ctx = nextRun;
   nextRun = nextRun >= 0x7fffffff ? 1 : nextRun + 1;
-  const r = { fn, error: null, message: '' };
+  const r = { fn, error: null };
   runs.set(ctx, r);
   try {
     const rc = call(ctx);
-    const p = rc < 0 && r.error ? M._omw_error_message() >>> 0 : 0;
-    // C's error is the last run's exception (not a refusal C made after it: the model fails at sizes where it answers too)
-    if (rc < 0 && r.error && (!p || r.message.startsWith(M.UTF8ToString(p)))) {
+    if (rc < 0 && r.error) {
       M._omw_clear_error();
       throw r.error;
     }

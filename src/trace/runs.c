@@ -1304,12 +1304,13 @@ static int answer_set_of(run_ctx *rc, int k, answer_set *a, int64_t *yes, int64_
   for (int64_t x = from; x <= to; x++)
     if (seen[x - from] != (x % m == 0 && x >= lo && x <= hi)) return *(seen[x - from] ? yes : no) = x, 0;
   if (lo == from && lo - m >= d->vmin) { /* it answers to the window's end: on down the multiples, then bisected */
-    int64_t ok = lo, bad = d->vmin - 1; /* bad: where it fails (the one below the minimum is not run) */
-    for (int64_t step = m; ok - step >= d->vmin; step *= 2) {
-      RUN_AT(ok - step);
-      if (!r) { bad = ok - step; break; }
-      ok -= step;
+    int64_t ok = lo, bad = -1, end = (d->vmin + m - 1) / m * m; /* bad: where it fails; end: the smallest multiple */
+    for (int64_t step = m; bad < 0 && ok > end; step *= 2) {
+      int64_t x = ok - step < end ? end : ok - step;
+      RUN_AT(x);
+      *(r ? &ok : &bad) = x;
     }
+    if (bad < 0) bad = end - m; /* it answers down to the end */
     for (int64_t between; (between = (ok - bad - 1) / m) > 0;) {
       int64_t mid = ok - (between + 1) / 2 * m;
       RUN_AT(mid);
@@ -1318,18 +1319,19 @@ static int answer_set_of(run_ctx *rc, int k, answer_set *a, int64_t *yes, int64_
     lo = ok;
   }
   if (hi == to && hi + m <= far) { /* and up, to the far end */
-    int64_t ok = hi, bad = far + 1;
-    for (int64_t step = m; ok + step <= far; step *= 2) {
-      RUN_AT(ok + step);
-      if (!r) { bad = ok + step; break; }
-      ok += step;
+    int64_t ok = hi, bad = -1, end = far / m * m;
+    for (int64_t step = m; bad < 0 && ok < end; step *= 2) {
+      int64_t x = ok + step > end ? end : ok + step;
+      RUN_AT(x);
+      *(r ? &ok : &bad) = x;
     }
+    if (bad < 0) bad = end + m;
     for (int64_t between; (between = (bad - ok - 1) / m) > 0;) {
       int64_t mid = ok + (between + 1) / 2 * m;
       RUN_AT(mid);
       *(r ? &ok : &bad) = mid;
     }
-    hi = ok + m > far ? d->vmax : ok; /* it answers to the far end: to the declared maximum */
+    hi = ok == end ? d->vmax : ok; /* it answers to the far end: to the declared maximum */
   }
   *a = (answer_set){.m = m, .lo = lo, .hi = hi};
   /* outside the set it fails: below it at up to 16 sizes (every one when they are that few), and
@@ -1445,6 +1447,9 @@ static int narrow_where_fails(run_ctx *rc, om_symbol *ranges) {
     if (range_run(rc, tr->fail_at, ignored, sizeof ignored, &call, &name) == RANGE_ENDED) return 0;
     tr->stop_msg = NULL;
   }
+  /* the last run is one at the example, which answers: a caller that keeps the exception of a
+   * run that failed for the refusal (JS) has none to keep */
+  if (answers_at(rc, v0) < 0) return -1;
   tr->phase = OM_PHASE_RECORD;
   return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "%s", msg), 0;
 }

@@ -181,6 +181,9 @@ const rows = [
   ['a model that throws at other sizes in its own code, and answers at sizes no declaration gives (1 and 4)', 'SymbolicShape',
     /^relu: at batch=9 the model fails here \(Error: one or four only\), so the graph would only hold at the traced sizes; the sizes where the model answers are no range, multiple or one size that om\.Dim declares \(it answers at batch=1\) \(at file:.*trace-errors\.test\.mjs:\d+:\d+\)$/,
     () => traceOf((x) => { if (x.shape[0] !== 4 && x.shape[0] !== 1) throw new Error('one or four only'); return x.relu(); }, ['batch', null])],
+  ['a model that fails at one size between sizes where it answers', 'SymbolicShape',
+    /^relu: at batch=5 the model fails here \(Error: not five\), so the graph would only hold at the traced sizes; the sizes where the model answers are no range, multiple or one size that om\.Dim declares \(it fails at batch=5, between sizes where it answers\)/,
+    () => traceOf((x) => { if (x.shape[0] === 5) throw new Error('not five'); return x.relu(); }, ['batch', null])],
   // UnsupportedOperation (spec section 2): a constant over 2 GiB, here a broadcast view (nothing
   // that large is allocated). The spec's refused ops (losses, training-mode BatchNorm/Dropout)
   // join this table as they land.
