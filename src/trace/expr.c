@@ -539,6 +539,12 @@ const char *om__x_name(om_trace *tr, int a) {
   return x->name = om__arena_strdup(&tr->g.arena, buf);
 }
 
+void om__x_reset(om_trace *tr) {
+  tr->xs.n = tr->fs.n = tr->extents.n = tr->same.n = 0;
+  if (tr->xindex) memset(tr->xindex, 0, sizeof *tr->xindex * tr->xindex_cap);
+  for (int k = 0; k < tr->symbols.n; k++) tr->symbols.v[k].var_factor = -1;
+}
+
 void om__x_extent(om_trace *tr, int x) {
   if (x < 0 || tr->xs.v[x].extent) return;
   int *slot = OM_VEC_PUSH_SLOT(tr->extents);

@@ -293,10 +293,12 @@ int om__trace_lower(const om_op_def *def, om_call *c, const om_attrs *given, int
       inside &= tr->runs.v[r].v[k] >= tr->symbols.v[k].vmin && tr->runs.v[r].v[k] <= tr->symbols.v[k].vmax;
     char sizes[160], hint[400];
     om__run_sizes(tr, tr->runs.v[r].v, ~(uint64_t)0, sizes, sizeof sizes);
-    if (inside && !om__run_failed(tr, r, om__arena_printf(&tr->g.arena, "%s (call %lld): at %s the call fails (%s)", def->name,
-                                                       (long long)tr->calls, sizes, l.rc[r]->error)))
-      return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "%s: at %s this call fails (%s), so the graph would only hold "
-                            "at the traced sizes%s", def->name, sizes, l.rc[r]->error, om__run_hint(tr, r, hint, sizeof hint)), -1;
+    const char *why = om__arena_printf(&tr->g.arena, "%s (call %lld): at %s the call fails (%s)", def->name, (long long)tr->calls,
+                                       sizes, l.rc[r]->error);
+    if (inside && !om__run_failed(tr, r, why))
+      return om__run_fails_at(tr, tr->runs.v[r].v, tr->calls - 1, why, "%s: at %s this call fails (%s), so the graph would "
+                              "only hold at the traced sizes%s", def->name, sizes, l.rc[r]->error,
+                              om__run_hint(tr, r, hint, sizeof hint)), -1;
     l.rc[r] = NULL;
   }
   ok = ok && def->lower(&l, c) && om__lower_alive(&l);

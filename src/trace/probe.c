@@ -354,8 +354,10 @@ static bool refuse(probe *p, const int64_t *v, const char *why, int j, int d, in
   }
   if (m && n < sizeof hint) snprintf(hint + n, sizeof hint - n, " (om_trace_dim in C) and trace with example sizes that are");
   if (j < 0)
-    return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "%s: at %s the call fails (%s), so the graph would only hold "
-                          "at the traced sizes%s", l->who, sizes, why, hint);
+    return om__run_fails_at(tr, v, tr->calls - 1, om__arena_printf(&tr->g.arena, "%s (call %lld): at %s the call fails (%s)",
+                                                                   l->who, (long long)tr->calls, sizes, why),
+                            "%s: at %s the call fails (%s), so the graph would only hold at the traced sizes%s", l->who, sizes,
+                            why, hint);
   return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "%s: output axis %d has size %lld at the traced sizes and %lld "
                         "at %s, which the graph cannot compute from the sizes of its inputs%s", l->who, d,
                         (long long)l->c->out_meta[j].shape[d], (long long)got, sizes, hint);

@@ -472,6 +472,24 @@ bool om__run_more_at(om_trace *tr, const int64_t *v) {
 
 bool om__run_small(const om_trace *tr, int r) { return is_small(tr, &tr->runs.v[r]); }
 
+#define OM_NARROWINGS 4 /* how often a trace begins again with ranges narrowed where the model fails */
+
+bool om__run_fails_at(om_trace *tr, const int64_t *v, int64_t index, const char *why, const char *fmt, ...) {
+  char msg[sizeof om__state()->err_msg];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  if (tr->phase != OM_PHASE_RECORD || tr->base.n_outputs < 0 || tr->narrowings >= OM_NARROWINGS || tr->fail_msg)
+    return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "%s", msg);
+  if (!(tr->fail_msg = om__arena_strdup(&tr->g.arena, msg))) return om__trace_fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory");
+  tr->fail_why = why;
+  tr->fail_call = index;
+  memcpy(tr->fail_at, v, sizeof tr->fail_at);
+  tr->more = true; /* the record run unwinds */
+  return om__fail(OM_ERR_TRACE_INVALID_USAGE, "trace_run: the model is run at more sizes first (this is not an error of the model)");
+}
+
 bool om__run_drop(om_trace *tr, int r, const char *why) {
   if (!is_small(tr, &tr->runs.v[r])) return false;
   below(tr, &tr->runs.v[r], why);
@@ -522,11 +540,11 @@ static bool same_inputs(om_trace *tr, const om_run *run, const om_runcall *p, om
 static bool failed_here(om_trace *tr, int r, int op, int64_t index, const char *error) {
   char sizes[160], hint[400];
   om__run_sizes(tr, tr->runs.v[r].v, ~(uint64_t)0, sizes, sizeof sizes);
-  if (om__run_failed(tr, r, om__arena_printf(&tr->g.arena, "%s (call %lld): at %s the model fails (%s)", kind_name(op),
-                                              (long long)index + 1, sizes, error)))
-    return true;
-  return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "%s: at %s the model fails here (%s), so the graph would only hold at "
-                        "the traced sizes%s", kind_name(op), sizes, error, om__run_hint(tr, r, hint, sizeof hint));
+  const char *why = om__arena_printf(&tr->g.arena, "%s (call %lld): at %s the model fails (%s)", kind_name(op),
+                                     (long long)index + 1, sizes, error);
+  if (om__run_failed(tr, r, why)) return true;
+  return om__run_fails_at(tr, tr->runs.v[r].v, index, why, "%s: at %s the model fails here (%s), so the graph would only "
+                          "hold at the traced sizes%s", kind_name(op), sizes, error, om__run_hint(tr, r, hint, sizeof hint));
 }
 
 /* A run of the range check stops after this many calls plus 64 for each call of the base run:
@@ -688,10 +706,11 @@ static bool check_ends(om_trace *tr, om_tensor *const *outs, int n) {
       continue;
     }
     if (run->n_outputs < 0) { /* where the record run did not meet it (after its last call, at a call it computed only) */
-      if (om__run_failed(tr, r, om__arena_printf(&tr->g.arena, "trace_run: at %s the model fails (%s)", sizes, run->error))) continue;
+      const char *why = om__arena_printf(&tr->g.arena, "trace_run: at %s the model fails (%s)", sizes, run->error);
+      if (om__run_failed(tr, r, why)) continue;
       char hint[400];
-      return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "trace_run: at %s the model fails (%s), so the graph would only "
-                            "hold at the traced sizes%s", sizes, run->error, om__run_hint(tr, r, hint, sizeof hint));
+      return om__run_fails_at(tr, run->v, -1, why, "trace_run: at %s the model fails (%s), so the graph would only "
+                              "hold at the traced sizes%s", sizes, run->error, om__run_hint(tr, r, hint, sizeof hint));
     }
     if (run->n_outputs != n) {
       if (is_small(tr, run)) {
@@ -1279,6 +1298,277 @@ static bool check_whole_range(om_trace *tr, const om_symbol *declared, om_trace_
   return ok;
 }
 
+/* ---- ranges narrowed where the model fails (docs/symbolic-axes.md, "Where the model fails") ---- */
+
+#define OM_WINDOW 24 /* the sizes each side of the example where the model runs at every one */
+
+/* Whether the model answers (returns, whatever it does) at the variables v: 1, 0, -1 when the
+ * trace ended. */
+static int answers_at(run_ctx *rc, const int64_t *v) {
+  char why[320];
+  int64_t call;
+  const char *name;
+  int r = range_run(rc, v, why, sizeof why, &call, &name);
+  return r == RANGE_ENDED ? -1 : r != RANGE_FAILS;
+}
+
+/* The sizes where the model answers, as a declaration gives them: the variable of a symbol a
+ * multiple of m from lo to hi (in the declared variable's units). */
+typedef struct answer_set {
+  int64_t m, lo, hi;
+} answer_set;
+
+static int64_t gcd64(int64_t a, int64_t b) {
+  while (b) {
+    int64_t r = a % b;
+    a = b, b = r;
+  }
+  return a;
+}
+
+/* Whether variable x of a symbol is in set a. */
+static bool in_set(const answer_set *a, int64_t x) { return x >= a->lo && x <= a->hi && x % a->m == 0; }
+
+/* Symbol k's sizes where the model answers, the others at the example's, into *a: at every size
+ * within OM_WINDOW of the example (which shows the multiple: the smallest step between sizes
+ * where it answers), then along the multiples down to the declared minimum and up to the far end
+ * (far_variable), bisected to where it stops answering, and at sizes spread outside that set,
+ * where it must fail. 1 when found; 0 when the sizes are none a declaration gives (*yes: a size
+ * where the model answers that the set would leave out, or *no: one where it fails between sizes
+ * where it answers; -1 otherwise); -1 when the trace ended. */
+static int answer_set_of(run_ctx *rc, int k, answer_set *a, int64_t *yes, int64_t *no) {
+  om_trace *tr = rc->tr;
+  const om_symbol *d = &rc->declared[k];
+  int64_t v0[64], v[64];
+  om__run_example(tr, v0);
+  memcpy(v, v0, sizeof v);
+  int64_t x0 = v0[k], from = x0 - OM_WINDOW < d->vmin ? d->vmin : x0 - OM_WINDOW;
+  int64_t to = d->vmax - x0 < OM_WINDOW ? d->vmax : x0 + OM_WINDOW, far = far_variable(d, x0), m = 0, lo = x0, hi = x0;
+  bool seen[2 * OM_WINDOW + 1];
+  int r;
+  *yes = *no = -1;
+#define RUN_AT(x) do { v[k] = (x); if ((r = answers_at(rc, v)) < 0) return -1; } while (0)
+  for (int64_t x = from; x <= to; x++) {
+    r = 1;
+    if (x != x0) RUN_AT(x);
+    if ((seen[x - from] = r)) m = gcd64(m, x > x0 ? x - x0 : x0 - x), lo = x < lo ? x : lo, hi = x > hi ? x : hi;
+  }
+  if (!m) m = 1; /* only the example: one size */
+  if (x0 % m) return *yes = lo != x0 ? lo : hi, 0; /* sizes no multiple declares (odd ones) */
+  for (int64_t x = from; x <= to; x++)
+    if (seen[x - from] != (x % m == 0 && x >= lo && x <= hi)) return *(seen[x - from] ? yes : no) = x, 0;
+  if (lo == from && lo - m >= d->vmin) { /* it answers to the window's end: on down the multiples, then bisected */
+    int64_t ok = lo, bad = -1, end = (d->vmin + m - 1) / m * m; /* bad: where it fails; end: the smallest multiple */
+    for (int64_t step = m; bad < 0 && ok > end; step *= 2) {
+      int64_t x = ok - step < end ? end : ok - step;
+      RUN_AT(x);
+      *(r ? &ok : &bad) = x;
+    }
+    if (bad < 0) bad = end - m; /* it answers down to the end */
+    for (int64_t between; (between = (ok - bad - 1) / m) > 0;) {
+      int64_t mid = ok - (between + 1) / 2 * m;
+      RUN_AT(mid);
+      *(r ? &ok : &bad) = mid;
+    }
+    lo = ok;
+  }
+  if (hi == to && hi + m <= far) { /* and up, to the far end */
+    int64_t ok = hi, bad = -1, end = far / m * m;
+    for (int64_t step = m; bad < 0 && ok < end; step *= 2) {
+      int64_t x = ok + step > end ? end : ok + step;
+      RUN_AT(x);
+      *(r ? &ok : &bad) = x;
+    }
+    if (bad < 0) bad = end + m;
+    for (int64_t between; (between = (bad - ok - 1) / m) > 0;) {
+      int64_t mid = ok + (between + 1) / 2 * m;
+      RUN_AT(mid);
+      *(r ? &ok : &bad) = mid;
+    }
+    hi = ok == end ? d->vmax : ok; /* it answers to the far end: to the declared maximum */
+  }
+  *a = (answer_set){.m = m, .lo = lo, .hi = hi};
+  /* outside the set it fails: below it at up to 16 sizes (every one when they are that few), and
+   * above it and between the multiples at sizes spread to the far end */
+  int64_t below = lo - d->vmin, above = hi < far ? hi + 1 : far + 1;
+  for (int64_t i = 0; i < 16 && i < below; i++) {
+    int64_t x = below <= 16 ? d->vmin + i : lo - 1 - i * below / 16;
+    if (x >= from && x <= to) continue;
+    RUN_AT(x);
+    if (r) return *yes = x, 0;
+  }
+  for (int64_t step = 1; above + step - 1 <= far; step *= 2) {
+    int64_t x = above + step - 1;
+    if (x <= to) continue;
+    RUN_AT(x);
+    if (r) return *yes = x, 0;
+  }
+  for (int64_t step = 2 * OM_WINDOW; m > 1 && x0 + step + m <= hi && x0 + step + m <= far; step *= 4) {
+    RUN_AT(x0 + step + 1); /* x0 + step is a multiple: one past it is not */
+    if (r) return *yes = x0 + step + 1, 0;
+  }
+#undef RUN_AT
+  return 1;
+}
+
+/* Sizes of the declared ranges the narrowed sets leave out, several symbols moved at once: at
+ * each, the model must fail (a set found with the other symbols at their examples may leave out
+ * sizes where it answers with them elsewhere: h and w need h + w even). *out gets the variables
+ * of one where it answers. 1 when none does, 0 when one does, -1 when the trace ended. */
+static int fails_outside(run_ctx *rc, const answer_set *sets, uint64_t narrowed, int64_t *out) {
+  om_trace *tr = rc->tr;
+  int n = tr->symbols.n;
+  int64_t v0[64], v[64];
+  om__run_example(tr, v0);
+  static const int64_t offsets[] = {1, -1, 2, -2, 3, 5, -3};
+  for (int t = 0; t < 24; t++) {
+    bool outside = false;
+    for (int k = 0; k < n; k++) {
+      const om_symbol *d = &rc->declared[k];
+      int64_t x = v0[k] + offsets[(t + 3 * k) % 7] * (t / 7 + 1);
+      v[k] = x < d->vmin ? d->vmin : x > d->vmax ? d->vmax : x;
+      outside |= (narrowed >> k & 1) && !in_set(&sets[k], v[k]);
+    }
+    bool moved = false; /* more than one symbol: one alone was checked by answer_set_of */
+    for (int k = 0, c = 0; k < n; k++) moved |= (c += v[k] != v0[k]) > 1;
+    if (!outside || !moved) continue;
+    int r = answers_at(rc, v);
+    if (r < 0) return -1;
+    if (r) return memcpy(out, v, sizeof(int64_t) * (size_t)n), 0;
+  }
+  return 1;
+}
+
+/* The trace is refused where the model fails (tr->fail_msg): unless the sizes where the model
+ * answers are a declaration's (answer_set_of each symbol that moved where it fails) that leaves
+ * out where it fails and no size where it answers, then declared (the ranges the record run
+ * begins with, and the reason: traced.symbols' narrowedBy) to trace again. 1: declared, 0:
+ * refused with the reason appended (at the model's call that failed, so that in JS the error
+ * names its source line), -1: the trace ended otherwise. */
+static int narrow_where_fails(run_ctx *rc, om_symbol *ranges) {
+  om_trace *tr = rc->tr;
+  int n = tr->symbols.n;
+  int64_t v0[64], at[64];
+  om__run_example(tr, v0);
+  answer_set sets[64];
+  uint64_t narrowed = 0;
+  bool left_out = false; /* where it fails is outside a set */
+  char reason[400] = "", sizes[160];
+  for (int k = 0; k < n && !reason[0]; k++) {
+    sets[k] = (answer_set){.m = 1, .lo = ranges[k].vmin, .hi = ranges[k].vmax};
+    if (tr->fail_at[k] == v0[k]) continue;
+    int64_t yes, no;
+    int r = answer_set_of(rc, k, &sets[k], &yes, &no);
+    if (r < 0) return -1;
+    if (!r) {
+      memcpy(at, v0, sizeof at);
+      at[k] = yes >= 0 ? yes : no >= 0 ? no : tr->fail_at[k];
+      om__run_sizes(tr, at, (uint64_t)1 << k, sizes, sizeof sizes);
+      snprintf(reason, sizeof reason, "; the sizes where the model answers are no range, multiple or one size that om.Dim "
+               "declares (%s %s)", yes >= 0 ? "it answers at" : "it fails at", sizes);
+      if (no >= 0) snprintf(reason + strlen(reason) - 1, sizeof reason - strlen(reason) + 1, ", between sizes where it answers)");
+      break;
+    }
+    if (sets[k].m > 1 || sets[k].lo > ranges[k].vmin || sets[k].hi < ranges[k].vmax) narrowed |= (uint64_t)1 << k;
+    left_out |= !in_set(&sets[k], tr->fail_at[k]);
+  }
+  int r = !reason[0] && left_out ? fails_outside(rc, sets, narrowed, at) : 0;
+  if (r < 0) return -1;
+  if (!reason[0] && left_out && !r)
+    snprintf(reason, sizeof reason, "; the sizes where the model answers are no range, multiple or one size that om.Dim "
+             "declares (it answers at %s)", om__run_sizes(tr, at, ~(uint64_t)0, sizes, sizeof sizes));
+  if (r) {
+    for (int k = 0; k < n; k++) {
+      if (!(narrowed >> k & 1)) continue;
+      om_symbol *s = &ranges[k];
+      int64_t multiple = s->multiple * sets[k].m, min = sets[k].lo * s->multiple;
+      int64_t max = sets[k].hi == s->vmax ? s->max : sets[k].hi * s->multiple;
+      if (min > s->min || multiple > s->multiple) s->min_why = tr->fail_why;
+      if (max < s->max) s->max_why = tr->fail_why;
+      s->multiple = multiple, s->min = min, s->max = max;
+      s->vmin = (min + multiple - 1) / multiple, s->vmax = max / multiple;
+    }
+    return 1;
+  }
+  /* refused: at the model's call that failed, where a run there reaches it */
+  const char *msg = om__arena_printf(&tr->g.arena, "%s%s", tr->fail_msg, reason);
+  if (!msg) return om__trace_fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory"), -1;
+  if (tr->fail_call >= 0) {
+    char ignored[320];
+    int64_t call;
+    const char *name;
+    tr->stop_call = tr->fail_call, tr->stop_msg = msg;
+    if (range_run(rc, tr->fail_at, ignored, sizeof ignored, &call, &name) == RANGE_ENDED) return 0;
+    tr->stop_msg = NULL;
+  }
+  /* the last run is one at the example, which answers: a caller that keeps the exception of a
+   * run that failed for the refusal (JS) has none to keep */
+  if (answers_at(rc, v0) < 0) return -1;
+  tr->phase = OM_PHASE_RECORD;
+  return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "%s", msg), 0;
+}
+
+/* The base run (which calls are live) and the runs at other sizes om_trace_run begins with: near
+ * and small ones (run_sizes), then far ones (far_sizes). false when the trace ended. */
+static bool first_runs(const run_ctx *rc) {
+  om_trace *tr = rc->tr;
+  tr->base.n_outputs = -1;
+  if (!tr->symbols.n) return true;
+  om__run_example(tr, tr->base.v);
+  om_thread_state *st = om__state();
+  st->rng_seed = rc->seed, st->rng_offset = rc->offset;
+  if (!run_other(tr, &tr->base, rc->fn, rc->ctx, rc->scratch, rc->max_outputs)) return false;
+  int far = 1 + (tr->symbols.n < OM_FAR_ALONE ? tr->symbols.n : OM_FAR_ALONE);
+  for (int r = 0; r < OM_RUNS + far; r++) {
+    int64_t v[64] = {0};
+    if (r < OM_RUNS) run_sizes(tr, r + 1, v);
+    else if (!far_sizes(tr, r - OM_RUNS, v)) continue;
+    if (!add_run(rc, v, r >= OM_RUNS)) return false;
+  }
+  return true;
+}
+
+/* Frees a run's log. */
+static void run_free(om_run *run) {
+  free(run->calls.v);
+  free(run->pool.v);
+  free(run->live.v);
+  memset(run, 0, sizeof *run);
+}
+
+/* Begins the trace again with the symbols as ranges has them (narrowed where the model fails):
+ * the variables are other sizes now, so every expression goes (om__x_reset), the inputs' extents
+ * are made again, and so are the runs. false when the trace ended. */
+static bool begin_again(const run_ctx *rc, const om_symbol *ranges) {
+  om_trace *tr = rc->tr;
+  om_graph *g = &tr->g;
+  memcpy(tr->symbols.v, ranges, sizeof *ranges * (size_t)tr->symbols.n);
+  for (int k = 0; k < g->inputs.n; k++) /* each symbolic axis's symbol, in its extent's place, before they go */
+    for (int d = 0; d < g->values.v[g->inputs.v[k]].ndim; d++) {
+      int *x = &g->values.v[g->inputs.v[k]].ext[d];
+      if (*x >= 0) *x = __builtin_ctzll(tr->xs.v[*x].syms);
+    }
+  om__x_reset(tr);
+  for (int k = 0; k < g->inputs.n; k++)
+    for (int d = 0; d < g->values.v[g->inputs.v[k]].ndim; d++) {
+      om_gvalue *in = &g->values.v[g->inputs.v[k]];
+      if (in->ext[d] < 0) continue;
+      if ((in->ext[d] = om__x_sym(tr, in->ext[d])) < 0 || !(in->dim_param[d] = om__x_name(tr, in->ext[d])))
+        return om__trace_fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory");
+      om__x_extent(tr, in->ext[d]);
+    }
+  for (int k = 0; k < tr->symbols.n; k++) tr->symbols.v[k].extent_node = tr->symbols.v[k].extent_value = -1;
+  for (int r = 0; r < tr->runs.n; r++) run_free(&tr->runs.v[r]);
+  tr->runs.n = 0;
+  run_free(&tr->base);
+  tr->extended = tr->more_syms = 0;
+  tr->more_at_n = tr->rounds = 0;
+  tr->more = false;
+  tr->fail_msg = NULL;
+  tr->narrowings++;
+  return first_runs(rc);
+}
+
 int om_trace_run(om_trace_fn fn, void *ctx, om_tensor **outputs, int max_outputs) {
   om_trace *tr = om__need_trace("trace_run");
   if (!tr) return -1;
@@ -1293,25 +1583,17 @@ int om_trace_run(om_trace_fn fn, void *ctx, om_tensor **outputs, int max_outputs
                           tr->inputs.n), -1;
   om_thread_state *st = om__state();
   uint64_t seed = st->rng_seed, offset = st->rng_offset;
-  tr->base.n_outputs = -1;
-  if (tr->symbols.n) { /* the base run: which calls are live */
-    om__run_example(tr, tr->base.v);
-    if (!run_other(tr, &tr->base, fn, ctx, outputs, max_outputs)) return -1;
-  }
-  const run_ctx rc = {.tr = tr, .fn = fn, .ctx = ctx, .scratch = outputs, .max_outputs = max_outputs, .seed = seed, .offset = offset};
-  int far = 1 + (tr->symbols.n < OM_FAR_ALONE ? tr->symbols.n : OM_FAR_ALONE);
-  for (int r = 0; tr->symbols.n && r < OM_RUNS + far; r++) {
-    int64_t v[64] = {0};
-    if (r < OM_RUNS) run_sizes(tr, r + 1, v);
-    else if (!far_sizes(tr, r - OM_RUNS, v)) continue;
-    if (!add_run(&rc, v, r >= OM_RUNS)) return -1;
-  }
+  run_ctx rc = {.tr = tr, .fn = fn, .ctx = ctx, .scratch = outputs, .max_outputs = max_outputs, .seed = seed, .offset = offset};
+  if (!first_runs(&rc)) return -1;
   /* the record run; when it asks for more runs (om__run_more) it unwinds, the graph and the
-   * symbols' ranges go back to how they were, the runs are made, and it records again */
+   * symbols' ranges go back to how they were, the runs are made, and it records again; where
+   * the model fails (om__run_fails_at) it unwinds too, and begins again with the ranges narrowed
+   * to where the model answers, or is refused (narrow_where_fails) */
   const int mark[3] = {tr->g.values.n, tr->g.nodes.n, tr->g.inits.n};
   om_symbol *ranges = tr->symbols.n ? om__alloc(sizeof *ranges * (size_t)tr->symbols.n, "trace_run") : NULL;
   if (tr->symbols.n && !ranges) return om__trace_fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory"), -1;
   if (ranges) memcpy(ranges, tr->symbols.v, sizeof *ranges * (size_t)tr->symbols.n);
+  rc.declared = ranges;
   uint32_t id = tr->id;
   int n;
   for (;;) {
@@ -1337,10 +1619,19 @@ int om_trace_run(om_trace_fn fn, void *ctx, om_tensor **outputs, int max_outputs
       om__release_all(outputs, n > 0 && n <= max_outputs ? n : 0);
       return free(ranges), -1;
     }
+    if (!tr->more && n >= 0 && n <= max_outputs && !check_ends(tr, outputs, n) && !ours(id)) {
+      om__release_all(outputs, n);
+      return free(ranges), -1;
+    }
     if (!tr->more) break;
     om__release_all(outputs, n > 0 && n <= max_outputs ? n : 0);
     om_clear_error();
     om__trace_rollback(tr, mark);
+    if (tr->fail_msg) { /* the model fails where the record run met it */
+      int again = narrow_where_fails(&rc, ranges);
+      if (again <= 0 || !begin_again(&rc, ranges)) return free(ranges), -1;
+      continue;
+    }
     int64_t (*more)[64] = malloc(sizeof *more * OM_MORE * 2), n_more = 0; /* chosen in the ranges the record run narrowed */
     if (!more) return free(ranges), om__trace_fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory"), -1;
     for (int k = 0, moved = 0; k < tr->symbols.n && moved < 2 && tr->more_syms; k++) {
@@ -1369,9 +1660,9 @@ int om_trace_run(om_trace_fn fn, void *ctx, om_tensor **outputs, int max_outputs
     om__fail(kind, "%s", msg);
     return free(ranges), -1;
   }
-  if (n > max_outputs || !check_ends(tr, outputs, n)) {
-    om__release_all(outputs, n < max_outputs ? n : max_outputs);
-    if (n > max_outputs) om__trace_fail(OM_ERR_TRACE_INVALID_USAGE, "trace_run: %d outputs, room for %d", n, max_outputs);
+  if (n > max_outputs) {
+    om__release_all(outputs, max_outputs);
+    om__trace_fail(OM_ERR_TRACE_INVALID_USAGE, "trace_run: %d outputs, room for %d", n, max_outputs);
     return free(ranges), -1;
   }
   /* check_minimums after check_ends (it reads this run's tensors); the whole range before the

@@ -194,6 +194,12 @@ struct om_trace {
   int more_at_n, rounds;     /* rounds: how often the record run began again */
   const char *answers;       /* the first range the record run narrowed where the model works (om__run_answers) */
   const char *far_parted;    /* a run above the example the record run parted from (the refusal, if the range check finds no threshold) */
+  /* a refusal where the model itself fails (om__run_fails_at): the record run unwinds and
+   * om_trace_run looks for the sizes where the model answers, to trace again with those */
+  const char *fail_msg, *fail_why; /* the refusal, and the range's reason when it narrows */
+  int64_t fail_at[64];       /* the variables where it fails */
+  int64_t fail_call;         /* the record run's call that refused (its source line), -1 none */
+  int narrowings;            /* how often the trace began again with narrowed ranges */
   int64_t calls;             /* calls made in the run going on */
   om_storage *phantom;       /* the storage every phantom shares (no data) */
   int depth;                 /* > 0 inside a call already logged (a lowering's own constants, backward) */
@@ -293,6 +299,9 @@ bool om__x_min(const om_trace *tr, int a, int64_t *out);
 /** 1 when a and b agree at every size (with mult: every size where variable k is a multiple of
  *  mult[k]), 0 when they differ (a point where they do in at), -1 undecided (too large a grid). */
 int om__x_same(om_trace *tr, int a, int b, const int64_t *mult, int64_t *at);
+/** Forgets every expression and factor (the symbols' multiples changed: a variable is another
+ *  size now), the symbols' variable factors with them. */
+void om__x_reset(om_trace *tr);
 /** Records expression x (-1: none) as some value's extent. */
 void om__x_extent(om_trace *tr, int x);
 /** a written in the symbols' names (its dim_param), an arena string; NULL on OutOfMemory. */
@@ -340,6 +349,14 @@ const char *om__run_hint(const om_trace *tr, int r, char *buf, size_t cap);
 /** Notes that the record run narrowed a range where the model works (why: where first): the
  *  trace is refused when the record run ends, with the declaration of the narrowed ranges. */
 void om__run_answers(om_trace *tr, const char *why);
+/** The trace is refused (SymbolicShape, the message fmt) because the model fails at the
+ *  variables v (why: where and how, the narrowed range's reason), at the record run's call index
+ *  (-1: none). Unless a run at v cannot say more (the base run failed, or the trace began again
+ *  too often), the refusal waits: the record run unwinds and om_trace_run runs the model at the
+ *  sizes around, and where the sizes it answers at are ones a declaration gives (a range, a
+ *  multiple, one size) and exclude v, traces again with them (docs/symbolic-axes.md). false. */
+bool om__run_fails_at(om_trace *tr, const int64_t *v, int64_t index, const char *why, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
 /** Whether run r has a symbol below its example size. */
 bool om__run_small(const om_trace *tr, int r);
 /** When run r is below the example in some symbol: drops it (not used further) and narrows

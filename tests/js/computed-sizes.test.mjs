@@ -297,3 +297,90 @@ describe('sizes the trace never saw (random models 21:62694, 21:88889, 21:43750)
     assert.deepEqual(tm.outputs[0].shape, ['N', 'min(4*H*H,170)']);
   }));
 });
+
+// Where the eager model itself fails at sizes of the declared range (no answer exists there), the
+// tracer runs it at the sizes around and, where it answers at sizes a declaration gives (a range,
+// a multiple, one size) and fails at every other, traces with that narrowed range
+// (docs/symbolic-axes.md, "Where the model fails"); where it answers at sizes no declaration
+// gives, it refuses, naming one.
+describe('ranges narrowed where the model fails', () => {
+  /**
+   * Checks tm's symbol name: [multipleOf, min, max], the reason reported and written into the .onnx
+   * (metadata_props); returns the library format's bytes, for refusedOutside.
+   */
+  function narrowedTo(tm, name, want) {
+    const s = tm.symbols.find((v) => v.name === name);
+    assert.deepEqual([s.multipleOf, s.min, s.max], want);
+    assert.ok(s.narrowedBy, 'the reason is reported');
+    assert.deepEqual(JSON.parse(metadataProps(tm.toOnnx())[`onemodel.symbol.${name}`]),
+      { min: want[1], max: want[2] === Infinity ? null : want[2], multipleOf: want[0], narrowedBy: s.narrowedBy });
+    return tm.save();
+  }
+  /** A Session on the library format's bytes refuses an input of shape (ShapeMismatch, message). */
+  async function refusedOutside(bytes, shape, message) {
+    const [session, x] = [await om.InferenceSession.create(bytes), om.randn(shape, { seed: 30 })];
+    try {
+      assert.throws(() => session.run({ x }), (e) => e instanceof om.OmError && e.kind === 'ShapeMismatch' && message.test(e.message), message);
+    } finally {
+      session.dispose();
+      x.dispose();
+    }
+  }
+
+  test('a reshape into halves of T (odd T fails): T narrows to multiples of 2, right at even sizes the trace never saw', async () => {
+    let bytes;
+    await withTraced((keep) => {
+      const model = (x) => x.reshape(x.shape[0], x.shape[1] / 2, 2).sum(2);
+      const tm = traceAt(keep, model, { x: [om.randn([3, 8], { seed: 20 }), ['B', 'T']] }, [{ T: 2 }, { T: 46 }, { T: 250 }, { B: 1, T: 1002 }]);
+      assert.deepEqual(tm.outputs[0].shape, ['B', 'T/2']);
+      bytes = narrowedTo(tm, 'T', [2, 2, Infinity]);
+      assert.match(tm.symbols[1].narrowedBy, /^reshape \(call 1\): at .*T=\d*[13579] the model fails \(reshape: shape\[1\] must be an integer, got \d+\.5\)$/);
+      assert.equal(tm.symbols[0].narrowedBy, null); // B is not narrowed
+    });
+    await refusedOutside(bytes, [3, 9], /^run: axis 'T' is 9 at dim 1 of input 'x'; the traced graph holds for T from 2 in multiples of 2$/);
+  });
+
+  test('two symbols that must both be even (a 2x2 pooling by reshape): both narrow', async () => {
+    let bytes;
+    await withTraced((keep) => {
+      const model = (x) => x.reshape(1, 2, x.shape[2] / 2, 2, x.shape[3] / 2, 2).sum([3, 5]);
+      const tm = traceAt(keep, model, { x: [om.randn([1, 2, 8, 6], { seed: 22 }), [null, null, 'H', 'W']] },
+        [{ H: 2, W: 2 }, { H: 30, W: 4 }, { H: 2, W: 58 }]);
+      assert.deepEqual([tm.symbols[0].multipleOf, tm.symbols[0].min], [2, 2]);
+      bytes = narrowedTo(tm, 'W', [2, 2, Infinity]);
+    });
+    await refusedOutside(bytes, [1, 2, 8, 5], /^run: axis 'W' is 5 at dim 3 of input 'x'; the traced graph holds for W from 2 in multiples of 2$/);
+  });
+
+  test('a broadcast against a fixed [7, 7, 1]: B = 7 alone when 1 is not declared, refused when it is (eager answers at B = 1 too)', async () => {
+    let bytes;
+    await withTraced((keep) => {
+      const c = om.randn([7, 7, 1], { seed: 24 });
+      const model = (x) => x.add(c);
+      const x = om.randn([7, 7, 12], { seed: 25 });
+      assert.throws(() => om.trace(model, { x: [x, ['B', null, null]] }), (e) => e instanceof om.TraceError && e.kind === 'SymbolicShape'
+        && /^add: at B=\d+ the call fails \(add: shapes \[\d+,7,12\] and \[7,7,1\] do not broadcast .*\), so the graph would only hold at the traced sizes; the sizes where the model answers are no range, multiple or one size that om\.Dim declares \(it answers at B=1\) \(at file:.*computed-sizes\.test\.mjs:\d+:\d+\)$/.test(e.message), 'refused');
+      const tm = traceAt(keep, model, { x: [x, [om.Dim('B', { min: 2 }), null, null]] }, []);
+      bytes = narrowedTo(tm, 'B', [1, 7, 7]);
+    });
+    await refusedOutside(bytes, [8, 7, 12], /^run: axis 'B' is 8 at dim 0 of input 'x'; the traced graph holds for B from 7 to 7 \(narrowed by add \(call 1\): at B=\d+ the call fails/);
+  });
+
+  test('a row the model selects (row 4 fails below 5 rows): the range starts at 5', async () => {
+    let bytes;
+    await withTraced((keep) => {
+      const model = (x) => x.select(0, 4).relu().add(x.slice(0, 0, 1));
+      const tm = traceAt(keep, model, { x: [om.randn([6, 3], { seed: 27 }), ['B', null]] }, [{ B: 5 }, { B: 19 }, { B: 301 }]);
+      bytes = narrowedTo(tm, 'B', [1, 5, Infinity]);
+    });
+    await refusedOutside(bytes, [4, 3], /^run: axis 'B' is 4 at dim 0 of input 'x'; the traced graph holds for B from 5 \(narrowed by select/);
+  });
+
+  test('h + w must be even: neither narrows alone (it answers at odd h and odd w together), refused naming such sizes', () => {
+    const model = (x) => x.sum().add(om.ones([2, (x.shape[0] + x.shape[1]) / 2]).sum());
+    const x = om.randn([4, 6], { seed: 29 });
+    assert.throws(() => om.trace(model, { x: [x, ['H', 'W']] }), (e) => e instanceof om.TraceError && e.kind === 'SymbolicShape'
+      && /the sizes where the model answers are no range, multiple or one size that om\.Dim declares \(it answers at H=\d*[13579], W=\d*[13579]\)/.test(e.message), 'refused');
+    x.dispose();
+  });
+});
