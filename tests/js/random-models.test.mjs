@@ -20,7 +20,7 @@ const COUNT = 600;
 
 describe('the random-model instrument', () => {
   const pool = new Pool({ timeoutMs: 30000 });
-  const hangs = new Pool({ timeoutMs: 2000 }); // its model never gets to load onnxruntime: 2 s is plenty
+  const hangs = new Pool({ timeoutMs: 5000 }); // a case's time starts once its worker is ready: 5 s is plenty for the refused one, and the hang costs no more
   after(() => Promise.all([pool.close(), hangs.close()]));
   /** A source returning a function model of x [5, 4] with a symbolic batch. */
   const fn = (body, pre = '') => `${pre}\nreturn { model: (x) => ${body}, inputs: { x: { shape: [5, 4], axes: ['B', null] } } };`;
@@ -75,7 +75,7 @@ describe('the random-model instrument', () => {
     const hang = await hangs.run(fn('{ for (;;); }'), { id: 'hang' });
     assert.equal(hang.class, 'crash');
     assert.equal(hang.at, 'hang');
-    // a new worker runs the next model (a refused one: it needs no onnxruntime, so 2 s are plenty)
+    // a new worker runs the next model (a refused one: it needs no onnxruntime)
     assert.equal((await hangs.run(cases.refused, { id: 'after the hang' })).class, 'refused');
   });
 

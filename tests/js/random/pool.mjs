@@ -2,6 +2,8 @@
 // a hang guard: a case that gives no result in time is a crash ('hang'), and its worker is
 // replaced. So is a worker after a crash or an onnxruntime abort (a WebAssembly trap can leave
 // onemodel's or ORT's instance unusable), and a worker that dies takes only its case with it.
+// A case is given to a worker (and its time starts) once the worker says it is ready, so a slow
+// start on a loaded machine never counts as a hang.
 //
 //   const pool = new Pool({ workers: 1, timeoutMs: 60000 });
 //   const record = await pool.run(source, { id, family, tags });
@@ -11,13 +13,14 @@
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
 
 const ROLE = 'random-model-runner';
+const READY = 'ready'; /* a worker's first message, once it has loaded onemodel and the runner */
 
 export class Pool {
   /** workers: threads (each loads onemodel and onnxruntime-web once); timeoutMs: per case. */
   constructor({ workers = 1, timeoutMs = 60000 } = {}) {
     this.timeoutMs = timeoutMs;
     this.queue = [];
-    this.slots = Array.from({ length: workers }, () => ({ worker: null, job: null, timer: null }));
+    this.slots = Array.from({ length: workers }, () => ({ worker: null, ready: false, job: null, timer: null }));
     this.closed = false;
   }
 
@@ -40,8 +43,15 @@ export class Pool {
   #spawn(slot) {
     const worker = new Worker(new URL(import.meta.url), { workerData: { role: ROLE } });
     slot.worker = worker;
+    slot.ready = false;
     worker.on('message', (record) => {
-      if (slot.worker !== worker || !slot.job) return;
+      if (slot.worker !== worker) return;
+      if (record === READY) {
+        slot.ready = true;
+        this.#dispatch();
+        return;
+      }
+      if (!slot.job) return;
       const restart = record.class === 'crash' || record.ortAborted;
       this.#finish(slot, record);
       if (restart) this.#replace(slot);
@@ -51,6 +61,10 @@ export class Pool {
       if (slot.worker !== worker) return;
       slot.worker = null;
       if (slot.job) this.#finish(slot, { ...slot.job.meta, class: 'crash', message: `the worker died: ${what}` });
+      else if (!slot.ready && this.queue.length) { /* dying as it starts: the next case goes with it, or it would start again and again */
+        const job = this.queue.shift();
+        job.resolve({ ...job.meta, class: 'crash', message: `the worker died as it started: ${what}` });
+      }
       this.#dispatch();
     };
     worker.on('error', (e) => died(e?.stack ?? String(e)));
@@ -79,6 +93,7 @@ export class Pool {
     for (const slot of this.slots) {
       if (slot.job || !this.queue.length || this.closed) continue;
       if (!slot.worker) this.#spawn(slot);
+      if (!slot.ready) continue; /* its READY dispatches again */
       const job = this.queue.shift();
       slot.job = job;
       slot.timer = setTimeout(() => {
@@ -98,4 +113,5 @@ if (!isMainThread && workerData?.role === ROLE) {
   parentPort.on('message', async ({ source, meta }) => {
     parentPort.postMessage(await runCase(source, meta));
   });
+  parentPort.postMessage(READY);
 }
