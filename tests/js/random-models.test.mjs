@@ -20,7 +20,7 @@ const COUNT = 600;
 
 describe('the random-model instrument', () => {
   const pool = new Pool({ timeoutMs: 30000 });
-  const hangs = new Pool({ timeoutMs: 5000 }); // a case's time starts once its worker is ready: 5 s is plenty for the refused one, and the hang costs no more
+  const hangs = new Pool({ timeoutMs: 5000 }); // a case's time starts once its worker is ready: 5 s is plenty for the refused one
   after(() => Promise.all([pool.close(), hangs.close()]));
   /** A source returning a function model of x [5, 4] with a symbolic batch. */
   const fn = (body, pre = '') => `${pre}\nreturn { model: (x) => ${body}, inputs: { x: { shape: [5, 4], axes: ['B', null] } } };`;
