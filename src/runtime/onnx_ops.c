@@ -945,8 +945,19 @@ static bool reduce(om_bind *b, reduction how) {
 }
 static bool bind_reduce_sum(om_bind *b) { return reduce(b, R_SUM); }
 static bool bind_reduce_mean(om_bind *b) { return reduce(b, R_MEAN); }
-static bool bind_reduce_max(om_bind *b) { return reduce(b, R_MAX); }
-static bool bind_reduce_min(om_bind *b) { return reduce(b, R_MIN); }
+/* ReduceMax and ReduceMin; of bool (opset 20) the extreme of 0 and 1 in int64 (Max is any, Min is
+ * all), cast back. */
+static bool reduce_extreme(om_bind *b, reduction how) {
+  om_tensor *x = b->in[0];
+  if (x->dtype != OM_BOOL) return reduce(b, how);
+  b->in[0] = om_cast(x, OM_INT64);
+  bool ok = b->in[0] && reduce(b, how);
+  om_tensor_release(b->in[0]);
+  b->in[0] = x;
+  return ok && put(b, 0, then(b->out[0], om_cast(b->out[0], OM_BOOL)));
+}
+static bool bind_reduce_max(om_bind *b) { return reduce_extreme(b, R_MAX); }
+static bool bind_reduce_min(om_bind *b) { return reduce_extreme(b, R_MIN); }
 static bool bind_reduce_sum_square(om_bind *b) { return reduce(b, R_SUM_SQUARE); }
 static bool bind_reduce_l2(om_bind *b) { return reduce(b, R_L2); }
 static bool bind_reduce_l1(om_bind *b) { return reduce(b, R_L1); }
@@ -3039,9 +3050,9 @@ static const om_onnx_rule rules[] = {
     {"ReduceL2", 1, 2, 1, bind_reduce_l2, "sqrt(sum(x x))"},
     {"ReduceLogSum", 1, 2, 1, bind_reduce_log_sum, "log(sum(x))"},
     {"ReduceLogSumExp", 1, 2, 1, bind_reduce_log_sum_exp, "m + log(sum(exp(x - m))), m the finite maximum (amax)"},
-    {"ReduceMax", 1, 2, 1, bind_reduce_max, "amax"},
+    {"ReduceMax", 1, 2, 1, bind_reduce_max, "amax (bool: of it cast to int64, cast back)"},
     {"ReduceMean", 1, 2, 1, bind_reduce_mean, "mean"},
-    {"ReduceMin", 1, 2, 1, bind_reduce_min, "amin"},
+    {"ReduceMin", 1, 2, 1, bind_reduce_min, "amin (bool: of it cast to int64, cast back)"},
     {"ReduceProd", 1, 2, 1, bind_reduce_prod, "mul of the halves of each axis, log2(size) times"},
     {"ReduceSum", 1, 2, 1, bind_reduce_sum, "sum"},
     {"ReduceSumSquare", 1, 2, 1, bind_reduce_sum_square, "sum(x x)"},

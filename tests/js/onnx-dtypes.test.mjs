@@ -194,6 +194,13 @@ test('data movement keeps every type: Where, Gather, Concat', async () => {
   }
 });
 
+test('ReduceMax and ReduceMin of bool: any and all', async () => {
+  for (const [data, max, min] of [[[1, 0, 1], 1, 0], [[1, 1], 1, 1], [[0, 0, 0, 0], 0, 0]]) {
+    await check('ReduceMax', ['bool'], 'bool', { x0: { type: 'bool', data: Uint8Array.from(data) } }, { type: 'bool', data: Uint8Array.of(max) });
+    await check('ReduceMin', ['bool'], 'bool', { x0: { type: 'bool', data: Uint8Array.from(data) } }, { type: 'bool', data: Uint8Array.of(min) });
+  }
+});
+
 test('feeds of the wrong type and refused types are errors with a kind', async () => {
   const s = await om.InferenceSession.create(model('Add', ['int8', 'int8'], 'int8'));
   try {
