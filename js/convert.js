@@ -180,12 +180,13 @@ function leafKind(x) {
   }
 }
 
-/** Converts leaves to the typed array C reads for dtype (float32, int64, bool as one byte). */
+/** Converts leaves to the typed array C reads for dtype (float32, float64, int64, bool as one byte). */
 export function toTypedArray(leaves, dtype, who) {
   const n = leaves.length;
-  if (dtype === 'float32') {
-    if (leaves instanceof Float32Array) return leaves;
-    const out = new Float32Array(n);
+  if (dtype === 'float32' || dtype === 'float64') {
+    const T = dtype === 'float32' ? Float32Array : Float64Array;
+    if (leaves instanceof T) return leaves;
+    const out = new T(n);
     for (let i = 0; i < n; i++) {
       const v = leaves[i];
       out[i] = typeof v === 'bigint' ? Number(v) : +v;

@@ -22,8 +22,9 @@
  * storage with their input.
  */
 
-/** The element types. `int64` values come back as `bigint` from `toArray()`. */
-export type DType = 'float32' | 'int64' | 'bool';
+/** The element types. `int64` values come back as `bigint` from `toArray()`. `float64` holds a
+ * Session's DOUBLE values; the ops docs/graph-runtime.md lists compute it, others refuse it. */
+export type DType = 'float32' | 'int64' | 'bool' | 'float64';
 
 /** Names of the error kinds (src/core/errors.def). */
 export type ErrorKind =
@@ -442,7 +443,7 @@ export class Tensor {
   readonly grad: Tensor | null;
 
   /** A fresh copy of the elements in row-major order (never a view into WebAssembly memory). */
-  toArray(): Float32Array | BigInt64Array | Uint8Array;
+  toArray(): Float32Array | BigInt64Array | Uint8Array | Float64Array;
   /** The value of a one-element tensor (int64 as a number; bool as 0 or 1). */
   item(): number;
   /** PyTorch-like text, e.g. `tensor([[1., 2.]], dtype=float32)`. Does not throw when disposed. */
@@ -878,14 +879,15 @@ export interface SessionOptions {
 }
 
 /** ONNX element types a Session takes and gives (docs/graph-runtime.md, "Element types"). */
-export type ElementType = DType | 'int8' | 'uint8' | 'int16' | 'uint16' | 'int32' | 'uint32' | 'float16' | 'bfloat16';
+export type ElementType = DType | 'int8' | 'uint8' | 'int16' | 'uint16' | 'int32' | 'uint32' | 'float16' | 'bfloat16'
+  | 'float8e4m3fn' | 'float8e4m3fnuz' | 'float8e5m2' | 'float8e5m2fnuz';
 
-/** Data of an element type as onnxruntime-web's Tensors hold it: float16 and bfloat16 as their bits (Uint16Array). */
-export type ElementData = Float32Array | BigInt64Array | Uint8Array | Int8Array | Int16Array | Uint16Array | Int32Array | Uint32Array;
+/** Data of an element type as onnxruntime-web's Tensors hold it: float16 and bfloat16 as their bits (Uint16Array), the float8 types as theirs (Uint8Array). */
+export type ElementData = Float32Array | Float64Array | BigInt64Array | Uint8Array | Int8Array | Int16Array | Uint16Array | Int32Array | Uint32Array;
 
 /** A feed of {@link InferenceSession.run}: a Tensor (in the dtype that holds the input's type), or
  * typed-array data with dims and its type (an onnxruntime-web Tensor has that shape; the type may
- * be left out for Float32Array, BigInt64Array, Int8Array, Int16Array, Int32Array and Uint32Array). */
+ * be left out for Float32Array, Float64Array, BigInt64Array, Int8Array, Int16Array, Int32Array and Uint32Array). */
 export type SessionFeed = Tensor | { readonly data: ElementData; readonly dims: readonly number[]; readonly type?: ElementType };
 
 /** What a graph input is fed: a tensor's feed, a sequence's (an array of feeds), or an optional's

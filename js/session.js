@@ -21,18 +21,21 @@ const NONE = -2; // a count of omw_session_run: an optional holding nothing (C's
 // onnxruntime-web's session options that mean nothing here (one backend, our own kernels):
 // accepted so that its create() calls carry over unchanged.
 const ORT_OPTIONS = ['executionProviders', 'graphOptimizationLevel', 'logSeverityLevel', 'logVerbosityLevel', 'intraOpNumThreads', 'interOpNumThreads', 'enableCpuMemArena', 'enableMemPattern', 'executionMode'];
-// ONNX's element types (TensorProto.DataType) the Session takes: each one's typed array (float16
-// and bfloat16 as their bits, as onnxruntime-web's Tensors hold them) and the library dtype that
-// holds its values exactly while the graph runs (docs/graph-runtime.md, "Element types").
+// ONNX's element types (TensorProto.DataType) the Session takes: each one's typed array (float16,
+// bfloat16 and the float8 types as their bits, as onnxruntime-web's Tensors hold them) and the
+// library dtype that holds its values exactly while the graph runs (docs/graph-runtime.md,
+// "Element types").
 const ELEM = {
   1: ['float32', Float32Array, 'float32'], 2: ['uint8', Uint8Array, 'int64'], 3: ['int8', Int8Array, 'int64'],
   4: ['uint16', Uint16Array, 'int64'], 5: ['int16', Int16Array, 'int64'], 6: ['int32', Int32Array, 'int64'],
   7: ['int64', BigInt64Array, 'int64'], 9: ['bool', Uint8Array, 'bool'], 10: ['float16', Uint16Array, 'float32'],
-  12: ['uint32', Uint32Array, 'int64'], 16: ['bfloat16', Uint16Array, 'float32'],
+  11: ['float64', Float64Array, 'float64'], 12: ['uint32', Uint32Array, 'int64'], 16: ['bfloat16', Uint16Array, 'float32'],
+  17: ['float8e4m3fn', Uint8Array, 'float32'], 18: ['float8e4m3fnuz', Uint8Array, 'float32'], 19: ['float8e5m2', Uint8Array, 'float32'],
+  20: ['float8e5m2fnuz', Uint8Array, 'float32'],
 };
 const TYPED = Object.fromEntries(Object.values(ELEM).map(([name, T, dtype]) => [name, { T, dtype }]));
 // A feed's typed array whose constructor names its type (Uint8Array and Uint16Array name two each: give `type`).
-const TYPE_OF = new Map([[Float32Array, 'float32'], [BigInt64Array, 'int64'], [Int8Array, 'int8'], [Int16Array, 'int16'], [Int32Array, 'int32'], [Uint32Array, 'uint32']]);
+const TYPE_OF = new Map([[Float32Array, 'float32'], [Float64Array, 'float64'], [BigInt64Array, 'int64'], [Int8Array, 'int8'], [Int16Array, 'int16'], [Int32Array, 'int32'], [Uint32Array, 'uint32']]);
 
 const f32 = new Float32Array(1);
 const u32 = new Uint32Array(f32.buffer);
@@ -53,8 +56,28 @@ function toHalf(x) {
   return sign | Math.abs(f32[0]) * 2 ** 24; /* zero, subnormal: a whole number of 2^-24 */
 }
 
+// Each float8 type: fraction bits, exponent bias, whether it is FNUZ (one zero, one NaN: 0x80) and
+// whether it has infinities (E5M2); the value of each of its 256 bit patterns (exact in float32),
+// and the bits of each value, made on first use.
+const F8 = { float8e4m3fn: [3, 7, false, false], float8e4m3fnuz: [3, 8, true, false], float8e5m2: [2, 15, false, true], float8e5m2fnuz: [2, 16, true, false] };
+const f8Tables = {};
+function f8Table(type) {
+  if (f8Tables[type]) return f8Tables[type];
+  const [m, bias, fnuz, inf] = F8[type], top = (1 << (7 - m)) - 1;
+  const values = Float32Array.from({ length: 256 }, (_, b) => {
+    const e = (b & 0x7f) >> m, f = b & ((1 << m) - 1), sign = b & 0x80 ? -1 : 1;
+    if (fnuz ? b === 0x80 : inf ? e === top && f : (b & 0x7f) === 0x7f) return NaN;
+    if (inf && e === top) return sign * Infinity;
+    return sign * (e ? (1 + f / 2 ** m) * 2 ** (e - bias) : f * 2 ** (1 - bias - m));
+  });
+  const bits = new Map();
+  values.forEach((v, b) => { if (!bits.has(v) && !Object.is(v, -0)) bits.set(v, b); });
+  return (f8Tables[type] = { values, bits, nan: fnuz ? 0x80 : 0x7f, negZero: fnuz ? 0 : 0x80 });
+}
+
 /** A feed's typed array of ONNX type `type` as the library dtype's (a copy where they differ). */
 function toCarrier(type, data) {
+  if (F8[type]) return Float32Array.from(data, (b) => f8Table(type).values[b]);
   if (type === 'float16') return Float32Array.from(data, fromHalf);
   if (type === 'bfloat16') return new Float32Array(Uint32Array.from(data, (b) => b << 16).buffer);
   if (TYPED[type].dtype === 'int64' && type !== 'int64') return BigInt64Array.from(data, (v) => BigInt(v));
@@ -65,6 +88,10 @@ function toCarrier(type, data) {
 function fromCarrier(type, data) {
   const { T } = TYPED[type];
   if (data instanceof T) return data;
+  if (F8[type]) { /* the session rounded each value to the type: its bits are found, not rounded */
+    const t = f8Table(type);
+    return Uint8Array.from(data, (v) => (Number.isNaN(v) ? t.nan : Object.is(v, -0) ? t.negZero : t.bits.get(v)));
+  }
   if (type === 'float16') return Uint16Array.from(data, toHalf);
   if (type === 'bfloat16') return Uint16Array.from(new Uint32Array(data.buffer, data.byteOffset, data.length), (b) => b >>> 16);
   return T.from(data, Number);

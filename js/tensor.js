@@ -94,13 +94,13 @@ export function scalarHandle(value, dtype, who) {
 
 /**
  * The dtype code of a number operand beside tensors of dtype `beside` (null: none), as PyTorch's
- * weak scalars: a Python float is float32, an int int64, a bool bool, and the op promotes. JS
+ * weak scalars: a Python float is float32 (float64 beside float64), an int int64, a bool bool, and the op promotes. JS
  * cannot tell 2 from 2.0, so a number is an int when it is an integer beside an int64 or bool
  * tensor (x + 1 keeps int64 indices int64), else a float; a bigint is an int, a boolean a bool.
  */
 function scalarDtype(v, beside) {
   if (typeof v === 'boolean') return dtypeCodes.get('bool');
-  if (beside === 'float32') return dtypeCodes.get('float32');
+  if (beside === 'float32' || beside === 'float64') return dtypeCodes.get(beside);
   if (typeof v === 'bigint' || (beside !== null && Number.isInteger(v))) return dtypeCodes.get('int64');
   return dtypeCodes.get('float32');
 }
@@ -174,12 +174,13 @@ export function unaryOp(who, opName) {
 
 /**
  * The function of a float op of one tensor (exp, sqrt, sigmoid, ...): an int64 or bool input is
- * cast to float32 first, as PyTorch promotes it (traced, the graph has the Cast).
+ * cast to float32 first, as PyTorch promotes it (traced, the graph has the Cast); a float64 one
+ * goes as it is (the op computes it in double or refuses it, never through float32).
  */
 export function floatOp(who, opName) {
   return (input) => {
     const h = handleOf(input, who, 'input');
-    if (dtypeOf(input) === 'float32') return apply1(who, opName, [h]);
+    if (dtypeOf(input) === 'float32' || dtypeOf(input) === 'float64') return apply1(who, opName, [h]);
     const f = checkHandle(omw.cast(h, dtypeCodes.get('float32')), who);
     try {
       return apply1(who, opName, [f]);
@@ -338,11 +339,11 @@ export class Tensor {
   }
 
   // ---- reading ----
-  /** A fresh copy of the elements, row-major: Float32Array, BigInt64Array or Uint8Array (bool). */
+  /** A fresh copy of the elements, row-major: Float32Array, BigInt64Array, Uint8Array (bool) or Float64Array. */
   toArray() {
     const h = this.#use('toArray');
     const n = this.#shape.reduce((a, b) => a * b, 1);
-    const T = this.#dtype === 'float32' ? Float32Array : this.#dtype === 'int64' ? BigInt64Array : Uint8Array;
+    const T = { float32: Float32Array, int64: BigInt64Array, bool: Uint8Array, float64: Float64Array }[this.#dtype];
     const p = heapAlloc(n * T.BYTES_PER_ELEMENT, 'toArray');
     try {
       checkStatus(omw.read(h, p), 'toArray');

@@ -174,9 +174,12 @@ typedef struct om_op_def {
    * symbolic E); the lowering writes it with om__lower_farg. Any other that does is SymbolicShape. */
   uint64_t sym_fargs;
   /* OM_PROMOTE_*: how apply converts the inputs' dtypes before the op sees them (PyTorch's type
-   * promotion, torch.result_type: bool < int64 < float32), each conversion a cast op (so a Cast
-   * node in a trace); 0: the op takes its inputs as they are. */
+   * promotion, torch.result_type: bool < int64 < float32 < float64), each conversion a cast op (so
+   * a Cast node in a trace); 0: the op takes its inputs as they are. */
   uint8_t promote;
+  /* Its infer and forward take float64 inputs (a double kernel, or infer's own refusal); apply
+   * refuses float64 inputs of every other op, so no kernel reads doubles as floats. */
+  bool takes_float64;
   const char *onnx;      /* the ONNX nodes lower writes, for docs/operators.md ("MatMul") */
   const void *impl;      /* per-op data for the family's shared functions (kernel tables) */
   om_op_test test;
@@ -319,12 +322,19 @@ float om__round_f16(float x);
 float om__round_bf16(float x);
 /** The float16 of bits h as a float32 (exact). */
 float om__f16_to_f32(uint16_t h);
+/** x rounded to the nearest value of float8 type `type` (ONNX's 17 FLOAT8E4M3FN, 18 E4M3FNUZ, 19
+ *  E5M2, 20 E5M2FNUZ), ties to even, as a float32 holds it; out of range (an infinity too) the
+ *  largest finite value when saturate, else NaN (E5M2: an infinity), as ONNX's Cast table. */
+float om__round_f8(float x, int type, bool saturate);
+/** The float8 of type `type` (17 to 20) of bits b as a float32 (exact). */
+float om__f8_to_f32(uint8_t b, int type);
 /** v modulo 2^bits (1 <= bits <= 32), in [-2^(bits-1), 2^(bits-1)) when is_signed, else in [0, 2^bits). */
 int64_t om__wrap_int(int64_t v, int bits, bool is_signed);
-/** a cast to dtype, its values then narrowed to ONNX element type onnx_type (FLOAT16 or BFLOAT16
- *  for float32: rounded; INT8 to UINT32 for int64: wrapped); returns a new reference, NULL with
- *  InvalidArgument for a type dtype does not hold. The Session's (no gradient, not traced). */
-om_tensor *om__cast_narrow(om_tensor *a, om_dtype dtype, int onnx_type);
+/** a cast to dtype, its values then narrowed to ONNX element type onnx_type (FLOAT16, BFLOAT16 or
+ *  a float8 type for float32: rounded, float8 saturating or not; INT8 to UINT32 for int64:
+ *  wrapped); returns a new reference, NULL with InvalidArgument for a type dtype does not hold.
+ *  The Session's (no gradient, not traced). */
+om_tensor *om__cast_narrow(om_tensor *a, om_dtype dtype, int onnx_type, bool saturate);
 /** 1 / (1 + e^-x) in float, from om__expf(-|x|). */
 float om__sigmoidf(float x);
 float om__powf(float x, float y);

@@ -53,7 +53,9 @@ extern "C" {
 #define OM_VERSION "0.1.0"
 #define OM_MAX_DIMS 8
 
-typedef enum om_dtype { OM_FLOAT32 = 0, OM_INT64 = 1, OM_BOOL = 2 } om_dtype;
+/* OM_FLOAT64 holds the graph runtime's DOUBLE values (docs/graph-runtime.md, "Element types"):
+ * the ops listed there compute it in double; others refuse it (DtypeMismatch). */
+typedef enum om_dtype { OM_FLOAT32 = 0, OM_INT64 = 1, OM_BOOL = 2, OM_FLOAT64 = 3 } om_dtype;
 
 typedef enum om_error_kind {
 #define OM_ERROR(name, js, doc) OM_ERR_##name,
@@ -95,7 +97,7 @@ int om_set_num_threads(int n);
 int om_get_num_threads(void);
 
 /* ---- dtypes and the op table ---- */
-/** The dtype's name ("float32", "int64", "bool"); static string, NULL when out of range. */
+/** The dtype's name ("float32", "int64", "bool", "float64"); static string, NULL when out of range. */
 const char *om_dtype_name(int dtype);
 /** Bytes per element of the dtype (0 when out of range). */
 size_t om_dtype_size(int dtype);

@@ -681,6 +681,48 @@ float om__round_bf16(float x) {
   return f32_from(u & 0xffff0000u);
 }
 
+/* The float8 types by ONNX number - 17 (FLOAT8E4M3FN, E4M3FNUZ, E5M2, E5M2FNUZ): fraction bits,
+ * the smallest normal exponent, the largest finite value; FNUZ: one zero and one NaN (bits 0x80),
+ * no infinities; E5M2 alone has infinities (docs/graph-runtime.md, "Element types"). */
+static const struct f8_format {
+  int mbits, emin;
+  float max;
+  bool fnuz, inf;
+} F8[4] = {{3, -6, 448.0f, false, false}, {3, -7, 240.0f, true, false}, {2, -14, 57344.0f, false, true}, {2, -15, 57344.0f, true, false}};
+
+/* 2^k as a float32, for k of a normal float32. */
+static float pow2f(int k) { return f32_from((uint32_t)(k + 127) << 23); }
+
+float om__round_f8(float x, int type, bool saturate) {
+  const struct f8_format *f = &F8[type - 17];
+  uint32_t u = f32_bits(x), sign = u & 0x80000000u, a = u & 0x7fffffffu, nan = (f->fnuz ? 0 : sign) | 0x7fc00000u;
+  if (a > 0x7f800000u) return f32_from(nan);
+  if (a == 0x7f800000u) /* an infinity: the largest finite value when saturating (in FNUZ too, as ONNX's reference) */
+    return saturate ? f32_from(sign | f32_bits(f->max)) : f->inf ? x : f32_from(nan);
+  float r;
+  if (a >= f32_bits(pow2f(f->emin))) { /* normal: mbits of the 23 fraction bits, the dropped ones rounded to nearest even */
+    int drop = 23 - f->mbits;
+    a += (1u << (drop - 1)) - 1 + ((a >> drop) & 1);
+    r = f32_from(a & ~((1u << drop) - 1));
+  } else { /* subnormal: a whole number of 2^(emin - mbits), rounded to an integer (ties to even) at 2^23 as om__round_f16 */
+    float scale = pow2f(f->mbits - f->emin), q = f32_from(a) * scale;
+    q = (q + 8388608.0f) - 8388608.0f;
+    r = q / scale;
+  }
+  if (r > f->max) return saturate ? f32_from(sign | f32_bits(f->max)) : f->inf ? f32_from(sign | 0x7f800000u) : f32_from(nan);
+  return f32_from((r == 0 && f->fnuz ? 0 : sign) | f32_bits(r)); /* FNUZ has no -0 */
+}
+
+float om__f8_to_f32(uint8_t b, int type) {
+  const struct f8_format *f = &F8[type - 17];
+  int ebits = 7 - f->mbits, e = (b & 0x7f) >> f->mbits, frac = b & ((1 << f->mbits) - 1);
+  uint32_t sign = (uint32_t)(b & 0x80) << 24;
+  if (f->fnuz ? b == 0x80 : f->inf ? e == (1 << ebits) - 1 && frac : (b & 0x7f) == 0x7f) return f32_from(sign | 0x7fc00000u);
+  if (f->inf && e == (1 << ebits) - 1) return f32_from(sign | 0x7f800000u);
+  float v = e ? (float)((1 << f->mbits) + frac) * pow2f(e - 1 + f->emin - f->mbits) : (float)frac * pow2f(f->emin - f->mbits); /* exact */
+  return f32_from(sign | f32_bits(v));
+}
+
 int64_t om__wrap_int(int64_t v, int bits, bool is_signed) {
   uint64_t m = (uint64_t)v & ((UINT64_C(1) << bits) - 1); /* the value modulo 2^bits, 0 <= m < 2^bits */
   uint64_t top = UINT64_C(1) << (bits - 1);

@@ -266,7 +266,7 @@ static const char *get_str(in *r, om_arena *a, bool empty_null, const char *what
 /* A tensor of dtype and shape whose bytes lie at (offset, nbytes) of the data section. */
 static om_tensor *read_tensor(const unsigned char *data, uint64_t data_bytes, unsigned dtype, int ndim, const int64_t *shape,
                               int64_t offset, int64_t nbytes, const char *what) {
-  if (dtype > OM_BOOL) return BAD("%s has dtype %u", what, dtype), NULL;
+  if (dtype > OM_FLOAT64) return BAD("%s has dtype %u", what, dtype), NULL;
   om_meta m = {.dtype = (om_dtype)dtype, .ndim = ndim};
   int64_t numel = 1;
   for (int d = 0; d < ndim; d++) {
@@ -292,7 +292,7 @@ static bool read_graph(in *r, om_graph *g, const unsigned char *data, uint64_t d
     const char *name = get_str(r, a, false, "a value's name");
     unsigned dtype = get_u8(r, "a value's dtype"), ndim = get_u8(r, "a value's rank");
     if (r->bad) break;
-    if (dtype > OM_BOOL || ndim > OM_MAX_DIMS) return BAD("value %d ('%s') has dtype %u and %u dims", v, name, dtype, ndim);
+    if (dtype > OM_FLOAT64 || ndim > OM_MAX_DIMS) return BAD("value %d ('%s') has dtype %u and %u dims", v, name, dtype, ndim);
     int id = om__graph_value(g, (om_dtype)dtype, 0, NULL);
     if (id < 0) return false;
     om_gvalue *val = &g->values.v[id];

@@ -160,9 +160,9 @@ static bool nesting_ok(const uint8_t *p, size_t n) {
 /* ---- tensors ---- */
 
 /* Each ONNX element type the graph layer takes: the dtype that holds it (docs/graph-runtime.md,
- * "Element types": integers in int64, FLOAT16 and BFLOAT16 in float32, exactly), its bytes in
- * raw data, and whether it is a signed integer. DOUBLE, UINT64, STRING and the complex types
- * are not taken. */
+ * "Element types": integers in int64, FLOAT16, BFLOAT16 and the float8 types in float32, exactly,
+ * DOUBLE in float64), its bytes in raw data, and whether it is a signed integer. UINT64, STRING,
+ * the 4-bit and complex types are not taken. */
 static const struct elem {
   int32_t onnx;
   om_dtype dtype;
@@ -174,7 +174,9 @@ static const struct elem {
     {ONNX__TENSOR_PROTO__DATA_TYPE__INT16, OM_INT64, 2, true},     {ONNX__TENSOR_PROTO__DATA_TYPE__INT32, OM_INT64, 4, true},
     {ONNX__TENSOR_PROTO__DATA_TYPE__INT64, OM_INT64, 8, true},     {ONNX__TENSOR_PROTO__DATA_TYPE__BOOL, OM_BOOL, 1, false},
     {ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT16, OM_FLOAT32, 2, false}, {ONNX__TENSOR_PROTO__DATA_TYPE__UINT32, OM_INT64, 4, false},
-    {ONNX__TENSOR_PROTO__DATA_TYPE__BFLOAT16, OM_FLOAT32, 2, false},
+    {ONNX__TENSOR_PROTO__DATA_TYPE__BFLOAT16, OM_FLOAT32, 2, false}, {ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE, OM_FLOAT64, 8, true},
+    /* FLOAT8E4M3FN, FLOAT8E4M3FNUZ, FLOAT8E5M2, FLOAT8E5M2FNUZ (ONNX 1.14's numbers; the onnx.proto compiled here predates them) */
+    {17, OM_FLOAT32, 1, false}, {18, OM_FLOAT32, 1, false}, {19, OM_FLOAT32, 1, false}, {20, OM_FLOAT32, 1, false},
 };
 
 static const struct elem *elem_of(int32_t onnx) {
@@ -185,10 +187,11 @@ static const struct elem *elem_of(int32_t onnx) {
 
 /* The etype a value of ONNX type onnx records: 0 where its dtype's own type is it. */
 static int etype_of(const struct elem *e) {
-  return e->onnx == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT || e->onnx == ONNX__TENSOR_PROTO__DATA_TYPE__INT64 || e->onnx == ONNX__TENSOR_PROTO__DATA_TYPE__BOOL ? 0 : e->onnx;
+  return e->onnx == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT || e->onnx == ONNX__TENSOR_PROTO__DATA_TYPE__INT64 || e->onnx == ONNX__TENSOR_PROTO__DATA_TYPE__BOOL ||
+                 e->onnx == ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE ? 0 : e->onnx;
 }
 
-#define TYPES_TAKEN "FLOAT, FLOAT16, BFLOAT16, INT8 to INT64, UINT8 to UINT32, BOOL"
+#define TYPES_TAKEN "FLOAT, DOUBLE, FLOAT16, BFLOAT16, the float8 types, INT8 to INT64, UINT8 to UINT32, BOOL"
 
 /* ONNX's number for each data type, for messages. */
 static const char *onnx_type_name(int32_t t) {
@@ -200,12 +203,13 @@ static const char *onnx_type_name(int32_t t) {
 }
 
 /* Element k of e's type from raw little-endian bytes or from the typed field that holds it
- * (float_data, int64_data, uint64_data for UINT32, int32_data for the rest: FLOAT16's and
- * BFLOAT16's bits among them), into the dtype that holds it. */
+ * (float_data, double_data, int64_data, uint64_data for UINT32, int32_data for the rest: FLOAT16's,
+ * BFLOAT16's and the float8 types' bits among them), into the dtype that holds it. */
 static void read_element(const Onnx__TensorProto *tp, const struct elem *e, const void *raw, int64_t k, void *out) {
   uint64_t u = 0;
   if (raw) memcpy(&u, (const char *)raw + (size_t)k * e->size, e->size);
   else if (e->dtype == OM_FLOAT32 && e->size == 4) memcpy(&u, &tp->float_data[k], 4);
+  else if (e->dtype == OM_FLOAT64) memcpy(&u, &tp->double_data[k], 8);
   else if (e->size == 8) u = (uint64_t)tp->int64_data[k];
   else if (e->onnx == ONNX__TENSOR_PROTO__DATA_TYPE__UINT32) u = tp->uint64_data[k];
   else u = (uint32_t)tp->int32_data[k];
@@ -214,9 +218,12 @@ static void read_element(const Onnx__TensorProto *tp, const struct elem *e, cons
     float f;
     uint32_t w = (uint32_t)u;
     if (e->onnx == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT16) f = om__f16_to_f32((uint16_t)w);
+    else if (e->size == 1) f = om__f8_to_f32((uint8_t)w, e->onnx);
     else if (e->onnx == ONNX__TENSOR_PROTO__DATA_TYPE__BFLOAT16) w <<= 16; /* bfloat16 is float32's top half */
-    if (e->onnx != ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT16) memcpy(&f, &w, 4);
+    if (e->onnx != ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT16 && e->size != 1) memcpy(&f, &w, 4);
     memcpy(out, &f, 4);
+  } else if (e->dtype == OM_FLOAT64) {
+    memcpy(out, &u, 8);
   } else if (e->dtype == OM_BOOL) {
     *(uint8_t *)out = u != 0; /* one byte per bool, 0 or 1: anything else would be a value no kernel expects */
   } else {
@@ -249,7 +256,7 @@ static om_tensor *read_tensor(const Onnx__TensorProto *tp, const char *what, int
       return FORMAT("%s holds %zu bytes of raw data for %lld elements of %s (%lld bytes)", what, tp->raw_data.len,
                     (long long)numel, onnx_type_name(tp->data_type), (long long)numel * (long long)e->size), NULL;
   } else {
-    have = e->dtype == OM_FLOAT32 && e->size == 4 ? tp->n_float_data : e->size == 8 ? tp->n_int64_data
+    have = e->dtype == OM_FLOAT32 && e->size == 4 ? tp->n_float_data : e->dtype == OM_FLOAT64 ? tp->n_double_data : e->size == 8 ? tp->n_int64_data
            : e->onnx == ONNX__TENSOR_PROTO__DATA_TYPE__UINT32 ? tp->n_uint64_data : tp->n_int32_data;
     if (have != (uint64_t)numel)
       return FORMAT("%s holds %zu values for %lld elements", what, have, (long long)numel), NULL;

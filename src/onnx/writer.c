@@ -23,6 +23,7 @@ static int32_t onnx_dtype(om_dtype d) {
     case OM_FLOAT32: return ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT;
     case OM_INT64: return ONNX__TENSOR_PROTO__DATA_TYPE__INT64;
     case OM_BOOL: return ONNX__TENSOR_PROTO__DATA_TYPE__BOOL;
+    case OM_FLOAT64: return ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE;
   }
   return ONNX__TENSOR_PROTO__DATA_TYPE__UNDEFINED;
 }

@@ -100,10 +100,11 @@ static om_dtype promoted(const om_op_def *def, om_op op, om_tensor *const *in, i
   if (how == OM_PROMOTE_BOOL) return OM_BOOL;
   if (how == OM_PROMOTE_NO_BOOL) how = OM_PROMOTE_COMMON;
   if (how == OM_PROMOTE_VALUES && i == 0) return in[0]->dtype;
-  int rank[] = {[OM_BOOL] = 0, [OM_INT64] = 1, [OM_FLOAT32] = 2}, best = how == OM_PROMOTE_FLOAT ? 2 : 0;
+  static const om_dtype by_rank[] = {OM_BOOL, OM_INT64, OM_FLOAT32, OM_FLOAT64};
+  int rank[] = {[OM_BOOL] = 0, [OM_INT64] = 1, [OM_FLOAT32] = 2, [OM_FLOAT64] = 3}, best = how == OM_PROMOTE_FLOAT ? 2 : 0;
   for (int k = how == OM_PROMOTE_VALUES; k < n_in; k++)
     if (rank[in[k]->dtype] > best) best = rank[in[k]->dtype];
-  return best == 2 ? OM_FLOAT32 : best == 1 ? OM_INT64 : OM_BOOL;
+  return by_rank[best];
 }
 
 /* Applies op to its inputs cast to their promoted dtypes (def->promote) when one differs: 0 when
@@ -134,6 +135,9 @@ int om__apply(om_op op, om_tensor *const *in, int n_in, const om_attrs *attrs, o
   if (!om__check_inputs(def->name, in, n_in)) return -1;
   if (def->n_in >= 0 ? n_in != def->n_in : n_in < 1)
     return om__fail(OM_ERR_INVALID_ARGUMENT, "%s: takes %d inputs, got %d", def->name, def->n_in, n_in), -1;
+  for (int k = 0; !def->takes_float64 && k < n_in; k++)
+    if (in[k]->dtype == OM_FLOAT64)
+      return om__fail(OM_ERR_DTYPE_MISMATCH, "%s: takes no float64 (input %d; docs/graph-runtime.md lists the ops computed in double)", def->name, k), -1;
   if (def->promote) {
     int r = apply_promoted(def, op, in, n_in, attrs, out);
     if (r) return r;

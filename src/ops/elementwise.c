@@ -6,6 +6,7 @@
  * of elements (om__iterate supplies the runs); the contiguous case is a separate loop the
  * compiler vectorises, and it computes the same bits as the strided one. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "internal.h"
@@ -94,7 +95,7 @@
 /* Which dtypes an op takes, the loop for each (NULL: refused), what an element costs, and the
  * ONNX nodes that compute it. */
 typedef struct kernels {
-  om_loop_fn loop[3];  /* indexed by om_dtype of the inputs */
+  om_loop_fn loop[4];  /* indexed by om_dtype of the inputs */
   double cost;         /* an element's work: OM_EACH_SIMPLE, EACH_ARRAY_MATH or EACH_SCALAR_MATH */
   bool to_bool;        /* comparisons: the output is bool */
   const char *onnx[2]; /* ONNX op types: one node, or a second one applied to the first's result */
@@ -118,12 +119,16 @@ typedef struct kernels {
 /* ---- binary ops ---- */
 
 BINARY_LOOP(add_f32, float, float, a + b)
+BINARY_LOOP(add_f64, double, double, a + b)
 BINARY_LOOP(add_i64, int64_t, int64_t, (int64_t)((uint64_t)a + (uint64_t)b))
 BINARY_LOOP(sub_f32, float, float, a - b)
+BINARY_LOOP(sub_f64, double, double, a - b)
 BINARY_LOOP(sub_i64, int64_t, int64_t, (int64_t)((uint64_t)a - (uint64_t)b))
 BINARY_LOOP(mul_f32, float, float, a * b)
+BINARY_LOOP(mul_f64, double, double, a * b)
 BINARY_LOOP(mul_i64, int64_t, int64_t, (int64_t)((uint64_t)a * (uint64_t)b))
 BINARY_LOOP(div_f32, float, float, a / b)
+BINARY_LOOP(div_f64, double, double, a / b)
 /* int64 with rounding_mode 'trunc' (attr i[0] = 1: PyTorch's div(a, b, rounding_mode='trunc'),
  * ONNX's Div of integers, which the graph layer runs for the shape arithmetic the tracer writes);
  * INT64_MIN / -1 wraps, where C would be undefined; a zero divisor is refused before the loop
@@ -141,18 +146,24 @@ static void pow_f32(char **p, const int64_t *s, int64_t n, const void *ctx) {
 }
 BINARY_LOOP(eq_f32, float, uint8_t, a == b)
 BINARY_LOOP(eq_i64, int64_t, uint8_t, a == b)
+BINARY_LOOP(eq_f64, double, uint8_t, a == b)
 BINARY_LOOP(eq_b8, uint8_t, uint8_t, a == b)
 BINARY_LOOP(ne_f32, float, uint8_t, a != b)
 BINARY_LOOP(ne_i64, int64_t, uint8_t, a != b)
+BINARY_LOOP(ne_f64, double, uint8_t, a != b)
 BINARY_LOOP(ne_b8, uint8_t, uint8_t, a != b)
 BINARY_LOOP(lt_f32, float, uint8_t, a < b)
 BINARY_LOOP(lt_i64, int64_t, uint8_t, a < b)
+BINARY_LOOP(lt_f64, double, uint8_t, a < b)
 BINARY_LOOP(le_f32, float, uint8_t, a <= b)
 BINARY_LOOP(le_i64, int64_t, uint8_t, a <= b)
+BINARY_LOOP(le_f64, double, uint8_t, a <= b)
 BINARY_LOOP(gt_f32, float, uint8_t, a > b)
 BINARY_LOOP(gt_i64, int64_t, uint8_t, a > b)
+BINARY_LOOP(gt_f64, double, uint8_t, a > b)
 BINARY_LOOP(ge_f32, float, uint8_t, a >= b)
 BINARY_LOOP(ge_i64, int64_t, uint8_t, a >= b)
+BINARY_LOOP(ge_f64, double, uint8_t, a >= b)
 /* bool: add is or, mul is and (PyTorch's bool arithmetic); comparisons order false < true */
 BINARY_LOOP(add_b8, uint8_t, uint8_t, a | b)
 BINARY_LOOP(mul_b8, uint8_t, uint8_t, a & b)
@@ -173,12 +184,13 @@ BINARY_LOOP(pow_i64, int64_t, int64_t, pow_int(a, b))
 
 static bool check_dtype(const om_call *c, const kernels *k, om_dtype dt) {
   if (k->loop[dt]) return true;
-  const char *ok[3];
+  const char *names[4];
   int n = 0;
-  for (int d = 0; d < 3; d++)
-    if (k->loop[d]) ok[n++] = om_dtype_name(d);
-  return om__fail(OM_ERR_DTYPE_MISMATCH, "%s: takes %s%s%s%s, not %s", om_op_name(c->op), ok[0],
-                  n > 1 ? " or " : "", n > 1 ? ok[1] : "", n > 2 ? " or bool" : "", om_dtype_name(dt));
+  for (int d = 0; d < 4; d++)
+    if (k->loop[d]) names[n++] = om_dtype_name(d);
+  char ok[64] = ""; /* "float32", "float32 or float64", "float32, int64 or float64" */
+  for (int j = 0; j < n; j++) snprintf(ok + strlen(ok), sizeof ok - strlen(ok), "%s%s", !j ? "" : j == n - 1 ? " or " : ", ", names[j]);
+  return om__fail(OM_ERR_DTYPE_MISMATCH, "%s: takes %s, not %s", om_op_name(c->op), ok, om_dtype_name(dt));
 }
 
 static bool infer_binary(om_call *c) {
@@ -346,30 +358,33 @@ static bool pow_backward(const om_record *r, om_tensor *const *g, om_tensor **gi
   const om_op_def om__op_##NAME = {                                                                   \
       .name = #NAME, .n_in = 2, .n_out = 1, .saves = SAVES, .infer = infer_binary,                   \
       .forward = forward_map, .backward = BACKWARD, .lower = LOWER, .onnx = ONNX_DOC(ONNX),          \
-      .promote = PROMOTE, .impl = &NAME##_kernels,                                                    \
+      .promote = PROMOTE, .takes_float64 = true, .impl = &NAME##_kernels,                             \
       .test = {.n_in = 2, .ndims = {2, 1}, .shapes = {{2, 3}, {3}}, .dtypes = {TEST_DT, TEST_DT}, .lo = LO, .hi = HI, \
                .no_gradcheck = BACKWARD == NULL}};
 
-/* An op's loops for float32, int64 and bool (NULL: refused) and each element's cost: simple
- * operations (LOOPS3), or one float32 loop of math (MATH1). */
-#define LOOPS_EACH(f, i, b, each) .loop = {f, i, b}, .cost = each
-#define LOOPS3(f, i, b) LOOPS_EACH(f, i, b, OM_EACH_SIMPLE)
-#define MATH1(f, each) LOOPS_EACH(f, NULL, NULL, each)
+/* An op's loops for float32, int64, bool and float64 (NULL: refused) and each element's cost:
+ * simple operations (LOOPS3, LOOPS4 with a float64 loop), or one float32 loop of math (MATH1;
+ * MATH2 with a float64 loop). */
+#define LOOPS_EACH(f, i, b, d, each) .loop = {f, i, b, d}, .cost = each
+#define LOOPS3(f, i, b) LOOPS_EACH(f, i, b, NULL, OM_EACH_SIMPLE)
+#define LOOPS4(f, i, b, d) LOOPS_EACH(f, i, b, d, OM_EACH_SIMPLE)
+#define MATH1(f, each) LOOPS_EACH(f, NULL, NULL, NULL, each)
+#define MATH2(f, d, each) LOOPS_EACH(f, NULL, NULL, d, each)
 #define COMMON OM_PROMOTE_COMMON
-BINARY_DEF(add, LOOPS3(add_f32, add_i64, add_b8), false, add_backward, 0, -2, 2, COMMON, 0, lower_map, ONNX_AS("Add", NULL, "Add (bool: Or)"), .bool_onnx = "Or")
-BINARY_DEF(sub, LOOPS3(sub_f32, sub_i64, NULL), false, sub_backward, 0, -2, 2, OM_PROMOTE_NO_BOOL, 0, lower_map, ONNX1("Sub"))
-BINARY_DEF(mul, LOOPS3(mul_f32, mul_i64, mul_b8), false, mul_backward, OM_SAVES_IN(0) | OM_SAVES_IN(1), -2, 2, COMMON, 0, lower_map,
+BINARY_DEF(add, LOOPS4(add_f32, add_i64, add_b8, add_f64), false, add_backward, 0, -2, 2, COMMON, 0, lower_map, ONNX_AS("Add", NULL, "Add (bool: Or)"), .bool_onnx = "Or")
+BINARY_DEF(sub, LOOPS4(sub_f32, sub_i64, NULL, sub_f64), false, sub_backward, 0, -2, 2, OM_PROMOTE_NO_BOOL, 0, lower_map, ONNX1("Sub"))
+BINARY_DEF(mul, LOOPS4(mul_f32, mul_i64, mul_b8, mul_f64), false, mul_backward, OM_SAVES_IN(0) | OM_SAVES_IN(1), -2, 2, COMMON, 0, lower_map,
            ONNX_AS("Mul", NULL, "Mul (bool: And)"), .bool_onnx = "And")
-BINARY_DEF(div, LOOPS3(div_f32, div_i64, NULL), false, div_backward, OM_SAVES_IN(0) | OM_SAVES_IN(1), 0.5, 2, OM_PROMOTE_FLOAT, 0, lower_map, ONNX1("Div"))
-BINARY_DEF(pow, LOOPS_EACH(pow_f32, pow_i64, NULL, EACH_ARRAY_MATH), false, pow_backward, OM_SAVES_IN(0) | OM_SAVES_IN(1) | OM_SAVES_OUT(0), 0.5, 2,
+BINARY_DEF(div, LOOPS4(div_f32, div_i64, NULL, div_f64), false, div_backward, OM_SAVES_IN(0) | OM_SAVES_IN(1), 0.5, 2, OM_PROMOTE_FLOAT, 0, lower_map, ONNX1("Div"))
+BINARY_DEF(pow, LOOPS_EACH(pow_f32, pow_i64, NULL, NULL, EACH_ARRAY_MATH), false, pow_backward, OM_SAVES_IN(0) | OM_SAVES_IN(1) | OM_SAVES_OUT(0), 0.5, 2,
            COMMON, 0, lower_map, ONNX1("Pow"))
-BINARY_DEF(eq, LOOPS3(eq_f32, eq_i64, eq_b8), true, NULL, 0, -2, 2, COMMON, 0, lower_map, ONNX1("Equal"))
-BINARY_DEF(ne, LOOPS3(ne_f32, ne_i64, ne_b8), true, NULL, 0, -2, 2, COMMON, 0, lower_map, ONNX2("Equal", "Not"))
+BINARY_DEF(eq, LOOPS4(eq_f32, eq_i64, eq_b8, eq_f64), true, NULL, 0, -2, 2, COMMON, 0, lower_map, ONNX1("Equal"))
+BINARY_DEF(ne, LOOPS4(ne_f32, ne_i64, ne_b8, ne_f64), true, NULL, 0, -2, 2, COMMON, 0, lower_map, ONNX2("Equal", "Not"))
 #define VIA_INT64(op) ONNX_AS(op, NULL, op " (bool: its inputs Cast to int64)")
-BINARY_DEF(lt, LOOPS3(lt_f32, lt_i64, lt_b8), true, NULL, 0, -2, 2, COMMON, 0, lower_map, VIA_INT64("Less"), .bool_as_int64 = true)
-BINARY_DEF(le, LOOPS3(le_f32, le_i64, le_b8), true, NULL, 0, -2, 2, COMMON, 0, lower_map, VIA_INT64("LessOrEqual"), .bool_as_int64 = true)
-BINARY_DEF(gt, LOOPS3(gt_f32, gt_i64, gt_b8), true, NULL, 0, -2, 2, COMMON, 0, lower_map, VIA_INT64("Greater"), .bool_as_int64 = true)
-BINARY_DEF(ge, LOOPS3(ge_f32, ge_i64, ge_b8), true, NULL, 0, -2, 2, COMMON, 0, lower_map, VIA_INT64("GreaterOrEqual"), .bool_as_int64 = true)
+BINARY_DEF(lt, LOOPS4(lt_f32, lt_i64, lt_b8, lt_f64), true, NULL, 0, -2, 2, COMMON, 0, lower_map, VIA_INT64("Less"), .bool_as_int64 = true)
+BINARY_DEF(le, LOOPS4(le_f32, le_i64, le_b8, le_f64), true, NULL, 0, -2, 2, COMMON, 0, lower_map, VIA_INT64("LessOrEqual"), .bool_as_int64 = true)
+BINARY_DEF(gt, LOOPS4(gt_f32, gt_i64, gt_b8, gt_f64), true, NULL, 0, -2, 2, COMMON, 0, lower_map, VIA_INT64("Greater"), .bool_as_int64 = true)
+BINARY_DEF(ge, LOOPS4(ge_f32, ge_i64, ge_b8, ge_f64), true, NULL, 0, -2, 2, COMMON, 0, lower_map, VIA_INT64("GreaterOrEqual"), .bool_as_int64 = true)
 
 /* ---- logical ops (any dtype read as bool: nonzero, NaN too, is true) and bitwise ops (int64, bool) ---- */
 
@@ -395,6 +410,8 @@ BINARY_LOOP(atan2_f32, float, float, om__atan2f(a, b))
 /* NaN wins, else std::max / std::min (PyTorch's maximum and minimum) */
 BINARY_LOOP(maximum_f32, float, float, a != a ? a : b != b ? b : a < b ? b : a)
 BINARY_LOOP(minimum_f32, float, float, a != a ? a : b != b ? b : b < a ? b : a)
+BINARY_LOOP(maximum_f64, double, double, a != a ? a : b != b ? b : a < b ? b : a)
+BINARY_LOOP(minimum_f64, double, double, a != a ? a : b != b ? b : b < a ? b : a)
 BINARY_LOOP(maximum_i64, int64_t, int64_t, a < b ? b : a)
 BINARY_LOOP(minimum_i64, int64_t, int64_t, b < a ? b : a)
 BINARY_LOOP(maximum_b8, uint8_t, uint8_t, a | b)
@@ -411,10 +428,16 @@ static float remainder_f(float a, float b) {
   float m = fmodf(a, b);
   return m != 0 && (b < 0) != (m < 0) ? m + b : m;
 }
+static double remainder_d(double a, double b) {
+  double m = fmod(a, b);
+  return m != 0 && (b < 0) != (m < 0) ? m + b : m;
+}
 BINARY_LOOP(fmod_f32, float, float, fmodf(a, b))
 BINARY_LOOP(fmod_i64, int64_t, int64_t, fmod_int(a, b))
 BINARY_LOOP(remainder_f32, float, float, remainder_f(a, b))
 BINARY_LOOP(remainder_i64, int64_t, int64_t, remainder_int(a, b))
+BINARY_LOOP(fmod_f64, double, double, fmod(a, b))
+BINARY_LOOP(remainder_f64, double, double, remainder_d(a, b))
 
 /* d atan2(y, x) = (x dy - y dx) / (x^2 + y^2) */
 static bool atan2_backward(const om_record *r, om_tensor *const *g, om_tensor **gin) {
@@ -506,13 +529,13 @@ static bool lower_mod(om_lower *l, const om_call *c) {
 
 BINARY_DEF(atan2, MATH1(atan2_f32, EACH_SCALAR_MATH), false, atan2_backward, OM_SAVES_IN(0) | OM_SAVES_IN(1), -2, 2, OM_PROMOTE_FLOAT, 0, lower_atan2,
            ONNX_AS("Atan", NULL, "Atan(y / x) with Where for the quadrants, zeros and infinities"))
-BINARY_DEF(minimum, LOOPS3(minimum_f32, minimum_i64, minimum_b8), false, minmax_backward, OM_SAVES_IN(0) | OM_SAVES_IN(1), -2, 2, COMMON, 0,
+BINARY_DEF(minimum, LOOPS4(minimum_f32, minimum_i64, minimum_b8, minimum_f64), false, minmax_backward, OM_SAVES_IN(0) | OM_SAVES_IN(1), -2, 2, COMMON, 0,
            lower_map, ONNX_AS("Min", NULL, "Min (bool: And)"), .bool_onnx = "And")
-BINARY_DEF(maximum, LOOPS3(maximum_f32, maximum_i64, maximum_b8), false, minmax_backward, OM_SAVES_IN(0) | OM_SAVES_IN(1), -2, 2, COMMON, 0,
+BINARY_DEF(maximum, LOOPS4(maximum_f32, maximum_i64, maximum_b8, maximum_f64), false, minmax_backward, OM_SAVES_IN(0) | OM_SAVES_IN(1), -2, 2, COMMON, 0,
            lower_map, ONNX_AS("Max", NULL, "Max (bool: Or)"), .bool_onnx = "Or")
-BINARY_DEF(fmod, LOOPS3(fmod_f32, fmod_i64, NULL), false, mod_backward, OM_SAVES_IN(0) | OM_SAVES_IN(1) | OM_SAVES_OUT(0), 0.5, 2, COMMON, 0,
+BINARY_DEF(fmod, LOOPS4(fmod_f32, fmod_i64, NULL, fmod_f64), false, mod_backward, OM_SAVES_IN(0) | OM_SAVES_IN(1) | OM_SAVES_OUT(0), 0.5, 2, COMMON, 0,
            lower_mod, ONNX_AS("Mod", NULL, "Mod (fmod 1)"))
-BINARY_DEF(remainder, LOOPS3(remainder_f32, remainder_i64, NULL), false, mod_backward, OM_SAVES_IN(0) | OM_SAVES_IN(1) | OM_SAVES_OUT(0), 0.5, 2,
+BINARY_DEF(remainder, LOOPS4(remainder_f32, remainder_i64, NULL, remainder_f64), false, mod_backward, OM_SAVES_IN(0) | OM_SAVES_IN(1) | OM_SAVES_OUT(0), 0.5, 2,
            COMMON, 0, lower_mod, ONNX_AS("Mod", NULL, "Mod (int64: fmod 0; float32: fmod 1, plus b where the signs differ)"))
 
 #define BINARY_FN(NAME) \
@@ -558,6 +581,11 @@ UNARY_LOOP(neg_f32, float, -a)
 UNARY_LOOP(neg_i64, int64_t, (int64_t)(0u - (uint64_t)a))
 UNARY_LOOP(abs_f32, float, fabsf(a))
 UNARY_LOOP(abs_i64, int64_t, a < 0 ? (int64_t)(0u - (uint64_t)a) : a)
+UNARY_LOOP(neg_f64, double, -a)
+UNARY_LOOP(abs_f64, double, fabs(a))
+UNARY_LOOP(exp_f64, double, om__exp(a))
+UNARY_LOOP(log_f64, double, om__log(a))
+UNARY_LOOP(sqrt_f64, double, sqrt(a))
 UNARY_LOOP(sign_f32, float, a > 0 ? 1.0f : a < 0 ? -1.0f : a)
 UNARY_LOOP(sign_i64, int64_t, a > 0 ? 1 : a < 0 ? -1 : 0)
 UNARY_LOOP(log_f32, float, om__logf(a))
@@ -646,17 +674,17 @@ static bool lower_relu(om_lower *l, const om_call *c) {
   const om_op_def om__op_##NAME = {                                                                   \
       .name = #NAME, .n_in = 1, .n_out = 1, .saves = SAVES, .infer = infer_unary,                    \
       .forward = forward_map, .backward = BACKWARD, .lower = LOWER, .onnx = ONNX_DOC(ONNX),          \
-      .promote = PROMOTE, .impl = &NAME##_kernels,                                                    \
+      .promote = PROMOTE, .takes_float64 = true, .impl = &NAME##_kernels,                             \
       .test = {.n_in = 1, .ndims = {2}, .shapes = {{3, 4}}, .dtypes = {TEST_DT}, .lo = LO, .hi = HI,  \
                .no_gradcheck = BACKWARD == NULL}};                                                    \
   om_tensor *om_##NAME(om_tensor *a) { return om__apply1(OM_OP_##NAME, &a, 1, NULL); }
 
-UNARY_DEF(neg, LOOPS3(neg_f32, neg_i64, NULL), neg_backward, 0, -2, 2, 0, 0, lower_map, ONNX1("Neg"))
-UNARY_DEF(abs, LOOPS3(abs_f32, abs_i64, NULL), abs_backward, OM_SAVES_IN(0), -2, 2, 0, 0, lower_map, ONNX1("Abs"))
+UNARY_DEF(neg, LOOPS4(neg_f32, neg_i64, NULL, neg_f64), neg_backward, 0, -2, 2, 0, 0, lower_map, ONNX1("Neg"))
+UNARY_DEF(abs, LOOPS4(abs_f32, abs_i64, NULL, abs_f64), abs_backward, OM_SAVES_IN(0), -2, 2, 0, 0, lower_map, ONNX1("Abs"))
 UNARY_DEF(sign, LOOPS3(sign_f32, sign_i64, NULL), NULL, 0, -2, 2, 0, 0, lower_map, ONNX1("Sign"))
-UNARY_DEF(exp, MATH1(exp_f32, EACH_ARRAY_MATH), exp_backward, OM_SAVES_OUT(0), -2, 2, 0, 0, lower_map, ONNX1("Exp"))
-UNARY_DEF(log, MATH1(log_f32, EACH_SCALAR_MATH), log_backward, OM_SAVES_IN(0), 0.5, 3, 0, 0, lower_map, ONNX1("Log"))
-UNARY_DEF(sqrt, LOOPS3(sqrt_f32, NULL, NULL), sqrt_backward, OM_SAVES_OUT(0), 0.5, 3, 0, 0, lower_map, ONNX1("Sqrt"))
+UNARY_DEF(exp, MATH2(exp_f32, exp_f64, EACH_ARRAY_MATH), exp_backward, OM_SAVES_OUT(0), -2, 2, 0, 0, lower_map, ONNX1("Exp"))
+UNARY_DEF(log, MATH2(log_f32, log_f64, EACH_SCALAR_MATH), log_backward, OM_SAVES_IN(0), 0.5, 3, 0, 0, lower_map, ONNX1("Log"))
+UNARY_DEF(sqrt, LOOPS4(sqrt_f32, NULL, NULL, sqrt_f64), sqrt_backward, OM_SAVES_OUT(0), 0.5, 3, 0, 0, lower_map, ONNX1("Sqrt"))
 UNARY_DEF(rsqrt, LOOPS3(rsqrt_f32, NULL, NULL), rsqrt_backward, OM_SAVES_OUT(0), 0.5, 3, 0, 0, lower_map, ONNX2("Sqrt", "Reciprocal"))
 UNARY_DEF(relu, LOOPS3(relu_f32, relu_i64, NULL), relu_backward, OM_SAVES_OUT(0), -2, 2, 0, 0, lower_relu, ONNX_AS("Relu", NULL, "Relu (int64: Max with 0)"))
 UNARY_DEF(sigmoid, MATH1(sigmoid_f32, EACH_ARRAY_MATH), sigmoid_backward, OM_SAVES_OUT(0), -3, 3, 0, 0, lower_map, ONNX1("Sigmoid"))
@@ -1165,6 +1193,7 @@ om_tensor *om_clamp(om_tensor *a, const double *min, const double *max) {
 WHERE_LOOP(where_f32, float)
 WHERE_LOOP(where_i64, int64_t)
 WHERE_LOOP(where_b8, uint8_t)
+WHERE_LOOP(where_f64, double)
 
 static bool infer_where(om_call *c) {
   om_tensor *cond = c->in[0], *a = c->in[1], *b = c->in[2];
@@ -1186,7 +1215,7 @@ static bool where_backward(const om_record *r, om_tensor *const *g, om_tensor **
 }
 
 /* ONNX TensorProto.DataType of each om_dtype (Cast's "to"). */
-static const int64_t onnx_dtype[] = {[OM_FLOAT32] = 1, [OM_INT64] = 7, [OM_BOOL] = 9};
+static const int64_t onnx_dtype[] = {[OM_FLOAT32] = 1, [OM_INT64] = 7, [OM_BOOL] = 9, [OM_FLOAT64] = 11};
 
 /* Emits Cast(v) to dtype for a value of the given shape; the new value id, or -1 on error. */
 static int emit_cast(om_lower *l, int v, int ndim, const int64_t *shape, om_dtype dtype) {
@@ -1212,10 +1241,10 @@ static bool lower_where(om_lower *l, const om_call *c) {
   return true;
 }
 
-static const kernels where_kernels = {.loop = {where_f32, where_i64, where_b8}, .cost = OM_EACH_SIMPLE, .onnx = {"Where", NULL}};
+static const kernels where_kernels = {.loop = {where_f32, where_i64, where_b8, where_f64}, .cost = OM_EACH_SIMPLE, .onnx = {"Where", NULL}};
 const om_op_def om__op_where = {
     .name = "where", .n_in = 3, .n_out = 1, .saves = OM_SAVES_IN(0), .infer = infer_where,
-    .forward = forward_map, .backward = where_backward, .lower = lower_where, .promote = OM_PROMOTE_VALUES,
+    .forward = forward_map, .backward = where_backward, .lower = lower_where, .promote = OM_PROMOTE_VALUES, .takes_float64 = true,
     .onnx = "Where (bool values: Cast to int64 and back)", .impl = &where_kernels,
     .test = {.n_in = 3, .ndims = {2, 2, 1}, .shapes = {{2, 3}, {2, 3}, {3}}, .dtypes = {OM_BOOL}, .lo = -2, .hi = 2}};
 
@@ -1237,12 +1266,12 @@ static int narrow_bits(int64_t onnx, bool *is_signed) {
 }
 
 static bool infer_cast(om_call *c) {
-  if (c->attrs.n_i < 1 || c->attrs.n_i > 2 || c->attrs.i[0] < OM_FLOAT32 || c->attrs.i[0] > OM_BOOL)
-    return om__fail(OM_ERR_INVALID_ARGUMENT, "cast: needs one target dtype (0 float32, 1 int64, 2 bool), got %lld",
+  if (c->attrs.n_i < 1 || c->attrs.n_i > 3 || c->attrs.i[0] < OM_FLOAT32 || c->attrs.i[0] > OM_FLOAT64)
+    return om__fail(OM_ERR_INVALID_ARGUMENT, "cast: needs one target dtype (0 float32, 1 int64, 2 bool, 3 float64), got %lld",
                     c->attrs.n_i ? (long long)c->attrs.i[0] : -1LL);
   bool is_signed;
-  int64_t narrow = c->attrs.n_i == 2 ? c->attrs.i[1] : 0;
-  if (narrow && !(c->attrs.i[0] == OM_INT64 ? narrow_bits(narrow, &is_signed) > 0 : c->attrs.i[0] == OM_FLOAT32 && (narrow == 10 || narrow == 16)))
+  int64_t narrow = c->attrs.n_i >= 2 ? c->attrs.i[1] : 0;
+  if (narrow && !(c->attrs.i[0] == OM_INT64 ? narrow_bits(narrow, &is_signed) > 0 : c->attrs.i[0] == OM_FLOAT32 && (narrow == 10 || narrow == 16 || (narrow >= 17 && narrow <= 20))))
     return om__fail(OM_ERR_INVALID_ARGUMENT, "cast: %s does not hold ONNX element type %lld", om_dtype_name((om_dtype)c->attrs.i[0]), (long long)narrow);
   om_tensor *a = c->in[0];
   c->out_meta[0] = (om_meta){.dtype = (om_dtype)c->attrs.i[0], .ndim = a->ndim};
@@ -1250,10 +1279,37 @@ static bool infer_cast(om_call *c) {
   return true;
 }
 
+/* A double as the float32 nearest it with an odd last bit where it is not exact (rounding to
+ * odd): the float32 then rounds to FLOAT16 or BFLOAT16 as the double itself would, where
+ * rounding to nearest twice could land a tie the wrong way. */
+static float round_to_odd(double d) {
+  float f = (float)d;
+  if ((double)f == d || d != d) return f;
+  uint32_t u;
+  memcpy(&u, &f, 4);
+  if (fabs((double)f) > fabs(d)) u--; /* the neighbour toward zero (inf becomes the largest float) */
+  u |= 1;
+  memcpy(&f, &u, 4);
+  return f;
+}
+static void odd_f32_loop(char **p, const int64_t *s, int64_t n, const void *ctx) {
+  (void)ctx;
+  for (int64_t i = 0; i < n; i++) *(float *)(p[0] + i * s[0]) = round_to_odd(*(const double *)(p[1] + i * s[1]));
+}
+
 /* Converts, then narrows the (dense) result in place. */
 static bool forward_cast(om_call *c) {
-  om__copy_into(c->out[0], c->in[0]);
-  int64_t narrow = c->attrs.n_i == 2 ? c->attrs.i[1] : 0, n = om_tensor_numel(c->out[0]);
+  om_tensor *o = c->out[0], *a = c->in[0];
+  int64_t narrow = c->attrs.n_i >= 2 ? c->attrs.i[1] : 0, n = om_tensor_numel(o);
+  bool saturate = c->attrs.n_i < 3 || c->attrs.i[2];
+  if (narrow && a->dtype == OM_FLOAT64 && o->dtype == OM_FLOAT32) { /* to FLOAT16, BFLOAT16 or a float8 type */
+    int64_t st[2][OM_MAX_DIMS];
+    om__broadcast_strides(o, o->ndim, st[0]);
+    om__broadcast_strides(a, o->ndim, st[1]);
+    om__iterate_each(2, (char *[]){om__data(o), om__data(a)}, st, o->shape, o->ndim, odd_f32_loop, NULL, OM_EACH_SIMPLE);
+  } else {
+    om__copy_into(o, a);
+  }
   bool is_signed;
   int bits = narrow_bits(narrow, &is_signed);
   if (bits) {
@@ -1261,7 +1317,7 @@ static bool forward_cast(om_call *c) {
     for (int64_t k = 0; k < n; k++) v[k] = om__wrap_int(v[k], bits, is_signed);
   } else if (narrow) {
     float *v = (float *)om__data(c->out[0]);
-    for (int64_t k = 0; k < n; k++) v[k] = narrow == 10 ? om__round_f16(v[k]) : om__round_bf16(v[k]);
+    for (int64_t k = 0; k < n; k++) v[k] = narrow == 10 ? om__round_f16(v[k]) : narrow == 16 ? om__round_bf16(v[k]) : om__round_f8(v[k], (int)narrow, saturate);
   }
   return true;
 }
@@ -1270,7 +1326,7 @@ static bool forward_cast(om_call *c) {
  * in onnxruntime-web (WASM's saturating truncation), and nonzero (NaN too) -> true. A narrowing
  * cast is the Session's own step (it runs no trace), so it has no lowering. */
 static bool lower_cast(om_lower *l, const om_call *c) {
-  if (c->attrs.n_i == 2 && c->attrs.i[1])
+  if (c->attrs.n_i >= 2 && c->attrs.i[1])
     return om__fail(OM_ERR_UNSUPPORTED, "cast: narrowing to ONNX element type %lld is the Session's, and is not traced", (long long)c->attrs.i[1]);
   return om__lower_node(l, c, "Cast", &OM_ATTR_INT("to", onnx_dtype[c->attrs.i[0]]), 1);
 }
@@ -1279,17 +1335,17 @@ static bool lower_cast(om_lower *l, const om_call *c) {
  * cast therefore always starts from int64 or bool, which take no gradient (a narrowing cast is
  * made with gradients off, by the Session). */
 const om_op_def om__op_cast = {
-    .name = "cast", .n_in = 1, .n_out = 1, .infer = infer_cast, .forward = forward_cast,
+    .name = "cast", .n_in = 1, .n_out = 1, .infer = infer_cast, .forward = forward_cast, .takes_float64 = true,
     .lower = lower_cast, .onnx = "Cast",
     .test = {.n_in = 1, .ndims = {2}, .shapes = {{2, 3}}, .lo = -3, .hi = 3, .attrs = {.n_i = 1, .i = {OM_INT64}}, .no_gradcheck = true}};
 
-om_tensor *om__cast_narrow(om_tensor *a, om_dtype dtype, int onnx_type) {
-  om_attrs at = {.n_i = 2, .i = {dtype, onnx_type}};
+om_tensor *om__cast_narrow(om_tensor *a, om_dtype dtype, int onnx_type, bool saturate) {
+  om_attrs at = {.n_i = 3, .i = {dtype, onnx_type, saturate}};
   return om__apply1(OM_OP_cast, &a, 1, &at);
 }
 
 om_tensor *om_cast(om_tensor *a, om_dtype dtype) {
-  if (a && a->dtype == dtype && (unsigned)dtype <= OM_BOOL) return om_tensor_retain(a);
+  if (a && a->dtype == dtype && (unsigned)dtype <= OM_FLOAT64) return om_tensor_retain(a);
   om_attrs at = {.n_i = 1, .i = {dtype}};
   return om__apply1(OM_OP_cast, &a, 1, &at);
 }

@@ -307,7 +307,7 @@ static bool lower_index_select(om_lower *l, const om_call *c) {
 }
 
 const om_op_def om__op_index_select = {
-    .name = "index_select", .n_in = 2, .n_out = 1, .saves = OM_SAVES_IN(1),
+    .name = "index_select", .takes_float64 = true, .n_in = 2, .n_out = 1, .saves = OM_SAVES_IN(1),
     .infer = infer_index_select, .forward = forward_index_select, .backward = index_select_backward,
     .lower = lower_index_select, .onnx = "Gather (axis dim)",
     .test = {.n_in = 2, .ndims = {3, 1}, .shapes = {{3, 4, 2}, {6}}, .dtypes = {OM_FLOAT32, OM_INT64}, .lo = 0, .hi = 3.99,

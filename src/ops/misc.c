@@ -25,7 +25,8 @@ static int cast_to_int64(om_lower *l, int v, const om_meta *meta) {
 }
 
 /* ---- cumsum(a, dim): attrs {dim, reverse} (reverse: sums from the end; the backward's form) ----
- * float32 accumulates in double as PyTorch's CPU kernel; int64 wraps; bool counts into int64. */
+ * float32 accumulates in double as PyTorch's CPU kernel, as float64 does; int64 wraps; bool counts
+ * into int64. */
 
 static bool infer_cumsum(om_call *c) {
   om_tensor *a = c->in[0];
@@ -36,7 +37,7 @@ static bool infer_cumsum(om_call *c) {
   c->attrs.i[0] = d;
   c->attrs.i[1] = c->attrs.n_i == 2 && c->attrs.i[1];
   c->attrs.n_i = 2;
-  same_shape(c, a, a->dtype == OM_FLOAT32 ? OM_FLOAT32 : OM_INT64);
+  same_shape(c, a, a->dtype == OM_BOOL ? OM_INT64 : a->dtype);
   return true;
 }
 
@@ -65,6 +66,7 @@ static bool forward_cumsum(om_call *c) {
         case OM_FLOAT32: accf += ((const float *)pa)[ea]; ((float *)po)[eo] = (float)accf; break;
         case OM_INT64: acci += (uint64_t)((const int64_t *)pa)[ea]; ((int64_t *)po)[eo] = (int64_t)acci; break;
         case OM_BOOL: acci += ((const uint8_t *)pa)[ea] != 0; ((int64_t *)po)[eo] = (int64_t)acci; break;
+        case OM_FLOAT64: accf += ((const double *)pa)[ea]; ((double *)po)[eo] = accf; break;
       }
     }
   }
@@ -97,7 +99,7 @@ static bool lower_cumsum(om_lower *l, const om_call *c) {
 }
 
 const om_op_def om__op_cumsum = {
-    .name = "cumsum", .n_in = 1, .n_out = 1, .infer = infer_cumsum, .forward = forward_cumsum,
+    .name = "cumsum", .takes_float64 = true, .n_in = 1, .n_out = 1, .infer = infer_cumsum, .forward = forward_cumsum,
     .backward = cumsum_backward, .lower = lower_cumsum, .onnx = "CumSum (axis input; bool: Cast to int64 first)",
     .test = {.n_in = 1, .ndims = {3}, .shapes = {{2, 3, 4}}, .lo = -2, .hi = 2, .attrs = {.n_i = 1, .i = {-2}}}};
 

@@ -51,9 +51,9 @@ static bool infer_reduce(om_call *c) {
   om_tensor *a = c->in[0];
   bool mask[OM_MAX_DIMS];
   bool floats_only = c->op == OM_OP_mean;
-  if (a->dtype == OM_BOOL || (floats_only && a->dtype != OM_FLOAT32))
-    return om__fail(OM_ERR_DTYPE_MISMATCH, "%s: takes float32%s, not %s", om_op_name(c->op),
-                    floats_only ? "" : " or int64", om_dtype_name(a->dtype));
+  if (a->dtype == OM_BOOL || (floats_only && a->dtype == OM_INT64))
+    return om__fail(OM_ERR_DTYPE_MISMATCH, "%s: takes float32%s or float64, not %s", om_op_name(c->op),
+                    floats_only ? "" : ", int64", om_dtype_name(a->dtype));
   if (!canon_dims(c, mask)) return false;
   if (c->op == OM_OP_amax || c->op == OM_OP_amin)
     for (int d = 0; d < a->ndim; d++)
@@ -66,7 +66,7 @@ static bool infer_reduce(om_call *c) {
 
 /* ---- forward: fold the input into an accumulator per output element ---- */
 
-/* One loop per op and dtype: the accumulator (double for float32 inputs, int64 for int64) folds
+/* One loop per op and dtype: the accumulator (double for floats, int64 for int64) folds
  * in each input; a float NaN wins the max and min, an int64 sum wraps. */
 #define FOLD_LOOP(fname, TA, TI, STEP)                                   \
   static void fname(char **p, const int64_t *s, int64_t n, const void *ctx) { \
@@ -80,6 +80,9 @@ static bool infer_reduce(om_call *c) {
 FOLD_LOOP(fold_sum_f32, double, float, *x += v)
 FOLD_LOOP(fold_max_f32, double, float, if (v > *x || v != v) *x = v)
 FOLD_LOOP(fold_min_f32, double, float, if (v < *x || v != v) *x = v)
+FOLD_LOOP(fold_sum_f64, double, double, *x += v)
+FOLD_LOOP(fold_max_f64, double, double, if (v > *x || v != v) *x = v)
+FOLD_LOOP(fold_min_f64, double, double, if (v < *x || v != v) *x = v)
 FOLD_LOOP(fold_sum_i64, int64_t, int64_t, *x = (int64_t)((uint64_t)*x + (uint64_t)v))
 FOLD_LOOP(fold_max_i64, int64_t, int64_t, if (v > *x) *x = v)
 FOLD_LOOP(fold_min_i64, int64_t, int64_t, if (v < *x) *x = v)
@@ -87,7 +90,7 @@ FOLD_LOOP(fold_min_i64, int64_t, int64_t, if (v < *x) *x = v)
 static bool forward_reduce(om_call *c) {
   om_tensor *a = c->in[0], *o = c->out[0];
   int64_t n_out = om_tensor_numel(o), n_in = om_tensor_numel(a);
-  bool is_f = a->dtype == OM_FLOAT32;
+  bool is_f = a->dtype == OM_FLOAT32 || a->dtype == OM_FLOAT64;
   char *acc = om__alloc((uint64_t)n_out * 8, om_op_name(c->op));
   if (!acc) return false;
   double init_f = c->op == OM_OP_amax ? -INFINITY : c->op == OM_OP_amin ? INFINITY : 0;
@@ -105,14 +108,17 @@ static bool forward_reduce(om_call *c) {
   for (int d = 0; d < a->ndim; d++) st[0][d] = mask[d] ? 0 : st[0][d] * 8;
   om__broadcast_strides(a, a->ndim, st[1]);
   char *base[2] = {acc, om__data(a)};
-  om_loop_fn fold = c->op == OM_OP_amax ? (is_f ? fold_max_f32 : fold_max_i64)
-                    : c->op == OM_OP_amin ? (is_f ? fold_min_f32 : fold_min_i64)
-                                          : (is_f ? fold_sum_f32 : fold_sum_i64);
+  static const om_loop_fn folds[3][4] = {{fold_sum_f32, fold_sum_i64, NULL, fold_sum_f64},
+                                         {fold_max_f32, fold_max_i64, NULL, fold_max_f64},
+                                         {fold_min_f32, fold_min_i64, NULL, fold_min_f64}};
+  om_loop_fn fold = folds[c->op == OM_OP_amax ? 1 : c->op == OM_OP_amin ? 2 : 0][a->dtype];
   om__iterate_each(2, base, st, a->shape, a->ndim, fold, NULL, OM_EACH_SIMPLE); /* split by outputs: each summed in order */
   double count = n_out ? (double)n_in / (double)n_out : 0;
   for (int64_t k = 0; k < n_out; k++) {
+    double v = is_f ? (c->op == OM_OP_mean ? ((double *)acc)[k] / count : ((double *)acc)[k]) : 0;
     if (!is_f) ((int64_t *)o->storage->data)[k] = ((int64_t *)acc)[k];
-    else ((float *)o->storage->data)[k] = (float)(c->op == OM_OP_mean ? ((double *)acc)[k] / count : ((double *)acc)[k]);
+    else if (a->dtype == OM_FLOAT64) ((double *)o->storage->data)[k] = v;
+    else ((float *)o->storage->data)[k] = (float)v;
   }
   free(acc);
   return true;
@@ -189,7 +195,7 @@ static bool lower_reduce(om_lower *l, const om_call *c) {
   const om_op_def om__op_##NAME = {                                                               \
       .name = #NAME, .n_in = 1, .n_out = 1, .saves = SAVES, .infer = infer_reduce,               \
       .forward = forward_reduce, .backward = BACKWARD, .lower = lower_reduce, .onnx = ONNX NOTE, \
-      .impl = &NAME##_onnx,                                                                       \
+      .impl = &NAME##_onnx, .takes_float64 = true,                                                \
       .test = {.n_in = 1, .ndims = {3}, .shapes = {{2, 3, 4}}, .lo = -2, .hi = 2,                 \
                .attrs = {.n_i = 3, .i = {0, 0, -1}}, .empty_refusal = EMPTY}};                    \
   om_tensor *om_##NAME(om_tensor *a, const int64_t *dims, int ndims, bool keepdim) {              \

@@ -232,7 +232,7 @@ static bool lower_reshape(om_lower *l, const om_call *c) {
 }
 
 const om_op_def om__op_reshape = {
-    .name = "reshape", .n_in = 1, .n_out = 1, .view = true, .infer = infer_reshape,
+    .name = "reshape", .takes_float64 = true, .n_in = 1, .n_out = 1, .view = true, .infer = infer_reshape,
     .forward = forward_reshape, .backward = reshape_backward, .lower = lower_reshape, .extents = reshape_extents,
     .sym_args = ~(uint64_t)0, .onnx = "Reshape (none to the same shape)",
     .test = {.n_in = 1, .ndims = {1}, .shapes = {{12}}, .lo = -2, .hi = 2, .attrs = {.n_i = 3, .i = {3, -1, 2}}}};
@@ -276,7 +276,7 @@ static bool lower_permute(om_lower *l, const om_call *c) {
 }
 
 const om_op_def om__op_permute = {
-    .name = "permute", .n_in = 1, .n_out = 1, .view = true, .infer = infer_permute,
+    .name = "permute", .takes_float64 = true, .n_in = 1, .n_out = 1, .view = true, .infer = infer_permute,
     .forward = forward_permute, .backward = permute_backward, .lower = lower_permute,
     .onnx = "Transpose (none for the identity)",
     .test = {.n_in = 1, .ndims = {3}, .shapes = {{2, 3, 4}}, .lo = -2, .hi = 2, .attrs = {.n_i = 3, .i = {2, 0, 1}}}};
@@ -341,7 +341,7 @@ static bool lower_expand(om_lower *l, const om_call *c) {
 }
 
 const om_op_def om__op_expand = {
-    .name = "expand", .n_in = 1, .n_out = 1, .view = true, .infer = infer_expand,
+    .name = "expand", .takes_float64 = true, .n_in = 1, .n_out = 1, .view = true, .infer = infer_expand,
     .forward = forward_expand, .backward = expand_backward, .lower = lower_expand, .extents = expand_extents,
     .sym_args = ~(uint64_t)0, .onnx = "Expand (none to the same shape)",
     .test = {.n_in = 1, .ndims = {2}, .shapes = {{3, 1}}, .lo = -2, .hi = 2, .attrs = {.n_i = 3, .i = {2, 3, 4}}, .size_attrs = 7}};
@@ -481,7 +481,7 @@ static bool lower_slice(om_lower *l, const om_call *c) {
 }
 
 const om_op_def om__op_slice = {
-    .name = "slice", .n_in = 1, .n_out = 1, .view = true, .infer = infer_slice,
+    .name = "slice", .takes_float64 = true, .n_in = 1, .n_out = 1, .view = true, .infer = infer_slice,
     .forward = forward_slice, .backward = slice_backward, .lower = lower_slice, .extents = slice_extents,
     .sym_args = 1 << 1 | 1 << 2, .onnx = "Slice (none for the full range)",
     .test = {.n_in = 1, .ndims = {2}, .shapes = {{3, 7}}, .lo = -2, .hi = 2, .attrs = {.n_i = 4, .i = {1, 1, -1, 2}}}};
@@ -537,7 +537,7 @@ static bool lower_select(om_lower *l, const om_call *c) {
 }
 
 const om_op_def om__op_select = {
-    .name = "select", .n_in = 1, .n_out = 1, .view = true, .infer = infer_select,
+    .name = "select", .takes_float64 = true, .n_in = 1, .n_out = 1, .view = true, .infer = infer_select,
     .forward = forward_select, .backward = select_backward, .lower = lower_select, .sym_args = 1 << 1, .onnx = "Gather",
     .test = {.n_in = 1, .ndims = {3}, .shapes = {{2, 3, 4}}, .lo = -2, .hi = 2, .attrs = {.n_i = 2, .i = {1, -1}},
              .empty_refusal = "is out of range for dim 1 of size 0"}}; /* no element to select (PyTorch refuses too) */
@@ -583,7 +583,7 @@ static bool lower_squeeze(om_lower *l, const om_call *c) {
 }
 
 const om_op_def om__op_squeeze = {
-    .name = "squeeze", .n_in = 1, .n_out = 1, .view = true, .infer = infer_squeeze,
+    .name = "squeeze", .takes_float64 = true, .n_in = 1, .n_out = 1, .view = true, .infer = infer_squeeze,
     .forward = forward_squeeze, .backward = reshape_backward, .lower = lower_squeeze,
     .onnx = "Squeeze (none when no dim is removed)",
     .test = {.n_in = 1, .ndims = {3}, .shapes = {{2, 1, 3}}, .lo = -2, .hi = 2, .attrs = {.n_i = 1, .i = {1}}}};
@@ -618,7 +618,7 @@ static bool lower_unsqueeze(om_lower *l, const om_call *c) {
 }
 
 const om_op_def om__op_unsqueeze = {
-    .name = "unsqueeze", .n_in = 1, .n_out = 1, .view = true, .infer = infer_unsqueeze,
+    .name = "unsqueeze", .takes_float64 = true, .n_in = 1, .n_out = 1, .view = true, .infer = infer_unsqueeze,
     .forward = forward_unsqueeze, .backward = reshape_backward, .lower = lower_unsqueeze, .onnx = "Unsqueeze",
     .test = {.n_in = 1, .ndims = {2}, .shapes = {{2, 3}}, .lo = -2, .hi = 2, .attrs = {.n_i = 1, .i = {-1}}}};
 
@@ -644,7 +644,7 @@ static bool lower_clone(om_lower *l, const om_call *c) {
 }
 
 const om_op_def om__op_clone = {
-    .name = "clone", .n_in = 1, .n_out = 1, .infer = infer_same, .forward = forward_clone,
+    .name = "clone", .takes_float64 = true, .n_in = 1, .n_out = 1, .infer = infer_same, .forward = forward_clone,
     .backward = identity_backward, .lower = lower_clone, .same_value = true, .onnx = "none (the input's value)", .test = {.n_in = 1, .ndims = {2}, .shapes = {{2, 3}}, .lo = -2, .hi = 2}};
 
 /* ---- cat ---- */
@@ -715,7 +715,7 @@ static bool lower_cat(om_lower *l, const om_call *c) {
 }
 
 const om_op_def om__op_cat = {
-    .name = "cat", .n_in = -1, .n_out = 1, .infer = infer_cat, .forward = forward_cat,
+    .name = "cat", .takes_float64 = true, .n_in = -1, .n_out = 1, .infer = infer_cat, .forward = forward_cat,
     .backward = cat_backward, .lower = lower_cat, .extents = cat_extents, .onnx = "Concat",
     .test = {.n_in = 3, .ndims = {2, 2, 2}, .shapes = {{2, 3}, {2, 1}, {2, 2}}, .lo = -2, .hi = 2, .attrs = {.n_i = 1, .i = {1}}}};
 

@@ -11,9 +11,9 @@
 
 #include "runtime/onnx_ops.h"
 
-enum { T_FLOAT = 1, T_INT64 = 7, T_BOOL = 9 };
+enum { T_FLOAT = 1, T_INT64 = 7, T_BOOL = 9, T_DOUBLE = 11 };
 
-int om__elem_own(om_dtype d) { return d == OM_FLOAT32 ? T_FLOAT : d == OM_INT64 ? T_INT64 : T_BOOL; }
+int om__elem_own(om_dtype d) { return d == OM_FLOAT32 ? T_FLOAT : d == OM_INT64 ? T_INT64 : d == OM_FLOAT64 ? T_DOUBLE : T_BOOL; }
 
 /* Outputs whose type is int64 whatever their inputs' are: (op type, first such output). */
 static const struct {
@@ -26,6 +26,10 @@ static const struct {
 static const char *const MOVES[] = {"Compress", "Concat", "ConcatFromSequence", "DepthToSpace", "Expand", "Flatten", "Gather", "GatherElements", "GatherND",
                                     "Identity", "Max", "Min", "Optional", "OptionalGetElement", "ReduceMax", "ReduceMin", "Relu", "Reshape",
                                     "SequenceAt", "Slice", "SpaceToDepth", "Split", "Squeeze", "Tile", "Transpose", "Unsqueeze", "Where"};
+
+/* Ops whose rule narrows to the output's type itself (a float8 Cast saturating or not, a DOUBLE
+ * rounded once): narrowing again could differ (an E5M2 infinity would saturate). */
+static const char *const NARROWS_ITSELF[] = {"Cast", "CastLike", "QuantizeLinear"};
 
 static bool listed(const char *op_type, const char *const *list, size_t n) {
   for (size_t k = 0; k < n; k++)
@@ -50,6 +54,8 @@ int om__elem_type_out(const om_gnode *n, int j, om_dtype dtype, const int *types
   else if (n->n_in && n->in[0] >= 0 && !in[0]) t = types[n->in[0]]; /* a sequence's (or an optional's) elements give it */
   else if ((!strcmp(n->op_type, "QuantizeLinear") && (n->n_in < 3 || n->in[2] < 0)) || (!strcmp(n->op_type, "DynamicQuantizeLinear") && j != 1))
     t = 2; /* UINT8 where no zero point gives the type */
+  else if (!strcmp(n->op_type, "QuantizeLinear")) t = types[n->in[2]];
+  else if (!strcmp(n->op_type, "DequantizeLinear")) t = types[n->in[1]]; /* the scale's (a float8 input is held in float32 too) */
   else if (!strcmp(n->op_type, "MatMulInteger") || !strcmp(n->op_type, "ConvInteger"))
     t = 6; /* INT32 */
   else if (strstr(n->op_type, "Window")) t = (int)attr_int(n, "output_datatype", T_FLOAT);
@@ -66,16 +72,19 @@ int om__elem_type_out(const om_gnode *n, int j, om_dtype dtype, const int *types
 
 bool om__elem_holds(om_dtype dtype, int t) {
   switch (t) {
-    case 1: case 10: case 16: return dtype == OM_FLOAT32;
+    case 1: case 10: case 16: case 17: case 18: case 19: case 20: return dtype == OM_FLOAT32;
     case 2: case 3: case 4: case 5: case 6: case 7: case 12: return dtype == OM_INT64;
     case 9: return dtype == OM_BOOL;
+    case 11: return dtype == OM_FLOAT64;
     default: return false;
   }
 }
 
 om_tensor *om__elem_narrow(om_tensor *t, int type, const char *op_type) {
-  if (!t || type == om__elem_own(t->dtype) || (op_type && listed(op_type, MOVES, sizeof MOVES / sizeof *MOVES))) return t;
-  om_tensor *r = om__cast_narrow(t, t->dtype, type);
+  if (!t || type == om__elem_own(t->dtype) || (op_type && (listed(op_type, MOVES, sizeof MOVES / sizeof *MOVES) ||
+                                                           listed(op_type, NARROWS_ITSELF, sizeof NARROWS_ITSELF / sizeof *NARROWS_ITSELF))))
+    return t;
+  om_tensor *r = om__cast_narrow(t, t->dtype, type, true);
   om_tensor_release(t);
   return r;
 }

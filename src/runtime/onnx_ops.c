@@ -159,16 +159,18 @@ static bool bind_reciprocal(om_bind *b) {
   return ok;
 }
 
-/* floor(x) = t - (x < t) with t = x truncated toward zero (a cast to int64 and back): exact for
- * every float whose integer part fits in int64, which is every float32 of magnitude below 2^63;
- * larger ones (and infinities, NaN) are integers already and pass through the where. */
+/* floor(x) = t - (x < t) with t = x truncated toward zero (a cast to int64 and back to x's dtype):
+ * exact for every float whose integer part fits in int64, which is every float32 and double of
+ * magnitude below 2^63; larger ones (and infinities, NaN) are integers already and pass through
+ * the where. */
 static om_tensor *floor_of(om_tensor *x) {
+  if (!x) return NULL; /* a failed op before: its error stays */
   om_scope s = {0};
   om_tensor *lim = om__keep(&s, om_scalar(9.2e18, OM_FLOAT32)), *ax = om__keep(&s, om_abs(x));
   om_tensor *small = om__keep(&s, om_lt(ax, lim));
   om_tensor *safe = om__keep(&s, om_where(small, x, om__keep(&s, om_scalar(0, OM_FLOAT32))));
-  om_tensor *t = om__keep(&s, om_cast(om__keep(&s, om_cast(safe, OM_INT64)), OM_FLOAT32));
-  om_tensor *fix = om__keep(&s, om_cast(om__keep(&s, om_lt(safe, t)), OM_FLOAT32));
+  om_tensor *t = om__keep(&s, om_cast(om__keep(&s, om_cast(safe, OM_INT64)), x->dtype));
+  om_tensor *fix = om__keep(&s, om_cast(om__keep(&s, om_lt(safe, t)), x->dtype));
   om_tensor *r = fix ? om_where(small, om__keep(&s, om_sub(t, fix)), x) : NULL; /* a NULL anywhere before makes fix NULL */
   om__scope_end(&s);
   return r;
@@ -326,16 +328,23 @@ static bool bind_clip(om_bind *b) {
 /* ONNX's element type number to the dtype that holds it (src/runtime/elem_types.c: the session
  * narrows the result to the type itself); false, naming attribute name, for another type. */
 static bool onnx_dtype(const om_bind *b, const char *name, int64_t to, om_dtype *d) {
-  for (om_dtype k = OM_FLOAT32; k <= OM_BOOL; k++)
+  for (om_dtype k = OM_FLOAT32; k <= OM_FLOAT64; k++)
     if (to > 0 && to < 64 && om__elem_holds(k, (int)to)) return *d = k, true;
-  return om__fail(OM_ERR_UNSUPPORTED, "%s (%s): %s %lld is not a supported type (FLOAT, FLOAT16, BFLOAT16, INT8 to INT64, UINT8 to UINT32, BOOL)",
+  return om__fail(OM_ERR_UNSUPPORTED, "%s (%s): %s %lld is not a supported type (FLOAT, DOUBLE, FLOAT16, BFLOAT16, the float8 types, INT8 to INT64, UINT8 to UINT32, BOOL)",
                   who(b), b->node->op_type, name, (long long)to);
 }
 
+/* x cast to ONNX type `to` held in d: a type narrower than d is narrowed by the cast itself, so a
+ * DOUBLE rounds to FLOAT16 once, not through float32, and a float8 type saturates or not as the
+ * node's `saturate` says (the session's narrowing after the rule then changes nothing). */
+static bool cast_to(om_bind *b, om_tensor *x, om_dtype d, int64_t to) {
+  int64_t sat;
+  return attr_i(b, "saturate", 1, &sat) && put(b, 0, om__elem_own(d) == to ? om_cast(x, d) : om__cast_narrow(x, d, (int)to, sat != 0));
+}
 static bool bind_cast(om_bind *b) {
   int64_t to;
   om_dtype d;
-  return attr_i(b, "to", -1, &to) && onnx_dtype(b, "to", to, &d) && put(b, 0, om_cast(b->in[0], d));
+  return attr_i(b, "to", -1, &to) && onnx_dtype(b, "to", to, &d) && cast_to(b, b->in[0], d, to);
 }
 
 /* ---- linear quantization: q = saturate(round(x / scale) + zero_point), x = (q - zero_point) scale ---- */
@@ -377,27 +386,38 @@ static om_tensor *quantize(om_tensor *v, om_tensor *zp, double lo, double hi) {
   return y;
 }
 
+/* The float8 types (ONNX's 17 to 20), held in float32. */
+static bool is_float8(int t) { return t >= 17 && t <= 20; }
+
+/* To a float8 type (the zero point's): x / scale + zero point rounded to it once, saturating as
+ * `saturate` says (ONNX's reference: a Cast of the float32 result). */
 static bool bind_quantize_linear(om_bind *b) {
   om_tensor *x = b->in[0];
   bool has_zp = b->node->n_in > 2 && b->in[2];
+  int t = has_zp ? b->types[b->node->in[2]] : 2;
   double lo = 0, hi = 0;
-  if (!quant_range(b, has_zp ? b->types[b->node->in[2]] : 2, &lo, &hi)) return false;
+  int64_t sat;
+  if (!attr_i(b, "saturate", 1, &sat) || (!is_float8(t) && !quant_range(b, t, &lo, &hi))) return false;
   om_scope s = {0};
   om_tensor *scale = om__keep(&s, along_axis(b, 1, x)), *zp = has_zp ? om__keep(&s, along_axis(b, 2, x)) : NULL;
-  om_tensor *zpf = zp ? om__keep(&s, om_cast(zp, OM_FLOAT32)) : NULL;
-  bool ok = scale && (!has_zp || zpf) && put(b, 0, quantize(om__keep(&s, om_div(x, scale)), zpf, lo, hi));
+  om_tensor *zpf = zp ? om__keep(&s, om_cast(zp, OM_FLOAT32)) : NULL, *v = scale ? om__keep(&s, om_div(x, scale)) : NULL;
+  bool ok = v && (!has_zp || zpf) &&
+            put(b, 0, is_float8(t) ? om__cast_narrow(zpf ? om__keep(&s, om_add(v, zpf)) : v, OM_FLOAT32, t, sat != 0) : quantize(v, zpf, lo, hi));
   om__scope_end(&s);
   return ok;
 }
 
+/* (x - zero point) scale: the integers subtracted exactly in int64, a float8 type's values (held
+ * in float32, subtracted there) as they are. */
 static bool bind_dequantize_linear(om_bind *b) {
   om_tensor *x = b->in[0];
-  if (x->dtype != OM_INT64) return om__fail(OM_ERR_UNSUPPORTED, "%s (DequantizeLinear): input of type %d is not supported (integers)", who(b), b->types[b->node->in[0]]);
+  if (x->dtype != OM_INT64 && !is_float8(b->types[b->node->in[0]]))
+    return om__fail(OM_ERR_UNSUPPORTED, "%s (DequantizeLinear): input of type %d is not supported (integers and the float8 types)", who(b), b->types[b->node->in[0]]);
   bool has_zp = b->node->n_in > 2 && b->in[2];
   om_scope s = {0};
   om_tensor *scale = om__keep(&s, along_axis(b, 1, x)), *zp = has_zp ? om__keep(&s, along_axis(b, 2, x)) : NULL;
   om_tensor *d = scale && (!has_zp || zp) ? om__keep(&s, has_zp ? om_sub(x, zp) : om_tensor_retain(x)) : NULL; /* exact in int64 */
-  bool ok = d && put(b, 0, om_mul(om__keep(&s, om_cast(d, OM_FLOAT32)), scale));
+  bool ok = d && put(b, 0, om_mul(om__keep(&s, om_cast(d, scale->dtype)), scale));
   om__scope_end(&s);
   return ok;
 }
@@ -868,7 +888,7 @@ static om_tensor *log_sum_exp(om_tensor *x, const int64_t *axes, int n) {
   om_scope s = {0};
   om_tensor *m = empty ? NULL : om__keep(&s, om_amax(x, axes, n, true)), *r = NULL;
   if (m) { /* an infinite maximum (all -inf, or +inf) is not subtracted */
-    om_tensor *inf = om__keep(&s, om_scalar(INFINITY, OM_FLOAT32)), *zero = om__keep(&s, om_scalar(0, OM_FLOAT32));
+    om_tensor *inf = om__keep(&s, om_scalar(INFINITY, x->dtype)), *zero = om__keep(&s, om_scalar(0, x->dtype));
     m = om__keep(&s, om_where(om__keep(&s, om_eq(om__keep(&s, om_abs(m)), inf)), zero, m));
     om_tensor *e = om__keep(&s, om_exp(om__keep(&s, om_sub(x, m))));
     om_tensor *l = om__keep(&s, om_log(om__keep(&s, om_sum(e, axes, n, true))));
@@ -924,8 +944,19 @@ static bool reduce(om_bind *b, reduction how) {
 }
 static bool bind_reduce_sum(om_bind *b) { return reduce(b, R_SUM); }
 static bool bind_reduce_mean(om_bind *b) { return reduce(b, R_MEAN); }
-static bool bind_reduce_max(om_bind *b) { return reduce(b, R_MAX); }
-static bool bind_reduce_min(om_bind *b) { return reduce(b, R_MIN); }
+/* ReduceMax and ReduceMin; of bool (opset 20) the extreme of 0 and 1 in int64 (Max is any, Min is
+ * all), cast back. */
+static bool reduce_extreme(om_bind *b, reduction how) {
+  om_tensor *x = b->in[0];
+  if (x->dtype != OM_BOOL) return reduce(b, how);
+  b->in[0] = om_cast(x, OM_INT64);
+  bool ok = b->in[0] && reduce(b, how);
+  om_tensor_release(b->in[0]);
+  b->in[0] = x;
+  return ok && put(b, 0, then(b->out[0], om_cast(b->out[0], OM_BOOL)));
+}
+static bool bind_reduce_max(om_bind *b) { return reduce_extreme(b, R_MAX); }
+static bool bind_reduce_min(om_bind *b) { return reduce_extreme(b, R_MIN); }
 static bool bind_reduce_sum_square(om_bind *b) { return reduce(b, R_SUM_SQUARE); }
 static bool bind_reduce_l2(om_bind *b) { return reduce(b, R_L2); }
 static bool bind_reduce_l1(om_bind *b) { return reduce(b, R_L1); }
@@ -954,12 +985,27 @@ static bool arg(om_bind *b, bool max) {
 static bool bind_argmax(om_bind *b) { return arg(b, true); }
 static bool bind_argmin(om_bind *b) { return arg(b, false); }
 
+/* CumSum: reverse sums x flipped along the axis (and flips the sums back); exclusive sums x
+ * shifted one place along it behind a zero, so each sum adds the same values in the same order. */
 static bool bind_cumsum(om_bind *b) {
   int64_t axis, excl, rev;
   int n = 0, a = 0;
-  if (!const_ints(b, 1, &axis, 1, &n) || !attr_i(b, "exclusive", 0, &excl) || !attr_i(b, "reverse", 0, &rev)) return false;
-  if (excl || rev) return unsupported(b, "exclusive or reverse");
-  return wrap(b, axis, b->in[0]->ndim, &a) && put(b, 0, om_cumsum(b->in[0], a));
+  if (!const_ints(b, 1, &axis, 1, &n) || !attr_i(b, "exclusive", 0, &excl) || !attr_i(b, "reverse", 0, &rev) || !wrap(b, axis, b->in[0]->ndim, &a))
+    return false;
+  om_scope s = {0};
+  om_tensor *x = b->in[0], *back = NULL;
+  int64_t size = x->shape[a], one[OM_MAX_DIMS];
+  if (rev) x = om__keep(&s, om_index_select(x, a, back = om__keep(&s, om_arange((double)size - 1, -1, -1, OM_INT64))));
+  if (excl && x && size > 0) {
+    memcpy(one, x->shape, sizeof(int64_t) * (size_t)x->ndim);
+    one[a] = 1;
+    om_tensor *parts[2] = {om__keep(&s, om_zeros(one, x->ndim, x->dtype)), om__keep(&s, om_slice(x, a, 0, size - 1, 1))};
+    x = om__keep(&s, om_cat(parts, 2, a));
+  }
+  om_tensor *y = om__keep(&s, om_cumsum(x, a));
+  bool ok = put(b, 0, rev ? om_index_select(y, a, back) : om_tensor_retain(y));
+  om__scope_end(&s);
+  return ok;
 }
 
 /* Col2Im on [N, C*kH*kW, L] to 2-D images: fold (its padding the same at both ends of an axis). */
@@ -1647,7 +1693,7 @@ static bool bind_gru(om_bind *b) { return recurrent(b, false); }
 
 /* ---- the rest of ONNX's ops: compositions of the library's ops ---- */
 
-static bool bind_cast_like(om_bind *b) { return put(b, 0, om_cast(b->in[0], b->in[1]->dtype)); }
+static bool bind_cast_like(om_bind *b) { return cast_to(b, b->in[0], b->in[1]->dtype, b->types[b->node->in[1]]); }
 UNARY(is_nan, om_ne(x, x))
 
 /* IsInf: x == +inf (detect_positive), x == -inf (detect_negative). */
@@ -1667,6 +1713,7 @@ static bool bind_is_inf(om_bind *b) {
 /* Round, half to even: t = floor(x), up when x - t (exact) is above one half, or is one half and
  * t odd; a zero result takes x's sign (round(-0.4) is -0). NaN and infinities pass through. */
 static om_tensor *round_half_even(om_tensor *x) {
+  if (!x) return NULL;
   om_scope s = {0};
   om_tensor *t = om__keep(&s, floor_of(x)), *d = t ? om__keep(&s, om_sub(x, t)) : NULL;
   om_tensor *half = om__keep(&s, om_scalar(0.5, OM_FLOAT32)), *two = om__keep(&s, om_scalar(2, OM_FLOAT32));
@@ -1674,7 +1721,7 @@ static om_tensor *round_half_even(om_tensor *x) {
   om_tensor *odd = t ? om__keep(&s, om_eq(om__keep(&s, om_remainder(t, two)), one)) : NULL;
   om_tensor *tie = d && odd ? om__keep(&s, om_logical_and(om__keep(&s, om_eq(d, half)), odd)) : NULL;
   om_tensor *up = tie ? om__keep(&s, om_logical_or(om__keep(&s, om_gt(d, half)), tie)) : NULL;
-  om_tensor *r = up ? om__keep(&s, om_add(t, om__keep(&s, om_cast(up, OM_FLOAT32)))) : NULL;
+  om_tensor *r = up ? om__keep(&s, om_add(t, om__keep(&s, om_cast(up, x->dtype)))) : NULL;
   om_tensor *signed0 = r ? om__keep(&s, om_scale(x, 0)) : NULL;
   om_tensor *y = signed0 ? om_where(om__keep(&s, om_eq(r, zero)), signed0, r) : NULL;
   om__scope_end(&s);
@@ -1784,6 +1831,7 @@ static bool window(om_bind *b, double a0, double a1, double a2) {
       !const_ints(b, 0, &size, 1, &n))
     return false;
   if (n != 1 || size < 0 || size > LIMIT) return om__fail(OM_ERR_FORMAT, "%s (%s): size must be one value from 0 to 2^30", who(b), b->node->op_type);
+  if (d == OM_FLOAT64) return unsupported(b, "output_datatype DOUBLE (a window computed in float32)"); /* cos has no double kernel */
   double N = (double)(periodic ? size : size - 1), w = 2 * 3.14159265358979323846 / N;
   om_scope s = {0};
   om_tensor *k = om__keep(&s, om_arange(0, (double)size, 1, OM_FLOAT32));
@@ -3166,7 +3214,7 @@ static const om_onnx_rule rules[] = {
     {"BitwiseXor", 2, 2, 1, bind_bitwise_xor, "bitwise_xor"},
     {"BlackmanWindow", 1, 1, 1, bind_blackman_window, "0.42 - 0.5 cos(2 pi n / N) + 0.08 cos(4 pi n / N) from arange and cos (size known when planning; periodic, output_datatype)"},
     {"Cast", 1, 1, 1, bind_cast, "cast to the dtype that holds the type, then narrowed to it (docs/graph-runtime.md, element types)"},
-    {"CastLike", 2, 2, 1, bind_cast_like, "cast to the second input's dtype"},
+    {"CastLike", 2, 2, 1, bind_cast_like, "cast to the second input's type"},
     {"Ceil", 1, 1, 1, bind_ceil, "-floor(-x) (see Floor)"},
     {"Celu", 1, 1, 1, bind_celu, "where(x > 0, x, alpha elu(x / alpha))"},
     {"CenterCropPad", 2, 2, 1, bind_center_crop_pad, "slice, pad with zeros (the sizes known when planning; axes)"},
@@ -3182,7 +3230,7 @@ static const om_onnx_rule rules[] = {
     {"ConvTranspose", 2, 3, 1, bind_conv_transpose, "conv_transpose2d (a difference of the pads is an output_padding, or a crop; output_shape and SAME refused)"},
     {"Cos", 1, 1, 1, bind_cos, "cos"},
     {"Cosh", 1, 1, 1, bind_cosh, "cosh"},
-    {"CumSum", 2, 2, 1, bind_cumsum, "cumsum (exclusive, reverse refused)"},
+    {"CumSum", 2, 2, 1, bind_cumsum, "cumsum (reverse: of x flipped by index_select; exclusive: of x shifted behind zeros by cat)"},
     {"DFT", 1, 3, 1, bind_dft, "matmuls by cos and sin of the angles (mod the length; inverse, onesided, dft_length and axis known when planning)"},
     {"DepthToSpace", 1, 1, 1, bind_depth_to_space, "pixel_shuffle (mode CRD); DCR: reshape, permute, reshape"},
     {"DequantizeLinear", 2, 3, 1, bind_dequantize_linear, "(x - zero point) cast, times scale (per tensor or per axis)"},
@@ -3264,9 +3312,9 @@ static const om_onnx_rule rules[] = {
     {"ReduceL2", 1, 2, 1, bind_reduce_l2, "sqrt(sum(x x))"},
     {"ReduceLogSum", 1, 2, 1, bind_reduce_log_sum, "log(sum(x))"},
     {"ReduceLogSumExp", 1, 2, 1, bind_reduce_log_sum_exp, "m + log(sum(exp(x - m))), m the finite maximum (amax)"},
-    {"ReduceMax", 1, 2, 1, bind_reduce_max, "amax"},
+    {"ReduceMax", 1, 2, 1, bind_reduce_max, "amax (bool: of it cast to int64, cast back)"},
     {"ReduceMean", 1, 2, 1, bind_reduce_mean, "mean"},
-    {"ReduceMin", 1, 2, 1, bind_reduce_min, "amin"},
+    {"ReduceMin", 1, 2, 1, bind_reduce_min, "amin (bool: of it cast to int64, cast back)"},
     {"ReduceProd", 1, 2, 1, bind_reduce_prod, "mul of the halves of each axis, log2(size) times"},
     {"ReduceSum", 1, 2, 1, bind_reduce_sum, "sum"},
     {"ReduceSumSquare", 1, 2, 1, bind_reduce_sum_square, "sum(x x)"},

@@ -165,10 +165,10 @@ bool om__broadcast_shapes(om_tensor *const *ts, int n, om_meta *meta, const char
 /* ---- conversion copy: dst[i] = (dst dtype) src[i] ---- */
 
 /* float -> int64 truncates toward zero like a C cast, with NaN -> 0 and saturation instead of UB. */
-static inline int64_t om__f32_to_i64(float v) {
+static inline int64_t om__f64_to_i64(double v) {
   if (v != v) return 0;
-  if (v >= 0x1p63f) return INT64_MAX;
-  if (v < -0x1p63f) return INT64_MIN;
+  if (v >= 0x1p63) return INT64_MAX;
+  if (v < -0x1p63) return INT64_MIN;
   return (int64_t)v;
 }
 
@@ -211,13 +211,19 @@ static void convert(char **p, const int64_t *s, int64_t n, const void *ctx) {
     for (int64_t i = 0; i < n; i++) memcpy(p[0] + i * s[0], p[1] + i * s[1], es);
     return;
   }
-  switch (dt[0] * 3 + dt[1]) {
-    case OM_FLOAT32 * 3 + OM_INT64: CONVERT_LOOP(float, int64_t, v) break;
-    case OM_FLOAT32 * 3 + OM_BOOL: CONVERT_LOOP(float, uint8_t, v) break;
-    case OM_INT64 * 3 + OM_FLOAT32: CONVERT_LOOP(int64_t, float, om__f32_to_i64(v)) break;
-    case OM_INT64 * 3 + OM_BOOL: CONVERT_LOOP(int64_t, uint8_t, v) break;
-    case OM_BOOL * 3 + OM_FLOAT32: CONVERT_LOOP(uint8_t, float, v != 0) break;
-    case OM_BOOL * 3 + OM_INT64: CONVERT_LOOP(uint8_t, int64_t, v != 0) break;
+  switch (dt[0] * 4 + dt[1]) { /* float64 -> float32 and int64 -> a float round to nearest even */
+    case OM_FLOAT32 * 4 + OM_INT64: CONVERT_LOOP(float, int64_t, v) break;
+    case OM_FLOAT32 * 4 + OM_BOOL: CONVERT_LOOP(float, uint8_t, v) break;
+    case OM_FLOAT32 * 4 + OM_FLOAT64: CONVERT_LOOP(float, double, v) break;
+    case OM_INT64 * 4 + OM_FLOAT32: CONVERT_LOOP(int64_t, float, om__f64_to_i64(v)) break;
+    case OM_INT64 * 4 + OM_BOOL: CONVERT_LOOP(int64_t, uint8_t, v) break;
+    case OM_INT64 * 4 + OM_FLOAT64: CONVERT_LOOP(int64_t, double, om__f64_to_i64(v)) break;
+    case OM_BOOL * 4 + OM_FLOAT32: CONVERT_LOOP(uint8_t, float, v != 0) break;
+    case OM_BOOL * 4 + OM_INT64: CONVERT_LOOP(uint8_t, int64_t, v != 0) break;
+    case OM_BOOL * 4 + OM_FLOAT64: CONVERT_LOOP(uint8_t, double, v != 0) break;
+    case OM_FLOAT64 * 4 + OM_FLOAT32: CONVERT_LOOP(double, float, v) break;
+    case OM_FLOAT64 * 4 + OM_INT64: CONVERT_LOOP(double, int64_t, v) break;
+    case OM_FLOAT64 * 4 + OM_BOOL: CONVERT_LOOP(double, uint8_t, v) break;
   }
 }
 

@@ -5,11 +5,11 @@
 
 #include "internal.h"
 
-static const char *const dtype_names[] = {"float32", "int64", "bool"};
-static const size_t dtype_sizes[] = {4, 8, 1};
+static const char *const dtype_names[] = {"float32", "int64", "bool", "float64"};
+static const size_t dtype_sizes[] = {4, 8, 1, 8};
 
-const char *om_dtype_name(int dtype) { return dtype >= 0 && dtype <= OM_BOOL ? dtype_names[dtype] : NULL; }
-size_t om_dtype_size(int dtype) { return dtype >= 0 && dtype <= OM_BOOL ? dtype_sizes[dtype] : 0; }
+const char *om_dtype_name(int dtype) { return dtype >= 0 && dtype <= OM_FLOAT64 ? dtype_names[dtype] : NULL; }
+size_t om_dtype_size(int dtype) { return dtype >= 0 && dtype <= OM_FLOAT64 ? dtype_sizes[dtype] : 0; }
 size_t om__dtype_size(om_dtype dtype) { return dtype_sizes[dtype]; }
 
 /* ---- allocation ---- */
@@ -388,7 +388,7 @@ bool om_tensor_is_contiguous(const om_tensor *t) {
 /* ---- creation ---- */
 
 static bool check_dtype(int dtype, const char *who) {
-  if (dtype >= OM_FLOAT32 && dtype <= OM_BOOL) return true;
+  if (dtype >= OM_FLOAT32 && dtype <= OM_FLOAT64) return true;
   return om__fail(OM_ERR_INVALID_ARGUMENT, "%s: unknown dtype %d", who, dtype);
 }
 
@@ -406,6 +406,7 @@ static void store(void *data, om_dtype dtype, int64_t k, double v) {
     case OM_FLOAT32: ((float *)data)[k] = (float)v; break;
     case OM_INT64: ((int64_t *)data)[k] = (int64_t)v; break;
     case OM_BOOL: ((uint8_t *)data)[k] = v != 0; break;
+    case OM_FLOAT64: ((double *)data)[k] = v; break;
   }
 }
 
@@ -491,6 +492,7 @@ static double load(const char *p, om_dtype dtype) {
     case OM_FLOAT32: return *(const float *)p;
     case OM_INT64: return (double)*(const int64_t *)p;
     case OM_BOOL: return *(const uint8_t *)p;
+    case OM_FLOAT64: return *(const double *)p;
   }
   return 0;
 }

@@ -301,6 +301,9 @@ int om__trace_lower(const om_op_def *def, om_call *c, const om_attrs *given, int
                               om__run_hint(tr, r, hint, sizeof hint)), -1;
     l.rc[r] = NULL;
   }
+  bool f64 = false; /* the Session's DOUBLE values: the lowerings write float32 constants beside them */
+  for (int i = 0; i < c->n_in + c->n_out; i++) f64 |= (i < c->n_in ? c->in[i]->dtype : c->out_meta[i - c->n_in].dtype) == OM_FLOAT64;
+  ok = ok && (!f64 || om__lower_refuse(&l, c, "float64 is not traced (a trace holds float32, int64 and bool)"));
   ok = ok && def->lower(&l, c) && om__lower_alive(&l);
   for (int j = 0; ok && j < c->n_out; j++)
     if (c->trace_out[j] < 0)

@@ -405,12 +405,12 @@ TEST(reader_refuses_what_it_cannot_read) {
   pb_int(&ext, 14, 1); /* data_location EXTERNAL */
   m = model(8, 17, add, 1, &ext, "y");
   CHECK_ERROR(opens(&m), OM_ERR_FORMAT, "initializer 'w' keeps its data in an external file");
-  pb dbl = {0};
-  pb_int(&dbl, 1, 2);
-  pb_int(&dbl, 2, 11); /* DOUBLE */
-  pb_str(&dbl, 8, "w");
-  m = model(8, 17, add, 1, &dbl, "y");
-  CHECK_ERROR(opens(&m), OM_ERR_UNSUPPORTED, "initializer 'w' has data type DOUBLE (11); the graph layer takes FLOAT, FLOAT16, BFLOAT16, INT8 to INT64, UINT8 to UINT32, BOOL");
+  pb u64 = {0};
+  pb_int(&u64, 1, 2);
+  pb_int(&u64, 2, 13); /* UINT64 */
+  pb_str(&u64, 8, "w");
+  m = model(8, 17, add, 1, &u64, "y");
+  CHECK_ERROR(opens(&m), OM_ERR_UNSUPPORTED, "initializer 'w' has data type UINT64 (13); the graph layer takes FLOAT, DOUBLE, FLOAT16, BFLOAT16, the float8 types, INT8 to INT64, UINT8 to UINT32, BOOL");
   pb huge = {0};
   pb_int(&huge, 1, (int64_t)1 << 40);
   pb_int(&huge, 1, (int64_t)1 << 40);
@@ -445,7 +445,7 @@ static void runs_refused(const pb *m, om_error_kind kind, const char *msg) {
 /* What the rules refuse, each naming the node and what it does not take (planned at the first run). */
 TEST(rules_refuse_what_they_do_not_take) {
   struct { const char *op, *attr, *s; int64_t i; om_error_kind kind; const char *msg; } cases[] = {
-      {"Cast", "to", NULL, 11, OM_ERR_UNSUPPORTED, "Cast (Cast): to 11 is not a supported type"},
+      {"Cast", "to", NULL, 13, OM_ERR_UNSUPPORTED, "Cast (Cast): to 13 is not a supported type"},
       {"Gelu", "approximate", "erf", 0, OM_ERR_UNSUPPORTED, "Gelu (Gelu): approximate other than 'none' or 'tanh' is not supported"},
       {"Gelu", "approximate", NULL, 1, OM_ERR_FORMAT, "Gelu (Gelu): attribute approximate must be a string, it is an int"},
       {"Elu", "alpha", "one", 0, OM_ERR_FORMAT, "Elu (Elu): attribute alpha must be a float, it is a string"},
@@ -1742,29 +1742,110 @@ TEST(session_narrows_each_result_to_its_element_type) {
 }
 
 /* Cast to each type: the dtype that holds it, then narrowed (float -> integer truncates). */
+/* a (FLOAT [n]) through a one-node Cast to ONNX type `to` (its `saturate` left out when negative):
+ * the output, a new reference (NULL on failure, checked), whose element type is checked to be `to`. */
+static om_tensor *run_cast(om_tensor *a, int to, int saturate) {
+  pb n = node("Cast", "a", NULL, "y"), g = {0}, m = {0}, opset = {0}, in = value_info_of("a", 1, 1, a->shape), out = {0};
+  attr_int(&n, "to", to);
+  if (saturate >= 0) attr_int(&n, "saturate", saturate);
+  pb_str(&out, 1, "y");
+  pb_msg(&g, 1, &n), pb_str(&g, 2, "g"), pb_msg(&g, 11, &in), pb_msg(&g, 12, &out);
+  pb_int(&m, 1, 9), pb_int(&opset, 2, 20), pb_msg(&m, 8, &opset), pb_msg(&m, 7, &g);
+  om_session *s = om_session_open(m.b, m.n, NULL);
+  om_tensor *r = NULL;
+  CHECK(s && om_session_run(s, &a, 1, &r, 1) == 1);
+  CHECK_EQ_INT(om_session_elem_type(s, true, 0), to);
+  om_session_release(s);
+  return r;
+}
+
 TEST(cast_narrows_to_every_type) {
   om_tensor *a = TF(SHAPE(4), 300.7f, -1.5f, 65535.0f, 1e-8f), *b = TF(SHAPE(4), 0, 0, 0, 0);
   struct { int to; double want[4]; } cases[] = {
       {3, {44, -1, -1, 0}}, {2, {44, 255, 255, 0}}, {5, {300, -1, -1, 0}}, {4, {300, 65535, 65535, 0}}, {12, {300, 4294967295.0, 65535, 0}},
       {10, {300.75, -1.5, INFINITY, 0}}, {16, {300, -1.5, 65536, (double)om__round_bf16(1e-8f)}}, {9, {1, 1, 1, 1}}};
   for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
-    pb n = node("Cast", "a", NULL, "y"), g = {0}, m = {0}, opset = {0}, in = value_info_of("a", 1, 1, (const int64_t[]){4}), out = {0};
-    attr_int(&n, "to", cases[c].to);
-    pb_str(&out, 1, "y");
-    pb_msg(&g, 1, &n), pb_str(&g, 2, "g"), pb_msg(&g, 11, &in), pb_msg(&g, 12, &out);
-    pb_int(&m, 1, 9), pb_int(&opset, 2, 20), pb_msg(&m, 8, &opset), pb_msg(&m, 7, &g);
-    om_session *s = om_session_open(m.b, m.n, NULL);
-    om_tensor *r = NULL;
-    CHECK(s && om_session_run(s, &a, 1, &r, 1) == 1);
-    CHECK_EQ_INT(om_session_elem_type(s, true, 0), cases[c].to);
+    om_tensor *r = run_cast(a, cases[c].to, -1);
     for (int k = 0; r && k < 4; k++)
       if (at(r, k) != cases[c].want[k]) CHECK_NEAR(at(r, k), cases[c].want[k], 0);
     om_tensor_release(r);
-    om_session_release(s);
   }
-  CHECK_ERROR(om__cast_narrow(a, OM_FLOAT32, 3) != NULL, OM_ERR_INVALID_ARGUMENT, "cast: float32 does not hold ONNX element type 3");
+  CHECK_ERROR(om__cast_narrow(a, OM_FLOAT32, 3, true) != NULL, OM_ERR_INVALID_ARGUMENT, "cast: float32 does not hold ONNX element type 3");
   CHECK_ERROR(om_session_elem_type(NULL, true, 0) >= 0, OM_ERR_INVALID_ARGUMENT, "session_count: the session is NULL");
   om__release_all((om_tensor *[]){a, b}, 2);
+}
+
+/* DOUBLE values are held in float64 and computed in double: x + w (w an initializer in
+ * double_data), and Cast to FLOAT16 rounded once from the double, where rounding through float32
+ * would land on a tie and round the other way. Ops with no double kernel refuse float64. */
+TEST(double_is_computed_in_double) {
+  static const double v[4] = {1 + 0x1p-11 + 0x1p-40, 65520 - 0x1p-30, 0x1p-25 + 0x1p-60, 0.1}, point2 = 0.2;
+  om_tensor *x = om_from_data(v, (const int64_t[]){4}, 1, OM_FLOAT64), *r[2] = {NULL, NULL};
+  pb add = node("Add", "x", "w", "s"), cast = node("Cast", "x", NULL, "y"), w = {0}, g = {0}, m = {0}, opset = {0};
+  pb in = value_info_of("x", 11, 1, (const int64_t[]){4}), so = {0}, yo = {0};
+  attr_int(&cast, "to", 10);
+  pb_int(&w, 2, 11), pb_str(&w, 8, "w"), pb_bytes(&w, 10, &point2, 8); /* a 0-d DOUBLE, packed double_data */
+  pb_str(&so, 1, "s"), pb_str(&yo, 1, "y");
+  pb_msg(&g, 1, &add), pb_msg(&g, 1, &cast), pb_str(&g, 2, "g"), pb_msg(&g, 5, &w), pb_msg(&g, 11, &in), pb_msg(&g, 12, &so), pb_msg(&g, 12, &yo);
+  pb_int(&m, 1, 9), pb_int(&opset, 2, 20), pb_msg(&m, 8, &opset), pb_msg(&m, 7, &g);
+  om_session *s = om_session_open(m.b, m.n, NULL);
+  CHECK(s && om_session_run(s, &x, 1, r, 2) == 2);
+  if (r[0] && r[1]) {
+    CHECK_EQ_INT(om_tensor_dtype(r[0]), OM_FLOAT64);
+    CHECK_EQ_INT(om_session_elem_type(s, true, 0), 11);
+    CHECK_EQ_INT(om_session_elem_type(s, true, 1), 10);
+    CHECK(at(r[0], 3) == 0.1 + 0.2); /* 0.30000000000000004: float32 would give 0.30000001192... */
+    static const double want[4] = {1 + 0x1p-10, 65504, 0x1p-24, 0.0999755859375};
+    for (int k = 0; k < 4; k++) CHECK_NEAR(at(r[1], k), want[k], 0);
+  }
+  om__release_all(r, 2);
+  om_session_release(s);
+  om_tensor *sq = om_from_data(v, (const int64_t[]){2, 2}, 2, OM_FLOAT64);
+  CHECK_ERROR(om_matmul(sq, sq) != NULL, OM_ERR_DTYPE_MISMATCH, "matmul: takes no float64 (input 0; docs/graph-runtime.md lists the ops computed in double)");
+  CHECK_ERROR(om_sin(sq) != NULL, OM_ERR_DTYPE_MISMATCH, "sin: takes float32, not float64");
+  om__release_all((om_tensor *[]){x, sq}, 2);
+}
+
+/* Cast from float32 to each float8 type, saturating and not, against values worked out by hand
+ * from the types' definitions: ties to even (464 between 448 and 480; 2^-10 between 0 and E4M3FN's
+ * 2^-9), the largest finite values, subnormals, -0 (FNUZ has none), NaN and infinities (E5M2's
+ * kept without saturation, the others' NaN; saturated, the largest value, FNUZ too, as ONNX's
+ * reference data). Each result read back from its bits as a reader would. */
+TEST(cast_to_float8_rounds_and_saturates) {
+  static const float x[15] = {0, -0.0f, NAN, INFINITY, -INFINITY, 448, 464, 465, 1000, -1000, 0x1p-10f, 0x3p-10f, 1.0625f, 1.1875f, 62000};
+  const float N = NAN, I = INFINITY;
+  struct { int to; bool saturate; float want[15]; } cases[] = {
+      {17, true, {0, -0.0f, N, 448, -448, 448, 448, 448, 448, -448, 0, 0x1p-8f, 1, 1.25f, 448}},
+      {17, false, {0, -0.0f, N, N, N, 448, 448, N, N, N, 0, 0x1p-8f, 1, 1.25f, N}},
+      {18, true, {0, 0, N, 240, -240, 240, 240, 240, 240, -240, 0x1p-10f, 0x3p-10f, 1, 1.25f, 240}},
+      {18, false, {0, 0, N, N, N, N, N, N, N, N, 0x1p-10f, 0x3p-10f, 1, 1.25f, N}},
+      {19, true, {0, -0.0f, N, 57344, -57344, 448, 448, 448, 1024, -1024, 0x1p-10f, 0x3p-10f, 1, 1.25f, 57344}},
+      {19, false, {0, -0.0f, N, I, -I, 448, 448, 448, 1024, -1024, 0x1p-10f, 0x3p-10f, 1, 1.25f, I}},
+      {20, true, {0, 0, N, 57344, -57344, 448, 448, 448, 1024, -1024, 0x1p-10f, 0x3p-10f, 1, 1.25f, 57344}},
+      {20, false, {0, 0, N, N, N, 448, 448, 448, 1024, -1024, 0x1p-10f, 0x3p-10f, 1, 1.25f, N}},
+  };
+  om_tensor *a = om_from_data(x, (const int64_t[]){15}, 1, OM_FLOAT32);
+  for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+    om_tensor *r = run_cast(a, cases[c].to, cases[c].saturate);
+    for (int k = 0; r && k < 15; k++) {
+      float got = (float)at(r, k), want = cases[c].want[k];
+      if (!(got == want && signbit(got) == signbit(want)) && !(got != got && want != want))
+        FAILED("Cast to %d (saturate %d): element %d (%g) is %g, expected %g", cases[c].to, cases[c].saturate, k, (double)x[k], (double)got, (double)want);
+    }
+    for (int b = 0; b < 256; b++) { /* every bit pattern reads back as a value the rounding keeps (an infinity but saturating) */
+      float v = om__f8_to_f32((uint8_t)b, cases[c].to), back = om__round_f8(v, cases[c].to, cases[c].saturate);
+      if (!(isinf(v) && cases[c].saturate) && !(v == back && signbit(v) == signbit(back)) && !(v != v && back != back) && !(v == 0 && back == 0))
+        FAILED("float8 type %d: bits 0x%02x are %g, which rounds to %g", cases[c].to, b, (double)v, (double)back);
+    }
+    om_tensor_release(r);
+  }
+  CHECK_NEAR(om__f8_to_f32(0x7e, 17), 448, 0);
+  CHECK_NEAR(om__f8_to_f32(0x01, 17), 0x1p-9, 0);
+  CHECK_NEAR(om__f8_to_f32(0x7f, 18), 240, 0);
+  CHECK_NEAR(om__f8_to_f32(0x01, 20), 0x1p-17, 0);
+  CHECK(isinf(om__f8_to_f32(0xfc, 19)) && om__f8_to_f32(0xfc, 19) < 0);
+  CHECK(isnan(om__f8_to_f32(0x80, 18)) && isnan(om__f8_to_f32(0x7f, 17)) && isnan(om__f8_to_f32(0x7d, 19)));
+  om_tensor_release(a);
 }
 
 /* Keys' cubic kernel (a = -0.75) at distance t, written from its definition. */
@@ -1913,6 +1994,8 @@ int main(void) {
   RUN(integers_wrap_modulo_two_to_the_bits);
   RUN(session_narrows_each_result_to_its_element_type);
   RUN(cast_narrows_to_every_type);
+  RUN(double_is_computed_in_double);
+  RUN(cast_to_float8_rounds_and_saturates);
   RUN(resize_by_taps_and_compress_by_value);
   RUN(gru_without_linear_before_reset_against_a_reference);
   RUN(unique_plans_per_value);

@@ -117,7 +117,8 @@ const DTYPES = {
   4: ['uint16', Uint16Array, 'int32'], 5: ['int16', Int16Array, 'int32'], 6: ['int32', Int32Array, 'int32'],
   7: ['int64', BigInt64Array, 'int64'], 8: ['string', null, 'string'], 9: ['bool', Uint8Array, 'int32'],
   10: ['float16', Uint16Array, 'int32'], 11: ['float64', Float64Array, 'double'], 12: ['uint32', Uint32Array, 'uint64'],
-  13: ['uint64', BigUint64Array, 'uint64'], 16: ['bfloat16', Uint16Array, 'int32'],
+  13: ['uint64', BigUint64Array, 'uint64'], 16: ['bfloat16', Uint16Array, 'int32'], 17: ['float8e4m3fn', Uint8Array, 'int32'],
+  18: ['float8e4m3fnuz', Uint8Array, 'int32'], 19: ['float8e5m2', Uint8Array, 'int32'], 20: ['float8e5m2fnuz', Uint8Array, 'int32'],
 };
 
 /** A TensorProto's bytes as { dtype, dims, data } (data a typed array, or strings). */
@@ -212,7 +213,17 @@ export function loadTest(dir) {
 
 // ---- ONNX's comparison ----
 
-const asNumbers = (t) => (t.dtype === 'float16' ? Array.from(t.data, half) : t.dtype === 'bfloat16' ? Array.from(t.data, (h) => new Float32Array(new Uint32Array([h << 16]).buffer)[0]) : Array.from(t.data, Number));
+const asNumbers = (t) => (t.dtype === 'float16' ? Array.from(t.data, half) : t.dtype === 'bfloat16' ? Array.from(t.data, (h) => new Float32Array(new Uint32Array([h << 16]).buffer)[0])
+  : FLOAT8[t.dtype] ? Array.from(t.data, (b) => float8(b, ...FLOAT8[t.dtype])) : Array.from(t.data, Number));
+/* The float8 types (ONNX's definitions): fraction bits, exponent bias, FNUZ (NaN 0x80, no
+ * infinities), infinities (E5M2). */
+const FLOAT8 = { float8e4m3fn: [3, 7, false, false], float8e4m3fnuz: [3, 8, true, false], float8e5m2: [2, 15, false, true], float8e5m2fnuz: [2, 16, true, false] };
+function float8(b, m, bias, fnuz, inf) {
+  const e = (b & 0x7f) >> m, f = b & ((1 << m) - 1), s = b & 0x80 ? -1 : 1, top = (1 << (7 - m)) - 1;
+  if (fnuz ? b === 0x80 : (inf ? e === top && f : (b & 0x7f) === 0x7f)) return NaN;
+  if (inf && e === top) return s * Infinity;
+  return s * (e ? (1 + f / 2 ** m) * 2 ** (e - bias) : f * 2 ** (1 - bias - m));
+}
 function half(h) {
   const e = (h >> 10) & 31, m = h & 1023, s = h & 0x8000 ? -1 : 1;
   return e === 0 ? s * m * 2 ** -24 : e === 31 ? (m ? NaN : s * Infinity) : s * (1 + m / 1024) * 2 ** (e - 15);

@@ -194,6 +194,13 @@ test('data movement keeps every type: Where, Gather, Concat', async () => {
   }
 });
 
+test('ReduceMax and ReduceMin of bool: any and all', async () => {
+  for (const [data, max, min] of [[[1, 0, 1], 1, 0], [[1, 1], 1, 1], [[0, 0, 0, 0], 0, 0]]) {
+    await check('ReduceMax', ['bool'], 'bool', { x0: { type: 'bool', data: Uint8Array.from(data) } }, { type: 'bool', data: Uint8Array.of(max) });
+    await check('ReduceMin', ['bool'], 'bool', { x0: { type: 'bool', data: Uint8Array.from(data) } }, { type: 'bool', data: Uint8Array.of(min) });
+  }
+});
+
 test('feeds of the wrong type and refused types are errors with a kind', async () => {
   const s = await om.InferenceSession.create(model('Add', ['int8', 'int8'], 'int8'));
   try {
@@ -205,12 +212,12 @@ test('feeds of the wrong type and refused types are errors with a kind', async (
     assert.deepEqual(Array.from(y.y.toArray()), [BigInt(((400 + 128) % 256) - 128)]);
     assert.deepEqual(s.outputTypes, { y: 'int8' });
     y.y.dispose(), t.dispose();
-    assert.throws(() => s.run({ x0: { type: 'float64', data: Float64Array.of(1), dims: [1] }, x1: { data: Int8Array.of(1), dims: [1] } }), (e) => e.kind === 'InvalidArgument' && /has type a string \("float64"\); the graph layer takes float32, uint8, int8/.test(e.message));
+    assert.throws(() => s.run({ x0: { data: Float64Array.of(1), dims: [1] }, x1: { data: Int8Array.of(1), dims: [1] } }), (e) => e.kind === 'DtypeMismatch' && /feed "x0" is float64, the graph takes int8/.test(e.message));
+    assert.throws(() => s.run({ x0: { type: 'uint64', data: BigUint64Array.of(1n), dims: [1] }, x1: { data: Int8Array.of(1), dims: [1] } }), (e) => e.kind === 'InvalidArgument' && /has type a string \("uint64"\); the graph layer takes float32, uint8, int8/.test(e.message));
   } finally {
     s.dispose();
   }
-  await assert.rejects(om.InferenceSession.create(model('Add', ['float64', 'float64'], 'float64')), (e) => e.kind === 'Unsupported' && /graph input 'x0' has element type DOUBLE \(11\)/.test(e.message));
-  await assert.rejects(om.InferenceSession.create(model('Add', ['float8e5m2', 'float8e5m2'], 'float8e5m2')), (e) => e.kind === 'Unsupported' && /graph input 'x0' has element type FLOAT8E5M2 \(19\)/.test(e.message));
+  await assert.rejects(om.InferenceSession.create(model('Add', ['uint64', 'uint64'], 'uint64')), (e) => e.kind === 'Unsupported' && /graph input 'x0' has element type UINT64 \(13\); the graph layer takes FLOAT, DOUBLE, /.test(e.message));
   const d = await om.InferenceSession.create(model('Div', ['int32', 'int32'], 'int32'));
   try {
     assert.throws(() => d.run({ x0: { data: Int32Array.of(1), dims: [1] }, x1: { data: Int32Array.of(0), dims: [1] } }), (e) => e.kind === 'InvalidArgument' && /integer division by zero/.test(e.message));
@@ -218,6 +225,117 @@ test('feeds of the wrong type and refused types are errors with a kind', async (
     assert.deepEqual(Array.from(r.y.data), [-(2 ** 31)]);
   } finally {
     d.dispose();
+  }
+});
+
+// DOUBLE: held in float64 and computed in double, never through float32 (docs/graph-runtime.md,
+// "Element types"). JS numbers are IEEE doubles, so a + b here is ONNX's double result to the bit.
+const D = (...v) => ({ type: 'float64', data: Float64Array.from(v) });
+
+test('DOUBLE arithmetic, extremes, Mod and comparisons are double operations, as onnxruntime-web', async () => {
+  const a = D(0.1, 1 + 2 ** -52, -3.5, 1e300, 2 ** -1074, -0, NaN, Infinity, 7.25, -1e-310, 1e308);
+  const b = D(0.2, 2 ** -52, 2, 1e10, 3, 5, 1, 2, -2, 0.5, 10);
+  const ref = { Add: (x, y) => x + y, Sub: (x, y) => x - y, Mul: (x, y) => x * y, Div: (x, y) => x / y, Max: Math.max, Min: Math.min, Mod: (x, y) => x % y };
+  for (const [op, f] of Object.entries(ref)) {
+    const want = Float64Array.from(a.data, (v, k) => f(v, b.data[k]));
+    await check(op, ['float64', 'float64'], 'float64', { x0: a, x1: b }, { type: 'float64', data: want }, op === 'Mod' ? { fmod: 1 } : {});
+  }
+  assert.equal((await ours(model('Add', ['float64', 'float64'], 'float64'), { x0: D(0.1), x1: D(0.2) })).data[0], 0.30000000000000004); /* float32 would give 0.30000001192092896 */
+  /* past 2^24, where float32 has no halves: Floor and Round truncate through int64 and back to double */
+  await check('Floor', ['float64'], 'float64', { x0: D(16777217.5, -2.5, 1e300, -0.5, 2 ** 51 + 0.5) }, { type: 'float64', data: Float64Array.of(16777217, -3, 1e300, -1, 2 ** 51) });
+  await check('Round', ['float64'], 'float64', { x0: D(16777217.5, -2.5, 2.5000000001, -0.4, 16777216.5) }, { type: 'float64', data: Float64Array.of(16777218, -2, 3, -0, 16777216) });
+  for (const [op, f] of [['Equal', (x, y) => x === y], ['Less', (x, y) => x < y], ['Greater', (x, y) => x > y]]) {
+    const x = D(1 + 2 ** -52, 1, NaN, -0, 3), y = D(1, 1 + 2 ** -52, NaN, 0, 3);
+    await check(op, ['float64', 'float64'], 'bool', { x0: x, x1: y }, { type: 'bool', data: Uint8Array.from(x.data, (v, k) => f(v, y.data[k])) });
+  }
+  const cond = { type: 'bool', data: Uint8Array.of(1, 0, 1) };
+  await check('Where', ['bool', 'float64', 'float64'], 'float64', { x0: cond, x1: D(0.1, 0.2, 1e-320), x2: D(-1, 2 ** 60 + 1, 5) }, { type: 'float64', data: Float64Array.of(0.1, 2 ** 60 + 1, 1e-320) });
+});
+
+test('Cast to and from DOUBLE rounds once: to FLOAT16 and BFLOAT16 straight from the double', async () => {
+  const cast = (from, to, code, x) => ours(model('Cast', [from], to, { to: code }), { x0: x });
+  /* just above a float16 (bfloat16) tie, below float32's last bit: through float32 it would land on the tie and round to even (down) */
+  const near = D(1 + 2 ** -11 + 2 ** -40, 1 + 2 ** -8 + 2 ** -40, -(1 + 2 ** -11 + 2 ** -40), 65520 - 2 ** -30, 65520, 2 ** -25 + 2 ** -60, NaN, -Infinity, 1e-300);
+  same(await cast('float64', 'float16', 10, near), { type: 'float16', data: Uint16Array.of(0x3c01, 0x3c04, 0xbc01, 0x7bff, 0x7c00, 0x0001, 0x7e00, 0xfc00, 0x0000) }, 'Cast DOUBLE -> FLOAT16');
+  same(await cast('float64', 'bfloat16', 16, near), { type: 'bfloat16', data: Uint16Array.of(0x3f80, 0x3f81, 0xbf80, 0x4780, 0x4780, 0x3300, 0x7fc0, 0xff80, 0x0000) }, 'Cast DOUBLE -> BFLOAT16');
+  const d = D(0.1, 1 + 2 ** -30, 3.4e38, 3.5e38, -2.75, 1e-46, NaN);
+  same(await cast('float64', 'float32', 1, d), { type: 'float32', data: Float32Array.from(d.data, Math.fround) }, 'Cast DOUBLE -> FLOAT');
+  same(await cast('float64', 'int32', 6, D(2.9, -2.9, 0, 2 ** 31 - 1)), { type: 'int32', data: Int32Array.of(2, -2, 0, 2 ** 31 - 1) }, 'Cast DOUBLE -> INT32 truncates');
+  same(await cast('float64', 'bool', 9, D(0, -0, 2 ** -1074, NaN)), { type: 'bool', data: Uint8Array.of(0, 0, 1, 1) }, 'Cast DOUBLE -> BOOL');
+  const f = Float32Array.of(0.1, 16777217, -1e-45, Infinity);
+  same(await cast('float32', 'float64', 11, { type: 'float32', data: f }), { type: 'float64', data: Float64Array.from(f) }, 'Cast FLOAT -> DOUBLE is exact');
+  same(await cast('int64', 'float64', 11, { type: 'int64', data: BigInt64Array.of(2n ** 53n + 1n, -(2n ** 62n) - 1n, 7n) }), { type: 'float64', data: Float64Array.of(2 ** 53, -(2 ** 62), 7) }, 'Cast INT64 -> DOUBLE rounds to nearest even');
+  /* onnxruntime-web goes through float32 to float16 (double rounding), so it is compared away from ties */
+  for (const [from, to, code, x] of [['float64', 'float16', 10, D(0.1, -3.3, 65504, 1e-6, 7e-8)], ['float64', 'float32', 1, d], ['float32', 'float64', 11, { type: 'float32', data: f }]]) {
+    const o = await theirs(model('Cast', [from], to, { to: code }), { x0: x });
+    if (o) same(await cast(from, to, code, x), o, `Cast ${from} -> ${to} against onnxruntime-web`);
+  }
+});
+
+test('DOUBLE reductions, CumSum (exclusive, reverse) and ReduceLogSumExp stay in double', async () => {
+  const x = D(0.1, 0.2, 0.3, 0.4);
+  const sums = (v) => v.reduce((acc, e) => [...acc, (acc.length ? acc[acc.length - 1] : 0) + e], []);
+  const axis = { type: 'int64', data: BigInt64Array.of(0n) };
+  const cases = [[{}, sums([0.1, 0.2, 0.3, 0.4])], [{ exclusive: 1 }, [0, ...sums([0.1, 0.2, 0.3])]], [{ reverse: 1 }, sums([0.4, 0.3, 0.2, 0.1]).reverse()], [{ exclusive: 1, reverse: 1 }, [...sums([0.4, 0.3, 0.2]).reverse(), 0]]];
+  for (const [attrs, want] of cases) await check('CumSum', ['float64', 'int64'], 'float64', { x0: x, x1: axis }, { type: 'float64', data: Float64Array.from(want) }, attrs);
+  await check('ReduceSum', ['float64'], 'float64', { x0: x }, { type: 'float64', data: Float64Array.of(((0.1 + 0.2) + 0.3) + 0.4) });
+  await check('ReduceMax', ['float64'], 'float64', { x0: D(1, 1 + 2 ** -52, -5) }, { type: 'float64', data: Float64Array.of(1 + 2 ** -52) });
+  const lse = (await ours(model('ReduceLogSumExp', ['float64'], 'float64'), { x0: D(1000, 1000, -Infinity) })).data[0];
+  assert.ok(Math.abs(lse - (1000 + Math.LN2)) <= 2 ** -42, `ReduceLogSumExp of [1000, 1000, -inf] is ${lse}`); /* float32's step at 1000 is 2^-14 */
+});
+
+test('ops without a double kernel refuse DOUBLE with a kind; eager float64 tensors read back as Float64Array and are not traced', async () => {
+  const s = await om.InferenceSession.create(onnxBytes({ nodes: [{ op: 'MatMul', inputs: ['a', 'b'], outputs: ['y'] }], inputs: [{ name: 'a', dtype: 'float64', dims: [2, 2] }, { name: 'b', dtype: 'float64', dims: [2, 2] }], outputs: [{ name: 'y', dtype: 'float64' }], opset: 20 }));
+  try {
+    const m = { type: 'float64', dims: [2, 2], data: Float64Array.of(1, 2, 3, 4) };
+    assert.throws(() => s.run({ a: m, b: m }), (e) => e instanceof om.OmError && e.kind === 'DtypeMismatch' && /MatMul_0 \(MatMul\): takes no float64 \(input 0; docs\/graph-runtime.md lists the ops computed in double\)/.test(e.message));
+  } finally {
+    s.dispose();
+  }
+  const t = om.tensor([0.1, 0.2], { dtype: 'float64' }), u = t.add(0.2), m = om.tensor([[1, 2], [3, 4]], { dtype: 'float64' });
+  try {
+    assert.equal(t.dtype, 'float64');
+    assert.ok(u.toArray() instanceof Float64Array);
+    assert.deepEqual(Array.from(u.toArray()), [0.1 + 0.2, 0.2 + 0.2]);
+    assert.throws(() => m.matmul(m), (e) => e.kind === 'DtypeMismatch' && /takes no float64/.test(e.message));
+    assert.deepEqual(om.tidy(() => Array.from(t.sqrt().toArray())), [Math.sqrt(0.1), Math.sqrt(0.2)]); /* in double, not through float32 */
+    assert.throws(() => om.tidy(() => t.sin()), (e) => e.kind === 'DtypeMismatch' && /^sin: takes float32, not float64/.test(e.message));
+    assert.throws(() => om.tidy(() => om.trace((v) => v.to('float64').add(1), { x: om.tensor([1, 2]) })),
+      (e) => e instanceof om.TraceError && e.kind === 'UnsupportedOperation' && /^to: cannot be traced: float64 is not traced \(a trace holds float32, int64 and bool\)/.test(e.message));
+  } finally {
+    t.dispose(), u.dispose(), m.dispose();
+  }
+});
+
+test('the float8 types: Cast rounds to their bits (ties to even, saturating), reads them back, and QuantizeLinear to them', async () => {
+  const x = { type: 'float32', data: Float32Array.of(1, 448, 1000, -Infinity, 2 ** -10, 3 * 2 ** -10, 1.0625, -0, NaN) };
+  const bits = { /* worked out from each type's sign, exponent (bias 7, 8, 15, 16) and fraction bits */
+    float8e4m3fn: [17, [0x38, 0x7e, 0x7e, 0xfe, 0x00, 0x02, 0x38, 0x80, 0x7f]],
+    float8e4m3fnuz: [18, [0x40, 0x7f, 0x7f, 0xff, 0x01, 0x03, 0x40, 0x00, 0x80]],
+    float8e5m2: [19, [0x3c, 0x5f, 0x64, 0xfb, 0x14, 0x1a, 0x3c, 0x80, 0x7f]],
+    float8e5m2fnuz: [20, [0x40, 0x63, 0x68, 0xff, 0x18, 0x1e, 0x40, 0x00, 0x80]],
+  };
+  for (const [type, [code, want]] of Object.entries(bits)) {
+    const got = await ours(model('Cast', ['float32'], type, { to: code }), { x0: x });
+    assert.equal(got.type, type);
+    assert.deepEqual(Array.from(got.data), want, `Cast float32 -> ${type}`);
+    const back = await ours(model('Cast', [type], 'float32', { to: 1 }), { x0: { type, data: Uint8Array.from(want) } });
+    const again = await ours(model('Cast', ['float32'], type, { to: code }), { x0: { type: 'float32', data: back.data } });
+    assert.deepEqual(Array.from(again.data), want, `${type} -> float32 -> ${type} keeps the bits`);
+  }
+  const e4 = await ours(model('Cast', ['float8e4m3fn'], 'float32', { to: 1 }), { x0: { type: 'float8e4m3fn', data: Uint8Array.of(0x38, 0x7e, 0x01, 0x80, 0x7f, 0xb4) } });
+  same(e4, { type: 'float32', data: Float32Array.of(1, 448, 2 ** -9, -0, NaN, -0.75) }, 'FLOAT8E4M3FN bits read');
+  const unsat = await ours(model('Cast', ['float32'], 'float8e5m2', { to: 19, saturate: 0 }), { x0: { type: 'float32', data: Float32Array.of(1e6, -Infinity, 60000) } });
+  assert.deepEqual(Array.from(unsat.data), [0x7c, 0xfc, 0x7b], 'E5M2 without saturation: infinities past 61440, 57344 below');
+  const q = await ours(quantModel('QuantizeLinear', [['x0', 'float32', [3]], ['s', 'float32', [1]], ['z', 'float8e4m3fn', [1]]], [['y', 'float8e4m3fn']]),
+    { x0: { type: 'float32', data: Float32Array.of(2, 1000, -0.3) }, s: { type: 'float32', data: Float32Array.of(2) }, z: { type: 'float8e4m3fn', data: Uint8Array.of(0) } });
+  assert.deepEqual(Array.from(q.data), [0x38, 0x7e, 0xa2], 'QuantizeLinear to FLOAT8E4M3FN: 1, 500 saturated to 448, -0.15 to -0.15625');
+  const s = await om.InferenceSession.create(model('Cast', ['float8e5m2'], 'float32', { to: 1 }));
+  try {
+    assert.throws(() => s.run({ x0: { type: 'float8e5m2', data: Uint16Array.of(1), dims: [1] } }), (e) => e.kind === 'InvalidArgument' && /is float8e5m2 but its data is a Uint16Array/.test(e.message));
+    assert.throws(() => s.run({ x0: { data: Uint8Array.of(1), dims: [1] } }), (e) => e.kind === 'InvalidArgument' && /has type undefined/.test(e.message));
+  } finally {
+    s.dispose();
   }
 });
 

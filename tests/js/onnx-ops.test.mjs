@@ -512,7 +512,7 @@ describe('Resize: every mode, coordinate transformation and nearest_mode, any ax
 describe('refusals and errors: kind and message', () => {
   const x = F([2, 3]);
   const cases = [
-    [{ node: { op: 'EyeLike', ints: { dtype: 11 } }, feed: { x } }, 'Unsupported', /^n \(EyeLike\): dtype 11 is not a supported type \(FLOAT, FLOAT16, BFLOAT16, INT8 to INT64, UINT8 to UINT32, BOOL\)/],
+    [{ node: { op: 'EyeLike', ints: { dtype: 13 } }, feed: { x } }, 'Unsupported', /^n \(EyeLike\): dtype 13 is not a supported type \(FLOAT, DOUBLE, FLOAT16, BFLOAT16, the float8 types, INT8 to INT64, UINT8 to UINT32, BOOL\)/],
     [{ node: { op: 'EyeLike' }, feed: { x: F([2, 3, 1]) } }, 'ShapeMismatch', /^n \(EyeLike\): the input must have 2 dims, it has 3/],
     [{ node: { op: 'Hardmax', ints: { axis: 2 } }, feed: { x } }, 'IndexOutOfRange', /^n \(Hardmax\): axis 2 is out of range for 2 dims/],
     [{ node: { op: 'LRN', ints: { size: 0 } }, feed: { x: F([1, 2, 2]) } }, 'Format', /^n \(LRN\): size 0 \(needs 1 to 2\^30\)/],
@@ -523,7 +523,8 @@ describe('refusals and errors: kind and message', () => {
     [{ node: { op: 'LpPool', ints: { kernel_shape: [2, 2], p: 3 } }, feed: { x: F([1, 1, 3, 3]) } }, 'Unsupported', /^n \(LpPool\): p 3 is not supported \(1 or 2\)/],
     [{ node: { op: 'LpPool', ints: { kernel_shape: [2, 2, 2] } }, feed: { x: F([1, 1, 3, 3, 3]) } }, 'Unsupported', /^n \(LpPool\): pooling over other than 1 or 2 spatial axes is not supported/],
     [{ node: { op: 'HannWindow', inputs: ['n'] }, inits: [{ name: 'n', dtype: 'int64', dims: [], values: [-2] }], feed: {} }, 'Format', /^n \(HannWindow\): size must be one value from 0 to 2\^30/],
-    [{ node: { op: 'HannWindow', ints: { output_datatype: 11 }, inputs: ['n'] }, inits: [{ name: 'n', dtype: 'int64', dims: [], values: [4] }], feed: {} }, 'Unsupported', /^n \(HannWindow\): output_datatype 11 is not a supported type/],
+    [{ node: { op: 'HannWindow', ints: { output_datatype: 13 }, inputs: ['n'] }, inits: [{ name: 'n', dtype: 'int64', dims: [], values: [4] }], feed: {} }, 'Unsupported', /^n \(HannWindow\): output_datatype 13 is not a supported type/],
+    [{ node: { op: 'HannWindow', ints: { output_datatype: 11 }, inputs: ['n'] }, inits: [{ name: 'n', dtype: 'int64', dims: [], values: [4] }], feed: {} }, 'Unsupported', /^n \(HannWindow\): output_datatype DOUBLE \(a window computed in float32\) is not supported/],
     [{ node: { op: 'GatherND' }, feed: { x, i: I([1, 2], (k) => [1, 3][k]) } }, 'IndexOutOfRange', /^n \(GatherND\): index -1 is out of range/],
     [{ node: { op: 'GatherND' }, feed: { x, i: I([1, 3], () => 0) } }, 'ShapeMismatch', /^n \(GatherND\): indices of 2 dims \(the last 3\) for data of 2 dims with batch_dims 0/],
     [{ node: { op: 'GatherND', ints: { batch_dims: 1 } }, feed: { x, i: I([3, 1], () => 0) } }, 'ShapeMismatch', /^n \(GatherND\): batch dim 0 is 2 in data, 3 in indices/],

@@ -38,7 +38,7 @@ const shape: number[] = a.shape;
 const dtype: DType = a.dtype;
 const count: number = a.size + a.ndim + a.version;
 const flags: boolean = a.isDisposed || a.isLeaf || a.requiresGrad;
-const data: Float32Array | BigInt64Array | Uint8Array = a.toArray();
+const data: Float32Array | BigInt64Array | Uint8Array | Float64Array = a.toArray();
 const x: number = e.item();
 const text: string = a.toString();
 
@@ -153,7 +153,9 @@ void [sequenceOut, seqData];
 const int8Data: om.ElementData = int8Feed.y.data;
 const outType: om.ElementType | null = session.outputTypes.y;
 const inType: om.ElementType = session.inputs[0].type;
-void [int8Data, outType, inType];
+const doubleFeed = session.runData({ x: { data: new Float64Array(6), dims: [2, 3] } });
+const float8Feed = session.runData({ x: { data: new Uint8Array(6), dims: [2, 3], type: 'float8e4m3fn' } });
+void [int8Data, outType, inType, doubleFeed, float8Feed];
 session.dispose();
 const fromBytes: Promise<om.InferenceSession> = om.InferenceSession.create(bytes, { executionProviders: ['wasm'] });
 // @ts-expect-error: no such mode
@@ -311,8 +313,8 @@ void [avg, ad, ks, fs];
 for (const m of [c2, c1, ctr]) m.dispose();
 
 // misuse the declarations reject
-// @ts-expect-error: dtype names are 'float32' | 'int64' | 'bool'
-om.zeros([2], { dtype: 'float64' });
+// @ts-expect-error: dtype names are 'float32' | 'int64' | 'bool' | 'float64'
+om.zeros([2], { dtype: 'float16' });
 // @ts-expect-error: strings are not tensor data
 om.tensor('abc');
 // @ts-expect-error: matmul takes a Tensor, not a number
