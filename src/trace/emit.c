@@ -134,6 +134,17 @@ static int binary(om_lower *l, const char *op_type, int a, int bv, int64_t b) {
   return a >= 0 && in[1] >= 0 && om__emit(l, op_type, in, 2, &m, 1, &out, NULL, 0) ? out : -1;
 }
 
+/* The numerator of factor f (min(N, c) or floor(N / d)) as a value. ONNX's integer Div truncates
+ * toward zero: for a floor whose N may be negative (a coefficient made positive on a minimum that
+ * is never above 0: floor((N + 10 min(N - W, 0) + 10) / 11) of a split of max(N, W)), N - Mod(N,
+ * d), Mod taking the divisor's sign, is the multiple of d that Div then divides exactly. */
+static int floor_numerator(om_lower *l, const om_xfactor *f) {
+  int64_t lo;
+  int v = om__lower_x_value(l, f->num);
+  if (f->var == OM_XF_MIN || (om__x_min(l->tr, f->num, &lo) && lo >= 0)) return v;
+  return binary(l, "Sub", v, binary(l, "Mod", v, -1, f->den), 0);
+}
+
 /* A term's value: the product of its factors, a symbol's variable taken as its size divided by
  * its multiple: coef * (sizes product) / (multiples product) as one Mul or Div where it divides. */
 static int term_value(om_lower *l, const om_xterm *t) {
@@ -146,8 +157,8 @@ static int term_value(om_lower *l, const om_xterm *t) {
     if (f->var >= 0) {
       fv = symbol_value(l, f->var);
       mult *= tr->symbols.v[f->var].multiple;
-    } else { /* numerators are >= 0: Div is floor */
-      fv = binary(l, f->var == OM_XF_MIN ? "Min" : "Div", om__lower_x_value(l, f->num), -1, f->den);
+    } else {
+      fv = binary(l, f->var == OM_XF_MIN ? "Min" : "Div", floor_numerator(l, f), -1, f->den);
     }
     if (fv < 0) return -1;
     v = v < 0 ? fv : binary(l, "Mul", v, fv, 0);

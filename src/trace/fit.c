@@ -8,7 +8,7 @@
  *   c * E + b;  m * floor((c * E + b) / k) + d, k <= 16 (the only such form that fits, else
  *   the runs cannot tell which); k * floor((E + b) / k) for a k > 16 that divides every value
  *   (a split's last piece by 26 starts there); min(E + b, k) (a split's piece, whole at larger sizes),
- *   c * (a product of input axes) + b;
+ *   and c * E plus such a minimum or maximum (Math.max(T, B) - T);  c * (a product of input axes) + b;
  *   c * E1 * E2 + b;  c1 * E1 + c2 * E2 + b;  periodic forms by any divisor;  last, E * (any of
  *   these forms), up to three factors (B * floor((H + 6) / 7)). 
  * With 7 runs (the record run and 6 at other sizes, runs.c; fewer where a run has no such call)
@@ -17,7 +17,8 @@
  * for more runs), and no two symbols move alike; sizes count once however many runs repeat
  * them. What
  * fits none is refused by the caller, naming the values seen. A float scalar is fitted as
- * a * f(E) + b, f one of x, 1 / x, sqrt(x), 1 / sqrt(x) (x.div(T), x.mul(1 / Math.sqrt(d))). */
+ * a * f(E) + b, f one of x, 1 / x, sqrt(x), 1 / sqrt(x) (x.div(T), x.mul(1 / Math.sqrt(d))), else
+ * as f(N) of an integer N of any form above (x.div(B * T * C)). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -243,14 +244,18 @@ static int periodic(om_lower *l, const pool *p, int i, const int64_t *a, int n, 
     int x0 = periodic_x(tr, p->x[i], c1, m, ks[0], bs[0], r[0]);
     if (x0 < 0) return -1;
     if (total == 1) return x0;
-    /* several fit: points where others differ from the first (the runs there rule out one side) */
+    /* several fit: points where others differ from the first (the runs there rule out one side);
+     * none, when each is the first at every size (E only even: floor((E - 2) / 12) and
+     * floor((E - 1) / 12) of E = 2B are both floor((B + 5) / 6) - 1) */
     *n_at = 0;
+    bool undecided = total > nf;
     for (int f = 1; f < nf && *n_at < OM_AT_MAX; f++) {
-      int x = periodic_x(tr, p->x[i], c1, m, ks[f], bs[f], r[0]);
+      int x = periodic_x(tr, p->x[i], c1, m, ks[f], bs[f], r[0]), same = x < 0 ? -1 : om__x_same(tr, x0, x, NULL, at[*n_at]);
       if (x < 0) return -1;
-      if (om__x_same(tr, x0, x, NULL, at[*n_at]) == 0) ++*n_at;
+      if (same == 0) ++*n_at;
+      undecided |= same < 0;
     }
-    return *n_at ? OM_FIT_AMBIGUOUS : OM_FIT_NONE;
+    return *n_at ? OM_FIT_AMBIGUOUS : undecided ? OM_FIT_NONE : x0;
   }
   return OM_FIT_NONE;
 }
@@ -368,12 +373,19 @@ static int clamps(om_lower *l, const pool *p, const int64_t *a, int n, int with)
   return OM_FIT_NONE;
 }
 
-/* clamps(). (c * E plus one of them, Math.max(T, B) - T, is not tried: a random-model run of
- * 100,000 found graphs whose later sizes, floor divisions and remainders of such an extent
- * (a pad up to whole windows of max(B, T)), were fitted wrong where the model answers; until those
- * are checked at the sizes that pin them, the pad is refused as before.) */
+/* clamps(), else c * E plus one of them, c 1 or -1 and E an entry of the pool (a minimum or
+ * maximum of two sizes then has E as one side): Math.max(T, B) - T (a pad up to the larger) is
+ * max(T, B) less T, Math.min(H, 8) + H. What is fitted later over such an extent is checked at
+ * sizes either side of its switch (om__fit_switches), and its floors with Mod (emit.c). */
 static int clamp_forms(om_lower *l, const pool *p, const int64_t *a, int n) {
-  return clamps(l, p, a, n, -1);
+  int x = clamps(l, p, a, n, -1);
+  for (int i = 0; i < p->n && x == OM_FIT_NONE; i++)
+    for (int64_t c = 1; c >= -1 && x == OM_FIT_NONE; c -= 2) {
+      int64_t s[RUNS_MAX + 1];
+      for (int r = 0; r < n; r++) s[r] = a[r] - c * p->e[i][r];
+      if ((x = clamps(l, p, s, n, i)) >= 0) return om__x_lin(l->tr, 1, x, c, p->x[i], 0);
+    }
+  return x;
 }
 
 static int fit_values(om_lower *l, const pool *p, const int64_t *a, int n, bool *floored, int64_t (*at)[64], int *n_at, int depth);
@@ -626,6 +638,68 @@ static int fit_values(om_lower *l, const pool *p, const int64_t *a, int n, bool 
   return x == OM_FIT_NONE ? factored(l, p, a, n, floored, at, n_at, depth) : x;
 }
 
+/* Whether the variables v are a run's, the example's, or already in at[0..n). */
+static bool seen_at(const om_trace *tr, const int64_t *v, const int64_t (*at)[64], int n) {
+  int64_t v0[64];
+  size_t bytes = sizeof(int64_t) * (size_t)tr->symbols.n;
+  om__run_example(tr, v0);
+  if (!memcmp(v, v0, bytes)) return true;
+  for (int r = 0; r < tr->runs.n; r++)
+    if (!memcmp(v, tr->runs.v[r].v, bytes)) return true;
+  for (int q = 0; q < n; q++)
+    if (!memcmp(v, at[q], bytes)) return true;
+  return false;
+}
+
+#define SWITCH_SCAN 4096 /* the sizes from a symbol's minimum scanned for a minimum's switch */
+#define SWITCH_SIDE 3    /* the sizes on each side of it that the runs must have seen */
+
+/* Marks in mark (per factor) the minima expression x holds, nested ones too. */
+static void mark_minima(const om_trace *tr, int x, bool *mark) {
+  const om_xexpr *e = &tr->xs.v[x];
+  for (int i = 0; i < e->n; i++)
+    for (int j = 0; j < e->t[i].n; j++) {
+      const om_xfactor *f = &tr->fs.v[e->t[i].f[j]];
+      if (f->var >= 0) continue;
+      if (f->var == OM_XF_MIN) mark[e->t[i].f[j]] = true;
+      mark_minima(tr, f->num, mark);
+    }
+}
+
+int om__fit_switches(om_lower *l, int x, int64_t (*at)[64]) {
+  const om_trace *tr = l->tr;
+  int n = 0;
+  bool *mark = om__arena_alloc(&l->tr->g.arena, (size_t)tr->fs.n + 1); /* the minima that matter */
+  if (!mark) return 0;
+  memset(mark, 0, (size_t)tr->fs.n + 1);
+  mark_minima(tr, x, mark);
+  for (int i = 0; l->in && i < l->c->n_in; i++) /* and the sizes the call reads */
+    for (int d = 0; d < l->c->in[i]->ndim; d++)
+      if (om__lower_in_ext(l, i, d) >= 0) mark_minima(tr, om__lower_in_ext(l, i, d), mark);
+  for (int f = 0; f < tr->fs.n && n < OM_AT_MAX; f++) {
+    const om_xfactor *m = &tr->fs.v[f];
+    if (m->var != OM_XF_MIN || !mark[f]) continue;
+    for (int k = 0; k < tr->symbols.n && n < OM_AT_MAX; k++) {
+      const om_symbol *s = &tr->symbols.v[k];
+      if (!(m->syms >> k & 1)) continue;
+      int64_t v[64], e, below = -1; /* below: the side of the constant N is on at the previous size */
+      om__run_example(tr, v);
+      for (int64_t x = s->vmin; x <= s->vmax && x < s->vmin + SWITCH_SCAN && n < OM_AT_MAX; x++) {
+        v[k] = x;
+        if (!om__x_eval(tr, m->num, v, &e)) break;
+        if (below >= 0 && below != (e < m->den)) /* the switch is between x - 1 and x */
+          for (int64_t y = x - SWITCH_SIDE; y < x + SWITCH_SIDE && n < OM_AT_MAX; y++) {
+            v[k] = y;
+            if (y >= s->vmin && y <= s->vmax && !seen_at(tr, v, (const int64_t(*)[64])at, n)) memcpy(at[n++], v, sizeof at[0]);
+          }
+        v[k] = x;
+        below = e < m->den;
+      }
+    }
+  }
+  return n;
+}
+
 const char *om__fit_seen(om_lower *l, int64_t a0, const int64_t *vals, char *buf, size_t cap) {
   const om_trace *tr = l->tr;
   size_t n = (size_t)snprintf(buf, cap, "%lld at the traced sizes", (long long)a0);
@@ -662,6 +736,34 @@ bool om__xfloat_eval(const om_trace *tr, const om_xfloat *f, const int64_t *v, d
 
 static bool close_to(double a, double b) { return fabs(a - b) <= 1e-9 * fmax(1, fabs(b)); }
 
+/* f(N) of an integer N of any form the integer fit finds (fit_values), f one of x, 1 / x,
+ * sqrt(x), 1 / sqrt(x), where f's inverse takes every value v to an integer that f takes back to
+ * v's very bits: x.div(B * T * C) (a Cast of B*T*C), 3 * T + 1, 1 / Math.sqrt(2 * B * D - 2).
+ * N is taken where its form is pinned down (a floor division only once the runs moved its
+ * symbols through more sizes). */
+static bool of_int_form(om_lower *l, const pool *p, const double *v, int n, om_xfloat *out) {
+  for (int fn = 0; fn < 4; fn++) {
+    int64_t a[RUNS_MAX + 1];
+    bool ok = true;
+    for (int r = 0; r < n && ok; r++) {
+      double x = fn == 0 ? v[r] : fn == 1 ? 1 / v[r] : fn == 2 ? v[r] * v[r] : 1 / (v[r] * v[r]);
+      ok = fabs(x) < 0x1p53 && (fn == 0 || x >= 0.5);
+      a[r] = ok ? (int64_t)llround(x) : 0;
+      double back = apply_fn(fn, (double)a[r]);
+      ok = ok && !memcmp(&back, &v[r], sizeof back);
+    }
+    if (!ok || distinct(a, n) < 2) continue;
+    bool floored;
+    int64_t at[OM_AT_MAX][64];
+    int n_at, x = fit_values(l, p, a, n, &floored, at, &n_at, 0);
+    if (x >= 0 && (!floored || !(l->tr->xs.v[x].syms & ~l->tr->extended))) {
+      *out = (om_xfloat){.x = x, .fn = fn, .a = 1};
+      return true;
+    }
+  }
+  return false;
+}
+
 bool om__fit_float(om_lower *l, double v0, const double *vals, om_xfloat *out) {
   static _Thread_local pool p;
   pool_make(l, &p);
@@ -687,5 +789,5 @@ bool om__fit_float(om_lower *l, double v0, const double *vals, om_xfloat *out) {
       *out = (om_xfloat){.x = p.x[i], .fn = fn, .a = a, .b = b};
       return true;
     }
-  return false;
+  return of_int_form(l, &p, v, n, out);
 }

@@ -110,6 +110,17 @@ static uint64_t moving_symbols(const om_lower *l, uint64_t syms, int64_t a0, con
   return out && __builtin_popcountll(syms) > 2 ? out : syms;
 }
 
+/* x, a form fitted for call l, once the runs have seen both sides of every switch of a minimum
+ * (om__fit_switches); else OM_FIT_ERROR, the model unwinding to run there first, or OM_FIT_NONE
+ * where no more runs can be made. */
+static int at_switches(om_lower *l, int x) {
+  int64_t at[OM_AT_MAX][64];
+  int n = om__fit_switches(l, x, at);
+  bool asked = false;
+  for (int q = 0; q < n; q++) asked |= om__run_more_at(l->tr, at[q]);
+  return !n ? x : asked ? OM_FIT_ERROR : OM_FIT_NONE;
+}
+
 /* om__fit_int for what call l computed (what: "argument 2", "axis 0 of the shape"), without the
  * runs below the example when nothing fits with them, then without the far ones: an expression,
  * OM_FIT_NONE, or OM_FIT_ERROR (an error, or the one that unwinds the model for more runs). */
@@ -143,19 +154,21 @@ static int fit_int(om_lower *l, int64_t a0, const int64_t *vals, const char *wha
     x = om__fit_int(l, a0, vals, &floored, at, &n_at);
     settle(l, all, true, x >= 0, what, vals, NULL);
   }
-  return x <= OM_FIT_NONE ? OM_FIT_NONE : x;
+  /* a value that moves: checked either side of the switches (one that never moved is taken as it is) */
+  return x <= OM_FIT_NONE ? OM_FIT_NONE : om__x_is_const(l->tr, x, NULL) ? x : at_switches(l, x);
 }
 
 /* om__fit_float the same way; -1 (an error: unwinding for more runs), 0 (no fit), 1. */
 static int fit_float(om_lower *l, double v0, const double *vals, om_xfloat *f) {
   const om_runcall *all[OM_RUNS_MAX];
-  if (om__fit_float(l, v0, vals, f)) return 1;
-  bool ok = false;
-  if (without(l, all, false)) {
+  bool ok = om__fit_float(l, v0, vals, f);
+  if (!ok && without(l, all, false)) {
     ok = om__fit_float(l, v0, vals, f);
     settle(l, all, false, ok, "the value", NULL, vals);
   }
-  return ok ? 1 : om__run_more(l->tr, used_symbols(l)) ? -1 : 0;
+  if (!ok) return om__run_more(l->tr, used_symbols(l)) ? -1 : 0;
+  int checked = at_switches(l, f->x);
+  return checked == OM_FIT_ERROR ? -1 : checked == OM_FIT_NONE ? 0 : 1;
 }
 
 /* Keeps argument k of the call going on as expression x (om_kept_arg; out of memory: one

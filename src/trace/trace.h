@@ -403,6 +403,11 @@ typedef enum {
 int om__fit_int(om_lower *l, int64_t a0, const int64_t *vals, bool *floored, int64_t (*at)[64], int *n_at);
 /** Describes the values of an integer across the runs for a refusal: "7 here, 8 at seq=8, ...". */
 const char *om__fit_seen(om_lower *l, int64_t a0, const int64_t *vals, char *buf, size_t cap);
+/** The sizes either side of each switch of a minimum min(N, c) (where N reaches c, one symbol of N
+ *  moved from the example) in x or the sizes call l reads that no run
+ *  has seen, into at (OM_AT_MAX at most): a value fitted over runs on one side only (a pad of
+ *  max(L, 6) as one of L, from runs at L = 1 and L >= 6) is checked at both. Their count. */
+int om__fit_switches(om_lower *l, int x, int64_t (*at)[64]);
 /** The form of a float scalar (v0 here, vals[r] in run r) into out; false when none fits. */
 bool om__fit_float(om_lower *l, double v0, const double *vals, om_xfloat *out);
 /** f at the variables v (per symbol) into *out; false on overflow. */

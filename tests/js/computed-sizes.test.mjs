@@ -13,6 +13,7 @@ import { memoryHooks, withTraced, throwsKind } from './helpers.mjs';
 
 memoryHooks();
 const F = om.nn.functional;
+const bits = (t) => Array.from(new Uint32Array(t.toArray().buffer));
 
 /**
  * Traces model on inputs { name: [example, axes] }, and keeps it for the oracle at the example
@@ -120,15 +121,44 @@ describe('sizes a model computes', () => {
     assert.deepEqual(tr.symbols.map((s) => [s.min, s.narrowedBy]), [[1, null], [1, null]]);
   }));
 
-  test('a size plus a minimum or maximum of two sizes (Math.max(T, B) - T, a pad up to the larger) is refused', () => om.tidy(() => {
-    // fitted, it let later floor divisions and remainders of max(B, T) through wrong (a random
-    // run of 100,000 models found them): refused until those are checked at the sizes that pin them
+  test('a size plus a minimum or maximum of two sizes (Math.max(T, B) - T), then windows of the larger and a split of it: exact either side of T = B', () => withTraced((keep) => {
+    // max(T, B) - 1 is T - min(T - B, 0) - 1, whose floor divisions have a numerator below 0 once
+    // normalised (floor((B + 6 min(B - T, 0) + 6) / 7)): ONNX's Div truncates, so the graph floors with Mod
     const model = (x) => {
       const [B, T] = x.shape;
-      return F.pad(x, [0, Math.max(T, B) - T]);
+      const M = Math.max(T, B);
+      const p = F.pad(x, [0, M - T]);
+      const w = F.pad(p, [0, (7 - (M % 7)) % 7]).reshape(B, -1, 7).sum(2);
+      return [w, p.split(5, 1).at(-1)];
     };
-    assert.throws(() => om.trace(model, { x: [om.randn([5, 7], { seed: 15 }), ['B', 'T']] }),
-      (e) => e instanceof om.TraceError && e.kind === 'SymbolicShape' && /^pad: argument 2 is 0 at the traced sizes, .*not as a size the graph can compute/.test(e.message));
+    const tm = traceAt(keep, model, { x: [om.randn([5, 9], { seed: 15 }), ['B', 'T']] },
+      [{ B: 1, T: 1 }, { B: 9, T: 1 }, { B: 1, T: 9 }, { B: 6, T: 6 }, { B: 13, T: 12 }, { B: 12, T: 13 }, { B: 40, T: 3 }, { B: 3, T: 40 },
+        { B: 22, T: 21 }, { B: 101, T: 100 }]);
+    assert.deepEqual(tm.outputs.map((o) => o.shape), [['B', '-min(B-T,0)+floor((B+6*min(B-T,0)+6)/7)'],
+      ['B', 'B+4*min(B-T,0)-5*floor((B+4*min(B-T,0)+4)/5)+5']]);
+    assert.ok(tm.graph().nodes.some((n) => n.opType === 'Mod'), 'a floor of a numerator that may be negative');
+    assert.deepEqual(tm.symbols.map((s) => [s.min, s.max, s.narrowedBy]), [[1, Infinity, null], [1, Infinity, null]]);
+  }));
+
+  test('windows of Math.max(6, L): fitted over runs both sides of L = 6, so right at L = 2 to 5 too', () => withTraced((keep) => {
+    // runs at L = 1 and from 6 up fit the pad (5 - max(6, L) % 5) % 5 as 5 * ceil(L / 5) - L, which is
+    // 3 at L = 2 where the model pads 4: the sizes either side of the switch are run first
+    const model = (x) => {
+      const L = x.shape[1];
+      const p = F.pad(x, [0, Math.max(6, L) - L]);
+      return F.pad(p, [0, (5 - (Math.max(6, L) % 5)) % 5]).reshape(x.shape[0], -1, 5).amax(2);
+    };
+    const tm = traceAt(keep, model, { x: [om.randn([3, 14], { seed: 16 }), [null, 'L']] }, [1, 2, 3, 4, 5, 6, 7, 10, 11, 33].map((L) => ({ L })));
+    assert.deepEqual(tm.outputs[0].shape, [3, '-min(L,6)+floor((L+4*min(L,6))/5)+2']);
+  }));
+
+  test('a window pad of an extent that takes even sizes only: (12 - (2 * B) % 12) % 12, whose forms that fit are one', () => withTraced((keep) => {
+    const model = (x) => {
+      const [B, D] = x.shape;
+      return F.pad(x.expand(2 * B, B, D), [0, 0, 0, 0, 0, (12 - ((2 * B) % 12)) % 12]).reshape(-1, 12, B, D).sum(1);
+    };
+    const tm = traceAt(keep, model, { x: [om.randn([3, 4], { seed: 17 }), ['B', null]] }, [1, 2, 5, 6, 7, 12, 13, 40].map((B) => ({ B })));
+    assert.deepEqual(tm.outputs[0].shape, ['floor((B+5)/6)', 'B', 4]);
   }));
 
   test('Math.floor(T / 23) and (T - 1) % 19: a floor division and a remainder by constants above 16', () => withTraced((keep) => {
@@ -186,6 +216,32 @@ describe('floats a model computes', () => {
     assert.equal(ops.filter((o) => o === 'Sqrt').length, 1, ops.join(',')); // one scale computation, shared
     assert.deepEqual(tm.symbols.map((s) => [s.min, s.max]), [[1, Infinity], [1, Infinity], [1, Infinity]]);
   }));
+
+  test('a float of an integer the sizes give: x.div(B * T * C), 3 * T + 1, Math.sqrt(2 * T + 1) with eager\'s bits, 1 / Math.sqrt(2 * B * T - 2)', async () => {
+    const model = (x) => {
+      const [B, T, C] = x.shape;
+      return [x.div(B * T * C), x.mul(3 * T + 1), x.mul(Math.sqrt(2 * T + 1)), x.mul(1 / Math.sqrt(2 * B * T - 2))];
+    };
+    await withTraced((keep) => {
+      traceAt(keep, model, { x: [om.randn([2, 5, 3], { seed: 18 }), ['B', 'T', null]] },
+        [{ B: 1, T: 2 }, { B: 3, T: 1 }, { B: 7, T: 13 }, { B: 2, T: 300 }]);
+    });
+    // a Cast of an integer, and its Sqrt (correctly rounded in float32 as eager's double is, once rounded): the same bits
+    const example = om.randn([2, 5, 3], { seed: 18 });
+    const tm = om.trace(model, { x: [example, ['B', 'T', null]] });
+    const session = await om.InferenceSession.create(tm.save());
+    try {
+      for (const [B, T] of [[1, 1], [4, 7], [9, 1000]]) {
+        const x = om.randn([B, T, 3], { seed: B + T });
+        const got = Object.values(session.run({ x }));
+        const want = model(x);
+        for (let k = 0; k < 3; k++) assert.deepEqual(bits(got[k]), bits(want[k]), `output ${k} at B=${B}, T=${T}`);
+        for (const t of [x, ...got, ...want]) t.dispose();
+      }
+    } finally {
+      for (const t of [session, tm, example]) t.dispose();
+    }
+  });
 
   test('a float argument that moves is refused where no graph computes it: another op\'s, or no float form', () => {
     const E = (x) => x.shape.at(-1);
