@@ -1269,28 +1269,57 @@ static bool bind_qlinear_conv(om_bind *b) {
 
 /* ConvTranspose: ONNX crops pads_begin and pads_end off the full result, the library crops its
  * padding at both ends and adds output_padding at the end; a difference of the pads is an
- * output_padding (or a crop when negative). */
+ * output_padding (or a crop when negative). output_shape (or SAME_UPPER and SAME_LOWER's: the
+ * input's times the strides) gives the pads: what the full result has past it, split as
+ * onnxruntime splits it (the larger half at the end for SAME_UPPER, at the start otherwise), or
+ * one more at the end. 1-D is the 2-D one over [N, C, 1, L]. */
 static bool bind_conv_transpose(om_bind *b) {
   om_tensor *x = b->in[0], *w = b->in[1], *bias = b->node->n_in > 2 ? b->in[2] : NULL;
-  int64_t group, op[2] = {0, 0}, v[2];
-  int n;
+  int ns = w->ndim - 2;
+  int64_t group, op[2] = {0, 0}, v[2], shape[4];
+  int n, no;
   spatial sp;
-  if (w->ndim != 4 || x->ndim != 4) return unsupported(b, "a transposed convolution over other than 2 spatial axes");
-  if (attr(b, "output_shape")) return unsupported(b, "output_shape");
-  if (!attr_i(b, "group", 1, &group) || !read_spatial(b, 2, x->shape + 2, w->shape + 2, &sp) || !attr_ints(b, "output_padding", v, 2, &n)) return false;
+  if (ns != 1 && ns != 2) return unsupported(b, "a transposed convolution over other than 1 or 2 spatial axes");
+  if (x->ndim != w->ndim) return om__fail(OM_ERR_SHAPE_MISMATCH, "%s (ConvTranspose): input of %d dims for a %d-D weight", who(b), x->ndim, w->ndim);
   const char *autopad;
-  if (!attr_s(b, "auto_pad", "NOTSET", &autopad)) return false;
-  if (strcmp(autopad, "NOTSET") && strcmp(autopad, "VALID")) return unsupported(b, "auto_pad SAME_UPPER or SAME_LOWER");
+  if (!attr_i(b, "group", 1, &group) || !read_spatial(b, ns, x->shape + 2, w->shape + 2, &sp) || !attr_ints(b, "output_padding", v, 2, &n) ||
+      !attr_ints(b, "output_shape", shape, 4, &no) || !attr_s(b, "auto_pad", "NOTSET", &autopad))
+    return false;
+  if ((n >= 0 && n != ns) || (no >= 0 && no != ns && no != ns + 2))
+    return om__fail(OM_ERR_FORMAT, "%s (ConvTranspose): output_padding and output_shape need %d values", who(b), ns);
+  bool same = !strcmp(autopad, "SAME_UPPER") || !strcmp(autopad, "SAME_LOWER");
+  for (int d = 0; d < ns; d++) {
+    if (n >= 0) op[d] = v[d];
+    if (no < 0 && !same) continue;
+    int64_t in = x->shape[2 + d], target = no >= 0 ? shape[no - ns + d] : in * sp.stride[d];
+    int64_t total = sp.stride[d] * (in - 1) + op[d] + (sp.kernel[d] - 1) * sp.dilation[d] + 1 - target;
+    if (same && total < 0) /* onnxruntime gives the full result then, shorter than ONNX's input times the stride */
+      return unsupported(b, "auto_pad SAME where the full result is shorter than the input times the stride");
+    if (total < -1 || target < 0) return unsupported(b, "an output_shape more than one past the full result");
+    if (total == -1) { /* one more at the end (zeros but the bias) */
+      op[d] += 1, sp.pad[d] = sp.pad_end[d] = 0;
+      continue;
+    }
+    sp.pad[d] = !strcmp(autopad, "SAME_UPPER") ? total / 2 : total - total / 2;
+    sp.pad_end[d] = total - sp.pad[d];
+  }
+  if (ns == 1) { /* the 1-D axis becomes the width */
+    sp.kernel[1] = sp.kernel[0], sp.stride[1] = sp.stride[0], sp.dilation[1] = sp.dilation[0], sp.pad[1] = sp.pad[0], sp.pad_end[1] = sp.pad_end[0], op[1] = op[0];
+    sp.kernel[0] = sp.stride[0] = sp.dilation[0] = 1, sp.pad[0] = sp.pad_end[0] = op[0] = 0;
+  }
   int64_t crop[2] = {0, 0};
   for (int d = 0; d < 2; d++) {
-    op[d] = (n == 2 ? v[d] : 0) + sp.pad[d] - sp.pad_end[d];
+    op[d] += sp.pad[d] - sp.pad_end[d];
     int64_t limit = sp.stride[d] > sp.dilation[d] ? sp.stride[d] : sp.dilation[d];
     if (op[d] >= limit) return unsupported(b, "an output padding (with the pads' difference) at least the stride and the dilation");
     if (op[d] < 0) crop[d] = -op[d], op[d] = 0;
   }
-  om_tensor *y = om_conv_transpose2d(x, w, bias, sp.stride, sp.pad, op, group, sp.dilation);
+  om_tensor *x4 = ns == 1 ? om_unsqueeze(x, 2) : om_tensor_retain(x), *w4 = ns == 1 ? om_unsqueeze(w, 2) : om_tensor_retain(w);
+  om_tensor *y = x4 && w4 ? om_conv_transpose2d(x4, w4, bias, sp.stride, sp.pad, op, group, sp.dilation) : NULL;
+  om__release_all((om_tensor *[]){x4, w4}, 2);
   for (int d = 0; y && d < 2; d++)
     if (crop[d]) y = then(y, om_slice(y, 2 + d, 0, y->shape[2 + d] - crop[d], 1));
+  if (y && ns == 1) y = then(y, om_squeeze(y, (int64_t[]){2}, 1));
   return put(b, 0, y);
 }
 
@@ -3085,7 +3114,7 @@ static const om_onnx_rule rules[] = {
     {"ConstantOfShape", 1, 1, 1, bind_constant_of_shape, "full"},
     {"Conv", 2, 3, 1, bind_conv, "conv2d, conv1d; 3 spatial axes: one conv2d per depth tap over the strided depth slices it reads, summed (auto_pad; pads that differ: zeros padded first)"},
     {"ConvInteger", 2, 4, 1, bind_conv_integer, "(x - x_zero_point) conv (w - w_zero_point) exactly: Conv on float32 chunks of input channels (sums below 2^24), cast to int64 and added (group 1, kernels up to 256 elements)"},
-    {"ConvTranspose", 2, 3, 1, bind_conv_transpose, "conv_transpose2d (a difference of the pads is an output_padding, or a crop; output_shape and SAME refused)"},
+    {"ConvTranspose", 2, 3, 1, bind_conv_transpose, "conv_transpose2d (1-D as 2-D; a difference of the pads is an output_padding, or a crop; output_shape and SAME give the pads, split as onnxruntime; 3 spatial axes refused)"},
     {"Cos", 1, 1, 1, bind_cos, "cos"},
     {"Cosh", 1, 1, 1, bind_cosh, "cosh"},
     {"CumSum", 2, 2, 1, bind_cumsum, "cumsum (exclusive, reverse refused)"},

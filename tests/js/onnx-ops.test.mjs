@@ -422,6 +422,19 @@ describe('convolution and pooling over 3 spatial axes, uneven pads, dilated aver
     await agree({ node: { op: 'AveragePool', ints: { kernel_shape: [2, 2], dilations: [2, 2], strides: [1, 1] } }, feeds: [{ x: F([2, 3, 6, 5]) }, { x: F([1, 1, 3, 3]) }] });
     await agree({ node: { op: 'AveragePool', ints: { kernel_shape: [3], dilations: [2], pads: [1, 2] } }, feeds: [{ x: F([2, 3, 9]) }] });
   });
+  test('ConvTranspose: 1-D, auto_pad SAME_UPPER and SAME_LOWER, output_shape (one past the full result too)', async () => {
+    const w = (dims) => [{ name: 'w', dtype: 'float32', dims, values: Array.from(floats(numel(dims), 5)) }];
+    const cases = [
+      [{ ints: { strides: [2], pads: [1, 0] } }, [3, 2, 3], [[2, 3, 5], [1, 3, 2]]],
+      [{ ints: { strides: [2, 3], group: 3 }, strings: { auto_pad: 'SAME_UPPER' } }, [3, 1, 3, 3], [[1, 3, 4, 3], [2, 3, 2, 5]]],
+      [{ ints: { strides: [2, 2], dilations: [1, 2] }, strings: { auto_pad: 'SAME_LOWER' } }, [2, 2, 3, 3], [[1, 2, 3, 4]]],
+      [{ ints: { strides: [3, 2], output_shape: [10, 8] } }, [1, 2, 3, 3], [[1, 1, 3, 3]]],
+      [{ ints: { strides: [2, 2], output_shape: [6, 5], output_padding: [1, 0] } }, [2, 1, 3, 2], [[2, 2, 3, 3]]],
+    ];
+    for (const [node, wd, shapes] of cases) {
+      await agree({ node: { op: 'ConvTranspose', inputs: ['x', 'w'], ...node }, inits: w(wd), feeds: shapes.map((d) => ({ x: F(d) })), tol: { rtol: 1e-5, atol: 1e-5 } });
+    }
+  });
   test('Col2Im: blocks summed into the image; strides, pads that differ, dilations', async () => {
     const ints = (name, values) => ({ name, dtype: 'int64', dims: [values.length], values });
     const cases = [
@@ -619,6 +632,10 @@ describe('refusals and errors: kind and message', () => {
     [{ node: { op: 'AveragePool', ints: { kernel_shape: [2, 2], ceil_mode: 1 }, strings: { auto_pad: 'SAME_UPPER' } }, feed: { x: F([1, 1, 3, 3]) } }, 'Unsupported', /^n \(AveragePool\): different begin and end pads with ceil_mode is not supported/],
     [{ node: { op: 'Conv', inputs: ['x', 'w'] }, inits: [{ name: 'w', dtype: 'float32', dims: [1, 1, 1, 1, 1, 1], values: [1] }], feed: { x: F([1, 1, 2, 2, 2, 2]) } }, 'Unsupported', /^n \(Conv\): a convolution over other than 1 to 3 spatial axes is not supported/],
     [{ node: { op: 'Conv', inputs: ['x', 'w'] }, inits: [{ name: 'w', dtype: 'float32', dims: [1, 1, 3, 1, 1], values: [1, 1, 1] }], feed: { x: F([1, 1, 2, 2, 2]) } }, 'ShapeMismatch', /^n \(Conv\): a depth of 2 \(padded\) is below the kernel's extent 3/],
+    [{ node: { op: 'ConvTranspose', inputs: ['x', 'w'] }, inits: [{ name: 'w', dtype: 'float32', dims: [1, 1, 1, 1, 1], values: [1] }], feed: { x: F([1, 1, 2, 2, 2]) } }, 'Unsupported', /^n \(ConvTranspose\): a transposed convolution over other than 1 or 2 spatial axes is not supported/],
+    [{ node: { op: 'ConvTranspose', inputs: ['x', 'w'], ints: { output_shape: [5, 5] } }, inits: [{ name: 'w', dtype: 'float32', dims: [1, 1, 2, 2], values: [1, 1, 1, 1] }], feed: { x: F([1, 1, 2, 2]) } }, 'Unsupported', /^n \(ConvTranspose\): an output_shape more than one past the full result is not supported/],
+    [{ node: { op: 'ConvTranspose', inputs: ['x', 'w'], ints: { strides: [3, 3] }, strings: { auto_pad: 'SAME_LOWER' } }, inits: [{ name: 'w', dtype: 'float32', dims: [1, 1, 2, 2], values: [1, 1, 1, 1] }], feed: { x: F([1, 1, 2, 2]) } }, 'Unsupported', /^n \(ConvTranspose\): auto_pad SAME where the full result is shorter than the input times the stride is not supported/],
+    [{ node: { op: 'ConvTranspose', inputs: ['x', 'w'], ints: { output_shape: [5] } }, inits: [{ name: 'w', dtype: 'float32', dims: [1, 1, 2, 2], values: [1, 1, 1, 1] }], feed: { x: F([1, 1, 2, 2]) } }, 'Format', /^n \(ConvTranspose\): output_padding and output_shape need 2 values/],
     [{ node: { op: 'Col2Im', inputs: ['x', 'i', 'b'] }, inits: [{ name: 'i', dtype: 'int64', dims: [2], values: [3, 3] }, { name: 'b', dtype: 'int64', dims: [2], values: [2, 2] }], feed: { x: F([1, 4, 5]) } }, 'ShapeMismatch', /^n \(Col2Im\): the input must be \[N, C x 4, 4\] for these image, block, pads, strides and dilations/],
     [{ node: { op: 'Col2Im', inputs: ['x', 'i', 'b'] }, inits: [{ name: 'i', dtype: 'int64', dims: [3], values: [3, 3, 3] }, { name: 'b', dtype: 'int64', dims: [3], values: [2, 2, 2] }], feed: { x: F([1, 8, 8]) } }, 'Unsupported', /^n \(Col2Im\): an image of other than 2 spatial axes is not supported/],
     [{ node: { op: 'Col2Im', inputs: ['x', 'i', 'b'] }, inits: [{ name: 'i', dtype: 'int64', dims: [2], values: [3, 3] }, { name: 'b', dtype: 'int64', dims: [1], values: [2] }], feed: { x: F([1, 4, 4]) } }, 'Format', /^n \(Col2Im\): image_shape has 2 values, block_shape 1/],
