@@ -915,6 +915,30 @@ static bool reduce(om_bind *b, reduction how) {
   if (n <= 0 && noop) /* no reduction, but each element's part (as onnxruntime and ONNX's reference) */
     return put(b, 0, how == R_L1 || how == R_L2 ? om_abs(x) : how == R_SUM_SQUARE ? om_mul(x, x) : how == R_LOG_SUM ? om_log(x) : om_tensor_retain(x));
   if (n <= 0) n = 0;
+  if ((how == R_MAX || how == R_MIN) && x->dtype == OM_BOOL) { /* any and all: through int64 */
+    om_tensor *xi = om_cast(x, OM_INT64);
+    b->in[0] = xi;
+    bool ok = xi && reduce(b, how);
+    b->in[0] = x;
+    om_tensor_release(xi);
+    return ok && put(b, 0, then(b->out[0], om_cast(b->out[0], OM_BOOL)));
+  }
+  if ((how == R_MAX || how == R_MIN) && x->dtype == OM_FLOAT32 && !om_tensor_numel(x)) { /* over nothing: the identity, -inf or inf */
+    bool on[OM_MAX_DIMS] = {false}, empty = false;
+    int64_t shape[OM_MAX_DIMS];
+    int nd = 0;
+    for (int k = 0; k < n; k++) {
+      int a = 0;
+      if (!wrap(b, axes[k], x->ndim, &a)) return false;
+      on[a] = true;
+    }
+    for (int a = 0; a < x->ndim; a++) {
+      bool reduced = !n || on[a];
+      empty |= reduced && !x->shape[a];
+      if (!reduced || keep) shape[nd++] = reduced ? 1 : x->shape[a];
+    }
+    if (empty) return put(b, 0, om_full(shape, nd, OM_FLOAT32, how == R_MAX ? -INFINITY : INFINITY));
+  }
   om_tensor *r = NULL, *t = NULL;
   switch (how) {
   case R_SUM: r = om_sum(x, axes, n, keep); break;
@@ -3196,9 +3220,9 @@ static const om_onnx_rule rules[] = {
     {"ReduceL2", 1, 2, 1, bind_reduce_l2, "sqrt(sum(x x))"},
     {"ReduceLogSum", 1, 2, 1, bind_reduce_log_sum, "log(sum(x))"},
     {"ReduceLogSumExp", 1, 2, 1, bind_reduce_log_sum_exp, "m + log(sum(exp(x - m))), m the finite maximum (amax)"},
-    {"ReduceMax", 1, 2, 1, bind_reduce_max, "amax"},
+    {"ReduceMax", 1, 2, 1, bind_reduce_max, "amax (bool: any, through int64; over nothing: -inf)"},
     {"ReduceMean", 1, 2, 1, bind_reduce_mean, "mean"},
-    {"ReduceMin", 1, 2, 1, bind_reduce_min, "amin"},
+    {"ReduceMin", 1, 2, 1, bind_reduce_min, "amin (bool: all, through int64; over nothing: inf)"},
     {"ReduceProd", 1, 2, 1, bind_reduce_prod, "mul of the halves of each axis, log2(size) times"},
     {"ReduceSum", 1, 2, 1, bind_reduce_sum, "sum"},
     {"ReduceSumSquare", 1, 2, 1, bind_reduce_sum_square, "sum(x x)"},

@@ -140,7 +140,7 @@ describe('reductions', () => {
   // onnxruntime-web keeps an empty input's shape whatever the axes (x [2, 0, 3] over axis 2 gives
   // [2, 0, 3]): these follow ONNX's definition instead, a reduction of nothing being its identity
   test('over empty axes: the identity of each (0, -inf, 1), in ONNX\'s shape', async () => {
-    const identity = { ReduceL1: 0, ReduceL2: 0, ReduceLogSum: -Infinity, ReduceLogSumExp: -Infinity, ReduceProd: 1, ReduceSumSquare: 0 };
+    const identity = { ReduceL1: 0, ReduceL2: 0, ReduceLogSum: -Infinity, ReduceLogSumExp: -Infinity, ReduceProd: 1, ReduceSumSquare: 0, ReduceMax: -Infinity, ReduceMin: Infinity };
     for (const [op, want] of Object.entries(identity)) {
       for (const [axes, keepdims, dims, shape] of [[[1], 0, [2, 0, 3], [2, 3]], [[1, 2], 1, [2, 0, 3], [2, 1, 1]], [null, 0, [0, 2], []], [[-1], 0, [0, 2, 3], [0, 2]]]) {
         const s = await om.InferenceSession.create(onnxBytes({
@@ -152,6 +152,15 @@ describe('reductions', () => {
         assert.deepEqual(Array.from(y.toArray()), new Array(numel(shape)).fill(want), `${op} over ${axes} of [${dims}]`);
         y.dispose();
         s.dispose();
+      }
+    }
+  });
+  test('ReduceMax and ReduceMin of bool: any and all, axes, keepdims', async () => {
+    const b = (dims, seed) => ({ type: 'bool', dims, data: Uint8Array.from(floats(numel(dims), seed, 0, 1), (v) => v > 0.7) });
+    for (const op of ['ReduceMax', 'ReduceMin']) {
+      for (const [axes, keepdims] of [[[1], 1], [[0, 2], 0], [null, 1]]) {
+        await agree({ node: { op, ints: { keepdims }, inputs: axes ? ['x', 'axes'] : ['x'] }, inits: axes ? [{ name: 'axes', dtype: 'int64', dims: [axes.length], values: axes }] : [],
+                      types: { y: 'bool' }, feeds: [{ x: b([3, 4, 2], 3) }, { x: b([2, 5, 3], 4) }] });
       }
     }
   });
