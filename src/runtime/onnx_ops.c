@@ -733,6 +733,20 @@ static bool bind_trilu(om_bind *b) {
 
 /* Pad: ONNX's pads are [begins..., ends...] over the axes; the library's are (before, after)
  * pairs from the last dim back (PyTorch's F.pad). */
+/* Pad's wrap mode along axis a, begin and end pads pb and pe (negative: cut): index_select of the
+ * positions -pb to size + pe, each taken modulo the axis' size. */
+static om_tensor *wrap_pad(om_bind *b, om_tensor *x, int a, int64_t pb, int64_t pe) {
+  int64_t n = x->shape[a], len = n + pb + pe;
+  if (len < 0 || len > LIMIT || (n == 0 && len > 0) || pb < -LIMIT || pb > LIMIT)
+    return om__fail(OM_ERR_FORMAT, "%s (Pad): wrap pads %lld and %lld for an axis of %lld", who(b), (long long)pb, (long long)pe, (long long)n), NULL;
+  int64_t *idx = om__alloc(sizeof(int64_t) * (uint64_t)(len + 1), "Pad");
+  for (int64_t k = 0; idx && k < len; k++) idx[k] = ((k - pb) % n + n) % n;
+  om_tensor *it = idx ? om_from_data(idx, &len, 1, OM_INT64) : NULL, *y = it ? om_index_select(x, a, it) : NULL;
+  free(idx);
+  om_tensor_release(it);
+  return y;
+}
+
 static bool bind_pad(om_bind *b) {
   const om_tensor *x = b->in[0];
   int64_t pads[2 * OM_MAX_DIMS], axes[OM_MAX_DIMS], torch[2 * OM_MAX_DIMS] = {0};
@@ -745,9 +759,18 @@ static bool bind_pad(om_bind *b) {
   if (na < 0)
     for (na = 0; na < x->ndim; na++) axes[na] = na;
   if (np != 2 * na) return om__fail(OM_ERR_FORMAT, "%s (Pad): %d pads for %d axes", who(b), np, na);
+  if (!strcmp(mode, "wrap")) {
+    om_tensor *y = om_tensor_retain((om_tensor *)x);
+    for (int k = 0; y && k < na; k++) {
+      int a = 0;
+      if (!wrap(b, axes[k], x->ndim, &a)) return om_tensor_release(y), false;
+      if (pads[k] || pads[na + k]) y = then(y, wrap_pad(b, y, a, pads[k], pads[na + k]));
+    }
+    return put(b, 0, y);
+  }
   om_pad_mode m = !strcmp(mode, "constant") ? OM_PAD_CONSTANT : !strcmp(mode, "reflect") ? OM_PAD_REFLECT
                   : !strcmp(mode, "edge") ? OM_PAD_REPLICATE : (om_pad_mode)-1;
-  if ((int)m < 0) return unsupported(b, "mode other than constant, reflect and edge");
+  if ((int)m < 0) return unsupported(b, "mode other than constant, reflect, edge and wrap");
   int lowest = x->ndim;
   for (int k = 0; k < na; k++) {
     int a = 0;
@@ -3208,7 +3231,7 @@ static const om_onnx_rule rules[] = {
     {"OneHot", 3, 3, 1, bind_one_hot, "where(eq(indices, arange(depth)), on, off) (negative indices count from depth)"},
     {"Or", 2, 2, 1, bind_or, "where(a, a, b)"},
     {"PRelu", 2, 2, 1, bind_prelu, "where(x < 0, x slope, x)"},
-    {"Pad", 2, 4, 1, bind_pad, "pad (constant, reflect, edge; reflect and edge on the last 1 to 3 axes)"},
+    {"Pad", 2, 4, 1, bind_pad, "pad (constant, reflect, edge; reflect and edge on the last 1 to 3 axes); wrap: index_select per padded axis of the positions modulo its size"},
     {"Pow", 2, 2, 1, bind_pow, "pow (the exponent cast to the base's type)"},
     {"QLinearConv", 8, 9, 1, bind_qlinear_conv, "ConvInteger's exact product plus the bias, times x_scale w_scale / y_scale, then QuantizeLinear's rounding and clamp (float32, as onnxruntime)"},
     {"QLinearMatMul", 8, 8, 1, bind_qlinear_matmul, "MatMulInteger's exact product, times a_scale b_scale / y_scale, then QuantizeLinear's rounding and clamp (float32, as onnxruntime)"},

@@ -1430,8 +1430,8 @@ TEST(fourier_transforms_against_references) {
 }
 
 /* Conv, MaxPool and AveragePool over 3 spatial axes (x [1, 1, 3, 3, 3] = 0 .. 26, windows of 2
- * at stride 1: sums, maxima and means of each 2 x 2 x 2 block), and Col2Im of ones (each pixel
- * the count of blocks that cover it), against the loops here. */
+ * at stride 1: sums, maxima and means of each 2 x 2 x 2 block), Col2Im of ones (each pixel the
+ * count of blocks that cover it) and Pad's wrap past the size, against the loops here. */
 TEST(three_spatial_axes_and_col2im_against_references) {
   float v[27], ones[8] = {1, 1, 1, 1, 1, 1, 1, 1};
   for (int k = 0; k < 27; k++) v[k] = (float)k;
@@ -1464,6 +1464,14 @@ TEST(three_spatial_axes_and_col2im_against_references) {
   pb_str(&ci, 1, "b");
   y = run_node(&ci, cinit, 2, x);
   check_values("Col2Im", y, (const double[]){1, 2, 1, 2, 4, 2, 1, 2, 1}, 9, 0);
+  om_tensor_release(y);
+  om_tensor_release(x);
+  /* Pad wrap of [0, 1, 2] by 4 before and -1 after: positions -4 .. 1 modulo 3 */
+  x = TF(SHAPE(3), 0, 1, 2);
+  pb wp = node("Pad", "x", "p", "y"), wpi = ints_init("p", 2, (const int64_t[]){4, -1});
+  attr_str(&wp, "mode", "wrap");
+  y = run_node(&wp, &wpi, 1, x);
+  check_values("Pad wrap", y, (const double[]){2, 0, 1, 2, 0, 1}, 6, 0);
   om_tensor_release(y);
   om_tensor_release(x);
 }

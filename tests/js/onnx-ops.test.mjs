@@ -444,6 +444,11 @@ describe('convolution and pooling over 3 spatial axes, uneven pads, dilated aver
       await agree({ node: { op: 'ConvTranspose', inputs: ['x', 'w'], ...node }, inits: w(wd), feeds: shapes.map((d) => ({ x: F(d) })), tol: { rtol: 1e-5, atol: 1e-5 } });
     }
   });
+  test('Pad wrap: begin and end pads, axes (onnxruntime-web reads garbage past the size and for negative pads)', async () => {
+    const pads = (values) => ({ name: 'p', dtype: 'int64', dims: [values.length], values });
+    await agree({ node: { op: 'Pad', inputs: ['x', 'p'], strings: { mode: 'wrap' } }, inits: [pads([0, 1, 2, 0, 2, 1])], feeds: [{ x: F([2, 3, 4]) }, { x: F([1, 2, 5]) }] });
+    await agree({ node: { op: 'Pad', inputs: ['x', 'p', '', 'a'], strings: { mode: 'wrap' } }, inits: [pads([2, 1]), { name: 'a', dtype: 'int64', dims: [1], values: [-1] }], feeds: [{ x: F([3, 4]) }] });
+  });
   test('Col2Im: blocks summed into the image; strides, pads that differ, dilations', async () => {
     const ints = (name, values) => ({ name, dtype: 'int64', dims: [values.length], values });
     const cases = [
@@ -645,6 +650,8 @@ describe('refusals and errors: kind and message', () => {
     [{ node: { op: 'ConvTranspose', inputs: ['x', 'w'], ints: { output_shape: [5, 5] } }, inits: [{ name: 'w', dtype: 'float32', dims: [1, 1, 2, 2], values: [1, 1, 1, 1] }], feed: { x: F([1, 1, 2, 2]) } }, 'Unsupported', /^n \(ConvTranspose\): an output_shape more than one past the full result is not supported/],
     [{ node: { op: 'ConvTranspose', inputs: ['x', 'w'], ints: { strides: [3, 3] }, strings: { auto_pad: 'SAME_LOWER' } }, inits: [{ name: 'w', dtype: 'float32', dims: [1, 1, 2, 2], values: [1, 1, 1, 1] }], feed: { x: F([1, 1, 2, 2]) } }, 'Unsupported', /^n \(ConvTranspose\): auto_pad SAME where the full result is shorter than the input times the stride is not supported/],
     [{ node: { op: 'ConvTranspose', inputs: ['x', 'w'], ints: { output_shape: [5] } }, inits: [{ name: 'w', dtype: 'float32', dims: [1, 1, 2, 2], values: [1, 1, 1, 1] }], feed: { x: F([1, 1, 2, 2]) } }, 'Format', /^n \(ConvTranspose\): output_padding and output_shape need 2 values/],
+    [{ node: { op: 'Pad', inputs: ['x', 'p'], strings: { mode: 'wrap' } }, inits: [{ name: 'p', dtype: 'int64', dims: [4], values: [0, -4, 0, 0] }], feed: { x } }, 'Format', /^n \(Pad\): wrap pads -4 and 0 for an axis of 3/],
+    [{ node: { op: 'Pad', inputs: ['x', 'p'], strings: { mode: 'mirror' } }, inits: [{ name: 'p', dtype: 'int64', dims: [4], values: [0, 1, 0, 0] }], feed: { x } }, 'Unsupported', /^n \(Pad\): mode other than constant, reflect, edge and wrap is not supported/],
     [{ node: { op: 'Col2Im', inputs: ['x', 'i', 'b'] }, inits: [{ name: 'i', dtype: 'int64', dims: [2], values: [3, 3] }, { name: 'b', dtype: 'int64', dims: [2], values: [2, 2] }], feed: { x: F([1, 4, 5]) } }, 'ShapeMismatch', /^n \(Col2Im\): the input must be \[N, C x 4, 4\] for these image, block, pads, strides and dilations/],
     [{ node: { op: 'Col2Im', inputs: ['x', 'i', 'b'] }, inits: [{ name: 'i', dtype: 'int64', dims: [3], values: [3, 3, 3] }, { name: 'b', dtype: 'int64', dims: [3], values: [2, 2, 2] }], feed: { x: F([1, 8, 8]) } }, 'Unsupported', /^n \(Col2Im\): an image of other than 2 spatial axes is not supported/],
     [{ node: { op: 'Col2Im', inputs: ['x', 'i', 'b'] }, inits: [{ name: 'i', dtype: 'int64', dims: [2], values: [3, 3] }, { name: 'b', dtype: 'int64', dims: [1], values: [2] }], feed: { x: F([1, 4, 4]) } }, 'Format', /^n \(Col2Im\): image_shape has 2 values, block_shape 1/],
