@@ -302,6 +302,8 @@ float om__logf(float x);
 float om__log1pf(float x);
 float om__tanhf(float x);
 float om__erff(float x);
+/** sin and cos of the angle 2 pi t / n in double (0 <= t < n <= 2^40), to *s and *c. */
+void om__sincos_turn(int64_t t, int64_t n, double *s, double *c);
 /** sin, cos, tan (exact range reduction for every float), asin, acos, atan, atan2 (C's signed
  *  zeros and infinities), sinh, cosh, asinh, acosh, atanh: computed in double and rounded once. */
 float om__sinf(float x);

@@ -263,6 +263,10 @@ om_tensor *om_clamp(om_tensor *a, const double *min, const double *max);
 /* ---- misc: cumsum, pad, masked_fill, dropout (new references) ---- */
 /** Running sum along dim (float32 accumulated in double; int64; bool counts into int64). */
 om_tensor *om_cumsum(om_tensor *a, int dim);
+/** ONNX's DFT along dim -2 of x [..., n, c] (c 1: real, 2: complex), cut or zero-padded to length
+ *  (inverse: e^(+i), divided by length; onesided: the length / 2 + 1 first outputs of a real x),
+ *  accumulated in double. Returns a new reference [..., length or length / 2 + 1, 2]. */
+om_tensor *om_dft(om_tensor *x, int64_t length, bool inverse, bool onesided);
 typedef enum om_pad_mode { OM_PAD_CONSTANT = 0, OM_PAD_REFLECT = 1, OM_PAD_REPLICATE = 2 } om_pad_mode;
 /** PyTorch's F.pad: pad holds npad values, (before, after) pairs from the last dim backwards;
  *  constant mode fills with value (negative pads crop), reflect/replicate pad the last 1-3 dims. */

@@ -525,6 +525,19 @@ static int reduced(float x, double *y) {
   return reduce_pio2(a, y);
 }
 
+/* The angle's quadrant q is taken in integers (2 pi t / n = q pi / 2 + y, 4t - q n in (-n/2, n/2]),
+ * so y is one product from exact and |y| <= pi/4; an angle on an axis gives exact 0 and 1. */
+void om__sincos_turn(int64_t t, int64_t n, double *s, double *c) {
+  int64_t q = (4 * t + n / 2) / n;
+  double y = (double)(4 * t - q * n) * (PIO2_D / (double)n), sy = sin_small(y), cy = cos_small(y);
+  switch (q & 3) {
+    case 0: *s = sy, *c = cy; break;
+    case 1: *s = cy, *c = -sy; break;
+    case 2: *s = -sy, *c = -cy; break;
+    default: *s = -cy, *c = sy; break;
+  }
+}
+
 float om__sinf(float x) {
   if (x != x || isinf(x)) return NAN;
   double y;

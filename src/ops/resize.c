@@ -384,7 +384,11 @@ static bool lower_interpolate(om_lower *l, const om_call *c) {
       if ((int64_t)floorf(sc[k] * (float)in_k) != a->i[2 + k] || (int64_t)floor((double)sc[k] * (double)in_k) != a->i[2 + k])
         return om__lower_refuse(l, c, "the scale factor rounded to float gives ONNX Resize another output size; pass size instead");
     }
-    return resize_by_scales(l, c, sc, at, 3);
+    /* align_corners divides by the output's length less 1: ONNX's reference takes in times the
+     * scale, onnxruntime (and PyTorch) the whole length; sizes say which where they differ */
+    bool whole = true;
+    for (int k = 0; k < 2; k++) whole &= (double)sc[k] * (double)in_shape[2 + k] == (double)a->i[2 + k];
+    if (!a->i[1] || whole || om__lower_input_sym(l, 0, 2) || om__lower_input_sym(l, 0, 3)) return resize_by_scales(l, c, sc, at, 3);
   }
   float by[2] = {(float)resize_scale(l, c, 0), (float)resize_scale(l, c, 1)};
   if (by[0] > 0 && by[1] > 0) return resize_by_scales(l, c, by, at, 3);
@@ -401,7 +405,7 @@ const om_op_def om__op_interpolate = {
     .lower = lower_interpolate, .extents = extents_interpolate, .derives_extents = true, .sym_args = 1 << 2 | 1 << 3,
     .onnx = "nearest: Resize (asymmetric, floor) by whole or 1/2^j scales, else Gather per resized axis (the eager "
             "source indices, computed in the graph on a symbolic axis); bilinear: Resize (axes 2, 3; half_pixel or "
-            "align_corners)",
+            "align_corners; by sizes where align_corners' lengths by the scales are not whole)",
     .test = {.n_in = 1, .ndims = {4}, .shapes = {{2, 2, 3, 4}}, .lo = -2, .hi = 2,
              .attrs = {.n_i = 5, .i = {MODE_BILINEAR, 0, 0, 0, 1}, .n_f = 2, .f = {1.5, 2.5}},
              .empty_refusal = "input and output sizes must be greater than 0"}}; /* PyTorch's refusal too */

@@ -201,12 +201,16 @@ static bool bind_gelu(om_bind *b) {
   /* fast mode: erf by the float rational (within 7.2 ulp; om__erff_fast_n) */
   return put(b, 0, om__apply1(OM_OP_gelu, b->in, 1, &(om_attrs){.n_i = 2, .i = {0, 1}}));
 }
-/* Dropout in inference is the input; training_mode (input 2) true would draw a random mask,
+/* Dropout in inference, or in training with ratio 0 (ONNX's tests of both), is the input with a
+ * mask of all true; training_mode (input 2) true with another ratio would draw a random mask,
  * which the graph layer refuses rather than run as the identity. */
 static bool bind_dropout(om_bind *b) {
-  double training = 0;
+  double training = 0, ratio = 0.5;
   if (b->node->n_in > 2 && b->in[2] && !const_scalar(b, 2, &training)) return false;
-  if (training != 0) return unsupported(b, "training_mode true (a random mask)");
+  if (b->node->n_in > 1 && b->in[1] && !const_scalar(b, 1, &ratio)) return false;
+  if (!(ratio >= 0 && ratio < 1)) return om__fail(OM_ERR_FORMAT, "%s (Dropout): ratio %g (0 to below 1)", who(b), ratio);
+  if (training != 0 && ratio != 0) return unsupported(b, "training_mode true with a ratio other than 0 (a random mask)");
+  if (b->node->n_out > 1 && !put(b, 1, om_ones(b->in[0]->shape, b->in[0]->ndim, OM_BOOL))) return false;
   return put(b, 0, om_tensor_retain(b->in[0]));
 }
 
@@ -253,6 +257,28 @@ static bool bind_div(om_bind *b) {
   if (b->in[0]->dtype != OM_INT64) return put(b, 0, om_div(b->in[0], b->in[1]));
   om_attrs trunc = {.n_i = 1, .i = {1}};
   return put(b, 0, om__apply1(OM_OP_div, b->in, 2, &trunc));
+}
+
+/* BitShift of unsigned integers up to 32 bits (held in int64, never negative): x times, or
+ * divided (truncating) by, 2^min(y, 62); a shift past the type's width leaves 0 (the left shift
+ * once narrowed to the type). UINT64 is refused: its values past 2^63 are negative in int64. */
+static bool bind_bit_shift(om_bind *b) {
+  const char *dir;
+  if (!attr_s(b, "direction", "", &dir)) return false;
+  bool left = !strcmp(dir, "LEFT");
+  if (!left && strcmp(dir, "RIGHT")) return om__fail(OM_ERR_FORMAT, "%s (BitShift): direction '%s' (LEFT or RIGHT)", who(b), dir);
+  for (int i = 0; i < 2; i++) {
+    int t = b->types[b->node->in[i]];
+    if (t != 2 && t != 4 && t != 12)
+      return om__fail(OM_ERR_UNSUPPORTED, "%s (BitShift): input %d of ONNX type %d is not supported (UINT8, UINT16, UINT32)", who(b), i, t);
+  }
+  om_scope s = {0};
+  om_tensor *cap = om__keep(&s, om_scalar(62, OM_INT64)), *two = om__keep(&s, om_scalar(2, OM_INT64));
+  om_tensor *p = cap && two ? om__keep(&s, om_pow(two, om__keep(&s, om_minimum(b->in[1], cap)))) : NULL;
+  om_tensor *in[2] = {b->in[0], p};
+  bool ok = put(b, 0, !p ? NULL : left ? om_mul(b->in[0], p) : om__apply1(OM_OP_div, in, 2, &(om_attrs){.n_i = 1, .i = {1}}));
+  om__scope_end(&s);
+  return ok;
 }
 
 static bool bind_pow(om_bind *b) { /* ONNX lets the exponent have its own type: it is converted */
@@ -726,6 +752,20 @@ static bool bind_trilu(om_bind *b) {
 
 /* Pad: ONNX's pads are [begins..., ends...] over the axes; the library's are (before, after)
  * pairs from the last dim back (PyTorch's F.pad). */
+/* Pad's wrap mode along axis a, begin and end pads pb and pe (negative: cut): index_select of the
+ * positions -pb to size + pe, each taken modulo the axis' size. */
+static om_tensor *wrap_pad(om_bind *b, om_tensor *x, int a, int64_t pb, int64_t pe) {
+  int64_t n = x->shape[a], len = n + pb + pe;
+  if (len < 0 || len > LIMIT || (n == 0 && len > 0) || pb < -LIMIT || pb > LIMIT)
+    return om__fail(OM_ERR_FORMAT, "%s (Pad): wrap pads %lld and %lld for an axis of %lld", who(b), (long long)pb, (long long)pe, (long long)n), NULL;
+  int64_t *idx = om__alloc(sizeof(int64_t) * (uint64_t)(len + 1), "Pad");
+  for (int64_t k = 0; idx && k < len; k++) idx[k] = ((k - pb) % n + n) % n;
+  om_tensor *it = idx ? om_from_data(idx, &len, 1, OM_INT64) : NULL, *y = it ? om_index_select(x, a, it) : NULL;
+  free(idx);
+  om_tensor_release(it);
+  return y;
+}
+
 static bool bind_pad(om_bind *b) {
   const om_tensor *x = b->in[0];
   int64_t pads[2 * OM_MAX_DIMS], axes[OM_MAX_DIMS], torch[2 * OM_MAX_DIMS] = {0};
@@ -738,9 +778,18 @@ static bool bind_pad(om_bind *b) {
   if (na < 0)
     for (na = 0; na < x->ndim; na++) axes[na] = na;
   if (np != 2 * na) return om__fail(OM_ERR_FORMAT, "%s (Pad): %d pads for %d axes", who(b), np, na);
+  if (!strcmp(mode, "wrap")) {
+    om_tensor *y = om_tensor_retain((om_tensor *)x);
+    for (int k = 0; y && k < na; k++) {
+      int a = 0;
+      if (!wrap(b, axes[k], x->ndim, &a)) return om_tensor_release(y), false;
+      if (pads[k] || pads[na + k]) y = then(y, wrap_pad(b, y, a, pads[k], pads[na + k]));
+    }
+    return put(b, 0, y);
+  }
   om_pad_mode m = !strcmp(mode, "constant") ? OM_PAD_CONSTANT : !strcmp(mode, "reflect") ? OM_PAD_REFLECT
                   : !strcmp(mode, "edge") ? OM_PAD_REPLICATE : (om_pad_mode)-1;
-  if ((int)m < 0) return unsupported(b, "mode other than constant, reflect and edge");
+  if ((int)m < 0) return unsupported(b, "mode other than constant, reflect, edge and wrap");
   int lowest = x->ndim;
   for (int k = 0; k < na; k++) {
     int a = 0;
@@ -908,6 +957,22 @@ static bool reduce(om_bind *b, reduction how) {
   if (n <= 0 && noop) /* no reduction, but each element's part (as onnxruntime and ONNX's reference) */
     return put(b, 0, how == R_L1 || how == R_L2 ? om_abs(x) : how == R_SUM_SQUARE ? om_mul(x, x) : how == R_LOG_SUM ? om_log(x) : om_tensor_retain(x));
   if (n <= 0) n = 0;
+  if ((how == R_MAX || how == R_MIN) && x->dtype == OM_FLOAT32 && !om_tensor_numel(x)) { /* over nothing: the identity, -inf or inf */
+    bool on[OM_MAX_DIMS] = {false}, empty = false;
+    int64_t shape[OM_MAX_DIMS];
+    int nd = 0;
+    for (int k = 0; k < n; k++) {
+      int a = 0;
+      if (!wrap(b, axes[k], x->ndim, &a)) return false;
+      on[a] = true;
+    }
+    for (int a = 0; a < x->ndim; a++) {
+      bool reduced = !n || on[a];
+      empty |= reduced && !x->shape[a];
+      if (!reduced || keep) shape[nd++] = reduced ? 1 : x->shape[a];
+    }
+    if (empty) return put(b, 0, om_full(shape, nd, OM_FLOAT32, how == R_MAX ? -INFINITY : INFINITY));
+  }
   om_tensor *r = NULL, *t = NULL;
   switch (how) {
   case R_SUM: r = om_sum(x, axes, n, keep); break;
@@ -1006,19 +1071,6 @@ static bool bind_cumsum(om_bind *b) {
   bool ok = put(b, 0, rev ? om_index_select(y, a, back) : om_tensor_retain(y));
   om__scope_end(&s);
   return ok;
-}
-
-/* Col2Im on [N, C*kH*kW, L] to 2-D images: fold (its padding the same at both ends of an axis). */
-static bool bind_col2im(om_bind *b) {
-  int64_t image[2], block[2], dil[2] = {1, 1}, pads[4] = {0, 0, 0, 0}, strides[2] = {1, 1};
-  int ni = 0, nb = 0, nd, np, ns;
-  if (!const_ints(b, 1, image, 2, &ni) || !const_ints(b, 2, block, 2, &nb) || !attr_ints(b, "dilations", dil, 2, &nd) ||
-      !attr_ints(b, "pads", pads, 4, &np) || !attr_ints(b, "strides", strides, 2, &ns))
-    return false;
-  if (ni != 2 || nb != 2 || (nd >= 0 && nd != 2) || (np >= 0 && np != 4) || (ns >= 0 && ns != 2))
-    return unsupported(b, "an image that is not 2-D");
-  if (pads[0] != pads[2] || pads[1] != pads[3]) return unsupported(b, "padding that differs at the two ends of an axis");
-  return put(b, 0, om_fold(b->in[0], image, block, dil, pads, strides));
 }
 
 static bool softmax(om_bind *b, bool log) {
@@ -1122,28 +1174,28 @@ static bool bind_gemm(om_bind *b) {
 
 /* ---- convolution and pooling ---- */
 
-/* The spatial attributes of a conv or pool node over ns spatial axes (1 or 2). */
+/* The spatial attributes of a conv or pool node over ns spatial axes (1 to 3). */
 typedef struct spatial {
-  int64_t kernel[2], stride[2], dilation[2], pad[2], pad_end[2];
+  int64_t kernel[3], stride[3], dilation[3], pad[3], pad_end[3];
 } spatial;
 
 static bool read_spatial(om_bind *b, int ns, const int64_t *in_size, const int64_t *kernel, spatial *sp) {
-  int64_t v[4];
+  int64_t v[6];
   int n;
   for (int d = 0; d < ns; d++) sp->kernel[d] = kernel ? kernel[d] : 1, sp->stride[d] = sp->dilation[d] = 1, sp->pad[d] = sp->pad_end[d] = 0;
   if (!kernel) {
-    if (!attr_ints(b, "kernel_shape", v, 2, &n)) return false;
+    if (!attr_ints(b, "kernel_shape", v, 3, &n)) return false;
     if (n != ns) return om__fail(OM_ERR_FORMAT, "%s (%s): kernel_shape needs %d values", who(b), b->node->op_type, ns);
     for (int d = 0; d < ns; d++) sp->kernel[d] = v[d];
   }
   const char *names[2] = {"strides", "dilations"};
   for (int k = 0; k < 2; k++) {
-    if (!attr_ints(b, names[k], v, 2, &n)) return false;
+    if (!attr_ints(b, names[k], v, 3, &n)) return false;
     if (n >= 0 && n != ns) return om__fail(OM_ERR_FORMAT, "%s (%s): %s needs %d values", who(b), b->node->op_type, names[k], ns);
     for (int d = 0; d < n; d++) (k ? sp->dilation : sp->stride)[d] = v[d];
   }
   const char *autopad;
-  if (!attr_s(b, "auto_pad", "NOTSET", &autopad) || !attr_ints(b, "pads", v, 4, &n)) return false;
+  if (!attr_s(b, "auto_pad", "NOTSET", &autopad) || !attr_ints(b, "pads", v, 6, &n)) return false;
   if (n >= 0 && n != 2 * ns) return om__fail(OM_ERR_FORMAT, "%s (%s): pads needs %d values", who(b), b->node->op_type, 2 * ns);
   for (int d = 0; d < n / 2; d++) sp->pad[d] = v[d], sp->pad_end[d] = v[ns + d];
   if (!strcmp(autopad, "SAME_UPPER") || !strcmp(autopad, "SAME_LOWER")) {
@@ -1168,7 +1220,7 @@ static bool read_spatial(om_bind *b, int ns, const int64_t *in_size, const int64
 
 /* x padded with zeros where the begin and end pads differ, so the rest is symmetric. */
 static om_tensor *even_pads(om_tensor *x, int ns, spatial *sp) {
-  int64_t torch[4] = {0};
+  int64_t torch[6] = {0};
   bool any = false;
   for (int d = 0; d < ns; d++) {
     int64_t extra_b = sp->pad[d] > sp->pad_end[d] ? sp->pad[d] - sp->pad_end[d] : 0;
@@ -1181,12 +1233,48 @@ static om_tensor *even_pads(om_tensor *x, int ns, spatial *sp) {
   return any ? om_pad(x, torch, 2 * ns, OM_PAD_CONSTANT, 0) : om_tensor_retain(x);
 }
 
+/* A convolution over 3 spatial axes [N, C, D, H, W] (pads symmetric) as one conv2d per depth tap
+ * kd of the weight: the input's depth positions that tap reads (kd dilation + od stride, a
+ * strided slice after the depth padding) folded into the batch, the results summed. */
+static om_tensor *conv3d(om_tensor *x, om_tensor *w, om_tensor *bias, const spatial *sp, int64_t group) {
+  int64_t N = x->shape[0], C = x->shape[1], M = w->shape[0], dk = (w->shape[2] - 1) * sp->dilation[0] + 1;
+  int64_t depth = x->shape[2] + 2 * sp->pad[0];
+  if (depth < dk) return om__fail(OM_ERR_SHAPE_MISMATCH, "conv: a depth of %lld (padded) is below the kernel's extent %lld", (long long)depth, (long long)dk), NULL;
+  int64_t Do = (depth - dk) / sp->stride[0] + 1, dpad[6] = {0, 0, 0, 0, sp->pad[0], sp->pad[0]};
+  const int64_t to_depth_major[5] = {0, 2, 1, 3, 4};
+  om_scope s = {0};
+  om_tensor *xp = om__keep(&s, om_pad(x, dpad, 6, OM_PAD_CONSTANT, 0)), *acc = NULL;
+  for (int64_t kd = 0; xp && kd < w->shape[2]; kd++) {
+    int64_t at = kd * sp->dilation[0];
+    om_tensor *xs = om__keep(&s, om_slice(xp, 2, at, at + (Do - 1) * sp->stride[0] + 1, sp->stride[0]));
+    om_tensor *xt = xs ? om__keep(&s, om_permute(xs, to_depth_major, 5)) : NULL;
+    om_tensor *xr = xt ? om__keep(&s, om_reshape(xt, (int64_t[]){N * Do, C, x->shape[3], x->shape[4]}, 4)) : NULL;
+    om_tensor *wk = om__keep(&s, om_select(w, 2, kd));
+    om_tensor *y = xr && wk ? om__keep(&s, om_conv2d(xr, wk, NULL, sp->stride + 1, sp->pad + 1, sp->dilation + 1, group)) : NULL;
+    acc = y && acc ? om__keep(&s, om_add(acc, y)) : y;
+    if (!acc) break;
+  }
+  om_tensor *y5 = acc ? om__keep(&s, om_reshape(acc, (int64_t[]){N, Do, M, acc->shape[2], acc->shape[3]}, 5)) : NULL;
+  om_tensor *y = y5 ? om__keep(&s, om_permute(y5, to_depth_major, 5)) : NULL;
+  if (y && bias) y = om__keep(&s, om_add(y, om__keep(&s, om_reshape(bias, (int64_t[]){1, M, 1, 1, 1}, 5))));
+  y = om_tensor_retain(y);
+  om__scope_end(&s);
+  return y;
+}
+
+/* The library's convolution over ns (1 to 3) spatial axes with sp's symmetric pads. */
+static om_tensor *conv_nd(om_tensor *x, om_tensor *w, om_tensor *bias, int ns, const spatial *sp, int64_t group) {
+  if (ns == 3) return conv3d(x, w, bias, sp, group);
+  if (ns == 2) return om_conv2d(x, w, bias, sp->stride, sp->pad, sp->dilation, group);
+  return om_conv1d(x, w, bias, sp->stride[0], sp->pad[0], sp->dilation[0], group);
+}
+
 static bool bind_conv(om_bind *b) {
   om_tensor *x = b->in[0], *w = b->in[1], *bias = b->node->n_in > 2 ? b->in[2] : NULL;
   int ns = w->ndim - 2;
   int64_t group;
   spatial sp;
-  if (ns != 1 && ns != 2) return unsupported(b, "a convolution over other than 1 or 2 spatial axes");
+  if (ns < 1 || ns > 3) return unsupported(b, "a convolution over other than 1 to 3 spatial axes");
   if (x->ndim != ns + 2) return om__fail(OM_ERR_SHAPE_MISMATCH, "%s (Conv): input of %d dims for a %d-D weight", who(b), x->ndim, w->ndim);
   if (!attr_i(b, "group", 1, &group) || !read_spatial(b, ns, x->shape + 2, w->shape + 2, &sp)) return false;
   int64_t kernel[OM_MAX_DIMS];
@@ -1197,8 +1285,7 @@ static bool bind_conv(om_bind *b) {
       return om__fail(OM_ERR_FORMAT, "%s (Conv): kernel_shape does not match the weight's shape (dim %d: %lld, the weight has %lld)", who(b),
                       d, (long long)kernel[d], (long long)(d < ns ? w->shape[2 + d] : 0));
   om_tensor *xp = even_pads(x, ns, &sp);
-  bool ok = put(b, 0, !xp ? NULL : ns == 2 ? om_conv2d(xp, w, bias, sp.stride, sp.pad, sp.dilation, group)
-                                  : om_conv1d(xp, w, bias, sp.stride[0], sp.pad[0], sp.dilation[0], group));
+  bool ok = put(b, 0, xp ? conv_nd(xp, w, bias, ns, &sp, group) : NULL);
   om_tensor_release(xp);
   return ok;
 }
@@ -1266,85 +1353,217 @@ static bool bind_qlinear_conv(om_bind *b) {
 
 /* ConvTranspose: ONNX crops pads_begin and pads_end off the full result, the library crops its
  * padding at both ends and adds output_padding at the end; a difference of the pads is an
- * output_padding (or a crop when negative). */
+ * output_padding (or a crop when negative). output_shape (or SAME_UPPER and SAME_LOWER's: the
+ * input's times the strides) gives the pads: what the full result has past it, split as
+ * onnxruntime splits it (the larger half at the end for SAME_UPPER, at the start otherwise), or
+ * one more at the end. 1-D is the 2-D one over [N, C, 1, L]. */
 static bool bind_conv_transpose(om_bind *b) {
   om_tensor *x = b->in[0], *w = b->in[1], *bias = b->node->n_in > 2 ? b->in[2] : NULL;
-  int64_t group, op[2] = {0, 0}, v[2];
-  int n;
+  int ns = w->ndim - 2;
+  int64_t group, op[2] = {0, 0}, v[2], shape[4];
+  int n, no;
   spatial sp;
-  if (w->ndim != 4 || x->ndim != 4) return unsupported(b, "a transposed convolution over other than 2 spatial axes");
-  if (attr(b, "output_shape")) return unsupported(b, "output_shape");
-  if (!attr_i(b, "group", 1, &group) || !read_spatial(b, 2, x->shape + 2, w->shape + 2, &sp) || !attr_ints(b, "output_padding", v, 2, &n)) return false;
+  if (ns != 1 && ns != 2) return unsupported(b, "a transposed convolution over other than 1 or 2 spatial axes");
+  if (x->ndim != w->ndim) return om__fail(OM_ERR_SHAPE_MISMATCH, "%s (ConvTranspose): input of %d dims for a %d-D weight", who(b), x->ndim, w->ndim);
   const char *autopad;
-  if (!attr_s(b, "auto_pad", "NOTSET", &autopad)) return false;
-  if (strcmp(autopad, "NOTSET") && strcmp(autopad, "VALID")) return unsupported(b, "auto_pad SAME_UPPER or SAME_LOWER");
+  if (!attr_i(b, "group", 1, &group) || !read_spatial(b, ns, x->shape + 2, w->shape + 2, &sp) || !attr_ints(b, "output_padding", v, 2, &n) ||
+      !attr_ints(b, "output_shape", shape, 4, &no) || !attr_s(b, "auto_pad", "NOTSET", &autopad))
+    return false;
+  if ((n >= 0 && n != ns) || (no >= 0 && no != ns && no != ns + 2))
+    return om__fail(OM_ERR_FORMAT, "%s (ConvTranspose): output_padding and output_shape need %d values", who(b), ns);
+  bool same = !strcmp(autopad, "SAME_UPPER") || !strcmp(autopad, "SAME_LOWER");
+  for (int d = 0; d < ns; d++) {
+    if (n >= 0) op[d] = v[d];
+    if (no < 0 && !same) continue;
+    int64_t in = x->shape[2 + d], target = no >= 0 ? shape[no - ns + d] : in * sp.stride[d];
+    int64_t total = sp.stride[d] * (in - 1) + op[d] + (sp.kernel[d] - 1) * sp.dilation[d] + 1 - target;
+    if (same && total < 0) /* onnxruntime gives the full result then, shorter than ONNX's input times the stride */
+      return unsupported(b, "auto_pad SAME where the full result is shorter than the input times the stride");
+    if (total < -1 || target < 0) return unsupported(b, "an output_shape more than one past the full result");
+    if (total == -1) { /* one more at the end (zeros but the bias) */
+      op[d] += 1, sp.pad[d] = sp.pad_end[d] = 0;
+      continue;
+    }
+    sp.pad[d] = !strcmp(autopad, "SAME_UPPER") ? total / 2 : total - total / 2;
+    sp.pad_end[d] = total - sp.pad[d];
+  }
+  if (ns == 1) { /* the 1-D axis becomes the width */
+    sp.kernel[1] = sp.kernel[0], sp.stride[1] = sp.stride[0], sp.dilation[1] = sp.dilation[0], sp.pad[1] = sp.pad[0], sp.pad_end[1] = sp.pad_end[0], op[1] = op[0];
+    sp.kernel[0] = sp.stride[0] = sp.dilation[0] = 1, sp.pad[0] = sp.pad_end[0] = op[0] = 0;
+  }
   int64_t crop[2] = {0, 0};
   for (int d = 0; d < 2; d++) {
-    op[d] = (n == 2 ? v[d] : 0) + sp.pad[d] - sp.pad_end[d];
+    op[d] += sp.pad[d] - sp.pad_end[d];
     int64_t limit = sp.stride[d] > sp.dilation[d] ? sp.stride[d] : sp.dilation[d];
     if (op[d] >= limit) return unsupported(b, "an output padding (with the pads' difference) at least the stride and the dilation");
     if (op[d] < 0) crop[d] = -op[d], op[d] = 0;
   }
-  om_tensor *y = om_conv_transpose2d(x, w, bias, sp.stride, sp.pad, op, group, sp.dilation);
+  om_tensor *x4 = ns == 1 ? om_unsqueeze(x, 2) : om_tensor_retain(x), *w4 = ns == 1 ? om_unsqueeze(w, 2) : om_tensor_retain(w);
+  om_tensor *y = x4 && w4 ? om_conv_transpose2d(x4, w4, bias, sp.stride, sp.pad, op, group, sp.dilation) : NULL;
+  om__release_all((om_tensor *[]){x4, w4}, 2);
   for (int d = 0; y && d < 2; d++)
     if (crop[d]) y = then(y, om_slice(y, 2 + d, 0, y->shape[2 + d] - crop[d], 1));
+  if (y && ns == 1) y = then(y, om_squeeze(y, (int64_t[]){2}, 1));
   return put(b, 0, y);
+}
+
+/* Col2Im over 2 spatial axes: each block's column of C x KH x KW values summed into the image,
+ * the transposed convolution of the blocks [N, C KH KW, BH, BW] with a one-hot weight per
+ * kernel position (groups C: each channel's KH KW columns into that channel), then the pads cut
+ * off (and zeros after the last block where the strides leave the image's end uncovered). */
+static bool bind_col2im(om_bind *b) {
+  om_tensor *x = b->in[0];
+  int64_t image[3], block[3], zero[2] = {0, 0};
+  int ni, nb;
+  spatial sp;
+  if (!const_ints(b, 1, image, 3, &ni) || !const_ints(b, 2, block, 3, &nb)) return false;
+  if (ni != nb) return om__fail(OM_ERR_FORMAT, "%s (Col2Im): image_shape has %d values, block_shape %d", who(b), ni, nb);
+  if (ni != 2) return unsupported(b, "an image of other than 2 spatial axes");
+  if (!read_spatial(b, 2, image, block, &sp)) return false;
+  int64_t C = 0, K = block[0] * block[1], L = 1, blocks[2];
+  for (int d = 0; d < 2; d++) {
+    if (image[d] < 1 || image[d] > LIMIT) return om__fail(OM_ERR_FORMAT, "%s (Col2Im): image size %lld (1 to 2^30)", who(b), (long long)image[d]);
+    int64_t span = image[d] + sp.pad[d] + sp.pad_end[d] - ((block[d] - 1) * sp.dilation[d] + 1);
+    blocks[d] = span < 0 ? 0 : span / sp.stride[d] + 1;
+    L *= blocks[d];
+  }
+  if (x->ndim == 3 && x->shape[1] > 0 && K <= LIMIT && x->shape[1] % K == 0) C = x->shape[1] / K;
+  if (x->ndim != 3 || !C || x->shape[2] != L || !blocks[0] || !blocks[1])
+    return om__fail(OM_ERR_SHAPE_MISMATCH, "%s (Col2Im): the input must be [N, C x %lld, %lld] for these image, block, pads, strides and dilations", who(b),
+                    (long long)K, (long long)L);
+  if (C * K > LIMIT / K) return om__fail(OM_ERR_OUT_OF_MEMORY, "%s (Col2Im): a one-hot weight of more than 2^30 values", who(b));
+  float *onehot = om__alloc_floats(C * K * K + 1, "Col2Im");
+  if (!onehot) return false;
+  for (int64_t r = 0; r < C * K; r++)
+    for (int64_t k = 0; k < K; k++) onehot[r * K + k] = r % K == k;
+  om_scope s = {0};
+  om_tensor *w = om__keep(&s, om_from_data(onehot, (int64_t[]){C * K, 1, block[0], block[1]}, 4, OM_FLOAT32));
+  free(onehot);
+  om_tensor *x4 = om__keep(&s, om_reshape(x, (int64_t[]){x->shape[0], C * K, blocks[0], blocks[1]}, 4));
+  om_tensor *y = w && x4 ? om__keep(&s, om_conv_transpose2d(x4, w, NULL, sp.stride, zero, zero, C, sp.dilation)) : NULL;
+  int64_t pads[4] = {0};
+  for (int d = 0; y && d < 2; d++) {
+    int64_t need = image[d] + sp.pad[d] + sp.pad_end[d] - y->shape[2 + d];
+    pads[2 * (1 - d) + 1] = need > 0 ? need : 0;
+  }
+  if (y && (pads[1] || pads[3])) y = om__keep(&s, om_pad(y, pads, 4, OM_PAD_CONSTANT, 0));
+  for (int d = 0; y && d < 2; d++) y = om__keep(&s, om_slice(y, 2 + d, sp.pad[d], sp.pad[d] + image[d], 1));
+  bool ok = put(b, 0, om_tensor_retain(y));
+  om__scope_end(&s);
+  return ok;
 }
 
 /* floor(a / b) for b > 0. */
 static int64_t floor_div(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 
-/* A 1-D pool is the 2-D one over [N, C, 1, L]. */
-static bool pool(om_bind *b, bool max) {
-  om_tensor *x = b->in[0];
-  int ns = x->ndim - 2;
-  int64_t ceil, cip, storage;
-  spatial sp;
-  if (ns != 1 && ns != 2) return unsupported(b, "pooling over other than 1 or 2 spatial axes");
-  if (!read_spatial(b, ns, x->shape + 2, NULL, &sp) || !attr_i(b, "ceil_mode", 0, &ceil) || !attr_i(b, "count_include_pad", 0, &cip) ||
-      !attr_i(b, "storage_order", 0, &storage))
-    return false;
+/* ONNX's output length of a pool along axis d of an input of length len (ceil_mode c). */
+static int64_t pool_len(const spatial *sp, int d, int64_t len, int64_t c) {
+  int64_t st = sp->stride[d], dk = (sp->kernel[d] - 1) * sp->dilation[d] + 1;
+  int64_t want = floor_div(len + sp->pad[d] + sp->pad_end[d] - dk + (c ? st - 1 : 0), st) + 1;
+  if (c && (want - 1) * st >= len + sp->pad[d]) want--; /* onnxruntime drops a window that starts in the end padding, as PyTorch */
+  return want;
+}
+
+/* An average with dilations (which PyTorch's pools do not take): the window sums a convolution
+ * with ones per channel over x padded with zeros (the pads, and past the end for ceil_mode's
+ * last window), divided by the same convolution over ones padded with zeros (the count of input
+ * elements each window reads) or, with count_include_pad, by the kernel's size, as ONNX's
+ * reference (onnxruntime leaves out what a ceil_mode window reads past the end pads), cut to
+ * ONNX's length. */
+static om_tensor *dilated_avg_pool(om_tensor *x, int ns, spatial sp, int64_t ceil, int64_t cip) {
+  int64_t C = x->shape[1], want[3], torch[6] = {0}, wshape[5] = {C, 1}, size = 1;
+  for (int d = 0; d < ns; d++) {
+    int64_t len = x->shape[2 + d], dk = (sp.kernel[d] - 1) * sp.dilation[d] + 1;
+    want[d] = pool_len(&sp, d, len, ceil);
+    int64_t need = (want[d] - 1) * sp.stride[d] + dk - (len + sp.pad[d] + sp.pad_end[d]);
+    int t = 2 * (ns - 1 - d);
+    torch[t] = sp.pad[d], torch[t + 1] = sp.pad_end[d] + (need > 0 ? need : 0);
+    wshape[2 + d] = sp.kernel[d], size *= sp.kernel[d];
+    sp.pad[d] = sp.pad_end[d] = 0;
+  }
+  om_scope s = {0};
+  om_tensor *xp = om__keep(&s, om_pad(x, torch, 2 * ns, OM_PAD_CONSTANT, 0)), *w = om__keep(&s, om_ones(wshape, ns + 2, OM_FLOAT32)), *n;
+  if (cip) {
+    n = om__keep(&s, om_scalar((double)size, OM_FLOAT32));
+  } else {
+    om_tensor *ones = om__keep(&s, om_ones(x->shape, x->ndim, OM_FLOAT32)), *count = ones ? om__keep(&s, om_pad(ones, torch, 2 * ns, OM_PAD_CONSTANT, 0)) : NULL;
+    n = count && w ? om__keep(&s, conv_nd(count, w, NULL, ns, &sp, C)) : NULL;
+  }
+  om_tensor *sum = xp && w ? om__keep(&s, conv_nd(xp, w, NULL, ns, &sp, C)) : NULL;
+  om_tensor *y = sum && n ? om__keep(&s, om_div(sum, n)) : NULL;
+  for (int d = 0; y && d < ns; d++)
+    if (y->shape[2 + d] > want[d]) y = om__keep(&s, om_slice(y, 2 + d, 0, want[d], 1));
+  y = om_tensor_retain(y);
+  om__scope_end(&s);
+  return y;
+}
+
+/* A pool over 3 spatial axes [N, C, D, H, W] is separable (a window is a product of intervals:
+ * its max a max of maxes, its sum and its count products of each axis'): the 2-D pool over H
+ * and W with the depth in the channels, then the 1-D pool over the depth moved last. */
+static om_tensor *pool_nd(om_bind *b, om_tensor *x, int ns, spatial sp, int64_t ceil, int64_t cip, bool max);
+static om_tensor *pool3d(om_bind *b, om_tensor *x, const spatial *sp, int64_t ceil, int64_t cip, bool max) {
+  int64_t N = x->shape[0], C = x->shape[1], D = x->shape[2];
+  spatial hw = *sp, depth = *sp;
+  for (int d = 0; d < 2; d++)
+    hw.kernel[d] = sp->kernel[d + 1], hw.stride[d] = sp->stride[d + 1], hw.dilation[d] = sp->dilation[d + 1], hw.pad[d] = sp->pad[d + 1],
+    hw.pad_end[d] = sp->pad_end[d + 1];
+  om_scope s = {0};
+  om_tensor *x4 = om__keep(&s, om_reshape(x, (int64_t[]){N, C * D, x->shape[3], x->shape[4]}, 4));
+  om_tensor *y2 = x4 ? om__keep(&s, pool_nd(b, x4, 2, hw, ceil, cip, max)) : NULL;
+  int64_t Ho = y2 ? y2->shape[2] : 0, Wo = y2 ? y2->shape[3] : 0;
+  om_tensor *r = y2 ? om__keep(&s, om_reshape(y2, (int64_t[]){N * C, D, Ho * Wo}, 3)) : NULL;
+  om_tensor *t = r ? om__keep(&s, om_transpose(r, 1, 2)) : NULL;
+  om_tensor *y1 = t ? om__keep(&s, pool_nd(b, t, 1, depth, ceil, cip, max)) : NULL;
+  om_tensor *back = y1 ? om__keep(&s, om_transpose(y1, 1, 2)) : NULL;
+  om_tensor *y = back ? om_reshape(back, (int64_t[]){N, C, back->shape[1], Ho, Wo}, 5) : NULL;
+  om__scope_end(&s);
+  return y;
+}
+
+/* A pool of x over its ns spatial axes (a new reference). A 1-D pool is the 2-D one over
+ * [N, C, 1, L]. */
+static om_tensor *pool_nd(om_bind *b, om_tensor *x, int ns, spatial sp, int64_t ceil, int64_t cip, bool max) {
+  if (ns == 3) return pool3d(b, x, &sp, ceil, cip, max);
+  bool dilated = false;
+  for (int d = 0; d < ns; d++) dilated |= sp.dilation[d] != 1;
+  if (!max && dilated) return dilated_avg_pool(x, ns, sp, ceil, cip);
   /* Begin and end pads that differ (how the tracer writes PyTorch's ceil_mode): the library's
    * pool with the begin pads and the ceil_mode that gives ONNX's size has ONNX's windows, clipped
    * to the input (a max ignores padding, an average without count_include_pad counts what it
    * reads). An average that counts the padding reads zeros padded in first. So do pads above
-   * half the kernel, which the library's pools refuse: -inf for a max, zeros for an average,
-   * which then divides by the share of real elements in each window (the same average of ones)
-   * unless it counts the padding. */
+   * half the kernel, which the library's pools refuse, and pads that differ where no ceil_mode
+   * gives ONNX's size (SAME_UPPER's): -inf for a max, zeros for an average, which then divides
+   * by the share of real elements in each window (the same average of ones) unless it counts
+   * the padding. */
   bool asym = false, big = false;
   for (int d = 0; d < ns; d++) {
     asym |= sp.pad[d] != sp.pad_end[d];
     big |= 2 * (sp.pad[d] > sp.pad_end[d] ? sp.pad[d] : sp.pad_end[d]) > sp.kernel[d];
   }
-  om_tensor *xp = NULL, *share = NULL; /* share: ones padded as x, when the average divides by it */
-  if ((asym && !max && cip) || big) {
-    if (ceil) return unsupported(b, big ? "pads above half the kernel with ceil_mode" : "different begin and end pads with ceil_mode and count_include_pad");
-    int64_t torch[4] = {0};
-    for (int d = 0; d < ns; d++) torch[2 * (ns - 1 - d)] = sp.pad[d], torch[2 * (ns - 1 - d) + 1] = sp.pad_end[d], sp.pad[d] = sp.pad_end[d] = 0;
-    if (!(x = xp = om_pad(x, torch, 2 * ns, OM_PAD_CONSTANT, max ? -INFINITY : 0))) return false;
-    if (!max && !cip) {
-      om_tensor *ones = om_ones(b->in[0]->shape, b->in[0]->ndim, OM_FLOAT32);
-      share = ones ? om_pad(ones, torch, 2 * ns, OM_PAD_CONSTANT, 0) : NULL;
-      om_tensor_release(ones);
-      if (!share) return om_tensor_release(xp), false;
-    }
-    asym = false;
-  }
   int modes = 3; /* bit c: the library's ceil_mode c gives ONNX's size on every axis */
   for (int d = 0; asym && d < ns; d++) {
-    int64_t st = sp.stride[d], dk = (sp.kernel[d] - 1) * sp.dilation[d] + 1;
-    int64_t span = x->shape[2 + d] + sp.pad[d] + sp.pad_end[d] - dk, sym = x->shape[2 + d] + 2 * sp.pad[d] - dk;
-    int64_t want = floor_div(span + (ceil ? st - 1 : 0), st) + 1;
-    if (ceil && (want - 1) * st >= x->shape[2 + d] + sp.pad[d]) want--; /* onnxruntime drops a window that starts in the end padding, as PyTorch */
-    for (int c = 0; c < 2; c++) { /* PyTorch's size at ceil_mode c */
-      int64_t got = floor_div(sym + (c ? st - 1 : 0), st) + 1;
-      if (c && (got - 1) * st >= x->shape[2 + d] + sp.pad[d]) got--;
-      if (got != want) modes &= ~(1 << c);
-    }
+    int64_t want = pool_len(&sp, d, x->shape[2 + d], ceil);
+    spatial sym = sp;
+    sym.pad_end[d] = sym.pad[d];
+    for (int c = 0; c < 2; c++) /* PyTorch's size at ceil_mode c */
+      if (pool_len(&sym, d, x->shape[2 + d], c) != want) modes &= ~(1 << c);
   }
-  if (!modes) return unsupported(b, "these different begin and end pads (no ceil_mode gives their size with the begin pads)");
+  om_tensor *xp = NULL, *share = NULL; /* share: ones padded as x, when the average divides by it */
+  if ((asym && !max && cip) || big || (asym && !modes)) {
+    if (ceil) return unsupported(b, big ? "pads above half the kernel with ceil_mode" : "different begin and end pads with ceil_mode"), NULL;
+    int64_t torch[4] = {0};
+    for (int d = 0; d < ns; d++) torch[2 * (ns - 1 - d)] = sp.pad[d], torch[2 * (ns - 1 - d) + 1] = sp.pad_end[d], sp.pad[d] = sp.pad_end[d] = 0;
+    if (!(xp = om_pad(x, torch, 2 * ns, OM_PAD_CONSTANT, max ? -INFINITY : 0))) return NULL;
+    if (!max && !cip) {
+      om_tensor *ones = om_ones(x->shape, x->ndim, OM_FLOAT32);
+      share = ones ? om_pad(ones, torch, 2 * ns, OM_PAD_CONSTANT, 0) : NULL;
+      om_tensor_release(ones);
+      if (!share) return om_tensor_release(xp), NULL;
+    }
+    x = xp, asym = false;
+  }
   if (asym) ceil = modes & (1 << ceil) ? ceil : modes & 1 ? 0 : 1;
-  if (!max && (sp.dilation[0] != 1 || (ns == 2 && sp.dilation[1] != 1))) return unsupported(b, "dilations in AveragePool");
   if (ns == 1) { /* the 1-D axis becomes the width */
     sp.kernel[1] = sp.kernel[0], sp.stride[1] = sp.stride[0], sp.dilation[1] = sp.dilation[0], sp.pad[1] = sp.pad[0];
     sp.kernel[0] = sp.stride[0] = sp.dilation[0] = 1, sp.pad[0] = 0;
@@ -1361,7 +1580,19 @@ static bool pool(om_bind *b, bool max) {
   om_tensor_release(xp);
   om_tensor_release(share);
   if (y && ns == 1) y = then(y, om_squeeze(y, (int64_t[]){2}, 1));
-  return put(b, 0, y);
+  return y;
+}
+
+static bool pool(om_bind *b, bool max) {
+  om_tensor *x = b->in[0];
+  int ns = x->ndim - 2;
+  int64_t ceil, cip, storage;
+  spatial sp;
+  if (ns < 1 || ns > 3) return unsupported(b, "pooling over other than 1 to 3 spatial axes");
+  if (!read_spatial(b, ns, x->shape + 2, NULL, &sp) || !attr_i(b, "ceil_mode", 0, &ceil) || !attr_i(b, "count_include_pad", 0, &cip) ||
+      !attr_i(b, "storage_order", 0, &storage))
+    return false;
+  return put(b, 0, pool_nd(b, x, ns, sp, ceil, cip, max));
 }
 /* MaxPool of 8- and 16-bit integers (held in int64) goes through float32, which holds them exactly. */
 static bool bind_max_pool(om_bind *b) {
@@ -1553,6 +1784,10 @@ static bool bind_resize(om_bind *b) {
       double len = floor((double)scale[k] * (double)x->shape[ax[k]]);
       if (!(scale[k] > 0) || len > (double)LIMIT) return om__fail(OM_ERR_FORMAT, "%s (Resize): scale %g for an axis of %lld", who(b), (double)scale[k], (long long)x->shape[ax[k]]);
       size[k] = (int64_t)len;
+      /* align_corners divides by length_resized - 1: ONNX's reference takes in times the scale,
+       * onnxruntime the output's length (floored); where they differ, the same model has two answers */
+      if (!strcmp(c.coord, "align_corners") && (double)scale[k] * (double)x->shape[ax[k]] - len > 1e-5 * len)
+        return unsupported(b, "align_corners with a scale whose length is not whole (ONNX's reference and onnxruntime divide by different lengths)");
     }
   } else {
     if (!const_ints(b, 3, size, OM_MAX_DIMS, &n)) return false;
@@ -1897,29 +2132,32 @@ static bool bind_global_lp_pool(om_bind *b) {
   return put(b, 0, lp_norm(b, x, p, dims, x->ndim - 2));
 }
 
-/* LpPool: the p-norm of each window, its sum a convolution with ones per channel over |x| or
- * x x (zeros padded first, also at the end for ceil_mode's last window). */
+/* LpPool: the p-norm of each window, its sum a convolution with ones per channel over |x|^p
+ * (x x for p 2; zeros padded first, also at the end for ceil_mode's last window), then the
+ * p-th root. */
 static bool bind_lp_pool(om_bind *b) {
   om_tensor *x = b->in[0];
   int ns = x->ndim - 2;
   int64_t p, ceil;
   spatial sp;
-  if (ns != 1 && ns != 2) return unsupported(b, "pooling over other than 1 or 2 spatial axes");
+  if (ns < 1 || ns > 3) return unsupported(b, "pooling over other than 1 to 3 spatial axes");
   if (!attr_i(b, "p", 2, &p) || !attr_i(b, "ceil_mode", 0, &ceil) || !read_spatial(b, ns, x->shape + 2, NULL, &sp)) return false;
-  if (p != 1 && p != 2) return om__fail(OM_ERR_UNSUPPORTED, "%s (LpPool): p %lld is not supported (1 or 2)", who(b), (long long)p);
-  int64_t torch[4] = {0}, wshape[4] = {x->shape[1], 1, sp.kernel[0], ns == 2 ? sp.kernel[1] : 1}, zero[2] = {0, 0};
+  if (p < 1 || p > 64) return om__fail(OM_ERR_FORMAT, "%s (LpPool): p %lld (1 to 64)", who(b), (long long)p);
+  int64_t torch[6] = {0}, wshape[5] = {x->shape[1], 1};
   for (int d = 0; d < ns; d++) {
     int64_t st = sp.stride[d], span = x->shape[2 + d] + sp.pad[d] + sp.pad_end[d] - ((sp.kernel[d] - 1) * sp.dilation[d] + 1);
     if (ceil && span >= 0 && span % st) sp.pad_end[d] += st - span % st; /* the last window, partly past the end */
     torch[2 * (ns - 1 - d)] = sp.pad[d], torch[2 * (ns - 1 - d) + 1] = sp.pad_end[d];
+    wshape[2 + d] = sp.kernel[d];
+    sp.pad[d] = sp.pad_end[d] = 0;
   }
   om_scope s = {0};
-  om_tensor *t = om__keep(&s, p == 1 ? om_abs(x) : om_mul(x, x)), *tp = t ? om__keep(&s, om_pad(t, torch, 2 * ns, OM_PAD_CONSTANT, 0)) : NULL;
-  om_tensor *w = om__keep(&s, om_ones(wshape, ns + 2, OM_FLOAT32)), *sum = NULL;
-  if (tp && w)
-    sum = om__keep(&s, ns == 2 ? om_conv2d(tp, w, NULL, sp.stride, zero, sp.dilation, x->shape[1])
-                               : om_conv1d(tp, w, NULL, sp.stride[0], 0, sp.dilation[0], x->shape[1]));
-  bool ok = put(b, 0, sum ? (p == 1 ? om_tensor_retain(sum) : om_sqrt(sum)) : NULL);
+  om_tensor *ax = om__keep(&s, om_abs(x)), *pw = p == 1 ? ax : om__keep(&s, om_scalar((double)p, OM_FLOAT32));
+  om_tensor *t = p == 2 ? om__keep(&s, om_mul(x, x)) : p == 1 || !ax || !pw ? ax : om__keep(&s, om_pow(ax, pw));
+  om_tensor *tp = t ? om__keep(&s, om_pad(t, torch, 2 * ns, OM_PAD_CONSTANT, 0)) : NULL;
+  om_tensor *w = om__keep(&s, om_ones(wshape, ns + 2, OM_FLOAT32)), *sum = tp && w ? om__keep(&s, conv_nd(tp, w, NULL, ns, &sp, x->shape[1])) : NULL;
+  om_tensor *root = p > 2 ? om__keep(&s, om_scalar(1.0 / (double)p, OM_FLOAT32)) : NULL;
+  bool ok = put(b, 0, !sum ? NULL : p == 1 ? om_tensor_retain(sum) : p == 2 ? om_sqrt(sum) : root ? om_pow(sum, root) : NULL);
   om__scope_end(&s);
   return ok;
 }
@@ -2467,41 +2705,14 @@ static bool bind_affine_grid(om_bind *b) {
 
 /* ---- DFT, STFT ---- */
 
-/* The discrete Fourier transform of x [..., n, ..., c] (c 1: real, 2: complex) along axis
- * (not the last), zero-padded or cut to length L: matmuls by cos and sin of 2 pi k n / L, whose
- * angles are taken mod L first (so the library's cos and sin see [0, 2 pi)), k < L or (onesided)
- * k <= L / 2; inverse flips the sign of the angle and divides by L. [..., K, ..., 2]. */
+/* The discrete Fourier transform of x [..., n, ..., c] (c 1: real, 2: complex) along axis (not
+ * the last), cut or zero-padded to length L: the library's dft along axis -2, the axis moved
+ * there and back. [..., K, ..., 2]. */
 static om_tensor *dft(om_tensor *x, int axis, int64_t L, bool inverse, bool onesided) {
-  int last = x->ndim - 1, nd = x->ndim - 1;
-  int64_t n = x->shape[axis], K = onesided ? L / 2 + 1 : L, col[2] = {L, 1}, pad[2] = {0, L > n ? L - n : 0};
-  om_scope s = {0};
-  om_tensor *re = om__keep(&s, om_select(x, last, 0)), *im = x->shape[last] == 2 ? om__keep(&s, om_select(x, last, 1)) : NULL;
-  om_tensor *parts[2] = {re, im};
-  for (int p = 0; p < 2 && parts[p]; p++) { /* the axis last, n cut or padded to L */
-    om_tensor *t = om__keep(&s, om_transpose(parts[p], axis, nd - 1));
-    if (t && n > L) t = om__keep(&s, om_slice(t, nd - 1, 0, L, 1));
-    parts[p] = t && n < L ? om__keep(&s, om_pad(t, pad, 2, OM_PAD_CONSTANT, 0)) : t;
-  }
-  om_tensor *rows = om__keep(&s, om_reshape(om__keep(&s, om_arange(0, (double)L, 1, OM_INT64)), col, 2));
-  om_tensor *kn = rows ? om__keep(&s, om_mul(rows, om__keep(&s, om_arange(0, (double)K, 1, OM_INT64)))) : NULL; /* [L, K] */
-  om_tensor *ang = kn ? om__keep(&s, om_scale(om__keep(&s, om_cast(om__keep(&s, om_remainder(kn, om__keep(&s, om_scalar((double)L, OM_INT64)))), OM_FLOAT32)),
-                                              2 * 3.14159265358979323846 / (double)L)) : NULL;
-  om_tensor *cs = ang ? om__keep(&s, om_cos(ang)) : NULL, *sn = ang ? om__keep(&s, om_sin(ang)) : NULL;
-  if (sn && !inverse) sn = om__keep(&s, om_neg(sn)); /* e^(-i a) forward, e^(i a) inverse */
-  /* (re + i im)(cos + i sin) = re cos - im sin + i (re sin + im cos) */
-  om_tensor *yr = NULL, *yi = NULL;
-  if (cs && sn && parts[0] && (!im || parts[1])) {
-    yr = om__keep(&s, om_matmul(parts[0], cs)), yi = om__keep(&s, om_matmul(parts[0], sn));
-    if (im && yr && yi) {
-      yr = om__keep(&s, om_sub(yr, om__keep(&s, om_matmul(parts[1], sn))));
-      yi = yr ? om__keep(&s, om_add(yi, om__keep(&s, om_matmul(parts[1], cs)))) : NULL;
-    }
-  }
-  if (yr && yi && inverse) yr = om__keep(&s, om_scale(yr, 1.0 / (double)L)), yi = yr ? om__keep(&s, om_scale(yi, 1.0 / (double)L)) : NULL;
-  om_tensor *back[2] = {yr ? om__keep(&s, om_transpose(yr, axis, nd - 1)) : NULL, yi ? om__keep(&s, om_transpose(yi, axis, nd - 1)) : NULL};
-  om_tensor *y = back[0] && back[1] ? om_stack(back, 2, last) : NULL;
-  om__scope_end(&s);
-  return y;
+  int at = x->ndim - 2;
+  om_tensor *t = axis == at ? om_tensor_retain(x) : om_transpose(x, axis, at), *y = t ? om_dft(t, L, inverse, onesided) : NULL;
+  om_tensor_release(t);
+  return y && axis != at ? then(y, om_transpose(y, axis, at)) : y;
 }
 
 /* The complex part of a signal: the last axis is 1 (real) or 2 (complex). */
@@ -2732,8 +2943,8 @@ static bool bind_space_to_depth(om_bind *b) { return depth_space(b, false); }
 
 /* ---- MaxUnpool ---- */
 
-/* MaxUnpool: zeros of the output's shape (output_shape, or (in - 1) stride - pads + kernel per
- * spatial axis) with each X value at its index I (flat over the whole output, as MaxPool's
+/* MaxUnpool: zeros of the output's shape ((in - 1) stride - pads + kernel per spatial axis; an
+ * output_shape must be that) with each X value at its index I (flat over the whole output, as MaxPool's
  * Indices): the values summed into place by scatter_add and divided by how many went there, so
  * an index given twice (overlapping windows) keeps its value. */
 static bool bind_max_unpool(om_bind *b) {
@@ -2748,8 +2959,15 @@ static bool bind_max_unpool(om_bind *b) {
   out[0] = x->shape[0], out[1] = x->shape[1];
   for (int d = 0; d < ns; d++) out[2 + d] = (x->shape[2 + d] - 1) * sp.stride[d] - sp.pad[d] - sp.pad_end[d] + sp.kernel[d];
   int n = x->ndim;
-  if (b->node->n_in > 2 && b->in[2] && !const_ints(b, 2, out, OM_MAX_DIMS, &n)) return false;
-  if (n != x->ndim) return om__fail(OM_ERR_SHAPE_MISMATCH, "%s (MaxUnpool): output_shape has %d values for %d dims", who(b), n, x->ndim);
+  int64_t given[OM_MAX_DIMS];
+  if (b->node->n_in > 2 && b->in[2]) {
+    if (!const_ints(b, 2, given, OM_MAX_DIMS, &n)) return false;
+    if (n != x->ndim) return om__fail(OM_ERR_SHAPE_MISMATCH, "%s (MaxUnpool): output_shape has %d values for %d dims", who(b), n, x->ndim);
+    /* ONNX's reference reads the indices in the default shape and pads its result at the end,
+     * onnxruntime and PyTorch read them in output_shape: the same model, two answers */
+    if (memcmp(given, out, sizeof(int64_t) * (size_t)n))
+      return unsupported(b, "an output_shape other than the default (ONNX's reference and onnxruntime place the indices differently)");
+  }
   for (int d = 0; d < n; d++)
     if (out[d] < 0 || out[d] > LIMIT || (total *= out[d]) > LIMIT)
       return om__fail(OM_ERR_SHAPE_MISMATCH, "%s (MaxUnpool): an output of size %lld at dim %d (the whole at most 2^30)", who(b), (long long)out[d], d);
@@ -3208,6 +3426,7 @@ static const om_onnx_rule rules[] = {
     {"Atanh", 1, 1, 1, bind_atanh, "atanh"},
     {"AveragePool", 1, 1, 1, bind_average_pool, "avg_pool2d (1-D as 2-D; begin and end pads that differ: the ceil_mode that gives ONNX's size, or zeros padded first when count_include_pad; pads above half the kernel: zeros padded first, divided by the share of real elements unless count_include_pad)"},
     {"BatchNormalization", 5, 5, 3, bind_batch_norm, "batch_norm in eval mode (training_mode 1 refused); fast mode: folded into the Conv before it when only that Conv (with constant weights) writes its input (src/runtime/passes.c)"},
+    {"BitShift", 2, 2, 1, bind_bit_shift, "mul or truncating div by pow(2, min(y, 62)) (UINT8, UINT16, UINT32)"},
     {"BitwiseAnd", 2, 2, 1, bind_bitwise_and, "bitwise_and"},
     {"BitwiseNot", 1, 1, 1, bind_bitwise_not, "bitwise_not"},
     {"BitwiseOr", 2, 2, 1, bind_bitwise_or, "bitwise_or"},
@@ -3219,23 +3438,23 @@ static const om_onnx_rule rules[] = {
     {"Celu", 1, 1, 1, bind_celu, "where(x > 0, x, alpha elu(x / alpha))"},
     {"CenterCropPad", 2, 2, 1, bind_center_crop_pad, "slice, pad with zeros (the sizes known when planning; axes)"},
     {"Clip", 1, 3, 1, bind_clip, "clamp (bounds known when planning), else Max / Min"},
-    {"Col2Im", 3, 3, 1, bind_col2im, "fold (2-D images, the same padding at both ends)"},
+    {"Col2Im", 3, 3, 1, bind_col2im, "conv_transpose2d of the blocks with a one-hot weight per kernel position (groups: the channels), the pads cut off (2 spatial axes; image_shape and block_shape known when planning)"},
     {"Compress", 2, 2, 1, bind_compress, "index_select of the true positions (the condition decides the shape: a plan per value of it when fed or computed)"},
     {"Concat", 1, MANY, 1, bind_concat, "cat"},
     {"ConcatFromSequence", 1, 1, 1, bind_concat_from_sequence, "cat, or stack (new_axis)"},
     {"Constant", 0, 0, 1, bind_constant, "the value (value_float, value_int, value_floats, value_ints, value)"},
     {"ConstantOfShape", 1, 1, 1, bind_constant_of_shape, "full"},
-    {"Conv", 2, 3, 1, bind_conv, "conv2d, conv1d (auto_pad; pads that differ: zeros padded first)"},
+    {"Conv", 2, 3, 1, bind_conv, "conv2d, conv1d; 3 spatial axes: one conv2d per depth tap over the strided depth slices it reads, summed (auto_pad; pads that differ: zeros padded first)"},
     {"ConvInteger", 2, 4, 1, bind_conv_integer, "(x - x_zero_point) conv (w - w_zero_point) exactly: Conv on float32 chunks of input channels (sums below 2^24), cast to int64 and added (group 1, kernels up to 256 elements)"},
-    {"ConvTranspose", 2, 3, 1, bind_conv_transpose, "conv_transpose2d (a difference of the pads is an output_padding, or a crop; output_shape and SAME refused)"},
+    {"ConvTranspose", 2, 3, 1, bind_conv_transpose, "conv_transpose2d (1-D as 2-D; a difference of the pads is an output_padding, or a crop; output_shape and SAME give the pads, split as onnxruntime; 3 spatial axes refused)"},
     {"Cos", 1, 1, 1, bind_cos, "cos"},
     {"Cosh", 1, 1, 1, bind_cosh, "cosh"},
     {"CumSum", 2, 2, 1, bind_cumsum, "cumsum (reverse: of x flipped by index_select; exclusive: of x shifted behind zeros by cat)"},
-    {"DFT", 1, 3, 1, bind_dft, "matmuls by cos and sin of the angles (mod the length; inverse, onesided, dft_length and axis known when planning)"},
+    {"DFT", 1, 3, 1, bind_dft, "dft (accumulated in double; inverse, onesided, dft_length and axis known when planning)"},
     {"DepthToSpace", 1, 1, 1, bind_depth_to_space, "pixel_shuffle (mode CRD); DCR: reshape, permute, reshape"},
     {"DequantizeLinear", 2, 3, 1, bind_dequantize_linear, "(x - zero point) cast, times scale (per tensor or per axis)"},
     {"Div", 2, 2, 1, bind_div, "div (int64: truncating, as ONNX)"},
-    {"Dropout", 1, 3, 2, bind_dropout, "the input (inference: training_mode true and the mask output refused)"},
+    {"Dropout", 1, 3, 2, bind_dropout, "the input, the mask ones (inference, or training_mode with ratio 0; a random mask refused)"},
     {"DynamicQuantizeLinear", 1, 1, 3, bind_dynamic_quantize_linear, "amax, amin, then QuantizeLinear's steps (UINT8)"},
     {"Elu", 1, 1, 1, bind_elu, "elu"},
     {"Equal", 2, 2, 1, bind_equal, "eq"},
@@ -3278,12 +3497,12 @@ static const om_onnx_rule rules[] = {
     {"LogSoftmax", 1, 1, 1, bind_log_softmax, "log_softmax"},
     {"Loop", 0, MANY, 8, bind_loop, "the body once per iteration, unrolled into the plan (M and cond, each may be left empty, known when planning; then the loop-carried values, tensors or sequences); scan outputs: stack"},
     {"LpNormalization", 1, 1, 1, bind_lp_normalization, "x / sum(|x|), x / sqrt(sum(x x)) (p 1, 2)"},
-    {"LpPool", 1, 1, 1, bind_lp_pool, "conv2d, conv1d of |x| or x x with ones per channel, then sqrt for p 2 (p 1, 2; pads, dilations, ceil_mode, auto_pad)"},
+    {"LpPool", 1, 1, 1, bind_lp_pool, "Conv's convolution (1 to 3 spatial axes) of |x|^p with ones per channel, then the p-th root (pads, dilations, ceil_mode, auto_pad)"},
     {"MatMul", 2, 2, 1, bind_matmul, "matmul; fast mode: the last product of an attention (MatMul, Mul or Div by a constant, Add or Where of a mask, Softmax, MatMul, each read once) is the attention op, with no score matrix (src/runtime/passes.c)"},
     {"MatMulInteger", 2, 4, 1, bind_matmul_integer, "(A - a_zero_point) (B - b_zero_point) exactly: float32 matmuls of 256-long chunks of K (exact sums), cast to int64 and added"},
     {"Max", 1, MANY, 1, bind_max, "maximum, pairwise"},
     {"MaxPool", 1, 1, 2, bind_max_pool, "max_pool2d (1-D as 2-D; pads as AveragePool, -inf padded first above half the kernel; the Indices output refused)"},
-    {"MaxUnpool", 2, 3, 1, bind_max_unpool, "scatter_add of the values at their indices into zeros, divided by the count of each (output_shape known when planning; pads, strides)"},
+    {"MaxUnpool", 2, 3, 1, bind_max_unpool, "scatter_add of the values at their indices into zeros, divided by the count of each (pads, strides; an output_shape other than the default refused: ONNX's reference and onnxruntime read the indices differently)"},
     {"Mean", 1, MANY, 1, bind_mean, "add pairwise, then scale"},
     {"MeanVarianceNormalization", 1, 1, 1, bind_mvn, "(x - mean) / (sqrt(mean(x x) - mean^2) + 1e-9), ONNX's function"},
     {"Min", 1, MANY, 1, bind_min, "minimum, pairwise"},
@@ -3300,7 +3519,7 @@ static const om_onnx_rule rules[] = {
     {"OptionalHasElement", 0, 1, 1, bind_optional_has_element, "whether it holds a value (a constant of the plan)"},
     {"Or", 2, 2, 1, bind_or, "where(a, a, b)"},
     {"PRelu", 2, 2, 1, bind_prelu, "where(x < 0, x slope, x)"},
-    {"Pad", 2, 4, 1, bind_pad, "pad (constant, reflect, edge; reflect and edge on the last 1 to 3 axes)"},
+    {"Pad", 2, 4, 1, bind_pad, "pad (constant, reflect, edge; reflect and edge on the last 1 to 3 axes); wrap: index_select per padded axis of the positions modulo its size"},
     {"Pow", 2, 2, 1, bind_pow, "pow (the exponent cast to the base's type)"},
     {"QLinearConv", 8, 9, 1, bind_qlinear_conv, "ConvInteger's exact product plus the bias, times x_scale w_scale / y_scale, then QuantizeLinear's rounding and clamp (float32, as onnxruntime)"},
     {"QLinearMatMul", 8, 8, 1, bind_qlinear_matmul, "MatMulInteger's exact product, times a_scale b_scale / y_scale, then QuantizeLinear's rounding and clamp (float32, as onnxruntime)"},
@@ -3312,9 +3531,9 @@ static const om_onnx_rule rules[] = {
     {"ReduceL2", 1, 2, 1, bind_reduce_l2, "sqrt(sum(x x))"},
     {"ReduceLogSum", 1, 2, 1, bind_reduce_log_sum, "log(sum(x))"},
     {"ReduceLogSumExp", 1, 2, 1, bind_reduce_log_sum_exp, "m + log(sum(exp(x - m))), m the finite maximum (amax)"},
-    {"ReduceMax", 1, 2, 1, bind_reduce_max, "amax (bool: of it cast to int64, cast back)"},
+    {"ReduceMax", 1, 2, 1, bind_reduce_max, "amax (bool: any, through int64; over nothing: -inf)"},
     {"ReduceMean", 1, 2, 1, bind_reduce_mean, "mean"},
-    {"ReduceMin", 1, 2, 1, bind_reduce_min, "amin (bool: of it cast to int64, cast back)"},
+    {"ReduceMin", 1, 2, 1, bind_reduce_min, "amin (bool: all, through int64; over nothing: inf)"},
     {"ReduceProd", 1, 2, 1, bind_reduce_prod, "mul of the halves of each axis, log2(size) times"},
     {"ReduceSum", 1, 2, 1, bind_reduce_sum, "sum"},
     {"ReduceSumSquare", 1, 2, 1, bind_reduce_sum_square, "sum(x x)"},
@@ -3324,7 +3543,7 @@ static const om_onnx_rule rules[] = {
     {"ReverseSequence", 2, 2, 1, bind_reverse_sequence, "gather by where(t < len, len - 1 - t, t)"},
     {"RoiAlign", 3, 3, 1, bind_roi_align, "an index_select of the four pixels of every sample point from X as [N H W, C], weighted, then mean (avg) or amax (max, of the weighted pixels as onnxruntime) per bin (half_pixel, output_half_pixel; sampling_ratio 0 refused)"},
     {"Round", 1, 1, 1, bind_round, "floor, plus 1 above one half or at one half from an odd floor (half to even)"},
-    {"STFT", 2, 4, 1, bind_stft, "index_select of the frames, times the window, then DFT's matmuls (frame_step, frame_length known when planning; onesided)"},
+    {"STFT", 2, 4, 1, bind_stft, "index_select of the frames, times the window, then dft (frame_step, frame_length known when planning; onesided)"},
     {"Scan", 1, MANY, 8, bind_scan, "the body once per slice (select) of the scan inputs, unrolled into the plan; scan outputs: stack (opset 9's form: axes, directions)"},
     {"ScatterElements", 3, 3, 1, bind_scatter_elements, "scatter_add (reduction add); none: where(mask, scattered, data) from two scatter_adds"},
     {"ScatterND", 3, 3, 1, bind_scatter_nd, "index_put (reduction none, add)"},

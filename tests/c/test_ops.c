@@ -265,10 +265,51 @@ TEST(every_op_on_empty_inputs) {
   printf("  %d empty variants, %d taken\n", variants, taken);
 }
 
+/* dft sums in double: a real ramp's transform against a float64 sum (libm's angles) within a
+ * float32 rounding of each output and 1e-12, where float32 sums miss the cancelling parts by
+ * 1e-5; cut and padded lengths, inverse, onesided; and every error with its kind. */
+TEST(dft_sums_in_double) {
+  float ramp[20];
+  for (int k = 0; k < 20; k++) ramp[k] = (float)(k % 10) + (float)(k / 10) * 0.25f;
+  om_tensor *x = om_from_data(ramp, (int64_t[]){2, 10, 1}, 3, OM_FLOAT32);
+  const int64_t lens[3] = {10, 7, 13};
+  for (int form = 0; form < 5; form++) {
+    int64_t L = lens[form % 3];
+    bool inverse = form == 3, onesided = form == 4;
+    om_tensor *y = om_dft(x, L, inverse, onesided);
+    int64_t K = onesided ? L / 2 + 1 : L;
+    CHECK(y && y->ndim == 3 && y->shape[0] == 2 && y->shape[1] == K && y->shape[2] == 2);
+    om_tensor *yc = y ? om_contiguous(y) : NULL;
+    const float *v = yc ? (const float *)om__data(yc) : NULL;
+    for (int64_t b = 0; v && b < 2; b++)
+      for (int64_t k = 0; k < K; k++) {
+        double re = 0, im = 0;
+        for (int64_t j = 0; j < (L < 10 ? L : 10); j++) {
+          double a = (inverse ? 2 : -2) * 3.14159265358979323846 * (double)(j * k % L) / (double)L;
+          re += ramp[b * 10 + j] * cos(a), im += ramp[b * 10 + j] * sin(a);
+        }
+        if (inverse) re /= (double)L, im /= (double)L;
+        CHECK_NEAR(v[(b * K + k) * 2], re, 1e-12 + 1e-7 * fabs(re));
+        CHECK_NEAR(v[(b * K + k) * 2 + 1], im, 1e-12 + 1e-7 * fabs(im));
+      }
+    om_tensor_release(yc);
+    om_tensor_release(y);
+  }
+  om_tensor *i = om_zeros((int64_t[]){2, 1}, 2, OM_INT64), *flat = om_zeros((int64_t[]){3}, 1, OM_FLOAT32), *cx = om_zeros((int64_t[]){4, 2}, 2, OM_FLOAT32);
+  CHECK_ERROR(om_dft(i, 2, false, false) != NULL, OM_ERR_DTYPE_MISMATCH, "dft: takes float32, not int64");
+  CHECK_ERROR(om_dft(flat, 2, false, false) != NULL, OM_ERR_SHAPE_MISMATCH, "dft: the input must have 2 or more dims, the last of size 1 (real) or 2 (complex), got [3]");
+  CHECK_ERROR(om_dft(x, 0, false, false) != NULL, OM_ERR_INVALID_ARGUMENT, "dft: length 0 (1 to 2^30)");
+  CHECK_ERROR(om_dft(x, (int64_t)1 << 31, false, false) != NULL, OM_ERR_INVALID_ARGUMENT, "dft: length 2147483648 (1 to 2^30)");
+  CHECK_ERROR(om_dft(x, 4, true, true) != NULL, OM_ERR_INVALID_ARGUMENT, "dft: onesided takes a real input and no inverse");
+  CHECK_ERROR(om_dft(cx, 4, false, true) != NULL, OM_ERR_INVALID_ARGUMENT, "dft: onesided takes a real input and no inverse");
+  om_tensor_release(i), om_tensor_release(flat), om_tensor_release(cx), om_tensor_release(x);
+}
+
 int main(void) {
   RUN(every_op_has_its_parts);
   RUN(every_op_runs_and_is_layout_independent);
   RUN(every_differentiable_op_passes_gradcheck);
   RUN(every_op_on_empty_inputs);
+  RUN(dft_sums_in_double);
   TEST_MAIN_END();
 }

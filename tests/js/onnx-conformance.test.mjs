@@ -11,22 +11,13 @@ import { nodeTests, loadTest, runSession, mismatch, decodeTensor, decodeValue } 
 
 const PASSED = 798;
 
-// Wrong by ONNX 1.12's reference outputs, each also wrong in onnxruntime-web (npm run conformance
-// shows both). The list must be exactly what is wrong, so a fix or a new failure both show.
-const EXPECTED_WRONG = [
-  // float32 rounding against a float64 reference: an element that should be 0 (the imaginary part
-  // of a sum of hundreds of terms) comes out near 2e-5 where the rule's atol is 1e-7;
-  // onnxruntime-web is off by more (1e-4)
-  'test_dft', 'test_dft_axis', 'test_dft_inverse',
-  // ONNX's reference places the indices in the shape MaxPool saw (4 x 4), then pads to
-  // output_shape (5 x 5); onnxruntime-web and the Session take them as flat indices of the output
-  'test_maxunpool_export_with_output_shape',
-  // right by PyTorch's and onnxruntime-web's rule: the reference divides align_corners by the
-  // unrounded output length (4 x 0.6 = 2.4), the others by the output's (2); cubic as linear
-  'test_resize_downsample_scales_cubic_align_corners', 'test_resize_downsample_scales_linear_align_corners',
-  // as DFT: 5.6e-6 where the reference has 0; onnxruntime-web gives the same value
-  'test_stft', 'test_stft_with_window',
-];
+// Wrong by ONNX 1.12's reference outputs. The list must be exactly what is wrong, so a fix or a
+// new failure both show. None now: DFT and STFT sum in double (their zeros were 2e-5 in float32);
+// MaxUnpool with an output_shape other than the default and align_corners with a scale whose
+// length is not whole are refused, where ONNX's reference and onnxruntime-web (and PyTorch)
+// give two answers (the reference places the indices in MaxPool's shape, and divides by the
+// unrounded length 4 x 0.6 = 2.4).
+const EXPECTED_WRONG = [];
 
 // ONNX 1.12 writes these tests' input 'like' as [1] where their model declares [3, 4] (the
 // BFLOAT16 CastLike tests only): the Session refuses the feed as the declared shape says.
