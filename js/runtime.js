@@ -459,6 +459,7 @@ export const omw = Object.freeze({
   traced_save_size: (m) => M._omw_traced_save_size(m),
   traced_symbol: (m, i, out, strs) => M._omw_traced_symbol(m, i, out, strs),
   traced_symbol_count: (m) => M._omw_traced_symbol_count(m),
+  traced_symbol_branches: (m, i, out, max) => M._omw_traced_symbol_branches(m, i, out, max),
   traced_write: (m, ctx) => M._omw_traced_write(m, ctx),
   transpose: (a, d0, d1) => M._omw_transpose(a, d0, d1),
   tri_indices: (at, upper) => M._omw_tri_indices(at, upper),

@@ -106,6 +106,8 @@ typedef struct om_traced_symbol {
   int64_t multiple, min, max;    /* max INT64_MAX: no bound */
   const char *min_why, *max_why; /* the call that narrowed the range, NULL when declared */
   int64_t checked_min, checked_max; /* the sizes the runs checked the graph over (not in the library format) */
+  int n_branches;                /* the graph is an If on this symbol's size: its pieces, 0 when none */
+  int64_t *branches;             /* (min, max) each, in order (in the model's arena; not in the library format) */
 } om_traced_sym;
 
 /** Whether bytes[0..n) begin as the library format does (src/ir/format.c). */
@@ -124,6 +126,7 @@ struct om_traced_model {
   om_graph g;
   int n_symbols;
   om_traced_sym *symbols; /* in the graph's arena */
+  int pieces;             /* the pieces of a symbol's range it is written as (src/trace/branch.c); 0: one */
 };
 
 #endif /* OM_GRAPH_H */

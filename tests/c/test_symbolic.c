@@ -336,12 +336,6 @@ TEST(extents_and_ranges) {
 
 /* ---- refusals ---- */
 
-static int branches_on_size(om_tensor *const *in, om_tensor **out) {
-  om_tensor *x = in[0];
-  const int64_t *s = om_tensor_shape(x);
-  return (out[0] = s[1] > 6 ? om_relu(x) : om_neg(x)) ? 1 : -1;
-}
-
 static int random_of_the_size(om_tensor *const *in, om_tensor **out) {
   om_tensor *x = in[0];
   const int64_t *s = om_tensor_shape(x);
@@ -390,7 +384,7 @@ static int reads(om_tensor *const *in, om_tensor **out) {
 }
 
 /* What no graph can express is refused at the call, naming it and the sizes, and the recording
- * ends: control flow on a size, random values of a changing size, an integer that is no size
+ * ends (control flow on one size is an If: the_declared_range): random values of a changing size, an integer that is no size
  * expression, a size the model bakes in, a model that fails at other sizes. */
 TEST(refusals) {
   om_tensor *ex = ex_bs();
@@ -399,10 +393,6 @@ TEST(refusals) {
     om_error_kind kind;
     const char *msg;
   } cases[] = {
-      /* parts at the first run above the example: the range check names the threshold exactly */
-      {branches_on_size, OM_ERR_TRACE_SYMBOLIC_SHAPE, "relu: the model changes at a size threshold: at seq=7 it calls relu here (call 1), "
-                                                      "where the trace calls neg; at seq=6 it does what the trace does, so the graph would be "
-                                                      "wrong from seq=7. It holds up to there: declare om.Dim('seq', { min: 1, max: 6 }) (om_trace_dim in C)"},
       {random_of_the_size, OM_ERR_TRACE_SYMBOLIC_SHAPE, "randn: a random tensor of shape [3,5,4] changes with the sizes; random values of a changing size cannot be written"},
       {modulo_index, OM_ERR_TRACE_SYMBOLIC_SHAPE, "select: argument 1 is 1 at the traced sizes, 0 at batch=7, seq=6, 1 at batch=6, seq=1"},
       {baked_constant, OM_ERR_TRACE_SYMBOLIC_SHAPE, "add: at batch=4, seq=5 the call fails (add: shapes [4,5,4] and [3,5,4] do not broadcast"},
@@ -573,10 +563,11 @@ TEST(runs_at_other_sizes) {
   om_test_check_out(m, 0, "batch,seq-3*floor((seq+2)/3)+3,4"); /* 3 * floor((seq - 1) / 3) is where it starts */
   CHECK_EQ_INT(om_test_count_op(m, "Slice"), 1);
   om_traced_release(m);
-  CHECK(om_trace_begin());
-  CHECK_ERROR(om_test_trace(picks_by_size, ex, BS, 1) != NULL, OM_ERR_TRACE_SYMBOLIC_SHAPE,
-              "sub: the model changes at a size threshold: at seq=7 it reads other values here (call 3, input 0); at seq=6 it does "
-              "what the trace does, so the graph would be wrong from seq=7. It holds up to there: declare om.Dim('seq', { min: 1, max: 6 })");
+  CHECK(om_trace_begin()); /* other values from seq 7 on: an If on seq, a piece each side */
+  m = om_test_trace(picks_by_size, ex, BS, 1);
+  int64_t pieces[4];
+  CHECK(m && om_test_count_op(m, "If") == 1 && om_traced_symbol_branches(m, 1, pieces, 2) == 2 && pieces[1] == 6 && pieces[2] == 7);
+  om_traced_release(m);
   const char *name, *why;
   int64_t mult, min, max;
   CHECK(om_trace_begin());
@@ -659,22 +650,24 @@ static int rows_by_product(om_tensor *const *in, om_tensor **out) {
 }
 
 /* The runs check each symbol over its whole range (to 32768 without a max), bisected to the
- * exact size where the model does another thing: SymbolicShape with the threshold, the call and
- * the declaration; declared within it, the trace holds and says what it checked. */
+ * exact size where the model does another thing: an If on that size, each piece traced on its
+ * own (src/trace/branch.c); declared within it, one piece, which says what it checked. A
+ * threshold on a product of two sizes is SymbolicShape with both and the declaration. */
 TEST(the_declared_range) {
   om_tensor *ex = ex_bs();
   int64_t lo, hi;
   for (int k = 0; k < 3; k++) {
-    char want[400];
     threshold = (int64_t[]){32, 99, 1000}[k];
-    snprintf(want, sizeof want, "relu: the model changes at a size threshold: at seq=%lld it calls relu here (call 1), where "
-             "the trace calls neg; at seq=%lld it does what the trace does, so the graph would be wrong from seq=%lld. It "
-             "holds up to there: declare om.Dim('seq', { min: 1, max: %lld }) (om_trace_dim in C)", (long long)threshold + 1,
-             (long long)threshold, (long long)threshold + 1, (long long)threshold);
     CHECK(om_trace_begin());
-    CHECK_ERROR(om_test_trace(branch_on_seq, ex, BS, 1) != NULL, OM_ERR_TRACE_SYMBOLIC_SHAPE, want);
-    CHECK(om_trace_begin() && om_trace_dim("seq", 1, 1, threshold));
     om_traced_model *m = om_test_trace(branch_on_seq, ex, BS, 1);
+    int64_t pieces[6];
+    CHECK(m && om_test_count_op(m, "If") == 1 && om_traced_symbol_branches(m, 1, pieces, 3) == 2);
+    CHECK(m && pieces[0] == 1 && pieces[1] == threshold && pieces[2] == threshold + 1 && pieces[3] == INT64_MAX);
+    CHECK(m && om_traced_symbol_branches(m, 0, pieces, 3) == 0);
+    CHECK_ERROR(om_traced_symbol_branches(m, 2, pieces, 3) >= 0, OM_ERR_INVALID_ARGUMENT, "traced_symbol_branches: no symbol 2");
+    om_traced_release(m);
+    CHECK(om_trace_begin() && om_trace_dim("seq", 1, 1, threshold));
+    m = om_test_trace(branch_on_seq, ex, BS, 1);
     CHECK(m && om_test_count_op(m, "Neg") == 1);
     CHECK(m && om_traced_symbol_checked(m, 0, &lo, &hi) && lo == 1 && hi == threshold); /* seq, declared first */
     CHECK(m && om_traced_symbol_checked(m, 1, &lo, &hi) && lo == 1 && hi == 32768);
