@@ -25,6 +25,21 @@ bool om__branch_split(om_trace *tr, uint64_t mask, const int64_t *good, const in
   return true;
 }
 
+bool om__branch_below(om_trace *tr, const om_symbol *declared) {
+  int k = -1;
+  for (int j = 0; j < tr->symbols.n; j++) {
+    const om_symbol *s = &tr->symbols.v[j];
+    if (s->min == declared[j].min && s->max == declared[j].max) continue;
+    if (k >= 0 || s->max != declared[j].max) return false; /* two symbols narrowed, or a maximum */
+    k = j;
+  }
+  if (k < 0) return false;
+  int64_t good[64] = {0}, bad[64] = {0};
+  good[k] = tr->symbols.v[k].vmin;
+  bad[k] = good[k] - 1;
+  return om__branch_split(tr, (uint64_t)1 << k, good, bad, false);
+}
+
 /* ---- one piece ---- */
 
 /* Input i's example for a piece where symbol k is `size`: the original x0, its k axes (syms[d]
@@ -301,7 +316,7 @@ static om_traced_model *join(const cut *c, int i, int d, int64_t at, const om_tr
   /* the condition: Less(Shape(x)[d], at), at the first size of the upper piece */
   int64_t one = 1, axis[2] = {d, d + 1};
   om_tensor *t = ok ? om_from_data(&at, &one, 1, OM_INT64) : NULL;
-  int thr = t ? add_init(g, "If/threshold", t, false, true) : -1;
+  int thr = t ? hoist(g, "If/threshold", &(om_ginit){.tensor = t, .generated = true}) : -1; /* a piece's may have the name */
   om_tensor_release(t);
   int size = thr >= 0 ? named_value(g, "If/size", OM_INT64, 1, &one) : -1;
   int cond = size >= 0 ? named_value(g, "If/cond", OM_BOOL, 1, &one) : -1;
@@ -364,13 +379,13 @@ static om_traced_model *join(const cut *c, int i, int d, int64_t at, const om_tr
 
 /* ---- the cut ---- */
 
-/* The example's variable for piece p of symbol s other than the example's: near the threshold
- * (two sizes in, so the piece's own runs reach across its end), a size that can be an example
- * (2 or more) and none of the model's fixed sizes where the piece has another; fixed when the
- * piece has one size. false when no size of it can be an example. */
+/* The example's variable for piece p of symbol s other than the example's: its end at the
+ * threshold (where a run saw the model answer), moved in past sizes that cannot be an example
+ * (below 2) and the model's fixed sizes where the piece has others; fixed when the piece has one
+ * size. false when no size of it can be an example. */
 static bool other_example(const om_trace *tr, const om_symbol *s, piece *p, bool upper) {
   p->fixed = p->lo == p->hi;
-  p->v = upper ? (p->lo + 2 < p->hi ? p->lo + 2 : p->hi) : (p->hi - 2 > p->lo ? p->hi - 2 : p->lo);
+  p->v = upper ? p->lo : p->hi;
   if (p->fixed) return true;
   while (p->v < p->hi && p->v * s->multiple < 2) p->v++;
   for (int step = upper ? 1 : -1; om__run_fixed_size(tr, p->v * s->multiple) && p->v + step >= p->lo && p->v + step <= p->hi &&
@@ -415,6 +430,7 @@ int om__branch_run(om_trace *tr, const om_symbol *declared, om_trace_fn fn, void
   st->rng_seed = seed, st->rng_offset = offset;
   ok = ok && trace_piece(&c, &pc[other], tr->pieces - (m[ex]->pieces ? m[ex]->pieces : 1), outs, &n_other, &m[other]);
   if (n_other > 0) om__release_all(outs, n_other);
+  bool ex_traced = m[ex] != NULL;
   om_traced_model *joined = ok ? join(&c, in_i, in_d, at * s->multiple, m[0], m[1], &pc[0], &pc[1], ex == 1) : NULL;
   om_traced_release(m[0]);
   om_traced_release(m[1]);
@@ -427,6 +443,10 @@ int om__branch_run(om_trace *tr, const om_symbol *declared, om_trace_fn fn, void
     char msg[sizeof st->err_msg];
     om_error_kind kind = om_last_error() != OM_ERR_OK ? om_last_error() : OM_ERR_OUT_OF_MEMORY;
     snprintf(msg, sizeof msg, "%s", om_last_error_message());
+    if (ex_traced && kind < OM_ERR_TRACE_UNSUPPORTED_OPERATION && kind != OM_ERR_OUT_OF_MEMORY) /* the model fails at the other piece's example */
+      return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "trace_run: the model changes at a size threshold of '%s' (at %lld), "
+                            "and fails at %s=%lld, past it: %s", s->name, (long long)(at * s->multiple), s->name,
+                            (long long)(pc[other].v * s->multiple), msg), -1;
     return om__trace_fail(kind, "%s", msg), -1;
   }
   tr->branched = joined;

@@ -1325,11 +1325,12 @@ int om_trace_run(om_trace_fn fn, void *ctx, om_tensor **outputs, int max_outputs
    * refusals the runs left (answers below the example, a far run parted): where it finds the
    * threshold it names it exactly */
   if ((tr->base.n_outputs >= 0 && !check_minimums(tr, ranges, fn, ctx, max_outputs)) ||
-      !check_whole_range(tr, ranges, fn, ctx, max_outputs, seed, offset) ||
-      (tr->split_sym >= 0 && (n = om__branch_run(tr, ranges, fn, ctx, outputs, max_outputs, n, seed, offset)) < 0)) {
-    if (n >= 0) om__release_all(outputs, n);
+      !check_whole_range(tr, ranges, fn, ctx, max_outputs, seed, offset)) {
+    om__release_all(outputs, n);
     return free(ranges), -1;
   }
+  if (tr->split_sym < 0 && tr->answers) om__branch_below(tr, ranges); /* a minimum raised where the model answers: cut there */
+  if (tr->split_sym >= 0 && (n = om__branch_run(tr, ranges, fn, ctx, outputs, max_outputs, n, seed, offset)) < 0) return free(ranges), -1;
   if (tr->split_sym < 0 && ((tr->answers && !refuse_answers(tr, ranges)) ||
       (tr->far_parted && !om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "%s", tr->far_parted)))) {
     om__release_all(outputs, n);

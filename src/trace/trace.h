@@ -354,6 +354,10 @@ bool om__run_fixed_size(const om_trace *tr, int64_t s);
  *  when that is one symbol and the trace may be cut there, notes the cut (tr->split_sym) and
  *  returns true (the check ends, om_trace_run traces the pieces); false: refused as before. */
 bool om__branch_split(om_trace *tr, uint64_t mask, const int64_t *good, const int64_t *bad, bool up);
+/** The record run raised one symbol's minimum where the model answers below it (tr->answers):
+ *  notes the cut there as om__branch_split does (true), so the sizes below are a piece of their
+ *  own; false (refused as before) when more than that was narrowed or no cut may be made. */
+bool om__branch_below(om_trace *tr, const om_symbol *declared);
 /** Traces each piece of the cut tr noted as a trace of its own (the thread's trace put aside
  *  meanwhile; the random generator at seed, offset for each) and joins them into an If
  *  (tr->branched). declared: the symbols as declared; outputs: the record run's n outputs,
