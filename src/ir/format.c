@@ -456,16 +456,7 @@ static bool read_body(in *r, om_graph *g, const om_graph *parent, const unsigned
         default: return BAD("node '%s': attribute %s has type %d", n->name, at->name, (int)at->type);
       }
     }
-    int n_cap = 0; /* the values of g its subgraphs read, each once */
-    for (int q = 0; q < n->n_attrs; q++) n_cap += n->attrs[q].type == OM_GATTR_GRAPH ? n->attrs[q].g->captured.n : 0;
-    if (!(n->cap = om__arena_alloc(a, sizeof(int) * (size_t)(n_cap + 1)))) return false;
-    for (int q = 0; q < n->n_attrs; q++)
-      for (int c = 0; n->attrs[q].type == OM_GATTR_GRAPH && c < n->attrs[q].g->captured.n; c++) {
-        const om_graph *sub = n->attrs[q].g;
-        int v = sub->values.v[sub->captured.v[c]].outer, seen = 0;
-        for (int e = 0; e < n->n_cap; e++) seen |= n->cap[e] == v;
-        if (!seen) n->cap[n->n_cap++] = v;
-      }
+    if (!r->bad && !om__graph_node_captures(g, n)) return false; /* the values of g its subgraphs read */
   }
   if (r->bad) return BAD("the graph section ends inside %s", r->what ? r->what : "an item");
   for (int v = 0; v < nv; v++) /* inputs and captured values were marked -2 while reading; producers are node indices */

@@ -89,6 +89,9 @@ bool om__vec_grow(void **items, int *cap, int n, size_t item_size);
 
 /** A new value of the given type; returns its id, -1 with OutOfMemory. */
 int om__graph_value(om_graph *g, om_dtype dtype, int ndim, const int64_t *shape);
+/** Sets node n's captures (n->cap, n->n_cap; in g's arena): the values of g its graph attributes
+ *  read (their captured values' outer ids), each once. false with OutOfMemory. */
+bool om__graph_node_captures(om_graph *g, om_gnode *n);
 /** A deep copy of src into dst (its own arena and arrays; constants are new headers on the same
  *  storages, each registered for a copy on write where src's are); false with OutOfMemory (dst
  *  then holds nothing). */

@@ -356,18 +356,7 @@ static om_traced_model *join(const cut *c, int i, int d, int64_t at, const om_tr
   int node = ok ? add_node(g, "If", "If", &cond, 1, outs, n_out, ba, 2) : -1;
   if (node >= 0) branch[0] = branch[1] = NULL; /* the node's now */
   ok = node >= 0;
-  if (ok) { /* the values the branches read: each once */
-    om_gnode *n = &g->nodes.v[node];
-    int total = n->attrs[0].g->captured.n + n->attrs[1].g->captured.n;
-    ok = (n->cap = om__arena_alloc(&g->arena, sizeof(int) * (size_t)(total + 1))) != NULL;
-    for (int a = 0; ok && a < 2; a++)
-      for (int q = 0; q < n->attrs[a].g->captured.n; q++) {
-        const om_graph *s = n->attrs[a].g;
-        int v = s->values.v[s->captured.v[q]].outer, seen = 0;
-        for (int e = 0; e < n->n_cap; e++) seen |= n->cap[e] == v;
-        if (!seen) n->cap[n->n_cap++] = v;
-      }
-  }
+  ok = ok && om__graph_node_captures(g, &g->nodes.v[node]); /* the values the branches read */
   for (int a = 0; a < 2; a++)
     if (branch[a]) om__graph_free(branch[a]), free(branch[a]);
   m->pieces = (lo->pieces ? lo->pieces : 1) + (hi->pieces ? hi->pieces : 1);
