@@ -53,8 +53,8 @@ static om_tensor *piece_example(const om_tensor *x0, const int *syms, int k, int
   for (int d = 0; x && d < x->ndim; d++) {
     if (syms[d] != k || x->shape[d] == size) continue;
     int64_t *idx = om__alloc(sizeof(int64_t) * (size_t)size, "trace_run");
+    for (int64_t j = 0; idx && j < size; j++) idx[j] = j % x->shape[d];
     om_tensor *it = idx ? om_from_data(idx, &size, 1, OM_INT64) : NULL;
-    for (int64_t j = 0; it && j < size; j++) ((int64_t *)om__data(it))[j] = j % x->shape[d];
     free(idx);
     om_tensor *y = it ? om_index_select(x, d, it) : NULL;
     om_tensor_release(it);
@@ -64,8 +64,8 @@ static om_tensor *piece_example(const om_tensor *x0, const int *syms, int k, int
   return x;
 }
 
-/* What a piece is traced with: symbol k's variables lo..hi (fixed when it has one size that
- * cannot be an example: its axes are then fixed axes), its example's variable v. */
+/* What a piece is traced with: symbol k's variables lo..hi (fixed: a piece of one size other
+ * than the example's, traced with k's axes fixed at it), its example's variable v. */
 typedef struct piece {
   int64_t lo, hi, v;
   bool fixed;

@@ -675,6 +675,23 @@ TEST(the_declared_range) {
     CHECK_ERROR(om_traced_symbol_checked(m, 2, &lo, &hi), OM_ERR_INVALID_ARGUMENT, "traced_symbol_checked: no symbol 2");
     om_traced_release(m);
   }
+  /* a trace written as branches finishes with the outputs om_trace_run returned (one twice: an
+   * Identity of its own), not with another tensor */
+  threshold = 32;
+  om_tensor *outs[2] = {0}, *x = (om_trace_begin(), om_trace_input("x", ex, BS));
+  CHECK(x && om_trace_run(om_test_run_model, &(om_test_model){branch_on_seq}, outs, 2) == 1);
+  om_traced_model *twice = om_trace_finish((om_tensor *[]){outs[0], outs[0]}, (const char *[]){"a", "b"}, 2);
+  CHECK(twice && om_test_count_op(twice, "Identity") == 1 && om_traced_count(twice, OM_TRACED_OUTPUT) == 2);
+  om_traced_release(twice);
+  om_tensor_release(outs[0]);
+  om_tensor_release(x);
+  x = (om_trace_begin(), om_trace_input("x", ex, BS));
+  CHECK(x && om_trace_run(om_test_run_model, &(om_test_model){branch_on_seq}, outs, 2) == 1);
+  CHECK_ERROR(om_trace_finish(&ex, (const char *[]){"y"}, 1) != NULL, OM_ERR_TRACE_INVALID_USAGE,
+              "trace_finish: output 0 is not one om_trace_run returned; a model written as branches finishes with those outputs");
+  CHECK(!om_trace_active());
+  om_tensor_release(outs[0]);
+  om_tensor_release(x);
   /* a product of the two: both are named, one step apart on the line where both move */
   CHECK(om_trace_begin());
   CHECK(om_test_trace(rows_by_product, ex, BS, 1) == NULL && om_last_error() == OM_ERR_TRACE_SYMBOLIC_SHAPE);

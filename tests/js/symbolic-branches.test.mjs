@@ -135,6 +135,14 @@ describe('size thresholds become an If', () => {
     ex.dispose();
   });
 
+  test('a piece with no size that can be an example (all below 2) is refused, with the declaration', () => {
+    const ex = om.randn([2, 8, 4], { seed: 7 });
+    assert.throws(() => om.trace(fn((x) => (x.shape[1] > 1 ? x.relu() : x.neg())), { x: [ex, ['batch', om.Dim('seq', { min: 0 }), null]] }),
+      (e) => e instanceof om.TraceError && e.kind === 'SymbolicShape' &&
+        /changes at a size threshold of 'seq' \(at 2\), and no size below it can be an example to trace that piece at: declare om\.Dim\('seq', \{ min: 2 \}\)/.test(e.message));
+    ex.dispose();
+  });
+
   test('branches that return different counts or element types are refused', () => {
     const ex = om.randn([2, 8, 4], { seed: 6 });
     const cases = [
