@@ -248,7 +248,10 @@ export function withRuns(fn, call) {
   runs.set(ctx, r);
   try {
     const rc = call(ctx);
-    if (rc < 0 && r.error) {
+    // the run's own exception, unless C made a SymbolicShape of it (a piece of a trace cut at a
+    // size threshold where the model fails: src/trace/branch.c names the threshold and the error)
+    const refused = kinds[M._omw_error_kind()]?.[0] === 'SymbolicShape' && r.error?.kind !== 'SymbolicShape';
+    if (rc < 0 && r.error && !refused) {
       M._omw_clear_error();
       throw r.error;
     }
