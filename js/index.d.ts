@@ -751,6 +751,12 @@ export interface TracedSymbol {
    * no max, to 32768 (or 4 times the example).
    */
   checked: { min: number; max: number };
+  /**
+   * Present where the model does another thing from some size of this symbol on and the graph
+   * is an ONNX If on its size: the pieces of its range in order, each traced on its own
+   * (e.g. [{ min: 1, max: 320 }, { min: 321, max: Infinity }]).
+   */
+  branches?: { min: number; max: number }[];
 }
 
 /** A traced input or output, or an initializer: a symbolic axis appears as its name. */

@@ -248,7 +248,10 @@ export function withRuns(fn, call) {
   runs.set(ctx, r);
   try {
     const rc = call(ctx);
-    if (rc < 0 && r.error) {
+    // the run's own exception, unless C made a SymbolicShape of it (a piece of a trace cut at a
+    // size threshold where the model fails: src/trace/branch.c names the threshold and the error)
+    const refused = kinds[M._omw_error_kind()]?.[0] === 'SymbolicShape' && r.error?.kind !== 'SymbolicShape';
+    if (rc < 0 && r.error && !refused) {
       M._omw_clear_error();
       throw r.error;
     }
@@ -459,6 +462,7 @@ export const omw = Object.freeze({
   traced_save_size: (m) => M._omw_traced_save_size(m),
   traced_symbol: (m, i, out, strs) => M._omw_traced_symbol(m, i, out, strs),
   traced_symbol_count: (m) => M._omw_traced_symbol_count(m),
+  traced_symbol_branches: (m, i, out, max) => M._omw_traced_symbol_branches(m, i, out, max),
   traced_write: (m, ctx) => M._omw_traced_write(m, ctx),
   transpose: (a, d0, d1) => M._omw_transpose(a, d0, d1),
   tri_indices: (at, upper) => M._omw_tri_indices(at, upper),

@@ -27,6 +27,7 @@ const PART_OUTPUT = 1;
 const PART_INITIALIZER = 2;
 const PART_NODE = 3;
 const MAX_DIMS = 8;
+const MAX_BRANCHES = 16; // the pieces of a symbol's range traced.symbols reads (a trace makes at most 4)
 // The most bytes of wasm memory one piece of a written model hands on (a weight larger than
 // this comes in several): onProgress moves within a large weight, and no one copy is large. For
 // toBlob it also bounds what Chromium's page holds: a larger Blob part stays in the page until
@@ -352,7 +353,8 @@ export class TracedModel {
    * narrowedBy, checked }], max Infinity when unbounded; narrowedBy names the call that needed a
    * range narrower than declared (e.g. a slice of a 64-row table to the sequence length: max 64),
    * else null; checked: { min, max }, the sizes the tracer checked the graph over (shape only:
-   * the whole range, to 32768 or 4 times the example when max is Infinity).
+   * the whole range, to 32768 or 4 times the example when max is Infinity); branches (only where
+   * the graph is an If on the symbol's size): the pieces of its range, [{ min, max }, ...].
    */
   get symbols() {
     const m = this.#use('symbols');
@@ -363,7 +365,13 @@ export class TracedModel {
       if (!omw.traced_symbol(m, i, pv, ps)) throw lastError('symbols');
       const [multipleOf, min, max, checkedMin, checkedMax] = readF64(pv, 5);
       const [name, why] = readU32(ps, 2).map(cString);
-      return { name, multipleOf, min, max: max < 0 ? Infinity : max, narrowedBy: why && jsMessage(why), checked: { min: checkedMin, max: checkedMax } };
+      const symbol = { name, multipleOf, min, max: max < 0 ? Infinity : max, narrowedBy: why && jsMessage(why), checked: { min: checkedMin, max: checkedMax } };
+      const [pb] = marshal(['f64', 2 * MAX_BRANCHES]);
+      const nb = omw.traced_symbol_branches(m, i, pb, MAX_BRANCHES);
+      if (nb < 0) throw lastError('symbols');
+      const b = readF64(pb, 2 * Math.min(nb, MAX_BRANCHES));
+      if (nb) symbol.branches = Array.from({ length: b.length / 2 }, (_, q) => ({ min: b[2 * q], max: b[2 * q + 1] < 0 ? Infinity : b[2 * q + 1] }));
+      return symbol;
     });
   }
 

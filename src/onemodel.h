@@ -569,6 +569,10 @@ bool om_traced_symbol(const om_traced_model *m, int i, const char **name, int64_
  *  range, up to its max or, with none, to 32768 or 4 times the example): to min and max (either
  *  may be NULL). false on error (no such symbol). */
 bool om_traced_symbol_checked(const om_traced_model *m, int i, int64_t *min, int64_t *max);
+/** Where m's graph (borrowed) is an If on symbol i's size (a threshold where the model does
+ *  another thing, docs/symbolic-axes.md): the pieces of its range, up to max (min, max) pairs
+ *  into ranges (max INT64_MAX: no bound), in order. Their count, 0 when none; -1 on error. */
+int om_traced_symbol_branches(const om_traced_model *m, int i, int64_t *ranges, int max);
 
 /* ---- the graph layer: a Session runs a graph with the library's kernels (docs/graph-runtime.md) ----
  * A session holds a graph (a traced model's, or an ONNX file's) and makes a plan for each input

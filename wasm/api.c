@@ -266,6 +266,17 @@ OMW int omw_traced_symbol(const om_traced_model *m, int i, double *out, const ch
   return 1;
 }
 OMW int omw_traced_symbol_count(const om_traced_model *m) { return om_traced_symbol_count(m); }
+/** The pieces of symbol i's range where m is an If on its size: up to max (min, max) pairs as
+ *  doubles to out (max -1: no bound); their count, 0 when none, -1 on error. */
+OMW int omw_traced_symbol_branches(const om_traced_model *m, int i, double *out, int max) {
+  int64_t ranges[2 * 16];
+  int n = om_traced_symbol_branches(m, i, ranges, max < 16 ? max : 16);
+  for (int q = 0; q < n && q < max && q < 16; q++) {
+    out[2 * q] = (double)ranges[2 * q];
+    out[2 * q + 1] = ranges[2 * q + 1] == INT64_MAX ? -1 : (double)ranges[2 * q + 1];
+  }
+  return n;
+}
 /** outputs: n handles (borrowed), names: n strings. Returns the model (owned by JS: free it with
  *  omw_traced_release), 0 on error. */
 OMW om_traced_model *omw_trace_finish(om_tensor *const *outputs, const char *const *names, int n) {

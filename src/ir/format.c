@@ -3,7 +3,9 @@
  *
  *   header (64 bytes): "ONEMODEL", u32 version 1, u32 header size 64, u64 graph bytes, u64 data
  *     offset, u64 data bytes, u64 FNV-1a of the graph section, 16 zero bytes
- *   graph section: values, inputs, outputs, initializers, nodes, symbols (little-endian)
+ *   graph section: values, inputs, outputs, initializers, nodes, symbols (little-endian); a
+ *     node's graph attribute (an If's branch) is its captured values (its value, the enclosing
+ *     graph's, each), then values to nodes as above
  *   data section: every tensor's bytes at an offset that is a multiple of 64, zeros between
  *
  * The writer streams the weights from their storage; the reader checks every count against the
@@ -82,8 +84,20 @@ static void put_place(out *o, tensors *ts, const om_tensor *t, uint64_t *data) {
   ts->t[ts->n++] = t;
 }
 
-/* The graph section of g into o, and the tensors in data order into ts. */
-static void graph_section(out *o, const om_graph *g, const om_traced_sym *syms, int n_syms, tensors *ts, uint64_t *data) {
+/* The tensors g's data section holds: its initializers and tensor attributes, its subgraphs'. */
+static int count_tensors(const om_graph *g) {
+  int n = g->inits.n;
+  for (int k = 0; k < g->nodes.n; k++)
+    for (int a = 0; a < g->nodes.v[k].n_attrs; a++) {
+      const om_gattr *at = &g->nodes.v[k].attrs[a];
+      n += at->type == OM_GATTR_TENSOR ? 1 : at->type == OM_GATTR_GRAPH ? count_tensors(at->g) : 0;
+    }
+  return n;
+}
+
+/* Values, inputs, outputs, initializers and nodes of g into o (a subgraph's captured values
+ * after its values), the tensors in data order into ts. */
+static void graph_body(out *o, const om_graph *g, bool sub, tensors *ts, uint64_t *data) {
   put_u32(o, (uint32_t)g->values.n);
   for (int v = 0; v < g->values.n; v++) {
     const om_gvalue *val = &g->values.v[v];
@@ -94,6 +108,10 @@ static void graph_section(out *o, const om_graph *g, const om_traced_sym *syms, 
       put_i64(o, val->shape[d]);
       put_str(o, val->dim_param[d]);
     }
+  }
+  if (sub) {
+    put_u32(o, (uint32_t)g->captured.n);
+    for (int c = 0; c < g->captured.n; c++) put_u32(o, (uint32_t)g->captured.v[c]), put_u32(o, (uint32_t)g->values.v[g->captured.v[c]].outer);
   }
   put_u32(o, (uint32_t)g->inputs.n);
   for (int k = 0; k < g->inputs.n; k++) put_u32(o, (uint32_t)g->inputs.v[k]);
@@ -135,10 +153,15 @@ static void graph_section(out *o, const om_graph *g, const om_traced_sym *syms, 
           put_place(o, ts, at->t, data);
           break;
         case OM_GATTR_OTHER: break; /* kept by name */
-        case OM_GATTR_GRAPH: break; /* imported graphs only, which are never written */
+        case OM_GATTR_GRAPH: graph_body(o, at->g, true, ts, data); break;
       }
     }
   }
+}
+
+/* The graph section of g into o, and the tensors in data order into ts. */
+static void graph_section(out *o, const om_graph *g, const om_traced_sym *syms, int n_syms, tensors *ts, uint64_t *data) {
+  graph_body(o, g, false, ts, data);
   put_u32(o, (uint32_t)n_syms);
   for (int k = 0; k < n_syms; k++) {
     put_str(o, syms[k].name);
@@ -152,9 +175,7 @@ static void graph_section(out *o, const om_graph *g, const om_traced_sym *syms, 
 
 /* Header and graph section of g into o; the data section's tensors into ts (allocated). */
 static bool head(out *o, const om_graph *g, const om_traced_sym *syms, int n_syms, tensors *ts, uint64_t *data_bytes) {
-  int attrs = 0;
-  for (int k = 0; k < g->nodes.n; k++) attrs += g->nodes.v[k].n_attrs;
-  ts->t = om__alloc(sizeof *ts->t * (size_t)(g->inits.n + attrs + 1), "traced_save");
+  ts->t = om__alloc(sizeof *ts->t * (size_t)(count_tensors(g) + 1), "traced_save");
   if (!ts->t) return false;
   out graph = {0};
   *data_bytes = 0;
@@ -285,7 +306,13 @@ static om_tensor *read_tensor(const unsigned char *data, uint64_t data_bytes, un
   return t;
 }
 
-static bool read_graph(in *r, om_graph *g, const unsigned char *data, uint64_t data_bytes, om_traced_sym **syms, int *n_syms) {
+/* Whether value v of g is defined before the node being read: an input, an initializer, a
+ * captured value or a node's output. */
+static bool defined(const om_graph *g, int v) { return g->values.v[v].producer != -1 || g->values.v[v].init >= 0; }
+
+/* Values to nodes of g (a subgraph of parent, whose nv values are read so far, when parent is
+ * not NULL), as graph_body wrote them. */
+static bool read_body(in *r, om_graph *g, const om_graph *parent, const unsigned char *data, uint64_t data_bytes) {
   om_arena *a = &g->arena;
   int nv = get_count(r, 6, "the value count");
   for (int v = 0; !r->bad && v < nv; v++) {
@@ -303,6 +330,19 @@ static bool read_graph(in *r, om_graph *g, const unsigned char *data, uint64_t d
       val->dim_param[d] = get_str(r, a, true, "a value's axis name");
       if (!r->bad && val->shape[d] < -1) return BAD("value '%s' has size %lld at dim %u", name, (long long)val->shape[d], d);
     }
+  }
+  int nc = parent ? get_count(r, 8, "the captured count") : 0;
+  for (int c = 0; !r->bad && c < nc; c++) {
+    uint32_t v = get_u32(r, "a captured value"), outer = get_u32(r, "a captured value's outer value");
+    if (r->bad) break;
+    if (v >= (uint32_t)nv || g->values.v[v].outer >= 0 || outer >= (uint32_t)parent->values.n || !defined(parent, (int)outer))
+      return BAD("captured value %d is value %u of %d, reading value %u of the enclosing graph, which nothing before defines", c, v,
+                 nv, outer);
+    int *slot = OM_VEC_PUSH_SLOT(g->captured);
+    if (!slot) return false;
+    *slot = (int)v;
+    g->values.v[v].outer = (int)outer;
+    g->values.v[v].producer = -2; /* defined */
   }
   for (int part = 0; !r->bad && part < 2; part++) {
     int n = get_count(r, 4, part ? "the output count" : "the input count");
@@ -405,10 +445,35 @@ static bool read_graph(in *r, om_graph *g, const unsigned char *data, uint64_t d
           break;
         }
         case OM_GATTR_OTHER: break;
+        case OM_GATTR_GRAPH: {
+          at->type = OM_GATTR_INT; /* until it holds its graph */
+          om_graph *sub = calloc(1, sizeof *sub);
+          if (!sub) return om__fail(OM_ERR_OUT_OF_MEMORY, "format: out of memory");
+          if (!read_body(r, sub, g, data, data_bytes)) return om__graph_free(sub), free(sub), false;
+          at->type = OM_GATTR_GRAPH, at->g = sub;
+          break;
+        }
         default: return BAD("node '%s': attribute %s has type %d", n->name, at->name, (int)at->type);
       }
     }
+    if (!r->bad && !om__graph_node_captures(g, n)) return false; /* the values of g its subgraphs read */
   }
+  if (r->bad) return BAD("the graph section ends inside %s", r->what ? r->what : "an item");
+  for (int v = 0; v < nv; v++) /* inputs and captured values were marked -2 while reading; producers are node indices */
+    if (g->values.v[v].producer == -2) g->values.v[v].producer = -1;
+  if (!g->outputs.n) return BAD("the graph has no outputs");
+  for (int k = 0; k < g->outputs.n; k++) {
+    const om_gvalue *val = &g->values.v[g->outputs.v[k]];
+    bool is_defined = val->producer >= 0 || val->init >= 0 || val->outer >= 0;
+    for (int i = 0; !is_defined && i < g->inputs.n; i++) is_defined = g->inputs.v[i] == g->outputs.v[k];
+    if (!is_defined) return BAD("graph output '%s' is defined by nothing", val->name);
+  }
+  return true;
+}
+
+static bool read_graph(in *r, om_graph *g, const unsigned char *data, uint64_t data_bytes, om_traced_sym **syms, int *n_syms) {
+  om_arena *a = &g->arena;
+  if (!read_body(r, g, NULL, data, data_bytes)) return false;
   *n_syms = get_count(r, 36, "the symbol count");
   *syms = om__arena_alloc(a, sizeof **syms * (size_t)(*n_syms + 1));
   if (!*syms) return false;
@@ -425,15 +490,6 @@ static bool read_graph(in *r, om_graph *g, const unsigned char *data, uint64_t d
   }
   if (r->bad) return BAD("the graph section ends inside %s", r->what ? r->what : "an item");
   if (r->at != r->n) return BAD("the graph section has %zu bytes after its last item", r->n - r->at);
-  for (int v = 0; v < nv; v++) /* inputs were marked -2 while reading; producers are node indices */
-    if (g->values.v[v].producer == -2) g->values.v[v].producer = -1;
-  if (!g->outputs.n) return BAD("the graph has no outputs");
-  for (int k = 0; k < g->outputs.n; k++) {
-    const om_gvalue *val = &g->values.v[g->outputs.v[k]];
-    bool defined = val->producer >= 0 || val->init >= 0;
-    for (int i = 0; !defined && i < g->inputs.n; i++) defined = g->inputs.v[i] == g->outputs.v[k];
-    if (!defined) return BAD("graph output '%s' is defined by nothing", val->name);
-  }
   return true;
 }
 

@@ -100,6 +100,21 @@ void om__graph_free(om_graph *g) {
   memset(g, 0, sizeof *g);
 }
 
+bool om__graph_node_captures(om_graph *g, om_gnode *n) {
+  int total = 0;
+  for (int a = 0; a < n->n_attrs; a++) total += n->attrs[a].type == OM_GATTR_GRAPH ? n->attrs[a].g->captured.n : 0;
+  if (!(n->cap = om__arena_alloc(&g->arena, sizeof(int) * (size_t)(total + 1)))) return false;
+  n->n_cap = 0;
+  for (int a = 0; a < n->n_attrs; a++)
+    for (int c = 0; n->attrs[a].type == OM_GATTR_GRAPH && c < n->attrs[a].g->captured.n; c++) {
+      const om_graph *sub = n->attrs[a].g;
+      int v = sub->values.v[sub->captured.v[c]].outer, seen = 0;
+      for (int q = 0; q < n->n_cap; q++) seen |= n->cap[q] == v;
+      if (!seen) n->cap[n->n_cap++] = v;
+    }
+  return true;
+}
+
 /* ---- copies ---- */
 
 /* A copy of the vec's items in a fresh allocation (NULL with OutOfMemory). */

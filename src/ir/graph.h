@@ -94,6 +94,9 @@ bool om__vec_grow(void **items, int *cap, int n, size_t item_size);
 
 /** A new value of the given type; returns its id, -1 with OutOfMemory. */
 int om__graph_value(om_graph *g, om_dtype dtype, int ndim, const int64_t *shape);
+/** Sets node n's captures (n->cap, n->n_cap; in g's arena): the values of g its graph attributes
+ *  read (their captured values' outer ids), each once. false with OutOfMemory. */
+bool om__graph_node_captures(om_graph *g, om_gnode *n);
 /** A deep copy of src into dst (its own arena and arrays; constants are new headers on the same
  *  storages, each registered for a copy on write where src's are); false with OutOfMemory (dst
  *  then holds nothing). */
@@ -111,6 +114,8 @@ typedef struct om_traced_symbol {
   int64_t multiple, min, max;    /* max INT64_MAX: no bound */
   const char *min_why, *max_why; /* the call that narrowed the range, NULL when declared */
   int64_t checked_min, checked_max; /* the sizes the runs checked the graph over (not in the library format) */
+  int n_branches;                /* the graph is an If on this symbol's size: its pieces, 0 when none */
+  int64_t *branches;             /* (min, max) each, in order (in the model's arena; not in the library format) */
 } om_traced_sym;
 
 /** Whether bytes[0..n) begin as the library format does (src/ir/format.c). */
@@ -129,6 +134,7 @@ struct om_traced_model {
   om_graph g;
   int n_symbols;
   om_traced_sym *symbols; /* in the graph's arena */
+  int pieces;             /* the pieces of a symbol's range it is written as (src/trace/branch.c); 0: one */
 };
 
 #endif /* OM_GRAPH_H */

@@ -493,19 +493,9 @@ static bool read_node(reader *r, const Onnx__NodeProto *np, int k) {
       n->in[i] = id >= 0 ? id : -2 - (int)i; /* -2 - i: not yet defined */
     }
   }
-  int n_cap = 0; /* the node's subgraphs' captured values, as values of this graph */
-  for (size_t a = 0; a < np->n_attribute; a++, n->n_attrs++) {
+  for (size_t a = 0; a < np->n_attribute; a++, n->n_attrs++)
     if (!read_attr(r, np, np->attribute[a], &n->attrs[a])) return false;
-    if (n->attrs[a].type == OM_GATTR_GRAPH) n_cap += n->attrs[a].g->captured.n;
-  }
-  if (!(n->cap = om__arena_alloc(ar, sizeof(int) * (size_t)(n_cap + 1)))) return false;
-  for (int a = 0; a < n->n_attrs; a++)
-    for (int c = 0; n->attrs[a].type == OM_GATTR_GRAPH && c < n->attrs[a].g->captured.n; c++) {
-      const om_graph *sub = n->attrs[a].g;
-      int v = sub->values.v[sub->captured.v[c]].outer, seen = 0;
-      for (int q = 0; q < n->n_cap; q++) seen |= n->cap[q] == v;
-      if (!seen) n->cap[n->n_cap++] = v;
-    }
+  if (!om__graph_node_captures(g, n)) return false; /* the node's subgraphs' captured values, as values of this graph */
   for (size_t j = 0; j < np->n_output; j++) {
     const char *out = np->output[j];
     if (!out || !*out) { /* an omitted optional output: a value nothing can read */

@@ -45,7 +45,8 @@ static Onnx__ValueInfoProto *value_info(om_arena *a, const om_gvalue *v) {
   onnx__tensor_shape_proto__init(shape);
   for (int d = 0; d < v->ndim; d++) {
     onnx__tensor_shape_proto__dimension__init(&dims[d]);
-    if (v->dim_param[d]) {
+    if (!v->dim_param[d] && v->shape[d] < 0) { /* unknown (an If's output its branches give other sizes): neither */
+    } else if (v->dim_param[d]) {
       dims[d].value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM;
       dims[d].dim_param = (char *)v->dim_param[d];
     } else {
@@ -83,6 +84,8 @@ static Onnx__TensorProto *tensor_proto(om_arena *a, const char *name, const om_t
   tp->raw_data.data = (uint8_t *)om__data(t);
   return tp;
 }
+
+static Onnx__GraphProto *graph_proto(om_arena *a, const om_graph *g, const char *name);
 
 static Onnx__NodeProto *node_proto(om_arena *a, const om_graph *g, const om_gnode *n) {
   Onnx__NodeProto *np = NEW(a, Onnx__NodeProto, 1);
@@ -129,8 +132,11 @@ static Onnx__NodeProto *node_proto(om_arena *a, const om_graph *g, const om_gnod
         at[k].type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TENSOR;
         if (!(at[k].t = tensor_proto(a, "", ga->t))) return NULL;
         break;
+      case OM_GATTR_GRAPH: /* an If's branch: it reads the enclosing graphs' values by name (outer scope) */
+        at[k].type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPH;
+        if (!(at[k].g = graph_proto(a, ga->g, om__arena_printf(a, "%s.%s", n->name, ga->name)))) return NULL;
+        break;
       case OM_GATTR_OTHER: /* only imported graphs have them, and only the reader reads those */
-      case OM_GATTR_GRAPH:
         return om__fail(OM_ERR_UNSUPPORTED, "onnx writer: attribute %s of node %s has a type it does not write", ga->name, n->name), NULL;
     }
     atp[k] = &at[k];
@@ -197,16 +203,13 @@ static bool symbol_props(om_arena *a, const om_traced_model *m, Onnx__StringStri
   return true;
 }
 
-/* The ModelProto of m, built in arena a (which must outlive its use). */
-static Onnx__ModelProto *model_proto(om_arena *a, const om_traced_model *m) {
-  const om_graph *g = &m->g;
-  Onnx__ModelProto *mp = NEW(a, Onnx__ModelProto, 1);
-  Onnx__OperatorSetIdProto *opset = NEW(a, Onnx__OperatorSetIdProto, 1), **opsetp = NEW(a, Onnx__OperatorSetIdProto *, 1);
+/* The GraphProto of g (a model's graph or a subgraph) named name, built in arena a. */
+static Onnx__GraphProto *graph_proto(om_arena *a, const om_graph *g, const char *name) {
   Onnx__GraphProto *gp = NEW(a, Onnx__GraphProto, 1);
   Onnx__NodeProto **nodes = NEW(a, Onnx__NodeProto *, g->nodes.n);
   Onnx__TensorProto **inits = NEW(a, Onnx__TensorProto *, g->inits.n);
   Onnx__ValueInfoProto **ins = NEW(a, Onnx__ValueInfoProto *, g->inputs.n), **outs = NEW(a, Onnx__ValueInfoProto *, g->outputs.n);
-  if (!mp || !opset || !opsetp || !gp || !nodes || !inits || !ins || !outs) return NULL;
+  if (!name || !gp || !nodes || !inits || !ins || !outs) return NULL;
   for (int k = 0; k < g->nodes.n; k++)
     if (!(nodes[k] = node_proto(a, g, &g->nodes.v[k]))) return NULL;
   for (int k = 0; k < g->inits.n; k++)
@@ -218,13 +221,22 @@ static Onnx__ModelProto *model_proto(om_arena *a, const om_traced_model *m) {
   onnx__graph_proto__init(gp);
   gp->n_node = (size_t)g->nodes.n;
   gp->node = nodes;
-  gp->name = "onemodel";
+  gp->name = (char *)name;
   gp->n_initializer = (size_t)g->inits.n;
   gp->initializer = inits;
   gp->n_input = (size_t)g->inputs.n;
   gp->input = ins;
   gp->n_output = (size_t)g->outputs.n;
   gp->output = outs;
+  return gp;
+}
+
+/* The ModelProto of m, built in arena a (which must outlive its use). */
+static Onnx__ModelProto *model_proto(om_arena *a, const om_traced_model *m) {
+  Onnx__ModelProto *mp = NEW(a, Onnx__ModelProto, 1);
+  Onnx__OperatorSetIdProto *opset = NEW(a, Onnx__OperatorSetIdProto, 1), **opsetp = NEW(a, Onnx__OperatorSetIdProto *, 1);
+  Onnx__GraphProto *gp = graph_proto(a, &m->g, "onemodel");
+  if (!mp || !opset || !opsetp || !gp) return NULL;
   onnx__operator_set_id_proto__init(opset);
   opset->domain = "";
   opset->has_version = true;

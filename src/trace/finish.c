@@ -420,6 +420,7 @@ om_traced_model *om_trace_finish(om_tensor *const *outputs, const char *const *n
   if (tr && (tr->phase == OM_PHASE_OTHER || tr->phase == OM_PHASE_RECORD))
     return om__trace_fail(OM_ERR_TRACE_INVALID_USAGE, "trace_finish: called while om_trace_run runs the model; "
                           "om_trace_run hands back the outputs to finish with"), NULL;
+  if (tr && tr->branched) return om__branch_finish(tr, outputs, names, n);
   if (!tr || (n > 0 && outputs && !om__trace_sync_all(outputs, n)) || !check_outputs(tr, outputs, names, n) ||
       !check_constants(tr))
     return NULL;

@@ -45,7 +45,7 @@ const char *om__run_sizes(const om_trace *tr, const int64_t *v, uint64_t mask, c
 
 /* The model's fixed sizes the runs' sizes avoid (the inputs' fixed axes, the parameters'
  * axes), so that no symbol takes a size the model has anyway. */
-static bool is_fixed_size(const om_trace *tr, int64_t s) {
+bool om__run_fixed_size(const om_trace *tr, int64_t s) {
   const om_graph *g = &tr->g;
   for (int k = 0; k < g->inputs.n; k++) {
     const om_gvalue *v = &g->values.v[g->inputs.v[k]];
@@ -95,7 +95,7 @@ static void run_sizes(const om_trace *tr, int r, int64_t *v) {
     v[k] = v0[k]; /* a symbol with no other size (min = max) stays */
     for (int dir = 1, found = 0; dir >= -1 && !found; dir -= 2)
       for (int64_t x = dir > 0 ? want : want - 1, tries = 0; tries < 64 && x >= s->vmin && x <= s->vmax; x += dir, tries++) {
-        bool clash = x == v0[k] || is_fixed_size(tr, x * s->multiple);
+        bool clash = x == v0[k] || om__run_fixed_size(tr, x * s->multiple);
         for (int j = 0; j < tr->symbols.n && !clash; j++)
           clash = (j != k && tr->symbols.v[j].size == x * s->multiple) || (j < k && v[j] * tr->symbols.v[j].multiple == x * s->multiple);
         if (!clash) {
@@ -127,7 +127,7 @@ static bool more_sizes(const om_trace *tr, int k, int i, int64_t *v) {
     /* below the example a fixed size is taken too: that is where a size the model caps kinks
      * (Math.min(3, B) beside a fixed axis of 2 is seen at B = 1 and 2), and the first runs
      * already told the model's fixed sizes from the symbol */
-    bool clash = !all && going_up && is_fixed_size(tr, x * s->multiple);
+    bool clash = !all && going_up && om__run_fixed_size(tr, x * s->multiple);
     for (int j = 0; j < tr->symbols.n && !clash && !all; j++) clash = j != k && tr->symbols.v[j].size == x * s->multiple;
     if (!clash && seen++ == i) {
       v[k] = x;
@@ -148,7 +148,7 @@ static bool far_sizes(const om_trace *tr, int i, int64_t *v) {
     const om_symbol *s = &tr->symbols.v[k];
     if (i > 0 && k != i - 1) continue;
     int64_t x = i ? 64 * v[k] + 13 : 8 * v[k] + 5 + 2 * k;
-    while (x <= s->vmax && is_fixed_size(tr, x * s->multiple)) x++;
+    while (x <= s->vmax && om__run_fixed_size(tr, x * s->multiple)) x++;
     if (x > s->vmax) x = s->vmax;
     moved |= x != v[k];
     v[k] = x;
@@ -1103,6 +1103,7 @@ static bool refuse_threshold(run_ctx *rc, uint64_t mask, const int64_t *good, co
 static bool settle(run_ctx *rc, uint64_t mask, const int64_t *good, const int64_t *bad, bool up, int verdict,
                    const char *why, int64_t call, const char *name) {
   om_trace *tr = rc->tr;
+  if (verdict == RANGE_DIFFERS && om__branch_split(tr, mask, good, bad, up)) return true; /* written as an If (branch.c) */
   if (verdict == RANGE_DIFFERS) return refuse_threshold(rc, mask, good, bad, up, why, call, name);
   char sizes[160];
   om__run_sizes(tr, bad, ~(uint64_t)0, sizes, sizeof sizes);
@@ -1141,7 +1142,7 @@ static bool check_range(run_ctx *rc) {
   om__run_example(tr, v0);
   for (int up = 1; up >= 0; up--) {
     pending.mask = 0;
-    for (int i = n < 2; i <= n; i++) {
+    for (int i = n < 2; i <= n && tr->split_sym < 0; i++) {
       int line = i ? i - 1 : n; /* n: all at once */
       uint64_t mask = line < n ? (uint64_t)1 << line : ~(uint64_t)0 >> (64 - n);
       int64_t len = 0;
@@ -1240,6 +1241,7 @@ static bool check_range(run_ctx *rc) {
       }
       if (!settle(rc, matter ? matter : mask, good_v, bad_v, up, verdict, why, call, name)) return false;
     }
+    if (tr->split_sym >= 0) return true; /* the pieces are checked as traces of their own */
     if (pending.mask && !settle(rc, pending.mask, pending.good, pending.bad, up, pending.verdict, pending.why, pending.call,
                                 pending.name))
       return false;
@@ -1669,8 +1671,14 @@ int om_trace_run(om_trace_fn fn, void *ctx, om_tensor **outputs, int max_outputs
    * refusals the runs left (answers below the example, a far run parted): where it finds the
    * threshold it names it exactly */
   if ((tr->base.n_outputs >= 0 && !check_minimums(tr, ranges, fn, ctx, max_outputs)) ||
-      !check_whole_range(tr, ranges, fn, ctx, max_outputs, seed, offset) || (tr->answers && !refuse_answers(tr, ranges)) ||
-      (tr->far_parted && !om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "%s", tr->far_parted))) {
+      !check_whole_range(tr, ranges, fn, ctx, max_outputs, seed, offset)) {
+    om__release_all(outputs, n);
+    return free(ranges), -1;
+  }
+  if (tr->split_sym < 0 && tr->answers) om__branch_below(tr, ranges); /* a minimum raised where the model answers: cut there */
+  if (tr->split_sym >= 0 && (n = om__branch_run(tr, ranges, fn, ctx, outputs, max_outputs, n, seed, offset)) < 0) return free(ranges), -1;
+  if (tr->split_sym < 0 && ((tr->answers && !refuse_answers(tr, ranges)) ||
+      (tr->far_parted && !om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "%s", tr->far_parted)))) {
     om__release_all(outputs, n);
     return free(ranges), -1;
   }

@@ -216,6 +216,12 @@ struct om_trace {
   /* the runs over the declared range (runs.c, check_range) */
   bool sweeping;             /* a run of them goes on: large constants are phantoms too */
   bool over_budget;          /* and it made more calls than OM_RANGE_CALLS allows (runs.c) */
+  /* thresholds written as branches (branch.c) */
+  int pieces;                /* the most pieces this trace may be cut into (OM_BRANCH_PIECES; fewer in a piece) */
+  int branch_sym;            /* in a piece: the symbol it is a piece of (it is cut only on that one), else -1 */
+  int split_sym;             /* the range check found a threshold of this symbol to cut at (-1: none) */
+  int64_t split_at;          /* the first variable of the upper piece */
+  om_traced_model *branched; /* the model of the pieces, which om_trace_finish returns */
   int64_t stop_call;         /* in the run going on, the call that ends the trace with stop_msg (a */
   const char *stop_msg;      /* threshold, refused at the model's own call: it has its source line) */
 };
@@ -365,6 +371,31 @@ bool om__run_small(const om_trace *tr, int r);
 bool om__run_drop(om_trace *tr, int r, const char *why);
 /** A phantom of meta (shape only, on the trace's data-less storage) for a run at other sizes. */
 om_tensor *om__phantom(om_trace *tr, const om_meta *meta);
+
+/** Whether s is one of the model's fixed sizes (its inputs' fixed axes, its parameters' axes). */
+bool om__run_fixed_size(const om_trace *tr, int64_t s);
+
+/* ---- thresholds as branches (branch.c; docs/symbolic-axes.md) ---- */
+#define OM_BRANCH_PIECES 4 /* the most pieces a symbol's range is cut into */
+/** The range check found that at the variables bad (a step from good; up: above the example)
+ *  the model does another thing than the trace, the symbols of mask making the difference:
+ *  when that is one symbol and the trace may be cut there, notes the cut (tr->split_sym) and
+ *  returns true (the check ends, om_trace_run traces the pieces); false: refused as before. */
+bool om__branch_split(om_trace *tr, uint64_t mask, const int64_t *good, const int64_t *bad, bool up);
+/** The record run raised one symbol's minimum where the model answers below it (tr->answers):
+ *  notes the cut there as om__branch_split does (true), so the sizes below are a piece of their
+ *  own; false (refused as before) when more than that was narrowed or no cut may be made. */
+bool om__branch_below(om_trace *tr, const om_symbol *declared);
+/** Traces each piece of the cut tr noted as a trace of its own (the thread's trace put aside
+ *  meanwhile; the random generator at seed, offset for each) and joins them into an If
+ *  (tr->branched). declared: the symbols as declared; outputs: the record run's n outputs,
+ *  released and replaced by the example piece's, stamped as values of tr. Their count; -1 when
+ *  a piece is refused (its error ends tr). */
+int om__branch_run(om_trace *tr, const om_symbol *declared, om_trace_fn fn, void *ctx, om_tensor **outputs, int max_outputs,
+                   int n, uint64_t seed, uint64_t offset);
+/** om_trace_finish of a trace written as branches: its outputs (those om__branch_run returned)
+ *  named; returns the model (new) and ends the trace; NULL on error. */
+om_traced_model *om__branch_finish(om_trace *tr, om_tensor *const *outputs, const char *const *names, int n);
 
 /* ---- constants (consts.c) ---- */
 /** The value of constant t read by op: one initializer per view (spec 1), so a weight used twice,

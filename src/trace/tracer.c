@@ -49,6 +49,7 @@ void om__trace_free(om_trace *tr) {
   free(tr->kept_f.v);
   free(tr->kept_ext.v);
   om__storage_release(tr->phantom);
+  om_traced_release(tr->branched);
   om__graph_free(&tr->g);
   free(tr);
 }
@@ -94,6 +95,8 @@ bool om_trace_begin(void) {
   om_trace *tr = om__alloc(sizeof *tr, "trace_begin");
   if (!tr) return false;
   memset(tr, 0, sizeof *tr);
+  tr->pieces = OM_BRANCH_PIECES;
+  tr->branch_sym = tr->split_sym = -1;
   tr->id = ++st->trace_serial ? st->trace_serial : ++st->trace_serial; /* 0 means "not traced" */
   st->trace_end_kind = OM_ERR_OK;
   st->trace_end_msg[0] = '\0';

@@ -336,12 +336,6 @@ TEST(extents_and_ranges) {
 
 /* ---- refusals ---- */
 
-static int branches_on_size(om_tensor *const *in, om_tensor **out) {
-  om_tensor *x = in[0];
-  const int64_t *s = om_tensor_shape(x);
-  return (out[0] = s[1] > 6 ? om_relu(x) : om_neg(x)) ? 1 : -1;
-}
-
 static int random_of_the_size(om_tensor *const *in, om_tensor **out) {
   om_tensor *x = in[0];
   const int64_t *s = om_tensor_shape(x);
@@ -390,7 +384,7 @@ static int reads(om_tensor *const *in, om_tensor **out) {
 }
 
 /* What no graph can express is refused at the call, naming it and the sizes, and the recording
- * ends: control flow on a size, random values of a changing size, an integer that is no size
+ * ends (control flow on one size is an If: the_declared_range): random values of a changing size, an integer that is no size
  * expression, a size the model bakes in, a model that fails at other sizes. */
 TEST(refusals) {
   om_tensor *ex = ex_bs();
@@ -399,10 +393,6 @@ TEST(refusals) {
     om_error_kind kind;
     const char *msg;
   } cases[] = {
-      /* parts at the first run above the example: the range check names the threshold exactly */
-      {branches_on_size, OM_ERR_TRACE_SYMBOLIC_SHAPE, "relu: the model changes at a size threshold: at seq=7 it calls relu here (call 1), "
-                                                      "where the trace calls neg; at seq=6 it does what the trace does, so the graph would be "
-                                                      "wrong from seq=7. It holds up to there: declare om.Dim('seq', { min: 1, max: 6 }) (om_trace_dim in C)"},
       {random_of_the_size, OM_ERR_TRACE_SYMBOLIC_SHAPE, "randn: a random tensor of shape [3,5,4] changes with the sizes; random values of a changing size cannot be written"},
       {modulo_index, OM_ERR_TRACE_SYMBOLIC_SHAPE, "select: argument 1 is 1 at the traced sizes, 0 at batch=7, seq=6, 1 at batch=6, seq=1"},
       {baked_constant, OM_ERR_TRACE_SYMBOLIC_SHAPE, "add: at batch=4, seq=5 the call fails (add: shapes [4,5,4] and [3,5,4] do not broadcast"},
@@ -572,10 +562,11 @@ TEST(runs_at_other_sizes) {
   om_test_check_out(m, 0, "batch,seq-3*floor((seq+2)/3)+3,4"); /* 3 * floor((seq - 1) / 3) is where it starts */
   CHECK_EQ_INT(om_test_count_op(m, "Slice"), 1);
   om_traced_release(m);
-  CHECK(om_trace_begin());
-  CHECK_ERROR(om_test_trace(picks_by_size, ex, BS, 1) != NULL, OM_ERR_TRACE_SYMBOLIC_SHAPE,
-              "sub: the model changes at a size threshold: at seq=7 it reads other values here (call 3, input 0); at seq=6 it does "
-              "what the trace does, so the graph would be wrong from seq=7. It holds up to there: declare om.Dim('seq', { min: 1, max: 6 })");
+  CHECK(om_trace_begin()); /* other values from seq 7 on: an If on seq, a piece each side */
+  m = om_test_trace(picks_by_size, ex, BS, 1);
+  int64_t pieces[4];
+  CHECK(m && om_test_count_op(m, "If") == 1 && om_traced_symbol_branches(m, 1, pieces, 2) == 2 && pieces[1] == 6 && pieces[2] == 7);
+  om_traced_release(m);
   const char *name, *why;
   int64_t mult, min, max;
   CHECK(om_trace_begin());
@@ -590,14 +581,15 @@ TEST(runs_at_other_sizes) {
   om_traced_release(m);
   /* the run at a batch of 1 fails (one piece), and so do 2 and 3 where the minimum is checked;
    * at 4 the model works but computes ceil(2 / 2) = 1 where the graph has 2 (the runs above the
-   * example all see 3 rows): no range hides an answer the graph would not give, so it is refused
-   * with the range to declare, and traces declared so */
+   * example all see 3 rows): no range hides an answer the graph would not give, so the sizes
+   * below 5 are a piece of their own (an If), which holds from 4, where the model answers */
   om_tensor *ex5 = om_randn((int64_t[]){5, 8}, 2, 11, true);
   CHECK(om_trace_begin());
-  CHECK_ERROR(om_test_trace(half_of_rest, ex5, (const char *[]){"batch", NULL}, 1) != NULL, OM_ERR_TRACE_SYMBOLIC_SHAPE,
-              "trace_run: at batch=4 the model takes another path or computes a size otherwise, where the model gives an "
-              "answer that the graph would not: the graph holds for the sizes om.Dim('batch', { min: 5 }) declares "
-              "(om_trace_dim in C): declare them to trace it there");
+  m = om_test_trace(half_of_rest, ex5, (const char *[]){"batch", NULL}, 1);
+  int64_t below[4];
+  CHECK(m && om_test_count_op(m, "If") == 1 && om_traced_symbol(m, 0, &name, &mult, &min, &max, &why) && min == 4);
+  CHECK(m && om_traced_symbol_branches(m, 0, below, 2) == 2 && below[0] == 4 && below[1] == 4 && below[2] == 5);
+  om_traced_release(m);
   CHECK(om_trace_begin());
   CHECK(om_trace_dim("batch", 1, 5, 0));
   m = om_test_trace(half_of_rest, ex5, (const char *[]){"batch", NULL}, 1);
@@ -663,28 +655,47 @@ static int rows_by_product(om_tensor *const *in, om_tensor **out) {
 }
 
 /* The runs check each symbol over its whole range (to 32768 without a max), bisected to the
- * exact size where the model does another thing: SymbolicShape with the threshold, the call and
- * the declaration; declared within it, the trace holds and says what it checked. */
+ * exact size where the model does another thing: an If on that size, each piece traced on its
+ * own (src/trace/branch.c); declared within it, one piece, which says what it checked. A
+ * threshold on a product of two sizes is SymbolicShape with both and the declaration. */
 TEST(the_declared_range) {
   om_tensor *ex = ex_bs();
   int64_t lo, hi;
   for (int k = 0; k < 3; k++) {
-    char want[400];
     threshold = (int64_t[]){32, 99, 1000}[k];
-    snprintf(want, sizeof want, "relu: the model changes at a size threshold: at seq=%lld it calls relu here (call 1), where "
-             "the trace calls neg; at seq=%lld it does what the trace does, so the graph would be wrong from seq=%lld. It "
-             "holds up to there: declare om.Dim('seq', { min: 1, max: %lld }) (om_trace_dim in C)", (long long)threshold + 1,
-             (long long)threshold, (long long)threshold + 1, (long long)threshold);
     CHECK(om_trace_begin());
-    CHECK_ERROR(om_test_trace(branch_on_seq, ex, BS, 1) != NULL, OM_ERR_TRACE_SYMBOLIC_SHAPE, want);
-    CHECK(om_trace_begin() && om_trace_dim("seq", 1, 1, threshold));
     om_traced_model *m = om_test_trace(branch_on_seq, ex, BS, 1);
+    int64_t pieces[6];
+    CHECK(m && om_test_count_op(m, "If") == 1 && om_traced_symbol_branches(m, 1, pieces, 3) == 2);
+    CHECK(m && pieces[0] == 1 && pieces[1] == threshold && pieces[2] == threshold + 1 && pieces[3] == INT64_MAX);
+    CHECK(m && om_traced_symbol_branches(m, 0, pieces, 3) == 0);
+    CHECK_ERROR(om_traced_symbol_branches(m, 2, pieces, 3) >= 0, OM_ERR_INVALID_ARGUMENT, "traced_symbol_branches: no symbol 2");
+    om_traced_release(m);
+    CHECK(om_trace_begin() && om_trace_dim("seq", 1, 1, threshold));
+    m = om_test_trace(branch_on_seq, ex, BS, 1);
     CHECK(m && om_test_count_op(m, "Neg") == 1);
     CHECK(m && om_traced_symbol_checked(m, 0, &lo, &hi) && lo == 1 && hi == threshold); /* seq, declared first */
     CHECK(m && om_traced_symbol_checked(m, 1, &lo, &hi) && lo == 1 && hi == 32768);
     CHECK_ERROR(om_traced_symbol_checked(m, 2, &lo, &hi), OM_ERR_INVALID_ARGUMENT, "traced_symbol_checked: no symbol 2");
     om_traced_release(m);
   }
+  /* a trace written as branches finishes with the outputs om_trace_run returned (one twice: an
+   * Identity of its own), not with another tensor */
+  threshold = 32;
+  om_tensor *outs[2] = {0}, *x = (om_trace_begin(), om_trace_input("x", ex, BS));
+  CHECK(x && om_trace_run(om_test_run_model, &(om_test_model){branch_on_seq}, outs, 2) == 1);
+  om_traced_model *twice = om_trace_finish((om_tensor *[]){outs[0], outs[0]}, (const char *[]){"a", "b"}, 2);
+  CHECK(twice && om_test_count_op(twice, "Identity") == 1 && om_traced_count(twice, OM_TRACED_OUTPUT) == 2);
+  om_traced_release(twice);
+  om_tensor_release(outs[0]);
+  om_tensor_release(x);
+  x = (om_trace_begin(), om_trace_input("x", ex, BS));
+  CHECK(x && om_trace_run(om_test_run_model, &(om_test_model){branch_on_seq}, outs, 2) == 1);
+  CHECK_ERROR(om_trace_finish(&ex, (const char *[]){"y"}, 1) != NULL, OM_ERR_TRACE_INVALID_USAGE,
+              "trace_finish: output 0 is not one om_trace_run returned; a model written as branches finishes with those outputs");
+  CHECK(!om_trace_active());
+  om_tensor_release(outs[0]);
+  om_tensor_release(x);
   /* a product of the two: both are named, one step apart on the line where both move */
   CHECK(om_trace_begin());
   CHECK(om_test_trace(rows_by_product, ex, BS, 1) == NULL && om_last_error() == OM_ERR_TRACE_SYMBOLIC_SHAPE);

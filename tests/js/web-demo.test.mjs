@@ -347,8 +347,8 @@ describe('web-demo page in Chromium', () => {
   });
 
   test('a trace error\'s place in the user\'s code reads file:line:col, never the Blob URL the worker imported it from', async () => {
-    const code = "import * as om from 'onemodel';\nawait om.ready();\nfunction model(x) {\n  return x.shape[0] > 2 ? x.relu() : x.neg();\n}\n"
-      + "export default { model, inputs: { x: [om.randn([2, 3], { seed: 1 }), ['batch', null]] } };\n";
+    const code = "import * as om from 'onemodel';\nawait om.ready();\nfunction model(x) {\n  return x.shape[0] * x.shape[1] > 6 ? x.relu() : x.neg();\n}\n"
+      + "export default { model, inputs: { x: [om.randn([2, 3], { seed: 1 }), ['batch', 'w']] } };\n";
     await page.evaluate((c) => { window.onemodelPage.editor.text = c; }, code);
     await trace();
     assert.equal(await text('#error .kind'), 'SymbolicShape');

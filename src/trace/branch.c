@@ -1,0 +1,497 @@
+/* Size thresholds written as an ONNX If (docs/symbolic-axes.md, "Thresholds become branches").
+ * When the range check (runs.c, check_range) finds one symbol's size where the model starts to
+ * do another thing (another op, other arguments, more or fewer calls), the trace is not refused:
+ * the symbol's range is cut there into two pieces, each traced again from the start as a trace
+ * of its own (its range declared as that piece, its example inside it: the inputs repeated or
+ * cut along the symbol's axes), and the graph is an If on the size: Shape, Less than the first
+ * size of the upper piece, then the lower piece's graph, else the upper's. A piece that finds a
+ * threshold of the same symbol is cut again, up to OM_BRANCH_PIECES pieces; anything else a
+ * piece refuses (a threshold of another symbol, a product) refuses the trace. Each piece passes
+ * every check a trace passes alone, so nothing is accepted that a trace of that range would not.
+ * The branches read the graph's inputs and the initializers (hoisted to the graph, stored once
+ * where both use one) as ONNX outer-scope values. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trace/trace.h"
+
+bool om__branch_split(om_trace *tr, uint64_t mask, const int64_t *good, const int64_t *bad, bool up) {
+  if (__builtin_popcountll(mask) != 1 || tr->pieces < 2) return false;
+  int k = __builtin_ctzll(mask);
+  if (tr->branch_sym >= 0 && tr->branch_sym != k) return false; /* a piece cut on another symbol: refused */
+  tr->split_sym = k;
+  tr->split_at = up ? bad[k] : good[k]; /* the first variable of the upper piece */
+  return true;
+}
+
+bool om__branch_below(om_trace *tr, const om_symbol *declared) {
+  int k = -1;
+  for (int j = 0; j < tr->symbols.n; j++) {
+    const om_symbol *s = &tr->symbols.v[j];
+    if (s->min == declared[j].min && s->max == declared[j].max) continue;
+    if (k >= 0 || s->max != declared[j].max) return false; /* two symbols narrowed, or a maximum */
+    k = j;
+  }
+  if (k < 0) return false;
+  int64_t good[64] = {0}, bad[64] = {0};
+  good[k] = tr->symbols.v[k].vmin;
+  bad[k] = good[k] - 1;
+  return om__branch_split(tr, (uint64_t)1 << k, good, bad, false);
+}
+
+/* ---- one piece ---- */
+
+/* Input i's example for a piece where symbol k is `size`: the original x0, its k axes (syms[d]
+ * == k) cut or repeated (element j of such an axis is the original's j mod its size), so its
+ * values keep their domain (token ids stay ids). A new reference; NULL on error. */
+static om_tensor *piece_example(const om_tensor *x0, const int *syms, int k, int64_t size) {
+  om_tensor *x = om__alias(x0);
+  if (!x) return NULL;
+  x->trace_id = 0;
+  x->trace_value = -1;
+  for (int d = 0; x && d < x->ndim; d++) {
+    if (syms[d] != k || x->shape[d] == size) continue;
+    int64_t *idx = om__alloc(sizeof(int64_t) * (size_t)size, "trace_run");
+    for (int64_t j = 0; idx && j < size; j++) idx[j] = j % x->shape[d];
+    om_tensor *it = idx ? om_from_data(idx, &size, 1, OM_INT64) : NULL;
+    free(idx);
+    om_tensor *y = it ? om_index_select(x, d, it) : NULL;
+    om_tensor_release(it);
+    om_tensor_release(x);
+    x = y;
+  }
+  return x;
+}
+
+/* What a piece is traced with: symbol k's variables lo..hi (fixed: a piece of one size other
+ * than the example's, traced with k's axes fixed at it), its example's variable v. */
+typedef struct piece {
+  int64_t lo, hi, v;
+  bool fixed;
+} piece;
+
+/* What every piece shares: the trace cut, its symbols as declared, the model, the symbol of each
+ * input axis (-1 fixed). */
+typedef struct cut {
+  om_trace *tr;
+  const om_symbol *declared;
+  int k;
+  om_trace_fn fn;
+  void *ctx;
+  int max_outputs;
+  int (*syms)[OM_MAX_DIMS];
+} cut;
+
+/* Traces the model over piece p as a trace of its own, begun here (the thread has none then),
+ * into *m, with its outputs (*n, new references) in outputs. pieces: the most pieces it may be
+ * cut into. false when it failed: the piece's error is set and no trace is on the thread. */
+static bool trace_piece(const cut *c, const piece *p, int pieces, om_tensor **outputs, int *n, om_traced_model **m) {
+  om_trace *tr = c->tr;
+  *m = NULL;
+  *n = -1;
+  if (!om_trace_begin()) return false;
+  om_trace *sub = om__state()->trace;
+  sub->pieces = pieces;
+  sub->branch_sym = c->k;
+  bool ok = true;
+  for (int j = 0; ok && j < tr->symbols.n; j++) { /* every symbol as declared, k as the piece */
+    const om_symbol *s = &c->declared[j];
+    int64_t lo = j == c->k ? p->lo * s->multiple : s->min;
+    int64_t hi = j != c->k ? s->max : p->hi >= INT64_MAX / s->multiple ? INT64_MAX : p->hi * s->multiple;
+    if (j != c->k || !p->fixed) ok = om_trace_dim(s->name, s->multiple, lo, hi == INT64_MAX ? 0 : hi);
+  }
+  for (int i = 0; ok && i < tr->inputs.n; i++) {
+    const om_gvalue *v = &tr->g.values.v[tr->g.inputs.v[i]];
+    const char *axes[OM_MAX_DIMS] = {0};
+    for (int d = 0; d < v->ndim; d++)
+      if (c->syms[i][d] >= 0 && !(c->syms[i][d] == c->k && p->fixed)) axes[d] = tr->symbols.v[c->syms[i][d]].name;
+    om_tensor *x = piece_example(tr->inputs.v[i].traced, c->syms[i], c->k, p->v * tr->symbols.v[c->k].multiple);
+    om_tensor *t = x ? om_trace_input(tr->inputs.v[i].name, x, axes) : NULL; /* the trace keeps its own references */
+    ok = t != NULL;
+    om_tensor_release(t);
+    om_tensor_release(x);
+  }
+  for (int q = 0; ok && q < tr->params.n; q++) ok = om_trace_parameter(tr->params.v[q].name, tr->params.v[q].view);
+  if (ok) *n = om_trace_run(c->fn, c->ctx, outputs, c->max_outputs);
+  if (*n >= 0) {
+    const char **names = om__alloc(sizeof *names * (size_t)(*n ? *n : 1), "trace_run");
+    for (int j = 0; names && j < *n; j++)
+      if (!(names[j] = om__arena_printf(&sub->g.arena, "out%d", j))) names[j] = "out";
+    *m = names ? om_trace_finish(outputs, names, *n) : NULL;
+    free(names);
+    if (!*m) om__release_all(outputs, *n), *n = -1;
+  }
+  if (om_trace_active()) om_trace_abort(); /* the error stays */
+  return *m != NULL;
+}
+
+/* ---- the graph ---- */
+
+/* A node of g (op_type static) reading in (n_in), writing out (n_out), with attrs (copied). Its
+ * index; -1 with OutOfMemory. */
+static int add_node(om_graph *g, const char *op_type, const char *name, const int *in, int n_in, const int *out, int n_out,
+                    const om_gattr *attrs, int n_attrs) {
+  om_gnode *n = OM_VEC_PUSH_SLOT(g->nodes);
+  if (!n) return -1;
+  *n = (om_gnode){.op_type = op_type, .op = (om_op)-1, .n_in = n_in, .n_out = n_out, .n_attrs = n_attrs};
+  n->name = name ? om__arena_strdup(&g->arena, name) : NULL;
+  n->in = om__arena_alloc(&g->arena, sizeof(int) * (size_t)(n_in + 1));
+  n->out = om__arena_alloc(&g->arena, sizeof(int) * (size_t)(n_out + 1));
+  n->attrs = om__arena_alloc(&g->arena, sizeof(om_gattr) * (size_t)(n_attrs + 1));
+  n->cap = om__arena_alloc(&g->arena, sizeof(int));
+  if (!n->name || !n->in || !n->out || !n->attrs || !n->cap) return g->nodes.n--, -1;
+  memcpy(n->in, in, sizeof(int) * (size_t)n_in);
+  memcpy(n->out, out, sizeof(int) * (size_t)n_out);
+  if (n_attrs) memcpy(n->attrs, attrs, sizeof(om_gattr) * (size_t)n_attrs);
+  for (int j = 0; j < n_out; j++) g->values.v[out[j]].producer = g->nodes.n - 1;
+  return g->nodes.n - 1;
+}
+
+/* A value of g named name (copied); -1 with OutOfMemory. */
+static int named_value(om_graph *g, const char *name, om_dtype dtype, int ndim, const int64_t *shape) {
+  int v = om__graph_value(g, dtype, ndim, shape);
+  if (v >= 0 && !(g->values.v[v].name = om__arena_strdup(&g->arena, name))) return -1;
+  return v;
+}
+
+/* An initializer of g named name holding t (a new header on its storage, registered for a copy
+ * on write when snap); its value, -1 on error. */
+static int add_init(om_graph *g, const char *name, om_tensor *t, bool snap, bool generated) {
+  int v = named_value(g, name, t->dtype, t->ndim, t->shape);
+  om_ginit *init = v >= 0 ? OM_VEC_PUSH_SLOT(g->inits) : NULL;
+  if (!init) return -1;
+  *init = (om_ginit){.value = v, .tensor = om__alias(t), .first_use = (om_op)-1, .generated = generated};
+  if (!init->tensor || (snap && !(init->snap = om__snapshot_take(init->tensor, "trace_run")))) {
+    om_tensor_release(init->tensor);
+    g->inits.n--;
+    return -1;
+  }
+  g->values.v[v].init = g->inits.n - 1;
+  return v;
+}
+
+/* Whether dense tensors a and b hold the same dtype, shape and bytes. */
+static bool same_tensor(const om_tensor *a, const om_tensor *b) {
+  if (a->dtype != b->dtype || a->ndim != b->ndim || memcmp(a->shape, b->shape, sizeof(int64_t) * (size_t)a->ndim)) return false;
+  return !memcmp(om__data(a), om__data(b), (size_t)om_tensor_numel(a) * om__dtype_size(a->dtype));
+}
+
+/* The value of g that piece initializer init (named name) becomes: an initializer of g of that
+ * name and the same contents (a weight both pieces read), else a new one (renamed where the name
+ * holds other contents). -1 on error. */
+static int hoist(om_graph *g, const char *base, const om_ginit *init) {
+  const char *name = base;
+  for (int tries = 1;; tries++) {
+    int same = -1;
+    for (int q = 0; q < g->inits.n && same < 0; q++)
+      if (!strcmp(g->values.v[g->inits.v[q].value].name, name)) same = q;
+    if (same < 0) return add_init(g, name, init->tensor, init->snap != NULL, init->generated);
+    if (same_tensor(g->inits.v[same].tensor, init->tensor)) return g->inits.v[same].value;
+    if (!(name = om__arena_printf(&g->arena, "%s_%d", base, tries))) return -1;
+  }
+}
+
+/* Names subgraph s's values and nodes for the model: a captured value as the value of parent it
+ * reads, every other one and every node with prefix before its name; the same in the graphs
+ * of its nodes, whose parent s is. false with OutOfMemory. */
+static bool prefix_names(om_graph *s, const om_graph *parent, const char *prefix) {
+  for (int v = 0; v < s->values.n; v++) {
+    om_gvalue *val = &s->values.v[v];
+    const char *name = val->outer >= 0 ? parent->values.v[val->outer].name : om__arena_printf(&s->arena, "%s%s", prefix, val->name);
+    if (!name || !(val->name = om__arena_strdup(&s->arena, name))) return false;
+  }
+  for (int k = 0; k < s->nodes.n; k++) {
+    om_gnode *n = &s->nodes.v[k];
+    if (!(n->name = om__arena_printf(&s->arena, "%s%s", prefix, n->name))) return false;
+    for (int a = 0; a < n->n_attrs; a++)
+      if (n->attrs[a].type == OM_GATTR_GRAPH && !prefix_names(n->attrs[a].g, s, prefix)) return false;
+  }
+  return true;
+}
+
+/* Piece model p as a branch of g (new, owned by the caller): its nodes and outputs, its inputs
+ * and initializers read from g (inputs by place, initializers hoisted) as captured values.
+ * NULL on error. */
+static om_graph *branch_graph(om_graph *g, const om_traced_model *p, const char *prefix) {
+  om_graph *s = calloc(1, sizeof *s);
+  if (!s) return om__fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory"), NULL;
+  bool ok = om__graph_copy(s, &p->g);
+  for (int k = 0; ok && k < s->inputs.n; k++) {
+    int v = s->inputs.v[k], *slot = OM_VEC_PUSH_SLOT(s->captured);
+    if ((ok = slot != NULL)) *slot = v, s->values.v[v].outer = g->inputs.v[k];
+  }
+  for (int q = 0; ok && q < s->inits.n; q++) {
+    om_ginit *init = &s->inits.v[q];
+    int v = init->value, outer = hoist(g, s->values.v[v].name, init), *slot = outer >= 0 ? OM_VEC_PUSH_SLOT(s->captured) : NULL;
+    if ((ok = slot != NULL)) *slot = v, s->values.v[v].outer = outer, s->values.v[v].init = -1;
+  }
+  for (int q = 0; q < s->inits.n; q++) {
+    om__snapshot_drop(s->inits.v[q].snap);
+    om_tensor_release(s->inits.v[q].tensor);
+  }
+  s->inits.n = s->inputs.n = 0;
+  if (ok && prefix_names(s, g, prefix)) return s;
+  om__graph_free(s);
+  free(s);
+  return NULL;
+}
+
+/* The symbol of m named name, or NULL. */
+static const om_traced_sym *sym_named(const om_traced_model *m, const char *name) {
+  for (int k = 0; k < m->n_symbols; k++)
+    if (!strcmp(m->symbols[k].name, name)) return &m->symbols[k];
+  return NULL;
+}
+
+/* A copy of s in arena a (NULL stays NULL); *ok false on OutOfMemory. */
+static const char *keep(om_arena *a, const char *s, bool *ok) {
+  char *c = s ? om__arena_strdup(a, s) : NULL;
+  *ok &= !s || c;
+  return c;
+}
+
+/* The symbols of model m joined from pieces lo and hi of symbol k (fixed pieces have no symbol
+ * k: their size is fk): each symbol's range is the union of the pieces' (where a piece has
+ * narrowed one, eager fails there in that piece, so the union promises nothing eager does not
+ * give), symbol k's branches the pieces' in order. false with OutOfMemory. */
+static bool join_symbols(const om_trace *tr, int k, const om_traced_model *lo, const om_traced_model *hi, const piece *plo,
+                         const piece *phi, om_traced_model *m) {
+  om_arena *a = &m->g.arena;
+  bool ok = (m->symbols = om__arena_alloc(a, sizeof *m->symbols * (size_t)(tr->symbols.n + 1))) != NULL;
+  m->n_symbols = ok ? tr->symbols.n : 0;
+  for (int j = 0; ok && j < tr->symbols.n; j++) {
+    const om_symbol *s = &tr->symbols.v[j];
+    om_traced_sym fixed[2], *out = &m->symbols[j];
+    const om_traced_sym *p[2] = {sym_named(lo, s->name), sym_named(hi, s->name)};
+    const piece *pp[2] = {plo, phi};
+    for (int q = 0; q < 2; q++)
+      if (!p[q]) { /* a fixed piece of k */
+        int64_t size = pp[q]->lo * s->multiple;
+        fixed[q] = (om_traced_sym){.name = s->name, .multiple = s->multiple, .min = size, .max = size, .checked_min = size,
+                                   .checked_max = size};
+        p[q] = &fixed[q];
+      }
+    bool lower_min = p[0]->min <= p[1]->min, upper_max = p[1]->max >= p[0]->max;
+    *out = (om_traced_sym){.name = keep(a, s->name, &ok), .multiple = s->multiple, .min = lower_min ? p[0]->min : p[1]->min,
+                           .max = upper_max ? p[1]->max : p[0]->max,
+                           .checked_min = p[0]->checked_min < p[1]->checked_min ? p[0]->checked_min : p[1]->checked_min,
+                           .checked_max = p[0]->checked_max > p[1]->checked_max ? p[0]->checked_max : p[1]->checked_max};
+    out->min_why = keep(a, (lower_min ? p[0] : p[1])->min_why, &ok);
+    out->max_why = keep(a, (upper_max ? p[1] : p[0])->max_why, &ok);
+    if (j != k) continue;
+    int n = (p[0]->n_branches ? p[0]->n_branches : 1) + (p[1]->n_branches ? p[1]->n_branches : 1);
+    if (!(ok = ok && (out->branches = om__arena_alloc(a, sizeof(int64_t) * 2 * (size_t)n)) != NULL)) break;
+    for (int q = 0; q < 2; q++) {
+      if (!p[q]->n_branches) {
+        out->branches[2 * out->n_branches] = p[q]->min, out->branches[2 * out->n_branches + 1] = p[q]->max, out->n_branches++;
+        continue;
+      }
+      memcpy(out->branches + 2 * out->n_branches, p[q]->branches, sizeof(int64_t) * 2 * (size_t)p[q]->n_branches);
+      out->n_branches += p[q]->n_branches;
+    }
+  }
+  return ok;
+}
+
+/* The model of the two pieces (lo: symbol k's sizes below `at`, hi: from it), an If on the size
+ * of axis d of graph input i: new, NULL on error (set). */
+static om_traced_model *join(const cut *c, int i, int d, int64_t at, const om_traced_model *lo, const om_traced_model *hi,
+                             const piece *plo, const piece *phi, bool ex_hi) {
+  om_trace *tr = c->tr;
+  om_traced_model *m = calloc(1, sizeof *m);
+  if (!m) return om__fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory"), NULL;
+  om_graph *g = &m->g;
+  bool ok = true;
+  for (int k = 0; ok && k < tr->g.inputs.n; k++) { /* the inputs as the trace declared them */
+    const om_gvalue *src = &tr->g.values.v[tr->g.inputs.v[k]];
+    int v = named_value(g, src->name, src->dtype, src->ndim, src->shape), *slot = v >= 0 ? OM_VEC_PUSH_SLOT(g->inputs) : NULL;
+    if (!(ok = slot != NULL)) break;
+    *slot = v;
+    for (int e = 0; e < src->ndim; e++) g->values.v[v].dim_param[e] = keep(&g->arena, src->dim_param[e], &ok);
+  }
+  om_graph *branch[2] = {ok ? branch_graph(g, lo, "then/") : NULL, NULL};
+  branch[1] = branch[0] ? branch_graph(g, hi, "else/") : NULL;
+  ok = ok && branch[1];
+  /* the condition: Less(Shape(x)[d], at), at the first size of the upper piece */
+  int64_t one = 1, axis[2] = {d, d + 1};
+  om_tensor *t = ok ? om_from_data(&at, &one, 1, OM_INT64) : NULL;
+  int thr = t ? hoist(g, "If/threshold", &(om_ginit){.tensor = t, .generated = true}) : -1; /* a piece's may have the name */
+  om_tensor_release(t);
+  int size = thr >= 0 ? named_value(g, "If/size", OM_INT64, 1, &one) : -1;
+  int cond = size >= 0 ? named_value(g, "If/cond", OM_BOOL, 1, &one) : -1;
+  om_gattr sa[2] = {OM_ATTR_INT("start", axis[0]), OM_ATTR_INT("end", axis[1])};
+  int in[2] = {g->inputs.v[i], size};
+  ok = cond >= 0 && add_node(g, "Shape", "If/Shape", in, 1, &size, 1, sa, 2) >= 0 &&
+       add_node(g, "Less", "If/Less", (int[]){size, thr}, 2, &cond, 1, NULL, 0) >= 0;
+  /* the outputs: each the same element type and rank in both; an axis both name alike keeps it */
+  int n_out = ok ? lo->g.outputs.n : 0, *outs = ok ? om__arena_alloc(&g->arena, sizeof(int) * (size_t)(n_out + 1)) : NULL;
+  ok = ok && outs;
+  if (ok && hi->g.outputs.n != n_out)
+    ok = om__fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "trace_run: the model changes at a size threshold and returns %d outputs "
+                        "below it, %d from it: the two cannot be one graph", n_out, hi->g.outputs.n);
+  for (int j = 0; ok && j < n_out; j++) {
+    const om_gvalue *a = &lo->g.values.v[lo->g.outputs.v[j]], *b = &hi->g.values.v[hi->g.outputs.v[j]];
+    if (a->dtype != b->dtype || a->ndim != b->ndim) {
+      ok = om__fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "trace_run: the model changes at a size threshold and its output %d is %s "
+                          "of rank %d below it, %s of rank %d from it: the two cannot be one graph", j, om_dtype_name(a->dtype),
+                          a->ndim, om_dtype_name(b->dtype), b->ndim);
+      break;
+    }
+    const om_gvalue *ex = ex_hi ? b : a; /* the sizes of the example's piece */
+    char name[32];
+    snprintf(name, sizeof name, "If/out%d", j);
+    int v = named_value(g, name, a->dtype, a->ndim, ex->shape);
+    if (!(ok = v >= 0)) break;
+    outs[j] = v;
+    for (int e = 0; e < a->ndim; e++) {
+      bool same = a->dim_param[e] && b->dim_param[e] ? !strcmp(a->dim_param[e], b->dim_param[e])
+                  : !a->dim_param[e] && !b->dim_param[e] && a->shape[e] == b->shape[e];
+      if (!same) g->values.v[v].shape[e] = -1; /* no name or size holds in both: unknown */
+      else g->values.v[v].dim_param[e] = keep(&g->arena, a->dim_param[e], &ok);
+    }
+  }
+  om_gattr ba[2] = {{.name = "then_branch", .type = OM_GATTR_GRAPH, .g = branch[0]},
+                    {.name = "else_branch", .type = OM_GATTR_GRAPH, .g = branch[1]}};
+  int node = ok ? add_node(g, "If", "If", &cond, 1, outs, n_out, ba, 2) : -1;
+  if (node >= 0) branch[0] = branch[1] = NULL; /* the node's now */
+  ok = node >= 0;
+  ok = ok && om__graph_node_captures(g, &g->nodes.v[node]); /* the values the branches read */
+  for (int a = 0; a < 2; a++)
+    if (branch[a]) om__graph_free(branch[a]), free(branch[a]);
+  m->pieces = (lo->pieces ? lo->pieces : 1) + (hi->pieces ? hi->pieces : 1);
+  if (ok && join_symbols(tr, c->k, lo, hi, plo, phi, m)) return m;
+  om_traced_release(m);
+  if (om_last_error() == OM_ERR_OK) om__fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory");
+  return NULL;
+}
+
+/* ---- the cut ---- */
+
+/* The example's variable for piece p of symbol s other than the example's: its end at the
+ * threshold (where a run saw the model answer), moved in past sizes that cannot be an example
+ * (below 2) and the model's fixed sizes where the piece has others; fixed when the piece has one
+ * size. false when no size of it can be an example. */
+static bool other_example(const om_trace *tr, const om_symbol *s, piece *p, bool upper) {
+  p->fixed = p->lo == p->hi;
+  p->v = upper ? p->lo : p->hi;
+  if (p->fixed) return true;
+  while (p->v < p->hi && p->v * s->multiple < 2) p->v++;
+  for (int step = upper ? 1 : -1; om__run_fixed_size(tr, p->v * s->multiple) && p->v + step >= p->lo && p->v + step <= p->hi &&
+                                   (p->v + step) * s->multiple >= 2;)
+    p->v += step;
+  return p->v * s->multiple >= 2;
+}
+
+int om__branch_run(om_trace *tr, const om_symbol *declared, om_trace_fn fn, void *ctx, om_tensor **outputs, int max_outputs,
+                   int n, uint64_t seed, uint64_t offset) {
+  om_thread_state *st = om__state();
+  uint64_t after = st->rng_seed, after_offset = st->rng_offset;
+  int k = tr->split_sym;
+  const om_symbol *s = &tr->symbols.v[k];
+  int64_t v0 = s->size / s->multiple, at = tr->split_at;
+  piece pc[2] = {{.lo = declared[k].vmin, .hi = at - 1}, {.lo = at, .hi = declared[k].vmax}};
+  int ex = v0 >= at, other = 1 - ex;
+  pc[ex].v = v0;
+  om__release_all(outputs, n); /* the record run's: the pieces' graphs replace its */
+  if (!other_example(tr, s, &pc[other], other == 1))
+    return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "trace_run: the model changes at a size threshold of '%s' (at %lld), and "
+                          "no size below it can be an example to trace that piece at: declare om.Dim('%s', { min: %lld })",
+                          s->name, (long long)(at * s->multiple), s->name, (long long)(at * s->multiple)), -1;
+  cut c = {.tr = tr, .declared = declared, .k = k, .fn = fn, .ctx = ctx, .max_outputs = max_outputs,
+           .syms = calloc((size_t)tr->inputs.n, sizeof *c.syms)};
+  if (!c.syms) return om__trace_fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory"), -1;
+  int in_i = -1, in_d = -1; /* an input axis of the symbol: its size is the condition's */
+  for (int i = 0; i < tr->inputs.n; i++)
+    for (int d = 0; d < OM_MAX_DIMS; d++) {
+      int ext = d < tr->g.values.v[tr->g.inputs.v[i]].ndim ? tr->g.values.v[tr->g.inputs.v[i]].ext[d] : -1;
+      c.syms[i][d] = -1;
+      for (int j = 0; ext >= 0 && j < tr->symbols.n && c.syms[i][d] < 0; j++)
+        if (om__x_sym(tr, j) == ext) c.syms[i][d] = j;
+      if (c.syms[i][d] == k && in_i < 0) in_i = i, in_d = d;
+    }
+  om_tensor **outs = calloc((size_t)max_outputs, sizeof *outs);
+  om_traced_model *m[2] = {NULL, NULL};
+  int n_ex = -1, n_other = -1;
+  st->trace = NULL; /* the pieces are traces of their own */
+  st->rng_seed = seed, st->rng_offset = offset;
+  bool ok = outs && trace_piece(&c, &pc[ex], tr->pieces - 1, outputs, &n_ex, &m[ex]);
+  st->rng_seed = seed, st->rng_offset = offset;
+  ok = ok && trace_piece(&c, &pc[other], tr->pieces - (m[ex]->pieces ? m[ex]->pieces : 1), outs, &n_other, &m[other]);
+  if (n_other > 0) om__release_all(outs, n_other);
+  bool ex_traced = m[ex] != NULL;
+  om_traced_model *joined = ok ? join(&c, in_i, in_d, at * s->multiple, m[0], m[1], &pc[0], &pc[1], ex == 1) : NULL;
+  om_traced_release(m[0]);
+  om_traced_release(m[1]);
+  free(outs);
+  free(c.syms);
+  st->trace = tr;
+  st->rng_seed = after, st->rng_offset = after_offset;
+  if (!joined) {
+    if (n_ex > 0) om__release_all(outputs, n_ex);
+    char msg[sizeof st->err_msg];
+    om_error_kind kind = om_last_error() != OM_ERR_OK ? om_last_error() : OM_ERR_OUT_OF_MEMORY;
+    snprintf(msg, sizeof msg, "%s", om_last_error_message());
+    if (kind < OM_ERR_TRACE_UNSUPPORTED_OPERATION && kind != OM_ERR_OUT_OF_MEMORY) /* the model fails at a piece's example */
+      return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "trace_run: the model changes at a size threshold of '%s' (at %lld), "
+                            "and fails at %s=%lld, in a piece: %s", s->name, (long long)(at * s->multiple), s->name,
+                            (long long)(pc[ex_traced ? other : ex].v * s->multiple), msg), -1;
+    return om__trace_fail(kind, "%s", msg), -1;
+  }
+  tr->branched = joined;
+  for (int j = 0; j < n_ex; j++) { /* the example piece's outputs, as the If's outputs of this trace */
+    om_tensor *t = om__alias(outputs[j]);
+    om_tensor_release(outputs[j]);
+    outputs[j] = t;
+    if (!t) {
+      om__release_all(outputs, j);
+      return om__trace_fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory"), -1;
+    }
+    t->trace_id = tr->id;
+    t->trace_value = j;
+  }
+  return n_ex;
+}
+
+om_traced_model *om__branch_finish(om_trace *tr, om_tensor *const *outputs, const char *const *names, int n) {
+  om_traced_model *m = tr->branched;
+  om_graph *g = &m->g;
+  int n_if = g->nodes.v[g->nodes.n - 1].n_out; /* the If's */
+  if (n < 1 || !outputs || !names)
+    return om__trace_fail(OM_ERR_TRACE_INVALID_USAGE, "trace_finish: needs at least one output and its name (got %d)", n), NULL;
+  for (int k = 0; k < n; k++) {
+    if (!outputs[k] || !om__traced(outputs[k]) || outputs[k]->trace_value < 0 || outputs[k]->trace_value >= n_if)
+      return om__trace_fail(OM_ERR_TRACE_INVALID_USAGE, "trace_finish: output %d is not one om_trace_run returned; a model "
+                            "written as branches finishes with those outputs", k), NULL;
+    if (!om__trace_check_name(tr, names[k], "trace_finish")) return NULL;
+    for (int e = 0; e < k; e++)
+      if (!strcmp(names[e], names[k]))
+        return om__trace_fail(OM_ERR_TRACE_INVALID_USAGE, "trace_finish: name '%s' is used twice (already an output)", names[k]), NULL;
+  }
+  bool ok = true;
+  for (int k = 0; ok && k < n; k++) {
+    int v = g->nodes.v[g->nodes.n - 1].out[outputs[k]->trace_value];
+    for (int e = 0; e < k && ok; e++)
+      if (g->outputs.v[e] == v) { /* the same output twice: an Identity of its own */
+        om_gvalue src = g->values.v[v];
+        int copy = om__graph_value(g, src.dtype, src.ndim, src.shape);
+        ok = copy >= 0 && add_node(g, "Identity", om__arena_printf(&g->arena, "Identity_%d", k), &v, 1, &copy, 1, NULL, 0) >= 0;
+        if (ok) memcpy(g->values.v[copy].dim_param, src.dim_param, sizeof src.dim_param), v = copy;
+      }
+    int *slot = ok ? OM_VEC_PUSH_SLOT(g->outputs) : NULL;
+    ok = slot && (g->values.v[v].name = om__arena_strdup(&g->arena, names[k]));
+    if (slot) *slot = v;
+  }
+  if (!ok) return om__trace_fail(OM_ERR_OUT_OF_MEMORY, "trace_finish: out of memory"), NULL;
+  tr->branched = NULL;
+  om__state()->trace = NULL;
+  om__trace_free(tr);
+  return m;
+}
+
+int om_traced_symbol_branches(const om_traced_model *m, int i, int64_t *ranges, int max) {
+  if (!m || i < 0 || i >= m->n_symbols) return om__fail(OM_ERR_INVALID_ARGUMENT, "traced_symbol_branches: no symbol %d", i), -1;
+  const om_traced_sym *s = &m->symbols[i];
+  for (int q = 0; ranges && q < s->n_branches && q < max; q++) ranges[2 * q] = s->branches[2 * q], ranges[2 * q + 1] = s->branches[2 * q + 1];
+  return s->n_branches;
+}

@@ -1,0 +1,162 @@
+// Size thresholds written as an ONNX If (docs/symbolic-axes.md, "Thresholds become branches"):
+// a model that does another thing from some size of one symbol on traces to an If on that size,
+// each branch traced on its own piece of the range. Every model runs in onnxruntime-web and the
+// Session (from the traced model, from its .onnx and from the library format) on both sides of
+// each threshold, at it and one above, and far above, against eager runs there.
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import * as om from 'onemodel';
+import { memoryHooks, withTraced, startOracle } from './helpers.mjs';
+
+memoryHooks();
+
+const ops = (tm) => tm.graph().nodes.map((n) => n.opType);
+
+/** A Module from a function of its inputs. */
+const fn = (f) => new (class extends om.nn.Module { forward(...xs) { return f(...xs); } })();
+
+/** Floats of t, for comparisons. */
+const data = (t) => Array.from(t.toArray());
+
+/**
+ * Keeps tm for the oracle (onnxruntime-web and the Session) at each seq size of sizes (inputs of
+ * shape(s)) against model's eager runs there, and returns what sessionsAgree checks: the .onnx
+ * and library-format bytes, the inputs and the eager outputs.
+ */
+function atSizes(keep, tm, model, sizes, shape = (s) => [2, s, 4]) {
+  const cases = sizes.map((s) => {
+    const x = om.randn(shape(s), { seed: 100 + s });
+    const y = model.forward(x);
+    const want = Array.isArray(y) ? y : [y];
+    keep(tm, { x }, want, `at seq=${s}`);
+    return { s, x: { data: Float32Array.from(x.toArray()), dims: x.shape, type: 'float32' }, want: want.map((w) => ({ dims: w.shape, data: data(w) })) };
+  });
+  return { bytes: [tm.toOnnx(), tm.save()], cases };
+}
+
+/** The Session made from each of the bytes gives the eager outputs at every case. */
+async function sessionsAgree({ bytes, cases }) {
+  for (const [k, b] of bytes.entries()) {
+    const session = await om.InferenceSession.create(b);
+    try {
+      for (const { s, x, want } of cases) {
+        const got = Object.values(session.runData({ x }));
+        assert.equal(got.length, want.length);
+        got.forEach((g, j) => {
+          const what = `${k ? 'library format' : '.onnx'} at seq=${s}, output ${j}`;
+          assert.deepEqual(Array.from(g.dims), want[j].dims, what);
+          const a = Array.from(g.data), e = want[j].data;
+          for (let i = 0; i < a.length; i++) assert.ok(Math.abs(Number(a[i]) - e[i]) <= 1e-5 * (1 + Math.abs(e[i])), `${what} [${i}]: ${a[i]} vs ${e[i]}`);
+        });
+      }
+    } finally {
+      session.dispose();
+    }
+  }
+}
+
+/** Traces model on x ([2, seq, 4] with batch and seq symbolic), keeps it with its example. */
+function traceSeq(keep, model, seq = 8, axes = ['batch', 'seq', null]) {
+  const ex = om.randn([2, seq, 4], { seed: seq });
+  const tm = om.trace(model, { x: [ex, axes] });
+  const y = model.forward(ex);
+  keep(tm, { x: ex }, Array.isArray(y) ? y : [y], undefined, model);
+  return tm;
+}
+
+const seqOf = (tm) => tm.symbols.find((s) => s.name === 'seq');
+
+describe('size thresholds become an If', () => {
+  test('T > c ? a : b for several c: an If on seq, each piece right on its side, at c and c + 1, and far above', async () => {
+    const checks = await withTraced((keep) => [9, 32, 321, 1000].map((c) => {
+      const model = fn((x) => (x.shape[1] > c ? x.sigmoid() : x.abs()));
+      const tm = traceSeq(keep, model);
+      assert.deepEqual(ops(tm), ['Shape', 'Less', 'If']);
+      assert.deepEqual(seqOf(tm).branches, [{ min: 1, max: c }, { min: c + 1, max: Infinity }]);
+      assert.equal(seqOf(tm).max, Infinity);
+      assert.equal(tm.symbols.find((s) => s.name === 'batch').branches, undefined);
+      return atSizes(keep, tm, model, [1, 2, c - 1, c, c + 1, c + 2, 4 * c + 7]);
+    }));
+    for (const c of checks) await sessionsAgree(c);
+  });
+
+  test('the example above the threshold: the piece below is traced at an example of its own', async () => {
+    await sessionsAgree(await withTraced((keep) => {
+      const model = fn((x) => (x.shape[1] > 20 ? x.relu() : x.neg()));
+      const tm = traceSeq(keep, model, 40);
+      assert.deepEqual(seqOf(tm).branches, [{ min: 1, max: 20 }, { min: 21, max: Infinity }]);
+      return atSizes(keep, tm, model, [1, 3, 20, 21, 40, 300]);
+    }));
+  });
+
+  test('a branch that makes more calls, and one that changes an argument (a pad amount, a slice end)', async () => {
+    const more = fn((x) => (x.shape[1] > 12 ? x.relu().mul(x.sigmoid()).add(1) : x.neg()));
+    const pad = fn((x) => om.nn.functional.pad(x, [0, 0, 0, x.shape[1] > 30 ? 3 : 1]).mul(2));
+    const slice = fn((x) => x.narrow(1, 0, x.shape[1] >= 100 ? 2 : 1).exp());
+    const checks = await withTraced((keep) => [[more, 12], [pad, 30], [slice, 99]].map(([model, c]) => {
+      const tm = traceSeq(keep, model);
+      assert.deepEqual(seqOf(tm).branches, [{ min: 1, max: c }, { min: c + 1, max: Infinity }]);
+      return atSizes(keep, tm, model, [1, 5, c, c + 1, 3 * c]);
+    }));
+    for (const c of checks) await sessionsAgree(c);
+  });
+
+  test('two thresholds: three pieces, nested Ifs', async () => {
+    await sessionsAgree(await withTraced((keep) => {
+      const model = fn((x) => (x.shape[1] > 50 ? x.relu() : x.shape[1] > 10 ? x.neg() : x.abs()));
+      const tm = traceSeq(keep, model);
+      assert.deepEqual(seqOf(tm).branches, [{ min: 1, max: 10 }, { min: 11, max: 50 }, { min: 51, max: Infinity }]);
+      return atSizes(keep, tm, model, [1, 10, 11, 50, 51, 400]);
+    }));
+  });
+
+  test("LLaMA's T > 1 causal mask: the piece of one size is traced with that axis fixed", async () => {
+    await sessionsAgree(await withTraced((keep) => {
+      const model = fn((x) => {
+        const T = x.shape[1];
+        let s = x.matmul(x.transpose(1, 2));
+        if (T > 1) s = s.add(om.ones([T, T]).triu(1).mul(-1e9));
+        return s.softmax(-1).matmul(x);
+      });
+      const tm = traceSeq(keep, model);
+      assert.deepEqual(seqOf(tm).branches, [{ min: 1, max: 1 }, { min: 2, max: Infinity }]);
+      return atSizes(keep, tm, model, [1, 2, 3, 8, 100]);
+    }));
+  });
+
+  test('thresholds on two symbols are refused, with the declaration that holds', () => {
+    const ex = om.randn([3, 8, 4], { seed: 5 });
+    const model = fn((x) => (x.shape[0] > 6 ? x.relu() : x.shape[1] > 20 ? x.neg() : x.abs()));
+    assert.throws(() => om.trace(model, { x: [ex, ['batch', 'seq', null]] }), (e) => {
+      assert.ok(e instanceof om.TraceError && e.kind === 'SymbolicShape', String(e));
+      assert.match(e.message, /the model changes at a size threshold: at (batch|seq)=\d+ it calls \w+ here .*declare om\.Dim\('(batch|seq)'/);
+      return true;
+    });
+    ex.dispose();
+  });
+
+  test('a piece with no size that can be an example (all below 2) is refused, with the declaration', () => {
+    const ex = om.randn([2, 8, 4], { seed: 7 });
+    assert.throws(() => om.trace(fn((x) => (x.shape[1] > 1 ? x.relu() : x.neg())), { x: [ex, ['batch', om.Dim('seq', { min: 0 }), null]] }),
+      (e) => e instanceof om.TraceError && e.kind === 'SymbolicShape' &&
+        /changes at a size threshold of 'seq' \(at 2\), and no size below it can be an example to trace that piece at: declare om\.Dim\('seq', \{ min: 2 \}\)/.test(e.message));
+    ex.dispose();
+  });
+
+  test('branches that return different counts or element types are refused', () => {
+    const ex = om.randn([2, 8, 4], { seed: 6 });
+    const cases = [
+      [fn((x) => (x.shape[1] > 20 ? [x.relu(), x.neg()] : [x.abs()])), /returns 1 outputs below it, 2 from it: the two cannot be one graph/],
+      [fn((x) => (x.shape[1] > 20 ? x.gt(0) : x.relu())), /its output 0 is float32 of rank 3 below it, bool of rank 3 from it: the two cannot be one graph/],
+    ];
+    for (const [model, re] of cases) {
+      assert.throws(() => om.trace(model, { x: [ex, ['batch', 'seq', null]] }), (e) => {
+        assert.ok(e instanceof om.TraceError && e.kind === 'SymbolicShape', String(e));
+        assert.match(e.message, re);
+        return true;
+      });
+      assert.equal(om.Tracer.active, false);
+    }
+    ex.dispose();
+  });
+});
