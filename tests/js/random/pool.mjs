@@ -48,6 +48,7 @@ export class Pool {
       if (slot.worker !== worker) return;
       if (record === READY) {
         slot.ready = true;
+        worker.unref(); /* from now on a case's timer keeps the process alive while it runs */
         this.#dispatch();
         return;
       }
@@ -69,7 +70,6 @@ export class Pool {
     };
     worker.on('error', (e) => died(e?.stack ?? String(e)));
     worker.on('exit', (code) => died(`exit code ${code}`));
-    worker.unref();
   }
 
   #finish(slot, record) {
