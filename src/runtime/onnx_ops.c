@@ -1407,10 +1407,8 @@ static bool bind_conv_transpose(om_bind *b) {
   return put(b, 0, y);
 }
 
-/* Col2Im over 2 spatial axes: each block's column of C x KH x KW values summed into the image,
- * the transposed convolution of the blocks [N, C KH KW, BH, BW] with a one-hot weight per
- * kernel position (groups C: each channel's KH KW columns into that channel), then the pads cut
- * off (and zeros after the last block where the strides leave the image's end uncovered). */
+/* Col2Im over 2 spatial axes: each block's column of C x KH x KW values summed into the image
+ * (fold, into the image with its pads, which then are cut off: pads may differ at the two ends). */
 static bool bind_col2im(om_bind *b) {
   om_tensor *x = b->in[0];
   int64_t image[3], block[3], zero[2] = {0, 0};
@@ -1431,26 +1429,11 @@ static bool bind_col2im(om_bind *b) {
   if (x->ndim != 3 || !C || x->shape[2] != L || !blocks[0] || !blocks[1])
     return om__fail(OM_ERR_SHAPE_MISMATCH, "%s (Col2Im): the input must be [N, C x %lld, %lld] for these image, block, pads, strides and dilations", who(b),
                     (long long)K, (long long)L);
-  if (C * K > LIMIT / K) return om__fail(OM_ERR_OUT_OF_MEMORY, "%s (Col2Im): a one-hot weight of more than 2^30 values", who(b));
-  float *onehot = om__alloc_floats(C * K * K + 1, "Col2Im");
-  if (!onehot) return false;
-  for (int64_t r = 0; r < C * K; r++)
-    for (int64_t k = 0; k < K; k++) onehot[r * K + k] = r % K == k;
-  om_scope s = {0};
-  om_tensor *w = om__keep(&s, om_from_data(onehot, (int64_t[]){C * K, 1, block[0], block[1]}, 4, OM_FLOAT32));
-  free(onehot);
-  om_tensor *x4 = om__keep(&s, om_reshape(x, (int64_t[]){x->shape[0], C * K, blocks[0], blocks[1]}, 4));
-  om_tensor *y = w && x4 ? om__keep(&s, om_conv_transpose2d(x4, w, NULL, sp.stride, zero, zero, C, sp.dilation)) : NULL;
-  int64_t pads[4] = {0};
-  for (int d = 0; y && d < 2; d++) {
-    int64_t need = image[d] + sp.pad[d] + sp.pad_end[d] - y->shape[2 + d];
-    pads[2 * (1 - d) + 1] = need > 0 ? need : 0;
-  }
-  if (y && (pads[1] || pads[3])) y = om__keep(&s, om_pad(y, pads, 4, OM_PAD_CONSTANT, 0));
-  for (int d = 0; y && d < 2; d++) y = om__keep(&s, om_slice(y, 2 + d, sp.pad[d], sp.pad[d] + image[d], 1));
-  bool ok = put(b, 0, om_tensor_retain(y));
-  om__scope_end(&s);
-  return ok;
+  /* fold into the padded image (its sums from zero, in order, as PyTorch's), then the pads cut off */
+  int64_t full[2] = {image[0] + sp.pad[0] + sp.pad_end[0], image[1] + sp.pad[1] + sp.pad_end[1]};
+  om_tensor *y = om_fold(x, full, block, sp.dilation, zero, sp.stride);
+  for (int d = 0; y && d < 2; d++) y = then(y, om_slice(y, 2 + d, sp.pad[d], sp.pad[d] + image[d], 1));
+  return put(b, 0, y);
 }
 
 /* floor(a / b) for b > 0. */
@@ -3438,7 +3421,7 @@ static const om_onnx_rule rules[] = {
     {"Celu", 1, 1, 1, bind_celu, "where(x > 0, x, alpha elu(x / alpha))"},
     {"CenterCropPad", 2, 2, 1, bind_center_crop_pad, "slice, pad with zeros (the sizes known when planning; axes)"},
     {"Clip", 1, 3, 1, bind_clip, "clamp (bounds known when planning), else Max / Min"},
-    {"Col2Im", 3, 3, 1, bind_col2im, "conv_transpose2d of the blocks with a one-hot weight per kernel position (groups: the channels), the pads cut off (2 spatial axes; image_shape and block_shape known when planning)"},
+    {"Col2Im", 3, 3, 1, bind_col2im, "fold into the padded image, the pads cut off (2 spatial axes; image_shape and block_shape known when planning)"},
     {"Compress", 2, 2, 1, bind_compress, "index_select of the true positions (the condition decides the shape: a plan per value of it when fed or computed)"},
     {"Concat", 1, MANY, 1, bind_concat, "cat"},
     {"ConcatFromSequence", 1, 1, 1, bind_concat_from_sequence, "cat, or stack (new_axis)"},
