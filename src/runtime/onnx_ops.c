@@ -1009,16 +1009,21 @@ static bool reduce(om_bind *b, reduction how) {
 }
 static bool bind_reduce_sum(om_bind *b) { return reduce(b, R_SUM); }
 static bool bind_reduce_mean(om_bind *b) { return reduce(b, R_MEAN); }
+/* Runs rule(b, arg) on input 0 cast to `through` and casts output 0 back to `back`: for element types
+ * whose answer the wider type gives exactly. */
+static bool through_cast(om_bind *b, om_dtype through, om_dtype back, bool (*rule)(om_bind *, int), int arg) {
+  om_tensor *x = b->in[0];
+  b->in[0] = om_cast(x, through);
+  bool ok = b->in[0] && rule(b, arg);
+  om_tensor_release(b->in[0]);
+  b->in[0] = x;
+  return ok && put(b, 0, then(b->out[0], om_cast(b->out[0], back)));
+}
+static bool reduce_by(om_bind *b, int how) { return reduce(b, (reduction)how); }
 /* ReduceMax and ReduceMin; of bool (opset 20) the extreme of 0 and 1 in int64 (Max is any, Min is
  * all), cast back. */
 static bool reduce_extreme(om_bind *b, reduction how) {
-  om_tensor *x = b->in[0];
-  if (x->dtype != OM_BOOL) return reduce(b, how);
-  b->in[0] = om_cast(x, OM_INT64);
-  bool ok = b->in[0] && reduce(b, how);
-  om_tensor_release(b->in[0]);
-  b->in[0] = x;
-  return ok && put(b, 0, then(b->out[0], om_cast(b->out[0], OM_BOOL)));
+  return b->in[0]->dtype == OM_BOOL ? through_cast(b, OM_INT64, OM_BOOL, reduce_by, how) : reduce(b, how);
 }
 static bool bind_reduce_max(om_bind *b) { return reduce_extreme(b, R_MAX); }
 static bool bind_reduce_min(om_bind *b) { return reduce_extreme(b, R_MIN); }
@@ -1577,17 +1582,13 @@ static bool pool(om_bind *b, bool max) {
     return false;
   return put(b, 0, pool_nd(b, x, ns, sp, ceil, cip, max));
 }
+static bool pool_by(om_bind *b, int max) { return pool(b, max); }
 /* MaxPool of 8- and 16-bit integers (held in int64) goes through float32, which holds them exactly. */
 static bool bind_max_pool(om_bind *b) {
-  om_tensor *x = b->in[0];
-  if (x->dtype != OM_INT64) return pool(b, true);
+  if (b->in[0]->dtype != OM_INT64) return pool(b, true);
   int t = b->types[b->node->in[0]];
   if (t != 2 && t != 3 && t != 4 && t != 5) return om__fail(OM_ERR_UNSUPPORTED, "%s (MaxPool): input of ONNX type %d is not supported (float, 8- and 16-bit integers)", who(b), t);
-  b->in[0] = om_cast(x, OM_FLOAT32);
-  bool ok = b->in[0] && pool(b, true);
-  om_tensor_release(b->in[0]);
-  b->in[0] = x;
-  return ok && put(b, 0, then(b->out[0], om_cast(b->out[0], OM_INT64)));
+  return through_cast(b, OM_FLOAT32, OM_INT64, pool_by, true);
 }
 static bool bind_average_pool(om_bind *b) { return pool(b, false); }
 

@@ -8,44 +8,13 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import * as om from 'onemodel';
-import * as ort from 'onnxruntime-web';
 import { memoryHooks } from './helpers.mjs';
 import { onnxBytes } from '../../tools/onnx_bytes.mjs';
+import { F, I, B, node, agree } from './onnx-agree.mjs';
 
 memoryHooks();
-ort.env.wasm.numThreads = 1;
-
-const numel = (dims) => dims.reduce((p, q) => p * q, 1);
-/** A float32 feed of dims: element k is (k * 7 % 11 - 5) / 4 + shift. */
-const F = (dims, shift = 0) => ({ type: 'float32', dims, data: Float32Array.from({ length: numel(dims) }, (_, k) => ((k * 7) % 11 - 5) / 4 + shift) });
-const I = (values, dims = [values.length]) => ({ type: 'int64', dims, data: BigInt64Array.from(values, BigInt) });
-const B = (v) => ({ type: 'bool', dims: [], data: Uint8Array.of(v ? 1 : 0) });
-const node = (op, inputs, outputs, rest = {}) => ({ op, inputs, outputs, ...rest });
 const i64 = (name, values, dims = []) => ({ name, dtype: 'int64', dims, values });
 const out = (name, dtype = 'float32', kind = 'tensor') => ({ name, dtype, kind });
-
-/** Every feed set runs in the Session and in onnxruntime-web: outputs agree in type, shape and values. */
-async function agree(model, feeds) {
-  const bytes = onnxBytes({ opset: 17, ...model });
-  const ours = await om.InferenceSession.create(bytes);
-  const theirs = await ort.InferenceSession.create(bytes, { executionProviders: ['wasm'] });
-  try {
-    for (const feed of feeds) {
-      const what = Object.entries(feed).map(([n, f]) => `${n} [${f.dims}]`).join(', ');
-      const want = await theirs.run(Object.fromEntries(Object.entries(feed).map(([n, f]) => [n, new ort.Tensor(f.type, f.data, f.dims)])));
-      const got = ours.runData(feed);
-      for (const o of theirs.outputNames) {
-        assert.equal(got[o].type, want[o].type, `${what}: output ${o}'s type`);
-        assert.deepEqual(got[o].dims, want[o].dims, `${what}: output ${o}'s shape`);
-        const values = (data) => Array.from(data, (v) => Number(v) + 0); /* + 0: a zero's sign aside (Relu of -0) */
-        assert.deepEqual(values(got[o].data), values(want[o].data), `${what}: output ${o}'s values`);
-      }
-    }
-  } finally {
-    ours.dispose();
-    await theirs.release();
-  }
-}
 
 /** A session of model whose first run on feeds fails with kind and a message matching re (the session stays usable). */
 async function runRefused(model, feeds, kind, re) {

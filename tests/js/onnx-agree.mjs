@@ -1,0 +1,43 @@
+// Graphs written with tools/onnx_bytes.mjs, run by the Session and by onnxruntime-web on the same
+// feeds: the feed builders and the comparison the ONNX-layer tests share (onnx-sequences,
+// onnx-subgraphs).
+import assert from 'node:assert/strict';
+import * as om from 'onemodel';
+import * as ort from 'onnxruntime-web';
+import { onnxBytes } from '../../tools/onnx_bytes.mjs';
+
+ort.env.wasm.numThreads = 1;
+
+export const numel = (dims) => dims.reduce((p, q) => p * q, 1);
+/** A float32 feed of dims: element k is (k * 7 % 11 - 5) / 4 + shift. */
+export const F = (dims, shift = 0) => ({ type: 'float32', dims, data: Float32Array.from({ length: numel(dims) }, (_, k) => ((k * 7) % 11 - 5) / 4 + shift) });
+export const I = (values, dims = [values.length]) => ({ type: 'int64', dims, data: BigInt64Array.from(values, BigInt) });
+export const B = (v) => ({ type: 'bool', dims: [], data: Uint8Array.of(v ? 1 : 0) });
+export const node = (op, inputs, outputs, rest = {}) => ({ op, inputs, outputs, ...rest });
+
+/**
+ * Every feed set runs in the Session and in onnxruntime-web: outputs agree in type, shape and
+ * values, exactly (a zero's sign aside: Relu of -0) or, with tol, within tol.atol + tol.rtol * |want|.
+ */
+export async function agree(model, feeds, tol = null) {
+  const bytes = onnxBytes({ opset: 17, ...model });
+  const ours = await om.InferenceSession.create(bytes);
+  const theirs = await ort.InferenceSession.create(bytes, { executionProviders: ['wasm'] });
+  try {
+    for (const feed of feeds) {
+      const what = Object.entries(feed).map(([n, f]) => `${n} [${f.dims}]`).join(', ');
+      const want = await theirs.run(Object.fromEntries(Object.entries(feed).map(([n, f]) => [n, new ort.Tensor(f.type, f.data, f.dims)])));
+      const got = ours.runData(feed);
+      for (const o of theirs.outputNames) {
+        assert.equal(got[o].type, want[o].type, `${what}: output ${o}'s type`);
+        assert.deepEqual(got[o].dims, want[o].dims, `${what}: output ${o}'s shape`);
+        const a = Array.from(got[o].data, (v) => Number(v) + 0), e = Array.from(want[o].data, (v) => Number(v) + 0);
+        if (!tol) assert.deepEqual(a, e, `${what}: output ${o}'s values`);
+        else a.forEach((v, i) => assert.ok(Math.abs(v - e[i]) <= tol.atol + tol.rtol * Math.abs(e[i]), `${what}: ${o}[${i}] is ${v}, onnxruntime-web ${e[i]}`));
+      }
+    }
+  } finally {
+    ours.dispose();
+    await theirs.release();
+  }
+}
