@@ -17,8 +17,8 @@ const MAX_HEADER = 100_000_000;
 
 // The reference implementation's dtypes in its order (which is also the order save() writes:
 // larger rank first): byte size, and the om dtype they load as and how (none: refused, as they
-// do not fit float32 or int64 exactly).
-//   copy: the bytes are already om's (float32, int64);  bool: nonzero bytes become 1;
+// do not fit float32, float64 or int64 exactly).
+//   copy: the bytes are already om's (float32, float64, int64);  bool: nonzero bytes become 1;
 //   f16 / bf16: widened to float32 exactly;  int: widened to int64 exactly (signed or not).
 const DTYPES = {
   BOOL: { size: 1, om: 'bool', read: 'bool' },
@@ -33,13 +33,13 @@ const DTYPES = {
   I32: { size: 4, om: 'int64', read: 'int', signed: true },
   U32: { size: 4, om: 'int64', read: 'int', signed: false },
   F32: { size: 4, om: 'float32', read: 'copy' },
-  F64: { size: 8 },
+  F64: { size: 8, om: 'float64', read: 'copy' },
   I64: { size: 8, om: 'int64', read: 'copy' },
   U64: { size: 8 },
 };
 const RANK = Object.fromEntries(Object.keys(DTYPES).map((k, i) => [k, i]));
 /** The safetensors dtype save() writes for each om dtype. */
-const SAVED_AS = { float32: 'F32', int64: 'I64', bool: 'BOOL' };
+const SAVED_AS = { float32: 'F32', float64: 'F64', int64: 'I64', bool: 'BOOL' };
 
 function formatError(who, message) {
   return new OmError('Format', `${who}: ${message}`);
@@ -194,7 +194,7 @@ function parseHeader(read, len, who) {
   }
   for (const e of entries) {
     if (!DTYPES[e.dtype].om) {
-      throw new OmError('DtypeMismatch', `${who}: tensor ${quote(e.name)} is ${e.dtype}, which onemodel does not take (it holds float32, int64 and bool; F16 and BF16 widen to float32, the integer types up to 32 bits to int64): convert it before saving, e.g. with .float() in PyTorch`);
+      throw new OmError('DtypeMismatch', `${who}: tensor ${quote(e.name)} is ${e.dtype}, which onemodel does not take (it holds float32, float64, int64 and bool; F16 and BF16 widen to float32, the integer types up to 32 bits to int64): convert it before saving, e.g. with .float() in PyTorch`);
     }
   }
   return { dataStart, entries, metadata };
@@ -380,7 +380,7 @@ function byCodePoint(a, b) {
 
 /**
  * om.safetensors.save(stateDict, { metadata }) -> Uint8Array. Laid out as the reference writes:
- * tensors sorted by dtype (int64, float32, bool) then name, data contiguous in that order, the
+ * tensors sorted by dtype (int64, float64, float32, bool) then name, data contiguous in that order, the
  * header compact JSON ("__metadata__" first) padded with spaces to a multiple of 8 bytes.
  */
 export function save(stateDict, options) {

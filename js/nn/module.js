@@ -17,6 +17,9 @@ import { Tensor, rand, tidy, noGrad, tensor, optionsArg, inScope } from '../tens
 import { linear } from '../ops/linalg.js';
 import { describe, toI32 } from '../convert.js';
 
+/** The floating dtypes loadStateDict converts between, as PyTorch's copy_ does. */
+const FLOATING = new Set(['float32', 'float64']);
+
 let walkModule; // (module, prefix, out, path) -> out, set in Module's static block
 
 /** The base class of every layer and model. */
@@ -275,7 +278,13 @@ function loadState(module, state, options) {
         }
         temps.push(src);
       } else if (src.dtype !== dst.dtype) {
-        throw new OmError('DtypeMismatch', `${who}: ${key} is ${src.dtype} in the state dict but ${dst.dtype} in the model`);
+        // PyTorch's copy_ converts; float64 <-> float32 rounds as it does, other pairs are refused
+        // (an int64 or bool tensor where the model holds floats is more likely a wrong key)
+        if (!FLOATING.has(src.dtype) || !FLOATING.has(dst.dtype)) {
+          throw new OmError('DtypeMismatch', `${who}: ${key} is ${src.dtype} in the state dict but ${dst.dtype} in the model`);
+        }
+        src = src.to(dst.dtype);
+        temps.push(src);
       }
       if (src.shape.length !== dst.shape.length || src.shape.some((d, i) => d !== dst.shape[i])) {
         throw new OmError('ShapeMismatch', `${who}: ${key} has shape ${shapeStr(src.shape)} in the state dict but ${shapeStr(dst.shape)} in the model`);

@@ -288,6 +288,11 @@ describe('containers and state dicts', () => {
       assert.throws(() => b.loadStateDict({ ...a.stateDict(), extra: [1] }), kindIs('InvalidArgument', /unexpected keys \["extra"\]/));
       assert.throws(() => b.loadStateDict({ ...a.stateDict(), '1.bias': new Float32Array(2) }), kindIs('ShapeMismatch', /1.bias has 2 values, the model's \[1\] needs 1/));
       om.tidy(() => assert.throws(() => b.loadStateDict({ ...a.stateDict(), '1.bias': om.tensor([1n]) }), kindIs('DtypeMismatch', /1.bias is int64 in the state dict but float32/)));
+      om.tidy(() => { // a float64 tensor (a double checkpoint) rounds to float32 as PyTorch's copy_ does
+        b.loadStateDict({ ...a.stateDict(), '1.bias': om.tensor([1 + 2 ** -30], { dtype: 'float64' }) });
+        assert.equal(b[1].bias.dtype, 'float32');
+        assert.deepEqual(vals(b[1].bias), [1]);
+      });
       assert.throws(() => b.loadStateDict({ ...a.stateDict(), '0.bias': [1, [2], 3] }), kindIs('InvalidArgument', /^loadStateDict: 0.bias: tensor: /));
       assert.throws(() => b.loadStateDict({ ...a.stateDict(), '1.bias': 'x' }), kindIs('InvalidArgument', /1.bias must be a Tensor, an array, a typed array or \(0-d\) a scalar/));
       assert.deepEqual(b.loadStateDict({ '1.bias': [5], extra: [1] }, { strict: false }), { missingKeys: ['0.weight', '0.bias', '1.weight'], unexpectedKeys: ['extra'] });

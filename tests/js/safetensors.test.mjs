@@ -176,6 +176,28 @@ describe('save() layout', () => {
     }
   });
 
+  test('F64 loads as float64 bit for bit (-0, a NaN payload, subnormal, 1 + 2^-52) and saves as F64 between I64 and F32', () => {
+    const bits = [0x8000000000000000n, 0x7ff8000000000123n, 1n, 0x3ff0000000000001n, 0x4009_21fb_5444_2d18n];
+    const data = new Uint8Array(8 * bits.length);
+    bits.forEach((b, i) => new DataView(data.buffer).setBigUint64(8 * i, b, true));
+    const { tensors } = load(file({ d: { dtype: 'F64', shape: [5], data_offsets: [0, 40] } }, data));
+    const extra = { i: om.tensor([7n]), f: om.tensor([1.5]) };
+    try {
+      assert.equal(tensors.d.dtype, 'float64');
+      assert.deepEqual(bytesOf(tensors.d.toArray()), data);
+      const again = save({ f: extra.f, d: tensors.d, i: extra.i });
+      assert.deepEqual(Object.keys(headerOf(again).header), ['i', 'd', 'f']);
+      const back = load(again).tensors;
+      try {
+        assert.deepEqual(bytesOf(back.d.toArray()), data);
+      } finally {
+        om.dispose(back);
+      }
+    } finally {
+      om.dispose([tensors, extra]);
+    }
+  });
+
   test('argument errors: kind and message', () => {
     const t = om.tensor([1]);
     const d = om.tensor([1]);
@@ -387,11 +409,11 @@ describe('load(): hostile files give a Format error naming the problem (DtypeMis
     });
   }
 
-  for (const [dtype, size] of [['F64', 8], ['U64', 8], ['F8_E4M3', 1], ['F8_E5M2', 1]]) {
+  for (const [dtype, size] of [['U64', 8], ['F8_E4M3', 1], ['F8_E5M2', 1]]) {
     test(`${dtype} is refused as DtypeMismatch, after the file's checks`, () => {
       const bytes = file({ ok: F32([1], 0, 4), x: { dtype, shape: [2], data_offsets: [4, 4 + 2 * size] } }, 4 + 2 * size);
       assert.throws(() => load(bytes), (e) => e instanceof om.OmError && e.kind === 'DtypeMismatch'
-        && new RegExp(`safetensors\\.load: tensor "x" is ${dtype}, which onemodel does not take \\(it holds float32, int64 and bool; F16 and BF16 widen to float32, the integer types up to 32 bits to int64\\): convert it before saving`).test(e.message));
+        && new RegExp(`safetensors\\.load: tensor "x" is ${dtype}, which onemodel does not take \\(it holds float32, float64, int64 and bool; F16 and BF16 widen to float32, the integer types up to 32 bits to int64\\): convert it before saving`).test(e.message));
     });
   }
 
