@@ -261,7 +261,7 @@ describe('web-demo page in Chromium', () => {
   test('symbols declared on the page (om.Dim\'s multipleOf, min, max) and the sizes the model narrowed shown: the UNet with symbolic h and w', async () => {
     await pick('unet');
     const symbols = () => page.$$eval('#symbols .symbol', (rows) => rows.map((r) => r.dataset.symbol));
-    assert.deepEqual(await symbols(), ['batch'], 'the file names its batch');
+    assert.deepEqual(await symbols(), (await formShapes())[0].axes.filter(Boolean), 'a row per symbol the form names');
     await setAxis('x', 0, 4, 'n');
     await setAxis('x', 2, 8, 'h');
     await setAxis('x', 3, 12, 'w');
@@ -283,9 +283,9 @@ describe('web-demo page in Chromium', () => {
     const rows = await ranges();
     assert.deepEqual(rows.map((r) => r.slice(0, 3)), [['n', '', 'any size from 1'], ['h', '', 'multiples of 4 from 4 to 64'], ['w', 'narrowed', 'multiples of 2 from 2']]);
     assert.deepEqual(rows.map((r) => r[3].replace(/: .*/s, '')), ['the declaration', 'the declaration', 'the model']);
-    assert.match(await text('#status'), /^Traced “UNet-style segmenter”: \d+ nodes, .* of ONNX\. The model narrowed w to multiples of 2 from 2 \(see Summary\)\.$/);
+    assert.match(await text('#status'), /^Traced “UNet-style segmenter”: \d+ nodes, .* of ONNX\. Narrowed by the model: w: multiples of 2 from 2 \(see Summary\)\.$/);
     const note = '#symbols [data-symbol="w"] .narrowed';
-    assert.equal(await text(note), 'the model narrowed it to multiples of 2 from 2');
+    assert.equal(await text(note), 'narrowed by the model: multiples of 2 from 2');
     assert.equal(await page.getAttribute(note, 'title'), rows[2][3].slice('the model: '.length), 'its tooltip says which call narrowed it');
     assert.equal(await page.isHidden('#symbols [data-symbol="h"] .narrowed'), true, 'h is as declared');
     await shot('3b-symbols');
@@ -637,6 +637,14 @@ describe('web-demo page in Chromium', () => {
     await idle();
     assert.equal(await page.inputValue('#model-select'), 'lstm');
     assert.equal(await page.evaluate(() => window.onemodelPage.editor.text), original, 'after Reset, the file as it is');
+    // Reset of a file as it is (no edit to undo): the file's steps, and Train stays on
+    const steps = Number(/steps: (\d+),/.exec(original)[1]);
+    await page.fill('#train-steps', String(steps + 3));
+    await page.click('#reset');
+    await idle();
+    assert.equal(await page.isEnabled('#train'), true, 'Train is on');
+    assert.equal(await page.inputValue('#train-steps'), String(steps));
+    assert.match(await text('#status'), /^Loaded “.*”\. Press Trace, or Train first\.$/);
   });
 
   test('no errors in the page or its console', () => {

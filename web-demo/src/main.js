@@ -79,12 +79,12 @@ function declaredSizes(inputs) {
   return sizes;
 }
 
-/** The sizes a symbol takes ({ multipleOf, min, max }) in words: "multiples of 4 from 8 to 64", "any size from 1". */
+/** The sizes a symbol takes ({ multipleOf, min, max }) in words: "multiples of 4 from 8 to 64", "1 to 32", "any size from 1", "8 only". */
 function rangeText({ multipleOf, min, max }) {
   const from = Math.ceil(min / multipleOf) * multipleOf;   // the smallest size taken
   if (from === max) return `${from} only`;
-  const to = max === Infinity ? '' : ` to ${max}`;
-  return multipleOf === 1 ? `${from === 1 && !to ? 'any size ' : ''}from ${from}${to}` : `multiples of ${multipleOf} from ${from}${to}`;
+  if (multipleOf !== 1) return `multiples of ${multipleOf} from ${from}${max === Infinity ? '' : ` to ${max}`}`;
+  return max === Infinity ? `any size from ${from}` : `${from} to ${max}`;
 }
 
 /** A file name from a title: "MLP regression" -> "mlp-regression.onnx". */
@@ -495,6 +495,7 @@ class Page {
   /** Empties the views of the last trace, training and verification (a new model was picked). */
   reset() {
     this.trace = null;
+    this.inspected = null;    // the pick's inspect shows the file's title, inputs and steps, even when its code is what was loaded
     this.run = null;
     this.shownSteps = null;   // a picked file shows its own default steps
     this.graph.clear();
@@ -631,7 +632,7 @@ class Page {
       const r = by.get(row.dataset.symbol);
       const note = $('.narrowed', row);
       note.hidden = !r;
-      note.textContent = r ? `the model narrowed it to ${rangeText(r)}` : '';
+      note.textContent = r ? `narrowed by the model: ${rangeText(r)}` : '';
       note.title = r ? r.narrowedBy : '';
     }
   }
@@ -703,9 +704,9 @@ class Page {
     $('#graph-info').textContent = `${res.summary.nodeCount} nodes · ${res.summary.initializers.length} initializers`;
     this.refreshButtons();
     this.showNarrowed(res.summary.ranges);
-    const narrowed = res.summary.ranges.filter((r) => r.narrowedBy).map((r) => `${r.name} to ${rangeText(r)}`);
+    const narrowed = res.summary.ranges.filter((r) => r.narrowedBy).map((r) => `${r.name}: ${rangeText(r)}`);
     this.status(`Traced “${title}”: ${res.summary.nodeCount} nodes, ${bytesText(res.summary.onnxBytes)} of ONNX.`
-      + `${narrowed.length ? ` The model narrowed ${narrowed.join(', ')} (see Summary).` : ''}`);
+      + `${narrowed.length ? ` Narrowed by the model: ${narrowed.join('; ')} (see Summary).` : ''}`);
   }
 
   async runVerify() {
