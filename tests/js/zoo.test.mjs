@@ -364,7 +364,7 @@ describe('workflow: errors', () => {
       [{ ...ok, inputs: [x] }, /inputs must be a non-empty object of name -> Tensor or \[Tensor, axisNames\]/],
       [{ ...ok, inputs: {} }, /inputs must be a non-empty object/],
       [{ ...ok, inputs: { x: [[1, 2], ['batch']] } }, /input "x" must be a Tensor or \[Tensor, axisNames\], got an array of length 2 as its example/],
-      [{ ...ok, inputs: { x: [x, ['batch']] } }, /input "x": axisNames must have one entry per dim \(2: a symbol name or null\), got an array of length 1/],
+      [{ ...ok, inputs: { x: [x, ['batch']] } }, /input "x": axisNames must have one entry per dim \(2: a symbol name, an om.Dim or null\), got an array of length 1/],
       [{ ...ok, inputs: { x: [x, ['', null]] } }, /input "x": axisNames\[0\] must be a symbol name/],
       [{ ...ok, inputs: { x: [x, 'batch'] } }, /input "x": axisNames must have one entry per dim/],
       [{ ...ok, inputs: { x: [x, ['n', null]], y: [x, [null, 'n']] } }, /symbol "n" is 2 on input "x" axis 0 but 3 on input "y" axis 1/],
