@@ -43,19 +43,21 @@ function isPlainObject(v) {
 }
 
 /**
- * Checks the axis names of one input of the given shape: one entry per dim, each a symbol name
- * or null (null/undefined axes: all fixed). `sizes` (Map symbol -> { size, where }) collects the
- * symbols across inputs, so one symbol has one size. Returns the names (null for fixed axes).
+ * Checks the axis names of one input of the given shape: one entry per dim, each a symbol name,
+ * an om.Dim (a symbol with its sizes declared) or null (null/undefined axes: all fixed). `sizes`
+ * (Map symbol -> { size, where }) collects the symbols across inputs, so one symbol has one
+ * size. Returns the names (null for fixed axes).
  */
 function readAxes(axes, shape, name, sizes, where) {
   const at = `${where}: input ${JSON.stringify(name)}`;
   const list = axes === null || axes === undefined ? shape.map(() => null) : axes;
   if (!Array.isArray(list) || list.length !== shape.length) {
-    throw invalid(`${at}: axisNames must have one entry per dim (${shape.length}: a symbol name or null), got ${show(axes)}`);
+    throw invalid(`${at}: axisNames must have one entry per dim (${shape.length}: a symbol name, an om.Dim or null), got ${show(axes)}`);
   }
-  return Array.from(list, (a, d) => {
-    if (a === null || a === undefined) return null;
-    if (typeof a !== 'string' || a === '') throw invalid(`${at}: axisNames[${d}] must be a symbol name (a non-empty string) or null, got ${show(a)}`);
+  return Array.from(list, (entry, d) => {
+    if (entry === null || entry === undefined) return null;
+    const a = entry instanceof om.Dim ? entry.name : entry;
+    if (typeof a !== 'string' || a === '') throw invalid(`${at}: axisNames[${d}] must be a symbol name (a non-empty string), an om.Dim or null, got ${show(a)}`);
     const here = `input ${JSON.stringify(name)} axis ${d}`;
     const seen = sizes.get(a);
     if (seen && seen.size !== shape[d]) {
@@ -139,10 +141,30 @@ function checkTrain(train, model, name) {
 
 /**
  * The inputs of an om.trace-style inputs object as the page shows and edits them:
- * [{ name, dtype, shape, axes }] (axes one entry per dim, a symbol name or null).
+ * [{ name, dtype, shape, axes }] (axes one entry per dim: a symbol name, a declared symbol as
+ * plain data { name, multipleOf, min, max } (an om.Dim's fields), or null).
  */
 export function describeInputs(inputs) {
-  return readInputs(inputs, 'describeInputs').map(({ name, example, axes }) => ({ name, dtype: example.dtype, shape: example.shape, axes }));
+  return readInputs(inputs, 'describeInputs').map(({ name, example, axes }) => {
+    const given = Array.isArray(inputs[name]) ? inputs[name][1] : null;
+    const declared = (d) => (given?.[d] instanceof om.Dim ? { name: given[d].name, multipleOf: given[d].multipleOf, min: given[d].min, max: given[d].max } : null);
+    return { name, dtype: example.dtype, shape: example.shape, axes: axes.map((a, d) => declared(d) ?? a) };
+  });
+}
+
+/**
+ * An axis entry of makeInputs' specs as om.trace takes it: a declared symbol given as plain data
+ * ({ name, multipleOf?, min?, max? }, what describeInputs gives and the page posts) becomes an
+ * om.Dim, which checks the numbers (an OmError InvalidArgument names a bad one).
+ */
+function axisEntry(a, d, at) {
+  if (a === null || a === undefined || typeof a !== 'object' || a instanceof om.Dim) return a ?? null;
+  const { name, ...sizes } = a;
+  try {
+    return om.Dim(name, sizes);
+  } catch (e) {
+    throw invalid(`${at}: axes[${d}]: ${e.message}`);
+  }
 }
 
 /**
@@ -170,10 +192,12 @@ export function makeInputs(file, specs, seed = 1) {
     if (!Array.isArray(s.shape) || s.shape.length !== example.ndim || !s.shape.every((n) => Number.isInteger(n) && n >= 1)) {
       throw invalid(`${at}: shape must be ${example.ndim} positive integers (the example is [${example.shape}]), got ${JSON.stringify(s.shape)}`);
     }
-    return { name, example, shape: s.shape, axes: s.axes ?? null };
+    return { name, example, shape: s.shape, axes: Array.isArray(s.axes) ? Array.from(s.axes, (a, d) => axisEntry(a, d, at)) : s.axes ?? null };
   });
   const sizes = new Map();
-  for (const c of checked) c.axes = readAxes(c.axes, c.shape, c.name, sizes, where);
+  for (const c of checked) { // names for fixed axes and plain symbols, the om.Dims as they are
+    c.axes = readAxes(c.axes, c.shape, c.name, sizes, where).map((a, d) => (c.axes?.[d] instanceof om.Dim ? c.axes[d] : a));
+  }
   const out = {};
   try {
     checked.forEach((c, i) => { out[c.name] = [drawLike(c.example, c.shape, seed + i), c.axes]; });
@@ -288,6 +312,8 @@ export function shapeText(shape) {
 /**
  * What the page shows of a traced model, as plain data (it crosses postMessage):
  *   { inputs, outputs: [{ name, dtype, shape }] (a symbolic dim as its name), symbols: [name],
+ *     ranges: [{ name, multipleOf, min, max, narrowedBy }] (the sizes the graph holds for:
+ *     traced.symbols in the order of symbols; narrowedBy null where the declaration, not the model, set them),
  *     nodeCount, opCounts: [{ opType, count }] (most frequent first),
  *     initializers: [{ name, dtype, shape, bytes }], initializerBytes, onnxBytes,
  *     graph: { nodes: [{ id, kind, label, ... }], edges: [{ from, to, value }] } }
@@ -323,6 +349,8 @@ export function summarizeTraced(traced, bytes = traced.toOnnx()) {
     inputs,
     outputs,
     symbols,
+    ranges: traced.symbols.map(({ name, multipleOf, min, max, narrowedBy }) => ({ name, multipleOf, min, max, narrowedBy }))
+      .sort((a, b) => symbols.indexOf(a.name) - symbols.indexOf(b.name)),
     nodeCount: nodes.length,
     opCounts: [...count].map(([opType, n]) => ({ opType, count: n })).sort((a, b) => b.count - a.count || (a.opType < b.opType ? -1 : 1)),
     initializers: inits,

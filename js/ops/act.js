@@ -112,7 +112,7 @@ export function clamp(input, ...args) {
     const what = k ? 'max' : 'min';
     if (ints) {
       if (typeof v === 'number' && !Number.isInteger(v)) {
-        throw invalid(`clamp: ${what} ${v} is not an int64 for an int64 input (cast the input to float32 first)`);
+        throw invalid(`clamp: ${what} ${v} is not an int64 for an int64 input (convert the input first with .float())`);
       }
       i.push(toI64(v, 'clamp', what));
     } else {

@@ -196,6 +196,13 @@ describe('error classes', () => {
       'trace: at batch=2 the model fails at indexSelect (call 2): indexSelect: index 50 is out of range');
     assert.equal(inJsTerms('relu: see docs/x_y: here', isOp), 'relu: see docs/x_y: here', 'only the leading name');
     assert.equal(inJsTerms("neg: declare om.Dim('n', { min: 2 }) (om_trace_dim in C)", isOp), "neg: declare om.Dim('n', { min: 2 })");
+    // C's hints to cast name the JS methods (each of C's three wordings)
+    assert.equal(inJsTerms('add: dtypes int64 and float32 differ (convert one with cast)', isOp),
+      'add: dtypes int64 and float32 differ (convert one with .to(dtype), e.g. .float())');
+    assert.equal(inJsTerms('div: takes float32, not int64 (true division of integers gives floats: cast first)', isOp),
+      'div: takes float32, not int64 (true division of integers gives floats: convert first with .float())');
+    assert.throws(() => om.tidy(() => om.tensor([1, 2], { dtype: 'int64' }).clamp(0.5, 3)), (e) => e.kind === 'InvalidArgument'
+      && e.message === 'clamp: min 0.5 is not an int64 for an int64 input (convert the input first with .float())');
     // end to end: a model that calls leakyRelu at other sizes, neg at the traced one (a threshold
     // on a product of two sizes: refused, where one size's is an If)
     const x = om.randn([4, 3], { seed: 1 });

@@ -336,16 +336,22 @@ export { total, wrong };
       for (const p of parts) assert.match(failure.message, p);
     }
 
-    test('Vite (no configuration): the build emits the .wasm as an asset and the page runs the model and the trace', async () => {
+    test('Vite (no configuration): the build emits the .wasm as an asset and the page, served by `vite preview`, runs the model and the trace', async () => {
       const log = await sh(app, process.execPath, [join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--logLevel', 'warn']);
       assert.equal(log, '', 'no warnings');
       const dist = join(app, 'dist');
       const assets = tree(dist).filter((f) => f.endsWith('.wasm'));
       assert.equal(assets.length, 1, tree(dist).join());
       assert.ok(readFileSync(join(dist, assets[0])).equals(readFileSync(join(app, 'node_modules', 'onemodel', 'js', 'dist', 'onemodel.wasm'))));
-      const { result, wasm } = await openApp(dist, 'index.html');
-      assert.deepEqual(wasm, [[`/${assets[0]}`, 200]]);
-      assert.deepEqual(result, expected);
+      const { preview } = await import('vite');
+      const server = await preview({ root: app, logLevel: 'silent', preview: { host: '127.0.0.1', port: 0 } });
+      try {
+        const { result, wasm } = await openPage(server.resolvedUrls.local[0]);
+        assert.deepEqual(wasm, [[`/${assets[0]}`, 200]]);
+        assert.deepEqual(result, expected);
+      } finally {
+        await server.close();
+      }
     });
 
     test("Vite's dev server without the configuration: ready() rejects with a Load error that names the fix", async () => {
@@ -391,11 +397,20 @@ export { total, wrong };
       const log = await sh(app, join(ROOT, 'node_modules', '.bin', 'esbuild'), [...bundle.slice(2), '--log-level=warning']);
       assert.equal(log, '', 'no warnings');
       writeFileSync(join(out, 'index.html'), FILES['index.html']);
-      // without the copy, ready() says what is missing and where to read about it
-      await assert.rejects(openApp(out, 'index.html'), new RegExp('the page failed: onemodel: cannot load onemodel\\.wasm from '
+      // without the copy, ready() rejects with a Load error that says what is missing and where to read about it
+      // (fail.js, bundled the same way, shows what it rejected with)
+      await sh(app, join(ROOT, 'node_modules', '.bin', 'esbuild'), ['fail.js', ...bundle.slice(3), '--log-level=warning']);
+      writeFileSync(join(out, 'failing.html'), FILES['index.html'].replace('./main.js', './fail.js'));
+      const { failure, errors } = await served(out, (url) => openFailing(new URL('failing.html', url).href));
+      assertLoad(failure, new RegExp('^onemodel: cannot load onemodel\\.wasm from '
         + 'http://127\\.0\\.0\\.1:\\d+/onemodel\\.wasm: HTTP 404 \\(text/plain; charset=utf-8\\)\\. A bundler put onemodel\'s code in a file '
         + 'with no onemodel\\.wasm beside it: copy node_modules/onemodel/js/dist/onemodel\\.wasm there \\(see onemodel/docs/install\\.md#esbuild\\), '
         + 'or give its URL: om\\.ready\\(\\{ wasmUrl \\}\\)$'));
+      assert.deepEqual(errors, [], 'nothing else failed (no abort from the glue)');
+      // the app's own page fails the same way, as an uncaught rejection of its top-level await
+      await assert.rejects(openApp(out, 'index.html'), /the page failed: onemodel: cannot load onemodel\.wasm from .*: HTTP 404 /);
+      rmSync(join(out, 'fail.js'));
+      rmSync(join(out, 'failing.html'));
       // the file copied is the one the package exports as onemodel/onemodel.wasm
       assert.equal(join(app, copy[1]), createRequire(join(app, 'package.json')).resolve('onemodel/onemodel.wasm'));
       await sh(app, copy[0], copy.slice(1));

@@ -495,7 +495,7 @@ describe('tools/trace_oracle.mjs', () => {
     writeFileSync(file, "import * as om from 'onemodel';\nawait om.ready();\nexport default { model: (x) => x, inputs: { x: [om.zeros([2]), ['batch', null]] } };\n");
     const malformed = command(file.pathname);
     assert.equal(malformed.code, 2, malformed.out);
-    assert.match(malformed.out, /oracle-malformed\.mjs: input "x": axisNames must have one entry per dim \(1: a symbol name or null\), got an array of length 2/);
+    assert.match(malformed.out, /oracle-malformed\.mjs: input "x": axisNames must have one entry per dim \(1: a symbol name, an om.Dim or null\), got an array of length 2/);
   });
 });
 

@@ -258,6 +258,60 @@ describe('web-demo page in Chromium', () => {
     await setAxis('x', 0, size, 'n');
   });
 
+  test('symbols declared on the page (om.Dim\'s multipleOf, min, max) and the sizes the model narrowed shown: the UNet with symbolic h and w', async () => {
+    await pick('unet');
+    const symbols = () => page.$$eval('#symbols .symbol', (rows) => rows.map((r) => r.dataset.symbol));
+    assert.deepEqual(await symbols(), (await formShapes())[0].axes.filter(Boolean), 'a row per symbol the form names');
+    await setAxis('x', 0, 4, 'n');
+    await setAxis('x', 2, 8, 'h');
+    await setAxis('x', 3, 12, 'w');
+    assert.deepEqual(await symbols(), ['n', 'h', 'w'], 'a row per symbol the axis fields name, as they are typed');
+    await page.fill('#symbols [data-symbol="h"] .multiple-of', '4');
+    await page.fill('#symbols [data-symbol="h"] .max', '64');
+    const specs = await formShapes();
+    assert.deepEqual(specs, [{ name: 'x', shape: [4, 2, 8, 12], axes: ['n', null, { name: 'h', multipleOf: 4, min: 1, max: 64 }, 'w'] }]);
+    // an edit of the code that leaves the input alone keeps what was typed
+    await page.evaluate(() => { window.onemodelPage.editor.text += '\n// an edit\n'; });
+    await page.waitForFunction(() => window.onemodelPage.inspected?.source.endsWith('// an edit\n'));
+    await idle();
+    assert.deepEqual(await formShapes(), specs);
+
+    await trace();
+    assert.equal(await page.isHidden('#error'), true, 'no error');
+    const node = await traceInNode('unet', specs);
+    const ranges = () => page.$$eval('#summary .ranges tbody tr', (trs) => trs.map((tr) => [tr.dataset.symbol, tr.className, tr.cells[1].textContent, tr.cells[2].textContent]));
+    const rows = await ranges();
+    assert.deepEqual(rows.map((r) => r.slice(0, 3)), [['n', '', 'any size from 1'], ['h', '', 'multiples of 4 from 4 to 64'], ['w', 'narrowed', 'multiples of 2 from 2']]);
+    assert.deepEqual(rows.map((r) => r[3].replace(/: .*/s, '')), ['the declaration', 'the declaration', 'the model']);
+    assert.match(await text('#status'), /^Traced “UNet-style segmenter”: \d+ nodes, .* of ONNX\. Narrowed by the model: w: multiples of 2 from 2 \(see Summary\)\.$/);
+    const note = '#symbols [data-symbol="w"] .narrowed';
+    assert.equal(await text(note), 'narrowed by the model: multiples of 2 from 2');
+    assert.equal(await page.getAttribute(note, 'title'), rows[2][3].slice('the model: '.length), 'its tooltip says which call narrowed it');
+    assert.equal(await page.isHidden('#symbols [data-symbol="h"] .narrowed'), true, 'h is as declared');
+    await shot('3b-symbols');
+    assert.deepEqual((await download()).bytes, node.bytes, 'the .onnx Node traces with h declared the same way');
+    await verifyAgrees();
+    const checked = await page.$$eval('#verify-results tbody tr', (trs) => trs.map((tr) => tr.cells[0].textContent));
+    for (const c of checked) {
+      const [, hv, wv] = /h = (\d+), w = (\d+)/.exec(c).map(Number);
+      assert.ok(hv % 4 === 0 && hv <= 64 && wv % 2 === 0, `checked at sizes the graph holds for: ${c}`);
+    }
+    // a change of the fields clears the note; a declaration the example does not meet is the trace's error
+    await page.fill('#symbols [data-symbol="h"] .multiple-of', '3');
+    assert.equal(await page.isHidden(note), true);
+    await trace();
+    assert.equal(await page.isVisible('#error'), true);
+    assert.equal(await text('#error .kind'), 'InvalidUsage');
+    assert.equal(await text('#error .message'), 'input: symbolic axis \'h\' of \'x\' has example size 8, which its declaration (a multiple of 3, from 1 to 64) excludes');
+    await shot('3c-symbols-error');
+    // the form as the file has it (a pick of the same file keeps what was typed), without h and w: their rows go
+    await setAxis('x', 0, 2, 'batch');
+    await setAxis('x', 2, 8, '');
+    await setAxis('x', 3, 12, '');
+    assert.deepEqual(await symbols(), ['batch']);
+    assert.deepEqual(await formShapes(), [{ name: 'x', shape: [2, 2, 8, 12], axes: ['batch', null, null, null] }]);
+  });
+
   test('a data-dependent read in the editor: TraceError DataDependent at its line, highlighted', async () => {
     await pick('(own)');
     const code = [
@@ -527,20 +581,23 @@ describe('web-demo page in Chromium', () => {
     assert.deepEqual((await download()).bytes, (await traceInNode('mlp', undefined, steps)).bytes, `the .onnx of ${steps} steps of training`);
   });
 
-  test('a failed trace marks the graph and the summary stale and turns Download off until a trace succeeds', async () => {
+  test('a failed trace marks the graph, the summary and the verification stale and turns Download off until a trace succeeds', async () => {
     await pick('unet');
     await trace();
+    await verifyAgrees();
     const good = await page.evaluate(() => window.onemodelPage.editor.text);
     const stale = () => page.evaluate(() => ({
       graph: document.querySelector('#panel-graph').classList.contains('stale') && !document.querySelector('#graph-stale').hidden,
       summary: document.querySelector('#panel-summary').classList.contains('stale') && !document.querySelector('#summary-stale').hidden,
+      verify: document.querySelector('#panel-verify').classList.contains('stale') && !document.querySelector('#verify-stale').hidden,
       download: !document.querySelector('#download').disabled,
       nodes: document.querySelectorAll('#graph g.node.op').length,
     }));
     const fresh = await stale();
-    assert.deepEqual({ ...fresh, nodes: fresh.nodes > 0 }, { graph: false, summary: false, download: true, nodes: true });
+    assert.deepEqual({ ...fresh, nodes: fresh.nodes > 0 }, { graph: false, summary: false, verify: false, download: true, nodes: true });
     const broken = [
       ['a value read while tracing', good.replace(/forward\(x\) \{/, 'forward(x) {\n    x.sum().item();'), 'DataDependent'],
+      ['a shape error', good.replace(/forward\(x\) \{/, 'forward(x) {\n    x.matmul(x);'), 'ShapeMismatch'],
       ['a syntax error', `${good}\n)`, 'SyntaxError'],
     ];
     for (const [what, code, kind] of broken) {
@@ -548,12 +605,16 @@ describe('web-demo page in Chromium', () => {
       await page.evaluate((c) => { window.onemodelPage.editor.text = c; }, code);
       await trace();
       assert.equal(await text('#error .kind'), kind, what);
-      assert.deepEqual(await stale(), { graph: true, summary: true, download: false, nodes: fresh.nodes }, what);
+      assert.deepEqual(await stale(), { graph: true, summary: true, verify: true, download: false, nodes: fresh.nodes }, what);
     }
+    await page.click('[data-tab=verify]');
+    await shot('9-stale-verify');
+    await page.click('[data-tab=graph]');
     await shot('9-stale');
     await page.evaluate((c) => { window.onemodelPage.editor.text = c; }, good);
     await trace();
-    assert.deepEqual(await stale(), fresh, 'a trace that succeeds is current again');
+    assert.deepEqual(await stale(), { ...fresh, verify: false }, 'a trace that succeeds is current again');
+    assert.equal(await page.locator('#verify-results tbody tr').count(), 0, 'its verification is still to do');
   });
 
   test('the editor\'s model survives a reload; Reset puts the picked file back', async () => {
@@ -576,6 +637,14 @@ describe('web-demo page in Chromium', () => {
     await idle();
     assert.equal(await page.inputValue('#model-select'), 'lstm');
     assert.equal(await page.evaluate(() => window.onemodelPage.editor.text), original, 'after Reset, the file as it is');
+    // Reset of a file as it is (no edit to undo): the file's steps, and Train stays on
+    const steps = Number(/steps: (\d+),/.exec(original)[1]);
+    await page.fill('#train-steps', String(steps + 3));
+    await page.click('#reset');
+    await idle();
+    assert.equal(await page.isEnabled('#train'), true, 'Train is on');
+    assert.equal(await page.inputValue('#train-steps'), String(steps));
+    assert.match(await text('#status'), /^Loaded “.*”\. Press Trace, or Train first\.$/);
   });
 
   test('no errors in the page or its console', () => {

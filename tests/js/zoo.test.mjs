@@ -161,6 +161,40 @@ describe('workflow: inputs at other shapes (makeInputs)', () => {
     });
   });
 
+  test('a symbol declared with its sizes: an om.Dim in the file is described as plain data, which makeInputs makes an om.Dim again', async () => {
+    await withFile(await zooFile('unet'), async (file) => {
+      const [x] = wf.describeInputs(file.inputs);
+      const h = { name: 'h', multipleOf: 4, min: 8, max: 64 };
+      const inputs = wf.makeInputs(file, [{ name: 'x', shape: [2, 2, 8, 12], axes: ['batch', null, h, 'w'] }]);
+      try {
+        const axes = inputs.x[1];
+        assert.ok(axes[2] instanceof om.Dim, 'the declared symbol is an om.Dim');
+        assert.deepEqual({ ...axes[2] }, h);
+        assert.deepEqual([axes[0], axes[1], axes[3]], ['batch', null, 'w']);
+        // the file's own declarations, described: a declared one as { name, multipleOf, min, max }
+        const declared = inline({ model: file.model, inputs: { x: [inputs.x[0], axes] } });
+        assert.deepEqual(wf.describeInputs(declared.inputs)[0].axes, ['batch', null, h, 'w']);
+        assert.doesNotThrow(() => structuredClone(wf.describeInputs(declared.inputs)), 'plain data: it crosses postMessage');
+        assert.deepEqual(x.axes, ['batch', null, null, null]);
+        const traced = wf.traceModel(file, inputs);
+        try {
+          // h keeps its declaration; w, declared by its name alone, the model narrows (the pool and the skip's cat need it even)
+          const s = wf.summarizeTraced(traced);
+          const byName = Object.fromEntries(s.ranges.map((r) => [r.name, r]));
+          assert.deepEqual(byName.h, { ...h, narrowedBy: null });
+          assert.equal(byName.w.multipleOf, 2);
+          assert.match(byName.w.narrowedBy, /\S/);
+          assert.deepEqual(byName.batch, { name: 'batch', multipleOf: 1, min: 1, max: Infinity, narrowedBy: null });
+          assert.doesNotThrow(() => structuredClone(s));
+        } finally {
+          traced.dispose();
+        }
+      } finally {
+        wf.disposeInputs(inputs);
+      }
+    });
+  });
+
   test('bad specs throw InvalidArgument naming the input and make nothing', () => {
     const x = om.randn([2, 3], { seed: 1 });
     const y = om.randn([2, 4], { seed: 2 });
@@ -178,6 +212,8 @@ describe('workflow: inputs at other shapes (makeInputs)', () => {
       [[a([2, 3], [7, null]), b], /input "a": axisNames\[0\] must be a symbol name .* got 7/],
       [[a([5, 3]), b], /symbol "batch" is 5 on input "a" axis 0 but 2 on input "b" axis 0; one symbol has one size/],
       [['a'], /every spec must be \{ name, shape, axes \}/],
+      [[a([2, 3], [{ name: 'batch', multipleOf: 0 }, null]), b], /^makeInputs: input "a": axes\[0\]: Dim: multipleOf must be an integer >= 1, got 0$/],
+      [[a([2, 3], [{ name: 'batch', min: 4, max: 2 }, null]), b], /^makeInputs: input "a": axes\[0\]: Dim: max 2 is below min 4$/],
     ];
     try {
       for (const [specs, re] of cases) {
@@ -328,7 +364,7 @@ describe('workflow: errors', () => {
       [{ ...ok, inputs: [x] }, /inputs must be a non-empty object of name -> Tensor or \[Tensor, axisNames\]/],
       [{ ...ok, inputs: {} }, /inputs must be a non-empty object/],
       [{ ...ok, inputs: { x: [[1, 2], ['batch']] } }, /input "x" must be a Tensor or \[Tensor, axisNames\], got an array of length 2 as its example/],
-      [{ ...ok, inputs: { x: [x, ['batch']] } }, /input "x": axisNames must have one entry per dim \(2: a symbol name or null\), got an array of length 1/],
+      [{ ...ok, inputs: { x: [x, ['batch']] } }, /input "x": axisNames must have one entry per dim \(2: a symbol name, an om.Dim or null\), got an array of length 1/],
       [{ ...ok, inputs: { x: [x, ['', null]] } }, /input "x": axisNames\[0\] must be a symbol name/],
       [{ ...ok, inputs: { x: [x, 'batch'] } }, /input "x": axisNames must have one entry per dim/],
       [{ ...ok, inputs: { x: [x, ['n', null]], y: [x, [null, 'n']] } }, /symbol "n" is 2 on input "x" axis 0 but 3 on input "y" axis 1/],

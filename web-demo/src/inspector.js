@@ -28,7 +28,7 @@ function valueRow(graph, inits, name) {
   const v = graph.values[name];
   const tag = inits.has(name) ? h('span', { className: 'tag', textContent: isWeight(name) ? 'weight' : 'constant' }) : null;
   return h('tr', { dataset: { value: name } },
-    h('td', {}, h('code', { textContent: name }), tag),
+    h('td', {}, h('code', {}, ...name.split(/(?<=\.)/).flatMap((part, i) => (i ? [h('wbr'), part] : [part]))), tag),   // a long name breaks after a dot
     h('td', { textContent: v?.dtype ?? '' }),
     h('td', {}, v ? shapeNode(v.shape) : h('span', { className: 'muted', textContent: 'not in the file' })));
 }

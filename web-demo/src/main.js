@@ -64,6 +64,29 @@ const shapesText = (n) => (n === 1 ? 'the traced shape' : `${n} shapes`);
 
 const errorText = (v) => (v === 0 ? '0' : Number.isFinite(v) ? v.toExponential(2) : String(v));
 
+/** An axis entry's symbol: the name, or a declared symbol's ({ name, multipleOf, ... }); null for a fixed axis. */
+const symbolName = (a) => (a !== null && typeof a === 'object' ? a.name : a);
+
+/** The sizes of a symbol declared by its name alone (om.Dim's defaults). */
+const ANY_SIZE = { multipleOf: 1, min: 1, max: Infinity };
+
+/** The sizes the inputs (describeInputs') declare per symbol: Map symbol -> { multipleOf, min, max } (the first declaration of each). */
+function declaredSizes(inputs) {
+  const sizes = new Map();
+  for (const a of inputs.flatMap((i) => i.axes)) {
+    if (a !== null && !sizes.has(symbolName(a))) sizes.set(symbolName(a), typeof a === 'object' ? { multipleOf: a.multipleOf, min: a.min, max: a.max } : ANY_SIZE);
+  }
+  return sizes;
+}
+
+/** The sizes a symbol takes ({ multipleOf, min, max }) in words: "multiples of 4 from 8 to 64", "1 to 32", "any size from 1", "8 only". */
+function rangeText({ multipleOf, min, max }) {
+  const from = Math.ceil(min / multipleOf) * multipleOf;   // the smallest size taken
+  if (from === max) return `${from} only`;
+  if (multipleOf !== 1) return `multiples of ${multipleOf} from ${from}${max === Infinity ? '' : ` to ${max}`}`;
+  return max === Infinity ? `any size from ${from}` : `${from} to ${max}`;
+}
+
 /** A file name from a title: "MLP regression" -> "mlp-regression.onnx". */
 function onnxName(title) {
   const slug = title.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
@@ -85,6 +108,7 @@ class Page {
     this.openedGraph = null;   // the opened file's graph (graphfile.js's), for the Run tab
     this.uploaded = null;      // inputs uploaded for the opened file ({ name: { dims, data } }), null: generated
     this.shownInputs = [];     // the inputs (as the code declares them) the shapes form was made from
+    this.codeSizes = new Map();   // the sizes the code declares per symbol (declaredSizes), which the symbols row was made from
     this.shownSteps = null;    // train.steps of the last file loaded (null: no train section), which the steps field was set to
     this.inspectTimer = 0;
     this.wire();
@@ -451,23 +475,27 @@ class Page {
   }
 
   /**
-   * Marks the graph and the summary on screen as the previous trace's (a trace failed since), or
-   * as current again; a stale trace cannot be downloaded or verified.
+   * Marks the graph, the summary and a verification on screen as the previous trace's (a trace
+   * failed since), or as current again; a stale trace cannot be downloaded or verified.
    */
   markStale(stale) {
     if (this.trace) this.trace.stale = stale;
     const shown = stale && this.trace !== null;   // nothing on screen to mark otherwise
     const graph = shown && this.viewing === 'trace';   // (an opened file's graph is no trace's)
+    const verified = shown && $('#verify-results tbody').children.length > 0;
     $('#panel-graph').classList.toggle('stale', graph);
     $('#panel-summary').classList.toggle('stale', shown);
+    $('#panel-verify').classList.toggle('stale', verified);
     $('#graph-stale').hidden = !graph;
     $('#summary-stale').hidden = !shown;
+    $('#verify-stale').hidden = !verified;
     this.refreshButtons();
   }
 
   /** Empties the views of the last trace, training and verification (a new model was picked). */
   reset() {
     this.trace = null;
+    this.inspected = null;    // the pick's inspect shows the file's title, inputs and steps, even when its code is what was loaded
     this.run = null;
     this.shownSteps = null;   // a picked file shows its own default steps
     this.graph.clear();
@@ -531,13 +559,20 @@ class Page {
   }
 
   /**
-   * The shapes form: per input, per dim, a size and a symbol name (empty = fixed). An input the
-   * code declares as before keeps the person's edits; a new or changed one shows the code's.
+   * The shapes form: per input, per dim, a size and a symbol name (empty = fixed), and per symbol
+   * the sizes it is declared to take (om.Dim's multipleOf, min, max). An input the code declares
+   * as before keeps the person's edits; a new or changed one shows the code's.
    */
   renderInputs(inputs) {
     const host = $('#inputs');
     const edited = new Map(this.readShapes().map((s) => [s.name, s]));
     const before = new Map(this.shownInputs.map((i) => [i.name, JSON.stringify(i)]));
+    // per symbol, what the symbols row shows: what was typed there, unless the code now declares the symbol otherwise
+    const typed = new Map(this.readSymbols().map((v) => [v.name, v]));
+    const code = declaredSizes(inputs);
+    const sizes = new Map(typed);
+    for (const [sym, v] of code) if (JSON.stringify(this.codeSizes.get(sym)) !== JSON.stringify(v)) sizes.set(sym, v);
+    this.codeSizes = code;
     this.shownInputs = inputs;
     host.replaceChildren();
     for (const input of inputs) {
@@ -545,19 +580,73 @@ class Page {
       const keep = prev && before.get(input.name) === JSON.stringify(input);
       const dims = input.shape.map((size, d) => h('div', { className: 'dim', dataset: { dim: String(d) } },
         h('input', { className: 'size', type: 'number', min: '1', step: '1', value: String(keep ? prev.shape[d] : size), title: `size of axis ${d}`, 'aria-label': `${input.name} axis ${d} size` }),
-        h('input', { className: 'axis', type: 'text', value: (keep ? prev.axes[d] : input.axes[d]) ?? '', placeholder: 'fixed', title: 'symbol name (empty: fixed size)', 'aria-label': `${input.name} axis ${d} symbol`, spellcheck: false })));
+        h('input', { className: 'axis', type: 'text', value: symbolName((keep ? prev.axes : input.axes)[d]) ?? '', placeholder: 'fixed', title: 'symbol name (empty: fixed size)', 'aria-label': `${input.name} axis ${d} symbol`, spellcheck: false, oninput: () => this.renderSymbols() })));
       host.append(h('div', { className: 'input-row', dataset: { input: input.name } },
         h('div', { className: 'input-name' }, h('code', { textContent: input.name }), h('span', { className: 'dtype', textContent: input.dtype })),
         h('div', { className: 'dims' }, ...dims)));
     }
+    host.append(h('div', { id: 'symbols', className: 'symbols' }));
+    this.renderSymbols(sizes);
   }
 
-  /** The form as makeInputs takes it: [{ name, shape, axes }]. */
+  /**
+   * The symbols row: per symbol the axis fields name, the sizes it takes (multiple of, min, max:
+   * om.Dim's options), as typed there, else as `sizes` (Map symbol -> { multipleOf, min, max })
+   * or the code says, else any size from 1. After a trace, a symbol the model narrowed says so.
+   */
+  renderSymbols(sizes = new Map()) {
+    const host = $('#symbols');
+    const typed = new Map(this.readSymbols().map((v) => [v.name, v]));
+    const names = [...new Set([...document.querySelectorAll('#inputs .axis')].map((i) => i.value.trim()).filter(Boolean))];
+    const field = (sym, key, value, label, placeholder = '') => h('label', {}, label, h('input', {
+      className: key, type: 'number', min: key === 'min' ? '0' : '1', step: '1', value: value === undefined || value === Infinity ? '' : String(value),
+      placeholder, 'aria-label': `${sym} ${label}`, oninput: () => this.showNarrowed(null),
+    }));
+    host.replaceChildren(h('span', { className: 'symbols-head', textContent: 'symbols' }), h('div', { className: 'symbol-list' }, ...names.map((sym) => {
+      const v = typed.get(sym) ?? sizes.get(sym) ?? this.codeSizes.get(sym) ?? ANY_SIZE;
+      return h('div', { className: 'symbol', dataset: { symbol: sym } }, h('code', { className: 'sym', textContent: sym }),
+        field(sym, 'multiple-of', v.multipleOf, 'multiple of'), field(sym, 'min', v.min, 'min'), field(sym, 'max', v.max, 'max', 'any'),
+        h('span', { className: 'narrowed', hidden: true }));
+    })));
+    host.hidden = !names.length;
+  }
+
+  /** The symbols row as om.Dim's options: [{ name, multipleOf, min, max }] (an empty field: its default; max Infinity). */
+  readSymbols() {
+    const num = (row, key, otherwise) => {
+      const v = $(`.${key}`, row).value.trim();
+      return v === '' ? otherwise : Number(v);
+    };
+    return [...document.querySelectorAll('#symbols .symbol')].map((row) => ({
+      name: row.dataset.symbol, multipleOf: num(row, 'multiple-of', 1), min: num(row, 'min', 1), max: num(row, 'max', Infinity),
+    }));
+  }
+
+  /**
+   * After a trace, per symbol whose sizes the model narrowed (ranges: the summary's, narrowedBy
+   * set), what it narrowed them to, beside the symbol's fields; null clears it (the fields changed).
+   */
+  showNarrowed(ranges) {
+    const by = new Map((ranges ?? []).filter((r) => r.narrowedBy).map((r) => [r.name, r]));
+    for (const row of document.querySelectorAll('#symbols .symbol')) {
+      const r = by.get(row.dataset.symbol);
+      const note = $('.narrowed', row);
+      note.hidden = !r;
+      note.textContent = r ? `narrowed by the model: ${rangeText(r)}` : '';
+      note.title = r ? r.narrowedBy : '';
+    }
+  }
+
+  /**
+   * The form as makeInputs takes it: [{ name, shape, axes }], a symbol with sizes declared in the
+   * symbols row as { name, multipleOf, min, max } (om.Dim's options), any other by its name.
+   */
   readShapes() {
+    const declared = new Map(this.readSymbols().filter((s) => s.multipleOf !== 1 || s.min !== 1 || s.max !== Infinity).map((s) => [s.name, s]));
     return [...document.querySelectorAll('#inputs .input-row')].map((row) => ({
       name: row.dataset.input,
       shape: [...row.querySelectorAll('.size')].map((i) => Number(i.value)),
-      axes: [...row.querySelectorAll('.axis')].map((i) => i.value.trim() || null),
+      axes: [...row.querySelectorAll('.axis')].map((i) => i.value.trim() || null).map((a) => (a && declared.get(a)) || a),
     }));
   }
 
@@ -614,7 +703,10 @@ class Page {
     await this.graph.show(res.graph);
     $('#graph-info').textContent = `${res.summary.nodeCount} nodes · ${res.summary.initializers.length} initializers`;
     this.refreshButtons();
-    this.status(`Traced “${title}”: ${res.summary.nodeCount} nodes, ${bytesText(res.summary.onnxBytes)} of ONNX.`);
+    this.showNarrowed(res.summary.ranges);
+    const narrowed = res.summary.ranges.filter((r) => r.narrowedBy).map((r) => `${r.name}: ${rangeText(r)}`);
+    this.status(`Traced “${title}”: ${res.summary.nodeCount} nodes, ${bytesText(res.summary.onnxBytes)} of ONNX.`
+      + `${narrowed.length ? ` Narrowed by the model: ${narrowed.join('; ')} (see Summary).` : ''}`);
   }
 
   async runVerify() {
@@ -663,6 +755,11 @@ class Page {
         stat('initializers', String(s.initializers.length), bytesText(s.initializerBytes)),
         stat('.onnx file', bytesText(s.onnxBytes), `${s.onnxBytes.toLocaleString('en')} bytes`),
         stat('symbolic dims', s.symbols.length ? s.symbols.join(', ') : 'none')),
+      ...(s.ranges.length ? [h('h3', { textContent: 'Sizes the graph holds for' }),
+        h('table', { className: 'ranges' }, h('thead', {}, h('tr', {}, ...['symbol', 'sizes', 'set by'].map((t) => h('th', { textContent: t })))),
+          h('tbody', {}, ...s.ranges.map((r) => h('tr', { dataset: { symbol: r.name }, className: r.narrowedBy ? 'narrowed' : '' },
+            h('td', {}, h('span', { className: 'sym', textContent: r.name })), h('td', { className: 'range', textContent: rangeText(r) }),
+            h('td', { className: 'why', textContent: r.narrowedBy ? `the model: ${r.narrowedBy}` : 'the declaration' })))))] : []),
       h('h3', { textContent: 'Inputs and outputs' }),
       h('table', { className: 'io' }, h('thead', {}, h('tr', {}, ...['', 'name', 'dtype', 'shape'].map((t) => h('th', { textContent: t })))),
         h('tbody', {}, ...io('input', s.inputs), ...io('output', s.outputs))),
