@@ -304,6 +304,12 @@ export function maximum(input: TensorLike, other: TensorLike): Tensor;
 export function fmod(input: TensorLike, other: TensorLike): Tensor;
 /** input - floor(input / other) * other: the sign of other, Python's % (float32, int64). */
 export function remainder(input: TensorLike, other: TensorLike): Tensor;
+/** The largest integer <= input (float32, float64; int64 is kept, as PyTorch). */
+export function floor(input: Tensor): Tensor;
+/** The smallest integer >= input (float32, float64; int64 is kept). */
+export function ceil(input: Tensor): Tensor;
+/** The nearest integer, halves to even as torch.round (float32, float64; int64 is kept). */
+export function round(input: Tensor): Tensor;
 /** Both true (nonzero, of any dtype), as bool. */
 export function logicalAnd(input: TensorLike, other: TensorLike): Tensor;
 /** Either true, as bool. */
@@ -468,6 +474,12 @@ export class Tensor {
   abs(): Tensor;
   /** -1, 0 or 1. */
   sign(): Tensor;
+  /** The largest integer <= this (float32; int64 is kept), and {@link floor}'s kin. */
+  floor(): Tensor;
+  /** The smallest integer >= this. */
+  ceil(): Tensor;
+  /** The nearest integer, halves to even (torch.round). */
+  round(): Tensor;
   /** e ** this (float32; int64 and bool are promoted to float32). */
   exp(): Tensor;
   /** Natural logarithm (float32; int64 and bool are promoted to float32). */
@@ -689,6 +701,14 @@ export class Tensor {
   mul_(other: Tensor | Scalar): this;
   /** `this.copy_(this.div(other))`. */
   div_(other: Tensor | Scalar): this;
+  /** `this.copy_(this.logicalAnd(other))`, and the same for the other logical and bitwise ops
+   * (`mask.bitwiseOr_(other)` is PyTorch's `mask |= other`). */
+  logicalAnd_(other: TensorLike): this;
+  logicalOr_(other: TensorLike): this;
+  logicalXor_(other: TensorLike): this;
+  bitwiseAnd_(other: TensorLike): this;
+  bitwiseOr_(other: TensorLike): this;
+  bitwiseXor_(other: TensorLike): this;
   /** `this.copy_(this.maskedFill(mask, value))`. */
   maskedFill_(mask: Tensor, value: number | bigint | boolean): this;
   /** `this.copy_(this.maskedScatter(mask, source))`. */

@@ -211,6 +211,9 @@ om_tensor *om_rsqrt(om_tensor *a);                 /**< 1 / sqrt(a) (float32) */
 om_tensor *om_relu(om_tensor *a);                  /**< max(a, 0) (float32, int64) */
 om_tensor *om_sigmoid(om_tensor *a);               /**< 1 / (1 + e^-a) (float32) */
 om_tensor *om_tanh(om_tensor *a);                  /**< hyperbolic tangent (float32) */
+om_tensor *om_floor(om_tensor *a);                 /**< largest integer <= a (float32, float64; int64 kept) */
+om_tensor *om_ceil(om_tensor *a);                  /**< smallest integer >= a (float32, float64; int64 kept) */
+om_tensor *om_round(om_tensor *a);                 /**< nearest integer, halves to even (float32, float64; int64 kept) */
 om_tensor *om_eq(om_tensor *a, om_tensor *b);      /**< a == b as bool */
 om_tensor *om_ne(om_tensor *a, om_tensor *b);      /**< a != b as bool */
 om_tensor *om_lt(om_tensor *a, om_tensor *b);      /**< a < b as bool */

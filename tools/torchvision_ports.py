@@ -31,7 +31,7 @@ python3-torchvision 0.14 on /usr/bin/python3); CI reads the committed files and 
 
 It also writes builders.json: the state-dict keys and shapes of torchvision's builders the test
 constructs at full size (resnet18, mobilenet_v3_large/small, efficientnet_b0, shufflenet_v2_x1_0,
-lraspp_mobilenet_v3_large, convnext_tiny, swin_t), without weights.
+lraspp_mobilenet_v3_large, convnext_tiny, swin_t, regnet_y_400mf, regnet_x_400mf), without weights.
 """
 import functools
 import os
@@ -44,6 +44,7 @@ from torchvision.models.convnext import CNBlockConfig, ConvNeXt
 from torchvision.models.densenet import DenseNet
 from torchvision.models.efficientnet import EfficientNet, FusedMBConvConfig, MBConvConfig, _efficientnet_conf
 from torchvision.models.mobilenetv3 import MobileNetV3, _mobilenet_v3_conf
+from torchvision.models.regnet import BlockParams, RegNet
 from torchvision.models.resnet import BasicBlock, Bottleneck, ResNet
 from torchvision.models.segmentation.lraspp import LRASPPHead, _lraspp_mobilenetv3
 from torchvision.models.shufflenetv2 import ShuffleNetV2
@@ -58,10 +59,11 @@ OUT_DIR = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__
 MODELS = {}
 
 
-def model(description, sizes):
-    """Registers a builder of one model as the fixture <its name>, run at sizes ([N, 3, H, W] each)."""
+def model(description, sizes, extra=None):
+    """Registers a builder of one model as the fixture <its name>, run at sizes ([N, 3, H, W] each);
+    extra() returns more fields for its .json."""
     def register(fn):
-        MODELS[fn.__name__] = (description, sizes, fn)
+        MODELS[fn.__name__] = (description, sizes, fn, extra)
         return fn
     return register
 
@@ -181,6 +183,37 @@ def densenet():
     return DenseNet(growth_rate=8, block_config=(2, 3, 2), num_init_features=16, bn_size=2, num_classes=10)
 
 
+# torchvision's RegNet builders' from_init_params arguments (regnet.py), for their BlockParams.
+REGNET_PARAMS = {
+    'regnet_y_400mf': (16, 48, 27.89, 2.09, 8, 0.25), 'regnet_y_800mf': (14, 56, 38.84, 2.4, 16, 0.25),
+    'regnet_y_1_6gf': (27, 48, 20.71, 2.65, 24, 0.25), 'regnet_y_3_2gf': (21, 80, 42.63, 2.66, 24, 0.25),
+    'regnet_y_8gf': (17, 192, 76.82, 2.19, 56, 0.25), 'regnet_y_16gf': (18, 200, 106.23, 2.48, 112, 0.25),
+    'regnet_y_32gf': (20, 232, 115.89, 2.53, 232, 0.25), 'regnet_y_128gf': (27, 456, 160.83, 2.52, 264, 0.25),
+    'regnet_x_400mf': (22, 24, 24.48, 2.54, 16, None), 'regnet_x_800mf': (16, 56, 35.73, 2.28, 16, None),
+    'regnet_x_1_6gf': (18, 80, 34.01, 2.25, 24, None), 'regnet_x_3_2gf': (25, 88, 26.31, 2.25, 48, None),
+    'regnet_x_8gf': (23, 80, 49.56, 2.88, 120, None), 'regnet_x_16gf': (22, 216, 55.59, 2.1, 128, None),
+    'regnet_x_32gf': (23, 320, 69.86, 2.0, 168, None),
+}
+
+
+def regnet_block_params():
+    """block_params: each builder's from_init_params arguments and the BlockParams torchvision computes from them."""
+    out = {}
+    for name, (depth, w_0, w_a, w_m, group_width, se_ratio) in REGNET_PARAMS.items():
+        p = BlockParams.from_init_params(depth=depth, w_0=w_0, w_a=w_a, w_m=w_m, group_width=group_width, se_ratio=se_ratio)
+        out[name] = {'args': [depth, w_0, w_a, w_m, group_width, se_ratio], 'depths': p.depths, 'widths': p.widths,
+                     'group_widths': p.group_widths}
+    return {'block_params': out}
+
+
+# RegNetY at a small width: 4 stages (8, 16, 24, 40 channels; 1, 1, 2, 2 blocks), group width 4.
+@model('RegNet(BlockParams.from_init_params(depth=6, w_0=8, w_a=8, w_m=1.5, group_width=4, se_ratio=0.25), stem_width=8, '
+       'num_classes=10): RegNetY\'s squeeze-and-excitation blocks, grouped 3x3 convolutions',
+       [[2, 3, 32, 32], [1, 3, 17, 23], [3, 3, 45, 31], [1, 3, 1, 1], [1, 3, 130, 97]], regnet_block_params)
+def regnet():
+    return RegNet(BlockParams.from_init_params(depth=6, w_0=8, w_a=8, w_m=1.5, group_width=4, se_ratio=0.25), stem_width=8, num_classes=10)
+
+
 class LRASPPOut(nn.Module):
     """The segmentation model's "out" (torchvision's models return {"out": ...})."""
 
@@ -204,7 +237,7 @@ def lraspp():
 
 
 def make(name):
-    description, sizes, build = MODELS[name]
+    description, sizes, build, extra = MODELS[name]
     torch.manual_seed(0)
     net = build()
     randomize_weights(net)
@@ -220,12 +253,13 @@ def make(name):
     write(path, dict(state), {'format': 'pt'})
     print(f'{path}: {os.path.getsize(path)} bytes')
     write_json(os.path.join(OUT_DIR, f'{name}.json'), {'torch_version': torch.__version__, 'torchvision_version': torchvision.__version__,
-                                                        'model': description, 'keys': list(state), 'cases': cases})
+                                                        'model': description, 'keys': list(state), 'cases': cases,
+                                                        **(extra() if extra else {})})
 
 
 # The builders a test constructs at full size (the lighter ones: up to swin_t's and convnext_tiny's 28M weights).
 BUILDERS = ['resnet18', 'mobilenet_v3_large', 'mobilenet_v3_small', 'efficientnet_b0', 'shufflenet_v2_x1_0',
-            'lraspp_mobilenet_v3_large', 'convnext_tiny', 'swin_t']
+            'lraspp_mobilenet_v3_large', 'convnext_tiny', 'swin_t', 'regnet_y_400mf', 'regnet_x_400mf']
 
 
 def make_builders():

@@ -311,6 +311,37 @@ class BertModel(nn.Module):
         return sequence_output, self.pooler(sequence_output)
 
 
+# ---- RoBERTa (modeling_roberta.py: BERT's encoder and pooler, its own embeddings) -----------------
+
+def create_position_ids_from_input_ids(input_ids, padding_idx, past_key_values_length=0):
+    """Positions padding_idx + 1, ... of the non-padding tokens (a cumsum of the mask), padding_idx at padding."""
+    mask = input_ids.ne(padding_idx).int()
+    incremental_indices = (torch.cumsum(mask, dim=1).type_as(mask) + past_key_values_length) * mask
+    return incremental_indices.long() + padding_idx
+
+
+class RobertaEmbeddings(BertEmbeddings):
+    def __init__(self, c):
+        super().__init__(c)
+        self.padding_idx = c['pad_token_id']
+        self.position_embeddings = nn.Embedding(c['max_position_embeddings'], c['hidden_size'], padding_idx=self.padding_idx)
+
+    def forward(self, input_ids):
+        position_ids = create_position_ids_from_input_ids(input_ids, self.padding_idx)
+        input_shape = input_ids.size()
+        seq_length = input_shape[1]
+        token_type_ids = self.token_type_ids[:, :seq_length].expand(input_shape[0], seq_length)
+        embeddings = self.word_embeddings(input_ids) + self.token_type_embeddings(token_type_ids)
+        embeddings = embeddings + self.position_embeddings(position_ids)
+        return self.dropout(self.LayerNorm(embeddings))
+
+
+class RobertaModel(BertModel):
+    def __init__(self, c):
+        super().__init__(c)
+        self.embeddings = RobertaEmbeddings(c)
+
+
 # ---- LLaMA (modeling_llama.py) -----------------------------------------------------------------
 
 class LlamaRMSNorm(nn.Module):
@@ -422,8 +453,9 @@ class LlamaModel(nn.Module):
         self.norm = LlamaRMSNorm(c['hidden_size'], c['rms_norm_eps'])
         self.rotary_emb = LlamaRotaryEmbedding(c)
 
-    def causal_mask(self, input_tensor, cache_position):
+    def causal_mask(self, attention_mask, input_tensor, cache_position):
         """_update_causal_mask without an attention_mask or a cache."""
+        assert attention_mask is None
         min_dtype = torch.finfo(input_tensor.dtype).min
         sequence_length = target_length = input_tensor.shape[1]
         causal_mask = torch.full((sequence_length, target_length), fill_value=min_dtype, dtype=input_tensor.dtype)
@@ -432,11 +464,11 @@ class LlamaModel(nn.Module):
         causal_mask *= torch.arange(target_length) > cache_position.reshape(-1, 1)
         return causal_mask[None, None, :, :].expand(input_tensor.shape[0], 1, -1, -1)
 
-    def forward(self, input_ids):
+    def forward(self, input_ids, attention_mask=None):
         inputs_embeds = self.embed_tokens(input_ids)
         cache_position = torch.arange(0, inputs_embeds.shape[1])
         position_ids = cache_position.unsqueeze(0)
-        causal_mask = self.causal_mask(inputs_embeds, cache_position)
+        causal_mask = self.causal_mask(attention_mask, inputs_embeds, cache_position)
         hidden_states = inputs_embeds
         position_embeddings = self.rotary_emb(hidden_states, position_ids)
         for decoder_layer in self.layers:
@@ -445,13 +477,46 @@ class LlamaModel(nn.Module):
 
 
 class LlamaForCausalLM(nn.Module):
+    model_class = LlamaModel
+
     def __init__(self, c):
         super().__init__()
-        self.model = LlamaModel(c)
+        self.model = self.model_class(c)
         self.lm_head = nn.Linear(c['hidden_size'], c['vocab_size'], bias=False)
 
-    def forward(self, input_ids):
-        return self.lm_head(self.model(input_ids))
+    def forward(self, input_ids, attention_mask=None):
+        return self.lm_head(self.model(input_ids, attention_mask))
+
+
+# ---- Mistral (modeling_mistral.py: LLaMA's layers, a sliding-window causal mask) -----------------
+
+class MistralModel(LlamaModel):
+    def __init__(self, c):
+        super().__init__(c)
+        self.sliding_window = c['sliding_window']
+
+    def causal_mask(self, attention_mask, input_tensor, cache_position):
+        """_update_causal_mask (eager, no cache) with a 2-D padding mask:
+        _prepare_4d_causal_attention_mask_with_cache_position with the sliding window."""
+        min_dtype = torch.finfo(input_tensor.dtype).min
+        sequence_length = input_tensor.shape[1]
+        target_length = attention_mask.shape[-1]
+        causal_mask = torch.full((sequence_length, target_length), fill_value=min_dtype, dtype=input_tensor.dtype)
+        diagonal_attend_mask = torch.arange(target_length) > cache_position.reshape(-1, 1)
+        sliding_attend_mask = torch.arange(target_length) <= (cache_position.reshape(-1, 1) - self.sliding_window)
+        diagonal_attend_mask.bitwise_or_(sliding_attend_mask)
+        causal_mask *= diagonal_attend_mask
+        causal_mask = causal_mask[None, None, :, :].expand(input_tensor.shape[0], 1, -1, -1)
+        causal_mask = causal_mask.clone()  # copy to contiguous memory for in-place edit
+        mask_length = attention_mask.shape[-1]
+        padding_mask = causal_mask[:, :, :, :mask_length] + attention_mask[:, None, None, :]
+        padding_mask = padding_mask == 0
+        causal_mask[:, :, :, :mask_length] = causal_mask[:, :, :, :mask_length].masked_fill(padding_mask, min_dtype)
+        return causal_mask
+
+
+class MistralForCausalLM(LlamaForCausalLM):
+    model_class = MistralModel
 
 
 # ---- T5 encoder (modeling_t5.py) ---------------------------------------------------------------
@@ -712,12 +777,19 @@ def fixture(name, description, config, net, axes, cases, output_names, keep=()):
             'axes': axes, 'trace_case': 0, 'cases': out_cases}
 
 
-def token_cases(vocab, mask_step=None):
+def token_cases(vocab, mask_step=None, pad_token=None):
+    """input_ids at TOKEN_SIZES, with a padding mask (each row padded by a different amount) when
+    mask_step is given; pad_token, if given, is the id at the padded positions (never elsewhere)."""
     cases = []
     for b, t in TOKEN_SIZES:
-        inputs = [('input_ids', torch.randint(0, vocab, (b, t)))]
+        ids = torch.randint(0, vocab, (b, t))
+        inputs = [('input_ids', ids)]
         if mask_step is not None:
-            inputs.append(('attention_mask', padding_mask(b, t, max(1, t // mask_step))))
+            mask = padding_mask(b, t, max(1, t // mask_step))
+            if pad_token is not None:
+                ids[ids == pad_token] = pad_token + 1
+                ids[mask == 0] = pad_token
+            inputs.append(('attention_mask', mask))
         cases.append(({'batch': b, 'seq': t}, inputs))
     return cases
 
@@ -751,6 +823,29 @@ def make_llama():
                    'non-persistent inv_freq, rotate_half, grouped-query attention (4 heads, 2 key-value heads, repeat_kv), '
                    'the causal mask full(min).triu(1) *= arange > positions, SiLU-gated MLP, lm_head',
                    c, LlamaForCausalLM(c), {'input_ids': ['batch', 'seq']}, token_cases(c['vocab_size']), ['logits'])
+
+
+@model
+def make_roberta():
+    c = {'vocab_size': 64, 'hidden_size': 32, 'num_hidden_layers': 2, 'num_attention_heads': 4, 'intermediate_size': 64,
+         'hidden_act': 'gelu', 'max_position_embeddings': 130, 'type_vocab_size': 1, 'layer_norm_eps': 1e-5, 'pad_token_id': 1}
+    return fixture('roberta', 'RobertaModel (eager attention): BERT\'s encoder and pooler; position ids from the input ids '
+                   '(cumsum of input_ids != padding_idx, times that mask, plus padding_idx: the padded tokens take padding_idx), '
+                   'the position embedding with padding_idx; padded positions hold pad_token_id',
+                   c, RobertaModel(c), {'input_ids': ['batch', 'seq'], 'attention_mask': ['batch', 'seq']},
+                   token_cases(c['vocab_size'], mask_step=3, pad_token=c['pad_token_id']), ['last_hidden_state', 'pooler_output'])
+
+
+@model
+def make_mistral():
+    c = {'vocab_size': 64, 'hidden_size': 32, 'intermediate_size': 64, 'num_hidden_layers': 2, 'num_attention_heads': 4,
+         'num_key_value_heads': 2, 'hidden_act': 'silu', 'rms_norm_eps': 1e-6, 'rope_theta': 10000.0,
+         'max_position_embeddings': 2048, 'tie_word_embeddings': False, 'sliding_window': 5}
+    return fixture('mistral', 'MistralForCausalLM (no cache, eager): LLaMA\'s layers (grouped-query attention: 4 heads, 2 '
+                   'key-value heads); the causal mask with a sliding window of 5 (arange > positions, bitwise_or_ arange <= '
+                   'positions - window) and the padding mask written into it by slice assignment',
+                   c, MistralForCausalLM(c), {'input_ids': ['batch', 'seq'], 'attention_mask': ['batch', 'seq']},
+                   token_cases(c['vocab_size'], mask_step=3), ['logits'])
 
 
 @model

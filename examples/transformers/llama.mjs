@@ -129,7 +129,8 @@ export class LlamaModel extends nn.Module {
   }
 
   /** _update_causal_mask without a padding mask or a cache: [batch, 1, seq, seq], finfo.min above the diagonal. */
-  causalMask(inputTensor, cachePosition) {
+  causalMask(attentionMask, inputTensor, cachePosition) {
+    if (attentionMask !== null) throw new Error('LlamaModel: attention_mask is not ported (no padding mask)');
     const sequenceLength = inputTensor.shape[1];
     const targetLength = sequenceLength;
     // Upstream skips the triu at length 1 (`if sequence_length != 1`), where it changes nothing
@@ -141,11 +142,11 @@ export class LlamaModel extends nn.Module {
     return causalMask.unsqueeze(0).unsqueeze(0).expand(inputTensor.shape[0], 1, -1, -1);
   }
 
-  forward(inputIds) {
+  forward(inputIds, attentionMask = null) {
     const inputsEmbeds = this.embed_tokens.forward(inputIds);
     const cachePosition = om.arange(0, inputsEmbeds.shape[1], { dtype: 'int64' });
     const positionIds = cachePosition.unsqueeze(0);
-    const causalMask = this.causalMask(inputsEmbeds, cachePosition);
+    const causalMask = this.causalMask(attentionMask, inputsEmbeds, cachePosition);
     const positionEmbeddings = this.rotary_emb.forward(inputsEmbeds, positionIds);
     let h = inputsEmbeds;
     for (const layer of this.layers) h = layer.forward(h, causalMask, positionEmbeddings);
@@ -154,12 +155,16 @@ export class LlamaModel extends nn.Module {
 }
 
 export class LlamaForCausalLM extends nn.Module {
+  /** The config's defaults and the model class (a subclass, as Mistral's, names its own). */
+  static defaults = LLAMA_DEFAULTS;
+  static Model = LlamaModel;
+
   constructor(config = {}) {
     super();
-    const c = portConfig('LlamaForCausalLM', LLAMA_DEFAULTS, config, 'hidden_act', 'silu');
+    const c = portConfig(this.constructor.name, this.constructor.defaults, config, 'hidden_act', 'silu');
     c.num_key_value_heads ??= c.num_attention_heads;
     this.config = c;
-    this.model = new LlamaModel(c);
+    this.model = new this.constructor.Model(c);
     this.lm_head = new nn.Linear(c.hidden_size, c.vocab_size, { bias: false });
     if (c.tie_word_embeddings) {
       this.lm_head.weight.dispose();
@@ -167,7 +172,7 @@ export class LlamaForCausalLM extends nn.Module {
     }
   }
 
-  forward(inputIds) {
-    return this.lm_head.forward(this.model.forward(inputIds));
+  forward(inputIds, attentionMask = null) {
+    return this.lm_head.forward(this.model.forward(inputIds, attentionMask));
   }
 }

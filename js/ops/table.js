@@ -80,16 +80,19 @@ export const OPS = [
   ['maximum', binary('maximum'), MF],
   ['fmod', binary('fmod'), MF], // the sign of input (C's fmod); integer x mod 0 is 0
   ['remainder', binary('remainder'), MF], // the sign of other (Python's %)
-  ['logicalAnd', binary('logical_and'), MF], // truth values (nonzero is true) combined, as bool
-  ['logicalOr', binary('logical_or'), MF],
-  ['logicalXor', binary('logical_xor'), MF],
-  ['bitwiseAnd', binary('bitwise_and'), MF], // int64 or bool; float32 is DtypeMismatch
-  ['bitwiseOr', binary('bitwise_or'), MF],
-  ['bitwiseXor', binary('bitwise_xor'), MF],
+  ['logicalAnd', binary('logical_and'), MF, 'logicalAnd_'], // truth values (nonzero is true) combined, as bool
+  ['logicalOr', binary('logical_or'), MF, 'logicalOr_'],
+  ['logicalXor', binary('logical_xor'), MF, 'logicalXor_'],
+  ['bitwiseAnd', binary('bitwise_and'), MF, 'bitwiseAnd_'], // int64 or bool; float32 is DtypeMismatch
+  ['bitwiseOr', binary('bitwise_or'), MF, 'bitwiseOr_'],
+  ['bitwiseXor', binary('bitwise_xor'), MF, 'bitwiseXor_'],
   // elementwise functions of one tensor (integers promoted to float32 where PyTorch does)
   ['neg', unary('neg'), M],
   ['abs', unary('abs'), M],
   ['sign', unary('sign'), M],
+  ['floor', unary('floor'), MF], // int64 kept, as PyTorch
+  ['ceil', unary('ceil'), MF],
+  ['round', unary('round'), MF], // halves to even (torch.round)
   ['exp', float('exp'), M],
   ['log', float('log'), M],
   ['sqrt', float('sqrt'), M],

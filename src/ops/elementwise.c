@@ -771,6 +771,28 @@ UNARY_DEF(asinh, TRIG_MATH(asinh_f32), asinh_backward, OM_SAVES_IN(0), -3, 3, FL
 UNARY_DEF(acosh, TRIG_MATH(acosh_f32), acosh_backward, OM_SAVES_IN(0), 1.2, 3, FLOAT, 0, lower_map, ONNX1("Acosh"))
 UNARY_DEF(atanh, TRIG_MATH(atanh_f32), atanh_backward, OM_SAVES_IN(0), -0.9, 0.9, FLOAT, 0, lower_map, ONNX1("Atanh"))
 
+/* ---- floor, ceil, round: exact in IEEE arithmetic (every libm and wasm's f32.floor, f32.ceil,
+ * f32.nearest give the same bits), so C's functions are used; round is half to even, as PyTorch's
+ * torch.round and ONNX's Round (rint in the default rounding mode). int64 is kept, as PyTorch. ---- */
+
+UNARY_LOOP(floor_f32, float, floorf(a))
+UNARY_LOOP(ceil_f32, float, ceilf(a))
+UNARY_LOOP(round_f32, float, rintf(a))
+UNARY_LOOP(floor_f64, double, floor(a))
+UNARY_LOOP(ceil_f64, double, ceil(a))
+UNARY_LOOP(round_f64, double, rint(a))
+UNARY_LOOP(same_i64, int64_t, a)
+
+/* int64 rounds to itself (ONNX's Floor, Ceil and Round take floats only): the input's value. */
+static bool lower_rounding(om_lower *l, const om_call *c) {
+  return c->in[0]->dtype == OM_INT64 ? om__lower_alias(l) : lower_map(l, c);
+}
+
+/* Not differentiable (PyTorch's gradient is zero almost everywhere), as sign. */
+UNARY_DEF(floor, LOOPS4(floor_f32, same_i64, NULL, floor_f64), NULL, 0, -3, 3, 0, 0, lower_rounding, ONNX_AS("Floor", NULL, "Floor (int64: the input)"))
+UNARY_DEF(ceil, LOOPS4(ceil_f32, same_i64, NULL, ceil_f64), NULL, 0, -3, 3, 0, 0, lower_rounding, ONNX_AS("Ceil", NULL, "Ceil (int64: the input)"))
+UNARY_DEF(round, LOOPS4(round_f32, same_i64, NULL, round_f64), NULL, 0, -3, 3, 0, 0, lower_rounding, ONNX_AS("Round", NULL, "Round, half to even (int64: the input)"))
+
 /* ---- logical_not and bitwise_not ---- */
 
 UNARY_LOOP(logical_not_b8, uint8_t, !a)

@@ -126,3 +126,64 @@ describe('atan2, fmod and remainder lowered by compositions: the quadrants, sign
       assert.deepEqual(vals(om.tensor([-7.5, 7.5]).remainder(-2)), [-1.5, -0.5]);
     }));
 });
+
+describe('floor, ceil and round: integers of floats (round halves to even, as torch.round), int64 kept', () => {
+  const v = [-Infinity, -2.5, -1.5, -0.5, -0.25, -0, 0, 0.25, 0.5, 1.5, 2.5, 2.4999998, 8388609.5, 16777217, Infinity, NaN];
+  const jsRound = (a) => { // to nearest, halves to even
+    const r = Math.round(a);
+    return r - a === 0.5 && r % 2 !== 0 ? r - 1 : Object.is(a, -0) || (a < 0 && r === 0) ? -0 : r;
+  };
+  test('the values, signed zeros, infinities and NaN, traced and run in both engines', () =>
+    withTraced((keep, trace) => {
+      const x = om.tensor(v);
+      trace((t) => ({ floor: t.floor(), ceil: om.ceil(t), round: t.round() }), { x });
+      for (const [name, f] of [['floor', Math.floor], ['ceil', Math.ceil], ['round', jsRound]]) {
+        const want = v.map((a) => f(Math.fround(a)));
+        vals(x[name]()).forEach((g, i) => assert.ok(Object.is(g, want[i]), `${name}(${v[i]}) = ${g}, want ${want[i]}`));
+      }
+    }));
+  test('int64 is kept (PyTorch\'s result), traced as the input; bool is refused', () =>
+    withTraced((keep, trace) => {
+      const i = om.tensor([-3n, 0n, 9007199254740993n]);
+      for (const name of ['floor', 'ceil', 'round']) {
+        const y = i[name]();
+        assert.equal(y.dtype, 'int64');
+        assert.deepEqual([...y.toArray()], [-3n, 0n, 9007199254740993n]);
+        assert.throws(() => om[name](om.tensor([true])), (e) => e instanceof om.OmError && e.kind === 'DtypeMismatch' && e.message.startsWith(`${name}:`), name);
+      }
+      trace((t) => ({ f: t.floor().add(1), r: om.round(t) }), { i });
+    }));
+  test('not differentiable: a result does not require grad', () => om.tidy(() => {
+    const x = om.tensor([0.3, 1.7]);
+    x.requiresGrad = true;
+    for (const name of ['floor', 'ceil', 'round']) assert.equal(x[name]().requiresGrad, false, name);
+  }));
+});
+
+describe('in-place logical and bitwise forms (PyTorch\'s mask |= other, bitwise_or_, logical_and_)', () => {
+  test('each writes its op\'s result into the tensor; traced, the write is in the graph', () =>
+    withTraced((keep, trace) => {
+      const m = om.tensor([true, false, false, true]);
+      assert.equal(m.bitwiseOr_(om.tensor([false, false, true, true])), m);
+      assert.deepEqual(vals(m), [1, 0, 1, 1]);
+      m.logicalXor_(om.tensor([1, 1, 0, 0])); // any dtype's truth values
+      assert.deepEqual(vals(m), [0, 1, 1, 1]);
+      m.logicalAnd_(om.tensor([true, true, false, true]));
+      assert.deepEqual(vals(m), [0, 1, 0, 1]);
+      m.logicalOr_(om.tensor([true, false, false, false]));
+      assert.deepEqual(vals(m), [1, 1, 0, 1]);
+      const i = om.tensor([12n, 10n]);
+      i.bitwiseAnd_(6n);
+      assert.deepEqual([...i.toArray()], [4n, 2n]);
+      i.bitwiseXor_(om.tensor([1n, 3n]));
+      assert.deepEqual([...i.toArray()], [5n, 1n]);
+      assert.throws(() => om.tensor([1.5]).bitwiseOr_(1n), (e) => e instanceof om.OmError && e.kind === 'DtypeMismatch' && /^bitwiseOr/.test(e.message));
+      const x = om.tensor([-1, 0.5, 3, 1.5, -2]);
+      trace((t) => { // a mask built in place from the input, as Hugging Face's sliding-window masks are
+        const mask = t.gt(0);
+        mask.bitwiseAnd_(t.lt(2));
+        mask.logicalOr_(t.lt(-1.5));
+        return { mask };
+      }, { x });
+    }));
+});

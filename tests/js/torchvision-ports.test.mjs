@@ -22,6 +22,7 @@ import { VisionTransformer } from '../../examples/torchvision/vision_transformer
 import { ShuffleNetV2, InvertedResidual as ShuffleUnit, shufflenet_v2_x1_0 } from '../../examples/torchvision/shufflenetv2.mjs';
 import { LRASPPHead, lrasppMobilenetV3, lraspp_mobilenet_v3_large } from '../../examples/torchvision/lraspp.mjs';
 import { IntermediateLayerGetter, makeDivisible } from '../../examples/torchvision/_utils.mjs';
+import * as regnet from '../../examples/torchvision/regnet.mjs';
 import { DenseNet } from './no-tidy-models.mjs';
 
 memoryHooks();
@@ -77,6 +78,7 @@ const MODELS = {
     [[2, 3, 64, 64], ['batch', null, om.Dim('h', { min: 60 }), om.Dim('w', { min: 60 })], { h: 60, w: 60 }]],
   vit: [() => new VisionTransformer(32, 8, 2, 2, 32, 64, { representationSize: 16, numClasses: 10 }), [[2, 3, 32, 32], ['batch', null, null, null]]],
   shufflenet_v2: [() => new ShuffleNetV2([2, 2, 1], [8, 16, 32, 64, 128], { numClasses: 10 }), CONV],
+  regnet: [() => new regnet.RegNet(regnet.BlockParams.fromInitParams(6, 8, 8, 1.5, 4, { seRatio: 0.25 }), { stemWidth: 8, numClasses: 10 }), CONV],
   densenet: [() => new DenseNet({ growthRate: 8, blockConfig: [2, 3, 2], numInitFeatures: 16, bnSize: 2, numClasses: 10 }), [...CONV, { h: 13, w: 13 }]],
   lraspp: [() => {
     const net = lrasppMobilenetV3(new MobileNetV3(...mobilenetV3Conf('mobilenet_v3_small', { widthMult: 0.25, reducedTail: true, dilated: true })), 2);
@@ -179,6 +181,7 @@ describe('the builders at full size', () => {
   const builders = JSON.parse(readFileSync(new URL('builders.json', DIR), 'utf8'));
   const BUILDERS = {
     resnet18, mobilenet_v3_large, mobilenet_v3_small, efficientnet_b0, shufflenet_v2_x1_0, lraspp_mobilenet_v3_large, convnext_tiny, swin_t,
+    regnet_y_400mf: regnet.regnet_y_400mf, regnet_x_400mf: regnet.regnet_x_400mf,
   };
   for (const [name, keys] of Object.entries(builders)) {
     test(`${name}: torchvision's state-dict keys and shapes, in order`, () => {
@@ -189,6 +192,15 @@ describe('the builders at full size', () => {
         net.dispose();
       }
     });
+  }
+});
+
+test('RegNet: BlockParams.fromInitParams gives torchvision\'s stages for every builder\'s arguments', () => {
+  const fx = JSON.parse(readFileSync(new URL('regnet.json', DIR), 'utf8'));
+  assert.equal(Object.keys(fx.block_params).length, 15);
+  for (const [name, { args: [depth, w0, wA, wM, groupWidth, seRatio], depths, widths, group_widths: groupWidths }] of Object.entries(fx.block_params)) {
+    const p = regnet.BlockParams.fromInitParams(depth, w0, wA, wM, groupWidth, { seRatio });
+    assert.deepEqual([p.depths, p.widths, p.groupWidths, p.seRatio], [depths, widths, groupWidths, seRatio], name);
   }
 });
 
@@ -221,6 +233,9 @@ describe('configuration errors are torchvision\'s, as InvalidArgument', () => {
     assert.throws(() => new ShuffleNetV2([1, 1, 1], [8, 16, 32, 64]), invalidArg(/expected stages_out_channels as list of 5 positive ints/));
     assert.throws(() => new ShuffleUnit(8, 8, 4), invalidArg(/illegal stride value/));
     assert.throws(() => new ShuffleUnit(8, 12, 1), invalidArg(/Invalid combination of stride 1, inp 8 and oup 12 values/));
+    assert.throws(() => regnet.BlockParams.fromInitParams(6, 12, 8, 1.5, 4), invalidArg(/^Invalid RegNet settings$/));
+    assert.throws(() => regnet.BlockParams.fromInitParams(6, 8, 8, 1, 4), invalidArg(/^Invalid RegNet settings$/));
+    assert.throws(() => new regnet.RegNet({ widths: [8] }), invalidArg(/RegNet: block_params must be a BlockParams/));
     assert.throws(() => new IntermediateLayerGetter(new nn.Sequential(), { 3: 'out' }), invalidArg(/return_layers are not present in model/));
     assert.equal(om.memory().tensors, before, 'nothing is left made');
   });

@@ -19,6 +19,8 @@ import { BertModel } from '../../examples/transformers/bert.mjs';
 import { LlamaForCausalLM } from '../../examples/transformers/llama.mjs';
 import { T5EncoderModel } from '../../examples/transformers/t5.mjs';
 import { WhisperEncoder, sinusoids } from '../../examples/transformers/whisper.mjs';
+import { RobertaModel, createPositionIdsFromInputIds } from '../../examples/transformers/roberta.mjs';
+import { MistralForCausalLM } from '../../examples/transformers/mistral.mjs';
 import { readFileSync } from 'node:fs';
 
 memoryHooks();
@@ -32,6 +34,8 @@ const PORTS = {
   llama: { Model: LlamaForCausalLM, outputs: ['logits'], transient: ['model.rotary_emb.inv_freq'] },
   t5: { Model: T5EncoderModel, outputs: ['last_hidden_state'], transient: [] },
   whisper: { Model: WhisperEncoder, outputs: ['last_hidden_state'], transient: [] },
+  roberta: { Model: RobertaModel, outputs: ['last_hidden_state', 'pooler_output'], transient: ['embeddings.position_ids', 'embeddings.token_type_ids'] },
+  mistral: { Model: MistralForCausalLM, outputs: ['logits'], transient: ['model.rotary_emb.inv_freq'] },
 };
 
 function loadFixture(name) {
@@ -88,8 +92,15 @@ describe('Hugging Face ports load PyTorch\'s safetensors strictly and match PyTo
       [LlamaForCausalLM, { hidden_act: 'gelu' }, /^LlamaForCausalLM: hidden_act "gelu" is not ported \(only silu\)$/],
       [T5EncoderModel, { feed_forward_proj: 'gated-gelu' }, /^T5EncoderModel: feed_forward_proj "gated-gelu" is not ported \(only relu\)$/],
       [WhisperEncoder, { activation_function: 'relu' }, /^WhisperEncoder: activation_function "relu" is not ported \(only gelu\)$/],
+      [MistralForCausalLM, { hidden_act: 'gelu' }, /^MistralForCausalLM: hidden_act "gelu" is not ported \(only silu\)$/],
     ]) assert.throws(() => new Model(config), (e) => e instanceof Error && re.test(e.message));
   });
+
+  test('roberta: position ids count the non-padding tokens from padding_idx + 1; padding takes padding_idx', () => om.tidy(() => {
+    const ids = om.tensor([[0n, 5n, 1n, 1n], [1n, 2n, 3n, 1n]]);
+    assert.deepEqual([...createPositionIdsFromInputIds(ids, 1).toArray()].map(Number), [2, 3, 1, 1, 1, 2, 3, 1]);
+    assert.deepEqual([...createPositionIdsFromInputIds(ids, 1, 4).toArray()].map(Number), [6, 7, 1, 1, 1, 6, 7, 1]);
+  }));
 
   test('whisper: the sinusoids the port makes are the ones PyTorch makes (the table in the state dict)', () => {
     const fx = loadFixture('whisper');
@@ -167,6 +178,17 @@ describe('Hugging Face ports traced once with symbolic axes, run in onnxruntime-
     assert.ok(fx.cases.some((c) => c.sizes.seq > fx.config.relative_attention_max_distance + 1), 'a fixture length has offsets past max_distance');
     const ops = new Set(tm.graph().nodes.map((n) => n.opType));
     assert.ok(ops.has('Log') && ops.has('Min') && ops.has('Where'), 'the buckets are computed in the graph');
+  }));
+  test('roberta: symbolic batch and seq, position ids from the input ids (a cumsum) in the graph', (t) => traceAll(t, 'roberta', (tm) => {
+    // seq ends at max_position_embeddings, where the token_type_ids buffer's slice is too short (as eagerly)
+    assert.deepEqual(ranges(tm), { batch: [1, Infinity, null], seq: [1, 130, 'expand (call 11)'] });
+    assert.ok(tm.graph().nodes.some((n) => n.opType === 'CumSum'), 'the positions are computed from the ids');
+  }));
+  test('mistral: symbolic batch and seq, the sliding-window mask across the window, a padding mask written in place', (t) => traceAll(t, 'mistral', (tm) => {
+    assert.deepEqual(ranges(tm), { batch: [1, Infinity, null], seq: [1, Infinity, null] });
+    const fx = loadFixture('mistral');
+    assert.ok(fx.cases.some((c) => c.sizes.seq > fx.config.sliding_window) && fx.cases.some((c) => c.sizes.seq <= fx.config.sliding_window),
+      'fixture lengths on both sides of the window');
   }));
   test('whisper: symbolic batch and frames, Conv1d front end, frames hold to 2 * max_source_positions', (t) => traceAll(t, 'whisper', (tm) => {
     assert.deepEqual(ranges(tm), { batch: [1, Infinity, null], frames: [1, 128, 'add (call 7)'] });
