@@ -40,9 +40,10 @@
 // LSTM (OM_BENCH_SESSION_ONLY=1 runs only it; OM_BENCH_MODELS=lenet,gru only those models), then the
 // Session and eager on the test suite's model families with PyTorch's weights (tests/js/families.mjs;
 // not with OM_BENCH_MODELS unless OM_BENCH_FAMILIES=resnet,gpt2 picks families). Then torch.onnx.export
-// files of torchvision's ViT and ResNet-18 (tools/bench_exports.py, written into the cache on the first
-// run) in the Session against our own trace of the same model and against onnxruntime-web
-// (OM_BENCH_EXPORTS_ONLY=1 runs only it). OM_BENCH_THREADS=2 runs the Session, eager and ORT parts
+// files of torchvision's ViT and ResNet-18 and of Hugging Face-style BERT and LLaMA
+// (tools/bench_exports.py, written into the cache on the first run) in the Session against our own
+// trace of the same model and against onnxruntime-web (OM_BENCH_EXPORTS_ONLY=1 runs only it;
+// OM_BENCH_EXPORTS=vit,bert only those). OM_BENCH_THREADS=2 runs the Session, eager and ORT parts
 // on two threads each side (ORT's numThreads 2), in wall time.
 // Then training throughput against TF.js: a step of an MLP (vs tfjs-backend-wasm) and of LeNet-5
 // (vs TF.js's cpu backend: its wasm backend has no conv filter gradient), the same weights and
