@@ -53,8 +53,9 @@ static void kill(om_plan *p, int k) {
 
 /* The op a pass just recorded (the steps from index `before` on; y its output, a new reference
  * or NULL) replaces step k, writing k's output, when it made one step of k's output's type and
- * shape: true then (outputs past the first, which nothing reads, become k's too). Otherwise (or when recording failed: the error is cleared, the steps stay
- * unfused) it goes. y is released either way. */
+ * shape: true then (its outputs past the first, which nothing reads, become k's too). Otherwise
+ * (or when recording failed: the error is cleared, the steps stay unfused) it goes. y is released
+ * either way. */
 static bool replace(om_plan *p, int k, int before, om_tensor *y) {
   om_tensor_release(y);
   om_step *last = p->steps.n == before + 1 ? &p->steps.v[before] : NULL, *st = &p->steps.v[k];
