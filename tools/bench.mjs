@@ -40,9 +40,10 @@
 // LSTM (OM_BENCH_SESSION_ONLY=1 runs only it; OM_BENCH_MODELS=lenet,gru only those models), then the
 // Session and eager on the test suite's model families with PyTorch's weights (tests/js/families.mjs;
 // not with OM_BENCH_MODELS unless OM_BENCH_FAMILIES=resnet,gpt2 picks families). Then torch.onnx.export
-// files of torchvision's ViT and ResNet-18 (tools/bench_exports.py, written into the cache on the first
-// run) in the Session against our own trace of the same model and against onnxruntime-web
-// (OM_BENCH_EXPORTS_ONLY=1 runs only it). OM_BENCH_THREADS=2 runs the Session, eager and ORT parts
+// files of torchvision's ViT and ResNet-18 and of Hugging Face-style BERT and LLaMA
+// (tools/bench_exports.py, written into the cache on the first run) in the Session against our own
+// trace of the same model and against onnxruntime-web (OM_BENCH_EXPORTS_ONLY=1 runs only it;
+// OM_BENCH_EXPORTS=vit,bert only those). OM_BENCH_THREADS=2 runs the Session, eager and ORT parts
 // on two threads each side (ORT's numThreads 2), in wall time.
 // Then training throughput against TF.js: a step of an MLP (vs tfjs-backend-wasm) and of LeNet-5
 // (vs TF.js's cpu backend: its wasm backend has no conv filter gradient), the same weights and
@@ -767,51 +768,77 @@ function printFamilySessions(rows) {
 
 // ---- torch.onnx.export files against our own trace of the same model ----------------------------
 // tools/bench_exports.py (Debian's PyTorch, run once into the cache) exports torchvision's ViT and
-// ResNet-18 at bench size with the state dicts it exported; the port (examples/torchvision/) loads
-// the same weights and is traced with a symbolic batch. torch's file runs in the Session (fast mode:
-// the passes of src/runtime/passes.c) and in onnxruntime-web, our trace in the Session, at batch 1
-// and 8, one thread each, alternating samples; each output checked against ORT's first; with the
-// number of kernels in each plan.
+// ResNet-18 and Hugging Face-style BERT and LLaMA (tools/transformers_ports.py's modules, random
+// weights) at bench size with the state dicts it exported; the port (examples/torchvision/,
+// examples/transformers/) loads the same weights and is traced with a symbolic batch (and sequence).
+// torch's file runs in the Session (fast mode: the passes of src/runtime/passes.c) and in
+// onnxruntime-web, our trace in the Session, at batch 1 and 8, one thread each, alternating samples;
+// each output checked against ORT's; with the number of kernels in each plan.
+// (functions, not consts: the top-level run calls runExports before this point of the module)
+function exportTokens() { return 32; } // the token models' sequence length (the image models' images are 64 x 64)
+function exportModels() { return {
+  vit: { outputs: ['logits'], module: '../examples/torchvision/vision_transformer.mjs', build: (e) => new e.VisionTransformer(64, 8, 4, 4, 128, 512, { numClasses: 10 }) },
+  resnet18: { outputs: ['logits'], module: '../examples/torchvision/resnet.mjs', build: (e) => e.resnet18({ numClasses: 10 }) },
+  // the configs of tools/bench_exports.py
+  bert: { tokens: true, mask: true, outputs: ['last_hidden_state', 'pooler_output'], module: '../examples/transformers/bert.mjs', build: (e) => new e.BertModel({ vocab_size: 1000, hidden_size: 128, num_hidden_layers: 4, num_attention_heads: 4, intermediate_size: 512, hidden_act: 'gelu', max_position_embeddings: 128, type_vocab_size: 2, layer_norm_eps: 1e-12, pad_token_id: 0 }) },
+  llama: { tokens: true, outputs: ['logits'], module: '../examples/transformers/llama.mjs', build: (e) => new e.LlamaForCausalLM({ vocab_size: 1000, hidden_size: 128, intermediate_size: 512, num_hidden_layers: 4, num_attention_heads: 4, num_key_value_heads: 2, hidden_act: 'silu', rms_norm_eps: 1e-6, rope_theta: 10000.0, tie_word_embeddings: false }) },
+}; }
+
+/** A model's inputs at batch b (om tensors, by input name) and the symbolic axes its trace declares. */
+function exportInputs(m, b) {
+  if (!m.tokens) return { x: [om.randn([b, 3, 64, 64], { seed: b }), ['batch', null, null, null]] };
+  const ids = om.tidy(() => om.rand([b, exportTokens()], { seed: b }).mul(1000).long());
+  const inputs = { input_ids: [ids, ['batch', 'seq']] };
+  if (m.mask) inputs.attention_mask = [om.ones([b, exportTokens()], { dtype: 'int64' }), ['batch', 'seq']];
+  return inputs;
+}
+
 async function runExports() {
   const dir = join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'onemodel', 'bench-exports');
-  if (!existsSync(join(dir, 'resnet18.safetensors')) && spawnSync('/usr/bin/python3', [join(ROOT, 'tools/bench_exports.py'), dir], { stdio: 'inherit' }).status !== 0) {
+  const models = exportModels(), names = (process.env.OM_BENCH_EXPORTS ?? Object.keys(models).join(',')).split(',');
+  if (names.some((n) => !existsSync(join(dir, `${n}.safetensors`))) && spawnSync('/usr/bin/python3', [join(ROOT, 'tools/bench_exports.py'), dir], { stdio: 'inherit' }).status !== 0) {
     throw new Error('bench: tools/bench_exports.py failed (it needs Debian\'s python3-torch and python3-torchvision)');
   }
-  const { VisionTransformer } = await import('../examples/torchvision/vision_transformer.mjs');
-  const { resnet18 } = await import('../examples/torchvision/resnet.mjs');
-  const ports = { vit: () => new VisionTransformer(64, 8, 4, 4, 128, 512, { numClasses: 10 }), resnet18: () => resnet18({ numClasses: 10 }) };
   const rows = [];
-  for (const [name, build] of Object.entries(ports)) {
+  for (const name of names) {
+    const m = models[name];
+    if (!m) throw new Error(`bench: OM_BENCH_EXPORTS names ${name}; the models are ${Object.keys(models).join(', ')}`);
     const torchBytes = readFileSync(join(dir, `${name}.onnx`));
+    const exported = await import(m.module);
     const ourBytes = om.tidy(() => {
-      const net = build();
+      const net = m.build(exported);
       const { tensors } = om.safetensors.load(readFileSync(join(dir, `${name}.safetensors`)));
       net.loadStateDict(tensors);
       net.eval();
-      const traced = om.trace(net, { x: [om.randn([2, 3, 64, 64], { seed: 1 }), ['batch', null, null, null]] }, { outputNames: ['logits'] });
+      const inputs = exportInputs(m, 2);
+      const traced = om.trace(net, inputs, { outputNames: m.outputs });
       const bytes = traced.toOnnx();
       traced.dispose();
-      om.dispose([net, ...Object.values(tensors)]);
+      om.dispose([net, ...Object.values(tensors), ...Object.values(inputs).map(([t]) => t)]);
       return bytes;
     });
     const fromTorch = await om.InferenceSession.create(torchBytes), fromTrace = await om.InferenceSession.create(ourBytes);
     const theirs = await ort.InferenceSession.create(torchBytes, { executionProviders: ['wasm'] });
     try {
       for (const batch of [1, 8]) {
-        const x = om.randn([batch, 3, 64, 64], { seed: batch });
+        const inputs = exportInputs(m, batch), feeds = Object.fromEntries(Object.entries(inputs).map(([k, [t]]) => [k, t]));
         try {
-          const ortFeeds = () => ({ x: new ort.Tensor('float32', x.toArray(), x.shape) });
-          const want = Array.from((await theirs.run(ortFeeds())).logits.data);
+          const ortFeeds = () => Object.fromEntries(Object.entries(feeds).map(([k, t]) =>
+            [k, t.dtype === 'int64' ? new ort.Tensor('int64', BigInt64Array.from(t.toArray(), BigInt), t.shape) : new ort.Tensor('float32', t.toArray(), t.shape)]));
+          const want = await theirs.run(ortFeeds());
           for (const [who, s] of [['torch\'s file', fromTorch], ['our trace', fromTrace]]) {
-            const { err, scale } = maxDiff(om.tidy(() => Array.from(s.run({ x }).logits.toArray())), want);
-            if (!(err <= 1e-4 * Math.max(1, scale))) throw new Error(`${name} batch ${batch}: ${who} in the Session and ORT differ by ${err}`);
+            for (const out of theirs.outputNames) {
+              const { err, scale } = maxDiff(om.tidy(() => Array.from(s.run(feeds)[out].toArray())), Array.from(want[out].data));
+              if (!(err <= 1e-4 * Math.max(1, scale))) throw new Error(`${name} batch ${batch}: ${who} in the Session and ORT differ by ${err} (${out})`);
+            }
           }
-          const run = (s) => () => om.tidy(() => { s.run({ x }); });
+          for (const t of Object.values(want)) t.dispose();
+          const run = (s) => () => om.tidy(() => { s.run(feeds); });
           const ms = (await alternate(run(fromTorch), run(fromTrace), async () => { const r = await theirs.run(ortFeeds()); for (const t of Object.values(r)) t.dispose(); })).ms;
           rows.push({ name, batch, torch: median(ms[0]), trace: median(ms[1]), ort: median(ms[2]),
             kernels: [fromTorch.planKernels.length, fromTrace.planKernels.length] });
         } finally {
-          x.dispose();
+          om.dispose(Object.values(feeds));
         }
       }
     } finally {

@@ -1,10 +1,16 @@
 #!/usr/bin/env python3
-"""Bench-only files for tools/bench.mjs's exports section (OM_BENCH_EXPORTS_ONLY=1): torchvision
-0.14's own models at bench size, exported by torch.onnx.export (opset 17, the newest PyTorch 1.13
-writes; constant folding on, eval mode, the batch axis dynamic) to <dir>/<name>.onnx, with the
-state dict they were exported with in <dir>/<name>.safetensors, so that the bench traces the port
-(examples/torchvision/) with the same weights and runs both files side by side. Not committed: the
-bench writes them into the cache.
+"""Bench-only files for tools/bench.mjs's exports section (OM_BENCH_EXPORTS_ONLY=1): models at bench
+size exported by torch.onnx.export (opset 17, the newest PyTorch 1.13 writes; constant folding on,
+eval mode, the batch axis dynamic, and the sequence axis for token models) to <dir>/<name>.onnx,
+with the state dict they were exported with in <dir>/<name>.safetensors, so that the bench traces
+the port with the same weights and runs both files side by side:
+
+    vit, resnet18   torchvision 0.14's own models (ports: examples/torchvision/)
+    bert, llama     Hugging Face-style models: tools/transformers_ports.py's modules (the same module
+                    tree, names and operations as transformers' BertModel and LlamaForCausalLM),
+                    weights random (transformers_ports.randomize, seed 0) (ports: examples/transformers/)
+
+Not committed: the bench writes them into the cache.
 
     /usr/bin/python3 tools/bench_exports.py DIR
 """
@@ -18,24 +24,52 @@ from torchvision.models.vision_transformer import VisionTransformer
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from safetensors_fixtures import write  # noqa: E402
+import transformers_ports as hf  # noqa: E402
 
-# name: (builder, input shape); the shapes are the bench's (64 x 64 images, batch 2 at export)
+# The Hugging Face-style models' configs; tools/bench.mjs builds the ports from the same fields.
+BERT = {'vocab_size': 1000, 'hidden_size': 128, 'num_hidden_layers': 4, 'num_attention_heads': 4, 'intermediate_size': 512,
+        'hidden_act': 'gelu', 'max_position_embeddings': 128, 'type_vocab_size': 2, 'layer_norm_eps': 1e-12, 'pad_token_id': 0}
+LLAMA = {'vocab_size': 1000, 'hidden_size': 128, 'intermediate_size': 512, 'num_hidden_layers': 4, 'num_attention_heads': 4,
+         'num_key_value_heads': 2, 'hidden_act': 'silu', 'rms_norm_eps': 1e-6, 'rope_theta': 10000.0,
+         'max_position_embeddings': 2048, 'tie_word_embeddings': False}
+TOKENS = (2, 32)  # batch, sequence at export
+
+
+def image():
+    return {'x': torch.randn(2, 3, 64, 64)}
+
+
+def tokens(mask):
+    ids = {'input_ids': torch.randint(0, 1000, TOKENS)}
+    return {**ids, 'attention_mask': torch.ones(TOKENS, dtype=torch.long)} if mask else ids
+
+
+def randomized(net):
+    hf.randomize(net)
+    return net
+
+
+# name: (builder, example inputs, output names)
 MODELS = {
     'vit': (lambda: VisionTransformer(image_size=64, patch_size=8, num_layers=4, num_heads=4, hidden_dim=128, mlp_dim=512, num_classes=10),
-            [2, 3, 64, 64]),
-    'resnet18': (lambda: torchvision.models.resnet18(num_classes=10), [2, 3, 64, 64]),
+            image, ['logits']),
+    'resnet18': (lambda: torchvision.models.resnet18(num_classes=10), image, ['logits']),
+    'bert': (lambda: randomized(hf.BertModel(BERT)), lambda: tokens(True), ['last_hidden_state', 'pooler_output']),
+    'llama': (lambda: randomized(hf.LlamaForCausalLM(LLAMA)), lambda: tokens(False), ['logits']),
 }
 
 
 def main(out):
     torch.set_num_threads(1)
     os.makedirs(out, exist_ok=True)
-    for name, (build, shape) in MODELS.items():
+    for name, (build, example, outputs) in MODELS.items():
         torch.manual_seed(0)
         net = build().eval()
+        inputs = example()
+        axes = {n: {0: 'batch'} if n == 'x' else {0: 'batch', 1: 'seq'} for n in inputs}
         buf = io.BytesIO()
-        torch.onnx.export(net, (torch.randn(*shape),), buf, opset_version=17, input_names=['x'], output_names=['logits'],
-                          dynamic_axes={'x': {0: 'batch'}, 'logits': {0: 'batch'}}, do_constant_folding=True)
+        torch.onnx.export(net, tuple(inputs.values()), buf, opset_version=17, input_names=list(inputs), output_names=outputs,
+                          dynamic_axes={**axes, **{n: {0: 'batch'} for n in outputs}}, do_constant_folding=True)
         with open(os.path.join(out, f'{name}.onnx'), 'wb') as f:
             f.write(buf.getvalue())
         write(os.path.join(out, f'{name}.safetensors'), dict(net.state_dict()), {'format': 'pt'})

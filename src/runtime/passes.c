@@ -53,12 +53,13 @@ static void kill(om_plan *p, int k) {
 
 /* The op a pass just recorded (the steps from index `before` on; y its output, a new reference
  * or NULL) replaces step k, writing k's output, when it made one step of k's output's type and
- * shape: true then. Otherwise (or when recording failed: the error is cleared, the steps stay
- * unfused) it goes. y is released either way. */
+ * shape: true then (its outputs past the first, which nothing reads, become k's too). Otherwise
+ * (or when recording failed: the error is cleared, the steps stay unfused) it goes. y is released
+ * either way. */
 static bool replace(om_plan *p, int k, int before, om_tensor *y) {
   om_tensor_release(y);
   om_step *last = p->steps.n == before + 1 ? &p->steps.v[before] : NULL, *st = &p->steps.v[k];
-  bool fits = y && last && last->n_out == 1 && last->out[0] && st->n_out == 1 && last->out_meta[0].dtype == st->out_meta[0].dtype &&
+  bool fits = y && last && last->n_out >= 1 && last->out[0] && st->n_out == 1 && last->out_meta[0].dtype == st->out_meta[0].dtype &&
               last->out_meta[0].ndim == st->out_meta[0].ndim &&
               !memcmp(last->out_meta[0].shape, st->out_meta[0].shape, sizeof(int64_t) * (size_t)st->out_meta[0].ndim);
   if (!y) om_clear_error();
@@ -67,6 +68,11 @@ static bool replace(om_plan *p, int k, int before, om_tensor *y) {
     st->op = last->op, st->n_in = last->n_in, st->in = last->in, st->attrs = last->attrs;
     memcpy(st->out_meta, last->out_meta, sizeof st->out_meta);
     last->n_in = old.n_in, last->in = old.in;
+    for (int j = 1; j < last->n_out; j++) { /* the call's other outputs (layer_norm's statistics): k writes them, nothing reads them */
+      st->out[j] = last->out[j];
+      buffer_of(p, st->out[j])->first = k;
+    }
+    st->n_out = last->n_out, last->n_out = 1;
   }
   for (int q = before; q < p->steps.n; q++) kill(p, q);
   p->steps.n = before; /* the recorded steps were the last: nothing refers to them */
@@ -303,6 +309,83 @@ static bool fuse_gelu(om_plan *p, int k) {
   return true;
 }
 
+/* ---- LayerNorm written out ----
+ * What exporters write for a layer norm over the last axis below opset 17 (torch.onnx's
+ * nn.LayerNorm, Hugging Face's BERT at opset 16 and below),
+ *   d = x - mean(x), y = d / sqrt(mean(d^2) + eps) [* w] [+ b]
+ * (ReduceMean, Sub, Pow(d, 2) or Mul(d, d), ReduceMean, Add(eps), Sqrt, Div, then the optional
+ * Mul by a constant weight and Add of a constant bias of the axis' size, either side), each value
+ * between read by the next steps of the run alone (d by the square and the division), becomes
+ * one step of layer_norm. Its statistics are sums in double and one rounding each, where the
+ * written-out run rounds every step to float: the two differ in the last bits of y (the fused one
+ * the closer to the exact value), as a LayerNormalization node would. */
+
+/* The mean over t's last axis (keepdim) when t's one reader is the run's next step: its step,
+ * added to r, by index; or -1. */
+static int last_axis_mean(om_plan *p, run *r, const om_tensor *t) {
+  om_step *st = writer(p, t);
+  if (!st || st->op != OM_OP_mean || buffer_of(p, t)->readers != 1 || st->attrs.n_i != 2 || !st->attrs.i[0] ||
+      st->attrs.i[1] != st->in[0]->ndim - 1 || r->n >= 12)
+    return -1;
+  r->step[r->n++] = (int)(st - p->steps.v);
+  return r->step[r->n - 1];
+}
+
+/* The live step after k that reads k's one output itself, when nothing else reads its buffer (no
+ * other step, view or graph output): its index, or -1. */
+static int sole_reader(om_plan *p, int k) {
+  const om_tensor *t = p->steps.v[k].n_out == 1 ? p->steps.v[k].out[0] : NULL;
+  const om_buffer *b = t ? buffer_of(p, t) : NULL;
+  if (!b || b->readers != 1) return -1;
+  for (int j = k + 1; j < p->steps.n; j++) {
+    const om_step *st = &p->steps.v[j];
+    for (int i = 0; !st->dead && i < st->n_in; i++)
+      if (st->in[i]->storage == t->storage) return st->in[i] == t && st->n_in == 2 ? j : -1;
+  }
+  return -1;
+}
+
+static bool fuse_layer_norm(om_plan *p, int k) {
+  const om_step *dv = &p->steps.v[k], *sub, *sq, *ve, *sd;
+  run r = {0};
+  om_tensor *d = dv->in[0];
+  double eps, two;
+  /* d / sqrt(mean(d^2) + eps), d = x - mean(x), d read by the square and the division alone */
+  if (!(sd = take(p, &r, dv->in[1], OM_OP_sqrt)) || !(ve = take(p, &r, sd->in[0], OM_OP_add))) return true;
+  int qv = one_float(ve->in[1], ve->out[0]->ndim, &eps) ? 0 : one_float(ve->in[0], ve->out[0]->ndim, &eps) ? 1 : -1;
+  int iv = qv < 0 ? -1 : last_axis_mean(p, &r, ve->in[qv]);
+  if (iv < 0 || !(sq = writer(p, p->steps.v[iv].in[0])) || buffer_of(p, sq->out[0])->readers != 1 ||
+      !(sq->op == OM_OP_pow ? sq->in[0] == d && one_float(sq->in[1], sq->out[0]->ndim, &two) && two == 2
+                            : sq->op == OM_OP_mul && sq->in[0] == d && sq->in[1] == d))
+    return true;
+  r.step[r.n++] = (int)(sq - p->steps.v);
+  sub = writer(p, d);
+  if (!sub || sub->op != OM_OP_sub || buffer_of(p, d)->readers != (sq->op == OM_OP_mul ? 3 : 2) || d->dtype != OM_FLOAT32) return true;
+  r.step[r.n++] = (int)(sub - p->steps.v);
+  om_tensor *x = sub->in[0];
+  int im = last_axis_mean(p, &r, sub->in[1]);
+  if (im < 0 || p->steps.v[im].in[0] != x || !same_shape(x, d) || x->ndim < 1 || !(eps >= 0)) return true;
+  /* then the weight and the bias, constants of the last axis' size, each read by the next alone */
+  int64_t n = x->shape[x->ndim - 1];
+  om_tensor *w = NULL, *b = NULL;
+  int last = k;
+  for (int pass = 0; pass < 2; pass++) { /* a bias without a weight stays an add */
+    int j = sole_reader(p, last);
+    const om_step *next = j >= 0 ? &p->steps.v[j] : NULL;
+    if (!next || next->op != (pass ? OM_OP_add : OM_OP_mul)) break;
+    int q = next->in[0] == p->steps.v[last].out[0] ? 1 : 0;
+    om_tensor *c = next->in[q];
+    if (c->storage->planned || c->dtype != OM_FLOAT32 || c->ndim != 1 || c->shape[0] != n || r.n >= 12) break;
+    *(pass ? &b : &w) = c;
+    r.step[r.n++] = last;
+    last = j;
+  }
+  int before = p->steps.n;
+  if (replace(p, last, before, om_layer_norm(x, &n, 1, w, b, eps)))
+    for (int j = 0; j < r.n; j++) kill(p, r.step[j]);
+  return true;
+}
+
 /* Drops the dead steps and the buffers they wrote; the buffers keep their writers' new indices. */
 static bool compact(om_plan *p) {
   int *at = malloc(sizeof(int) * (size_t)(p->steps.n + 1)), n = 0;
@@ -335,6 +418,7 @@ bool om__plan_passes(om_plan *p) {
     else if (st->op == OM_OP_matmul) ok = fuse_attention(p, k);
     else if (st->op == OM_OP_add) ok = fuse_linear(p, k);
     else if (st->op == OM_OP_mul) ok = fuse_gelu(p, k);
+    else if (st->op == OM_OP_div) ok = fuse_layer_norm(p, k);
   }
   return ok && compact(p);
 }

@@ -1273,6 +1273,52 @@ TEST(fast_mode_fuses_linear_and_gelu) {
   om_traced_release(m);
 }
 
+/* Fast mode's layer norm pass, natively so that ASan and UBSan run it (the node patterns and
+ * their near misses: tests/js/session-passes.test.mjs): a layer norm written out as torch.onnx
+ * writes it below opset 17 (mean, sub, pow 2, mean, add eps, sqrt, div) is one layer_norm step
+ * (its statistics, which nothing reads, placed with it), within 1e-5 scaled of the steps; the
+ * normalised value is read twice here, so the weight's mul and the bias' add stay steps. */
+static om_tensor *nw[2];
+static int layer_norms(om_tensor *const *in, om_tensor **out) {
+  om_scope s = {0};
+  int64_t last = -1;
+  om_tensor *two = om__keep(&s, om_scalar(2, OM_FLOAT32));
+  om_tensor *d = om__keep(&s, om_sub(in[0], om__keep(&s, om_mean(in[0], &last, 1, true))));
+  om_tensor *var = om__keep(&s, om_mean(om__keep(&s, om_pow(d, two)), &last, 1, true));
+  om_tensor *n = om__keep(&s, om_div(d, om__keep(&s, om_sqrt(om__keep(&s, om_add_scalar(var, 1e-5))))));
+  out[0] = om_add(om__keep(&s, om_mul(n, nw[0])), nw[1]);
+  out[1] = om_relu(n); /* n read by the mul and the relu: the normalisation fuses, the weight stays */
+  om__scope_end(&s);
+  return out[0] && out[1] ? 2 : -1;
+}
+
+TEST(fast_mode_fuses_layer_norm) {
+  nw[0] = om_randn((int64_t[]){8}, 1, 80, true), nw[1] = om_randn((int64_t[]){8}, 1, 81, true);
+  om_tensor *x = om_randn((int64_t[]){2, 5, 8}, 3, 82, true);
+  om_trace_begin();
+  om_traced_model *m = om_test_trace(layer_norms, x, (const char *[]){"n", "t", NULL}, 2);
+  CHECK(m != NULL);
+  om_session *fast = om_session_create(m, NULL), *exact = om_session_create(m, &(om_session_options){.mode = OM_SESSION_EXACT});
+  int64_t sizes[2][3] = {{2, 5, 8}, {3, 40, 8}};
+  for (int z = 0; z < 2; z++) {
+    om_tensor *xi = om_randn(sizes[z], 3, 83 + (uint64_t)z, true), *yf[2] = {0}, *ye[2] = {0};
+    CHECK(om_session_run(fast, &xi, 1, yf, 2) == 2 && om_session_run(exact, &xi, 1, ye, 2) == 2);
+    char why[160];
+    for (int j = 0; j < 2; j++)
+      if (!close_to(yf[j], ye[j], 1e-5, why, sizeof why)) FAILED("size %d, output %d: fast and exact differ: %s", z, j, why);
+    CHECK_EQ_INT(count_kernel(fast, "layer_norm"), 1);
+    CHECK_EQ_INT(count_kernel(fast, "sqrt"), 0);
+    CHECK_EQ_INT(count_kernel(fast, "mul"), 1);
+    CHECK_EQ_INT(count_kernel(exact, "layer_norm"), 0);
+    om__release_all(yf, 2), om__release_all(ye, 2);
+    om_tensor_release(xi);
+  }
+  om__release_all((om_tensor *[]){x, nw[0], nw[1]}, 3);
+  om_session_release(fast);
+  om_session_release(exact);
+  om_traced_release(m);
+}
+
 /* ---- the rest of ONNX's ops (tests/js/onnx-ops.test.mjs checks each against onnxruntime-web):
  * natively too, so ASan and UBSan run their rules, against references computed here ---- */
 
@@ -2028,6 +2074,7 @@ int main(void) {
   RUN(fast_mode_folds_batch_norm_into_conv);
   RUN(fast_mode_fuses_attention);
   RUN(fast_mode_fuses_linear_and_gelu);
+  RUN(fast_mode_fuses_layer_norm);
   RUN(more_elementwise_ops_against_references);
   RUN(more_reductions_against_references);
   RUN(more_indexing_and_sampling_ops_against_references);

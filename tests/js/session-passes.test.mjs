@@ -137,3 +137,56 @@ describe('fast mode: GELU written as arithmetic is gelu', () => {
     await agree(g, { shapes, fast: [...erfNodes, 'add'], exact: [...erfNodes, 'add'], tol: 0 });
   });
 });
+
+describe('fast mode: LayerNorm written out (below opset 17) is layer_norm', () => {
+  const c = (name, v) => ({ name, dtype: 'float32', dims: [], values: [v] });
+  const input = [{ name: 'x', dims: ['b', 't', 'n'] }];
+  const shapes = [[1, 3, 7], [2, 5, 33], [3, 2, 300]];
+  const mean = (x, y) => ({ op: 'ReduceMean', inputs: [x], outputs: [y], ints: { axes: [-1], keepdims: 1 } });
+  // torch.onnx's nn.LayerNorm at opset 16 and below: the weight and the bias of the axis' size
+  // (the inputs' last size, so a graph per size); square: Pow(d, 2) or Mul(d, d)
+  const torchLayerNorm = (n, { square = 'pow', eps = 1e-5, affine = 2 } = {}) => ({
+    nodes: [mean('x', 'm'), { op: 'Sub', inputs: ['x', 'm'], outputs: ['d'] },
+      square === 'pow' ? { op: 'Pow', inputs: ['d', 'two'], outputs: ['sq'] } : { op: 'Mul', inputs: ['d', 'd'], outputs: ['sq'] },
+      mean('sq', 'v'), { op: 'Add', inputs: ['v', 'eps'], outputs: ['ve'] }, { op: 'Sqrt', inputs: ['ve'], outputs: ['sd'] },
+      { op: 'Div', inputs: ['d', 'sd'], outputs: [affine ? 'nd' : 'y'] },
+      ...(affine ? [{ op: 'Mul', inputs: ['nd', 'w'], outputs: [affine > 1 ? 'nw' : 'y'] }] : []),
+      ...(affine > 1 ? [{ op: 'Add', inputs: ['b', 'nw'], outputs: ['y'] }] : [])],
+    inputs: input,
+    inits: [c('two', 2), c('eps', eps), { name: 'w', dtype: 'float32', dims: [n], values: values(n, 4).map((v) => 1 + v) },
+      { name: 'b', dtype: 'float32', dims: [n], values: values(n, 5) }] });
+  const each = async (make, kernels) => {
+    for (const shape of shapes) await agree(make(shape[2]), { shapes: [shape], ...kernels(shape[2]) });
+  };
+  const written = ['mean', 'sub', 'pow', 'mean', 'add', 'sqrt', 'div', 'mul', 'add'];
+
+  test('torch.onnx\'s nn.LayerNorm: one layer_norm, within 1e-5 of the nodes\' values, at several sizes', async () => {
+    await each((n) => torchLayerNorm(n), () => ({ fast: ['layer_norm'], exact: written, tol: 1e-5 }));
+    await each((n) => torchLayerNorm(n, { square: 'mul', eps: 1e-12 }), () => ({ fast: ['layer_norm'], exact: written.with(2, 'mul'), tol: 1e-5 }));
+    await each((n) => torchLayerNorm(n, { affine: 1 }), () => ({ fast: ['layer_norm'], exact: written.slice(0, 8), tol: 1e-5 }));
+    await each((n) => torchLayerNorm(n, { affine: 0 }), () => ({ fast: ['layer_norm'], exact: written.slice(0, 7), tol: 1e-5 }));
+  });
+
+  test('near misses keep their nodes: the square of x (not of the difference), the difference read by a third node', async () => {
+    const ofX = (n) => {
+      const g = torchLayerNorm(n);
+      g.nodes[2].inputs = ['x', 'two'];
+      return g;
+    };
+    await each(ofX, () => ({ fast: written, exact: written, tol: 0 }));
+    const third = (n) => {
+      const g = torchLayerNorm(n);
+      g.nodes.at(-1).outputs = ['y0'];
+      g.nodes.push({ op: 'Add', inputs: ['y0', 'd'], outputs: ['y'] });
+      return g;
+    };
+    await each(third, () => ({ fast: [...written, 'add'], exact: [...written, 'add'], tol: 0 }));
+    // a weight that is not of the axis' size (a scalar): the normalisation fused, the product left
+    const scalar = (n) => {
+      const g = torchLayerNorm(n);
+      g.inits[2] = c('w', 1.5);
+      return g;
+    };
+    await each(scalar, () => ({ fast: ['layer_norm', 'mul', 'add'], exact: written, tol: 1e-5 }));
+  });
+});
