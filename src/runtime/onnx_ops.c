@@ -3390,6 +3390,311 @@ static bool bind_sequence_map(om_bind *b) {
   return ok; /* on failure the session releases what b->seq_out holds */
 }
 
+/* ---- NonMaxSuppression, Einsum, Det, MelWeightMatrix ---- */
+
+/* NonMaxSuppression (the boxes and scores decide the shape: known when planning, as NonZero).
+ * Whether box j suppresses box i, for every pair of a batch at once, is onnxruntime's test in
+ * library ops on float32: the intersection's sides positive, both areas and the union positive,
+ * and intersection / union above iou_threshold. Then per batch and class, the boxes scoring above
+ * score_threshold, by score (argsort, stable: ties by index), each kept unless a kept one
+ * suppresses it, up to max_output_boxes_per_class: [batch, class, box] rows. */
+static om_tensor *nms_suppresses(om_tensor *boxes, int64_t center, double iou) {
+  om_scope s = {0};
+  om_tensor *c[4], *lo[2], *hi[2], *side[2], *pair_side[2];
+  for (int k = 0; k < 4; k++) c[k] = om__keep(&s, om_select(boxes, 2, k));
+  for (int d = 0; d < 2; d++) { /* d 0: x, 1: y */
+    if (center) { /* [x_center, y_center, width, height] */
+      om_tensor *half = om__keep(&s, om_scale(c[d + 2], 0.5));
+      lo[d] = om__keep(&s, om_sub(c[d], half)), hi[d] = om__keep(&s, om_add(c[d], half));
+    } else { /* [y1, x1, y2, x2], either corner first */
+      lo[d] = om__keep(&s, om_minimum(c[1 - d], c[3 - d])), hi[d] = om__keep(&s, om_maximum(c[1 - d], c[3 - d]));
+    }
+    side[d] = om__keep(&s, om_sub(hi[d], lo[d]));
+    om_tensor *ilo = om__keep(&s, om_maximum(om__keep(&s, om_unsqueeze(lo[d], 2)), om__keep(&s, om_unsqueeze(lo[d], 1))));
+    om_tensor *ihi = om__keep(&s, om_minimum(om__keep(&s, om_unsqueeze(hi[d], 2)), om__keep(&s, om_unsqueeze(hi[d], 1))));
+    pair_side[d] = om__keep(&s, om_sub(ihi, ilo));
+  }
+  om_tensor *zero = om__keep(&s, om_scalar(0, OM_FLOAT32)), *thr = om__keep(&s, om_scalar(iou, OM_FLOAT32));
+  om_tensor *area = om__keep(&s, om_mul(side[0], side[1])), *inter = om__keep(&s, om_mul(pair_side[0], pair_side[1]));
+  om_tensor *a1 = om__keep(&s, om_unsqueeze(area, 2)), *a2 = om__keep(&s, om_unsqueeze(area, 1));
+  om_tensor *uni = om__keep(&s, om_sub(om__keep(&s, om_add(a1, a2)), inter));
+  om_tensor *tests[] = {om__keep(&s, om_gt(pair_side[0], zero)), om__keep(&s, om_gt(pair_side[1], zero)), om__keep(&s, om_gt(inter, zero)),
+                        om__keep(&s, om_gt(a1, zero)),           om__keep(&s, om_gt(a2, zero)),           om__keep(&s, om_gt(uni, zero)),
+                        om__keep(&s, om_gt(om__keep(&s, om_div(inter, uni)), thr))};
+  om_tensor *all = tests[0];
+  for (int k = 1; k < 7; k++) all = om__keep(&s, om_logical_and(all, tests[k]));
+  om_tensor *r = all ? om_contiguous(all) : NULL;
+  om__scope_end(&s);
+  return r;
+}
+
+static bool bind_non_max_suppression(om_bind *b) {
+  om_tensor *boxes = b->in[0];
+  int64_t center, max_out = 0;
+  double iou = 0, score_thr = 0, v;
+  bool has_thr = b->node->n_in > 4 && b->in[4];
+  if (!attr_i(b, "center_point_box", 0, &center)) return false;
+  if (center != 0 && center != 1) return om__fail(OM_ERR_INVALID_ARGUMENT, "%s (NonMaxSuppression): center_point_box must be 0 or 1, it is %lld", who(b), (long long)center);
+  if (b->node->n_in > 2 && b->in[2] && !(const_scalar(b, 2, &v) && (max_out = v > 0 ? (int64_t)v : 0, true))) return false;
+  if (b->node->n_in > 3 && b->in[3] && !const_scalar(b, 3, &iou)) return false;
+  if (has_thr && !const_scalar(b, 4, &score_thr)) return false;
+  if (!(iou >= 0 && iou <= 1)) return om__fail(OM_ERR_INVALID_ARGUMENT, "%s (NonMaxSuppression): iou_threshold must be in [0, 1], it is %g", who(b), iou);
+  om_tensor *sc = b->in[1];
+  char sb[96], ss[96];
+  if (boxes->dtype != OM_FLOAT32 || sc->dtype != OM_FLOAT32) return unsupported(b, "boxes or scores other than float32");
+  if (boxes->ndim != 3 || boxes->shape[2] != 4 || sc->ndim != 3 || sc->shape[0] != boxes->shape[0] || sc->shape[2] != boxes->shape[1])
+    return om__fail(OM_ERR_SHAPE_MISMATCH, "%s (NonMaxSuppression): boxes %s must be [batches, boxes, 4] and scores %s [batches, classes, boxes]", who(b),
+                    om__shape_str(sb, sizeof sb, boxes->shape, boxes->ndim), om__shape_str(ss, sizeof ss, sc->shape, sc->ndim));
+  om_scope s = {0};
+  om_tensor *sup = om__keep(&s, nms_suppresses(om__keep(&s, const_values(b, 0)), center, iou));
+  om_tensor *scores = sup ? om__keep(&s, const_values(b, 1)) : NULL;
+  om_tensor *order = scores ? om__keep(&s, om_argsort(scores, 2, true)) : NULL;
+  int64_t B = sc->shape[0], C = sc->shape[1], N = sc->shape[2], count = 0;
+  if (max_out > N) max_out = N;
+  int64_t *rows = order ? om__alloc(sizeof(int64_t) * (size_t)(3 * B * C * max_out + 1), "NonMaxSuppression") : NULL;
+  int64_t *kept = rows ? om__alloc(sizeof(int64_t) * (size_t)(max_out + 1), "NonMaxSuppression") : NULL;
+  const bool *pair = sup ? (const bool *)om__data(sup) : NULL;
+  const float *score = scores ? (const float *)om__data(scores) : NULL;
+  const int64_t *ord = order ? (const int64_t *)om__data(order) : NULL;
+  for (int64_t bc = 0; kept && bc < B * C; bc++) {
+    int64_t n = 0, bi = bc / C;
+    for (int64_t k = 0; k < N && n < max_out; k++) {
+      int64_t i = ord[bc * N + k];
+      if (has_thr && !(score[bc * N + i] > (float)score_thr)) continue;
+      bool suppressed = false;
+      for (int64_t j = 0; j < n && !suppressed; j++) suppressed = pair[(bi * N + i) * N + kept[j]];
+      if (suppressed) continue;
+      kept[n++] = i;
+      rows[3 * count] = bi, rows[3 * count + 1] = bc % C, rows[3 * count++ + 2] = i;
+    }
+  }
+  int64_t shape[2] = {count, 3};
+  bool ok = put(b, 0, kept ? om_from_data(rows, shape, 2, OM_INT64) : NULL);
+  free(rows), free(kept);
+  om__scope_end(&s);
+  return ok;
+}
+
+/* Einsum, as the library's torch.einsum (js/ops/linalg.js) composes it: letters label dims, '...'
+ * the dims no letter names (right-aligned across operands); a label repeated in one operand takes
+ * its diagonal; labels nothing later needs are summed; operands are contracted left to right,
+ * each pair by one batched matmul (float32) or a broadcast mul summed (float64 and int64, exact
+ * in their dtype, which matmul does not take); then the output's order. A label is a bit of a
+ * set: a to z 0 to 25, A to Z 26 to 51, the '...' dims from 52. */
+typedef struct labels {
+  int n;
+  int l[OM_MAX_DIMS];
+} labels;
+#define BIT(l) ((uint64_t)1 << (l))
+#define MANY_EINSUM 16 /* operands */
+
+static uint64_t label_set(const labels *ls) {
+  uint64_t s = 0;
+  for (int k = 0; k < ls->n; k++) s |= BIT(ls->l[k]);
+  return s;
+}
+static int label_at(const labels *ls, int l) {
+  for (int k = 0; k < ls->n; k++)
+    if (ls->l[k] == l) return k;
+  return -1;
+}
+
+/* The labels of one side s (len chars, no spaces), an operand of nd dims (nd -1: the output,
+ * whose '...' is n_ell dims). */
+static bool einsum_side(const om_bind *b, const char *s, int len, int nd, int n_ell, labels *out) {
+  int letters = 0, dots = 0;
+  for (int i = 0; i < len; i++) letters += s[i] != '.';
+  out->n = 0;
+  for (int i = 0; i < len; i++) {
+    if (s[i] == '.') {
+      if (dots++ || i + 2 >= len || s[i + 1] != '.' || s[i + 2] != '.')
+        return om__fail(OM_ERR_FORMAT, "%s (Einsum): '%.*s' has a '.' that is not one '...'", who(b), len, s);
+      int e = nd < 0 ? n_ell : nd - letters;
+      if (e < 0 || out->n + e > OM_MAX_DIMS) break; /* the count check below says so */
+      for (int k = n_ell - e; k < n_ell; k++) out->l[out->n++] = 52 + k;
+      i += 2;
+    } else if ((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z')) {
+      if (out->n == OM_MAX_DIMS) break;
+      out->l[out->n++] = s[i] >= 'a' ? s[i] - 'a' : s[i] - 'A' + 26;
+    } else {
+      return om__fail(OM_ERR_FORMAT, "%s (Einsum): invalid subscript '%c' in '%.*s' (letters and '...' only)", who(b), s[i], len, s);
+    }
+  }
+  if (nd >= 0 ? out->n != nd || letters > nd : out->n != letters + n_ell * dots)
+    return om__fail(OM_ERR_SHAPE_MISMATCH, "%s (Einsum): '%.*s' names %d dims%s, %s %d", who(b), len, s, letters, dots ? " and '...'" : "",
+                    nd < 0 ? "at most" : "the operand has", nd < 0 ? OM_MAX_DIMS : nd);
+  return true;
+}
+
+/* x's dims in the order of labels to (a new reference). */
+static om_tensor *arrange(om_tensor *x, const labels *ls, const labels *to) {
+  int64_t perm[OM_MAX_DIMS];
+  for (int k = 0; k < to->n; k++) perm[k] = label_at(ls, to->l[k]);
+  return om_permute(x, perm, to->n);
+}
+
+/* x (taken) with each repeated label's two dims made one, their diagonal: the two moved last,
+ * merged, every (n + 1)-th element taken. */
+static om_tensor *diagonals(const om_bind *b, om_tensor *x, labels *ls) {
+  for (int i = 1; x && i < ls->n; i++) {
+    int j = label_at(ls, ls->l[i]);
+    if (j == i) continue;
+    int64_t n = x->shape[j], perm[OM_MAX_DIMS], shape[OM_MAX_DIMS];
+    if (x->shape[i] != n) {
+      om__fail(OM_ERR_SHAPE_MISMATCH, "%s (Einsum): a repeated subscript has sizes %lld and %lld in one operand", who(b), (long long)n, (long long)x->shape[i]);
+      return then(x, NULL);
+    }
+    labels rest = {0};
+    for (int k = 0; k < ls->n; k++)
+      if (k != i && k != j) perm[rest.n] = k, shape[rest.n] = x->shape[k], rest.l[rest.n++] = ls->l[k];
+    perm[rest.n] = j, perm[rest.n + 1] = i, shape[rest.n] = n * n;
+    x = then(x, om_permute(x, perm, ls->n));
+    x = x ? then(x, om_reshape(x, shape, rest.n + 1)) : NULL;
+    x = x ? then(x, om_slice(x, rest.n, 0, n * n, n + 1)) : NULL;
+    rest.l[rest.n++] = ls->l[j];
+    *ls = rest;
+    i = 0;
+  }
+  return x;
+}
+
+/* x (taken) with the dims whose labels are not in need summed out. */
+static om_tensor *sum_unneeded(om_tensor *x, labels *ls, uint64_t need) {
+  int64_t gone[OM_MAX_DIMS];
+  int n = 0;
+  labels kept = {0};
+  for (int k = 0; k < ls->n; k++) {
+    if (need & BIT(ls->l[k])) kept.l[kept.n++] = ls->l[k];
+    else gone[n++] = k;
+  }
+  if (!x || !n) return x;
+  *ls = kept;
+  return then(x, om_sum(x, gone, n, false));
+}
+
+/* x (taken) with dims from at to at + count - 1 merged into one (count 0: a new dim of 1). */
+static om_tensor *merged(om_tensor *x, int at, int count) {
+  if (!x || count == 1) return x;
+  if (!count) return then(x, om_unsqueeze(x, at));
+  int64_t shape[OM_MAX_DIMS], n = 1;
+  for (int k = 0; k < count; k++) n *= x->shape[at + k];
+  memcpy(shape, x->shape, sizeof(int64_t) * (size_t)at);
+  shape[at] = n;
+  memcpy(shape + at + 1, x->shape + at + count, sizeof(int64_t) * (size_t)(x->ndim - at - count));
+  return then(x, om_reshape(x, shape, x->ndim - count + 1));
+}
+
+/* a [la] contracted with b [lb] (both taken), keeping the labels in keep: those in both lead, then
+ * a's own, then b's own; the shared ones not kept are summed. */
+static om_tensor *contract(om_tensor *a, labels *la, om_tensor *b, const labels *lb, uint64_t keep) {
+  uint64_t sa = label_set(la), sb = label_set(lb);
+  labels batch = {0}, inner = {0}, left = {0}, right = {0};
+  for (int k = 0; k < la->n; k++) {
+    int l = la->l[k];
+    labels *to = !(sb & BIT(l)) ? &left : keep & BIT(l) ? &batch : &inner;
+    to->l[to->n++] = l;
+  }
+  for (int k = 0; k < lb->n; k++)
+    if (!(sa & BIT(lb->l[k]))) right.l[right.n++] = lb->l[k];
+  for (int k = 0; a && b && k < inner.n; k++) { /* a size-1 shared dim broadcasts: the other's is summed first */
+    int ia = label_at(la, inner.l[k]), ib = label_at(lb, inner.l[k]);
+    if (a->shape[ia] == 1 && b->shape[ib] != 1) b = then(b, om_sum(b, (int64_t[]){ib}, 1, true));
+    else if (b->shape[ib] == 1 && a->shape[ia] != 1) a = then(a, om_sum(a, (int64_t[]){ia}, 1, true));
+  }
+  labels xa = batch, xb = batch, out = batch;
+  for (int k = 0; k < left.n; k++) xa.l[xa.n++] = left.l[k], out.l[out.n++] = left.l[k];
+  for (int k = 0; k < right.n; k++) out.l[out.n++] = right.l[k];
+  om_tensor *r = NULL;
+  if (a && b && (!inner.n || a->dtype != OM_FLOAT32 || b->dtype != OM_FLOAT32)) {
+    /* [batch, left, 1.., inner] times [batch, 1.., right, inner], the inner dims summed */
+    for (int k = 0; k < right.n; k++) xb.l[xb.n++] = right.l[k];
+    for (int k = 0; k < inner.n; k++) xa.l[xa.n++] = inner.l[k], xb.l[xb.n++] = inner.l[k];
+    om_tensor *x = arrange(a, la, &xa), *y = arrange(b, lb, &xb);
+    for (int k = 0; x && k < right.n; k++) x = then(x, om_unsqueeze(x, batch.n + left.n));
+    for (int k = 0; y && k < left.n; k++) y = then(y, om_unsqueeze(y, batch.n));
+    r = x && y ? om_mul(x, y) : NULL;
+    int64_t sums[OM_MAX_DIMS];
+    for (int k = 0; k < inner.n; k++) sums[k] = out.n + k;
+    if (r && inner.n) r = then(r, om_sum(r, sums, inner.n, false));
+    om_tensor_release(x), om_tensor_release(y);
+  } else if (a && b) { /* [batch, L, I] @ [batch, I, R], then the left and right dims apart */
+    for (int k = 0; k < inner.n; k++) xa.l[xa.n++] = inner.l[k], xb.l[xb.n++] = inner.l[k];
+    for (int k = 0; k < right.n; k++) xb.l[xb.n++] = right.l[k];
+    om_tensor *x = merged(merged(arrange(a, la, &xa), batch.n + left.n, inner.n), batch.n, left.n);
+    om_tensor *y = merged(merged(arrange(b, lb, &xb), batch.n + inner.n, right.n), batch.n, inner.n);
+    r = x && y ? om_matmul(x, y) : NULL;
+    int64_t shape[OM_MAX_DIMS];
+    for (int k = 0; r && k < out.n; k++) shape[k] = k < batch.n ? r->shape[k] : k < batch.n + left.n ? a->shape[label_at(la, out.l[k])] : b->shape[label_at(lb, out.l[k])];
+    if (r) r = then(r, om_reshape(r, shape, out.n));
+    om_tensor_release(x), om_tensor_release(y);
+  }
+  om_tensor_release(a), om_tensor_release(b);
+  *la = out;
+  return r;
+}
+
+static bool bind_det(om_bind *b) { return put(b, 0, om_det(b->in[0])); }
+
+static bool bind_einsum(om_bind *b) {
+  const char *equation;
+  if (!attr_s(b, "equation", NULL, &equation)) return false;
+  if (!equation) return om__fail(OM_ERR_FORMAT, "%s (Einsum): the equation attribute is missing", who(b));
+  char eq[256];
+  int len = 0, n = b->node->n_in;
+  for (const char *c = equation; *c; c++)
+    if (*c != ' ' && len < (int)sizeof eq - 1) eq[len++] = *c;
+  eq[len] = 0;
+  const char *arrow = strstr(eq, "->");
+  if (strlen(equation) > 200 || (arrow && strstr(arrow + 1, "->")))
+    return om__fail(OM_ERR_FORMAT, "%s (Einsum): equation '%s' has more than one '->' or more than 200 characters", who(b), equation);
+  int lhs = arrow ? (int)(arrow - eq) : len, commas = 0, starts[MANY_EINSUM + 1];
+  starts[0] = 0;
+  for (int i = 0; i < lhs; i++)
+    if (eq[i] == ',' && commas < MANY_EINSUM) starts[++commas] = i + 1;
+  if (commas + 1 != n) return om__fail(OM_ERR_FORMAT, "%s (Einsum): equation '%s' has %d operands, the node %d", who(b), equation, commas + 1, n);
+  starts[n] = lhs + 1;
+  labels ls[MANY_EINSUM], out;
+  int n_ell = 0;
+  for (int i = 0; i < n; i++) { /* the '...' dims: the most any operand has */
+    const char *s = eq + starts[i], *d = memchr(s, '.', (size_t)(starts[i + 1] - 1 - starts[i]));
+    int e = d ? b->in[i]->ndim - (starts[i + 1] - 1 - starts[i] - 3) : 0;
+    if (e > n_ell) n_ell = e;
+  }
+  if (n_ell > OM_MAX_DIMS) n_ell = OM_MAX_DIMS; /* an operand claiming more fails its count */
+  uint64_t all = 0, twice = 0;
+  for (int i = 0; i < n; i++) {
+    if (!einsum_side(b, eq + starts[i], starts[i + 1] - 1 - starts[i], b->in[i]->ndim, n_ell, &ls[i])) return false;
+    for (int k = 0; k < ls[i].n; k++) {
+      twice |= all & BIT(ls[i].l[k]), all |= BIT(ls[i].l[k]);
+    }
+  }
+  if (arrow) {
+    if (!einsum_side(b, arrow + 2, (int)strlen(arrow + 2), -1, n_ell, &out)) return false;
+    uint64_t seen = 0;
+    for (int k = 0; k < out.n; k++) {
+      if (!(all & BIT(out.l[k])) || (seen & BIT(out.l[k])))
+        return om__fail(OM_ERR_FORMAT, "%s (Einsum): output subscript %d of '%s' is in no operand or repeated", who(b), k, equation);
+      seen |= BIT(out.l[k]);
+    }
+  } else { /* the '...' dims, then the labels used once in alphabetical order */
+    out.n = 0;
+    for (int k = 0; k < n_ell; k++) out.l[out.n++] = 52 + k;
+    for (int l = 0; l < 52 && out.n < OM_MAX_DIMS; l++)
+      if ((all & BIT(l)) && !(twice & BIT(l))) out.l[out.n++] = l;
+  }
+  uint64_t need_out = label_set(&out), later[MANY_EINSUM + 1];
+  later[n - 1] = need_out;
+  for (int i = n - 1; i > 0; i--) later[i - 1] = later[i] | label_set(&ls[i]);
+  om_tensor *x = sum_unneeded(diagonals(b, om_tensor_retain(b->in[0]), &ls[0]), &ls[0], later[0]);
+  for (int i = 1; x && i < n; i++) {
+    om_tensor *y = sum_unneeded(diagonals(b, om_tensor_retain(b->in[i]), &ls[i]), &ls[i], later[i] | label_set(&ls[0]));
+    x = sum_unneeded(x, &ls[0], later[i] | label_set(&ls[i]));
+    x = y ? contract(x, &ls[0], y, &ls[i], later[i]) : then(x, NULL);
+  }
+  x = sum_unneeded(x, &ls[0], need_out);
+  return put(b, 0, x ? then(x, arrange(x, &ls[0], &out)) : NULL);
+}
+
 /* ---- the table, sorted by op type: inputs, outputs, the rule, what it runs as (for
  * docs/graph-runtime.md, generated by om_optable) ---- */
 
@@ -3436,9 +3741,11 @@ static const om_onnx_rule rules[] = {
     {"DFT", 1, 3, 1, bind_dft, "dft (accumulated in double; inverse, onesided, dft_length and axis known when planning)"},
     {"DepthToSpace", 1, 1, 1, bind_depth_to_space, "pixel_shuffle (mode CRD); DCR: reshape, permute, reshape"},
     {"DequantizeLinear", 2, 3, 1, bind_dequantize_linear, "(x - zero point) cast, times scale (per tensor or per axis)"},
+    {"Det", 1, 1, 1, bind_det, "det"},
     {"Div", 2, 2, 1, bind_div, "div (int64: truncating, as ONNX)"},
     {"Dropout", 1, 3, 2, bind_dropout, "the input, the mask ones (inference, or training_mode with ratio 0; a random mask refused)"},
     {"DynamicQuantizeLinear", 1, 1, 3, bind_dynamic_quantize_linear, "amax, amin, then QuantizeLinear's steps (UINT8)"},
+    {"Einsum", 1, MANY_EINSUM, 1, bind_einsum, "per operand its diagonals (permute, reshape, slice) and the labels nothing later needs summed, then left to right one matmul per pair (float32) or a broadcast mul summed (DOUBLE, INT64), then permute"},
     {"Elu", 1, 1, 1, bind_elu, "elu"},
     {"Equal", 2, 2, 1, bind_equal, "eq"},
     {"Erf", 1, 1, 1, bind_erf, "erf"},
@@ -3494,6 +3801,7 @@ static const om_onnx_rule rules[] = {
     {"Mul", 2, 2, 1, bind_mul, "mul"},
     {"Neg", 1, 1, 1, bind_neg, "neg"},
     {"NegativeLogLikelihoodLoss", 2, 3, 1, bind_nll_loss, "-gather(x, 1, target) weight[target] (ignore_index: weight 0), reduced by none, sum, mean (over the weights' sum)"},
+    {"NonMaxSuppression", 2, 5, 1, bind_non_max_suppression, "per batch and class, the boxes by score (argsort), each kept unless a kept one overlaps it above iou_threshold (the pairs' test in float32 library ops, as onnxruntime; boxes and scores decide the shape: a plan per value of them when fed or computed)"},
     {"NonZero", 1, 1, 1, bind_non_zero, "the indices (the input decides the shape: a plan per value of it when fed or computed)"},
     {"Not", 1, 1, 1, bind_not, "eq(x, false)"},
     {"OneHot", 3, 3, 1, bind_one_hot, "where(eq(indices, arange(depth)), on, off) (negative indices count from depth)"},
