@@ -1144,8 +1144,27 @@ static bool bind_batch_norm(om_bind *b) {
   double eps, momentum;
   int64_t training;
   if (!attr_f(b, "epsilon", 1e-5, &eps) || !attr_f(b, "momentum", 0.9, &momentum) || !attr_i(b, "training_mode", 0, &training)) return false;
-  if (training) return unsupported(b, "training_mode 1");
-  return put(b, 0, om_batch_norm(b->in[0], b->in[3], b->in[4], b->in[1], b->in[2], false, 1 - momentum, eps));
+  if (!training) return put(b, 0, om_batch_norm(b->in[0], b->in[3], b->in[4], b->in[1], b->in[2], false, 1 - momentum, eps));
+  /* training_mode 1: normalised by the batch's statistics per channel (batch_norm in training mode,
+   * given no running ones); the running statistics out are the inputs' times momentum plus the
+   * batch mean's and biased variance's times 1 - momentum, as ONNX's reference and onnxruntime */
+  om_tensor *x = b->in[0];
+  if (x->ndim < 2) return om__fail(OM_ERR_SHAPE_MISMATCH, "%s (BatchNormalization): the input needs 2 or more dims [N, C, ...]", who(b));
+  if (!put(b, 0, om_batch_norm(x, NULL, NULL, b->in[1], b->in[2], true, 0, eps))) return false;
+  int64_t dims[OM_MAX_DIMS], c = x->shape[1];
+  int n = 0;
+  for (int d = 0; d < x->ndim; d++)
+    if (d != 1) dims[n++] = d;
+  om_scope s = {0};
+  om_tensor *mean = om__keep(&s, om_mean(x, dims, n, true)), *dev = mean ? om__keep(&s, om_sub(x, mean)) : NULL;
+  om_tensor *stat[2] = {mean, dev ? om__keep(&s, om_mean(om__keep(&s, om_mul(dev, dev)), dims, n, true)) : NULL};
+  bool ok = stat[1] != NULL;
+  for (int j = 1; ok && j < b->node->n_out && j < 3; j++) {
+    om_tensor *batch = om__keep(&s, om_reshape(stat[j - 1], &c, 1));
+    ok = batch && put(b, j, om_add(om__keep(&s, om_scale(b->in[2 + j], momentum)), om__keep(&s, om_scale(batch, 1 - momentum))));
+  }
+  om__scope_end(&s);
+  return ok;
 }
 
 /* ---- linear algebra ---- */
@@ -1566,6 +1585,45 @@ static om_tensor *pool_nd(om_bind *b, om_tensor *x, int ns, spatial sp, int64_t 
   return y;
 }
 
+/* MaxPool's Indices (1 or 2 spatial axes): per output, the flat position in x (row-major; with
+ * storage_order 1 the image's columns first, as onnxruntime) of its window's first maximum in
+ * row-major window order: over the window's taps, last to first, the position of a tap that
+ * equals the pooled y (x padded with -inf, the positions with -1, as far as the windows reach). */
+static om_tensor *max_pool_indices(om_bind *b, om_tensor *x, om_tensor *y, int ns, spatial sp, int64_t storage) {
+  if (ns > 2) return unsupported(b, "the Indices output over 3 spatial axes"), NULL;
+  if (ns == 1) { /* the 1-D axis becomes the width */
+    sp.kernel[1] = sp.kernel[0], sp.stride[1] = sp.stride[0], sp.dilation[1] = sp.dilation[0], sp.pad[1] = sp.pad[0];
+    sp.kernel[0] = sp.stride[0] = sp.dilation[0] = 1, sp.pad[0] = 0;
+  }
+  om_scope s = {0};
+  om_tensor *x4 = om__keep(&s, ns == 1 ? om_unsqueeze(x, 2) : om_tensor_retain(x)), *y4 = om__keep(&s, ns == 1 ? om_unsqueeze(y, 2) : om_tensor_retain(y));
+  if (!x4 || !y4) return om__scope_end(&s), NULL;
+  int64_t N = x4->shape[0], C = x4->shape[1], H = x4->shape[2], W = x4->shape[3], out[2] = {y4->shape[2], y4->shape[3]}, pads[4];
+  for (int d = 0; d < 2; d++) {
+    int64_t reach = (out[d] - 1) * sp.stride[d] + (sp.kernel[d] - 1) * sp.dilation[d] + 1 - sp.pad[d] - x4->shape[2 + d];
+    pads[2 * (1 - d)] = sp.pad[d], pads[2 * (1 - d) + 1] = reach > 0 ? reach : 0;
+  }
+  om_tensor *base = om__keep(&s, om_reshape(om__keep(&s, om_arange(0, (double)(N * C * H * W), (double)(H * W), OM_INT64)), (int64_t[]){N, C, 1, 1}, 4));
+  om_tensor *inner = om__keep(&s, om_reshape(om__keep(&s, om_arange(0, (double)(H * W), 1, OM_INT64)), storage ? (int64_t[]){W, H} : (int64_t[]){H, W}, 2));
+  om_tensor *pos = inner ? om__keep(&s, om_add(base, storage ? om__keep(&s, om_transpose(inner, 0, 1)) : inner)) : NULL;
+  om_tensor *xp = om__keep(&s, om_pad(x4, pads, 4, OM_PAD_CONSTANT, -INFINITY)), *pp = pos ? om__keep(&s, om_pad(pos, pads, 4, OM_PAD_CONSTANT, -1)) : NULL;
+  om_tensor *idx = NULL;
+  for (int64_t tap = sp.kernel[0] * sp.kernel[1] - 1; xp && pp && tap >= 0; tap--) {
+    om_tensor *at[2] = {xp, pp};
+    for (int k = 0; k < 2; k++)
+      for (int d = 0; d < 2 && at[k]; d++) {
+        int64_t from = (d ? tap % sp.kernel[1] : tap / sp.kernel[1]) * sp.dilation[d];
+        at[k] = om__keep(&s, om_slice(at[k], 2 + d, from, from + (out[d] - 1) * sp.stride[d] + 1, sp.stride[d]));
+      }
+    om_tensor *hit = at[0] && at[1] ? om__keep(&s, om_eq(at[0], y4)) : NULL;
+    idx = !hit ? NULL : idx ? om__keep(&s, om_where(hit, at[1], idx)) : at[1];
+    if (!idx) break;
+  }
+  om_tensor *r = idx ? (ns == 1 ? om_squeeze(idx, (int64_t[]){2}, 1) : om_contiguous(idx)) : NULL;
+  om__scope_end(&s);
+  return r;
+}
+
 static bool pool(om_bind *b, bool max) {
   om_tensor *x = b->in[0];
   int ns = x->ndim - 2;
@@ -1575,7 +1633,8 @@ static bool pool(om_bind *b, bool max) {
   if (!read_spatial(b, ns, x->shape + 2, NULL, &sp) || !attr_i(b, "ceil_mode", 0, &ceil) || !attr_i(b, "count_include_pad", 0, &cip) ||
       !attr_i(b, "storage_order", 0, &storage))
     return false;
-  return put(b, 0, pool_nd(b, x, ns, sp, ceil, cip, max));
+  if (!put(b, 0, pool_nd(b, x, ns, sp, ceil, cip, max))) return false;
+  return !max || b->node->n_out < 2 || put(b, 1, max_pool_indices(b, x, b->out[0], ns, sp, storage));
 }
 /* MaxPool of 8- and 16-bit integers (held in int64) goes through float32, which holds them exactly. */
 static bool bind_max_pool(om_bind *b) {
@@ -3713,7 +3772,7 @@ static const om_onnx_rule rules[] = {
     {"Atan", 1, 1, 1, bind_atan, "atan"},
     {"Atanh", 1, 1, 1, bind_atanh, "atanh"},
     {"AveragePool", 1, 1, 1, bind_average_pool, "avg_pool2d (1-D as 2-D; begin and end pads that differ: the ceil_mode that gives ONNX's size, or zeros padded first when count_include_pad; pads above half the kernel: zeros padded first, divided by the share of real elements unless count_include_pad)"},
-    {"BatchNormalization", 5, 5, 3, bind_batch_norm, "batch_norm in eval mode (training_mode 1 refused); fast mode: folded into the Conv before it when only that Conv (with constant weights) writes its input (src/runtime/passes.c)"},
+    {"BatchNormalization", 5, 5, 3, bind_batch_norm, "batch_norm in eval mode; training_mode 1: batch_norm in training mode, the running statistics out from mean and the biased variance; fast mode: folded into the Conv before it when only that Conv (with constant weights) writes its input (src/runtime/passes.c)"},
     {"BitShift", 2, 2, 1, bind_bit_shift, "mul or truncating div by pow(2, min(y, 62)) (UINT8, UINT16, UINT32)"},
     {"BitwiseAnd", 2, 2, 1, bind_bitwise_and, "bitwise_and"},
     {"BitwiseNot", 1, 1, 1, bind_bitwise_not, "bitwise_not"},
@@ -3791,7 +3850,7 @@ static const om_onnx_rule rules[] = {
     {"MatMul", 2, 2, 1, bind_matmul, "matmul; fast mode: the last product of an attention (MatMul, Mul or Div by a constant, Add or Where of a mask, Softmax, MatMul, each read once) is the attention op, with no score matrix (src/runtime/passes.c)"},
     {"MatMulInteger", 2, 4, 1, bind_matmul_integer, "(A - a_zero_point) (B - b_zero_point) exactly: float32 matmuls of 256-long chunks of K (exact sums), cast to int64 and added"},
     {"Max", 1, MANY, 1, bind_max, "maximum, pairwise"},
-    {"MaxPool", 1, 1, 2, bind_max_pool, "max_pool2d (1-D as 2-D; pads as AveragePool, -inf padded first above half the kernel; the Indices output refused)"},
+    {"MaxPool", 1, 1, 2, bind_max_pool, "max_pool2d (1-D as 2-D; pads as AveragePool, -inf padded first above half the kernel); Indices (1 or 2 spatial axes): per window tap, last to first, where(eq(tap, y), its position, the later ones')"},
     {"MaxUnpool", 2, 3, 1, bind_max_unpool, "scatter_add of the values at their indices into zeros, divided by the count of each (pads, strides; an output_shape other than the default refused: ONNX's reference and onnxruntime read the indices differently)"},
     {"Mean", 1, MANY, 1, bind_mean, "add pairwise, then scale"},
     {"MeanVarianceNormalization", 1, 1, 1, bind_mvn, "(x - mean) / (sqrt(mean(x x) - mean^2) + 1e-9), ONNX's function"},

@@ -822,3 +822,33 @@ describe('NonMaxSuppression, Einsum, Det', () => {
     await refuses({ node: { op: 'Det' }, feed: { x: F([2, 3]) } }, 'ShapeMismatch', /^n \(Det\): takes square matrices \[\.\.\., n, n\], got \[2,3\]/);
   });
 });
+
+describe('BatchNormalization in training mode, MaxPool\'s Indices', () => {
+  test('BatchNormalization training_mode 1: batch statistics, the running statistics out, at four sizes', async () => {
+    const feeds = [[2, 3, 4, 5], [4, 2], [3, 1, 2], [1, 2, 3]].map((dims, k) => {
+      const c = [dims[1]];
+      return { x: F(dims, { seed: k }), s: F(c, { seed: 10 + k }), b: F(c, { seed: 20 + k }), m: F(c, { seed: 30 + k }), v: F(c, { seed: 40 + k, lo: 0.5, hi: 2 }) };
+    });
+    for (const floats of [{}, { epsilon: 1e-2, momentum: 0.7 }]) {
+      for (const feed of feeds) {
+        await agree({ node: { op: 'BatchNormalization', ints: { training_mode: 1 }, floats }, feeds: [feed], outputs: ['y', 'rm', 'rv'], opset: 15, tol: { rtol: 1e-5, atol: 1e-5 } });
+      }
+    }
+  });
+  test('MaxPool Indices: pads, strides, dilations, ceil_mode, storage_order, 1-D and 2-D, ties', async () => {
+    const tied = { type: 'float32', dims: [1, 2, 4, 4], data: Float32Array.from({ length: 32 }, (_, k) => (k % 3 === 0 ? 1 : k % 5)) };
+    const cases = [
+      [{ kernel_shape: [2, 2] }, [[1, 2, 4, 4], [2, 3, 5, 7]]],
+      [{ kernel_shape: [3, 3], pads: [1, 1, 1, 1], strides: [2, 2] }, [[1, 1, 5, 5], [2, 2, 6, 4]]],
+      [{ kernel_shape: [2, 3], pads: [0, 1, 1, 0], storage_order: 1 }, [[1, 2, 4, 5], [1, 1, 3, 3]]],
+      [{ kernel_shape: [2, 2], dilations: [2, 1], ceil_mode: 1, strides: [2, 2] }, [[1, 1, 7, 6], [2, 1, 5, 5]]],
+      [{ kernel_shape: [3], pads: [1, 2], strides: [2] }, [[1, 2, 9], [3, 1, 4]]],
+    ];
+    for (const [ints, sizes] of cases) {
+      await agree({ node: { op: 'MaxPool', ints }, feeds: sizes.map((dims) => ({ x: F(dims) })), outputs: ['y', 'i'], types: { i: 'int64' } });
+    }
+    await agree({ node: { op: 'MaxPool', ints: { kernel_shape: [2, 2], strides: [1, 1] } }, feeds: [{ x: tied }], outputs: ['y', 'i'], types: { i: 'int64' } });
+    await refuses({ node: { op: 'MaxPool', ints: { kernel_shape: [2, 2, 2] } }, feed: { x: F([1, 1, 3, 3, 3]) }, outputs: ['y', 'i'] }, 'Unsupported', /^n \(MaxPool\): the Indices output over 3 spatial axes is not supported/);
+    await refuses({ node: { op: 'BatchNormalization', ints: { training_mode: 1 } }, feed: { x: F([3]), s: F([3]), b: F([3]), m: F([3]), v: F([3]) } }, 'ShapeMismatch', /^n \(BatchNormalization\): the input needs 2 or more dims \[N, C, \.\.\.\]/);
+  });
+});
