@@ -852,3 +852,22 @@ describe('BatchNormalization in training mode, MaxPool\'s Indices', () => {
     await refuses({ node: { op: 'BatchNormalization', ints: { training_mode: 1 } }, feed: { x: F([3]), s: F([3]), b: F([3]), m: F([3]), v: F([3]) } }, 'ShapeMismatch', /^n \(BatchNormalization\): the input needs 2 or more dims \[N, C, \.\.\.\]/);
   });
 });
+
+describe('MelWeightMatrix', () => {
+  const mel = (m, dft, rate, lo, hi) => ({ m: I([], () => m), dft: I([], () => dft), rate: I([], () => rate), lo: { type: 'float32', dims: [], data: Float32Array.of(lo) }, hi: { type: 'float32', dims: [], data: Float32Array.of(hi) } });
+  test('float and DOUBLE outputs at several sizes, rates and edges', async () => {
+    const feeds = [mel(8, 16, 8192, 0, 4096), mel(10, 64, 16000, 20, 7000), mel(5, 33, 22050, 100, 5000), mel(40, 512, 16000, 30, 8000)];
+    for (const ints of [{}, { output_datatype: 11 }]) {
+      for (const feed of feeds) await agree({ node: { op: 'MelWeightMatrix', ints }, feeds: [feed], types: { y: ints.output_datatype ? 'float64' : 'float32' } });
+    }
+  });
+  test('its refusals and errors', async () => {
+    const node = { op: 'MelWeightMatrix' };
+    await refuses({ node, feed: mel(8, 16, 8192, 0, 8192) }, 'Format', /^n \(MelWeightMatrix\): a triangle's corner at bin 9, past the spectrogram's 9 \(upper_edge_hertz above half the sample rate\)/);
+    await refuses({ node, feed: mel(0, 16, 8192, 0, 4096) }, 'Format', /^n \(MelWeightMatrix\): input 0 must be one value from 1 to 2\^30/);
+    await refuses({ node, feed: mel(8, 16, 8192, 100, 50) }, 'Format', /^n \(MelWeightMatrix\): the edges 100 and 50 must be 0 <= lower <= upper/);
+    await refuses({ node, feed: mel(1 << 16, 1 << 20, 8192, 0, 4096) }, 'OutOfMemory', /^n \(MelWeightMatrix\): a matrix of more than 2\^30 values/);
+    // the first corner is lower_edge_hertz itself: 1000 Hz is bin (16 + 1) 1000 / 17000 = 1 exactly in real numbers
+    await refuses({ node, feed: mel(4, 16, 17000, 1000, 8000) }, 'Unsupported', /^n \(MelWeightMatrix\): a triangle's corner on a whole spectrogram bin .* is not supported/);
+  });
+});
