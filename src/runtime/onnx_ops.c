@@ -1609,17 +1609,21 @@ static om_tensor *max_pool_indices(om_bind *b, om_tensor *x, om_tensor *y, int n
   om_tensor *xp = om__keep(&s, om_pad(x4, pads, 4, OM_PAD_CONSTANT, -INFINITY)), *pp = pos ? om__keep(&s, om_pad(pos, pads, 4, OM_PAD_CONSTANT, -1)) : NULL;
   om_tensor *idx = NULL;
   for (int64_t tap = sp.kernel[0] * sp.kernel[1] - 1; xp && pp && tap >= 0; tap--) {
+    om_scope t = {0}; /* this tap's */
     om_tensor *at[2] = {xp, pp};
     for (int k = 0; k < 2; k++)
       for (int d = 0; d < 2 && at[k]; d++) {
         int64_t from = (d ? tap % sp.kernel[1] : tap / sp.kernel[1]) * sp.dilation[d];
-        at[k] = om__keep(&s, om_slice(at[k], 2 + d, from, from + (out[d] - 1) * sp.stride[d] + 1, sp.stride[d]));
+        at[k] = om__keep(&t, om_slice(at[k], 2 + d, from, from + (out[d] - 1) * sp.stride[d] + 1, sp.stride[d]));
       }
-    om_tensor *hit = at[0] && at[1] ? om__keep(&s, om_eq(at[0], y4)) : NULL;
-    idx = !hit ? NULL : idx ? om__keep(&s, om_where(hit, at[1], idx)) : at[1];
+    om_tensor *hit = at[0] && at[1] ? om__keep(&t, om_eq(at[0], y4)) : NULL;
+    om_tensor *next = !hit ? NULL : idx ? om_where(hit, at[1], idx) : om_tensor_retain(at[1]);
+    om__scope_end(&t);
+    idx = then(idx, next);
     if (!idx) break;
   }
   om_tensor *r = idx ? (ns == 1 ? om_squeeze(idx, (int64_t[]){2}, 1) : om_contiguous(idx)) : NULL;
+  om_tensor_release(idx);
   om__scope_end(&s);
   return r;
 }
@@ -3457,32 +3461,52 @@ static bool bind_sequence_map(om_bind *b) {
  * and intersection / union above iou_threshold. Then per batch and class, the boxes scoring above
  * score_threshold, by score (argsort, stable: ties by index), each kept unless a kept one
  * suppresses it, up to max_output_boxes_per_class: [batch, class, box] rows. */
+/* Along axis d (0: x, 1: y) of every box pair of boxes [B, N, 4]: each box's side (*side, [B, N])
+ * and the pair's overlap (*overlap, [B, N, N]: the smaller end minus the larger start), new
+ * references; false with the error set. */
+static bool nms_axis(om_tensor *boxes, int d, int64_t center, om_tensor **side, om_tensor **overlap) {
+  om_scope s = {0};
+  om_tensor *lo, *hi, *p = om__keep(&s, om_select(boxes, 2, center ? d : 1 - d)), *q = om__keep(&s, om_select(boxes, 2, center ? d + 2 : 3 - d));
+  if (center) { /* [x_center, y_center, width, height] */
+    om_tensor *half = om__keep(&s, om_scale(q, 0.5));
+    lo = om__keep(&s, om_sub(p, half)), hi = om__keep(&s, om_add(p, half));
+  } else { /* [y1, x1, y2, x2], either corner first */
+    lo = om__keep(&s, om_minimum(p, q)), hi = om__keep(&s, om_maximum(p, q));
+  }
+  om_tensor *ilo = om__keep(&s, om_maximum(om__keep(&s, om_unsqueeze(lo, 2)), om__keep(&s, om_unsqueeze(lo, 1))));
+  om_tensor *ihi = om__keep(&s, om_minimum(om__keep(&s, om_unsqueeze(hi, 2)), om__keep(&s, om_unsqueeze(hi, 1))));
+  *side = hi ? om_sub(hi, lo) : NULL;
+  *overlap = ihi && ilo ? om_sub(ihi, ilo) : NULL;
+  om__scope_end(&s);
+  return *side && *overlap;
+}
+
+/* all (taken; NULL before the first) && a > b, a new reference; NULL with the error set. */
+static om_tensor *and_gt(om_tensor *all, bool first, om_tensor *a, om_tensor *b) {
+  om_tensor *t = a && b && (first || all) ? om_gt(a, b) : NULL;
+  if (first || !t) return om_tensor_release(all), t;
+  om_tensor *r = om_logical_and(all, t);
+  om_tensor_release(all), om_tensor_release(t);
+  return r;
+}
+
 static om_tensor *nms_suppresses(om_tensor *boxes, int64_t center, double iou) {
   om_scope s = {0};
-  om_tensor *c[4], *lo[2], *hi[2], *side[2], *pair_side[2];
-  for (int k = 0; k < 4; k++) c[k] = om__keep(&s, om_select(boxes, 2, k));
-  for (int d = 0; d < 2; d++) { /* d 0: x, 1: y */
-    if (center) { /* [x_center, y_center, width, height] */
-      om_tensor *half = om__keep(&s, om_scale(c[d + 2], 0.5));
-      lo[d] = om__keep(&s, om_sub(c[d], half)), hi[d] = om__keep(&s, om_add(c[d], half));
-    } else { /* [y1, x1, y2, x2], either corner first */
-      lo[d] = om__keep(&s, om_minimum(c[1 - d], c[3 - d])), hi[d] = om__keep(&s, om_maximum(c[1 - d], c[3 - d]));
-    }
-    side[d] = om__keep(&s, om_sub(hi[d], lo[d]));
-    om_tensor *ilo = om__keep(&s, om_maximum(om__keep(&s, om_unsqueeze(lo[d], 2)), om__keep(&s, om_unsqueeze(lo[d], 1))));
-    om_tensor *ihi = om__keep(&s, om_minimum(om__keep(&s, om_unsqueeze(hi[d], 2)), om__keep(&s, om_unsqueeze(hi[d], 1))));
-    pair_side[d] = om__keep(&s, om_sub(ihi, ilo));
-  }
+  om_tensor *side[2] = {NULL, NULL}, *overlap[2] = {NULL, NULL};
+  bool ok = true;
+  for (int d = 0; ok && d < 2; d++) ok = nms_axis(boxes, d, center, &side[d], &overlap[d]);
+  for (int d = 0; d < 2; d++) om__keep(&s, side[d]), om__keep(&s, overlap[d]);
+  if (!ok) return om__scope_end(&s), NULL;
   om_tensor *zero = om__keep(&s, om_scalar(0, OM_FLOAT32)), *thr = om__keep(&s, om_scalar(iou, OM_FLOAT32));
-  om_tensor *area = om__keep(&s, om_mul(side[0], side[1])), *inter = om__keep(&s, om_mul(pair_side[0], pair_side[1]));
+  om_tensor *area = om__keep(&s, om_mul(side[0], side[1])), *inter = om__keep(&s, om_mul(overlap[0], overlap[1]));
   om_tensor *a1 = om__keep(&s, om_unsqueeze(area, 2)), *a2 = om__keep(&s, om_unsqueeze(area, 1));
-  om_tensor *uni = om__keep(&s, om_sub(om__keep(&s, om_add(a1, a2)), inter));
-  om_tensor *tests[] = {om__keep(&s, om_gt(pair_side[0], zero)), om__keep(&s, om_gt(pair_side[1], zero)), om__keep(&s, om_gt(inter, zero)),
-                        om__keep(&s, om_gt(a1, zero)),           om__keep(&s, om_gt(a2, zero)),           om__keep(&s, om_gt(uni, zero)),
-                        om__keep(&s, om_gt(om__keep(&s, om_div(inter, uni)), thr))};
-  om_tensor *all = tests[0];
-  for (int k = 1; k < 7; k++) all = om__keep(&s, om_logical_and(all, tests[k]));
+  om_tensor *uni = a1 && a2 ? om__keep(&s, om_sub(om__keep(&s, om_add(a1, a2)), inter)) : NULL;
+  om_tensor *ratio = uni ? om__keep(&s, om_div(inter, uni)) : NULL;
+  om_tensor *const tests[7][2] = {{overlap[0], zero}, {overlap[1], zero}, {inter, zero}, {a1, zero}, {a2, zero}, {uni, zero}, {ratio, thr}};
+  om_tensor *all = NULL;
+  for (int k = 0; k < 7 && (k == 0 || all); k++) all = and_gt(all, k == 0, tests[k][0], tests[k][1]);
   om_tensor *r = all ? om_contiguous(all) : NULL;
+  om_tensor_release(all);
   om__scope_end(&s);
   return r;
 }
@@ -3760,7 +3784,24 @@ static bool bind_einsum(om_bind *b) {
  * with its libm's. A corner within 1e-6 of a whole bin (other than 0) is refused: ONNX's reference
  * computes in float32 there, and the engines may floor it differently. Per mel bin i, over the
  * bins j: (j - lo) / (c - lo) up to its centre c (1 at c when lo is c), then (hi - j) / (hi - c),
- * else 0: eq, where, sub, div of library ops on the bins and corners. */
+ * else 0 (mel_ramp: eq, where, sub, div of library ops on the bins and corners; the two sides'
+ * maximum). */
+/* One side of the triangles: over the bins j [bins, 1], from corner a to b [1, mels], (j - a) / (b - a)
+ * for a <= j <= b rising (1 at b where a is b), (b - j) / (b - a) for a <= j < b falling; 0
+ * elsewhere. A new reference. */
+static om_tensor *mel_ramp(om_tensor *j, om_tensor *a, om_tensor *b, bool rising) {
+  om_scope s = {0};
+  om_tensor *one = om__keep(&s, om_scalar(1, j->dtype)), *zero = om__keep(&s, om_scalar(0, j->dtype));
+  om_tensor *len = om__keep(&s, om_sub(b, a)), *point = len ? om__keep(&s, om_eq(len, zero)) : NULL;
+  om_tensor *num = om__keep(&s, rising ? om_sub(j, a) : om_sub(b, j)), *safe = point ? om__keep(&s, om_where(point, one, len)) : NULL;
+  om_tensor *v = num && safe ? om__keep(&s, om_div(num, safe)) : NULL;
+  if (v && rising) v = om__keep(&s, om_where(point, one, v));
+  om_tensor *inside = om__keep(&s, om_logical_and(om__keep(&s, om_ge(j, a)), om__keep(&s, rising ? om_le(j, b) : om_lt(j, b))));
+  om_tensor *r = v && inside ? om_where(inside, v, zero) : NULL;
+  om__scope_end(&s);
+  return r;
+}
+
 static bool bind_mel_weight_matrix(om_bind *b) {
   int64_t v[3], dt;
   int n;
@@ -3797,16 +3838,9 @@ static bool bind_mel_weight_matrix(om_bind *b) {
   om_tensor *c[3]; /* lo, centre, hi: [1, mels] */
   for (int k = 0; k < 3; k++) c[k] = all ? om__keep(&s, om_cast(om__keep(&s, om_unsqueeze(om__keep(&s, om_slice(all, 0, k, k + mels, 1)), 0)), f)) : NULL;
   om_tensor *j = c[2] ? om__keep(&s, om_cast(om__keep(&s, om_unsqueeze(om__keep(&s, om_arange(0, (double)bins, 1, OM_INT64)), 1)), f)) : NULL; /* [bins, 1] */
-  om_tensor *one = om__keep(&s, om_scalar(1, f)), *zero = om__keep(&s, om_scalar(0, f)), *y = NULL;
-  if (j) {
-    om_tensor *rise_len = om__keep(&s, om_sub(c[1], c[0])), *fall_len = om__keep(&s, om_sub(c[2], c[1]));
-    om_tensor *point = om__keep(&s, om_eq(rise_len, zero)); /* a rise of no length: 1 at the centre */
-    om_tensor *rise = om__keep(&s, om_where(point, one, om__keep(&s, om_div(om__keep(&s, om_sub(j, c[0])), om__keep(&s, om_where(point, one, rise_len))))));
-    om_tensor *fall = om__keep(&s, om_div(om__keep(&s, om_sub(c[2], j)), om__keep(&s, om_where(om__keep(&s, om_eq(fall_len, zero)), one, fall_len))));
-    om_tensor *in_rise = om__keep(&s, om_logical_and(om__keep(&s, om_ge(j, c[0])), om__keep(&s, om_le(j, c[1]))));
-    om_tensor *in_fall = om__keep(&s, om_logical_and(om__keep(&s, om_ge(j, c[1])), om__keep(&s, om_lt(j, c[2]))));
-    y = om__keep(&s, om_where(in_fall, fall, om__keep(&s, om_where(in_rise, rise, zero))));
-  }
+  om_tensor *rise = j ? om__keep(&s, mel_ramp(j, c[0], c[1], true)) : NULL;
+  om_tensor *fall = rise ? om__keep(&s, mel_ramp(j, c[1], c[2], false)) : NULL;
+  om_tensor *y = fall ? om__keep(&s, om_maximum(rise, fall)) : NULL; /* both 1 where they meet, else one is 0 */
   ok = y && cast_to(b, y, d, dt);
   om__scope_end(&s);
   free(at);
