@@ -386,6 +386,8 @@ om_tensor *om_pixel_unshuffle(om_tensor *a, int64_t r);
 om_tensor *om_matmul(om_tensor *a, om_tensor *b);
 /** x W^T + b as PyTorch's linear: x [..., in], weight [out, in], bias [out] or NULL; result [..., out]. */
 om_tensor *om_linear(om_tensor *x, om_tensor *weight, om_tensor *bias);
+/** torch.linalg.det: the determinant of each matrix of a [..., n, n] (float32, float64), [...]; new reference. */
+om_tensor *om_det(om_tensor *a);
 
 /* ---- recurrent layers (PyTorch's nn.LSTM / nn.GRU forward; src/ops/recurrent.c) ---- */
 /** PyTorch's LSTM: x [T, N, I] ([N, T, I] with batch_first, [T, I] unbatched); h0, c0

@@ -1143,3 +1143,101 @@ om_tensor *om_matmul(om_tensor *a, om_tensor *b) {
   om__scope_end(&s);
   return r;
 }
+
+/* ---- det(a [..., n, n]) -> [...]: the determinant of each matrix ----
+ * Gaussian elimination with partial pivoting (the row of the largest magnitude in the column, the
+ * first of equals), in double for float32 and float64, rounded once to the dtype: the product of
+ * the pivots, negated per row swap. A 0 x 0 matrix's determinant is 1. */
+
+static bool infer_det(om_call *c) {
+  const om_tensor *a = c->in[0];
+  char sh[OM_SHAPE_STR_LEN];
+  if (a->dtype != OM_FLOAT32 && a->dtype != OM_FLOAT64) return om__fail(OM_ERR_DTYPE_MISMATCH, "det: takes float32 or float64, not %s", om_dtype_name(a->dtype));
+  if (a->ndim < 2 || a->shape[a->ndim - 1] != a->shape[a->ndim - 2])
+    return om__fail(OM_ERR_SHAPE_MISMATCH, "det: takes square matrices [..., n, n], got %s", om__shape_str(sh, sizeof sh, a->shape, a->ndim));
+  c->out_meta[0] = (om_meta){.dtype = a->dtype, .ndim = a->ndim - 2};
+  memcpy(c->out_meta[0].shape, a->shape, sizeof(int64_t) * (size_t)(a->ndim - 2));
+  return true;
+}
+
+static double magnitude(double v) { return v < 0 ? -v : v; }
+
+static bool forward_det(om_call *c) {
+  om_tensor *a = c->in[0], *o = c->out[0];
+  int64_t n = a->shape[a->ndim - 1], count = om_tensor_numel(o);
+  om_tensor *dense = count && n ? om_contiguous(a) : NULL;
+  double *m = dense ? om__alloc(sizeof(double) * (uint64_t)(n * n), "det") : NULL;
+  if (count && n && !m) return om_tensor_release(dense), false;
+  for (int64_t k = 0; k < count; k++) {
+    for (int64_t e = 0; e < n * n; e++) m[e] = om__get_flat(dense, k * n * n + e);
+    double det = 1;
+    for (int64_t col = 0; col < n && det != 0; col++) {
+      int64_t p = col; /* step: the pivot row */
+      for (int64_t r = col + 1; r < n; r++)
+        if (magnitude(m[r * n + col]) > magnitude(m[p * n + col])) p = r;
+      if (p != col) {
+        for (int64_t j = 0; j < n; j++) {
+          double t = m[col * n + j];
+          m[col * n + j] = m[p * n + j], m[p * n + j] = t;
+        }
+        det = -det;
+      }
+      double pivot = m[col * n + col];
+      det *= pivot;
+      if (pivot == 0) break;
+      for (int64_t r = col + 1; r < n; r++) { /* step: the rows below lose their column entry */
+        double f = m[r * n + col] / pivot;
+        for (int64_t j = col + 1; j < n; j++) m[r * n + j] -= f * m[col * n + j];
+      }
+    }
+    if (o->dtype == OM_FLOAT64) ((double *)om__data(o))[k] = det;
+    else ((float *)om__data(o))[k] = (float)det;
+  }
+  free(m);
+  om_tensor_release(dense);
+  return true;
+}
+
+/* d det / d a[i, j] is the cofactor (-1)^(i + j) det(a without row i and column j): the minors
+ * gathered with index_select into [..., n, n, n - 1, n - 1] and their det taken, so the gradient
+ * is itself differentiable and defined where a is singular. */
+static bool det_backward(const om_record *r, om_tensor *const *g, om_tensor **gin) {
+  om_tensor *a = r->in[0];
+  int nd = a->ndim;
+  if (nd + 2 > OM_MAX_DIMS) return om__fail(OM_ERR_SHAPE_MISMATCH, "det backward: the minors of a %d-D input need %d dims (at most %d)", nd, nd + 2, OM_MAX_DIMS);
+  int64_t n = a->shape[nd - 1], m = n ? n - 1 : 0;
+  int64_t *idx = om__alloc(sizeof(int64_t) * (uint64_t)(n * m + 1), "det backward");
+  float *sign = idx ? om__alloc_floats(n * n + 1, "det backward") : NULL;
+  if (!sign) return free(idx), false;
+  for (int64_t i = 0; i < n; i++) {
+    for (int64_t k = 0, at = 0; k < n; k++)
+      if (k != i) idx[i * m + at++] = k;
+    for (int64_t j = 0; j < n; j++) sign[i * n + j] = (i + j) % 2 ? -1.0f : 1.0f;
+  }
+  om_scope s = {0};
+  int64_t nm = n * m, shape[OM_MAX_DIMS + 2], perm[OM_MAX_DIMS + 2];
+  om_tensor *rows_of = om__keep(&s, om_from_data(idx, &nm, 1, OM_INT64));
+  om_tensor *rows = rows_of ? om__keep(&s, om_index_select(a, nd - 2, rows_of)) : NULL; /* [..., n m, n] */
+  om_tensor *both = rows ? om__keep(&s, om_index_select(rows, nd - 1, rows_of)) : NULL; /* [..., n m, n m] */
+  memcpy(shape, a->shape, sizeof(int64_t) * (size_t)(nd - 2));
+  shape[nd - 2] = n, shape[nd - 1] = m, shape[nd] = n, shape[nd + 1] = m;
+  for (int d = 0; d < nd - 2; d++) perm[d] = d;
+  perm[nd - 2] = nd - 2, perm[nd - 1] = nd, perm[nd] = nd - 1, perm[nd + 1] = nd + 1; /* [..., i, j, row, column] */
+  om_tensor *minors = both ? om__keep(&s, om_permute(om__keep(&s, om_reshape(both, shape, nd + 2)), perm, nd + 2)) : NULL;
+  om_tensor *dets = minors ? om__keep(&s, om_det(minors)) : NULL;
+  om_tensor *signs = dets ? om__keep(&s, om_cast(om__keep(&s, om_from_data(sign, (int64_t[]){n, n}, 2, OM_FLOAT32)), a->dtype)) : NULL;
+  om_tensor *gg = signs ? om__keep(&s, om_unsqueeze(om__keep(&s, om_unsqueeze(g[0], nd - 2)), nd - 1)) : NULL;
+  if (gg) gin[0] = om_mul(gg, om__keep(&s, om_mul(dets, signs)));
+  om__scope_end(&s);
+  free(idx), free(sign);
+  return gin[0] != NULL;
+}
+
+static bool lower_det(om_lower *l, const om_call *c) { return om__lower_node(l, c, "Det", NULL, 0); }
+
+const om_op_def om__op_det = {
+    .name = "det", .n_in = 1, .n_out = 1, .saves = OM_SAVES_IN(0), .takes_float64 = true, .infer = infer_det, .forward = forward_det,
+    .backward = det_backward, .lower = lower_det, .onnx = "Det",
+    .test = {.n_in = 1, .ndims = {3}, .shapes = {{2, 3, 3}}, .lo = -2, .hi = 2}};
+
+om_tensor *om_det(om_tensor *a) { return om__apply1(OM_OP_det, &a, 1, NULL); }

@@ -1149,8 +1149,27 @@ static bool bind_batch_norm(om_bind *b) {
   double eps, momentum;
   int64_t training;
   if (!attr_f(b, "epsilon", 1e-5, &eps) || !attr_f(b, "momentum", 0.9, &momentum) || !attr_i(b, "training_mode", 0, &training)) return false;
-  if (training) return unsupported(b, "training_mode 1");
-  return put(b, 0, om_batch_norm(b->in[0], b->in[3], b->in[4], b->in[1], b->in[2], false, 1 - momentum, eps));
+  if (!training) return put(b, 0, om_batch_norm(b->in[0], b->in[3], b->in[4], b->in[1], b->in[2], false, 1 - momentum, eps));
+  /* training_mode 1: normalised by the batch's statistics per channel (batch_norm in training mode,
+   * given no running ones); the running statistics out are the inputs' times momentum plus the
+   * batch mean's and biased variance's times 1 - momentum, as ONNX's reference and onnxruntime */
+  om_tensor *x = b->in[0];
+  if (x->ndim < 2) return om__fail(OM_ERR_SHAPE_MISMATCH, "%s (BatchNormalization): the input needs 2 or more dims [N, C, ...]", who(b));
+  if (!put(b, 0, om_batch_norm(x, NULL, NULL, b->in[1], b->in[2], true, 0, eps))) return false;
+  int64_t dims[OM_MAX_DIMS], c = x->shape[1];
+  int n = 0;
+  for (int d = 0; d < x->ndim; d++)
+    if (d != 1) dims[n++] = d;
+  om_scope s = {0};
+  om_tensor *mean = om__keep(&s, om_mean(x, dims, n, true)), *dev = mean ? om__keep(&s, om_sub(x, mean)) : NULL;
+  om_tensor *stat[2] = {mean, dev ? om__keep(&s, om_mean(om__keep(&s, om_mul(dev, dev)), dims, n, true)) : NULL};
+  bool ok = stat[1] != NULL;
+  for (int j = 1; ok && j < b->node->n_out && j < 3; j++) {
+    om_tensor *batch = om__keep(&s, om_reshape(stat[j - 1], &c, 1));
+    ok = batch && put(b, j, om_add(om__keep(&s, om_scale(b->in[2 + j], momentum)), om__keep(&s, om_scale(batch, 1 - momentum))));
+  }
+  om__scope_end(&s);
+  return ok;
 }
 
 /* ---- linear algebra ---- */
@@ -1571,6 +1590,49 @@ static om_tensor *pool_nd(om_bind *b, om_tensor *x, int ns, spatial sp, int64_t 
   return y;
 }
 
+/* MaxPool's Indices (1 or 2 spatial axes): per output, the flat position in x (row-major; with
+ * storage_order 1 the image's columns first, as onnxruntime) of its window's first maximum in
+ * row-major window order: over the window's taps, last to first, the position of a tap that
+ * equals the pooled y (x padded with -inf, the positions with -1, as far as the windows reach). */
+static om_tensor *max_pool_indices(om_bind *b, om_tensor *x, om_tensor *y, int ns, spatial sp, int64_t storage) {
+  if (ns > 2) return unsupported(b, "the Indices output over 3 spatial axes"), NULL;
+  if (ns == 1) { /* the 1-D axis becomes the width */
+    sp.kernel[1] = sp.kernel[0], sp.stride[1] = sp.stride[0], sp.dilation[1] = sp.dilation[0], sp.pad[1] = sp.pad[0];
+    sp.kernel[0] = sp.stride[0] = sp.dilation[0] = 1, sp.pad[0] = 0;
+  }
+  om_scope s = {0};
+  om_tensor *x4 = om__keep(&s, ns == 1 ? om_unsqueeze(x, 2) : om_tensor_retain(x)), *y4 = om__keep(&s, ns == 1 ? om_unsqueeze(y, 2) : om_tensor_retain(y));
+  if (!x4 || !y4) return om__scope_end(&s), NULL;
+  int64_t N = x4->shape[0], C = x4->shape[1], H = x4->shape[2], W = x4->shape[3], out[2] = {y4->shape[2], y4->shape[3]}, pads[4];
+  for (int d = 0; d < 2; d++) {
+    int64_t reach = (out[d] - 1) * sp.stride[d] + (sp.kernel[d] - 1) * sp.dilation[d] + 1 - sp.pad[d] - x4->shape[2 + d];
+    pads[2 * (1 - d)] = sp.pad[d], pads[2 * (1 - d) + 1] = reach > 0 ? reach : 0;
+  }
+  om_tensor *base = om__keep(&s, om_reshape(om__keep(&s, om_arange(0, (double)(N * C * H * W), (double)(H * W), OM_INT64)), (int64_t[]){N, C, 1, 1}, 4));
+  om_tensor *inner = om__keep(&s, om_reshape(om__keep(&s, om_arange(0, (double)(H * W), 1, OM_INT64)), storage ? (int64_t[]){W, H} : (int64_t[]){H, W}, 2));
+  om_tensor *pos = inner ? om__keep(&s, om_add(base, storage ? om__keep(&s, om_transpose(inner, 0, 1)) : inner)) : NULL;
+  om_tensor *xp = om__keep(&s, om_pad(x4, pads, 4, OM_PAD_CONSTANT, -INFINITY)), *pp = pos ? om__keep(&s, om_pad(pos, pads, 4, OM_PAD_CONSTANT, -1)) : NULL;
+  om_tensor *idx = NULL;
+  for (int64_t tap = sp.kernel[0] * sp.kernel[1] - 1; xp && pp && tap >= 0; tap--) {
+    om_scope t = {0}; /* this tap's */
+    om_tensor *at[2] = {xp, pp};
+    for (int k = 0; k < 2; k++)
+      for (int d = 0; d < 2 && at[k]; d++) {
+        int64_t from = (d ? tap % sp.kernel[1] : tap / sp.kernel[1]) * sp.dilation[d];
+        at[k] = om__keep(&t, om_slice(at[k], 2 + d, from, from + (out[d] - 1) * sp.stride[d] + 1, sp.stride[d]));
+      }
+    om_tensor *hit = at[0] && at[1] ? om__keep(&t, om_eq(at[0], y4)) : NULL;
+    om_tensor *next = !hit ? NULL : idx ? om_where(hit, at[1], idx) : om_tensor_retain(at[1]);
+    om__scope_end(&t);
+    idx = then(idx, next);
+    if (!idx) break;
+  }
+  om_tensor *r = idx ? (ns == 1 ? om_squeeze(idx, (int64_t[]){2}, 1) : om_contiguous(idx)) : NULL;
+  om_tensor_release(idx);
+  om__scope_end(&s);
+  return r;
+}
+
 static bool pool(om_bind *b, bool max) {
   om_tensor *x = b->in[0];
   int ns = x->ndim - 2;
@@ -1580,7 +1642,8 @@ static bool pool(om_bind *b, bool max) {
   if (!read_spatial(b, ns, x->shape + 2, NULL, &sp) || !attr_i(b, "ceil_mode", 0, &ceil) || !attr_i(b, "count_include_pad", 0, &cip) ||
       !attr_i(b, "storage_order", 0, &storage))
     return false;
-  return put(b, 0, pool_nd(b, x, ns, sp, ceil, cip, max));
+  if (!put(b, 0, pool_nd(b, x, ns, sp, ceil, cip, max))) return false;
+  return !max || b->node->n_out < 2 || put(b, 1, max_pool_indices(b, x, b->out[0], ns, sp, storage));
 }
 static bool pool_by(om_bind *b, int max) { return pool(b, max); }
 /* MaxPool of 8- and 16-bit integers (held in int64) goes through float32, which holds them exactly. */
@@ -3391,6 +3454,400 @@ static bool bind_sequence_map(om_bind *b) {
   return ok; /* on failure the session releases what b->seq_out holds */
 }
 
+/* ---- NonMaxSuppression, Einsum, Det, MelWeightMatrix ---- */
+
+/* NonMaxSuppression (the boxes and scores decide the shape: known when planning, as NonZero).
+ * Whether box j suppresses box i, for every pair of a batch at once, is onnxruntime's test in
+ * library ops on float32: the intersection's sides positive, both areas and the union positive,
+ * and intersection / union above iou_threshold. Then per batch and class, the boxes scoring above
+ * score_threshold, by score (argsort, stable: ties by index), each kept unless a kept one
+ * suppresses it, up to max_output_boxes_per_class: [batch, class, box] rows. */
+/* Along axis d (0: x, 1: y) of every box pair of boxes [B, N, 4]: each box's side (*side, [B, N])
+ * and the pair's overlap (*overlap, [B, N, N]: the smaller end minus the larger start), new
+ * references; false with the error set. */
+static bool nms_axis(om_tensor *boxes, int d, int64_t center, om_tensor **side, om_tensor **overlap) {
+  om_scope s = {0};
+  om_tensor *lo, *hi, *p = om__keep(&s, om_select(boxes, 2, center ? d : 1 - d)), *q = om__keep(&s, om_select(boxes, 2, center ? d + 2 : 3 - d));
+  if (center) { /* [x_center, y_center, width, height] */
+    om_tensor *half = om__keep(&s, om_scale(q, 0.5));
+    lo = om__keep(&s, om_sub(p, half)), hi = om__keep(&s, om_add(p, half));
+  } else { /* [y1, x1, y2, x2], either corner first */
+    lo = om__keep(&s, om_minimum(p, q)), hi = om__keep(&s, om_maximum(p, q));
+  }
+  om_tensor *ilo = om__keep(&s, om_maximum(om__keep(&s, om_unsqueeze(lo, 2)), om__keep(&s, om_unsqueeze(lo, 1))));
+  om_tensor *ihi = om__keep(&s, om_minimum(om__keep(&s, om_unsqueeze(hi, 2)), om__keep(&s, om_unsqueeze(hi, 1))));
+  *side = hi ? om_sub(hi, lo) : NULL;
+  *overlap = ihi && ilo ? om_sub(ihi, ilo) : NULL;
+  om__scope_end(&s);
+  return *side && *overlap;
+}
+
+/* all (taken; NULL before the first) && a > b, a new reference; NULL with the error set. */
+static om_tensor *and_gt(om_tensor *all, bool first, om_tensor *a, om_tensor *b) {
+  om_tensor *t = a && b && (first || all) ? om_gt(a, b) : NULL;
+  if (first || !t) return om_tensor_release(all), t;
+  om_tensor *r = om_logical_and(all, t);
+  om_tensor_release(all), om_tensor_release(t);
+  return r;
+}
+
+static om_tensor *nms_suppresses(om_tensor *boxes, int64_t center, double iou) {
+  om_scope s = {0};
+  om_tensor *side[2] = {NULL, NULL}, *overlap[2] = {NULL, NULL};
+  bool ok = true;
+  for (int d = 0; ok && d < 2; d++) ok = nms_axis(boxes, d, center, &side[d], &overlap[d]);
+  for (int d = 0; d < 2; d++) om__keep(&s, side[d]), om__keep(&s, overlap[d]);
+  if (!ok) return om__scope_end(&s), NULL;
+  om_tensor *zero = om__keep(&s, om_scalar(0, OM_FLOAT32)), *thr = om__keep(&s, om_scalar(iou, OM_FLOAT32));
+  om_tensor *area = om__keep(&s, om_mul(side[0], side[1])), *inter = om__keep(&s, om_mul(overlap[0], overlap[1]));
+  om_tensor *a1 = om__keep(&s, om_unsqueeze(area, 2)), *a2 = om__keep(&s, om_unsqueeze(area, 1));
+  om_tensor *uni = a1 && a2 ? om__keep(&s, om_sub(om__keep(&s, om_add(a1, a2)), inter)) : NULL;
+  om_tensor *ratio = uni ? om__keep(&s, om_div(inter, uni)) : NULL;
+  om_tensor *const tests[7][2] = {{overlap[0], zero}, {overlap[1], zero}, {inter, zero}, {a1, zero}, {a2, zero}, {uni, zero}, {ratio, thr}};
+  om_tensor *all = NULL;
+  for (int k = 0; k < 7 && (k == 0 || all); k++) all = and_gt(all, k == 0, tests[k][0], tests[k][1]);
+  om_tensor *r = all ? om_contiguous(all) : NULL;
+  om_tensor_release(all);
+  om__scope_end(&s);
+  return r;
+}
+
+static bool bind_non_max_suppression(om_bind *b) {
+  om_tensor *boxes = b->in[0];
+  int64_t center, max_out = 0;
+  double iou = 0, score_thr = 0, v;
+  bool has_thr = b->node->n_in > 4 && b->in[4];
+  if (!attr_i(b, "center_point_box", 0, &center)) return false;
+  if (center != 0 && center != 1) return om__fail(OM_ERR_INVALID_ARGUMENT, "%s (NonMaxSuppression): center_point_box must be 0 or 1, it is %lld", who(b), (long long)center);
+  if (b->node->n_in > 2 && b->in[2] && !(const_scalar(b, 2, &v) && (max_out = v > 0 ? (int64_t)v : 0, true))) return false;
+  if (b->node->n_in > 3 && b->in[3] && !const_scalar(b, 3, &iou)) return false;
+  if (has_thr && !const_scalar(b, 4, &score_thr)) return false;
+  if (!(iou >= 0 && iou <= 1)) return om__fail(OM_ERR_INVALID_ARGUMENT, "%s (NonMaxSuppression): iou_threshold must be in [0, 1], it is %g", who(b), iou);
+  om_tensor *sc = b->in[1];
+  char sb[96], ss[96];
+  if (boxes->dtype != OM_FLOAT32 || sc->dtype != OM_FLOAT32) return unsupported(b, "boxes or scores other than float32");
+  if (boxes->ndim != 3 || boxes->shape[2] != 4 || sc->ndim != 3 || sc->shape[0] != boxes->shape[0] || sc->shape[2] != boxes->shape[1])
+    return om__fail(OM_ERR_SHAPE_MISMATCH, "%s (NonMaxSuppression): boxes %s must be [batches, boxes, 4] and scores %s [batches, classes, boxes]", who(b),
+                    om__shape_str(sb, sizeof sb, boxes->shape, boxes->ndim), om__shape_str(ss, sizeof ss, sc->shape, sc->ndim));
+  om_scope s = {0};
+  om_tensor *sup = om__keep(&s, nms_suppresses(om__keep(&s, const_values(b, 0)), center, iou));
+  om_tensor *scores = sup ? om__keep(&s, const_values(b, 1)) : NULL;
+  om_tensor *order = scores ? om__keep(&s, om_argsort(scores, 2, true)) : NULL;
+  int64_t B = sc->shape[0], C = sc->shape[1], N = sc->shape[2], count = 0;
+  if (max_out > N) max_out = N;
+  int64_t *rows = order ? om__alloc(sizeof(int64_t) * (size_t)(3 * B * C * max_out + 1), "NonMaxSuppression") : NULL;
+  int64_t *kept = rows ? om__alloc(sizeof(int64_t) * (size_t)(max_out + 1), "NonMaxSuppression") : NULL;
+  const bool *pair = sup ? (const bool *)om__data(sup) : NULL;
+  const float *score = scores ? (const float *)om__data(scores) : NULL;
+  const int64_t *ord = order ? (const int64_t *)om__data(order) : NULL;
+  for (int64_t bc = 0; kept && bc < B * C; bc++) {
+    int64_t n = 0, bi = bc / C;
+    for (int64_t k = 0; k < N && n < max_out; k++) {
+      int64_t i = ord[bc * N + k];
+      if (has_thr && !(score[bc * N + i] > (float)score_thr)) continue;
+      bool suppressed = false;
+      for (int64_t j = 0; j < n && !suppressed; j++) suppressed = pair[(bi * N + i) * N + kept[j]];
+      if (suppressed) continue;
+      kept[n++] = i;
+      rows[3 * count] = bi, rows[3 * count + 1] = bc % C, rows[3 * count++ + 2] = i;
+    }
+  }
+  int64_t shape[2] = {count, 3};
+  bool ok = put(b, 0, kept ? om_from_data(rows, shape, 2, OM_INT64) : NULL);
+  free(rows), free(kept);
+  om__scope_end(&s);
+  return ok;
+}
+
+/* Einsum, as the library's torch.einsum (js/ops/linalg.js) composes it: letters label dims, '...'
+ * the dims no letter names (right-aligned across operands); a label repeated in one operand takes
+ * its diagonal; labels nothing later needs are summed; operands are contracted left to right,
+ * each pair by one batched matmul (float32) or a broadcast mul summed (float64 and int64, exact
+ * in their dtype, which matmul does not take); then the output's order. A label is a bit of a
+ * set: a to z 0 to 25, A to Z 26 to 51, the '...' dims from 52. */
+typedef struct labels {
+  int n;
+  int l[OM_MAX_DIMS];
+} labels;
+#define BIT(l) ((uint64_t)1 << (l))
+#define MANY_EINSUM 16 /* operands */
+
+static uint64_t label_set(const labels *ls) {
+  uint64_t s = 0;
+  for (int k = 0; k < ls->n; k++) s |= BIT(ls->l[k]);
+  return s;
+}
+static int label_at(const labels *ls, int l) {
+  for (int k = 0; k < ls->n; k++)
+    if (ls->l[k] == l) return k;
+  return -1;
+}
+
+/* The labels of one side s (len chars, no spaces), an operand of nd dims (nd -1: the output,
+ * whose '...' is n_ell dims). */
+static bool einsum_side(const om_bind *b, const char *s, int len, int nd, int n_ell, labels *out) {
+  int letters = 0, dots = 0;
+  for (int i = 0; i < len; i++) letters += s[i] != '.';
+  out->n = 0;
+  for (int i = 0; i < len; i++) {
+    if (s[i] == '.') {
+      if (dots++ || i + 2 >= len || s[i + 1] != '.' || s[i + 2] != '.')
+        return om__fail(OM_ERR_FORMAT, "%s (Einsum): '%.*s' has a '.' that is not one '...'", who(b), len, s);
+      int e = nd < 0 ? n_ell : nd - letters;
+      if (e < 0 || out->n + e > OM_MAX_DIMS) break; /* the count check below says so */
+      for (int k = n_ell - e; k < n_ell; k++) out->l[out->n++] = 52 + k;
+      i += 2;
+    } else if ((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z')) {
+      if (out->n == OM_MAX_DIMS) break;
+      out->l[out->n++] = s[i] >= 'a' ? s[i] - 'a' : s[i] - 'A' + 26;
+    } else {
+      return om__fail(OM_ERR_FORMAT, "%s (Einsum): invalid subscript '%c' in '%.*s' (letters and '...' only)", who(b), s[i], len, s);
+    }
+  }
+  if (nd >= 0 ? out->n != nd || letters > nd : out->n != letters + n_ell * dots)
+    return om__fail(OM_ERR_SHAPE_MISMATCH, "%s (Einsum): '%.*s' names %d dims%s, %s %d", who(b), len, s, letters, dots ? " and '...'" : "",
+                    nd < 0 ? "at most" : "the operand has", nd < 0 ? OM_MAX_DIMS : nd);
+  return true;
+}
+
+/* x's dims in the order of labels to (a new reference). */
+static om_tensor *arrange(om_tensor *x, const labels *ls, const labels *to) {
+  int64_t perm[OM_MAX_DIMS];
+  for (int k = 0; k < to->n; k++) perm[k] = label_at(ls, to->l[k]);
+  return om_permute(x, perm, to->n);
+}
+
+/* x (taken) with each repeated label's two dims made one, their diagonal: the two moved last,
+ * merged, every (n + 1)-th element taken. */
+static om_tensor *diagonals(const om_bind *b, om_tensor *x, labels *ls) {
+  for (int i = 1; x && i < ls->n; i++) {
+    int j = label_at(ls, ls->l[i]);
+    if (j == i) continue;
+    int64_t n = x->shape[j], perm[OM_MAX_DIMS], shape[OM_MAX_DIMS];
+    if (x->shape[i] != n) {
+      om__fail(OM_ERR_SHAPE_MISMATCH, "%s (Einsum): a repeated subscript has sizes %lld and %lld in one operand", who(b), (long long)n, (long long)x->shape[i]);
+      return then(x, NULL);
+    }
+    labels rest = {0};
+    for (int k = 0; k < ls->n; k++)
+      if (k != i && k != j) perm[rest.n] = k, shape[rest.n] = x->shape[k], rest.l[rest.n++] = ls->l[k];
+    perm[rest.n] = j, perm[rest.n + 1] = i, shape[rest.n] = n * n;
+    x = then(x, om_permute(x, perm, ls->n));
+    x = x ? then(x, om_reshape(x, shape, rest.n + 1)) : NULL;
+    x = x ? then(x, om_slice(x, rest.n, 0, n * n, n + 1)) : NULL;
+    rest.l[rest.n++] = ls->l[j];
+    *ls = rest;
+    i = 0;
+  }
+  return x;
+}
+
+/* x (taken) with the dims whose labels are not in need summed out. */
+static om_tensor *sum_unneeded(om_tensor *x, labels *ls, uint64_t need) {
+  int64_t gone[OM_MAX_DIMS];
+  int n = 0;
+  labels kept = {0};
+  for (int k = 0; k < ls->n; k++) {
+    if (need & BIT(ls->l[k])) kept.l[kept.n++] = ls->l[k];
+    else gone[n++] = k;
+  }
+  if (!x || !n) return x;
+  *ls = kept;
+  return then(x, om_sum(x, gone, n, false));
+}
+
+/* x (taken) with dims from at to at + count - 1 merged into one (count 0: a new dim of 1). */
+static om_tensor *merged(om_tensor *x, int at, int count) {
+  if (!x || count == 1) return x;
+  if (!count) return then(x, om_unsqueeze(x, at));
+  int64_t shape[OM_MAX_DIMS], n = 1;
+  for (int k = 0; k < count; k++) n *= x->shape[at + k];
+  memcpy(shape, x->shape, sizeof(int64_t) * (size_t)at);
+  shape[at] = n;
+  memcpy(shape + at + 1, x->shape + at + count, sizeof(int64_t) * (size_t)(x->ndim - at - count));
+  return then(x, om_reshape(x, shape, x->ndim - count + 1));
+}
+
+/* a [la] contracted with b [lb] (both taken), keeping the labels in keep: those in both lead, then
+ * a's own, then b's own; the shared ones not kept are summed. */
+static om_tensor *contract(om_tensor *a, labels *la, om_tensor *b, const labels *lb, uint64_t keep) {
+  uint64_t sa = label_set(la), sb = label_set(lb);
+  labels batch = {0}, inner = {0}, left = {0}, right = {0};
+  for (int k = 0; k < la->n; k++) {
+    int l = la->l[k];
+    labels *to = !(sb & BIT(l)) ? &left : keep & BIT(l) ? &batch : &inner;
+    to->l[to->n++] = l;
+  }
+  for (int k = 0; k < lb->n; k++)
+    if (!(sa & BIT(lb->l[k]))) right.l[right.n++] = lb->l[k];
+  for (int k = 0; a && b && k < inner.n; k++) { /* a size-1 shared dim broadcasts: the other's is summed first */
+    int ia = label_at(la, inner.l[k]), ib = label_at(lb, inner.l[k]);
+    if (a->shape[ia] == 1 && b->shape[ib] != 1) b = then(b, om_sum(b, (int64_t[]){ib}, 1, true));
+    else if (b->shape[ib] == 1 && a->shape[ia] != 1) a = then(a, om_sum(a, (int64_t[]){ia}, 1, true));
+  }
+  labels xa = batch, xb = batch, out = batch;
+  for (int k = 0; k < left.n; k++) xa.l[xa.n++] = left.l[k], out.l[out.n++] = left.l[k];
+  for (int k = 0; k < right.n; k++) out.l[out.n++] = right.l[k];
+  om_tensor *r = NULL;
+  if (a && b && (!inner.n || a->dtype != OM_FLOAT32 || b->dtype != OM_FLOAT32)) {
+    /* [batch, left, 1.., inner] times [batch, 1.., right, inner], the inner dims summed */
+    for (int k = 0; k < right.n; k++) xb.l[xb.n++] = right.l[k];
+    for (int k = 0; k < inner.n; k++) xa.l[xa.n++] = inner.l[k], xb.l[xb.n++] = inner.l[k];
+    om_tensor *x = arrange(a, la, &xa), *y = arrange(b, lb, &xb);
+    for (int k = 0; x && k < right.n; k++) x = then(x, om_unsqueeze(x, batch.n + left.n));
+    for (int k = 0; y && k < left.n; k++) y = then(y, om_unsqueeze(y, batch.n));
+    r = x && y ? om_mul(x, y) : NULL;
+    int64_t sums[OM_MAX_DIMS];
+    for (int k = 0; k < inner.n; k++) sums[k] = out.n + k;
+    if (r && inner.n) r = then(r, om_sum(r, sums, inner.n, false));
+    om_tensor_release(x), om_tensor_release(y);
+  } else if (a && b) { /* [batch, L, I] @ [batch, I, R], then the left and right dims apart */
+    for (int k = 0; k < inner.n; k++) xa.l[xa.n++] = inner.l[k], xb.l[xb.n++] = inner.l[k];
+    for (int k = 0; k < right.n; k++) xb.l[xb.n++] = right.l[k];
+    om_tensor *x = merged(merged(arrange(a, la, &xa), batch.n + left.n, inner.n), batch.n, left.n);
+    om_tensor *y = merged(merged(arrange(b, lb, &xb), batch.n + inner.n, right.n), batch.n, inner.n);
+    r = x && y ? om_matmul(x, y) : NULL;
+    int64_t shape[OM_MAX_DIMS];
+    for (int k = 0; r && k < out.n; k++) shape[k] = k < batch.n ? r->shape[k] : k < batch.n + left.n ? a->shape[label_at(la, out.l[k])] : b->shape[label_at(lb, out.l[k])];
+    if (r) r = then(r, om_reshape(r, shape, out.n));
+    om_tensor_release(x), om_tensor_release(y);
+  }
+  om_tensor_release(a), om_tensor_release(b);
+  *la = out;
+  return r;
+}
+
+static bool bind_det(om_bind *b) { return put(b, 0, om_det(b->in[0])); }
+
+static bool bind_einsum(om_bind *b) {
+  const char *equation;
+  if (!attr_s(b, "equation", NULL, &equation)) return false;
+  if (!equation) return om__fail(OM_ERR_FORMAT, "%s (Einsum): the equation attribute is missing", who(b));
+  char eq[256];
+  int len = 0, n = b->node->n_in;
+  for (const char *c = equation; *c; c++)
+    if (*c != ' ' && len < (int)sizeof eq - 1) eq[len++] = *c;
+  eq[len] = 0;
+  const char *arrow = strstr(eq, "->");
+  if (strlen(equation) > 200 || (arrow && strstr(arrow + 1, "->")))
+    return om__fail(OM_ERR_FORMAT, "%s (Einsum): equation '%s' has more than one '->' or more than 200 characters", who(b), equation);
+  int lhs = arrow ? (int)(arrow - eq) : len, commas = 0, starts[MANY_EINSUM + 1];
+  starts[0] = 0;
+  for (int i = 0; i < lhs; i++)
+    if (eq[i] == ',' && commas < MANY_EINSUM) starts[++commas] = i + 1;
+  if (commas + 1 != n) return om__fail(OM_ERR_FORMAT, "%s (Einsum): equation '%s' has %d operands, the node %d", who(b), equation, commas + 1, n);
+  starts[n] = lhs + 1;
+  labels ls[MANY_EINSUM], out;
+  int n_ell = 0;
+  for (int i = 0; i < n; i++) { /* the '...' dims: the most any operand has */
+    const char *s = eq + starts[i], *d = memchr(s, '.', (size_t)(starts[i + 1] - 1 - starts[i]));
+    int e = d ? b->in[i]->ndim - (starts[i + 1] - 1 - starts[i] - 3) : 0;
+    if (e > n_ell) n_ell = e;
+  }
+  if (n_ell > OM_MAX_DIMS) n_ell = OM_MAX_DIMS; /* an operand claiming more fails its count */
+  uint64_t all = 0, twice = 0;
+  for (int i = 0; i < n; i++) {
+    if (!einsum_side(b, eq + starts[i], starts[i + 1] - 1 - starts[i], b->in[i]->ndim, n_ell, &ls[i])) return false;
+    for (int k = 0; k < ls[i].n; k++) {
+      twice |= all & BIT(ls[i].l[k]), all |= BIT(ls[i].l[k]);
+    }
+  }
+  if (arrow) {
+    if (!einsum_side(b, arrow + 2, (int)strlen(arrow + 2), -1, n_ell, &out)) return false;
+    uint64_t seen = 0;
+    for (int k = 0; k < out.n; k++) {
+      if (!(all & BIT(out.l[k])) || (seen & BIT(out.l[k])))
+        return om__fail(OM_ERR_FORMAT, "%s (Einsum): output subscript %d of '%s' is in no operand or repeated", who(b), k, equation);
+      seen |= BIT(out.l[k]);
+    }
+  } else { /* the '...' dims, then the labels used once in alphabetical order */
+    out.n = 0;
+    for (int k = 0; k < n_ell; k++) out.l[out.n++] = 52 + k;
+    for (int l = 0; l < 52 && out.n < OM_MAX_DIMS; l++)
+      if ((all & BIT(l)) && !(twice & BIT(l))) out.l[out.n++] = l;
+  }
+  uint64_t need_out = label_set(&out), later[MANY_EINSUM + 1];
+  later[n - 1] = need_out;
+  for (int i = n - 1; i > 0; i--) later[i - 1] = later[i] | label_set(&ls[i]);
+  om_tensor *x = sum_unneeded(diagonals(b, om_tensor_retain(b->in[0]), &ls[0]), &ls[0], later[0]);
+  for (int i = 1; x && i < n; i++) {
+    om_tensor *y = sum_unneeded(diagonals(b, om_tensor_retain(b->in[i]), &ls[i]), &ls[i], later[i] | label_set(&ls[0]));
+    x = sum_unneeded(x, &ls[0], later[i] | label_set(&ls[i]));
+    x = y ? contract(x, &ls[0], y, &ls[i], later[i]) : then(x, NULL);
+  }
+  x = sum_unneeded(x, &ls[0], need_out);
+  return put(b, 0, x ? then(x, arrange(x, &ls[0], &out)) : NULL);
+}
+
+/* MelWeightMatrix: triangles whose corners are whole spectrogram bins, floor((dft_length + 1) hz /
+ * sample_rate) of num_mel_bins + 2 frequencies evenly spaced on the mel scale (mel(f) = 2595
+ * log10(1 + f / 700)), in double with src/core/math.c's log and pow, as onnxruntime computes them
+ * with its libm's. A corner within 1e-6 of a whole bin (other than 0) is refused: ONNX's reference
+ * computes in float32 there, and the engines may floor it differently. Per mel bin i, over the
+ * bins j: (j - lo) / (c - lo) up to its centre c (1 at c when lo is c), then (hi - j) / (hi - c),
+ * else 0 (mel_ramp: eq, where, sub, div of library ops on the bins and corners; the two sides'
+ * maximum). */
+/* One side of the triangles: over the bins j [bins, 1], from corner a to b [1, mels], (j - a) / (b - a)
+ * for a <= j <= b rising (1 at b where a is b), (b - j) / (b - a) for a <= j < b falling; 0
+ * elsewhere. A new reference. */
+static om_tensor *mel_ramp(om_tensor *j, om_tensor *a, om_tensor *b, bool rising) {
+  om_scope s = {0};
+  om_tensor *one = om__keep(&s, om_scalar(1, j->dtype)), *zero = om__keep(&s, om_scalar(0, j->dtype));
+  om_tensor *len = om__keep(&s, om_sub(b, a)), *point = len ? om__keep(&s, om_eq(len, zero)) : NULL;
+  om_tensor *num = om__keep(&s, rising ? om_sub(j, a) : om_sub(b, j)), *safe = point ? om__keep(&s, om_where(point, one, len)) : NULL;
+  om_tensor *v = num && safe ? om__keep(&s, om_div(num, safe)) : NULL;
+  if (v && rising) v = om__keep(&s, om_where(point, one, v));
+  om_tensor *inside = om__keep(&s, om_logical_and(om__keep(&s, om_ge(j, a)), om__keep(&s, rising ? om_le(j, b) : om_lt(j, b))));
+  om_tensor *r = v && inside ? om_where(inside, v, zero) : NULL;
+  om__scope_end(&s);
+  return r;
+}
+
+static bool bind_mel_weight_matrix(om_bind *b) {
+  int64_t v[3], dt;
+  int n;
+  double edge[2];
+  om_dtype d;
+  if (!attr_i(b, "output_datatype", 1, &dt) || !onnx_dtype(b, "output_datatype", dt, &d)) return false;
+  for (int i = 0; i < 3; i++) {
+    if (!const_ints(b, i, &v[i], 1, &n)) return false;
+    if (n != 1 || v[i] < 1 || v[i] > LIMIT)
+      return om__fail(OM_ERR_FORMAT, "%s (MelWeightMatrix): input %d must be one value from 1 to 2^30", who(b), i);
+  }
+  for (int i = 0; i < 2; i++)
+    if (!const_scalar(b, 3 + i, &edge[i])) return false;
+  int64_t mels = v[0], bins = v[1] / 2 + 1;
+  if (mels * bins > LIMIT) return om__fail(OM_ERR_OUT_OF_MEMORY, "%s (MelWeightMatrix): a matrix of more than 2^30 values", who(b));
+  if (!(edge[0] >= 0 && edge[0] <= edge[1])) return om__fail(OM_ERR_FORMAT, "%s (MelWeightMatrix): the edges %g and %g must be 0 <= lower <= upper", who(b), edge[0], edge[1]);
+  double ln10 = om__log(10), lo_mel = 2595 * (om__log(1 + edge[0] / 700) / ln10), hi_mel = 2595 * (om__log(1 + edge[1] / 700) / ln10);
+  double step = (hi_mel - lo_mel) / (double)(mels + 2);
+  int64_t *at = om__alloc(sizeof(int64_t) * (size_t)(mels + 2), "MelWeightMatrix");
+  if (!at) return false;
+  bool ok = true;
+  for (int64_t i = 0; ok && i < mels + 2; i++) {
+    double hz = 700 * (om__pow(10, (lo_mel + step * (double)i) / 2595) - 1), q = (double)(v[1] + 1) * hz / (double)v[2];
+    at[i] = (int64_t)q; /* q >= 0: floor */
+    double frac = q - (double)at[i];
+    if (q != 0 && (frac < 1e-6 * (1 + q) || 1 - frac < 1e-6 * (1 + q)))
+      ok = unsupported(b, "a triangle's corner on a whole spectrogram bin (ONNX's reference and onnxruntime may floor it differently)");
+    else if (at[i] >= bins + (i == mels + 1)) /* the last corner is where the last triangle ends, past its bins */
+      ok = om__fail(OM_ERR_FORMAT, "%s (MelWeightMatrix): a triangle's corner at bin %lld, past the spectrogram's %lld (upper_edge_hertz above half the sample rate)", who(b), (long long)at[i], (long long)bins);
+  }
+  om_scope s = {0};
+  om_dtype f = d == OM_FLOAT64 ? OM_FLOAT64 : OM_FLOAT32;
+  om_tensor *all = ok ? om__keep(&s, om_from_data(at, (int64_t[]){mels + 2}, 1, OM_INT64)) : NULL;
+  om_tensor *c[3]; /* lo, centre, hi: [1, mels] */
+  for (int k = 0; k < 3; k++) c[k] = all ? om__keep(&s, om_cast(om__keep(&s, om_unsqueeze(om__keep(&s, om_slice(all, 0, k, k + mels, 1)), 0)), f)) : NULL;
+  om_tensor *j = c[2] ? om__keep(&s, om_cast(om__keep(&s, om_unsqueeze(om__keep(&s, om_arange(0, (double)bins, 1, OM_INT64)), 1)), f)) : NULL; /* [bins, 1] */
+  om_tensor *rise = j ? om__keep(&s, mel_ramp(j, c[0], c[1], true)) : NULL;
+  om_tensor *fall = rise ? om__keep(&s, mel_ramp(j, c[1], c[2], false)) : NULL;
+  om_tensor *y = fall ? om__keep(&s, om_maximum(rise, fall)) : NULL; /* both 1 where they meet, else one is 0 */
+  ok = y && cast_to(b, y, d, dt);
+  om__scope_end(&s);
+  free(at);
+  return ok;
+}
+
 /* ---- the table, sorted by op type: inputs, outputs, the rule, what it runs as (for
  * docs/graph-runtime.md, generated by om_optable) ---- */
 
@@ -3409,7 +3866,7 @@ static const om_onnx_rule rules[] = {
     {"Atan", 1, 1, 1, bind_atan, "atan"},
     {"Atanh", 1, 1, 1, bind_atanh, "atanh"},
     {"AveragePool", 1, 1, 1, bind_average_pool, "avg_pool2d (1-D as 2-D; begin and end pads that differ: the ceil_mode that gives ONNX's size, or zeros padded first when count_include_pad; pads above half the kernel: zeros padded first, divided by the share of real elements unless count_include_pad)"},
-    {"BatchNormalization", 5, 5, 3, bind_batch_norm, "batch_norm in eval mode (training_mode 1 refused); fast mode: folded into the Conv before it when only that Conv (with constant weights) writes its input (src/runtime/passes.c)"},
+    {"BatchNormalization", 5, 5, 3, bind_batch_norm, "batch_norm in eval mode; training_mode 1: batch_norm in training mode, the running statistics out from mean and the biased variance; fast mode: folded into the Conv before it when only that Conv (with constant weights) writes its input (src/runtime/passes.c)"},
     {"BitShift", 2, 2, 1, bind_bit_shift, "mul or truncating div by pow(2, min(y, 62)) (UINT8, UINT16, UINT32)"},
     {"BitwiseAnd", 2, 2, 1, bind_bitwise_and, "bitwise_and"},
     {"BitwiseNot", 1, 1, 1, bind_bitwise_not, "bitwise_not"},
@@ -3437,9 +3894,11 @@ static const om_onnx_rule rules[] = {
     {"DFT", 1, 3, 1, bind_dft, "dft (accumulated in double; inverse, onesided, dft_length and axis known when planning)"},
     {"DepthToSpace", 1, 1, 1, bind_depth_to_space, "pixel_shuffle (mode CRD); DCR: reshape, permute, reshape"},
     {"DequantizeLinear", 2, 3, 1, bind_dequantize_linear, "(x - zero point) cast, times scale (per tensor or per axis)"},
+    {"Det", 1, 1, 1, bind_det, "det"},
     {"Div", 2, 2, 1, bind_div, "div (int64: truncating, as ONNX)"},
     {"Dropout", 1, 3, 2, bind_dropout, "the input, the mask ones (inference, or training_mode with ratio 0; a random mask refused)"},
     {"DynamicQuantizeLinear", 1, 1, 3, bind_dynamic_quantize_linear, "amax, amin, then QuantizeLinear's steps (UINT8)"},
+    {"Einsum", 1, MANY_EINSUM, 1, bind_einsum, "per operand its diagonals (permute, reshape, slice) and the labels nothing later needs summed, then left to right one matmul per pair (float32) or a broadcast mul summed (DOUBLE, INT64), then permute"},
     {"Elu", 1, 1, 1, bind_elu, "elu"},
     {"Equal", 2, 2, 1, bind_equal, "eq"},
     {"Erf", 1, 1, 1, bind_erf, "erf"},
@@ -3485,16 +3944,18 @@ static const om_onnx_rule rules[] = {
     {"MatMul", 2, 2, 1, bind_matmul, "matmul; fast mode: the last product of an attention (MatMul, Mul or Div by a constant, Add or Where of a mask, Softmax, MatMul, each read once) is the attention op, with no score matrix (src/runtime/passes.c)"},
     {"MatMulInteger", 2, 4, 1, bind_matmul_integer, "(A - a_zero_point) (B - b_zero_point) exactly: float32 matmuls of 256-long chunks of K (exact sums), cast to int64 and added"},
     {"Max", 1, MANY, 1, bind_max, "maximum, pairwise"},
-    {"MaxPool", 1, 1, 2, bind_max_pool, "max_pool2d (1-D as 2-D; pads as AveragePool, -inf padded first above half the kernel; the Indices output refused)"},
+    {"MaxPool", 1, 1, 2, bind_max_pool, "max_pool2d (1-D as 2-D; pads as AveragePool, -inf padded first above half the kernel); Indices (1 or 2 spatial axes): per window tap, last to first, where(eq(tap, y), its position, the later ones')"},
     {"MaxUnpool", 2, 3, 1, bind_max_unpool, "scatter_add of the values at their indices into zeros, divided by the count of each (pads, strides; an output_shape other than the default refused: ONNX's reference and onnxruntime read the indices differently)"},
     {"Mean", 1, MANY, 1, bind_mean, "add pairwise, then scale"},
     {"MeanVarianceNormalization", 1, 1, 1, bind_mvn, "(x - mean) / (sqrt(mean(x x) - mean^2) + 1e-9), ONNX's function"},
+    {"MelWeightMatrix", 5, 5, 1, bind_mel_weight_matrix, "the triangles' corners (whole bins, from src/core/math.c's double log and pow; known when planning), then where, sub, div over the bins (a corner within 1e-6 of a whole bin refused)"},
     {"Min", 1, MANY, 1, bind_min, "minimum, pairwise"},
     {"Mish", 1, 1, 1, bind_mish, "x tanh(softplus(x))"},
     {"Mod", 2, 2, 1, bind_mod, "fmod (fmod 1), remainder (fmod 0)"},
     {"Mul", 2, 2, 1, bind_mul, "mul"},
     {"Neg", 1, 1, 1, bind_neg, "neg"},
     {"NegativeLogLikelihoodLoss", 2, 3, 1, bind_nll_loss, "-gather(x, 1, target) weight[target] (ignore_index: weight 0), reduced by none, sum, mean (over the weights' sum)"},
+    {"NonMaxSuppression", 2, 5, 1, bind_non_max_suppression, "per batch and class, the boxes by score (argsort), each kept unless a kept one overlaps it above iou_threshold (the pairs' test in float32 library ops, as onnxruntime; boxes and scores decide the shape: a plan per value of them when fed or computed)"},
     {"NonZero", 1, 1, 1, bind_non_zero, "the indices (the input decides the shape: a plan per value of it when fed or computed)"},
     {"Not", 1, 1, 1, bind_not, "eq(x, false)"},
     {"OneHot", 3, 3, 1, bind_one_hot, "where(eq(indices, arange(depth)), on, off) (negative indices count from depth)"},

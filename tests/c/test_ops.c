@@ -305,11 +305,43 @@ TEST(dft_sums_in_double) {
   om_tensor_release(i), om_tensor_release(flat), om_tensor_release(cx), om_tensor_release(x);
 }
 
+/* det: known determinants (a row swap's sign, a singular matrix's 0, a 0 x 0 matrix's 1, float64
+ * kept in double), its gradient (the cofactors) where a is singular, and every error path. */
+TEST(det_by_elimination) {
+  const float m[3][9] = {{2, 0, 0, 0, 3, 0, 0, 0, 4}, {0, 1, 0, 1, 0, 0, 0, 0, 1}, {1, 2, 3, 2, 4, 6, 0, 1, 5}};
+  om_tensor *a = om_from_data(m, (int64_t[]){3, 3, 3}, 3, OM_FLOAT32), *d = om_det(a);
+  CHECK(d && d->ndim == 1 && d->shape[0] == 3);
+  const float *v = d ? (const float *)om__data(d) : NULL;
+  if (v) CHECK(v[0] == 24 && v[1] == -1 && v[2] == 0);
+  const double big[4] = {1e10, 1, 1, 1e-10 + 1e-20};
+  om_tensor *a64 = om_from_data(big, (int64_t[]){2, 2}, 2, OM_FLOAT64), *d64 = om_det(a64);
+  CHECK(d64 && d64->ndim == 0 && d64->dtype == OM_FLOAT64);
+  if (d64) CHECK_NEAR(((const double *)om__data(d64))[0], 1e10 * (1e-10 + 1e-20) - 1, 1e-15);
+  om_tensor *e = om_zeros((int64_t[]){2, 0, 0}, 3, OM_FLOAT32), *de = om_det(e);
+  CHECK(de && de->shape[0] == 2 && ((const float *)om__data(de))[0] == 1 && ((const float *)om__data(de))[1] == 1);
+  /* d det / d a of the singular third matrix: its cofactors, e.g. (0,0): 4 5 - 6 1 = 14 */
+  om_tensor *s = om_select(a, 0, 2), *leaf = s ? om_contiguous(s) : NULL;
+  om_tensor_set_requires_grad(leaf, true);
+  om_tensor *ds = om_det(leaf);
+  CHECK(ds && om_backward(ds, NULL));
+  om_tensor *g = om_tensor_grad(leaf);
+  const float cof[9] = {14, -10, 2, -7, 5, -1, 0, 0, 0};
+  for (int k = 0; g && k < 9; k++) CHECK_NEAR(((const float *)om__data(g))[k], cof[k], 1e-6);
+  om_tensor *i = om_zeros((int64_t[]){2, 2}, 2, OM_INT64), *rect = om_zeros((int64_t[]){2, 3}, 2, OM_FLOAT32), *vec = om_zeros((int64_t[]){3}, 1, OM_FLOAT32);
+  CHECK_ERROR(om_det(i) != NULL, OM_ERR_DTYPE_MISMATCH, "det: takes float32 or float64, not int64");
+  CHECK_ERROR(om_det(rect) != NULL, OM_ERR_SHAPE_MISMATCH, "det: takes square matrices [..., n, n], got [2,3]");
+  CHECK_ERROR(om_det(vec) != NULL, OM_ERR_SHAPE_MISMATCH, "det: takes square matrices [..., n, n], got [3]");
+  om_tensor_release(g), om_tensor_release(ds), om_tensor_release(leaf), om_tensor_release(s);
+  om_tensor_release(i), om_tensor_release(rect), om_tensor_release(vec), om_tensor_release(e), om_tensor_release(de);
+  om_tensor_release(a64), om_tensor_release(d64), om_tensor_release(d), om_tensor_release(a);
+}
+
 int main(void) {
   RUN(every_op_has_its_parts);
   RUN(every_op_runs_and_is_layout_independent);
   RUN(every_differentiable_op_passes_gradcheck);
   RUN(every_op_on_empty_inputs);
   RUN(dft_sums_in_double);
+  RUN(det_by_elimination);
   TEST_MAIN_END();
 }

@@ -378,9 +378,9 @@ TEST(reader_refuses_what_it_cannot_read) {
   pb twice[2] = {node("Relu", "x", NULL, "y"), node("Neg", "x", NULL, "y")};
   m = model(8, 17, twice, 2, NULL, "y");
   CHECK_ERROR(opens(&m), OM_ERR_FORMAT, "value 'y' is defined twice (output 0 of node 'Neg')");
-  pb unknown[1] = {node("Det", "x", NULL, "y")};
+  pb unknown[1] = {node("MaxRoiPool", "x", NULL, "y")};
   m = model(8, 17, unknown, 1, NULL, "y");
-  CHECK_ERROR(opens(&m), OM_ERR_UNSUPPORTED, "node 'Det' is Det, which the graph layer has no kernel for");
+  CHECK_ERROR(opens(&m), OM_ERR_UNSUPPORTED, "node 'MaxRoiPool' is MaxRoiPool, which the graph layer has no kernel for");
   m = model(8, 17, ok1, 1, NULL, "z");
   CHECK_ERROR(opens(&m), OM_ERR_FORMAT, "graph output 'z' is not defined");
   pb left_out[1] = {node("Add", "x", "", "y")};
@@ -1741,12 +1741,38 @@ TEST(top_k_takes_its_attributes) {
   om__release_all((om_tensor *[]){x, x2, out[0]}, 3);
 }
 
+/* The rows without a kernel of their own, natively (and so under ASan and UBSan): NonMaxSuppression
+ * (iou_threshold left out, 0: any overlap suppresses), Einsum's matmul, MaxPool's Indices. */
+TEST(non_max_suppression_einsum_and_max_pool_indices) {
+  const float sc[3] = {0.9f, 0.8f, 0.7f}, w[6] = {1, 2, 3, 4, 5, 6};
+  pb inits[2] = {raw_init("s", 1, 3, (int64_t[]){1, 1, 3}, sc, sizeof sc), ints_init("m", 1, (int64_t[]){5})};
+  pb nms[1] = {node_n("NonMaxSuppression", (const char *[]){"x", "s", "m"}, "y", NULL)};
+  om_tensor *boxes = TF(SHAPE(1, 3, 4), 0, 0, 1, 1, 0, 0.5f, 1, 1.5f, 5, 5, 6, 6), *y = run_node(nms, inits, 2, boxes);
+  CHECK(y && om_tensor_ndim(y) == 2 && om_tensor_shape(y)[0] == 2 && om_tensor_shape(y)[1] == 3); /* box 1 overlaps box 0 */
+  const double kept[6] = {0, 0, 0, 0, 0, 2};
+  for (int k = 0; y && k < 6; k++) CHECK(at(y, k) == kept[k]);
+  pb winit[1] = {raw_init("w", 1, 2, (int64_t[]){3, 2}, w, sizeof w)};
+  pb ein[1] = {node_n("Einsum", (const char *[]){"x", "w", NULL}, "y", NULL)};
+  attr_str(&ein[0], "equation", "ij,jk->ik");
+  om_tensor *x = TF(SHAPE(2, 3), 1, 0, -1, 2, 1, 0), *e = run_node(ein, winit, 1, x);
+  const double prod[4] = {1 - 5, 2 - 6, 2 + 3, 4 + 4};
+  for (int k = 0; e && k < 4; k++) CHECK(at(e, k) == prod[k]);
+  CHECK(e != NULL);
+  pb mp[1] = {node_n("MaxPool", (const char *[]){"x", NULL, NULL}, "v", "y")};
+  attr_ints(&mp[0], "kernel_shape", 2, (int64_t[]){2, 2}), attr_ints(&mp[0], "pads", 4, (int64_t[]){1, 1, 1, 1}), attr_ints(&mp[0], "strides", 2, (int64_t[]){2, 2});
+  om_tensor *img = TF(SHAPE(1, 1, 2, 3), 1, 7, 3, 9, 2, 8), *i = run_node(mp, NULL, 0, img);
+  const double where[4] = {0, 1, 3, 5}; /* windows [1], [7, 3], [9], [2, 8] of rows padded by one */
+  CHECK(i && om_tensor_numel(i) == 4);
+  for (int k = 0; i && k < 4; k++) CHECK(at(i, k) == where[k]);
+  om__release_all((om_tensor *[]){boxes, y, x, e, img, i}, 6);
+}
+
 TEST(the_op_table_is_sorted) {
   for (int i = 1; i < om__onnx_rule_count(); i++)
     if (strcmp(om__onnx_rule_at(i - 1)->op_type, om__onnx_rule_at(i)->op_type) >= 0)
       FAILED("%s before %s", om__onnx_rule_at(i - 1)->op_type, om__onnx_rule_at(i)->op_type);
   CHECK(om__onnx_rule("Conv") != NULL);
-  CHECK(om__onnx_rule("Det") == NULL);
+  CHECK(om__onnx_rule("MaxRoiPool") == NULL);
 }
 
 /* ---- element types: carriers and narrowing (src/runtime/elem_types.c, docs/graph-runtime.md) ---- */
@@ -2081,6 +2107,7 @@ int main(void) {
   RUN(fourier_transforms_against_references);
   RUN(three_spatial_axes_and_col2im_against_references);
   RUN(rnn_against_a_reference);
+  RUN(non_max_suppression_einsum_and_max_pool_indices);
   RUN(the_op_table_is_sorted);
   RUN(depth_to_space_and_space_to_depth);
   RUN(one_hot_counts_negative_indices_from_depth);

@@ -744,3 +744,130 @@ describe('refusals and errors: kind and message', () => {
     test(`${c.node.op}: ${kind} ${re.source.slice(0, 60)}`, () => refuses(c, kind, re));
   }
 });
+
+describe('NonMaxSuppression, Einsum, Det', () => {
+  /** boxes [b, n, 4]: corners (either order) or centres with sizes, in a 10 x 10 field so they overlap. */
+  const boxes = (b, n, seed, center) => {
+    const v = floats(b * n * 4, seed, 0, 10);
+    if (center) for (let k = 2; k < v.length; k += 4) v[k] = 1 + v[k] / 2, v[k + 1] = 1 + v[k + 1] / 2;
+    return { type: 'float32', dims: [b, n, 4], data: v };
+  };
+  const scalar = (type, v) => (type === 'int64' ? { type, dims: [1], data: BigInt64Array.of(BigInt(v)) } : { type, dims: [1], data: Float32Array.of(v) });
+  test('NonMaxSuppression: both box formats, ties, thresholds, limits; fed values, a plan per value', async () => {
+    for (const center of [0, 1]) {
+      const feeds = [[1, 6, 1, 3, 0.5, 0.1], [2, 10, 3, 4, 0.3, 0.4], [3, 16, 2, 100, 0, -1], [1, 5, 2, 0, 1, 0]].map(([b, n, c, max, iou, st], k) => {
+        const s = floats(b * c * n, 100 + k, 0, 1);
+        for (let j = 1; j < s.length; j += 3) s[j] = s[j - 1]; // ties: the lower index first
+        return { boxes: boxes(b, n, 10 + k, center), scores: { type: 'float32', dims: [b, c, n], data: s }, max: scalar('int64', max), iou: scalar('float32', iou), st: scalar('float32', st) };
+      });
+      await agree({ node: { op: 'NonMaxSuppression', ints: { center_point_box: center } }, feeds, types: { y: 'int64' } });
+      const noThreshold = feeds.map(({ st, ...f }) => f);
+      await agree({ node: { op: 'NonMaxSuppression', ints: { center_point_box: center } }, feeds: noThreshold, types: { y: 'int64' } });
+    }
+    // identical boxes, a box of no area, and max_output_boxes_per_class left out (no output)
+    const same = { type: 'float32', dims: [1, 4, 4], data: Float32Array.of(0, 0, 1, 1, 0, 0, 1, 1, 2, 2, 2, 5, 0, 0, 1, 1) };
+    const sc = { type: 'float32', dims: [1, 1, 4], data: Float32Array.of(0.9, 0.8, 0.7, 0.95) };
+    await agree({ node: { op: 'NonMaxSuppression' }, feeds: [{ boxes: same, scores: sc, max: scalar('int64', 4), iou: scalar('float32', 0.5) }], types: { y: 'int64' } });
+    await agree({ node: { op: 'NonMaxSuppression' }, feeds: [{ boxes: same, scores: sc }], types: { y: 'int64' } });
+  });
+  test('Einsum: products, diagonals, sums, transposes, ellipses, float32 and DOUBLE, at two sizes', async () => {
+    const D = (dims, seed) => ({ type: 'float64', dims, data: Float64Array.from(floats(numel(dims), seed)) });
+    const cases = [
+      ['ij,jk->ik', [[2, 3], [3, 4]], [[5, 1], [1, 7]]], ['bij,bjk->bik', [[2, 3, 4], [2, 4, 5]], [[1, 1, 6], [1, 6, 2]]],
+      ['...ii->...i', [[2, 3, 3]], [[4, 5, 5]]], ['i,i', [[5], [5]], [[1], [1]]], ['ij->ji', [[3, 4]], [[1, 6]]], ['ij->i', [[3, 4]], [[5, 2]]],
+      ['ii', [[4, 4]], [[1, 1]]], ['i,j->ij', [[3], [4]], [[2], [1]]], ['bhqd,bhkd->bhqk', [[1, 2, 3, 4], [1, 2, 5, 4]], [[2, 1, 4, 3], [2, 1, 2, 3]]],
+      ['abc,cd,de->abe', [[2, 3, 4], [4, 5], [5, 2]], [[1, 2, 3], [3, 1], [1, 4]]], ['...j,j...->...', [[2, 3], [3, 2]], [[4, 5], [5, 1]]],
+      ['ij,ij->ij', [[2, 3], [2, 3]], [[4, 1], [4, 1]]], ['ijk', [[2, 3, 4]], [[1, 1, 2]]],
+    ];
+    for (const [equation, ...sizes] of cases) {
+      const names = sizes[0].map((_, k) => `x${k}`);
+      for (const make of [(d, s) => F(d, { seed: s }), D]) {
+        await agree({ node: { op: 'Einsum', strings: { equation } }, feeds: sizes.map((dims) => Object.fromEntries(names.map((n, k) => [n, make(dims[k], 7 + k)]))),
+          types: { y: make === D ? 'float64' : 'float32' }, tol: { rtol: 1e-5, atol: 1e-5 } });
+      }
+    }
+  });
+  test('Det: float32 and DOUBLE, batches, singular and permuted matrices', async () => {
+    const D = (dims, values) => ({ type: 'float64', dims, data: Float64Array.from(values ?? floats(numel(dims), numel(dims))) });
+    for (const feeds of [[F([3, 3]), F([1, 1]), F([6, 6])], [F([2, 4, 4]), F([2, 0, 0])], [F([2, 1, 5, 5])]]) {
+      await agree({ node: { op: 'Det' }, feeds: feeds.map((x) => ({ x })), tol: { rtol: 1e-5, atol: 1e-5 } });
+    }
+    const singular = [1, 2, 3, 2, 4, 6, 0, 1, 5, 0, 1, 0, 1, 0, 0, 0, 0, 1];
+    await agree({ node: { op: 'Det' }, feeds: [{ x: { type: 'float32', dims: [2, 3, 3], data: Float32Array.from(singular) } }] });
+    // DOUBLE (onnxruntime-web's Det takes float only): known determinants, in double where float32 would lose them
+    const s = await om.InferenceSession.create(onnxBytes({ nodes: [{ op: 'Det', inputs: ['x'], outputs: ['y'] }], inputs: [{ name: 'x', dtype: 'float64', dims: ['n', 3, 3] }], outputs: [{ name: 'y', dtype: 'float64' }] }));
+    const near = [1e10, 1, 0, 1, 1e-10 + 1e-20, 0, 0, 0, 1];
+    const { y } = s.runData({ x: D([3, 3, 3], [...singular, ...near]) });
+    assert.deepEqual(Array.from(y.data.slice(0, 2)), [0, -1]);
+    assert.ok(Math.abs(y.data[2] - 1e-10) < 1e-15, `det ${y.data[2]}, 1e-10 in double`);
+    s.dispose();
+  });
+  test('their errors: kind and message', async () => {
+    const b = boxes(1, 3, 1, 0), s = { type: 'float32', dims: [1, 1, 3], data: Float32Array.of(0.1, 0.2, 0.3) };
+    const m = scalar('int64', 2);
+    await refuses({ node: { op: 'NonMaxSuppression' }, feed: { b, s, m, i: scalar('float32', 1.5) } }, 'InvalidArgument', /^n \(NonMaxSuppression\): iou_threshold must be in \[0, 1\], it is 1\.5/);
+    await refuses({ node: { op: 'NonMaxSuppression', ints: { center_point_box: 2 } }, feed: { b, s } }, 'InvalidArgument', /^n \(NonMaxSuppression\): center_point_box must be 0 or 1, it is 2/);
+    await refuses({ node: { op: 'NonMaxSuppression' }, feed: { b, s: F([1, 1, 4]) } }, 'ShapeMismatch', /^n \(NonMaxSuppression\): boxes \[1,3,4\] must be \[batches, boxes, 4\] and scores \[1,1,4\] \[batches, classes, boxes\]/);
+    await refuses({ node: { op: 'NonMaxSuppression' }, feed: { b: F([1, 3, 5]), s } }, 'ShapeMismatch', /^n \(NonMaxSuppression\): boxes \[1,3,5\]/);
+    const e = (equation, feed, kind, re) => refuses({ node: { op: 'Einsum', strings: { equation } }, feed }, kind, re);
+    await e('ij,jk->ik', { a: F([2, 3]) }, 'Format', /^n \(Einsum\): equation 'ij,jk->ik' has 2 operands, the node 1/);
+    await e('i1->i', { a: F([2, 3]) }, 'Format', /^n \(Einsum\): invalid subscript '1' in 'i1' \(letters and '...' only\)/);
+    await e('ijk->i', { a: F([2, 3]) }, 'ShapeMismatch', /^n \(Einsum\): 'ijk' names 3 dims, the operand has 2/);
+    await e('i..j->i', { a: F([2, 3]) }, 'Format', /^n \(Einsum\): 'i..j' has a '.' that is not one '...'/);
+    await e('ij->k', { a: F([2, 3]) }, 'Format', /^n \(Einsum\): output subscript 0 of 'ij->k' is in no operand or repeated/);
+    await e('ij->ii', { a: F([2, 3]) }, 'Format', /^n \(Einsum\): output subscript 1 of 'ij->ii' is in no operand or repeated/);
+    await e('ij->i->j', { a: F([2, 3]) }, 'Format', /^n \(Einsum\): equation 'ij->i->j' has more than one '->'/);
+    await e('ii->i', { a: F([2, 3]) }, 'ShapeMismatch', /^n \(Einsum\): a repeated subscript has sizes 2 and 3 in one operand/);
+    await refuses({ node: { op: 'Einsum' }, feed: { a: F([2, 3]) } }, 'Format', /^n \(Einsum\): the equation attribute is missing/);
+    await refuses({ node: { op: 'Det' }, feed: { x: F([2, 3]) } }, 'ShapeMismatch', /^n \(Det\): takes square matrices \[\.\.\., n, n\], got \[2,3\]/);
+  });
+});
+
+describe('BatchNormalization in training mode, MaxPool\'s Indices', () => {
+  test('BatchNormalization training_mode 1: batch statistics, the running statistics out, at four sizes', async () => {
+    const feeds = [[2, 3, 4, 5], [4, 2], [3, 1, 2], [1, 2, 3]].map((dims, k) => {
+      const c = [dims[1]];
+      return { x: F(dims, { seed: k }), s: F(c, { seed: 10 + k }), b: F(c, { seed: 20 + k }), m: F(c, { seed: 30 + k }), v: F(c, { seed: 40 + k, lo: 0.5, hi: 2 }) };
+    });
+    for (const floats of [{}, { epsilon: 1e-2, momentum: 0.7 }]) {
+      for (const feed of feeds) {
+        await agree({ node: { op: 'BatchNormalization', ints: { training_mode: 1 }, floats }, feeds: [feed], outputs: ['y', 'rm', 'rv'], opset: 15, tol: { rtol: 1e-5, atol: 1e-5 } });
+      }
+    }
+  });
+  test('MaxPool Indices: pads, strides, dilations, ceil_mode, storage_order, 1-D and 2-D, ties', async () => {
+    const tied = { type: 'float32', dims: [1, 2, 4, 4], data: Float32Array.from({ length: 32 }, (_, k) => (k % 3 === 0 ? 1 : k % 5)) };
+    const cases = [
+      [{ kernel_shape: [2, 2] }, [[1, 2, 4, 4], [2, 3, 5, 7]]],
+      [{ kernel_shape: [3, 3], pads: [1, 1, 1, 1], strides: [2, 2] }, [[1, 1, 5, 5], [2, 2, 6, 4]]],
+      [{ kernel_shape: [2, 3], pads: [0, 1, 1, 0], storage_order: 1 }, [[1, 2, 4, 5], [1, 1, 3, 3]]],
+      [{ kernel_shape: [2, 2], dilations: [2, 1], ceil_mode: 1, strides: [2, 2] }, [[1, 1, 7, 6], [2, 1, 5, 5]]],
+      [{ kernel_shape: [3], pads: [1, 2], strides: [2] }, [[1, 2, 9], [3, 1, 4]]],
+    ];
+    for (const [ints, sizes] of cases) {
+      await agree({ node: { op: 'MaxPool', ints }, feeds: sizes.map((dims) => ({ x: F(dims) })), outputs: ['y', 'i'], types: { i: 'int64' } });
+    }
+    await agree({ node: { op: 'MaxPool', ints: { kernel_shape: [2, 2], strides: [1, 1] } }, feeds: [{ x: tied }], outputs: ['y', 'i'], types: { i: 'int64' } });
+    await refuses({ node: { op: 'MaxPool', ints: { kernel_shape: [2, 2, 2] } }, feed: { x: F([1, 1, 3, 3, 3]) }, outputs: ['y', 'i'] }, 'Unsupported', /^n \(MaxPool\): the Indices output over 3 spatial axes is not supported/);
+    await refuses({ node: { op: 'BatchNormalization', ints: { training_mode: 1 } }, feed: { x: F([3]), s: F([3]), b: F([3]), m: F([3]), v: F([3]) } }, 'ShapeMismatch', /^n \(BatchNormalization\): the input needs 2 or more dims \[N, C, \.\.\.\]/);
+  });
+});
+
+describe('MelWeightMatrix', () => {
+  const mel = (m, dft, rate, lo, hi) => ({ m: I([], () => m), dft: I([], () => dft), rate: I([], () => rate), lo: { type: 'float32', dims: [], data: Float32Array.of(lo) }, hi: { type: 'float32', dims: [], data: Float32Array.of(hi) } });
+  test('float and DOUBLE outputs at several sizes, rates and edges', async () => {
+    const feeds = [mel(8, 16, 8192, 0, 4096), mel(10, 64, 16000, 20, 7000), mel(5, 33, 22050, 100, 5000), mel(40, 512, 16000, 30, 8000)];
+    for (const ints of [{}, { output_datatype: 11 }]) {
+      for (const feed of feeds) await agree({ node: { op: 'MelWeightMatrix', ints }, feeds: [feed], types: { y: ints.output_datatype ? 'float64' : 'float32' } });
+    }
+  });
+  test('its refusals and errors', async () => {
+    const node = { op: 'MelWeightMatrix' };
+    await refuses({ node, feed: mel(8, 16, 8192, 0, 8192) }, 'Format', /^n \(MelWeightMatrix\): a triangle's corner at bin 9, past the spectrogram's 9 \(upper_edge_hertz above half the sample rate\)/);
+    await refuses({ node, feed: mel(0, 16, 8192, 0, 4096) }, 'Format', /^n \(MelWeightMatrix\): input 0 must be one value from 1 to 2\^30/);
+    await refuses({ node, feed: mel(8, 16, 8192, 100, 50) }, 'Format', /^n \(MelWeightMatrix\): the edges 100 and 50 must be 0 <= lower <= upper/);
+    await refuses({ node, feed: mel(1 << 16, 1 << 20, 8192, 0, 4096) }, 'OutOfMemory', /^n \(MelWeightMatrix\): a matrix of more than 2\^30 values/);
+    // the first corner is lower_edge_hertz itself: 1000 Hz is bin (16 + 1) 1000 / 17000 = 1 exactly in real numbers
+    await refuses({ node, feed: mel(4, 16, 17000, 1000, 8000) }, 'Unsupported', /^n \(MelWeightMatrix\): a triangle's corner on a whole spectrogram bin .* is not supported/);
+  });
+});
