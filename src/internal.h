@@ -454,12 +454,20 @@ void om__release_all(om_tensor **ts, int n);
 
 /* A scope of temporaries for composite code (backward rules): om__keep registers a new
  * reference, om__scope_end releases them all. NULL results pass through (the error is set). */
+#define OM_SCOPE_MAX 32
 typedef struct om_scope {
   int n;
-  om_tensor *t[32];
+  om_tensor *t[OM_SCOPE_MAX];
 } om_scope;
+/* A full scope is a bug in the composite (callers keep well under OM_SCOPE_MAX), but one that a
+ * loop over input sizes could reach: it fails the call loudly instead of writing past the array. */
 static inline om_tensor *om__keep(om_scope *s, om_tensor *t) {
-  if (t) s->t[s->n++] = t; /* callers keep well under 32 temporaries */
+  if (t && s->n == OM_SCOPE_MAX) {
+    om_tensor_release(t);
+    om__fail(OM_ERR_UNSUPPORTED, "internal: a composite kept more than %d temporaries", OM_SCOPE_MAX);
+    return NULL;
+  }
+  if (t) s->t[s->n++] = t;
   return t;
 }
 static inline void om__scope_end(om_scope *s) { om__release_all(s->t, s->n); }

@@ -95,6 +95,15 @@ TEST(autograd_errors) {
   R(c); R(x); R(y); R(i); R(g3); R(a); R(p); R(loss); R(p2); R(l2); R(g);
 }
 
+/* A composite's scope of temporaries that would overflow fails the call and frees the extra one. */
+TEST(scope_overflow_fails_loudly) {
+  om_scope s = {0};
+  for (int k = 0; k < OM_SCOPE_MAX; k++) CHECK(om__keep(&s, om_scalar(k, OM_FLOAT32)) != NULL);
+  CHECK_ERROR(om__keep(&s, om_scalar(1, OM_FLOAT32)) != NULL, OM_ERR_UNSUPPORTED, "internal: a composite kept more than 32 temporaries");
+  CHECK(s.n == OM_SCOPE_MAX);
+  om__scope_end(&s);
+}
+
 TEST(inplace_into_nonleaf) {
   /* PyTorch's s = x * y; s += y (T5's scores += position_bias): the write takes s's place in the
    * graph. x = [1, 2], y = [3, 4]: s = [6, 12]; loss = sum(s * s): dx = 2 s y, dy = 2 s (x + 1) */
@@ -176,6 +185,7 @@ int main(void) {
   RUN(gradient_of_non_scalar_with_given_grad);
   RUN(no_grad_and_detach);
   RUN(autograd_errors);
+  RUN(scope_overflow_fails_loudly);
   RUN(inplace_into_nonleaf);
   RUN(deep_chain);
   RUN(free_graph);
