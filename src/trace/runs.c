@@ -1271,6 +1271,38 @@ static bool add_run(const run_ctx *rc, const int64_t *v, bool far) {
   return true;
 }
 
+/* A range narrowed (by a probe of a call, by the runs) is checked a step past each end it moved,
+ * the other symbols at their examples: where the model answers there, the range narrowed where the
+ * model gives an answer that the graph would not (om__run_answers: cut into a piece there, or
+ * refused), never silently. A probe reads a call's failure with the graph's arguments, which are
+ * not the model's past a threshold (a split's piece that is 5 from T = 10 and 4 at T = 9).
+ * false when the trace ended. */
+static bool check_past_ends(run_ctx *rc) {
+  om_trace *tr = rc->tr;
+  int64_t v0[64], v[64], call;
+  char why[320];
+  const char *name;
+  om__run_example(tr, v0);
+  for (int k = 0; k < tr->symbols.n && !tr->answers && tr->split_sym < 0; k++) {
+    const om_symbol *s = &tr->symbols.v[k], *d = &rc->declared[k];
+    for (int up = 0; up < 2 && !tr->answers; up++) {
+      if (up ? s->vmax >= d->vmax || s->vmax < v0[k] : s->vmin <= d->vmin || s->vmin > v0[k]) continue;
+      memcpy(v, v0, sizeof v);
+      v[k] = up ? s->vmax + 1 : s->vmin - 1;
+      int r = range_run(rc, v, why, sizeof why, &call, &name);
+      if (r == RANGE_ENDED) return false;
+      if (r != RANGE_SAME && r != RANGE_DIFFERS) continue;
+      char sizes[160];
+      om__run_sizes(tr, v, (uint64_t)1 << k, sizes, sizeof sizes);
+      const char *at = om__arena_printf(&tr->g.arena, "%s: the %s of '%s' narrowed there, yet at %s the model answers",
+                                        up ? s->max_why : s->min_why, up ? "maximum" : "minimum", s->name, sizes);
+      if (!at) return om__trace_fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory");
+      om__run_answers(tr, at);
+    }
+  }
+  return true;
+}
+
 static bool check_whole_range(om_trace *tr, const om_symbol *declared, om_trace_fn fn, void *ctx, int max_outputs,
                               uint64_t seed, uint64_t offset) {
   for (int k = 0; k < tr->symbols.n; k++) {
@@ -1289,7 +1321,7 @@ static bool check_whole_range(om_trace *tr, const om_symbol *declared, om_trace_
   run_ctx rc = {.tr = tr, .declared = declared, .fn = fn, .ctx = ctx, .max_outputs = max_outputs, .seed = seed, .offset = offset};
   if (!(rc.scratch = calloc((size_t)max_outputs, sizeof *rc.scratch)))
     return om__trace_fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory");
-  bool ok = check_range(&rc);
+  bool ok = check_range(&rc) && check_past_ends(&rc);
   free(rc.scratch);
   st->rng_seed = after, st->rng_offset = after_offset;
   for (int k = 0; ok && k < tr->symbols.n; k++) { /* a range that ended inside what was checked */

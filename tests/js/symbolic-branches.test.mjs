@@ -124,6 +124,27 @@ describe('size thresholds become an If', () => {
     }));
   });
 
+  test('a piece whose graph holds from one size above its cut: the size between is a piece of its own', async () => {
+    // pad to max(a, T) rows, the second of split(w)'s pieces (fixed at w from T = 2w on), a mask
+    // of its rows written in place up to t - q: the upper piece's probe of the Add fails where
+    // the piece is one row shorter than w, and the model answers there (random model 21:2894)
+    const F = om.nn.functional;
+    const checks = await withTraced((keep) => [[6, 5, 4, 10], [8, 6, 3, 13]].map(([a, w, q, seq]) => {
+      const model = fn((x) => {
+        const v = F.pad(x, [0, 0, 0, Math.max(a, x.shape[1]) - x.shape[1]]).split(w, 1)[1];
+        const t = v.shape[1];
+        const m = om.zeros([t]);
+        m.slice(0, 0, t - q).add_(1);
+        return v.add(m.reshape(1, -1, 1));
+      });
+      const tm = traceSeq(keep, model, seq);
+      assert.equal(seqOf(tm).min, 1);
+      assert.equal(seqOf(tm).narrowedBy, null);
+      return atSizes(keep, tm, model, [1, 2, a - 1, a, a + 1, 2 * w - 2, 2 * w - 1, 2 * w, 2 * w + 1, 7 * w + 2]);
+    }));
+    for (const c of checks) await sessionsAgree(c);
+  });
+
   test('thresholds on two symbols are refused, with the declaration that holds', () => {
     const ex = om.randn([3, 8, 4], { seed: 5 });
     const model = fn((x) => (x.shape[0] > 6 ? x.relu() : x.shape[1] > 20 ? x.neg() : x.abs()));
