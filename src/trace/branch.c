@@ -432,10 +432,16 @@ int om__branch_run(om_trace *tr, const om_symbol *declared, om_trace_fn fn, void
     char msg[sizeof st->err_msg];
     om_error_kind kind = om_last_error() != OM_ERR_OK ? om_last_error() : OM_ERR_OUT_OF_MEMORY;
     snprintf(msg, sizeof msg, "%s", om_last_error_message());
-    if (kind < OM_ERR_TRACE_UNSUPPORTED_OPERATION && kind != OM_ERR_OUT_OF_MEMORY) /* the model fails at a piece's example */
+    if (kind < OM_ERR_TRACE_UNSUPPORTED_OPERATION && kind != OM_ERR_OUT_OF_MEMORY) { /* the model fails at a piece's example */
+      char decl[160] = ""; /* the example's piece alone, where the other one failed */
+      if (ex_traced && ex == 1) snprintf(decl, sizeof decl, "; declare om.Dim('%s', { min: %lld }) for the graph from there", s->name,
+                                         (long long)(at * s->multiple));
+      else if (ex_traced) snprintf(decl, sizeof decl, "; declare om.Dim('%s', { min: %lld, max: %lld }) for the graph up to there",
+                                   s->name, (long long)declared[k].min, (long long)((at - 1) * s->multiple));
       return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "trace_run: the model changes at a size threshold of '%s' (at %lld), "
-                            "and fails at %s=%lld, in a piece: %s", s->name, (long long)(at * s->multiple), s->name,
-                            (long long)(pc[ex_traced ? other : ex].v * s->multiple), msg), -1;
+                            "and fails at %s=%lld, in a piece: %s%s", s->name, (long long)(at * s->multiple), s->name,
+                            (long long)(pc[ex_traced ? other : ex].v * s->multiple), msg, decl), -1;
+    }
     return om__trace_fail(kind, "%s", msg), -1;
   }
   tr->branched = joined;

@@ -1271,12 +1271,15 @@ static bool add_run(const run_ctx *rc, const int64_t *v, bool far) {
   return true;
 }
 
-/* A range narrowed (by a probe of a call, by the runs) is checked a step past each end it moved,
- * the other symbols at their examples: where the model answers there, the range narrowed where the
+/* A range narrowed (by a probe of a call, by the runs) is checked past each end it moved, the
+ * other symbols at their examples: below a raised minimum at up to 16 sizes (every one when they
+ * are that few, else spread down to the declared minimum), above a lowered maximum at sizes spread
+ * geometrically to the far end. Where the model answers at one, the range narrowed where the
  * model gives an answer that the graph would not (om__run_answers: cut into a piece there, or
  * refused), never silently. A probe reads a call's failure with the graph's arguments, which are
- * not the model's past a threshold (a split's piece that is 5 from T = 10 and 4 at T = 9).
- * false when the trace ended. */
+ * not the model's past a threshold (a split's piece that is 5 from T = 10 and 4 at T = 9), and a
+ * model may fail just past an end and answer further on (a broadcast of a slice that is empty
+ * below N = 4 against N rows works at N = 1). false when the trace ended. */
 static bool check_past_ends(run_ctx *rc) {
   om_trace *tr = rc->tr;
   int64_t v0[64], v[64], call;
@@ -1285,10 +1288,14 @@ static bool check_past_ends(run_ctx *rc) {
   om__run_example(tr, v0);
   for (int k = 0; k < tr->symbols.n && !tr->answers && tr->split_sym < 0; k++) {
     const om_symbol *s = &tr->symbols.v[k], *d = &rc->declared[k];
-    for (int up = 0; up < 2 && !tr->answers; up++) {
-      if (up ? s->vmax >= d->vmax || s->vmax < v0[k] : s->vmin <= d->vmin || s->vmin > v0[k]) continue;
+    int64_t below = s->vmin > d->vmin && s->vmin <= v0[k] ? s->vmin - d->vmin : 0, far = far_variable(d, v0[k]);
+    int64_t above = s->vmax < d->vmax && s->vmax >= v0[k] && s->vmax < far ? s->vmax : -1;
+    for (int64_t i = 0; !tr->answers && i < 32; i++) {
+      bool up = i >= 16;
       memcpy(v, v0, sizeof v);
-      v[k] = up ? s->vmax + 1 : s->vmin - 1;
+      if (!up && i >= below) continue;
+      if (up && (above < 0 || above + ((int64_t)1 << (i - 16)) > far)) break;
+      v[k] = up ? above + ((int64_t)1 << (i - 16)) : below <= 16 ? s->vmin - 1 - i : i == 15 ? d->vmin : s->vmin - 1 - i * below / 16;
       int r = range_run(rc, v, why, sizeof why, &call, &name);
       if (r == RANGE_ENDED) return false;
       if (r != RANGE_SAME && r != RANGE_DIFFERS) continue;

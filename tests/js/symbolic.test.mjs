@@ -582,6 +582,28 @@ describe('the declared range', () => {
     }
   });
 
+  test('a minimum raised past sizes where the model answers is refused with the declaration; declared, it traces (random model 21:380)', async () => {
+    // rows a to a + 1 of the batch, empty below a + 1, against every row: fails from 2 to a, answers at 1
+    for (const a of [2, 4]) {
+      const model = fn((t) => t.slice(0, a, a + 1).mul(2).sub(t));
+      const ex = om.randn([a + 3, 1, 6, 5], { seed: 68 });
+      assert.throws(() => om.trace(model, { x: [ex, ['batch', null, 'h', 'w']] }), (e) => {
+        assert.ok(e instanceof om.TraceError && e.kind === 'SymbolicShape', String(e));
+        assert.match(e.message, new RegExp(`threshold of 'batch' \\(at ${a + 1}\\), and fails at batch=${a}, in a piece: sub: shapes \\[0,1,6,5\\] and \\[${a},1,6,5\\] do not broadcast.*; declare om\\.Dim\\('batch', \\{ min: ${a + 1} \\}\\)`));
+        return true;
+      });
+      eagerFails(model, [a, 1, 6, 5]);
+      const tm = om.trace(model, { x: [ex, [om.Dim('batch', { min: a + 1 }), null, 'h', 'w']] });
+      try {
+        assert.deepEqual(ranges(tm), [['batch', a + 1, Infinity, null], ['h', 1, Infinity, null], ['w', 1, Infinity, null]]);
+        await checkAt(tm, model, [[a + 1, 1, 6, 5], [a + 2, 1, 1, 9], [4 * a + 5, 1, 7, 2]]);
+      } finally {
+        tm.dispose();
+        ex.dispose();
+      }
+    }
+  });
+
   test('a size fitted as fixed where every symbol is small computes another is refused with the declaration, not narrowed', () => {
     // Math.min(batch * seq, 5) is 5 at every size the first runs take; at batch = seq = 2 it is 4
     const model = fn((t) => t.reshape(t.shape[0] * t.shape[1], 4).narrow(0, 0, Math.min(t.shape[0] * t.shape[1], 5)));
