@@ -417,7 +417,17 @@ int om__branch_run(om_trace *tr, const om_symbol *declared, om_trace_fn fn, void
   st->rng_seed = seed, st->rng_offset = offset;
   bool ok = outs && trace_piece(&c, &pc[ex], tr->pieces - 1, outputs, &n_ex, &m[ex]);
   st->rng_seed = seed, st->rng_offset = offset;
-  ok = ok && trace_piece(&c, &pc[other], tr->pieces - (m[ex]->pieces ? m[ex]->pieces : 1), outs, &n_other, &m[other]);
+  int left = ok ? tr->pieces - (m[ex]->pieces ? m[ex]->pieces : 1) : 0;
+  int64_t end = other == 1 ? pc[other].lo : pc[other].hi; /* the other piece's size at the threshold */
+  ok = ok && trace_piece(&c, &pc[other], left, outs, &n_other, &m[other]);
+  om_error_kind failed = om_last_error();
+  if (!ok && m[ex] && failed != OM_ERR_OK && failed != OM_ERR_OUT_OF_MEMORY && failed < OM_ERR_TRACE_UNSUPPORTED_OPERATION &&
+      pc[other].v != end && end * s->multiple >= 2) { /* the model fails at an example moved off a fixed size: at the end, where it answered */
+    om_clear_error();
+    pc[other].v = end;
+    st->rng_seed = seed, st->rng_offset = offset;
+    ok = trace_piece(&c, &pc[other], left, outs, &n_other, &m[other]);
+  }
   if (n_other > 0) om__release_all(outs, n_other);
   bool ex_traced = m[ex] != NULL;
   om_traced_model *joined = ok ? join(&c, in_i, in_d, at * s->multiple, m[0], m[1], &pc[0], &pc[1], ex == 1) : NULL;
