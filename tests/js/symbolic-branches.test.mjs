@@ -164,6 +164,39 @@ describe('size thresholds become an If', () => {
     ex.dispose();
   });
 
+  test('a piece the model fails at (at its end too) is refused with the declaration of the example\'s piece', async () => {
+    for (const c of [4, 6]) {
+      // at most c rows: a reshape to 2 rows summed against 6 columns answers only at B = 2
+      const model = fn((x) => (x.shape[0] > c ? x.relu() : x.slice(0, 0, 1).add(x.reshape(2, -1).sum(0))));
+      const ex = om.randn([c + 3, 6], { seed: c });
+      assert.throws(() => om.trace(model, { x: [ex, ['B', null]] }), (e) => {
+        assert.ok(e instanceof om.TraceError && e.kind === 'SymbolicShape', String(e));
+        assert.match(e.message, new RegExp(`threshold of 'B' \\(at ${c + 1}\\), and fails at B=${c}, in a piece: add: shapes \\[1,6\\] and \\[${3 * c}\\] do not broadcast.*; declare om\\.Dim\\('B', \\{ min: ${c + 1} \\}\\) for the graph from there`));
+        return true;
+      });
+      await sessionsAgree(await withTraced((keep) => {
+        const tm = om.trace(model, { x: [ex, [om.Dim('B', { min: c + 1 }), null]] });
+        keep(tm, { x: ex }, [model.forward(ex)], undefined, model);
+        return atSizes(keep, tm, model, [c + 1, 3 * c], (s) => [s, 6]);
+      }));
+      ex.dispose();
+    }
+  });
+
+  test('in a piece cut on one symbol, another symbol\'s minimum raised where the model answers is refused with the declaration', () => {
+    for (const [a, c] of [[2, 20], [3, 30]]) {
+      // cut on h at c; rows a to a + 1 of the batch, empty below a + 1, against every row: answers at N = 1
+      const model = fn((x) => { const y = x.shape[2] > c ? x.relu() : x.neg(); return y.slice(0, a, a + 1).mul(2).sub(y); });
+      const ex = om.randn([a + 3, 1, 6, 5], { seed: a });
+      assert.throws(() => om.trace(model, { x: [ex, ['N', null, 'h', 'w']] }), (e) => {
+        assert.ok(e instanceof om.TraceError && e.kind === 'SymbolicShape', String(e));
+        assert.match(e.message, new RegExp(`^sub \\(call \\d+\\): the minimum of 'N' rose there, yet at N=1 the model answers, where the model gives an answer that the graph would not: the graph holds for the sizes om\\.Dim\\('N', \\{ min: ${a + 1} \\}\\) declares`));
+        return true;
+      });
+      ex.dispose();
+    }
+  });
+
   test('branches that return different counts or element types are refused', () => {
     const ex = om.randn([2, 8, 4], { seed: 6 });
     const cases = [
