@@ -417,7 +417,17 @@ int om__branch_run(om_trace *tr, const om_symbol *declared, om_trace_fn fn, void
   st->rng_seed = seed, st->rng_offset = offset;
   bool ok = outs && trace_piece(&c, &pc[ex], tr->pieces - 1, outputs, &n_ex, &m[ex]);
   st->rng_seed = seed, st->rng_offset = offset;
-  ok = ok && trace_piece(&c, &pc[other], tr->pieces - (m[ex]->pieces ? m[ex]->pieces : 1), outs, &n_other, &m[other]);
+  int left = ok ? tr->pieces - (m[ex]->pieces ? m[ex]->pieces : 1) : 0;
+  int64_t end = other == 1 ? pc[other].lo : pc[other].hi; /* the other piece's size at the threshold */
+  ok = ok && trace_piece(&c, &pc[other], left, outs, &n_other, &m[other]);
+  om_error_kind failed = om_last_error();
+  if (!ok && m[ex] && failed != OM_ERR_OK && failed != OM_ERR_OUT_OF_MEMORY && failed < OM_ERR_TRACE_UNSUPPORTED_OPERATION &&
+      pc[other].v != end && end * s->multiple >= 2) { /* the model fails at an example moved off a fixed size: at the end, where it answered */
+    om_clear_error();
+    pc[other].v = end;
+    st->rng_seed = seed, st->rng_offset = offset;
+    ok = trace_piece(&c, &pc[other], left, outs, &n_other, &m[other]);
+  }
   if (n_other > 0) om__release_all(outs, n_other);
   bool ex_traced = m[ex] != NULL;
   om_traced_model *joined = ok ? join(&c, in_i, in_d, at * s->multiple, m[0], m[1], &pc[0], &pc[1], ex == 1) : NULL;
@@ -432,10 +442,16 @@ int om__branch_run(om_trace *tr, const om_symbol *declared, om_trace_fn fn, void
     char msg[sizeof st->err_msg];
     om_error_kind kind = om_last_error() != OM_ERR_OK ? om_last_error() : OM_ERR_OUT_OF_MEMORY;
     snprintf(msg, sizeof msg, "%s", om_last_error_message());
-    if (kind < OM_ERR_TRACE_UNSUPPORTED_OPERATION && kind != OM_ERR_OUT_OF_MEMORY) /* the model fails at a piece's example */
+    if (kind < OM_ERR_TRACE_UNSUPPORTED_OPERATION && kind != OM_ERR_OUT_OF_MEMORY) { /* the model fails at a piece's example */
+      char decl[160] = ""; /* the example's piece alone, where the other one failed */
+      if (ex_traced && ex == 1) snprintf(decl, sizeof decl, "; declare om.Dim('%s', { min: %lld }) for the graph from there", s->name,
+                                         (long long)(at * s->multiple));
+      else if (ex_traced) snprintf(decl, sizeof decl, "; declare om.Dim('%s', { min: %lld, max: %lld }) for the graph up to there",
+                                   s->name, (long long)declared[k].min, (long long)((at - 1) * s->multiple));
       return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "trace_run: the model changes at a size threshold of '%s' (at %lld), "
-                            "and fails at %s=%lld, in a piece: %s", s->name, (long long)(at * s->multiple), s->name,
-                            (long long)(pc[ex_traced ? other : ex].v * s->multiple), msg), -1;
+                            "and fails at %s=%lld, in a piece: %s%s", s->name, (long long)(at * s->multiple), s->name,
+                            (long long)(pc[ex_traced ? other : ex].v * s->multiple), msg, decl), -1;
+    }
     return om__trace_fail(kind, "%s", msg), -1;
   }
   tr->branched = joined;

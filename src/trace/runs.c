@@ -1271,6 +1271,45 @@ static bool add_run(const run_ctx *rc, const int64_t *v, bool far) {
   return true;
 }
 
+/* A minimum that moved (by the runs, by a probe of a call) is checked below, the other symbols at
+ * their examples, at up to 16 sizes (every one when they are that few, else spread down to the
+ * declared minimum). Where the model answers at one, the range would narrow where the model gives
+ * an answer: it is cut above that size (branch.c: the piece below traced at it) or, where no more
+ * pieces may be cut, refused (om__run_answers), never narrowed silently. A probe reads a call's
+ * failure with the graph's arguments, which are not the model's past a threshold (a split's piece
+ * that is 5 from T = 10 and 4 at T = 9), and a model may fail just below the minimum and answer
+ * further down (a broadcast of a slice that is empty below N = 4 against N rows works at N = 1).
+ * Not above a lowered maximum: going up, a constant past 65536 elements is a phantom, whose
+ * values fail nothing (a lookup past a table of positions). false when the trace ended. */
+static bool check_below_minimums(run_ctx *rc) {
+  om_trace *tr = rc->tr;
+  int64_t v0[64], v[64], call;
+  char why[320];
+  const char *name;
+  om__run_example(tr, v0);
+  for (int k = 0; k < tr->symbols.n && !tr->answers && tr->split_sym < 0; k++) {
+    const om_symbol *s = &tr->symbols.v[k];
+    int64_t below = s->vmin > rc->declared[k].vmin && s->vmin <= v0[k] ? s->vmin - rc->declared[k].vmin : 0;
+    for (int64_t i = 0; !tr->answers && i < 16 && i < below; i++) {
+      memcpy(v, v0, sizeof v);
+      v[k] = below <= 16 ? s->vmin - 1 - i : i == 15 ? rc->declared[k].vmin : s->vmin - 1 - i * below / 16;
+      int r = range_run(rc, v, why, sizeof why, &call, &name);
+      if (r == RANGE_ENDED) return false;
+      if (r != RANGE_SAME && r != RANGE_DIFFERS) continue;
+      int64_t good[64] = {0}, bad[64] = {0}; /* cut above it: the piece below traced at it */
+      good[k] = v[k], bad[k] = v[k] + 1;
+      if (om__branch_split(tr, (uint64_t)1 << k, good, bad, true)) return true;
+      char sizes[160];
+      om__run_sizes(tr, v, (uint64_t)1 << k, sizes, sizeof sizes);
+      const char *at = om__arena_printf(&tr->g.arena, "%s: the minimum of '%s' rose there, yet at %s the model answers",
+                                        s->min_why, s->name, sizes);
+      if (!at) return om__trace_fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory");
+      om__run_answers(tr, at);
+    }
+  }
+  return true;
+}
+
 static bool check_whole_range(om_trace *tr, const om_symbol *declared, om_trace_fn fn, void *ctx, int max_outputs,
                               uint64_t seed, uint64_t offset) {
   for (int k = 0; k < tr->symbols.n; k++) {
@@ -1289,7 +1328,7 @@ static bool check_whole_range(om_trace *tr, const om_symbol *declared, om_trace_
   run_ctx rc = {.tr = tr, .declared = declared, .fn = fn, .ctx = ctx, .max_outputs = max_outputs, .seed = seed, .offset = offset};
   if (!(rc.scratch = calloc((size_t)max_outputs, sizeof *rc.scratch)))
     return om__trace_fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory");
-  bool ok = check_range(&rc);
+  bool ok = check_range(&rc) && check_below_minimums(&rc);
   free(rc.scratch);
   st->rng_seed = after, st->rng_offset = after_offset;
   for (int k = 0; ok && k < tr->symbols.n; k++) { /* a range that ended inside what was checked */

@@ -124,6 +124,27 @@ describe('size thresholds become an If', () => {
     }));
   });
 
+  test('a piece whose graph holds from one size above its cut: the size between is a piece of its own', async () => {
+    // pad to max(a, T) rows, the second of split(w)'s pieces (fixed at w from T = 2w on), a mask
+    // of its rows written in place up to t - q: the upper piece's probe of the Add fails where
+    // the piece is one row shorter than w, and the model answers there (random model 21:2894)
+    const F = om.nn.functional;
+    const checks = await withTraced((keep) => [[6, 5, 4, 10], [8, 6, 3, 13]].map(([a, w, q, seq]) => {
+      const model = fn((x) => {
+        const v = F.pad(x, [0, 0, 0, Math.max(a, x.shape[1]) - x.shape[1]]).split(w, 1)[1];
+        const t = v.shape[1];
+        const m = om.zeros([t]);
+        m.slice(0, 0, t - q).add_(1);
+        return v.add(m.reshape(1, -1, 1));
+      });
+      const tm = traceSeq(keep, model, seq);
+      assert.equal(seqOf(tm).min, 1);
+      assert.equal(seqOf(tm).narrowedBy, null);
+      return atSizes(keep, tm, model, [1, 2, a - 1, a, a + 1, 2 * w - 2, 2 * w - 1, 2 * w, 2 * w + 1, 7 * w + 2]);
+    }));
+    for (const c of checks) await sessionsAgree(c);
+  });
+
   test('thresholds on two symbols are refused, with the declaration that holds', () => {
     const ex = om.randn([3, 8, 4], { seed: 5 });
     const model = fn((x) => (x.shape[0] > 6 ? x.relu() : x.shape[1] > 20 ? x.neg() : x.abs()));
@@ -141,6 +162,39 @@ describe('size thresholds become an If', () => {
       (e) => e instanceof om.TraceError && e.kind === 'SymbolicShape' &&
         /changes at a size threshold of 'seq' \(at 2\), and no size below it can be an example to trace that piece at: declare om\.Dim\('seq', \{ min: 2 \}\)/.test(e.message));
     ex.dispose();
+  });
+
+  test('a piece the model fails at (at its end too) is refused with the declaration of the example\'s piece', async () => {
+    for (const c of [4, 6]) {
+      // at most c rows: a reshape to 2 rows summed against 6 columns answers only at B = 2
+      const model = fn((x) => (x.shape[0] > c ? x.relu() : x.slice(0, 0, 1).add(x.reshape(2, -1).sum(0))));
+      const ex = om.randn([c + 3, 6], { seed: c });
+      assert.throws(() => om.trace(model, { x: [ex, ['B', null]] }), (e) => {
+        assert.ok(e instanceof om.TraceError && e.kind === 'SymbolicShape', String(e));
+        assert.match(e.message, new RegExp(`threshold of 'B' \\(at ${c + 1}\\), and fails at B=${c}, in a piece: add: shapes \\[1,6\\] and \\[${3 * c}\\] do not broadcast.*; declare om\\.Dim\\('B', \\{ min: ${c + 1} \\}\\) for the graph from there`));
+        return true;
+      });
+      await sessionsAgree(await withTraced((keep) => {
+        const tm = om.trace(model, { x: [ex, [om.Dim('B', { min: c + 1 }), null]] });
+        keep(tm, { x: ex }, [model.forward(ex)], undefined, model);
+        return atSizes(keep, tm, model, [c + 1, 3 * c], (s) => [s, 6]);
+      }));
+      ex.dispose();
+    }
+  });
+
+  test('in a piece cut on one symbol, another symbol\'s minimum raised where the model answers is refused with the declaration', () => {
+    for (const [a, c] of [[2, 20], [3, 30]]) {
+      // cut on h at c; rows a to a + 1 of the batch, empty below a + 1, against every row: answers at N = 1
+      const model = fn((x) => { const y = x.shape[2] > c ? x.relu() : x.neg(); return y.slice(0, a, a + 1).mul(2).sub(y); });
+      const ex = om.randn([a + 3, 1, 6, 5], { seed: a });
+      assert.throws(() => om.trace(model, { x: [ex, ['N', null, 'h', 'w']] }), (e) => {
+        assert.ok(e instanceof om.TraceError && e.kind === 'SymbolicShape', String(e));
+        assert.match(e.message, new RegExp(`^sub \\(call \\d+\\): the minimum of 'N' rose there, yet at N=1 the model answers, where the model gives an answer that the graph would not: the graph holds for the sizes om\\.Dim\\('N', \\{ min: ${a + 1} \\}\\) declares`));
+        return true;
+      });
+      ex.dispose();
+    }
   });
 
   test('branches that return different counts or element types are refused', () => {

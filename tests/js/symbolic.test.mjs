@@ -250,13 +250,12 @@ describe('symbolic axes', () => {
     // chunk(2) of the sequence: ceil(seq / 2) and the rest, at odd and even lengths
     const halves = traceAt(keep, fn((t) => { const [a, b] = t.chunk(2, 1); return [a.relu(), b.neg()]; }), x, axes, [[2, 7, 4], [3, 11, 4], [2, 4, 4]]);
     assert.deepEqual(halves.symbols[1].min, 2); // one piece at a length of 1: the model ends there
-    // chunk(3) has 3 pieces from a length of 5 on (4 is 2 + 2): the range says so
-    // (a last axis of 3: with 4 the runs skip a length of 4, a fixed size of the model, and the
-    // range would start at 3)
+    // chunk(3) has 3 pieces at a length of 3 and from 5 on (4 is 2 + 2, 2 is 1 + 1): a piece of
+    // its own at 3 (a last axis of 3, a fixed size of the model there), the range from 3
     const x9 = om.randn([2, 9, 3], { seed: 10 });
-    const thirds = traceAt(keep, fn((t) => { const [a, b, c] = t.chunk(3, 1); return a.add(b).add(c.sum(1, true)); }), x9, axes, [[2, 5, 3], [3, 7, 3], [2, 13, 3]]);
-    assert.deepEqual([thirds.symbols[1].min, thirds.symbols[1].narrowedBy],
-      [5, 'trace: at batch=2, seq=4 the model fails (TypeError: Cannot read properties of undefined (reading \'sum\'))']);
+    const thirds = traceAt(keep, fn((t) => { const [a, b, c] = t.chunk(3, 1); return a.add(b).add(c.sum(1, true)); }), x9, axes, [[2, 3, 3], [2, 5, 3], [3, 7, 3], [2, 13, 3]]);
+    assert.deepEqual([thirds.symbols[1].min, thirds.symbols[1].narrowedBy, thirds.symbols[1].branches],
+      [3, 'trace: at batch=2, seq=2 the model fails (TypeError: Cannot read properties of undefined (reading \'sum\'))', [{ min: 3, max: 3 }, { min: 5, max: Infinity }]]);
     x9.dispose();
     // unbind along a fixed axis
     const cols = traceAt(keep, fn((t) => { const [a, , c] = t.unbind(2); return a.mul(c); }), x, axes, [[2, 7, 4]]);
@@ -579,6 +578,24 @@ describe('the declared range', () => {
       await checkAt(tmB, seq, [[1, 2, 4], [2, 8, 4], [4, 9, 4], [3, 30, 4]]);
     } finally {
       for (const t of [tmA, tmB, a, b, col, full]) t.dispose();
+    }
+  });
+
+  test('a minimum raised past sizes where the model answers is cut into a piece there (random model 21:380)', async () => {
+    // rows a to a + 1 of the batch, empty below a + 1, against every row: fails from 2 to a, answers at 1
+    for (const a of [2, 4]) {
+      const model = fn((t) => t.slice(0, a, a + 1).mul(2).sub(t));
+      const ex = om.randn([a + 3, 1, 6, 5], { seed: 68 });
+      const tm = om.trace(model, { x: [ex, ['batch', null, 'h', 'w']] });
+      try {
+        assert.deepEqual(ranges(tm), [['batch', 1, Infinity, null], ['h', 1, Infinity, null], ['w', 1, Infinity, null]]);
+        assert.deepEqual(tm.symbols[0].branches, [{ min: 1, max: 1 }, { min: a + 1, max: Infinity }]);
+        eagerFails(model, [a, 1, 6, 5]);
+        await checkAt(tm, model, [[1, 1, 6, 5], [1, 1, 2, 9], [a + 1, 1, 6, 5], [a + 2, 1, 1, 9], [4 * a + 5, 1, 7, 2]]);
+      } finally {
+        tm.dispose();
+        ex.dispose();
+      }
     }
   });
 
