@@ -114,6 +114,49 @@ describe('a matmul of flattened rows is MatMul on their own rank; positions aran
   }));
 });
 
+describe('a reshape that keeps symbolic axes at other indices computes no size', () => {
+  const HW = ['batch', null, 'h', 'w'];
+  const nonConst = (tm) => ops(tm).filter((o) => o !== 'Constant');
+
+  test('a channel shuffle [B, C, H, W] -> [B, g, C / g, H, W] and back: Unsqueeze, Reshape by 0s, Squeeze', () => withTraced((keep, trace) => {
+    for (const groups of [2, 3]) {
+      const fn = (x) => {
+        const [b, c, h, w] = x.shape;
+        return x.view(b, groups, c / groups, h, w).transpose(1, 2).contiguous().view(b, -1, h, w);
+      };
+      const tm = trace(fn, { x: [om.randn([2, 6, 4, 5], { seed: 20 + groups }), HW] });
+      assert.deepEqual(nonConst(tm), ['Unsqueeze', 'Reshape', 'Transpose', 'Reshape', 'Squeeze']);
+      assert.equal(economy(tm).shapeNodes, 0);
+      for (const [n, h, w] of [[1, 1, 1], [3, 7, 2], [1, 33, 65]]) {
+        const x = om.randn([n, 6, h, w], { seed: n + h + w });
+        keep(tm, { x }, fn(x), `groups ${groups} at ${n}x6x${h}x${w}`);
+      }
+    }
+  }));
+
+  test('with one symbolic axis of no input\'s extent left as -1: [B, H, 6, W] -> [B H, 3, 2, 1, W]', () => withTraced((keep, trace) => {
+    const fn = (x) => x.reshape(x.shape[0] * x.shape[1], 3, 2, 1, x.shape[3]);
+    const tm = trace(fn, { x: [om.randn([2, 4, 6, 5], { seed: 30 }), ['batch', 'h', null, 'w']] });
+    assert.deepEqual(nonConst(tm), ['Unsqueeze', 'Reshape']);
+    assert.equal(economy(tm).shapeNodes, 0);
+    for (const [n, h, w] of [[1, 1, 1], [3, 2, 9], [5, 17, 3]]) {
+      const x = om.randn([n, h, 6, w], { seed: 31 + n });
+      keep(tm, { x }, fn(x), `at ${n}x${h}x6x${w}`);
+    }
+    // [B, H, 6, W] -> [H, B, 6, W]: H and W copied (Reshape by [1, 0, -1, 6, 0] of [B, H, 6, 1, W]), B the -1
+    const swapped = (x) => x.reshape(x.shape[1], x.shape[0], 6, x.shape[3]);
+    const ts = trace(swapped, { x: [om.randn([2, 4, 6, 5], { seed: 32 }), ['batch', 'h', null, 'w']] });
+    assert.deepEqual(nonConst(ts), ['Unsqueeze', 'Reshape', 'Squeeze']);
+    for (const [n, h, w] of [[1, 3, 1], [4, 1, 2]]) {
+      const x = om.randn([n, h, 6, w], { seed: 33 + n });
+      keep(ts, { x }, swapped(x), `at ${n}x${h}x6x${w}`);
+    }
+    // two symbolic axes of no input's extent ([B H, 6] -> [B, H, 6]): one is -1, the other computed
+    const two = (x) => x.reshape(-1, 6).relu().reshape(x.shape[0], x.shape[1], 6);
+    assert.match(economy(trace(two, { x: [om.randn([2, 4, 6], { seed: 34 }), ['batch', 'h', null]] })).ops, /^Shape/);
+  }));
+});
+
 describe('identical nodes written once', () => {
   test('two layers slicing equal mask buffers: one slice chain, the mask folded into one float constant', () => withTraced((keep, trace) => {
     const masks = [0, 1].map(() => om.ones([8, 8], { dtype: 'bool' }).triu(1));
