@@ -282,7 +282,9 @@ describe('ranges', () => {
     const x = om.randn([3, 4], { seed: 8 });
     // at B = 1 it returns rank 1, from 2 rank 2: no If of the two pieces is one graph
     assert.throws(() => om.trace(model, { x: [x, ['B', null]] }), (e) => e instanceof om.TraceError && e.kind === 'SymbolicShape'
-      && e.message.includes('the model changes at a size threshold and its output 0 is float32 of rank 1 below it, float32 of rank 2 from it'), 'refused');
+      && e.message.includes('the model changes at a size threshold of \'B\' (at 2) and its output 0 is float32 of rank 1 below it, '
+        + 'float32 of rank 2 from it: the two cannot be one graph; the trace holds on the example\'s side: declare om.Dim(\'B\', { min: 2 })'),
+    'refused, with the declaration that holds');
     const tm = traceAt(keep, model, { x: [x, [om.Dim('B', { min: 2 }), null]] }, [{ B: 2 }, { B: 9 }]);
     assert.deepEqual([tm.symbols[0].min, tm.symbols[0].narrowedBy], [2, null]);
   }));
