@@ -2,7 +2,8 @@
 // scale is one Resize that picks the eager pixels at every size, in onnxruntime-web and the
 // Session; identical nodes are written once (src/trace/merge.c) and a Where of constants by
 // slices of a constant is a slice of one constant. The node and shape-computation counts of conv
-// nets with symbolic height and width and of a 12-layer GPT-2-small-shaped decoder
+// nets with symbolic height and width (UNets of two and three levels: one Resize per upsample, no
+// Shape) and of GPT-2-small-shaped decoders of 12 and 6 layers (4 shape-computation nodes)
 // (tools/graph_economy.mjs measures them), and the golden bytes tests/c/test_trace.c pins too.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
@@ -199,22 +200,26 @@ describe('identical nodes written once', () => {
 // The counts tools/graph_economy.mjs prints (docs/symbolic-axes.md has the table), so a change
 // that writes more nodes fails here; each model checked in onnxruntime-web and the Session at
 // three other sizes of every symbol (withTraced) and at sizes far from the example.
-describe('node counts of conv nets with symbolic height and width and a 12-layer decoder', () => {
+describe('node counts of conv nets with symbolic height and width and decoders of 12 and 6 layers', () => {
   const want = {
     'zoo UNet': { nodes: 11, shapeNodes: 0 },
     'zoo ResNet': { nodes: 31, shapeNodes: 0 },
     'two-level UNet, nearest': { nodes: 23, shapeNodes: 0 },
     'two-level UNet, bilinear': { nodes: 23, shapeNodes: 0 },
+    'three-level UNet, nearest, h and w undeclared': { nodes: 32, shapeNodes: 0 },
     'GPT-2 small (d 96)': { nodes: 453, shapeNodes: 4 },
     'GPT-2 small, transformers\' port (vocabulary 512)': { nodes: 454, shapeNodes: 4 },
+    'GPT-2, 6 blocks of 12 heads (d 96)': { nodes: 231, shapeNodes: 4 },
   };
   const far = {
     'zoo UNet': [[1, 2, 2, 2], [1, 2, 64, 6], [3, 2, 30, 94]],
     'zoo ResNet': [[1, 3, 1, 1], [2, 3, 5, 63], [1, 3, 96, 33]],
     'two-level UNet, nearest': [[1, 3, 4, 4], [1, 3, 100, 8], [3, 3, 12, 64]],
     'two-level UNet, bilinear': [[1, 3, 4, 4], [1, 3, 100, 8], [3, 3, 12, 64]],
+    'three-level UNet, nearest, h and w undeclared': [[1, 3, 8, 8], [1, 3, 96, 16], [2, 3, 24, 64]],
     'GPT-2 small (d 96)': [[1, 1], [3, 100], [1, 600]],
     'GPT-2 small, transformers\' port (vocabulary 512)': [[1, 1], [1, 17]], // d 768: short sequences keep it quick
+    'GPT-2, 6 blocks of 12 heads (d 96)': [[1, 1], [2, 45], [1, 300]],
   };
   for (const [name, make, makeInputs] of models(true)) {
     test(name, async () => {
