@@ -45,30 +45,29 @@ export function economy(tm) {
   return { nodes: g.nodes.length, shapeNodes: s.length, ops: s.map((n) => n.opType).join(',') };
 }
 
-/** A two-level UNet: two conv-pool levels down, a bottleneck, two nearest (or bilinear) upsamples
- *  by 2 each concatenated with its skip; [N, 3, H, W] -> [N, 2, H, W] for H and W multiples of 4. */
-export class UNet2 extends nn.Module {
-  constructor(mode = 'nearest') {
+/** A UNet of widths.length - 1 levels: a conv-pool level down per width but the last (the
+ *  bottleneck's), then a nearest (or bilinear) upsample by 2 per level, each concatenated with its
+ *  skip; [N, 3, H, W] -> [N, 2, H, W] for H and W multiples of 2^levels. widths [8, 16, 32]: two levels. */
+export class UNetN extends nn.Module {
+  constructor(mode = 'nearest', widths = [8, 16, 32]) {
     super();
     const conv = (a, b) => new nn.Sequential(new nn.Conv2d(a, b, 3, { padding: 1 }), new nn.BatchNorm2d(b), new nn.ReLU());
-    this.enc1 = conv(3, 8);
-    this.enc2 = conv(8, 16);
-    this.mid = conv(16, 32);
+    this.levels = widths.length - 1;
+    this.enc = new nn.ModuleList(widths.slice(0, -1).map((w, i) => conv(i ? widths[i - 1] : 3, w)));
+    this.mid = conv(widths[this.levels - 1], widths[this.levels]);
     this.pool = new nn.MaxPool2d(2);
     this.up = new nn.Upsample({ scaleFactor: 2, mode });
-    this.dec2 = conv(32 + 16, 16);
-    this.dec1 = conv(16 + 8, 8);
-    this.head = new nn.Conv2d(8, 2, 1);
+    this.dec = new nn.ModuleList(widths.slice(0, -1).map((w, i) => conv(widths[i + 1] + w, w)));
+    this.head = new nn.Conv2d(widths[0], 2, 1);
   }
 
   forward(x) {
     return om.tidy(() => {
-      const e1 = this.enc1.forward(x);
-      const e2 = this.enc2.forward(this.pool.forward(e1));
-      const m = this.mid.forward(this.pool.forward(e2));
-      const d2 = this.dec2.forward(om.cat([this.up.forward(m), e2], 1));
-      const d1 = this.dec1.forward(om.cat([this.up.forward(d2), e1], 1));
-      return this.head.forward(d1);
+      const skips = [];
+      for (let i = 0; i < this.levels; i++) skips.push(x = this.enc.at(i).forward(i ? this.pool.forward(x) : x));
+      x = this.mid.forward(this.pool.forward(x));
+      for (let i = this.levels - 1; i >= 0; i--) x = this.dec.at(i).forward(om.cat([this.up.forward(x), skips[i]], 1));
+      return this.head.forward(x);
     });
   }
 }
@@ -94,10 +93,12 @@ export function models(small = false) {
   return [
     ['zoo UNet', () => new UNet(), conv([2, 2, 8, 12], 2)],
     ['zoo ResNet', () => new ResNet(), conv([3, 3, 12, 12])],
-    ['two-level UNet, nearest', () => new UNet2('nearest'), conv([2, 3, 16, 20], 4)],
-    ['two-level UNet, bilinear', () => new UNet2('bilinear'), conv([2, 3, 16, 20], 4)],
+    ['two-level UNet, nearest', () => new UNetN('nearest'), conv([2, 3, 16, 20], 4)],
+    ['two-level UNet, bilinear', () => new UNetN('bilinear'), conv([2, 3, 16, 20], 4)],
+    ['three-level UNet, nearest, h and w undeclared', () => new UNetN('nearest', [6, 12, 24, 48]), conv([2, 3, 16, 24])],
     [`GPT-2 small${small ? ' (d 96)' : ''}`, () => gpt2(small), ids(32)],
     [`GPT-2 small, transformers' port${small ? ' (vocabulary 512)' : ''}`, () => gpt2Port(small), ids(small ? 8 : 32)],
+    ['GPT-2, 6 blocks of 12 heads (d 96)', () => new GPT2({ ...GPT2_SMALL, vocab: 512, d: 96 }, 6), ids(32)],
   ];
 }
 

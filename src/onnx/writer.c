@@ -176,27 +176,40 @@ static char *json_string(om_arena *a, const char *s) {
   return out;
 }
 
-/* The model's metadata_props: for each symbol whose range is not every size from 1, the key
- * "onemodel.symbol.<name>" and the range as JSON, {"min":4,"max":null,"multipleOf":1,
- * "narrowedBy":"..."} (max null: no bound; narrowedBy the call that needed a range narrower than
- * declared, null when declared), so that a consumer of the file sees where it holds
+/* "null" for no bound (INT64_MAX), else the number, into buf (returned). */
+static const char *json_bound(int64_t v, char *buf, size_t cap) {
+  if (v == INT64_MAX) snprintf(buf, cap, "null");
+  else snprintf(buf, cap, "%lld", (long long)v);
+  return buf;
+}
+
+/* The model's metadata_props: one per symbol, in order, what traced.symbols reports of it: the
+ * key "onemodel.symbol.<name>" and as JSON {"min":4,"max":null,"multipleOf":1,"narrowedBy":"...",
+ * "checked":{"min":1,"max":32768}} (max null: no bound; narrowedBy the call that needed a range
+ * narrower than declared, null when declared; checked the sizes the tracer checked the graph
+ * over), with "branches":[{"min":1,"max":20},{"min":21,"max":null}] where the graph is an If on
+ * the symbol's size, so that a consumer of the file sees where it holds and where it switches
  * (docs/format.md). Their count to *n; NULL with *n 0 when none; false on OutOfMemory. */
 static bool symbol_props(om_arena *a, const om_traced_model *m, Onnx__StringStringEntryProto ***props, size_t *n) {
   *n = 0;
   *props = NULL;
+  if (m->n_symbols && !(*props = NEW(a, Onnx__StringStringEntryProto *, m->n_symbols))) return false;
   for (int k = 0; k < m->n_symbols; k++) {
     const om_traced_sym *s = &m->symbols[k];
-    if (s->min <= 1 && s->max == INT64_MAX && s->multiple == 1) continue;
-    if (!*props && !(*props = NEW(a, Onnx__StringStringEntryProto *, m->n_symbols))) return false;
     Onnx__StringStringEntryProto *e = NEW(a, Onnx__StringStringEntryProto, 1);
-    char max[24];
-    snprintf(max, sizeof max, "%lld", (long long)s->max);
+    char max[24], cmax[24], hi[24];
     char *why = json_string(a, s->max_why ? s->max_why : s->min_why);
-    if (!e || !why) return false;
+    char *branches = om__arena_printf(a, "%s", s->n_branches ? ",\"branches\":[" : "");
+    for (int q = 0; branches && q < s->n_branches; q++)
+      branches = om__arena_printf(a, "%s%s{\"min\":%lld,\"max\":%s}", branches, q ? "," : "", (long long)s->branches[2 * q],
+                                  json_bound(s->branches[2 * q + 1], hi, sizeof hi));
+    if (branches && s->n_branches) branches = om__arena_printf(a, "%s]", branches);
+    if (!e || !why || !branches) return false;
     onnx__string_string_entry_proto__init(e);
     e->key = om__arena_printf(a, "onemodel.symbol.%s", s->name);
-    e->value = om__arena_printf(a, "{\"min\":%lld,\"max\":%s,\"multipleOf\":%lld,\"narrowedBy\":%s}", (long long)s->min,
-                                s->max == INT64_MAX ? "null" : max, (long long)s->multiple, why);
+    e->value = om__arena_printf(a, "{\"min\":%lld,\"max\":%s,\"multipleOf\":%lld,\"narrowedBy\":%s,\"checked\":{\"min\":%lld,"
+                                "\"max\":%s}%s}", (long long)s->min, json_bound(s->max, max, sizeof max), (long long)s->multiple, why,
+                                (long long)s->checked_min, json_bound(s->checked_max, cmax, sizeof cmax), branches);
     if (!e->key || !e->value) return false;
     (*props)[(*n)++] = e;
   }

@@ -194,13 +194,65 @@ static bool reshape_extents(om_lower *l, const om_call *c) {
   return true;
 }
 
+/* A reshape whose symbolic output axes, all but one, the input has in the same order at other
+ * indices, written without computing a size: axes of 1 go into the input (Unsqueeze) and into
+ * the output so that each such pair of axes sits at one index, where the shape operand's 0
+ * copies the input's extent; the one symbolic axis left is -1; then the output's axes of 1 go
+ * (Squeeze). So a channel shuffle's [B, C, H, W] -> [B, g, C / g, H, W] is Unsqueeze to [B, C, 1,
+ * H, W] and Reshape by [0, g, C / g, 0, 0], and its [B, C / g, g, H, W] -> [B, C, H, W] is Reshape
+ * by [0, C, 1, 0, 0] and Squeeze. Only where no output axis can be 0 (allowzero makes 0 a size).
+ * The output's value, -2 when the form does not apply, -1 on error. */
+static int aligned_reshape(om_lower *l, const om_call *c) {
+  const om_tensor *a = c->in[0];
+  const om_meta *o = &c->out_meta[0];
+  int pair[OM_MAX_DIMS + 1], loose = 0; /* pair[d]: the input axis output axis d copies, -1 none */
+  for (int d = 0, i = 0; d < o->ndim; d++) {
+    int x = om__lower_out_ext(l, 0, d), k = i;
+    pair[d] = -1;
+    if (x < 0) continue;
+    while (k < a->ndim && om__lower_in_ext(l, 0, k) != x) k++;
+    if (k == a->ndim && loose++) return -2;
+    if (k < a->ndim) pair[d] = k, i = k + 1;
+  }
+  pair[o->ndim] = a->ndim; /* the axes after the last pair */
+  int64_t shape[OM_MAX_DIMS], unsq[OM_MAX_DIMS], sq[OM_MAX_DIMS];
+  om_meta wide_in = {.dtype = a->dtype}, wide = {.dtype = o->dtype};
+  int rank = 0, n_unsq = 0, n_sq = 0;
+  for (int d = 0, prev_i = -1, prev_d = -1; d <= o->ndim; d++) {
+    if (pair[d] < 0) continue;
+    int gi = pair[d] - prev_i - 1, go = d - prev_d - 1, gap = gi > go ? gi : go;
+    if (rank + gap + (d < o->ndim) > OM_MAX_DIMS) return -2;
+    for (int t = 0; t < gap; t++, rank++) {
+      wide_in.shape[rank] = t < gi ? a->shape[prev_i + 1 + t] : 1;
+      if (t >= gi) unsq[n_unsq++] = rank;
+      wide.shape[rank] = t < go ? o->shape[prev_d + 1 + t] : 1;
+      shape[rank] = t < go ? (om__lower_out_ext(l, 0, prev_d + 1 + t) < 0 ? o->shape[prev_d + 1 + t] : -1) : 1;
+      if (t >= go) sq[n_sq++] = rank;
+    }
+    if (d < o->ndim) {
+      wide_in.shape[rank] = a->shape[pair[d]];
+      wide.shape[rank] = o->shape[d];
+      shape[rank++] = 0;
+    }
+    prev_i = pair[d], prev_d = d;
+  }
+  if (!n_unsq && !n_sq) return -2; /* the pairs share their indices already: lower_reshape's form */
+  wide_in.ndim = wide.ndim = rank;
+  int v = om__lower_input(l, 0);
+  if (n_unsq) v = emit_ints(l, "Unsqueeze", &v, 1, &(ints){unsq, n_unsq}, 1, &wide_in, NULL, 0);
+  v = emit_ints(l, "Reshape", &v, 1, &(ints){shape, rank}, 1, n_sq ? &wide : o, NULL, 0);
+  if (n_sq) v = emit_ints(l, "Squeeze", &v, 1, &(ints){sq, n_sq}, 1, o, NULL, 0);
+  return v;
+}
+
 /* The shape operand: fixed axes as numbers; a lone symbolic axis is -1; of several, one whose
  * extent is the input axis's of the same index is 0 (ONNX copies the input's run-time extent
  * there), one other is -1, and any further one is computed (om__lower_x_value: Shape nodes
- * shared by the whole graph). So [B, S, h*d] -> [B, S, h, d] is [0, 0, h, d], and a model with
- * one symbolic axis has no Shape node. An axis of size 0 needs allowzero, where 0 is a size, not
- * a copy, and then -1 has nothing to divide by: with a fixed 0, or a symbolic axis that can be
- * 0 at some size (x[:, 2:] of a T from 2), every symbolic axis is computed. */
+ * shared by the whole graph), unless aligned_reshape writes it without. So [B, S, h*d] -> [B, S,
+ * h, d] is [0, 0, h, d], and a model with one symbolic axis has no Shape node. An axis of size 0
+ * needs allowzero, where 0 is a size, not a copy, and then -1 has nothing to divide by: with a
+ * fixed 0, or a symbolic axis that can be 0 at some size (x[:, 2:] of a T from 2), every
+ * symbolic axis is computed. */
 static bool lower_reshape(om_lower *l, const om_call *c) {
   const om_tensor *a = c->in[0];
   const om_meta *o = &c->out_meta[0];
@@ -224,6 +276,13 @@ static bool lower_reshape(om_lower *l, const om_call *c) {
     else if (!zero && !minus) shape[d] = -1, minus = true;
     else ext[d] = x;
   }
+  for (int d = 0; !zero && d < o->ndim; d++)
+    if (ext[d] >= 0) {
+      int out = aligned_reshape(l, c);
+      if (out == -1) return false;
+      if (out >= 0) return om__lower_output(l, 0, out), true;
+      break;
+    }
   int operand = om__lower_shape_operand(l, shape, ext, o->ndim);
   int in[2] = {om__lower_input(l, 0), operand}, out;
   if (operand < 0 || !om__emit(l, "Reshape", in, 2, o, 1, &out, &OM_ATTR_INT("allowzero", 1), zero)) return false;

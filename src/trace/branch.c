@@ -294,8 +294,21 @@ static bool join_symbols(const om_trace *tr, int k, const om_traced_model *lo, c
   return ok;
 }
 
+/* The declaration that keeps symbol s to piece p (the example's, where the trace holds alone):
+ * "om.Dim('seq', { min: 1, max: 20 })", into buf (returned). */
+static const char *piece_declaration(const om_symbol *s, const piece *p, char *buf, size_t cap) {
+  size_t n = (size_t)snprintf(buf, cap, "om.Dim('%s', { ", s->name);
+  if (n < cap && s->multiple > 1) n += (size_t)snprintf(buf + n, cap - n, "multipleOf: %lld, ", (long long)s->multiple);
+  if (n < cap) n += (size_t)snprintf(buf + n, cap - n, "min: %lld", (long long)(p->lo * s->multiple));
+  if (n < cap && p->hi < INT64_MAX / s->multiple) /* else unbounded */
+    n += (size_t)snprintf(buf + n, cap - n, ", max: %lld", (long long)(p->hi * s->multiple));
+  if (n < cap) snprintf(buf + n, cap - n, " })");
+  return buf;
+}
+
 /* The model of the two pieces (lo: symbol k's sizes below `at`, hi: from it), an If on the size
- * of axis d of graph input i: new, NULL on error (set). */
+ * of axis d of graph input i: new, NULL on error (set). Pieces that return other counts, element
+ * types or ranks are refused with the declaration of the example's piece, where the trace holds. */
 static om_traced_model *join(const cut *c, int i, int d, int64_t at, const om_traced_model *lo, const om_traced_model *hi,
                              const piece *plo, const piece *phi, bool ex_hi) {
   om_trace *tr = c->tr;
@@ -327,15 +340,20 @@ static om_traced_model *join(const cut *c, int i, int d, int64_t at, const om_tr
   /* the outputs: each the same element type and rank in both; an axis both name alike keeps it */
   int n_out = ok ? lo->g.outputs.n : 0, *outs = ok ? om__arena_alloc(&g->arena, sizeof(int) * (size_t)(n_out + 1)) : NULL;
   ok = ok && outs;
+  const om_symbol *s = &tr->symbols.v[c->k];
+  char decl[200];
   if (ok && hi->g.outputs.n != n_out)
-    ok = om__fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "trace_run: the model changes at a size threshold and returns %d outputs "
-                        "below it, %d from it: the two cannot be one graph", n_out, hi->g.outputs.n);
+    ok = om__fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "trace_run: the model changes at a size threshold of '%s' (at %lld) and "
+                  "returns %d outputs below it, %d from it: the two cannot be one graph; the trace holds on the example's "
+                  "side: declare %s", s->name, (long long)at, n_out, hi->g.outputs.n,
+                  piece_declaration(s, ex_hi ? phi : plo, decl, sizeof decl));
   for (int j = 0; ok && j < n_out; j++) {
     const om_gvalue *a = &lo->g.values.v[lo->g.outputs.v[j]], *b = &hi->g.values.v[hi->g.outputs.v[j]];
     if (a->dtype != b->dtype || a->ndim != b->ndim) {
-      ok = om__fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "trace_run: the model changes at a size threshold and its output %d is %s "
-                          "of rank %d below it, %s of rank %d from it: the two cannot be one graph", j, om_dtype_name(a->dtype),
-                          a->ndim, om_dtype_name(b->dtype), b->ndim);
+      ok = om__fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "trace_run: the model changes at a size threshold of '%s' (at %lld) and its "
+                    "output %d is %s of rank %d below it, %s of rank %d from it: the two cannot be one graph; the trace "
+                    "holds on the example's side: declare %s", s->name, (long long)at, j, om_dtype_name(a->dtype), a->ndim,
+                    om_dtype_name(b->dtype), b->ndim, piece_declaration(s, ex_hi ? phi : plo, decl, sizeof decl));
       break;
     }
     const om_gvalue *ex = ex_hi ? b : a; /* the sizes of the example's piece */

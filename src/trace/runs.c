@@ -1610,6 +1610,24 @@ static bool begin_again(const run_ctx *rc, const om_symbol *ranges) {
   return first_runs(rc);
 }
 
+/* After the range check: where it (or the record run's probe) raised a symbol's minimum where
+ * the model fails, the ranges take the narrowed symbols, so that the trace begins again with
+ * them, as if declared: what the record run wrote for sizes now outside (a Reshape computed in
+ * case a leading axis is empty below them) is written for the range that holds. true then;
+ * false when none was raised or the trace began again too often. */
+static bool raised_minimums(const om_trace *tr, om_symbol *ranges) {
+  bool raised = false;
+  for (int k = 0; k < tr->symbols.n; k++) raised |= tr->symbols.v[k].vmin > ranges[k].vmin;
+  if (!raised || tr->narrowings >= OM_NARROWINGS) return false;
+  for (int k = 0; k < tr->symbols.n; k++) {
+    const om_symbol *s = &tr->symbols.v[k];
+    om_symbol *r = &ranges[k];
+    r->multiple = s->multiple, r->min = s->min, r->max = s->max, r->vmin = s->vmin, r->vmax = s->vmax;
+    r->min_why = s->min_why, r->max_why = s->max_why;
+  }
+  return true;
+}
+
 int om_trace_run(om_trace_fn fn, void *ctx, om_tensor **outputs, int max_outputs) {
   om_trace *tr = om__need_trace("trace_run");
   if (!tr) return -1;
@@ -1637,6 +1655,7 @@ int om_trace_run(om_trace_fn fn, void *ctx, om_tensor **outputs, int max_outputs
   rc.declared = ranges;
   uint32_t id = tr->id;
   int n;
+record:
   for (;;) {
     tr->phase = OM_PHASE_RECORD;
     tr->calls = 0;
@@ -1713,6 +1732,12 @@ int om_trace_run(om_trace_fn fn, void *ctx, om_tensor **outputs, int max_outputs
       !check_whole_range(tr, ranges, fn, ctx, max_outputs, seed, offset)) {
     om__release_all(outputs, n);
     return free(ranges), -1;
+  }
+  if (tr->split_sym < 0 && !tr->answers && !tr->far_parted && raised_minimums(tr, ranges)) {
+    om__release_all(outputs, n);
+    om__trace_rollback(tr, mark);
+    if (!begin_again(&rc, ranges)) return free(ranges), -1;
+    goto record;
   }
   if (tr->split_sym < 0 && tr->answers) om__branch_below(tr, ranges); /* a minimum raised where the model answers: cut there */
   if (tr->split_sym >= 0 && (n = om__branch_run(tr, ranges, fn, ctx, outputs, max_outputs, n, seed, offset)) < 0) return free(ranges), -1;

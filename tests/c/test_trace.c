@@ -107,7 +107,7 @@ TEST(golden_bytes_symbolic_int_bool) {
   if (m) {
     bytes b = onnx_of(m);
     char hex[17];
-    if (strcmp(fnv(&b, hex), "1a9b8eddab5654cb")) FAILED("golden model 2 hash %s (pinned 1a9b8eddab5654cb)", hex);
+    if (strcmp(fnv(&b, hex), "96cc18d8de499eaa")) FAILED("golden model 2 hash %s (pinned 96cc18d8de499eaa)", hex);
     free(b.p);
   }
   om_traced_release(m);
@@ -160,7 +160,7 @@ TEST(golden_bytes_merged_masks) {
   if (m) {
     bytes b = onnx_of(m);
     char hex[17];
-    if (strcmp(fnv(&b, hex), "ac7245a876323993")) FAILED("golden model 3 hash %s (pinned ac7245a876323993)", hex);
+    if (strcmp(fnv(&b, hex), "143e1a1139da9a5a")) FAILED("golden model 3 hash %s (pinned 143e1a1139da9a5a)", hex);
     free(b.p);
   }
   om_traced_release(m);

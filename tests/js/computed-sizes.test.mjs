@@ -65,6 +65,21 @@ function metadataProps(bytes) {
   return props;
 }
 
+/**
+ * traced.symbols as the .onnx's metadata_props write them: one entry per symbol, in order,
+ * onemodel.symbol.<name> with JSON (a null max is Infinity).
+ */
+function onnxSymbols(bytes) {
+  const bound = (r) => ({ min: r.min, max: r.max ?? Infinity });
+  return Object.entries(metadataProps(bytes)).map(([key, value]) => {
+    assert.ok(key.startsWith('onemodel.symbol.'), key);
+    const { min, max, multipleOf, narrowedBy, checked, branches, ...rest } = JSON.parse(value);
+    assert.deepEqual(rest, {}, 'no other field');
+    const s = { name: key.slice('onemodel.symbol.'.length), multipleOf, ...bound({ min, max }), narrowedBy, checked: bound(checked) };
+    return branches ? { ...s, branches: branches.map(bound) } : s;
+  });
+}
+
 describe('sizes a model computes', () => {
   test('window padding (w - T % w) % w for windows 5, 7, 12, 32 and 49: exact across every multiple and far above', () => withTraced((keep) => {
     for (const w of [5, 7, 12, 32, 49]) {
@@ -267,7 +282,9 @@ describe('ranges', () => {
     const x = om.randn([3, 4], { seed: 8 });
     // at B = 1 it returns rank 1, from 2 rank 2: no If of the two pieces is one graph
     assert.throws(() => om.trace(model, { x: [x, ['B', null]] }), (e) => e instanceof om.TraceError && e.kind === 'SymbolicShape'
-      && e.message.includes('the model changes at a size threshold and its output 0 is float32 of rank 1 below it, float32 of rank 2 from it'), 'refused');
+      && e.message.includes('the model changes at a size threshold of \'B\' (at 2) and its output 0 is float32 of rank 1 below it, '
+        + 'float32 of rank 2 from it: the two cannot be one graph; the trace holds on the example\'s side: declare om.Dim(\'B\', { min: 2 })'),
+    'refused, with the declaration that holds');
     const tm = traceAt(keep, model, { x: [x, [om.Dim('B', { min: 2 }), null]] }, [{ B: 2 }, { B: 9 }]);
     assert.deepEqual([tm.symbols[0].min, tm.symbols[0].narrowedBy], [2, null]);
   }));
@@ -286,15 +303,36 @@ describe('ranges', () => {
       assert.match(tm.symbols[0].narrowedBy, /^conv2d/);
       const props = metadataProps(tm.toOnnx());
       assert.deepEqual(Object.keys(props), ['onemodel.symbol.h']);
-      assert.deepEqual(JSON.parse(props['onemodel.symbol.h']), { min: 3, max: null, multipleOf: 1, narrowedBy: tm.symbols[0].narrowedBy });
+      assert.deepEqual(JSON.parse(props['onemodel.symbol.h']),
+        { min: 3, max: null, multipleOf: 1, narrowedBy: tm.symbols[0].narrowedBy, checked: tm.symbols[0].checked });
+      assert.deepEqual(onnxSymbols(tm.toOnnx()), tm.symbols);
       // the library format carries the range: its session refuses a size outside it, naming the call
       assert.throws(() => session.run({ x: small }), (e) => e instanceof om.OmError
         && /axis 'h' is 2 at dim 2 of input 'x'; the traced graph holds for h from 3 \(narrowed by conv2d/.test(e.message));
-      // a declared range is written too, with no call that narrowed it; every size from 1 is not
-      assert.deepEqual(JSON.parse(metadataProps(declared.toOnnx())['onemodel.symbol.n']), { min: 1, max: 64, multipleOf: 4, narrowedBy: null });
-      assert.deepEqual(metadataProps(plain.toOnnx()), {});
+      // a declared range is written too, with no call that narrowed it, and so is every size from 1
+      assert.deepEqual(JSON.parse(metadataProps(declared.toOnnx())['onemodel.symbol.n']),
+        { min: 1, max: 64, multipleOf: 4, narrowedBy: null, checked: { min: 4, max: 64 } });
+      assert.deepEqual(JSON.parse(metadataProps(plain.toOnnx())['onemodel.symbol.batch']),
+        { min: 1, max: null, multipleOf: 1, narrowedBy: null, checked: plain.symbols[0].checked });
+      for (const t of [declared, plain]) assert.deepEqual(onnxSymbols(t.toOnnx()), t.symbols);
     } finally {
       for (const t of [session, tm, declared, plain, conv, x, small, y]) t.dispose();
+    }
+  });
+
+  test('a graph written as an If on a size: its pieces are in the .onnx metadata too, as traced.symbols has them', () => {
+    const x = om.randn([2, 8, 4], { seed: 12 });
+    const tm = om.trace((t) => (t.shape[1] > 40 ? t.abs() : t.sigmoid()), { x: [x, ['batch', om.Dim('seq', { max: 500 }), null]] });
+    try {
+      assert.deepEqual(tm.symbols.find((s) => s.name === 'seq').branches, [{ min: 1, max: 40 }, { min: 41, max: 500 }]);
+      assert.deepEqual(JSON.parse(metadataProps(tm.toOnnx())['onemodel.symbol.seq']), {
+        min: 1, max: 500, multipleOf: 1, narrowedBy: null, checked: { min: 1, max: 500 },
+        branches: [{ min: 1, max: 40 }, { min: 41, max: 500 }],
+      });
+      assert.deepEqual(onnxSymbols(tm.toOnnx()), tm.symbols);
+    } finally {
+      tm.dispose();
+      x.dispose();
     }
   });
 });
@@ -369,8 +407,9 @@ describe('ranges narrowed where the model fails', () => {
     const s = tm.symbols.find((v) => v.name === name);
     assert.deepEqual([s.multipleOf, s.min, s.max], want);
     assert.ok(s.narrowedBy, 'the reason is reported');
-    assert.deepEqual(JSON.parse(metadataProps(tm.toOnnx())[`onemodel.symbol.${name}`]),
-      { min: want[1], max: want[2] === Infinity ? null : want[2], multipleOf: want[0], narrowedBy: s.narrowedBy });
+    assert.deepEqual(JSON.parse(metadataProps(tm.toOnnx())[`onemodel.symbol.${name}`]), { min: want[1], max: want[2] === Infinity
+      ? null : want[2], multipleOf: want[0], narrowedBy: s.narrowedBy, checked: { min: s.checked.min, max: s.checked.max } });
+    assert.deepEqual(onnxSymbols(tm.toOnnx()), tm.symbols);
     return tm.save();
   }
   /** A Session on the library format's bytes refuses an input of shape (ShapeMismatch, message). */

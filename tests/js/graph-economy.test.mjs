@@ -2,7 +2,8 @@
 // scale is one Resize that picks the eager pixels at every size, in onnxruntime-web and the
 // Session; identical nodes are written once (src/trace/merge.c) and a Where of constants by
 // slices of a constant is a slice of one constant. The node and shape-computation counts of conv
-// nets with symbolic height and width and of a 12-layer GPT-2-small-shaped decoder
+// nets with symbolic height and width (UNets of two and three levels: one Resize per upsample, no
+// Shape) and of GPT-2-small-shaped decoders of 12 and 6 layers (4 shape-computation nodes)
 // (tools/graph_economy.mjs measures them), and the golden bytes tests/c/test_trace.c pins too.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
@@ -114,6 +115,49 @@ describe('a matmul of flattened rows is MatMul on their own rank; positions aran
   }));
 });
 
+describe('a reshape that keeps symbolic axes at other indices computes no size', () => {
+  const HW = ['batch', null, 'h', 'w'];
+  const nonConst = (tm) => ops(tm).filter((o) => o !== 'Constant');
+
+  test('a channel shuffle [B, C, H, W] -> [B, g, C / g, H, W] and back: Unsqueeze, Reshape by 0s, Squeeze', () => withTraced((keep, trace) => {
+    for (const groups of [2, 3]) {
+      const fn = (x) => {
+        const [b, c, h, w] = x.shape;
+        return x.view(b, groups, c / groups, h, w).transpose(1, 2).contiguous().view(b, -1, h, w);
+      };
+      const tm = trace(fn, { x: [om.randn([2, 6, 4, 5], { seed: 20 + groups }), HW] });
+      assert.deepEqual(nonConst(tm), ['Unsqueeze', 'Reshape', 'Transpose', 'Reshape', 'Squeeze']);
+      assert.equal(economy(tm).shapeNodes, 0);
+      for (const [n, h, w] of [[1, 1, 1], [3, 7, 2], [1, 33, 65]]) {
+        const x = om.randn([n, 6, h, w], { seed: n + h + w });
+        keep(tm, { x }, fn(x), `groups ${groups} at ${n}x6x${h}x${w}`);
+      }
+    }
+  }));
+
+  test('with one symbolic axis of no input\'s extent left as -1: [B, H, 6, W] -> [B H, 3, 2, 1, W]', () => withTraced((keep, trace) => {
+    const fn = (x) => x.reshape(x.shape[0] * x.shape[1], 3, 2, 1, x.shape[3]);
+    const tm = trace(fn, { x: [om.randn([2, 4, 6, 5], { seed: 30 }), ['batch', 'h', null, 'w']] });
+    assert.deepEqual(nonConst(tm), ['Unsqueeze', 'Reshape']);
+    assert.equal(economy(tm).shapeNodes, 0);
+    for (const [n, h, w] of [[1, 1, 1], [3, 2, 9], [5, 17, 3]]) {
+      const x = om.randn([n, h, 6, w], { seed: 31 + n });
+      keep(tm, { x }, fn(x), `at ${n}x${h}x6x${w}`);
+    }
+    // [B, H, 6, W] -> [H, B, 6, W]: H and W copied (Reshape by [1, 0, -1, 6, 0] of [B, H, 6, 1, W]), B the -1
+    const swapped = (x) => x.reshape(x.shape[1], x.shape[0], 6, x.shape[3]);
+    const ts = trace(swapped, { x: [om.randn([2, 4, 6, 5], { seed: 32 }), ['batch', 'h', null, 'w']] });
+    assert.deepEqual(nonConst(ts), ['Unsqueeze', 'Reshape', 'Squeeze']);
+    for (const [n, h, w] of [[1, 3, 1], [4, 1, 2]]) {
+      const x = om.randn([n, h, 6, w], { seed: 33 + n });
+      keep(ts, { x }, swapped(x), `at ${n}x${h}x6x${w}`);
+    }
+    // two symbolic axes of no input's extent ([B H, 6] -> [B, H, 6]): one is -1, the other computed
+    const two = (x) => x.reshape(-1, 6).relu().reshape(x.shape[0], x.shape[1], 6);
+    assert.match(economy(trace(two, { x: [om.randn([2, 4, 6], { seed: 34 }), ['batch', 'h', null]] })).ops, /^Shape/);
+  }));
+});
+
 describe('identical nodes written once', () => {
   test('two layers slicing equal mask buffers: one slice chain, the mask folded into one float constant', () => withTraced((keep, trace) => {
     const masks = [0, 1].map(() => om.ones([8, 8], { dtype: 'bool' }).triu(1));
@@ -134,7 +178,7 @@ describe('identical nodes written once', () => {
     // the same bytes as natively (tests/c/test_trace.c golden_bytes_merged_masks builds this model)
     let h = 0xcbf29ce484222325n;
     for (const v of tm.toOnnx()) h = ((h ^ BigInt(v)) * 0x100000001b3n) & 0xffffffffffffffffn;
-    assert.equal(h.toString(16).padStart(16, '0'), 'ac7245a876323993');
+    assert.equal(h.toString(16).padStart(16, '0'), '143e1a1139da9a5a');
     for (const [n, t] of [[1, 1], [3, 8], [1, 7]]) {
       const x = om.randn([n, t], { seed: n * 10 + t });
       keep(tm, { x }, fn(x), `at ${n}x${t}`);
@@ -156,22 +200,26 @@ describe('identical nodes written once', () => {
 // The counts tools/graph_economy.mjs prints (docs/symbolic-axes.md has the table), so a change
 // that writes more nodes fails here; each model checked in onnxruntime-web and the Session at
 // three other sizes of every symbol (withTraced) and at sizes far from the example.
-describe('node counts of conv nets with symbolic height and width and a 12-layer decoder', () => {
+describe('node counts of conv nets with symbolic height and width and decoders of 12 and 6 layers', () => {
   const want = {
     'zoo UNet': { nodes: 11, shapeNodes: 0 },
     'zoo ResNet': { nodes: 31, shapeNodes: 0 },
     'two-level UNet, nearest': { nodes: 23, shapeNodes: 0 },
     'two-level UNet, bilinear': { nodes: 23, shapeNodes: 0 },
+    'three-level UNet, nearest, h and w undeclared': { nodes: 32, shapeNodes: 0 },
     'GPT-2 small (d 96)': { nodes: 453, shapeNodes: 4 },
     'GPT-2 small, transformers\' port (vocabulary 512)': { nodes: 454, shapeNodes: 4 },
+    'GPT-2, 6 blocks of 12 heads (d 96)': { nodes: 231, shapeNodes: 4 },
   };
   const far = {
     'zoo UNet': [[1, 2, 2, 2], [1, 2, 64, 6], [3, 2, 30, 94]],
     'zoo ResNet': [[1, 3, 1, 1], [2, 3, 5, 63], [1, 3, 96, 33]],
     'two-level UNet, nearest': [[1, 3, 4, 4], [1, 3, 100, 8], [3, 3, 12, 64]],
     'two-level UNet, bilinear': [[1, 3, 4, 4], [1, 3, 100, 8], [3, 3, 12, 64]],
+    'three-level UNet, nearest, h and w undeclared': [[1, 3, 8, 8], [1, 3, 96, 16], [2, 3, 24, 64]],
     'GPT-2 small (d 96)': [[1, 1], [3, 100], [1, 600]],
     'GPT-2 small, transformers\' port (vocabulary 512)': [[1, 1], [1, 17]], // d 768: short sequences keep it quick
+    'GPT-2, 6 blocks of 12 heads (d 96)': [[1, 1], [2, 45], [1, 300]],
   };
   for (const [name, make, makeInputs] of models(true)) {
     test(name, async () => {

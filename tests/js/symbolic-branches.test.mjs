@@ -197,20 +197,29 @@ describe('size thresholds become an If', () => {
     }
   });
 
-  test('branches that return different counts or element types are refused', () => {
-    const ex = om.randn([2, 8, 4], { seed: 6 });
-    const cases = [
-      [fn((x) => (x.shape[1] > 20 ? [x.relu(), x.neg()] : [x.abs()])), /returns 1 outputs below it, 2 from it: the two cannot be one graph/],
-      [fn((x) => (x.shape[1] > 20 ? x.gt(0) : x.relu())), /its output 0 is float32 of rank 3 below it, bool of rank 3 from it: the two cannot be one graph/],
+  test('branches that return different counts, element types or ranks are refused, with the declaration of the example\'s side', () => withTraced((keep) => {
+    const threshold = 'the model changes at a size threshold of \'seq\' \\(at 21\\) and ';
+    const holds = (decl) => `: the two cannot be one graph; the trace holds on the example's side: declare om\\.Dim\\('seq', \\{ ${decl} \\}\\)`;
+    const cases = [ // the model, the example's seq, what differs, the declaration the message names
+      [(x) => (x.shape[1] > 20 ? [x.relu(), x.neg()] : [x.abs()]), 8, 'returns 1 outputs below it, 2 from it', 'min: 1, max: 20'],
+      [(x) => (x.shape[1] > 20 ? x.gt(0) : x.relu()), 8, 'its output 0 is float32 of rank 3 below it, bool of rank 3 from it', 'min: 1, max: 20'],
+      [(x) => (x.shape[1] > 20 ? x.sum(1) : x.relu()), 8, 'its output 0 is float32 of rank 3 below it, float32 of rank 2 from it', 'min: 1, max: 20'],
+      [(x) => (x.shape[1] > 20 ? x.sum(1) : x.relu()), 30, 'its output 0 is float32 of rank 3 below it, float32 of rank 2 from it', 'min: 21'],
     ];
-    for (const [model, re] of cases) {
+    for (const [f, seq, what, decl] of cases) {
+      const model = fn(f), ex = om.randn([2, seq, 4], { seed: 6 });
       assert.throws(() => om.trace(model, { x: [ex, ['batch', 'seq', null]] }), (e) => {
         assert.ok(e instanceof om.TraceError && e.kind === 'SymbolicShape', String(e));
-        assert.match(e.message, re);
+        assert.match(e.message, new RegExp(threshold + what + holds(decl)));
         return true;
       });
       assert.equal(om.Tracer.active, false);
+      // the declaration named traces, and the graph holds across that side
+      const [min, max] = [Number(/min: (\d+)/.exec(decl)[1]), Number(/max: (\d+)/.exec(decl)?.[1] ?? Infinity)];
+      const tm = traceSeq(keep, model, seq, ['batch', om.Dim('seq', max === Infinity ? { min } : { min, max }), null]);
+      assert.deepEqual([seqOf(tm).min, seqOf(tm).max, seqOf(tm).branches], [min, max, undefined]);
+      atSizes(keep, tm, model, max === Infinity ? [min, min + 1, 64] : [1, 7, max]);
+      ex.dispose();
     }
-    ex.dispose();
-  });
+  }));
 });

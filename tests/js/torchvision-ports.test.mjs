@@ -93,15 +93,15 @@ const MODELS = {
 /**
  * The Shape nodes a conv net writes with symbolic height and width: none, except where a size is
  * computed at run time. LRASPP upsamples to the input's own height and width (read from it: no
- * expression of the feature map's gives it); ShuffleNet's channel shuffle views [B, C, H, W] as
- * [B, g, C / g, H, W], where Reshape's 0 (copy) cannot reach H, so its extent is computed; ConvNeXt's
- * last stage's Linear on [B, H', W', C] is a Gemm between computed Reshapes, as for leading axes that
- * can be empty (H' = floor(h / 16) is 0 below h = 16 while the lowering runs; the range is narrowed
- * to 16 later, where PyTorch fails). Swin pads each stage's map up to whole windows and views it
- * as windows: the pads ((7 - H' % 7) % 7) and the window counts are computed from the input's
- * height and width (three Shape reads of x, one per slice of its shape they take).
+ * expression of the feature map's gives it); Swin pads each stage's map up to whole windows and
+ * views it as windows: the pads ((7 - H' % 7) % 7) and the window counts are computed from the
+ * input's height and width (three Shape reads of x, one per slice of its shape they take).
+ * ShuffleNet's channel shuffle ([B, C, H, W] viewed as [B, g, C / g, H, W] and back) is Unsqueeze,
+ * Reshape with 0 where H and W stay, Squeeze; ConvNeXt's Linear on [B, H', W', C] is MatMul, its
+ * range narrowed to h, w from 16 (where PyTorch fails below) before the graph is written, so no
+ * leading axis can be empty.
  */
-const SHAPES = { lraspp: 2, shufflenet_v2: 1, convnext: 3, swin: 3 };
+const SHAPES = { lraspp: 2, swin: 3 };
 
 /** A model's output to compare: the segmentation model's { out }, else the logits. */
 const outputOf = (y) => (y instanceof om.Tensor ? y : y.out);
