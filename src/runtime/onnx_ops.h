@@ -36,8 +36,8 @@ void om__seq_release_all(om_seq **a, int n);
 om_seq *om__seq_strings(om_strings *t);
 
 /* Tensors of strings (src/runtime/strings.c), for the string rules. */
-/** x's numbers written as onnxruntime's Cast to STRING writes them (integers in decimal, floats
- *  as "%.8g", "NaN", "INF", "-INF"); a new tensor of strings, NULL with an error. */
+/** x's numbers written as ONNX's Cast to STRING writes them (integers in decimal, floats as the
+ *  shortest decimal that reads back, "NaN", "INF", "-INF"); a new tensor of strings, NULL with an error. */
 om_strings *om__strings_format(const om_tensor *x);
 /** t's strings read as numbers of dtype d (the whole string: "NaN", "INF" and strtod's forms for
  *  floats, decimal integers); a new tensor, NULL with InvalidArgument naming the element (who). */

@@ -89,12 +89,19 @@ const char *om_strings_at(const om_strings *t, int64_t k, size_t *len) {
 
 /* ---- numbers as strings (Cast to and from STRING) ---- */
 
-/* x written as onnxruntime writes a float or a double: "%.8g" ("0.1", "9.9999997e-06" for
- * float32's 1e-5, "0.33333333" for a double's 1/3), NaN as "NaN", infinities as "INF", "-INF". */
-static int format_float(char *buf, size_t room, double x) {
+/* x written as ONNX's reference writes a float or a double (numpy's shortest decimal that reads
+ * back as the same value), in "%g"'s notation: "%.*g" at the least precision that round-trips
+ * ("0.6048455", "1e-05"; onnxruntime writes "%.8g", "0.60484552", which ONNX's test data refuses);
+ * NaN as "NaN", infinities as "INF" and "-INF". */
+static int format_float(char *buf, size_t room, double x, bool wide) {
   if (x != x) return snprintf(buf, room, "NaN");
   if (x - x != 0) return snprintf(buf, room, x > 0 ? "INF" : "-INF"); /* inf - inf is NaN */
-  return snprintf(buf, room, "%.8g", x);
+  int n = 0;
+  for (int p = 1; p <= (wide ? 17 : 9); p++) {
+    n = snprintf(buf, room, "%.*g", p, x);
+    if (wide ? strtod(buf, NULL) == x : strtof(buf, NULL) == (float)x) break;
+  }
+  return n;
 }
 
 om_strings *om__strings_format(const om_tensor *x) {
@@ -109,8 +116,8 @@ om_strings *om__strings_format(const om_tensor *x) {
     if (pass && !t) break;
     for (int64_t k = 0; k < n; k++) {
       int len;
-      if (d->dtype == OM_FLOAT32) len = format_float(buf, sizeof buf, ((const float *)v)[k]);
-      else if (d->dtype == OM_FLOAT64) len = format_float(buf, sizeof buf, ((const double *)v)[k]);
+      if (d->dtype == OM_FLOAT32) len = format_float(buf, sizeof buf, ((const float *)v)[k], false);
+      else if (d->dtype == OM_FLOAT64) len = format_float(buf, sizeof buf, ((const double *)v)[k], true);
       else if (d->dtype == OM_BOOL) len = snprintf(buf, sizeof buf, "%d", ((const uint8_t *)v)[k] != 0);
       else len = snprintf(buf, sizeof buf, "%lld", (long long)((const int64_t *)v)[k]);
       if (pass) om__strings_put(t, k, buf, (size_t)len);
