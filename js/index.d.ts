@@ -914,7 +914,11 @@ export type ElementData = Float32Array | Float64Array | BigInt64Array | Uint8Arr
 /** A feed of {@link InferenceSession.run}: a Tensor (in the dtype that holds the input's type), or
  * typed-array data with dims and its type (an onnxruntime-web Tensor has that shape; the type may
  * be left out for Float32Array, Float64Array, BigInt64Array, Int8Array, Int16Array, Int32Array and Uint32Array). */
-export type SessionFeed = Tensor | { readonly data: ElementData; readonly dims: readonly number[]; readonly type?: ElementType };
+export type SessionFeed = Tensor | { readonly data: ElementData; readonly dims: readonly number[]; readonly type?: ElementType } | StringTensor;
+
+/** A tensor of strings (ONNX's STRING element type, which no Tensor holds): what a string input
+ * is fed and a string output gives, as onnxruntime-web's string Tensors hold it. */
+export interface StringTensor { readonly type: 'string'; readonly dims: readonly number[]; readonly data: readonly string[] }
 
 /** What a graph input is fed: a tensor's feed, a sequence's (an array of feeds), or an optional's
  * (either, or null for nothing). */
@@ -922,17 +926,17 @@ export type SessionInput = SessionFeed | readonly SessionFeed[] | null;
 
 /** What {@link InferenceSession.run} gives for an output: a Tensor, a sequence's Tensors, or null
  * (an optional holding nothing). */
-export type SessionOutput = Tensor | Tensor[] | null;
+export type SessionOutput = Tensor | Tensor[] | StringTensor | null;
 
 /** An output of {@link InferenceSession.runData}: its element type's typed array with dims and type. */
 export interface SessionData { type: ElementType; dims: number[]; data: ElementData }
 
 /** What {@link InferenceSession.runData} gives for an output: as {@link SessionOutput}, with SessionData for Tensors. */
-export type SessionDataOutput = SessionData | SessionData[] | null;
+export type SessionDataOutput = SessionData | SessionData[] | StringTensor | null;
 
 /** An input of a session: its dtype (what holds its values) and its ONNX element type. */
 export interface SessionValueInfo extends ValueInfo {
-  type: ElementType;
+  type: ElementType | 'string';
 }
 
 /** Runs a traced or imported ONNX graph with the library's kernels, shaped like onnxruntime-web's InferenceSession. */
@@ -945,7 +949,7 @@ export class InferenceSession {
   /** The graph inputs; a named axis as its name ('?' when unnamed). */
   readonly inputs: SessionValueInfo[];
   /** The outputs' element types by name (null before the first run unless the file declares it). */
-  readonly outputTypes: Record<string, ElementType | null>;
+  readonly outputTypes: Record<string, ElementType | 'string' | null>;
   /** Bytes of the buffers of the plan it ran last. */
   readonly planBytes: number;
   /** The library ops whose kernels the plan of the last run runs, in order ([] before the first run). */

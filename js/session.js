@@ -8,7 +8,9 @@
 //
 // run() is synchronous (awaiting it as onnxruntime-web's works the same); its outputs are new
 // Tensors the caller disposes (an om.tidy scope takes them too). Feeds are om.Tensors, or
-// { data, dims } with a typed array (onnxruntime-web's Tensors have that shape).
+// { data, dims } with a typed array (onnxruntime-web's Tensors have that shape). Strings (ONNX's
+// STRING element type, which no om.Tensor holds) go in and come out as { type: 'string', dims,
+// data } with data an array of JS strings (UTF-8 in the graph).
 import { OmError, invalid } from './errors.js';
 import { M, omw, requireReady, checkHandle, lastError, marshal, readU32, readF64, leakAlarm, cString, heapAlloc, dtypeNames } from './runtime.js';
 import { Tensor, wrap, handle, tensor, optionsArg } from './tensor.js';
@@ -18,6 +20,8 @@ const TOKEN = Symbol('onemodel.session');
 const MODES = { fast: 0, exact: 1 };
 const MAX_DIMS = 8;
 const NONE = -2; // a count of omw_session_run: an optional holding nothing (C's OM_SESSION_NONE)
+const STRINGS = -3; // a count of omw_session_run: a tensor of strings (C's OM_SESSION_STRINGS)
+const utf8 = new TextEncoder(), fromUtf8 = new TextDecoder();
 // onnxruntime-web's session options that mean nothing here (one backend, our own kernels):
 // accepted so that its create() calls carry over unchanged.
 const ORT_OPTIONS = ['executionProviders', 'graphOptimizationLevel', 'logSeverityLevel', 'logVerbosityLevel', 'intraOpNumThreads', 'interOpNumThreads', 'enableCpuMemArena', 'enableMemPattern', 'executionMode'];
@@ -31,7 +35,7 @@ const ELEM = {
   7: ['int64', BigInt64Array, 'int64'], 9: ['bool', Uint8Array, 'bool'], 10: ['float16', Uint16Array, 'float32'],
   11: ['float64', Float64Array, 'float64'], 12: ['uint32', Uint32Array, 'int64'], 16: ['bfloat16', Uint16Array, 'float32'],
   17: ['float8e4m3fn', Uint8Array, 'float32'], 18: ['float8e4m3fnuz', Uint8Array, 'float32'], 19: ['float8e5m2', Uint8Array, 'float32'],
-  20: ['float8e5m2fnuz', Uint8Array, 'float32'],
+  20: ['float8e5m2fnuz', Uint8Array, 'float32'], 8: ['string', Array, null],
 };
 const TYPED = Object.fromEntries(Object.values(ELEM).map(([name, T, dtype]) => [name, { T, dtype }]));
 // A feed's typed array whose constructor names its type (Uint8Array and Uint16Array name two each: give `type`).
@@ -116,6 +120,7 @@ function bytesArg(source, who) {
 /** A feed as a Tensor handle, and a Tensor to dispose after the run when this made one. */
 function feedHandle(name, v, want, who) {
   if (v instanceof Tensor) return [handle(v, who, `feed ${JSON.stringify(name)}`), null];
+  if (v?.type === 'string') throw new OmError('DtypeMismatch', `${who}: feed ${JSON.stringify(name)} is string, the graph takes ${want}`);
   if (v && typeof v === 'object' && ArrayBuffer.isView(v.data) && v.dims !== undefined) {
     const type = v.type ?? v.dtype ?? TYPE_OF.get(v.data.constructor);
     if (!Object.hasOwn(TYPED, type ?? '')) throw invalid(`${who}: feed ${JSON.stringify(name)} has type ${describe(type)}; the graph layer takes ${Object.keys(TYPED).join(', ')}`);
@@ -125,6 +130,45 @@ function feedHandle(name, v, want, who) {
     return [handle(t, who), t];
   }
   throw invalid(`${who}: feed ${JSON.stringify(name)} must be an om.Tensor or { data: TypedArray, dims }, got ${describe(v)}`);
+}
+
+/** A { type: 'string', data, dims } feed as a handle of C strings (the caller releases it). */
+function stringsHandle(name, v, who) {
+  if (!v || typeof v !== 'object' || !Array.isArray(v.data) || v.dims === undefined || !v.data.every((e) => typeof e === 'string')) {
+    throw invalid(`${who}: feed ${JSON.stringify(name)} takes strings: { type: 'string', data: string[], dims }, got ${describe(v)}`);
+  }
+  const dims = Array.from(v.dims, Number);
+  if (dims.length > MAX_DIMS || dims.some((d) => !Number.isSafeInteger(d) || d < 0)) throw invalid(`${who}: feed ${JSON.stringify(name)} has dims [${dims}]`);
+  if (dims.reduce((a, b) => a * b, 1) !== v.data.length) throw invalid(`${who}: feed ${JSON.stringify(name)} has ${v.data.length} strings for dims [${dims}]`);
+  const bytes = v.data.map((e) => utf8.encode(e)), total = bytes.reduce((a, b) => a + b.length, 0);
+  const p = heapAlloc(total, who);
+  try {
+    let at = p;
+    for (const b of bytes) M.HEAPU8.set(b, at), (at += b.length);
+    const [ps, pl] = marshal(['f64', dims], ['ptr', bytes.map((b) => b.length)]);
+    return checkHandle(omw.strings_new(dims.length, ps, p, pl, total), who);
+  } finally {
+    M._free(p);
+  }
+}
+
+/** A C strings handle (released here) as { type: 'string', dims, data }. */
+function stringsValue(h) {
+  try {
+    const [pi] = marshal(['f64', 3 + MAX_DIMS]);
+    omw.strings_info(h, pi);
+    const [ndim, n] = readF64(pi, 2), dims = readF64(pi + 24, ndim);
+    const [pl] = marshal(['ptr', Math.max(n, 1)]);
+    let at = omw.strings_bytes(h, pl) >>> 0;
+    const lens = readU32(pl, n), data = lens.map((len) => {
+      const e = fromUtf8.decode(M.HEAPU8.subarray(at, at + len));
+      at += len + 1; /* each element's NUL */
+      return e;
+    });
+    return { type: 'string', dims, data };
+  } finally {
+    omw.strings_release(h);
+  }
 }
 
 /** Runs graphs on the library's kernels; made by InferenceSession.create() or traced.session(). */
@@ -232,10 +276,11 @@ export class InferenceSession {
   /**
    * Runs the graph: feeds has one value per input name; returns { outputName: Tensor } (new
    * Tensors). A sequence input takes an array of them, an optional input null for nothing; a
-   * sequence output is an array of Tensors, an optional holding nothing null. A plan is made for
-   * each new set of input shapes (and sequence lengths) and kept.
+   * sequence output is an array of Tensors, an optional holding nothing null. An input or output
+   * of strings is { type: 'string', dims, data: string[] }. A plan is made for each new set of
+   * input shapes (and sequence lengths, and strings: their values) and kept.
    * @param {Record<string, Feed | Feed[] | null>} feeds
-   * @returns {Record<string, Tensor | Tensor[] | null>}
+   * @returns {Record<string, Tensor | Tensor[] | StringTensor | null>}
    */
   run(feeds) {
     const who = 'run';
@@ -244,11 +289,13 @@ export class InferenceSession {
     for (const k of Object.keys(feeds)) {
       if (!this.#inputNames.includes(k)) throw invalid(`${who}: no graph input is named ${JSON.stringify(k)} (inputs: ${this.#inputNames.join(', ')})`);
     }
-    const made = [];
+    const made = [], strings = [];
     try {
       const handles = [], counts = [], types = this.#types(0);
       this.#inputNames.forEach((name, i) => {
         if (!(name in feeds)) throw invalid(`${who}: feed ${JSON.stringify(name)} is missing (inputs: ${this.#inputNames.join(', ')})`);
+        strings.push(types[i] === 'string' ? stringsHandle(name, feeds[name], who) : 0);
+        if (types[i] === 'string') return counts.push(STRINGS);
         const v = feeds[name], list = Array.isArray(v) ? v : v === null ? [] : [v];
         counts.push(Array.isArray(v) ? v.length : v === null ? NONE : -1);
         list.forEach((e, k) => {
@@ -259,19 +306,21 @@ export class InferenceSession {
       });
       const nOut = this.#outputNames.length;
       for (let room = nOut; ;) {
-        const [pin, pc, pout, poc] = marshal(['ptr', handles], ['ptr', counts], ['ptr', room], ['ptr', nOut]);
-        const n = omw.session_run(s, pin, pc, counts.length, pout, room, poc);
+        const [pin, pc, ps, pout, poc, pos] = marshal(['ptr', handles], ['ptr', counts], ['ptr', strings], ['ptr', room], ['ptr', nOut], ['ptr', nOut]);
+        const n = omw.session_run(s, pin, pc, ps, counts.length, pout, room, poc, pos);
         if (n < 0) throw lastError(who);
         if (n > room) { room = n; continue; } /* nothing ran: the outputs' sequences hold more tensors */
-        const handlesOut = readU32(pout, n), countsOut = readU32(poc, nOut), outs = handlesOut.map(wrap), result = {}; /* read before wrap() reuses the scratch */
+        const handlesOut = readU32(pout, n), countsOut = readU32(poc, nOut), stringsOut = readU32(pos, nOut); /* read before wrap() reuses the scratch */
+        const outs = handlesOut.map(wrap), result = {};
         countsOut.forEach((c, j) => {
           c |= 0;
-          result[this.#outputNames[j]] = c === -1 ? outs.shift() : c === NONE ? null : outs.splice(0, c);
+          result[this.#outputNames[j]] = c === -1 ? outs.shift() : c === NONE ? null : c === STRINGS ? stringsValue(stringsOut[j]) : outs.splice(0, c);
         });
         return result;
       }
     } finally {
       for (const t of made) t.dispose();
+      for (const h of strings) if (h) omw.strings_release(h);
     }
   }
 
@@ -284,11 +333,11 @@ export class InferenceSession {
    */
   runData(feeds) {
     const outs = this.run(feeds), types = this.outputTypes, result = {};
-    const all = Object.values(outs).flatMap((v) => (v === null ? [] : Array.isArray(v) ? v : [v]));
+    const all = Object.values(outs).flatMap((v) => (v === null ? [] : Array.isArray(v) ? v : [v])).filter((v) => v instanceof Tensor);
     try {
       for (const [name, v] of Object.entries(outs)) {
         const data = (t) => ({ type: types[name], dims: t.shape, data: fromCarrier(types[name], t.toArray()) });
-        result[name] = v === null ? null : Array.isArray(v) ? v.map(data) : data(v);
+        result[name] = v === null || !(Array.isArray(v) || v instanceof Tensor) ? v : Array.isArray(v) ? v.map(data) : data(v);
       }
     } finally {
       for (const t of all) t.dispose();

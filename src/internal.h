@@ -555,7 +555,26 @@ om_tensor *om__trace_phantom(const om_meta *meta);
 /* An ONNX node attribute, for om__emit. */
 /* TENSOR (ConstantOfShape's value) and OTHER (a type the graph layer reads no value of: strings,
  * kept so that a rule can refuse an attribute it does not take) come from the ONNX reader. */
-typedef enum om_gattr_type { OM_GATTR_INT, OM_GATTR_FLOAT, OM_GATTR_INTS, OM_GATTR_FLOATS, OM_GATTR_STRING, OM_GATTR_TENSOR, OM_GATTR_OTHER, OM_GATTR_GRAPH } om_gattr_type;
+typedef enum om_gattr_type { OM_GATTR_INT, OM_GATTR_FLOAT, OM_GATTR_INTS, OM_GATTR_FLOATS, OM_GATTR_STRING, OM_GATTR_TENSOR, OM_GATTR_OTHER, OM_GATTR_GRAPH, OM_GATTR_STRINGS } om_gattr_type;
+/* A tensor of strings (src/runtime/strings.c; public as om_strings): its shape and count, and each
+ * element's bytes (NUL-terminated after len[k] bytes) in one block. Immutable once made. */
+struct om_strings {
+  int64_t refcount;
+  int ndim;
+  int64_t shape[OM_MAX_DIMS];
+  int64_t n;
+  size_t *len;  /* n lengths */
+  char **s;     /* n pointers into bytes */
+  char *bytes;
+};
+/** A new tensor of strings of shape meta (ndim, shape) with room for `bytes` bytes of elements in
+ *  all (their NULs aside): s and len left for the caller to fill (om__strings_put), refcount 1;
+ *  NULL with OutOfMemory past OM_STRINGS_MAX elements or bytes. */
+om_strings *om__strings_alloc(int ndim, const int64_t *shape, uint64_t bytes, const char *who);
+/** Puts element k of t (made by om__strings_alloc, elements before k put) as bytes s[0..len). */
+void om__strings_put(om_strings *t, int64_t k, const char *s, size_t len);
+#define OM_STRINGS_MAX ((int64_t)1 << 31)
+
 typedef struct om_gattr {
   const char *name; /* static string (the reader's: in the graph's arena) */
   om_gattr_type type;
@@ -565,6 +584,7 @@ typedef struct om_gattr {
   const int64_t *ints; /* INTS: the values (copied by om__emit) */
   const float *floats; /* FLOATS: n values (copied by om__emit) */
   const char *s;       /* STRING: a static string (the reader's: in the graph's arena) */
+  const char *const *strs; /* STRINGS (imported graphs only): n NUL-terminated strings in the graph's arena */
   om_tensor *t;        /* TENSOR: owned by the graph that holds the node */
   struct om_graph *g;  /* GRAPH (If's branches, Loop's and Scan's body; imported graphs only): owned likewise */
 } om_gattr;

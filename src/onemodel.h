@@ -612,15 +612,39 @@ void om_session_release(om_session *s);
 int om_session_run(om_session *s, om_tensor *const *inputs, int n_inputs, om_tensor **outputs, int max_outputs);
 /* A count of om_session_run_values: an optional holding nothing (no tensor). */
 #define OM_SESSION_NONE (-2)
+/* A count of om_session_run_values: a tensor of strings (ONNX's STRING element type), no tensor. */
+#define OM_SESSION_STRINGS (-3)
+/* A tensor of strings (ONNX's STRING: not a library dtype; the graph layer alone takes them):
+ * a shape and its elements in row-major order, each a byte string (UTF-8 as ONNX's string ops
+ * read it) that may hold any byte. Immutable and refcounted. */
+typedef struct om_strings om_strings;
+/** A new tensor of strings of shape (ndim, shape); element k is the bytes s[k][0..len[k]) (copied;
+ *  len NULL: each s[k] NUL-terminated). New (om_strings_release), NULL with InvalidArgument for a
+ *  bad shape or a NULL element, OutOfMemory past 2^31 elements or 2^31 bytes in all. */
+om_strings *om_strings_new(int ndim, const int64_t *shape, const char *const *s, const size_t *len);
+/** t with one more reference (NULL stays NULL). */
+om_strings *om_strings_retain(om_strings *t);
+/** Drops a reference; the last frees it (NULL is a no-op). */
+void om_strings_release(om_strings *t);
+/** t's rank, its shape into shape (OM_MAX_DIMS room; may be NULL); -1 on error. */
+int om_strings_shape(const om_strings *t, int64_t *shape);
+/** t's element count; -1 on error. */
+int64_t om_strings_count(const om_strings *t);
+/** Element k's bytes (borrowed from t, NUL-terminated after its len bytes), its length into *len
+ *  (may be NULL); NULL with IndexOutOfRange for k outside t. */
+const char *om_strings_at(const om_strings *t, int64_t k, size_t *len);
 /** Runs the graph on values: counts[k] (counts NULL: -1 for each) says what graph input k is fed:
  *  -1 one tensor, n >= 0 a sequence of the next n tensors, OM_SESSION_NONE an optional holding
- *  nothing; inputs (borrowed) holds the tensors one after the other. Writes the outputs' tensors
- *  (new references) to outputs likewise, each output's count to out_counts (one per graph output),
- *  and returns how many tensors that is, -1 on error; when that is more than max_outputs, nothing
- *  runs or is written (call again with room; the plan is kept). A tensor given where the graph takes
- *  a sequence, or the other way, is InvalidArgument naming the input. */
-int om_session_run_values(om_session *s, om_tensor *const *inputs, const int *counts, int n_inputs, om_tensor **outputs, int max_outputs,
-                          int *out_counts);
+ *  nothing, OM_SESSION_STRINGS the tensor of strings strings[k] (borrowed; strings may be NULL
+ *  when no input is one); inputs (borrowed) holds the tensors one after the other. Writes the
+ *  outputs' tensors (new references) to outputs likewise, each output's count to out_counts (one
+ *  per graph output) and a tensor of strings (a new reference) to out_strings[j] where output j's
+ *  count is OM_SESSION_STRINGS (out_strings may be NULL when no output is one), and returns how
+ *  many tensors that is, -1 on error; when that is more than max_outputs, nothing runs or is
+ *  written (call again with room; the plan is kept). A tensor given where the graph takes a
+ *  sequence or strings, or the other way, is InvalidArgument naming the input. */
+int om_session_run_values(om_session *s, om_tensor *const *inputs, const int *counts, om_strings *const *strings, int n_inputs,
+                          om_tensor **outputs, int max_outputs, int *out_counts, om_strings **out_strings);
 /** The number of graph inputs (outputs false) or outputs (an output listed twice counted once); -1 on error. */
 int om_session_count(const om_session *s, bool outputs);
 /** The name of input or output i (borrowed from the session), NULL on error. */

@@ -1,8 +1,9 @@
 /* The libFuzzer harness of the readers (ONNX and the library format v1) and the Session
  * (tools/fuzz_onnx.sh builds and runs it): each input is taken as a model file (om_session_open
  * tells the two formats apart by the magic). Reading it must give a session or a Format /
- * Unsupported / OutOfMemory error; a session is then run on zeros of its inputs' shapes, a named
- * or unknown axis at 2, then at 1 (a second plan, made after the first succeeded or failed),
+ * Unsupported / OutOfMemory error; a session is then run on zeros of its inputs' shapes (an input
+ * of strings on strings of ASCII and UTF-8 letters, digits, spaces and punctuation), a named or
+ * unknown axis at 2, then at 1 (a second plan, made after the first succeeded or failed),
  * each of which must give outputs or an error. Anything else (a crash, an
  * ASan or UBSan report, another error kind, a tensor or byte left alive) stops the fuzzer with
  * the input that did it. */
@@ -19,8 +20,12 @@ static void fail(const char *what) {
 static void run_once(om_session *s, int64_t axis) {
   om_clear_error();
   int n = om_session_count(s, false);
-  if (n < 0 || n > 16) return;
+  if (n < 0 || n > 16 || om_session_count(s, true) > 64) return;
   om_tensor *in[16] = {0}, *out[64] = {0};
+  om_strings *strings[16] = {0}, *out_strings[64] = {0};
+  int counts[16], out_counts[64];
+  static const char *const words[] = {"Monday a-b", "", "3.5", "\xc3\xa9t\xc3\xa9 x.y@gmail.com"};
+  const char *elems[4096];
   bool ok = true;
   for (int i = 0; ok && i < n; i++) {
     om_dtype dtype;
@@ -32,12 +37,21 @@ static void run_once(om_session *s, int64_t axis) {
       numel *= shape[d] < 4096 ? shape[d] : 4096;
       ok = numel <= (1 << 16);
     }
-    ok = ok && (in[i] = om_zeros(shape, ndim, dtype)) != NULL;
+    bool str = om_session_elem_type(s, false, i) == 8;
+    for (int64_t e = 0; str && e < numel && e < 4096; e++) elems[e] = words[e % 4];
+    counts[i] = str ? OM_SESSION_STRINGS : -1;
+    if (str) ok = ok && numel <= 4096 && (strings[i] = om_strings_new(ndim, shape, elems, NULL)) != NULL;
+    else ok = ok && (in[i] = om_zeros(shape, ndim, dtype)) != NULL;
   }
-  int k = ok ? om_session_run(s, in, n, out, 64) : -1;
+  om_tensor *fed[16];
+  int n_fed = 0;
+  for (int i = 0; ok && i < n; i++)
+    if (in[i]) fed[n_fed++] = in[i];
+  int k = ok ? om_session_run_values(s, fed, counts, strings, n, out, 64, out_counts, out_strings) : -1;
   if (k < 0 && ok && om_last_error() == OM_ERR_OK) fail("a run failed without an error");
   for (int j = 0; j < k; j++) om_tensor_release(out[j]);
-  for (int i = 0; i < n; i++) om_tensor_release(in[i]);
+  for (int j = 0; k >= 0 && j < om_session_count(s, true); j++) om_strings_release(out_strings[j]);
+  for (int i = 0; i < n; i++) om_tensor_release(in[i]), om_strings_release(strings[i]);
 }
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);

@@ -46,6 +46,13 @@ const written = {
                       nodes: [{ op: 'Add', inputs: ['acc', 'xt'], outputs: ['acc2'] }, { op: 'Identity', inputs: ['acc2'], outputs: ['yt'] }],
                       inputs: [{ name: 'acc', dims: null }, { name: 'xt', dims: null }], outputs: ['acc2', 'yt'] } } } }],
                     inputs: [x], outputs: ['b', 'y'], inits: [{ name: 'a', dtype: 'float32', dims: [2], values: [0, 0] }] }),
+  // strings: an initializer, string ops and rows that move them, a Cast each way
+  strings: onnxBytes({ nodes: [{ op: 'StringNormalizer', inputs: ['w'], outputs: ['n'], attrs: { case_change_action: 'UPPER', stopwords: { ss: ['monday'] } } },
+                               { op: 'StringSplit', inputs: ['n'], outputs: ['p', 'c'], attrs: { delimiter: '-' } }, { op: 'Reshape', inputs: ['p', 'r'], outputs: ['q'] },
+                               { op: 'StringConcat', inputs: ['q', 'k'], outputs: ['y'] }, { op: 'RegexFullMatch', inputs: ['y'], outputs: ['m'], attrs: { pattern: '[A-Z]+(\\d|-)*' } },
+                               { op: 'Cast', inputs: ['c'], outputs: ['cs'], ints: { to: 8 } }, { op: 'Cast', inputs: ['cs'], outputs: ['f'], ints: { to: 1 } }],
+                       inputs: [{ name: 'w', dims: [1, 'n'], dtype: 'string' }], outputs: [{ name: 'm', dtype: 'bool' }, 'f'],
+                       inits: [{ name: 'k', dtype: 'string', dims: [], values: ['é'] }, { name: 'r', dtype: 'int64', dims: [1], values: [-1] }] }),
 };
 for (const [name, bytes] of Object.entries(written)) {
   writeFileSync(join(out, `${name}.onnx`), bytes);

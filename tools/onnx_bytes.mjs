@@ -3,10 +3,10 @@
 //
 //   onnxBytes({ nodes: [{ op, inputs, outputs, name?, domain?, ints?: { attr: n | [n, ...] },
 //                         floats?: { attr: x | [x, ...] }, strings?: { attr: 's' },
-//                         attrs?: { attr: 2 | [1, 2] | { f: 0.5 } | { fs: [0.5] } | 'text' | { graph } } }],
+//                         attrs?: { attr: 2 | [1, 2] | { f: 0.5 } | { fs: [0.5] } | 'text' | { ss: ['a', 'b'] } | { graph } } }],
 //               inputs: [{ name, dims: [2, 'n'], dtype?, kind? }],   // float32 unless dtype; a string dim is named;
 //                                                     // kind 'sequence', 'optional', 'optional sequence' (else a tensor)
-//               inits: [{ name, dtype: 'float32' | 'int8' | 'float16' (values its bits) | ..., dims, values }],
+//               inits: [{ name, dtype: 'float32' | 'int8' | 'float16' (values its bits) | 'string' (JS strings) | ..., dims, values }],
 //               outputs: ['y' | { name, dtype, kind? }, ...], opset: 17, ir: 8 })   // -> Uint8Array
 //
 // A graph attribute ({ graph: { nodes, inputs, inits, outputs } }: If's branches, Loop's and Scan's
@@ -30,7 +30,7 @@ const str = (out, field, s) => bytes(out, field, enc.encode(s));
 const msg = (fill) => { const m = []; fill(m); return m; };
 
 /** ONNX's element type numbers of the dtypes these graphs use, and each one's typed array (float16's and bfloat16's bits). */
-const ELEM = { float32: 1, uint8: 2, int8: 3, uint16: 4, int16: 5, int32: 6, int64: 7, bool: 9, float16: 10, float64: 11, uint32: 12, uint64: 13, bfloat16: 16, float8e4m3fn: 17, float8e4m3fnuz: 18, float8e5m2: 19, float8e5m2fnuz: 20 };
+const ELEM = { float32: 1, string: 8, uint8: 2, int8: 3, uint16: 4, int16: 5, int32: 6, int64: 7, bool: 9, float16: 10, float64: 11, uint32: 12, uint64: 13, bfloat16: 16, float8e4m3fn: 17, float8e4m3fnuz: 18, float8e5m2: 19, float8e5m2fnuz: 20 };
 const ARRAY = { float32: Float32Array, uint8: Uint8Array, int8: Int8Array, uint16: Uint16Array, int16: Int16Array, int32: Int32Array, float16: Uint16Array, float64: Float64Array, uint32: Uint32Array, bfloat16: Uint16Array };
 
 /** Initializer values as raw_data bytes of dtype. */
@@ -59,12 +59,13 @@ const valueInfo = (name, dims, dtype = 'float32', kind = 'tensor') => msg((m) =>
   bytes(m, 2, typeProto(kind, dims, dtype));
 });
 
-/** An attribute's fields: an int, ints, a float ({ f }), floats ({ fs }) or a string. */
+/** An attribute's fields: an int, ints, a float ({ f }), floats ({ fs }), a string or strings ({ ss }). */
 function attribute(a, name, v) {
   str(a, 1, name);
   if (typeof v === 'number') { int(a, 3, v); int(a, 20, 2); }
   else if (Array.isArray(v)) { for (const x of v) int(a, 8, x); int(a, 20, 7); }
   else if (typeof v === 'string') { str(a, 4, v); int(a, 20, 3); }
+  else if ('ss' in v) { for (const x of v.ss) str(a, 9, x); int(a, 20, 8); }
   else if ('graph' in v) { bytes(a, 6, graphProto(v.graph)); int(a, 20, 5); }
   else if ('f' in v) { varint(a, (2 << 3) | 5); a.push(...new Uint8Array(Float32Array.of(v.f).buffer)); int(a, 20, 1); }
   else { for (const x of v.fs) { varint(a, (7 << 3) | 5); a.push(...new Uint8Array(Float32Array.of(x).buffer)); } int(a, 20, 6); }
@@ -87,7 +88,8 @@ function graphProto({ nodes, inputs = [], inits = [], outputs }) {
       for (const d of t.dims) int(tensor, 1, d);
       int(tensor, 2, ELEM[t.dtype]);
       str(tensor, 8, t.name);
-      bytes(tensor, 9, rawData(t.dtype, t.values));
+      if (t.dtype === 'string') for (const v of t.values) str(tensor, 6, v); /* string_data */
+      else bytes(tensor, 9, rawData(t.dtype, t.values));
     }));
     for (const i of inputs) bytes(g, 11, valueInfo(i.name, i.dims, i.dtype, i.kind));
     for (const o of outputs) bytes(g, 12, typeof o === 'string' ? valueInfo(o, null) : valueInfo(o.name, null, o.dtype, o.kind));

@@ -339,12 +339,40 @@ OMW om_session *omw_session_open(const void *bytes, double n, int mode) {
   return om_session_open(bytes, (size_t)n, &(om_session_options){.mode = (om_session_mode)mode});
 }
 OMW void omw_session_release(om_session *s) { om_session_release(s); }
-/** n graph inputs' counts (-1 a tensor, k a sequence of k, -2 an optional holding nothing) over the
- *  tensor handles in (borrowed); writes up to max output handles (new references) to out and each
- *  output's count to out_counts; returns how many tensors the outputs hold (more than max: nothing
- *  ran, call again with room), -1 on error. */
-OMW int omw_session_run(om_session *s, om_tensor *const *in, const int *counts, int n, om_tensor **out, int max, int *out_counts) {
-  return om_session_run_values(s, in, counts, n, out, max, out_counts);
+/** n graph inputs' counts (-1 a tensor, k a sequence of k, -2 an optional holding nothing, -3
+ *  strings[k]) over the tensor handles in and the strings handles (borrowed); writes up to max
+ *  output handles (new references) to out, each output's count to out_counts and its strings
+ *  handle (a new reference, or 0) to out_strings; returns how many tensors the outputs hold (more
+ *  than max: nothing ran, call again with room), -1 on error. */
+OMW int omw_session_run(om_session *s, om_tensor *const *in, const int *counts, om_strings *const *strings, int n, om_tensor **out, int max,
+                        int *out_counts, om_strings **out_strings) {
+  return om_session_run_values(s, in, counts, strings, n, out, max, out_counts, out_strings);
+}
+
+/* ---- tensors of strings (src/runtime/strings.c) ---- */
+/** A tensor of strings of shape (ndim doubles at shape) whose elements' bytes lie one after
+ *  another at bytes, lens (u32 each) long: a handle JS frees with omw_strings_release, 0 on error. */
+OMW om_strings *omw_strings_new(int ndim, const double *shape, const char *bytes, const uint32_t *lens, double total) {
+  int64_t dims[OM_MAX_DIMS];
+  for (int d = 0; d < ndim && d < OM_MAX_DIMS; d++) dims[d] = (int64_t)shape[d];
+  om_strings *t = om__strings_alloc(ndim, dims, (uint64_t)total, "strings");
+  for (int64_t k = 0, at = 0; t && k < t->n; at += lens[k++]) {
+    if (lens[k] > total - (double)at) /* more bytes than were given: the caller's lengths are wrong */
+      return om_strings_release(t), om__fail(OM_ERR_INVALID_ARGUMENT, "strings: element %lld runs past the %.0f bytes given", (long long)k, total), NULL;
+    om__strings_put(t, k, bytes + at, lens[k]);
+  }
+  return t;
+}
+OMW void omw_strings_release(om_strings *t) { om_strings_release(t); }
+/** Writes [ndim, count, total bytes, shape...] as doubles to out (3 + OM_MAX_DIMS room). */
+OMW void omw_strings_info(const om_strings *t, double *out) {
+  out[0] = t->ndim, out[1] = (double)t->n, out[2] = t->n ? (double)(t->s[t->n - 1] + t->len[t->n - 1] - t->bytes) : 0;
+  for (int d = 0; d < t->ndim; d++) out[3 + d] = (double)t->shape[d];
+}
+/** The elements' bytes, each NUL-terminated, one after another (borrowed from t), and each one's length (u32) into lens. */
+OMW const char *omw_strings_bytes(const om_strings *t, uint32_t *lens) {
+  for (int64_t k = 0; k < t->n; k++) lens[k] = (uint32_t)t->len[k];
+  return t->bytes;
 }
 OMW int omw_session_count(const om_session *s, int outputs) { return om_session_count(s, outputs); }
 /** Borrowed string, valid while s lives (0 on error). */

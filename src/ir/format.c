@@ -135,7 +135,7 @@ static void graph_body(out *o, const om_graph *g, bool sub, tensors *ts, uint64_
     for (int a = 0; a < n->n_attrs; a++) {
       const om_gattr *at = &n->attrs[a];
       put_str(o, at->name);
-      put_u8(o, at->type);
+      put_u8(o, at->type == OM_GATTR_STRINGS ? OM_GATTR_OTHER : at->type); /* an imported graph's strings: kept by name */
       switch (at->type) {
         case OM_GATTR_INT: put_i64(o, at->i); break;
         case OM_GATTR_FLOAT: {
@@ -152,7 +152,8 @@ static void graph_body(out *o, const om_graph *g, bool sub, tensors *ts, uint64_
           for (int d = 0; d < at->t->ndim; d++) put_i64(o, at->t->shape[d]);
           put_place(o, ts, at->t, data);
           break;
-        case OM_GATTR_OTHER: break; /* kept by name */
+        case OM_GATTR_OTHER:
+        case OM_GATTR_STRINGS: break; /* kept by name */
         case OM_GATTR_GRAPH: graph_body(o, at->g, true, ts, data); break;
       }
     }

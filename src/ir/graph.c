@@ -82,6 +82,7 @@ void om__graph_free(om_graph *g) {
   for (int k = 0; k < g->inits.n; k++) {
     om__snapshot_drop(g->inits.v[k].snap);
     om_tensor_release(g->inits.v[k].tensor);
+    om_strings_release(g->inits.v[k].str);
   }
   for (int k = 0; k < g->nodes.n; k++)
     for (int a = 0; a < g->nodes.v[k].n_attrs; a++)
@@ -174,6 +175,12 @@ bool om__graph_copy(om_graph *dst, const om_graph *src) {
       *at = s->attrs[i];
       at->name = copy_str(a, at->name, &ok);
       if (at->type == OM_GATTR_STRING) at->s = copy_str(a, at->s, &ok);
+      if (at->type == OM_GATTR_STRINGS) { /* an imported graph's: each string copied */
+        const char **strs = om__arena_alloc(a, sizeof(char *) * (size_t)(at->n + 1));
+        for (int q = 0; strs && q < at->n; q++) strs[q] = copy_str(a, at->strs[q], &ok);
+        ok = ok && strs;
+        at->strs = strs;
+      }
       if (at->type == OM_GATTR_TENSOR) om_tensor_retain(at->t);
       if (at->type == OM_GATTR_GRAPH) { /* a subgraph: its own deep copy (NULL until it holds one) */
         om_graph *sub = om__alloc(sizeof *sub, "graph copy");
@@ -202,7 +209,9 @@ bool om__graph_copy(om_graph *dst, const om_graph *src) {
     om_ginit *init = &dst->inits.v[k];
     init->snap = NULL;
     dst->inits.n = k + 1;
-    if (!(init->tensor = om__alias(src->inits.v[k].tensor))) ok = false;
+    init->str = om_strings_retain(src->inits.v[k].str); /* immutable: shared */
+    if (init->str) init->tensor = NULL;
+    else if (!(init->tensor = om__alias(src->inits.v[k].tensor))) ok = false;
     else if (src->inits.v[k].snap && !(init->snap = om__snapshot_take(init->tensor, "graph copy"))) ok = false;
   }
   if (!ok) om__graph_free(dst);

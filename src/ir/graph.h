@@ -67,7 +67,8 @@ typedef struct om_gnode {
 /* An initializer: a tensor whose logical elements (row-major) are the values. */
 typedef struct om_ginit {
   int value;
-  om_tensor *tensor;   /* owned header on the captured view's storage (or on a lowering's constant) */
+  om_tensor *tensor;   /* owned header on the captured view's storage (or on a lowering's constant); NULL for strings */
+  om_strings *str;     /* an imported STRING initializer's elements (a reference), else NULL */
   uint64_t version;    /* its storage's version when captured */
   om_op first_use;     /* the op that first read it, for messages */
   bool generated;      /* made by a lowering (shape operands), deduplicated by value */

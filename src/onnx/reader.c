@@ -161,8 +161,9 @@ static bool nesting_ok(const uint8_t *p, size_t n) {
 
 /* Each ONNX element type the graph layer takes: the dtype that holds it (docs/graph-runtime.md,
  * "Element types": integers in int64, FLOAT16, BFLOAT16 and the float8 types in float32, exactly,
- * DOUBLE in float64), its bytes in raw data, and whether it is a signed integer. UINT64, STRING,
- * the 4-bit and complex types are not taken. */
+ * DOUBLE in float64), its bytes in raw data, and whether it is a signed integer. STRING is no
+ * dtype's: its tensors are om_strings (read_strings); UINT64, the 4-bit and complex types are
+ * not taken. */
 static const struct elem {
   int32_t onnx;
   om_dtype dtype;
@@ -191,7 +192,8 @@ static int etype_of(const struct elem *e) {
                  e->onnx == ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE ? 0 : e->onnx;
 }
 
-#define TYPES_TAKEN "FLOAT, DOUBLE, FLOAT16, BFLOAT16, the float8 types, INT8 to INT64, UINT8 to UINT32, BOOL"
+#define TYPES_TAKEN "FLOAT, DOUBLE, FLOAT16, BFLOAT16, the float8 types, INT8 to INT64, UINT8 to UINT32, BOOL, STRING"
+#define T_STRING ONNX__TENSOR_PROTO__DATA_TYPE__STRING
 
 /* ONNX's number for each data type, for messages. */
 static const char *onnx_type_name(int32_t t) {
@@ -232,6 +234,19 @@ static void read_element(const Onnx__TensorProto *tp, const struct elem *e, cons
   }
 }
 
+/* tp's element count from its dims (at most OM_MAX_DIMS, none negative, the count far from
+ * overflowing); -1 with a Format error naming what. */
+static int64_t tensor_numel(const Onnx__TensorProto *tp, const char *what) {
+  if (tp->n_dims > OM_MAX_DIMS) return FORMAT("%s has %zu dims (at most %d)", what, tp->n_dims, OM_MAX_DIMS), -1;
+  int64_t numel = 1;
+  for (size_t d = 0; d < tp->n_dims; d++) {
+    if (tp->dims[d] < 0) return FORMAT("%s has a negative size %lld at dim %zu", what, (long long)tp->dims[d], d), -1;
+    if (tp->dims[d] && numel > INT64_MAX / 16 / tp->dims[d]) return FORMAT("%s has more elements than fit in memory", what), -1;
+    numel *= tp->dims[d];
+  }
+  return numel;
+}
+
 /* A new tensor holding tp's data (what: "initializer 'w'", for messages); its ONNX type's etype
  * into *etype. */
 static om_tensor *read_tensor(const Onnx__TensorProto *tp, const char *what, int *etype) {
@@ -242,13 +257,8 @@ static om_tensor *read_tensor(const Onnx__TensorProto *tp, const char *what, int
   if (!e)
     return om__fail(OM_ERR_UNSUPPORTED, "onnx: %s has data type %s (%d); the graph layer takes " TYPES_TAKEN,
                     what, onnx_type_name(tp->data_type), (int)tp->data_type), NULL;
-  if (tp->n_dims > OM_MAX_DIMS) return FORMAT("%s has %zu dims (at most %d)", what, tp->n_dims, OM_MAX_DIMS), NULL;
-  int64_t numel = 1;
-  for (size_t d = 0; d < tp->n_dims; d++) {
-    if (tp->dims[d] < 0) return FORMAT("%s has a negative size %lld at dim %zu", what, (long long)tp->dims[d], d), NULL;
-    if (tp->dims[d] && numel > INT64_MAX / 16 / tp->dims[d]) return FORMAT("%s has more elements than fit in memory", what), NULL;
-    numel *= tp->dims[d];
-  }
+  int64_t numel = tensor_numel(tp, what);
+  if (numel < 0) return NULL;
   size_t have;
   if (tp->has_raw_data) {
     have = tp->raw_data.len / e->size;
@@ -269,6 +279,20 @@ static om_tensor *read_tensor(const Onnx__TensorProto *tp, const char *what, int
   size_t es = om__dtype_size(e->dtype);
   for (int64_t k = 0; k < numel; k++) read_element(tp, e, tp->has_raw_data ? tp->raw_data.data : NULL, k, o + (size_t)k * es);
   *etype = etype_of(e);
+  return t;
+}
+
+/* A new tensor of strings holding tp's string_data (tp a STRING tensor; what as read_tensor's). */
+static om_strings *read_strings(const Onnx__TensorProto *tp, const char *what) {
+  if (tp->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL || tp->n_external_data || tp->segment || tp->has_raw_data)
+    return FORMAT("%s is a STRING tensor in external data, a segment or raw data (ONNX keeps strings in string_data)", what), NULL;
+  int64_t numel = tensor_numel(tp, what);
+  if (numel < 0) return NULL;
+  if ((uint64_t)numel != tp->n_string_data) return FORMAT("%s holds %zu strings for %lld elements", what, tp->n_string_data, (long long)numel), NULL;
+  uint64_t bytes = 0;
+  for (size_t k = 0; k < tp->n_string_data; k++) bytes += tp->string_data[k].len; /* within the file's size */
+  om_strings *t = om__strings_alloc((int)tp->n_dims, tp->dims, bytes, "onnx reader");
+  for (int64_t k = 0; t && k < numel; k++) om__strings_put(t, k, (const char *)tp->string_data[k].data, tp->string_data[k].len);
   return t;
 }
 
@@ -308,13 +332,17 @@ static int define(reader *r, const char *name, om_dtype dt, int ndim, const int6
   return name_set(&r->names, r->g, find(&r->names, r->g, name), id) ? id : -1;
 }
 
-static bool add_init(reader *r, const char *name, om_tensor *t, int etype, const char *what) {
-  if (!t) return false;
-  int v = define(r, name, t->dtype, t->ndim, t->shape, what);
+/* An initializer (or a Constant's value) from tp: a tensor, or a tensor of strings. */
+static bool add_init(reader *r, const char *name, const Onnx__TensorProto *tp, const char *what) {
+  int etype = T_STRING;
+  om_strings *str = tp->data_type == T_STRING ? read_strings(tp, what) : NULL;
+  om_tensor *t = str ? NULL : tp->data_type == T_STRING ? NULL : read_tensor(tp, what, &etype);
+  if (!t && !str) return false;
+  int v = t ? define(r, name, t->dtype, t->ndim, t->shape, what) : define(r, name, OM_FLOAT32, str->ndim, str->shape, what);
   if (v >= 0) r->g->values.v[v].etype = etype;
   om_ginit *init = v >= 0 ? OM_VEC_PUSH_SLOT(r->g->inits) : NULL;
-  if (!init) return om_tensor_release(t), false;
-  *init = (om_ginit){.value = v, .tensor = t, .first_use = -1};
+  if (!init) return om_tensor_release(t), om_strings_release(str), false;
+  *init = (om_ginit){.value = v, .tensor = t, .str = str, .first_use = -1};
   r->g->values.v[v].init = r->g->inits.n - 1;
   return true;
 }
@@ -344,22 +372,25 @@ static bool read_input(reader *r, const Onnx__ValueInfoProto *vi) {
   if ((!untyped || !r->parent) && (!tp || !value_kind(tp, &kind, &tt) || (!tt && !r->parent && kind == OM_GKIND_TENSOR)))
     return om__fail(OM_ERR_UNSUPPORTED, "onnx: graph input '%s' is not a tensor, a sequence of tensors or an optional of either "
                     "(maps and sparse tensors are not supported)", name);
+  bool str = tt && tt->elem_type == T_STRING;
+  if (str && kind != OM_GKIND_TENSOR)
+    return om__fail(OM_ERR_UNSUPPORTED, "onnx: graph input '%s' is a sequence or an optional of strings, which is not supported", name);
   if (r->parent || kind != OM_GKIND_TENSOR) { /* a subgraph's input (its node gives its type and shape), or a sequence or optional
                                                 (of float32 elements where the file leaves their type out) */
     const struct elem *se = tt && tt->elem_type ? elem_of(tt->elem_type) : NULL;
-    if (tt && tt->elem_type && !se)
+    if (tt && tt->elem_type && !se && !str)
       return om__fail(OM_ERR_UNSUPPORTED, "onnx: %s input '%s' has element type %s (%d); the graph layer takes " TYPES_TAKEN,
                       r->parent ? "subgraph" : "graph", name, onnx_type_name(tt->elem_type), (int)tt->elem_type);
     bool shaped = kind == OM_GKIND_OPTIONAL && tt && tt->shape && !r->parent; /* an optional tensor is checked as a tensor when it holds one */
     if (!shaped) {
       int v = define(r, name, se ? se->dtype : OM_FLOAT32, 0, NULL, r->parent ? "a subgraph input" : "a graph input"),
           *in = v >= 0 ? OM_VEC_PUSH_SLOT(r->g->inputs) : NULL;
-      if (v >= 0) r->g->values.v[v].etype = se ? etype_of(se) : 0, r->g->values.v[v].kind = kind;
+      if (v >= 0) r->g->values.v[v].etype = se ? etype_of(se) : str ? T_STRING : 0, r->g->values.v[v].kind = kind;
       return in ? (*in = v, true) : false;
     }
   }
   const struct elem *e = elem_of(tt->elem_type);
-  if (!e)
+  if (!e && !str)
     return om__fail(OM_ERR_UNSUPPORTED, "onnx: graph input '%s' has element type %s (%d); the graph layer takes " TYPES_TAKEN,
                     name, onnx_type_name(tt->elem_type), (int)tt->elem_type);
   if (!tt->shape) return om__fail(OM_ERR_UNSUPPORTED, "onnx: graph input '%s' has no shape (its rank is needed)", name);
@@ -378,9 +409,9 @@ static bool read_input(reader *r, const Onnx__ValueInfoProto *vi) {
                       ? dim->dim_param : "?";
     }
   }
-  int v = define(r, name, e->dtype, ndim, shape, "a graph input");
+  int v = define(r, name, str ? OM_FLOAT32 : e->dtype, ndim, shape, "a graph input");
   if (v < 0) return false;
-  r->g->values.v[v].etype = etype_of(e), r->g->values.v[v].kind = kind;
+  r->g->values.v[v].etype = str ? T_STRING : etype_of(e), r->g->values.v[v].kind = kind;
   for (int d = 0; d < ndim; d++)
     if (params[d] && !(r->g->values.v[v].dim_param[d] = om__arena_strdup(&r->g->arena, params[d]))) return false;
   int *in = OM_VEC_PUSH_SLOT(r->g->inputs);
@@ -447,8 +478,20 @@ static bool read_attr(reader *r, const Onnx__NodeProto *np, const Onnx__Attribut
       a->type = OM_GATTR_GRAPH, a->g = sub;
       return true;
     }
+    case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRINGS: { /* StringNormalizer's stopwords, TfIdfVectorizer's pool_strings */
+      if (ap->n_strings > INT32_MAX) return FORMAT("node '%s': attribute %s is too long", node, ap->name);
+      char **v = om__arena_alloc(ar, sizeof(char *) * (ap->n_strings ? ap->n_strings : 1));
+      for (size_t k = 0; v && k < ap->n_strings; k++) {
+        if (ap->strings[k].len && memchr(ap->strings[k].data, 0, ap->strings[k].len))
+          return om__fail(OM_ERR_UNSUPPORTED, "onnx: node '%s': string %zu of attribute %s holds a NUL byte, which is not supported", node, k, ap->name);
+        if ((v[k] = om__arena_alloc(ar, ap->strings[k].len + 1)) && ap->strings[k].len) memcpy(v[k], ap->strings[k].data, ap->strings[k].len);
+        if (!v[k]) v = NULL;
+      }
+      if (!v) return false;
+      a->type = OM_GATTR_STRINGS, a->strs = (const char *const *)v, a->n = (int)ap->n_strings;
+      return true;
+    }
     case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPHS:
-    case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRINGS:
     case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TENSORS:
     case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__SPARSE_TENSOR:
     case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__SPARSE_TENSORS:
@@ -608,7 +651,7 @@ static bool order_nodes(reader *r) {
 static bool same_type(const Onnx__ValueInfoProto *vi, const om_gvalue *v) {
   const Onnx__TypeProto__Tensor *tt = vi->type && vi->type->value_case == ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE ? vi->type->tensor_type : NULL;
   const struct elem *e = tt && tt->elem_type ? elem_of(tt->elem_type) : NULL;
-  bool same = !tt || !tt->elem_type || (e && e->dtype == v->dtype && etype_of(e) == v->etype);
+  bool same = !tt || !tt->elem_type || (e && e->dtype == v->dtype && etype_of(e) == v->etype) || (tt->elem_type == T_STRING && v->etype == T_STRING);
   if (same && tt && tt->shape) {
     same = tt->shape->n_dim == (size_t)v->ndim;
     for (int d = 0; same && d < v->ndim; d++)
@@ -631,9 +674,7 @@ static bool read_graph(reader *r) {
     const Onnx__TensorProto *tp = gp->initializer[k];
     char what[160];
     snprintf(what, sizeof what, "initializer '%.100s'", tp->name ? tp->name : "");
-    int etype = 0;
-    om_tensor *t = read_tensor(tp, what, &etype);
-    if (!add_init(r, tp->name, t, etype, what)) return false;
+    if (!add_init(r, tp->name, tp, what)) return false;
   }
   for (size_t k = 0; k < gp->n_input; k++) {
     const Onnx__ValueInfoProto *vi = gp->input[k];
@@ -650,9 +691,7 @@ static bool read_graph(reader *r) {
         np->attribute[0]->type == ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TENSOR && np->attribute[0]->t) {
       char what[160]; /* a Constant holding a tensor is an initializer by another name */
       snprintf(what, sizeof what, "the value of Constant node '%.100s'", np->name ? np->name : "");
-      int etype = 0;
-      om_tensor *t = read_tensor(np->attribute[0]->t, what, &etype);
-      if (!add_init(r, np->output[0], t, etype, what)) return false;
+      if (!add_init(r, np->output[0], np->attribute[0]->t, what)) return false;
       continue;
     }
     if (!read_node(r, np, (int)k)) return false;
@@ -671,7 +710,7 @@ static bool read_graph(reader *r) {
       return om__fail(OM_ERR_UNSUPPORTED, "onnx: graph output '%s' is not a tensor, a sequence of tensors or an optional of either "
                       "(maps and sparse tensors are not supported)", name);
     int32_t declared = tt ? tt->elem_type : 0;
-    if (declared && !elem_of(declared))
+    if (declared && !elem_of(declared) && declared != T_STRING)
       return om__fail(OM_ERR_UNSUPPORTED, "onnx: graph output '%s' has element type %s (%d); the graph layer gives " TYPES_TAKEN,
                       name, onnx_type_name(declared), (int)declared);
     if (g->values.v[id].producer >= 0) g->values.v[id].etype = declared; /* checked against what the session computes */

@@ -137,6 +137,7 @@ static Onnx__NodeProto *node_proto(om_arena *a, const om_graph *g, const om_gnod
         if (!(at[k].g = graph_proto(a, ga->g, om__arena_printf(a, "%s.%s", n->name, ga->name)))) return NULL;
         break;
       case OM_GATTR_OTHER: /* only imported graphs have them, and only the reader reads those */
+      case OM_GATTR_STRINGS:
         return om__fail(OM_ERR_UNSUPPORTED, "onnx writer: attribute %s of node %s has a type it does not write", ga->name, n->name), NULL;
     }
     atp[k] = &at[k];

@@ -35,7 +35,7 @@ static const om_gattr *attr(const om_bind *b, const char *name) {
 /* An attribute of the wrong type is a Format error; these return false then, with *v untouched. */
 static bool attr_type(const om_bind *b, const om_gattr *a, om_gattr_type type) {
   if (a->type == type) return true;
-  static const char *const names[] = {"an int", "a float", "ints", "floats", "a string", "a tensor", "a list"};
+  static const char *const names[] = {"an int", "a float", "ints", "floats", "a string", "a tensor", "a list", "a graph", "strings"};
   return om__fail(OM_ERR_FORMAT, "%s (%s): attribute %s must be %s, it is %s", who(b), b->node->op_type, a->name,
                   names[type], names[a->type]);
 }
@@ -367,10 +367,13 @@ static bool cast_to(om_bind *b, om_tensor *x, om_dtype d, int64_t to) {
   int64_t sat;
   return attr_i(b, "saturate", 1, &sat) && put(b, 0, om__elem_own(d) == to ? om_cast(x, d) : om__cast_narrow(x, d, (int)to, sat != 0));
 }
+static bool cast_to_strings(om_bind *b, int i);
 static bool bind_cast(om_bind *b) {
   int64_t to;
   om_dtype d;
-  return attr_i(b, "to", -1, &to) && onnx_dtype(b, "to", to, &d) && cast_to(b, b->in[0], d, to);
+  if (!attr_i(b, "to", -1, &to)) return false;
+  if (to == OM_ONNX_STRING) return cast_to_strings(b, 0);
+  return onnx_dtype(b, "to", to, &d) && cast_to(b, b->in[0], d, to);
 }
 
 /* ---- linear quantization: q = saturate(round(x / scale) + zero_point), x = (q - zero_point) scale ---- */
@@ -3056,9 +3059,17 @@ om_seq *om__seq_retain(om_seq *s) {
 
 void om__seq_release(om_seq *s) {
   if (!s || --s->refcount) return;
+  om_strings_release(s->str);
   om__release_all(s->t, s->n);
   free(s->t);
   free(s);
+}
+
+om_seq *om__seq_strings(om_strings *t) {
+  om_seq *s = t ? om__seq_new(0, OM_FLOAT32, false) : NULL;
+  if (!s) return om_strings_release(t), NULL;
+  s->str = t;
+  return s;
 }
 
 void om__seq_release_all(om_seq **a, int n) {
@@ -3233,6 +3244,334 @@ bool om__onnx_takes_sequence(const char *op_type, int i) {
   for (size_t k = 0; k < sizeof SEQ_INPUTS / sizeof *SEQ_INPUTS; k++)
     if (!strcmp(SEQ_INPUTS[k].op_type, op_type)) return i >= SEQ_INPUTS[k].first && (SEQ_INPUTS[k].last < 0 || i <= SEQ_INPUTS[k].last);
   return false;
+}
+
+/* ---- strings ----
+ *
+ * A tensor of strings (om_strings, src/runtime/strings.c) is a value the session holds beside
+ * tensors (in an om_seq), always a constant of the plan: a row's string rule (its last field)
+ * computes a node with a string input while the plan is made. Rows that only move values
+ * (Reshape, Gather, Concat, ...) run their own rule on each element's index and pick the strings
+ * by the indices it gives (moved_strings), so no shape rule is written twice. */
+
+/* Input i's strings; NULL with a Format error when it holds none. */
+static const om_strings *str_input(const om_bind *b, int i) {
+  if (i < b->node->n_in && b->seq_in[i] && b->seq_in[i]->str) return b->seq_in[i]->str;
+  return om__fail(OM_ERR_FORMAT, "%s (%s): input %d must hold strings", who(b), b->node->op_type, i), NULL;
+}
+
+/* Strings t (a new reference, or NULL with the error set) become output j. */
+static bool put_strings(om_bind *b, int j, om_strings *t) { return (b->seq_out[j] = om__seq_strings(t)) != NULL; }
+
+/* The strings of the elements that indices idx (int64, known) name in the list of all given
+ * (src: the tensors of strings whose elements are numbered one after the other). */
+static om_strings *pick_strings(const om_bind *b, const om_tensor *idx, const om_strings **src, int n_src) {
+  om_tensor *d = om_contiguous((om_tensor *)idx);
+  if (!d) return NULL;
+  const int64_t *v = (const int64_t *)om__data(d);
+  int64_t n = om_tensor_numel(d);
+  uint64_t bytes = 0;
+  om_strings *t = NULL;
+  for (int pass = 0; pass < 2; pass++) { /* the bytes counted, then the strings put */
+    if (pass && !(t = om__strings_alloc(d->ndim, d->shape, bytes, b->node->op_type))) break;
+    for (int64_t k = 0; k < n; k++) {
+      int64_t at = v[k];
+      int q = 0;
+      while (q < n_src - 1 && at >= src[q]->n) at -= src[q++]->n;
+      if (pass) om__strings_put(t, k, src[q]->s[at], src[q]->len[at]);
+      else bytes += src[q]->len[at];
+    }
+  }
+  om_tensor_release(d);
+  return t;
+}
+
+/* A row that only moves values, on strings: its rule run with each input of strings replaced by
+ * its elements' indices (numbered across the inputs), then each output's strings picked by the
+ * indices it holds. */
+static bool moved_strings(om_bind *b) {
+  int n_src = 0, n_in = b->node->n_in;
+  int64_t base = 0;
+  om_tensor **kept = calloc((size_t)n_in + 1, sizeof *kept);
+  const om_strings **src = kept ? calloc((size_t)n_in + 1, sizeof *src) : NULL;
+  bool ok = src != NULL;
+  if (!ok) om__fail(OM_ERR_OUT_OF_MEMORY, "%s (%s): out of memory", who(b), b->node->op_type);
+  for (int i = 0; ok && i < n_in; i++) {
+    const om_strings *t = b->seq_in[i] ? b->seq_in[i]->str : NULL;
+    if (!t) continue;
+    om_tensor *iota = om_arange((double)base, (double)(base + t->n), 1, OM_INT64);
+    kept[i] = iota ? om_reshape(iota, t->shape, t->ndim) : NULL;
+    om_tensor_release(iota);
+    ok = kept[i] != NULL;
+    src[n_src++] = t, base += t->n;
+  }
+  om_tensor **in = b->in;
+  om_seq **seq_in = b->seq_in;
+  om_tensor **idx_in = ok ? calloc((size_t)n_in + 1, sizeof *idx_in) : NULL;
+  om_seq **no_seq = idx_in ? calloc((size_t)n_in + 1, sizeof *no_seq) : NULL;
+  if (ok && !no_seq) ok = om__fail(OM_ERR_OUT_OF_MEMORY, "%s (%s): out of memory", who(b), b->node->op_type);
+  for (int i = 0; ok && i < n_in; i++) idx_in[i] = kept[i] ? kept[i] : in[i];
+  if (ok) {
+    b->in = idx_in, b->seq_in = no_seq;
+    ok = om__onnx_rule(b->node->op_type)->bind(b);
+    b->in = in, b->seq_in = seq_in;
+  }
+  for (int j = 0; ok && j < b->node->n_out; j++) {
+    om_tensor *idx = b->out[j];
+    if (!idx) continue;
+    b->out[j] = NULL;
+    if (idx->storage->planned) { /* indices from an operand computed when the graph runs */
+      b->needs_values = true;
+      ok = om__fail(OM_ERR_UNSUPPORTED, "%s (%s): an operand of these strings is computed from tensor values when the graph runs; the graph "
+                    "layer needs its values when it plans", who(b), b->node->op_type);
+    } else {
+      ok = put_strings(b, j, pick_strings(b, idx, src, n_src));
+    }
+    om_tensor_release(idx);
+  }
+  for (int j = 0; !ok && j < b->node->n_out; j++) om_tensor_release(b->out[j]), b->out[j] = NULL;
+  if (kept) om__release_all(kept, n_in);
+  free(kept), free(src), free(idx_in), free(no_seq);
+  return ok;
+}
+
+/* The broadcast shape of strings x and y (ONNX's multidirectional broadcasting) into ndim, shape. */
+static bool strings_broadcast(const om_bind *b, const om_strings *x, const om_strings *y, int *ndim, int64_t *shape) {
+  *ndim = x->ndim > y->ndim ? x->ndim : y->ndim;
+  for (int d = 0; d < *ndim; d++) {
+    int dx = d - (*ndim - x->ndim), dy = d - (*ndim - y->ndim);
+    int64_t a = dx >= 0 ? x->shape[dx] : 1, c = dy >= 0 ? y->shape[dy] : 1;
+    if (a != c && a != 1 && c != 1)
+      return om__fail(OM_ERR_SHAPE_MISMATCH, "%s (%s): sizes %lld and %lld at dim %d do not broadcast", who(b), b->node->op_type, (long long)a,
+                      (long long)c, d);
+    shape[d] = a == 1 ? c : a;
+  }
+  return true;
+}
+
+/* The element of t at flat index k of the broadcast shape (ndim, shape). */
+static int64_t broadcast_at(const om_strings *t, int ndim, const int64_t *shape, int64_t k) {
+  int64_t at = 0, stride = 1;
+  for (int d = ndim - 1; d >= 0; d--) {
+    int64_t i = k % shape[d];
+    k /= shape[d];
+    int dt = d - (ndim - t->ndim);
+    if (dt < 0) break;
+    if (t->shape[dt] != 1) at += i * stride;
+    stride *= t->shape[dt];
+  }
+  return at;
+}
+
+static bool equal_strings(om_bind *b) {
+  const om_strings *x = str_input(b, 0), *y = x ? str_input(b, 1) : NULL;
+  om_meta m = {.dtype = OM_BOOL};
+  if (!y || !strings_broadcast(b, x, y, &m.ndim, m.shape)) return false;
+  om_tensor *r = om__tensor_new(&m, false, "Equal");
+  uint8_t *o = r ? (uint8_t *)om__data(r) : NULL;
+  for (int64_t k = 0, n = r ? om_tensor_numel(r) : 0; k < n; k++) {
+    int64_t i = broadcast_at(x, m.ndim, m.shape, k), j = broadcast_at(y, m.ndim, m.shape, k);
+    o[k] = x->len[i] == y->len[j] && !memcmp(x->s[i], y->s[j], x->len[i]);
+  }
+  return put(b, 0, r);
+}
+
+static bool bind_string_concat(om_bind *b) {
+  const om_strings *x = str_input(b, 0), *y = x ? str_input(b, 1) : NULL;
+  int ndim;
+  int64_t shape[OM_MAX_DIMS], n = 1;
+  if (!y || !strings_broadcast(b, x, y, &ndim, shape)) return false;
+  for (int d = 0; d < ndim; d++) n *= shape[d]; /* at most x's count times y's: below 2^62 */
+  uint64_t bytes = 0;
+  for (int64_t k = 0; k < n && bytes <= (uint64_t)OM_STRINGS_MAX; k++)
+    bytes += x->len[broadcast_at(x, ndim, shape, k)] + y->len[broadcast_at(y, ndim, shape, k)];
+  om_strings *t = om__strings_alloc(ndim, shape, bytes, "StringConcat");
+  for (int64_t k = 0; t && k < n; k++) {
+    int64_t i = broadcast_at(x, ndim, shape, k), j = broadcast_at(y, ndim, shape, k);
+    om__strings_put(t, k, x->s[i], x->len[i]);
+    memcpy(t->s[k] + x->len[i], y->s[j], y->len[j] + 1); /* y's bytes and its NUL after x's */
+    t->len[k] += y->len[j];
+    if (k + 1 < n) t->s[k + 1] = t->s[k] + t->len[k] + 1;
+  }
+  return put_strings(b, 0, t);
+}
+
+/* Cast to STRING of a tensor whose type prints as its dtype's values (a float16 would print as the
+ * float32 that holds it: refused). */
+static bool cast_to_strings(om_bind *b, int i) {
+  int t = b->types[b->node->in[i]];
+  if (t == 10 || t == 16 || (t >= 17 && t <= 20)) return unsupported(b, "a cast of FLOAT16, BFLOAT16 or a float8 type to STRING");
+  return known(b, i) && put_strings(b, 0, om__strings_format(b->in[i]));
+}
+
+/* Cast and CastLike of strings: to STRING passes them on; to a number reads each one. */
+static bool cast_strings_to(om_bind *b, int64_t to) {
+  const om_strings *x = str_input(b, 0);
+  om_dtype d;
+  if (!x) return false;
+  if (to == OM_ONNX_STRING) return pass_value(b);
+  if (!onnx_dtype(b, "to", to, &d)) return false;
+  om_tensor *v = om__strings_parse(x, d, b->node->op_type);
+  bool ok = v && cast_to(b, v, d, to);
+  om_tensor_release(v);
+  return ok;
+}
+static bool cast_strings(om_bind *b) {
+  int64_t to;
+  return attr_i(b, "to", -1, &to) && cast_strings_to(b, to);
+}
+static bool cast_like_strings(om_bind *b) {
+  if (b->seq_in[1] && b->seq_in[1]->str) return b->seq_in[0] && b->seq_in[0]->str ? pass_value(b) : cast_to_strings(b, 0);
+  return cast_strings_to(b, b->types[b->node->in[1]]);
+}
+
+/* StringNormalizer: x ([C] or [1, C]) without its stopwords (compared in lower case unless
+ * is_case_sensitive), then in the case case_change_action asks; all removed: one empty string. */
+static bool bind_string_normalizer(om_bind *b) {
+  const om_strings *x = str_input(b, 0);
+  const om_gattr *stop = attr(b, "stopwords");
+  const char *action, *locale;
+  int64_t sensitive;
+  if (!x || !attr_s(b, "case_change_action", "NONE", &action) || !attr_i(b, "is_case_sensitive", 0, &sensitive) ||
+      !attr_s(b, "locale", "", &locale) || (stop && !attr_type(b, stop, OM_GATTR_STRINGS)))
+    return false;
+  bool up = !strcmp(action, "UPPER"), down = !strcmp(action, "LOWER");
+  if (!up && !down && strcmp(action, "NONE")) return om__fail(OM_ERR_FORMAT, "%s (StringNormalizer): case_change_action '%s'", who(b), action);
+  if (*locale && strncmp(locale, "en", 2)) return unsupported(b, "a locale other than English (en_US's case mapping)");
+  if (x->ndim != 1 && !(x->ndim == 2 && x->shape[0] == 1))
+    return om__fail(OM_ERR_FORMAT, "%s (StringNormalizer): the input must be [C] or [1, C], it has %d dims", who(b), x->ndim);
+  size_t longest = 0;
+  uint64_t bytes = 0;
+  for (int64_t k = 0; k < x->n; k++) longest = x->len[k] > longest ? x->len[k] : longest, bytes += 2 * (uint64_t)x->len[k];
+  for (int q = 0; stop && q < stop->n; q++) longest = strlen(stop->strs[q]) > longest ? strlen(stop->strs[q]) : longest;
+  char *a = om__alloc(2 * (uint64_t)longest + 2, "StringNormalizer"), *c = a ? om__alloc(2 * (uint64_t)longest + 2, "StringNormalizer") : NULL;
+  bool *keep = c ? om__alloc((uint64_t)x->n + 1, "StringNormalizer") : NULL;
+  int64_t kept = 0;
+  for (int64_t k = 0; keep && k < x->n; k++) { /* a stopword's match: the same bytes, or the same in lower case */
+    keep[k] = true;
+    size_t la = sensitive ? 0 : om__str_case(a, x->s[k], x->len[k], false);
+    for (int q = 0; stop && keep[k] && q < stop->n; q++) {
+      size_t ls = strlen(stop->strs[q]), lc = sensitive ? 0 : om__str_case(c, stop->strs[q], ls, false);
+      keep[k] = sensitive ? ls != x->len[k] || memcmp(stop->strs[q], x->s[k], ls) : lc != la || memcmp(a, c, la);
+    }
+    kept += keep[k];
+  }
+  int64_t shape[2] = {1, kept ? kept : 1};
+  om_strings *t = keep ? om__strings_alloc(x->ndim, x->ndim == 1 ? shape + 1 : shape, bytes, "StringNormalizer") : NULL;
+  if (t && !kept) om__strings_put(t, 0, "", 0);
+  for (int64_t k = 0, o = 0; t && k < x->n; k++) {
+    if (!keep[k]) continue;
+    size_t len = up || down ? om__str_case(a, x->s[k], x->len[k], up) : x->len[k];
+    om__strings_put(t, o++, up || down ? a : x->s[k], len);
+  }
+  free(a), free(c), free(keep);
+  return put_strings(b, 0, t);
+}
+
+/* The pieces of s[0..len) split at delim (NULL: at runs of spaces, none empty), at most maxsplit
+ * splits (< 0: any), as onnxruntime splits (the empty string has no pieces): each piece's start
+ * and length into at and lens when given (room for the count); returns the count. */
+static int64_t split_pieces(const char *s, size_t len, const char *delim, int64_t maxsplit, const char **at, size_t *lens) {
+  int64_t n = 0;
+  size_t dl = delim ? strlen(delim) : 0, k = 0;
+  if (!len) return 0;
+  if (!delim) {
+    for (;;) {
+      while (k < len && s[k] == ' ') k++;
+      if (k == len) return n;
+      size_t start = k;
+      if (maxsplit >= 0 && n == maxsplit) k = len; /* the rest is the last piece */
+      while (k < len && s[k] != ' ') k++;
+      if (at) at[n] = s + start, lens[n] = k - start;
+      n++;
+    }
+  }
+  for (size_t start = 0;;) {
+    bool cut = maxsplit < 0 || n < maxsplit;
+    const char *hit = NULL;
+    for (size_t q = start; cut && q + dl <= len && !hit; q++)
+      if (!memcmp(s + q, delim, dl)) hit = s + q;
+    size_t end = hit ? (size_t)(hit - s) : len;
+    if (at) at[n] = s + start, lens[n] = end - start;
+    n++;
+    if (!hit) return n;
+    start = end + dl;
+  }
+}
+
+/* StringSplit: each string's pieces along a new last axis as long as the most pieces (padded with
+ * empty strings), and each one's count. */
+static bool bind_string_split(om_bind *b) {
+  const om_strings *x = str_input(b, 0);
+  const char *delim;
+  int64_t maxsplit, most = 0;
+  if (!x || !attr_s(b, "delimiter", "", &delim) || !attr_i(b, "maxsplit", -1, &maxsplit)) return false;
+  if (x->ndim == OM_MAX_DIMS) return om__fail(OM_ERR_UNSUPPORTED, "%s (StringSplit): the output would have more than %d dims", who(b), OM_MAX_DIMS);
+  om_meta m = {.dtype = OM_INT64, .ndim = x->ndim};
+  memcpy(m.shape, x->shape, sizeof m.shape);
+  om_tensor *counts = om__tensor_new(&m, false, "StringSplit");
+  int64_t *c = counts ? (int64_t *)om__data(counts) : NULL;
+  uint64_t bytes = 0;
+  for (int64_t k = 0; c && k < x->n; k++) {
+    c[k] = split_pieces(x->s[k], x->len[k], *delim ? delim : NULL, maxsplit, NULL, NULL);
+    most = c[k] > most ? c[k] : most;
+    bytes += x->len[k];
+  }
+  m.shape[m.ndim++] = most;
+  bool ok = counts && (most == 0 || (uint64_t)x->n <= (uint64_t)OM_STRINGS_MAX / (uint64_t)most);
+  if (counts && !ok) ok = om__fail(OM_ERR_OUT_OF_MEMORY, "%s (StringSplit): %lld strings of up to %lld pieces", who(b), (long long)x->n, (long long)most);
+  om_strings *t = ok ? om__strings_alloc(m.ndim, m.shape, bytes, "StringSplit") : NULL;
+  const char **at = t ? om__alloc(sizeof(char *) * (uint64_t)(most + 1), "StringSplit") : NULL;
+  size_t *lens = at ? om__alloc(sizeof(size_t) * (uint64_t)(most + 1), "StringSplit") : NULL;
+  for (int64_t k = 0; lens && k < x->n; k++) {
+    split_pieces(x->s[k], x->len[k], *delim ? delim : NULL, maxsplit, at, lens);
+    for (int64_t q = 0; q < most; q++) om__strings_put(t, k * most + q, q < c[k] ? at[q] : "", q < c[k] ? lens[q] : 0);
+  }
+  ok = lens != NULL;
+  free(at), free(lens);
+  if (!ok) om_strings_release(t), t = NULL;
+  if (!put_strings(b, 0, t)) return om_tensor_release(counts), false;
+  return put(b, 1, counts);
+}
+
+/* RegexFullMatch: whether each string matches all of pattern (src/runtime/regex.c's RE2 subset). */
+static bool bind_regex_full_match(om_bind *b) {
+  const om_strings *x = str_input(b, 0);
+  const char *pattern;
+  if (!x || !attr_s(b, "pattern", NULL, &pattern)) return false;
+  if (!pattern) return om__fail(OM_ERR_FORMAT, "%s (RegexFullMatch): attribute pattern is missing", who(b));
+  om_regex *re = om__regex_compile(pattern, who(b));
+  om_meta m = {.dtype = OM_BOOL, .ndim = x->ndim};
+  memcpy(m.shape, x->shape, sizeof m.shape);
+  om_tensor *r = re ? om__tensor_new(&m, false, "RegexFullMatch") : NULL;
+  uint8_t *o = r ? (uint8_t *)om__data(r) : NULL;
+  for (int64_t k = 0; o && k < x->n; k++) {
+    int hit = om__regex_full_match(re, x->s[k], x->len[k]);
+    if (hit < 0) om_tensor_release(r), r = NULL, o = NULL;
+    else o[k] = (uint8_t)hit;
+  }
+  om__regex_free(re);
+  return put(b, 0, r);
+}
+
+/* The rows that take strings, and their string rules (the rows' own for the string ops). */
+static const struct {
+  const char *op_type;
+  bool (*bind)(om_bind *b);
+} STRING_RULES[] = {
+    {"Cast", cast_strings}, {"CastLike", cast_like_strings}, {"Compress", moved_strings}, {"Concat", moved_strings},
+    {"DepthToSpace", moved_strings}, {"Equal", equal_strings}, {"Expand", moved_strings}, {"Flatten", moved_strings},
+    {"Gather", moved_strings}, {"GatherElements", moved_strings}, {"GatherND", moved_strings}, {"Identity", pass_value},
+    {"RegexFullMatch", bind_regex_full_match}, {"Reshape", moved_strings}, {"ReverseSequence", moved_strings}, {"Slice", moved_strings}, {"SpaceToDepth", moved_strings},
+    {"Split", moved_strings}, {"Squeeze", moved_strings}, {"StringConcat", bind_string_concat}, {"StringNormalizer", bind_string_normalizer},
+    {"StringSplit", bind_string_split}, {"Tile", moved_strings}, {"Transpose", moved_strings}, {"Unsqueeze", moved_strings},
+    {"Where", moved_strings},
+};
+
+bool (*om__onnx_string_rule(const char *op_type))(om_bind *b) {
+  for (size_t k = 0; k < sizeof STRING_RULES / sizeof *STRING_RULES; k++)
+    if (!strcmp(STRING_RULES[k].op_type, op_type)) return STRING_RULES[k].bind;
+  return NULL;
 }
 
 /* ---- control flow: subgraphs bound into the plan ----
@@ -3982,6 +4321,7 @@ static const om_onnx_rule rules[] = {
     {"ReduceProd", 1, 2, 1, bind_reduce_prod, "mul of the halves of each axis, log2(size) times"},
     {"ReduceSum", 1, 2, 1, bind_reduce_sum, "sum"},
     {"ReduceSumSquare", 1, 2, 1, bind_reduce_sum_square, "sum(x x)"},
+    {"RegexFullMatch", 1, 1, 1, bind_regex_full_match, "a Pike VM over the code points (RE2's syntax: literals, ., classes, \\d \\w \\s, groups, |, * + ? {n,m}, ^ $ \\b; other constructs refused)"},
     {"Relu", 1, 1, 1, bind_relu, "relu"},
     {"Reshape", 2, 2, 1, bind_reshape, "reshape (0 copies a size unless allowzero)"},
     {"Resize", 1, 4, 1, bind_resize, "interpolate over the last two axes of a 4-D input: linear (half_pixel, pytorch_half_pixel, align_corners) as bilinear, nearest (asymmetric, floor) as nearest; else per axis an index_select per tap times its weight (nearest, linear, cubic, exclude_outside; every coordinate_transformation_mode, nearest_mode, keep_aspect_ratio_policy; antialias refused)"},
@@ -4017,6 +4357,9 @@ static const om_onnx_rule rules[] = {
     {"SplitToSequence", 1, 2, 1, bind_split_to_sequence, "slice per piece (split: sizes, one size, or 1 each squeezed unless keepdims)"},
     {"Sqrt", 1, 1, 1, bind_sqrt, "sqrt"},
     {"Squeeze", 1, 2, 1, bind_squeeze, "squeeze"},
+    {"StringConcat", 2, 2, 1, bind_string_concat, "the strings joined, broadcast (src/runtime/strings.c)"},
+    {"StringNormalizer", 1, 1, 1, bind_string_normalizer, "the strings without the stopwords, in the case asked (ASCII, Latin-1, Greek and Cyrillic letters change case)"},
+    {"StringSplit", 1, 1, 2, bind_string_split, "each string's pieces (at the delimiter, or at runs of spaces), padded with empty strings, and their counts"},
     {"Sub", 2, 2, 1, bind_sub, "sub"},
     {"Sum", 1, MANY, 1, bind_sum, "add, pairwise"},
     {"Tan", 1, 1, 1, bind_tan, "tan"},

@@ -20,6 +20,7 @@ typedef struct om_seq {
   om_dtype dtype; /* the elements' dtype (an empty sequence's too) */
   int n;
   om_tensor **t;  /* n references */
+  om_strings *str; /* not a sequence but a tensor of strings (n 0; a reference): ONNX's STRING, which no library dtype holds */
 } om_seq;
 
 /** A new sequence of n elements (t zeroed, for the caller to fill) of dtype, or an optional holding
@@ -31,6 +32,28 @@ om_seq *om__seq_retain(om_seq *s);
 void om__seq_release(om_seq *s);
 /** Releases n sequences of a (NULL entries skipped) and sets them to NULL. */
 void om__seq_release_all(om_seq **a, int n);
+/** A value holding the tensor of strings t (a reference, taken over; NULL stays NULL). */
+om_seq *om__seq_strings(om_strings *t);
+
+/* Tensors of strings (src/runtime/strings.c), for the string rules. */
+/** x's numbers written as ONNX's Cast to STRING writes them (integers in decimal, floats as the
+ *  shortest decimal that reads back, "NaN", "INF", "-INF"); a new tensor of strings, NULL with an error. */
+om_strings *om__strings_format(const om_tensor *x);
+/** t's strings read as numbers of dtype d (the whole string: "NaN", "INF" and strtod's forms for
+ *  floats, decimal integers); a new tensor, NULL with InvalidArgument naming the element (who). */
+om_tensor *om__strings_parse(const om_strings *t, om_dtype d, const char *who);
+/* RegexFullMatch's matcher (src/runtime/regex.c): a subset of RE2's syntax run as a Pike VM. */
+typedef struct om_regex om_regex;
+/** pattern compiled (who names the node in errors); NULL with Unsupported naming a construct
+ *  outside the subset, or Format for a pattern that is not one. Freed with om__regex_free. */
+om_regex *om__regex_compile(const char *pattern, const char *who);
+void om__regex_free(om_regex *re);
+/** Whether re matches all of s[0..len) (its code points: UTF-8, a stray byte as itself): 1 or 0,
+ *  -1 with OutOfMemory. */
+int om__regex_full_match(const om_regex *re, const char *s, size_t len);
+/** s[0..len) with its letters in upper (up) or lower case into out (room for 2 len bytes: no
+ *  mapping is longer than twice its source); returns the bytes written. */
+size_t om__str_case(char *out, const char *s, size_t len, bool up);
 
 /* One node being bound: its inputs' tensors (borrowed; NULL for an omitted optional input), and
  * its outputs to write (new references; NULL leaves an output nothing reads uncomputed). While a
@@ -61,6 +84,9 @@ const om_onnx_rule *om__onnx_rule(const char *op_type);
 /** Whether input i of a node of op_type may be a sequence or an optional holding nothing (the
  *  Sequence and Optional rows, Identity, Loop's loop-carried values); other inputs are tensors. */
 bool om__onnx_takes_sequence(const char *op_type, int i);
+/** The rule for a node of op_type with an input of strings (docs/graph-runtime.md, "Strings"), or
+ *  NULL when its row takes no strings. */
+bool (*om__onnx_string_rule(const char *op_type))(om_bind *b);
 /** The number of rows and row i (for docs/graph-runtime.md's list and its test). */
 int om__onnx_rule_count(void);
 const om_onnx_rule *om__onnx_rule_at(int i);
@@ -83,6 +109,7 @@ bool om__onnx_check_subgraphs(const om_gnode *n);
 bool om__upgrade_nodes(om_graph *g, int opset);
 
 /* Element types (src/runtime/elem_types.c): ONNX's TensorProto.DataType numbers. */
+#define OM_ONNX_STRING 8 /* held by no dtype: a value of strings is an om_seq holding an om_strings */
 /** The ONNX type that is dtype's own (FLOAT, INT64, BOOL). */
 int om__elem_own(om_dtype d);
 /** Whether dtype holds ONNX type t (FLOAT16 and BFLOAT16 in float32, the integers up to 32 bits in int64). */

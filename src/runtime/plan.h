@@ -38,7 +38,10 @@ typedef struct om_plan {
   int n_inputs;
   om_tensor **outputs; /* the graph outputs' tensors (planned, constants or inputs): each output's one, or a sequence's each */
   int n_outputs;
-  int *out_counts;     /* each graph output's: -1 one tensor, n >= 0 a sequence of n, OM_SESSION_NONE an optional holding nothing */
+  int *out_counts;     /* each graph output's: -1 one tensor, n >= 0 a sequence of n, OM_SESSION_NONE an optional holding nothing,
+                          OM_SESSION_STRINGS strings */
+  om_strings **out_strings; /* each graph output's strings where its count says so (references), else NULL */
+  int n_out_strings;
   void *arena;
   size_t arena_bytes;
 } om_plan;

@@ -25,7 +25,14 @@
  * tensors instead of one (vals and seqs, one of the two set per value id), or an optional holding
  * nothing. A graph input that is one is fed as its tensors with their count
  * (om_session_run_values); the count and each element's shape are part of the signature, as a
- * tensor's shape is, and a graph output that is one gives its tensors likewise. */
+ * tensor's shape is, and a graph output that is one gives its tensors likewise.
+ *
+ * Strings (ONNX's STRING element type: om_strings, which no library dtype holds) are values of
+ * that kind too (an om_seq holding them). A graph input of strings is always a constant of the
+ * plan, its elements part of the signature, so the string rules of the table run while the plan
+ * is made and what they compute is folded like any constant; a string rule given an operand
+ * computed when the graph runs (a Cast to STRING of a planned buffer) asks for values as a
+ * Reshape's shape does. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,6 +67,7 @@ struct om_session {
 typedef struct om_feeds {
   om_tensor *const *tensors;
   const int *counts;
+  om_strings *const *strings; /* each graph input's where its count is OM_SESSION_STRINGS */
   int n_tensors;
   const int *at;
 } om_feeds;
@@ -139,6 +147,8 @@ static void plan_free(om_plan *p) {
   }
   if (p->inputs) om__release_all(p->inputs, p->n_inputs);
   if (p->outputs) om__release_all(p->outputs, p->n_outputs);
+  for (int j = 0; p->out_strings && j < p->n_out_strings; j++) om_strings_release(p->out_strings[j]);
+  free(p->out_strings);
   free(p->inputs);
   free(p->outputs);
   free(p->out_counts);
@@ -266,12 +276,19 @@ static bool bind_node(const om_graph *g, const om_gnode *n, const om_onnx_rule *
     if (!in[i] && !seq_in[i])
       ok = om__fail(OM_ERR_FORMAT, "session: node '%s' (%s) reads '%s', which no node before it computed", n->name, n->op_type,
                     g->values.v[v].name);
-    else if (seq_in[i] && i < n->n_in && !om__onnx_takes_sequence(n->op_type, i))
+    else if (seq_in[i] && !seq_in[i]->str && i < n->n_in && !om__onnx_takes_sequence(n->op_type, i))
       ok = om__fail(OM_ERR_FORMAT, "session: node '%s' (%s): input %d ('%s') is %s; %s takes a tensor there", n->name, n->op_type, i,
                     g->values.v[v].name, seq_in[i]->none ? "an optional holding nothing" : "a sequence", n->op_type);
   }
   om_bind b = {.node = n, .in = in, .out = out, .seq_in = seq_in, .seq_out = seq_out, .fast = fast, .types = types};
-  ok = ok && rule->bind(&b);
+  int strings = -1; /* an input that holds strings: the row's string rule computes the node */
+  for (int i = 0; i < n->n_in && strings < 0; i++)
+    if (seq_in[i] && seq_in[i]->str) strings = i;
+  bool (*bind)(om_bind *) = strings >= 0 ? om__onnx_string_rule(n->op_type) : rule->bind;
+  if (ok && !bind)
+    ok = om__fail(OM_ERR_UNSUPPORTED, "session: node '%s' (%s): input %d ('%s') holds strings, which %s does not take", n->name, n->op_type,
+                  strings, g->values.v[n->in[strings]].name, n->op_type);
+  ok = ok && bind(&b);
   *needs_values = !ok && b.needs_values;
   for (int j = 0; ok && j < n->n_out; j++)
     if (!out[j] && !seq_out[j] && readers[n->out[j]])
@@ -279,7 +296,8 @@ static bool bind_node(const om_graph *g, const om_gnode *n, const om_onnx_rule *
                     g->values.v[n->out[j]].name);
   for (int j = 0; ok && j < n->n_out; j++) { /* each output's element type, and its values narrowed to it (a sequence's are already) */
     const om_gvalue *v = &g->values.v[n->out[j]];
-    int t = out[j] || seq_out[j] ? om__elem_type_out(n, j, out[j] ? out[j]->dtype : seq_out[j]->dtype, types, (const om_tensor *const *)in) : 0;
+    int t = seq_out[j] && seq_out[j]->str ? OM_ONNX_STRING
+            : out[j] || seq_out[j] ? om__elem_type_out(n, j, out[j] ? out[j]->dtype : seq_out[j]->dtype, types, (const om_tensor *const *)in) : 0;
     if (out[j] && v->etype && om__elem_holds(out[j]->dtype, v->etype)) t = v->etype; /* a graph output's declared type, where it fits */
     types[n->out[j]] = t;
     if (out[j] && !(out[j] = om__elem_narrow(out[j], t, n->op_type))) ok = false;
@@ -313,6 +331,14 @@ static int start_type(const om_gvalue *v, const om_tensor *t, const om_seq *sq) 
   return v->etype ? v->etype : om__elem_own(t ? t->dtype : sq ? sq->dtype : v->dtype);
 }
 
+/* Initializer k of g into the values being bound (a tensor, or strings); false with OutOfMemory. */
+static bool init_value(const om_graph *g, int k, om_tensor **vals, om_seq **seqs) {
+  const om_ginit *in = &g->inits.v[k];
+  if (in->str) return (seqs[in->value] = om__seq_strings(om_strings_retain(in->str))) != NULL;
+  vals[in->value] = om_tensor_retain(in->tensor);
+  return true;
+}
+
 /* Releases the values of a graph being bound (n each of vals and seqs) and frees the arrays. */
 static void values_free(om_tensor **vals, om_seq **seqs, int n) {
   if (vals) om__release_all(vals, n);
@@ -338,8 +364,8 @@ bool om__bind_subgraph(om_bind *b, const om_graph *g, om_tensor *const *inputs, 
   /* element types: as declared, else what the values hold; a capture's is the enclosing graph's */
   for (int k = 0; ok && k < g->inits.n; k++) {
     int v = g->inits.v[k].value;
-    vals[v] = om_tensor_retain(g->inits.v[k].tensor);
-    types[v] = start_type(&g->values.v[v], vals[v], NULL);
+    ok = init_value(g, k, vals, seqs);
+    types[v] = start_type(&g->values.v[v], vals[v], seqs[v]);
   }
   for (int k = 0; ok && k < n; k++) {
     int v = g->inputs.v[k];
@@ -424,11 +450,14 @@ static om_plan *make_plan(om_session *s, const om_feeds *f, const int64_t *sig, 
   st->capture = &cap;
   for (int k = 0; ok && k < g->inits.n; k++) {
     const om_gvalue *v = &g->values.v[g->inits.v[k].value];
-    vals[g->inits.v[k].value] = om_tensor_retain(g->inits.v[k].tensor);
+    ok = init_value(g, k, vals, seqs);
     s->types[g->inits.v[k].value] = v->etype ? v->etype : om__elem_own(v->dtype);
   }
-  for (int k = 0; ok && k < g->inputs.n; k++)
-    ok = bind_input(s, p, g->inputs.v[k], f->tensors + f->at[k], f->counts ? f->counts[k] : -1, f->at[k], vals, seqs);
+  for (int k = 0; ok && k < g->inputs.n; k++) {
+    int c = f->counts ? f->counts[k] : -1, v = g->inputs.v[k];
+    if (c == OM_SESSION_STRINGS) ok = (seqs[v] = om__seq_strings(om_strings_retain(f->strings[k]))) != NULL, s->types[v] = OM_ONNX_STRING;
+    else ok = bind_input(s, p, v, f->tensors + f->at[k], c, f->at[k], vals, seqs);
+  }
   for (int k = 0; ok && k < g->nodes.n; k++)
     p->binding = k, ok = bind_node(g, &g->nodes.v[k], s->rules[k], s->readers, cap.fast, s->types, vals, seqs, needs_values);
   int n_out = 0; /* each output's tensors, one after the other */
@@ -438,10 +467,13 @@ static om_plan *make_plan(om_session *s, const om_feeds *f, const int64_t *sig, 
       ok = om__fail(OM_ERR_FORMAT, "session: graph output '%s' is computed by no node", g->values.v[v].name);
       break;
     }
-    p->out_counts[j] = vals[v] ? -1 : seqs[v]->none ? OM_SESSION_NONE : seqs[v]->n;
+    p->out_counts[j] = vals[v] ? -1 : seqs[v]->str ? OM_SESSION_STRINGS : seqs[v]->none ? OM_SESSION_NONE : seqs[v]->n;
     n_out += vals[v] ? 1 : seqs[v]->n;
   }
-  ok = ok && (p->outputs = calloc((size_t)n_out + 1, sizeof *p->outputs));
+  ok = ok && (p->outputs = calloc((size_t)n_out + 1, sizeof *p->outputs)) && (p->out_strings = calloc((size_t)g->outputs.n + 1, sizeof *p->out_strings));
+  if (ok) p->n_out_strings = g->outputs.n;
+  for (int j = 0; ok && j < g->outputs.n; j++)
+    if (seqs[g->outputs.v[j]] && seqs[g->outputs.v[j]]->str) p->out_strings[j] = om_strings_retain(seqs[g->outputs.v[j]]->str);
   for (int j = 0; ok && j < g->outputs.n; j++) {
     const om_seq *sq = seqs[g->outputs.v[j]];
     for (int e = 0; e < (sq ? sq->n : 1); e++) {
@@ -576,8 +608,9 @@ void om_session_release(om_session *s) {
   free(s);
 }
 
-/* Checks tensor t fed for graph input v (its k-th) against the graph's: dtype, rank, fixed sizes,
- * each named axis bound to one size across the tensor inputs; appends its shape to the signature. */
+/* Checks tensor t fed for graph input v (its k-th) against the graph's: dtype, then its shape
+ * (bind_shape); appends its shape to the signature. */
+static bool bind_shape(const om_session *s, const om_feeds *f, int k, int ndim, const int64_t *shape, int64_t *sig, int *n_sig);
 static bool bind_tensor(const om_session *s, const om_feeds *f, int k, const om_tensor *t, int64_t *sig, int *n_sig) {
   const om_graph *g = &s->g;
   const om_gvalue *v = &g->values.v[g->inputs.v[k]];
@@ -588,17 +621,25 @@ static bool bind_tensor(const om_session *s, const om_feeds *f, int k, const om_
     for (int d = 0, n = sig[(*n_sig)++] = t->ndim; d < n; d++) sig[(*n_sig)++] = t->shape[d];
     return true;
   }
+  return bind_shape(s, f, k, t->ndim, t->shape, sig, n_sig);
+}
+
+/* Checks the shape fed for graph input k (a tensor's, or strings') against the graph's: rank, fixed
+ * sizes, each named axis bound to one size across the tensor inputs; appends it to the signature. */
+static bool bind_shape(const om_session *s, const om_feeds *f, int k, int ndim, const int64_t *shape, int64_t *sig, int *n_sig) {
+  const om_graph *g = &s->g;
+  const om_gvalue *v = &g->values.v[g->inputs.v[k]];
   char a[OM_SHAPE_STR_LEN];
-  if (t->ndim != v->ndim)
+  if (ndim != v->ndim)
     return om__fail(OM_ERR_SHAPE_MISMATCH, "session_run: input '%s' has shape %s; the graph takes %d dims", v->name,
-                    om__shape_str(a, sizeof a, t->shape, t->ndim), v->ndim);
+                    om__shape_str(a, sizeof a, shape, ndim), v->ndim);
   for (int d = 0; d < v->ndim; d++) {
-    int64_t size = t->shape[d];
+    int64_t size = shape[d];
     sig[(*n_sig)++] = size;
     if (!v->dim_param[d]) {
       if (size != v->shape[d])
         return om__fail(OM_ERR_SHAPE_MISMATCH, "session_run: input '%s' has size %lld at dim %d, the graph takes %lld (shape %s)",
-                        v->name, (long long)size, d, (long long)v->shape[d], om__shape_str(a, sizeof a, t->shape, t->ndim));
+                        v->name, (long long)size, d, (long long)v->shape[d], om__shape_str(a, sizeof a, shape, ndim));
       continue;
     }
     if (!strcmp(v->dim_param[d], "?")) continue; /* unnamed: any size */
@@ -627,9 +668,27 @@ static bool bind_tensor(const om_session *s, const om_feeds *f, int k, const om_
   return true;
 }
 
-/* Checks the feeds against the graph's inputs: each a tensor, a sequence or an optional holding
- * nothing as the input's kind takes (a tensor by bind_tensor); writes the signature (each input's
- * count, then its tensors' shapes). */
+/* The signature words of strings t: each element's length, then its bytes, 8 to a word. */
+static int64_t string_words(const om_strings *t) {
+  int64_t w = t->n;
+  for (int64_t k = 0; k < t->n; k++) w += ((int64_t)t->len[k] + 7) / 8;
+  return w;
+}
+static void append_strings(const om_strings *t, int64_t *sig, int *n) {
+  for (int64_t k = 0; k < t->n; k++) {
+    sig[(*n)++] = (int64_t)t->len[k];
+    for (size_t at = 0; at < t->len[k]; at += 8) {
+      int64_t w = 0;
+      memcpy(&w, t->s[k] + at, t->len[k] - at < 8 ? t->len[k] - at : 8);
+      sig[(*n)++] = w;
+    }
+  }
+}
+
+/* Checks the feeds against the graph's inputs: each a tensor, a sequence, an optional holding
+ * nothing or strings as the input's kind and type take (a tensor by bind_tensor); writes the
+ * signature (each input's count, then its tensors' shapes, then a strings input's shape and
+ * elements). */
 static bool bind_inputs(const om_session *s, const om_feeds *f, int64_t *sig, int *n_sig) {
   const om_graph *g = &s->g;
   static const char *const kinds[] = {"a tensor", "a sequence", "an optional tensor", "an optional sequence"};
@@ -637,6 +696,15 @@ static bool bind_inputs(const om_session *s, const om_feeds *f, int64_t *sig, in
   for (int k = 0; k < g->inputs.n; k++) {
     const om_gvalue *v = &g->values.v[g->inputs.v[k]];
     int c = f->counts ? f->counts[k] : -1;
+    if ((c == OM_SESSION_STRINGS) != (v->etype == OM_ONNX_STRING))
+      return om__fail(OM_ERR_INVALID_ARGUMENT, "session_run: input '%s' is %s, given %s", v->name,
+                      v->etype == OM_ONNX_STRING ? "a tensor of strings" : kinds[v->kind], c == OM_SESSION_STRINGS ? "strings" : "no strings");
+    if (c == OM_SESSION_STRINGS) {
+      sig[(*n_sig)++] = c;
+      if (!bind_shape(s, f, k, f->strings[k]->ndim, f->strings[k]->shape, sig, n_sig)) return false;
+      append_strings(f->strings[k], sig, n_sig);
+      continue;
+    }
     bool seq = v->kind == OM_GKIND_SEQUENCE || v->kind == OM_GKIND_OPTIONAL_SEQUENCE, opt = v->kind >= OM_GKIND_OPTIONAL;
     if ((c == -1 && seq) || (c >= 0 && !seq) || (c == OM_SESSION_NONE && !opt) || c < OM_SESSION_NONE)
       return om__fail(OM_ERR_INVALID_ARGUMENT, "session_run: input '%s' is %s, given %s", v->name, kinds[v->kind],
@@ -695,6 +763,8 @@ static om_plan *plan_inputs(om_session *s, const om_feeds *f) {
     int64_t stack[64 * OM_MAX_DIMS], *sig = stack, words = (int64_t)s->g.inputs.n + (int64_t)f->n_tensors * (OM_MAX_DIMS + 1);
     for (int k = 0; s->by_value && k < f->n_tensors; k++)
       if (by_value(s, f->tensors[k])) words += om_tensor_numel(f->tensors[k]);
+    for (int k = 0; f->counts && k < s->g.inputs.n && words <= INT32_MAX; k++)
+      if (f->counts[k] == OM_SESSION_STRINGS) words += OM_MAX_DIMS + string_words(f->strings[k]);
     if (words > INT32_MAX) return om__fail(OM_ERR_OUT_OF_MEMORY, "session_run: the inputs taken by value hold too many elements"), NULL;
     if (words > 64 * OM_MAX_DIMS && !(sig = om__alloc(sizeof(int64_t) * (size_t)words, "session_run"))) return NULL;
     int n_sig = 0;
@@ -711,14 +781,14 @@ static om_plan *plan_inputs(om_session *s, const om_feeds *f) {
 }
 
 /* Runs the plan for the feeds f (om_session_run_values, its arguments checked). */
-static int run_feeds(om_session *s, const om_feeds *f, om_tensor **outputs, int max_outputs, int *out_counts) {
+static int run_feeds(om_session *s, const om_feeds *f, om_tensor **outputs, int max_outputs, int *out_counts, om_strings **out_strings) {
   om_plan *p = plan_inputs(s, f);
   if (!p) return -1;
-  if (!out_counts)
-    for (int j = 0; j < s->g.outputs.n; j++)
-      if (p->out_counts[j] != -1)
-        return om__fail(OM_ERR_INVALID_ARGUMENT, "session_run: output '%s' is a sequence or an optional; om_session_run_values gives it",
-                        s->g.values.v[s->g.outputs.v[j]].name), -1;
+  for (int j = 0; j < s->g.outputs.n; j++)
+    if ((!out_counts && p->out_counts[j] != -1) || (!out_strings && p->out_counts[j] == OM_SESSION_STRINGS))
+      return om__fail(OM_ERR_INVALID_ARGUMENT, "session_run: output '%s' is %s; om_session_run_values gives it%s", s->g.values.v[s->g.outputs.v[j]].name,
+                      p->out_counts[j] == OM_SESSION_STRINGS ? "a tensor of strings" : "a sequence or an optional",
+                      p->out_counts[j] == OM_SESSION_STRINGS ? " with room for strings" : ""), -1;
   if (p->n_outputs > max_outputs) return p->n_outputs; /* nothing runs: the caller makes room */
   for (int k = 0; k < f->n_tensors; k++) /* an input taken by value is in the plan already */
     if (p->inputs[k]->storage->planned) om__copy_into(p->inputs[k], f->tensors[k]);
@@ -739,11 +809,12 @@ static int run_feeds(om_session *s, const om_feeds *f, om_tensor **outputs, int 
   om_set_grad_enabled(grad);
   if (n < p->n_outputs) return om__release_all(outputs, n), -1;
   if (out_counts) memcpy(out_counts, p->out_counts, sizeof(int) * (size_t)s->g.outputs.n);
+  for (int j = 0; out_strings && j < s->g.outputs.n; j++) out_strings[j] = om_strings_retain(p->out_strings[j]); /* immutable: shared */
   return n;
 }
 
-int om_session_run_values(om_session *s, om_tensor *const *inputs, const int *counts, int n_inputs, om_tensor **outputs, int max_outputs,
-                          int *out_counts) {
+int om_session_run_values(om_session *s, om_tensor *const *inputs, const int *counts, om_strings *const *strings, int n_inputs,
+                          om_tensor **outputs, int max_outputs, int *out_counts, om_strings **out_strings) {
   if (!s) return om__fail(OM_ERR_INVALID_ARGUMENT, "session_run: the session is NULL"), -1;
   if ((!outputs && max_outputs) || max_outputs < 0) return om__fail(OM_ERR_INVALID_ARGUMENT, "session_run: no room for the outputs given"), -1;
   if (om__state()->trace) return om__fail(OM_ERR_INVALID_ARGUMENT, "session_run: a trace is recording on this thread"), -1;
@@ -754,13 +825,15 @@ int om_session_run_values(om_session *s, om_tensor *const *inputs, const int *co
   at[0] = 0;
   for (int k = 0; k < n_inputs; k++) { /* where each input's tensors begin: a sequence's count of them, nothing's none */
     int c = counts ? counts[k] : -1;
+    if (c == OM_SESSION_STRINGS && (!strings || !strings[k]))
+      return free(at), om__fail(OM_ERR_INVALID_ARGUMENT, "session_run: input %d is given as strings, but no strings are given", k), -1;
     int64_t next = (int64_t)at[k] + (c == -1 ? 1 : c > 0 ? c : 0);
     if (next > OM_SESSION_INPUTS_MAX)
       return free(at), om__fail(OM_ERR_INVALID_ARGUMENT, "session_run: the inputs hold more than %d tensors", OM_SESSION_INPUTS_MAX), -1;
     at[k + 1] = (int)next;
   }
-  om_feeds f = {.tensors = inputs, .counts = counts, .n_tensors = at[n_inputs], .at = at};
-  int n = om__check_inputs("session_run", inputs, f.n_tensors) ? run_feeds(s, &f, outputs, max_outputs, out_counts) : -1;
+  om_feeds f = {.tensors = inputs, .counts = counts, .strings = strings, .n_tensors = at[n_inputs], .at = at};
+  int n = om__check_inputs("session_run", inputs, f.n_tensors) ? run_feeds(s, &f, outputs, max_outputs, out_counts, out_strings) : -1;
   free(at);
   return n;
 }
@@ -768,7 +841,7 @@ int om_session_run_values(om_session *s, om_tensor *const *inputs, const int *co
 int om_session_run(om_session *s, om_tensor *const *inputs, int n_inputs, om_tensor **outputs, int max_outputs) {
   if (s && (!outputs || max_outputs < s->g.outputs.n))
     return om__fail(OM_ERR_INVALID_ARGUMENT, "session_run: room for %d outputs, the graph has %d", max_outputs, s->g.outputs.n), -1;
-  return om_session_run_values(s, inputs, NULL, n_inputs, outputs, max_outputs, NULL);
+  return om_session_run_values(s, inputs, NULL, NULL, n_inputs, outputs, max_outputs, NULL, NULL);
 }
 
 int om_session_count(const om_session *s, bool outputs) {

@@ -27,6 +27,7 @@ bool om__same_attr(const om_gattr *a, const om_gattr *b) {
     case OM_GATTR_STRING: return !strcmp(a->s, b->s);
     case OM_GATTR_TENSOR: /* the tracer writes none of these */
     case OM_GATTR_OTHER:
+    case OM_GATTR_STRINGS:
     case OM_GATTR_GRAPH: return false;
   }
   return false;

@@ -824,9 +824,9 @@ TEST(sequences_in_and_out) {
   CHECK(s != NULL);
   om_tensor *a = TF(SHAPE(2), 1, 2), *b = TF(SHAPE(3), 3, 4, 5), *x = TF(SHAPE(1), 6), *in[3] = {a, b, x}, *out[8] = {0};
   int counts[2] = {2, -1}, out_counts[2] = {0, 0};
-  CHECK_EQ_INT(om_session_run_values(s, in, counts, 2, out, 1, out_counts), 4); /* no room: nothing ran */
+  CHECK_EQ_INT(om_session_run_values(s, in, counts, NULL, 2, out, 1, out_counts, NULL), 4); /* no room: nothing ran */
   CHECK(out[0] == NULL && out_counts[0] == 0);
-  CHECK_EQ_INT(om_session_run_values(s, in, counts, 2, out, 8, out_counts), 4);
+  CHECK_EQ_INT(om_session_run_values(s, in, counts, NULL, 2, out, 8, out_counts, NULL), 4);
   CHECK_EQ_INT(out_counts[0], 3);
   CHECK_EQ_INT(out_counts[1], -1);
   CHECK_VALUES(out[0], SHAPE(2), 0, 1, 2);
@@ -835,17 +835,17 @@ TEST(sequences_in_and_out) {
   CHECK_EQ_INT((int)om__get_flat(out[3], 0), 3);
   om__release_all(out, 4);
   counts[0] = 0; /* an empty sequence: another signature */
-  CHECK_EQ_INT(om_session_run_values(s, &x, counts, 2, out, 8, out_counts), 2);
+  CHECK_EQ_INT(om_session_run_values(s, &x, counts, NULL, 2, out, 8, out_counts, NULL), 2);
   CHECK_EQ_INT(out_counts[0], 1);
   CHECK_EQ_INT((int)om__get_flat(out[1], 0), 1);
   om__release_all(out, 2);
   CHECK_ERROR(om_session_run(s, in, 2, out, 2) >= 0, OM_ERR_INVALID_ARGUMENT, "session_run: input 'xs' is a sequence, given a tensor");
   counts[0] = 2, counts[1] = OM_SESSION_NONE;
-  CHECK_ERROR(om_session_run_values(s, in, counts, 2, out, 8, out_counts) >= 0, OM_ERR_INVALID_ARGUMENT,
+  CHECK_ERROR(om_session_run_values(s, in, counts, NULL, 2, out, 8, out_counts, NULL) >= 0, OM_ERR_INVALID_ARGUMENT,
               "session_run: input 't' is a tensor, given nothing");
   counts[1] = -1;
   om_tensor *i64 = om_scalar(1, OM_INT64), *mixed[3] = {a, i64, x};
-  CHECK_ERROR(om_session_run_values(s, mixed, counts, 2, out, 8, out_counts) >= 0, OM_ERR_DTYPE_MISMATCH,
+  CHECK_ERROR(om_session_run_values(s, mixed, counts, NULL, 2, out, 8, out_counts, NULL) >= 0, OM_ERR_DTYPE_MISMATCH,
               "session_run: input 'xs' is int64, the graph takes float32");
   om__release_all((om_tensor *[]){a, b, x, i64}, 4);
   om_session_release(s);
@@ -2069,6 +2069,71 @@ TEST(unique_plans_per_value) {
   om_tensor_release(x);
 }
 
+/* Tensors of strings (the graph layer's STRING values): made from bytes that may hold NULs, read
+ * back, shared by reference; bad shapes, NULL elements and indices out of range are errors. */
+TEST(strings_hold_bytes_and_refuse_bad_input) {
+  const char *s[] = {"a", "", "x\0y", "\xc3\xa9"};
+  size_t len[] = {1, 0, 3, 2};
+  int64_t shape[] = {2, 2}, got[OM_MAX_DIMS], big[] = {1 << 20, 1 << 20};
+  om_strings *t = om_strings_new(2, shape, s, len);
+  CHECK(t != NULL);
+  CHECK_EQ_INT(om_strings_shape(t, got), 2);
+  CHECK_EQ_INT(got[1], 2);
+  CHECK_EQ_INT(om_strings_count(t), 4);
+  size_t n = 0;
+  const char *e = om_strings_at(t, 2, &n);
+  CHECK(e && n == 3 && !memcmp(e, "x\0y", 4));
+  CHECK(om_strings_retain(t) == t);
+  om_strings_release(t);
+  CHECK_EQ_INT(strlen(om_strings_at(t, 3, NULL)), 2);
+  CHECK_ERROR(om_strings_at(t, 4, NULL) != NULL, OM_ERR_INDEX_OUT_OF_RANGE, "strings_at: element 4 of 4");
+  om_strings_release(t);
+  const char *holes[] = {"a", NULL};
+  CHECK_ERROR(om_strings_new(1, shape, holes, NULL) != NULL, OM_ERR_INVALID_ARGUMENT, "strings_new: element 1 is NULL");
+  int64_t negative = -1;
+  CHECK_ERROR(om_strings_new(1, &negative, s, NULL) != NULL, OM_ERR_INVALID_ARGUMENT, "strings_new: size -1 at dim 0");
+  CHECK_ERROR(om_strings_new(2, big, NULL, NULL) != NULL, OM_ERR_OUT_OF_MEMORY, "a tensor of strings holds at most 2147483648 elements");
+  CHECK_ERROR(om_strings_count(NULL) >= 0, OM_ERR_INVALID_ARGUMENT, "strings_count: the tensor is NULL");
+  t = om_strings_new(0, NULL, s, NULL); /* a scalar */
+  CHECK(t && om_strings_count(t) == 1 && !strcmp(om_strings_at(t, 0, NULL), "a"));
+  om_strings_release(t);
+}
+
+/* RegexFullMatch's matcher: ONNX's own patterns, the constructs of the subset, whole-string
+ * matching, code points not bytes, a pattern that would backtrack exponentially run in step, and
+ * the refusals naming the construct. */
+TEST(regex_matches_whole_strings_in_linear_time) {
+  static const struct {
+    const char *pattern, *s;
+    int want;
+  } cases[] = {
+      {"www\\.[\\w.-]+\\.\\bcom\\b", "www.google.com", 1}, {"www\\.[\\w.-]+\\.\\bcom\\b", "www.bbc.co.uk", 0},
+      {"(\\W|^)[\\w.\\-]{0,25}@(yahoo|gmail)\\.com(\\W|$)", "account@gmail.com", 1},
+      {"(\\W|^)[\\w.\\-]{0,25}@(yahoo|gmail)\\.com(\\W|$)", "account@hotmail.com", 0},
+      {"a|b", "ab", 0}, {"(?:ab)*", "ababab", 1}, {"(?:ab)*", "aba", 0}, {"", "", 1}, {"x?", "", 1}, {"a{2,3}", "aaaa", 0},
+      {"a{2,}", "aaaa", 1}, {"[^a-c]+", "xyz", 1}, {"[^a-c]+", "xbz", 0}, {".", "\xc3\xa9", 1}, {"..", "\xc3\xa9", 0},
+      {"\\d+\\s\\D", "42 x", 1}, {"a\\Bb", "ab", 1}, {"a\\bb", "ab", 0}, {"(a*)*b", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaac", 0},
+      {"a+?", "aaa", 1}, {"[.]", ".", 1}, {"\\$\\t", "$\t", 1},
+  };
+  for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+    om_regex *re = om__regex_compile(cases[k].pattern, "test");
+    CHECK(re != NULL);
+    if (re) CHECK_EQ_INT(om__regex_full_match(re, cases[k].s, strlen(cases[k].s)), cases[k].want);
+    om__regex_free(re);
+  }
+  CHECK_ERROR(om__regex_compile("(?i)a", "r") != NULL, OM_ERR_UNSUPPORTED, "r: pattern construct a group with flags or a name ((?...) at offset 1");
+  CHECK_ERROR(om__regex_compile("\\pL", "r") != NULL, OM_ERR_UNSUPPORTED, "an escape other than punctuation");
+  CHECK_ERROR(om__regex_compile("a**", "r") != NULL, OM_ERR_UNSUPPORTED, "a quantifier after a quantifier");
+  CHECK_ERROR(om__regex_compile("*", "r") != NULL, OM_ERR_UNSUPPORTED, "a quantifier with nothing before it");
+  CHECK_ERROR(om__regex_compile("(a{1000}){1000}", "r") != NULL, OM_ERR_UNSUPPORTED, "more than 20000 instructions");
+  CHECK_ERROR(om__regex_compile("a{2,1}", "r") != NULL, OM_ERR_UNSUPPORTED, "a counted repeat that is not");
+  CHECK_ERROR(om__regex_compile("(a", "r") != NULL, OM_ERR_FORMAT, "r: a group is not closed");
+  CHECK_ERROR(om__regex_compile("a)", "r") != NULL, OM_ERR_FORMAT, "r: an unmatched ')' at offset 1");
+  CHECK_ERROR(om__regex_compile("[a", "r") != NULL, OM_ERR_FORMAT, "r: a class is not closed");
+  CHECK_ERROR(om__regex_compile("[z-a]", "r") != NULL, OM_ERR_FORMAT, "r: a class range runs backwards");
+  CHECK_ERROR(om__regex_compile("a\\", "r") != NULL, OM_ERR_FORMAT, "r: the pattern ends in a backslash");
+}
+
 int main(void) {
   RUN(every_op_runs_in_a_session);
   RUN(symbolic_batch_plans_per_signature);
@@ -2121,6 +2186,8 @@ int main(void) {
   RUN(resize_by_taps_and_compress_by_value);
   RUN(gru_without_linear_before_reset_against_a_reference);
   RUN(unique_plans_per_value);
+  RUN(strings_hold_bytes_and_refuse_bad_input);
+  RUN(regex_matches_whole_strings_in_linear_time);
   TEST_MAIN_END();
 }
 

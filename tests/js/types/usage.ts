@@ -151,8 +151,11 @@ const sequenceOut: Record<string, Tensor[]> = session.run<Tensor[]>({ xs: [a, { 
 const seqData: om.SessionData[] = session.runData<om.SessionData[]>({ xs: [] }).ys;
 void [sequenceOut, seqData];
 const int8Data: om.ElementData = int8Feed.y.data;
-const outType: om.ElementType | null = session.outputTypes.y;
-const inType: om.ElementType = session.inputs[0].type;
+const outType: om.ElementType | 'string' | null = session.outputTypes.y;
+const inType: om.ElementType | 'string' = session.inputs[0].type;
+const words: om.StringTensor = session.run<om.StringTensor>({ w: { type: 'string', dims: [2], data: ['a', 'b'] } }).y;
+const wordData: readonly string[] = session.runData<om.StringTensor>({ w: words }).y.data;
+void [wordData];
 const doubleFeed = session.runData({ x: { data: new Float64Array(6), dims: [2, 3] } });
 const float8Feed = session.runData({ x: { data: new Uint8Array(6), dims: [2, 3], type: 'float8e4m3fn' } });
 void [int8Data, outType, inType, doubleFeed, float8Feed];
