@@ -1,6 +1,6 @@
 // Graphs written with tools/onnx_bytes.mjs, run by the Session and by onnxruntime-web on the same
 // feeds: the feed builders and the comparison the ONNX-layer tests share (onnx-sequences,
-// onnx-subgraphs).
+// onnx-subgraphs, onnx-strings).
 import assert from 'node:assert/strict';
 import * as om from 'onemodel';
 import * as ort from 'onnxruntime-web';
@@ -18,6 +18,7 @@ export const node = (op, inputs, outputs, rest = {}) => ({ op, inputs, outputs, 
 /**
  * Every feed set runs in the Session and in onnxruntime-web: outputs agree in type, shape and
  * values, exactly (a zero's sign aside: Relu of -0) or, with tol, within tol.atol + tol.rtol * |want|.
+ * The model is written at opset 17 unless it names its own.
  */
 export async function agree(model, feeds, tol = null) {
   const bytes = onnxBytes({ opset: 17, ...model });
@@ -30,8 +31,9 @@ export async function agree(model, feeds, tol = null) {
       const got = ours.runData(feed);
       for (const o of theirs.outputNames) {
         assert.equal(got[o].type, want[o].type, `${what}: output ${o}'s type`);
-        assert.deepEqual(got[o].dims, want[o].dims, `${what}: output ${o}'s shape`);
-        const a = Array.from(got[o].data, (v) => Number(v) + 0), e = Array.from(want[o].data, (v) => Number(v) + 0);
+        assert.deepEqual(got[o].dims, Array.from(want[o].dims), `${what}: output ${o}'s shape`);
+        const value = (v) => (typeof v === 'string' ? v : Number(v) + 0);
+        const a = Array.from(got[o].data, value), e = Array.from(want[o].data, value);
         if (!tol) assert.deepEqual(a, e, `${what}: output ${o}'s values`);
         else a.forEach((v, i) => assert.ok(Math.abs(v - e[i]) <= tol.atol + tol.rtol * Math.abs(e[i]), `${what}: ${o}[${i}] is ${v}, onnxruntime-web ${e[i]}`));
       }

@@ -7,43 +7,20 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import * as om from 'onemodel';
-import * as ort from 'onnxruntime-web';
 import { memoryHooks } from './helpers.mjs';
 import { onnxBytes } from '../../tools/onnx_bytes.mjs';
+import { I, node, agree as agreeWith } from './onnx-agree.mjs';
 
 memoryHooks();
-ort.env.wasm.numThreads = 1;
 
 const S = (data, dims = [data.length]) => ({ type: 'string', dims, data });
 const F = (values, dims = [values.length]) => ({ type: 'float32', dims, data: Float32Array.from(values) });
-const I = (values, dims = [values.length]) => ({ type: 'int64', dims, data: BigInt64Array.from(values, BigInt) });
-const node = (op, inputs, outputs, rest = {}) => ({ op, inputs, outputs, ...rest });
 const str = (name, dims = ['n']) => ({ name, dims, dtype: 'string' });
 const out = (name, dtype = 'string') => ({ name, dtype });
 const words = (n, k = 0) => Array.from({ length: n }, (_, q) => ['cat', 'Dog', '', 'snake', 'été', '中文', 'a b', 'x.y'][(q + k) % 8]);
 
-/** Every feed set runs in the Session and in onnxruntime-web: outputs agree in type, shape and values. */
-async function agree(model, feeds) {
-  const bytes = onnxBytes({ opset: 20, ir: 9, ...model });
-  const ours = await om.InferenceSession.create(bytes);
-  const theirs = await ort.InferenceSession.create(bytes, { executionProviders: ['wasm'] });
-  try {
-    for (const feed of feeds) {
-      const what = Object.entries(feed).map(([n, f]) => `${n} [${f.dims}]`).join(', ');
-      const want = await theirs.run(Object.fromEntries(Object.entries(feed).map(([n, f]) => [n, new ort.Tensor(f.type, f.data, f.dims)])));
-      const got = ours.runData(feed);
-      for (const o of theirs.outputNames) {
-        assert.equal(got[o].type, want[o].type, `${what}: output ${o}'s type`);
-        assert.deepEqual(got[o].dims, Array.from(want[o].dims), `${what}: output ${o}'s shape`);
-        const values = (data) => Array.from(data, (v) => (typeof v === 'string' ? v : Number(v)));
-        assert.deepEqual(values(got[o].data), values(want[o].data), `${what}: output ${o}'s values`);
-      }
-    }
-  } finally {
-    ours.dispose();
-    await theirs.release();
-  }
-}
+/** Every feed set runs in the Session and in onnxruntime-web (opset 20: the string ops' versions). */
+const agree = (model, feeds) => agreeWith({ opset: 20, ir: 9, ...model }, feeds);
 
 /** A session of model whose run on feeds fails with kind and a message matching re (the session stays usable after). */
 async function runRefused(model, feeds, kind, re, good) {
