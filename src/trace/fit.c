@@ -101,8 +101,8 @@ static bool both_parities(const int64_t *e, int n) {
 
 /* c from two runs where e moves, and b, such that a = c * e + b in every run: at three sizes
  * at least, as two determine it, but for a itself (a size the model reads off a shape: E at
- * every run). */
-static bool affine(const int64_t *a, const int64_t *e, int n, int64_t *c, int64_t *b) {
+ * every run) or where e is bounded (every value it takes seen, covered()). */
+static bool affine(const int64_t *a, const int64_t *e, int n, bool bounded, int64_t *c, int64_t *b) {
   int sizes = distinct(e, n);
   if (sizes < 2) return false;
   int r = 1;
@@ -113,7 +113,7 @@ static bool affine(const int64_t *a, const int64_t *e, int n, int64_t *c, int64_
   *b = a[0] - *c * e[0];
   for (int k = 0; k < n; k++)
     if (a[k] != *c * e[k] + *b) return false;
-  return sizes >= 3 || (*c == 1 && *b == 0);
+  return sizes >= 3 || bounded || (*c == 1 && *b == 0);
 }
 
 static int64_t fdiv(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
@@ -159,6 +159,33 @@ static bool floor_free(const om_trace *tr, int x) {
   for (int t = 0; t < e->n; t++)
     for (int f = 0; f < e->t[t].n; f++)
       if (tr->fs.v[e->t[t].f[f]].var < 0) return false;
+  return true;
+}
+
+#define BOUNDED_MAX 16 /* the most values of a bounded size a fit takes as a table */
+
+/* Whether pool entry i takes finitely many values at every size (om__x_values: a remainder, a
+ * split's last piece B - 3 * floor((B - 1) / 3)) and the points saw each of them at two sizes of
+ * its symbols or more: a form that fits a function of it at the points then holds everywhere
+ * (Math.ceil of half that piece, 1, 1, 2, is floor((E + 1) / 2), seen at E = 1, 2, 3 only, where
+ * a floor division otherwise needs 2k sizes), and a value seen twice checks that it is one. */
+static bool covered(const om_trace *tr, const pool *p, int i, int n) {
+  int64_t vals[BOUNDED_MAX], v0[64];
+  int nv = om__x_values(tr, p->x[i], vals, BOUNDED_MAX);
+  if (!nv) return false;
+  om__run_example(tr, v0);
+  uint64_t syms = tr->xs.v[p->x[i]].syms;
+  for (int u = 0; u < nv; u++) {
+    const int64_t *first = NULL;
+    bool twice = false;
+    for (int r = 0; r < n && !twice; r++) {
+      if (p->e[i][r] != vals[u]) continue;
+      const int64_t *v = r ? tr->runs.v[p->ix[r - 1]].v : v0;
+      for (int k = 0; first && k < tr->symbols.n && !twice; k++) twice = (syms >> k & 1) && v[k] != first[k];
+      if (!first) first = v;
+    }
+    if (!twice) return false;
+  }
   return true;
 }
 
@@ -430,7 +457,7 @@ static int products(om_lower *l, const pool *p, const int64_t *a, int n) {
         while (at < p->n && p->x[at] != x) at++;
         for (int r = 0; r < n && (ok = at < p->n); r++) ok = !__builtin_mul_overflow(prod[r], p->e[at][r], &prod[r]);
       }
-      if (!ok || !affine(a, prod, n, &c, &b)) continue;
+      if (!ok || !affine(a, prod, n, false, &c, &b)) continue;
       int x = -1;
       for (int u = 0; u < na; u++)
         if (set >> u & 1) {
@@ -451,7 +478,7 @@ static int products(om_lower *l, const pool *p, const int64_t *a, int n) {
       for (int k = 0; k < tr->symbols.n && ok; k++)
         if (set >> k & 1) ok = !__builtin_mul_overflow(prod[r], v[k] * tr->symbols.v[k].multiple, &prod[r]);
     }
-    if (!ok || !affine(a, prod, n, &c, &b)) continue;
+    if (!ok || !affine(a, prod, n, false, &c, &b)) continue;
     int x = om__x_const(tr, 1);
     for (int k = 0; k < tr->symbols.n && x >= 0; k++)
       if (set >> k & 1) x = om__x_mul(tr, x, om__x_sym(tr, k));
@@ -461,7 +488,7 @@ static int products(om_lower *l, const pool *p, const int64_t *a, int n) {
     for (int j = i; j < p->n; j++) {
       bool ok = true;
       for (int r = 0; r < n && ok; r++) ok = !__builtin_mul_overflow(p->e[i][r], p->e[j][r], &prod[r]);
-      if (!ok || !affine(a, prod, n, &c, &b)) continue;
+      if (!ok || !affine(a, prod, n, false, &c, &b)) continue;
       int x = om__x_mul(tr, p->x[i], p->x[j]);
       return x < 0 ? -1 : om__x_lin(tr, c, x, 0, -1, b);
     }
@@ -538,7 +565,8 @@ static int fit_values(om_lower *l, const pool *p, const int64_t *a, int n, bool 
   for (int tier = 0; tier < 2 && found < 0 && !weak; tier++) {
     int lo = tier ? p->near : 0, hi = tier ? p->n : p->near;
     for (int i = lo; i < hi; i++) /* c * E + b */
-      if (affine(a, p->e[i], n, &c, &b)) return *floored = !residues_seen(p->e[i], n), om__x_lin(tr, c, p->x[i], 0, -1, b);
+      if (affine(a, p->e[i], n, covered(tr, p, i, n), &c, &b))
+        return *floored = !residues_seen(p->e[i], n), om__x_lin(tr, c, p->x[i], 0, -1, b);
     /* m * floor((c * E + b) / k) + d (m 1: a floor division; m = k: a multiple of k below E, the
      * start of a split's last piece). The first form that fits, unless another one fits too and
      * differs from it at some size: then the runs cannot tell them apart (OM_FIT_AMBIGUOUS, at:
@@ -553,6 +581,7 @@ static int fit_values(om_lower *l, const pool *p, const int64_t *a, int n, bool 
           for (int64_t cc = 1; cc < 2 * k; cc++) {
             int weak_here = 0;
             if (!(cc % k) || (!floor_form(q, p->e[i], n, cc, k, &b, &weak_here) && !weak_here)) continue;
+            if (weak_here && covered(tr, p, i, n)) weak_here = 0; /* it holds at every value E takes */
             if (weak_here == 1 && pass == 0) {
               weak = true;
               continue;

@@ -171,6 +171,34 @@ describe('sizes a model computes', () => {
     assert.ok(rest.graph().nodes.some((n) => n.opType === 'Div'), 'the index is computed: T - 1 - 19 * floor((T - 1) / 19)');
   }));
 
+  test('a size that takes few values (a split\'s last piece by 4 is 1 to 4 rows), split again by Math.ceil of a third of it: a form over those values', () => withTraced((keep) => {
+    // ceil(s / 3) of s in 1..4 is 1, 1, 1, 2: seen at each of the four values of s, which are all
+    // it takes, a floor form holds at every size (a floor division by 3 elsewhere needs 6 sizes of s)
+    const model = (x) => {
+      const p = x.split(4, 0).at(-1);
+      const q = p.split(Math.ceil(p.shape[0] / 3), 0)[0];
+      return [q.exp(), x.slice(0, 0, 2 * p.shape[0] - 1)];
+    };
+    const tm = traceAt(keep, model, { x: [om.randn([9, 3], { seed: 9 }), ['B', null]] },
+      [1, 2, 3, 4, 5, 7, 8, 11, 12, 16, 17, 403].map((B) => ({ B })));
+    assert.deepEqual(tm.outputs.map((o) => o.shape[1]), [3, 3]);
+    assert.deepEqual(tm.symbols.map((s) => [s.min, s.max, s.narrowedBy]), [[1, Infinity, null]]);
+  }));
+
+  test('windows of 37 over Math.max(4, T): the forms the runs leave over a size with a minimum are told apart by runs where they differ', () => withTraced((keep) => {
+    // a - M is 37 at every size below 37, so the divisor is pinned only by runs at sizes where two
+    // forms that fit differ, found by moving T (no period decides a minimum)
+    const model = (x) => {
+      const [B, T, C] = x.shape;
+      const p = F.pad(x, [0, 0, 0, Math.max(4, T) - T]);
+      return F.pad(p, [0, 0, 0, (37 - (Math.max(4, T) % 37)) % 37]).reshape(B, -1, 37, C).sum(2);
+    };
+    const tm = traceAt(keep, model, { x: [om.randn([2, 11, 3], { seed: 10 }), [null, 'T', null]] },
+      [1, 3, 4, 5, 36, 37, 38, 74, 75, 1001].map((T) => ({ T })));
+    assert.equal(tm.outputs[0].shape[2], 3);
+    assert.deepEqual(tm.symbols.map((s) => [s.min, s.max, s.narrowedBy]), [[1, Infinity, null]]);
+  }));
+
   test('a product of three symbols: x.permute(0, 2, 3, 1).reshape(B * H * W, C) with no Shape node', () => withTraced((keep) => {
     const model = (x) => { const [B, C, H, W] = x.shape; return x.permute(0, 2, 3, 1).reshape(B * H * W, C).relu(); };
     const tm = traceAt(keep, model, { x: [om.randn([2, 4, 3, 5], { seed: 3 }), ['B', null, 'H', 'W']] },
