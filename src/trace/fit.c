@@ -191,6 +191,39 @@ static bool covered(const om_trace *tr, const pool *p, int i, int n) {
   return true;
 }
 
+/* om__x_same of two forms that fit, over the sizes the symbols' ranges hold: where they differ only
+ * outside them (a model that fails above T = 19, where a floor division by 2 and one by 15 that
+ * fit agree up to 19), they are one. A range too large to go through keeps om__x_same's answer
+ * but for a point outside it, which no run can take: undecided (-1). */
+static int same_in_range(om_trace *tr, int a, int b, int64_t *at) {
+  int same = om__x_same(tr, a, b, NULL, at);
+  if (same != 0) return same;
+  uint64_t syms = tr->xs.v[a].syms | tr->xs.v[b].syms;
+  bool inside = true;
+  int64_t total = 1;
+  for (int k = 0; k < tr->symbols.n; k++) {
+    const om_symbol *s = &tr->symbols.v[k];
+    if (!(syms >> k & 1)) continue;
+    inside &= at[k] >= s->vmin && at[k] <= s->vmax;
+    if (total <= OM_X_MAX_GRID) total = s->vmax - s->vmin >= OM_X_MAX_GRID ? OM_X_MAX_GRID + 1 : total * (s->vmax - s->vmin + 1);
+  }
+  if (inside) return same;
+  if (total > OM_X_MAX_GRID) return -1;
+  for (int64_t p = 0; p < total; p++) { /* every point of the ranges, the other symbols at the example */
+    int64_t v[64], q = p, va, vb;
+    om__run_example(tr, v);
+    for (int k = 0; k < tr->symbols.n; k++) {
+      const om_symbol *s = &tr->symbols.v[k];
+      if (!(syms >> k & 1)) continue;
+      v[k] = s->vmin + q % (s->vmax - s->vmin + 1);
+      q /= s->vmax - s->vmin + 1;
+    }
+    if (!om__x_eval(tr, a, v, &va) || !om__x_eval(tr, b, v, &vb)) return -1;
+    if (va != vb) return memcpy(at, v, sizeof(int64_t) * (size_t)tr->symbols.n), 0;
+  }
+  return 1;
+}
+
 /* ---- periodic forms: any divisor ---- */
 
 #define K_FAR OM_X_MAX_PERIOD /* the largest divisor of a periodic form (om__x_same decides up to it) */
@@ -279,7 +312,7 @@ static int periodic(om_lower *l, const pool *p, int i, const int64_t *a, int n, 
     *n_at = 0;
     bool undecided = total > nf;
     for (int f = 1; f < nf && *n_at < OM_AT_MAX; f++) {
-      int x = periodic_x(tr, p->x[i], c1, m, ks[f], bs[f], r[0]), same = x < 0 ? -1 : om__x_same(tr, x0, x, NULL, at[*n_at]);
+      int x = periodic_x(tr, p->x[i], c1, m, ks[f], bs[f], r[0]), same = x < 0 ? -1 : same_in_range(tr, x0, x, at[*n_at]);
       if (x < 0) return -1;
       if (same == 0) ++*n_at;
       undecided |= same < 0;
@@ -596,7 +629,7 @@ static int fit_values(om_lower *l, const pool *p, const int64_t *a, int n, bool 
             bool is_weak = weak_here && !floor_free(tr, x);
             if (pass == 0 && is_weak) weak = true;
             if (pass == 0 ? is_weak : !is_weak) continue;
-            int same = found < 0 || x == found ? 1 : om__x_same(tr, x, found, NULL, at[*n_at]);
+            int same = found < 0 || x == found ? 1 : same_in_range(tr, x, found, at[*n_at]);
             if (found < 0) found = x;
             else if (same < 0) return OM_FIT_UNDECIDED; /* undecided: more runs, or refused */
             /* two that differ somewhere: the runs at more sizes of E's symbols tell most apart (a weak
@@ -638,7 +671,7 @@ static int fit_values(om_lower *l, const pool *p, const int64_t *a, int n, bool 
       int num2 = om__x_lin(tr, 1, p->x[i], 0, -1, b2), f2 = num2 < 0 ? -1 : om__x_floordiv(tr, num2, m);
       int x2 = f2 < 0 ? -1 : om__x_lin(tr, m, f2, 0, -1, 0);
       if (x2 < 0) return -1;
-      int same = om__x_same(tr, x, x2, NULL, at[0]);
+      int same = same_in_range(tr, x, x2, at[0]);
       if (same < 0) return OM_FIT_UNDECIDED;
       if (same == 0) return *n_at = 1, OM_FIT_AMBIGUOUS;
     }
