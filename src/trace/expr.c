@@ -424,32 +424,12 @@ static int64_t expr_period(const om_trace *tr, const om_xexpr *x) {
   return period;
 }
 
-#define OM_X_SCAN 4096 /* the sizes from a symbol's smallest that differ_along tries */
-
-/* Where no grid decides (a minimum: max(T, 3) in a window's padding), a point where d is not
- * 0, one symbol moved from the example at a time through its first OM_X_SCAN sizes, into at:
- * true when there is one. */
-static bool differ_along(const om_trace *tr, int d, int64_t *at) {
-  const om_xexpr *x = &tr->xs.v[d];
-  for (int k = 0; k < tr->symbols.n; k++) {
-    const om_symbol *s = &tr->symbols.v[k];
-    if (!(x->syms >> k & 1)) continue;
-    int64_t v[64], val;
-    for (int j = 0; j < tr->symbols.n; j++) v[j] = tr->symbols.v[j].size / tr->symbols.v[j].multiple;
-    for (v[k] = s->vmin; v[k] <= s->vmax && v[k] < s->vmin + OM_X_SCAN; v[k]++)
-      if (om__x_eval(tr, d, v, &val) && val) return memcpy(at, v, sizeof(int64_t) * (size_t)tr->symbols.n), true;
-  }
-  return false;
-}
-
 /* a - b is a quasi-polynomial: on each residue class of its period L in every variable it is a
  * polynomial of degree at most its degree D, so it is zero everywhere exactly when it is zero
  * at D + 1 points of each of the L classes in each variable (the grid below). The period of
  * floor(N / d) is d times N's. Returns 1 (equal everywhere), 0 (differ: the variables of a
  * point where they do are in at, per symbol), -1 (the grid is too large to decide). mult
- * (per symbol, or NULL for all 1) restricts the variables to multiples of mult[k]. Where the
- * grid is too large (or a minimum has no period), 0 still when a point differs, one symbol
- * moved at a time (differ_along). */
+ * (per symbol, or NULL for all 1) restricts the variables to multiples of mult[k]. */
 int om__x_same(om_trace *tr, int a, int b, const int64_t *mult, int64_t *at) {
   if (a == b && !mult) return 1;
   int d = om__x_lin(tr, 1, a, -1, b, 0);
@@ -461,13 +441,13 @@ int om__x_same(om_trace *tr, int a, int b, const int64_t *mult, int64_t *at) {
     return 0;
   }
   int64_t period = expr_period(tr, x);
-  if (!period) return !mult && differ_along(tr, d, at) ? 0 : -1;
+  if (!period) return -1;
   int vars[64], nv = 0;
   for (int k = 0; k < tr->symbols.n; k++)
     if (x->syms >> k & 1) vars[nv++] = k;
   int64_t per = period * (x->deg + 1), total = 1; /* points per variable */
   for (int i = 0; i < nv; i++)
-    if ((total *= per) > OM_X_MAX_GRID) return !mult && differ_along(tr, d, at) ? 0 : -1;
+    if ((total *= per) > OM_X_MAX_GRID) return -1;
   int64_t v[64];
   for (int64_t p = 0; p < total; p++) {
     int64_t q = p;

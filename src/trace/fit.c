@@ -9,8 +9,7 @@
  *   the runs cannot tell which); k * floor((E + b) / k) for a k > 16 that divides every value
  *   (a split's last piece by 26 starts there); min(E + b, k) (a split's piece, whole at larger sizes),
  *   and c * E plus such a minimum or maximum (Math.max(T, B) - T);  c * (a product of input axes) + b;
- *   c * E1 * E2 + b;  c1 * E1 + c2 * E2 + b;  periodic forms by any divisor (where several fit
- *   over a size with a minimum, runs where om__x_same finds them apart);  last, E * (any of
+ *   c * E1 * E2 + b;  c1 * E1 + c2 * E2 + b;  periodic forms by any divisor;  last, E * (any of
  *   these forms), up to three factors (B * floor((H + 6) / 7)). 
  * With 7 runs (the record run and 6 at other sizes, runs.c; fewer where a run has no such call)
  * an affine form is checked at more sizes than determine it, a floor division must have seen
@@ -191,23 +190,21 @@ static bool covered(const om_trace *tr, const pool *p, int i, int n) {
   return true;
 }
 
-/* om__x_same of two forms that fit, over the sizes the symbols' ranges hold: where they differ only
- * outside them (a model that fails above T = 19, where a floor division by 2 and one by 15 that
- * fit agree up to 19), they are one. A range too large to go through keeps om__x_same's answer
- * but for a point outside it, which no run can take: undecided (-1). */
-static int same_in_range(om_trace *tr, int a, int b, int64_t *at) {
-  int same = om__x_same(tr, a, b, NULL, at);
-  if (same != 0) return same;
+/* Where forms a and b that fit differ at at: 1 when they differ only above a maximum where the
+ * model fails (one that fails above T = 19, where a floor division by 2 and one by 15 that fit
+ * agree up to 19: they are one), 0 with a point inside the ranges in at, -1 when the ranges are
+ * too large to go through (at is outside them, where no run can be made: undecided). */
+static int in_range(om_trace *tr, int a, int b, int64_t *at) {
   uint64_t syms = tr->xs.v[a].syms | tr->xs.v[b].syms;
   bool inside = true;
   int64_t total = 1;
   for (int k = 0; k < tr->symbols.n; k++) {
     const om_symbol *s = &tr->symbols.v[k];
     if (!(syms >> k & 1)) continue;
-    inside &= at[k] >= s->vmin && at[k] <= s->vmax;
+    inside &= at[k] >= s->vmin && (at[k] <= s->vmax || !s->max_why); /* a maximum the model's failure set, not a declared one */
     if (total <= OM_X_MAX_GRID) total = s->vmax - s->vmin >= OM_X_MAX_GRID ? OM_X_MAX_GRID + 1 : total * (s->vmax - s->vmin + 1);
   }
-  if (inside) return same;
+  if (inside) return 0;
   if (total > OM_X_MAX_GRID) return -1;
   for (int64_t p = 0; p < total; p++) { /* every point of the ranges, the other symbols at the example */
     int64_t v[64], q = p, va, vb;
@@ -222,6 +219,12 @@ static int same_in_range(om_trace *tr, int a, int b, int64_t *at) {
     if (va != vb) return memcpy(at, v, sizeof(int64_t) * (size_t)tr->symbols.n), 0;
   }
   return 1;
+}
+
+/* om__x_same of two forms that fit, over the sizes the symbols' ranges hold (in_range). */
+static int same_in_range(om_trace *tr, int a, int b, int64_t *at) {
+  int same = om__x_same(tr, a, b, NULL, at);
+  return same ? same : in_range(tr, a, b, at);
 }
 
 /* ---- periodic forms: any divisor ---- */

@@ -185,20 +185,6 @@ describe('sizes a model computes', () => {
     assert.deepEqual(tm.symbols.map((s) => [s.min, s.max, s.narrowedBy]), [[1, Infinity, null]]);
   }));
 
-  test('windows of 37 over Math.max(4, T): the forms the runs leave over a size with a minimum are told apart by runs where they differ', () => withTraced((keep) => {
-    // a - M is 37 at every size below 37, so the divisor is pinned only by runs at sizes where two
-    // forms that fit differ, found by moving T (no period decides a minimum)
-    const model = (x) => {
-      const [B, T, C] = x.shape;
-      const p = F.pad(x, [0, 0, 0, Math.max(4, T) - T]);
-      return F.pad(p, [0, 0, 0, (37 - (Math.max(4, T) % 37)) % 37]).reshape(B, -1, 37, C).sum(2);
-    };
-    const tm = traceAt(keep, model, { x: [om.randn([2, 11, 3], { seed: 10 }), [null, 'T', null]] },
-      [1, 3, 4, 5, 36, 37, 38, 74, 75, 1001].map((T) => ({ T })));
-    assert.equal(tm.outputs[0].shape[2], 3);
-    assert.deepEqual(tm.symbols.map((s) => [s.min, s.max, s.narrowedBy]), [[1, Infinity, null]]);
-  }));
-
   test('a range that ends where the model fails (21 positions): forms that differ only above it are one, so ceil(T / 2) and a split\'s last piece by 8 trace', () => withTraced((keep) => {
     // up to T = 21 the runs cannot tell floor((T + 1) / 2) from forms by larger divisors that
     // agree with it there; no run can be made above, and there the graph need not hold
