@@ -411,6 +411,19 @@ bool om__x_min(const om_trace *tr, int a, int64_t *out) {
 
 /* ---- equality everywhere ---- */
 
+/* The period of expression x in every variable (the least common multiple of its factors'),
+ * or 0 when it is above OM_X_MAX_PERIOD (a minimum has none). */
+static int64_t expr_period(const om_trace *tr, const om_xexpr *x) {
+  int64_t period = 1;
+  for (int i = 0; i < x->n; i++)
+    for (int j = 0; j < x->t[i].n; j++) {
+      int64_t q = tr->fs.v[x->t[i].f[j]].period;
+      period = period / gcd(period, q) * q;
+      if (period > OM_X_MAX_PERIOD) return 0;
+    }
+  return period;
+}
+
 /* a - b is a quasi-polynomial: on each residue class of its period L in every variable it is a
  * polynomial of degree at most its degree D, so it is zero everywhere exactly when it is zero
  * at D + 1 points of each of the L classes in each variable (the grid below). The period of
@@ -427,13 +440,8 @@ int om__x_same(om_trace *tr, int a, int b, const int64_t *mult, int64_t *at) {
     for (int k = 0; k < tr->symbols.n; k++) at[k] = tr->symbols.v[k].size / tr->symbols.v[k].multiple;
     return 0;
   }
-  int64_t period = 1;
-  for (int i = 0; i < x->n; i++)
-    for (int j = 0; j < x->t[i].n; j++) {
-      int64_t q = tr->fs.v[x->t[i].f[j]].period;
-      period = period / gcd(period, q) * q;
-      if (period > OM_X_MAX_PERIOD) return -1;
-    }
+  int64_t period = expr_period(tr, x);
+  if (!period) return -1;
   int vars[64], nv = 0;
   for (int k = 0; k < tr->symbols.n; k++)
     if (x->syms >> k & 1) vars[nv++] = k;
@@ -459,6 +467,40 @@ int om__x_same(om_trace *tr, int a, int b, const int64_t *mult, int64_t *at) {
     }
   }
   return 1;
+}
+
+/* a takes finitely many values exactly when it is periodic: on each residue class of its period
+ * L it is a polynomial of degree at most D in each variable, so it is constant there when it is
+ * at D + 1 points of the class in each variable (the grid of om__x_same, compared with the
+ * class's first point); its values are then those at one period from the smallest sizes. */
+int om__x_values(const om_trace *tr, int a, int64_t *vals, int cap) {
+  const om_xexpr *x = &tr->xs.v[a];
+  int64_t period = expr_period(tr, x);
+  if (!x->n || !period || period == 1) return 0; /* a constant, no period, or a polynomial that moves */
+  int vars[64], nv = 0;
+  for (int k = 0; k < tr->symbols.n; k++)
+    if (x->syms >> k & 1) vars[nv++] = k;
+  int64_t per = period * (x->deg + 1), total = 1;
+  for (int i = 0; i < nv; i++)
+    if ((total *= per) > OM_X_MAX_GRID) return 0;
+  int n = 0;
+  for (int64_t p = 0; p < total; p++) {
+    int64_t v[64], first[64], q = p, val, val0;
+    for (int k = 0; k < tr->symbols.n; k++) v[k] = first[k] = tr->symbols.v[k].vmin;
+    for (int i = 0; i < nv; i++) { /* the p-th grid point, and the first point of its class */
+      int64_t r = q % per;
+      q /= per;
+      v[vars[i]] += r, first[vars[i]] += r % period;
+    }
+    if (!om__x_eval(tr, a, v, &val) || !om__x_eval(tr, a, first, &val0) || val != val0) return 0;
+    int at = 0;
+    while (at < n && vals[at] < val) at++;
+    if (at < n && vals[at] == val) continue;
+    if (n == cap) return 0;
+    memmove(vals + at + 1, vals + at, sizeof *vals * (size_t)(n - at));
+    vals[at] = val, n++;
+  }
+  return n;
 }
 
 /* ---- names ---- */

@@ -14,7 +14,8 @@
  * With 7 runs (the record run and 6 at other sizes, runs.c; fewer where a run has no such call)
  * an affine form is checked at more sizes than determine it, a floor division must have seen
  * every residue of its divisor at twice as many sizes as the divisor (else the record run asks
- * for more runs), and no two symbols move alike; sizes count once however many runs repeat
+ * for more runs; not where E takes a few values only, each seen twice: covered()), and no two
+ * symbols move alike; sizes count once however many runs repeat
  * them. What
  * fits none is refused by the caller, naming the values seen. A float scalar is fitted as
  * a * f(E) + b, f one of x, 1 / x, sqrt(x), 1 / sqrt(x) (x.div(T), x.mul(1 / Math.sqrt(d))), else
@@ -101,8 +102,8 @@ static bool both_parities(const int64_t *e, int n) {
 
 /* c from two runs where e moves, and b, such that a = c * e + b in every run: at three sizes
  * at least, as two determine it, but for a itself (a size the model reads off a shape: E at
- * every run). */
-static bool affine(const int64_t *a, const int64_t *e, int n, int64_t *c, int64_t *b) {
+ * every run) or where e is bounded (every value it takes seen, covered()). */
+static bool affine(const int64_t *a, const int64_t *e, int n, bool bounded, int64_t *c, int64_t *b) {
   int sizes = distinct(e, n);
   if (sizes < 2) return false;
   int r = 1;
@@ -113,7 +114,7 @@ static bool affine(const int64_t *a, const int64_t *e, int n, int64_t *c, int64_
   *b = a[0] - *c * e[0];
   for (int k = 0; k < n; k++)
     if (a[k] != *c * e[k] + *b) return false;
-  return sizes >= 3 || (*c == 1 && *b == 0);
+  return sizes >= 3 || bounded || (*c == 1 && *b == 0);
 }
 
 static int64_t fdiv(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
@@ -160,6 +161,70 @@ static bool floor_free(const om_trace *tr, int x) {
     for (int f = 0; f < e->t[t].n; f++)
       if (tr->fs.v[e->t[t].f[f]].var < 0) return false;
   return true;
+}
+
+#define BOUNDED_MAX 16 /* the most values of a bounded size a fit takes as a table */
+
+/* Whether pool entry i takes finitely many values at every size (om__x_values: a remainder, a
+ * split's last piece B - 3 * floor((B - 1) / 3)) and the points saw each of them at two sizes of
+ * its symbols or more: a form that fits a function of it at the points then holds everywhere
+ * (Math.ceil of half that piece, 1, 1, 2, is floor((E + 1) / 2), seen at E = 1, 2, 3 only, where
+ * a floor division otherwise needs 2k sizes), and a value seen twice checks that it is one. */
+static bool covered(const om_trace *tr, const pool *p, int i, int n) {
+  int64_t vals[BOUNDED_MAX], v0[64];
+  int nv = om__x_values(tr, p->x[i], vals, BOUNDED_MAX);
+  if (!nv) return false;
+  om__run_example(tr, v0);
+  uint64_t syms = tr->xs.v[p->x[i]].syms;
+  for (int u = 0; u < nv; u++) {
+    const int64_t *first = NULL;
+    bool twice = false;
+    for (int r = 0; r < n && !twice; r++) {
+      if (p->e[i][r] != vals[u]) continue;
+      const int64_t *v = r ? tr->runs.v[p->ix[r - 1]].v : v0;
+      for (int k = 0; first && k < tr->symbols.n && !twice; k++) twice = (syms >> k & 1) && v[k] != first[k];
+      if (!first) first = v;
+    }
+    if (!twice) return false;
+  }
+  return true;
+}
+
+/* Where forms a and b that fit differ at at: 1 when they differ only above a maximum where the
+ * model fails (one that fails above T = 19, where a floor division by 2 and one by 15 that fit
+ * agree up to 19: they are one), 0 with a point inside the ranges in at, -1 when the ranges are
+ * too large to go through (at is outside them, where no run can be made: undecided). */
+static int in_range(om_trace *tr, int a, int b, int64_t *at) {
+  uint64_t syms = tr->xs.v[a].syms | tr->xs.v[b].syms;
+  bool inside = true;
+  int64_t total = 1;
+  for (int k = 0; k < tr->symbols.n; k++) {
+    const om_symbol *s = &tr->symbols.v[k];
+    if (!(syms >> k & 1)) continue;
+    inside &= at[k] >= s->vmin && (at[k] <= s->vmax || !s->max_why); /* a maximum the model's failure set, not a declared one */
+    if (total <= OM_X_MAX_GRID) total = s->vmax - s->vmin >= OM_X_MAX_GRID ? OM_X_MAX_GRID + 1 : total * (s->vmax - s->vmin + 1);
+  }
+  if (inside) return 0;
+  if (total > OM_X_MAX_GRID) return -1;
+  for (int64_t p = 0; p < total; p++) { /* every point of the ranges, the other symbols at the example */
+    int64_t v[64], q = p, va, vb;
+    om__run_example(tr, v);
+    for (int k = 0; k < tr->symbols.n; k++) {
+      const om_symbol *s = &tr->symbols.v[k];
+      if (!(syms >> k & 1)) continue;
+      v[k] = s->vmin + q % (s->vmax - s->vmin + 1);
+      q /= s->vmax - s->vmin + 1;
+    }
+    if (!om__x_eval(tr, a, v, &va) || !om__x_eval(tr, b, v, &vb)) return -1;
+    if (va != vb) return memcpy(at, v, sizeof(int64_t) * (size_t)tr->symbols.n), 0;
+  }
+  return 1;
+}
+
+/* om__x_same of two forms that fit, over the sizes the symbols' ranges hold (in_range). */
+static int same_in_range(om_trace *tr, int a, int b, int64_t *at) {
+  int same = om__x_same(tr, a, b, NULL, at);
+  return same ? same : in_range(tr, a, b, at);
 }
 
 /* ---- periodic forms: any divisor ---- */
@@ -250,7 +315,7 @@ static int periodic(om_lower *l, const pool *p, int i, const int64_t *a, int n, 
     *n_at = 0;
     bool undecided = total > nf;
     for (int f = 1; f < nf && *n_at < OM_AT_MAX; f++) {
-      int x = periodic_x(tr, p->x[i], c1, m, ks[f], bs[f], r[0]), same = x < 0 ? -1 : om__x_same(tr, x0, x, NULL, at[*n_at]);
+      int x = periodic_x(tr, p->x[i], c1, m, ks[f], bs[f], r[0]), same = x < 0 ? -1 : same_in_range(tr, x0, x, at[*n_at]);
       if (x < 0) return -1;
       if (same == 0) ++*n_at;
       undecided |= same < 0;
@@ -430,7 +495,7 @@ static int products(om_lower *l, const pool *p, const int64_t *a, int n) {
         while (at < p->n && p->x[at] != x) at++;
         for (int r = 0; r < n && (ok = at < p->n); r++) ok = !__builtin_mul_overflow(prod[r], p->e[at][r], &prod[r]);
       }
-      if (!ok || !affine(a, prod, n, &c, &b)) continue;
+      if (!ok || !affine(a, prod, n, false, &c, &b)) continue;
       int x = -1;
       for (int u = 0; u < na; u++)
         if (set >> u & 1) {
@@ -451,7 +516,7 @@ static int products(om_lower *l, const pool *p, const int64_t *a, int n) {
       for (int k = 0; k < tr->symbols.n && ok; k++)
         if (set >> k & 1) ok = !__builtin_mul_overflow(prod[r], v[k] * tr->symbols.v[k].multiple, &prod[r]);
     }
-    if (!ok || !affine(a, prod, n, &c, &b)) continue;
+    if (!ok || !affine(a, prod, n, false, &c, &b)) continue;
     int x = om__x_const(tr, 1);
     for (int k = 0; k < tr->symbols.n && x >= 0; k++)
       if (set >> k & 1) x = om__x_mul(tr, x, om__x_sym(tr, k));
@@ -461,7 +526,7 @@ static int products(om_lower *l, const pool *p, const int64_t *a, int n) {
     for (int j = i; j < p->n; j++) {
       bool ok = true;
       for (int r = 0; r < n && ok; r++) ok = !__builtin_mul_overflow(p->e[i][r], p->e[j][r], &prod[r]);
-      if (!ok || !affine(a, prod, n, &c, &b)) continue;
+      if (!ok || !affine(a, prod, n, false, &c, &b)) continue;
       int x = om__x_mul(tr, p->x[i], p->x[j]);
       return x < 0 ? -1 : om__x_lin(tr, c, x, 0, -1, b);
     }
@@ -538,7 +603,8 @@ static int fit_values(om_lower *l, const pool *p, const int64_t *a, int n, bool 
   for (int tier = 0; tier < 2 && found < 0 && !weak; tier++) {
     int lo = tier ? p->near : 0, hi = tier ? p->n : p->near;
     for (int i = lo; i < hi; i++) /* c * E + b */
-      if (affine(a, p->e[i], n, &c, &b)) return *floored = !residues_seen(p->e[i], n), om__x_lin(tr, c, p->x[i], 0, -1, b);
+      if (affine(a, p->e[i], n, covered(tr, p, i, n), &c, &b))
+        return *floored = !residues_seen(p->e[i], n), om__x_lin(tr, c, p->x[i], 0, -1, b);
     /* m * floor((c * E + b) / k) + d (m 1: a floor division; m = k: a multiple of k below E, the
      * start of a split's last piece). The first form that fits, unless another one fits too and
      * differs from it at some size: then the runs cannot tell them apart (OM_FIT_AMBIGUOUS, at:
@@ -553,6 +619,7 @@ static int fit_values(om_lower *l, const pool *p, const int64_t *a, int n, bool 
           for (int64_t cc = 1; cc < 2 * k; cc++) {
             int weak_here = 0;
             if (!(cc % k) || (!floor_form(q, p->e[i], n, cc, k, &b, &weak_here) && !weak_here)) continue;
+            if (weak_here && covered(tr, p, i, n)) weak_here = 0; /* it holds at every value E takes */
             if (weak_here == 1 && pass == 0) {
               weak = true;
               continue;
@@ -565,7 +632,7 @@ static int fit_values(om_lower *l, const pool *p, const int64_t *a, int n, bool 
             bool is_weak = weak_here && !floor_free(tr, x);
             if (pass == 0 && is_weak) weak = true;
             if (pass == 0 ? is_weak : !is_weak) continue;
-            int same = found < 0 || x == found ? 1 : om__x_same(tr, x, found, NULL, at[*n_at]);
+            int same = found < 0 || x == found ? 1 : same_in_range(tr, x, found, at[*n_at]);
             if (found < 0) found = x;
             else if (same < 0) return OM_FIT_UNDECIDED; /* undecided: more runs, or refused */
             /* two that differ somewhere: the runs at more sizes of E's symbols tell most apart (a weak
@@ -607,7 +674,7 @@ static int fit_values(om_lower *l, const pool *p, const int64_t *a, int n, bool 
       int num2 = om__x_lin(tr, 1, p->x[i], 0, -1, b2), f2 = num2 < 0 ? -1 : om__x_floordiv(tr, num2, m);
       int x2 = f2 < 0 ? -1 : om__x_lin(tr, m, f2, 0, -1, 0);
       if (x2 < 0) return -1;
-      int same = om__x_same(tr, x, x2, NULL, at[0]);
+      int same = same_in_range(tr, x, x2, at[0]);
       if (same < 0) return OM_FIT_UNDECIDED;
       if (same == 0) return *n_at = 1, OM_FIT_AMBIGUOUS;
     }

@@ -305,6 +305,10 @@ bool om__x_min(const om_trace *tr, int a, int64_t *out);
 /** 1 when a and b agree at every size (with mult: every size where variable k is a multiple of
  *  mult[k]), 0 when they differ (a point where they do in at), -1 undecided (too large a grid). */
 int om__x_same(om_trace *tr, int a, int b, const int64_t *mult, int64_t *at);
+/** The values a takes at every size (sorted, into vals) when it takes finitely many, cap at most:
+ *  a remainder, a split's last piece (B - 3 * floor((B - 1) / 3) is 1, 2 or 3). Their count; 0
+ *  when a is a constant, takes more values, or its period is too long to tell. */
+int om__x_values(const om_trace *tr, int a, int64_t *vals, int cap);
 /** Forgets every expression and factor (the symbols' multiples changed: a variable is another
  *  size now), the symbols' variable factors with them. */
 void om__x_reset(om_trace *tr);

@@ -20,7 +20,7 @@ static om_tensor *ex_bhw(void) { return om_randn((int64_t[]){2, 2, 9, 10}, 4, 2,
 
 /* The canonical forms: a 3x3/stride-2/pad-1 conv and a 1x1/stride-2 one give one extent, a pool
  * of a pool one floor, a multiple of 4 no floor at all; the names; om__x_same decides what the
- * forms do not. */
+ * forms do not; om__x_values lists what a size that takes few values takes. */
 TEST(expressions) {
   om_tensor *ex = ex_bhw(), *ex2 = om_randn((int64_t[]){8}, 1, 3, true);
   CHECK(om_trace_begin());
@@ -52,6 +52,20 @@ TEST(expressions) {
   CHECK(om__x_eval(tr, conv3, v, &out) && out == 5);
   CHECK(om__x_divexact(tr, om__x_mul(tr, h, w), w) == h);
   CHECK(om__x_divexact(tr, om__x_lin(tr, 1, h, 0, -1, 1), w) == -1);
+  /* the values of a size that takes few: a split's last piece by 3, h - 3 floor((h - 1) / 3), is
+   * 1, 2 or 3; with w as well 1 to 5; h itself, a floor of it, a minimum take more */
+  int64_t vals[16];
+  int last = om__x_lin(tr, 1, h, -3, om__x_floordiv(tr, om__x_lin(tr, 1, h, 0, -1, -1), 3), 0);
+  CHECK_EQ_INT(om__x_values(tr, last, vals, 16), 3);
+  CHECK(vals[0] == 1 && vals[1] == 2 && vals[2] == 3);
+  CHECK_EQ_INT(om__x_values(tr, last, vals, 2), 0); /* more than cap */
+  int rest = om__x_lin(tr, 1, w, -2, om__x_floordiv(tr, w, 2), 0); /* w % 2 */
+  CHECK_EQ_INT(om__x_values(tr, om__x_lin(tr, 1, last, 2, rest, 0), vals, 16), 5);
+  CHECK(vals[0] == 1 && vals[4] == 5);
+  CHECK_EQ_INT(om__x_values(tr, h, vals, 16), 0);
+  CHECK_EQ_INT(om__x_values(tr, pool2, vals, 16), 0);
+  CHECK_EQ_INT(om__x_values(tr, om__x_const(tr, 7), vals, 16), 0);
+  CHECK_EQ_INT(om__x_values(tr, om__x_minc(tr, h, 3), vals, 16), 0);
   om_trace_abort();
   om_tensor *t[] = {ex, ex2, x, y};
   om__release_all(t, 4);

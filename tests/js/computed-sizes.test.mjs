@@ -186,6 +186,35 @@ describe('sizes a model computes', () => {
     assert.ok(rest.graph().nodes.some((n) => n.opType === 'Div'), 'the index is computed: T - 1 - 19 * floor((T - 1) / 19)');
   }));
 
+  test('a size that takes few values (a split\'s last piece by 4 is 1 to 4 rows), split again by Math.ceil of a third of it: a form over those values', () => withTraced((keep) => {
+    // ceil(s / 3) of s in 1..4 is 1, 1, 1, 2: seen at each of the four values of s, which are all
+    // it takes, a floor form holds at every size (a floor division by 3 elsewhere needs 6 sizes of s)
+    const model = (x) => {
+      const p = x.split(4, 0).at(-1);
+      const q = p.split(Math.ceil(p.shape[0] / 3), 0)[0];
+      return [q.exp(), x.slice(0, 0, 2 * p.shape[0] - 1)];
+    };
+    const tm = traceAt(keep, model, { x: [om.randn([9, 3], { seed: 9 }), ['B', null]] },
+      [1, 2, 3, 4, 5, 7, 8, 11, 12, 16, 17, 403].map((B) => ({ B })));
+    assert.deepEqual(tm.outputs.map((o) => o.shape[1]), [3, 3]);
+    assert.deepEqual(tm.symbols.map((s) => [s.min, s.max, s.narrowedBy]), [[1, Infinity, null]]);
+  }));
+
+  test('a range that ends where the model fails (21 positions): forms that differ only above it are one, so ceil(T / 2) and a split\'s last piece by 8 trace', () => withTraced((keep) => {
+    // up to T = 21 the runs cannot tell floor((T + 1) / 2) from forms by larger divisors that
+    // agree with it there; no run can be made above, and there the graph need not hold
+    const pos = new om.nn.Embedding(21, 4).eval();
+    const model = (x) => {
+      const T = x.shape[1];
+      const h = x.add(pos.forward(om.arange(0n, BigInt(T))));
+      return [h.indexSelect(1, om.arange(0n, BigInt(T), 2n)).tanh(), h.split(8, 1).at(-1).neg()];
+    };
+    const tm = traceAt(keep, model, { x: [om.randn([2, 13, 4], { seed: 11 }), [null, 'T', null]] },
+      [1, 2, 3, 4, 7, 8, 9, 11, 12, 15, 16, 17, 20, 21].map((T) => ({ T })));
+    assert.equal(tm.symbols[0].max, 21);
+    assert.match(tm.symbols[0].narrowedBy, /embedding/);
+  }));
+
   test('a product of three symbols: x.permute(0, 2, 3, 1).reshape(B * H * W, C) with no Shape node', () => withTraced((keep) => {
     const model = (x) => { const [B, C, H, W] = x.shape; return x.permute(0, 2, 3, 1).reshape(B * H * W, C).relu(); };
     const tm = traceAt(keep, model, { x: [om.randn([2, 4, 3, 5], { seed: 3 }), ['B', null, 'H', 'W']] },
