@@ -159,30 +159,8 @@ static bool bind_reciprocal(om_bind *b) {
   return ok;
 }
 
-/* floor(x) = t - (x < t) with t = x truncated toward zero (a cast to int64 and back to x's dtype):
- * exact for every float whose integer part fits in int64, which is every float32 and double of
- * magnitude below 2^63; larger ones (and infinities, NaN) are integers already and pass through
- * the where. */
-static om_tensor *floor_of(om_tensor *x) {
-  if (!x) return NULL; /* a failed op before: its error stays */
-  om_scope s = {0};
-  om_tensor *lim = om__keep(&s, om_scalar(9.2e18, OM_FLOAT32)), *ax = om__keep(&s, om_abs(x));
-  om_tensor *small = om__keep(&s, om_lt(ax, lim));
-  om_tensor *safe = om__keep(&s, om_where(small, x, om__keep(&s, om_scalar(0, OM_FLOAT32))));
-  om_tensor *t = om__keep(&s, om_cast(om__keep(&s, om_cast(safe, OM_INT64)), x->dtype));
-  om_tensor *fix = om__keep(&s, om_cast(om__keep(&s, om_lt(safe, t)), x->dtype));
-  om_tensor *r = fix ? om_where(small, om__keep(&s, om_sub(t, fix)), x) : NULL; /* a NULL anywhere before makes fix NULL */
-  om__scope_end(&s);
-  return r;
-}
-static bool bind_floor(om_bind *b) { return put(b, 0, floor_of(b->in[0])); }
-static bool bind_ceil(om_bind *b) { /* ceil(x) = -floor(-x) */
-  om_tensor *n = om_neg(b->in[0]), *f = n ? floor_of(n) : NULL;
-  bool ok = put(b, 0, f ? om_neg(f) : NULL);
-  om_tensor_release(n);
-  om_tensor_release(f);
-  return ok;
-}
+static bool bind_floor(om_bind *b) { return put(b, 0, om_floor(b->in[0])); }
+static bool bind_ceil(om_bind *b) { return put(b, 0, om_ceil(b->in[0])); }
 
 static bool bind_leaky_relu(om_bind *b) {
   double alpha;
@@ -378,7 +356,10 @@ static bool bind_cast(om_bind *b) {
 
 /* ---- linear quantization: q = saturate(round(x / scale) + zero_point), x = (q - zero_point) scale ---- */
 
-static om_tensor *round_half_even(om_tensor *x);
+/* The library's floor and round (half to even, as ONNX's Round) of a composite's step; NULL (a failed
+ * step before, its error kept) passes through. */
+static om_tensor *floor_of(om_tensor *x) { return x ? om_floor(x) : NULL; }
+static om_tensor *round_half_even(om_tensor *x) { return x ? om_round(x) : NULL; }
 
 /* Input i (a scale or a zero point) shaped to broadcast against x: one value as it is, a 1-D of
  * x's size at axis (per-axis quantization) as [1, .., n, .., 1]. A new reference. */
@@ -1995,24 +1976,7 @@ static bool bind_is_inf(om_bind *b) {
   return ok;
 }
 
-/* Round, half to even: t = floor(x), up when x - t (exact) is above one half, or is one half and
- * t odd; a zero result takes x's sign (round(-0.4) is -0). NaN and infinities pass through. */
-static om_tensor *round_half_even(om_tensor *x) {
-  if (!x) return NULL;
-  om_scope s = {0};
-  om_tensor *t = om__keep(&s, floor_of(x)), *d = t ? om__keep(&s, om_sub(x, t)) : NULL;
-  om_tensor *half = om__keep(&s, om_scalar(0.5, OM_FLOAT32)), *two = om__keep(&s, om_scalar(2, OM_FLOAT32));
-  om_tensor *one = om__keep(&s, om_scalar(1, OM_FLOAT32)), *zero = om__keep(&s, om_scalar(0, OM_FLOAT32));
-  om_tensor *odd = t ? om__keep(&s, om_eq(om__keep(&s, om_remainder(t, two)), one)) : NULL;
-  om_tensor *tie = d && odd ? om__keep(&s, om_logical_and(om__keep(&s, om_eq(d, half)), odd)) : NULL;
-  om_tensor *up = tie ? om__keep(&s, om_logical_or(om__keep(&s, om_gt(d, half)), tie)) : NULL;
-  om_tensor *r = up ? om__keep(&s, om_add(t, om__keep(&s, om_cast(up, x->dtype)))) : NULL;
-  om_tensor *signed0 = r ? om__keep(&s, om_scale(x, 0)) : NULL;
-  om_tensor *y = signed0 ? om_where(om__keep(&s, om_eq(r, zero)), signed0, r) : NULL;
-  om__scope_end(&s);
-  return y;
-}
-static bool bind_round(om_bind *b) { return put(b, 0, round_half_even(b->in[0])); }
+static bool bind_round(om_bind *b) { return put(b, 0, om_round(b->in[0])); }
 
 /* x > alpha ? x : 0 */
 static om_tensor *thresholded_relu(om_tensor *x, double alpha) {
@@ -4214,7 +4178,7 @@ static const om_onnx_rule rules[] = {
     {"BlackmanWindow", 1, 1, 1, bind_blackman_window, "0.42 - 0.5 cos(2 pi n / N) + 0.08 cos(4 pi n / N) from arange and cos (size known when planning; periodic, output_datatype)"},
     {"Cast", 1, 1, 1, bind_cast, "cast to the dtype that holds the type, then narrowed to it (docs/graph-runtime.md, element types)"},
     {"CastLike", 2, 2, 1, bind_cast_like, "cast to the second input's type"},
-    {"Ceil", 1, 1, 1, bind_ceil, "-floor(-x) (see Floor)"},
+    {"Ceil", 1, 1, 1, bind_ceil, "ceil"},
     {"Celu", 1, 1, 1, bind_celu, "where(x > 0, x, alpha elu(x / alpha))"},
     {"CenterCropPad", 2, 2, 1, bind_center_crop_pad, "slice, pad with zeros (the sizes known when planning; axes)"},
     {"Clip", 1, 3, 1, bind_clip, "clamp (bounds known when planning), else Max / Min"},
@@ -4245,7 +4209,7 @@ static const om_onnx_rule rules[] = {
     {"Expand", 2, 2, 1, bind_expand, "expand to the broadcast of both shapes"},
     {"EyeLike", 1, 1, 1, bind_eye_like, "eq(column - row, k), cast (k, dtype)"},
     {"Flatten", 1, 1, 1, bind_flatten, "reshape"},
-    {"Floor", 1, 1, 1, bind_floor, "t - (x < t), t = x cast to int64 and back (exact: larger floats are integers)"},
+    {"Floor", 1, 1, 1, bind_floor, "floor"},
     {"GRU", 3, 6, 2, bind_gru, "gru_layer per direction (linear_before_reset 1, default activations); linear_before_reset 0: per step linear, sigmoid, tanh as RNN (clip, layout); sequence_lens refused"},
     {"Gather", 2, 2, 1, bind_gather, "select (one index known when planning), else index_select and reshape"},
     {"GatherElements", 2, 2, 1, bind_gather_elements, "gather"},
@@ -4327,7 +4291,7 @@ static const om_onnx_rule rules[] = {
     {"Resize", 1, 4, 1, bind_resize, "interpolate over the last two axes of a 4-D input: linear (half_pixel, pytorch_half_pixel, align_corners) as bilinear, nearest (asymmetric, floor) as nearest; else per axis an index_select per tap times its weight (nearest, linear, cubic, exclude_outside; every coordinate_transformation_mode, nearest_mode, keep_aspect_ratio_policy; antialias refused)"},
     {"ReverseSequence", 2, 2, 1, bind_reverse_sequence, "gather by where(t < len, len - 1 - t, t)"},
     {"RoiAlign", 3, 3, 1, bind_roi_align, "an index_select of the four pixels of every sample point from X as [N H W, C], weighted, then mean (avg) or amax (max, of the weighted pixels as onnxruntime) per bin (half_pixel, output_half_pixel; sampling_ratio 0 refused)"},
-    {"Round", 1, 1, 1, bind_round, "floor, plus 1 above one half or at one half from an odd floor (half to even)"},
+    {"Round", 1, 1, 1, bind_round, "round (half to even)"},
     {"STFT", 2, 4, 1, bind_stft, "index_select of the frames, times the window, then dft (frame_step, frame_length known when planning; onesided)"},
     {"Scan", 1, MANY, 8, bind_scan, "the body once per slice (select) of the scan inputs, unrolled into the plan; scan outputs: stack (opset 9's form: axes, directions)"},
     {"ScatterElements", 3, 3, 1, bind_scatter_elements, "scatter_add (reduction add); none: where(mask, scattered, data) from two scatter_adds"},
