@@ -941,17 +941,19 @@ static bool reduce(om_bind *b, reduction how) {
   if (n <= 0 && noop) /* no reduction, but each element's part (as onnxruntime and ONNX's reference) */
     return put(b, 0, how == R_L1 || how == R_L2 ? om_abs(x) : how == R_SUM_SQUARE ? om_mul(x, x) : how == R_LOG_SUM ? om_log(x) : om_tensor_retain(x));
   if (n <= 0) n = 0;
+  bool on[OM_MAX_DIMS] = {false}; /* the axes reduced, wrapped (no axes: all) */
+  for (int k = 0; k < n; k++) {
+    int a = 0;
+    if (!wrap(b, axes[k], x->ndim, &a)) return false;
+    on[a] = true;
+  }
+  for (int a = 0; !n && a < x->ndim; a++) on[a] = true;
   if ((how == R_MAX || how == R_MIN) && x->dtype == OM_FLOAT32 && !om_tensor_numel(x)) { /* over nothing: the identity, -inf or inf */
-    bool on[OM_MAX_DIMS] = {false}, empty = false;
+    bool empty = false;
     int64_t shape[OM_MAX_DIMS];
     int nd = 0;
-    for (int k = 0; k < n; k++) {
-      int a = 0;
-      if (!wrap(b, axes[k], x->ndim, &a)) return false;
-      on[a] = true;
-    }
     for (int a = 0; a < x->ndim; a++) {
-      bool reduced = !n || on[a];
+      bool reduced = on[a];
       empty |= reduced && !x->shape[a];
       if (!reduced || keep) shape[nd++] = reduced ? 1 : x->shape[a];
     }
@@ -967,16 +969,10 @@ static bool reduce(om_bind *b, reduction how) {
   case R_L1: r = (t = om_abs(x)) ? om_sum(t, axes, n, keep) : NULL; break;
   case R_LOG_SUM: r = (t = om_sum(x, axes, n, keep)) ? om_log(t) : NULL; break;
   case R_LOG_SUM_EXP: case R_PROD: { /* computed keeping dims, squeezed after */
-    bool on[OM_MAX_DIMS] = {false};
     int64_t sq[OM_MAX_DIMS];
     int nsq = 0;
-    for (int k = 0; k < n; k++) {
-      int a = 0;
-      if (!wrap(b, axes[k], x->ndim, &a)) return false;
-      on[a] = true;
-    }
     for (int a = 0; a < x->ndim; a++)
-      if (!n || on[a]) sq[nsq++] = a;
+      if (on[a]) sq[nsq++] = a;
     if (how == R_LOG_SUM_EXP) {
       t = log_sum_exp(x, sq, nsq);
     } else {
