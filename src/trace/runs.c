@@ -522,6 +522,37 @@ static bool parts(om_trace *tr, int r, const char *who, int64_t index, const cha
   return true;
 }
 
+/* Before the record run: each run above the example whose live calls are other ops than the
+ * base run's (the model takes another path there: `T > 50 ? x.mul(2) : x.add(1)` at T = 69)
+ * parts at the first such call now, not at the record run's first call that merely reads other
+ * values there (the scalar made for mul's 2 against the one for add's 1), which would refuse
+ * that value as one the sizes compute. Runs below the example are left to the record run (where
+ * they part, they narrow the range as they always did). false when refused. */
+static bool part_other_paths(om_trace *tr) {
+  const om_run *base = &tr->base;
+  if (base->n_outputs < 0) return true;
+  for (int r = 0; r < tr->runs.n; r++) {
+    om_run *run = &tr->runs.v[r];
+    if (run->dropped || !inside(tr, run) || !om__run_by_liveness(tr, run) || is_small(tr, run)) continue;
+    for (int rank = 0; rank < base->live.n; rank++) {
+      int64_t index = base->live.v[rank];
+      int op = base->calls.v[index].op;
+      if (rank >= run->live.n) {
+        if (!parts(tr, r, kind_name(op), index, "returns after %d calls its outputs need, here it goes on (call %lld)",
+                   run->live.n, (long long)index + 1))
+          return false;
+        break;
+      }
+      int other = run->calls.v[run->live.v[rank]].op;
+      if (other != op) {
+        if (!parts(tr, r, kind_name(op), index, "calls %s here (call %lld)", kind_name(other), (long long)index + 1)) return false;
+        break;
+      }
+    }
+  }
+  return true;
+}
+
 /* Whether the record run's call (index, in: its tensors) reads the values its partner p in run
  * r reads. */
 static bool same_inputs(om_trace *tr, const om_run *run, const om_runcall *p, om_tensor *const *in, int n_in, int *which) {
@@ -1666,7 +1697,7 @@ record:
     tr->far_parted = NULL;
     tr->serial++;
     tr->n_probes = 0;
-    if (!om__probe_init(tr)) return free(ranges), -1;
+    if (!om__probe_init(tr) || !part_other_paths(tr)) return free(ranges), -1;
     st->rng_seed = seed, st->rng_offset = offset;
     om_tensor *in[64];
     for (int k = 0; k < tr->inputs.n; k++) stamp_input(tr, in[k] = tr->inputs.v[k].traced, k);

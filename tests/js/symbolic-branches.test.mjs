@@ -101,6 +101,19 @@ describe('size thresholds become an If', () => {
     for (const c of checks) await sessionsAgree(c);
   });
 
+  test('branches that both begin with a scalar (mul by one, add another): the run across the threshold parts at the op, not at the scalar', async () => {
+    // BigBird-style switch by length whose two sides each make a scalar first: the far run
+    // (8 x the example + 5) lies past the threshold and its first call, the scalar, holds another
+    // value than the record run's; that is another path, not a value the sizes compute
+    const checks = await withTraced((keep) => [[30, 2, 1], [60, -0.5, 3], [100, 7, 0.25]].map(([c, m, a]) => {
+      const model = fn((x) => (x.shape[1] > c ? x.mul(m) : x.add(a)));
+      const tm = traceSeq(keep, model);
+      assert.deepEqual(seqOf(tm).branches, [{ min: 1, max: c }, { min: c + 1, max: Infinity }]);
+      return atSizes(keep, tm, model, [1, 7, c, c + 1, 2 * c + 3]);
+    }));
+    for (const c of checks) await sessionsAgree(c);
+  });
+
   test('two thresholds: three pieces, nested Ifs', async () => {
     await sessionsAgree(await withTraced((keep) => {
       const model = fn((x) => (x.shape[1] > 50 ? x.relu() : x.shape[1] > 10 ? x.neg() : x.abs()));
