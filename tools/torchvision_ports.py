@@ -31,7 +31,8 @@ python3-torchvision 0.14 on /usr/bin/python3); CI reads the committed files and 
 
 It also writes builders.json: the state-dict keys and shapes of torchvision's builders the test
 constructs at full size (resnet18, mobilenet_v3_large/small, efficientnet_b0, shufflenet_v2_x1_0,
-lraspp_mobilenet_v3_large, convnext_tiny, swin_t, regnet_y_400mf, regnet_x_400mf), without weights.
+lraspp_mobilenet_v3_large, convnext_tiny, swin_t, regnet_y_400mf, regnet_x_400mf, googlenet, mnasnet0_5,
+maxvit_t), without weights.
 """
 import functools
 import os
@@ -43,6 +44,9 @@ from torch import nn
 from torchvision.models.convnext import CNBlockConfig, ConvNeXt
 from torchvision.models.densenet import DenseNet
 from torchvision.models.efficientnet import EfficientNet, FusedMBConvConfig, MBConvConfig, _efficientnet_conf
+from torchvision.models.googlenet import BasicConv2d, GoogLeNet, Inception, InceptionAux
+from torchvision.models.maxvit import MaxVit
+from torchvision.models.mnasnet import MNASNet
 from torchvision.models.mobilenetv3 import MobileNetV3, _mobilenet_v3_conf
 from torchvision.models.regnet import BlockParams, RegNet
 from torchvision.models.resnet import BasicBlock, Bottleneck, ResNet
@@ -183,6 +187,56 @@ def densenet():
     return DenseNet(growth_rate=8, block_config=(2, 3, 2), num_init_features=16, bn_size=2, num_classes=10)
 
 
+class NarrowBasicConv2d(BasicConv2d):
+    """torchvision's GoogLeNet BasicConv2d with every width but the image's 3 channels divided by 16
+    (floored: the reductions' 24 become 1; the concatenated widths stay sums of the branches')."""
+
+    def __init__(self, in_channels, out_channels, **kwargs):
+        super().__init__(in_channels if in_channels == 3 else in_channels // 16, out_channels // 16, **kwargs)
+
+
+# GoogLeNet's widths are fixed at 64..1024 (6.6M weights); narrowed through its own `blocks` argument
+# (the conv block, and the Inception block given that conv block), the head made again at 1024 / 16.
+# Its ceil-mode pools make PyTorch fail below 15 (torchvision's min_size).
+@model('GoogLeNet(num_classes=10, aux_logits=False, transform_input=True, init_weights=False, '
+       'blocks=[NarrowBasicConv2d, partial(Inception, conv_block=NarrowBasicConv2d), InceptionAux]) with fc Linear(64, 10): '
+       'every width / 16',
+       [[2, 3, 32, 32], [1, 3, 17, 23], [3, 3, 45, 31], [1, 3, 15, 16], [1, 3, 130, 97]])
+def googlenet():
+    net = GoogLeNet(num_classes=10, aux_logits=False, transform_input=True, init_weights=False,
+                    blocks=[NarrowBasicConv2d, functools.partial(Inception, conv_block=NarrowBasicConv2d), InceptionAux])
+    net.fc = nn.Linear(1024 // 16, 10)
+    return net
+
+
+class NarrowMNASNet(MNASNet):
+    """torchvision's MNASNet with its last 1x1 convolution (to 1280 features), its BatchNorm and the
+    classifier's Linear made again at `last` features (the rest is MNASNet's own __init__)."""
+
+    def __init__(self, alpha, last, **kwargs):
+        super().__init__(alpha, **kwargs)
+        self.layers[14] = nn.Conv2d(self.layers[14].in_channels, last, 1, padding=0, stride=1, bias=False)
+        self.layers[15] = nn.BatchNorm2d(last, momentum=self.layers[15].momentum)
+        self.classifier[1] = nn.Linear(last, self.num_classes)
+
+
+@model('NarrowMNASNet(0.05, last=64, num_classes=10): MNASNet(0.05) with its 1280-wide head at 64',
+       [[2, 3, 32, 32], [1, 3, 17, 23], [3, 3, 45, 31], [1, 3, 1, 1], [1, 3, 130, 97]])
+def mnasnet():
+    return NarrowMNASNet(0.05, 64, num_classes=10)
+
+
+# MaxVit keeps the grid size of the input it is built for (its window departition reshapes to it; the
+# grid attention's bias is for partition_size ** 2 tokens), so it runs at sizes that give the same
+# grids (61 to 64 a side here) and, garbled but without an error, where the grids' products match
+# (32 x 128: its windows read back in another order); elsewhere PyTorch fails.
+@model('MaxVit(input_size=(64, 64), stem_channels=8, partition_size=4, block_channels=[8, 16], block_layers=[1, 2], '
+       'head_dim=4, stochastic_depth_prob=0.2, num_classes=10)',
+       [[1, 3, 64, 64], [3, 3, 64, 64], [5, 3, 64, 64], [2, 3, 61, 63], [1, 3, 32, 128], [2, 3, 128, 32]])
+def maxvit():
+    return MaxVit((64, 64), 8, 4, [8, 16], [1, 2], 4, 0.2, num_classes=10)
+
+
 # torchvision's RegNet builders' from_init_params arguments (regnet.py), for their BlockParams.
 REGNET_PARAMS = {
     'regnet_y_400mf': (16, 48, 27.89, 2.09, 8, 0.25), 'regnet_y_800mf': (14, 56, 38.84, 2.4, 16, 0.25),
@@ -259,7 +313,8 @@ def make(name):
 
 # The builders a test constructs at full size (the lighter ones: up to swin_t's and convnext_tiny's 28M weights).
 BUILDERS = ['resnet18', 'mobilenet_v3_large', 'mobilenet_v3_small', 'efficientnet_b0', 'shufflenet_v2_x1_0',
-            'lraspp_mobilenet_v3_large', 'convnext_tiny', 'swin_t', 'regnet_y_400mf', 'regnet_x_400mf']
+            'lraspp_mobilenet_v3_large', 'convnext_tiny', 'swin_t', 'regnet_y_400mf', 'regnet_x_400mf',
+            'googlenet', 'mnasnet0_5', 'maxvit_t']
 
 
 def make_builders():

@@ -23,6 +23,9 @@ import { ShuffleNetV2, InvertedResidual as ShuffleUnit, shufflenet_v2_x1_0 } fro
 import { LRASPPHead, lrasppMobilenetV3, lraspp_mobilenet_v3_large } from '../../examples/torchvision/lraspp.mjs';
 import { IntermediateLayerGetter, makeDivisible } from '../../examples/torchvision/_utils.mjs';
 import * as regnet from '../../examples/torchvision/regnet.mjs';
+import { GoogLeNet, BasicConv2d, Inception, InceptionAux, googlenet } from '../../examples/torchvision/googlenet.mjs';
+import { MNASNet, mnasnet0_5 } from '../../examples/torchvision/mnasnet.mjs';
+import { MaxVit, maxvit_t } from '../../examples/torchvision/maxvit.mjs';
 import { DenseNet } from './no-tidy-models.mjs';
 
 memoryHooks();
@@ -48,6 +51,26 @@ const expected = (c) => om.tensor(Float32Array.from(c.output.data), { shape: c.o
 
 /** The example a conv net is traced at (not a fixture input: fixture seeds start at 1), and its symbolic axes. */
 const CONV = [[2, 3, 32, 32], ['batch', null, 'h', 'w']];
+
+/** tools/torchvision_ports.py's NarrowBasicConv2d: GoogLeNet's conv block with every width but the image's divided by 16. */
+class NarrowBasicConv2d extends BasicConv2d {
+  constructor(inChannels, outChannels, options) {
+    super(inChannels === 3 ? 3 : Math.floor(inChannels / 16), Math.floor(outChannels / 16), options);
+  }
+}
+
+/** tools/torchvision_ports.py's NarrowMNASNet: the port's MNASNet with its 1280-wide head made again at `last`. */
+class NarrowMNASNet extends MNASNet {
+  constructor(alpha, last, options) {
+    super(alpha, options);
+    const { layers, classifier } = this;
+    const inChannels = layers[14].inChannels, momentum = layers[15].momentum;
+    for (const m of [layers[14], layers[15], classifier[1]]) m.dispose();
+    layers[14] = new nn.Conv2d(inChannels, last, 1, { padding: 0, stride: 1, bias: false });
+    layers[15] = new nn.BatchNorm2d(last, { momentum });
+    classifier[1] = new nn.Linear(last, this.numClasses);
+  }
+}
 
 /**
  * Each fixture's model, built with the port as tools/torchvision_ports.py builds torchvision's,
@@ -80,6 +103,20 @@ const MODELS = {
   shufflenet_v2: [() => new ShuffleNetV2([2, 2, 1], [8, 16, 32, 64, 128], { numClasses: 10 }), CONV],
   regnet: [() => new regnet.RegNet(regnet.BlockParams.fromInitParams(6, 8, 8, 1.5, 4, { seRatio: 0.25 }), { stemWidth: 8, numClasses: 10 }), CONV],
   densenet: [() => new DenseNet({ growthRate: 8, blockConfig: [2, 3, 2], numInitFeatures: 16, bnSize: 2, numClasses: 10 }), [...CONV, { h: 13, w: 13 }]],
+  // GoogLeNet narrowed through its own blocks argument, as the tool narrows torchvision's; its ceil-mode
+  // pools make PyTorch fail below 15.
+  googlenet: [() => {
+    const net = new GoogLeNet({
+      numClasses: 10, auxLogits: false, transformInput: true, initWeights: false,
+      blocks: [NarrowBasicConv2d, (...args) => new Inception(...args, NarrowBasicConv2d), InceptionAux],
+    });
+    net.fc.dispose();
+    net.fc = new nn.Linear(1024 / 16, 10);
+    return net;
+  }, [...CONV, { h: 15, w: 15 }]],
+  mnasnet: [() => new NarrowMNASNet(0.05, 64, { numClasses: 10 }), CONV],
+  // MaxVit runs at the grids of the input size it is built for: the batch alone is symbolic.
+  maxvit: [() => new MaxVit([64, 64], 8, 4, [8, 16], [1, 2], 4, 0.2, { numClasses: 10 }), [[2, 3, 64, 64], ['batch', null, null, null]]],
   lraspp: [() => {
     const net = lrasppMobilenetV3(new MobileNetV3(...mobilenetV3Conf('mobilenet_v3_small', { widthMult: 0.25, reducedTail: true, dilated: true })), 2);
     const { low_classifier: low, cbr } = net.classifier;
@@ -181,7 +218,7 @@ describe('the builders at full size', () => {
   const builders = JSON.parse(readFileSync(new URL('builders.json', DIR), 'utf8'));
   const BUILDERS = {
     resnet18, mobilenet_v3_large, mobilenet_v3_small, efficientnet_b0, shufflenet_v2_x1_0, lraspp_mobilenet_v3_large, convnext_tiny, swin_t,
-    regnet_y_400mf: regnet.regnet_y_400mf, regnet_x_400mf: regnet.regnet_x_400mf,
+    regnet_y_400mf: regnet.regnet_y_400mf, regnet_x_400mf: regnet.regnet_x_400mf, googlenet, mnasnet0_5, maxvit_t,
   };
   for (const [name, keys] of Object.entries(builders)) {
     test(`${name}: torchvision's state-dict keys and shapes, in order`, () => {
