@@ -24,8 +24,10 @@ import { LRASPPHead, lrasppMobilenetV3, lraspp_mobilenet_v3_large } from '../../
 import { IntermediateLayerGetter, makeDivisible } from '../../examples/torchvision/_utils.mjs';
 import * as regnet from '../../examples/torchvision/regnet.mjs';
 import { GoogLeNet, BasicConv2d, Inception, InceptionAux, googlenet } from '../../examples/torchvision/googlenet.mjs';
-import { MNASNet, mnasnet0_5 } from '../../examples/torchvision/mnasnet.mjs';
-import { MaxVit, maxvit_t } from '../../examples/torchvision/maxvit.mjs';
+import { MNASNet, InvertedResidual as MnasUnit, stack, roundToMultipleOf, getDepths, mnasnet0_5 } from '../../examples/torchvision/mnasnet.mjs';
+import {
+  MaxVit, MaxVitBlock, PartitionAttentionLayer, RelativePositionalMultiHeadAttention, maxvit_t,
+} from '../../examples/torchvision/maxvit.mjs';
 import { DenseNet } from './no-tidy-models.mjs';
 
 memoryHooks();
@@ -274,6 +276,19 @@ describe('configuration errors are torchvision\'s, as InvalidArgument', () => {
     assert.throws(() => regnet.BlockParams.fromInitParams(6, 8, 8, 1, 4), invalidArg(/^Invalid RegNet settings$/));
     assert.throws(() => new regnet.RegNet({ widths: [8] }), invalidArg(/RegNet: block_params must be a BlockParams/));
     assert.throws(() => new IntermediateLayerGetter(new nn.Sequential(), { 3: 'out' }), invalidArg(/return_layers are not present in model/));
+    assert.throws(() => new GoogLeNet({ blocks: [BasicConv2d, Inception] }), invalidArg(/^blocks length should be 3 instead of 2$/));
+    assert.throws(() => new GoogLeNet({ aux_logits: false }), invalidArg(/GoogLeNet: unknown option 'aux_logits' \(expected numClasses, /));
+    assert.throws(() => new MNASNet(0), invalidArg(/^alpha should be greater than 0.0 instead of 0$/));
+    assert.throws(() => new MnasUnit(8, 8, 3, 3, 3), invalidArg(/^stride should be 1 or 2 instead of 3$/));
+    assert.throws(() => new MnasUnit(8, 8, 7, 1, 3), invalidArg(/^kernel_size should be 3 or 5 instead of 7$/));
+    assert.throws(() => stack(8, 8, 3, 1, 3, 0, 0.1), invalidArg(/^repeats should be >= 1, instead got 0$/));
+    assert.throws(() => roundToMultipleOf(10, 8, 1), invalidArg(/^round_up_bias should be greater than 0.0 and smaller than 1.0 instead of 1$/));
+    assert.throws(() => new MaxVit([64, 64], 8, 5, [8, 16], [1, 2], 4, 0.2), invalidArg(/^Input size \[16,16\] of block 0 is not divisible by partition size 5\. /));
+    assert.throws(() => new RelativePositionalMultiHeadAttention(10, 4, 16), invalidArg(/^feat_dim: 10 must be divisible by head_dim: 4$/));
+    assert.throws(() => new PartitionAttentionLayer(8, 4, 4, 'diagonal', [16, 16], 4, nn.GELU, nn.LayerNorm, 0, 0, 0),
+      invalidArg(/^partition_type must be either 'grid' or 'window'$/));
+    assert.throws(() => new MaxVitBlock(8, 8, 0.25, 4, nn.BatchNorm2d, nn.GELU, 4, 4, 0, 0, 4, [32, 32], 2, [0.1]),
+      invalidArg(/^p_stochastic must have length n_layers=2, got p_stochastic=\[0.1\]\.$/));
     assert.equal(om.memory().tensors, before, 'nothing is left made');
   });
 
@@ -292,6 +307,14 @@ describe('configuration errors are torchvision\'s, as InvalidArgument', () => {
       net.dispose();
     }
   }));
+
+  test('MNASNet\'s getDepths is torchvision\'s _get_depths (its _round_to_multiple_of rounding)', () => {
+    // alpha -> what torchvision 0.14's _get_depths returns
+    for (const [alpha, want] of [[0.05, [8, 8, 8, 8, 8, 8, 16, 16]], [0.5, [16, 8, 16, 24, 40, 48, 96, 160]],
+      [0.75, [24, 16, 24, 32, 64, 72, 144, 240]], [1.3, [40, 24, 32, 56, 104, 128, 248, 416]]]) {
+      assert.deepEqual(getDepths(alpha), want, `_get_depths(${alpha})`);
+    }
+  });
 
   test('makeDivisible is torchvision\'s _make_divisible', () => {
     // (v, divisor, min_value) -> what torchvision 0.14's _make_divisible returns
