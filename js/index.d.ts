@@ -381,6 +381,17 @@ export function tril(input: Tensor, k?: number): Tensor;
 export function triu(input: Tensor, k?: number): Tensor;
 /** torch.flatten: {@link Tensor.flatten} as a function. */
 export function flatten(input: Tensor, startDim?: number, endDim?: number): Tensor;
+/** torch.permute: {@link Tensor.permute} as a function. */
+export function permute(input: Tensor, ...dims: number[]): Tensor;
+export function permute(input: Tensor, dims: readonly number[]): Tensor;
+/** torch.transpose: {@link Tensor.transpose} as a function. */
+export function transpose(input: Tensor, dim0: number, dim1: number): Tensor;
+/** torch.swapaxes: {@link Tensor.transpose} under NumPy's name. */
+export function swapaxes(input: Tensor, dim0: number, dim1: number): Tensor;
+/** torch.swapdims: {@link Tensor.transpose} under another name. */
+export function swapdims(input: Tensor, dim0: number, dim1: number): Tensor;
+/** torch.unsqueeze: {@link Tensor.unsqueeze} as a function. */
+export function unsqueeze(input: Tensor, dim: number): Tensor;
 
 /**
  * Runs fn with autograd recording off and returns its result; the previous mode is restored
@@ -559,6 +570,10 @@ export class Tensor {
   permute(dims: readonly number[]): Tensor;
   /** A view with two dims swapped. */
   transpose(dim0: number, dim1: number): Tensor;
+  /** torch's swapaxes: transpose(dim0, dim1). */
+  swapaxes(dim0: number, dim1: number): Tensor;
+  /** torch's swapdims: transpose(dim0, dim1). */
+  swapdims(dim0: number, dim1: number): Tensor;
   /** A broadcast view (size-1 dims stretch, -1 keeps a size, new dims lead). */
   expand(...shape: number[]): Tensor;
   expand(shape: readonly number[]): Tensor;

@@ -124,9 +124,9 @@ export class GoogLeNet extends nn.Module {
   /** ImageNet-normalised input as the original weights expect it, from torchvision's normalisation (transformInput). */
   transformInputOf(x) {
     if (!this.transformInput) return x;
-    const xCh0 = x.select(1, 0).unsqueeze(1).mul(0.229 / 0.5).add((0.485 - 0.5) / 0.5);
-    const xCh1 = x.select(1, 1).unsqueeze(1).mul(0.224 / 0.5).add((0.456 - 0.5) / 0.5);
-    const xCh2 = x.select(1, 2).unsqueeze(1).mul(0.225 / 0.5).add((0.406 - 0.5) / 0.5);
+    const xCh0 = om.unsqueeze(x.select(1, 0), 1).mul(0.229 / 0.5).add((0.485 - 0.5) / 0.5);
+    const xCh1 = om.unsqueeze(x.select(1, 1), 1).mul(0.224 / 0.5).add((0.456 - 0.5) / 0.5);
+    const xCh2 = om.unsqueeze(x.select(1, 2), 1).mul(0.225 / 0.5).add((0.406 - 0.5) / 0.5);
     return om.cat([xCh0, xCh1, xCh2], 1);
   }
 

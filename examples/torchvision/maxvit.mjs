@@ -132,7 +132,7 @@ export class SwapAxes extends nn.Module {
   }
 
   forward(x) {
-    return x.transpose(this.a, this.b);
+    return om.swapaxes(x, this.a, this.b);
   }
 }
 

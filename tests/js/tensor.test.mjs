@@ -255,6 +255,22 @@ describe('views and shapes', () => {
     check(x.transpose(-1, -2), [3, 2], [0, 3, 1, 4, 2, 5]);
   }));
 
+  test('PyTorch\'s other names and function forms of the view ops: swapaxes, swapdims, om.permute, om.transpose, om.unsqueeze', T(() => {
+    const x = om.arange(6).reshape(1, 2, 3);
+    check(x.swapaxes(-1, -2), [1, 3, 2], [0, 3, 1, 4, 2, 5]);
+    check(om.swapaxes(x, 2, 1), [1, 3, 2], [0, 3, 1, 4, 2, 5]);
+    check(x.swapdims(0, 2), [3, 2, 1], [0, 3, 1, 4, 2, 5]);
+    check(om.swapdims(x, 0, 1), [2, 1, 3], [0, 1, 2, 3, 4, 5]);
+    check(om.transpose(x, 1, 2), [1, 3, 2], [0, 3, 1, 4, 2, 5]);
+    check(om.permute(x, [2, 0, 1]), [3, 1, 2], [0, 3, 1, 4, 2, 5]);
+    check(om.permute(x, 2, 1, 0), [3, 2, 1], [0, 3, 1, 4, 2, 5]);
+    check(om.unsqueeze(x, -1), [1, 2, 3, 1], [0, 1, 2, 3, 4, 5]);
+    assert.throws(() => x.swapaxes(0, 3), (e) => e.kind === 'IndexOutOfRange' && /^transpose: dim 3 is out of range for 3 dims$/.test(e.message));
+    assert.throws(() => om.swapdims(x, -4, 0), (e) => e.kind === 'IndexOutOfRange' && /^transpose: dim -4 is out of range for 3 dims$/.test(e.message));
+    assert.throws(() => om.unsqueeze(x, 4), (e) => e.kind === 'IndexOutOfRange' && /unsqueeze/.test(e.message));
+    assert.throws(() => om.permute(x, [0, 1]), (e) => e.kind === 'InvalidArgument' && /permute/.test(e.message));
+  }));
+
   test('slice with start, end, step and negatives', T(() => {
     const a = om.arange(10);
     check(a.slice(0, 1, 8, 3), [3], [1, 4, 7]);
