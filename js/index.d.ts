@@ -1866,18 +1866,18 @@ export namespace nn {
   /** Padding modes of {@link functional.pad}. */
   export type PadMode = 'constant' | 'reflect' | 'replicate';
 
-  export class ReLU extends Module { constructor(options?: { inplace?: boolean }); forward(x: Tensor): Tensor; }
+  export class ReLU extends Module { constructor(inplace?: boolean | { inplace?: boolean }); forward(x: Tensor): Tensor; }
   export class Sigmoid extends Module { forward(x: Tensor): Tensor; }
   export class Tanh extends Module { forward(x: Tensor): Tensor; }
-  export class SiLU extends Module { forward(x: Tensor): Tensor; }
-  export class Hardswish extends Module { constructor(options?: { inplace?: boolean }); forward(x: Tensor): Tensor; }
+  export class SiLU extends Module { constructor(inplace?: boolean | { inplace?: boolean }); forward(x: Tensor): Tensor; }
+  export class Hardswish extends Module { constructor(inplace?: boolean | { inplace?: boolean }); forward(x: Tensor): Tensor; }
   /** min(max(x + 3, 0), 6) / 6. */
-  export class Hardsigmoid extends Module { constructor(options?: { inplace?: boolean }); forward(x: Tensor): Tensor; }
+  export class Hardsigmoid extends Module { constructor(inplace?: boolean | { inplace?: boolean }); forward(x: Tensor): Tensor; }
   /** min(max(x, 0), 6); traces to Clip. */
-  export class ReLU6 extends Module { constructor(options?: { inplace?: boolean }); forward(x: Tensor): Tensor; }
+  export class ReLU6 extends Module { constructor(inplace?: boolean | { inplace?: boolean }); forward(x: Tensor): Tensor; }
   /** min(max(x, minVal), maxVal) (defaults -1, 1; maxVal must exceed minVal); traces to Clip. */
   export class Hardtanh extends Module {
-    constructor(minVal?: number, maxVal?: number);
+    constructor(minVal?: number, maxVal?: number, inplace?: boolean);
     constructor(options: { minVal?: number; maxVal?: number; inplace?: boolean });
     minVal: number;
     maxVal: number;
@@ -1885,7 +1885,7 @@ export namespace nn {
   }
   /** x > 0 ? x : negativeSlope * x (default 0.01); traces to LeakyRelu. */
   export class LeakyReLU extends Module {
-    constructor(negativeSlope?: number);
+    constructor(negativeSlope?: number, inplace?: boolean);
     constructor(options: { negativeSlope?: number; inplace?: boolean });
     negativeSlope: number;
     forward(x: Tensor): Tensor;
@@ -1893,7 +1893,7 @@ export namespace nn {
   /** x > 0 ? x : alpha * (exp(x) - 1) (default alpha 1); traces to Elu. */
   export class ELU extends Module {
     /** The negative branch's scale. */
-    constructor(alpha?: number);
+    constructor(alpha?: number, inplace?: boolean);
     constructor(options: { alpha?: number; inplace?: boolean });
     alpha: number;
     forward(x: Tensor): Tensor;
@@ -1929,7 +1929,7 @@ export namespace nn {
   /** Dropout(p = 0.5): active while training (module.train()), the input itself in eval mode. */
   export class Dropout extends Module {
     /** p: the probability of zeroing an element, in [0, 1]. */
-    constructor(p?: number);
+    constructor(p?: number, inplace?: boolean);
     constructor(options: { p?: number; inplace?: boolean });
     p: number;
     forward(x: Tensor): Tensor;
