@@ -52,6 +52,7 @@ from torchvision.models.regnet import BlockParams, RegNet
 from torchvision.models.resnet import BasicBlock, Bottleneck, ResNet
 from torchvision.models.segmentation.lraspp import LRASPPHead, _lraspp_mobilenetv3
 from torchvision.models.shufflenetv2 import ShuffleNetV2
+from torchvision.models.vgg import VGG, make_layers
 from torchvision.models.swin_transformer import SwinTransformer
 from torchvision.models.vision_transformer import VisionTransformer
 
@@ -235,6 +236,25 @@ def mnasnet():
        [[1, 3, 64, 64], [3, 3, 64, 64], [5, 3, 64, 64], [2, 3, 61, 63], [1, 3, 32, 128], [2, 3, 128, 32]])
 def maxvit():
     return MaxVit((64, 64), 8, 4, [8, 16], [1, 2], 4, 0.2, num_classes=10)
+
+
+class NarrowVGG(VGG):
+    """torchvision's VGG with its classifier (512 * 7 * 7 -> 4096 -> 4096 -> classes) made again from
+    `width` * 7 * 7 features through `hidden` (the rest is VGG's own __init__: the 7 x 7 adaptive pool)."""
+
+    def __init__(self, features, width, hidden, num_classes, **kwargs):
+        super().__init__(features, num_classes=num_classes, **kwargs)
+        for i, (n_in, n_out) in zip((0, 3, 6), ((width * 7 * 7, hidden), (hidden, hidden), (hidden, num_classes))):
+            self.classifier[i] = nn.Linear(n_in, n_out)
+
+
+# VGG-11-BN's layout (configuration "A") at widths / 16; five 2x2 pools: PyTorch fails below 32.
+@model('NarrowVGG(make_layers([4, "M", 8, "M", 16, 16, "M", 32, 32, "M", 32, 32, "M"], batch_norm=True), width=32, hidden=16, '
+       'num_classes=10, init_weights=False): vgg11_bn\'s layers at widths / 16, its classifier through 16',
+       [[2, 3, 32, 32], [1, 3, 33, 47], [3, 3, 45, 63], [1, 3, 64, 32], [1, 3, 130, 97], [1, 3, 231, 224]])
+def vgg():
+    return NarrowVGG(make_layers([4, 'M', 8, 'M', 16, 16, 'M', 32, 32, 'M', 32, 32, 'M'], batch_norm=True), 32, 16, 10,
+                     init_weights=False)
 
 
 # torchvision's RegNet builders' from_init_params arguments (regnet.py), for their BlockParams.

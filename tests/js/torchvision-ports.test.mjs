@@ -28,6 +28,7 @@ import { MNASNet, InvertedResidual as MnasUnit, stack, roundToMultipleOf, getDep
 import {
   MaxVit, MaxVitBlock, PartitionAttentionLayer, RelativePositionalMultiHeadAttention, maxvit_t,
 } from '../../examples/torchvision/maxvit.mjs';
+import { VGG, makeLayers } from '../../examples/torchvision/vgg.mjs';
 import { DenseNet } from './no-tidy-models.mjs';
 
 memoryHooks();
@@ -75,6 +76,17 @@ class NarrowMNASNet extends MNASNet {
 }
 
 /**
+ * tools/torchvision_ports.py's NarrowVGG: the port's VGG with its classifier from width * 7 * 7
+ * features through hidden (built in its place, where the tool replaces torchvision's 102M-weight one).
+ */
+const narrowVGG = (width, hidden) => class NarrowVGG extends VGG {
+  makeClassifier(numClasses, dropout) {
+    return new nn.Sequential(new nn.Linear(width * 7 * 7, hidden), new nn.ReLU(true), new nn.Dropout({ p: dropout }),
+      new nn.Linear(hidden, hidden), new nn.ReLU(true), new nn.Dropout({ p: dropout }), new nn.Linear(hidden, numClasses));
+  }
+};
+
+/**
  * Each fixture's model, built with the port as tools/torchvision_ports.py builds torchvision's,
  * then its traces: the example, the axes (a name or om.Dim for a symbolic one), and the smallest
  * size of a symbol whose range narrows to where PyTorch itself fails or is declared (1 for the others).
@@ -119,6 +131,9 @@ const MODELS = {
   mnasnet: [() => new NarrowMNASNet(0.05, 64, { numClasses: 10 }), CONV],
   // MaxVit runs at the grids of the input size it is built for: the batch alone is symbolic.
   maxvit: [() => new MaxVit([64, 64], 8, 4, [8, 16], [1, 2], 4, 0.2, { numClasses: 10 }), [[2, 3, 64, 64], ['batch', null, null, null]]],
+  // VGG-11-BN's layout at widths / 16: five 2x2 pools, so PyTorch fails below 32; the 7x7 adaptive pool from any size.
+  vgg: [() => new (narrowVGG(32, 16))(makeLayers([4, 'M', 8, 'M', 16, 16, 'M', 32, 32, 'M', 32, 32, 'M'], true), { numClasses: 10, initWeights: false }),
+    [...CONV, { h: 32, w: 32 }]],
   lraspp: [() => {
     const net = lrasppMobilenetV3(new MobileNetV3(...mobilenetV3Conf('mobilenet_v3_small', { widthMult: 0.25, reducedTail: true, dilated: true })), 2);
     const { low_classifier: low, cbr } = net.classifier;
@@ -138,9 +153,10 @@ const MODELS = {
  * ShuffleNet's channel shuffle ([B, C, H, W] viewed as [B, g, C / g, H, W] and back) is Unsqueeze,
  * Reshape with 0 where H and W stay, Squeeze; ConvNeXt's Linear on [B, H', W', C] is MatMul, its
  * range narrowed to h, w from 16 (where PyTorch fails below) before the graph is written, so no
- * leading axis can be empty.
+ * leading axis can be empty. VGG pools its features to 7 x 7 adaptively: each output cell's window
+ * is computed from the feature map's height and width (one Shape read for each).
  */
-const SHAPES = { lraspp: 2, swin: 3 };
+const SHAPES = { lraspp: 2, swin: 3, vgg: 2 };
 
 /** A model's output to compare: the segmentation model's { out }, else the logits. */
 const outputOf = (y) => (y instanceof om.Tensor ? y : y.out);
