@@ -45,6 +45,7 @@ from torchvision.models.convnext import CNBlockConfig, ConvNeXt
 from torchvision.models.densenet import DenseNet
 from torchvision.models.efficientnet import EfficientNet, FusedMBConvConfig, MBConvConfig, _efficientnet_conf
 from torchvision.models.googlenet import BasicConv2d, GoogLeNet, Inception, InceptionAux
+from torchvision.models import inception as tv_inception
 from torchvision.models.maxvit import MaxVit
 from torchvision.models.mnasnet import MNASNet
 from torchvision.models.mobilenetv3 import MobileNetV3, _mobilenet_v3_conf
@@ -207,6 +208,30 @@ def googlenet():
     net = GoogLeNet(num_classes=10, aux_logits=False, transform_input=True, init_weights=False,
                     blocks=[NarrowBasicConv2d, functools.partial(Inception, conv_block=NarrowBasicConv2d), InceptionAux])
     net.fc = nn.Linear(1024 // 16, 10)
+    return net
+
+
+class NarrowInceptionConv2d(tv_inception.BasicConv2d):
+    """torchvision's Inception v3 BasicConv2d with every width but the image's 3 channels divided by 32
+    (floored: the internal 48 and 80 become 1 and 2; the concatenated widths stay sums of the branches')."""
+
+    def __init__(self, in_channels, out_channels, **kwargs):
+        super().__init__(in_channels if in_channels == 3 else in_channels // 32, out_channels // 32, **kwargs)
+
+
+# Inception v3's widths are fixed (27M weights); narrowed through its own inception_blocks argument (the
+# conv block, and each Inception block given that conv block), fc made again at 2048 / 32. Its unpadded
+# stem and reductions make PyTorch fail below 75 (torchvision's min_size).
+@model('Inception3(num_classes=10, aux_logits=False, transform_input=True, init_weights=False, inception_blocks=[NarrowInceptionConv2d, '
+       'InceptionA ... InceptionE and InceptionAux given conv_block=NarrowInceptionConv2d]) with fc Linear(64, 10): every width / 32',
+       [[2, 3, 75, 75], [1, 3, 80, 99], [3, 3, 107, 76], [1, 3, 150, 139], [1, 3, 299, 299]])
+def inception_v3():
+    blocks = [functools.partial(b, conv_block=NarrowInceptionConv2d) for b in (
+        tv_inception.InceptionA, tv_inception.InceptionB, tv_inception.InceptionC, tv_inception.InceptionD, tv_inception.InceptionE,
+        tv_inception.InceptionAux)]
+    net = tv_inception.Inception3(num_classes=10, aux_logits=False, transform_input=True, init_weights=False,
+                                  inception_blocks=[NarrowInceptionConv2d, *blocks])
+    net.fc = nn.Linear(2048 // 32, 10)
     return net
 
 

@@ -13,6 +13,17 @@ import { invalidConfig, makeLayer, optionsOf } from './_utils.mjs';
 const nn = om.nn;
 const F = nn.functional;
 
+/**
+ * GoogLeNet's and Inception v3's _transform_input: images normalised with ImageNet's mean and std
+ * renormalised per channel to the (x - 0.5) / 0.5 the original weights expect.
+ */
+export function transformImageNetInput(x) {
+  const xCh0 = om.unsqueeze(x.select(1, 0), 1).mul(0.229 / 0.5).add((0.485 - 0.5) / 0.5);
+  const xCh1 = om.unsqueeze(x.select(1, 1), 1).mul(0.224 / 0.5).add((0.456 - 0.5) / 0.5);
+  const xCh2 = om.unsqueeze(x.select(1, 2), 1).mul(0.225 / 0.5).add((0.406 - 0.5) / 0.5);
+  return om.cat([xCh0, xCh1, xCh2], 1);
+}
+
 /** Conv2d (no bias), BatchNorm2d (eps 0.001), ReLU. options: Conv2d's (stride, padding, ...). */
 export class BasicConv2d extends nn.Module {
   constructor(inChannels, outChannels, options = {}) {
@@ -121,17 +132,8 @@ export class GoogLeNet extends nn.Module {
     this.fc = new nn.Linear(1024, numClasses);
   }
 
-  /** ImageNet-normalised input as the original weights expect it, from torchvision's normalisation (transformInput). */
-  transformInputOf(x) {
-    if (!this.transformInput) return x;
-    const xCh0 = om.unsqueeze(x.select(1, 0), 1).mul(0.229 / 0.5).add((0.485 - 0.5) / 0.5);
-    const xCh1 = om.unsqueeze(x.select(1, 1), 1).mul(0.224 / 0.5).add((0.456 - 0.5) / 0.5);
-    const xCh2 = om.unsqueeze(x.select(1, 2), 1).mul(0.225 / 0.5).add((0.406 - 0.5) / 0.5);
-    return om.cat([xCh0, xCh1, xCh2], 1);
-  }
-
   forward(x) {
-    x = this.transformInputOf(x);
+    if (this.transformInput) x = transformImageNetInput(x);
     x = this.maxpool1.forward(this.conv1.forward(x)); // N x 64 x 56 x 56 at 224
     x = this.maxpool2.forward(this.conv3.forward(this.conv2.forward(x))); // N x 192 x 28 x 28
     x = this.maxpool3.forward(this.inception3b.forward(this.inception3a.forward(x))); // N x 480 x 14 x 14

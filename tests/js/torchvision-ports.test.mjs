@@ -29,6 +29,7 @@ import {
   MaxVit, MaxVitBlock, PartitionAttentionLayer, RelativePositionalMultiHeadAttention, maxvit_t,
 } from '../../examples/torchvision/maxvit.mjs';
 import { VGG, makeLayers } from '../../examples/torchvision/vgg.mjs';
+import * as inception from '../../examples/torchvision/inception.mjs';
 import { DenseNet } from './no-tidy-models.mjs';
 
 memoryHooks();
@@ -59,6 +60,13 @@ const CONV = [[2, 3, 32, 32], ['batch', null, 'h', 'w']];
 class NarrowBasicConv2d extends BasicConv2d {
   constructor(inChannels, outChannels, options) {
     super(inChannels === 3 ? 3 : Math.floor(inChannels / 16), Math.floor(outChannels / 16), options);
+  }
+}
+
+/** tools/torchvision_ports.py's NarrowInceptionConv2d: Inception v3's conv block with every width but the image's divided by 32. */
+class NarrowInceptionConv2d extends inception.BasicConv2d {
+  constructor(inChannels, outChannels, options) {
+    super(inChannels === 3 ? 3 : Math.floor(inChannels / 32), Math.floor(outChannels / 32), options);
   }
 }
 
@@ -128,6 +136,18 @@ const MODELS = {
     net.fc = new nn.Linear(1024 / 16, 10);
     return net;
   }, [...CONV, { h: 15, w: 15 }]],
+  // Inception v3 narrowed through its inceptionBlocks argument; its unpadded stem and reductions make PyTorch fail below 75.
+  inception_v3: [() => {
+    const { InceptionA, InceptionB, InceptionC, InceptionD, InceptionE, InceptionAux } = inception;
+    const blocks = [InceptionA, InceptionB, InceptionC, InceptionD, InceptionE, InceptionAux]
+      .map((B) => (...args) => new B(...args, NarrowInceptionConv2d)); // functools.partial(B, conv_block=NarrowInceptionConv2d)
+    const net = new inception.Inception3({
+      numClasses: 10, auxLogits: false, transformInput: true, initWeights: false, inceptionBlocks: [NarrowInceptionConv2d, ...blocks],
+    });
+    net.fc.dispose();
+    net.fc = new nn.Linear(2048 / 32, 10);
+    return net;
+  }, [[2, 3, 75, 75], ['batch', null, 'h', 'w'], { h: 75, w: 75 }]],
   mnasnet: [() => new NarrowMNASNet(0.05, 64, { numClasses: 10 }), CONV],
   // MaxVit runs at the grids of the input size it is built for: the batch alone is symbolic.
   maxvit: [() => new MaxVit([64, 64], 8, 4, [8, 16], [1, 2], 4, 0.2, { numClasses: 10 }), [[2, 3, 64, 64], ['batch', null, null, null]]],
@@ -294,6 +314,8 @@ describe('configuration errors are torchvision\'s, as InvalidArgument', () => {
     assert.throws(() => new IntermediateLayerGetter(new nn.Sequential(), { 3: 'out' }), invalidArg(/return_layers are not present in model/));
     assert.throws(() => new GoogLeNet({ blocks: [BasicConv2d, Inception] }), invalidArg(/^blocks length should be 3 instead of 2$/));
     assert.throws(() => new GoogLeNet({ aux_logits: false }), invalidArg(/GoogLeNet: unknown option 'aux_logits' \(expected numClasses, /));
+    assert.throws(() => new inception.Inception3({ inceptionBlocks: [inception.BasicConv2d] }),
+      invalidArg(/^lenght of inception_blocks should be 7 instead of 1$/)); // torchvision's spelling
     assert.throws(() => new MNASNet(0), invalidArg(/^alpha should be greater than 0.0 instead of 0$/));
     assert.throws(() => new MnasUnit(8, 8, 3, 3, 3), invalidArg(/^stride should be 1 or 2 instead of 3$/));
     assert.throws(() => new MnasUnit(8, 8, 7, 1, 3), invalidArg(/^kernel_size should be 3 or 5 instead of 7$/));
