@@ -2069,3 +2069,36 @@ export namespace nn {
     forward(x: Tensor): Tensor;
   }
 }
+
+// ---- initialisers (js/nn/init.js) --------------------------------------------------------------
+
+export namespace nn {
+  /**
+   * torch.nn.init in camelCase: each writes into its float32 tensor without recording for autograd
+   * and returns it; arguments are PyTorch's, positional or as one options object after the tensor.
+   */
+  export namespace init {
+    /** The recommended gain for a nonlinearity (PyTorch's table; leaky_relu's param is its slope, default 0.01). */
+    function calculateGain(nonlinearity: string, param?: number | null): number;
+    function uniform_(tensor: Tensor, a?: number, b?: number): Tensor;
+    function uniform_(tensor: Tensor, options: { a?: number; b?: number }): Tensor;
+    function normal_(tensor: Tensor, mean?: number, std?: number): Tensor;
+    function normal_(tensor: Tensor, options: { mean?: number; std?: number }): Tensor;
+    /** Normal values redrawn until each lies in [a, b]. */
+    function truncNormal_(tensor: Tensor, mean?: number, std?: number, a?: number, b?: number): Tensor;
+    function truncNormal_(tensor: Tensor, options: { mean?: number; std?: number; a?: number; b?: number }): Tensor;
+    function constant_(tensor: Tensor, val: number): Tensor;
+    function zeros_(tensor: Tensor): Tensor;
+    function ones_(tensor: Tensor): Tensor;
+    /** Fan modes of the kaiming initialisers. */
+    type FanMode = 'fan_in' | 'fan_out';
+    function kaimingUniform_(tensor: Tensor, a?: number, mode?: FanMode, nonlinearity?: string): Tensor;
+    function kaimingUniform_(tensor: Tensor, options: { a?: number; mode?: FanMode; nonlinearity?: string }): Tensor;
+    function kaimingNormal_(tensor: Tensor, a?: number, mode?: FanMode, nonlinearity?: string): Tensor;
+    function kaimingNormal_(tensor: Tensor, options: { a?: number; mode?: FanMode; nonlinearity?: string }): Tensor;
+    function xavierUniform_(tensor: Tensor, gain?: number): Tensor;
+    function xavierUniform_(tensor: Tensor, options: { gain?: number }): Tensor;
+    function xavierNormal_(tensor: Tensor, gain?: number): Tensor;
+    function xavierNormal_(tensor: Tensor, options: { gain?: number }): Tensor;
+  }
+}

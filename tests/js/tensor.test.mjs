@@ -2,7 +2,7 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import * as om from 'onemodel';
-import { vals, near, check, memoryHooks, refMatmul } from './helpers.mjs';
+import { vals, near, check, memoryHooks, refMatmul, withTraced } from './helpers.mjs';
 
 memoryHooks();
 
@@ -446,6 +446,19 @@ describe('views and shapes', () => {
 
 describe('reductions', () => {
   const X = () => om.tensor([[1, 2, 3], [4, 5, 6]]);
+
+  test('sum of a bool tensor counts its trues, as int64 (PyTorch\'s); traced, a Cast before the ReduceSum', () => withTraced((keep) => {
+    const m = om.tensor([[true, false, true], [false, false, true]]);
+    for (const [y, shape, want] of [[m.sum(), [], [3n]], [m.sum(1), [2], [2n, 1n]], [m.sum(0, true), [1, 3], [1n, 0n, 2n]]]) {
+      assert.equal(y.dtype, 'int64');
+      assert.deepEqual([y.shape, [...y.toArray()]], [shape, want]);
+    }
+    const count = (x) => x.gt(0).sum(1);
+    const x = om.tensor([[1, -1, 2, 3, -4], [0, 1, 1, 1, 1]]);
+    const tm = om.trace(count, { x: [x, ['batch', 'n']] });
+    assert.deepEqual(tm.graph().nodes.map((n) => n.opType), ['Greater', 'Cast', 'ReduceSum']);
+    keep(tm, { x }, count(x), 'the count', count);
+  }));
 
   test('sum with dims and keepdim', T(() => {
     const x = X();

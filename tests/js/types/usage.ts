@@ -362,6 +362,14 @@ void [seqOut, hN, cN, wih, hidden, gOut, gH, gruFlags];
     // PyTorch's positional inplace: nn.ReLU(True), nn.Dropout(0.5, True), nn.LeakyReLU(0.2, True)
     new om.nn.ReLU(true), new om.nn.SiLU(true), new om.nn.Dropout(0.5, true), new om.nn.LeakyReLU(0.2, true), new om.nn.Hardtanh(0, 6, false),
   ];
+  const w0 = om.zeros([4, 3]);
+  const inits: Tensor[] = [
+    om.nn.init.kaimingNormal_(w0, { mode: 'fan_out', nonlinearity: 'relu' }), om.nn.init.kaimingUniform_(w0, Math.sqrt(5)),
+    om.nn.init.truncNormal_(w0, { std: 0.02 }), om.nn.init.normal_(w0, 0, 0.01), om.nn.init.zeros_(w0), om.nn.init.constant_(w0, 1),
+    om.nn.init.xavierUniform_(w0, { gain: om.nn.init.calculateGain('tanh') }),
+  ];
+  w0.dispose();
+  void inits;
   const mode: om.nn.PadMode = 'replicate';
   const d = new om.nn.Dropout(0.5);
   const p: number = d.p;
