@@ -381,6 +381,17 @@ export function tril(input: Tensor, k?: number): Tensor;
 export function triu(input: Tensor, k?: number): Tensor;
 /** torch.flatten: {@link Tensor.flatten} as a function. */
 export function flatten(input: Tensor, startDim?: number, endDim?: number): Tensor;
+/** torch.permute: {@link Tensor.permute} as a function. */
+export function permute(input: Tensor, ...dims: number[]): Tensor;
+export function permute(input: Tensor, dims: readonly number[]): Tensor;
+/** torch.transpose: {@link Tensor.transpose} as a function. */
+export function transpose(input: Tensor, dim0: number, dim1: number): Tensor;
+/** torch.swapaxes: {@link Tensor.transpose} under NumPy's name. */
+export function swapaxes(input: Tensor, dim0: number, dim1: number): Tensor;
+/** torch.swapdims: {@link Tensor.transpose} under another name. */
+export function swapdims(input: Tensor, dim0: number, dim1: number): Tensor;
+/** torch.unsqueeze: {@link Tensor.unsqueeze} as a function. */
+export function unsqueeze(input: Tensor, dim: number): Tensor;
 
 /**
  * Runs fn with autograd recording off and returns its result; the previous mode is restored
@@ -559,6 +570,10 @@ export class Tensor {
   permute(dims: readonly number[]): Tensor;
   /** A view with two dims swapped. */
   transpose(dim0: number, dim1: number): Tensor;
+  /** torch's swapaxes: transpose(dim0, dim1). */
+  swapaxes(dim0: number, dim1: number): Tensor;
+  /** torch's swapdims: transpose(dim0, dim1). */
+  swapdims(dim0: number, dim1: number): Tensor;
   /** A broadcast view (size-1 dims stretch, -1 keeps a size, new dims lead). */
   expand(...shape: number[]): Tensor;
   expand(shape: readonly number[]): Tensor;
@@ -1851,18 +1866,18 @@ export namespace nn {
   /** Padding modes of {@link functional.pad}. */
   export type PadMode = 'constant' | 'reflect' | 'replicate';
 
-  export class ReLU extends Module { constructor(options?: { inplace?: boolean }); forward(x: Tensor): Tensor; }
+  export class ReLU extends Module { constructor(inplace?: boolean | { inplace?: boolean }); forward(x: Tensor): Tensor; }
   export class Sigmoid extends Module { forward(x: Tensor): Tensor; }
   export class Tanh extends Module { forward(x: Tensor): Tensor; }
-  export class SiLU extends Module { forward(x: Tensor): Tensor; }
-  export class Hardswish extends Module { constructor(options?: { inplace?: boolean }); forward(x: Tensor): Tensor; }
+  export class SiLU extends Module { constructor(inplace?: boolean | { inplace?: boolean }); forward(x: Tensor): Tensor; }
+  export class Hardswish extends Module { constructor(inplace?: boolean | { inplace?: boolean }); forward(x: Tensor): Tensor; }
   /** min(max(x + 3, 0), 6) / 6. */
-  export class Hardsigmoid extends Module { constructor(options?: { inplace?: boolean }); forward(x: Tensor): Tensor; }
+  export class Hardsigmoid extends Module { constructor(inplace?: boolean | { inplace?: boolean }); forward(x: Tensor): Tensor; }
   /** min(max(x, 0), 6); traces to Clip. */
-  export class ReLU6 extends Module { constructor(options?: { inplace?: boolean }); forward(x: Tensor): Tensor; }
+  export class ReLU6 extends Module { constructor(inplace?: boolean | { inplace?: boolean }); forward(x: Tensor): Tensor; }
   /** min(max(x, minVal), maxVal) (defaults -1, 1; maxVal must exceed minVal); traces to Clip. */
   export class Hardtanh extends Module {
-    constructor(minVal?: number, maxVal?: number);
+    constructor(minVal?: number, maxVal?: number, inplace?: boolean);
     constructor(options: { minVal?: number; maxVal?: number; inplace?: boolean });
     minVal: number;
     maxVal: number;
@@ -1870,7 +1885,7 @@ export namespace nn {
   }
   /** x > 0 ? x : negativeSlope * x (default 0.01); traces to LeakyRelu. */
   export class LeakyReLU extends Module {
-    constructor(negativeSlope?: number);
+    constructor(negativeSlope?: number, inplace?: boolean);
     constructor(options: { negativeSlope?: number; inplace?: boolean });
     negativeSlope: number;
     forward(x: Tensor): Tensor;
@@ -1878,7 +1893,7 @@ export namespace nn {
   /** x > 0 ? x : alpha * (exp(x) - 1) (default alpha 1); traces to Elu. */
   export class ELU extends Module {
     /** The negative branch's scale. */
-    constructor(alpha?: number);
+    constructor(alpha?: number, inplace?: boolean);
     constructor(options: { alpha?: number; inplace?: boolean });
     alpha: number;
     forward(x: Tensor): Tensor;
@@ -1914,7 +1929,7 @@ export namespace nn {
   /** Dropout(p = 0.5): active while training (module.train()), the input itself in eval mode. */
   export class Dropout extends Module {
     /** p: the probability of zeroing an element, in [0, 1]. */
-    constructor(p?: number);
+    constructor(p?: number, inplace?: boolean);
     constructor(options: { p?: number; inplace?: boolean });
     p: number;
     forward(x: Tensor): Tensor;
@@ -2052,5 +2067,38 @@ export namespace nn {
   export class Fold extends Module {
     constructor(outputSize: Size2, kernelSize: Size2, options?: UnfoldOptions);
     forward(x: Tensor): Tensor;
+  }
+}
+
+// ---- initialisers (js/nn/init.js) --------------------------------------------------------------
+
+export namespace nn {
+  /**
+   * torch.nn.init in camelCase: each writes into its float32 tensor without recording for autograd
+   * and returns it; arguments are PyTorch's, positional or as one options object after the tensor.
+   */
+  export namespace init {
+    /** The recommended gain for a nonlinearity (PyTorch's table; leaky_relu's param is its slope, default 0.01). */
+    function calculateGain(nonlinearity: string, param?: number | null): number;
+    function uniform_(tensor: Tensor, a?: number, b?: number): Tensor;
+    function uniform_(tensor: Tensor, options: { a?: number; b?: number }): Tensor;
+    function normal_(tensor: Tensor, mean?: number, std?: number): Tensor;
+    function normal_(tensor: Tensor, options: { mean?: number; std?: number }): Tensor;
+    /** Normal values redrawn until each lies in [a, b]. */
+    function truncNormal_(tensor: Tensor, mean?: number, std?: number, a?: number, b?: number): Tensor;
+    function truncNormal_(tensor: Tensor, options: { mean?: number; std?: number; a?: number; b?: number }): Tensor;
+    function constant_(tensor: Tensor, val: number): Tensor;
+    function zeros_(tensor: Tensor): Tensor;
+    function ones_(tensor: Tensor): Tensor;
+    /** Fan modes of the kaiming initialisers. */
+    type FanMode = 'fan_in' | 'fan_out';
+    function kaimingUniform_(tensor: Tensor, a?: number, mode?: FanMode, nonlinearity?: string): Tensor;
+    function kaimingUniform_(tensor: Tensor, options: { a?: number; mode?: FanMode; nonlinearity?: string }): Tensor;
+    function kaimingNormal_(tensor: Tensor, a?: number, mode?: FanMode, nonlinearity?: string): Tensor;
+    function kaimingNormal_(tensor: Tensor, options: { a?: number; mode?: FanMode; nonlinearity?: string }): Tensor;
+    function xavierUniform_(tensor: Tensor, gain?: number): Tensor;
+    function xavierUniform_(tensor: Tensor, options: { gain?: number }): Tensor;
+    function xavierNormal_(tensor: Tensor, gain?: number): Tensor;
+    function xavierNormal_(tensor: Tensor, options: { gain?: number }): Tensor;
   }
 }

@@ -25,6 +25,7 @@ export {
 // the op table's functions (js/ops/table.js; importing it installs the Tensor methods)
 export const {
   cat, stack, meshgrid, where, flatten, split, chunk, unbind, roll, tril, triu, matmul, addmm, einsum, cdist,
+  permute, transpose, swapaxes, swapdims, unsqueeze,
   sin, cos, tan, asin, acos, atan, sinh, cosh, asinh, acosh, atanh, atan2, minimum, maximum, fmod, remainder, floor, ceil, round,
   logicalAnd, logicalOr, logicalXor, logicalNot, bitwiseAnd, bitwiseOr, bitwiseXor, bitwiseNot,
   maskedScatter, indexPut, topk, sort, argsort, searchsorted, bucketize, repeatInterleave, trilIndices, triuIndices,

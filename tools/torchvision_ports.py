@@ -31,7 +31,8 @@ python3-torchvision 0.14 on /usr/bin/python3); CI reads the committed files and 
 
 It also writes builders.json: the state-dict keys and shapes of torchvision's builders the test
 constructs at full size (resnet18, mobilenet_v3_large/small, efficientnet_b0, shufflenet_v2_x1_0,
-lraspp_mobilenet_v3_large, convnext_tiny, swin_t, regnet_y_400mf, regnet_x_400mf), without weights.
+lraspp_mobilenet_v3_large, convnext_tiny, swin_t, regnet_y_400mf, regnet_x_400mf, googlenet, mnasnet0_5,
+maxvit_t), without weights.
 """
 import functools
 import os
@@ -43,11 +44,16 @@ from torch import nn
 from torchvision.models.convnext import CNBlockConfig, ConvNeXt
 from torchvision.models.densenet import DenseNet
 from torchvision.models.efficientnet import EfficientNet, FusedMBConvConfig, MBConvConfig, _efficientnet_conf
+from torchvision.models.googlenet import BasicConv2d, GoogLeNet, Inception, InceptionAux
+from torchvision.models import inception as tv_inception
+from torchvision.models.maxvit import MaxVit
+from torchvision.models.mnasnet import MNASNet
 from torchvision.models.mobilenetv3 import MobileNetV3, _mobilenet_v3_conf
 from torchvision.models.regnet import BlockParams, RegNet
 from torchvision.models.resnet import BasicBlock, Bottleneck, ResNet
 from torchvision.models.segmentation.lraspp import LRASPPHead, _lraspp_mobilenetv3
 from torchvision.models.shufflenetv2 import ShuffleNetV2
+from torchvision.models.vgg import VGG, make_layers
 from torchvision.models.swin_transformer import SwinTransformer
 from torchvision.models.vision_transformer import VisionTransformer
 
@@ -183,6 +189,99 @@ def densenet():
     return DenseNet(growth_rate=8, block_config=(2, 3, 2), num_init_features=16, bn_size=2, num_classes=10)
 
 
+class NarrowBasicConv2d(BasicConv2d):
+    """torchvision's GoogLeNet BasicConv2d with every width but the image's 3 channels divided by 16
+    (floored: the reductions' 24 become 1; the concatenated widths stay sums of the branches')."""
+
+    def __init__(self, in_channels, out_channels, **kwargs):
+        super().__init__(in_channels if in_channels == 3 else in_channels // 16, out_channels // 16, **kwargs)
+
+
+# GoogLeNet's widths are fixed at 64..1024 (6.6M weights); narrowed through its own `blocks` argument
+# (the conv block, and the Inception block given that conv block), the head made again at 1024 / 16.
+# Its ceil-mode pools make PyTorch fail below 15 (torchvision's min_size).
+@model('GoogLeNet(num_classes=10, aux_logits=False, transform_input=True, init_weights=False, '
+       'blocks=[NarrowBasicConv2d, partial(Inception, conv_block=NarrowBasicConv2d), InceptionAux]) with fc Linear(64, 10): '
+       'every width / 16',
+       [[2, 3, 32, 32], [1, 3, 17, 23], [3, 3, 45, 31], [1, 3, 15, 16], [1, 3, 130, 97]])
+def googlenet():
+    net = GoogLeNet(num_classes=10, aux_logits=False, transform_input=True, init_weights=False,
+                    blocks=[NarrowBasicConv2d, functools.partial(Inception, conv_block=NarrowBasicConv2d), InceptionAux])
+    net.fc = nn.Linear(1024 // 16, 10)
+    return net
+
+
+class NarrowInceptionConv2d(tv_inception.BasicConv2d):
+    """torchvision's Inception v3 BasicConv2d with every width but the image's 3 channels divided by 32
+    (floored: the internal 48 and 80 become 1 and 2; the concatenated widths stay sums of the branches')."""
+
+    def __init__(self, in_channels, out_channels, **kwargs):
+        super().__init__(in_channels if in_channels == 3 else in_channels // 32, out_channels // 32, **kwargs)
+
+
+# Inception v3's widths are fixed (27M weights); narrowed through its own inception_blocks argument (the
+# conv block, and each Inception block given that conv block), fc made again at 2048 / 32. Its unpadded
+# stem and reductions make PyTorch fail below 75 (torchvision's min_size).
+@model('Inception3(num_classes=10, aux_logits=False, transform_input=True, init_weights=False, inception_blocks=[NarrowInceptionConv2d, '
+       'InceptionA ... InceptionE and InceptionAux given conv_block=NarrowInceptionConv2d]) with fc Linear(64, 10): every width / 32',
+       [[2, 3, 75, 75], [1, 3, 80, 99], [3, 3, 107, 76], [1, 3, 150, 139], [1, 3, 299, 299]])
+def inception_v3():
+    blocks = [functools.partial(b, conv_block=NarrowInceptionConv2d) for b in (
+        tv_inception.InceptionA, tv_inception.InceptionB, tv_inception.InceptionC, tv_inception.InceptionD, tv_inception.InceptionE,
+        tv_inception.InceptionAux)]
+    net = tv_inception.Inception3(num_classes=10, aux_logits=False, transform_input=True, init_weights=False,
+                                  inception_blocks=[NarrowInceptionConv2d, *blocks])
+    net.fc = nn.Linear(2048 // 32, 10)
+    return net
+
+
+class NarrowMNASNet(MNASNet):
+    """torchvision's MNASNet with its last 1x1 convolution (to 1280 features), its BatchNorm and the
+    classifier's Linear made again at `last` features (the rest is MNASNet's own __init__)."""
+
+    def __init__(self, alpha, last, **kwargs):
+        super().__init__(alpha, **kwargs)
+        self.layers[14] = nn.Conv2d(self.layers[14].in_channels, last, 1, padding=0, stride=1, bias=False)
+        self.layers[15] = nn.BatchNorm2d(last, momentum=self.layers[15].momentum)
+        self.classifier[1] = nn.Linear(last, self.num_classes)
+
+
+@model('NarrowMNASNet(0.05, last=64, num_classes=10): MNASNet(0.05) with its 1280-wide head at 64',
+       [[2, 3, 32, 32], [1, 3, 17, 23], [3, 3, 45, 31], [1, 3, 1, 1], [1, 3, 130, 97]])
+def mnasnet():
+    return NarrowMNASNet(0.05, 64, num_classes=10)
+
+
+# MaxVit keeps the grid size of the input it is built for (its window departition reshapes to it; the
+# grid attention's bias is for partition_size ** 2 tokens), so it runs at sizes that give the same
+# grids (61 to 64 a side here) and, garbled but without an error, where the grids' products match
+# (32 x 128: its windows read back in another order); elsewhere PyTorch fails.
+@model('MaxVit(input_size=(64, 64), stem_channels=8, partition_size=4, block_channels=[8, 16], block_layers=[1, 2], '
+       'head_dim=4, stochastic_depth_prob=0.2, num_classes=10)',
+       [[1, 3, 64, 64], [3, 3, 64, 64], [5, 3, 64, 64], [2, 3, 61, 63], [1, 3, 32, 128], [2, 3, 128, 32]])
+def maxvit():
+    return MaxVit((64, 64), 8, 4, [8, 16], [1, 2], 4, 0.2, num_classes=10)
+
+
+class NarrowVGG(VGG):
+    """torchvision's VGG with its classifier (512 * 7 * 7 -> 4096 -> 4096 -> classes) made again from
+    `width` * 7 * 7 features through `hidden` (the rest is VGG's own __init__: the 7 x 7 adaptive pool)."""
+
+    def __init__(self, features, width, hidden, num_classes, **kwargs):
+        super().__init__(features, num_classes=num_classes, **kwargs)
+        for i, (n_in, n_out) in zip((0, 3, 6), ((width * 7 * 7, hidden), (hidden, hidden), (hidden, num_classes))):
+            self.classifier[i] = nn.Linear(n_in, n_out)
+
+
+# VGG-11-BN's layout (configuration "A") at widths / 16; five 2x2 pools: PyTorch fails below 32.
+@model('NarrowVGG(make_layers([4, "M", 8, "M", 16, 16, "M", 32, 32, "M", 32, 32, "M"], batch_norm=True), width=32, hidden=16, '
+       'num_classes=10, init_weights=False): vgg11_bn\'s layers at widths / 16, its classifier through 16',
+       [[2, 3, 32, 32], [1, 3, 33, 47], [3, 3, 45, 63], [1, 3, 64, 32], [1, 3, 130, 97], [1, 3, 231, 224]])
+def vgg():
+    return NarrowVGG(make_layers([4, 'M', 8, 'M', 16, 16, 'M', 32, 32, 'M', 32, 32, 'M'], batch_norm=True), 32, 16, 10,
+                     init_weights=False)
+
+
 # torchvision's RegNet builders' from_init_params arguments (regnet.py), for their BlockParams.
 REGNET_PARAMS = {
     'regnet_y_400mf': (16, 48, 27.89, 2.09, 8, 0.25), 'regnet_y_800mf': (14, 56, 38.84, 2.4, 16, 0.25),
@@ -259,7 +358,8 @@ def make(name):
 
 # The builders a test constructs at full size (the lighter ones: up to swin_t's and convnext_tiny's 28M weights).
 BUILDERS = ['resnet18', 'mobilenet_v3_large', 'mobilenet_v3_small', 'efficientnet_b0', 'shufflenet_v2_x1_0',
-            'lraspp_mobilenet_v3_large', 'convnext_tiny', 'swin_t', 'regnet_y_400mf', 'regnet_x_400mf']
+            'lraspp_mobilenet_v3_large', 'convnext_tiny', 'swin_t', 'regnet_y_400mf', 'regnet_x_400mf',
+            'googlenet', 'mnasnet0_5', 'maxvit_t']
 
 
 def make_builders():

@@ -11,19 +11,27 @@ import {
   relu, sigmoid, tanh, silu, hardswish, hardsigmoid, hardtanh, relu6, leakyRelu, elu, gelu, softplus, dropout,
 } from '../ops/act.js';
 
-/** Reads a constructor's arguments: positional values or one options object (keys among names). */
-function options(who, args, names, defaults) {
+/**
+ * Reads a constructor's arguments: positional values or one options object (keys among names).
+ * PyTorch's in-place flag is accepted and ignored (results here are always new tensors): as an
+ * option of any module, and positionally after names where PyTorch's constructor takes it there
+ * (withInplace: nn.Dropout(0.5, True), nn.LeakyReLU(0.2, True), ...), where it must be a boolean.
+ */
+function options(who, args, names, defaults, withInplace = false) {
   const out = { ...defaults };
   if (args.length === 1 && args[0] !== null && typeof args[0] === 'object' && !Array.isArray(args[0])) {
     for (const [k, v] of Object.entries(args[0])) {
-      if (k === 'inplace') continue; // PyTorch's in-place flag: results here are always new tensors
+      if (k === 'inplace') continue;
       if (!names.includes(k)) throw invalid(`${who}: unknown option '${k}' (expected ${names.map((n) => `'${n}'`).join(', ')})`);
       if (v !== undefined) out[k] = v;
     }
     return out;
   }
-  if (args.length > names.length) throw invalid(`${who}: takes at most ${names.length} arguments, got ${args.length}`);
-  args.forEach((v, i) => { if (v !== undefined) out[names[i]] = v; });
+  const positional = withInplace ? [...names, 'inplace'] : names;
+  if (args.length > positional.length) throw invalid(`${who}: takes at most ${positional.length} arguments, got ${args.length}`);
+  args.forEach((v, i) => { if (v !== undefined) out[positional[i]] = v; });
+  if ('inplace' in out && typeof out.inplace !== 'boolean') throw invalid(`${who}: inplace must be a boolean, got ${describe(out.inplace)}`);
+  delete out.inplace;
   return out;
 }
 
@@ -66,7 +74,7 @@ export class ReLU6 extends Module {
 export class Hardtanh extends Module {
   constructor(...args) {
     super();
-    const o = options('Hardtanh', args, ['minVal', 'maxVal'], { minVal: -1, maxVal: 1 });
+    const o = options('Hardtanh', args, ['minVal', 'maxVal'], { minVal: -1, maxVal: 1 }, true);
     this.minVal = number('Hardtanh', 'minVal', o.minVal);
     this.maxVal = number('Hardtanh', 'maxVal', o.maxVal);
     if (!(this.maxVal > this.minVal)) throw invalid(`Hardtanh: maxVal ${this.maxVal} must be greater than minVal ${this.minVal}`);
@@ -79,7 +87,7 @@ export class Hardtanh extends Module {
 export class LeakyReLU extends Module {
   constructor(...args) {
     super();
-    this.negativeSlope = number('LeakyReLU', 'negativeSlope', options('LeakyReLU', args, ['negativeSlope'], { negativeSlope: 0.01 }).negativeSlope);
+    this.negativeSlope = number('LeakyReLU', 'negativeSlope', options('LeakyReLU', args, ['negativeSlope'], { negativeSlope: 0.01 }, true).negativeSlope);
   }
 
   forward(x) { return leakyRelu(x, this.negativeSlope); }
@@ -89,7 +97,7 @@ export class LeakyReLU extends Module {
 export class ELU extends Module {
   constructor(...args) {
     super();
-    this.alpha = number('ELU', 'alpha', options('ELU', args, ['alpha'], { alpha: 1 }).alpha);
+    this.alpha = number('ELU', 'alpha', options('ELU', args, ['alpha'], { alpha: 1 }, true).alpha);
   }
 
   forward(x) { return elu(x, this.alpha); }
@@ -148,7 +156,7 @@ export class Flatten extends Module {
 export class Dropout extends Module {
   constructor(...args) {
     super();
-    const { p } = options('Dropout', args, ['p'], { p: 0.5 });
+    const { p } = options('Dropout', args, ['p'], { p: 0.5 }, true);
     if (typeof p !== 'number' || !(p >= 0 && p <= 1)) {
       throw invalid(`Dropout: dropout probability has to be between 0 and 1, but got ${describe(p)}`);
     }

@@ -1,5 +1,5 @@
 // om.nn: modules (module.js, container.js, blocks.js, recurrent.js, norm.js, attention.js, transformer.js, embedding.js,
-// loss.js, activation.js) and om.nn.functional (functional.js).
+// loss.js, activation.js), om.nn.functional (functional.js) and om.nn.init (init.js).
 export { Module, Linear } from './module.js';
 export { Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict } from './container.js';
 export { RNNBase, LSTM, GRU } from './recurrent.js';
@@ -11,6 +11,7 @@ export {
   ReLU, ReLU6, LeakyReLU, ELU, GELU, SiLU, Softplus, Hardswish, Hardsigmoid, Hardtanh, Sigmoid, Tanh, Identity, Flatten, Dropout,
 } from './activation.js';
 export * as functional from './functional.js';
+export * as init from './init.js';
 export { Conv1d, Conv2d, ConvTranspose2d, MaxPool2d, AvgPool2d, AdaptiveAvgPool2d, Unfold, Fold } from './conv.js';
 export { TransformerEncoderLayer } from './transformer.js';
 export { Conv2dNormActivation, SqueezeExcitation, MLP, Permute, StochasticDepth, LayerNorm2d } from './blocks.js';

@@ -1,17 +1,27 @@
 // Reductions (src/ops/reduce.c) as functions of the tensor first: sum, mean, amax, amin, max,
 // min, argmax, argmin. js/ops/table.js installs them as Tensor methods (x.sum(1, true)).
-import { omw, checkHandle, marshal } from '../runtime.js';
+import { omw, checkHandle, marshal, dtypeCodes } from '../runtime.js';
 import { toI64, toI32, toBool } from '../convert.js';
 import { handle, wrap, applyOp, applyAll, dimsArg } from '../tensor.js';
 
-/** A reduction over dim (undefined/null: all dims; a number or an array of numbers). */
-const reduction = (who) => (input, dim, keepdim) => {
+/**
+ * A reduction over dim (undefined/null: all dims; a number or an array of numbers). boolAs: the
+ * dtype a bool input is cast to first (sum's int64: PyTorch counts the trues), else none.
+ */
+const reduction = (who, boolAs = null) => (input, dim, keepdim) => {
   const h = handle(input, who, 'input');
   const k = toBool(keepdim, who, 'keepdim');
-  return applyOp(who, who, [h], [k ? 1n : 0n, ...dimsArg(dim, who)]);
+  const attrs = [k ? 1n : 0n, ...dimsArg(dim, who)];
+  if (boolAs === null || input.dtype !== 'bool') return applyOp(who, who, [h], attrs);
+  const c = checkHandle(omw.cast(h, dtypeCodes.get(boolAs)), who);
+  try {
+    return applyOp(who, who, [c], attrs);
+  } finally {
+    omw.release(c);
+  }
 };
 
-export const sum = reduction('sum');
+export const sum = reduction('sum', 'int64');
 export const mean = reduction('mean');
 export const amax = reduction('amax');
 export const amin = reduction('amin');

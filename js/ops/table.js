@@ -130,8 +130,10 @@ export const OPS = [
   // views, copies and splits (js/ops/shape.js)
   ['reshape', impl(shape.reshape), M],
   ['view', impl(shape.view), M],
-  ['permute', impl(shape.permute), M],
-  ['transpose', impl(shape.transpose), M],
+  ['permute', impl(shape.permute), MF],
+  ['transpose', impl(shape.transpose), MF],
+  ['swapaxes', impl(shape.transpose), MF], // torch.swapaxes and torch.swapdims: transpose's other names
+  ['swapdims', impl(shape.transpose), MF],
   ['expand', impl(shape.expand), M],
   ['slice', impl(shape.slice), M],
   ['narrow', impl(shape.narrow), M],
@@ -139,7 +141,7 @@ export const OPS = [
   ['sliceScatter', impl(shape.sliceScatter), M],
   ['selectScatter', impl(shape.selectScatter), M],
   ['squeeze', impl(shape.squeeze), M],
-  ['unsqueeze', attrs('unsqueeze', 'input, dim: int'), M],
+  ['unsqueeze', attrs('unsqueeze', 'input, dim: int'), MF],
   ['contiguous', impl(shape.contiguous), M],
   ['detach', impl(shape.detach), M],
   ['t', impl(shape.t), M],

@@ -272,6 +272,9 @@ describe('nn modules', () => {
         [new om.nn.ELU({ alpha: 2 }), F.elu(x, 2)], [new om.nn.GELU('tanh'), F.gelu(x, { approximate: 'tanh' })],
         [new om.nn.GELU(), F.gelu(x)], [new om.nn.Softplus(2, 10), F.softplus(x, 2, 10)],
         [new om.nn.Identity(3, { any: 1 }), x], [new om.nn.Dropout(0.2).eval(), x],
+        // PyTorch's positional inplace: nn.Dropout(0.5, True), nn.LeakyReLU(0.2, True), nn.ELU(1.0, True), nn.Hardtanh(0, 6, True)
+        [new om.nn.Dropout(0.5, true).eval(), x], [new om.nn.LeakyReLU(0.2, true), F.leakyRelu(x, 0.2)],
+        [new om.nn.ELU(2, false), F.elu(x, 2)], [new om.nn.Hardtanh(0, 6, true), F.relu6(x)],
       ];
       for (const [m, want] of pairs) {
         assert.deepEqual(vals(m.forward(x)), vals(want), m.constructor.name);
@@ -282,6 +285,9 @@ describe('nn modules', () => {
       assert.equal(new om.nn.Dropout().p, 0.5);
       assert.throws(() => new om.nn.GELU({ approximate: 'x' }), (e) => e.kind === 'InvalidArgument');
       assert.throws(() => new om.nn.ELU('1'), (e) => e.kind === 'InvalidArgument' && /alpha must be a number/.test(e.message));
+      assert.throws(() => new om.nn.Dropout(0.5, 1), (e) => e.kind === 'InvalidArgument' && /^Dropout: inplace must be a boolean, got 1$/.test(e.message));
+      assert.throws(() => new om.nn.LeakyReLU(0.2, true, 3), (e) => e.kind === 'InvalidArgument' && /^LeakyReLU: takes at most 2 arguments, got 3$/.test(e.message));
+      assert.throws(() => new om.nn.GELU('none', true), (e) => e.kind === 'InvalidArgument' && /^GELU: takes at most 1 arguments, got 2$/.test(e.message));
       // PyTorch's nn.Hardtanh asserts max_val > min_val; F.hardtanh takes any bounds (clamp's values)
       assert.throws(() => new om.nn.Hardtanh(1, 1), (e) => e.kind === 'InvalidArgument' && /Hardtanh: maxVal 1 must be greater than minVal 1/.test(e.message));
       assert.throws(() => new om.nn.Hardtanh('0', 6), (e) => e.kind === 'InvalidArgument' && /Hardtanh: minVal must be a number/.test(e.message));

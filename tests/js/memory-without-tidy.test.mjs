@@ -13,6 +13,8 @@ import * as om from 'onemodel';
 import { memoryHooks, vals } from './helpers.mjs';
 import { LeNet5 } from './no-tidy-models.mjs';
 import { RegNet, BlockParams } from '../../examples/torchvision/regnet.mjs';
+import { MaxVit } from '../../examples/torchvision/maxvit.mjs';
+import { MNASNet } from '../../examples/torchvision/mnasnet.mjs';
 import { MistralForCausalLM } from '../../examples/transformers/mistral.mjs';
 import { RobertaModel } from '../../examples/transformers/roberta.mjs';
 
@@ -254,14 +256,17 @@ describe('loops without tidy keep a flat live-tensor count', () => {
 
   // Ports of upstream code written as their PyTorch source is (examples/): a Sequential built
   // with addModule, in-place writes into the masks a forward makes (bitwiseOr_, copy_ into a
-  // slice), a cumsum of the input ids. Each call leaves its result and nothing else.
-  test('50 inference calls of the RegNet, RoBERTa and Mistral ports: each leaves only its results; collected, none', async () => {
+  // slice), a cumsum of the input ids, MaxVit's window and grid partitions with einsum attention,
+  // MNASNet's residual stacks. Each call leaves its result and nothing else.
+  test('50 inference calls of the RegNet, RoBERTa, Mistral, MaxVit and MNASNet ports: each leaves only its results; collected, none', async () => {
     om.manualSeed(2);
     const config = { vocab_size: 64, hidden_size: 32, num_hidden_layers: 2, num_attention_heads: 4, intermediate_size: 64 };
     const ports = [
       [new RegNet(BlockParams.fromInitParams(6, 8, 8, 1.5, 4, { seRatio: 0.25 }), { stemWidth: 8, numClasses: 10 }), [om.randn([2, 3, 33, 29], { seed: 9 })]],
       [new RobertaModel({ ...config, max_position_embeddings: 40 }), [om.tensor([[5n, 9n, 1n], [7n, 1n, 1n]]), om.tensor([[1n, 1n, 0n], [1n, 0n, 0n]])]],
       [new MistralForCausalLM({ ...config, num_key_value_heads: 2, sliding_window: 3 }), [om.tensor([[5n, 9n, 3n, 4n, 8n, 2n, 6n]]), null]],
+      [new MaxVit([32, 32], 8, 4, [8, 16], [1, 1], 4, 0.2, { numClasses: 10 }), [om.randn([2, 3, 32, 32], { seed: 10 })]],
+      [new MNASNet(0.05, { numClasses: 10 }), [om.randn([1, 3, 33, 29], { seed: 11 })]],
     ];
     for (const [net, inputs] of ports) {
       net.eval();

@@ -2,7 +2,7 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import * as om from 'onemodel';
-import { vals, near, check, memoryHooks, refMatmul } from './helpers.mjs';
+import { vals, near, check, memoryHooks, refMatmul, withTraced } from './helpers.mjs';
 
 memoryHooks();
 
@@ -255,6 +255,22 @@ describe('views and shapes', () => {
     check(x.transpose(-1, -2), [3, 2], [0, 3, 1, 4, 2, 5]);
   }));
 
+  test('PyTorch\'s other names and function forms of the view ops: swapaxes, swapdims, om.permute, om.transpose, om.unsqueeze', T(() => {
+    const x = om.arange(6).reshape(1, 2, 3);
+    check(x.swapaxes(-1, -2), [1, 3, 2], [0, 3, 1, 4, 2, 5]);
+    check(om.swapaxes(x, 2, 1), [1, 3, 2], [0, 3, 1, 4, 2, 5]);
+    check(x.swapdims(0, 2), [3, 2, 1], [0, 3, 1, 4, 2, 5]);
+    check(om.swapdims(x, 0, 1), [2, 1, 3], [0, 1, 2, 3, 4, 5]);
+    check(om.transpose(x, 1, 2), [1, 3, 2], [0, 3, 1, 4, 2, 5]);
+    check(om.permute(x, [2, 0, 1]), [3, 1, 2], [0, 3, 1, 4, 2, 5]);
+    check(om.permute(x, 2, 1, 0), [3, 2, 1], [0, 3, 1, 4, 2, 5]);
+    check(om.unsqueeze(x, -1), [1, 2, 3, 1], [0, 1, 2, 3, 4, 5]);
+    assert.throws(() => x.swapaxes(0, 3), (e) => e.kind === 'IndexOutOfRange' && /^transpose: dim 3 is out of range for 3 dims$/.test(e.message));
+    assert.throws(() => om.swapdims(x, -4, 0), (e) => e.kind === 'IndexOutOfRange' && /^transpose: dim -4 is out of range for 3 dims$/.test(e.message));
+    assert.throws(() => om.unsqueeze(x, 4), (e) => e.kind === 'IndexOutOfRange' && /unsqueeze/.test(e.message));
+    assert.throws(() => om.permute(x, [0, 1]), (e) => e.kind === 'InvalidArgument' && /permute/.test(e.message));
+  }));
+
   test('slice with start, end, step and negatives', T(() => {
     const a = om.arange(10);
     check(a.slice(0, 1, 8, 3), [3], [1, 4, 7]);
@@ -430,6 +446,19 @@ describe('views and shapes', () => {
 
 describe('reductions', () => {
   const X = () => om.tensor([[1, 2, 3], [4, 5, 6]]);
+
+  test('sum of a bool tensor counts its trues, as int64 (PyTorch\'s); traced, a Cast before the ReduceSum', () => withTraced((keep) => {
+    const m = om.tensor([[true, false, true], [false, false, true]]);
+    for (const [y, shape, want] of [[m.sum(), [], [3n]], [m.sum(1), [2], [2n, 1n]], [m.sum(0, true), [1, 3], [1n, 0n, 2n]]]) {
+      assert.equal(y.dtype, 'int64');
+      assert.deepEqual([y.shape, [...y.toArray()]], [shape, want]);
+    }
+    const count = (x) => x.gt(0).sum(1);
+    const x = om.tensor([[1, -1, 2, 3, -4], [0, 1, 1, 1, 1]]);
+    const tm = om.trace(count, { x: [x, ['batch', 'n']] });
+    assert.deepEqual(tm.graph().nodes.map((n) => n.opType), ['Greater', 'Cast', 'ReduceSum']);
+    keep(tm, { x }, count(x), 'the count', count);
+  }));
 
   test('sum with dims and keepdim', T(() => {
     const x = X();

@@ -6,7 +6,9 @@
 // whose size torchvision asserts; for Swin the batch, and in a second trace the batch with H and W
 // declared from 60 (the declaration its refusal names holds too). Each .onnx run in
 // onnxruntime-web and each graph in the Session agree with PyTorch at every fixture size the graph
-// takes (none of them the traced example) and with the eager port at three more.
+// takes (none of them the traced example) and with the eager port at three more. The ports added
+// later (GoogLeNet, Inception v3, MNASNet, MaxViT, VGG) are checked the same way in
+// torchvision-ports-2.test.mjs (tests/js/torchvision-ports.mjs holds the check).
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -23,39 +25,21 @@ import { ShuffleNetV2, InvertedResidual as ShuffleUnit, shufflenet_v2_x1_0 } fro
 import { LRASPPHead, lrasppMobilenetV3, lraspp_mobilenet_v3_large } from '../../examples/torchvision/lraspp.mjs';
 import { IntermediateLayerGetter, makeDivisible } from '../../examples/torchvision/_utils.mjs';
 import * as regnet from '../../examples/torchvision/regnet.mjs';
+import { googlenet } from '../../examples/torchvision/googlenet.mjs';
+import { mnasnet0_5 } from '../../examples/torchvision/mnasnet.mjs';
+import { maxvit_t } from '../../examples/torchvision/maxvit.mjs';
 import { DenseNet } from './no-tidy-models.mjs';
+import { DIR, CONV, image, describePorts } from './torchvision-ports.mjs';
 
 memoryHooks();
 const nn = om.nn;
-const DIR = new URL('./fixtures/torchvision/', import.meta.url);
-
-/** max |ours - PyTorch| <= TOL * max(1, max |PyTorch|), eagerly and in both engines (the oracle's rule). */
-const TOL = 1e-5;
-
-/**
- * tools/torchvision_ports.py's image(shape, seed): element i is
- * ((i * 2654435761 + seed * 40503) mod 2^32 >> 8) / 2^22 - 2, exact in float32.
- */
-function image(shape, seed) {
-  const n = shape.reduce((a, b) => a * b, 1);
-  const data = new Float32Array(n);
-  for (let i = 0; i < n; i++) data[i] = (((Math.imul(i, 2654435761 | 0) + seed * 40503) >>> 0) >>> 8) / 2 ** 22 - 2;
-  return om.tensor(data, { shape });
-}
-
-/** The fixture's expected output as a Tensor. */
-const expected = (c) => om.tensor(Float32Array.from(c.output.data), { shape: c.output.shape });
-
-/** The example a conv net is traced at (not a fixture input: fixture seeds start at 1), and its symbolic axes. */
-const CONV = [[2, 3, 32, 32], ['batch', null, 'h', 'w']];
 
 /**
  * Each fixture's model, built with the port as tools/torchvision_ports.py builds torchvision's,
  * then its traces: the example, the axes (a name or om.Dim for a symbolic one), and the smallest
  * size of a symbol whose range narrows to where PyTorch itself fails or is declared (1 for the others).
  */
-const MODELS = {
-  resnet: [() => new (narrowResNet(16))(BasicBlock, [1, 1, 1, 1], { numClasses: 10 }), CONV],
+const MODELS = {  resnet: [() => new (narrowResNet(16))(BasicBlock, [1, 1, 1, 1], { numClasses: 10 }), CONV],
   resnext: [() => new (narrowResNet(16))(Bottleneck, [1, 2, 1, 1], {
     groups: 2, widthPerGroup: 32, replaceStrideWithDilation: [false, false, true], numClasses: 10,
   }), CONV],
@@ -80,6 +64,11 @@ const MODELS = {
   shufflenet_v2: [() => new ShuffleNetV2([2, 2, 1], [8, 16, 32, 64, 128], { numClasses: 10 }), CONV],
   regnet: [() => new regnet.RegNet(regnet.BlockParams.fromInitParams(6, 8, 8, 1.5, 4, { seRatio: 0.25 }), { stemWidth: 8, numClasses: 10 }), CONV],
   densenet: [() => new DenseNet({ growthRate: 8, blockConfig: [2, 3, 2], numInitFeatures: 16, bnSize: 2, numClasses: 10 }), [...CONV, { h: 13, w: 13 }]],
+  // GoogLeNet narrowed through its own blocks argument, as the tool narrows torchvision's; its ceil-mode
+  // pools make PyTorch fail below 15.
+  // Inception v3 narrowed through its inceptionBlocks argument; its unpadded stem and reductions make PyTorch fail below 75.
+  // MaxVit runs at the grids of the input size it is built for: the batch alone is symbolic.
+  // VGG-11-BN's layout at widths / 16: five 2x2 pools, so PyTorch fails below 32; the 7x7 adaptive pool from any size.
   lraspp: [() => {
     const net = lrasppMobilenetV3(new MobileNetV3(...mobilenetV3Conf('mobilenet_v3_small', { widthMult: 0.25, reducedTail: true, dilated: true })), 2);
     const { low_classifier: low, cbr } = net.classifier;
@@ -103,55 +92,7 @@ const MODELS = {
  */
 const SHAPES = { lraspp: 2, swin: 3 };
 
-/** A model's output to compare: the segmentation model's { out }, else the logits. */
-const outputOf = (y) => (y instanceof om.Tensor ? y : y.out);
-
-describe('torchvision ports against torchvision 0.14', () => {
-  for (const [name, [build, ...traces]] of Object.entries(MODELS)) {
-    const fx = JSON.parse(readFileSync(new URL(`${name}.json`, DIR), 'utf8'));
-    test(`${name}: ${fx.model}`, (t) => withTraced((keep, trace) => {
-      om.manualSeed(0);
-      const net = build();
-      try {
-        const { tensors } = om.safetensors.load(readFileSync(new URL(`${name}.safetensors`, DIR)));
-        assert.deepEqual(Object.keys(tensors).sort(), [...fx.keys].sort(), 'the file holds the state dict');
-        assert.deepEqual(Object.keys(net.stateDict()), fx.keys, 'state-dict keys, in PyTorch\'s order');
-        assert.deepEqual(net.loadStateDict(tensors), { missingKeys: [], unexpectedKeys: [] });
-        om.dispose(Object.values(tensors));
-        net.eval();
-        const errs = fx.cases.map((c) => {
-          const y = outputOf(net.forward(image(c.shape, c.seed)));
-          const ref = c.output.data;
-          assert.deepEqual(y.shape, c.output.shape, `output shape at [${c.shape}]`);
-          const a = y.toArray();
-          const err = Math.max(...ref.map((v, i) => Math.abs(a[i] - v)));
-          const bound = TOL * Math.max(1, ...ref.map(Math.abs));
-          assert.ok(err <= bound, `eager at [${c.shape}]: max |ours - PyTorch| = ${err} > ${bound}`);
-          return err / bound * TOL;
-        });
-        t.diagnostic(`eager max |ours - PyTorch| / max(1, max |PyTorch|) per size: ${errs.map((e) => e.toExponential(1)).join(', ')}`);
-        for (const [example, axes, mins = {}] of traces) {
-          const tm = trace(net, { x: [image(example, 0), axes] });
-          const shapes = tm.graph().nodes.filter((n) => n.opType === 'Shape').length;
-          t.diagnostic(`traced with axes [${axes.map((a) => a?.name ?? a)}]: ${tm.graph().nodes.length} nodes, ${shapes} Shape`);
-          if (axes[2] && axes[3]) assert.equal(shapes, SHAPES[name] ?? 0, 'Shape nodes with symbolic height and width');
-          // Every symbol holds from 1, except where PyTorch itself fails below a size (ConvNeXt below 16,
-          // DenseNet below 13) or a declaration says (Swin's H).
-          const sym = axes.map((a) => (a === null ? null : typeof a === 'string' ? a : a.name)); // each dim's symbol
-          assert.deepEqual(Object.fromEntries(tm.symbols.map((s) => [s.name, s.min])),
-            Object.fromEntries(sym.filter(Boolean).map((a) => [a, mins[a] ?? 1])), 'the sizes the graph holds from');
-          // Every case the graph takes: all of them, unless an axis the trace fixes differs or a size is below its range.
-          const fits = (c) => c.shape.every((n, d) => (sym[d] === null ? n === example[d] : n >= (mins[sym[d]] ?? 1)));
-          const cases = fx.cases.filter(fits);
-          assert.ok(cases.length >= 3, `${cases.length} fixture cases for the trace at [${example}]`);
-          for (const c of cases) keep(tm, { x: image(c.shape, c.seed) }, expected(c), `PyTorch at [${c.shape}]`);
-        }
-      } finally {
-        net.dispose();
-      }
-    }));
-  }
-});
+describePorts(MODELS, SHAPES);
 
 describe('Swin with symbolic H and W undeclared', () => {
   test('refused where the shift turns off below the example, with declarations under which it traces', () => withTraced((keep, trace) => {
@@ -181,7 +122,7 @@ describe('the builders at full size', () => {
   const builders = JSON.parse(readFileSync(new URL('builders.json', DIR), 'utf8'));
   const BUILDERS = {
     resnet18, mobilenet_v3_large, mobilenet_v3_small, efficientnet_b0, shufflenet_v2_x1_0, lraspp_mobilenet_v3_large, convnext_tiny, swin_t,
-    regnet_y_400mf: regnet.regnet_y_400mf, regnet_x_400mf: regnet.regnet_x_400mf,
+    regnet_y_400mf: regnet.regnet_y_400mf, regnet_x_400mf: regnet.regnet_x_400mf, googlenet, mnasnet0_5, maxvit_t,
   };
   for (const [name, keys] of Object.entries(builders)) {
     test(`${name}: torchvision's state-dict keys and shapes, in order`, () => {

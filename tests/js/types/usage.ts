@@ -55,6 +55,7 @@ const views = [
 const parts: Tensor[] = a.split(1, 0);
 const pieces: Tensor[] = [...a.split([1, 2n], -1), ...a.chunk(3, 1), ...a.unbind(), ...om.split(a, [1], 0), ...om.chunk(a, 2n), ...om.unbind(a, 1)];
 const lower: Tensor = om.tril(om.triu(om.flatten(a, 1), -1)).logicalNot();
+const swapped: Tensor = om.unsqueeze(om.swapaxes(om.permute(om.transpose(a, 0, 1), [1, 0]), 0, 1), 0).swapdims(0, 1);
 const conv1d: Tensor = om.addmm(a, a, a, { beta: 0.5, alpha: 2 });
 // @ts-expect-error: split sizes are integers
 a.split(['1']);
@@ -110,7 +111,7 @@ const kept: { t: Tensor; list: Tensor[] } = om.tidy(() => ({ t: om.ones([1]), li
 const info: MemoryInfo = om.memory();
 const leaked: number = info.leaked + info.bytes + info.tensors;
 om.dispose(kept);
-om.dispose([a, b, c, d, e, z, o, f, r0, r1, r2, u, n, s1, s2, ...cmp, ...casts, ...views, ...parts, ...pieces, lower, conv1d, ...red]);
+om.dispose([a, b, c, d, e, z, o, f, r0, r1, r2, u, n, s1, s2, ...cmp, ...casts, ...views, ...parts, ...pieces, lower, swapped, conv1d, ...red]);
 om.dispose([m0, values, indices, minV, minI, am, am2, mm, joined, stacked, chosen, trig, truth, bits, ...hyper, prod, w, loss]);
 
 // errors
@@ -358,7 +359,17 @@ void [seqOut, hN, cN, wih, hidden, gOut, gH, gruFlags];
     new om.nn.Softplus(1, 20), new om.nn.Hardswish(), new om.nn.Hardsigmoid({ inplace: true }), new om.nn.ReLU6(), new om.nn.ReLU({ inplace: true }),
     new om.nn.Hardtanh(0, 6), new om.nn.Hardtanh({ minVal: -2 }), new om.nn.Sigmoid(), new om.nn.Tanh(), new om.nn.Identity(1, 2),
     new om.nn.Dropout({ p: 0.3 }),
+    // PyTorch's positional inplace: nn.ReLU(True), nn.Dropout(0.5, True), nn.LeakyReLU(0.2, True)
+    new om.nn.ReLU(true), new om.nn.SiLU(true), new om.nn.Dropout(0.5, true), new om.nn.LeakyReLU(0.2, true), new om.nn.Hardtanh(0, 6, false),
   ];
+  const w0 = om.zeros([4, 3]);
+  const inits: Tensor[] = [
+    om.nn.init.kaimingNormal_(w0, { mode: 'fan_out', nonlinearity: 'relu' }), om.nn.init.kaimingUniform_(w0, Math.sqrt(5)),
+    om.nn.init.truncNormal_(w0, { std: 0.02 }), om.nn.init.normal_(w0, 0, 0.01), om.nn.init.zeros_(w0), om.nn.init.constant_(w0, 1),
+    om.nn.init.xavierUniform_(w0, { gain: om.nn.init.calculateGain('tanh') }),
+  ];
+  w0.dispose();
+  void inits;
   const mode: om.nn.PadMode = 'replicate';
   const d = new om.nn.Dropout(0.5);
   const p: number = d.p;
