@@ -266,6 +266,32 @@ export function einsum(equation: string, operands: readonly Tensor[]): Tensor;
 export function cdist(x1: Tensor, x2: Tensor, p?: number, options?: {
   computeMode?: 'use_mm_for_euclid_dist_if_necessary' | 'use_mm_for_euclid_dist' | 'donot_use_mm_for_euclid_dist';
 }): Tensor;
+/** torch.square(x): x * x. */
+export function square(input: Tensor): Tensor;
+/** torch.isnan / isinf / isfinite: where input is NaN / +-inf / neither, as bool. */
+export function isnan(input: Tensor): Tensor;
+export function isinf(input: Tensor): Tensor;
+export function isfinite(input: Tensor): Tensor;
+/** Options of var and std: PyTorch's correction (default 1: divide by N - 1) and keepdim. */
+export interface VarOptions { correction?: number; keepdim?: boolean }
+/** torch.var(input, dim, unbiased = true, keepdim = false) or torch.var(input, dim, { correction, keepdim }) (float32). */
+declare function variance(input: Tensor, dim?: Dims | null, unbiased?: boolean | VarOptions, keepdim?: boolean): Tensor;
+export { variance as var };
+/** torch.std: the square root of var, with var's arguments. */
+export function std(input: Tensor, dim?: Dims | null, unbiased?: boolean | VarOptions, keepdim?: boolean): Tensor;
+/** torch.all / torch.any over dim (all dims when none), as bool: every (any) element nonzero. */
+export function all(input: Tensor, dim?: Dims | null, keepdim?: boolean): Tensor;
+export function any(input: Tensor, dim?: Dims | null, keepdim?: boolean): Tensor;
+/** torch.logsumexp(input, dim, keepdim): log(sum(exp(input))) over dim, computed shifted by the max. */
+export function logsumexp(input: Tensor, dim: Dims, keepdim?: boolean): Tensor;
+/** torch.bmm: [B, n, m] @ [B, m, p], both 3-D with one batch size (no broadcast). */
+export function bmm(input: Tensor, mat2: Tensor): Tensor;
+/** torch.outer(a [n], b [m]) -> [n, m]. */
+export function outer(input: Tensor, vec2: Tensor): Tensor;
+/** torch.dot(a [n], b [n]) -> 0-d. */
+export function dot(input: Tensor, other: Tensor): Tensor;
+/** torch.norm(input, p = 'fro', dim, keepdim): 2/'fro', 1, Infinity, -Infinity, 0 or any p > 0 (float32); a zero norm has a zero gradient. */
+export function norm(input: Tensor, p?: number | 'fro', dim?: Dims | null, keepdim?: boolean): Tensor;
 /** `condition ? input : other` elementwise with broadcasting; condition is a bool tensor. */
 export function where(condition: Tensor, input: TensorLike, other: TensorLike): Tensor;
 /** Matrix product with PyTorch's rules (1-D operands, broadcast batch dims). */
@@ -677,6 +703,39 @@ export class Tensor {
   argmax(dim?: number | null, keepdim?: boolean): Tensor;
   /** int64 indices of the first minimum along dim; without dim, the index into the flattened tensor. */
   argmin(dim?: number | null, keepdim?: boolean): Tensor;
+  /** torch.Tensor.var / std (see om.var). */
+  var(dim?: Dims | null, unbiased?: boolean | VarOptions, keepdim?: boolean): Tensor;
+  std(dim?: Dims | null, unbiased?: boolean | VarOptions, keepdim?: boolean): Tensor;
+  /** Whether every (any) element over dim is nonzero, as bool. */
+  all(dim?: Dims | null, keepdim?: boolean): Tensor;
+  any(dim?: Dims | null, keepdim?: boolean): Tensor;
+  /** log(sum(exp(this))) over dim. */
+  logsumexp(dim: Dims, keepdim?: boolean): Tensor;
+  /** The p-norm over dim (see om.norm). */
+  norm(p?: number | 'fro', dim?: Dims | null, keepdim?: boolean): Tensor;
+  /** this * this. */
+  square(): Tensor;
+  /** Where this is NaN / +-inf / finite, as bool. */
+  isnan(): Tensor;
+  isinf(): Tensor;
+  isfinite(): Tensor;
+  /** torch.bmm, outer and dot with this first. */
+  bmm(mat2: Tensor): Tensor;
+  outer(vec2: Tensor): Tensor;
+  dot(other: Tensor): Tensor;
+  /** Expanded, viewed or reshaped to other's shape; cast to other's dtype (PyTorch's expand_as, view_as, reshape_as, type_as). */
+  expandAs(other: Tensor): Tensor;
+  viewAs(other: Tensor): Tensor;
+  reshapeAs(other: Tensor): Tensor;
+  typeAs(other: Tensor): Tensor;
+  /** New tensors of this one's dtype (unless options say another): PyTorch's new_zeros, new_ones, new_full, new_tensor. */
+  newZeros(shape: Shape, options?: CreationOptions): Tensor;
+  newOnes(shape: Shape, options?: CreationOptions): Tensor;
+  newFull(shape: Shape, value: Scalar, options?: CreationOptions): Tensor;
+  newTensor(data: TensorData, options?: CreationOptions): Tensor;
+  /** PyTorch's x.dim() and x.numel(): ndim and size. */
+  dim(): number;
+  numel(): number;
 
   /** Matrix product with PyTorch's rules (1-D operands, broadcast batch dims). */
   matmul(other: Tensor): Tensor;
@@ -1470,6 +1529,8 @@ export namespace nn {
       /** Default 1e-5. */
       eps?: number;
     }
+    /** F.normalize: input / max(its p-norm over dim, eps) (p 2, dim 1, eps 1e-12 by default). */
+    function normalize(input: Tensor, options?: { p?: number; dim?: number; eps?: number }): Tensor;
     /** F.layer_norm over the trailing dims normalizedShape. */
     function layerNorm(input: Tensor, normalizedShape: number | readonly number[], options?: NormOptions): Tensor;
     /** F.group_norm on [N, C, *]. */

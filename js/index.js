@@ -29,7 +29,10 @@ export const {
   sin, cos, tan, asin, acos, atan, sinh, cosh, asinh, acosh, atanh, atan2, minimum, maximum, fmod, remainder, floor, ceil, round,
   logicalAnd, logicalOr, logicalXor, logicalNot, bitwiseAnd, bitwiseOr, bitwiseXor, bitwiseNot,
   maskedScatter, indexPut, topk, sort, argsort, searchsorted, bucketize, repeatInterleave, trilIndices, triuIndices,
+  square, isnan, isinf, isfinite, std, all, any, logsumexp, bmm, outer, dot, norm,
 } = functions;
+const variance = functions.var;
+export { variance as var }; // torch.var (a reserved word in JS, so exported by name)
 export { Tracer, TracedModel, trace, makeDim as Dim } from './trace.js';
 export { InferenceSession } from './session.js';
 export * as safetensors from './safetensors.js';

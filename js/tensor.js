@@ -297,6 +297,9 @@ export class Tensor {
   get dtype() { this.#use('dtype'); return this.#dtype; }
   get ndim() { this.#use('ndim'); return this.#shape.length; }
   get size() { this.#use('size'); return this.#shape.reduce((a, b) => a * b, 1); }
+  /** PyTorch's x.dim() and x.numel() (the same as ndim and size). */
+  dim() { return this.ndim; }
+  numel() { return this.size; }
   get isDisposed() { return !this.#h; }
   get isLeaf() { return info(this.#use('isLeaf')).isLeaf; }
   get version() { return info(this.#use('version')).version; }

@@ -1,5 +1,5 @@
 // om.nn.functional: the ops as functions, in PyTorch's names (torch.nn.functional).
-export { linear } from '../ops/linalg.js';
+export { linear, normalize } from '../ops/linalg.js';
 export { flatten } from '../ops/shape.js';
 export { softmax, logSoftmax, layerNorm, groupNorm, batchNorm, scaledDotProductAttention } from '../ops/norm.js';
 export { embedding, interpolate } from '../ops/index.js';

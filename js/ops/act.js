@@ -6,7 +6,7 @@
 import { invalid } from '../errors.js';
 import { omw, checkHandle, requireReady } from '../runtime.js';
 import { describe, toI64 } from '../convert.js';
-import { wrap, handle, applyOp, retained, unaryOp, floatOp, isOptions } from '../tensor.js';
+import { wrap, handle, applyOp, retained, unaryOp, floatOp, isOptions, tidy } from '../tensor.js';
 
 const apply1 = (who, opName, hs, iattrs = [], fattrs = []) => applyOp(who, opName, hs, iattrs, fattrs);
 
@@ -174,4 +174,30 @@ export function dropout(input, ...args) {
   // the input itself where C's om_dropout returns it, without the call (C checks a bad p)
   if ((!training || p === 0) && p >= 0 && p <= 1) return retained(input, 'dropout', 'input');
   return wrap(checkHandle(omw.dropout(h, p, training ? 1 : 0), 'dropout'));
+}
+
+/** x * x (torch.square: the same bits as pow(x, 2)). */
+export function square(input) {
+  handle(input, 'square', 'input');
+  return input.mul(input);
+}
+
+/** Where input is NaN (x != x), as bool; false everywhere for int64 and bool. */
+export function isnan(input) {
+  handle(input, 'isnan', 'input');
+  return input.ne(input);
+}
+
+/** Where input is +inf or -inf, as bool. */
+export function isinf(input) {
+  handle(input, 'isinf', 'input');
+  if (input.dtype !== 'float32') return input.ne(input);
+  return tidy(() => input.abs().eq(Infinity));
+}
+
+/** Where input is neither NaN nor infinite, as bool (x - x is 0 only for finite x). */
+export function isfinite(input) {
+  handle(input, 'isfinite', 'input');
+  if (input.dtype !== 'float32') return input.eq(input);
+  return tidy(() => input.sub(input).eq(0));
 }

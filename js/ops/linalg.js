@@ -264,3 +264,71 @@ export function cdist(x1, x2, p = 2, options) {
     return root(diff.abs().pow(p).sum(-1), p);
   });
 }
+
+// ---- bmm, outer, dot, norm, normalize ----
+
+/** torch.bmm: matmul of two 3-D tensors [B, n, m] @ [B, m, p] (no broadcast, as PyTorch). */
+export function bmm(input, mat2) {
+  const who = 'bmm';
+  handle(input, who, 'input');
+  handle(mat2, who, 'mat2');
+  if (input.ndim !== 3 || mat2.ndim !== 3) throw shapeError(`${who}: input and mat2 must be 3-D, got [${input.shape}] and [${mat2.shape}]`);
+  if (input.shape[0] !== mat2.shape[0]) throw shapeError(`${who}: batch sizes differ: [${input.shape}] and [${mat2.shape}] (bmm does not broadcast; matmul does)`);
+  return matmul(input, mat2);
+}
+
+/** torch.outer(a [n], b [m]): a[i] * b[j], [n, m] (LLaMA's rotary angles: outer(positions, invFreq)). */
+export function outer(input, vec2) {
+  const who = 'outer';
+  handle(input, who, 'input');
+  handle(vec2, who, 'vec2');
+  if (input.ndim !== 1 || vec2.ndim !== 1) throw shapeError(`${who}: both must be 1-D, got [${input.shape}] and [${vec2.shape}]`);
+  return tidy(() => input.unsqueeze(1).mul(vec2.unsqueeze(0)));
+}
+
+/** torch.dot(a [n], b [n]): the sum of a[i] * b[i], 0-d. */
+export function dot(input, other) {
+  const who = 'dot';
+  handle(input, who, 'input');
+  handle(other, who, 'other');
+  if (input.ndim !== 1 || other.ndim !== 1 || input.shape[0] !== other.shape[0]) {
+    throw shapeError(`${who}: two 1-D tensors of one size, got [${input.shape}] and [${other.shape}]`);
+  }
+  return matmul(input, other);
+}
+
+/**
+ * torch.norm(input, p = 'fro', dim, keepdim): the p-norm over dim (all dims when none): p 2 or
+ * 'fro' sqrt(sum(x^2)), 1 sum(|x|), Infinity max(|x|), -Infinity min(|x|), 0 the count of
+ * nonzeros, any other p > 0 (sum |x|^p)^(1/p); the gradient at a zero norm is 0, as PyTorch's.
+ */
+export function norm(input, p = 'fro', dim, keepdim) {
+  const who = 'norm';
+  handle(input, who, 'input');
+  if (input.dtype !== 'float32') throw new OmError('DtypeMismatch', `${who}: input must be float32, not ${input.dtype} (call .float() first)`);
+  const q = p === 'fro' || p === null || p === undefined ? 2 : p;
+  if (typeof q !== 'number' || Number.isNaN(q) || (q < 0 && q !== -Infinity)) {
+    throw invalid(`${who}: p must be 'fro', a number >= 0, Infinity or -Infinity, got ${describe(p)}`);
+  }
+  const list = dim === undefined || dim === null ? undefined : Array.isArray(dim) ? dim : [dim];
+  const k = keepdim === undefined ? false : keepdim;
+  if (typeof k !== 'boolean') throw invalid(`${who}: keepdim must be a boolean, got ${describe(keepdim)}`);
+  return tidy(() => {
+    const a = input.abs();
+    if (q === Infinity) return a.amax(list, k);
+    if (q === -Infinity) return a.amin(list, k);
+    if (q === 0) return input.ne(0).float().sum(list, k);
+    if (q === 1) return a.sum(list, k);
+    return root(q === 2 ? input.mul(input).sum(list, k) : a.pow(q).sum(list, k), q);
+  });
+}
+
+/** F.normalize(input, { p = 2, dim = 1, eps = 1e-12 }): input / max(norm over dim, eps). */
+export function normalize(input, options) {
+  const who = 'normalize';
+  handle(input, who, 'input');
+  const { p, dim, eps } = optionsArg(options, who, ['p', 'dim', 'eps']);
+  const e = eps ?? 1e-12;
+  if (typeof e !== 'number' || !(e >= 0)) throw invalid(`${who}: eps must be a number >= 0, got ${describe(eps)}`);
+  return tidy(() => input.div(norm(input, p ?? 2, dim ?? 1, true).clamp(e)));
+}

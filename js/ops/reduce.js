@@ -1,8 +1,10 @@
 // Reductions (src/ops/reduce.c) as functions of the tensor first: sum, mean, amax, amin, max,
-// min, argmax, argmin. js/ops/table.js installs them as Tensor methods (x.sum(1, true)).
+// min, argmax, argmin; and composed of them: var, std, all, any, logsumexp. js/ops/table.js
+// installs them as Tensor methods (x.sum(1, true)).
+import { OmError, invalid } from '../errors.js';
 import { omw, checkHandle, marshal, dtypeCodes } from '../runtime.js';
-import { toI64, toI32, toBool } from '../convert.js';
-import { handle, wrap, applyOp, applyAll, dimsArg } from '../tensor.js';
+import { describe, toI64, toI32, toBool } from '../convert.js';
+import { handle, wrap, applyOp, applyAll, dimsArg, isOptions, tidy, where } from '../tensor.js';
 
 /**
  * A reduction over dim (undefined/null: all dims; a number or an array of numbers). boolAs: the
@@ -63,3 +65,79 @@ const position = (who, fn) => (input, dim, keepdim) => {
 
 export const argmax = position('argmax', (h, d, k) => omw.argmax(h, d, k));
 export const argmin = position('argmin', (h, d, k) => omw.argmin(h, d, k));
+
+/** How many elements a reduction over dims (dimsArg's list; empty: all) of shape takes together. */
+function reducedCount(shape, dims, who) {
+  if (!dims.length) return shape.reduce((a, b) => a * b, 1);
+  const nd = shape.length, seen = new Set();
+  for (const d of dims.map(Number)) {
+    if (d < -Math.max(nd, 1) || d >= Math.max(nd, 1)) throw new OmError('IndexOutOfRange', `${who}: dim ${d} is out of range for a tensor of ${nd} dims`);
+    seen.add(d < 0 ? d + nd : d);
+  }
+  return [...seen].reduce((a, d) => a * (nd ? shape[d] : 1), 1);
+}
+
+/**
+ * var/std as PyTorch's torch.var(input, dim, unbiased = true, keepdim = false) or
+ * torch.var(input, dim, { correction = 1, keepdim = false }): the sum of squared deviations from
+ * the mean over dim, divided by N - correction (N the elements reduced together; 0 or less gives
+ * inf or NaN, as PyTorch). float32 only.
+ */
+const spread = (who, root) => (input, dim, unbiased, keepdim) => {
+  handle(input, who, 'input');
+  let correction = 1, keep = keepdim;
+  if (isOptions(unbiased)) {
+    if (keepdim !== undefined) throw invalid(`${who}: keepdim goes in the options object ({ correction, keepdim }), not after it`);
+    const extra = Object.keys(unbiased).filter((k) => k !== 'correction' && k !== 'keepdim');
+    if (extra.length) throw invalid(`${who}: unknown option '${extra[0]}' (correction, keepdim)`);
+    correction = unbiased.correction ?? 1;
+    keep = unbiased.keepdim;
+    if (typeof correction !== 'number' || !Number.isFinite(correction)) throw invalid(`${who}: correction must be a finite number, got ${describe(correction)}`);
+  } else if (unbiased !== undefined) {
+    correction = toBool(unbiased, who, 'unbiased') ? 1 : 0;
+  }
+  if (input.dtype !== 'float32') throw new OmError('DtypeMismatch', `${who}: input must be float32, not ${input.dtype} (call .float() first)`);
+  const k = toBool(keep, who, 'keepdim');
+  const dims = dimsArg(dim, who);
+  const n = reducedCount(input.shape, dims, who);
+  const list = dims.length ? dims.map(Number) : undefined;
+  return tidy(() => {
+    const d = input.sub(mean(input, list, true));
+    const v = sum(d.mul(d), list, k).div(n - correction);
+    return root ? v.sqrt() : v;
+  });
+};
+
+export const variance = spread('var', false);
+export const std = spread('std', true);
+
+/** all/any as PyTorch: whether every (any) element over dim is nonzero, as bool (true over none for all). */
+const truth = (who, every) => (input, dim, keepdim) => {
+  handle(input, who, 'input');
+  const k = toBool(keepdim, who, 'keepdim');
+  const list = dim === undefined || dim === null ? undefined : Array.isArray(dim) ? dim : [dim];
+  return tidy(() => {
+    const count = sum(every ? input.eq(0) : input.ne(0), list, k);
+    return every ? count.eq(0) : count.gt(0);
+  });
+};
+
+export const all = truth('all', true);
+export const any = truth('any', false);
+
+/** torch.logsumexp(input, dim, keepdim): log(sum(exp(x))) over dim, shifted by the max (which is
+ * taken as 0 where it is infinite, so all -inf gives -inf and +inf gives +inf, as PyTorch). */
+export function logsumexp(input, dim, keepdim) {
+  const who = 'logsumexp';
+  handle(input, who, 'input');
+  if (dim === undefined || dim === null) throw invalid(`${who}: dim is required (a dim or an array of dims), as torch.logsumexp`);
+  const k = toBool(keepdim, who, 'keepdim');
+  const list = Array.isArray(dim) ? dim : [dim];
+  return tidy(() => {
+    const x = input.dtype === 'float32' ? input : input.float();
+    const m = amax(x, list, true).detach();
+    const shift = where(m.abs().eq(Infinity), 0, m);
+    const r = sum(x.sub(shift).exp(), list, true).log().add(shift);
+    return k ? r : r.squeeze(list);
+  });
+}

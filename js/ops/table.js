@@ -28,6 +28,7 @@ import * as act from './act.js';
 import * as norm from './norm.js';
 import * as indexing from './index.js';
 import * as sorting from './sort.js';
+import * as like from './like.js';
 
 const unary = (op) => ({ build: (name) => unaryOp(name, op) });
 const float = (op) => ({ build: (name) => floatOp(name, op) });
@@ -120,6 +121,10 @@ export const OPS = [
   ['clip', impl(act.clamp), M],
   ['cumsum', impl(act.cumsum), M],
   ['maskedFill', impl(act.maskedFill), M, 'maskedFill_'],
+  ['square', impl(act.square), MF],
+  ['isnan', impl(act.isnan), MF],
+  ['isinf', impl(act.isinf), MF],
+  ['isfinite', impl(act.isfinite), MF],
   ['softmax', impl(norm.softmax), M],
   ['logSoftmax', impl(norm.logSoftmax), M],
   // dtype
@@ -127,6 +132,15 @@ export const OPS = [
   ['float', impl((input) => shape.to(input, 'float32')), M],
   ['long', impl((input) => shape.to(input, 'int64')), M],
   ['bool', impl((input) => shape.to(input, 'bool')), M],
+  // shape or dtype from another tensor, new tensors of this one's dtype (js/ops/like.js)
+  ['expandAs', impl(like.expandAs), M],
+  ['viewAs', impl(like.viewAs), M],
+  ['reshapeAs', impl(like.reshapeAs), M],
+  ['typeAs', impl(like.typeAs), M],
+  ['newZeros', impl(like.newZeros), M],
+  ['newOnes', impl(like.newOnes), M],
+  ['newFull', impl(like.newFull), M],
+  ['newTensor', impl(like.newTensor), M],
   // views, copies and splits (js/ops/shape.js)
   ['reshape', impl(shape.reshape), M],
   ['view', impl(shape.view), M],
@@ -165,6 +179,11 @@ export const OPS = [
   ['min', impl(reduce.min), M],
   ['argmax', impl(reduce.argmax), M],
   ['argmin', impl(reduce.argmin), M],
+  ['var', impl(reduce.variance), MF],
+  ['std', impl(reduce.std), MF],
+  ['all', impl(reduce.all), MF],
+  ['any', impl(reduce.any), MF],
+  ['logsumexp', impl(reduce.logsumexp), MF],
   // indexing (js/ops/index.js)
   ['indexSelect', attrs('index_select', 'input, dim: int, index'), M],
   ['gather', attrs('gather', 'input, dim: int, index'), M],
@@ -186,6 +205,10 @@ export const OPS = [
   ['addmm', impl(linalg.addmm), F],
   ['einsum', impl(linalg.einsum), F],
   ['cdist', impl(linalg.cdist), F],
+  ['bmm', impl(linalg.bmm), MF],
+  ['outer', impl(linalg.outer), MF],
+  ['dot', impl(linalg.dot), MF],
+  ['norm', impl(linalg.norm), MF],
 ];
 
 /** The om.* functions of the table's rows, by JS name. */

@@ -49,7 +49,9 @@ export function drift(file, runtime, prefix = 'om') {
   const { checker, symbol } = declarations(file);
   const out = [];
   const walk = (sym, value, where) => {
-    const declared = new Map(checker.getExportsOfModule(sym).filter(isValue).map((s) => [s.name, s]));
+    // an export under another name (`export { variance as var }`: var is a reserved word) is an alias
+    const resolved = (s) => (s.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(s) : s);
+    const declared = new Map(checker.getExportsOfModule(sym).map((s) => [s.name, resolved(s)]).filter(([, s]) => isValue(s)));
     const real = Object.keys(value).filter((k) => k !== 'default');
     for (const name of declared.keys()) if (!(name in value)) out.push(`${where}.${name} is declared but does not exist`);
     for (const name of real) if (!declared.has(name)) out.push(`${where}.${name} exists but is not declared`);

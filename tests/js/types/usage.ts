@@ -96,6 +96,8 @@ m.slice(0, -2).fill_(1).zero_().add_(1).sub_(m).mul_(2).div_(3).maskedFill_(m.gt
 const rows = om.tensor([0, 1], { dtype: 'int64' });
 m.indexPut_([rows], 1).indexPut_(rows, om.zeros([2]), true).maskedScatter_(m.gt(0), m.flatten());
 const puts: Tensor[] = [om.indexPut(m, [rows, rows], 2), m.indexPut(rows, 0), om.maskedScatter(m, m.gt(0), m), m.maskedScatter(m.gt(0), m)];
+const stats: Tensor[] = [om.var(m), m.var(1, false, true), om.std(m, [0, 1], { correction: 0 }), m.all(), om.any(m, 1, true), m.logsumexp(-1), m.norm(), om.norm(m, 1, 0), m.square(), om.isnan(m), m.isfinite(), m.expandAs(m), m.newZeros([2]), m.newFull([1], 3), om.nn.functional.normalize(m, { dim: 0 })];
+export const dims: number = m.dim() + m.numel();
 const sums: Tensor[] = [om.einsum('ij,jk->ik', m, m), om.einsum('ii', [m]), om.cdist(m, m), om.cdist(m, m, Infinity, { computeMode: 'use_mm_for_euclid_dist' })];
 const cols: Tensor = om.nn.functional.unfold(om.zeros([1, 1, 4, 4]), [2, 2], { stride: 2, padding: [1, 0], dilation: 1 });
 const img2: Tensor = om.nn.functional.fold(cols, 4, 2, { stride: 2, padding: [1, 0] });
@@ -103,7 +105,7 @@ const blocksMods = [new om.nn.Unfold([2, 2], { stride: 2 }), new om.nn.Fold([4, 
 for (const b of blocksMods) b.dispose();
 // @ts-expect-error computeMode is one of PyTorch's three names
 om.cdist(m, m, 2, { computeMode: 'fast' });
-om.dispose([rows, ...puts, ...sums, cols, img2]);
+om.dispose([rows, ...puts, ...sums, ...stats, cols, img2]);
 m.select(1, 0).add_(om.ones([4]));
 
 // memory
