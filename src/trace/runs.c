@@ -346,15 +346,16 @@ void om__run_answers(om_trace *tr, const char *why) {
 }
 
 /* Refuses (SymbolicShape, false) a trace whose record run narrowed a range where the model works
- * (tr->answers says where first), with the declaration of the ranges it narrowed to (declared:
- * the symbols as declared), as torch.export names the constraints that would hold. */
-static bool refuse_answers(om_trace *tr, const om_symbol *declared) {
+ * (tr->answers says where first), with the declaration of the ranges it narrowed to (each symbol
+ * whose range differs from the user's declaration), as torch.export names the constraints that
+ * would hold. */
+static bool refuse_answers(om_trace *tr) {
   char decl[600];
   size_t n = 0;
   decl[0] = '\0';
   for (int k = 0; k < tr->symbols.n && n < sizeof decl; k++) {
     const om_symbol *s = &tr->symbols.v[k];
-    if (s->min == declared[k].min && s->max == declared[k].max) continue;
+    if (s->vmin == s->decl_vmin && s->vmax == s->decl_vmax) continue;
     n += (size_t)snprintf(decl + n, sizeof decl - n, "%som.Dim('%s', { min: %lld", n ? ", " : "", s->name, (long long)s->min);
     if (n < sizeof decl && s->max < INT64_MAX) n += (size_t)snprintf(decl + n, sizeof decl - n, ", max: %lld", (long long)s->max);
     if (n < sizeof decl && s->multiple > 1) n += (size_t)snprintf(decl + n, sizeof decl - n, ", multipleOf: %lld", (long long)s->multiple);
@@ -1341,6 +1342,45 @@ static bool check_below_minimums(run_ctx *rc) {
   return true;
 }
 
+/* A range narrowed one symbol at a time may leave out sizes where the model answers only with
+ * another symbol moved too: torchvision's MaxViT built for 64 x 64 fails at H = 66 with W = 64
+ * but answers at 32 x 128 (its grid products match), where a graph narrowed to [61, 64] each
+ * would answer otherwise in an engine that does not enforce the ranges. So for each narrowed
+ * symbol and each other one, the model runs with the first halved and the other doubled, and the
+ * other way round (the rest at the example); where it answers otherwise than the trace, the
+ * trace is refused as where a minimum rose (om__run_answers). false when the trace ended. */
+static bool check_pairs(run_ctx *rc) {
+  om_trace *tr = rc->tr;
+  int64_t v0[64], v[64], call;
+  char why[320];
+  const char *name;
+  om__run_example(tr, v0);
+  for (int k = 0; k < tr->symbols.n && !tr->answers && tr->split_sym < 0; k++) {
+    const om_symbol *s = &tr->symbols.v[k];
+    if (s->vmin <= s->decl_vmin && s->vmax >= s->decl_vmax) continue; /* not narrowed */
+    for (int j = 0; j < tr->symbols.n && !tr->answers; j++) {
+      const om_symbol *o = &tr->symbols.v[j];
+      for (int way = 0; j != k && way < 2 && !tr->answers; way++) {
+        memcpy(v, v0, sizeof v);
+        v[k] = way ? v0[k] * 2 : v0[k] / 2, v[j] = way ? v0[j] / 2 : v0[j] * 2;
+        if (v[k] >= s->vmin && v[k] <= s->vmax) continue; /* inside the range: checked already */
+        if (v[k] < s->decl_vmin || v[k] > s->decl_vmax || v[j] < o->decl_vmin || v[j] > o->decl_vmax) continue;
+        int r = range_run(rc, v, why, sizeof why, &call, &name);
+        if (r == RANGE_ENDED) return false;
+        if (r != RANGE_DIFFERS) continue;
+        char sizes[160];
+        om__run_sizes(tr, v, (uint64_t)1 << k | (uint64_t)1 << j, sizes, sizeof sizes);
+        const char *at = om__arena_printf(&tr->g.arena, "%s: the range of '%s' narrowed there, yet at %s (with '%s' "
+                                          "moved too) the model answers", s->min_why ? s->min_why : s->max_why,
+                                          s->name, sizes, o->name);
+        if (!at) return om__trace_fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory");
+        om__run_answers(tr, at);
+      }
+    }
+  }
+  return true;
+}
+
 static bool check_whole_range(om_trace *tr, const om_symbol *declared, om_trace_fn fn, void *ctx, int max_outputs,
                               uint64_t seed, uint64_t offset) {
   for (int k = 0; k < tr->symbols.n; k++) {
@@ -1359,7 +1399,7 @@ static bool check_whole_range(om_trace *tr, const om_symbol *declared, om_trace_
   run_ctx rc = {.tr = tr, .declared = declared, .fn = fn, .ctx = ctx, .max_outputs = max_outputs, .seed = seed, .offset = offset};
   if (!(rc.scratch = calloc((size_t)max_outputs, sizeof *rc.scratch)))
     return om__trace_fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory");
-  bool ok = check_range(&rc) && check_below_minimums(&rc);
+  bool ok = check_range(&rc) && check_below_minimums(&rc) && check_pairs(&rc);
   free(rc.scratch);
   st->rng_seed = after, st->rng_offset = after_offset;
   for (int k = 0; ok && k < tr->symbols.n; k++) { /* a range that ended inside what was checked */
@@ -1772,7 +1812,7 @@ record:
   }
   if (tr->split_sym < 0 && tr->answers) om__branch_below(tr, ranges); /* a minimum raised where the model answers: cut there */
   if (tr->split_sym >= 0 && (n = om__branch_run(tr, ranges, fn, ctx, outputs, max_outputs, n, seed, offset)) < 0) return free(ranges), -1;
-  if (tr->split_sym < 0 && ((tr->answers && !refuse_answers(tr, ranges)) ||
+  if (tr->split_sym < 0 && ((tr->answers && !refuse_answers(tr)) ||
       (tr->far_parted && !om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "%s", tr->far_parted)))) {
     om__release_all(outputs, n);
     return free(ranges), -1;

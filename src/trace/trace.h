@@ -90,6 +90,7 @@ typedef struct om_symbol {
   int64_t size;      /* the example's */
   int64_t multiple, min, max; /* declared (om_trace_dim), min and max narrowed by what the model needs */
   int64_t vmin, vmax;         /* the variable's range */
+  int64_t decl_vmin, decl_vmax; /* the variable's range as declared (never narrowed) */
   const char *min_why, *max_why; /* the call that narrowed the range, NULL when declared */
   int64_t checked_min, checked_max; /* the sizes the runs checked the trace over (runs.c, check_range) */
   const char *runs_max_why;  /* max_why when om__run_failed set it: the largest size a run returned at, not the end */

@@ -139,7 +139,7 @@ static om_symbol *find_symbol(om_trace *tr, const char *name, const char *who) {
     return NULL;
   }
   *s = (om_symbol){.name = copy, .multiple = 1, .min = 1, .max = INT64_MAX, .vmin = 1, .vmax = INT64_MAX,
-                   .var_factor = -1, .extent_node = -1, .extent_value = -1};
+                   .decl_vmin = 1, .decl_vmax = INT64_MAX, .var_factor = -1, .extent_node = -1, .extent_value = -1};
   return s;
 }
 
@@ -175,8 +175,8 @@ bool om_trace_dim(const char *name, int64_t multiple_of, int64_t min, int64_t ma
   s->multiple = multiple_of;
   s->min = min;
   s->max = max;
-  s->vmin = (min + multiple_of - 1) / multiple_of;
-  s->vmax = max / multiple_of;
+  s->vmin = s->decl_vmin = (min + multiple_of - 1) / multiple_of;
+  s->vmax = s->decl_vmax = max / multiple_of;
   return !s->size || check_symbol(tr, s, "its input", "trace_dim");
 }
 

@@ -8,7 +8,7 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import * as om from 'onemodel';
-import { memoryHooks } from './helpers.mjs';
+import { memoryHooks, withTraced } from './helpers.mjs';
 import { GoogLeNet, BasicConv2d, Inception, InceptionAux } from '../../examples/torchvision/googlenet.mjs';
 import * as inception from '../../examples/torchvision/inception.mjs';
 import { MNASNet, InvertedResidual as MnasUnit, stack, roundToMultipleOf, getDepths } from '../../examples/torchvision/mnasnet.mjs';
@@ -116,6 +116,32 @@ describe('configuration errors are torchvision\'s, as InvalidArgument', () => {
     for (const [alpha, want] of [[0.05, [8, 8, 8, 8, 8, 8, 16, 16]], [0.5, [16, 8, 16, 24, 40, 48, 96, 160]],
       [0.75, [24, 16, 24, 32, 64, 72, 144, 240]], [1.3, [40, 24, 32, 56, 104, 128, 248, 416]]]) {
       assert.deepEqual(getDepths(alpha), want, `_get_depths(${alpha})`);
+    }
+  });
+});
+
+describe("MaxViT with symbolic H and W: its grid answers where products match, so the trace is refused, and the declaration it names holds", () => {
+  test('refused naming 32 x 128 and om.Dim(H/W, { min: 61, max: 64 }); traced so declared, right at 61 x 63 and 64 x 61 in both engines', async () => {
+    const net = new MaxVit([64, 64], 8, 4, [8, 16], [1, 2], 4, 0.2, { numClasses: 10 });
+    net.eval();
+    const x = om.randn([2, 3, 64, 64], { seed: 1 });
+    try {
+      // torchvision's MaxViT keeps the grid it was built for: at 66 x 64 it fails, at 32 x 128 it
+      // answers (windows read in another order), which a graph narrowed to 61..64 would not
+      assert.throws(() => om.trace(net, { x: [x, ['batch', null, 'H', 'W']] }), (e) => e instanceof om.TraceError &&
+        e.kind === 'SymbolicShape' && /the range of 'H' narrowed there, yet at H=32, W=128 \(with 'W' moved too\) the model answers/.test(e.message) &&
+        /om\.Dim\('H', \{ min: 61, max: 64 \}\), om\.Dim\('W', \{ min: 61, max: 64 \}\)/.test(e.message));
+      await withTraced((keep) => {
+        const tm = om.trace(net, { x: [x, ['batch', null, om.Dim('H', { min: 61, max: 64 }), om.Dim('W', { min: 61, max: 64 })]] });
+        keep(tm, { x }, om.noGrad(() => net.forward(x)), 'at the example', net);
+        for (const [h, w] of [[61, 63], [64, 61]]) {
+          const y = om.randn([1, 3, h, w], { seed: h + w });
+          keep(tm, { x: y }, om.noGrad(() => net.forward(y)), `at ${h} x ${w}`);
+        }
+      });
+    } finally {
+      net.dispose();
+      x.dispose();
     }
   });
 });
