@@ -626,6 +626,10 @@ export class Tensor {
   tril(k?: number): Tensor;
   /** Zeros below diagonal k of the last two dims. */
   triu(k?: number): Tensor;
+  /** `this.copy_(this.tril(k))`: PyTorch's in-place tril_. */
+  tril_(k?: number): this;
+  /** `this.copy_(this.triu(k))`: PyTorch's in-place triu_ (CLIP's causal mask: `mask.fill_(min); mask.triu_(1)`). */
+  triu_(k?: number): this;
 
   // ---- reductions (dim omitted: all dims; keepdim default false) ----
   /** Sum over dims. */
