@@ -9,7 +9,8 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import * as om from 'onemodel';
-import { memoryHooks } from './helpers.mjs';
+import { memoryHooks, withTraced } from './helpers.mjs';
+import { economy } from '../../tools/graph_economy.mjs';
 import { loadFixture, matchesEagerly, ranges, tracesEverywhere } from './transformers-ports.mjs';
 import { PhiForCausalLM } from '../../examples/transformers/phi.mjs';
 import { GemmaForCausalLM } from '../../examples/transformers/gemma.mjs';
@@ -88,3 +89,39 @@ describe('More Hugging Face ports traced once with symbolic axes, run in onnxrun
     assert.ok(ops.includes('ArgMax') && ops.includes('GatherElements'), `the pooled row's index is computed from the ids in the graph (${[...new Set(ops)]})`);
   }));
 });
+
+// GPT-NeoX's and GPT-J's rotary code builds the angles with torch.einsum('i,j->ij', t, inv_freq)
+// in forward, and attention code writes its products as einsums: om.einsum is a composite of
+// permutes and matmuls, so the traced graph must be what a hand-written one is, at every size.
+test('einsum in attention (rotary angles, scores, weighted values): one op each in the graph, right at other sizes', () => withTraced((keep, trace) => {
+  class EinsumAttention extends om.nn.Module {
+    constructor() {
+      super();
+      this.qkv = new om.nn.Linear(16, 48);
+      this.registerBuffer('inv_freq', om.tensor([1, 0.1]), { persistent: false });
+    }
+
+    forward(x) {
+      const [b, t] = x.shape;
+      const [q, k, v] = this.qkv.forward(x).view(b, t, 3, 2, 8).permute(2, 0, 3, 1, 4).unbind(0);
+      const freqs = om.einsum('i,j->ij', om.arange(0, t, { dtype: 'int64' }).float(), this.inv_freq);
+      const emb = om.cat([freqs, freqs, freqs, freqs], -1);
+      const qr = q.mul(emb.cos()).add(q.mul(emb.sin()));
+      const scores = om.einsum('bhqd,bhkd->bhqk', qr, k).softmax(-1);
+      return om.einsum('bhqk,bhkd->bqhd', scores, v).reshape(b, t, 16);
+    }
+  }
+  om.manualSeed(4);
+  const model = new EinsumAttention().eval();
+  try {
+    const tm = trace(model, { x: [om.randn([2, 5, 16], { seed: 4 }), ['batch', 'seq', null]] });
+    const ops = tm.graph().nodes.map((n) => n.opType);
+    // the outer product is one broadcast Mul; each batched product one MatMul (and a Transpose)
+    assert.equal(ops.filter((o) => o === 'MatMul').length, 3, `the Linear and two einsums (${ops})`);
+    assert.equal(ops.filter((o) => o === 'Transpose').length, 4, `the permute, k's and the output's (${ops})`);
+    assert.equal(economy(tm).ops, 'Shape,Squeeze,Range,Cast,Unsqueeze,Mul,Concat,Cos,Sin');
+    assert.deepEqual(tm.symbols.map((s) => [s.name, s.max]), [['batch', Infinity], ['seq', Infinity]]);
+  } finally {
+    model.dispose();
+  }
+}));
