@@ -22,6 +22,8 @@ writes of the same code are examples/transformers/*.mjs.
     phi       PhiForCausalLM     partial rotary from cos/sin tables cached to max_position_embeddings
                                  (rebuilt longer in forward), parallel attention + gelu_new MLP,
                                  _prepare_4d_causal_attention_mask with a padding mask
+    whisper_decoder WhisperDecoder  causal self-attention and cross-attention over encoder states of
+                                 their own length, learned positions
     gemma     GemmaForCausalLM   embeddings * sqrt(hidden), RMSNorm by (1 + weight), multi-query
                                  attention with its own head_dim, GeGLU (tanh gelu), tied lm_head
     clip_text CLIPTextModel      causal mask by empty/fill_/triu_, padding mask, quick_gelu, pooled
@@ -679,10 +681,10 @@ def sinusoids(length, channels, max_timescale=10000):
 
 
 class WhisperAttention(nn.Module):
-    def __init__(self, c):
+    def __init__(self, c, num_heads=None):
         super().__init__()
         self.embed_dim = c['d_model']
-        self.num_heads = c['encoder_attention_heads']
+        self.num_heads = num_heads or c['encoder_attention_heads']
         self.head_dim = self.embed_dim // self.num_heads
         self.scaling = self.head_dim ** -0.5
         self.k_proj = nn.Linear(self.embed_dim, self.embed_dim, bias=False)
@@ -693,16 +695,24 @@ class WhisperAttention(nn.Module):
     def _shape(self, tensor, seq_len, bsz):
         return tensor.view(bsz, seq_len, self.num_heads, self.head_dim).transpose(1, 2).contiguous()
 
-    def forward(self, hidden_states):
+    def forward(self, hidden_states, key_value_states=None, attention_mask=None):
+        # if key_value_states are provided this layer is used as a cross-attention layer for the decoder
+        is_cross_attention = key_value_states is not None
         bsz, tgt_len, _ = hidden_states.size()
         query_states = self.q_proj(hidden_states) * self.scaling
-        key_states = self._shape(self.k_proj(hidden_states), -1, bsz)
-        value_states = self._shape(self.v_proj(hidden_states), -1, bsz)
+        kv = key_value_states if is_cross_attention else hidden_states
+        key_states = self._shape(self.k_proj(kv), -1, bsz)
+        value_states = self._shape(self.v_proj(kv), -1, bsz)
         proj_shape = (bsz * self.num_heads, -1, self.head_dim)
         query_states = self._shape(query_states, tgt_len, bsz).view(*proj_shape)
         key_states = key_states.reshape(*proj_shape)
         value_states = value_states.reshape(*proj_shape)
-        attn_weights = nn.functional.softmax(torch.bmm(query_states, key_states.transpose(1, 2)), dim=-1)
+        src_len = key_states.size(1)
+        attn_weights = torch.bmm(query_states, key_states.transpose(1, 2))
+        if attention_mask is not None:
+            attn_weights = attn_weights.view(bsz, self.num_heads, tgt_len, src_len) + attention_mask
+            attn_weights = attn_weights.view(bsz * self.num_heads, tgt_len, src_len)
+        attn_weights = nn.functional.softmax(attn_weights, dim=-1)
         attn_output = torch.bmm(attn_weights, value_states)
         attn_output = attn_output.view(bsz, self.num_heads, tgt_len, self.head_dim).transpose(1, 2)
         return self.out_proj(attn_output.reshape(bsz, tgt_len, self.embed_dim))
@@ -749,6 +759,58 @@ class WhisperEncoder(nn.Module):
         hidden_states = inputs_embeds + embed_pos
         for encoder_layer in self.layers:
             hidden_states = encoder_layer(hidden_states)
+        return self.layer_norm(hidden_states)
+
+
+class WhisperDecoderLayer(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        d = c['d_model']
+        self.self_attn = WhisperAttention(c, c['decoder_attention_heads'])
+        self.self_attn_layer_norm = nn.LayerNorm(d)
+        self.encoder_attn = WhisperAttention(c, c['decoder_attention_heads'])
+        self.encoder_attn_layer_norm = nn.LayerNorm(d)
+        self.fc1 = nn.Linear(d, c['decoder_ffn_dim'])
+        self.fc2 = nn.Linear(c['decoder_ffn_dim'], d)
+        self.final_layer_norm = nn.LayerNorm(d)
+
+    def forward(self, hidden_states, attention_mask, encoder_hidden_states):
+        residual = hidden_states
+        hidden_states = self.self_attn(self.self_attn_layer_norm(hidden_states), attention_mask=attention_mask)
+        hidden_states = residual + hidden_states
+        residual = hidden_states
+        hidden_states = self.encoder_attn(self.encoder_attn_layer_norm(hidden_states), key_value_states=encoder_hidden_states)
+        hidden_states = residual + hidden_states
+        residual = hidden_states
+        hidden_states = self.fc2(nn.functional.gelu(self.fc1(self.final_layer_norm(hidden_states))))
+        return residual + hidden_states
+
+
+class WhisperDecoder(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        d = c['d_model']
+        self.embed_tokens = nn.Embedding(c['vocab_size'], d, c['pad_token_id'])
+        self.embed_positions = nn.Embedding(c['max_target_positions'], d)  # WhisperPositionalEmbedding
+        self.layers = nn.ModuleList([WhisperDecoderLayer(c) for _ in range(c['decoder_layers'])])
+        self.layer_norm = nn.LayerNorm(d)
+
+    def forward(self, input_ids, encoder_hidden_states):
+        input_shape = input_ids.size()
+        input_ids = input_ids.view(-1, input_shape[-1])
+        inputs_embeds = self.embed_tokens(input_ids)
+        # _prepare_4d_causal_attention_mask(None, ...): the causal mask (none at length 1)
+        attention_mask = None
+        if input_shape[-1] > 1:
+            mask = torch.full((input_shape[-1], input_shape[-1]), torch.finfo(inputs_embeds.dtype).min)
+            mask_cond = torch.arange(mask.size(-1))
+            mask.masked_fill_(mask_cond < (mask_cond + 1).view(mask.size(-1), 1), 0)
+            attention_mask = mask[None, None, :, :].expand(input_shape[0], 1, input_shape[-1], input_shape[-1])
+        # WhisperPositionalEmbedding.forward(input_ids, past_key_values_length=0)
+        positions = self.embed_positions.weight[0:input_ids.shape[1]]
+        hidden_states = inputs_embeds + positions
+        for decoder_layer in self.layers:
+            hidden_states = decoder_layer(hidden_states, attention_mask, encoder_hidden_states)
         return self.layer_norm(hidden_states)
 
 
@@ -1344,6 +1406,22 @@ def make_clip_text():
                    'each row\'s argmax of input_ids (the end-of-text token)',
                    c, CLIPTextModel(c), {'input_ids': ['batch', 'seq'], 'attention_mask': ['batch', 'seq']},
                    cases, ['last_hidden_state', 'pooler_output'])
+
+
+@model
+def make_whisper_decoder():
+    c = {'vocab_size': 64, 'd_model': 32, 'decoder_layers': 2, 'decoder_attention_heads': 4, 'decoder_ffn_dim': 64,
+         'max_target_positions': 64, 'pad_token_id': 0, 'activation_function': 'gelu'}
+    # (batch, decoder length, encoder length): the traced (3, 6, 10), then 1, odd, the decoder longer
+    # than the encoder and shorter, and far above the traced lengths
+    cases = [({'batch': b, 'dec': t, 'enc': s}, [('input_ids', torch.randint(0, c['vocab_size'], (b, t))),
+                                                 ('encoder_hidden_states', torch.randn(b, s, c['d_model']))])
+             for b, t, s in [(3, 6, 10), (1, 1, 1), (2, 7, 13), (2, 13, 5), (1, 30, 3), (1, 64, 150)]]
+    return fixture('whisper_decoder', 'WhisperDecoder (no cache, eager): token + learned position embeddings, pre-norm layers of '
+                   'causal self-attention (the mask of _prepare_4d_causal_attention_mask), cross-attention over '
+                   'encoder_hidden_states (k_proj without bias, bmm over batch * heads) and a gelu MLP, layer_norm',
+                   c, WhisperDecoder(c), {'input_ids': ['batch', 'dec'], 'encoder_hidden_states': ['batch', 'enc', None]},
+                   cases, ['last_hidden_state'])
 
 
 if __name__ == '__main__':

@@ -1,10 +1,11 @@
 // More Hugging Face ports of examples/transformers/ against PyTorch (the harness is
-// tests/js/transformers-ports.mjs): Phi (partial rotary from cached tables indexed by position ids,
+// tests/js/transformers-ports.mjs): the Whisper decoder (causal self-attention and cross-attention
+// over encoder states of a length of their own: two symbolic lengths), Phi (partial rotary from cached tables indexed by position ids,
 // parallel attention and MLP), Gemma (embeddings scaled by sqrt(hidden), RMSNorm by 1 + weight,
 // GeGLU, multi-query attention with head_dim apart from hidden) and CLIP's text model (a causal mask
 // made in place, the pooled output gathered at an index computed from the input ids). Each loads
 // PyTorch's safetensors strictly, matches PyTorch eagerly at every fixture size, and is traced once
-// with symbolic batch and sequence, the .onnx run in onnxruntime-web and the graph in the Session at
+// with symbolic batch and lengths, the .onnx run in onnxruntime-web and the graph in the Session at
 // lengths 1, 7, 13, 30 and 120 against PyTorch and at three other sizes against eager.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
@@ -15,6 +16,7 @@ import { loadFixture, matchesEagerly, ranges, tracesEverywhere } from './transfo
 import { PhiForCausalLM } from '../../examples/transformers/phi.mjs';
 import { GemmaForCausalLM } from '../../examples/transformers/gemma.mjs';
 import { CLIPTextModel } from '../../examples/transformers/clip_text.mjs';
+import { WhisperDecoder } from '../../examples/transformers/whisper.mjs';
 
 memoryHooks();
 
@@ -25,6 +27,7 @@ const PORTS = {
   phi: { Model: PhiForCausalLM, outputs: ['logits'], transient: rotary(2, ['inv_freq', 'cos_cached', 'sin_cached']) },
   gemma: { Model: GemmaForCausalLM, outputs: ['logits'], transient: rotary(2, ['inv_freq']) },
   clip_text: { Model: CLIPTextModel, outputs: ['last_hidden_state', 'pooler_output'], transient: ['text_model.embeddings.position_ids'] },
+  whisper_decoder: { Model: WhisperDecoder, outputs: ['last_hidden_state'], transient: [] },
 };
 
 describe('More Hugging Face ports load PyTorch\'s safetensors strictly and match PyTorch eagerly at every size', () => {
@@ -80,6 +83,13 @@ describe('More Hugging Face ports traced once with symbolic axes, run in onnxrun
 
   test('gemma: symbolic batch and seq, unbounded (rotary from positions, the padding mask written in place)', (t) => tracesEverywhere(t, PORTS.gemma, 'gemma', (tm) => {
     assert.deepEqual(ranges(tm), { batch: [1, Infinity, null], seq: [1, Infinity, null] });
+  }));
+
+  test('whisper_decoder: symbolic batch, decoder and encoder lengths (cross-attention over states of another length)', (t) => tracesEverywhere(t, PORTS.whisper_decoder, 'whisper_decoder', (tm) => {
+    // dec ends at max_target_positions, where the position table's slice is too short (as eagerly)
+    assert.deepEqual(ranges(tm), { batch: [1, Infinity, null], dec: [1, 64, 'add (call 14)'], enc: [1, Infinity, null] });
+    const fx = loadFixture('whisper_decoder');
+    assert.ok(fx.cases.some((c) => c.sizes.dec > c.sizes.enc) && fx.cases.some((c) => c.sizes.dec < c.sizes.enc), 'decoder lengths above and below the encoder\'s');
   }));
 
   test('clip_text: symbolic batch and seq, the pooled output gathered at the argmax of the ids at every length', (t) => tracesEverywhere(t, PORTS.clip_text, 'clip_text', (tm) => {
