@@ -27,7 +27,7 @@ export const {
   cat, stack, meshgrid, where, flatten, split, chunk, unbind, roll, tril, triu, matmul, addmm, einsum, cdist,
   sin, cos, tan, asin, acos, atan, sinh, cosh, asinh, acosh, atanh, atan2, minimum, maximum, fmod, remainder, floor, ceil, round,
   logicalAnd, logicalOr, logicalXor, logicalNot, bitwiseAnd, bitwiseOr, bitwiseXor, bitwiseNot,
-  maskedScatter, indexPut, topk, sort, argsort, searchsorted, bucketize, repeatInterleave, trilIndices, triuIndices,
+  maskedScatter, index, indexPut, topk, sort, argsort, searchsorted, bucketize, repeatInterleave, trilIndices, triuIndices,
 } = functions;
 export { Tracer, TracedModel, trace, makeDim as Dim } from './trace.js';
 export { InferenceSession } from './session.js';

@@ -169,6 +169,7 @@ export const OPS = [
   ['indexAdd', attrs('index_add', 'input, dim: int, index, source'), M],
   ['scatterAdd', attrs('scatter_add', 'input, dim: int, index, src'), M],
   ['maskedScatter', impl(indexing.maskedScatter), MF, 'maskedScatter_'],
+  ['index', impl(indexing.index), MF],
   ['indexPut', impl(indexing.indexPut), MF, 'indexPut_'],
   // sorting and repeats (js/ops/sort.js)
   ['topk', impl(sorting.topk), MF],
