@@ -142,8 +142,7 @@ export class CLIPTextTransformer extends nn.Module {
     // last_hidden_state[arange(batch), eos_index]: the legacy configs (eos_token_id 2) take the
     // argmax of the ids (the end-of-text token has the highest id), the others the first eos_token_id
     const eosIndex = this.eos_token_id === 2 ? ids.argmax(-1) : ids.eq(this.eos_token_id).long().argmax(-1);
-    const [batch, , hidden] = lastHiddenState.shape;
-    const pooledOutput = lastHiddenState.gather(1, eosIndex.view(batch, 1, 1).expand(batch, 1, hidden)).squeeze(1);
+    const pooledOutput = lastHiddenState.index([om.arange(0, lastHiddenState.shape[0], { dtype: 'int64' }), eosIndex]);
     return [lastHiddenState, pooledOutput];
   }
 }

@@ -60,8 +60,8 @@ export class PhiRotaryEmbedding extends nn.Module {
 
 /** Phi's apply_rotary_pos_emb: the tables' rows at positionIds (cos[position_ids]), then LLaMA's rotation. */
 export function applyRotaryPosEmb(q, k, cos, sin, positionIds, unsqueezeDim = 1) {
-  const c = nn.functional.embedding(positionIds, cos).unsqueeze(unsqueezeDim);
-  const s = nn.functional.embedding(positionIds, sin).unsqueeze(unsqueezeDim);
+  const c = cos.index([positionIds]).unsqueeze(unsqueezeDim);
+  const s = sin.index([positionIds]).unsqueeze(unsqueezeDim);
   return [q.mul(c).add(rotateHalf(q).mul(s)), k.mul(c).add(rotateHalf(k).mul(s))];
 }
 
