@@ -39,12 +39,8 @@ export class GemmaRMSNorm extends nn.Module {
   }
 }
 
-/** LLaMA's rotary embedding of head_dim channels (Gemma's head_dim is its own field). */
-export class GemmaRotaryEmbedding extends LlamaRotaryEmbedding {
-  constructor(dim, base) {
-    super({ hidden_size: dim, num_attention_heads: 1, rope_theta: base });
-  }
-}
+/** LLaMA's rotary embedding, of config.head_dim channels (Gemma's head_dim is its own field). */
+export class GemmaRotaryEmbedding extends LlamaRotaryEmbedding {}
 
 export class GemmaMLP extends nn.Module {
   constructor(config) {
@@ -72,7 +68,7 @@ export class GemmaAttention extends nn.Module {
     this.k_proj = new nn.Linear(config.hidden_size, this.num_key_value_heads * this.head_dim, { bias });
     this.v_proj = new nn.Linear(config.hidden_size, this.num_key_value_heads * this.head_dim, { bias });
     this.o_proj = new nn.Linear(this.num_heads * this.head_dim, config.hidden_size, { bias });
-    this.rotary_emb = new GemmaRotaryEmbedding(this.head_dim, config.rope_theta);
+    this.rotary_emb = new GemmaRotaryEmbedding(config);
   }
 
   forward(hiddenStates, attentionMask, positionIds) {
