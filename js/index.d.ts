@@ -245,6 +245,11 @@ export function roll(input: Tensor, shifts: number | readonly number[], dims?: n
  *  (their sizes in order; indexing 'xy': the first two swapped), each its input's values along its
  *  dim (views of the inputs). Differentiable. */
 export function meshgrid(tensors: readonly Tensor[], options?: { indexing?: 'ij' | 'xy' }): Tensor[];
+/** PyTorch's advanced-indexing read `x[i, j, ...]`: int64 index tensors for input's first dims,
+ *  broadcast together to B; the result is B + input's other dims. Negative indices count from the
+ *  end; each in [-size, size). `x[torch.arange(b), idx]` is `x.index([om.arange(0, b, { dtype:
+ *  'int64' }), idx])`. Differentiable in input. */
+export function index(input: Tensor, indices: Tensor | readonly Tensor[]): Tensor;
 /** torch.index_put: a copy of input with values (a Tensor of input's dtype, or a number) written
  *  (accumulate: added; float32, int64) at the positions the int64 index tensors, broadcast
  *  together, pick in input's first dims; each index in [-size, size). PyTorch's `x[i, j] = v` is
@@ -640,6 +645,8 @@ export class Tensor {
   indexAdd(dim: number, index: Tensor, source: Tensor): Tensor;
   /** A copy with src[p] added at p with p[dim] = index[p] (torch.scatter_add; float32, src has index's shape). */
   scatterAdd(dim: number, index: Tensor, src: Tensor): Tensor;
+  /** PyTorch's advanced-indexing read `x[i, j, ...]`: see {@link index}. */
+  index(indices: Tensor | readonly Tensor[]): Tensor;
   /** torch.index_put: see {@link indexPut}. */
   indexPut(indices: Tensor | readonly Tensor[], values: Tensor | Scalar, accumulate?: boolean): Tensor;
   /** torch.masked_scatter: see {@link maskedScatter}. */
@@ -667,6 +674,10 @@ export class Tensor {
   tril(k?: number): Tensor;
   /** Zeros below diagonal k of the last two dims. */
   triu(k?: number): Tensor;
+  /** `this.copy_(this.tril(k))`: PyTorch's in-place tril_. */
+  tril_(k?: number): this;
+  /** `this.copy_(this.triu(k))`: PyTorch's in-place triu_ (CLIP's causal mask: `mask.fill_(min); mask.triu_(1)`). */
+  triu_(k?: number): this;
 
   // ---- reductions (dim omitted: all dims; keepdim default false) ----
   /** Sum over dims. */

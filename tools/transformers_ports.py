@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""PyTorch reference fixtures for tests/js/transformers-ports.test.mjs: five Hugging Face
+"""PyTorch reference fixtures for tests/js/transformers-ports*.test.mjs: Hugging Face
 architectures at small configurations, their weights as safetensors and their outputs.
 
 Hugging Face's `transformers` is not a Debian package, so the models below are this project's own
 PyTorch modules written from reading transformers' modeling_gpt2.py, modeling_bert.py,
-modeling_llama.py, modeling_t5.py and modeling_whisper.py (inference without caches): the same
+modeling_llama.py, modeling_t5.py, modeling_whisper.py, modeling_phi.py, modeling_gemma.py and
+modeling_clip.py (inference without caches): the same
 module tree and parameter names (so the state-dict keys are the ones a real checkpoint has), the
 same operations in the same order, the same non-persistent buffers (GPT-2's `attn.bias`, BERT's
 `position_ids` and `token_type_ids`, LLaMA's `rotary_emb.inv_freq`). The ports a onemodel user
@@ -18,6 +19,15 @@ writes of the same code are examples/transformers/*.mjs.
     t5        T5EncoderModel     relative position buckets (abs, log, minimum, where), no scaling,
                                  the bias of block 0 shared by the others, a padding mask
     whisper   WhisperEncoder     Conv1d front end (stride 2), gelu, sinusoidal positions, bmm attention
+    phi       PhiForCausalLM     partial rotary from cos/sin tables cached to max_position_embeddings
+                                 (rebuilt longer in forward), parallel attention + gelu_new MLP,
+                                 _prepare_4d_causal_attention_mask with a padding mask
+    whisper_decoder WhisperDecoder  causal self-attention and cross-attention over encoder states of
+                                 their own length, learned positions
+    gemma     GemmaForCausalLM   embeddings * sqrt(hidden), RMSNorm by (1 + weight), multi-query
+                                 attention with its own head_dim, GeGLU (tanh gelu), tied lm_head
+    clip_text CLIPTextModel      causal mask by empty/fill_/triu_, padding mask, quick_gelu, pooled
+                                 at the argmax of the input ids
 
 Each model writes tests/js/fixtures/transformers/<name>.safetensors (its state_dict, F32, tied
 weights under both names as a real checkpoint has them) and <name>.json:
@@ -671,10 +681,10 @@ def sinusoids(length, channels, max_timescale=10000):
 
 
 class WhisperAttention(nn.Module):
-    def __init__(self, c):
+    def __init__(self, c, num_heads=None):
         super().__init__()
         self.embed_dim = c['d_model']
-        self.num_heads = c['encoder_attention_heads']
+        self.num_heads = num_heads or c['encoder_attention_heads']
         self.head_dim = self.embed_dim // self.num_heads
         self.scaling = self.head_dim ** -0.5
         self.k_proj = nn.Linear(self.embed_dim, self.embed_dim, bias=False)
@@ -685,16 +695,24 @@ class WhisperAttention(nn.Module):
     def _shape(self, tensor, seq_len, bsz):
         return tensor.view(bsz, seq_len, self.num_heads, self.head_dim).transpose(1, 2).contiguous()
 
-    def forward(self, hidden_states):
+    def forward(self, hidden_states, key_value_states=None, attention_mask=None):
+        # if key_value_states are provided this layer is used as a cross-attention layer for the decoder
+        is_cross_attention = key_value_states is not None
         bsz, tgt_len, _ = hidden_states.size()
         query_states = self.q_proj(hidden_states) * self.scaling
-        key_states = self._shape(self.k_proj(hidden_states), -1, bsz)
-        value_states = self._shape(self.v_proj(hidden_states), -1, bsz)
+        kv = key_value_states if is_cross_attention else hidden_states
+        key_states = self._shape(self.k_proj(kv), -1, bsz)
+        value_states = self._shape(self.v_proj(kv), -1, bsz)
         proj_shape = (bsz * self.num_heads, -1, self.head_dim)
         query_states = self._shape(query_states, tgt_len, bsz).view(*proj_shape)
         key_states = key_states.reshape(*proj_shape)
         value_states = value_states.reshape(*proj_shape)
-        attn_weights = nn.functional.softmax(torch.bmm(query_states, key_states.transpose(1, 2)), dim=-1)
+        src_len = key_states.size(1)
+        attn_weights = torch.bmm(query_states, key_states.transpose(1, 2))
+        if attention_mask is not None:
+            attn_weights = attn_weights.view(bsz, self.num_heads, tgt_len, src_len) + attention_mask
+            attn_weights = attn_weights.view(bsz * self.num_heads, tgt_len, src_len)
+        attn_weights = nn.functional.softmax(attn_weights, dim=-1)
         attn_output = torch.bmm(attn_weights, value_states)
         attn_output = attn_output.view(bsz, self.num_heads, tgt_len, self.head_dim).transpose(1, 2)
         return self.out_proj(attn_output.reshape(bsz, tgt_len, self.embed_dim))
@@ -742,6 +760,477 @@ class WhisperEncoder(nn.Module):
         for encoder_layer in self.layers:
             hidden_states = encoder_layer(hidden_states)
         return self.layer_norm(hidden_states)
+
+
+class WhisperDecoderLayer(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        d = c['d_model']
+        self.self_attn = WhisperAttention(c, c['decoder_attention_heads'])
+        self.self_attn_layer_norm = nn.LayerNorm(d)
+        self.encoder_attn = WhisperAttention(c, c['decoder_attention_heads'])
+        self.encoder_attn_layer_norm = nn.LayerNorm(d)
+        self.fc1 = nn.Linear(d, c['decoder_ffn_dim'])
+        self.fc2 = nn.Linear(c['decoder_ffn_dim'], d)
+        self.final_layer_norm = nn.LayerNorm(d)
+
+    def forward(self, hidden_states, attention_mask, encoder_hidden_states):
+        residual = hidden_states
+        hidden_states = self.self_attn(self.self_attn_layer_norm(hidden_states), attention_mask=attention_mask)
+        hidden_states = residual + hidden_states
+        residual = hidden_states
+        hidden_states = self.encoder_attn(self.encoder_attn_layer_norm(hidden_states), key_value_states=encoder_hidden_states)
+        hidden_states = residual + hidden_states
+        residual = hidden_states
+        hidden_states = self.fc2(nn.functional.gelu(self.fc1(self.final_layer_norm(hidden_states))))
+        return residual + hidden_states
+
+
+class WhisperDecoder(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        d = c['d_model']
+        self.embed_tokens = nn.Embedding(c['vocab_size'], d, c['pad_token_id'])
+        self.embed_positions = nn.Embedding(c['max_target_positions'], d)  # WhisperPositionalEmbedding
+        self.layers = nn.ModuleList([WhisperDecoderLayer(c) for _ in range(c['decoder_layers'])])
+        self.layer_norm = nn.LayerNorm(d)
+
+    def forward(self, input_ids, encoder_hidden_states):
+        input_shape = input_ids.size()
+        input_ids = input_ids.view(-1, input_shape[-1])
+        inputs_embeds = self.embed_tokens(input_ids)
+        # _prepare_4d_causal_attention_mask(None, ...): the causal mask (none at length 1)
+        attention_mask = None
+        if input_shape[-1] > 1:
+            mask = torch.full((input_shape[-1], input_shape[-1]), torch.finfo(inputs_embeds.dtype).min)
+            mask_cond = torch.arange(mask.size(-1))
+            mask.masked_fill_(mask_cond < (mask_cond + 1).view(mask.size(-1), 1), 0)
+            attention_mask = mask[None, None, :, :].expand(input_shape[0], 1, input_shape[-1], input_shape[-1])
+        # WhisperPositionalEmbedding.forward(input_ids, past_key_values_length=0)
+        positions = self.embed_positions.weight[0:input_ids.shape[1]]
+        hidden_states = inputs_embeds + positions
+        for decoder_layer in self.layers:
+            hidden_states = decoder_layer(hidden_states, attention_mask, encoder_hidden_states)
+        return self.layer_norm(hidden_states)
+
+
+# ---- Phi (modeling_phi.py, phi-1/phi-1.5/phi-2) --------------------------------------------------
+
+class PhiRotaryEmbedding(nn.Module):
+    """The rotary table of the first rotary_dim channels: cos/sin cached to max_position_embeddings
+    (non-persistent), rebuilt longer when a longer sequence comes."""
+
+    def __init__(self, dim, max_position_embeddings, base):
+        super().__init__()
+        self.dim = dim
+        inv_freq = 1.0 / (base ** (torch.arange(0, dim, 2, dtype=torch.int64).float() / dim))
+        self.register_buffer('inv_freq', inv_freq, persistent=False)
+        self._set_cos_sin_cache(max_position_embeddings)
+
+    def _set_cos_sin_cache(self, seq_len):
+        self.max_seq_len_cached = seq_len
+        t = torch.arange(seq_len, dtype=torch.int64).type_as(self.inv_freq)
+        freqs = torch.outer(t, self.inv_freq)
+        emb = torch.cat((freqs, freqs), dim=-1)
+        self.register_buffer('cos_cached', emb.cos(), persistent=False)
+        self.register_buffer('sin_cached', emb.sin(), persistent=False)
+
+    def forward(self, x, seq_len):
+        if seq_len > self.max_seq_len_cached:
+            self._set_cos_sin_cache(seq_len)
+        return self.cos_cached[:seq_len].to(dtype=x.dtype), self.sin_cached[:seq_len].to(dtype=x.dtype)
+
+
+def apply_rotary_pos_emb_ids(q, k, cos, sin, position_ids, unsqueeze_dim=1):
+    """Phi's apply_rotary_pos_emb: the table rows at position_ids."""
+    cos = cos[position_ids].unsqueeze(unsqueeze_dim)
+    sin = sin[position_ids].unsqueeze(unsqueeze_dim)
+    return (q * cos) + (rotate_half(q) * sin), (k * cos) + (rotate_half(k) * sin)
+
+
+class PhiMLP(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.activation_fn = NewGELUActivation()  # ACT2FN['gelu_new']
+        self.fc1 = nn.Linear(c['hidden_size'], c['intermediate_size'])
+        self.fc2 = nn.Linear(c['intermediate_size'], c['hidden_size'])
+
+    def forward(self, hidden_states):
+        return self.fc2(self.activation_fn(self.fc1(hidden_states)))
+
+
+class PhiAttention(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.hidden_size = c['hidden_size']
+        self.num_heads = c['num_attention_heads']
+        self.head_dim = self.hidden_size // self.num_heads
+        self.num_key_value_heads = c['num_key_value_heads']
+        self.num_key_value_groups = self.num_heads // self.num_key_value_heads
+        self.q_proj = nn.Linear(self.hidden_size, self.num_heads * self.head_dim, bias=True)
+        self.k_proj = nn.Linear(self.hidden_size, self.num_key_value_heads * self.head_dim, bias=True)
+        self.v_proj = nn.Linear(self.hidden_size, self.num_key_value_heads * self.head_dim, bias=True)
+        self.dense = nn.Linear(self.num_heads * self.head_dim, self.hidden_size, bias=True)
+        assert not c['qk_layernorm']
+        self.rotary_emb = PhiRotaryEmbedding(int(c['partial_rotary_factor'] * self.head_dim), c['max_position_embeddings'], c['rope_theta'])
+
+    def forward(self, hidden_states, attention_mask, position_ids):
+        bsz, q_len, _ = hidden_states.size()
+        query_states = self.q_proj(hidden_states).view(bsz, q_len, self.num_heads, self.head_dim).transpose(1, 2)
+        key_states = self.k_proj(hidden_states).view(bsz, q_len, self.num_key_value_heads, self.head_dim).transpose(1, 2)
+        value_states = self.v_proj(hidden_states).view(bsz, q_len, self.num_key_value_heads, self.head_dim).transpose(1, 2)
+        kv_seq_len = key_states.shape[-2]
+        cos, sin = self.rotary_emb(value_states, seq_len=kv_seq_len)
+        # partial rotary embedding
+        query_rot, query_pass = query_states[..., :self.rotary_emb.dim], query_states[..., self.rotary_emb.dim:]
+        key_rot, key_pass = key_states[..., :self.rotary_emb.dim], key_states[..., self.rotary_emb.dim:]
+        query_rot, key_rot = apply_rotary_pos_emb_ids(query_rot, key_rot, cos, sin, position_ids)
+        query_states = torch.cat((query_rot, query_pass), dim=-1)
+        key_states = torch.cat((key_rot, key_pass), dim=-1)
+        key_states = repeat_kv(key_states, self.num_key_value_groups)
+        value_states = repeat_kv(value_states, self.num_key_value_groups)
+        attn_weights = torch.matmul(query_states.to(torch.float32), key_states.to(torch.float32).transpose(2, 3)) / math.sqrt(self.head_dim)
+        attn_weights = attn_weights + attention_mask
+        attn_weights = nn.functional.softmax(attn_weights, dim=-1, dtype=value_states.dtype)
+        attn_output = torch.matmul(attn_weights, value_states).transpose(1, 2).contiguous()
+        return self.dense(attn_output.reshape(bsz, q_len, self.hidden_size))
+
+
+class PhiDecoderLayer(nn.Module):
+    """Parallel attention and MLP on one LayerNorm's output, both added to the residual."""
+
+    def __init__(self, c):
+        super().__init__()
+        self.self_attn = PhiAttention(c)
+        self.mlp = PhiMLP(c)
+        self.input_layernorm = nn.LayerNorm(c['hidden_size'], eps=c['layer_norm_eps'])
+        self.resid_dropout = nn.Dropout(0.1)
+
+    def forward(self, hidden_states, attention_mask, position_ids):
+        residual = hidden_states
+        hidden_states = self.input_layernorm(hidden_states)
+        attn_outputs = self.resid_dropout(self.self_attn(hidden_states, attention_mask, position_ids))
+        feed_forward_hidden_states = self.resid_dropout(self.mlp(hidden_states))
+        return attn_outputs + feed_forward_hidden_states + residual
+
+
+def prepare_4d_causal_attention_mask(attention_mask, input_shape, dtype):
+    """modeling_attn_mask_utils' _prepare_4d_causal_attention_mask (AttentionMaskConverter.to_4d,
+    causal, no cache, no sliding window) of a 2-D padding mask."""
+    bsz, tgt_len = input_shape
+    min_dtype = torch.finfo(dtype).min
+    causal_4d_mask = None
+    if tgt_len > 1:  # _make_causal_mask
+        mask = torch.full((tgt_len, tgt_len), min_dtype)
+        mask_cond = torch.arange(mask.size(-1))
+        mask.masked_fill_(mask_cond < (mask_cond + 1).view(mask.size(-1), 1), 0)
+        causal_4d_mask = mask.to(dtype)[None, None, :, :].expand(bsz, 1, tgt_len, tgt_len)
+    expanded_attn_mask = expand_mask(attention_mask, dtype, tgt_len)
+    if causal_4d_mask is not None:
+        expanded_attn_mask = causal_4d_mask.masked_fill(expanded_attn_mask.bool(), min_dtype)
+    return expanded_attn_mask
+
+
+def expand_mask(mask, dtype, tgt_len=None):
+    """AttentionMaskConverter._expand_mask: [bsz, src_len] -> [bsz, 1, tgt_len, src_len], 0 kept, finfo.min masked."""
+    bsz, src_len = mask.size()
+    tgt_len = tgt_len if tgt_len is not None else src_len
+    expanded_mask = mask[:, None, None, :].expand(bsz, 1, tgt_len, src_len).to(dtype)
+    inverted_mask = 1.0 - expanded_mask
+    return inverted_mask.masked_fill(inverted_mask.to(torch.bool), torch.finfo(dtype).min)
+
+
+class PhiModel(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.embed_tokens = nn.Embedding(c['vocab_size'], c['hidden_size'])
+        self.embed_dropout = nn.Dropout(0.0)
+        self.layers = nn.ModuleList([PhiDecoderLayer(c) for _ in range(c['num_hidden_layers'])])
+        self.final_layernorm = nn.LayerNorm(c['hidden_size'], eps=c['layer_norm_eps'])
+
+    def forward(self, input_ids, attention_mask):
+        batch_size, seq_length = input_ids.shape
+        position_ids = torch.arange(0, seq_length, dtype=torch.long).unsqueeze(0)
+        inputs_embeds = self.embed_dropout(self.embed_tokens(input_ids))
+        attention_mask = prepare_4d_causal_attention_mask(attention_mask, (batch_size, seq_length), inputs_embeds.dtype)
+        hidden_states = inputs_embeds
+        for decoder_layer in self.layers:
+            hidden_states = decoder_layer(hidden_states, attention_mask, position_ids)
+        return self.final_layernorm(hidden_states)
+
+
+class PhiForCausalLM(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.model = PhiModel(c)
+        self.lm_head = nn.Linear(c['hidden_size'], c['vocab_size'], bias=True)
+
+    def forward(self, input_ids, attention_mask):
+        return self.lm_head(self.model(input_ids, attention_mask))
+
+
+# ---- Gemma (modeling_gemma.py) -------------------------------------------------------------------
+
+class GemmaRMSNorm(nn.Module):
+    """x / rms(x) * (1 + weight), in float32; the weight is stored as the offset from 1 (zeros)."""
+
+    def __init__(self, dim, eps=1e-6):
+        super().__init__()
+        self.eps = eps
+        self.weight = nn.Parameter(torch.zeros(dim))
+
+    def _norm(self, x):
+        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps)
+
+    def forward(self, x):
+        output = self._norm(x.float())
+        output = output * (1.0 + self.weight.float())
+        return output.type_as(x)
+
+
+class GemmaRotaryEmbedding(LlamaRotaryEmbedding):
+    """LLaMA's, of head_dim channels (Gemma's head_dim is its own config field)."""
+
+    def __init__(self, dim, base):
+        nn.Module.__init__(self)
+        inv_freq = 1.0 / (base ** (torch.arange(0, dim, 2, dtype=torch.int64).float() / dim))
+        self.register_buffer('inv_freq', inv_freq, persistent=False)
+
+
+class GemmaMLP(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.gate_proj = nn.Linear(c['hidden_size'], c['intermediate_size'], bias=False)
+        self.up_proj = nn.Linear(c['hidden_size'], c['intermediate_size'], bias=False)
+        self.down_proj = nn.Linear(c['intermediate_size'], c['hidden_size'], bias=False)
+
+    def forward(self, x):
+        act = nn.functional.gelu(self.gate_proj(x), approximate='tanh')  # ACT2FN['gelu_pytorch_tanh']
+        return self.down_proj(act * self.up_proj(x))
+
+
+class GemmaAttention(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.num_heads = c['num_attention_heads']
+        self.head_dim = c['head_dim']
+        self.num_key_value_heads = c['num_key_value_heads']
+        self.num_key_value_groups = self.num_heads // self.num_key_value_heads
+        bias = c['attention_bias']
+        self.q_proj = nn.Linear(c['hidden_size'], self.num_heads * self.head_dim, bias=bias)
+        self.k_proj = nn.Linear(c['hidden_size'], self.num_key_value_heads * self.head_dim, bias=bias)
+        self.v_proj = nn.Linear(c['hidden_size'], self.num_key_value_heads * self.head_dim, bias=bias)
+        self.o_proj = nn.Linear(self.num_heads * self.head_dim, c['hidden_size'], bias=bias)
+        self.rotary_emb = GemmaRotaryEmbedding(self.head_dim, c['rope_theta'])
+
+    def forward(self, hidden_states, attention_mask, position_ids):
+        bsz, q_len, _ = hidden_states.size()
+        query_states = self.q_proj(hidden_states).view(bsz, q_len, self.num_heads, self.head_dim).transpose(1, 2)
+        key_states = self.k_proj(hidden_states).view(bsz, q_len, self.num_key_value_heads, self.head_dim).transpose(1, 2)
+        value_states = self.v_proj(hidden_states).view(bsz, q_len, self.num_key_value_heads, self.head_dim).transpose(1, 2)
+        cos, sin = self.rotary_emb(value_states, position_ids)
+        query_states, key_states = apply_rotary_pos_emb(query_states, key_states, cos, sin)
+        key_states = repeat_kv(key_states, self.num_key_value_groups)
+        value_states = repeat_kv(value_states, self.num_key_value_groups)
+        attn_weights = torch.matmul(query_states, key_states.transpose(2, 3)) / math.sqrt(self.head_dim)
+        attn_weights = attn_weights + attention_mask[:, :, :, : key_states.shape[-2]]
+        attn_weights = nn.functional.softmax(attn_weights, dim=-1, dtype=torch.float32).to(query_states.dtype)
+        attn_output = torch.matmul(attn_weights, value_states).transpose(1, 2).contiguous()
+        return self.o_proj(attn_output.view(bsz, q_len, -1))
+
+
+class GemmaDecoderLayer(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.self_attn = GemmaAttention(c)
+        self.mlp = GemmaMLP(c)
+        self.input_layernorm = GemmaRMSNorm(c['hidden_size'], eps=c['rms_norm_eps'])
+        self.post_attention_layernorm = GemmaRMSNorm(c['hidden_size'], eps=c['rms_norm_eps'])
+
+    def forward(self, hidden_states, attention_mask, position_ids):
+        hidden_states = hidden_states + self.self_attn(self.input_layernorm(hidden_states), attention_mask, position_ids)
+        return hidden_states + self.mlp(self.post_attention_layernorm(hidden_states))
+
+
+class GemmaModel(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.hidden_size = c['hidden_size']
+        self.embed_tokens = nn.Embedding(c['vocab_size'], c['hidden_size'], c['pad_token_id'])
+        self.layers = nn.ModuleList([GemmaDecoderLayer(c) for _ in range(c['num_hidden_layers'])])
+        self.norm = GemmaRMSNorm(c['hidden_size'], eps=c['rms_norm_eps'])
+
+    def _update_causal_mask(self, attention_mask, input_tensor, cache_position):
+        """The eager mask without a cache: causal, then the 2-D padding mask written in by slice assignment."""
+        dtype = input_tensor.dtype
+        min_dtype = torch.finfo(dtype).min
+        sequence_length = input_tensor.shape[1]
+        target_length = attention_mask.shape[-1]
+        causal_mask = torch.full((sequence_length, target_length), fill_value=min_dtype, dtype=dtype)
+        if sequence_length != 1:
+            causal_mask = torch.triu(causal_mask, diagonal=1)
+        causal_mask *= torch.arange(target_length) > cache_position.reshape(-1, 1)
+        causal_mask = causal_mask[None, None, :, :].expand(input_tensor.shape[0], 1, -1, -1)
+        causal_mask = causal_mask.clone()  # copy to contiguous memory for in-place edit
+        mask_length = attention_mask.shape[-1]
+        padding_mask = causal_mask[..., :mask_length].eq(0.0) * attention_mask[:, None, None, :].eq(0.0)
+        causal_mask[..., :mask_length] = causal_mask[..., :mask_length].masked_fill(padding_mask, min_dtype)
+        return causal_mask
+
+    def forward(self, input_ids, attention_mask):
+        inputs_embeds = self.embed_tokens(input_ids)
+        cache_position = torch.arange(0, inputs_embeds.shape[1])
+        position_ids = cache_position.unsqueeze(0)
+        causal_mask = self._update_causal_mask(attention_mask, inputs_embeds, cache_position)
+        hidden_states = inputs_embeds
+        # normalized: Gemma scales the embeddings by sqrt(hidden_size), rounded to the hidden states' dtype
+        normalizer = torch.tensor(self.hidden_size ** 0.5, dtype=hidden_states.dtype)
+        hidden_states = hidden_states * normalizer
+        for decoder_layer in self.layers:
+            hidden_states = decoder_layer(hidden_states, causal_mask, position_ids)
+        return self.norm(hidden_states)
+
+
+class GemmaForCausalLM(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.model = GemmaModel(c)
+        self.lm_head = nn.Linear(c['hidden_size'], c['vocab_size'], bias=False)
+        self.lm_head.weight = self.model.embed_tokens.weight  # tie_word_embeddings
+
+    def forward(self, input_ids, attention_mask):
+        return self.lm_head(self.model(input_ids, attention_mask))
+
+
+# ---- CLIP text model (modeling_clip.py) ----------------------------------------------------------
+
+class CLIPTextEmbeddings(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.token_embedding = nn.Embedding(c['vocab_size'], c['hidden_size'])
+        self.position_embedding = nn.Embedding(c['max_position_embeddings'], c['hidden_size'])
+        self.register_buffer('position_ids', torch.arange(c['max_position_embeddings']).expand((1, -1)), persistent=False)
+
+    def forward(self, input_ids):
+        seq_length = input_ids.shape[-1]
+        position_ids = self.position_ids[:, :seq_length]
+        return self.token_embedding(input_ids) + self.position_embedding(position_ids)
+
+
+class CLIPAttention(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.embed_dim = c['hidden_size']
+        self.num_heads = c['num_attention_heads']
+        self.head_dim = self.embed_dim // self.num_heads
+        self.scale = self.head_dim ** -0.5
+        self.k_proj = nn.Linear(self.embed_dim, self.embed_dim)
+        self.v_proj = nn.Linear(self.embed_dim, self.embed_dim)
+        self.q_proj = nn.Linear(self.embed_dim, self.embed_dim)
+        self.out_proj = nn.Linear(self.embed_dim, self.embed_dim)
+
+    def _shape(self, tensor, seq_len, bsz):
+        return tensor.view(bsz, seq_len, self.num_heads, self.head_dim).transpose(1, 2).contiguous()
+
+    def forward(self, hidden_states, attention_mask, causal_attention_mask):
+        bsz, tgt_len, embed_dim = hidden_states.size()
+        query_states = self.q_proj(hidden_states) * self.scale
+        key_states = self._shape(self.k_proj(hidden_states), -1, bsz)
+        value_states = self._shape(self.v_proj(hidden_states), -1, bsz)
+        proj_shape = (bsz * self.num_heads, -1, self.head_dim)
+        query_states = self._shape(query_states, tgt_len, bsz).view(*proj_shape)
+        key_states = key_states.view(*proj_shape)
+        value_states = value_states.view(*proj_shape)
+        src_len = key_states.size(1)
+        attn_weights = torch.bmm(query_states, key_states.transpose(1, 2))
+        attn_weights = attn_weights.view(bsz, self.num_heads, tgt_len, src_len) + causal_attention_mask
+        attn_weights = attn_weights.view(bsz * self.num_heads, tgt_len, src_len)
+        attn_weights = attn_weights.view(bsz, self.num_heads, tgt_len, src_len) + attention_mask
+        attn_weights = attn_weights.view(bsz * self.num_heads, tgt_len, src_len)
+        attn_weights = nn.functional.softmax(attn_weights, dim=-1)
+        attn_output = torch.bmm(attn_weights, value_states)
+        attn_output = attn_output.view(bsz, self.num_heads, tgt_len, self.head_dim).transpose(1, 2)
+        return self.out_proj(attn_output.reshape(bsz, tgt_len, embed_dim))
+
+
+class QuickGELUActivation(nn.Module):
+    def forward(self, input):
+        return input * torch.sigmoid(1.702 * input)
+
+
+class CLIPMLP(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.activation_fn = QuickGELUActivation()  # ACT2FN['quick_gelu']
+        self.fc1 = nn.Linear(c['hidden_size'], c['intermediate_size'])
+        self.fc2 = nn.Linear(c['intermediate_size'], c['hidden_size'])
+
+    def forward(self, hidden_states):
+        return self.fc2(self.activation_fn(self.fc1(hidden_states)))
+
+
+class CLIPEncoderLayer(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.self_attn = CLIPAttention(c)
+        self.layer_norm1 = nn.LayerNorm(c['hidden_size'], eps=c['layer_norm_eps'])
+        self.mlp = CLIPMLP(c)
+        self.layer_norm2 = nn.LayerNorm(c['hidden_size'], eps=c['layer_norm_eps'])
+
+    def forward(self, hidden_states, attention_mask, causal_attention_mask):
+        hidden_states = hidden_states + self.self_attn(self.layer_norm1(hidden_states), attention_mask, causal_attention_mask)
+        return hidden_states + self.mlp(self.layer_norm2(hidden_states))
+
+
+class CLIPEncoder(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.layers = nn.ModuleList([CLIPEncoderLayer(c) for _ in range(c['num_hidden_layers'])])
+
+    def forward(self, inputs_embeds, attention_mask, causal_attention_mask):
+        hidden_states = inputs_embeds
+        for encoder_layer in self.layers:
+            hidden_states = encoder_layer(hidden_states, attention_mask, causal_attention_mask)
+        return hidden_states
+
+
+class CLIPTextTransformer(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.embeddings = CLIPTextEmbeddings(c)
+        self.encoder = CLIPEncoder(c)
+        self.final_layer_norm = nn.LayerNorm(c['hidden_size'], eps=c['layer_norm_eps'])
+        self.eos_token_id = c['eos_token_id']
+
+    def _build_causal_attention_mask(self, bsz, seq_len, dtype):
+        mask = torch.empty(bsz, seq_len, seq_len, dtype=dtype)
+        mask.fill_(torch.tensor(torch.finfo(dtype).min))
+        mask.triu_(1)  # zero out the lower diagonal
+        return mask.unsqueeze(1)
+
+    def forward(self, input_ids, attention_mask):
+        input_shape = input_ids.size()
+        input_ids = input_ids.view(-1, input_shape[-1])
+        hidden_states = self.embeddings(input_ids)
+        causal_attention_mask = self._build_causal_attention_mask(input_shape[0], input_shape[1], hidden_states.dtype)
+        attention_mask = expand_mask(attention_mask, hidden_states.dtype)
+        last_hidden_state = self.final_layer_norm(self.encoder(hidden_states, attention_mask, causal_attention_mask))
+        batch = torch.arange(last_hidden_state.shape[0])
+        if self.eos_token_id == 2:
+            # the legacy configs: the end-of-text token has the highest id, so its place is the argmax
+            pooled_output = last_hidden_state[batch, input_ids.to(dtype=torch.int).argmax(dim=-1)]
+        else:
+            pooled_output = last_hidden_state[batch, (input_ids.to(dtype=torch.int) == self.eos_token_id).int().argmax(dim=-1)]
+        return last_hidden_state, pooled_output
+
+
+class CLIPTextModel(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.text_model = CLIPTextTransformer(c)
+
+    def forward(self, input_ids, attention_mask):
+        return self.text_model(input_ids, attention_mask)
 
 
 # ---- fixtures ------------------------------------------------------------------------------------
@@ -872,6 +1361,67 @@ def make_whisper():
                    'attention over batch * heads), layer_norm',
                    c, WhisperEncoder(c), {'input_features': ['batch', None, 'frames']}, cases, ['last_hidden_state'],
                    keep={'embed_positions.weight'})
+
+
+@model
+def make_phi():
+    c = {'vocab_size': 64, 'hidden_size': 32, 'intermediate_size': 64, 'num_hidden_layers': 2, 'num_attention_heads': 4,
+         'num_key_value_heads': 4, 'hidden_act': 'gelu_new', 'max_position_embeddings': 128, 'layer_norm_eps': 1e-5,
+         'rope_theta': 10000.0, 'partial_rotary_factor': 0.5, 'qk_layernorm': False}
+    return fixture('phi', 'PhiForCausalLM (no cache, eager): partial rotary (the first 4 of 8 channels per head) from the '
+                   'non-persistent cos/sin tables indexed by position_ids, q/k/v/dense with bias, parallel attention and '
+                   'gelu_new MLP on one LayerNorm, _prepare_4d_causal_attention_mask with a padding mask, lm_head with bias',
+                   c, PhiForCausalLM(c), {'input_ids': ['batch', 'seq'], 'attention_mask': ['batch', 'seq']},
+                   token_cases(c['vocab_size'], mask_step=3), ['logits'])
+
+
+@model
+def make_gemma():
+    c = {'vocab_size': 64, 'hidden_size': 32, 'intermediate_size': 64, 'num_hidden_layers': 2, 'num_attention_heads': 4,
+         'num_key_value_heads': 1, 'head_dim': 16, 'hidden_activation': 'gelu_pytorch_tanh', 'rms_norm_eps': 1e-6,
+         'rope_theta': 10000.0, 'attention_bias': False, 'pad_token_id': 0, 'tie_word_embeddings': True}
+    return fixture('gemma', 'GemmaForCausalLM (no cache, eager): embeddings times sqrt(hidden_size), RMSNorm by (1 + weight), '
+                   'multi-query attention (4 heads, 1 key-value head) of head_dim 16 on hidden 32, rotary from positions, '
+                   'GeGLU MLP with tanh gelu, the causal mask with the padding mask written in by slice assignment '
+                   '(eq(0) * eq(0): bool times bool), lm_head tied to embed_tokens',
+                   c, GemmaForCausalLM(c), {'input_ids': ['batch', 'seq'], 'attention_mask': ['batch', 'seq']},
+                   token_cases(c['vocab_size'], mask_step=3), ['logits'])
+
+
+@model
+def make_clip_text():
+    c = {'vocab_size': 64, 'hidden_size': 32, 'intermediate_size': 64, 'num_hidden_layers': 2, 'num_attention_heads': 4,
+         'max_position_embeddings': 128, 'hidden_act': 'quick_gelu', 'layer_norm_eps': 1e-5,
+         'pad_token_id': 1, 'bos_token_id': 0, 'eos_token_id': 2}
+    # CLIP's tokenizer ends each text with the end-of-text token, the vocabulary's last id (the legacy
+    # eos_token_id 2 configs pool at the argmax of the ids); the padding after it holds pad_token_id
+    cases = []
+    for sizes, inputs in token_cases(c['vocab_size'] - 1, mask_step=3, pad_token=c['pad_token_id']):
+        ids, mask = (t for _, t in inputs)
+        ids[torch.arange(ids.shape[0]), mask.sum(-1) - 1] = c['vocab_size'] - 1
+        cases.append((sizes, inputs))
+    return fixture('clip_text', 'CLIPTextModel: token + position (the non-persistent position_ids buffer) embeddings, the '
+                   'causal mask made by empty, fill_(finfo.min), triu_(1), the padding mask, q_proj scaled, bmm attention '
+                   'over batch * heads, quick_gelu MLP, pre-norm layers, final_layer_norm; pooler_output the hidden state at '
+                   'each row\'s argmax of input_ids (the end-of-text token)',
+                   c, CLIPTextModel(c), {'input_ids': ['batch', 'seq'], 'attention_mask': ['batch', 'seq']},
+                   cases, ['last_hidden_state', 'pooler_output'])
+
+
+@model
+def make_whisper_decoder():
+    c = {'vocab_size': 64, 'd_model': 32, 'decoder_layers': 2, 'decoder_attention_heads': 4, 'decoder_ffn_dim': 64,
+         'max_target_positions': 64, 'pad_token_id': 0, 'activation_function': 'gelu'}
+    # (batch, decoder length, encoder length): the traced (3, 6, 10), then 1, odd, the decoder longer
+    # than the encoder and shorter, and far above the traced lengths
+    cases = [({'batch': b, 'dec': t, 'enc': s}, [('input_ids', torch.randint(0, c['vocab_size'], (b, t))),
+                                                 ('encoder_hidden_states', torch.randn(b, s, c['d_model']))])
+             for b, t, s in [(3, 6, 10), (1, 1, 1), (2, 7, 13), (2, 13, 5), (1, 30, 3), (1, 64, 150)]]
+    return fixture('whisper_decoder', 'WhisperDecoder (no cache, eager): token + learned position embeddings, pre-norm layers of '
+                   'causal self-attention (the mask of _prepare_4d_causal_attention_mask), cross-attention over '
+                   'encoder_hidden_states (k_proj without bias, bmm over batch * heads) and a gelu MLP, layer_norm',
+                   c, WhisperDecoder(c), {'input_ids': ['batch', 'dec'], 'encoder_hidden_states': ['batch', 'enc', None]},
+                   cases, ['last_hidden_state'])
 
 
 if __name__ == '__main__':

@@ -22,7 +22,7 @@ export class LlamaRMSNorm extends RMSNorm {}
 export class LlamaRotaryEmbedding extends nn.Module {
   constructor(config) {
     super();
-    const dim = config.hidden_size / config.num_attention_heads;
+    const dim = config.head_dim ?? config.hidden_size / config.num_attention_heads; // upstream: getattr(config, 'head_dim', None) or ...
     // 1 / base ** (arange(0, dim, 2) / dim), computed as upstream computes it (float32)
     // (om.tidy frees the temporaries: a constructor is no forward scope)
     const invFreq = om.tidy(() => {

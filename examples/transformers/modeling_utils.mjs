@@ -38,3 +38,36 @@ export class RMSNorm extends om.nn.Module {
     return this.weight.mul(hiddenStates.mul(variance.add(this.variance_epsilon).rsqrt()));
   }
 }
+
+/**
+ * modeling_attn_mask_utils' AttentionMaskConverter._expand_mask: a padding mask [batch, srcLen]
+ * (1 keep, 0 pad) -> [batch, 1, tgtLen, srcLen] float32, 0 where kept and finfo.min where padded.
+ */
+export function expandMask(mask, tgtLen = null) {
+  const [bsz, srcLen] = mask.shape;
+  const expandedMask = mask.unsqueeze(1).unsqueeze(2).expand(bsz, 1, tgtLen ?? srcLen, srcLen).float();
+  const invertedMask = expandedMask.neg().add(1); // 1.0 - expanded_mask
+  return invertedMask.maskedFill(invertedMask.bool(), FLOAT32_MIN);
+}
+
+/**
+ * AttentionMaskConverter._make_causal_mask (no cache): [bsz, 1, tgtLen, tgtLen], finfo.min above
+ * the diagonal, 0 on and below it.
+ */
+export function makeCausalMask([bsz, tgtLen]) {
+  const mask = om.full([tgtLen, tgtLen], FLOAT32_MIN);
+  const maskCond = om.arange(0, mask.shape[mask.shape.length - 1], { dtype: 'int64' });
+  mask.maskedFill_(maskCond.lt(maskCond.add(1).view(mask.shape[mask.shape.length - 1], 1)), 0);
+  return mask.unsqueeze(0).unsqueeze(0).expand(bsz, 1, tgtLen, tgtLen);
+}
+
+/**
+ * _prepare_4d_causal_attention_mask (AttentionMaskConverter.to_4d, causal, no cache, no sliding
+ * window) of a padding mask [batch, seq]: [batch, 1, seq, seq], finfo.min above the diagonal and at
+ * padded keys. Upstream makes the causal part only when seq > 1 (at 1 it masks nothing); onemodel's
+ * tracer refuses a branch on a symbolic length, so it is made at every length.
+ */
+export function prepare4dCausalAttentionMask(attentionMask, [bsz, tgtLen]) {
+  const expandedAttnMask = expandMask(attentionMask, tgtLen);
+  return makeCausalMask([bsz, tgtLen]).maskedFill(expandedAttnMask.bool(), FLOAT32_MIN);
+}

@@ -13,7 +13,7 @@
 //
 // Parameters are ordinary tensors: made inside om.tidy(), they are freed when it returns.
 import { OmError, invalid } from '../errors.js';
-import { Tensor, rand, tidy, noGrad, tensor, optionsArg, inScope } from '../tensor.js';
+import { Tensor, rand, tidy, noGrad, tensor, optionsArg, inScope, keep } from '../tensor.js';
 import { linear } from '../ops/linalg.js';
 import { describe, toI32 } from '../convert.js';
 
@@ -206,18 +206,25 @@ export class Module {
  * module.forward(...args) in a scope: when it returns, the tensors made during the call are
  * disposed except those it hands on, found in its result and in the module's own fields (through
  * arrays, plain objects, Maps, Sets and other class instances, but not inside other Modules, whose
- * own forward calls keep what they store) and those om.keep() took. Kept tensors go to the
- * caller's scope, or, at the top level, to user code (dispose() or the collector frees them).
- * Autograd's records hold their own references, so a saved value outlives its JS Tensor. An
- * async forward (its result a Promise) keeps all it made before its first await.
+ * own forward calls keep what they store) and those om.keep() took. Kept tensors of the result go
+ * to the caller's scope, or, at the top level, to user code (dispose() or the collector frees
+ * them). A tensor the call stored in the module's fields is the module's state (a buffer a forward
+ * registers, as Hugging Face's rotary caches grow: `self.register_buffer('cos_cached', ...)`), so
+ * it leaves every scope, as om.keep(), and the collector frees it once the module drops it.
+ * Autograd's records hold their own references, so a saved value outlives its JS Tensor. An async
+ * forward (its result a Promise) keeps all it made before its first await.
  */
 function forwardScope(module, forward, args) {
   return inScope(() => forward.apply(module, args), (result, made) => {
     if (made.length === 1 && made[0] === result) return result; // the common case: only the result
     if (typeof result?.then === 'function') return new Set(made); // async: code after an await may use them
-    const kept = new Set(), seen = new Set();
-    held(result, kept, seen);
-    for (const v of Object.values(module)) held(v, kept, seen);
+    const kept = new Set(), stored = new Set(), seen = new Set();
+    held(result, kept, new Set());
+    for (const v of Object.values(module)) held(v, stored, seen);
+    for (const t of stored) {
+      if (made.includes(t)) keep(t);
+      kept.add(t);
+    }
     return kept;
   });
 }

@@ -1,5 +1,5 @@
 // Indexing and resampling (src/ops/index.c, src/ops/resize.c) in PyTorch's names: embedding,
-// indexPut, maskedScatter, interpolate (the plain ones, indexSelect, gather, indexAdd and
+// index, indexPut, maskedScatter, interpolate (the plain ones, indexSelect, gather, indexAdd and
 // scatterAdd, are rows of js/ops/table.js). The table installs indexPut and maskedScatter as
 // Tensor methods and om.* functions; om.nn.functional has embedding and interpolate.
 //
@@ -9,7 +9,7 @@
 import { OmError, invalid } from '../errors.js';
 import { omw, requireReady, checkHandle, dtypeCodes, marshal } from '../runtime.js';
 import { describe, toI64, toBool, scalarValue } from '../convert.js';
-import { Tensor, handle, wrap, applyOp, optionsArg, scalarHandle, tidy, where, zeros } from '../tensor.js';
+import { Tensor, handle, wrap, applyOp, optionsArg, scalarHandle, tidy, where, zeros, arange } from '../tensor.js';
 
 function unsupported(opts, who, names) {
   for (const name of names) {
@@ -132,6 +132,54 @@ export function maskedScatter(input, mask, source) {
       throw new OmError('IndexOutOfRange', `${who}: mask has more true places than source's ${src.shape[0]} elements`);
     }
     return where(m, picked.reshape(...m.shape), input);
+  });
+}
+
+/**
+ * PyTorch's advanced-indexing read x[i, j, ...] (torch's index.Tensor): int64 index tensors, one
+ * per leading dim of input, broadcast together to a shape B; the result is B + input's remaining
+ * dims, element p the input's at (i[p], j[p], ...). Negative indices count from the end; one
+ * outside [-size, size) is IndexOutOfRange. `x[torch.arange(b), idx]` is
+ * `x.index([om.arange(0, b, { dtype: 'int64' }), idx])`, `table[ids]` is `table.index([ids])`.
+ * Written as one indexSelect of the leading dims flattened, at the row each index tuple names
+ * (each index after the first checked by an indexSelect of its dim's positions), so it is
+ * differentiable in input and traces with symbolic sizes (Gather nodes).
+ */
+export function index(input, indices) {
+  const who = 'index';
+  requireReady(who);
+  handle(input, who, 'input');
+  const list = indices instanceof Tensor ? [indices] : indices;
+  if (!Array.isArray(list) || !list.length) throw invalid(`${who}: indices must be a Tensor or a non-empty array of tensors, got ${describe(indices)}`);
+  list.forEach((t, i) => {
+    handle(t, who, `indices[${i}]`);
+    if (t.dtype !== 'int64') throw new OmError('DtypeMismatch', `${who}: indices[${i}] must be int64, not ${t.dtype}`);
+  });
+  if (list.length > input.shape.length) {
+    throw new OmError('IndexOutOfRange', `${who}: ${list.length} index tensors for input [${input.shape}] of ${input.shape.length} dims`);
+  }
+  const lead = input.shape.slice(0, list.length), rest = input.shape.slice(list.length);
+  // read(), an IndexOutOfRange from it reported as indices[d]'s, with the value outside dim d
+  const checked = (d, read) => {
+    try {
+      return read();
+    } catch (e) {
+      if (!(e instanceof OmError) || e.kind !== 'IndexOutOfRange') throw e;
+      const n = lead[d], bad = [...list[d].toArray()].find((v) => v < -n || v >= n);
+      throw new OmError('IndexOutOfRange', `${who}: indices[${d}] holds ${bad}, outside [${-n}, ${n}) for dim ${d} of input [${input.shape}]`);
+    }
+  };
+  return tidy(() => {
+    // the row of the leading dims flattened, ((i * size1 + j) * size2 + k) ..., of the indices made
+    // non-negative; each but the first read from arange(size) (which checks it: one out of its
+    // dim could still land in range), the first checked by the final read
+    let row = null;
+    list.forEach((i, d) => {
+      const n = lead[d], nonNegative = where(i.lt(0), i.add(n), i);
+      const pos = d === 0 ? nonNegative : checked(d, () => arange(0, n, { dtype: 'int64' }).indexSelect(0, nonNegative.flatten()).view(i.shape));
+      row = row === null ? pos : row.mul(n).add(pos);
+    });
+    return checked(0, () => input.reshape(-1, ...rest).indexSelect(0, row.flatten()).view(...row.shape, ...rest));
   });
 }
 

@@ -164,8 +164,8 @@ export const OPS = [
   ['chunk', impl(shape.chunk), MF],
   ['unbind', impl(shape.unbind), MF],
   ['roll', impl(shape.roll), MF],
-  ['tril', attrs('tril', 'input, k: int = 0'), MF],
-  ['triu', attrs('triu', 'input, k: int = 0'), MF],
+  ['tril', attrs('tril', 'input, k: int = 0'), MF, 'tril_'],
+  ['triu', attrs('triu', 'input, k: int = 0'), MF, 'triu_'],
   ['cat', impl(cat), F],
   ['stack', impl(stack), F],
   ['meshgrid', impl(meshgrid), F],
@@ -190,6 +190,7 @@ export const OPS = [
   ['indexAdd', attrs('index_add', 'input, dim: int, index, source'), M],
   ['scatterAdd', attrs('scatter_add', 'input, dim: int, index, src'), M],
   ['maskedScatter', impl(indexing.maskedScatter), MF, 'maskedScatter_'],
+  ['index', impl(indexing.index), MF],
   ['indexPut', impl(indexing.indexPut), MF, 'indexPut_'],
   // sorting and repeats (js/ops/sort.js)
   ['topk', impl(sorting.topk), MF],

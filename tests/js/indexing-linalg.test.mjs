@@ -181,6 +181,38 @@ describe('maskedScatter', () => {
   }));
 });
 
+describe('index (x[i, j] read)', () => {
+  test('values: one and several index tensors, broadcast, negative, a lone Tensor, int64 and bool inputs', () => om.tidy(() => {
+    const x = om.arange(0, 24).view(2, 3, 4);
+    const i = om.tensor([1, 0], { dtype: 'int64' }), j = om.tensor([-1, 2], { dtype: 'int64' });
+    assert.deepEqual(vals(x.index([i, j])), [20, 21, 22, 23, 8, 9, 10, 11]); // x[[1, 0], [-1, 2]]: [2, 4]
+    assert.deepEqual(x.index([i.view(2, 1), j]).shape, [2, 2, 4]);
+    assert.deepEqual(vals(x.index([i.view(2, 1), j])), [20, 21, 22, 23, 20, 21, 22, 23, 8, 9, 10, 11, 8, 9, 10, 11]);
+    assert.deepEqual(vals(om.index(x, [i, j, om.tensor([3, -4], { dtype: 'int64' })])), [23, 8]);
+    assert.deepEqual(x.index(om.tensor([[1], [0]], { dtype: 'int64' })).shape, [2, 1, 3, 4]);
+    assert.deepEqual(vals(om.tensor([5, 6, 7], { dtype: 'int64' }).index([om.tensor([2, -3], { dtype: 'int64' })])), [7, 5]);
+    assert.deepEqual(vals(om.tensor([true, false]).index([om.tensor([1, 1, 0], { dtype: 'int64' })])), [0, 0, 1]);
+    assert.deepEqual(x.index([om.zeros([0], { dtype: 'int64' })]).shape, [0, 3, 4]);
+  }));
+
+  test('gradients by finite differences (a repeated index sums)', () => om.tidy(() => {
+    const i = om.tensor([2, 0, 2], { dtype: 'int64' }), j = om.tensor([[1], [-1]], { dtype: 'int64' });
+    gradcheck((x) => x.index([i]), om.randn([3, 4], { seed: 1 }));
+    gradcheck((x) => x.index([i, j]), om.randn([3, 4], { seed: 2 }));
+  }));
+
+  test('errors name the op, the index tensor, the value and the dim', () => om.tidy(() => {
+    const x = om.zeros([2, 3]);
+    throwsKind(() => x.index([om.tensor([2], { dtype: 'int64' })]), 'IndexOutOfRange', /^index: indices\[0\] holds 2, outside \[-2, 2\) for dim 0 of input \[2,3\]$/);
+    throwsKind(() => x.index([om.tensor([0], { dtype: 'int64' }), om.tensor([-4], { dtype: 'int64' })]), 'IndexOutOfRange', /^index: indices\[1\] holds -4, outside \[-3, 3\) for dim 1 of input \[2,3\]$/);
+    throwsKind(() => x.index([om.tensor([1, -3], { dtype: 'int64' }), om.tensor([0], { dtype: 'int64' })]), 'IndexOutOfRange', /^index: indices\[0\] holds -3, outside \[-2, 2\) for dim 0 of input \[2,3\]$/);
+    throwsKind(() => x.index([om.tensor([0], { dtype: 'int64' })].concat(Array(2).fill(om.tensor([0], { dtype: 'int64' })))), 'IndexOutOfRange', /^index: 3 index tensors for input \[2,3\] of 2 dims$/);
+    throwsKind(() => x.index([om.tensor([true, false])]), 'DtypeMismatch', /^index: indices\[0\] must be int64, not bool$/);
+    throwsKind(() => x.index([]), 'InvalidArgument', /^index: indices must be a Tensor or a non-empty array of tensors, got/);
+    throwsKind(() => x.index([om.tensor([0, 1], { dtype: 'int64' }), om.tensor([0, 1, 2], { dtype: 'int64' })]), 'ShapeMismatch', /./);
+  }));
+});
+
 describe('indexPut', () => {
   test('matches PyTorch: one and several index tensors, broadcast, negative, repeated with accumulate, a bool mask', () => om.tidy(() => {
     for (const c of fx.index_put) {
@@ -246,6 +278,14 @@ describe('traced', () => {
     trace(moduleOf((x) => F.unfold(x, [3, 2], { padding: [1, 0], stride: [2, 1] }).mul(2)), { x: [om.randn([2, 3, 7, 5], { seed: 10 }), ['n', null, 'h', 'w']] });
     trace(moduleOf((x) => F.fold(F.unfold(x, 3, { padding: 1, stride: 2 }), [5, 6], 3, { padding: 1, stride: 2 })),
       { x: [om.randn([2, 2, 5, 6], { seed: 7 }), ['n', null, null, null]] });
+  }));
+
+  test('index of symbolic sizes: x[arange(b), argmax(ids)] (CLIP\'s pooled output) and table[ids]', () => withTraced((keep, trace) => {
+    const ids = om.tensor([[1, 5, 2, 0], [7, 1, 1, 1], [1, 2, 3, 9]], { dtype: 'int64' });
+    trace(moduleOf((h, t) => h.index([om.arange(0, h.shape[0], { dtype: 'int64' }), t.argmax(-1)])),
+      { h: [om.randn([3, 4, 5], { seed: 1 }), ['b', 's', null]], t: [ids, ['b', 's']] });
+    trace(moduleOf((table, t) => table.index([t.remainder(table.shape[0]).neg()])), // negative indices, counted from the end
+      { table: [om.randn([10, 3], { seed: 2 }), ['n', null]], t: [ids, ['b', 's']] });
   }));
 
   test('maskedScatter and indexPut of symbolic sizes, in place into a created tensor', () => withTraced((keep, trace) => {

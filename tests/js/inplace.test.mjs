@@ -56,6 +56,15 @@ describe('sliceScatter and selectScatter', () => {
     assert.equal(x.zero_(), x);
     assert.deepEqual(vals(x), [0, 0, 0, 0, 0, 0]);
   }));
+
+  test('triu_ and tril_ zero in place, through views too', T(() => {
+    const x = om.arange(1, 13).reshape([2, 2, 3]);
+    const second = x.select(0, 1);
+    assert.equal(second.tril_(), second);
+    x.select(0, 0).triu_(1);
+    assert.deepEqual(vals(x), [0, 2, 3, 0, 0, 6, 7, 0, 0, 10, 11, 0]);
+    throwsKind(() => om.ones([3]).triu_(), 'InvalidArgument', /^triu: /);
+  }));
 });
 
 /** A module of f. */
@@ -166,5 +175,16 @@ describe('writes into tensors a traced model makes', () => {
     trace((x) => { const y = x.exp(); y.slice(1, 0, Infinity, 2).copy_(x.slice(1, 0, Infinity, 2).neg()); return y; },
       { x: om.randn([2, 5], { seed: 7 }) });
     trace((x) => x.sliceScatter(x.slice(1, 2).neg(), 1, 1, -1), { x: [om.randn([2, 6], { seed: 8 }), ['b', 't']] });
+  }));
+
+  test("CLIP's causal mask: made at the input's size, fill_ then triu_ (a write over the whole tensor)", () => withTraced((keep, trace) => {
+    const model = moduleOf((x) => {
+      const [b, t] = x.shape;
+      const mask = om.zeros([b, t, t]);
+      mask.fill_(-1e9);
+      mask.triu_(1);
+      return x.unsqueeze(1).add(mask).softmax(-1);
+    });
+    trace(model, { x: [om.randn([2, 5], { seed: 9 }), ['batch', 'seq']] });
   }));
 });

@@ -17,6 +17,8 @@ import { MaxVit } from '../../examples/torchvision/maxvit.mjs';
 import { MNASNet } from '../../examples/torchvision/mnasnet.mjs';
 import { MistralForCausalLM } from '../../examples/transformers/mistral.mjs';
 import { RobertaModel } from '../../examples/transformers/roberta.mjs';
+import { PhiForCausalLM } from '../../examples/transformers/phi.mjs';
+import { CLIPTextModel } from '../../examples/transformers/clip_text.mjs';
 
 memoryHooks();
 const nn = om.nn;
@@ -114,6 +116,32 @@ describe('a forward call scopes what it makes', () => {
     assert.equal(stash[1].isDisposed, true);
     assert.throws(() => stash[1].toArray(), { kind: 'Disposed' });
     om.dispose([a, b, map.get('c'), m.last, stash[0], x]);
+  });
+
+  test('a buffer a forward registers (a cache grown on demand, as Hugging Face\'s rotary tables) stays the module\'s past every scope', async () => {
+    class Cached extends nn.Module {
+      constructor() { super(); this.registerBuffer('table', om.arange(0, 2), { persistent: false }); }
+      forward(x) {
+        const n = x.shape[0];
+        if (n > this.table.shape[0]) this.registerBuffer('table', om.arange(0, n).mul(1), { persistent: false });
+        return x.add(this.table.slice(0, 0, n));
+      }
+    }
+    class Outer extends nn.Module {
+      constructor() { super(); this.inner = new Cached(); }
+      forward(x) { return this.inner.forward(x).mul(2); }
+    }
+    const m = new Outer();
+    const first = m.inner.table;
+    const y = om.tidy(() => m.forward(om.zeros([5])).clone()); // grown inside a forward inside a parent's forward inside om.tidy
+    assert.deepEqual(vals(y), [0, 2, 4, 6, 8]);
+    assert.equal(m.inner.table.isDisposed, false, 'the new table outlives the forward calls and om.tidy');
+    assert.deepEqual(vals(m.inner.table), [0, 1, 2, 3, 4]);
+    assert.deepEqual(m.namedBuffers().map(([k]) => k), ['inner.table']);
+    assert.deepEqual(om.tidy(() => vals(m.forward(om.ones([3])))), [2, 4, 6]);
+    assert.equal(first.isDisposed, false, 'the table replaced is user code\'s to drop (the collector frees it)');
+    om.dispose([y, first]);
+    m.dispose();
   });
 
   test('a tensor made outside forward and used across calls is never freed by it', async () => {
@@ -257,8 +285,10 @@ describe('loops without tidy keep a flat live-tensor count', () => {
   // Ports of upstream code written as their PyTorch source is (examples/): a Sequential built
   // with addModule, in-place writes into the masks a forward makes (bitwiseOr_, copy_ into a
   // slice), a cumsum of the input ids, MaxVit's window and grid partitions with einsum attention,
-  // MNASNet's residual stacks. Each call leaves its result and nothing else.
-  test('50 inference calls of the RegNet, RoBERTa, Mistral, MaxVit and MNASNet ports: each leaves only its results; collected, none', async () => {
+  // MNASNet's residual stacks, a causal mask made by fill_ and triu_, rotary tables a forward
+  // rebuilds longer (Phi: max_position_embeddings 4 < the 7 tokens, so the first call grows
+  // them). Each call leaves its result and nothing else.
+  test('50 inference calls of the RegNet, RoBERTa, Mistral, MaxVit, MNASNet, Phi and CLIP text ports: each leaves only its results; collected, none', async () => {
     om.manualSeed(2);
     const config = { vocab_size: 64, hidden_size: 32, num_hidden_layers: 2, num_attention_heads: 4, intermediate_size: 64 };
     const ports = [
@@ -267,6 +297,8 @@ describe('loops without tidy keep a flat live-tensor count', () => {
       [new MistralForCausalLM({ ...config, num_key_value_heads: 2, sliding_window: 3 }), [om.tensor([[5n, 9n, 3n, 4n, 8n, 2n, 6n]]), null]],
       [new MaxVit([32, 32], 8, 4, [8, 16], [1, 1], 4, 0.2, { numClasses: 10 }), [om.randn([2, 3, 32, 32], { seed: 10 })]],
       [new MNASNet(0.05, { numClasses: 10 }), [om.randn([1, 3, 33, 29], { seed: 11 })]],
+      [new PhiForCausalLM({ ...config, max_position_embeddings: 4 }), [om.tensor([[5n, 9n, 3n, 4n, 8n, 2n, 6n]]), null]],
+      [new CLIPTextModel({ ...config, max_position_embeddings: 8 }), [om.tensor([[5n, 9n, 63n, 1n], [7n, 63n, 1n, 1n]]), om.tensor([[1n, 1n, 1n, 0n], [1n, 1n, 0n, 0n]])]],
     ];
     for (const [net, inputs] of ports) {
       net.eval();

@@ -11,8 +11,8 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import * as om from 'onemodel';
-import { memoryHooks, withTraced } from './helpers.mjs';
-import { caseInputs, caseOutputs, compare, sizesText } from './families.mjs';
+import { memoryHooks } from './helpers.mjs';
+import { loadFixture, matchesEagerly, ranges, tracesEverywhere } from './transformers-ports.mjs';
 import { economy } from '../../tools/graph_economy.mjs';
 import { GPT2LMHeadModel } from '../../examples/transformers/gpt2.mjs';
 import { BertModel } from '../../examples/transformers/bert.mjs';
@@ -21,11 +21,8 @@ import { T5EncoderModel } from '../../examples/transformers/t5.mjs';
 import { WhisperEncoder, sinusoids } from '../../examples/transformers/whisper.mjs';
 import { RobertaModel, createPositionIdsFromInputIds } from '../../examples/transformers/roberta.mjs';
 import { MistralForCausalLM } from '../../examples/transformers/mistral.mjs';
-import { readFileSync } from 'node:fs';
 
 memoryHooks();
-
-const DIR = new URL('./fixtures/transformers/', import.meta.url);
 
 /** Each port: its class, its outputs' names, and its non-persistent buffers (Hugging Face's). */
 const PORTS = {
@@ -38,51 +35,9 @@ const PORTS = {
   mistral: { Model: MistralForCausalLM, outputs: ['logits'], transient: ['model.rotary_emb.inv_freq'] },
 };
 
-function loadFixture(name) {
-  return JSON.parse(readFileSync(new URL(`${name}.json`, DIR), 'utf8'));
-}
-
-/** The port of `name` built from the fixture's Hugging Face config, the .safetensors loaded strictly, in eval mode. */
-function loadPort(name, fx) {
-  const { Model, transient } = PORTS[name];
-  const model = new Model(fx.config);
-  const { tensors } = om.safetensors.loadFile(new URL(fx.file, DIR));
-  try {
-    assert.deepEqual(Object.keys(model.stateDict()).sort(), Object.keys(tensors).sort(), `${name}: state-dict keys`);
-    const buffers = model.namedBuffers().map(([k]) => k);
-    for (const k of transient) assert.ok(buffers.includes(k) && !(k in tensors), `${name}: ${k} is a non-persistent buffer`);
-    assert.deepEqual(model.loadStateDict(tensors, { strict: true }), { missingKeys: [], unexpectedKeys: [] });
-    return model.eval();
-  } catch (e) {
-    model.dispose();
-    throw e;
-  } finally {
-    om.dispose(tensors);
-  }
-}
-
-/** The model's outputs as an array (BERT returns two). */
-function run(model, inputs) {
-  const out = model.forward(...Object.values(inputs));
-  return Array.isArray(out) ? out : [out];
-}
-
 describe('Hugging Face ports load PyTorch\'s safetensors strictly and match PyTorch eagerly at every size', () => {
   for (const name of Object.keys(PORTS)) {
-    test(name, (t) => {
-      const fx = loadFixture(name);
-      const model = loadPort(name, fx);
-      try {
-        const errors = fx.cases.map((c) => om.tidy(() => {
-          const outs = run(model, caseInputs(c));
-          assert.equal(outs.length, c.outputs.length, 'output count');
-          return Math.max(...outs.map((o, i) => compare(o, c.outputs[i], `${name} ${PORTS[name].outputs[i]} at ${sizesText(c.sizes)}`)));
-        }));
-        t.diagnostic(`${name}: max |ours - PyTorch| ${errors.map((e) => e.toExponential(1)).join(', ')} at ${fx.cases.map((c) => sizesText(c.sizes)).join('; ')}`);
-      } finally {
-        model.dispose();
-      }
-    });
+    test(name, (t) => matchesEagerly(t, PORTS[name], name));
   }
 
   test('a config naming an activation the port does not implement is refused, naming it', () => {
@@ -103,8 +58,7 @@ describe('Hugging Face ports load PyTorch\'s safetensors strictly and match PyTo
   }));
 
   test('whisper: the sinusoids the port makes are the ones PyTorch makes (the table in the state dict)', () => {
-    const fx = loadFixture('whisper');
-    const { tensors } = om.safetensors.loadFile(new URL(fx.file, DIR));
+    const { tensors } = om.safetensors.loadFile(new URL(`./fixtures/transformers/${loadFixture('whisper').file}`, import.meta.url));
     try {
       om.tidy(() => {
         const ref = tensors['embed_positions.weight'];
@@ -120,36 +74,7 @@ describe('Hugging Face ports load PyTorch\'s safetensors strictly and match PyTo
 });
 
 describe('Hugging Face ports traced once with symbolic axes, run in onnxruntime-web and the Session at sizes the trace never saw', () => {
-  /** Traces port `name` at the fixture's trace case; keeps the graph for every fixture case and three other sizes. */
-  async function traceAll(t, name, check) {
-    const fx = loadFixture(name);
-    const { outputs } = PORTS[name];
-    const model = loadPort(name, fx);
-    const reports = [];
-    try {
-      await withTraced((keep) => {
-        const at = fx.cases[fx.trace_case];
-        const examples = caseInputs(at);
-        const inputs = Object.fromEntries(Object.entries(examples).map(([k, v]) => [k, [v, fx.axes[k]]]));
-        const tm = om.trace(model, inputs, { outputNames: outputs });
-        keep(tm, examples, run(model, examples), `eager at ${sizesText(at.sizes)} (traced)`, model);
-        for (const c of fx.cases) keep(tm, caseInputs(c), Object.values(caseOutputs(c)), `PyTorch at ${sizesText(c.sizes)}`);
-        assert.deepEqual(tm.inputs.map((i) => i.shape), Object.entries(fx.axes).map(([k, axes]) => axes.map((a, d) => a ?? examples[k].shape[d])), 'graph input shapes');
-        t.diagnostic(`${name}: ${tm.graph().nodes.length} nodes, traced at ${sizesText(at.sizes)}; symbols ${JSON.stringify(tm.symbols)}`);
-        check?.(tm, t);
-      }, { onReport: (label, r) => reports.push(`${label}: ${Math.max(...r.outputs.map((o) => o.maxError)).toExponential(1)}`) });
-    } finally {
-      model.dispose();
-      if (reports.length) t.diagnostic(`${name}: max |onnx - reference| ${reports.join('; ')}`);
-    }
-    assert.equal(reports.length, 4 + fx.cases.length, 'every run reported');
-  }
-
-  /** tm's symbols as { name: [min, max, narrowedBy] }, and every one checked from 1 to its max (2^15 when unbounded). */
-  function ranges(tm) {
-    for (const s of tm.symbols) assert.deepEqual(s.checked, { min: 1, max: Math.min(s.max, 32768) }, `${s.name}: the range checked`);
-    return Object.fromEntries(tm.symbols.map((s) => [s.name, [s.min, s.max, s.narrowedBy]]));
-  }
+  const traceAll = (t, name, check) => tracesEverywhere(t, PORTS[name], name, check);
 
   // A range narrows only where eager fails: past n_positions the position embedding's index is out
   // of range (GPT-2, BERT), past 2 * max_source_positions frames the position table is too short

@@ -1,0 +1,137 @@
+// More Hugging Face ports of examples/transformers/ against PyTorch (the harness is
+// tests/js/transformers-ports.mjs): the Whisper decoder (causal self-attention and cross-attention
+// over encoder states of a length of their own: two symbolic lengths), Phi (partial rotary from cached tables indexed by position ids,
+// parallel attention and MLP), Gemma (embeddings scaled by sqrt(hidden), RMSNorm by 1 + weight,
+// GeGLU, multi-query attention with head_dim apart from hidden) and CLIP's text model (a causal mask
+// made in place, the pooled output gathered at an index computed from the input ids). Each loads
+// PyTorch's safetensors strictly, matches PyTorch eagerly at every fixture size, and is traced once
+// with symbolic batch and lengths, the .onnx run in onnxruntime-web and the graph in the Session at
+// lengths 1, 7, 13, 30 and 120 against PyTorch and at three other sizes against eager.
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import * as om from 'onemodel';
+import { memoryHooks, withTraced } from './helpers.mjs';
+import { economy } from '../../tools/graph_economy.mjs';
+import { loadFixture, matchesEagerly, ranges, tracesEverywhere } from './transformers-ports.mjs';
+import { PhiForCausalLM } from '../../examples/transformers/phi.mjs';
+import { GemmaForCausalLM } from '../../examples/transformers/gemma.mjs';
+import { CLIPTextModel } from '../../examples/transformers/clip_text.mjs';
+import { WhisperDecoder } from '../../examples/transformers/whisper.mjs';
+
+memoryHooks();
+
+const rotary = (layers, names) => Array.from({ length: layers }, (_, i) => names.map((n) => `model.layers.${i}.self_attn.rotary_emb.${n}`)).flat();
+
+/** Each port: its class, its outputs' names, and its non-persistent buffers (Hugging Face's). */
+const PORTS = {
+  phi: { Model: PhiForCausalLM, outputs: ['logits'], transient: rotary(2, ['inv_freq', 'cos_cached', 'sin_cached']) },
+  gemma: { Model: GemmaForCausalLM, outputs: ['logits'], transient: rotary(2, ['inv_freq']) },
+  clip_text: { Model: CLIPTextModel, outputs: ['last_hidden_state', 'pooler_output'], transient: ['text_model.embeddings.position_ids'] },
+  whisper_decoder: { Model: WhisperDecoder, outputs: ['last_hidden_state'], transient: [] },
+};
+
+describe('More Hugging Face ports load PyTorch\'s safetensors strictly and match PyTorch eagerly at every size', () => {
+  for (const name of Object.keys(PORTS)) test(name, (t) => matchesEagerly(t, PORTS[name], name));
+
+  test('a config naming what the port does not implement is refused, naming it', () => {
+    for (const [Model, config, re] of [
+      [PhiForCausalLM, { hidden_act: 'gelu' }, /^PhiForCausalLM: hidden_act "gelu" is not ported \(only gelu_new\)$/],
+      [PhiForCausalLM, { qk_layernorm: true }, /^PhiForCausalLM: qk_layernorm is not ported$/],
+      [GemmaForCausalLM, { hidden_activation: 'gelu' }, /^GemmaForCausalLM: hidden_activation "gelu" is not ported \(only gelu_pytorch_tanh\)$/],
+      [CLIPTextModel, { hidden_act: 'gelu' }, /^CLIPTextModel: hidden_act "gelu" is not ported \(only quick_gelu\)$/],
+    ]) assert.throws(() => new Model(config), (e) => e instanceof Error && re.test(e.message));
+  });
+
+  test('clip_text: with eos_token_id other than 2 the pooled row is the first eos_token_id, not the argmax', () => om.tidy(() => {
+    const config = { vocab_size: 16, hidden_size: 8, intermediate_size: 16, num_hidden_layers: 1, num_attention_heads: 2, max_position_embeddings: 8 };
+    om.manualSeed(3);
+    const model = new CLIPTextModel({ ...config, eos_token_id: 5 }).eval();
+    try {
+      const ids = om.tensor([[9n, 5n, 15n, 5n], [5n, 12n, 3n, 1n]]);
+      const [last, pooled] = model.forward(ids);
+      assert.deepEqual(pooled.toArray(), om.stack([last.select(0, 0).select(0, 1), last.select(0, 1).select(0, 0)]).toArray());
+    } finally {
+      model.dispose();
+    }
+  }));
+});
+
+describe('More Hugging Face ports traced once with symbolic axes, run in onnxruntime-web and the Session at sizes the trace never saw', () => {
+  // Phi's rotary tables are cached to max_position_embeddings rows and rebuilt longer (a new
+  // buffer) when a longer sequence comes, as upstream: the graph holds to that length, declared.
+  const phiAxes = (fx) => {
+    const seq = om.Dim('seq', { max: fx.config.max_position_embeddings });
+    return { input_ids: ['batch', seq], attention_mask: ['batch', seq] };
+  };
+  test('phi: symbolic batch and seq to max_position_embeddings (declared), partial rotary from the cached tables', (t) => tracesEverywhere(t, PORTS.phi, 'phi', (tm) => {
+    assert.deepEqual(ranges(tm), { batch: [1, Infinity, null], seq: [1, 128, null] });
+  }, phiAxes));
+
+  test('phi: without a declared maximum the trace is refused, not silently wrong past the cached tables', () => {
+    const fx = loadFixture('phi');
+    const model = new PhiForCausalLM(fx.config).eval();
+    try {
+      om.tidy(() => {
+        const [ids, mask] = fx.cases[fx.trace_case].inputs.map((e) => om.tensor(e.data.map(BigInt), { dtype: 'int64', shape: e.shape }));
+        assert.throws(() => om.trace(model, { input_ids: [ids, fx.axes.input_ids], attention_mask: [mask, fx.axes.attention_mask] }),
+          (e) => e instanceof om.TraceError && e.kind === 'SymbolicShape');
+      });
+    } finally {
+      model.dispose();
+    }
+  });
+
+  test('gemma: symbolic batch and seq, unbounded (rotary from positions, the padding mask written in place)', (t) => tracesEverywhere(t, PORTS.gemma, 'gemma', (tm) => {
+    assert.deepEqual(ranges(tm), { batch: [1, Infinity, null], seq: [1, Infinity, null] });
+  }));
+
+  test('whisper_decoder: symbolic batch, decoder and encoder lengths (cross-attention over states of another length)', (t) => tracesEverywhere(t, PORTS.whisper_decoder, 'whisper_decoder', (tm) => {
+    // dec ends at max_target_positions, where the position table's slice is too short (as eagerly)
+    assert.deepEqual(ranges(tm), { batch: [1, Infinity, null], dec: [1, 64, 'add (call 14)'], enc: [1, Infinity, null] });
+    const fx = loadFixture('whisper_decoder');
+    assert.ok(fx.cases.some((c) => c.sizes.dec > c.sizes.enc) && fx.cases.some((c) => c.sizes.dec < c.sizes.enc), 'decoder lengths above and below the encoder\'s');
+  }));
+
+  test('clip_text: symbolic batch and seq, the pooled output gathered at the argmax of the ids at every length', (t) => tracesEverywhere(t, PORTS.clip_text, 'clip_text', (tm) => {
+    // seq ends at max_position_embeddings, where the position_ids buffer's slice is too short (as eagerly)
+    assert.deepEqual(ranges(tm), { batch: [1, Infinity, null], seq: [1, 128, 'add (call 5)'] });
+    const ops = tm.graph().nodes.map((n) => n.opType);
+    assert.ok(ops.includes('ArgMax') && ops.includes('Gather'), `the pooled row's index is computed from the ids in the graph (${[...new Set(ops)]})`);
+  }));
+});
+
+// GPT-NeoX's and GPT-J's rotary code builds the angles with torch.einsum('i,j->ij', t, inv_freq)
+// in forward, and attention code writes its products as einsums: om.einsum is a composite of
+// permutes and matmuls, so the traced graph must be what a hand-written one is, at every size.
+test('einsum in attention (rotary angles, scores, weighted values): one op each in the graph, right at other sizes', () => withTraced((keep, trace) => {
+  class EinsumAttention extends om.nn.Module {
+    constructor() {
+      super();
+      this.qkv = new om.nn.Linear(16, 48);
+      this.registerBuffer('inv_freq', om.tensor([1, 0.1]), { persistent: false });
+    }
+
+    forward(x) {
+      const [b, t] = x.shape;
+      const [q, k, v] = this.qkv.forward(x).view(b, t, 3, 2, 8).permute(2, 0, 3, 1, 4).unbind(0);
+      const freqs = om.einsum('i,j->ij', om.arange(0, t, { dtype: 'int64' }).float(), this.inv_freq);
+      const emb = om.cat([freqs, freqs, freqs, freqs], -1);
+      const qr = q.mul(emb.cos()).add(q.mul(emb.sin()));
+      const scores = om.einsum('bhqd,bhkd->bhqk', qr, k).softmax(-1);
+      return om.einsum('bhqk,bhkd->bqhd', scores, v).reshape(b, t, 16);
+    }
+  }
+  om.manualSeed(4);
+  const model = new EinsumAttention().eval();
+  try {
+    const tm = trace(model, { x: [om.randn([2, 5, 16], { seed: 4 }), ['batch', 'seq', null]] });
+    const ops = tm.graph().nodes.map((n) => n.opType);
+    // the outer product is one broadcast Mul; each batched product one MatMul (and a Transpose)
+    assert.equal(ops.filter((o) => o === 'MatMul').length, 3, `the Linear and two einsums (${ops})`);
+    assert.equal(ops.filter((o) => o === 'Transpose').length, 4, `the permute, k's and the output's (${ops})`);
+    assert.equal(economy(tm).ops, 'Shape,Squeeze,Range,Cast,Unsqueeze,Mul,Concat,Cos,Sin');
+    assert.deepEqual(tm.symbols.map((s) => [s.name, s.max]), [['batch', Infinity], ['seq', Infinity]]);
+  } finally {
+    model.dispose();
+  }
+}));
