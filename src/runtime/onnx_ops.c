@@ -805,6 +805,31 @@ static om_tensor *from_end(om_tensor *idx, int64_t dim) {
   return r;
 }
 
+/* idx with a negative entry counted from the end of size (each element its own size: sizes
+ * broadcast against idx), and bad set where the result is still outside [0, size). */
+static om_tensor *wrap_indices(om_scope *s, om_tensor *idx, om_tensor *size, om_tensor **bad) {
+  om_tensor *zero = om__keep(s, om_scalar(0, OM_INT64)), *neg = zero ? om__keep(s, om_lt(idx, zero)) : NULL;
+  om_tensor *w = neg ? om__keep(s, om_where(neg, om__keep(s, om_add(idx, size)), idx)) : NULL;
+  *bad = w ? om__keep(s, om_logical_or(om__keep(s, om_lt(w, zero)), om__keep(s, om_ge(w, size)))) : NULL;
+  return *bad ? w : NULL;
+}
+
+/* The row of data x's axes from .. from + k - 1 flattened (row-major, D rows) that each index
+ * tuple of i3 [B, Q, k] names, plus its batch's offset b D: [B, Q], or -1 where an entry is out of
+ * range (negative entries count from the end), which the index_select or scatter reading it
+ * refuses with IndexOutOfRange. */
+static om_tensor *nd_rows(om_scope *s, const om_tensor *x, int from, om_tensor *i3) {
+  int64_t k = i3->shape[2], B = i3->shape[0], D = 1, dims[OM_MAX_DIMS], strides[OM_MAX_DIMS], boff[2] = {B, 1}, last = 2;
+  for (int64_t j = k - 1; j >= 0; j--) dims[j] = x->shape[from + j], strides[j] = D, D *= dims[j];
+  om_tensor *bad, *size = om__keep(s, om_from_data(dims, &k, 1, OM_INT64)), *stride = om__keep(s, om_from_data(strides, &k, 1, OM_INT64));
+  om_tensor *w = size ? wrap_indices(s, i3, size, &bad) : NULL;
+  om_tensor *lin = w && stride ? om__keep(s, om_sum(om__keep(s, om_mul(w, stride)), &last, 1, false)) : NULL;
+  om_tensor *off = om__keep(s, om_reshape(om__keep(s, om_scale(om__keep(s, om_arange(0, (double)B, 1, OM_INT64)), (double)D)), boff, 2));
+  om_tensor *nbad = lin ? om__keep(s, om_sum(om__keep(s, om_cast(bad, OM_INT64)), &last, 1, false)) : NULL;
+  om_tensor *anybad = nbad ? om__keep(s, om_gt(nbad, om__keep(s, om_scalar(0, OM_INT64)))) : NULL;
+  return anybad && off ? om__keep(s, om_where(anybad, om__keep(s, om_scalar(-1, OM_INT64)), om__keep(s, om_add(lin, off)))) : NULL;
+}
+
 /* Gather along axis: one index is a select; indices of any shape are an index_select of them
  * flattened, reshaped to data[:axis] + indices + data[axis+1:]. Negative indices count from the
  * end (from_end). */
@@ -846,17 +871,27 @@ static bool bind_gather_elements(om_bind *b) {
   return ok;
 }
 
+/* ScatterElements' and ScatterND's reduction: -1 for none, else the library's reduce mode. */
+static bool scatter_reduction(om_bind *b, int *mode) {
+  static const char *const names[] = {"add", "mul", "max", "min"};
+  const char *red;
+  if (!attr_s(b, "reduction", "none", &red)) return false;
+  *mode = -1;
+  for (int k = 0; k < 4; k++)
+    if (!strcmp(red, names[k])) *mode = k;
+  if (*mode < 0 && strcmp(red, "none")) return om__fail(OM_ERR_FORMAT, "%s (%s): reduction '%s' (none, add, mul, max or min)", who(b), b->node->op_type, red);
+  return true;
+}
+
 static bool bind_scatter_elements(om_bind *b) {
   int64_t axis;
-  int a = 0;
-  const char *red;
-  if (!attr_i(b, "axis", 0, &axis) || !wrap(b, axis, b->in[0]->ndim, &a) || !attr_s(b, "reduction", "none", &red)) return false;
-  if (strcmp(red, "add") && strcmp(red, "none")) return unsupported(b, "a reduction other than 'none' and 'add'");
+  int a = 0, mode;
+  if (!attr_i(b, "axis", 0, &axis) || !wrap(b, axis, b->in[0]->ndim, &a) || !scatter_reduction(b, &mode)) return false;
   om_scope s = {0};
   om_tensor *at = om__keep(&s, from_end(b->in[1], b->in[0]->shape[a]));
   if (!at) return om__scope_end(&s), false;
-  if (!strcmp(red, "add")) {
-    bool ok = put(b, 0, om_scatter_add(b->in[0], a, at, b->in[2]));
+  if (mode >= 0) {
+    bool ok = put(b, 0, om_scatter_reduce(b->in[0], a, at, b->in[2], (om_scatter_reduce_mode)mode));
     om__scope_end(&s);
     return ok;
   }
@@ -871,18 +906,43 @@ static bool bind_scatter_elements(om_bind *b) {
   return ok;
 }
 
+/* ScatterND with reduction mul, max or min: data [D (k axes)..., R...] as rows [D, R], each
+ * index tuple of indices [Q..., k] its row (nd_rows), the updates [Q..., R...] as [Q, R]
+ * combined into those rows by scatter_reduce. */
+static om_tensor *scatter_nd_rows(om_bind *b, int mode) {
+  om_tensor *x = b->in[0], *idx = b->in[1], *u = b->in[2];
+  int k = (int)idx->shape[idx->ndim - 1];
+  int64_t Q = 1, D = 1, R = 1;
+  bool fits = u->ndim == idx->ndim - 1 + x->ndim - k;
+  for (int d = 0; d < idx->ndim - 1; d++) Q *= idx->shape[d], fits = fits && u->shape[d] == idx->shape[d];
+  for (int d = 0; d < x->ndim; d++) *(d < k ? &D : &R) *= x->shape[d];
+  for (int d = k; fits && d < x->ndim; d++) fits = u->shape[idx->ndim - 1 + d - k] == x->shape[d];
+  if (!fits) return om__fail(OM_ERR_SHAPE_MISMATCH, "%s (ScatterND): updates must be indices' shape without its last axis, then data's axes after the %d indexed", who(b), k), NULL;
+  int64_t rows[2] = {D, R}, qk[3] = {1, Q, k}, q1[2] = {Q, 1}, qr[2] = {Q, R};
+  om_scope s = {0};
+  om_tensor *x2 = om__keep(&s, om_reshape(x, rows, 2)), *u2 = om__keep(&s, om_reshape(u, qr, 2)), *i3 = om__keep(&s, om_reshape(idx, qk, 3));
+  om_tensor *row = i3 ? nd_rows(&s, x, 0, i3) : NULL;
+  om_tensor *at = row ? om__keep(&s, om_expand(om__keep(&s, om_reshape(row, q1, 2)), qr, 2)) : NULL;
+  om_tensor *y = at && x2 && u2 ? om__keep(&s, om_scatter_reduce(x2, 0, at, u2, (om_scatter_reduce_mode)mode)) : NULL;
+  om_tensor *r = y ? om_reshape(y, x->shape, x->ndim) : NULL;
+  om__scope_end(&s);
+  return r;
+}
+
 /* ScatterND: the last axis of indices split into one index tensor per leading axis of data, as
- * index_put takes them (reduction none or add) */
+ * index_put takes them (reduction none or add); mul, max and min by rows (scatter_nd_rows) */
 static bool bind_scatter_nd(om_bind *b) {
-  const char *red;
-  if (!attr_s(b, "reduction", "none", &red)) return false;
-  if (strcmp(red, "none") && strcmp(red, "add")) return unsupported(b, "a reduction other than 'none' and 'add'");
+  int mode;
+  if (!scatter_reduction(b, &mode)) return false;
   om_tensor *idx = b->in[1], *each[OM_MAX_DIMS] = {0};
   int k = idx->ndim ? (int)idx->shape[idx->ndim - 1] : 0;
-  if (k < 1 || k > OM_MAX_DIMS) return om__fail(OM_ERR_FORMAT, "%s (ScatterND): indices must end in an axis of 1 to %d, not %d", who(b), OM_MAX_DIMS, k);
+  if (k < 1 || k > OM_MAX_DIMS || k > b->in[0]->ndim)
+    return om__fail(OM_ERR_FORMAT, "%s (ScatterND): indices must end in an axis of 1 to data's %d dims, not %d", who(b), b->in[0]->ndim, k);
+  if (idx->dtype != OM_INT64) return om__fail(OM_ERR_DTYPE_MISMATCH, "%s (ScatterND): indices must be int64, they are %s", who(b), om_dtype_name(idx->dtype));
+  if (mode > OM_SCATTER_SUM) return put(b, 0, scatter_nd_rows(b, mode));
   bool ok = true;
   for (int j = 0; j < k && ok; j++) ok = (each[j] = om_select(idx, idx->ndim - 1, j)) != NULL;
-  ok = ok && put(b, 0, om_index_put(b->in[0], each, k, b->in[2], !strcmp(red, "add")));
+  ok = ok && put(b, 0, om_index_put(b->in[0], each, k, b->in[2], mode == OM_SCATTER_SUM));
   om__release_all(each, k);
   return ok;
 }
@@ -2193,18 +2253,8 @@ static bool bind_mvn(om_bind *b) {
   return ok;
 }
 
-/* idx with a negative entry counted from the end of size (each element its own size: sizes
- * broadcast against idx), and bad set where the result is still outside [0, size). */
-static om_tensor *wrap_indices(om_scope *s, om_tensor *idx, om_tensor *size, om_tensor **bad) {
-  om_tensor *zero = om__keep(s, om_scalar(0, OM_INT64)), *neg = zero ? om__keep(s, om_lt(idx, zero)) : NULL;
-  om_tensor *w = neg ? om__keep(s, om_where(neg, om__keep(s, om_add(idx, size)), idx)) : NULL;
-  *bad = w ? om__keep(s, om_logical_or(om__keep(s, om_lt(w, zero)), om__keep(s, om_ge(w, size)))) : NULL;
-  return *bad ? w : NULL;
-}
-
 /* GatherND: data [batch..., D (k axes)..., R...] and indices [batch..., Q..., k]: each index
- * tuple becomes a row of data [B D, R] (its place in D plus its batch's offset), picked with one
- * index_select; a tuple with an entry out of range picks row -1, IndexOutOfRange. */
+ * tuple becomes a row of data [B D, R] (nd_rows), picked with one index_select. */
 static bool bind_gather_nd(om_bind *b) {
   om_tensor *x = b->in[0], *idx = b->in[1];
   int64_t bd;
@@ -2214,7 +2264,7 @@ static bool bind_gather_nd(om_bind *b) {
   if (bd < 0 || idx->ndim < 1 || bd >= idx->ndim || bd >= x->ndim || k > x->ndim - bd)
     return om__fail(OM_ERR_SHAPE_MISMATCH, "%s (GatherND): indices of %d dims (the last %lld) for data of %d dims with batch_dims %lld", who(b),
                     idx->ndim, (long long)k, x->ndim, (long long)bd);
-  int64_t B = 1, D = 1, R = 1, Q = 1, dims[OM_MAX_DIMS], strides[OM_MAX_DIMS], out[OM_MAX_DIMS];
+  int64_t B = 1, D = 1, R = 1, Q = 1, out[OM_MAX_DIMS];
   int no = 0;
   for (int d = 0; d < bd; d++) {
     if (x->shape[d] != idx->shape[d])
@@ -2222,22 +2272,15 @@ static bool bind_gather_nd(om_bind *b) {
     B *= x->shape[d];
   }
   for (int d = 0; d < idx->ndim - 1; d++) out[no++] = idx->shape[d], Q *= d >= bd ? idx->shape[d] : 1;
-  for (int64_t j = k - 1; j >= 0; j--) dims[j] = x->shape[bd + j], strides[j] = D, D *= dims[j];
+  for (int64_t j = 0; j < k; j++) D *= x->shape[bd + j];
   for (int d = (int)(bd + k); d < x->ndim; d++) {
     if (no == OM_MAX_DIMS) return om__fail(OM_ERR_INVALID_ARGUMENT, "%s (GatherND): the result has more than %d dims", who(b), OM_MAX_DIMS);
     out[no++] = x->shape[d], R *= x->shape[d];
   }
-  int64_t rows[2] = {B * D, R}, bqk[3] = {B, Q, k}, boff[2] = {B, 1}, flat = B * Q;
+  int64_t rows[2] = {B * D, R}, bqk[3] = {B, Q, k}, flat = B * Q;
   om_scope s = {0};
-  om_tensor *bad, *x2 = om__keep(&s, om_reshape(x, rows, 2)), *i3 = om__keep(&s, om_reshape(idx, bqk, 3));
-  om_tensor *size = om__keep(&s, om_from_data(dims, &k, 1, OM_INT64)), *stride = om__keep(&s, om_from_data(strides, &k, 1, OM_INT64));
-  om_tensor *w = i3 && size ? wrap_indices(&s, i3, size, &bad) : NULL;
-  int64_t last = 2;
-  om_tensor *lin = w && stride ? om__keep(&s, om_sum(om__keep(&s, om_mul(w, stride)), &last, 1, false)) : NULL;
-  om_tensor *off = om__keep(&s, om_reshape(om__keep(&s, om_scale(om__keep(&s, om_arange(0, (double)B, 1, OM_INT64)), (double)D)), boff, 2));
-  om_tensor *nbad = lin ? om__keep(&s, om_sum(om__keep(&s, om_cast(bad, OM_INT64)), &last, 1, false)) : NULL;
-  om_tensor *anybad = nbad ? om__keep(&s, om_gt(nbad, om__keep(&s, om_scalar(0, OM_INT64)))) : NULL;
-  om_tensor *row = anybad && off ? om__keep(&s, om_where(anybad, om__keep(&s, om_scalar(-1, OM_INT64)), om__keep(&s, om_add(lin, off)))) : NULL;
+  om_tensor *x2 = om__keep(&s, om_reshape(x, rows, 2)), *i3 = om__keep(&s, om_reshape(idx, bqk, 3));
+  om_tensor *row = i3 ? nd_rows(&s, x, (int)bd, i3) : NULL;
   om_tensor *picked = row && x2 ? om__keep(&s, om_index_select(x2, 0, om__keep(&s, om_reshape(row, &flat, 1)))) : NULL;
   bool ok = put(b, 0, picked ? om_reshape(picked, out, no) : NULL);
   om__scope_end(&s);
@@ -4294,8 +4337,8 @@ static const om_onnx_rule rules[] = {
     {"Round", 1, 1, 1, bind_round, "round (half to even)"},
     {"STFT", 2, 4, 1, bind_stft, "index_select of the frames, times the window, then dft (frame_step, frame_length known when planning; onesided)"},
     {"Scan", 1, MANY, 8, bind_scan, "the body once per slice (select) of the scan inputs, unrolled into the plan; scan outputs: stack (opset 9's form: axes, directions)"},
-    {"ScatterElements", 3, 3, 1, bind_scatter_elements, "scatter_add (reduction add); none: where(mask, scattered, data) from two scatter_adds"},
-    {"ScatterND", 3, 3, 1, bind_scatter_nd, "index_put (reduction none, add)"},
+    {"ScatterElements", 3, 3, 1, bind_scatter_elements, "scatter_add (reduction add), scatter_reduce (mul, max, min); none: where(mask, scattered, data) from two scatter_adds"},
+    {"ScatterND", 3, 3, 1, bind_scatter_nd, "index_put (reduction none, add); scatter_reduce (mul, max, min) of the updates into the rows of data flattened to [indexed axes, rest]"},
     {"Selu", 1, 1, 1, bind_selu, "gamma elu(x, alpha)"},
     {"SequenceAt", 2, 2, 1, bind_sequence_at, "the element (the position known when planning)"},
     {"SequenceConstruct", 1, MANY, 1, bind_sequence_construct, "the inputs as a sequence (no step)"},

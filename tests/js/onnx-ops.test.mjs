@@ -229,6 +229,30 @@ describe('indexing', () => {
     await agree({ node: { op: 'GatherND', ints: { batch_dims: 2 } }, feeds: [{ x: data([2, 3, 4, 2]), i: I([2, 3, 1], (k) => k % 4) }] });
     await agree({ node: { op: 'GatherND' }, feeds: [{ x: data([3, 2]), i: I([2, 0], () => 0) }] });
   });
+  test('ScatterElements: every reduction along each axis, repeated and negative indices, two shapes', async () => {
+    // element k of an index tensor of dims for an axis of n: with repeats (-n to n - 1) for the
+    // reductions, a permutation of the axis for none (ONNX leaves repeated writes undefined)
+    const at = (dims, axis, n, repeats) => (k) => {
+      const pos = dims.map((_, d) => Math.floor(k / numel(dims.slice(d + 1))) % dims[d]);
+      return repeats ? ((k * 5 + 1) % n) - (k % 3 ? 0 : n) : pos.reduce((p, q) => p + q, 0) % n;
+    };
+    for (const reduction of ['none', 'add', 'mul', 'max', 'min']) {
+      for (const [axis, dims, idims] of [[0, [3, 4], [5, 4]], [-1, [2, 5, 3], [2, 5, 4]], [1, [4, 3], [4, 3]]]) {
+        const id = reduction === 'none' ? dims : idims, a = axis < 0 ? axis + dims.length : axis;
+        await agree({ node: { op: 'ScatterElements', ints: { axis }, strings: { reduction } },
+                      feeds: [{ x: F(dims), i: I(id, at(id, a, dims[a], reduction !== 'none')), u: F(id, { seed: 5 }) }] });
+      }
+    }
+  });
+  test('ScatterND: every reduction, slices and elements, repeated and negative indices', async () => {
+    for (const reduction of ['add', 'mul', 'max', 'min']) {
+      const node = { op: 'ScatterND', strings: { reduction } };
+      await agree({ node, feeds: [{ x: F([4, 3, 2]), i: I([5, 1], (k) => [0, 2, -4, 3, 2][k]), u: F([5, 3, 2], { seed: 3 }) },
+                                  { x: F([2, 1, 3]), i: I([3, 1], (k) => [1, -1, 0][k]), u: F([3, 1, 3], { seed: 7 }) }] });
+      await agree({ node, feeds: [{ x: F([3, 4]), i: I([2, 3, 2], (k) => [0, 1, 2, 3, 0, 1, -1, -1, 2, 3, 0, 0][k]), u: F([2, 3], { seed: 4 }) }] });
+      await agree({ node, feeds: [{ x: F([2, 2, 3]), i: I([6, 3], (k) => [1, 0, 2, 1, 0, 2, 0, 1, -3, 1, -2, 2, 0, 0, 0, 0, 0, 0][k]), u: F([6], { seed: 6 }) }] });
+    }
+  });
   test('ReverseSequence: time and batch axes, lengths 0 to the whole', async () => {
     await agree({ node: { op: 'ReverseSequence' }, feeds: [{ x: F([4, 3, 2]), l: I([3], (k) => [4, 1, 2][k]) }] });
     await agree({ node: { op: 'ReverseSequence', ints: { time_axis: 1, batch_axis: 0 } }, feeds: [{ x: F([3, 5]), l: I([3], (k) => [5, 3, 1][k]) }] });
@@ -678,6 +702,11 @@ describe('refusals and errors: kind and message', () => {
     [{ node: { op: 'HannWindow', inputs: ['n'] }, inits: [{ name: 'n', dtype: 'int64', dims: [], values: [-2] }], feed: {} }, 'Format', /^n \(HannWindow\): size must be one value from 0 to 2\^30/],
     [{ node: { op: 'HannWindow', ints: { output_datatype: 13 }, inputs: ['n'] }, inits: [{ name: 'n', dtype: 'int64', dims: [], values: [4] }], feed: {} }, 'Unsupported', /^n \(HannWindow\): output_datatype 13 is not a supported type/],
     [{ node: { op: 'HannWindow', ints: { output_datatype: 11 }, inputs: ['n'] }, inits: [{ name: 'n', dtype: 'int64', dims: [], values: [4] }], feed: {} }, 'Unsupported', /^n \(HannWindow\): output_datatype DOUBLE \(a window computed in float32\) is not supported/],
+    [{ node: { op: 'ScatterElements', strings: { reduction: 'avg' } }, feed: { x, i: I([1, 3], () => 0), u: F([1, 3]) } }, 'Format', /^n \(ScatterElements\): reduction 'avg' \(none, add, mul, max or min\)/],
+    [{ node: { op: 'ScatterElements', strings: { reduction: 'max' } }, feed: { x, i: I([1, 3], () => 2), u: F([1, 3]) } }, 'IndexOutOfRange', /^n \(ScatterElements\): index 2 is out of range for dim 0 of size 2/],
+    [{ node: { op: 'ScatterND', strings: { reduction: 'mul' } }, feed: { x, i: I([1, 2], (k) => [0, 3][k]), u: F([1]) } }, 'IndexOutOfRange', /^n \(ScatterND\): index -1 is out of range for dim 0 of size 6/],
+    [{ node: { op: 'ScatterND', strings: { reduction: 'min' } }, feed: { x, i: I([1, 1], () => 0), u: F([2]) } }, 'ShapeMismatch', /^n \(ScatterND\): updates must be indices' shape without its last axis, then data's axes after the 1 indexed/],
+    [{ node: { op: 'ScatterND' }, feed: { x, i: I([1, 3], () => 0), u: F([1]) } }, 'Format', /^n \(ScatterND\): indices must end in an axis of 1 to data's 2 dims, not 3/],
     [{ node: { op: 'GatherND' }, feed: { x, i: I([1, 2], (k) => [1, 3][k]) } }, 'IndexOutOfRange', /^n \(GatherND\): index -1 is out of range/],
     [{ node: { op: 'GatherND' }, feed: { x, i: I([1, 3], () => 0) } }, 'ShapeMismatch', /^n \(GatherND\): indices of 2 dims \(the last 3\) for data of 2 dims with batch_dims 0/],
     [{ node: { op: 'GatherND', ints: { batch_dims: 1 } }, feed: { x, i: I([3, 1], () => 0) } }, 'ShapeMismatch', /^n \(GatherND\): batch dim 0 is 2 in data, 3 in indices/],
