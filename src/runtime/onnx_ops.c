@@ -1717,7 +1717,7 @@ typedef struct resize_cfg {
   int mode;
   const char *coord, *nearest;
   double cubic_a, extrapolation;
-  int64_t exclude_outside;
+  int64_t exclude_outside, antialias;
 } resize_cfg;
 
 /* The input coordinate of output element o (ONNX's coordinate_transformation_mode), in float as
@@ -1747,18 +1747,28 @@ static int64_t resize_nearest(const resize_cfg *c, float v) {
   return (int64_t)f + (frac > 0.5); /* round_prefer_floor */
 }
 
-/* The weights of linear (2 taps) or cubic (4 taps, Keys' kernel with a = cubic_coeff_a) at the
- * fraction r in (0, 1] past the tap before the coordinate: ONNX's reference. */
-static void resize_coeffs(const resize_cfg *c, double r, double *w) {
-  if (c->mode == 1) {
+/* Keys' cubic kernel with a = cubic_coeff_a at distance x. */
+static double keys(double a, double x) {
+  x = fabs(x);
+  return x <= 1 ? ((a + 2) * x - (a + 3)) * x * x + 1 : x < 2 ? ((a * x - 5 * a) * x + 8 * a) * x - 4 * a : 0;
+}
+
+/* The taps of linear (2) or cubic (4, Keys' kernel) around the fraction r in (0, 1] past the tap
+ * before the coordinate, from 1 - taps / 2 taps before it: ONNX's reference. With antialias the
+ * kernel is stretched by 1 / aa (aa the scale, at most 1: a downscale's filter covers more input),
+ * over more taps, and its weights are divided by their sum. */
+static void resize_coeffs(const resize_cfg *c, double r, double aa, int64_t taps, double *w) {
+  if (!c->antialias && c->mode == 1) {
     w[0] = 1 - r, w[1] = r;
     return;
   }
-  double a = c->cubic_a, p = r + 1, q = 1 - r, t = 2 - r;
-  w[0] = ((a * p - 5 * a) * p + 8 * a) * p - 4 * a;
-  w[1] = ((a + 2) * r - (a + 3)) * r * r + 1;
-  w[2] = ((a + 2) * q - (a + 3)) * q * q + 1;
-  w[3] = ((a * t - 5 * a) * t + 8 * a) * t - 4 * a;
+  double sum = 0;
+  for (int64_t t = 0; t < taps; t++) {
+    double x = ((double)(1 - taps / 2 + t) - r) * (c->antialias ? aa : 1);
+    w[t] = c->mode == 1 ? (fabs(x) < 1 ? 1 - fabs(x) : 0) : keys(c->cubic_a, x);
+    sum += w[t];
+  }
+  for (int64_t t = 0; c->antialias && t < taps; t++) w[t] /= sum;
 }
 
 /* x resized along axis d to out elements: the sum over the taps of x's elements at the taps'
@@ -1767,15 +1777,21 @@ static void resize_coeffs(const resize_cfg *c, double r, double *w) {
  * and weights are constants of the plan, so this is index_select, mul and add per tap. */
 static om_tensor *resize_axis(om_bind *b, const resize_cfg *c, om_tensor *x, int d, int64_t out, float s, float r0, float r1) {
   int64_t in = x->shape[d], n = out;
-  int taps = c->mode == 0 ? 1 : c->mode == 1 ? 2 : 4;
+  /* antialias: the kernel (half width 1 for linear, 2 for cubic) stretched by 1 / aa covers
+   * 2 ceil'(half / aa) taps, the reference's count */
+  double aa = s < 1 ? (double)s : 1, half = c->mode == 1 ? 1 : 2;
+  int64_t taps = c->mode == 0 ? 1 : c->antialias ? (int64_t)(-2 * floor(-half / aa)) : (int64_t)(2 * half);
   if (in == 0 && out > 0) return om__fail(OM_ERR_SHAPE_MISMATCH, "%s (Resize): an empty axis %d cannot be resized to %lld", who(b), d, (long long)out), NULL;
-  int64_t *idx = om__alloc(sizeof(int64_t) * (size_t)(taps * out + 1), "Resize");
+  if ((double)taps * (double)out > (double)LIMIT)
+    return om__fail(OM_ERR_OUT_OF_MEMORY, "%s (Resize): axis %d needs %lld taps for each of %lld elements (more than 2^30 in all)", who(b), d, (long long)taps, (long long)out), NULL;
+  int64_t *idx = om__alloc(sizeof(int64_t) * (size_t)(taps * out + taps), "Resize");
   float *w = idx ? om__alloc_floats(taps * out + 1, "Resize") : NULL, *outside = w ? om__alloc_floats(out + 1, "Resize") : NULL;
+  double *wt = outside ? om__alloc(sizeof(double) * (size_t)taps, "Resize") : NULL;
+  int64_t *at = idx + taps * out; /* one output's taps */
   bool any_outside = false;
-  for (int64_t o = 0; outside && o < out; o++) {
+  for (int64_t o = 0; wt && o < out; o++) {
     float v = resize_coord(c, o, in, out, s, r0, r1);
-    double wt[4] = {1, 0, 0, 0};
-    int64_t at[4] = {0};
+    for (int64_t t = 0; t < taps; t++) wt[t] = t == 0, at[t] = 0;
     outside[o] = !strcmp(c->coord, "tf_crop_and_resize") && (v < 0 || v > (float)(in - 1));
     any_outside |= outside[o] != 0;
     if (outside[o]) {
@@ -1784,15 +1800,15 @@ static om_tensor *resize_axis(om_bind *b, const resize_cfg *c, om_tensor *x, int
       at[0] = resize_nearest(c, v);
     } else { /* the taps around v: from the one before it (a whole v is the second tap, weight 1) */
       double base = ceil((double)v) - 1, sum = 0;
-      resize_coeffs(c, (double)v - base, wt);
-      for (int t = 0; t < taps; t++) {
-        at[t] = (int64_t)base - (taps == 4) + t;
+      resize_coeffs(c, (double)v - base, aa, taps, wt);
+      for (int64_t t = 0; t < taps; t++) {
+        at[t] = (int64_t)base + 1 - taps / 2 + t;
         if (c->exclude_outside && (at[t] < 0 || at[t] >= in)) wt[t] = 0;
         sum += wt[t];
       }
-      for (int t = 0; c->exclude_outside && t < taps; t++) wt[t] /= sum;
+      for (int64_t t = 0; c->exclude_outside && t < taps; t++) wt[t] /= sum;
     }
-    for (int t = 0; t < taps; t++) {
+    for (int64_t t = 0; t < taps; t++) {
       idx[t * out + o] = at[t] < 0 ? 0 : at[t] >= in ? in - 1 : at[t];
       w[t * out + o] = (float)wt[t];
     }
@@ -1800,13 +1816,13 @@ static om_tensor *resize_axis(om_bind *b, const resize_cfg *c, om_tensor *x, int
   int64_t wshape[OM_MAX_DIMS];
   for (int k = 0; k < x->ndim; k++) wshape[k] = k == d ? out : 1;
   om_tensor *y = NULL;
-  bool ok = outside != NULL;
-  for (int t = 0; ok && t < taps; t++) {
+  bool ok = wt != NULL;
+  for (int64_t t = 0; ok && t < taps; t++) {
     om_scope sc = {0};
     om_tensor *it = om__keep(&sc, om_from_data(idx + t * out, &n, 1, OM_INT64));
     om_tensor *g = it ? om__keep(&sc, om_index_select(x, d, it)) : NULL;
-    om_tensor *wt = g && (taps > 1 || any_outside) ? om__keep(&sc, om_from_data(w + t * out, wshape, x->ndim, OM_FLOAT32)) : NULL;
-    om_tensor *term = wt ? om__keep(&sc, om_mul(g, wt)) : g;
+    om_tensor *wg = g && (taps > 1 || any_outside) ? om__keep(&sc, om_from_data(w + t * out, wshape, x->ndim, OM_FLOAT32)) : NULL;
+    om_tensor *term = wg ? om__keep(&sc, om_mul(g, wg)) : g;
     ok = term != NULL;
     if (ok) y = y ? then(y, om_add(y, term)) : om_tensor_retain(term);
     ok = ok && y;
@@ -1821,6 +1837,7 @@ static om_tensor *resize_axis(om_bind *b, const resize_cfg *c, om_tensor *x, int
   free(idx);
   free(w);
   free(outside);
+  free(wt);
   return y;
 }
 
@@ -1828,16 +1845,17 @@ static om_tensor *resize_axis(om_bind *b, const resize_cfg *c, om_tensor *x, int
  * transformation and nearest_mode: one resize_axis per axis whose length or coordinates change.
  * What the library's interpolate computes (bilinear with half_pixel, pytorch_half_pixel or
  * align_corners, nearest with asymmetric and floor, over the last two axes of a 4-D input) runs
- * as interpolate, the same kernel as eager. antialias is refused. */
+ * as interpolate, the same kernel as eager. antialias widens linear's and cubic's taps when
+ * downscaling (resize_coeffs). */
 static bool bind_resize(om_bind *b) {
   om_tensor *x = b->in[0];
   resize_cfg c;
   const char *mode, *policy;
-  int64_t axes[OM_MAX_DIMS], antialias;
+  int64_t axes[OM_MAX_DIMS];
   int na;
   if (!attr_s(b, "mode", "nearest", &mode) || !attr_s(b, "coordinate_transformation_mode", "half_pixel", &c.coord) ||
       !attr_s(b, "nearest_mode", "round_prefer_floor", &c.nearest) || !attr_ints(b, "axes", axes, OM_MAX_DIMS, &na) ||
-      !attr_i(b, "antialias", 0, &antialias) || !attr_i(b, "exclude_outside", 0, &c.exclude_outside) ||
+      !attr_i(b, "antialias", 0, &c.antialias) || !attr_i(b, "exclude_outside", 0, &c.exclude_outside) ||
       !attr_f(b, "cubic_coeff_a", -0.75, &c.cubic_a) || !attr_f(b, "extrapolation_value", 0, &c.extrapolation) ||
       !attr_s(b, "keep_aspect_ratio_policy", "stretch", &policy))
     return false;
@@ -1852,7 +1870,7 @@ static bool bind_resize(om_bind *b) {
   if (!nearest_ok) return om__fail(OM_ERR_FORMAT, "%s (Resize): nearest_mode '%s'", who(b), c.nearest);
   int keep = !strcmp(policy, "stretch") ? 0 : !strcmp(policy, "not_larger") ? 1 : !strcmp(policy, "not_smaller") ? 2 : -1;
   if (keep < 0) return om__fail(OM_ERR_FORMAT, "%s (Resize): keep_aspect_ratio_policy '%s' (stretch, not_larger or not_smaller)", who(b), policy);
-  if (antialias) return unsupported(b, "antialias");
+  if (c.antialias != 0 && c.antialias != 1) return om__fail(OM_ERR_FORMAT, "%s (Resize): antialias %lld (0 or 1)", who(b), (long long)c.antialias);
   int nd = x->ndim, ax[OM_MAX_DIMS];
   if (na < 0)
     for (na = 0; na < nd; na++) axes[na] = na;
@@ -1906,7 +1924,7 @@ static bool bind_resize(om_bind *b) {
   /* the library's interpolate where it computes the same (its pytorch_half_pixel samples an
    * output of length 1 at the centre, ONNX at the first element) */
   bool linear = c.mode == 1, align = !strcmp(c.coord, "align_corners"), pth = !strcmp(c.coord, "pytorch_half_pixel");
-  bool fits = nd == 4 && !c.exclude_outside && !keep &&
+  bool fits = nd == 4 && !c.exclude_outside && !keep && !(c.antialias && c.mode) &&
               (linear ? !strcmp(c.coord, "half_pixel") || pth || align : c.mode == 0 && !strcmp(c.coord, "asymmetric") && !strcmp(c.nearest, "floor"));
   int64_t full[OM_MAX_DIMS];
   double full_scale[OM_MAX_DIMS];
@@ -4331,7 +4349,7 @@ static const om_onnx_rule rules[] = {
     {"RegexFullMatch", 1, 1, 1, bind_regex_full_match, "a Pike VM over the code points (RE2's syntax: literals, ., classes, \\d \\w \\s, groups, |, * + ? {n,m}, ^ $ \\b; other constructs refused)"},
     {"Relu", 1, 1, 1, bind_relu, "relu"},
     {"Reshape", 2, 2, 1, bind_reshape, "reshape (0 copies a size unless allowzero)"},
-    {"Resize", 1, 4, 1, bind_resize, "interpolate over the last two axes of a 4-D input: linear (half_pixel, pytorch_half_pixel, align_corners) as bilinear, nearest (asymmetric, floor) as nearest; else per axis an index_select per tap times its weight (nearest, linear, cubic, exclude_outside; every coordinate_transformation_mode, nearest_mode, keep_aspect_ratio_policy; antialias refused)"},
+    {"Resize", 1, 4, 1, bind_resize, "interpolate over the last two axes of a 4-D input: linear (half_pixel, pytorch_half_pixel, align_corners) as bilinear, nearest (asymmetric, floor) as nearest; else per axis an index_select per tap times its weight (nearest, linear, cubic, exclude_outside; every coordinate_transformation_mode, nearest_mode, keep_aspect_ratio_policy; antialias: more taps, the kernel stretched by the downscale)"},
     {"ReverseSequence", 2, 2, 1, bind_reverse_sequence, "gather by where(t < len, len - 1 - t, t)"},
     {"RoiAlign", 3, 3, 1, bind_roi_align, "an index_select of the four pixels of every sample point from X as [N H W, C], weighted, then mean (avg) or amax (max, of the weighted pixels as onnxruntime) per bin (half_pixel, output_half_pixel; sampling_ratio 0 refused)"},
     {"Round", 1, 1, 1, bind_round, "round (half to even)"},

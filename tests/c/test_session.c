@@ -453,7 +453,7 @@ TEST(rules_refuse_what_they_do_not_take) {
       {"Flatten", "axis", NULL, -4, OM_ERR_INDEX_OUT_OF_RANGE, "Flatten (Flatten): axis -4 for 2 dims"},
       {"Transpose", "perm", NULL, 0, OM_ERR_FORMAT, "Transpose (Transpose): attribute perm must be ints, it is an int"},
       {"MaxPool", "kernel_shape", NULL, 2, OM_ERR_UNSUPPORTED, "pooling over other than 1 to 3 spatial axes is not supported"},
-      {"Resize", "antialias", NULL, 1, OM_ERR_UNSUPPORTED, "Resize (Resize): antialias is not supported"},
+      {"Resize", "antialias", NULL, 2, OM_ERR_FORMAT, "Resize (Resize): antialias 2 (0 or 1)"},
   };
   for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
     pb nodes[1] = {node(cases[k].op, "x", NULL, "y")};

@@ -656,6 +656,16 @@ describe('Resize: every mode, coordinate transformation and nearest_mode, any ax
       await run({ mode: 'linear', keep_aspect_ratio_policy }, { axes: [2, 3] }, {}, sizes([7, 3]), [{ x: F([1, 1, 4, 5]) }, { x: F([2, 1, 3, 6]) }]);
     }
   });
+  test('antialias: linear and cubic down by scales and sizes (more taps), up (no change), exclude_outside, 2-D (onnxruntime-web refuses nearest with antialias, which ONNX leaves unchanged)', async () => {
+    for (const mode of ['linear', 'cubic']) {
+      await run({ mode }, { antialias: 1 }, {}, scales([1, 1, 0.6, 0.6]), [{ x: F([1, 2, 4, 4]) }, { x: F([2, 1, 9, 13]) }]);
+      await run({ mode }, { antialias: 1 }, {}, scales([1, 1, 0.3, 1.5]), [{ x: F([1, 1, 10, 4]) }, { x: F([1, 3, 17, 5]) }]);
+      await run({ mode }, { antialias: 1 }, {}, sizes([1, 1, 3, 2]), [{ x: F([1, 1, 4, 4]) }, { x: F([1, 1, 11, 7]) }]);
+      await run({ mode, coordinate_transformation_mode: 'align_corners' }, { antialias: 1 }, {}, sizes([1, 1, 5, 3]), [{ x: F([1, 1, 9, 8]) }]);
+      await run({ mode }, { antialias: 1, exclude_outside: 1 }, {}, scales([1, 1, 0.5, 0.25]), [{ x: F([1, 1, 8, 16]) }]);
+    }
+    await run({ mode: 'linear' }, { antialias: 1 }, {}, sizes([3, 2]), [{ x: F([7, 5]) }, { x: F([12, 3]) }]);
+  });
   test('tf_crop_and_resize: roi, extrapolation_value', async () => {
     for (const mode of ['nearest', 'linear', 'cubic']) {
       await agree({
@@ -758,7 +768,8 @@ describe('refusals and errors: kind and message', () => {
     [{ node: { op: 'Resize', strings: { coordinate_transformation_mode: 'centre' }, inputs: ['x', '', 's'] }, inits: [{ name: 's', dtype: 'float32', dims: [2], values: [1, 2] }], feed: { x } }, 'Format', /^n \(Resize\): coordinate_transformation_mode 'centre'/],
     [{ node: { op: 'Resize', strings: { nearest_mode: 'up' }, inputs: ['x', '', 's'] }, inits: [{ name: 's', dtype: 'float32', dims: [2], values: [1, 2] }], feed: { x } }, 'Format', /^n \(Resize\): nearest_mode 'up'/],
     [{ node: { op: 'Resize', strings: { keep_aspect_ratio_policy: 'fill' }, inputs: ['x', '', 's'] }, inits: [{ name: 's', dtype: 'float32', dims: [2], values: [1, 2] }], feed: { x } }, 'Format', /^n \(Resize\): keep_aspect_ratio_policy 'fill' \(stretch, not_larger or not_smaller\)/],
-    [{ node: { op: 'Resize', ints: { antialias: 1 }, inputs: ['x', '', 's'] }, inits: [{ name: 's', dtype: 'float32', dims: [2], values: [1, 2] }], feed: { x } }, 'Unsupported', /^n \(Resize\): antialias is not supported/],
+    [{ node: { op: 'Resize', ints: { antialias: 2 }, inputs: ['x', '', 's'] }, inits: [{ name: 's', dtype: 'float32', dims: [2], values: [1, 2] }], feed: { x } }, 'Format', /^n \(Resize\): antialias 2 \(0 or 1\)/],
+    [{ node: { op: 'Resize', strings: { mode: 'linear' }, inputs: ['x', '', '', 'z'] }, inits: [{ name: 'z', dtype: 'int64', dims: [2], values: [1, 2 ** 30] }], feed: { x: F([1, 1]) } }, 'OutOfMemory', /^n \(Resize\): axis 1 needs 2 taps for each of 1073741824 elements \(more than 2\^30 in all\)/],
     [{ node: { op: 'Resize', ints: { axes: [1, -1] }, inputs: ['x', '', 's'] }, inits: [{ name: 's', dtype: 'float32', dims: [2], values: [1, 2] }], feed: { x } }, 'Format', /^n \(Resize\): axis 1 is listed twice/],
     [{ node: { op: 'Resize', inputs: ['x', '', 's'] }, inits: [{ name: 's', dtype: 'float32', dims: [3], values: [1, 2, 2] }], feed: { x } }, 'Format', /^n \(Resize\): 3 scales for 2 axes/],
     [{ node: { op: 'Resize', inputs: ['x', '', 's'] }, inits: [{ name: 's', dtype: 'float32', dims: [2], values: [1, -2] }], feed: { x } }, 'Format', /^n \(Resize\): scale -2 for an axis of 3/],
