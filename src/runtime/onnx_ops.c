@@ -2672,31 +2672,37 @@ static om_tensor *grid_source(om_tensor *g, int64_t n, bool align, int pad) {
   return x;
 }
 
-/* w times the pixels of x [N, C, H W] at integer taps (xi, yi) [N, Ho, Wo] (float), as [N, C, Ho Wo]:
+/* w times the pixels of x [N, C, S] (S the product of the r spatial sizes) at integer taps
+ * at[k] [N, positions...] (float; at[0] along the last axis, size[0] its size), as [N, C, P]:
  * a tap outside the image reads its nearest pixel (border, reflection: where the coordinate was
  * moved inside, a tap outside has weight 0 or reads the pixel reflection would), or 0 (zeros). */
-static om_tensor *grid_tap(om_tensor *x, om_tensor *xi, om_tensor *yi, om_tensor *w, int64_t H, int64_t W, bool zeros) {
+static om_tensor *grid_tap(om_tensor *x, om_tensor *const *at, int r, const int64_t *size, om_tensor *w, bool zeros) {
   om_scope s = {0};
-  const om_tensor *g = xi;
-  int64_t flat[3] = {g->shape[0], 1, g->shape[1] * g->shape[2]}, wide[3] = {g->shape[0], x->shape[1], flat[2]};
-  double zero = 0, wmax = (double)(W - 1), hmax = (double)(H - 1);
-  om_tensor *f0 = om__keep(&s, om_scalar(0, OM_FLOAT32));
-  om_tensor *xs = om__keep(&s, om_where(om__keep(&s, om_ne(xi, xi)), f0, xi)), *ys = om__keep(&s, om_where(om__keep(&s, om_ne(yi, yi)), f0, yi)); /* NaN: 0 */
-  om_tensor *cx = xs ? om__keep(&s, om_clamp(xs, &zero, &wmax)) : NULL, *cy = ys ? om__keep(&s, om_clamp(ys, &zero, &hmax)) : NULL;
-  om_tensor *lin = cx && cy ? om__keep(&s, om_add(om__keep(&s, om_scale(om__keep(&s, om_cast(cy, OM_INT64)), (double)W)), om__keep(&s, om_cast(cx, OM_INT64)))) : NULL;
-  om_tensor *idx = lin ? om__keep(&s, om_expand(om__keep(&s, om_reshape(lin, flat, 3)), wide, 3)) : NULL;
-  om_tensor *v = idx ? om__keep(&s, om_gather(x, 2, idx)) : NULL;
-  if (v && zeros) { /* inside where clamping moved nothing */
-    om_tensor *in = om__keep(&s, om_logical_and(om__keep(&s, om_eq(cx, xi)), om__keep(&s, om_eq(cy, yi))));
-    v = in ? om__keep(&s, om_where(om__keep(&s, om_reshape(in, flat, 3)), v, f0)) : NULL;
+  int64_t N = x->shape[0], P = om_tensor_numel(at[0]) / (N ? N : 1), flat[3] = {N, 1, P}, wide[3] = {N, x->shape[1], P}, stride = 1;
+  double zero = 0;
+  om_tensor *f0 = om__keep(&s, om_scalar(0, OM_FLOAT32)), *lin = NULL, *in = NULL;
+  for (int k = 0; k < r; k++) {
+    double most = (double)(size[k] - 1);
+    om_tensor *c = f0 ? om__keep(&s, om_where(om__keep(&s, om_ne(at[k], at[k])), f0, at[k])) : NULL; /* NaN: 0 */
+    om_tensor *cl = c ? om__keep(&s, om_clamp(c, &zero, &most)) : NULL;
+    om_tensor *part = cl ? om__keep(&s, om_scale(om__keep(&s, om_cast(cl, OM_INT64)), (double)stride)) : NULL;
+    om_tensor *same = cl ? om__keep(&s, om_eq(cl, at[k])) : NULL;
+    lin = !part ? NULL : k ? om__keep(&s, om_add(lin, part)) : part;
+    in = !same ? NULL : k ? om__keep(&s, om_logical_and(in, same)) : same;
+    stride *= size[k];
+    if (!lin || !in) break;
   }
+  om_tensor *idx = lin && in ? om__keep(&s, om_expand(om__keep(&s, om_reshape(lin, flat, 3)), wide, 3)) : NULL;
+  om_tensor *v = idx ? om__keep(&s, om_gather(x, 2, idx)) : NULL;
+  if (v && zeros) v = om__keep(&s, om_where(om__keep(&s, om_reshape(in, flat, 3)), v, f0)); /* inside where clamping moved nothing */
   om_tensor *y = v ? om_mul(v, om__keep(&s, om_reshape(w, flat, 3))) : NULL;
   om__scope_end(&s);
   return y;
 }
 
-/* GridSample over 2 spatial axes: X [N, C, H, W] read at grid [N, Ho, Wo, 2] (x then y in
- * [-1, 1]), linear (four taps) or nearest (half to even); the taps are gathers of X [N, C, H W]. */
+/* GridSample over 2 or 3 spatial axes: X [N, C, (D,) H, W] read at grid [N, (Do,) Ho, Wo, r]
+ * (x, y, (z) in [-1, 1]), linear (2^r taps) or nearest (half to even); the taps are gathers of
+ * X [N, C, (D) H W]. */
 static bool bind_grid_sample(om_bind *b) {
   om_tensor *x = b->in[0], *grid = b->in[1];
   int64_t align;
@@ -2706,36 +2712,49 @@ static bool bind_grid_sample(om_bind *b) {
   if (!linear && strcmp(mode, "nearest")) return unsupported(b, "mode other than linear and nearest");
   int pad = !strcmp(padding, "zeros") ? PAD_ZEROS : !strcmp(padding, "border") ? PAD_BORDER : !strcmp(padding, "reflection") ? PAD_REFLECTION : -1;
   if (pad < 0) return om__fail(OM_ERR_FORMAT, "%s (GridSample): padding_mode '%s' (zeros, border or reflection)", who(b), padding);
-  if (x->ndim != 4) return unsupported(b, "a grid over other than 2 spatial axes");
-  if (grid->ndim != 4 || grid->shape[0] != x->shape[0] || grid->shape[3] != 2)
-    return om__fail(OM_ERR_SHAPE_MISMATCH, "%s (GridSample): the grid must be [N, Ho, Wo, 2] for X [N, C, H, W]", who(b));
-  int64_t H = x->shape[2], W = x->shape[3], out[4] = {x->shape[0], x->shape[1], grid->shape[1], grid->shape[2]}, flat[3] = {out[0], out[1], H * W};
+  int r = x->ndim - 2;
+  if (r != 2 && r != 3) return unsupported(b, "a grid over other than 2 or 3 spatial axes");
+  bool fits = grid->ndim == x->ndim && grid->shape[0] == x->shape[0] && grid->shape[x->ndim - 1] == r;
+  if (!fits) return om__fail(OM_ERR_SHAPE_MISMATCH, "%s (GridSample): the grid must be [N, (Do,) Ho, Wo, %d] for X [N, C, %s]", who(b), r, r == 2 ? "H, W" : "D, H, W");
+  int64_t size[3], out[5] = {x->shape[0], x->shape[1]}, flat[3] = {x->shape[0], x->shape[1], 1};
+  for (int k = 0; k < r; k++) size[k] = x->shape[x->ndim - 1 - k], flat[2] *= size[k], out[2 + k] = grid->shape[1 + k];
   om_scope s = {0};
-  om_tensor *xr = om__keep(&s, om_reshape(x, flat, 3));
-  om_tensor *gx = om__keep(&s, om_select(grid, 3, 0)), *gy = om__keep(&s, om_select(grid, 3, 1));
-  om_tensor *sx = gx ? om__keep(&s, grid_source(gx, W, align, pad)) : NULL, *sy = gy ? om__keep(&s, grid_source(gy, H, align, pad)) : NULL;
-  om_tensor *y = NULL;
-  if (sx && sy && xr && H * W == 0) { /* nothing to read: zeros (onnxruntime's, whatever the padding) */
-    y = om__keep(&s, om_zeros(out, 4, x->dtype));
-  } else if (sx && sy && xr && !linear) {
-    om_tensor *rx = om__keep(&s, round_half_even(sx)), *ry = om__keep(&s, round_half_even(sy)), *one = om__keep(&s, om_ones(sx->shape, 3, OM_FLOAT32));
-    y = rx && ry && one ? om__keep(&s, grid_tap(xr, rx, ry, one, H, W, pad == PAD_ZEROS)) : NULL;
-  } else if (sx && sy && xr) {
-    om_tensor *x0 = om__keep(&s, floor_of(sx)), *y0 = om__keep(&s, floor_of(sy));
-    om_tensor *x1 = x0 ? om__keep(&s, om_add_scalar(x0, 1)) : NULL, *y1 = y0 ? om__keep(&s, om_add_scalar(y0, 1)) : NULL;
-    om_tensor *wx1 = x0 ? om__keep(&s, om_sub(sx, x0)) : NULL, *wy1 = y0 ? om__keep(&s, om_sub(sy, y0)) : NULL;
-    om_tensor *wx0 = wx1 ? om__keep(&s, om_add_scalar(om__keep(&s, om_neg(wx1)), 1)) : NULL, *wy0 = wy1 ? om__keep(&s, om_add_scalar(om__keep(&s, om_neg(wy1)), 1)) : NULL;
-    om_tensor *xs[2] = {x0, x1}, *ys[2] = {y0, y1}, *wxs[2] = {wx0, wx1}, *wys[2] = {wy0, wy1};
-    bool ok = x1 && y1 && wx0 && wy0;
-    for (int k = 0; ok && k < 4; k++) { /* the taps (x0, y0), (x1, y0), (x0, y1), (x1, y1) */
-      om_tensor *w = om_mul(wxs[k & 1], wys[k >> 1]), *t = w ? grid_tap(xr, xs[k & 1], ys[k >> 1], w, H, W, pad == PAD_ZEROS) : NULL;
-      y = !t ? NULL : k ? om__keep(&s, om_add(y, t)) : om__keep(&s, om_tensor_retain(t));
-      ok = y != NULL;
-      om_tensor_release(w);
-      om_tensor_release(t);
+  om_tensor *xr = om__keep(&s, om_reshape(x, flat, 3)), *src[3] = {NULL}, *y = NULL;
+  bool ok = xr != NULL;
+  for (int k = 0; ok && k < r; k++) ok = (src[k] = om__keep(&s, grid_source(om__keep(&s, om_select(grid, r + 1, k)), size[k], align, pad))) != NULL;
+  if (ok && flat[2] == 0) { /* nothing to read: zeros (onnxruntime's, whatever the padding) */
+    y = om__keep(&s, om_zeros(out, x->ndim, x->dtype));
+  } else if (ok && !linear) {
+    om_tensor *near[3] = {NULL}, *one = om__keep(&s, om_ones(src[0]->shape, src[0]->ndim, OM_FLOAT32));
+    for (int k = 0; ok && k < r; k++) ok = (near[k] = om__keep(&s, round_half_even(src[k]))) != NULL;
+    y = ok && one ? om__keep(&s, grid_tap(xr, near, r, size, one, pad == PAD_ZEROS)) : NULL;
+  } else if (ok) {
+    om_tensor *lo[3], *hi[3], *w1[3], *w0[3];
+    for (int k = 0; ok && k < r; k++) {
+      lo[k] = om__keep(&s, floor_of(src[k]));
+      hi[k] = lo[k] ? om__keep(&s, om_add_scalar(lo[k], 1)) : NULL;
+      w1[k] = lo[k] ? om__keep(&s, om_sub(src[k], lo[k])) : NULL;
+      w0[k] = w1[k] ? om__keep(&s, om_add_scalar(om__keep(&s, om_neg(w1[k])), 1)) : NULL;
+      ok = hi[k] && w0[k];
     }
+    om_tensor *sum = NULL; /* owned: the corners' terms so far */
+    for (int corner = 0; ok && corner < 1 << r; corner++) { /* bit k of corner: the tap above along axis k */
+      om_scope c = {0};
+      om_tensor *at[3], *w = NULL;
+      for (int k = 0; ok && k < r; k++) {
+        bool up = (corner >> k) & 1;
+        at[k] = up ? hi[k] : lo[k];
+        w = k ? om__keep(&c, om_mul(w, up ? w1[k] : w0[k])) : (up ? w1[k] : w0[k]);
+        ok = w != NULL;
+      }
+      om_tensor *t = ok ? om__keep(&c, grid_tap(xr, at, r, size, w, pad == PAD_ZEROS)) : NULL;
+      sum = !t ? then(sum, NULL) : sum ? then(sum, om_add(sum, t)) : om_tensor_retain(t);
+      ok = sum != NULL;
+      om__scope_end(&c);
+    }
+    y = om__keep(&s, sum);
   }
-  bool ok = put(b, 0, y ? om_reshape(y, out, 4) : NULL);
+  ok = put(b, 0, y ? om_reshape(y, out, x->ndim) : NULL);
   om__scope_end(&s);
   return ok;
 }
@@ -4282,7 +4301,7 @@ static const om_onnx_rule rules[] = {
     {"GlobalMaxPool", 1, 1, 1, bind_global_max_pool, "amax"},
     {"Greater", 2, 2, 1, bind_greater, "gt"},
     {"GreaterOrEqual", 2, 2, 1, bind_greater_equal, "ge"},
-    {"GridSample", 2, 2, 1, bind_grid_sample, "gathers of X [N, C, H W] at the taps, weighted: linear (bilinear), nearest (half to even); padding zeros, border, reflection; align_corners (4-D X; cubic refused)"},
+    {"GridSample", 2, 2, 1, bind_grid_sample, "gathers of X [N, C, (D) H W] at the taps, weighted: linear (bilinear, trilinear), nearest (half to even); padding zeros, border, reflection; align_corners (4-D and 5-D X; cubic refused)"},
     {"GroupNormalization", 3, 3, 1, bind_group_norm, "group_norm (scale and bias per group spread over its channels)"},
     {"HammingWindow", 1, 1, 1, bind_hamming_window, "25/46 - 21/46 cos(2 pi n / N) (as BlackmanWindow)"},
     {"HannWindow", 1, 1, 1, bind_hann_window, "0.5 - 0.5 cos(2 pi n / N) (as BlackmanWindow)"},

@@ -406,13 +406,16 @@ describe('RNN', () => {
 });
 
 describe('sampling: GridSample, AffineGrid', () => {
-  test('GridSample: linear and nearest, every padding mode, align_corners, grids past the edges, ties', async () => {
+  test('GridSample: linear and nearest over 2 and 3 spatial axes, every padding mode, align_corners, grids past the edges, ties', async () => {
     const grids = [F([2, 3, 4, 2], { lo: -1.4, hi: 1.4 }), F([1, 5, 2, 2], { lo: -3, hi: 3, edges: [-1, 1, 0, -0.5, 0.5, 1.25, -1.25, 0.2, 0.6, 1 / 3] })];
+    const grids3 = [F([2, 2, 3, 2, 3], { lo: -1.4, hi: 1.4 }), F([1, 3, 2, 2, 3], { lo: -3, hi: 3, edges: [-1, 1, 0, -0.5, 0.5, 1.25, -1.25, 0.2, 0.6, 1 / 3] })];
     for (const mode of ['linear', 'nearest']) {
       for (const padding_mode of ['zeros', 'border', 'reflection']) {
         for (const align_corners of [0, 1]) {
           await agree({ node: { op: 'GridSample', ints: { align_corners }, strings: { mode, padding_mode } },
                         feeds: [{ x: F([2, 3, 4, 5]), g: grids[0] }, { x: F([1, 2, 3, 2]), g: grids[1] }, { x: F([1, 1, 1, 1]), g: grids[1] }] });
+          await agree({ node: { op: 'GridSample', ints: { align_corners }, strings: { mode, padding_mode } },
+                        feeds: [{ x: F([2, 3, 4, 5, 3]), g: grids3[0] }, { x: F([1, 2, 3, 2, 4]), g: grids3[1] }, { x: F([1, 1, 1, 1, 1]), g: grids3[1] }] });
         }
       }
     }
@@ -734,8 +737,9 @@ describe('refusals and errors: kind and message', () => {
     [{ node: { op: 'ReverseSequence' }, feed: { x, l: I([3], () => 5) } }, 'IndexOutOfRange', /^n \(ReverseSequence\): index 4 is out of range/],
     [{ node: { op: 'GridSample', strings: { mode: 'cubic' } }, feed: { x: F([1, 1, 2, 2]), g: F([1, 1, 1, 2]) } }, 'Unsupported', /^n \(GridSample\): mode other than linear and nearest is not supported/],
     [{ node: { op: 'GridSample', strings: { padding_mode: 'wrap' } }, feed: { x: F([1, 1, 2, 2]), g: F([1, 1, 1, 2]) } }, 'Format', /^n \(GridSample\): padding_mode 'wrap' \(zeros, border or reflection\)/],
-    [{ node: { op: 'GridSample' }, feed: { x: F([1, 1, 2, 2, 2]), g: F([1, 1, 1, 1, 3]) } }, 'Unsupported', /^n \(GridSample\): a grid over other than 2 spatial axes is not supported/],
-    [{ node: { op: 'GridSample' }, feed: { x: F([1, 1, 2, 2]), g: F([2, 1, 1, 2]) } }, 'ShapeMismatch', /^n \(GridSample\): the grid must be \[N, Ho, Wo, 2\] for X \[N, C, H, W\]/],
+    [{ node: { op: 'GridSample' }, feed: { x: F([1, 1, 2, 2, 2, 2]), g: F([1, 1, 1, 1, 1, 4]) } }, 'Unsupported', /^n \(GridSample\): a grid over other than 2 or 3 spatial axes is not supported/],
+    [{ node: { op: 'GridSample' }, feed: { x: F([1, 1, 2, 2, 2]), g: F([1, 1, 1, 1, 2]) } }, 'ShapeMismatch', /^n \(GridSample\): the grid must be \[N, \(Do,\) Ho, Wo, 3\] for X \[N, C, D, H, W\]/],
+    [{ node: { op: 'GridSample' }, feed: { x: F([1, 1, 2, 2]), g: F([2, 1, 1, 2]) } }, 'ShapeMismatch', /^n \(GridSample\): the grid must be \[N, \(Do,\) Ho, Wo, 2\] for X \[N, C, H, W\]/],
     [{ node: { op: 'AffineGrid', inputs: ['t', 's'] }, inits: [{ name: 's', dtype: 'int64', dims: [4], values: [1, 1, 2, 2] }], feed: { t: F([1, 3, 4]) } }, 'ShapeMismatch', /^n \(AffineGrid\): theta must be \[N, r, r \+ 1\]/],
     [{ node: { op: 'AffineGrid', inputs: ['t', 's'] }, inits: [{ name: 's', dtype: 'int64', dims: [4], values: [1, 1, -2, 2] }], feed: { t: F([1, 2, 3]) } }, 'Format', /^n \(AffineGrid\): size -2/],
     [{ node: { op: 'AffineGrid', inputs: ['t', 's'] }, inits: [{ name: 's', dtype: 'int64', dims: [4], values: [1, 1, 1 << 16, 1 << 15] }], feed: { t: F([1, 2, 3]) } }, 'OutOfMemory', /^n \(AffineGrid\): a grid of more than 2\^30 positions/],
