@@ -2700,20 +2700,37 @@ static om_tensor *grid_tap(om_tensor *x, om_tensor *const *at, int r, const int6
   return y;
 }
 
+/* The cubic weight (Keys' kernel, a = -0.75: onnxruntime's and PyTorch's) of tap j = 0 .. 3 of
+ * a coordinate t past the floor (t in [0, 1), tap j at distance |t + 1 - j|). New reference. */
+static om_tensor *cubic_weight(om_tensor *t, int j) {
+  const double a = -0.75;
+  bool near = j == 1 || j == 2; /* distance below 1 */
+  om_scope s = {0};
+  om_tensor *d = j == 0 ? om__keep(&s, om_add_scalar(t, 1)) : j == 1 ? t : om__keep(&s, om_add_scalar(om__keep(&s, om_neg(t)), j - 1));
+  om_tensor *p = d ? om__keep(&s, om_add_scalar(om__keep(&s, om_scale(d, near ? a + 2 : a)), near ? -(a + 3) : -5 * a)) : NULL;
+  om_tensor *pd = p ? om__keep(&s, om_mul(p, d)) : NULL, *w = NULL;
+  if (pd && near) w = om_add_scalar(om__keep(&s, om_mul(pd, d)), 1);                                             /* ((a + 2) d - (a + 3)) d d + 1 */
+  else if (pd) w = om_add_scalar(om__keep(&s, om_mul(om__keep(&s, om_add_scalar(pd, 8 * a)), d)), -4 * a); /* ((a d - 5 a) d + 8 a) d - 4 a */
+  om__scope_end(&s);
+  return w;
+}
+
 /* GridSample over 2 or 3 spatial axes: X [N, C, (D,) H, W] read at grid [N, (Do,) Ho, Wo, r]
- * (x, y, (z) in [-1, 1]), linear (2^r taps) or nearest (half to even); the taps are gathers of
- * X [N, C, (D) H W]. */
+ * (x, y, (z) in [-1, 1]), linear (2^r taps), nearest (half to even) or, over 2 axes, cubic (16
+ * taps around the coordinate, each moved inside by the padding on its own, as onnxruntime); the
+ * taps are gathers of X [N, C, (D) H W]. */
 static bool bind_grid_sample(om_bind *b) {
   om_tensor *x = b->in[0], *grid = b->in[1];
   int64_t align;
   const char *mode, *padding;
   if (!attr_i(b, "align_corners", 0, &align) || !attr_s(b, "mode", "linear", &mode) || !attr_s(b, "padding_mode", "zeros", &padding)) return false;
-  bool linear = !strcmp(mode, "linear") || !strcmp(mode, "bilinear"); /* bilinear: opset 16's name */
-  if (!linear && strcmp(mode, "nearest")) return unsupported(b, "mode other than linear and nearest");
+  bool linear = !strcmp(mode, "linear") || !strcmp(mode, "bilinear"), cubic = !strcmp(mode, "cubic") || !strcmp(mode, "bicubic"); /* opset 16's names */
+  if (!linear && !cubic && strcmp(mode, "nearest")) return om__fail(OM_ERR_FORMAT, "%s (GridSample): mode '%s' (linear, nearest or cubic)", who(b), mode);
   int pad = !strcmp(padding, "zeros") ? PAD_ZEROS : !strcmp(padding, "border") ? PAD_BORDER : !strcmp(padding, "reflection") ? PAD_REFLECTION : -1;
   if (pad < 0) return om__fail(OM_ERR_FORMAT, "%s (GridSample): padding_mode '%s' (zeros, border or reflection)", who(b), padding);
   int r = x->ndim - 2;
   if (r != 2 && r != 3) return unsupported(b, "a grid over other than 2 or 3 spatial axes");
+  if (cubic && r != 2) return om__fail(OM_ERR_FORMAT, "%s (GridSample): mode cubic over 3 spatial axes (ONNX defines it over 2)", who(b));
   bool fits = grid->ndim == x->ndim && grid->shape[0] == x->shape[0] && grid->shape[x->ndim - 1] == r;
   if (!fits) return om__fail(OM_ERR_SHAPE_MISMATCH, "%s (GridSample): the grid must be [N, (Do,) Ho, Wo, %d] for X [N, C, %s]", who(b), r, r == 2 ? "H, W" : "D, H, W");
   int64_t size[3], out[5] = {x->shape[0], x->shape[1]}, flat[3] = {x->shape[0], x->shape[1], 1};
@@ -2721,9 +2738,30 @@ static bool bind_grid_sample(om_bind *b) {
   om_scope s = {0};
   om_tensor *xr = om__keep(&s, om_reshape(x, flat, 3)), *src[3] = {NULL}, *y = NULL;
   bool ok = xr != NULL;
-  for (int k = 0; ok && k < r; k++) ok = (src[k] = om__keep(&s, grid_source(om__keep(&s, om_select(grid, r + 1, k)), size[k], align, pad))) != NULL;
+  for (int k = 0; ok && k < r; k++) /* cubic's coordinates as they are: its taps are padded one by one */
+    ok = (src[k] = om__keep(&s, grid_source(om__keep(&s, om_select(grid, r + 1, k)), size[k], align, cubic ? PAD_ZEROS : pad))) != NULL;
   if (ok && flat[2] == 0) { /* nothing to read: zeros (onnxruntime's, whatever the padding) */
     y = om__keep(&s, om_zeros(out, x->ndim, x->dtype));
+  } else if (ok && cubic) {
+    om_tensor *first[2], *wt[2][4], *sum = NULL; /* sum owned: the taps' terms so far */
+    for (int k = 0; ok && k < 2; k++) {
+      om_tensor *fl = om__keep(&s, floor_of(src[k])), *t = fl ? om__keep(&s, om_sub(src[k], fl)) : NULL;
+      first[k] = fl ? om__keep(&s, om_add_scalar(fl, -1)) : NULL;
+      for (int j = 0; j < 4; j++) wt[k][j] = t ? om__keep(&s, cubic_weight(t, j)) : NULL;
+      ok = first[k] && wt[k][0] && wt[k][1] && wt[k][2] && wt[k][3];
+    }
+    for (int tap = 0; ok && tap < 16; tap++) { /* tap (j, i): x first[0] + j, y first[1] + i */
+      om_scope c = {0};
+      om_tensor *at[2] = {om__keep(&c, om_add_scalar(first[0], tap & 3)), om__keep(&c, om_add_scalar(first[1], tap >> 2))};
+      for (int k = 0; k < 2; k++)
+        if (at[k] && pad == PAD_REFLECTION && size[k] > 1) at[k] = om__keep(&c, align ? reflect_into(at[k], 0, (double)(size[k] - 1)) : reflect_into(at[k], -0.5, (double)size[k] - 0.5));
+      om_tensor *w = om__keep(&c, om_mul(wt[0][tap & 3], wt[1][tap >> 2]));
+      om_tensor *t = at[0] && at[1] && w ? om__keep(&c, grid_tap(xr, at, 2, size, w, pad == PAD_ZEROS)) : NULL;
+      sum = !t ? then(sum, NULL) : sum ? then(sum, om_add(sum, t)) : om_tensor_retain(t);
+      ok = sum != NULL;
+      om__scope_end(&c);
+    }
+    y = om__keep(&s, sum);
   } else if (ok && !linear) {
     om_tensor *near[3] = {NULL}, *one = om__keep(&s, om_ones(src[0]->shape, src[0]->ndim, OM_FLOAT32));
     for (int k = 0; ok && k < r; k++) ok = (near[k] = om__keep(&s, round_half_even(src[k]))) != NULL;
@@ -4301,7 +4339,7 @@ static const om_onnx_rule rules[] = {
     {"GlobalMaxPool", 1, 1, 1, bind_global_max_pool, "amax"},
     {"Greater", 2, 2, 1, bind_greater, "gt"},
     {"GreaterOrEqual", 2, 2, 1, bind_greater_equal, "ge"},
-    {"GridSample", 2, 2, 1, bind_grid_sample, "gathers of X [N, C, (D) H W] at the taps, weighted: linear (bilinear, trilinear), nearest (half to even); padding zeros, border, reflection; align_corners (4-D and 5-D X; cubic refused)"},
+    {"GridSample", 2, 2, 1, bind_grid_sample, "gathers of X [N, C, (D) H W] at the taps, weighted: linear (bilinear, trilinear), nearest (half to even); padding zeros, border, reflection; align_corners (4-D and 5-D X); cubic (4-D X): 16 taps, each padded on its own"},
     {"GroupNormalization", 3, 3, 1, bind_group_norm, "group_norm (scale and bias per group spread over its channels)"},
     {"HammingWindow", 1, 1, 1, bind_hamming_window, "25/46 - 21/46 cos(2 pi n / N) (as BlackmanWindow)"},
     {"HannWindow", 1, 1, 1, bind_hann_window, "0.5 - 0.5 cos(2 pi n / N) (as BlackmanWindow)"},

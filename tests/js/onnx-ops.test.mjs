@@ -420,6 +420,15 @@ describe('sampling: GridSample, AffineGrid', () => {
       }
     }
   });
+  test('GridSample: cubic, every padding mode (each tap padded), align_corners, grids past the edges', async () => {
+    const grids = [F([2, 3, 4, 2], { lo: -1.4, hi: 1.4 }), F([1, 5, 2, 2], { lo: -3, hi: 3, edges: [-1, 1, 0, -0.5, 0.5, 1.25, -1.25, 0.2, 0.6, 1 / 3] })];
+    for (const padding_mode of ['zeros', 'border', 'reflection']) {
+      for (const align_corners of [0, 1]) {
+        await agree({ node: { op: 'GridSample', ints: { align_corners }, strings: { mode: 'cubic', padding_mode } }, tol: { rtol: 1e-4, atol: 1e-5 },
+                      feeds: [{ x: F([2, 3, 4, 5]), g: grids[0] }, { x: F([1, 2, 6, 3]), g: grids[1] }, { x: F([1, 1, 1, 2]), g: grids[1] }] });
+      }
+    }
+  });
   test('AffineGrid: 2-D and 3-D, align_corners, sizes of 1', async () => {
     for (const align_corners of [0, 1]) {
       // an axis of size 1 with align_corners: the Session puts it at 0 (PyTorch's affine_grid),
@@ -735,7 +744,8 @@ describe('refusals and errors: kind and message', () => {
     [{ node: { op: 'ReverseSequence', ints: { time_axis: 2 } }, feed: { x, l: I([3], () => 1) } }, 'Format', /^n \(ReverseSequence\): time_axis 2 and batch_axis 1 for 2 dims \(one is 0, the other 1\)/],
     [{ node: { op: 'ReverseSequence' }, feed: { x, l: I([2], () => 1) } }, 'ShapeMismatch', /^n \(ReverseSequence\): sequence_lens must be int64 of the batch's size 3/],
     [{ node: { op: 'ReverseSequence' }, feed: { x, l: I([3], () => 5) } }, 'IndexOutOfRange', /^n \(ReverseSequence\): index 4 is out of range/],
-    [{ node: { op: 'GridSample', strings: { mode: 'cubic' } }, feed: { x: F([1, 1, 2, 2]), g: F([1, 1, 1, 2]) } }, 'Unsupported', /^n \(GridSample\): mode other than linear and nearest is not supported/],
+    [{ node: { op: 'GridSample', strings: { mode: 'area' } }, feed: { x: F([1, 1, 2, 2]), g: F([1, 1, 1, 2]) } }, 'Format', /^n \(GridSample\): mode 'area' \(linear, nearest or cubic\)/],
+    [{ node: { op: 'GridSample', strings: { mode: 'cubic' } }, feed: { x: F([1, 1, 2, 2, 2]), g: F([1, 1, 1, 1, 3]) } }, 'Format', /^n \(GridSample\): mode cubic over 3 spatial axes \(ONNX defines it over 2\)/],
     [{ node: { op: 'GridSample', strings: { padding_mode: 'wrap' } }, feed: { x: F([1, 1, 2, 2]), g: F([1, 1, 1, 2]) } }, 'Format', /^n \(GridSample\): padding_mode 'wrap' \(zeros, border or reflection\)/],
     [{ node: { op: 'GridSample' }, feed: { x: F([1, 1, 2, 2, 2, 2]), g: F([1, 1, 1, 1, 1, 4]) } }, 'Unsupported', /^n \(GridSample\): a grid over other than 2 or 3 spatial axes is not supported/],
     [{ node: { op: 'GridSample' }, feed: { x: F([1, 1, 2, 2, 2]), g: F([1, 1, 1, 1, 2]) } }, 'ShapeMismatch', /^n \(GridSample\): the grid must be \[N, \(Do,\) Ho, Wo, 3\] for X \[N, C, D, H, W\]/],
