@@ -729,6 +729,7 @@ describe('refusals and errors: kind and message', () => {
     [{ node: { op: 'ScatterND', strings: { reduction: 'mul' } }, feed: { x, i: I([1, 2], (k) => [0, 3][k]), u: F([1]) } }, 'IndexOutOfRange', /^n \(ScatterND\): index -1 is out of range for dim 0 of size 6/],
     [{ node: { op: 'ScatterND', strings: { reduction: 'min' } }, feed: { x, i: I([1, 1], () => 0), u: F([2]) } }, 'ShapeMismatch', /^n \(ScatterND\): updates must be indices' shape without its last axis, then data's axes after the 1 indexed/],
     [{ node: { op: 'ScatterND' }, feed: { x, i: I([1, 3], () => 0), u: F([1]) } }, 'Format', /^n \(ScatterND\): indices must end in an axis of 1 to data's 2 dims, not 3/],
+    [{ node: { op: 'ScatterND', strings: { reduction: 'max' } }, feed: { x, i: F([1, 1]), u: F([3]) } }, 'DtypeMismatch', /^n \(ScatterND\): indices must be int64, they are float32/],
     [{ node: { op: 'GatherND' }, feed: { x, i: I([1, 2], (k) => [1, 3][k]) } }, 'IndexOutOfRange', /^n \(GatherND\): index -1 is out of range/],
     [{ node: { op: 'GatherND' }, feed: { x, i: I([1, 3], () => 0) } }, 'ShapeMismatch', /^n \(GatherND\): indices of 2 dims \(the last 3\) for data of 2 dims with batch_dims 0/],
     [{ node: { op: 'GatherND', ints: { batch_dims: 1 } }, feed: { x, i: I([3, 1], () => 0) } }, 'ShapeMismatch', /^n \(GatherND\): batch dim 0 is 2 in data, 3 in indices/],
