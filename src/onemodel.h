@@ -678,6 +678,11 @@ om_tensor *om_index_add(om_tensor *input, int dim, om_tensor *index, om_tensor *
 /** A copy of input (float32) with src[p] added at p with p[dim] = index[p] (src has index's shape).
  *  Returns a new reference. */
 om_tensor *om_scatter_add(om_tensor *input, int dim, om_tensor *index, om_tensor *src);
+typedef enum om_scatter_reduce_mode { OM_SCATTER_SUM = 0, OM_SCATTER_PROD = 1, OM_SCATTER_AMAX = 2, OM_SCATTER_AMIN = 3 } om_scatter_reduce_mode;
+/** torch.scatter_reduce with include_self true: a copy of input (float32) with src[p] combined by
+ *  reduce into the element at p with p[dim] = index[p], in row-major order of p (a NaN stays in
+ *  amax and amin; sum is om_scatter_add). Borrowed arguments, returns a new reference. */
+om_tensor *om_scatter_reduce(om_tensor *input, int dim, om_tensor *index, om_tensor *src, om_scatter_reduce_mode reduce);
 /** PyTorch's index_put: a copy of input with values written (accumulate: added; float32, int64) at
  *  the positions that n int64 index tensors (broadcast together to a shape B) pick in input's first
  *  n dims, each index in [-size, size); values (input's dtype) broadcast to B + input's other dims.

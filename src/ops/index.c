@@ -4,6 +4,7 @@
  * the dim and the bound (PyTorch refuses negative indices for these ops too), so a traced graph
  * never meets one from a checked run. Backward rules are written with these ops, so gradients
  * of gradients work: index_select/embedding <-> index_add, gather <-> scatter_add. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -110,9 +111,9 @@ static bool check_float(const om_tensor *t, const char *who, const char *name) {
   return true;
 }
 
-/* A dim attr wrapped into [0, ndim) in place (a 0-d input counts as 1-D, as in PyTorch). */
-static bool wrap_attr_dim(om_call *c, int ndim, const char *who) {
-  if (c->attrs.n_i != 1) return om__fail(OM_ERR_INVALID_ARGUMENT, "%s: takes one attribute (dim), got %d", who, c->attrs.n_i);
+/* A dim attr (the first of n) wrapped into [0, ndim) in place (a 0-d input counts as 1-D, as in PyTorch). */
+static bool wrap_attr_dim(om_call *c, int ndim, const char *who, int n) {
+  if (c->attrs.n_i != n) return om__fail(OM_ERR_INVALID_ARGUMENT, "%s: takes %s, got %d", who, n == 1 ? "one attribute (dim)" : "two attributes (dim, reduce)", c->attrs.n_i);
   int d = om__wrap_dim(c->attrs.i[0], ndim, who);
   if (d < 0) return false;
   c->attrs.i[0] = d;
@@ -124,10 +125,11 @@ static void set_meta(om_meta *m, om_dtype dtype, const int64_t *shape, int ndim)
   if (ndim) memcpy(m->shape, shape, sizeof(int64_t) * (size_t)ndim);
 }
 
-/* The checks index_add and scatter_add share: dim, an int64 index, float32 input and source. */
-static bool check_add_inputs(om_call *c, const char *who, const char *source) {
+/* The checks index_add, scatter_add and scatter_reduce share: dim (the first of n_attrs), an
+ * int64 index, float32 input and source. */
+static bool check_add_inputs(om_call *c, const char *who, const char *source, int n_attrs) {
   const om_tensor *x = c->in[0];
-  if (!wrap_attr_dim(c, x->ndim, who) || !check_index_dtype(c->in[1], who) || !check_float(x, who, "input") ||
+  if (!wrap_attr_dim(c, x->ndim, who, n_attrs) || !check_index_dtype(c->in[1], who) || !check_float(x, who, "input") ||
       !check_float(c->in[2], who, source))
     return false;
   if (x->ndim == 0) return om__fail(OM_ERR_SHAPE_MISMATCH, "%s: input must have at least 1 dim", who);
@@ -258,7 +260,7 @@ om_tensor *om_embedding(om_tensor *weight, om_tensor *indices, int64_t padding_i
 
 static bool infer_index_select(om_call *c) {
   const om_tensor *x = c->in[0], *idx = c->in[1];
-  if (!wrap_attr_dim(c, x->ndim, "index_select") || !check_index_dtype(idx, "index_select")) return false;
+  if (!wrap_attr_dim(c, x->ndim, "index_select", 1) || !check_index_dtype(idx, "index_select")) return false;
   if (idx->ndim > 1) return om__fail(OM_ERR_SHAPE_MISMATCH, "index_select: index must be 1-D (or 0-d), got %d dims", idx->ndim);
   if (x->ndim == 0 && om_tensor_numel(idx) != 1) /* PyTorch's rule: the result stays 0-d */
     return om__fail(OM_ERR_SHAPE_MISMATCH, "index_select: an index into a 0-d input must have 1 value, got %lld",
@@ -322,7 +324,7 @@ om_tensor *om_index_select(om_tensor *input, int dim, om_tensor *index) {
 
 static bool infer_index_add(om_call *c) {
   const om_tensor *x = c->in[0], *idx = c->in[1], *src = c->in[2];
-  if (!check_add_inputs(c, "index_add", "source")) return false;
+  if (!check_add_inputs(c, "index_add", "source", 1)) return false;
   int dim = (int)c->attrs.i[0];
   char xs[OM_SHAPE_STR_LEN], ss[OM_SHAPE_STR_LEN];
   if (idx->ndim != 1) return om__fail(OM_ERR_SHAPE_MISMATCH, "index_add: index must be 1-D, got %d dims", idx->ndim);
@@ -422,7 +424,7 @@ static bool check_same_rank_index(const om_tensor *x, const om_tensor *idx, int 
 
 static bool infer_gather(om_call *c) {
   const om_tensor *x = c->in[0], *idx = c->in[1];
-  if (!wrap_attr_dim(c, x->ndim, "gather") || !check_index_dtype(idx, "gather")) return false;
+  if (!wrap_attr_dim(c, x->ndim, "gather", 1) || !check_index_dtype(idx, "gather")) return false;
   if (x->ndim == 0) return om__fail(OM_ERR_SHAPE_MISMATCH, "gather: input must have at least 1 dim");
   if (!check_same_rank_index(x, idx, (int)c->attrs.i[0], "gather")) return false;
   set_meta(&c->out_meta[0], x->dtype, idx->shape, idx->ndim);
@@ -480,49 +482,132 @@ om_tensor *om_gather(om_tensor *input, int dim, om_tensor *index) {
   return apply_dim(OM_OP_gather, dim, (om_tensor *[]){input, index}, 2);
 }
 
-/* ---- scatter_add: input [...], index int64 (as gather's), src (index's shape) -> input's shape ----
- * out = input; out[p with p[dim] = index[p]] += src[p], positions p in row-major order (float32). */
+/* ---- scatter_add, scatter_reduce: input [...], index int64 (as gather's), src (index's shape) -> input's shape ----
+ * out = input; out[p with p[dim] = index[p]] combined with src[p], positions p in row-major order
+ * (float32): added (scatter_add), or by scatter_reduce's reduce (attrs [dim, reduce]): multiplied
+ * (prod), the larger (amax) or the smaller (amin), a NaN on either side staying, as PyTorch's
+ * scatter_reduce with include_self true. scatter_reduce's sum is scatter_add (om_scatter_reduce). */
 
-static bool infer_scatter_add(om_call *c) {
+static bool infer_scatter(om_call *c, const char *who, int n_attrs) {
   const om_tensor *x = c->in[0], *idx = c->in[1], *src = c->in[2];
-  if (!check_add_inputs(c, "scatter_add", "src")) return false;
-  if (!check_same_rank_index(x, idx, (int)c->attrs.i[0], "scatter_add")) return false;
+  if (!check_add_inputs(c, who, "src", n_attrs)) return false;
+  if (!check_same_rank_index(x, idx, (int)c->attrs.i[0], who)) return false;
   char is[OM_SHAPE_STR_LEN], ss[OM_SHAPE_STR_LEN];
   if (src->ndim != idx->ndim || memcmp(src->shape, idx->shape, sizeof(int64_t) * (size_t)idx->ndim))
-    return om__fail(OM_ERR_SHAPE_MISMATCH, "scatter_add: src %s must have index's shape %s",
+    return om__fail(OM_ERR_SHAPE_MISMATCH, "%s: src %s must have index's shape %s", who,
                     om__shape_str(ss, sizeof ss, src->shape, src->ndim), om__shape_str(is, sizeof is, idx->shape, idx->ndim));
   set_meta(&c->out_meta[0], OM_FLOAT32, x->shape, x->ndim);
   return true;
 }
 
-static bool forward_scatter_add(om_call *c) {
+static bool infer_scatter_add(om_call *c) { return infer_scatter(c, "scatter_add", 1); }
+
+static bool infer_scatter_reduce(om_call *c) {
+  if (c->attrs.n_i == 2 && (c->attrs.i[1] < OM_SCATTER_PROD || c->attrs.i[1] > OM_SCATTER_AMIN))
+    return om__fail(OM_ERR_INVALID_ARGUMENT, "scatter_reduce: reduce %lld is not prod (1), amax (2) or amin (3)", (long long)c->attrs.i[1]);
+  return infer_scatter(c, "scatter_reduce", 2);
+}
+
+/* *to combined with from by reduce. */
+static void combine(float *to, float from, int reduce) {
+  if (reduce == OM_SCATTER_SUM) *to += from;
+  else if (reduce == OM_SCATTER_PROD) *to *= from;
+  else if (isnan(*to) || isnan(from)) *to = *to + from; /* NaN */
+  else if (reduce == OM_SCATTER_AMAX ? from > *to : from < *to) *to = from;
+}
+
+/* The kernel of both: reduce is OM_SCATTER_SUM for scatter_add. */
+static bool scatter_into(om_call *c, const char *who, int reduce) {
   const om_tensor *x = c->in[0], *idx = c->in[1], *src = c->in[2];
   int dim = (int)c->attrs.i[0];
-  int64_t *v = read_indices(idx, x->shape[dim], "scatter_add", dim);
+  int64_t *v = read_indices(idx, x->shape[dim], who, dim);
   if (!v) return false;
   copy_contiguous(x, c->out[0]);
   om_tensor o = *c->out[0]; /* its contiguous strides are what FOR_INDEX reads */
   float *po = (float *)om__data(c->out[0]);
   const float *ps = (const float *)om__data(src);
-  FOR_INDEX(&o, idx, dim, v, { po[off + vk * o.strides[dim]] += ps[offset_of(src, k, 0, src->ndim)]; })
+  FOR_INDEX(&o, idx, dim, v, { combine(po + off + vk * o.strides[dim], ps[offset_of(src, k, 0, src->ndim)], reduce); })
   free(v);
   return true;
 }
 
-static bool lower_scatter_add(om_lower *l, const om_call *c) {
+static bool forward_scatter_add(om_call *c) { return scatter_into(c, "scatter_add", OM_SCATTER_SUM); }
+static bool forward_scatter_reduce(om_call *c) { return scatter_into(c, "scatter_reduce", (int)c->attrs.i[1]); }
+
+static bool lower_scatter(om_lower *l, const om_call *c) {
+  int reduce = c->attrs.n_i == 2 ? (int)c->attrs.i[1] : OM_SCATTER_SUM;
+  static const char *const name[] = {"add", "mul", "max", "min"};
   return om__lower_node(l, c, "ScatterElements",
-                        (om_gattr[]){OM_ATTR_INT("axis", c->attrs.i[0]), OM_ATTR_STRING("reduction", "add")}, 2);
+                        (om_gattr[]){OM_ATTR_INT("axis", c->attrs.i[0]), OM_ATTR_STRING("reduction", name[reduce])}, 2);
 }
 
 const om_op_def om__op_scatter_add = {
     .name = "scatter_add", .n_in = 3, .n_out = 1, .saves = OM_SAVES_IN(1),
     .infer = infer_scatter_add, .forward = forward_scatter_add, .backward = add_backward,
-    .lower = lower_scatter_add, .onnx = "ScatterElements (reduction add)",
+    .lower = lower_scatter, .onnx = "ScatterElements (reduction add)",
     .test = {.n_in = 3, .ndims = {2, 2, 2}, .shapes = {{4, 5}, {6, 3}, {6, 3}}, .dtypes = {OM_FLOAT32, OM_INT64, OM_FLOAT32},
              .lo = 0, .hi = 3.99, .attrs = {.n_i = 1, .i = {0}}}};
 
 om_tensor *om_scatter_add(om_tensor *input, int dim, om_tensor *index, om_tensor *src) {
   return apply_dim(OM_OP_scatter_add, dim, (om_tensor *[]){input, index, src}, 3);
+}
+
+/* x's elements where mask holds replaced by v. New reference. */
+static om_tensor *fill_where(om_scope *s, om_tensor *mask, om_tensor *x, double v) {
+  om_tensor *fill = om__keep(s, om_scalar(v, OM_FLOAT32));
+  return fill ? om__keep(s, om_where(mask, fill, x)) : NULL;
+}
+
+/* prod (PyTorch's rule): dinput = g y' / x' with x' = x with its zeros 1 and y' its product
+ * (the product of the sources written there); dsrc = g y / src, or where src is the only zero
+ * written to its place g times the product without it (src 1 there). amax and amin: g shared
+ * equally between the input and the sources that equal the result (y) at their place. */
+static bool scatter_reduce_backward(const om_record *r, om_tensor *const *g, om_tensor **gin) {
+  om_tensor *x = r->in[0], *idx = r->in[1], *src = r->in[2], *y = r->saved[0];
+  int dim = (int)r->attrs.i[0], reduce = (int)r->attrs.i[1];
+  om_scope s = {0};
+  if (reduce == OM_SCATTER_PROD) {
+    om_tensor *zero = om__keep(&s, om_scalar(0, OM_FLOAT32)), *one = om__keep(&s, om_scalar(1, OM_INT64));
+    if (om__wants(r, 0)) {
+      om_tensor *mx = zero ? fill_where(&s, om__keep(&s, om_eq(x, zero)), x, 1) : NULL;
+      om_tensor *my = mx ? om__keep(&s, om_scatter_reduce(mx, dim, idx, src, OM_SCATTER_PROD)) : NULL;
+      gin[0] = my ? om_div(om__keep(&s, om_mul(g[0], my)), mx) : NULL;
+    }
+    if (om__wants(r, 2)) {
+      om_tensor *sz = zero ? om__keep(&s, om_eq(src, zero)) : NULL, *zx = om__keep(&s, om_zeros(x->shape, x->ndim, OM_INT64));
+      om_tensor *nz = sz && zx ? om__keep(&s, om_gather(om__keep(&s, om_scatter_add(om__keep(&s, om_cast(zx, OM_FLOAT32)), dim, idx, om__keep(&s, om_cast(sz, OM_FLOAT32)))), dim, idx)) : NULL;
+      om_tensor *single = nz && one ? om__keep(&s, om_logical_and(sz, om__keep(&s, om_eq(nz, one)))) : NULL;
+      om_tensor *ms = single ? fill_where(&s, single, src, 1) : NULL;
+      om_tensor *without = ms ? om__keep(&s, om_scatter_reduce(x, dim, idx, ms, OM_SCATTER_PROD)) : NULL;
+      om_tensor *a = without ? om__keep(&s, om_gather(om__keep(&s, om_mul(g[0], without)), dim, idx)) : NULL;
+      om_tensor *gy = a ? om__keep(&s, om_gather(om__keep(&s, om_mul(g[0], y)), dim, idx)) : NULL;
+      om_tensor *b = gy ? om__keep(&s, om_div(gy, fill_where(&s, sz, src, 1))) : NULL;
+      gin[2] = b ? om_where(single, a, b) : NULL;
+    }
+  } else {
+    om_tensor *xhit = om__keep(&s, om_cast(om__keep(&s, om_eq(x, y)), OM_FLOAT32));
+    om_tensor *shit = om__keep(&s, om_cast(om__keep(&s, om_eq(src, om__keep(&s, om_gather(y, dim, idx)))), OM_FLOAT32));
+    om_tensor *count = xhit && shit ? om__keep(&s, om_scatter_add(xhit, dim, idx, shit)) : NULL;
+    om_tensor *share = count ? om__keep(&s, om_div(g[0], count)) : NULL;
+    if (share && om__wants(r, 0)) gin[0] = om_mul(share, xhit);
+    if (share && om__wants(r, 2)) gin[2] = om_mul(om__keep(&s, om_gather(share, dim, idx)), shit);
+  }
+  om__scope_end(&s);
+  return backward_done(r, gin);
+}
+
+const om_op_def om__op_scatter_reduce = {
+    .name = "scatter_reduce", .n_in = 3, .n_out = 1, .saves = OM_SAVES_IN(0) | OM_SAVES_IN(1) | OM_SAVES_IN(2) | OM_SAVES_OUT(0),
+    .infer = infer_scatter_reduce, .forward = forward_scatter_reduce, .backward = scatter_reduce_backward,
+    .lower = lower_scatter, .onnx = "ScatterElements (reduction mul, max or min)",
+    /* prod, whose backward has the most parts; amax and amin are checked in test_index.c */
+    .test = {.n_in = 3, .ndims = {2, 2, 2}, .shapes = {{4, 5}, {6, 3}, {6, 3}}, .dtypes = {OM_FLOAT32, OM_INT64, OM_FLOAT32},
+             .lo = 0, .hi = 3.99, .attrs = {.n_i = 2, .i = {0, OM_SCATTER_PROD}}}};
+
+om_tensor *om_scatter_reduce(om_tensor *input, int dim, om_tensor *index, om_tensor *src, om_scatter_reduce_mode reduce) {
+  if (reduce == OM_SCATTER_SUM) return om_scatter_add(input, dim, index, src);
+  om_attrs a = om__attrs_i(2, (int64_t[]){dim, reduce});
+  return om__apply1(OM_OP_scatter_reduce, (om_tensor *[]){input, index, src}, 3, &a);
 }
 
 /* ---- one_hot, tril_indices, triu_indices: composites and index constants ---- */

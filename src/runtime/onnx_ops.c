@@ -805,6 +805,31 @@ static om_tensor *from_end(om_tensor *idx, int64_t dim) {
   return r;
 }
 
+/* idx with a negative entry counted from the end of size (each element its own size: sizes
+ * broadcast against idx), and bad set where the result is still outside [0, size). */
+static om_tensor *wrap_indices(om_scope *s, om_tensor *idx, om_tensor *size, om_tensor **bad) {
+  om_tensor *zero = om__keep(s, om_scalar(0, OM_INT64)), *neg = zero ? om__keep(s, om_lt(idx, zero)) : NULL;
+  om_tensor *w = neg ? om__keep(s, om_where(neg, om__keep(s, om_add(idx, size)), idx)) : NULL;
+  *bad = w ? om__keep(s, om_logical_or(om__keep(s, om_lt(w, zero)), om__keep(s, om_ge(w, size)))) : NULL;
+  return *bad ? w : NULL;
+}
+
+/* The row of data x's axes from .. from + k - 1 flattened (row-major, D rows) that each index
+ * tuple of i3 [B, Q, k] names, plus its batch's offset b D: [B, Q], or -1 where an entry is out of
+ * range (negative entries count from the end), which the index_select or scatter reading it
+ * refuses with IndexOutOfRange. */
+static om_tensor *nd_rows(om_scope *s, const om_tensor *x, int from, om_tensor *i3) {
+  int64_t k = i3->shape[2], B = i3->shape[0], D = 1, dims[OM_MAX_DIMS], strides[OM_MAX_DIMS], boff[2] = {B, 1}, last = 2;
+  for (int64_t j = k - 1; j >= 0; j--) dims[j] = x->shape[from + j], strides[j] = D, D *= dims[j];
+  om_tensor *bad, *size = om__keep(s, om_from_data(dims, &k, 1, OM_INT64)), *stride = om__keep(s, om_from_data(strides, &k, 1, OM_INT64));
+  om_tensor *w = size ? wrap_indices(s, i3, size, &bad) : NULL;
+  om_tensor *lin = w && stride ? om__keep(s, om_sum(om__keep(s, om_mul(w, stride)), &last, 1, false)) : NULL;
+  om_tensor *off = om__keep(s, om_reshape(om__keep(s, om_scale(om__keep(s, om_arange(0, (double)B, 1, OM_INT64)), (double)D)), boff, 2));
+  om_tensor *nbad = lin ? om__keep(s, om_sum(om__keep(s, om_cast(bad, OM_INT64)), &last, 1, false)) : NULL;
+  om_tensor *anybad = nbad ? om__keep(s, om_gt(nbad, om__keep(s, om_scalar(0, OM_INT64)))) : NULL;
+  return anybad && off ? om__keep(s, om_where(anybad, om__keep(s, om_scalar(-1, OM_INT64)), om__keep(s, om_add(lin, off)))) : NULL;
+}
+
 /* Gather along axis: one index is a select; indices of any shape are an index_select of them
  * flattened, reshaped to data[:axis] + indices + data[axis+1:]. Negative indices count from the
  * end (from_end). */
@@ -846,17 +871,27 @@ static bool bind_gather_elements(om_bind *b) {
   return ok;
 }
 
+/* ScatterElements' and ScatterND's reduction: -1 for none, else the library's reduce mode. */
+static bool scatter_reduction(om_bind *b, int *mode) {
+  static const char *const names[] = {"add", "mul", "max", "min"};
+  const char *red;
+  if (!attr_s(b, "reduction", "none", &red)) return false;
+  *mode = -1;
+  for (int k = 0; k < 4; k++)
+    if (!strcmp(red, names[k])) *mode = k;
+  if (*mode < 0 && strcmp(red, "none")) return om__fail(OM_ERR_FORMAT, "%s (%s): reduction '%s' (none, add, mul, max or min)", who(b), b->node->op_type, red);
+  return true;
+}
+
 static bool bind_scatter_elements(om_bind *b) {
   int64_t axis;
-  int a = 0;
-  const char *red;
-  if (!attr_i(b, "axis", 0, &axis) || !wrap(b, axis, b->in[0]->ndim, &a) || !attr_s(b, "reduction", "none", &red)) return false;
-  if (strcmp(red, "add") && strcmp(red, "none")) return unsupported(b, "a reduction other than 'none' and 'add'");
+  int a = 0, mode;
+  if (!attr_i(b, "axis", 0, &axis) || !wrap(b, axis, b->in[0]->ndim, &a) || !scatter_reduction(b, &mode)) return false;
   om_scope s = {0};
   om_tensor *at = om__keep(&s, from_end(b->in[1], b->in[0]->shape[a]));
   if (!at) return om__scope_end(&s), false;
-  if (!strcmp(red, "add")) {
-    bool ok = put(b, 0, om_scatter_add(b->in[0], a, at, b->in[2]));
+  if (mode >= 0) {
+    bool ok = put(b, 0, om_scatter_reduce(b->in[0], a, at, b->in[2], (om_scatter_reduce_mode)mode));
     om__scope_end(&s);
     return ok;
   }
@@ -871,18 +906,43 @@ static bool bind_scatter_elements(om_bind *b) {
   return ok;
 }
 
+/* ScatterND with reduction mul, max or min: data [D (k axes)..., R...] as rows [D, R], each
+ * index tuple of indices [Q..., k] its row (nd_rows), the updates [Q..., R...] as [Q, R]
+ * combined into those rows by scatter_reduce. */
+static om_tensor *scatter_nd_rows(om_bind *b, int mode) {
+  om_tensor *x = b->in[0], *idx = b->in[1], *u = b->in[2];
+  int k = (int)idx->shape[idx->ndim - 1];
+  int64_t Q = 1, D = 1, R = 1;
+  bool fits = u->ndim == idx->ndim - 1 + x->ndim - k;
+  for (int d = 0; d < idx->ndim - 1; d++) Q *= idx->shape[d], fits = fits && u->shape[d] == idx->shape[d];
+  for (int d = 0; d < x->ndim; d++) *(d < k ? &D : &R) *= x->shape[d];
+  for (int d = k; fits && d < x->ndim; d++) fits = u->shape[idx->ndim - 1 + d - k] == x->shape[d];
+  if (!fits) return om__fail(OM_ERR_SHAPE_MISMATCH, "%s (ScatterND): updates must be indices' shape without its last axis, then data's axes after the %d indexed", who(b), k), NULL;
+  int64_t rows[2] = {D, R}, qk[3] = {1, Q, k}, q1[2] = {Q, 1}, qr[2] = {Q, R};
+  om_scope s = {0};
+  om_tensor *x2 = om__keep(&s, om_reshape(x, rows, 2)), *u2 = om__keep(&s, om_reshape(u, qr, 2)), *i3 = om__keep(&s, om_reshape(idx, qk, 3));
+  om_tensor *row = i3 ? nd_rows(&s, x, 0, i3) : NULL;
+  om_tensor *at = row ? om__keep(&s, om_expand(om__keep(&s, om_reshape(row, q1, 2)), qr, 2)) : NULL;
+  om_tensor *y = at && x2 && u2 ? om__keep(&s, om_scatter_reduce(x2, 0, at, u2, (om_scatter_reduce_mode)mode)) : NULL;
+  om_tensor *r = y ? om_reshape(y, x->shape, x->ndim) : NULL;
+  om__scope_end(&s);
+  return r;
+}
+
 /* ScatterND: the last axis of indices split into one index tensor per leading axis of data, as
- * index_put takes them (reduction none or add) */
+ * index_put takes them (reduction none or add); mul, max and min by rows (scatter_nd_rows) */
 static bool bind_scatter_nd(om_bind *b) {
-  const char *red;
-  if (!attr_s(b, "reduction", "none", &red)) return false;
-  if (strcmp(red, "none") && strcmp(red, "add")) return unsupported(b, "a reduction other than 'none' and 'add'");
+  int mode;
+  if (!scatter_reduction(b, &mode)) return false;
   om_tensor *idx = b->in[1], *each[OM_MAX_DIMS] = {0};
   int k = idx->ndim ? (int)idx->shape[idx->ndim - 1] : 0;
-  if (k < 1 || k > OM_MAX_DIMS) return om__fail(OM_ERR_FORMAT, "%s (ScatterND): indices must end in an axis of 1 to %d, not %d", who(b), OM_MAX_DIMS, k);
+  if (k < 1 || k > OM_MAX_DIMS || k > b->in[0]->ndim)
+    return om__fail(OM_ERR_FORMAT, "%s (ScatterND): indices must end in an axis of 1 to data's %d dims, not %d", who(b), b->in[0]->ndim, k);
+  if (idx->dtype != OM_INT64) return om__fail(OM_ERR_DTYPE_MISMATCH, "%s (ScatterND): indices must be int64, they are %s", who(b), om_dtype_name(idx->dtype));
+  if (mode > OM_SCATTER_SUM) return put(b, 0, scatter_nd_rows(b, mode));
   bool ok = true;
   for (int j = 0; j < k && ok; j++) ok = (each[j] = om_select(idx, idx->ndim - 1, j)) != NULL;
-  ok = ok && put(b, 0, om_index_put(b->in[0], each, k, b->in[2], !strcmp(red, "add")));
+  ok = ok && put(b, 0, om_index_put(b->in[0], each, k, b->in[2], mode == OM_SCATTER_SUM));
   om__release_all(each, k);
   return ok;
 }
@@ -1653,7 +1713,7 @@ typedef struct resize_cfg {
   int mode;
   const char *coord, *nearest;
   double cubic_a, extrapolation;
-  int64_t exclude_outside;
+  int64_t exclude_outside, antialias;
 } resize_cfg;
 
 /* The input coordinate of output element o (ONNX's coordinate_transformation_mode), in float as
@@ -1683,18 +1743,28 @@ static int64_t resize_nearest(const resize_cfg *c, float v) {
   return (int64_t)f + (frac > 0.5); /* round_prefer_floor */
 }
 
-/* The weights of linear (2 taps) or cubic (4 taps, Keys' kernel with a = cubic_coeff_a) at the
- * fraction r in (0, 1] past the tap before the coordinate: ONNX's reference. */
-static void resize_coeffs(const resize_cfg *c, double r, double *w) {
-  if (c->mode == 1) {
+/* Keys' cubic kernel with a = cubic_coeff_a at distance x. */
+static double keys(double a, double x) {
+  x = fabs(x);
+  return x <= 1 ? ((a + 2) * x - (a + 3)) * x * x + 1 : x < 2 ? ((a * x - 5 * a) * x + 8 * a) * x - 4 * a : 0;
+}
+
+/* The taps of linear (2) or cubic (4, Keys' kernel) around the fraction r in (0, 1] past the tap
+ * before the coordinate, from 1 - taps / 2 taps before it: ONNX's reference. With antialias the
+ * kernel is stretched by 1 / aa (aa the scale, at most 1: a downscale's filter covers more input),
+ * over more taps, and its weights are divided by their sum. */
+static void resize_coeffs(const resize_cfg *c, double r, double aa, int64_t taps, double *w) {
+  if (!c->antialias && c->mode == 1) {
     w[0] = 1 - r, w[1] = r;
     return;
   }
-  double a = c->cubic_a, p = r + 1, q = 1 - r, t = 2 - r;
-  w[0] = ((a * p - 5 * a) * p + 8 * a) * p - 4 * a;
-  w[1] = ((a + 2) * r - (a + 3)) * r * r + 1;
-  w[2] = ((a + 2) * q - (a + 3)) * q * q + 1;
-  w[3] = ((a * t - 5 * a) * t + 8 * a) * t - 4 * a;
+  double sum = 0;
+  for (int64_t t = 0; t < taps; t++) {
+    double x = ((double)(1 - taps / 2 + t) - r) * (c->antialias ? aa : 1);
+    w[t] = c->mode == 1 ? (fabs(x) < 1 ? 1 - fabs(x) : 0) : keys(c->cubic_a, x);
+    sum += w[t];
+  }
+  for (int64_t t = 0; c->antialias && t < taps; t++) w[t] /= sum;
 }
 
 /* x resized along axis d to out elements: the sum over the taps of x's elements at the taps'
@@ -1703,15 +1773,21 @@ static void resize_coeffs(const resize_cfg *c, double r, double *w) {
  * and weights are constants of the plan, so this is index_select, mul and add per tap. */
 static om_tensor *resize_axis(om_bind *b, const resize_cfg *c, om_tensor *x, int d, int64_t out, float s, float r0, float r1) {
   int64_t in = x->shape[d], n = out;
-  int taps = c->mode == 0 ? 1 : c->mode == 1 ? 2 : 4;
+  /* antialias: the kernel (half width 1 for linear, 2 for cubic) stretched by 1 / aa covers
+   * 2 ceil'(half / aa) taps, the reference's count */
+  double aa = s < 1 ? (double)s : 1, half = c->mode == 1 ? 1 : 2;
+  int64_t taps = c->mode == 0 ? 1 : c->antialias ? (int64_t)(-2 * floor(-half / aa)) : (int64_t)(2 * half);
   if (in == 0 && out > 0) return om__fail(OM_ERR_SHAPE_MISMATCH, "%s (Resize): an empty axis %d cannot be resized to %lld", who(b), d, (long long)out), NULL;
-  int64_t *idx = om__alloc(sizeof(int64_t) * (size_t)(taps * out + 1), "Resize");
+  if ((double)taps * (double)out > (double)LIMIT)
+    return om__fail(OM_ERR_OUT_OF_MEMORY, "%s (Resize): axis %d needs %lld taps for each of %lld elements (more than 2^30 in all)", who(b), d, (long long)taps, (long long)out), NULL;
+  int64_t *idx = om__alloc(sizeof(int64_t) * (size_t)(taps * out + taps), "Resize");
   float *w = idx ? om__alloc_floats(taps * out + 1, "Resize") : NULL, *outside = w ? om__alloc_floats(out + 1, "Resize") : NULL;
+  double *wt = outside ? om__alloc(sizeof(double) * (size_t)taps, "Resize") : NULL;
+  int64_t *at = idx + taps * out; /* one output's taps */
   bool any_outside = false;
-  for (int64_t o = 0; outside && o < out; o++) {
+  for (int64_t o = 0; wt && o < out; o++) {
     float v = resize_coord(c, o, in, out, s, r0, r1);
-    double wt[4] = {1, 0, 0, 0};
-    int64_t at[4] = {0};
+    for (int64_t t = 0; t < taps; t++) wt[t] = t == 0, at[t] = 0;
     outside[o] = !strcmp(c->coord, "tf_crop_and_resize") && (v < 0 || v > (float)(in - 1));
     any_outside |= outside[o] != 0;
     if (outside[o]) {
@@ -1720,15 +1796,15 @@ static om_tensor *resize_axis(om_bind *b, const resize_cfg *c, om_tensor *x, int
       at[0] = resize_nearest(c, v);
     } else { /* the taps around v: from the one before it (a whole v is the second tap, weight 1) */
       double base = ceil((double)v) - 1, sum = 0;
-      resize_coeffs(c, (double)v - base, wt);
-      for (int t = 0; t < taps; t++) {
-        at[t] = (int64_t)base - (taps == 4) + t;
+      resize_coeffs(c, (double)v - base, aa, taps, wt);
+      for (int64_t t = 0; t < taps; t++) {
+        at[t] = (int64_t)base + 1 - taps / 2 + t;
         if (c->exclude_outside && (at[t] < 0 || at[t] >= in)) wt[t] = 0;
         sum += wt[t];
       }
-      for (int t = 0; c->exclude_outside && t < taps; t++) wt[t] /= sum;
+      for (int64_t t = 0; c->exclude_outside && t < taps; t++) wt[t] /= sum;
     }
-    for (int t = 0; t < taps; t++) {
+    for (int64_t t = 0; t < taps; t++) {
       idx[t * out + o] = at[t] < 0 ? 0 : at[t] >= in ? in - 1 : at[t];
       w[t * out + o] = (float)wt[t];
     }
@@ -1736,13 +1812,13 @@ static om_tensor *resize_axis(om_bind *b, const resize_cfg *c, om_tensor *x, int
   int64_t wshape[OM_MAX_DIMS];
   for (int k = 0; k < x->ndim; k++) wshape[k] = k == d ? out : 1;
   om_tensor *y = NULL;
-  bool ok = outside != NULL;
-  for (int t = 0; ok && t < taps; t++) {
+  bool ok = wt != NULL;
+  for (int64_t t = 0; ok && t < taps; t++) {
     om_scope sc = {0};
     om_tensor *it = om__keep(&sc, om_from_data(idx + t * out, &n, 1, OM_INT64));
     om_tensor *g = it ? om__keep(&sc, om_index_select(x, d, it)) : NULL;
-    om_tensor *wt = g && (taps > 1 || any_outside) ? om__keep(&sc, om_from_data(w + t * out, wshape, x->ndim, OM_FLOAT32)) : NULL;
-    om_tensor *term = wt ? om__keep(&sc, om_mul(g, wt)) : g;
+    om_tensor *wg = g && (taps > 1 || any_outside) ? om__keep(&sc, om_from_data(w + t * out, wshape, x->ndim, OM_FLOAT32)) : NULL;
+    om_tensor *term = wg ? om__keep(&sc, om_mul(g, wg)) : g;
     ok = term != NULL;
     if (ok) y = y ? then(y, om_add(y, term)) : om_tensor_retain(term);
     ok = ok && y;
@@ -1757,6 +1833,7 @@ static om_tensor *resize_axis(om_bind *b, const resize_cfg *c, om_tensor *x, int
   free(idx);
   free(w);
   free(outside);
+  free(wt);
   return y;
 }
 
@@ -1764,16 +1841,17 @@ static om_tensor *resize_axis(om_bind *b, const resize_cfg *c, om_tensor *x, int
  * transformation and nearest_mode: one resize_axis per axis whose length or coordinates change.
  * What the library's interpolate computes (bilinear with half_pixel, pytorch_half_pixel or
  * align_corners, nearest with asymmetric and floor, over the last two axes of a 4-D input) runs
- * as interpolate, the same kernel as eager. antialias is refused. */
+ * as interpolate, the same kernel as eager. antialias widens linear's and cubic's taps when
+ * downscaling (resize_coeffs). */
 static bool bind_resize(om_bind *b) {
   om_tensor *x = b->in[0];
   resize_cfg c;
   const char *mode, *policy;
-  int64_t axes[OM_MAX_DIMS], antialias;
+  int64_t axes[OM_MAX_DIMS];
   int na;
   if (!attr_s(b, "mode", "nearest", &mode) || !attr_s(b, "coordinate_transformation_mode", "half_pixel", &c.coord) ||
       !attr_s(b, "nearest_mode", "round_prefer_floor", &c.nearest) || !attr_ints(b, "axes", axes, OM_MAX_DIMS, &na) ||
-      !attr_i(b, "antialias", 0, &antialias) || !attr_i(b, "exclude_outside", 0, &c.exclude_outside) ||
+      !attr_i(b, "antialias", 0, &c.antialias) || !attr_i(b, "exclude_outside", 0, &c.exclude_outside) ||
       !attr_f(b, "cubic_coeff_a", -0.75, &c.cubic_a) || !attr_f(b, "extrapolation_value", 0, &c.extrapolation) ||
       !attr_s(b, "keep_aspect_ratio_policy", "stretch", &policy))
     return false;
@@ -1788,7 +1866,7 @@ static bool bind_resize(om_bind *b) {
   if (!nearest_ok) return om__fail(OM_ERR_FORMAT, "%s (Resize): nearest_mode '%s'", who(b), c.nearest);
   int keep = !strcmp(policy, "stretch") ? 0 : !strcmp(policy, "not_larger") ? 1 : !strcmp(policy, "not_smaller") ? 2 : -1;
   if (keep < 0) return om__fail(OM_ERR_FORMAT, "%s (Resize): keep_aspect_ratio_policy '%s' (stretch, not_larger or not_smaller)", who(b), policy);
-  if (antialias) return unsupported(b, "antialias");
+  if (c.antialias != 0 && c.antialias != 1) return om__fail(OM_ERR_FORMAT, "%s (Resize): antialias %lld (0 or 1)", who(b), (long long)c.antialias);
   int nd = x->ndim, ax[OM_MAX_DIMS];
   if (na < 0)
     for (na = 0; na < nd; na++) axes[na] = na;
@@ -1842,7 +1920,7 @@ static bool bind_resize(om_bind *b) {
   /* the library's interpolate where it computes the same (its pytorch_half_pixel samples an
    * output of length 1 at the centre, ONNX at the first element) */
   bool linear = c.mode == 1, align = !strcmp(c.coord, "align_corners"), pth = !strcmp(c.coord, "pytorch_half_pixel");
-  bool fits = nd == 4 && !c.exclude_outside && !keep &&
+  bool fits = nd == 4 && !c.exclude_outside && !keep && !(c.antialias && c.mode) &&
               (linear ? !strcmp(c.coord, "half_pixel") || pth || align : c.mode == 0 && !strcmp(c.coord, "asymmetric") && !strcmp(c.nearest, "floor"));
   int64_t full[OM_MAX_DIMS];
   double full_scale[OM_MAX_DIMS];
@@ -2189,18 +2267,8 @@ static bool bind_mvn(om_bind *b) {
   return ok;
 }
 
-/* idx with a negative entry counted from the end of size (each element its own size: sizes
- * broadcast against idx), and bad set where the result is still outside [0, size). */
-static om_tensor *wrap_indices(om_scope *s, om_tensor *idx, om_tensor *size, om_tensor **bad) {
-  om_tensor *zero = om__keep(s, om_scalar(0, OM_INT64)), *neg = zero ? om__keep(s, om_lt(idx, zero)) : NULL;
-  om_tensor *w = neg ? om__keep(s, om_where(neg, om__keep(s, om_add(idx, size)), idx)) : NULL;
-  *bad = w ? om__keep(s, om_logical_or(om__keep(s, om_lt(w, zero)), om__keep(s, om_ge(w, size)))) : NULL;
-  return *bad ? w : NULL;
-}
-
 /* GatherND: data [batch..., D (k axes)..., R...] and indices [batch..., Q..., k]: each index
- * tuple becomes a row of data [B D, R] (its place in D plus its batch's offset), picked with one
- * index_select; a tuple with an entry out of range picks row -1, IndexOutOfRange. */
+ * tuple becomes a row of data [B D, R] (nd_rows), picked with one index_select. */
 static bool bind_gather_nd(om_bind *b) {
   om_tensor *x = b->in[0], *idx = b->in[1];
   int64_t bd;
@@ -2210,7 +2278,7 @@ static bool bind_gather_nd(om_bind *b) {
   if (bd < 0 || idx->ndim < 1 || bd >= idx->ndim || bd >= x->ndim || k > x->ndim - bd)
     return om__fail(OM_ERR_SHAPE_MISMATCH, "%s (GatherND): indices of %d dims (the last %lld) for data of %d dims with batch_dims %lld", who(b),
                     idx->ndim, (long long)k, x->ndim, (long long)bd);
-  int64_t B = 1, D = 1, R = 1, Q = 1, dims[OM_MAX_DIMS], strides[OM_MAX_DIMS], out[OM_MAX_DIMS];
+  int64_t B = 1, D = 1, R = 1, Q = 1, out[OM_MAX_DIMS];
   int no = 0;
   for (int d = 0; d < bd; d++) {
     if (x->shape[d] != idx->shape[d])
@@ -2218,22 +2286,15 @@ static bool bind_gather_nd(om_bind *b) {
     B *= x->shape[d];
   }
   for (int d = 0; d < idx->ndim - 1; d++) out[no++] = idx->shape[d], Q *= d >= bd ? idx->shape[d] : 1;
-  for (int64_t j = k - 1; j >= 0; j--) dims[j] = x->shape[bd + j], strides[j] = D, D *= dims[j];
+  for (int64_t j = 0; j < k; j++) D *= x->shape[bd + j];
   for (int d = (int)(bd + k); d < x->ndim; d++) {
     if (no == OM_MAX_DIMS) return om__fail(OM_ERR_INVALID_ARGUMENT, "%s (GatherND): the result has more than %d dims", who(b), OM_MAX_DIMS);
     out[no++] = x->shape[d], R *= x->shape[d];
   }
-  int64_t rows[2] = {B * D, R}, bqk[3] = {B, Q, k}, boff[2] = {B, 1}, flat = B * Q;
+  int64_t rows[2] = {B * D, R}, bqk[3] = {B, Q, k}, flat = B * Q;
   om_scope s = {0};
-  om_tensor *bad, *x2 = om__keep(&s, om_reshape(x, rows, 2)), *i3 = om__keep(&s, om_reshape(idx, bqk, 3));
-  om_tensor *size = om__keep(&s, om_from_data(dims, &k, 1, OM_INT64)), *stride = om__keep(&s, om_from_data(strides, &k, 1, OM_INT64));
-  om_tensor *w = i3 && size ? wrap_indices(&s, i3, size, &bad) : NULL;
-  int64_t last = 2;
-  om_tensor *lin = w && stride ? om__keep(&s, om_sum(om__keep(&s, om_mul(w, stride)), &last, 1, false)) : NULL;
-  om_tensor *off = om__keep(&s, om_reshape(om__keep(&s, om_scale(om__keep(&s, om_arange(0, (double)B, 1, OM_INT64)), (double)D)), boff, 2));
-  om_tensor *nbad = lin ? om__keep(&s, om_sum(om__keep(&s, om_cast(bad, OM_INT64)), &last, 1, false)) : NULL;
-  om_tensor *anybad = nbad ? om__keep(&s, om_gt(nbad, om__keep(&s, om_scalar(0, OM_INT64)))) : NULL;
-  om_tensor *row = anybad && off ? om__keep(&s, om_where(anybad, om__keep(&s, om_scalar(-1, OM_INT64)), om__keep(&s, om_add(lin, off)))) : NULL;
+  om_tensor *x2 = om__keep(&s, om_reshape(x, rows, 2)), *i3 = om__keep(&s, om_reshape(idx, bqk, 3));
+  om_tensor *row = i3 ? nd_rows(&s, x, (int)bd, i3) : NULL;
   om_tensor *picked = row && x2 ? om__keep(&s, om_index_select(x2, 0, om__keep(&s, om_reshape(row, &flat, 1)))) : NULL;
   bool ok = put(b, 0, picked ? om_reshape(picked, out, no) : NULL);
   om__scope_end(&s);
@@ -2607,70 +2668,127 @@ static om_tensor *grid_source(om_tensor *g, int64_t n, bool align, int pad) {
   return x;
 }
 
-/* w times the pixels of x [N, C, H W] at integer taps (xi, yi) [N, Ho, Wo] (float), as [N, C, Ho Wo]:
+/* w times the pixels of x [N, C, S] (S the product of the r spatial sizes) at integer taps
+ * at[k] [N, positions...] (float; at[0] along the last axis, size[0] its size), as [N, C, P]:
  * a tap outside the image reads its nearest pixel (border, reflection: where the coordinate was
  * moved inside, a tap outside has weight 0 or reads the pixel reflection would), or 0 (zeros). */
-static om_tensor *grid_tap(om_tensor *x, om_tensor *xi, om_tensor *yi, om_tensor *w, int64_t H, int64_t W, bool zeros) {
+static om_tensor *grid_tap(om_tensor *x, om_tensor *const *at, int r, const int64_t *size, om_tensor *w, bool zeros) {
   om_scope s = {0};
-  const om_tensor *g = xi;
-  int64_t flat[3] = {g->shape[0], 1, g->shape[1] * g->shape[2]}, wide[3] = {g->shape[0], x->shape[1], flat[2]};
-  double zero = 0, wmax = (double)(W - 1), hmax = (double)(H - 1);
-  om_tensor *f0 = om__keep(&s, om_scalar(0, OM_FLOAT32));
-  om_tensor *xs = om__keep(&s, om_where(om__keep(&s, om_ne(xi, xi)), f0, xi)), *ys = om__keep(&s, om_where(om__keep(&s, om_ne(yi, yi)), f0, yi)); /* NaN: 0 */
-  om_tensor *cx = xs ? om__keep(&s, om_clamp(xs, &zero, &wmax)) : NULL, *cy = ys ? om__keep(&s, om_clamp(ys, &zero, &hmax)) : NULL;
-  om_tensor *lin = cx && cy ? om__keep(&s, om_add(om__keep(&s, om_scale(om__keep(&s, om_cast(cy, OM_INT64)), (double)W)), om__keep(&s, om_cast(cx, OM_INT64)))) : NULL;
-  om_tensor *idx = lin ? om__keep(&s, om_expand(om__keep(&s, om_reshape(lin, flat, 3)), wide, 3)) : NULL;
-  om_tensor *v = idx ? om__keep(&s, om_gather(x, 2, idx)) : NULL;
-  if (v && zeros) { /* inside where clamping moved nothing */
-    om_tensor *in = om__keep(&s, om_logical_and(om__keep(&s, om_eq(cx, xi)), om__keep(&s, om_eq(cy, yi))));
-    v = in ? om__keep(&s, om_where(om__keep(&s, om_reshape(in, flat, 3)), v, f0)) : NULL;
+  int64_t N = x->shape[0], P = om_tensor_numel(at[0]) / (N ? N : 1), flat[3] = {N, 1, P}, wide[3] = {N, x->shape[1], P}, stride = 1;
+  double zero = 0;
+  om_tensor *f0 = om__keep(&s, om_scalar(0, OM_FLOAT32)), *lin = NULL, *in = NULL;
+  for (int k = 0; k < r; k++) {
+    double most = (double)(size[k] - 1);
+    om_tensor *c = f0 ? om__keep(&s, om_where(om__keep(&s, om_ne(at[k], at[k])), f0, at[k])) : NULL; /* NaN: 0 */
+    om_tensor *cl = c ? om__keep(&s, om_clamp(c, &zero, &most)) : NULL;
+    om_tensor *part = cl ? om__keep(&s, om_scale(om__keep(&s, om_cast(cl, OM_INT64)), (double)stride)) : NULL;
+    om_tensor *same = cl ? om__keep(&s, om_eq(cl, at[k])) : NULL;
+    lin = !part ? NULL : k ? om__keep(&s, om_add(lin, part)) : part;
+    in = !same ? NULL : k ? om__keep(&s, om_logical_and(in, same)) : same;
+    stride *= size[k];
+    if (!lin || !in) break;
   }
+  om_tensor *idx = lin && in ? om__keep(&s, om_expand(om__keep(&s, om_reshape(lin, flat, 3)), wide, 3)) : NULL;
+  om_tensor *v = idx ? om__keep(&s, om_gather(x, 2, idx)) : NULL;
+  if (v && zeros) v = om__keep(&s, om_where(om__keep(&s, om_reshape(in, flat, 3)), v, f0)); /* inside where clamping moved nothing */
   om_tensor *y = v ? om_mul(v, om__keep(&s, om_reshape(w, flat, 3))) : NULL;
   om__scope_end(&s);
   return y;
 }
 
-/* GridSample over 2 spatial axes: X [N, C, H, W] read at grid [N, Ho, Wo, 2] (x then y in
- * [-1, 1]), linear (four taps) or nearest (half to even); the taps are gathers of X [N, C, H W]. */
+/* The cubic weight (Keys' kernel, a = -0.75: onnxruntime's and PyTorch's) of tap j = 0 .. 3 of
+ * a coordinate t past the floor (t in [0, 1), tap j at distance |t + 1 - j|). New reference. */
+static om_tensor *cubic_weight(om_tensor *t, int j) {
+  const double a = -0.75;
+  bool near = j == 1 || j == 2; /* distance below 1 */
+  om_scope s = {0};
+  om_tensor *d = j == 0 ? om__keep(&s, om_add_scalar(t, 1)) : j == 1 ? t : om__keep(&s, om_add_scalar(om__keep(&s, om_neg(t)), j - 1));
+  om_tensor *p = d ? om__keep(&s, om_add_scalar(om__keep(&s, om_scale(d, near ? a + 2 : a)), near ? -(a + 3) : -5 * a)) : NULL;
+  om_tensor *pd = p ? om__keep(&s, om_mul(p, d)) : NULL, *w = NULL;
+  if (pd && near) w = om_add_scalar(om__keep(&s, om_mul(pd, d)), 1);                                             /* ((a + 2) d - (a + 3)) d d + 1 */
+  else if (pd) w = om_add_scalar(om__keep(&s, om_mul(om__keep(&s, om_add_scalar(pd, 8 * a)), d)), -4 * a); /* ((a d - 5 a) d + 8 a) d - 4 a */
+  om__scope_end(&s);
+  return w;
+}
+
+/* GridSample over 2 or 3 spatial axes: X [N, C, (D,) H, W] read at grid [N, (Do,) Ho, Wo, r]
+ * (x, y, (z) in [-1, 1]), linear (2^r taps), nearest (half to even) or, over 2 axes, cubic (16
+ * taps around the coordinate, each moved inside by the padding on its own, as onnxruntime); the
+ * taps are gathers of X [N, C, (D) H W]. */
 static bool bind_grid_sample(om_bind *b) {
   om_tensor *x = b->in[0], *grid = b->in[1];
   int64_t align;
   const char *mode, *padding;
   if (!attr_i(b, "align_corners", 0, &align) || !attr_s(b, "mode", "linear", &mode) || !attr_s(b, "padding_mode", "zeros", &padding)) return false;
-  bool linear = !strcmp(mode, "linear") || !strcmp(mode, "bilinear"); /* bilinear: opset 16's name */
-  if (!linear && strcmp(mode, "nearest")) return unsupported(b, "mode other than linear and nearest");
+  bool linear = !strcmp(mode, "linear") || !strcmp(mode, "bilinear"), cubic = !strcmp(mode, "cubic") || !strcmp(mode, "bicubic"); /* opset 16's names */
+  if (!linear && !cubic && strcmp(mode, "nearest")) return om__fail(OM_ERR_FORMAT, "%s (GridSample): mode '%s' (linear, nearest or cubic)", who(b), mode);
   int pad = !strcmp(padding, "zeros") ? PAD_ZEROS : !strcmp(padding, "border") ? PAD_BORDER : !strcmp(padding, "reflection") ? PAD_REFLECTION : -1;
   if (pad < 0) return om__fail(OM_ERR_FORMAT, "%s (GridSample): padding_mode '%s' (zeros, border or reflection)", who(b), padding);
-  if (x->ndim != 4) return unsupported(b, "a grid over other than 2 spatial axes");
-  if (grid->ndim != 4 || grid->shape[0] != x->shape[0] || grid->shape[3] != 2)
-    return om__fail(OM_ERR_SHAPE_MISMATCH, "%s (GridSample): the grid must be [N, Ho, Wo, 2] for X [N, C, H, W]", who(b));
-  int64_t H = x->shape[2], W = x->shape[3], out[4] = {x->shape[0], x->shape[1], grid->shape[1], grid->shape[2]}, flat[3] = {out[0], out[1], H * W};
+  int r = x->ndim - 2;
+  if (r != 2 && r != 3) return unsupported(b, "a grid over other than 2 or 3 spatial axes");
+  if (cubic && r != 2) return om__fail(OM_ERR_FORMAT, "%s (GridSample): mode cubic over 3 spatial axes (ONNX defines it over 2)", who(b));
+  bool fits = grid->ndim == x->ndim && grid->shape[0] == x->shape[0] && grid->shape[x->ndim - 1] == r;
+  if (!fits) return om__fail(OM_ERR_SHAPE_MISMATCH, "%s (GridSample): the grid must be [N, (Do,) Ho, Wo, %d] for X [N, C, %s]", who(b), r, r == 2 ? "H, W" : "D, H, W");
+  int64_t size[3], out[5] = {x->shape[0], x->shape[1]}, flat[3] = {x->shape[0], x->shape[1], 1};
+  for (int k = 0; k < r; k++) size[k] = x->shape[x->ndim - 1 - k], flat[2] *= size[k], out[2 + k] = grid->shape[1 + k];
   om_scope s = {0};
-  om_tensor *xr = om__keep(&s, om_reshape(x, flat, 3));
-  om_tensor *gx = om__keep(&s, om_select(grid, 3, 0)), *gy = om__keep(&s, om_select(grid, 3, 1));
-  om_tensor *sx = gx ? om__keep(&s, grid_source(gx, W, align, pad)) : NULL, *sy = gy ? om__keep(&s, grid_source(gy, H, align, pad)) : NULL;
-  om_tensor *y = NULL;
-  if (sx && sy && xr && H * W == 0) { /* nothing to read: zeros (onnxruntime's, whatever the padding) */
-    y = om__keep(&s, om_zeros(out, 4, x->dtype));
-  } else if (sx && sy && xr && !linear) {
-    om_tensor *rx = om__keep(&s, round_half_even(sx)), *ry = om__keep(&s, round_half_even(sy)), *one = om__keep(&s, om_ones(sx->shape, 3, OM_FLOAT32));
-    y = rx && ry && one ? om__keep(&s, grid_tap(xr, rx, ry, one, H, W, pad == PAD_ZEROS)) : NULL;
-  } else if (sx && sy && xr) {
-    om_tensor *x0 = om__keep(&s, floor_of(sx)), *y0 = om__keep(&s, floor_of(sy));
-    om_tensor *x1 = x0 ? om__keep(&s, om_add_scalar(x0, 1)) : NULL, *y1 = y0 ? om__keep(&s, om_add_scalar(y0, 1)) : NULL;
-    om_tensor *wx1 = x0 ? om__keep(&s, om_sub(sx, x0)) : NULL, *wy1 = y0 ? om__keep(&s, om_sub(sy, y0)) : NULL;
-    om_tensor *wx0 = wx1 ? om__keep(&s, om_add_scalar(om__keep(&s, om_neg(wx1)), 1)) : NULL, *wy0 = wy1 ? om__keep(&s, om_add_scalar(om__keep(&s, om_neg(wy1)), 1)) : NULL;
-    om_tensor *xs[2] = {x0, x1}, *ys[2] = {y0, y1}, *wxs[2] = {wx0, wx1}, *wys[2] = {wy0, wy1};
-    bool ok = x1 && y1 && wx0 && wy0;
-    for (int k = 0; ok && k < 4; k++) { /* the taps (x0, y0), (x1, y0), (x0, y1), (x1, y1) */
-      om_tensor *w = om_mul(wxs[k & 1], wys[k >> 1]), *t = w ? grid_tap(xr, xs[k & 1], ys[k >> 1], w, H, W, pad == PAD_ZEROS) : NULL;
-      y = !t ? NULL : k ? om__keep(&s, om_add(y, t)) : om__keep(&s, om_tensor_retain(t));
-      ok = y != NULL;
-      om_tensor_release(w);
-      om_tensor_release(t);
+  om_tensor *xr = om__keep(&s, om_reshape(x, flat, 3)), *src[3] = {NULL}, *y = NULL;
+  bool ok = xr != NULL;
+  for (int k = 0; ok && k < r; k++) /* cubic's coordinates as they are: its taps are padded one by one */
+    ok = (src[k] = om__keep(&s, grid_source(om__keep(&s, om_select(grid, r + 1, k)), size[k], align, cubic ? PAD_ZEROS : pad))) != NULL;
+  if (ok && flat[2] == 0) { /* nothing to read: zeros (onnxruntime's, whatever the padding) */
+    y = om__keep(&s, om_zeros(out, x->ndim, x->dtype));
+  } else if (ok && cubic) {
+    om_tensor *first[2], *wt[2][4], *sum = NULL; /* sum owned: the taps' terms so far */
+    for (int k = 0; ok && k < 2; k++) {
+      om_tensor *fl = om__keep(&s, floor_of(src[k])), *t = fl ? om__keep(&s, om_sub(src[k], fl)) : NULL;
+      first[k] = fl ? om__keep(&s, om_add_scalar(fl, -1)) : NULL;
+      for (int j = 0; j < 4; j++) wt[k][j] = t ? om__keep(&s, cubic_weight(t, j)) : NULL;
+      ok = first[k] && wt[k][0] && wt[k][1] && wt[k][2] && wt[k][3];
     }
+    for (int tap = 0; ok && tap < 16; tap++) { /* tap (j, i): x first[0] + j, y first[1] + i */
+      om_scope c = {0};
+      om_tensor *at[2] = {om__keep(&c, om_add_scalar(first[0], tap & 3)), om__keep(&c, om_add_scalar(first[1], tap >> 2))};
+      for (int k = 0; k < 2; k++)
+        if (at[k] && pad == PAD_REFLECTION && size[k] > 1) at[k] = om__keep(&c, align ? reflect_into(at[k], 0, (double)(size[k] - 1)) : reflect_into(at[k], -0.5, (double)size[k] - 0.5));
+      om_tensor *w = om__keep(&c, om_mul(wt[0][tap & 3], wt[1][tap >> 2]));
+      om_tensor *t = at[0] && at[1] && w ? om__keep(&c, grid_tap(xr, at, 2, size, w, pad == PAD_ZEROS)) : NULL;
+      sum = !t ? then(sum, NULL) : sum ? then(sum, om_add(sum, t)) : om_tensor_retain(t);
+      ok = sum != NULL;
+      om__scope_end(&c);
+    }
+    y = om__keep(&s, sum);
+  } else if (ok && !linear) {
+    om_tensor *near[3] = {NULL}, *one = om__keep(&s, om_ones(src[0]->shape, src[0]->ndim, OM_FLOAT32));
+    for (int k = 0; ok && k < r; k++) ok = (near[k] = om__keep(&s, round_half_even(src[k]))) != NULL;
+    y = ok && one ? om__keep(&s, grid_tap(xr, near, r, size, one, pad == PAD_ZEROS)) : NULL;
+  } else if (ok) {
+    om_tensor *lo[3], *hi[3], *w1[3], *w0[3];
+    for (int k = 0; ok && k < r; k++) {
+      lo[k] = om__keep(&s, floor_of(src[k]));
+      hi[k] = lo[k] ? om__keep(&s, om_add_scalar(lo[k], 1)) : NULL;
+      w1[k] = lo[k] ? om__keep(&s, om_sub(src[k], lo[k])) : NULL;
+      w0[k] = w1[k] ? om__keep(&s, om_add_scalar(om__keep(&s, om_neg(w1[k])), 1)) : NULL;
+      ok = hi[k] && w0[k];
+    }
+    om_tensor *sum = NULL; /* owned: the corners' terms so far */
+    for (int corner = 0; ok && corner < 1 << r; corner++) { /* bit k of corner: the tap above along axis k */
+      om_scope c = {0};
+      om_tensor *at[3], *w = NULL;
+      for (int k = 0; ok && k < r; k++) {
+        bool up = (corner >> k) & 1;
+        at[k] = up ? hi[k] : lo[k];
+        w = k ? om__keep(&c, om_mul(w, up ? w1[k] : w0[k])) : (up ? w1[k] : w0[k]);
+        ok = w != NULL;
+      }
+      om_tensor *t = ok ? om__keep(&c, grid_tap(xr, at, r, size, w, pad == PAD_ZEROS)) : NULL;
+      sum = !t ? then(sum, NULL) : sum ? then(sum, om_add(sum, t)) : om_tensor_retain(t);
+      ok = sum != NULL;
+      om__scope_end(&c);
+    }
+    y = om__keep(&s, sum);
   }
-  bool ok = put(b, 0, y ? om_reshape(y, out, 4) : NULL);
+  ok = put(b, 0, y ? om_reshape(y, out, x->ndim) : NULL);
   om__scope_end(&s);
   return ok;
 }
@@ -4217,7 +4335,7 @@ static const om_onnx_rule rules[] = {
     {"GlobalMaxPool", 1, 1, 1, bind_global_max_pool, "amax"},
     {"Greater", 2, 2, 1, bind_greater, "gt"},
     {"GreaterOrEqual", 2, 2, 1, bind_greater_equal, "ge"},
-    {"GridSample", 2, 2, 1, bind_grid_sample, "gathers of X [N, C, H W] at the taps, weighted: linear (bilinear), nearest (half to even); padding zeros, border, reflection; align_corners (4-D X; cubic refused)"},
+    {"GridSample", 2, 2, 1, bind_grid_sample, "gathers of X [N, C, (D) H W] at the taps, weighted: linear (bilinear, trilinear), nearest (half to even); padding zeros, border, reflection; align_corners (4-D and 5-D X); cubic (4-D X): 16 taps, each padded on its own"},
     {"GroupNormalization", 3, 3, 1, bind_group_norm, "group_norm (scale and bias per group spread over its channels)"},
     {"HammingWindow", 1, 1, 1, bind_hamming_window, "25/46 - 21/46 cos(2 pi n / N) (as BlackmanWindow)"},
     {"HannWindow", 1, 1, 1, bind_hann_window, "0.5 - 0.5 cos(2 pi n / N) (as BlackmanWindow)"},
@@ -4284,14 +4402,14 @@ static const om_onnx_rule rules[] = {
     {"RegexFullMatch", 1, 1, 1, bind_regex_full_match, "a Pike VM over the code points (RE2's syntax: literals, ., classes, \\d \\w \\s, groups, |, * + ? {n,m}, ^ $ \\b; other constructs refused)"},
     {"Relu", 1, 1, 1, bind_relu, "relu"},
     {"Reshape", 2, 2, 1, bind_reshape, "reshape (0 copies a size unless allowzero)"},
-    {"Resize", 1, 4, 1, bind_resize, "interpolate over the last two axes of a 4-D input: linear (half_pixel, pytorch_half_pixel, align_corners) as bilinear, nearest (asymmetric, floor) as nearest; else per axis an index_select per tap times its weight (nearest, linear, cubic, exclude_outside; every coordinate_transformation_mode, nearest_mode, keep_aspect_ratio_policy; antialias refused)"},
+    {"Resize", 1, 4, 1, bind_resize, "interpolate over the last two axes of a 4-D input: linear (half_pixel, pytorch_half_pixel, align_corners) as bilinear, nearest (asymmetric, floor) as nearest; else per axis an index_select per tap times its weight (nearest, linear, cubic, exclude_outside; every coordinate_transformation_mode, nearest_mode, keep_aspect_ratio_policy; antialias: more taps, the kernel stretched by the downscale)"},
     {"ReverseSequence", 2, 2, 1, bind_reverse_sequence, "gather by where(t < len, len - 1 - t, t)"},
     {"RoiAlign", 3, 3, 1, bind_roi_align, "an index_select of the four pixels of every sample point from X as [N H W, C], weighted, then mean (avg) or amax (max, of the weighted pixels as onnxruntime) per bin (half_pixel, output_half_pixel; sampling_ratio 0 refused)"},
     {"Round", 1, 1, 1, bind_round, "round (half to even)"},
     {"STFT", 2, 4, 1, bind_stft, "index_select of the frames, times the window, then dft (frame_step, frame_length known when planning; onesided)"},
     {"Scan", 1, MANY, 8, bind_scan, "the body once per slice (select) of the scan inputs, unrolled into the plan; scan outputs: stack (opset 9's form: axes, directions)"},
-    {"ScatterElements", 3, 3, 1, bind_scatter_elements, "scatter_add (reduction add); none: where(mask, scattered, data) from two scatter_adds"},
-    {"ScatterND", 3, 3, 1, bind_scatter_nd, "index_put (reduction none, add)"},
+    {"ScatterElements", 3, 3, 1, bind_scatter_elements, "scatter_add (reduction add), scatter_reduce (mul, max, min); none: where(mask, scattered, data) from two scatter_adds"},
+    {"ScatterND", 3, 3, 1, bind_scatter_nd, "index_put (reduction none, add); scatter_reduce (mul, max, min) of the updates into the rows of data flattened to [indexed axes, rest]"},
     {"Selu", 1, 1, 1, bind_selu, "gamma elu(x, alpha)"},
     {"SequenceAt", 2, 2, 1, bind_sequence_at, "the element (the position known when planning)"},
     {"SequenceConstruct", 1, MANY, 1, bind_sequence_construct, "the inputs as a sequence (no step)"},

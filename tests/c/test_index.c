@@ -1,7 +1,8 @@
 /* Value tests for the indexing ops (embedding, index_select, gather, index_add, scatter_add,
- * index_put) and interpolate: hand-computed results (the arithmetic is in the comments), gradients
+ * scatter_reduce, index_put) and interpolate: hand-computed results (the arithmetic is in the comments), gradients
  * against hand sums and the adjoint identity, every error path (kind + message), and the
  * trace's refusal of a symbolic spatial axis into interpolate. */
+#include <math.h>
 #include <stdlib.h>
 
 #include "internal.h"
@@ -358,11 +359,57 @@ TEST(interpolate_nearest_whole_scales_match_onnx) {
   CHECK(!om__nearest_scale_exact((1 << 16) + 1));
 }
 
+/* scatter_reduce's prod, amax and amin with repeated places, a NaN, and gradients worked by hand:
+ * amax and amin share g among the input and the sources that equal the result. */
+static void check_reduce_grads(om_tensor *x, om_tensor *i, om_tensor *src, om_scatter_reduce_mode mode, const double *dx, const double *dsrc) {
+  om_tensor_set_requires_grad(x, true);
+  om_tensor_set_requires_grad(src, true);
+  om_tensor *y = om_scatter_reduce(x, 0, i, src, mode), *g = TF(SHAPE(3), 1, 10, 100);
+  CHECK(om_backward(y, g));
+  om_tensor *gx = om_tensor_grad(x), *gs = om_tensor_grad(src);
+  for (int k = 0; k < 3; k++) CHECK_NEAR(at(gx, k), dx[k], 1e-6);
+  for (int k = 0; k < 4; k++) CHECK_NEAR(at(gs, k), dsrc[k], 1e-6);
+  om_tensor_zero_grad(x);
+  om_tensor_zero_grad(src);
+  om__release_all((om_tensor *[]){y, g, gx, gs}, 4);
+}
+
+TEST(scatter_reduce_values_grads_and_errors) {
+  om_tensor *x = TF(SHAPE(3), 1, 2, 0), *i = TI(SHAPE(4), 0, 0, 2, 2), *src = TF(SHAPE(4), 3, 1, 0, -1);
+  om_tensor *mx = om_scatter_reduce(x, 0, i, src, OM_SCATTER_AMAX), *mn = om_scatter_reduce(x, 0, i, src, OM_SCATTER_AMIN);
+  om_tensor *sum = om_scatter_reduce(x, 0, i, src, OM_SCATTER_SUM);
+  CHECK_VALUES(mx, SHAPE(3), 0, 3, 2, 0);   /* max(1, 3, 1), 2, max(0, 0, -1) */
+  CHECK_VALUES(mn, SHAPE(3), 0, 1, 2, -1);  /* min(1, 3, 1), 2, min(0, 0, -1) */
+  CHECK_VALUES(sum, SHAPE(3), 0, 5, 2, -1); /* scatter_add's */
+  /* amax: place 0 from src 0 alone; place 2 a tie of x[2] and src 2, half each */
+  check_reduce_grads(x, i, src, OM_SCATTER_AMAX, (double[]){0, 10, 50}, (double[]){1, 0, 50, 0});
+  /* amin: place 0 a tie of x[0] and src 1; place 2 from src 3 */
+  check_reduce_grads(x, i, src, OM_SCATTER_AMIN, (double[]){0.5, 10, 0}, (double[]){0, 0.5, 0, 100});
+  om_tensor *x2 = TF(SHAPE(3), 1, 2, 2), *p = om_scatter_reduce(x2, 0, i, src, OM_SCATTER_PROD);
+  CHECK_VALUES(p, SHAPE(3), 0, 3, 2, 0); /* 1 x 3 x 1, 2, 2 x 0 x -1 */
+  /* prod: dx = g times the sources' product (0 at place 2); dsrc = g y / src, and for src 2, the
+   * only zero at its place, g times the product without it: 100 x 2 x -1 */
+  check_reduce_grads(x2, i, src, OM_SCATTER_PROD, (double[]){3, 10, 0}, (double[]){1, 3, -200, 0});
+  om_tensor *one = TF(SHAPE(1), 1), *i2 = TI(SHAPE(2), 0, 0), *nan = TF(SHAPE(2), NAN, 5), *late = TF(SHAPE(2), 5, NAN);
+  om_tensor *n1 = om_scatter_reduce(one, 0, i2, nan, OM_SCATTER_AMAX), *n2 = om_scatter_reduce(one, 0, i2, late, OM_SCATTER_AMIN);
+  CHECK(isnan(at(n1, 0)) && isnan(at(n2, 0))); /* a NaN stays, wherever it comes */
+  CHECK_ERROR(om_scatter_reduce(x, 0, i, src, (om_scatter_reduce_mode)4) != NULL, OM_ERR_INVALID_ARGUMENT,
+              "scatter_reduce: reduce 4 is not prod (1), amax (2) or amin (3)");
+  CHECK_ERROR(om_scatter_reduce(x, 0, i, one, OM_SCATTER_PROD) != NULL, OM_ERR_SHAPE_MISMATCH, "scatter_reduce: src [1] must have index's shape [4]");
+  om_tensor *bad = TI(SHAPE(4), 0, 3, 0, 0);
+  CHECK_ERROR(om_scatter_reduce(x, 0, bad, src, OM_SCATTER_AMAX) != NULL, OM_ERR_INDEX_OUT_OF_RANGE,
+              "scatter_reduce: index 3 is out of range for dim 0 of size 3");
+  om_tensor *ints = TI(SHAPE(3), 1, 2, 3);
+  CHECK_ERROR(om_scatter_reduce(ints, 0, i2, nan, OM_SCATTER_AMIN) != NULL, OM_ERR_DTYPE_MISMATCH, "scatter_reduce: input must be float32, not int64");
+  om__release_all((om_tensor *[]){x, i, src, mx, mn, sum, x2, p, one, i2, nan, late, n1, n2, bad, ints}, 16);
+}
+
 int main(void) {
   RUN(embedding_forward_and_backward);
   RUN(embedding_errors);
   RUN(index_select_gather_values_and_grads);
   RUN(index_add_scatter_add_values);
+  RUN(scatter_reduce_values_grads_and_errors);
   RUN(index_errors);
   RUN(index_put_values_grads_and_errors);
   RUN(interpolate_nearest);

@@ -453,7 +453,7 @@ TEST(rules_refuse_what_they_do_not_take) {
       {"Flatten", "axis", NULL, -4, OM_ERR_INDEX_OUT_OF_RANGE, "Flatten (Flatten): axis -4 for 2 dims"},
       {"Transpose", "perm", NULL, 0, OM_ERR_FORMAT, "Transpose (Transpose): attribute perm must be ints, it is an int"},
       {"MaxPool", "kernel_shape", NULL, 2, OM_ERR_UNSUPPORTED, "pooling over other than 1 to 3 spatial axes is not supported"},
-      {"Resize", "antialias", NULL, 1, OM_ERR_UNSUPPORTED, "Resize (Resize): antialias is not supported"},
+      {"Resize", "antialias", NULL, 2, OM_ERR_FORMAT, "Resize (Resize): antialias 2 (0 or 1)"},
   };
   for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
     pb nodes[1] = {node(cases[k].op, "x", NULL, "y")};
@@ -464,12 +464,13 @@ TEST(rules_refuse_what_they_do_not_take) {
   }
 }
 
-/* ScatterND (data x, indices i, updates x) refuses a reduction index_put has not, and indices
- * without a last axis to index by. */
-TEST(scatter_nd_refuses_what_index_put_does_not_take) {
+/* ScatterND (data x, indices i, updates x) refuses a reduction ONNX does not define, indices
+ * without a last axis to index by, and updates of another shape than the reductions need. */
+TEST(scatter_nd_refuses_what_onnx_does_not_define) {
   struct { int64_t dims[2]; const char *reduction; om_error_kind kind; const char *msg; } cases[] = {
-      {{1, 1}, "mul", OM_ERR_UNSUPPORTED, "ScatterND (ScatterND): a reduction other than 'none' and 'add' is not supported"},
-      {{2, 0}, "none", OM_ERR_FORMAT, "ScatterND (ScatterND): indices must end in an axis of 1 to 8, not 0"},
+      {{1, 1}, "avg", OM_ERR_FORMAT, "ScatterND (ScatterND): reduction 'avg' (none, add, mul, max or min)"},
+      {{2, 0}, "none", OM_ERR_FORMAT, "ScatterND (ScatterND): indices must end in an axis of 1 to data's 2 dims, not 0"},
+      {{1, 1}, "max", OM_ERR_SHAPE_MISMATCH, "ScatterND (ScatterND): updates must be indices' shape without its last axis, then data's axes after the 1 indexed"},
   };
   for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
     pb n = node("ScatterND", "x", "i", "y"), i = {0};
@@ -2144,7 +2145,7 @@ int main(void) {
   RUN(reader_widens_int32_constants);
   RUN(reader_refuses_what_it_cannot_read);
   RUN(rules_refuse_what_they_do_not_take);
-  RUN(scatter_nd_refuses_what_index_put_does_not_take);
+  RUN(scatter_nd_refuses_what_onnx_does_not_define);
   RUN(div_truncates_int64);
   RUN(session_plans_by_value);
   RUN(rules_take_last_indices_and_negative_indices);

@@ -229,6 +229,30 @@ describe('indexing', () => {
     await agree({ node: { op: 'GatherND', ints: { batch_dims: 2 } }, feeds: [{ x: data([2, 3, 4, 2]), i: I([2, 3, 1], (k) => k % 4) }] });
     await agree({ node: { op: 'GatherND' }, feeds: [{ x: data([3, 2]), i: I([2, 0], () => 0) }] });
   });
+  test('ScatterElements: every reduction along each axis, repeated and negative indices, two shapes', async () => {
+    // element k of an index tensor of dims for an axis of n: with repeats (-n to n - 1) for the
+    // reductions, a permutation of the axis for none (ONNX leaves repeated writes undefined)
+    const at = (dims, axis, n, repeats) => (k) => {
+      const pos = dims.map((_, d) => Math.floor(k / numel(dims.slice(d + 1))) % dims[d]);
+      return repeats ? ((k * 5 + 1) % n) - (k % 3 ? 0 : n) : pos.reduce((p, q) => p + q, 0) % n;
+    };
+    for (const reduction of ['none', 'add', 'mul', 'max', 'min']) {
+      for (const [axis, dims, idims] of [[0, [3, 4], [5, 4]], [-1, [2, 5, 3], [2, 5, 4]], [1, [4, 3], [4, 3]]]) {
+        const id = reduction === 'none' ? dims : idims, a = axis < 0 ? axis + dims.length : axis;
+        await agree({ node: { op: 'ScatterElements', ints: { axis }, strings: { reduction } },
+                      feeds: [{ x: F(dims), i: I(id, at(id, a, dims[a], reduction !== 'none')), u: F(id, { seed: 5 }) }] });
+      }
+    }
+  });
+  test('ScatterND: every reduction, slices and elements, repeated and negative indices', async () => {
+    for (const reduction of ['add', 'mul', 'max', 'min']) {
+      const node = { op: 'ScatterND', strings: { reduction } };
+      await agree({ node, feeds: [{ x: F([4, 3, 2]), i: I([5, 1], (k) => [0, 2, -4, 3, 2][k]), u: F([5, 3, 2], { seed: 3 }) },
+                                  { x: F([2, 1, 3]), i: I([3, 1], (k) => [1, -1, 0][k]), u: F([3, 1, 3], { seed: 7 }) }] });
+      await agree({ node, feeds: [{ x: F([3, 4]), i: I([2, 3, 2], (k) => [0, 1, 2, 3, 0, 1, -1, -1, 2, 3, 0, 0][k]), u: F([2, 3], { seed: 4 }) }] });
+      await agree({ node, feeds: [{ x: F([2, 2, 3]), i: I([6, 3], (k) => [1, 0, 2, 1, 0, 2, 0, 1, -3, 1, -2, 2, 0, 0, 0, 0, 0, 0][k]), u: F([6], { seed: 6 }) }] });
+    }
+  });
   test('ReverseSequence: time and batch axes, lengths 0 to the whole', async () => {
     await agree({ node: { op: 'ReverseSequence' }, feeds: [{ x: F([4, 3, 2]), l: I([3], (k) => [4, 1, 2][k]) }] });
     await agree({ node: { op: 'ReverseSequence', ints: { time_axis: 1, batch_axis: 0 } }, feeds: [{ x: F([3, 5]), l: I([3], (k) => [5, 3, 1][k]) }] });
@@ -382,14 +406,26 @@ describe('RNN', () => {
 });
 
 describe('sampling: GridSample, AffineGrid', () => {
-  test('GridSample: linear and nearest, every padding mode, align_corners, grids past the edges, ties', async () => {
+  test('GridSample: linear and nearest over 2 and 3 spatial axes, every padding mode, align_corners, grids past the edges, ties', async () => {
     const grids = [F([2, 3, 4, 2], { lo: -1.4, hi: 1.4 }), F([1, 5, 2, 2], { lo: -3, hi: 3, edges: [-1, 1, 0, -0.5, 0.5, 1.25, -1.25, 0.2, 0.6, 1 / 3] })];
+    const grids3 = [F([2, 2, 3, 2, 3], { lo: -1.4, hi: 1.4 }), F([1, 3, 2, 2, 3], { lo: -3, hi: 3, edges: [-1, 1, 0, -0.5, 0.5, 1.25, -1.25, 0.2, 0.6, 1 / 3] })];
     for (const mode of ['linear', 'nearest']) {
       for (const padding_mode of ['zeros', 'border', 'reflection']) {
         for (const align_corners of [0, 1]) {
           await agree({ node: { op: 'GridSample', ints: { align_corners }, strings: { mode, padding_mode } },
                         feeds: [{ x: F([2, 3, 4, 5]), g: grids[0] }, { x: F([1, 2, 3, 2]), g: grids[1] }, { x: F([1, 1, 1, 1]), g: grids[1] }] });
+          await agree({ node: { op: 'GridSample', ints: { align_corners }, strings: { mode, padding_mode } },
+                        feeds: [{ x: F([2, 3, 4, 5, 3]), g: grids3[0] }, { x: F([1, 2, 3, 2, 4]), g: grids3[1] }, { x: F([1, 1, 1, 1, 1]), g: grids3[1] }] });
         }
+      }
+    }
+  });
+  test('GridSample: cubic, every padding mode (each tap padded), align_corners, grids past the edges', async () => {
+    const grids = [F([2, 3, 4, 2], { lo: -1.4, hi: 1.4 }), F([1, 5, 2, 2], { lo: -3, hi: 3, edges: [-1, 1, 0, -0.5, 0.5, 1.25, -1.25, 0.2, 0.6, 1 / 3] })];
+    for (const padding_mode of ['zeros', 'border', 'reflection']) {
+      for (const align_corners of [0, 1]) {
+        await agree({ node: { op: 'GridSample', ints: { align_corners }, strings: { mode: 'cubic', padding_mode } }, tol: { rtol: 1e-4, atol: 1e-5 },
+                      feeds: [{ x: F([2, 3, 4, 5]), g: grids[0] }, { x: F([1, 2, 6, 3]), g: grids[1] }, { x: F([1, 1, 1, 2]), g: grids[1] }] });
       }
     }
   });
@@ -632,6 +668,16 @@ describe('Resize: every mode, coordinate transformation and nearest_mode, any ax
       await run({ mode: 'linear', keep_aspect_ratio_policy }, { axes: [2, 3] }, {}, sizes([7, 3]), [{ x: F([1, 1, 4, 5]) }, { x: F([2, 1, 3, 6]) }]);
     }
   });
+  test('antialias: linear and cubic down by scales and sizes (more taps), up (no change), exclude_outside, 2-D (onnxruntime-web refuses nearest with antialias, which ONNX leaves unchanged)', async () => {
+    for (const mode of ['linear', 'cubic']) {
+      await run({ mode }, { antialias: 1 }, {}, scales([1, 1, 0.6, 0.6]), [{ x: F([1, 2, 4, 4]) }, { x: F([2, 1, 9, 13]) }]);
+      await run({ mode }, { antialias: 1 }, {}, scales([1, 1, 0.3, 1.5]), [{ x: F([1, 1, 10, 4]) }, { x: F([1, 3, 17, 5]) }]);
+      await run({ mode }, { antialias: 1 }, {}, sizes([1, 1, 3, 2]), [{ x: F([1, 1, 4, 4]) }, { x: F([1, 1, 11, 7]) }]);
+      await run({ mode, coordinate_transformation_mode: 'align_corners' }, { antialias: 1 }, {}, sizes([1, 1, 5, 3]), [{ x: F([1, 1, 9, 8]) }]);
+      await run({ mode }, { antialias: 1, exclude_outside: 1 }, {}, scales([1, 1, 0.5, 0.25]), [{ x: F([1, 1, 8, 16]) }]);
+    }
+    await run({ mode: 'linear' }, { antialias: 1 }, {}, sizes([3, 2]), [{ x: F([7, 5]) }, { x: F([12, 3]) }]);
+  });
   test('tf_crop_and_resize: roi, extrapolation_value', async () => {
     for (const mode of ['nearest', 'linear', 'cubic']) {
       await agree({
@@ -678,6 +724,12 @@ describe('refusals and errors: kind and message', () => {
     [{ node: { op: 'HannWindow', inputs: ['n'] }, inits: [{ name: 'n', dtype: 'int64', dims: [], values: [-2] }], feed: {} }, 'Format', /^n \(HannWindow\): size must be one value from 0 to 2\^30/],
     [{ node: { op: 'HannWindow', ints: { output_datatype: 13 }, inputs: ['n'] }, inits: [{ name: 'n', dtype: 'int64', dims: [], values: [4] }], feed: {} }, 'Unsupported', /^n \(HannWindow\): output_datatype 13 is not a supported type/],
     [{ node: { op: 'HannWindow', ints: { output_datatype: 11 }, inputs: ['n'] }, inits: [{ name: 'n', dtype: 'int64', dims: [], values: [4] }], feed: {} }, 'Unsupported', /^n \(HannWindow\): output_datatype DOUBLE \(a window computed in float32\) is not supported/],
+    [{ node: { op: 'ScatterElements', strings: { reduction: 'avg' } }, feed: { x, i: I([1, 3], () => 0), u: F([1, 3]) } }, 'Format', /^n \(ScatterElements\): reduction 'avg' \(none, add, mul, max or min\)/],
+    [{ node: { op: 'ScatterElements', strings: { reduction: 'max' } }, feed: { x, i: I([1, 3], () => 2), u: F([1, 3]) } }, 'IndexOutOfRange', /^n \(ScatterElements\): index 2 is out of range for dim 0 of size 2/],
+    [{ node: { op: 'ScatterND', strings: { reduction: 'mul' } }, feed: { x, i: I([1, 2], (k) => [0, 3][k]), u: F([1]) } }, 'IndexOutOfRange', /^n \(ScatterND\): index -1 is out of range for dim 0 of size 6/],
+    [{ node: { op: 'ScatterND', strings: { reduction: 'min' } }, feed: { x, i: I([1, 1], () => 0), u: F([2]) } }, 'ShapeMismatch', /^n \(ScatterND\): updates must be indices' shape without its last axis, then data's axes after the 1 indexed/],
+    [{ node: { op: 'ScatterND' }, feed: { x, i: I([1, 3], () => 0), u: F([1]) } }, 'Format', /^n \(ScatterND\): indices must end in an axis of 1 to data's 2 dims, not 3/],
+    [{ node: { op: 'ScatterND', strings: { reduction: 'max' } }, feed: { x, i: F([1, 1]), u: F([3]) } }, 'DtypeMismatch', /^n \(ScatterND\): indices must be int64, they are float32/],
     [{ node: { op: 'GatherND' }, feed: { x, i: I([1, 2], (k) => [1, 3][k]) } }, 'IndexOutOfRange', /^n \(GatherND\): index -1 is out of range/],
     [{ node: { op: 'GatherND' }, feed: { x, i: I([1, 3], () => 0) } }, 'ShapeMismatch', /^n \(GatherND\): indices of 2 dims \(the last 3\) for data of 2 dims with batch_dims 0/],
     [{ node: { op: 'GatherND', ints: { batch_dims: 1 } }, feed: { x, i: I([3, 1], () => 0) } }, 'ShapeMismatch', /^n \(GatherND\): batch dim 0 is 2 in data, 3 in indices/],
@@ -693,10 +745,12 @@ describe('refusals and errors: kind and message', () => {
     [{ node: { op: 'ReverseSequence', ints: { time_axis: 2 } }, feed: { x, l: I([3], () => 1) } }, 'Format', /^n \(ReverseSequence\): time_axis 2 and batch_axis 1 for 2 dims \(one is 0, the other 1\)/],
     [{ node: { op: 'ReverseSequence' }, feed: { x, l: I([2], () => 1) } }, 'ShapeMismatch', /^n \(ReverseSequence\): sequence_lens must be int64 of the batch's size 3/],
     [{ node: { op: 'ReverseSequence' }, feed: { x, l: I([3], () => 5) } }, 'IndexOutOfRange', /^n \(ReverseSequence\): index 4 is out of range/],
-    [{ node: { op: 'GridSample', strings: { mode: 'cubic' } }, feed: { x: F([1, 1, 2, 2]), g: F([1, 1, 1, 2]) } }, 'Unsupported', /^n \(GridSample\): mode other than linear and nearest is not supported/],
+    [{ node: { op: 'GridSample', strings: { mode: 'area' } }, feed: { x: F([1, 1, 2, 2]), g: F([1, 1, 1, 2]) } }, 'Format', /^n \(GridSample\): mode 'area' \(linear, nearest or cubic\)/],
+    [{ node: { op: 'GridSample', strings: { mode: 'cubic' } }, feed: { x: F([1, 1, 2, 2, 2]), g: F([1, 1, 1, 1, 3]) } }, 'Format', /^n \(GridSample\): mode cubic over 3 spatial axes \(ONNX defines it over 2\)/],
     [{ node: { op: 'GridSample', strings: { padding_mode: 'wrap' } }, feed: { x: F([1, 1, 2, 2]), g: F([1, 1, 1, 2]) } }, 'Format', /^n \(GridSample\): padding_mode 'wrap' \(zeros, border or reflection\)/],
-    [{ node: { op: 'GridSample' }, feed: { x: F([1, 1, 2, 2, 2]), g: F([1, 1, 1, 1, 3]) } }, 'Unsupported', /^n \(GridSample\): a grid over other than 2 spatial axes is not supported/],
-    [{ node: { op: 'GridSample' }, feed: { x: F([1, 1, 2, 2]), g: F([2, 1, 1, 2]) } }, 'ShapeMismatch', /^n \(GridSample\): the grid must be \[N, Ho, Wo, 2\] for X \[N, C, H, W\]/],
+    [{ node: { op: 'GridSample' }, feed: { x: F([1, 1, 2, 2, 2, 2]), g: F([1, 1, 1, 1, 1, 4]) } }, 'Unsupported', /^n \(GridSample\): a grid over other than 2 or 3 spatial axes is not supported/],
+    [{ node: { op: 'GridSample' }, feed: { x: F([1, 1, 2, 2, 2]), g: F([1, 1, 1, 1, 2]) } }, 'ShapeMismatch', /^n \(GridSample\): the grid must be \[N, \(Do,\) Ho, Wo, 3\] for X \[N, C, D, H, W\]/],
+    [{ node: { op: 'GridSample' }, feed: { x: F([1, 1, 2, 2]), g: F([2, 1, 1, 2]) } }, 'ShapeMismatch', /^n \(GridSample\): the grid must be \[N, \(Do,\) Ho, Wo, 2\] for X \[N, C, H, W\]/],
     [{ node: { op: 'AffineGrid', inputs: ['t', 's'] }, inits: [{ name: 's', dtype: 'int64', dims: [4], values: [1, 1, 2, 2] }], feed: { t: F([1, 3, 4]) } }, 'ShapeMismatch', /^n \(AffineGrid\): theta must be \[N, r, r \+ 1\]/],
     [{ node: { op: 'AffineGrid', inputs: ['t', 's'] }, inits: [{ name: 's', dtype: 'int64', dims: [4], values: [1, 1, -2, 2] }], feed: { t: F([1, 2, 3]) } }, 'Format', /^n \(AffineGrid\): size -2/],
     [{ node: { op: 'AffineGrid', inputs: ['t', 's'] }, inits: [{ name: 's', dtype: 'int64', dims: [4], values: [1, 1, 1 << 16, 1 << 15] }], feed: { t: F([1, 2, 3]) } }, 'OutOfMemory', /^n \(AffineGrid\): a grid of more than 2\^30 positions/],
@@ -729,7 +783,8 @@ describe('refusals and errors: kind and message', () => {
     [{ node: { op: 'Resize', strings: { coordinate_transformation_mode: 'centre' }, inputs: ['x', '', 's'] }, inits: [{ name: 's', dtype: 'float32', dims: [2], values: [1, 2] }], feed: { x } }, 'Format', /^n \(Resize\): coordinate_transformation_mode 'centre'/],
     [{ node: { op: 'Resize', strings: { nearest_mode: 'up' }, inputs: ['x', '', 's'] }, inits: [{ name: 's', dtype: 'float32', dims: [2], values: [1, 2] }], feed: { x } }, 'Format', /^n \(Resize\): nearest_mode 'up'/],
     [{ node: { op: 'Resize', strings: { keep_aspect_ratio_policy: 'fill' }, inputs: ['x', '', 's'] }, inits: [{ name: 's', dtype: 'float32', dims: [2], values: [1, 2] }], feed: { x } }, 'Format', /^n \(Resize\): keep_aspect_ratio_policy 'fill' \(stretch, not_larger or not_smaller\)/],
-    [{ node: { op: 'Resize', ints: { antialias: 1 }, inputs: ['x', '', 's'] }, inits: [{ name: 's', dtype: 'float32', dims: [2], values: [1, 2] }], feed: { x } }, 'Unsupported', /^n \(Resize\): antialias is not supported/],
+    [{ node: { op: 'Resize', ints: { antialias: 2 }, inputs: ['x', '', 's'] }, inits: [{ name: 's', dtype: 'float32', dims: [2], values: [1, 2] }], feed: { x } }, 'Format', /^n \(Resize\): antialias 2 \(0 or 1\)/],
+    [{ node: { op: 'Resize', strings: { mode: 'linear' }, inputs: ['x', '', '', 'z'] }, inits: [{ name: 'z', dtype: 'int64', dims: [2], values: [1, 2 ** 30] }], feed: { x: F([1, 1]) } }, 'OutOfMemory', /^n \(Resize\): axis 1 needs 2 taps for each of 1073741824 elements \(more than 2\^30 in all\)/],
     [{ node: { op: 'Resize', ints: { axes: [1, -1] }, inputs: ['x', '', 's'] }, inits: [{ name: 's', dtype: 'float32', dims: [2], values: [1, 2] }], feed: { x } }, 'Format', /^n \(Resize\): axis 1 is listed twice/],
     [{ node: { op: 'Resize', inputs: ['x', '', 's'] }, inits: [{ name: 's', dtype: 'float32', dims: [3], values: [1, 2, 2] }], feed: { x } }, 'Format', /^n \(Resize\): 3 scales for 2 axes/],
     [{ node: { op: 'Resize', inputs: ['x', '', 's'] }, inits: [{ name: 's', dtype: 'float32', dims: [2], values: [1, -2] }], feed: { x } }, 'Format', /^n \(Resize\): scale -2 for an axis of 3/],
