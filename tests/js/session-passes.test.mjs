@@ -190,3 +190,32 @@ describe('fast mode: LayerNorm written out (below opset 17) is layer_norm', () =
     await each(scalar, () => ({ fast: ['layer_norm', 'mul', 'add'], exact: written, tol: 1e-5 }));
   });
 });
+
+describe('fast mode: the copies torch.onnx\'s MultiheadAttention makes for the attention', () => {
+  // nn.MultiheadAttention (sequence first) as torch.onnx writes it: one in-projection, q, k and v
+  // sliced from it and reshaped to [t, b x heads, d] (at b > 1 a copy each), then transposed for
+  // the attention, q divided by sqrt(d) first. The pass lays the copies of k and v out in the
+  // order the attention reads them (tests/c/test_session.c checks the strides): the same bits.
+  const i64 = (name, v) => ({ name, dtype: 'int64', dims: [v.length], values: v });
+  const heads = (j) => [
+    { op: 'Slice', inputs: ['proj', `s${j}`, `e${j}`, 'axis'], outputs: [`p${j}`] },
+    { op: 'Reshape', inputs: [`p${j}`, 'shape'], outputs: [`r${j}`] },
+    { op: 'Transpose', inputs: [`r${j}`], outputs: [`h${j}`], ints: { perm: j === 1 ? [1, 2, 0] : [1, 0, 2] } }];
+  const graph = {
+    nodes: [{ op: 'Transpose', inputs: ['x'], outputs: ['xt'], ints: { perm: [1, 0, 2] } },
+      { op: 'MatMul', inputs: ['xt', 'W'], outputs: ['m'] }, { op: 'Add', inputs: ['B', 'm'], outputs: ['proj'] },
+      ...heads(0), ...heads(1), ...heads(2), { op: 'Div', inputs: ['h0', 'c'], outputs: ['q'] },
+      { op: 'MatMul', inputs: ['q', 'h1'], outputs: ['s'] }, { op: 'Softmax', inputs: ['s'], outputs: ['pr'], ints: { axis: -1 } },
+      { op: 'MatMul', inputs: ['pr', 'h2'], outputs: ['y'] }],
+    inputs: [{ name: 'x', dims: ['b', 't', 16] }],
+    inits: [{ name: 'W', dtype: 'float32', dims: [16, 48], values: values(768, 6) }, { name: 'B', dtype: 'float32', dims: [48], values: values(48, 7) },
+      ...[0, 1, 2].flatMap((j) => [i64(`s${j}`, [16 * j]), i64(`e${j}`, [16 * j + 16])]), i64('axis', [2]), i64('shape', [0, -1, 4]),
+      { name: 'c', dtype: 'float32', dims: [], values: [2] }] };
+
+  test('one attention on copies laid out for it, with exact mode\'s bits, at batch 1 (no copy), 3 and 8', async () => {
+    await agree(graph, { shapes: [[1, 5, 16]], fast: ['linear', 'div', 'attention'], exact: ['matmul', 'add', 'div', 'matmul', 'softmax', 'matmul'], tol: 0 });
+    const copies = ['clone', 'clone', 'clone'];
+    await agree(graph, { shapes: [[3, 5, 16], [8, 65, 16]], fast: ['linear', ...copies, 'div', 'attention'],
+      exact: ['matmul', 'add', ...copies, 'div', 'matmul', 'softmax', 'matmul'], tol: 0 });
+  });
+});
