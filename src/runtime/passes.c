@@ -345,6 +345,20 @@ static int sole_reader(om_plan *p, int k) {
   return -1;
 }
 
+/* The constant float32 vector of n values that the sole reader of step *last's output, an op
+ * step, combines it with (either side): that constant, with *last added to r and the reader
+ * now *last; else NULL. */
+static om_tensor *vector_after(om_plan *p, run *r, int *last, int64_t n, om_op op) {
+  int j = sole_reader(p, *last);
+  const om_step *next = j >= 0 ? &p->steps.v[j] : NULL;
+  if (!next || next->op != op || r->n >= 12) return NULL;
+  om_tensor *c = next->in[next->in[0] == p->steps.v[*last].out[0] ? 1 : 0];
+  if (c->storage->planned || c->dtype != OM_FLOAT32 || c->ndim != 1 || c->shape[0] != n) return NULL;
+  r->step[r->n++] = *last;
+  *last = j;
+  return c;
+}
+
 static bool fuse_layer_norm(om_plan *p, int k) {
   const om_step *dv = &p->steps.v[k], *sub, *sq, *ve, *sd;
   run r = {0};
@@ -365,21 +379,10 @@ static bool fuse_layer_norm(om_plan *p, int k) {
   om_tensor *x = sub->in[0];
   int im = last_axis_mean(p, &r, sub->in[1]);
   if (im < 0 || p->steps.v[im].in[0] != x || !same_shape(x, d) || x->ndim < 1 || !(eps >= 0)) return true;
-  /* then the weight and the bias, constants of the last axis' size, each read by the next alone */
+  /* then the weight and the bias, each read by the next alone (a bias without a weight stays an add) */
   int64_t n = x->shape[x->ndim - 1];
-  om_tensor *w = NULL, *b = NULL;
   int last = k;
-  for (int pass = 0; pass < 2; pass++) { /* a bias without a weight stays an add */
-    int j = sole_reader(p, last);
-    const om_step *next = j >= 0 ? &p->steps.v[j] : NULL;
-    if (!next || next->op != (pass ? OM_OP_add : OM_OP_mul)) break;
-    int q = next->in[0] == p->steps.v[last].out[0] ? 1 : 0;
-    om_tensor *c = next->in[q];
-    if (c->storage->planned || c->dtype != OM_FLOAT32 || c->ndim != 1 || c->shape[0] != n || r.n >= 12) break;
-    *(pass ? &b : &w) = c;
-    r.step[r.n++] = last;
-    last = j;
-  }
+  om_tensor *w = vector_after(p, &r, &last, n, OM_OP_mul), *b = w ? vector_after(p, &r, &last, n, OM_OP_add) : NULL;
   int before = p->steps.n;
   if (replace(p, last, before, om_layer_norm(x, &n, 1, w, b, eps)))
     for (int j = 0; j < r.n; j++) kill(p, r.step[j]);
@@ -512,6 +515,45 @@ static bool lay_out_for_attention(om_plan *p, int k) {
   return ok;
 }
 
+/* ---- RMSNorm written out ----
+ * Hugging Face's RMSNorm (LLaMA, T5) as torch.onnx writes it,
+ *   y = x * (1 / sqrt(mean(x^2) + eps)) [* w]   (Pow(x, 2) or Mul(x, x), ReduceMean over the last
+ *                                                axis, Add(eps), Sqrt, Div(1, .) or Reciprocal, Mul)
+ * or x / sqrt(mean(x^2) + eps) [* w], the weight a constant of the last axis' size, each value
+ * between read by the next step alone, becomes one step of rms_norm (src/ops/norm.c), which does
+ * the same float operations in the same order: the same bits. */
+static bool fuse_rms_norm(om_plan *p, int k) {
+  const om_step *top = &p->steps.v[k], *sd = NULL, *ve, *sq, *inv;
+  run r = {0};
+  int form = top->op == OM_OP_div;
+  om_tensor *x = NULL;
+  if (form) { /* x / s */
+    sd = take(p, &r, top->in[1], OM_OP_sqrt), x = top->in[0];
+  } else {
+    for (int q = 0; q < 2 && !sd; q++) { /* x times 1 / s, either side */
+      r.n = 0;
+      if ((inv = take(p, &r, top->in[q], OM_OP_div)) && is_const(inv->in[0], inv, 1.0f)) sd = take(p, &r, inv->in[1], OM_OP_sqrt), x = top->in[1 - q];
+    }
+  }
+  double eps, two;
+  if (!sd || !(ve = take(p, &r, sd->in[0], OM_OP_add)) || x->dtype != OM_FLOAT32 || x->ndim < 1 || !same_shape(x, top->out[0])) return true;
+  int qv = one_float(ve->in[1], ve->out[0]->ndim, &eps) ? 0 : one_float(ve->in[0], ve->out[0]->ndim, &eps) ? 1 : -1;
+  int iv = qv < 0 ? -1 : last_axis_mean(p, &r, ve->in[qv]);
+  if (iv < 0) return true;
+  const om_tensor *squares = p->steps.v[iv].in[0];
+  if (!(sq = at(p, sole_link(p, squares, OM_OP_pow)))) sq = at(p, sole_link(p, squares, OM_OP_mul));
+  if (!sq || sq->in[0] != x || !(sq->op == OM_OP_pow ? one_float(sq->in[1], sq->out[0]->ndim, &two) && two == 2 : sq->in[1] == x) ||
+      !same_shape(squares, x) || !(eps >= 0) || r.n >= 12)
+    return true;
+  r.step[r.n++] = (int)(sq - p->steps.v);
+  int last = k;
+  om_tensor *w = vector_after(p, &r, &last, x->shape[x->ndim - 1], OM_OP_mul);
+  int before = p->steps.n;
+  if (replace(p, last, before, om__rms_norm(x, w, eps, form)))
+    for (int j = 0; j < r.n; j++) kill(p, r.step[j]);
+  return true;
+}
+
 /* Drops the dead steps and the buffers they wrote; the buffers keep their writers' new indices. */
 static bool compact(om_plan *p) {
   int *at = malloc(sizeof(int) * (size_t)(p->steps.n + 1)), n = 0;
@@ -543,8 +585,8 @@ bool om__plan_passes(om_plan *p) {
     if (st->op == OM_OP_batch_norm) ok = fold_batch_norm(p, k);
     else if (st->op == OM_OP_matmul) ok = fuse_attention(p, k);
     else if (st->op == OM_OP_add) ok = fuse_linear(p, k);
-    else if (st->op == OM_OP_mul) ok = fuse_gelu(p, k);
-    else if (st->op == OM_OP_div) ok = fuse_layer_norm(p, k);
+    else if (st->op == OM_OP_mul) ok = fuse_gelu(p, k) && (p->steps.v[k].op != OM_OP_mul || fuse_rms_norm(p, k));
+    else if (st->op == OM_OP_div) ok = fuse_layer_norm(p, k) && (p->steps.v[k].op != OM_OP_div || fuse_rms_norm(p, k));
   }
   for (int k = 0; ok && k < p->steps.n; k++) /* on the fused attentions */
     if (!p->steps.v[k].dead && p->steps.v[k].op == OM_OP_attention) ok = lay_out_for_attention(p, k);

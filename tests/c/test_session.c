@@ -1372,6 +1372,51 @@ TEST(fast_mode_fuses_layer_norm) {
   om_traced_release(m);
 }
 
+/* Fast mode's RMSNorm pass, natively so that ASan and UBSan run it (the node patterns and their
+ * near misses: tests/js/session-passes.test.mjs): Hugging Face's LLaMA form, x (1 / sqrt(mean(x^2)
+ * + eps)) w, and T5's quotient with the square as a product, each one rms_norm step with exact
+ * mode's bits. */
+static om_tensor *rw;
+static int rms_norms(om_tensor *const *in, om_tensor **out) {
+  om_scope s = {0};
+  int64_t last = -1;
+  om_tensor *two = om__keep(&s, om_scalar(2, OM_FLOAT32)), *one = om__keep(&s, om_scalar(1, OM_FLOAT32));
+  om_tensor *ms = om__keep(&s, om_mean(om__keep(&s, om_pow(in[0], two)), &last, 1, true));
+  om_tensor *r = om__keep(&s, om_div(one, om__keep(&s, om_sqrt(om__keep(&s, om_add_scalar(ms, 1e-6))))));
+  out[0] = om_mul(rw, om__keep(&s, om_mul(in[0], r)));
+  om_tensor *x2 = om__keep(&s, om_relu(in[0]));
+  om_tensor *ms2 = om__keep(&s, om_mean(om__keep(&s, om_mul(x2, x2)), &last, 1, true));
+  out[1] = om_div(x2, om__keep(&s, om_sqrt(om__keep(&s, om_add_scalar(ms2, 1e-5)))));
+  om__scope_end(&s);
+  return out[0] && out[1] ? 2 : -1;
+}
+
+TEST(fast_mode_fuses_rms_norm) {
+  rw = om_randn((int64_t[]){8}, 1, 84, true);
+  om_tensor *x = om_randn((int64_t[]){2, 5, 8}, 3, 85, true);
+  om_trace_begin();
+  om_traced_model *m = om_test_trace(rms_norms, x, (const char *[]){"n", "t", NULL}, 2);
+  CHECK(m != NULL);
+  om_session *fast = om_session_create(m, NULL), *exact = om_session_create(m, &(om_session_options){.mode = OM_SESSION_EXACT});
+  int64_t sizes[2][3] = {{2, 5, 8}, {3, 40, 8}};
+  for (int z = 0; z < 2; z++) {
+    om_tensor *xi = om_randn(sizes[z], 3, 86 + (uint64_t)z, true), *yf[2] = {0}, *ye[2] = {0};
+    CHECK(om_session_run(fast, &xi, 1, yf, 2) == 2 && om_session_run(exact, &xi, 1, ye, 2) == 2);
+    char why[160];
+    for (int j = 0; j < 2; j++)
+      if (!close_to(yf[j], ye[j], 0, why, sizeof why)) FAILED("size %d, output %d: fast and exact differ: %s", z, j, why);
+    CHECK_EQ_INT(count_kernel(fast, "rms_norm"), 2);
+    CHECK_EQ_INT(count_kernel(fast, "sqrt"), 0);
+    CHECK_EQ_INT(count_kernel(exact, "rms_norm"), 0);
+    om__release_all(yf, 2), om__release_all(ye, 2);
+    om_tensor_release(xi);
+  }
+  om__release_all((om_tensor *[]){x, rw}, 2);
+  om_session_release(fast);
+  om_session_release(exact);
+  om_traced_release(m);
+}
+
 /* ---- the rest of ONNX's ops (tests/js/onnx-ops.test.mjs checks each against onnxruntime-web):
  * natively too, so ASan and UBSan run their rules, against references computed here ---- */
 
@@ -2220,6 +2265,7 @@ int main(void) {
   RUN(fast_mode_lays_out_the_attentions_copies);
   RUN(fast_mode_fuses_linear_and_gelu);
   RUN(fast_mode_fuses_layer_norm);
+  RUN(fast_mode_fuses_rms_norm);
   RUN(more_elementwise_ops_against_references);
   RUN(more_reductions_against_references);
   RUN(more_indexing_and_sampling_ops_against_references);

@@ -180,7 +180,8 @@ describe('fast mode: LayerNorm written out (below opset 17) is layer_norm', () =
       g.nodes.push({ op: 'Add', inputs: ['y0', 'd'], outputs: ['y'] });
       return g;
     };
-    await each(third, () => ({ fast: [...written, 'add'], exact: [...written, 'add'], tol: 0 }));
+    // d / sqrt(mean(d^2) + eps) * w is then an RMSNorm of d (the same bits), the bias an add
+    await each(third, () => ({ fast: ['mean', 'sub', 'rms_norm', 'add', 'add'], exact: [...written, 'add'], tol: 0 }));
     // a weight that is not of the axis' size (a scalar): the normalisation fused, the product left
     const scalar = (n) => {
       const g = torchLayerNorm(n);
@@ -188,6 +189,53 @@ describe('fast mode: LayerNorm written out (below opset 17) is layer_norm', () =
       return g;
     };
     await each(scalar, () => ({ fast: ['layer_norm', 'mul', 'add'], exact: written, tol: 1e-5 }));
+  });
+});
+
+describe('fast mode: RMSNorm written out is rms_norm', () => {
+  const c = (name, v) => ({ name, dtype: 'float32', dims: [], values: [v] });
+  const input = [{ name: 'x', dims: ['b', 't', 'n'] }];
+  const shapes = [[1, 3, 7], [2, 5, 33], [3, 2, 300]];
+  // Hugging Face's LlamaRMSNorm as torch.onnx writes it: x * rsqrt(mean(x^2) + eps) * w, rsqrt
+  // as Div(1, Sqrt) (or Reciprocal); T5's divides instead; square: Pow(x, 2) or Mul(x, x)
+  const hfRmsNorm = (n, { square = 'pow', inverse = 'div', weight = true, one = 1, eps = 1e-6 } = {}) => ({
+    nodes: [square === 'pow' ? { op: 'Pow', inputs: ['x', 'two'], outputs: ['sq'] } : { op: 'Mul', inputs: ['x', 'x'], outputs: ['sq'] },
+      { op: 'ReduceMean', inputs: ['sq'], outputs: ['v'], ints: { axes: [-1], keepdims: 1 } },
+      { op: 'Add', inputs: ['v', 'eps'], outputs: ['ve'] }, { op: 'Sqrt', inputs: ['ve'], outputs: ['sd'] },
+      ...(inverse === 'divide' ? [{ op: 'Div', inputs: ['x', 'sd'], outputs: [weight ? 'nx' : 'y'] }]
+        : [inverse === 'div' ? { op: 'Div', inputs: ['one', 'sd'], outputs: ['r'] } : { op: 'Reciprocal', inputs: ['sd'], outputs: ['r'] },
+          { op: 'Mul', inputs: ['x', 'r'], outputs: [weight ? 'nx' : 'y'] }]),
+      ...(weight ? [{ op: 'Mul', inputs: ['w', 'nx'], outputs: ['y'] }] : [])],
+    inputs: input,
+    inits: [c('two', 2), c('eps', eps), c('one', one), { name: 'w', dtype: 'float32', dims: [n], values: values(n, 4).map((v) => 1 + v) }] });
+  const each = async (make, kernels) => {
+    for (const shape of shapes) await agree(make(shape[2]), { shapes: [shape], ...kernels });
+  };
+  const written = ['pow', 'mean', 'add', 'sqrt', 'div', 'mul', 'mul'];
+
+  test('Hugging Face\'s RMSNorm (LLaMA, T5): one rms_norm with the nodes\' bits, at several sizes', async () => {
+    await each((n) => hfRmsNorm(n), { fast: ['rms_norm'], exact: written, tol: 0 });
+    await each((n) => hfRmsNorm(n, { square: 'mul', inverse: 'reciprocal', eps: 1e-5 }), { fast: ['rms_norm'], exact: written.with(0, 'mul'), tol: 0 });
+    await each((n) => hfRmsNorm(n, { inverse: 'divide' }), { fast: ['rms_norm'], exact: ['pow', 'mean', 'add', 'sqrt', 'div', 'mul'], tol: 0 });
+    await each((n) => hfRmsNorm(n, { weight: false }), { fast: ['rms_norm'], exact: written.slice(0, 6), tol: 0 });
+  });
+
+  test('near misses keep their nodes: another numerator, the square of another value, a value in between read twice', async () => {
+    await each((n) => hfRmsNorm(n, { one: 2 }), { fast: written, exact: written, tol: 0 });
+    const other = (n) => {
+      const g = hfRmsNorm(n);
+      g.nodes.unshift({ op: 'Neg', inputs: ['x'], outputs: ['nx0'] });
+      g.nodes[1].inputs = ['nx0', 'two'];
+      return g;
+    };
+    await each(other, { fast: ['neg', ...written], exact: ['neg', ...written], tol: 0 });
+    const twice = (n) => {
+      const g = hfRmsNorm(n);
+      g.nodes.at(-1).outputs = ['y0'];
+      g.nodes.push({ op: 'Add', inputs: ['y0', 'r'], outputs: ['y'] }); // 1 / s read by a second node
+      return g;
+    };
+    await each(twice, { fast: [...written, 'add'], exact: [...written, 'add'], tol: 0 });
   });
 });
 
