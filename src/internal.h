@@ -429,6 +429,10 @@ enum { OM_ATTN_UNSCALED = 0, OM_ATTN_MUL = 1, OM_ATTN_DIV = 2 };
  *  softmax, matmul) without the score matrix. New reference, NULL on error. */
 om_tensor *om__attention(om_tensor *q, om_tensor *kt, om_tensor *v, om_tensor *mask, int mask_kind, int scale_kind,
                          double scale, double fill);
+/** x [..., n] normalised by the root of the mean of its squares over the last axis, then times
+ *  weight [n] (NULL: none): x (1 / sqrt(mean(x^2) + eps)) (form 0) or x / sqrt(mean(x^2) + eps)
+ *  (form 1), with the bits of those separate ops (the rms_norm op). New reference, NULL on error. */
+om_tensor *om__rms_norm(om_tensor *x, om_tensor *weight, double eps, int form);
 
 /* ---- autograd and the apply path ---- */
 /** Applies op and returns its single output (new reference), NULL on error. */

@@ -435,6 +435,7 @@ typedef struct gemm_job {
   int64_t bound[MAX_BLOCKS + 1]; /* block p is tiles [bound[p], bound[p + 1]) */
   int64_t step;        /* the most rows or columns a block has */
   float *apk, *bpk;    /* each product's A (column blocks) or B (row blocks) packed whole, or NULL */
+  bool b_once;         /* every product's B is the same matrix (a weight under a batch of rows that do not flatten) */
   const float *bias;   /* added to each row of C after its sum (linear's), bias_stride apart, or NULL */
   int64_t bias_stride;
   float *scratch[OM_MAX_THREADS]; /* each thread's panels */
@@ -491,7 +492,7 @@ static void gemm_part(void *ctx, int64_t part, int worker) {
   if (j->by_rows) a.p += lo * a.rs, c += lo * j->ldc, m = hi - lo;
   else b.p += lo * b.cs, c += lo, n = hi - lo;
   product(a, b, NULL, c, j->ldc, m, n, j->k, j->acc, j->scratch[worker], j->apk ? j->apk + t * packed_a_floats(j->m, j->k) : NULL,
-          j->bpk ? j->bpk + t * packed_b_floats(j->n, j->k) : NULL);
+          j->bpk ? j->bpk + (j->b_once ? 0 : t) * packed_b_floats(j->n, j->k) : NULL);
   if (j->bias) add_bias(c, j->ldc, m, n, j->bias + (j->by_rows ? 0 : lo * j->bias_stride), j->bias_stride);
 }
 
@@ -501,7 +502,10 @@ static void gemm_part(void *ctx, int64_t part, int worker) {
  * operand packed whole first (a job of its own: part p packs one MC block or NC block of one KC
  * slice of one product), which the blocks then read. Not where no block would pack it (A's rows
  * or B's read in place, too few rows for a tile) nor past PACK_FLOATS (memory before speed: a
- * broadcast A, say, is packed once for each product). */
+ * broadcast A, say, is packed once for each product). A B that every product shares (b_once)
+ * is packed once for all of them, where each product is one block or blocks of rows: torch.onnx's
+ * in-projection reads a [L, N, E] transpose of [N, L, E], whose rows do not flatten into one
+ * product, and packed its weight once per token (ViT at batch 8: 65 times). */
 #define PACK_FLOATS ((int64_t)1 << 24)
 
 /* Below this many floats the shared operand is packed on the calling thread: waking the workers
@@ -540,15 +544,16 @@ void om__gemm_pack(const float *a, int64_t ars, int64_t acs, int64_t m, int64_t 
 /* Packs the operand job j's blocks share (see PACK_FLOATS) on `threads` threads, if any;
  * false with OutOfMemory naming who. */
 static bool pack_shared(gemm_job *j, int64_t batches, int threads, const char *who) {
-  bool share_a = !j->by_rows && j->m >= MR, share_b = j->by_rows && !b_rows_in_place(j->a, j->b, j->n);
-  int64_t floats, blocks = share_a ? (j->m + MC - 1) / MC : (j->n + NC - 1) / NC;
-  if (j->per == 1 || j->k == 0 || !(share_a || share_b) ||
-      __builtin_mul_overflow(share_a ? packed_a_floats(j->m, j->k) : packed_b_floats(j->n, j->k), batches, &floats) || floats > PACK_FLOATS)
+  bool share_a = j->per > 1 && !j->by_rows && j->m >= MR;
+  bool share_b = j->m >= MR && !b_rows_in_place(j->a, j->b, j->n) && (j->per > 1 ? j->by_rows : j->b_once);
+  int64_t floats, blocks = share_a ? (j->m + MC - 1) / MC : (j->n + NC - 1) / NC, count = share_b && j->b_once ? 1 : batches;
+  if (j->k == 0 || !(share_a || share_b) ||
+      __builtin_mul_overflow(share_a ? packed_a_floats(j->m, j->k) : packed_b_floats(j->n, j->k), count, &floats) || floats > PACK_FLOATS)
     return true;
   float *p = om__scratch(OM_SCRATCH_SHARED, floats, who);
   if (!p) return false;
   *(share_a ? &j->apk : &j->bpk) = p;
-  om__parallel(batches * blocks * ((j->k + KC - 1) / KC), floats < SERIAL_PACK ? 1 : threads, pack_part, j);
+  om__parallel(count * blocks * ((j->k + KC - 1) / KC), floats < SERIAL_PACK ? 1 : threads, pack_part, j);
   return true;
 }
 
@@ -637,6 +642,8 @@ static bool matmul_into(const om_tensor *a, const om_tensor *b, om_tensor *o, co
                 .b = {(const float *)om__data(b), b->strides[b->ndim - 2], b->strides[b->ndim - 1]},
                 .c = (float *)om__data(o), .m = m, .n = n, .k = k, .ldc = n, .boff = boff};
   if (bias) j.bias = (const float *)om__data(bias), j.bias_stride = bias->strides[0];
+  j.b_once = batches > 1;
+  for (int d = 0; d < nb; d++) j.b_once &= sb[d] == 0;
   bool ok = run_job(&j, batches, "matmul");
   if (boff != small) free(boff);
   return ok;

@@ -462,6 +462,108 @@ om_tensor *om_layer_norm(om_tensor *x, const int64_t *normalized_shape, int n, o
   return apply_present(OM_OP_layer_norm, x, (om_tensor *[]){weight, bias}, 2, &a);
 }
 
+/* ---- rms_norm: x [..., n], weight [n] (optional) -> x's shape; attrs i: [has_weight, form],
+ * f: [eps] ----
+ * y = x r [* weight] (form 0, r = 1 / sqrt(mean(x^2) + eps)) or x / sqrt(mean(x^2) + eps) [* weight]
+ * (form 1) over the last axis: what Hugging Face's RMSNorm (LLaMA, T5) is as operations, and what
+ * the Session's fast mode puts in place of those operations of an exported graph (src/runtime/passes.c).
+ * The kernel does each operation's arithmetic in its order: each square rounded to float, their sum
+ * in double in order, divided by n and rounded (mean's), eps added, sqrt, 1 / s, each product in
+ * float: the same bits as the separate ops (pow or mul, mean, add, sqrt, div, mul, mul), natively and
+ * in WASM. */
+
+static bool infer_rms_norm(om_call *c) {
+  om_attrs *a = &c->attrs;
+  if (a->n_i != 2 || (a->i[1] != 0 && a->i[1] != 1))
+    return om__fail(OM_ERR_INVALID_ARGUMENT, "rms_norm: needs attrs [has_weight, form 0|1]");
+  if (!check_optional(c, 1, 0, 1)) return false;
+  om_tensor *x = c->in[0];
+  if (x->ndim < 1) return om__fail(OM_ERR_INVALID_ARGUMENT, "rms_norm: takes at least 1 dim, got 0");
+  if (a->i[0] && !check_param(c, 1, x->shape + x->ndim - 1, 1, "weight")) return false;
+  default_f(c, 0, 1e-6);
+  same_meta(c);
+  return true;
+}
+
+static bool forward_rms_norm(om_call *c) {
+  om_tensor *x = om__dense(c->in[0], "rms_norm"), *w = NULL, *none = NULL;
+  bool ok = x && dense_params(c, 1, c->attrs.i[0], false, &w, &none), recip = c->attrs.i[1] == 0;
+  int64_t n = x ? x->shape[x->ndim - 1] : 0, rows = n ? (x ? om_tensor_numel(x) : 0) / n : 0;
+  const float eps = (float)c->attrs.f[0], *pw = w ? (const float *)om__data(w) : NULL;
+  for (int64_t r = 0; ok && r < rows; r++) {
+    const float *px = (const float *)om__data(x) + r * n;
+    float *py = (float *)om__data(c->out[0]) + r * n;
+    double sum = 0;
+    for (int64_t k = 0; k < n; k++) sum += (double)(px[k] * px[k]);
+    float s = sqrtf((float)(sum / (double)n) + eps), inv = 1.0f / s;
+    for (int64_t k = 0; k < n; k++) {
+      float y = recip ? px[k] * inv : px[k] / s;
+      py[k] = pw ? y * pw[k] : y;
+    }
+  }
+  om_tensor_release(x);
+  om_tensor_release(w);
+  return ok;
+}
+
+/* gh = g weight, x r (r = 1 / sqrt(mean(x^2) + eps)) recomputed with public ops:
+ *   dx = r (gh - x r mean(gh x r)),  dweight = sum(g x r) over the leading dims. */
+static bool rms_norm_backward(const om_record *r, om_tensor *const *g, om_tensor **gin) {
+  om_scope s = {0};
+  om_tensor *x = r->in[0];
+  int64_t last = x->ndim - 1;
+  om_tensor *ms = om__keep(&s, om_mean(om__keep(&s, om_mul(x, x)), &last, 1, true));
+  om_tensor *rs = om__keep(&s, om_rsqrt(om__keep(&s, om_add_scalar(ms, r->attrs.f[0]))));
+  om_tensor *xr = om__keep(&s, om_mul(x, rs));
+  bool ok = xr != NULL;
+  if (ok && om__wants(r, 0)) {
+    om_tensor *gh = r->attrs.i[0] ? om__keep(&s, om_mul(g[0], r->in[1])) : g[0];
+    om_tensor *m = om__keep(&s, om_mean(om__keep(&s, om_mul(gh, xr)), &last, 1, true));
+    ok = (gin[0] = om_mul(rs, om__keep(&s, om_sub(gh, om__keep(&s, om_mul(xr, m)))))) != NULL;
+  }
+  if (ok && r->attrs.i[0] && om__wants(r, 1)) ok = (gin[1] = om__sum_to(om__keep(&s, om_mul(g[0], xr)), r->in[1]->shape, 1)) != NULL;
+  om__scope_end(&s);
+  return ok;
+}
+
+/* The operations themselves: Mul(x, x), ReduceMean over the last axis (ReduceSum and Div by the
+ * count where the axis can be empty), Add(eps), Sqrt, then Div(1, s) and Mul(x, .) (form 0) or
+ * Div(x, s) (form 1), then Mul by the weight. */
+static bool lower_rms_norm(om_lower *l, const om_call *c) {
+  const om_tensor *x = c->in[0];
+  om_meta stat = c->out_meta[0];
+  stat.shape[stat.ndim - 1] = 1;
+  int ext = om__lower_in_x(l, 0, x->ndim - 1), div = om__lower_count_divisor(l, &ext, 1);
+  int64_t axis = -1;
+  int xv = om__lower_input(l, 0), sq, v, eps = om__lower_scalar(l, (float)c->attrs.f[0], OM_FLOAT32), one = om__lower_scalar(l, 1, OM_FLOAT32);
+  int axes = om__lower_ints(l, &axis, 1), y;
+  if (div == -1 || xv < 0 || eps < 0 || one < 0 || axes < 0 || !om__emit(l, "Mul", (int[]){xv, xv}, 2, &c->out_meta[0], 1, &sq, NULL, 0) ||
+      !om__emit(l, div >= 0 ? "ReduceSum" : "ReduceMean", (int[]){sq, axes}, 2, &stat, 1, &v, &OM_ATTR_INT("keepdims", 1), 1) ||
+      (div >= 0 && !om__emit(l, "Div", (int[]){v, div}, 2, &stat, 1, &v, NULL, 0)) ||
+      !om__emit(l, "Add", (int[]){v, eps}, 2, &stat, 1, &v, NULL, 0) || !om__emit(l, "Sqrt", &v, 1, &stat, 1, &v, NULL, 0))
+    return false;
+  if (c->attrs.i[1] == 0 ? !om__emit(l, "Div", (int[]){one, v}, 2, &stat, 1, &v, NULL, 0) || !om__emit(l, "Mul", (int[]){xv, v}, 2, &c->out_meta[0], 1, &y, NULL, 0)
+                         : !om__emit(l, "Div", (int[]){xv, v}, 2, &c->out_meta[0], 1, &y, NULL, 0))
+    return false;
+  if (c->attrs.i[0]) {
+    int w = om__lower_input(l, 1);
+    if (w < 0 || !om__emit(l, "Mul", (int[]){y, w}, 2, &c->out_meta[0], 1, &y, NULL, 0)) return false;
+  }
+  om__lower_output(l, 0, y);
+  return true;
+}
+
+const om_op_def om__op_rms_norm = {
+    .name = "rms_norm", .n_in = -1, .n_out = 1, .saves = OM_SAVES_IN(0) | OM_SAVES_IN(1),
+    .infer = infer_rms_norm, .forward = forward_rms_norm, .backward = rms_norm_backward, .lower = lower_rms_norm,
+    .onnx = "Mul, ReduceMean, Add, Sqrt, Div (, Mul), Mul by the weight",
+    .test = {.n_in = 2, .ndims = {3, 1}, .shapes = {{2, 3, 5}, {5}}, .lo = -2, .hi = 2, .attrs = {.n_i = 2, .i = {1, 0}, .n_f = 1, .f = {1e-6}}}};
+
+om_tensor *om__rms_norm(om_tensor *x, om_tensor *weight, double eps, int form) {
+  om_attrs a = {.n_i = 2, .i = {weight != NULL, form}, .n_f = 1, .f = {eps}};
+  return apply_present(OM_OP_rms_norm, x, &weight, 1, &a);
+}
+
 /* ---- group_norm: x [N, C, *], weight and bias [C] (each optional) -> x's shape.
  * attrs i: [num_groups, has_weight, has_bias], f: [eps]. The statistics are per sample and per
  * group of C / num_groups consecutive channels; weight and bias are per channel. ---- */

@@ -345,6 +345,20 @@ static int sole_reader(om_plan *p, int k) {
   return -1;
 }
 
+/* The constant float32 vector of n values that the sole reader of step *last's output, an op
+ * step, combines it with (either side): that constant, with *last added to r and the reader
+ * now *last; else NULL. */
+static om_tensor *vector_after(om_plan *p, run *r, int *last, int64_t n, om_op op) {
+  int j = sole_reader(p, *last);
+  const om_step *next = j >= 0 ? &p->steps.v[j] : NULL;
+  if (!next || next->op != op || r->n >= 12) return NULL;
+  om_tensor *c = next->in[next->in[0] == p->steps.v[*last].out[0] ? 1 : 0];
+  if (c->storage->planned || c->dtype != OM_FLOAT32 || c->ndim != 1 || c->shape[0] != n) return NULL;
+  r->step[r->n++] = *last;
+  *last = j;
+  return c;
+}
+
 static bool fuse_layer_norm(om_plan *p, int k) {
   const om_step *dv = &p->steps.v[k], *sub, *sq, *ve, *sd;
   run r = {0};
@@ -365,23 +379,177 @@ static bool fuse_layer_norm(om_plan *p, int k) {
   om_tensor *x = sub->in[0];
   int im = last_axis_mean(p, &r, sub->in[1]);
   if (im < 0 || p->steps.v[im].in[0] != x || !same_shape(x, d) || x->ndim < 1 || !(eps >= 0)) return true;
-  /* then the weight and the bias, constants of the last axis' size, each read by the next alone */
+  /* then the weight and the bias, each read by the next alone (a bias without a weight stays an add) */
   int64_t n = x->shape[x->ndim - 1];
-  om_tensor *w = NULL, *b = NULL;
   int last = k;
-  for (int pass = 0; pass < 2; pass++) { /* a bias without a weight stays an add */
-    int j = sole_reader(p, last);
-    const om_step *next = j >= 0 ? &p->steps.v[j] : NULL;
-    if (!next || next->op != (pass ? OM_OP_add : OM_OP_mul)) break;
-    int q = next->in[0] == p->steps.v[last].out[0] ? 1 : 0;
-    om_tensor *c = next->in[q];
-    if (c->storage->planned || c->dtype != OM_FLOAT32 || c->ndim != 1 || c->shape[0] != n || r.n >= 12) break;
-    *(pass ? &b : &w) = c;
-    r.step[r.n++] = last;
-    last = j;
-  }
+  om_tensor *w = vector_after(p, &r, &last, n, OM_OP_mul), *b = w ? vector_after(p, &r, &last, n, OM_OP_add) : NULL;
   int before = p->steps.n;
   if (replace(p, last, before, om_layer_norm(x, &n, 1, w, b, eps)))
+    for (int j = 0; j < r.n; j++) kill(p, r.step[j]);
+  return true;
+}
+
+/* ---- the layout of a copy the attention reads ----
+ * torch.onnx's nn.MultiheadAttention (sequence first) reshapes each slice of its in-projection,
+ * [S, B, E], to [S, B x heads, d] and transposes that to [B x heads, S, d] (k to [B x heads, d,
+ * S]) for the attention. At B > 1 the reshape is a copy (clone, then a reshape view of it), whose
+ * contiguous output puts one head's consecutive keys and values B x heads x d floats apart (4 KiB
+ * at B 8, d 32): the attention's panels then gather rows that share cache sets. When the copy's
+ * buffer is read only through that reshape and permutes of it, the copy writes its values in
+ * the order the attention walks an operand instead: the operand's batch dims outermost, the
+ * other dims in their order. Its output and input become views in the finest shape both the copy's and
+ * the reshape's shapes split into ([S, B, heads, d]), the reshape and the permutes are computed
+ * again on it, and every reader reads the same values at the same indices: the same bits. */
+
+/* The shape both a and b split into (its dims in order, each of a's and b's dims a run of them):
+ * its rank, with a's dim d from ga[d] to ga[d + 1] and b's likewise; or -1 (dims of no common
+ * split such as [4, 6] and [6, 4], or a size 0). */
+static int common_split(const int64_t *a, int na, const int64_t *b, int nb, int64_t *f, int *ga, int *gb) {
+  int n = 0, i = 0, j = 0;
+  int64_t ra = na ? a[0] : 1, rb = nb ? b[0] : 1;
+  while (i < na && j < nb) {
+    if (ra <= 0 || rb <= 0 || n == OM_MAX_DIMS || (ra < rb ? rb % ra : ra % rb)) return -1;
+    int64_t m = ra < rb ? ra : rb;
+    if (ga[i] < 0) ga[i] = n;
+    if (gb[j] < 0) gb[j] = n;
+    f[n++] = m;
+    ra /= m, rb /= m;
+    if (ra == 1 && ++i < na) ra = a[i];
+    if (rb == 1 && ++j < nb) rb = b[j];
+  }
+  if (i < na || j < nb) return -1;
+  ga[na] = gb[nb] = n;
+  return n;
+}
+
+/* The step before `before` that made view t (its one output), or -1. */
+static int view_of(om_plan *p, const om_tensor *t, int before) {
+  for (int j = before - 1; j >= 0; j--)
+    if (!p->steps.v[j].dead && p->steps.v[j].n_out == 1 && p->steps.v[j].out[0] == t) return om__ops[p->steps.v[j].op]->view ? j : -1;
+  return -1;
+}
+
+/* Whether t's buffer holds t, read by step ir alone (the reshape to r), r, and permutes of r: every
+ * view of it is ir or a permute step reading r, and every kernel and graph output reading it
+ * reads r or such a permute's output. */
+static bool is_permutes(om_plan *p, const om_tensor *x, const om_tensor *r, int before) {
+  int w = x == r ? -1 : view_of(p, x, before);
+  return x == r || (w >= 0 && p->steps.v[w].op == OM_OP_permute && p->steps.v[w].in[0] == r);
+}
+
+static bool only_permutes(om_plan *p, const om_tensor *t, int ir, const om_tensor *r) {
+  const om_storage *st = t->storage;
+  for (int j = 0; j < p->steps.n; j++) {
+    const om_step *s = &p->steps.v[j];
+    bool view = om__ops[s->op]->view;
+    for (int i = 0; !s->dead && i < s->n_in; i++)
+      if (s->in[i]->storage == st && (view ? j != ir && (s->op != OM_OP_permute || s->in[0] != r) : !is_permutes(p, s->in[i], r, j)))
+        return false;
+  }
+  for (int j = 0; j < p->n_outputs; j++)
+    if (p->outputs[j]->storage == st && !is_permutes(p, p->outputs[j], r, p->steps.n)) return false;
+  return true;
+}
+
+/* A view of t's storage in shape f (n dims) with strides s, t's offset: a new reference. */
+static om_tensor *view_as(const om_tensor *t, const int64_t *f, const int64_t *s, int n) {
+  om_tensor *v = om__alias(t);
+  if (!v) return NULL;
+  v->ndim = n;
+  memcpy(v->shape, f, sizeof(int64_t) * (size_t)n);
+  memcpy(v->strides, s, sizeof(int64_t) * (size_t)n);
+  return v;
+}
+
+static bool lay_out_operand(om_plan *p, int k, int operand) {
+  om_tensor *u = p->steps.v[k].in[operand];
+  int iu = view_of(p, u, k), ir = iu >= 0 && p->steps.v[iu].op == OM_OP_permute ? view_of(p, p->steps.v[iu].in[0], iu) : iu;
+  if (ir < 0 || p->steps.v[ir].op != OM_OP_reshape) return true;
+  om_tensor *r = p->steps.v[ir].out[0], *t = p->steps.v[ir].in[0];
+  om_step *c = writer(p, t);
+  if (!c || c->op != OM_OP_clone || t->dtype != OM_FLOAT32 || !only_permutes(p, t, ir, r)) return true;
+  /* the finest shape f, t's and r's dims as runs of it */
+  int64_t f[OM_MAX_DIMS], fs[OM_MAX_DIMS], ss[OM_MAX_DIMS];
+  int gt[OM_MAX_DIMS + 1], gr[OM_MAX_DIMS + 1];
+  memset(gt, -1, sizeof gt), memset(gr, -1, sizeof gr);
+  int nf = common_split(t->shape, t->ndim, r->shape, r->ndim, f, gt, gr);
+  if (nf < 0) return true;
+  /* f's dims in the order they lie in the new layout: those of u's batch dims (r's dims perm[d]), then the rest */
+  const int64_t *perm = iu != ir ? p->steps.v[iu].attrs.i : NULL;
+  int order[OM_MAX_DIMS], n = 0;
+  bool placed[OM_MAX_DIMS] = {0};
+  for (int d = 0; d < u->ndim - 2; d++) {
+    int rd = perm ? (int)perm[d] : d;
+    for (int q = gr[rd]; q < gr[rd + 1]; q++) order[n++] = q, placed[q] = true;
+  }
+  bool moved = false;
+  for (int q = 0; q < nf; q++)
+    if (!placed[q]) order[n++] = q;
+  for (int q = 0; q < nf; q++) moved |= order[q] != q;
+  if (!moved) return true; /* the copy's own order already has the batch dims outermost */
+  for (int q = nf - 1, step = 1; q >= 0; q--) fs[order[q]] = step, step *= f[order[q]];
+  /* the copy's input in shape f: each of its dims split, its stride spread over the run */
+  om_tensor *s = c->in[0];
+  for (int d = 0; d < t->ndim; d++)
+    for (int q = gt[d + 1] - 1, step = 1; q >= gt[d]; q--) ss[q] = s->strides[d] * step, step *= f[q];
+  om_tensor *sf = view_as(s, f, ss, nf), *tf = view_as(t, f, fs, nf);
+  if (!sf || !tf) return om_tensor_release(sf), om_tensor_release(tf), om__fail(OM_ERR_OUT_OF_MEMORY, "session: out of memory laying out a copy");
+  om_tensor_release(c->in[0]), om_tensor_release(c->out[0]), om_tensor_release(p->steps.v[ir].in[0]);
+  c->in[0] = sf, c->out[0] = tf, p->steps.v[ir].in[0] = om_tensor_retain(tf);
+  c->out_meta[0].ndim = nf;
+  memcpy(c->out_meta[0].shape, f, sizeof(int64_t) * (size_t)nf);
+  /* the reshape (each of r's dims a run of f's lying together, in order) and the permutes, again */
+  for (int j = ir; j < p->steps.n; j++) {
+    om_step *v = &p->steps.v[j];
+    if (v->dead || !(j == ir || (v->op == OM_OP_permute && v->in[0] == r))) continue;
+    om_call call = {.op = v->op, .n_in = v->n_in, .n_out = v->n_out, .in = v->in, .attrs = v->attrs};
+    memcpy(call.out, v->out, sizeof call.out);
+    om__ops[v->op]->forward(&call);
+  }
+  return true;
+}
+
+static bool lay_out_for_attention(om_plan *p, int k) {
+  bool ok = true;
+  for (int operand = 0; ok && operand < 3; operand++) ok = lay_out_operand(p, k, operand);
+  return ok;
+}
+
+/* ---- RMSNorm written out ----
+ * Hugging Face's RMSNorm (LLaMA, T5) as torch.onnx writes it,
+ *   y = x * (1 / sqrt(mean(x^2) + eps)) [* w]   (Pow(x, 2) or Mul(x, x), ReduceMean over the last
+ *                                                axis, Add(eps), Sqrt, Div(1, .) or Reciprocal, Mul)
+ * or x / sqrt(mean(x^2) + eps) [* w], the weight a constant of the last axis' size, each value
+ * between read by the next step alone, becomes one step of rms_norm (src/ops/norm.c), which does
+ * the same float operations in the same order: the same bits. */
+static bool fuse_rms_norm(om_plan *p, int k) {
+  const om_step *top = &p->steps.v[k], *sd = NULL, *ve, *sq, *inv;
+  run r = {0};
+  int form = top->op == OM_OP_div;
+  om_tensor *x = NULL;
+  if (form) { /* x / s */
+    sd = take(p, &r, top->in[1], OM_OP_sqrt), x = top->in[0];
+  } else {
+    for (int q = 0; q < 2 && !sd; q++) { /* x times 1 / s, either side */
+      r.n = 0;
+      if ((inv = take(p, &r, top->in[q], OM_OP_div)) && is_const(inv->in[0], inv, 1.0f)) sd = take(p, &r, inv->in[1], OM_OP_sqrt), x = top->in[1 - q];
+    }
+  }
+  double eps, two;
+  if (!sd || !(ve = take(p, &r, sd->in[0], OM_OP_add)) || x->dtype != OM_FLOAT32 || x->ndim < 1 || !same_shape(x, top->out[0])) return true;
+  int qv = one_float(ve->in[1], ve->out[0]->ndim, &eps) ? 0 : one_float(ve->in[0], ve->out[0]->ndim, &eps) ? 1 : -1;
+  int iv = qv < 0 ? -1 : last_axis_mean(p, &r, ve->in[qv]);
+  if (iv < 0) return true;
+  const om_tensor *squares = p->steps.v[iv].in[0];
+  if (!(sq = at(p, sole_link(p, squares, OM_OP_pow)))) sq = at(p, sole_link(p, squares, OM_OP_mul));
+  if (!sq || sq->in[0] != x || !(sq->op == OM_OP_pow ? one_float(sq->in[1], sq->out[0]->ndim, &two) && two == 2 : sq->in[1] == x) ||
+      !same_shape(squares, x) || !(eps >= 0) || r.n >= 12)
+    return true;
+  r.step[r.n++] = (int)(sq - p->steps.v);
+  int last = k;
+  om_tensor *w = vector_after(p, &r, &last, x->shape[x->ndim - 1], OM_OP_mul);
+  int before = p->steps.n;
+  if (replace(p, last, before, om__rms_norm(x, w, eps, form)))
     for (int j = 0; j < r.n; j++) kill(p, r.step[j]);
   return true;
 }
@@ -417,8 +585,10 @@ bool om__plan_passes(om_plan *p) {
     if (st->op == OM_OP_batch_norm) ok = fold_batch_norm(p, k);
     else if (st->op == OM_OP_matmul) ok = fuse_attention(p, k);
     else if (st->op == OM_OP_add) ok = fuse_linear(p, k);
-    else if (st->op == OM_OP_mul) ok = fuse_gelu(p, k);
-    else if (st->op == OM_OP_div) ok = fuse_layer_norm(p, k);
+    else if (st->op == OM_OP_mul) ok = fuse_gelu(p, k) && (p->steps.v[k].op != OM_OP_mul || fuse_rms_norm(p, k));
+    else if (st->op == OM_OP_div) ok = fuse_layer_norm(p, k) && (p->steps.v[k].op != OM_OP_div || fuse_rms_norm(p, k));
   }
+  for (int k = 0; ok && k < p->steps.n; k++) /* on the fused attentions */
+    if (!p->steps.v[k].dead && p->steps.v[k].op == OM_OP_attention) ok = lay_out_for_attention(p, k);
   return ok && compact(p);
 }

@@ -52,4 +52,8 @@ typedef struct om_plan {
  *  error set (p then goes). */
 bool om__plan_passes(om_plan *p);
 
+/** The plan s ran last (borrowed: s owns it), or NULL before the first run: for the tests that look
+ *  at its steps. */
+const om_plan *om__session_plan(const om_session *s);
+
 #endif /* OM_PLAN_H */

@@ -880,6 +880,8 @@ int om_session_elem_type(const om_session *s, bool outputs, int i) {
   return gv->producer >= 0 ? gv->etype : gv->etype ? gv->etype : om__elem_own(gv->dtype); /* a node output before the first run: as declared */
 }
 
+const om_plan *om__session_plan(const om_session *s) { return s ? s->plans : NULL; }
+
 int64_t om_session_plan_bytes(const om_session *s) {
   if (!s) return om__fail(OM_ERR_INVALID_ARGUMENT, "session_plan_bytes: the session is NULL"), -1;
   return s->plans ? (int64_t)s->plans->arena_bytes : 0;

@@ -274,6 +274,43 @@ TEST(attention_op_is_the_separate_ops_bit_for_bit) {
   for (size_t j = 0; j < sizeof all / sizeof *all; j++) om_tensor_release(all[j]);
 }
 
+/* rms_norm's two forms against the separate ops (x^2, mean over the last axis, + eps, sqrt, then
+ * 1 / s and a product, or a quotient; then the weight), bit for bit, at rows of 1 to 300 values
+ * (and x transposed: the kernel reads a dense copy); its errors, with kind and message. */
+static om_tensor *rms_by_ops(om_tensor *x, om_tensor *w, float eps, int form) {
+  om_scope s = {0};
+  int64_t last = -1;
+  om_tensor *two = om__keep(&s, om_scalar(2, OM_FLOAT32)), *e = om__keep(&s, om_scalar(eps, OM_FLOAT32)), *one = om__keep(&s, om_scalar(1, OM_FLOAT32));
+  om_tensor *sd = om__keep(&s, om_sqrt(om__keep(&s, om_add(om__keep(&s, om_mean(om__keep(&s, om_pow(x, two)), &last, 1, true)), e))));
+  om_tensor *y = om__keep(&s, form ? om_div(x, sd) : om_mul(x, om__keep(&s, om_div(one, sd))));
+  om_tensor *out = w ? om_mul(w, y) : om_tensor_retain(y);
+  om__scope_end(&s);
+  return out;
+}
+
+TEST(rms_norm_is_the_separate_ops_bit_for_bit) {
+  const int64_t sizes[][2] = {{3, 1}, {4, 7}, {5, 33}, {2, 300}};
+  for (size_t z = 0; z < sizeof sizes / sizeof *sizes; z++)
+    for (int form = 0; form < 2; form++)
+      for (int weighted = 0; weighted < 2; weighted++) {
+        om_tensor *x = om_randn((int64_t[]){sizes[z][0], sizes[z][1]}, 2, 90 + z, true), *xt = om_transpose(x, 0, 1);
+        om_tensor *xs = om_transpose(xt, 0, 1), *w = weighted ? om_randn((int64_t[]){sizes[z][1]}, 1, 95 + z, true) : NULL;
+        om_tensor *a = om__rms_norm(xs, w, 1e-6, form), *b = rms_by_ops(x, w, 1e-6f, form);
+        if (!same_bits(a, b)) FAILED("[%lld, %lld], form %d%s: rms_norm and the separate ops differ", (long long)sizes[z][0], (long long)sizes[z][1], form,
+                                     weighted ? ", weighted" : "");
+        om__release_all((om_tensor *[]){x, xt, xs, w, a, b}, 6);
+      }
+  om_tensor *x = om_randn((int64_t[]){2, 5}, 2, 99, true), *w4 = om_ones((int64_t[]){4}, 1, OM_FLOAT32), *s = om_scalar(1, OM_FLOAT32);
+  om_tensor *i64 = om_cast(x, OM_INT64);
+  CHECK_ERROR(om__rms_norm(x, w4, 1e-6, 0) != NULL, OM_ERR_SHAPE_MISMATCH, "rms_norm: weight has shape [4], expected [5]");
+  CHECK_ERROR(om__rms_norm(s, NULL, 1e-6, 0) != NULL, OM_ERR_INVALID_ARGUMENT, "rms_norm: takes at least 1 dim, got 0");
+  CHECK_ERROR(om__rms_norm(i64, NULL, 1e-6, 0) != NULL, OM_ERR_DTYPE_MISMATCH, "rms_norm: takes float32, not int64 (input 0)");
+  CHECK_ERROR(om__rms_norm(x, NULL, 1e-6, 2) != NULL, OM_ERR_INVALID_ARGUMENT, "rms_norm: needs attrs [has_weight, form 0|1]");
+  CHECK_ERROR(om__apply1(OM_OP_rms_norm, &x, 1, &(om_attrs){.n_i = 2, .i = {1, 0}}) != NULL, OM_ERR_INVALID_ARGUMENT,
+              "rms_norm: the flags name 2 inputs, got 1");
+  om__release_all((om_tensor *[]){x, w4, s, i64}, 4);
+}
+
 /* sum(attention(...) * w): the loss of the finite-difference check below. */
 static double attention_loss(om_tensor *const *in, om_tensor *mask, int kind, int sk, om_tensor *w) {
   om_tensor *o = om__attention(in[0], in[1], in[2], mask ? mask : in[3], kind, sk, 0.7, -3);
@@ -352,6 +389,7 @@ int main(void) {
   RUN(scaled_dot_product_attention_matches_its_definition);
   RUN(attention_op_is_the_separate_ops_bit_for_bit);
   RUN(attention_gradients_match_finite_differences_for_every_kind);
+  RUN(rms_norm_is_the_separate_ops_bit_for_bit);
   RUN(batch_norm_in_training_mode_is_refused_while_tracing);
   TEST_MAIN_END();
 }

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "runtime/onnx_ops.h"
+#include "runtime/plan.h"
 #include "internal.h"
 #include "om_test.h"
 
@@ -1230,6 +1231,58 @@ TEST(fast_mode_fuses_attention) {
   om_traced_release(m);
 }
 
+/* Fast mode's layout of the copies the attention reads: torch.onnx's nn.MultiheadAttention
+ * (sequence first) slices q, k, v from one in-projection [t, n, 3E] and reshapes each to [t, n x
+ * heads, d], a copy at n > 1, then transposes it for the attention. The pass makes the copies of
+ * k and v write each head's rows one after the other (row stride d where the copy's own order
+ * puts them n x heads x d apart), with exact mode's bits, at n 1 (no copy), 3 and 8. */
+static om_tensor *mw[2];
+static int torch_mha(om_tensor *const *in, om_tensor **out) {
+  om_scope s = {0};
+  om_tensor *proj = om__keep(&s, om_add(om__keep(&s, om_matmul(om__keep(&s, om_transpose(in[0], 0, 1)), mw[0])), mw[1]));
+  int64_t heads[3] = {om_tensor_shape(proj)[0], -1, 4};
+  om_tensor *h[3];
+  for (int j = 0; j < 3; j++) h[j] = om__keep(&s, om_reshape(om__keep(&s, om_slice(proj, 2, 8 * j, 8 * j + 8, 1)), heads, 3));
+  om_tensor *q = om__keep(&s, om_div(om__keep(&s, om_transpose(h[0], 0, 1)), om__keep(&s, om_scalar(2, OM_FLOAT32))));
+  om_tensor *kt = om__keep(&s, om_permute(h[1], (int64_t[]){1, 2, 0}, 3)), *v = om__keep(&s, om_transpose(h[2], 0, 1));
+  out[0] = om_matmul(om__keep(&s, om_softmax(om__keep(&s, om_matmul(q, kt)), -1)), v);
+  om__scope_end(&s);
+  return out[0] ? 1 : -1;
+}
+
+TEST(fast_mode_lays_out_the_attentions_copies) {
+  mw[0] = om_randn((int64_t[]){8, 24}, 2, 80, true), mw[1] = om_randn((int64_t[]){24}, 1, 81, true);
+  om_tensor *x = om_randn((int64_t[]){2, 5, 8}, 3, 82, true);
+  om_trace_begin();
+  om_traced_model *m = om_test_trace(torch_mha, x, (const char *[]){"n", "t", NULL}, 1);
+  CHECK(m != NULL);
+  om_session *fast = om_session_create(m, NULL), *exact = om_session_create(m, &(om_session_options){.mode = OM_SESSION_EXACT});
+  for (int64_t n = 1; n <= 8; n += n == 1 ? 2 : 5) {
+    om_tensor *xi = om_randn((int64_t[]){n, 7, 8}, 3, 83 + (uint64_t)n, true), *yf = NULL, *ye = NULL;
+    CHECK(om_session_run(fast, &xi, 1, &yf, 1) == 1 && om_session_run(exact, &xi, 1, &ye, 1) == 1);
+    char why[160];
+    if (!close_to(yf, ye, 0, why, sizeof why)) FAILED("n %lld: fast and exact differ: %s", (long long)n, why);
+    CHECK_EQ_INT(count_kernel(fast, "attention"), 1);
+    CHECK_EQ_INT(count_kernel(fast, "clone"), n > 1 ? 3 : 0);
+    const om_plan *p = om__session_plan(fast);
+    for (int k = 0; p && k < p->steps.n; k++) {
+      const om_step *st = &p->steps.v[k];
+      if (st->op != OM_OP_attention) continue;
+      /* kt [n x heads, d, t]: a key's d values, the keys d apart; v [n x heads, t, d]: rows d apart. Without a copy they
+       * stay where the in-projection put them, 3E apart */
+      CHECK_EQ_INT(st->in[1]->strides[1], 1);
+      CHECK_EQ_INT(st->in[1]->strides[2], n > 1 ? 4 : 24);
+      CHECK_EQ_INT(st->in[2]->strides[1], n > 1 ? 4 : 24);
+      CHECK_EQ_INT(st->in[2]->strides[0], n > 1 ? 28 : 4);
+    }
+    om_tensor_release(yf), om_tensor_release(ye), om_tensor_release(xi);
+  }
+  om__release_all((om_tensor *[]){x, mw[0], mw[1]}, 3);
+  om_session_release(fast);
+  om_session_release(exact);
+  om_traced_release(m);
+}
+
 /* Fast mode's linear and GELU passes, natively so that ASan and UBSan run them
  * (tests/js/session-passes.test.mjs builds the exporters' node patterns and their near misses):
  * matmul by a constant matrix, then add of a constant bias, is one linear with exact mode's bits;
@@ -1315,6 +1368,51 @@ TEST(fast_mode_fuses_layer_norm) {
     om_tensor_release(xi);
   }
   om__release_all((om_tensor *[]){x, nw[0], nw[1]}, 3);
+  om_session_release(fast);
+  om_session_release(exact);
+  om_traced_release(m);
+}
+
+/* Fast mode's RMSNorm pass, natively so that ASan and UBSan run it (the node patterns and their
+ * near misses: tests/js/session-passes.test.mjs): Hugging Face's LLaMA form, x (1 / sqrt(mean(x^2)
+ * + eps)) w, and T5's quotient with the square as a product, each one rms_norm step with exact
+ * mode's bits. */
+static om_tensor *rw;
+static int rms_norms(om_tensor *const *in, om_tensor **out) {
+  om_scope s = {0};
+  int64_t last = -1;
+  om_tensor *two = om__keep(&s, om_scalar(2, OM_FLOAT32)), *one = om__keep(&s, om_scalar(1, OM_FLOAT32));
+  om_tensor *ms = om__keep(&s, om_mean(om__keep(&s, om_pow(in[0], two)), &last, 1, true));
+  om_tensor *r = om__keep(&s, om_div(one, om__keep(&s, om_sqrt(om__keep(&s, om_add_scalar(ms, 1e-6))))));
+  out[0] = om_mul(rw, om__keep(&s, om_mul(in[0], r)));
+  om_tensor *x2 = om__keep(&s, om_relu(in[0]));
+  om_tensor *ms2 = om__keep(&s, om_mean(om__keep(&s, om_mul(x2, x2)), &last, 1, true));
+  out[1] = om_div(x2, om__keep(&s, om_sqrt(om__keep(&s, om_add_scalar(ms2, 1e-5)))));
+  om__scope_end(&s);
+  return out[0] && out[1] ? 2 : -1;
+}
+
+TEST(fast_mode_fuses_rms_norm) {
+  rw = om_randn((int64_t[]){8}, 1, 84, true);
+  om_tensor *x = om_randn((int64_t[]){2, 5, 8}, 3, 85, true);
+  om_trace_begin();
+  om_traced_model *m = om_test_trace(rms_norms, x, (const char *[]){"n", "t", NULL}, 2);
+  CHECK(m != NULL);
+  om_session *fast = om_session_create(m, NULL), *exact = om_session_create(m, &(om_session_options){.mode = OM_SESSION_EXACT});
+  int64_t sizes[2][3] = {{2, 5, 8}, {3, 40, 8}};
+  for (int z = 0; z < 2; z++) {
+    om_tensor *xi = om_randn(sizes[z], 3, 86 + (uint64_t)z, true), *yf[2] = {0}, *ye[2] = {0};
+    CHECK(om_session_run(fast, &xi, 1, yf, 2) == 2 && om_session_run(exact, &xi, 1, ye, 2) == 2);
+    char why[160];
+    for (int j = 0; j < 2; j++)
+      if (!close_to(yf[j], ye[j], 0, why, sizeof why)) FAILED("size %d, output %d: fast and exact differ: %s", z, j, why);
+    CHECK_EQ_INT(count_kernel(fast, "rms_norm"), 2);
+    CHECK_EQ_INT(count_kernel(fast, "sqrt"), 0);
+    CHECK_EQ_INT(count_kernel(exact, "rms_norm"), 0);
+    om__release_all(yf, 2), om__release_all(ye, 2);
+    om_tensor_release(xi);
+  }
+  om__release_all((om_tensor *[]){x, rw}, 2);
   om_session_release(fast);
   om_session_release(exact);
   om_traced_release(m);
@@ -2165,8 +2263,10 @@ int main(void) {
   RUN(exact_mode_gives_the_same_bits_everywhere);
   RUN(fast_mode_folds_batch_norm_into_conv);
   RUN(fast_mode_fuses_attention);
+  RUN(fast_mode_lays_out_the_attentions_copies);
   RUN(fast_mode_fuses_linear_and_gelu);
   RUN(fast_mode_fuses_layer_norm);
+  RUN(fast_mode_fuses_rms_norm);
   RUN(more_elementwise_ops_against_references);
   RUN(more_reductions_against_references);
   RUN(more_indexing_and_sampling_ops_against_references);

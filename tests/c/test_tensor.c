@@ -484,6 +484,33 @@ TEST(matmul_split_batches) {
   om_set_num_threads(before);
 }
 
+/* Rows that do not flatten into one product (torch.onnx's sequence-first [L, N, E], a transpose of
+ * [N, L, E]) times one weight: its panels packed once for the whole batch (one block per product,
+ * or blocks of rows), each product the bits it has alone, on one thread and on two. */
+TEST(matmul_batch_shares_one_weight) {
+  const int64_t sizes[][4] = {{65, 8, 128, 384}, {3, 600, 64, 40}}; /* L, N, k, n */
+  int before = om_get_num_threads();
+  for (int threads = 1; threads <= 2; threads++)
+    for (size_t s = 0; s < 2; s++) {
+      om_set_num_threads(threads);
+      int64_t L = sizes[s][0], m = sizes[s][1], k = sizes[s][2], n = sizes[s][3];
+      om_tensor *x = om_randn((int64_t[]){m, L, k}, 3, 70 + s, true), *w = om_randn((int64_t[]){n, k}, 2, 80 + s, true);
+      om_tensor *a = om_transpose(x, 0, 1), *b = om_transpose(w, 0, 1), *c = om_matmul(a, b);
+      CHECK(c != NULL);
+      for (int64_t t = 0; c && t < L; t += L / 3) {
+        om_tensor *at = om_select(a, 0, t), *one = om_matmul(at, b), *ct = om_select(c, 0, t);
+        float *got = malloc(sizeof(float) * (size_t)(m * n)), *want = malloc(sizeof(float) * (size_t)(m * n));
+        if (!one || !ct || !om_tensor_read(ct, got) || !om_tensor_read(one, want) || memcmp(got, want, sizeof(float) * (size_t)(m * n)))
+          FAILED("L %lld, m %lld, k %lld, n %lld, %d threads: product %lld of the batch is not its bits alone", (long long)L, (long long)m,
+                 (long long)k, (long long)n, threads, (long long)t);
+        free(got), free(want);
+        R(at); R(one); R(ct);
+      }
+      R(x); R(w); R(a); R(b); R(c);
+    }
+  om_set_num_threads(before);
+}
+
 TEST(matmul_shapes) {
   om_tensor *a = om_randn((int64_t[]){2, 1, 3, 4}, 4, 1, true), *b = om_randn((int64_t[]){5, 4, 2}, 3, 2, true);
   om_tensor *c = om_matmul(a, b);
@@ -690,6 +717,7 @@ int main(void) {
   RUN(matmul_split_sums_in_kernel_order);
   RUN(matmul_split_batches);
   RUN(kernel_scratch_is_kept_between_jobs);
+  RUN(matmul_batch_shares_one_weight);
   RUN(matmul_shapes);
   RUN(linear_matches_matmul);
   RUN(in_place_writes_bump_version);

@@ -180,7 +180,8 @@ describe('fast mode: LayerNorm written out (below opset 17) is layer_norm', () =
       g.nodes.push({ op: 'Add', inputs: ['y0', 'd'], outputs: ['y'] });
       return g;
     };
-    await each(third, () => ({ fast: [...written, 'add'], exact: [...written, 'add'], tol: 0 }));
+    // d / sqrt(mean(d^2) + eps) * w is then an RMSNorm of d (the same bits), the bias an add
+    await each(third, () => ({ fast: ['mean', 'sub', 'rms_norm', 'add', 'add'], exact: [...written, 'add'], tol: 0 }));
     // a weight that is not of the axis' size (a scalar): the normalisation fused, the product left
     const scalar = (n) => {
       const g = torchLayerNorm(n);
@@ -188,5 +189,81 @@ describe('fast mode: LayerNorm written out (below opset 17) is layer_norm', () =
       return g;
     };
     await each(scalar, () => ({ fast: ['layer_norm', 'mul', 'add'], exact: written, tol: 1e-5 }));
+  });
+});
+
+describe('fast mode: RMSNorm written out is rms_norm', () => {
+  const c = (name, v) => ({ name, dtype: 'float32', dims: [], values: [v] });
+  const input = [{ name: 'x', dims: ['b', 't', 'n'] }];
+  const shapes = [[1, 3, 7], [2, 5, 33], [3, 2, 300]];
+  // Hugging Face's LlamaRMSNorm as torch.onnx writes it: x * rsqrt(mean(x^2) + eps) * w, rsqrt
+  // as Div(1, Sqrt) (or Reciprocal); T5's divides instead; square: Pow(x, 2) or Mul(x, x)
+  const hfRmsNorm = (n, { square = 'pow', inverse = 'div', weight = true, one = 1, eps = 1e-6 } = {}) => ({
+    nodes: [square === 'pow' ? { op: 'Pow', inputs: ['x', 'two'], outputs: ['sq'] } : { op: 'Mul', inputs: ['x', 'x'], outputs: ['sq'] },
+      { op: 'ReduceMean', inputs: ['sq'], outputs: ['v'], ints: { axes: [-1], keepdims: 1 } },
+      { op: 'Add', inputs: ['v', 'eps'], outputs: ['ve'] }, { op: 'Sqrt', inputs: ['ve'], outputs: ['sd'] },
+      ...(inverse === 'divide' ? [{ op: 'Div', inputs: ['x', 'sd'], outputs: [weight ? 'nx' : 'y'] }]
+        : [inverse === 'div' ? { op: 'Div', inputs: ['one', 'sd'], outputs: ['r'] } : { op: 'Reciprocal', inputs: ['sd'], outputs: ['r'] },
+          { op: 'Mul', inputs: ['x', 'r'], outputs: [weight ? 'nx' : 'y'] }]),
+      ...(weight ? [{ op: 'Mul', inputs: ['w', 'nx'], outputs: ['y'] }] : [])],
+    inputs: input,
+    inits: [c('two', 2), c('eps', eps), c('one', one), { name: 'w', dtype: 'float32', dims: [n], values: values(n, 4).map((v) => 1 + v) }] });
+  const each = async (make, kernels) => {
+    for (const shape of shapes) await agree(make(shape[2]), { shapes: [shape], ...kernels });
+  };
+  const written = ['pow', 'mean', 'add', 'sqrt', 'div', 'mul', 'mul'];
+
+  test('Hugging Face\'s RMSNorm (LLaMA, T5): one rms_norm with the nodes\' bits, at several sizes', async () => {
+    await each((n) => hfRmsNorm(n), { fast: ['rms_norm'], exact: written, tol: 0 });
+    await each((n) => hfRmsNorm(n, { square: 'mul', inverse: 'reciprocal', eps: 1e-5 }), { fast: ['rms_norm'], exact: written.with(0, 'mul'), tol: 0 });
+    await each((n) => hfRmsNorm(n, { inverse: 'divide' }), { fast: ['rms_norm'], exact: ['pow', 'mean', 'add', 'sqrt', 'div', 'mul'], tol: 0 });
+    await each((n) => hfRmsNorm(n, { weight: false }), { fast: ['rms_norm'], exact: written.slice(0, 6), tol: 0 });
+  });
+
+  test('near misses keep their nodes: another numerator, the square of another value, a value in between read twice', async () => {
+    await each((n) => hfRmsNorm(n, { one: 2 }), { fast: written, exact: written, tol: 0 });
+    const other = (n) => {
+      const g = hfRmsNorm(n);
+      g.nodes.unshift({ op: 'Neg', inputs: ['x'], outputs: ['nx0'] });
+      g.nodes[1].inputs = ['nx0', 'two'];
+      return g;
+    };
+    await each(other, { fast: ['neg', ...written], exact: ['neg', ...written], tol: 0 });
+    const twice = (n) => {
+      const g = hfRmsNorm(n);
+      g.nodes.at(-1).outputs = ['y0'];
+      g.nodes.push({ op: 'Add', inputs: ['y0', 'r'], outputs: ['y'] }); // 1 / s read by a second node
+      return g;
+    };
+    await each(twice, { fast: [...written, 'add'], exact: [...written, 'add'], tol: 0 });
+  });
+});
+
+describe('fast mode: the copies torch.onnx\'s MultiheadAttention makes for the attention', () => {
+  // nn.MultiheadAttention (sequence first) as torch.onnx writes it: one in-projection, q, k and v
+  // sliced from it and reshaped to [t, b x heads, d] (at b > 1 a copy each), then transposed for
+  // the attention, q divided by sqrt(d) first. The pass lays the copies of k and v out in the
+  // order the attention reads them (tests/c/test_session.c checks the strides): the same bits.
+  const i64 = (name, v) => ({ name, dtype: 'int64', dims: [v.length], values: v });
+  const heads = (j) => [
+    { op: 'Slice', inputs: ['proj', `s${j}`, `e${j}`, 'axis'], outputs: [`p${j}`] },
+    { op: 'Reshape', inputs: [`p${j}`, 'shape'], outputs: [`r${j}`] },
+    { op: 'Transpose', inputs: [`r${j}`], outputs: [`h${j}`], ints: { perm: j === 1 ? [1, 2, 0] : [1, 0, 2] } }];
+  const graph = {
+    nodes: [{ op: 'Transpose', inputs: ['x'], outputs: ['xt'], ints: { perm: [1, 0, 2] } },
+      { op: 'MatMul', inputs: ['xt', 'W'], outputs: ['m'] }, { op: 'Add', inputs: ['B', 'm'], outputs: ['proj'] },
+      ...heads(0), ...heads(1), ...heads(2), { op: 'Div', inputs: ['h0', 'c'], outputs: ['q'] },
+      { op: 'MatMul', inputs: ['q', 'h1'], outputs: ['s'] }, { op: 'Softmax', inputs: ['s'], outputs: ['pr'], ints: { axis: -1 } },
+      { op: 'MatMul', inputs: ['pr', 'h2'], outputs: ['y'] }],
+    inputs: [{ name: 'x', dims: ['b', 't', 16] }],
+    inits: [{ name: 'W', dtype: 'float32', dims: [16, 48], values: values(768, 6) }, { name: 'B', dtype: 'float32', dims: [48], values: values(48, 7) },
+      ...[0, 1, 2].flatMap((j) => [i64(`s${j}`, [16 * j]), i64(`e${j}`, [16 * j + 16])]), i64('axis', [2]), i64('shape', [0, -1, 4]),
+      { name: 'c', dtype: 'float32', dims: [], values: [2] }] };
+
+  test('one attention on copies laid out for it, with exact mode\'s bits, at batch 1 (no copy), 3 and 8', async () => {
+    await agree(graph, { shapes: [[1, 5, 16]], fast: ['linear', 'div', 'attention'], exact: ['matmul', 'add', 'div', 'matmul', 'softmax', 'matmul'], tol: 0 });
+    const copies = ['clone', 'clone', 'clone'];
+    await agree(graph, { shapes: [[3, 5, 16], [8, 65, 16]], fast: ['linear', ...copies, 'div', 'attention'],
+      exact: ['matmul', 'add', ...copies, 'div', 'matmul', 'softmax', 'matmul'], tol: 0 });
   });
 });
