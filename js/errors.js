@@ -53,6 +53,7 @@ export const jsName = (op) => JS_NAMES[op] ?? op.replace(/_([a-z0-9])/g, (_, c) 
 const JS_CALLS = {
   full: 'full',   // (om.full; "calls full" names zeros and ones too)
   from_data: 'tensor',
+  read: 'toArray',   // (om_tensor_read: JS reads a tensor's values only through toArray)
   copy_from: 'copy_',
   set_requires_grad: 'requiresGrad',
   no_grad: 'noGrad',

@@ -884,8 +884,11 @@ export interface GraphNode {
 /** What a traced model holds, for inspection. */
 export interface GraphInfo {
   nodes: GraphNode[];
-  /** The constants (weights, buffers, captured tensors), with fixed shapes. */
-  initializers: { name: string; dtype: DType; shape: number[] }[];
+  /**
+   * The constants (weights, buffers, captured tensors), with fixed shapes; aliases: the other
+   * state-dict names one holds (tied weights, equal contents stored once).
+   */
+  initializers: { name: string; dtype: DType; shape: number[]; aliases: string[] }[];
 }
 
 /**
@@ -917,7 +920,8 @@ export class Tracer {
   input(name: string, example: Tensor, axisNames?: AxisNames | null): Tensor;
   /**
    * Names a constant (weight, buffer) in the graph. A view of it with other strides is named
-   * `<name>.view_<n>`; a second name for the same tensor is ignored (tied weights stay one).
+   * `<name>.view_<n>`; a second name for the same tensor (tied weights) is kept as an alias of
+   * the first, which names the one initializer.
    */
   parameter(name: string, tensor: Tensor): void;
   /**
@@ -966,7 +970,7 @@ export class TracedModel {
    * chunk from WebAssembly memory. Returns the number of bytes written.
    */
   saveOnnx(path: string, options?: ExportOptions): number;
-  /** The library format v1 bytes (docs/format.md): deterministic, weights 64-byte aligned; InferenceSession.create() runs them. */
+  /** The library format v2 bytes (docs/format.md): deterministic, weights 64-byte aligned; InferenceSession.create() runs them. */
   save(): Uint8Array;
   /** A Session running this graph on the library's kernels; it keeps its own copy of the graph. */
   session(options?: SessionOptions): InferenceSession;
@@ -1027,7 +1031,7 @@ export interface SessionValueInfo extends ValueInfo {
 /** Runs a traced or imported ONNX graph with the library's kernels, shaped like onnxruntime-web's InferenceSession. */
 export class InferenceSession {
   private constructor();
-  /** A session on ONNX bytes (IR 3 to 9, opset 1 to 20), library format v1 bytes (traced.save()) or a traced model. */
+  /** A session on ONNX bytes (IR 3 to 9, opset 1 to 20), library format bytes (traced.save()) or a traced model. */
   static create(source: Uint8Array | ArrayBuffer | TracedModel, options?: SessionOptions): Promise<InferenceSession>;
   readonly inputNames: string[];
   readonly outputNames: string[];

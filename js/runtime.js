@@ -460,6 +460,7 @@ export const omw = Object.freeze({
   traced_info: (m, part, i, out, dimParams) => M._omw_traced_info(m, part, i, out, dimParams),
   traced_name: (m, part, i) => M._omw_traced_name(m, part, i),
   traced_node_values: (m, i, outputs, names, max) => M._omw_traced_node_values(m, i, outputs, names, max),
+  traced_aliases: (m, i, names, max) => M._omw_traced_aliases(m, i, names, max),
   traced_onnx_size: (m) => M._omw_traced_onnx_size(m),
   traced_release: (m) => M._omw_traced_release(m),
   traced_save: (m, ctx) => M._omw_traced_save(m, ctx),

@@ -188,7 +188,7 @@ export class InferenceSession {
   }
 
   /**
-   * A session on ONNX bytes (a ModelProto, IR 3 to 9, opset 1 to 20), the library format v1 (traced.save())
+   * A session on ONNX bytes (a ModelProto, IR 3 to 9, opset 1 to 20), the library format (traced.save())
    * or a TracedModel, in mode 'fast' (the default) or 'exact' (the same bits natively and in WASM
    * on any machine; today both modes are). Rejects with OmError Format for bytes it cannot read,
    * Unsupported naming an op it cannot run.

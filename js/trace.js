@@ -184,7 +184,8 @@ export class Tracer {
 
   /**
    * Names a constant (a weight or buffer) in the graph; views of it with other strides become
-   * `<name>.view_<n>`. A second name for the same tensor is ignored (tied weights stay one).
+   * `<name>.view_<n>`. A second name for the same tensor (tied weights) is kept as an
+   * alias of the first, which names the one initializer.
    */
   parameter(name, tensor) {
     const who = 'parameter';
@@ -292,16 +293,19 @@ function count(m, part) {
   return n;
 }
 
-function nodeValues(m, i, outputs) {
+/** The names list(p, max) writes (it returns how many there are, -1 on error), '' for an omitted one. */
+function nameList(list) {
   let max = 8;
   for (;;) {
     const [p] = marshal(['ptr', max]);
-    const n = omw.traced_node_values(m, i, outputs ? 1 : 0, p, max);
+    const n = list(p, max);
     if (n < 0) throw lastError('graph');
     if (n <= max) return readU32(p, n).map((q) => cString(q) ?? '');
     max = n;
   }
 }
+
+const nodeValues = (m, i, outputs) => nameList((p, max) => omw.traced_node_values(m, i, outputs ? 1 : 0, p, max));
 
 /** options.onProgress (a function or undefined); the keys of options checked against allowed (null: not checked). */
 function progressOption(options, who, allowed = ['onProgress']) {
@@ -383,7 +387,8 @@ export class TracedModel {
       inputs: nodeValues(m, i, false),
       outputs: nodeValues(m, i, true),
     }));
-    const initializers = Array.from({ length: count(m, PART_INITIALIZER) }, (_, i) => valueInfo(m, PART_INITIALIZER, i));
+    const initializers = Array.from({ length: count(m, PART_INITIALIZER) }, (_, i) =>
+      ({ ...valueInfo(m, PART_INITIALIZER, i), aliases: nameList((p, max) => omw.traced_aliases(m, i, p, max)) }));
     return { nodes, initializers };
   }
 
@@ -417,7 +422,7 @@ export class TracedModel {
   }
 
   /**
-   * The library format v1 bytes (docs/format.md): the graph as recorded, the ranges of its
+   * The library format v2 bytes (docs/format.md): the graph as recorded, the ranges of its
    * symbols, the weights 64-byte aligned; equal graphs give equal bytes, natively and in WASM.
    * om.InferenceSession.create() runs them.
    */

@@ -517,7 +517,8 @@ bool om_trace_dim(const char *name, int64_t multiple_of, int64_t min, int64_t ma
  *  fixed. Returns a new reference to a traced tensor that shares example's storage. */
 om_tensor *om_trace_input(const char *name, om_tensor *example, const char *const *axis_names);
 /** Names the constant t (borrowed) in the graph; a differently strided view of it becomes
- *  "<name>.view_<n>". A second name for the same view is ignored (tied weights stay one). */
+ *  "<name>.view_<n>". A second name for the same view (tied weights) is kept as an alias of the first, which
+ *  names the one initializer. */
 bool om_trace_parameter(const char *name, om_tensor *t);
 /** The model om_trace_run runs: inputs (borrowed) in declaration order; writes up to max
  *  outputs (new references) and returns how many, or -1 with the thread's error set. */
@@ -563,6 +564,9 @@ bool om_traced_info(const om_traced_model *m, om_traced_part part, int i, om_dty
 /** The value names node i reads (outputs false) or writes (outputs true): returns how many and
  *  stores up to max borrowed names in names ("" for an omitted optional input); -1 on error. */
 int om_traced_node_values(const om_traced_model *m, int i, bool outputs, const char **names, int max);
+/** The other state-dict names initializer i holds (tied weights, equal contents stored once; borrowed
+ *  from m) into names, at most max; returns how many it holds, or -1 with InvalidArgument. */
+int om_traced_aliases(const om_traced_model *m, int i, const char **names, int max);
 /** How many symbols m's inputs have (borrowed m; -1 on NULL). */
 int om_traced_symbol_count(const om_traced_model *m);
 /** Symbol i of m: its name and the sizes the graph holds for (multiples of multiple, min to max;

@@ -327,6 +327,7 @@ OMW int omw_traced_info(const om_traced_model *m, int part, int i, double *out, 
 OMW int omw_traced_node_values(const om_traced_model *m, int i, int outputs, const char **names, int max) {
   return om_traced_node_values(m, i, outputs, names, max);
 }
+OMW int omw_traced_aliases(const om_traced_model *m, int i, const char **names, int max) { return om_traced_aliases(m, i, names, max); }
 
 /* ---- sessions (src/runtime/session.c) ---- */
 /** A session on traced model m (borrowed) in mode (0 fast, 1 exact): a handle JS frees with

@@ -1,9 +1,10 @@
-/* The library format v1 (docs/format.md): a graph as the tracer recorded it, with its weights laid
+/* The library format v2 (docs/format.md): a graph as the tracer recorded it, with its weights laid
  * out for zero-copy use, in bytes that depend only on the graph (natively and in WASM alike).
  *
- *   header (64 bytes): "ONEMODEL", u32 version 1, u32 header size 64, u64 graph bytes, u64 data
+ *   header (64 bytes): "ONEMODEL", u32 version 2, u32 header size 64, u64 graph bytes, u64 data
  *     offset, u64 data bytes, u64 FNV-1a of the graph section, 16 zero bytes
- *   graph section: values, inputs, outputs, initializers, nodes, symbols (little-endian); a
+ *   graph section: values, inputs, outputs, initializers (with their aliases since v2), nodes,
+ *     symbols (little-endian); a
  *     node's graph attribute (an If's branch) is its captured values (its value, the enclosing
  *     graph's, each), then values to nodes as above
  *   data section: every tensor's bytes at an offset that is a multiple of 64, zeros between
@@ -22,7 +23,7 @@
 #endif
 
 #define MAGIC "ONEMODEL"
-#define VERSION 1
+#define VERSION 2 /* what the writer writes; the reader takes 1 too (no aliases) */
 #define HEADER 64
 #define ALIGN 64
 
@@ -121,6 +122,8 @@ static void graph_body(out *o, const om_graph *g, bool sub, tensors *ts, uint64_
   for (int k = 0; k < g->inits.n; k++) {
     put_u32(o, (uint32_t)g->inits.v[k].value);
     put_place(o, ts, g->inits.v[k].tensor, data);
+    put_u32(o, (uint32_t)g->inits.v[k].n_aliases);
+    for (int q = 0; q < g->inits.v[k].n_aliases; q++) put_str(o, g->inits.v[k].aliases[q]);
   }
   put_u32(o, (uint32_t)g->nodes.n);
   for (int k = 0; k < g->nodes.n; k++) {
@@ -232,6 +235,7 @@ size_t om__format_size(const om_graph *g, const om_traced_sym *syms, int n_syms)
 typedef struct in {
   const unsigned char *p;
   size_t n, at;
+  uint32_t version;
   bool bad;
   const char *what; /* the first thing that did not fit, for the message */
 } in;
@@ -357,7 +361,7 @@ static bool read_body(in *r, om_graph *g, const om_graph *parent, const unsigned
       if (!part) g->values.v[v].producer = -2; /* defined (an input) */
     }
   }
-  int ni = get_count(r, 20, "the initializer count");
+  int ni = get_count(r, r->version >= 2 ? 24 : 20, "the initializer count");
   for (int k = 0; !r->bad && k < ni; k++) {
     uint32_t v = get_u32(r, "an initializer");
     int64_t offset = get_i64(r, "an initializer's offset"), nbytes = get_i64(r, "an initializer's size");
@@ -372,6 +376,10 @@ static bool read_body(in *r, om_graph *g, const om_graph *parent, const unsigned
     if (!init) return om_tensor_release(t), false;
     *init = (om_ginit){.value = (int)v, .tensor = t, .first_use = -1};
     val->init = g->inits.n - 1;
+    init->n_aliases = r->version >= 2 ? get_count(r, 4, "an initializer's alias count") : 0;
+    init->aliases = init->n_aliases ? om__arena_alloc(a, sizeof(char *) * (size_t)init->n_aliases) : NULL;
+    if (init->n_aliases && !init->aliases) return false;
+    for (int q = 0; q < init->n_aliases; q++) init->aliases[q] = get_str(r, a, false, "an initializer's alias");
   }
   int nn = get_count(r, 20, "the node count");
   for (int k = 0; !r->bad && k < nn; k++) {
@@ -504,14 +512,15 @@ bool om__format_read(const void *bytes, size_t n, om_graph *g, om_traced_sym **s
   memcpy(&version, p + 8, 4);
   memcpy(&header, p + 12, 4);
   memcpy(f, p + 16, sizeof f);
-  if (version != VERSION) return om__fail(OM_ERR_UNSUPPORTED, "format: version %u; this reader takes version %d", version, VERSION);
+  if (version < 1 || version > VERSION)
+    return om__fail(OM_ERR_UNSUPPORTED, "format: version %u; this reader takes versions 1 to %d", version, VERSION);
   uint64_t graph_bytes = f[0], data_offset = f[1], data_bytes = f[2];
   if (header != HEADER || graph_bytes > n - HEADER || data_offset != aligned(HEADER + graph_bytes) || data_offset > n ||
       data_bytes != n - data_offset)
     return BAD("the header's sizes (graph %llu bytes, data %llu bytes at %llu) do not fit the %zu bytes", (unsigned long long)graph_bytes,
                (unsigned long long)data_bytes, (unsigned long long)data_offset, n);
   if (fnv1a(p + HEADER, (size_t)graph_bytes) != f[3]) return BAD("the graph section does not match its checksum (the file is damaged)");
-  in r = {.p = p + HEADER, .n = (size_t)graph_bytes};
+  in r = {.p = p + HEADER, .n = (size_t)graph_bytes, .version = version};
   bool ok = read_graph(&r, g, p + data_offset, data_bytes, syms, n_syms);
   if (!ok) om__graph_free(g);
   return ok;

@@ -131,6 +131,21 @@ static const char *copy_str(om_arena *a, const char *s, bool *ok) {
   return c;
 }
 
+/* Each of the n strings copied into the arena, in a new array there. */
+static const char **copy_strs(om_arena *a, const char *const *strs, int n, bool *ok) {
+  const char **c = om__arena_alloc(a, sizeof(char *) * (size_t)(n + 1));
+  for (int q = 0; c && q < n; q++) c[q] = copy_str(a, strs[q], ok);
+  *ok &= c != NULL;
+  return c;
+}
+
+bool om__ginit_aliases(om_graph *g, om_ginit *init, const om_ginit *from) {
+  bool ok = true;
+  init->n_aliases = from->n_aliases;
+  init->aliases = from->n_aliases ? copy_strs(&g->arena, from->aliases, from->n_aliases, &ok) : NULL;
+  return ok;
+}
+
 bool om__graph_copy(om_graph *dst, const om_graph *src) {
   memset(dst, 0, sizeof *dst);
   om_arena *a = &dst->arena;
@@ -175,12 +190,7 @@ bool om__graph_copy(om_graph *dst, const om_graph *src) {
       *at = s->attrs[i];
       at->name = copy_str(a, at->name, &ok);
       if (at->type == OM_GATTR_STRING) at->s = copy_str(a, at->s, &ok);
-      if (at->type == OM_GATTR_STRINGS) { /* an imported graph's: each string copied */
-        const char **strs = om__arena_alloc(a, sizeof(char *) * (size_t)(at->n + 1));
-        for (int q = 0; strs && q < at->n; q++) strs[q] = copy_str(a, at->strs[q], &ok);
-        ok = ok && strs;
-        at->strs = strs;
-      }
+      if (at->type == OM_GATTR_STRINGS) at->strs = copy_strs(a, at->strs, at->n, &ok); /* an imported graph's */
       if (at->type == OM_GATTR_TENSOR) om_tensor_retain(at->t);
       if (at->type == OM_GATTR_GRAPH) { /* a subgraph: its own deep copy (NULL until it holds one) */
         om_graph *sub = om__alloc(sizeof *sub, "graph copy");
@@ -213,6 +223,7 @@ bool om__graph_copy(om_graph *dst, const om_graph *src) {
     if (init->str) init->tensor = NULL;
     else if (!(init->tensor = om__alias(src->inits.v[k].tensor))) ok = false;
     else if (src->inits.v[k].snap && !(init->snap = om__snapshot_take(init->tensor, "graph copy"))) ok = false;
+    ok = ok && om__ginit_aliases(dst, init, &src->inits.v[k]);
   }
   if (!ok) om__graph_free(dst);
   return ok;

@@ -73,6 +73,9 @@ typedef struct om_ginit {
   om_op first_use;     /* the op that first read it, for messages */
   bool generated;      /* made by a lowering (shape operands), deduplicated by value */
   om_snapshot *snap;   /* in a finished model: its entry on the storage's copy-on-write list */
+  const char **aliases; /* the other state-dict names it holds (tied weights, equal contents stored once), in the
+                           graph's arena; what the inspector and a reader show beside its name */
+  int n_aliases;
 } om_ginit;
 
 /* A growable array of T: items, count, capacity. */
@@ -98,6 +101,8 @@ int om__graph_value(om_graph *g, om_dtype dtype, int ndim, const int64_t *shape)
 /** Sets node n's captures (n->cap, n->n_cap; in g's arena): the values of g its graph attributes
  *  read (their captured values' outer ids), each once. false with OutOfMemory. */
 bool om__graph_node_captures(om_graph *g, om_gnode *n);
+/** Init's aliases (from, borrowed) copied into g's arena as init's; false with OutOfMemory. */
+bool om__ginit_aliases(om_graph *g, om_ginit *init, const om_ginit *from);
 /** A deep copy of src into dst (its own arena and arrays; constants are new headers on the same
  *  storages, each registered for a copy on write where src's are); false with OutOfMemory (dst
  *  then holds nothing). */

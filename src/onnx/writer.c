@@ -190,11 +190,15 @@ static const char *json_bound(int64_t v, char *buf, size_t cap) {
  * narrower than declared, null when declared; checked the sizes the tracer checked the graph
  * over), with "branches":[{"min":1,"max":20},{"min":21,"max":null}] where the graph is an If on
  * the symbol's size, so that a consumer of the file sees where it holds and where it switches
- * (docs/format.md). Their count to *n; NULL with *n 0 when none; false on OutOfMemory. */
-static bool symbol_props(om_arena *a, const om_traced_model *m, Onnx__StringStringEntryProto ***props, size_t *n) {
+ * (docs/format.md). Then one per alias of an initializer (a second state-dict name it holds: tied
+ * weights, equal contents stored once), the key "onemodel.alias.<that name>" and the value the
+ * initializer's name. Their count to *n; NULL with *n 0 when none; false on OutOfMemory. */
+static bool model_props(om_arena *a, const om_traced_model *m, Onnx__StringStringEntryProto ***props, size_t *n) {
   *n = 0;
   *props = NULL;
-  if (m->n_symbols && !(*props = NEW(a, Onnx__StringStringEntryProto *, m->n_symbols))) return false;
+  int n_props = m->n_symbols;
+  for (int k = 0; k < m->g.inits.n; k++) n_props += m->g.inits.v[k].n_aliases;
+  if (n_props && !(*props = NEW(a, Onnx__StringStringEntryProto *, n_props))) return false;
   for (int k = 0; k < m->n_symbols; k++) {
     const om_traced_sym *s = &m->symbols[k];
     Onnx__StringStringEntryProto *e = NEW(a, Onnx__StringStringEntryProto, 1);
@@ -214,6 +218,16 @@ static bool symbol_props(om_arena *a, const om_traced_model *m, Onnx__StringStri
     if (!e->key || !e->value) return false;
     (*props)[(*n)++] = e;
   }
+  for (int k = 0; k < m->g.inits.n; k++)
+    for (int q = 0; q < m->g.inits.v[k].n_aliases; q++) {
+      Onnx__StringStringEntryProto *e = NEW(a, Onnx__StringStringEntryProto, 1);
+      if (!e) return false;
+      onnx__string_string_entry_proto__init(e);
+      e->key = om__arena_printf(a, "onemodel.alias.%s", m->g.inits.v[k].aliases[q]);
+      e->value = (char *)m->g.values.v[m->g.inits.v[k].value].name;
+      if (!e->key) return false;
+      (*props)[(*n)++] = e;
+    }
   return true;
 }
 
@@ -264,7 +278,7 @@ static Onnx__ModelProto *model_proto(om_arena *a, const om_traced_model *m) {
   mp->producer_name = "onemodel";
   mp->producer_version = OM_VERSION;
   mp->graph = gp;
-  return symbol_props(a, m, &mp->metadata_props, &mp->n_metadata_props) ? mp : NULL;
+  return model_props(a, m, &mp->metadata_props, &mp->n_metadata_props) ? mp : NULL;
 }
 
 size_t om_traced_onnx_size(const om_traced_model *m) {

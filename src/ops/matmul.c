@@ -1134,7 +1134,13 @@ om_tensor *om_matmul(om_tensor *a, om_tensor *b) {
   if (a->ndim == 0 || b->ndim == 0)
     return om__fail(OM_ERR_INVALID_ARGUMENT, "matmul: both operands need at least 1 dim, got %d and %d", a->ndim, b->ndim), NULL;
   /* PyTorch's vector rules: a 1-D left operand is a row, a 1-D right operand a column, and
-   * the added dim is removed from the result. */
+   * the added dim is removed from the result. A mismatch names the shapes given, not the row's
+   * and column's. */
+  int64_t k = a->shape[a->ndim - 1], kb = b->shape[b->ndim == 1 ? 0 : b->ndim - 2];
+  char shape_a[OM_SHAPE_STR_LEN], shape_b[OM_SHAPE_STR_LEN];
+  if ((a->ndim == 1 || b->ndim == 1) && k != kb)
+    return om__fail(OM_ERR_SHAPE_MISMATCH, "matmul: shapes %s and %s do not match (%lld != %lld)", om__shape_str(shape_a, sizeof shape_a, a->shape, a->ndim),
+                    om__shape_str(shape_b, sizeof shape_b, b->shape, b->ndim), (long long)k, (long long)kb), NULL;
   om_scope s = {0};
   om_tensor *x = a->ndim == 1 ? om__keep(&s, om_unsqueeze(a, 0)) : a;
   om_tensor *y = b->ndim == 1 ? om__keep(&s, om_unsqueeze(b, 1)) : b;

@@ -186,7 +186,10 @@ static int hoist(om_graph *g, const char *base, const om_ginit *init) {
     int same = -1;
     for (int q = 0; q < g->inits.n && same < 0; q++)
       if (!strcmp(g->values.v[g->inits.v[q].value].name, name)) same = q;
-    if (same < 0) return add_init(g, name, init->tensor, init->snap != NULL, init->generated);
+    if (same < 0) {
+      int v = add_init(g, name, init->tensor, init->snap != NULL, init->generated);
+      return v >= 0 && om__ginit_aliases(g, &g->inits.v[g->values.v[v].init], init) ? v : -1;
+    }
     if (same_tensor(g->inits.v[same].tensor, init->tensor)) return g->inits.v[same].value;
     if (!(name = om__arena_printf(&g->arena, "%s_%d", base, tries))) return -1;
   }

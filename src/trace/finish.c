@@ -175,22 +175,64 @@ static bool same_contents(const om_tensor *a, const om_tensor *b) {
   return !c.differ;
 }
 
+/* The names om_trace_parameter gave the very view t (tied weights have several, the first is the
+ * initializer's name), into names when not NULL; their count. */
+static int names_of(const om_trace *tr, const om_tensor *t, const char **names) {
+  int n = 0;
+  for (int k = 0; k < tr->params.n; k++)
+    if (om__same_view(tr->params.v[k].view, t)) {
+      if (names) names[n] = tr->params.v[k].name;
+      n++;
+    }
+  return n;
+}
+
+/* Records on each live initializer the state-dict names it stands for besides its own (its
+ * tied names, and the names of the initializers dedup_contents merged into it: keep[k] is the
+ * initializer k became, -1 for one not read), so that no name the user gave is lost (the .om
+ * and the .onnx carry them: docs/tracing.md). */
+static bool record_aliases(const om_trace *tr, om_graph *g, const int *keep) {
+  int *count = om__alloc(sizeof(int) * (size_t)(g->inits.n ? g->inits.n : 1), "trace_finish"); /* names it holds */
+  bool ok = count != NULL;
+  for (int k = 0; ok && k < g->inits.n; k++) count[k] = 0;
+  for (int k = 0; ok && k < g->inits.n; k++)
+    if (keep[k] >= 0) count[keep[k]] += names_of(tr, g->inits.v[k].tensor, NULL);
+  for (int k = 0; ok && k < g->inits.n; k++) { /* its own names, less the first (its name) */
+    om_ginit *init = &g->inits.v[k];
+    int own = keep[k] == k ? names_of(tr, init->tensor, NULL) : 0;
+    if (keep[k] != k || count[k] - (own > 0) < 1) continue;
+    const char **names = om__arena_alloc(&g->arena, sizeof(char *) * (size_t)count[k]);
+    if (!(ok = names != NULL)) break;
+    names_of(tr, init->tensor, names);
+    if (own) memmove(names, names + 1, sizeof(char *) * (size_t)--own);
+    init->aliases = names, init->n_aliases = own;
+  }
+  for (int k = 0; ok && k < g->inits.n; k++) { /* then the names of those merged into it */
+    om_ginit *to = keep[k] >= 0 && keep[k] != k ? &g->inits.v[keep[k]] : NULL;
+    if (to && to->aliases) to->n_aliases += names_of(tr, g->inits.v[k].tensor, to->aliases + to->n_aliases);
+  }
+  free(count);
+  return ok;
+}
+
 /* Stores identical contents once (spec 1): a live initializer whose dtype, shape and bytes equal
  * an earlier one's (in the order the run first read them) is dropped, and the nodes read the
  * earlier one, which keeps its name (twelve layers' equal mask buffers are one initializer, named
- * for the first layer). Views were merged when captured; this finds equal contents in different
- * storages. */
-static bool dedup_contents(om_graph *g) {
+ * for the first layer) and records the dropped one's as aliases. Views were merged when
+ * captured; this finds equal contents in different storages. */
+static bool dedup_contents(const om_trace *tr, om_graph *g) {
   size_t cap = 64;
   while (cap < 2 * (size_t)g->inits.n) cap *= 2;
   int *slot = om__alloc(cap * sizeof(int), "trace_finish"); /* initializer index + 1, 0 empty */
   uint64_t *hashes = om__alloc(sizeof(uint64_t) * (size_t)(g->inits.n ? g->inits.n : 1), "trace_finish");
   int *to = om__alloc(sizeof(int) * (size_t)(g->values.n ? g->values.n : 1), "trace_finish"); /* value -> the one read */
-  bool ok = slot && hashes && to, merged = false;
+  int *keep = om__alloc(sizeof(int) * (size_t)(g->inits.n ? g->inits.n : 1), "trace_finish"); /* initializer -> kept one */
+  bool ok = slot && hashes && to && keep, merged = false;
   if (ok) memset(slot, 0, cap * sizeof(int));
   for (int k = 0; ok && k < g->values.n; k++) to[k] = k;
   for (int k = 0; ok && k < g->inits.n; k++) {
     const om_ginit *init = &g->inits.v[k];
+    keep[k] = -1;
     if (!g->values.v[init->value].live) continue;
     uint64_t h = hashes[k] = content_of(init->tensor);
     size_t i = h & (cap - 1);
@@ -200,8 +242,10 @@ static bool dedup_contents(om_graph *g) {
     }
     if (!slot[i]) {
       slot[i] = k + 1;
+      keep[k] = k;
       continue;
     }
+    keep[k] = slot[i] - 1;
     to[init->value] = g->inits.v[slot[i] - 1].value;
     g->values.v[init->value].live = false; /* compact drops it */
     merged = true;
@@ -211,9 +255,11 @@ static bool dedup_contents(om_graph *g) {
     for (int i = 0; i < node->n_in; i++)
       if (node->in[i] >= 0) node->in[i] = to[node->in[i]];
   }
+  ok = ok && record_aliases(tr, g, keep);
   free(slot);
   free(hashes);
   free(to);
+  free(keep);
   return ok;
 }
 
@@ -439,7 +485,7 @@ om_traced_model *om_trace_finish(om_tensor *const *outputs, const char *const *n
   /* matmuls of flattened rows on their own rank (their size computations unread), equal
    * constants (nodes reading them become equal), then equal nodes (a Where of twelve layers'
    * masks becomes one, which folds once); what was rewritten or merged away is unread now */
-  ok = ok && om__unflatten_matmuls(g) && dedup_contents(g) && om__merge_nodes(g) && om__fold_where(g);
+  ok = ok && om__unflatten_matmuls(g) && dedup_contents(tr, g) && om__merge_nodes(g) && om__fold_where(g);
   if (ok) mark_live(g);
   if (ok && !check_size(g)) return NULL;
   om__state()->trace = NULL; /* recording ends here; copies made below are not recorded */
@@ -534,4 +580,11 @@ int om_traced_node_values(const om_traced_model *m, int i, bool outputs, const c
   const int *ids = outputs ? node->out : node->in;
   for (int k = 0; names && k < n && k < max; k++) names[k] = ids[k] < 0 ? "" : m->g.values.v[ids[k]].name;
   return n;
+}
+
+int om_traced_aliases(const om_traced_model *m, int i, const char **names, int max) {
+  if (!m || i < 0 || i >= m->g.inits.n) return om__fail(OM_ERR_INVALID_ARGUMENT, "traced_aliases: no initializer %d", i), -1;
+  const om_ginit *init = &m->g.inits.v[i];
+  for (int k = 0; names && k < init->n_aliases && k < max; k++) names[k] = init->aliases[k];
+  return init->n_aliases;
 }

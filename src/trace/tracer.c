@@ -244,9 +244,7 @@ bool om_trace_parameter(const char *name, om_tensor *t) {
   if (om__traced(t))
     return om__trace_fail(OM_ERR_TRACE_INVALID_USAGE,
                           "trace_parameter: '%s' is a traced value (it depends on an input), not a constant", name);
-  for (int k = 0; k < tr->params.n; k++)
-    if (om__same_view(tr->params.v[k].view, t)) return true; /* tied: the first name stays */
-  om_param *p = OM_VEC_PUSH_SLOT(tr->params);
+  om_param *p = OM_VEC_PUSH_SLOT(tr->params); /* tied weights too: the first name names it, the others are aliases */
   if (!p) return false;
   *p = (om_param){.name = om__arena_strdup(&tr->g.arena, name), .view = om__alias(t)};
   if (!p->name || !p->view) {

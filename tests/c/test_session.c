@@ -997,12 +997,50 @@ static void mutate_and_open(const bytes *orig_b, uint64_t seed, int rounds, cons
   if (refused < rounds / 6 || opened < 10) FAILED("%s: %d opened, %d refused", what, opened, refused);
 }
 
-/* ---- the library format v1 ---- */
+/* ---- the library format ---- */
 
 static uint64_t fnv(const bytes *b) {
   uint64_t h = 14695981039346656037ull;
   for (size_t i = 0; i < b->n; i++) h = (h ^ b->p[i]) * 1099511628211ull;
   return h;
+}
+
+/* Version 1 of m's saved bytes b, whose initializers have no aliases: each initializer's record
+ * without version 2's alias count (found by its place in the data section, then a u32 0), the
+ * header's version, sizes and checksum made again, the data section moved to its new offset. */
+static bytes as_v1(const bytes *b, const om_traced_model *m) {
+  uint64_t g, d, off = 0;
+  memcpy(&g, b->p + 16, 8);
+  memcpy(&d, b->p + 24, 8);
+  bytes graph = {0}, v1 = {0};
+  size_t at = 64;
+  for (int k = 0; k < om_traced_count(m, OM_TRACED_INITIALIZER); k++) {
+    om_dtype dtype;
+    int ndim;
+    const int64_t *shape;
+    om_traced_info(m, OM_TRACED_INITIALIZER, k, &dtype, &ndim, &shape, NULL);
+    int64_t place[2] = {(int64_t)off, (int64_t)om_dtype_size(dtype)};
+    for (int q = 0; q < ndim; q++) place[1] *= shape[q];
+    size_t p = at;
+    while (p + 20 <= 64 + g && (memcmp(b->p + p, place, 16) || memcmp(b->p + p + 16, "\0\0\0\0", 4))) p++;
+    if (p + 20 > 64 + g) FAILED("initializer %d's record is not in the graph section", k);
+    to_bytes(&graph, b->p + at, p + 16 - at);
+    at = p + 20;
+    off = (off + (uint64_t)place[1] + 63) / 64 * 64;
+  }
+  to_bytes(&graph, b->p + at, 64 + g - at);
+  uint64_t head[3] = {graph.n, (64 + graph.n + 63) / 64 * 64, b->n - d};
+  unsigned char h[64];
+  memcpy(h, b->p, 64);
+  h[8] = 1;
+  memcpy(h + 16, head, sizeof head);
+  to_bytes(&v1, h, 64);
+  to_bytes(&v1, graph.p, graph.n);
+  while (v1.n < head[1]) to_bytes(&v1, "", 1);
+  to_bytes(&v1, b->p + d, b->n - d);
+  fix_checksum(v1.p, v1.n);
+  free(graph.p);
+  return v1;
 }
 
 TEST(format_round_trips_bit_for_bit) {
@@ -1015,21 +1053,27 @@ TEST(format_round_trips_bit_for_bit) {
   CHECK_EQ_INT(data_offset % 64, 0);
   CHECK_EQ_INT(b.n % 64, 0); /* every tensor padded to the next multiple of 64 */
   /* the same bytes natively and in WASM (this test runs in both): the hash is pinned */
-  if (fnv(&b) != 0xd658fbca3041b701ull) FAILED("hash %#llx", (unsigned long long)fnv(&b));
-  om_session *a = om_session_create(m, NULL), *c = om_session_open(b.p, b.n, NULL);
-  CHECK(a && c);
+  if (fnv(&b) != 0x7567a327b86e44f3ull) FAILED("hash %#llx", (unsigned long long)fnv(&b));
+  bytes old = as_v1(&b, m); /* a version 1 file still opens (its initializers have no aliases) */
+  CHECK(old.n <= b.n && old.p[8] == 1);
+  om_session *a = om_session_create(m, NULL), *c = om_session_open(b.p, b.n, NULL), *c1 = om_session_open(old.p, old.n, NULL);
+  CHECK(a && c && c1);
   CHECK(!strcmp(om_session_name(c, false, 0), "x") && !strcmp(om_session_name(c, true, 0), "probs"));
   for (int64_t batch = 1; batch <= 6; batch += 5) {
     int64_t sx[2] = {batch, 4};
-    om_tensor *x = om_randn(sx, 2, 30 + (uint64_t)batch, true), *ya = NULL, *yc = NULL;
+    om_tensor *x = om_randn(sx, 2, 30 + (uint64_t)batch, true), *ya = NULL, *yc = NULL, *y1 = NULL;
     CHECK_EQ_INT(om_session_run(a, &x, 1, &ya, 1), 1);
     CHECK_EQ_INT(om_session_run(c, &x, 1, &yc, 1), 1);
+    CHECK_EQ_INT(om_session_run(c1, &x, 1, &y1, 1), 1);
     char why[160];
     if (!close_to(yc, ya, 0, why, sizeof why)) FAILED("batch %lld: %s", (long long)batch, why);
-    om__release_all((om_tensor *[]){x, ya, yc}, 3);
+    if (!close_to(y1, ya, 0, why, sizeof why)) FAILED("version 1, batch %lld: %s", (long long)batch, why);
+    om__release_all((om_tensor *[]){x, ya, yc, y1}, 4);
   }
   om_session_release(a);
   om_session_release(c);
+  om_session_release(c1);
+  free(old.p);
   free(b.p);
   om_traced_release(m);
   free_mlp();
@@ -1076,8 +1120,8 @@ TEST(format_refuses_what_it_cannot_read) {
   bytes b = saved(m);
   unsigned char *c = malloc(b.n);
   memcpy(c, b.p, b.n);
-  c[8] = 2; /* version 2 */
-  CHECK_ERROR(om_session_open(c, b.n, NULL) != NULL, OM_ERR_UNSUPPORTED, "format: version 2; this reader takes version 1");
+  c[8] = 3; /* version 3 */
+  CHECK_ERROR(om_session_open(c, b.n, NULL) != NULL, OM_ERR_UNSUPPORTED, "format: version 3; this reader takes versions 1 to 2");
   memcpy(c, b.p, b.n);
   CHECK_ERROR(om_session_open(c, 40, NULL) != NULL, OM_ERR_FORMAT, "the 40 bytes end inside the 64-byte header");
   CHECK_ERROR(om_session_open(c, b.n - 64, NULL) != NULL, OM_ERR_FORMAT, "do not fit the");

@@ -221,7 +221,7 @@ TEST(graph_shape_and_names) {
   om_tensor *x0 = om_randn(S34, 2, 1, true), *w = om_randn((int64_t[]){4, 4}, 2, 2, true);
   CHECK(om_trace_begin());
   om_tensor *x = om_trace_input("x", x0, NULL);
-  CHECK(om_trace_parameter("w", w) && om_trace_parameter("tied", w)); /* the second name of one view is ignored */
+  CHECK(om_trace_parameter("w", w) && om_trace_parameter("tied", w)); /* the second name of one view: an alias */
   om_tensor *wt = om_transpose(w, 0, 1);         /* constant only: no node */
   om_tensor *a = om_matmul(x, w), *b = om_matmul(x, w), *c = om_matmul(x, wt);
   om_tensor *unused = om_exp(x);                 /* pruned */
@@ -235,6 +235,11 @@ TEST(graph_shape_and_names) {
   CHECK_EQ_INT(om_traced_count(m, OM_TRACED_INITIALIZER), 2);
   CHECK(!strcmp(om_traced_name(m, OM_TRACED_INITIALIZER, 0), "w"));
   CHECK(!strcmp(om_traced_name(m, OM_TRACED_INITIALIZER, 1), "w.view_0"));
+  const char *aliases[2] = {NULL, NULL};
+  CHECK_EQ_INT(om_traced_aliases(m, 0, aliases, 2), 1);
+  CHECK(aliases[0] && !strcmp(aliases[0], "tied"));
+  CHECK_EQ_INT(om_traced_aliases(m, 1, aliases, 2), 0); /* a view's name is no state-dict name */
+  CHECK_ERROR(om_traced_aliases(m, 2, aliases, 2) >= 0, OM_ERR_INVALID_ARGUMENT, "traced_aliases: no initializer 2");
   CHECK_EQ_INT(om_traced_count(m, OM_TRACED_NODE), 5); /* three MatMul, two Identity */
   int identities = 0;
   for (int k = 0; k < om_traced_count(m, OM_TRACED_NODE); k++) identities += !strcmp(om_traced_name(m, OM_TRACED_NODE, k), "Identity");
@@ -272,8 +277,8 @@ TEST(view_names) {
 }
 
 /* Equal contents in different storages are stored once, under the name of the one the run read
- * first; a strided view with the same elements joins them; the same bytes in another shape, and
- * other values, stay apart. */
+ * first, the others' names its aliases; a strided view with the same elements joins them; the
+ * same bytes in another shape, and other values, stay apart. */
 TEST(equal_contents_stored_once) {
   int64_t s44[] = {4, 4}, s16[] = {16};
   om_tensor *ex = om_randn(s44, 2, 1, true), *first = om_randn(s44, 2, 5, true), *second = om_randn(s44, 2, 5, true);
@@ -296,9 +301,15 @@ TEST(equal_contents_stored_once) {
   int n_init = om_traced_count(m, OM_TRACED_INITIALIZER);
   CHECK_EQ_INT(n_init, 4); /* second, other, Reshape's shape, flat */
   for (int k = 0; k < n_init; k++) CHECK(strcmp(om_traced_name(m, OM_TRACED_INITIALIZER, k), "first"));
+  const char *aliases[2] = {NULL, NULL}; /* first's name is kept as the alias of second, which holds its contents */
+  CHECK(!strcmp(om_traced_name(m, OM_TRACED_INITIALIZER, 0), "second") && om_traced_aliases(m, 0, aliases, 2) == 1);
+  CHECK(aliases[0] && !strcmp(aliases[0], "first"));
+  for (int k = 1; k < n_init; k++) CHECK_EQ_INT(om_traced_aliases(m, k, NULL, 0), 0);
   bytes b = onnx_of(m);
   Onnx__ModelProto *mp = onnx__model_proto__unpack(NULL, b.n, b.p);
   CHECK(mp && mp->graph->n_initializer == 4);
+  CHECK(mp && mp->n_metadata_props == 1 && !strcmp(mp->metadata_props[0]->key, "onemodel.alias.first") &&
+        !strcmp(mp->metadata_props[0]->value, "second")); /* a standard entry: key the alias, value the initializer */
   size_t raw = 0;
   for (size_t k = 0; mp && k < mp->graph->n_initializer; k++) raw += mp->graph->initializer[k]->raw_data.len;
   CHECK(raw == 3 * 64 + 8); /* three [4, 4] / [16] floats and one int64 */

@@ -67,11 +67,12 @@ function metadataProps(bytes) {
 
 /**
  * traced.symbols as the .onnx's metadata_props write them: one entry per symbol, in order,
- * onemodel.symbol.<name> with JSON (a null max is Infinity).
+ * onemodel.symbol.<name> with JSON (a null max is Infinity); the initializers' aliases
+ * (onemodel.alias.<name>) follow them.
  */
 function onnxSymbols(bytes) {
   const bound = (r) => ({ min: r.min, max: r.max ?? Infinity });
-  return Object.entries(metadataProps(bytes)).map(([key, value]) => {
+  return Object.entries(metadataProps(bytes)).filter(([key]) => !key.startsWith('onemodel.alias.')).map(([key, value]) => {
     assert.ok(key.startsWith('onemodel.symbol.'), key);
     const { min, max, multipleOf, narrowedBy, checked, branches, ...rest } = JSON.parse(value);
     assert.deepEqual(rest, {}, 'no other field');

@@ -19,6 +19,8 @@ const rows = [
   ['add [2,3] + [4]', () => om.zeros([2, 3]).add(om.zeros([4])), 'ShapeMismatch', /add.*\[2, ?3\].*\[4\]/],
   ['matmul [2,3] @ [4,5]', () => om.zeros([2, 3]).matmul(om.zeros([4, 5])), 'ShapeMismatch', /matmul.*\[2, ?3\].*\[4, ?5\]/],
   ['om.matmul of two 0-d', () => om.matmul(f(1), f(2)), 'InvalidArgument', /^matmul: both operands need at least 1 dim, got 0 and 0/],
+  ['matmul of vectors [3] @ [4]: the shapes given', () => om.ones([3]).matmul(om.ones([4])), 'ShapeMismatch', /^matmul: shapes \[3\] and \[4\] do not match \(3 != 4\)$/],
+  ['matmul [2,3] @ [4]', () => om.ones([2, 3]).matmul(om.ones([4])), 'ShapeMismatch', /^matmul: shapes \[2,3\] and \[4\] do not match \(3 != 4\)$/],
   ['reshape 6 elements to [4]', () => om.zeros([2, 3]).reshape(4), 'ShapeMismatch', /reshape/],
   ['reshape with two -1', () => om.zeros([2, 3]).reshape(-1, -1), 'ShapeMismatch', /^reshape: cannot reshape \[2,3\] to \[-1,-1\]/],
   ['expand [2] to [3]', () => om.zeros([2]).expand(3), 'ShapeMismatch', /expand/],

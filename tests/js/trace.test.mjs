@@ -102,10 +102,10 @@ describe('constants', () => {
     const y = x.matmul(W).add(x.matmul(W)).matmul(W);
     const tm = keep(tracer.finish({ y }), { x: x0 }, { y });
     assert.deepEqual(opTypes(tm), ['MatMul', 'Add', 'MatMul']); // x @ w twice is one node (src/trace/merge.c)
-    assert.deepEqual(tm.graph().initializers, [{ name: 'w', dtype: 'float32', shape: [3, 3] }]);
+    assert.deepEqual(tm.graph().initializers, [{ name: 'w', dtype: 'float32', shape: [3, 3], aliases: [] }]);
   }));
 
-  test('equal buffers of two modules are one initializer, named for the first read', () => withTraced((keep, trace) => {
+  test('equal buffers of two modules are one initializer, named for the first read, the other name its alias in the .onnx too', () => withTraced((keep, trace) => {
     class Masked extends om.nn.Module { // each block makes its own causal mask: equal values, own storage
       constructor(n) {
         super();
@@ -125,8 +125,11 @@ describe('constants', () => {
     const net = new Net();
     try {
       const tm = trace(net, { x: [om.randn([2, 5, 3], { seed: 1 }), ['batch', 'seq', null]] });
-      assert.deepEqual(tm.graph().initializers.filter((i) => i.shape.length === 2).map((i) => [i.name, i.shape]),
-        [['b.mask', [8, 8]]], 'b runs first, so its path names the one mask');
+      assert.deepEqual(tm.graph().initializers.filter((i) => i.shape.length === 2).map((i) => [i.name, i.shape, i.aliases]),
+        [['b.mask', [8, 8], ['a.mask']]], 'b runs first, so its path names the one mask');
+      // a metadata_props entry: key 'onemodel.alias.a.mask', then field 2 (the value) of 6 bytes, 'b.mask'
+      const entry = Buffer.concat([Buffer.from('onemodel.alias.a.mask'), Buffer.from([0x12, 6]), Buffer.from('b.mask')]);
+      assert.ok(Buffer.from(tm.toOnnx()).includes(entry), 'the .onnx names the alias');
       const slices = tm.graph().nodes.filter((n) => n.opType === 'Slice');
       assert.ok(slices.length >= 2 && slices.every((n) => n.inputs[0] !== 'a.mask'));
       assert.ok(tm.toOnnx().length < 2 * 8 * 8 * 4 + 2000, 'the 256-byte mask is written once');
@@ -143,7 +146,7 @@ describe('constants', () => {
     tracer.parameter('fc.weight', W);
     const y = x.matmul(W.t());
     const tm = tracer.finish({ y });
-    assert.deepEqual(tm.graph().initializers, [{ name: 'fc.weight.view_0', dtype: 'float32', shape: [3, 2] }]);
+    assert.deepEqual(tm.graph().initializers, [{ name: 'fc.weight.view_0', dtype: 'float32', shape: [3, 2], aliases: [] }]);
     // I @ view = the view's values: W^T, in the eager run and (the oracle) in the .onnx
     assert.deepEqual(y.shape, [3, 2]);
     assert.deepEqual(vals(y), [1, 4, 2, 5, 3, 6]);

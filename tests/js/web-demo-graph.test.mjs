@@ -116,13 +116,49 @@ describe('graphfile: reading .onnx and .om', () => {
     throwsKind(() => readGraph(onnx.subarray(0, onnx.length - 7)), 'Format', /runs past its message/);
     throwsKind(() => readGraph(saved.subarray(0, 40)), 'Format', /an \.om header is 64 bytes/);
     throwsKind(() => readGraph(saved.subarray(0, 100)), 'Format', /the graph section runs past the file/);
-    const v2 = saved.slice();
-    new DataView(v2.buffer).setUint32(8, 2, true);
-    throwsKind(() => readGraph(v2), 'Unsupported', /^open: an \.om of version 2; this page reads version 1$/);
+    const v3 = saved.slice();
+    new DataView(v3.buffer).setUint32(8, 3, true);
+    throwsKind(() => readGraph(v3), 'Unsupported', /^open: an \.om of version 3; this page reads versions 1 and 2$/);
     const big = saved.slice();
     new DataView(big.buffer).setUint32(64, 0x7fffffff, true);   // the value count
     throwsKind(() => readGraph(big), 'Format', /values: 2147483647 do not fit in the graph section/);
   }));
+});
+
+describe('aliases: every state-dict name an initializer holds', () => {
+  // two fresh BatchNorms of one width: weight and running_var all ones, bias and running_mean all
+  // zeros, so the tracer stores two initializers for the eight names
+  test('a fresh BatchNorm\'s weight and running_var are one initializer: both files and traced.graph() keep every name, the view shows each read by its own', () => {
+    const { nn } = om;
+    const model = new nn.Sequential(new nn.Conv2d(2, 4, 3, { padding: 1 }), new nn.BatchNorm2d(4), new nn.ReLU(),
+      new nn.Conv2d(4, 4, 3, { padding: 1 }), new nn.BatchNorm2d(4)).eval();
+    const x = om.randn([1, 2, 5, 5], { seed: 3 });
+    const traced = om.trace(model, { x });
+    try {
+      const recorded = traced.graph();
+      const all = recorded.initializers.flatMap((w) => [w.name, ...w.aliases]).sort();
+      const state = ['1', '4'].flatMap((m) => ['weight', 'bias', 'running_mean', 'running_var'].map((p) => `${m}.${p}`));
+      assert.deepEqual(all, [...state, '0.weight', '0.bias', '3.weight', '3.bias'].sort(), 'no name is lost');
+      const ones = recorded.initializers.find((w) => [w.name, ...w.aliases].includes('1.weight'));
+      assert.deepEqual([ones.name, ...ones.aliases].sort(), ['1.running_var', '1.weight', '4.running_var', '4.weight']);
+      for (const g of [readGraph(traced.toOnnx()), readGraph(traced.save())]) {
+        assert.deepEqual(g.initializers, recorded.initializers, `${g.format}: the aliases travel with the file`);
+        const groups = groupByModule(g);
+        g.nodes.forEach((n, i) => {
+          if (n.opType !== 'BatchNormalization') return;
+          const m = groups.module[i];
+          assert.ok(m === '1' || m === '4', `a BatchNorm's module: ${m}`);
+          assert.deepEqual(n.inputs.slice(1).map((_, s) => groups.names.get(`${i}:${s + 1}`)), ['weight', 'bias', 'running_mean', 'running_var'].map((p) => `${m}.${p}`));
+        });
+        const bn = layoutGraph(g, groups, autoExpand(groups)).nodes.find((b) => b.op === 'BatchNormalization');
+        assert.deepEqual(bn.lines.map((l) => l[0].text.trim()), ['1.weight', '1.bias', '1.running_mean', '1.running_var'], 'each weight under its own name in the box');
+      }
+    } finally {
+      traced.dispose();
+      x.dispose();
+      model.dispose();
+    }
+  });
 });
 
 describe('groups: blocks by module', () => {
@@ -181,7 +217,7 @@ describe('groups: blocks by module', () => {
     assert.deepEqual(x.label.map((s) => s.text).join(''), `[${g.inputs[0].shape.join(', ')}]`);
     assert.deepEqual(laid.frames.map((f) => f.path).sort(), [...expanded].sort());
     const collapsed = layoutGraph(g, groups, new Set());
-    assert.deepEqual(collapsed.nodes.filter((n) => n.kind === 'group').map((n) => n.path), ['layer1', 'layer2', 'layer3']);
+    assert.deepEqual(collapsed.nodes.filter((n) => n.kind === 'group').map((n) => n.path), ['stem', 'layer1', 'layer2', 'layer3'], 'the stem\'s BatchNorm by the names it reads (its weights are shared)');
     assert.deepEqual(collapsed.frames, []);
   }));
 });

@@ -166,6 +166,19 @@ describe('the demo page\'s graph view in Chromium', () => {
     assert.ok(labels.length >= g.nodes.length / 2);
     for (const [value, text] of labels) assert.equal(text, `[${g.values[value].shape.join(', ')}]`);
     await shot('demo-inspector');
+    // the BatchNorm after it, fresh: its weight and running_var are one initializer (all ones), its
+    // bias and running_mean another, each shared with other BatchNorms of that width; each input is
+    // shown by the name this BatchNorm reads it as, with the other names the initializer holds
+    const bn = g.nodes.findIndex((n, i) => i > index && n.opType === 'BatchNormalization');
+    const m = groups.module[bn];
+    assert.equal(m, 'layer2.0.downsample.1', 'the downsample branch runs first');
+    await page.evaluate((t) => window.onemodelPage.graph.reveal(t), `op:${bn}`);
+    await idle();
+    const read = await page.$$eval('#inspector .values.inputs tr', (trs) => trs.map((tr) => [tr.cells[0].querySelector('code').textContent, tr.querySelector('.aliases')?.textContent ?? '']));
+    assert.deepEqual(read.slice(1).map(([name]) => name), ['weight', 'bias', 'running_mean', 'running_var'].map((p) => `${m}.${p}`));
+    const ones = g.initializers.find((w) => w.name === g.nodes[bn].inputs[1]);
+    assert.ok(ones.aliases.length >= 1, 'a fresh BatchNorm\'s weight is stored with its running_var');
+    for (const other of [ones.name, ...ones.aliases].filter((n) => n !== `${m}.weight`).slice(0, 6)) assert.ok(read[1][1].includes(other), `${other} in ${read[1][1]}`);
   });
 
   test('blocks by module: expand one in place (the inspector\'s Expand, or a double click) and collapse it by its frame', async () => {

@@ -46,7 +46,8 @@ const lower = (s) => s.toLowerCase();
 export class GraphView {
   /**
    * host: the element the <svg> fills; layoutUrl: the layout worker's bundle; onSelect(item)
-   * runs when the selection changes (null, or { kind: 'op', index, node, module } | { kind:
+   * runs when the selection changes (null, or { kind: 'op', index, node, module, reads (the
+   * state-dict name it reads each input as, undefined for a non-weight) } | { kind:
    * 'group', path, nodes: [indices] } | { kind: 'input' | 'output', value }).
    */
   constructor(host, layoutUrl, onSelect = () => {}) {
@@ -211,7 +212,8 @@ export class GraphView {
     const [kind, rest] = [id.slice(0, id.indexOf(':')), id.slice(id.indexOf(':') + 1)];
     if (kind === 'op') {
       const index = Number(rest);
-      return { kind, index, node: this.graph.nodes[index], module: this.groups.module[index] };
+      const node = this.graph.nodes[index];
+      return { kind, index, node, module: this.groups.module[index], reads: node.inputs.map((_, s) => this.groups.names.get(`${index}:${s}`)) };
     }
     if (kind === 'group') {
       const nodes = [];
@@ -222,8 +224,8 @@ export class GraphView {
   }
 
   /**
-   * What matches a query (case-insensitive, in part): nodes by op type, name, value names or
-   * module, blocks by path, graph inputs and outputs by name; an exact op type first. Each is
+   * What matches a query (case-insensitive, in part): nodes by op type, name, value names (a
+   * weight's as the node reads it too) or module, blocks by path, graph inputs and outputs by name; an exact op type first. Each is
    * { target ('op:<i>', 'block:<path>', 'input:<name>', 'output:<name>'), label, detail }.
    */
   search(query, limit = 50) {
@@ -236,7 +238,9 @@ export class GraphView {
     }
     this.graph.nodes.forEach((n, i) => {
       const module = this.groups.module[i];
-      const rank = lower(n.opType) === q ? 0 : [n.opType, n.name, module, ...n.inputs, ...n.outputs].some((s) => lower(s).includes(q)) ? 2 : -1;
+      const reads = n.inputs.map((_, s) => this.groups.names.get(`${i}:${s}`) ?? '');
+      const names = [n.opType, n.name, module, ...n.inputs, ...reads, ...n.outputs];
+      const rank = lower(n.opType) === q ? 0 : names.some((s) => lower(s).includes(q)) ? 2 : -1;
       if (rank >= 0) hits.push({ rank, target: `op:${i}`, label: `${n.opType} ${n.name}`, detail: module || '(top level)' });
     });
     return hits.sort((a, b) => a.rank - b.rank).slice(0, limit).map(({ rank, ...hit }) => hit);

@@ -1,10 +1,12 @@
 // Reads a model file's graph for the graph view: an .onnx (a ModelProto, protobuf's wire format,
-// read from onnx.proto's field numbers) or an .om (the library format v1, docs/format.md). Only
-// the structure is read (nodes, attributes, values' names, dtypes and shapes, initializers' shapes),
-// never the weights; a small tensor attribute (a Constant's value) keeps its first elements.
+// read from onnx.proto's field numbers) or an .om (the library format v1 or v2, docs/format.md).
+// Only the structure is read (nodes, attributes, values' names, dtypes and shapes, initializers'
+// shapes and aliases), never the weights; a small tensor attribute (a Constant's value) keeps its
+// first elements.
 //
 //   readGraph(bytes) -> { format: 'onnx' | 'om', inputs: [{ name, dtype, shape, example? (an .om's:
-//     the traced sizes) }], outputs, initializers: [{ name, dtype, shape }],
+//     the traced sizes) }], outputs, initializers: [{ name, dtype, shape, aliases (the other
+//     state-dict names it holds: tied weights, equal contents the tracer stored once) }],
 //     values: { name: { dtype, shape } } (every value whose shape the file gives: all of an .om's,
 //     an .onnx's inputs, outputs, initializers and value_info), nodes: [{ name, opType, domain,
 //     inputs (names, '' for an omitted input), outputs, attributes: [{ name, value }] }] }
@@ -197,10 +199,28 @@ function onnxNode(p) {
   return n;
 }
 
+/** A StringStringEntryProto: [key, value]. */
+function onnxEntry(p) {
+  const e = ['', ''];
+  p.each((f) => {
+    if (f === 1 || f === 2) e[f - 1] = p.str();
+    else return false;
+  });
+  return e;
+}
+
+const ALIAS = 'onemodel.alias.';   // metadata_props key of a second name an initializer holds
+
 function readOnnx(bytes) {
   const model = new Pb(bytes);
   let graph = null;
+  const aliases = new Map();   // initializer name -> its aliases
   model.each((f, w) => {
+    if (f === 14 && w === 2) {
+      const [key, value] = onnxEntry(model.sub());
+      if (key.startsWith(ALIAS)) aliases.set(value, [...(aliases.get(value) ?? []), key.slice(ALIAS.length)]);
+      return;
+    }
     if (f !== 7 || w !== 2) return false;
     graph = model.sub();
   });
@@ -211,7 +231,7 @@ function readOnnx(bytes) {
     if (f === 1) g.nodes.push(onnxNode(graph.sub()));
     else if (f === 5) {
       const { name, dtype, shape } = onnxTensor(graph.sub());
-      g.initializers.push({ name, dtype, shape });
+      g.initializers.push({ name, dtype, shape, aliases: aliases.get(name) ?? [] });
     } else if (f === 11) g.inputs.push(onnxValueInfo(graph.sub()));
     else if (f === 12) g.outputs.push(onnxValueInfo(graph.sub()));
     else if (f === 13) infos.push(onnxValueInfo(graph.sub()));
@@ -226,7 +246,7 @@ function readOnnx(bytes) {
   return g;
 }
 
-// ---- the library format v1 (docs/format.md) ---------------------------------------------------
+// ---- the library format v1 and v2 (docs/format.md) -------------------------------------------
 
 /** Little-endian reads of the graph section, each checked against its end. */
 class Om {
@@ -297,7 +317,7 @@ function readOm(bytes) {
   if (bytes.length < 64) throw damaged('an .om header is 64 bytes');
   const head = new DataView(bytes.buffer, bytes.byteOffset, 64);
   const version = head.getUint32(8, true);
-  if (version !== 1) throw new OmError('Unsupported', `open: an .om of version ${version}; this page reads version 1`);
+  if (version !== 1 && version !== 2) throw new OmError('Unsupported', `open: an .om of version ${version}; this page reads versions 1 and 2`);
   const size = head.getBigUint64(16, true);
   if (size > BigInt(bytes.length - 64)) throw damaged('the graph section runs past the file');
   const r = new Om(bytes, 64, 64 + Number(size));
@@ -314,12 +334,13 @@ function readOm(bytes) {
   const byName = (names) => names.map((name) => values.find((v) => v.name === name));
   const inputs = byName(r.names(values, 'inputs'));
   const outputs = byName(r.names(values, 'outputs'));
-  const initializers = Array.from({ length: r.count(20, 'initializers') }, () => {
+  const initializers = Array.from({ length: r.count(version === 1 ? 20 : 24, 'initializers') }, () => {
     const v = r.id(values, 'an initializer');
     if (!v) throw damaged('an initializer without a value');
     r.i64('an initializer offset');
     r.i64('an initializer size');
-    return v;
+    const aliases = version === 1 ? [] : Array.from({ length: r.count(4, 'aliases') }, () => r.str('an alias'));
+    return { ...v, aliases };
   });
   const nodes = Array.from({ length: r.count(20, 'nodes') }, () => ({
     opType: r.str('an op type'),
@@ -333,7 +354,7 @@ function readOm(bytes) {
     format: 'om',
     inputs,
     outputs: outputs.map(({ name, dtype, shape }) => ({ name, dtype, shape })),
-    initializers: initializers.map(({ name, dtype, shape }) => ({ name, dtype, shape })),
+    initializers: initializers.map(({ name, dtype, shape, aliases }) => ({ name, dtype, shape, aliases })),
     values: Object.fromEntries(values.map(({ name, dtype, shape }) => [name, { dtype, shape }])),
     nodes,
   };

@@ -10,6 +10,7 @@
 //
 //   const groups = groupByModule(graph);     // graph: readGraph()'s
 //   groups.module[i]                         // node i's module, '' at the top
+//   groups.names.get(`${i}:${slot}`)         // the state-dict name node i reads a weight as at input slot
 //   groups.blocks                            // Map path -> { path, parent, size (nodes inside) }
 //   visibleId(groups, i, expanded)           // 'op:i', or 'group:<path>' of the collapsed block showing it
 //   autoExpand(groups)                       // the expanded set a graph opens with
@@ -25,6 +26,48 @@ export function moduleOfName(name) {
   name = name.replace(/\.view_\d+$/, '');
   const at = name.lastIndexOf(SEP);
   return at > 0 ? name.slice(0, at) : null;
+}
+
+// The last part of the state-dict name an op's input slot reads, where the op's inputs are a
+// module's named state: a fresh BatchNorm holds ones in weight and running_var and zeros in bias
+// and running_mean, which the tracer stores once each (one initializer, the other names aliases).
+const SLOT_NAMES = { BatchNormalization: [null, 'weight', 'bias', 'running_mean', 'running_var'] };
+
+/**
+ * The state-dict name each read of an initializer is, where its names say it: Map 'i:slot' (node
+ * i's input slot) -> name. An initializer's names (its own, then its aliases) are in the order
+ * the traced run first read them, so when its reads of one kind (a slot SLOT_NAMES names: names
+ * ending in that part; any other: all its names) are as many as its names of that kind, the k-th
+ * read is the k-th name (twelve LayerNorms' equal weights, a fresh ResNet's BatchNorms).
+ */
+function readNames(graph) {
+  const reads = new Map();   // initializer -> [[key, slot kind]]
+  const inits = new Map(graph.initializers.map((w) => [w.name, w]));
+  graph.nodes.forEach((n, i) => n.inputs.forEach((v, slot) => {
+    if (!inits.has(v)) return;
+    if (!reads.has(v)) reads.set(v, []);
+    reads.get(v).push([`${i}:${slot}`, SLOT_NAMES[n.opType]?.[slot] ?? null]);
+  }));
+  const named = new Map();
+  for (const [v, rs] of reads) {
+    const names = [v, ...inits.get(v).aliases];
+    for (const kind of new Set(rs.map(([, k]) => k))) {
+      const mine = rs.filter(([, k]) => k === kind), of = kind ? names.filter((n) => n.endsWith(SEP + kind)) : names;
+      if (mine.length === of.length) mine.forEach(([key], k) => named.set(key, of[k]));
+    }
+  }
+  return named;
+}
+
+/**
+ * The name node i (of module, groups.module[i], and opType) reads initializer init ({ name,
+ * aliases }) as at input slot, where readNames could not tell: of init's names, the one in that
+ * module ending in the slot's part, else one in the module, else init's own name.
+ */
+function nameAt(init, module, opType, slot) {
+  const last = SLOT_NAMES[opType]?.[slot];
+  const own = [init.name, ...init.aliases].filter((n) => moduleOfName(n) === module);
+  return own.find((n) => last && n.endsWith(SEP + last)) ?? own[0] ?? init.name;
 }
 
 /** The deepest module holding both (null: no module known, so the other). */
@@ -47,7 +90,10 @@ function prefixes(path) {
 /** Whether module lies in path ('' holds every module). */
 const within = (module, path) => path === '' || module === path || module.startsWith(path + SEP);
 
-/** Each node's module and the blocks (modules of two or more nodes), as the top of this file says. */
+/**
+ * Each node's module, the blocks (modules of two or more nodes), and the state-dict name of
+ * every read of an initializer (readNames's, else nameAt's), as the top of this file says.
+ */
 export function groupByModule(graph) {
   const n = graph.nodes.length;
   const inits = new Set(graph.initializers.map((i) => i.name));
@@ -59,10 +105,12 @@ export function groupByModule(graph) {
 
   // weights first, then what feeds a node (in execution order) and what it feeds (backwards); a
   // weight read by several nodes (tied, or equal weights the tracer wrote once: twelve layers'
-  // untrained LayerNorm scales) says nothing about where one of them belongs
+  // untrained LayerNorm scales) tells where one of them belongs only by the name that read is
   const readers = new Map();
   for (const node of graph.nodes) for (const v of new Set(node.inputs)) if (inits.has(v)) readers.set(v, (readers.get(v) ?? 0) + 1);
-  const own = graph.nodes.map((node) => node.inputs.filter((v) => readers.get(v) === 1).map(moduleOfName).filter((m) => m !== null).reduce(common, null));
+  const names = readNames(graph);
+  const own = graph.nodes.map((node, i) => node.inputs.map((v, slot) => names.get(`${i}:${slot}`) ?? (readers.get(v) === 1 ? v : null))
+    .filter((v) => v !== null).map(moduleOfName).filter((m) => m !== null).reduce(common, null));
   const up = new Array(n).fill(null), module = new Array(n).fill('');
   for (let i = 0; i < n; i++) up[i] = own[i] ?? feeds[i].map((j) => up[j]).reduce(common, null);
   for (let i = n - 1; i >= 0; i--) module[i] = own[i] ?? common(up[i], fedTo[i].map((j) => module[j]).reduce(common, null)) ?? '';
@@ -92,7 +140,12 @@ export function groupByModule(graph) {
   }
   for (const [path, b] of blocks) if (b.size < 2) blocks.delete(path);   // one node draws as itself
   for (const b of blocks.values()) while (b.parent && !blocks.has(b.parent)) b.parent = prefixes(b.parent).at(-2) ?? '';
-  return { module, blocks };
+  const byName = new Map(graph.initializers.map((w) => [w.name, w]));
+  graph.nodes.forEach((node, i) => node.inputs.forEach((v, slot) => {
+    const key = `${i}:${slot}`;
+    if (byName.has(v) && !names.has(key)) names.set(key, nameAt(byName.get(v), module[i], node.opType, slot));
+  }));
+  return { module, blocks, names };
 }
 
 /** The box node i is drawn in: its own ('op:i'), or the outermost collapsed block holding it. */

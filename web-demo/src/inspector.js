@@ -1,12 +1,15 @@
 // The graph view's inspector: what the selected box is (graph.js's onSelect item) in full. A node:
 // its op, name, module, every attribute (kernel_shape, strides, pads, ...), and each input and
-// output with its dtype and shape (symbolic dims by name) and, for a weight, its state-dict name.
+// output with its dtype and shape (symbolic dims by name) and, for a weight, the state-dict name
+// the node reads it as and the other names the one initializer holds (its aliases: tied weights,
+// equal contents the tracer stored once).
 // A block: its module path, nodes by op type, its weights with their shapes and element count, and
 // Expand / Collapse. A graph input or output: its dtype and shape and the nodes that use it.
 import { h, shapeNode } from './dom.js';
 import { moduleOfName } from './groups.js';
 
 const MAX_LIST = 200;   // weights or values a block lists before "+N more"
+const MAX_ALIASES = 6;  // other names of a weight listed before "+N more"
 
 /** An attribute's value as text: lists in brackets, a tensor as dtype[shape] and its first values. */
 export function attributeText(value) {
@@ -22,13 +25,33 @@ export function attributeText(value) {
 /** A state-dict name ('fc1.weight'), not one the tracer gave a constant it made ('const_3'). */
 const isWeight = (name) => moduleOfName(name) !== null;
 
-/** One value's row: name (a weight marked), dtype, shape; unknown ones say so. */
-function valueRow(graph, inits, name) {
+/** A name as code that breaks after a dot when long. */
+const nameNode = (name) => h('code', {}, ...name.split(/(?<=\.)/).flatMap((part, i) => (i ? [h('wbr'), part] : [part])));
+
+/**
+ * Under a weight shown as shown: the name the file stores it under when another, and the other
+ * names the one initializer holds.
+ */
+function aliasNote(init, shown) {
+  const others = init.aliases.filter((n) => n !== shown);
+  const listed = others.slice(0, MAX_ALIASES).flatMap((n, i) => (i ? [', ', nameNode(n)] : [nameNode(n)]));
+  if (others.length > MAX_ALIASES) listed.push(`, +${others.length - MAX_ALIASES} more`);
+  const stored = init.name !== shown ? ['stored as ', nameNode(init.name)] : [];
+  if (!stored.length && !listed.length) return null;
+  return h('div', { className: 'aliases muted' }, ...stored, stored.length && listed.length ? ' · ' : '', ...(listed.length ? ['also ', ...listed] : []));
+}
+
+/**
+ * One value's row: name (a weight marked, shown as `read`: the state-dict name a node reads it as,
+ * with its other names), dtype, shape; unknown ones say so.
+ */
+function valueRow(graph, inits, name, read = name) {
   if (!name) return h('tr', {}, h('td', { className: 'muted', textContent: '(omitted)' }), h('td'), h('td'));
-  const v = graph.values[name];
-  const tag = inits.has(name) ? h('span', { className: 'tag', textContent: isWeight(name) ? 'weight' : 'constant' }) : null;
+  const v = graph.values[name], init = inits.get(name);
+  const shown = init ? read : name;
+  const tag = init ? h('span', { className: 'tag', textContent: isWeight(shown) ? 'weight' : 'constant' }) : null;
   return h('tr', { dataset: { value: name } },
-    h('td', {}, h('code', {}, ...name.split(/(?<=\.)/).flatMap((part, i) => (i ? [h('wbr'), part] : [part]))), tag),   // a long name breaks after a dot
+    h('td', {}, nameNode(shown), tag, init ? aliasNote(init, shown) : null),
     h('td', { textContent: v?.dtype ?? '' }),
     h('td', {}, v ? shapeNode(v.shape) : h('span', { className: 'muted', textContent: 'not in the file' })));
 }
@@ -41,7 +64,7 @@ const table = (cls, rows) => h('table', { className: cls }, h('tbody', {}, ...ro
  */
 export function inspectorContent(item, graph, expanded, actions) {
   if (!item) return [h('p', { className: 'muted', textContent: 'Click a box to inspect it; double-click a block to expand it.' })];
-  const inits = new Set(graph.initializers.map((i) => i.name));
+  const inits = new Map(graph.initializers.map((i) => [i.name, i]));
   if (item.kind === 'op') {
     const n = item.node;
     return [
@@ -52,7 +75,7 @@ export function inspectorContent(item, graph, expanded, actions) {
         ? table('attrs', n.attributes.map((a) => h('tr', { dataset: { attr: a.name } }, h('td', {}, h('code', { textContent: a.name })), h('td', { className: 'attr-value', textContent: attributeText(a.value) }))))
         : h('p', { className: 'muted', textContent: 'none' }),
       h('h4', { textContent: 'Inputs' }),
-      table('values inputs', n.inputs.map((v) => valueRow(graph, inits, v))),
+      table('values inputs', n.inputs.map((v, slot) => valueRow(graph, inits, v, item.reads[slot]))),
       h('h4', { textContent: 'Outputs' }),
       table('values outputs', n.outputs.map((v) => valueRow(graph, inits, v))),
     ];

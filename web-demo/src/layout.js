@@ -2,8 +2,8 @@
 // a large graph never blocks the page and a job running in the main worker never delays a click
 // on a block: one box per graph input, per node or collapsed block (groups.js), and per graph
 // output; an expanded block is a frame around its boxes; edges along the values between boxes,
-// each labelled with its shape. A node lists the initializers it reads (name and shape) inside its
-// box, so the weights are visible without a box each. Text is monospace, so box sizes follow from
+// each labelled with its shape. A node lists the initializers it reads (the state-dict name it reads
+// each as: groups.js's names, and shape) inside its box, so the weights are visible without a box each. Text is monospace, so box sizes follow from
 // lengths.
 import { Graph, layout } from '@dagrejs/dagre';
 import { blocksAbove, moduleOfName, visibleId } from './groups.js';
@@ -89,7 +89,7 @@ export function layoutGraph(graph, groups, expanded) {
       members.get(id).push(n);
       return;
     }
-    const ws = n.inputs.filter((v) => inits.has(v)).map((v) => inits.get(v));
+    const ws = n.inputs.flatMap((v, slot) => (inits.has(v) ? [{ ...inits.get(v), name: groups.names.get(`${i}:${slot}`) }] : []));
     const lines = ws.slice(0, MAX_INIT_LINES).map((w) => [{ text: `${w.name} ` }, ...shapeSegments(w.shape)]);
     if (ws.length > MAX_INIT_LINES) lines.push([{ text: `+${ws.length - MAX_INIT_LINES} more` }]);
     const tip = `${n.opType}\ninputs: ${n.inputs.map((v) => v || '(none)').join(', ')}\noutputs: ${n.outputs.join(', ')}`;
