@@ -25,12 +25,17 @@ bool om__branch_split(om_trace *tr, uint64_t mask, const int64_t *good, const in
   return true;
 }
 
+/* The cut is on the one narrowed symbol that every run where the model answered had below its
+ * example (tr->answers_syms): columns 5 to W + 3 of a reflect pad, an end that clamps below the
+ * example W = 9, is W's. Another symbol narrowed where the model fails (the pad needs H >= 2)
+ * narrows again in the pieces, which are traced alone and pass every check a trace passes: a
+ * cut on the wrong symbol is refused there. */
 bool om__branch_below(om_trace *tr, const om_symbol *declared) {
   int k = -1;
   for (int j = 0; j < tr->symbols.n; j++) {
     const om_symbol *s = &tr->symbols.v[j];
-    if (s->min == declared[j].min && s->max == declared[j].max) continue;
-    if (k >= 0 || s->max != declared[j].max) return false; /* two symbols narrowed, or a maximum */
+    if ((s->min == declared[j].min && s->max == declared[j].max) || !(tr->answers_syms >> j & 1)) continue;
+    if (k >= 0 || s->max != declared[j].max || s->min == declared[j].min) return false; /* two, or a maximum */
     k = j;
   }
   if (k < 0) return false;

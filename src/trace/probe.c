@@ -563,7 +563,7 @@ bool om__probe_extents(om_lower *l) {
       if (low >= 0 && (s[low].ok || s[low].other_rank)) { /* the call works there, with another size than the graph's */
         char sizes[160];
         om__run_answers(tr, om__arena_printf(&tr->g.arena, "%s (call %lld): at %s its output has another size than the graph's",
-                                             l->who, (long long)tr->calls, om__run_sizes(tr, list[low], p.used, sizes, sizeof sizes)));
+                                             l->who, (long long)tr->calls, om__run_sizes(tr, list[low], p.used, sizes, sizeof sizes)), list[low]);
       }
       if (low >= 0) {
         int k = 0, moved = 0;

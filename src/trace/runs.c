@@ -337,11 +337,17 @@ static void drop_small(om_trace *tr, om_run *run, const char *why) {
  * (om__run_answers), with the declaration of the ranges: a range narrows only where the model
  * fails. Runs above the example that part from it refuse at once (control flow), first. */
 static void below(om_trace *tr, om_run *run, const char *why) {
-  if (run->n_outputs >= 0) om__run_answers(tr, why);
+  if (run->n_outputs >= 0) om__run_answers(tr, why, run->v);
   drop_small(tr, run, why);
 }
 
-void om__run_answers(om_trace *tr, const char *why) {
+void om__run_answers(om_trace *tr, const char *why, const int64_t *v) {
+  int64_t v0[64];
+  uint64_t below = 0;
+  om__run_example(tr, v0);
+  for (int k = 0; k < tr->symbols.n; k++)
+    if (v[k] < v0[k]) below |= (uint64_t)1 << k;
+  tr->answers_syms = tr->answers ? tr->answers_syms & below : below;
   if (!tr->answers) tr->answers = why;
 }
 
@@ -974,7 +980,7 @@ static bool check_minimums(om_trace *tr, const om_symbol *declared, om_trace_fn 
         s->min_why = run.n_outputs < 0 ? om__arena_printf(&tr->g.arena, "trace_run: at %s the model fails (%s)", sizes, run.error)
                                        : om__arena_printf(&tr->g.arena, "trace_run: at %s the model takes another path or "
                                                           "computes a size otherwise", sizes);
-        if (run.n_outputs >= 0) om__run_answers(tr, s->min_why); /* it works there: refused at the end */
+        if (run.n_outputs >= 0) om__run_answers(tr, s->min_why, run.v); /* it works there: refused at the end */
         s->vmin++;
         s->min = s->vmin * s->multiple;
       }
@@ -1336,7 +1342,7 @@ static bool check_below_minimums(run_ctx *rc) {
       const char *at = om__arena_printf(&tr->g.arena, "%s: the minimum of '%s' rose there, yet at %s the model answers",
                                         s->min_why, s->name, sizes);
       if (!at) return om__trace_fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory");
-      om__run_answers(tr, at);
+      om__run_answers(tr, at, v);
     }
   }
   return true;
@@ -1734,6 +1740,7 @@ record:
     tr->kept_f.n = 0;
     tr->kept_ext.n = 0;
     tr->answers = NULL;
+    tr->answers_syms = 0;
     tr->far_parted = NULL;
     tr->serial++;
     tr->n_probes = 0;

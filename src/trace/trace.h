@@ -194,6 +194,7 @@ struct om_trace {
   int64_t more_at[OM_AT_MAX][64]; /* om__run_more_at's runs (more_at_n), their variables */
   int more_at_n, rounds;     /* rounds: how often the record run began again */
   const char *answers;       /* the first range the record run narrowed where the model works (om__run_answers) */
+  uint64_t answers_syms;     /* the symbols below their examples in every run where it did (om__branch_below) */
   const char *far_parted;    /* a run above the example the record run parted from (the refusal, if the range check finds no threshold) */
   /* a refusal where the model itself fails (om__run_fails_at): the record run unwinds and
    * om_trace_run looks for the sizes where the model answers, to trace again with those */
@@ -357,9 +358,10 @@ bool om__run_more_at(om_trace *tr, const int64_t *v);
  *  has multiples: "; it holds when 'h' is a multiple of 2: declare om.Dim('h', ...) ...", for a
  *  refusal, into buf (returned; "" when none). */
 const char *om__run_hint(const om_trace *tr, int r, char *buf, size_t cap);
-/** Notes that the record run narrowed a range where the model works (why: where first): the
- *  trace is refused when the record run ends, with the declaration of the narrowed ranges. */
-void om__run_answers(om_trace *tr, const char *why);
+/** Notes that the record run narrowed a range where the model works (why: where first; v: the
+ *  variables of the run where it does): the trace is cut there (om__branch_below) or refused
+ *  when the record run ends, with the declaration of the narrowed ranges. */
+void om__run_answers(om_trace *tr, const char *why, const int64_t *v);
 /** The trace is refused (SymbolicShape, the message fmt) because the model fails at the
  *  variables v (why: where and how, the narrowed range's reason), at the record run's call index
  *  (-1: none). Unless a run at v cannot say more (the base run failed, or the trace began again
@@ -387,9 +389,10 @@ bool om__run_fixed_size(const om_trace *tr, int64_t s);
  *  when that is one symbol and the trace may be cut there, notes the cut (tr->split_sym) and
  *  returns true (the check ends, om_trace_run traces the pieces); false: refused as before. */
 bool om__branch_split(om_trace *tr, uint64_t mask, const int64_t *good, const int64_t *bad, bool up);
-/** The record run raised one symbol's minimum where the model answers below it (tr->answers):
- *  notes the cut there as om__branch_split does (true), so the sizes below are a piece of their
- *  own; false (refused as before) when more than that was narrowed or no cut may be made. */
+/** The record run raised a symbol's minimum where the model answers below it (tr->answers), the
+ *  one narrowed symbol every such run had below its example (tr->answers_syms): notes the cut
+ *  there as om__branch_split does (true), so the sizes below are a piece of their own; false
+ *  (refused as before) when no one symbol is, its maximum was lowered or no cut may be made. */
 bool om__branch_below(om_trace *tr, const om_symbol *declared);
 /** Traces each piece of the cut tr noted as a trace of its own (the thread's trace put aside
  *  meanwhile; the random generator at seed, offset for each) and joins them into an If

@@ -158,6 +158,29 @@ describe('size thresholds become an If', () => {
     for (const c of checks) await sessionsAgree(c);
   });
 
+  test('a minimum raised where the model answers on one symbol, another raised where it fails: cut on the first', async () => {
+    // a reflect pad of p columns and one row (W > p, H > 1: the model fails below) and columns a
+    // to W + p, an end that clamps below the example: at a small W the model computes another
+    // size and answers there, so the trace is cut on W (random model 21:414), while H's minimum,
+    // raised where the pad fails, stays in each piece
+    const F = om.nn.functional;
+    const checks = await withTraced((keep) => [[3, 5, 9, 7], [4, 6, 11, 5]].map(([p, a, w, h]) => {
+      const model = fn((x) => F.pad(x, [p, 0, 1, 1], 'reflect').slice(3, a, w + p).flatten(1));
+      const ex = om.randn([3, 1, h, w], { seed: p });
+      const tm = om.trace(model, { x: [ex, [null, null, 'H', 'W']] });
+      keep(tm, { x: ex }, [model.forward(ex)], undefined, model);
+      const [H, W] = tm.symbols;
+      assert.deepEqual([H.min, H.max, H.branches], [2, Infinity, undefined]);
+      assert.match(H.narrowedBy, /^pad/);
+      assert.equal(W.min, p + 1);
+      assert.deepEqual(W.branches, [{ min: p + 1, max: w - 1 }, { min: w, max: Infinity }]);
+      const atW = atSizes(keep, tm, model, [p + 1, p + 2, a + 1, w - 1, w, w + 1, 2 * w + 3, 61], (s) => [3, 1, 3, s]);
+      const atH = atSizes(keep, tm, model, [2, 3, h + 4, 40], (s) => [3, 1, s, a + 2]);
+      return { bytes: atW.bytes, cases: [...atW.cases, ...atH.cases.map((c) => ({ ...c, s: `H ${c.s}` }))] };
+    }));
+    for (const c of checks) await sessionsAgree(c);
+  });
+
   test('thresholds on two symbols are refused, with the declaration that holds', () => {
     const ex = om.randn([3, 8, 4], { seed: 5 });
     const model = fn((x) => (x.shape[0] > 6 ? x.relu() : x.shape[1] > 20 ? x.neg() : x.abs()));
