@@ -512,7 +512,8 @@ typedef enum om_created { OM_CREATED_FULL, OM_CREATED_ARANGE, OM_CREATED_RANDOM,
 om_tensor *om__trace_created(om_tensor *t, om_created kind, const double *args, int n_args, const char *who);
 /** Whether a tensor of meta is made shape only (a phantom) where it would be computed: in the
  *  runs over a symbol's declared range, a constant of more than 65536 elements (a mask at a size
- *  far above the example, whose values the shape-only run has no use for). */
+ *  far above the example, whose values the shape-only run has no use for); marks the run as one
+ *  that made such a constant (its values fail nothing there). */
 bool om__trace_shape_only(const om_meta *meta);
 /** Refuses a read of t by user code while t is traced (DataDependent); who names the call. Ends
  *  the trace on failure (in a run at other sizes: only fails). */

@@ -258,7 +258,7 @@ int om__trace_lower(const om_op_def *def, om_call *c, const om_attrs *given, int
   bool traced = false;
   for (int i = 0; i < c->n_in && !traced; i++) traced = om__traced(c->in[i]);
   bool large = false;
-  for (int j = 0; j < c->n_out && !def->view; j++) large |= om__trace_shape_only(&c->out_meta[j]);
+  for (int j = 0; j < c->n_out && !def->view && !traced; j++) large |= om__trace_shape_only(&c->out_meta[j]);
   if (tr->phase == OM_PHASE_OTHER) return traced || large ? OM_CALL_PHANTOM : OM_CALL_EAGER;
   if (tr->phase == OM_PHASE_RECORD && index >= 0 && tr->dead) return OM_CALL_EAGER; /* nothing needs it */
   om_lower l = {.tr = tr, .c = c, .given = given, .who = def->name};
@@ -357,6 +357,7 @@ bool om__trace_shape_only(const om_meta *meta) {
   if (!tr || !tr->sweeping) return false;
   int64_t n = 1;
   for (int d = 0; d < meta->ndim && n <= 65536; d++) n = meta->shape[d] > 65536 ? 65537 : n * meta->shape[d];
+  if (n > 65536) tr->made_phantom = true; /* a constant whose values fail nothing in this run */
   return n > 65536;
 }
 

@@ -1062,6 +1062,7 @@ static int range_run(run_ctx *rc, const int64_t *v, char *why, size_t cap, int64
   memcpy(run.v, v, sizeof(int64_t) * (size_t)tr->symbols.n);
   st->rng_seed = rc->seed, st->rng_offset = rc->offset;
   tr->sweeping = true;
+  tr->made_phantom = false;
   if (!run_other(tr, &run, rc->fn, rc->ctx, rc->scratch, rc->max_outputs)) {
     free(run.calls.v), free(run.pool.v), free(run.live.v);
     return RANGE_ENDED;
@@ -1106,11 +1107,28 @@ static const char *declaration(const om_trace *tr, uint64_t mask, const int64_t 
   return buf;
 }
 
+/* Ends the trace with SymbolicShape and msg (NULL: out of memory) at the model's call (call, -1:
+ * none) of a run at the variables bad: the model runs there once more and the call ends the
+ * trace, so that the error is raised at the model's own call (in JS it names its source line).
+ * Returns false. */
+static bool refuse_at_call(run_ctx *rc, const int64_t *bad, int64_t call, const char *msg) {
+  om_trace *tr = rc->tr;
+  if (!msg) return om__trace_fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory");
+  if (call >= 0) {
+    tr->stop_call = call, tr->stop_msg = msg;
+    int64_t again;
+    char ignored[320];
+    const char *same;
+    if (range_run(rc, bad, ignored, sizeof ignored, &again, &same) == RANGE_ENDED) return false;
+    tr->stop_msg = NULL;
+  }
+  return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "%s", msg);
+}
+
 /* The model does at the variables bad (a step from good) what the trace does not (why, at the
  * run's call): the trace ends with SymbolicShape naming the threshold and the declaration that
- * keeps the symbols of mask to the sizes where it holds. The model runs at bad once more and
- * the call ends the trace there, so that the error is raised at the model's own call (in JS it
- * names its source line). Returns false. */
+ * keeps the symbols of mask to the sizes where it holds, at the model's call (refuse_at_call).
+ * Returns false. */
 static bool refuse_threshold(run_ctx *rc, uint64_t mask, const int64_t *good, const int64_t *bad, bool up, const char *why,
                              int64_t call, const char *name) {
   om_trace *tr = rc->tr;
@@ -1122,16 +1140,7 @@ static bool refuse_threshold(run_ctx *rc, uint64_t mask, const int64_t *good, co
                                      "what the trace does, so the graph would be wrong %s %s. It holds %s there: declare %s "
                                      "(om_trace_dim in C)", name, at_bad, why, at_good, up ? "from" : "at", at_bad,
                                      up ? "up to" : "from", decl);
-  if (!msg) return om__trace_fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory");
-  if (call >= 0) {
-    tr->stop_call = call, tr->stop_msg = msg;
-    int64_t again;
-    char ignored[320];
-    const char *same;
-    if (range_run(rc, bad, ignored, sizeof ignored, &again, &same) == RANGE_ENDED) return false;
-    tr->stop_msg = NULL;
-  }
-  return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "%s", msg);
+  return refuse_at_call(rc, bad, call, msg);
 }
 
 /* Where the model at the variables bad, a step from good (up: from the example), does another
@@ -1153,6 +1162,48 @@ static bool settle(run_ctx *rc, uint64_t mask, const int64_t *good, const int64_
     if (!up && good[k] > s->vmin) s->vmin = good[k], s->min = s->vmin * s->multiple, s->min_why = because;
   }
   return true;
+}
+
+/* Whether the model answers above the variables from on the line of symbol k alone (from: where
+ * it first fails; far: k's end of the line): run at the 16 sizes after from (a piece split off
+ * at a period is too small at one residue: split(8).at(-1) of 17 rows) and from there at sizes
+ * spread to far. A run that made a constant shape only (om__trace_shape_only)
+ * says nothing: a lookup past a table of positions fails nothing there. 1 with *at its variables
+ * when it answers at one, 0 when not, -1 when the trace ended. */
+static int answers_above(run_ctx *rc, int k, const int64_t *from, int64_t far, int64_t *at) {
+  om_trace *tr = rc->tr;
+  char why[320];
+  int64_t call;
+  const char *name;
+  memcpy(at, from, sizeof(int64_t) * (size_t)tr->symbols.n);
+  for (int64_t step = 1; from[k] + step <= far; step = step < 16 ? step + 1 : 2 * step) {
+    at[k] = from[k] + step;
+    int r = range_run(rc, at, why, sizeof why, &call, &name);
+    if (r == RANGE_ENDED) return -1;
+    if ((r == RANGE_SAME || r == RANGE_DIFFERS) && !tr->made_phantom) return 1;
+  }
+  return 0;
+}
+
+/* The model fails at the variables bad on the line of symbol k alone (from the example up; good:
+ * a step before, where it does what the trace does; why, at its call, name), and answers again
+ * at the variables at: no maximum leaves out only sizes where it fails, and one that leaves out
+ * at would narrow the range where the model gives an answer. SymbolicShape at the model's call
+ * (so that in JS it names the source line), with the declaration that keeps k up to good, where
+ * the trace holds. Returns false. */
+static bool refuse_hole_above(run_ctx *rc, int k, const int64_t *good, const int64_t *bad, const int64_t *at, const char *why,
+                              int64_t call, const char *name) {
+  om_trace *tr = rc->tr;
+  char at_bad[160], at_answer[160], decl[400];
+  uint64_t mask = (uint64_t)1 << k;
+  om__run_sizes(tr, bad, mask, at_bad, sizeof at_bad);
+  om__run_sizes(tr, at, mask, at_answer, sizeof at_answer);
+  declaration(tr, mask, good, true, decl, sizeof decl);
+  const char *msg = om__arena_printf(&tr->g.arena, "%s: at %s the model %s, and at %s it answers again: the sizes where it "
+                                     "answers are no range om.Dim declares, and the graph would not give its answer at %s. "
+                                     "It holds up to where the model first fails: declare %s (om_trace_dim in C)", name,
+                                     at_bad, why, at_answer, at_answer, decl);
+  return refuse_at_call(rc, bad, call, msg);
 }
 
 /* A threshold found where every symbol moves, left to the line of the one symbol that makes it
@@ -1253,14 +1304,23 @@ static bool check_range(run_ctx *rc) {
         hole = r == RANGE_SAME;
       }
       if (hole) continue;
+      if (verdict == RANGE_FAILS && up && line < n) { /* going up, where the model answers again past the failure */
+        int64_t at[64];
+        int r = answers_above(rc, line, bad_v, to[line], at);
+        if (r < 0) return false;
+        if (r) return refuse_hole_above(rc, line, good_v, bad_v, at, why, call, name);
+      }
       if (line < n && up && bad_v[line] > tr->symbols.v[line].vmax) { /* past a maximum the runs narrowed */
         om_symbol *s = &tr->symbols.v[line];
         char sizes[160];
         om__run_sizes(tr, bad_v, ~(uint64_t)0, sizes, sizeof sizes);
-        if (verdict == RANGE_FAILS && good_v[line] > s->vmax) /* where the model fails: the exact end */
+        if (good_v[line] > s->vmax) /* the trace holds to good: the exact end, or a threshold there */
           s->vmax = good_v[line], s->max = s->vmax * s->multiple,
           s->max_why = om__arena_printf(&tr->g.arena, "trace_run: at %s the model %s", sizes, why);
-        continue;
+        if (verdict == RANGE_FAILS) continue;
+        /* where the model answers otherwise than the trace (a split's piece that is T - 6 up to
+         * 12 and 6 from there, the runs' maximum at 10 below a failure at 23) the range would
+         * narrow where the model gives an answer: a threshold, as inside the range */
       }
       uint64_t matter = 0; /* the symbols whose return to the example undoes it */
       for (int k = 0; line == n && k < n; k++) {
@@ -1317,8 +1377,9 @@ static bool add_run(const run_ctx *rc, const int64_t *v, bool far) {
  * failure with the graph's arguments, which are not the model's past a threshold (a split's piece
  * that is 5 from T = 10 and 4 at T = 9), and a model may fail just below the minimum and answer
  * further down (a broadcast of a slice that is empty below N = 4 against N rows works at N = 1).
- * Not above a lowered maximum: going up, a constant past 65536 elements is a phantom, whose
- * values fail nothing (a lookup past a table of positions). false when the trace ended. */
+ * With other symbols below their examples, also with those at their minimums (pass 1: refused
+ * where the model answers, no piece cut). Above a lowered maximum: check_above_maximums. false
+ * when the trace ended. */
 static bool check_below_minimums(run_ctx *rc) {
   om_trace *tr = rc->tr;
   int64_t v0[64], v[64], call;
@@ -1328,22 +1389,66 @@ static bool check_below_minimums(run_ctx *rc) {
   for (int k = 0; k < tr->symbols.n && !tr->answers && tr->split_sym < 0; k++) {
     const om_symbol *s = &tr->symbols.v[k];
     int64_t below = s->vmin > rc->declared[k].vmin && s->vmin <= v0[k] ? s->vmin - rc->declared[k].vmin : 0;
-    for (int64_t i = 0; !tr->answers && i < 16 && i < below; i++) {
-      memcpy(v, v0, sizeof v);
-      v[k] = below <= 16 ? s->vmin - 1 - i : i == 15 ? rc->declared[k].vmin : s->vmin - 1 - i * below / 16;
-      int r = range_run(rc, v, why, sizeof why, &call, &name);
-      if (r == RANGE_ENDED) return false;
-      if (r != RANGE_SAME && r != RANGE_DIFFERS) continue;
-      int64_t good[64] = {0}, bad[64] = {0}; /* cut above it: the piece below traced at it */
-      good[k] = v[k], bad[k] = v[k] + 1;
-      if (om__branch_split(tr, (uint64_t)1 << k, good, bad, true)) return true;
-      char sizes[160];
-      om__run_sizes(tr, v, (uint64_t)1 << k, sizes, sizeof sizes);
-      const char *at = om__arena_printf(&tr->g.arena, "%s: the minimum of '%s' rose there, yet at %s the model answers",
-                                        s->min_why, s->name, sizes);
-      if (!at) return om__trace_fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory");
-      om__run_answers(tr, at, v);
+    uint64_t low = 0; /* the other symbols whose minimum is below their example */
+    for (int j = 0; j < tr->symbols.n; j++) low |= (uint64_t)(j != k && tr->symbols.v[j].vmin < v0[j]) << j;
+    /* pass 1: the others at their minimums, where a failure may need two symbols (a reshape to 13
+     * rows of an empty slice of N - 2 rows answers at N = 2 at any h) */
+    for (int pass = 0; pass < (low ? 2 : 1); pass++)
+      for (int64_t i = 0; !tr->answers && i < 16 && i < below; i++) {
+        memcpy(v, v0, sizeof v);
+        for (int j = 0; pass && j < tr->symbols.n; j++)
+          if (low >> j & 1) v[j] = tr->symbols.v[j].vmin;
+        v[k] = below <= 16 ? s->vmin - 1 - i : i == 15 ? rc->declared[k].vmin : s->vmin - 1 - i * below / 16;
+        int r = range_run(rc, v, why, sizeof why, &call, &name);
+        if (r == RANGE_ENDED) return false;
+        if (r != RANGE_SAME && r != RANGE_DIFFERS) continue;
+        int64_t good[64] = {0}, bad[64] = {0}; /* cut above it: the piece below traced at it */
+        good[k] = v[k], bad[k] = v[k] + 1;
+        if (!pass && om__branch_split(tr, (uint64_t)1 << k, good, bad, true)) return true;
+        char sizes[160];
+        om__run_sizes(tr, v, (uint64_t)1 << k | (pass ? low : 0), sizes, sizeof sizes);
+        const char *at = om__arena_printf(&tr->g.arena, "%s: the minimum of '%s' rose there, yet at %s the model answers",
+                                          s->min_why, s->name, sizes);
+        if (!at) return om__trace_fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory");
+        om__run_answers(tr, at, v);
+      }
+  }
+  return true;
+}
+
+/* A maximum that moved below the declared one (by a probe of a call, by the runs) is checked
+ * above, the other symbols at their examples: where the model fails just above it and answers
+ * again further up (answers_above), the trace is refused at the call that fails
+ * (refuse_hole_above: a split's last piece of W - 8 floor((W - 1) / 8) columns is too small for
+ * a 2x2 convolution at W = 17 and not at 18); where it answers just above it, the range narrowed
+ * where the model gives an answer, and the trace is refused (om__run_answers). Never narrowed
+ * silently. false when the trace ended. */
+static bool check_above_maximums(run_ctx *rc) {
+  om_trace *tr = rc->tr;
+  int64_t v0[64], good[64], bad[64], at[64], call;
+  char why[320];
+  const char *name;
+  om__run_example(tr, v0);
+  for (int k = 0; k < tr->symbols.n && !tr->answers && tr->split_sym < 0; k++) {
+    const om_symbol *s = &tr->symbols.v[k];
+    if (s->vmax >= rc->declared[k].vmax || s->vmax < v0[k]) continue;
+    memcpy(good, v0, sizeof good);
+    memcpy(bad, v0, sizeof bad);
+    good[k] = s->vmax, bad[k] = s->vmax + 1;
+    int r = range_run(rc, bad, why, sizeof why, &call, &name);
+    if (r == RANGE_ENDED) return false;
+    if (r == RANGE_FAILS) {
+      if ((r = answers_above(rc, k, bad, far_variable(&rc->declared[k], v0[k]), at)) < 0) return false;
+      if (r) return refuse_hole_above(rc, k, good, bad, at, why, call, name);
+      continue;
     }
+    if (r == RANGE_BIG || tr->made_phantom) continue; /* past what runs, or a lookup past a table that failed nothing */
+    char sizes[160];
+    om__run_sizes(tr, bad, (uint64_t)1 << k, sizes, sizeof sizes);
+    const char *because = om__arena_printf(&tr->g.arena, "%s: the maximum of '%s' went down to %lld, yet at %s the model "
+                                           "answers", s->max_why ? s->max_why : "trace_run", s->name, (long long)s->max, sizes);
+    if (!because) return om__trace_fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory");
+    om__run_answers(tr, because, bad);
   }
   return true;
 }
@@ -1380,7 +1485,7 @@ static bool check_pairs(run_ctx *rc) {
                                           "moved too) the model answers", s->min_why ? s->min_why : s->max_why,
                                           s->name, sizes, o->name);
         if (!at) return om__trace_fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory");
-        om__run_answers(tr, at);
+        om__run_answers(tr, at, v);
       }
     }
   }
@@ -1405,7 +1510,7 @@ static bool check_whole_range(om_trace *tr, const om_symbol *declared, om_trace_
   run_ctx rc = {.tr = tr, .declared = declared, .fn = fn, .ctx = ctx, .max_outputs = max_outputs, .seed = seed, .offset = offset};
   if (!(rc.scratch = calloc((size_t)max_outputs, sizeof *rc.scratch)))
     return om__trace_fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory");
-  bool ok = check_range(&rc) && check_below_minimums(&rc) && check_pairs(&rc);
+  bool ok = check_range(&rc) && check_below_minimums(&rc) && check_above_maximums(&rc) && check_pairs(&rc);
   free(rc.scratch);
   st->rng_seed = after, st->rng_offset = after_offset;
   for (int k = 0; ok && k < tr->symbols.n; k++) { /* a range that ended inside what was checked */

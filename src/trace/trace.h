@@ -218,6 +218,7 @@ struct om_trace {
   /* the runs over the declared range (runs.c, check_range) */
   bool sweeping;             /* a run of them goes on: large constants are phantoms too */
   bool over_budget;          /* and it made more calls than OM_RANGE_CALLS allows (runs.c) */
+  bool made_phantom;         /* and it made a constant shape only: its values failed nothing (runs.c) */
   /* thresholds written as branches (branch.c) */
   int pieces;                /* the most pieces this trace may be cut into (OM_BRANCH_PIECES; fewer in a piece) */
   int branch_sym;            /* in a piece: the symbol it is a piece of (it is cut only on that one), else -1 */

@@ -1,0 +1,71 @@
+// A declared range is never narrowed silently (docs/symbolic-axes.md, "Where the model fails"):
+// where the model fails at some size above its example and answers again further up (a split's
+// last piece too small for a kernel at one residue), no maximum leaves out only sizes where it
+// fails, so the trace is refused at the call that fails, naming the sizes, the source line and
+// the declaration under which it holds; declared so, it traces and agrees in onnxruntime-web and
+// the Session. A range that ends where the model fails (a table of positions) covers every size
+// up to there.
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import * as om from 'onemodel';
+import { memoryHooks, withTraced } from './helpers.mjs';
+
+memoryHooks();
+
+/** A Module from a function of its inputs. */
+const fn = (f) => new (class extends om.nn.Module { forward(...xs) { return f(...xs); } })();
+
+const here = /symbolic-narrowing\.test\.mjs:\d+:\d+\)$/; // a refusal names the model's source line
+
+describe('failures above the example with answers past them', () => {
+  test('split(c).at(-1) into a 2x2 stride-2 conv fails at W = 2c + 1 and answers at 2c + 2: refused, then declared', async () => {
+    for (const c of [6, 8]) {
+      const conv = new om.nn.Conv2d(2, 3, 2, { stride: 2 }).eval();
+      const model = fn((x) => conv.forward(x.split(c, -1).at(-1)));
+      const ex = om.randn([2, 2, 5, c + 2], { seed: c });
+      assert.throws(() => om.trace(model, { x: [ex, [null, null, null, 'W']] }), (e) => {
+        assert.ok(e instanceof om.TraceError && e.kind === 'SymbolicShape', String(e));
+        assert.match(e.message, new RegExp(`^conv2d: at W=${2 * c + 1} the model fails at conv2d \\(call \\d+\\): conv2d: kernel size .* ` +
+          `and at W=${2 * c + 2} it answers again: the sizes where it answers are no range om\\.Dim declares, .*` +
+          `declare om\\.Dim\\('W', \\{ min: ${c + 2}, max: ${2 * c} \\}\\)`));
+        assert.match(e.message, here);
+        return true;
+      });
+      await withTraced((keep) => {
+        const tm = om.trace(model, { x: [ex, [null, null, null, om.Dim('W', { min: c + 2, max: 2 * c })]] });
+        assert.deepEqual(tm.symbols.map((s) => [s.name, s.min, s.max]), [['W', c + 2, 2 * c]]);
+        keep(tm, { x: ex }, [model.forward(ex)], undefined, model);
+        for (const w of [c + 3, 2 * c]) {
+          const x = om.randn([2, 2, 5, w], { seed: w });
+          keep(tm, { x }, [model.forward(x)], `at W=${w}`);
+        }
+      });
+      ex.dispose();
+      conv.dispose();
+    }
+  });
+});
+
+describe('a maximum the runs left short', () => {
+  test('positions up to a table of P rows and the second piece of a split by c: every size from c + 1 to P, none narrowed', async () => {
+    for (const [P, c] of [[15, 6], [21, 8]]) {
+      const pos = new om.nn.Embedding(P, 2);
+      // the runs jump past P (where the lookup fails); the split's second piece is T - c up to 2c, c from there
+      const model = fn((x) => x.add(pos.forward(om.arange(0n, BigInt(x.shape[1])))).split(c, 1)[1]);
+      const ex = om.randn([2, c + 1, 2], { seed: P });
+      await withTraced((keep) => {
+        const tm = om.trace(model, { x: [ex, [null, 'T', null]] });
+        const [t] = tm.symbols;
+        assert.deepEqual([t.min, t.max], [c + 1, P], JSON.stringify(tm.symbols));
+        assert.match(t.narrowedBy, new RegExp(`embedding.*index ${P} is out of range for a weight of ${P} rows`));
+        keep(tm, { x: ex }, [model.forward(ex)], undefined, model);
+        for (const T of [2 * c, 2 * c + 1, P]) {
+          const x = om.randn([2, T, 2], { seed: T });
+          keep(tm, { x }, [model.forward(x)], `at T=${T}`);
+        }
+      });
+      ex.dispose();
+      pos.dispose();
+    }
+  });
+});
