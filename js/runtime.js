@@ -221,6 +221,9 @@ function kindCode(e) {
   return k > 0 ? k : kinds.findIndex(([name]) => name === 'InvalidArgument');
 }
 
+/** The message C keeps for an exception a run threw (an OmError's own; "Name: message" else). */
+export const runMessage = (e) => (e instanceof Error ? (e instanceof OmError ? e.message : `${e.name}: ${e.message}`) : String(e));
+
 function dispatchTraceRun(ctx, inPtr, n, outPtr, max) {
   const r = runs.get(ctx);
   if (!r) return -1;
@@ -229,8 +232,8 @@ function dispatchTraceRun(ctx, inPtr, n, outPtr, max) {
     return r.fn(readU32(inPtr >>> 0, n), outPtr >>> 0, max);
   } catch (e) {
     r.error = e; // the record run's is rethrown by withRuns() once C has unwound
-    const message = e instanceof Error ? (e instanceof OmError ? e.message : `${e.name}: ${e.message}`) : String(e);
-    withStrings([message], ([p]) => M._omw_set_error(kindCode(e), p));
+    if (r.thrown.push(e) > 8) r.thrown.shift(); // the latest few, for a refusal that quotes one (withRuns)
+    withStrings([runMessage(e)], ([p]) => M._omw_set_error(kindCode(e), p));
     return -1;
   }
 }
@@ -239,19 +242,24 @@ function dispatchTraceRun(ctx, inPtr, n, outPtr, max) {
  * Runs call(ctx) with ctx registered as a model C may run (om_trace_run): each run calls
  * fn(inputHandles, outPtr, max), which returns how many output handles it wrote at outPtr. A
  * JS exception in a run is C's error for that run (its message); when the last run threw and
- * call failed, that exception is rethrown here unchanged. Returns call's result.
+ * call failed, that exception is rethrown here unchanged. The latest exceptions the runs threw
+ * go to thrown (an array), so that a refusal C makes of one (it quotes runMessage(e)) can be
+ * placed where it was thrown. Returns call's result.
  */
-export function withRuns(fn, call) {
+export function withRuns(fn, call, thrown = []) {
   const ctx = nextRun;
   nextRun = nextRun >= 0x7fffffff ? 1 : nextRun + 1;
-  const r = { fn, error: null };
+  const r = { fn, error: null, thrown };
   runs.set(ctx, r);
   try {
     const rc = call(ctx);
-    // the run's own exception, unless C made a SymbolicShape of it (a piece of a trace cut at a
-    // size threshold where the model fails: src/trace/branch.c names the threshold and the error)
-    const refused = kinds[M._omw_error_kind()]?.[0] === 'SymbolicShape' && r.error?.kind !== 'SymbolicShape';
-    if (rc < 0 && r.error && !refused) {
+    // the run's own exception, unless C made another error of it (a piece of a trace cut at a
+    // size threshold where the model fails or is refused: src/trace/branch.c names the threshold,
+    // the piece's error and the declaration that holds)
+    const p = M._omw_error_message() >>> 0, kept = p ? M.UTF8ToString(p) : '';
+    const rewritten = r.error && kinds[M._omw_error_kind()]?.[0] === 'SymbolicShape' &&
+      !(kept && runMessage(r.error).startsWith(kept)); // C keeps a long one cut short
+    if (rc < 0 && r.error && !rewritten) {
       M._omw_clear_error();
       throw r.error;
     }

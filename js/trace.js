@@ -13,7 +13,7 @@
 import { OmError, TraceError, invalid } from './errors.js';
 import {
   M, omw, requireReady, checkHandle, checkStatus, lastError, marshal, readU32, readF64, leakAlarm,
-  withStrings, cString, stream, nodeFs, dtypeNames, withRuns, heapAlloc, jsMessage,
+  withStrings, cString, stream, nodeFs, dtypeNames, withRuns, runMessage, heapAlloc, jsMessage,
 } from './runtime.js';
 import { Tensor, wrap, handle, tidy, optionsArg } from './tensor.js';
 import { describe } from './convert.js';
@@ -210,6 +210,7 @@ export class Tracer {
     const MAX_OUT = 256;
     const outPtr = heapAlloc(4 * MAX_OUT, who); // not the argument buffer: the model's own calls use that
     let names = null;
+    const thrown = []; // what the runs threw: a refusal that quotes one is placed where it was thrown
     const limit = Error.stackTraceLimit; // deep enough to reach the model's own code (withLocation)
     Error.stackTraceLimit = Math.max(limit, 64);
     try {
@@ -224,8 +225,8 @@ export class Tracer {
         });
         new Uint32Array(M.HEAPU8.buffer, at, hs.length).set(hs);
         return hs.length;
-      }, (ctx) => omw.trace_run(ctx, outPtr, MAX_OUT));
-      if (n < 0) throw withLocation(lastError(who));
+      }, (ctx) => omw.trace_run(ctx, outPtr, MAX_OUT), thrown);
+      if (n < 0) throw withLocation(lastError(who), thrown);
       const hs = readU32(outPtr, n);
       return Object.fromEntries(names.map((k, i) => [k, wrap(hs[i])]));
     } catch (e) {
@@ -711,17 +712,27 @@ const PACKAGE = new URL('./', import.meta.url).href;
 /**
  * A TraceError of kind SymbolicShape with the place in the model's code it was raised at (the
  * first stack frame outside this package) added to its message, once: a size the model computes
- * is where the user has to look. Other errors are returned unchanged.
+ * is where the user has to look. A refusal that quotes an exception one of the runs threw (a
+ * piece of a threshold, a run below the example: thrown, runMessage) is placed where that one was
+ * thrown, in the model, not where om.trace was called. Other errors are returned unchanged.
  */
-function withLocation(e) {
+function withLocation(e, thrown = []) {
   if (!(e instanceof TraceError) || e.kind !== 'SymbolicShape' || e.located || typeof e.stack !== 'string') return e;
-  for (const line of e.stack.split('\n').slice(1)) {
-    const m = /\(?((?:file|https?|blob:[a-z]+):\/\/[^\s)]+|\/[^\s):]+(?::\d+){1,2})\)?\s*$/.exec(line.trim());
-    if (!m || m[1].startsWith(PACKAGE) || m[1].startsWith(PACKAGE.replace(/^file:\/\//, '')) || m[1].startsWith('node:')) continue;
-    e.message += ` (at ${m[1]})`;
-    break;
-  }
+  const quotes = (t) => { const m = runMessage(t).slice(0, 200); return m.length > 8 && e.message.includes(m); };
+  const quoted = thrown.findLast((t) => t !== e && typeof t?.stack === 'string' && quotes(t));
+  const at = (quoted && placeOf(quoted.stack)) ?? placeOf(e.stack);
+  if (at) e.message += ` (at ${at})`;
   Object.defineProperty(e, 'located', { value: true });
   return e;
+}
+
+/** The first frame of a stack outside this package (and node's own): "file:///...:line:column". */
+function placeOf(stack) {
+  for (const line of stack.split('\n').slice(1)) {
+    const m = /\(?((?:file|https?|blob:[a-z]+):\/\/[^\s)]+|\/[^\s):]+(?::\d+){1,2})\)?\s*$/.exec(line.trim());
+    if (!m || m[1].startsWith(PACKAGE) || m[1].startsWith(PACKAGE.replace(/^file:\/\//, '')) || m[1].startsWith('node:')) continue;
+    return m[1];
+  }
+  return null;
 }
 makeDim.prototype = Dim.prototype; // x instanceof om.Dim

@@ -639,10 +639,6 @@ bool om__lower_x_is_const(om_lower *l, int a, int64_t *c);
 /** The smallest value expression x takes over the symbols' ranges, to *min; false when unknown
  *  (om__x_min: x's form does not show that it never decreases). */
 bool om__lower_x_min(om_lower *l, int x, int64_t *min);
-/** When value v is a Pad's output: gives that Pad its optional axes input (every axis: the same
- *  padding), so that onnxruntime's PadFusion leaves it alone; it would fold a Pad with 0 into a
- *  MaxPool's pads, where padding never wins, and change the maxima. false on error. */
-bool om__lower_no_pad_fusion(om_lower *l, int v);
 /** Value v (of meta, whose axis grows by 1) with one more row along axis, for an op whose rows do
  *  not mix (the rows of an LSTM batch) and that onnxruntime refuses or aborts on when the axis is
  *  empty at some size: the row is a ReduceSum of v over the axis (keepdims), so it exists at 0
@@ -678,7 +674,8 @@ int om__lower_shape_operand(om_lower *l, const int64_t *shape, const int *ext, i
  *  MatMul and ConvTranspose do not write an output they sum nothing into. -1 on error. */
 int om__lower_zero_slices(om_lower *l, int i, int axis, int64_t count);
 /** Emits ONNX node op_type reading in[0..n_in) (value ids; -1 omits an optional input) and
- *  writing n_out new values typed by meta[0..n_out), whose ids go to out. false on error. */
+ *  writing n_out new values typed by meta[0..n_out), whose ids go to out (a Pad with its axes
+ *  input, every axis, added when not given: onnxruntime's PadFusion skips it). false on error. */
 bool om__emit(om_lower *l, const char *op_type, const int *in, int n_in, const om_meta *meta, int n_out, int *out,
               const om_gattr *attrs, int n_attrs);
 /** An int64 initializer (deduplicated by value): n values as 1-D, or one value as 0-d when

@@ -1224,8 +1224,7 @@ static bool lower_max_pool(om_lower *l, const om_call *c, const win *g, bool cei
   }
   at[0] = OM_ATTR_INT("ceil_mode", 0);
   om_meta padded = {.dtype = OM_FLOAT32, .ndim = 4, .shape = {x->shape[0], x->shape[1], g->h + pads[0] + end[0], g->w + pads[1] + end[1]}};
-  int axes = om__lower_ints(l, (int64_t[]){0, 1, 2, 3}, 4); /* with axes: onnxruntime does not fold it into MaxPool's pads */
-  if (v < 0 || ninf < 0 || pv < 0 || axes < 0 || !om__emit(l, "Pad", (int[]){v, pv, ninf, axes}, 4, &padded, 1, &mid, NULL, 0) ||
+  if (v < 0 || ninf < 0 || pv < 0 || !om__emit(l, "Pad", (int[]){v, pv, ninf}, 3, &padded, 1, &mid, NULL, 0) ||
       !om__emit(l, "MaxPool", &mid, 1, &c->out_meta[0], 1, &y, at, 5))
     return false;
   om__lower_output(l, 0, y);
@@ -1264,7 +1263,6 @@ static bool lower_pool(om_lower *l, const om_call *c) {
   if (eh < g.ph && !onnx_ceil) eh = g.ph;
   if (ew < g.pw && !onnx_ceil) ew = g.pw;
   int64_t pads[4] = {g.ph, g.pw, eh, ew};
-  if (!om__lower_no_pad_fusion(l, om__lower_input(l, 0))) return false; /* PadFusion folds a Pad into either pool */
   if (c->op == OM_OP_max_pool2d) return lower_max_pool(l, c, &g, ceil_mode, onnx_ceil, pads);
   bool overhang = eh > g.ph || ew > g.pw;
   if (!cip || !overhang) {
@@ -1281,8 +1279,7 @@ static bool lower_pool(om_lower *l, const om_call *c) {
   int64_t rest[4] = {0, 0, eh - g.ph, ew - g.pw};
   om_gattr at[] = {OM_ATTR_INT("ceil_mode", 0), OM_ATTR_INT("count_include_pad", 0), OM_ATTR_INTS("kernel_shape", ks, 2),
                    OM_ATTR_INTS("pads", rest, 4), OM_ATTR_INTS("strides", st, 2)};
-  int axes = om__lower_ints(l, (int64_t[]){0, 1, 2, 3}, 4); /* with axes: onnxruntime's PadFusion leaves it */
-  if (axes < 0 || !om__emit(l, "Pad", (int[]){in, pv, -1, axes}, 4, &padded, 1, &mid, NULL, 0) ||
+  if (!om__emit(l, "Pad", (int[]){in, pv}, 2, &padded, 1, &mid, NULL, 0) ||
       !om__emit(l, "AveragePool", &mid, 1, &c->out_meta[0], 1, &out, at, 5))
     return false;
   om__lower_output(l, 0, out);

@@ -409,6 +409,20 @@ static bool other_example(const om_trace *tr, const om_symbol *s, piece *p, bool
   return p->v * s->multiple >= 2;
 }
 
+/* A piece's refusal message (in place, returned) without the declarations it suggests: they are
+ * of the piece's range, at the piece's own example, which the user's example is outside of. */
+static char *without_advice(char *msg) {
+  static const char *const advice[] = {": the graph holds for the sizes ", ". It holds ", "; it holds when ",
+                                       "; the trace holds on ", "; declare ", ": declare "};
+  char *end = msg + strlen(msg);
+  for (size_t a = 0; a < sizeof advice / sizeof *advice; a++) {
+    char *at = strstr(msg, advice[a]);
+    if (at && at < end) end = at;
+  }
+  *end = '\0';
+  return msg;
+}
+
 int om__branch_run(om_trace *tr, const om_symbol *declared, om_trace_fn fn, void *ctx, om_tensor **outputs, int max_outputs,
                    int n, uint64_t seed, uint64_t offset) {
   om_thread_state *st = om__state();
@@ -455,7 +469,10 @@ int om__branch_run(om_trace *tr, const om_symbol *declared, om_trace_fn fn, void
     ok = trace_piece(&c, &pc[other], left, outs, &n_other, &m[other]);
   }
   if (n_other > 0) om__release_all(outs, n_other);
-  bool ex_traced = m[ex] != NULL;
+  bool ex_traced = m[ex] != NULL, other_traced = m[other] != NULL;
+  int64_t ex_min = pc[ex].v * s->multiple, ex_max = ex_min; /* the sizes the example's piece holds for (one when fixed) */
+  const om_traced_sym *q = ex_traced ? sym_named(m[ex], s->name) : NULL;
+  if (q) ex_min = q->min, ex_max = q->max;
   om_traced_model *joined = ok ? join(&c, in_i, in_d, at * s->multiple, m[0], m[1], &pc[0], &pc[1], ex == 1) : NULL;
   om_traced_release(m[0]);
   om_traced_release(m[1]);
@@ -468,16 +485,21 @@ int om__branch_run(om_trace *tr, const om_symbol *declared, om_trace_fn fn, void
     char msg[sizeof st->err_msg];
     om_error_kind kind = om_last_error() != OM_ERR_OK ? om_last_error() : OM_ERR_OUT_OF_MEMORY;
     snprintf(msg, sizeof msg, "%s", om_last_error_message());
-    if (kind < OM_ERR_TRACE_UNSUPPORTED_OPERATION && kind != OM_ERR_OUT_OF_MEMORY) { /* the model fails at a piece's example */
-      char decl[160] = ""; /* the example's piece alone, where the other one failed */
-      if (ex_traced && ex == 1) snprintf(decl, sizeof decl, "; declare om.Dim('%s', { min: %lld }) for the graph from there", s->name,
-                                         (long long)(at * s->multiple));
-      else if (ex_traced) snprintf(decl, sizeof decl, "; declare om.Dim('%s', { min: %lld, max: %lld }) for the graph up to there",
-                                   s->name, (long long)declared[k].min, (long long)((at - 1) * s->multiple));
+    char decl[160] = ""; /* the example's piece alone, where the other one failed: the range that trace held for */
+    bool other_failed = ex_traced && !other_traced;
+    if (other_failed && ex_max == INT64_MAX)
+      snprintf(decl, sizeof decl, "; declare om.Dim('%s', { min: %lld }) for the graph from there", s->name, (long long)ex_min);
+    else if (other_failed)
+      snprintf(decl, sizeof decl, "; declare om.Dim('%s', { min: %lld, max: %lld }) for the graph %s there", s->name,
+               (long long)ex_min, (long long)ex_max, ex == 1 ? "from" : "up to");
+    if (kind < OM_ERR_TRACE_UNSUPPORTED_OPERATION && kind != OM_ERR_OUT_OF_MEMORY) /* the model fails at a piece's example */
       return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "trace_run: the model changes at a size threshold of '%s' (at %lld), "
                             "and fails at %s=%lld, in a piece: %s%s", s->name, (long long)(at * s->multiple), s->name,
                             (long long)(pc[ex_traced ? other : ex].v * s->multiple), msg, decl), -1;
-    }
+    if (kind == OM_ERR_TRACE_SYMBOLIC_SHAPE && other_failed) /* its declarations are of that piece and its own example: not the user's */
+      return om__trace_fail(kind, "trace_run: the model changes at a size threshold of '%s' (at %lld), and the piece %s it "
+                            "(traced at %s=%lld) is refused: %s%s", s->name, (long long)(at * s->multiple), other ? "from" : "below",
+                            s->name, (long long)(pc[other].v * s->multiple), without_advice(msg), decl), -1;
     return om__trace_fail(kind, "%s", msg), -1;
   }
   tr->branched = joined;

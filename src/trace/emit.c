@@ -30,26 +30,6 @@ int om__lower_x_lin(om_lower *l, int64_t ca, int a, int64_t cb, int b, int64_t c
 }
 bool om__lower_x_min(om_lower *l, int x, int64_t *min) { return om__x_min(l->tr, x, min); }
 
-bool om__lower_no_pad_fusion(om_lower *l, int v) {
-  om_graph *g = &l->tr->g;
-  int p = g->values.v[v].producer;
-  if (p < 0 || strcmp(g->nodes.v[p].op_type, "Pad") || g->nodes.v[p].n_in > 3) return true;
-  om_gnode *n = &g->nodes.v[p];
-  int64_t axes[OM_MAX_DIMS];
-  for (int d = 0; d < g->values.v[v].ndim; d++) axes[d] = d;
-  int ax = om__lower_ints(l, axes, g->values.v[v].ndim);
-  int *in = om__arena_alloc(&g->arena, sizeof(int) * (size_t)(4 + n->n_out));
-  if (ax < 0 || !in) return false;
-  n = &g->nodes.v[p]; /* the initializer may have grown the values, not the nodes: the same node */
-  for (int i = 0; i < 3; i++) in[i] = i < n->n_in ? n->in[i] : -1;
-  in[3] = ax;
-  memcpy(in + 4, n->out, sizeof(int) * (size_t)n->n_out);
-  n->in = in;
-  n->out = in + 4;
-  n->n_in = 4;
-  return true;
-}
-
 int om__lower_extra_row(om_lower *l, int v, om_meta *meta, int axis) {
   om_meta row = *meta;
   row.shape[axis] = 1;
@@ -268,6 +248,18 @@ static int shared_node(const om_graph *g, const char *op_type, const int *in, in
 bool om__emit(om_lower *l, const char *op_type, const int *in, int n_in, const om_meta *meta, int n_out, int *out,
               const om_gattr *attrs, int n_attrs) {
   if (!om__lower_alive(l)) return false;
+  int pad_in[4];
+  if (!strcmp(op_type, "Pad") && n_in < 4) {
+    /* every Pad names its axes (all of them: the same padding), which onnxruntime's PadFusion
+     * skips: it folds a Pad of 0 into a following MaxPool's pads, where padding never wins, so
+     * the maxima change; its NoopElimination first drops an Add of 0 or Mul by 1 between them
+     * (random model 21:54928), so no check of the Pad's reader can rule it out */
+    int64_t axes[OM_MAX_DIMS];
+    for (int d = 0; d < meta[0].ndim; d++) axes[d] = d;
+    for (int i = 0; i < 3; i++) pad_in[i] = i < n_in ? in[i] : -1;
+    if ((pad_in[3] = om__lower_ints(l, axes, meta[0].ndim)) < 0) return false;
+    in = pad_in, n_in = 4;
+  }
   om_graph *g = &l->tr->g;
   int shared = shared_node(g, op_type, in, n_in, meta, n_out, attrs, n_attrs);
   if (shared >= 0) {

@@ -66,6 +66,9 @@ function traceSeq(keep, model, seq = 8, axes = ['batch', 'seq', null]) {
 
 const seqOf = (tm) => tm.symbols.find((s) => s.name === 'seq');
 
+/** The line of this file that calls it. */
+const lineHere = () => Number(/:(\d+):\d+\)?$/.exec(new Error().stack.split('\n')[2])[1]);
+
 describe('size thresholds become an If', () => {
   test('T > c ? a : b for several c: an If on seq, each piece right on its side, at c and c + 1, and far above', async () => {
     const checks = await withTraced((keep) => [9, 32, 321, 1000].map((c) => {
@@ -181,6 +184,42 @@ describe('size thresholds become an If', () => {
     for (const c of checks) await sessionsAgree(c);
   });
 
+  test('three pieces, a pad and a max-pool after a mask of zeros in the one-size piece: onnxruntime-web with its default optimizations and the Session agree on every side of each threshold', async () => {
+    // the piece N = 1 adds a constant mask of zeros: onnxruntime's NoopElimination drops that
+    // Add, and its PadFusion then folded the Pad of 0 into the MaxPool's pads (padding that never
+    // wins), wrong wherever a window's values are all negative (random model 21:54928); every Pad
+    // now names its axes, which PadFusion skips. Checked with onnxruntime-web's default
+    // optimizations (the oracle's) and the Session.
+    const F = om.nn.functional;
+    const checks = await withTraced((keep) => [[6, 4, [1, 2]], [9, 12, [2, 0]]].map(([c, n0, pads]) => {
+      const model = fn((x) => {
+        const N = x.shape[0];
+        const m = om.zeros([N]);
+        if (N > 1) m.slice(0, 0, N - 1).add_(-1.5);
+        const y = N > c ? x.mul(0.5) : x;
+        return F.maxPool2d(F.pad(y.abs().neg(), pads).add(m.reshape(-1, 1, 1, 1)), 3, { stride: 2, padding: 1 });
+      });
+      const shape = (n) => [n, 2, 5, 6];
+      const ex = om.randn(shape(n0), { seed: c });
+      const tm = om.trace(model, { x: [ex, ['N', null, null, null]] });
+      keep(tm, { x: ex }, [model.forward(ex)], undefined, model);
+      assert.deepEqual(tm.symbols[0].branches, [{ min: 1, max: 1 }, { min: 2, max: c }, { min: c + 1, max: Infinity }]);
+      return atSizes(keep, tm, model, [1, 2, 3, c - 1, c, c + 1, c + 2, 5 * c], shape);
+    }));
+    for (const c of checks) await sessionsAgree(c);
+  });
+
+  test('a Pad of 0, an Add of 0 or a Mul by 1, then a max-pool: every Pad names its axes, and onnxruntime-web agrees with its default optimizations', () => withTraced((keep, trace) => {
+    const F = om.nn.functional;
+    const x = om.randn([2, 3, 6, 7], { seed: 4 }).abs().neg(); // all negative: the zero padding wins at the edges
+    for (const mid of [(p) => p.add(om.zeros([1, 1, 1, 1])), (p) => p.mul(om.ones([1, 3, 1, 1])), (p) => p.sub(0)]) {
+      const tm = trace((v) => F.maxPool2d(mid(F.pad(v, [2, 1, 1, 0])), 3, { stride: 2 }), { x });
+      const pads = tm.graph().nodes.filter((n) => n.opType === 'Pad');
+      assert.equal(pads.length, 1);
+      assert.equal(pads[0].inputs.length, 4, 'the axes input');
+    }
+  }));
+
   test('thresholds on two symbols are refused, with the declaration that holds', () => {
     const ex = om.randn([3, 8, 4], { seed: 5 });
     const model = fn((x) => (x.shape[0] > 6 ? x.relu() : x.shape[1] > 20 ? x.neg() : x.abs()));
@@ -203,11 +242,13 @@ describe('size thresholds become an If', () => {
   test('a piece the model fails at (at its end too) is refused with the declaration of the example\'s piece', async () => {
     for (const c of [4, 6]) {
       // at most c rows: a reshape to 2 rows summed against 6 columns answers only at B = 2
+      const line = lineHere() + 1; // the model's: the refusal names it, not om.trace's caller
       const model = fn((x) => (x.shape[0] > c ? x.relu() : x.slice(0, 0, 1).add(x.reshape(2, -1).sum(0))));
       const ex = om.randn([c + 3, 6], { seed: c });
       assert.throws(() => om.trace(model, { x: [ex, ['B', null]] }), (e) => {
         assert.ok(e instanceof om.TraceError && e.kind === 'SymbolicShape', String(e));
         assert.match(e.message, new RegExp(`threshold of 'B' \\(at ${c + 1}\\), and fails at B=${c}, in a piece: add: shapes \\[1,6\\] and \\[${3 * c}\\] do not broadcast.*; declare om\\.Dim\\('B', \\{ min: ${c + 1} \\}\\) for the graph from there`));
+        assert.match(e.message, new RegExp(`\\(at file://\\S+/symbolic-branches\\.test\\.mjs:${line}:\\d+\\)$`));
         return true;
       });
       await sessionsAgree(await withTraced((keep) => {
@@ -218,6 +259,31 @@ describe('size thresholds become an If', () => {
       ex.dispose();
     }
   });
+
+  test('a piece refused for its own reasons: the refusal names the threshold and the piece, and declares what the example\'s side holds for (it traces so)', () => withTraced((keep) => {
+    // a loop over B's rows makes other calls at every B: the piece on the far side of the
+    // example's is refused, and its own advice (at its own example, outside the user's range) is
+    // left out; the declaration offered is the range the example's piece held for
+    const loop = (x) => { let v = x.select(0, 0); for (let i = 1; i < x.shape[0]; i++) v = v.mul(0.25).add(x.select(0, i)); return v.tanh(); };
+    for (const b of [3, 5]) {
+      const model = fn(loop), ex = om.randn([b, 6], { seed: b });
+      let decl;
+      assert.throws(() => om.trace(model, { x: [ex, ['B', null]] }), (e) => {
+        assert.ok(e instanceof om.TraceError && e.kind === 'SymbolicShape', String(e));
+        assert.match(e.message, /^trace: the model changes at a size threshold of 'B' \(at \d+\), and the piece (from|below) it \(traced at B=\d+\) is refused: /);
+        decl = /; declare om\.Dim\('B', \{ min: (\d+)(?:, max: (\d+))? \}\) for the graph (?:from|up to) there \(at [^)]+\)$/.exec(e.message);
+        assert.ok(decl, e.message);
+        assert.equal(e.message.match(/declare/g).length, 1, 'only the declaration that holds');
+        return true;
+      });
+      const [min, max] = [Number(decl[1]), decl[2] ? Number(decl[2]) : undefined];
+      assert.ok(min <= b && b <= (max ?? Infinity), 'the example is inside');
+      const tm = om.trace(model, { x: [ex, [om.Dim('B', { min, max }), null]] });
+      keep(tm, { x: ex }, [model.forward(ex)], undefined, model);
+      assert.deepEqual([tm.symbols[0].min, tm.symbols[0].max], [min, max ?? Infinity]);
+      ex.dispose();
+    }
+  }));
 
   test('in a piece cut on one symbol, another symbol\'s minimum raised where the model answers is refused with the declaration', () => {
     for (const [a, c] of [[2, 20], [3, 30]]) {

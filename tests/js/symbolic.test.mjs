@@ -275,9 +275,13 @@ describe('symbolic axes', () => {
       return true;
     });
     // unbind over the symbolic axis: as many pieces as the size (a loop over T), another path at
-    // every size: cut into pieces (an If) up to 4, then refused with the declaration of the piece
-    refuse((t) => om.stack(t.unbind(1).map((s) => s.relu()), 1),
-      /^select: the model changes at a size threshold: at seq=\d+ it calls select here \(call \d+\), where the trace calls relu; .*declare om\.Dim\('seq', \{ min: \d+, max: \d+ \}\)/);
+    // every size: cut into pieces (an If) up to 4, then refused naming the piece refused, with
+    // the one declaration that holds (the example's piece: seq 5 alone), not the piece's own
+    const unbound = (t) => om.stack(t.unbind(1).map((s) => s.relu()), 1);
+    refuse(unbound, /^trace: the model changes at a size threshold of 'seq' \(at \d+\), and the piece below it \(traced at seq=\d+\) is refused: .*select: the model changes at a size threshold: at seq=\d+ it calls select here \(call \d+\), where the trace calls relu; at seq=\d+ it does what the trace does, so the graph would be wrong from seq=\d+; declare om\.Dim\('seq', \{ min: 5, max: 5 \}\) for the graph from there \(at [^)]+\)$/);
+    const held = traceAt(keep, fn(unbound), y, [axes[0], om.Dim('seq', { min: 5, max: 5 }), null], []);
+    const seq = held.symbols.find((v) => v.name === 'seq');
+    assert.deepEqual([seq.min, seq.max], [5, 5]);
     y.dispose();
   }));
 

@@ -110,10 +110,11 @@ export function formatReport({ seed, from = 0, count, records, ms, workers = 1, 
     lines.push(`  agreeing models: checked at ${checked.toFixed(1)} assignments of their symbols on average (${skipped.toFixed(1)} more `
       + `skipped: eager throws there); the largest error ${margin.toFixed(3)} of the bound`);
   }
-  const ortOnly = by.wrong.filter((r) => r.ortOptimizer).length;
+  const ortOnly = by.wrong.filter((r) => r.ortOptimizer);
   const marginal = by.wrong.filter((r) => r.ratio < 10).length;
-  if (ortOnly || marginal) {
-    lines.push(`  of the wrong: ${ortOnly} fail only with onnxruntime's graph optimizations on (its bugs, not the file's); `
+  if (ortOnly.length || marginal) {
+    lines.push(`  of the wrong: ${ortOnly.length} ORT optimizer (right with onnxruntime's graph optimizations disabled: a valid file its `
+      + `optimizer gets wrong, still ours to avoid)${ortOnly.length ? `: ${ortOnly.slice(0, 10).map((r) => r.id).join(', ')}` : ''}; `
       + `${marginal} within 10 times the bound (perhaps float32 rounding)`);
   }
   const outside = records.reduce((s, r) => s + (r.outOfRange ?? 0), 0);

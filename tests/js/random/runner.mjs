@@ -11,7 +11,8 @@
 //   refused  om.trace threw a TraceError (its kind and message are kept);
 //   wrong    at some assignment where eager runs, ORT disagrees in values, dtype or shape, or ORT
 //            cannot load or run the file (then it runs again without ORT's graph optimizations,
-//            and the record notes when that agrees: an ORT optimizer bug, not the file's); or
+//            and the record notes when that agrees, "ORT optimizer": the file is right, ORT's
+//            optimizer rewrites it wrongly; still wrong, since users run ORT with its defaults); or
 //            ORT agrees and the library's own Session (traced.session()) does not, or cannot run
 //            the graph (engine: 'session');
 //   crash    anything else: a non-TraceError from om.trace (eager ran at the example, so the
@@ -300,7 +301,7 @@ async function runChecks(bytes, names, checks, graphOptimizationLevel) {
  * narrowed: the symbols the traced model holds for fewer sizes, as text, and outOfRange: the
  * assignments left out for it; narrowedAnswers: those of them outside a range the tracer
  * narrowed (not one declared), inside the declared ones, where the eager model gives an answer,
- * which it must not do; ortOptimizer: ORT failed only with its graph optimizations on; margin: the largest
+ * which it must not do; ortOptimizer: ORT failed (to load, run or agree) only with its graph optimizations on; margin: the largest
  * maxError / bound of an agreeing case). meta (id, family, tags)
  * is copied in; meta.file, when the source is a file's, names it in TraceErrors' locations.
  */
@@ -324,14 +325,16 @@ export async function runCase(source, meta = {}) {
   if (out.crash) return finish({ ...record, class: 'crash', message: out.crash });
   Object.assign(record, { checked: out.checked, margin: out.margin, ...(out.aborted ? { ortAborted: true } : {}) });
   const { failures } = out;
-  // A file ORT cannot load or run may still be right: ORT's graph optimizations have bugs of
-  // their own. Run it again without them; the model stays wrong (ORT with its defaults is the
-  // oracle), and the note says where to look.
-  if (failures.some((f) => f.ort) && !out.aborted) {
+  // A file ORT cannot load or run, or runs to other values, may still be right: ORT's graph
+  // optimizations have bugs of their own. Run it again without them; the model stays wrong (ORT
+  // with its defaults is what users run: the graph must avoid what it mis-optimises), and the
+  // note and the report's "ORT optimizer" line say where to look.
+  if (failures.length && !out.aborted) {
     const plain = await runChecks(bytes, names, checks, 'disabled');
     if (!plain.crash && !plain.failures.length) {
       record.ortOptimizer = true;
-      failures[0].message += ' [with onnxruntime\'s graph optimizations disabled it loads, runs and agrees at every size: an onnxruntime optimizer bug]';
+      failures[0].message += ` [ORT optimizer: with onnxruntime's graph optimizations disabled it ${failures.some((f) => f.ort) ? 'loads, runs and ' : ''}`
+        + 'agrees at every size; the graph must still avoid what the optimizer gets wrong]';
     }
   }
   if (!failures.length && record.sessionFailures) {
