@@ -1597,10 +1597,17 @@ static om_tensor *pool_nd(om_bind *b, om_tensor *x, int ns, spatial sp, int64_t 
       if (pool_len(&sym, d, x->shape[2 + d], c) != want) modes &= ~(1 << c);
   }
   om_tensor *xp = NULL, *share = NULL; /* share: ones padded as x, when the average divides by it */
+  int64_t want[2] = {0};
+  bool cut = false; /* the pooled result cut to want on its spatial axes */
   if ((asym && !max && cip) || big || (asym && !modes)) {
-    if (ceil) return unsupported(b, big ? "pads above half the kernel with ceil_mode" : "different begin and end pads with ceil_mode"), NULL;
     int64_t torch[4] = {0};
+    for (int d = 0; d < ns; d++) want[d] = pool_len(&sp, d, x->shape[2 + d], ceil);
     for (int d = 0; d < ns; d++) torch[2 * (ns - 1 - d)] = sp.pad[d], torch[2 * (ns - 1 - d) + 1] = sp.pad_end[d], sp.pad[d] = sp.pad_end[d] = 0;
+    /* with ceil_mode, over the padded input (no pads) the library's ceil_mode has ONNX's windows (the same
+     * count rounded up) and may keep one more, one that starts in what were the end pads, which onnxruntime
+     * drops: cut to ONNX's size below. A window it clips at the padded end divides by what it reads there,
+     * as onnxruntime's count_include_pad counts up to the end pads and no further */
+    for (int d = 0; ceil && d < ns; d++) cut |= pool_len(&sp, d, x->shape[2 + d] + torch[2 * (ns - 1 - d)] + torch[2 * (ns - 1 - d) + 1], 1) != want[d];
     if (!(xp = om_pad(x, torch, 2 * ns, OM_PAD_CONSTANT, max ? -INFINITY : 0))) return NULL;
     if (!max && !cip) {
       om_tensor *ones = om_ones(x->shape, x->ndim, OM_FLOAT32);
@@ -1627,6 +1634,7 @@ static om_tensor *pool_nd(om_bind *b, om_tensor *x, int ns, spatial sp, int64_t 
   om_tensor_release(xp);
   om_tensor_release(share);
   if (y && ns == 1) y = then(y, om_squeeze(y, (int64_t[]){2}, 1));
+  for (int d = 0; y && cut && d < ns; d++) y = then(y, om_slice(y, 2 + d, 0, want[d], 1));
   return y;
 }
 
@@ -4282,7 +4290,7 @@ static const om_onnx_rule rules[] = {
     {"Asinh", 1, 1, 1, bind_asinh, "asinh"},
     {"Atan", 1, 1, 1, bind_atan, "atan"},
     {"Atanh", 1, 1, 1, bind_atanh, "atanh"},
-    {"AveragePool", 1, 1, 1, bind_average_pool, "avg_pool2d (1-D as 2-D; begin and end pads that differ: the ceil_mode that gives ONNX's size, or zeros padded first when count_include_pad; pads above half the kernel: zeros padded first, divided by the share of real elements unless count_include_pad)"},
+    {"AveragePool", 1, 1, 1, bind_average_pool, "avg_pool2d (1-D as 2-D; begin and end pads that differ: the ceil_mode that gives ONNX's size, or zeros padded first when count_include_pad; pads above half the kernel: zeros padded first, divided by the share of real elements unless count_include_pad; padded first with ceil_mode: ceil_mode, cut to ONNX's size where it keeps a window that starts in the end pads)"},
     {"BatchNormalization", 5, 5, 3, bind_batch_norm, "batch_norm in eval mode; training_mode 1: batch_norm in training mode, the running statistics out from mean and the biased variance; fast mode: folded into the Conv before it when only that Conv (with constant weights) writes its input (src/runtime/passes.c)"},
     {"BitShift", 2, 2, 1, bind_bit_shift, "mul or truncating div by pow(2, min(y, 62)) (UINT8, UINT16, UINT32)"},
     {"BitwiseAnd", 2, 2, 1, bind_bitwise_and, "bitwise_and"},

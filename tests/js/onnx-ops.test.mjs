@@ -480,6 +480,15 @@ describe('convolution and pooling over 3 spatial axes, uneven pads, dilated aver
     }
     await agree({ node: { op: 'AveragePool', ints: { kernel_shape: [2, 2], dilations: [2, 2], strides: [1, 1] } }, feeds: [{ x: F([2, 3, 6, 5]) }, { x: F([1, 1, 3, 3]) }] });
     await agree({ node: { op: 'AveragePool', ints: { kernel_shape: [3], dilations: [2], pads: [1, 2] } }, feeds: [{ x: F([2, 3, 9]) }] });
+    // with ceil_mode: pads that differ (SAME's, and the end pads the tracer writes for a fixed axis
+    // beside a symbolic one), counting the padding or not
+    for (const op of ['MaxPool', 'AveragePool']) {
+      await agree({ node: { op, ints: { kernel_shape: [2, 2], ceil_mode: 1 }, strings: { auto_pad: 'SAME_UPPER' } }, feeds: [{ x: F([1, 1, 3, 3]) }, { x: F([2, 2, 5, 4]) }] });
+      for (const count_include_pad of [0, 1])
+        for (const [pads, strides] of [[[1, 1, 0, 1], [2, 2]], [[1, 0, 0, 1], [2, 3]], [[1, 1, 0, 0], [3, 2]]])
+          await agree({ node: { op, ints: { kernel_shape: [3, 3], pads, strides, ceil_mode: 1, ...(op === 'AveragePool' ? { count_include_pad } : {}) } },
+            feeds: [{ x: F([2, 3, 8, 7]) }, { x: F([1, 2, 9, 6]) }, { x: F([1, 1, 4, 5]) }] });
+    }
   });
   test('ConvTranspose: 1-D, auto_pad SAME_UPPER and SAME_LOWER, output_shape (one past the full result too)', async () => {
     const w = (dims) => [{ name: 'w', dtype: 'float32', dims, values: Array.from(floats(numel(dims), 5)) }];
@@ -703,7 +712,6 @@ describe('refusals and errors: kind and message', () => {
     [{ node: { op: 'LpPool', ints: { kernel_shape: [2, 2], p: 0 } }, feed: { x: F([1, 1, 3, 3]) } }, 'Format', /^n \(LpPool\): p 0 \(1 to 64\)/],
     [{ node: { op: 'LpPool', ints: { kernel_shape: [2, 2, 2, 2] } }, feed: { x: F([1, 1, 3, 3, 3, 3]) } }, 'Unsupported', /^n \(LpPool\): pooling over other than 1 to 3 spatial axes is not supported/],
     [{ node: { op: 'MaxPool', ints: { kernel_shape: [2, 2, 2, 2] } }, feed: { x: F([1, 1, 3, 3, 3, 3]) } }, 'Unsupported', /^n \(MaxPool\): pooling over other than 1 to 3 spatial axes is not supported/],
-    [{ node: { op: 'AveragePool', ints: { kernel_shape: [2, 2], ceil_mode: 1 }, strings: { auto_pad: 'SAME_UPPER' } }, feed: { x: F([1, 1, 3, 3]) } }, 'Unsupported', /^n \(AveragePool\): different begin and end pads with ceil_mode is not supported/],
     [{ node: { op: 'Conv', inputs: ['x', 'w'] }, inits: [{ name: 'w', dtype: 'float32', dims: [1, 1, 1, 1, 1, 1], values: [1] }], feed: { x: F([1, 1, 2, 2, 2, 2]) } }, 'Unsupported', /^n \(Conv\): a convolution over other than 1 to 3 spatial axes is not supported/],
     [{ node: { op: 'Conv', inputs: ['x', 'w'] }, inits: [{ name: 'w', dtype: 'float32', dims: [1, 1, 3, 1, 1], values: [1, 1, 1] }], feed: { x: F([1, 1, 2, 2, 2]) } }, 'ShapeMismatch', /^n \(Conv\): a depth of 2 \(padded\) is below the kernel's extent 3/],
     [{ node: { op: 'ConvTranspose', inputs: ['x', 'w'] }, inits: [{ name: 'w', dtype: 'float32', dims: [1, 1, 1, 1, 1], values: [1] }], feed: { x: F([1, 1, 2, 2, 2]) } }, 'Unsupported', /^n \(ConvTranspose\): a transposed convolution over other than 1 or 2 spatial axes is not supported/],
