@@ -50,6 +50,7 @@ import math
 import os
 import sys
 
+import numpy as np
 import torch
 from torch import nn
 
@@ -70,7 +71,8 @@ def model(fn):
 def randomize(net, keep=()):
     """Weights that make every part matter (Hugging Face's N(0, 0.02) makes blocks near identity):
     matrices N(0, 1 / fan_in) (GPT-2's Conv1D holds [in, out]), biases N(0, 0.1), norm weights
-    U(0.5, 1.5), embeddings N(0, 1); names in keep stay as built (Whisper's sinusoids)."""
+    U(0.5, 1.5), embedding tables N(0, 1) (an nn.Embedding's weight: ALBERT's Linear
+    embedding_hidden_mapping_in is a matrix); names in keep stay as built (sinusoid tables)."""
     with torch.no_grad():
         for name, p in net.named_parameters():
             if name in keep:
@@ -80,7 +82,7 @@ def randomize(net, keep=()):
                 p.normal_(0, 0.1)
             elif 'norm' in name.lower() or '.ln_' in name or name.startswith('ln_'):
                 p.uniform_(0.5, 1.5)
-            elif 'embed' in name or name.endswith(('wte.weight', 'wpe.weight', 'shared.weight', 'relative_attention_bias.weight')):
+            elif isinstance(net.get_submodule(name.rsplit('.', 1)[0]) if '.' in name else net, nn.Embedding):
                 p.normal_(0, 1)
             else:
                 fan_in = p.shape[0] if '.c_' in name else p[0].numel()
@@ -404,7 +406,7 @@ def repeat_kv(hidden_states, n_rep):
 
 
 class LlamaAttention(nn.Module):
-    def __init__(self, c):
+    def __init__(self, c, layer_idx):
         super().__init__()
         self.num_heads = c['num_attention_heads']
         self.head_dim = c['hidden_size'] // self.num_heads
@@ -443,9 +445,11 @@ class LlamaMLP(nn.Module):
 
 
 class LlamaDecoderLayer(nn.Module):
-    def __init__(self, c):
+    attention_class = LlamaAttention
+
+    def __init__(self, c, layer_idx):
         super().__init__()
-        self.self_attn = LlamaAttention(c)
+        self.self_attn = self.attention_class(c, layer_idx)
         self.mlp = LlamaMLP(c)
         self.input_layernorm = LlamaRMSNorm(c['hidden_size'], c['rms_norm_eps'])
         self.post_attention_layernorm = LlamaRMSNorm(c['hidden_size'], c['rms_norm_eps'])
@@ -456,10 +460,12 @@ class LlamaDecoderLayer(nn.Module):
 
 
 class LlamaModel(nn.Module):
+    layer_class = LlamaDecoderLayer
+
     def __init__(self, c):
         super().__init__()
         self.embed_tokens = nn.Embedding(c['vocab_size'], c['hidden_size'])
-        self.layers = nn.ModuleList([LlamaDecoderLayer(c) for _ in range(c['num_hidden_layers'])])
+        self.layers = nn.ModuleList([self.layer_class(c, i) for i in range(c['num_hidden_layers'])])
         self.norm = LlamaRMSNorm(c['hidden_size'], c['rms_norm_eps'])
         self.rotary_emb = LlamaRotaryEmbedding(c)
 
@@ -513,8 +519,9 @@ class MistralModel(LlamaModel):
         target_length = attention_mask.shape[-1]
         causal_mask = torch.full((sequence_length, target_length), fill_value=min_dtype, dtype=input_tensor.dtype)
         diagonal_attend_mask = torch.arange(target_length) > cache_position.reshape(-1, 1)
-        sliding_attend_mask = torch.arange(target_length) <= (cache_position.reshape(-1, 1) - self.sliding_window)
-        diagonal_attend_mask.bitwise_or_(sliding_attend_mask)
+        if self.sliding_window is not None:
+            sliding_attend_mask = torch.arange(target_length) <= (cache_position.reshape(-1, 1) - self.sliding_window)
+            diagonal_attend_mask.bitwise_or_(sliding_attend_mask)
         causal_mask *= diagonal_attend_mask
         causal_mask = causal_mask[None, None, :, :].expand(input_tensor.shape[0], 1, -1, -1)
         causal_mask = causal_mask.clone()  # copy to contiguous memory for in-place edit
@@ -1233,6 +1240,288 @@ class CLIPTextModel(nn.Module):
         return self.text_model(input_ids, attention_mask)
 
 
+# ---- Qwen2 (modeling_qwen2.py: LLaMA's layers with q/k/v biases, Mistral's causal mask) ----------
+
+def eager_attention_forward(module, query, key, value, attention_mask, scaling):
+    """The eager attention of the models written as modular files (Qwen2's, no dropout in eval)."""
+    key_states = repeat_kv(key, module.num_key_value_groups)
+    value_states = repeat_kv(value, module.num_key_value_groups)
+    attn_weights = torch.matmul(query, key_states.transpose(2, 3)) * scaling
+    if attention_mask is not None:
+        causal_mask = attention_mask[:, :, :, : key_states.shape[-2]]
+        attn_weights = attn_weights + causal_mask
+    attn_weights = nn.functional.softmax(attn_weights, dim=-1, dtype=torch.float32).to(query.dtype)
+    attn_output = torch.matmul(attn_weights, value_states)
+    return attn_output.transpose(1, 2).contiguous(), attn_weights
+
+
+class Qwen2Attention(nn.Module):
+    def __init__(self, c, layer_idx):
+        super().__init__()
+        self.layer_idx = layer_idx
+        self.head_dim = c.get('head_dim') or c['hidden_size'] // c['num_attention_heads']
+        self.num_key_value_groups = c['num_attention_heads'] // c['num_key_value_heads']
+        self.scaling = self.head_dim ** -0.5
+        self.q_proj = nn.Linear(c['hidden_size'], c['num_attention_heads'] * self.head_dim, bias=True)
+        self.k_proj = nn.Linear(c['hidden_size'], c['num_key_value_heads'] * self.head_dim, bias=True)
+        self.v_proj = nn.Linear(c['hidden_size'], c['num_key_value_heads'] * self.head_dim, bias=True)
+        self.o_proj = nn.Linear(c['num_attention_heads'] * self.head_dim, c['hidden_size'], bias=False)
+
+    def forward(self, hidden_states, attention_mask, position_embeddings):
+        input_shape = hidden_states.shape[:-1]
+        hidden_shape = (*input_shape, -1, self.head_dim)
+        query_states = self.q_proj(hidden_states).view(hidden_shape).transpose(1, 2)
+        key_states = self.k_proj(hidden_states).view(hidden_shape).transpose(1, 2)
+        value_states = self.v_proj(hidden_states).view(hidden_shape).transpose(1, 2)
+        cos, sin = position_embeddings
+        query_states, key_states = apply_rotary_pos_emb(query_states, key_states, cos, sin)
+        # upstream also picks the layer's sliding_window here, read by flash attention only
+        attn_output, _ = eager_attention_forward(self, query_states, key_states, value_states, attention_mask, self.scaling)
+        return self.o_proj(attn_output.reshape(*input_shape, -1).contiguous())
+
+
+class Qwen2DecoderLayer(LlamaDecoderLayer):
+    attention_class = Qwen2Attention
+
+
+class Qwen2Model(MistralModel):
+    layer_class = Qwen2DecoderLayer
+
+    def __init__(self, c):
+        super().__init__(c)
+        # Qwen2Config: sliding_window = sliding_window if use_sliding_window else None
+        self.sliding_window = c['sliding_window'] if c['use_sliding_window'] else None
+
+
+class Qwen2ForCausalLM(LlamaForCausalLM):
+    model_class = Qwen2Model
+
+    def __init__(self, c):
+        super().__init__(c)
+        if c['tie_word_embeddings']:
+            self.lm_head.weight = self.model.embed_tokens.weight
+
+
+# ---- DistilBERT (modeling_distilbert.py) ---------------------------------------------------------
+
+def create_sinusoidal_embeddings(n_pos, dim, out):
+    position_enc = np.array([[pos / np.power(10000, 2 * (j // 2) / dim) for j in range(dim)] for pos in range(n_pos)])
+    out.requires_grad = False
+    out[:, 0::2] = torch.FloatTensor(np.sin(position_enc[:, 0::2]))
+    out[:, 1::2] = torch.FloatTensor(np.cos(position_enc[:, 1::2]))
+    out.detach_()
+
+
+class DistilBertEmbeddings(nn.Module):
+    """Upstream's `Embeddings`."""
+
+    def __init__(self, c):
+        super().__init__()
+        self.word_embeddings = nn.Embedding(c['vocab_size'], c['dim'], padding_idx=c['pad_token_id'])
+        self.position_embeddings = nn.Embedding(c['max_position_embeddings'], c['dim'])
+        if c['sinusoidal_pos_embds']:
+            with torch.no_grad():
+                create_sinusoidal_embeddings(c['max_position_embeddings'], c['dim'], self.position_embeddings.weight)
+        self.LayerNorm = nn.LayerNorm(c['dim'], eps=1e-12)
+        self.dropout = nn.Dropout(c['dropout'])
+        self.register_buffer('position_ids', torch.arange(c['max_position_embeddings']).expand((1, -1)), persistent=False)
+
+    def forward(self, input_ids):
+        input_embeds = self.word_embeddings(input_ids)
+        seq_length = input_embeds.size(1)
+        position_ids = self.position_ids[:, :seq_length]
+        embeddings = input_embeds + self.position_embeddings(position_ids)
+        return self.dropout(self.LayerNorm(embeddings))
+
+
+class MultiHeadSelfAttention(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.n_heads = c['n_heads']
+        self.dim = c['dim']
+        self.dropout = nn.Dropout(p=c['attention_dropout'])
+        self.q_lin = nn.Linear(c['dim'], c['dim'])
+        self.k_lin = nn.Linear(c['dim'], c['dim'])
+        self.v_lin = nn.Linear(c['dim'], c['dim'])
+        self.out_lin = nn.Linear(c['dim'], c['dim'])
+
+    def forward(self, query, key, value, mask):
+        bs, q_length, dim = query.size()
+        k_length = key.size(1)
+        dim_per_head = self.dim // self.n_heads
+        mask_reshp = (bs, 1, 1, k_length)
+
+        def shape(x):
+            return x.view(bs, -1, self.n_heads, dim_per_head).transpose(1, 2)
+
+        def unshape(x):
+            return x.transpose(1, 2).contiguous().view(bs, -1, self.n_heads * dim_per_head)
+
+        q = shape(self.q_lin(query))
+        k = shape(self.k_lin(key))
+        v = shape(self.v_lin(value))
+        q = q / math.sqrt(dim_per_head)
+        scores = torch.matmul(q, k.transpose(2, 3))
+        mask = (mask == 0).view(mask_reshp).expand_as(scores)
+        scores = scores.masked_fill(mask, torch.tensor(torch.finfo(scores.dtype).min))
+        weights = self.dropout(nn.functional.softmax(scores, dim=-1))
+        context = unshape(torch.matmul(weights, v))
+        return (self.out_lin(context),)
+
+
+class FFN(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.dropout = nn.Dropout(p=c['dropout'])
+        self.lin1 = nn.Linear(c['dim'], c['hidden_dim'])
+        self.lin2 = nn.Linear(c['hidden_dim'], c['dim'])
+        self.activation = nn.GELU()  # get_activation('gelu')
+
+    def forward(self, input):
+        return self.dropout(self.lin2(self.activation(self.lin1(input))))
+
+
+class TransformerBlock(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.attention = MultiHeadSelfAttention(c)
+        self.sa_layer_norm = nn.LayerNorm(c['dim'], eps=1e-12)
+        self.ffn = FFN(c)
+        self.output_layer_norm = nn.LayerNorm(c['dim'], eps=1e-12)
+
+    def forward(self, x, attn_mask):
+        sa_output = self.attention(query=x, key=x, value=x, mask=attn_mask)[0]
+        sa_output = self.sa_layer_norm(sa_output + x)
+        ffn_output = self.ffn(sa_output)
+        return (self.output_layer_norm(ffn_output + sa_output),)
+
+
+class DistilBertTransformer(nn.Module):
+    """Upstream's `Transformer`."""
+
+    def __init__(self, c):
+        super().__init__()
+        self.layer = nn.ModuleList([TransformerBlock(c) for _ in range(c['n_layers'])])
+
+    def forward(self, x, attn_mask):
+        hidden_state = x
+        for layer_module in self.layer:
+            hidden_state = layer_module(hidden_state, attn_mask)[-1]
+        return hidden_state
+
+
+class DistilBertModel(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.embeddings = DistilBertEmbeddings(c)
+        self.transformer = DistilBertTransformer(c)
+
+    def forward(self, input_ids, attention_mask):
+        return self.transformer(self.embeddings(input_ids), attention_mask)
+
+
+# ---- ALBERT (modeling_albert.py) -----------------------------------------------------------------
+
+class AlbertEmbeddings(BertEmbeddings):
+    """BERT's embeddings (upstream copies their forward) of embedding_size channels."""
+
+    def __init__(self, c):
+        super().__init__({**c, 'hidden_size': c['embedding_size']})
+
+
+class AlbertAttention(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.num_attention_heads = c['num_attention_heads']
+        self.hidden_size = c['hidden_size']
+        self.attention_head_size = c['hidden_size'] // c['num_attention_heads']
+        self.all_head_size = self.num_attention_heads * self.attention_head_size
+        self.query = nn.Linear(c['hidden_size'], self.all_head_size)
+        self.key = nn.Linear(c['hidden_size'], self.all_head_size)
+        self.value = nn.Linear(c['hidden_size'], self.all_head_size)
+        self.attention_dropout = nn.Dropout(0.0)
+        self.output_dropout = nn.Dropout(0.0)
+        self.dense = nn.Linear(c['hidden_size'], c['hidden_size'])
+        self.LayerNorm = nn.LayerNorm(c['hidden_size'], eps=c['layer_norm_eps'])
+
+    def transpose_for_scores(self, x):
+        new_x_shape = x.size()[:-1] + (self.num_attention_heads, self.attention_head_size)
+        return x.view(new_x_shape).permute(0, 2, 1, 3)
+
+    def forward(self, hidden_states, attention_mask):
+        query_layer = self.transpose_for_scores(self.query(hidden_states))
+        key_layer = self.transpose_for_scores(self.key(hidden_states))
+        value_layer = self.transpose_for_scores(self.value(hidden_states))
+        attention_scores = torch.matmul(query_layer, key_layer.transpose(-1, -2))
+        attention_scores = attention_scores / math.sqrt(self.attention_head_size)
+        attention_scores = attention_scores + attention_mask
+        attention_probs = self.attention_dropout(nn.functional.softmax(attention_scores, dim=-1))
+        context_layer = torch.matmul(attention_probs, value_layer)
+        context_layer = context_layer.transpose(2, 1).flatten(2)
+        projected_context_layer = self.output_dropout(self.dense(context_layer))
+        return (self.LayerNorm(hidden_states + projected_context_layer),)
+
+
+class AlbertLayer(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.full_layer_layer_norm = nn.LayerNorm(c['hidden_size'], eps=c['layer_norm_eps'])
+        self.attention = AlbertAttention(c)
+        self.ffn = nn.Linear(c['hidden_size'], c['intermediate_size'])
+        self.ffn_output = nn.Linear(c['intermediate_size'], c['hidden_size'])
+        self.activation = NewGELUActivation()  # ACT2FN['gelu_new']
+        self.dropout = nn.Dropout(0.0)
+
+    def forward(self, hidden_states, attention_mask):
+        attention_output = self.attention(hidden_states, attention_mask)
+        ffn_output = self.ff_chunk(attention_output[0])  # apply_chunking_to_forward without chunks
+        hidden_states = self.full_layer_layer_norm(ffn_output + attention_output[0])
+        return (hidden_states,) + attention_output[1:]
+
+    def ff_chunk(self, attention_output):
+        return self.ffn_output(self.activation(self.ffn(attention_output)))
+
+
+class AlbertLayerGroup(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.albert_layers = nn.ModuleList([AlbertLayer(c) for _ in range(c['inner_group_num'])])
+
+    def forward(self, hidden_states, attention_mask):
+        for albert_layer in self.albert_layers:
+            hidden_states = albert_layer(hidden_states, attention_mask)[0]
+        return (hidden_states,)
+
+
+class AlbertTransformer(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.config = c
+        self.embedding_hidden_mapping_in = nn.Linear(c['embedding_size'], c['hidden_size'])
+        self.albert_layer_groups = nn.ModuleList([AlbertLayerGroup(c) for _ in range(c['num_hidden_groups'])])
+
+    def forward(self, hidden_states, attention_mask):
+        hidden_states = self.embedding_hidden_mapping_in(hidden_states)
+        for i in range(self.config['num_hidden_layers']):
+            # the index of the hidden group: every group's weights serve num_hidden_layers / num_hidden_groups layers
+            group_idx = int(i / (self.config['num_hidden_layers'] / self.config['num_hidden_groups']))
+            hidden_states = self.albert_layer_groups[group_idx](hidden_states, attention_mask)[0]
+        return hidden_states
+
+
+class AlbertModel(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.embeddings = AlbertEmbeddings(c)
+        self.encoder = AlbertTransformer(c)
+        self.pooler = nn.Linear(c['hidden_size'], c['hidden_size'])
+        self.pooler_activation = nn.Tanh()
+
+    def forward(self, input_ids, attention_mask):
+        sequence_output = self.encoder(self.embeddings(input_ids), extended_attention_mask(attention_mask))
+        return sequence_output, self.pooler_activation(self.pooler(sequence_output[:, 0]))
+
+
 # ---- fixtures ------------------------------------------------------------------------------------
 
 # (batch, seq) of every token model's cases: the traced case (3, 6) first, then 1, odd lengths,
@@ -1422,6 +1711,46 @@ def make_whisper_decoder():
                    'encoder_hidden_states (k_proj without bias, bmm over batch * heads) and a gelu MLP, layer_norm',
                    c, WhisperDecoder(c), {'input_ids': ['batch', 'dec'], 'encoder_hidden_states': ['batch', 'enc', None]},
                    cases, ['last_hidden_state'])
+
+
+@model
+def make_qwen2():
+    c = {'vocab_size': 64, 'hidden_size': 32, 'intermediate_size': 64, 'num_hidden_layers': 2, 'num_attention_heads': 4,
+         'num_key_value_heads': 2, 'hidden_act': 'silu', 'rms_norm_eps': 1e-6, 'rope_theta': 1000000.0,
+         'max_position_embeddings': 2048, 'tie_word_embeddings': True, 'use_sliding_window': False, 'sliding_window': 4,
+         'max_window_layers': 2}
+    return fixture('qwen2', 'Qwen2ForCausalLM (no cache, eager): LLaMA\'s layers with biases on q_proj, k_proj and v_proj (not '
+                   'o_proj), grouped-query attention (4 heads, 2 key-value heads) scaled by head_dim ** -0.5, rotary from positions '
+                   '(rope_theta 1e6), Mistral\'s causal mask with the padding mask written in by slice assignment; the config\'s '
+                   'sliding_window 4 is off (use_sliding_window false: Qwen2Config makes it None), lm_head tied to embed_tokens',
+                   c, Qwen2ForCausalLM(c), {'input_ids': ['batch', 'seq'], 'attention_mask': ['batch', 'seq']},
+                   token_cases(c['vocab_size'], mask_step=3), ['logits'])
+
+
+@model
+def make_distilbert():
+    c = {'vocab_size': 64, 'max_position_embeddings': 128, 'sinusoidal_pos_embds': True, 'n_layers': 2, 'n_heads': 4,
+         'dim': 32, 'hidden_dim': 64, 'dropout': 0.1, 'attention_dropout': 0.1, 'activation': 'gelu', 'pad_token_id': 0}
+    return fixture('distilbert', 'DistilBertModel (eager attention): word + position embeddings (the sinusoidal table '
+                   'create_sinusoidal_embeddings writes, the position_ids buffer), LayerNorm; MultiHeadSelfAttention with q '
+                   'divided by sqrt(dim_per_head), the padding mask (mask == 0).view(bs, 1, 1, k).expand_as(scores) under '
+                   'masked_fill(finfo.min); post-norm blocks, gelu FFN; outputs last_hidden_state',
+                   c, DistilBertModel(c), {'input_ids': ['batch', 'seq'], 'attention_mask': ['batch', 'seq']},
+                   token_cases(c['vocab_size'], mask_step=3), ['last_hidden_state'], keep={'embeddings.position_embeddings.weight'})
+
+
+@model
+def make_albert():
+    c = {'vocab_size': 64, 'embedding_size': 16, 'hidden_size': 32, 'num_hidden_layers': 3, 'num_hidden_groups': 1,
+         'num_attention_heads': 4, 'intermediate_size': 64, 'inner_group_num': 1, 'hidden_act': 'gelu_new',
+         'max_position_embeddings': 128, 'type_vocab_size': 2, 'layer_norm_eps': 1e-12, 'pad_token_id': 0}
+    return fixture('albert', 'AlbertModel (eager attention): BERT\'s embeddings of embedding_size 16, mapped to hidden_size 32 '
+                   'by embedding_hidden_mapping_in; ONE layer group (one AlbertLayer) applied num_hidden_layers = 3 times with '
+                   'the same weights; the padding mask made additive; post-norm attention (dense, LayerNorm of the sum) and '
+                   'gelu_new FFN (ffn, ffn_output, full_layer_layer_norm); pooler tanh(pooler(h[:, 0])); outputs '
+                   'last_hidden_state and pooler_output',
+                   c, AlbertModel(c), {'input_ids': ['batch', 'seq'], 'attention_mask': ['batch', 'seq']},
+                   token_cases(c['vocab_size'], mask_step=3), ['last_hidden_state', 'pooler_output'])
 
 
 if __name__ == '__main__':
