@@ -105,9 +105,12 @@ export class LlamaMLP extends nn.Module {
 }
 
 export class LlamaDecoderLayer extends nn.Module {
-  constructor(config) {
+  /** The attention class (a subclass, as Qwen2's, names its own; upstream's modular files subclass the same way). */
+  static Attention = LlamaAttention;
+
+  constructor(config, layerIdx) {
     super();
-    this.self_attn = new LlamaAttention(config);
+    this.self_attn = new this.constructor.Attention(config, layerIdx);
     this.mlp = new LlamaMLP(config);
     this.input_layernorm = new LlamaRMSNorm(config.hidden_size, config.rms_norm_eps);
     this.post_attention_layernorm = new LlamaRMSNorm(config.hidden_size, config.rms_norm_eps);
@@ -120,10 +123,13 @@ export class LlamaDecoderLayer extends nn.Module {
 }
 
 export class LlamaModel extends nn.Module {
+  /** The decoder layer class (a subclass, as Qwen2's, names its own). */
+  static Layer = LlamaDecoderLayer;
+
   constructor(config) {
     super();
     this.embed_tokens = new nn.Embedding(config.vocab_size, config.hidden_size);
-    this.layers = new nn.ModuleList(Array.from({ length: config.num_hidden_layers }, () => new LlamaDecoderLayer(config)));
+    this.layers = new nn.ModuleList(Array.from({ length: config.num_hidden_layers }, (_, i) => new this.constructor.Layer(config, i)));
     this.norm = new LlamaRMSNorm(config.hidden_size, config.rms_norm_eps);
     this.rotary_emb = new LlamaRotaryEmbedding(config);
   }
