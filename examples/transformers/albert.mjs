@@ -10,7 +10,7 @@
 // forward(input_ids [batch, seq] int64, attention_mask [batch, seq] (1 keep, 0 pad; default all
 // ones), token_type_ids = zeros) -> [last_hidden_state [batch, seq, hidden], pooler_output [batch, hidden]].
 import * as om from 'onemodel';
-import { BertEmbeddings } from './bert.mjs';
+import { BertEmbeddings, BertSelfAttention } from './bert.mjs';
 import { geluNew } from './gpt2.mjs';
 import { extendedAttentionMask, portConfig } from './modeling_utils.mjs';
 
@@ -30,34 +30,20 @@ export class AlbertEmbeddings extends BertEmbeddings {
   }
 }
 
-export class AlbertAttention extends nn.Module {
+/**
+ * BERT's self-attention (upstream's AlbertAttention subclassed BertSelfAttention, as here; later
+ * versions copy its code), then dense, dropout and the LayerNorm of the sum with the input.
+ */
+export class AlbertAttention extends BertSelfAttention {
   constructor(config) {
-    super();
-    this.num_attention_heads = config.num_attention_heads;
-    this.hidden_size = config.hidden_size;
-    this.attention_head_size = Math.floor(config.hidden_size / config.num_attention_heads);
-    this.all_head_size = this.num_attention_heads * this.attention_head_size;
-    this.query = new nn.Linear(config.hidden_size, this.all_head_size);
-    this.key = new nn.Linear(config.hidden_size, this.all_head_size);
-    this.value = new nn.Linear(config.hidden_size, this.all_head_size);
-    this.attention_dropout = new nn.Dropout(0);
+    super(config);
     this.output_dropout = new nn.Dropout(0);
     this.dense = new nn.Linear(config.hidden_size, config.hidden_size);
     this.LayerNorm = new nn.LayerNorm(config.hidden_size, { eps: config.layer_norm_eps });
   }
 
-  transposeForScores(x) {
-    return x.view([...x.shape.slice(0, -1), this.num_attention_heads, this.attention_head_size]).permute(0, 2, 1, 3);
-  }
-
   forward(hiddenStates, attentionMask) {
-    const queryLayer = this.transposeForScores(this.query.forward(hiddenStates));
-    const keyLayer = this.transposeForScores(this.key.forward(hiddenStates));
-    const valueLayer = this.transposeForScores(this.value.forward(hiddenStates));
-    let attentionScores = queryLayer.matmul(keyLayer.transpose(-1, -2));
-    attentionScores = attentionScores.div(Math.sqrt(this.attention_head_size)).add(attentionMask);
-    const attentionProbs = this.attention_dropout.forward(attentionScores.softmax(-1));
-    const contextLayer = attentionProbs.matmul(valueLayer).transpose(2, 1).flatten(2);
+    const contextLayer = super.forward(hiddenStates, attentionMask);
     const projectedContextLayer = this.output_dropout.forward(this.dense.forward(contextLayer));
     return [this.LayerNorm.forward(hiddenStates.add(projectedContextLayer))];
   }
