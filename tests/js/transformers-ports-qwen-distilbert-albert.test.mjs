@@ -109,6 +109,25 @@ describe('Qwen2, DistilBERT and ALBERT load PyTorch\'s safetensors strictly and 
       model.dispose();
     }
   });
+
+  test('albert: with num_hidden_groups groups, each serves num_hidden_layers / num_hidden_groups consecutive layers, its inner_group_num layers in turn', () => {
+    om.manualSeed(6);
+    const model = new AlbertModel({ vocab_size: 16, embedding_size: 4, hidden_size: 8, num_hidden_layers: 4, num_hidden_groups: 2,
+      num_attention_heads: 2, intermediate_size: 16, inner_group_num: 2, max_position_embeddings: 8 });
+    try {
+      const groups = new Set(Object.keys(model.stateDict()).filter((k) => k.startsWith('encoder.albert_layer_groups.')).map((k) => k.split('.').slice(2, 5).join('.')));
+      assert.deepEqual([...groups], ['0.albert_layers.0', '0.albert_layers.1', '1.albert_layers.0', '1.albert_layers.1']);
+      const calls = [];
+      [...model.encoder.albert_layer_groups].forEach((group, g) => [...group.albert_layers].forEach((layer, l) => {
+        const forward = layer.forward.bind(layer);
+        layer.forward = (...args) => { calls.push(`${g}.${l}`); return forward(...args); };
+      }));
+      om.tidy(() => { model.forward(om.tensor([[1n, 2n, 3n]])); });
+      assert.deepEqual(calls, ['0.0', '0.1', '0.0', '0.1', '1.0', '1.1', '1.0', '1.1']);
+    } finally {
+      model.dispose();
+    }
+  });
 });
 
 describe('Qwen2, DistilBERT and ALBERT traced once with symbolic batch and seq, run in onnxruntime-web and the Session at sizes the trace never saw', () => {
