@@ -5,7 +5,7 @@ architectures at small configurations, their weights as safetensors and their ou
 Hugging Face's `transformers` is not a Debian package, so the models below are this project's own
 PyTorch modules written from reading transformers' modeling_gpt2.py, modeling_bert.py,
 modeling_llama.py, modeling_t5.py, modeling_whisper.py, modeling_phi.py, modeling_gemma.py and
-modeling_clip.py (inference without caches): the same
+modeling_clip.py, modeling_qwen2.py, modeling_distilbert.py and modeling_albert.py (inference without caches): the same
 module tree and parameter names (so the state-dict keys are the ones a real checkpoint has), the
 same operations in the same order, the same non-persistent buffers (GPT-2's `attn.bias`, BERT's
 `position_ids` and `token_type_ids`, LLaMA's `rotary_emb.inv_freq`). The ports a onemodel user
@@ -28,6 +28,13 @@ writes of the same code are examples/transformers/*.mjs.
                                  attention with its own head_dim, GeGLU (tanh gelu), tied lm_head
     clip_text CLIPTextModel      causal mask by empty/fill_/triu_, padding mask, quick_gelu, pooled
                                  at the argmax of the input ids
+    qwen2     Qwen2ForCausalLM   LLaMA's layers with q/k/v biases (eager_attention_forward's scaling),
+                                 Mistral's mask with its sliding-window branch, off as Qwen2Config
+                                 makes it without use_sliding_window; lm_head tied
+    distilbert DistilBertModel   the sinusoidal position table, (mask == 0).view().expand_as(scores)
+                                 under masked_fill(finfo.min), post-norm blocks, no token types
+    albert    AlbertModel        embeddings of embedding_size mapped to hidden_size, one layer group
+                                 applied num_hidden_layers times (the same weights), pooler with tanh
 
 Each model writes tests/js/fixtures/transformers/<name>.safetensors (its state_dict, F32, tied
 weights under both names as a real checkpoint has them) and <name>.json:

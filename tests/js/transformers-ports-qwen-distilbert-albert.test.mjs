@@ -84,6 +84,12 @@ describe('Qwen2, DistilBERT and ALBERT load PyTorch\'s safetensors strictly and 
       model.dispose();
       om.dispose(tensors);
     }
+    const learned = new DistilBertModel({ ...fx.config, sinusoidal_pos_embds: false });
+    try {
+      assert.equal(learned.embeddings.position_embeddings.weight.requiresGrad, true, 'learned positions: a trainable table');
+    } finally {
+      learned.dispose();
+    }
   });
 
   test('distilbert: createSinusoidalEmbeddings writes sin at even and cos at odd channels', () => om.tidy(() => {
