@@ -51,6 +51,20 @@ describe('Qwen2, DistilBERT and ALBERT load PyTorch\'s safetensors strictly and 
     }
   });
 
+  test('qwen2: a tied checkpoint as save_pretrained writes it (lm_head.weight not stored) loads with strict: false, lm_head missing and loaded', () => {
+    const fx = loadFixture('qwen2');
+    const { tensors } = om.safetensors.loadFile(new URL(`./fixtures/transformers/${fx.file}`, import.meta.url));
+    const model = new Qwen2ForCausalLM(fx.config).eval();
+    try {
+      const stored = Object.fromEntries(Object.entries(tensors).filter(([k]) => k !== 'lm_head.weight'));
+      assert.deepEqual(model.loadStateDict(stored, { strict: false }), { missingKeys: ['lm_head.weight'], unexpectedKeys: [] });
+      om.tidy(() => assert.equal(model.lm_head.weight.sub(tensors['lm_head.weight']).abs().max().item(), 0));
+    } finally {
+      model.dispose();
+      om.dispose(tensors);
+    }
+  });
+
   test('qwen2: the sliding window masks only with use_sliding_window (Qwen2Config drops it otherwise), as Mistral\'s mask', () => om.tidy(() => {
     const masks = [false, true].map((useSlidingWindow) => {
       const model = new Qwen2ForCausalLM({ ...SMALL_QWEN2, sliding_window: 2, use_sliding_window: useSlidingWindow });
