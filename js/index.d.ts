@@ -1497,9 +1497,9 @@ export namespace nn {
     size?: number | [number, number] | null;
     /** Output floor(in * scale) per spatial axis; the scale drives the sampling coordinates. */
     scaleFactor?: number | [number, number] | null;
-    /** 'nearest' (default; PyTorch's legacy nearest) or 'bilinear'. */
-    mode?: 'nearest' | 'bilinear';
-    /** Bilinear only: corner pixels' centres aligned (default false). */
+    /** 'nearest' (default; PyTorch's legacy nearest), 'bilinear' or 'bicubic' (a = -0.75). */
+    mode?: 'nearest' | 'bilinear' | 'bicubic';
+    /** Bilinear and bicubic only: corner pixels' centres aligned (default false). */
     alignCorners?: boolean | null;
     /** With scaleFactor: sample as if the resulting size had been given (default false). */
     recomputeScaleFactor?: boolean | null;
@@ -1816,7 +1816,107 @@ export namespace nn {
     forward(logProbs: Tensor, targets: Tensor, inputLengths: Lengths, targetLengths: Lengths): Tensor;
   }
 
+  /** Options of smoothL1Loss / SmoothL1Loss. */
+  export interface SmoothL1Options extends ReductionOptions {
+    /** Where the loss turns from quadratic to linear, >= 0 (default 1; 0: the L1 loss). */
+    beta?: number;
+  }
+  /** Options of huberLoss / HuberLoss. */
+  export interface HuberOptions extends ReductionOptions {
+    /** Where the loss turns from quadratic to linear, > 0 (default 1). */
+    delta?: number;
+  }
+  /** Options of binaryCrossEntropy / BCELoss. */
+  export interface BCEOptions extends ReductionOptions {
+    /** Multiplies each element's loss (broadcast), or null. */
+    weight?: Tensor | null;
+  }
+  /** Options of binaryCrossEntropyWithLogits / BCEWithLogitsLoss. */
+  export interface BCEWithLogitsOptions extends BCEOptions {
+    /** Weight of the positive term per class (broadcast over the last dim), or null. */
+    posWeight?: Tensor | null;
+  }
+  /** Options of klDiv / KLDivLoss. */
+  export interface KLDivOptions {
+    /** 'mean' (default: every element), 'batchmean' (the sum over the first dim's size), 'sum' or 'none'. */
+    reduction?: Reduction | 'batchmean';
+    /** The target holds log-probabilities (default false). */
+    logTarget?: boolean;
+  }
+  /** Options of cosineSimilarity / CosineSimilarity. */
+  export interface CosineSimilarityOptions {
+    /** The dim the vectors run along (default 1). */
+    dim?: number;
+    /** Each norm's lower bound (default 1e-8). */
+    eps?: number;
+  }
+  /** nn.L1Loss: |input - target| reduced. */
+  export class L1Loss extends Module {
+    constructor(options?: ReductionOptions);
+    readonly reduction: Reduction;
+    forward(input: Tensor, target: Tensor): Tensor;
+  }
+  /** nn.SmoothL1Loss. */
+  export class SmoothL1Loss extends Module {
+    constructor(options?: SmoothL1Options);
+    readonly reduction: Reduction;
+    readonly beta: number;
+    forward(input: Tensor, target: Tensor): Tensor;
+  }
+  /** nn.HuberLoss. */
+  export class HuberLoss extends Module {
+    constructor(options?: HuberOptions);
+    readonly reduction: Reduction;
+    readonly delta: number;
+    forward(input: Tensor, target: Tensor): Tensor;
+  }
+  /** nn.BCELoss on probabilities in [0, 1]. */
+  export class BCELoss extends Module {
+    constructor(options?: BCEOptions);
+    readonly reduction: Reduction;
+    /** A buffer (in stateDict, freed by dispose()), or null. */
+    weight: Tensor | null;
+    forward(input: Tensor, target: Tensor): Tensor;
+  }
+  /** nn.BCEWithLogitsLoss on logits. */
+  export class BCEWithLogitsLoss extends Module {
+    constructor(options?: BCEWithLogitsOptions);
+    readonly reduction: Reduction;
+    /** Buffers (in stateDict, freed by dispose()), or null. */
+    weight: Tensor | null;
+    posWeight: Tensor | null;
+    forward(input: Tensor, target: Tensor): Tensor;
+  }
+  /** nn.KLDivLoss on log-probabilities. */
+  export class KLDivLoss extends Module {
+    constructor(options?: KLDivOptions);
+    readonly reduction: Reduction | 'batchmean';
+    readonly logTarget: boolean;
+    forward(input: Tensor, target: Tensor): Tensor;
+  }
+  /** nn.CosineSimilarity. */
+  export class CosineSimilarity extends Module {
+    constructor(options?: CosineSimilarityOptions);
+    readonly dim: number;
+    readonly eps: number;
+    forward(x1: Tensor, x2: Tensor): Tensor;
+  }
+
   export namespace functional {
+    /** PyTorch's F.l1_loss. */
+    function l1Loss(input: Tensor, target: Tensor, options?: ReductionOptions): Tensor;
+    /** PyTorch's F.smooth_l1_loss. */
+    function smoothL1Loss(input: Tensor, target: Tensor, options?: SmoothL1Options): Tensor;
+    /** PyTorch's F.huber_loss. */
+    function huberLoss(input: Tensor, target: Tensor, options?: HuberOptions): Tensor;
+    /** PyTorch's F.binary_cross_entropy (logs clamped at -100). */
+    function binaryCrossEntropy(input: Tensor, target: Tensor, options?: BCEOptions): Tensor;
+    /** PyTorch's F.binary_cross_entropy_with_logits (its stable form). */
+    function binaryCrossEntropyWithLogits(input: Tensor, target: Tensor, options?: BCEWithLogitsOptions): Tensor;
+    /** PyTorch's F.kl_div. */
+    function klDiv(input: Tensor, target: Tensor, options?: KLDivOptions): Tensor;
+    /** PyTorch's F.cosine_similarity. */
+    function cosineSimilarity(x1: Tensor, x2: Tensor, options?: CosineSimilarityOptions): Tensor;
     /** PyTorch's F.mse_loss. */
     function mseLoss(input: Tensor, target: Tensor, options?: ReductionOptions): Tensor;
     /** PyTorch's F.nll_loss. */

@@ -4,7 +4,10 @@ export { flatten } from '../ops/shape.js';
 export { softmax, logSoftmax, layerNorm, groupNorm, batchNorm, scaledDotProductAttention } from '../ops/norm.js';
 export { embedding, interpolate } from '../ops/index.js';
 export { oneHot, pixelShuffle, pixelUnshuffle } from '../ops/sort.js';
-export { mseLoss, nllLoss, crossEntropy, ctcLoss } from './loss.js';
+export {
+  mseLoss, nllLoss, crossEntropy, ctcLoss, l1Loss, smoothL1Loss, huberLoss, binaryCrossEntropy, binaryCrossEntropyWithLogits, klDiv,
+  cosineSimilarity,
+} from './loss.js';
 export {
   relu, sigmoid, tanh, silu, hardswish, hardsigmoid, hardtanh, relu6, leakyRelu, elu, gelu, softplus, pad, dropout,
 } from '../ops/act.js';

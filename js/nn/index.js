@@ -6,7 +6,9 @@ export { RNNBase, LSTM, GRU } from './recurrent.js';
 export { LayerNorm, GroupNorm, BatchNorm1d, BatchNorm2d, Softmax, LogSoftmax } from './norm.js';
 export { MultiheadAttention } from './attention.js';
 export { Embedding, Upsample, PixelShuffle, PixelUnshuffle } from './embedding.js';
-export { MSELoss, NLLLoss, CrossEntropyLoss, CTCLoss } from './loss.js';
+export {
+  MSELoss, NLLLoss, CrossEntropyLoss, CTCLoss, L1Loss, SmoothL1Loss, HuberLoss, BCELoss, BCEWithLogitsLoss, KLDivLoss, CosineSimilarity,
+} from './loss.js';
 export {
   ReLU, ReLU6, LeakyReLU, ELU, GELU, SiLU, Softplus, Hardswish, Hardsigmoid, Hardtanh, Sigmoid, Tanh, Identity, Flatten, Dropout,
 } from './activation.js';
