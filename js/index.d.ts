@@ -1319,6 +1319,34 @@ export namespace nn {
     affine?: boolean;
   }
 
+  /** Options of {@link InstanceNorm1d} and {@link InstanceNorm2d}. */
+  export interface InstanceNormOptions {
+    /** Added to the variance (default 1e-5). */
+    eps?: number;
+    /** Unused (no running statistics are kept); accepted as PyTorch's. */
+    momentum?: number;
+    /** Learned per-channel weight (ones) and bias (zeros) (default false). */
+    affine?: boolean;
+    /** Only false is supported. */
+    trackRunningStats?: false;
+  }
+  /** nn.InstanceNorm1d on [N, C, L] (or [C, L]): each sample's channel normalised over its positions. */
+  export class InstanceNorm1d extends Module {
+    constructor(numFeatures: number, options?: InstanceNormOptions);
+    readonly numFeatures: number;
+    weight: Tensor | null;
+    bias: Tensor | null;
+    forward(x: Tensor): Tensor;
+  }
+  /** nn.InstanceNorm2d on [N, C, H, W] (or [C, H, W]). */
+  export class InstanceNorm2d extends Module {
+    constructor(numFeatures: number, options?: InstanceNormOptions);
+    readonly numFeatures: number;
+    weight: Tensor | null;
+    bias: Tensor | null;
+    forward(x: Tensor): Tensor;
+  }
+
   /** nn.GroupNorm on [N, C, *]: statistics per sample and group of channels, affine per channel. */
   export class GroupNorm extends Module {
     constructor(numGroups: number, numChannels: number, options?: GroupNormOptions);
@@ -1550,6 +1578,8 @@ export namespace nn {
     function layerNorm(input: Tensor, normalizedShape: number | readonly number[], options?: NormOptions): Tensor;
     /** F.group_norm on [N, C, *]. */
     function groupNorm(input: Tensor, numGroups: number, options?: NormOptions): Tensor;
+    /** F.instance_norm on [N, C, *] with each sample's own statistics (no running statistics). */
+    function instanceNorm(input: Tensor, options?: NormOptions): Tensor;
     /** Options of {@link batchNorm}. */
     interface BatchNormOptions extends NormOptions {
       /** Batch statistics, updating the running ones in place (default false). */
@@ -1597,6 +1627,12 @@ export namespace nn {
     function avgPool2d(input: Tensor, kernelSize: Size2, options?: AvgPoolOptions): Tensor;
     /** adaptive_avg_pool2d on [N, C, H, W] to outputSize (null keeps that input size). */
     function adaptiveAvgPool2d(input: Tensor, outputSize: number | readonly [number | null, number | null]): Tensor;
+    /** max_pool1d on [N, C, L] (or [C, L]): max_pool2d over [N, C, 1, L]. */
+    function maxPool1d(input: Tensor, kernelSize: Size1, options?: MaxPool1dOptions): Tensor;
+    /** avg_pool1d on [N, C, L] (or [C, L]). */
+    function avgPool1d(input: Tensor, kernelSize: Size1, options?: AvgPool1dOptions): Tensor;
+    /** adaptive_avg_pool1d on [N, C, L] (or [C, L]) to outputSize (null keeps L). */
+    function adaptiveAvgPool1d(input: Tensor, outputSize: number | null): Tensor;
     /** F.unfold (im2col): every kernel-sized block of input [N, C, H, W] (or [C, H, W]) as a column -> [N, C * kH * kW, L]; float32. */
     function unfold(input: Tensor, kernelSize: Size2, options?: UnfoldOptions): Tensor;
     /** F.fold (col2im), unfold's adjoint: columns [N, C * kH * kW, L] (or unbatched) summed back into [N, C, ...outputSize]. */
@@ -2153,6 +2189,25 @@ export namespace nn {
     /** Only false is supported. */
     returnIndices?: false;
   }
+  /** A 1-D pool's size: an integer or a 1-array. */
+  export type Size1 = number | readonly [number];
+  /** Keyword arguments of maxPool1d / nn.MaxPool1d (stride defaults to the kernel size). */
+  export interface MaxPool1dOptions {
+    stride?: Size1 | null;
+    padding?: Size1;
+    dilation?: Size1;
+    ceilMode?: boolean;
+    /** Only false is supported. */
+    returnIndices?: false;
+  }
+  /** Keyword arguments of avgPool1d / nn.AvgPool1d (stride defaults to the kernel size). */
+  export interface AvgPool1dOptions {
+    stride?: Size1 | null;
+    padding?: Size1;
+    ceilMode?: boolean;
+    /** Default true. */
+    countIncludePad?: boolean;
+  }
   /** Keyword arguments of avgPool2d / nn.AvgPool2d (stride defaults to the kernel size). */
   export interface AvgPoolOptions {
     stride?: Size2 | null;
@@ -2227,6 +2282,21 @@ export namespace nn {
   /** PyTorch's nn.AvgPool2d. */
   export class AvgPool2d extends Module {
     constructor(kernelSize: Size2, options?: AvgPoolOptions);
+    forward(x: Tensor): Tensor;
+  }
+  /** PyTorch's nn.MaxPool1d. */
+  export class MaxPool1d extends Module {
+    constructor(kernelSize: Size1, options?: MaxPool1dOptions);
+    forward(x: Tensor): Tensor;
+  }
+  /** PyTorch's nn.AvgPool1d. */
+  export class AvgPool1d extends Module {
+    constructor(kernelSize: Size1, options?: AvgPool1dOptions);
+    forward(x: Tensor): Tensor;
+  }
+  /** PyTorch's nn.AdaptiveAvgPool1d. */
+  export class AdaptiveAvgPool1d extends Module {
+    constructor(outputSize: number | null);
     forward(x: Tensor): Tensor;
   }
   /** PyTorch's nn.AdaptiveAvgPool2d. */

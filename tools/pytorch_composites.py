@@ -42,6 +42,11 @@ target), cosine_similarity (dims, broadcasting, a zero vector): each case's argu
 that takes one. Writes tests/js/fixtures/pytorch/ops/losses.json:
   { "torch_version": ..., "cases": [ { "op", "args", "inputs": [{"shape", "data"}], "g", "output", "grads" } ] }
 
+1-D pools and instance norm (js/ops/conv.js, js/ops/norm.js; tests/js/pools-norms.test.mjs):
+max_pool1d and avg_pool1d (strides, padding, dilation, ceil_mode, count_include_pad),
+adaptive_avg_pool1d (odd ratios), instance_norm on 3-D and 4-D inputs with and without weight
+and bias, as in the losses' file. Writes tests/js/fixtures/pytorch/ops/pools_norms.json.
+
 Run with a python3 that imports torch (Debian's python3-torch, /usr/bin/python3); CI reads the
 committed JSON and never runs this:
     /usr/bin/python3 tools/pytorch_composites.py
@@ -317,6 +322,36 @@ def losses():
     return {'torch_version': torch.__version__, 'cases': cases}
 
 
+def pools_norms():
+    F = torch.nn.functional
+    g = torch.Generator().manual_seed(6)
+    cases = []
+
+    def case(op, fn, inputs, args, grads=(0,)):
+        xs = [x.clone().requires_grad_(k in grads) for k, x in enumerate(inputs)]
+        y = fn(*xs)
+        gy = torch.randn(y.shape, generator=g)
+        (y * gy).sum().backward()
+        cases.append({'op': op, 'args': args, 'inputs': [t(x.detach()) for x in xs], 'g': t(gy), 'output': t(y.detach()),
+                      'grads': [t(xs[k].grad) if k in grads else None for k in range(len(xs))]})
+
+    x = torch.randn(2, 3, 11, generator=g)
+    for k, st, p, d, ceil in ((3, None, 0, 1, False), (3, 2, 1, 1, False), (2, 2, 0, 1, True), (3, 2, 1, 2, True), (4, 3, 2, 1, True)):
+        case('maxPool1d', lambda a: F.max_pool1d(a, k, stride=st, padding=p, dilation=d, ceil_mode=ceil), [x],
+             {'kernelSize': k, 'stride': st, 'padding': p, 'dilation': d, 'ceilMode': ceil})
+    for k, st, p, ceil, cip in ((3, None, 0, False, True), (3, 2, 1, False, False), (4, 3, 2, True, True), (4, 3, 2, True, False)):
+        case('avgPool1d', lambda a: F.avg_pool1d(a, k, stride=st, padding=p, ceil_mode=ceil, count_include_pad=cip), [x],
+             {'kernelSize': k, 'stride': st, 'padding': p, 'ceilMode': ceil, 'countIncludePad': cip})
+    for out in (1, 3, 4, 11, 13):
+        case('adaptiveAvgPool1d', lambda a: F.adaptive_avg_pool1d(a, out), [x], {'outputSize': out})
+    case('adaptiveAvgPool1d', lambda a: F.adaptive_avg_pool1d(a, 5), [torch.randn(3, 7, generator=g)], {'outputSize': 5})
+    w, b = torch.rand(3, generator=g) + 0.5, torch.randn(3, generator=g)
+    case('instanceNorm', lambda a: F.instance_norm(a), [x], {})
+    case('instanceNorm', lambda a, ww, bb: F.instance_norm(a, weight=ww, bias=bb, eps=1e-3), [torch.randn(2, 3, 4, 5, generator=g), w, b],
+         {'weight': True, 'bias': True, 'eps': 1e-3}, (0, 1, 2))
+    return {'torch_version': torch.__version__, 'cases': cases}
+
+
 def write(name, value):
     os.makedirs(DIR, exist_ok=True)
     with open(os.path.join(DIR, name), 'w') as f:
@@ -330,3 +365,4 @@ if __name__ == '__main__':
     write('indexing_linalg.json', indexing_linalg())
     write('sort.json', sorting())
     write('losses.json', losses())
+    write('pools_norms.json', pools_norms())
