@@ -1319,6 +1319,34 @@ export namespace nn {
     affine?: boolean;
   }
 
+  /** Options of {@link InstanceNorm1d} and {@link InstanceNorm2d}. */
+  export interface InstanceNormOptions {
+    /** Added to the variance (default 1e-5). */
+    eps?: number;
+    /** Unused (no running statistics are kept); accepted as PyTorch's. */
+    momentum?: number;
+    /** Learned per-channel weight (ones) and bias (zeros) (default false). */
+    affine?: boolean;
+    /** Only false is supported. */
+    trackRunningStats?: false;
+  }
+  /** nn.InstanceNorm1d on [N, C, L] (or [C, L]): each sample's channel normalised over its positions. */
+  export class InstanceNorm1d extends Module {
+    constructor(numFeatures: number, options?: InstanceNormOptions);
+    readonly numFeatures: number;
+    weight: Tensor | null;
+    bias: Tensor | null;
+    forward(x: Tensor): Tensor;
+  }
+  /** nn.InstanceNorm2d on [N, C, H, W] (or [C, H, W]). */
+  export class InstanceNorm2d extends Module {
+    constructor(numFeatures: number, options?: InstanceNormOptions);
+    readonly numFeatures: number;
+    weight: Tensor | null;
+    bias: Tensor | null;
+    forward(x: Tensor): Tensor;
+  }
+
   /** nn.GroupNorm on [N, C, *]: statistics per sample and group of channels, affine per channel. */
   export class GroupNorm extends Module {
     constructor(numGroups: number, numChannels: number, options?: GroupNormOptions);
@@ -1497,9 +1525,9 @@ export namespace nn {
     size?: number | [number, number] | null;
     /** Output floor(in * scale) per spatial axis; the scale drives the sampling coordinates. */
     scaleFactor?: number | [number, number] | null;
-    /** 'nearest' (default; PyTorch's legacy nearest) or 'bilinear'. */
-    mode?: 'nearest' | 'bilinear';
-    /** Bilinear only: corner pixels' centres aligned (default false). */
+    /** 'nearest' (default; PyTorch's legacy nearest), 'bilinear' or 'bicubic' (a = -0.75). */
+    mode?: 'nearest' | 'bilinear' | 'bicubic';
+    /** Bilinear and bicubic only: corner pixels' centres aligned (default false). */
     alignCorners?: boolean | null;
     /** With scaleFactor: sample as if the resulting size had been given (default false). */
     recomputeScaleFactor?: boolean | null;
@@ -1550,6 +1578,8 @@ export namespace nn {
     function layerNorm(input: Tensor, normalizedShape: number | readonly number[], options?: NormOptions): Tensor;
     /** F.group_norm on [N, C, *]. */
     function groupNorm(input: Tensor, numGroups: number, options?: NormOptions): Tensor;
+    /** F.instance_norm on [N, C, *] with each sample's own statistics (no running statistics). */
+    function instanceNorm(input: Tensor, options?: NormOptions): Tensor;
     /** Options of {@link batchNorm}. */
     interface BatchNormOptions extends NormOptions {
       /** Batch statistics, updating the running ones in place (default false). */
@@ -1597,6 +1627,12 @@ export namespace nn {
     function avgPool2d(input: Tensor, kernelSize: Size2, options?: AvgPoolOptions): Tensor;
     /** adaptive_avg_pool2d on [N, C, H, W] to outputSize (null keeps that input size). */
     function adaptiveAvgPool2d(input: Tensor, outputSize: number | readonly [number | null, number | null]): Tensor;
+    /** max_pool1d on [N, C, L] (or [C, L]): max_pool2d over [N, C, 1, L]. */
+    function maxPool1d(input: Tensor, kernelSize: Size1, options?: MaxPool1dOptions): Tensor;
+    /** avg_pool1d on [N, C, L] (or [C, L]). */
+    function avgPool1d(input: Tensor, kernelSize: Size1, options?: AvgPool1dOptions): Tensor;
+    /** adaptive_avg_pool1d on [N, C, L] (or [C, L]) to outputSize (null keeps L). */
+    function adaptiveAvgPool1d(input: Tensor, outputSize: number | null): Tensor;
     /** F.unfold (im2col): every kernel-sized block of input [N, C, H, W] (or [C, H, W]) as a column -> [N, C * kH * kW, L]; float32. */
     function unfold(input: Tensor, kernelSize: Size2, options?: UnfoldOptions): Tensor;
     /** F.fold (col2im), unfold's adjoint: columns [N, C * kH * kW, L] (or unbatched) summed back into [N, C, ...outputSize]. */
@@ -1816,7 +1852,107 @@ export namespace nn {
     forward(logProbs: Tensor, targets: Tensor, inputLengths: Lengths, targetLengths: Lengths): Tensor;
   }
 
+  /** Options of smoothL1Loss / SmoothL1Loss. */
+  export interface SmoothL1Options extends ReductionOptions {
+    /** Where the loss turns from quadratic to linear, >= 0 (default 1; 0: the L1 loss). */
+    beta?: number;
+  }
+  /** Options of huberLoss / HuberLoss. */
+  export interface HuberOptions extends ReductionOptions {
+    /** Where the loss turns from quadratic to linear, > 0 (default 1). */
+    delta?: number;
+  }
+  /** Options of binaryCrossEntropy / BCELoss. */
+  export interface BCEOptions extends ReductionOptions {
+    /** Multiplies each element's loss (broadcast), or null. */
+    weight?: Tensor | null;
+  }
+  /** Options of binaryCrossEntropyWithLogits / BCEWithLogitsLoss. */
+  export interface BCEWithLogitsOptions extends BCEOptions {
+    /** Weight of the positive term per class (broadcast over the last dim), or null. */
+    posWeight?: Tensor | null;
+  }
+  /** Options of klDiv / KLDivLoss. */
+  export interface KLDivOptions {
+    /** 'mean' (default: every element), 'batchmean' (the sum over the first dim's size), 'sum' or 'none'. */
+    reduction?: Reduction | 'batchmean';
+    /** The target holds log-probabilities (default false). */
+    logTarget?: boolean;
+  }
+  /** Options of cosineSimilarity / CosineSimilarity. */
+  export interface CosineSimilarityOptions {
+    /** The dim the vectors run along (default 1). */
+    dim?: number;
+    /** Each norm's lower bound (default 1e-8). */
+    eps?: number;
+  }
+  /** nn.L1Loss: |input - target| reduced. */
+  export class L1Loss extends Module {
+    constructor(options?: ReductionOptions);
+    readonly reduction: Reduction;
+    forward(input: Tensor, target: Tensor): Tensor;
+  }
+  /** nn.SmoothL1Loss. */
+  export class SmoothL1Loss extends Module {
+    constructor(options?: SmoothL1Options);
+    readonly reduction: Reduction;
+    readonly beta: number;
+    forward(input: Tensor, target: Tensor): Tensor;
+  }
+  /** nn.HuberLoss. */
+  export class HuberLoss extends Module {
+    constructor(options?: HuberOptions);
+    readonly reduction: Reduction;
+    readonly delta: number;
+    forward(input: Tensor, target: Tensor): Tensor;
+  }
+  /** nn.BCELoss on probabilities in [0, 1]. */
+  export class BCELoss extends Module {
+    constructor(options?: BCEOptions);
+    readonly reduction: Reduction;
+    /** A buffer (in stateDict, freed by dispose()), or null. */
+    weight: Tensor | null;
+    forward(input: Tensor, target: Tensor): Tensor;
+  }
+  /** nn.BCEWithLogitsLoss on logits. */
+  export class BCEWithLogitsLoss extends Module {
+    constructor(options?: BCEWithLogitsOptions);
+    readonly reduction: Reduction;
+    /** Buffers (in stateDict, freed by dispose()), or null. */
+    weight: Tensor | null;
+    posWeight: Tensor | null;
+    forward(input: Tensor, target: Tensor): Tensor;
+  }
+  /** nn.KLDivLoss on log-probabilities. */
+  export class KLDivLoss extends Module {
+    constructor(options?: KLDivOptions);
+    readonly reduction: Reduction | 'batchmean';
+    readonly logTarget: boolean;
+    forward(input: Tensor, target: Tensor): Tensor;
+  }
+  /** nn.CosineSimilarity. */
+  export class CosineSimilarity extends Module {
+    constructor(options?: CosineSimilarityOptions);
+    readonly dim: number;
+    readonly eps: number;
+    forward(x1: Tensor, x2: Tensor): Tensor;
+  }
+
   export namespace functional {
+    /** PyTorch's F.l1_loss. */
+    function l1Loss(input: Tensor, target: Tensor, options?: ReductionOptions): Tensor;
+    /** PyTorch's F.smooth_l1_loss. */
+    function smoothL1Loss(input: Tensor, target: Tensor, options?: SmoothL1Options): Tensor;
+    /** PyTorch's F.huber_loss. */
+    function huberLoss(input: Tensor, target: Tensor, options?: HuberOptions): Tensor;
+    /** PyTorch's F.binary_cross_entropy (logs clamped at -100). */
+    function binaryCrossEntropy(input: Tensor, target: Tensor, options?: BCEOptions): Tensor;
+    /** PyTorch's F.binary_cross_entropy_with_logits (its stable form). */
+    function binaryCrossEntropyWithLogits(input: Tensor, target: Tensor, options?: BCEWithLogitsOptions): Tensor;
+    /** PyTorch's F.kl_div. */
+    function klDiv(input: Tensor, target: Tensor, options?: KLDivOptions): Tensor;
+    /** PyTorch's F.cosine_similarity. */
+    function cosineSimilarity(x1: Tensor, x2: Tensor, options?: CosineSimilarityOptions): Tensor;
     /** PyTorch's F.mse_loss. */
     function mseLoss(input: Tensor, target: Tensor, options?: ReductionOptions): Tensor;
     /** PyTorch's F.nll_loss. */
@@ -2053,6 +2189,25 @@ export namespace nn {
     /** Only false is supported. */
     returnIndices?: false;
   }
+  /** A 1-D pool's size: an integer or a 1-array. */
+  export type Size1 = number | readonly [number];
+  /** Keyword arguments of maxPool1d / nn.MaxPool1d (stride defaults to the kernel size). */
+  export interface MaxPool1dOptions {
+    stride?: Size1 | null;
+    padding?: Size1;
+    dilation?: Size1;
+    ceilMode?: boolean;
+    /** Only false is supported. */
+    returnIndices?: false;
+  }
+  /** Keyword arguments of avgPool1d / nn.AvgPool1d (stride defaults to the kernel size). */
+  export interface AvgPool1dOptions {
+    stride?: Size1 | null;
+    padding?: Size1;
+    ceilMode?: boolean;
+    /** Default true. */
+    countIncludePad?: boolean;
+  }
   /** Keyword arguments of avgPool2d / nn.AvgPool2d (stride defaults to the kernel size). */
   export interface AvgPoolOptions {
     stride?: Size2 | null;
@@ -2127,6 +2282,21 @@ export namespace nn {
   /** PyTorch's nn.AvgPool2d. */
   export class AvgPool2d extends Module {
     constructor(kernelSize: Size2, options?: AvgPoolOptions);
+    forward(x: Tensor): Tensor;
+  }
+  /** PyTorch's nn.MaxPool1d. */
+  export class MaxPool1d extends Module {
+    constructor(kernelSize: Size1, options?: MaxPool1dOptions);
+    forward(x: Tensor): Tensor;
+  }
+  /** PyTorch's nn.AvgPool1d. */
+  export class AvgPool1d extends Module {
+    constructor(kernelSize: Size1, options?: AvgPool1dOptions);
+    forward(x: Tensor): Tensor;
+  }
+  /** PyTorch's nn.AdaptiveAvgPool1d. */
+  export class AdaptiveAvgPool1d extends Module {
+    constructor(outputSize: number | null);
     forward(x: Tensor): Tensor;
   }
   /** PyTorch's nn.AdaptiveAvgPool2d. */

@@ -693,11 +693,11 @@ om_tensor *om_scatter_reduce(om_tensor *input, int dim, om_tensor *index, om_ten
  *  Of repeated positions the last written stays. Borrowed arguments, returns a new reference. */
 om_tensor *om_index_put(om_tensor *input, om_tensor *const *indices, int n, om_tensor *values, bool accumulate);
 /** interpolate's sampling modes. */
-typedef enum om_interpolate_mode { OM_INTERPOLATE_NEAREST = 0, OM_INTERPOLATE_BILINEAR = 1 } om_interpolate_mode;
+typedef enum om_interpolate_mode { OM_INTERPOLATE_NEAREST = 0, OM_INTERPOLATE_BILINEAR = 1, OM_INTERPOLATE_BICUBIC = 2 } om_interpolate_mode;
 /** Resamples x [N, C, H, W] (float32) as torch.nn.functional.interpolate: exactly one of size
  *  [2] (out_h, out_w) and scale_factor [2] (output floor(in * scale), the scale driving the
  *  coordinates as PyTorch's default recompute_scale_factor=None); align_corners only with
- *  bilinear. Arrays borrowed. Returns a new reference. */
+ *  bilinear and bicubic. Arrays borrowed. Returns a new reference. */
 om_tensor *om_interpolate(om_tensor *x, const int64_t *size, const double *scale_factor, om_interpolate_mode mode,
                           bool align_corners);
 

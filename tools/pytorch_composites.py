@@ -33,6 +33,20 @@ or PyTorch's error (first line). Writes tests/js/fixtures/pytorch/ops/sort.json:
   { "torch_version": ..., "cases": [ { "op", "args" (numbers, null, booleans), "inputs": [{"dtype",
     "shape", "data"}], "outputs": [{"dtype", "shape", "data"}] or "error" } ] }
 
+Losses written with the library's ops (js/nn/loss.js; tests/js/losses.test.mjs): l1_loss,
+smooth_l1_loss (beta 1, 0.5, 0), huber_loss (delta 1, 2.5), binary_cross_entropy (with a weight, at
+probabilities 0 and 1 where the logs clamp at -100), binary_cross_entropy_with_logits (weight,
+pos_weight, logits of +-100), kl_div (every reduction, 'batchmean', log_target, zeros in the
+target), cosine_similarity (dims, broadcasting, a zero vector): each case's arguments, inputs
+(random from a fixed seed), output and the gradient of (output * g).sum() for each float input
+that takes one. Writes tests/js/fixtures/pytorch/ops/losses.json:
+  { "torch_version": ..., "cases": [ { "op", "args", "inputs": [{"shape", "data"}], "g", "output", "grads" } ] }
+
+1-D pools and instance norm (js/ops/conv.js, js/ops/norm.js; tests/js/pools-norms.test.mjs):
+max_pool1d and avg_pool1d (strides, padding, dilation, ceil_mode, count_include_pad),
+adaptive_avg_pool1d (odd ratios), instance_norm on 3-D and 4-D inputs with and without weight
+and bias, as in the losses' file. Writes tests/js/fixtures/pytorch/ops/pools_norms.json.
+
 Run with a python3 that imports torch (Debian's python3-torch, /usr/bin/python3); CI reads the
 committed JSON and never runs this:
     /usr/bin/python3 tools/pytorch_composites.py
@@ -253,6 +267,91 @@ def sorting():
     return {'torch_version': torch.__version__, 'cases': cases}
 
 
+def losses():
+    F = torch.nn.functional
+    g = torch.Generator().manual_seed(5)
+    cases = []
+
+    def case(op, fn, inputs, args, grads=(0,)):
+        xs = [x.clone().requires_grad_(k in grads) for k, x in enumerate(inputs)]
+        y = fn(*xs)
+        gy = torch.randn(y.shape, generator=g)
+        if grads:
+            (y * gy).sum().backward()
+        cases.append({'op': op, 'args': args, 'inputs': [t(x.detach()) for x in xs], 'g': t(gy), 'output': t(y.detach()),
+                      'grads': [t(xs[k].grad) if k in grads else None for k in range(len(xs))]})
+
+    def rnd(*shape):
+        return torch.randn(*shape, generator=g)
+
+    a, b = rnd(3, 4), rnd(3, 4)
+    b[0, :2] = a[0, :2] + torch.tensor([0.2, -0.7])  # differences below and above beta / delta
+    for red in ('mean', 'sum', 'none'):
+        case('l1Loss', lambda x, y: F.l1_loss(x, y, reduction=red), [a, b], {'reduction': red}, (0, 1))
+    for beta in (1.0, 0.5, 0.0):
+        case('smoothL1Loss', lambda x, y: F.smooth_l1_loss(x, y, beta=beta), [a, b], {'reduction': 'mean', 'beta': beta}, (0, 1))
+    for delta in (1.0, 2.5):
+        case('huberLoss', lambda x, y: F.huber_loss(x, y, reduction='sum', delta=delta), [a, b], {'reduction': 'sum', 'delta': delta}, (0, 1))
+    p = torch.sigmoid(rnd(2, 5))
+    p[0, 0], p[1, 1] = 0.0, 1.0  # the logs clamp at -100
+    tgt = (rnd(2, 5) > 0).float()
+    tgt[0, 0], tgt[1, 1] = 1.0, 0.0
+    w = torch.rand(5, generator=g)
+    case('binaryCrossEntropy', lambda x, y: F.binary_cross_entropy(x, y), [p, tgt], {'reduction': 'mean'}, ())
+    case('binaryCrossEntropy', lambda x, y, ww: F.binary_cross_entropy(x, y, weight=ww, reduction='none'), [torch.sigmoid(rnd(2, 5)), tgt, w],
+         {'reduction': 'none', 'weight': True}, (0,))
+    logits = rnd(3, 5) * 4
+    logits[0, 0], logits[1, 1] = 100.0, -100.0
+    soft = torch.rand(3, 5, generator=g)
+    case('binaryCrossEntropyWithLogits', lambda x, y: F.binary_cross_entropy_with_logits(x, y), [logits, soft], {'reduction': 'mean'}, (0, 1))
+    case('binaryCrossEntropyWithLogits', lambda x, y, ww, pw: F.binary_cross_entropy_with_logits(x, y, weight=ww, pos_weight=pw, reduction='sum'),
+         [logits, soft, w, torch.rand(5, generator=g) * 3], {'reduction': 'sum', 'weight': True, 'posWeight': True}, (0, 1))
+    lp = torch.log_softmax(rnd(4, 6), 1)
+    q = torch.softmax(rnd(4, 6), 1)
+    q[0, :3] = 0
+    for red in ('mean', 'batchmean', 'sum', 'none'):  # the target's gradient is -inf at its zeros: the input's only
+        case('klDiv', lambda x, y: F.kl_div(x, y, reduction=red), [lp, q], {'reduction': red, 'logTarget': False}, (0,))
+    case('klDiv', lambda x, y: F.kl_div(x, y, reduction='sum'), [lp, torch.softmax(rnd(4, 6), 1)], {'reduction': 'sum', 'logTarget': False}, (0, 1))
+    case('klDiv', lambda x, y: F.kl_div(x, y, reduction='batchmean', log_target=True), [lp, torch.log_softmax(rnd(4, 6), 1)],
+         {'reduction': 'batchmean', 'logTarget': True}, (0, 1))
+    u, v = rnd(4, 3), rnd(4, 3)
+    v[1] = 0  # a zero vector: its norm clamps at eps
+    case('cosineSimilarity', lambda x, y: F.cosine_similarity(x, y), [u, v], {'dim': 1, 'eps': 1e-8}, (0, 1))
+    case('cosineSimilarity', lambda x, y: F.cosine_similarity(x, y, dim=-1, eps=1e-3), [rnd(2, 3, 5), rnd(3, 5)], {'dim': -1, 'eps': 1e-3}, (0, 1))
+    case('cosineSimilarity', lambda x, y: F.cosine_similarity(x, y, dim=0), [rnd(4, 2), rnd(4, 2)], {'dim': 0, 'eps': 1e-8}, (0, 1))
+    return {'torch_version': torch.__version__, 'cases': cases}
+
+
+def pools_norms():
+    F = torch.nn.functional
+    g = torch.Generator().manual_seed(6)
+    cases = []
+
+    def case(op, fn, inputs, args, grads=(0,)):
+        xs = [x.clone().requires_grad_(k in grads) for k, x in enumerate(inputs)]
+        y = fn(*xs)
+        gy = torch.randn(y.shape, generator=g)
+        (y * gy).sum().backward()
+        cases.append({'op': op, 'args': args, 'inputs': [t(x.detach()) for x in xs], 'g': t(gy), 'output': t(y.detach()),
+                      'grads': [t(xs[k].grad) if k in grads else None for k in range(len(xs))]})
+
+    x = torch.randn(2, 3, 11, generator=g)
+    for k, st, p, d, ceil in ((3, None, 0, 1, False), (3, 2, 1, 1, False), (2, 2, 0, 1, True), (3, 2, 1, 2, True), (4, 3, 2, 1, True)):
+        case('maxPool1d', lambda a: F.max_pool1d(a, k, stride=st, padding=p, dilation=d, ceil_mode=ceil), [x],
+             {'kernelSize': k, 'stride': st, 'padding': p, 'dilation': d, 'ceilMode': ceil})
+    for k, st, p, ceil, cip in ((3, None, 0, False, True), (3, 2, 1, False, False), (4, 3, 2, True, True), (4, 3, 2, True, False)):
+        case('avgPool1d', lambda a: F.avg_pool1d(a, k, stride=st, padding=p, ceil_mode=ceil, count_include_pad=cip), [x],
+             {'kernelSize': k, 'stride': st, 'padding': p, 'ceilMode': ceil, 'countIncludePad': cip})
+    for out in (1, 3, 4, 11, 13):
+        case('adaptiveAvgPool1d', lambda a: F.adaptive_avg_pool1d(a, out), [x], {'outputSize': out})
+    case('adaptiveAvgPool1d', lambda a: F.adaptive_avg_pool1d(a, 5), [torch.randn(3, 7, generator=g)], {'outputSize': 5})
+    w, b = torch.rand(3, generator=g) + 0.5, torch.randn(3, generator=g)
+    case('instanceNorm', lambda a: F.instance_norm(a), [x], {})
+    case('instanceNorm', lambda a, ww, bb: F.instance_norm(a, weight=ww, bias=bb, eps=1e-3), [torch.randn(2, 3, 4, 5, generator=g), w, b],
+         {'weight': True, 'bias': True, 'eps': 1e-3}, (0, 1, 2))
+    return {'torch_version': torch.__version__, 'cases': cases}
+
+
 def write(name, value):
     os.makedirs(DIR, exist_ok=True)
     with open(os.path.join(DIR, name), 'w') as f:
@@ -265,3 +364,5 @@ if __name__ == '__main__':
     write('meshgrid.json', meshgrids())
     write('indexing_linalg.json', indexing_linalg())
     write('sort.json', sorting())
+    write('losses.json', losses())
+    write('pools_norms.json', pools_norms())

@@ -10,7 +10,8 @@ import { rand, tidy, optionsArg } from '../tensor.js';
 import { describe, toI32 } from '../convert.js';
 import { Module } from './module.js';
 import {
-  conv1d, conv2d, convTranspose2d, maxPool2d, avgPool2d, adaptiveAvgPool2d, unfold, fold, sizes,
+  conv1d, conv2d, convTranspose2d, maxPool2d, avgPool2d, adaptiveAvgPool2d, unfold, fold, sizes, maxPool1d, avgPool1d,
+  adaptiveAvgPool1d,
 } from '../ops/conv.js';
 
 /** A leaf parameter uniform in ±bound (om.manualSeed makes it reproducible). */
@@ -151,6 +152,60 @@ export class AdaptiveAvgPool2d extends Module {
 
   forward(x) {
     return adaptiveAvgPool2d(x, this.outputSize);
+  }
+}
+
+/** nn.MaxPool1d(kernelSize, { stride, padding, dilation, ceilMode }) on [N, C, L]: F.maxPool1d. */
+export class MaxPool1d extends Module {
+  constructor(kernelSize, options = {}) {
+    super();
+    const o = optionsArg(options, 'MaxPool1d', ['stride', 'padding', 'dilation', 'ceilMode', 'returnIndices']);
+    if (o.returnIndices) throw invalid('MaxPool1d: returnIndices is not supported');
+    this.kernelSize = kernelSize;
+    this.stride = o.stride ?? kernelSize;
+    this.padding = o.padding ?? 0;
+    this.dilation = o.dilation ?? 1;
+    this.ceilMode = o.ceilMode ?? false;
+    for (const k of ['kernelSize', 'stride', 'padding', 'dilation']) sizes(this[k], 1, 'MaxPool1d', k);
+  }
+
+  forward(x) {
+    const { stride, padding, dilation, ceilMode } = this;
+    return maxPool1d(x, this.kernelSize, { stride, padding, dilation, ceilMode });
+  }
+}
+
+/** nn.AvgPool1d(kernelSize, { stride, padding, ceilMode, countIncludePad }) on [N, C, L]: F.avgPool1d. */
+export class AvgPool1d extends Module {
+  constructor(kernelSize, options = {}) {
+    super();
+    const o = optionsArg(options, 'AvgPool1d', ['stride', 'padding', 'ceilMode', 'countIncludePad']);
+    this.kernelSize = kernelSize;
+    this.stride = o.stride ?? kernelSize;
+    this.padding = o.padding ?? 0;
+    this.ceilMode = o.ceilMode ?? false;
+    this.countIncludePad = o.countIncludePad ?? true;
+    for (const k of ['kernelSize', 'stride', 'padding']) sizes(this[k], 1, 'AvgPool1d', k);
+  }
+
+  forward(x) {
+    const { stride, padding, ceilMode, countIncludePad } = this;
+    return avgPool1d(x, this.kernelSize, { stride, padding, ceilMode, countIncludePad });
+  }
+}
+
+/** nn.AdaptiveAvgPool1d(outputSize) on [N, C, L]: F.adaptiveAvgPool1d. */
+export class AdaptiveAvgPool1d extends Module {
+  constructor(outputSize) {
+    super();
+    if (outputSize !== null && (!Number.isInteger(outputSize) || outputSize < 1)) {
+      throw invalid(`AdaptiveAvgPool1d: outputSize must be a positive integer (null keeps the input's), got ${describe(outputSize)}`);
+    }
+    this.outputSize = outputSize;
+  }
+
+  forward(x) {
+    return adaptiveAvgPool1d(x, this.outputSize);
   }
 }
 

@@ -1,12 +1,17 @@
 // om.nn.functional: the ops as functions, in PyTorch's names (torch.nn.functional).
 export { linear, normalize } from '../ops/linalg.js';
 export { flatten } from '../ops/shape.js';
-export { softmax, logSoftmax, layerNorm, groupNorm, batchNorm, scaledDotProductAttention } from '../ops/norm.js';
+export { softmax, logSoftmax, layerNorm, groupNorm, batchNorm, instanceNorm, scaledDotProductAttention } from '../ops/norm.js';
 export { embedding, interpolate } from '../ops/index.js';
 export { oneHot, pixelShuffle, pixelUnshuffle } from '../ops/sort.js';
-export { mseLoss, nllLoss, crossEntropy, ctcLoss } from './loss.js';
+export {
+  mseLoss, nllLoss, crossEntropy, ctcLoss, l1Loss, smoothL1Loss, huberLoss, binaryCrossEntropy, binaryCrossEntropyWithLogits, klDiv,
+  cosineSimilarity,
+} from './loss.js';
 export {
   relu, sigmoid, tanh, silu, hardswish, hardsigmoid, hardtanh, relu6, leakyRelu, elu, gelu, softplus, pad, dropout,
 } from '../ops/act.js';
-export { conv1d, conv2d, convTranspose2d, maxPool2d, avgPool2d, adaptiveAvgPool2d, unfold, fold } from '../ops/conv.js';
+export {
+  conv1d, conv2d, convTranspose2d, maxPool1d, maxPool2d, avgPool1d, avgPool2d, adaptiveAvgPool1d, adaptiveAvgPool2d, unfold, fold,
+} from '../ops/conv.js';
 export { stochasticDepth } from './blocks.js';

@@ -3,15 +3,19 @@
 export { Module, Linear } from './module.js';
 export { Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict } from './container.js';
 export { RNNBase, LSTM, GRU } from './recurrent.js';
-export { LayerNorm, GroupNorm, BatchNorm1d, BatchNorm2d, Softmax, LogSoftmax } from './norm.js';
+export { LayerNorm, GroupNorm, BatchNorm1d, BatchNorm2d, InstanceNorm1d, InstanceNorm2d, Softmax, LogSoftmax } from './norm.js';
 export { MultiheadAttention } from './attention.js';
 export { Embedding, Upsample, PixelShuffle, PixelUnshuffle } from './embedding.js';
-export { MSELoss, NLLLoss, CrossEntropyLoss, CTCLoss } from './loss.js';
+export {
+  MSELoss, NLLLoss, CrossEntropyLoss, CTCLoss, L1Loss, SmoothL1Loss, HuberLoss, BCELoss, BCEWithLogitsLoss, KLDivLoss, CosineSimilarity,
+} from './loss.js';
 export {
   ReLU, ReLU6, LeakyReLU, ELU, GELU, SiLU, Softplus, Hardswish, Hardsigmoid, Hardtanh, Sigmoid, Tanh, Identity, Flatten, Dropout,
 } from './activation.js';
 export * as functional from './functional.js';
 export * as init from './init.js';
-export { Conv1d, Conv2d, ConvTranspose2d, MaxPool2d, AvgPool2d, AdaptiveAvgPool2d, Unfold, Fold } from './conv.js';
+export {
+  Conv1d, Conv2d, ConvTranspose2d, MaxPool1d, MaxPool2d, AvgPool1d, AvgPool2d, AdaptiveAvgPool1d, AdaptiveAvgPool2d, Unfold, Fold,
+} from './conv.js';
 export { TransformerEncoderLayer } from './transformer.js';
 export { Conv2dNormActivation, SqueezeExcitation, MLP, Permute, StochasticDepth, LayerNorm2d } from './blocks.js';

@@ -1,14 +1,18 @@
 // Losses in PyTorch's shape: the functions of om.nn.functional (mseLoss, nllLoss, crossEntropy,
-// ctcLoss) and the modules of om.nn (MSELoss, NLLLoss, CrossEntropyLoss, CTCLoss). Each is one
-// C op (src/ops/loss.c). mseLoss traces to ONNX (Sub, Mul, ReduceMean/ReduceSum); nllLoss,
-// crossEntropy and ctcLoss are refused while tracing (UnsupportedOperation: losses are not part
-// of an inference graph) and compute eagerly, with gradients, for training.
+// ctcLoss, l1Loss, smoothL1Loss, huberLoss, binaryCrossEntropy, binaryCrossEntropyWithLogits,
+// klDiv, cosineSimilarity) and the modules of om.nn (MSELoss, NLLLoss, CrossEntropyLoss, CTCLoss,
+// L1Loss, SmoothL1Loss, HuberLoss, BCELoss, BCEWithLogitsLoss, KLDivLoss, CosineSimilarity).
+// mseLoss, nllLoss, crossEntropy and ctcLoss are one C op each (src/ops/loss.c); mseLoss traces to
+// ONNX (Sub, Mul, ReduceMean/ReduceSum); nllLoss, crossEntropy and ctcLoss are refused while
+// tracing (UnsupportedOperation: losses are not part of an inference graph) and compute eagerly,
+// with gradients, for training. The others are PyTorch's formulas written with the library's ops
+// (differentiable through them, and traced as those ops).
 //
 //   const lossFn = new om.nn.CrossEntropyLoss({ labelSmoothing: 0.1 });
 //   const loss = lossFn.forward(logits, target);   // logits [N, C] float32, target [N] int64
 import { invalid } from '../errors.js';
 import { requireReady } from '../runtime.js';
-import { Tensor, handle, applyOp, tensor, optionsArg } from '../tensor.js';
+import { Tensor, handle, applyOp, tensor, optionsArg, tidy, where } from '../tensor.js';
 import { describe, toI64 } from '../convert.js';
 import { Module } from './module.js';
 
@@ -161,5 +165,197 @@ export class CTCLoss extends Module {
   forward(logProbs, targets, inputLengths, targetLengths) {
     return ctcLoss(logProbs, targets, inputLengths, targetLengths,
       { blank: this.blank, reduction: this.reduction, zeroInfinity: this.zeroInfinity });
+  }
+}
+
+// ---- losses written with the library's ops ----
+
+/** The reduction of a pointwise loss as PyTorch's: 'none' as it is, 'mean', 'sum'. */
+function reduce(loss, reduction, who) {
+  reductionCode(reduction, who);
+  return reduction === 'none' ? loss : reduction === 'sum' ? loss.sum() : loss.mean();
+}
+
+/** A Tensor argument or null. */
+function optionalTensor(x, who, what) {
+  if (x === null || x === undefined) return null;
+  if (!(x instanceof Tensor)) throw invalid(`${who}: ${what} must be a Tensor or null, got ${describe(x)}`);
+  handle(x, who, what);
+  return x;
+}
+
+/** A number >= 0. */
+function nonNegative(x, who, what) {
+  if (typeof x !== 'number' || !(x >= 0)) throw invalid(`${who}: ${what} must be a number >= 0, got ${describe(x)}`);
+  return x;
+}
+
+/** input and target of one shape (PyTorch's pointwise losses warn and broadcast; here a mismatch is an error). */
+function sameShape(input, target, who) {
+  handle(input, who, 'input');
+  handle(target, who, 'target');
+  if (input.shape.join() !== target.shape.join()) {
+    throw invalid(`${who}: target [${target.shape}] must have the input's shape [${input.shape}]`);
+  }
+}
+
+/** |input - target|, reduced: F.l1_loss(input, target, reduction='mean'). */
+export function l1Loss(input, target, options) {
+  const who = 'l1Loss';
+  requireReady(who);
+  const { reduction = 'mean' } = optionsArg(options, who, ['reduction']);
+  sameShape(input, target, who);
+  return tidy(() => reduce(input.sub(target).abs(), reduction, who));
+}
+
+/**
+ * F.smooth_l1_loss(input, target, reduction='mean', beta=1.0): 0.5 d^2 / beta where d = |input -
+ * target| < beta, else d - 0.5 beta (beta 0: the L1 loss).
+ */
+export function smoothL1Loss(input, target, options) {
+  const who = 'smoothL1Loss';
+  requireReady(who);
+  const { reduction = 'mean', beta = 1 } = optionsArg(options, who, ['reduction', 'beta']);
+  nonNegative(beta, who, 'beta');
+  sameShape(input, target, who);
+  return tidy(() => {
+    const d = input.sub(target).abs();
+    if (beta === 0) return reduce(d, reduction, who);
+    return reduce(where(d.lt(beta), d.mul(d).mul(0.5).div(beta), d.sub(0.5 * beta)), reduction, who);
+  });
+}
+
+/** F.huber_loss(input, target, reduction='mean', delta=1.0): 0.5 d^2 where d < delta, else delta (d - 0.5 delta). */
+export function huberLoss(input, target, options) {
+  const who = 'huberLoss';
+  requireReady(who);
+  const { reduction = 'mean', delta = 1 } = optionsArg(options, who, ['reduction', 'delta']);
+  if (typeof delta !== 'number' || !(delta > 0)) throw invalid(`${who}: delta must be a number > 0, got ${describe(delta)}`);
+  sameShape(input, target, who);
+  return tidy(() => {
+    const d = input.sub(target).abs();
+    return reduce(where(d.lt(delta), d.mul(d).mul(0.5), d.sub(0.5 * delta).mul(delta)), reduction, who);
+  });
+}
+
+/**
+ * F.binary_cross_entropy(input, target, weight=None, reduction='mean'): -(t log(x) + (1 - t)
+ * log(1 - x)) with each log clamped at -100 (PyTorch's), times weight (broadcast); input
+ * probabilities in [0, 1].
+ */
+export function binaryCrossEntropy(input, target, options) {
+  const who = 'binaryCrossEntropy';
+  requireReady(who);
+  const { weight = null, reduction = 'mean' } = optionsArg(options, who, ['weight', 'reduction']);
+  sameShape(input, target, who);
+  const w = optionalTensor(weight, who, 'weight');
+  return tidy(() => {
+    const lx = input.log().clamp(-100), l1x = input.neg().add(1).log().clamp(-100);
+    let loss = target.mul(lx).add(target.neg().add(1).mul(l1x)).neg();
+    if (w) loss = loss.mul(w);
+    return reduce(loss, reduction, who);
+  });
+}
+
+/**
+ * F.binary_cross_entropy_with_logits(input, target, weight=None, reduction='mean',
+ * pos_weight=None), PyTorch's stable form: (1 - t) x + l (log(exp(-m) + exp(-x - m)) + m) with
+ * m = max(-x, 0) and l = 1 + (pos_weight - 1) t (1 without pos_weight), times weight.
+ */
+export function binaryCrossEntropyWithLogits(input, target, options) {
+  const who = 'binaryCrossEntropyWithLogits';
+  requireReady(who);
+  const { weight = null, reduction = 'mean', posWeight = null } = optionsArg(options, who, ['weight', 'reduction', 'posWeight']);
+  sameShape(input, target, who);
+  const w = optionalTensor(weight, who, 'weight'), pw = optionalTensor(posWeight, who, 'posWeight');
+  return tidy(() => {
+    const m = input.neg().clamp(0);
+    const soft = m.neg().exp().add(input.neg().sub(m).exp()).log().add(m);
+    const scaled = pw ? soft.mul(pw.sub(1).mul(target).add(1)) : soft;
+    let loss = target.neg().add(1).mul(input).add(scaled);
+    if (w) loss = loss.mul(w);
+    return reduce(loss, reduction, who);
+  });
+}
+
+/**
+ * F.kl_div(input, target, reduction='mean', log_target=False): input log-probabilities; target
+ * probabilities (t log t - t x, 0 where t is 0) or, with logTarget, log-probabilities (exp(t) (t
+ * - x)). 'batchmean' divides the sum by the first dim (PyTorch's advice; 'mean' averages every
+ * element, as PyTorch's default does).
+ */
+export function klDiv(input, target, options) {
+  const who = 'klDiv';
+  requireReady(who);
+  const { reduction = 'mean', logTarget = false } = optionsArg(options, who, ['reduction', 'logTarget']);
+  if (typeof logTarget !== 'boolean') throw invalid(`${who}: logTarget must be a boolean, got ${describe(logTarget)}`);
+  if (reduction !== 'batchmean') reductionCode(reduction, who);
+  sameShape(input, target, who);
+  return tidy(() => {
+    const loss = logTarget ? target.exp().mul(target.sub(input))
+      : where(target.gt(0), target.mul(where(target.gt(0), target, 1).log()), 0).sub(target.mul(input));
+    if (reduction !== 'batchmean') return reduce(loss, reduction, who);
+    return loss.sum().div(input.shape.length ? input.shape[0] : 1);
+  });
+}
+
+/**
+ * F.cosine_similarity(x1, x2, dim=1, eps=1e-8), as PyTorch 1.13 computes it: the sum over dim of
+ * (x1 / max(|x1|, eps)) (x2 / max(|x2|, eps)), the norms over dim; x1 and x2 broadcast.
+ */
+export function cosineSimilarity(x1, x2, options) {
+  const who = 'cosineSimilarity';
+  requireReady(who);
+  const { dim = 1, eps = 1e-8 } = optionsArg(options, who, ['dim', 'eps']);
+  handle(x1, who, 'x1');
+  handle(x2, who, 'x2');
+  nonNegative(eps, who, 'eps');
+  return tidy(() => x1.div(x1.norm(2, dim, true).clamp(eps)).mul(x2.div(x2.norm(2, dim, true).clamp(eps))).sum(dim));
+}
+
+/** A module holding { reduction } and the options a pointwise loss takes, calling fn(input, target, options). */
+function pointwiseLoss(name, fn, defaults) {
+  return class extends Module {
+    constructor(options) {
+      super();
+      const o = optionsArg(options, name, Object.keys(defaults));
+      for (const [k, v] of Object.entries(defaults)) {
+        const value = o[k] ?? v;
+        if (value instanceof Tensor) this.registerBuffer(k, value); // weight, posWeight: buffers, as PyTorch's
+        else this[k] = value;
+      }
+      if (this.reduction !== 'batchmean') reductionCode(this.reduction, name);
+    }
+
+    forward(input, target) {
+      return fn(input, target, Object.fromEntries(Object.keys(defaults).map((k) => [k, this[k]])));
+    }
+  };
+}
+
+/** nn.L1Loss({ reduction }). */
+export const L1Loss = pointwiseLoss('L1Loss', l1Loss, { reduction: 'mean' });
+/** nn.SmoothL1Loss({ reduction, beta }). */
+export const SmoothL1Loss = pointwiseLoss('SmoothL1Loss', smoothL1Loss, { reduction: 'mean', beta: 1 });
+/** nn.HuberLoss({ reduction, delta }). */
+export const HuberLoss = pointwiseLoss('HuberLoss', huberLoss, { reduction: 'mean', delta: 1 });
+/** nn.BCELoss({ weight, reduction }); the module owns weight. */
+export const BCELoss = pointwiseLoss('BCELoss', binaryCrossEntropy, { weight: null, reduction: 'mean' });
+/** nn.BCEWithLogitsLoss({ weight, reduction, posWeight }); the module owns weight and posWeight. */
+export const BCEWithLogitsLoss = pointwiseLoss('BCEWithLogitsLoss', binaryCrossEntropyWithLogits, { weight: null, reduction: 'mean', posWeight: null });
+/** nn.KLDivLoss({ reduction, logTarget }). */
+export const KLDivLoss = pointwiseLoss('KLDivLoss', klDiv, { reduction: 'mean', logTarget: false });
+
+/** nn.CosineSimilarity({ dim, eps }). */
+export class CosineSimilarity extends Module {
+  constructor(options) {
+    super();
+    const { dim = 1, eps = 1e-8 } = optionsArg(options, 'CosineSimilarity', ['dim', 'eps']);
+    this.dim = dim;
+    this.eps = nonNegative(eps, 'CosineSimilarity', 'eps');
+  }
+
+  forward(x1, x2) {
+    return cosineSimilarity(x1, x2, { dim: this.dim, eps: this.eps });
   }
 }

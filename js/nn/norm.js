@@ -5,7 +5,7 @@ import { invalid } from '../errors.js';
 import { describe, toI32, toBool, shapeArg } from '../convert.js';
 import { ones, zeros, tensor, tidy, optionsArg } from '../tensor.js';
 import { Module } from './module.js';
-import { softmax, logSoftmax, layerNorm, groupNorm, batchNorm, toF64 } from '../ops/norm.js';
+import { softmax, logSoftmax, layerNorm, groupNorm, batchNorm, instanceNorm, toF64 } from '../ops/norm.js';
 
 /** A leaf parameter (requiresGrad) made by fn inside tidy. */
 function param(fn) {
@@ -63,6 +63,51 @@ export class GroupNorm extends Module {
 
   forward(x) {
     return groupNorm(x, this.numGroups, { weight: this.weight, bias: this.bias, eps: this.eps });
+  }
+}
+
+/**
+ * nn.InstanceNorm1d / InstanceNorm2d (numFeatures, { eps = 1e-5, affine = false }): each sample's
+ * channel normalised over its own positions, then weight and bias per channel when affine. A
+ * group norm with one channel a group (the same statistics). Running statistics
+ * (trackRunningStats: true) are not supported.
+ */
+class InstanceNorm extends Module {
+  constructor(who, dims, numFeatures, options) {
+    super();
+    const o = optionsArg(options, who, ['eps', 'momentum', 'affine', 'trackRunningStats']);
+    if (toBool(o.trackRunningStats, who, 'trackRunningStats', false)) {
+      throw invalid(`${who}: trackRunningStats is not supported (each sample's own statistics are used, as in PyTorch's default)`);
+    }
+    this.dims = dims;
+    this.numFeatures = positive(numFeatures, who, 'numFeatures');
+    this.eps = toF64(o.eps, who, 'eps', 1e-5);
+    this.affine = toBool(o.affine, who, 'affine', false);
+    this.weight = this.affine ? param(() => ones([this.numFeatures])) : null;
+    this.bias = this.affine ? param(() => zeros([this.numFeatures])) : null;
+    this.who = who;
+  }
+
+  forward(x) {
+    const c = x.shape[x.shape.length - this.dims - 1];
+    if (this.affine && c !== this.numFeatures) { // PyTorch raises too (without affine it warns and goes on)
+      throw invalid(`${this.who}: the input has ${c} channels, the module ${this.numFeatures} (numFeatures)`);
+    }
+    return instanceNorm(x, { weight: this.weight, bias: this.bias, eps: this.eps, dims: this.dims, who: this.who });
+  }
+}
+
+/** nn.InstanceNorm1d on [N, C, L] (or [C, L]). */
+export class InstanceNorm1d extends InstanceNorm {
+  constructor(numFeatures, options) {
+    super('InstanceNorm1d', 1, numFeatures, options);
+  }
+}
+
+/** nn.InstanceNorm2d on [N, C, H, W] (or [C, H, W]). */
+export class InstanceNorm2d extends InstanceNorm {
+  constructor(numFeatures, options) {
+    super('InstanceNorm2d', 2, numFeatures, options);
   }
 }
 

@@ -164,6 +164,57 @@ export function adaptiveAvgPool2d(input, outputSize) {
   return maybeUnbatched(input, 4, (x) => applyOp(who, 'adaptive_avg_pool2d', [handle(x, who, 'input')], attrs));
 }
 
+// ---- 1-D pools: the 2-D ops over [N, C, 1, L] ----
+
+/** An integer (or a 1-array) of a 1-D pool as its 2-D pair [fixed, n] (fixed: 1 or 0). */
+function oneD(value, fixed, who, what) {
+  if (value === undefined || value === null) return value;
+  const v = Array.isArray(value) ? (value.length === 1 ? value[0] : value) : value;
+  if (Array.isArray(v)) throw invalid(`${who}: ${what} must be an integer or 1 integer, got ${v.length}`);
+  return [fixed, v];
+}
+
+/** fn(x) on input [N, C, L] (or [C, L]) viewed as [N, C, 1, L], the result viewed back. */
+function asRow(input, who, fn) {
+  handle(input, who, 'input');
+  if (input.shape.length !== 2 && input.shape.length !== 3) {
+    throw invalid(`${who}: takes [N, C, L] or [C, L], got [${input.shape}]`);
+  }
+  return tidy(() => fn(input.unsqueeze(-2)).squeeze(-2));
+}
+
+/** F.max_pool1d(input [N, C, L], kernelSize, { stride = kernelSize, padding = 0, dilation = 1, ceilMode = false }). */
+export function maxPool1d(input, kernelSize, options = undefined) {
+  const who = 'maxPool1d';
+  requireReady(who);
+  const o = optionsArg(options, who, ['stride', 'padding', 'dilation', 'ceilMode', 'returnIndices']);
+  if (o.returnIndices) throw invalid(`${who}: returnIndices is not supported`);
+  return asRow(input, who, (x) => maxPool2d(x, oneD(kernelSize, 1, who, 'kernelSize'), {
+    stride: oneD(o.stride, 1, who, 'stride'), padding: oneD(o.padding ?? 0, 0, who, 'padding'),
+    dilation: oneD(o.dilation ?? 1, 1, who, 'dilation'), ceilMode: o.ceilMode,
+  }));
+}
+
+/** F.avg_pool1d(input [N, C, L], kernelSize, { stride = kernelSize, padding = 0, ceilMode = false, countIncludePad = true }). */
+export function avgPool1d(input, kernelSize, options = undefined) {
+  const who = 'avgPool1d';
+  requireReady(who);
+  const o = optionsArg(options, who, ['stride', 'padding', 'ceilMode', 'countIncludePad']);
+  return asRow(input, who, (x) => avgPool2d(x, oneD(kernelSize, 1, who, 'kernelSize'), {
+    stride: oneD(o.stride, 1, who, 'stride'), padding: oneD(o.padding ?? 0, 0, who, 'padding'),
+    ceilMode: o.ceilMode, countIncludePad: o.countIncludePad,
+  }));
+}
+
+/** F.adaptive_avg_pool1d(input [N, C, L], outputSize): an integer (null keeps L). */
+export function adaptiveAvgPool1d(input, outputSize) {
+  const who = 'adaptiveAvgPool1d';
+  requireReady(who);
+  const out = Array.isArray(outputSize) && outputSize.length === 1 ? outputSize[0] : outputSize;
+  if (out !== null && Array.isArray(out)) throw invalid(`${who}: outputSize must be an integer, got ${out.length} of them`);
+  return asRow(input, who, (x) => adaptiveAvgPool2d(x, [1, out]));
+}
+
 // ---- unfold (im2col) and fold (col2im): the C ops unfold and fold ----
 
 /** kernel, dilation, padding and stride of unfold / fold as BigInt pairs, in the ops' order. */

@@ -33,7 +33,7 @@ export function embedding(input, weight, opts) {
   return applyOp(who, 'embedding', hs, [pad === null ? 0n : 1n, pad ?? 0n]);
 }
 
-const MODES = new Map([['nearest', 0n], ['bilinear', 1n]]);
+const MODES = new Map([['nearest', 0n], ['bilinear', 1n], ['bicubic', 2n]]);
 
 /** A size or scale argument: one value for both spatial axes, or a pair. */
 function pair(v, who, what, conv) {
@@ -57,7 +57,8 @@ function scaleValue(who) {
 /**
  * Resamples input [N, C, H, W] as F.interpolate(input, size, scale_factor, mode, align_corners,
  * recompute_scale_factor): exactly one of size and scaleFactor; mode 'nearest' (PyTorch's
- * legacy nearest) or 'bilinear'; alignCorners only with 'bilinear'. With a scale factor the
+ * legacy nearest), 'bilinear' or 'bicubic' (a = -0.75, edges repeated, values not clamped);
+ * alignCorners only with 'bilinear' and 'bicubic'. With a scale factor the
  * output is floor(in * scale) and the scale drives the coordinates, unless recomputeScaleFactor
  * is true (then it acts like the size it gives).
  */
@@ -69,10 +70,10 @@ export function interpolate(input, opts) {
   const h = handle(input, who, 'input');
   const mode = o.mode ?? 'nearest';
   if (!MODES.has(mode)) {
-    throw invalid(`${who}: mode must be 'nearest' or 'bilinear', got ${describe(mode)}`);
+    throw invalid(`${who}: mode must be 'nearest', 'bilinear' or 'bicubic', got ${describe(mode)}`);
   }
   if (o.alignCorners !== undefined && o.alignCorners !== null && mode === 'nearest') {
-    throw invalid(`${who}: alignCorners can only be set with mode 'bilinear', not 'nearest'`);
+    throw invalid(`${who}: alignCorners can only be set with mode 'bilinear' or 'bicubic', not 'nearest'`);
   }
   const alignCorners = toBool(o.alignCorners, who, 'alignCorners');
   const recompute = toBool(o.recomputeScaleFactor, who, 'recomputeScaleFactor');

@@ -4,7 +4,7 @@
 import { invalid } from '../errors.js';
 import { omw, requireReady, checkHandle } from '../runtime.js';
 import { describe, toI64, toBool, shapeArg } from '../convert.js';
-import { applyOp, handle, wrap, optionsArg } from '../tensor.js';
+import { applyOp, handle, wrap, optionsArg, tidy } from '../tensor.js';
 
 /** A float argument (a finite number unless allowInf), or fallback when undefined / null. */
 export function toF64(x, who, what, fallback) {
@@ -96,4 +96,28 @@ export function scaledDotProductAttention(query, key, value, options) {
   const hasScale = o.scale !== undefined && o.scale !== null;
   const scale = hasScale ? toF64(o.scale, who, 'scale') : 0;
   return wrap(checkHandle(omw.scaled_dot_product_attention(q, k, v, mask, causal ? 1 : 0, scale, hasScale ? 1 : 0), who));
+}
+
+/**
+ * F.instance_norm(input, { weight, bias, eps = 1e-5 }) on [N, C, ...] (at least one position dim):
+ * groupNorm with C groups. runningMean / runningVar (PyTorch's use_input_stats false) are not
+ * supported. dims and who: the module's expected rank and name.
+ */
+export function instanceNorm(input, options) {
+  requireReady('instanceNorm');
+  handle(input, options?.who ?? 'instanceNorm', 'input');
+  const o = optionsArg(options, 'instanceNorm', ['weight', 'bias', 'eps', 'runningMean', 'runningVar', 'useInputStats', 'momentum', 'dims', 'who']);
+  const who = o.who ?? 'instanceNorm';
+  if (o.runningMean || o.runningVar || o.useInputStats === false) throw invalid(`${who}: running statistics are not supported`);
+  const rank = input.shape.length;
+  if (o.dims !== undefined && rank !== o.dims + 2 && rank !== o.dims + 1) {
+    throw invalid(`${who}: takes ${o.dims + 2}-D input [N, C, ...] (or ${o.dims + 1}-D without the batch), got [${input.shape}]`);
+  }
+  if (rank < 3 && o.dims === undefined) throw invalid(`${who}: takes [N, C, ...] with at least one position dim, got [${input.shape}]`);
+  const unbatched = o.dims !== undefined && rank === o.dims + 1;
+  return tidy(() => {
+    const x = unbatched ? input.unsqueeze(0) : input;
+    const y = groupNorm(x, x.shape[1], { weight: o.weight, bias: o.bias, eps: o.eps });
+    return unbatched ? y.squeeze(0) : y;
+  });
 }

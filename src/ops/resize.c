@@ -1,9 +1,11 @@
 /* interpolate: 2-D resampling of NCHW float32 images, as torch.nn.functional.interpolate with
- * mode 'nearest' (PyTorch's legacy nearest: src = floor(dst * scale)) or 'bilinear' (with
+ * mode 'nearest' (PyTorch's legacy nearest: src = floor(dst * scale)), 'bilinear' or 'bicubic'
+ * (Keys' cubic convolution with a = -0.75, the edge rows and columns repeated; both with
  * align_corners false or true). The sampling is separable: out[n,c] = A_h x[n,c] A_w^T with
- * A_h [out_h, in_h] and A_w [out_w, in_w] holding at most two weights a row, so the backward
+ * A_h [out_h, in_h] and A_w [out_w, in_w] holding at most four weights a row, so the backward
  * (the adjoint) is A_h^T g A_w, written with matmul on those constant matrices: exact,
- * differentiable again, and traceable. Lowered to ONNX Gather (nearest) or Resize (bilinear). */
+ * differentiable again, and traceable. Lowered to ONNX Gather (nearest) or Resize (bilinear,
+ * bicubic). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,42 +15,65 @@
 /* attrs.i: [mode, align_corners, out_h, out_w, has_scale]; attrs.f: [scale_h, scale_w].
  * The caller gives out_h/out_w (size) with has_scale 0, or the scales with has_scale 1 (then
  * infer writes the output size, floor(in * scale) as PyTorch computes it in double). */
-enum { MODE_NEAREST = 0, MODE_BILINEAR = 1 };
+enum { MODE_NEAREST = 0, MODE_BILINEAR = 1, MODE_BICUBIC = 2 };
 
-/* The source of output position dst along one axis: two source positions and their weights
- * (nearest: i1 = i0, l0 = 1, l1 = 0). PyTorch's arithmetic, in float as its CPU kernels. */
+/* The source of output position dst along one axis: n source positions and their weights
+ * (nearest: one, bilinear: two, bicubic: four; a position repeats where the taps reach past an
+ * edge). PyTorch's arithmetic, in float as its CPU kernels. */
 typedef struct taps {
-  int64_t i0, i1;
-  float l0, l1;
+  int64_t i[4];
+  float l[4];
+  int n;
 } taps;
 
+/* Keys' cubic convolution weights (a = -0.75, PyTorch's get_cubic_upsample_coefficients) of the
+ * four taps around a source position t past the second. */
+static void cubic_weights(float t, float w[4]) {
+  const float a = -0.75f;
+  float x1 = t + 1.0f, x2 = 1.0f - t, x3 = x2 + 1.0f;
+  w[0] = ((a * x1 - 5.0f * a) * x1 + 8.0f * a) * x1 - 4.0f * a;
+  w[1] = ((a + 2.0f) * t - (a + 3.0f)) * t * t + 1.0f;
+  w[2] = ((a + 2.0f) * x2 - (a + 3.0f)) * x2 * x2 + 1.0f;
+  w[3] = ((a * x3 - 5.0f * a) * x3 + 8.0f * a) * x3 - 4.0f * a;
+}
+
 static taps source_taps(int64_t in, int64_t out, int64_t dst, int mode, bool align_corners, bool has_scale, double scale) {
-  taps t = {0, 0, 1.0f, 0.0f};
+  taps t = {.i = {0}, .l = {1.0f}, .n = 1};
   if (mode == MODE_NEAREST) {
     /* nearest_idx: exact cases first, then floor(dst * scale) clamped */
-    if (out == in) t.i0 = dst;
-    else if (out == 2 * in) t.i0 = dst >> 1;
+    if (out == in) t.i[0] = dst;
+    else if (out == 2 * in) t.i[0] = dst >> 1;
     else {
       float s = has_scale && scale > 0 ? (float)(1.0 / scale) : (float)in / (float)out;
       int64_t i = (int64_t)floorf((float)dst * s);
-      t.i0 = i < in - 1 ? i : in - 1;
+      t.i[0] = i < in - 1 ? i : in - 1;
     }
-    t.i1 = t.i0;
     return t;
   }
-  /* area_pixel_compute_scale, area_pixel_compute_source_index, guard_index_and_lambda */
+  /* area_pixel_compute_scale, area_pixel_compute_source_index (clamped at 0 for bilinear only),
+   * guard_index_and_lambda */
   float s = align_corners ? (out > 1 ? (float)(in - 1) / (float)(out - 1) : 0.0f)
                           : (has_scale && scale > 0 ? (float)(1.0 / scale) : (float)in / (float)out);
   float src = align_corners ? s * (float)dst : s * ((float)dst + 0.5f) - 0.5f;
-  if (src < 0) src = 0;
+  if (src < 0 && mode == MODE_BILINEAR) src = 0;
   int64_t i = (int64_t)floorf(src);
   if (i > in - 1) i = in - 1;
   float lambda = src - (float)i;
   lambda = lambda < 0 ? 0 : lambda > 1 ? 1 : lambda;
-  t.i0 = i;
-  t.i1 = i + (i < in - 1 ? 1 : 0);
-  t.l1 = lambda;
-  t.l0 = 1.0f - lambda;
+  if (mode == MODE_BICUBIC) {
+    t.n = 4;
+    cubic_weights(lambda, t.l);
+    for (int k = 0; k < 4; k++) {
+      int64_t p = i - 1 + k;
+      t.i[k] = p < 0 ? 0 : p > in - 1 ? in - 1 : p;
+    }
+    return t;
+  }
+  t.n = 2;
+  t.i[0] = i;
+  t.i[1] = i + (i < in - 1 ? 1 : 0);
+  t.l[1] = lambda;
+  t.l[0] = 1.0f - lambda;
   return t;
 }
 
@@ -67,11 +92,11 @@ static bool infer_interpolate(om_call *c) {
   if (a->n_i != 5 || a->n_f != 2)
     return om__fail(OM_ERR_INVALID_ARGUMENT, "interpolate: takes attributes [mode, align_corners, out_h, out_w, has_scale] "
                     "and [scale_h, scale_w], got %d and %d", a->n_i, a->n_f);
-  if (a->i[0] != MODE_NEAREST && a->i[0] != MODE_BILINEAR)
-    return om__fail(OM_ERR_INVALID_ARGUMENT, "interpolate: mode %lld is not 0 (nearest) or 1 (bilinear)", (long long)a->i[0]);
+  if (a->i[0] != MODE_NEAREST && a->i[0] != MODE_BILINEAR && a->i[0] != MODE_BICUBIC)
+    return om__fail(OM_ERR_INVALID_ARGUMENT, "interpolate: mode %lld is not 0 (nearest), 1 (bilinear) or 2 (bicubic)", (long long)a->i[0]);
   if (a->i[1] != 0 && a->i[1] != 1) return om__fail(OM_ERR_INVALID_ARGUMENT, "interpolate: align_corners must be 0 or 1");
   if (a->i[1] && a->i[0] == MODE_NEAREST)
-    return om__fail(OM_ERR_INVALID_ARGUMENT, "interpolate: align_corners can only be set with mode 'bilinear', not 'nearest'");
+    return om__fail(OM_ERR_INVALID_ARGUMENT, "interpolate: align_corners can only be set with mode 'bilinear' or 'bicubic', not 'nearest'");
   if (a->i[4] != 0 && a->i[4] != 1) return om__fail(OM_ERR_INVALID_ARGUMENT, "interpolate: has_scale must be 0 or 1");
   for (int k = 0; k < 2; k++) {
     int64_t in = x->shape[2 + k];
@@ -95,8 +120,8 @@ static bool infer_interpolate(om_call *c) {
   return true;
 }
 
-/* forward_interpolate's job: each part a run of `per` planes, each thread's two rows of
- * horizontal taps in its scratch. */
+/* forward_interpolate's job: each part a run of `per` planes, each thread's rows of horizontal
+ * taps (as many as an output row reads: 2 bilinear, 4 bicubic) in its scratch. */
 typedef struct interp_job {
   const om_tensor *x;
   const om_attrs *a;
@@ -106,25 +131,34 @@ typedef struct interp_job {
   float *scratch[OM_MAX_THREADS];
 } interp_job;
 
-/* Source row r's horizontal taps, what bilinear blends vertically: h[j] = l0 r[i0] + l1 r[i1]
- * for output column j, from one of the two buffers (have[k]: the source row buffer k holds)
- * where it is there already, else computed into the one not holding row `keep` (the other row
- * the output row reads). Each output row reads source rows in increasing order, so the row an
- * upsampling's next output row shares is there, computed once for both. */
-static const float *h_row(const float *plane, int64_t r, int64_t keep, const int64_t *st, const taps *tw, int64_t ow,
-                          int64_t have[2], float *buf[2]) {
-  for (int k = 0; k < 2; k++)
-    if (have[k] == r) return buf[k];
-  int k = have[0] == keep ? 1 : 0;
+/* Source row r's horizontal taps, what the output row th blends vertically: h[j] = l[0] r[i[0]]
+ * + l[1] r[i[1]] (+ ...) for output column j, from one of th.n buffers (have[k]: the source row
+ * buffer k holds) where it is there already, else computed into one holding no row th reads.
+ * Each output row reads source rows in increasing order, so the rows the next output row shares
+ * are there, computed once for both. */
+static const float *h_row(const float *plane, int64_t r, const taps *th, const int64_t *st, const taps *tw, int64_t ow,
+                          int64_t have[4], float *buf[4]) {
+  int k = -1;
+  for (int b = 0; b < th->n; b++) {
+    if (have[b] == r) return buf[b];
+    bool needed = false;
+    for (int t = 0; t < th->n; t++) needed |= have[b] == th->i[t];
+    if (!needed && k < 0) k = b;
+  }
   const float *row = plane + r * st[2];
-  for (int64_t j = 0; j < ow; j++) buf[k][j] = tw[j].l0 * row[tw[j].i0 * st[3]] + tw[j].l1 * row[tw[j].i1 * st[3]];
+  for (int64_t j = 0; j < ow; j++) {
+    const taps *w = &tw[j];
+    float acc = w->l[0] * row[w->i[0] * st[3]];
+    for (int t = 1; t < w->n; t++) acc = acc + w->l[t] * row[w->i[t] * st[3]];
+    buf[k][j] = acc;
+  }
   have[k] = r;
   return buf[k];
 }
 
-/* Planes [part per, (part + 1) per) of the output. Bilinear output (i, j) is l0 top + l1 bottom
- * with top and bottom the horizontal taps of its two source rows (h_row: the same expressions,
- * so the same bits as computing them for each output row). */
+/* Planes [part per, (part + 1) per) of the output. Output (i, j) is l[0] h_0 + l[1] h_1 (+ ...)
+ * with h_t the horizontal taps of the source rows it reads (h_row: the same expressions, so the
+ * same bits as computing them for each output row), summed in PyTorch's order. */
 static void interp_part(void *ctx, int64_t part, int worker) {
   const interp_job *j = ctx;
   const om_attrs *a = j->a;
@@ -133,25 +167,30 @@ static void interp_part(void *ctx, int64_t part, int worker) {
   int64_t p1 = (part + 1) * j->per < j->x->shape[0] * c ? (part + 1) * j->per : j->x->shape[0] * c;
   for (int64_t p = part * j->per; p < p1; p++) {
     const float *plane = (const float *)om__data(j->x) + (p / c) * st[0] + (p % c) * st[1];
-    int64_t have[2] = {-1, -1};
-    float *buf[2] = {j->scratch[worker], j->scratch[worker] + ow};
+    int64_t have[4] = {-1, -1, -1, -1};
+    float *buf[4];
+    for (int b = 0; b < 4; b++) buf[b] = j->scratch[worker] + b * ow;
     for (int64_t i = 0; i < oh; i++) {
-      const taps th = j->th[i];
+      const taps *th = &j->th[i];
       float *o = j->out + (p * oh + i) * ow;
       if (a->i[0] == MODE_NEAREST) {
-        const float *r0 = plane + th.i0 * st[2];
-        for (int64_t x = 0; x < ow; x++) o[x] = r0[j->tw[x].i0 * st[3]];
+        const float *r0 = plane + th->i[0] * st[2];
+        for (int64_t x = 0; x < ow; x++) o[x] = r0[j->tw[x].i[0] * st[3]];
         continue;
       }
-      const float *top = h_row(plane, th.i0, th.i1, st, j->tw, ow, have, buf);
-      const float *bottom = h_row(plane, th.i1, th.i0, st, j->tw, ow, have, buf);
-      for (int64_t x = 0; x < ow; x++) o[x] = th.l0 * top[x] + th.l1 * bottom[x];
+      const float *h[4];
+      for (int t = 0; t < th->n; t++) h[t] = h_row(plane, th->i[t], th, st, j->tw, ow, have, buf);
+      for (int64_t x = 0; x < ow; x++) {
+        float acc = th->l[0] * h[0][x];
+        for (int t = 1; t < th->n; t++) acc = acc + th->l[t] * h[t][x];
+        o[x] = acc;
+      }
     }
   }
 }
 
 /* x [N, C, H, W] (any strides) -> out [N, C, OH, OW] contiguous; on the pool, by planes (about
- * 3 multiply-adds an output). */
+ * 3 multiply-adds an output bilinear, 8 bicubic). */
 static bool forward_interpolate(om_call *c) {
   const om_tensor *x = c->in[0];
   const om_attrs *a = &c->attrs;
@@ -163,11 +202,12 @@ static bool forward_interpolate(om_call *c) {
   for (int64_t i = 0; i < oh; i++) th[i] = axis_taps(a, 0, x->shape[2], i);
   for (int64_t j = 0; j < ow; j++) tw[j] = axis_taps(a, 1, x->shape[3], j);
   interp_job j = {.x = x, .a = a, .th = th, .tw = tw, .out = (float *)om__data(c->out[0])};
-  int threads = om__job_threads(3.0 * (double)planes * (double)oh * (double)ow, planes);
+  int n = a->i[0] == MODE_BICUBIC ? 4 : 2;
+  int threads = om__job_threads((n == 4 ? 8.0 : 3.0) * (double)planes * (double)oh * (double)ow, planes);
   int64_t parts = om__few_parts(planes, threads);
   j.per = (planes + parts - 1) / parts;
   bool ok = true;
-  for (int i = 0; ok && i < threads; i++) ok = (j.scratch[i] = om__scratch(i, 2 * ow, "interpolate")) != NULL;
+  for (int i = 0; ok && i < threads; i++) ok = (j.scratch[i] = om__scratch(i, n * ow, "interpolate")) != NULL;
   if (ok) om__parallel((planes + j.per - 1) / j.per, threads, interp_part, &j);
   om__scratch_done();
   free(th);
@@ -182,8 +222,7 @@ static om_tensor *sampling_matrix(const om_attrs *a, int axis, int64_t in) {
   memset(m, 0, sizeof(float) * (size_t)(out * in));
   for (int64_t o = 0; o < out; o++) {
     taps t = axis_taps(a, axis, in, o);
-    m[o * in + t.i0] += t.l0;
-    m[o * in + t.i1] += t.l1;
+    for (int k = 0; k < t.n; k++) m[o * in + t.i[k]] += t.l[k];
   }
   om_tensor *r = om_from_data(m, (int64_t[]){out, in}, 2, OM_FLOAT32);
   free(m);
@@ -336,7 +375,7 @@ static bool lower_nearest(om_lower *l, const om_call *c) {
     } else {
       int64_t *idx = om__alloc(sizeof(int64_t) * (uint64_t)out, "interpolate");
       if (!idx) return false;
-      for (int64_t d = 0; d < out; d++) idx[d] = axis_taps(a, k, in, d).i0;
+      for (int64_t d = 0; d < out; d++) idx[d] = axis_taps(a, k, in, d).i[0];
       iv = om__lower_ints(l, idx, (int)out);
       free(idx);
     }
@@ -350,7 +389,7 @@ static bool lower_nearest(om_lower *l, const om_call *c) {
   return true;
 }
 
-/* bilinear: Resize on axes 2 and 3 with an empty roi and `scales`: the scale factor given (so
+/* bilinear and bicubic: Resize on axes 2 and 3 with an empty roi and `scales`: the scale factor given (so
  * the same scale drives the coordinates as in PyTorch), or resize_scale's when a size was given
  * that is a whole multiple or 1 / 2^j of the input's at every size (ONNX then derives the same
  * scale from the sizes as from the scales, and the eager kernel's in / out is 1 / scale rounded
@@ -362,21 +401,26 @@ static bool lower_nearest(om_lower *l, const om_call *c) {
 static bool lower_interpolate(om_lower *l, const om_call *c) {
   const om_attrs *a = &c->attrs;
   if (a->i[0] == MODE_NEAREST) return lower_nearest(l, c);
-  om_gattr at[3] = {
-      OM_ATTR_STRING("mode", "linear"),
+  bool cubic = a->i[0] == MODE_BICUBIC;
+  om_gattr at[4] = {
+      OM_ATTR_STRING("mode", cubic ? "cubic" : "linear"),
       OM_ATTR_STRING("coordinate_transformation_mode", a->i[1] ? "align_corners" : "half_pixel"),
       OM_ATTR_INTS("axes", ((int64_t[]){2, 3}), 2),
+      OM_ATTR_FLOAT("cubic_coeff_a", -0.75f), /* PyTorch's a; exclude_outside 0: the edges repeat */
   };
+  int n_at = cubic ? 4 : 3;
   if (a->i[4]) {
     float sc[2] = {(float)a->f[0], (float)a->f[1]};
     const int64_t *in_shape = c->in[0]->shape;
     for (int d = 2; d < 4; d++)
       if (om__lower_input_sym(l, 0, d) && !a->i[1] && ((double)sc[d - 2] != a->f[d - 2] || (a->f[d - 2] > 1 && a->f[d - 2] < 2)))
-        return om__lower_baked(l, c, 0, d, "bilinear by a scale factor float does not hold exactly, or one between 1 and 2 "
-                                           "(where onnxruntime copies a size it keeps while PyTorch resamples); pass size");
+        return om__lower_baked(l, c, 0, d, cubic ? "bicubic by a scale factor float does not hold exactly, or one between 1 and 2 "
+                                                   "(where onnxruntime copies a size it keeps while PyTorch resamples); pass size"
+                                                 : "bilinear by a scale factor float does not hold exactly, or one between 1 and 2 "
+                                                   "(where onnxruntime copies a size it keeps while PyTorch resamples); pass size");
     if (!a->i[1] && a->i[2] == in_shape[2] && a->i[3] == in_shape[3] && (sc[0] != 1 || sc[1] != 1))
       return om__lower_refuse(l, c, "the output keeps the input's size, which onnxruntime's Resize copies, while PyTorch's "
-                                    "bilinear resamples with the scale factor; pass size (or recompute_scale_factor) instead");
+                                    "bilinear and bicubic resample with the scale factor; pass size (or recompute_scale_factor) instead");
     /* ONNX computes the output size from the float scale: onnxruntime's kernel in float
      * arithmetic, its shape inference in double; both must give PyTorch's size */
     for (int k = 0; k < 2; k++) {
@@ -388,13 +432,13 @@ static bool lower_interpolate(om_lower *l, const om_call *c) {
      * scale, onnxruntime (and PyTorch) the whole length; sizes say which where they differ */
     bool whole = true;
     for (int k = 0; k < 2; k++) whole &= (double)sc[k] * (double)in_shape[2 + k] == (double)a->i[2 + k];
-    if (!a->i[1] || whole || om__lower_input_sym(l, 0, 2) || om__lower_input_sym(l, 0, 3)) return resize_by_scales(l, c, sc, at, 3);
+    if (!a->i[1] || whole || om__lower_input_sym(l, 0, 2) || om__lower_input_sym(l, 0, 3)) return resize_by_scales(l, c, sc, at, n_at);
   }
   float by[2] = {(float)resize_scale(l, c, 0), (float)resize_scale(l, c, 1)};
-  if (by[0] > 0 && by[1] > 0) return resize_by_scales(l, c, by, at, 3);
+  if (by[0] > 0 && by[1] > 0) return resize_by_scales(l, c, by, at, n_at);
   int in[4] = {om__lower_input(l, 0), -1, -1, -1}, out;
   in[3] = om__lower_shape_operand(l, &a->i[2], (int[]){om__lower_out_ext(l, 0, 2), om__lower_out_ext(l, 0, 3)}, 2);
-  if (in[3] < 0 || !om__emit(l, "Resize", in, 4, &c->out_meta[0], 1, &out, at, 3)) return false;
+  if (in[3] < 0 || !om__emit(l, "Resize", in, 4, &c->out_meta[0], 1, &out, at, n_at)) return false;
   om__lower_output(l, 0, out);
   return true;
 }
@@ -404,8 +448,9 @@ const om_op_def om__op_interpolate = {
     .infer = infer_interpolate, .forward = forward_interpolate, .backward = interpolate_backward,
     .lower = lower_interpolate, .extents = extents_interpolate, .derives_extents = true, .sym_args = 1 << 2 | 1 << 3,
     .onnx = "nearest: Resize (asymmetric, floor) by whole or 1/2^j scales, else Gather per resized axis (the eager "
-            "source indices, computed in the graph on a symbolic axis); bilinear: Resize (axes 2, 3; half_pixel or "
-            "align_corners; by sizes where align_corners' lengths by the scales are not whole)",
+            "source indices, computed in the graph on a symbolic axis); bilinear, bicubic: Resize (linear, cubic with "
+            "cubic_coeff_a -0.75; axes 2, 3; half_pixel or align_corners; by sizes where align_corners' lengths by the "
+            "scales are not whole)",
     .test = {.n_in = 1, .ndims = {4}, .shapes = {{2, 2, 3, 4}}, .lo = -2, .hi = 2,
              .attrs = {.n_i = 5, .i = {MODE_BILINEAR, 0, 0, 0, 1}, .n_f = 2, .f = {1.5, 2.5}},
              .empty_refusal = "input and output sizes must be greater than 0"}}; /* PyTorch's refusal too */

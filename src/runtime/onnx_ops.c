@@ -1847,9 +1847,9 @@ static om_tensor *resize_axis(om_bind *b, const resize_cfg *c, om_tensor *x, int
 
 /* Resize over any axes, by scales or sizes (keep_aspect_ratio_policy), every mode, coordinate
  * transformation and nearest_mode: one resize_axis per axis whose length or coordinates change.
- * What the library's interpolate computes (bilinear with half_pixel, pytorch_half_pixel or
- * align_corners, nearest with asymmetric and floor, over the last two axes of a 4-D input) runs
- * as interpolate, the same kernel as eager. antialias widens linear's and cubic's taps when
+ * What the library's interpolate computes (bilinear, and bicubic with a = -0.75, with half_pixel,
+ * pytorch_half_pixel or align_corners; nearest with asymmetric and floor; over the last two axes
+ * of a 4-D input) runs as interpolate, the same kernel as eager. antialias widens linear's and cubic's taps when
  * downscaling (resize_coeffs). */
 static bool bind_resize(om_bind *b) {
   om_tensor *x = b->in[0];
@@ -1927,17 +1927,18 @@ static bool bind_resize(om_bind *b) {
   }
   /* the library's interpolate where it computes the same (its pytorch_half_pixel samples an
    * output of length 1 at the centre, ONNX at the first element) */
-  bool linear = c.mode == 1, align = !strcmp(c.coord, "align_corners"), pth = !strcmp(c.coord, "pytorch_half_pixel");
+  bool align = !strcmp(c.coord, "align_corners"), pth = !strcmp(c.coord, "pytorch_half_pixel");
+  bool sampled = c.mode == 1 || (c.mode == 2 && c.cubic_a == -0.75); /* PyTorch's bilinear and bicubic */
   bool fits = nd == 4 && !c.exclude_outside && !keep && !(c.antialias && c.mode) &&
-              (linear ? !strcmp(c.coord, "half_pixel") || pth || align : c.mode == 0 && !strcmp(c.coord, "asymmetric") && !strcmp(c.nearest, "floor"));
+              (sampled ? !strcmp(c.coord, "half_pixel") || pth || align : c.mode == 0 && !strcmp(c.coord, "asymmetric") && !strcmp(c.nearest, "floor"));
+  om_interpolate_mode im = c.mode == 2 ? OM_INTERPOLATE_BICUBIC : c.mode == 1 ? OM_INTERPOLATE_BILINEAR : OM_INTERPOLATE_NEAREST;
   int64_t full[OM_MAX_DIMS];
   double full_scale[OM_MAX_DIMS];
   for (int d = 0; d < nd; d++) full[d] = x->shape[d], full_scale[d] = 1;
   for (int k = 0; k < na; k++) full[ax[k]] = size[k], full_scale[ax[k]] = scale[k];
   fits = fits && full[0] == x->shape[0] && full[1] == x->shape[1] && full_scale[0] == 1 && full_scale[1] == 1;
   for (int d = 2; fits && d < 4; d++) fits = !pth || full[d] != 1 || x->shape[d] == 1;
-  if (fits) return put(b, 0, has_scales ? om_interpolate(x, NULL, full_scale + 2, linear ? OM_INTERPOLATE_BILINEAR : OM_INTERPOLATE_NEAREST, align)
-                                        : om_interpolate(x, full + 2, NULL, linear ? OM_INTERPOLATE_BILINEAR : OM_INTERPOLATE_NEAREST, align));
+  if (fits) return put(b, 0, has_scales ? om_interpolate(x, NULL, full_scale + 2, im, align) : om_interpolate(x, full + 2, NULL, im, align));
   om_tensor *y = om_tensor_retain(x);
   for (int k = 0; y && k < na; k++)
     if (crop || size[k] != x->shape[ax[k]] || scale[k] != 1) y = then(y, resize_axis(b, &c, y, ax[k], size[k], scale[k], roi[k], roi[na + k]));
@@ -4410,7 +4411,7 @@ static const om_onnx_rule rules[] = {
     {"RegexFullMatch", 1, 1, 1, bind_regex_full_match, "a Pike VM over the code points (RE2's syntax: literals, ., classes, \\d \\w \\s, groups, |, * + ? {n,m}, ^ $ \\b; other constructs refused)"},
     {"Relu", 1, 1, 1, bind_relu, "relu"},
     {"Reshape", 2, 2, 1, bind_reshape, "reshape (0 copies a size unless allowzero)"},
-    {"Resize", 1, 4, 1, bind_resize, "interpolate over the last two axes of a 4-D input: linear (half_pixel, pytorch_half_pixel, align_corners) as bilinear, nearest (asymmetric, floor) as nearest; else per axis an index_select per tap times its weight (nearest, linear, cubic, exclude_outside; every coordinate_transformation_mode, nearest_mode, keep_aspect_ratio_policy; antialias: more taps, the kernel stretched by the downscale)"},
+    {"Resize", 1, 4, 1, bind_resize, "interpolate over the last two axes of a 4-D input: linear (half_pixel, pytorch_half_pixel, align_corners) as bilinear, cubic (a = -0.75, the same coordinates) as bicubic, nearest (asymmetric, floor) as nearest; else per axis an index_select per tap times its weight (nearest, linear, cubic, exclude_outside; every coordinate_transformation_mode, nearest_mode, keep_aspect_ratio_policy; antialias: more taps, the kernel stretched by the downscale)"},
     {"ReverseSequence", 2, 2, 1, bind_reverse_sequence, "gather by where(t < len, len - 1 - t, t)"},
     {"RoiAlign", 3, 3, 1, bind_roi_align, "an index_select of the four pixels of every sample point from X as [N H W, C], weighted, then mean (avg) or amax (max, of the weighted pixels as onnxruntime) per bin (half_pixel, output_half_pixel; sampling_ratio 0 refused)"},
     {"Round", 1, 1, 1, bind_round, "round (half to even)"},

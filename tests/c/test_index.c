@@ -19,6 +19,7 @@ static om_tensor *interp_scale(om_tensor *x, double sh, double sw, om_interpolat
 }
 #define NEAREST OM_INTERPOLATE_NEAREST
 #define BILINEAR OM_INTERPOLATE_BILINEAR
+#define BICUBIC OM_INTERPOLATE_BICUBIC
 
 TEST(embedding_forward_and_backward) {
   om_tensor *w = TF(SHAPE(3, 2), 1, 2, 3, 4, 5, 6);
@@ -250,7 +251,8 @@ TEST(interpolate_backward_is_the_adjoint) {
   om_tensor *xl = om_detach(x);
   om_tensor_set_requires_grad(base, true);
   struct { int64_t h, w; om_interpolate_mode m; bool ac; } cases[] = {
-      {7, 3, NEAREST, false}, {9, 11, BILINEAR, false}, {2, 8, BILINEAR, true}, {1, 1, BILINEAR, true}, {3, 2, BILINEAR, false}};
+      {7, 3, NEAREST, false}, {9, 11, BILINEAR, false}, {2, 8, BILINEAR, true}, {1, 1, BILINEAR, true}, {3, 2, BILINEAR, false},
+      {9, 11, BICUBIC, false}, {2, 8, BICUBIC, true}, {1, 1, BICUBIC, false}, {3, 2, BICUBIC, false}};
   for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
     om_tensor *xx = om_transpose(base, 2, 3);
     om_tensor *y = interp_size(xx, cases[k].h, cases[k].w, cases[k].m, cases[k].ac);
@@ -272,7 +274,7 @@ TEST(interpolate_errors) {
   om_tensor *x = om_zeros((int64_t[]){1, 1, 2, 2}, 4, OM_FLOAT32), *x3 = om_zeros((int64_t[]){1, 2, 2}, 3, OM_FLOAT32);
   om_tensor *xi = om_zeros((int64_t[]){1, 1, 2, 2}, 4, OM_INT64);
   CHECK_ERROR(interp_size(x, 4, 4, NEAREST, true) != NULL, OM_ERR_INVALID_ARGUMENT,
-              "interpolate: align_corners can only be set with mode 'bilinear', not 'nearest'");
+              "interpolate: align_corners can only be set with mode 'bilinear' or 'bicubic', not 'nearest'");
   CHECK_ERROR(om_interpolate(x, (int64_t[]){4, 4}, (double[]){2, 2}, NEAREST, false) != NULL, OM_ERR_INVALID_ARGUMENT,
               "interpolate: give exactly one of size and scale_factor");
   CHECK_ERROR(om_interpolate(x, NULL, NULL, NEAREST, false) != NULL, OM_ERR_INVALID_ARGUMENT, "exactly one");
@@ -282,7 +284,8 @@ TEST(interpolate_errors) {
   CHECK_ERROR(interp_scale(x, 0.2, 1, NEAREST, false) != NULL, OM_ERR_INVALID_ARGUMENT, "output (0, 2)");
   CHECK_ERROR(interp_scale(x, -1, 1, NEAREST, false) != NULL, OM_ERR_INVALID_ARGUMENT, "interpolate: scale_factor -1 must be positive and finite");
   CHECK_ERROR(interp_scale(x, NAN, 1, BILINEAR, false) != NULL, OM_ERR_INVALID_ARGUMENT, "must be positive and finite");
-  CHECK_ERROR(interp_size(x, 4, 4, (om_interpolate_mode)7, false) != NULL, OM_ERR_INVALID_ARGUMENT, "mode 7");
+  CHECK_ERROR(interp_size(x, 4, 4, (om_interpolate_mode)7, false) != NULL, OM_ERR_INVALID_ARGUMENT,
+              "interpolate: mode 7 is not 0 (nearest), 1 (bilinear) or 2 (bicubic)");
   CHECK_ERROR(interp_size(NULL, 4, 4, NEAREST, false) != NULL, OM_ERR_INVALID_ARGUMENT, "interpolate");
   om_tensor *all[] = {x, x3, xi};
   om__release_all(all, 3);

@@ -149,8 +149,8 @@ describe('interpolate', () => {
     check(up.forward(x), [1, 1, 4, 4], [1, 4 / 3, 5 / 3, 2, 5 / 3, 2, 7 / 3, 8 / 3, 7 / 3, 8 / 3, 3, 10 / 3, 3, 10 / 3, 11 / 3, 4]);
     throwsKind(() => F().interpolate(x, { size: 4, scaleFactor: 2 }), 'InvalidArgument', /give exactly one of size and scaleFactor/);
     throwsKind(() => F().interpolate(x, {}), 'InvalidArgument', /give exactly one of size and scaleFactor/);
-    throwsKind(() => F().interpolate(x, { size: 4, mode: 'bicubic' }), 'InvalidArgument', /mode must be 'nearest' or 'bilinear'/);
-    throwsKind(() => F().interpolate(x, { size: 4, alignCorners: true }), 'InvalidArgument', /alignCorners can only be set with mode 'bilinear'/);
+    throwsKind(() => F().interpolate(x, { size: 4, mode: 'area' }), 'InvalidArgument', /mode must be 'nearest', 'bilinear' or 'bicubic'/);
+    throwsKind(() => F().interpolate(x, { size: 4, alignCorners: true }), 'InvalidArgument', /alignCorners can only be set with mode 'bilinear' or 'bicubic'/);
     throwsKind(() => F().interpolate(x, { scaleFactor: -1 }), 'InvalidArgument', /scaleFactor must be a positive finite number/);
     throwsKind(() => F().interpolate(x, { scaleFactor: [1, 2, 3] }), 'InvalidArgument', /scaleFactor must be a number or 2 numbers/);
     throwsKind(() => F().interpolate(x, { size: 0 }), 'InvalidArgument', /input and output sizes must be greater than 0/);

@@ -264,8 +264,20 @@ const img = om.randn([1, 2, 3, 3]);
 const up: Tensor = om.nn.functional.interpolate(img, { scaleFactor: [2, 1.5], mode: 'bilinear', alignCorners: true });
 const upm: Tensor = new om.nn.Upsample({ size: 5 }).forward(img);
 const pad: number | null = emb.paddingIdx;
-// @ts-expect-error: modes are 'nearest' | 'bilinear'
-om.nn.functional.interpolate(img, { size: 4, mode: 'bicubic' });
+const upc: Tensor = om.nn.functional.interpolate(img, { size: 4, mode: 'bicubic', alignCorners: false });
+// @ts-expect-error: modes are 'nearest' | 'bilinear' | 'bicubic'
+om.nn.functional.interpolate(img, { size: 4, mode: 'area' });
+const lossL1: Tensor = om.nn.functional.l1Loss(up, up, { reduction: 'sum' });
+const bce: Tensor = new om.nn.BCEWithLogitsLoss({ posWeight: null }).forward(up, up);
+const kl: Tensor = om.nn.functional.klDiv(up, up, { reduction: 'batchmean', logTarget: true });
+const cos: Tensor = new om.nn.CosineSimilarity({ dim: 1, eps: 1e-6 }).forward(up, up);
+const seq = om.randn([2, 3, 9]);
+const p1: Tensor = om.nn.functional.maxPool1d(seq, 3, { stride: 2, ceilMode: true });
+const p2: Tensor = new om.nn.AdaptiveAvgPool1d(4).forward(new om.nn.AvgPool1d([2]).forward(seq));
+const inorm = new om.nn.InstanceNorm1d(3, { affine: true });
+const n1: Tensor = inorm.forward(seq);
+om.dispose([upc, lossL1, bce, kl, cos, seq, p1, p2, n1]);
+inorm.dispose();
 om.dispose([ids, looked, looked2, picked, added, img, up, upm]);
 emb.dispose();
 void pad;

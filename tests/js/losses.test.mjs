@@ -1,0 +1,101 @@
+// The losses written with the library's ops (js/nn/loss.js) against PyTorch
+// (tests/js/fixtures/pytorch/ops/losses.json, written by tools/pytorch_composites.py): values and
+// gradients of (output * g).sum() for l1Loss, smoothL1Loss, huberLoss, binaryCrossEntropy (logs
+// clamped at -100), binaryCrossEntropyWithLogits (weight, posWeight, logits of +-100), klDiv
+// (every reduction, logTarget, zeros in the target) and cosineSimilarity (a zero vector,
+// broadcasting); the modules; argument errors; one traced into ONNX and run at other sizes.
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import * as om from 'onemodel';
+import { memoryHooks, vals, throwsKind, withTraced } from './helpers.mjs';
+
+memoryHooks();
+const F = () => om.nn.functional;
+const FIXTURE = JSON.parse(readFileSync(new URL('./fixtures/pytorch/ops/losses.json', import.meta.url), 'utf8'));
+
+function near(got, want, tol, what) {
+  assert.equal(got.length, want.length, `${what}: length`);
+  for (let i = 0; i < want.length; i++) {
+    assert.ok(Math.abs(got[i] - want[i]) <= tol * (1 + Math.abs(want[i])), `${what}[${i}]: ${got[i]} vs PyTorch ${want[i]}`);
+  }
+}
+
+/** The call a fixture case names, on tensors xs (weight and posWeight after input and target). */
+function call(c, xs) {
+  const [input, target, ...rest] = xs;
+  const o = { ...c.args };
+  if (o.weight) o.weight = rest.shift();
+  if (o.posWeight) o.posWeight = rest.shift();
+  return F()[c.op](input, target, o);
+}
+
+describe('losses against PyTorch', () => {
+  for (const [k, c] of FIXTURE.cases.entries()) {
+    test(`${c.op} ${JSON.stringify(c.args)} (case ${k})`, () => om.tidy(() => {
+      const xs = c.inputs.map((x, i) => {
+        const tx = om.tensor(x.data, { shape: x.shape });
+        if (c.grads[i]) tx.requiresGrad = true;
+        return tx;
+      });
+      const y = call(c, xs);
+      assert.deepEqual(y.shape, c.output.shape);
+      near(vals(y), c.output.data, 2e-6, 'value');
+      if (c.grads.some((g) => g)) {
+        y.mul(om.tensor(c.g.data, { shape: c.g.shape })).sum().backward();
+        c.grads.forEach((g, i) => { if (g) near(vals(xs[i].grad), g.data, 2e-5, `gradient of input ${i}`); });
+      }
+    }));
+  }
+
+  test('the modules call the functions with their options; weights are buffers', () => om.tidy(() => {
+    const a = om.randn([3, 4], { seed: 1 }), b = om.randn([3, 4], { seed: 2 });
+    const same = (m, f) => near(vals(m), vals(f), 0, 'module');
+    same(new om.nn.L1Loss({ reduction: 'sum' }).forward(a, b), F().l1Loss(a, b, { reduction: 'sum' }));
+    same(new om.nn.SmoothL1Loss({ beta: 0.3 }).forward(a, b), F().smoothL1Loss(a, b, { beta: 0.3 }));
+    same(new om.nn.HuberLoss({ delta: 0.4, reduction: 'none' }).forward(a, b), F().huberLoss(a, b, { delta: 0.4, reduction: 'none' }));
+    const pw = om.full([4], 2);
+    const bce = new om.nn.BCEWithLogitsLoss({ posWeight: pw });
+    assert.deepEqual(Object.keys(bce.stateDict()), ['posWeight']);
+    same(bce.forward(a, b.sigmoid()), F().binaryCrossEntropyWithLogits(a, b.sigmoid(), { posWeight: pw }));
+    same(new om.nn.BCELoss().forward(a.sigmoid(), b.sigmoid()), F().binaryCrossEntropy(a.sigmoid(), b.sigmoid()));
+    same(new om.nn.KLDivLoss({ reduction: 'batchmean' }).forward(a.logSoftmax(1), b.softmax(1)), F().klDiv(a.logSoftmax(1), b.softmax(1), { reduction: 'batchmean' }));
+    same(new om.nn.CosineSimilarity({ dim: 0 }).forward(a, b), F().cosineSimilarity(a, b, { dim: 0 }));
+  }));
+
+  test('argument errors', () => om.tidy(() => {
+    const a = om.ones([2, 3]);
+    throwsKind(() => F().l1Loss(a, om.ones([3])), 'InvalidArgument', /l1Loss: target \[3\] must have the input's shape \[2,3\]/);
+    throwsKind(() => F().l1Loss(a, a, { reduction: 'avg' }), 'InvalidArgument', /l1Loss: reduction must be 'none', 'mean' or 'sum', got a string \("avg"\)/);
+    throwsKind(() => F().smoothL1Loss(a, a, { beta: -1 }), 'InvalidArgument', /smoothL1Loss: beta must be a number >= 0, got -1/);
+    throwsKind(() => F().huberLoss(a, a, { delta: 0 }), 'InvalidArgument', /huberLoss: delta must be a number > 0, got 0/);
+    throwsKind(() => F().binaryCrossEntropy(a, a, { weight: [1, 2, 3] }), 'InvalidArgument', /binaryCrossEntropy: weight must be a Tensor or null/);
+    throwsKind(() => F().klDiv(a, a, { logTarget: 1 }), 'InvalidArgument', /klDiv: logTarget must be a boolean, got 1/);
+    throwsKind(() => F().klDiv(a, a, { reduction: 'batch' }), 'InvalidArgument', /klDiv: reduction must be/);
+    throwsKind(() => F().cosineSimilarity(a, a, { epsilon: 1 }), 'InvalidArgument', /cosineSimilarity: unknown option 'epsilon'/);
+    throwsKind(() => new om.nn.HuberLoss({ reduction: 'all' }), 'InvalidArgument', /HuberLoss: reduction must be/);
+  }));
+
+  test('a training step with BCEWithLogitsLoss lowers the loss', () => om.tidy(() => {
+    const model = new om.nn.Linear(3, 1);
+    const x = om.randn([16, 3], { seed: 3 }), y = x.sum(1, true).gt(0).float();
+    const lossFn = new om.nn.BCEWithLogitsLoss();
+    const first = Number(lossFn.forward(model.forward(x), y).item());
+    for (let step = 0; step < 20; step++) {
+      om.tidy(() => {
+        const loss = lossFn.forward(model.forward(x), y);
+        loss.backward();
+        om.noGrad(() => { for (const p of model.parameters()) p.sub_(p.grad.mul(0.5)); });
+        model.zeroGrad();
+      });
+    }
+    assert.ok(Number(lossFn.forward(model.forward(x), y).item()) < first * 0.7);
+  }));
+});
+
+describe('losses traced with a symbolic batch', () => {
+  test('cosine similarity and a Huber loss per sample, right at other batch sizes', () => withTraced((keep, trace) => {
+    const fn = (a, b) => F().cosineSimilarity(a, b, { dim: 1 }).add(F().huberLoss(a, b, { reduction: 'none', delta: 0.5 }).sum(1));
+    trace(fn, { a: [om.randn([5, 4], { seed: 4 }), ['B', null]], b: [om.randn([5, 4], { seed: 5 }), ['B', null]] });
+  }));
+});
