@@ -315,6 +315,50 @@ static om_tensor *read_tensor(const unsigned char *data, uint64_t data_bytes, un
  * captured value or a node's output. */
 static bool defined(const om_graph *g, int v) { return g->values.v[v].producer != -1 || g->values.v[v].init >= 0; }
 
+/* A state-dict name and the initializer that holds it, sorted by name (ties by initializer, so
+ * that a message names the same two natively and in WASM). */
+typedef struct held {
+  const char *name;
+  int init;
+  bool alias;
+} held;
+
+static int by_name(const void *a, const void *b) {
+  const held *x = a, *y = b;
+  int c = strcmp(x->name, y->name);
+  return c ? c : (x->init > y->init) - (x->init < y->init);
+}
+
+/* Whether every state-dict name g's initializers hold (their names and aliases) is held once, and
+ * no alias is empty, as a trace writes them: a name held twice would give it two tensors and make
+ * the .onnx's onemodel.alias.<name> keys clash. Sorted rather than compared in pairs, so that a
+ * file of many aliases costs n log n. */
+static bool names_once(const om_graph *g) {
+  size_t n = 0;
+  for (int k = 0; k < g->inits.n; k++) n += 1 + (size_t)g->inits.v[k].n_aliases;
+  held *all = om__alloc(sizeof *all * (n ? n : 1), "format");
+  if (!all) return false;
+  n = 0;
+  for (int k = 0; k < g->inits.n; k++) {
+    const om_ginit *init = &g->inits.v[k];
+    all[n++] = (held){g->values.v[init->value].name, k, false};
+    for (int q = 0; q < init->n_aliases; q++) all[n++] = (held){init->aliases[q], k, true};
+  }
+  qsort(all, n, sizeof *all, by_name);
+  bool ok = true;
+  for (size_t i = 0; ok && i < n; i++) {
+    const char *holder = g->values.v[g->inits.v[all[i].init].value].name;
+    if (all[i].alias && !*all[i].name) ok = BAD("initializer '%.100s' has an empty alias", holder);
+    else if (i && !strcmp(all[i].name, all[i - 1].name) && all[i].init == all[i - 1].init)
+      ok = BAD("initializer '%.100s' holds the state-dict name '%.100s' twice", holder, all[i].name);
+    else if (i && !strcmp(all[i].name, all[i - 1].name))
+      ok = BAD("the state-dict name '%.100s' is held by initializers '%.100s' and '%.100s'", all[i].name,
+               g->values.v[g->inits.v[all[i - 1].init].value].name, holder);
+  }
+  free(all);
+  return ok;
+}
+
 /* Values to nodes of g (a subgraph of parent, whose nv values are read so far, when parent is
  * not NULL), as graph_body wrote them. */
 static bool read_body(in *r, om_graph *g, const om_graph *parent, const unsigned char *data, uint64_t data_bytes) {
@@ -381,6 +425,7 @@ static bool read_body(in *r, om_graph *g, const om_graph *parent, const unsigned
     if (init->n_aliases && !init->aliases) return false;
     for (int q = 0; q < init->n_aliases; q++) init->aliases[q] = get_str(r, a, false, "an initializer's alias");
   }
+  if (!r->bad && !names_once(g)) return false;
   int nn = get_count(r, 20, "the node count");
   for (int k = 0; !r->bad && k < nn; k++) {
     om_gnode *n = OM_VEC_PUSH_SLOT(g->nodes);
