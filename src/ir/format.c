@@ -11,7 +11,8 @@
  *
  * The writer streams the weights from their storage; the reader checks every count against the
  * bytes left (so no count can make it allocate more than the input's size allows), every id,
- * offset, type and size, and that nodes only read values defined before them. */
+ * offset, type and size, that nodes only read values defined before them, and that every
+ * state-dict name (an initializer's name or alias) is held once. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
