@@ -400,6 +400,7 @@ static bool read_body(in *r, om_graph *g, const om_graph *parent, const unsigned
       uint32_t v = get_u32(r, "an input or output");
       if (r->bad) break;
       if (v >= (uint32_t)nv) return BAD("%s %d is value %u of %d", part ? "output" : "input", k, v, nv);
+      if (!part && g->values.v[v].producer != -1) return BAD("input %d is value %u, which is defined twice", k, v); /* listed twice, or captured */
       int *slot = part ? OM_VEC_PUSH_SLOT(g->outputs) : OM_VEC_PUSH_SLOT(g->inputs);
       if (!slot) return false;
       *slot = (int)v;

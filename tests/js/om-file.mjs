@@ -52,9 +52,9 @@ export const str = (s) => { const b = utf8.encode(s); return Uint8Array.from([..
 /**
  * The top-level initializers' records of a version `version` graph section: [{ id (its value),
  * at (where the record starts), aliasAt (where its alias count is, version 2), aliases: [{ at,
- * length (the string's, count included), name }], end }].
+ * length (the string's, count included), name }], end }]; with inputs, where the input count is.
  */
-export function initializerRecords(graph, version = 2) {
+export function initializerRecords(graph, version = 2, inputs = false) {
   const v = new DataView(graph.buffer, graph.byteOffset, graph.byteLength);
   let at = 0;
   const u = () => { const n = v.getUint32(at, true); at += 4; return n; };
@@ -64,10 +64,12 @@ export function initializerRecords(graph, version = 2) {
     at += 1;   // dtype
     for (let rank = graph[at++]; rank > 0; rank--) at += 8, s();
   }
+  const inputsAt = at;
   for (let part = 0; part < 2; part++) {   // inputs, outputs: their ids
     const n = u();
     at += 4 * n;
   }
+  if (inputs) return inputsAt;
   return Array.from({ length: u() }, () => {
     const record = { at, id: u() };
     at += 16;   // offset and size
@@ -77,6 +79,9 @@ export function initializerRecords(graph, version = 2) {
     return record;
   });
 }
+
+/** Where a graph section's input count is (its ids follow). */
+export const inputsAt = (graph) => initializerRecords(graph, 2, true);
 
 /** Version 1 of a version 2 file: each initializer's alias count and aliases dropped (version 1 has none). */
 export function asVersion1(file) {

@@ -14,7 +14,7 @@ import { layoutGraph } from '../../web-demo/src/layout.js';
 import { defaultSizes, feedsFor } from '../../web-demo/src/feeds.js';
 import { attributeText } from '../../web-demo/src/inspector.js';
 import { moduleOf } from './helpers.mjs';
-import { asVersion1, graphSection, initializerRecords, splice, str, withGraph } from './om-file.mjs';
+import { asVersion1, graphSection, initializerRecords, inputsAt, splice, str, u32, withGraph } from './om-file.mjs';
 
 before(() => om.ready());
 
@@ -126,6 +126,16 @@ describe('graphfile: reading .onnx and .om', () => {
     }
   });
 
+  test('an .om whose input is listed twice is Format in the Session and the page', () => withZoo('mlp', async (traced) => {
+    const saved = traced.save(), graph = graphSection(saved), at = inputsAt(graph);
+    const ids = new DataView(graph.buffer, graph.byteOffset + at, 8);
+    assert.equal(ids.getUint32(0, true), 1, 'one input');
+    const twice = withGraph(saved, splice(splice(graph, at, 4, u32(2)), at + 8, 0, u32(ids.getUint32(4, true))));
+    await assert.rejects(om.InferenceSession.create(twice), (e) => e instanceof om.OmError && e.kind === 'Format'
+      && /format: input 1 is value \d+, which is defined twice/.test(e.message));
+    throwsKind(() => readGraph(twice), 'Format', /an input 'x' is defined twice/);
+  }));
+
   test('bytes that are no model, or end early, are OmError Format; an .om of another version Unsupported', () => withZoo('mlp', (traced) => {
     const onnx = traced.toOnnx(), saved = traced.save();
     throwsKind(() => readGraph(new TextEncoder().encode('<!doctype html><html></html>')), 'Format', /^open: the file is damaged or not a model \(/);
@@ -143,6 +153,7 @@ describe('graphfile: reading .onnx and .om', () => {
 });
 
 describe('aliases: every state-dict name an initializer holds', () => {
+
   // two fresh BatchNorms of one width: weight and running_var all ones, bias and running_mean all
   // zeros, so the tracer stores two initializers for the eight names
   test('a fresh BatchNorm\'s weight and running_var are one initializer: both files and traced.graph() keep every name, the view shows each read by its own', () => {
