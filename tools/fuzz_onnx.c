@@ -1,4 +1,4 @@
-/* The libFuzzer harness of the readers (ONNX and the library format v1) and the Session
+/* The libFuzzer harness of the readers (ONNX and the library format v1 and v2) and the Session
  * (tools/fuzz_onnx.sh builds and runs it): each input is taken as a model file (om_session_open
  * tells the two formats apart by the magic). Reading it must give a session or a Format /
  * Unsupported / OutOfMemory error; a session is then run on zeros of its inputs' shapes (an input

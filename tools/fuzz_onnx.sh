@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fuzzes the readers (ONNX, the library format v1) and the Session with libFuzzer
+# Fuzzes the readers (ONNX, the library format v1 and v2) and the Session with libFuzzer
 # (tools/fuzz_onnx.c): builds build/native-fuzz with clang (coverage, ASan, UBSan), seeds a
 # corpus with the zoo models' .onnx and .om files (tools/fuzz_seeds.mjs) and runs for
 # OM_FUZZ_SECONDS (default 300) on all cores but one.

@@ -1,5 +1,5 @@
 // Seeds for the reader fuzzer (tools/fuzz_onnx.sh): the zoo models traced as they are exported
-// (examples/zoo/), as .onnx and as the library format's .om, and the session tests' hand-written
+// (examples/zoo/), as .onnx and as the library format's .om, an .om whose initializers have aliases, and the session tests' hand-written
 // graphs (tools/onnx_bytes.mjs: attributes, initializers, a product of symbolic size, subgraphs), into the
 // directory given.
 //   node tools/fuzz_seeds.mjs build/fuzz-onnx/corpus
@@ -19,6 +19,15 @@ for (const file of readdirSync(zoo).filter((f) => f.endsWith('.mjs')).sort()) {
     writeFileSync(join(out, file.replace('.mjs', ext)), bytes);
     console.log(`fuzz seeds: ${file.replace('.mjs', ext)} (${bytes.length} bytes)`);
   }
+  traced.dispose();
+}
+// initializers with aliases (the .om's version 2 entries): two fresh BatchNorms, whose ones and zeros are stored once under eight names
+{
+  const { nn } = om;
+  const model = new nn.Sequential(new nn.Conv2d(2, 4, 3), new nn.BatchNorm2d(4), new nn.Conv2d(4, 4, 1), new nn.BatchNorm2d(4)).eval();
+  const traced = om.trace(model, { x: [om.randn([2, 2, 5, 5], { seed: 1 }), ['n', null, null, null]] });
+  writeFileSync(join(out, 'aliases.om'), traced.save());
+  console.log('fuzz seeds: aliases.om');
   traced.dispose();
 }
 const x = { name: 'x', dims: ['n', 2] };

@@ -11,7 +11,8 @@
  *
  * The writer streams the weights from their storage; the reader checks every count against the
  * bytes left (so no count can make it allocate more than the input's size allows), every id,
- * offset, type and size, and that nodes only read values defined before them. */
+ * offset, type and size, that nodes only read values defined before them, and that every
+ * state-dict name (an initializer's name or alias) is held once. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -315,6 +316,50 @@ static om_tensor *read_tensor(const unsigned char *data, uint64_t data_bytes, un
  * captured value or a node's output. */
 static bool defined(const om_graph *g, int v) { return g->values.v[v].producer != -1 || g->values.v[v].init >= 0; }
 
+/* A state-dict name and the initializer that holds it, sorted by name (ties by initializer, so
+ * that a message names the same two natively and in WASM). */
+typedef struct held {
+  const char *name;
+  int init;
+  bool alias;
+} held;
+
+static int by_name(const void *a, const void *b) {
+  const held *x = a, *y = b;
+  int c = strcmp(x->name, y->name);
+  return c ? c : (x->init > y->init) - (x->init < y->init);
+}
+
+/* Whether every state-dict name g's initializers hold (their names and aliases) is held once, and
+ * no alias is empty, as a trace writes them: a name held twice would give it two tensors and make
+ * the .onnx's onemodel.alias.<name> keys clash. Sorted rather than compared in pairs, so that a
+ * file of many aliases costs n log n. */
+static bool names_once(const om_graph *g) {
+  size_t n = 0;
+  for (int k = 0; k < g->inits.n; k++) n += 1 + (size_t)g->inits.v[k].n_aliases;
+  held *all = om__alloc(sizeof *all * (n ? n : 1), "format");
+  if (!all) return false;
+  n = 0;
+  for (int k = 0; k < g->inits.n; k++) {
+    const om_ginit *init = &g->inits.v[k];
+    all[n++] = (held){g->values.v[init->value].name, k, false};
+    for (int q = 0; q < init->n_aliases; q++) all[n++] = (held){init->aliases[q], k, true};
+  }
+  qsort(all, n, sizeof *all, by_name);
+  bool ok = true;
+  for (size_t i = 0; ok && i < n; i++) {
+    const char *holder = g->values.v[g->inits.v[all[i].init].value].name;
+    if (all[i].alias && !*all[i].name) ok = BAD("initializer '%.100s' has an empty alias", holder);
+    else if (i && !strcmp(all[i].name, all[i - 1].name) && all[i].init == all[i - 1].init)
+      ok = BAD("initializer '%.100s' holds the state-dict name '%.100s' twice", holder, all[i].name);
+    else if (i && !strcmp(all[i].name, all[i - 1].name))
+      ok = BAD("the state-dict name '%.100s' is held by initializers '%.100s' and '%.100s'", all[i].name,
+               g->values.v[g->inits.v[all[i - 1].init].value].name, holder);
+  }
+  free(all);
+  return ok;
+}
+
 /* Values to nodes of g (a subgraph of parent, whose nv values are read so far, when parent is
  * not NULL), as graph_body wrote them. */
 static bool read_body(in *r, om_graph *g, const om_graph *parent, const unsigned char *data, uint64_t data_bytes) {
@@ -355,6 +400,7 @@ static bool read_body(in *r, om_graph *g, const om_graph *parent, const unsigned
       uint32_t v = get_u32(r, "an input or output");
       if (r->bad) break;
       if (v >= (uint32_t)nv) return BAD("%s %d is value %u of %d", part ? "output" : "input", k, v, nv);
+      if (!part && g->values.v[v].producer != -1) return BAD("input %d is value %u, which is defined twice", k, v); /* listed twice, or captured */
       int *slot = part ? OM_VEC_PUSH_SLOT(g->outputs) : OM_VEC_PUSH_SLOT(g->inputs);
       if (!slot) return false;
       *slot = (int)v;
@@ -381,6 +427,7 @@ static bool read_body(in *r, om_graph *g, const om_graph *parent, const unsigned
     if (init->n_aliases && !init->aliases) return false;
     for (int q = 0; q < init->n_aliases; q++) init->aliases[q] = get_str(r, a, false, "an initializer's alias");
   }
+  if (!r->bad && !names_once(g)) return false;
   int nn = get_count(r, 20, "the node count");
   for (int k = 0; !r->bad && k < nn; k++) {
     om_gnode *n = OM_VEC_PUSH_SLOT(g->nodes);

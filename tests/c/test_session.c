@@ -8,7 +8,7 @@
 #include "internal.h"
 #include "om_test.h"
 
-/* The library format v1 bytes of m. */
+/* The library format bytes of m (version 2). */
 static bytes saved(const om_traced_model *m) {
   bytes b = {0};
   if (!om_traced_save(m, to_bytes, &b)) FAILED("save: %s", om_last_error_message());
@@ -934,11 +934,11 @@ TEST(subgraphs_run_in_a_session) {
 
 TEST(reader_survives_mutated_files) {
   om_traced_model *m = trace_mlp();
-  bytes onnx = onnx_of(m), v1 = saved(m);
+  bytes onnx = onnx_of(m), lib = saved(m);
   mutate_and_open(&onnx, 20261201, 600, "onnx");
-  mutate_and_open(&v1, 20261202, 600, "format v1");
+  mutate_and_open(&lib, 20261202, 600, "format v2");
   free(onnx.p);
-  free(v1.p);
+  free(lib.p);
   om_traced_release(m);
   free_mlp();
 }
@@ -1005,14 +1005,30 @@ static uint64_t fnv(const bytes *b) {
   return h;
 }
 
-/* Version 1 of m's saved bytes b, whose initializers have no aliases: each initializer's record
- * without version 2's alias count (found by its place in the data section, then a u32 0), the
- * header's version, sizes and checksum made again, the data section moved to its new offset. */
-static bytes as_v1(const bytes *b, const om_traced_model *m) {
-  uint64_t g, d, off = 0;
+/* b with n_remove bytes of its graph section at `at` (from the file's start) replaced by insert's n_insert, its header's
+ * sizes and checksum made again, so that a reader sees the edit, not a damaged file. */
+static bytes graph_edited(const bytes *b, size_t at, size_t n_remove, const void *insert, size_t n_insert) {
+  uint64_t g, d;
   memcpy(&g, b->p + 16, 8);
   memcpy(&d, b->p + 24, 8);
-  bytes graph = {0}, v1 = {0};
+  bytes e = {0};
+  to_bytes(&e, b->p, at);
+  to_bytes(&e, insert, n_insert);
+  to_bytes(&e, b->p + at + n_remove, 64 + g - at - n_remove);
+  uint64_t head[2] = {e.n - 64, (e.n + 63) / 64 * 64};
+  memcpy(e.p + 16, head, sizeof head);
+  while (e.n < head[1]) to_bytes(&e, "", 1);
+  to_bytes(&e, b->p + d, b->n - d);
+  fix_checksum(e.p, e.n);
+  return e;
+}
+
+/* Version 1 of m's saved bytes b, whose initializers have no aliases: each initializer's record
+ * without version 2's alias count (found by its place in the data section, then a u32 0), and the
+ * header's version 1. */
+static bytes as_v1(const bytes *b, const om_traced_model *m) {
+  bytes v1 = graph_edited(b, 64, 0, "", 0); /* a copy */
+  uint64_t off = 0;
   size_t at = 64;
   for (int k = 0; k < om_traced_count(m, OM_TRACED_INITIALIZER); k++) {
     om_dtype dtype;
@@ -1021,26 +1037,81 @@ static bytes as_v1(const bytes *b, const om_traced_model *m) {
     om_traced_info(m, OM_TRACED_INITIALIZER, k, &dtype, &ndim, &shape, NULL);
     int64_t place[2] = {(int64_t)off, (int64_t)om_dtype_size(dtype)};
     for (int q = 0; q < ndim; q++) place[1] *= shape[q];
-    size_t p = at;
-    while (p + 20 <= 64 + g && (memcmp(b->p + p, place, 16) || memcmp(b->p + p + 16, "\0\0\0\0", 4))) p++;
-    if (p + 20 > 64 + g) FAILED("initializer %d's record is not in the graph section", k);
-    to_bytes(&graph, b->p + at, p + 16 - at);
-    at = p + 20;
+    uint64_t g;
+    memcpy(&g, v1.p + 16, 8);
+    while (at + 20 <= 64 + g && (memcmp(v1.p + at, place, 16) || memcmp(v1.p + at + 16, "\0\0\0\0", 4))) at++;
+    if (at + 20 > 64 + g) FAILED("initializer %d's record is not in the graph section", k);
+    bytes cut = graph_edited(&v1, at + 16, 4, "", 0);
+    free(v1.p);
+    v1 = cut;
     off = (off + (uint64_t)place[1] + 63) / 64 * 64;
   }
-  to_bytes(&graph, b->p + at, 64 + g - at);
-  uint64_t head[3] = {graph.n, (64 + graph.n + 63) / 64 * 64, b->n - d};
-  unsigned char h[64];
-  memcpy(h, b->p, 64);
-  h[8] = 1;
-  memcpy(h + 16, head, sizeof head);
-  to_bytes(&v1, h, 64);
-  to_bytes(&v1, graph.p, graph.n);
-  while (v1.n < head[1]) to_bytes(&v1, "", 1);
-  to_bytes(&v1, b->p + d, b->n - d);
-  fix_checksum(v1.p, v1.n);
-  free(graph.p);
+  v1.p[8] = 1;
   return v1;
+}
+
+/* Where string s (its u32 length, then its bytes) first is in b's graph section. */
+static size_t string_at(const bytes *b, const char *s) {
+  uint32_t n = (uint32_t)strlen(s);
+  for (size_t at = 64; at + 4 + n <= b->n; at++)
+    if (!memcmp(b->p + at, &n, 4) && !memcmp(b->p + at + 4, s, n)) return at;
+  FAILED("'%s' is not in the file", s);
+  return 0;
+}
+
+/* w and u, and "tied", w's second name: an .om whose initializer w has the alias "tied". */
+static om_tensor *tied_w, *tied_u;
+static om_traced_model *trace_tied(void) {
+  tied_w = om_randn((int64_t[]){4, 4}, 2, 5, true), tied_u = om_randn((int64_t[]){4, 4}, 2, 6, true);
+  om_tensor *x0 = om_randn((int64_t[]){3, 4}, 2, 7, true);
+  CHECK(om_trace_begin());
+  om_tensor *x = om_trace_input("x", x0, NULL);
+  CHECK(om_trace_parameter("w", tied_w) && om_trace_parameter("tied", tied_w) && om_trace_parameter("u", tied_u));
+  om_tensor *a = om_matmul(x, tied_w), *y = om_matmul(a, tied_u);
+  om_traced_model *m = om_trace_finish(&y, (const char *[]){"y"}, 1);
+  CHECK(m != NULL);
+  om__release_all((om_tensor *[]){x0, x, a, y}, 4);
+  return m;
+}
+
+/* An alias entry edited (the header's sizes and checksum made again): a name held twice, an empty
+ * one, a count or length past the section are Format, naming what is wrong; seeded mutations of
+ * the file open or fail as reader_survives_mutated_files's. */
+TEST(format_refuses_bad_aliases) {
+  om_traced_model *m = trace_tied();
+  const char *alias = NULL;
+  CHECK(om_traced_aliases(m, 0, &alias, 1) == 1 && !strcmp(alias, "tied"));
+  bytes b = saved(m);
+  size_t at = string_at(&b, "tied");
+  static const struct {
+    const char *insert;
+    size_t n;
+    const char *msg;
+  } edits[] = {
+      {"\1\0\0\0u", 5, "format: the state-dict name 'u' is held by initializers 'w' and 'u'"},
+      {"\1\0\0\0w", 5, "format: initializer 'w' holds the state-dict name 'w' twice"},
+      {"\0\0\0\0", 4, "format: initializer 'w' has an empty alias"},
+      {"\xff\xff\xff\xff", 4, "format: the graph section ends inside an initializer's alias"},
+      {"\4\0\0\0ti\0d", 8, "format: the graph section ends inside an initializer's alias"}, /* a NUL: names are C strings */
+  };
+  for (size_t k = 0; k < sizeof edits / sizeof *edits; k++) {
+    bytes e = graph_edited(&b, at, 8, edits[k].insert, edits[k].n);
+    CHECK_ERROR(om_session_open(e.p, e.n, NULL) != NULL, OM_ERR_FORMAT, edits[k].msg);
+    free(e.p);
+  }
+  uint32_t two = 2; /* the alias count 2, "tied" entered twice */
+  bytes twice = graph_edited(&b, at - 4, 4, &two, 4), again = graph_edited(&twice, at + 8, 0, "\4\0\0\0tied", 8);
+  CHECK_ERROR(om_session_open(again.p, again.n, NULL) != NULL, OM_ERR_FORMAT, "format: initializer 'w' holds the state-dict name 'tied' twice");
+  uint32_t huge = 0x40000000;
+  bytes many = graph_edited(&b, at - 4, 4, &huge, 4);
+  CHECK_ERROR(om_session_open(many.p, many.n, NULL) != NULL, OM_ERR_FORMAT, "format: the graph section ends inside an initializer's alias count");
+  om_session *s = om_session_open(b.p, b.n, NULL); /* the file as saved opens */
+  CHECK(s != NULL);
+  om_session_release(s);
+  mutate_and_open(&b, 20261205, 600, "format v2 with an alias");
+  free(b.p), free(twice.p), free(again.p), free(many.p);
+  om_traced_release(m);
+  om__release_all((om_tensor *[]){tied_w, tied_u}, 2);
 }
 
 TEST(format_round_trips_bit_for_bit) {
@@ -2302,6 +2373,7 @@ int main(void) {
   RUN(sequence_rows_run_and_refuse);
   RUN(reader_survives_mutated_files);
   RUN(format_round_trips_bit_for_bit);
+  RUN(format_refuses_bad_aliases);
   RUN(sessions_keep_the_ranges_of_the_trace);
   RUN(format_refuses_what_it_cannot_read);
   RUN(exact_mode_gives_the_same_bits_everywhere);

@@ -14,6 +14,7 @@ import { layoutGraph } from '../../web-demo/src/layout.js';
 import { defaultSizes, feedsFor } from '../../web-demo/src/feeds.js';
 import { attributeText } from '../../web-demo/src/inspector.js';
 import { moduleOf } from './helpers.mjs';
+import { asVersion1, graphSection, initializerRecords, inputsAt, splice, str, u32, withGraph } from './om-file.mjs';
 
 before(() => om.ready());
 
@@ -109,6 +110,32 @@ describe('graphfile: reading .onnx and .om', () => {
     assert.equal(attributeText('NOTSET'), '"NOTSET"');
   });
 
+  test('a trace with a size threshold (an If whose branches are subgraphs) reads from both files alike, as the page reads each trace it makes', () => {
+    const model = new (class extends om.nn.Module { forward(x) { return x.shape[1] > 9 ? x.sigmoid() : x.abs(); } })();
+    const x = om.randn([2, 12, 4], { seed: 1 });
+    const traced = om.trace(model, { x: [x, ['batch', 'seq', null]] });
+    try {
+      const omFile = readGraph(traced.save()), onnx = readGraph(traced.toOnnx());
+      assert.deepEqual(omFile.nodes.map((n) => n.opType), ['Shape', 'Less', 'If']);
+      assert.deepEqual(omFile.nodes.at(-1).attributes, [{ name: 'then_branch', value: 'a graph' }, { name: 'else_branch', value: 'a graph' }]);
+      assert.deepEqual(structure(omFile), structure(onnx));
+      assert.deepEqual(omFile.outputs, onnx.outputs);
+    } finally {
+      traced.dispose();
+      x.dispose();
+    }
+  });
+
+  test('an .om whose input is listed twice is Format in the Session and the page', () => withZoo('mlp', async (traced) => {
+    const saved = traced.save(), graph = graphSection(saved), at = inputsAt(graph);
+    const ids = new DataView(graph.buffer, graph.byteOffset + at, 8);
+    assert.equal(ids.getUint32(0, true), 1, 'one input');
+    const twice = withGraph(saved, splice(splice(graph, at, 4, u32(2)), at + 8, 0, u32(ids.getUint32(4, true))));
+    await assert.rejects(om.InferenceSession.create(twice), (e) => e instanceof om.OmError && e.kind === 'Format'
+      && /format: input 1 is value \d+, which is defined twice/.test(e.message));
+    throwsKind(() => readGraph(twice), 'Format', /an input 'x' is defined twice/);
+  }));
+
   test('bytes that are no model, or end early, are OmError Format; an .om of another version Unsupported', () => withZoo('mlp', (traced) => {
     const onnx = traced.toOnnx(), saved = traced.save();
     throwsKind(() => readGraph(new TextEncoder().encode('<!doctype html><html></html>')), 'Format', /^open: the file is damaged or not a model \(/);
@@ -126,6 +153,7 @@ describe('graphfile: reading .onnx and .om', () => {
 });
 
 describe('aliases: every state-dict name an initializer holds', () => {
+
   // two fresh BatchNorms of one width: weight and running_var all ones, bias and running_mean all
   // zeros, so the tracer stores two initializers for the eight names
   test('a fresh BatchNorm\'s weight and running_var are one initializer: both files and traced.graph() keep every name, the view shows each read by its own', () => {
@@ -159,6 +187,129 @@ describe('aliases: every state-dict name an initializer holds', () => {
       model.dispose();
     }
   });
+});
+
+/** Two fresh BatchNorms of one width after convolutions, traced on x [n, 2, 5, 5]: fn(traced, model, x); then everything is freed. Its
+ * ones and zeros are two initializers holding eight state-dict names. */
+async function withBatchNorms(fn) {
+  const { nn } = om;
+  const model = new nn.Sequential(new nn.Conv2d(2, 4, 3, { padding: 1 }), new nn.BatchNorm2d(4), new nn.ReLU(),
+    new nn.Conv2d(4, 4, 3, { padding: 1 }), new nn.BatchNorm2d(4)).eval();
+  const x = om.randn([2, 2, 5, 5], { seed: 3 });
+  const traced = om.trace(model, { x: [x, ['n', null, null, null]] });
+  try {
+    return await fn(traced, model, x);
+  } finally {
+    traced.dispose();
+    x.dispose();
+    model.dispose();
+  }
+}
+
+/** The output of a session on the .om bytes `file` for x, as an array. */
+async function runOm(file, x) {
+  const session = await om.InferenceSession.create(file);
+  try {
+    return om.tidy(() => Array.from(Object.values(session.run({ x }))[0].toArray()));
+  } finally {
+    session.dispose();
+  }
+}
+
+describe('the library format: version 1, and alias entries from untrusted bytes', () => {
+  test('a version 1 .om (no aliases) reads as its version 2 less the aliases and runs in the Session as the trace does', () => withBatchNorms(async (traced, model, x) => {
+    const saved = traced.save(), v1 = asVersion1(saved);
+    assert.equal(new DataView(v1.buffer).getUint32(8, true), 1);
+    assert.ok(v1.length < saved.length || graphSection(v1).length < graphSection(saved).length);
+    const g2 = readGraph(saved), g1 = readGraph(v1);
+    assert.ok(g2.initializers.some((i) => i.aliases.length), 'the version 2 file has aliases');
+    assert.deepEqual(g1, { ...g2, initializers: g2.initializers.map((i) => ({ ...i, aliases: [] })) });
+    const x3 = om.randn([3, 2, 5, 5], { seed: 4 });
+    try {
+      const want = om.tidy(() => Array.from(model.forward(x3).toArray()));
+      assert.deepEqual(await runOm(v1, x3), await runOm(saved, x3), 'bit for bit');
+      const got = await runOm(v1, x3);
+      assert.ok(got.every((v, i) => Math.abs(v - want[i]) <= 1e-5), 'eager at another batch');
+    } finally {
+      x3.dispose();
+    }
+  }));
+
+  // Seeded edits of the aliases' entries (and the records that hold them) with the header's sizes and checksum made again: each is
+  // OmError Format from both readers, the Session's (src/ir/format.c) and the page's (graphfile.js), with the message naming what is
+  // wrong; an alias's text changed to other letters is another name, read alike by both and run as before.
+  test('seeded edits of alias entries: counts, lengths, duplicates, empty names, ids, cuts are Format in the Session and the page', () => withBatchNorms(async (traced, model, x) => {
+    const saved = traced.save(), base = graphSection(saved);
+    const records = initializerRecords(base);
+    const nv = new DataView(base.buffer, base.byteOffset).getUint32(0, true);
+    const held = readGraph(saved).initializers.map((i) => [i.name, ...i.aliases]);
+    const escape = (name) => name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    const want = await runOm(saved, x);
+    let state = 20261205n;
+    const rand = (n) => { state = BigInt.asUintN(64, state * 6364136223846793005n + 1442695040888963407n); return Number((state >> 33n) % BigInt(n)); };
+    const setU32 = (g, at, n) => { const c = g.slice(); new DataView(c.buffer).setUint32(at, n, true); return c; };
+    const withAliases = records.filter((r) => r.aliases.length);
+    assert.ok(withAliases.length >= 2);
+    const kinds = {
+      'a huge alias count': (r) => [setU32(base, r.aliasAt, [0xffffffff, 0x7fffffff, 0x40000000, r.aliases.length + 1000][rand(4)]),
+        /the graph section ends inside an initializer's alias count/, /aliases: \d+ do not fit in the graph section/],
+      'a huge alias length': (r) => [setU32(base, r.aliases[rand(r.aliases.length)].at, [0xffffffff, 0x80000000, base.length][rand(3)]),
+        /the graph section ends inside an initializer's alias/, /an alias runs past the graph section/],
+      'another held name': (r) => {
+        const a = r.aliases[rand(r.aliases.length)], names = held.flat().filter((n) => n !== a.name), to = names[rand(names.length)];
+        return [splice(base, a.at, a.length, str(to)), new RegExp(`the state-dict name '${escape(to)}' is held|holds the state-dict name '${escape(to)}' twice`),
+          new RegExp(`the state-dict name '${escape(to)}' is held twice`)];
+      },
+      'an empty alias': (r) => {
+        const a = r.aliases[rand(r.aliases.length)];
+        return [splice(base, a.at, a.length, str('')), /initializer '[^']+' has an empty alias/, /initializer '[^']+' has an empty alias/];
+      },
+      'an alias entered twice': (r) => {
+        const a = r.aliases[rand(r.aliases.length)];
+        const g = splice(setU32(base, r.aliasAt, r.aliases.length + 1), r.end, 0, str(a.name));
+        return [g, /holds the state-dict name '[^']+' twice/, /is held twice/];
+      },
+      'an id out of range or of another initializer': (r) => {
+        const other = records.find((o) => o !== r).id;
+        return [setU32(base, r.at, [nv, nv + rand(1000), 0xffffffff, other][rand(4)]), /initializer \d+ is value \d+, which is out of range or defined twice/,
+          /an initializer/];
+      },
+      'a cut inside the aliases': (r) => [base.subarray(0, r.aliasAt + 1 + rand(r.end - r.aliasAt - 1)),
+        /the graph section ends inside (the initializer count|an initializer's alias)/,   // the count is checked against the bytes left first
+        /runs past the graph section|do not fit in the graph section/],
+    };
+    let round = 0;
+    for (const [kind, edit] of Object.entries(kinds)) {
+      for (let k = 0; k < 12; k++, round++) {
+        const [graph, sessionSays, pageSays] = edit(withAliases[rand(withAliases.length)]);
+        const file = withGraph(saved, graph);
+        await assert.rejects(om.InferenceSession.create(file), (e) => {
+          assert.ok(e instanceof om.OmError && e.kind === 'Format' && sessionSays.test(e.message), `${kind} (round ${round}): the Session's ${e}`);
+          return true;
+        });
+        throwsKind(() => readGraph(file), 'Format', pageSays);
+      }
+    }
+    // a letter of an alias changed: another name both readers read alike (a NUL: Format in both), the weights untouched
+    for (let k = 0; k < 24; k++) {
+      const r = withAliases[rand(withAliases.length)], a = r.aliases[rand(r.aliases.length)];
+      const graph = base.slice(), at = a.at + 4 + rand(a.length - 4);
+      graph[at] = k % 6 ? 0x41 + rand(26) : 0;
+      const file = withGraph(saved, graph);
+      let session;
+      try {
+        session = await om.InferenceSession.create(file);
+      } catch (e) {
+        assert.ok(e instanceof om.OmError && e.kind === 'Format', `letter ${k}: ${e}`);
+        throwsKind(() => readGraph(file), 'Format', /holds a NUL|is held twice/);
+        continue;
+      }
+      session.dispose();
+      const name = new TextDecoder().decode(graph.subarray(a.at + 4, a.at + a.length));
+      assert.ok(readGraph(file).initializers.some((i) => i.aliases.includes(name)), `letter ${k}: the page reads ${name}`);
+      assert.deepEqual(await runOm(file, x), want);
+    }
+  }));
 });
 
 describe('groups: blocks by module', () => {

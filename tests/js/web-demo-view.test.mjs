@@ -22,6 +22,7 @@ import { readGraph } from '../../web-demo/src/graphfile.js';
 import { OPEN_BOXES, groupByModule } from '../../web-demo/src/groups.js';
 import { feedsFor, defaultSizes } from '../../web-demo/src/feeds.js';
 import { attributeText } from '../../web-demo/src/inspector.js';
+import { asVersion1 } from './om-file.mjs';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const SHOTS = resolve(ROOT, process.env.DEMO_SCREENSHOTS ?? join('test-artifacts', 'web-demo-view'));
@@ -367,6 +368,28 @@ describe('the demo page\'s graph view in Chromium', () => {
     await idle();
     assert.match(await page.textContent('#run-summary'), /^Session \d+\.\d\d ms · onnxruntime-web failed: onnxruntime-web reads \.onnx files only /);
     assert.match(await page.getAttribute('#run-summary', 'class'), /\bok\b/);
+  });
+
+  test('a version 1 .om (written before initializers had aliases) opens: its graph shown, run in the Session as Node runs it', async () => {
+    const v1 = asVersion1(await zooSaved('mlp'));
+    assert.equal(v1[8], 1);
+    const g = readGraph(v1);
+    const path = join(dir, 'mlp-v1.om');
+    writeFileSync(path, v1);
+    await page.setInputFiles('#open-file', path);
+    await idle();
+    assert.equal(await page.textContent('#graph-info'), `mlp-v1.om · ${g.nodes.length} nodes · ${g.initializers.length} initializers`);
+    assert.ok(await page.locator('#graph g.node').count() >= 3, 'its boxes are drawn');
+    await page.click('[data-tab=run]');
+    await page.click('#run-file');
+    await idle();
+    assert.match(await page.textContent('#run-summary'), /^Session \d+\.\d\d ms · onnxruntime-web failed: onnxruntime-web reads \.onnx files only /);
+    const session = await om.InferenceSession.create(v1);
+    const output = g.outputs[0];
+    const want = om.tidy(() => Array.from(session.run(feedsFor(g.inputs, defaultSizes(g.inputs)))[output.name].toArray()));
+    session.dispose();
+    assert.equal(await page.textContent(`#run-results tr[data-output="${output.name}"] .values`),
+      `${want.slice(0, 6).map((v) => Number(v.toPrecision(4))).join(', ')}${want.length > 6 ? ', …' : ''}`);
   });
 
   test('a file that is no model: OmError Format in the banner, and the page goes on', async () => {

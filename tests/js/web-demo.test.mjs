@@ -413,6 +413,22 @@ describe('web-demo page in Chromium', () => {
     assert.doesNotMatch(message, /blob:/);
   });
 
+  test('a model that changes at a size threshold traces to an If, drawn in the graph view (the .om the worker reads it from holds its branches)', async () => {
+    const code = "import * as om from 'onemodel';\nawait om.ready();\nfunction model(x) {\n  return x.shape[1] > 9 ? x.sigmoid() : x.abs();\n}\n"
+      + "export default { title: 'threshold', model, inputs: { x: [om.randn([2, 12, 4], { seed: 1 }), ['batch', 'seq', null]] } };\n";
+    await page.evaluate((c) => { window.onemodelPage.editor.text = c; }, code);
+    await trace();
+    assert.equal(await page.isHidden('#error'), true);
+    assert.match(await text('#status'), /^Traced “threshold”: 3 nodes, /);
+    const x = om.randn([2, 12, 4], { seed: 1 });
+    const traced = om.trace((t) => (t.shape[1] > 9 ? t.sigmoid() : t.abs()), { x: [x, ['batch', 'seq', null]] });
+    assert.equal(await text('#graph-info'), `3 nodes · ${traced.graph().initializers.length} initializers`, 'as Node traces it');
+    traced.dispose();
+    x.dispose();
+    const ops = await page.$$eval('#graph g.node.op', (gs) => gs.map((g) => g.textContent));
+    assert.deepEqual(ops.map((t) => t.match(/^(Shape|Less|If)/)?.[1]), ['Shape', 'Less', 'If']);
+  });
+
   test('the page still works after the error: trace a zoo model again (Ctrl+Enter in the editor)', async () => {
     await pick('mlp');
     assert.equal(await page.isHidden('#error'), true);

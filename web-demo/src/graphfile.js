@@ -12,7 +12,10 @@
 //     inputs (names, '' for an omitted input), outputs, attributes: [{ name, value }] }] }
 //
 // A shape lists sizes, a symbolic dim as its name ('batch', 'floor((h+1)/2)'), an unknown one as '?'.
-// Bytes that are neither format, or that end inside an item, throw OmError Format.
+// Bytes that are neither format, or that end inside an item, throw OmError Format; so does an .om
+// the library's reader refuses for its structure (a value defined twice or read before it is
+// defined, a state-dict name held twice, an empty alias, a NUL in a name, bytes after the last item),
+// so that the page never shows a graph the Session will not open.
 import { OmError } from 'onemodel';
 
 const ONNX_DTYPES = { 1: 'float32', 2: 'uint8', 3: 'int8', 4: 'uint16', 5: 'int16', 6: 'int32', 7: 'int64', 8: 'string', 9: 'bool', 10: 'float16', 11: 'float64', 12: 'uint32', 13: 'uint64', 16: 'bfloat16' };
@@ -250,7 +253,8 @@ function readOnnx(bytes) {
 
 /** Little-endian reads of the graph section, each checked against its end. */
 class Om {
-  constructor(bytes, start, end) {
+  constructor(bytes, start, end, version) {
+    this.version = version;
     this.v = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     this.b = bytes;
     this.at = start;
@@ -268,7 +272,11 @@ class Om {
   u32(what) { return this.v.getUint32(this.need(4, what), true); }
   i64(what) { return Number(this.v.getBigInt64(this.need(8, what), true)); }
   f32(what) { return this.v.getFloat32(this.need(4, what), true); }
-  str(what) { const n = this.u32(what); const at = this.need(n, what); return utf8.decode(this.b.subarray(at, at + n)); }
+  str(what) {
+    const n = this.u32(what), at = this.need(n, what), bytes = this.b.subarray(at, at + n);
+    if (bytes.includes(0)) throw damaged(`${what} holds a NUL`);   // names are C strings to the library
+    return utf8.decode(bytes);
+  }
 
   /** A count of items of at least `size` bytes each, checked against the bytes left. */
   count(size, what) {
@@ -285,9 +293,9 @@ class Om {
     return values[id];
   }
 
-  /** A counted list of value ids: their names ('' for an omitted input). */
-  names(values, what) {
-    return Array.from({ length: this.count(4, what) }, () => this.id(values, what)?.name ?? '');
+  /** A counted list of value ids: their values (null for an omitted input). */
+  ids(values, what) {
+    return Array.from({ length: this.count(4, what) }, () => this.id(values, what));
   }
 }
 
@@ -309,8 +317,72 @@ function omAttribute(r) {
       return { name, value: { dtype, shape, values: null } };
     }
     case 6: return { name, value: null };
+    case 7: omBody(r, true); return { name, value: 'a graph' };   // an If's branch: read past, shown as the .onnx's are
     default: throw damaged(`attribute type ${type}`);
   }
+}
+
+/** Throws Format unless every state-dict name the initializers hold (names and aliases) is held once and no alias is empty, as the library's reader checks. */
+function heldOnce(initializers) {
+  const holder = new Map();
+  for (const { name, aliases } of initializers) {
+    for (const [i, held] of [name, ...aliases].entries()) {
+      if (i && held === '') throw damaged(`initializer '${name}' has an empty alias`);
+      if (holder.has(held)) throw damaged(`the state-dict name '${held}' is held twice, by '${holder.get(held)}' and '${name}'`);
+      holder.set(held, name);
+    }
+  }
+}
+
+/** A graph body as docs/format.md lays it out (a subgraph's with its captured values): values to nodes. */
+function omBody(r, sub) {
+  const values = Array.from({ length: r.count(6, 'values') }, () => {
+    const name = r.str('a value name');
+    const dtype = OM_DTYPES[r.u8('a dtype')], rank = r.u8('a rank');
+    if (!dtype || rank > 8) throw damaged(`value '${name}' has an unknown dtype or ${rank} dims`);
+    const example = [], shape = [];
+    for (let d = rank; d > 0; d--) {
+      example.push(r.i64('a size'));
+      shape.push(r.str('an axis name') || example.at(-1));
+    }
+    return { name, dtype, shape, example };
+  });
+  // what the library's reader checks of the values' definitions: each defined once (a captured
+  // value, an input, an initializer or a node's output), and read by a node only after that
+  const defined = new Set();
+  const define = (v, what) => {
+    if (!v || defined.has(v)) throw damaged(`${what} ${v ? `'${v.name}' is defined twice` : 'is omitted'}`);
+    defined.add(v);
+    return v;
+  };
+  if (sub) for (let c = r.count(8, 'captured values'); c > 0; c--) define(r.id(values, 'a captured value'), 'a captured value'), r.u32('a captured value');
+  const inputs = r.ids(values, 'inputs').map((v) => define(v, 'an input'));
+  const outputs = r.ids(values, 'outputs');
+  const initializers = Array.from({ length: r.count(r.version === 1 ? 20 : 24, 'initializers') }, () => {
+    const v = define(r.id(values, 'an initializer'), 'an initializer');
+    r.i64('an initializer offset');
+    r.i64('an initializer size');
+    const aliases = r.version === 1 ? [] : Array.from({ length: r.count(4, 'aliases') }, () => r.str('an alias'));
+    return { ...v, aliases };
+  });
+  heldOnce(initializers);
+  const nodes = Array.from({ length: r.count(20, 'nodes') }, () => {
+    const opType = r.str('an op type'), name = r.str('a node name');
+    if (!opType) throw damaged(`node '${name}' has no op type`);
+    const ins = r.ids(values, 'node inputs');
+    for (const v of ins) if (v && !defined.has(v)) throw damaged(`node '${name}' reads '${v.name}' before anything defines it`);
+    const outs = r.ids(values, 'node outputs').map((v) => define(v, `an output of node '${name}'`));
+    const attributes = Array.from({ length: r.count(5, 'attributes') }, () => omAttribute(r));
+    return { opType, name, domain: '', inputs: ins.map((v) => v?.name ?? ''), outputs: outs.map((v) => v.name), attributes };
+  });
+  for (const v of outputs) if (v && !defined.has(v)) throw damaged(`graph output '${v.name}' is defined by nothing`);
+  return { values, inputs, outputs, initializers, nodes };
+}
+
+/** The values of ids, none omitted. */
+function present(ids, what) {
+  if (ids.includes(null)) throw damaged(what);
+  return ids;
 }
 
 function readOm(bytes) {
@@ -320,40 +392,19 @@ function readOm(bytes) {
   if (version !== 1 && version !== 2) throw new OmError('Unsupported', `open: an .om of version ${version}; this page reads versions 1 and 2`);
   const size = head.getBigUint64(16, true);
   if (size > BigInt(bytes.length - 64)) throw damaged('the graph section runs past the file');
-  const r = new Om(bytes, 64, 64 + Number(size));
-  const values = Array.from({ length: r.count(6, 'values') }, () => {
-    const name = r.str('a value name');
-    const dtype = OM_DTYPES[r.u8('a dtype')] ?? 'unknown';
-    const example = [], shape = [];
-    for (let d = r.u8('a rank'); d > 0; d--) {
-      example.push(r.i64('a size'));
-      shape.push(r.str('an axis name') || example.at(-1));
-    }
-    return { name, dtype, shape, example };
-  });
-  const byName = (names) => names.map((name) => values.find((v) => v.name === name));
-  const inputs = byName(r.names(values, 'inputs'));
-  const outputs = byName(r.names(values, 'outputs'));
-  const initializers = Array.from({ length: r.count(version === 1 ? 20 : 24, 'initializers') }, () => {
-    const v = r.id(values, 'an initializer');
-    if (!v) throw damaged('an initializer without a value');
-    r.i64('an initializer offset');
-    r.i64('an initializer size');
-    const aliases = version === 1 ? [] : Array.from({ length: r.count(4, 'aliases') }, () => r.str('an alias'));
-    return { ...v, aliases };
-  });
-  const nodes = Array.from({ length: r.count(20, 'nodes') }, () => ({
-    opType: r.str('an op type'),
-    name: r.str('a node name'),
-    domain: '',
-    inputs: r.names(values, 'node inputs'),
-    outputs: r.names(values, 'node outputs'),
-    attributes: Array.from({ length: r.count(5, 'attributes') }, () => omAttribute(r)),
-  }));
+  const r = new Om(bytes, 64, 64 + Number(size), version);
+  const { values, inputs, outputs, initializers, nodes } = omBody(r, false);
+  for (let k = r.count(36, 'symbols'); k > 0; k--) {
+    r.str('a symbol name');
+    for (const what of ['a multiple', 'a minimum', 'a maximum']) r.i64(what);
+    r.str('a reason');
+    r.str('a reason');
+  }
+  if (r.at !== r.end) throw damaged(`${r.end - r.at} bytes after the graph section's last item`);
   return {
     format: 'om',
     inputs,
-    outputs: outputs.map(({ name, dtype, shape }) => ({ name, dtype, shape })),
+    outputs: present(outputs, 'an omitted graph output').map(({ name, dtype, shape }) => ({ name, dtype, shape })),
     initializers: initializers.map(({ name, dtype, shape, aliases }) => ({ name, dtype, shape, aliases })),
     values: Object.fromEntries(values.map(({ name, dtype, shape }) => [name, { dtype, shape }])),
     nodes,
