@@ -351,6 +351,18 @@ void om__run_answers(om_trace *tr, const char *why, const int64_t *v) {
   if (!tr->answers) tr->answers = why;
 }
 
+/* Appends to buf (n of cap used) the declaration of symbol s from min to max (INT64_MAX: no
+ * maximum), after a comma when n: "om.Dim('seq', { min: 1, max: 32 })" (multipleOf first when
+ * the symbol has one). Returns the new length (snprintf's: at least cap when cut). */
+static size_t dim_declaration(char *buf, size_t cap, size_t n, const om_symbol *s, int64_t min, int64_t max) {
+  if (n < cap) n += (size_t)snprintf(buf + n, cap - n, "%som.Dim('%s', { ", n ? ", " : "", s->name);
+  if (n < cap && s->multiple > 1) n += (size_t)snprintf(buf + n, cap - n, "multipleOf: %lld, ", (long long)s->multiple);
+  if (n < cap) n += (size_t)snprintf(buf + n, cap - n, "min: %lld", (long long)min);
+  if (n < cap && max != INT64_MAX) n += (size_t)snprintf(buf + n, cap - n, ", max: %lld", (long long)max);
+  if (n < cap) n += (size_t)snprintf(buf + n, cap - n, " })");
+  return n;
+}
+
 /* Refuses (SymbolicShape, false) a trace whose record run narrowed a range where the model works
  * (tr->answers says where first), with the declaration of the ranges it narrowed to (each symbol
  * whose range differs from the user's declaration), as torch.export names the constraints that
@@ -361,11 +373,7 @@ static bool refuse_answers(om_trace *tr) {
   decl[0] = '\0';
   for (int k = 0; k < tr->symbols.n && n < sizeof decl; k++) {
     const om_symbol *s = &tr->symbols.v[k];
-    if (s->vmin == s->decl_vmin && s->vmax == s->decl_vmax) continue;
-    n += (size_t)snprintf(decl + n, sizeof decl - n, "%som.Dim('%s', { min: %lld", n ? ", " : "", s->name, (long long)s->min);
-    if (n < sizeof decl && s->max < INT64_MAX) n += (size_t)snprintf(decl + n, sizeof decl - n, ", max: %lld", (long long)s->max);
-    if (n < sizeof decl && s->multiple > 1) n += (size_t)snprintf(decl + n, sizeof decl - n, ", multipleOf: %lld", (long long)s->multiple);
-    if (n < sizeof decl) n += (size_t)snprintf(decl + n, sizeof decl - n, " })");
+    if (s->vmin != s->decl_vmin || s->vmax != s->decl_vmax) n = dim_declaration(decl, sizeof decl, n, s, s->min, s->max);
   }
   return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "%s, where the model gives an answer that the graph would not: the "
                         "graph holds for the sizes %s declares (om_trace_dim in C): declare them to trace it there",
@@ -1088,21 +1096,22 @@ static int range_run(run_ctx *rc, const int64_t *v, char *why, size_t cap, int64
   return verdict;
 }
 
+/* range_run's verdict at the variables v, without its particulars. */
+static int verdict_at(run_ctx *rc, const int64_t *v) {
+  char why[320];
+  int64_t call;
+  const char *name;
+  return range_run(rc, v, why, sizeof why, &call, &name);
+}
+
 /* The declaration that keeps the symbols of mask to the sizes where the model does what the
  * trace does: up to the variables good (up), or from them: "om.Dim('seq', { min: 1, max: 32 })". */
 static const char *declaration(const om_trace *tr, uint64_t mask, const int64_t *good, bool up, char *buf, size_t cap) {
   size_t n = 0;
   buf[0] = '\0';
   for (int k = 0; k < tr->symbols.n && n < cap; k++) {
-    if (!(mask >> k & 1)) continue;
     const om_symbol *s = &tr->symbols.v[k];
-    n += (size_t)snprintf(buf + n, cap - n, "%som.Dim('%s', { ", n ? ", " : "", s->name);
-    if (s->multiple > 1 && n < cap) n += (size_t)snprintf(buf + n, cap - n, "multipleOf: %lld, ", (long long)s->multiple);
-    long long lo = up ? s->min : good[k] * s->multiple, hi = up ? good[k] * s->multiple : s->max;
-    if (n < cap) n += (size_t)snprintf(buf + n, cap - n, "min: %lld", lo);
-    if (n < cap && s->max != INT64_MAX) n += (size_t)snprintf(buf + n, cap - n, ", max: %lld", hi);
-    else if (n < cap && up) n += (size_t)snprintf(buf + n, cap - n, ", max: %lld", hi);
-    if (n < cap) n += (size_t)snprintf(buf + n, cap - n, " })");
+    if (mask >> k & 1) n = dim_declaration(buf, cap, n, s, up ? s->min : good[k] * s->multiple, up ? good[k] * s->multiple : s->max);
   }
   return buf;
 }
@@ -1116,10 +1125,7 @@ static bool refuse_at_call(run_ctx *rc, const int64_t *bad, int64_t call, const 
   if (!msg) return om__trace_fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory");
   if (call >= 0) {
     tr->stop_call = call, tr->stop_msg = msg;
-    int64_t again;
-    char ignored[320];
-    const char *same;
-    if (range_run(rc, bad, ignored, sizeof ignored, &again, &same) == RANGE_ENDED) return false;
+    if (verdict_at(rc, bad) == RANGE_ENDED) return false;
     tr->stop_msg = NULL;
   }
   return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "%s", msg);
@@ -1369,6 +1375,28 @@ static bool add_run(const run_ctx *rc, const int64_t *v, bool far) {
   return true;
 }
 
+/* The model answers at the variables v (shown: the symbols the message names; with: another
+ * symbol moved too, -1 none) outside a range that narrowed there (fmt: which and why): noted for
+ * the refusal when the record run ends (om__run_answers, refuse_answers), which declares the
+ * ranges that hold. The one place check_below_minimums, check_above_maximums and check_pairs say
+ * it. false when memory ran out. */
+static bool answers_outside(run_ctx *rc, const int64_t *v, uint64_t shown, int with, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+static bool answers_outside(run_ctx *rc, const int64_t *v, uint64_t shown, int with, const char *fmt, ...) {
+  om_trace *tr = rc->tr;
+  char range[400], sizes[160], moved[80] = "";
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(range, sizeof range, fmt, ap);
+  va_end(ap);
+  om__run_sizes(tr, v, shown, sizes, sizeof sizes);
+  if (with >= 0) snprintf(moved, sizeof moved, " (with '%s' moved too)", tr->symbols.v[with].name);
+  const char *at = om__arena_printf(&tr->g.arena, "%s, yet at %s%s the model answers", range, sizes, moved);
+  if (!at) return om__trace_fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory");
+  om__run_answers(tr, at, v);
+  return true;
+}
+
 /* A minimum that moved (by the runs, by a probe of a call) is checked below, the other symbols at
  * their examples, at up to 16 sizes (every one when they are that few, else spread down to the
  * declared minimum). Where the model answers at one, the range would narrow where the model gives
@@ -1382,9 +1410,7 @@ static bool add_run(const run_ctx *rc, const int64_t *v, bool far) {
  * when the trace ended. */
 static bool check_below_minimums(run_ctx *rc) {
   om_trace *tr = rc->tr;
-  int64_t v0[64], v[64], call;
-  char why[320];
-  const char *name;
+  int64_t v0[64], v[64];
   om__run_example(tr, v0);
   for (int k = 0; k < tr->symbols.n && !tr->answers && tr->split_sym < 0; k++) {
     const om_symbol *s = &tr->symbols.v[k];
@@ -1399,18 +1425,14 @@ static bool check_below_minimums(run_ctx *rc) {
         for (int j = 0; pass && j < tr->symbols.n; j++)
           if (low >> j & 1) v[j] = tr->symbols.v[j].vmin;
         v[k] = below <= 16 ? s->vmin - 1 - i : i == 15 ? rc->declared[k].vmin : s->vmin - 1 - i * below / 16;
-        int r = range_run(rc, v, why, sizeof why, &call, &name);
+        int r = verdict_at(rc, v);
         if (r == RANGE_ENDED) return false;
         if (r != RANGE_SAME && r != RANGE_DIFFERS) continue;
         int64_t good[64] = {0}, bad[64] = {0}; /* cut above it: the piece below traced at it */
         good[k] = v[k], bad[k] = v[k] + 1;
         if (!pass && om__branch_split(tr, (uint64_t)1 << k, good, bad, true)) return true;
-        char sizes[160];
-        om__run_sizes(tr, v, (uint64_t)1 << k | (pass ? low : 0), sizes, sizeof sizes);
-        const char *at = om__arena_printf(&tr->g.arena, "%s: the minimum of '%s' rose there, yet at %s the model answers",
-                                          s->min_why, s->name, sizes);
-        if (!at) return om__trace_fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory");
-        om__run_answers(tr, at, v);
+        if (!answers_outside(rc, v, (uint64_t)1 << k | (pass ? low : 0), -1, "%s: the minimum of '%s' rose there", s->min_why, s->name))
+          return false;
       }
   }
   return true;
@@ -1443,12 +1465,9 @@ static bool check_above_maximums(run_ctx *rc) {
       continue;
     }
     if (r == RANGE_BIG || tr->made_phantom) continue; /* past what runs, or a lookup past a table that failed nothing */
-    char sizes[160];
-    om__run_sizes(tr, bad, (uint64_t)1 << k, sizes, sizeof sizes);
-    const char *because = om__arena_printf(&tr->g.arena, "%s: the maximum of '%s' went down to %lld, yet at %s the model "
-                                           "answers", s->max_why ? s->max_why : "trace_run", s->name, (long long)s->max, sizes);
-    if (!because) return om__trace_fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory");
-    om__run_answers(tr, because, bad);
+    if (!answers_outside(rc, bad, (uint64_t)1 << k, -1, "%s: the maximum of '%s' went down to %lld",
+                         s->max_why ? s->max_why : "trace_run", s->name, (long long)s->max))
+      return false;
   }
   return true;
 }
@@ -1462,9 +1481,7 @@ static bool check_above_maximums(run_ctx *rc) {
  * trace is refused as where a minimum rose (om__run_answers). false when the trace ended. */
 static bool check_pairs(run_ctx *rc) {
   om_trace *tr = rc->tr;
-  int64_t v0[64], v[64], call;
-  char why[320];
-  const char *name;
+  int64_t v0[64], v[64];
   om__run_example(tr, v0);
   for (int k = 0; k < tr->symbols.n && !tr->answers && tr->split_sym < 0; k++) {
     const om_symbol *s = &tr->symbols.v[k];
@@ -1476,16 +1493,12 @@ static bool check_pairs(run_ctx *rc) {
         v[k] = way ? v0[k] * 2 : v0[k] / 2, v[j] = way ? v0[j] / 2 : v0[j] * 2;
         if (v[k] >= s->vmin && v[k] <= s->vmax) continue; /* inside the range: checked already */
         if (v[k] < s->decl_vmin || v[k] > s->decl_vmax || v[j] < o->decl_vmin || v[j] > o->decl_vmax) continue;
-        int r = range_run(rc, v, why, sizeof why, &call, &name);
+        int r = verdict_at(rc, v);
         if (r == RANGE_ENDED) return false;
         if (r != RANGE_DIFFERS) continue;
-        char sizes[160];
-        om__run_sizes(tr, v, (uint64_t)1 << k | (uint64_t)1 << j, sizes, sizeof sizes);
-        const char *at = om__arena_printf(&tr->g.arena, "%s: the range of '%s' narrowed there, yet at %s (with '%s' "
-                                          "moved too) the model answers", s->min_why ? s->min_why : s->max_why,
-                                          s->name, sizes, o->name);
-        if (!at) return om__trace_fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory");
-        om__run_answers(tr, at, v);
+        if (!answers_outside(rc, v, (uint64_t)1 << k | (uint64_t)1 << j, j, "%s: the range of '%s' narrowed there",
+                             s->min_why ? s->min_why : s->max_why, s->name))
+          return false;
       }
     }
   }
@@ -1528,10 +1541,7 @@ static bool check_whole_range(om_trace *tr, const om_symbol *declared, om_trace_
 /* Whether the model answers (returns, whatever it does) at the variables v: 1, 0, -1 when the
  * trace ended. */
 static int answers_at(run_ctx *rc, const int64_t *v) {
-  char why[320];
-  int64_t call;
-  const char *name;
-  int r = range_run(rc, v, why, sizeof why, &call, &name);
+  int r = verdict_at(rc, v);
   return r == RANGE_ENDED ? -1 : r != RANGE_FAILS;
 }
 
@@ -1717,11 +1727,8 @@ static int narrow_where_fails(run_ctx *rc, om_symbol *ranges) {
   const char *msg = om__arena_printf(&tr->g.arena, "%s%s", tr->fail_msg, reason);
   if (!msg) return om__trace_fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory"), -1;
   if (tr->fail_call >= 0) {
-    char ignored[320];
-    int64_t call;
-    const char *name;
     tr->stop_call = tr->fail_call, tr->stop_msg = msg;
-    if (range_run(rc, tr->fail_at, ignored, sizeof ignored, &call, &name) == RANGE_ENDED) return 0;
+    if (verdict_at(rc, tr->fail_at) == RANGE_ENDED) return 0;
     tr->stop_msg = NULL;
   }
   /* the last run is one at the example, which answers: a caller that keeps the exception of a
