@@ -723,8 +723,13 @@ const ADVICE = /: the graph holds for the sizes |\. It holds |; it holds when |;
  */
 function withLocation(e, thrown = []) {
   if (!(e instanceof TraceError) || e.kind !== 'SymbolicShape' || e.located || typeof e.stack !== 'string') return e;
-  // the first 120 characters: a message quoted in a piece's refusal may be cut short (C keeps 1 KiB)
-  const quotes = (t) => { const m = runMessage(t).split(ADVICE)[0].slice(0, 120); return m.length > 8 && e.message.includes(m); };
+  // a message quoted in a piece's refusal may be cut short, ending in "..." (C keeps 512 bytes)
+  const quotes = (t) => {
+    const m = runMessage(t).split(ADVICE)[0], at = m.length > 8 ? e.message.indexOf(m.slice(0, 40)) : -1;
+    if (at < 0) return false;
+    const rest = e.message.slice(at), cut = rest.indexOf('...');
+    return rest.startsWith(m.slice(0, 120)) || (cut > 0 && m.startsWith(rest.slice(0, cut)));
+  };
   const quoted = thrown.findLast((t) => t !== e && typeof t?.stack === 'string' && quotes(t));
   const at = (quoted && placeOf(quoted.stack)) ?? placeOf(e.stack);
   if (at) e.message += ` (at ${at})`;
