@@ -350,8 +350,9 @@ int64_t om__run_call(om_trace *tr, int op, const om_attrs *attrs, om_tensor *con
 /** After a logged call: stamps its outputs with their origin in the run; in a run at other
  *  sizes logs their shapes (or, ok false, that it failed). */
 void om__run_call_done(om_trace *tr, int64_t index, om_tensor *const *out, int n_out, bool ok);
-/** Run r failed (why says where and how, at the record run's call index, -1 none) where nothing narrowed the range past it: a far run is
- *  dropped (no range to narrow to); below the example it is dropped (om__run_drop); above, each symbol it has above its example that no run
+/** Run r failed (why says where and how, at the record run's call index, -1 none: the site of a
+ *  range it narrows) where nothing narrowed the range past it: a far run is dropped (no range to
+ *  narrow to); below the example it is dropped (om__run_drop); above, each symbol it has above its example that no run
  *  which returned took at that size or more gets as its maximum the largest size such a run
  *  took below it (the model works there: its table of positions ends between). false, with
  *  nothing changed, when that cannot say which symbol ends or no size above the example is known
@@ -371,9 +372,10 @@ bool om__run_more_at(om_trace *tr, const int64_t *v);
  *  has multiples: "; it holds when 'h' is a multiple of 2: declare om.Dim('h', ...) ...", for a
  *  refusal, into buf (returned; "" when none). */
 const char *om__run_hint(const om_trace *tr, int r, char *buf, size_t cap);
-/** Notes that the record run narrowed a range where the model works (why: where first; v: the
- *  variables of the run where it does): the trace is cut there (om__branch_below) or refused
- *  when the record run ends, with the declaration of the narrowed ranges. */
+/** Notes that the record run narrowed a range where the model works (why: where first, at site,
+ *  NULL none; v: the variables of the run where it does): the trace is cut there
+ *  (om__branch_below) or refused when the record run ends, with the declaration of the narrowed
+ *  ranges, at the call site names. */
 void om__run_answers(om_trace *tr, const char *why, const int64_t *v, const om_site *site);
 /** The site of call index (0-based; -1: none, NULL) in a run at the variables v (NULL: the
  *  example's, where the record run's calls have the same index), in the trace's arena (NULL
