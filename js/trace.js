@@ -708,17 +708,28 @@ class TraceProgress {
 // ---- where in the user's code ------------------------------------------------------------------
 
 const PACKAGE = new URL('./', import.meta.url).href;
+/** Where a refusal's advice begins (the markers of without_advice in src/trace/branch.c). */
+const ADVICE = /: the graph holds for the sizes |\. It holds |; it holds when |; the trace holds on |; declare |: declare /;
 
 /**
  * A TraceError of kind SymbolicShape with the place in the model's code it was raised at (the
  * first stack frame outside this package) added to its message, once: a size the model computes
  * is where the user has to look. A refusal that quotes an exception one of the runs threw (a
  * piece of a threshold, a run below the example: thrown, runMessage) is placed where that one was
- * thrown, in the model, not where om.trace was called. Other errors are returned unchanged.
+ * thrown, in the model, not where om.trace was called; a piece's refusal is quoted without its
+ * advice (src/trace/branch.c, without_advice: the declarations are the piece's) and perhaps cut
+ * short, so only the start of the part before the advice must match. Other errors are returned
+ * unchanged.
  */
 function withLocation(e, thrown = []) {
   if (!(e instanceof TraceError) || e.kind !== 'SymbolicShape' || e.located || typeof e.stack !== 'string') return e;
-  const quotes = (t) => { const m = runMessage(t).slice(0, 200); return m.length > 8 && e.message.includes(m); };
+  // a message quoted in a piece's refusal may be cut short, ending in "..." (C keeps 512 bytes)
+  const quotes = (t) => {
+    const m = runMessage(t).split(ADVICE)[0], at = m.length > 8 ? e.message.indexOf(m.slice(0, 40)) : -1;
+    if (at < 0) return false;
+    const rest = e.message.slice(at), cut = rest.indexOf('...');
+    return rest.startsWith(m.slice(0, 120)) || (cut > 0 && m.startsWith(rest.slice(0, cut)));
+  };
   const quoted = thrown.findLast((t) => t !== e && typeof t?.stack === 'string' && quotes(t));
   const at = (quoted && placeOf(quoted.stack)) ?? placeOf(e.stack);
   if (at) e.message += ` (at ${at})`;

@@ -492,15 +492,22 @@ int om__branch_run(om_trace *tr, const om_symbol *declared, om_trace_fn fn, void
     else if (other_failed)
       snprintf(decl, sizeof decl, "; declare om.Dim('%s', { min: %lld, max: %lld }) for the graph %s there", s->name,
                (long long)ex_min, (long long)ex_max, ex == 1 ? "from" : "up to");
-    if (kind < OM_ERR_TRACE_UNSUPPORTED_OPERATION && kind != OM_ERR_OUT_OF_MEMORY) /* the model fails at a piece's example */
-      return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "trace_run: the model changes at a size threshold of '%s' (at %lld), "
-                            "and fails at %s=%lld, in a piece: %s%s", s->name, (long long)(at * s->multiple), s->name,
-                            (long long)(pc[ex_traced ? other : ex].v * s->multiple), msg, decl), -1;
-    if (kind == OM_ERR_TRACE_SYMBOLIC_SHAPE && other_failed) /* its declarations are of that piece and its own example: not the user's */
-      return om__trace_fail(kind, "trace_run: the model changes at a size threshold of '%s' (at %lld), and the piece %s it "
-                            "(traced at %s=%lld) is refused: %s%s", s->name, (long long)(at * s->multiple), other ? "from" : "below",
-                            s->name, (long long)(pc[other].v * s->multiple), without_advice(msg), decl), -1;
-    return om__trace_fail(kind, "%s", msg), -1;
+    bool fails = kind < OM_ERR_TRACE_UNSUPPORTED_OPERATION && kind != OM_ERR_OUT_OF_MEMORY;
+    bool refused = kind == OM_ERR_TRACE_SYMBOLIC_SHAPE && other_failed; /* its declarations are of that piece: not the user's */
+    char head[300]; /* what this trace says before the piece's message */
+    if (fails) /* the model fails at a piece's example */
+      snprintf(head, sizeof head, "trace_run: the model changes at a size threshold of '%s' (at %lld), and fails at %s=%lld, "
+               "in a piece: ", s->name, (long long)(at * s->multiple), s->name, (long long)(pc[ex_traced ? other : ex].v * s->multiple));
+    else if (refused)
+      snprintf(head, sizeof head, "trace_run: the model changes at a size threshold of '%s' (at %lld), and the piece %s it "
+               "(traced at %s=%lld) is refused: ", s->name, (long long)(at * s->multiple), other ? "from" : "below", s->name,
+               (long long)(pc[other].v * s->multiple));
+    else
+      return om__trace_fail(kind, "%s", msg), -1;
+    if (refused) without_advice(msg);
+    size_t room = sizeof st->err_msg - 1 - strlen(head) - strlen(decl); /* the piece's message is cut, not the declaration */
+    if (strlen(msg) > room && room > 3) memcpy(msg + room - 3, "...", 4);
+    return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "%s%s%s", head, msg, decl), -1;
   }
   tr->branched = joined;
   for (int j = 0; j < n_ex; j++) { /* the example piece's outputs, as the If's outputs of this trace */

@@ -66,9 +66,9 @@ static void settle(om_lower *l, const om_runcall **all, bool far, bool ok, const
         continue;
       }
       tr->runs.v[r].dropped = true;
-      if (!tr->far_parted)
-        tr->far_parted = om__arena_printf(&tr->g.arena, "%s: %s is %s at %s, which no size expression that holds at the "
-                                          "other sizes gives: the model computes it otherwise there", l->who, what, val, sizes);
+      om__run_far_parted(tr, om__arena_printf(&tr->g.arena, "%s: %s is %s at %s, which no size expression that holds at the "
+                                              "other sizes gives: the model computes it otherwise there", l->who, what, val, sizes),
+                         tr->calls - 1);
     }
 }
 
@@ -308,7 +308,7 @@ int om__trace_lower(const om_op_def *def, om_call *c, const om_attrs *given, int
     om__run_sizes(tr, tr->runs.v[r].v, ~(uint64_t)0, sizes, sizeof sizes);
     const char *why = om__arena_printf(&tr->g.arena, "%s (call %lld): at %s the call fails (%s)", def->name, (long long)tr->calls,
                                        sizes, l.rc[r]->error);
-    if (inside && !om__run_failed(tr, r, why))
+    if (inside && !om__run_failed(tr, r, why, tr->calls - 1))
       return om__run_fails_at(tr, tr->runs.v[r].v, tr->calls - 1, why, "%s: at %s this call fails (%s), so the graph would "
                               "only hold at the traced sizes%s", def->name, sizes, l.rc[r]->error,
                               om__run_hint(tr, r, hint, sizeof hint)), -1;

@@ -383,8 +383,9 @@ static void narrow(probe *p, int k, int64_t pass, int64_t fail, bool up, const i
   }
   om_symbol *s = &tr->symbols.v[k];
   const char *why = om__arena_printf(&tr->g.arena, "%s (call %lld)", l->who, (long long)tr->calls);
-  if (up && pass < s->vmax) s->vmax = pass, s->max = pass * s->multiple, s->max_why = why; /* ranges only narrow */
-  else if (!up && pass > s->vmin) s->vmin = pass, s->min = pass * s->multiple, s->min_why = why;
+  const om_site *site = om__run_site(tr, NULL, tr->calls - 1);
+  if (up && pass < s->vmax) s->vmax = pass, s->max = pass * s->multiple, s->max_why = why, s->max_site = site; /* ranges only narrow */
+  else if (!up && pass > s->vmin) s->vmin = pass, s->min = pass * s->multiple, s->min_why = why, s->min_site = site;
 }
 
 /* Whether a failure of the call at the probe v (below the example) is left to the range check
@@ -563,7 +564,8 @@ bool om__probe_extents(om_lower *l) {
       if (low >= 0 && (s[low].ok || s[low].other_rank)) { /* the call works there, with another size than the graph's */
         char sizes[160];
         om__run_answers(tr, om__arena_printf(&tr->g.arena, "%s (call %lld): at %s its output has another size than the graph's",
-                                             l->who, (long long)tr->calls, om__run_sizes(tr, list[low], p.used, sizes, sizeof sizes)), list[low]);
+                                             l->who, (long long)tr->calls, om__run_sizes(tr, list[low], p.used, sizes, sizeof sizes)), list[low],
+                        om__run_site(tr, NULL, tr->calls - 1));
       }
       if (low >= 0) {
         int k = 0, moved = 0;

@@ -317,7 +317,7 @@ static bool same_origin(const om_trace *tr, const om_run *run, int64_t ka, int64
 
 /* A run at a size below the example that fails or parts from the record run narrows each
  * symbol it has below its example to the sizes above, and is not used further; why says where. */
-static void drop_small(om_trace *tr, om_run *run, const char *why) {
+static void drop_small(om_trace *tr, om_run *run, const char *why, const om_site *site) {
   int64_t v0[64];
   om__run_example(tr, v0);
   run->dropped = true;
@@ -326,7 +326,7 @@ static void drop_small(om_trace *tr, om_run *run, const char *why) {
     if (run->v[k] < v0[k] && s->vmin <= run->v[k]) {
       s->vmin = run->v[k] + 1;
       s->min = s->vmin * s->multiple;
-      s->min_why = why;
+      s->min_why = why, s->min_site = site;
     }
   }
 }
@@ -336,40 +336,40 @@ static void drop_small(om_trace *tr, om_run *run, const char *why) {
  * gives an answer, which the graph would not), the trace is refused when the record run ends
  * (om__run_answers), with the declaration of the ranges: a range narrows only where the model
  * fails. Runs above the example that part from it refuse at once (control flow), first. */
-static void below(om_trace *tr, om_run *run, const char *why) {
-  if (run->n_outputs >= 0) om__run_answers(tr, why, run->v);
-  drop_small(tr, run, why);
+static void below(om_trace *tr, om_run *run, const char *why, const om_site *site) {
+  if (run->n_outputs >= 0) om__run_answers(tr, why, run->v, site);
+  drop_small(tr, run, why, site);
 }
 
-void om__run_answers(om_trace *tr, const char *why, const int64_t *v) {
+const om_site *om__run_site(om_trace *tr, const int64_t *v, int64_t call) {
+  om_site *site = call >= 0 ? om__arena_alloc(&tr->g.arena, sizeof *site) : NULL;
+  if (!site) return NULL;
+  site->call = call;
+  if (v) memcpy(site->v, v, sizeof site->v);
+  else om__run_example(tr, site->v);
+  return site;
+}
+
+void om__run_answers(om_trace *tr, const char *why, const int64_t *v, const om_site *site) {
   int64_t v0[64];
   uint64_t below = 0;
   om__run_example(tr, v0);
   for (int k = 0; k < tr->symbols.n; k++)
     if (v[k] < v0[k]) below |= (uint64_t)1 << k;
   tr->answers_syms = tr->answers ? tr->answers_syms & below : below;
-  if (!tr->answers) tr->answers = why;
+  if (!tr->answers) tr->answers = why, tr->answers_site = site;
 }
 
-/* Refuses (SymbolicShape, false) a trace whose record run narrowed a range where the model works
- * (tr->answers says where first), with the declaration of the ranges it narrowed to (each symbol
- * whose range differs from the user's declaration), as torch.export names the constraints that
- * would hold. */
-static bool refuse_answers(om_trace *tr) {
-  char decl[600];
-  size_t n = 0;
-  decl[0] = '\0';
-  for (int k = 0; k < tr->symbols.n && n < sizeof decl; k++) {
-    const om_symbol *s = &tr->symbols.v[k];
-    if (s->vmin == s->decl_vmin && s->vmax == s->decl_vmax) continue;
-    n += (size_t)snprintf(decl + n, sizeof decl - n, "%som.Dim('%s', { min: %lld", n ? ", " : "", s->name, (long long)s->min);
-    if (n < sizeof decl && s->max < INT64_MAX) n += (size_t)snprintf(decl + n, sizeof decl - n, ", max: %lld", (long long)s->max);
-    if (n < sizeof decl && s->multiple > 1) n += (size_t)snprintf(decl + n, sizeof decl - n, ", multipleOf: %lld", (long long)s->multiple);
-    if (n < sizeof decl) n += (size_t)snprintf(decl + n, sizeof decl - n, " })");
-  }
-  return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "%s, where the model gives an answer that the graph would not: the "
-                        "graph holds for the sizes %s declares (om_trace_dim in C): declare them to trace it there",
-                        tr->answers, decl);
+/* Appends to buf (n of cap used) the declaration of symbol s from min to max (INT64_MAX: no
+ * maximum), after a comma when n: "om.Dim('seq', { min: 1, max: 32 })" (multipleOf first when
+ * the symbol has one). Returns the new length (snprintf's: at least cap when cut). */
+static size_t dim_declaration(char *buf, size_t cap, size_t n, const om_symbol *s, int64_t min, int64_t max) {
+  if (n < cap) n += (size_t)snprintf(buf + n, cap - n, "%som.Dim('%s', { ", n ? ", " : "", s->name);
+  if (n < cap && s->multiple > 1) n += (size_t)snprintf(buf + n, cap - n, "multipleOf: %lld, ", (long long)s->multiple);
+  if (n < cap) n += (size_t)snprintf(buf + n, cap - n, "min: %lld", (long long)min);
+  if (n < cap && max != INT64_MAX) n += (size_t)snprintf(buf + n, cap - n, ", max: %lld", (long long)max);
+  if (n < cap) n += (size_t)snprintf(buf + n, cap - n, " })");
+  return n;
 }
 
 /* The multiple m (2 to 8) of symbol k's size that separates the runs: every run that returned
@@ -411,13 +411,14 @@ const char *om__run_hint(const om_trace *tr, int r, char *buf, size_t cap) {
   return buf;
 }
 
-bool om__run_failed(om_trace *tr, int r, const char *why) {
+bool om__run_failed(om_trace *tr, int r, const char *why, int64_t index) {
   om_run *run = &tr->runs.v[r];
   if (run->far) return run->dropped = true; /* far past any size the model was seen to work at: no range to narrow to */
   for (int k = 0; k < tr->symbols.n; k++) /* it fails at sizes that are not multiples: declare them (om__run_hint) */
     if (separating_multiple(tr, run, k)) return false;
+  const om_site *site = om__run_site(tr, NULL, index);
   if (is_small(tr, run)) {
-    drop_small(tr, run, why);
+    drop_small(tr, run, why, site);
     return true;
   }
   int64_t v0[64], cap[64];
@@ -444,7 +445,7 @@ bool om__run_failed(om_trace *tr, int r, const char *why) {
     if (cap[k] < 0 || s->vmax <= cap[k]) continue;
     s->vmax = cap[k];
     s->max = cap[k] * s->multiple;
-    s->max_why = s->runs_max_why = why;
+    s->max_why = s->runs_max_why = why, s->max_site = site;
   }
   run->dropped = true;
   return true;
@@ -491,15 +492,21 @@ bool om__run_fails_at(om_trace *tr, const int64_t *v, int64_t index, const char 
     return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "%s", msg);
   if (!(tr->fail_msg = om__arena_strdup(&tr->g.arena, msg))) return om__trace_fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory");
   tr->fail_why = why;
-  tr->fail_call = index;
+  tr->fail_site = om__run_site(tr, v, index);
   memcpy(tr->fail_at, v, sizeof tr->fail_at);
   tr->more = true; /* the record run unwinds */
   return om__fail(OM_ERR_TRACE_INVALID_USAGE, "trace_run: the model is run at more sizes first (this is not an error of the model)");
 }
 
+void om__run_far_parted(om_trace *tr, const char *why, int64_t index) {
+  if (tr->far_parted) return;
+  tr->far_parted = why;
+  tr->far_site = om__run_site(tr, NULL, index);
+}
+
 bool om__run_drop(om_trace *tr, int r, const char *why) {
   if (!is_small(tr, &tr->runs.v[r])) return false;
-  below(tr, &tr->runs.v[r], why);
+  below(tr, &tr->runs.v[r], why, om__run_site(tr, NULL, tr->calls - 1));
   return true;
 }
 
@@ -519,13 +526,14 @@ static bool parts(om_trace *tr, int r, const char *who, int64_t index, const cha
   va_end(ap);
   om__run_sizes(tr, run->v, ~(uint64_t)0, sizes, sizeof sizes);
   if (is_small(tr, run)) {
-    below(tr, run, om__arena_printf(&tr->g.arena, "%s (call %lld): at %s the model %s", who, (long long)index + 1, sizes, what));
+    below(tr, run, om__arena_printf(&tr->g.arena, "%s (call %lld): at %s the model %s", who, (long long)index + 1, sizes, what),
+          om__run_site(tr, NULL, index));
     return true;
   }
   run->dropped = true;
-  if (!tr->far_parted)
-    tr->far_parted = om__arena_printf(&tr->g.arena, "%s: the model takes another path at other sizes: at %s it %s; control "
-                                      "flow that depends on a size cannot be written in the graph", who, sizes, what);
+  om__run_far_parted(tr, om__arena_printf(&tr->g.arena, "%s: the model takes another path at other sizes: at %s it %s; "
+                                          "control flow that depends on a size cannot be written in the graph", who, sizes, what),
+                     index);
   return true;
 }
 
@@ -580,7 +588,7 @@ static bool failed_here(om_trace *tr, int r, int op, int64_t index, const char *
   om__run_sizes(tr, tr->runs.v[r].v, ~(uint64_t)0, sizes, sizeof sizes);
   const char *why = om__arena_printf(&tr->g.arena, "%s (call %lld): at %s the model fails (%s)", kind_name(op),
                                      (long long)index + 1, sizes, error);
-  if (om__run_failed(tr, r, why)) return true;
+  if (om__run_failed(tr, r, why, index)) return true;
   return om__run_fails_at(tr, tr->runs.v[r].v, index, why, "%s: at %s the model fails here (%s), so the graph would only "
                           "hold at the traced sizes%s", kind_name(op), sizes, error, om__run_hint(tr, r, hint, sizeof hint));
 }
@@ -591,9 +599,44 @@ static bool failed_here(om_trace *tr, int r, int op, int64_t index, const char *
  * the last size checked (traced.symbols[k].checked says where). */
 #define OM_RANGE_CALLS 65536
 
+/* The model's call (op, index) reads a tensor that its run with serial made and the model kept
+ * (module state it changed there: a table of positions cached to a size and made again, larger,
+ * at a longer sequence): every run after that one sees the model as it left it, so no run says
+ * where it begins to do that, and the record run would write a phantom of that run. Refused
+ * here (SymbolicShape, -2), with the declaration that keeps each symbol below the sizes of that
+ * run, at the largest size an earlier run took, where the model still had its state. */
+static int64_t kept_from_run(om_trace *tr, int op, int64_t index, uint32_t serial) {
+  const om_run *maker = tr->base.serial == serial ? &tr->base : NULL;
+  for (int r = 0; r < tr->runs.n && !maker; r++)
+    if (tr->runs.v[r].serial == serial) maker = &tr->runs.v[r];
+  int64_t v0[64], before[64];
+  om__run_example(tr, v0);
+  memcpy(before, v0, sizeof(int64_t) * (size_t)tr->symbols.n);
+  for (int r = -1; maker && r < tr->runs.n; r++) { /* the runs before it (the base run first) */
+    const om_run *o = r < 0 ? &tr->base : &tr->runs.v[r];
+    for (int k = 0; o->serial < serial && k < tr->symbols.n; k++)
+      if (o->v[k] > before[k] && o->v[k] < maker->v[k]) before[k] = o->v[k];
+  }
+  char sizes[160] = "the traced sizes", decl[400] = "";
+  size_t n = 0;
+  if (maker) om__run_sizes(tr, maker->v, ~(uint64_t)0, sizes, sizeof sizes);
+  for (int k = 0; maker && k < tr->symbols.n; k++) {
+    const om_symbol *s = &tr->symbols.v[k];
+    if (maker->v[k] > v0[k]) n = dim_declaration(decl, sizeof decl, n, s, s->min, before[k] * s->multiple);
+  }
+  tr->phase = OM_PHASE_RECORD; /* so that the error ends the trace */
+  return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "%s (call %lld): the model reads a tensor it made in its run at %s and "
+                        "kept (state it changes at some sizes, such as a table cached to a size and made again for a larger "
+                        "one), so the runs cannot tell where it begins to; the trace holds where the model keeps its state%s%s%s",
+                        kind_name(op), (long long)index + 1, sizes, n ? ": declare " : "", decl,
+                        n ? " (om_trace_dim in C), up to the size its state holds" : ""), -2;
+}
+
 int64_t om__run_call(om_trace *tr, int op, const om_attrs *attrs, om_tensor *const *in, int n_in, const om_runcall **rc) {
   if (tr->depth > 0 || tr->phase == OM_PHASE_MANUAL) return -1;
   int64_t index = tr->calls++;
+  for (int i = 0; i < n_in; i++) /* a tensor an earlier run made, which the model kept */
+    if (in[i] && in[i]->trace_run && in[i]->trace_run != tr->serial) return kept_from_run(tr, op, index, in[i]->trace_run);
   if (tr->phase == OM_PHASE_OTHER && tr->stop_msg && index == tr->stop_call) { /* a threshold, refused here */
     tr->phase = OM_PHASE_RECORD; /* so that the error ends the trace */
     return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "%s", tr->stop_msg), -2;
@@ -745,14 +788,16 @@ static bool check_ends(om_trace *tr, om_tensor *const *outs, int n) {
     }
     if (run->n_outputs < 0) { /* where the record run did not meet it (after its last call, at a call it computed only) */
       const char *why = om__arena_printf(&tr->g.arena, "trace_run: at %s the model fails (%s)", sizes, run->error);
-      if (om__run_failed(tr, r, why)) continue;
+      if (om__run_failed(tr, r, why, -1)) continue;
       char hint[400];
-      return om__run_fails_at(tr, run->v, -1, why, "trace_run: at %s the model fails (%s), so the graph would only "
+      int64_t c = 0; /* the run's call that failed: the refusal is raised there */
+      while (c < run->calls.n && !run->calls.v[c].error) c++;
+      return om__run_fails_at(tr, run->v, c < run->calls.n ? c : -1, why, "trace_run: at %s the model fails (%s), so the graph would only "
                               "hold at the traced sizes%s", sizes, run->error, om__run_hint(tr, r, hint, sizeof hint));
     }
     if (run->n_outputs != n) {
       if (is_small(tr, run)) {
-        below(tr, run, om__arena_printf(&tr->g.arena, "trace_run: at %s the model returns %d outputs", sizes, run->n_outputs));
+        below(tr, run, om__arena_printf(&tr->g.arena, "trace_run: at %s the model returns %d outputs", sizes, run->n_outputs), NULL);
         continue;
       }
       return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "trace_run: the model returns %d outputs at %s and %d here",
@@ -800,7 +845,7 @@ static bool run_other(om_trace *tr, om_run *run, om_trace_fn fn, void *ctx, om_t
   om_tensor *in[64] = {0};
   int n_in = g->inputs.n;
   bool made = true;
-  tr->serial++;
+  run->serial = ++tr->serial;
   for (int k = 0; k < n_in && made; k++) {
     const om_gvalue *v = &g->values.v[g->inputs.v[k]];
     om_meta m = {.dtype = v->dtype, .ndim = v->ndim};
@@ -980,7 +1025,8 @@ static bool check_minimums(om_trace *tr, const om_symbol *declared, om_trace_fn 
         s->min_why = run.n_outputs < 0 ? om__arena_printf(&tr->g.arena, "trace_run: at %s the model fails (%s)", sizes, run.error)
                                        : om__arena_printf(&tr->g.arena, "trace_run: at %s the model takes another path or "
                                                           "computes a size otherwise", sizes);
-        if (run.n_outputs >= 0) om__run_answers(tr, s->min_why, run.v); /* it works there: refused at the end */
+        s->min_site = NULL; /* it names no call */
+        if (run.n_outputs >= 0) om__run_answers(tr, s->min_why, run.v, NULL); /* it works there: refused at the end */
         s->vmin++;
         s->min = s->vmin * s->multiple;
       }
@@ -1088,21 +1134,22 @@ static int range_run(run_ctx *rc, const int64_t *v, char *why, size_t cap, int64
   return verdict;
 }
 
+/* range_run's verdict at the variables v, without its particulars. */
+static int verdict_at(run_ctx *rc, const int64_t *v) {
+  char why[320];
+  int64_t call;
+  const char *name;
+  return range_run(rc, v, why, sizeof why, &call, &name);
+}
+
 /* The declaration that keeps the symbols of mask to the sizes where the model does what the
  * trace does: up to the variables good (up), or from them: "om.Dim('seq', { min: 1, max: 32 })". */
 static const char *declaration(const om_trace *tr, uint64_t mask, const int64_t *good, bool up, char *buf, size_t cap) {
   size_t n = 0;
   buf[0] = '\0';
   for (int k = 0; k < tr->symbols.n && n < cap; k++) {
-    if (!(mask >> k & 1)) continue;
     const om_symbol *s = &tr->symbols.v[k];
-    n += (size_t)snprintf(buf + n, cap - n, "%som.Dim('%s', { ", n ? ", " : "", s->name);
-    if (s->multiple > 1 && n < cap) n += (size_t)snprintf(buf + n, cap - n, "multipleOf: %lld, ", (long long)s->multiple);
-    long long lo = up ? s->min : good[k] * s->multiple, hi = up ? good[k] * s->multiple : s->max;
-    if (n < cap) n += (size_t)snprintf(buf + n, cap - n, "min: %lld", lo);
-    if (n < cap && s->max != INT64_MAX) n += (size_t)snprintf(buf + n, cap - n, ", max: %lld", hi);
-    else if (n < cap && up) n += (size_t)snprintf(buf + n, cap - n, ", max: %lld", hi);
-    if (n < cap) n += (size_t)snprintf(buf + n, cap - n, " })");
+    if (mask >> k & 1) n = dim_declaration(buf, cap, n, s, up ? s->min : good[k] * s->multiple, up ? good[k] * s->multiple : s->max);
   }
   return buf;
 }
@@ -1116,13 +1163,30 @@ static bool refuse_at_call(run_ctx *rc, const int64_t *bad, int64_t call, const 
   if (!msg) return om__trace_fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory");
   if (call >= 0) {
     tr->stop_call = call, tr->stop_msg = msg;
-    int64_t again;
-    char ignored[320];
-    const char *same;
-    if (range_run(rc, bad, ignored, sizeof ignored, &again, &same) == RANGE_ENDED) return false;
+    if (verdict_at(rc, bad) == RANGE_ENDED) return false;
     tr->stop_msg = NULL;
   }
   return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "%s", msg);
+}
+
+/* Refuses (SymbolicShape, false) a trace whose record run narrowed a range where the model works
+ * (tr->answers says where first), with the declaration of the ranges it narrowed to (each symbol
+ * whose range differs from the user's declaration), as torch.export names the constraints that
+ * would hold; at the call it names (refuse_at_call). */
+static bool refuse_answers(run_ctx *rc) {
+  om_trace *tr = rc->tr;
+  const om_site *site = tr->answers_site;
+  char decl[600];
+  size_t n = 0;
+  decl[0] = '\0';
+  for (int k = 0; k < tr->symbols.n && n < sizeof decl; k++) {
+    const om_symbol *s = &tr->symbols.v[k];
+    if (s->vmin != s->decl_vmin || s->vmax != s->decl_vmax) n = dim_declaration(decl, sizeof decl, n, s, s->min, s->max);
+  }
+  const char *msg = om__arena_printf(&tr->g.arena, "%s, where the model gives an answer that the graph would not: the graph "
+                                     "holds for the sizes %s declares (om_trace_dim in C): declare them to trace it there",
+                                     tr->answers, decl);
+  return refuse_at_call(rc, site ? site->v : NULL, site ? site->call : -1, msg);
 }
 
 /* The model does at the variables bad (a step from good) what the trace does not (why, at the
@@ -1155,11 +1219,12 @@ static bool settle(run_ctx *rc, uint64_t mask, const int64_t *good, const int64_
   char sizes[160];
   om__run_sizes(tr, bad, ~(uint64_t)0, sizes, sizeof sizes);
   const char *because = om__arena_printf(&tr->g.arena, "trace_run: at %s the model %s", sizes, why);
+  const om_site *site = om__run_site(tr, bad, call);
   for (int k = 0; k < tr->symbols.n; k++) {
     om_symbol *s = &tr->symbols.v[k];
     if (!(mask >> k & 1)) continue;
-    if (up && good[k] < s->vmax) s->vmax = good[k], s->max = s->vmax * s->multiple, s->max_why = because;
-    if (!up && good[k] > s->vmin) s->vmin = good[k], s->min = s->vmin * s->multiple, s->min_why = because;
+    if (up && good[k] < s->vmax) s->vmax = good[k], s->max = s->vmax * s->multiple, s->max_why = because, s->max_site = site;
+    if (!up && good[k] > s->vmin) s->vmin = good[k], s->min = s->vmin * s->multiple, s->min_why = because, s->min_site = site;
   }
   return true;
 }
@@ -1316,7 +1381,8 @@ static bool check_range(run_ctx *rc) {
         om__run_sizes(tr, bad_v, ~(uint64_t)0, sizes, sizeof sizes);
         if (good_v[line] > s->vmax) /* the trace holds to good: the exact end, or a threshold there */
           s->vmax = good_v[line], s->max = s->vmax * s->multiple,
-          s->max_why = om__arena_printf(&tr->g.arena, "trace_run: at %s the model %s", sizes, why);
+          s->max_why = om__arena_printf(&tr->g.arena, "trace_run: at %s the model %s", sizes, why),
+          s->max_site = om__run_site(tr, bad_v, call);
         if (verdict == RANGE_FAILS) continue;
         /* where the model answers otherwise than the trace (a split's piece that is T - 6 up to
          * 12 and 6 from there, the runs' maximum at 10 below a failure at 23) the range would
@@ -1369,6 +1435,28 @@ static bool add_run(const run_ctx *rc, const int64_t *v, bool far) {
   return true;
 }
 
+/* The model answers at the variables v (shown: the symbols the message names; with: another
+ * symbol moved too, -1 none) outside a range that narrowed there (fmt: which and why): noted for
+ * the refusal when the record run ends (om__run_answers, refuse_answers), which declares the
+ * ranges that hold. The one place check_below_minimums, check_above_maximums and check_pairs say
+ * it. false when memory ran out. */
+static bool answers_outside(run_ctx *rc, const int64_t *v, uint64_t shown, int with, const om_site *site, const char *fmt, ...)
+    __attribute__((format(printf, 6, 7)));
+static bool answers_outside(run_ctx *rc, const int64_t *v, uint64_t shown, int with, const om_site *site, const char *fmt, ...) {
+  om_trace *tr = rc->tr;
+  char range[400], sizes[160], moved[80] = "";
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(range, sizeof range, fmt, ap);
+  va_end(ap);
+  om__run_sizes(tr, v, shown, sizes, sizeof sizes);
+  if (with >= 0) snprintf(moved, sizeof moved, " (with '%s' moved too)", tr->symbols.v[with].name);
+  const char *at = om__arena_printf(&tr->g.arena, "%s, yet at %s%s the model answers", range, sizes, moved);
+  if (!at) return om__trace_fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory");
+  om__run_answers(tr, at, v, site);
+  return true;
+}
+
 /* A minimum that moved (by the runs, by a probe of a call) is checked below, the other symbols at
  * their examples, at up to 16 sizes (every one when they are that few, else spread down to the
  * declared minimum). Where the model answers at one, the range would narrow where the model gives
@@ -1382,9 +1470,7 @@ static bool add_run(const run_ctx *rc, const int64_t *v, bool far) {
  * when the trace ended. */
 static bool check_below_minimums(run_ctx *rc) {
   om_trace *tr = rc->tr;
-  int64_t v0[64], v[64], call;
-  char why[320];
-  const char *name;
+  int64_t v0[64], v[64];
   om__run_example(tr, v0);
   for (int k = 0; k < tr->symbols.n && !tr->answers && tr->split_sym < 0; k++) {
     const om_symbol *s = &tr->symbols.v[k];
@@ -1399,18 +1485,15 @@ static bool check_below_minimums(run_ctx *rc) {
         for (int j = 0; pass && j < tr->symbols.n; j++)
           if (low >> j & 1) v[j] = tr->symbols.v[j].vmin;
         v[k] = below <= 16 ? s->vmin - 1 - i : i == 15 ? rc->declared[k].vmin : s->vmin - 1 - i * below / 16;
-        int r = range_run(rc, v, why, sizeof why, &call, &name);
+        int r = verdict_at(rc, v);
         if (r == RANGE_ENDED) return false;
         if (r != RANGE_SAME && r != RANGE_DIFFERS) continue;
         int64_t good[64] = {0}, bad[64] = {0}; /* cut above it: the piece below traced at it */
         good[k] = v[k], bad[k] = v[k] + 1;
         if (!pass && om__branch_split(tr, (uint64_t)1 << k, good, bad, true)) return true;
-        char sizes[160];
-        om__run_sizes(tr, v, (uint64_t)1 << k | (pass ? low : 0), sizes, sizeof sizes);
-        const char *at = om__arena_printf(&tr->g.arena, "%s: the minimum of '%s' rose there, yet at %s the model answers",
-                                          s->min_why, s->name, sizes);
-        if (!at) return om__trace_fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory");
-        om__run_answers(tr, at, v);
+        if (!answers_outside(rc, v, (uint64_t)1 << k | (pass ? low : 0), -1, s->min_site, "%s: the minimum of '%s' rose there",
+                             s->min_why, s->name))
+          return false;
       }
   }
   return true;
@@ -1443,12 +1526,9 @@ static bool check_above_maximums(run_ctx *rc) {
       continue;
     }
     if (r == RANGE_BIG || tr->made_phantom) continue; /* past what runs, or a lookup past a table that failed nothing */
-    char sizes[160];
-    om__run_sizes(tr, bad, (uint64_t)1 << k, sizes, sizeof sizes);
-    const char *because = om__arena_printf(&tr->g.arena, "%s: the maximum of '%s' went down to %lld, yet at %s the model "
-                                           "answers", s->max_why ? s->max_why : "trace_run", s->name, (long long)s->max, sizes);
-    if (!because) return om__trace_fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory");
-    om__run_answers(tr, because, bad);
+    if (!answers_outside(rc, bad, (uint64_t)1 << k, -1, s->max_site, "%s: the maximum of '%s' went down to %lld",
+                         s->max_why ? s->max_why : "trace_run", s->name, (long long)s->max))
+      return false;
   }
   return true;
 }
@@ -1462,9 +1542,7 @@ static bool check_above_maximums(run_ctx *rc) {
  * trace is refused as where a minimum rose (om__run_answers). false when the trace ended. */
 static bool check_pairs(run_ctx *rc) {
   om_trace *tr = rc->tr;
-  int64_t v0[64], v[64], call;
-  char why[320];
-  const char *name;
+  int64_t v0[64], v[64];
   om__run_example(tr, v0);
   for (int k = 0; k < tr->symbols.n && !tr->answers && tr->split_sym < 0; k++) {
     const om_symbol *s = &tr->symbols.v[k];
@@ -1476,16 +1554,12 @@ static bool check_pairs(run_ctx *rc) {
         v[k] = way ? v0[k] * 2 : v0[k] / 2, v[j] = way ? v0[j] / 2 : v0[j] * 2;
         if (v[k] >= s->vmin && v[k] <= s->vmax) continue; /* inside the range: checked already */
         if (v[k] < s->decl_vmin || v[k] > s->decl_vmax || v[j] < o->decl_vmin || v[j] > o->decl_vmax) continue;
-        int r = range_run(rc, v, why, sizeof why, &call, &name);
+        int r = verdict_at(rc, v);
         if (r == RANGE_ENDED) return false;
         if (r != RANGE_DIFFERS) continue;
-        char sizes[160];
-        om__run_sizes(tr, v, (uint64_t)1 << k | (uint64_t)1 << j, sizes, sizeof sizes);
-        const char *at = om__arena_printf(&tr->g.arena, "%s: the range of '%s' narrowed there, yet at %s (with '%s' "
-                                          "moved too) the model answers", s->min_why ? s->min_why : s->max_why,
-                                          s->name, sizes, o->name);
-        if (!at) return om__trace_fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory");
-        om__run_answers(tr, at, v);
+        if (!answers_outside(rc, v, (uint64_t)1 << k | (uint64_t)1 << j, j, s->min_why ? s->min_site : s->max_site,
+                             "%s: the range of '%s' narrowed there", s->min_why ? s->min_why : s->max_why, s->name))
+          return false;
       }
     }
   }
@@ -1528,10 +1602,7 @@ static bool check_whole_range(om_trace *tr, const om_symbol *declared, om_trace_
 /* Whether the model answers (returns, whatever it does) at the variables v: 1, 0, -1 when the
  * trace ended. */
 static int answers_at(run_ctx *rc, const int64_t *v) {
-  char why[320];
-  int64_t call;
-  const char *name;
-  int r = range_run(rc, v, why, sizeof why, &call, &name);
+  int r = verdict_at(rc, v);
   return r == RANGE_ENDED ? -1 : r != RANGE_FAILS;
 }
 
@@ -1706,8 +1777,8 @@ static int narrow_where_fails(run_ctx *rc, om_symbol *ranges) {
       om_symbol *s = &ranges[k];
       int64_t multiple = s->multiple * sets[k].m, min = sets[k].lo * s->multiple;
       int64_t max = sets[k].hi == s->vmax ? s->max : sets[k].hi * s->multiple;
-      if (min > s->min || multiple > s->multiple) s->min_why = tr->fail_why;
-      if (max < s->max) s->max_why = tr->fail_why;
+      if (min > s->min || multiple > s->multiple) s->min_why = tr->fail_why, s->min_site = tr->fail_site;
+      if (max < s->max) s->max_why = tr->fail_why, s->max_site = tr->fail_site;
       s->multiple = multiple, s->min = min, s->max = max;
       s->vmin = (min + multiple - 1) / multiple, s->vmax = max / multiple;
     }
@@ -1716,12 +1787,9 @@ static int narrow_where_fails(run_ctx *rc, om_symbol *ranges) {
   /* refused: at the model's call that failed, where a run there reaches it */
   const char *msg = om__arena_printf(&tr->g.arena, "%s%s", tr->fail_msg, reason);
   if (!msg) return om__trace_fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory"), -1;
-  if (tr->fail_call >= 0) {
-    char ignored[320];
-    int64_t call;
-    const char *name;
-    tr->stop_call = tr->fail_call, tr->stop_msg = msg;
-    if (range_run(rc, tr->fail_at, ignored, sizeof ignored, &call, &name) == RANGE_ENDED) return 0;
+  if (tr->fail_site) {
+    tr->stop_call = tr->fail_site->call, tr->stop_msg = msg;
+    if (verdict_at(rc, tr->fail_site->v) == RANGE_ENDED) return 0;
     tr->stop_msg = NULL;
   }
   /* the last run is one at the example, which answers: a caller that keeps the exception of a
@@ -1805,7 +1873,7 @@ static bool raised_minimums(const om_trace *tr, om_symbol *ranges) {
     const om_symbol *s = &tr->symbols.v[k];
     om_symbol *r = &ranges[k];
     r->multiple = s->multiple, r->min = s->min, r->max = s->max, r->vmin = s->vmin, r->vmax = s->vmax;
-    r->min_why = s->min_why, r->max_why = s->max_why;
+    r->min_why = s->min_why, r->max_why = s->max_why, r->min_site = s->min_site, r->max_site = s->max_site;
   }
   return true;
 }
@@ -1924,9 +1992,11 @@ record:
   }
   if (tr->split_sym < 0 && tr->answers) om__branch_below(tr, ranges); /* a minimum raised where the model answers: cut there */
   if (tr->split_sym >= 0 && (n = om__branch_run(tr, ranges, fn, ctx, outputs, max_outputs, n, seed, offset)) < 0) return free(ranges), -1;
-  if (tr->split_sym < 0 && ((tr->answers && !refuse_answers(tr)) ||
-      (tr->far_parted && !om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "%s", tr->far_parted)))) {
+  if (tr->split_sym < 0 && (tr->answers || tr->far_parted)) { /* refused at the call the refusal names */
     om__release_all(outputs, n);
+    const om_site *far = tr->far_site;
+    if (tr->answers) refuse_answers(&rc);
+    else refuse_at_call(&rc, far ? far->v : NULL, far ? far->call : -1, tr->far_parted);
     return free(ranges), -1;
   }
   free(ranges);

@@ -84,6 +84,14 @@ typedef struct om_kept_ext {
 
 /* ---- symbols ---- */
 
+/* A call of the model in a run: its index (0-based) in the run at the variables v. A refusal
+ * that names the call is raised there (the run made again, stopped at it: refuse_at_call), so
+ * that in JS it carries the model's source line. */
+typedef struct om_site {
+  int64_t call;
+  int64_t v[64];
+} om_site;
+
 /* A declared symbolic axis: s = multiple * v, v its free variable, min <= s <= max. */
 typedef struct om_symbol {
   const char *name;  /* arena string */
@@ -92,6 +100,7 @@ typedef struct om_symbol {
   int64_t vmin, vmax;         /* the variable's range */
   int64_t decl_vmin, decl_vmax; /* the variable's range as declared (never narrowed) */
   const char *min_why, *max_why; /* the call that narrowed the range, NULL when declared */
+  const om_site *min_site, *max_site; /* where that call is (om__run_site), NULL when the why names none */
   int64_t checked_min, checked_max; /* the sizes the runs checked the trace over (runs.c, check_range) */
   const char *runs_max_why;  /* max_why when om__run_failed set it: the largest size a run returned at, not the end */
   int var_factor;    /* its factor in om_trace.fs, -1 until used */
@@ -133,6 +142,7 @@ typedef struct om_run {
                        * first calls it has in common with the base run */
   bool dropped;       /* a run below the example that failed or parted: not used further */
   bool far;           /* a far run (runs.c far_sizes): where the model fails it narrows nothing */
+  uint32_t serial;    /* om_trace.serial while it ran: the tensors it made carry it */
   char error[320];    /* the error that ended it */
 } om_run;
 
@@ -194,13 +204,15 @@ struct om_trace {
   int64_t more_at[OM_AT_MAX][64]; /* om__run_more_at's runs (more_at_n), their variables */
   int more_at_n, rounds;     /* rounds: how often the record run began again */
   const char *answers;       /* the first range the record run narrowed where the model works (om__run_answers) */
+  const om_site *answers_site; /* the call it names, NULL none */
   uint64_t answers_syms;     /* the symbols below their examples in every run where it did (om__branch_below) */
   const char *far_parted;    /* a run above the example the record run parted from (the refusal, if the range check finds no threshold) */
+  const om_site *far_site;   /* the call where it parted */
   /* a refusal where the model itself fails (om__run_fails_at): the record run unwinds and
    * om_trace_run looks for the sizes where the model answers, to trace again with those */
   const char *fail_msg, *fail_why; /* the refusal, and the range's reason when it narrows */
   int64_t fail_at[64];       /* the variables where it fails */
-  int64_t fail_call;         /* the record run's call that refused (its source line), -1 none */
+  const om_site *fail_site;  /* the call that refused (its source line), NULL none */
   int narrowings;            /* how often the trace began again with narrowed ranges */
   int64_t calls;             /* calls made in the run going on */
   om_storage *phantom;       /* the storage every phantom shares (no data) */
@@ -338,13 +350,14 @@ int64_t om__run_call(om_trace *tr, int op, const om_attrs *attrs, om_tensor *con
 /** After a logged call: stamps its outputs with their origin in the run; in a run at other
  *  sizes logs their shapes (or, ok false, that it failed). */
 void om__run_call_done(om_trace *tr, int64_t index, om_tensor *const *out, int n_out, bool ok);
-/** Run r failed (why says where and how) where nothing narrowed the range past it: a far run is
- *  dropped (no range to narrow to); below the example it is dropped (om__run_drop); above, each symbol it has above its example that no run
+/** Run r failed (why says where and how, at the record run's call index, -1 none: the site of a
+ *  range it narrows) where nothing narrowed the range past it: a far run is dropped (no range to
+ *  narrow to); below the example it is dropped (om__run_drop); above, each symbol it has above its example that no run
  *  which returned took at that size or more gets as its maximum the largest size such a run
  *  took below it (the model works there: its table of positions ends between). false, with
  *  nothing changed, when that cannot say which symbol ends or no size above the example is known
  *  to work: the caller refuses. */
-bool om__run_failed(om_trace *tr, int r, const char *why);
+bool om__run_failed(om_trace *tr, int r, const char *why, int64_t index);
 /** For the record run: when the symbols in syms did not move through more runs yet, asks for
  *  them (tr->more: runs that move each of the first two such symbols alone through 16 more
  *  sizes around the example, while there is room for them) and fails the call going on with an
@@ -359,10 +372,15 @@ bool om__run_more_at(om_trace *tr, const int64_t *v);
  *  has multiples: "; it holds when 'h' is a multiple of 2: declare om.Dim('h', ...) ...", for a
  *  refusal, into buf (returned; "" when none). */
 const char *om__run_hint(const om_trace *tr, int r, char *buf, size_t cap);
-/** Notes that the record run narrowed a range where the model works (why: where first; v: the
- *  variables of the run where it does): the trace is cut there (om__branch_below) or refused
- *  when the record run ends, with the declaration of the narrowed ranges. */
-void om__run_answers(om_trace *tr, const char *why, const int64_t *v);
+/** Notes that the record run narrowed a range where the model works (why: where first, at site,
+ *  NULL none; v: the variables of the run where it does): the trace is cut there
+ *  (om__branch_below) or refused when the record run ends, with the declaration of the narrowed
+ *  ranges, at the call site names. */
+void om__run_answers(om_trace *tr, const char *why, const int64_t *v, const om_site *site);
+/** The site of call index (0-based; -1: none, NULL) in a run at the variables v (NULL: the
+ *  example's, where the record run's calls have the same index), in the trace's arena (NULL
+ *  when out of memory: the refusal is then raised without the model's line). */
+const om_site *om__run_site(om_trace *tr, const int64_t *v, int64_t call);
 /** The trace is refused (SymbolicShape, the message fmt) because the model fails at the
  *  variables v (why: where and how, the narrowed range's reason), at the record run's call index
  *  (-1: none). Unless a run at v cannot say more (the base run failed, or the trace began again
@@ -371,6 +389,9 @@ void om__run_answers(om_trace *tr, const char *why, const int64_t *v);
  *  multiple, one size) and exclude v, traces again with them (docs/symbolic-axes.md). false. */
 bool om__run_fails_at(om_trace *tr, const int64_t *v, int64_t index, const char *why, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
+/** A run above the example parted from the record run at its call index (why: the refusal, if
+ *  the range check finds no threshold): notes the first (tr->far_parted, tr->far_site). */
+void om__run_far_parted(om_trace *tr, const char *why, int64_t index);
 /** Whether run r has a symbol below its example size. */
 bool om__run_small(const om_trace *tr, int r);
 /** When run r is below the example in some symbol: drops it (not used further) and narrows

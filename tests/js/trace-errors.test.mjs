@@ -199,6 +199,54 @@ describe('trace errors: every kind and trigger', () => {
 
 });
 
+/** The line of this file its caller stands on (a model's call written on the same line). */
+const here = () => Number(/trace-errors\.test\.mjs:(\d+):\d+/.exec(new Error().stack.split('\n')[2])[1]);
+
+// A refusal the runs decide after the model returned (a size below the example where the model
+// answers otherwise than the graph, a run that fails where the record run never met the call,
+// a run above the example that parts) names a call: it is raised at that call, in a run made
+// again to it, so its "(at ...)" is the model's own line, not om.trace's.
+describe('trace errors: a refusal made after the runs ends with the line of the call it names', () => {
+  const rows = [ // what, the input's shape and axes, the model and its call's line, the message up to the location
+    ['an output of another size below the example (squeeze of an axis that is 1 there)', [3, 1, 14, 10], [null, null, 'H', 'W'],
+      () => [(x) => x.squeeze().relu(), here()],
+      /^squeeze \(call 1\): at H=1, W=\d+ its output has another size than the graph's, where the model gives an answer that the graph would not: the graph holds for the sizes om\.Dim\('H', \{ min: 2 \}\)/],
+    ['an argument computed otherwise below the example (a narrow to min(h * w, H) of a strided conv\'s h, w)', [5, 4, 10, 15], [null, null, 'H', 'W'],
+      () => {
+        const conv = new om.nn.Conv2d(4, 8, 3, { stride: 2, padding: 1 });
+        return [(x) => { const v = conv.forward(x), [h, w] = v.shape.slice(2); return v.reshape(5, 8, h * w).narrow(-1, 0, Math.min(h * w, x.shape[2])); }, here()];
+      },
+      /^slice \(call \d+\): argument 2 is \d+ at H=\d+, W=1, where the model gives an answer that the graph would not: the graph holds for the sizes om\.Dim\('H', \{ min: \d+ \}\), om\.Dim\('W', \{ min: \d+ \}\) declares/],
+    ['a call whose output the model drops, failing at sizes where the record run computes it only (a reflect pad of a split\'s last piece)', [5, 10, 4], ['B', 'T', null],
+      () => [(x) => { const v = x.split(4, 1).at(-1); om.nn.functional.pad(v, [2, 1, 1, 1], 'reflect'); return v.relu(); }, here()],
+      /^trace: at B=\d+, T=\d+ the model fails \(pad: padding size should be less than the corresponding input dimension, but got: padding \(1, 1\) at dimension 1 of input \[\d+,1,4\]\), so the graph would only hold at the traced sizes; the sizes where the model answers are no range/],
+    // a table kept across calls and made again, larger, for a longer input (Phi's rotary cos/sin
+    // cache): the run above the example that makes it changes the model for every run after it
+    ['a tensor the model made in a run at another size and kept (a cache made again for a larger size)', [4, 3], ['batch', null],
+      () => {
+        const cache = { n: 6, t: om.arange(0, 6).float() };
+        const model = (x) => {
+          const T = x.shape[0];
+          if (T > cache.n) cache.t?.dispose(), [cache.t, cache.n] = [om.keep(om.arange(0, T).float()), T];
+          return x.add(cache.t.slice(0, 0, T).reshape(-1, 1));
+        };
+        return [model, here() - 2, () => cache.t.dispose()];
+      },
+      /^slice \(call 1\): the model reads a tensor it made in its run at batch=9 and kept \(state it changes at some sizes, such as a table cached to a size and made again for a larger one\), so the runs cannot tell where it begins to; the trace holds where the model keeps its state: declare om\.Dim\('batch', \{ min: 1, max: 4 \}\), up to the size its state holds/],
+  ];
+  for (const [what, shape, axes, make, message] of rows) {
+    test(what, () => om.tidy(() => {
+      const [model, line, after] = make();
+      try {
+        const err = throwsKind(() => om.trace(model, { x: [om.randn(shape, { seed: 3 }), axes] }), 'SymbolicShape', message);
+        assert.match(err.message, new RegExp(`\\(at file:[^)]*trace-errors\\.test\\.mjs:${line}:\\d+\\)$`), err.message);
+      } finally {
+        after?.();
+      }
+    }));
+  }
+});
+
 describe('trace errors: what happens around them', () => {
   test('a trace error ends the recording; finish reports that first error again', () => om.tidy(() => {
     const t = om.Tracer.begin();

@@ -67,17 +67,37 @@ describe('More Hugging Face ports traced once with symbolic axes, run in onnxrun
     assert.deepEqual(ranges(tm), { batch: [1, Infinity, null], seq: [1, 128, null] });
   }, phiAxes));
 
-  test('phi: without a declared maximum the trace is refused, not silently wrong past the cached tables', () => {
+  // The rotary tables are cached to max_position_embeddings rows and made again, as a new buffer,
+  // for a longer sequence (examples/transformers/phi.mjs, PhiRotaryEmbedding.forward): the first
+  // run above 128 leaves the model with its own tables, so every later run (the record run too)
+  // reads a tensor that run made. The refusal names that: the slice of the cached table in
+  // phi.mjs, the run's sizes, and the declaration of the sizes the runs saw before it, which holds.
+  test('phi: without a declared maximum the trace is refused at the slice of the tables the model made again, with a declaration that holds', () => {
     const fx = loadFixture('phi');
-    const model = new PhiForCausalLM(fx.config).eval();
+    // two models: the runs of the refused trace leave the first with the tables they made
+    const [model, again] = [new PhiForCausalLM(fx.config).eval(), new PhiForCausalLM(fx.config).eval()];
     try {
       om.tidy(() => {
         const [ids, mask] = fx.cases[fx.trace_case].inputs.map((e) => om.tensor(e.data.map(BigInt), { dtype: 'int64', shape: e.shape }));
-        assert.throws(() => om.trace(model, { input_ids: [ids, fx.axes.input_ids], attention_mask: [mask, fx.axes.attention_mask] }),
-          (e) => e instanceof om.TraceError && e.kind === 'SymbolicShape');
+        const trace = (seq, m = model) => om.trace(m, { input_ids: [ids, ['batch', seq]], attention_mask: [mask, ['batch', seq]] });
+        let decl;
+        assert.throws(() => trace('seq'), (e) => {
+          assert.ok(e instanceof om.TraceError && e.kind === 'SymbolicShape', String(e));
+          assert.match(e.message, /^slice \(call \d+\): the model reads a tensor it made in its run at batch=\d+, seq=(\d+) and kept \(state it changes at some sizes, such as a table cached to a size and made again for a larger one\)/);
+          assert.ok(Number(/seq=(\d+)/.exec(e.message)[1]) > fx.config.max_position_embeddings, 'the run that made the tables again is past the cached rows');
+          decl = /declare om\.Dim\('seq', \{ min: 1, max: (\d+) \}\), up to the size its state holds \(at file:[^)]*examples\/transformers\/phi\.mjs:57:\d+\)$/.exec(e.message);
+          assert.ok(decl, `the declaration, then phi.mjs's line of the slice of cos_cached: ${e.message}`);
+          return true;
+        });
+        const max = Number(decl[1]);
+        assert.ok(max >= ids.shape[1] && max <= fx.config.max_position_embeddings, `max ${max}: the example and no size past the cached rows`);
+        const tm = trace(om.Dim('seq', { max }), again);
+        assert.deepEqual(ranges(tm), { batch: [1, Infinity, null], seq: [1, max, null] });
+        tm.dispose();
       });
     } finally {
       model.dispose();
+      again.dispose();
     }
   });
 

@@ -82,6 +82,9 @@ function quantile(sorted, q) {
   return sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] : NaN;
 }
 
+/** A checked suggestion (runner.mjs checkSuggestion) as text. */
+export const suggestionText = (s) => (s.holds ? `HOLDS with ${s.declared}` : `STILL REFUSED with ${s.declared}: ${s.message}`);
+
 /**
  * The report of a batch as text: counts by class, timing, refusals grouped by kind and message,
  * failure rates by tag, and every failing model (id, class, where it failed, the error, its
@@ -130,6 +133,13 @@ export function formatReport({ seed, from = 0, count, records, ms, workers = 1, 
     }
     lines.push(`  narrowed: ${narrowed.length} agreeing or wrong models hold for fewer sizes than their symbols declare, narrowed by `
       + `${[...by].sort((a, b) => b[1] - a[1]).map(([c, n]) => `${c} ${n}`).join(', ')}`);
+  }
+  const suggested = records.filter((r) => r.suggestion);
+  if (records.some((r) => 'suggestion' in r)) {
+    const still = suggested.filter((r) => !r.suggestion.holds);
+    lines.push(`  suggested declarations (--check-suggestions): ${suggested.length} of ${by.refused.length} refusals suggest one; `
+      + `${suggested.length - still.length} hold, ${still.length} still refused${still.length ? `: ${still.slice(0, 10).map((r) => r.id).join(', ')}` : ''}`);
+    for (const r of still.slice(0, 10)) lines.push(`    ${r.id} ${suggestionText(r.suggestion)}`);
   }
   const leaks = records.filter((r) => r.leaked);
   if (leaks.length) lines.push(`  ${leaks.length} models left tensors alive after their run (om.memory()): ${leaks.slice(0, 10).map((r) => `${r.id} (+${r.leaked})`).join(', ')}`);

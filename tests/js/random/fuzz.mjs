@@ -4,7 +4,7 @@
 // symbol (runner.mjs), and prints progress (stderr) and the report (stdout). Exits 1 when a model
 // is wrong, crashes or is invalid, 2 on a usage error, else 0.
 //
-//   npm run fuzz -- SEED COUNT [--from I] [--jobs N] [--timeout S] [--shrink [N]] [--show N] [--without RULE,...]
+//   npm run fuzz -- SEED COUNT [--from I] [--jobs N] [--timeout S] [--shrink [N]] [--show N] [--without RULE,...] [--check-suggestions]
 //   node tests/js/random/fuzz.mjs --case SEED:INDEX [--shrink] [--without RULE,...]   one model: print, run, shrink
 //   node tests/js/random/fuzz.mjs --file model.js                 run a model's source (as printed, or edited)
 import { readFileSync } from 'node:fs';
@@ -12,7 +12,7 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { generate, render, RULES } from './generator.mjs';
 import { Pool } from './pool.mjs';
-import { runBatch, formatReport, shrinkRecord, CLASSES, FAILING } from './batch.mjs';
+import { runBatch, formatReport, shrinkRecord, suggestionText, CLASSES, FAILING } from './batch.mjs';
 
 const USAGE = `usage: npm run fuzz -- SEED COUNT [options]     models 0..COUNT-1 of SEED (integers >= 0)
        node tests/js/random/fuzz.mjs --case SEED:INDEX [--shrink] [--without RULE,...]
@@ -24,7 +24,9 @@ options:
   --shrink [N]    shrink the first N failing models (default: all) to smaller ones that fail the same way
   --show N        print at most N failing models in the report (default: all)
   --without R,... generate without these rules (to see past a dominant failure or refusal):
-                  ${RULES.join(', ')}`;
+                  ${RULES.join(', ')}
+  --check-suggestions  trace each model refused with SymbolicShape again with the declaration its
+                  message suggests, and report how many of those hold`;
 
 function parseArgs(argv) {
   const o = { jobs: 1, timeout: 60, from: 0, shrink: 0, show: Infinity, without: [], positional: [] };
@@ -44,6 +46,7 @@ function parseArgs(argv) {
     else if (a === '--case') o.case = next();
     else if (a === '--without') o.without = next().split(',').filter(Boolean);
     else if (a === '--file') o.file = next();
+    else if (a === '--check-suggestions') o.checkSuggestions = true;
     else if (a === '-h' || a === '--help') o.help = true;
     else if (a.startsWith('--')) throw new Error(`unknown option ${a}`);
     else o.positional.push(int(a, o.positional.length ? 'COUNT' : 'SEED'));
@@ -55,7 +58,7 @@ function parseArgs(argv) {
 }
 
 const recordText = (r) => `${r.id ?? ''} ${r.class}${r.kind ? ` ${r.kind}` : ''}${r.at ? ` at ${r.at}` : ''}${r.message ? `: ${r.message}` : ''}`
-  + ` (${r.checked} assignments checked, ${r.skipped} skipped, ${r.ms} ms)`;
+  + ` (${r.checked} assignments checked, ${r.skipped} skipped, ${r.ms} ms)${r.suggestion ? `\n${suggestionText(r.suggestion)}` : ''}`;
 
 /** One model: a generated case (--case) or a source file (--file); prints it and its record. */
 async function runOne(o, pool) {
@@ -87,7 +90,7 @@ async function main(argv) {
     return 2;
   }
   if (o.help) { console.log(USAGE); return 0; }
-  const pool = new Pool({ workers: o.jobs, timeoutMs: o.timeout * 1000 });
+  const pool = new Pool({ workers: o.jobs, timeoutMs: o.timeout * 1000, caseOptions: { checkSuggestions: !!o.checkSuggestions } });
   try {
     if (o.case || o.file) return await runOne(o, pool);
     const [seed, count] = o.positional;

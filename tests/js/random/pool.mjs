@@ -5,7 +5,7 @@
 // A case is given to a worker (and its time starts) once the worker says it is ready, so a slow
 // start on a loaded machine never counts as a hang.
 //
-//   const pool = new Pool({ workers: 1, timeoutMs: 60000 });
+//   const pool = new Pool({ workers: 1, timeoutMs: 60000, caseOptions: { checkSuggestions: true } });
 //   const record = await pool.run(source, { id, family, tags });
 //   await pool.close();
 //
@@ -16,9 +16,11 @@ const ROLE = 'random-model-runner';
 const READY = 'ready'; /* a worker's first message, once it has loaded onemodel and the runner */
 
 export class Pool {
-  /** workers: threads (each loads onemodel and onnxruntime-web once); timeoutMs: per case. */
-  constructor({ workers = 1, timeoutMs = 60000 } = {}) {
+  /** workers: threads (each loads onemodel and onnxruntime-web once); timeoutMs: per case;
+   *  caseOptions: runCase's options for every case. */
+  constructor({ workers = 1, timeoutMs = 60000, caseOptions = {} } = {}) {
     this.timeoutMs = timeoutMs;
+    this.caseOptions = caseOptions;
     this.queue = [];
     this.slots = Array.from({ length: workers }, () => ({ worker: null, ready: false, job: null, timer: null }));
     this.closed = false;
@@ -101,7 +103,7 @@ export class Pool {
         this.#finish(slot, { ...job.meta, class: 'crash', at: 'hang', message: `no result within ${this.timeoutMs / 1000} s (the worker was stopped)` });
         this.#replace(slot);
       }, this.timeoutMs);
-      slot.worker.postMessage({ source: job.source, meta: job.meta });
+      slot.worker.postMessage({ source: job.source, meta: job.meta, options: this.caseOptions });
     }
   }
 }
@@ -110,8 +112,8 @@ if (!isMainThread && workerData?.role === ROLE) {
   const om = await import('onemodel');
   const { runCase } = await import('./runner.mjs');
   await om.ready();
-  parentPort.on('message', async ({ source, meta }) => {
-    parentPort.postMessage(await runCase(source, meta));
+  parentPort.on('message', async ({ source, meta, options }) => {
+    parentPort.postMessage(await runCase(source, meta, options));
   });
   parentPort.postMessage(READY);
 }

@@ -100,6 +100,35 @@ export function assignments(symbols, zero = [], multiples = new Map(), far = [])
   return list;
 }
 
+/**
+ * Whether the declaration a SymbolicShape refusal suggests (the last run of om.Dim(...)s after
+ * "declare " or "holds for the sizes ") makes the trace hold: the model traced again, each symbol
+ * it names declared so, on inputs at the example sizes (moved up to the next multiple where the
+ * refusal says to trace with example sizes that are multiples). { holds: true, declared } |
+ * { holds: false, declared, message } (the new error) | null when the refusal suggests none.
+ */
+export function checkSuggestion(model, spec, message) {
+  const runs = [...message.matchAll(/(?:declare |holds for the sizes )((?:om\.Dim\('[^']+', \{ [^}]* \}\)(?:, )?)+)/g)];
+  if (!runs.length) return null;
+  const declared = runs[runs.length - 1][1].replace(/, $/, '');
+  const dims = new Map();
+  for (const [, name, body] of declared.matchAll(/om\.Dim\('([^']+)', \{ ([^}]*) \}\)/g)) {
+    dims.set(name, om.Dim(name, Object.fromEntries(body.split(', ').map((kv) => kv.split(': ')).map(([k, v]) => [k, Number(v)]))));
+  }
+  const sizes = Object.fromEntries(symbolsOf(spec));
+  const moveToMultiple = /trace with example sizes that are/.test(message);
+  for (const [name, d] of dims) if (moveToMultiple && name in sizes) sizes[name] = Math.ceil(sizes[name] / d.multipleOf) * d.multipleOf;
+  const names = Object.keys(spec);
+  const axes = (n) => spec[n].axes.map((a) => (symbolOf(a) && dims.has(symbolOf(a)) ? dims.get(symbolOf(a)) : a));
+  const xs = makeInputs(spec, sizes, 1);
+  try {
+    om.trace(model, Object.fromEntries(names.map((n, i) => [n, [xs[i], axes(n)]]))).dispose();
+    return { holds: true, declared };
+  } catch (e) {
+    return { holds: false, declared, message: errorText(e) };
+  }
+}
+
 /** Input tensors for spec at an assignment: standard normal floats, int64 in [0, high). */
 function makeInputs(spec, sizes, seed) {
   return Object.entries(spec).map(([name, { shape, axes, dtype = 'float32', high = 2 }], i) => {
@@ -146,7 +175,7 @@ const rangeText = (s) => `${s.name} in [${s.min}, ${s.max}]${s.multipleOf > 1 ? 
  * and run eagerly at every assignment. Returns a finished record (refused, crash, invalid) or
  * { bytes, names, checks: [{ sizes, feeds, expected }], skipped } for the ORT part.
  */
-function prepare(source, record) {
+function prepare(source, record, options) {
   let made;
   try {
     made = loadCase(source, sourceUrl(record));
@@ -169,8 +198,9 @@ function prepare(source, record) {
   try {
     traced = om.trace(model, Object.fromEntries(names.map((n, i) => [n, [examples[i], spec[n].axes]])));
   } catch (e) {
-    if (e instanceof om.TraceError) return { ...record, class: 'refused', kind: e.kind, message: e.message };
-    return { ...record, class: 'crash', at: 'om.trace', message: errorText(e) };
+    if (!(e instanceof om.TraceError)) return { ...record, class: 'crash', at: 'om.trace', message: errorText(e) };
+    const suggestion = options.checkSuggestions && e.kind === 'SymbolicShape' ? { suggestion: checkSuggestion(model, spec, e.message) } : {};
+    return { ...record, class: 'refused', kind: e.kind, message: e.message, ...suggestion };
   }
   let bytes, outNames, ranges, session;
   try {
@@ -302,16 +332,18 @@ async function runChecks(bytes, names, checks, graphOptimizationLevel) {
  * assignments left out for it; narrowedAnswers: those of them outside a range the tracer
  * narrowed (not one declared), inside the declared ones, where the eager model gives an answer,
  * which it must not do; ortOptimizer: ORT failed (to load, run or agree) only with its graph optimizations on; margin: the largest
- * maxError / bound of an agreeing case). meta (id, family, tags)
- * is copied in; meta.file, when the source is a file's, names it in TraceErrors' locations.
+ * maxError / bound of an agreeing case; suggestion: with options.checkSuggestions, whether the
+ * declaration a SymbolicShape refusal suggests makes the trace hold, checkSuggestion's). meta
+ * (id, family, tags) is copied in; meta.file, when the source is a file's, names it in
+ * TraceErrors' locations.
  */
-export async function runCase(source, meta = {}) {
+export async function runCase(source, meta = {}, options = {}) {
   const t0 = performance.now();
   const record = { ...meta, class: null, checked: 0, skipped: 0, nodes: null, margin: 0 };
   const base = om.memory().tensors;
   let prepared;
   try {
-    prepared = om.tidy(() => prepare(source, record));
+    prepared = om.tidy(() => prepare(source, record, options));
   } catch (e) {
     prepared = { ...record, class: 'crash', message: `outside the model: ${errorText(e)}` };
   }
