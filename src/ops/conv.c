@@ -487,7 +487,7 @@ static bool depthwise(const conv_geom *cg, const float *x, const float *w, const
  * channels, all reading the one matrix. For products of more channels than positions (the last
  * stages of a CNN at batch 1: 512 channels of 2 x 2) too few to give each thread whole ones:
  * bands of output rows would each read all of a group's weights (packed first for them), so
- * ResNet-18's 512-channel 2 x 2 convolutions took 2.4 times as long on two threads as on one.
+ * ResNet-18's 512-channel 2 x 2 convolutions took up to 2.4 times as long on two threads as on one.
  * im2col + om__gemm is what the bands compute (see windows_in_place), so the bits are the same. */
 static bool conv_by_channels(const conv_geom *cg, const float *x, const float *w, const om_tensor *bias, float *out, bool direct,
                              const char *who) {
