@@ -485,7 +485,7 @@ static bool depthwise(const conv_geom *cg, const float *x, const float *w, const
 /* The products of a convolution one after another, each on om__gemm with its im2col matrix (or,
  * direct, the input planes), which splits a product taller than wide into blocks of output
  * channels, all reading the one matrix. For products of more channels than positions (the last
- * stages of a CNN at batch 1: 512 channels of 2 x 2) too few to give each thread whole ones:
+ * stages of a CNN at batch 1: 512 channels of 2 x 2), fewer than two products a thread:
  * bands of output rows would each read all of a group's weights (packed first for them), so
  * ResNet-18's 512-channel 2 x 2 convolutions took up to 2.4 times as long on two threads as on one.
  * im2col + om__gemm is what the bands compute (see windows_in_place), so the bits are the same. */
