@@ -519,7 +519,8 @@ static bool conv_products(const conv_geom *cg, const float *x, const float *w, c
   int64_t width = in_place ? g->w + 2 * g->pw : g->ow, parts = products, rows = g->oh, *cut = NULL;
   double macs = (double)products * (double)og * (double)(g->oh * g->ow) * (double)k;
   int threads = om__job_threads(macs, products * g->oh);
-  if (threads > 1 && og > g->oh * g->ow && products < 2 * threads) return conv_by_channels(cg, x, w, bias, out, j.direct, who);
+  if (threads > 1 && og > g->oh * g->ow && products < 2 * threads && om__job_threads(macs / (double)products, og) > 1)
+    return conv_by_channels(cg, x, w, bias, out, j.direct, who); /* (a product om__gemm would not split stays in bands) */
   if (threads > 1) { /* guided bands; one thread: whole products, one after the other */
     int64_t least = (om__gemm_least(og, k) + width - 1) / width;
     parts = conv_bands(products, g->oh, threads, least, NULL, &rows);

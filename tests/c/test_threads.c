@@ -159,7 +159,8 @@ TEST(conv_same_bits_on_any_thread_count) {
       {1, 256, 2, 256, 3, 1, 1, 1, "256 channels of 2x2: the product by rows of channels on im2col (in place on one thread)"},
       {1, 128, 8, 256, 3, 2, 1, 1, "256 channels of 4x4, stride 2: the product by rows of channels"},
       {1, 256, 4, 512, 1, 1, 0, 1, "1x1, 512 channels of 4x4: the input planes by rows of channels"},
-      {1, 256, 2, 256, 3, 1, 1, 2, "2 groups of 128 channels of 2x2: each group's product by rows of channels"},
+      {1, 512, 2, 512, 3, 1, 1, 2, "2 groups of 256 channels of 2x2: each group's product by rows of channels"},
+      {1, 256, 2, 256, 3, 1, 1, 2, "2 groups of 128 channels of 2x2: products too small to split, in bands"},
   };
   for (size_t t = 0; t < sizeof cases / sizeof *cases; t++) {
     conv_stride = cases[t].stride, conv_pad = cases[t].pad, conv_groups = cases[t].groups;
