@@ -128,11 +128,20 @@ const clock = process.env.OM_BENCH_CLOCK === 'wall' || THREADS > 1 ? () => perfo
   return (u.user + u.system) / 1000;
 };
 
+// At more than one thread, each sample starts SETTLE_MS after the one before: onnxruntime-web's
+// worker spins on a core for 7 to 9 ms of CPU after each run (ours for 50 us), which the next
+// sample, our Session's two threads on a 2-core machine, would share its cores with. Without the
+// pause the torch.onnx.export rows ran torch's file right after ORT in every round and our trace
+// after it: trace / torch file 0.75 to 0.94 at two threads, where the two plans post the same jobs
+// of the same parts (docs/performance-log.md).
+const SETTLE_MS = 50;
+
 /** Warm-up (at least WARM_MS each, or a last argument's { warmMs: [ms per function] }, and until
  *  the time per call stops falling, so V8 has tiered the JS and the wasm up from its baseline
  *  compilers), then
  *  SAMPLES rounds (or a last argument's { samples }) of one sample of each function in turn
- *  (ours, theirs[, a third, ...]), each repeating its call for >= MIN_MS. Returns the per-call
+ *  (ours, theirs[, a third, ...]), each repeating its call for >= MIN_MS (and, at more than one
+ *  thread, SETTLE_MS after the sample before). Returns the per-call
  *  milliseconds of every sample: ms[k] for the k-th function, msOurs and msOrt for the first two. */
 async function alternate(...args) {
   const { samples = SAMPLES, warmMs = [] } = typeof args.at(-1) === 'function' ? {} : args.pop();
@@ -164,7 +173,10 @@ async function alternate(...args) {
   for (const [k, fn] of fns.entries()) reps.push(Math.ceil(MIN_MS / Math.max(await warm(fn, warmMs[k]), 1e-3)));
   const ms = fns.map(() => []);
   for (let s = 0; s < samples; s++) {
-    for (let k = 0; k < fns.length; k++) ms[k].push(await time(fns[k], reps[k]));
+    for (let k = 0; k < fns.length; k++) {
+      if (THREADS > 1) await new Promise((done) => setTimeout(done, SETTLE_MS));
+      ms[k].push(await time(fns[k], reps[k]));
+    }
   }
   return { msOurs: ms[0], msOrt: ms[1], ms };
 }

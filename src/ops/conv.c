@@ -482,6 +482,31 @@ static bool depthwise(const conv_geom *cg, const float *x, const float *w, const
   return true;
 }
 
+/* The products of a convolution one after another, each on om__gemm with its im2col matrix (or,
+ * direct, the input planes), which splits a product taller than wide into blocks of output
+ * channels, all reading the one matrix. For products of more channels than positions (the last
+ * stages of a CNN at batch 1: 512 channels of 2 x 2), fewer than two products a thread:
+ * bands of output rows would each read all of a group's weights (packed first for them), so
+ * ResNet-18's 512-channel 2 x 2 convolutions took up to 2.4 times as long on two threads as on one.
+ * im2col + om__gemm is what the bands compute (see windows_in_place), so the bits are the same. */
+static bool conv_by_channels(const conv_geom *cg, const float *x, const float *w, const om_tensor *bias, float *out, bool direct,
+                             const char *who) {
+  const win *g = &cg->g;
+  int64_t cgr = cg->c / cg->groups, og = cg->o / cg->groups, grid = g->oh * g->ow, k = cgr * g->kh * g->kw;
+  /* k grid floats: fewer than the og k of a group's weights, which are in memory (og > grid) */
+  float *col = direct ? NULL : om__alloc_floats(k * grid, who);
+  bool ok = direct || col;
+  for (int64_t n = 0; ok && n < cg->n; n++)
+    for (int64_t gi = 0; ok && gi < cg->groups; gi++) {
+      const float *xi = x + (n * cg->c + gi * cgr) * g->h * g->w;
+      if (!direct) im2col(xi, cgr, g, 0, g->oh, col);
+      ok = om__gemm(w + gi * og * k, k, 1, direct ? xi : col, grid, 1, out + (n * cg->o + gi * og) * grid, og, grid, k, who);
+    }
+  if (ok && bias) add_bias(bias, out, cg->n, cg->o, grid);
+  free(col);
+  return ok;
+}
+
 static bool conv_products(const conv_geom *cg, const float *x, const float *w, const om_tensor *bias, float *out, const char *who) {
   const win *g = &cg->g;
   int64_t og = cg->o / cg->groups, kk = g->kh * g->kw, k = cg->c / cg->groups * kk, products = cg->n * cg->groups;
@@ -494,6 +519,8 @@ static bool conv_products(const conv_geom *cg, const float *x, const float *w, c
   int64_t width = in_place ? g->w + 2 * g->pw : g->ow, parts = products, rows = g->oh, *cut = NULL;
   double macs = (double)products * (double)og * (double)(g->oh * g->ow) * (double)k;
   int threads = om__job_threads(macs, products * g->oh);
+  if (threads > 1 && og > g->oh * g->ow && products < 2 * threads && om__job_threads(macs / (double)products, og) > 1)
+    return conv_by_channels(cg, x, w, bias, out, j.direct, who); /* (a product om__gemm would not split stays in bands) */
   if (threads > 1) { /* guided bands; one thread: whole products, one after the other */
     int64_t least = (om__gemm_least(og, k) + width - 1) / width;
     parts = conv_bands(products, g->oh, threads, least, NULL, &rows);

@@ -1,7 +1,8 @@
 /* The kernels' thread pool (src/core/threads.c): the thread count setting and its errors, the
  * pool running every part once on the threads asked for, and matrix products (large, 8 rows,
  * fewer rows than a tile), convolutions of every path (windows in place, one product split or the
- * products as the parts; depthwise; im2col; 1x1) with their gradients, attention, an LSTM, a
+ * products as the parts; a product of more channels than positions split by channels; depthwise;
+ * im2col; 1x1) with their gradients, attention, an LSTM, a
  * small ResNet's forward, interpolate, elementwise maps, copies, norms and pools giving the same
  * bits on 1, 2 and 3 threads. */
 #include <stdlib.h>
@@ -155,6 +156,11 @@ TEST(conv_same_bits_on_any_thread_count) {
       {2, 16, 32, 32, 3, 2, 1, 1, "stride 2: im2col"},
       {4, 64, 64, 64, 3, 2, 1, 64, "depthwise stride 2: im2col, one row per product"},
       {4, 32, 16, 32, 1, 1, 0, 1, "1x1: the input planes as they are"},
+      {1, 256, 2, 256, 3, 1, 1, 1, "256 channels of 2x2: the product by rows of channels on im2col (in place on one thread)"},
+      {1, 128, 8, 256, 3, 2, 1, 1, "256 channels of 4x4, stride 2: the product by rows of channels"},
+      {1, 256, 4, 512, 1, 1, 0, 1, "1x1, 512 channels of 4x4: the input planes by rows of channels"},
+      {1, 512, 2, 512, 3, 1, 1, 2, "2 groups of 256 channels of 2x2: each group's product by rows of channels"},
+      {1, 256, 2, 256, 3, 1, 1, 2, "2 groups of 128 channels of 2x2: products too small to split, in bands"},
   };
   for (size_t t = 0; t < sizeof cases / sizeof *cases; t++) {
     conv_stride = cases[t].stride, conv_pad = cases[t].pad, conv_groups = cases[t].groups;

@@ -110,6 +110,8 @@ describe('the same bits on 1 and 2 threads', () => {
       [2, 64, 32, 64, 3, 1, 1, 64], // depthwise: one row per product
       [2, 16, 32, 32, 3, 2, 1, 1], // stride 2: im2col
       [4, 32, 16, 32, 1, 1, 0, 1], // 1x1: the input planes as they are
+      [1, 256, 2, 256, 3, 1, 1, 1], // more channels than positions: the product by rows of channels
+      [1, 128, 8, 256, 3, 2, 1, 2], // the same on im2col, two groups
     ];
     for (const [n, c, hw, o, k, stride, padding, groups] of cases) {
       const x = om.randn([n, c, hw, hw], { seed: 7 }), w = om.randn([o, c / groups, k, k], { seed: 8 }), b = om.randn([o], { seed: 9 });
