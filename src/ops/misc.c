@@ -87,15 +87,21 @@ static bool cumsum_backward(const om_record *r, om_tensor *const *g, om_tensor *
   return (gin[0] = cumsum_dir(g[0], r->attrs.i[0], !r->attrs.i[1])) != NULL;
 }
 
+/* The input of a running sum or product as a value (bool cast to int64 first), -1 on error; a 0-d
+ * input is its own result, made the output here (*done). */
+static int running_input(om_lower *l, const om_call *c, bool *done) {
+  int x = om__lower_input(l, 0);
+  if (x >= 0 && c->in[0]->dtype == OM_BOOL) x = cast_to_int64(l, x, &c->out_meta[0]);
+  if ((*done = x >= 0 && !c->out_meta[0].ndim)) om__lower_output(l, 0, x);
+  return x;
+}
+
 /* CumSum with a 0-d axis input (bool is cast to int64 first); a 0-d input is its own sum. */
 static bool lower_cumsum(om_lower *l, const om_call *c) {
   const om_meta *m = &c->out_meta[0];
-  int x = om__lower_input(l, 0), out;
-  if (c->in[0]->dtype == OM_BOOL && (x = cast_to_int64(l, x, m)) < 0) return false;
-  if (!m->ndim) {
-    om__lower_output(l, 0, x);
-    return true;
-  }
+  bool done;
+  int x = running_input(l, c, &done), out;
+  if (x < 0 || done) return x >= 0;
   int axis = om__lower_ints(l, &c->attrs.i[0], -1);
   if (axis < 0 || !om__emit(l, "CumSum", (int[]){x, axis}, 2, m, 1, &out, &OM_ATTR_INT("reverse", 1), c->attrs.i[1] ? 1 : 0))
     return false;
@@ -142,12 +148,9 @@ static bool cumprod_backward(const om_record *r, om_tensor *const *g, om_tensor 
  * unsqueezed to [.., 1, n, ..], and ReduceProd over j gives y_i (bool: Cast to int64 first). */
 static bool lower_cumprod(om_lower *l, const om_call *c) {
   const om_meta *m = &c->out_meta[0];
-  int x = om__lower_input(l, 0), out;
-  if (c->in[0]->dtype == OM_BOOL && (x = cast_to_int64(l, x, m)) < 0) return false;
-  if (!m->ndim) {
-    om__lower_output(l, 0, x);
-    return true;
-  }
+  bool done;
+  int x = running_input(l, c, &done), out;
+  if (x < 0 || done) return x >= 0;
   int64_t dim = c->attrs.i[0], j = dim + 1, zero = 0, one_i = 1, trail[OM_MAX_DIMS];
   int nd = m->ndim, n_trail = nd - 1 - (int)dim, n = om__lower_x_scalar(l, om__lower_in_x(l, 0, (int)dim));
   for (int k = 0; k < n_trail; k++) trail[k] = 2 + k; /* the mask's axes for x's after dim */
