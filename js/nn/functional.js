@@ -7,6 +7,7 @@ export { oneHot, pixelShuffle, pixelUnshuffle } from '../ops/sort.js';
 export { mseLoss, nllLoss, crossEntropy, ctcLoss } from './loss.js';
 export {
   relu, sigmoid, tanh, silu, hardswish, hardsigmoid, hardtanh, relu6, leakyRelu, elu, gelu, softplus, pad, dropout,
+  glu, prelu, mish, softsign, tanhshrink, hardshrink, softshrink,
 } from '../ops/act.js';
 export { conv1d, conv2d, convTranspose2d, maxPool2d, avgPool2d, adaptiveAvgPool2d, unfold, fold } from '../ops/conv.js';
 export { stochasticDepth } from './blocks.js';

@@ -198,6 +198,24 @@ export function roll(input, shifts, dims) {
   return wrapChecked(omw.roll(h, ps, s.length, pd, d.length), 'roll');
 }
 
+/** torch.flip: a copy with each of dims read backwards; flip(x, [0, 1]) or x.flip(0, 1). */
+export function flip(input, ...dims) {
+  return applyOp('flip', 'flip', [handle(input, 'flip', 'input')], intList(dims, 'flip', 'dims'));
+}
+
+/** The repeat counts (sizes or dims) of repeat and tile, given as varargs or one array. */
+const repeats = (who, tile) => (input, ...sizes) => {
+  const h = handle(input, who, 'input');
+  const s = intList(sizes, who, tile ? 'dims' : 'sizes');
+  const [ps] = marshal(['i64', s]);
+  return wrapChecked(omw.repeat(h, ps, s.length, tile ? 1 : 0), who);
+};
+
+/** torch.Tensor.repeat: x.repeat(2, 3) copies x 2 x 3 times; more sizes than dims add leading dims. */
+export const repeat = repeats('repeat', false);
+/** torch.tile: repeat, with 1s in front of dims when it has fewer than the tensor's dims. */
+export const tile = repeats('tile', true);
+
 /** A copy in another dtype ('float32', 'int64', 'bool'); float to int truncates toward zero. */
 export function to(input, dtype) {
   const h = handle(input, 'to', 'input');
