@@ -2196,7 +2196,16 @@ export function prod(input: Tensor, dim?: Dims | null, keepdim?: boolean): Tenso
 /** torch.cumprod: the running product along dim (float32 in double; int64 wraps; bool into int64). */
 export function cumprod(input: Tensor, dim: number): Tensor;
 
+/** torch.diagonal: the elements [i, i + offset] of dims dim1 and dim2 (defaults 0, 1) as a last dim (a copy, not a view). */
+export function diagonal(input: Tensor, offset?: number, dim1?: number, dim2?: number): Tensor;
+/** torch.diag: a 1-D input on diagonal k of a square matrix, or a 2-D input's diagonal k. */
+export function diag(input: Tensor, diagonal?: number): Tensor;
+
 export interface Tensor {
+  /** See {@link diagonal}. */
+  diagonal(offset?: number, dim1?: number, dim2?: number): Tensor;
+  /** See {@link diag}. */
+  diag(diagonal?: number): Tensor;
   /** See {@link log1p}. */
   log1p(): Tensor;
   /** See {@link expm1}. */

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""PyTorch's copies (torch.flip, Tensor.repeat, torch.tile) and products (torch.prod, torch.cumprod),
+"""PyTorch's copies (torch.flip, Tensor.repeat, torch.tile, torch.diagonal, torch.diag) and products
+(torch.prod, torch.cumprod),
 as a fixture for tests/js/copies-products.test.mjs.
 
 Each case calls one of them on a small input of float32, int64 or bool (float inputs hold zeros:
@@ -43,6 +44,10 @@ CASES = [
     # a line whose zero is first, last, or both
     ('cumprod', torch.tensor([[0.0, 2.0, 3.0], [2.0, 3.0, 0.0], [0.0, 1.5, 0.0]]), (1,)),
     ('prod', torch.tensor([[0.0, 2.0, 3.0], [2.0, 3.0, 0.0], [0.0, 1.5, 0.0]]), (1,)),
+    ('diagonal', F, ()), ('diagonal', F, (1, 1, 2)), ('diagonal', F, (-1, -1, -2)), ('diagonal', F, (2, 0, 2)), ('diagonal', F, (5, 1, 2)),
+    ('diagonal', I, (-1,)), ('diagonal', B, (1,)), ('diagonal', F, (0, 1, -2)), ('diagonal', F[0, 0], ()),
+    ('diag', F[0, 1], ()), ('diag', F[0, 1], (2,)), ('diag', F[1, 2], (-1,)), ('diag', F[0], (1,)), ('diag', F[0], (-2,)),
+    ('diag', I[0], (-1,)), ('diag', B[0], (1,)), ('diag', F, ()),
 ]
 
 
@@ -53,6 +58,10 @@ def call(op, x, args):
         return x.repeat(*args[0])
     if op == 'tile':
         return torch.tile(x, args[0])
+    if op == 'diagonal':
+        return torch.diagonal(x, *args)
+    if op == 'diag':
+        return torch.diag(x, *args)
     if op == 'prod':
         return torch.prod(x) if not args else torch.prod(x, args[0], keepdim=len(args) > 1 and args[1])
     return torch.cumprod(x, args[0])

@@ -218,6 +218,8 @@ export const OPS = [
   ['tile', impl(shape.tile), MF],
   ['prod', impl(reduce.prod), MF],
   ['cumprod', impl(act.cumprod), MF],
+  ['diagonal', impl(shape.diagonal), MF],
+  ['diag', impl(shape.diag), MF],
 ];
 
 /** The om.* functions of the table's rows, by JS name. */

@@ -1,4 +1,5 @@
-// torch.flip, Tensor.repeat, torch.tile, torch.prod, torch.cumprod, torch.log1p and torch.expm1:
+// torch.flip, Tensor.repeat, torch.tile, torch.diagonal, torch.diag, torch.prod, torch.cumprod,
+// torch.log1p and torch.expm1:
 // values, dtypes, gradients (zeros in a product included) and errors against PyTorch's
 // (tests/js/fixtures/pytorch/ops/copies_products.json, written by tools/pytorch_copies_products.py),
 // gradients against central differences, log1p and expm1 exact near 0 eagerly, in onnxruntime-web
@@ -23,7 +24,9 @@ const call = (op, x, args) => x[op](...args);
 /** PyTorch's message (its first words) -> the library's kind and message for the same mistake. */
 const ERRORS = [
   [/^dim \d+ appears multiple times/, 'InvalidArgument', /^flip: dim 0 appears twice/],
-  [/^Dimension out of range/, 'IndexOutOfRange', /: dim 3 is out of range for 3 dims/],
+  [/^Dimension out of range/, 'IndexOutOfRange', /: dim [13] is out of range for (a tensor of )?[13] dims/],
+  [/^diagonal dimensions cannot be identical/, 'InvalidArgument', /^diagonal: dim1 and dim2 cannot be the same dim \(1\)/],
+  [/^matrix or a vector expected/, 'InvalidArgument', /^diag: takes a 1-D or 2-D input, got 3 dims/],
   [/^Number of dimensions of repeat dims can not be smaller/, 'InvalidArgument', /^repeat: 2 sizes for a tensor of 3 dims/],
   [/^Trying to create tensor with negative dimension/, 'InvalidArgument', /^tile: repeat -1 of dim 1 is negative/],
 ];
@@ -62,11 +65,13 @@ describe('gradients against central differences, zeros in the products included'
     gradcheck((t) => t.cumprod(1), withZeros());
     gradcheck((t) => om.cumprod(t, 0), withZeros());
   }));
-  test('flip, repeat, tile, log1p, expm1', () => om.tidy(() => {
+  test('flip, repeat, tile, diagonal, diag, log1p, expm1', () => om.tidy(() => {
     const x = () => om.tensor([[0.5, -0.25, 1.5], [2, -0.6, 0.75]]); // above log1p's -1
     gradcheck((t) => t.flip(0, 1), x());
     gradcheck((t) => t.repeat(2, 1, 3), x());
     gradcheck((t) => om.tile(t, [2]), x());
+    gradcheck((t) => t.diagonal(-1, 1, 0), x());
+    gradcheck((t) => om.diag(t.flatten(), 2), x());
     gradcheck((t) => t.log1p(), x());
     gradcheck((t) => om.expm1(t), x());
   }));
@@ -112,7 +117,7 @@ describe('log1p and expm1: exact near 0, eagerly, in onnxruntime-web and in the 
 });
 
 describe('traced with a symbolic axis: onnxruntime-web and the Session agree with eager, at other sizes too', () => {
-  test('flip, repeat (leading dims added), tile, prod, cumprod, log1p, expm1 of [n, 3]', () =>
+  test('flip, repeat (leading dims added), tile, prod, cumprod, log1p, expm1, diagonal, diag of [n, 3]', () =>
     withTraced((keep, trace) => {
       const f = (t) => ({
         flipped: t.flip(0, -1),
@@ -125,6 +130,8 @@ describe('traced with a symbolic axis: onnxruntime-web and the Session agree wit
         across: om.cumprod(t, 1),
         logs: t.abs().log1p(),
         exps: t.expm1(),
+        diagonal: t.narrow(0, 0, 2).diagonal(1),
+        diag: om.diag(t.select(1, 0), -1),
       });
       trace(f, { x: [om.tensor([[0.5, -1.5, 2], [0, 1.25, -0.75], [1.5, 0.5, 0], [-2, 1, 1.5]]), ['n', null]] });
     }));
