@@ -2348,3 +2348,174 @@ export namespace nn {
     function xavierNormal_(tensor: Tensor, options: { gain?: number }): Tensor;
   }
 }
+
+// ---- log1p, expm1, flip, repeat and tile, prod, cumprod (js/ops/table.js's last rows) ----
+
+/** log(1 + input), exact near 0 (float32; integers promoted; NaN below -1). */
+export function log1p(input: Tensor): Tensor;
+/** e ** input - 1, exact near 0 (float32; integers promoted). */
+export function expm1(input: Tensor): Tensor;
+/** torch.flip: a copy with each of dims read backwards. */
+export function flip(input: Tensor, dims: Dims): Tensor;
+export function flip(input: Tensor, ...dims: number[]): Tensor;
+/** torch.tile: the tensor repeated dims[d] times along each dim (1s in front when dims has fewer than its dims). */
+export function tile(input: Tensor, dims: Dims): Tensor;
+export function tile(input: Tensor, ...dims: number[]): Tensor;
+/** torch.prod over dim (none: all dims; float32 multiplied in double; int64 wraps; bool as int64; 1 of nothing). */
+export function prod(input: Tensor, dim?: Dims | null, keepdim?: boolean): Tensor;
+/** torch.cumprod: the running product along dim (float32 in double; int64 wraps; bool into int64). */
+export function cumprod(input: Tensor, dim: number): Tensor;
+
+/** torch.diagonal: the elements [i, i + offset] of dims dim1 and dim2 (defaults 0, 1) as a last dim (a copy, not a view). */
+export function diagonal(input: Tensor, offset?: number, dim1?: number, dim2?: number): Tensor;
+/** torch.diag: a 1-D input on diagonal k of a square matrix, or a 2-D input's diagonal k. */
+export function diag(input: Tensor, diagonal?: number): Tensor;
+
+export interface Tensor {
+  /** See {@link diagonal}. */
+  diagonal(offset?: number, dim1?: number, dim2?: number): Tensor;
+  /** See {@link diag}. */
+  diag(diagonal?: number): Tensor;
+  /** See {@link log1p}. */
+  log1p(): Tensor;
+  /** See {@link expm1}. */
+  expm1(): Tensor;
+  /** See {@link flip}: x.flip(0, 1) or x.flip([0, 1]). */
+  flip(dims: Dims): Tensor;
+  flip(...dims: number[]): Tensor;
+  /** torch.Tensor.repeat: x.repeat(2, 3) copies x 2 x 3 times; more sizes than dims add leading dims. */
+  repeat(sizes: readonly number[]): Tensor;
+  repeat(...sizes: number[]): Tensor;
+  /** See {@link tile}. */
+  tile(dims: Dims): Tensor;
+  tile(...dims: number[]): Tensor;
+  /** See {@link prod}. */
+  prod(dim?: Dims | null, keepdim?: boolean): Tensor;
+  /** See {@link cumprod}. */
+  cumprod(dim: number): Tensor;
+}
+
+// ---- more activations and the padding modules (js/ops/act.js, js/nn/activation.js, js/nn/padding.js) ----
+
+export namespace nn {
+  export namespace functional {
+    /** F.glu: the first half of input along dim (default -1) times sigmoid of the second; the size there must be even. */
+    function glu(input: Tensor, dim?: number): Tensor;
+    /** F.prelu: input > 0 ? input : weight * input, weight of one element or one per channel (dim 1). */
+    function prelu(input: Tensor, weight: Tensor): Tensor;
+    /** F.mish: input * tanh(softplus(input)). */
+    function mish(input: Tensor): Tensor;
+    /** F.softsign: input / (1 + |input|). */
+    function softsign(input: Tensor): Tensor;
+    /** F.tanhshrink: input - tanh(input). */
+    function tanhshrink(input: Tensor): Tensor;
+    /** F.hardshrink: input where |input| > lambd (default 0.5), else 0. */
+    function hardshrink(input: Tensor, lambd?: number): Tensor;
+    function hardshrink(input: Tensor, options: { lambd?: number }): Tensor;
+    /** F.softshrink: input - lambd above lambd (default 0.5), input + lambd below -lambd, else 0. */
+    function softshrink(input: Tensor, lambd?: number): Tensor;
+    function softshrink(input: Tensor, options: { lambd?: number }): Tensor;
+  }
+  /** F.glu along dim (default -1). */
+  export class GLU extends Module {
+    constructor(dim?: number);
+    constructor(options: { dim?: number });
+    dim: number;
+    forward(x: Tensor): Tensor;
+  }
+  /** F.prelu with a learned weight ('weight' in the state dict) of numParameters (default 1) elements, each init (default 0.25). */
+  export class PReLU extends Module {
+    constructor(numParameters?: number, init?: number);
+    constructor(options: { numParameters?: number; init?: number });
+    numParameters: number;
+    weight: Tensor;
+    forward(x: Tensor): Tensor;
+  }
+  /** F.mish. */
+  export class Mish extends Module {
+    forward(x: Tensor): Tensor;
+  }
+  /** F.softsign. */
+  export class Softsign extends Module {
+    forward(x: Tensor): Tensor;
+  }
+  /** F.tanhshrink. */
+  export class Tanhshrink extends Module {
+    forward(x: Tensor): Tensor;
+  }
+  /** F.hardshrink with lambd (default 0.5). */
+  export class Hardshrink extends Module {
+    constructor(lambd?: number);
+    constructor(options: { lambd?: number });
+    lambd: number;
+    forward(x: Tensor): Tensor;
+  }
+  /** F.softshrink with lambd (default 0.5). */
+  export class Softshrink extends Module {
+    constructor(lambd?: number);
+    constructor(options: { lambd?: number });
+    lambd: number;
+    forward(x: Tensor): Tensor;
+  }
+  /** nn.Unflatten(dim, unflattenedSize): dim reshaped to the sizes (one may be -1). */
+  export class Unflatten extends Module {
+    constructor(dim: number, unflattenedSize: readonly number[]);
+    constructor(options: { dim: number; unflattenedSize: readonly number[] });
+    dim: number;
+    unflattenedSize: number[];
+    forward(x: Tensor): Tensor;
+  }
+  /* The padding modules: F.pad with their padding, one number for every side or (before, after) pairs from the last dim backwards. */
+  /** nn.ZeroPad2d(padding): 4 sides padded with zeros. */
+  export class ZeroPad2d extends Module {
+    constructor(padding: number | readonly number[]);
+    padding: number[];
+    value: number;
+    forward(x: Tensor): Tensor;
+  }
+  /** nn.ConstantPad1d(padding, value): the last dim padded with value. */
+  export class ConstantPad1d extends Module {
+    constructor(padding: number | readonly number[], value: number);
+    padding: number[];
+    value: number;
+    forward(x: Tensor): Tensor;
+  }
+  /** nn.ConstantPad2d(padding, value): the last 2 dims padded with value. */
+  export class ConstantPad2d extends Module {
+    constructor(padding: number | readonly number[], value: number);
+    padding: number[];
+    value: number;
+    forward(x: Tensor): Tensor;
+  }
+  /** nn.ConstantPad3d(padding, value): the last 3 dims padded with value. */
+  export class ConstantPad3d extends Module {
+    constructor(padding: number | readonly number[], value: number);
+    padding: number[];
+    value: number;
+    forward(x: Tensor): Tensor;
+  }
+  /** nn.ReflectionPad1d(padding): the last dim mirrored (each pad below its size). */
+  export class ReflectionPad1d extends Module {
+    constructor(padding: number | readonly number[]);
+    padding: number[];
+    forward(x: Tensor): Tensor;
+  }
+  /** nn.ReflectionPad2d(padding): the last 2 dims mirrored. */
+  export class ReflectionPad2d extends Module {
+    constructor(padding: number | readonly number[]);
+    padding: number[];
+    forward(x: Tensor): Tensor;
+  }
+  /** nn.ReplicationPad1d(padding): the last dim's edge values repeated. */
+  export class ReplicationPad1d extends Module {
+    constructor(padding: number | readonly number[]);
+    padding: number[];
+    forward(x: Tensor): Tensor;
+  }
+  /** nn.ReplicationPad2d(padding): the last 2 dims' edge values repeated. */
+  export class ReplicationPad2d extends Module {
+    constructor(padding: number | readonly number[]);
+    padding: number[];
+    forward(x: Tensor): Tensor;
+  }
+}

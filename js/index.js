@@ -30,6 +30,7 @@ export const {
   logicalAnd, logicalOr, logicalXor, logicalNot, bitwiseAnd, bitwiseOr, bitwiseXor, bitwiseNot,
   maskedScatter, index, indexPut, topk, sort, argsort, searchsorted, bucketize, repeatInterleave, trilIndices, triuIndices,
   square, isnan, isinf, isfinite, std, all, any, logsumexp, bmm, outer, dot, norm,
+  log1p, expm1, flip, tile, prod, cumprod, diagonal, diag,
 } = functions;
 const variance = functions.var;
 export { variance as var }; // torch.var (a reserved word in JS, so exported by name)

@@ -426,6 +426,7 @@ export const omw = Object.freeze({
     M._omw_random(shape, ndim, seedLo, seedHi, hasSeed, normal),
   read: (t, dst) => M._omw_read(t, dst),
   release: (t) => M._omw_release(t),
+  repeat: (a, sizes, n, tile) => M._omw_repeat(a, sizes, n, tile),
   repeat_interleave: (a, counts, at) => M._omw_repeat_interleave(a, counts, at),
   reshape: (a, shape, ndim) => M._omw_reshape(a, shape, ndim),
   retain: (t) => M._omw_retain(t),

@@ -272,6 +272,8 @@ void om__contiguous_strides(const int64_t *shape, int ndim, int64_t *strides);
 static inline char *om__data(const om_tensor *t) {
   return (char *)t->storage->data + t->offset * (int64_t)om__dtype_size(t->dtype);
 }
+/** cumprod along dim, from the end when reverse (src/ops/misc.c; prod's backward). New reference. */
+om_tensor *om__cumprod_dir(om_tensor *a, int64_t dim, bool reverse);
 /** Wraps a possibly negative dim into [0, ndim); -1 with IndexOutOfRange naming who otherwise. */
 int om__wrap_dim(int64_t dim, int ndim, const char *who);
 /** Reads element k (row-major logical order) of t as a double. */
@@ -300,6 +302,7 @@ double om__pow(double x, double y);
 float om__expf(float x);
 float om__logf(float x);
 float om__log1pf(float x);
+float om__expm1f(float x);
 float om__tanhf(float x);
 float om__erff(float x);
 /** sin and cos of the angle 2 pi t / n in double (0 <= t < n <= 2^40), to *s and *c. */

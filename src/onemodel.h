@@ -232,6 +232,8 @@ om_tensor *om_cosh(om_tensor *a);                  /**< hyperbolic cosine */
 om_tensor *om_asinh(om_tensor *a);                 /**< inverse hyperbolic sine */
 om_tensor *om_acosh(om_tensor *a);                 /**< inverse hyperbolic cosine (NaN below 1) */
 om_tensor *om_atanh(om_tensor *a);                 /**< inverse hyperbolic tangent (NaN outside [-1, 1]) */
+om_tensor *om_log1p(om_tensor *a);                 /**< log(1 + a), exact near 0 (NaN below -1) */
+om_tensor *om_expm1(om_tensor *a);                 /**< e^a - 1, exact near 0 */
 om_tensor *om_atan2(om_tensor *y, om_tensor *x);   /**< the angle of (x, y) in [-pi, pi], as C's atan2 (promoted to float32) */
 om_tensor *om_minimum(om_tensor *a, om_tensor *b); /**< elementwise min, NaN if either is (float32, int64, bool) */
 om_tensor *om_maximum(om_tensor *a, om_tensor *b); /**< elementwise max, NaN if either is (float32, int64, bool) */
@@ -266,6 +268,8 @@ om_tensor *om_clamp(om_tensor *a, const double *min, const double *max);
 /* ---- misc: cumsum, pad, masked_fill, dropout (new references) ---- */
 /** Running sum along dim (float32 accumulated in double; int64; bool counts into int64). */
 om_tensor *om_cumsum(om_tensor *a, int dim);
+/** Running product along dim (float32 multiplied in double; int64 wraps; bool into int64). */
+om_tensor *om_cumprod(om_tensor *a, int dim);
 /** ONNX's DFT along dim -2 of x [..., n, c] (c 1: real, 2: complex), cut or zero-padded to length
  *  (inverse: e^(+i), divided by length; onesided: the length / 2 + 1 first outputs of a real x),
  *  accumulated in double. Returns a new reference [..., length or length / 2 + 1, 2]. */
@@ -303,6 +307,13 @@ om_tensor *om_select_scatter(om_tensor *input, om_tensor *src, int dim, int64_t 
 /** torch.roll: a copy of a with each dims[k] rotated by shifts[k] (n_shifts == n_dims; with no dims,
  *  one shift of the flattened tensor); arrays and a borrowed, returns a new reference. */
 om_tensor *om_roll(om_tensor *a, const int64_t *shifts, int n_shifts, const int64_t *dims, int n_dims);
+/** torch.flip: a copy of a with each of the n dims read backwards; dims and a borrowed, returns a new reference. */
+om_tensor *om_flip(om_tensor *a, const int64_t *dims, int n);
+/** torch.Tensor.repeat: a copy of a repeated sizes[d] times along each dim (n >= a's dims; a gets
+ *  size-1 dims in front for the extra ones); sizes and a borrowed, returns a new reference. */
+om_tensor *om_repeat(om_tensor *a, const int64_t *sizes, int n);
+/** torch.tile: om_repeat, with 1s in front of dims when it has fewer than a's dims; borrowed, new reference. */
+om_tensor *om_tile(om_tensor *a, const int64_t *dims, int n);
 /** A view without the listed size-1 dims (all size-1 dims when ndims is 0). */
 om_tensor *om_squeeze(om_tensor *a, const int64_t *dims, int ndims);
 /** A view with a new size-1 dim at dim. */
@@ -337,6 +348,7 @@ om_tensor *om_triu(om_tensor *a, int64_t k);
 
 /* ---- reductions (dims NULL or ndims 0 means all dims) ---- */
 om_tensor *om_sum(om_tensor *a, const int64_t *dims, int ndims, bool keepdim);  /**< sum (float32 in double, int64) */
+om_tensor *om_prod(om_tensor *a, const int64_t *dims, int ndims, bool keepdim); /**< product (float32 in double, int64 wrapping; 1 of nothing) */
 om_tensor *om_mean(om_tensor *a, const int64_t *dims, int ndims, bool keepdim); /**< mean (float32) */
 om_tensor *om_amax(om_tensor *a, const int64_t *dims, int ndims, bool keepdim); /**< max values (ties share the grad) */
 om_tensor *om_amin(om_tensor *a, const int64_t *dims, int ndims, bool keepdim); /**< min values (ties share the grad) */

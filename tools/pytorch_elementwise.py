@@ -11,8 +11,9 @@ values, or that it raises (and the start of its message). Ops that take no Pytho
 among these three dtypes. Integer mod by zero (PyTorch raises ZeroDivisionError; the library
 gives 0, docs/api.md) is left out: an int64 fmod or remainder by the bool tensor.
 
-And the trigonometric and hyperbolic functions on float32 values (large arguments of sin, cos
-and tan too, and values outside asin's, acosh's and atanh's domains) and on int64 ones.
+And the trigonometric and hyperbolic functions, log1p and expm1 on float32 values (large arguments
+of sin, cos and tan too, tiny ones, and values outside asin's, acosh's, atanh's and log1p's domains)
+and on int64 ones.
 
 Writes tests/js/fixtures/pytorch/ops/elementwise.json:
   { "torch_version": ..., "operands": { "<kind>": {"dtype", "data"} or {"scalar"} },
@@ -81,7 +82,7 @@ def call(fn, a, b):
     return out
 
 
-UNARY = ['sin', 'cos', 'tan', 'asin', 'acos', 'atan', 'sinh', 'cosh', 'asinh', 'acosh', 'atanh']
+UNARY = ['sin', 'cos', 'tan', 'asin', 'acos', 'atan', 'sinh', 'cosh', 'asinh', 'acosh', 'atanh', 'log1p', 'expm1']
 UNARY_INPUTS = [
     torch.tensor([-12345.678, -100.0, -3.0, -1.0, -0.5, -0.0, 0.0, 1e-20, 0.25, 0.9, 1.0, 1.5, 2.0, 10.0, 88.0, 1000.0, 3.0e5, 1.0e30]),
     torch.tensor([-3, -1, 0, 1, 2, 7]),

@@ -143,6 +143,8 @@ OMW om_tensor *omw_select_scatter(om_tensor *a, om_tensor *src, const int64_t *a
 OMW om_tensor *omw_roll(om_tensor *a, const int64_t *shifts, int n_shifts, const int64_t *dims, int n_dims) {
   return om_roll(a, shifts, n_shifts, dims, n_dims);
 }
+/** om_tile (tile nonzero) or om_repeat of the n sizes; a new reference, NULL on error. */
+OMW om_tensor *omw_repeat(om_tensor *a, const int64_t *sizes, int n, int tile) { return tile ? om_tile(a, sizes, n) : om_repeat(a, sizes, n); }
 OMW om_tensor *omw_stack(om_tensor *const *ts, int n, int dim) { return om_stack(ts, n, dim); }
 OMW om_tensor *omw_index_put(om_tensor *a, om_tensor *const *indices, int n, om_tensor *values, int accumulate) {
   return om_index_put(a, indices, n, values, accumulate != 0);

@@ -4,11 +4,12 @@
 // new om.nn.LeakyReLU(0.2), new om.nn.GELU({ approximate: 'tanh' }), new om.nn.Dropout(0.1).
 import { Module } from './module.js';
 import { omw, checkHandle } from '../runtime.js';
-import { wrap, handle } from '../tensor.js';
-import { describe } from '../convert.js';
+import { wrap, handle, full, tidy } from '../tensor.js';
+import { describe, toI32, intList } from '../convert.js';
 import { invalid } from '../errors.js';
 import {
   relu, sigmoid, tanh, silu, hardswish, hardsigmoid, hardtanh, relu6, leakyRelu, elu, gelu, softplus, dropout,
+  glu, prelu, mish, softsign, tanhshrink, hardshrink, softshrink,
 } from '../ops/act.js';
 
 /**
@@ -164,4 +165,86 @@ export class Dropout extends Module {
   }
 
   forward(x) { return dropout(x, { p: this.p, training: this.training }); }
+}
+
+/** F.glu along dim (default -1): the first half times sigmoid of the second. */
+export class GLU extends Module {
+  constructor(...args) {
+    super();
+    this.dim = toI32(options('GLU', args, ['dim'], { dim: -1 }).dim, 'GLU', 'dim');
+  }
+
+  forward(x) { return glu(x, this.dim); }
+}
+
+/**
+ * x > 0 ? x : weight * x with a learned weight of numParameters elements (1, or the input's
+ * channel count), each init (default 0.25): its state-dict key is 'weight', as PyTorch's.
+ */
+export class PReLU extends Module {
+  constructor(...args) {
+    super();
+    const o = options('PReLU', args, ['numParameters', 'init'], { numParameters: 1, init: 0.25 });
+    const n = toI32(o.numParameters, 'PReLU', 'numParameters');
+    if (n < 1) throw invalid(`PReLU: numParameters must be at least 1, got ${n}`);
+    const init = number('PReLU', 'init', o.init);
+    this.numParameters = n;
+    this.weight = tidy(() => full([n], init));
+    this.weight.requiresGrad = true;
+  }
+
+  forward(x) { return prelu(x, this.weight); }
+}
+
+/** x * tanh(softplus(x)). */
+export class Mish extends Module {
+  forward(x) { return mish(x); }
+}
+
+/** x / (1 + |x|). */
+export class Softsign extends Module {
+  forward(x) { return softsign(x); }
+}
+
+/** x - tanh(x). */
+export class Tanhshrink extends Module {
+  forward(x) { return tanhshrink(x); }
+}
+
+/** x where |x| > lambd (default 0.5), else 0. */
+export class Hardshrink extends Module {
+  constructor(...args) {
+    super();
+    this.lambd = number('Hardshrink', 'lambd', options('Hardshrink', args, ['lambd'], { lambd: 0.5 }).lambd);
+  }
+
+  forward(x) { return hardshrink(x, this.lambd); }
+}
+
+/** x - lambd above lambd (default 0.5), x + lambd below -lambd, else 0. */
+export class Softshrink extends Module {
+  constructor(...args) {
+    super();
+    this.lambd = number('Softshrink', 'lambd', options('Softshrink', args, ['lambd'], { lambd: 0.5 }).lambd);
+  }
+
+  forward(x) { return softshrink(x, this.lambd); }
+}
+
+/** nn.Unflatten(dim, unflattenedSize): dim reshaped to the sizes (one may be -1), the other dims kept. */
+export class Unflatten extends Module {
+  constructor(...args) {
+    super();
+    const o = options('Unflatten', args, ['dim', 'unflattenedSize'], {});
+    if (o.dim === undefined || o.unflattenedSize === undefined) throw invalid('Unflatten: takes dim and unflattenedSize');
+    this.dim = toI32(o.dim, 'Unflatten', 'dim');
+    this.unflattenedSize = intList([o.unflattenedSize], 'Unflatten', 'unflattenedSize').map(Number);
+  }
+
+  forward(x) {
+    handle(x, 'Unflatten', 'input');
+    const d = this.dim < 0 ? this.dim + x.ndim : this.dim;
+    if (d < 0 || d >= x.ndim) throw invalid(`Unflatten: dim ${this.dim} is out of range for ${x.ndim} dims`);
+    return x.reshape([...x.shape.slice(0, d), ...this.unflattenedSize, ...x.shape.slice(d + 1)]);
+  }
 }

@@ -10,6 +10,7 @@ export {
 } from './loss.js';
 export {
   relu, sigmoid, tanh, silu, hardswish, hardsigmoid, hardtanh, relu6, leakyRelu, elu, gelu, softplus, pad, dropout,
+  glu, prelu, mish, softsign, tanhshrink, hardshrink, softshrink,
 } from '../ops/act.js';
 export {
   conv1d, conv2d, convTranspose2d, maxPool1d, maxPool2d, avgPool1d, avgPool2d, adaptiveAvgPool1d, adaptiveAvgPool2d, unfold, fold,

@@ -1,5 +1,5 @@
 // om.nn: modules (module.js, container.js, blocks.js, recurrent.js, norm.js, attention.js, transformer.js, embedding.js,
-// loss.js, activation.js), om.nn.functional (functional.js) and om.nn.init (init.js).
+// loss.js, activation.js, padding.js), om.nn.functional (functional.js) and om.nn.init (init.js).
 export { Module, Linear } from './module.js';
 export { Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict } from './container.js';
 export { RNNBase, LSTM, GRU } from './recurrent.js';
@@ -11,7 +11,11 @@ export {
 } from './loss.js';
 export {
   ReLU, ReLU6, LeakyReLU, ELU, GELU, SiLU, Softplus, Hardswish, Hardsigmoid, Hardtanh, Sigmoid, Tanh, Identity, Flatten, Dropout,
+  GLU, PReLU, Mish, Softsign, Tanhshrink, Hardshrink, Softshrink, Unflatten,
 } from './activation.js';
+export {
+  ZeroPad2d, ConstantPad1d, ConstantPad2d, ConstantPad3d, ReflectionPad1d, ReflectionPad2d, ReplicationPad1d, ReplicationPad2d,
+} from './padding.js';
 export * as functional from './functional.js';
 export * as init from './init.js';
 export {

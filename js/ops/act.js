@@ -3,10 +3,10 @@
 // maskedFill, erf). Arguments follow PyTorch's names and defaults; parameters may be given
 // positionally, as in PyTorch, or as one trailing options object: leakyRelu(x, 0.2) or
 // leakyRelu(x, { negativeSlope: 0.2 }).
-import { invalid } from '../errors.js';
+import { OmError, invalid } from '../errors.js';
 import { omw, checkHandle, requireReady } from '../runtime.js';
 import { describe, toI64 } from '../convert.js';
-import { wrap, handle, applyOp, retained, unaryOp, floatOp, isOptions, tidy } from '../tensor.js';
+import { wrap, handle, applyOp, retained, unaryOp, floatOp, isOptions, tidy, where } from '../tensor.js';
 
 const apply1 = (who, opName, hs, iattrs = [], fattrs = []) => applyOp(who, opName, hs, iattrs, fattrs);
 
@@ -95,6 +95,73 @@ export function softplus(input, ...args) {
   return apply1('softplus', 'softplus', [h], [], [num(beta, 'softplus', 'beta'), num(threshold, 'softplus', 'threshold')]);
 }
 
+// Activations composed of the ops above (PyTorch's definitions, so differentiable and traced as
+// their ops): glu, prelu, mish, softsign, tanhshrink, hardshrink, softshrink.
+
+/** F.glu: the first half of input along dim (default -1) times sigmoid of the second half. */
+export function glu(input, dim = -1) {
+  handle(input, 'glu', 'input');
+  const d = Number(toI64(dim, 'glu', 'dim'));
+  const n = input.ndim ? input.shape[d < 0 ? d + input.ndim : d] : undefined;
+  if (n === undefined) throw new OmError('IndexOutOfRange', `glu: dim ${dim} is out of range for ${input.ndim} dims`);
+  if (n % 2) throw invalid(`glu: halving dimension must be even, but dimension ${d < 0 ? d + input.ndim : d} is size ${n}`);
+  return tidy(() => {
+    const [a, b] = input.chunk(2, d);
+    return a.mul(b.sigmoid());
+  });
+}
+
+/**
+ * F.prelu: input > 0 ? input : weight * input, weight of one element or of input's channel count
+ * (dim 1; a 1-D input's only dim), as PyTorch's.
+ */
+export function prelu(input, weight) {
+  handle(input, 'prelu', 'input');
+  handle(weight, 'prelu', 'weight');
+  const c = input.ndim >= 2 ? input.shape[1] : input.ndim === 1 ? input.shape[0] : 1;
+  const n = weight.numel();
+  if (weight.ndim > 1 || (n !== 1 && n !== c)) {
+    throw new OmError('ShapeMismatch', `prelu: weight of ${n} elements (shape [${weight.shape}]) for ${c} channels: one, or one per channel`);
+  }
+  return tidy(() => {
+    const w = n === 1 || input.ndim < 2 ? weight.reshape([n === 1 ? 1 : c]) : weight.reshape([c, ...input.shape.slice(2).map(() => 1)]);
+    return where(input.gt(0), input, input.mul(w));
+  });
+}
+
+/** F.mish: input * tanh(softplus(input)). */
+export function mish(input) {
+  handle(input, 'mish', 'input');
+  return tidy(() => input.mul(tanh(softplus(input))));
+}
+
+/** F.softsign: input / (1 + |input|). */
+export function softsign(input) {
+  handle(input, 'softsign', 'input');
+  return tidy(() => input.div(input.abs().add(1)));
+}
+
+/** F.tanhshrink: input - tanh(input). */
+export function tanhshrink(input) {
+  handle(input, 'tanhshrink', 'input');
+  return tidy(() => input.sub(tanh(input)));
+}
+
+/** F.hardshrink: input where |input| > lambd (default 0.5), else 0. */
+export function hardshrink(input, ...args) {
+  handle(input, 'hardshrink', 'input');
+  const l = num(params('hardshrink', args, ['lambd'], { lambd: 0.5 }).lambd, 'hardshrink', 'lambd');
+  return tidy(() => where(input.abs().gt(l), input, 0));
+}
+
+/** F.softshrink: input - lambd above lambd (default 0.5), input + lambd below -lambd, else 0. */
+export function softshrink(input, ...args) {
+  handle(input, 'softshrink', 'input');
+  const l = num(params('softshrink', args, ['lambd'], { lambd: 0.5 }).lambd, 'softshrink', 'lambd');
+  if (!(l >= 0)) throw invalid(`softshrink: lambda must be greater or equal to 0, but found to be ${l}`);
+  return tidy(() => where(input.gt(l), input.sub(l), where(input.lt(-l), input.add(l), 0)));
+}
+
 /**
  * min(max(input, min), max), either bound null/undefined for none (not both). float32 takes
  * numbers; int64 takes integers (numbers or bigints).
@@ -124,12 +191,15 @@ export function clamp(input, ...args) {
 
 // ---- misc -----------------------------------------------------------------------------------
 
-/** Running sum along dim (float32; int64; bool counts into int64). */
-export function cumsum(input, dim) {
-  const h = handle(input, 'cumsum', 'input');
-  if (dim === undefined) throw invalid('cumsum: dim is required');
-  return apply1('cumsum', 'cumsum', [h], [toI64(dim, 'cumsum', 'dim')]);
-}
+/** A running sum or product along dim (float32; int64; bool counted or multiplied into int64). */
+const running = (who) => (input, dim) => {
+  const h = handle(input, who, 'input');
+  if (dim === undefined) throw invalid(`${who}: dim is required`);
+  return apply1(who, who, [h], [toI64(dim, who, 'dim')]);
+};
+
+export const cumsum = running('cumsum');
+export const cumprod = running('cumprod');
 
 const PAD_MODES = ['constant', 'reflect', 'replicate'];
 

@@ -27,6 +27,8 @@ export const sum = reduction('sum', 'int64');
 export const mean = reduction('mean');
 export const amax = reduction('amax');
 export const amin = reduction('amin');
+/** torch.prod over dim (none: all; a bool input counts as int64, as PyTorch's). */
+export const prod = reduction('prod', 'int64');
 
 /** max/min: over everything (one tensor), or along dim ([values, indices]). */
 const extreme = (who, allOp, dimOp) => (input, dim, keepdim) => {

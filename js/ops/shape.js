@@ -5,7 +5,8 @@
 import { OmError, invalid } from '../errors.js';
 import { omw, checkHandle, lastError, marshal, readU32 } from '../runtime.js';
 import { describe, toI64, toI32, intList } from '../convert.js';
-import { handle, wrap, applyOp, dimsArg, dtypeCode } from '../tensor.js';
+import { handle, wrap, applyOp, dimsArg, dtypeCode, tidy, where, arange } from '../tensor.js';
+import { pad } from './act.js';
 
 const wrapChecked = (h, who) => wrap(checkHandle(h, who));
 
@@ -196,6 +197,63 @@ export function roll(input, shifts, dims) {
   const d = dimsArg(dims, 'roll');
   const [ps, pd] = marshal(['i64', s], ['i64', d]);
   return wrapChecked(omw.roll(h, ps, s.length, pd, d.length), 'roll');
+}
+
+/** torch.flip: a copy with each of dims read backwards; flip(x, [0, 1]) or x.flip(0, 1). */
+export function flip(input, ...dims) {
+  return applyOp('flip', 'flip', [handle(input, 'flip', 'input')], intList(dims, 'flip', 'dims'));
+}
+
+/** The repeat counts (sizes or dims) of repeat and tile, given as varargs or one array. */
+const repeats = (who, tile) => (input, ...sizes) => {
+  const h = handle(input, who, 'input');
+  const s = intList(sizes, who, tile ? 'dims' : 'sizes');
+  const [ps] = marshal(['i64', s]);
+  return wrapChecked(omw.repeat(h, ps, s.length, tile ? 1 : 0), who);
+};
+
+/** torch.Tensor.repeat: x.repeat(2, 3) copies x 2 x 3 times; more sizes than dims add leading dims. */
+export const repeat = repeats('repeat', false);
+/** torch.tile: repeat, with 1s in front of dims when it has fewer than the tensor's dims. */
+export const tile = repeats('tile', true);
+
+/**
+ * torch.diagonal: the elements [i, i + offset] of dims dim1 and dim2 (defaults 0, 1), as a last dim.
+ * A copy, not a view as PyTorch's: the two dims moved last, the square block holding the diagonal
+ * narrowed out, kept where an identity mask is true (Where, not a product: an infinity elsewhere
+ * stays out) and summed over the last dim, so differentiable and traced at any size.
+ */
+export function diagonal(input, offset = 0, dim1 = 0, dim2 = 1) {
+  handle(input, 'diagonal', 'input');
+  const nd = input.ndim, o = Number(toI64(offset, 'diagonal', 'offset'));
+  const d1 = wrapDim(toI32(dim1, 'diagonal', 'dim1'), nd, 'diagonal'), d2 = wrapDim(toI32(dim2, 'diagonal', 'dim2'), nd, 'diagonal');
+  if (d1 === d2) throw invalid(`diagonal: dim1 and dim2 cannot be the same dim (${d1})`);
+  const len = Math.max(0, Math.min(input.shape[d1] + Math.min(0, o), input.shape[d2] - Math.max(0, o)));
+  return tidy(() => {
+    const rest = [...Array(nd).keys()].filter((d) => d !== d1 && d !== d2);
+    const block = input.permute([...rest, d1, d2]).narrow(-2, len && Math.max(0, -o), len).narrow(-1, len && Math.max(0, o), len);
+    const i = arange(len);
+    const picked = where(i.unsqueeze(1).eq(i), block, 0).sum(-1);
+    return input.dtype === 'bool' ? picked.to('bool') : picked;
+  });
+}
+
+/**
+ * torch.diag: of a 1-D input, the square matrix with it on diagonal k (size n + |k|, zeros elsewhere);
+ * of a 2-D input, its diagonal k (diagonal(input, k)).
+ */
+export function diag(input, k = 0) {
+  handle(input, 'diag', 'input');
+  const o = Number(toI64(k, 'diag', 'diagonal'));
+  if (input.ndim === 2) return diagonal(input, o);
+  if (input.ndim !== 1) throw invalid(`diag: takes a 1-D or 2-D input, got ${input.ndim} dims`);
+  return tidy(() => {
+    const n = input.shape[0] + Math.abs(o), i = arange(n);
+    const x = input.dtype === 'bool' ? input.long() : input; // pad takes no bool
+    const padded = o ? pad(x, [0, Math.abs(o)]) : x; // x_r at row r (k >= 0) or column r (k < 0)
+    const m = where(i.unsqueeze(0).sub(i.unsqueeze(1)).eq(o), o >= 0 ? padded.unsqueeze(1) : padded.unsqueeze(0), 0);
+    return input.dtype === 'bool' ? m.to('bool') : m;
+  });
 }
 
 /** A copy in another dtype ('float32', 'int64', 'bool'); float to int truncates toward zero. */

@@ -210,6 +210,16 @@ export const OPS = [
   ['outer', impl(linalg.outer), MF],
   ['dot', impl(linalg.dot), MF],
   ['norm', impl(linalg.norm), MF],
+  // issue 28's ops PyTorch users expect
+  ['log1p', unary('log1p'), MF], // exact near 0 (integers promoted to float32)
+  ['expm1', unary('expm1'), MF],
+  ['flip', impl(shape.flip), MF],
+  ['repeat', impl(shape.repeat), M],
+  ['tile', impl(shape.tile), MF],
+  ['prod', impl(reduce.prod), MF],
+  ['cumprod', impl(act.cumprod), MF],
+  ['diagonal', impl(shape.diagonal), MF],
+  ['diag', impl(shape.diag), MF],
 ];
 
 /** The om.* functions of the table's rows, by JS name. */

@@ -1,4 +1,4 @@
-/* The library's own exp, log, log1p, tanh, sigmoid, erf, pow, and trigonometric and hyperbolic
+/* The library's own exp, expm1, log, log1p, tanh, sigmoid, erf, pow, and trigonometric and hyperbolic
  * functions (docs/graph-runtime.md, "Modes"): the platform's libm differs between machines (glibc
  * natively, musl in WASM) in the last bits, so every kernel calls these instead, and the same inputs give the same bits everywhere. They use
  * only IEEE double arithmetic (+, -, *, /, correctly rounded on every machine the library builds
@@ -209,6 +209,21 @@ float om__logf(float x) {
   return x == INFINITY ? x : to_float(log_pos(x, 7)); /* to s^13: float needs no more (1e-11) */
 }
 float om__log1pf(float x) { return to_float(om__log1p(x)); }
+/* e^x - 1: below 1e-3 in magnitude its Taylor series to x^5 (the next term is below 2e-18
+ * relative: no cancellation near 0), else e^x - 1 in double (its error, 1e-16 / |e^x - 1| relative
+ * at most 1e-13, is far below a float's half ulp), rounded once. */
+float om__expm1f(float x) {
+  double d = x;
+  if (d > -1e-3 && d < 1e-3) {
+    double p = 1.0 / 120.0;
+    p = p * d + 1.0 / 24.0;
+    p = p * d + 1.0 / 6.0;
+    p = p * d + 0.5;
+    p = p * d + 1.0;
+    return (float)(p * d); /* -0 stays -0 */
+  }
+  return to_float(om__exp(d) - 1.0);
+}
 /* x^2 and x^3 (a square in a loss, gelu's tanh form written out) as products in double: x x is
  * exact there and x x x rounded once, so the float is the correctly rounded power, as the
  * general path's is (it is within 1e-16 of it), at the cost of two multiplies instead of a log

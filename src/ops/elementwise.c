@@ -793,6 +793,56 @@ UNARY_DEF(floor, LOOPS4(floor_f32, same_i64, NULL, floor_f64), NULL, 0, -3, 3, 0
 UNARY_DEF(ceil, LOOPS4(ceil_f32, same_i64, NULL, ceil_f64), NULL, 0, -3, 3, 0, 0, lower_rounding, ONNX_AS("Ceil", NULL, "Ceil (int64: the input)"))
 UNARY_DEF(round, LOOPS4(round_f32, same_i64, NULL, round_f64), NULL, 0, -3, 3, 0, 0, lower_rounding, ONNX_AS("Round", NULL, "Round, half to even (int64: the input)"))
 
+/* ---- log1p and expm1: exact near 0 (src/core/math.c; integers promoted to float32) ---- */
+
+UNARY_LOOP(log1p_f32, float, om__log1pf(a))
+UNARY_LOOP(expm1_f32, float, om__expm1f(a))
+
+static bool log1p_backward(const om_record *r, om_tensor *const *g, om_tensor **gin) {
+  om_scope s = {0}; /* g / (1 + x) */
+  gin[0] = om_div(g[0], om__keep(&s, om_add_scalar(r->in[0], 1)));
+  om__scope_end(&s);
+  return gin[0] != NULL;
+}
+static bool expm1_backward(const om_record *r, om_tensor *const *g, om_tensor **gin) {
+  om_scope s = {0}; /* g (y + 1), as PyTorch */
+  return unary_grad(&s, r, g[0], om__keep(&s, om_add_scalar(r->saved[0], 1)), gin);
+}
+
+/* ONNX has neither. Kahan's forms (Higham, Accuracy and Stability of Numerical Algorithms, 1.14)
+ * keep their relative accuracy near 0, where Log(1 + x) and Exp(x) - 1 lose every digit:
+ *   log1p: u = 1 + x, d = u - 1; Where(d == x, Log(u), Where(d == 0, x, x Log(u) / d))
+ *          (d == x: 1 + x was exact, so Log(u) is the value, also at -1 and infinity);
+ *   expm1: u = Exp(x), d = u - 1, lg = Log(u); Where(u == 1, x, Where(lg == +-inf, d, d x / lg))
+ *          (u == 0 or infinite: d is -1 or infinity).
+ * Each node rounds in float, so a value may be an ulp or two from the kernel's, which rounds once. */
+static bool lower_log1p_expm1(om_lower *l, const om_call *c) {
+  const om_meta *m = &c->out_meta[0];
+  om_meta b = *m;
+  b.dtype = OM_BOOL;
+  bool log1p = c->op == OM_OP_log1p;
+  int x = om__lower_input(l, 0), one = om__lower_float(l, 1), zero = om__lower_float(l, 0), inf = om__lower_float(l, INFINITY);
+  int u, d, lg, xl, q, outer, inner, alg, out;
+  if (x < 0 || one < 0 || zero < 0 || inf < 0 || !om__emit(l, log1p ? "Add" : "Exp", log1p ? (int[]){x, one} : &x, log1p ? 2 : 1, m, 1, &u, NULL, 0) ||
+      !om__emit(l, "Sub", (int[]){u, one}, 2, m, 1, &d, NULL, 0) || !om__emit(l, "Log", &u, 1, m, 1, &lg, NULL, 0) ||
+      !om__emit(l, "Mul", (int[]){x, log1p ? lg : d}, 2, m, 1, &xl, NULL, 0) ||
+      !om__emit(l, "Div", (int[]){xl, log1p ? d : lg}, 2, m, 1, &q, NULL, 0))
+    return false;
+  if (log1p ? !om__emit(l, "Equal", (int[]){d, x}, 2, &b, 1, &outer, NULL, 0) || !om__emit(l, "Equal", (int[]){d, zero}, 2, &b, 1, &inner, NULL, 0) ||
+                  !om__emit(l, "Where", (int[]){inner, x, q}, 3, m, 1, &q, NULL, 0) || !om__emit(l, "Where", (int[]){outer, lg, q}, 3, m, 1, &out, NULL, 0)
+            : !om__emit(l, "Equal", (int[]){u, one}, 2, &b, 1, &outer, NULL, 0) || !om__emit(l, "Abs", &lg, 1, m, 1, &alg, NULL, 0) ||
+                  !om__emit(l, "Equal", (int[]){alg, inf}, 2, &b, 1, &inner, NULL, 0) || !om__emit(l, "Where", (int[]){inner, d, q}, 3, m, 1, &q, NULL, 0) ||
+                  !om__emit(l, "Where", (int[]){outer, x, q}, 3, m, 1, &out, NULL, 0))
+    return false;
+  om__lower_output(l, 0, out);
+  return true;
+}
+
+UNARY_DEF(log1p, TRIG_MATH(log1p_f32), log1p_backward, OM_SAVES_IN(0), -0.9, 3, FLOAT, 0, lower_log1p_expm1,
+          ONNX_AS("Log", NULL, "Kahan's Where(d == x, Log(u), Where(d == 0, x, x Log(u) / d)), u = 1 + x, d = u - 1"))
+UNARY_DEF(expm1, TRIG_MATH(expm1_f32), expm1_backward, OM_SAVES_OUT(0), -3, 3, FLOAT, 0, lower_log1p_expm1,
+          ONNX_AS("Exp", NULL, "Kahan's Where(u == 1, x, Where(Abs(Log(u)) == inf, d, d x / Log(u))), u = Exp(x), d = u - 1"))
+
 /* ---- logical_not and bitwise_not ---- */
 
 UNARY_LOOP(logical_not_b8, uint8_t, !a)
@@ -825,7 +875,7 @@ static float gelu_f(float a, int64_t tanh_form) {
 }
 
 PARAM_LOOP(leaky_relu_f32, a > 0 ? a : a * k0)
-PARAM_LOOP(elu_f32, a <= 0 ? expm1f(a) * k0 : a)
+PARAM_LOOP(elu_f32, a <= 0 ? om__expm1f(a) * k0 : a)
 /* gelu on an array (y may be x): erf's argument for a chunk, om__erff_n on it (or, with the
  * second int attr set, fast mode's om__erff_fast_n), then gelu_f's arithmetic; the tanh form
  * element by element. */

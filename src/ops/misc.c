@@ -24,15 +24,17 @@ static int cast_to_int64(om_lower *l, int v, const om_meta *meta) {
   return v >= 0 && om__emit(l, "Cast", &v, 1, &m, 1, &out, &OM_ATTR_INT("to", ONNX_INT64), 1) ? out : -1;
 }
 
-/* ---- cumsum(a, dim): attrs {dim, reverse} (reverse: sums from the end; the backward's form) ----
- * float32 accumulates in double as PyTorch's CPU kernel, as float64 does; int64 wraps; bool counts
- * into int64. */
+/* ---- cumsum(a, dim) and cumprod(a, dim): attrs {dim, reverse} (reverse: from the end; the
+ * backwards' form) ----
+ * float32 accumulates in double as PyTorch's CPU kernels, as float64 does; int64 wraps; bool counts
+ * (multiplies) into int64. */
 
 static bool infer_cumsum(om_call *c) {
   om_tensor *a = c->in[0];
+  const char *who = om_op_name(c->op);
   if (c->attrs.n_i < 1 || c->attrs.n_i > 2)
-    return om__fail(OM_ERR_INVALID_ARGUMENT, "cumsum: takes a dim (and a reverse flag), got %d int attributes", c->attrs.n_i);
-  int d = om__wrap_dim(c->attrs.i[0], a->ndim ? a->ndim : 1, "cumsum");
+    return om__fail(OM_ERR_INVALID_ARGUMENT, "%s: takes a dim (and a reverse flag), got %d int attributes", who, c->attrs.n_i);
+  int d = om__wrap_dim(c->attrs.i[0], a->ndim ? a->ndim : 1, who);
   if (d < 0) return false;
   c->attrs.i[0] = d;
   c->attrs.i[1] = c->attrs.n_i == 2 && c->attrs.i[1];
@@ -44,7 +46,7 @@ static bool infer_cumsum(om_call *c) {
 static bool forward_cumsum(om_call *c) {
   const om_tensor *a = c->in[0], *o = c->out[0];
   int nd = a->ndim, dim = (int)c->attrs.i[0];
-  bool rev = c->attrs.i[1];
+  bool rev = c->attrs.i[1], prod = c->op == OM_OP_cumprod;
   int64_t n = nd ? a->shape[dim] : 1, sa = nd ? a->strides[dim] : 0, so = nd ? o->strides[dim] : 0;
   int64_t lines = n ? om_tensor_numel(o) / n : 0;
   const char *pa = om__data(a);
@@ -58,15 +60,18 @@ static bool forward_cumsum(om_call *c) {
       ia += idx * a->strides[d];
       io += idx * o->strides[d];
     }
-    double accf = 0;
-    uint64_t acci = 0;
+    double accf = prod;
+    uint64_t acci = prod;
     for (int64_t k = 0; k < n; k++) {
       int64_t kk = rev ? n - 1 - k : k, ea = ia + kk * sa, eo = io + kk * so;
+      double vf = a->dtype == OM_FLOAT32 ? ((const float *)pa)[ea] : a->dtype == OM_FLOAT64 ? ((const double *)pa)[ea] : 0;
+      uint64_t vi = a->dtype == OM_INT64 ? (uint64_t)((const int64_t *)pa)[ea] : a->dtype == OM_BOOL ? ((const uint8_t *)pa)[ea] != 0 : 0;
+      if (prod) accf *= vf, acci *= vi; /* int64 wraps, as PyTorch's */
+      else accf += vf, acci += vi;
       switch (a->dtype) {
-        case OM_FLOAT32: accf += ((const float *)pa)[ea]; ((float *)po)[eo] = (float)accf; break;
-        case OM_INT64: acci += (uint64_t)((const int64_t *)pa)[ea]; ((int64_t *)po)[eo] = (int64_t)acci; break;
-        case OM_BOOL: acci += ((const uint8_t *)pa)[ea] != 0; ((int64_t *)po)[eo] = (int64_t)acci; break;
-        case OM_FLOAT64: accf += ((const double *)pa)[ea]; ((double *)po)[eo] = accf; break;
+        case OM_FLOAT32: ((float *)po)[eo] = (float)accf; break;
+        case OM_FLOAT64: ((double *)po)[eo] = accf; break;
+        default: ((int64_t *)po)[eo] = (int64_t)acci; break;
       }
     }
   }
@@ -82,15 +87,21 @@ static bool cumsum_backward(const om_record *r, om_tensor *const *g, om_tensor *
   return (gin[0] = cumsum_dir(g[0], r->attrs.i[0], !r->attrs.i[1])) != NULL;
 }
 
+/* The input of a running sum or product as a value (bool cast to int64 first), -1 on error; a 0-d
+ * input is its own result, made the output here (*done). */
+static int running_input(om_lower *l, const om_call *c, bool *done) {
+  int x = om__lower_input(l, 0);
+  if (x >= 0 && c->in[0]->dtype == OM_BOOL) x = cast_to_int64(l, x, &c->out_meta[0]);
+  if ((*done = x >= 0 && !c->out_meta[0].ndim)) om__lower_output(l, 0, x);
+  return x;
+}
+
 /* CumSum with a 0-d axis input (bool is cast to int64 first); a 0-d input is its own sum. */
 static bool lower_cumsum(om_lower *l, const om_call *c) {
   const om_meta *m = &c->out_meta[0];
-  int x = om__lower_input(l, 0), out;
-  if (c->in[0]->dtype == OM_BOOL && (x = cast_to_int64(l, x, m)) < 0) return false;
-  if (!m->ndim) {
-    om__lower_output(l, 0, x);
-    return true;
-  }
+  bool done;
+  int x = running_input(l, c, &done), out;
+  if (x < 0 || done) return x >= 0;
   int axis = om__lower_ints(l, &c->attrs.i[0], -1);
   if (axis < 0 || !om__emit(l, "CumSum", (int[]){x, axis}, 2, m, 1, &out, &OM_ATTR_INT("reverse", 1), c->attrs.i[1] ? 1 : 0))
     return false;
@@ -104,6 +115,79 @@ const om_op_def om__op_cumsum = {
     .test = {.n_in = 1, .ndims = {3}, .shapes = {{2, 3, 4}}, .lo = -2, .hi = 2, .attrs = {.n_i = 1, .i = {-2}}}};
 
 om_tensor *om_cumsum(om_tensor *a, int dim) { return om__apply1(OM_OP_cumsum, &a, 1, &(om_attrs){.n_i = 1, .i = {dim}}); }
+
+om_tensor *om__cumprod_dir(om_tensor *a, int64_t dim, bool reverse) {
+  return om__apply1(OM_OP_cumprod, &a, 1, &(om_attrs){.n_i = 2, .i = {dim, reverse}});
+}
+
+/* PyTorch's cumprod_backward, zeros included: dL/dx_k = sum over i >= k of g_i prod(x_j, j <= i,
+ * j != k). Before the first zero of a line that is R_k / x_k with R the running sum from the end of
+ * g y; at the first zero, the running sum from the end of g y' with y' the running product with
+ * that zero taken as 1; after it, 0 (every product holds the zero). Reversed lines read from the
+ * other end. */
+static bool cumprod_backward(const om_record *r, om_tensor *const *g, om_tensor **gin) {
+  om_scope s = {0};
+  int64_t dim = r->attrs.i[0];
+  bool rev = r->attrs.i[1];
+  om_tensor *x = r->in[0], *y = r->saved[0], *one = om__keep(&s, om_scalar(1, x->dtype)), *zero = om__keep(&s, om_scalar(0, x->dtype));
+  om_tensor *z = om__keep(&s, om_eq(x, zero)), *seen = om__keep(&s, cumsum_dir(z, dim, rev)); /* zeros up to k */
+  om_tensor *before = om__keep(&s, om_eq(seen, om__keep(&s, om_scalar(0, OM_INT64))));
+  om_tensor *first = om__keep(&s, om_logical_and(z, om__keep(&s, om_eq(seen, om__keep(&s, om_scalar(1, OM_INT64))))));
+  om_tensor *safe = om__keep(&s, om_where(before, x, one));
+  om_tensor *y1 = om__keep(&s, om__cumprod_dir(om__keep(&s, om_where(first, one, x)), dim, rev));
+  om_tensor *at_first = om__keep(&s, cumsum_dir(om__keep(&s, om_mul(g[0], y1)), dim, !rev));
+  om_tensor *plain = om__keep(&s, om_div(om__keep(&s, cumsum_dir(om__keep(&s, om_mul(g[0], y)), dim, !rev)), safe));
+  om_tensor *rest = om__keep(&s, om_where(first, at_first, zero));
+  gin[0] = before && plain && rest ? om_where(before, plain, rest) : NULL;
+  om__scope_end(&s);
+  return gin[0] != NULL;
+}
+
+/* ONNX has no CumProd: with n the axis's extent (computed at run time where symbolic), the mask
+ * [n, n] of j <= i (Range, Unsqueeze, LessOrEqual; GreaterOrEqual reversed) picks x_j or 1 in x
+ * unsqueezed to [.., 1, n, ..], and ReduceProd over j gives y_i (bool: Cast to int64 first). */
+static bool lower_cumprod(om_lower *l, const om_call *c) {
+  const om_meta *m = &c->out_meta[0];
+  bool done;
+  int x = running_input(l, c, &done), out;
+  if (x < 0 || done) return x >= 0;
+  int64_t dim = c->attrs.i[0], j = dim + 1, zero = 0, one_i = 1, trail[OM_MAX_DIMS];
+  int nd = m->ndim, n_trail = nd - 1 - (int)dim, n = om__lower_x_scalar(l, om__lower_in_x(l, 0, (int)dim));
+  for (int k = 0; k < n_trail; k++) trail[k] = 2 + k; /* the mask's axes for x's after dim */
+  om_meta r = {.dtype = OM_INT64, .ndim = 1, .shape = {m->shape[dim]}}, mask = {.dtype = OM_BOOL, .ndim = 2 + n_trail};
+  mask.shape[0] = mask.shape[1] = m->shape[dim];
+  for (int k = 2; k < mask.ndim; k++) mask.shape[k] = 1;
+  om_meta wide = *m, col = r, row = r;
+  wide.ndim = nd + 1;
+  for (int k = 0; k <= dim; k++) wide.shape[k] = m->shape[k];
+  for (int k = (int)dim + 1; k <= nd; k++) wide.shape[k] = m->shape[k - 1];
+  col.ndim = row.ndim = 2, col.shape[1] = 1, row.shape[0] = 1, row.shape[1] = m->shape[dim];
+  om_meta xu = wide;
+  xu.shape[dim] = 1;
+  int z = om__lower_ints(l, &zero, -1), o = om__lower_ints(l, &one_i, -1), ax0 = om__lower_ints(l, &zero, 1), ax1 = om__lower_ints(l, &one_i, 1);
+  int ax_j = om__lower_ints(l, &j, 1), ax_dim = om__lower_ints(l, &dim, 1), ax_t = n_trail ? om__lower_ints(l, trail, n_trail) : -1;
+  int ones = om__lower_scalar(l, 1, m->dtype), ar, ri, cj, mk, mt, xw, pick;
+  om_meta square = mask;
+  square.ndim = 2;
+  if (n < 0 || z < 0 || o < 0 || ax0 < 0 || ax1 < 0 || ax_j < 0 || ax_dim < 0 || (n_trail && ax_t < 0) || ones < 0 ||
+      !om__emit(l, "Range", (int[]){z, n, o}, 3, &r, 1, &ar, NULL, 0) || !om__emit(l, "Unsqueeze", (int[]){ar, ax1}, 2, &col, 1, &ri, NULL, 0) ||
+      !om__emit(l, "Unsqueeze", (int[]){ar, ax0}, 2, &row, 1, &cj, NULL, 0) ||
+      !om__emit(l, c->attrs.i[1] ? "GreaterOrEqual" : "LessOrEqual", (int[]){cj, ri}, 2, &square, 1, &mk, NULL, 0) ||
+      !(n_trail ? om__emit(l, "Unsqueeze", (int[]){mk, ax_t}, 2, &mask, 1, &mt, NULL, 0) : (mt = mk, true)) ||
+      !om__emit(l, "Unsqueeze", (int[]){x, ax_dim}, 2, &xu, 1, &xw, NULL, 0) || !om__emit(l, "Where", (int[]){mt, xw, ones}, 3, &wide, 1, &pick, NULL, 0) ||
+      !om__emit(l, "ReduceProd", (int[]){pick, ax_j}, 2, m, 1, &out, &OM_ATTR_INT("keepdims", 0), 1))
+    return false;
+  om__lower_output(l, 0, out);
+  return true;
+}
+
+const om_op_def om__op_cumprod = {
+    .name = "cumprod", .takes_float64 = true, .n_in = 1, .n_out = 1, .saves = OM_SAVES_IN(0) | OM_SAVES_OUT(0), .infer = infer_cumsum,
+    .forward = forward_cumsum, .backward = cumprod_backward, .lower = lower_cumprod,
+    .onnx = "ReduceProd over Where(j <= i, x_j, 1) (Range, Unsqueeze, LessOrEqual; bool: Cast to int64 first)",
+    .test = {.n_in = 1, .ndims = {3}, .shapes = {{2, 3, 4}}, .lo = -2, .hi = 2, .attrs = {.n_i = 1, .i = {-2}}}};
+
+om_tensor *om_cumprod(om_tensor *a, int dim) { return om__apply1(OM_OP_cumprod, &a, 1, &(om_attrs){.n_i = 1, .i = {dim}}); }
 
 /* ---- pad(a, pads, mode, value): attrs i = {mode, pads...} (PyTorch's order: last dim first,
  * (before, after) pairs), f = {value} ----

@@ -1,4 +1,4 @@
-/* Reductions: sum, mean, amax, amin over any set of dims (attrs: keepdim, dims...), and
+/* Reductions: sum, mean, amax, amin, prod over any set of dims (attrs: keepdim, dims...), and
  * max_dim / min_dim along one dim with int64 indices (attrs: dim, keepdim).
  * float32 sums accumulate in double in a fixed order, so results are the same natively and
  * in WASM and do not depend on how the tensor is laid out in memory. */
@@ -86,6 +86,9 @@ FOLD_LOOP(fold_min_f64, double, double, if (v < *x || v != v) *x = v)
 FOLD_LOOP(fold_sum_i64, int64_t, int64_t, *x = (int64_t)((uint64_t)*x + (uint64_t)v))
 FOLD_LOOP(fold_max_i64, int64_t, int64_t, if (v > *x) *x = v)
 FOLD_LOOP(fold_min_i64, int64_t, int64_t, if (v < *x) *x = v)
+FOLD_LOOP(fold_prod_f32, double, float, *x *= v)
+FOLD_LOOP(fold_prod_f64, double, double, *x *= v)
+FOLD_LOOP(fold_prod_i64, int64_t, int64_t, *x = (int64_t)((uint64_t)*x * (uint64_t)v))
 
 static bool forward_reduce(om_call *c) {
   om_tensor *a = c->in[0], *o = c->out[0];
@@ -93,8 +96,8 @@ static bool forward_reduce(om_call *c) {
   bool is_f = a->dtype == OM_FLOAT32 || a->dtype == OM_FLOAT64;
   char *acc = om__alloc((uint64_t)n_out * 8, om_op_name(c->op));
   if (!acc) return false;
-  double init_f = c->op == OM_OP_amax ? -INFINITY : c->op == OM_OP_amin ? INFINITY : 0;
-  int64_t init_i = c->op == OM_OP_amax ? INT64_MIN : c->op == OM_OP_amin ? INT64_MAX : 0;
+  double init_f = c->op == OM_OP_amax ? -INFINITY : c->op == OM_OP_amin ? INFINITY : c->op == OM_OP_prod;
+  int64_t init_i = c->op == OM_OP_amax ? INT64_MIN : c->op == OM_OP_amin ? INT64_MAX : c->op == OM_OP_prod;
   for (int64_t k = 0; k < n_out; k++) {
     if (is_f) ((double *)acc)[k] = init_f;
     else ((int64_t *)acc)[k] = init_i;
@@ -108,10 +111,11 @@ static bool forward_reduce(om_call *c) {
   for (int d = 0; d < a->ndim; d++) st[0][d] = mask[d] ? 0 : st[0][d] * 8;
   om__broadcast_strides(a, a->ndim, st[1]);
   char *base[2] = {acc, om__data(a)};
-  static const om_loop_fn folds[3][4] = {{fold_sum_f32, fold_sum_i64, NULL, fold_sum_f64},
+  static const om_loop_fn folds[4][4] = {{fold_sum_f32, fold_sum_i64, NULL, fold_sum_f64},
                                          {fold_max_f32, fold_max_i64, NULL, fold_max_f64},
-                                         {fold_min_f32, fold_min_i64, NULL, fold_min_f64}};
-  om_loop_fn fold = folds[c->op == OM_OP_amax ? 1 : c->op == OM_OP_amin ? 2 : 0][a->dtype];
+                                         {fold_min_f32, fold_min_i64, NULL, fold_min_f64},
+                                         {fold_prod_f32, fold_prod_i64, NULL, fold_prod_f64}};
+  om_loop_fn fold = folds[c->op == OM_OP_amax ? 1 : c->op == OM_OP_amin ? 2 : c->op == OM_OP_prod ? 3 : 0][a->dtype];
   om__iterate_each(2, base, st, a->shape, a->ndim, fold, NULL, OM_EACH_SIMPLE); /* split by outputs: each summed in order */
   double count = n_out ? (double)n_in / (double)n_out : 0;
   for (int64_t k = 0; k < n_out; k++) {
@@ -158,6 +162,36 @@ static bool extreme_backward(const om_record *r, om_tensor *const *g, om_tensor 
   om_tensor *count = om__keep(&s, om_sum(w, dims, r->attrs.n_i - 1, true));
   om_tensor *share = om__keep(&s, om_div(w, count));
   gin[0] = om_mul(share, om__keep(&s, spread(r, g[0])));
+  om__scope_end(&s);
+  return gin[0] != NULL;
+}
+
+/* PyTorch's prod_safe_zeros_backward, for every input (zeros or not): dL/dx_k = g times the
+ * product of the others, the product of those before k times the product of those after it in
+ * each reduced group (the reduced dims permuted last and flattened into one of length N): running
+ * products of x shifted by one (a 1 in front) from either end. No division, so a zero (or two)
+ * among the others gives what PyTorch gives. */
+static bool prod_backward(const om_record *r, om_tensor *const *g, om_tensor **gin) {
+  const om_tensor *a = r->in[0];
+  int nd = a->ndim, n_red = r->attrs.n_i - 1, nk = 0;
+  if (!n_red) return (gin[0] = om_tensor_retain(g[0])) != NULL; /* a 0-d input: the identity */
+  om_scope s = {0};
+  bool red[OM_MAX_DIMS] = {0};
+  for (int k = 1; k < r->attrs.n_i; k++) red[r->attrs.i[k]] = true;
+  int64_t perm[OM_MAX_DIMS], inv[OM_MAX_DIMS], flat[OM_MAX_DIMS], split[OM_MAX_DIMS], n = 1;
+  for (int d = 0; d < nd; d++)
+    if (!red[d]) flat[nk] = a->shape[d], split[nk] = a->shape[d], perm[nk++] = d;
+  for (int d = 0, k = nk; d < nd; d++)
+    if (red[d]) n *= a->shape[d], split[k] = a->shape[d], perm[k++] = d;
+  for (int k = 0; k < nd; k++) inv[perm[k]] = k;
+  flat[nk] = n;
+  om_tensor *x = om__keep(&s, om_reshape(om__keep(&s, om_permute(r->in[0], perm, nd)), flat, nk + 1));
+  om_tensor *before = om__keep(&s, om_cumprod(om__keep(&s, om_pad(x, (int64_t[]){1, -1}, 2, OM_PAD_CONSTANT, 1)), -1));
+  om_tensor *after = om__keep(&s, om__cumprod_dir(om__keep(&s, om_pad(x, (int64_t[]){-1, 1}, 2, OM_PAD_CONSTANT, 1)), -1, true));
+  flat[nk] = 1;
+  om_tensor *gk = om__keep(&s, om_reshape(g[0], flat, nk + 1));
+  om_tensor *gx = om__keep(&s, om_mul(gk, om__keep(&s, om_mul(before, after))));
+  gin[0] = om_permute(om__keep(&s, om_reshape(gx, split, nd)), inv, nd);
   om__scope_end(&s);
   return gin[0] != NULL;
 }
@@ -212,6 +246,8 @@ REDUCE_DEF(sum, sum_backward, 0, "ReduceSum", "", NULL)
 REDUCE_DEF(mean, mean_backward, 0, "ReduceMean", " (a mean that can be of nothing: ReduceSum, Div by the count)", NULL)
 REDUCE_DEF(amax, extreme_backward, OM_SAVES_IN(0) | OM_SAVES_OUT(0), "ReduceMax", "", "has size 0 and no maximum")
 REDUCE_DEF(amin, extreme_backward, OM_SAVES_IN(0) | OM_SAVES_OUT(0), "ReduceMin", "", "has size 0 and no minimum")
+/* a product of nothing is 1 */
+REDUCE_DEF(prod, prod_backward, OM_SAVES_IN(0), "ReduceProd", "", NULL)
 
 /* ---- max_dim / min_dim: values and indices along one dim ---- */
 

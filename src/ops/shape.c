@@ -903,6 +903,121 @@ const om_op_def om__op_slice_scatter = {
     .test = {.n_in = 1, .ndims = {2}, .shapes = {{2, 2}}, .lo = -2, .hi = 2,
              .attrs = {.n_i = 7, .i = {1, 0, 4, 2, 2, 2, 4}}, .size_attrs = 3u << 5}}; /* the full shape */
 
+/* ---- flip(a, dims) and tile(a, repeats): copies that read each output element from one
+ * input element, o[i] = a[j] with j_d = n_d - 1 - i_d along a flipped dim, i_d mod n_d along a
+ * tiled one (and i_d along the others) ---- */
+
+/* Writes o (contiguous) from a, reading along dim d backwards where flipped[d], else modulo a's
+ * size (tile's output dims are multiples of it; elsewhere i_d < n_d). */
+static void copy_picked(om_tensor *o, const om_tensor *a, const bool *flipped) {
+  int nd = o->ndim;
+  int64_t n = om_tensor_numel(o), idx[OM_MAX_DIMS] = {0}, es = (int64_t)om__dtype_size(o->dtype);
+  const char *src = om__data(a);
+  char *dst = om__data(o);
+  for (int64_t k = 0; k < n; k++) {
+    int64_t at = 0;
+    for (int d = 0; d < nd; d++) at += (flipped[d] ? a->shape[d] - 1 - idx[d] : idx[d] % a->shape[d]) * a->strides[d];
+    memcpy(dst + k * es, src + at * es, (size_t)es);
+    for (int d = nd - 1; d >= 0 && ++idx[d] == o->shape[d]; d--) idx[d] = 0; /* the next index, row-major */
+  }
+}
+
+/* attrs: the dims to flip, wrapped in place (a 0-d tensor takes 0 and -1 and flips nothing). */
+static bool infer_flip(om_call *c) {
+  om_tensor *a = c->in[0];
+  bool seen[OM_MAX_DIMS] = {0};
+  int n = 0;
+  for (int k = 0; k < c->attrs.n_i; k++) {
+    int d = om__wrap_dim(c->attrs.i[k], a->ndim, "flip");
+    if (d < 0) return false;
+    if (a->ndim && seen[d]) return om__fail(OM_ERR_INVALID_ARGUMENT, "flip: dim %d appears twice", d);
+    if (a->ndim) seen[d] = true, c->attrs.i[n++] = d;
+  }
+  c->attrs.n_i = n;
+  return infer_same(c);
+}
+
+static bool forward_flip(om_call *c) {
+  bool flipped[OM_MAX_DIMS] = {0};
+  for (int k = 0; k < c->attrs.n_i; k++) flipped[c->attrs.i[k]] = true;
+  copy_picked(c->out[0], c->in[0], flipped);
+  return true;
+}
+
+static bool flip_backward(const om_record *r, om_tensor *const *g, om_tensor **gin) {
+  return (gin[0] = om_flip(g[0], r->attrs.i, r->attrs.n_i)) != NULL;
+}
+
+/* Slice(x, starts -1, ends INT64_MIN, axes dims, steps -1): each axis read from its end to before
+ * its start (ONNX clamps ends to -1 for a negative step), whatever its extent; no dims: the input. */
+static bool lower_flip(om_lower *l, const om_call *c) {
+  int n = c->attrs.n_i;
+  if (!n) return om__lower_alias(l);
+  int64_t starts[OM_MAX_DIMS], ends[OM_MAX_DIMS];
+  for (int k = 0; k < n; k++) starts[k] = -1, ends[k] = INT64_MIN;
+  ints k[4] = {{starts, n}, {ends, n}, {c->attrs.i, n}, {starts, n}};
+  return lower_ints(l, c, "Slice", k, 4, NULL, 0);
+}
+
+const om_op_def om__op_flip = {
+    .name = "flip", .takes_float64 = true, .n_in = 1, .n_out = 1, .infer = infer_flip, .forward = forward_flip,
+    .backward = flip_backward, .lower = lower_flip, .onnx = "Slice (steps -1, ends INT64_MIN; none for no dims)",
+    .test = {.n_in = 1, .ndims = {3}, .shapes = {{2, 3, 4}}, .lo = -2, .hi = 2, .attrs = {.n_i = 2, .i = {-1, 0}}}};
+
+/* attrs: one repeat count (>= 0) per dim of a. */
+static bool infer_tile(om_call *c) {
+  om_tensor *a = c->in[0];
+  if (c->attrs.n_i != a->ndim)
+    return om__fail(OM_ERR_INVALID_ARGUMENT, "tile: %d repeats given for a tensor of %d dims", c->attrs.n_i, a->ndim);
+  om_meta *m = &c->out_meta[0];
+  meta_from(m, a->dtype, NULL, a->ndim);
+  for (int d = 0; d < a->ndim; d++) {
+    if (c->attrs.i[d] < 0) return om__fail(OM_ERR_INVALID_ARGUMENT, "tile: repeat %lld of dim %d is negative", (long long)c->attrs.i[d], d);
+    if (__builtin_mul_overflow(a->shape[d], c->attrs.i[d], &m->shape[d]))
+      return om__fail(OM_ERR_INVALID_ARGUMENT, "tile: dim %d of size %lld repeated %lld times overflows", d, (long long)a->shape[d], (long long)c->attrs.i[d]);
+  }
+  return om__numel(m->shape, m->ndim, "tile") >= 0;
+}
+
+static bool forward_tile(om_call *c) {
+  bool flipped[OM_MAX_DIMS] = {0};
+  copy_picked(c->out[0], c->in[0], flipped);
+  return true;
+}
+
+/* Each repeated dim d in turn: g [.., r s, ..] viewed as [.., r, s, ..] and summed over the r. */
+static bool tile_backward(const om_record *r, om_tensor *const *g, om_tensor **gin) {
+  const om_tensor *a = r->in[0];
+  om_tensor *acc = om_tensor_retain(g[0]);
+  for (int d = 0; d < a->ndim && acc; d++) {
+    if (r->attrs.i[d] == 1) continue;
+    if (a->ndim == OM_MAX_DIMS) {
+      om_tensor_release(acc);
+      return om__fail(OM_ERR_INVALID_ARGUMENT, "tile: the gradient of a %d-dim tile needs one dim more", OM_MAX_DIMS);
+    }
+    int64_t split[OM_MAX_DIMS], dim = d;
+    memcpy(split, acc->shape, sizeof(int64_t) * (size_t)d);
+    split[d] = r->attrs.i[d], split[d + 1] = a->shape[d];
+    memcpy(split + d + 2, acc->shape + d + 1, sizeof(int64_t) * (size_t)(a->ndim - d - 1));
+    om_tensor *v = om_reshape(acc, split, a->ndim + 1);
+    om_tensor_release(acc);
+    acc = v ? om_sum(v, &dim, 1, false) : NULL;
+    om_tensor_release(v);
+  }
+  return (gin[0] = acc) != NULL;
+}
+
+/* Tile(x, repeats), the repeats constants (they are the model's, not sizes). */
+static bool lower_tile(om_lower *l, const om_call *c) {
+  ints k = {c->attrs.i, c->attrs.n_i};
+  return c->attrs.n_i ? lower_ints(l, c, "Tile", &k, 1, NULL, 0) : om__lower_alias(l);
+}
+
+const om_op_def om__op_tile = {
+    .name = "tile", .takes_float64 = true, .n_in = 1, .n_out = 1, .infer = infer_tile, .forward = forward_tile,
+    .backward = tile_backward, .lower = lower_tile, .derives_extents = true, .onnx = "Tile (none for a 0-d input)",
+    .test = {.n_in = 1, .ndims = {3}, .shapes = {{2, 1, 3}}, .lo = -2, .hi = 2, .attrs = {.n_i = 3, .i = {1, 3, 2}}}};
+
 /* ---- public view functions and composites ---- */
 
 static om_tensor *apply_i(om_op op, om_tensor *a, const int64_t *v, int n) {
@@ -923,6 +1038,31 @@ om_tensor *om_slice(om_tensor *a, int dim, int64_t start, int64_t end, int64_t s
   return apply_i(OM_OP_slice, a, (int64_t[]){dim, start, end, step}, 4);
 }
 om_tensor *om_clone(om_tensor *a) { return om__apply1(OM_OP_clone, &a, 1, NULL); }
+
+om_tensor *om_flip(om_tensor *a, const int64_t *dims, int n) { return apply_i(OM_OP_flip, a, dims, n); }
+
+/* torch.Tensor.repeat: sizes has at least a's dims; a gets size-1 dims in front for the extra ones. */
+om_tensor *om_repeat(om_tensor *a, const int64_t *sizes, int n) {
+  if (!om__check_inputs("repeat", &a, 1)) return NULL;
+  if (n < a->ndim || n > OM_MAX_DIMS || (n && !sizes))
+    return om__fail(OM_ERR_INVALID_ARGUMENT, "repeat: %d sizes for a tensor of %d dims (at least as many, at most %d)", n, a->ndim, OM_MAX_DIMS), NULL;
+  int64_t shape[OM_MAX_DIMS];
+  for (int d = 0; d < n; d++) shape[d] = d < n - a->ndim ? 1 : a->shape[d - (n - a->ndim)];
+  om_tensor *v = n > a->ndim ? om_reshape(a, shape, n) : om_tensor_retain(a);
+  om_tensor *r = v ? apply_i(OM_OP_tile, v, sizes, n) : NULL;
+  om_tensor_release(v);
+  return r;
+}
+
+/* torch.tile: repeat, with 1s in front of dims when it has fewer than a's dims. */
+om_tensor *om_tile(om_tensor *a, const int64_t *dims, int n) {
+  if (!om__check_inputs("tile", &a, 1)) return NULL;
+  if (n < 0 || n > OM_MAX_DIMS || (n && !dims)) return om__fail(OM_ERR_INVALID_ARGUMENT, "tile: %d dims (at most %d)", n, OM_MAX_DIMS), NULL;
+  int64_t full[OM_MAX_DIMS];
+  int m = n < a->ndim ? a->ndim : n;
+  for (int d = 0; d < m; d++) full[d] = d < m - n ? 1 : dims[d - (m - n)];
+  return om_repeat(a, full, m);
+}
 
 om_tensor *om_contiguous(om_tensor *a) {
   if (!om__check_inputs("contiguous", &a, 1)) return NULL;

@@ -666,7 +666,7 @@ static bool bind_slice(om_bind *b) {
     } else {
       s = s < 0 ? 0 : s > dim - 1 ? dim - 1 : s;
       e = e < -1 ? -1 : e > dim - 1 ? dim - 1 : e;
-      int64_t count = s > e ? (s - e - 1) / -step + 1 : 0;
+      int64_t count = dim > 0 && s > e ? (s - e - 1) / -step + 1 : 0; /* an empty axis: [0, dim - 1] holds no start */
       int64_t *idx = om__alloc(sizeof(int64_t) * (size_t)(count + 1), "Slice");
       om_tensor *it = NULL;
       if (idx) {

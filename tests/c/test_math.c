@@ -49,6 +49,7 @@ ROUNDED(cosh)
 ROUNDED(asinh)
 ROUNDED(acosh)
 ROUNDED(atanh)
+ROUNDED(expm1)
 
 /* Every 4099th float bit pattern (about a million, both signs, all exponents) in [lo, hi]: ours
  * within `most` ulps of theirs. */
@@ -68,6 +69,7 @@ TEST(floats_match_libm) {
   sweep("expf", om__expf, lib_expf, -FLT_MAX, FLT_MAX, 2);
   sweep("logf", om__logf, lib_logf, 0, FLT_MAX, 2);
   sweep("log1pf", om__log1pf, lib_log1pf, -1, FLT_MAX, 2);
+  sweep("expm1f (double expm1, rounded)", om__expm1f, lib_expm1, -FLT_MAX, FLT_MAX, 1);
   sweep("tanhf", om__tanhf, lib_tanhf, -FLT_MAX, FLT_MAX, 2);
   /* the rational is within 0.518 ulp of tanh (tools/rational_fit.c runs every float) */
   sweep("tanhf (double tanh, rounded)", om__tanhf, lib_tanh_rounded, -FLT_MAX, FLT_MAX, 1);
@@ -145,6 +147,9 @@ TEST(special_cases) {
   CHECK(om__logf(0) == -INFINITY && isnan(om__logf(-1)) && om__logf(1) == 0 && om__logf(INFINITY) == INFINITY);
   CHECK(om__logf(from_u32(1)) < -103 && om__logf(from_u32(1)) > -104); /* the smallest subnormal */
   CHECK(om__log1pf(-1) == -INFINITY && isnan(om__log1pf(-2)) && om__log1pf(1e-30f) == 1e-30f);
+  CHECK(om__expm1f(INFINITY) == INFINITY && om__expm1f(-INFINITY) == -1 && om__expm1f(-200) == -1 && om__expm1f(89) == INFINITY);
+  CHECK(om__expm1f(1e-30f) == 1e-30f && signbit(om__expm1f(-0.0f)) && isnan(om__expm1f(NAN)));
+  CHECK(om__expm1f(1e-7f) == (float)expm1((double)1e-7f) && om__expm1f(-2e-3f) == (float)expm1((double)-2e-3f)); /* both sides of the series' cut */
   CHECK(om__tanhf(30) == 1 && om__tanhf(-30) == -1 && om__tanhf(1e-20f) == 1e-20f && isnan(om__tanhf(NAN)));
   CHECK(signbit(om__tanhf(-0.0f)) && !signbit(om__tanhf(0.0f)));
   CHECK(om__sigmoidf(INFINITY) == 1 && om__sigmoidf(-INFINITY) == 0 && om__sigmoidf(0) == 0.5f && isnan(om__sigmoidf(NAN)));
