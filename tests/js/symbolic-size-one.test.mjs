@@ -134,3 +134,14 @@ describe('a symbol that answers at size 1 and at n only: two pieces, loud elsewh
     });
   }
 });
+
+describe('sizes 1 and n that the model keeps in its own code', () => {
+  test('a model that throws its own error except at 1 and 4 traces as two pieces, right at both', () => withTraced((keep) => {
+    const model = (x) => { if (x.shape[0] !== 4 && x.shape[0] !== 1) throw new Error('one or four only'); return x.relu().sum(0); };
+    const ex = om.randn([4, 3], { seed: 44 });
+    const tm = om.trace(model, { x: [ex, ['batch', null]] });
+    assert.deepEqual(tm.symbols[0].branches, [{ min: 1, max: 1 }, { min: 4, max: 4 }]);
+    assert.match(tm.symbols[0].narrowedBy, /one or four only/);
+    keep(tm, { x: ex }, [model(ex)], undefined, model);
+  }));
+});
