@@ -9,35 +9,10 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import * as om from 'onemodel';
 import * as ort from 'onnxruntime-web';
-import { memoryHooks, withTraced } from './helpers.mjs';
+import { memoryHooks, withTraced, metadataProps } from './helpers.mjs';
 
 ort.env.wasm.numThreads = 1;
 memoryHooks();
-
-/** The metadata_props of ONNX bytes, as { key: value } (ModelProto field 14, entries key 1, value 2). */
-function metadataProps(bytes) {
-  let at = 0;
-  const varint = () => { let v = 0, s = 0, b; do { b = bytes[at++]; v += (b & 0x7f) * 2 ** s; s += 7; } while (b & 0x80); return v; };
-  const text = (end) => new TextDecoder().decode(bytes.subarray(at, end));
-  const fields = (end, fn) => {
-    while (at < end) {
-      const tag = varint(), type = tag & 7;
-      if (type === 0) varint();
-      else if (type === 2) { const n = varint(), stop = at + n; fn(tag >>> 3, stop); at = stop; }
-      else if (type === 5) at += 4;
-      else if (type === 1) at += 8;
-      else throw new Error(`wire type ${type}`);
-    }
-  };
-  const props = {};
-  fields(bytes.length, (field, end) => {
-    if (field !== 14) return;
-    let key, value;
-    fields(end, (f, stop) => { if (f === 1) key = text(stop); else if (f === 2) value = text(stop); });
-    props[key] = value;
-  });
-  return props;
-}
 
 // Each form: the model of a constant size n (its constants given to hold, freed after the test), its input's shape at symbol size s, the symbol's
 // axis, and what the eager error at other sizes says.
