@@ -1612,8 +1612,8 @@ static int answer_set_of(run_ctx *rc, int k, answer_set *a, int64_t *yes, int64_
   }
   *a = (answer_set){.m = m, .lo = lo, .hi = hi};
   /* outside the set it fails: below it at up to 16 sizes (every one when they are that few, else
-   * spread down to the declared minimum, which is one: a broadcast against n answers at 1), and
-   * above it and between the multiples at sizes spread to the far end */
+   * spread down to the declared minimum itself: a broadcast against n answers at 1), and above it
+   * and between the multiples at sizes spread to the far end */
   int64_t below = lo - d->vmin, above = hi < far ? hi + 1 : far + 1;
   for (int64_t i = 0; i < 16 && i < below; i++) {
     int64_t x = below <= 16 ? d->vmin + i : i == 15 ? d->vmin : lo - 1 - i * below / 16;
@@ -1667,7 +1667,7 @@ static int fails_outside(run_ctx *rc, const answer_set *sets, uint64_t narrowed,
  * that leave out 2 (a broadcast against a constant n answers at 1 and n only): the trace is cut
  * at 2 (branch.c), size 1 a piece of its own and the sizes from 2 one that narrows as a trace
  * of its own does (to n alone), joined by an If that fails at the sizes the pieces leave out
- * (docs/symbolic-axes.md, "Size 1 and others"). 1 when cut, 0 when not, -1 when the trace ended. */
+ * (docs/symbolic-axes.md, "Size 1 and n"). 1 when cut, 0 when not, -1 when the trace ended. */
 static int cut_at_one(run_ctx *rc, int k) {
   om_trace *tr = rc->tr;
   const om_symbol *d = &rc->declared[k];
