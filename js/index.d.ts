@@ -859,7 +859,9 @@ export interface TracedSymbol {
   /**
    * Present where the model does another thing from some size of this symbol on and the graph
    * is an ONNX If on its size: the pieces of its range in order, each traced on its own
-   * (e.g. [{ min: 1, max: 320 }, { min: 321, max: Infinity }]).
+   * (e.g. [{ min: 1, max: 320 }, { min: 321, max: Infinity }]). Pieces may leave sizes out
+   * between them, where the model fails: a symbol broadcast against a constant 7 answers at
+   * [{ min: 1, max: 1 }, { min: 7, max: 7 }] only, the sizes admitted.
    */
   branches?: { min: number; max: number }[];
 }
@@ -970,7 +972,7 @@ export class TracedModel {
    * chunk from WebAssembly memory. Returns the number of bytes written.
    */
   saveOnnx(path: string, options?: ExportOptions): number;
-  /** The library format v2 bytes (docs/format.md): deterministic, weights 64-byte aligned; InferenceSession.create() runs them. */
+  /** The library format v3 bytes (docs/format.md): deterministic, weights 64-byte aligned; InferenceSession.create() runs them. */
   save(): Uint8Array;
   /** A Session running this graph on the library's kernels; it keeps its own copy of the graph. */
   session(options?: SessionOptions): InferenceSession;

@@ -359,7 +359,8 @@ export class TracedModel {
    * range narrower than declared (e.g. a slice of a 64-row table to the sequence length: max 64),
    * else null; checked: { min, max }, the sizes the tracer checked the graph over (shape only:
    * the whole range, to 32768 or 4 times the example when max is Infinity); branches (only where
-   * the graph is an If on the symbol's size): the pieces of its range, [{ min, max }, ...].
+   * the graph is an If on the symbol's size): the pieces of its range, [{ min, max }, ...], which
+   * may leave sizes out between them (1 and n: the sizes admitted).
    */
   get symbols() {
     const m = this.#use('symbols');
@@ -423,7 +424,7 @@ export class TracedModel {
   }
 
   /**
-   * The library format v2 bytes (docs/format.md): the graph as recorded, the ranges of its
+   * The library format v3 bytes (docs/format.md): the graph as recorded, the ranges of its
    * symbols, the weights 64-byte aligned; equal graphs give equal bytes, natively and in WASM.
    * om.InferenceSession.create() runs them.
    */

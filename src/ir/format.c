@@ -1,10 +1,10 @@
-/* The library format v2 (docs/format.md): a graph as the tracer recorded it, with its weights laid
+/* The library format v3 (docs/format.md): a graph as the tracer recorded it, with its weights laid
  * out for zero-copy use, in bytes that depend only on the graph (natively and in WASM alike).
  *
- *   header (64 bytes): "ONEMODEL", u32 version 2, u32 header size 64, u64 graph bytes, u64 data
+ *   header (64 bytes): "ONEMODEL", u32 version 3, u32 header size 64, u64 graph bytes, u64 data
  *     offset, u64 data bytes, u64 FNV-1a of the graph section, 16 zero bytes
  *   graph section: values, inputs, outputs, initializers (with their aliases since v2), nodes,
- *     symbols (little-endian); a
+ *     symbols (with their branches since v3; little-endian); a
  *     node's graph attribute (an If's branch) is its captured values (its value, the enclosing
  *     graph's, each), then values to nodes as above
  *   data section: every tensor's bytes at an offset that is a multiple of 64, zeros between
@@ -24,7 +24,7 @@
 #endif
 
 #define MAGIC "ONEMODEL"
-#define VERSION 2 /* what the writer writes; the reader takes 1 too (no aliases) */
+#define VERSION 3 /* what the writer writes; the reader takes 1 (no aliases) and 2 (no branches) too */
 #define HEADER 64
 #define ALIGN 64
 
@@ -175,6 +175,8 @@ static void graph_section(out *o, const om_graph *g, const om_traced_sym *syms, 
     put_i64(o, syms[k].max);
     put_str(o, syms[k].min_why);
     put_str(o, syms[k].max_why);
+    put_u32(o, (uint32_t)syms[k].n_branches);
+    for (int q = 0; q < 2 * syms[k].n_branches; q++) put_i64(o, syms[k].branches[q]);
   }
 }
 
@@ -543,6 +545,14 @@ static bool read_graph(in *r, om_graph *g, const unsigned char *data, uint64_t d
     sy->max_why = get_str(r, a, true, "why a symbol's maximum");
     if (!r->bad && (sy->multiple < 1 || sy->min < 0 || sy->max < sy->min)) return BAD("symbol '%s' has multiple %lld and range [%lld, %lld]", sy->name,
                                                                                (long long)sy->multiple, (long long)sy->min, (long long)sy->max);
+    sy->n_branches = r->version >= 3 ? get_count(r, 16, "a symbol's branch count") : 0;
+    if (sy->n_branches && !(sy->branches = om__arena_alloc(a, sizeof(int64_t) * 2 * (size_t)sy->n_branches))) return false;
+    for (int q = 0; q < 2 * sy->n_branches; q++) sy->branches[q] = get_i64(r, "a symbol's branch");
+    for (int q = 0; !r->bad && q < sy->n_branches; q++) /* in order, inside the range */
+      if (sy->branches[2 * q] > sy->branches[2 * q + 1] || (q ? sy->branches[2 * q] <= sy->branches[2 * q - 1] : sy->branches[0] < sy->min) ||
+          sy->branches[2 * q + 1] > sy->max)
+        return BAD("symbol '%s' has branch %d [%lld, %lld] outside its range [%lld, %lld] or out of order", sy->name, q,
+                   (long long)sy->branches[2 * q], (long long)sy->branches[2 * q + 1], (long long)sy->min, (long long)sy->max);
   }
   if (r->bad) return BAD("the graph section ends inside %s", r->what ? r->what : "an item");
   if (r->at != r->n) return BAD("the graph section has %zu bytes after its last item", r->n - r->at);

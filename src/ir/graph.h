@@ -121,7 +121,7 @@ typedef struct om_traced_symbol {
   const char *min_why, *max_why; /* the call that narrowed the range, NULL when declared */
   int64_t checked_min, checked_max; /* the sizes the runs checked the graph over (not in the library format) */
   int n_branches;                /* the graph is an If on this symbol's size: its pieces, 0 when none */
-  int64_t *branches;             /* (min, max) each, in order (in the model's arena; not in the library format) */
+  int64_t *branches;             /* (min, max) each, in order (in the model's arena; in the library format since v3) */
 } om_traced_sym;
 
 /** Whether bytes[0..n) begin as the library format does (src/ir/format.c). */

@@ -521,6 +521,10 @@ static om_session *session_on(om_graph *g, const om_traced_sym *syms, int n_syms
     const char **strs[3] = {&s->symbols[k].name, &s->symbols[k].min_why, &s->symbols[k].max_why};
     for (int q = 0; q < 3; q++)
       if (*strs[q]) ok &= (*strs[q] = om__arena_strdup(&s->g.arena, *strs[q])) != NULL;
+    int64_t *b = syms[k].n_branches ? om__arena_alloc(&s->g.arena, sizeof *b * 2 * (size_t)syms[k].n_branches) : NULL;
+    if (b) memcpy(b, syms[k].branches, sizeof *b * 2 * (size_t)syms[k].n_branches);
+    s->symbols[k].branches = b; /* the model's arena may go before the session */
+    ok &= b || !syms[k].n_branches;
     if (!ok) s->symbols = NULL;
   }
   if (options) s->options = *options;
@@ -624,6 +628,27 @@ static bool bind_tensor(const om_session *s, const om_feeds *f, int k, const om_
   return bind_shape(s, f, k, t->ndim, t->shape, sig, n_sig);
 }
 
+/* Whether size is in one of sy's branches (the pieces of a graph that is an If on its size),
+ * which may leave sizes out between them (a size 1 and n). */
+static bool in_branches(const om_traced_sym *sy, int64_t size) {
+  for (int q = 0; q < sy->n_branches; q++)
+    if (size >= sy->branches[2 * q] && size <= sy->branches[2 * q + 1]) return true;
+  return !sy->n_branches;
+}
+
+/* The sizes sy's branches admit, "at 1 or 7", "at 1, 5 to 9 or 12", into buf (returned). */
+static const char *admitted_sizes(const om_traced_sym *sy, char *buf, size_t cap) {
+  size_t n = 0;
+  for (int q = 0; q < sy->n_branches && n < cap; q++) {
+    long long lo = (long long)sy->branches[2 * q], hi = (long long)sy->branches[2 * q + 1];
+    const char *sep = !q ? "at " : q == sy->n_branches - 1 ? " or " : ", ";
+    if (lo == hi) n += (size_t)snprintf(buf + n, cap - n, "%s%lld", sep, lo);
+    else if (hi == INT64_MAX) n += (size_t)snprintf(buf + n, cap - n, "%sfrom %lld", sep, lo);
+    else n += (size_t)snprintf(buf + n, cap - n, "%s%lld to %lld", sep, lo, hi);
+  }
+  return buf;
+}
+
 /* Checks the shape fed for graph input k (a tensor's, or strings') against the graph's: rank, fixed
  * sizes, each named axis bound to one size across the tensor inputs; appends it to the signature. */
 static bool bind_shape(const om_session *s, const om_feeds *f, int k, int ndim, const int64_t *shape, int64_t *sig, int *n_sig) {
@@ -645,12 +670,15 @@ static bool bind_shape(const om_session *s, const om_feeds *f, int k, int ndim, 
     if (!strcmp(v->dim_param[d], "?")) continue; /* unnamed: any size */
     for (int q = 0; q < s->n_symbols; q++) { /* a traced model's range */
       const om_traced_sym *sy = &s->symbols[q];
-      if (strcmp(sy->name, v->dim_param[d]) || (size >= sy->min && size <= sy->max && size % sy->multiple == 0)) continue;
-      char range[96], why[200] = "";
+      if (strcmp(sy->name, v->dim_param[d]) || (size >= sy->min && size <= sy->max && size % sy->multiple == 0 && in_branches(sy, size)))
+        continue;
+      char range[200], why[200] = "";
       if (sy->max == INT64_MAX) snprintf(range, sizeof range, "from %lld", (long long)sy->min);
       else snprintf(range, sizeof range, "from %lld to %lld", (long long)sy->min, (long long)sy->max);
       if (sy->multiple > 1) snprintf(range + strlen(range), sizeof range - strlen(range), " in multiples of %lld", (long long)sy->multiple);
-      const char *because = size > sy->max && sy->max_why ? sy->max_why : size < sy->min && sy->min_why ? sy->min_why : NULL;
+      if (!in_branches(sy, size)) admitted_sizes(sy, range, sizeof range);
+      const char *because = size > sy->max && sy->max_why ? sy->max_why : size < sy->min && sy->min_why ? sy->min_why
+                            : !in_branches(sy, size) ? (sy->max_why ? sy->max_why : sy->min_why) : NULL;
       if (because) snprintf(why, sizeof why, " (narrowed by %s)", because);
       return om__fail(OM_ERR_SHAPE_MISMATCH, "session_run: axis '%s' is %lld at dim %d of input '%s'; the traced graph holds for %s %s%s",
                       sy->name, (long long)size, d, v->name, sy->name, range, why);

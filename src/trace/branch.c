@@ -259,6 +259,16 @@ static const char *keep(om_arena *a, const char *s, bool *ok) {
   return c;
 }
 
+/* Symbol s of piece model m (traced over piece p): its own, or for a fixed piece (no such
+ * symbol) the piece's one size, in *fixed. */
+static const om_traced_sym *piece_sym(const om_symbol *s, const om_traced_model *m, const piece *p, om_traced_sym *fixed) {
+  const om_traced_sym *q = sym_named(m, s->name);
+  if (q) return q;
+  int64_t size = p->lo * s->multiple;
+  *fixed = (om_traced_sym){.name = s->name, .multiple = s->multiple, .min = size, .max = size, .checked_min = size, .checked_max = size};
+  return fixed;
+}
+
 /* The symbols of model m joined from pieces lo and hi of symbol k (fixed pieces have no symbol
  * k: their size is fk): each symbol's range is the union of the pieces' (where a piece has
  * narrowed one, eager fails there in that piece, so the union promises nothing eager does not
@@ -271,15 +281,7 @@ static bool join_symbols(const om_trace *tr, int k, const om_traced_model *lo, c
   for (int j = 0; ok && j < tr->symbols.n; j++) {
     const om_symbol *s = &tr->symbols.v[j];
     om_traced_sym fixed[2], *out = &m->symbols[j];
-    const om_traced_sym *p[2] = {sym_named(lo, s->name), sym_named(hi, s->name)};
-    const piece *pp[2] = {plo, phi};
-    for (int q = 0; q < 2; q++)
-      if (!p[q]) { /* a fixed piece of k */
-        int64_t size = pp[q]->lo * s->multiple;
-        fixed[q] = (om_traced_sym){.name = s->name, .multiple = s->multiple, .min = size, .max = size, .checked_min = size,
-                                   .checked_max = size};
-        p[q] = &fixed[q];
-      }
+    const om_traced_sym *p[2] = {piece_sym(s, lo, plo, &fixed[0]), piece_sym(s, hi, phi, &fixed[1])};
     bool lower_min = p[0]->min <= p[1]->min, upper_max = p[1]->max >= p[0]->max;
     *out = (om_traced_sym){.name = keep(a, s->name, &ok), .multiple = s->multiple, .min = lower_min ? p[0]->min : p[1]->min,
                            .max = upper_max ? p[1]->max : p[0]->max,
@@ -314,6 +316,60 @@ static const char *piece_declaration(const om_symbol *s, const piece *p, char *b
   return buf;
 }
 
+/* A constant of g: int64 [1] holding x (name: its base name); its value, -1 on error. */
+static int int_const(om_graph *g, const char *name, int64_t x) {
+  int64_t one = 1;
+  om_tensor *t = om_from_data(&x, &one, 1, OM_INT64);
+  int v = t ? hoist(g, name, &(om_ginit){.tensor = t, .generated = true}) : -1;
+  om_tensor_release(t);
+  return v;
+}
+
+/* A bool [1] value of g: whether size (int64 [1]) is in [lo, hi] (hi INT64_MAX: no bound); name
+ * prefixes its nodes. -1 on error. */
+static int size_within(om_graph *g, const char *name, int size, int64_t lo, int64_t hi) {
+  int64_t one = 1;
+  bool is = lo == hi;
+  int c_lo = int_const(g, "If/admit/lo", lo), c_hi = is || hi == INT64_MAX ? -1 : int_const(g, "If/admit/hi", hi);
+  if (c_lo < 0 || (!is && hi != INT64_MAX && c_hi < 0)) return -1;
+  const char *n1 = om__arena_printf(&g->arena, "%s/from", name), *n2 = om__arena_printf(&g->arena, "%s/to", name);
+  int a = n1 ? named_value(g, n1, OM_BOOL, 1, &one) : -1;
+  if (a < 0 || add_node(g, is ? "Equal" : "GreaterOrEqual", n1, (int[]){size, c_lo}, 2, &a, 1, NULL, 0) < 0) return -1;
+  if (c_hi < 0) return a;
+  int b = n2 ? named_value(g, n2, OM_BOOL, 1, &one) : -1, both = b >= 0 ? named_value(g, name, OM_BOOL, 1, &one) : -1;
+  if (both < 0 || add_node(g, "LessOrEqual", n2, (int[]){size, c_hi}, 2, &b, 1, NULL, 0) < 0 ||
+      add_node(g, "And", name, (int[]){a, b}, 2, &both, 1, NULL, 0) < 0)
+    return -1;
+  return both;
+}
+
+/* The If's condition where the pieces leave sizes out between them (lo holds for sizes
+ * [iv[0], iv[1]], hi for [iv[2], iv[3]]; a size 1 and n: cut_at_one in runs.c): less (the size
+ * below the threshold, bool [1]) when size is in either, else a Gather past its table's end, so
+ * that an engine that runs the file fails there as the model does (ONNX has no assertion; every
+ * engine checks a Gather's indices) instead of running a piece traced for other sizes. -1 on
+ * error. */
+static int admitted(om_graph *g, int size, int less, const int64_t *iv) {
+  int64_t one = 1, two = 2;
+  int in_lo = size_within(g, "If/admit/in_lo", size, iv[0], iv[1]), in_hi = in_lo >= 0 ? size_within(g, "If/admit/in_hi", size, iv[2], iv[3]) : -1;
+  int either = in_hi >= 0 ? named_value(g, "If/admit/either", OM_BOOL, 1, &one) : -1;
+  int as_int = either >= 0 ? named_value(g, "If/admit/less", OM_INT64, 1, &one) : -1;
+  int index = as_int >= 0 ? named_value(g, "If/admit/index", OM_INT64, 1, &one) : -1;
+  int cond = index >= 0 ? named_value(g, "If/admit/cond", OM_BOOL, 1, &one) : -1;
+  int past = cond >= 0 ? int_const(g, "If/admit/past", INT32_MAX) : -1; /* no table is that long */
+  bool table[2] = {false, true};
+  om_tensor *t = past >= 0 ? om_from_data(table, &two, 1, OM_BOOL) : NULL;
+  int tab = t ? hoist(g, "If/admit/table", &(om_ginit){.tensor = t, .generated = true}) : -1;
+  om_tensor_release(t);
+  om_gattr to = OM_ATTR_INT("to", 7 /* INT64 */), axis = OM_ATTR_INT("axis", 0);
+  if (tab < 0 || add_node(g, "Or", "If/admit/Or", (int[]){in_lo, in_hi}, 2, &either, 1, NULL, 0) < 0 ||
+      add_node(g, "Cast", "If/admit/Cast", &less, 1, &as_int, 1, &to, 1) < 0 ||
+      add_node(g, "Where", "If/admit/Where", (int[]){either, as_int, past}, 3, &index, 1, NULL, 0) < 0 ||
+      add_node(g, "Gather", "If/admit/Gather", (int[]){tab, index}, 2, &cond, 1, &axis, 1) < 0)
+    return -1;
+  return cond;
+}
+
 /* The model of the two pieces (lo: symbol k's sizes below `at`, hi: from it), an If on the size
  * of axis d of graph input i: new, NULL on error (set). Pieces that return other counts, element
  * types or ranks are refused with the declaration of the example's piece, where the trace holds. */
@@ -345,6 +401,10 @@ static om_traced_model *join(const cut *c, int i, int d, int64_t at, const om_tr
   int in[2] = {g->inputs.v[i], size};
   ok = cond >= 0 && add_node(g, "Shape", "If/Shape", in, 1, &size, 1, sa, 2) >= 0 &&
        add_node(g, "Less", "If/Less", (int[]){size, thr}, 2, &cond, 1, NULL, 0) >= 0;
+  om_traced_sym fixed[2];
+  const om_traced_sym *ps[2] = {piece_sym(&tr->symbols.v[c->k], lo, plo, &fixed[0]), piece_sym(&tr->symbols.v[c->k], hi, phi, &fixed[1])};
+  int64_t iv[4] = {ps[0]->min, ps[0]->max, ps[1]->min, ps[1]->max}; /* the sizes each piece holds for */
+  if (ok && (iv[1] < at - 1 || iv[2] > at)) ok = (cond = admitted(g, size, cond, iv)) >= 0; /* they leave sizes out between them */
   /* the outputs: each the same element type and rank in both; an axis both name alike keeps it */
   int n_out = ok ? lo->g.outputs.n : 0, *outs = ok ? om__arena_alloc(&g->arena, sizeof(int) * (size_t)(n_out + 1)) : NULL;
   ok = ok && outs;

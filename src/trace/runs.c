@@ -1682,11 +1682,12 @@ static int answer_set_of(run_ctx *rc, int k, answer_set *a, int64_t *yes, int64_
     hi = ok == end ? d->vmax : ok; /* it answers to the far end: to the declared maximum */
   }
   *a = (answer_set){.m = m, .lo = lo, .hi = hi};
-  /* outside the set it fails: below it at up to 16 sizes (every one when they are that few), and
-   * above it and between the multiples at sizes spread to the far end */
+  /* outside the set it fails: below it at up to 16 sizes (every one when they are that few, else
+   * spread down to the declared minimum itself: a broadcast against n answers at 1), and above it
+   * and between the multiples at sizes spread to the far end */
   int64_t below = lo - d->vmin, above = hi < far ? hi + 1 : far + 1;
   for (int64_t i = 0; i < 16 && i < below; i++) {
-    int64_t x = below <= 16 ? d->vmin + i : lo - 1 - i * below / 16;
+    int64_t x = below <= 16 ? d->vmin + i : i == 15 ? d->vmin : lo - 1 - i * below / 16;
     if (x >= from && x <= to) continue;
     RUN_AT(x);
     if (r) return *yes = x, 0;
@@ -1733,12 +1734,33 @@ static int fails_outside(run_ctx *rc, const answer_set *sets, uint64_t narrowed,
   return 1;
 }
 
+/* The sizes where the model answers are no declaration's, but symbol k's are size 1 and others
+ * that leave out 2 (a broadcast against a constant n answers at 1 and n only): the trace is cut
+ * at 2 (branch.c), size 1 a piece of its own and the sizes from 2 one that narrows as a trace
+ * of its own does (to n alone), joined by an If that fails at the sizes the pieces leave out
+ * (docs/symbolic-axes.md, "Size 1 and n"). 1 when cut, 0 when not, -1 when the trace ended. */
+static int cut_at_one(run_ctx *rc, int k) {
+  om_trace *tr = rc->tr;
+  const om_symbol *d = &rc->declared[k];
+  int64_t v[64];
+  om__run_example(tr, v);
+  if (d->multiple != 1 || d->vmin != 1 || d->vmax < 2 || v[k] < 2) return 0;
+  v[k] = 1;
+  int r = answers_at(rc, v);
+  if (r <= 0) return r;
+  v[k] = 2;
+  if (v[k] < tr->symbols.v[k].size && (r = answers_at(rc, v)) != 0) return r < 0 ? -1 : 0;
+  int64_t good[64] = {0}, bad[64] = {0};
+  good[k] = 1, bad[k] = 2;
+  return om__branch_split(tr, (uint64_t)1 << k, good, bad, true);
+}
+
 /* The trace is refused where the model fails (tr->fail_msg): unless the sizes where the model
  * answers are a declaration's (answer_set_of each symbol that moved where it fails) that leaves
  * out where it fails and no size where it answers, then declared (the ranges the record run
  * begins with, and the reason: traced.symbols' narrowedBy) to trace again. 1: declared, 0:
  * refused with the reason appended (at the model's call that failed, so that in JS the error
- * names its source line), -1: the trace ended otherwise. */
+ * names its source line), 2: cut at size 2 (cut_at_one), -1: the trace ended otherwise. */
 static int narrow_where_fails(run_ctx *rc, om_symbol *ranges) {
   om_trace *tr = rc->tr;
   int n = tr->symbols.n;
@@ -1754,6 +1776,7 @@ static int narrow_where_fails(run_ctx *rc, om_symbol *ranges) {
     int64_t yes, no;
     int r = answer_set_of(rc, k, &sets[k], &yes, &no);
     if (r < 0) return -1;
+    if (!r && (r = cut_at_one(rc, k)) != 0) return r < 0 ? -1 : 2;
     if (!r) {
       memcpy(at, v0, sizeof at);
       at[k] = yes >= 0 ? yes : no >= 0 ? no : tr->fail_at[k];
@@ -1940,6 +1963,12 @@ record:
     om__trace_rollback(tr, mark);
     if (tr->fail_msg) { /* the model fails where the record run met it */
       int again = narrow_where_fails(&rc, ranges);
+      if (again == 2) { /* cut at size 2: the pieces are the trace */
+        n = om__branch_run(tr, ranges, fn, ctx, outputs, max_outputs, 0, seed, offset);
+        free(ranges);
+        if (n >= 0) tr->phase = OM_PHASE_RAN;
+        return n;
+      }
       if (again <= 0 || !begin_again(&rc, ranges)) return free(ranges), -1;
       continue;
     }

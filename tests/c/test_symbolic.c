@@ -411,7 +411,9 @@ TEST(refusals) {
   } cases[] = {
       {random_of_the_size, OM_ERR_TRACE_SYMBOLIC_SHAPE, "randn: a random tensor of shape [3,5,4] changes with the sizes; random values of a changing size cannot be written"},
       {modulo_index, OM_ERR_TRACE_SYMBOLIC_SHAPE, "select: argument 1 is 1 at the traced sizes, 0 at batch=7, seq=6, 1 at batch=6, seq=1"},
-      {baked_constant, OM_ERR_TRACE_SYMBOLIC_SHAPE, "add: at batch=4, seq=5 the call fails (add: shapes [4,5,4] and [3,5,4] do not broadcast"},
+      /* batch and seq each answer at 1 and at their example only: cut on batch, the piece from 2
+       * cannot be cut on seq as well */
+      {baked_constant, OM_ERR_TRACE_SYMBOLIC_SHAPE, "add: at batch=3, seq=6 the call fails (add: shapes [3,6,4] and [3,5,4] do not broadcast"},
       /* a call whose result the model drops is not recorded, but where it fails the model fails */
       {baked_unused, OM_ERR_TRACE_SYMBOLIC_SHAPE, "add: at batch=7, seq=6 the model fails here (add: shapes [7,6,4] and [3,5,4] do not broadcast"},
       {reads, OM_ERR_TRACE_DATA_DEPENDENT, "item: reads the values of a traced tensor of shape [3,5,4]"},

@@ -211,3 +211,28 @@ export function readmeExamples() {
   assert.ok(section, 'README.md has a "## Example" section');
   return [...section.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]);
 }
+
+/** The entries of a ModelProto's metadata_props (field 14: key 1, value 2) in .onnx bytes. */
+export function metadataProps(bytes) {
+  let at = 0;
+  const varint = () => { let v = 0, s = 0, b; do { b = bytes[at++]; v += (b & 0x7f) * 2 ** s; s += 7; } while (b & 0x80); return v; };
+  const fields = (end, fn) => {
+    while (at < end) {
+      const tag = varint(), type = tag & 7;
+      if (type === 0) varint();
+      else if (type === 2) { const n = varint(), stop = at + n; fn(tag >>> 3, stop); at = stop; }
+      else if (type === 5) at += 4;
+      else if (type === 1) at += 8;
+      else throw new Error(`wire type ${type}`);
+    }
+  };
+  const text = (stop) => new TextDecoder().decode(bytes.subarray(at, stop));
+  const props = {};
+  fields(bytes.length, (field, stop) => {
+    if (field !== 14) return;
+    let key, value;
+    fields(stop, (f, s) => { if (f === 1) key = text(s); if (f === 2) value = text(s); });
+    props[key] = value;
+  });
+  return props;
+}

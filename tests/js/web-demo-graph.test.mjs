@@ -143,9 +143,9 @@ describe('graphfile: reading .onnx and .om', () => {
     throwsKind(() => readGraph(onnx.subarray(0, onnx.length - 7)), 'Format', /runs past its message/);
     throwsKind(() => readGraph(saved.subarray(0, 40)), 'Format', /an \.om header is 64 bytes/);
     throwsKind(() => readGraph(saved.subarray(0, 100)), 'Format', /the graph section runs past the file/);
-    const v3 = saved.slice();
-    new DataView(v3.buffer).setUint32(8, 3, true);
-    throwsKind(() => readGraph(v3), 'Unsupported', /^open: an \.om of version 3; this page reads versions 1 and 2$/);
+    const v4 = saved.slice();
+    new DataView(v4.buffer).setUint32(8, 4, true);
+    throwsKind(() => readGraph(v4), 'Unsupported', /^open: an \.om of version 4; this page reads versions 1 to 3$/);
     const big = saved.slice();
     new DataView(big.buffer).setUint32(64, 0x7fffffff, true);   // the value count
     throwsKind(() => readGraph(big), 'Format', /values: 2147483647 do not fit in the graph section/);

@@ -1,5 +1,6 @@
 // Reads a model file's graph for the graph view: an .onnx (a ModelProto, protobuf's wire format,
-// read from onnx.proto's field numbers) or an .om (the library format v1 or v2, docs/format.md).
+// read from onnx.proto's field numbers) or an .om (the library format v1 to v3, docs/format.md;
+// v3 adds symbols' branches, after what this reads).
 // Only the structure is read (nodes, attributes, values' names, dtypes and shapes, initializers'
 // shapes and aliases), never the weights; a small tensor attribute (a Constant's value) keeps its
 // first elements.
@@ -389,7 +390,7 @@ function readOm(bytes) {
   if (bytes.length < 64) throw damaged('an .om header is 64 bytes');
   const head = new DataView(bytes.buffer, bytes.byteOffset, 64);
   const version = head.getUint32(8, true);
-  if (version !== 1 && version !== 2) throw new OmError('Unsupported', `open: an .om of version ${version}; this page reads versions 1 and 2`);
+  if (version < 1 || version > 3) throw new OmError('Unsupported', `open: an .om of version ${version}; this page reads versions 1 to 3`);
   const size = head.getBigUint64(16, true);
   if (size > BigInt(bytes.length - 64)) throw damaged('the graph section runs past the file');
   const r = new Om(bytes, 64, 64 + Number(size), version);
