@@ -1,6 +1,6 @@
 // Reads a model file's graph for the graph view: an .onnx (a ModelProto, protobuf's wire format,
 // read from onnx.proto's field numbers) or an .om (the library format v1 to v3, docs/format.md;
-// v3 adds symbols' branches, after what this reads).
+// v2 adds initializers' aliases, v3 symbols' branches).
 // Only the structure is read (nodes, attributes, values' names, dtypes and shapes, initializers'
 // shapes and aliases), never the weights; a small tensor attribute (a Constant's value) keeps its
 // first elements.
@@ -400,6 +400,9 @@ function readOm(bytes) {
     for (const what of ['a multiple', 'a minimum', 'a maximum']) r.i64(what);
     r.str('a reason');
     r.str('a reason');
+    if (r.version >= 3) { // the sizes its pieces hold: pairs of a minimum and a maximum
+      for (let q = r.count(16, 'branches'); q > 0; q--) for (const what of ['a branch minimum', 'a branch maximum']) r.i64(what);
+    }
   }
   if (r.at !== r.end) throw damaged(`${r.end - r.at} bytes after the graph section's last item`);
   return {
