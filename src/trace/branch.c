@@ -512,8 +512,10 @@ int om__branch_run(om_trace *tr, const om_symbol *declared, om_trace_fn fn, void
   int ex = v0 >= at, other = 1 - ex;
   pc[ex].v = v0;
   int64_t calls[OM_LOOP_SIZES], sizes[OM_LOOP_SIZES];
-  if (om__run_loop(tr, k, fn, ctx, max_outputs, seed, offset, calls, sizes)) { /* a threshold at every size: no pieces hold it */
-    om__release_all(outputs, n);
+  int loop = om__run_loop(tr, k, fn, ctx, max_outputs, seed, offset, calls, sizes);
+  if (loop) om__release_all(outputs, n);
+  if (loop < 0) return -1;
+  if (loop) { /* a threshold at every size: no pieces hold it */
     char seen[240];
     size_t w = 0;
     for (int i = 0; i < OM_LOOP_SIZES && calls[i] >= 0 && w < sizeof seen; i++)
