@@ -483,6 +483,84 @@ static char *without_advice(char *msg) {
   return msg;
 }
 
+/* The If's outputs as the outputs of model m that join made, named as trace_piece names a
+ * piece's (out0, ...), so that it joins as a piece (on: true) or, as om__branch_finish wants
+ * it, none (on: false). false with OutOfMemory. */
+static bool if_outputs(om_traced_model *m, bool on) {
+  om_graph *g = &m->g;
+  const om_gnode *node = &g->nodes.v[g->nodes.n - 1];
+  g->outputs.n = 0;
+  for (int j = 0; on && j < node->n_out; j++) {
+    int *slot = OM_VEC_PUSH_SLOT(g->outputs);
+    if (!slot || !(g->values.v[node->out[j]].name = om__arena_printf(&g->arena, "out%d", j))) return false;
+    *slot = node->out[j];
+  }
+  return true;
+}
+
+/* The other piece of a cut (po: upper, or below the example's), refused as one piece (it has
+ * thresholds of its own, more than the pieces left: a mask of B - 3 rows, empty at B = 1 and 3,
+ * one row at B = 2), as one piece per size when it has at most OM_ONE_SIZE_PIECES: each traced
+ * with the symbol's axes fixed there, joined to the example's piece ex (pex) from the sizes next
+ * to it outwards, an If each. A size where the model fails has no answer: it is left out where
+ * every size past it fails too, and the range ends there (its reason kept, traced.symbols'
+ * narrowedBy); a size where it answers past one where it fails, or a piece refused, gives NULL.
+ * Returns the model (new; ex itself when every size fails), NULL on error (the error set). */
+static om_traced_model *one_size_pieces(const cut *c, int in_i, int in_d, om_traced_model *ex, const piece *pex, const piece *po,
+                                        bool upper, om_tensor **outs, uint64_t seed, uint64_t offset) {
+  om_thread_state *st = om__state();
+  const om_symbol *s = &c->tr->symbols.v[c->k];
+  om_traced_model *acc = ex;
+  piece pacc = *pex;
+  const char *why = NULL; /* the first size where the model fails: the range ends there */
+  char fails[sizeof st->err_msg];
+  for (int64_t step = 0; step <= po->hi - po->lo; step++) {
+    int64_t size = upper ? po->lo + step : po->hi - step;
+    piece p = {.lo = size, .hi = size, .v = size, .fixed = true};
+    om_traced_model *m = NULL;
+    int n = -1;
+    st->rng_seed = seed, st->rng_offset = offset;
+    bool traced = trace_piece(c, &p, 1, outs, &n, &m);
+    if (n > 0) om__release_all(outs, n);
+    om_error_kind kind = om_last_error();
+    if (!traced && (kind == OM_ERR_OUT_OF_MEMORY || kind >= OM_ERR_TRACE_UNSUPPORTED_OPERATION)) break; /* refused */
+    if (!traced) { /* the model fails at this size */
+      if (!why) snprintf(fails, sizeof fails, "trace_run: at %s=%lld the model fails (%s)", s->name,
+                         (long long)(size * s->multiple), om_last_error_message()), why = fails;
+      om_clear_error();
+      continue;
+    }
+    om_traced_model *joined = NULL;
+    bool named = acc == ex || if_outputs(acc, true); /* the last If joins as a piece */
+    if (!why && named) /* an If on the size: the one-size piece below the rest, or above it */
+      joined = upper ? join(c, in_i, in_d, size * s->multiple, acc, m, &pacc, &p, false)
+                     : join(c, in_i, in_d, (size + 1) * s->multiple, m, acc, &p, &pacc, true);
+    om_traced_release(m);
+    if (acc != ex) om_traced_release(acc);
+    acc = joined;
+    if (!named) return om__fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory"), NULL;
+    if (!acc) return NULL; /* an answer past a size where it fails (no error set: the caller's stays), or an error */
+    *(upper ? &pacc.hi : &pacc.lo) = size;
+  }
+  if (om_last_error() != OM_ERR_OK) {
+    if (acc != ex) om_traced_release(acc);
+    return NULL;
+  }
+  if (acc != ex) if_outputs(acc, false); /* om__branch_finish names them */
+  om_traced_sym *k = NULL;
+  for (int j = 0; j < acc->n_symbols && !k; j++)
+    if (!strcmp(acc->symbols[j].name, s->name)) k = &acc->symbols[j];
+  if (why && k) {
+    bool ok = true;
+    *(upper ? &k->max_why : &k->min_why) = keep(&acc->g.arena, why, &ok);
+    if (!ok) {
+      if (acc != ex) om_traced_release(acc);
+      return om__fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory"), NULL;
+    }
+  }
+  return acc;
+}
+
 int om__branch_run(om_trace *tr, const om_symbol *declared, om_trace_fn fn, void *ctx, om_tensor **outputs, int max_outputs,
                    int n, uint64_t seed, uint64_t offset) {
   om_thread_state *st = om__state();
@@ -493,6 +571,21 @@ int om__branch_run(om_trace *tr, const om_symbol *declared, om_trace_fn fn, void
   piece pc[2] = {{.lo = declared[k].vmin, .hi = at - 1}, {.lo = at, .hi = declared[k].vmax}};
   int ex = v0 >= at, other = 1 - ex;
   pc[ex].v = v0;
+  int64_t calls[OM_LOOP_SIZES], sizes[OM_LOOP_SIZES];
+  int loop = om__run_loop(tr, k, fn, ctx, max_outputs, seed, offset, calls, sizes);
+  if (loop) om__release_all(outputs, n);
+  if (loop < 0) return -1;
+  if (loop) { /* a threshold at every size: no pieces hold it */
+    char seen[240];
+    size_t w = 0;
+    for (int i = 0; i < OM_LOOP_SIZES && calls[i] >= 0 && w < sizeof seen; i++)
+      w += (size_t)snprintf(seen + w, sizeof seen - w, "%s%lld at %s=%lld", i ? ", " : "", (long long)calls[i], s->name,
+                            (long long)(sizes[i] * s->multiple));
+    return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "trace_run: the model makes more calls at every larger size of '%s' "
+                          "(calls its outputs need: %s): a loop over the size, unrolled, which no graph without ONNX Loop "
+                          "holds at every size; declare om.Dim('%s', { min: %lld, max: %lld }) for the graph at the traced "
+                          "size (om_trace_dim in C)", s->name, seen, s->name, (long long)s->size, (long long)s->size), -1;
+  }
   om__release_all(outputs, n); /* the record run's: the pieces' graphs replace its */
   if (!other_example(tr, s, &pc[other], other == 1))
     return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "trace_run: the model changes at a size threshold of '%s' (at %lld), and "
@@ -534,6 +627,17 @@ int om__branch_run(om_trace *tr, const om_symbol *declared, om_trace_fn fn, void
   const om_traced_sym *q = ex_traced ? sym_named(m[ex], s->name) : NULL;
   if (q) ex_min = q->min, ex_max = q->max;
   om_traced_model *joined = ok ? join(&c, in_i, in_d, at * s->multiple, m[0], m[1], &pc[0], &pc[1], ex == 1) : NULL;
+  failed = om_last_error();
+  if (!ok && ex_traced && failed != OM_ERR_OK && failed != OM_ERR_OUT_OF_MEMORY &&
+      (failed == OM_ERR_TRACE_SYMBOLIC_SHAPE || failed < OM_ERR_TRACE_UNSUPPORTED_OPERATION) &&
+      pc[other].hi - pc[other].lo < OM_ONE_SIZE_PIECES) { /* each size of the other piece a piece of its own */
+    char msg[sizeof st->err_msg];
+    snprintf(msg, sizeof msg, "%s", om_last_error_message());
+    om_clear_error();
+    joined = one_size_pieces(&c, in_i, in_d, m[ex], &pc[ex], &pc[other], other == 1, outs, seed, offset);
+    if (joined == m[ex]) m[ex] = NULL; /* the model now */
+    if (!joined && om_last_error() != OM_ERR_OUT_OF_MEMORY) om__fail(failed, "%s", msg); /* the piece's refusal stands */
+  }
   om_traced_release(m[0]);
   om_traced_release(m[1]);
   free(outs);
@@ -587,7 +691,13 @@ int om__branch_run(om_trace *tr, const om_symbol *declared, om_trace_fn fn, void
 om_traced_model *om__branch_finish(om_trace *tr, om_tensor *const *outputs, const char *const *names, int n) {
   om_traced_model *m = tr->branched;
   om_graph *g = &m->g;
-  int n_if = g->nodes.v[g->nodes.n - 1].n_out; /* the If's */
+  /* the If's outputs; or, where the cut left one piece (the model fails at every size of the
+   * other: one_size_pieces), that piece's */
+  int n_if = g->outputs.n ? g->outputs.n : g->nodes.v[g->nodes.n - 1].n_out;
+  int *vals = om__arena_alloc(&g->arena, sizeof(int) * (size_t)(n_if + 1));
+  if (!vals) return om__trace_fail(OM_ERR_OUT_OF_MEMORY, "trace_finish: out of memory"), NULL;
+  memcpy(vals, g->outputs.n ? g->outputs.v : g->nodes.v[g->nodes.n - 1].out, sizeof(int) * (size_t)n_if);
+  g->outputs.n = 0;
   if (n < 1 || !outputs || !names)
     return om__trace_fail(OM_ERR_TRACE_INVALID_USAGE, "trace_finish: needs at least one output and its name (got %d)", n), NULL;
   for (int k = 0; k < n; k++) {
@@ -601,7 +711,7 @@ om_traced_model *om__branch_finish(om_trace *tr, om_tensor *const *outputs, cons
   }
   bool ok = true;
   for (int k = 0; ok && k < n; k++) {
-    int v = g->nodes.v[g->nodes.n - 1].out[outputs[k]->trace_value];
+    int v = vals[outputs[k]->trace_value];
     for (int e = 0; e < k && ok; e++)
       if (g->outputs.v[e] == v) { /* the same output twice: an Identity of its own */
         om_gvalue src = g->values.v[v];

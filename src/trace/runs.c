@@ -174,6 +174,8 @@ static bool is_small(const om_trace *tr, const om_run *run) {
 
 /* ---- the log ---- */
 
+static void run_free(om_run *run);
+
 static bool push(om_run *run, int64_t x) {
   int64_t *slot = OM_VEC_PUSH_SLOT(run->pool);
   if (!slot) return false;
@@ -1039,6 +1041,38 @@ static bool check_minimums(om_trace *tr, const om_symbol *declared, om_trace_fn 
   free(scratch);
   st->rng_seed = seed, st->rng_offset = offset;
   return ok;
+}
+
+/* The sizes om__run_loop runs symbol k at, as offsets from its example: four in a row, then one
+ * further on where the range has it (a loop bounded by a constant, min(T, 6), stops growing
+ * there). */
+static const int64_t loop_steps[OM_LOOP_SIZES] = {0, 1, 2, 3, 8};
+
+int om__run_loop(om_trace *tr, int k, om_trace_fn fn, void *ctx, int max_outputs, uint64_t seed, uint64_t offset,
+                 int64_t *calls, int64_t *sizes) {
+  om_thread_state *st = om__state();
+  uint64_t after = st->rng_seed, after_offset = st->rng_offset;
+  const om_symbol *s = &tr->symbols.v[k];
+  int64_t v0[64];
+  om__run_example(tr, v0);
+  for (int i = 0; i < OM_LOOP_SIZES; i++) calls[i] = -1;
+  if (v0[k] + loop_steps[3] > s->vmax) return 0; /* a range this short can be pieces */
+  om_tensor **scratch = calloc((size_t)max_outputs, sizeof *scratch);
+  if (!scratch) return om__trace_fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory"), -1;
+  int grows = 1;
+  for (int i = 0; grows > 0 && i < OM_LOOP_SIZES && v0[k] + loop_steps[i] <= s->vmax; i++) {
+    om_run run = {.n_outputs = -1};
+    memcpy(run.v, v0, sizeof run.v);
+    run.v[k] = sizes[i] = v0[k] + loop_steps[i];
+    st->rng_seed = seed, st->rng_offset = offset;
+    if (!run_other(tr, &run, fn, ctx, scratch, max_outputs)) grows = -1; /* the trace ended */
+    else if (run.n_outputs >= 0 && om__run_by_liveness(tr, &run)) calls[i] = run.live.n;
+    if (grows > 0) grows = calls[i] >= 0 && (!i || calls[i] > calls[i - 1]);
+    run_free(&run);
+  }
+  free(scratch);
+  st->rng_seed = after, st->rng_offset = after_offset;
+  return grows;
 }
 
 /* ---- the declared range (docs/symbolic-axes.md, "The whole range") ---- */

@@ -405,7 +405,18 @@ om_tensor *om__phantom(om_trace *tr, const om_meta *meta);
 bool om__run_fixed_size(const om_trace *tr, int64_t s);
 
 /* ---- thresholds as branches (branch.c; docs/symbolic-axes.md) ---- */
-#define OM_BRANCH_PIECES 4 /* the most pieces a symbol's range is cut into */
+#define OM_LOOP_SIZES 5 /* the sizes om__run_loop runs a symbol at */
+/** Whether the model's live calls grow at each of up to OM_LOOP_SIZES sizes of symbol k from its
+ *  example, four in a row at least (the others at theirs; shape-only runs, the random generator
+ *  at seed, offset): a loop over the size, unrolled, which no graph without ONNX Loop holds at
+ *  every size. 1 when they do, with the counts in calls at the variables sizes (-1 past the last
+ *  run; both arrays the caller's, OM_LOOP_SIZES long); 0 when not, or when k's range is too
+ *  short to tell; -1 when the trace ended (the error set). */
+int om__run_loop(om_trace *tr, int k, om_trace_fn fn, void *ctx, int max_outputs, uint64_t seed, uint64_t offset,
+                 int64_t *calls, int64_t *sizes);
+
+#define OM_BRANCH_PIECES 8 /* the most pieces a symbol's range is cut into */
+#define OM_ONE_SIZE_PIECES 8 /* a piece refused as one, of at most this many sizes, is one piece per size */
 /** The range check found that at the variables bad (a step from good; up: above the example)
  *  the model does another thing than the trace, the symbols of mask making the difference:
  *  when that is one symbol and the trace may be cut there, notes the cut (tr->split_sym) and

@@ -728,6 +728,45 @@ TEST(the_declared_range) {
   om_tensor_release(ex);
 }
 
+/* Another op at each seq below 5 (abs, neg, exp, relu), tanh from 5; a loop over seq's rows. */
+static int op_by_small_seq(om_tensor *const *in, om_tensor **out) {
+  int64_t seq = om_tensor_shape(in[0])[1];
+  om_tensor *(*const by[])(om_tensor *) = {om_abs, om_neg, om_exp, om_relu};
+  return (out[0] = seq < 5 ? by[seq - 1](in[0]) : om_tanh(in[0])) ? 1 : -1;
+}
+static int loop_over_seq(om_tensor *const *in, om_tensor **out) {
+  om_tensor *v = om_select(in[0], 1, 0);
+  for (int64_t i = 1; v && i < om_tensor_shape(in[0])[1]; i++) {
+    om_tensor *row = om_select(in[0], 1, i), *sum = row ? om_add(v, row) : NULL;
+    om_tensor_release(row);
+    om_tensor_release(v);
+    v = sum;
+  }
+  return (out[0] = v) ? 1 : -1;
+}
+
+/* A piece refused as one (a threshold at each small size, more than the pieces left) is traced
+ * a size at a time, an If each (src/trace/branch.c); a loop over a size, more calls at every
+ * larger size, is refused at once as a loop, with the counts and the one size that traces. */
+TEST(one_size_pieces_and_loops) {
+  om_tensor *ex = ex_bs();
+  CHECK(om_trace_begin());
+  om_traced_model *m = om_test_trace(op_by_small_seq, ex, BS, 1);
+  int64_t pieces[10];
+  CHECK(m && om_test_count_op(m, "If") == 1 && om_traced_symbol_branches(m, 1, pieces, 5) == 5); /* the rest nested */
+  for (int q = 0; m && q < 4; q++) CHECK(pieces[2 * q] == q + 1 && pieces[2 * q + 1] == q + 1);
+  CHECK(m && pieces[8] == 5 && pieces[9] == INT64_MAX);
+  om_traced_release(m);
+  CHECK(om_trace_begin());
+  CHECK(om_test_trace(loop_over_seq, ex, BS, 1) == NULL && om_last_error() == OM_ERR_TRACE_SYMBOLIC_SHAPE);
+  CHECK(strstr(om_last_error_message(), "trace_run: the model makes more calls at every larger size of 'seq' (calls its outputs "
+               "need: ") == om_last_error_message());
+  CHECK(strstr(om_last_error_message(), "): a loop over the size, unrolled, which no graph without ONNX Loop holds at every "
+               "size; declare om.Dim('seq', { min: 5, max: 5 }) for the graph at the traced size (om_trace_dim in C)") != NULL);
+  CHECK(!om_trace_active());
+  om_tensor_release(ex);
+}
+
 /* torchvision Swin's window partition with a window of 5: [B, H, W, 2] padded to whole windows,
  * [B, nH, 5, nW, 5, 2], then [B * nH * nW, 25, 2], nH = ceil(H / 5) (the floors are extents). */
 static int windows(om_tensor *const *in, om_tensor **out) {
@@ -809,6 +848,7 @@ int main(void) {
   RUN(runs_at_other_sizes);
   RUN(empty_tensors);
   RUN(the_declared_range);
+  RUN(one_size_pieces_and_loops);
   RUN(products_of_floors);
   TEST_MAIN_END();
 }
