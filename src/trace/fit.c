@@ -242,12 +242,37 @@ static bool on_lines(om_trace *tr, int a, int b, int64_t *at) {
   return false;
 }
 
+/* Moves at, where a and b differ, to the middle of the sizes from it up a symbol's line where they
+ * differ too: the forms that place a step anywhere between two runs (a window of 31 between T = 21
+ * and 32) differ from the first at a run of sizes, and a run at its middle rules out half of them,
+ * where one at its start rules out one. */
+static void to_middle(om_trace *tr, int a, int b, int64_t *at) {
+  uint64_t syms = tr->xs.v[a].syms | tr->xs.v[b].syms;
+  int64_t v[64], va, vb;
+  for (int k = 0; k < tr->symbols.n; k++) {
+    if (!(syms >> k & 1)) continue;
+    memcpy(v, at, sizeof(int64_t) * (size_t)tr->symbols.n);
+    int64_t hi = at[k];
+    for (; hi - at[k] < LINE_SCAN && hi < tr->symbols.v[k].vmax; hi++) {
+      v[k] = hi + 1;
+      if (!om__x_eval(tr, a, v, &va) || !om__x_eval(tr, b, v, &vb) || va == vb) break;
+    }
+    if (hi > at[k]) {
+      at[k] += (hi - at[k]) / 2;
+      return;
+    }
+  }
+}
+
 /* om__x_same of two forms that fit, over the sizes the symbols' ranges hold (in_range); where
- * neither decides, a point on a symbol's line where they differ (on_lines). */
+ * neither decides, a point on a symbol's line where they differ (on_lines). Where they differ,
+ * at is in the middle of such sizes (to_middle). */
 static int same_in_range(om_trace *tr, int a, int b, int64_t *at) {
   int same = om__x_same(tr, a, b, NULL, at);
   same = same ? same : in_range(tr, a, b, at);
-  return same < 0 && on_lines(tr, a, b, at) ? 0 : same;
+  if (same < 0 && on_lines(tr, a, b, at)) same = 0;
+  if (!same) to_middle(tr, a, b, at);
+  return same;
 }
 
 /* ---- periodic forms: any divisor ---- */
