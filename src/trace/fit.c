@@ -223,13 +223,26 @@ static int in_range(om_trace *tr, int a, int b, int64_t *at) {
 
 #define LINE_SCAN (2 * OM_X_MAX_PERIOD) /* the sizes from a symbol's minimum scanned by on_lines */
 
-/* Whether a and b differ on the line of one of their symbols, the others at the example, within
- * LINE_SCAN sizes from its minimum (the point into at): where om__x_same cannot decide (a form
- * over a minimum has no period: the pad of max(3, T) up to windows of 49, whose forms that fit
- * differ at some T below 4096). */
+/* Whether expression x holds a minimum, nested ones too. */
+static bool has_minimum(const om_trace *tr, int x) {
+  const om_xexpr *e = &tr->xs.v[x];
+  for (int i = 0; i < e->n; i++)
+    for (int j = 0; j < e->t[i].n; j++) {
+      const om_xfactor *f = &tr->fs.v[e->t[i].f[j]];
+      if (f->var == OM_XF_MIN || (f->var < 0 && has_minimum(tr, f->num))) return true;
+    }
+  return false;
+}
+
+/* Whether a and b, one of them over a minimum, differ on the line of one of their symbols, the
+ * others at the example, within LINE_SCAN sizes from its minimum (the point into at): where
+ * om__x_same cannot decide, as such a form has no period (the pad of max(3, T) up to windows of
+ * 49, whose forms that fit differ at some T below 4096). Not for others: a step the runs see once
+ * may be a threshold (a slice of 1 row, of 2 from T = 100), which the range's runs cut into pieces. */
 static bool on_lines(om_trace *tr, int a, int b, int64_t *at) {
   uint64_t syms = tr->xs.v[a].syms | tr->xs.v[b].syms;
   int64_t v[64], va, vb;
+  if (!has_minimum(tr, a) && !has_minimum(tr, b)) return false;
   for (int k = 0; k < tr->symbols.n; k++) {
     const om_symbol *s = &tr->symbols.v[k];
     om__run_example(tr, v);
