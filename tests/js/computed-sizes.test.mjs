@@ -238,9 +238,11 @@ describe('sizes a model computes', () => {
     assert.deepEqual(tc.outputs.map((o) => o.shape), [[2, 'min(T,6)'], ['T-min(T,4)+4'], ['T-min(T,3)+1']]);
     assert.deepEqual(tc.symbols[0].min, 1); // Math.max(1, T - 2) at T = 1 is 1: nothing to narrow
   }));
-  test('windows of 3, 9, 17, 31 and 100 and Math.ceil(T / w) * w (one step between two runs: runs in its middle), floor division by 33 and a remainder by 33: traced at T = 10, right far above', () => withTraced((keep) => {
+  test('windows of 3, 9, 17 and 31 and Math.ceil(T / w) * w (one step between two runs: runs in its middle), floor division by 33 and a remainder by 33: traced at T = 10, right far above', () => withTraced((keep) => {
     const far = [1, 2, 32, 33, 34, 65, 66, 67, 99, 100, 1000, 1001, 4097].map((T) => ({ T }));
-    for (const w of [3, 9, 17, 31, 100]) {
+    // windows of 100 traced at T = 10 are refused: the runs see one step, at 101, which may be a
+    // size threshold as well as a window (docs/symbolic-axes.md)
+    for (const w of [3, 9, 17, 31]) {
       const pad = (x) => { const [B, T, C] = x.shape; return F.pad(x, [0, 0, 0, (w - (T % w)) % w]).reshape(B, -1, w, C).amax(2); };
       const tp = traceAt(keep, pad, { x: [om.randn([2, 10, 3], { seed: 40 + w }), ['B', 'T', null]] }, acrossWindows(w, 4 * w + 1).concat(far));
       assert.deepEqual(tp.outputs[0].shape, ['B', `floor((T+${w - 1})/${w})`, 3], `w = ${w}`);
