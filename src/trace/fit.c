@@ -221,10 +221,71 @@ static int in_range(om_trace *tr, int a, int b, int64_t *at) {
   return 1;
 }
 
-/* om__x_same of two forms that fit, over the sizes the symbols' ranges hold (in_range). */
+#define LINE_SCAN (2 * OM_X_MAX_PERIOD) /* the sizes from a symbol's minimum scanned by on_lines */
+
+/* Whether expression x holds a minimum, nested ones too. */
+static bool has_minimum(const om_trace *tr, int x) {
+  const om_xexpr *e = &tr->xs.v[x];
+  for (int i = 0; i < e->n; i++)
+    for (int j = 0; j < e->t[i].n; j++) {
+      const om_xfactor *f = &tr->fs.v[e->t[i].f[j]];
+      if (f->var == OM_XF_MIN || (f->var < 0 && has_minimum(tr, f->num))) return true;
+    }
+  return false;
+}
+
+/* Whether a and b, one of them over a minimum, differ on the line of one of their symbols, the
+ * others at the example, within LINE_SCAN sizes from its minimum (the point into at): where
+ * om__x_same cannot decide, as such a form has no period (the pad of max(3, T) up to windows of
+ * 49, whose forms that fit differ at some T below 4096). Not for others: a step the runs see once
+ * may be a threshold (a slice of 1 row, of 2 from T = 100), which the range's runs cut into pieces. */
+static bool on_lines(om_trace *tr, int a, int b, int64_t *at) {
+  uint64_t syms = tr->xs.v[a].syms | tr->xs.v[b].syms;
+  int64_t v[64], va, vb;
+  if (!has_minimum(tr, a) && !has_minimum(tr, b)) return false;
+  for (int k = 0; k < tr->symbols.n; k++) {
+    const om_symbol *s = &tr->symbols.v[k];
+    om__run_example(tr, v);
+    for (int64_t t = s->vmin; (syms >> k & 1) && t <= s->vmax && t < s->vmin + LINE_SCAN; t++) {
+      v[k] = t;
+      if (!om__x_eval(tr, a, v, &va) || !om__x_eval(tr, b, v, &vb)) break;
+      if (va != vb) return memcpy(at, v, sizeof(int64_t) * (size_t)tr->symbols.n), true;
+    }
+  }
+  return false;
+}
+
+/* Moves at, where a and b differ, to the middle of the sizes from it up a symbol's line where they
+ * differ too: the forms that place a step anywhere between two runs (a window of 31 between T = 21
+ * and 32) differ from the first at a run of sizes, and a run at its middle rules out half of them,
+ * where one at its start rules out one. */
+static void to_middle(om_trace *tr, int a, int b, int64_t *at) {
+  uint64_t syms = tr->xs.v[a].syms | tr->xs.v[b].syms;
+  int64_t v[64], va, vb;
+  for (int k = 0; k < tr->symbols.n; k++) {
+    if (!(syms >> k & 1)) continue;
+    memcpy(v, at, sizeof(int64_t) * (size_t)tr->symbols.n);
+    int64_t hi = at[k];
+    for (; hi - at[k] < LINE_SCAN && hi < tr->symbols.v[k].vmax; hi++) {
+      v[k] = hi + 1;
+      if (!om__x_eval(tr, a, v, &va) || !om__x_eval(tr, b, v, &vb) || va == vb) break;
+    }
+    if (hi > at[k]) {
+      at[k] += (hi - at[k]) / 2;
+      return;
+    }
+  }
+}
+
+/* om__x_same of two forms that fit, over the sizes the symbols' ranges hold (in_range); where
+ * neither decides, a point on a symbol's line where they differ (on_lines). Where they differ,
+ * at is in the middle of such sizes (to_middle). */
 static int same_in_range(om_trace *tr, int a, int b, int64_t *at) {
   int same = om__x_same(tr, a, b, NULL, at);
-  return same ? same : in_range(tr, a, b, at);
+  same = same ? same : in_range(tr, a, b, at);
+  if (same < 0 && on_lines(tr, a, b, at)) same = 0;
+  if (!same) to_middle(tr, a, b, at);
+  return same;
 }
 
 /* ---- periodic forms: any divisor ---- */
@@ -387,10 +448,31 @@ static int clamped(om_trace *tr, const pool *p, const int64_t *a, int n, bool ma
   return OM_FIT_NONE;
 }
 
+static bool seen_at(const om_trace *tr, const int64_t *v, const int64_t (*at)[64], int n);
+
+/* Adds to at (from *n_at, OM_AT_MAX at most) the sizes of point r of pool p (0 the example, 1 + i
+ * run ix[i]) with one symbol of syms moved by 1 or 2 either way, inside its range, where no run
+ * has been. */
+static void near_points(const om_trace *tr, const pool *p, int r, uint64_t syms, int64_t (*at)[64], int *n_at) {
+  static const int64_t steps[4] = {1, -1, 2, -2};
+  int64_t v0[64], v[64];
+  om__run_example(tr, v0);
+  for (int k = 0; k < tr->symbols.n; k++)
+    for (int u = 0; (syms >> k & 1) && u < 4 && *n_at < OM_AT_MAX; u++) {
+      memcpy(v, r ? tr->runs.v[p->ix[r - 1]].v : v0, sizeof v);
+      v[k] += steps[u];
+      if (v[k] >= tr->symbols.v[k].vmin && v[k] <= tr->symbols.v[k].vmax && !seen_at(tr, v, (const int64_t(*)[64])at, *n_at))
+        memcpy(at[(*n_at)++], v, sizeof at[0]);
+    }
+}
+
 /* min(E1 + b1, E2 + b2) (max: true, the max), of two entries of the pool (one of them entry
  * `with` when it is >= 0): Math.min(T, S), with each side the smaller at two sizes or more. b1 is
- * the largest a - E1 (the smallest for a max). */
-static int min_of_two(om_lower *l, const pool *p, const int64_t *a, int n, bool max, int with) {
+ * the largest a - E1 (the smallest for a max). With at: no form, but where a minimum fits every
+ * point with one side the smaller at one size only (Math.min(h * w, H) of a conv's output, the
+ * product below H only at W = 1), the sizes next to that point, where runs may see that side
+ * again (near_points; more are needed where its value repeats there), into at. */
+static int min_of_two(om_lower *l, const pool *p, const int64_t *a, int n, bool max, int with, int64_t (*at)[64], int *n_at) {
   om_trace *tr = l->tr;
   for (int i = 0; i < p->n; i++)
     for (int j = i + 1; j < p->n; j++) {
@@ -401,17 +483,20 @@ static int min_of_two(om_lower *l, const pool *p, const int64_t *a, int n, bool 
         if (max ? d1 < b1 : d1 > b1) b1 = d1;
         if (max ? d2 < b2 : d2 > b2) b2 = d2;
       }
-      int n1 = 0, n2 = 0;
+      int n1 = 0, n2 = 0, r1 = -1, r2 = -1; /* r1, r2: a point where that side gives it */
       bool ok = true;
       for (int r = 0; r < n && ok; r++) {
         int64_t s1 = p->e[i][r] + b1, s2 = p->e[j][r] + b2, want = (s1 < s2) != max ? s1 : s2;
         ok = a[r] == want;
         if (s1 != s2) { /* the side that gives it */
-          if (want == s1) e1[n1++] = p->e[i][r];
-          else e2[n2++] = p->e[j][r];
+          if (want == s1) e1[n1++] = p->e[i][r], r1 = r;
+          else e2[n2++] = p->e[j][r], r2 = r;
         }
       }
-      if (!ok || distinct(e1, n1) < 2 || distinct(e2, n2) < 2) continue;
+      int d1 = distinct(e1, n1), d2 = distinct(e2, n2);
+      if (at && ok && d1 + d2 >= 3 && (d1 == 1 || d2 == 1))
+        near_points(tr, p, d1 == 1 ? r1 : r2, tr->xs.v[p->x[d1 == 1 ? i : j]].syms, at, n_at);
+      if (at || !ok || d1 < 2 || d2 < 2) continue;
       /* min(A, B) = B + min(A - B, 0); max(A, B) = A - min(A - B, 0) */
       int xa = om__x_lin(tr, 1, p->x[i], 0, -1, b1), xb = xa < 0 ? -1 : om__x_lin(tr, 1, p->x[j], 0, -1, b2);
       int diff = xb < 0 ? -1 : om__x_lin(tr, 1, xa, -1, xb, 0), mn = diff < 0 ? -1 : om__x_minc(tr, diff, 0);
@@ -432,10 +517,18 @@ static int clamps(om_lower *l, const pool *p, const int64_t *a, int n, int with)
       if (x != OM_FIT_NONE) return x < 0 ? OM_FIT_ERROR : neg ? om__x_lin(l->tr, -1, x, 0, -1, 0) : x;
     }
   for (int max = 0; max < 2; max++) {
-    int x = min_of_two(l, p, a, n, max, with);
+    int x = min_of_two(l, p, a, n, max, with, NULL, NULL);
     if (x != OM_FIT_NONE) return x;
   }
   return OM_FIT_NONE;
+}
+
+/* Where no form fits: the sizes that may pin down a minimum or maximum of two sizes with one side
+ * seen at one size only (min_of_two), OM_FIT_AMBIGUOUS with them in at; else OM_FIT_NONE. */
+static int one_sided(om_lower *l, const pool *p, const int64_t *a, int n, int64_t (*at)[64], int *n_at) {
+  *n_at = 0;
+  for (int max = 0; max < 2; max++) min_of_two(l, p, a, n, max, -1, at, n_at);
+  return *n_at ? OM_FIT_AMBIGUOUS : OM_FIT_NONE;
 }
 
 /* clamps(), else c * E plus one of them, c 1 or -1 and E an entry of the pool (a minimum or
@@ -702,7 +795,8 @@ static int fit_values(om_lower *l, const pool *p, const int64_t *a, int n, bool 
         }
     }
   x = periodic_fit(l, p, a, n, floored, at, n_at);
-  return x == OM_FIT_NONE ? factored(l, p, a, n, floored, at, n_at, depth) : x;
+  if (x == OM_FIT_NONE) x = factored(l, p, a, n, floored, at, n_at, depth);
+  return x == OM_FIT_NONE && !depth ? one_sided(l, p, a, n, at, n_at) : x;
 }
 
 /* Whether the variables v are a run's, the example's, or already in at[0..n). */

@@ -213,6 +213,66 @@ describe('sizes a model computes', () => {
     assert.deepEqual(tc.outputs.map((o) => o.shape), [[2, 'min(T,6)'], ['T-min(T,4)+4'], ['T-min(T,3)+1']]);
     assert.deepEqual(tc.symbols[0].min, 1); // Math.max(1, T - 2) at T = 1 is 1: nothing to narrow
   }));
+  test('windows of 3, 9, 17 and 31 and Math.ceil(T / w) * w (one step between two runs: runs in its middle), floor division by 33 and a remainder by 33: traced at T = 10, right far above', () => withTraced((keep) => {
+    const far = [1, 2, 32, 33, 34, 65, 66, 67, 99, 100, 1000, 1001, 4097].map((T) => ({ T }));
+    // windows of 100 traced at T = 10 are refused: the runs see one step, at 101, which may be a
+    // size threshold as well as a window (docs/symbolic-axes.md)
+    for (const w of [3, 9, 17, 31]) {
+      const pad = (x) => { const [B, T, C] = x.shape; return F.pad(x, [0, 0, 0, (w - (T % w)) % w]).reshape(B, -1, w, C).amax(2); };
+      const tp = traceAt(keep, pad, { x: [om.randn([2, 10, 3], { seed: 40 + w }), ['B', 'T', null]] }, acrossWindows(w, 4 * w + 1).concat(far));
+      assert.deepEqual(tp.outputs[0].shape, ['B', `floor((T+${w - 1})/${w})`, 3], `w = ${w}`);
+      const ceil = (x) => { const T = x.shape[1]; return om.zeros([Math.ceil(T / w) * w]).add(x.sum()); };
+      const tc = traceAt(keep, ceil, { x: [om.randn([2, 10, 3], { seed: 50 + w }), [null, 'T', null]] }, acrossWindows(w).concat(far));
+      assert.deepEqual(tc.outputs[0].shape, [`${w}*floor((T+${w - 1})/${w})`], `w = ${w}`);
+    }
+    const div = (x) => { const T = x.shape[1]; return [x.narrow(1, 0, Math.floor(T / 33) + 1).exp(), F.pad(x, [0, 0, 0, T % 33]).neg()]; };
+    const td = traceAt(keep, div, { x: [om.randn([2, 10, 3], { seed: 60 }), [null, 'T', null]] }, far);
+    assert.deepEqual(td.outputs.map((o) => o.shape[1]), ['floor(T/33)+1', '2*T-33*floor(T/33)']);
+    assert.deepEqual(td.symbols.map((s) => [s.min, s.max, s.narrowedBy]), [[1, Infinity, null]]);
+  }));
+
+  test('products of three and four symbols, and min/max of a size and a constant or of two sizes as created sizes', () => withTraced((keep) => {
+    const prod = (x) => { const [B, C, H, W] = x.shape; return [x.reshape(B * C * H * W).relu(), om.zeros([C * H * W, 2]).add(x.sum())]; };
+    const tp = traceAt(keep, prod, { x: [om.randn([2, 3, 4, 5], { seed: 61 }), ['B', 'C', 'H', 'W']] },
+      [{ B: 1, C: 1, H: 1, W: 1 }, { B: 3, C: 7, H: 2, W: 9 }, { B: 1, C: 2, H: 13, W: 11 }]);
+    assert.deepEqual(tp.outputs.map((o) => o.shape), [['B*C*H*W'], ['C*H*W', 2]]);
+    const cap = (x) => {
+      const [N, C, H, W] = x.shape;
+      return [x.narrow(2, 0, Math.min(H, 11)).tanh(), x.sum().add(om.zeros([Math.max(W, 9), Math.min(H, W)]))];
+    };
+    const tc = traceAt(keep, cap, { x: [om.randn([1, 2, 6, 7], { seed: 62 }), [null, null, 'H', 'W']] },
+      [{ H: 1, W: 1 }, { H: 10, W: 8 }, { H: 11, W: 9 }, { H: 12, W: 10 }, { H: 40, W: 3 }, { H: 3, W: 40 }, { H: 9, W: 9 }]);
+    assert.deepEqual(tc.outputs.map((o) => o.shape), [[1, 2, 'min(H,11)', 'W'], ['W-min(W,9)+9', 'W+min(H-W,0)']]);
+    assert.deepEqual(tc.symbols.map((s) => [s.min, s.max, s.narrowedBy]), [[1, Infinity, null], [1, Infinity, null]]);
+  }));
+
+  test('a minimum of a product and a size, the product the smaller only where W is small: Math.min(h * w, H) after a stride-2 conv', () => withTraced((keep) => {
+    // ceil(H / 2) * ceil(W / 2) is below H only at W <= 2: the runs see that side at one size
+    // first (random model 21:549), and the model runs next to it until they see it at two
+    const conv = new om.nn.Conv2d(3, 5, 3, { stride: 2, padding: 1 }).eval();
+    const model = (x) => {
+      const [N, C, H] = x.shape;
+      const v = conv.forward(x);
+      const [h, w] = v.shape.slice(2);
+      return v.reshape(N, 5, h * w).narrow(-1, 0, Math.min(h * w, H)).relu();
+    };
+    const tm = traceAt(keep, model, { x: [om.randn([2, 3, 12, 17], { seed: 63 }), [null, null, 'H', 'W']] },
+      [{ H: 1, W: 1 }, { H: 9, W: 1 }, { H: 30, W: 2 }, { H: 31, W: 3 }, { H: 9, W: 4 }, { H: 6, W: 8 }, { H: 33, W: 61 }, { H: 3, W: 300 }]);
+    assert.deepEqual(tm.outputs[0].shape, [2, 5, 'floor((H+1)/2)*floor((W+1)/2)+min(H-floor((H+1)/2)*floor((W+1)/2),0)']);
+    assert.deepEqual(tm.symbols.map((s) => [s.min, s.max, s.narrowedBy]), [[1, Infinity, null], [1, Infinity, null]]);
+  }));
+
+  test('windows of a larger of a size and a constant: (37 - Math.max(5, T) % 37) % 37 after a pad to Math.max(5, T), exact on both sides of T = 5', () => withTraced((keep) => {
+    const model = (x) => {
+      const [B, T, C] = x.shape;
+      const v = F.pad(x, [0, 0, 0, Math.max(5, T) - T]);
+      return F.pad(v, [0, 0, 0, (37 - (Math.max(5, T) % 37)) % 37]).reshape(B, -1, 37, C).sum(2);
+    };
+    const tm = traceAt(keep, model, { x: [om.randn([2, 8, 3], { seed: 64 }), ['B', 'T', null]] },
+      [1, 2, 4, 5, 6, 36, 37, 38, 73, 74, 75, 1000].map((T) => ({ T })));
+    assert.deepEqual(tm.symbols.map((s) => [s.min, s.max, s.narrowedBy]), [[1, Infinity, null], [1, Infinity, null]]);
+  }));
+
   test('a cap at a small size beside fixed axes of that size: Math.min(3, B) with axes of 2 and 10, Math.min(B, 2)', () => withTraced((keep) => {
     // the runs below the example take the model's fixed sizes too (B = 2 here), where the cap
     // kinks; Math.min(B, 2) is B at 1 only, next to 2 at B = 2: no size lies between
