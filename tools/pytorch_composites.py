@@ -267,11 +267,9 @@ def sorting():
     return {'torch_version': torch.__version__, 'cases': cases}
 
 
-def losses():
-    F = torch.nn.functional
-    g = torch.Generator().manual_seed(5)
-    cases = []
-
+def recorder(g, cases):
+    """case(op, fn, inputs, args, grads): appends to cases fn's output on inputs and, for the inputs
+    listed in grads, the gradients of (output * g).sum() for a random g from generator g."""
     def case(op, fn, inputs, args, grads=(0,)):
         xs = [x.clone().requires_grad_(k in grads) for k, x in enumerate(inputs)]
         y = fn(*xs)
@@ -280,6 +278,15 @@ def losses():
             (y * gy).sum().backward()
         cases.append({'op': op, 'args': args, 'inputs': [t(x.detach()) for x in xs], 'g': t(gy), 'output': t(y.detach()),
                       'grads': [t(xs[k].grad) if k in grads else None for k in range(len(xs))]})
+    return case
+
+
+def losses():
+    F = torch.nn.functional
+    g = torch.Generator().manual_seed(5)
+    cases = []
+
+    case = recorder(g, cases)
 
     def rnd(*shape):
         return torch.randn(*shape, generator=g)
@@ -327,13 +334,7 @@ def pools_norms():
     g = torch.Generator().manual_seed(6)
     cases = []
 
-    def case(op, fn, inputs, args, grads=(0,)):
-        xs = [x.clone().requires_grad_(k in grads) for k, x in enumerate(inputs)]
-        y = fn(*xs)
-        gy = torch.randn(y.shape, generator=g)
-        (y * gy).sum().backward()
-        cases.append({'op': op, 'args': args, 'inputs': [t(x.detach()) for x in xs], 'g': t(gy), 'output': t(y.detach()),
-                      'grads': [t(xs[k].grad) if k in grads else None for k in range(len(xs))]})
+    case = recorder(g, cases)
 
     x = torch.randn(2, 3, 11, generator=g)
     for k, st, p, d, ceil in ((3, None, 0, 1, False), (3, 2, 1, 1, False), (2, 2, 0, 1, True), (3, 2, 1, 2, True), (4, 3, 2, 1, True)):

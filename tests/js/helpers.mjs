@@ -18,6 +18,32 @@ export function near(actual, expected, tol = 1e-5, what = '') {
   if (bad) assert.fail(`${what ? what + ': ' : ''}expected [${e}] got [${a}] (tol ${tol})`);
 }
 
+/**
+ * One case of a PyTorch fixture ({ inputs: [{ shape, data }], g, output, grads: [{ shape, data } |
+ * null] }, tools/pytorch_composites.py's): the inputs as tensors (those with a gradient requiring
+ * one), y = call(xs) against output and, where an input has a gradient, the gradients of
+ * (y * g).sum(); each value within its tolerance relative to 1 + |PyTorch's|. Call inside om.tidy.
+ */
+export function checkPyTorchCase(c, call, { value = 2e-6, grad = 2e-5 } = {}) {
+  const rel = (got, want, tol, what) => {
+    assert.equal(got.length, want.length, `${what}: length`);
+    for (let i = 0; i < want.length; i++) {
+      assert.ok(Math.abs(got[i] - want[i]) <= tol * (1 + Math.abs(want[i])), `${what}[${i}]: ${got[i]} vs PyTorch ${want[i]}`);
+    }
+  };
+  const xs = c.inputs.map((x, i) => {
+    const t = om.tensor(x.data, { shape: x.shape });
+    if (c.grads[i]) t.requiresGrad = true;
+    return t;
+  });
+  const y = call(xs);
+  assert.deepEqual(y.shape, c.output.shape);
+  rel(vals(y), c.output.data, value, 'value');
+  if (!c.grads.some((g) => g)) return;
+  y.mul(om.tensor(c.g.data, { shape: c.g.shape })).sum().backward();
+  c.grads.forEach((g, i) => { if (g) rel(vals(xs[i].grad), g.data, grad, `gradient of input ${i}`); });
+}
+
 /** A tensor's values and shape, checked together. */
 export function check(t, shape, expected, tol = 1e-5) {
   assert.deepEqual(t.shape, shape, 'shape');

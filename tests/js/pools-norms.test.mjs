@@ -7,18 +7,11 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as om from 'onemodel';
-import { memoryHooks, vals, throwsKind, withTraced } from './helpers.mjs';
+import { memoryHooks, vals, near, throwsKind, withTraced, checkPyTorchCase } from './helpers.mjs';
 
 memoryHooks();
 const F = () => om.nn.functional;
 const FIXTURE = JSON.parse(readFileSync(new URL('./fixtures/pytorch/ops/pools_norms.json', import.meta.url), 'utf8'));
-
-function near(got, want, tol, what) {
-  assert.equal(got.length, want.length, `${what}: length`);
-  for (let i = 0; i < want.length; i++) {
-    assert.ok(Math.abs(got[i] - want[i]) <= tol * (1 + Math.abs(want[i])), `${what}[${i}]: ${got[i]} vs PyTorch ${want[i]}`);
-  }
-}
 
 function call(c, xs) {
   const { kernelSize, outputSize, weight, bias, ...o } = c.args;
@@ -29,18 +22,7 @@ function call(c, xs) {
 
 describe('1-D pools and instance norm against PyTorch', () => {
   for (const [k, c] of FIXTURE.cases.entries()) {
-    test(`${c.op} ${JSON.stringify(c.args)} on [${c.inputs[0].shape}] (case ${k})`, () => om.tidy(() => {
-      const xs = c.inputs.map((x, i) => {
-        const tx = om.tensor(x.data, { shape: x.shape });
-        if (c.grads[i]) tx.requiresGrad = true;
-        return tx;
-      });
-      const y = call(c, xs);
-      assert.deepEqual(y.shape, c.output.shape);
-      near(vals(y), c.output.data, 2e-6, 'value');
-      y.mul(om.tensor(c.g.data, { shape: c.g.shape })).sum().backward();
-      c.grads.forEach((g, i) => { if (g) near(vals(xs[i].grad), g.data, 2e-5, `gradient of input ${i}`); });
-    }));
+    test(`${c.op} ${JSON.stringify(c.args)} on [${c.inputs[0].shape}] (case ${k})`, () => om.tidy(() => checkPyTorchCase(c, (xs) => call(c, xs))));
   }
 
   test('modules: the functions with their options; InstanceNorm affine parameters as PyTorch names them', () => om.tidy(() => {
