@@ -1,7 +1,7 @@
 // Edits of the library format's bytes (docs/format.md) for the tests of its readers: the place of
 // each top-level initializer's record and aliases, a graph section rewritten with the header's
 // sizes and checksum made again (so a reader sees the edit, not a damaged file), and version 1 of a
-// version 2 file. Written from docs/format.md, apart from the readers it tests.
+// version 2 or 3 file. Written from docs/format.md, apart from the readers it tests.
 
 const utf8 = new TextEncoder();
 
@@ -83,9 +83,18 @@ export function initializerRecords(graph, version = 2, inputs = false) {
 /** Where a graph section's input count is (its ids follow). */
 export const inputsAt = (graph) => initializerRecords(graph, 2, true);
 
-/** Version 1 of a version 2 file: each initializer's alias count and aliases dropped (version 1 has none). */
+/**
+ * Version 1 of a version 2 or 3 file: each initializer's alias count and aliases dropped (version 1
+ * has none); of version 3, its one symbol's branch count (the graph section's last u32, which must
+ * be 0: a symbol without branches) too.
+ */
 export function asVersion1(file) {
   let graph = graphSection(file);
+  if (header(file).getUint32(8, true) === 3) {
+    const last = new DataView(graph.buffer, graph.byteOffset + graph.length - 4, 4).getUint32(0, true);
+    if (last !== 0) throw new Error('asVersion1: the last symbol has branches');
+    graph = graph.subarray(0, graph.length - 4);
+  }
   for (const r of initializerRecords(graph).reverse()) graph = splice(graph, r.aliasAt, r.end - r.aliasAt);
   const out = withGraph(file, graph);
   header(out).setUint32(8, 1, true);
