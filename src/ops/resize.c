@@ -168,8 +168,8 @@ static void interp_part(void *ctx, int64_t part, int worker) {
   for (int64_t p = part * j->per; p < p1; p++) {
     const float *plane = (const float *)om__data(j->x) + (p / c) * st[0] + (p % c) * st[1];
     int64_t have[4] = {-1, -1, -1, -1};
-    float *buf[4];
-    for (int b = 0; b < 4; b++) buf[b] = j->scratch[worker] + b * ow;
+    float *buf[4] = {NULL};
+    for (int b = 0; b < (a->i[0] == MODE_BICUBIC ? 4 : 2); b++) buf[b] = j->scratch[worker] + b * ow; /* the scratch holds n rows */
     for (int64_t i = 0; i < oh; i++) {
       const taps *th = &j->th[i];
       float *o = j->out + (p * oh + i) * ow;
