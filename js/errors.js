@@ -35,6 +35,7 @@ export function invalid(message) {
 const JS_NAMES = {
   cast: 'to',
   max_dim: 'max',
+  unfold_dim: 'unfold',
   min_dim: 'min',
   lstm_layer: 'nn.LSTM',
   gru_layer: 'nn.GRU',

@@ -618,6 +618,10 @@ export class Tensor {
   narrow(dim: number, start: number, length: number): Tensor;
   /** A view of index `index` along dim, which drops that dim. */
   select(dim: number, index: number): Tensor;
+  /** torch.Tensor.unfold: a view of every window of `size` elements along `dimension`, `step`
+   *  apart, as a new last dim; `dimension` becomes the windows' count, (n - size) / step + 1
+   *  (not nn.functional.unfold, which is im2col). */
+  unfold(dimension: number, size: number, step: number): Tensor;
   /**
    * torch.slice_scatter: a copy of this tensor with src written into `this[start:end:step]`
    * along dim (bounds as slice takes them; src has that slice's shape and this dtype). The

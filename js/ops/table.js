@@ -152,6 +152,7 @@ export const OPS = [
   ['slice', impl(shape.slice), M],
   ['narrow', impl(shape.narrow), M],
   ['select', attrs('select', 'input, dim: int, index: int'), M],
+  ['unfold', attrs('unfold_dim', 'input, dimension: int, size: int, step: int'), M],
   ['sliceScatter', impl(shape.sliceScatter), M],
   ['selectScatter', impl(shape.selectScatter), M],
   ['squeeze', impl(shape.squeeze), M],

@@ -601,6 +601,120 @@ const om_op_def om__op_select = {
     .test = {.n_in = 1, .ndims = {3}, .shapes = {{2, 3, 4}}, .lo = -2, .hi = 2, .attrs = {.n_i = 2, .i = {1, -1}},
              .empty_refusal = "is out of range for dim 1 of size 0"}}; /* no element to select (PyTorch refuses too) */
 
+/* ---- unfold_dim (Tensor.unfold) ---- */
+
+/* attrs dim, size, step: the windows of size elements along dim, step apart, as a new last axis;
+ * dim's extent becomes their count (L - size) / step + 1. A 0-d tensor is one element (as
+ * PyTorch: x.unfold(0, 1, 1) of a 0-d x is [x]). Messages are PyTorch's. */
+static bool infer_unfold_dim(om_call *c) {
+  om_tensor *a = c->in[0];
+  if (c->attrs.n_i != 3) return om__fail(OM_ERR_INVALID_ARGUMENT, "unfold_dim: needs dim, size and step");
+  int dim = om__wrap_dim(c->attrs.i[0], a->ndim, "unfold_dim");
+  if (dim < 0) return false;
+  int64_t size = c->attrs.i[1], step = c->attrs.i[2], len = a->ndim ? a->shape[dim] : 1;
+  if (size < 0) return om__fail(OM_ERR_INVALID_ARGUMENT, "unfold_dim: size is %lld but must be >= 0", (long long)size);
+  if (step < 1) return om__fail(OM_ERR_INVALID_ARGUMENT, "unfold_dim: step is %lld but must be > 0", (long long)step);
+  if (size > len)
+    return om__fail(OM_ERR_INVALID_ARGUMENT, "unfold_dim: maximum size for tensor at dimension %d is %lld but size is %lld",
+                    dim, (long long)len, (long long)size);
+  c->attrs.i[0] = dim;
+  om_meta *m = &c->out_meta[0];
+  meta_from(m, a->dtype, a->shape, a->ndim);
+  if (a->ndim) m->shape[dim] = (len - size) / step + 1;
+  m->shape[a->ndim] = size;
+  m->ndim = a->ndim + 1;
+  return true;
+}
+
+static bool forward_unfold_dim(om_call *c) {
+  om_tensor *a = c->in[0], *o = c->out[0];
+  if (!a->ndim) return o->strides[0] = 1, true;
+  int dim = (int)c->attrs.i[0];
+  for (int d = 0; d < a->ndim; d++) o->strides[d] = a->strides[d] * (d == dim ? c->attrs.i[2] : 1);
+  o->strides[a->ndim] = a->strides[dim];
+  return true;
+}
+
+/* The windows' gradients summed back where each window lies (they overlap when step < size):
+ * g's last axis moved next to dim and merged with it, then index_add at j * step + k. */
+static bool unfold_dim_backward(const om_record *r, om_tensor *const *g, om_tensor **gin) {
+  const om_tensor *a = r->in[0];
+  int64_t size = r->attrs.i[1], step = r->attrs.i[2];
+  if (!a->ndim) return (gin[0] = size ? om_reshape(g[0], NULL, 0) : om_zeros(NULL, 0, g[0]->dtype)) != NULL;
+  int dim = (int)r->attrs.i[0], nd = a->ndim;
+  int64_t n = g[0]->shape[dim], perm[OM_MAX_DIMS + 1], shape[OM_MAX_DIMS];
+  for (int d = 0; d <= nd; d++) /* 0..dim, then the window axis, then dim+1..nd-1 */
+    perm[d] = d <= dim ? d : d == dim + 1 ? nd : d - 1;
+  memcpy(shape, a->shape, sizeof(int64_t) * (size_t)nd);
+  shape[dim] = n * size;
+  int64_t *at = malloc(sizeof(int64_t) * (size_t)(n * size > 0 ? n * size : 1));
+  if (!at) return om__fail(OM_ERR_OUT_OF_MEMORY, "unfold_dim: no memory for the backward's index");
+  for (int64_t j = 0; j < n; j++)
+    for (int64_t k = 0; k < size; k++) at[j * size + k] = j * step + k;
+  om_tensor *index = om_from_data(at, (int64_t[]){n * size}, 1, OM_INT64);
+  free(at);
+  om_tensor *moved = index ? om_permute(g[0], perm, nd + 1) : NULL, *flat = moved ? om_reshape(moved, shape, nd) : NULL;
+  om_tensor *zeros = flat ? om_zeros(a->shape, nd, g[0]->dtype) : NULL;
+  gin[0] = zeros ? om_index_add(zeros, dim, index, flat) : NULL;
+  om__release_all((om_tensor *[]){index, moved, flat, zeros}, 4);
+  return gin[0] != NULL;
+}
+
+/* Gather along dim with the windows' indices [n, size] (rows j * step, from a Range over the
+ * computed count when dim is symbolic, plus columns 0..size-1), then the window axis moved last. */
+static bool lower_unfold_dim(om_lower *l, const om_call *c) {
+  const om_tensor *a = c->in[0];
+  int empty = om__lower_empty(l, c);
+  if (empty) return empty > 0;
+  if (!a->ndim) return lower_ints(l, c, "Reshape", &(ints){(int64_t[]){c->attrs.i[1]}, 1}, 1, NULL, 0);
+  int dim = (int)c->attrs.i[0], nd = a->ndim, n_x = om__lower_out_ext(l, 0, dim);
+  int64_t size = c->attrs.i[1], step = c->attrs.i[2], n = c->out_meta[0].shape[dim];
+  om_meta rows_m = {.dtype = OM_INT64, .ndim = 1, .shape = {n}}, col_m = {.dtype = OM_INT64, .ndim = 2, .shape = {n, 1}};
+  int rows;
+  if (n_x < 0) {
+    int64_t *v = malloc(sizeof(int64_t) * (size_t)(n ? n : 1));
+    if (!v) return om__fail(OM_ERR_OUT_OF_MEMORY, "unfold_dim: no memory for the graph's index");
+    for (int64_t j = 0; j < n; j++) v[j] = j * step;
+    rows = om__lower_ints(l, v, (int)n);
+    free(v);
+  } else {
+    int rng[3] = {om__lower_ints(l, (int64_t[]){0}, -1), om__lower_x_scalar(l, om__lower_x_lin(l, step, n_x, 0, n_x, 0)),
+                  om__lower_ints(l, &step, -1)};
+    if (rng[0] < 0 || rng[1] < 0 || rng[2] < 0 || !om__emit(l, "Range", rng, 3, &rows_m, 1, &rows, NULL, 0)) return false;
+  }
+  int64_t *cols = malloc(sizeof(int64_t) * (size_t)(size ? size : 1));
+  if (!cols) return om__fail(OM_ERR_OUT_OF_MEMORY, "unfold_dim: no memory for the graph's index");
+  for (int64_t k = 0; k < size; k++) cols[k] = k;
+  int cv = om__lower_ints(l, cols, (int)size);
+  free(cols);
+  om_meta idx_m = {.dtype = OM_INT64, .ndim = 2, .shape = {n, size}}, gathered = c->out_meta[0];
+  int col = emit_ints(l, "Unsqueeze", &rows, 1, &(ints){(int64_t[]){1}, 1}, 1, &col_m, NULL, 0), idx = -1, g;
+  int add[2] = {col, cv};
+  if (rows < 0 || col < 0 || cv < 0 || !om__emit(l, "Add", add, 2, &idx_m, 1, &idx, NULL, 0)) return false;
+  for (int d = 0; d <= nd; d++) /* Gather puts the window axis at dim + 1 */
+    gathered.shape[d] = d <= dim ? c->out_meta[0].shape[d] : d == dim + 1 ? size : c->out_meta[0].shape[d - 1];
+  int gin[2] = {om__lower_input(l, 0), idx};
+  if (dim == nd - 1) {
+    if (!om__emit(l, "Gather", gin, 2, &c->out_meta[0], 1, &g, &OM_ATTR_INT("axis", dim), 1)) return false;
+    om__lower_output(l, 0, g);
+    return true;
+  }
+  if (!om__emit(l, "Gather", gin, 2, &gathered, 1, &g, &OM_ATTR_INT("axis", dim), 1)) return false;
+  int64_t perm[OM_MAX_DIMS + 1];
+  for (int d = 0; d <= nd; d++) perm[d] = d <= dim ? d : d < nd ? d + 1 : dim + 1;
+  int out;
+  if (!om__emit(l, "Transpose", &g, 1, &c->out_meta[0], 1, &out, &OM_ATTR_INTS("perm", perm, nd + 1), 1)) return false;
+  om__lower_output(l, 0, out);
+  return true;
+}
+
+const om_op_def om__op_unfold_dim = {
+    .name = "unfold_dim", .takes_float64 = true, .n_in = 1, .n_out = 1, .view = true, .infer = infer_unfold_dim,
+    .forward = forward_unfold_dim, .backward = unfold_dim_backward, .lower = lower_unfold_dim, .derives_extents = true,
+    .onnx = "Gather (Range, Unsqueeze, Add for the windows' indices), Transpose",
+    .test = {.n_in = 1, .ndims = {3}, .shapes = {{2, 7, 3}}, .lo = -2, .hi = 2, .attrs = {.n_i = 3, .i = {1, 3, 2}},
+             .empty_refusal = "is 0 but size is 3"}};
+
 /* ---- squeeze / unsqueeze ---- */
 
 static bool infer_squeeze(om_call *c) {
