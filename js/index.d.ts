@@ -202,6 +202,8 @@ export function tensor(data: TensorData, options?: TensorOptions): Tensor;
 export function zeros(shape: Shape, options?: CreationOptions): Tensor;
 /** A tensor of ones (float32 by default). */
 export function ones(shape: Shape, options?: CreationOptions): Tensor;
+/** torch.empty: zeros here (memory is always initialised; float32 by default). */
+export function empty(shape: Shape, options?: CreationOptions): Tensor;
 /** A tensor filled with value (dtype from the value's type unless given). */
 export function full(shape: Shape, value: Scalar, options?: CreationOptions): Tensor;
 /**
@@ -746,6 +748,8 @@ export class Tensor {
   /** New tensors of this one's dtype (unless options say another): PyTorch's new_zeros, new_ones, new_full, new_tensor. */
   newZeros(shape: Shape, options?: CreationOptions): Tensor;
   newOnes(shape: Shape, options?: CreationOptions): Tensor;
+  /** torch.Tensor.new_empty: zeros here, of this tensor's dtype unless options say another. */
+  newEmpty(shape: Shape, options?: CreationOptions): Tensor;
   newFull(shape: Shape, value: Scalar, options?: CreationOptions): Tensor;
   newTensor(data: TensorData, options?: CreationOptions): Tensor;
   /** PyTorch's x.dim() and x.numel(): ndim and size. */

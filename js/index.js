@@ -19,7 +19,7 @@ import { functions } from './ops/table.js';
 export { ready, memory, setNumThreads, numThreads } from './runtime.js';
 export { OmError, TraceError } from './errors.js';
 export {
-  Tensor, tensor, zeros, ones, full, arange, rand, randn, manualSeed, noGrad, tidy, keep, dispose,
+  Tensor, tensor, zeros, ones, full, empty, arange, rand, randn, manualSeed, noGrad, tidy, keep, dispose,
   zerosLike, onesLike, fullLike, emptyLike, randLike, randnLike,
 } from './tensor.js';
 // the op table's functions (js/ops/table.js; importing it installs the Tensor methods)

@@ -503,6 +503,8 @@ function fullOf(who, shape, value, options) {
 export function zeros(shape, options) { return fullOf('zeros', shape, 0, options); }
 export function ones(shape, options) { return fullOf('ones', shape, 1, options); }
 export function full(shape, value, options) { return fullOf('full', shape, value, options); }
+/** torch.empty: zeros here (memory is always initialised, so no value is left unspecified). */
+export function empty(shape, options) { return fullOf('empty', shape, 0, options); }
 
 /** arange(end), arange(start, end), arange(start, end, step), each with an optional options object. */
 export function arange(...args) {

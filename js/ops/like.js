@@ -6,7 +6,7 @@
 //   const m = x.newZeros([H, W]);                               // Swin's attn_mask = x.new_zeros(...)
 import { invalid } from '../errors.js';
 import { describe } from '../convert.js';
-import { handle, isOptions, zeros, ones, full, tensor } from '../tensor.js';
+import { handle, isOptions, zeros, ones, full, empty, tensor } from '../tensor.js';
 import { expand, view, reshape, to } from './shape.js';
 
 /** The shape of other, which must be a Tensor (who: the method, for messages). */
@@ -32,5 +32,6 @@ function newOptions(input, options, who) {
 
 export const newZeros = (input, shape, options) => zeros(shape, newOptions(input, options, 'newZeros'));
 export const newOnes = (input, shape, options) => ones(shape, newOptions(input, options, 'newOnes'));
+export const newEmpty = (input, shape, options) => empty(shape, newOptions(input, options, 'newEmpty'));
 export const newFull = (input, shape, value, options) => full(shape, value, newOptions(input, options, 'newFull'));
 export const newTensor = (input, data, options) => tensor(data, newOptions(input, options, 'newTensor'));

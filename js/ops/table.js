@@ -139,6 +139,7 @@ export const OPS = [
   ['typeAs', impl(like.typeAs), M],
   ['newZeros', impl(like.newZeros), M],
   ['newOnes', impl(like.newOnes), M],
+  ['newEmpty', impl(like.newEmpty), M],
   ['newFull', impl(like.newFull), M],
   ['newTensor', impl(like.newTensor), M],
   // views, copies and splits (js/ops/shape.js)

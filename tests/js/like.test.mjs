@@ -50,3 +50,19 @@ test('traced at a symbolic batch: the sizes are computed in the graph', () => wi
   assert.deepEqual(tm.outputs[0].shape, ['batch', 4]);
   assert.ok(tm.graph().nodes.some((n) => n.opType === 'Expand'), 'the fills are expanded to a shape computed from x');
 }));
+
+test('om.empty and x.newEmpty (torch.empty, new_empty): zeros, the dtype given or the tensor\'s; CLIP\'s causal mask built in place', () => withTraced((keep, trace) => {
+  same(om.empty([2, 2]), [2, 2], 'float32', [0, 0, 0, 0]);
+  same(om.empty([1], { dtype: 'int64' }), [1], 'int64', [0n]);
+  same(om.tensor([1n]).newEmpty([3]), [3], 'int64', [0n, 0n, 0n]);
+  throwsKind(() => om.empty([-1]), 'InvalidArgument', /negative size -1 in shape \[-1\]/);
+  throwsKind(() => om.zeros([2]).newEmpty([2], 3), 'InvalidArgument', /^newEmpty: options must be an object, got 3/);
+  const clip = (x) => { // CLIPTextTransformer._build_causal_attention_mask: empty(T, T).fill_(-inf).triu_(1)
+    const T = x.shape[1];
+    const mask = om.empty([T, T]);
+    mask.fill_(-Infinity);
+    mask.triu_(1);
+    return x.matmul(x.transpose(1, 2)).add(mask).softmax(-1);
+  };
+  trace(clip, { x: [om.randn([2, 5, 3], { seed: 9 }), [null, 'T', null]] });
+}));
