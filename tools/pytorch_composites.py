@@ -276,9 +276,13 @@ def sorting():
     return {'torch_version': torch.__version__, 'cases': cases}
 
 
-def recorder(g, cases):
-    """case(op, fn, inputs, args, grads): appends to cases fn's output on inputs and, for the inputs
-    listed in grads, the gradients of (output * g).sum() for a random g from generator g."""
+def recorder(seed):
+    """g, cases, case, rnd: a generator from seed, the cases list, and case(op, fn, inputs, args, grads),
+    which appends to cases fn's output on inputs and, for the inputs listed in grads, the gradients of
+    (output * g).sum() for a random g from generator g; rnd(*shape) is torch.randn from g."""
+    g = torch.Generator().manual_seed(seed)
+    cases = []
+
     def case(op, fn, inputs, args, grads=(0,)):
         xs = [x.clone().requires_grad_(k in grads) for k, x in enumerate(inputs)]
         y = fn(*xs)
@@ -287,18 +291,12 @@ def recorder(g, cases):
             (y * gy).sum().backward()
         cases.append({'op': op, 'args': args, 'inputs': [t(x.detach()) for x in xs], 'g': t(gy), 'output': t(y.detach()),
                       'grads': [t(xs[k].grad) if k in grads else None for k in range(len(xs))]})
-    return case
+    return g, cases, case, lambda *shape: torch.randn(*shape, generator=g)
 
 
 def losses():
     F = torch.nn.functional
-    g = torch.Generator().manual_seed(5)
-    cases = []
-
-    case = recorder(g, cases)
-
-    def rnd(*shape):
-        return torch.randn(*shape, generator=g)
+    g, cases, case, rnd = recorder(5)
 
     a, b = rnd(3, 4), rnd(3, 4)
     b[0, :2] = a[0, :2] + torch.tensor([0.2, -0.7])  # differences below and above beta / delta
@@ -340,10 +338,7 @@ def losses():
 
 def pools_norms():
     F = torch.nn.functional
-    g = torch.Generator().manual_seed(6)
-    cases = []
-
-    case = recorder(g, cases)
+    g, cases, case, _ = recorder(6)
 
     x = torch.randn(2, 3, 11, generator=g)
     for k, st, p, d, ceil in ((3, None, 0, 1, False), (3, 2, 1, 1, False), (2, 2, 0, 1, True), (3, 2, 1, 2, True), (4, 3, 2, 1, True)):
@@ -367,12 +362,7 @@ def conv_pools_3d():
     pools (max: strides, padding, dilation, ceil_mode; avg: count_include_pad, ceil_mode; adaptive:
     uneven cells, None keeping a size) on odd sizes, values and gradients."""
     F = torch.nn.functional
-    g = torch.Generator().manual_seed(7)
-    cases = []
-    case = recorder(g, cases)
-
-    def rnd(*shape):
-        return torch.randn(*shape, generator=g)
+    _, cases, case, rnd = recorder(7)
 
     x = rnd(1, 4, 3, 5, 4)
     for wshape, st, p, d, gr, bias in (((3, 4, 3, 3, 3), 1, 1, 1, 1, True), ((2, 4, 2, 3, 1), (2, 1, 2), (1, 0, 1), 1, 1, False),
