@@ -254,8 +254,9 @@ export function fold(input, outputSize, kernelSize, options = undefined) {
 // ---- 3-D convolution and pools: compositions of the 2-D ops ----
 //
 // The library's kernels are 2-D (1-D is the 2-D one over [N, C, 1, L]); a 3-D window is a 2-D one
-// swept along the depth, so these are written with the 2-D ops, as PyTorch's own CPU fallback
-// for conv3d sums depth taps: eagerly, their gradients and their traced graphs are the 2-D ops'.
+// swept along the depth, so these are written with the 2-D ops rather than with a third copy of
+// the kernels: their values, gradients and traced graphs are the 2-D ops' (a traced conv3d is a
+// 2-D Conv per depth tap, not one 3-D Conv).
 
 /** The [N, C, D, H, W] input of a 3-D op (its shape), or an InvalidArgument naming who. */
 function volume(x, who) {
