@@ -151,7 +151,7 @@ const narrowVideoResNet = (div) => class NarrowVideoResNet extends video.VideoRe
       return m instanceof nn.BatchNorm3d ? new nn.BatchNorm3d(Math.floor(m.numFeatures / div)) : m;
     };
     const stemLayers = [...this.stem].map(narrow);
-    this.stem.dispose();
+    for (const m of this.stem) if (!stemLayers.includes(m)) m.dispose(); // the ReLUs are kept
     this.stem = new nn.Sequential(...stemLayers);
     this.fc.dispose();
     this.fc = new nn.Linear(512 / div * block.expansion, options.numClasses);
