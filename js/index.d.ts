@@ -1401,6 +1401,8 @@ export namespace nn {
 
   /** {@link BatchNorm2d} on [N, C] or [N, C, L]. */
   export class BatchNorm1d extends BatchNorm2d {}
+  /** {@link BatchNorm2d} on [N, C, D, H, W]. */
+  export class BatchNorm3d extends BatchNorm2d {}
 
   /** nn.Softmax(dim). */
   export class Softmax extends Module {
@@ -1643,6 +1645,15 @@ export namespace nn {
     function avgPool1d(input: Tensor, kernelSize: Size1, options?: AvgPool1dOptions): Tensor;
     /** adaptive_avg_pool1d on [N, C, L] (or [C, L]) to outputSize (null keeps L). */
     function adaptiveAvgPool1d(input: Tensor, outputSize: number | null): Tensor;
+    /** conv3d(x [N, C, D, H, W], weight [O, C/groups, kD, kH, kW], bias [O] | null, options) -> [N, O, OD, OH, OW]: conv2d per depth tap, summed. */
+    function conv3d(input: Tensor, weight: Tensor, bias?: Tensor | null, options?: Conv3dOptions): Tensor;
+    function conv3d(input: Tensor, weight: Tensor, options: Conv3dOptions): Tensor;
+    /** max_pool3d on [N, C, D, H, W] (or [C, D, H, W]): max_pool2d over H and W, then over D. */
+    function maxPool3d(input: Tensor, kernelSize: Size3, options?: MaxPool3dOptions): Tensor;
+    /** avg_pool3d on [N, C, D, H, W] (or [C, D, H, W]). */
+    function avgPool3d(input: Tensor, kernelSize: Size3, options?: AvgPool3dOptions): Tensor;
+    /** adaptive_avg_pool3d on [N, C, D, H, W] (or [C, D, H, W]) to outputSize (null keeps that input size). */
+    function adaptiveAvgPool3d(input: Tensor, outputSize: number | null | readonly [number | null, number | null, number | null]): Tensor;
     /** F.unfold (im2col): every kernel-sized block of input [N, C, H, W] (or [C, H, W]) as a column -> [N, C * kH * kW, L]; float32. */
     function unfold(input: Tensor, kernelSize: Size2, options?: UnfoldOptions): Tensor;
     /** F.fold (col2im), unfold's adjoint: columns [N, C * kH * kW, L] (or unbatched) summed back into [N, C, ...outputSize]. */
@@ -2218,6 +2229,38 @@ export namespace nn {
     /** Default true. */
     countIncludePad?: boolean;
   }
+  /** A 3-D op's size: an integer or one per spatial dim (D, H, W). */
+  export type Size3 = number | readonly [number, number, number];
+  /** Keyword arguments of conv3d / nn.Conv3d. */
+  export interface Conv3dOptions {
+    stride?: Size3;
+    padding?: Size3 | 'valid' | 'same';
+    dilation?: Size3;
+    groups?: number;
+  }
+  export interface Conv3dModuleOptions extends Conv3dOptions {
+    bias?: boolean;
+    paddingMode?: 'zeros';
+  }
+  /** Keyword arguments of maxPool3d / nn.MaxPool3d (stride defaults to the kernel size). */
+  export interface MaxPool3dOptions {
+    stride?: Size3 | null;
+    padding?: Size3;
+    dilation?: Size3;
+    ceilMode?: boolean;
+    /** Only false is supported. */
+    returnIndices?: false;
+  }
+  /** Keyword arguments of avgPool3d / nn.AvgPool3d (stride defaults to the kernel size). */
+  export interface AvgPool3dOptions {
+    stride?: Size3 | null;
+    padding?: Size3;
+    ceilMode?: boolean;
+    /** Default true. */
+    countIncludePad?: boolean;
+    /** Only null is supported. */
+    divisorOverride?: null;
+  }
   /** Keyword arguments of avgPool2d / nn.AvgPool2d (stride defaults to the kernel size). */
   export interface AvgPoolOptions {
     stride?: Size2 | null;
@@ -2312,6 +2355,28 @@ export namespace nn {
   /** PyTorch's nn.AdaptiveAvgPool2d. */
   export class AdaptiveAvgPool2d extends Module {
     constructor(outputSize: number | readonly [number | null, number | null]);
+    forward(x: Tensor): Tensor;
+  }
+  /** PyTorch's nn.Conv3d: weight [outChannels, inChannels/groups, kD, kH, kW], bias [outChannels] ({@link functional.conv3d}). */
+  export class Conv3d extends Module {
+    constructor(inChannels: number, outChannels: number, kernelSize: Size3, options?: Conv3dModuleOptions);
+    readonly padding: number[] | 'valid' | 'same';
+    forward(x: Tensor): Tensor;
+  }
+  export interface Conv3d extends ConvFields {}
+  /** PyTorch's nn.MaxPool3d. */
+  export class MaxPool3d extends Module {
+    constructor(kernelSize: Size3, options?: MaxPool3dOptions);
+    forward(x: Tensor): Tensor;
+  }
+  /** PyTorch's nn.AvgPool3d. */
+  export class AvgPool3d extends Module {
+    constructor(kernelSize: Size3, options?: AvgPool3dOptions);
+    forward(x: Tensor): Tensor;
+  }
+  /** PyTorch's nn.AdaptiveAvgPool3d. */
+  export class AdaptiveAvgPool3d extends Module {
+    constructor(outputSize: number | null | readonly [number | null, number | null, number | null]);
     forward(x: Tensor): Tensor;
   }
   /** PyTorch's nn.Unfold: {@link functional.unfold} with these settings; no parameters. */

@@ -47,14 +47,23 @@ max_pool1d and avg_pool1d (strides, padding, dilation, ceil_mode, count_include_
 adaptive_avg_pool1d (odd ratios), instance_norm on 3-D and 4-D inputs with and without weight
 and bias, as in the losses' file. Writes tests/js/fixtures/pytorch/ops/pools_norms.json.
 
+3-D convolution and pools (js/ops/conv.js; tests/js/torchvision-ports-video-densenet-seg.test.mjs):
+conv3d (strides, padding and 'same', dilation, groups, with and without bias, unbatched),
+max_pool3d, avg_pool3d and adaptive_avg_pool3d (see conv_pools_3d), as in the losses' file.
+Writes tests/js/fixtures/pytorch/ops/conv_pools_3d.json.
+
 Run with a python3 that imports torch (Debian's python3-torch, /usr/bin/python3); CI reads the
 committed JSON and never runs this:
     /usr/bin/python3 tools/pytorch_composites.py
 """
 import json
 import os
+import sys
 
 import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from pytorch_reference import short_floats  # noqa: E402
 
 DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'tests', 'js', 'fixtures', 'pytorch', 'ops')
 
@@ -267,9 +276,13 @@ def sorting():
     return {'torch_version': torch.__version__, 'cases': cases}
 
 
-def recorder(g, cases):
-    """case(op, fn, inputs, args, grads): appends to cases fn's output on inputs and, for the inputs
-    listed in grads, the gradients of (output * g).sum() for a random g from generator g."""
+def recorder(seed):
+    """g, cases, case, rnd: a generator from seed, the cases list, and case(op, fn, inputs, args, grads),
+    which appends to cases fn's output on inputs and, for the inputs listed in grads, the gradients of
+    (output * g).sum() for a random g from generator g; rnd(*shape) is torch.randn from g."""
+    g = torch.Generator().manual_seed(seed)
+    cases = []
+
     def case(op, fn, inputs, args, grads=(0,)):
         xs = [x.clone().requires_grad_(k in grads) for k, x in enumerate(inputs)]
         y = fn(*xs)
@@ -278,18 +291,12 @@ def recorder(g, cases):
             (y * gy).sum().backward()
         cases.append({'op': op, 'args': args, 'inputs': [t(x.detach()) for x in xs], 'g': t(gy), 'output': t(y.detach()),
                       'grads': [t(xs[k].grad) if k in grads else None for k in range(len(xs))]})
-    return case
+    return g, cases, case, lambda *shape: torch.randn(*shape, generator=g)
 
 
 def losses():
     F = torch.nn.functional
-    g = torch.Generator().manual_seed(5)
-    cases = []
-
-    case = recorder(g, cases)
-
-    def rnd(*shape):
-        return torch.randn(*shape, generator=g)
+    g, cases, case, rnd = recorder(5)
 
     a, b = rnd(3, 4), rnd(3, 4)
     b[0, :2] = a[0, :2] + torch.tensor([0.2, -0.7])  # differences below and above beta / delta
@@ -331,10 +338,7 @@ def losses():
 
 def pools_norms():
     F = torch.nn.functional
-    g = torch.Generator().manual_seed(6)
-    cases = []
-
-    case = recorder(g, cases)
+    g, cases, case, _ = recorder(6)
 
     x = torch.randn(2, 3, 11, generator=g)
     for k, st, p, d, ceil in ((3, None, 0, 1, False), (3, 2, 1, 1, False), (2, 2, 0, 1, True), (3, 2, 1, 2, True), (4, 3, 2, 1, True)):
@@ -353,6 +357,41 @@ def pools_norms():
     return {'torch_version': torch.__version__, 'cases': cases}
 
 
+def conv_pools_3d():
+    """conv3d (strides, padding, 'same', dilation, groups, bias or not, an unbatched input) and the 3-D
+    pools (max: strides, padding, dilation, ceil_mode; avg: count_include_pad, ceil_mode; adaptive:
+    uneven cells, None keeping a size) on odd sizes, values and gradients."""
+    F = torch.nn.functional
+    _, cases, case, rnd = recorder(7)
+
+    x = rnd(1, 4, 3, 5, 4)
+    for wshape, st, p, d, gr, bias in (((3, 4, 3, 3, 3), 1, 1, 1, 1, True), ((2, 4, 2, 3, 1), (2, 1, 2), (1, 0, 1), 1, 1, False),
+                                       ((4, 2, 3, 2, 3), 1, 'same', (2, 1, 1), 2, True), ((8, 1, 1, 3, 3), (1, 2, 2), (0, 2, 1), (1, 2, 1), 4, True),
+                                       ((3, 4, 4, 1, 1), (2, 1, 1), (2, 0, 0), 1, 1, False)):
+        w, b = rnd(*wshape), rnd(wshape[0]) if bias else None
+        args = {'stride': st, 'padding': p, 'dilation': d, 'groups': gr, 'bias': bias}
+        if bias:
+            case('conv3d', lambda a, ww, bb: F.conv3d(a, ww, bb, stride=st, padding=p, dilation=d, groups=gr), [x, w, b], args, (0, 1, 2))
+        else:
+            case('conv3d', lambda a, ww: F.conv3d(a, ww, None, stride=st, padding=p, dilation=d, groups=gr), [x, w], args, (0, 1))
+    case('conv3d', lambda a, ww, bb: F.conv3d(a, ww, bb, padding=1), [rnd(2, 3, 4, 3), rnd(2, 2, 3, 3, 3), rnd(2)],
+         {'stride': 1, 'padding': 1, 'dilation': 1, 'groups': 1, 'bias': True}, (0, 1, 2))
+    for k, st, p, d, ceil in ((3, None, 0, 1, False), ((2, 3, 3), 2, 1, 1, False), (2, 2, 0, 1, True), ((3, 2, 3), (2, 1, 2), (1, 1, 1), (1, 2, 1), True)):
+        case('maxPool3d', lambda a: F.max_pool3d(a, k, stride=st, padding=p, dilation=d, ceil_mode=ceil), [x],
+             {'kernelSize': k, 'stride': st, 'padding': p, 'dilation': d, 'ceilMode': ceil})
+    for k, st, p, ceil, cip in ((3, None, 0, False, True), ((3, 3, 2), 2, 1, False, False), ((2, 4, 3), (1, 3, 2), (1, 2, 1), True, True),
+                                ((2, 4, 3), (1, 3, 2), (1, 2, 1), True, False)):
+        case('avgPool3d', lambda a: F.avg_pool3d(a, k, stride=st, padding=p, ceil_mode=ceil, count_include_pad=cip), [x],
+             {'kernelSize': k, 'stride': st, 'padding': p, 'ceilMode': ceil, 'countIncludePad': cip})
+    for out in (1, (2, 3, 3), (None, 2, 3), (3, 5, 4), (4, 7, 5)):
+        case('adaptiveAvgPool3d', lambda a: F.adaptive_avg_pool3d(a, out), [x], {'outputSize': out})
+    case('adaptiveAvgPool3d', lambda a: F.adaptive_avg_pool3d(a, (2, 2, 3)), [rnd(2, 3, 5, 4)], {'outputSize': [2, 2, 3]})
+    short = {'inputs', 'grads'}  # each float32 as its shortest round-tripping decimal: a third of the bytes
+    cases = [{k: ([e and short_floats(e) for e in v] if k in short else short_floats(v) if k in ('g', 'output') else v) for k, v in c.items()}
+             for c in cases]
+    return {'torch_version': torch.__version__, 'cases': cases}
+
+
 def write(name, value):
     os.makedirs(DIR, exist_ok=True)
     with open(os.path.join(DIR, name), 'w') as f:
@@ -367,3 +406,4 @@ if __name__ == '__main__':
     write('sort.json', sorting())
     write('losses.json', losses())
     write('pools_norms.json', pools_norms())
+    write('conv_pools_3d.json', conv_pools_3d())

@@ -495,10 +495,10 @@ def randomize_norms(module, tracked=5):
     statistics: mean N(0, 0.2), var U(0.5, 2), num_batches_tracked `tracked`), so loading them matters."""
     with torch.no_grad():
         for m in module.modules():
-            if isinstance(m, (nn.BatchNorm2d, nn.LayerNorm)):
+            if isinstance(m, (nn.BatchNorm2d, nn.BatchNorm3d, nn.LayerNorm)):
                 m.weight.uniform_(0.5, 1.5)
                 m.bias.normal_(0, 0.2)
-            if isinstance(m, nn.BatchNorm2d):
+            if isinstance(m, (nn.BatchNorm2d, nn.BatchNorm3d)):
                 m.running_mean.normal_(0, 0.2)
                 m.running_var.uniform_(0.5, 2.0)
                 m.num_batches_tracked.fill_(tracked)
@@ -511,14 +511,14 @@ def randomize_weights(module):
     with torch.no_grad():
         done = set()
         for m in module.modules():
-            if isinstance(m, (nn.Conv2d, nn.ConvTranspose2d, nn.Linear)):
+            if isinstance(m, (nn.Conv2d, nn.Conv3d, nn.ConvTranspose2d, nn.Linear)):
                 fan_in, _ = nn.init._calculate_fan_in_and_fan_out(m.weight)
                 m.weight.normal_(0, math.sqrt(2.0 / fan_in))
                 done.add(id(m.weight))
                 if m.bias is not None:
                     m.bias.normal_(0, 0.1)
                     done.add(id(m.bias))
-            elif isinstance(m, (nn.Embedding, nn.BatchNorm2d, nn.LayerNorm)):
+            elif isinstance(m, (nn.Embedding, nn.BatchNorm2d, nn.BatchNorm3d, nn.LayerNorm)):
                 done.update(id(q) for q in m.parameters())
         for p in module.parameters():
             if id(p) not in done:

@@ -32,7 +32,11 @@ python3-torchvision 0.14 on /usr/bin/python3); CI reads the committed files and 
 It also writes builders.json: the state-dict keys and shapes of torchvision's builders the test
 constructs at full size (resnet18, mobilenet_v3_large/small, efficientnet_b0, shufflenet_v2_x1_0,
 lraspp_mobilenet_v3_large, convnext_tiny, swin_t, regnet_y_400mf, regnet_x_400mf, googlenet, mnasnet0_5,
-maxvit_t), without weights.
+maxvit_t), without weights, and builders-2.json the same for the video, SqueezeNet, DenseNet and
+segmentation builders (BUILDERS_2).
+
+The video fixtures' inputs are clips [N, 3, T, H, W] (image() takes any shape); the segmentation
+fixtures store each case's "aux" output next to its "output" ("out").
 """
 import functools
 import os
@@ -51,7 +55,12 @@ from torchvision.models.mnasnet import MNASNet
 from torchvision.models.mobilenetv3 import MobileNetV3, _mobilenet_v3_conf
 from torchvision.models.regnet import BlockParams, RegNet
 from torchvision.models.resnet import BasicBlock, Bottleneck, ResNet
+from torchvision.models._utils import IntermediateLayerGetter
+from torchvision.models.segmentation.deeplabv3 import ASPP, DeepLabV3, _deeplabv3_mobilenetv3
+from torchvision.models.segmentation.fcn import FCN, FCNHead
 from torchvision.models.segmentation.lraspp import LRASPPHead, _lraspp_mobilenetv3
+from torchvision.models.squeezenet import Fire, SqueezeNet
+from torchvision.models.video.resnet import BasicBlock as VideoBasicBlock, BasicStem, Conv2Plus1D, Conv3DSimple, R2Plus1dStem, VideoResNet
 from torchvision.models.shufflenetv2 import ShuffleNetV2
 from torchvision.models.vgg import VGG, make_layers
 from torchvision.models.swin_transformer import SwinTransformer
@@ -203,7 +212,7 @@ class NarrowBasicConv2d(BasicConv2d):
 @model('GoogLeNet(num_classes=10, aux_logits=False, transform_input=True, init_weights=False, '
        'blocks=[NarrowBasicConv2d, partial(Inception, conv_block=NarrowBasicConv2d), InceptionAux]) with fc Linear(64, 10): '
        'every width / 16',
-       [[2, 3, 32, 32], [1, 3, 17, 23], [3, 3, 45, 31], [1, 3, 15, 16], [1, 3, 130, 97]])
+       [[2, 3, 32, 32], [1, 3, 17, 23], [3, 3, 45, 31], [1, 3, 18, 17], [1, 3, 130, 97]])
 def googlenet():
     net = GoogLeNet(num_classes=10, aux_logits=False, transform_input=True, init_weights=False,
                     blocks=[NarrowBasicConv2d, functools.partial(Inception, conv_block=NarrowBasicConv2d), InceptionAux])
@@ -335,6 +344,99 @@ def lraspp():
     return LRASPPOut(net)
 
 
+class NarrowSqueezeNet(SqueezeNet):
+    """torchvision's SqueezeNet with every width but the image's divided by div: its own __init__'s
+    layout, each Conv2d and Fire of its features made again narrowed, and the final 1x1 convolution."""
+
+    def __init__(self, version, div, num_classes):
+        super().__init__(version, num_classes=num_classes)
+
+        def narrow(m):
+            if isinstance(m, nn.Conv2d):  # the stem, on the image's 3 channels
+                return nn.Conv2d(m.in_channels, m.out_channels // div, m.kernel_size, m.stride)
+            if isinstance(m, Fire):
+                return Fire(m.inplanes // div, m.squeeze.out_channels // div, m.expand1x1.out_channels // div,
+                            m.expand3x3.out_channels // div)
+            return m
+        self.features = nn.Sequential(*[narrow(m) for m in self.features])
+        self.classifier[1] = nn.Conv2d(512 // div, num_classes, kernel_size=1)
+
+
+# Three ceil-mode 3x3 pools after an unpadded stride-2 stem: PyTorch fails below 17 (an empty pool output).
+@model('NarrowSqueezeNet("1_1", div=8, num_classes=10): squeezenet1_1\'s layers at widths / 8',
+       [[2, 3, 32, 32], [1, 3, 17, 23], [3, 3, 45, 31], [1, 3, 18, 17], [1, 3, 130, 97]])
+def squeezenet():
+    return NarrowSqueezeNet('1_1', 8, 10)
+
+
+class NarrowDeepLabHead(nn.Sequential):
+    """torchvision's DeepLabHead (ASPP with rates 12, 24, 36, a 3x3 conv, BatchNorm, ReLU, the 1x1
+    classifier) at `width` channels where torchvision fixes 256 (its ASPP's out_channels argument)."""
+
+    def __init__(self, in_channels, num_classes, width):
+        super().__init__(ASPP(in_channels, [12, 24, 36], width), nn.Conv2d(width, width, 3, padding=1, bias=False),
+                         nn.BatchNorm2d(width), nn.ReLU(), nn.Conv2d(width, num_classes, 1))
+
+
+SEGMENTATION_SIZES = [[1, 3, 24, 24], [2, 3, 17, 13], [1, 3, 29, 21], [1, 3, 1, 1], [1, 3, 41, 7]]
+
+
+@model('_deeplabv3_mobilenetv3(MobileNetV3(*_mobilenet_v3_conf("mobilenet_v3_small", width_mult=0.25, reduced_tail=True, '
+       'dilated=True)), num_classes=2, aux=True) with its classifier NarrowDeepLabHead(C5, 2, width=4) (256 by default); '
+       'outputs "out" and "aux"', SEGMENTATION_SIZES)
+def deeplabv3():
+    setting, last_channel = _mobilenet_v3_conf('mobilenet_v3_small', width_mult=0.25, reduced_tail=True, dilated=True)
+    net = _deeplabv3_mobilenetv3(MobileNetV3(setting, last_channel), 2, True)
+    net.classifier = NarrowDeepLabHead(net.classifier[0].convs[0][0].in_channels, 2, 4)
+    return net
+
+
+@model('FCN(IntermediateLayerGetter(NarrowResNet(Bottleneck, [1, 1, 1, 1], div=32, replace_stride_with_dilation=[False, True, True]), '
+       '{"layer4": "out", "layer3": "aux"}), FCNHead(64, 2), FCNHead(32, 2)): _fcn_resnet on resnet50\'s dilated stages at widths / 32; '
+       'outputs "out" and "aux"', SEGMENTATION_SIZES)
+def fcn():
+    backbone = NarrowResNet(Bottleneck, [1, 1, 1, 1], 32, replace_stride_with_dilation=[False, True, True])
+    backbone = IntermediateLayerGetter(backbone, return_layers={'layer4': 'out', 'layer3': 'aux'})
+    return FCN(backbone, FCNHead(64, 2), FCNHead(32, 2))
+
+
+class NarrowVideoResNet(VideoResNet):
+    """torchvision's VideoResNet with every width (the stem's and the stages' 64..512 planes) divided
+    by div; the blocks and their convolution builders are torchvision's own, made by its _make_layer."""
+
+    def __init__(self, block, conv_makers, layers, stem, div, **kwargs):
+        self.div = div
+        super().__init__(block, conv_makers, layers, stem, **kwargs)
+
+        def narrow(m):
+            if isinstance(m, nn.Conv3d):
+                return nn.Conv3d(m.in_channels if m.in_channels == 3 else m.in_channels // div, m.out_channels // div,
+                                 m.kernel_size, m.stride, m.padding, bias=False)
+            return nn.BatchNorm3d(m.num_features // div) if isinstance(m, nn.BatchNorm3d) else m
+        self.stem = nn.Sequential(*[narrow(m) for m in self.stem])
+        self.fc = nn.Linear(512 // div * block.expansion, self.fc.out_features)
+
+    def _make_layer(self, block, conv_builder, planes, blocks, stride=1):
+        if planes == 64:
+            self.inplanes = 64 // self.div  # the narrowed stem's width
+        return super()._make_layer(block, conv_builder, planes // self.div, blocks, stride)
+
+
+VIDEO_SIZES = [[2, 3, 4, 16, 16], [1, 3, 4, 17, 23], [3, 3, 4, 33, 9], [1, 3, 4, 1, 1], [1, 3, 4, 45, 31], [1, 3, 5, 20, 13], [1, 3, 1, 9, 9]]
+
+
+@model('NarrowVideoResNet(BasicBlock, [Conv3DSimple] * 4, [1, 1, 1, 1], BasicStem, div=16, num_classes=10): r3d_18\'s blocks at widths 4..32',
+       VIDEO_SIZES)
+def r3d():
+    return NarrowVideoResNet(VideoBasicBlock, [Conv3DSimple] * 4, [1, 1, 1, 1], BasicStem, 16, num_classes=10)
+
+
+@model('NarrowVideoResNet(BasicBlock, [Conv2Plus1D] * 4, [1, 1, 1, 1], R2Plus1dStem, div=16, num_classes=10): r2plus1d_18\'s blocks at '
+       'widths 4..32', VIDEO_SIZES)
+def r2plus1d():
+    return NarrowVideoResNet(VideoBasicBlock, [Conv2Plus1D] * 4, [1, 1, 1, 1], R2Plus1dStem, 16, num_classes=10)
+
+
 def make(name):
     description, sizes, build, extra = MODELS[name]
     torch.manual_seed(0)
@@ -345,7 +447,10 @@ def make(name):
     cases = []
     with torch.no_grad():
         for k, shape in enumerate(sizes):
-            cases.append({'shape': shape, 'seed': k + 1, 'output': short_floats(encode(net(image(shape, k + 1))))})
+            y = net(image(shape, k + 1))
+            out = y['out'] if isinstance(y, dict) else y  # a segmentation model's {"out", "aux"}
+            cases.append({'shape': shape, 'seed': k + 1, 'output': short_floats(encode(out)),
+                          **({'aux': short_floats(encode(y['aux']))} if isinstance(y, dict) and 'aux' in y else {})})
     os.makedirs(OUT_DIR, exist_ok=True)
     state = net.net.state_dict() if isinstance(net, LRASPPOut) else net.state_dict()
     path = os.path.join(OUT_DIR, f'{name}.safetensors')
@@ -362,14 +467,20 @@ BUILDERS = ['resnet18', 'mobilenet_v3_large', 'mobilenet_v3_small', 'efficientne
             'googlenet', 'mnasnet0_5', 'maxvit_t']
 
 
-def make_builders():
-    """builders.json: each builder's state-dict keys and shapes, in order (no weights)."""
+# The builders of the video, DenseNet-era and segmentation ports (tests/js/torchvision-ports-video-densenet-seg.test.mjs).
+BUILDERS_2 = ['squeezenet1_0', 'squeezenet1_1', 'densenet121', 'r3d_18', 'mc3_18', 'r2plus1d_18', 'deeplabv3_mobilenet_v3_large',
+              'deeplabv3_resnet50', 'fcn_resnet50']
+
+
+def make_builders(names, file):
+    """file: each builder's state-dict keys and shapes, in order (no weights)."""
     keys = {}
-    for name in BUILDERS:
-        build = getattr(torchvision.models, name, None) or getattr(torchvision.models.segmentation, name)
-        net = build(weights_backbone=None) if name.startswith('lraspp') else build()
+    for name in names:
+        build = (getattr(torchvision.models, name, None) or getattr(torchvision.models.segmentation, name, None)
+                 or getattr(torchvision.models.video, name))
+        net = build(weights_backbone=None) if name.startswith(('lraspp', 'deeplabv3', 'fcn')) else build()
         keys[name] = [[k, list(v.shape)] for k, v in net.state_dict().items()]
-    write_json(os.path.join(OUT_DIR, 'builders.json'), keys)
+    write_json(os.path.join(OUT_DIR, file), keys)
 
 
 def main():
@@ -380,7 +491,11 @@ def main():
     if unknown:
         sys.exit(f'unknown model {unknown}; have {[*MODELS, "builders"]}')
     for name in names:
-        make_builders() if name == 'builders' else make(name)
+        if name == 'builders':
+            make_builders(BUILDERS, 'builders.json')
+            make_builders(BUILDERS_2, 'builders-2.json')
+        else:
+            make(name)
 
 
 if __name__ == '__main__':

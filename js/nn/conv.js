@@ -10,8 +10,8 @@ import { rand, tidy, optionsArg } from '../tensor.js';
 import { describe, toI32 } from '../convert.js';
 import { Module } from './module.js';
 import {
-  conv1d, conv2d, convTranspose2d, maxPool2d, avgPool2d, adaptiveAvgPool2d, unfold, fold, sizes, maxPool1d, avgPool1d,
-  adaptiveAvgPool1d,
+  conv1d, conv2d, conv3d, convTranspose2d, maxPool2d, avgPool2d, adaptiveAvgPool2d, unfold, fold, sizes, maxPool1d, avgPool1d,
+  adaptiveAvgPool1d, maxPool3d, avgPool3d, adaptiveAvgPool3d,
 } from '../ops/conv.js';
 
 /** A leaf parameter uniform in ±bound (om.manualSeed makes it reproducible). */
@@ -87,6 +87,13 @@ export class Conv2d extends ConvNd {
   }
 }
 
+/** PyTorch's nn.Conv3d: x [N, inChannels, D, H, W] -> [N, outChannels, OD, OH, OW] (F.conv3d: 2-D convolutions summed over the depth taps). */
+export class Conv3d extends ConvNd {
+  constructor(inChannels, outChannels, kernelSize, options = {}) {
+    super('Conv3d', conv3d, 3, false, inChannels, outChannels, kernelSize, options);
+  }
+}
+
 /** PyTorch's nn.ConvTranspose2d: x [N, inChannels, H, W] -> [N, outChannels, OH, OW]. */
 export class ConvTranspose2d extends ConvNd {
   constructor(inChannels, outChannels, kernelSize, options = {}) {
@@ -94,118 +101,133 @@ export class ConvTranspose2d extends ConvNd {
   }
 }
 
-/** PyTorch's nn.MaxPool2d(kernelSize, { stride = kernelSize, padding, dilation, ceilMode }). */
-export class MaxPool2d extends Module {
-  constructor(kernelSize, options = {}) {
+/** The pools' settings after kernelSize and stride, and their defaults (the booleans are flags, the rest sizes). */
+const POOL_DEFAULTS = { padding: 0, dilation: 1, ceilMode: false, countIncludePad: true };
+
+/**
+ * The shared part of the max and average pools (PyTorch's _MaxPoolNd and _AvgPoolNd): keys are the
+ * settings after kernelSize and stride that fn(x, kernelSize, options) takes; `refused` an option
+ * that is refused when set (returnIndices, divisorOverride).
+ */
+class PoolNd extends Module {
+  #fn;
+  #keys;
+
+  constructor(who, n, fn, keys, refused, kernelSize, options) {
     super();
-    const o = optionsArg(options, 'MaxPool2d', ['stride', 'padding', 'dilation', 'ceilMode', 'returnIndices']);
+    const o = optionsArg(options, who, ['stride', ...keys, refused]);
+    if (o[refused] !== undefined && o[refused] !== null && o[refused] !== false) throw invalid(`${who}: ${refused} is not supported`);
     this.kernelSize = kernelSize;
     this.stride = o.stride ?? kernelSize;
-    this.padding = o.padding ?? 0;
-    this.dilation = o.dilation ?? 1;
-    this.ceilMode = o.ceilMode ?? false;
-    if (o.returnIndices) throw invalid('MaxPool2d: returnIndices is not supported');
-    for (const k of ['kernelSize', 'stride', 'padding', 'dilation']) sizes(this[k], 2, 'MaxPool2d', k);
-    if (typeof this.ceilMode !== 'boolean') throw invalid(`MaxPool2d: ceilMode must be a boolean, got ${describe(this.ceilMode)}`);
+    for (const k of keys) this[k] = o[k] ?? POOL_DEFAULTS[k];
+    for (const k of ['kernelSize', 'stride', ...keys]) {
+      if (typeof POOL_DEFAULTS[k] !== 'boolean') sizes(this[k], n, who, k);
+      else if (typeof this[k] !== 'boolean') throw invalid(`${who}: ${k} must be a boolean, got ${describe(this[k])}`);
+    }
+    this.#fn = fn;
+    this.#keys = ['stride', ...keys];
   }
 
   forward(x) {
-    const { stride, padding, dilation, ceilMode } = this;
-    return maxPool2d(x, this.kernelSize, { stride, padding, dilation, ceilMode });
+    const options = {};
+    for (const k of this.#keys) options[k] = this[k];
+    return this.#fn(x, this.kernelSize, options);
   }
 }
 
-/** PyTorch's nn.AvgPool2d(kernelSize, { stride = kernelSize, padding, ceilMode, countIncludePad = true }). */
-export class AvgPool2d extends Module {
+/** PyTorch's _MaxPoolNd: kernelSize, { stride = kernelSize, padding = 0, dilation = 1, ceilMode = false }. */
+class MaxPoolNd extends PoolNd {
+  constructor(who, n, fn, kernelSize, options) {
+    super(who, n, fn, ['padding', 'dilation', 'ceilMode'], 'returnIndices', kernelSize, options);
+  }
+}
+
+/** PyTorch's nn.MaxPool1d(kernelSize, { stride = kernelSize, padding, dilation, ceilMode }) on [N, C, L]: F.maxPool1d. */
+export class MaxPool1d extends MaxPoolNd {
   constructor(kernelSize, options = {}) {
+    super('MaxPool1d', 1, maxPool1d, kernelSize, options);
+  }
+}
+
+/** PyTorch's nn.MaxPool2d(kernelSize, { stride = kernelSize, padding, dilation, ceilMode }) on [N, C, H, W]. */
+export class MaxPool2d extends MaxPoolNd {
+  constructor(kernelSize, options = {}) {
+    super('MaxPool2d', 2, maxPool2d, kernelSize, options);
+  }
+}
+
+/** PyTorch's nn.MaxPool3d(kernelSize, { stride = kernelSize, padding, dilation, ceilMode }) on [N, C, D, H, W]: F.maxPool3d. */
+export class MaxPool3d extends MaxPoolNd {
+  constructor(kernelSize, options = {}) {
+    super('MaxPool3d', 3, maxPool3d, kernelSize, options);
+  }
+}
+
+/** PyTorch's _AvgPoolNd: kernelSize, { stride = kernelSize, padding = 0, ceilMode = false, countIncludePad = true }. */
+class AvgPoolNd extends PoolNd {
+  constructor(who, n, fn, kernelSize, options) {
+    super(who, n, fn, ['padding', 'ceilMode', 'countIncludePad'], 'divisorOverride', kernelSize, options);
+  }
+}
+
+/** PyTorch's nn.AvgPool1d(kernelSize, { stride = kernelSize, padding, ceilMode, countIncludePad = true }) on [N, C, L]: F.avgPool1d. */
+export class AvgPool1d extends AvgPoolNd {
+  constructor(kernelSize, options = {}) {
+    super('AvgPool1d', 1, avgPool1d, kernelSize, options);
+  }
+}
+
+/** PyTorch's nn.AvgPool2d(kernelSize, { stride = kernelSize, padding, ceilMode, countIncludePad = true }) on [N, C, H, W]. */
+export class AvgPool2d extends AvgPoolNd {
+  constructor(kernelSize, options = {}) {
+    super('AvgPool2d', 2, avgPool2d, kernelSize, options);
+  }
+}
+
+/** PyTorch's nn.AvgPool3d(kernelSize, { stride = kernelSize, padding, ceilMode, countIncludePad = true }) on [N, C, D, H, W]: F.avgPool3d. */
+export class AvgPool3d extends AvgPoolNd {
+  constructor(kernelSize, options = {}) {
+    super('AvgPool3d', 3, avgPool3d, kernelSize, options);
+  }
+}
+
+/** The shared part of AdaptiveAvgPool1d, 2d and 3d: outputSize a positive integer or n of them, null keeping the input's size. */
+class AdaptiveAvgPoolNd extends Module {
+  #fn;
+
+  constructor(who, n, fn, outputSize) {
     super();
-    const who = 'AvgPool2d';
-    const o = optionsArg(options, who, ['stride', 'padding', 'ceilMode', 'countIncludePad', 'divisorOverride']);
-    if (o.divisorOverride !== undefined && o.divisorOverride !== null) throw invalid(`${who}: divisorOverride is not supported`);
-    this.kernelSize = kernelSize;
-    this.stride = o.stride ?? kernelSize;
-    this.padding = o.padding ?? 0;
-    this.ceilMode = o.ceilMode ?? false;
-    this.countIncludePad = o.countIncludePad ?? true;
-    for (const k of ['kernelSize', 'stride', 'padding']) sizes(this[k], 2, who, k);
-    for (const k of ['ceilMode', 'countIncludePad']) {
-      if (typeof this[k] !== 'boolean') throw invalid(`${who}: ${k} must be a boolean, got ${describe(this[k])}`);
+    const list = Array.isArray(outputSize) && n > 1 ? outputSize : [outputSize];
+    if ((list.length !== 1 && list.length !== n) || list.some((v) => v !== null && (!Number.isInteger(v) || v < 1))) {
+      throw invalid(`${who}: outputSize must be a positive integer${n > 1 ? ` or ${n} of them` : ''} (null keeps the input's), got ${describe(outputSize)}`);
     }
+    this.outputSize = outputSize;
+    this.#fn = fn;
   }
 
   forward(x) {
-    const { stride, padding, ceilMode, countIncludePad } = this;
-    return avgPool2d(x, this.kernelSize, { stride, padding, ceilMode, countIncludePad });
+    return this.#fn(x, this.outputSize);
+  }
+}
+
+/** PyTorch's nn.AdaptiveAvgPool1d(outputSize) on [N, C, L]: F.adaptiveAvgPool1d. */
+export class AdaptiveAvgPool1d extends AdaptiveAvgPoolNd {
+  constructor(outputSize) {
+    super('AdaptiveAvgPool1d', 1, adaptiveAvgPool1d, outputSize);
   }
 }
 
 /** PyTorch's nn.AdaptiveAvgPool2d(outputSize): an integer or [oH, oW] (null keeps that input size). */
-export class AdaptiveAvgPool2d extends Module {
+export class AdaptiveAvgPool2d extends AdaptiveAvgPoolNd {
   constructor(outputSize) {
-    super();
-    const pair = Array.isArray(outputSize) ? outputSize : [outputSize, outputSize];
-    if (pair.length !== 2 || pair.some((v) => v !== null && (!Number.isInteger(v) || v < 1))) {
-      throw invalid(`AdaptiveAvgPool2d: outputSize must be a positive integer or 2 of them (null keeps the input's), got ${describe(outputSize)}`);
-    }
-    this.outputSize = outputSize;
-  }
-
-  forward(x) {
-    return adaptiveAvgPool2d(x, this.outputSize);
+    super('AdaptiveAvgPool2d', 2, adaptiveAvgPool2d, outputSize);
   }
 }
 
-/** nn.MaxPool1d(kernelSize, { stride, padding, dilation, ceilMode }) on [N, C, L]: F.maxPool1d. */
-export class MaxPool1d extends Module {
-  constructor(kernelSize, options = {}) {
-    super();
-    const o = optionsArg(options, 'MaxPool1d', ['stride', 'padding', 'dilation', 'ceilMode', 'returnIndices']);
-    if (o.returnIndices) throw invalid('MaxPool1d: returnIndices is not supported');
-    this.kernelSize = kernelSize;
-    this.stride = o.stride ?? kernelSize;
-    this.padding = o.padding ?? 0;
-    this.dilation = o.dilation ?? 1;
-    this.ceilMode = o.ceilMode ?? false;
-    for (const k of ['kernelSize', 'stride', 'padding', 'dilation']) sizes(this[k], 1, 'MaxPool1d', k);
-  }
-
-  forward(x) {
-    const { stride, padding, dilation, ceilMode } = this;
-    return maxPool1d(x, this.kernelSize, { stride, padding, dilation, ceilMode });
-  }
-}
-
-/** nn.AvgPool1d(kernelSize, { stride, padding, ceilMode, countIncludePad }) on [N, C, L]: F.avgPool1d. */
-export class AvgPool1d extends Module {
-  constructor(kernelSize, options = {}) {
-    super();
-    const o = optionsArg(options, 'AvgPool1d', ['stride', 'padding', 'ceilMode', 'countIncludePad']);
-    this.kernelSize = kernelSize;
-    this.stride = o.stride ?? kernelSize;
-    this.padding = o.padding ?? 0;
-    this.ceilMode = o.ceilMode ?? false;
-    this.countIncludePad = o.countIncludePad ?? true;
-    for (const k of ['kernelSize', 'stride', 'padding']) sizes(this[k], 1, 'AvgPool1d', k);
-  }
-
-  forward(x) {
-    const { stride, padding, ceilMode, countIncludePad } = this;
-    return avgPool1d(x, this.kernelSize, { stride, padding, ceilMode, countIncludePad });
-  }
-}
-
-/** nn.AdaptiveAvgPool1d(outputSize) on [N, C, L]: F.adaptiveAvgPool1d. */
-export class AdaptiveAvgPool1d extends Module {
+/** PyTorch's nn.AdaptiveAvgPool3d(outputSize) on [N, C, D, H, W]: an integer or [oD, oH, oW] (null keeps that input size). */
+export class AdaptiveAvgPool3d extends AdaptiveAvgPoolNd {
   constructor(outputSize) {
-    super();
-    if (outputSize !== null && (!Number.isInteger(outputSize) || outputSize < 1)) {
-      throw invalid(`AdaptiveAvgPool1d: outputSize must be a positive integer (null keeps the input's), got ${describe(outputSize)}`);
-    }
-    this.outputSize = outputSize;
-  }
-
-  forward(x) {
-    return adaptiveAvgPool1d(x, this.outputSize);
+    super('AdaptiveAvgPool3d', 3, adaptiveAvgPool3d, outputSize);
   }
 }
 

@@ -3,7 +3,7 @@
 export { Module, Linear } from './module.js';
 export { Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict } from './container.js';
 export { RNNBase, LSTM, GRU } from './recurrent.js';
-export { LayerNorm, GroupNorm, BatchNorm1d, BatchNorm2d, InstanceNorm1d, InstanceNorm2d, Softmax, LogSoftmax } from './norm.js';
+export { LayerNorm, GroupNorm, BatchNorm1d, BatchNorm2d, BatchNorm3d, InstanceNorm1d, InstanceNorm2d, Softmax, LogSoftmax } from './norm.js';
 export { MultiheadAttention } from './attention.js';
 export { Embedding, Upsample, PixelShuffle, PixelUnshuffle } from './embedding.js';
 export {
@@ -19,7 +19,8 @@ export {
 export * as functional from './functional.js';
 export * as init from './init.js';
 export {
-  Conv1d, Conv2d, ConvTranspose2d, MaxPool1d, MaxPool2d, AvgPool1d, AvgPool2d, AdaptiveAvgPool1d, AdaptiveAvgPool2d, Unfold, Fold,
+  Conv1d, Conv2d, Conv3d, ConvTranspose2d, MaxPool1d, MaxPool2d, MaxPool3d, AvgPool1d, AvgPool2d, AvgPool3d, AdaptiveAvgPool1d,
+  AdaptiveAvgPool2d, AdaptiveAvgPool3d, Unfold, Fold,
 } from './conv.js';
 export { TransformerEncoderLayer } from './transformer.js';
 export { Conv2dNormActivation, SqueezeExcitation, MLP, Permute, StochasticDepth, LayerNorm2d } from './blocks.js';

@@ -1,4 +1,4 @@
-// Normalisation modules in PyTorch's shape: LayerNorm, GroupNorm, BatchNorm1d, BatchNorm2d,
+// Normalisation modules in PyTorch's shape: LayerNorm, GroupNorm, BatchNorm1d, BatchNorm2d, BatchNorm3d,
 // Softmax, LogSoftmax. Parameter and buffer names are PyTorch's (weight, bias, running_mean,
 // running_var, num_batches_tracked), so a PyTorch state dict loads as it is.
 import { invalid } from '../errors.js';
@@ -111,7 +111,7 @@ export class InstanceNorm2d extends InstanceNorm {
   }
 }
 
-/** PyTorch's _BatchNorm: the shared body of BatchNorm1d and BatchNorm2d. */
+/** PyTorch's _BatchNorm: the shared body of BatchNorm1d, BatchNorm2d and BatchNorm3d. */
 class BatchNorm extends Module {
   #who;
   #ranks;
@@ -174,6 +174,13 @@ export class BatchNorm1d extends BatchNorm {
 export class BatchNorm2d extends BatchNorm {
   constructor(numFeatures, options) {
     super('BatchNorm2d', [4], numFeatures, options);
+  }
+}
+
+/** nn.BatchNorm3d(numFeatures, { eps = 1e-5, momentum = 0.1, affine = true, trackRunningStats = true }) on [N, C, D, H, W]. */
+export class BatchNorm3d extends BatchNorm {
+  constructor(numFeatures, options) {
+    super('BatchNorm3d', [5], numFeatures, options);
   }
 }
 

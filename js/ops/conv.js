@@ -8,7 +8,7 @@
 //
 // Sizes are an integer or one per spatial dim. The C ops (src/ops/conv.c) check everything
 // else (shapes, channels, groups, block sizes) and name the op and the values when they refuse.
-import { invalid } from '../errors.js';
+import { OmError, invalid } from '../errors.js';
 import { requireReady } from '../runtime.js';
 import { Tensor, handle, applyOp, optionsArg, tidy } from '../tensor.js';
 import { pad } from './act.js';
@@ -249,4 +249,123 @@ export function fold(input, outputSize, kernelSize, options = undefined) {
   handle(input, who, 'input');
   const attrs = [...sizes(outputSize, 2, who, 'outputSize'), ...blockSizes(who, kernelSize, o)];
   return maybeUnbatched(input, 3, (x) => applyOp(who, 'fold', [handle(x, who, 'input')], attrs));
+}
+
+// ---- 3-D convolution and pools: compositions of the 2-D ops ----
+//
+// The library's kernels are 2-D (1-D is the 2-D one over [N, C, 1, L]); a 3-D window is a 2-D one
+// swept along the depth, so these are written with the 2-D ops rather than with a third copy of
+// the kernels: their values, gradients and traced graphs are the 2-D ops' (a traced conv3d is a
+// 2-D Conv per depth tap, not one 3-D Conv).
+
+/** The [N, C, D, H, W] input of a 3-D op (its shape), or an InvalidArgument naming who. */
+function volume(x, who) {
+  if (x.ndim !== 5) throw invalid(`${who}: takes [N, C, D, H, W] or [C, D, H, W], got [${x.shape}]`);
+  return x.shape;
+}
+
+/**
+ * F.conv3d(input [N, C, D, H, W], weight [O, C/groups, kD, kH, kW], bias [O] | null, { stride,
+ * padding, dilation, groups }): for each depth tap kd of the weight, the input's depth positions
+ * it reads (a strided slice of the depth, zero-padded first) folded into the batch and convolved
+ * with weight[:, :, kd] by conv2d; the taps' results summed (kd ascending), then the bias added.
+ */
+export function conv3d(input, weight, bias = null, options = undefined) {
+  const who = 'conv3d';
+  requireReady(who);
+  [bias, options] = splitBias(bias, options);
+  const o = optionsArg(options, who, CONV_OPTIONS);
+  handle(input, who, 'input');
+  handle(weight, who, 'weight');
+  if (bias !== null && bias !== undefined) handle(bias, who, 'bias');
+  if (weight.ndim !== 5) throw new OmError('ShapeMismatch', `${who}: weight [${weight.shape}] must have 5 dims`);
+  const stride = sizes(o.stride ?? 1, 3, who, 'stride').map(Number);
+  const dilation = sizes(o.dilation ?? 1, 3, who, 'dilation');
+  const [pads, endPad] = convPadding(o.padding ?? 0, weight, 3, stride.map(BigInt), dilation, who);
+  const padding = pads.map(Number), groups = Number(toI64(o.groups ?? 1, who, 'groups'));
+  if (stride.some((s) => s < 1) || padding.some((p) => p < 0) || dilation.some((d) => d < 1n)) {
+    throw invalid(`${who}: stride [${stride}] and dilation [${dilation}] must be positive, padding [${padding}] non-negative`);
+  }
+  const [O, Cg, KD] = weight.shape;
+  if (groups < 1 || O % groups) throw invalid(`${who}: groups ${groups} must be positive and divide the ${O} output channels of weight [${weight.shape}]`);
+  const run = (x) => tidy(() => {
+    const [, C, D, H, W] = volume(x, who), dd = Number(dilation[0]);
+    if (Cg * groups !== C) {
+      throw new OmError('ShapeMismatch', `${who}: input [${x.shape}] has ${C} channels, weight [${weight.shape}] expects ${Cg * groups} (weight.shape[1] * groups)`);
+    }
+    const span = dd * (KD - 1) + 1, depth = D + 2 * padding[0];
+    if (depth < span) {
+      throw new OmError('ShapeMismatch', `${who}: kernel depth ${KD} (dilated ${span}) is larger than the padded input depth ${depth} of [${x.shape}]`);
+    }
+    const Do = Math.floor((depth - span) / stride[0]) + 1;
+    const xp = padding[0] ? pad(x, [0, 0, 0, 0, padding[0], padding[0]]) : x;
+    const plane = { stride: stride.slice(1), padding: padding.slice(1), dilation: dilation.slice(1), groups };
+    let acc = null;
+    for (let kd = 0; kd < KD; kd++) {
+      const taps = xp.slice(2, kd * dd, kd * dd + (Do - 1) * stride[0] + 1, stride[0]); // [N, C, Do, H, W]
+      const y = conv2d(taps.permute([0, 2, 1, 3, 4]).reshape([-1, C, H, W]), weight.select(2, kd), null, plane);
+      acc = acc ? acc.add(y) : y;
+    }
+    const y = acc.reshape([-1, Do, O, acc.shape[2], acc.shape[3]]).permute([0, 2, 1, 3, 4]);
+    return bias === null || bias === undefined ? y : y.add(bias.reshape([1, O, 1, 1, 1]));
+  });
+  return maybeUnbatched(input, 5, endPad ? (x) => tidy(() => run(pad(x, endPad))) : run);
+}
+
+/**
+ * A pool over D, H and W as two 2-D pools (a window is a product of intervals: its max is a max
+ * of maxes, its sum and its element count products of each axis'): overHW on [N, C * D, H, W],
+ * then overDepth on [N, C, D, OH * OW] (its window along D alone).
+ */
+function separablePool(input, who, overHW, overDepth) {
+  return maybeUnbatched(input, 5, (x) => tidy(() => {
+    handle(x, who, 'input');
+    const [, C, D, H, W] = volume(x, who);
+    const y = overHW(x.reshape([-1, C * D, H, W]));
+    const [, , OH, OW] = y.shape;
+    const z = overDepth(y.reshape([-1, C, D, OH * OW]));
+    return z.reshape([-1, C, z.shape[2], OH, OW]);
+  }));
+}
+
+/** kernel, stride (null/undefined: the kernel) and padding of a 3-D pool, as numbers. */
+function poolSizes3d(kernelSize, o, who) {
+  const kernel = sizes(kernelSize, 3, who, 'kernelSize').map(Number);
+  const stride = o.stride === undefined || o.stride === null ? kernel : sizes(o.stride, 3, who, 'stride').map(Number);
+  return [kernel, stride, sizes(o.padding ?? 0, 3, who, 'padding').map(Number)];
+}
+
+/** F.max_pool3d(input [N, C, D, H, W], kernelSize, { stride = kernelSize, padding = 0, dilation = 1, ceilMode = false }). */
+export function maxPool3d(input, kernelSize, options = undefined) {
+  const who = 'maxPool3d';
+  requireReady(who);
+  const o = optionsArg(options, who, ['stride', 'padding', 'dilation', 'ceilMode', 'returnIndices']);
+  if (o.returnIndices) throw invalid(`${who}: returnIndices is not supported`);
+  const [k, s, p] = poolSizes3d(kernelSize, o, who), d = sizes(o.dilation ?? 1, 3, who, 'dilation').map(Number);
+  const ceilMode = flag(o.ceilMode, false, who, 'ceilMode');
+  return separablePool(input, who,
+    (x) => maxPool2d(x, k.slice(1), { stride: s.slice(1), padding: p.slice(1), dilation: d.slice(1), ceilMode }),
+    (x) => maxPool2d(x, [k[0], 1], { stride: [s[0], 1], padding: [p[0], 0], dilation: [d[0], 1], ceilMode }));
+}
+
+/** F.avg_pool3d(input [N, C, D, H, W], kernelSize, { stride = kernelSize, padding = 0, ceilMode = false, countIncludePad = true }). */
+export function avgPool3d(input, kernelSize, options = undefined) {
+  const who = 'avgPool3d';
+  requireReady(who);
+  const o = optionsArg(options, who, ['stride', 'padding', 'ceilMode', 'countIncludePad', 'divisorOverride']);
+  if (o.divisorOverride !== undefined && o.divisorOverride !== null) throw invalid(`${who}: divisorOverride is not supported`);
+  const [k, s, p] = poolSizes3d(kernelSize, o, who);
+  const ceilMode = flag(o.ceilMode, false, who, 'ceilMode'), countIncludePad = flag(o.countIncludePad, true, who, 'countIncludePad');
+  return separablePool(input, who,
+    (x) => avgPool2d(x, k.slice(1), { stride: s.slice(1), padding: p.slice(1), ceilMode, countIncludePad }),
+    (x) => avgPool2d(x, [k[0], 1], { stride: [s[0], 1], padding: [p[0], 0], ceilMode, countIncludePad }));
+}
+
+/** F.adaptive_avg_pool3d(input [N, C, D, H, W], outputSize): an integer or [oD, oH, oW], null keeping the input's size. */
+export function adaptiveAvgPool3d(input, outputSize) {
+  const who = 'adaptiveAvgPool3d';
+  requireReady(who);
+  const size = Array.isArray(outputSize) ? outputSize : [outputSize, outputSize, outputSize];
+  if (size.length !== 3) throw invalid(`${who}: outputSize must be an integer or 3 of them, got ${size.length}`);
+  return separablePool(input, who, (x) => adaptiveAvgPool2d(x, size.slice(1)), (x) => adaptiveAvgPool2d(x, [size[0], null]));
 }

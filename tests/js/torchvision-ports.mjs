@@ -23,14 +23,16 @@ export function image(shape, seed) {
   return om.tensor(data, { shape });
 }
 
-/** The fixture's expected output as a Tensor. */
-export const expected = (c) => om.tensor(Float32Array.from(c.output.data), { shape: c.output.shape });
+const tensorOf = (o) => om.tensor(Float32Array.from(o.data), { shape: o.shape });
+
+/** The fixture case's expected output as a Tensor; a segmentation model's with an aux classifier as { out, aux }. */
+export const expected = (c) => (c.aux ? { out: tensorOf(c.output), aux: tensorOf(c.aux) } : tensorOf(c.output));
 
 /** The example a conv net is traced at (not a fixture input: fixture seeds start at 1), and its symbolic axes. */
 export const CONV = [[2, 3, 32, 32], ['batch', null, 'h', 'w']];
 
-/** A model's output to compare: the segmentation model's { out }, else the logits. */
-const outputOf = (y) => (y instanceof om.Tensor ? y : y.out);
+/** A model's outputs to compare, by the fixture's field: a segmentation model's { out, aux }, else the logits as output. */
+const outputsOf = (y) => (y instanceof om.Tensor ? { output: y } : { output: y.out, aux: y.aux });
 
 /**
  * The ports against torchvision 0.14: for each MODELS entry name: [build, ...traces] (a trace:
@@ -56,21 +58,23 @@ export function describePorts(MODELS, SHAPES) {
           om.dispose(Object.values(tensors));
           net.eval();
           const errs = fx.cases.map((c) => {
-            const y = outputOf(net.forward(image(c.shape, c.seed)));
-            const ref = c.output.data;
-            assert.deepEqual(y.shape, c.output.shape, `output shape at [${c.shape}]`);
-            const a = y.toArray();
-            const err = Math.max(...ref.map((v, i) => Math.abs(a[i] - v)));
-            const bound = TOL * Math.max(1, ...ref.map(Math.abs));
-            assert.ok(err <= bound, `eager at [${c.shape}]: max |ours - PyTorch| = ${err} > ${bound}`);
-            return err / bound * TOL;
+            const ys = outputsOf(net.forward(image(c.shape, c.seed)));
+            return Math.max(...['output', 'aux'].filter((k) => c[k]).map((k) => {
+              const y = ys[k], ref = c[k].data;
+              assert.deepEqual(y?.shape, c[k].shape, `${k} shape at [${c.shape}]`);
+              const a = y.toArray();
+              const err = Math.max(...ref.map((v, i) => Math.abs(a[i] - v)));
+              const bound = TOL * Math.max(1, ...ref.map(Math.abs));
+              assert.ok(err <= bound, `eager ${k} at [${c.shape}]: max |ours - PyTorch| = ${err} > ${bound}`);
+              return err / bound * TOL;
+            }));
           });
           t.diagnostic(`eager max |ours - PyTorch| / max(1, max |PyTorch|) per size: ${errs.map((e) => e.toExponential(1)).join(', ')}`);
           for (const [example, axes, mins = {}] of traces) {
             const tm = trace(net, { x: [image(example, 0), axes] });
             const shapes = tm.graph().nodes.filter((n) => n.opType === 'Shape').length;
             t.diagnostic(`traced with axes [${axes.map((a) => a?.name ?? a)}]: ${tm.graph().nodes.length} nodes, ${shapes} Shape`);
-            if (axes[2] && axes[3]) assert.equal(shapes, SHAPES[name] ?? 0, 'Shape nodes with symbolic height and width');
+            if (axes.at(-2) && axes.at(-1)) assert.equal(shapes, SHAPES[name] ?? 0, 'Shape nodes with symbolic height and width');
             // Every symbol holds from 1, except where PyTorch itself fails below a size (ConvNeXt below 16,
             // DenseNet below 13) or a declaration says (Swin's H).
             const sym = axes.map((a) => (a === null ? null : typeof a === 'string' ? a : a.name)); // each dim's symbol
@@ -86,6 +90,26 @@ export function describePorts(MODELS, SHAPES) {
           net.dispose();
         }
       }));
+    }
+  });
+}
+
+/**
+ * Each builder of BUILDERS ({ name: build }) at full size has torchvision's state-dict keys and
+ * shapes, in order: file's (builders.json, builders-2.json: tools/torchvision_ports.py's).
+ */
+export function describeBuilders(file, BUILDERS) {
+  describe('the builders at full size', () => {
+    const builders = JSON.parse(readFileSync(new URL(file, DIR), 'utf8'));
+    for (const [name, keys] of Object.entries(builders)) {
+      test(`${name}: torchvision's state-dict keys and shapes, in order`, () => {
+        const net = BUILDERS[name]();
+        try {
+          assert.deepEqual(Object.entries(net.stateDict()).map(([k, t]) => [k, t.shape]), keys);
+        } finally {
+          net.dispose();
+        }
+      });
     }
   });
 }

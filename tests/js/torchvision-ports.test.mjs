@@ -28,8 +28,8 @@ import * as regnet from '../../examples/torchvision/regnet.mjs';
 import { googlenet } from '../../examples/torchvision/googlenet.mjs';
 import { mnasnet0_5 } from '../../examples/torchvision/mnasnet.mjs';
 import { maxvit_t } from '../../examples/torchvision/maxvit.mjs';
-import { DenseNet } from './no-tidy-models.mjs';
-import { DIR, CONV, image, describePorts } from './torchvision-ports.mjs';
+import { DenseNet } from '../../examples/torchvision/densenet.mjs';
+import { DIR, CONV, image, describePorts, describeBuilders } from './torchvision-ports.mjs';
 
 memoryHooks();
 const nn = om.nn;
@@ -118,22 +118,9 @@ describe('Swin with symbolic H and W undeclared', () => {
   }));
 });
 
-describe('the builders at full size', () => {
-  const builders = JSON.parse(readFileSync(new URL('builders.json', DIR), 'utf8'));
-  const BUILDERS = {
-    resnet18, mobilenet_v3_large, mobilenet_v3_small, efficientnet_b0, shufflenet_v2_x1_0, lraspp_mobilenet_v3_large, convnext_tiny, swin_t,
-    regnet_y_400mf: regnet.regnet_y_400mf, regnet_x_400mf: regnet.regnet_x_400mf, googlenet, mnasnet0_5, maxvit_t,
-  };
-  for (const [name, keys] of Object.entries(builders)) {
-    test(`${name}: torchvision's state-dict keys and shapes, in order`, () => {
-      const net = BUILDERS[name]();
-      try {
-        assert.deepEqual(Object.entries(net.stateDict()).map(([k, t]) => [k, t.shape]), keys);
-      } finally {
-        net.dispose();
-      }
-    });
-  }
+describeBuilders('builders.json', {
+  resnet18, mobilenet_v3_large, mobilenet_v3_small, efficientnet_b0, shufflenet_v2_x1_0, lraspp_mobilenet_v3_large, convnext_tiny, swin_t,
+  regnet_y_400mf: regnet.regnet_y_400mf, regnet_x_400mf: regnet.regnet_x_400mf, googlenet, mnasnet0_5, maxvit_t,
 });
 
 test('RegNet: BlockParams.fromInitParams gives torchvision\'s stages for every builder\'s arguments', () => {

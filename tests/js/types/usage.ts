@@ -329,6 +329,22 @@ F.conv2d(cimg, c2.weight, null, { padding: 'full' });
 F.maxPool2d(cimg, 2, { returnIndices: true });
 void [avg, ad, ks, fs];
 for (const m of [c2, c1, ctr]) m.dispose();
+// 3-D: clips [N, C, T, H, W]
+const clip = om.zeros([1, 3, 4, 8, 8]);
+const c3 = new om.nn.Conv3d(3, 4, [3, 1, 1], { stride: [1, 2, 2], padding: [1, 0, 0], bias: false });
+const bn3 = new om.nn.BatchNorm3d(4);
+const v3: Tensor = new om.nn.AdaptiveAvgPool3d([1, null, 1]).forward(
+  new om.nn.AvgPool3d([1, 2, 2], { ceilMode: true }).forward(new om.nn.MaxPool3d(2, { padding: [1, 0, 0] }).forward(bn3.forward(c3.forward(clip)))));
+const fs3: Tensor[] = [
+  F.conv3d(clip, c3.weight, null, { padding: 'same', dilation: [2, 1, 1] }),
+  F.maxPool3d(clip, [1, 2, 2], { stride: null, dilation: 1, ceilMode: false }),
+  F.avgPool3d(clip, 2, { countIncludePad: false, divisorOverride: null }),
+  F.adaptiveAvgPool3d(clip, 1),
+];
+// @ts-expect-error: a 3-D size is an integer or three
+F.maxPool3d(clip, [2, 2]);
+void [v3, fs3];
+for (const m of [c3, bn3]) m.dispose();
 
 // misuse the declarations reject
 // @ts-expect-error: dtype names are 'float32' | 'int64' | 'bool' | 'float64'
