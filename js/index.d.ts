@@ -795,7 +795,7 @@ export class Tensor {
   bitwiseOr_(other: TensorLike): this;
   bitwiseXor_(other: TensorLike): this;
   /** `this.copy_(this.maskedFill(mask, value))`. */
-  maskedFill_(mask: Tensor, value: number | bigint | boolean): this;
+  maskedFill_(mask: Tensor, value: number | bigint | boolean | Tensor): this;
   /** `this.copy_(this.maskedScatter(mask, source))`. */
   maskedScatter_(mask: Tensor, source: Tensor): this;
   /** `this.copy_(this.indexPut(indices, values, accumulate))`: PyTorch's `x[i, j] = v` (and `+=` with accumulate). */
@@ -2023,23 +2023,26 @@ export namespace optim {
 
 /** Bounds of {@link Tensor.clamp}: either may be null/undefined for none (not both). */
 export interface ClampOptions {
-  min?: number | bigint | null;
-  max?: number | bigint | null;
+  min?: number | bigint | Tensor | null;
+  max?: number | bigint | Tensor | null;
 }
 
 export interface Tensor {
   /** The error function (float32; int64 and bool are promoted to float32). */
   erf(): Tensor;
-  /** min(max(this, min), max), NaN kept; float32, or int64 with integer bounds. */
-  clamp(min?: number | bigint | null, max?: number | bigint | null): Tensor;
+  /**
+   * min(max(this, min), max), NaN kept, promoted as PyTorch's (an int64 or bool tensor with a
+   * fractional bound is float32, a bool one with integer bounds int64); Tensor bounds broadcast.
+   */
+  clamp(min?: number | bigint | Tensor | null, max?: number | bigint | Tensor | null): Tensor;
   clamp(options: ClampOptions): Tensor;
   /** Alias of clamp, as PyTorch's clip. */
-  clip(min?: number | bigint | null, max?: number | bigint | null): Tensor;
+  clip(min?: number | bigint | Tensor | null, max?: number | bigint | Tensor | null): Tensor;
   clip(options: ClampOptions): Tensor;
   /** Running sum along dim (float32; int64; bool counts into int64). */
   cumsum(dim: number): Tensor;
-  /** mask ? value : this, mask bool and broadcast with this (value converted to this dtype). */
-  maskedFill(mask: Tensor, value: number | bigint | boolean): Tensor;
+  /** mask ? value : this, mask bool and broadcast with this (value, or a 0-d Tensor's, converted to this dtype). */
+  maskedFill(mask: Tensor, value: number | bigint | boolean | Tensor): Tensor;
 }
 
 export namespace nn {
