@@ -1416,6 +1416,14 @@ export namespace nn {
     bias?: boolean;
     /** The probability of zeroing an attention weight while training (default 0). */
     dropout?: number;
+    /** The keys' features (default embedDim); another size gives separate q/k/v projections. */
+    kdim?: number;
+    /** The values' features (default embedDim). */
+    vdim?: number;
+    /** PyTorch's add_bias_kv: refused (InvalidArgument) when true. */
+    addBiasKV?: false;
+    /** PyTorch's add_zero_attn: refused (InvalidArgument) when true. */
+    addZeroAttn?: false;
   }
 
   /** Options of {@link MultiheadAttention.forward}. */
@@ -1440,7 +1448,16 @@ export namespace nn {
     /** The attention weights' dropout probability while training. */
     dropout: number;
     batchFirst: boolean;
-    in_proj_weight: Tensor;
+    readonly kdim: number;
+    readonly vdim: number;
+    /** [3E, E]; null when kdim or vdim is not embedDim (then q_proj_weight, k_proj_weight, v_proj_weight). */
+    in_proj_weight: Tensor | null;
+    /** [E, E], when kdim or vdim is not embedDim. */
+    q_proj_weight?: Tensor;
+    /** [E, kdim], when kdim or vdim is not embedDim. */
+    k_proj_weight?: Tensor;
+    /** [E, vdim], when kdim or vdim is not embedDim. */
+    v_proj_weight?: Tensor;
     in_proj_bias: Tensor | null;
     out_proj: Linear;
     /** [output, attention weights or null]. */

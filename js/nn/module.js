@@ -350,7 +350,7 @@ export class Linear extends Module {
     const nIn = toI32(inFeatures, who, 'inFeatures');
     const nOut = toI32(outFeatures, who, 'outFeatures');
     if (nIn < 1 || nOut < 1) throw invalid(`${who}: inFeatures and outFeatures must be positive, got ${nIn} and ${nOut}`);
-    const { bias = true } = optionsArg(options, who);
+    const { bias = true } = optionsArg(options, who, ['bias']);
     if (typeof bias !== 'boolean') throw invalid(`${who}: bias must be a boolean, got ${describe(bias)}`);
     this.inFeatures = nIn;
     this.outFeatures = nOut;
