@@ -1679,8 +1679,9 @@ export namespace nn {
     /**
      * Copies state[path] into each parameter and persistent buffer in place (PyTorch's
      * load_state_dict), with key, shape and dtype checks made before anything is written. When
-     * strict, missing or unexpected keys throw an OmError 'InvalidArgument' that lists both (also
-     * as its `missingKeys` and `unexpectedKeys` properties).
+     * strict, missing or unexpected keys throw an OmError 'InvalidArgument' that lists both in
+     * PyTorch's words (also as its `missingKeys` and `unexpectedKeys` properties); a shape
+     * mismatch, strict or not, makes it 'ShapeMismatch' ("size mismatch for fc.weight: ...").
      */
     loadStateDict(state: Readonly<Record<string, StateValue>>, options?: LoadStateDictOptions): LoadStateDictResult;
   }
