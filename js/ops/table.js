@@ -283,6 +283,10 @@ for (const [name, how, on, inplace] of OPS) {
         const v = this[name](...args);
         try {
           if (CATEGORY[v.dtype] > CATEGORY[this.dtype]) throw castError(inplace, v.dtype, this.dtype); // div_'s float
+          const [out, full] = [this.shape, v.shape];
+          if (out.length !== full.length || out.some((d, i) => d !== full[i])) { // an operand broadcast this tensor
+            throw new OmError('ShapeMismatch', `${inplace}: output with shape [${out}] doesn't match the broadcast shape [${full}]`);
+          }
           return this.copy_(v);
         } finally {
           v.dispose();

@@ -106,6 +106,16 @@ describe('promotion audit: every op, dtype pair and scalar kind, as PyTorch 1.13
     }));
   }
 
+  test("an in-place op whose other operand broadcasts the tensor fails with PyTorch's words; bad maskedFill values", () => om.tidy(() => {
+    const x = om.tensor([1, 2]);
+    assert.throws(() => x.add_(om.ones([2, 2])), (e) => e.kind === 'ShapeMismatch' && e.message === "add_: output with shape [2] doesn't match the broadcast shape [2,2]");
+    assert.throws(() => x.bitwiseOr_(om.ones([3, 1], { dtype: 'bool' })), (e) => e.kind === 'DtypeMismatch' && /^bitwiseOr: /.test(e.message));
+    assert.deepEqual([...x.toArray()], [1, 2], 'nothing written');
+    assert.throws(() => x.maskedFill(om.tensor([true, false]), om.tensor([3])), (e) => e.kind === 'InvalidArgument' && e.message === 'maskedFill: value must be a 0-d Tensor, got one of 1 dims');
+    assert.throws(() => x.maskedFill(om.tensor([1n, 0n]), om.tensor(3)), (e) => e.kind === 'DtypeMismatch' && e.message === 'maskedFill: mask must be bool, got int64');
+    assert.throws(() => om.tensor([2n]).pow(-2n), (e) => e.kind === 'InvalidArgument' && /^pow: Integers to negative integer powers are not allowed \(got -2 for a int64 tensor/.test(e.message));
+  }));
+
   test('the fixture covers every op the JS API promotes, its in-place forms, where, maskedFill and clamp', () => {
     const ops = new Set(fx.promotion.map((c) => c.op));
     for (const op of ['add', 'div', 'pow', 'fmod', 'remainder', 'atan2', 'minimum', 'maximum', 'ge', 'logical_xor', 'bitwise_xor', 'add_', 'div_', 'bitwise_or_', 'where', 'masked_fill', 'clamp']) {
