@@ -803,7 +803,7 @@ export class Tensor {
   bitwiseOr_(other: TensorLike): this;
   bitwiseXor_(other: TensorLike): this;
   /** `this.copy_(this.maskedFill(mask, value))`. */
-  maskedFill_(mask: Tensor, value: number | bigint | boolean): this;
+  maskedFill_(mask: Tensor, value: number | bigint | boolean | Tensor): this;
   /** `this.copy_(this.maskedScatter(mask, source))`. */
   maskedScatter_(mask: Tensor, source: Tensor): this;
   /** `this.copy_(this.indexPut(indices, values, accumulate))`: PyTorch's `x[i, j] = v` (and `+=` with accumulate). */
@@ -1426,6 +1426,14 @@ export namespace nn {
     bias?: boolean;
     /** The probability of zeroing an attention weight while training (default 0). */
     dropout?: number;
+    /** The keys' features (default embedDim); another size gives separate q/k/v projections. */
+    kdim?: number;
+    /** The values' features (default embedDim). */
+    vdim?: number;
+    /** PyTorch's add_bias_kv: refused (InvalidArgument) when true. */
+    addBiasKV?: false;
+    /** PyTorch's add_zero_attn: refused (InvalidArgument) when true. */
+    addZeroAttn?: false;
   }
 
   /** Options of {@link MultiheadAttention.forward}. */
@@ -1450,7 +1458,16 @@ export namespace nn {
     /** The attention weights' dropout probability while training. */
     dropout: number;
     batchFirst: boolean;
-    in_proj_weight: Tensor;
+    readonly kdim: number;
+    readonly vdim: number;
+    /** [3E, E]; null when kdim or vdim is not embedDim (then q_proj_weight, k_proj_weight, v_proj_weight). */
+    in_proj_weight: Tensor | null;
+    /** [E, E], when kdim or vdim is not embedDim. */
+    q_proj_weight?: Tensor;
+    /** [E, kdim], when kdim or vdim is not embedDim. */
+    k_proj_weight?: Tensor;
+    /** [E, vdim], when kdim or vdim is not embedDim. */
+    v_proj_weight?: Tensor;
     in_proj_bias: Tensor | null;
     out_proj: Linear;
     /** [output, attention weights or null]. */
@@ -1681,8 +1698,9 @@ export namespace nn {
     /**
      * Copies state[path] into each parameter and persistent buffer in place (PyTorch's
      * load_state_dict), with key, shape and dtype checks made before anything is written. When
-     * strict, missing or unexpected keys throw an OmError 'InvalidArgument' that lists both (also
-     * as its `missingKeys` and `unexpectedKeys` properties).
+     * strict, missing or unexpected keys throw an OmError 'InvalidArgument' that lists both in
+     * PyTorch's words (also as its `missingKeys` and `unexpectedKeys` properties); a shape
+     * mismatch, strict or not, makes it 'ShapeMismatch' ("size mismatch for fc.weight: ...").
      */
     loadStateDict(state: Readonly<Record<string, StateValue>>, options?: LoadStateDictOptions): LoadStateDictResult;
   }
@@ -2042,23 +2060,26 @@ export namespace optim {
 
 /** Bounds of {@link Tensor.clamp}: either may be null/undefined for none (not both). */
 export interface ClampOptions {
-  min?: number | bigint | null;
-  max?: number | bigint | null;
+  min?: number | bigint | Tensor | null;
+  max?: number | bigint | Tensor | null;
 }
 
 export interface Tensor {
   /** The error function (float32; int64 and bool are promoted to float32). */
   erf(): Tensor;
-  /** min(max(this, min), max), NaN kept; float32, or int64 with integer bounds. */
-  clamp(min?: number | bigint | null, max?: number | bigint | null): Tensor;
+  /**
+   * min(max(this, min), max), NaN kept, promoted as PyTorch's (an int64 or bool tensor with a
+   * fractional bound is float32, a bool one with integer bounds int64); Tensor bounds broadcast.
+   */
+  clamp(min?: number | bigint | Tensor | null, max?: number | bigint | Tensor | null): Tensor;
   clamp(options: ClampOptions): Tensor;
   /** Alias of clamp, as PyTorch's clip. */
-  clip(min?: number | bigint | null, max?: number | bigint | null): Tensor;
+  clip(min?: number | bigint | Tensor | null, max?: number | bigint | Tensor | null): Tensor;
   clip(options: ClampOptions): Tensor;
   /** Running sum along dim (float32; int64; bool counts into int64). */
   cumsum(dim: number): Tensor;
-  /** mask ? value : this, mask bool and broadcast with this (value converted to this dtype). */
-  maskedFill(mask: Tensor, value: number | bigint | boolean): Tensor;
+  /** mask ? value : this, mask bool and broadcast with this (value, or a 0-d Tensor's, converted to this dtype). */
+  maskedFill(mask: Tensor, value: number | bigint | boolean | Tensor): Tensor;
 }
 
 export namespace nn {

@@ -1,4 +1,5 @@
-// nn.MultiheadAttention in PyTorch's shape: in_proj_weight [3E, E], in_proj_bias [3E],
+// nn.MultiheadAttention in PyTorch's shape: in_proj_weight [3E, E] (or, when kdim or vdim is not
+// E, q_proj_weight [E, E], k_proj_weight [E, kdim] and v_proj_weight [E, vdim]), in_proj_bias [3E],
 // out_proj (a Linear), so a PyTorch state dict loads as it is. Dropout on the attention
 // weights while training, as PyTorch.
 import { invalid } from '../errors.js';
@@ -17,8 +18,19 @@ function additive(mask, who, what) {
   return where(mask, -Infinity, 0);
 }
 
+const OPTIONS = ['dropout', 'bias', 'batchFirst', 'kdim', 'vdim', 'addBiasKV', 'addZeroAttn'];
+
+/** A weight of shape [rows, cols] uniform in xavier_uniform_'s bound, a parameter. */
+function xavier(rows, cols) {
+  const bound = Math.sqrt(6 / (rows + cols));
+  const w = tidy(() => rand([rows, cols]).mul(2 * bound).sub(bound));
+  w.requiresGrad = true;
+  return w;
+}
+
 /**
- * nn.MultiheadAttention(embedDim, numHeads, { dropout = 0, batchFirst = false, bias = true }).
+ * nn.MultiheadAttention(embedDim, numHeads, { dropout = 0, batchFirst = false, bias = true,
+ * kdim = embedDim, vdim = embedDim }). addBiasKV and addZeroAttn are refused (InvalidArgument).
  * forward(query, key, value, { keyPaddingMask, needWeights = true, attnMask,
  * averageAttnWeights = true, isCausal = false }) -> [output, attnWeights or null], as PyTorch:
  * inputs [L, N, E] ([N, L, E] with batchFirst, or unbatched [L, E]); attnMask [L, S] or
@@ -29,7 +41,10 @@ export class MultiheadAttention extends Module {
   constructor(embedDim, numHeads, options) {
     super();
     const who = 'MultiheadAttention';
-    const o = optionsArg(options, who);
+    const o = optionsArg(options, who, OPTIONS);
+    for (const k of ['addBiasKV', 'addZeroAttn']) {
+      if (toBool(o[k], who, k, false)) throw invalid(`${who}: ${k} is not supported`);
+    }
     const e = toI32(embedDim, who, 'embedDim');
     const h = toI32(numHeads, who, 'numHeads');
     if (e < 1 || h < 1) throw invalid(`${who}: embedDim and numHeads must be positive, got ${e} and ${h}`);
@@ -43,9 +58,18 @@ export class MultiheadAttention extends Module {
     this.dropout = p;
     this.batchFirst = toBool(o.batchFirst, who, 'batchFirst', false);
     const bias = toBool(o.bias, who, 'bias', true);
-    const bound = Math.sqrt(6 / (e + 3 * e)); // xavier_uniform_ on [3E, E]
-    this.in_proj_weight = tidy(() => rand([3 * e, e]).mul(2 * bound).sub(bound));
-    this.in_proj_weight.requiresGrad = true;
+    const kdim = toI32(o.kdim ?? e, who, 'kdim'), vdim = toI32(o.vdim ?? e, who, 'vdim');
+    if (kdim < 1 || vdim < 1) throw invalid(`${who}: kdim and vdim must be positive, got ${kdim} and ${vdim}`);
+    this.kdim = kdim;
+    this.vdim = vdim;
+    if (kdim === e && vdim === e) {
+      this.in_proj_weight = xavier(3 * e, e); // xavier_uniform_ on [3E, E]
+    } else { // PyTorch's separate projections (in_proj_weight None), each xavier_uniform_
+      this.in_proj_weight = null;
+      this.q_proj_weight = xavier(e, e);
+      this.k_proj_weight = xavier(e, kdim);
+      this.v_proj_weight = xavier(e, vdim);
+    }
     this.in_proj_bias = bias ? zeros([3 * e]) : null;
     if (this.in_proj_bias) this.in_proj_bias.requiresGrad = true;
     this.out_proj = new Linear(e, e, { bias });
@@ -78,7 +102,8 @@ export class MultiheadAttention extends Module {
       const s = k0.shape[1];
       const e = this.embedDim, h = this.numHeads, d = this.headDim;
       const w = this.in_proj_weight, b = this.in_proj_bias;
-      const part = (t, i) => linear(t, w.slice(0, i * e, (i + 1) * e), b ? b.slice(0, i * e, (i + 1) * e) : null);
+      const weight = (i) => (w ? w.slice(0, i * e, (i + 1) * e) : [this.q_proj_weight, this.k_proj_weight, this.v_proj_weight][i]);
+      const part = (t, i) => linear(t, weight(i), b ? b.slice(0, i * e, (i + 1) * e) : null);
       const heads = (t, len) => t.reshape(n, len, h, d).transpose(1, 2); // [N, H, len, D]
       const q = heads(part(q0, 0), l), k = heads(part(k0, 1), s), v = heads(part(v0, 2), s);
       let mask = null;

@@ -245,30 +245,47 @@ function shapeStr(shape) {
   return `[${shape.join(', ')}]`;
 }
 
+/**
+ * The unexpected keys in PyTorch's order: by the module that reports them (the deepest one on the
+ * key's path), modules in pre-order, then in the state dict's order.
+ */
+function reportOrder(module, keys) {
+  const order = new Map(module.namedModules().map(([path], i) => [path, i]));
+  const owner = (key) => {
+    const parts = key.split('.');
+    for (let n = parts.length - 1; n > 0; n--) {
+      const i = order.get(parts.slice(0, n).join('.'));
+      if (i !== undefined) return i;
+    }
+    return 0;
+  };
+  return keys.map((k) => [owner(k), k]).sort((a, b) => a[0] - b[0]).map((e) => e[1]);
+}
+
+const quoted = (keys) => keys.map((k) => `"${k}"`).join(', ');
+
 function loadState(module, state, options) {
   const who = 'loadStateDict';
   if (state === null || typeof state !== 'object' || Array.isArray(state) || state instanceof Tensor) {
     throw invalid(`${who}: state must be an object of path -> Tensor or array, got ${describe(state)}`);
   }
-  const { strict = true } = optionsArg(options, who);
+  const { strict = true } = optionsArg(options, who, ['strict']);
   if (typeof strict !== 'boolean') throw invalid(`${who}: strict must be a boolean, got ${describe(strict)}`);
   const own = module.stateDict();
   const missingKeys = Object.keys(own).filter((k) => !Object.hasOwn(state, k));
-  const unexpectedKeys = Object.keys(state).filter((k) => !Object.hasOwn(own, k));
-  if (strict && (missingKeys.length || unexpectedKeys.length)) {
-    const parts = [];
-    if (missingKeys.length) parts.push(`missing keys ${JSON.stringify(missingKeys)}`);
-    if (unexpectedKeys.length) parts.push(`unexpected keys ${JSON.stringify(unexpectedKeys)}`);
-    const e = new OmError('InvalidArgument', `${who}: ${parts.join('; ')} (pass { strict: false } to load the others)`);
-    Object.assign(e, { missingKeys, unexpectedKeys }); // PyTorch's report, also on the error
-    throw e;
-  }
+  const unexpectedKeys = reportOrder(module, Object.keys(state).filter((k) => !Object.hasOwn(own, k)));
+  // PyTorch's report: every missing and unexpected key (when strict) and every size mismatch, in one error
+  const errors = [];
+  if (strict && missingKeys.length) errors.push(`Missing key(s) in state_dict: ${quoted(missingKeys)}. `);
+  if (strict && unexpectedKeys.length) errors.push(`Unexpected key(s) in state_dict: ${quoted(unexpectedKeys)}. `);
+  const sizeErrors = errors.length;
   const temps = [];
   try {
     const pairs = [];
     for (const key of Object.keys(own).filter((k) => Object.hasOwn(state, k))) {
       const dst = own[key];
       let src = state[key];
+      const mismatch = (what) => errors.push(`size mismatch for ${key}: copying a param with ${what} from checkpoint, the shape in current model is ${shapeStr(dst.shape)}.`);
       if (!(src instanceof Tensor)) {
         const scalar = typeof src === 'number' || typeof src === 'bigint' || typeof src === 'boolean'; // a 0-d value (PyTorch's tolist())
         if (!scalar && !Array.isArray(src) && !(ArrayBuffer.isView(src) && !(src instanceof DataView))) {
@@ -276,7 +293,8 @@ function loadState(module, state, options) {
         }
         const flat = ArrayBuffer.isView(src);
         if (flat && src.length !== dst.size) {
-          throw new OmError('ShapeMismatch', `${who}: ${key} has ${src.length} values, the model's ${shapeStr(dst.shape)} needs ${dst.size}`);
+          mismatch(`${src.length} values`);
+          continue;
         }
         try {
           src = tensor(src, flat ? { dtype: dst.dtype, shape: dst.shape } : { dtype: dst.dtype });
@@ -294,9 +312,16 @@ function loadState(module, state, options) {
         temps.push(src);
       }
       if (src.shape.length !== dst.shape.length || src.shape.some((d, i) => d !== dst.shape[i])) {
-        throw new OmError('ShapeMismatch', `${who}: ${key} has shape ${shapeStr(src.shape)} in the state dict but ${shapeStr(dst.shape)} in the model`);
+        mismatch(`shape ${shapeStr(src.shape)}`);
+        continue;
       }
       pairs.push([dst, src]);
+    }
+    if (errors.length) {
+      const kind = errors.length > sizeErrors ? 'ShapeMismatch' : 'InvalidArgument';
+      const e = new OmError(kind, `${who}: Error(s) in loading state_dict for ${module.constructor.name}:\n\t${errors.join('\n\t')}`);
+      Object.assign(e, { missingKeys, unexpectedKeys }); // PyTorch's report, also on the error
+      throw e;
     }
     noGrad(() => { for (const [dst, src] of pairs) dst.copy_(src); });
   } finally {
@@ -350,7 +375,7 @@ export class Linear extends Module {
     const nIn = toI32(inFeatures, who, 'inFeatures');
     const nOut = toI32(outFeatures, who, 'outFeatures');
     if (nIn < 1 || nOut < 1) throw invalid(`${who}: inFeatures and outFeatures must be positive, got ${nIn} and ${nOut}`);
-    const { bias = true } = optionsArg(options, who);
+    const { bias = true } = optionsArg(options, who, ['bias']);
     if (typeof bias !== 'boolean') throw invalid(`${who}: bias must be a boolean, got ${describe(bias)}`);
     this.inFeatures = nIn;
     this.outFeatures = nOut;

@@ -28,7 +28,7 @@ export class LayerNorm extends Module {
   constructor(normalizedShape, options) {
     super();
     const who = 'LayerNorm';
-    const o = optionsArg(options, who);
+    const o = optionsArg(options, who, ['eps', 'elementwiseAffine', 'bias']);
     const shape = shapeArg(normalizedShape, who).map(Number);
     if (!shape.length || shape.some((s) => s < 1)) throw invalid(`${who}: normalizedShape must be non-empty and positive, got [${shape}]`);
     this.normalizedShape = shape;
@@ -49,7 +49,7 @@ export class GroupNorm extends Module {
   constructor(numGroups, numChannels, options) {
     super();
     const who = 'GroupNorm';
-    const o = optionsArg(options, who);
+    const o = optionsArg(options, who, ['eps', 'affine']);
     this.numGroups = positive(numGroups, who, 'numGroups');
     this.numChannels = positive(numChannels, who, 'numChannels');
     if (this.numChannels % this.numGroups) {
@@ -118,7 +118,7 @@ class BatchNorm extends Module {
 
   constructor(who, ranks, numFeatures, options) {
     super();
-    const o = optionsArg(options, who);
+    const o = optionsArg(options, who, ['eps', 'momentum', 'affine', 'trackRunningStats']);
     this.#who = who;
     this.#ranks = ranks;
     this.numFeatures = positive(numFeatures, who, 'numFeatures');

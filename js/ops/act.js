@@ -4,9 +4,9 @@
 // positionally, as in PyTorch, or as one trailing options object: leakyRelu(x, 0.2) or
 // leakyRelu(x, { negativeSlope: 0.2 }).
 import { OmError, invalid } from '../errors.js';
-import { omw, checkHandle, requireReady } from '../runtime.js';
+import { omw, checkHandle, requireReady, dtypeCodes } from '../runtime.js';
 import { describe, toI64 } from '../convert.js';
-import { wrap, handle, applyOp, retained, unaryOp, floatOp, isOptions, tidy, where } from '../tensor.js';
+import { Tensor, wrap, handle, applyOp, retained, unaryOp, floatOp, isOptions, tidy, where, elementwise } from '../tensor.js';
 
 const apply1 = (who, opName, hs, iattrs = [], fattrs = []) => applyOp(who, opName, hs, iattrs, fattrs);
 
@@ -163,30 +163,43 @@ export function softshrink(input, ...args) {
 }
 
 /**
- * min(max(input, min), max), either bound null/undefined for none (not both). float32 takes
- * numbers; int64 takes integers (numbers or bigints).
+ * torch.clamp: min(max(input, min), max), either bound null/undefined for none (not both).
+ * Bounds are numbers or bigints (the C op, after PyTorch's promotion with the bounds as weak
+ * scalars: an int64 or bool input with a fractional bound is clamped as float32, a bool input
+ * with integer bounds as int64), or Tensors (maximum, then minimum, which broadcast and promote
+ * as every binary op).
  */
 export function clamp(input, ...args) {
   const h = handle(input, 'clamp', 'input');
   const { min, max } = params('clamp', args, ['min', 'max'], { min: null, max: null });
   const given = [min, max].map((v) => v !== null && v !== undefined);
   if (!given[0] && !given[1]) throw invalid('clamp: at least one of min or max must be given');
-  const ints = input.dtype === 'int64';
+  if ((given[0] && min instanceof Tensor) || (given[1] && max instanceof Tensor)) {
+    return tidy(() => {
+      const low = given[0] ? elementwise('clamp', 'maximum', ['input', 'min'], [input, min]) : input;
+      return given[1] ? elementwise('clamp', 'minimum', ['input', 'max'], [low, max]) : low;
+    });
+  }
+  [min, max].forEach((v, k) => {
+    if (given[k] && typeof v !== 'bigint') num(v, 'clamp', k ? 'max' : 'min');
+  });
+  const fraction = [min, max].some((v, k) => given[k] && typeof v === 'number' && !Number.isInteger(v));
+  const dtype = input.dtype === 'float32' || input.dtype === 'float64' ? input.dtype : fraction ? 'float32' : 'int64';
+  const ints = dtype === 'int64';
   const i = [given[0] ? 1n : 0n, given[1] ? 1n : 0n];
   const f = [0, 0];
   [min, max].forEach((v, k) => {
     if (!given[k]) { if (ints) i.push(0n); return; }
-    const what = k ? 'max' : 'min';
-    if (ints) {
-      if (typeof v === 'number' && !Number.isInteger(v)) {
-        throw invalid(`clamp: ${what} ${v} is not an int64 for an int64 input (convert the input first with .float())`);
-      }
-      i.push(toI64(v, 'clamp', what));
-    } else {
-      f[k] = typeof v === 'bigint' ? Number(v) : num(v, 'clamp', what);
-    }
+    if (ints) i.push(toI64(v, 'clamp', k ? 'max' : 'min'));
+    else f[k] = Number(v);
   });
-  return apply1('clamp', 'clamp', [h], i, f);
+  if (dtype === input.dtype) return apply1('clamp', 'clamp', [h], i, f);
+  const c = checkHandle(omw.cast(h, dtypeCodes.get(dtype)), 'clamp');
+  try {
+    return apply1('clamp', 'clamp', [c], i, f);
+  } finally {
+    omw.release(c);
+  }
 }
 
 // ---- misc -----------------------------------------------------------------------------------
@@ -220,10 +233,19 @@ export function pad(input, padding, ...args) {
   return apply1('pad', 'pad', [h], [BigInt(m), ...pads], [v]);
 }
 
-/** mask ? value : input, mask bool broadcast with input (value converted to input's dtype). */
+/**
+ * mask ? value : input, mask bool broadcast with input (value converted to input's dtype, as
+ * PyTorch's). value: a number, boolean or bigint, or a 0-d Tensor (then where(mask, value, input),
+ * which autograd and the tracer follow into the value too).
+ */
 export function maskedFill(input, mask, value) {
   const h = handle(input, 'maskedFill', 'input');
   const hm = handle(mask, 'maskedFill', 'mask');
+  if (value instanceof Tensor) {
+    if (value.ndim !== 0) throw invalid(`maskedFill: value must be a 0-d Tensor, got one of ${value.ndim} dims`);
+    if (mask.dtype !== 'bool') throw new OmError('DtypeMismatch', `maskedFill: mask must be bool, got ${mask.dtype}`);
+    return tidy(() => where(mask, value.to(input.dtype), input));
+  }
   let v = value;
   if (typeof v === 'bigint') v = Number(v);
   else if (typeof v === 'boolean') v = v ? 1 : 0;

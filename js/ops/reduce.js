@@ -2,7 +2,7 @@
 // min, argmax, argmin; and composed of them: var, std, all, any, logsumexp. js/ops/table.js
 // installs them as Tensor methods (x.sum(1, true)).
 import { OmError, invalid } from '../errors.js';
-import { omw, checkHandle, marshal, dtypeCodes } from '../runtime.js';
+import { omw, checkHandle, lastError, marshal, dtypeCodes } from '../runtime.js';
 import { describe, toI64, toI32, toBool } from '../convert.js';
 import { handle, wrap, applyOp, applyAll, dimsArg, isOptions, tidy, where } from '../tensor.js';
 
@@ -41,8 +41,18 @@ const extreme = (who, allOp, dimOp) => (input, dim, keepdim) => {
 export const max = extreme('max', 'amax', 'max_dim');
 export const min = extreme('min', 'amin', 'min_dim');
 
-/** argmax/argmin along dim, or (no dim) the index into the flattened tensor (all-ones shape with keepdim). */
-const position = (who, fn) => (input, dim, keepdim) => {
+/**
+ * argmax/argmin along dim, or (no dim) the index into the flattened tensor (all-ones shape with
+ * keepdim). C computes them with max_dim/min_dim, whose errors (JS: max/min) are renamed.
+ */
+const position = (who, c) => (input, dim, keepdim) => {
+  const base = who.slice(3);
+  const fn = (hh, d, kk) => {
+    const r = c(hh, d, kk) >>> 0;
+    if (r) return r;
+    const e = lastError(who);
+    throw e.message.startsWith(`${base}: `) ? new OmError(e.kind, `${who}: ${e.message.slice(base.length + 2)}`) : e;
+  };
   const h = handle(input, who, 'input');
   const k = toBool(keepdim, who, 'keepdim');
   if (dim !== undefined && dim !== null) {
@@ -105,7 +115,7 @@ const spread = (who, root) => (input, dim, unbiased, keepdim) => {
   const list = dims.length ? dims.map(Number) : undefined;
   return tidy(() => {
     const d = input.sub(mean(input, list, true));
-    const v = sum(d.mul(d), list, k).div(n - correction);
+    const v = sum(d.mul(d), list, k).div(n === 0 ? NaN : n - correction); // nothing reduced: NaN, as PyTorch
     return root ? v.sqrt() : v;
   });
 };
@@ -135,8 +145,10 @@ export function logsumexp(input, dim, keepdim) {
   if (dim === undefined || dim === null) throw invalid(`${who}: dim is required (a dim or an array of dims), as torch.logsumexp`);
   const k = toBool(keepdim, who, 'keepdim');
   const list = Array.isArray(dim) ? dim : [dim];
+  const empty = reducedCount(input.shape, dimsArg(list, who), who) === 0;
   return tidy(() => {
     const x = input.dtype === 'float32' ? input : input.float();
+    if (empty) return sum(x, list, k).add(-Infinity); // the log of an empty sum, as PyTorch (amax has no value there)
     const m = amax(x, list, true).detach();
     const shift = where(m.abs().eq(Infinity), 0, m);
     const r = sum(x.sub(shift).exp(), list, true).log().add(shift);

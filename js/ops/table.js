@@ -17,6 +17,7 @@
 //                         are the op's inputs in order, the ints its int attributes in order
 //                         ('k: int = 0' gives a default when the argument is undefined)
 import { toI64 } from '../convert.js';
+import { OmError, invalid } from '../errors.js';
 import {
   Tensor, self, handle, unaryOp, floatOp, applyOp, elementwise, meshgrid, where, cat, stack,
 } from '../tensor.js';
@@ -34,11 +35,23 @@ const unary = (op) => ({ build: (name) => unaryOp(name, op) });
 const float = (op) => ({ build: (name) => floatOp(name, op) });
 
 const binary = (op, second = 'other') => ({
+  promotes: true, // with its second operand (an in-place form checks the cast first)
   build: (name) => {
     const names = ['input', second];
     return (input, other) => elementwise(name, op, names, [input, other]);
   },
 });
+
+/** pow: PyTorch refuses an integer tensor to a negative integer scalar power (its result is not an integer). */
+const power = {
+  build: (name) => (input, exponent) => {
+    const negativeInt = typeof exponent === 'bigint' ? exponent < 0n : Number.isInteger(exponent) && exponent < 0;
+    if (negativeInt && input instanceof Tensor && (input.dtype === 'int64' || input.dtype === 'bool')) {
+      throw invalid(`${name}: Integers to negative integer powers are not allowed (got ${exponent} for a ${input.dtype} tensor; call .float() first)`);
+    }
+    return elementwise(name, 'pow', ['input', 'exponent'], [input, exponent]);
+  },
+};
 
 const attrs = (op, signature) => ({
   build: (name) => {
@@ -69,7 +82,7 @@ export const OPS = [
   ['sub', binary('sub'), M, 'sub_'],
   ['mul', binary('mul'), M, 'mul_'],
   ['div', binary('div'), M, 'div_'],
-  ['pow', binary('pow', 'exponent'), M],
+  ['pow', power, M],
   ['eq', binary('eq'), M],
   ['ne', binary('ne'), M],
   ['lt', binary('lt'), M],
@@ -224,6 +237,27 @@ export const OPS = [
   ['diag', impl(shape.diag), MF],
 ];
 
+// PyTorch's dtype categories (bool < integer < floating) and names: an in-place op writes its
+// result into its tensor only when the result's category is not above the tensor's
+// (torch.can_cast), so int64.add_(2.5) fails as in PyTorch instead of truncating.
+const CATEGORY = { bool: 0, int64: 1, float32: 2, float64: 2 };
+const TORCH_NAME = { bool: 'Bool', int64: 'Long', float32: 'Float', float64: 'Double' };
+
+/**
+ * The category of an operand: a Tensor's dtype's, or a scalar's as PyTorch's weak scalars beside
+ * t (anything else 0: the op itself reports it).
+ */
+function category(x, t) {
+  if (x instanceof Tensor) return x.isDisposed ? 0 : CATEGORY[x.dtype];
+  if (typeof x === 'bigint') return 1;
+  if (typeof x === 'number') return Number.isInteger(x) && CATEGORY[t.dtype] < 2 ? 1 : 2;
+  return 0;
+}
+
+function castError(who, from, to) {
+  return new OmError('DtypeMismatch', `${who}: result type ${TORCH_NAME[from]} can't be cast to the desired output type ${TORCH_NAME[to]}`);
+}
+
 /** The om.* functions of the table's rows, by JS name. */
 export const functions = {};
 
@@ -242,8 +276,19 @@ for (const [name, how, on, inplace] of OPS) {
     Object.defineProperty(Tensor.prototype, inplace, {
       value: function (...args) {
         self(this, inplace);
+        // PyTorch checks the promoted type before the op (so int64.bitwiseAnd_(2.5) names the
+        // cast, not float bitwise ops); logical ops give bool, which casts to anything
+        const promoted = !how.promotes || name.startsWith('logical') ? 0 : category(args[0], this);
+        if (promoted > CATEGORY[this.dtype]) {
+          throw castError(inplace, Object.keys(CATEGORY)[promoted], this.dtype);
+        }
         const v = this[name](...args);
         try {
+          if (CATEGORY[v.dtype] > CATEGORY[this.dtype]) throw castError(inplace, v.dtype, this.dtype); // div_'s float
+          const [out, full] = [this.shape, v.shape];
+          if (out.length !== full.length || out.some((d, i) => d !== full[i])) { // an operand broadcast this tensor
+            throw new OmError('ShapeMismatch', `${inplace}: output with shape [${out}] doesn't match the broadcast shape [${full}]`);
+          }
           return this.copy_(v);
         } finally {
           v.dispose();

@@ -13,7 +13,7 @@ import { Optimizer, numberOption } from './optimizer.js';
 class AdamBase extends Optimizer {
   constructor(params, options, who, decoupled) {
     super(params, who);
-    const o = optionsArg(options, who);
+    const o = optionsArg(options, who, ['lr', 'betas', 'eps', 'weightDecay', 'amsgrad']);
     const { lr = 1e-3, betas = [0.9, 0.999], eps = 1e-8, weightDecay = decoupled ? 1e-2 : 0, amsgrad = false } = o;
     this.lr = numberOption(lr, who, 'lr');
     if (!Array.isArray(betas) || betas.length !== 2) throw invalid(`${who}: betas must be an array of two numbers, got ${describe(betas)}`);

@@ -11,7 +11,7 @@ import { Optimizer, numberOption } from './optimizer.js';
 export class SGD extends Optimizer {
   constructor(params, options) {
     super(params, 'SGD');
-    const o = optionsArg(options, 'SGD');
+    const o = optionsArg(options, 'SGD', ['lr', 'momentum', 'dampening', 'weightDecay', 'nesterov']);
     const { lr = 1e-3, momentum = 0, dampening = 0, weightDecay = 0, nesterov = false } = o;
     this.lr = numberOption(lr, 'SGD', 'lr');
     this.momentum = numberOption(momentum, 'SGD', 'momentum');

@@ -507,21 +507,29 @@ static bool lower_atan2(om_lower *l, const om_call *c) {
   return true;
 }
 
-/* Mod with fmod 1 (C's truncating fmod), or for remainder of int64 fmod 0 (Python's floor
- * mod); ONNX's Mod of floats takes only fmod 1, so a float remainder is Mod(a, b, fmod 1) plus b
- * where that is nonzero and its sign differs from b's, as the kernel. */
+/* The Mod ONNX computes exactly, then the other rounding's fix. Floats take only fmod 1 (C's
+ * truncating fmod: exact in every engine), so a float remainder is Mod(a, b, fmod 1) plus b where
+ * that is nonzero and its sign differs from b's. Integers take fmod 0 (Python's floor mod: integer
+ * arithmetic; onnxruntime's int64 fmod 1 goes through double and is wrong past 2^53), so an int64
+ * remainder is that Mod, and an int64 fmod is it minus b where it is nonzero and its sign differs
+ * from a's. As the kernels. */
 static bool lower_mod(om_lower *l, const om_call *c) {
-  bool floor_mod = c->op == OM_OP_remainder;
-  if (!floor_mod || c->in[0]->dtype == OM_INT64) return om__lower_node(l, c, "Mod", &OM_ATTR_INT("fmod", !floor_mod), 1);
+  bool floor_mod = c->op == OM_OP_remainder, ints = c->in[0]->dtype == OM_INT64;
+  if (floor_mod && ints) return om__lower_node(l, c, "Mod", &OM_ATTR_INT("fmod", 0), 1);
   const om_meta *m = &c->out_meta[0];
-  om_meta b = *m;
+  const om_tensor *ref = c->in[floor_mod ? 1 : 0]; /* whose sign the result takes (it may be broadcast) */
+  om_meta b = *m, rb = {.dtype = OM_BOOL, .ndim = ref->ndim};
   b.dtype = OM_BOOL;
-  int x = om__lower_input(l, 0), y = om__lower_input(l, 1), zero = om__lower_float(l, 0), r, rz, rn, yn, differ, fix, sum, out;
-  if (x < 0 || y < 0 || zero < 0 || !om__emit(l, "Mod", (int[]){x, y}, 2, m, 1, &r, &OM_ATTR_INT("fmod", 1), 1) ||
+  memcpy(rb.shape, ref->shape, sizeof(int64_t) * (size_t)ref->ndim);
+  int x = om__lower_input(l, 0), y = om__lower_input(l, 1), zero = ints ? om__lower_scalar(l, 0, OM_INT64) : om__lower_float(l, 0);
+  int r, rz, rn, sn, differ, fix, fixed, out;
+  if (x < 0 || y < 0 || zero < 0 || !om__emit(l, "Mod", (int[]){x, y}, 2, m, 1, &r, &OM_ATTR_INT("fmod", !ints), 1) ||
       !om__emit(l, "Equal", (int[]){r, zero}, 2, &b, 1, &rz, NULL, 0) || !om__emit(l, "Less", (int[]){r, zero}, 2, &b, 1, &rn, NULL, 0) ||
-      !om__emit(l, "Less", (int[]){y, zero}, 2, &b, 1, &yn, NULL, 0) || !om__emit(l, "Xor", (int[]){rn, yn}, 2, &b, 1, &differ, NULL, 0) ||
+      !om__emit(l, "Less", (int[]){floor_mod ? y : x, zero}, 2, &rb, 1, &sn, NULL, 0) ||
+      !om__emit(l, "Xor", (int[]){rn, sn}, 2, &b, 1, &differ, NULL, 0) ||
       !om__emit(l, "Not", &rz, 1, &b, 1, &rz, NULL, 0) || !om__emit(l, "And", (int[]){rz, differ}, 2, &b, 1, &fix, NULL, 0) ||
-      !om__emit(l, "Add", (int[]){r, y}, 2, m, 1, &sum, NULL, 0) || !om__emit(l, "Where", (int[]){fix, sum, r}, 3, m, 1, &out, NULL, 0))
+      !om__emit(l, ints ? "Sub" : "Add", (int[]){r, y}, 2, m, 1, &fixed, NULL, 0) ||
+      !om__emit(l, "Where", (int[]){fix, fixed, r}, 3, m, 1, &out, NULL, 0))
     return false;
   om__lower_output(l, 0, out);
   return true;
@@ -534,7 +542,7 @@ BINARY_DEF(minimum, LOOPS4(minimum_f32, minimum_i64, minimum_b8, minimum_f64), f
 BINARY_DEF(maximum, LOOPS4(maximum_f32, maximum_i64, maximum_b8, maximum_f64), false, minmax_backward, OM_SAVES_IN(0) | OM_SAVES_IN(1), -2, 2, COMMON, 0,
            lower_map, ONNX_AS("Max", NULL, "Max (bool: Or)"), .bool_onnx = "Or")
 BINARY_DEF(fmod, LOOPS4(fmod_f32, fmod_i64, NULL, fmod_f64), false, mod_backward, OM_SAVES_IN(0) | OM_SAVES_IN(1) | OM_SAVES_OUT(0), 0.5, 2, COMMON, 0,
-           lower_mod, ONNX_AS("Mod", NULL, "Mod (fmod 1)"))
+           lower_mod, ONNX_AS("Mod", NULL, "Mod (float32: fmod 1; int64: fmod 0, less b where the signs differ)"))
 BINARY_DEF(remainder, LOOPS4(remainder_f32, remainder_i64, NULL, remainder_f64), false, mod_backward, OM_SAVES_IN(0) | OM_SAVES_IN(1) | OM_SAVES_OUT(0), 0.5, 2,
            COMMON, 0, lower_mod, ONNX_AS("Mod", NULL, "Mod (int64: fmod 0; float32: fmod 1, plus b where the signs differ)"))
 

@@ -2,8 +2,52 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { before, beforeEach, afterEach } from 'node:test';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import * as om from 'onemodel';
 import { checkTraced, otherShapes } from '../../examples/lib/oracle.mjs';
+
+let gc = null;
+
+/**
+ * Collects garbage until the collector's callbacks have released every dropped tensor: the live
+ * count stops falling (the callbacks run in a task after the collection, so each round yields).
+ * Returns the live tensor count. No --expose-gc needed: the flag set at run time exposes gc() to
+ * contexts made after it.
+ */
+export async function collectGarbage() {
+  if (!gc) {
+    setFlagsFromString('--expose-gc');
+    gc = runInNewContext('gc');
+  }
+  let prev = -1;
+  for (let round = 0; round < 50; round++) {
+    gc();
+    await new Promise((r) => setTimeout(r, 0));
+    const now = om.memory().tensors;
+    if (now === prev) return now;
+    prev = now;
+  }
+  return prev;
+}
+
+/** A fixture's number: "NaN", "Infinity", "-Infinity" and "-0" as the numbers they name. */
+export const fixtureNumber = (v) => ({ NaN, Infinity, '-Infinity': -Infinity, '-0': -0 })[v] ?? v;
+
+/**
+ * t equals a fixture tensor { dtype, shape, data }: int64 (data numbers or decimal strings) and
+ * bool exactly, float32 within rel (relative, at least 1 in magnitude) with -0 and NaN as they are.
+ */
+export function expectFixture(t, want, what, rel) {
+  assert.equal(t.dtype, want.dtype, `${what}: dtype`);
+  assert.deepEqual(t.shape, want.shape, `${what}: shape`);
+  const g = [...t.toArray()];
+  if (want.dtype === 'int64') return assert.deepEqual(g, want.data.map(BigInt), `${what}: values`);
+  if (want.dtype === 'bool') return assert.deepEqual(g, want.data.map(Number), `${what}: values`);
+  const w = want.data.map(fixtureNumber);
+  const close = (x, y) => Object.is(x, y) || (x === y && x !== 0) || Math.abs(x - y) <= rel * Math.max(1, Math.abs(y));
+  return assert.ok(g.every((x, i) => close(x, w[i])), `${what}: expected [${w.map(String)}] got [${g.map(String)}]`);
+}
 
 /** A tensor's elements as plain numbers (bigints and bool bytes converted). */
 export function vals(t) {

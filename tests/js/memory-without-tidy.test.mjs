@@ -7,10 +7,8 @@
 // collector cannot run its callbacks there), and a collection afterwards takes them all.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import * as om from 'onemodel';
-import { memoryHooks, vals } from './helpers.mjs';
+import { memoryHooks, vals, collectGarbage } from './helpers.mjs';
 import { LeNet5 } from './no-tidy-models.mjs';
 import { RegNet, BlockParams } from '../../examples/torchvision/regnet.mjs';
 import { MaxVit } from '../../examples/torchvision/maxvit.mjs';
@@ -23,26 +21,6 @@ import { CLIPTextModel } from '../../examples/transformers/clip_text.mjs';
 memoryHooks();
 const nn = om.nn;
 
-// A full collection on demand without running node with --expose-gc: the flag set at run time
-// exposes gc() to contexts made after it.
-setFlagsFromString('--expose-gc');
-const gc = runInNewContext('gc');
-
-/**
- * Collects garbage until the collector's callbacks have released every dropped tensor: the live
- * count stops falling (the callbacks run in a task after the collection, so each round yields).
- */
-async function collectGarbage() {
-  let prev = -1;
-  for (let round = 0; round < 50; round++) {
-    gc();
-    await new Promise((r) => setTimeout(r, 0));
-    const now = om.memory().tensors;
-    if (now === prev) return now;
-    prev = now;
-  }
-  return prev;
-}
 
 class Mlp extends nn.Module {
   constructor() {
