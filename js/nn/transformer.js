@@ -267,28 +267,22 @@ export class Transformer extends Module {
     known(o, ['dModel', 'nhead', 'numEncoderLayers', 'numDecoderLayers', 'customEncoder', 'customDecoder', ...LAYER_OPTIONS], who);
     const layer = Object.fromEntries(LAYER_OPTIONS.filter((k) => o[k] !== undefined).map((k) => [k, o[k]]));
     const d = o.dModel ?? 512, h = o.nhead ?? 8;
-    const made = (custom, make) => {
-      if (custom === undefined || custom === null) return make();
-      if (!(custom instanceof Module)) throw invalid(`${who}: a custom encoder or decoder must be an om.nn.Module, got ${describe(custom)}`);
-      return custom;
-    };
     const norm = () => new LayerNorm([toI32(d, who, 'dModel')], { eps: toF64(o.layerNormEps, who, 'layerNormEps', 1e-5), bias: toBool(o.bias, who, 'bias', true) });
-    this.encoder = made(o.customEncoder, () => {
-      const one = new TransformerEncoderLayer(d, h, layer);
+    // the custom encoder or decoder, or n copies of a new layer with a final norm
+    const stack = (custom, Layer, Stack, n) => {
+      if (custom !== undefined && custom !== null) {
+        if (!(custom instanceof Module)) throw invalid(`${who}: a custom encoder or decoder must be an om.nn.Module, got ${describe(custom)}`);
+        return custom;
+      }
+      const one = new Layer(d, h, layer);
       try {
-        return new TransformerEncoder(one, o.numEncoderLayers ?? 6, { norm: norm() });
+        return new Stack(one, n ?? 6, { norm: norm() });
       } finally {
         one.dispose();
       }
-    });
-    this.decoder = made(o.customDecoder, () => {
-      const one = new TransformerDecoderLayer(d, h, layer);
-      try {
-        return new TransformerDecoder(one, o.numDecoderLayers ?? 6, { norm: norm() });
-      } finally {
-        one.dispose();
-      }
-    });
+    };
+    this.encoder = stack(o.customEncoder, TransformerEncoderLayer, TransformerEncoder, o.numEncoderLayers);
+    this.decoder = stack(o.customDecoder, TransformerDecoderLayer, TransformerDecoder, o.numDecoderLayers);
     noGrad(() => { for (const p of this.parameters()) if (p.ndim > 1) xavierUniform_(p); });
     this.dModel = toI32(d, who, 'dModel');
     this.nhead = toI32(h, who, 'nhead');
