@@ -47,6 +47,14 @@ max_pool1d and avg_pool1d (strides, padding, dilation, ceil_mode, count_include_
 adaptive_avg_pool1d (odd ratios), instance_norm on 3-D and 4-D inputs with and without weight
 and bias, as in the losses' file. Writes tests/js/fixtures/pytorch/ops/pools_norms.json.
 
+Adaptive max pools and embedding bags (js/ops/conv.js, js/ops/index.js; tests/js/bags-pools.test.mjs):
+adaptive_max_pool2d and adaptive_max_pool1d (sizes that divide, that do not, larger than the
+input, None; an input with its maximum twice in a window), their values with gradients and their
+indices (an *Indices case, no gradient); embedding_bag in each mode on 2-D bags and on 1-D bags
+with offsets (an empty bag), padding_idx, include_last_offset and per_sample_weights, with the
+weight's gradient (and the per-sample weights'). Inputs of two decimals, as in the losses' file.
+Writes tests/js/fixtures/pytorch/ops/bags_pools.json.
+
 Run with a python3 that imports torch (Debian's python3-torch, /usr/bin/python3); CI reads the
 committed JSON and never runs this:
     /usr/bin/python3 tools/pytorch_composites.py
