@@ -1213,12 +1213,14 @@ static bool prelu_backward(const om_record *r, om_tensor *const *g, om_tensor **
   return done(&s, r, gin);
 }
 
-/* PRelu(x, Reshape(weight, the slope's shape)): ONNX broadcasts the slope from the right. */
+/* PRelu(x, Reshape(weight, the slope's shape)): ONNX broadcasts the slope from the right. No
+ * channels (a weight of 0 elements) is a 0 in the shape, which the Reshape keeps with allowzero. */
 static bool lower_prelu(om_lower *l, const om_call *c) {
   om_meta m = {.dtype = OM_FLOAT32, .ndim = c->in[0]->ndim};
   prelu_slope_shape(c->in[0], c->in[1], m.shape);
+  bool none = om_tensor_numel(c->in[1]) == 0;
   int x = om__lower_input(l, 0), w = om__lower_input(l, 1), shape = om__lower_ints(l, m.shape, m.ndim), slope, out;
-  if (x < 0 || w < 0 || shape < 0 || !om__emit(l, "Reshape", (int[]){w, shape}, 2, &m, 1, &slope, NULL, 0) ||
+  if (x < 0 || w < 0 || shape < 0 || !om__emit(l, "Reshape", (int[]){w, shape}, 2, &m, 1, &slope, &OM_ATTR_INT("allowzero", 1), none) ||
       !om__emit(l, "PRelu", (int[]){x, slope}, 2, &c->out_meta[0], 1, &out, NULL, 0))
     return false;
   om__lower_output(l, 0, out);
