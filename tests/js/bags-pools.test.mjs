@@ -77,8 +77,8 @@ describe('adaptive max pools and embedding bags against PyTorch', () => {
     throwsKind(() => F().adaptiveMaxPool2d(om.zeros([1, 1, 0, 3]), 2), 'InvalidArgument', /adaptiveMaxPool2d: the input's H and W must be positive, got \[1,1,0,3\]/);
     throwsKind(() => F().adaptiveMaxPool1d(x, 2), 'InvalidArgument', /adaptiveMaxPool1d: takes \[N, C, L\] or \[C, L\], got \[2,3,6,5\]/);
     throwsKind(() => F().adaptiveMaxPool1d(x.flatten(2), [2, 3]), 'InvalidArgument', /adaptiveMaxPool1d: outputSize must be an integer, got an array of length 2/);
-    throwsKind(() => new om.nn.AdaptiveMaxPool1d(2, 'yes'), 'InvalidArgument', /AdaptiveMaxPool1d: returnIndices must be a boolean, got/);
-    throwsKind(() => F().embeddingBag(flat, w, offsets, { mode: 'min' }), 'InvalidArgument', /embeddingBag: mode has to be one of sum, mean or max, got 'min'/);
+    throwsKind(() => new om.nn.AdaptiveMaxPool1d(2, { returnIndices: 'yes' }), 'InvalidArgument', /AdaptiveMaxPool1d: returnIndices must be a boolean, got a string/);
+    throwsKind(() => F().embeddingBag(flat, w, offsets, { mode: 'min' }), 'InvalidArgument', /embeddingBag: mode has to be one of sum, mean or max, got a string \("min"\)/);
     throwsKind(() => F().embeddingBag(flat, w, offsets, { mode: 'mean', perSampleWeights: om.ones([3]) }), 'InvalidArgument',
       /embeddingBag: perSampleWeights is only supported for mode 'sum' \(got mode 'mean'\)/);
     throwsKind(() => F().embeddingBag(flat, w, offsets, { mode: 'sum', perSampleWeights: om.ones([2]) }), 'ShapeMismatch',
