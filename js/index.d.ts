@@ -1525,6 +1525,117 @@ export namespace nn {
     forward(src: Tensor, options?: TransformerEncoderLayerForwardOptions): Tensor;
   }
 
+  /** Options of {@link TransformerDecoderLayer.forward} and {@link TransformerDecoder.forward}. */
+  export interface TransformerDecoderLayerForwardOptions {
+    /** [T, T] or [N * nhead, T, T]: bool (true: not allowed) or float (added), for the self-attention. */
+    tgtMask?: Tensor | null;
+    /** [T, S] or [N * nhead, T, S], for the attention to memory. */
+    memoryMask?: Tensor | null;
+    /** [N, T]: bool (true: ignore that key) or float (added). */
+    tgtKeyPaddingMask?: Tensor | null;
+    /** [N, S]. */
+    memoryKeyPaddingMask?: Tensor | null;
+    /** PyTorch's hint that tgtMask is causal: needs tgtMask, which is used as given. */
+    tgtIsCausal?: boolean;
+    /** The same for memoryMask. */
+    memoryIsCausal?: boolean;
+  }
+
+  /**
+   * nn.TransformerDecoderLayer with PyTorch's submodules and names: self_attn, multihead_attn,
+   * linear1, dropout, linear2, norm1..3, dropout1..3.
+   */
+  export class TransformerDecoderLayer extends Module {
+    constructor(dModel: number, nhead: number, options?: TransformerEncoderLayerOptions);
+    self_attn: MultiheadAttention;
+    multihead_attn: MultiheadAttention;
+    linear1: Linear;
+    dropout: Dropout;
+    linear2: Linear;
+    normFirst: boolean;
+    norm1: LayerNorm;
+    norm2: LayerNorm;
+    norm3: LayerNorm;
+    dropout1: Dropout;
+    dropout2: Dropout;
+    dropout3: Dropout;
+    activation: 'relu' | 'gelu' | ((x: Tensor) => Tensor) | Module;
+    batchFirst: boolean;
+    /** tgt [T, N, E], memory [S, N, E] ([N, T, E], [N, S, E] with batchFirst; unbatched [T, E], [S, E]) -> tgt's shape. */
+    forward(tgt: Tensor, memory: Tensor, options?: TransformerDecoderLayerForwardOptions): Tensor;
+  }
+
+  /** Options of {@link TransformerEncoder}. */
+  export interface TransformerEncoderOptions {
+    /** Applied to the last layer's output (default null: none). */
+    norm?: Module | null;
+    /** PyTorch's fast-path switches, taken for its argument list (the values are computed the same way). */
+    enableNestedTensor?: boolean;
+    maskCheck?: boolean;
+  }
+
+  /** Options of {@link TransformerEncoder.forward}. */
+  export interface TransformerEncoderForwardOptions {
+    mask?: Tensor | null;
+    srcKeyPaddingMask?: Tensor | null;
+    isCausal?: boolean;
+  }
+
+  /** nn.TransformerEncoder: layers (numLayers copies of the layer, as PyTorch's deep copies) and norm. */
+  export class TransformerEncoder extends Module {
+    constructor(encoderLayer: TransformerEncoderLayer, numLayers: number, options?: TransformerEncoderOptions);
+    layers: ModuleList;
+    readonly numLayers: number;
+    norm: Module | null;
+    forward(src: Tensor, options?: TransformerEncoderForwardOptions): Tensor;
+  }
+
+  /** nn.TransformerDecoder: layers (numLayers copies of the layer) and norm. */
+  export class TransformerDecoder extends Module {
+    constructor(decoderLayer: TransformerDecoderLayer, numLayers: number, options?: { norm?: Module | null });
+    layers: ModuleList;
+    readonly numLayers: number;
+    norm: Module | null;
+    forward(tgt: Tensor, memory: Tensor, options?: TransformerDecoderLayerForwardOptions): Tensor;
+  }
+
+  /** Options of {@link Transformer}: the layers' options and these. */
+  export interface TransformerOptions extends TransformerEncoderLayerOptions {
+    /** Default 512. */
+    dModel?: number;
+    /** Default 8. */
+    nhead?: number;
+    /** Default 6. */
+    numEncoderLayers?: number;
+    /** Default 6. */
+    numDecoderLayers?: number;
+    /** Used instead of the TransformerEncoder it would make. */
+    customEncoder?: Module | null;
+    /** Used instead of the TransformerDecoder it would make. */
+    customDecoder?: Module | null;
+  }
+
+  /** Options of {@link Transformer.forward}. */
+  export interface TransformerForwardOptions extends TransformerDecoderLayerForwardOptions {
+    srcMask?: Tensor | null;
+    srcKeyPaddingMask?: Tensor | null;
+    srcIsCausal?: boolean;
+  }
+
+  /** nn.Transformer: encoder and decoder, each with a final LayerNorm; matrices Xavier-uniform. */
+  export class Transformer extends Module {
+    constructor(options?: TransformerOptions);
+    encoder: Module;
+    decoder: Module;
+    readonly dModel: number;
+    readonly nhead: number;
+    readonly batchFirst: boolean;
+    /** decoder(tgt, encoder(src)) -> tgt's shape. */
+    forward(src: Tensor, tgt: Tensor, options?: TransformerForwardOptions): Tensor;
+    /** [sz, sz] float32: -Infinity above the diagonal, 0 elsewhere. */
+    static generateSquareSubsequentMask(sz: number): Tensor;
+  }
+
   // ---- indexing and resampling (js/nn/embedding.js, js/ops/index.js) ----
 
   /** Options of {@link Embedding} and {@link functional.embedding}. */
@@ -1546,6 +1657,31 @@ export namespace nn {
     weight: Tensor;
     /** int64 indices [...] -> [..., embeddingDim]. */
     forward(input: Tensor): Tensor;
+  }
+
+  /** Options of {@link functional.embeddingBag} (and, but perSampleWeights, of {@link EmbeddingBag}). */
+  export interface EmbeddingBagOptions {
+    /** How a bag's rows combine (default 'mean'). */
+    mode?: 'sum' | 'mean' | 'max';
+    /** A weight per index (the input's shape), mode 'sum' only. */
+    perSampleWeights?: Tensor | null;
+    /** offsets has one more element, the end of the last bag (default false). */
+    includeLastOffset?: boolean;
+    /** Indices equal to it count for nothing (negative counts from the end). */
+    paddingIdx?: number | null;
+  }
+
+  /** PyTorch's nn.EmbeddingBag: weight as {@link Embedding}'s; forward is {@link functional.embeddingBag}. */
+  export class EmbeddingBag extends Module {
+    constructor(numEmbeddings: number, embeddingDim: number, options?: Omit<EmbeddingBagOptions, 'perSampleWeights'>);
+    readonly numEmbeddings: number;
+    readonly embeddingDim: number;
+    readonly paddingIdx: number | null;
+    readonly mode: 'sum' | 'mean' | 'max';
+    readonly includeLastOffset: boolean;
+    weight: Tensor;
+    /** input [B, N] (offsets null) or [N] with int64 offsets [B] -> [B, embeddingDim]. */
+    forward(input: Tensor, offsets?: Tensor | null, perSampleWeights?: Tensor | null): Tensor;
   }
 
   /** Options of {@link functional.interpolate} and {@link Upsample} (exactly one of size and scaleFactor). */
@@ -1631,6 +1767,8 @@ export namespace nn {
     function scaledDotProductAttention(query: Tensor, key: Tensor, value: Tensor, options?: ScaledDotProductAttentionOptions): Tensor;
     /** Rows of weight [num, dim] picked by int64 indices (any shape) -> [..., dim]. */
     function embedding(input: Tensor, weight: Tensor, options?: EmbeddingOptions): Tensor;
+    /** F.embedding_bag: each bag's rows of weight summed, averaged or maxed -> [bags, dim]. */
+    function embeddingBag(input: Tensor, weight: Tensor, offsets?: Tensor | null, options?: EmbeddingBagOptions): Tensor;
     /** Resamples input [N, C, H, W] (float32) as F.interpolate. */
     function interpolate(input: Tensor, options: InterpolateOptions): Tensor;
     /** F.one_hot: int64 classes in [0, numClasses) -> int64 [..., numClasses] (-1, the default: the largest + 1). */
@@ -1671,6 +1809,14 @@ export namespace nn {
     function avgPool3d(input: Tensor, kernelSize: Size3, options?: AvgPool3dOptions): Tensor;
     /** adaptive_avg_pool3d on [N, C, D, H, W] (or [C, D, H, W]) to outputSize (null keeps that input size). */
     function adaptiveAvgPool3d(input: Tensor, outputSize: number | null | readonly [number | null, number | null, number | null]): Tensor;
+    /** adaptive_max_pool2d on [N, C, H, W] (or [C, H, W]) to outputSize (null keeps that input size). */
+    function adaptiveMaxPool2d(input: Tensor, outputSize: number | readonly [number | null, number | null], returnIndices?: false | { returnIndices?: false }): Tensor;
+    /** With returnIndices: [values, int64 indices into the flattened H x W plane]. */
+    function adaptiveMaxPool2d(input: Tensor, outputSize: number | readonly [number | null, number | null], returnIndices: true | { returnIndices: true }): [Tensor, Tensor];
+    /** adaptive_max_pool1d on [N, C, L] (or [C, L]). */
+    function adaptiveMaxPool1d(input: Tensor, outputSize: number, returnIndices?: false | { returnIndices?: false }): Tensor;
+    /** With returnIndices: [values, int64 indices along L]. */
+    function adaptiveMaxPool1d(input: Tensor, outputSize: number, returnIndices: true | { returnIndices: true }): [Tensor, Tensor];
     /** F.unfold (im2col): every kernel-sized block of input [N, C, H, W] (or [C, H, W]) as a column -> [N, C * kH * kW, L]; float32. */
     function unfold(input: Tensor, kernelSize: Size2, options?: UnfoldOptions): Tensor;
     /** F.fold (col2im), unfold's adjoint: columns [N, C * kH * kW, L] (or unbatched) summed back into [N, C, ...outputSize]. */
@@ -2399,6 +2545,20 @@ export namespace nn {
   export class AdaptiveAvgPool3d extends Module {
     constructor(outputSize: number | null | readonly [number | null, number | null, number | null]);
     forward(x: Tensor): Tensor;
+  }
+  /** PyTorch's nn.AdaptiveMaxPool1d: forward gives [values, indices] with returnIndices. */
+  export class AdaptiveMaxPool1d extends Module {
+    constructor(outputSize: number, returnIndices?: boolean | { returnIndices?: boolean });
+    readonly outputSize: number;
+    readonly returnIndices: boolean;
+    forward(x: Tensor): Tensor | [Tensor, Tensor];
+  }
+  /** PyTorch's nn.AdaptiveMaxPool2d: forward gives [values, indices] with returnIndices. */
+  export class AdaptiveMaxPool2d extends Module {
+    constructor(outputSize: number | readonly [number | null, number | null], returnIndices?: boolean | { returnIndices?: boolean });
+    readonly outputSize: number | readonly [number | null, number | null];
+    readonly returnIndices: boolean;
+    forward(x: Tensor): Tensor | [Tensor, Tensor];
   }
   /** PyTorch's nn.Unfold: {@link functional.unfold} with these settings; no parameters. */
   export class Unfold extends Module {

@@ -261,6 +261,10 @@ om_tensor *om_hardsigmoid(om_tensor *a);           /**< min(max(a + 3, 0), 6) / 
  *  between the bounds and 0 at them (clamp's passes at them). New reference. */
 om_tensor *om_hardtanh(om_tensor *a, double min_val, double max_val);
 om_tensor *om_erf(om_tensor *a);                   /**< the error function */
+/** PyTorch's F.prelu: x > 0 ? x : weight x, weight (float32, [1] or [C]) one slope or one per
+ *  channel (x's dim 1; a 1-D x's dim 0). Borrowed inputs, returns a new reference. */
+om_tensor *om_prelu(om_tensor *x, om_tensor *weight);
+om_tensor *om_mish(om_tensor *a);                  /**< a * tanh(softplus(a)) (softplus's threshold 20) */
 /** min(max(a, *min), *max) with either bound NULL for none (not both), NaN kept; float32 and
  *  int64 (whose bounds must be integers). New reference. */
 om_tensor *om_clamp(om_tensor *a, const double *min, const double *max);

@@ -52,6 +52,14 @@ conv3d (strides, padding and 'same', dilation, groups, with and without bias, un
 max_pool3d, avg_pool3d and adaptive_avg_pool3d (see conv_pools_3d), as in the losses' file.
 Writes tests/js/fixtures/pytorch/ops/conv_pools_3d.json.
 
+Adaptive max pools and embedding bags (js/ops/conv.js, js/ops/index.js; tests/js/bags-pools.test.mjs):
+adaptive_max_pool2d and adaptive_max_pool1d (sizes that divide, that do not, larger than the
+input, None; an input with its maximum twice in a window), their values with gradients and their
+indices (an *Indices case, no gradient); embedding_bag in each mode on 2-D bags and on 1-D bags
+with offsets (an empty bag), padding_idx, include_last_offset and per_sample_weights, with the
+weight's gradient (and the per-sample weights'). Inputs of two decimals, as in the losses' file.
+Writes tests/js/fixtures/pytorch/ops/bags_pools.json.
+
 Run with a python3 that imports torch (Debian's python3-torch, /usr/bin/python3); CI reads the
 committed JSON and never runs this:
     /usr/bin/python3 tools/pytorch_composites.py
@@ -392,6 +400,44 @@ def conv_pools_3d():
     return {'torch_version': torch.__version__, 'cases': cases}
 
 
+def bags_pools():
+    F = torch.nn.functional
+    g, cases, case, _ = recorder(7)
+
+    def ids(*values):
+        return torch.tensor(values, dtype=torch.int64)
+
+    def short(*shape):  # two decimals: short fixtures
+        return (torch.randn(*shape, generator=g) * 100).round() / 100
+
+    x2 = short(1, 2, 5, 7)
+    ties = torch.tensor([[[[0., 5, 1, 5], [5, 0, 5, 2], [3, 3, 3, 3]]]])  # maxima twice in a window: the first in row-major order
+    for img, out in ((x2, [2, 3]), (x2, 1), (x2, [5, 7]), (x2, [3, None]), (x2, [6, 9]), (ties, [1, 2]), (ties, [2, 1])):
+        size = tuple(out) if isinstance(out, list) else out
+        case('adaptiveMaxPool2d', lambda a: F.adaptive_max_pool2d(a, size), [img], {'outputSize': out})
+        case('adaptiveMaxPool2dIndices', lambda a: F.adaptive_max_pool2d(a, size, return_indices=True)[1], [img], {'outputSize': out}, ())
+    x1 = short(1, 2, 11)
+    for out in (3, 4, 1, 13):
+        case('adaptiveMaxPool1d', lambda a: F.adaptive_max_pool1d(a, out), [x1], {'outputSize': out})
+        case('adaptiveMaxPool1dIndices', lambda a: F.adaptive_max_pool1d(a, out, return_indices=True)[1], [x1], {'outputSize': out}, ())
+    w = short(10, 4)
+    flat, offsets = ids(1, 4, 4, 9, 0, 2, 2, 7), ids(0, 3, 3, 6)  # bag 1 is empty
+    rows = ids(1, 4, 4, 9, 0, 2, 7, 2, 2, 3, 5, 8).reshape(3, 4)
+    for mode in ('sum', 'mean', 'max'):
+        case('embeddingBag', lambda i, ww: F.embedding_bag(i, ww, mode=mode), [rows, w], {'mode': mode}, (1,))
+        case('embeddingBag', lambda i, ww, o: F.embedding_bag(i, ww, o, mode=mode), [flat, w, offsets], {'mode': mode}, (1,))
+        case('embeddingBag', lambda i, ww: F.embedding_bag(i, ww, mode=mode, padding_idx=2), [rows, w], {'mode': mode, 'paddingIdx': 2}, (1,))
+        case('embeddingBag', lambda i, ww, o: F.embedding_bag(i, ww, o, mode=mode, padding_idx=2), [flat, w, offsets], {'mode': mode, 'paddingIdx': 2}, (1,))
+        case('embeddingBag', lambda i, ww, o: F.embedding_bag(i, ww, o, mode=mode, include_last_offset=True), [flat, w, ids(0, 3, 5, 8)],
+             {'mode': mode, 'includeLastOffset': True}, (1,))
+    psw = torch.rand(8, generator=g)
+    case('embeddingBag', lambda i, ww, o, p: F.embedding_bag(i, ww, o, mode='sum', per_sample_weights=p), [flat, w, offsets, psw],
+         {'mode': 'sum', 'perSampleWeights': True}, (1, 3))
+    case('embeddingBag', lambda i, ww, p: F.embedding_bag(i, ww, mode='sum', per_sample_weights=p), [rows, w, torch.rand(3, 4, generator=g)],
+         {'mode': 'sum', 'perSampleWeights': True}, (1, 2))
+    return {'torch_version': torch.__version__, 'cases': cases}
+
+
 def write(name, value):
     os.makedirs(DIR, exist_ok=True)
     with open(os.path.join(DIR, name), 'w') as f:
@@ -407,3 +453,4 @@ if __name__ == '__main__':
     write('losses.json', losses())
     write('pools_norms.json', pools_norms())
     write('conv_pools_3d.json', conv_pools_3d())
+    write('bags_pools.json', bags_pools())

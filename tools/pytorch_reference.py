@@ -309,6 +309,51 @@ def make_encoder_layer_norm_first():
                                  net, [('src', x), ('src_mask', causal)], lambda m: m(x, src_mask=causal))
 
 
+def with_grad_fixture(description, net, inputs, run):
+    """As encoder_layer_fixture, but run with gradients on: PyTorch 1.13's fast paths (MultiheadAttention's,
+    the encoder's nested tensors) then stay off, so the values are its modules' plain computation."""
+    randomize(net)
+    net.eval()
+    return fixture(description, net, inputs, [('y', run(net))])
+
+
+@model
+def make_decoder_layer():
+    """Post-norm, [T, N, E], relu, a causal (bool) tgt_mask and a bool memory key padding mask."""
+    net = nn.TransformerDecoderLayer(8, 2, dim_feedforward=16)
+    tgt, memory = torch.randn(4, 2, 8), torch.randn(5, 2, 8)
+    causal = torch.triu(torch.ones(4, 4, dtype=torch.bool), diagonal=1)  # generate_square_subsequent_mask's -inf is no JSON number
+    pad = torch.tensor([[False, False, False, True, True], [False, False, False, False, False]])
+    return with_grad_fixture('TransformerDecoderLayer(8, 2, dim_feedforward=16) (post-norm, relu), eval, causal bool tgt_mask, '
+                             'bool memory_key_padding_mask', net, [('tgt', tgt), ('memory', memory), ('tgt_mask', causal), ('memory_key_padding_mask', pad)],
+                             lambda m: m(tgt, memory, tgt_mask=causal, memory_key_padding_mask=pad))
+
+
+@model
+def make_decoder_layer_norm_first():
+    """Pre-norm, batch_first, gelu, layer_norm_eps 1e-6, a float memory_mask and a bool tgt key padding mask."""
+    net = nn.TransformerDecoderLayer(12, 3, dim_feedforward=20, activation='gelu', layer_norm_eps=1e-6, batch_first=True, norm_first=True)
+    tgt, memory = torch.randn(2, 3, 12), torch.randn(2, 4, 12)
+    mmask = torch.randn(3, 4)
+    pad = torch.tensor([[False, False, True], [False, False, False]])
+    return with_grad_fixture('TransformerDecoderLayer(12, 3, dim_feedforward=20, gelu, eps 1e-6, batch_first, norm_first), eval, float memory_mask, '
+                             'bool tgt_key_padding_mask', net, [('tgt', tgt), ('memory', memory), ('memory_mask', mmask), ('tgt_key_padding_mask', pad)],
+                             lambda m: m(tgt, memory, memory_mask=mmask, tgt_key_padding_mask=pad))
+
+
+@model
+def make_transformer():
+    """nn.Transformer: 2 encoder and 2 decoder layers with their final norms, a causal tgt_mask, bool src and memory key padding masks."""
+    net = nn.Transformer(d_model=8, nhead=2, num_encoder_layers=2, num_decoder_layers=2, dim_feedforward=16)
+    src, tgt = torch.randn(5, 2, 8), torch.randn(4, 2, 8)
+    causal = torch.triu(torch.ones(4, 4, dtype=torch.bool), diagonal=1)
+    pad = torch.tensor([[False, False, False, False, True], [False, False, False, False, False]])
+    return with_grad_fixture('Transformer(d_model=8, nhead=2, 2 + 2 layers, dim_feedforward=16), eval, causal tgt_mask, the same bool '
+                             'src_key_padding_mask and memory_key_padding_mask', net,
+                             [('src', src), ('tgt', tgt), ('tgt_mask', causal), ('src_key_padding_mask', pad)],
+                             lambda m: m(src, tgt, tgt_mask=causal, src_key_padding_mask=pad, memory_key_padding_mask=pad))
+
+
 # ---- losses: value and gradient w.r.t. the input ----------------------------------------------
 
 def loss_fixture(description, loss_fn, x, target):

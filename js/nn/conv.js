@@ -10,8 +10,8 @@ import { rand, tidy, optionsArg } from '../tensor.js';
 import { describe, toI32 } from '../convert.js';
 import { Module } from './module.js';
 import {
-  conv1d, conv2d, conv3d, convTranspose2d, maxPool2d, avgPool2d, adaptiveAvgPool2d, unfold, fold, sizes, maxPool1d, avgPool1d,
-  adaptiveAvgPool1d, maxPool3d, avgPool3d, adaptiveAvgPool3d,
+  conv1d, conv2d, conv3d, convTranspose2d, maxPool2d, avgPool2d, adaptiveAvgPool2d, unfold, fold, sizes, maxPool1d,
+  avgPool1d, adaptiveAvgPool1d, maxPool3d, avgPool3d, adaptiveAvgPool3d, adaptiveMaxPool1d, adaptiveMaxPool2d,
 } from '../ops/conv.js';
 
 /** A leaf parameter uniform in ±bound (om.manualSeed makes it reproducible). */
@@ -230,6 +230,26 @@ export class AdaptiveAvgPool3d extends AdaptiveAvgPoolNd {
     super('AdaptiveAvgPool3d', 3, adaptiveAvgPool3d, outputSize);
   }
 }
+
+/** The adaptive max pools' modules: outputSize as their function takes it, returnIndices a boolean or { returnIndices }. */
+const adaptiveMax = (who, pool) => ({ [who]: class extends Module {
+  constructor(outputSize, options = undefined) {
+    super();
+    this.outputSize = outputSize;
+    this.returnIndices = typeof options === 'boolean' ? options : optionsArg(options, who, ['returnIndices']).returnIndices ?? false;
+    if (typeof this.returnIndices !== 'boolean') throw invalid(`${who}: returnIndices must be a boolean, got ${describe(this.returnIndices)}`);
+  }
+
+  /** The pool's values, or [values, indices] with returnIndices. */
+  forward(x) {
+    return pool(x, this.outputSize, this.returnIndices);
+  }
+} })[who];
+
+/** nn.AdaptiveMaxPool1d(outputSize, returnIndices = false) on [N, C, L]: F.adaptiveMaxPool1d. */
+export const AdaptiveMaxPool1d = adaptiveMax('AdaptiveMaxPool1d', adaptiveMaxPool1d);
+/** nn.AdaptiveMaxPool2d(outputSize, returnIndices = false) on [N, C, H, W]: F.adaptiveMaxPool2d. */
+export const AdaptiveMaxPool2d = adaptiveMax('AdaptiveMaxPool2d', adaptiveMaxPool2d);
 
 /** PyTorch's nn.Unfold(kernelSize, { dilation = 1, padding = 0, stride = 1 }): functional.unfold. */
 export class Unfold extends Module {

@@ -1,10 +1,10 @@
-// om.nn modules of the indexing and resampling family: Embedding (a lookup table of rows) and
-// Upsample (interpolate as a module), PixelShuffle and PixelUnshuffle, in PyTorch's shape and names.
+// om.nn modules of the indexing and resampling family: Embedding (a lookup table of rows),
+// EmbeddingBag (its rows summed, averaged or maxed per bag) and Upsample (interpolate as a module), PixelShuffle and PixelUnshuffle, in PyTorch's shape and names.
 import { invalid } from '../errors.js';
 import { randn, tensor, optionsArg } from '../tensor.js';
-import { describe, toI32 } from '../convert.js';
+import { describe, toI32, toBool } from '../convert.js';
 import { Module } from './module.js';
-import { embedding, interpolate } from '../ops/index.js';
+import { embedding, embeddingBag, interpolate } from '../ops/index.js';
 import { pixelShuffle, pixelUnshuffle } from '../ops/sort.js';
 
 
@@ -16,31 +16,63 @@ import { pixelShuffle, pixelUnshuffle } from '../ops/sort.js';
 export class Embedding extends Module {
   constructor(numEmbeddings, embeddingDim, options = {}) {
     super();
-    const who = 'Embedding';
-    const num = toI32(numEmbeddings, who, 'numEmbeddings');
-    const dim = toI32(embeddingDim, who, 'embeddingDim');
-    if (num < 1 || dim < 1) throw invalid(`${who}: numEmbeddings and embeddingDim must be positive, got ${num} and ${dim}`);
-    const { paddingIdx = null, ...rest } = optionsArg(options, who);
-    for (const [k, v] of Object.entries(rest)) {
-      if (v !== undefined && v !== null && v !== false) throw invalid(`${who}: option ${k} is not supported (got ${describe(v)})`);
-    }
-    let pad = null;
-    if (paddingIdx !== null && paddingIdx !== undefined) {
-      pad = toI32(paddingIdx, who, 'paddingIdx');
-      if (pad < -num || pad >= num) throw invalid(`${who}: paddingIdx ${pad} must be within [${-num}, ${num - 1}]`);
-      if (pad < 0) pad += num;
-    }
-    this.numEmbeddings = num;
-    this.embeddingDim = dim;
-    /** The padding row (non-negative), or null. */
-    this.paddingIdx = pad;
-    /** [numEmbeddings, embeddingDim]. */
-    this.weight = initWeight(num, dim, pad);
+    const { paddingIdx = null, ...rest } = optionsArg(options, 'Embedding');
+    table(this, 'Embedding', numEmbeddings, embeddingDim, paddingIdx, rest);
   }
 
   /** int64 indices [...] -> [..., embeddingDim]; traces to one Gather on the weight. */
   forward(input) {
     return embedding(input, this.weight, { paddingIdx: this.paddingIdx });
+  }
+}
+
+/**
+ * The fields of Embedding and EmbeddingBag: numEmbeddings, embeddingDim, paddingIdx (non-negative
+ * or null) and weight [numEmbeddings, embeddingDim] from the standard normal, its padding row 0.
+ * The other options (rest) are PyTorch's unsupported ones: given, they are an error.
+ */
+function table(m, who, numEmbeddings, embeddingDim, paddingIdx, rest) {
+  const num = toI32(numEmbeddings, who, 'numEmbeddings');
+  const dim = toI32(embeddingDim, who, 'embeddingDim');
+  if (num < 1 || dim < 1) throw invalid(`${who}: numEmbeddings and embeddingDim must be positive, got ${num} and ${dim}`);
+  for (const [k, v] of Object.entries(rest)) {
+    if (v !== undefined && v !== null && v !== false) throw invalid(`${who}: option ${k} is not supported (got ${describe(v)})`);
+  }
+  let pad = null;
+  if (paddingIdx !== null && paddingIdx !== undefined) {
+    pad = toI32(paddingIdx, who, 'paddingIdx');
+    if (pad < -num || pad >= num) throw invalid(`${who}: paddingIdx ${pad} must be within [${-num}, ${num - 1}]`);
+    if (pad < 0) pad += num;
+  }
+  m.numEmbeddings = num;
+  m.embeddingDim = dim;
+  /** The padding row (non-negative), or null. */
+  m.paddingIdx = pad;
+  /** [numEmbeddings, embeddingDim]. */
+  m.weight = initWeight(num, dim, pad);
+}
+
+/**
+ * PyTorch's nn.EmbeddingBag(numEmbeddings, embeddingDim, { mode = 'mean', includeLastOffset = false,
+ * paddingIdx }): weight as Embedding's; forward(input, offsets = null, perSampleWeights = null) is
+ * F.embeddingBag: the rows of each bag summed, averaged or maxed -> [bags, embeddingDim].
+ */
+export class EmbeddingBag extends Module {
+  constructor(numEmbeddings, embeddingDim, options = {}) {
+    super();
+    const who = 'EmbeddingBag';
+    const { paddingIdx = null, mode = 'mean', includeLastOffset = false, ...rest } = optionsArg(options, who);
+    table(this, who, numEmbeddings, embeddingDim, paddingIdx, rest);
+    if (!['sum', 'mean', 'max'].includes(mode)) throw invalid(`${who}: mode has to be one of sum, mean or max, got ${describe(mode)}`);
+    this.mode = mode;
+    this.includeLastOffset = toBool(includeLastOffset, who, 'includeLastOffset');
+  }
+
+  /** input [B, N] (offsets null) or [N] with offsets [B] -> [B, embeddingDim]. */
+  forward(input, offsets = null, perSampleWeights = null) {
+    return embeddingBag(input, this.weight, offsets, {
+      mode: this.mode, perSampleWeights, includeLastOffset: this.includeLastOffset, paddingIdx: this.paddingIdx,
+    });
   }
 }
 

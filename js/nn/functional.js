@@ -2,7 +2,7 @@
 export { linear, normalize } from '../ops/linalg.js';
 export { flatten } from '../ops/shape.js';
 export { softmax, logSoftmax, layerNorm, groupNorm, batchNorm, instanceNorm, scaledDotProductAttention } from '../ops/norm.js';
-export { embedding, interpolate } from '../ops/index.js';
+export { embedding, embeddingBag, interpolate } from '../ops/index.js';
 export { oneHot, pixelShuffle, pixelUnshuffle } from '../ops/sort.js';
 export {
   mseLoss, nllLoss, crossEntropy, ctcLoss, l1Loss, smoothL1Loss, huberLoss, binaryCrossEntropy, binaryCrossEntropyWithLogits, klDiv,
@@ -13,7 +13,7 @@ export {
   glu, prelu, mish, softsign, tanhshrink, hardshrink, softshrink,
 } from '../ops/act.js';
 export {
-  conv1d, conv2d, conv3d, convTranspose2d, maxPool1d, maxPool2d, maxPool3d, avgPool1d, avgPool2d, avgPool3d, adaptiveAvgPool1d,
-  adaptiveAvgPool2d, adaptiveAvgPool3d, unfold, fold,
+  conv1d, conv2d, conv3d, convTranspose2d, maxPool1d, maxPool2d, maxPool3d, avgPool1d, avgPool2d, avgPool3d,
+  adaptiveAvgPool1d, adaptiveAvgPool2d, adaptiveAvgPool3d, unfold, fold, adaptiveMaxPool1d, adaptiveMaxPool2d,
 } from '../ops/conv.js';
 export { stochasticDepth } from './blocks.js';

@@ -5,7 +5,7 @@ export { Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict } from
 export { RNNBase, LSTM, GRU } from './recurrent.js';
 export { LayerNorm, GroupNorm, BatchNorm1d, BatchNorm2d, BatchNorm3d, InstanceNorm1d, InstanceNorm2d, Softmax, LogSoftmax } from './norm.js';
 export { MultiheadAttention } from './attention.js';
-export { Embedding, Upsample, PixelShuffle, PixelUnshuffle } from './embedding.js';
+export { Embedding, EmbeddingBag, Upsample, PixelShuffle, PixelUnshuffle } from './embedding.js';
 export {
   MSELoss, NLLLoss, CrossEntropyLoss, CTCLoss, L1Loss, SmoothL1Loss, HuberLoss, BCELoss, BCEWithLogitsLoss, KLDivLoss, CosineSimilarity,
 } from './loss.js';
@@ -19,8 +19,10 @@ export {
 export * as functional from './functional.js';
 export * as init from './init.js';
 export {
-  Conv1d, Conv2d, Conv3d, ConvTranspose2d, MaxPool1d, MaxPool2d, MaxPool3d, AvgPool1d, AvgPool2d, AvgPool3d, AdaptiveAvgPool1d,
-  AdaptiveAvgPool2d, AdaptiveAvgPool3d, Unfold, Fold,
+  Conv1d, Conv2d, Conv3d, ConvTranspose2d, MaxPool1d, MaxPool2d, MaxPool3d, AvgPool1d, AvgPool2d, AvgPool3d,
+  AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveAvgPool3d, Unfold, Fold, AdaptiveMaxPool1d, AdaptiveMaxPool2d,
 } from './conv.js';
-export { TransformerEncoderLayer } from './transformer.js';
+export {
+  TransformerEncoderLayer, TransformerDecoderLayer, TransformerEncoder, TransformerDecoder, Transformer,
+} from './transformer.js';
 export { Conv2dNormActivation, SqueezeExcitation, MLP, Permute, StochasticDepth, LayerNorm2d } from './blocks.js';

@@ -96,7 +96,7 @@ export function softplus(input, ...args) {
 }
 
 // Activations composed of the ops above (PyTorch's definitions, so differentiable and traced as
-// their ops): glu, prelu, mish, softsign, tanhshrink, hardshrink, softshrink.
+// their ops): glu, softsign, tanhshrink, hardshrink, softshrink; prelu and mish are ops of their own.
 
 /** F.glu: the first half of input along dim (default -1) times sigmoid of the second half. */
 export function glu(input, dim = -1) {
@@ -113,27 +113,14 @@ export function glu(input, dim = -1) {
 
 /**
  * F.prelu: input > 0 ? input : weight * input, weight of one element or of input's channel count
- * (dim 1; a 1-D input's only dim), as PyTorch's.
+ * (dim 1; a 1-D input's only dim), as PyTorch's (one op: traced, one PRelu node).
  */
 export function prelu(input, weight) {
-  handle(input, 'prelu', 'input');
-  handle(weight, 'prelu', 'weight');
-  const c = input.ndim >= 2 ? input.shape[1] : input.ndim === 1 ? input.shape[0] : 1;
-  const n = weight.numel();
-  if (weight.ndim > 1 || (n !== 1 && n !== c)) {
-    throw new OmError('ShapeMismatch', `prelu: weight of ${n} elements (shape [${weight.shape}]) for ${c} channels: one, or one per channel`);
-  }
-  return tidy(() => {
-    const w = n === 1 || input.ndim < 2 ? weight.reshape([n === 1 ? 1 : c]) : weight.reshape([c, ...input.shape.slice(2).map(() => 1)]);
-    return where(input.gt(0), input, input.mul(w));
-  });
+  return apply1('prelu', 'prelu', [handle(input, 'prelu', 'input'), handle(weight, 'prelu', 'weight')]);
 }
 
-/** F.mish: input * tanh(softplus(input)). */
-export function mish(input) {
-  handle(input, 'mish', 'input');
-  return tidy(() => input.mul(tanh(softplus(input))));
-}
+/** F.mish: input * tanh(softplus(input)) (one op: traced, one Mish node). */
+export const mish = unaryOp('mish', 'mish');
 
 /** F.softsign: input / (1 + |input|). */
 export function softsign(input) {

@@ -10,7 +10,7 @@
 // else (shapes, channels, groups, block sizes) and name the op and the values when they refuse.
 import { OmError, invalid } from '../errors.js';
 import { requireReady } from '../runtime.js';
-import { Tensor, handle, applyOp, optionsArg, tidy } from '../tensor.js';
+import { Tensor, handle, applyOp, optionsArg, tidy, cat } from '../tensor.js';
 import { pad } from './act.js';
 import { describe, toI64 } from '../convert.js';
 
@@ -148,20 +148,88 @@ export function avgPool2d(input, kernelSize, options = undefined) {
   return maybeUnbatched(input, 4, (x) => applyOp(who, 'avg_pool2d', [handle(x, who, 'input')], attrs));
 }
 
-/** F.adaptive_avg_pool2d(input [N, C, H, W], outputSize): an integer or [oH, oW], null keeping the input's size. */
-export function adaptiveAvgPool2d(input, outputSize) {
-  const who = 'adaptiveAvgPool2d';
-  requireReady(who);
-  handle(input, who, 'input');
+/** An adaptive pool's outputSize, an integer or [oH, oW], as two BigInts (-1n: null, the input's size). */
+function adaptiveSizes(outputSize, who) {
   const pair = Array.isArray(outputSize) ? outputSize : [outputSize, outputSize];
   if (pair.length !== 2) throw invalid(`${who}: outputSize must be an integer or 2 of them, got ${pair.length}`);
-  const attrs = pair.map((v, i) => {
+  return pair.map((v, i) => {
     if (v === null) return -1n;
     const k = toI64(v, who, `outputSize[${i}]`);
     if (k < 1n) throw invalid(`${who}: outputSize must be positive (or null), got ${k}`);
     return k;
   });
+}
+
+/** F.adaptive_avg_pool2d(input [N, C, H, W], outputSize): an integer or [oH, oW], null keeping the input's size. */
+export function adaptiveAvgPool2d(input, outputSize) {
+  const who = 'adaptiveAvgPool2d';
+  requireReady(who);
+  handle(input, who, 'input');
+  const attrs = adaptiveSizes(outputSize, who);
   return maybeUnbatched(input, 4, (x) => applyOp(who, 'adaptive_avg_pool2d', [handle(x, who, 'input')], attrs));
+}
+
+// ---- adaptive max pools: composed of slices and max along a dim ----
+
+/** returnIndices given as PyTorch's third argument (a boolean) or as { returnIndices }. */
+function returnIndicesArg(options, who) {
+  if (typeof options === 'boolean') return options;
+  return flag(optionsArg(options, who, ['returnIndices']).returnIndices, false, who, 'returnIndices');
+}
+
+/**
+ * The maxima of x over PyTorch's adaptive windows along dim (-1 or -2), n of them, and where
+ * each is along dim ([values, int64 indices]): window i is [floor(i size / n), ceil((i + 1) size / n)),
+ * one slice (none for the whole axis) and one max with its first index.
+ */
+function adaptiveMaxAlong(x, dim, n) {
+  const size = x.shape.at(dim);
+  const parts = Array.from({ length: n }, (_, i) => {
+    const a = Math.floor((i * size) / n), b = Math.ceil(((i + 1) * size) / n);
+    const [v, k] = x.narrow(dim, a, b - a).max(dim, true);
+    return [v, a ? k.add(a) : k];
+  });
+  return [cat(parts.map((p) => p[0]), dim), cat(parts.map((p) => p[1]), dim)];
+}
+
+/**
+ * F.adaptive_max_pool2d(input [N, C, H, W] (or [C, H, W]), outputSize, returnIndices = false):
+ * the maximum of each of PyTorch's adaptive windows (outputSize an integer or [oH, oW], null
+ * keeping the input's size), with returnIndices also its index into the flattened H x W plane
+ * (the first in row-major order where the window has the maximum twice, as PyTorch's kernel).
+ * The windows' maxima along W, then along H: a Slice and a max per window when traced.
+ */
+export function adaptiveMaxPool2d(input, outputSize, options = undefined) {
+  const who = 'adaptiveMaxPool2d';
+  requireReady(who);
+  handle(input, who, 'input');
+  const [oh, ow] = adaptiveSizes(outputSize, who).map(Number);
+  const indices = returnIndicesArg(options, who);
+  if (input.ndim !== 3 && input.ndim !== 4) throw invalid(`${who}: takes [N, C, H, W] or [C, H, W], got [${input.shape}]`);
+  const [h, w] = input.shape.slice(-2);
+  if (!h || !w) throw invalid(`${who}: the input's H and W must be positive, got [${input.shape}]`);
+  return tidy(() => {
+    const [byRow, col] = adaptiveMaxAlong(input, -1, ow < 0 ? w : ow); // each row's maxima, first column
+    const [v, row] = adaptiveMaxAlong(byRow, -2, oh < 0 ? h : oh);      // the first row holding the maximum
+    return indices ? [v, row.mul(w).add(col.gather(-2, row))] : v;
+  });
+}
+
+/** F.adaptive_max_pool1d(input [N, C, L] (or [C, L]), outputSize, returnIndices = false): as the 2-D pool along L. */
+export function adaptiveMaxPool1d(input, outputSize, options = undefined) {
+  const who = 'adaptiveMaxPool1d';
+  requireReady(who);
+  handle(input, who, 'input');
+  const out = Array.isArray(outputSize) && outputSize.length === 1 ? outputSize[0] : outputSize;
+  if (Array.isArray(out) || out === null) throw invalid(`${who}: outputSize must be an integer, got ${describe(outputSize)}`);
+  const [, n] = adaptiveSizes(out, who).map(Number);
+  const indices = returnIndicesArg(options, who);
+  if (input.ndim !== 2 && input.ndim !== 3) throw invalid(`${who}: takes [N, C, L] or [C, L], got [${input.shape}]`);
+  if (!input.shape.at(-1)) throw invalid(`${who}: the input's L must be positive, got [${input.shape}]`);
+  return tidy(() => {
+    const [v, k] = adaptiveMaxAlong(input, -1, n);
+    return indices ? [v, k] : v;
+  });
 }
 
 // ---- 1-D pools: the 2-D ops over [N, C, 1, L] ----

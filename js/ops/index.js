@@ -9,7 +9,8 @@
 import { OmError, invalid } from '../errors.js';
 import { omw, requireReady, checkHandle, dtypeCodes, marshal } from '../runtime.js';
 import { describe, toI64, toBool, scalarValue } from '../convert.js';
-import { Tensor, handle, wrap, applyOp, optionsArg, scalarHandle, tidy, where, zeros, arange } from '../tensor.js';
+import { Tensor, handle, wrap, applyOp, optionsArg, scalarHandle, tidy, where, zeros, ones, full, arange } from '../tensor.js';
+import { bucketize } from './sort.js';
 
 function unsupported(opts, who, names) {
   for (const name of names) {
@@ -31,6 +32,72 @@ export function embedding(input, weight, opts) {
   const hs = [handle(weight, who, 'weight'), handle(input, who, 'input')];
   const pad = o.paddingIdx === undefined || o.paddingIdx === null ? null : toI64(o.paddingIdx, who, 'paddingIdx');
   return applyOp(who, 'embedding', hs, [pad === null ? 0n : 1n, pad ?? 0n]);
+}
+
+/**
+ * F.embedding_bag(input, weight, offsets = null, { mode = 'mean', perSampleWeights, includeLastOffset =
+ * false, paddingIdx }): each bag's rows of weight [num, dim] summed, averaged or maxed -> [bags, dim].
+ * A 2-D input [B, N] is B bags of N indices (offsets null); a 1-D input [N] is cut into bags
+ * where offsets [B] (int64, offsets[0] 0; [B + 1] ending at N with includeLastOffset) start them.
+ * perSampleWeights (input's shape, mode 'sum' only) scales each row; indices equal to paddingIdx
+ * count for nothing (nor in a mean's count); an empty bag is zeros. Composed of embedding,
+ * bucketize (each index's bag), index_add and scatter_reduce (amax), so traced with the offsets
+ * as values.
+ */
+export function embeddingBag(input, weight, offsets = null, options = undefined) {
+  const who = 'embeddingBag';
+  requireReady(who);
+  const o = optionsArg(options, who, ['mode', 'perSampleWeights', 'includeLastOffset', 'paddingIdx', 'maxNorm', 'normType', 'scaleGradByFreq', 'sparse']);
+  unsupported(o, who, ['maxNorm', 'scaleGradByFreq', 'sparse']);
+  handle(input, who, 'input');
+  handle(weight, who, 'weight');
+  const mode = o.mode ?? 'mean';
+  if (!['sum', 'mean', 'max'].includes(mode)) throw invalid(`${who}: mode has to be one of sum, mean or max, got ${describe(mode)}`);
+  const psw = o.perSampleWeights ?? null;
+  if (psw !== null) {
+    handle(psw, who, 'perSampleWeights');
+    if (mode !== 'sum') throw invalid(`${who}: perSampleWeights is only supported for mode 'sum' (got mode '${mode}')`);
+    if (psw.shape.join() !== input.shape.join()) throw new OmError('ShapeMismatch', `${who}: perSampleWeights [${psw.shape}] must have the input's shape [${input.shape}]`);
+  }
+  const pad = o.paddingIdx === undefined || o.paddingIdx === null ? null : toI64(o.paddingIdx, who, 'paddingIdx');
+  const last = toBool(o.includeLastOffset ?? false, who, 'includeLastOffset');
+  if (input.ndim === 2) {
+    if (offsets !== null) throw invalid(`${who}: if input is 2-D, offsets must be null (each row is a bag)`);
+  } else if (input.ndim === 1) {
+    if (offsets === null) throw invalid(`${who}: offsets has to be a 1-D Tensor but got null`);
+    handle(offsets, who, 'offsets');
+    if (offsets.ndim !== 1 || offsets.dtype !== 'int64') throw invalid(`${who}: offsets has to be a 1-D int64 Tensor, got [${offsets.shape}] ${offsets.dtype}`);
+    if (last && offsets.shape[0] < 1) throw invalid(`${who}: with includeLastOffset, offsets needs at least one element`);
+  } else {
+    throw invalid(`${who}: input has to be a 1-D or 2-D Tensor, but got a Tensor of ${input.ndim} dims`);
+  }
+  return tidy(() => {
+    const rows = embedding(input, weight, pad === null ? undefined : { paddingIdx: pad });
+    // the weight of each row: perSampleWeights, 0 for padding (a float of the input's shape or null)
+    const keep = pad === null ? null : input.ne(pad < 0n ? pad + BigInt(weight.shape[0]) : pad).to('float32');
+    const scale = psw === null ? keep : keep === null ? psw : psw.mul(keep);
+    if (input.ndim === 2) {
+      const count = keep === null ? null : keep.sum(1, true);
+      if (mode === 'max') {
+        const m = (keep === null ? rows : where(keep.unsqueeze(-1).to('bool'), rows, -Infinity)).amax(1);
+        return count === null ? m : where(count.gt(0), m, 0);
+      }
+      const sum = (scale === null ? rows : rows.mul(scale.unsqueeze(-1))).sum(1);
+      if (mode === 'sum') return sum;
+      return sum.div(count === null ? Math.max(input.shape[1], 1) : count.clamp({ min: 1 }));
+    }
+    const bags = offsets.shape[0] - (last ? 1 : 0), d = weight.shape[1];
+    const bag = bucketize(arange(input.shape[0]), last ? offsets.narrow(0, 0, bags) : offsets, { right: true }).sub(1);
+    const count = zeros([bags]).indexAdd(0, bag, keep ?? ones([input.shape[0]]));
+    if (mode === 'max') {
+      const src = keep === null ? rows : where(keep.unsqueeze(-1).to('bool'), rows, -Infinity);
+      const index = bag.unsqueeze(1).expand([input.shape[0], d]);
+      const m = applyOp(who, 'scatter_reduce', [handle(full([bags, d], -Infinity), who, 'input'), handle(index, who, 'index'), handle(src, who, 'src')], [0n, 2n]);
+      return where(count.gt(0).unsqueeze(1), m, 0);
+    }
+    const sum = zeros([bags, d]).indexAdd(0, bag, scale === null ? rows : rows.mul(scale.unsqueeze(-1)));
+    return mode === 'sum' ? sum : sum.div(count.clamp({ min: 1 }).unsqueeze(1));
+  });
 }
 
 const MODES = new Map([['nearest', 0n], ['bilinear', 1n], ['bicubic', 2n]]);

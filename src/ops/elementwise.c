@@ -918,6 +918,20 @@ static void silu_n(const float *x, float *y, int64_t n, const void *ctx) {
 
 ARRAY_LOOP(silu_f32, silu_n)
 PARAM_LOOP(softplus_f32, a * k0 > k1 ? a : om__log1pf(om__expf(a * k0)) / k0)
+/* mish on an array (y may be x): softplus with PyTorch's threshold 20 for a chunk, om__tanhf_n on
+ * it, then x times that: the bits of softplus, tanh and mul as separate ops. */
+static void mish_n(const float *x, float *y, int64_t n, const void *ctx) {
+  (void)ctx;
+  float t[64];
+  for (int64_t k0 = 0; k0 < n; k0 += 64) {
+    int64_t m = n - k0 < 64 ? n - k0 : 64;
+    for (int64_t k = 0; k < m; k++) t[k] = x[k0 + k] > 20.0f ? x[k0 + k] : om__log1pf(om__expf(x[k0 + k]));
+    om__tanhf_n(t, t, m);
+    for (int64_t k = 0; k < m; k++) y[k0 + k] = x[k0 + k] * t[k];
+  }
+}
+
+ARRAY_LOOP(mish_f32, mish_n)
 PARAM_LOOP(hardswish_f32, a * min_std(max_std(a + 3.0f, 0.0f), 6.0f) / 6.0f)
 PARAM_LOOP(hardsigmoid_f32, min_std(max_std(a + 3.0f, 0.0f), 6.0f) / 6.0f)
 PARAM_LOOP(hardtanh_f32, min_std(max_std(a, k0), k1))
@@ -1003,6 +1017,15 @@ static bool softplus_backward(const om_record *r, om_tensor *const *g, om_tensor
   gin[0] = grad_where(&s, above(&s, xb, r->attrs.f[1]), g[0], NULL, om__keep(&s, om_mul(g[0], om__keep(&s, om_sigmoid(xb)))));
   om__scope_end(&s);
   return gin[0] != NULL;
+}
+/* tanh(sp) + x sigmoid(x) (1 - tanh(sp)^2), sp = softplus(x): PyTorch's mish_backward */
+static bool mish_backward(const om_record *r, om_tensor *const *g, om_tensor **gin) {
+  om_scope s = {0};
+  om_tensor *x = r->in[0], *one = om__keep(&s, om_scalar(1, OM_FLOAT32));
+  om_tensor *t = om__keep(&s, om_tanh(om__keep(&s, om_softplus(x, 1, 20))));
+  om_tensor *sech2 = om__keep(&s, om_sub(one, om__keep(&s, om_mul(t, t))));
+  om_tensor *right = om__keep(&s, om_mul(om__keep(&s, om_mul(x, om__keep(&s, om_sigmoid(x)))), sech2));
+  return unary_grad(&s, r, g[0], om__keep(&s, om_add(t, right)), gin);
 }
 static bool hardswish_backward(const om_record *r, om_tensor *const *g, om_tensor **gin) {
   om_scope s = {0}; /* x < -3: 0; x <= 3: g (x / 3 + 0.5); else g */
@@ -1118,6 +1141,7 @@ PARAM_DEF(hardsigmoid, LOOPS3(hardsigmoid_f32, NULL, NULL), 0, 0, 0, "", hardsig
 PARAM_DEF(hardtanh, LOOPS3(hardtanh_f32, NULL, NULL), 2, -1.0, 1.0, "min_val, max_val", hardtanh_backward, -2, 2, -0.5, 0.75, 0, lower_hardtanh,
           ONNX_AS("Clip", NULL, "Clip(x, min_val, max_val)"))
 UNARY_DEF(erf, MATH1(erf_f32, EACH_ARRAY_MATH), erf_backward, OM_SAVES_IN(0), -2, 2, 0, 0, lower_map, ONNX1("Erf"))
+UNARY_DEF(mish, MATH1(mish_f32, EACH_ARRAY_MATH), mish_backward, OM_SAVES_IN(0), -3, 3, 0, 0, lower_map, ONNX_AS("Mish", NULL, "Mish (opset 18)"))
 
 om_tensor *om_leaky_relu(om_tensor *a, double negative_slope) {
   return om__apply1(OM_OP_leaky_relu, &a, 1, &(om_attrs){.n_f = 1, .f = {negative_slope}});
@@ -1135,6 +1159,89 @@ om_tensor *om_hardsigmoid(om_tensor *a) { return om__apply1(OM_OP_hardsigmoid, &
 om_tensor *om_hardtanh(om_tensor *a, double min_val, double max_val) {
   return om__apply1(OM_OP_hardtanh, &a, 1, &(om_attrs){.n_f = 2, .f = {min_val, max_val}});
 }
+
+/* ---- prelu(x, weight): x > 0 ? x : weight x, weight [1] or [C], C the channel dim of x (dim 1,
+ * a 1-D x's dim 0), as PyTorch's F.prelu; where(x > 0, x, x w) as separate ops gives the same bits ---- */
+
+BINARY_LOOP(prelu_f32, float, float, a > 0 ? a : a * b)
+
+/* The shape the weight takes against x: x's rank, 1 but along the channel dim. */
+static void prelu_slope_shape(const om_tensor *x, const om_tensor *w, int64_t *shape) {
+  for (int d = 0; d < x->ndim; d++) shape[d] = 1;
+  if (x->ndim) shape[x->ndim >= 2] = om_tensor_numel(w);
+}
+
+static bool infer_prelu(om_call *c) {
+  om_tensor *x = c->in[0], *w = c->in[1];
+  if (x->dtype != OM_FLOAT32 || w->dtype != OM_FLOAT32)
+    return om__fail(OM_ERR_DTYPE_MISMATCH, "prelu: takes a float32 input and weight, got %s and %s", om_dtype_name(x->dtype), om_dtype_name(w->dtype));
+  int64_t n = om_tensor_numel(w), ch = x->ndim ? x->shape[x->ndim >= 2] : 1;
+  if (w->ndim > 1 || (n != 1 && n != ch)) {
+    char buf[OM_SHAPE_STR_LEN];
+    return om__fail(OM_ERR_SHAPE_MISMATCH, "prelu: weight of %lld elements (shape %s) for %lld channels: one, or one per channel",
+                    (long long)n, om__shape_str(buf, sizeof buf, w->shape, w->ndim), (long long)ch);
+  }
+  c->out_meta[0] = (om_meta){.dtype = OM_FLOAT32, .ndim = x->ndim};
+  memcpy(c->out_meta[0].shape, x->shape, sizeof x->shape);
+  return true;
+}
+
+/* The map over x and the weight seen in the slope's shape (a header on its storage). */
+static bool forward_prelu(om_call *c) {
+  om_tensor *x = c->in[0], *w = c->in[1], *slope = om__alias(w);
+  if (!slope) return false;
+  prelu_slope_shape(x, w, slope->shape);
+  slope->ndim = x->ndim;
+  for (int d = 0; d < x->ndim; d++) slope->strides[d] = 0;
+  if (x->ndim && w->ndim == 1) slope->strides[x->ndim >= 2] = w->strides[0];
+  om_tensor *in[2] = {x, slope};
+  om_call each = *c;
+  each.in = in;
+  bool ok = forward_map(&each);
+  om_tensor_release(slope);
+  return ok;
+}
+
+/* x: x > 0 ? g : g w; w: the sum of x > 0 ? 0 : g x over all but the channel dim. */
+static bool prelu_backward(const om_record *r, om_tensor *const *g, om_tensor **gin) {
+  om_scope s = {0};
+  om_tensor *x = r->in[0], *w = r->in[1], *pos = above(&s, x, 0);
+  int64_t shape[OM_MAX_DIMS];
+  prelu_slope_shape(x, w, shape);
+  if (om__wants(r, 0)) {
+    om_tensor *slope = om__keep(&s, om_reshape(w, shape, x->ndim));
+    gin[0] = slope ? grad_where(&s, pos, g[0], NULL, om__keep(&s, om_mul(g[0], slope))) : NULL;
+  }
+  if (om__wants(r, 1)) {
+    om_tensor *gx = om__keep(&s, om_mul(g[0], x)), *zero = om__keep(&s, om_scalar(0, OM_FLOAT32));
+    om_tensor *neg = pos && gx && zero ? om__keep(&s, om_where(pos, zero, gx)) : NULL;
+    om_tensor *summed = neg ? om__keep(&s, om__sum_to(neg, shape, x->ndim)) : NULL;
+    gin[1] = summed ? om_reshape(summed, w->shape, w->ndim) : NULL;
+  }
+  return done(&s, r, gin);
+}
+
+/* PRelu(x, Reshape(weight, the slope's shape)): ONNX broadcasts the slope from the right. No
+ * channels (a weight of 0 elements) is a 0 in the shape, which the Reshape keeps with allowzero. */
+static bool lower_prelu(om_lower *l, const om_call *c) {
+  om_meta m = {.dtype = OM_FLOAT32, .ndim = c->in[0]->ndim};
+  prelu_slope_shape(c->in[0], c->in[1], m.shape);
+  bool none = om_tensor_numel(c->in[1]) == 0;
+  int x = om__lower_input(l, 0), w = om__lower_input(l, 1), shape = om__lower_ints(l, m.shape, m.ndim), slope, out;
+  if (x < 0 || w < 0 || shape < 0 || !om__emit(l, "Reshape", (int[]){w, shape}, 2, &m, 1, &slope, &OM_ATTR_INT("allowzero", 1), none) ||
+      !om__emit(l, "PRelu", (int[]){x, slope}, 2, &c->out_meta[0], 1, &out, NULL, 0))
+    return false;
+  om__lower_output(l, 0, out);
+  return true;
+}
+
+static const kernels prelu_kernels = {LOOPS3(prelu_f32, NULL, NULL)};
+const om_op_def om__op_prelu = {
+    .name = "prelu", .n_in = 2, .n_out = 1, .saves = OM_SAVES_IN(0) | OM_SAVES_IN(1), .infer = infer_prelu,
+    .forward = forward_prelu, .backward = prelu_backward, .lower = lower_prelu, .onnx = "Reshape, PRelu",
+    .impl = &prelu_kernels, .test = {.n_in = 2, .ndims = {3, 1}, .shapes = {{2, 3, 4}, {3}}, .lo = -2, .hi = 2}};
+
+om_tensor *om_prelu(om_tensor *x, om_tensor *weight) { return om__apply1(OM_OP_prelu, (om_tensor *[]){x, weight}, 2, NULL); }
 
 /* ---- clamp(a, min?, max?): attrs i = {has_min, has_max, min, max as int64}, f = {min, max} ----
  * float32 reads the float bounds, int64 the integer ones (om_clamp fills them from the doubles,

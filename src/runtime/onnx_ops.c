@@ -2112,13 +2112,7 @@ static bool bind_thresholded_relu(om_bind *b) {
   return attr_f(b, "alpha", 1.0, &alpha) && put(b, 0, thresholded_relu(b->in[0], alpha));
 }
 static bool bind_softsign(om_bind *b) { return put(b, 0, softsign(b->in[0])); }
-static bool bind_mish(om_bind *b) { /* x tanh(softplus(x)) */
-  om_tensor *sp = om_softplus(b->in[0], 1, 20), *t = sp ? om_tanh(sp) : NULL;
-  bool ok = put(b, 0, t ? om_mul(b->in[0], t) : NULL);
-  om_tensor_release(sp);
-  om_tensor_release(t);
-  return ok;
-}
+static bool bind_mish(om_bind *b) { return put(b, 0, om_mish(b->in[0])); }
 
 /* Hardmax: 1 at the first maximum along axis, 0 elsewhere (the argmax against an arange). */
 static bool bind_hardmax(om_bind *b) {
@@ -4376,7 +4370,7 @@ static const om_onnx_rule rules[] = {
     {"MeanVarianceNormalization", 1, 1, 1, bind_mvn, "(x - mean) / (sqrt(mean(x x) - mean^2) + 1e-9), ONNX's function"},
     {"MelWeightMatrix", 5, 5, 1, bind_mel_weight_matrix, "the triangles' corners (whole bins, from src/core/math.c's double log and pow; known when planning), then where, sub, div over the bins (a corner within 1e-6 of a whole bin refused)"},
     {"Min", 1, MANY, 1, bind_min, "minimum, pairwise"},
-    {"Mish", 1, 1, 1, bind_mish, "x tanh(softplus(x))"},
+    {"Mish", 1, 1, 1, bind_mish, "mish"},
     {"Mod", 2, 2, 1, bind_mod, "fmod (fmod 1), remainder (fmod 0)"},
     {"Mul", 2, 2, 1, bind_mul, "mul"},
     {"Neg", 1, 1, 1, bind_neg, "neg"},

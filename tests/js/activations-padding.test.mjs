@@ -99,6 +99,26 @@ describe('traced with a symbolic batch: onnxruntime-web and the Session agree wi
     }));
 });
 
+describe('prelu and mish are ops of their own', () => {
+  test('traced, one PRelu (its slope reshaped to the channel dim) and one Mish node, symbolic batch and width', () =>
+    withTraced((keep, trace) => {
+      const w = om.tensor([0.25, -0.5, 2]);
+      for (const [fn, ops] of [[(x) => F.prelu(x, w), ['Reshape', 'PRelu']], [(x) => F.prelu(x, om.tensor([0.1])), ['Reshape', 'PRelu']],
+        [(x) => F.mish(x), ['Mish']]]) {
+        const tm = trace(fn, { x: [om.randn([2, 3, 4], { seed: 5 }).mul(3), ['b', null, 'w']] });
+        assert.deepEqual(tm.graph().nodes.map((n) => n.opType), ops);
+      }
+      // a 1-D input: its one dim is the channels
+      const tm = trace((x) => F.prelu(x, w), { x: om.tensor([-2, 3, -1]) });
+      assert.deepEqual(tm.graph().nodes.map((n) => n.opType), ['Reshape', 'PRelu']);
+    }));
+
+  test('a float64 or int64 input is refused as PyTorch refuses it', () => om.tidy(() => {
+    throwsKind(() => F.prelu(om.ones([2, 3], { dtype: 'int64' }), om.ones([3])), 'DtypeMismatch', /^prelu: takes a float32 input and weight, got int64 and float32/);
+    throwsKind(() => F.mish(om.ones([2], { dtype: 'int64' })), 'DtypeMismatch', /^mish: takes float32, not int64/);
+  }));
+});
+
 describe('errors', () => {
   test('constructor arguments and inputs', () => {
     throwsKind(() => new nn.ZeroPad2d([1, 2]), 'InvalidArgument', /^ZeroPad2d: padding must be an integer or 4 integers, got/);

@@ -76,7 +76,7 @@ export function checkPyTorchCase(c, call, { value = 2e-6, grad = 2e-5 } = {}) {
     }
   };
   const xs = c.inputs.map((x, i) => {
-    const t = om.tensor(x.data, { shape: x.shape });
+    const t = om.tensor(x.data, { shape: x.shape, dtype: x.dtype ?? 'float32' }); // int64 indices, offsets
     if (c.grads[i]) t.requiresGrad = true;
     return t;
   });

@@ -180,6 +180,28 @@ const MODELS = {
     return { model: new Layer(12, 3, { dimFeedforward: 20, activation: 'gelu', layerNormEps: 1e-6, batchFirst: true, normFirst: true }) };
   },
 
+  decoder_layer: () => {
+    class Layer extends nn.TransformerDecoderLayer {
+      forward(tgt, memory, tgtMask, pad) { return super.forward(tgt, memory, { tgtMask, memoryKeyPaddingMask: pad }); }
+    }
+    return { model: new Layer(8, 2, { dimFeedforward: 16 }) };
+  },
+
+  decoder_layer_norm_first: () => {
+    class Layer extends nn.TransformerDecoderLayer {
+      forward(tgt, memory, memoryMask, pad) { return super.forward(tgt, memory, { memoryMask, tgtKeyPaddingMask: pad }); }
+    }
+    return { model: new Layer(12, 3, { dimFeedforward: 20, activation: 'gelu', layerNormEps: 1e-6, batchFirst: true, normFirst: true }) };
+  },
+
+  // nn.Transformer's encoder.layers.0..., encoder.norm, decoder.layers.1.multihead_attn..., decoder.norm
+  transformer: () => {
+    class Net extends nn.Transformer {
+      forward(src, tgt, tgtMask, pad) { return super.forward(src, tgt, { tgtMask, srcKeyPaddingMask: pad, memoryKeyPaddingMask: pad }); }
+    }
+    return { model: new Net({ dModel: 8, nhead: 2, numEncoderLayers: 2, numDecoderLayers: 2, dimFeedforward: 16 }) };
+  },
+
   cross_entropy: () => ({
     model: new nn.CrossEntropyLoss({ weight: om.zeros([4]), labelSmoothing: 0.1 }), traceable: false, grads: ['input'],
   }),
@@ -225,7 +247,8 @@ describe('PyTorch fixtures: loadStateDict with PyTorch\'s keys reproduces its ou
   test('every model of tools/pytorch_reference.py has a fixture and a builder here', () => {
     const expected = ['mlp', 'norms', 'norms_train', 'lstm', 'gru', 'embedding', 'mha', 'mha_masked',
       'gru_bi', 'lstm_unbatched', 'image', 'cross_entropy', 'cross_entropy_probs', 'nll', 'mse', 'ctc',
-      'cnn', 'cnn_grad', 'conv_misc', 'encoder_layer', 'encoder_layer_norm_first'];
+      'cnn', 'cnn_grad', 'conv_misc', 'encoder_layer', 'encoder_layer_norm_first', 'decoder_layer', 'decoder_layer_norm_first',
+      'transformer'];
     for (const name of expected) {
       assert.ok(name in fixtures, `missing fixture ${name}.json (run python3 tools/pytorch_reference.py)`);
     }
