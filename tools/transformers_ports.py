@@ -1766,36 +1766,13 @@ class Wav2Vec2PositionalConvEmbedding(nn.Module):
         return hidden_states.transpose(1, 2)
 
 
-class Wav2Vec2Attention(nn.Module):
-    """BartAttention as Wav2Vec2's encoder uses it: self-attention, no mask, no cache."""
+class Wav2Vec2Attention(WhisperAttention):
+    """BartAttention as Wav2Vec2's encoder uses it (self-attention, no mask, no cache): Whisper's
+    (upstream copies both from BART) with a bias on k_proj."""
 
     def __init__(self, embed_dim, num_heads):
-        super().__init__()
-        self.embed_dim = embed_dim
-        self.num_heads = num_heads
-        self.head_dim = embed_dim // num_heads
-        self.scaling = self.head_dim ** -0.5
+        super().__init__({'d_model': embed_dim}, num_heads)
         self.k_proj = nn.Linear(embed_dim, embed_dim)
-        self.v_proj = nn.Linear(embed_dim, embed_dim)
-        self.q_proj = nn.Linear(embed_dim, embed_dim)
-        self.out_proj = nn.Linear(embed_dim, embed_dim)
-
-    def _shape(self, tensor, seq_len, bsz):
-        return tensor.view(bsz, seq_len, self.num_heads, self.head_dim).transpose(1, 2).contiguous()
-
-    def forward(self, hidden_states):
-        bsz, tgt_len, _ = hidden_states.size()
-        query_states = self.q_proj(hidden_states) * self.scaling
-        key_states = self._shape(self.k_proj(hidden_states), -1, bsz)
-        value_states = self._shape(self.v_proj(hidden_states), -1, bsz)
-        proj_shape = (bsz * self.num_heads, -1, self.head_dim)
-        query_states = self._shape(query_states, tgt_len, bsz).view(*proj_shape)
-        key_states = key_states.reshape(*proj_shape)
-        value_states = value_states.reshape(*proj_shape)
-        attn_weights = F.softmax(torch.bmm(query_states, key_states.transpose(1, 2)), dim=-1)
-        attn_output = torch.bmm(attn_weights, value_states)
-        attn_output = attn_output.view(bsz, self.num_heads, tgt_len, self.head_dim).transpose(1, 2)
-        return self.out_proj(attn_output.reshape(bsz, tgt_len, self.embed_dim))
 
 
 class Wav2Vec2FeedForward(nn.Module):

@@ -12,6 +12,7 @@
 // extract_features [batch, frames, conv_dim[-1]]].
 import * as om from 'onemodel';
 import { portConfig } from './modeling_utils.mjs';
+import { WhisperAttention } from './whisper.mjs';
 
 const nn = om.nn;
 
@@ -122,33 +123,15 @@ export class Wav2Vec2PositionalConvEmbedding extends nn.Module {
   }
 }
 
-/** BartAttention as Wav2Vec2's encoder uses it: self-attention without a mask or cache. */
-export class Wav2Vec2Attention extends nn.Module {
+/**
+ * BartAttention as Wav2Vec2's encoder uses it (self-attention without a mask or cache): Whisper's
+ * (upstream copies both from BART), with a bias on k_proj, which Whisper's drops.
+ */
+export class Wav2Vec2Attention extends WhisperAttention {
   constructor(embedDim, numHeads) {
-    super();
-    this.embed_dim = embedDim;
-    this.num_heads = numHeads;
-    this.head_dim = embedDim / numHeads;
-    this.scaling = this.head_dim ** -0.5;
+    super({ d_model: embedDim }, numHeads);
+    this.k_proj.dispose();
     this.k_proj = new nn.Linear(embedDim, embedDim);
-    this.v_proj = new nn.Linear(embedDim, embedDim);
-    this.q_proj = new nn.Linear(embedDim, embedDim);
-    this.out_proj = new nn.Linear(embedDim, embedDim);
-  }
-
-  shape(tensor, seqLen, bsz) {
-    return tensor.view(bsz, seqLen, this.num_heads, this.head_dim).transpose(1, 2).contiguous();
-  }
-
-  forward(hiddenStates) {
-    const [bsz, tgtLen] = hiddenStates.shape;
-    const projShape = [bsz * this.num_heads, -1, this.head_dim];
-    const queryStates = this.shape(this.q_proj.forward(hiddenStates).mul(this.scaling), tgtLen, bsz).view(projShape);
-    const keyStates = this.shape(this.k_proj.forward(hiddenStates), -1, bsz).reshape(projShape);
-    const valueStates = this.shape(this.v_proj.forward(hiddenStates), -1, bsz).reshape(projShape);
-    const attnWeights = queryStates.bmm(keyStates.transpose(1, 2)).softmax(-1);
-    const attnOutput = attnWeights.bmm(valueStates).view(bsz, this.num_heads, tgtLen, this.head_dim).transpose(1, 2);
-    return this.out_proj.forward(attnOutput.reshape(bsz, tgtLen, this.embed_dim));
   }
 }
 
