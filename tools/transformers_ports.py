@@ -5,7 +5,8 @@ architectures at small configurations, their weights as safetensors and their ou
 Hugging Face's `transformers` is not a Debian package, so the models below are this project's own
 PyTorch modules written from reading transformers' modeling_gpt2.py, modeling_bert.py,
 modeling_llama.py, modeling_t5.py, modeling_whisper.py, modeling_phi.py, modeling_gemma.py and
-modeling_clip.py, modeling_qwen2.py, modeling_distilbert.py and modeling_albert.py (inference without caches): the same
+modeling_clip.py, modeling_qwen2.py, modeling_distilbert.py, modeling_albert.py, modeling_bloom.py,
+modeling_wav2vec2.py, modeling_segformer.py and modeling_vit.py (inference without caches): the same
 module tree and parameter names (so the state-dict keys are the ones a real checkpoint has), the
 same operations in the same order, the same non-persistent buffers (GPT-2's `attn.bias`, BERT's
 `position_ids` and `token_type_ids`, LLaMA's `rotary_emb.inv_freq`). The ports a onemodel user
@@ -35,6 +36,16 @@ writes of the same code are examples/transformers/*.mjs.
                                  under masked_fill(finfo.min), post-norm blocks, no token types
     albert    AlbertModel        embeddings of embedding_size mapped to hidden_size, one layer group
                                  applied num_hidden_layers times (the same weights), pooler with tanh
+    bloom     BloomForCausalLM   ALiBi (a slope per head times a cumsum of the padding mask), fused
+                                 query_key_value, baddbmm scores, GPT-J's causal mask, tied lm_head
+    wav2vec2  Wav2Vec2Model      strided Conv1d feature encoder over the audio (GroupNorm first),
+                                 feature projection, weight-normed grouped positional conv (even
+                                 kernel: the trailing pad removed), post-norm encoder layers
+    segformer SegformerForSemanticSegmentation  overlapping patch embeddings, spatial-reduction
+                                 attention on tokens reshaped to [b, c, h, w], Mix-FFN, the MLP decode
+                                 head's bilinear interpolate to the first stage's size
+    vit_embeddings ViTEmbeddings  interpolate_pos_encoding: the position table bicubic-interpolated
+                                 to the image's patch grid (the table itself at the native size)
 
 Each model writes tests/js/fixtures/transformers/<name>.safetensors (its state_dict, F32, tied
 weights under both names as a real checkpoint has them) and <name>.json:
@@ -44,8 +55,10 @@ weights under both names as a real checkpoint has them) and <name>.json:
     "cases": [ { "sizes": { axis: size }, "inputs": [encoded], "outputs": [encoded] } ] }
 
 (encoded as tools/pytorch_reference.py's families: { name, shape, dtype, data } with float32 as
-the shortest decimal that reads back as the same value). The cases hold size 1, odd lengths and
-lengths 5x and 20x the traced one; T5's cross its max_distance, the bucket cap.
+the shortest decimal that reads back as the same value; an image or audio input as its shape and
+seed instead, the values of tools/torchvision_ports.py's image()). The cases hold size 1, odd lengths and
+lengths 5x and 20x the traced one; T5's cross its max_distance, the bucket cap; Wav2Vec2's and
+SegFormer's start at the least size their convolutions take and cross their strides.
 
     python3 tools/transformers_ports.py            # every model
     python3 tools/transformers_ports.py t5 bert    # only these
@@ -60,10 +73,12 @@ import sys
 import numpy as np
 import torch
 from torch import nn
+import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from pytorch_reference import Conv1D, NewGELUActivation, encode, main, short_floats  # noqa: E402  (HF's Conv1D, gelu_new)
 from safetensors_fixtures import write  # noqa: E402
+from torchvision_ports import image  # noqa: E402  (the deterministic images and audio of the vision and audio ports)
 
 OUT_DIR = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'tests', 'js', 'fixtures', 'transformers'))
 MODELS = {}
@@ -1529,6 +1544,526 @@ class AlbertModel(nn.Module):
         return sequence_output, self.pooler_activation(self.pooler(sequence_output[:, 0]))
 
 
+# ---- BLOOM (modeling_bloom.py) -------------------------------------------------------------------
+
+def build_alibi_tensor(attention_mask, num_heads, dtype):
+    """ALiBi: a slope per head (powers of 2 ** -(8 / closest power of 2), the extra heads at odd
+    powers of the next base) times each key's position, counted over the kept tokens."""
+    batch_size, seq_length = attention_mask.shape
+    closest_power_of_2 = 2 ** math.floor(math.log2(num_heads))
+    base = torch.tensor(2 ** (-(2 ** -(math.log2(closest_power_of_2) - 3))), dtype=torch.float32)
+    powers = torch.arange(1, 1 + closest_power_of_2, dtype=torch.int32)
+    slopes = torch.pow(base, powers)
+    if closest_power_of_2 != num_heads:
+        extra_base = torch.tensor(2 ** (-(2 ** -(math.log2(2 * closest_power_of_2) - 3))), dtype=torch.float32)
+        num_remaining_heads = min(closest_power_of_2, num_heads - closest_power_of_2)
+        extra_powers = torch.arange(1, 1 + 2 * num_remaining_heads, 2, dtype=torch.int32)
+        slopes = torch.cat([slopes, torch.pow(extra_base, extra_powers)], dim=0)
+    arange_tensor = ((attention_mask.cumsum(dim=-1) - 1) * attention_mask)[:, None, :]
+    alibi = slopes[..., None] * arange_tensor
+    return alibi.reshape(batch_size * num_heads, 1, seq_length).to(dtype)
+
+
+def bloom_gelu_forward(x):
+    return x * 0.5 * (1.0 + torch.tanh(0.79788456 * x * (1 + 0.044715 * x * x)))
+
+
+class BloomAttention(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.hidden_size = c['hidden_size']
+        self.num_heads = c['n_head']
+        self.head_dim = self.hidden_size // self.num_heads
+        self.inv_norm_factor = 1.0 / math.sqrt(self.head_dim)
+        self.beta = 1.0
+        self.query_key_value = nn.Linear(self.hidden_size, 3 * self.hidden_size, bias=True)
+        self.dense = nn.Linear(self.hidden_size, self.hidden_size)
+        self.attention_dropout = nn.Dropout(0.0)
+
+    def _reshape(self, fused_qkv):
+        batch_size, seq_length, three_times_hidden_size = fused_qkv.shape
+        fused_qkv = fused_qkv.view(batch_size, seq_length, self.num_heads, 3, self.head_dim)
+        return fused_qkv[..., 0, :].transpose(1, 2), fused_qkv[..., 1, :].transpose(1, 2), fused_qkv[..., 2, :].transpose(1, 2)
+
+    def _merge_heads(self, x):
+        batch_size_and_num_heads, seq_length, _ = x.shape
+        batch_size = batch_size_and_num_heads // self.num_heads
+        x = x.view(batch_size, self.num_heads, seq_length, self.head_dim)
+        x = x.permute(0, 2, 1, 3)
+        return x.reshape(batch_size, seq_length, self.num_heads * self.head_dim)
+
+    def forward(self, hidden_states, residual, alibi, attention_mask):
+        batch_size, q_length, _ = hidden_states.shape
+        fused_qkv = self.query_key_value(hidden_states)
+        query_layer, key_layer, value_layer = self._reshape(fused_qkv)
+        query_layer = query_layer.reshape(batch_size * self.num_heads, -1, self.head_dim)
+        key_layer = key_layer.reshape(batch_size * self.num_heads, -1, self.head_dim).transpose(-1, -2)
+        value_layer = value_layer.reshape(batch_size * self.num_heads, -1, self.head_dim)
+        attention_scores = alibi.baddbmm(batch1=query_layer, batch2=key_layer, beta=self.beta, alpha=self.inv_norm_factor)
+        attn_weights = attention_scores.view(batch_size, self.num_heads, q_length, -1)
+        causal_mask = attention_mask[:, :, :, :key_layer.shape[-1]]
+        attn_weights = attn_weights + causal_mask
+        attention_probs = F.softmax(attn_weights, dim=-1, dtype=torch.float32).to(query_layer.dtype)
+        attention_probs = self.attention_dropout(attention_probs)
+        attention_probs_reshaped = attention_probs.view(batch_size * self.num_heads, q_length, -1)
+        context_layer = torch.bmm(attention_probs_reshaped, value_layer)
+        context_layer = self._merge_heads(context_layer)
+        output_tensor = self.dense(context_layer)
+        return residual + F.dropout(output_tensor, p=0.0, training=self.training)  # dropout_add
+
+
+class BloomMLP(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.dense_h_to_4h = nn.Linear(c['hidden_size'], 4 * c['hidden_size'])
+        self.dense_4h_to_h = nn.Linear(4 * c['hidden_size'], c['hidden_size'])
+
+    def forward(self, hidden_states, residual):
+        hidden_states = bloom_gelu_forward(self.dense_h_to_4h(hidden_states))  # BloomGelu in eval mode
+        return residual + self.dense_4h_to_h(hidden_states)  # dropout_add
+
+
+class BloomBlock(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.input_layernorm = nn.LayerNorm(c['hidden_size'], eps=c['layer_norm_epsilon'])
+        self.self_attention = BloomAttention(c)
+        self.post_attention_layernorm = nn.LayerNorm(c['hidden_size'], eps=c['layer_norm_epsilon'])
+        self.mlp = BloomMLP(c)
+        self.apply_residual_connection_post_layernorm = c['apply_residual_connection_post_layernorm']
+
+    def forward(self, hidden_states, alibi, attention_mask):
+        layernorm_output = self.input_layernorm(hidden_states)
+        residual = layernorm_output if self.apply_residual_connection_post_layernorm else hidden_states
+        attention_output = self.self_attention(layernorm_output, residual, alibi, attention_mask)
+        layernorm_output = self.post_attention_layernorm(attention_output)
+        residual = layernorm_output if self.apply_residual_connection_post_layernorm else attention_output
+        return self.mlp(layernorm_output, residual)
+
+
+def prepare_4d_causal_attention_mask_with_cache_position(attention_mask, sequence_length, target_length, dtype,
+                                                         cache_position, batch_size):
+    """GPTJModel._prepare_4d_causal_attention_mask_with_cache_position (BLOOM's copy) of a 2-D mask."""
+    min_dtype = torch.finfo(dtype).min
+    causal_mask = torch.full((sequence_length, target_length), fill_value=min_dtype, dtype=dtype)
+    if sequence_length != 1:
+        causal_mask = torch.triu(causal_mask, diagonal=1)
+    causal_mask *= torch.arange(target_length) > cache_position.reshape(-1, 1)
+    causal_mask = causal_mask[None, None, :, :].expand(batch_size, 1, -1, -1)
+    causal_mask = causal_mask.clone()  # copy to contiguous memory for in-place edit
+    mask_length = attention_mask.shape[-1]
+    padding_mask = causal_mask[:, :, :, :mask_length] + attention_mask[:, None, None, :]
+    padding_mask = padding_mask == 0
+    causal_mask[:, :, :, :mask_length] = causal_mask[:, :, :, :mask_length].masked_fill(padding_mask, min_dtype)
+    return causal_mask
+
+
+class BloomModel(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.num_heads = c['n_head']
+        self.word_embeddings = nn.Embedding(c['vocab_size'], c['hidden_size'])
+        self.word_embeddings_layernorm = nn.LayerNorm(c['hidden_size'], eps=c['layer_norm_epsilon'])
+        self.h = nn.ModuleList([BloomBlock(c) for _ in range(c['n_layer'])])
+        self.ln_f = nn.LayerNorm(c['hidden_size'], eps=c['layer_norm_epsilon'])
+
+    def forward(self, input_ids, attention_mask=None):
+        inputs_embeds = self.word_embeddings(input_ids)
+        batch_size, seq_length, _ = inputs_embeds.shape
+        cache_position = torch.arange(0, seq_length)
+        hidden_states = self.word_embeddings_layernorm(inputs_embeds)
+        if attention_mask is None:
+            attention_mask = torch.ones((batch_size, seq_length))
+        alibi = build_alibi_tensor(attention_mask, self.num_heads, dtype=hidden_states.dtype)
+        causal_mask = prepare_4d_causal_attention_mask_with_cache_position(
+            attention_mask, seq_length, attention_mask.shape[-1], inputs_embeds.dtype, cache_position, batch_size)
+        for block in self.h:
+            hidden_states = block(hidden_states, alibi, causal_mask)
+        return self.ln_f(hidden_states)
+
+
+class BloomForCausalLM(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.transformer = BloomModel(c)
+        self.lm_head = nn.Linear(c['hidden_size'], c['vocab_size'], bias=False)
+        self.lm_head.weight = self.transformer.word_embeddings.weight  # tie_word_embeddings
+
+    def forward(self, input_ids, attention_mask=None):
+        return self.lm_head(self.transformer(input_ids, attention_mask))
+
+
+# ---- Wav2Vec2 (modeling_wav2vec2.py) -------------------------------------------------------------
+
+class Wav2Vec2ConvLayer(nn.Module):
+    """Wav2Vec2NoLayerNormConvLayer, or Wav2Vec2GroupNormConvLayer with norm='group' (one group per
+    channel), or Wav2Vec2LayerNormConvLayer with norm='layer' (over the channels of each frame)."""
+
+    def __init__(self, c, layer_id, norm):
+        super().__init__()
+        in_conv_dim = c['conv_dim'][layer_id - 1] if layer_id > 0 else 1
+        out_conv_dim = c['conv_dim'][layer_id]
+        self.conv = nn.Conv1d(in_conv_dim, out_conv_dim, kernel_size=c['conv_kernel'][layer_id],
+                              stride=c['conv_stride'][layer_id], bias=c['conv_bias'])
+        self.norm = norm
+        if norm == 'group':
+            self.layer_norm = nn.GroupNorm(num_groups=out_conv_dim, num_channels=out_conv_dim, affine=True)
+        elif norm == 'layer':
+            self.layer_norm = nn.LayerNorm(out_conv_dim, elementwise_affine=True)
+
+    def forward(self, hidden_states):
+        hidden_states = self.conv(hidden_states)
+        if self.norm == 'group':
+            hidden_states = self.layer_norm(hidden_states)
+        elif self.norm == 'layer':
+            hidden_states = self.layer_norm(hidden_states.transpose(-2, -1)).transpose(-2, -1)
+        return F.gelu(hidden_states)
+
+
+class Wav2Vec2FeatureEncoder(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        n = len(c['conv_dim'])
+        if c['feat_extract_norm'] == 'group':
+            layers = [Wav2Vec2ConvLayer(c, 0, 'group')] + [Wav2Vec2ConvLayer(c, i, None) for i in range(1, n)]
+        else:
+            layers = [Wav2Vec2ConvLayer(c, i, 'layer') for i in range(n)]
+        self.conv_layers = nn.ModuleList(layers)
+
+    def forward(self, input_values):
+        hidden_states = input_values[:, None]
+        for conv_layer in self.conv_layers:
+            hidden_states = conv_layer(hidden_states)
+        return hidden_states
+
+
+class Wav2Vec2FeatureProjection(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.layer_norm = nn.LayerNorm(c['conv_dim'][-1], eps=c['layer_norm_eps'])
+        self.projection = nn.Linear(c['conv_dim'][-1], c['hidden_size'])
+
+    def forward(self, hidden_states):
+        norm_hidden_states = self.layer_norm(hidden_states)
+        return self.projection(norm_hidden_states), norm_hidden_states
+
+
+class Wav2Vec2PositionalConvEmbedding(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        k = c['num_conv_pos_embeddings']
+        self.conv = nn.Conv1d(c['hidden_size'], c['hidden_size'], kernel_size=k, padding=k // 2,
+                              groups=c['num_conv_pos_embedding_groups'])
+        self.conv = nn.utils.weight_norm(self.conv, name='weight', dim=2)  # weight_g [1, 1, k], weight_v
+        self.num_pad_remove = 1 if k % 2 == 0 else 0  # Wav2Vec2SamePadLayer
+
+    def forward(self, hidden_states):
+        hidden_states = hidden_states.transpose(1, 2)
+        hidden_states = self.conv(hidden_states)
+        if self.num_pad_remove > 0:
+            hidden_states = hidden_states[:, :, :-self.num_pad_remove]
+        hidden_states = F.gelu(hidden_states)
+        return hidden_states.transpose(1, 2)
+
+
+class Wav2Vec2Attention(WhisperAttention):
+    """BartAttention as Wav2Vec2's encoder uses it (self-attention, no mask, no cache): Whisper's
+    (upstream copies both from BART) with a bias on k_proj."""
+
+    def __init__(self, embed_dim, num_heads):
+        super().__init__({'d_model': embed_dim}, num_heads)
+        self.k_proj = nn.Linear(embed_dim, embed_dim)
+
+
+class Wav2Vec2FeedForward(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.intermediate_dense = nn.Linear(c['hidden_size'], c['intermediate_size'])
+        self.output_dense = nn.Linear(c['intermediate_size'], c['hidden_size'])
+
+    def forward(self, hidden_states):
+        return self.output_dense(F.gelu(self.intermediate_dense(hidden_states)))
+
+
+class Wav2Vec2EncoderLayer(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.attention = Wav2Vec2Attention(c['hidden_size'], c['num_attention_heads'])
+        self.layer_norm = nn.LayerNorm(c['hidden_size'], eps=c['layer_norm_eps'])
+        self.feed_forward = Wav2Vec2FeedForward(c)
+        self.final_layer_norm = nn.LayerNorm(c['hidden_size'], eps=c['layer_norm_eps'])
+
+    def forward(self, hidden_states):
+        hidden_states = hidden_states + self.attention(hidden_states)
+        hidden_states = self.layer_norm(hidden_states)
+        hidden_states = hidden_states + self.feed_forward(hidden_states)
+        return self.final_layer_norm(hidden_states)
+
+
+class Wav2Vec2Encoder(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.pos_conv_embed = Wav2Vec2PositionalConvEmbedding(c)
+        self.layer_norm = nn.LayerNorm(c['hidden_size'], eps=c['layer_norm_eps'])
+        self.layers = nn.ModuleList([Wav2Vec2EncoderLayer(c) for _ in range(c['num_hidden_layers'])])
+
+    def forward(self, hidden_states):
+        hidden_states = hidden_states + self.pos_conv_embed(hidden_states)
+        hidden_states = self.layer_norm(hidden_states)
+        for layer in self.layers:
+            hidden_states = layer(hidden_states)
+        return hidden_states
+
+
+class Wav2Vec2Model(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.feature_extractor = Wav2Vec2FeatureEncoder(c)
+        self.feature_projection = Wav2Vec2FeatureProjection(c)
+        if c['mask_time_prob'] > 0.0 or c['mask_feature_prob'] > 0.0:
+            self.masked_spec_embed = nn.Parameter(torch.Tensor(c['hidden_size']).uniform_())
+        self.encoder = Wav2Vec2Encoder(c)
+
+    def forward(self, input_values):
+        extract_features = self.feature_extractor(input_values).transpose(1, 2)
+        hidden_states, extract_features = self.feature_projection(extract_features)
+        return self.encoder(hidden_states), extract_features
+
+
+# ---- SegFormer (modeling_segformer.py) ----------------------------------------------------------
+
+class SegformerOverlapPatchEmbeddings(nn.Module):
+    def __init__(self, patch_size, stride, num_channels, hidden_size):
+        super().__init__()
+        self.proj = nn.Conv2d(num_channels, hidden_size, kernel_size=patch_size, stride=stride, padding=patch_size // 2)
+        self.layer_norm = nn.LayerNorm(hidden_size)
+
+    def forward(self, pixel_values):
+        embeddings = self.proj(pixel_values)
+        _, _, height, width = embeddings.shape
+        embeddings = embeddings.flatten(2).transpose(1, 2)
+        return self.layer_norm(embeddings), height, width
+
+
+class SegformerEfficientSelfAttention(nn.Module):
+    def __init__(self, hidden_size, num_attention_heads, sequence_reduction_ratio):
+        super().__init__()
+        self.num_attention_heads = num_attention_heads
+        self.attention_head_size = hidden_size // num_attention_heads
+        self.all_head_size = self.num_attention_heads * self.attention_head_size
+        self.query = nn.Linear(hidden_size, self.all_head_size)
+        self.key = nn.Linear(hidden_size, self.all_head_size)
+        self.value = nn.Linear(hidden_size, self.all_head_size)
+        self.sr_ratio = sequence_reduction_ratio
+        if sequence_reduction_ratio > 1:
+            self.sr = nn.Conv2d(hidden_size, hidden_size, kernel_size=sequence_reduction_ratio, stride=sequence_reduction_ratio)
+            self.layer_norm = nn.LayerNorm(hidden_size)
+
+    def transpose_for_scores(self, hidden_states):
+        new_shape = hidden_states.size()[:-1] + (self.num_attention_heads, self.attention_head_size)
+        return hidden_states.view(new_shape).permute(0, 2, 1, 3)
+
+    def forward(self, hidden_states, height, width):
+        query_layer = self.transpose_for_scores(self.query(hidden_states))
+        if self.sr_ratio > 1:
+            batch_size, seq_len, num_channels = hidden_states.shape
+            hidden_states = hidden_states.permute(0, 2, 1).reshape(batch_size, num_channels, height, width)
+            hidden_states = self.sr(hidden_states)
+            hidden_states = hidden_states.reshape(batch_size, num_channels, -1).permute(0, 2, 1)
+            hidden_states = self.layer_norm(hidden_states)
+        key_layer = self.transpose_for_scores(self.key(hidden_states))
+        value_layer = self.transpose_for_scores(self.value(hidden_states))
+        attention_scores = torch.matmul(query_layer, key_layer.transpose(-1, -2))
+        attention_scores = attention_scores / math.sqrt(self.attention_head_size)
+        attention_probs = F.softmax(attention_scores, dim=-1)
+        context_layer = torch.matmul(attention_probs, value_layer)
+        context_layer = context_layer.permute(0, 2, 1, 3).contiguous()
+        return context_layer.view(context_layer.size()[:-2] + (self.all_head_size,))
+
+
+class SegformerSelfOutput(nn.Module):
+    def __init__(self, hidden_size):
+        super().__init__()
+        self.dense = nn.Linear(hidden_size, hidden_size)
+
+    def forward(self, hidden_states):
+        return self.dense(hidden_states)
+
+
+class SegformerAttention(nn.Module):
+    def __init__(self, hidden_size, num_attention_heads, sequence_reduction_ratio):
+        super().__init__()
+        self.self = SegformerEfficientSelfAttention(hidden_size, num_attention_heads, sequence_reduction_ratio)
+        self.output = SegformerSelfOutput(hidden_size)
+
+    def forward(self, hidden_states, height, width):
+        return self.output(self.self(hidden_states, height, width))
+
+
+class SegformerDWConv(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.dwconv = nn.Conv2d(dim, dim, 3, 1, 1, bias=True, groups=dim)
+
+    def forward(self, hidden_states, height, width):
+        batch_size, seq_len, num_channels = hidden_states.shape
+        hidden_states = hidden_states.transpose(1, 2).view(batch_size, num_channels, height, width)
+        hidden_states = self.dwconv(hidden_states)
+        return hidden_states.flatten(2).transpose(1, 2)
+
+
+class SegformerMixFFN(nn.Module):
+    def __init__(self, in_features, hidden_features):
+        super().__init__()
+        self.dense1 = nn.Linear(in_features, hidden_features)
+        self.dwconv = SegformerDWConv(hidden_features)
+        self.dense2 = nn.Linear(hidden_features, in_features)
+
+    def forward(self, hidden_states, height, width):
+        hidden_states = self.dense1(hidden_states)
+        hidden_states = self.dwconv(hidden_states, height, width)
+        hidden_states = F.gelu(hidden_states)
+        return self.dense2(hidden_states)
+
+
+class SegformerLayer(nn.Module):
+    def __init__(self, hidden_size, num_attention_heads, sequence_reduction_ratio, mlp_ratio):
+        super().__init__()
+        self.layer_norm_1 = nn.LayerNorm(hidden_size)
+        self.attention = SegformerAttention(hidden_size, num_attention_heads, sequence_reduction_ratio)
+        self.layer_norm_2 = nn.LayerNorm(hidden_size)
+        self.mlp = SegformerMixFFN(hidden_size, int(hidden_size * mlp_ratio))
+
+    def forward(self, hidden_states, height, width):
+        hidden_states = self.attention(self.layer_norm_1(hidden_states), height, width) + hidden_states
+        return self.mlp(self.layer_norm_2(hidden_states), height, width) + hidden_states
+
+
+class SegformerEncoder(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        n = c['num_encoder_blocks']
+        self.patch_embeddings = nn.ModuleList([
+            SegformerOverlapPatchEmbeddings(c['patch_sizes'][i], c['strides'][i],
+                                            c['num_channels'] if i == 0 else c['hidden_sizes'][i - 1], c['hidden_sizes'][i])
+            for i in range(n)])
+        self.block = nn.ModuleList([nn.ModuleList([
+            SegformerLayer(c['hidden_sizes'][i], c['num_attention_heads'][i], c['sr_ratios'][i], c['mlp_ratios'][i])
+            for _ in range(c['depths'][i])]) for i in range(n)])
+        self.layer_norm = nn.ModuleList([nn.LayerNorm(c['hidden_sizes'][i]) for i in range(n)])
+
+    def forward(self, pixel_values):
+        """All hidden states (output_hidden_states=True, reshape_last_stage=True): each stage's [B, C, h, w]."""
+        all_hidden_states = ()
+        batch_size = pixel_values.shape[0]
+        hidden_states = pixel_values
+        for embedding_layer, block_layer, norm_layer in zip(self.patch_embeddings, self.block, self.layer_norm):
+            hidden_states, height, width = embedding_layer(hidden_states)
+            for blk in block_layer:
+                hidden_states = blk(hidden_states, height, width)
+            hidden_states = norm_layer(hidden_states)
+            hidden_states = hidden_states.reshape(batch_size, height, width, -1).permute(0, 3, 1, 2).contiguous()
+            all_hidden_states = all_hidden_states + (hidden_states,)
+        return all_hidden_states
+
+
+class SegformerModel(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.encoder = SegformerEncoder(c)
+
+
+class SegformerMLP(nn.Module):
+    def __init__(self, c, input_dim):
+        super().__init__()
+        self.proj = nn.Linear(input_dim, c['decoder_hidden_size'])
+
+    def forward(self, hidden_states):
+        return self.proj(hidden_states.flatten(2).transpose(1, 2))
+
+
+class SegformerDecodeHead(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.linear_c = nn.ModuleList([SegformerMLP(c, c['hidden_sizes'][i]) for i in range(c['num_encoder_blocks'])])
+        self.linear_fuse = nn.Conv2d(c['decoder_hidden_size'] * c['num_encoder_blocks'], c['decoder_hidden_size'],
+                                     kernel_size=1, bias=False)
+        self.batch_norm = nn.BatchNorm2d(c['decoder_hidden_size'])
+        self.activation = nn.ReLU()
+        self.classifier = nn.Conv2d(c['decoder_hidden_size'], c['num_labels'], kernel_size=1)
+
+    def forward(self, encoder_hidden_states):
+        batch_size = encoder_hidden_states[-1].shape[0]
+        all_hidden_states = ()
+        for encoder_hidden_state, mlp in zip(encoder_hidden_states, self.linear_c):
+            height, width = encoder_hidden_state.shape[2], encoder_hidden_state.shape[3]
+            encoder_hidden_state = mlp(encoder_hidden_state)
+            encoder_hidden_state = encoder_hidden_state.permute(0, 2, 1)
+            encoder_hidden_state = encoder_hidden_state.reshape(batch_size, -1, height, width)
+            encoder_hidden_state = F.interpolate(encoder_hidden_state, size=encoder_hidden_states[0].size()[2:],
+                                                 mode='bilinear', align_corners=False)
+            all_hidden_states += (encoder_hidden_state,)
+        hidden_states = self.linear_fuse(torch.cat(all_hidden_states[::-1], dim=1))
+        hidden_states = self.activation(self.batch_norm(hidden_states))
+        return self.classifier(hidden_states)
+
+
+class SegformerForSemanticSegmentation(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.segformer = SegformerModel(c)
+        self.decode_head = SegformerDecodeHead(c)
+
+    def forward(self, pixel_values):
+        return self.decode_head(self.segformer.encoder(pixel_values))
+
+
+# ---- ViT (modeling_vit.py): the position table interpolated to the image's patch grid ------------
+
+class ViTPatchEmbeddings(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.projection = nn.Conv2d(c['num_channels'], c['hidden_size'], kernel_size=c['patch_size'], stride=c['patch_size'])
+
+    def forward(self, pixel_values):
+        return self.projection(pixel_values).flatten(2).transpose(1, 2)
+
+
+class ViTEmbeddings(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.cls_token = nn.Parameter(torch.randn(1, 1, c['hidden_size']))
+        self.patch_embeddings = ViTPatchEmbeddings(c)
+        num_patches = (c['image_size'] // c['patch_size']) ** 2
+        self.position_embeddings = nn.Parameter(torch.randn(1, num_patches + 1, c['hidden_size']))
+        self.patch_size = c['patch_size']
+
+    def interpolate_pos_encoding(self, embeddings, height, width):
+        num_patches = embeddings.shape[1] - 1
+        num_positions = self.position_embeddings.shape[1] - 1
+        if num_patches == num_positions and height == width:
+            return self.position_embeddings
+        class_pos_embed = self.position_embeddings[:, :1]
+        patch_pos_embed = self.position_embeddings[:, 1:]
+        dim = embeddings.shape[-1]
+        new_height = height // self.patch_size
+        new_width = width // self.patch_size
+        sqrt_num_positions = int(num_positions ** 0.5)
+        patch_pos_embed = patch_pos_embed.reshape(1, sqrt_num_positions, sqrt_num_positions, dim)
+        patch_pos_embed = patch_pos_embed.permute(0, 3, 1, 2)
+        patch_pos_embed = F.interpolate(patch_pos_embed, size=(new_height, new_width), mode='bicubic', align_corners=False)
+        patch_pos_embed = patch_pos_embed.permute(0, 2, 3, 1).view(1, -1, dim)
+        return torch.cat((class_pos_embed, patch_pos_embed), dim=1)
+
+    def forward(self, pixel_values):
+        """interpolate_pos_encoding=True."""
+        batch_size, num_channels, height, width = pixel_values.shape
+        embeddings = self.patch_embeddings(pixel_values)
+        cls_tokens = self.cls_token.expand(batch_size, -1, -1)
+        embeddings = torch.cat((cls_tokens, embeddings), dim=1)
+        return embeddings + self.interpolate_pos_encoding(embeddings, height, width)
+
+
 # ---- fixtures ------------------------------------------------------------------------------------
 
 # (batch, seq) of every token model's cases: the traced case (3, 6) first, then 1, odd lengths,
@@ -1542,6 +2077,19 @@ def padding_mask(b, t, step):
     return (torch.arange(t)[None, :] < lengths[:, None]).to(torch.long)
 
 
+def image_input(name, shape, seed):
+    """An input of tools/torchvision_ports.py's image(shape, seed): (name, tensor, seed); the JSON
+    keeps only its shape and seed (tests/js/torchvision-ports.mjs image() makes the same values)."""
+    return (name, image(shape, seed), seed)
+
+
+def encode_input(name, t, seed=None):
+    """A case input as the JSON holds it: its values, or for an image_input its shape and seed."""
+    if seed is None:
+        return short_floats(encode(t, name))
+    return {'name': name, 'shape': list(t.shape), 'dtype': 'float32', 'seed': seed}
+
+
 def fixture(name, description, config, net, axes, cases, output_names, keep=()):
     """Randomizes net, saves its state_dict as <name>.safetensors (F32: the file holds net's exact
     values) and returns the JSON fixture of net's outputs (named output_names) on cases
@@ -1553,10 +2101,10 @@ def fixture(name, description, config, net, axes, cases, output_names, keep=()):
     out_cases = []
     for sizes, inputs in cases:
         with torch.no_grad():
-            outputs = net(*[t for _, t in inputs])
+            outputs = net(*[t for _, t, *_ in inputs])
         outputs = outputs if isinstance(outputs, tuple) else (outputs,)
         assert len(outputs) == len(output_names)
-        out_cases.append({'sizes': sizes, 'inputs': [short_floats(encode(t, n)) for n, t in inputs],
+        out_cases.append({'sizes': sizes, 'inputs': [encode_input(n, t, *seed) for n, t, *seed in inputs],
                           'outputs': [short_floats(encode(t, n)) for n, t in zip(output_names, outputs)]})
     return {'torch_version': torch.__version__, 'model': description, 'config': config, 'file': f'{name}.safetensors',
             'axes': axes, 'trace_case': 0, 'cases': out_cases}
@@ -1758,6 +2306,93 @@ def make_albert():
                    'last_hidden_state and pooler_output',
                    c, AlbertModel(c), {'input_ids': ['batch', 'seq'], 'attention_mask': ['batch', 'seq']},
                    token_cases(c['vocab_size'], mask_step=3), ['last_hidden_state', 'pooler_output'])
+
+
+@model
+def make_bloom():
+    c = {'vocab_size': 64, 'hidden_size': 24, 'n_layer': 2, 'n_head': 6, 'layer_norm_epsilon': 1e-5,
+         'apply_residual_connection_post_layernorm': False, 'pretraining_tp': 1, 'slow_but_exact': False,
+         'tie_word_embeddings': True}
+    return fixture('bloom', 'BloomForCausalLM (no cache, eager): word embeddings and their LayerNorm; ALiBi from the padding mask '
+                   '(6 heads: 4 slopes of base 1/4 and 2 of base 1/2 at odd powers, times (cumsum(mask) - 1) * mask); the fused '
+                   'query_key_value viewed [b, s, heads, 3, head_dim], alibi.baddbmm(q, k^T) scaled by 1/sqrt(head_dim), GPT-J\'s '
+                   'causal mask with the padding mask written in by slice assignment, bloom_gelu MLP, dropout_add residuals, '
+                   'lm_head tied to word_embeddings',
+                   c, BloomForCausalLM(c), {'input_ids': ['batch', 'seq'], 'attention_mask': ['batch', 'seq']},
+                   token_cases(c['vocab_size'], mask_step=3), ['logits'])
+
+
+# Wav2Vec2's samples: the traced 400, then the least the four convolutions take (60: one frame),
+# one more, the last length of one frame (99) and the first of two (100) at the total stride 40,
+# an odd count, and about 10x the traced one.
+WAV2VEC2_SAMPLES = [(2, 400), (1, 60), (3, 61), (1, 99), (2, 100), (1, 137), (1, 3999)]
+
+
+@model
+def make_wav2vec2():
+    c = {'hidden_size': 32, 'num_hidden_layers': 2, 'num_attention_heads': 4, 'intermediate_size': 64,
+         'hidden_act': 'gelu', 'feat_extract_activation': 'gelu', 'feat_extract_norm': 'group', 'layer_norm_eps': 1e-5,
+         'conv_dim': [16, 16, 16, 16], 'conv_stride': [5, 2, 2, 2], 'conv_kernel': [10, 3, 3, 2], 'conv_bias': False,
+         'num_conv_pos_embeddings': 8, 'num_conv_pos_embedding_groups': 4, 'do_stable_layer_norm': False,
+         'mask_time_prob': 0.05, 'mask_feature_prob': 0.0}
+    cases = [({'batch': b, 'samples': n}, [image_input('input_values', [b, n], seed)])
+             for seed, (b, n) in enumerate(WAV2VEC2_SAMPLES, start=1)]
+    return fixture('wav2vec2', 'Wav2Vec2Model (eval, no mask): the feature encoder (Conv1d kernels 10, 3, 3, 2 at strides 5, 2, 2, 2 '
+                   'without bias, GroupNorm of one channel per group after the first, gelu), the feature projection (LayerNorm, '
+                   'Linear), the positional conv embedding (weight-normed grouped Conv1d, kernel 8, padding 4, 4 groups, the '
+                   'trailing pad removed as the kernel is even, gelu) added, LayerNorm, 2 post-norm encoder layers (bmm '
+                   'attention over batch * heads, gelu feed-forward); outputs last_hidden_state and extract_features',
+                   c, Wav2Vec2Model(c), {'input_values': ['batch', 'samples']}, cases, ['last_hidden_state', 'extract_features'])
+
+
+def randomize_batch_norms(net):
+    """Running statistics that matter in eval mode (BatchNorm's start at 0 and 1)."""
+    with torch.no_grad():
+        for m in net.modules():
+            if isinstance(m, nn.BatchNorm2d):
+                m.running_mean.normal_(0, 0.5)
+                m.running_var.uniform_(0.5, 2)
+
+
+# SegFormer's images: the traced 2 x 3 x 64 x 48, then the least the spatial reductions take (29: an
+# 8 x 8 first stage for the 8 x 8 reduction), one more, odd sizes across the strides (4 and 2)
+# the other way round, and far above the traced one.
+SEGFORMER_SIZES = [(2, 64, 48), (1, 29, 29), (1, 30, 33), (2, 37, 61), (1, 45, 44), (1, 200, 161)]
+
+
+@model
+def make_segformer():
+    c = {'num_channels': 3, 'num_encoder_blocks': 4, 'depths': [1, 1, 1, 1], 'sr_ratios': [8, 4, 2, 1],
+         'hidden_sizes': [8, 16, 24, 32], 'patch_sizes': [7, 3, 3, 3], 'strides': [4, 2, 2, 2],
+         'num_attention_heads': [1, 2, 3, 4], 'mlp_ratios': [2, 2, 2, 2], 'hidden_act': 'gelu',
+         'decoder_hidden_size': 16, 'num_labels': 2, 'reshape_last_stage': True, 'layer_norm_eps': 1e-6}
+    net = SegformerForSemanticSegmentation(c)
+    randomize_batch_norms(net)
+    cases = [({'batch': b, 'height': h, 'width': w}, [image_input('pixel_values', [b, 3, h, w], seed)])
+             for seed, (b, h, w) in enumerate(SEGFORMER_SIZES, start=1)]
+    return fixture('segformer', 'SegformerForSemanticSegmentation (eval): 4 stages of overlapping patch embeddings (Conv2d 7/4, '
+                   '3/2, 3/2, 3/2 with padding k // 2, LayerNorm), efficient self-attention with spatial-reduction convs 8, 4 '
+                   'and 2 (the tokens reshaped to [b, c, h, w] from the stage\'s height and width), Mix-FFN (depthwise 3 x 3 '
+                   'conv, gelu), each stage reshaped back to [b, c, h, w]; the all-MLP decode head (Linear per stage, bilinear '
+                   'interpolate to the first stage\'s size, concatenated in reverse, 1 x 1 conv, BatchNorm, ReLU, classifier)',
+                   c, net, {'pixel_values': ['batch', None, 'height', 'width']}, cases, ['logits'])
+
+
+# ViT's images: a size the table does not fit (traced), then the native 16 x 16, the native grid at
+# other pixel counts (19 x 17, not square), one patch, a 1 x 8 grid, odd sizes and far above.
+VIT_SIZES = [(2, 24, 20), (1, 16, 16), (1, 19, 17), (2, 4, 4), (1, 7, 33), (1, 27, 23), (1, 64, 52)]
+
+
+@model
+def make_vit_embeddings():
+    c = {'image_size': 16, 'patch_size': 4, 'num_channels': 3, 'hidden_size': 16}
+    cases = [({'batch': b, 'height': h, 'width': w}, [image_input('pixel_values', [b, 3, h, w], seed)])
+             for seed, (b, h, w) in enumerate(VIT_SIZES, start=1)]
+    return fixture('vit_embeddings', 'ViTEmbeddings with interpolate_pos_encoding=True: the patch projection (Conv2d 4/4), the '
+                   'class token, and the 4 x 4 position table (with its class row) bicubic-interpolated to the image\'s patch '
+                   'grid, or the table itself where the grid is the table\'s and the image square',
+                   c, ViTEmbeddings(c), {'pixel_values': ['batch', None, 'height', 'width']}, cases, ['embeddings'],
+                   keep={'cls_token', 'position_embeddings'})
 
 
 if __name__ == '__main__':

@@ -692,6 +692,7 @@ static int fit_values(om_lower *l, const pool *p, const int64_t *a, int n, bool 
    * gives at every run */
   int found = -1;
   bool weak = false; /* a floor division the points agree with but cannot pin down */
+  int weak_x = -1;   /* the first such form */
   *n_at = 0;
   for (int tier = 0; tier < 2 && found < 0 && !weak; tier++) {
     int lo = tier ? p->near : 0, hi = tier ? p->n : p->near;
@@ -715,6 +716,10 @@ static int fit_values(om_lower *l, const pool *p, const int64_t *a, int n, bool 
             if (weak_here && covered(tr, p, i, n)) weak_here = 0; /* it holds at every value E takes */
             if (weak_here == 1 && pass == 0) {
               weak = true;
+              if (weak_x < 0) { /* the first weak form, with the least offset the points leave */
+                int num = om__x_lin(tr, cc, p->x[i], 0, -1, b), f = num < 0 ? -1 : om__x_floordiv(tr, num, k);
+                weak_x = f < 0 ? -1 : om__x_lin(tr, m, f, 0, -1, d);
+              }
               continue;
             }
             int num = om__x_lin(tr, cc, p->x[i], 0, -1, b), f = num < 0 ? -1 : om__x_floordiv(tr, num, k);
@@ -743,6 +748,11 @@ static int fit_values(om_lower *l, const pool *p, const int64_t *a, int n, bool 
                * values, fits Math.min(B, 2) too, and cannot be pinned down) or a periodic one */
     int x = clamp_forms(l, p, a, n);
     if (x == OM_FIT_NONE) x = products(l, p, a, n);
+    /* ...unless it differs from the weak form somewhere: then a run there tells which (SegFormer's
+     * decode head reads its third stage's height ceil(W / 16), which the points also fit as a
+     * minimum of far extents, floor((W+3)/32) + floor((W+31)/32) - min(floor((W+3)/32), 2) + 2,
+     * 4 where the model reads 3 at W = 48) */
+    if (x >= 0 && weak_x >= 0 && x != weak_x && same_in_range(tr, x, weak_x, at[0]) == 0) return *n_at = 1, OM_FIT_AMBIGUOUS;
     if (x == OM_FIT_NONE) x = periodic_fit(l, p, a, n, floored, at, n_at);
     if (x == OM_FIT_NONE) x = factored(l, p, a, n, floored, at, n_at, depth);
     return x == OM_FIT_NONE ? OM_FIT_UNDECIDED : x;

@@ -329,6 +329,56 @@ static int64_t multiple_that_holds(probe *p, uint64_t *mask) {
   return 0;
 }
 
+#define LINE_STEPS 256 /* how far along a symbol's line range_that_holds looks */
+
+/* Whether the call works (its infer) at the example with symbol k's variable at x. */
+static bool works_on_line(probe *p, int k, int64_t x) {
+  static _Thread_local shapes s;
+  int64_t v[64];
+  om__run_example(p->l->tr, v);
+  v[k] = x;
+  infer_at(p, v, -1, 0, 0, &s);
+  return s.ok;
+}
+
+/* Where no multiple holds: the sizes the call works at around the example, each symbol it reads
+ * along its own line (the others at the example), as the declaration of that box, written into
+ * hint ("; it holds for the sizes om.Dim('h', { min: 16, max: 19 }), ... declare"), when the call
+ * works at the box's corners too (a position table that fits one patch grid: ViT's at its native
+ * size); a symbol it works at along its whole line (a batch) is left out. false when a symbol
+ * reaches LINE_STEPS sizes from the example on one side only, or a corner fails. */
+static bool range_that_holds(probe *p, char *hint, size_t cap) {
+  om_trace *tr = p->l->tr;
+  int64_t v0[64], lo[64], hi[64];
+  int ks[4], n = 0;
+  om__run_example(tr, v0);
+  for (int k = 0; k < tr->symbols.n; k++) {
+    if (!(p->used >> k & 1)) continue;
+    const om_symbol *s = &tr->symbols.v[k];
+    lo[k] = hi[k] = v0[k];
+    while (lo[k] > s->vmin && v0[k] - lo[k] < LINE_STEPS && works_on_line(p, k, lo[k] - 1)) lo[k]--;
+    while (hi[k] < s->vmax && hi[k] - v0[k] < LINE_STEPS && works_on_line(p, k, hi[k] + 1)) hi[k]++;
+    if (lo[k] == s->vmin && hi[k] - v0[k] == LINE_STEPS) continue; /* works along its whole line: no bound (a batch) */
+    if (n == 4 || s->multiple != 1 || v0[k] - lo[k] == LINE_STEPS || hi[k] - v0[k] == LINE_STEPS) return false;
+    ks[n++] = k;
+  }
+  if (!n) return false;
+  for (int corner = 0; corner < 1 << n; corner++) {
+    static _Thread_local shapes s;
+    int64_t v[64];
+    memcpy(v, v0, sizeof v);
+    for (int q = 0; q < n; q++) v[ks[q]] = corner >> q & 1 ? hi[ks[q]] : lo[ks[q]];
+    infer_at(p, v, -1, 0, 0, &s);
+    if (!s.ok) return false;
+  }
+  size_t used = (size_t)snprintf(hint, cap, "; it holds for the sizes ");
+  for (int q = 0; q < n && used < cap; q++)
+    used += (size_t)snprintf(hint + used, cap - used, "%som.Dim('%s', { min: %lld, max: %lld })", q ? ", " : "",
+                             tr->symbols.v[ks[q]].name, (long long)lo[ks[q]], (long long)hi[ks[q]]);
+  if (used < cap) snprintf(hint + used, cap - used, " declare (om_trace_dim in C)");
+  return true;
+}
+
 /* Refuses the call: at the sizes v it fails (why, j < 0) or its output j's axis d is got, which
  * no candidate gives. */
 static bool refuse(probe *p, const int64_t *v, const char *why, int j, int d, int64_t got) {
@@ -353,6 +403,7 @@ static bool refuse(probe *p, const int64_t *v, const char *why, int j, int d, in
     }
   }
   if (m && n < sizeof hint) snprintf(hint + n, sizeof hint - n, " (om_trace_dim in C) and trace with example sizes that are");
+  if (!m && j < 0) range_that_holds(p, hint, sizeof hint);
   if (j < 0)
     return om__run_fails_at(tr, v, tr->calls - 1, om__arena_printf(&tr->g.arena, "%s (call %lld): at %s the call fails (%s)",
                                                                    l->who, (long long)tr->calls, sizes, why),

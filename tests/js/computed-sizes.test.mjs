@@ -282,6 +282,28 @@ describe('sizes a model computes', () => {
     assert.deepEqual(tm.outputs.map((o) => o.shape), [['min(B,3)', 'T', 2], ['min(B,2)', 'T', 2]]);
     assert.deepEqual(tm.symbols.map((s) => [s.min, s.max, s.narrowedBy]), [[1, Infinity, null], [1, Infinity, null]]);
   }));
+
+  test('SegFormer\'s stage sizes read back from their shapes: ceil(H / 16) not fitted as a minimum of far extents the runs cannot tell from it', () => withTraced((keep) => {
+    // four stages (windows 7/4 pad 3, then 3/2 pad 1), reductions 8/8, 4/4, 2/2 of the first three,
+    // and each stage reshaped by the height and width read from its shape: the third stage's
+    // ceil(H / 16) also fitted floor((H+3)/32) + floor((H+31)/32) - min(floor((H+3)/32), 2) + 2 at
+    // the runs' sizes, 4 at H = 48 and 5 at H = 81 where the model reads 3 and 6
+    const pool = (x, k, s, p = 0) => F.avgPool2d(x, k, { stride: s, padding: p });
+    const stages = (x) => {
+      const s1 = pool(x, 7, 4, 3), s2 = pool(s1, 3, 2, 1), s3 = pool(s2, 3, 2, 1), s4 = pool(s3, 3, 2, 1);
+      const r = [pool(s1, 8, 8), pool(s2, 4, 4), pool(s3, 2, 2)].map((t) => t.mean([2, 3], true));
+      const out = [s1, s2, s3, s4].map((s, i) => {
+        const [b, , h, w] = s.shape;
+        const y = s.flatten(2).reshape(b, -1, h, w);
+        return F.interpolate(i < 3 ? y.add(r[i]) : y, { size: [s1.shape[2], s1.shape[3]], mode: 'bilinear', alignCorners: false });
+      });
+      return om.cat(out, 1);
+    };
+    const tm = traceAt(keep, stages, { x: [om.randn([2, 1, 64, 64], { seed: 9 }), ['b', null, 'H', 'W']] },
+      [[29, 29], [48, 48], [48, 81], [81, 49], [33, 160], [161, 97]].map(([H, W]) => ({ b: 1, H, W })));
+    // below 29 the 8 x 8 reduction has no pixel (the eager model fails)
+    assert.deepEqual(tm.symbols.map((s) => [s.name, s.min, s.max]), [['b', 1, Infinity], ['H', 29, Infinity], ['W', 29, Infinity]]);
+  }));
 });
 
 describe('floats a model computes', () => {

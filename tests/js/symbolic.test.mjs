@@ -460,6 +460,22 @@ describe('symbolic axes', () => {
       (e) => e instanceof om.TraceError && e.kind === 'SymbolicShape' && /^add: at a=\d+, b=\d+ the call fails \(add: shapes \[\d+,\d+\] and \[\d+,\d+\] do not broadcast/.test(e.message));
   }));
 
+  test('a call that holds on a box of sizes around the example only is refused with the declaration of that box (ViT\'s position table at its native size)', () => withTraced((keep, trace) => {
+    // a table of 16 patches, added where the grid of 4-pixel patches has 16 (as ViT adds its table
+    // itself there, and interpolates it elsewhere), fits 16 to 19 pixels a side only
+    const table = om.randn([1, 16, 1], { seed: 3 });
+    const patches = (x) => {
+      const p = om.nn.functional.avgPool2d(x, 4).flatten(2).transpose(1, 2);
+      return p.shape[1] === 16 ? p.add(table) : p.add(p.mean(1, true));
+    };
+    assert.throws(() => om.trace(patches, { x: [om.randn([2, 1, 16, 16]), ['b', null, 'h', 'w']] }), (e) => e instanceof om.TraceError
+      && e.kind === 'SymbolicShape' && /^add: at .* the call fails \(add: shapes .* do not broadcast .*\), so the graph would only hold at the traced sizes; it holds for the sizes om\.Dim\('h', \{ min: 16, max: 19 \}\), om\.Dim\('w', \{ min: 16, max: 19 \}\) declare/.test(e.message));
+    const tm = trace(patches, { x: [om.randn([2, 1, 16, 16]), ['b', null, om.Dim('h', { min: 16, max: 19 }), om.Dim('w', { min: 16, max: 19 })]] });
+    assert.deepEqual(tm.symbols.map((s) => [s.name, s.min, s.max]).sort(), [['b', 1, Infinity], ['h', 16, 19], ['w', 16, 19]]);
+    const x = om.randn([3, 1, 19, 17], { seed: 4 });
+    keep(tm, { x }, patches(x), 'at 19 x 17');
+  }));
+
   test('a constant of a sum\'s size holds at one size (the range narrows to it); two joins of the same sizes in another order are one extent', () => withTraced((keep) => {
     const x = om.randn([3, 5, 4], { seed: 6 });
     const y = om.randn([3, 7, 4], { seed: 7 });

@@ -7,9 +7,18 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as om from 'onemodel';
 import { withTraced } from './helpers.mjs';
-import { caseInputs, caseOutputs, compare, sizesText } from './families.mjs';
+import { caseOutputs, compare, fromEntry, sizesText } from './families.mjs';
+import { image } from './torchvision-ports.mjs';
 
 const DIR = new URL('./fixtures/transformers/', import.meta.url);
+
+/**
+ * A case's inputs as { name: Tensor } (new tensors): the values the fixture holds, or an image's or
+ * audio's made from its seed as tools/transformers_ports.py's image_input made them.
+ */
+export function caseInputs(c) {
+  return Object.fromEntries(c.inputs.map((e) => [e.name, e.seed === undefined ? fromEntry(e) : image(e.shape, e.seed)]));
+}
 
 /** The JSON fixture of port `name`. */
 export function loadFixture(name) {

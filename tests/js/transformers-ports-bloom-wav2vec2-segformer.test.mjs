@@ -1,0 +1,120 @@
+// Four more Hugging Face ports of examples/transformers/ against PyTorch (the harness is
+// tests/js/transformers-ports.mjs): BLOOM (ALiBi slopes per head times a cumsum of the padding
+// mask, GPT-J's causal mask), Wav2Vec2 (strided Conv1d feature encoder over the audio, feature
+// projection, the weight-normed grouped positional conv with its trailing pad removed, post-norm
+// encoder), SegFormer (overlapping patch embeddings, spatial-reduction attention on tokens reshaped
+// to [b, c, h, w], the MLP decode head's bilinear interpolate to the first stage's size) and ViT's
+// embeddings with interpolate_pos_encoding (the position table bicubic-interpolated to the image's
+// patch grid). Each loads PyTorch's safetensors strictly, matches PyTorch eagerly at every fixture
+// size, and is traced once with every axis symbolic that the architecture allows; the .onnx runs
+// in onnxruntime-web and the graph in the Session at the fixture sizes (against PyTorch: size 1
+// where valid, odd sizes, both sides of each stride, far above the traced one) and at three other
+// sizes of every symbol (against eager).
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import * as om from 'onemodel';
+import { memoryHooks } from './helpers.mjs';
+import { loadFixture, loadPort, matchesEagerly, ranges, tracesEverywhere } from './transformers-ports.mjs';
+import { image } from './torchvision-ports.mjs';
+import { BloomForCausalLM, buildAlibiTensor } from '../../examples/transformers/bloom.mjs';
+import { Wav2Vec2Model } from '../../examples/transformers/wav2vec2.mjs';
+import { SegformerForSemanticSegmentation } from '../../examples/transformers/segformer.mjs';
+import { ViTEmbeddings } from '../../examples/transformers/vit.mjs';
+
+memoryHooks();
+
+/** Each port: its class, its outputs' names, and its non-persistent buffers (Hugging Face's). */
+const PORTS = {
+  bloom: { Model: BloomForCausalLM, outputs: ['logits'], transient: [] },
+  wav2vec2: { Model: Wav2Vec2Model, outputs: ['last_hidden_state', 'extract_features'], transient: [] },
+  segformer: { Model: SegformerForSemanticSegmentation, outputs: ['logits'], transient: [] },
+  vit_embeddings: { Model: ViTEmbeddings, outputs: ['embeddings'], transient: [] },
+};
+
+describe('BLOOM, Wav2Vec2, SegFormer and ViT\'s embeddings load PyTorch\'s safetensors strictly and match PyTorch eagerly at every size', () => {
+  for (const name of Object.keys(PORTS)) test(name, (t) => matchesEagerly(t, PORTS[name], name));
+
+  test('bloom: the ALiBi slopes of 6 heads are 4 powers of 1/4 and 2 odd powers of 1/2; positions count the kept tokens', () => om.tidy(() => {
+    const mask = om.tensor([[1n, 1n, 1n, 0n], [1n, 1n, 0n, 0n]]);
+    const alibi = buildAlibiTensor(mask, 6);
+    assert.deepEqual(alibi.shape, [12, 1, 4]);
+    const slopes = [1 / 4, 1 / 16, 1 / 64, 1 / 256, 1 / 2, 1 / 8];
+    const positions = [[0, 1, 2, 0], [0, 1, 0, 0]];
+    assert.deepEqual([...alibi.toArray()], positions.flatMap((p) => slopes.flatMap((s) => p.map((i) => s * i))));
+  }));
+
+  test('wav2vec2: below the feature encoder\'s least length (60 samples) the eager model fails as PyTorch\'s conv does', () => {
+    const fx = loadFixture('wav2vec2');
+    const model = loadPort(PORTS.wav2vec2, 'wav2vec2', fx);
+    try {
+      om.tidy(() => assert.deepEqual(model.forward(om.zeros([1, 60]))[0].shape, [1, 1, 32]));
+      assert.throws(() => om.tidy(() => model.forward(om.zeros([1, 59]))), (e) => e instanceof om.OmError);
+    } finally {
+      model.dispose();
+    }
+  });
+
+  test('a config the ports do not implement is refused, naming it', () => {
+    for (const [Model, config, re] of [
+      [BloomForCausalLM, { pretraining_tp: 2, slow_but_exact: true }, /^BloomForCausalLM: slow_but_exact with pretraining_tp > 1 is not ported$/],
+      [Wav2Vec2Model, { do_stable_layer_norm: true, num_hidden_layers: 1, hidden_size: 8, num_attention_heads: 2 }, /^Wav2Vec2Model: do_stable_layer_norm \(the pre-norm encoder\) is not ported$/],
+      [Wav2Vec2Model, { hidden_act: 'relu' }, /^Wav2Vec2Model: hidden_act "relu" is not ported \(only gelu\)$/],
+      [SegformerForSemanticSegmentation, { reshape_last_stage: false }, /^SegformerForSemanticSegmentation: reshape_last_stage false is not ported$/],
+    ]) assert.throws(() => new Model(config), (e) => e instanceof Error && re.test(e.message));
+  });
+});
+
+/**
+ * Asserts tm's symbols: { name: [min, max, narrowedBy] }, narrowedBy null or a RegExp it matches;
+ * each symbol checked over its whole range (from its minimum, to its max or 2^15; a batch of
+ * images to where an input would hold 2^26 elements, the runs' bound: docs/symbolic-axes.md).
+ */
+function assertSymbols(tm, expected) {
+  assert.deepEqual(tm.symbols.map((s) => s.name), Object.keys(expected), 'the symbols');
+  for (const s of tm.symbols) {
+    const [min, max, why] = expected[s.name];
+    assert.deepEqual([s.min, s.max], [min, max], `${s.name}: the range`);
+    assert.ok(why === null ? s.narrowedBy === null : why.test(s.narrowedBy), `${s.name}: narrowed by ${s.narrowedBy}`);
+    const top = Math.min(max, 32768);
+    assert.ok(s.checked.min === min && s.checked.max <= top && s.checked.max >= Math.min(top, 4096), `${s.name}: the range checked ${JSON.stringify(s.checked)}`);
+  }
+}
+
+describe('BLOOM, Wav2Vec2, SegFormer and ViT\'s embeddings traced once with symbolic axes, run in onnxruntime-web and the Session at sizes the trace never saw', () => {
+  const traceAll = (t, name, check) => tracesEverywhere(t, PORTS[name], name, check);
+
+  test('bloom: symbolic batch and seq, unbounded (ALiBi from the cumsum of the mask, the padding mask written in place)', (t) => traceAll(t, 'bloom', (tm) => {
+    assert.deepEqual(ranges(tm), { batch: [1, Infinity, null], seq: [1, Infinity, null] });
+  }));
+  test('wav2vec2: symbolic batch and samples; samples hold from 60 (one frame), where the eager model fails below', (t) => traceAll(t, 'wav2vec2', (tm) => {
+    assertSymbols(tm, {
+      batch: [1, Infinity, null],
+      samples: [60, Infinity, /^trace: at batch=\d+, samples=59 the model fails at conv1d \(call \d+\): conv1d: kernel size .* is larger than the padded input/],
+    });
+  }));
+  test('segformer: symbolic batch, height and width; the image sizes hold from 29 (an 8 x 8 first stage for the 8 x 8 reduction), where the eager model fails below', (t) => traceAll(t, 'segformer', (tm) => {
+    const conv = /^conv2d \(call \d+\)$/;
+    assertSymbols(tm, { batch: [1, Infinity, null], height: [29, Infinity, conv], width: [29, Infinity, conv] });
+  }));
+  test('vit_embeddings: traced at a size the table does not fit (24 x 20), symbolic batch, height and width; right at the native 16 x 16 too, where upstream returns the table itself', (t) => traceAll(t, 'vit_embeddings', (tm) => {
+    const conv = /^conv2d \(call \d+\)$/;
+    assertSymbols(tm, { batch: [1, Infinity, null], height: [4, Infinity, conv], width: [4, Infinity, conv] });
+    assert.ok(tm.graph().nodes.some((n) => n.opType === 'Resize'), 'the table interpolated in the graph');
+    assert.ok(loadFixture('vit_embeddings').cases.some((c) => c.sizes.height === 16 && c.sizes.width === 16), 'a fixture case at the native size');
+  }));
+
+  test('vit_embeddings: traced at the native size the model adds the table itself, which holds at no other grid: refused at the add, naming the sizes where it fails and the box of sizes where it holds', () => {
+    const fx = loadFixture('vit_embeddings');
+    const model = loadPort(PORTS.vit_embeddings, 'vit_embeddings', fx);
+    try {
+      om.tidy(() => {
+        const x = image([2, 3, 16, 16], 1);
+        assert.throws(() => om.trace(model, { pixel_values: [x, ['batch', null, 'height', 'width']] }), (e) => e instanceof om.TraceError
+          && e.kind === 'SymbolicShape' && /^add: at .*height=\d+.* the call fails \(add: shapes \[2,\d+,16\] and \[1,17,16\] do not broadcast .*\), so the graph would only hold at the traced sizes; it holds for the sizes om\.Dim\('height', \{ min: 16, max: 19 \}\), om\.Dim\('width', \{ min: 16, max: 19 \}\) declare/.test(e.message)
+          && /vit\.mjs:\d+:\d+\)$/.test(e.message));
+      });
+    } finally {
+      model.dispose();
+    }
+  });
+});
