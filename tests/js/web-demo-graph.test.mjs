@@ -257,8 +257,8 @@ describe('the library format: version 1, and alias entries from untrusted bytes'
         /the graph section ends inside an initializer's alias/, /an alias runs past the graph section/],
       'another held name': (r) => {
         const a = r.aliases[rand(r.aliases.length)], names = held.flat().filter((n) => n !== a.name), to = names[rand(names.length)];
-        return [splice(base, a.at, a.length, str(to)), new RegExp(`the state-dict name '${escape(to)}' is held|holds the state-dict name '${escape(to)}' twice`),
-          new RegExp(`the state-dict name '${escape(to)}' is held twice`)];
+        const says = new RegExp(`the state-dict name '${escape(to)}' is held by initializers|holds the state-dict name '${escape(to)}' twice`);
+        return [splice(base, a.at, a.length, str(to)), says, says];
       },
       'an empty alias': (r) => {
         const a = r.aliases[rand(r.aliases.length)];
@@ -267,7 +267,7 @@ describe('the library format: version 1, and alias entries from untrusted bytes'
       'an alias entered twice': (r) => {
         const a = r.aliases[rand(r.aliases.length)];
         const g = splice(setU32(base, r.aliasAt, r.aliases.length + 1), r.end, 0, str(a.name));
-        return [g, /holds the state-dict name '[^']+' twice/, /is held twice/];
+        return [g, /holds the state-dict name '[^']+' twice/, /holds the state-dict name '[^']+' twice/];
       },
       'an id out of range or of another initializer': (r) => {
         const other = records.find((o) => o !== r).id;
@@ -301,7 +301,7 @@ describe('the library format: version 1, and alias entries from untrusted bytes'
         session = await om.InferenceSession.create(file);
       } catch (e) {
         assert.ok(e instanceof om.OmError && e.kind === 'Format', `letter ${k}: ${e}`);
-        throwsKind(() => readGraph(file), 'Format', /holds a NUL|is held twice/);
+        throwsKind(() => readGraph(file), 'Format', /holds a NUL|is held by initializers|twice/);
         continue;
       }
       session.dispose();
@@ -309,6 +309,64 @@ describe('the library format: version 1, and alias entries from untrusted bytes'
       assert.ok(readGraph(file).initializers.some((i) => i.aliases.includes(name)), `letter ${k}: the page reads ${name}`);
       assert.deepEqual(await runOm(file, x), want);
     }
+  }));
+});
+
+// An .onnx keeps the aliases in its metadata_props (docs/tracing.md): ModelProto field 14, entries of key (1) and value (2).
+const varint = (n) => { const out = []; for (; n > 0x7f; n >>>= 7) out.push((n & 0x7f) | 0x80); out.push(n); return out; };
+const field = (f, bytes) => [...varint(f * 8 + 2), ...varint(bytes.length), ...bytes];
+const entry = (key, value) => field(14, [...field(1, new TextEncoder().encode(key)), ...field(2, new TextEncoder().encode(value))]);
+
+/** onnx (a ModelProto's bytes) with its metadata entries replaced by entries ([key, value] pairs). */
+function withMetadata(onnx, entries) {
+  const kept = [];
+  for (let at = 0; at < onnx.length;) {
+    const start = at, next = () => { let n = 0, shift = 0, b; do { b = onnx[at++]; n += (b & 0x7f) * 2 ** shift; shift += 7; } while (b & 0x80); return n; };
+    const tag = next(), wire = tag & 7;
+    if (wire === 0) next();
+    else if (wire === 2) { const length = next(); at += length; }
+    else assert.fail(`wire type ${wire} at the top of a ModelProto`);
+    if (tag >>> 3 !== 14) kept.push(...onnx.subarray(start, at));
+  }
+  return Uint8Array.from([...kept, ...entries.flatMap(([key, value]) => entry(key, value))]);
+}
+
+describe('the .onnx\'s alias entries, from untrusted bytes', () => {
+  test('an alias held twice, by two initializers, empty, with a NUL or naming no initializer is Format in the page; the Session, which does not read them, runs the file', () => withBatchNorms(async (traced, model, x) => {
+    const onnx = traced.toOnnx(), recorded = traced.graph().initializers;
+    const entries = recorded.flatMap((i) => i.aliases.map((a) => [`onemodel.alias.${a}`, i.name]));
+    assert.equal(entries.length, 6, 'two initializers hold the BatchNorms\' eight names: six aliases');
+    const [ones, zeros] = recorded.filter((i) => i.aliases.length);
+    assert.deepEqual(readGraph(withMetadata(onnx, entries)).initializers, recorded, 'the entries as the tracer writes them');
+    assert.deepEqual(readGraph(withMetadata(onnx, [])).initializers, recorded.map((i) => ({ ...i, aliases: [] })), 'no entries: no aliases');
+    const moved = [...entries.slice(1), entries[0]];
+    assert.deepEqual(readGraph(withMetadata(onnx, moved)).initializers.find((i) => i.name === ones.name).aliases,
+      moved.filter(([, v]) => v === ones.name).map(([k]) => k.slice('onemodel.alias.'.length)), 'aliases in the file\'s order');
+    const conv = recorded.find((i) => !i.aliases.length).name;
+    const cases = [
+      [[...entries, entries[0]], new RegExp(`initializer '${ones.name}' holds the state-dict name '${ones.aliases[0]}' twice`)],
+      [[...entries, [`onemodel.alias.${ones.name}`, ones.name]], new RegExp(`initializer '${ones.name}' holds the state-dict name '${ones.name}' twice`)],
+      [[...entries, [`onemodel.alias.${ones.aliases[0]}`, zeros.name]], new RegExp(`the state-dict name '${ones.aliases[0]}' is held by initializers '${ones.name}' and '${zeros.name}'`)],
+      [[...entries, [`onemodel.alias.${conv}`, zeros.name]], new RegExp(`the state-dict name '${conv}' is held by initializers '${conv}' and '${zeros.name}'`)],
+      [[...entries, ['onemodel.alias.', zeros.name]], new RegExp(`initializer '${zeros.name}' has an empty alias`)],
+      [[...entries, ['onemodel.alias.1.we\0ight', zeros.name]], new RegExp(`the alias of '${zeros.name}' in metadata key 'onemodel\\.alias\\.1\\.we\\\\0ight' holds a NUL`)],
+      [[...entries, ['onemodel.alias.2.weight', 'x']], /metadata key 'onemodel\.alias\.2\.weight' names 'x', which is no initializer/],
+      [[...entries, ['onemodel.alias.2.weight', '']], /metadata key 'onemodel\.alias\.2\.weight' names '', which is no initializer/],
+    ];
+    const want = om.tidy(() => Array.from(model.forward(x).toArray()));
+    for (const [file, says] of cases.map(([e, re]) => [withMetadata(onnx, e), re])) {
+      throwsKind(() => readGraph(file), 'Format', says);
+      const session = await om.InferenceSession.create(file);
+      try {
+        const got = om.tidy(() => Array.from(Object.values(session.run({ x }))[0].toArray()));
+        assert.ok(got.every((v, i) => Math.abs(v - want[i]) <= 1e-5), `${says}: the Session runs the file`);
+      } finally {
+        session.dispose();
+      }
+    }
+    // other metadata (the symbols' entries, a key that only starts alike) is not an alias
+    const others = readGraph(withMetadata(onnx, [...entries, ['onemodel.aliases', 'x'], ['onemodel.symbol.n', '{}']]));
+    assert.deepEqual(others.initializers, recorded);
   }));
 });
 
