@@ -109,7 +109,8 @@ function callName(name) {
  * trace:, session_run: -> run:, from_data: -> tensor:, index_add: -> indexAdd:); the ops a trace
  * message says the model calls ("calls leaky_relu here", "full (call 6)") and any other op named
  * in snake_case outside quotes ("use masked_fill") their JS names; hints name C's cast and
- * PyTorch's operators by the JS methods, and C's functions (om_trace_run) by the JS calls, where
+ * PyTorch's operators by the JS methods, a doc by its place in the package (docs/graph-runtime.md
+ * -> onemodel/docs/graph-runtime.md), and C's functions (om_trace_run) by the JS calls, where
  * JS has no other name for them (om.Dim's "(om_trace_dim in C)") they go. isOp(name) tells the op
  * names (others, like "here" or a quoted 'running_mean', stay as they are; C_WORDS are C's
  * other names).
@@ -126,6 +127,7 @@ export function inJsTerms(message, isOp) {
     .replace(': cast first)', ': convert first with .float())')
     .replace('subtraction, the `-` operator, with a bool tensor is not supported (use the `^` or logical_xor() operator, or `~` or '
       + 'logical_not() to invert a mask)', 'subtraction with a bool tensor is not supported (use logicalXor(), or logicalNot() to invert a mask)')
+    .replace(/(?<![\w/])docs\/(?=[\w-]+\.md)/g, 'onemodel/docs/')   // the page as the package ships it (node_modules/onemodel/docs/)
     .replace(/\binput\.size\((-?\d+)\)/g, 'input.shape.at($1)')   // PyTorch's words; JS's size is the element count
     .replace(/\bcalls ([a-z][a-z0-9_]*)/g, (_, op) => `calls ${js(op)}`)
     .replace(/\b([a-z][a-z0-9_]*) \(call (\d+)\)/g, (_, op, n) => `${js(op)} (call ${n})`)
