@@ -4,12 +4,13 @@
 // (layout.js: a shape on every edge, a frame per expanded block) and the generated or uploaded
 // inputs a file is run on (feeds.js), with their errors.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { before, describe, test } from 'node:test';
 import * as om from 'onemodel';
 import * as wf from '../../examples/lib/workflow.mjs';
 import { Block, GPT } from '../../examples/zoo/gpt.mjs';
 import { readGraph } from '../../web-demo/src/graphfile.js';
-import { OPEN_BOXES, autoExpand, boxCount, groupByModule, moduleOfName, visibleId } from '../../web-demo/src/groups.js';
+import { OPEN_BOXES, autoExpand, boxCount, groupByModule, moduleOfName, moduleOfNodeName, visibleId } from '../../web-demo/src/groups.js';
 import { layoutGraph } from '../../web-demo/src/layout.js';
 import { defaultSizes, feedsFor } from '../../web-demo/src/feeds.js';
 import { attributeText } from '../../web-demo/src/inspector.js';
@@ -371,6 +372,25 @@ describe('the .onnx\'s alias entries, from untrusted bytes', () => {
 });
 
 describe('groups: blocks by module', () => {
+  test('a file torch.onnx.export wrote: a node without weights of its own is its scope\'s module, a LayerNorm whose weights torch shares through an Identity its own', () => {
+    assert.equal(moduleOfNodeName('/layer1/0/conv1/Conv'), 'layer1.0.conv1');
+    assert.equal(moduleOfNodeName('/4/down/down.0/Conv'), '4.down.0', 'a Sequential\'s child is named from its parent');
+    assert.equal(moduleOfNodeName('/Add'), null);
+    assert.equal(moduleOfNodeName('Conv_3'), null, 'the tracer\'s names have no scope');
+    const fixture = (name) => readGraph(readFileSync(new URL(`fixtures/pytorch/onnx/${name}.onnx`, import.meta.url)));
+    const moduleOf = (g, name) => groupByModule(g).module[g.nodes.findIndex((n) => n.name === name)];
+    const gpt = fixture('gpt2_block');
+    assert.ok(gpt.nodes.some((n) => n.opType === 'Identity' && n.inputs[0] === 'ln1.weight' && n.outputs[0] === 'ln2.weight'), 'torch shares ln1\'s weight with ln2');
+    assert.equal(moduleOf(gpt, '/ln1/LayerNormalization'), 'ln1', 'read by an Identity too, ln1.weight is still ln1\'s');
+    assert.equal(moduleOf(gpt, '/ln2/LayerNormalization'), 'ln2', 'it reads ln2.weight through the Identity');
+    assert.equal(moduleOf(gpt, '/qkv/Reshape'), 'qkv', 'no weights: its scope');
+    assert.ok(groupByModule(gpt).blocks.has('qkv'));
+    const resnet = fixture('resnet');
+    assert.equal(moduleOf(resnet, '/3/Relu'), '3', 'a block\'s Relu is the block\'s');
+    assert.equal(moduleOf(resnet, '/4/down/down.0/Conv'), '4.down.0');
+    assert.equal(moduleOf(fixture('unet'), '/Relu'), '', 'torch\'s top-level ops stay at the top');
+  });
+
   test('a node with weights of its own is their module\'s; a 12-layer decoder opens as its 12 layers, each a block that feeds no block back', () => withGpt(12, (traced) => {
     const g = readGraph(traced.save());
     const groups = groupByModule(g);
