@@ -192,6 +192,9 @@ describe('the demo page\'s graph view in Chromium', () => {
     assert.ok(blocks.includes('group:h.0') && blocks.includes('group:h.1'), blocks.join());
     assert.ok((await boxIds('op')).length + blocks.length <= OPEN_BOXES);
     await page.click('#graph g.node.group[data-path="h.0"]');
+    // the click focuses the graph for its keys without the browser's dark focus ring (the keyboard's focus shows one)
+    const outline = () => page.$eval('#graph svg.graph', (s) => [s.matches(':focus'), getComputedStyle(s).outlineStyle]);
+    assert.deepEqual(await outline(), [true, 'none']);
     const size = groups.blocks.get('h.0').size;
     assert.deepEqual(await inspector('h3'), ['module h.0']);
     assert.match((await inspector('p'))[0], new RegExp(`^${size} nodes · \\d+ weights \\([\\d,]+ elements\\)`));
