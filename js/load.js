@@ -138,13 +138,16 @@ async function fetchFile(url, file, located) {
   return res;
 }
 
-/** The .wasm's bytes, checked to be WebAssembly (the magic word), or a Load error saying what came instead. */
+/**
+ * The .wasm's bytes, checked to be WebAssembly (the magic word), and where they came from as the
+ * messages name it (in Node.js the path); or a Load error saying what came instead.
+ */
 async function wasmBytes(url, file, located) {
-  let bytes, what;
+  let bytes, what, where = shown(url);
   if (isNode) {
     const path = String(url).startsWith('file:') ? new URL(url) : url;
     const { fileURLToPath } = await nodeBuiltin('node:url');
-    what = path instanceof URL ? fileURLToPath(path) : String(path);
+    what = where = path instanceof URL ? fileURLToPath(path) : String(path);
     try {
       bytes = new Uint8Array(await (await nodeBuiltin('node:fs/promises')).readFile(path));
     } catch (e) {
@@ -157,7 +160,7 @@ async function wasmBytes(url, file, located) {
     what = `${shown(url)} (HTTP ${res.status}, ${res.headers.get('content-type') ?? 'no content type'})`;
     bytes = new Uint8Array(await res.arrayBuffer());
   }
-  if (MAGIC.every((b, i) => bytes[i] === b)) return bytes;
+  if (MAGIC.every((b, i) => bytes[i] === b)) return { bytes, where };
   const html = bytes[0] === 0x3c; // '<': a page (a server's fallback for a path it does not have)
   throw loadError(`${file} from ${what} is not WebAssembly: expected the magic word 00 61 73 6d, found ${head(bytes)}`
     + (html ? ', an HTML page served in its place' : ''), isNode ? (located
@@ -245,9 +248,9 @@ async function instantiate(threaded, locateFile) {
     }
     const url = opts.omWasmUrl();
     (async () => {
-      const bytes = await wasmBytes(url, `${name}.wasm`, !!locateFile);
-      const module = await compile(bytes, `${name}.wasm`, shown(url));
-      const mismatch = (why) => loadError(`cannot instantiate ${name}.wasm from ${shown(url)} (${why})`,
+      const { bytes, where } = await wasmBytes(url, `${name}.wasm`, !!locateFile);
+      const module = await compile(bytes, `${name}.wasm`, where);
+      const mismatch = (why) => loadError(`cannot instantiate ${name}.wasm from ${where} (${why})`,
         `It does not belong to this ${name}.mjs: serve the two files of the same package version together`);
       // the other build's .wasm links (its imports are a subset) but runs on a memory the glue does not see
       if (WebAssembly.Module.imports(module).some((i) => i.kind === 'memory') !== threaded) {
