@@ -107,7 +107,9 @@ export interface ReadyOptions {
   locateFile?: (file: string, directory: string) => string;
   /**
    * true: the threaded build, or a 'Load' error where shared memory is not allowed (a page that is
-   * not cross-origin isolated); false: the single-thread build. Default: threads where allowed.
+   * not cross-origin isolated) or its files are missing; false: the single-thread build. Default:
+   * threads where allowed, except in a bundle (which holds only the single-thread build unless the
+   * page copied the threaded one: docs/install.md).
    */
   threads?: boolean;
 }

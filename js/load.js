@@ -27,6 +27,13 @@ const THREADED_GLUE = './dist/onemodel-mt.mjs';
 /** js/dist/, where the package's own files are (a variable: a literal would make Vite bundle all of it). */
 const DIST = './dist/';
 
+/**
+ * Whether onemodel's code runs from a bundle (a bundler put js/load.js in a file of another name),
+ * where the threaded build is only where the page copied it: a page asks for it with
+ * threads: true, so that one that did not copy it does not fetch it in vain (a 404 in the console).
+ */
+const BUNDLED = !new URL(import.meta.url).pathname.endsWith('/load.js');
+
 /** The first bytes of every WebAssembly module: "\0asm". */
 const MAGIC = [0x00, 0x61, 0x73, 0x6d];
 
@@ -83,22 +90,28 @@ function shown(url) {
 /**
  * What to do about a file of the package that was not served at url, for the situation the URL
  * shows: Vite's dev server pre-bundled onemodel (no .wasm in node_modules/.vite/deps/); a bundle
- * (onemodel's code is not in the package's js/ any more) without the file copied beside it; the
- * package's own js/ not all served; or a locateFile / wasmUrl pointing elsewhere.
+ * without the file copied where the code looks for it (the threaded build's three files in dist/
+ * beside the bundle); the package's own js/ not all served; or a locateFile / wasmUrl pointing
+ * elsewhere. The threaded glue is placed by no option: without it, the fix is to leave threads out.
  */
 function fixFor(url, file, located) {
   if (located) return `Check the URL your locateFile or wasmUrl gave for ${file}`;
-  const option = file === 'onemodel.wasm' ? 'wasmUrl' : 'locateFile'; // wasmUrl places the single-thread .wasm only
+  const threaded = file.startsWith('onemodel-mt');
+  const instead = file.endsWith('.mjs') ? 'or leave threads out to load the single-thread build'
+    : `or give ${BUNDLED ? 'its' : 'the file\'s'} URL: om.ready({ ${file === 'onemodel.wasm' ? 'wasmUrl' : 'locateFile'} })`;
   if (/\/node_modules\/\.vite\/deps\//.test(url)) {
     return 'Vite\'s dev server pre-bundled onemodel into node_modules/.vite/deps/, where there is no '
       + `${file}: leave it out of pre-bundling with \`optimizeDeps: { exclude: ['onemodel'] }\` in vite.config.js (see ${INSTALL}#vite)`;
   }
-  if (shown(url) !== new URL(file, new URL(DIST, import.meta.url)).href) {
-    return `A bundler put onemodel's code in a file with no ${file} beside it: copy `
-      + `node_modules/onemodel/js/dist/${file} there (see ${INSTALL}#esbuild), or give its URL: om.ready({ ${option} })`;
+  if (BUNDLED && threaded) {
+    return `A bundler put onemodel's code in a file with no dist/ beside it holding the threaded build: copy `
+      + `node_modules/onemodel/js/dist/onemodel-mt.{mjs,wasm,worker.js} to ${new URL('./', shown(url)).href} (see ${INSTALL}#threads-in-a-page), ${instead}`;
   }
-  return `The package's js/dist/${file} is not served there: serve the package's whole js/ directory (see ${INSTALL}), `
-    + `or give the file's URL: om.ready({ ${option} })`;
+  if (BUNDLED) {
+    return `A bundler put onemodel's code in a file with no ${file} beside it: copy `
+      + `node_modules/onemodel/js/dist/${file} there (see ${INSTALL}#esbuild), ${instead}`;
+  }
+  return `The package's js/dist/${file} is not served there: serve the package's whole js/ directory (see ${INSTALL}), ${instead}`;
 }
 
 /** The first bytes as hex and as text: 3c 21 64 6f ("<!do"). */
@@ -125,13 +138,16 @@ async function fetchFile(url, file, located) {
   return res;
 }
 
-/** The .wasm's bytes, checked to be WebAssembly (the magic word), or a Load error saying what came instead. */
+/**
+ * The .wasm's bytes, checked to be WebAssembly (the magic word), and where they came from as the
+ * messages name it (in Node.js the path); or a Load error saying what came instead.
+ */
 async function wasmBytes(url, file, located) {
-  let bytes, what;
+  let bytes, what, where = shown(url);
   if (isNode) {
     const path = String(url).startsWith('file:') ? new URL(url) : url;
     const { fileURLToPath } = await nodeBuiltin('node:url');
-    what = path instanceof URL ? fileURLToPath(path) : String(path);
+    what = where = path instanceof URL ? fileURLToPath(path) : String(path);
     try {
       bytes = new Uint8Array(await (await nodeBuiltin('node:fs/promises')).readFile(path));
     } catch (e) {
@@ -144,7 +160,7 @@ async function wasmBytes(url, file, located) {
     what = `${shown(url)} (HTTP ${res.status}, ${res.headers.get('content-type') ?? 'no content type'})`;
     bytes = new Uint8Array(await res.arrayBuffer());
   }
-  if (MAGIC.every((b, i) => bytes[i] === b)) return bytes;
+  if (MAGIC.every((b, i) => bytes[i] === b)) return { bytes, where };
   const html = bytes[0] === 0x3c; // '<': a page (a server's fallback for a path it does not have)
   throw loadError(`${file} from ${what} is not WebAssembly: expected the magic word 00 61 73 6d, found ${head(bytes)}`
     + (html ? ', an HTML page served in its place' : ''), isNode ? (located
@@ -202,8 +218,8 @@ async function instantiate(threaded, locateFile) {
       ? await import(/* @vite-ignore */ /* webpackIgnore: true */ glueUrl)
       : await import('./dist/onemodel.mjs')).default;
   } catch (e) {
-    throw loadError(`cannot import ${glueUrl ? shown(glueUrl) : `js/dist/${name}.mjs`} (${e?.message ?? e})`,
-      'The package is incomplete (in a checkout of onemodel, build it with `npm run build`)');
+    throw loadError(`cannot import ${glueUrl ? shown(glueUrl) : `js/dist/${name}.mjs`} (${e?.message ?? e})`, threaded && !isNode
+      ? fixFor(glueUrl, `${name}.mjs`, false) : 'The package is incomplete (in a checkout of onemodel, build it with `npm run build`)');
   }
   const opts = { locateFile };
   if (threaded) {
@@ -232,9 +248,9 @@ async function instantiate(threaded, locateFile) {
     }
     const url = opts.omWasmUrl();
     (async () => {
-      const bytes = await wasmBytes(url, `${name}.wasm`, !!locateFile);
-      const module = await compile(bytes, `${name}.wasm`, shown(url));
-      const mismatch = (why) => loadError(`cannot instantiate ${name}.wasm from ${shown(url)} (${why})`,
+      const { bytes, where } = await wasmBytes(url, `${name}.wasm`, !!locateFile);
+      const module = await compile(bytes, `${name}.wasm`, where);
+      const mismatch = (why) => loadError(`cannot instantiate ${name}.wasm from ${where} (${why})`,
         `It does not belong to this ${name}.mjs: serve the two files of the same package version together`);
       // the other build's .wasm links (its imports are a subset) but runs on a memory the glue does not see
       if (WebAssembly.Module.imports(module).some((i) => i.kind === 'memory') !== threaded) {
@@ -267,9 +283,10 @@ async function instantiate(threaded, locateFile) {
 
 /**
  * Loads the build ready()'s options (from readOptions) ask for: with threads (Emscripten pthreads on shared memory)
- * in Node.js and in a cross-origin-isolated page or worker, unless threads is false; elsewhere,
- * or in a page where the threaded files are missing (a bundle that copied only onemodel.wasm),
- * the single-thread build. threads: true in a page that cannot share memory is a Load error.
+ * in Node.js and in a cross-origin-isolated page or worker, unless threads is false, or left out
+ * in a bundle (BUNDLED); elsewhere, or in a page where the threaded files are missing, the
+ * single-thread build. threads: true in a page that cannot share memory, or without the threaded
+ * files, is a Load error.
  */
 export async function loadModule({ threads, locateFile }) {
   const canShareMemory = isNode || globalThis.crossOriginIsolated === true;
@@ -278,7 +295,7 @@ export async function loadModule({ threads, locateFile }) {
       'Serve the page with the headers Cross-Origin-Opener-Policy: same-origin and Cross-Origin-Embedder-Policy: require-corp '
       + `(see ${INSTALL}#threads-in-a-page), or leave threads out to load the single-thread build`);
   }
-  if (canShareMemory && threads !== false) {
+  if (canShareMemory && (threads === true || (threads === undefined && (isNode || !BUNDLED)))) {
     try {
       return await instantiate(true, locateFile);
     } catch (e) {

@@ -350,7 +350,7 @@ describe('floats a model computes', () => {
     throwsKind(() => om.trace((x) => F.leakyRelu(x, 1 / E(x)), { x: [om.randn([3, 7]), [null, 'E']] }), 'SymbolicShape',
       /^leakyRelu: float argument 0 is 0\.142857 here and [\d.]+ at E=\d+; a float argument computed from a size cannot be written in the graph \(at /);
     throwsKind(() => om.trace((x) => F.scaledDotProductAttention(x, x, x, { scale: Math.log(E(x)) }), { x: [om.randn([3, 4, 7]), [null, null, 'E']] }),
-      'SymbolicShape', /^attention: float argument 0 is 1\.94591 here and [\d.]+ at E=\d+; it changes with the sizes, but not as a float the graph can compute \(a \* f\(E\) \+ b/);
+      'SymbolicShape', /^scaledDotProductAttention: float argument 0 is 1\.94591 here and [\d.]+ at E=\d+; it changes with the sizes, but not as a float the graph can compute \(a \* f\(E\) \+ b/);
   });
 });
 

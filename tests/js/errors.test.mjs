@@ -4,6 +4,7 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import { readFileSync, readdirSync } from 'node:fs';
 import * as om from 'onemodel';
 import { inJsTerms, jsName } from '../../js/errors.js';
 import { vals, memoryHooks } from './helpers.mjs';
@@ -11,6 +12,15 @@ import { vals, memoryHooks } from './helpers.mjs';
 memoryHooks();
 
 const f = (data) => om.tensor(data);
+/** misuse(tracer, x) on a Tracer begun for it (x: a [2, 3] tensor); then the recording is aborted. */
+const tracerMisuse = (misuse) => om.tidy(() => {
+  const tr = om.Tracer.begin();
+  try {
+    misuse(tr, om.ones([2, 3]));
+  } finally {
+    tr.abort();
+  }
+});
 const disposed = () => { const t = om.tensor([1, 2]); t.dispose(); return t; };
 
 // [name, function, kind, message regex]
@@ -29,8 +39,29 @@ const rows = [
   ['where with mismatched shapes', () => om.where(om.zeros([2], { dtype: 'bool' }), om.zeros([3]), 0), 'ShapeMismatch', /where/],
   ['copy_ [3] into [2]', () => om.zeros([2]).copy_(om.zeros([3])), 'ShapeMismatch', /copy/],
   // dtypes
-  ['bool - bool', () => f([true]).sub(f([false])), 'DtypeMismatch', /^sub: subtraction, the `-` operator, with a bool tensor is not supported/],
-  ['float - true', () => f([1.5]).sub(true), 'DtypeMismatch', /^sub: subtraction, the `-` operator, with a bool tensor/],
+  ['bool - bool', () => f([true]).sub(f([false])), 'DtypeMismatch',
+    /^sub: subtraction with a bool tensor is not supported \(use logicalXor\(\), or logicalNot\(\) to invert a mask\)$/],
+  ['float - true', () => f([1.5]).sub(true), 'DtypeMismatch', /^sub: subtraction with a bool tensor/],
+  ['indexPut with a float32 index', () => om.zeros([3]).indexPut([f([0])], f([1])), 'DtypeMismatch',
+    /^indexPut: index 0 is float32; indices must be int64 \(for a bool mask use maskedFill or maskedScatter\)$/],
+  ['a float64 tensor into an op that takes none', () => om.tensor([1, 2], { dtype: 'float64' }).softmax(0), 'DtypeMismatch',
+    /^softmax: takes no float64 \(input 0; onemodel\/docs\/graph-runtime\.md lists the ops computed in double\)$/],
+  ['backward of a tensor without grad', () => f([1, 2]).sum().backward(), 'Autograd',
+    /^backward: the tensor does not require grad \(no input was marked requiresGrad\)$/],
+  ['pixelShuffle of 3 channels by 2', () => om.nn.functional.pixelShuffle(om.zeros([1, 3, 2, 2]), 2), 'ShapeMismatch',
+    /^pixelShuffle expects its input's 'channel' dimension to be divisible by the square of upscaleFactor, but input\.shape\.at\(-3\)=3 is not divisible by 2\^2$/],
+  ['scaledDotProductAttention with a mask of another shape', () => om.nn.functional.scaledDotProductAttention(om.zeros([1, 3, 4]), om.zeros([1, 5, 4]),
+    om.zeros([1, 5, 4]), { attnMask: om.zeros([3, 4]) }), 'ShapeMismatch', /^scaledDotProductAttention: mask \[3,4\] does not broadcast to the scores' \[3, 5\]$/],
+  // a Tracer used out of order: the hints name its methods, not C's functions
+  ['Tracer: finish inside run', () => tracerMisuse((tr, x) => { tr.input('x', x); tr.run((t) => { tr.finish({ y: t }); return t; }); }), 'InvalidUsage',
+    /^finish: called while tracer\.run\(\) runs the model; tracer\.run\(\) hands back the outputs to finish with$/],
+  ['Tracer: input inside run', () => tracerMisuse((tr, x) => { tr.input('x', x); tr.run((t) => { tr.input('z', x); return t; }); }), 'InvalidUsage',
+    /^input: 'z' is declared while tracer\.run\(\) runs the model$/],
+  ['Tracer: a Dim after run', () => tracerMisuse((tr, x) => { tr.input('x', x); tr.run((t) => t.neg()); tr.input('z', x, [om.Dim('n'), null]); }),
+    'InvalidUsage', /^Dim: 'n' is declared after the model ran; declare symbols before tracer\.run\(\)$/],
+  ['Tracer: run with no input', () => tracerMisuse((tr, x) => tr.run(() => x.neg())), 'InvalidUsage', /^trace: 0 inputs declared \(tracer\.input\(\); 1 to 64\)$/],
+  ['Tracer: an op on a symbolic input outside run', () => tracerMisuse((tr, x) => tr.input('x', x, ['n', null]).neg()), 'InvalidUsage',
+    /^neg: a trace with symbolic axes records only inside om\.trace or tracer\.run\(\), which runs the model again/],
   ['bitwise and of float32', () => f([1, 2]).bitwiseAnd(f([1n, 2n])), 'DtypeMismatch', /^bitwiseAnd: takes int64 or bool, not float32/],
   ['bitwise not of float32', () => om.bitwiseNot(f([1])), 'DtypeMismatch', /^bitwiseNot: takes int64 or bool, not float32/],
   ['remainder of bool', () => f([true]).remainder(true), 'DtypeMismatch', /^remainder: takes float32, int64 or float64, not bool/],
@@ -212,6 +243,41 @@ describe('error classes', () => {
     } finally {
       x.dispose();
     }
+  });
+
+  // Every message the C sources can set (the literal text of each om__fail, om__trace_fail and
+  // format.c's BAD call, %s and all), in JS terms: none names a C function (om_trace_run, ...),
+  // PyTorch's operators (the `-` operator) or a doc by its path in the repository rather than in
+  // the package, and every op named in snake_case is gone.
+  test('no message from C names a C function, a PyTorch operator or a snake_case op once in JS terms', () => {
+    const root = new URL('../../src/', import.meta.url);
+    const ops = new Set([...readFileSync(new URL('ops/ops.def', root), 'utf8').matchAll(/^OM_OP\((\w+)/gm)].map((m) => m[1]));
+    const messages = [];
+    for (const file of readdirSync(root, { recursive: true }).filter((p) => /\.[ch]$/.test(p))) {
+      const text = readFileSync(new URL(file, root), 'utf8');
+      for (const call of text.matchAll(/\b(?:om__fail|om__trace_fail|BAD)\(/g)) {
+        let literal = '';
+        for (let i = call.index + call[0].length, depth = 1; depth > 0; i++) {   // to the call's closing parenthesis
+          const c = text[i];
+          if (c === '"' || c === "'") {   // a string (the message's pieces) or a character literal, escapes and all
+            let j = i + 1;
+            while (text[j] !== c) j += text[j] === '\\' ? 2 : 1;
+            if (c === '"') literal += text.slice(i + 1, j);
+            i = j;
+          } else if ('([{'.includes(c)) depth++;
+          else if (')]}'.includes(c)) depth--;
+        }
+        messages.push({ where: `${file}:${text.slice(0, call.index).split('\n').length}`, literal });
+      }
+    }
+    assert.ok(messages.length > 500, `${messages.length} messages`);
+    assert.ok(messages.some((m) => m.literal.includes('om_trace_run')), 'the scan sees the hints that name C functions');
+    // the JS API's names: a snake_case word that is one in camelCase (masked_scatter) is a C name too
+    const api = new Set([om, om.nn.functional, om.Tensor.prototype].flatMap((o) => Object.getOwnPropertyNames(o)));
+    const cName = (w) => ops.has(w) || api.has(jsName(w));
+    const bad = messages.map(({ where, literal }) => ({ where, js: inJsTerms(literal, (n) => ops.has(n)) }))
+      .filter(({ js }) => /\bom_[a-z]|`[-^~]`|(?<!onemodel\/)docs\//.test(js) || (js.replace(/'[^']*'/g, '').match(/\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b/g) ?? []).some(cName));
+    assert.deepEqual(bad, []);
   });
 
   test('calling anything before ready() throws an OmError', () => {

@@ -8,7 +8,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as om from 'onemodel';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -89,9 +89,12 @@ describe('a failed load in Node.js', () => {
   test('a truncated .wasm: the compiler\'s error', () => {
     const truncated = join(dir, 'truncated.wasm');
     writeFileSync(truncated, readFileSync(join(DIST, 'onemodel-mt.wasm')).subarray(0, 5000));
-    assertLoadError(loadIn(placing('onemodel-mt.wasm', truncated)),
-      new RegExp(`^onemodel: cannot compile onemodel-mt\\.wasm from ${truncated} \\(CompileError: `),
-      /\. The file is damaged or truncated: install the package again$/);
+    // placed by a path or by a file: URL, the message names the path, as its other messages do
+    for (const place of [truncated, pathToFileURL(truncated).href]) {
+      assertLoadError(loadIn(placing('onemodel-mt.wasm', place)),
+        new RegExp(`^onemodel: cannot compile onemodel-mt\\.wasm from ${truncated} \\(CompileError: `),
+        /\. The file is damaged or truncated: install the package again$/);
+    }
   });
 
   test('the other build\'s .wasm: it does not belong to the glue', () => {

@@ -288,7 +288,7 @@ test('ops without a double kernel refuse DOUBLE with a kind; eager float64 tenso
   const s = await om.InferenceSession.create(onnxBytes({ nodes: [{ op: 'MatMul', inputs: ['a', 'b'], outputs: ['y'] }], inputs: [{ name: 'a', dtype: 'float64', dims: [2, 2] }, { name: 'b', dtype: 'float64', dims: [2, 2] }], outputs: [{ name: 'y', dtype: 'float64' }], opset: 20 }));
   try {
     const m = { type: 'float64', dims: [2, 2], data: Float64Array.of(1, 2, 3, 4) };
-    assert.throws(() => s.run({ a: m, b: m }), (e) => e instanceof om.OmError && e.kind === 'DtypeMismatch' && /MatMul_0 \(MatMul\): takes no float64 \(input 0; docs\/graph-runtime.md lists the ops computed in double\)/.test(e.message));
+    assert.throws(() => s.run({ a: m, b: m }), (e) => e instanceof om.OmError && e.kind === 'DtypeMismatch' && /MatMul_0 \(MatMul\): takes no float64 \(input 0; onemodel\/docs\/graph-runtime\.md lists the ops computed in double\)/.test(e.message));
   } finally {
     s.dispose();
   }

@@ -420,6 +420,36 @@ export { total, wrong };
       assert.deepEqual(result, expected);
     });
 
+    test("esbuild, cross-origin isolated: no threads asked for, the single-thread build (nothing fetched in vain); threads: true a Load error naming the copy, and with docs/install.md's copy the threaded build", async () => {
+      const out = join(app, 'dist');   // the esbuild test's bundle, with onemodel.wasm copied beside it
+      assert.ok(tree(out).includes('onemodel.wasm'));
+      const bundle = installDoc('sh', 'npx esbuild').trim().split('\n')[0].split(/\s+/).slice(3);
+      writeFileSync(join(app, 'threads.js'), MAIN.replace('await om.ready();', 'await om.ready({ threads: true });'));
+      for (const entry of ['fail.js', 'threads.js']) await sh(app, join(ROOT, 'node_modules', '.bin', 'esbuild'), [entry, ...bundle, '--log-level=warning']);
+      writeFileSync(join(out, 'failing.html'), FILES['index.html'].replace('./main.js', './fail.js'));
+      writeFileSync(join(out, 'threads.html'), FILES['index.html'].replace('./main.js', './threads.js'));
+      try {
+        const { result, wasm } = await openApp(out, 'index.html', { isolated: true });   // openPage: no console error, no 404
+        assert.deepEqual(wasm, [['/onemodel.wasm', 200]]);
+        assert.deepEqual(result, expected);
+        await served(out, async (base) => {
+          const { failure } = await openFailing(`${base}failing.html?options=${encodeURIComponent('{"threads":true}')}`);
+          assertLoad(failure, new RegExp(`^onemodel: cannot import ${base}dist/onemodel-mt\\.mjs \\(.*\\)\\. A bundler put onemodel's code in a file with no dist/ `
+            + `beside it holding the threaded build: copy node_modules/onemodel/js/dist/onemodel-mt\\.\\{mjs,wasm,worker\\.js\\} to ${base}dist/ `
+            + '\\(see onemodel/docs/install\\.md#threads-in-a-page\\), or leave threads out to load the single-thread build$'));
+        }, { isolated: true });
+        const copy = installDoc('sh', 'mkdir -p dist/dist');
+        await sh(app, 'bash', ['-c', copy]);
+        assert.deepEqual(tree(join(out, 'dist')).sort(), ['onemodel-mt.mjs', 'onemodel-mt.wasm', 'onemodel-mt.worker.js']);
+        const threaded = await openApp(out, 'threads.html', { isolated: true });
+        assert.deepEqual(threaded.wasm, [['/dist/onemodel-mt.wasm', 200]]);
+        assert.deepEqual(threaded.result, expected);
+      } finally {
+        for (const f of ['fail.js', 'failing.html', 'threads.js', 'threads.html', 'dist']) rmSync(join(out, f), { recursive: true, force: true });
+        rmSync(join(app, 'threads.js'));
+      }
+    });
+
     test('no bundler: a plain page with an import map runs the model and the trace from node_modules', async () => {
       const { result, wasm } = await openApp(app, 'importmap.html');
       assert.deepEqual(wasm, [['/node_modules/onemodel/js/dist/onemodel.wasm', 200]]);

@@ -4,12 +4,13 @@
 // (layout.js: a shape on every edge, a frame per expanded block) and the generated or uploaded
 // inputs a file is run on (feeds.js), with their errors.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { before, describe, test } from 'node:test';
 import * as om from 'onemodel';
 import * as wf from '../../examples/lib/workflow.mjs';
 import { Block, GPT } from '../../examples/zoo/gpt.mjs';
 import { readGraph } from '../../web-demo/src/graphfile.js';
-import { OPEN_BOXES, autoExpand, boxCount, groupByModule, moduleOfName, visibleId } from '../../web-demo/src/groups.js';
+import { OPEN_BOXES, autoExpand, boxCount, groupByModule, moduleOfName, moduleOfNodeName, visibleId } from '../../web-demo/src/groups.js';
 import { layoutGraph } from '../../web-demo/src/layout.js';
 import { defaultSizes, feedsFor } from '../../web-demo/src/feeds.js';
 import { attributeText } from '../../web-demo/src/inspector.js';
@@ -257,8 +258,8 @@ describe('the library format: version 1, and alias entries from untrusted bytes'
         /the graph section ends inside an initializer's alias/, /an alias runs past the graph section/],
       'another held name': (r) => {
         const a = r.aliases[rand(r.aliases.length)], names = held.flat().filter((n) => n !== a.name), to = names[rand(names.length)];
-        return [splice(base, a.at, a.length, str(to)), new RegExp(`the state-dict name '${escape(to)}' is held|holds the state-dict name '${escape(to)}' twice`),
-          new RegExp(`the state-dict name '${escape(to)}' is held twice`)];
+        const says = new RegExp(`the state-dict name '${escape(to)}' is held by initializers|holds the state-dict name '${escape(to)}' twice`);
+        return [splice(base, a.at, a.length, str(to)), says, says];
       },
       'an empty alias': (r) => {
         const a = r.aliases[rand(r.aliases.length)];
@@ -267,7 +268,7 @@ describe('the library format: version 1, and alias entries from untrusted bytes'
       'an alias entered twice': (r) => {
         const a = r.aliases[rand(r.aliases.length)];
         const g = splice(setU32(base, r.aliasAt, r.aliases.length + 1), r.end, 0, str(a.name));
-        return [g, /holds the state-dict name '[^']+' twice/, /is held twice/];
+        return [g, /holds the state-dict name '[^']+' twice/, /holds the state-dict name '[^']+' twice/];
       },
       'an id out of range or of another initializer': (r) => {
         const other = records.find((o) => o !== r).id;
@@ -301,7 +302,7 @@ describe('the library format: version 1, and alias entries from untrusted bytes'
         session = await om.InferenceSession.create(file);
       } catch (e) {
         assert.ok(e instanceof om.OmError && e.kind === 'Format', `letter ${k}: ${e}`);
-        throwsKind(() => readGraph(file), 'Format', /holds a NUL|is held twice/);
+        throwsKind(() => readGraph(file), 'Format', /holds a NUL|is held by initializers|twice/);
         continue;
       }
       session.dispose();
@@ -312,7 +313,84 @@ describe('the library format: version 1, and alias entries from untrusted bytes'
   }));
 });
 
+// An .onnx keeps the aliases in its metadata_props (docs/tracing.md): ModelProto field 14, entries of key (1) and value (2).
+const varint = (n) => { const out = []; for (; n > 0x7f; n >>>= 7) out.push((n & 0x7f) | 0x80); out.push(n); return out; };
+const field = (f, bytes) => [...varint(f * 8 + 2), ...varint(bytes.length), ...bytes];
+const entry = (key, value) => field(14, [...field(1, new TextEncoder().encode(key)), ...field(2, new TextEncoder().encode(value))]);
+
+/** onnx (a ModelProto's bytes) with its metadata entries replaced by entries ([key, value] pairs). */
+function withMetadata(onnx, entries) {
+  const kept = [];
+  for (let at = 0; at < onnx.length;) {
+    const start = at, next = () => { let n = 0, shift = 0, b; do { b = onnx[at++]; n += (b & 0x7f) * 2 ** shift; shift += 7; } while (b & 0x80); return n; };
+    const tag = next(), wire = tag & 7;
+    if (wire === 0) next();
+    else if (wire === 2) { const length = next(); at += length; }
+    else assert.fail(`wire type ${wire} at the top of a ModelProto`);
+    if (tag >>> 3 !== 14) kept.push(...onnx.subarray(start, at));
+  }
+  return Uint8Array.from([...kept, ...entries.flatMap(([key, value]) => entry(key, value))]);
+}
+
+describe('the .onnx\'s alias entries, from untrusted bytes', () => {
+  test('an alias held twice, by two initializers, empty, with a NUL or naming no initializer is Format in the page; the Session, which does not read them, runs the file', () => withBatchNorms(async (traced, model, x) => {
+    const onnx = traced.toOnnx(), recorded = traced.graph().initializers;
+    const entries = recorded.flatMap((i) => i.aliases.map((a) => [`onemodel.alias.${a}`, i.name]));
+    assert.equal(entries.length, 6, 'two initializers hold the BatchNorms\' eight names: six aliases');
+    const [ones, zeros] = recorded.filter((i) => i.aliases.length);
+    assert.deepEqual(readGraph(withMetadata(onnx, entries)).initializers, recorded, 'the entries as the tracer writes them');
+    assert.deepEqual(readGraph(withMetadata(onnx, [])).initializers, recorded.map((i) => ({ ...i, aliases: [] })), 'no entries: no aliases');
+    const moved = [...entries.slice(1), entries[0]];
+    assert.deepEqual(readGraph(withMetadata(onnx, moved)).initializers.find((i) => i.name === ones.name).aliases,
+      moved.filter(([, v]) => v === ones.name).map(([k]) => k.slice('onemodel.alias.'.length)), 'aliases in the file\'s order');
+    const conv = recorded.find((i) => !i.aliases.length).name;
+    const cases = [
+      [[...entries, entries[0]], new RegExp(`initializer '${ones.name}' holds the state-dict name '${ones.aliases[0]}' twice`)],
+      [[...entries, [`onemodel.alias.${ones.name}`, ones.name]], new RegExp(`initializer '${ones.name}' holds the state-dict name '${ones.name}' twice`)],
+      [[...entries, [`onemodel.alias.${ones.aliases[0]}`, zeros.name]], new RegExp(`the state-dict name '${ones.aliases[0]}' is held by initializers '${ones.name}' and '${zeros.name}'`)],
+      [[...entries, [`onemodel.alias.${conv}`, zeros.name]], new RegExp(`the state-dict name '${conv}' is held by initializers '${conv}' and '${zeros.name}'`)],
+      [[...entries, ['onemodel.alias.', zeros.name]], new RegExp(`initializer '${zeros.name}' has an empty alias`)],
+      [[...entries, ['onemodel.alias.1.we\0ight', zeros.name]], new RegExp(`the alias of '${zeros.name}' in metadata key 'onemodel\\.alias\\.1\\.we\\\\0ight' holds a NUL`)],
+      [[...entries, ['onemodel.alias.2.weight', 'x']], /metadata key 'onemodel\.alias\.2\.weight' names 'x', which is no initializer/],
+      [[...entries, ['onemodel.alias.2.weight', '']], /metadata key 'onemodel\.alias\.2\.weight' names '', which is no initializer/],
+    ];
+    const want = om.tidy(() => Array.from(model.forward(x).toArray()));
+    for (const [file, says] of cases.map(([e, re]) => [withMetadata(onnx, e), re])) {
+      throwsKind(() => readGraph(file), 'Format', says);
+      const session = await om.InferenceSession.create(file);
+      try {
+        const got = om.tidy(() => Array.from(Object.values(session.run({ x }))[0].toArray()));
+        assert.ok(got.every((v, i) => Math.abs(v - want[i]) <= 1e-5), `${says}: the Session runs the file`);
+      } finally {
+        session.dispose();
+      }
+    }
+    // other metadata (the symbols' entries, a key that only starts alike) is not an alias
+    const others = readGraph(withMetadata(onnx, [...entries, ['onemodel.aliases', 'x'], ['onemodel.symbol.n', '{}']]));
+    assert.deepEqual(others.initializers, recorded);
+  }));
+});
+
 describe('groups: blocks by module', () => {
+  test('a file torch.onnx.export wrote: a node without weights of its own is its scope\'s module, a LayerNorm whose weights torch shares through an Identity its own', () => {
+    assert.equal(moduleOfNodeName('/layer1/0/conv1/Conv'), 'layer1.0.conv1');
+    assert.equal(moduleOfNodeName('/4/down/down.0/Conv'), '4.down.0', 'a Sequential\'s child is named from its parent');
+    assert.equal(moduleOfNodeName('/Add'), null);
+    assert.equal(moduleOfNodeName('Conv_3'), null, 'the tracer\'s names have no scope');
+    const fixture = (name) => readGraph(readFileSync(new URL(`fixtures/pytorch/onnx/${name}.onnx`, import.meta.url)));
+    const moduleOf = (g, name) => groupByModule(g).module[g.nodes.findIndex((n) => n.name === name)];
+    const gpt = fixture('gpt2_block');
+    assert.ok(gpt.nodes.some((n) => n.opType === 'Identity' && n.inputs[0] === 'ln1.weight' && n.outputs[0] === 'ln2.weight'), 'torch shares ln1\'s weight with ln2');
+    assert.equal(moduleOf(gpt, '/ln1/LayerNormalization'), 'ln1', 'read by an Identity too, ln1.weight is still ln1\'s');
+    assert.equal(moduleOf(gpt, '/ln2/LayerNormalization'), 'ln2', 'it reads ln2.weight through the Identity');
+    assert.equal(moduleOf(gpt, '/qkv/Reshape'), 'qkv', 'no weights: its scope');
+    assert.ok(groupByModule(gpt).blocks.has('qkv'));
+    const resnet = fixture('resnet');
+    assert.equal(moduleOf(resnet, '/3/Relu'), '3', 'a block\'s Relu is the block\'s');
+    assert.equal(moduleOf(resnet, '/4/down/down.0/Conv'), '4.down.0');
+    assert.equal(moduleOf(fixture('unet'), '/Relu'), '', 'torch\'s top-level ops stay at the top');
+  });
+
   test('a node with weights of its own is their module\'s; a 12-layer decoder opens as its 12 layers, each a block that feeds no block back', () => withGpt(12, (traced) => {
     const g = readGraph(traced.save());
     const groups = groupByModule(g);

@@ -590,6 +590,14 @@ describe('web-demo page in Chromium', () => {
     assert.equal(await page.getAttribute('#plot svg', 'data-stopped-at'), String(steps));
     assert.equal(await page.getAttribute('#plot svg', 'data-points'), String(steps));
     assert.equal(await text('#plot .stop-label'), `stopped at ${steps}`);
+    // the axes are marked at round values: 1, 2 or 5 times a power of ten (a log axis), or steps of one such apart
+    const oneTwoFive = (v) => v > 0 && [1, 2, 5].includes(Number((v / 10 ** Math.floor(Math.log10(v))).toPrecision(6)));
+    for (const axis of ['x', 'y']) {
+      const shown = await page.$$eval(`#plot text.tick.${axis}`, (ts) => ts.map((t) => Number(t.textContent)));
+      const apart = shown.slice(1).map((v, i) => Number((v - shown[i]).toPrecision(6)));
+      assert.ok(shown.length >= 2 && (shown.every(oneTwoFive) || (apart.every((d) => d === apart[0]) && oneTwoFive(apart[0]))), `${axis}: ${shown}`);
+      if (axis === 'x') assert.ok(shown.at(-1) <= steps, `${shown} past ${steps} steps`);
+    }
     assert.match(await text('#train-info'), new RegExp(`^Stopped after ${steps} of 100000 steps, .*the weights trained so far are kept`));
     assert.equal(await page.isDisabled('#stop'), true);
     await shot('8-stopped');

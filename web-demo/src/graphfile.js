@@ -16,7 +16,9 @@
 // Bytes that are neither format, or that end inside an item, throw OmError Format; so does an .om
 // the library's reader refuses for its structure (a value defined twice or read before it is
 // defined, a state-dict name held twice, an empty alias, a NUL in a name, bytes after the last item),
-// so that the page never shows a graph the Session will not open.
+// so that the page never shows a graph the Session will not open, and an .onnx whose
+// onemodel.alias.* metadata entries (docs/tracing.md) break the same rules for aliases or name no
+// initializer (the Session ignores those entries; the page would show the weights by wrong names).
 import { OmError } from 'onemodel';
 
 const ONNX_DTYPES = { 1: 'float32', 2: 'uint8', 3: 'int8', 4: 'uint16', 5: 'int16', 6: 'int32', 7: 'int64', 8: 'string', 9: 'bool', 10: 'float16', 11: 'float64', 12: 'uint32', 13: 'uint64', 16: 'bfloat16' };
@@ -218,11 +220,11 @@ const ALIAS = 'onemodel.alias.';   // metadata_props key of a second name an ini
 function readOnnx(bytes) {
   const model = new Pb(bytes);
   let graph = null;
-  const aliases = new Map();   // initializer name -> its aliases
+  const aliases = [];   // [the alias, the initializer's name] per onemodel.alias.* entry, in the file's order
   model.each((f, w) => {
     if (f === 14 && w === 2) {
       const [key, value] = onnxEntry(model.sub());
-      if (key.startsWith(ALIAS)) aliases.set(value, [...(aliases.get(value) ?? []), key.slice(ALIAS.length)]);
+      if (key.startsWith(ALIAS)) aliases.push([key.slice(ALIAS.length), value]);
       return;
     }
     if (f !== 7 || w !== 2) return false;
@@ -235,14 +237,23 @@ function readOnnx(bytes) {
     if (f === 1) g.nodes.push(onnxNode(graph.sub()));
     else if (f === 5) {
       const { name, dtype, shape } = onnxTensor(graph.sub());
-      g.initializers.push({ name, dtype, shape, aliases: aliases.get(name) ?? [] });
+      g.initializers.push({ name, dtype, shape, aliases: [] });
     } else if (f === 11) g.inputs.push(onnxValueInfo(graph.sub()));
     else if (f === 12) g.outputs.push(onnxValueInfo(graph.sub()));
     else if (f === 13) infos.push(onnxValueInfo(graph.sub()));
     else return false;
   });
+  // the aliases go to their initializers, checked as the .om's are: the page shows each weight
+  // under its module's name, so a name held twice, empty or naming nothing would mislead
+  const holders = new Map(g.initializers.map((i) => [i.name, i]));
+  for (const [alias, holder] of aliases) {
+    if (alias.includes('\0')) throw damaged(`the alias of '${holder}' in metadata key '${ALIAS}${alias.replaceAll('\0', '\\0')}' holds a NUL`);
+    if (!holders.has(holder)) throw damaged(`metadata key '${ALIAS}${alias}' names '${holder}', which is no initializer`);
+    holders.get(holder).aliases.push(alias);
+  }
+  heldOnce(g.initializers);
   // an initializer listed among the inputs (IR < 4 files) is a weight, not an input to feed
-  const inits = new Set(g.initializers.map((i) => i.name));
+  const inits = new Set(holders.keys());
   g.inputs = g.inputs.filter((v) => !inits.has(v.name));
   for (const v of [...g.inputs, ...g.outputs, ...infos]) if (v.shape) g.values[v.name] = { dtype: v.dtype, shape: v.shape };
   for (const i of g.initializers) g.values[i.name] = { dtype: i.dtype, shape: i.shape };
@@ -323,13 +334,18 @@ function omAttribute(r) {
   }
 }
 
-/** Throws Format unless every state-dict name the initializers hold (names and aliases) is held once and no alias is empty, as the library's reader checks. */
+/**
+ * Throws Format unless every state-dict name the initializers hold (names and aliases) is held
+ * once and no alias is empty, as the library's .om reader checks (src/ir/format.c, whose messages
+ * these are).
+ */
 function heldOnce(initializers) {
   const holder = new Map();
   for (const { name, aliases } of initializers) {
     for (const [i, held] of [name, ...aliases].entries()) {
       if (i && held === '') throw damaged(`initializer '${name}' has an empty alias`);
-      if (holder.has(held)) throw damaged(`the state-dict name '${held}' is held twice, by '${holder.get(held)}' and '${name}'`);
+      if (holder.get(held) === name) throw damaged(`initializer '${name}' holds the state-dict name '${held}' twice`);
+      if (holder.has(held)) throw damaged(`the state-dict name '${held}' is held by initializers '${holder.get(held)}' and '${name}'`);
       holder.set(held, name);
     }
   }

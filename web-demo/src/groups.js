@@ -1,7 +1,8 @@
 // The graph view's blocks: each node's module (a state-dict prefix such as 'h.3.attn'), so that a
 // module's nodes can be drawn as one box and expanded one level at a time. A node that reads
 // weights belongs to the module that holds them ('h.3.attn.c_proj.weight' -> 'h.3.attn.c_proj');
-// a node that reads none (a Relu, a Reshape, a Softmax) to the deepest module both what feeds it
+// one that reads none, to the module its name's scope says where it has one (torch.onnx.export's
+// '/h.3/attn/Reshape'), else (a Relu, a Reshape, a Softmax) to the deepest module both what feeds it
 // and what it feeds lie in (the Reshape between h.3.attn.c_attn and h.3.attn.c_proj is h.3.attn's;
 // a mask computed from the inputs alone, the deepest module all its users lie in).
 // A block must be one step of the graph: a node outside a module that runs between two of its
@@ -70,6 +71,23 @@ function nameAt(init, module, opType, slot) {
   return own.find((n) => last && n.endsWith(SEP + last)) ?? own[0] ?? init.name;
 }
 
+/**
+ * The module a node's name places it in, as torch.onnx.export names nodes by the scope of the
+ * module that ran them ('/layer1/0/conv1/Conv' -> 'layer1.0.conv1'; a Sequential's child is named
+ * from its parent, '/4/down/down.0/Conv' -> '4.down.0'); null for a name with no scope (the
+ * tracer's 'Conv_3', torch's '/Add').
+ */
+export function moduleOfNodeName(name) {
+  const scope = /^\/(.+)\/[^/]+$/.exec(name)?.[1];
+  if (!scope) return null;
+  const path = [];
+  for (const part of scope.split('/')) {
+    if (path.length && part.startsWith(path.at(-1) + SEP)) path.pop();
+    path.push(part);
+  }
+  return path.join(SEP);
+}
+
 /** The deepest module holding both (null: no module known, so the other). */
 function common(a, b) {
   if (a === null) return b;
@@ -110,7 +128,7 @@ export function groupByModule(graph) {
   for (const node of graph.nodes) for (const v of new Set(node.inputs)) if (inits.has(v)) readers.set(v, (readers.get(v) ?? 0) + 1);
   const names = readNames(graph);
   const own = graph.nodes.map((node, i) => node.inputs.map((v, slot) => names.get(`${i}:${slot}`) ?? (readers.get(v) === 1 ? v : null))
-    .filter((v) => v !== null).map(moduleOfName).filter((m) => m !== null).reduce(common, null));
+    .filter((v) => v !== null).map(moduleOfName).filter((m) => m !== null).reduce(common, null) ?? moduleOfNodeName(node.name));
   const up = new Array(n).fill(null), module = new Array(n).fill('');
   for (let i = 0; i < n; i++) up[i] = own[i] ?? feeds[i].map((j) => up[j]).reduce(common, null);
   for (let i = n - 1; i >= 0; i--) module[i] = own[i] ?? common(up[i], fedTo[i].map((j) => module[j]).reduce(common, null)) ?? '';

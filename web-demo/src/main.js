@@ -295,10 +295,23 @@ class Page {
     }));
   }
 
+  /** Shows a graph in the graph view, the search emptied (its hits were the last graph's). */
+  showGraph(graph) {
+    this.clearSearch();
+    return this.graph.show(graph);
+  }
+
   /** The search box: matches listed as one types; Enter or a click shows one (Enter again: the next). */
   wireSearch() {
     const input = $('#graph-search'), list = $('#search-results');
     let hits = [], at = -1;
+    this.clearSearch = () => {
+      input.value = '';
+      hits = [];
+      at = -1;
+      list.replaceChildren();
+      list.hidden = true;
+    };
     const show = (k) => {
       at = k;
       for (const [i, li] of [...list.children].entries()) li.setAttribute('aria-selected', String(i === k));
@@ -314,7 +327,7 @@ class Page {
     });
     input.addEventListener('keydown', (e) => {
       if (e.key === 'Enter' && hits.length) show((at + 1) % hits.length);
-      else if (e.key === 'Escape') { input.value = ''; list.hidden = true; }
+      else if (e.key === 'Escape') this.clearSearch();
       else return;
       e.preventDefault();
     });
@@ -372,7 +385,7 @@ class Page {
     this.uploaded = null;
     this.markStale(this.trace?.stale ?? false);   // the stale note is the trace's, not this file's
     this.showTab('graph');
-    await this.graph.show(res.graph);
+    await this.showGraph(res.graph);
     const nodes = res.graph.nodes.length, inits = res.graph.initializers.length;
     $('#graph-info').textContent = `${file.name} · ${nodes} nodes · ${inits} initializers`;
     this.renderRunForm(file.name, res.graph);
@@ -388,6 +401,7 @@ class Page {
       h('span', { className: 'sym', textContent: sym }), ' = ',
       h('input', { className: 'size', type: 'number', min: '1', step: '1', value: String(n), dataset: { symbol: sym }, 'aria-label': `size of ${sym}` }))));
     $('#run-upload-info').textContent = 'generated inputs';
+    $('#run-file').textContent = graph.format === 'om' ? 'Run in the Session' : 'Run in both engines';
     $('#run-form').hidden = false;
     $('#run-summary').textContent = '';
     $('#run-summary').className = 'verify-summary';
@@ -398,14 +412,15 @@ class Page {
     const fields = [...document.querySelectorAll('#run-sizes .size')];
     if (!this.filled(fields)) return;
     const sizes = Object.fromEntries(fields.map((f) => [f.dataset.symbol, Number(f.value)]));
-    const res = await this.job('runFile', { sizes, uploaded: this.uploaded }, 'Running in the Session and onnxruntime-web…');
+    const both = this.openedGraph.format === 'onnx';   // onnxruntime-web reads no .om
+    const res = await this.job('runFile', { sizes, uploaded: this.uploaded }, `Running in the Session${both ? ' and onnxruntime-web' : ''}…`);
     if (!res) return;
     const { session, ort } = res.engines;
-    const ms = (e) => (e.error ? '' : `${e.ms.toFixed(2)} ms`);
-    const names = Object.keys(session.outputs ?? ort.outputs ?? {});
+    const ms = (e) => (!e || e.error ? '' : `${e.ms.toFixed(2)} ms`);
+    const names = Object.keys(session.outputs ?? ort?.outputs ?? {});
     $('#run-results tbody').replaceChildren(...names.map((name) => {
       const a = session.outputs?.[name];
-      return h('tr', { dataset: { output: name } }, h('td', {}, h('code', { textContent: name })), h('td', {}, shapeNode((a ?? ort.outputs[name]).dims)),
+      return h('tr', { dataset: { output: name } }, h('td', {}, h('code', { textContent: name })), h('td', {}, shapeNode((a ?? ort?.outputs[name]).dims)),
         h('td', { className: 'num session-ms', textContent: ms(session) }), h('td', { className: 'num ort-ms', textContent: ms(ort) }),
         h('td', { className: 'num diff', textContent: res.diffs ? errorText(res.diffs[name]) : '' }),
         h('td', { className: 'values', textContent: a ? a.data.slice(0, 6).map((v) => Number(v.toPrecision(4))).join(', ') + (a.data.length > 6 ? ', …' : '') : '' }));
@@ -413,10 +428,9 @@ class Page {
     $('#run-results').hidden = names.length === 0;
     const engine = (label, e) => (e.error ? `${label} failed: ${e.error}` : `${label} ${ms(e)}`);
     const head = $('#run-summary');
-    const failed = session.error || (ort.error && this.openedGraph.format === 'onnx');   // (onnxruntime-web reads no .om)
-    head.className = `verify-summary ${failed ? 'bad' : 'ok'}`;
+    head.className = `verify-summary ${session.error || ort?.error ? 'bad' : 'ok'}`;
     head.dataset.maxDiff = String(res.maxDiff);
-    head.textContent = `${engine('Session', session)} · ${engine('onnxruntime-web', ort)}${res.maxDiff === null ? '' : ` · max |difference| ${errorText(res.maxDiff)}`} (one run after a warm-up; inputs ${Object.entries(res.inputs).map(([k, v]) => `${k} [${v.dims}]`).join(', ')}).`;
+    head.textContent = `${engine('Session', session)} · ${ort ? engine('onnxruntime-web', ort) : 'onnxruntime-web not run (it reads .onnx files only)'}${res.maxDiff === null ? '' : ` · max |difference| ${errorText(res.maxDiff)}`} (one run after a warm-up; inputs ${Object.entries(res.inputs).map(([k, v]) => `${k} [${v.dims}]`).join(', ')}).`;
     this.status(head.textContent);
   }
 
@@ -700,7 +714,7 @@ class Page {
     this.renderSummary(res.summary);
     this.renderVerify(null);
     this.showTab('graph');
-    await this.graph.show(res.graph);
+    await this.showGraph(res.graph);
     $('#graph-info').textContent = `${res.summary.nodeCount} nodes · ${res.summary.initializers.length} initializers`;
     this.refreshButtons();
     this.showNarrowed(res.summary.ranges);

@@ -13,6 +13,26 @@ function el(name, attrs, parent) {
 
 const fmt = (v) => (Math.abs(v) >= 1e4 || (Math.abs(v) < 1e-3 && v !== 0) ? v.toExponential(1) : Number(v.toPrecision(3)).toString());
 
+/**
+ * Round values to mark on an axis from lo to hi, in order: 1, 2 and 5 times powers of ten, about
+ * four of them (log: every decade, with its 2 and 5 when it spans at most one and a half), at
+ * least `unit` apart (the step axis: whole steps).
+ */
+export function ticks(lo, hi, log, unit = 0) {
+  const out = [];
+  if (log) {
+    const mults = Math.log10(hi / lo) <= 1.5 ? [1, 2, 5] : [1];
+    for (let k = Math.floor(Math.log10(lo)); k <= Math.ceil(Math.log10(hi)); k++) {
+      for (const m of mults) if (m * 10 ** k >= lo && m * 10 ** k <= hi) out.push(Number((m * 10 ** k).toPrecision(1)));
+    }
+    return out;
+  }
+  const raw = (hi - lo) / 4, p = 10 ** Math.floor(Math.log10(raw));
+  const step = Math.max(unit, [1, 2, 5, 10].map((m) => m * p).find((v) => v >= raw * (1 - 1e-9)));
+  for (let k = Math.ceil(lo / step); k * step <= hi * (1 + 1e-9) + 1e-12; k++) out.push(Number((k * step).toPrecision(12)));
+  return out;
+}
+
 export class LossPlot {
   constructor(host) {
     this.svg = document.createElementNS(SVG, 'svg');
@@ -80,15 +100,13 @@ export class LossPlot {
     const xMax = Math.max(this.total, this.points[this.points.length - 1][0], 1);
     const sx = (s) => M.left + (s / xMax) * pw;
     const sy = (v) => M.top + ph - ((f(v) - a) / (b - a)) * ph;
-    for (let i = 0; i <= 4; i++) {
-      const v = log ? 10 ** (a + ((b - a) * i) / 4) : lo + ((hi - lo) * i) / 4;
+    for (const v of ticks(lo, hi, log)) {
       const y = sy(v);
       el('line', { x1: M.left, x2: M.left + pw, y1: y, y2: y, class: 'grid' }, this.svg);
-      el('text', { x: M.left - 6, y: y + 4, 'text-anchor': 'end', class: 'tick' }, this.svg).textContent = fmt(v);
+      el('text', { x: M.left - 6, y: y + 4, 'text-anchor': 'end', class: 'tick y' }, this.svg).textContent = fmt(v);
     }
-    for (let i = 0; i <= 4; i++) {
-      const s = Math.round((xMax * i) / 4);
-      el('text', { x: sx(s), y: H - M.bottom + 16, 'text-anchor': 'middle', class: 'tick' }, this.svg).textContent = String(s);
+    for (const s of ticks(0, xMax, false, 1)) {
+      el('text', { x: sx(s), y: H - M.bottom + 16, 'text-anchor': 'middle', class: 'tick x' }, this.svg).textContent = String(s);
     }
     el('text', { x: M.left + pw / 2, y: H - 4, 'text-anchor': 'middle', class: 'axis' }, this.svg).textContent = 'steps done';
     el('text', { x: 14, y: M.top + ph / 2, 'text-anchor': 'middle', class: 'axis', transform: `rotate(-90 14 ${M.top + ph / 2})` }, this.svg)

@@ -154,8 +154,8 @@ const jobs = {
    * Runs the opened file on generated inputs (symbols at `sizes`; feeds.js) or on `uploaded` ones
    * in the library's Session and (an .onnx) in onnxruntime-web, each once to warm up and once
    * timed: { inputs: { name: { dtype, dims } }, engines: { session, ort: { ms, outputs: { name:
-   * { dtype, dims, data } } } | { error } }, diffs ({ output: max |session - ort| }) and maxDiff
-   * (their largest), null without both engines' outputs }.
+   * { dtype, dims, data } } } | { error } | null (an .om, which it does not read) }, diffs
+   * ({ output: max |session - ort| }) and maxDiff (their largest), null without both engines' outputs }.
    */
   async runFile({ sizes, uploaded }) {
     if (!opened) throw new om.OmError('InvalidArgument', 'run: open a .onnx or .om file first');
@@ -167,10 +167,9 @@ const jobs = {
         return timedRun(() => om.tidy(() => Object.fromEntries(Object.entries(opened.session.run(feeds)).map(([k, t]) =>
           [k, { dtype: t.dtype, dims: t.shape, data: Array.from(t.toArray(), Number) }]))));
       }),
-      ort: opened.graph.format === 'om' ? { error: 'onnxruntime-web reads .onnx files only' }
-        : await engine(() => withSession(opened.bytes, (run) => timedRun(() => run(feeds)))),
+      ort: opened.graph.format === 'om' ? null : await engine(() => withSession(opened.bytes, (run) => timedRun(() => run(feeds)))),
     };
-    const diffs = differences(engines.session.outputs, engines.ort.outputs);
+    const diffs = differences(engines.session.outputs, engines.ort?.outputs);
     return { inputs, engines, diffs, maxDiff: diffs && Math.max(...Object.values(diffs)) };
   },
 };
