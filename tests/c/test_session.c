@@ -1869,6 +1869,26 @@ TEST(deform_conv_against_a_reference) {
   om_tensor_release(t);
 }
 
+/* TfIdfVectorizer's counts of a pool's unigrams and bigrams worked out here, and a pool that
+ * repeats an n-gram refused (the input a constant: the rule runs when the plan is made). */
+TEST(tfidf_vectorizer_counts_the_pool) {
+  pb nd = node("TfIdfVectorizer", "c", NULL, "y"), c = ints_init("c", 12, (const int64_t[]){1, 1, 3, 3, 3, 7, 8, 6, 7, 5, 6, 8});
+  attr_ints(&nd, "pool_int64s", 10, (const int64_t[]){2, 3, 5, 4, 5, 6, 7, 8, 6, 7});
+  attr_ints(&nd, "ngram_counts", 2, (const int64_t[]){0, 4});
+  attr_ints(&nd, "ngram_indexes", 7, (const int64_t[]){0, 1, 2, 3, 4, 5, 6});
+  attr_int(&nd, "min_gram_length", 1), attr_int(&nd, "max_gram_length", 2), attr_str(&nd, "mode", "TF");
+  om_tensor *x = TF(SHAPE(1), 0), *y = run_node(&nd, &c, 1, x);
+  check_values("TfIdfVectorizer", y, (const double[]){0, 3, 1, 0, 1, 1, 1}, 7, 0); /* 3 three times; (7 8), (6 7), (5 6) once each */
+  om_tensor_release(y);
+  pb again = node("TfIdfVectorizer", "c", NULL, "y");
+  attr_ints(&again, "pool_int64s", 6, (const int64_t[]){5, 6, 7, 8, 5, 6});
+  attr_ints(&again, "ngram_counts", 2, (const int64_t[]){0, 0});
+  attr_ints(&again, "ngram_indexes", 3, (const int64_t[]){0, 1, 2});
+  attr_int(&again, "min_gram_length", 2), attr_int(&again, "max_gram_length", 2), attr_str(&again, "mode", "TF");
+  CHECK_ERROR((y = run_node(&again, &c, 1, x)) != NULL, OM_ERR_FORMAT, "(TfIdfVectorizer): pool n-gram 2 of 2 items repeats an earlier one");
+  om_tensor_release(x);
+}
+
 /* RNN, bidirectional, against the recurrence h = tanh(W x + R h + Wb + Rb) run here. */
 TEST(rnn_against_a_reference) {
   enum { T = 4, B = 2, I = 3, H = 2, D = 2 };
@@ -2503,6 +2523,7 @@ int main(void) {
   RUN(fourier_transforms_against_references);
   RUN(three_spatial_axes_and_col2im_against_references);
   RUN(deform_conv_against_a_reference);
+  RUN(tfidf_vectorizer_counts_the_pool);
   RUN(rnn_against_a_reference);
   RUN(non_max_suppression_einsum_and_max_pool_indices);
   RUN(the_op_table_is_sorted);
