@@ -1006,15 +1006,15 @@ export interface SessionOptions {
 }
 
 /** ONNX element types a Session takes and gives (docs/graph-runtime.md, "Element types"). */
-export type ElementType = DType | 'int8' | 'uint8' | 'int16' | 'uint16' | 'int32' | 'uint32' | 'float16' | 'bfloat16'
+export type ElementType = DType | 'int8' | 'uint8' | 'int16' | 'uint16' | 'int32' | 'uint32' | 'uint64' | 'float16' | 'bfloat16'
   | 'float8e4m3fn' | 'float8e4m3fnuz' | 'float8e5m2' | 'float8e5m2fnuz';
 
 /** Data of an element type as onnxruntime-web's Tensors hold it: float16 and bfloat16 as their bits (Uint16Array), the float8 types as theirs (Uint8Array). */
-export type ElementData = Float32Array | Float64Array | BigInt64Array | Uint8Array | Int8Array | Int16Array | Uint16Array | Int32Array | Uint32Array;
+export type ElementData = Float32Array | Float64Array | BigInt64Array | Uint8Array | Int8Array | Int16Array | Uint16Array | Int32Array | Uint32Array | BigUint64Array;
 
 /** A feed of {@link InferenceSession.run}: a Tensor (in the dtype that holds the input's type), or
  * typed-array data with dims and its type (an onnxruntime-web Tensor has that shape; the type may
- * be left out for Float32Array, Float64Array, BigInt64Array, Int8Array, Int16Array, Int32Array and Uint32Array). */
+ * be left out for Float32Array, Float64Array, BigInt64Array, Int8Array, Int16Array, Int32Array, Uint32Array and BigUint64Array). */
 export type SessionFeed = Tensor | { readonly data: ElementData; readonly dims: readonly number[]; readonly type?: ElementType } | StringTensor;
 
 /** A tensor of strings (ONNX's STRING element type, which no Tensor holds): what a string input

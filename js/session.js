@@ -33,13 +33,13 @@ const ELEM = {
   1: ['float32', Float32Array, 'float32'], 2: ['uint8', Uint8Array, 'int64'], 3: ['int8', Int8Array, 'int64'],
   4: ['uint16', Uint16Array, 'int64'], 5: ['int16', Int16Array, 'int64'], 6: ['int32', Int32Array, 'int64'],
   7: ['int64', BigInt64Array, 'int64'], 9: ['bool', Uint8Array, 'bool'], 10: ['float16', Uint16Array, 'float32'],
-  11: ['float64', Float64Array, 'float64'], 12: ['uint32', Uint32Array, 'int64'], 16: ['bfloat16', Uint16Array, 'float32'],
+  11: ['float64', Float64Array, 'float64'], 12: ['uint32', Uint32Array, 'int64'], 13: ['uint64', BigUint64Array, 'int64'], 16: ['bfloat16', Uint16Array, 'float32'],
   17: ['float8e4m3fn', Uint8Array, 'float32'], 18: ['float8e4m3fnuz', Uint8Array, 'float32'], 19: ['float8e5m2', Uint8Array, 'float32'],
   20: ['float8e5m2fnuz', Uint8Array, 'float32'], 8: ['string', Array, null],
 };
 const TYPED = Object.fromEntries(Object.values(ELEM).map(([name, T, dtype]) => [name, { T, dtype }]));
 // A feed's typed array whose constructor names its type (Uint8Array and Uint16Array name two each: give `type`).
-const TYPE_OF = new Map([[Float32Array, 'float32'], [Float64Array, 'float64'], [BigInt64Array, 'int64'], [Int8Array, 'int8'], [Int16Array, 'int16'], [Int32Array, 'int32'], [Uint32Array, 'uint32']]);
+const TYPE_OF = new Map([[Float32Array, 'float32'], [Float64Array, 'float64'], [BigInt64Array, 'int64'], [Int8Array, 'int8'], [Int16Array, 'int16'], [Int32Array, 'int32'], [Uint32Array, 'uint32'], [BigUint64Array, 'uint64']]);
 
 const f32 = new Float32Array(1);
 const u32 = new Uint32Array(f32.buffer);
@@ -84,6 +84,7 @@ function toCarrier(type, data) {
   if (F8[type]) return Float32Array.from(data, (b) => f8Table(type).values[b]);
   if (type === 'float16') return Float32Array.from(data, fromHalf);
   if (type === 'bfloat16') return new Float32Array(Uint32Array.from(data, (b) => b << 16).buffer);
+  if (type === 'uint64') return new BigInt64Array(data.buffer, data.byteOffset, data.length); /* its bits */
   if (TYPED[type].dtype === 'int64' && type !== 'int64') return BigInt64Array.from(data, (v) => BigInt(v));
   return data;
 }
@@ -98,6 +99,7 @@ function fromCarrier(type, data) {
   }
   if (type === 'float16') return Uint16Array.from(data, toHalf);
   if (type === 'bfloat16') return Uint16Array.from(new Uint32Array(data.buffer, data.byteOffset, data.length), (b) => b >>> 16);
+  if (type === 'uint64') return new BigUint64Array(data.buffer, data.byteOffset, data.length);
   return T.from(data, Number);
 }
 

@@ -335,11 +335,12 @@ float om__round_f8(float x, int type, bool saturate);
 float om__f8_to_f32(uint8_t b, int type);
 /** v modulo 2^bits (1 <= bits <= 32), in [-2^(bits-1), 2^(bits-1)) when is_signed, else in [0, 2^bits). */
 int64_t om__wrap_int(int64_t v, int bits, bool is_signed);
-/** a cast to dtype, its values then narrowed to ONNX element type onnx_type (FLOAT16, BFLOAT16 or
- *  a float8 type for float32: rounded, float8 saturating or not; INT8 to UINT32 for int64:
- *  wrapped); returns a new reference, NULL with InvalidArgument for a type dtype does not hold.
- *  The Session's (no gradient, not traced). */
-om_tensor *om__cast_narrow(om_tensor *a, om_dtype dtype, int onnx_type, bool saturate);
+/** a cast to dtype, its values then narrowed to ONNX element type onnx_type (0: none; FLOAT16,
+ *  BFLOAT16 or a float8 type for float32: rounded, float8 saturating or not; INT8 to UINT32 for
+ *  int64: wrapped; UINT64 for int64: its bits, a float saturated to [0, 2^64 - 1]); from_u64: a's
+ *  int64 values are UINT64's bits. Returns a new reference, NULL with InvalidArgument for a type
+ *  dtype does not hold. The Session's (no gradient, not traced). */
+om_tensor *om__cast_narrow(om_tensor *a, om_dtype dtype, int onnx_type, bool saturate, bool from_u64);
 /** 1 / (1 + e^-x) in float, from om__expf(-|x|). */
 float om__sigmoidf(float x);
 float om__powf(float x, float y);

@@ -30,7 +30,7 @@ const str = (out, field, s) => bytes(out, field, enc.encode(s));
 const msg = (fill) => { const m = []; fill(m); return m; };
 
 /** ONNX's element type numbers of the dtypes these graphs use, and each one's typed array (float16's and bfloat16's bits). */
-const ELEM = { float32: 1, string: 8, uint8: 2, int8: 3, uint16: 4, int16: 5, int32: 6, int64: 7, bool: 9, float16: 10, float64: 11, uint32: 12, uint64: 13, bfloat16: 16, float8e4m3fn: 17, float8e4m3fnuz: 18, float8e5m2: 19, float8e5m2fnuz: 20 };
+const ELEM = { float32: 1, string: 8, uint8: 2, int8: 3, uint16: 4, int16: 5, int32: 6, int64: 7, bool: 9, float16: 10, float64: 11, uint32: 12, uint64: 13, complex64: 14, bfloat16: 16, float8e4m3fn: 17, float8e4m3fnuz: 18, float8e5m2: 19, float8e5m2fnuz: 20 };
 const ARRAY = { float32: Float32Array, uint8: Uint8Array, int8: Int8Array, uint16: Uint16Array, int16: Int16Array, int32: Int32Array, float16: Uint16Array, float64: Float64Array, uint32: Uint32Array, bfloat16: Uint16Array };
 
 /** Initializer values as raw_data bytes of dtype. */

@@ -161,9 +161,9 @@ static bool nesting_ok(const uint8_t *p, size_t n) {
 
 /* Each ONNX element type the graph layer takes: the dtype that holds it (docs/graph-runtime.md,
  * "Element types": integers in int64, FLOAT16, BFLOAT16 and the float8 types in float32, exactly,
- * DOUBLE in float64), its bytes in raw data, and whether it is a signed integer. STRING is no
- * dtype's: its tensors are om_strings (read_strings); UINT64, the 4-bit and complex types are
- * not taken. */
+ * DOUBLE in float64, UINT64 as its bits in int64), its bytes in raw data, and whether it is a
+ * signed integer. STRING is no dtype's: its tensors are om_strings (read_strings); the 4-bit and
+ * complex types are not taken. */
 static const struct elem {
   int32_t onnx;
   om_dtype dtype;
@@ -176,6 +176,7 @@ static const struct elem {
     {ONNX__TENSOR_PROTO__DATA_TYPE__INT64, OM_INT64, 8, true},     {ONNX__TENSOR_PROTO__DATA_TYPE__BOOL, OM_BOOL, 1, false},
     {ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT16, OM_FLOAT32, 2, false}, {ONNX__TENSOR_PROTO__DATA_TYPE__UINT32, OM_INT64, 4, false},
     {ONNX__TENSOR_PROTO__DATA_TYPE__BFLOAT16, OM_FLOAT32, 2, false}, {ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE, OM_FLOAT64, 8, true},
+    {ONNX__TENSOR_PROTO__DATA_TYPE__UINT64, OM_INT64, 8, false}, /* its bits: the Session's rules read them unsigned */
     /* FLOAT8E4M3FN, FLOAT8E4M3FNUZ, FLOAT8E5M2, FLOAT8E5M2FNUZ (ONNX 1.14's numbers; the onnx.proto compiled here predates them) */
     {17, OM_FLOAT32, 1, false}, {18, OM_FLOAT32, 1, false}, {19, OM_FLOAT32, 1, false}, {20, OM_FLOAT32, 1, false},
 };
@@ -192,7 +193,7 @@ static int etype_of(const struct elem *e) {
                  e->onnx == ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE ? 0 : e->onnx;
 }
 
-#define TYPES_TAKEN "FLOAT, DOUBLE, FLOAT16, BFLOAT16, the float8 types, INT8 to INT64, UINT8 to UINT32, BOOL, STRING"
+#define TYPES_TAKEN "FLOAT, DOUBLE, FLOAT16, BFLOAT16, the float8 types, INT8 to INT64, UINT8 to UINT64, BOOL, STRING"
 #define T_STRING ONNX__TENSOR_PROTO__DATA_TYPE__STRING
 
 /* ONNX's number for each data type, for messages. */
@@ -204,16 +205,21 @@ static const char *onnx_type_name(int32_t t) {
   return t >= 0 && t < (int32_t)(sizeof n / sizeof *n) ? n[t] : "an unknown type";
 }
 
+/* Whether e's values are in uint64_data when not raw (UINT32, UINT64). */
+static bool uses_uint64_data(const struct elem *e) {
+  return e->onnx == ONNX__TENSOR_PROTO__DATA_TYPE__UINT32 || e->onnx == ONNX__TENSOR_PROTO__DATA_TYPE__UINT64;
+}
+
 /* Element k of e's type from raw little-endian bytes or from the typed field that holds it
- * (float_data, double_data, int64_data, uint64_data for UINT32, int32_data for the rest: FLOAT16's,
+ * (float_data, double_data, int64_data, uint64_data for UINT32 and UINT64, int32_data for the rest: FLOAT16's,
  * BFLOAT16's and the float8 types' bits among them), into the dtype that holds it. */
 static void read_element(const Onnx__TensorProto *tp, const struct elem *e, const void *raw, int64_t k, void *out) {
   uint64_t u = 0;
   if (raw) memcpy(&u, (const char *)raw + (size_t)k * e->size, e->size);
   else if (e->dtype == OM_FLOAT32 && e->size == 4) memcpy(&u, &tp->float_data[k], 4);
   else if (e->dtype == OM_FLOAT64) memcpy(&u, &tp->double_data[k], 8);
+  else if (uses_uint64_data(e)) u = tp->uint64_data[k];
   else if (e->size == 8) u = (uint64_t)tp->int64_data[k];
-  else if (e->onnx == ONNX__TENSOR_PROTO__DATA_TYPE__UINT32) u = tp->uint64_data[k];
   else u = (uint32_t)tp->int32_data[k];
   if (e->size < 8) u &= (UINT64_C(1) << 8 * e->size) - 1;
   if (e->dtype == OM_FLOAT32) {
@@ -266,8 +272,8 @@ static om_tensor *read_tensor(const Onnx__TensorProto *tp, const char *what, int
       return FORMAT("%s holds %zu bytes of raw data for %lld elements of %s (%lld bytes)", what, tp->raw_data.len,
                     (long long)numel, onnx_type_name(tp->data_type), (long long)numel * (long long)e->size), NULL;
   } else {
-    have = e->dtype == OM_FLOAT32 && e->size == 4 ? tp->n_float_data : e->dtype == OM_FLOAT64 ? tp->n_double_data : e->size == 8 ? tp->n_int64_data
-           : e->onnx == ONNX__TENSOR_PROTO__DATA_TYPE__UINT32 ? tp->n_uint64_data : tp->n_int32_data;
+    have = e->dtype == OM_FLOAT32 && e->size == 4 ? tp->n_float_data : e->dtype == OM_FLOAT64 ? tp->n_double_data : uses_uint64_data(e) ? tp->n_uint64_data
+           : e->size == 8 ? tp->n_int64_data : tp->n_int32_data;
     if (have != (uint64_t)numel)
       return FORMAT("%s holds %zu values for %lld elements", what, have, (long long)numel), NULL;
   }

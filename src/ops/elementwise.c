@@ -1443,8 +1443,10 @@ om_tensor *om_where(om_tensor *cond, om_tensor *a, om_tensor *b) {
 
 /* ONNX element types (TensorProto.DataType) that a cast may narrow its result to (attr i[1]; 0:
  * none), by what holds them: int64 holds INT8, UINT8, INT16, UINT16, INT32, UINT32 (wrapped
- * modulo 2^bits), float32 holds FLOAT16 and BFLOAT16 (rounded to nearest even). The Session's
+ * modulo 2^bits) and UINT64 (its bits), float32 holds FLOAT16 and BFLOAT16 (rounded to nearest
+ * even). The Session's
  * element types (src/runtime/session.c, docs/graph-runtime.md). */
+enum { ONNX_UINT64 = 13 }; /* held as its bits: no narrowing, and casts to and from it read them unsigned */
 static int narrow_bits(int64_t onnx, bool *is_signed) {
   static const struct { int64_t onnx; int bits; bool is_signed; } ints[] = {{3, 8, true}, {2, 8, false}, {5, 16, true}, {4, 16, false}, {6, 32, true}, {12, 32, false}};
   for (size_t k = 0; k < sizeof ints / sizeof *ints; k++)
@@ -1453,12 +1455,12 @@ static int narrow_bits(int64_t onnx, bool *is_signed) {
 }
 
 static bool infer_cast(om_call *c) {
-  if (c->attrs.n_i < 1 || c->attrs.n_i > 3 || c->attrs.i[0] < OM_FLOAT32 || c->attrs.i[0] > OM_FLOAT64)
+  if (c->attrs.n_i < 1 || c->attrs.n_i > 4 || c->attrs.i[0] < OM_FLOAT32 || c->attrs.i[0] > OM_FLOAT64)
     return om__fail(OM_ERR_INVALID_ARGUMENT, "cast: needs one target dtype (0 float32, 1 int64, 2 bool, 3 float64), got %lld",
                     c->attrs.n_i ? (long long)c->attrs.i[0] : -1LL);
   bool is_signed;
   int64_t narrow = c->attrs.n_i >= 2 ? c->attrs.i[1] : 0;
-  if (narrow && !(c->attrs.i[0] == OM_INT64 ? narrow_bits(narrow, &is_signed) > 0 : c->attrs.i[0] == OM_FLOAT32 && (narrow == 10 || narrow == 16 || (narrow >= 17 && narrow <= 20))))
+  if (narrow && !(c->attrs.i[0] == OM_INT64 ? narrow == ONNX_UINT64 || narrow_bits(narrow, &is_signed) > 0 : c->attrs.i[0] == OM_FLOAT32 && (narrow == 10 || narrow == 16 || (narrow >= 17 && narrow <= 20))))
     return om__fail(OM_ERR_INVALID_ARGUMENT, "cast: %s does not hold ONNX element type %lld", om_dtype_name((om_dtype)c->attrs.i[0]), (long long)narrow);
   om_tensor *a = c->in[0];
   c->out_meta[0] = (om_meta){.dtype = (om_dtype)c->attrs.i[0], .ndim = a->ndim};
@@ -1484,16 +1486,57 @@ static void odd_f32_loop(char **p, const int64_t *s, int64_t n, const void *ctx)
   for (int64_t i = 0; i < n; i++) *(float *)(p[0] + i * s[0]) = round_to_odd(*(const double *)(p[1] + i * s[1]));
 }
 
-/* Converts, then narrows the (dense) result in place. */
+/* UINT64, held as its bits in int64 (the Session's): C's conversions of uint64_t to float and
+ * double (correctly rounded, as WASM's), and a float to it saturated to [0, 2^64 - 1] with NaN
+ * 0 (as WASM's saturating truncation, and as the cast to int64 saturates). */
+static uint64_t float_to_u64(double d) { return !(d > 0) ? 0 : d >= 18446744073709551616.0 ? UINT64_MAX : (uint64_t)d; }
+static void u64_f32_loop(char **p, const int64_t *s, int64_t n, const void *ctx) {
+  (void)ctx;
+  for (int64_t i = 0; i < n; i++) *(float *)(p[0] + i * s[0]) = (float)(uint64_t) * (const int64_t *)(p[1] + i * s[1]);
+}
+static void u64_f64_loop(char **p, const int64_t *s, int64_t n, const void *ctx) {
+  (void)ctx;
+  for (int64_t i = 0; i < n; i++) *(double *)(p[0] + i * s[0]) = (double)(uint64_t) * (const int64_t *)(p[1] + i * s[1]);
+}
+/* A UINT64 as the float32 nearest it with an odd last bit where it is not exact (rounding to
+ * odd, as odd_f32_loop): it then rounds to FLOAT16, BFLOAT16 or a float8 type as the integer would. */
+static float u64_to_f32_odd(uint64_t v) {
+  int shift = 0;
+  while (v >> shift >= UINT64_C(1) << 24) shift++;
+  uint64_t hi = v >> shift;
+  if (shift && v & ((UINT64_C(1) << shift) - 1)) hi |= 1;
+  float f = (float)hi; /* exact: below 2^24 */
+  for (int k = 0; k < shift; k++) f *= 2; /* exact: a power of two */
+  return f;
+}
+static void u64_odd_f32_loop(char **p, const int64_t *s, int64_t n, const void *ctx) {
+  (void)ctx;
+  for (int64_t i = 0; i < n; i++) *(float *)(p[0] + i * s[0]) = u64_to_f32_odd((uint64_t) * (const int64_t *)(p[1] + i * s[1]));
+}
+static void f32_u64_loop(char **p, const int64_t *s, int64_t n, const void *ctx) {
+  (void)ctx;
+  for (int64_t i = 0; i < n; i++) *(int64_t *)(p[0] + i * s[0]) = (int64_t)float_to_u64(*(const float *)(p[1] + i * s[1]));
+}
+static void f64_u64_loop(char **p, const int64_t *s, int64_t n, const void *ctx) {
+  (void)ctx;
+  for (int64_t i = 0; i < n; i++) *(int64_t *)(p[0] + i * s[0]) = (int64_t)float_to_u64(*(const double *)(p[1] + i * s[1]));
+}
+
+/* Converts, then narrows the (dense) result in place. attrs: i[0] the dtype, i[1] the ONNX type
+ * to narrow to (0: none), i[2] saturate (float8), i[3] whether a's int64 values are UINT64's bits. */
 static bool forward_cast(om_call *c) {
   om_tensor *o = c->out[0], *a = c->in[0];
   int64_t narrow = c->attrs.n_i >= 2 ? c->attrs.i[1] : 0, n = om_tensor_numel(o);
-  bool saturate = c->attrs.n_i < 3 || c->attrs.i[2];
-  if (narrow && a->dtype == OM_FLOAT64 && o->dtype == OM_FLOAT32) { /* to FLOAT16, BFLOAT16 or a float8 type */
+  bool saturate = c->attrs.n_i < 3 || c->attrs.i[2], from_u64 = c->attrs.n_i >= 4 && c->attrs.i[3] && a->dtype == OM_INT64;
+  bool to_u64 = narrow == ONNX_UINT64 && (a->dtype == OM_FLOAT32 || a->dtype == OM_FLOAT64);
+  om_loop_fn loop = narrow && a->dtype == OM_FLOAT64 && o->dtype == OM_FLOAT32 && !from_u64 ? odd_f32_loop /* to FLOAT16, BFLOAT16 or a float8 type */
+                     : from_u64 && o->dtype == OM_FLOAT32 ? (narrow ? u64_odd_f32_loop : u64_f32_loop) : from_u64 && o->dtype == OM_FLOAT64 ? u64_f64_loop
+                     : to_u64 ? (a->dtype == OM_FLOAT32 ? f32_u64_loop : f64_u64_loop) : NULL;
+  if (loop) {
     int64_t st[2][OM_MAX_DIMS];
     om__broadcast_strides(o, o->ndim, st[0]);
     om__broadcast_strides(a, o->ndim, st[1]);
-    om__iterate_each(2, (char *[]){om__data(o), om__data(a)}, st, o->shape, o->ndim, odd_f32_loop, NULL, OM_EACH_SIMPLE);
+    om__iterate_each(2, (char *[]){om__data(o), om__data(a)}, st, o->shape, o->ndim, loop, NULL, OM_EACH_SIMPLE);
   } else {
     om__copy_into(o, a);
   }
@@ -1502,7 +1545,7 @@ static bool forward_cast(om_call *c) {
   if (bits) {
     int64_t *v = (int64_t *)om__data(c->out[0]);
     for (int64_t k = 0; k < n; k++) v[k] = om__wrap_int(v[k], bits, is_signed);
-  } else if (narrow) {
+  } else if (narrow && narrow != ONNX_UINT64) {
     float *v = (float *)om__data(c->out[0]);
     for (int64_t k = 0; k < n; k++) v[k] = narrow == 10 ? om__round_f16(v[k]) : narrow == 16 ? om__round_bf16(v[k]) : om__round_f8(v[k], (int)narrow, saturate);
   }
@@ -1513,7 +1556,7 @@ static bool forward_cast(om_call *c) {
  * in onnxruntime-web (WASM's saturating truncation), and nonzero (NaN too) -> true. A narrowing
  * cast is the Session's own step (it runs no trace), so it has no lowering. */
 static bool lower_cast(om_lower *l, const om_call *c) {
-  if (c->attrs.n_i >= 2 && c->attrs.i[1])
+  if ((c->attrs.n_i >= 2 && c->attrs.i[1]) || (c->attrs.n_i >= 4 && c->attrs.i[3]))
     return om__fail(OM_ERR_UNSUPPORTED, "cast: narrowing to ONNX element type %lld is the Session's, and is not traced", (long long)c->attrs.i[1]);
   return om__lower_node(l, c, "Cast", &OM_ATTR_INT("to", onnx_dtype[c->attrs.i[0]]), 1);
 }
@@ -1526,8 +1569,8 @@ const om_op_def om__op_cast = {
     .lower = lower_cast, .onnx = "Cast",
     .test = {.n_in = 1, .ndims = {2}, .shapes = {{2, 3}}, .lo = -3, .hi = 3, .attrs = {.n_i = 1, .i = {OM_INT64}}, .no_gradcheck = true}};
 
-om_tensor *om__cast_narrow(om_tensor *a, om_dtype dtype, int onnx_type, bool saturate) {
-  om_attrs at = {.n_i = 3, .i = {dtype, onnx_type, saturate}};
+om_tensor *om__cast_narrow(om_tensor *a, om_dtype dtype, int onnx_type, bool saturate, bool from_u64) {
+  om_attrs at = {.n_i = 4, .i = {dtype, onnx_type, saturate, from_u64}};
   return om__apply1(OM_OP_cast, &a, 1, &at);
 }
 

@@ -1,7 +1,8 @@
 /* The Session's element types (docs/graph-runtime.md, "Element types"): every value of a graph
  * keeps the ONNX element type it has (TensorProto.DataType) while the library's tensors hold it
- * in a dtype they have: INT8, UINT8, INT16, UINT16, INT32 and UINT32 in int64, FLOAT16 and
- * BFLOAT16 in float32 (both exactly). The table's rules compute on those as they compute on
+ * in a dtype they have: INT8, UINT8, INT16, UINT16, INT32 and UINT32 in int64, UINT64 as its
+ * bits in int64 (only the ops that read those right take it), FLOAT16 and BFLOAT16 in float32
+ * (both exactly). The table's rules compute on those as they compute on
  * int64 and float32; here, in one place, each node output gets its type from the node's inputs,
  * and an output whose type is narrower than its dtype is narrowed after the rule: integers
  * wrapped modulo 2^bits (ONNX's two's complement arithmetic), floats rounded to nearest even.
@@ -11,7 +12,7 @@
 
 #include "runtime/onnx_ops.h"
 
-enum { T_FLOAT = 1, T_INT64 = 7, T_BOOL = 9, T_DOUBLE = 11 };
+enum { T_FLOAT = 1, T_INT64 = 7, T_BOOL = 9, T_DOUBLE = 11, T_UINT64 = 13 };
 
 int om__elem_own(om_dtype d) { return d == OM_FLOAT32 ? T_FLOAT : d == OM_INT64 ? T_INT64 : d == OM_FLOAT64 ? T_DOUBLE : T_BOOL; }
 
@@ -35,6 +36,23 @@ static bool listed(const char *op_type, const char *const *list, size_t n) {
   for (size_t k = 0; k < n; k++)
     if (!strcmp(list[k], op_type)) return true;
   return false;
+}
+
+/* The ops that take UINT64, held as its bits in int64: those whose result is the same bits
+ * (moves, wrapping Add, Sub and Mul, bitwise ops, Equal) and those whose rule reads the bits
+ * unsigned (BitShift, the comparisons, Max, Min, Mod, Cast, Pow's exponent of a float base). Any other op would read a value past
+ * 2^63 as negative. */
+static const char *const TAKE_UINT64[] = {"Add", "BitShift", "BitwiseAnd", "BitwiseNot", "BitwiseOr", "BitwiseXor", "Cast", "CastLike", "Compress",
+                                          "Concat", "DepthToSpace", "Equal", "Expand", "Flatten", "Gather", "GatherElements", "GatherND", "Greater",
+                                          "GreaterOrEqual", "Identity", "Less", "LessOrEqual", "Max", "Min", "Mod", "Mul", "Pow", "Reshape", "Shape", "Size",
+                                          "Slice", "SpaceToDepth", "Split", "Squeeze", "Sub", "Tile", "Transpose", "Unsqueeze", "Where"};
+
+bool om__elem_check_inputs(const om_gnode *n, const int *types, const om_tensor *const *in) {
+  for (int i = 0; i < n->n_in; i++)
+    if (n->in[i] >= 0 && in[i] && types[n->in[i]] == T_UINT64 && !listed(n->op_type, TAKE_UINT64, sizeof TAKE_UINT64 / sizeof *TAKE_UINT64))
+      return om__fail(OM_ERR_UNSUPPORTED, "input %d is UINT64, which %s does not take (the ops that do: docs/graph-runtime.md, \"Element types\")", i,
+                      n->op_type);
+  return true;
 }
 
 /* The value's attribute `name` as an int, or def. */
@@ -73,7 +91,7 @@ int om__elem_type_out(const om_gnode *n, int j, om_dtype dtype, const int *types
 bool om__elem_holds(om_dtype dtype, int t) {
   switch (t) {
     case 1: case 10: case 16: case 17: case 18: case 19: case 20: return dtype == OM_FLOAT32;
-    case 2: case 3: case 4: case 5: case 6: case 7: case 12: return dtype == OM_INT64;
+    case 2: case 3: case 4: case 5: case 6: case 7: case 12: case 13: return dtype == OM_INT64;
     case 9: return dtype == OM_BOOL;
     case 11: return dtype == OM_FLOAT64;
     default: return false;
@@ -81,10 +99,10 @@ bool om__elem_holds(om_dtype dtype, int t) {
 }
 
 om_tensor *om__elem_narrow(om_tensor *t, int type, const char *op_type) {
-  if (!t || type == om__elem_own(t->dtype) || (op_type && (listed(op_type, MOVES, sizeof MOVES / sizeof *MOVES) ||
+  if (!t || type == om__elem_own(t->dtype) || type == T_UINT64 || (op_type && (listed(op_type, MOVES, sizeof MOVES / sizeof *MOVES) ||
                                                            listed(op_type, NARROWS_ITSELF, sizeof NARROWS_ITSELF / sizeof *NARROWS_ITSELF))))
     return t;
-  om_tensor *r = om__cast_narrow(t, t->dtype, type, true);
+  om_tensor *r = om__cast_narrow(t, t->dtype, type, true, false);
   om_tensor_release(t);
   return r;
 }

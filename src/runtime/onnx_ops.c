@@ -222,24 +222,97 @@ BINARY(add, om_add(x, y))
 BINARY(sub, om_sub(x, y))
 BINARY(mul, om_mul(x, y))
 BINARY(equal, om_eq(x, y))
-BINARY(less, om_lt(x, y))
-BINARY(less_equal, om_le(x, y))
-BINARY(greater, om_gt(x, y))
-BINARY(greater_equal, om_ge(x, y))
 BINARY(xor, om_ne(x, y))
 BINARY(and, om_where(x, y, x)) /* x false: x; x true: y */
 BINARY(or, om_where(x, x, y))
 
-/* Div of int64 truncates toward zero (the library's div with rounding_mode 'trunc'). */
+/* int64 a / b truncated toward zero (the library's div with rounding_mode 'trunc'). */
+static om_tensor *div_trunc(om_tensor *a, om_tensor *b) { return a && b ? om__apply1(OM_OP_div, (om_tensor *[]){a, b}, 2, &(om_attrs){.n_i = 1, .i = {1}}) : NULL; }
+
+/* Div of int64 truncates toward zero, as ONNX's. */
 static bool bind_div(om_bind *b) {
-  if (b->in[0]->dtype != OM_INT64) return put(b, 0, om_div(b->in[0], b->in[1]));
-  om_attrs trunc = {.n_i = 1, .i = {1}};
-  return put(b, 0, om__apply1(OM_OP_div, b->in, 2, &trunc));
+  return put(b, 0, b->in[0]->dtype != OM_INT64 ? om_div(b->in[0], b->in[1]) : div_trunc(b->in[0], b->in[1]));
 }
+
+/* ---- UINT64, held as its bits in int64 (src/runtime/elem_types.c): the rules whose result
+ * depends on reading them unsigned ---- */
+enum { T_UINT64 = 13 };
+static bool is_u64(const om_bind *b, int i) { return b->types[b->node->in[i]] == T_UINT64; }
+
+/* An int64 scalar holding v (om_scalar's double would not hold 2^63 - 1). */
+static om_tensor *i64(int64_t v) { return om_from_data(&v, NULL, 0, OM_INT64); }
+
+/* x's bits with the top one flipped: int64's order of them is then UINT64's (0 the least, 2^64 - 1
+ * the greatest). Flipping twice gives x back. NULL passes through. */
+static om_tensor *u64_ordered(om_tensor *x) {
+  om_tensor *top = x ? i64(INT64_MIN) : NULL, *y = top ? om_bitwise_xor(x, top) : NULL;
+  om_tensor_release(top);
+  return y;
+}
+
+/* UINT64 a mod b from int64's remainder of values below 2^63: for b at or past 2^63, a < b ? a :
+ * a - b; else the remainder of a's low 63 bits, plus 2^63's for a at or past 2^63 (less b once
+ * where the sum reaches it); b 0 gives 0 (as int64's). New reference. */
+static om_tensor *u64_mod(om_tensor *a, om_tensor *b) {
+  om_scope s = {0};
+  om_tensor *zero = om__keep(&s, om_scalar(0, OM_INT64)), *one = om__keep(&s, om_scalar(1, OM_INT64));
+  om_tensor *low = om__keep(&s, i64(INT64_MAX));
+  om_tensor *bo = om__keep(&s, u64_ordered(b)), *a_below = om__keep(&s, om_lt(om__keep(&s, u64_ordered(a)), bo));
+  om_tensor *r_big = a_below ? om__keep(&s, om_where(a_below, a, om__keep(&s, om_sub(a, b)))) : NULL;
+  om_tensor *r1 = low ? om__keep(&s, om_remainder(om__keep(&s, om_bitwise_and(a, low)), b)) : NULL;
+  om_tensor *c = low && one ? om__keep(&s, om_add(om__keep(&s, om_remainder(low, b)), one)) : NULL; /* in [1, b] */
+  c = c ? om__keep(&s, om_where(om__keep(&s, om_lt(c, b)), c, om__keep(&s, om_sub(c, b)))) : NULL; /* 2^63 mod b */
+  om_tensor *sum = r1 && c ? om__keep(&s, om_add(r1, c)) : NULL; /* below 2 b, past 2^63 perhaps */
+  om_tensor *sum_below = sum && bo ? om__keep(&s, om_lt(om__keep(&s, u64_ordered(sum)), bo)) : NULL;
+  om_tensor *r_high = sum_below ? om__keep(&s, om_where(sum_below, sum, om__keep(&s, om_sub(sum, b)))) : NULL;
+  om_tensor *r_small = r_high && zero ? om__keep(&s, om_where(om__keep(&s, om_lt(a, zero)), r_high, r1)) : NULL;
+  om_tensor *r = r_small && r_big ? om__keep(&s, om_where(om__keep(&s, om_lt(b, zero)), r_big, r_small)) : NULL;
+  om_tensor *y = r ? om_where(om__keep(&s, om_eq(b, zero)), zero, r) : NULL;
+  om__scope_end(&s);
+  return y;
+}
+
+/* UINT64 x shifted by y (UINT64 too; 64 or more leaves 0): left, x times 2^y (wrapping); right,
+ * x >>> 1 (its low 63 bits halved, plus 2^62 where the top bit was set: below 2^63) divided by
+ * 2^(y - 1). New reference. */
+static om_tensor *u64_shift(om_tensor *x, om_tensor *y, bool left) {
+  om_scope s = {0};
+  om_tensor *zero = om__keep(&s, om_scalar(0, OM_INT64)), *two = om__keep(&s, om_scalar(2, OM_INT64));
+  om_tensor *w = om__keep(&s, om_scalar(64, OM_INT64)), *most = om__keep(&s, om_scalar(63, OM_INT64));
+  om_tensor *big = zero && w ? om__keep(&s, om_logical_or(om__keep(&s, om_lt(y, zero)), om__keep(&s, om_ge(y, w)))) : NULL; /* y >= 64 unsigned */
+  om_tensor *yc = big && most ? om__keep(&s, om_where(big, most, y)) : NULL, *r = NULL;
+  if (yc && left) {
+    r = om__keep(&s, om_mul(x, om__keep(&s, om_pow(two, yc))));
+  } else if (yc) {
+    om_tensor *low = om__keep(&s, i64(INT64_MAX));
+    om_tensor *top_half = om__keep(&s, om_where(om__keep(&s, om_lt(x, zero)), om__keep(&s, om_scalar(0x1p62, OM_INT64)), zero));
+    om_tensor *h = low && top_half ? om__keep(&s, om_add(om__keep(&s, div_trunc(om__keep(&s, om_bitwise_and(x, low)), two)), top_half)) : NULL;
+    om_tensor *y1 = om__keep(&s, om_maximum(om__keep(&s, om_add_scalar(yc, -1)), zero));
+    om_tensor *q = h && y1 ? om__keep(&s, div_trunc(h, om__keep(&s, om_pow(two, y1)))) : NULL;
+    r = q ? om__keep(&s, om_where(om__keep(&s, om_eq(y, zero)), x, q)) : NULL;
+  }
+  om_tensor *out = r ? om_where(big, zero, r) : NULL;
+  om__scope_end(&s);
+  return out;
+}
+
+/* Less, LessOrEqual, Greater, GreaterOrEqual: UINT64's in the flipped order. */
+static bool compare(om_bind *b, om_tensor *(*op)(om_tensor *, om_tensor *)) {
+  if (!is_u64(b, 0)) return put(b, 0, op(b->in[0], b->in[1]));
+  om_scope s = {0};
+  om_tensor *x = om__keep(&s, u64_ordered(b->in[0])), *y = om__keep(&s, u64_ordered(b->in[1]));
+  bool ok = put(b, 0, x && y ? op(x, y) : NULL);
+  om__scope_end(&s);
+  return ok;
+}
+static bool bind_less(om_bind *b) { return compare(b, om_lt); }
+static bool bind_less_equal(om_bind *b) { return compare(b, om_le); }
+static bool bind_greater(om_bind *b) { return compare(b, om_gt); }
+static bool bind_greater_equal(om_bind *b) { return compare(b, om_ge); }
 
 /* BitShift of unsigned integers up to 32 bits (held in int64, never negative): x times, or
  * divided (truncating) by, 2^min(y, 62); a shift past the type's width leaves 0 (the left shift
- * once narrowed to the type). UINT64 is refused: its values past 2^63 are negative in int64. */
+ * once narrowed to the type). UINT64: u64_shift. */
 static bool bind_bit_shift(om_bind *b) {
   const char *dir;
   if (!attr_s(b, "direction", "", &dir)) return false;
@@ -247,20 +320,21 @@ static bool bind_bit_shift(om_bind *b) {
   if (!left && strcmp(dir, "RIGHT")) return om__fail(OM_ERR_FORMAT, "%s (BitShift): direction '%s' (LEFT or RIGHT)", who(b), dir);
   for (int i = 0; i < 2; i++) {
     int t = b->types[b->node->in[i]];
-    if (t != 2 && t != 4 && t != 12)
-      return om__fail(OM_ERR_UNSUPPORTED, "%s (BitShift): input %d of ONNX type %d is not supported (UINT8, UINT16, UINT32)", who(b), i, t);
+    if (t != 2 && t != 4 && t != 12 && t != T_UINT64)
+      return om__fail(OM_ERR_UNSUPPORTED, "%s (BitShift): input %d of ONNX type %d is not supported (UINT8, UINT16, UINT32, UINT64)", who(b), i, t);
   }
+  if (is_u64(b, 0)) return put(b, 0, u64_shift(b->in[0], b->in[1], left));
   om_scope s = {0};
   om_tensor *cap = om__keep(&s, om_scalar(62, OM_INT64)), *two = om__keep(&s, om_scalar(2, OM_INT64));
   om_tensor *p = cap && two ? om__keep(&s, om_pow(two, om__keep(&s, om_minimum(b->in[1], cap)))) : NULL;
-  om_tensor *in[2] = {b->in[0], p};
-  bool ok = put(b, 0, !p ? NULL : left ? om_mul(b->in[0], p) : om__apply1(OM_OP_div, in, 2, &(om_attrs){.n_i = 1, .i = {1}}));
+  bool ok = put(b, 0, !p ? NULL : left ? om_mul(b->in[0], p) : div_trunc(b->in[0], p));
   om__scope_end(&s);
   return ok;
 }
 
-static bool bind_pow(om_bind *b) { /* ONNX lets the exponent have its own type: it is converted */
-  om_tensor *e = om_cast(b->in[1], b->in[0]->dtype);
+static bool bind_pow(om_bind *b) { /* ONNX lets the exponent have its own type: it is converted (a UINT64 one read unsigned) */
+  if (is_u64(b, 0) || (is_u64(b, 1) && b->in[0]->dtype == OM_INT64)) return unsupported(b, "UINT64 as the base, or as the exponent of an integer");
+  om_tensor *e = is_u64(b, 1) ? om__cast_narrow(b->in[1], b->in[0]->dtype, 0, true, true) : om_cast(b->in[1], b->in[0]->dtype);
   bool ok = put(b, 0, e ? om_pow(b->in[0], e) : NULL);
   om_tensor_release(e);
   return ok;
@@ -291,19 +365,28 @@ UNARY(bitwise_not, om_bitwise_not(x))
 BINARY(bitwise_and, om_bitwise_and(x, y))
 BINARY(bitwise_or, om_bitwise_or(x, y))
 BINARY(bitwise_xor, om_bitwise_xor(x, y))
-/* Mod: fmod 1 truncates (fmod), fmod 0 floors (remainder: Python's %, which ONNX gives integers). */
+/* Mod: fmod 1 truncates (fmod), fmod 0 floors (remainder: Python's %, which ONNX gives integers);
+ * UINT64 (both agree): u64_mod. */
 static bool bind_mod(om_bind *b) {
   int64_t f;
   if (!attr_i(b, "fmod", 0, &f)) return false;
+  if (is_u64(b, 0)) return put(b, 0, u64_mod(b->in[0], b->in[1]));
   return put(b, 0, f ? om_fmod(b->in[0], b->in[1]) : om_remainder(b->in[0], b->in[1]));
 }
 
-/* Min, Max, Sum, Mean of any number of inputs, pairwise from the first. */
+/* Min, Max, Sum, Mean of any number of inputs, pairwise from the first; UINT64's Min and Max pick
+ * in the flipped order. */
 static om_tensor *pick(om_tensor *x, om_tensor *y, bool max) { return max ? om_maximum(x, y) : om_minimum(x, y); }
 static bool fold_inputs(om_bind *b, int how) { /* 0 min, 1 max, 2 sum, 3 mean */
-  om_tensor *acc = om_tensor_retain(b->in[0]);
-  for (int i = 1; acc && i < b->node->n_in; i++) acc = then(acc, how < 2 ? pick(acc, b->in[i], how == 1) : om_add(acc, b->in[i]));
+  bool flip = how < 2 && is_u64(b, 0);
+  om_tensor *acc = flip ? u64_ordered(b->in[0]) : om_tensor_retain(b->in[0]);
+  for (int i = 1; acc && i < b->node->n_in; i++) {
+    om_tensor *y = flip ? u64_ordered(b->in[i]) : om_tensor_retain(b->in[i]);
+    acc = then(acc, !y ? NULL : how < 2 ? pick(acc, y, how == 1) : om_add(acc, y));
+    om_tensor_release(y);
+  }
   if (acc && how == 3 && b->node->n_in > 1) acc = then(acc, om_scale(acc, 1.0 / b->node->n_in));
+  if (acc && flip) acc = then(acc, u64_ordered(acc));
   return put(b, 0, acc);
 }
 static bool bind_min(om_bind *b) { return fold_inputs(b, 0); }
@@ -334,7 +417,7 @@ static bool bind_clip(om_bind *b) {
 static bool onnx_dtype(const om_bind *b, const char *name, int64_t to, om_dtype *d) {
   for (om_dtype k = OM_FLOAT32; k <= OM_FLOAT64; k++)
     if (to > 0 && to < 64 && om__elem_holds(k, (int)to)) return *d = k, true;
-  return om__fail(OM_ERR_UNSUPPORTED, "%s (%s): %s %lld is not a supported type (FLOAT, DOUBLE, FLOAT16, BFLOAT16, the float8 types, INT8 to INT64, UINT8 to UINT32, BOOL)",
+  return om__fail(OM_ERR_UNSUPPORTED, "%s (%s): %s %lld is not a supported type (FLOAT, DOUBLE, FLOAT16, BFLOAT16, the float8 types, INT8 to INT64, UINT8 to UINT64, BOOL)",
                   who(b), b->node->op_type, name, (long long)to);
 }
 
@@ -343,7 +426,9 @@ static bool onnx_dtype(const om_bind *b, const char *name, int64_t to, om_dtype 
  * node's `saturate` says (the session's narrowing after the rule then changes nothing). */
 static bool cast_to(om_bind *b, om_tensor *x, om_dtype d, int64_t to) {
   int64_t sat;
-  return attr_i(b, "saturate", 1, &sat) && put(b, 0, om__elem_own(d) == to ? om_cast(x, d) : om__cast_narrow(x, d, (int)to, sat != 0));
+  bool own = om__elem_own(d) == to, from_u64 = b->node->in[0] >= 0 && is_u64(b, 0); /* UINT64 read unsigned */
+  return attr_i(b, "saturate", 1, &sat) &&
+         put(b, 0, own && !from_u64 ? om_cast(x, d) : om__cast_narrow(x, d, own ? 0 : (int)to, sat != 0, from_u64));
 }
 static bool cast_to_strings(om_bind *b, int i);
 static bool bind_cast(om_bind *b) {
@@ -412,7 +497,7 @@ static bool bind_quantize_linear(om_bind *b) {
   om_tensor *scale = om__keep(&s, along_axis(b, 1, x)), *zp = has_zp ? om__keep(&s, along_axis(b, 2, x)) : NULL;
   om_tensor *zpf = zp ? om__keep(&s, om_cast(zp, OM_FLOAT32)) : NULL, *v = scale ? om__keep(&s, om_div(x, scale)) : NULL;
   bool ok = v && (!has_zp || zpf) &&
-            put(b, 0, is_float8(t) ? om__cast_narrow(zpf ? om__keep(&s, om_add(v, zpf)) : v, OM_FLOAT32, t, sat != 0) : quantize(v, zpf, lo, hi));
+            put(b, 0, is_float8(t) ? om__cast_narrow(zpf ? om__keep(&s, om_add(v, zpf)) : v, OM_FLOAT32, t, sat != 0, false) : quantize(v, zpf, lo, hi));
   om__scope_end(&s);
   return ok;
 }
@@ -2714,6 +2799,39 @@ static om_tensor *cubic_weight(om_tensor *t, int j) {
   return w;
 }
 
+/* x [N, C, S] (as grid_tap's) read at coordinates src[k] [N, positions...] (float32, in pixels;
+ * src[0] along the last axis) by linear interpolation: the 2^r taps around each, weighted, a tap
+ * outside the image 0 (zeros) or its nearest pixel. [N, C, P]; a new reference. */
+static om_tensor *linear_taps(om_tensor *x, om_tensor *const *src, int r, const int64_t *size, bool zeros) {
+  om_scope s = {0};
+  om_tensor *lo[3], *hi[3], *w1[3], *w0[3];
+  bool ok = true;
+  for (int k = 0; ok && k < r; k++) {
+    lo[k] = om__keep(&s, floor_of(src[k]));
+    hi[k] = lo[k] ? om__keep(&s, om_add_scalar(lo[k], 1)) : NULL;
+    w1[k] = lo[k] ? om__keep(&s, om_sub(src[k], lo[k])) : NULL;
+    w0[k] = w1[k] ? om__keep(&s, om_add_scalar(om__keep(&s, om_neg(w1[k])), 1)) : NULL;
+    ok = hi[k] && w0[k];
+  }
+  om_tensor *sum = NULL; /* owned: the corners' terms so far */
+  for (int corner = 0; ok && corner < 1 << r; corner++) { /* bit k of corner: the tap above along axis k */
+    om_scope c = {0};
+    om_tensor *at[3], *w = NULL;
+    for (int k = 0; ok && k < r; k++) {
+      bool up = (corner >> k) & 1;
+      at[k] = up ? hi[k] : lo[k];
+      w = k ? om__keep(&c, om_mul(w, up ? w1[k] : w0[k])) : (up ? w1[k] : w0[k]);
+      ok = w != NULL;
+    }
+    om_tensor *t = ok ? om__keep(&c, grid_tap(x, at, r, size, w, zeros)) : NULL;
+    sum = !t ? then(sum, NULL) : sum ? then(sum, om_add(sum, t)) : om_tensor_retain(t);
+    ok = sum != NULL;
+    om__scope_end(&c);
+  }
+  om__scope_end(&s);
+  return sum;
+}
+
 /* GridSample over 2 or 3 spatial axes: X [N, C, (D,) H, W] read at grid [N, (Do,) Ho, Wo, r]
  * (x, y, (z) in [-1, 1]), linear (2^r taps), nearest (half to even) or, over 2 axes, cubic (16
  * taps around the coordinate, each moved inside by the padding on its own, as onnxruntime); the
@@ -2766,32 +2884,81 @@ static bool bind_grid_sample(om_bind *b) {
     for (int k = 0; ok && k < r; k++) ok = (near[k] = om__keep(&s, round_half_even(src[k]))) != NULL;
     y = ok && one ? om__keep(&s, grid_tap(xr, near, r, size, one, pad == PAD_ZEROS)) : NULL;
   } else if (ok) {
-    om_tensor *lo[3], *hi[3], *w1[3], *w0[3];
-    for (int k = 0; ok && k < r; k++) {
-      lo[k] = om__keep(&s, floor_of(src[k]));
-      hi[k] = lo[k] ? om__keep(&s, om_add_scalar(lo[k], 1)) : NULL;
-      w1[k] = lo[k] ? om__keep(&s, om_sub(src[k], lo[k])) : NULL;
-      w0[k] = w1[k] ? om__keep(&s, om_add_scalar(om__keep(&s, om_neg(w1[k])), 1)) : NULL;
-      ok = hi[k] && w0[k];
-    }
-    om_tensor *sum = NULL; /* owned: the corners' terms so far */
-    for (int corner = 0; ok && corner < 1 << r; corner++) { /* bit k of corner: the tap above along axis k */
-      om_scope c = {0};
-      om_tensor *at[3], *w = NULL;
-      for (int k = 0; ok && k < r; k++) {
-        bool up = (corner >> k) & 1;
-        at[k] = up ? hi[k] : lo[k];
-        w = k ? om__keep(&c, om_mul(w, up ? w1[k] : w0[k])) : (up ? w1[k] : w0[k]);
-        ok = w != NULL;
-      }
-      om_tensor *t = ok ? om__keep(&c, grid_tap(xr, at, r, size, w, pad == PAD_ZEROS)) : NULL;
-      sum = !t ? then(sum, NULL) : sum ? then(sum, om_add(sum, t)) : om_tensor_retain(t);
-      ok = sum != NULL;
-      om__scope_end(&c);
-    }
-    y = om__keep(&s, sum);
+    y = om__keep(&s, linear_taps(xr, src, r, size, pad == PAD_ZEROS));
   }
   ok = put(b, 0, y ? om_reshape(y, out, x->ndim) : NULL);
+  om__scope_end(&s);
+  return ok;
+}
+
+/* DeformConv over 2 spatial axes (ONNX's reference defines no other): each output position's
+ * kernel taps (the convolution's, from pads, strides and dilations) moved by offset [N, G kH kW 2,
+ * oH, oW] (per offset group G and tap: dy, dx), X [N, C, H, W] read there bilinearly with zeros
+ * outside (linear_taps, the offset groups' channels folded into the batch), times mask [N, G kH
+ * kW, oH, oW]; these columns then meet W [oC, C / group, kH, kW] as a convolution's: a matmul per
+ * group, plus B. */
+static bool bind_deform_conv(om_bind *b) {
+  om_tensor *x = b->in[0], *w = b->in[1], *off = b->in[2];
+  om_tensor *bias = b->node->n_in > 3 ? b->in[3] : NULL, *mask = b->node->n_in > 4 ? b->in[4] : NULL;
+  if (x->ndim != 4 || w->ndim != 4) return unsupported(b, "DeformConv over other than 2 spatial axes");
+  if (x->dtype != OM_FLOAT32) return unsupported(b, "DeformConv of other than FLOAT, FLOAT16 or BFLOAT16");
+  int64_t group, og, ks[3];
+  int nks;
+  spatial sp;
+  if (!attr_i(b, "group", 1, &group) || !attr_i(b, "offset_group", 1, &og) || !attr_ints(b, "kernel_shape", ks, 3, &nks) ||
+      !read_spatial(b, 2, x->shape + 2, w->shape + 2, &sp))
+    return false;
+  int64_t N = x->shape[0], C = x->shape[1], H = x->shape[2], W = x->shape[3], M = w->shape[0], K = w->shape[2] * w->shape[3], oh[2];
+  if (nks >= 0 && (nks != 2 || ks[0] != w->shape[2] || ks[1] != w->shape[3]))
+    return om__fail(OM_ERR_FORMAT, "%s (DeformConv): kernel_shape does not match W's [%lld, %lld]", who(b), (long long)w->shape[2], (long long)w->shape[3]);
+  if (group < 1 || og < 1 || group > LIMIT || og > LIMIT || C != w->shape[1] * group || M % group || C % og)
+    return om__fail(OM_ERR_SHAPE_MISMATCH, "%s (DeformConv): X's %lld channels, W's [%lld, %lld, ...], group %lld and offset_group %lld do not fit "
+                    "(C = W's second size x group, W's first size and C divisible by group and offset_group)",
+                    who(b), (long long)C, (long long)M, (long long)w->shape[1], (long long)group, (long long)og);
+  for (int d = 0; d < 2; d++) {
+    int64_t span = x->shape[2 + d] + sp.pad[d] + sp.pad_end[d] - (w->shape[2 + d] - 1) * sp.dilation[d] - 1;
+    if (span < 0) return om__fail(OM_ERR_SHAPE_MISMATCH, "%s (DeformConv): the kernel's extent passes X's padded size along spatial axis %d", who(b), d);
+    oh[d] = span / sp.stride[d] + 1;
+  }
+  int64_t L = oh[0] * oh[1];
+  bool fits = off->ndim == 4 && off->shape[0] == N && off->shape[1] == og * K * 2 && off->shape[2] == oh[0] && off->shape[3] == oh[1];
+  fits = fits && (!mask || (mask->ndim == 4 && mask->shape[0] == N && mask->shape[1] == og * K && mask->shape[2] == oh[0] && mask->shape[3] == oh[1]));
+  if (!fits || (bias && (bias->ndim != 1 || bias->shape[0] != M)))
+    return om__fail(OM_ERR_SHAPE_MISMATCH, "%s (DeformConv): offset must be [%lld, %lld, %lld, %lld], mask [%lld, %lld, %lld, %lld] and B [%lld]", who(b),
+                    (long long)N, (long long)(og * K * 2), (long long)oh[0], (long long)oh[1], (long long)N, (long long)(og * K), (long long)oh[0],
+                    (long long)oh[1], (long long)M);
+  if (!N || !C || !M || !L || !H || !W) { /* nothing to read or to write: zeros, plus B (past here every size is within a tensor's) */
+    om_tensor *z = om_zeros((int64_t[]){N, M, oh[0], oh[1]}, 4, OM_FLOAT32), *rb = z && bias ? om_reshape(bias, (int64_t[]){1, M, 1, 1}, 4) : NULL;
+    bool ok = put(b, 0, z && bias ? (rb ? om_add(z, rb) : NULL) : om_tensor_retain(z));
+    om_tensor_release(z);
+    om_tensor_release(rb);
+    return ok;
+  }
+  /* the taps' places before the offsets, [2, K, L] (rows, then columns): 2 K L is offset's size over N G */
+  om_tensor *base = om__tensor_new(&(om_meta){.dtype = OM_FLOAT32, .ndim = 3, .shape = {2, K, L}}, false, "DeformConv");
+  if (!base) return false;
+  float *at = (float *)om__data(base);
+  for (int64_t k = 0; k < K; k++)
+    for (int64_t l = 0; l < L; l++) {
+      at[k * L + l] = (float)(l / oh[1] * sp.stride[0] - sp.pad[0] + k / w->shape[3] * sp.dilation[0]);
+      at[(K + k) * L + l] = (float)(l % oh[1] * sp.stride[1] - sp.pad[1] + k % w->shape[3] * sp.dilation[1]);
+    }
+  om_scope s = {0};
+  om__keep(&s, base);
+  om_tensor *offr = om__keep(&s, om_reshape(off, (int64_t[]){N * og, K, 2, L}, 4)), *src[2] = {NULL};
+  for (int d = 0; offr && d < 2; d++) { /* src[0] the columns, src[1] the rows, [N G, K L] */
+    om_tensor *place = om__keep(&s, om_add(om__keep(&s, om_select(offr, 2, 1 - d)), om__keep(&s, om_select(base, 0, 1 - d))));
+    src[d] = place ? om__keep(&s, om_reshape(place, (int64_t[]){N * og, K * L}, 2)) : NULL;
+  }
+  om_tensor *xr = om__keep(&s, om_reshape(x, (int64_t[]){N * og, C / og, H * W}, 3));
+  om_tensor *v = src[0] && src[1] && xr ? om__keep(&s, linear_taps(xr, src, 2, (int64_t[]){W, H}, true)) : NULL; /* [N G, C / G, K L] */
+  if (v && mask) v = om__keep(&s, om_mul(v, om__keep(&s, om_reshape(mask, (int64_t[]){N * og, 1, K * L}, 3))));
+  om_tensor *cols = v ? om__keep(&s, om_reshape(v, (int64_t[]){N, group, C / group * K, L}, 4)) : NULL;
+  om_tensor *wr = om__keep(&s, om_reshape(w, (int64_t[]){group, M / group, C / group * K}, 3));
+  om_tensor *y = cols && wr ? om__keep(&s, om_matmul(wr, cols)) : NULL; /* [N, group, M / group, L] */
+  y = y ? om__keep(&s, om_reshape(y, (int64_t[]){N, M, oh[0], oh[1]}, 4)) : NULL;
+  if (y && bias) y = om__keep(&s, om_add(y, om__keep(&s, om_reshape(bias, (int64_t[]){1, M, 1, 1}, 4))));
+  bool ok = put(b, 0, om_tensor_retain(y));
   om__scope_end(&s);
   return ok;
 }
@@ -3478,10 +3645,10 @@ static bool bind_string_concat(om_bind *b) {
 }
 
 /* Cast to STRING of a tensor whose type prints as its dtype's values (a float16 would print as the
- * float32 that holds it: refused). */
+ * float32 that holds it, a UINT64 past 2^63 as a negative int64: refused). */
 static bool cast_to_strings(om_bind *b, int i) {
   int t = b->types[b->node->in[i]];
-  if (t == 10 || t == 16 || (t >= 17 && t <= 20)) return unsupported(b, "a cast of FLOAT16, BFLOAT16 or a float8 type to STRING");
+  if (t == 10 || t == 16 || t == T_UINT64 || (t >= 17 && t <= 20)) return unsupported(b, "a cast of FLOAT16, BFLOAT16, UINT64 or a float8 type to STRING");
   return known(b, i) && put_strings(b, 0, om__strings_format(b->in[i]));
 }
 
@@ -3491,6 +3658,7 @@ static bool cast_strings_to(om_bind *b, int64_t to) {
   om_dtype d;
   if (!x) return false;
   if (to == OM_ONNX_STRING) return pass_value(b);
+  if (to == T_UINT64) return unsupported(b, "a cast of STRING to UINT64"); /* the strings are read as int64 */
   if (!onnx_dtype(b, "to", to, &d)) return false;
   om_tensor *v = om__strings_parse(x, d, b->node->op_type);
   bool ok = v && cast_to(b, v, d, to);
@@ -3635,6 +3803,163 @@ static bool bind_regex_full_match(om_bind *b) {
   return put(b, 0, r);
 }
 
+
+/* ---- TfIdfVectorizer ---- */
+
+/* Pool n-grams q and r (n items each from at) in order: their items, then their place in the pool. */
+static bool gram_before(const int64_t *at, int64_t n, int64_t q, int64_t r) {
+  for (int64_t t = 0; t < n; t++)
+    if (at[q * n + t] != at[r * n + t]) return at[q * n + t] < at[r * n + t];
+  return q < r;
+}
+
+/* A pool n-gram of n items (count of them from at) that repeats an earlier one: its number, or -1
+ * (onnxruntime refuses such a pool; ONNX's reference would count it in the last one's column).
+ * order and scratch (count each) for a merge sort: O(count log count). */
+static int64_t repeated_gram(const int64_t *at, int64_t n, int64_t count, int64_t *order, int64_t *scratch) {
+  for (int64_t q = 0; q < count; q++) order[q] = q;
+  for (int64_t w = 1; w < count; w *= 2) {
+    for (int64_t lo = 0; lo < count; lo += 2 * w) {
+      int64_t mid = lo + w < count ? lo + w : count, hi = lo + 2 * w < count ? lo + 2 * w : count, i = lo, j = mid, k = lo;
+      while (i < mid || j < hi) scratch[k++] = j >= hi || (i < mid && gram_before(at, n, order[i], order[j])) ? order[i++] : order[j++];
+    }
+    memcpy(order, scratch, sizeof *order * (size_t)count);
+  }
+  for (int64_t q = 0; q + 1 < count; q++) /* equal n-grams are adjacent */
+    if (!memcmp(at + order[q] * n, at + order[q + 1] * n, sizeof *at * (size_t)n)) return order[q + 1];
+  return -1;
+}
+
+/* How often each of the pool's n-grams of n items (grams [G, n], their output columns cols [G])
+ * occurs in x [R, C]: items d apart (d = 1 to skip + 1; unigrams once), as [R, G] float32. */
+static om_tensor *gram_counts(om_tensor *x, om_tensor *grams, int64_t n, int64_t skip) {
+  int64_t R = x->shape[0], C = x->shape[1], G = grams->shape[0];
+  om_tensor *total = NULL;
+  for (int64_t d = 1; d <= (n == 1 ? 1 : skip + 1) && C - (n - 1) * d > 0; d++) {
+    int64_t P = C - (n - 1) * d;
+    om_scope s = {0};
+    om_tensor *hit = NULL;
+    for (int64_t t = 0; t < n; t++) { /* item t of every window against item t of every n-gram: [R, P, G] */
+      om_tensor *win = om__keep(&s, om_reshape(om__keep(&s, om_slice(x, 1, t * d, t * d + P, 1)), (int64_t[]){R, P, 1}, 3));
+      om_tensor *item = om__keep(&s, om_reshape(om__keep(&s, om_select(grams, 1, t)), (int64_t[]){1, 1, G}, 3));
+      om_tensor *eq = win && item ? om__keep(&s, om_eq(win, item)) : NULL;
+      hit = !eq ? NULL : hit ? om__keep(&s, om_logical_and(hit, eq)) : eq;
+      if (!hit) break;
+    }
+    om_tensor *c = hit ? om_sum(om__keep(&s, om_cast(hit, OM_FLOAT32)), (int64_t[]){1}, 1, false) : NULL;
+    total = !c ? then(total, NULL) : total ? then(total, om_add(total, om__keep(&s, c))) : c;
+    om__scope_end(&s);
+    if (!total) return NULL;
+  }
+  return total ? total : om_zeros((int64_t[]){R, G}, 2, OM_FLOAT32);
+}
+
+/* TfIdfVectorizer of x (int64 [C] or [R, C]; strings: their ids among the pool's, -1 outside it)
+ * whose pool is n_pool items (ids likewise): per n-gram length in [min_gram_length,
+ * max_gram_length] the pool's n-grams counted (gram_counts) and added into their output columns
+ * (scatter_add); then TF the counts, IDF the weight where the count is not 0, TFIDF the count
+ * times the weight. */
+static bool tfidf(om_bind *b, om_tensor *x, const int64_t *pool, int64_t n_pool) {
+  int64_t min_n, max_n, skip;
+  const char *mode;
+  const om_gattr *counts = attr(b, "ngram_counts"), *cols = attr(b, "ngram_indexes"), *weights = attr(b, "weights");
+  if (!attr_i(b, "min_gram_length", 1, &min_n) || !attr_i(b, "max_gram_length", 1, &max_n) || !attr_i(b, "max_skip_count", 0, &skip) ||
+      !attr_s(b, "mode", "", &mode) || (counts && !attr_type(b, counts, OM_GATTR_INTS)) || (cols && !attr_type(b, cols, OM_GATTR_INTS)) ||
+      (weights && !attr_type(b, weights, OM_GATTR_FLOATS)))
+    return false;
+  int how = !strcmp(mode, "TF") ? 1 : !strcmp(mode, "IDF") ? 2 : !strcmp(mode, "TFIDF") ? 3 : 0;
+  if (!how) return om__fail(OM_ERR_FORMAT, "%s (TfIdfVectorizer): mode '%s' (TF, IDF or TFIDF)", who(b), mode);
+  if (!counts || !cols || cols->n < 1 || min_n < 1 || min_n > max_n || max_n > LIMIT || skip < 0 || skip > LIMIT)
+    return om__fail(OM_ERR_FORMAT, "%s (TfIdfVectorizer): ngram_counts and ngram_indexes must be given, and 1 <= min_gram_length <= max_gram_length, "
+                    "max_skip_count >= 0", who(b));
+  int64_t size = 0, grams = 0;
+  for (int k = 0; k < counts->n; k++) {
+    int64_t end = k + 1 < counts->n ? counts->ints[k + 1] : n_pool;
+    if (counts->ints[k] < 0 || end < counts->ints[k] || end > n_pool)
+      return om__fail(OM_ERR_FORMAT, "%s (TfIdfVectorizer): ngram_counts must ascend within the pool's %lld items", who(b), (long long)n_pool);
+    grams += (end - counts->ints[k]) / (k + 1);
+  }
+  for (int k = 0; k < cols->n; k++) {
+    if (cols->ints[k] < 0 || cols->ints[k] >= LIMIT) return om__fail(OM_ERR_FORMAT, "%s (TfIdfVectorizer): ngram_indexes holds %lld (0 to below 2^30)", who(b), (long long)cols->ints[k]);
+    size = cols->ints[k] + 1 > size ? cols->ints[k] + 1 : size;
+  }
+  if (grams > cols->n || (weights && weights->n != size))
+    return om__fail(OM_ERR_FORMAT, "%s (TfIdfVectorizer): the pool holds %lld n-grams for %d ngram_indexes, and weights must have one per output column (%lld)",
+                    who(b), (long long)grams, cols->n, (long long)size);
+  if (x->ndim > 2 || (x->ndim == 2 && x->shape[0] < 1))
+    return om__fail(OM_ERR_SHAPE_MISMATCH, "%s (TfIdfVectorizer): the input must be [C] or [N, C] with N at least 1", who(b));
+  int64_t R = x->ndim == 2 ? x->shape[0] : 1, C = x->ndim == 2 ? x->shape[1] : om_tensor_numel(x);
+  om_scope s = {0};
+  om_tensor *xr = om__keep(&s, om_reshape(x, (int64_t[]){R, C}, 2)), *y = om__keep(&s, om_zeros((int64_t[]){R, size}, 2, OM_FLOAT32));
+  int64_t *order = om__alloc(sizeof(int64_t) * 2 * (size_t)(n_pool + 1), "TfIdfVectorizer"), *scratch = order ? order + n_pool + 1 : NULL;
+  bool ok = xr && y && order;
+  for (int64_t k = 0, first = 0; ok && k < counts->n; k++) { /* n-grams of k + 1 items, numbered on from first */
+    int64_t n = k + 1, at = counts->ints[k], G = ((k + 1 < counts->n ? counts->ints[k + 1] : n_pool) - at) / n, again;
+    if (G && n >= min_n && n <= max_n && (again = repeated_gram(pool + at, n, G, order, scratch)) >= 0)
+      ok = om__fail(OM_ERR_FORMAT, "%s (TfIdfVectorizer): pool n-gram %lld of %lld items repeats an earlier one", who(b), (long long)again, (long long)n);
+    else if (G && n >= min_n && n <= max_n && C) {
+      om_tensor *g = om__keep(&s, om__tensor_new(&(om_meta){.dtype = OM_INT64, .ndim = 2, .shape = {G, n}}, false, "TfIdfVectorizer"));
+      om_tensor *c = om__keep(&s, om__tensor_new(&(om_meta){.dtype = OM_INT64, .ndim = 2, .shape = {1, G}}, false, "TfIdfVectorizer"));
+      if (g && c) memcpy(om__data(g), pool + at, sizeof(int64_t) * (size_t)(G * n)), memcpy(om__data(c), cols->ints + first, sizeof(int64_t) * (size_t)G);
+      om_tensor *hits = g && c ? om__keep(&s, gram_counts(xr, g, n, skip)) : NULL;
+      om_tensor *where = hits ? om__keep(&s, om_expand(c, (int64_t[]){R, G}, 2)) : NULL;
+      ok = where && (y = om__keep(&s, om_scatter_add(y, 1, where, hits))) != NULL;
+    }
+    first += G;
+  }
+  free(order);
+  om_tensor *w = ok && weights ? om__keep(&s, om_from_data(weights->floats, &size, 1, OM_FLOAT32)) : NULL;
+  if (ok && how == 2) { /* IDF: the weight (1 without weights) where the count is not 0 */
+    om_tensor *seen = om__keep(&s, om_cast(om__keep(&s, om_ne(y, om__keep(&s, om_scalar(0, OM_FLOAT32)))), OM_FLOAT32));
+    y = seen && w ? om__keep(&s, om_mul(seen, w)) : seen;
+  } else if (ok && how == 3 && w) {
+    y = om__keep(&s, om_mul(y, w));
+  } else if (ok && weights && !w) {
+    y = NULL;
+  }
+  if (y && x->ndim < 2) y = om__keep(&s, om_reshape(y, &size, 1));
+  ok = ok && put(b, 0, om_tensor_retain(y));
+  om__scope_end(&s);
+  return ok;
+}
+
+/* TfIdfVectorizer of integers: the pool's pool_int64s. */
+static bool bind_tfidf_vectorizer(om_bind *b) {
+  const om_gattr *pool = attr(b, "pool_int64s");
+  if (!pool || !attr_type(b, pool, OM_GATTR_INTS)) return pool ? false : om__fail(OM_ERR_FORMAT, "%s (TfIdfVectorizer): an integer input needs pool_int64s", who(b));
+  if (b->in[0]->dtype != OM_INT64) return om__fail(OM_ERR_FORMAT, "%s (TfIdfVectorizer): the input must be strings or integers", who(b));
+  return tfidf(b, b->in[0], pool->ints, pool->n);
+}
+
+/* TfIdfVectorizer of strings: each string (of the input and of pool_strings) as the place of its
+ * first copy in the pool (-1 outside it; a quadratic search of the pool, once per plan), then as
+ * integers. */
+static bool tfidf_vectorizer_strings(om_bind *b) {
+  const om_strings *x = str_input(b, 0);
+  const om_gattr *pool = attr(b, "pool_strings");
+  if (!x) return false;
+  if (!pool || !attr_type(b, pool, OM_GATTR_STRINGS)) return pool ? false : om__fail(OM_ERR_FORMAT, "%s (TfIdfVectorizer): a string input needs pool_strings", who(b));
+  om_meta m = {.dtype = OM_INT64, .ndim = x->ndim};
+  memcpy(m.shape, x->shape, sizeof m.shape);
+  om_tensor *ids = om__tensor_new(&m, false, "TfIdfVectorizer");
+  int64_t *pool_ids = ids ? om__alloc(sizeof(int64_t) * ((size_t)pool->n + 1), "TfIdfVectorizer") : NULL;
+  for (int k = 0; pool_ids && k < pool->n; k++) {
+    pool_ids[k] = k;
+    for (int j = 0; j < k && pool_ids[k] == k; j++)
+      if (!strcmp(pool->strs[j], pool->strs[k])) pool_ids[k] = j;
+  }
+  for (int64_t i = 0; pool_ids && i < x->n; i++) {
+    int64_t *id = (int64_t *)om__data(ids) + i;
+    *id = -1;
+    for (int k = 0; k < pool->n && *id < 0; k++)
+      if (strlen(pool->strs[k]) == x->len[i] && !memcmp(pool->strs[k], x->s[i], x->len[i])) *id = k;
+  }
+  bool ok = pool_ids && tfidf(b, ids, pool_ids, pool->n);
+  free(pool_ids);
+  om_tensor_release(ids);
+  return ok;
+}
+
 /* The rows that take strings, and their string rules (the rows' own for the string ops). */
 static const struct {
   const char *op_type;
@@ -3645,7 +3970,7 @@ static const struct {
     {"Gather", moved_strings}, {"GatherElements", moved_strings}, {"GatherND", moved_strings}, {"Identity", pass_value},
     {"RegexFullMatch", bind_regex_full_match}, {"Reshape", moved_strings}, {"ReverseSequence", moved_strings}, {"Slice", moved_strings}, {"SpaceToDepth", moved_strings},
     {"Split", moved_strings}, {"Squeeze", moved_strings}, {"StringConcat", bind_string_concat}, {"StringNormalizer", bind_string_normalizer},
-    {"StringSplit", bind_string_split}, {"Tile", moved_strings}, {"Transpose", moved_strings}, {"Unsqueeze", moved_strings},
+    {"StringSplit", bind_string_split}, {"TfIdfVectorizer", tfidf_vectorizer_strings}, {"Tile", moved_strings}, {"Transpose", moved_strings}, {"Unsqueeze", moved_strings},
     {"Where", moved_strings},
 };
 
@@ -4287,13 +4612,13 @@ static const om_onnx_rule rules[] = {
     {"Atanh", 1, 1, 1, bind_atanh, "atanh"},
     {"AveragePool", 1, 1, 1, bind_average_pool, "avg_pool2d (1-D as 2-D; begin and end pads that differ: the ceil_mode that gives ONNX's size, or zeros padded first when count_include_pad; pads above half the kernel: zeros padded first, divided by the share of real elements unless count_include_pad; padded first with ceil_mode: ceil_mode, cut to ONNX's size where it keeps a window that starts in the end pads)"},
     {"BatchNormalization", 5, 5, 3, bind_batch_norm, "batch_norm in eval mode; training_mode 1: batch_norm in training mode, the running statistics out from mean and the biased variance; fast mode: folded into the Conv before it when only that Conv (with constant weights) writes its input (src/runtime/passes.c)"},
-    {"BitShift", 2, 2, 1, bind_bit_shift, "mul or truncating div by pow(2, min(y, 62)) (UINT8, UINT16, UINT32)"},
+    {"BitShift", 2, 2, 1, bind_bit_shift, "mul or truncating div by pow(2, min(y, 62)) (UINT8, UINT16, UINT32); UINT64: mul by pow(2, y), or x >>> 1 from its low 63 bits divided by pow(2, y - 1) (64 or more: 0)"},
     {"BitwiseAnd", 2, 2, 1, bind_bitwise_and, "bitwise_and"},
     {"BitwiseNot", 1, 1, 1, bind_bitwise_not, "bitwise_not"},
     {"BitwiseOr", 2, 2, 1, bind_bitwise_or, "bitwise_or"},
     {"BitwiseXor", 2, 2, 1, bind_bitwise_xor, "bitwise_xor"},
     {"BlackmanWindow", 1, 1, 1, bind_blackman_window, "0.42 - 0.5 cos(2 pi n / N) + 0.08 cos(4 pi n / N) from arange and cos (size known when planning; periodic, output_datatype)"},
-    {"Cast", 1, 1, 1, bind_cast, "cast to the dtype that holds the type, then narrowed to it (docs/graph-runtime.md, element types)"},
+    {"Cast", 1, 1, 1, bind_cast, "cast to the dtype that holds the type, then narrowed to it (docs/graph-runtime.md, element types; UINT64's bits read unsigned)"},
     {"CastLike", 2, 2, 1, bind_cast_like, "cast to the second input's type"},
     {"Ceil", 1, 1, 1, bind_ceil, "ceil"},
     {"Celu", 1, 1, 1, bind_celu, "where(x > 0, x, alpha elu(x / alpha))"},
@@ -4312,6 +4637,7 @@ static const om_onnx_rule rules[] = {
     {"Cosh", 1, 1, 1, bind_cosh, "cosh"},
     {"CumSum", 2, 2, 1, bind_cumsum, "cumsum (reverse: of x flipped by index_select; exclusive: of x shifted behind zeros by cat)"},
     {"DFT", 1, 3, 1, bind_dft, "dft (accumulated in double; inverse, onesided, dft_length and axis known when planning)"},
+    {"DeformConv", 3, 5, 1, bind_deform_conv, "linear_taps (GridSample's bilinear gathers, zeros outside) of X at each output position's kernel taps moved by the offsets, times the mask, then a matmul per group with W, plus B (2 spatial axes; FLOAT)"},
     {"DepthToSpace", 1, 1, 1, bind_depth_to_space, "pixel_shuffle (mode CRD); DCR: reshape, permute, reshape"},
     {"DequantizeLinear", 2, 3, 1, bind_dequantize_linear, "(x - zero point) cast, times scale (per tensor or per axis)"},
     {"Det", 1, 1, 1, bind_det, "det"},
@@ -4336,8 +4662,8 @@ static const om_onnx_rule rules[] = {
     {"GlobalAveragePool", 1, 1, 1, bind_global_average_pool, "adaptive_avg_pool2d to 1x1 (4-D), else mean"},
     {"GlobalLpPool", 1, 1, 1, bind_global_lp_pool, "sum(|x|), sqrt(sum(x x)) over the spatial axes (p 1, 2)"},
     {"GlobalMaxPool", 1, 1, 1, bind_global_max_pool, "amax"},
-    {"Greater", 2, 2, 1, bind_greater, "gt"},
-    {"GreaterOrEqual", 2, 2, 1, bind_greater_equal, "ge"},
+    {"Greater", 2, 2, 1, bind_greater, "gt (UINT64 as Less)"},
+    {"GreaterOrEqual", 2, 2, 1, bind_greater_equal, "ge (UINT64 as Less)"},
     {"GridSample", 2, 2, 1, bind_grid_sample, "gathers of X [N, C, (D) H W] at the taps, weighted: linear (bilinear, trilinear), nearest (half to even); padding zeros, border, reflection; align_corners (4-D and 5-D X); cubic (4-D X): 16 taps, each padded on its own"},
     {"GroupNormalization", 3, 3, 1, bind_group_norm, "group_norm (scale and bias per group spread over its channels)"},
     {"HammingWindow", 1, 1, 1, bind_hamming_window, "25/46 - 21/46 cos(2 pi n / N) (as BlackmanWindow)"},
@@ -4354,8 +4680,8 @@ static const om_onnx_rule rules[] = {
     {"LSTM", 3, 8, 3, bind_lstm, "lstm_layer per direction (default activations; clip, input_forget, peepholes, sequence_lens refused)"},
     {"LayerNormalization", 2, 3, 3, bind_layer_norm, "layer_norm (scale and bias of the normalised shape; Mean and InvStdDev too)"},
     {"LeakyRelu", 1, 1, 1, bind_leaky_relu, "leaky_relu"},
-    {"Less", 2, 2, 1, bind_less, "lt"},
-    {"LessOrEqual", 2, 2, 1, bind_less_equal, "le"},
+    {"Less", 2, 2, 1, bind_less, "lt (UINT64: of the bits with the top one flipped)"},
+    {"LessOrEqual", 2, 2, 1, bind_less_equal, "le (UINT64 as Less)"},
     {"Log", 1, 1, 1, bind_log, "log"},
     {"LogSoftmax", 1, 1, 1, bind_log_softmax, "log_softmax"},
     {"Loop", 0, MANY, 8, bind_loop, "the body once per iteration, unrolled into the plan (M and cond, each may be left empty, known when planning; then the loop-carried values, tensors or sequences); scan outputs: stack"},
@@ -4363,15 +4689,15 @@ static const om_onnx_rule rules[] = {
     {"LpPool", 1, 1, 1, bind_lp_pool, "Conv's convolution (1 to 3 spatial axes) of |x|^p with ones per channel, then the p-th root (pads, dilations, ceil_mode, auto_pad)"},
     {"MatMul", 2, 2, 1, bind_matmul, "matmul; fast mode: the last product of an attention (MatMul, Mul or Div by a constant, Add or Where of a mask, Softmax, MatMul, each read once) is the attention op, with no score matrix (src/runtime/passes.c)"},
     {"MatMulInteger", 2, 4, 1, bind_matmul_integer, "(A - a_zero_point) (B - b_zero_point) exactly: float32 matmuls of 256-long chunks of K (exact sums), cast to int64 and added"},
-    {"Max", 1, MANY, 1, bind_max, "maximum, pairwise"},
+    {"Max", 1, MANY, 1, bind_max, "maximum, pairwise (UINT64 as Less)"},
     {"MaxPool", 1, 1, 2, bind_max_pool, "max_pool2d (1-D as 2-D; pads as AveragePool, -inf padded first above half the kernel); Indices (1 or 2 spatial axes): per window tap, last to first, where(eq(tap, y), its position, the later ones')"},
     {"MaxUnpool", 2, 3, 1, bind_max_unpool, "scatter_add of the values at their indices into zeros, divided by the count of each (pads, strides; an output_shape other than the default refused: ONNX's reference and onnxruntime read the indices differently)"},
     {"Mean", 1, MANY, 1, bind_mean, "add pairwise, then scale"},
     {"MeanVarianceNormalization", 1, 1, 1, bind_mvn, "(x - mean) / (sqrt(mean(x x) - mean^2) + 1e-9), ONNX's function"},
     {"MelWeightMatrix", 5, 5, 1, bind_mel_weight_matrix, "the triangles' corners (whole bins, from src/core/math.c's double log and pow; known when planning), then where, sub, div over the bins (a corner within 1e-6 of a whole bin refused)"},
-    {"Min", 1, MANY, 1, bind_min, "minimum, pairwise"},
+    {"Min", 1, MANY, 1, bind_min, "minimum, pairwise (UINT64 as Less)"},
     {"Mish", 1, 1, 1, bind_mish, "mish"},
-    {"Mod", 2, 2, 1, bind_mod, "fmod (fmod 1), remainder (fmod 0)"},
+    {"Mod", 2, 2, 1, bind_mod, "fmod (fmod 1), remainder (fmod 0); UINT64: remainder of the low 63 bits, plus 2^63's where the top bit is set, less the divisor once where the sum reaches it; a divisor past 2^63: where(x < y, x, x - y)"},
     {"Mul", 2, 2, 1, bind_mul, "mul"},
     {"Neg", 1, 1, 1, bind_neg, "neg"},
     {"NegativeLogLikelihoodLoss", 2, 3, 1, bind_nll_loss, "-gather(x, 1, target) weight[target] (ignore_index: weight 0), reduced by none, sum, mean (over the weights' sum)"},
@@ -4385,7 +4711,7 @@ static const om_onnx_rule rules[] = {
     {"Or", 2, 2, 1, bind_or, "where(a, a, b)"},
     {"PRelu", 2, 2, 1, bind_prelu, "where(x < 0, x slope, x)"},
     {"Pad", 2, 4, 1, bind_pad, "pad (constant, reflect, edge; reflect and edge on the last 1 to 3 axes); wrap: index_select per padded axis of the positions modulo its size"},
-    {"Pow", 2, 2, 1, bind_pow, "pow (the exponent cast to the base's type)"},
+    {"Pow", 2, 2, 1, bind_pow, "pow (the exponent cast to the base's type; a UINT64 exponent of a float base read unsigned)"},
     {"QLinearConv", 8, 9, 1, bind_qlinear_conv, "ConvInteger's exact product plus the bias, times x_scale w_scale / y_scale, then QuantizeLinear's rounding and clamp (float32, as onnxruntime)"},
     {"QLinearMatMul", 8, 8, 1, bind_qlinear_matmul, "MatMulInteger's exact product, times a_scale b_scale / y_scale, then QuantizeLinear's rounding and clamp (float32, as onnxruntime)"},
     {"QuantizeLinear", 2, 3, 1, bind_quantize_linear, "x / scale rounded half to even, plus zero point, clamped to UINT8 or INT8 (float32, as onnxruntime)"},
@@ -4445,6 +4771,7 @@ static const om_onnx_rule rules[] = {
     {"Sum", 1, MANY, 1, bind_sum, "add, pairwise"},
     {"Tan", 1, 1, 1, bind_tan, "tan"},
     {"Tanh", 1, 1, 1, bind_tanh, "tanh"},
+    {"TfIdfVectorizer", 1, 1, 1, bind_tfidf_vectorizer, "per n-gram length, the windows (slice per item, items 1 to max_skip_count + 1 apart; unigrams once) eq the pool's n-grams (a repeated one refused, as onnxruntime), all over the items, summed; scatter_add into the output columns; TF, IDF (weight where counted), TFIDF (count times weight); strings: as the place of their first copy in pool_strings"},
     {"ThresholdedRelu", 1, 1, 1, bind_thresholded_relu, "where(x > alpha, x, 0)"},
     {"Tile", 2, 2, 1, bind_tile, "reshape, expand, reshape"},
     {"TopK", 2, 2, 2, bind_top_k, "topk (always sorted, ties in index order)"},

@@ -112,8 +112,11 @@ bool om__upgrade_nodes(om_graph *g, int opset);
 #define OM_ONNX_STRING 8 /* held by no dtype: a value of strings is an om_seq holding an om_strings */
 /** The ONNX type that is dtype's own (FLOAT, INT64, BOOL). */
 int om__elem_own(om_dtype d);
-/** Whether dtype holds ONNX type t (FLOAT16 and BFLOAT16 in float32, the integers up to 32 bits in int64). */
+/** Whether dtype holds ONNX type t (FLOAT16 and BFLOAT16 in float32, the integers in int64: UINT64 as its bits). */
 bool om__elem_holds(om_dtype dtype, int t);
+/** Whether node n takes the element types of its inputs (in, borrowed; types per value id): false
+ *  with Unsupported for a UINT64 input of an op that would read it as signed. */
+bool om__elem_check_inputs(const om_gnode *n, const int *types, const om_tensor *const *in);
 /** The ONNX type of node n's output j, which its rule gave in dtype, from the types of the
  *  values (types, per value id) its inputs (in, borrowed) hold. */
 int om__elem_type_out(const om_gnode *n, int j, om_dtype dtype, const int *types, const om_tensor *const *in);

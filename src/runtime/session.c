@@ -288,7 +288,7 @@ static bool bind_node(const om_graph *g, const om_gnode *n, const om_onnx_rule *
   if (ok && !bind)
     ok = om__fail(OM_ERR_UNSUPPORTED, "session: node '%s' (%s): input %d ('%s') holds strings, which %s does not take", n->name, n->op_type,
                   strings, g->values.v[n->in[strings]].name, n->op_type);
-  ok = ok && bind(&b);
+  ok = ok && om__elem_check_inputs(n, types, (const om_tensor *const *)in) && bind(&b);
   *needs_values = !ok && b.needs_values;
   for (int j = 0; ok && j < n->n_out; j++)
     if (!out[j] && !seq_out[j] && readers[n->out[j]])

@@ -408,10 +408,10 @@ TEST(reader_refuses_what_it_cannot_read) {
   CHECK_ERROR(opens(&m), OM_ERR_FORMAT, "initializer 'w' keeps its data in an external file");
   pb u64 = {0};
   pb_int(&u64, 1, 2);
-  pb_int(&u64, 2, 13); /* UINT64 */
+  pb_int(&u64, 2, 14); /* COMPLEX64 */
   pb_str(&u64, 8, "w");
   m = model(8, 17, add, 1, &u64, "y");
-  CHECK_ERROR(opens(&m), OM_ERR_UNSUPPORTED, "initializer 'w' has data type UINT64 (13); the graph layer takes FLOAT, DOUBLE, FLOAT16, BFLOAT16, the float8 types, INT8 to INT64, UINT8 to UINT32, BOOL");
+  CHECK_ERROR(opens(&m), OM_ERR_UNSUPPORTED, "initializer 'w' has data type COMPLEX64 (14); the graph layer takes FLOAT, DOUBLE, FLOAT16, BFLOAT16, the float8 types, INT8 to INT64, UINT8 to UINT64, BOOL");
   pb huge = {0};
   pb_int(&huge, 1, (int64_t)1 << 40);
   pb_int(&huge, 1, (int64_t)1 << 40);
@@ -446,7 +446,7 @@ static void runs_refused(const pb *m, om_error_kind kind, const char *msg) {
 /* What the rules refuse, each naming the node and what it does not take (planned at the first run). */
 TEST(rules_refuse_what_they_do_not_take) {
   struct { const char *op, *attr, *s; int64_t i; om_error_kind kind; const char *msg; } cases[] = {
-      {"Cast", "to", NULL, 13, OM_ERR_UNSUPPORTED, "Cast (Cast): to 13 is not a supported type"},
+      {"Cast", "to", NULL, 14, OM_ERR_UNSUPPORTED, "Cast (Cast): to 14 is not a supported type"},
       {"Gelu", "approximate", "erf", 0, OM_ERR_UNSUPPORTED, "Gelu (Gelu): approximate other than 'none' or 'tanh' is not supported"},
       {"Gelu", "approximate", NULL, 1, OM_ERR_FORMAT, "Gelu (Gelu): attribute approximate must be a string, it is an int"},
       {"Elu", "alpha", "one", 0, OM_ERR_FORMAT, "Elu (Elu): attribute alpha must be a float, it is a string"},
@@ -1824,6 +1824,71 @@ TEST(three_spatial_axes_and_col2im_against_references) {
   om_tensor_release(x);
 }
 
+/* X [C, H, W]'s channel c at (y, x), bilinearly: each of the four pixels around it that is inside. */
+static double bilinear_at(const float *X, int H, int W, int c, double y, double x) {
+  double y0 = floor(y), x0 = floor(x), sum = 0;
+  for (int k = 0; k < 4; k++) {
+    double yy = y0 + (k >> 1), xx = x0 + (k & 1), w = (1 - fabs(y - yy)) * (1 - fabs(x - xx));
+    if (yy >= 0 && yy < H && xx >= 0 && xx < W) sum += w * X[(c * H + (int)yy) * W + (int)xx];
+  }
+  return sum;
+}
+
+/* DeformConv (two offset groups, pads, a mask and a bias) against its definition run here, and a
+ * shape that does not fit refused. */
+TEST(deform_conv_against_a_reference) {
+  enum { C = 2, H = 4, W = 5, M = 3, KH = 2, KW = 2, G = 2, OH = 5, OW = 4, K = KH * KW };
+  float x[C * H * W], w[M * C * K], off[G * K * 2 * OH * OW], mask[G * K * OH * OW], bias[M] = {0.5f, -1, 0.25f};
+  for (int k = 0; k < C * H * W; k++) x[k] = 0.1f * (float)((k * 7) % 13) - 0.6f;
+  for (int k = 0; k < M * C * K; k++) w[k] = 0.2f * (float)((k * 5) % 7) - 0.5f;
+  for (int k = 0; k < G * K * 2 * OH * OW; k++) off[k] = 0.37f * (float)((k * 11) % 17) - 3.1f; /* some past the edges */
+  for (int k = 0; k < G * K * OH * OW; k++) mask[k] = 0.1f * (float)((k * 3) % 11);
+  double want[M * OH * OW];
+  for (int m = 0; m < M; m++)
+    for (int l = 0; l < OH * OW; l++) {
+      double sum = bias[m];
+      for (int c = 0; c < C; c++)
+        for (int k = 0; k < K; k++) {
+          int g = c / (C / G), at = ((g * K + k) * 2) * OH * OW + l;
+          double y = l / OW - 1 + k / KW + off[at], xx = l % OW + k % KW + off[at + OH * OW]; /* pads 1 above and below */
+          sum += w[(m * C + c) * K + k] * mask[(g * K + k) * OH * OW + l] * bilinear_at(x, H, W, c, y, xx);
+        }
+      want[m * OH * OW + l] = sum;
+    }
+  pb nd = node("DeformConv", "x", "w", "y"), inits[4] = {
+      raw_init("w", 1, 4, (const int64_t[]){M, C, KH, KW}, w, sizeof w), raw_init("o", 1, 4, (const int64_t[]){1, G * K * 2, OH, OW}, off, sizeof off),
+      raw_init("b", 1, 1, (const int64_t[]){M}, bias, sizeof bias), raw_init("m", 1, 4, (const int64_t[]){1, G * K, OH, OW}, mask, sizeof mask)};
+  pb_str(&nd, 1, "o"), pb_str(&nd, 1, "b"), pb_str(&nd, 1, "m");
+  attr_ints(&nd, "pads", 4, (const int64_t[]){1, 0, 1, 0});
+  attr_int(&nd, "offset_group", G);
+  om_tensor *t = tensor_f(x, (const int64_t[]){1, C, H, W}, 4), *y = run_node(&nd, inits, 4, t);
+  check_values("DeformConv", y, want, M * OH * OW, 1e-5);
+  om_tensor_release(y);
+  attr_int(&nd, "group", 3); /* C 2 is not W's 2 x 3 */
+  CHECK_ERROR((y = run_node(&nd, inits, 4, t)) != NULL, OM_ERR_SHAPE_MISMATCH, "group 3 and offset_group 2 do not fit");
+  om_tensor_release(t);
+}
+
+/* TfIdfVectorizer's counts of a pool's unigrams and bigrams worked out here, and a pool that
+ * repeats an n-gram refused (the input a constant: the rule runs when the plan is made). */
+TEST(tfidf_vectorizer_counts_the_pool) {
+  pb nd = node("TfIdfVectorizer", "c", NULL, "y"), c = ints_init("c", 12, (const int64_t[]){1, 1, 3, 3, 3, 7, 8, 6, 7, 5, 6, 8});
+  attr_ints(&nd, "pool_int64s", 10, (const int64_t[]){2, 3, 5, 4, 5, 6, 7, 8, 6, 7});
+  attr_ints(&nd, "ngram_counts", 2, (const int64_t[]){0, 4});
+  attr_ints(&nd, "ngram_indexes", 7, (const int64_t[]){0, 1, 2, 3, 4, 5, 6});
+  attr_int(&nd, "min_gram_length", 1), attr_int(&nd, "max_gram_length", 2), attr_str(&nd, "mode", "TF");
+  om_tensor *x = TF(SHAPE(1), 0), *y = run_node(&nd, &c, 1, x);
+  check_values("TfIdfVectorizer", y, (const double[]){0, 3, 1, 0, 1, 1, 1}, 7, 0); /* 3 three times; (7 8), (6 7), (5 6) once each */
+  om_tensor_release(y);
+  pb again = node("TfIdfVectorizer", "c", NULL, "y");
+  attr_ints(&again, "pool_int64s", 6, (const int64_t[]){5, 6, 7, 8, 5, 6});
+  attr_ints(&again, "ngram_counts", 2, (const int64_t[]){0, 0});
+  attr_ints(&again, "ngram_indexes", 3, (const int64_t[]){0, 1, 2});
+  attr_int(&again, "min_gram_length", 2), attr_int(&again, "max_gram_length", 2), attr_str(&again, "mode", "TF");
+  CHECK_ERROR((y = run_node(&again, &c, 1, x)) != NULL, OM_ERR_FORMAT, "(TfIdfVectorizer): pool n-gram 2 of 2 items repeats an earlier one");
+  om_tensor_release(x);
+}
+
 /* RNN, bidirectional, against the recurrence h = tanh(W x + R h + Wb + Rb) run here. */
 TEST(rnn_against_a_reference) {
   enum { T = 4, B = 2, I = 3, H = 2, D = 2 };
@@ -2081,6 +2146,68 @@ TEST(session_narrows_each_result_to_its_element_type) {
   om__release_all((om_tensor *[]){a, b}, 2);
 }
 
+/* UINT64, held as its bits in int64: op of a and b (UINT64 [n]; attr a string attribute, NULL for
+ * none) into got's n values (as UINT64), the output's ONNX type returned (-1 failed). */
+static int run_u64(const char *op, const char *attr, const char *attr_v, const uint64_t *a, const uint64_t *b, int64_t n, uint64_t *got) {
+  pb nd = node(op, "a", "b", "y"), g = {0}, m = {0}, opset = {0}, y = {0};
+  if (attr) attr_str(&nd, attr, attr_v);
+  pb ia = value_info_of("a", 13, 1, (const int64_t[]){-1}), ib = value_info_of("b", 13, 1, (const int64_t[]){-1});
+  pb_str(&y, 1, "y");
+  pb_msg(&g, 1, &nd), pb_str(&g, 2, "g"), pb_msg(&g, 11, &ia), pb_msg(&g, 11, &ib), pb_msg(&g, 12, &y);
+  pb_int(&m, 1, 9), pb_int(&opset, 2, 20), pb_msg(&m, 8, &opset), pb_msg(&m, 7, &g);
+  om_tensor *ta = om_from_data(a, &n, 1, OM_INT64), *tb = om_from_data(b, &n, 1, OM_INT64), *r = NULL;
+  om_session *s = om_session_open(m.b, m.n, NULL);
+  int type = s && om_session_run(s, (om_tensor *[]){ta, tb}, 2, &r, 1) == 1 ? om_session_elem_type(s, true, 0) : -1;
+  for (int64_t k = 0; r && k < n; k++) got[k] = r->dtype == OM_BOOL ? ((const uint8_t *)om__data(r))[k] : ((const uint64_t *)om__data(r))[k];
+  om__release_all((om_tensor *[]){ta, tb, r}, 3);
+  om_session_release(s);
+  return type;
+}
+
+static uint64_t ref_u64(const char *op, uint64_t a, uint64_t b) {
+  if (!strcmp(op, "Mod")) return b ? a % b : 0;
+  if (!strcmp(op, "Max")) return a > b ? a : b;
+  if (!strcmp(op, "Min")) return a < b ? a : b;
+  if (!strcmp(op, "Less")) return a < b;
+  if (!strcmp(op, "GreaterOrEqual")) return a >= b;
+  if (!strcmp(op, "LEFT")) return b >= 64 ? 0 : a << b;
+  return b >= 64 ? 0 : a >> b; /* RIGHT */
+}
+
+/* Every pair of UINT64 values below and past 2^63 through the rules that read them unsigned,
+ * against C's unsigned arithmetic; casts to and from floats rounded once; an op that would read
+ * them as signed refused. */
+TEST(uint64_is_read_unsigned) {
+  static const uint64_t v[] = {0, 1, 2, 3, 7, 63, 64, 65, 1000, UINT64_C(1) << 32, (UINT64_C(1) << 63) - 1, UINT64_C(1) << 63, (UINT64_C(1) << 63) + 7,
+                               UINT64_C(12345678901234567890), UINT64_MAX - 1, UINT64_MAX};
+  enum { N = sizeof v / sizeof *v, P = N * N };
+  uint64_t a[P], b[P], got[P];
+  for (int k = 0; k < P; k++) a[k] = v[k / N], b[k] = v[k % N];
+  static const char *const ops[] = {"Mod", "Max", "Min", "Less", "GreaterOrEqual", "LEFT", "RIGHT"};
+  for (size_t o = 0; o < sizeof ops / sizeof *ops; o++) {
+    bool shift = ops[o][0] >= 'A' && ops[o][1] >= 'A' && ops[o][1] <= 'Z';
+    int type = run_u64(shift ? "BitShift" : ops[o], shift ? "direction" : NULL, ops[o], a, b, P, got);
+    if (type < 0) FAILED("%s: %s", ops[o], om_last_error_message());
+    CHECK_EQ_INT(type, ops[o][0] == 'L' && !shift ? 9 : ops[o][0] == 'G' ? 9 : 13);
+    for (int k = 0; type > 0 && k < P; k++)
+      if (got[k] != ref_u64(ops[o], a[k], b[k]))
+        FAILED("%s of %llu and %llu: %llu, expected %llu", ops[o], (unsigned long long)a[k], (unsigned long long)b[k], (unsigned long long)got[k],
+               (unsigned long long)ref_u64(ops[o], a[k], b[k]));
+  }
+  CHECK_ERROR(run_u64("ReduceMax", NULL, NULL, a, b, P, got) >= 0, OM_ERR_UNSUPPORTED, "ReduceMax (ReduceMax): input 0 is UINT64, which ReduceMax does not take");
+  /* casts: 2^63 + 2^39 + 1 rounds up to 2^63 + 2^40 in float32 (through a double it would tie and round to even, down) */
+  om_tensor *x = om_from_data((uint64_t[]){(UINT64_C(1) << 63) + (UINT64_C(1) << 39) + 1, UINT64_MAX, 3, (UINT64_C(1) << 63) + (UINT64_C(1) << 55) + 1},
+                              (const int64_t[]){4}, 1, OM_INT64);
+  om_tensor *f = om__cast_narrow(x, OM_FLOAT32, 0, true, true), *bf = om__cast_narrow(x, OM_FLOAT32, 16, true, true);
+  om_tensor *d = om__cast_narrow(x, OM_FLOAT64, 0, true, true), *back = f ? om__cast_narrow(f, OM_INT64, 13, true, false) : NULL;
+  CHECK(f && at(f, 0) == 0x1p63 + 0x1p40 && at(f, 1) == 0x1p64 && at(f, 2) == 3);
+  CHECK(bf && at(bf, 0) == 0x1p63 && at(bf, 1) == 0x1p64 && at(bf, 3) == 0x1p63 + 0x1p56); /* 2^55 + 1: past half of bfloat16's step (2^56) */
+  CHECK(d && at(d, 0) == 0x1p63 + 0x1p39 && at(d, 1) == 0x1p64); /* a double keeps 2^39, not the 1 */
+  const uint64_t *u = back ? (const uint64_t *)om__data(back) : NULL; /* float32 to UINT64: saturated at 2^64 - 1 */
+  CHECK(u && u[0] == (UINT64_C(1) << 63) + (UINT64_C(1) << 40) && u[1] == UINT64_MAX && u[2] == 3 && u[3] == (UINT64_C(1) << 63) + (UINT64_C(1) << 55));
+  om__release_all((om_tensor *[]){x, f, bf, d, back}, 5);
+}
+
 /* Cast to each type: the dtype that holds it, then narrowed (float -> integer truncates). */
 /* a (FLOAT [n]) through a one-node Cast to ONNX type `to` (its `saturate` left out when negative):
  * the output, a new reference (NULL on failure, checked), whose element type is checked to be `to`. */
@@ -2110,7 +2237,7 @@ TEST(cast_narrows_to_every_type) {
       if (at(r, k) != cases[c].want[k]) CHECK_NEAR(at(r, k), cases[c].want[k], 0);
     om_tensor_release(r);
   }
-  CHECK_ERROR(om__cast_narrow(a, OM_FLOAT32, 3, true) != NULL, OM_ERR_INVALID_ARGUMENT, "cast: float32 does not hold ONNX element type 3");
+  CHECK_ERROR(om__cast_narrow(a, OM_FLOAT32, 3, true, false) != NULL, OM_ERR_INVALID_ARGUMENT, "cast: float32 does not hold ONNX element type 3");
   CHECK_ERROR(om_session_elem_type(NULL, true, 0) >= 0, OM_ERR_INVALID_ARGUMENT, "session_count: the session is NULL");
   om__release_all((om_tensor *[]){a, b}, 2);
 }
@@ -2395,6 +2522,8 @@ int main(void) {
   RUN(more_indexing_and_sampling_ops_against_references);
   RUN(fourier_transforms_against_references);
   RUN(three_spatial_axes_and_col2im_against_references);
+  RUN(deform_conv_against_a_reference);
+  RUN(tfidf_vectorizer_counts_the_pool);
   RUN(rnn_against_a_reference);
   RUN(non_max_suppression_einsum_and_max_pool_indices);
   RUN(the_op_table_is_sorted);
@@ -2404,6 +2533,7 @@ int main(void) {
   RUN(float16_rounds_to_nearest_even);
   RUN(integers_wrap_modulo_two_to_the_bits);
   RUN(session_narrows_each_result_to_its_element_type);
+  RUN(uint64_is_read_unsigned);
   RUN(cast_narrows_to_every_type);
   RUN(double_is_computed_in_double);
   RUN(cast_to_float8_rounds_and_saturates);

@@ -405,6 +405,80 @@ describe('RNN', () => {
   });
 });
 
+describe('TfIdfVectorizer', () => {
+  /* unigrams 2 3 5 4, bigrams (5 6) (7 8) (6 7) into columns 0 to 6; inputs where they occur 0 to 5 items apart */
+  const pool = { pool_int64s: [2, 3, 5, 4, 5, 6, 7, 8, 6, 7], ngram_counts: [0, 4], ngram_indexes: [0, 1, 2, 3, 4, 5, 6] };
+  const X = (dims, seed, type = 'int64') => {
+    const v = I(dims, (k) => [1, 1, 3, 3, 3, 7, 8, 6, 7, 5, 6, 8, 5, 6, 7, 2, 4][(k * seed) % 17]);
+    return type === 'int64' ? v : { type, dims, data: Int32Array.from(v.data, Number) };
+  };
+  test('TF, IDF and TFIDF over unigrams and bigrams, every skip count, batched and not, int32 and int64', async () => {
+    for (const mode of ['TF', 'IDF', 'TFIDF']) {
+      for (const [min_gram_length, max_gram_length, max_skip_count] of [[1, 1, 0], [2, 2, 0], [1, 2, 0], [1, 2, 3], [2, 2, 5]]) {
+        const node = { op: 'TfIdfVectorizer', ints: { ...pool, min_gram_length, max_gram_length, max_skip_count }, strings: { mode } };
+        if (mode !== 'TF') node.floats = { weights: [0.5, 1, 2, 0.25, 3, 1.5, 0.75] };
+        await agree({ node, feeds: [{ x: X([12], 1) }, { x: X([17], 2) }] });
+        await agree({ node, feeds: [{ x: X([2, 12], 5) }, { x: X([3, 4], 7) }, { x: X([1, 1], 3) }, { x: X([2, 0], 1) }] });
+        await agree({ node, feeds: [{ x: X([2, 9], 4, 'int32') }] });
+      }
+    }
+    /* columns shared add up; levels left empty */
+    await agree({ node: { op: 'TfIdfVectorizer', ints: { pool_int64s: [3, 7, 8, 5, 6, 6, 5], ngram_counts: [0, 3], ngram_indexes: [0, 1, 2, 1, 0], min_gram_length: 1, max_gram_length: 2, max_skip_count: 1 }, strings: { mode: 'TF' } },
+                  feeds: [{ x: X([2, 12], 5) }, { x: X([1, 17], 1) }] });
+    await agree({ node: { op: 'TfIdfVectorizer', ints: { pool_int64s: [5, 6, 7, 8], ngram_counts: [0, 0], ngram_indexes: [0, 1], min_gram_length: 2, max_gram_length: 2, max_skip_count: 2 }, strings: { mode: 'TF' } },
+                  feeds: [{ x: X([2, 12], 5) }] });
+  });
+  test('attributes that do not fit are errors with a kind', async () => {
+    const node = (ints, mode = 'TF', more = {}) => ({ op: 'TfIdfVectorizer', ints: { ...pool, max_gram_length: 2, ...ints }, strings: { mode }, ...more });
+    const feed = { x: X([2, 6], 1) };
+    await refuses({ node: node({}, 'BM25'), feed }, 'Format', /^n \(TfIdfVectorizer\): mode 'BM25' \(TF, IDF or TFIDF\)/);
+    await refuses({ node: node({ min_gram_length: 3 }), feed }, 'Format', /1 <= min_gram_length <= max_gram_length/);
+    await refuses({ node: node({ ngram_counts: [0, 12] }), feed }, 'Format', /ngram_counts must ascend within the pool's 10 items/);
+    await refuses({ node: node({ ngram_indexes: [0, 1, 2, -3, 4, 5, 6] }), feed }, 'Format', /ngram_indexes holds -3/);
+    await refuses({ node: node({ ngram_indexes: [0, 1, 2] }), feed }, 'Format', /the pool holds 7 n-grams for 3 ngram_indexes/);
+    await refuses({ node: node({}, 'IDF', { floats: { weights: [1, 2] } }), feed }, 'Format', /weights must have one per output column \(7\)/);
+    await refuses({ node: node({}), feed: { x: X([1, 2, 3], 1) } }, 'ShapeMismatch', /the input must be \[C\] or \[N, C\]/);
+    await refuses({ node: node({ pool_int64s: [2, 3, 5, 4, 5, 6, 7, 8, 5, 6] }), feed }, 'Format', /pool n-gram 2 of 2 items repeats an earlier one/);
+  });
+});
+
+describe('DeformConv', () => {
+  /* X [N, C, H, W], W [M, C / group, kH, kW], offsets for G offset groups at the output's size */
+  const feeds = (N, C, H, W, M, kh, kw, group, G, oh, ow, { mask = false, bias = false, seed = 1 } = {}) => {
+    const f = { x: F([N, C, H, W], { seed }), w: F([M, C / group, kh, kw], { seed: seed + 1 }), o: F([N, G * kh * kw * 2, oh, ow], { seed: seed + 2, lo: -2.5, hi: 2.5 }) };
+    if (bias) f.b = F([M], { seed: seed + 3 });
+    if (mask) f.m = F([N, G * kh * kw, oh, ow], { seed: seed + 4, lo: 0, hi: 1 });
+    return f;
+  };
+  test('offsets past the edges (zeros), pads, strides, dilations, groups and offset groups, mask and bias', async () => {
+    const tol = { rtol: 1e-5, atol: 1e-5 };
+    await agree({ node: { op: 'DeformConv', ints: { kernel_shape: [2, 2] } }, feeds: [feeds(1, 1, 3, 3, 1, 2, 2, 1, 1, 2, 2), feeds(2, 1, 4, 5, 1, 2, 2, 1, 1, 3, 4, { seed: 7 })], tol });
+    await agree({ node: { op: 'DeformConv', ints: { pads: [1, 0, 2, 1], strides: [2, 1], dilations: [1, 2], offset_group: 2 } }, feeds: [feeds(2, 4, 5, 6, 3, 3, 2, 1, 2, 3, 5)], tol });
+    await agree({ node: { op: 'DeformConv', ints: { group: 2, offset_group: 2 } }, feeds: [feeds(1, 4, 4, 4, 6, 2, 3, 2, 2, 3, 2, { mask: true, bias: true }), feeds(3, 4, 3, 5, 6, 2, 3, 2, 2, 2, 3, { mask: true, bias: true, seed: 5 })], tol });
+    await agree({ node: { op: 'DeformConv', ints: { offset_group: 4 } }, feeds: [feeds(1, 4, 5, 5, 2, 3, 3, 1, 4, 3, 3, { mask: true, bias: true })], tol });
+  });
+  test('shapes that do not fit are errors with a kind', async () => {
+    const f = feeds(1, 4, 5, 5, 2, 3, 3, 1, 1, 3, 3);
+    await refuses({ node: { op: 'DeformConv', ints: { group: 3 } }, feed: f }, 'ShapeMismatch', /\(DeformConv\): X's 4 channels, W's \[2, 4, \.\.\.\], group 3 and offset_group 1 do not fit/);
+    await refuses({ node: { op: 'DeformConv' }, feed: { ...f, o: F([1, 18, 2, 3]) } }, 'ShapeMismatch', /\(DeformConv\): offset must be \[1, 18, 3, 3\], mask \[1, 9, 3, 3\] and B \[2\]/);
+    await refuses({ node: { op: 'DeformConv', ints: { kernel_shape: [3, 2] } }, feed: f }, 'Format', /\(DeformConv\): kernel_shape does not match W's \[3, 3\]/);
+    await refuses({ node: { op: 'DeformConv' }, feed: { ...f, w: F([2, 4, 7, 3]) } }, 'ShapeMismatch', /the kernel's extent passes X's padded size along spatial axis 0/);
+    await refuses({ node: { op: 'DeformConv' }, feed: { x: F([1, 2, 5]), w: F([1, 2, 2]), o: F([1, 4, 4]) } }, 'Unsupported', /DeformConv over other than 2 spatial axes is not supported/);
+  });
+  test('an empty batch or image gives zeros plus the bias', async () => {
+    await agree({ node: { op: 'DeformConv' }, feeds: [{ ...feeds(0, 2, 3, 3, 2, 2, 2, 1, 1, 2, 2), b: F([2]) }] });
+    const s = await om.InferenceSession.create(onnxBytes({ nodes: [{ op: 'DeformConv', inputs: ['x', 'w', 'o', 'b'], outputs: ['y'], ints: { pads: [1, 1, 1, 1] } }],
+      inputs: [{ name: 'x', dims: [1, 1, 0, 2] }, { name: 'w', dims: [2, 1, 1, 1] }, { name: 'o', dims: [1, 2, 2, 4] }, { name: 'b', dims: [2] }], outputs: ['y'], opset: 20 }));
+    try {
+      const { y } = s.runData({ x: F([1, 1, 0, 2]), w: F([2, 1, 1, 1]), o: F([1, 2, 2, 4]), b: { type: 'float32', dims: [2], data: Float32Array.of(1.5, -2) } });
+      assert.deepEqual(y.dims, [1, 2, 2, 4]);
+      assert.deepEqual(Array.from(y.data), [...Array(8).fill(1.5), ...Array(8).fill(-2)]);
+    } finally {
+      s.dispose();
+    }
+  });
+});
+
 describe('sampling: GridSample, AffineGrid', () => {
   test('GridSample: linear and nearest over 2 and 3 spatial axes, every padding mode, align_corners, grids past the edges, ties', async () => {
     const grids = [F([2, 3, 4, 2], { lo: -1.4, hi: 1.4 }), F([1, 5, 2, 2], { lo: -3, hi: 3, edges: [-1, 1, 0, -0.5, 0.5, 1.25, -1.25, 0.2, 0.6, 1 / 3] })];
@@ -701,7 +775,7 @@ describe('Resize: every mode, coordinate transformation and nearest_mode, any ax
 describe('refusals and errors: kind and message', () => {
   const x = F([2, 3]);
   const cases = [
-    [{ node: { op: 'EyeLike', ints: { dtype: 13 } }, feed: { x } }, 'Unsupported', /^n \(EyeLike\): dtype 13 is not a supported type \(FLOAT, DOUBLE, FLOAT16, BFLOAT16, the float8 types, INT8 to INT64, UINT8 to UINT32, BOOL\)/],
+    [{ node: { op: 'EyeLike', ints: { dtype: 14 } }, feed: { x } }, 'Unsupported', /^n \(EyeLike\): dtype 14 is not a supported type \(FLOAT, DOUBLE, FLOAT16, BFLOAT16, the float8 types, INT8 to INT64, UINT8 to UINT64, BOOL\)/],
     [{ node: { op: 'EyeLike' }, feed: { x: F([2, 3, 1]) } }, 'ShapeMismatch', /^n \(EyeLike\): the input must have 2 dims, it has 3/],
     [{ node: { op: 'Hardmax', ints: { axis: 2 } }, feed: { x } }, 'IndexOutOfRange', /^n \(Hardmax\): axis 2 is out of range for 2 dims/],
     [{ node: { op: 'LRN', ints: { size: 0 } }, feed: { x: F([1, 2, 2]) } }, 'Format', /^n \(LRN\): size 0 \(needs 1 to 2\^30\)/],
@@ -724,13 +798,13 @@ describe('refusals and errors: kind and message', () => {
     [{ node: { op: 'Col2Im', inputs: ['x', 'i', 'b'] }, inits: [{ name: 'i', dtype: 'int64', dims: [3], values: [3, 3, 3] }, { name: 'b', dtype: 'int64', dims: [3], values: [2, 2, 2] }], feed: { x: F([1, 8, 8]) } }, 'Unsupported', /^n \(Col2Im\): an image of other than 2 spatial axes is not supported/],
     [{ node: { op: 'Col2Im', inputs: ['x', 'i', 'b'] }, inits: [{ name: 'i', dtype: 'int64', dims: [2], values: [3, 3] }, { name: 'b', dtype: 'int64', dims: [1], values: [2] }], feed: { x: F([1, 4, 4]) } }, 'Format', /^n \(Col2Im\): image_shape has 2 values, block_shape 1/],
     [{ node: { op: 'BitShift', strings: { direction: 'UP' } }, feed: { x: { type: 'uint8', dims: [2], data: Uint8Array.of(1, 2) }, s: { type: 'uint8', dims: [2], data: Uint8Array.of(1, 2) } } }, 'Format', /^n \(BitShift\): direction 'UP' \(LEFT or RIGHT\)/],
-    [{ node: { op: 'BitShift', strings: { direction: 'LEFT' } }, feed: { x: I([2], (k) => k), s: I([2], (k) => k) } }, 'Unsupported', /^n \(BitShift\): input 0 of ONNX type 7 is not supported \(UINT8, UINT16, UINT32\)/],
+    [{ node: { op: 'BitShift', strings: { direction: 'LEFT' } }, feed: { x: I([2], (k) => k), s: I([2], (k) => k) } }, 'Unsupported', /^n \(BitShift\): input 0 of ONNX type 7 is not supported \(UINT8, UINT16, UINT32, UINT64\)/],
     [{ node: { op: 'Dropout', inputs: ['x', 'r', 't'] }, inits: [{ name: 'r', dtype: 'float32', dims: [], values: [0.5] }, { name: 't', dtype: 'bool', dims: [], values: [true] }], feed: { x } }, 'Unsupported', /^n \(Dropout\): training_mode true with a ratio other than 0 \(a random mask\) is not supported/],
     [{ node: { op: 'Dropout', inputs: ['x', 'r'] }, inits: [{ name: 'r', dtype: 'float32', dims: [], values: [1] }], feed: { x } }, 'Format', /^n \(Dropout\): ratio 1 \(0 to below 1\)/],
     [{ node: { op: 'MaxUnpool', ints: { kernel_shape: [2, 2], strides: [2, 2] }, inputs: ['x', 'i', 'shape'] }, inits: [{ name: 'shape', dtype: 'int64', dims: [4], values: [1, 1, 5, 5] }], feed: { x: F([1, 1, 2, 2]), i: I([1, 1, 2, 2], (k) => k) } }, 'Unsupported', /^n \(MaxUnpool\): an output_shape other than the default \(ONNX's reference and onnxruntime place the indices differently\) is not supported/],
     [{ node: { op: 'Resize', strings: { mode: 'linear', coordinate_transformation_mode: 'align_corners' }, inputs: ['x', '', 's'] }, inits: [{ name: 's', dtype: 'float32', dims: [2], values: [1, 0.6] }], feed: { x: F([2, 4]) } }, 'Unsupported', /^n \(Resize\): align_corners with a scale whose length is not whole \(ONNX's reference and onnxruntime divide by different lengths\) is not supported/],
     [{ node: { op: 'HannWindow', inputs: ['n'] }, inits: [{ name: 'n', dtype: 'int64', dims: [], values: [-2] }], feed: {} }, 'Format', /^n \(HannWindow\): size must be one value from 0 to 2\^30/],
-    [{ node: { op: 'HannWindow', ints: { output_datatype: 13 }, inputs: ['n'] }, inits: [{ name: 'n', dtype: 'int64', dims: [], values: [4] }], feed: {} }, 'Unsupported', /^n \(HannWindow\): output_datatype 13 is not a supported type/],
+    [{ node: { op: 'HannWindow', ints: { output_datatype: 14 }, inputs: ['n'] }, inits: [{ name: 'n', dtype: 'int64', dims: [], values: [4] }], feed: {} }, 'Unsupported', /^n \(HannWindow\): output_datatype 14 is not a supported type/],
     [{ node: { op: 'HannWindow', ints: { output_datatype: 11 }, inputs: ['n'] }, inits: [{ name: 'n', dtype: 'int64', dims: [], values: [4] }], feed: {} }, 'Unsupported', /^n \(HannWindow\): output_datatype DOUBLE \(a window computed in float32\) is not supported/],
     [{ node: { op: 'ScatterElements', strings: { reduction: 'avg' } }, feed: { x, i: I([1, 3], () => 0), u: F([1, 3]) } }, 'Format', /^n \(ScatterElements\): reduction 'avg' \(none, add, mul, max or min\)/],
     [{ node: { op: 'ScatterElements', strings: { reduction: 'max' } }, feed: { x, i: I([1, 3], () => 2), u: F([1, 3]) } }, 'IndexOutOfRange', /^n \(ScatterElements\): index 2 is out of range for dim 0 of size 2/],

@@ -1,7 +1,8 @@
 // Strings in the Session (docs/graph-runtime.md, Strings): models written with
 // tools/onnx_bytes.mjs whose inputs, initializers or outputs are tensors of ONNX's STRING type
 // run in the Session and in onnxruntime-web on the same feeds at more than one shape (Equal,
-// Cast to and from STRING, StringConcat, StringSplit, StringNormalizer, RegexFullMatch, and the rows that only
+// Cast to and from STRING, StringConcat, StringSplit, StringNormalizer, RegexFullMatch,
+// TfIdfVectorizer, and the rows that only
 // move values: Reshape, Transpose, Gather, Concat, Slice, Unsqueeze, Where); then the errors,
 // each with its kind and message.
 import { test, describe } from 'node:test';
@@ -49,6 +50,12 @@ describe('string ops, against onnxruntime-web', () => {
   test('StringSplit: at runs of spaces (not tabs or newlines), the empty string as none', () => agree({
     nodes: [node('StringSplit', ['x'], ['y', 'n'])], inputs: [str('x', ['n', 2])], outputs: [out('y'), out('n', 'int64')],
   }, [{ x: S(['  hello   world ! ', 'a\tb\nc', '', 'one'], [2, 2]) }, { x: S(['x y', ' '], [1, 2]) }]));
+
+  test('TfIdfVectorizer of strings: unigrams and bigrams with skips, a pool string given twice, strings outside the pool', () => agree({
+    nodes: [node('TfIdfVectorizer', ['x'], ['y'], { attrs: { mode: 'TFIDF', min_gram_length: 1, max_gram_length: 2, max_skip_count: 1, ngram_counts: [0, 3], ngram_indexes: [0, 1, 2, 3, 4],
+      pool_strings: { ss: ['cat', 'été', '', 'cat', 'Dog', 'été', 'cat'] }, weights: { fs: [0.5, 2, 1, 4, 3] } } })],
+    inputs: [str('x', ['n', 'm'])], outputs: [out('y', 'float32')],
+  }, [{ x: S(words(16), [2, 8]) }, { x: S(words(5, 3), [1, 5]) }, { x: S(['cat', 'été', 'cat', 'x'], [1, 4]) }]));
 
   test('StringNormalizer: stopwords in any case, then upper case (Latin-1 and Cyrillic letters too)', () => agree({
     nodes: [node('StringNormalizer', ['x'], ['y'], { attrs: { case_change_action: 'UPPER', stopwords: { ss: ['monday', 'ÉTÉ'] } } })],
@@ -155,7 +162,7 @@ describe('errors', () => {
 
   test('a cast of FLOAT16 to STRING', () => runRefused({
     nodes: [node('Cast', ['x'], ['h'], { attrs: { to: 10 } }), node('Cast', ['h'], ['y'], { attrs: { to: 8 } })], inputs: [{ name: 'x', dims: [1] }], outputs: [out('y')],
-  }, { x: F([1]) }, 'Unsupported', /a cast of FLOAT16, BFLOAT16 or a float8 type to STRING is not supported/));
+  }, { x: F([1]) }, 'Unsupported', /a cast of FLOAT16, BFLOAT16, UINT64 or a float8 type to STRING is not supported/));
 
   test('StringNormalizer: a locale other than English, an input of three dims, an unknown case change', async () => {
     const norm = (attrs, dims = ['n']) => ({ nodes: [node('StringNormalizer', ['x'], ['y'], { attrs })], inputs: [str('x', dims)], outputs: [out('y')] });
