@@ -28,10 +28,10 @@ const noNarrowing = (tm) => assert.deepEqual(tm.symbols.map((s) => [s.min, s.max
   tm.symbols.map(() => [1, Infinity, null, null]));
 
 describe('more forms', () => {
-  test('windows of 47, 83 and 107 on a batch traced at 2 to 4: the far runs see one step of several windows', () => withTraced((keep) => {
+  test('windows of 47, 83, 107 and 150 on a batch traced at 2 to 10: the far runs see one step of several windows', () => withTraced((keep) => {
     // Math.ceil(B / w) * w - B and (w - B % w) % w are w - B at every size the first runs reach
     // (up to 8 * 3 + 5), and the run at 64 * 3 + 13 = 205 sees a jump of several windows at once
-    for (const [w, b] of [[47, 3], [83, 2], [107, 4]]) {
+    for (const [w, b] of [[47, 3], [83, 2], [107, 4], [150, 10]]) {
       const sizes = [1, 2, 5, w - 1, w, w + 1, 2 * w - 1, 2 * w, 2 * w + 1, 5 * w + 3, 997];
       const up = (x) => F.pad(x, [0, 0, 0, 0, 0, Math.ceil(x.shape[0] / w) * w - x.shape[0]]).tanh();
       const tu = traceAt(keep, up, [om.randn([b, 5, 2], { seed: w }), ['B', 'T', null]], 'B', sizes);
