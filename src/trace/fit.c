@@ -9,14 +9,16 @@
  *   the runs cannot tell which); k * floor((E + b) / k) for a k > 16 that divides every value
  *   (a split's last piece by 26 starts there); min(E + b, k) (a split's piece, whole at larger sizes),
  *   and c * E plus such a minimum or maximum (Math.max(T, B) - T);  c * (a product of input axes) + b;
- *   c * E1 * E2 + b;  c1 * E1 + c2 * E2 + b;  periodic forms by any divisor;  last, E * (any of
+ *   c * E1 * E2 + b;  c1 * E1 + c2 * E2 + b;  periodic forms by any divisor (steps of k every k
+ *   sizes first: a window's padding);  last, E * (any of
  *   these forms), up to three factors (B * floor((H + 6) / 7)). 
  * With 7 runs (the record run and 6 at other sizes, runs.c; fewer where a run has no such call)
  * an affine form is checked at more sizes than determine it, a floor division must have seen
  * every residue of its divisor at twice as many sizes as the divisor (else the record run asks
  * for more runs; not where E takes a few values only, each seen twice: covered()), and no two
  * symbols move alike; sizes count once however many runs repeat
- * them. What
+ * them; where the runs saw every size of a symbol's range (a piece of two sizes), any form that
+ * fits them holds (whole_range). What
  * fits none is refused by the caller, naming the values seen. A float scalar is fitted as
  * a * f(E) + b, f one of x, 1 / x, sqrt(x), 1 / sqrt(x) (x.div(T), x.mul(1 / Math.sqrt(d))), else
  * as f(N) of an integer N of any form above (x.div(B * T * C)). */
