@@ -384,10 +384,14 @@ static int periodic(om_lower *l, const pool *p, int i, const int64_t *a, int n, 
       if (j) up &= r[j] >= r[j - 1], down &= r[j] <= r[j - 1];
     }
     if (!g || !(up || down)) continue;
-    /* tied: steps of k every k sizes (a window's padding, Math.ceil(T / 49) * 49, T % 49), k a
-     * divisor of g, where one step the points see may be several (a run at 205 past windows of 49
-     * up to 29: g is 196); else free: steps of g */
-    for (int tied = 1; tied >= 0; tied--) {
+    /* free: steps of g, as the points show them; where that leaves no one form, tied: steps of k
+     * every k sizes (a window's padding, Math.ceil(T / 49) * 49, T % 49), k a divisor of g, as one
+     * step the points see may be several (a run at 205 past windows of 49 seen up to 29: g is 196),
+     * taken where one of them fits */
+    int64_t free_at[OM_AT_MAX][64];
+    int free_res = OM_FIT_NONE, free_n = 0;
+    bool free_fits = false;
+    for (int tied = 0; tied < 2; tied++) {
       /* the forms that fit, counted, then SPREAD of them spread over the count */
       int64_t total = 0, ks[SPREAD], bs[SPREAD], ms[SPREAD];
       int nf = 0;
@@ -417,7 +421,23 @@ static int periodic(om_lower *l, const pool *p, int i, const int64_t *a, int n, 
         if (same == 0) ++*n_at;
         undecided |= same < 0;
       }
-      return *n_at ? OM_FIT_AMBIGUOUS : undecided ? OM_FIT_NONE : x0;
+      int res = *n_at ? OM_FIT_AMBIGUOUS : undecided ? OM_FIT_NONE : x0;
+      if (res >= 0 || (tied && !free_fits)) return res;
+      if (tied) { /* the tied forms leave several too: runs where they differ after the free forms' */
+        int64_t tied_at[OM_AT_MAX][64];
+        int tied_n = *n_at;
+        memcpy(tied_at, at, sizeof tied_at[0] * (size_t)tied_n);
+        for (int t = 0; t < tied_n && free_n < OM_AT_MAX; t++) memcpy(free_at[free_n++], tied_at[t], sizeof tied_at[0]);
+        if (free_res == OM_FIT_NONE && free_n) free_res = OM_FIT_AMBIGUOUS;
+        break;
+      }
+      free_fits = true, free_res = res, free_n = *n_at; /* the free forms', should no tied one fit */
+      memcpy(free_at, at, sizeof free_at[0] * (size_t)free_n);
+    }
+    if (free_fits) {
+      memcpy(at, free_at, sizeof free_at[0] * (size_t)free_n);
+      *n_at = free_n;
+      return free_res;
     }
   }
   return OM_FIT_NONE;
