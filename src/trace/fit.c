@@ -9,14 +9,16 @@
  *   the runs cannot tell which); k * floor((E + b) / k) for a k > 16 that divides every value
  *   (a split's last piece by 26 starts there); min(E + b, k) (a split's piece, whole at larger sizes),
  *   and c * E plus such a minimum or maximum (Math.max(T, B) - T);  c * (a product of input axes) + b;
- *   c * E1 * E2 + b;  c1 * E1 + c2 * E2 + b;  periodic forms by any divisor;  last, E * (any of
+ *   c * E1 * E2 + b;  c1 * E1 + c2 * E2 + b;  periodic forms by any divisor (steps of k every k
+ *   sizes where the step the points show leaves no one form: a window's padding);  last, E * (any of
  *   these forms), up to three factors (B * floor((H + 6) / 7)). 
  * With 7 runs (the record run and 6 at other sizes, runs.c; fewer where a run has no such call)
  * an affine form is checked at more sizes than determine it, a floor division must have seen
  * every residue of its divisor at twice as many sizes as the divisor (else the record run asks
  * for more runs; not where E takes a few values only, each seen twice: covered()), and no two
  * symbols move alike; sizes count once however many runs repeat
- * them. What
+ * them; where the runs saw every size of a symbol's range (a piece of two sizes), any form that
+ * fits them holds (whole_range). What
  * fits none is refused by the caller, naming the values seen. A float scalar is fitted as
  * a * f(E) + b, f one of x, 1 / x, sqrt(x), 1 / sqrt(x) (x.div(T), x.mul(1 / Math.sqrt(d))), else
  * as f(N) of an integer N of any form above (x.div(B * T * C)). */
@@ -190,6 +192,25 @@ static bool covered(const om_trace *tr, const pool *p, int i, int n) {
   return true;
 }
 
+/* Whether pool entry i is a size of one symbol whose whole range (a piece's: T = 18 and 19 between
+ * a window's step and where the model fails) the points have run: a form that fits there holds
+ * at every size, however few they are. */
+static bool whole_range(const om_trace *tr, const pool *p, int i, int n) {
+  uint64_t syms = tr->xs.v[p->x[i]].syms;
+  if (__builtin_popcountll(syms) != 1) return false;
+  int k = __builtin_ctzll(syms);
+  const om_symbol *s = &tr->symbols.v[k];
+  if (s->vmax - s->vmin >= n) return false;
+  int64_t v0[64];
+  om__run_example(tr, v0);
+  for (int64_t x = s->vmin; x <= s->vmax; x++) {
+    int r = 0;
+    while (r < n && (r ? tr->runs.v[p->ix[r - 1]].v : v0)[k] != x) r++;
+    if (r == n) return false;
+  }
+  return true;
+}
+
 /* Where forms a and b that fit differ at at: 1 when they differ only above a maximum where the
  * model fails (one that fails above T = 19, where a floor division by 2 and one by 15 that fit
  * agree up to 19: they are one), 0 with a point inside the ranges in at, -1 when the ranges are
@@ -317,6 +338,24 @@ static int64_t gcd64(int64_t a, int64_t b) {
   return a;
 }
 
+/* The steps q of staircase r (at sizes pe, np points) of step m, (r - r[0]) / m, and the divisors
+ * [*klo, *khi] that place them: every two points bound k, (q' - q - 1) k < E' - E < (q' - q + 1) k.
+ * false when some r is no whole number of steps. */
+static bool steps_of(const int64_t *r, const int64_t *pe, int np, int64_t m, int64_t *q, int64_t *klo, int64_t *khi) {
+  for (int j = 0; j < np; j++) {
+    if ((r[j] - r[0]) % m) return false;
+    q[j] = (r[j] - r[0]) / m;
+  }
+  *klo = 2, *khi = K_FAR;
+  for (int j = 0; j < np; j++)
+    for (int t = j + 1; t < np; t++) {
+      int64_t de = pe[t] - pe[j], dq = q[t] - q[j];
+      if ((de + 1 + dq) / (dq + 1) > *klo) *klo = (de + 1 + dq) / (dq + 1); /* k >= (de + 1) / (dq + 1), rounded up */
+      if (dq >= 2 && (de - 1) / (dq - 1) < *khi) *khi = (de - 1) / (dq - 1);
+    }
+  return true;
+}
+
 /* The form c1 * E + m * floor((E + b) / k) + d, -1 on error. */
 static int periodic_x(om_trace *tr, int e, int64_t c1, int64_t m, int64_t k, int64_t b, int64_t d) {
   int num = om__x_lin(tr, 1, e, 0, -1, b), f = num < 0 ? -1 : om__x_floordiv(tr, num, k);
@@ -337,7 +376,7 @@ static int periodic(om_lower *l, const pool *p, int i, const int64_t *a, int n, 
   if (np < 5) return OM_FIT_NONE; /* five numbers at least, checked at more points than place the steps */
   static const int64_t c1s[3] = {0, 1, -1};
   for (int u = 0; u < 3; u++) {
-    int64_t c1 = c1s[u], g = 0, m;
+    int64_t c1 = c1s[u], g = 0;
     bool up = true, down = true;
     for (int j = 0; j < np; j++) {
       r[j] = pa[j] - c1 * pe[j];
@@ -345,43 +384,61 @@ static int periodic(om_lower *l, const pool *p, int i, const int64_t *a, int n, 
       if (j) up &= r[j] >= r[j - 1], down &= r[j] <= r[j - 1];
     }
     if (!g || !(up || down)) continue;
-    m = up ? g : -g;
-    for (int j = 0; j < np; j++) q[j] = (r[j] - r[0]) / m;
-    /* k from every two points: (q' - q - 1) k < E' - E < (q' - q + 1) k */
-    int64_t klo = 2, khi = K_FAR;
-    for (int j = 0; j < np; j++)
-      for (int t = j + 1; t < np; t++) {
-        int64_t de = pe[t] - pe[j], dq = q[t] - q[j];
-        if ((de + 1 + dq) / (dq + 1) > klo) klo = (de + 1 + dq) / (dq + 1); /* k >= (de + 1) / (dq + 1), rounded up */
-        if (dq >= 2 && (de - 1) / (dq - 1) < khi) khi = (de - 1) / (dq - 1);
+    /* free: steps of g, as the points show them; where that leaves no one form, tied: steps of k
+     * every k sizes (a window's padding, Math.ceil(T / 49) * 49, T % 49), k a divisor of g, as one
+     * step the points see may be several (a run at 205 past windows of 49 seen up to 29: g is 196),
+     * taken where one of them fits */
+    int64_t free_at[OM_AT_MAX][64];
+    int free_res = OM_FIT_NONE, free_n = 0;
+    bool free_fits = false;
+    for (int tied = 0; tied < 2; tied++) {
+      /* the forms that fit, counted, then SPREAD of them spread over the count */
+      int64_t total = 0, ks[SPREAD], bs[SPREAD], ms[SPREAD];
+      int nf = 0;
+      int64_t klo = 2, khi = K_FAR;
+      if (!tied && !steps_of(r, pe, np, up ? g : -g, q, &klo, &khi)) continue;
+      for (int pass = 0; pass < 2; pass++)
+        for (int64_t k = klo, seen = 0; k <= khi; k++) {
+          int64_t m = tied ? k : g, lo, hi, tlo, thi;
+          if (tied && (g % k || !steps_of(r, pe, np, up ? m : -m, q, &tlo, &thi) || k < tlo || k > thi)) continue;
+          if (!b_range(q, pe, np, 1, k, &lo, &hi)) continue;
+          if (!pass) total += hi - lo + 1;
+          for (int64_t b = lo; pass && b <= hi && nf < SPREAD; b++, seen++)
+            if (seen == (total <= SPREAD ? nf : nf * total / SPREAD)) ks[nf] = k, bs[nf] = b, ms[nf++] = up ? m : -m;
+        }
+      if (!nf) continue;
+      int x0 = periodic_x(tr, p->x[i], c1, ms[0], ks[0], bs[0], r[0]);
+      if (x0 < 0) return -1;
+      if (total == 1) return x0;
+      /* several fit: points where others differ from the first (the runs there rule out one side);
+       * none, when each is the first at every size (E only even: floor((E - 2) / 12) and
+       * floor((E - 1) / 12) of E = 2B are both floor((B + 5) / 6) - 1) */
+      *n_at = 0;
+      bool undecided = total > nf;
+      for (int f = 1; f < nf && *n_at < OM_AT_MAX; f++) {
+        int x = periodic_x(tr, p->x[i], c1, ms[f], ks[f], bs[f], r[0]), same = x < 0 ? -1 : same_in_range(tr, x0, x, at[*n_at]);
+        if (x < 0) return -1;
+        if (same == 0) ++*n_at;
+        undecided |= same < 0;
       }
-    /* the forms that fit, counted, then SPREAD of them spread over the count */
-    int64_t total = 0, ks[SPREAD], bs[SPREAD];
-    int nf = 0;
-    for (int pass = 0; pass < 2; pass++)
-      for (int64_t k = klo, seen = 0; k <= khi; k++) {
-        int64_t lo, hi;
-        if (!b_range(q, pe, np, 1, k, &lo, &hi)) continue;
-        if (!pass) total += hi - lo + 1;
-        for (int64_t b = lo; pass && b <= hi && nf < SPREAD; b++, seen++)
-          if (seen == (total <= SPREAD ? nf : nf * total / SPREAD)) ks[nf] = k, bs[nf++] = b;
+      int res = *n_at ? OM_FIT_AMBIGUOUS : undecided ? OM_FIT_NONE : x0;
+      if (res >= 0 || (tied && !free_fits)) return res;
+      if (tied) { /* the tied forms leave several too: runs where they differ after the free forms' */
+        int64_t tied_at[OM_AT_MAX][64];
+        int tied_n = *n_at;
+        memcpy(tied_at, at, sizeof tied_at[0] * (size_t)tied_n);
+        for (int t = 0; t < tied_n && free_n < OM_AT_MAX; t++) memcpy(free_at[free_n++], tied_at[t], sizeof tied_at[0]);
+        if (free_res == OM_FIT_NONE && free_n) free_res = OM_FIT_AMBIGUOUS;
+        break;
       }
-    if (!nf) continue;
-    int x0 = periodic_x(tr, p->x[i], c1, m, ks[0], bs[0], r[0]);
-    if (x0 < 0) return -1;
-    if (total == 1) return x0;
-    /* several fit: points where others differ from the first (the runs there rule out one side);
-     * none, when each is the first at every size (E only even: floor((E - 2) / 12) and
-     * floor((E - 1) / 12) of E = 2B are both floor((B + 5) / 6) - 1) */
-    *n_at = 0;
-    bool undecided = total > nf;
-    for (int f = 1; f < nf && *n_at < OM_AT_MAX; f++) {
-      int x = periodic_x(tr, p->x[i], c1, m, ks[f], bs[f], r[0]), same = x < 0 ? -1 : same_in_range(tr, x0, x, at[*n_at]);
-      if (x < 0) return -1;
-      if (same == 0) ++*n_at;
-      undecided |= same < 0;
+      free_fits = true, free_res = res, free_n = *n_at; /* the free forms', should no tied one fit */
+      memcpy(free_at, at, sizeof free_at[0] * (size_t)free_n);
     }
-    return *n_at ? OM_FIT_AMBIGUOUS : undecided ? OM_FIT_NONE : x0;
+    if (free_fits) {
+      memcpy(at, free_at, sizeof free_at[0] * (size_t)free_n);
+      *n_at = free_n;
+      return free_res;
+    }
   }
   return OM_FIT_NONE;
 }
@@ -420,7 +477,13 @@ static bool adjacent(const om_trace *tr, const pool *p, int r1, int r2, uint64_t
   return true;
 }
 
-static int clamped(om_trace *tr, const pool *p, const int64_t *a, int n, bool max) {
+static void near_points(const om_trace *tr, const pool *p, int r, uint64_t syms, int64_t (*at)[64], int *n_at);
+
+/* With at: no form, but where a minimum (maximum) fits every point with its free side seen at one
+ * size only, below the example and not next to one at k (Math.min(2, L) seen at L = 1 and from 19
+ * on), the sizes next to that point into at (near_points), where runs may see that side again.
+ * Not above the example: a step the far runs see once may be a threshold (runs.c cuts there). */
+static int clamped(om_trace *tr, const pool *p, const int64_t *a, int n, bool max, int64_t (*at)[64], int *n_at) {
   for (int i = 0; i < p->n; i++) {
     int64_t k = a[0], b = 0, eb[RUNS_MAX + 1], ek[RUNS_MAX + 1];
     int rb = 0, rk[RUNS_MAX + 1]; /* the points of eb[0] and of ek */
@@ -441,7 +504,9 @@ static int clamped(om_trace *tr, const pool *p, const int64_t *a, int n, bool ma
     bool next = false;
     for (int r = 0; r < at_k && !max && free; r++)
       next |= ek[r] == eb[0] + 1 && adjacent(tr, p, rb, rk[r], tr->xs.v[p->x[i]].syms);
-    if (!ok || (distinct(eb, free) < 2 && !(free && next)) || distinct(ek, at_k) < 2) continue;
+    if (at && ok && free && distinct(eb, free) == 1 && !next && distinct(ek, at_k) >= 2 && rb && om__run_small(tr, p->ix[rb - 1]))
+      near_points(tr, p, rb, tr->xs.v[p->x[i]].syms, at, n_at);
+    if (at || !ok || (distinct(eb, free) < 2 && !(free && next)) || distinct(ek, at_k) < 2) continue;
     int x = om__x_lin(tr, 1, p->x[i], 0, -1, b), mn = x < 0 ? -1 : om__x_minc(tr, x, k);
     return mn < 0 || !max ? mn : om__x_lin(tr, 1, x, -1, mn, k); /* max: E + b + k - min(E + b, k) */
   }
@@ -507,27 +572,28 @@ static int min_of_two(om_lower *l, const pool *p, const int64_t *a, int n, bool 
 
 /* The minima and maxima: min(E + b, k), max(E + b, k), and each negated (Math.max(N, 5) - N is
  * 5 - min(N, 5)); then min and max of two sizes (one of them entry `with` when it is >= 0).
- * OM_FIT_NONE when none fits, OM_FIT_ERROR. */
-static int clamps(om_lower *l, const pool *p, const int64_t *a, int n, int with) {
+ * OM_FIT_NONE when none fits, OM_FIT_ERROR. With at: no form, the sizes that may pin down one
+ * with a side seen at one size only into at (clamped, min_of_two). */
+static int clamps(om_lower *l, const pool *p, const int64_t *a, int n, int with, int64_t (*at)[64], int *n_at) {
   for (int neg = 0; neg < 2; neg++)
     for (int max = 0; max < 2; max++) {
       int64_t s[RUNS_MAX + 1];
       for (int r = 0; r < n; r++) s[r] = neg ? -a[r] : a[r];
-      int x = clamped(l->tr, p, s, n, max);
+      int x = clamped(l->tr, p, s, n, max, at, n_at);
       if (x != OM_FIT_NONE) return x < 0 ? OM_FIT_ERROR : neg ? om__x_lin(l->tr, -1, x, 0, -1, 0) : x;
     }
   for (int max = 0; max < 2; max++) {
-    int x = min_of_two(l, p, a, n, max, with, NULL, NULL);
+    int x = min_of_two(l, p, a, n, max, with, at, n_at);
     if (x != OM_FIT_NONE) return x;
   }
   return OM_FIT_NONE;
 }
 
-/* Where no form fits: the sizes that may pin down a minimum or maximum of two sizes with one side
- * seen at one size only (min_of_two), OM_FIT_AMBIGUOUS with them in at; else OM_FIT_NONE. */
+/* Where no form fits: the sizes that may pin down a minimum or maximum with one side seen at one
+ * size only (clamps), OM_FIT_AMBIGUOUS with them in at; else OM_FIT_NONE. */
 static int one_sided(om_lower *l, const pool *p, const int64_t *a, int n, int64_t (*at)[64], int *n_at) {
   *n_at = 0;
-  for (int max = 0; max < 2; max++) min_of_two(l, p, a, n, max, -1, at, n_at);
+  clamps(l, p, a, n, -1, at, n_at);
   return *n_at ? OM_FIT_AMBIGUOUS : OM_FIT_NONE;
 }
 
@@ -536,12 +602,12 @@ static int one_sided(om_lower *l, const pool *p, const int64_t *a, int n, int64_
  * max(T, B) less T, Math.min(H, 8) + H. What is fitted later over such an extent is checked at
  * sizes either side of its switch (om__fit_switches), and its floors with Mod (emit.c). */
 static int clamp_forms(om_lower *l, const pool *p, const int64_t *a, int n) {
-  int x = clamps(l, p, a, n, -1);
+  int x = clamps(l, p, a, n, -1, NULL, NULL);
   for (int i = 0; i < p->n && x == OM_FIT_NONE; i++)
     for (int64_t c = 1; c >= -1 && x == OM_FIT_NONE; c -= 2) {
       int64_t s[RUNS_MAX + 1];
       for (int r = 0; r < n; r++) s[r] = a[r] - c * p->e[i][r];
-      if ((x = clamps(l, p, s, n, i)) >= 0) return om__x_lin(l->tr, 1, x, c, p->x[i], 0);
+      if ((x = clamps(l, p, s, n, i, NULL, NULL)) >= 0) return om__x_lin(l->tr, 1, x, c, p->x[i], 0);
     }
   return x;
 }
@@ -697,7 +763,7 @@ static int fit_values(om_lower *l, const pool *p, const int64_t *a, int n, bool 
   for (int tier = 0; tier < 2 && found < 0 && !weak; tier++) {
     int lo = tier ? p->near : 0, hi = tier ? p->n : p->near;
     for (int i = lo; i < hi; i++) /* c * E + b */
-      if (affine(a, p->e[i], n, covered(tr, p, i, n), &c, &b))
+      if (affine(a, p->e[i], n, covered(tr, p, i, n) || whole_range(tr, p, i, n), &c, &b))
         return *floored = !residues_seen(p->e[i], n), om__x_lin(tr, c, p->x[i], 0, -1, b);
     /* m * floor((c * E + b) / k) + d (m 1: a floor division; m = k: a multiple of k below E, the
      * start of a split's last piece). The first form that fits, unless another one fits too and
@@ -713,7 +779,7 @@ static int fit_values(om_lower *l, const pool *p, const int64_t *a, int n, bool 
           for (int64_t cc = 1; cc < 2 * k; cc++) {
             int weak_here = 0;
             if (!(cc % k) || (!floor_form(q, p->e[i], n, cc, k, &b, &weak_here) && !weak_here)) continue;
-            if (weak_here && covered(tr, p, i, n)) weak_here = 0; /* it holds at every value E takes */
+            if (weak_here && (covered(tr, p, i, n) || whole_range(tr, p, i, n))) weak_here = 0; /* it holds at every value E takes */
             if (weak_here == 1 && pass == 0) {
               weak = true;
               if (weak_x < 0) { /* the first weak form, with the least offset the points leave */

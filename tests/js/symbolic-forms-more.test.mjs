@@ -1,0 +1,76 @@
+// More sizes a model computes from its symbolic axes (docs/symbolic-axes.md, "Integers the model
+// computes from sizes"), each a class the random models refused (docs/tracing.md, "Random
+// models"): a window far larger than the example (its step seen once by the far runs, as several
+// steps at once), a minimum whose side below its constant the runs saw at one size only, and a
+// piece of a range whose sizes the runs have all seen. Each traced model runs in onnxruntime-web
+// and the Session against eager at odd sizes, 1, and across each window or threshold.
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import * as om from 'onemodel';
+import { memoryHooks, withTraced } from './helpers.mjs';
+
+memoryHooks();
+const F = om.nn.functional;
+
+/** Traces model on x [example, axes] and keeps it for the oracle at the example and at every
+ *  size of symbol `name` in sizes (an input of the example's shape with that size). */
+function traceAt(keep, model, [x, axes], name, sizes) {
+  const tm = om.trace(model, { x: [x, axes] });
+  keep(tm, { x }, [model(x)], undefined, model);
+  for (const s of sizes) {
+    const xs = om.randn(x.shape.map((d, i) => (axes[i] === name ? s : d)), { seed: 200 + s });
+    keep(tm, { x: xs }, [model(xs)], `at ${name}=${s}`);
+  }
+  return tm;
+}
+
+const noNarrowing = (tm) => assert.deepEqual(tm.symbols.map((s) => [s.min, s.max, s.narrowedBy, s.branches ?? null]),
+  tm.symbols.map(() => [1, Infinity, null, null]));
+
+describe('more forms', () => {
+  test('windows of 47, 83, 107 and 150 on a batch traced at 2 to 10: the far runs see one step of several windows', () => withTraced((keep) => {
+    // Math.ceil(B / w) * w - B and (w - B % w) % w are w - B at every size the first runs reach
+    // (up to 8 * 3 + 5), and the run at 64 * 3 + 13 = 205 sees a jump of several windows at once
+    for (const [w, b] of [[47, 3], [83, 2], [107, 4], [150, 10]]) {
+      const sizes = [1, 2, 5, w - 1, w, w + 1, 2 * w - 1, 2 * w, 2 * w + 1, 5 * w + 3, 997];
+      const up = (x) => F.pad(x, [0, 0, 0, 0, 0, Math.ceil(x.shape[0] / w) * w - x.shape[0]]).tanh();
+      const tu = traceAt(keep, up, [om.randn([b, 5, 2], { seed: w }), ['B', 'T', null]], 'B', sizes);
+      assert.deepEqual(tu.outputs[0].shape, [`${w}*floor((B+${w - 1})/${w})`, 'T', 2], `w = ${w}`);
+      noNarrowing(tu);
+      const windows = (x) => {
+        const [B, T, C] = x.shape;
+        return F.pad(x, [0, 0, 0, 0, 0, (w - (B % w)) % w]).reshape(-1, w, T, C).sum(1);
+      };
+      const tw = traceAt(keep, windows, [om.randn([b, 3, 2], { seed: w + 1 }), ['B', 'T', null]], 'B', sizes);
+      assert.deepEqual(tw.outputs[0].shape, [`floor((B+${w - 1})/${w})`, 'T', 2], `w = ${w}`);
+      noNarrowing(tw);
+    }
+  }));
+
+  test('Math.min(3, L), Math.min(4, L) and Math.min(5, L) seen below their constant at L = 1 only: run next to it, so no range narrows', () => withTraced((keep) => {
+    for (const [c, n, l] of [[3, 4, 17], [4, 2, 13], [5, 3, 23]]) {
+      const model = (x) => x.narrow(2, 0, Math.min(c, x.shape[2])).mul(2);
+      const tm = traceAt(keep, model, [om.randn([n, 3, l], { seed: c }), ['N', null, 'L']], 'L', [1, 2, 3, 4, 5, 6, 9, l - 1, l + 1, 41]);
+      assert.deepEqual(tm.outputs[0].shape, ['N', 3, `min(L,${c})`]);
+      noNarrowing(tm);
+    }
+  }));
+
+  test('windows of 14, 15 and 29 up to where positions two rows longer end: the piece above the first window is two sizes, both run', () => withTraced((keep) => {
+    // the pad is w - T up to w and 2w - T at w + 1 and w + 2, where the model ends (an embedding of
+    // w + 2 positions): the piece from w + 1 holds as many sizes as its runs saw, where any form that
+    // fits them is exact
+    for (const [w, b, t] of [[14, 4, 10], [15, 2, 9], [29, 2, 13]]) {
+      const pos = new om.nn.Embedding(w + 2, 4).eval();
+      const model = (x) => {
+        const [B, T] = x.shape;
+        const h = x.add(pos.forward(om.arange(0n, BigInt(T))));
+        return F.pad(h, [0, 0, 0, (w - (T % w)) % w]).reshape(B, -1, w, 4).sum(2);
+      };
+      const tm = traceAt(keep, model, [om.randn([b, t, 4], { seed: w }), ['B', 'T', null]], 'T', [1, 2, 3, 7, w - 1, w, w + 1, w + 2]);
+      const [, T] = tm.symbols;
+      assert.deepEqual([T.min, T.max, T.branches], [1, w + 2, [{ min: 1, max: w }, { min: w + 1, max: w + 2 }]]);
+      assert.match(T.narrowedBy, /embedding/);
+    }
+  }));
+});
