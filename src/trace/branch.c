@@ -561,6 +561,100 @@ static om_traced_model *one_size_pieces(const cut *c, int in_i, int in_d, om_tra
   return acc;
 }
 
+/* The symbol of each input axis of c's trace (c->syms, -1 fixed), and the first input axis of
+ * symbol c->k (input *i, axis *d). */
+static void cut_syms(const cut *c, int *i, int *d) {
+  om_trace *tr = c->tr;
+  *i = *d = -1;
+  for (int q = 0; q < tr->inputs.n; q++)
+    for (int x = 0; x < OM_MAX_DIMS; x++) {
+      int ext = x < tr->g.values.v[tr->g.inputs.v[q]].ndim ? tr->g.values.v[tr->g.inputs.v[q]].ext[x] : -1;
+      c->syms[q][x] = -1;
+      for (int j = 0; ext >= 0 && j < tr->symbols.n && c->syms[q][x] < 0; j++)
+        if (om__x_sym(tr, j) == ext) c->syms[q][x] = j;
+      if (c->syms[q][x] == c->k && *i < 0) *i = q, *d = x;
+    }
+}
+
+/* The sizes (variables of symbol k, from its example v0) a rolled loop is checked at: the
+ * smallest two, either side of the example, further on and far above; the example last (the
+ * outputs om_trace_run returns are its). */
+#define OM_LOOP_CHECKS 8
+
+/* The loop over symbol c->k that om__run_loop found, rolled into an ONNX Loop (loop.c): the model
+ * traced as a piece with k fixed three sizes above the example (repeats enough to tell what
+ * moves), rolled, and the rolled graph run by the Session at sizes across k's declared range
+ * against the model run eagerly there. Where every one agrees, tr->branched is the model and the
+ * outputs are the example's (their count); 0 where it does not roll or agree (no error set: the
+ * loop is refused as before); -1 on error (set). */
+static int roll_loop(const cut *c, om_tensor **outputs, uint64_t seed, uint64_t offset) {
+  om_thread_state *st = om__state();
+  om_trace *tr = c->tr;
+  const om_symbol *s = &tr->symbols.v[c->k], *dk = &c->declared[c->k];
+  int64_t v0 = s->size / s->multiple;
+  piece p = {.lo = v0 + 3, .hi = v0 + 3, .v = v0 + 3, .fixed = true}; /* om__run_loop ran there: in the range */
+  int in_i, in_d, n = -1, n_in = tr->inputs.n;
+  cut_syms(c, &in_i, &in_d);
+  om_tensor **outs = calloc((size_t)c->max_outputs, sizeof *outs), *in[64] = {0};
+  om_traced_model *m = NULL, *rolled = NULL;
+  st->trace = NULL;
+  st->rng_seed = seed, st->rng_offset = offset;
+  bool ok = outs && in_i >= 0 && trace_piece(c, &p, 1, outs, &n, &m);
+  if (n > 0) om__release_all(outs, n);
+  n = -1;
+  om_clear_error(); /* a piece refused: the loop is, as before */
+  rolled = ok ? om__loop_roll(m, s->name, p.v * s->multiple, dk->vmin * s->multiple, (const int (*)[OM_MAX_DIMS])c->syms, c->k, in_i, in_d) : NULL;
+  om_session *sess = rolled ? om_session_create(rolled, NULL) : NULL;
+  const int64_t sizes[OM_LOOP_CHECKS] = {dk->vmin, dk->vmin + 1, v0 - 1, v0 + 1, v0 + 2, v0 + 7, 4 * v0 + 9, v0};
+  bool agrees = sess != NULL;
+  int64_t lo = INT64_MAX, hi = 0;
+  for (int q = 0; agrees && q < OM_LOOP_CHECKS; q++) {
+    if (sizes[q] < dk->vmin || sizes[q] > dk->vmax) continue;
+    for (int i = 0; agrees && i < n_in; i++)
+      agrees = (in[i] = piece_example(tr->inputs.v[i].traced, c->syms[i], c->k, sizes[q] * s->multiple)) != NULL;
+    st->rng_seed = seed, st->rng_offset = offset;
+    n = agrees ? c->fn(c->ctx, in, n_in, outs, c->max_outputs) : -1;
+    agrees = n >= 0 && n <= c->max_outputs && om__loop_agrees(sess, in, n_in, outs, n);
+    if (n >= 0 && n <= c->max_outputs && (q < OM_LOOP_CHECKS - 1 || !agrees)) om__release_all(outs, n);
+    om__release_all(in, n_in);
+    memset(in, 0, sizeof in);
+    lo = sizes[q] < lo ? sizes[q] : lo, hi = sizes[q] > hi ? sizes[q] : hi;
+  }
+  om_session_release(sess);
+  if (agrees) { /* its symbols: the piece's, and k over its declared range */
+    om_arena *a = &rolled->g.arena;
+    agrees = (rolled->symbols = om__arena_alloc(a, sizeof *rolled->symbols * (size_t)(tr->symbols.n + 1))) != NULL;
+    rolled->n_symbols = agrees ? tr->symbols.n : 0;
+    for (int j = 0; agrees && j < tr->symbols.n; j++) {
+      const om_traced_sym *q = j == c->k ? NULL : sym_named(m, tr->symbols.v[j].name);
+      om_traced_sym *out = &rolled->symbols[j];
+      if (q) *out = *q, out->name = keep(a, q->name, &agrees), out->min_why = keep(a, q->min_why, &agrees), out->max_why = keep(a, q->max_why, &agrees);
+      else *out = (om_traced_sym){.name = keep(a, s->name, &agrees), .multiple = s->multiple, .min = dk->min, .max = dk->max,
+                                  .checked_min = lo * s->multiple, .checked_max = hi * s->multiple};
+      out->n_branches = 0, out->branches = NULL;
+    }
+  }
+  om_traced_release(m);
+  st->trace = tr;
+  st->rng_seed = seed, st->rng_offset = offset;
+  for (int j = 0; agrees && j < n; j++) { /* the example's outputs, as the Loop model's (om__branch_finish) */
+    om_tensor *t = om__alias(outs[j]);
+    om_tensor_release(outs[j]);
+    if ((outputs[j] = t)) t->trace_id = tr->id, t->trace_value = j;
+    else agrees = om__fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory"), om__release_all(outs + j + 1, n - j - 1), om__release_all(outputs, j);
+  }
+  free(outs);
+  om_error_kind kind = om_last_error();
+  if (!agrees) {
+    om_traced_release(rolled);
+    if (kind == OM_ERR_OUT_OF_MEMORY) return om__trace_fail(kind, "trace_run: out of memory"), -1;
+    om_clear_error();
+    return 0;
+  }
+  tr->branched = rolled;
+  return n;
+}
+
 int om__branch_run(om_trace *tr, const om_symbol *declared, om_trace_fn fn, void *ctx, om_tensor **outputs, int max_outputs,
                    int n, uint64_t seed, uint64_t offset) {
   om_thread_state *st = om__state();
@@ -575,6 +669,11 @@ int om__branch_run(om_trace *tr, const om_symbol *declared, om_trace_fn fn, void
   int loop = om__run_loop(tr, k, fn, ctx, max_outputs, seed, offset, calls, sizes);
   if (loop) om__release_all(outputs, n);
   if (loop < 0) return -1;
+  cut lc = {.tr = tr, .declared = declared, .k = k, .fn = fn, .ctx = ctx, .max_outputs = max_outputs,
+            .syms = loop ? calloc((size_t)tr->inputs.n, sizeof *lc.syms) : NULL};
+  int rolled = !loop ? 0 : lc.syms ? roll_loop(&lc, outputs, seed, offset) : (om__trace_fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory"), -1);
+  free(lc.syms);
+  if (rolled) return rolled;
   if (loop) { /* a threshold at every size: no pieces hold it */
     char seen[240];
     size_t w = 0;
@@ -594,15 +693,8 @@ int om__branch_run(om_trace *tr, const om_symbol *declared, om_trace_fn fn, void
   cut c = {.tr = tr, .declared = declared, .k = k, .fn = fn, .ctx = ctx, .max_outputs = max_outputs,
            .syms = calloc((size_t)tr->inputs.n, sizeof *c.syms)};
   if (!c.syms) return om__trace_fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory"), -1;
-  int in_i = -1, in_d = -1; /* an input axis of the symbol: its size is the condition's */
-  for (int i = 0; i < tr->inputs.n; i++)
-    for (int d = 0; d < OM_MAX_DIMS; d++) {
-      int ext = d < tr->g.values.v[tr->g.inputs.v[i]].ndim ? tr->g.values.v[tr->g.inputs.v[i]].ext[d] : -1;
-      c.syms[i][d] = -1;
-      for (int j = 0; ext >= 0 && j < tr->symbols.n && c.syms[i][d] < 0; j++)
-        if (om__x_sym(tr, j) == ext) c.syms[i][d] = j;
-      if (c.syms[i][d] == k && in_i < 0) in_i = i, in_d = d;
-    }
+  int in_i, in_d; /* an input axis of the symbol: its size is the condition's */
+  cut_syms(&c, &in_i, &in_d);
   om_tensor **outs = calloc((size_t)max_outputs, sizeof *outs);
   om_traced_model *m[2] = {NULL, NULL};
   int n_ex = -1, n_other = -1;
