@@ -133,26 +133,6 @@ static bool trace_piece(const cut *c, const piece *p, int pieces, om_tensor **ou
 
 /* ---- the graph ---- */
 
-/* A node of g (op_type static) reading in (n_in), writing out (n_out), with attrs (copied). Its
- * index; -1 with OutOfMemory. */
-static int add_node(om_graph *g, const char *op_type, const char *name, const int *in, int n_in, const int *out, int n_out,
-                    const om_gattr *attrs, int n_attrs) {
-  om_gnode *n = OM_VEC_PUSH_SLOT(g->nodes);
-  if (!n) return -1;
-  *n = (om_gnode){.op_type = op_type, .op = (om_op)-1, .n_in = n_in, .n_out = n_out, .n_attrs = n_attrs};
-  n->name = name ? om__arena_strdup(&g->arena, name) : NULL;
-  n->in = om__arena_alloc(&g->arena, sizeof(int) * (size_t)(n_in + 1));
-  n->out = om__arena_alloc(&g->arena, sizeof(int) * (size_t)(n_out + 1));
-  n->attrs = om__arena_alloc(&g->arena, sizeof(om_gattr) * (size_t)(n_attrs + 1));
-  n->cap = om__arena_alloc(&g->arena, sizeof(int));
-  if (!n->name || !n->in || !n->out || !n->attrs || !n->cap) return g->nodes.n--, -1;
-  memcpy(n->in, in, sizeof(int) * (size_t)n_in);
-  memcpy(n->out, out, sizeof(int) * (size_t)n_out);
-  if (n_attrs) memcpy(n->attrs, attrs, sizeof(om_gattr) * (size_t)n_attrs);
-  for (int j = 0; j < n_out; j++) g->values.v[out[j]].producer = g->nodes.n - 1;
-  return g->nodes.n - 1;
-}
-
 /* A value of g named name (copied); -1 with OutOfMemory. */
 static int named_value(om_graph *g, const char *name, om_dtype dtype, int ndim, const int64_t *shape) {
   int v = om__graph_value(g, dtype, ndim, shape);
@@ -334,11 +314,11 @@ static int size_within(om_graph *g, const char *name, int size, int64_t lo, int6
   if (c_lo < 0 || (!is && hi != INT64_MAX && c_hi < 0)) return -1;
   const char *n1 = om__arena_printf(&g->arena, "%s/from", name), *n2 = om__arena_printf(&g->arena, "%s/to", name);
   int a = n1 ? named_value(g, n1, OM_BOOL, 1, &one) : -1;
-  if (a < 0 || add_node(g, is ? "Equal" : "GreaterOrEqual", n1, (int[]){size, c_lo}, 2, &a, 1, NULL, 0) < 0) return -1;
+  if (a < 0 || om__graph_add_node(g, is ? "Equal" : "GreaterOrEqual", n1, (int[]){size, c_lo}, 2, &a, 1, NULL, 0) < 0) return -1;
   if (c_hi < 0) return a;
   int b = n2 ? named_value(g, n2, OM_BOOL, 1, &one) : -1, both = b >= 0 ? named_value(g, name, OM_BOOL, 1, &one) : -1;
-  if (both < 0 || add_node(g, "LessOrEqual", n2, (int[]){size, c_hi}, 2, &b, 1, NULL, 0) < 0 ||
-      add_node(g, "And", name, (int[]){a, b}, 2, &both, 1, NULL, 0) < 0)
+  if (both < 0 || om__graph_add_node(g, "LessOrEqual", n2, (int[]){size, c_hi}, 2, &b, 1, NULL, 0) < 0 ||
+      om__graph_add_node(g, "And", name, (int[]){a, b}, 2, &both, 1, NULL, 0) < 0)
     return -1;
   return both;
 }
@@ -362,10 +342,10 @@ static int admitted(om_graph *g, int size, int less, const int64_t *iv) {
   int tab = t ? hoist(g, "If/admit/table", &(om_ginit){.tensor = t, .generated = true}) : -1;
   om_tensor_release(t);
   om_gattr to = OM_ATTR_INT("to", 7 /* INT64 */), axis = OM_ATTR_INT("axis", 0);
-  if (tab < 0 || add_node(g, "Or", "If/admit/Or", (int[]){in_lo, in_hi}, 2, &either, 1, NULL, 0) < 0 ||
-      add_node(g, "Cast", "If/admit/Cast", &less, 1, &as_int, 1, &to, 1) < 0 ||
-      add_node(g, "Where", "If/admit/Where", (int[]){either, as_int, past}, 3, &index, 1, NULL, 0) < 0 ||
-      add_node(g, "Gather", "If/admit/Gather", (int[]){tab, index}, 2, &cond, 1, &axis, 1) < 0)
+  if (tab < 0 || om__graph_add_node(g, "Or", "If/admit/Or", (int[]){in_lo, in_hi}, 2, &either, 1, NULL, 0) < 0 ||
+      om__graph_add_node(g, "Cast", "If/admit/Cast", &less, 1, &as_int, 1, &to, 1) < 0 ||
+      om__graph_add_node(g, "Where", "If/admit/Where", (int[]){either, as_int, past}, 3, &index, 1, NULL, 0) < 0 ||
+      om__graph_add_node(g, "Gather", "If/admit/Gather", (int[]){tab, index}, 2, &cond, 1, &axis, 1) < 0)
     return -1;
   return cond;
 }
@@ -399,8 +379,8 @@ static om_traced_model *join(const cut *c, int i, int d, int64_t at, const om_tr
   int cond = size >= 0 ? named_value(g, "If/cond", OM_BOOL, 1, &one) : -1;
   om_gattr sa[2] = {OM_ATTR_INT("start", axis[0]), OM_ATTR_INT("end", axis[1])};
   int in[2] = {g->inputs.v[i], size};
-  ok = cond >= 0 && add_node(g, "Shape", "If/Shape", in, 1, &size, 1, sa, 2) >= 0 &&
-       add_node(g, "Less", "If/Less", (int[]){size, thr}, 2, &cond, 1, NULL, 0) >= 0;
+  ok = cond >= 0 && om__graph_add_node(g, "Shape", "If/Shape", in, 1, &size, 1, sa, 2) >= 0 &&
+       om__graph_add_node(g, "Less", "If/Less", (int[]){size, thr}, 2, &cond, 1, NULL, 0) >= 0;
   om_traced_sym fixed[2];
   const om_traced_sym *ps[2] = {piece_sym(&tr->symbols.v[c->k], lo, plo, &fixed[0]), piece_sym(&tr->symbols.v[c->k], hi, phi, &fixed[1])};
   int64_t iv[4] = {ps[0]->min, ps[0]->max, ps[1]->min, ps[1]->max}; /* the sizes each piece holds for */
@@ -439,7 +419,7 @@ static om_traced_model *join(const cut *c, int i, int d, int64_t at, const om_tr
   }
   om_gattr ba[2] = {{.name = "then_branch", .type = OM_GATTR_GRAPH, .g = branch[0]},
                     {.name = "else_branch", .type = OM_GATTR_GRAPH, .g = branch[1]}};
-  int node = ok ? add_node(g, "If", "If", &cond, 1, outs, n_out, ba, 2) : -1;
+  int node = ok ? om__graph_add_node(g, "If", "If", &cond, 1, outs, n_out, ba, 2) : -1;
   if (node >= 0) branch[0] = branch[1] = NULL; /* the node's now */
   ok = node >= 0;
   ok = ok && om__graph_node_captures(g, &g->nodes.v[node]); /* the values the branches read */
@@ -589,6 +569,7 @@ static void cut_syms(const cut *c, int *i, int *d) {
  * loop is refused as before); -1 on error (set). */
 static int roll_loop(const cut *c, om_tensor **outputs, uint64_t seed, uint64_t offset) {
   om_thread_state *st = om__state();
+  uint64_t after = st->rng_seed, after_offset = st->rng_offset;
   om_trace *tr = c->tr;
   const om_symbol *s = &tr->symbols.v[c->k], *dk = &c->declared[c->k];
   int64_t v0 = s->size / s->multiple;
@@ -602,7 +583,8 @@ static int roll_loop(const cut *c, om_tensor **outputs, uint64_t seed, uint64_t 
   bool ok = outs && in_i >= 0 && trace_piece(c, &p, 1, outs, &n, &m);
   if (n > 0) om__release_all(outs, n);
   n = -1;
-  om_clear_error(); /* a piece refused: the loop is, as before */
+  if (om_last_error() == OM_ERR_OUT_OF_MEMORY) ok = false;
+  else om_clear_error(); /* a piece refused: the loop is, as before */
   rolled = ok ? om__loop_roll(m, s->name, p.v * s->multiple, dk->vmin * s->multiple, (const int (*)[OM_MAX_DIMS])c->syms, c->k, in_i, in_d) : NULL;
   om_session *sess = rolled ? om_session_create(rolled, NULL) : NULL;
   const int64_t sizes[OM_LOOP_CHECKS] = {dk->vmin, dk->vmin + 1, v0 - 1, v0 + 1, v0 + 2, v0 + 7, 4 * v0 + 9, v0};
@@ -614,7 +596,7 @@ static int roll_loop(const cut *c, om_tensor **outputs, uint64_t seed, uint64_t 
       agrees = (in[i] = piece_example(tr->inputs.v[i].traced, c->syms[i], c->k, sizes[q] * s->multiple)) != NULL;
     st->rng_seed = seed, st->rng_offset = offset;
     n = agrees ? c->fn(c->ctx, in, n_in, outs, c->max_outputs) : -1;
-    agrees = n >= 0 && n <= c->max_outputs && om__loop_agrees(sess, in, n_in, outs, n);
+    agrees = n >= 0 && n <= c->max_outputs && om__loop_agrees(rolled, sess, in, n_in, outs, n);
     if (n >= 0 && n <= c->max_outputs && (q < OM_LOOP_CHECKS - 1 || !agrees)) om__release_all(outs, n);
     om__release_all(in, n_in);
     memset(in, 0, sizeof in);
@@ -628,15 +610,16 @@ static int roll_loop(const cut *c, om_tensor **outputs, uint64_t seed, uint64_t 
     for (int j = 0; agrees && j < tr->symbols.n; j++) {
       const om_traced_sym *q = j == c->k ? NULL : sym_named(m, tr->symbols.v[j].name);
       om_traced_sym *out = &rolled->symbols[j];
+      const om_symbol *sj = j == c->k ? dk : &tr->symbols.v[j]; /* (a piece has every symbol but k) */
       if (q) *out = *q, out->name = keep(a, q->name, &agrees), out->min_why = keep(a, q->min_why, &agrees), out->max_why = keep(a, q->max_why, &agrees);
-      else *out = (om_traced_sym){.name = keep(a, s->name, &agrees), .multiple = s->multiple, .min = dk->min, .max = dk->max,
-                                  .checked_min = lo * s->multiple, .checked_max = hi * s->multiple};
+      else *out = (om_traced_sym){.name = keep(a, sj->name, &agrees), .multiple = sj->multiple, .min = sj->min, .max = sj->max,
+                                  .checked_min = lo * sj->multiple, .checked_max = hi * sj->multiple};
       out->n_branches = 0, out->branches = NULL;
     }
   }
   om_traced_release(m);
   st->trace = tr;
-  st->rng_seed = seed, st->rng_offset = offset;
+  st->rng_seed = after, st->rng_offset = after_offset;
   for (int j = 0; agrees && j < n; j++) { /* the example's outputs, as the Loop model's (om__branch_finish) */
     om_tensor *t = om__alias(outs[j]);
     om_tensor_release(outs[j]);
@@ -808,7 +791,7 @@ om_traced_model *om__branch_finish(om_trace *tr, om_tensor *const *outputs, cons
       if (g->outputs.v[e] == v) { /* the same output twice: an Identity of its own */
         om_gvalue src = g->values.v[v];
         int copy = om__graph_value(g, src.dtype, src.ndim, src.shape);
-        ok = copy >= 0 && add_node(g, "Identity", om__arena_printf(&g->arena, "Identity_%d", k), &v, 1, &copy, 1, NULL, 0) >= 0;
+        ok = copy >= 0 && om__graph_add_node(g, "Identity", om__arena_printf(&g->arena, "Identity_%d", k), &v, 1, &copy, 1, NULL, 0) >= 0;
         if (ok) memcpy(g->values.v[copy].dim_param, src.dim_param, sizeof src.dim_param), v = copy;
       }
     int *slot = ok ? OM_VEC_PUSH_SLOT(g->outputs) : NULL;

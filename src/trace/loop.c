@@ -64,8 +64,12 @@ static bool moves_evenly(const om_graph *g, int a, int b, int c, int64_t t) {
   if (n < 0 || int_const(g, b, vb) != n || int_const(g, c, vc) != n) return false;
   const om_gvalue *x = &g->values.v[a], *y = &g->values.v[c];
   if (x->dtype != y->dtype || x->ndim != y->ndim || memcmp(x->shape, y->shape, sizeof(int64_t) * (size_t)x->ndim)) return false;
-  for (int e = 0; e < n; e++)
-    if (vc[e] != va[e] + t * (vb[e] - va[e])) return false;
+  for (int e = 0; e < n; e++) {
+    int64_t step, by, at;
+    if (__builtin_sub_overflow(vb[e], va[e], &step) || __builtin_mul_overflow(step, t, &by) ||
+        __builtin_add_overflow(va[e], by, &at) || at != vc[e])
+      return false;
+  }
   return true;
 }
 
@@ -98,6 +102,9 @@ static bool repeat_matches(const om_graph *g, region *rg, int t) {
   return true;
 }
 
+/* How many inputs the block's nodes read in all (the slots of rg). */
+static int slot_count(const om_graph *g, const region *rg) { return rg->at[rg->p - 1] + g->nodes.v[rg->s + 2 * rg->p - 1].n_in; }
+
 /* The slots of repeat 1 of the block of p nodes from s (into rg), then how many repeats from s
  * read alike (0 when repeat 0 does not: the block starts elsewhere). */
 static int repeats(const om_graph *g, region *rg, int s, int p) {
@@ -117,8 +124,8 @@ static int repeats(const om_graph *g, region *rg, int s, int p) {
     }
   }
   if (!repeat_matches(g, rg, 0)) return 0;
-  for (int r = 0; r < rg->at[p - 1] + g->nodes.v[s + p + p - 1].n_in; r++) /* a constant the same in both: read from outside */
-    if (rg->slots[r].kind == IN_MOVES && rg->slots[r].v0 == rg->slots[r].v) rg->slots[r].kind = IN_OUTER;
+  for (int q = 0; q < slot_count(g, rg); q++) /* a constant the same in both: read from outside */
+    if (rg->slots[q].kind == IN_MOVES && rg->slots[q].v0 == rg->slots[q].v) rg->slots[q].kind = IN_OUTER;
   int m = 2;
   while (s + (m + 1) * p <= g->nodes.n && repeat_matches(g, rg, m)) m++;
   return m;
@@ -134,7 +141,7 @@ static bool sealed(const om_graph *g, const region *rg) {
       int pv = in[i] >= 0 ? g->values.v[in[i]].producer : -1;
       if (pv < rg->s || pv >= end) continue;
       bool carried = false;
-      for (int q = 0; pv >= last && q < rg->at[rg->p - 1] + g->nodes.v[last + rg->p - 1].n_in; q++)
+      for (int q = 0; pv >= last && q < slot_count(g, rg); q++)
         carried |= rg->slots[q].kind == IN_CARRIED && rg->slots[q].r == pv - last && rg->slots[q].o == out_index(&g->nodes.v[pv], in[i]);
       if (!carried) return false;
     }
@@ -155,8 +162,7 @@ static bool find_region(const om_graph *g, region *best, region *scratch) {
       int m = repeats(g, scratch, s, p);
       scratch->m = m;
       if (m < 3 || m * p <= best->m * best->p || !sealed(g, scratch)) continue;
-      int n_slots = scratch->at[p - 1] + g->nodes.v[s + 2 * p - 1].n_in;
-      memcpy(best->slots, scratch->slots, sizeof *best->slots * (size_t)n_slots);
+      memcpy(best->slots, scratch->slots, sizeof *best->slots * (size_t)slot_count(g, scratch));
       memcpy(best->at, scratch->at, sizeof *best->at * (size_t)p);
       best->s = s, best->p = p, best->m = m;
     }
@@ -164,26 +170,6 @@ static bool find_region(const om_graph *g, region *best, region *scratch) {
 }
 
 /* ---- the graphs ---- */
-
-/* A node of g (op_type static or in g's arena) reading in, writing out, with attrs copied
- * (their arrays borrowed: they live in the model's arena). Its index; -1 with OutOfMemory. */
-static int put_node(om_graph *g, const char *op_type, const char *name, const int *in, int n_in, const int *out, int n_out,
-                    const om_gattr *attrs, int n_attrs) {
-  om_gnode *n = OM_VEC_PUSH_SLOT(g->nodes);
-  if (!n) return -1;
-  *n = (om_gnode){.op_type = op_type, .op = (om_op)-1, .n_in = n_in, .n_out = n_out, .n_attrs = n_attrs};
-  n->name = om__arena_strdup(&g->arena, name);
-  n->in = om__arena_alloc(&g->arena, sizeof(int) * (size_t)(n_in + 1));
-  n->out = om__arena_alloc(&g->arena, sizeof(int) * (size_t)(n_out + 1));
-  n->attrs = om__arena_alloc(&g->arena, sizeof(om_gattr) * (size_t)(n_attrs + 1));
-  n->cap = om__arena_alloc(&g->arena, sizeof(int));
-  if (!n->name || !n->in || !n->out || !n->attrs || !n->cap) return g->nodes.n--, -1;
-  memcpy(n->in, in, sizeof(int) * (size_t)n_in);
-  memcpy(n->out, out, sizeof(int) * (size_t)n_out);
-  if (n_attrs) memcpy(n->attrs, attrs, sizeof(om_gattr) * (size_t)n_attrs);
-  for (int j = 0; j < n_out; j++) g->values.v[out[j]].producer = g->nodes.n - 1;
-  return g->nodes.n - 1;
-}
 
 /* A value of g named prefix + name like value like (dtype, shape and dim_params); -1 with OutOfMemory. */
 static int value_like(om_graph *g, const char *prefix, const om_gvalue *like) {
@@ -224,7 +210,7 @@ static int moving(om_graph *b, const om_graph *g, const slot *sl, int iter, int 
     snprintf(name, sizeof name, op ? "Loop/at%d" : "Loop/by%d", q);
     int y = k >= 0 ? om__graph_value(b, c->dtype, c->ndim, c->shape) : -1;
     if (y < 0 || !(b->values.v[y].name = om__arena_strdup(&b->arena, name)) ||
-        put_node(b, op ? "Add" : "Mul", name, (int[]){x, k}, 2, &y, 1, NULL, 0) < 0)
+        om__graph_add_node(b, op ? "Add" : "Mul", name, (int[]){x, k}, 2, &y, 1, NULL, 0) < 0)
       return -1;
     x = y;
   }
@@ -269,7 +255,7 @@ static om_graph *body_graph(const om_graph *g, const region *rg, int n_slots, in
     if (ok) *slot_in = carried_in[c];
   }
   int cond_out = ok ? value_like(b, "Loop/", &(om_gvalue){.name = "cond_out", .dtype = OM_BOOL}) : -1;
-  ok = cond_out >= 0 && put_node(b, "Identity", "Loop/cond", &cond, 1, &cond_out, 1, NULL, 0) >= 0;
+  ok = cond_out >= 0 && om__graph_add_node(b, "Identity", "Loop/cond", &cond, 1, &cond_out, 1, NULL, 0) >= 0;
   int *out_slot = ok ? OM_VEC_PUSH_SLOT(b->outputs) : NULL;
   if ((ok = out_slot != NULL)) *out_slot = cond_out;
   for (int r = 0; ok && r < rg->p; r++) {
@@ -294,7 +280,7 @@ static om_graph *body_graph(const om_graph *g, const region *rg, int n_slots, in
     }
     for (int j = 0; ok && j < src->n_out; j++) ok = (map[src->out[j]] = out[j] = value_like(b, "Loop/", &g->values.v[src->out[j]])) >= 0;
     const char *name = ok ? om__arena_printf(&b->arena, "Loop/%s", src->name) : NULL;
-    ok = name && put_node(b, om__arena_strdup(&b->arena, src->op_type), name, in, src->n_in, out, src->n_out, src->attrs, src->n_attrs) >= 0;
+    ok = name && om__graph_add_node(b, om__arena_strdup(&b->arena, src->op_type), name, in, src->n_in, out, src->n_out, src->attrs, src->n_attrs) >= 0;
     free(in);
   }
   for (int c = 0; ok && c < n_carried; c++) { /* the loop-carried values, as the block writes them */
@@ -373,32 +359,37 @@ static bool put_loop(om_graph *t, const region *rg, int n_slots, int n_carried, 
   int end = rg->s + rg->m * rg->p, last = end - rg->p, n_after = t->nodes.n - end;
   om_gnode *after = malloc(sizeof *after * ((size_t)n_after + 1));
   int *ins = malloc(sizeof(int) * ((size_t)n_carried + 2)), *outs = malloc(sizeof(int) * ((size_t)n_carried + 1));
-  bool ok = after && ins && outs;
-  for (int q = 0; ok && q < n_carried; q++) { /* before the repeats' nodes are written over */
+  if (!after || !ins || !outs) {
+    free(after), free(ins), free(outs);
+    om__graph_free(body), free(body);
+    return om__fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory");
+  }
+  for (int q = 0; q < n_carried; q++) { /* before the repeats' nodes are written over */
     ins[2 + q] = first[q];
     for (int e = 0; e < n_slots; e++) {
       const slot *sl = &rg->slots[e];
       if (sl->kind == IN_CARRIED && carried_of(rg, n_slots, sl->r, sl->o) == q) outs[q] = t->nodes.v[last + sl->r].out[sl->o];
     }
   }
-  if (ok) memcpy(after, t->nodes.v + end, sizeof *after * (size_t)n_after), t->nodes.n = rg->s;
+  memcpy(after, t->nodes.v + end, sizeof *after * (size_t)n_after);
+  t->nodes.n = rg->s;
   int64_t one = 1;
   om_gattr at[2] = {OM_ATTR_INT("start", d), OM_ATTR_INT("end", d + 1)};
   om_gvalue size1 = {.name = "Loop/size", .dtype = OM_INT64, .ndim = 1, .shape = {1}}, trips = size1, m = {.name = "Loop/M", .dtype = OM_INT64};
   trips.name = "Loop/trips";
-  int size = ok ? value_like(t, "", &size1) : -1;
-  ok = size >= 0 && put_node(t, "Shape", "Loop/Shape", &t->inputs.v[i], 1, &size, 1, at, 2) >= 0;
+  int size = value_like(t, "", &size1);
+  bool ok = size >= 0 && om__graph_add_node(t, "Shape", "Loop/Shape", &t->inputs.v[i], 1, &size, 1, at, 2) >= 0;
   ins[0] = size;
   if (ok && c) {
     int k = int_init(t, "Loop/less", &c, one, false);
     ins[0] = k >= 0 ? value_like(t, "", &trips) : -1;
-    ok = ins[0] >= 0 && put_node(t, "Sub", "Loop/Sub", (int[]){size, k}, 2, &ins[0], 1, NULL, 0) >= 0;
+    ok = ins[0] >= 0 && om__graph_add_node(t, "Sub", "Loop/Sub", (int[]){size, k}, 2, &ins[0], 1, NULL, 0) >= 0;
   }
   int mv = ok ? value_like(t, "", &m) : -1;
-  ok = mv >= 0 && put_node(t, "Squeeze", "Loop/Squeeze", &ins[0], 1, &mv, 1, NULL, 0) >= 0;
+  ok = mv >= 0 && om__graph_add_node(t, "Squeeze", "Loop/Squeeze", &ins[0], 1, &mv, 1, NULL, 0) >= 0;
   ins[0] = mv, ins[1] = -1;
   om_gattr ba = {.name = "body", .type = OM_GATTR_GRAPH, .g = body};
-  int node = ok ? put_node(t, "Loop", "Loop", ins, n_carried + 2, outs, n_carried, &ba, 1) : -1;
+  int node = ok ? om__graph_add_node(t, "Loop", "Loop", ins, n_carried + 2, outs, n_carried, &ba, 1) : -1;
   if (node >= 0) body = NULL; /* the node's now */
   ok = node >= 0 && om__graph_node_captures(t, &t->nodes.v[node]);
   for (int k = 0; ok && k < n_after; k++) {
@@ -421,14 +412,16 @@ om_traced_model *om__loop_roll(const om_traced_model *m, const char *name, int64
   om_traced_model *t = NULL;
   bool ok = best.slots && best.at && scratch.slots && scratch.at && first;
   if (!ok) om__fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory");
+  for (int q = 0; ok && q <= total; q++) first[q] = -1;
   if (ok && find_region(g, &best, &scratch)) {
-    int n_slots = best.at[best.p - 1] + g->nodes.v[best.s + 2 * best.p - 1].n_in, n_carried = carried_of(&best, n_slots, -1, -1);
+    int n_slots = slot_count(g, &best), n_carried = carried_of(&best, n_slots, -1, -1);
     bool fits = size - best.m <= min; /* no fewer than 0 trips at the smallest size */
     for (int e = 0; e < n_slots; e++) { /* each loop-carried value starts as it goes on: its type and shape */
       const slot *sl = &best.slots[e];
       if (sl->kind != IN_CARRIED) continue;
       int q = carried_of(&best, n_slots, sl->r, sl->o);
       const om_gvalue *a = &g->values.v[sl->first], *b = &g->values.v[g->nodes.v[best.s + sl->r].out[sl->o]];
+      fits &= first[q] < 0 || first[q] == sl->first; /* every read of it starts alike */
       first[q] = sl->first;
       fits &= a->dtype == b->dtype && a->ndim == b->ndim && !memcmp(a->shape, b->shape, sizeof(int64_t) * (size_t)a->ndim);
       for (int x = 0; x < a->ndim; x++) fits &= (!a->dim_param[x] && !b->dim_param[x]) || (a->dim_param[x] && b->dim_param[x] && !strcmp(a->dim_param[x], b->dim_param[x]));
@@ -446,14 +439,16 @@ om_traced_model *om__loop_roll(const om_traced_model *m, const char *name, int64
   return t;
 }
 
-bool om__loop_agrees(om_session *s, om_tensor *const *in, int n_in, om_tensor *const *want, int n_want) {
+bool om__loop_agrees(const om_traced_model *m, om_session *s, om_tensor *const *in, int n_in, om_tensor *const *want, int n_want) {
   om_tensor **got = calloc((size_t)n_want + 1, sizeof *got);
   if (!got) return om__fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory");
   int n = om_session_run(s, in, n_in, got, n_want);
-  bool same = n == n_want;
+  bool same = n == n_want && n == m->g.outputs.n;
   for (int j = 0; same && j < n; j++) {
     const om_tensor *a = got[j], *b = want[j];
+    const om_gvalue *decl = &m->g.values.v[m->g.outputs.v[j]];
     same = a->dtype == b->dtype && a->ndim == b->ndim && !memcmp(a->shape, b->shape, sizeof(int64_t) * (size_t)a->ndim);
+    for (int d = 0; same && d < decl->ndim; d++) same = decl->ndim == b->ndim && (decl->dim_param[d] || decl->shape[d] == b->shape[d]);
     int64_t count = same ? om_tensor_numel(b) : 0;
     double scale = 1;
     for (int64_t e = 0; e < count; e++) {

@@ -448,10 +448,11 @@ om_traced_model *om__branch_finish(om_trace *tr, om_tensor *const *outputs, cons
  *  when nothing rolls (no error set) or on error (set). */
 om_traced_model *om__loop_roll(const om_traced_model *m, const char *name, int64_t size, int64_t min, const int (*syms)[OM_MAX_DIMS],
                                int k, int i, int d);
-/** Whether session s run on in (n_in, borrowed) gives want (n_want, borrowed: the model run
- *  eagerly): the same types and shapes, integers equal, floats within 1e-4 of the largest
- *  magnitude. false also where the session fails (its error cleared); with OutOfMemory set. */
-bool om__loop_agrees(om_session *s, om_tensor *const *in, int n_in, om_tensor *const *want, int n_want);
+/** Whether session s of model m run on in (n_in, borrowed) gives want (n_want, borrowed: the
+ *  model run eagerly): the same types and shapes, the fixed sizes m's outputs declare, integers
+ *  equal, floats within 1e-4 of the largest magnitude. false also where the session fails (its
+ *  error cleared); with OutOfMemory set. */
+bool om__loop_agrees(const om_traced_model *m, om_session *s, om_tensor *const *in, int n_in, om_tensor *const *want, int n_want);
 
 /* ---- constants (consts.c) ---- */
 /** The value of constant t read by op: one initializer per view (spec 1), so a weight used twice,
