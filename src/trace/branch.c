@@ -577,10 +577,12 @@ static int roll_loop(const cut *c, om_tensor **outputs, uint64_t seed, uint64_t 
   int in_i, in_d, n = -1, n_in = tr->inputs.n;
   cut_syms(c, &in_i, &in_d);
   om_tensor **outs = calloc((size_t)c->max_outputs, sizeof *outs), *in[64] = {0};
+  om_loop_axes *axes = calloc((size_t)c->max_outputs, sizeof *axes);
   om_traced_model *m = NULL, *rolled = NULL;
   st->trace = NULL;
   st->rng_seed = seed, st->rng_offset = offset;
-  bool ok = outs && in_i >= 0 && trace_piece(c, &p, 1, outs, &n, &m);
+  bool ok = (outs && axes) || om__fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory");
+  ok = ok && in_i >= 0 && trace_piece(c, &p, 1, outs, &n, &m);
   if (n > 0) om__release_all(outs, n);
   n = -1;
   if (om_last_error() == OM_ERR_OUT_OF_MEMORY) ok = false;
@@ -596,13 +598,15 @@ static int roll_loop(const cut *c, om_tensor **outputs, uint64_t seed, uint64_t 
       agrees = (in[i] = piece_example(tr->inputs.v[i].traced, c->syms[i], c->k, sizes[q] * s->multiple)) != NULL;
     st->rng_seed = seed, st->rng_offset = offset;
     n = agrees ? c->fn(c->ctx, in, n_in, outs, c->max_outputs) : -1;
-    agrees = n >= 0 && n <= c->max_outputs && om__loop_agrees(rolled, sess, in, n_in, outs, n);
+    agrees = n >= 0 && n <= c->max_outputs && om__loop_agrees(rolled, sess, in, n_in, outs, n, sizes[q] * s->multiple, axes);
     if (n >= 0 && n <= c->max_outputs && (q < OM_LOOP_CHECKS - 1 || !agrees)) om__release_all(outs, n);
     om__release_all(in, n_in);
     memset(in, 0, sizeof in);
     lo = sizes[q] < lo ? sizes[q] : lo, hi = sizes[q] > hi ? sizes[q] : hi;
   }
   om_session_release(sess);
+  agrees = agrees && om__loop_name_axes(rolled, axes, s->name);
+  free(axes);
   if (agrees) { /* its symbols: the piece's, and k over its declared range */
     om_arena *a = &rolled->g.arena;
     agrees = (rolled->symbols = om__arena_alloc(a, sizeof *rolled->symbols * (size_t)(tr->symbols.n + 1))) != NULL;

@@ -439,16 +439,23 @@ om_traced_model *om__loop_roll(const om_traced_model *m, const char *name, int64
   return t;
 }
 
-bool om__loop_agrees(const om_traced_model *m, om_session *s, om_tensor *const *in, int n_in, om_tensor *const *want, int n_want) {
+bool om__loop_agrees(const om_traced_model *m, om_session *s, om_tensor *const *in, int n_in, om_tensor *const *want, int n_want,
+                     int64_t size, om_loop_axes *axes) {
   om_tensor **got = calloc((size_t)n_want + 1, sizeof *got);
   if (!got) return om__fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory");
   int n = om_session_run(s, in, n_in, got, n_want);
   bool same = n == n_want && n == m->g.outputs.n;
   for (int j = 0; same && j < n; j++) {
     const om_tensor *a = got[j], *b = want[j];
-    const om_gvalue *decl = &m->g.values.v[m->g.outputs.v[j]];
-    same = a->dtype == b->dtype && a->ndim == b->ndim && !memcmp(a->shape, b->shape, sizeof(int64_t) * (size_t)a->ndim);
-    for (int d = 0; same && d < decl->ndim; d++) same = decl->ndim == b->ndim && (decl->dim_param[d] || decl->shape[d] == b->shape[d]);
+    same = a->dtype == b->dtype && a->ndim == b->ndim && !memcmp(a->shape, b->shape, sizeof(int64_t) * (size_t)a->ndim) &&
+           b->ndim == m->g.values.v[m->g.outputs.v[j]].ndim;
+    for (int d = 0; same && d < b->ndim; d++) { /* what the axis does across the sizes */
+      om_loop_axes *x = &axes[j];
+      if (!x->seen) x->first[d] = b->shape[d], x->is_size[d] = true;
+      x->moved[d] |= b->shape[d] != x->first[d];
+      x->is_size[d] &= b->shape[d] == size;
+    }
+    axes[j].seen = true;
     int64_t count = same ? om_tensor_numel(b) : 0;
     double scale = 1;
     for (int64_t e = 0; e < count; e++) {
@@ -465,4 +472,17 @@ bool om__loop_agrees(const om_traced_model *m, om_session *s, om_tensor *const *
   free(got);
   if (n < 0) om_clear_error(); /* the graph fails where the model answers: it does not hold */
   return same;
+}
+
+bool om__loop_name_axes(om_traced_model *m, const om_loop_axes *axes, const char *name) {
+  om_graph *g = &m->g;
+  for (int j = 0; j < g->outputs.n; j++) {
+    om_gvalue *v = &g->values.v[g->outputs.v[j]];
+    for (int d = 0; d < v->ndim; d++) {
+      if (v->dim_param[d] || !axes[j].moved[d]) continue; /* another symbol's, or fixed */
+      if (!axes[j].is_size[d]) v->shape[d] = -1; /* moves otherwise: no size or name holds */
+      else if (!(v->dim_param[d] = om__arena_strdup(&g->arena, name))) return false;
+    }
+  }
+  return true;
 }

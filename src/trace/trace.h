@@ -448,11 +448,22 @@ om_traced_model *om__branch_finish(om_trace *tr, om_tensor *const *outputs, cons
  *  when nothing rolls (no error set) or on error (set). */
 om_traced_model *om__loop_roll(const om_traced_model *m, const char *name, int64_t size, int64_t min, const int (*syms)[OM_MAX_DIMS],
                                int k, int i, int d);
-/** Whether session s of model m run on in (n_in, borrowed) gives want (n_want, borrowed: the
- *  model run eagerly): the same types and shapes, the fixed sizes m's outputs declare, integers
- *  equal, floats within 1e-4 of the largest magnitude. false also where the session fails (its
- *  error cleared); with OutOfMemory set. */
-bool om__loop_agrees(const om_traced_model *m, om_session *s, om_tensor *const *in, int n_in, om_tensor *const *want, int n_want);
+/* What each axis of an output of a rolled loop did across the sizes it was checked at. */
+typedef struct om_loop_axes {
+  bool seen;
+  int64_t first[OM_MAX_DIMS];  /* its size at the first */
+  bool moved[OM_MAX_DIMS];     /* another size at some other */
+  bool is_size[OM_MAX_DIMS];   /* the symbol's size at each */
+} om_loop_axes;
+/** Whether session s of model m run on in (n_in, borrowed; the symbol at size) gives want
+ *  (n_want, borrowed: the model run eagerly): the same types and shapes, integers equal, floats
+ *  within 1e-4 of the largest magnitude; notes what each output axis did in axes (one per
+ *  output). false also where the session fails (its error cleared); with OutOfMemory set. */
+bool om__loop_agrees(const om_traced_model *m, om_session *s, om_tensor *const *in, int n_in, om_tensor *const *want, int n_want,
+                     int64_t size, om_loop_axes *axes);
+/** The output axes of m that moved with the symbol (axes, as om__loop_agrees noted them) named
+ *  name where they were its size, else of no known size. false with OutOfMemory. */
+bool om__loop_name_axes(om_traced_model *m, const om_loop_axes *axes, const char *name);
 
 /* ---- constants (consts.c) ---- */
 /** The value of constant t read by op: one initializer per view (spec 1), so a weight used twice,

@@ -90,6 +90,23 @@ describe('a loop over a size becomes an ONNX Loop', () => {
     atSizes(keep, tm, model, (s) => [2, s, 3]);
   }));
 
+  test('outputs beside the loop that have the size: named by the symbol where they are its size', () => withTraced((keep) => {
+    const model = fn((v) => {
+      let acc = v.select(0, 0);
+      for (let i = 1; i < v.shape[0]; i++) acc = acc.mul(0.5).add(v.select(0, i));
+      return [acc, v.relu(), v.slice(0, 1)];
+    });
+    const ex = om.randn([4, 3], { seed: 4 });
+    const tm = om.trace(model, { x: [ex, ['S', null]] });
+    keep(tm, { x: ex }, model.forward(ex), undefined, model);
+    assert.equal(ops(tm).filter((o) => o === 'Loop').length, 1, String(ops(tm)));
+    assert.equal(tm.outputs[1].shape[0], 'S');
+    for (const s of SIZES) {
+      const x = om.randn([s, 3], { seed: 300 + s });
+      keep(tm, { x }, model.forward(x), `at size ${s}`);
+    }
+  }));
+
   test('the library format and the .onnx carry the body: a Session from either agrees', async () => {
     const model = fn((v) => { let acc = v.select(1, 0); for (let i = 1; i < v.shape[1]; i++) acc = acc.mul(0.5).add(v.select(1, i)); return acc.relu(); });
     const { bytes, cases } = await withTraced((keep) => {
