@@ -767,6 +767,22 @@ int om__branch_run(om_trace *tr, const om_symbol *declared, om_trace_fn fn, void
   return n_ex;
 }
 
+/* Value v of g renamed: the values of g's subgraphs that read it from the outer scope (a Loop
+ * body reading an output computed before the loop) take its name, in theirs too. false with
+ * OutOfMemory. */
+static bool rename_captures(om_graph *g, int v) {
+  for (int k = 0; k < g->nodes.n; k++)
+    for (int a = 0; a < g->nodes.v[k].n_attrs; a++) {
+      om_graph *sub = g->nodes.v[k].attrs[a].type == OM_GATTR_GRAPH ? g->nodes.v[k].attrs[a].g : NULL;
+      for (int c = 0; sub && c < sub->captured.n; c++) {
+        om_gvalue *cv = &sub->values.v[sub->captured.v[c]];
+        if (cv->outer == v && (!(cv->name = om__arena_strdup(&sub->arena, g->values.v[v].name)) || !rename_captures(sub, sub->captured.v[c])))
+          return false;
+      }
+    }
+  return true;
+}
+
 om_traced_model *om__branch_finish(om_trace *tr, om_tensor *const *outputs, const char *const *names, int n) {
   om_traced_model *m = tr->branched;
   om_graph *g = &m->g;
@@ -799,7 +815,7 @@ om_traced_model *om__branch_finish(om_trace *tr, om_tensor *const *outputs, cons
         if (ok) memcpy(g->values.v[copy].dim_param, src.dim_param, sizeof src.dim_param), v = copy;
       }
     int *slot = ok ? OM_VEC_PUSH_SLOT(g->outputs) : NULL;
-    ok = slot && (g->values.v[v].name = om__arena_strdup(&g->arena, names[k]));
+    ok = slot && (g->values.v[v].name = om__arena_strdup(&g->arena, names[k])) && rename_captures(g, v);
     if (slot) *slot = v;
   }
   if (!ok) return om__trace_fail(OM_ERR_OUT_OF_MEMORY, "trace_finish: out of memory"), NULL;

@@ -90,11 +90,12 @@ describe('a loop over a size becomes an ONNX Loop', () => {
     atSizes(keep, tm, model, (s) => [2, s, 3]);
   }));
 
-  test('outputs beside the loop that have the size: named by the symbol where they are its size', () => withTraced((keep) => {
+  test('outputs beside the loop that have the size: named by the symbol where they are its size; one the body reads', () => withTraced((keep) => {
     const model = fn((v) => {
-      let acc = v.select(0, 0);
-      for (let i = 1; i < v.shape[0]; i++) acc = acc.mul(0.5).add(v.select(0, i));
-      return [acc, v.relu(), v.slice(0, 1)];
+      const r = v.relu(); // an output, and what the body reads from the outer scope (by its output name)
+      let acc = r.select(0, 0);
+      for (let i = 1; i < v.shape[0]; i++) acc = acc.mul(0.5).add(r.select(0, i));
+      return [acc, r, v.slice(0, 1)];
     });
     const ex = om.randn([4, 3], { seed: 4 });
     const tm = om.trace(model, { x: [ex, ['S', null]] });
