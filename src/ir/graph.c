@@ -78,6 +78,24 @@ int om__graph_value(om_graph *g, om_dtype dtype, int ndim, const int64_t *shape)
   return g->values.n - 1;
 }
 
+int om__graph_add_node(om_graph *g, const char *op_type, const char *name, const int *in, int n_in, const int *out, int n_out,
+                    const om_gattr *attrs, int n_attrs) {
+  om_gnode *n = OM_VEC_PUSH_SLOT(g->nodes);
+  if (!n) return -1;
+  *n = (om_gnode){.op_type = op_type, .op = (om_op)-1, .n_in = n_in, .n_out = n_out, .n_attrs = n_attrs};
+  n->name = name ? om__arena_strdup(&g->arena, name) : NULL;
+  n->in = om__arena_alloc(&g->arena, sizeof(int) * (size_t)(n_in + 1));
+  n->out = om__arena_alloc(&g->arena, sizeof(int) * (size_t)(n_out + 1));
+  n->attrs = om__arena_alloc(&g->arena, sizeof(om_gattr) * (size_t)(n_attrs + 1));
+  n->cap = om__arena_alloc(&g->arena, sizeof(int));
+  if (!n->name || !n->in || !n->out || !n->attrs || !n->cap) return g->nodes.n--, -1;
+  memcpy(n->in, in, sizeof(int) * (size_t)n_in);
+  memcpy(n->out, out, sizeof(int) * (size_t)n_out);
+  if (n_attrs) memcpy(n->attrs, attrs, sizeof(om_gattr) * (size_t)n_attrs);
+  for (int j = 0; j < n_out; j++) g->values.v[out[j]].producer = g->nodes.n - 1;
+  return g->nodes.n - 1;
+}
+
 void om__graph_free(om_graph *g) {
   for (int k = 0; k < g->inits.n; k++) {
     om__snapshot_drop(g->inits.v[k].snap);

@@ -98,6 +98,11 @@ bool om__vec_grow(void **items, int *cap, int n, size_t item_size);
 
 /** A new value of the given type; returns its id, -1 with OutOfMemory. */
 int om__graph_value(om_graph *g, om_dtype dtype, int ndim, const int64_t *shape);
+/** Appends a node to g: op_type (static, or in g's arena), name (copied; NULL none), reading in
+ *  (n_in), writing out (n_out: their producer set), with attrs (copied; what they point to
+ *  borrowed). Its index; -1 with OutOfMemory. */
+int om__graph_add_node(om_graph *g, const char *op_type, const char *name, const int *in, int n_in, const int *out, int n_out,
+                       const om_gattr *attrs, int n_attrs);
 /** Sets node n's captures (n->cap, n->n_cap; in g's arena): the values of g its graph attributes
  *  read (their captured values' outer ids), each once. false with OutOfMemory. */
 bool om__graph_node_captures(om_graph *g, om_gnode *n);

@@ -133,26 +133,6 @@ static bool trace_piece(const cut *c, const piece *p, int pieces, om_tensor **ou
 
 /* ---- the graph ---- */
 
-/* A node of g (op_type static) reading in (n_in), writing out (n_out), with attrs (copied). Its
- * index; -1 with OutOfMemory. */
-static int add_node(om_graph *g, const char *op_type, const char *name, const int *in, int n_in, const int *out, int n_out,
-                    const om_gattr *attrs, int n_attrs) {
-  om_gnode *n = OM_VEC_PUSH_SLOT(g->nodes);
-  if (!n) return -1;
-  *n = (om_gnode){.op_type = op_type, .op = (om_op)-1, .n_in = n_in, .n_out = n_out, .n_attrs = n_attrs};
-  n->name = name ? om__arena_strdup(&g->arena, name) : NULL;
-  n->in = om__arena_alloc(&g->arena, sizeof(int) * (size_t)(n_in + 1));
-  n->out = om__arena_alloc(&g->arena, sizeof(int) * (size_t)(n_out + 1));
-  n->attrs = om__arena_alloc(&g->arena, sizeof(om_gattr) * (size_t)(n_attrs + 1));
-  n->cap = om__arena_alloc(&g->arena, sizeof(int));
-  if (!n->name || !n->in || !n->out || !n->attrs || !n->cap) return g->nodes.n--, -1;
-  memcpy(n->in, in, sizeof(int) * (size_t)n_in);
-  memcpy(n->out, out, sizeof(int) * (size_t)n_out);
-  if (n_attrs) memcpy(n->attrs, attrs, sizeof(om_gattr) * (size_t)n_attrs);
-  for (int j = 0; j < n_out; j++) g->values.v[out[j]].producer = g->nodes.n - 1;
-  return g->nodes.n - 1;
-}
-
 /* A value of g named name (copied); -1 with OutOfMemory. */
 static int named_value(om_graph *g, const char *name, om_dtype dtype, int ndim, const int64_t *shape) {
   int v = om__graph_value(g, dtype, ndim, shape);
@@ -334,11 +314,11 @@ static int size_within(om_graph *g, const char *name, int size, int64_t lo, int6
   if (c_lo < 0 || (!is && hi != INT64_MAX && c_hi < 0)) return -1;
   const char *n1 = om__arena_printf(&g->arena, "%s/from", name), *n2 = om__arena_printf(&g->arena, "%s/to", name);
   int a = n1 ? named_value(g, n1, OM_BOOL, 1, &one) : -1;
-  if (a < 0 || add_node(g, is ? "Equal" : "GreaterOrEqual", n1, (int[]){size, c_lo}, 2, &a, 1, NULL, 0) < 0) return -1;
+  if (a < 0 || om__graph_add_node(g, is ? "Equal" : "GreaterOrEqual", n1, (int[]){size, c_lo}, 2, &a, 1, NULL, 0) < 0) return -1;
   if (c_hi < 0) return a;
   int b = n2 ? named_value(g, n2, OM_BOOL, 1, &one) : -1, both = b >= 0 ? named_value(g, name, OM_BOOL, 1, &one) : -1;
-  if (both < 0 || add_node(g, "LessOrEqual", n2, (int[]){size, c_hi}, 2, &b, 1, NULL, 0) < 0 ||
-      add_node(g, "And", name, (int[]){a, b}, 2, &both, 1, NULL, 0) < 0)
+  if (both < 0 || om__graph_add_node(g, "LessOrEqual", n2, (int[]){size, c_hi}, 2, &b, 1, NULL, 0) < 0 ||
+      om__graph_add_node(g, "And", name, (int[]){a, b}, 2, &both, 1, NULL, 0) < 0)
     return -1;
   return both;
 }
@@ -362,10 +342,10 @@ static int admitted(om_graph *g, int size, int less, const int64_t *iv) {
   int tab = t ? hoist(g, "If/admit/table", &(om_ginit){.tensor = t, .generated = true}) : -1;
   om_tensor_release(t);
   om_gattr to = OM_ATTR_INT("to", 7 /* INT64 */), axis = OM_ATTR_INT("axis", 0);
-  if (tab < 0 || add_node(g, "Or", "If/admit/Or", (int[]){in_lo, in_hi}, 2, &either, 1, NULL, 0) < 0 ||
-      add_node(g, "Cast", "If/admit/Cast", &less, 1, &as_int, 1, &to, 1) < 0 ||
-      add_node(g, "Where", "If/admit/Where", (int[]){either, as_int, past}, 3, &index, 1, NULL, 0) < 0 ||
-      add_node(g, "Gather", "If/admit/Gather", (int[]){tab, index}, 2, &cond, 1, &axis, 1) < 0)
+  if (tab < 0 || om__graph_add_node(g, "Or", "If/admit/Or", (int[]){in_lo, in_hi}, 2, &either, 1, NULL, 0) < 0 ||
+      om__graph_add_node(g, "Cast", "If/admit/Cast", &less, 1, &as_int, 1, &to, 1) < 0 ||
+      om__graph_add_node(g, "Where", "If/admit/Where", (int[]){either, as_int, past}, 3, &index, 1, NULL, 0) < 0 ||
+      om__graph_add_node(g, "Gather", "If/admit/Gather", (int[]){tab, index}, 2, &cond, 1, &axis, 1) < 0)
     return -1;
   return cond;
 }
@@ -399,8 +379,8 @@ static om_traced_model *join(const cut *c, int i, int d, int64_t at, const om_tr
   int cond = size >= 0 ? named_value(g, "If/cond", OM_BOOL, 1, &one) : -1;
   om_gattr sa[2] = {OM_ATTR_INT("start", axis[0]), OM_ATTR_INT("end", axis[1])};
   int in[2] = {g->inputs.v[i], size};
-  ok = cond >= 0 && add_node(g, "Shape", "If/Shape", in, 1, &size, 1, sa, 2) >= 0 &&
-       add_node(g, "Less", "If/Less", (int[]){size, thr}, 2, &cond, 1, NULL, 0) >= 0;
+  ok = cond >= 0 && om__graph_add_node(g, "Shape", "If/Shape", in, 1, &size, 1, sa, 2) >= 0 &&
+       om__graph_add_node(g, "Less", "If/Less", (int[]){size, thr}, 2, &cond, 1, NULL, 0) >= 0;
   om_traced_sym fixed[2];
   const om_traced_sym *ps[2] = {piece_sym(&tr->symbols.v[c->k], lo, plo, &fixed[0]), piece_sym(&tr->symbols.v[c->k], hi, phi, &fixed[1])};
   int64_t iv[4] = {ps[0]->min, ps[0]->max, ps[1]->min, ps[1]->max}; /* the sizes each piece holds for */
@@ -439,7 +419,7 @@ static om_traced_model *join(const cut *c, int i, int d, int64_t at, const om_tr
   }
   om_gattr ba[2] = {{.name = "then_branch", .type = OM_GATTR_GRAPH, .g = branch[0]},
                     {.name = "else_branch", .type = OM_GATTR_GRAPH, .g = branch[1]}};
-  int node = ok ? add_node(g, "If", "If", &cond, 1, outs, n_out, ba, 2) : -1;
+  int node = ok ? om__graph_add_node(g, "If", "If", &cond, 1, outs, n_out, ba, 2) : -1;
   if (node >= 0) branch[0] = branch[1] = NULL; /* the node's now */
   ok = node >= 0;
   ok = ok && om__graph_node_captures(g, &g->nodes.v[node]); /* the values the branches read */
@@ -561,6 +541,107 @@ static om_traced_model *one_size_pieces(const cut *c, int in_i, int in_d, om_tra
   return acc;
 }
 
+/* The symbol of each input axis of c's trace (c->syms, -1 fixed), and the first input axis of
+ * symbol c->k (input *i, axis *d). */
+static void cut_syms(const cut *c, int *i, int *d) {
+  om_trace *tr = c->tr;
+  *i = *d = -1;
+  for (int q = 0; q < tr->inputs.n; q++)
+    for (int x = 0; x < OM_MAX_DIMS; x++) {
+      int ext = x < tr->g.values.v[tr->g.inputs.v[q]].ndim ? tr->g.values.v[tr->g.inputs.v[q]].ext[x] : -1;
+      c->syms[q][x] = -1;
+      for (int j = 0; ext >= 0 && j < tr->symbols.n && c->syms[q][x] < 0; j++)
+        if (om__x_sym(tr, j) == ext) c->syms[q][x] = j;
+      if (c->syms[q][x] == c->k && *i < 0) *i = q, *d = x;
+    }
+}
+
+/* The sizes (variables of symbol k, from its example v0) a rolled loop is checked at: the
+ * smallest two, either side of the example, further on and far above; the example last (the
+ * outputs om_trace_run returns are its). */
+#define OM_LOOP_CHECKS 8
+
+/* The loop over symbol c->k that om__run_loop found, rolled into an ONNX Loop (loop.c): the model
+ * traced as a piece with k fixed three sizes above the example (repeats enough to tell what
+ * moves), rolled, and the rolled graph run by the Session at sizes across k's declared range
+ * against the model run eagerly there. Where every one agrees, tr->branched is the model and the
+ * outputs are the example's (their count); 0 where it does not roll or agree (no error set: the
+ * loop is refused as before); -1 on error (set). */
+static int roll_loop(const cut *c, om_tensor **outputs, uint64_t seed, uint64_t offset) {
+  om_thread_state *st = om__state();
+  uint64_t after = st->rng_seed, after_offset = st->rng_offset;
+  om_trace *tr = c->tr;
+  const om_symbol *s = &tr->symbols.v[c->k], *dk = &c->declared[c->k];
+  int64_t v0 = s->size / s->multiple;
+  piece p = {.lo = v0 + 3, .hi = v0 + 3, .v = v0 + 3, .fixed = true}; /* om__run_loop ran there: in the range */
+  int in_i, in_d, n = -1, n_in = tr->inputs.n;
+  cut_syms(c, &in_i, &in_d);
+  om_tensor **outs = calloc((size_t)c->max_outputs, sizeof *outs), *in[64] = {0};
+  om_loop_axes *axes = calloc((size_t)c->max_outputs, sizeof *axes);
+  om_traced_model *m = NULL, *rolled = NULL;
+  st->trace = NULL;
+  st->rng_seed = seed, st->rng_offset = offset;
+  bool ok = (outs && axes) || om__fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory");
+  ok = ok && in_i >= 0 && trace_piece(c, &p, 1, outs, &n, &m);
+  if (n > 0) om__release_all(outs, n);
+  n = -1;
+  if (om_last_error() == OM_ERR_OUT_OF_MEMORY) ok = false;
+  else om_clear_error(); /* a piece refused: the loop is, as before */
+  rolled = ok ? om__loop_roll(m, s->name, p.v * s->multiple, dk->vmin * s->multiple, (const int (*)[OM_MAX_DIMS])c->syms, c->k, in_i, in_d) : NULL;
+  om_session *sess = rolled ? om_session_create(rolled, NULL) : NULL;
+  const int64_t sizes[OM_LOOP_CHECKS] = {dk->vmin, dk->vmin + 1, v0 - 1, v0 + 1, v0 + 2, v0 + 7, 4 * v0 + 9, v0};
+  bool agrees = sess != NULL;
+  int64_t lo = INT64_MAX, hi = 0;
+  for (int q = 0; agrees && q < OM_LOOP_CHECKS; q++) {
+    if (sizes[q] < dk->vmin || sizes[q] > dk->vmax) continue;
+    for (int i = 0; agrees && i < n_in; i++)
+      agrees = (in[i] = piece_example(tr->inputs.v[i].traced, c->syms[i], c->k, sizes[q] * s->multiple)) != NULL;
+    st->rng_seed = seed, st->rng_offset = offset;
+    n = agrees ? c->fn(c->ctx, in, n_in, outs, c->max_outputs) : -1;
+    agrees = n >= 0 && n <= c->max_outputs && om__loop_agrees(rolled, sess, in, n_in, outs, n, sizes[q] * s->multiple, axes);
+    if (n >= 0 && n <= c->max_outputs && (q < OM_LOOP_CHECKS - 1 || !agrees)) om__release_all(outs, n);
+    om__release_all(in, n_in);
+    memset(in, 0, sizeof in);
+    lo = sizes[q] < lo ? sizes[q] : lo, hi = sizes[q] > hi ? sizes[q] : hi;
+  }
+  om_session_release(sess);
+  agrees = agrees && om__loop_name_axes(rolled, axes, s->name);
+  free(axes);
+  if (agrees) { /* its symbols: the piece's, and k over its declared range */
+    om_arena *a = &rolled->g.arena;
+    agrees = (rolled->symbols = om__arena_alloc(a, sizeof *rolled->symbols * (size_t)(tr->symbols.n + 1))) != NULL;
+    rolled->n_symbols = agrees ? tr->symbols.n : 0;
+    for (int j = 0; agrees && j < tr->symbols.n; j++) {
+      const om_traced_sym *q = j == c->k ? NULL : sym_named(m, tr->symbols.v[j].name);
+      om_traced_sym *out = &rolled->symbols[j];
+      const om_symbol *sj = j == c->k ? dk : &tr->symbols.v[j]; /* (a piece has every symbol but k) */
+      if (q) *out = *q, out->name = keep(a, q->name, &agrees), out->min_why = keep(a, q->min_why, &agrees), out->max_why = keep(a, q->max_why, &agrees);
+      else *out = (om_traced_sym){.name = keep(a, sj->name, &agrees), .multiple = sj->multiple, .min = sj->min, .max = sj->max,
+                                  .checked_min = lo * sj->multiple, .checked_max = hi * sj->multiple};
+      out->n_branches = 0, out->branches = NULL;
+    }
+  }
+  om_traced_release(m);
+  st->trace = tr;
+  st->rng_seed = after, st->rng_offset = after_offset;
+  for (int j = 0; agrees && j < n; j++) { /* the example's outputs, as the Loop model's (om__branch_finish) */
+    om_tensor *t = om__alias(outs[j]);
+    om_tensor_release(outs[j]);
+    if ((outputs[j] = t)) t->trace_id = tr->id, t->trace_value = j;
+    else agrees = om__fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory"), om__release_all(outs + j + 1, n - j - 1), om__release_all(outputs, j);
+  }
+  free(outs);
+  om_error_kind kind = om_last_error();
+  if (!agrees) {
+    om_traced_release(rolled);
+    if (kind == OM_ERR_OUT_OF_MEMORY) return om__trace_fail(kind, "trace_run: out of memory"), -1;
+    om_clear_error();
+    return 0;
+  }
+  tr->branched = rolled;
+  return n;
+}
+
 int om__branch_run(om_trace *tr, const om_symbol *declared, om_trace_fn fn, void *ctx, om_tensor **outputs, int max_outputs,
                    int n, uint64_t seed, uint64_t offset) {
   om_thread_state *st = om__state();
@@ -575,6 +656,11 @@ int om__branch_run(om_trace *tr, const om_symbol *declared, om_trace_fn fn, void
   int loop = om__run_loop(tr, k, fn, ctx, max_outputs, seed, offset, calls, sizes);
   if (loop) om__release_all(outputs, n);
   if (loop < 0) return -1;
+  cut lc = {.tr = tr, .declared = declared, .k = k, .fn = fn, .ctx = ctx, .max_outputs = max_outputs,
+            .syms = loop ? calloc((size_t)tr->inputs.n, sizeof *lc.syms) : NULL};
+  int rolled = !loop ? 0 : lc.syms ? roll_loop(&lc, outputs, seed, offset) : (om__trace_fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory"), -1);
+  free(lc.syms);
+  if (rolled) return rolled;
   if (loop) { /* a threshold at every size: no pieces hold it */
     char seen[240];
     size_t w = 0;
@@ -594,15 +680,8 @@ int om__branch_run(om_trace *tr, const om_symbol *declared, om_trace_fn fn, void
   cut c = {.tr = tr, .declared = declared, .k = k, .fn = fn, .ctx = ctx, .max_outputs = max_outputs,
            .syms = calloc((size_t)tr->inputs.n, sizeof *c.syms)};
   if (!c.syms) return om__trace_fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory"), -1;
-  int in_i = -1, in_d = -1; /* an input axis of the symbol: its size is the condition's */
-  for (int i = 0; i < tr->inputs.n; i++)
-    for (int d = 0; d < OM_MAX_DIMS; d++) {
-      int ext = d < tr->g.values.v[tr->g.inputs.v[i]].ndim ? tr->g.values.v[tr->g.inputs.v[i]].ext[d] : -1;
-      c.syms[i][d] = -1;
-      for (int j = 0; ext >= 0 && j < tr->symbols.n && c.syms[i][d] < 0; j++)
-        if (om__x_sym(tr, j) == ext) c.syms[i][d] = j;
-      if (c.syms[i][d] == k && in_i < 0) in_i = i, in_d = d;
-    }
+  int in_i, in_d; /* an input axis of the symbol: its size is the condition's */
+  cut_syms(&c, &in_i, &in_d);
   om_tensor **outs = calloc((size_t)max_outputs, sizeof *outs);
   om_traced_model *m[2] = {NULL, NULL};
   int n_ex = -1, n_other = -1;
@@ -688,6 +767,22 @@ int om__branch_run(om_trace *tr, const om_symbol *declared, om_trace_fn fn, void
   return n_ex;
 }
 
+/* Value v of g renamed: the values of g's subgraphs that read it from the outer scope (a Loop
+ * body reading an output computed before the loop) take its name, in theirs too. false with
+ * OutOfMemory. */
+static bool rename_captures(om_graph *g, int v) {
+  for (int k = 0; k < g->nodes.n; k++)
+    for (int a = 0; a < g->nodes.v[k].n_attrs; a++) {
+      om_graph *sub = g->nodes.v[k].attrs[a].type == OM_GATTR_GRAPH ? g->nodes.v[k].attrs[a].g : NULL;
+      for (int c = 0; sub && c < sub->captured.n; c++) {
+        om_gvalue *cv = &sub->values.v[sub->captured.v[c]];
+        if (cv->outer == v && (!(cv->name = om__arena_strdup(&sub->arena, g->values.v[v].name)) || !rename_captures(sub, sub->captured.v[c])))
+          return false;
+      }
+    }
+  return true;
+}
+
 om_traced_model *om__branch_finish(om_trace *tr, om_tensor *const *outputs, const char *const *names, int n) {
   om_traced_model *m = tr->branched;
   om_graph *g = &m->g;
@@ -716,11 +811,11 @@ om_traced_model *om__branch_finish(om_trace *tr, om_tensor *const *outputs, cons
       if (g->outputs.v[e] == v) { /* the same output twice: an Identity of its own */
         om_gvalue src = g->values.v[v];
         int copy = om__graph_value(g, src.dtype, src.ndim, src.shape);
-        ok = copy >= 0 && add_node(g, "Identity", om__arena_printf(&g->arena, "Identity_%d", k), &v, 1, &copy, 1, NULL, 0) >= 0;
+        ok = copy >= 0 && om__graph_add_node(g, "Identity", om__arena_printf(&g->arena, "Identity_%d", k), &v, 1, &copy, 1, NULL, 0) >= 0;
         if (ok) memcpy(g->values.v[copy].dim_param, src.dim_param, sizeof src.dim_param), v = copy;
       }
     int *slot = ok ? OM_VEC_PUSH_SLOT(g->outputs) : NULL;
-    ok = slot && (g->values.v[v].name = om__arena_strdup(&g->arena, names[k]));
+    ok = slot && (g->values.v[v].name = om__arena_strdup(&g->arena, names[k])) && rename_captures(g, v);
     if (slot) *slot = v;
   }
   if (!ok) return om__trace_fail(OM_ERR_OUT_OF_MEMORY, "trace_finish: out of memory"), NULL;

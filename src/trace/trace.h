@@ -438,6 +438,33 @@ int om__branch_run(om_trace *tr, const om_symbol *declared, om_trace_fn fn, void
  *  named; returns the model (new) and ends the trace; NULL on error. */
 om_traced_model *om__branch_finish(om_trace *tr, om_tensor *const *outputs, const char *const *names, int n);
 
+/* ---- loops over a size (loop.c; docs/symbolic-axes.md, "Loops over a size") ---- */
+/** The loop over symbol k (name) that model m (borrowed; traced with k's axes fixed at size)
+ *  unrolls, rolled into an ONNX Loop: its longest block of nodes repeated at least three times
+ *  alike (the same ops and attributes, each input the same value from before the block, what the
+ *  block before wrote, or an integer constant moving by the same step each time) is the body, run
+ *  S - c times (S: axis d of graph input i; c: size less the repeats, at most min, the smallest
+ *  size); graph input axes of k (syms) named name. A new model (no symbols: the caller's), NULL
+ *  when nothing rolls (no error set) or on error (set). */
+om_traced_model *om__loop_roll(const om_traced_model *m, const char *name, int64_t size, int64_t min, const int (*syms)[OM_MAX_DIMS],
+                               int k, int i, int d);
+/* What each axis of an output of a rolled loop did across the sizes it was checked at. */
+typedef struct om_loop_axes {
+  bool seen;
+  int64_t first[OM_MAX_DIMS];  /* its size at the first */
+  bool moved[OM_MAX_DIMS];     /* another size at some other */
+  bool is_size[OM_MAX_DIMS];   /* the symbol's size at each */
+} om_loop_axes;
+/** Whether session s of model m run on in (n_in, borrowed; the symbol at size) gives want
+ *  (n_want, borrowed: the model run eagerly): the same types and shapes, integers equal, floats
+ *  within 1e-4 of the largest magnitude; notes what each output axis did in axes (one per
+ *  output). false also where the session fails (its error cleared); with OutOfMemory set. */
+bool om__loop_agrees(const om_traced_model *m, om_session *s, om_tensor *const *in, int n_in, om_tensor *const *want, int n_want,
+                     int64_t size, om_loop_axes *axes);
+/** The output axes of m that moved with the symbol (axes, as om__loop_agrees noted them) named
+ *  name where they were its size, else of no known size. false with OutOfMemory. */
+bool om__loop_name_axes(om_traced_model *m, const om_loop_axes *axes, const char *name);
+
 /* ---- constants (consts.c) ---- */
 /** The value of constant t read by op: one initializer per view (spec 1), so a weight used twice,
  *  or tied, is stored once (t borrowed; the initializer holds its own view). -1 on error. */

@@ -975,7 +975,7 @@ const rules = {
     const arg = causal ? `, { srcMask: om.ones([${g.ex(l)}, ${g.ex(l)}]).tril().eq(0) }` : '';
     return g.assign(`${m}.forward(${v.name}${arg})`, v.shape, 'float32', causal ? 'transformer-causal' : 'transformer');
   },
-  loop(g, v) { // a loop over a size: unrolled at trace time (right only at the traced size, unless refused)
+  loop(g, v) { // a loop over a size: over a symbolic one, an ONNX Loop (docs/symbolic-axes.md, "Loops over a size")
     const i = g.axis(v, (s) => s.v >= 1 && s.v <= 12);
     if (i === null) return null;
     const s = v.shape[i];

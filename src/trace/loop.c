@@ -1,0 +1,488 @@
+/* A loop over a size rolled into an ONNX Loop (docs/symbolic-axes.md, "Loops over a size").
+ * When the model makes more calls at every larger size of a symbol (runs.c, om__run_loop),
+ * branch.c traces it with that symbol's axes fixed at one size and hands the model here: its
+ * longest block of nodes that repeats (the same ops and attributes; each input the same value
+ * defined before the block, a value the block before wrote, or an integer constant that moves
+ * by the same step every time: a select's index) becomes the body of a Loop run size - c times,
+ * c the fixed size less the repeats. What the block before wrote is loop-carried, what precedes
+ * the loop is read from the outer scope, the moving constants are computed from the iteration
+ * number. branch.c then runs the rolled graph at sizes across the range against the model run
+ * eagerly (om__loop_agrees) and keeps it only where every one agrees. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trace/trace.h"
+
+#define OM_LOOP_INTS 16 /* the most elements of a constant that moves with the iteration */
+
+/* What input i of a node of the block reads. */
+typedef enum { IN_NONE, IN_BODY, IN_CARRIED, IN_OUTER, IN_MOVES } in_kind;
+typedef struct slot {
+  in_kind kind;
+  int r, o;   /* IN_BODY, IN_CARRIED: output o of the block's node r (this block's, the one before's) */
+  int v, v0;  /* IN_OUTER: the value; IN_MOVES: the constant in the block's second repeat (v) and first (v0) */
+  int first;  /* IN_CARRIED: what the first repeat reads instead (defined before the loop) */
+} slot;
+
+/* The repeats: m of p nodes from node s; slots[at[r] + i] for input i of the block's node r. */
+typedef struct region {
+  int s, p, m;
+  slot *slots;
+  int *at;
+} region;
+
+static int out_index(const om_gnode *n, int v) {
+  for (int j = 0; j < n->n_out; j++)
+    if (n->out[j] == v) return j;
+  return -1;
+}
+
+/* Whether nodes a and b are the same op with the same attributes (no subgraph, no tensor). */
+static bool same_op(const om_gnode *a, const om_gnode *b) {
+  if (strcmp(a->op_type, b->op_type) || a->n_in != b->n_in || a->n_out != b->n_out || a->n_attrs != b->n_attrs) return false;
+  for (int k = 0; k < a->n_attrs; k++)
+    if (!om__same_attr(&a->attrs[k], &b->attrs[k])) return false;
+  return true;
+}
+
+/* The elements of value v when it is an int64 initializer of at most OM_LOOP_INTS (their count), else -1. */
+static int int_const(const om_graph *g, int v, int64_t *vals) {
+  const om_gvalue *val = &g->values.v[v];
+  if (val->init < 0 || val->dtype != OM_INT64) return -1;
+  const om_tensor *t = g->inits.v[val->init].tensor;
+  int64_t n = t ? om_tensor_numel(t) : OM_LOOP_INTS + 1;
+  if (n > OM_LOOP_INTS) return -1;
+  for (int64_t e = 0; e < n; e++) vals[e] = (int64_t)om__get_flat(t, e);
+  return (int)n;
+}
+
+/* Whether constants a (repeat 0), b (repeat 1) and c (repeat t) move by the same step. */
+static bool moves_evenly(const om_graph *g, int a, int b, int c, int64_t t) {
+  int64_t va[OM_LOOP_INTS], vb[OM_LOOP_INTS], vc[OM_LOOP_INTS];
+  int n = int_const(g, a, va);
+  if (n < 0 || int_const(g, b, vb) != n || int_const(g, c, vc) != n) return false;
+  const om_gvalue *x = &g->values.v[a], *y = &g->values.v[c];
+  if (x->dtype != y->dtype || x->ndim != y->ndim || memcmp(x->shape, y->shape, sizeof(int64_t) * (size_t)x->ndim)) return false;
+  for (int e = 0; e < n; e++) {
+    int64_t step, by, at;
+    if (__builtin_sub_overflow(vb[e], va[e], &step) || __builtin_mul_overflow(step, t, &by) ||
+        __builtin_add_overflow(va[e], by, &at) || at != vc[e])
+      return false;
+  }
+  return true;
+}
+
+/* Whether repeat t of region rg (slots filled from repeat 1) reads as the slots say. */
+static bool repeat_matches(const om_graph *g, region *rg, int t) {
+  int s = rg->s, p = rg->p;
+  for (int r = 0; r < p; r++) {
+    const om_gnode *a = &g->nodes.v[s + t * p + r], *b = &g->nodes.v[s + p + r];
+    if (!same_op(a, b)) return false;
+    for (int i = 0; i < a->n_in; i++) {
+      slot *sl = &rg->slots[rg->at[r] + i];
+      int va = a->in[i], pa = va >= 0 ? g->values.v[va].producer : -1;
+      switch (sl->kind) {
+        case IN_NONE: if (va >= 0) return false; break;
+        case IN_BODY: if (pa != s + t * p + sl->r || out_index(&g->nodes.v[pa], va) != sl->o) return false; break;
+        case IN_CARRIED:
+          if (t == 0 && (va < 0 || pa >= s)) return false;
+          if (t == 0 && sl->first >= 0 && sl->first != va) return false;
+          if (t == 0) sl->first = va;
+          if (t > 0 && (pa != s + (t - 1) * p + sl->r || out_index(&g->nodes.v[pa], va) != sl->o)) return false;
+          break;
+        case IN_OUTER: if (va != sl->v) return false; break;
+        case IN_MOVES:
+          if (t == 0) sl->v0 = va;
+          else if (!moves_evenly(g, sl->v0, sl->v, va, t)) return false;
+          break;
+      }
+    }
+  }
+  return true;
+}
+
+/* How many inputs the block's nodes read in all (the slots of rg). */
+static int slot_count(const om_graph *g, const region *rg) { return rg->at[rg->p - 1] + g->nodes.v[rg->s + 2 * rg->p - 1].n_in; }
+
+/* The slots of repeat 1 of the block of p nodes from s (into rg), then how many repeats from s
+ * read alike (0 when repeat 0 does not: the block starts elsewhere). */
+static int repeats(const om_graph *g, region *rg, int s, int p) {
+  rg->s = s, rg->p = p;
+  int n_slots = 0;
+  for (int r = 0; r < p; r++) {
+    const om_gnode *b = &g->nodes.v[s + p + r];
+    rg->at[r] = n_slots;
+    for (int i = 0; i < b->n_in; i++) {
+      slot *sl = &rg->slots[n_slots++];
+      int vb = b->in[i], pb = vb >= 0 ? g->values.v[vb].producer : -1;
+      *sl = (slot){.kind = IN_OUTER, .v = vb, .v0 = -1, .first = -1};
+      int64_t ints[OM_LOOP_INTS];
+      if (vb < 0) sl->kind = IN_NONE;
+      else if (pb >= s) sl->kind = pb >= s + p ? IN_BODY : IN_CARRIED, sl->r = pb - (pb >= s + p ? s + p : s), sl->o = out_index(&g->nodes.v[pb], vb);
+      else if (int_const(g, vb, ints) >= 0) sl->kind = IN_MOVES;
+    }
+  }
+  if (!repeat_matches(g, rg, 0)) return 0;
+  for (int q = 0; q < slot_count(g, rg); q++) /* a constant the same in both: read from outside */
+    if (rg->slots[q].kind == IN_MOVES && rg->slots[q].v0 == rg->slots[q].v) rg->slots[q].kind = IN_OUTER;
+  int m = 2;
+  while (s + (m + 1) * p <= g->nodes.n && repeat_matches(g, rg, m)) m++;
+  return m;
+}
+
+/* Whether what follows the repeats reads of them only the last one's loop-carried values. */
+static bool sealed(const om_graph *g, const region *rg) {
+  int end = rg->s + rg->m * rg->p, last = end - rg->p;
+  for (int n = end; n <= g->nodes.n; n++) {
+    const int *in = n < g->nodes.n ? g->nodes.v[n].in : g->outputs.v;
+    int n_in = n < g->nodes.n ? g->nodes.v[n].n_in : g->outputs.n;
+    for (int i = 0; i < n_in; i++) {
+      int pv = in[i] >= 0 ? g->values.v[in[i]].producer : -1;
+      if (pv < rg->s || pv >= end) continue;
+      bool carried = false;
+      for (int q = 0; pv >= last && q < slot_count(g, rg); q++)
+        carried |= rg->slots[q].kind == IN_CARRIED && rg->slots[q].r == pv - last && rg->slots[q].o == out_index(&g->nodes.v[pv], in[i]);
+      if (!carried) return false;
+    }
+  }
+  return true;
+}
+
+/* The longest repeats in g (the most nodes covered; at least 3 repeats), into best (its slots
+ * the caller's, room for every input of the graph's nodes). false when none. */
+static bool find_region(const om_graph *g, region *best, region *scratch) {
+  int n = g->nodes.n;
+  best->m = 0;
+  for (int p = 1; 3 * p <= n; p++)
+    for (int s = 0; s + 3 * p <= n; s++) {
+      bool alike = true;
+      for (int r = 0; r < p && alike; r++) alike = same_op(&g->nodes.v[s + r], &g->nodes.v[s + p + r]);
+      if (!alike) continue;
+      int m = repeats(g, scratch, s, p);
+      scratch->m = m;
+      if (m < 3 || m * p <= best->m * best->p || !sealed(g, scratch)) continue;
+      memcpy(best->slots, scratch->slots, sizeof *best->slots * (size_t)slot_count(g, scratch));
+      memcpy(best->at, scratch->at, sizeof *best->at * (size_t)p);
+      best->s = s, best->p = p, best->m = m;
+    }
+  return best->m > 0;
+}
+
+/* ---- the graphs ---- */
+
+/* A value of g named prefix + name like value like (dtype, shape and dim_params); -1 with OutOfMemory. */
+static int value_like(om_graph *g, const char *prefix, const om_gvalue *like) {
+  int v = om__graph_value(g, like->dtype, like->ndim, like->shape);
+  if (v < 0 || !(g->values.v[v].name = om__arena_printf(&g->arena, "%s%s", prefix, like->name))) return -1;
+  for (int d = 0; d < like->ndim; d++)
+    if (like->dim_param[d] && !(g->values.v[v].dim_param[d] = om__arena_strdup(&g->arena, like->dim_param[d]))) return -1;
+  return v;
+}
+
+/* A generated int64 initializer of g: shape [n] (or [] when scalar), the values vals. -1 on error. */
+static int int_init(om_graph *g, const char *name, const int64_t *vals, int64_t n, bool scalar) {
+  om_tensor *t = om_from_data(vals, &n, 1, OM_INT64), *r = t && scalar ? om_reshape(t, NULL, 0) : om_tensor_retain(t);
+  om_tensor_release(t);
+  int v = r ? om__graph_value(g, OM_INT64, r->ndim, r->shape) : -1;
+  om_ginit *init = v >= 0 ? OM_VEC_PUSH_SLOT(g->inits) : NULL;
+  if (!init || !(g->values.v[v].name = om__arena_strdup(&g->arena, name))) return om_tensor_release(r), -1;
+  *init = (om_ginit){.value = v, .tensor = r, .first_use = (om_op)-1, .generated = true};
+  g->values.v[v].init = g->inits.n - 1;
+  return v;
+}
+
+/* The body's value of the moving constant of slot sl (m's constants v0, v): base + step * i,
+ * Mul and Add written only where they change something. -1 on error. */
+static int moving(om_graph *b, const om_graph *g, const slot *sl, int iter, int q) {
+  int64_t base[OM_LOOP_INTS], one[OM_LOOP_INTS], step[OM_LOOP_INTS];
+  int n = int_const(g, sl->v0, base);
+  int_const(g, sl->v, one);
+  bool unit = true, zero = true;
+  for (int e = 0; e < n; e++) step[e] = one[e] - base[e], unit &= step[e] == 1, zero &= base[e] == 0;
+  const om_gvalue *c = &g->values.v[sl->v];
+  char name[64];
+  int x = iter;
+  for (int op = 0; op < 2; op++) { /* x * step, then + base */
+    if (op == 0 ? unit && c->ndim == 0 : zero) continue;
+    snprintf(name, sizeof name, op ? "Loop/base%d" : "Loop/step%d", q);
+    int k = int_init(b, name, op ? base : step, n, c->ndim == 0);
+    snprintf(name, sizeof name, op ? "Loop/at%d" : "Loop/by%d", q);
+    int y = k >= 0 ? om__graph_value(b, c->dtype, c->ndim, c->shape) : -1;
+    if (y < 0 || !(b->values.v[y].name = om__arena_strdup(&b->arena, name)) ||
+        om__graph_add_node(b, op ? "Add" : "Mul", name, (int[]){x, k}, 2, &y, 1, NULL, 0) < 0)
+      return -1;
+    x = y;
+  }
+  return x;
+}
+
+/* The loop-carried values of rg: (r, o) pairs of the block's nodes, each once, into rc (their
+ * count). A slot's index into them: carried_of. */
+static int carried_of(const region *rg, int n_slots, int r, int o) {
+  int c = 0;
+  for (int q = 0; q < n_slots; q++) {
+    const slot *sl = &rg->slots[q];
+    if (sl->kind != IN_CARRIED) continue;
+    bool before = false;
+    for (int e = 0; e < q && !before; e++) before = rg->slots[e].kind == IN_CARRIED && rg->slots[e].r == sl->r && rg->slots[e].o == sl->o;
+    if (before) continue;
+    if (sl->r == r && sl->o == o) return c;
+    c++;
+  }
+  return c; /* the count, for a pair none has */
+}
+
+/* The Loop's body: iteration number, condition, one input per loop-carried value (first the
+ * value each reads in the first repeat), the block's nodes, the condition and the loop-carried
+ * values out. Captured values name g's (ids as g has them now). NULL on error. */
+static om_graph *body_graph(const om_graph *g, const region *rg, int n_slots, int n_carried, const int *first) {
+  om_graph *b = calloc(1, sizeof *b);
+  int *map = calloc((size_t)g->values.n + 1, sizeof *map), *carried_in = calloc((size_t)n_carried + 1, sizeof *carried_in);
+  bool ok = b && map && carried_in;
+  for (int v = 0; ok && v < g->values.n; v++) map[v] = -1;
+  om_gvalue scalar_i = {.name = "i", .dtype = OM_INT64}, scalar_c = {.name = "cond", .dtype = OM_BOOL};
+  int iter = ok ? value_like(b, "Loop/", &scalar_i) : -1, cond = iter >= 0 ? value_like(b, "Loop/", &scalar_c) : -1;
+  ok = cond >= 0;
+  int *slot_in = ok ? OM_VEC_PUSH_SLOT(b->inputs) : NULL;
+  if (slot_in) *slot_in = iter;
+  ok = slot_in && (slot_in = OM_VEC_PUSH_SLOT(b->inputs));
+  if (ok) *slot_in = cond;
+  for (int c = 0; ok && c < n_carried; c++) {
+    char prefix[32];
+    snprintf(prefix, sizeof prefix, "Loop/in%d/", c);
+    ok = (carried_in[c] = value_like(b, prefix, &g->values.v[first[c]])) >= 0 && (slot_in = OM_VEC_PUSH_SLOT(b->inputs));
+    if (ok) *slot_in = carried_in[c];
+  }
+  int cond_out = ok ? value_like(b, "Loop/", &(om_gvalue){.name = "cond_out", .dtype = OM_BOOL}) : -1;
+  ok = cond_out >= 0 && om__graph_add_node(b, "Identity", "Loop/cond", &cond, 1, &cond_out, 1, NULL, 0) >= 0;
+  int *out_slot = ok ? OM_VEC_PUSH_SLOT(b->outputs) : NULL;
+  if ((ok = out_slot != NULL)) *out_slot = cond_out;
+  for (int r = 0; ok && r < rg->p; r++) {
+    const om_gnode *src = &g->nodes.v[rg->s + rg->p + r];
+    int *in = malloc(sizeof(int) * ((size_t)(src->n_in + src->n_out) + 1)), *out = in ? in + src->n_in : NULL;
+    ok = in != NULL;
+    for (int i = 0; ok && i < src->n_in; i++) {
+      const slot *sl = &rg->slots[rg->at[r] + i];
+      switch (sl->kind) {
+        case IN_NONE: in[i] = -1; break;
+        case IN_BODY: in[i] = map[src->in[i]]; break;
+        case IN_CARRIED: in[i] = carried_in[carried_of(rg, n_slots, sl->r, sl->o)]; break;
+        case IN_OUTER:
+          if (map[sl->v] < 0) { /* read from the outer scope, once */
+            int v = value_like(b, "", &g->values.v[sl->v]), *cap = v >= 0 ? OM_VEC_PUSH_SLOT(b->captured) : NULL;
+            if ((ok = cap != NULL)) *cap = v, b->values.v[v].outer = sl->v, map[sl->v] = v;
+          }
+          in[i] = map[sl->v];
+          break;
+        case IN_MOVES: ok = (in[i] = moving(b, g, sl, iter, rg->at[r] + i)) >= 0; break;
+      }
+    }
+    for (int j = 0; ok && j < src->n_out; j++) ok = (map[src->out[j]] = out[j] = value_like(b, "Loop/", &g->values.v[src->out[j]])) >= 0;
+    const char *name = ok ? om__arena_printf(&b->arena, "Loop/%s", src->name) : NULL;
+    ok = name && om__graph_add_node(b, om__arena_strdup(&b->arena, src->op_type), name, in, src->n_in, out, src->n_out, src->attrs, src->n_attrs) >= 0;
+    free(in);
+  }
+  for (int c = 0; ok && c < n_carried; c++) { /* the loop-carried values, as the block writes them */
+    int r = -1, o = -1;
+    for (int q = 0; q < n_slots && r < 0; q++)
+      if (rg->slots[q].kind == IN_CARRIED && carried_of(rg, n_slots, rg->slots[q].r, rg->slots[q].o) == c) r = rg->slots[q].r, o = rg->slots[q].o;
+    int v = map[g->nodes.v[rg->s + rg->p + r].out[o]], *slot = OM_VEC_PUSH_SLOT(b->outputs);
+    if ((ok = slot != NULL)) *slot = v;
+  }
+  free(map);
+  free(carried_in);
+  if (ok) return b;
+  if (b) om__graph_free(b), free(b);
+  return om__fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory"), NULL;
+}
+
+/* Drops the values of g nothing defines or reads any more, and the initializers nothing reads
+ * (the moving constants of the repeats rolled up), renumbering the rest; false with OutOfMemory. */
+static bool prune(om_graph *g) {
+  int *map = malloc(sizeof *map * ((size_t)g->values.n + 1));
+  if (!map) return false;
+  for (int v = 0; v < g->values.n; v++) map[v] = -1;
+  for (int k = 0; k < g->inputs.n; k++) map[g->inputs.v[k]] = 0;
+  for (int k = 0; k < g->outputs.n; k++) map[g->outputs.v[k]] = 0;
+  for (int n = 0; n < g->nodes.n; n++) {
+    const om_gnode *node = &g->nodes.v[n];
+    for (int i = 0; i < node->n_in; i++)
+      if (node->in[i] >= 0) map[node->in[i]] = 0;
+    for (int j = 0; j < node->n_out; j++) map[node->out[j]] = 0;
+    for (int c = 0; c < node->n_cap; c++) map[node->cap[c]] = 0;
+  }
+  int kept = 0;
+  for (int v = 0; v < g->values.n; v++)
+    if (map[v] == 0) g->values.v[kept] = g->values.v[v], map[v] = kept++;
+  int inits = 0;
+  for (int k = 0; k < g->inits.n; k++) {
+    om_ginit *init = &g->inits.v[k];
+    if (map[init->value] < 0) {
+      om__snapshot_drop(init->snap);
+      om_tensor_release(init->tensor);
+      continue;
+    }
+    init->value = map[init->value];
+    g->values.v[init->value].init = inits;
+    g->inits.v[inits++] = *init;
+  }
+  g->inits.n = inits;
+  g->values.n = kept;
+  for (int k = 0; k < g->inputs.n; k++) g->inputs.v[k] = map[g->inputs.v[k]];
+  for (int k = 0; k < g->outputs.n; k++) g->outputs.v[k] = map[g->outputs.v[k]];
+  for (int n = 0; n < g->nodes.n; n++) {
+    om_gnode *node = &g->nodes.v[n];
+    for (int i = 0; i < node->n_in; i++)
+      if (node->in[i] >= 0) node->in[i] = map[node->in[i]];
+    for (int j = 0; j < node->n_out; j++) g->values.v[node->out[j] = map[node->out[j]]].producer = n;
+    for (int c = 0; c < node->n_cap; c++) node->cap[c] = map[node->cap[c]];
+    for (int a = 0; a < node->n_attrs; a++) {
+      om_graph *sub = node->attrs[a].type == OM_GATTR_GRAPH ? node->attrs[a].g : NULL;
+      for (int c = 0; sub && c < sub->captured.n; c++) {
+        om_gvalue *cv = &sub->values.v[sub->captured.v[c]];
+        cv->outer = map[cv->outer];
+      }
+    }
+  }
+  free(map);
+  return true;
+}
+
+/* The Loop of region rg into model t (a copy of m's graph, ids alike): the size of axis d of
+ * graph input i less c as the trip count, the first repeat's reads as the loop-carried values'
+ * start, the last repeat's loop-carried values its outputs; the repeats' nodes dropped. false
+ * on error (set). */
+static bool put_loop(om_graph *t, const region *rg, int n_slots, int n_carried, const int *first, int i, int d, int64_t c) {
+  om_graph *body = body_graph(t, rg, n_slots, n_carried, first);
+  if (!body) return false;
+  int end = rg->s + rg->m * rg->p, last = end - rg->p, n_after = t->nodes.n - end;
+  om_gnode *after = malloc(sizeof *after * ((size_t)n_after + 1));
+  int *ins = malloc(sizeof(int) * ((size_t)n_carried + 2)), *outs = malloc(sizeof(int) * ((size_t)n_carried + 1));
+  if (!after || !ins || !outs) {
+    free(after), free(ins), free(outs);
+    om__graph_free(body), free(body);
+    return om__fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory");
+  }
+  for (int q = 0; q < n_carried; q++) { /* before the repeats' nodes are written over */
+    ins[2 + q] = first[q];
+    for (int e = 0; e < n_slots; e++) {
+      const slot *sl = &rg->slots[e];
+      if (sl->kind == IN_CARRIED && carried_of(rg, n_slots, sl->r, sl->o) == q) outs[q] = t->nodes.v[last + sl->r].out[sl->o];
+    }
+  }
+  memcpy(after, t->nodes.v + end, sizeof *after * (size_t)n_after);
+  t->nodes.n = rg->s;
+  int64_t one = 1;
+  om_gattr at[2] = {OM_ATTR_INT("start", d), OM_ATTR_INT("end", d + 1)};
+  om_gvalue size1 = {.name = "Loop/size", .dtype = OM_INT64, .ndim = 1, .shape = {1}}, trips = size1, m = {.name = "Loop/M", .dtype = OM_INT64};
+  trips.name = "Loop/trips";
+  int size = value_like(t, "", &size1);
+  bool ok = size >= 0 && om__graph_add_node(t, "Shape", "Loop/Shape", &t->inputs.v[i], 1, &size, 1, at, 2) >= 0;
+  ins[0] = size;
+  if (ok && c) {
+    int k = int_init(t, "Loop/less", &c, one, false);
+    ins[0] = k >= 0 ? value_like(t, "", &trips) : -1;
+    ok = ins[0] >= 0 && om__graph_add_node(t, "Sub", "Loop/Sub", (int[]){size, k}, 2, &ins[0], 1, NULL, 0) >= 0;
+  }
+  int mv = ok ? value_like(t, "", &m) : -1;
+  ok = mv >= 0 && om__graph_add_node(t, "Squeeze", "Loop/Squeeze", &ins[0], 1, &mv, 1, NULL, 0) >= 0;
+  ins[0] = mv, ins[1] = -1;
+  om_gattr ba = {.name = "body", .type = OM_GATTR_GRAPH, .g = body};
+  int node = ok ? om__graph_add_node(t, "Loop", "Loop", ins, n_carried + 2, outs, n_carried, &ba, 1) : -1;
+  if (node >= 0) body = NULL; /* the node's now */
+  ok = node >= 0 && om__graph_node_captures(t, &t->nodes.v[node]);
+  for (int k = 0; ok && k < n_after; k++) {
+    om_gnode *slot = OM_VEC_PUSH_SLOT(t->nodes);
+    if ((ok = slot != NULL)) *slot = after[k];
+  }
+  if (body) om__graph_free(body), free(body);
+  free(after), free(ins), free(outs);
+  return ok && prune(t) ? true : (om_last_error() == OM_ERR_OK ? om__fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory") : false);
+}
+
+om_traced_model *om__loop_roll(const om_traced_model *m, const char *name, int64_t size, int64_t min, const int (*syms)[OM_MAX_DIMS],
+                               int k, int i, int d) {
+  const om_graph *g = &m->g;
+  int total = 0;
+  for (int n = 0; n < g->nodes.n; n++) total += g->nodes.v[n].n_in;
+  region best = {.slots = calloc((size_t)total + 1, sizeof(slot)), .at = calloc((size_t)g->nodes.n + 1, sizeof(int))};
+  region scratch = {.slots = calloc((size_t)total + 1, sizeof(slot)), .at = calloc((size_t)g->nodes.n + 1, sizeof(int))};
+  int *first = calloc((size_t)total + 1, sizeof(int));
+  om_traced_model *t = NULL;
+  bool ok = best.slots && best.at && scratch.slots && scratch.at && first;
+  if (!ok) om__fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory");
+  for (int q = 0; ok && q <= total; q++) first[q] = -1;
+  if (ok && find_region(g, &best, &scratch)) {
+    int n_slots = slot_count(g, &best), n_carried = carried_of(&best, n_slots, -1, -1);
+    bool fits = size - best.m <= min; /* no fewer than 0 trips at the smallest size */
+    for (int e = 0; e < n_slots; e++) { /* each loop-carried value starts as it goes on: its type and shape */
+      const slot *sl = &best.slots[e];
+      if (sl->kind != IN_CARRIED) continue;
+      int q = carried_of(&best, n_slots, sl->r, sl->o);
+      const om_gvalue *a = &g->values.v[sl->first], *b = &g->values.v[g->nodes.v[best.s + sl->r].out[sl->o]];
+      fits &= first[q] < 0 || first[q] == sl->first; /* every read of it starts alike */
+      first[q] = sl->first;
+      fits &= a->dtype == b->dtype && a->ndim == b->ndim && !memcmp(a->shape, b->shape, sizeof(int64_t) * (size_t)a->ndim);
+      for (int x = 0; x < a->ndim; x++) fits &= (!a->dim_param[x] && !b->dim_param[x]) || (a->dim_param[x] && b->dim_param[x] && !strcmp(a->dim_param[x], b->dim_param[x]));
+    }
+    t = fits && n_carried > 0 ? calloc(1, sizeof *t) : NULL;
+    ok = !fits || !n_carried || (t && om__graph_copy(&t->g, g));
+    if (!ok) om__fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory");
+    for (int q = 0; ok && t && q < t->g.inputs.n; q++)
+      for (int x = 0; ok && x < t->g.values.v[t->g.inputs.v[q]].ndim; x++)
+        if (syms[q][x] == k) ok = (t->g.values.v[t->g.inputs.v[q]].dim_param[x] = om__arena_strdup(&t->g.arena, name)) != NULL;
+    ok = ok && (!t || put_loop(&t->g, &best, n_slots, n_carried, first, i, d, size - best.m));
+  }
+  free(best.slots), free(best.at), free(scratch.slots), free(scratch.at), free(first);
+  if (!ok) om_traced_release(t), t = NULL;
+  return t;
+}
+
+bool om__loop_agrees(const om_traced_model *m, om_session *s, om_tensor *const *in, int n_in, om_tensor *const *want, int n_want,
+                     int64_t size, om_loop_axes *axes) {
+  om_tensor **got = calloc((size_t)n_want + 1, sizeof *got);
+  if (!got) return om__fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory");
+  int n = om_session_run(s, in, n_in, got, n_want);
+  bool same = n == n_want && n == m->g.outputs.n;
+  for (int j = 0; same && j < n; j++) {
+    const om_tensor *a = got[j], *b = want[j];
+    same = a->dtype == b->dtype && a->ndim == b->ndim && !memcmp(a->shape, b->shape, sizeof(int64_t) * (size_t)a->ndim) &&
+           b->ndim == m->g.values.v[m->g.outputs.v[j]].ndim;
+    for (int d = 0; same && d < b->ndim; d++) { /* what the axis does across the sizes */
+      om_loop_axes *x = &axes[j];
+      if (!x->seen) x->first[d] = b->shape[d], x->is_size[d] = true;
+      x->moved[d] |= b->shape[d] != x->first[d];
+      x->is_size[d] &= b->shape[d] == size;
+    }
+    axes[j].seen = true;
+    int64_t count = same ? om_tensor_numel(b) : 0;
+    double scale = 1;
+    for (int64_t e = 0; e < count; e++) {
+      double y = om__get_flat(b, e);
+      if (y > scale || -y > scale) scale = y > 0 ? y : -y;
+    }
+    bool exact = b->dtype != OM_FLOAT32 && b->dtype != OM_FLOAT64;
+    for (int64_t e = 0; same && e < count; e++) {
+      double x = om__get_flat(a, e), y = om__get_flat(b, e), diff = x > y ? x - y : y - x;
+      same = exact ? x == y : (x != x && y != y) || diff <= 1e-4 * scale; /* the layers sum in other orders (spec 5) */
+    }
+  }
+  if (n > 0) om__release_all(got, n);
+  free(got);
+  if (n < 0) om_clear_error(); /* the graph fails where the model answers: it does not hold */
+  return same;
+}
+
+bool om__loop_name_axes(om_traced_model *m, const om_loop_axes *axes, const char *name) {
+  om_graph *g = &m->g;
+  for (int j = 0; j < g->outputs.n; j++) {
+    om_gvalue *v = &g->values.v[g->outputs.v[j]];
+    for (int d = 0; d < v->ndim; d++) {
+      if (v->dim_param[d] || !axes[j].moved[d]) continue; /* another symbol's, or fixed */
+      if (!axes[j].is_size[d]) v->shape[d] = -1; /* moves otherwise: no size or name holds */
+      else if (!(v->dim_param[d] = om__arena_strdup(&g->arena, name))) return false;
+    }
+  }
+  return true;
+}
