@@ -15,6 +15,7 @@ import { layoutGraph } from '../../web-demo/src/layout.js';
 import { defaultSizes, feedsFor } from '../../web-demo/src/feeds.js';
 import { attributeText } from '../../web-demo/src/inspector.js';
 import { moduleOf } from './helpers.mjs';
+import { onnxBytes } from '../../tools/onnx_bytes.mjs';
 import { asVersion1, graphSection, initializerRecords, inputsAt, splice, str, u32, withGraph } from './om-file.mjs';
 
 before(() => om.ready());
@@ -109,6 +110,39 @@ describe('graphfile: reading .onnx and .om', () => {
     assert.equal(attributeText({ dtype: 'int64', shape: [3], values: [1, -1, 4] }), 'int64[3] [1, -1, 4]');
     assert.equal(attributeText(0.10000000149011612), '0.1');
     assert.equal(attributeText('NOTSET'), '"NOTSET"');
+  });
+
+  test('an .onnx\'s Constant nodes are constants: no box each, listed with their values in the boxes that read them', () => {
+    const g = readGraph(onnxBytes({
+      nodes: [
+        { op: 'Constant', inputs: [], outputs: ['shape'], name: 'c_shape', ints: { value_ints: [1, -1, 4] } },
+        { op: 'Constant', inputs: [], outputs: ['half'], name: 'c_half', floats: { value_float: 0.5 } },
+        { op: 'Constant', inputs: [], outputs: ['seven'], name: 'c_seven', ints: { value_int: 7 } },
+        { op: 'Reshape', inputs: ['x', 'shape'], outputs: ['r'] },
+        { op: 'Mul', inputs: ['r', 'half'], outputs: ['y'] },
+      ],
+      inputs: [{ name: 'x', dims: [2, 4] }],
+      outputs: ['y', { name: 'seven', dtype: 'int64' }],
+    }));
+    assert.deepEqual(g.nodes.map((n) => n.opType), ['Constant', 'Reshape', 'Mul'], 'a Constant that is a graph output stays a node');
+    assert.deepEqual(g.constants, {
+      shape: { dtype: 'int64', shape: [3], values: [1, -1, 4], node: 'c_shape' },
+      half: { dtype: 'float32', shape: [], values: [0.5], node: 'c_half' },
+    });
+    assert.deepEqual(g.values.shape, { dtype: 'int64', shape: [3] });
+    const laid = layoutGraph(g, groupByModule(g), new Set());
+    const box = (op) => laid.nodes.find((b) => b.op === op);
+    assert.deepEqual(box('Reshape').lines, [[{ text: '= [1, -1, 4]' }]]);
+    assert.deepEqual(box('Mul').lines, [[{ text: '= 0.5' }]]);
+    assert.deepEqual(laid.nodes.filter((b) => b.op === 'Constant').length, 1);
+    assert.ok(!laid.edges.some((e) => e.value === 'shape' || e.value === 'half'), 'no edge from a folded constant');
+    // torch.onnx.export's GPT-2 block: every shape argument is a Constant; none is drawn as a box
+    const gpt = readGraph(readFileSync(new URL('fixtures/pytorch/onnx/gpt2_block.onnx', import.meta.url)));
+    assert.equal(gpt.nodes.filter((n) => n.opType === 'Constant').length, 0);
+    assert.ok(Object.keys(gpt.constants).length > 50, `${Object.keys(gpt.constants).length} constants`);
+    for (const n of gpt.nodes) for (const v of n.inputs) assert.ok(!v || gpt.values[v] || gpt.nodes.some((m) => m.outputs.includes(v)), `${n.name} reads ${v}, which is known`);
+    const all = layoutGraph(gpt, groupByModule(gpt), new Set(groupByModule(gpt).blocks.keys()));
+    assert.ok(all.nodes.some((b) => b.op === 'Gather' && b.lines.some((l) => l[0].text === '= 0')), 'a Gather lists the index it reads');
   });
 
   test('a trace with a size threshold (an If whose branches are subgraphs) reads from both files alike, as the page reads each trace it makes', () => {

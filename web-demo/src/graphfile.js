@@ -10,7 +10,14 @@
 //     state-dict names it holds: tied weights, equal contents the tracer stored once) }],
 //     values: { name: { dtype, shape } } (every value whose shape the file gives: all of an .om's,
 //     an .onnx's inputs, outputs, initializers and value_info), nodes: [{ name, opType, domain,
-//     inputs (names, '' for an omitted input), outputs, attributes: [{ name, value }] }] }
+//     inputs (names, '' for an omitted input), outputs, attributes: [{ name, value }] }],
+//     constants: { name: { dtype, shape, values (its first elements, null when not read), node (the
+//     Constant node's name) } } }
+//
+// An .onnx's Constant nodes (what torch.onnx.export writes for every shape argument: GPT-2's block
+// has over a hundred) are read as constants, not nodes: the view lists them inside the box that
+// reads them, as it lists weights, instead of drawing a box each. A Constant whose value is a graph
+// output stays a node (an output needs a box to come from).
 //
 // A shape lists sizes, a symbolic dim as its name ('batch', 'floor((h+1)/2)'), an unknown one as '?'.
 // Bytes that are neither format, or that end inside an item, throw OmError Format; so does an .om
@@ -258,7 +265,32 @@ function readOnnx(bytes) {
   for (const v of [...g.inputs, ...g.outputs, ...infos]) if (v.shape) g.values[v.name] = { dtype: v.dtype, shape: v.shape };
   for (const i of g.initializers) g.values[i.name] = { dtype: i.dtype, shape: i.shape };
   for (const v of [...g.inputs, ...g.outputs]) v.shape ??= [];
+  foldConstants(g);
   return g;
+}
+
+// A Constant's value attribute as a tensor: value (a TensorProto), or value_float(s)/value_int(s)
+const CONSTANT_VALUE = {
+  value: (a) => a,
+  value_float: (a) => ({ dtype: 'float32', shape: [], values: [a] }),
+  value_int: (a) => ({ dtype: 'int64', shape: [], values: [a] }),
+  value_floats: (a) => ({ dtype: 'float32', shape: [a.length], values: a.slice(0, PREVIEW) }),
+  value_ints: (a) => ({ dtype: 'int64', shape: [a.length], values: a.slice(0, PREVIEW) }),
+};
+
+/** Moves g's Constant nodes (no inputs, a value attribute, an output no graph output is) to g.constants. */
+function foldConstants(g) {
+  const outputs = new Set(g.outputs.map((v) => v.name));
+  g.constants = {};
+  g.nodes = g.nodes.filter((n) => {
+    const [a] = n.attributes;
+    const read = n.opType === 'Constant' && n.domain === '' && n.attributes.length === 1 && CONSTANT_VALUE[a.name];
+    if (!read || n.inputs.length || n.outputs.length !== 1 || outputs.has(n.outputs[0])) return true;
+    const { dtype, shape, values } = read(a.value);
+    g.constants[n.outputs[0]] = { dtype, shape, values: values ?? null, node: n.name };
+    g.values[n.outputs[0]] = { dtype, shape };
+    return false;
+  });
 }
 
 // ---- the library format v1 and v2 (docs/format.md) -------------------------------------------
@@ -428,6 +460,7 @@ function readOm(bytes) {
     initializers: initializers.map(({ name, dtype, shape, aliases }) => ({ name, dtype, shape, aliases })),
     values: Object.fromEntries(values.map(({ name, dtype, shape }) => [name, { dtype, shape }])),
     nodes,
+    constants: {},
   };
 }
 

@@ -2,7 +2,8 @@
 // its op, name, module, every attribute (kernel_shape, strides, pads, ...), and each input and
 // output with its dtype and shape (symbolic dims by name) and, for a weight, the state-dict name
 // the node reads it as and the other names the one initializer holds (its aliases: tied weights,
-// equal contents the tracer stored once).
+// equal contents the tracer stored once), for a Constant node's output (graphfile.js's constants)
+// its value.
 // A block: its module path, nodes by op type, its weights with their shapes and element count, and
 // Expand / Collapse. A graph input or output: its dtype and shape and the nodes that use it.
 import { h, shapeNode } from './dom.js';
@@ -41,17 +42,24 @@ function aliasNote(init, shown) {
   return h('div', { className: 'aliases muted' }, ...stored, stored.length && listed.length ? ' · ' : '', ...(listed.length ? ['also ', ...listed] : []));
 }
 
+/** Under a Constant node's output (graphfile.js's constants): its value, and the node it came from. */
+function constantNote({ dtype, shape, values, node }) {
+  const value = values ? attributeText({ dtype, shape, values }) : `${dtype} [${shape.join(', ')}]`;
+  return h('div', { className: 'aliases muted' }, `= ${value}`, node ? ` · from Constant ${node}` : '');
+}
+
 /**
  * One value's row: name (a weight marked, shown as `read`: the state-dict name a node reads it as,
  * with its other names), dtype, shape; unknown ones say so.
  */
 function valueRow(graph, inits, name, read = name) {
   if (!name) return h('tr', {}, h('td', { className: 'muted', textContent: '(omitted)' }), h('td'), h('td'));
-  const v = graph.values[name], init = inits.get(name);
+  const v = graph.values[name], init = inits.get(name), constant = graph.constants?.[name];
   const shown = init ? read : name;
-  const tag = init ? h('span', { className: 'tag', textContent: isWeight(shown) ? 'weight' : 'constant' }) : null;
+  const tag = init || constant ? h('span', { className: 'tag', textContent: init && isWeight(shown) ? 'weight' : 'constant' }) : null;
+  const note = init ? aliasNote(init, shown) : constant ? constantNote(constant) : null;
   return h('tr', { dataset: { value: name } },
-    h('td', {}, nameNode(shown), tag, init ? aliasNote(init, shown) : null),
+    h('td', {}, nameNode(shown), tag, note),
     h('td', { textContent: v?.dtype ?? '' }),
     h('td', {}, v ? shapeNode(v.shape) : h('span', { className: 'muted', textContent: 'not in the file' })));
 }

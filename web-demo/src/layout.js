@@ -3,15 +3,17 @@
 // on a block: one box per graph input, per node or collapsed block (groups.js), and per graph
 // output; an expanded block is a frame around its boxes; edges along the values between boxes,
 // each labelled with its shape. A node lists the initializers it reads (the state-dict name it reads
-// each as: groups.js's names, and shape) inside its box, so the weights are visible without a box each. Text is monospace, so box sizes follow from
-// lengths.
+// each as: groups.js's names, and shape) and the constants it reads (their values where short)
+// inside its box, so weights and shape arguments are visible without a box each. Text is
+// monospace, so box sizes follow from lengths.
 import { Graph, layout } from '@dagrejs/dagre';
 import { blocksAbove, moduleOfName, visibleId } from './groups.js';
 
 const CHAR_W = 7.2;   // px per character of the 12px monospace font the view uses
 const LINE_H = 16;    // px per text line
 const PAD_X = 12, PAD_Y = 8;
-const MAX_INIT_LINES = 4;    // initializers listed per node before "+N more"
+const MAX_INIT_LINES = 4;    // initializers and constants listed per node before "+N more"
+const MAX_CONSTANT_ELEMENTS = 6;   // a constant's elements shown in its line, else its shape
 const MAX_OP_KINDS = 3;      // op types a collapsed block's box names
 
 /**
@@ -58,6 +60,23 @@ function opKinds(nodes) {
  * value, label, points, labelAt }] }. x, y are centres; points run from box to box; an edge's
  * label is its value's shape (symbolic dims marked) where the file gives it.
  */
+/** x in at most 4 significant digits, without trailing zeros after a point. */
+function numberText(x) {
+  if (Number.isInteger(x)) return String(x);
+  const s = x.toPrecision(4);
+  return /\.\d*$/.test(s) ? s.replace(/0+$/, '').replace(/\.$/, '') : s;
+}
+
+/** A box's line for a Constant it reads: its value where short ('= [1, -1, 64]'), else its shape. */
+function constantLine({ shape, values }) {
+  const count = shape.reduce((a, b) => a * b, 1);
+  if (values && count <= MAX_CONSTANT_ELEMENTS) {
+    const text = values.map(numberText).join(', ');
+    return [{ text: `= ${shape.length ? `[${text}]` : text}` }];
+  }
+  return [{ text: 'constant ' }, ...shapeSegments(shape)];
+}
+
 export function layoutGraph(graph, groups, expanded) {
   const inits = new Map(graph.initializers.map((i) => [i.name, i]));
   const shown = graph.nodes.map((_, i) => visibleId(groups, i, expanded));
@@ -89,9 +108,10 @@ export function layoutGraph(graph, groups, expanded) {
       members.get(id).push(n);
       return;
     }
-    const ws = n.inputs.flatMap((v, slot) => (inits.has(v) ? [{ ...inits.get(v), name: groups.names.get(`${i}:${slot}`) }] : []));
-    const lines = ws.slice(0, MAX_INIT_LINES).map((w) => [{ text: `${w.name} ` }, ...shapeSegments(w.shape)]);
-    if (ws.length > MAX_INIT_LINES) lines.push([{ text: `+${ws.length - MAX_INIT_LINES} more` }]);
+    const all = n.inputs.flatMap((v, slot) => (inits.has(v) ? [[{ text: `${groups.names.get(`${i}:${slot}`)} ` }, ...shapeSegments(inits.get(v).shape)]]
+      : graph.constants?.[v] ? [constantLine(graph.constants[v])] : []));
+    const lines = all.slice(0, MAX_INIT_LINES);
+    if (all.length > MAX_INIT_LINES) lines.push([{ text: `+${all.length - MAX_INIT_LINES} more` }]);
     const tip = `${n.opType}\ninputs: ${n.inputs.map((v) => v || '(none)').join(', ')}\noutputs: ${n.outputs.join(', ')}`;
     boxes.push(box(id, 'op', n.opType, lines, { op: n.opType, tip }));
   });

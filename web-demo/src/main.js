@@ -386,8 +386,8 @@ class Page {
     this.markStale(this.trace?.stale ?? false);   // the stale note is the trace's, not this file's
     this.showTab('graph');
     await this.showGraph(res.graph);
-    const nodes = res.graph.nodes.length, inits = res.graph.initializers.length;
-    $('#graph-info').textContent = `${file.name} · ${nodes} nodes · ${inits} initializers`;
+    const nodes = res.graph.nodes.length, inits = res.graph.initializers.length, constants = Object.keys(res.graph.constants).length;
+    $('#graph-info').textContent = `${file.name} · ${nodes} nodes · ${inits} initializers${constants ? ` · ${constants} constants` : ''}`;
     this.renderRunForm(file.name, res.graph);
     this.status(`Opened ${file.name}: ${nodes} nodes. Run it in the Run a file tab.`);
   }
