@@ -361,6 +361,9 @@ export function bitwiseOr(input: TensorLike, other: TensorLike): Tensor;
 export function bitwiseXor(input: TensorLike, other: TensorLike): Tensor;
 /** ~input (int64; bool: logical not). */
 export function bitwiseNot(input: Tensor): Tensor;
+/** PyTorch's (values, indices) named tuple: `const [v, i] = x.topk(3)`, or `x.topk(3).values`. */
+export type ValuesIndices = [values: Tensor, indices: Tensor] & { readonly values: Tensor; readonly indices: Tensor };
+
 /** Options of {@link topk}, given positionally after k or as this object. */
 export interface TopkOptions {
   /** Default -1. */
@@ -382,11 +385,11 @@ export interface SortOptions {
 /** torch.topk: `[values, indices]` (int64) of the k largest (or smallest) along dim, sorted; a NaN
  *  ranks above every number, equal values in index order. The values' gradient goes back to where
  *  they came from. */
-export function topk(input: Tensor, k: number | bigint, dim?: number, largest?: boolean, sorted?: boolean): [values: Tensor, indices: Tensor];
-export function topk(input: Tensor, k: number | bigint, options: TopkOptions): [values: Tensor, indices: Tensor];
+export function topk(input: Tensor, k: number | bigint, dim?: number, largest?: boolean, sorted?: boolean): ValuesIndices;
+export function topk(input: Tensor, k: number | bigint, options: TopkOptions): ValuesIndices;
 /** torch.sort (stable): `[values, indices]` along dim (default -1), ascending unless descending. */
-export function sort(input: Tensor, dim?: number, descending?: boolean): [values: Tensor, indices: Tensor];
-export function sort(input: Tensor, options: SortOptions): [values: Tensor, indices: Tensor];
+export function sort(input: Tensor, dim?: number, descending?: boolean): ValuesIndices;
+export function sort(input: Tensor, options: SortOptions): ValuesIndices;
 /** torch.argsort (stable): the int64 indices of {@link sort}. */
 export function argsort(input: Tensor, dim?: number, descending?: boolean): Tensor;
 export function argsort(input: Tensor, options: SortOptions): Tensor;
@@ -702,17 +705,17 @@ export class Tensor {
    * With a dim: `[values, indices]` along it (indices: int64, the first maximum). PyTorch
    * returns a named tuple (values, indices); here it is an array to destructure.
    */
-  max(dim: number, keepdim?: boolean): [values: Tensor, indices: Tensor];
+  max(dim: number, keepdim?: boolean): ValuesIndices;
   /** Without a dim: the minimum of all elements (0-d, like amin()). */
   min(): Tensor;
   /** With a dim: `[values, indices]` of the minimum along it (see max). */
-  min(dim: number, keepdim?: boolean): [values: Tensor, indices: Tensor];
+  min(dim: number, keepdim?: boolean): ValuesIndices;
   /** torch.topk: see {@link topk}. */
-  topk(k: number | bigint, dim?: number, largest?: boolean, sorted?: boolean): [values: Tensor, indices: Tensor];
-  topk(k: number | bigint, options: TopkOptions): [values: Tensor, indices: Tensor];
+  topk(k: number | bigint, dim?: number, largest?: boolean, sorted?: boolean): ValuesIndices;
+  topk(k: number | bigint, options: TopkOptions): ValuesIndices;
   /** torch.sort (stable): see {@link sort}. */
-  sort(dim?: number, descending?: boolean): [values: Tensor, indices: Tensor];
-  sort(options: SortOptions): [values: Tensor, indices: Tensor];
+  sort(dim?: number, descending?: boolean): ValuesIndices;
+  sort(options: SortOptions): ValuesIndices;
   /** torch.argsort (stable): see {@link argsort}. */
   argsort(dim?: number, descending?: boolean): Tensor;
   argsort(options: SortOptions): Tensor;

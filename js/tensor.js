@@ -151,6 +151,15 @@ export function applyAll(who, opName, inHandles, iattrs = [], fattrs = [], nOut 
   return outs;
 }
 
+/**
+ * PyTorch's (values, indices) named tuple: the array [values, indices], which also reads as
+ * .values and .indices (`x.topk(3).values`, `x.max(1).indices`); the two names are not
+ * enumerable, so code walking the array (tidy, dispose) sees two tensors.
+ */
+export function valuesIndices(pair) {
+  return Object.defineProperties(pair, { values: { value: pair[0] }, indices: { value: pair[1] } });
+}
+
 /** omw_apply by op name, for an op of one output: it as a new Tensor. */
 export function apply1(who, opName, inHandles, iattrs = [], fattrs = []) {
   callOp(who, opId(opName), inHandles, iattrs, fattrs, 1);

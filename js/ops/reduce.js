@@ -4,7 +4,7 @@
 import { OmError, invalid } from '../errors.js';
 import { omw, checkHandle, lastError, marshal, dtypeCodes } from '../runtime.js';
 import { describe, toI64, toI32, toBool } from '../convert.js';
-import { handle, wrap, applyOp, applyAll, dimsArg, isOptions, tidy, where } from '../tensor.js';
+import { handle, wrap, applyOp, applyAll, valuesIndices, dimsArg, isOptions, tidy, where } from '../tensor.js';
 
 /**
  * A reduction over dim (undefined/null: all dims; a number or an array of numbers). boolAs: the
@@ -30,12 +30,12 @@ export const amin = reduction('amin');
 /** torch.prod over dim (none: all; a bool input counts as int64, as PyTorch's). */
 export const prod = reduction('prod', 'int64');
 
-/** max/min: over everything (one tensor), or along dim ([values, indices]). */
+/** max/min: over everything (one tensor), or along dim ([values, indices], also .values and .indices). */
 const extreme = (who, allOp, dimOp) => (input, dim, keepdim) => {
   const h = handle(input, who, 'input');
   const k = toBool(keepdim, who, 'keepdim');
   if (dim === undefined || dim === null) return applyOp(who, allOp, [h], [k ? 1n : 0n]);
-  return applyAll(who, dimOp, [h], [toI64(dim, who, 'dim'), k ? 1n : 0n], [], 2);
+  return valuesIndices(applyAll(who, dimOp, [h], [toI64(dim, who, 'dim'), k ? 1n : 0n], [], 2));
 };
 
 export const max = extreme('max', 'amax', 'max_dim');

@@ -10,7 +10,7 @@
 import { invalid } from '../errors.js';
 import { omw, requireReady, marshal, readU32, checkHandle } from '../runtime.js';
 import { describe, toI64, toI32, toBool } from '../convert.js';
-import { Tensor, handle, wrap, applyAll, optionsArg } from '../tensor.js';
+import { Tensor, handle, wrap, applyAll, valuesIndices, optionsArg } from '../tensor.js';
 
 /** Options given positionally (PyTorch's order) or as one trailing object of those names. */
 function named(args, names, who) {
@@ -23,7 +23,7 @@ function named(args, names, who) {
 }
 
 /**
- * torch.topk(input, k, dim = -1, largest = true, sorted = true): [values, indices (int64)], always
+ * torch.topk(input, k, dim = -1, largest = true, sorted = true): [values, indices (int64)] (also .values and .indices), always
  * sorted, a NaN the largest, equal values in index order. Also topk(input, k, { dim, largest, sorted }).
  */
 export function topk(input, k, ...rest) {
@@ -32,10 +32,10 @@ export function topk(input, k, ...rest) {
   const [dim, largest, sorted] = named(rest, ['dim', 'largest', 'sorted'], who);
   const h = handle(input, who, 'input');
   toBool(sorted, who, 'sorted', true); // any order is allowed for sorted: false, and sorted is one
-  return applyAll(who, 'topk', [h], [toI64(k, who, 'k'), toI64(dim ?? -1, who, 'dim'), toBool(largest, who, 'largest', true) ? 1n : 0n], [], 2);
+  return valuesIndices(applyAll(who, 'topk', [h], [toI64(k, who, 'k'), toI64(dim ?? -1, who, 'dim'), toBool(largest, who, 'largest', true) ? 1n : 0n], [], 2));
 }
 
-/** torch.sort(input, dim = -1, descending = false) (stable): [values, indices]; or { dim, descending, stable }. */
+/** torch.sort(input, dim = -1, descending = false) (stable): [values, indices] (also .values, .indices); or { dim, descending, stable }. */
 export function sort(input, ...rest) {
   const who = 'sort';
   requireReady(who);
@@ -45,7 +45,7 @@ export function sort(input, ...rest) {
   const [pi] = marshal(['ptr', 1]);
   const v = checkHandle(omw.sort(h, toI32(dim ?? -1, who, 'dim'), toBool(descending, who, 'descending') ? 1 : 0, pi), who);
   const indices = readU32(pi, 1)[0]; // before wrap, which takes the scratch buffer
-  return [wrap(v), wrap(indices)];
+  return valuesIndices([wrap(v), wrap(indices)]);
 }
 
 /** torch.argsort(input, dim = -1, descending = false) (stable): the int64 indices of sort. */

@@ -72,6 +72,32 @@ describe('sorting and rearranging against PyTorch', () => {
     assert.deepEqual(big.sort()[0].toArray(), BigInt64Array.from([-5n, 2n ** 62n, 2n ** 62n + 1n])); // every bit kept
   }));
 
+  test('topk, sort and max/min along a dim read as PyTorch\'s named tuple: .values and .indices, two tensors when walked', () => {
+    const x = om.tensor([[3, 9, 1], [4, 0, 8]]);
+    om.tidy(() => {
+      for (const [what, pair, v, i] of [
+        ['topk', x.topk(2), [9, 3, 8, 4], [1, 0, 2, 0]],
+        ['sort', om.sort(x, 1, true), [9, 3, 1, 8, 4, 0], [1, 0, 2, 2, 0, 1]],
+        ['max', x.max(1), [9, 8], [1, 2]],
+        ['min', x.min(0, true), [3, 0, 1], [0, 1, 0]],
+      ]) {
+        assert.ok(Array.isArray(pair) && pair.length === 2, what);
+        assert.equal(pair.values, pair[0], `${what}: .values is the first`);
+        assert.equal(pair.indices, pair[1], `${what}: .indices is the second`);
+        assert.deepEqual([vals(pair.values), vals(pair.indices), pair.indices.dtype], [v, i, 'int64'], what);
+        assert.deepEqual(Object.keys(pair), ['0', '1'], `${what}: the names are not enumerable`);
+        assert.deepEqual([...pair], [pair[0], pair[1]], `${what}: iterates as two tensors`);
+      }
+    });
+    // tidy keeps a returned pair's two tensors, once each, and frees the rest
+    const before = om.memory().tensors;
+    const kept = om.tidy(() => x.add(1).topk(1));
+    assert.equal(om.memory().tensors, before + 2);
+    om.dispose(kept);
+    assert.equal(om.memory().tensors, before);
+    x.dispose();
+  });
+
   test('a 0-d tensor, k = 0 and empty tensors', () => om.tidy(() => {
     const [v, i] = om.tensor(4).topk(1);
     assert.deepEqual([v.shape, vals(v), i.shape, vals(i)], [[], [4], [], [0]]);
