@@ -685,6 +685,8 @@ bool om__emit(om_lower *l, const char *op_type, const int *in, int n_in, const o
 /** An int64 initializer (deduplicated by value): n values as 1-D, or one value as 0-d when
  *  n is -1. Returns its value id, -1 on error. */
 int om__lower_ints(om_lower *l, const int64_t *v, int n);
+/** A float32 1-D initializer of n values (deduplicated by value). Returns its value id, -1 on error. */
+int om__lower_floats(om_lower *l, const float *v, int n);
 /** A 0-d initializer of dtype holding v (deduplicated by value). -1 on error. */
 int om__lower_scalar(om_lower *l, double v, om_dtype dtype);
 /** A float32 0-d constant holding v (rounded to float): a Constant node with value_float.

@@ -11,6 +11,7 @@ import { omw, requireReady, checkHandle, dtypeCodes, marshal } from '../runtime.
 import { describe, toI64, toBool, scalarValue } from '../convert.js';
 import { Tensor, handle, wrap, applyOp, optionsArg, scalarHandle, tidy, where, zeros, ones, full, arange } from '../tensor.js';
 import { bucketize } from './sort.js';
+import { adaptiveAvgPool1d, adaptiveAvgPool2d } from './conv.js';
 
 function unsupported(opts, who, names) {
   for (const name of names) {
@@ -101,6 +102,10 @@ export function embeddingBag(input, weight, offsets = null, options = undefined)
 }
 
 const MODES = new Map([['nearest', 0n], ['bilinear', 1n], ['bicubic', 2n]]);
+// A 3-D input [N, C, L] is resampled as the one row of [N, C, 1, L] (a row of one pixel is copied:
+// one tap of weight 1), 'linear' as 'bilinear' there; 'area' is adaptive average pooling, as in PyTorch.
+const ROW_MODES = new Map([['nearest', 'nearest'], ['linear', 'bilinear']]);
+const ALL_MODES = "'nearest', 'linear' (3-D), 'bilinear', 'bicubic' (4-D) or 'area'";
 
 /** A size or scale argument: one value for both spatial axes, or a pair. */
 function pair(v, who, what, conv) {
@@ -121,11 +126,30 @@ function scaleValue(who) {
   };
 }
 
+/** A 3-D input's size or scale: a number or [one number]. */
+function single(v, who, what) {
+  if (!Array.isArray(v)) return v;
+  if (v.length !== 1) throw invalid(`${who}: ${what} of a 3-D input must be a number or 1 number (L), got ${describe(v)}`);
+  return v[0];
+}
+
+/** mode 'area': adaptive average pooling to size, or to floor(in * scale) (PyTorch's output size). */
+function area(input, o, who) {
+  const hasSize = o.size !== undefined && o.size !== null, hasScale = o.scaleFactor !== undefined && o.scaleFactor !== null;
+  if (hasSize === hasScale) throw invalid(`${who}: give exactly one of size and scaleFactor`);
+  const rank = input.shape.length, spatial = input.shape.slice(2);
+  const given = rank === 3 ? [single(hasSize ? o.size : o.scaleFactor, who, hasSize ? 'size' : 'scaleFactor')]
+    : pair(hasSize ? o.size : o.scaleFactor, who, hasSize ? 'size' : 'scaleFactor', (x) => x);
+  const size = hasSize ? given : given.map((s, k) => Math.floor(spatial[k] * scaleValue(who)(s, `scaleFactor[${k}]`)));
+  return rank === 3 ? adaptiveAvgPool1d(input, size[0]) : adaptiveAvgPool2d(input, size);
+}
+
 /**
- * Resamples input [N, C, H, W] as F.interpolate(input, size, scale_factor, mode, align_corners,
+ * Resamples input [N, C, H, W] (or [N, C, L]) as F.interpolate(input, size, scale_factor, mode, align_corners,
  * recompute_scale_factor): exactly one of size and scaleFactor; mode 'nearest' (PyTorch's
- * legacy nearest), 'bilinear' or 'bicubic' (a = -0.75, edges repeated, values not clamped);
- * alignCorners only with 'bilinear' and 'bicubic'. With a scale factor the
+ * legacy nearest), 'bilinear' or 'bicubic' (a = -0.75, edges repeated, values not clamped),
+ * 'linear' for [N, C, L], 'area' (adaptive average pooling);
+ * alignCorners only with 'linear', 'bilinear' and 'bicubic'. With a scale factor the
  * output is floor(in * scale) and the scale drives the coordinates, unless recomputeScaleFactor
  * is true (then it acts like the size it gives).
  */
@@ -136,12 +160,19 @@ export function interpolate(input, opts) {
   unsupported(o, who, ['antialias']);
   const h = handle(input, who, 'input');
   const mode = o.mode ?? 'nearest';
-  if (!MODES.has(mode)) {
-    throw invalid(`${who}: mode must be 'nearest', 'bilinear' or 'bicubic', got ${describe(mode)}`);
+  if (!MODES.has(mode) && !ROW_MODES.has(mode) && mode !== 'area') throw invalid(`${who}: mode must be ${ALL_MODES}, got ${describe(mode)}`);
+  if (o.alignCorners !== undefined && o.alignCorners !== null && (mode === 'nearest' || mode === 'area')) {
+    throw invalid(`${who}: alignCorners can only be set with mode 'linear', 'bilinear' or 'bicubic', not '${mode}'`);
   }
-  if (o.alignCorners !== undefined && o.alignCorners !== null && mode === 'nearest') {
-    throw invalid(`${who}: alignCorners can only be set with mode 'bilinear' or 'bicubic', not 'nearest'`);
+  const rank = input.shape.length;
+  if (rank === 3 && mode !== 'area') {
+    if (!ROW_MODES.has(mode)) throw invalid(`${who}: a 3-D input [N, C, L] takes mode 'nearest', 'linear' or 'area', not '${mode}'`);
+    const row = (v, what) => (v === undefined || v === null ? v : [1, single(v, who, what)]);
+    return tidy(() => interpolate(input.unsqueeze(2), { ...o, mode: ROW_MODES.get(mode), size: row(o.size, 'size'), scaleFactor: row(o.scaleFactor, 'scaleFactor') }).squeeze(2));
   }
+  if (rank !== 3 && rank !== 4) throw new OmError('ShapeMismatch', `${who}: takes a 3-D input [N, C, L] or a 4-D input [N, C, H, W], got [${input.shape}]`);
+  if (mode === 'linear') throw invalid(`${who}: mode 'linear' takes a 3-D input [N, C, L], got [${input.shape}] (use 'bilinear')`);
+  if (mode === 'area') return area(input, o, who);
   const alignCorners = toBool(o.alignCorners, who, 'alignCorners');
   const recompute = toBool(o.recomputeScaleFactor, who, 'recomputeScaleFactor');
   const hasSize = o.size !== undefined && o.size !== null;

@@ -4,8 +4,9 @@
  * align_corners false or true). The sampling is separable: out[n,c] = A_h x[n,c] A_w^T with
  * A_h [out_h, in_h] and A_w [out_w, in_w] holding at most four weights a row, so the backward
  * (the adjoint) is A_h^T g A_w, written with matmul on those constant matrices: exact,
- * differentiable again, and traceable. Lowered to ONNX Gather (nearest) or Resize (bilinear,
- * bicubic). */
+ * differentiable again, and traceable. Lowered to ONNX Resize where onnxruntime computes the
+ * kernel's source coordinates, else to Gathers of the kernel's own taps (lower_nearest,
+ * lower_linear_taps). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -389,6 +390,116 @@ static bool lower_nearest(om_lower *l, const om_call *c) {
   return true;
 }
 
+/* linear_taps' values on an axis whose sizes change with the symbols: computed in the graph. */
+static bool linear_taps_computed(om_lower *l, const om_attrs *a, int k, int in_x, int out_x, int t[4]) {
+  int64_t out = a->i[2 + k];
+  om_meta idx = {.dtype = OM_INT64, .ndim = 1, .shape = {out}}, fl = idx, one = {.dtype = OM_FLOAT32, .ndim = 1, .shape = {1}};
+  fl.dtype = OM_FLOAT32;
+  bool align = a->i[1] != 0;
+  int dst, d, s, src, i, fi, lam, last = om__lower_x_value(l, om__lower_x_lin(l, 1, in_x, 0, -1, -1));
+  int r[3] = {om__lower_ints(l, &(int64_t){0}, -1), om__lower_x_scalar(l, out_x), om__lower_ints(l, &(int64_t){1}, -1)};
+  if (last < 0 || r[1] < 0 || !om__emit(l, "Range", r, 3, &idx, 1, &dst, NULL, 0) ||
+      !om__emit(l, "Cast", &dst, 1, &fl, 1, &d, &OM_ATTR_INT("to", 1 /* FLOAT */), 1))
+    return false;
+  if (a->i[4] && !align) {
+    s = om__lower_scalar(l, (float)(1.0 / a->f[k]), OM_FLOAT32);
+  } else { /* (float)in / (float)out, or (float)(in - 1) / (float)(out - 1) (out 1: src is 0 at its one dst whatever s is) */
+    int num = align ? last : om__lower_x_value(l, in_x), den, fn, fd;
+    den = om__lower_x_value(l, align ? om__lower_x_lin(l, 1, out_x, 0, -1, -1) : out_x);
+    if (align && den >= 0 && !om__emit(l, "Max", (int[]){den, om__lower_ints(l, &(int64_t){1}, 1)}, 2, &(om_meta){.dtype = OM_INT64, .ndim = 1, .shape = {1}}, 1, &den, NULL, 0))
+      return false;
+    if (num < 0 || den < 0 || !om__emit(l, "Cast", &num, 1, &one, 1, &fn, &OM_ATTR_INT("to", 1), 1) ||
+        !om__emit(l, "Cast", &den, 1, &one, 1, &fd, &OM_ATTR_INT("to", 1), 1) || !om__emit(l, "Div", (int[]){fn, fd}, 2, &one, 1, &s, NULL, 0))
+      return false;
+  }
+  int half = om__lower_scalar(l, 0.5, OM_FLOAT32), zero = om__lower_scalar(l, 0, OM_FLOAT32), unit = om__lower_scalar(l, 1, OM_FLOAT32);
+  if (align) {
+    if (!om__emit(l, "Mul", (int[]){s, d}, 2, &fl, 1, &src, NULL, 0)) return false;
+  } else if (!om__emit(l, "Add", (int[]){d, half}, 2, &fl, 1, &src, NULL, 0) || !om__emit(l, "Mul", (int[]){s, src}, 2, &fl, 1, &src, NULL, 0) ||
+             !om__emit(l, "Sub", (int[]){src, half}, 2, &fl, 1, &src, NULL, 0) || !om__emit(l, "Max", (int[]){src, zero}, 2, &fl, 1, &src, NULL, 0)) {
+    return false;
+  }
+  if (!om__emit(l, "Floor", &src, 1, &fl, 1, &i, NULL, 0) || !om__emit(l, "Cast", &i, 1, &idx, 1, &i, &OM_ATTR_INT("to", 7 /* INT64 */), 1) ||
+      !om__emit(l, "Min", (int[]){i, last}, 2, &idx, 1, &t[0], NULL, 0) ||
+      !om__emit(l, "Cast", &t[0], 1, &fl, 1, &fi, &OM_ATTR_INT("to", 1), 1) || !om__emit(l, "Sub", (int[]){src, fi}, 2, &fl, 1, &lam, NULL, 0) ||
+      !om__emit(l, "Clip", (int[]){lam, zero, unit}, 3, &fl, 1, &lam, NULL, 0) ||
+      !om__emit(l, "Add", (int[]){t[0], om__lower_ints(l, &(int64_t){1}, -1)}, 2, &idx, 1, &i, NULL, 0) ||
+      !om__emit(l, "Min", (int[]){i, last}, 2, &idx, 1, &t[1], NULL, 0) || !om__emit(l, "Sub", (int[]){unit, lam}, 2, &fl, 1, &t[2], NULL, 0))
+    return false;
+  t[3] = lam;
+  return true;
+}
+
+/* The taps of bilinear along axis k (2 or 3) as graph values, computed as source_taps computes
+ * them in float (the same operations in the same order, so the same bits): t[0], t[1] the int64
+ * [out] source indices, t[2], t[3] their float32 weights (shaped [out, 1] on axis 2, to scale
+ * rows). out_x, in_x: the axis's extents as expressions (constants when fixed). false on error. */
+static bool linear_taps(om_lower *l, const om_attrs *a, int k, int in_x, int out_x, int t[4]) {
+  int64_t out = a->i[2 + k], in;
+  if (om__lower_x_is_const(l, in_x, &in) && om__lower_x_is_const(l, out_x, &(int64_t){0})) { /* fixed: the kernel's own taps */
+    int64_t *i = om__alloc(sizeof(int64_t) * 2 * (uint64_t)out, "interpolate");
+    float *w = om__alloc(sizeof(float) * 2 * (uint64_t)out, "interpolate");
+    bool ok = i && w;
+    for (int64_t d = 0; ok && d < out; d++) {
+      taps p = axis_taps(a, k, in, d);
+      i[d] = p.i[0], i[out + d] = p.i[1], w[d] = p.l[0], w[out + d] = p.l[1];
+    }
+    for (int j = 0; ok && j < 2; j++) ok = (t[j] = om__lower_ints(l, i + j * out, (int)out)) >= 0 && (t[2 + j] = om__lower_floats(l, w + j * out, (int)out)) >= 0;
+    free(i);
+    free(w);
+    if (!ok) return false;
+  } else if (!linear_taps_computed(l, a, k, in_x, out_x, t)) {
+    return false;
+  }
+  if (k == 1) return true;
+  om_meta col = {.dtype = OM_FLOAT32, .ndim = 2, .shape = {out, 1}};
+  int ax = om__lower_ints(l, &(int64_t){1}, 1);
+  return om__emit(l, "Unsqueeze", (int[]){t[2], ax}, 2, &col, 1, &t[2], NULL, 0) &&
+         om__emit(l, "Unsqueeze", (int[]){t[3], ax}, 2, &col, 1, &t[3], NULL, 0);
+}
+
+/* Whether ONNX Resize (linear) finds the eager kernel's source coordinates along axis k at every
+ * size: where the axis is kept, or (half_pixel) its scale is a power of two, so that
+ * onnxruntime's (dst + 0.5) / scale and PyTorch's (float)(in / out) * (dst + 0.5) are both exact.
+ * Any other scale rounds the two differently in the last bit: 1e-4 apart at a width of 771. */
+static bool linear_resize_exact(om_lower *l, const om_call *c, int k) {
+  const om_attrs *a = &c->attrs;
+  double s = a->i[4] ? a->f[k] : resize_scale(l, c, k);
+  int e;
+  if (s == 1) return true;
+  return !a->i[1] && s > 0 && frexp(s, &e) == 0.5;
+}
+
+/* bilinear where Resize's coordinates are not the eager kernel's (linear_resize_exact): each
+ * resized axis, the last first as the kernel blends them, as w0 * Gather(x, i0) + w1 * Gather(x,
+ * i1) with linear_taps' indices and weights: the eager kernel's arithmetic, so the same numbers
+ * at every size. An axis that keeps its size without a scale factor is copied (the kernel's
+ * weights there are 1 and 0: the same numbers, but next to an infinity); with a scale factor
+ * (4 by 1.1 is 4) the kernel still resamples by 1 / 1.1. */
+static bool lower_linear_taps(om_lower *l, const om_call *c) {
+  const om_attrs *a = &c->attrs;
+  const om_tensor *x = c->in[0];
+  int v = om__lower_input(l, 0);
+  om_meta m = {.dtype = OM_FLOAT32, .ndim = 4, .shape = {x->shape[0], x->shape[1], x->shape[2], x->shape[3]}};
+  for (int k = 1; k >= 0 && v >= 0; k--) {
+    int in_x = om__lower_in_x(l, 0, 2 + k), out_x = om__lower_out_ext(l, 0, 2 + k), t[4], g[2];
+    if (out_x < 0) out_x = om__lower_x_const(l, a->i[2 + k]);
+    if (in_x < 0 || out_x < 0) return false;
+    bool same = in_x == out_x || (om__lower_in_ext(l, 0, 2 + k) < 0 && om__lower_out_ext(l, 0, 2 + k) < 0 && a->i[2 + k] == x->shape[2 + k]);
+    if (same && (!a->i[4] || a->f[k] == 1)) continue; /* a kept size by no scale factor: src = dst, weights 1 and 0 */
+    m.shape[2 + k] = a->i[2 + k];
+    if (!linear_taps(l, a, k, in_x, out_x, t)) return false;
+    for (int j = 0; j < 2; j++)
+      if (!om__emit(l, "Gather", (int[]){v, t[j]}, 2, &m, 1, &g[j], &OM_ATTR_INT("axis", 2 + k), 1) ||
+          !om__emit(l, "Mul", (int[]){g[j], t[2 + j]}, 2, &m, 1, &g[j], NULL, 0))
+        return false;
+    if (!om__emit(l, "Add", g, 2, &m, 1, &v, NULL, 0)) return false;
+  }
+  if (v < 0) return false;
+  om__lower_output(l, 0, v);
+  return true;
+}
+
 /* bilinear and bicubic: Resize on axes 2 and 3 with an empty roi and `scales`: the scale factor given (so
  * the same scale drives the coordinates as in PyTorch), or resize_scale's when a size was given
  * that is a whole multiple or 1 / 2^j of the input's at every size (ONNX then derives the same
@@ -402,6 +513,7 @@ static bool lower_interpolate(om_lower *l, const om_call *c) {
   const om_attrs *a = &c->attrs;
   if (a->i[0] == MODE_NEAREST) return lower_nearest(l, c);
   bool cubic = a->i[0] == MODE_BICUBIC;
+  if (!cubic && !(linear_resize_exact(l, c, 0) && linear_resize_exact(l, c, 1))) return lower_linear_taps(l, c);
   om_gattr at[4] = {
       OM_ATTR_STRING("mode", cubic ? "cubic" : "linear"),
       OM_ATTR_STRING("coordinate_transformation_mode", a->i[1] ? "align_corners" : "half_pixel"),
@@ -414,13 +526,11 @@ static bool lower_interpolate(om_lower *l, const om_call *c) {
     const int64_t *in_shape = c->in[0]->shape;
     for (int d = 2; d < 4; d++)
       if (om__lower_input_sym(l, 0, d) && !a->i[1] && ((double)sc[d - 2] != a->f[d - 2] || (a->f[d - 2] > 1 && a->f[d - 2] < 2)))
-        return om__lower_baked(l, c, 0, d, cubic ? "bicubic by a scale factor float does not hold exactly, or one between 1 and 2 "
-                                                   "(where onnxruntime copies a size it keeps while PyTorch resamples); pass size"
-                                                 : "bilinear by a scale factor float does not hold exactly, or one between 1 and 2 "
-                                                   "(where onnxruntime copies a size it keeps while PyTorch resamples); pass size");
+        return om__lower_baked(l, c, 0, d, "bicubic by a scale factor float does not hold exactly, or one between 1 and 2 "
+                                           "(where onnxruntime copies a size it keeps while PyTorch resamples); pass size");
     if (!a->i[1] && a->i[2] == in_shape[2] && a->i[3] == in_shape[3] && (sc[0] != 1 || sc[1] != 1))
       return om__lower_refuse(l, c, "the output keeps the input's size, which onnxruntime's Resize copies, while PyTorch's "
-                                    "bilinear and bicubic resample with the scale factor; pass size (or recompute_scale_factor) instead");
+                                    "bicubic resamples with the scale factor; pass size (or recompute_scale_factor) instead");
     /* ONNX computes the output size from the float scale: onnxruntime's kernel in float
      * arithmetic, its shape inference in double; both must give PyTorch's size */
     for (int k = 0; k < 2; k++) {
@@ -448,9 +558,11 @@ const om_op_def om__op_interpolate = {
     .infer = infer_interpolate, .forward = forward_interpolate, .backward = interpolate_backward,
     .lower = lower_interpolate, .extents = extents_interpolate, .derives_extents = true, .sym_args = 1 << 2 | 1 << 3,
     .onnx = "nearest: Resize (asymmetric, floor) by whole or 1/2^j scales, else Gather per resized axis (the eager "
-            "source indices, computed in the graph on a symbolic axis); bilinear, bicubic: Resize (linear, cubic with "
-            "cubic_coeff_a -0.75; axes 2, 3; half_pixel or align_corners; by sizes where align_corners' lengths by the "
-            "scales are not whole)",
+            "source indices, computed in the graph on a symbolic axis); bilinear: Resize (linear; axes 2, 3; half_pixel) "
+            "where each axis is kept or scaled by a power of two, else per resized axis two Gathers weighted by the eager "
+            "taps (constants, or computed in the graph in the kernel's float arithmetic on a symbolic axis); bicubic: Resize "
+            "(cubic, cubic_coeff_a -0.75; half_pixel or align_corners; by sizes where align_corners' lengths by the scales "
+            "are not whole)",
     .test = {.n_in = 1, .ndims = {4}, .shapes = {{2, 2, 3, 4}}, .lo = -2, .hi = 2,
              .attrs = {.n_i = 5, .i = {MODE_BILINEAR, 0, 0, 0, 1}, .n_f = 2, .f = {1.5, 2.5}},
              .empty_refusal = "input and output sizes must be greater than 0"}}; /* PyTorch's refusal too */

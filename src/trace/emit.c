@@ -302,6 +302,8 @@ static int generated(om_lower *l, const void *data, int64_t count, int ndim, om_
 
 int om__lower_ints(om_lower *l, const int64_t *v, int n) { return generated(l, v, n < 0 ? 1 : n, n < 0 ? 0 : 1, OM_INT64); }
 
+int om__lower_floats(om_lower *l, const float *v, int n) { return generated(l, v, n, 1, OM_FLOAT32); }
+
 int om__lower_scalar(om_lower *l, double v, om_dtype dtype) {
   union { float f; int64_t i; uint8_t b; double d; } x;
   if (dtype == OM_FLOAT32) x.f = (float)v;

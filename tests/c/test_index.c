@@ -294,14 +294,16 @@ TEST(interpolate_errors) {
 /* Models for om_test_trace: interpolate's forms on symbolic spatial axes. */
 static int bilinear_by_2(om_tensor *const *in, om_tensor **out) { return (*out = interp_scale(in[0], 2, 2, BILINEAR, false)) ? 1 : -1; }
 static int bilinear_by_1_5(om_tensor *const *in, om_tensor **out) { return (*out = interp_scale(in[0], 1.5, 2, BILINEAR, false)) ? 1 : -1; }
+static int bicubic_by_1_5(om_tensor *const *in, om_tensor **out) { return (*out = interp_scale(in[0], 1.5, 2, OM_INTERPOLATE_BICUBIC, false)) ? 1 : -1; }
 static int nearest_by_3(om_tensor *const *in, om_tensor **out) { return (*out = interp_scale(in[0], 3, 0.5, NEAREST, false)) ? 1 : -1; }
 static int nearest_by_2_5(om_tensor *const *in, om_tensor **out) { return (*out = interp_scale(in[0], 2.5, 2, NEAREST, false)) ? 1 : -1; }
 static int bilinear_to_7x3(om_tensor *const *in, om_tensor **out) { return (*out = interp_size(in[0], 7, 3, BILINEAR, true)) ? 1 : -1; }
 
 /* Interpolate on symbolic spatial axes: by a scale factor float holds exactly, bilinear is
  * Resize with scales (the output extent 2*h); nearest by a whole scale or 1 / 2^j too, by another
- * scale computes its source indices from the size; a fixed size stays fixed while batch and channels carry over. What ONNX cannot follow
- * (a bilinear scale between 1 and 2) is SymbolicShape naming the axis. The values at other
+ * scale computes its source indices from the size, and bilinear its taps (two Gathers an axis);
+ * a fixed size stays fixed while batch and channels carry over. What ONNX cannot follow (a
+ * bicubic scale between 1 and 2) is SymbolicShape naming the axis. The values at other
  * sizes: tests/js/symbolic.test.mjs. */
 TEST(interpolate_symbolic_axes_in_a_trace) {
   om_tensor *x0 = om_randn((int64_t[]){2, 3, 4, 5}, 4, 3, true);
@@ -328,9 +330,16 @@ TEST(interpolate_symbolic_axes_in_a_trace) {
   om_traced_release(m);
 
   CHECK(om_trace_begin());
-  CHECK_ERROR(om_test_trace(bilinear_by_1_5, x0, hw, 1) != NULL, OM_ERR_TRACE_SYMBOLIC_SHAPE,
+  m = om_test_trace(bilinear_by_1_5, x0, hw, 1);
+  CHECK_EQ_INT(om_test_count_op(m, "Resize"), 0);
+  CHECK_EQ_INT(om_test_count_op(m, "Gather"), 4); /* the eager taps: onnxruntime's coordinates by 1.5 round otherwise */
+  om_traced_release(m);
+  CHECK(!om_trace_active());
+
+  CHECK(om_trace_begin());
+  CHECK_ERROR(om_test_trace(bicubic_by_1_5, x0, hw, 1) != NULL, OM_ERR_TRACE_SYMBOLIC_SHAPE,
               "interpolate: symbolic axis 'h' (axis 2 of input 0, example size 4) cannot be expressed in the graph: "
-              "bilinear by a scale factor float does not hold exactly, or one between 1 and 2");
+              "bicubic by a scale factor float does not hold exactly, or one between 1 and 2");
   CHECK(!om_trace_active());
 
   CHECK(om_trace_begin());

@@ -39,25 +39,45 @@ describe('interpolate by a whole scale is one Resize with the eager pixels at ev
     }
   }));
 
-  // Bilinear's coordinates are exact in both engines for a power of two only: by 3 onnxruntime's
-  // (dst + 0.5) / 3 and PyTorch's (float)(1 / 3) * (dst + 0.5) differ in a last bit, 1e-4 at a
-  // width of 771 (with scales or sizes alike), and align_corners' (in - 1) / (out - 1) likewise:
-  // those are checked at the small sizes only.
-  test('nearest and bilinear to a size that is a multiple of the input\'s: Resize by scales, no Shape', () => withTraced((keep, trace) => {
+  test('nearest and bilinear to a size that is a power-of-two multiple of the input\'s: Resize by scales, no Shape', () => withTraced((keep, trace) => {
     const x0 = om.randn([2, 3, 4, 6], { seed: 2 });
-    const small = sizes.filter(([h, w]) => h * w < 100);
     const forms = [
-      [(x) => F().interpolate(x, { size: [2 * x.shape[2], 3 * x.shape[3]] }), sizes],
-      [(x) => F().interpolate(x, { size: [2 * x.shape[2], 4 * x.shape[3]], mode: 'bilinear' }), sizes],
-      [(x) => F().interpolate(x, { size: [3 * x.shape[2], x.shape[3]], mode: 'bilinear' }), small],
-      [(x) => F().interpolate(x, { size: [4 * x.shape[2], x.shape[3]], mode: 'bilinear', alignCorners: true }), small],
+      (x) => F().interpolate(x, { size: [2 * x.shape[2], 3 * x.shape[3]] }),
+      (x) => F().interpolate(x, { size: [2 * x.shape[2], 4 * x.shape[3]], mode: 'bilinear' }),
     ];
-    for (const [fn, at] of forms) {
+    for (const fn of forms) {
       const tm = trace(fn, { x: [x0, HW] });
       assert.deepEqual(ops(tm).filter((o) => o !== 'Constant'), ['Resize']);
       assert.equal(economy(tm).shapeNodes, 0);
-      atSizes(keep, tm, fn, at);
+      atSizes(keep, tm, fn, sizes);
     }
+  }));
+
+  // Bilinear's coordinates are exact in both engines for a power of two only: by 3 onnxruntime's
+  // (dst + 0.5) / 3 and PyTorch's (float)(1 / 3) * (dst + 0.5) differ in a last bit, 1e-4 apart at
+  // a width of 771, and align_corners' (in - 1) / (out - 1) likewise; there the graph blends two
+  // Gathers with the eager kernel's taps, computed in its float arithmetic: right at every size.
+  test('bilinear by 3, by 1.5, to 3 w - 1 and with alignCorners: the eager taps, right at widths up to 771', () => withTraced((keep, trace) => {
+    const x0 = om.randn([2, 3, 4, 6], { seed: 4 });
+    const far = [...sizes, [3, 771], [300, 2]];
+    const forms = [
+      (x) => F().interpolate(x, { size: [3 * x.shape[2], x.shape[3]], mode: 'bilinear' }),
+      (x) => F().interpolate(x, { scaleFactor: [1, 3], mode: 'bilinear' }),
+      (x) => F().interpolate(x, { scaleFactor: 1.5, mode: 'bilinear' }),
+      (x) => F().interpolate(x, { size: [x.shape[2], 3 * x.shape[3] - 1], mode: 'bilinear' }),
+      (x) => F().interpolate(x, { size: [4 * x.shape[2], x.shape[3]], mode: 'bilinear', alignCorners: true }),
+    ];
+    for (const fn of forms) {
+      const tm = trace(fn, { x: [x0, HW] });
+      assert.ok(!ops(tm).includes('Resize'), ops(tm).join(','));
+      assert.ok(ops(tm).filter((o) => o === 'Gather').length <= 4, 'two Gathers a resized axis');
+      atSizes(keep, tm, fn, far);
+    }
+    // at fixed sizes the taps are constants: two Gathers, two Muls and an Add an axis, no Range
+    const x = om.randn([2, 3, 257, 5], { seed: 5 });
+    const fixed = (v) => F().interpolate(v, { size: [700, 5], mode: 'bilinear' });
+    const tm = trace(fixed, { x: [x, ['batch', null, null, null]] });
+    assert.deepEqual(ops(tm).filter((o) => o !== 'Constant').sort(), ['Add', 'Gather', 'Gather', 'Mul', 'Mul', 'Unsqueeze', 'Unsqueeze']);
   }));
 
   test('nearest by a scale ONNX floors differently (2.5, 41) keeps the computed indices', () => withTraced((keep, trace) => {

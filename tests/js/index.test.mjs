@@ -149,12 +149,12 @@ describe('interpolate', () => {
     check(up.forward(x), [1, 1, 4, 4], [1, 4 / 3, 5 / 3, 2, 5 / 3, 2, 7 / 3, 8 / 3, 7 / 3, 8 / 3, 3, 10 / 3, 3, 10 / 3, 11 / 3, 4]);
     throwsKind(() => F().interpolate(x, { size: 4, scaleFactor: 2 }), 'InvalidArgument', /give exactly one of size and scaleFactor/);
     throwsKind(() => F().interpolate(x, {}), 'InvalidArgument', /give exactly one of size and scaleFactor/);
-    throwsKind(() => F().interpolate(x, { size: 4, mode: 'area' }), 'InvalidArgument', /mode must be 'nearest', 'bilinear' or 'bicubic'/);
-    throwsKind(() => F().interpolate(x, { size: 4, alignCorners: true }), 'InvalidArgument', /alignCorners can only be set with mode 'bilinear' or 'bicubic'/);
+    throwsKind(() => F().interpolate(x, { size: 4, mode: 'nearest-exact' }), 'InvalidArgument', /mode must be 'nearest', 'linear' \(3-D\), 'bilinear', 'bicubic' \(4-D\) or 'area'/);
+    throwsKind(() => F().interpolate(x, { size: 4, alignCorners: true }), 'InvalidArgument', /alignCorners can only be set with mode 'linear', 'bilinear' or 'bicubic'/);
     throwsKind(() => F().interpolate(x, { scaleFactor: -1 }), 'InvalidArgument', /scaleFactor must be a positive finite number/);
     throwsKind(() => F().interpolate(x, { scaleFactor: [1, 2, 3] }), 'InvalidArgument', /scaleFactor must be a number or 2 numbers/);
     throwsKind(() => F().interpolate(x, { size: 0 }), 'InvalidArgument', /input and output sizes must be greater than 0/);
-    throwsKind(() => F().interpolate(om.ones([2, 2]), { size: 4 }), 'ShapeMismatch', /takes a 4-D input \[N, C, H, W\], got \[2,2\]/);
+    throwsKind(() => F().interpolate(om.ones([2, 2]), { size: 4 }), 'ShapeMismatch', /takes a 3-D input \[N, C, L\] or a 4-D input \[N, C, H, W\], got \[2,2\]/);
     throwsKind(() => F().interpolate(x, { size: 4, antialias: true }), 'InvalidArgument', /antialias is not supported/);
     throwsKind(() => new om.nn.Upsample({}), 'InvalidArgument', /Upsample: give exactly one of size and scaleFactor/);
   }));
@@ -243,13 +243,17 @@ describe('traced through onnxruntime-web', () => {
       assert.match(e.message, re);
       return true;
     });
-    // bilinear keeping the size: onnxruntime copies, PyTorch resamples with 1/1.1
-    refused({ scaleFactor: 1.1, mode: 'bilinear' }, x, /^interpolate: cannot be traced: the output keeps the input's size, which onnxruntime's Resize copies/);
-    // 10 * 0.7 is 7 in double but 6.99999988 with the float scale ONNX stores: bilinear's Resize
-    // would make 6 rows; nearest (Gather, no size computed) traces
+    // bicubic keeping the size: onnxruntime copies, PyTorch resamples with 1/1.1 (bilinear blends
+    // the eager taps in the graph instead of a Resize: it traces)
+    refused({ scaleFactor: 1.1, mode: 'bicubic' }, x, /^interpolate: cannot be traced: the output keeps the input's size, which onnxruntime's Resize copies/);
+    const keeps = trace((t) => om.nn.functional.interpolate(t, { scaleFactor: 1.1, mode: 'bilinear' }), { x });
+    assert.ok(!keeps.graph().nodes.some((n) => n.opType === 'Resize'));
+    // 10 * 0.7 is 7 in double but 6.99999988 with the float scale ONNX stores: bicubic's Resize
+    // would make 6 rows; nearest (Gather, no size computed) and bilinear (the eager taps) trace
     const ten = om.randn([1, 1, 10, 10], { seed: 1 });
-    refused({ scaleFactor: 0.7, mode: 'bilinear' }, ten, /the scale factor rounded to float gives ONNX Resize another output size; pass size instead/);
-    trace((t) => om.nn.functional.interpolate(t, { scaleFactor: 0.7, mode: 'bilinear', recomputeScaleFactor: true }), { x: ten });
+    refused({ scaleFactor: 0.7, mode: 'bicubic' }, ten, /the scale factor rounded to float gives ONNX Resize another output size; pass size instead/);
+    assert.deepEqual(trace((t) => om.nn.functional.interpolate(t, { scaleFactor: 0.7, mode: 'bilinear' }), { x: ten }).outputs[0].shape, [1, 1, 7, 7]);
+    trace((t) => om.nn.functional.interpolate(t, { scaleFactor: 0.7, mode: 'bicubic', recomputeScaleFactor: true }), { x: ten });
     assert.deepEqual(trace((t) => om.nn.functional.interpolate(t, { scaleFactor: 0.7 }), { x: ten }).outputs[0].shape, [1, 1, 7, 7]);
   }));
 
@@ -275,7 +279,7 @@ describe('traced through onnxruntime-web', () => {
     }
   }));
 
-  test('interpolate on symbolic spatial axes: by a scale factor, by a size; a bilinear scale between 1 and 2 is SymbolicShape', () => withTraced((keep, trace) => {
+  test('interpolate on symbolic spatial axes: by a scale factor, by a size; a bicubic scale between 1 and 2 is SymbolicShape', () => withTraced((keep, trace) => {
     const F = om.nn.functional, img = om.randn([2, 2, 5, 6], { seed: 8 }), ops = (tm) => tm.graph().nodes.map((n) => n.opType);
     const HW = ['batch', null, 'h', 'w'];
     // bilinear by 2: Resize with scales, the output 2*h by 2*w; nothing computed from Shape
@@ -296,11 +300,15 @@ describe('traced through onnxruntime-web', () => {
     // a size computed from the input's (as a user writes it): the output follows the symbols
     const half = trace((x) => F.interpolate(x, { size: [x.shape[2] * 2 + 1, x.shape[3]], mode: 'bilinear', alignCorners: true }), { x: [img, HW] });
     assert.deepEqual(half.outputs[0].shape, ['batch', 2, '2*h+1', 'w']);
+    // bilinear by 1.5: the eager taps computed from the sizes, right at every size (trace checks them)
+    const by15 = trace((x) => F.interpolate(x, { scaleFactor: 1.5, mode: 'bilinear' }), { x: [img, HW] });
+    assert.deepEqual(by15.outputs[0].shape, ['batch', 2, 'h+floor(h/2)', 'w+floor(w/2)']);
+    assert.equal(ops(by15).filter((o) => o === 'Gather').length, 4);
     for (const [axes, sym] of [[[null, null, 'h', null], 'h'], [[null, null, null, 'w'], 'w']]) {
-      assert.throws(() => om.trace((x) => F.interpolate(x, { scaleFactor: 1.5, mode: 'bilinear' }), { x: [img, axes] }), (e) => {
+      assert.throws(() => om.trace((x) => F.interpolate(x, { scaleFactor: 1.5, mode: 'bicubic' }), { x: [img, axes] }), (e) => {
         assert.ok(e instanceof om.TraceError, String(e));
         assert.equal(e.kind, 'SymbolicShape');
-        assert.match(e.message, new RegExp(`^interpolate: symbolic axis '${sym}' .*: bilinear by a scale factor float does not hold exactly, or one between 1 and 2`));
+        assert.match(e.message, new RegExp(`^interpolate: symbolic axis '${sym}' .*: bicubic by a scale factor float does not hold exactly, or one between 1 and 2`));
         return true;
       });
       assert.equal(om.Tracer.active, false);

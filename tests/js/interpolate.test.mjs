@@ -34,7 +34,7 @@ describe('interpolate against PyTorch', () => {
       assert.deepEqual(y.shape, c.output.shape);
       // nearest picks PyTorch's pixels (the same bits); bilinear's blends and bicubic's four
       // weights a row (Keys' polynomial in float) are within a few float32 roundings of PyTorch's
-      const tol = { nearest: 0, bilinear: 1e-6, bicubic: 4e-6 }[c.mode];
+      const tol = { nearest: 0, linear: 1e-6, bilinear: 1e-6, bicubic: 4e-6, area: 1e-6 }[c.mode];
       assert.ok(worst(vals(y), c.output.data) <= tol, `values: ${worst(vals(y), c.output.data)}`);
       y.mul(om.tensor(c.g.data, { shape: c.g.shape })).sum().backward();
       assert.ok(worst(vals(x.grad), c.grad.data) <= 1e-5, `gradient: ${worst(vals(x.grad), c.grad.data)}`);
@@ -44,7 +44,10 @@ describe('interpolate against PyTorch', () => {
   test('the fixture covers every mode, both alignments, sizes and scales', () => {
     const kinds = new Set(FIXTURE.cases.map((c) => `${c.mode}/${c.align_corners}/${c.size ? 'size' : 'scale'}`));
     for (const k of ['nearest/null/size', 'nearest/null/scale', 'bilinear/false/size', 'bilinear/true/scale', 'bicubic/false/size',
-      'bicubic/false/scale', 'bicubic/true/size', 'bicubic/true/scale']) assert.ok(kinds.has(k), k);
+      'bicubic/false/scale', 'bicubic/true/size', 'bicubic/true/scale', 'linear/false/size', 'linear/true/scale', 'area/null/size',
+      'area/null/scale']) assert.ok(kinds.has(k), k);
+    assert.ok(FIXTURE.cases.some((c) => c.mode === 'nearest' && c.input.shape.length === 3), 'nearest on [N, C, L]');
+    assert.ok(FIXTURE.cases.some((c) => c.mode === 'area' && c.input.shape.length === 3), 'area on [N, C, L]');
   });
 
   test('bicubic: gradients by central differences, the edges repeated, values overshoot', () => om.tidy(() => {
@@ -59,10 +62,37 @@ describe('interpolate against PyTorch', () => {
 
   test('argument errors name the modes', () => om.tidy(() => {
     const x = om.ones([1, 1, 2, 2]);
-    throwsKind(() => F().interpolate(x, { size: 4, mode: 'trilinear' }), 'InvalidArgument', /mode must be 'nearest', 'bilinear' or 'bicubic', got a string \("trilinear"\)/);
-    throwsKind(() => F().interpolate(x, { size: 4, alignCorners: false }), 'InvalidArgument', /alignCorners can only be set with mode 'bilinear' or 'bicubic', not 'nearest'/);
+    throwsKind(() => F().interpolate(x, { size: 4, mode: 'trilinear' }), 'InvalidArgument',
+      /mode must be 'nearest', 'linear' \(3-D\), 'bilinear', 'bicubic' \(4-D\) or 'area', got a string \("trilinear"\)/);
+    throwsKind(() => F().interpolate(x, { size: 4, alignCorners: false }), 'InvalidArgument', /alignCorners can only be set with mode 'linear', 'bilinear' or 'bicubic', not 'nearest'/);
+    throwsKind(() => F().interpolate(x, { size: 4, mode: 'area', alignCorners: true }), 'InvalidArgument', /not 'area'/);
+    throwsKind(() => F().interpolate(x, { size: 4, mode: 'linear' }), 'InvalidArgument', /mode 'linear' takes a 3-D input \[N, C, L\], got \[1,1,2,2\] \(use 'bilinear'\)/);
+    const row = om.ones([1, 2, 5]);
+    throwsKind(() => F().interpolate(row, { size: 4, mode: 'bilinear' }), 'InvalidArgument', /a 3-D input \[N, C, L\] takes mode 'nearest', 'linear' or 'area', not 'bilinear'/);
+    throwsKind(() => F().interpolate(row, { size: [4, 4], mode: 'linear' }), 'InvalidArgument', /size of a 3-D input must be a number or 1 number \(L\)/);
+    throwsKind(() => F().interpolate(row, { scaleFactor: [2, 2] }), 'InvalidArgument', /scaleFactor of a 3-D input must be a number or 1 number \(L\)/);
+    throwsKind(() => F().interpolate(row, { mode: 'area' }), 'InvalidArgument', /give exactly one of size and scaleFactor/);
+    throwsKind(() => F().interpolate(om.ones([1, 1, 2, 2, 2]), { size: 4 }), 'ShapeMismatch', /takes a 3-D input \[N, C, L\] or a 4-D input \[N, C, H, W\], got \[1,1,2,2,2\]/);
     const up = new om.nn.Upsample({ scaleFactor: 2, mode: 'bicubic', alignCorners: true });
     assert.deepEqual(up.forward(x).shape, [1, 1, 4, 4]);
+  }));
+
+  test('[N, C, L] traced with a symbolic length: linear to the input\'s length after a strided conv, by 3 with alignCorners, nearest by 2; area to a fixed size', () => withTraced((keep, trace) => {
+    const w = om.randn([3, 2, 3], { seed: 9 });
+    const forms = [
+      (x) => F().interpolate(F().conv1d(x, w, null, { stride: 2, padding: 1 }), { size: x.shape[2], mode: 'linear' }),
+      (x) => F().interpolate(x, { scaleFactor: 3, mode: 'linear', alignCorners: true }),
+      (x) => F().interpolate(x, { scaleFactor: 2 }),
+      (x) => F().interpolate(x, { size: 4, mode: 'area' }),
+    ];
+    for (const fn of forms) {
+      const tm = trace(fn, { x: [om.randn([2, 2, 9], { seed: 10 }), ['batch', null, 'len']] });
+      for (const len of [1, 2, 4, 8, 31, 500]) {
+        if (len < 4 && fn === forms[3]) continue; // PyTorch's adaptive pooling takes any size; kept to where windows are whole
+        const x = om.randn([3, 2, len], { seed: len });
+        keep(tm, { x }, fn(x), `at len ${len}`);
+      }
+    }
   }));
 });
 
