@@ -2047,8 +2047,9 @@ static om_tensor *torch_gates(om_tensor *w, int d, int gates, int64_t H, const i
 static bool recur_by_steps(om_bind *b, int gates);
 
 /* LSTM and GRU (ONNX's equations with the default activations; GRU with linear_before_reset 1,
- * PyTorch's) as one lstm_layer / gru_layer per direction; GRU with linear_before_reset 0 step
- * by step (recur_by_steps). */
+ * PyTorch's) as one lstm_layer / gru_layer per direction; with what those layers do not take
+ * (GRU's linear_before_reset 0 or clip, sequence_lens, LSTM's peepholes) step by step
+ * (recur_by_steps). */
 static bool recurrent(om_bind *b, bool lstm) {
   static const int lstm_from[4] = {0, 2, 3, 1}; /* PyTorch i, f, g, o from ONNX i, o, f, c */
   static const int gru_from[3] = {1, 0, 2};     /* PyTorch r, z, n from ONNX z, r, h */
@@ -2059,12 +2060,13 @@ static bool recurrent(om_bind *b, bool lstm) {
   if (!attr_i(b, "hidden_size", -1, &H) || !attr_i(b, "layout", 0, &layout) || !attr_s(b, "direction", "forward", &dir) ||
       !attr_i(b, "linear_before_reset", 0, &lbr) || !attr_i(b, "input_forget", 0, &input_forget) || !attr_f(b, "clip", 0, &clip))
     return false;
-  if (!lstm && !lbr) return recur_by_steps(b, 3); /* not PyTorch's GRU: ONNX's equations step by step */
+  bool lens = b->node->n_in > 4 && b->in[4], peep = lstm && b->node->n_in > 7 && b->in[7];
+  /* not PyTorch's GRU, or what PyTorch's layers do not take: ONNX's equations step by step */
+  if (!lstm && (!lbr || lens || attr(b, "clip"))) return recur_by_steps(b, 3);
   if (attr(b, "activations") || attr(b, "activation_alpha") || attr(b, "activation_beta")) return unsupported(b, "activations other than the defaults");
   if (attr(b, "clip")) return unsupported(b, "clip");
   if (input_forget) return unsupported(b, "input_forget 1");
-  if (b->node->n_in > 4 && b->in[4]) return unsupported(b, "sequence_lens");
-  if (lstm && b->node->n_in > 7 && b->in[7]) return unsupported(b, "peepholes");
+  if (lens || peep) return recur_by_steps(b, 4);
   bool bi = !strcmp(dir, "bidirectional"), rev = !strcmp(dir, "reverse");
   if (!bi && !rev && strcmp(dir, "forward")) return om__fail(OM_ERR_FORMAT, "%s (%s): direction '%s'", who(b), b->node->op_type, dir);
   om_tensor *x = b->in[0], *W = b->in[1], *R = b->in[2], *B = b->node->n_in > 3 ? b->in[3] : NULL;
@@ -2612,69 +2614,129 @@ static bool bind_reverse_sequence(om_bind *b) {
   return ok;
 }
 
-/* One step of RNN (gates 1) or GRU with linear_before_reset 0 (gates 3, ONNX's z, r, h) with
- * the default activations: xt [N, gates H] is the step's input times W^T plus the biases it
- * takes, Rd [gates H, H], Rb the GRU's recurrent biases [3 H] (NULL: none); clip bounds the
- * activations' inputs when clipped. The new h (a new reference). */
-static om_tensor *step_of(om_tensor *xt, om_tensor *h, om_tensor *Rd, om_tensor *Rb, int64_t H, bool clipped, double clip) {
-  double lo = -clip, hi = clip;
+/* What every step of one direction reads: R of the direction [gates H, H]; the GRU's recurrent
+ * biases Rb [3 H] (NULL: none; RNN's and LSTM's are in the input's linear); the LSTM's peepholes
+ * P [3 H] (ONNX's i, o, f; NULL: none); the GRU's linear_before_reset; clip when clipped. */
+typedef struct recur_step {
+  om_tensor *Rd, *Rb, *P;
+  int64_t H;
+  int gates;
+  bool lbr, clipped;
+  double clip;
+} recur_step;
+
+/* An activation's input bounded by clip (ONNX: clip applies to the activations' inputs). */
+static om_tensor *clipped_in(om_scope *s, const recur_step *st, om_tensor *pre) {
+  double lo = -st->clip, hi = st->clip;
+  return pre && st->clipped ? om__keep(s, om_clamp(pre, &lo, &hi)) : pre;
+}
+
+/* One step with the default activations: xt [N, gates H] is the step's input times W^T plus the
+ * biases the input's linear takes, h [N, H] the state, c [N, H] the LSTM's cell (NULL else).
+ * RNN: h' = tanh(xt + h R^T). GRU (ONNX's z, r, h): z, r = sigmoid(xt[z, r] + h R[z, r]^T +
+ * Rb[z, r]); h~ = tanh(xt[h] + (r h) R[h]^T + Rb[h]), or with linear_before_reset
+ * tanh(xt[h] + r (h R[h]^T + Rb[h])); h' = h~ + z (h - h~). LSTM (ONNX's i, o, f, c):
+ * i = sigmoid(xt[i] + h R[i]^T + Pi c), f likewise with Pf, g = tanh(xt[c] + h R[c]^T),
+ * c' = f c + i g, o = sigmoid(xt[o] + h R[o]^T + Po c'), h' = o tanh(c').
+ * The new h (and c' into *c_out): new references; NULL with an error. */
+static om_tensor *step_of(const recur_step *st, om_tensor *xt, om_tensor *h, om_tensor *c, om_tensor **c_out) {
+  int64_t H = st->H;
   om_scope s = {0};
   om_tensor *r = NULL;
-  if (!Rb && Rd->shape[0] == H) { /* RNN: tanh(xt + h R^T) */
-    om_tensor *pre = om__keep(&s, om_add(xt, om__keep(&s, om_linear(h, Rd, NULL))));
-    if (pre && clipped) pre = om__keep(&s, om_clamp(pre, &lo, &hi));
+  if (st->gates == 1) {
+    om_tensor *pre = clipped_in(&s, st, om__keep(&s, om_add(xt, om__keep(&s, om_linear(h, st->Rd, NULL)))));
     r = pre ? om_tanh(pre) : NULL;
     om__scope_end(&s);
     return r;
   }
-  /* GRU: z, r = sigmoid(xt[z, r] + h R[z, r]^T + Rb[z, r]); h~ = tanh(xt[h] + (r h) R[h]^T + Rb[h]); h' = h~ + z (h - h~) */
-  om_tensor *Rzr = om__keep(&s, om_slice(Rd, 0, 0, 2 * H, 1)), *Rh = om__keep(&s, om_slice(Rd, 0, 2 * H, 3 * H, 1));
+  if (st->gates == 4) {
+    om_tensor *pre = om__keep(&s, om_add(xt, om__keep(&s, om_linear(h, st->Rd, NULL)))), *g[4] = {NULL};
+    for (int k = 0; pre && k < 4; k++) g[k] = om__keep(&s, om_slice(pre, 1, k * H, (k + 1) * H, 1));
+    om_tensor *P[3] = {NULL};
+    for (int k = 0; st->P && k < 3; k++) P[k] = om__keep(&s, om_slice(st->P, 0, k * H, (k + 1) * H, 1));
+    bool ok = g[3] && (!st->P || P[2]);
+    if (ok && st->P) ok = (g[0] = om__keep(&s, om_add(g[0], om__keep(&s, om_mul(P[0], c))))) && (g[2] = om__keep(&s, om_add(g[2], om__keep(&s, om_mul(P[2], c)))));
+    om_tensor *i = ok ? om__keep(&s, om_sigmoid(clipped_in(&s, st, g[0]))) : NULL, *f = i ? om__keep(&s, om_sigmoid(clipped_in(&s, st, g[2]))) : NULL;
+    om_tensor *gg = f ? om__keep(&s, om_tanh(clipped_in(&s, st, g[3]))) : NULL;
+    om_tensor *c2 = gg ? om__keep(&s, om_add(om__keep(&s, om_mul(f, c)), om__keep(&s, om_mul(i, gg)))) : NULL, *po = g[1];
+    if (c2 && st->P) po = om__keep(&s, om_add(po, om__keep(&s, om_mul(P[1], c2))));
+    om_tensor *o = c2 && po ? om__keep(&s, om_sigmoid(clipped_in(&s, st, po))) : NULL, *tc = o ? om__keep(&s, om_tanh(clipped_in(&s, st, c2))) : NULL;
+    r = tc ? om_mul(o, tc) : NULL;
+    *c_out = r ? om_tensor_retain(c2) : NULL;
+    om__scope_end(&s);
+    return r;
+  }
+  om_tensor *Rzr = om__keep(&s, om_slice(st->Rd, 0, 0, 2 * H, 1)), *Rh = om__keep(&s, om_slice(st->Rd, 0, 2 * H, 3 * H, 1)), *Rb = st->Rb;
   om_tensor *bzr = Rb ? om__keep(&s, om_slice(Rb, 0, 0, 2 * H, 1)) : NULL, *bh = Rb ? om__keep(&s, om_slice(Rb, 0, 2 * H, 3 * H, 1)) : NULL;
   om_tensor *pzr = Rzr && (!Rb || bzr) ? om__keep(&s, om_add(om__keep(&s, om_slice(xt, 1, 0, 2 * H, 1)), om__keep(&s, om_linear(h, Rzr, bzr)))) : NULL;
-  if (pzr && clipped) pzr = om__keep(&s, om_clamp(pzr, &lo, &hi));
-  om_tensor *zr = pzr ? om__keep(&s, om_sigmoid(pzr)) : NULL;
+  om_tensor *zr = pzr ? om__keep(&s, om_sigmoid(clipped_in(&s, st, pzr))) : NULL;
   om_tensor *z = zr ? om__keep(&s, om_slice(zr, 1, 0, H, 1)) : NULL, *rg = zr ? om__keep(&s, om_slice(zr, 1, H, 2 * H, 1)) : NULL;
-  om_tensor *rh = rg ? om__keep(&s, om_mul(rg, h)) : NULL;
-  om_tensor *ph = rh && Rh && (!Rb || bh) ? om__keep(&s, om_add(om__keep(&s, om_slice(xt, 1, 2 * H, 3 * H, 1)), om__keep(&s, om_linear(rh, Rh, bh)))) : NULL;
-  if (ph && clipped) ph = om__keep(&s, om_clamp(ph, &lo, &hi));
-  om_tensor *ht = ph ? om__keep(&s, om_tanh(ph)) : NULL;
+  om_tensor *xh = rg && Rh && (!Rb || bh) ? om__keep(&s, om_slice(xt, 1, 2 * H, 3 * H, 1)) : NULL, *ph = NULL;
+  if (xh && st->lbr) ph = om__keep(&s, om_add(xh, om__keep(&s, om_mul(rg, om__keep(&s, om_linear(h, Rh, bh))))));
+  else if (xh) ph = om__keep(&s, om_add(xh, om__keep(&s, om_linear(om__keep(&s, om_mul(rg, h)), Rh, bh))));
+  om_tensor *ht = ph ? om__keep(&s, om_tanh(clipped_in(&s, st, ph))) : NULL;
   om_tensor *dz = ht && z ? om__keep(&s, om_mul(z, om__keep(&s, om_sub(h, ht)))) : NULL;
   r = dz ? om_add(ht, dz) : NULL;
   om__scope_end(&s);
   return r;
 }
 
-/* RNN (Tanh, ONNX's default activation) and GRU with linear_before_reset 0 (Sigmoid, Tanh):
- * per direction one linear over every step's input (RNN's biases Wb + Rb, GRU's Wb), then per
- * step step_of, its inputs clipped with clip. */
+/* t where batch row n is still inside its sequence (mask [N, 1] bool), else `past` (a new
+ * reference taken over each side: the step's result and the value kept). */
+static om_tensor *masked(om_tensor *mask, om_tensor *t, om_tensor *past) {
+  om_tensor *r = mask && t && past ? om_where(mask, t, past) : NULL;
+  om_tensor_release(t);
+  om_tensor_release(past);
+  return r;
+}
+
+/* RNN (Tanh, ONNX's default activation), GRU (Sigmoid, Tanh) and LSTM (Sigmoid, Tanh, Tanh) step
+ * by step: per direction one linear over every step's input (RNN's and LSTM's biases Wb + Rb,
+ * GRU's Wb), then per step step_of. With sequence_lens (int [N]) batch row n steps only while
+ * t < len[n] (a reverse direction so starts at len[n] - 1): past it Y is 0 and the states keep
+ * their last value, ONNX's rule, as a mask per step (the lengths may be computed when the graph
+ * runs; a length past T reads as T and below 0 as 0). */
 static bool recur_by_steps(om_bind *b, int gates) {
   const char *op = b->node->op_type;
-  int64_t H, layout;
+  bool lstm = gates == 4;
+  int64_t H, layout, lbr;
   double clip;
   const char *dir;
-  if (!attr_i(b, "hidden_size", -1, &H) || !attr_i(b, "layout", 0, &layout) || !attr_s(b, "direction", "forward", &dir) || !attr_f(b, "clip", 0, &clip))
+  if (!attr_i(b, "hidden_size", -1, &H) || !attr_i(b, "layout", 0, &layout) || !attr_s(b, "direction", "forward", &dir) || !attr_f(b, "clip", 0, &clip) ||
+      !attr_i(b, "linear_before_reset", 0, &lbr))
     return false;
   if (attr(b, "activations") || attr(b, "activation_alpha") || attr(b, "activation_beta"))
     return unsupported(b, gates == 1 ? "activations other than the default (Tanh)" : "activations other than the defaults (Sigmoid, Tanh)");
-  if (b->node->n_in > 4 && b->in[4]) return unsupported(b, "sequence_lens");
   bool bi = !strcmp(dir, "bidirectional"), rev = !strcmp(dir, "reverse"), clipped = attr(b, "clip") != NULL;
   if (!bi && !rev && strcmp(dir, "forward")) return om__fail(OM_ERR_FORMAT, "%s (%s): direction '%s'", who(b), op, dir);
-  om_tensor *x = b->in[0], *W = b->in[1], *R = b->in[2], *B = b->node->n_in > 3 ? b->in[3] : NULL, *h0 = b->node->n_in > 5 ? b->in[5] : NULL;
+  om_tensor *x = b->in[0], *W = b->in[1], *R = b->in[2], *B = b->node->n_in > 3 ? b->in[3] : NULL, *lens = b->node->n_in > 4 ? b->in[4] : NULL;
+  om_tensor *h0 = b->node->n_in > 5 ? b->in[5] : NULL, *c0 = lstm && b->node->n_in > 6 ? b->in[6] : NULL, *P = lstm && b->node->n_in > 7 ? b->in[7] : NULL;
   int D = bi ? 2 : 1;
   int64_t G = gates * H;
   if (x->ndim != 3 || W->ndim != 3 || R->ndim != 3 || W->shape[0] != D || H < 1 || H > LIMIT || W->shape[1] != G || W->shape[2] != x->shape[2] ||
       R->shape[0] != D || R->shape[1] != G || R->shape[2] != H || (B && (B->ndim != 2 || B->shape[0] != D || B->shape[1] != 2 * G)))
     return om__fail(OM_ERR_SHAPE_MISMATCH, "%s (%s): X, W, R and B do not fit hidden_size %lld and direction %s", who(b), op, (long long)H, dir);
+  if (P && (P->ndim != 2 || P->shape[0] != D || P->shape[1] != 3 * H))
+    return om__fail(OM_ERR_SHAPE_MISMATCH, "%s (%s): P must be [%d, %lld]", who(b), op, D, (long long)(3 * H));
   om_scope s = {0}; /* what lives to the end: the inputs transposed, each direction's results */
   bool ok = true;
   if (layout) {
     ok = (x = om__keep(&s, om_transpose(x, 0, 1))) != NULL;
     if (ok && h0) ok = (h0 = om__keep(&s, om_transpose(h0, 0, 1))) != NULL;
+    if (ok && c0) ok = (c0 = om__keep(&s, om_transpose(c0, 0, 1))) != NULL;
   }
   int64_t T = ok ? x->shape[0] : 0, N = ok ? x->shape[1] : 0, zshape[3] = {0, N, H};
-  if (ok && h0 && (h0->ndim != 3 || h0->shape[0] != D || h0->shape[1] != N || h0->shape[2] != H))
-    ok = om__fail(OM_ERR_SHAPE_MISMATCH, "%s (%s): initial_h must be [%lld, %lld, %lld]", who(b), op, (long long)(layout ? N : D), (long long)(layout ? D : N), (long long)H);
-  om_tensor **steps = ok ? om__alloc(sizeof(om_tensor *) * (size_t)(T + 1), op) : NULL, *ys[2] = {NULL}, *hs[2] = {NULL};
+  for (int k = 0; ok && k < 2; k++) {
+    om_tensor *st = k ? c0 : h0;
+    if (st && (st->ndim != 3 || st->shape[0] != D || st->shape[1] != N || st->shape[2] != H))
+      ok = om__fail(OM_ERR_SHAPE_MISMATCH, "%s (%s): %s must be [%lld, %lld, %lld]", who(b), op, k ? "initial_c" : "initial_h", (long long)(layout ? N : D),
+                    (long long)(layout ? D : N), (long long)H);
+  }
+  if (ok && lens && (lens->dtype != OM_INT64 || lens->ndim != 1 || lens->shape[0] != N))
+    ok = om__fail(OM_ERR_SHAPE_MISMATCH, "%s (%s): sequence_lens must be int32 of the batch's size %lld", who(b), op, (long long)N);
+  om_tensor *len2 = ok && lens ? om__keep(&s, om_unsqueeze(lens, 1)) : NULL, *zero = ok && lens ? om__keep(&s, om_scalar(0, OM_FLOAT32)) : NULL; /* [N, 1] */
+  ok = ok && (!lens || (len2 && zero));
+  om_tensor **steps = ok ? om__alloc(sizeof(om_tensor *) * (size_t)(T + 1), op) : NULL, *ys[2] = {NULL}, *hs[2] = {NULL}, *cs[2] = {NULL};
   ok = steps != NULL;
   if (steps) memset(steps, 0, sizeof(om_tensor *) * (size_t)(T + 1));
   for (int d = 0; ok && d < D; d++) {
@@ -2683,37 +2745,54 @@ static bool recur_by_steps(om_bind *b, int gates) {
     if (B) {
       om_tensor *bd = om__keep(&t, om_select(B, 0, d)), *Wb = bd ? om__keep(&t, om_slice(bd, 0, 0, G, 1)) : NULL;
       Rb = bd ? om__keep(&t, om_slice(bd, 0, G, 2 * G, 1)) : NULL;
-      bias = gates > 1 ? Wb : Wb && Rb ? om__keep(&t, om_add(Wb, Rb)) : NULL;
-      if (gates == 1) Rb = NULL;
+      bias = gates != 3 ? (Wb && Rb ? om__keep(&t, om_add(Wb, Rb)) : NULL) : Wb;
+      if (gates != 3) Rb = NULL;
     }
-    om_tensor *Rd = om__keep(&t, om_select(R, 0, d)), *xw = om__keep(&t, om_linear(x, om__keep(&t, om_select(W, 0, d)), bias));
+    recur_step st = {.Rd = om__keep(&t, om_select(R, 0, d)), .Rb = Rb, .P = P ? om__keep(&t, om_select(P, 0, d)) : NULL, .H = H, .gates = gates,
+                     .lbr = lbr != 0, .clipped = clipped, .clip = clip};
+    om_tensor *xw = om__keep(&t, om_linear(x, om__keep(&t, om_select(W, 0, d)), bias));
     int64_t hshape[2] = {N, H};
-    om_tensor *h = h0 ? om_select(h0, 0, d) : om_zeros(hshape, 2, OM_FLOAT32);
-    ok = Rd && xw && (!B || (bias && (gates == 1 || Rb))) && h;
+    om_tensor *h = h0 ? om_select(h0, 0, d) : om_zeros(hshape, 2, OM_FLOAT32), *c = !lstm ? NULL : c0 ? om_select(c0, 0, d) : om_zeros(hshape, 2, OM_FLOAT32);
+    ok = st.Rd && xw && (!B || (bias && (gates != 3 || Rb))) && (!P || st.P) && h && (!lstm || c);
     for (int64_t k = 0; ok && k < T; k++) {
       int64_t at = rev || d == 1 ? T - 1 - k : k;
-      om_tensor *xt = om_select(xw, 0, at);
-      steps[at] = xt ? step_of(xt, h, Rd, Rb, H, clipped, clip) : NULL;
-      om_tensor_release(xt);
-      ok = (h = then(h, om_tensor_retain(steps[at]))) != NULL;
+      om_tensor *xt = om_select(xw, 0, at), *c2 = NULL, *mask = NULL, *at_t = NULL;
+      om_tensor *h2 = xt ? step_of(&st, xt, h, c, &c2) : NULL;
+      if (h2 && lens) mask = (at_t = om_scalar((double)at, OM_INT64)) ? om_lt(at_t, len2) : NULL;
+      if (lens) { /* inside its sequence the step's result, else Y 0 and the states kept */
+        steps[at] = h2 ? om_where(mask, h2, zero) : NULL;
+        h2 = masked(mask, h2, om_tensor_retain(h));
+        if (lstm) c2 = masked(mask, c2, om_tensor_retain(c));
+      } else {
+        steps[at] = om_tensor_retain(h2);
+      }
+      om__release_all((om_tensor *[]){xt, mask, at_t}, 3);
+      ok = steps[at] && h2 && (!lstm || c2);
+      h = then(h, h2);
+      if (lstm) c = then(c, c2);
+      ok = ok && h && (!lstm || c);
     }
     ys[d] = ok ? om__keep(&s, T ? om_stack(steps, (int)T, 0) : om_zeros(zshape, 3, OM_FLOAT32)) : NULL;
     hs[d] = ok ? om__keep(&s, om_tensor_retain(h)) : NULL;
+    cs[d] = ok && lstm ? om__keep(&s, om_tensor_retain(c)) : NULL;
     om__release_all(steps, (int)T);
     memset(steps, 0, sizeof(om_tensor *) * (size_t)T);
-    om_tensor_release(h);
+    om__release_all((om_tensor *[]){h, c}, 2);
     om__scope_end(&t);
-    ok = ok && ys[d] && hs[d];
+    ok = ok && ys[d] && hs[d] && (!lstm || cs[d]);
   }
   free(steps);
-  om_tensor *y = ok ? om__keep(&s, om_stack(ys, D, 1)) : NULL, *h = ok ? om__keep(&s, om_stack(hs, D, 0)) : NULL; /* [T, D, N, H], [D, N, H] */
-  if (y && h && layout) { /* back to batch first: Y [N, T, D, H], Y_h [N, D, H] */
+  /* [T, D, N, H], [D, N, H] */
+  om_tensor *y = ok ? om__keep(&s, om_stack(ys, D, 1)) : NULL, *h = ok ? om__keep(&s, om_stack(hs, D, 0)) : NULL, *c = ok && lstm ? om__keep(&s, om_stack(cs, D, 0)) : NULL;
+  if (y && h && layout) { /* back to batch first: Y [N, T, D, H], Y_h and Y_c [N, D, H] */
     int64_t perm[4] = {2, 0, 1, 3};
     y = om__keep(&s, om_permute(y, perm, 4));
     h = om__keep(&s, om_transpose(h, 0, 1));
+    if (c) c = om__keep(&s, om_transpose(c, 0, 1));
   }
-  ok = ok && y && h && put(b, 0, om_tensor_retain(y));
+  ok = ok && y && h && (!lstm || c) && put(b, 0, om_tensor_retain(y));
   if (ok && b->node->n_out > 1) ok = put(b, 1, om_tensor_retain(h));
+  if (ok && lstm && b->node->n_out > 2) ok = put(b, 2, om_tensor_retain(c));
   om__scope_end(&s);
   return ok;
 }
@@ -4653,7 +4732,7 @@ static const om_onnx_rule rules[] = {
     {"EyeLike", 1, 1, 1, bind_eye_like, "eq(column - row, k), cast (k, dtype)"},
     {"Flatten", 1, 1, 1, bind_flatten, "reshape"},
     {"Floor", 1, 1, 1, bind_floor, "floor"},
-    {"GRU", 3, 6, 2, bind_gru, "gru_layer per direction (linear_before_reset 1, default activations); linear_before_reset 0: per step linear, sigmoid, tanh as RNN (clip, layout); sequence_lens refused"},
+    {"GRU", 3, 6, 2, bind_gru, "gru_layer per direction (linear_before_reset 1, default activations); linear_before_reset 0, clip or sequence_lens: per step linear, sigmoid, tanh as RNN (layout)"},
     {"Gather", 2, 2, 1, bind_gather, "select (one index known when planning), else index_select and reshape"},
     {"GatherElements", 2, 2, 1, bind_gather_elements, "gather"},
     {"GatherND", 2, 2, 1, bind_gather_nd, "index_select of rows of the data flattened to [batch x indexed axes, rest] (batch_dims; negative indices count from the end)"},
@@ -4677,7 +4756,7 @@ static const om_onnx_rule rules[] = {
     {"IsInf", 1, 1, 1, bind_is_inf, "eq(x, inf), eq(x, -inf) (detect_positive, detect_negative)"},
     {"IsNaN", 1, 1, 1, bind_is_nan, "ne(x, x)"},
     {"LRN", 1, 1, 1, bind_lrn, "x / (bias + alpha avg_pool2d(x x over [size, 1] channels))^beta"},
-    {"LSTM", 3, 8, 3, bind_lstm, "lstm_layer per direction (default activations; clip, input_forget, peepholes, sequence_lens refused)"},
+    {"LSTM", 3, 8, 3, bind_lstm, "lstm_layer per direction (default activations); peepholes or sequence_lens: per step linear, sigmoid, tanh as RNN (clip, input_forget refused)"},
     {"LayerNormalization", 2, 3, 3, bind_layer_norm, "layer_norm (scale and bias of the normalised shape; Mean and InvStdDev too)"},
     {"LeakyRelu", 1, 1, 1, bind_leaky_relu, "leaky_relu"},
     {"Less", 2, 2, 1, bind_less, "lt (UINT64: of the bits with the top one flipped)"},
@@ -4715,7 +4794,7 @@ static const om_onnx_rule rules[] = {
     {"QLinearConv", 8, 9, 1, bind_qlinear_conv, "ConvInteger's exact product plus the bias, times x_scale w_scale / y_scale, then QuantizeLinear's rounding and clamp (float32, as onnxruntime)"},
     {"QLinearMatMul", 8, 8, 1, bind_qlinear_matmul, "MatMulInteger's exact product, times a_scale b_scale / y_scale, then QuantizeLinear's rounding and clamp (float32, as onnxruntime)"},
     {"QuantizeLinear", 2, 3, 1, bind_quantize_linear, "x / scale rounded half to even, plus zero point, clamped to UINT8 or INT8 (float32, as onnxruntime)"},
-    {"RNN", 3, 6, 2, bind_rnn, "linear of every step's input, then per step tanh(x W + h R + biases) (clip, layout, directions; other activations and sequence_lens refused)"},
+    {"RNN", 3, 6, 2, bind_rnn, "linear of every step's input, then per step tanh(x W + h R + biases) (clip, layout, directions, sequence_lens; other activations refused)"},
     {"Range", 3, 3, 1, bind_range, "arange"},
     {"Reciprocal", 1, 1, 1, bind_reciprocal, "div(1, x)"},
     {"ReduceL1", 1, 2, 1, bind_reduce_l1, "sum(|x|)"},

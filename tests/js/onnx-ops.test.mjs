@@ -376,6 +376,25 @@ describe('RNN', () => {
     await agree({ node: { op: 'GRU', ints: { hidden_size: 4 }, floats: { clip: 0.3 } }, outputs: ['y', 'yh'], feeds: [feeds(3, 2, 2, 4, 1, { bias: false, h0: false, gates: 3 }), feeds(2, 1, 2, 4, 1, { bias: false, h0: false, gates: 3 })] });
     await agree({ node: { op: 'GRU', ints: { hidden_size: 2 }, inputs: ['x', 'w', 'r', 'b'] }, outputs: ['', 'yh'], feeds: [feeds(5, 1, 3, 2, 1, { h0: false, gates: 3 })] });
   });
+  test('sequence_lens (step by step): RNN, GRU of both linear_before_reset, LSTM with and without peepholes; rows ending early, directions', async () => {
+    const S = (values) => ({ type: 'int32', dims: [values.length], data: Int32Array.from(values) });
+    for (const [direction, D] of [['forward', 1], ['reverse', 1], ['bidirectional', 2]]) {
+      for (const lens of [[4, 1, 3], [2, 4, 4]]) {
+        const s = S(lens), strings = { direction };
+        await agree({ node: { op: 'RNN', ints: { hidden_size: 3 }, strings, inputs: ['x', 'w', 'r', 'b', 's', 'h'] }, outputs: ['y', 'yh'], feeds: [{ ...feeds(4, 3, 2, 3, D), s }] });
+        for (const lbr of [0, 1]) {
+          await agree({ node: { op: 'GRU', ints: { hidden_size: 3, linear_before_reset: lbr }, strings, inputs: ['x', 'w', 'r', 'b', 's', 'h'] }, outputs: ['y', 'yh'],
+                        feeds: [{ ...feeds(4, 3, 2, 3, D, { gates: 3 }), s }] });
+        }
+        const lstm = { ...feeds(4, 3, 2, 3, D, { gates: 4 }), s, c: F([D, 3, 3], { seed: 11, lo: -1, hi: 1 }), p: F([D, 9], { seed: 13, lo: -0.5, hi: 0.5 }) };
+        await agree({ node: { op: 'LSTM', ints: { hidden_size: 3 }, strings, inputs: ['x', 'w', 'r', 'b', 's', 'h', 'c', 'p'] }, outputs: ['y', 'yh', 'yc'], feeds: [lstm] });
+        const { p: _, ...plain } = lstm;
+        await agree({ node: { op: 'LSTM', ints: { hidden_size: 3 }, strings, inputs: ['x', 'w', 'r', 'b', 's', 'h', 'c'] }, outputs: ['y', 'yh', 'yc'], feeds: [plain] });
+      }
+    }
+    const peep = { ...feeds(3, 2, 4, 2, 1, { gates: 4, bias: false, h0: false }), p: F([1, 6], { seed: 17 }) }; // peepholes alone
+    await agree({ node: { op: 'LSTM', ints: { hidden_size: 2 }, inputs: ['x', 'w', 'r', '', '', '', '', 'p'] }, outputs: ['y', 'yh', 'yc'], feeds: [peep, { ...peep, x: F([5, 1, 4]) }] });
+  });
   test('layout 1 (batch first, which onnxruntime-web refuses): layout 0\'s outputs for the inputs transposed', async () => {
     const permute = ({ type, dims, data }, perm) => { // a feed or ORT tensor's values with its axes permuted
       const to = perm.map((p) => dims[p]), out = new data.constructor(data.length), stride = dims.map((_, d) => numel(dims.slice(d + 1)));
@@ -857,7 +876,9 @@ describe('refusals and errors: kind and message', () => {
     [{ node: { op: 'RNN', ints: { hidden_size: 2 }, strings: { activations: 'Relu' } }, feed: { x: F([1, 1, 1]), w: F([1, 2, 1]), r: F([1, 2, 2]) } }, 'Unsupported', /^n \(RNN\): activations other than the default \(Tanh\) is not supported/],
     [{ node: { op: 'RNN', ints: { hidden_size: 2 }, inputs: ['x', 'w', 'r', '', '', 'h'] }, feed: { x: F([1, 2, 1]), w: F([1, 2, 1]), r: F([1, 2, 2]), h: F([1, 1, 2]) } }, 'ShapeMismatch', /^n \(RNN\): initial_h must be \[1, 2, 2\]/],
     [{ node: { op: 'RNN', ints: { hidden_size: 2, layout: 1 }, inputs: ['x', 'w', 'r', '', '', 'h'] }, feed: { x: F([2, 1, 1]), w: F([1, 2, 1]), r: F([1, 2, 2]), h: F([1, 1, 2]) } }, 'ShapeMismatch', /^n \(RNN\): initial_h must be \[2, 1, 2\]/],
-    [{ node: { op: 'RNN', ints: { hidden_size: 2 } }, feed: { x: F([1, 1, 1]), w: F([1, 2, 1]), r: F([1, 2, 2]), b: F([1, 4]), s: I([1], () => 1) } }, 'Unsupported', /^n \(RNN\): sequence_lens is not supported/],
+    [{ node: { op: 'RNN', ints: { hidden_size: 2 } }, feed: { x: F([1, 1, 1]), w: F([1, 2, 1]), r: F([1, 2, 2]), b: F([1, 4]), s: { type: 'int32', dims: [2], data: Int32Array.of(1, 1) } } }, 'ShapeMismatch', /^n \(RNN\): sequence_lens must be int32 of the batch's size 1/],
+    [{ node: { op: 'LSTM', ints: { hidden_size: 2 }, inputs: ['x', 'w', 'r', '', '', '', '', 'p'] }, feed: { x: F([1, 1, 1]), w: F([1, 8, 1]), r: F([1, 8, 2]), p: F([1, 4]) } }, 'ShapeMismatch', /^n \(LSTM\): P must be \[1, 6\]/],
+    [{ node: { op: 'LSTM', ints: { hidden_size: 2 }, floats: { clip: 1 }, inputs: ['x', 'w', 'r', '', '', '', '', 'p'] }, feed: { x: F([1, 1, 1]), w: F([1, 8, 1]), r: F([1, 8, 2]), p: F([1, 6]) } }, 'Unsupported', /^n \(LSTM\): clip is not supported/],
     [{ node: { op: 'Unique', ints: { axis: 2 } }, feed: { x } }, 'IndexOutOfRange', /^n \(Unique\): axis 2 is out of range for 2 dims/],
     [{ node: { op: 'GRU', ints: { hidden_size: 2 } }, feed: { x: F([1, 1, 1]), w: F([1, 2, 1]), r: F([1, 6, 2]) } }, 'ShapeMismatch', /^n \(GRU\): X, W, R and B do not fit hidden_size 2 and direction forward/],
     [{ node: { op: 'GRU', ints: { hidden_size: 2 }, strings: { activations: 'Relu' } }, feed: { x: F([1, 1, 1]), w: F([1, 6, 1]), r: F([1, 6, 2]) } }, 'Unsupported', /^n \(GRU\): activations other than the defaults \(Sigmoid, Tanh\) is not supported/],
