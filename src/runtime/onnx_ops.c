@@ -1556,8 +1556,10 @@ static bool bind_conv_transpose(om_bind *b) {
   return put(b, 0, y);
 }
 
-/* Col2Im over 2 spatial axes: each block's column of C x KH x KW values summed into the image
- * (fold, into the image with its pads, which then are cut off: pads may differ at the two ends). */
+/* Col2Im over 1 to 3 spatial axes: each block's column of C x K values summed into the image
+ * (fold, into the image with its pads, which then are cut off: pads may differ at the two ends).
+ * The library's fold takes 2 axes: 1 axis is a fold with a second axis of size 1; 3 axes fold the
+ * last two (each first-axis kernel offset and block a row of their own), then the first. */
 static bool bind_col2im(om_bind *b) {
   om_tensor *x = b->in[0];
   int64_t image[3], block[3], zero[2] = {0, 0};
@@ -1565,23 +1567,50 @@ static bool bind_col2im(om_bind *b) {
   spatial sp;
   if (!const_ints(b, 1, image, 3, &ni) || !const_ints(b, 2, block, 3, &nb)) return false;
   if (ni != nb) return om__fail(OM_ERR_FORMAT, "%s (Col2Im): image_shape has %d values, block_shape %d", who(b), ni, nb);
-  if (ni != 2) return unsupported(b, "an image of other than 2 spatial axes");
-  if (!read_spatial(b, 2, image, block, &sp)) return false;
-  int64_t C = 0, K = block[0] * block[1], L = 1, blocks[2];
-  for (int d = 0; d < 2; d++) {
+  if (ni < 1) return om__fail(OM_ERR_FORMAT, "%s (Col2Im): image_shape has no values", who(b));
+  if (!read_spatial(b, ni, image, block, &sp)) return false;
+  int64_t C = 0, K = 1, L = 1, blocks[3], full[3];
+  bool none = false;
+  for (int d = 0; d < ni; d++) {
     if (image[d] < 1 || image[d] > LIMIT) return om__fail(OM_ERR_FORMAT, "%s (Col2Im): image size %lld (1 to 2^30)", who(b), (long long)image[d]);
-    int64_t span = image[d] + sp.pad[d] + sp.pad_end[d] - ((block[d] - 1) * sp.dilation[d] + 1);
+    if (block[d] < 1 || block[d] > LIMIT) return om__fail(OM_ERR_FORMAT, "%s (Col2Im): block size %lld (1 to 2^30)", who(b), (long long)block[d]);
+    full[d] = image[d] + sp.pad[d] + sp.pad_end[d];
+    int64_t span = full[d] - ((block[d] - 1) * sp.dilation[d] + 1);
     blocks[d] = span < 0 ? 0 : span / sp.stride[d] + 1;
-    L *= blocks[d];
+    K *= block[d], L *= blocks[d], none |= !blocks[d];
   }
   if (x->ndim == 3 && x->shape[1] > 0 && K <= LIMIT && x->shape[1] % K == 0) C = x->shape[1] / K;
-  if (x->ndim != 3 || !C || x->shape[2] != L || !blocks[0] || !blocks[1])
+  if (x->ndim != 3 || !C || x->shape[2] != L || none)
     return om__fail(OM_ERR_SHAPE_MISMATCH, "%s (Col2Im): the input must be [N, C x %lld, %lld] for these image, block, pads, strides and dilations", who(b),
                     (long long)K, (long long)L);
   /* fold into the padded image (its sums from zero, in order, as PyTorch's), then the pads cut off */
-  int64_t full[2] = {image[0] + sp.pad[0] + sp.pad_end[0], image[1] + sp.pad[1] + sp.pad_end[1]};
-  om_tensor *y = om_fold(x, full, block, sp.dilation, zero, sp.stride);
-  for (int d = 0; y && d < 2; d++) y = then(y, om_slice(y, 2 + d, sp.pad[d], sp.pad[d] + image[d], 1));
+  int64_t N = x->shape[0];
+  om_scope s = {0};
+  om_tensor *y = NULL;
+  if (ni == 2) {
+    y = om_fold(x, full, block, sp.dilation, zero, sp.stride);
+  } else if (ni == 1) {
+    om_tensor *f = om__keep(&s, om_fold(x, (int64_t[]){full[0], 1}, (int64_t[]){block[0], 1}, (int64_t[]){sp.dilation[0], 1}, zero,
+                                        (int64_t[]){sp.stride[0], 1}));
+    y = f ? om_squeeze(f, (int64_t[]){3}, 1) : NULL;
+  } else {
+    /* [N, C, k0, k1 k2, b0, b1 b2] -> [N C k0 b0, k1 k2, b1 b2], folded over axes 1 and 2 */
+    int64_t k12 = block[1] * block[2], b12 = blocks[1] * blocks[2], P12 = full[1] * full[2];
+    om_tensor *x6 = om__keep(&s, om_reshape(x, (int64_t[]){N, C, block[0], k12, blocks[0], b12}, 6));
+    om_tensor *xp = x6 ? om__keep(&s, om_permute(x6, (int64_t[]){0, 1, 2, 4, 3, 5}, 6)) : NULL;
+    om_tensor *rows = xp ? om__keep(&s, om_reshape(xp, (int64_t[]){N * C * block[0] * blocks[0], k12, b12}, 3)) : NULL;
+    om_tensor *f12 = rows ? om__keep(&s, om_fold(rows, full + 1, block + 1, sp.dilation + 1, zero, sp.stride + 1)) : NULL; /* [., 1, P1, P2] */
+    /* [N C, k0, b0, P1 P2] -> [N C, P1 P2 k0, b0], folded over axis 0 (a second axis of 1) */
+    om_tensor *g = f12 ? om__keep(&s, om_reshape(f12, (int64_t[]){N * C, block[0], blocks[0], P12}, 4)) : NULL;
+    om_tensor *gp = g ? om__keep(&s, om_permute(g, (int64_t[]){0, 3, 1, 2}, 4)) : NULL;
+    om_tensor *cols = gp ? om__keep(&s, om_reshape(gp, (int64_t[]){N * C, P12 * block[0], blocks[0]}, 3)) : NULL;
+    om_tensor *f0 = cols ? om__keep(&s, om_fold(cols, (int64_t[]){full[0], 1}, (int64_t[]){block[0], 1}, (int64_t[]){sp.dilation[0], 1}, zero,
+                                                (int64_t[]){sp.stride[0], 1})) : NULL; /* [N C, P1 P2, P0, 1] */
+    om_tensor *y5 = f0 ? om__keep(&s, om_reshape(f0, (int64_t[]){N, C, full[1], full[2], full[0]}, 5)) : NULL;
+    y = y5 ? om_permute(y5, (int64_t[]){0, 1, 4, 2, 3}, 5) : NULL;
+  }
+  om__scope_end(&s);
+  for (int d = 0; y && d < ni; d++) y = then(y, om_slice(y, 2 + d, sp.pad[d], sp.pad[d] + image[d], 1));
   return put(b, 0, y);
 }
 
@@ -4703,7 +4732,7 @@ static const om_onnx_rule rules[] = {
     {"Celu", 1, 1, 1, bind_celu, "where(x > 0, x, alpha elu(x / alpha))"},
     {"CenterCropPad", 2, 2, 1, bind_center_crop_pad, "slice, pad with zeros (the sizes known when planning; axes)"},
     {"Clip", 1, 3, 1, bind_clip, "clamp (bounds known when planning), else Max / Min"},
-    {"Col2Im", 3, 3, 1, bind_col2im, "fold into the padded image, the pads cut off (2 spatial axes; image_shape and block_shape known when planning)"},
+    {"Col2Im", 3, 3, 1, bind_col2im, "fold into the padded image, the pads cut off (1 to 3 spatial axes: 3 as two folds; image_shape and block_shape known when planning)"},
     {"Compress", 2, 2, 1, bind_compress, "index_select of the true positions (the condition decides the shape: a plan per value of it when fed or computed)"},
     {"Concat", 1, MANY, 1, bind_concat, "cat"},
     {"ConcatFromSequence", 1, 1, 1, bind_concat_from_sequence, "cat, or stack (new_axis)"},

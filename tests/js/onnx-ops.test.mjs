@@ -607,9 +607,43 @@ describe('convolution and pooling over 3 spatial axes, uneven pads, dilated aver
       [{}, [5, 5], [2, 2], [2, 12, 16]],
       [{ strides: [2, 2], pads: [1, 0, 1, 1], dilations: [1, 2] }, [5, 5], [2, 2], [1, 8, 6]],
       [{ strides: [1, 2] }, [4, 7], [3, 1], [2, 6, 8]],
+      [{}, [3, 4, 3], [2, 2, 2], [2, 16, 12]], // 3 spatial axes: two folds
     ];
     for (const [attrs, image, block, dims] of cases) {
       await agree({ node: { op: 'Col2Im', inputs: ['x', 'i', 'b'], ints: attrs }, inits: [ints('i', image), ints('b', block)], feeds: [{ x: F(dims) }] });
+    }
+  });
+  test('Col2Im over 1 and 3 spatial axes with strides, pads and dilations: ONNX\'s sum, written out here (onnxruntime-web 1.30 leaves zeros over 3 axes)', async () => {
+    // y at padded position p sums x[n, c K + k, l] over every kernel offset k and block l with p = l stride + k dilation
+    const reference = (x, [N, rows, L], image, block, { strides, pads, dilations }) => {
+      const n = image.length, K = numel(block), C = rows / K, full = image.map((v, d) => v + pads[d] + pads[n + d]);
+      const blocks = full.map((P, d) => Math.floor((P - ((block[d] - 1) * dilations[d] + 1)) / strides[d]) + 1);
+      assert.equal(numel(blocks), L);
+      const y = new Float64Array(N * C * numel(image));
+      const digits = (v, sizes) => sizes.map((_, d) => Math.floor(v / numel(sizes.slice(d + 1))) % sizes[d]);
+      for (let b = 0; b < N; b++) for (let c = 0; c < C; c++) for (let k = 0; k < K; k++) for (let l = 0; l < L; l++) {
+        const kk = digits(k, block), ll = digits(l, blocks), at = kk.map((kd, d) => ll[d] * strides[d] + kd * dilations[d] - pads[d]);
+        if (at.every((v, d) => v >= 0 && v < image[d])) y[(b * C + c) * numel(image) + at.reduce((o, v, d) => o * image[d] + v, 0)] += x[((b * C + c) * K + k) * L + l];
+      }
+      return y;
+    };
+    for (const [attrs, image, block, dims] of [
+      [{ strides: [1, 2, 1], pads: [1, 0, 0, 0, 1, 1], dilations: [1, 1, 2] }, [3, 5, 4], [2, 2, 2], [1, 8, 27]],
+      [{ strides: [2, 1, 1], pads: [0, 1, 1, 1, 0, 0], dilations: [2, 1, 1] }, [5, 3, 3], [2, 3, 2], [2, 24, 12]],
+      [{ strides: [2], pads: [1, 2], dilations: [2] }, [7], [3], [2, 6, 3]],
+    ]) {
+      const bytes = onnxBytes({ nodes: [{ op: 'Col2Im', inputs: ['x', 'i', 'b'], outputs: ['y'], ints: attrs }], opset: 20,
+        inputs: [{ name: 'x', dims }], inits: [{ name: 'i', dtype: 'int64', dims: [image.length], values: image }, { name: 'b', dtype: 'int64', dims: [block.length], values: block }],
+        outputs: ['y'] });
+      const s = await om.InferenceSession.create(bytes), x = F(dims);
+      try {
+        const { y } = s.run({ x });
+        assert.deepEqual(y.shape, [dims[0], dims[1] / numel(block), ...image]);
+        close(y.toArray(), reference(x.data, dims, image, block, attrs), { rtol: 1e-6, atol: 1e-6 }, `Col2Im ${JSON.stringify(attrs)}`);
+        y.dispose();
+      } finally {
+        s.dispose();
+      }
     }
   });
   test('BitShift: LEFT and RIGHT of uint8, uint16 and uint32, broadcast, shifts past 8 and 16 bits', async () => {
@@ -814,7 +848,8 @@ describe('refusals and errors: kind and message', () => {
     [{ node: { op: 'Pad', inputs: ['x', 'p'], strings: { mode: 'wrap' } }, inits: [{ name: 'p', dtype: 'int64', dims: [4], values: [0, -4, 0, 0] }], feed: { x } }, 'Format', /^n \(Pad\): wrap pads -4 and 0 for an axis of 3/],
     [{ node: { op: 'Pad', inputs: ['x', 'p'], strings: { mode: 'mirror' } }, inits: [{ name: 'p', dtype: 'int64', dims: [4], values: [0, 1, 0, 0] }], feed: { x } }, 'Unsupported', /^n \(Pad\): mode other than constant, reflect, edge and wrap is not supported/],
     [{ node: { op: 'Col2Im', inputs: ['x', 'i', 'b'] }, inits: [{ name: 'i', dtype: 'int64', dims: [2], values: [3, 3] }, { name: 'b', dtype: 'int64', dims: [2], values: [2, 2] }], feed: { x: F([1, 4, 5]) } }, 'ShapeMismatch', /^n \(Col2Im\): the input must be \[N, C x 4, 4\] for these image, block, pads, strides and dilations/],
-    [{ node: { op: 'Col2Im', inputs: ['x', 'i', 'b'] }, inits: [{ name: 'i', dtype: 'int64', dims: [3], values: [3, 3, 3] }, { name: 'b', dtype: 'int64', dims: [3], values: [2, 2, 2] }], feed: { x: F([1, 8, 8]) } }, 'Unsupported', /^n \(Col2Im\): an image of other than 2 spatial axes is not supported/],
+    [{ node: { op: 'Col2Im', inputs: ['x', 'i', 'b'] }, inits: [{ name: 'i', dtype: 'int64', dims: [4], values: [3, 3, 3, 3] }, { name: 'b', dtype: 'int64', dims: [4], values: [2, 2, 2, 2] }], feed: { x: F([1, 16, 16]) } }, 'Unsupported', /^n \(Col2Im\): input 1 has 4 values \(at most 3\)/],
+    [{ node: { op: 'Col2Im', inputs: ['x', 'i', 'b'] }, inits: [{ name: 'i', dtype: 'int64', dims: [3], values: [3, 3, 3] }, { name: 'b', dtype: 'int64', dims: [3], values: [2, 2, 2] }], feed: { x: F([1, 8, 9]) } }, 'ShapeMismatch', /^n \(Col2Im\): the input must be \[N, C x 8, 8\] for these image, block, pads, strides and dilations/],
     [{ node: { op: 'Col2Im', inputs: ['x', 'i', 'b'] }, inits: [{ name: 'i', dtype: 'int64', dims: [2], values: [3, 3] }, { name: 'b', dtype: 'int64', dims: [1], values: [2] }], feed: { x: F([1, 4, 4]) } }, 'Format', /^n \(Col2Im\): image_shape has 2 values, block_shape 1/],
     [{ node: { op: 'BitShift', strings: { direction: 'UP' } }, feed: { x: { type: 'uint8', dims: [2], data: Uint8Array.of(1, 2) }, s: { type: 'uint8', dims: [2], data: Uint8Array.of(1, 2) } } }, 'Format', /^n \(BitShift\): direction 'UP' \(LEFT or RIGHT\)/],
     [{ node: { op: 'BitShift', strings: { direction: 'LEFT' } }, feed: { x: I([2], (k) => k), s: I([2], (k) => k) } }, 'Unsupported', /^n \(BitShift\): input 0 of ONNX type 7 is not supported \(UINT8, UINT16, UINT32, UINT64\)/],
