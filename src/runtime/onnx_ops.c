@@ -4103,6 +4103,13 @@ static const om_graph *graph_attr(const om_gnode *n, const char *name) {
 }
 
 /* The checker's rules for a node's subgraphs (ONNX's checker refuses the model otherwise), at create. */
+/* Whether n is a Scan of opset 8's form (the version pass marked it; sequence_lens its last input). */
+static bool scan8(const om_gnode *n) {
+  for (int k = 0; k < n->n_attrs; k++)
+    if (!strcmp(n->attrs[k].name, OM_SCAN8_MARK)) return true;
+  return false;
+}
+
 bool om__onnx_check_subgraphs(const om_gnode *n) {
   const char *op = n->op_type;
   bool is_if = !strcmp(op, "If"), is_loop = !strcmp(op, "Loop"), is_scan = !strcmp(op, "Scan"), is_map = !strcmp(op, "SequenceMap");
@@ -4113,7 +4120,7 @@ bool om__onnx_check_subgraphs(const om_gnode *n) {
   for (int q = 0; q < 2 && names[q]; q++) {
     const om_graph *g = graph_attr(n, names[q]);
     if (!g) return om__fail(OM_ERR_FORMAT, "session: node '%s' (%s) has no graph attribute %s", n->name, op, names[q]);
-    int want_in = is_if ? 0 : n->n_in, want_out = is_loop ? -1 : n->n_out; /* a Loop body's outputs are counted below */
+    int want_in = is_if ? 0 : n->n_in - (is_scan && scan8(n)), want_out = is_loop ? -1 : n->n_out; /* a Loop body's outputs are counted below */
     if (g->inputs.n != want_in)
       return om__fail(OM_ERR_FORMAT, "session: node '%s' (%s): its %s takes %d inputs; %s", n->name, op, names[q], g->inputs.n,
                       is_if ? "a branch takes none" : is_loop ? "a Loop body takes the iteration number, the condition and one per loop-carried value"
@@ -4224,9 +4231,31 @@ static bool bind_loop(om_bind *b) {
   return ok;
 }
 
+/* len steps of a Scan: per step each scan input xs[k] sliced along axis[k] (from the end where
+ * dirs[k] is 1) after the states in in[0 .. n_state) (references, replaced by each step's), the
+ * body bound on them, and each scan output's element pushed to scans. */
+static bool scan_steps(om_bind *b, const om_graph *body, om_tensor **in, int n_state, om_tensor *const *xs, int m, const int *axis,
+                       const int64_t *dirs, int64_t len, stacked *scans, int n_scan) {
+  int n_body = body->outputs.n;
+  om_tensor **outs = calloc((size_t)n_body + 1, sizeof *outs);
+  bool ok = outs || om__fail(OM_ERR_OUT_OF_MEMORY, "%s (Scan): out of memory", who(b));
+  for (int64_t t = 0; ok && t < len; t++) {
+    for (int k = 0; ok && k < m; k++)
+      ok = (in[n_state + k] = then(in[n_state + k], om_select(xs[k], axis[k], dirs && dirs[k] ? len - 1 - t : t))) != NULL;
+    ok = ok && om__bind_subgraph(b, body, in, NULL, n_state + m, outs, NULL);
+    for (int k = 0; ok && k < n_state; k++) in[k] = then(in[k], om_tensor_retain(outs[k]));
+    for (int k = 0; ok && k < n_scan; k++) ok = stacked_push(&scans[k], om_tensor_retain(outs[n_state + k]));
+    if (outs) om__release_all(outs, n_body);
+  }
+  free(outs);
+  return ok;
+}
+
+static bool bind_scan8(om_bind *b, const om_graph *body, int m);
+
 /* Scan (opset 9's form): the body runs once per slice of the scan inputs along their axes (from the
  * end where a direction is 1) on the state, giving the next state and one element of each scan
- * output, stacked along its axis (in reverse where its direction is 1). */
+ * output, stacked along its axis (in reverse where its direction is 1). Opset 8's form: bind_scan8. */
 static bool bind_scan(om_bind *b) {
   const om_graph *body = graph_attr(b->node, "body");
   int64_t m, in_axes[64], in_dirs[64], out_axes[64], out_dirs[64];
@@ -4234,8 +4263,10 @@ static bool bind_scan(om_bind *b) {
   const om_gattr *ma = attr(b, "num_scan_inputs");
   if (!ma || !attr_type(b, ma, OM_GATTR_INT)) return om__fail(OM_ERR_FORMAT, "%s (Scan): attribute num_scan_inputs is required", who(b));
   m = ma->i;
-  if (m < 1 || m > b->node->n_in || m > 64)
-    return om__fail(OM_ERR_FORMAT, "%s (Scan): num_scan_inputs is %lld for %d inputs", who(b), (long long)m, b->node->n_in);
+  bool v8 = scan8(b->node);
+  if (m < 1 || m > b->node->n_in - v8 || m > 64)
+    return om__fail(OM_ERR_FORMAT, "%s (Scan): num_scan_inputs is %lld for %d inputs", who(b), (long long)m, b->node->n_in - v8);
+  if (v8) return bind_scan8(b, body, (int)m);
   int n_state = b->node->n_in - (int)m, n_scan = b->node->n_out - n_state;
   if (n_scan < 0 || n_scan > 64) return om__fail(OM_ERR_FORMAT, "%s (Scan): %d outputs for %d states", who(b), b->node->n_out, n_state);
   if (!attr_ints(b, "scan_input_axes", in_axes, 64, &n_ia) || !attr_ints(b, "scan_input_directions", in_dirs, 64, &n_id) ||
@@ -4253,27 +4284,98 @@ static bool bind_scan(om_bind *b) {
                       (long long)x->shape[axis[k]], axis[k], (long long)len);
     len = x->shape[axis[k]];
   }
-  int n_in = b->node->n_in, n_body = body->outputs.n;
-  om_tensor **in = calloc((size_t)n_in, sizeof *in), **outs = calloc((size_t)n_body + 1, sizeof *outs);
+  int n_in = b->node->n_in;
+  om_tensor **in = calloc((size_t)n_in, sizeof *in);
   stacked *scans = calloc((size_t)n_scan + 1, sizeof *scans);
-  bool ok = in && outs && scans;
+  bool ok = in && scans;
   if (!ok) om__fail(OM_ERR_OUT_OF_MEMORY, "%s (Scan): out of memory", who(b));
   for (int k = 0; ok && k < n_state; k++) in[k] = om_tensor_retain(b->in[k]);
-  for (int64_t t = 0; ok && t < len; t++) {
-    for (int k = 0; ok && k < m; k++) {
-      int64_t at = n_id >= 0 && in_dirs[k] ? len - 1 - t : t;
-      ok = (in[n_state + k] = then(in[n_state + k], om_select(b->in[n_state + k], axis[k], at))) != NULL;
-    }
-    ok = ok && om__bind_subgraph(b, body, in, NULL, n_in, outs, NULL);
-    for (int k = 0; ok && k < n_state; k++) in[k] = then(in[k], om_tensor_retain(outs[k]));
-    for (int k = 0; ok && k < n_scan; k++) ok = stacked_push(&scans[k], om_tensor_retain(outs[n_state + k]));
-    if (outs) om__release_all(outs, n_body);
-  }
+  ok = ok && scan_steps(b, body, in, n_state, b->in + n_state, (int)m, axis, n_id >= 0 ? in_dirs : NULL, len, scans, n_scan);
   for (int k = 0; ok && k < n_state; k++) ok = put(b, k, om_tensor_retain(in[k]));
   for (int k = 0; ok && k < n_scan; k++)
     ok = stacked_put(b, n_state + k, &scans[k], n_oa >= 0 ? out_axes[k] : 0, n_od >= 0 && out_dirs[k]);
   if (in) om__release_all(in, n_in);
-  free(in), free(outs);
+  free(in);
+  if (scans) stacked_free(scans, n_scan);
+  return ok;
+}
+
+/* Scan of opset 8: the states [B, ...] and the m scan inputs [B, T, ...], then sequence_lens
+ * (optional, int [B]; the file's input 0, moved last by the version pass); per batch row the body runs over the row's first len steps (scanned
+ * from step len - 1 where its direction is 1), its states and scan outputs [B, T, ...] stacked
+ * over the rows, a scan output's steps past len zero (onnxruntime's Scan 8). The lengths decide
+ * how many steps are bound: known when planning. */
+static bool bind_scan8(om_bind *b, const om_graph *body, int m) {
+  int n_in = b->node->n_in, n_state = n_in - 1 - m, n_scan = b->node->n_out - n_state;
+  int64_t dirs[64];
+  int n_d, axis[64] = {0};
+  if (n_scan < 0 || n_scan > 64) return om__fail(OM_ERR_FORMAT, "%s (Scan): %d outputs for %d states", who(b), b->node->n_out, n_state);
+  if (!attr_ints(b, "directions", dirs, 64, &n_d)) return false;
+  if (n_d >= 0 && n_d != m) return om__fail(OM_ERR_FORMAT, "%s (Scan): directions gives %d values for %d scan inputs", who(b), n_d, m);
+  om_tensor *const *st = b->in, *const *xs = b->in + n_state, *l = b->in[n_in - 1];
+  int64_t B = n_state ? st[0]->shape[0] : xs[0]->shape[0], T = xs[0]->ndim > 1 ? xs[0]->shape[1] : -1;
+  for (int k = 0; k < n_state + m; k++) {
+    const om_tensor *x = b->in[k];
+    if (x->ndim < 1 + (k >= n_state) || x->shape[0] != B || (k >= n_state && x->shape[1] != T))
+      return om__fail(OM_ERR_SHAPE_MISMATCH, "%s (Scan): input %d must be [%lld%s, ...] (opset 8: the batch axis first%s)", who(b), 1 + k,
+                      (long long)B, k >= n_state ? ", T" : "", k >= n_state ? ", then the sequence" : "");
+  }
+  int64_t *lens = calloc((size_t)B + 1, sizeof *lens);
+  if (!lens) return om__fail(OM_ERR_OUT_OF_MEMORY, "%s (Scan): out of memory", who(b));
+  bool ok = true;
+  for (int64_t r = 0; r < B; r++) lens[r] = T;
+  if (l) {
+    om_tensor *dense = NULL;
+    if (l->dtype != OM_INT64 || l->ndim != 1 || l->shape[0] != B)
+      ok = om__fail(OM_ERR_SHAPE_MISMATCH, "%s (Scan): sequence_lens must be int64 of the batch's size %lld", who(b), (long long)B);
+    ok = ok && known(b, n_in - 1) && (dense = om_contiguous(l)) != NULL;
+    for (int64_t r = 0; ok && r < B; r++)
+      if ((lens[r] = ((const int64_t *)om__data(dense))[r]) < 0 || lens[r] > T)
+        ok = om__fail(OM_ERR_INVALID_ARGUMENT, "%s (Scan): sequence_lens[%lld] is %lld (0 to %lld)", who(b), (long long)r, (long long)lens[r], (long long)T);
+    om_tensor_release(dense);
+  }
+  /* per row: its states and scan inputs selected, its steps, its scan outputs padded to T */
+  om_tensor **in = calloc((size_t)(n_state + m) + 1, sizeof *in), **row_x = calloc((size_t)m + 1, sizeof *row_x);
+  stacked *rows = calloc((size_t)(n_state + n_scan) + 1, sizeof *rows), *scans = calloc((size_t)n_scan + 1, sizeof *scans);
+  ok = ok && ((in && row_x && rows && scans) || om__fail(OM_ERR_OUT_OF_MEMORY, "%s (Scan): out of memory", who(b)));
+  for (int64_t r = 0; ok && r < B; r++) {
+    for (int k = 0; ok && k < n_state; k++) ok = (in[k] = om_select(st[k], 0, r)) != NULL;
+    for (int k = 0; ok && k < m; k++) ok = (row_x[k] = om_select(xs[k], 0, r)) != NULL;
+    ok = ok && scan_steps(b, body, in, n_state, row_x, m, axis, n_d >= 0 ? dirs : NULL, lens[r], scans, n_scan);
+    for (int k = 0; ok && k < n_state; k++) ok = stacked_push(&rows[k], om_tensor_retain(in[k]));
+    for (int k = 0; ok && k < n_scan; k++) {
+      om_tensor *y = NULL;
+      if (scans[k].n) {
+        y = om_stack(scans[k].t, (int)scans[k].n, 0);
+        if (y && lens[r] < T) {
+          int64_t shape[OM_MAX_DIMS];
+          memcpy(shape, y->shape, sizeof(int64_t) * (size_t)y->ndim);
+          shape[0] = T - lens[r];
+          om_tensor *z = om_zeros(shape, y->ndim, y->dtype);
+          y = then(y, z ? om_cat((om_tensor *[]){y, z}, 2, 0) : NULL);
+          om_tensor_release(z);
+        }
+      }
+      ok = (y || !scans[k].n) && stacked_push(&rows[n_state + k], y); /* NULL: a row of length 0, filled below */
+      om__release_all(scans[k].t, (int)scans[k].n);
+      scans[k].n = 0;
+    }
+    om__release_all(in, n_state + m);
+    om__release_all(row_x, m);
+  }
+  for (int k = 0; ok && k < n_scan; k++) { /* a row of length 0: zeros of another row's shape */
+    stacked *s = &rows[n_state + k];
+    const om_tensor *like = NULL;
+    for (int64_t r = 0; !like && r < s->n; r++) like = s->t[r];
+    if (!like && B) ok = om__fail(OM_ERR_UNSUPPORTED, "%s (Scan): output %d after no iteration (its element shape is not known without one)", who(b), n_state + k);
+    for (int64_t r = 0; ok && r < s->n; r++)
+      if (!s->t[r]) ok = (s->t[r] = om_zeros(like->shape, like->ndim, like->dtype)) != NULL;
+  }
+  for (int k = 0; ok && k < n_state + n_scan; k++) ok = stacked_put(b, k, &rows[k], 0, false);
+  if (in) om__release_all(in, n_state + m);
+  if (row_x) om__release_all(row_x, m);
+  free(in), free(row_x), free(lens);
+  if (rows) stacked_free(rows, n_state + n_scan);
   if (scans) stacked_free(scans, n_scan);
   return ok;
 }
@@ -4844,7 +4946,7 @@ static const om_onnx_rule rules[] = {
     {"RoiAlign", 3, 3, 1, bind_roi_align, "an index_select of the four pixels of every sample point from X as [N H W, C], weighted, then mean (avg) or amax (max, of the weighted pixels as onnxruntime) per bin (half_pixel, output_half_pixel; sampling_ratio 0 refused)"},
     {"Round", 1, 1, 1, bind_round, "round (half to even)"},
     {"STFT", 2, 4, 1, bind_stft, "index_select of the frames, times the window, then dft (frame_step, frame_length known when planning; onesided)"},
-    {"Scan", 1, MANY, 8, bind_scan, "the body once per slice (select) of the scan inputs, unrolled into the plan; scan outputs: stack (opset 9's form: axes, directions)"},
+    {"Scan", 1, MANY, 8, bind_scan, "the body once per slice (select) of the scan inputs, unrolled into the plan; scan outputs: stack (opset 9's form: axes, directions; opset 8's: per batch row, sequence_lens known when planning)"},
     {"ScatterElements", 3, 3, 1, bind_scatter_elements, "scatter_add (reduction add), scatter_reduce (mul, max, min); none: where(mask, scattered, data) from two scatter_adds"},
     {"ScatterND", 3, 3, 1, bind_scatter_nd, "index_put (reduction none, add); scatter_reduce (mul, max, min) of the updates into the rows of data flattened to [indexed axes, rest]"},
     {"Selu", 1, 1, 1, bind_selu, "gamma elu(x, alpha)"},
