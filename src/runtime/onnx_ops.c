@@ -4068,6 +4068,155 @@ static bool tfidf_vectorizer_strings(om_bind *b) {
   return ok;
 }
 
+/* ---- ai.onnx.ml (the reader names its op types "ai.onnx.ml.<op>") ---- */
+
+/* Binarizer: 1 where x > threshold, else 0, in x's type (NaN is not above it: 0). */
+static bool bind_ml_binarizer(om_bind *b) {
+  double th;
+  om_tensor *x = b->in[0];
+  if (!attr_f(b, "threshold", 0, &th)) return false;
+  if (x->dtype == OM_BOOL) return om__fail(OM_ERR_FORMAT, "%s (Binarizer): the input must be numbers", who(b));
+  om_scope s = {0};
+  om_tensor *above = om__keep(&s, om_gt(x, om__keep(&s, om_scalar(th, x->dtype))));
+  bool ok = put(b, 0, above ? om_cast(above, x->dtype) : NULL);
+  om__scope_end(&s);
+  return ok;
+}
+
+/* ArrayFeatureExtractor: the last axis's elements that y (int64, any shape) names, in its
+ * order: [..., numel(y)]; a 1-D x is [1, n] first (onnxruntime's). An index outside the axis is
+ * index_select's IndexOutOfRange. */
+static bool bind_ml_array_feature_extractor(om_bind *b) {
+  om_tensor *x = b->in[0], *y = b->in[1];
+  if (y->dtype != OM_INT64) return om__fail(OM_ERR_FORMAT, "%s (ArrayFeatureExtractor): the indices must be int64", who(b));
+  if (x->ndim < 1) return om__fail(OM_ERR_SHAPE_MISMATCH, "%s (ArrayFeatureExtractor): the input has no axis", who(b));
+  int64_t n = om_tensor_numel(y);
+  om_scope s = {0};
+  om_tensor *x2 = x->ndim == 1 ? om__keep(&s, om_reshape(x, (int64_t[]){1, x->shape[0]}, 2)) : x, *flat = om__keep(&s, om_reshape(y, &n, 1));
+  bool ok = put(b, 0, x2 && flat ? om_index_select(x2, x2->ndim - 1, flat) : NULL);
+  om__scope_end(&s);
+  return ok;
+}
+
+/* LabelEncoder's keys and values: from keys_* / values_* (opset 2), keys_tensor / values_tensor
+ * (opset 4) or opset 1's classes_strings (string keys, their indices the values); the default
+ * from default_* (default_int64 -1, default_float -0.0 as ONNX's). Numbers as double, strings as
+ * the attribute's. */
+typedef struct ml_map {
+  int n;
+  const char *const *keys_s; /* string keys, or NULL */
+  double *keys, *values, def; /* number keys (or NULL), the values, the default */
+  om_dtype dtype;             /* the values' */
+} ml_map;
+
+/* Attribute a (INTS, FLOATS or a numeric TENSOR) as n doubles into a new array (*out); its dtype. */
+static bool ml_numbers(om_bind *b, const om_gattr *a, double **out, int *n, om_dtype *dtype) {
+  int64_t count = a->type == OM_GATTR_TENSOR ? om_tensor_numel(a->t) : a->n;
+  if (a->type != OM_GATTR_INTS && a->type != OM_GATTR_FLOATS && a->type != OM_GATTR_TENSOR)
+    return om__fail(OM_ERR_UNSUPPORTED, "%s (LabelEncoder): attribute %s of strings (string values are not taken yet)", who(b), a->name);
+  if (count > INT32_MAX) return om__fail(OM_ERR_FORMAT, "%s (LabelEncoder): attribute %s is too long", who(b), a->name);
+  double *v = om__alloc(sizeof(double) * (size_t)(count + 1), "LabelEncoder");
+  if (!v) return false;
+  for (int64_t k = 0; k < count; k++)
+    v[k] = a->type == OM_GATTR_INTS ? (double)a->ints[k] : a->type == OM_GATTR_FLOATS ? (double)a->floats[k] : om__get_flat(a->t, k);
+  *out = v, *n = (int)count;
+  *dtype = a->type == OM_GATTR_INTS ? OM_INT64 : a->type == OM_GATTR_FLOATS ? OM_FLOAT32 : a->t->dtype;
+  return true;
+}
+
+static bool ml_map_read(om_bind *b, ml_map *m) {
+  const om_gattr *ks = attr(b, "keys_strings"), *ki = attr(b, "keys_int64s"), *kf = attr(b, "keys_floats"), *kt = attr(b, "keys_tensor");
+  const om_gattr *vs = attr(b, "values_strings"), *vi = attr(b, "values_int64s"), *vf = attr(b, "values_floats"), *vt = attr(b, "values_tensor");
+  const om_gattr *cl = attr(b, "classes_strings");
+  *m = (ml_map){0};
+  if (cl) { /* opset 1: strings to their index, or back (not taken) */
+    if (!attr_type(b, cl, OM_GATTR_STRINGS)) return false;
+    if (b->seq_in[0] && b->seq_in[0]->str) {
+      m->n = cl->n, m->keys_s = cl->strs, m->dtype = OM_INT64;
+      if (!(m->values = om__alloc(sizeof(double) * (size_t)(cl->n + 1), "LabelEncoder"))) return false;
+      for (int k = 0; k < cl->n; k++) m->values[k] = k;
+      int64_t d;
+      return attr_i(b, "default_int64", -1, &d) && (m->def = (double)d, true);
+    }
+    return om__fail(OM_ERR_UNSUPPORTED, "%s (LabelEncoder): integers to classes_strings (string values are not taken yet)", who(b));
+  }
+  const om_gattr *key = ks ? ks : ki ? ki : kf ? kf : kt, *val = vs ? vs : vi ? vi : vf ? vf : vt;
+  if (!key || !val || (!!ks + !!ki + !!kf + !!kt) != 1 || (!!vs + !!vi + !!vf + !!vt) != 1)
+    return om__fail(OM_ERR_FORMAT, "%s (LabelEncoder): give exactly one keys_* and one values_* attribute", who(b));
+  int nk = 0, nv = 0;
+  om_dtype kd;
+  if (key == ks || (key == kt && kt->type == OM_GATTR_STRINGS)) { /* keys_tensor of strings: the reader's STRINGS */
+    if (!attr_type(b, key, OM_GATTR_STRINGS)) return false;
+    m->keys_s = key->strs, nk = key->n;
+  } else if (!ml_numbers(b, key, &m->keys, &nk, &kd)) {
+    return false;
+  }
+  if (!ml_numbers(b, val, &m->values, &nv, &m->dtype)) return false;
+  if (nk != nv) return om__fail(OM_ERR_FORMAT, "%s (LabelEncoder): %d keys for %d values", who(b), nk, nv);
+  m->n = nk;
+  if (m->dtype == OM_BOOL) return om__fail(OM_ERR_UNSUPPORTED, "%s (LabelEncoder): bool values", who(b));
+  const om_gattr *dt = attr(b, "default_tensor");
+  if (dt) {
+    if (!attr_type(b, dt, OM_GATTR_TENSOR)) return false;
+    if (om_tensor_numel(dt->t) != 1) return om__fail(OM_ERR_FORMAT, "%s (LabelEncoder): default_tensor must hold one value", who(b));
+    m->def = om__get_flat(dt->t, 0);
+  } else if (m->dtype == OM_INT64) {
+    int64_t d;
+    if (!attr_i(b, "default_int64", -1, &d)) return false;
+    m->def = (double)d;
+  } else {
+    if (!attr_f(b, "default_float", -0.0, &m->def)) return false;
+  }
+  return true;
+}
+
+static void ml_map_free(ml_map *m) { free(m->keys), free(m->values); }
+
+/* LabelEncoder of numbers: from the default, each key's value where x equals it (the first key
+ * of a repeated one wins: the keys applied last to first). */
+static bool bind_ml_label_encoder(om_bind *b) {
+  ml_map m;
+  om_tensor *x = b->in[0];
+  if (!ml_map_read(b, &m)) return ml_map_free(&m), false;
+  bool ok = m.keys != NULL || om__fail(OM_ERR_FORMAT, "%s (LabelEncoder): string keys for an input of numbers", who(b));
+  om_scope s = {0};
+  om_tensor *y = ok ? om__keep(&s, om_full(x->shape, x->ndim, m.dtype, m.def)) : NULL;
+  for (int k = m.n - 1; y && k >= 0; k--) {
+    om_tensor *hit = om__keep(&s, om_eq(x, om__keep(&s, om_scalar(m.keys[k], x->dtype))));
+    y = hit ? om__keep(&s, om_where(hit, om__keep(&s, om_scalar(m.values[k], m.dtype)), y)) : NULL;
+  }
+  ok = ok && put(b, 0, om_tensor_retain(y));
+  om__scope_end(&s);
+  ml_map_free(&m);
+  return ok;
+}
+
+/* LabelEncoder of strings (known when planning): each the value of the first key equal to it,
+ * else the default. */
+static bool ml_label_encoder_strings(om_bind *b) {
+  const om_strings *x = str_input(b, 0);
+  ml_map m;
+  if (!x) return false;
+  if (!ml_map_read(b, &m)) return ml_map_free(&m), false;
+  bool ok = m.keys_s != NULL || om__fail(OM_ERR_FORMAT, "%s (LabelEncoder): number keys for an input of strings", who(b));
+  om_meta meta = {.dtype = m.dtype, .ndim = x->ndim};
+  memcpy(meta.shape, x->shape, sizeof meta.shape);
+  om_tensor *y = ok ? om__tensor_new(&meta, false, "LabelEncoder") : NULL;
+  for (int64_t i = 0; y && i < x->n; i++) {
+    double v = m.def;
+    for (int k = 0; k < m.n; k++)
+      if (strlen(m.keys_s[k]) == x->len[i] && !memcmp(m.keys_s[k], x->s[i], x->len[i])) {
+        v = m.values[k];
+        break;
+      }
+    if (m.dtype == OM_INT64) ((int64_t *)om__data(y))[i] = (int64_t)v;
+    else if (m.dtype == OM_FLOAT64) ((double *)om__data(y))[i] = v;
+    else ((float *)om__data(y))[i] = (float)v;
+  }
+  ml_map_free(&m);
+  return put(b, 0, ok ? y : NULL);
+}
+
 /* The rows that take strings, and their string rules (the rows' own for the string ops). */
 static const struct {
   const char *op_type;
@@ -4079,7 +4228,7 @@ static const struct {
     {"RegexFullMatch", bind_regex_full_match}, {"Reshape", moved_strings}, {"ReverseSequence", moved_strings}, {"Slice", moved_strings}, {"SpaceToDepth", moved_strings},
     {"Split", moved_strings}, {"Squeeze", moved_strings}, {"StringConcat", bind_string_concat}, {"StringNormalizer", bind_string_normalizer},
     {"StringSplit", bind_string_split}, {"TfIdfVectorizer", tfidf_vectorizer_strings}, {"Tile", moved_strings}, {"Transpose", moved_strings}, {"Unsqueeze", moved_strings},
-    {"Where", moved_strings},
+    {"Where", moved_strings}, {"ai.onnx.ml.LabelEncoder", ml_label_encoder_strings},
 };
 
 bool (*om__onnx_string_rule(const char *op_type))(om_bind *b) {
@@ -4991,6 +5140,9 @@ static const om_onnx_rule rules[] = {
     {"Unsqueeze", 1, 2, 1, bind_unsqueeze, "unsqueeze per axis, ascending"},
     {"Where", 3, 3, 1, bind_where, "where"},
     {"Xor", 2, 2, 1, bind_xor, "ne"},
+    {"ai.onnx.ml.ArrayFeatureExtractor", 2, 2, 1, bind_ml_array_feature_extractor, "index_select on the last axis (a 1-D input as [1, n])"},
+    {"ai.onnx.ml.Binarizer", 1, 1, 1, bind_ml_binarizer, "gt, cast to the input's type"},
+    {"ai.onnx.ml.LabelEncoder", 1, 1, 1, bind_ml_label_encoder, "strings: looked up when planning; numbers: where(eq) per key; keys and values of numbers, or string keys (string values refused)"},
 };
 #define N_RULES ((int)(sizeof rules / sizeof *rules))
 
