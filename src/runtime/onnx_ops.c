@@ -4070,14 +4070,15 @@ static bool tfidf_vectorizer_strings(om_bind *b) {
 
 /* ---- ai.onnx.ml (the reader names its op types "ai.onnx.ml.<op>") ---- */
 
-/* Binarizer: 1 where x > threshold, else 0, in x's type (NaN is not above it: 0). */
+/* Binarizer: 1 where x > threshold, else 0, in x's type (NaN is not above it: 0). An integer is
+ * above the threshold exactly when it is above its floor. */
 static bool bind_ml_binarizer(om_bind *b) {
   double th;
   om_tensor *x = b->in[0];
   if (!attr_f(b, "threshold", 0, &th)) return false;
   if (x->dtype == OM_BOOL) return om__fail(OM_ERR_FORMAT, "%s (Binarizer): the input must be numbers", who(b));
   om_scope s = {0};
-  om_tensor *above = om__keep(&s, om_gt(x, om__keep(&s, om_scalar(th, x->dtype))));
+  om_tensor *above = om__keep(&s, om_gt(x, om__keep(&s, om_scalar(x->dtype == OM_INT64 ? floor(th) : th, x->dtype))));
   bool ok = put(b, 0, above ? om_cast(above, x->dtype) : NULL);
   om__scope_end(&s);
   return ok;

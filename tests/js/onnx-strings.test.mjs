@@ -142,6 +142,15 @@ describe('ai.onnx.ml ops, against onnxruntime-web', () => {
       [{ x: I([1, 2, 5, -2, 5, 0]) }, { x: I([7]) }]);
     await agree(ml('Binarizer', ['x'], { threshold: { f: 0.5 } }, [{ name: 'x', dims: ['n', 2] }], out('y', 'float32')),
       [{ x: F([0.5, 0.6, -1, 2, 0.25, 0.4], [3, 2]) }, { x: F([3, -3], [1, 2]) }]); // onnxruntime-web refuses NaN (the Session: 0)
+    { // integers (which onnxruntime-web's Binarizer does not take): compared with the threshold itself, not a rounding of it
+      const s = await om.InferenceSession.create(onnxBytes(ml('Binarizer', ['x'], { threshold: { f: -0.5 } }, [{ name: 'x', dims: ['n'], dtype: 'int64' }], out('y', 'int64'))));
+      try {
+        const x = [-2, -1, 0, 1, 5], { y } = s.runData({ x: I(x) });
+        assert.deepEqual(Array.from(y.data, Number), x.map((v) => (v > -0.5 ? 1 : 0)));
+      } finally {
+        s.dispose();
+      }
+    }
     for (const dims of [[3, 4], [4]]) {
       const x = F(Array.from({ length: dims.reduce((p, q) => p * q) }, (_, k) => k * 1.5 - 2), dims);
       await agree(ml('ArrayFeatureExtractor', ['x', 'i'], undefined, [{ name: 'x', dims: dims.map((_, d) => `d${d}`) }, { name: 'i', dims: ['k'], dtype: 'int64' }], out('y', 'float32')),
