@@ -392,6 +392,8 @@ describe('RNN', () => {
         await agree({ node: { op: 'LSTM', ints: { hidden_size: 3 }, strings, inputs: ['x', 'w', 'r', 'b', 's', 'h', 'c'] }, outputs: ['y', 'yh', 'yc'], feeds: [plain] });
       }
     }
+    await agree({ node: { op: 'GRU', ints: { hidden_size: 4, linear_before_reset: 1 }, floats: { clip: 0.3 } }, outputs: ['y', 'yh'], // clip: step by step too
+                  feeds: [feeds(3, 2, 2, 4, 1, { gates: 3, h0: false })] });
     const peep = { ...feeds(3, 2, 4, 2, 1, { gates: 4, bias: false, h0: false }), p: F([1, 6], { seed: 17 }) }; // peepholes alone
     await agree({ node: { op: 'LSTM', ints: { hidden_size: 2 }, inputs: ['x', 'w', 'r', '', '', '', '', 'p'] }, outputs: ['y', 'yh', 'yc'], feeds: [peep, { ...peep, x: F([5, 1, 4]) }] });
   });
