@@ -7,7 +7,8 @@
 //               inputs: [{ name, dims: [2, 'n'], dtype?, kind? }],   // float32 unless dtype; a string dim is named;
 //                                                     // kind 'sequence', 'optional', 'optional sequence' (else a tensor)
 //               inits: [{ name, dtype: 'float32' | 'int8' | 'float16' (values its bits) | 'string' (JS strings) | ..., dims, values }],
-//               outputs: ['y' | { name, dtype, kind? }, ...], opset: 17, ir: 8 })   // -> Uint8Array
+//               outputs: ['y' | { name, dtype, kind? }, ...], opset: 17, ir: 8,
+//               imports: [{ domain: 'ai.onnx.ml', version: 4 }] })   // -> Uint8Array (imports: other domains' opsets)
 //
 // A graph attribute ({ graph: { nodes, inputs, inits, outputs } }: If's branches, Loop's and Scan's
 // body) is written as the model's graph is; its inputs may leave out dims (dims: null: no shape).
@@ -96,9 +97,14 @@ function graphProto({ nodes, inputs = [], inits = [], outputs }) {
   });
 }
 
-export function onnxBytes({ nodes, inputs, inits = [], outputs, opset = 17, ir = 8 }) {
+export function onnxBytes({ nodes, inputs, inits = [], outputs, opset = 17, ir = 8, imports = [] }) {
   const graph = graphProto({ nodes, inputs, inits, outputs });
-  return Uint8Array.from(msg((m) => { int(m, 1, ir); bytes(m, 8, msg((op) => int(op, 2, opset))); bytes(m, 7, graph); }));
+  return Uint8Array.from(msg((m) => {
+    int(m, 1, ir);
+    bytes(m, 8, msg((op) => int(op, 2, opset)));
+    for (const { domain, version } of imports) bytes(m, 8, msg((op) => { str(op, 1, domain); int(op, 2, version); }));
+    bytes(m, 7, graph);
+  }));
 }
 
 /** A chain of n Relu nodes from x [n, 2] to y. */

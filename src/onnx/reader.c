@@ -309,6 +309,7 @@ typedef struct reader {
   names names;
   const Onnx__GraphProto *gp;
   bool default_domain; /* the model imports the default domain's opset (a model of other domains' ops alone need not) */
+  bool ml_domain;      /* the model imports ai.onnx.ml's: its nodes' op types are read as "ai.onnx.ml.<op>" */
   struct reader *parent; /* a subgraph's: the graph whose node holds it */
 } reader;
 
@@ -424,6 +425,21 @@ static bool read_input(reader *r, const Onnx__ValueInfoProto *vi) {
   return in ? (*in = v, true) : false;
 }
 
+/* n strings (protobuf's) as NUL-terminated copies in the arena into a (STRINGS); false with an error. */
+static bool read_attr_strings(om_arena *ar, const char *node, const char *name, const ProtobufCBinaryData *strings, size_t n, om_gattr *a) {
+  if (n > INT32_MAX) return FORMAT("node '%s': attribute %s is too long", node, name);
+  char **v = om__arena_alloc(ar, sizeof(char *) * (n ? n : 1));
+  for (size_t k = 0; v && k < n; k++) {
+    if (strings[k].len && memchr(strings[k].data, 0, strings[k].len))
+      return om__fail(OM_ERR_UNSUPPORTED, "onnx: node '%s': string %zu of attribute %s holds a NUL byte, which is not supported", node, k, name);
+    if ((v[k] = om__arena_alloc(ar, strings[k].len + 1)) && strings[k].len) memcpy(v[k], strings[k].data, strings[k].len);
+    if (!v[k]) v = NULL;
+  }
+  if (!v) return false;
+  a->type = OM_GATTR_STRINGS, a->strs = (const char *const *)v, a->n = (int)n;
+  return true;
+}
+
 /* One attribute into a (strings and arrays copied into the arena). */
 static bool read_attr(reader *r, const Onnx__NodeProto *np, const Onnx__AttributeProto *ap, om_gattr *a) {
   om_arena *ar = &r->g->arena;
@@ -459,6 +475,11 @@ static bool read_attr(reader *r, const Onnx__NodeProto *np, const Onnx__Attribut
     }
     case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TENSOR: {
       if (!ap->t) return FORMAT("node '%s': tensor attribute %s holds no tensor", node, ap->name);
+      if (ap->t->data_type == T_STRING && np->domain && !strcmp(np->domain, "ai.onnx.ml")) { /* LabelEncoder's keys_tensor: its strings in order */
+        if (ap->t->has_raw_data || ap->t->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL || ap->t->segment)
+          return FORMAT("node '%s': attribute %s is a STRING tensor in external data, a segment or raw data (ONNX keeps strings in string_data)", node, ap->name);
+        return read_attr_strings(ar, node, ap->name, ap->t->string_data, ap->t->n_string_data, a);
+      }
       char what[160];
       snprintf(what, sizeof what, "attribute %s of node '%s'", ap->name, node);
       a->type = OM_GATTR_TENSOR;
@@ -471,7 +492,7 @@ static bool read_attr(reader *r, const Onnx__NodeProto *np, const Onnx__Attribut
       if (!ap->g) return FORMAT("node '%s': graph attribute %s holds no graph", node, ap->name);
       om_graph *sub = calloc(1, sizeof *sub);
       if (!sub) return om__fail(OM_ERR_OUT_OF_MEMORY, "onnx: out of memory reading attribute %s of node '%s'", ap->name, node);
-      reader in = {.g = sub, .gp = ap->g, .default_domain = r->default_domain, .parent = r};
+      reader in = {.g = sub, .gp = ap->g, .default_domain = r->default_domain, .ml_domain = r->ml_domain, .parent = r};
       bool ok = read_graph(&in);
       free(in.names.slot);
       if (!ok) {
@@ -484,19 +505,8 @@ static bool read_attr(reader *r, const Onnx__NodeProto *np, const Onnx__Attribut
       a->type = OM_GATTR_GRAPH, a->g = sub;
       return true;
     }
-    case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRINGS: { /* StringNormalizer's stopwords, TfIdfVectorizer's pool_strings */
-      if (ap->n_strings > INT32_MAX) return FORMAT("node '%s': attribute %s is too long", node, ap->name);
-      char **v = om__arena_alloc(ar, sizeof(char *) * (ap->n_strings ? ap->n_strings : 1));
-      for (size_t k = 0; v && k < ap->n_strings; k++) {
-        if (ap->strings[k].len && memchr(ap->strings[k].data, 0, ap->strings[k].len))
-          return om__fail(OM_ERR_UNSUPPORTED, "onnx: node '%s': string %zu of attribute %s holds a NUL byte, which is not supported", node, k, ap->name);
-        if ((v[k] = om__arena_alloc(ar, ap->strings[k].len + 1)) && ap->strings[k].len) memcpy(v[k], ap->strings[k].data, ap->strings[k].len);
-        if (!v[k]) v = NULL;
-      }
-      if (!v) return false;
-      a->type = OM_GATTR_STRINGS, a->strs = (const char *const *)v, a->n = (int)ap->n_strings;
-      return true;
-    }
+    case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRINGS: /* StringNormalizer's stopwords, TfIdfVectorizer's pool_strings */
+      return read_attr_strings(ar, node, ap->name, ap->strings, ap->n_strings, a);
     case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPHS:
     case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TENSORS:
     case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__SPARSE_TENSOR:
@@ -516,10 +526,13 @@ static bool read_node(reader *r, const Onnx__NodeProto *np, int k) {
   om_arena *ar = &g->arena;
   if (!np->op_type || !*np->op_type) return FORMAT("node %d has no op_type", k);
   const char *name = np->name && *np->name ? np->name : NULL;
-  if (np->domain && *np->domain && strcmp(np->domain, "ai.onnx"))
-    return om__fail(OM_ERR_UNSUPPORTED, "onnx: node '%s' is %s of domain '%s'; only the default domain is supported",
+  bool ml = np->domain && !strcmp(np->domain, "ai.onnx.ml");
+  if (np->domain && *np->domain && strcmp(np->domain, "ai.onnx") && !ml)
+    return om__fail(OM_ERR_UNSUPPORTED, "onnx: node '%s' is %s of domain '%s'; only the default domain and ai.onnx.ml are supported",
                     name ? name : np->op_type, np->op_type, np->domain);
-  if (!r->default_domain)
+  if (ml && !r->ml_domain)
+    return FORMAT("node '%s' is %s of domain ai.onnx.ml, whose opset the model does not import", name ? name : np->op_type, np->op_type);
+  if (!ml && !r->default_domain)
     return FORMAT("node '%s' is %s of the default domain, whose opset the model does not import", name ? name : np->op_type, np->op_type);
   if (np->n_input > 4096 || np->n_output > 64 || np->n_attribute > 256)
     return FORMAT("node '%s' has %zu inputs, %zu outputs and %zu attributes", name ? name : np->op_type, np->n_input,
@@ -527,7 +540,7 @@ static bool read_node(reader *r, const Onnx__NodeProto *np, int k) {
   om_gnode *n = OM_VEC_PUSH_SLOT(g->nodes);
   if (!n) return false;
   *n = (om_gnode){.op = -1, .n_in = (int)np->n_input, .n_out = (int)np->n_output}; /* n_attrs counts what is read */
-  n->op_type = om__arena_strdup(ar, np->op_type);
+  n->op_type = ml ? om__arena_printf(ar, "ai.onnx.ml.%s", np->op_type) : om__arena_strdup(ar, np->op_type); /* another domain's op type is its own row */
   n->name = name ? om__arena_strdup(ar, name) : om__arena_printf(ar, "%s_%d", np->op_type, k);
   n->in = om__arena_alloc(ar, sizeof(int) * (np->n_input + 1));
   n->out = om__arena_alloc(ar, sizeof(int) * (np->n_output + 1));
@@ -740,9 +753,11 @@ bool om__onnx_read(const void *bytes, size_t n, om_graph *g, int *opset_out) {
                           : FORMAT("the %zu bytes are not a ModelProto (truncated, or not ONNX)", n);
   bool ok = true;
   int64_t opset = -1;
+  bool ml = false;
   for (size_t k = 0; k < mp->n_opset_import; k++) {
     const Onnx__OperatorSetIdProto *o = mp->opset_import[k];
     if (!o->domain || !*o->domain || !strcmp(o->domain, "ai.onnx")) opset = o->version;
+    if (o->domain && !strcmp(o->domain, "ai.onnx.ml")) ml = true;
   }
   if (!mp->has_ir_version || mp->ir_version < OM_ONNX_IR_MIN || mp->ir_version > OM_ONNX_IR_MAX)
     ok = om__fail(OM_ERR_UNSUPPORTED, "onnx: IR version %lld; the reader takes %d to %d", mp->has_ir_version ? (long long)mp->ir_version : 0LL,
@@ -752,7 +767,7 @@ bool om__onnx_read(const void *bytes, size_t n, om_graph *g, int *opset_out) {
                   OM_ONNX_OPSET_MIN, OM_ONNX_OPSET_MAX);
   else if (!mp->graph)
     ok = FORMAT("the model has no graph");
-  reader r = {.g = g, .gp = mp->graph, .default_domain = opset >= 0};
+  reader r = {.g = g, .gp = mp->graph, .default_domain = opset >= 0, .ml_domain = ml};
   ok = ok && read_graph(&r);
   *opset_out = ok && opset >= 0 ? (int)opset : OM_ONNX_OPSET_MAX; /* no default-domain node: nothing to rewrite */
   free(r.names.slot);

@@ -80,7 +80,11 @@ int om__elem_type_out(const om_gnode *n, int j, om_dtype dtype, const int *types
   else if (!strcmp(n->op_type, "CastLike")) t = types[n->in[1]];
   else if (!strcmp(n->op_type, "OneHot")) t = types[n->in[2]];
   else if (!strncmp(n->op_type, "QLinear", 7) && n->n_in > 7) t = types[n->in[7]]; /* y_zero_point's */
-  else if (!strcmp(n->op_type, "ConstantOfShape"))
+  else if (!strcmp(n->op_type, "ai.onnx.ml.LabelEncoder")) { /* values_tensor's type (a narrower one than its dtype), never the input's */
+    for (int a = 0; a < n->n_attrs; a++)
+      if (!strcmp(n->attrs[a].name, "values_tensor") && n->attrs[a].type == OM_GATTR_TENSOR) t = (int)n->attrs[a].i;
+    if (!t) return own;
+  } else if (!strcmp(n->op_type, "ConstantOfShape"))
     for (int a = 0; a < n->n_attrs; a++)
       if (n->attrs[a].type == OM_GATTR_TENSOR) t = (int)n->attrs[a].i;
   for (int i = 0; !t && i < n->n_in; i++) /* else the first input held in the same dtype gives its type */

@@ -1556,8 +1556,10 @@ static bool bind_conv_transpose(om_bind *b) {
   return put(b, 0, y);
 }
 
-/* Col2Im over 2 spatial axes: each block's column of C x KH x KW values summed into the image
- * (fold, into the image with its pads, which then are cut off: pads may differ at the two ends). */
+/* Col2Im over 1 to 3 spatial axes: each block's column of C x K values summed into the image
+ * (fold, into the image with its pads, which then are cut off: pads may differ at the two ends).
+ * The library's fold takes 2 axes: 1 axis is a fold with a second axis of size 1; 3 axes fold the
+ * last two (each first-axis kernel offset and block a row of their own), then the first. */
 static bool bind_col2im(om_bind *b) {
   om_tensor *x = b->in[0];
   int64_t image[3], block[3], zero[2] = {0, 0};
@@ -1565,23 +1567,50 @@ static bool bind_col2im(om_bind *b) {
   spatial sp;
   if (!const_ints(b, 1, image, 3, &ni) || !const_ints(b, 2, block, 3, &nb)) return false;
   if (ni != nb) return om__fail(OM_ERR_FORMAT, "%s (Col2Im): image_shape has %d values, block_shape %d", who(b), ni, nb);
-  if (ni != 2) return unsupported(b, "an image of other than 2 spatial axes");
-  if (!read_spatial(b, 2, image, block, &sp)) return false;
-  int64_t C = 0, K = block[0] * block[1], L = 1, blocks[2];
-  for (int d = 0; d < 2; d++) {
+  if (ni < 1) return om__fail(OM_ERR_FORMAT, "%s (Col2Im): image_shape has no values", who(b));
+  if (!read_spatial(b, ni, image, block, &sp)) return false;
+  int64_t C = 0, K = 1, L = 1, blocks[3], full[3];
+  bool none = false;
+  for (int d = 0; d < ni; d++) {
     if (image[d] < 1 || image[d] > LIMIT) return om__fail(OM_ERR_FORMAT, "%s (Col2Im): image size %lld (1 to 2^30)", who(b), (long long)image[d]);
-    int64_t span = image[d] + sp.pad[d] + sp.pad_end[d] - ((block[d] - 1) * sp.dilation[d] + 1);
+    if (block[d] < 1 || block[d] > LIMIT) return om__fail(OM_ERR_FORMAT, "%s (Col2Im): block size %lld (1 to 2^30)", who(b), (long long)block[d]);
+    full[d] = image[d] + sp.pad[d] + sp.pad_end[d];
+    int64_t span = full[d] - ((block[d] - 1) * sp.dilation[d] + 1);
     blocks[d] = span < 0 ? 0 : span / sp.stride[d] + 1;
-    L *= blocks[d];
+    K *= block[d], L *= blocks[d], none |= !blocks[d];
   }
   if (x->ndim == 3 && x->shape[1] > 0 && K <= LIMIT && x->shape[1] % K == 0) C = x->shape[1] / K;
-  if (x->ndim != 3 || !C || x->shape[2] != L || !blocks[0] || !blocks[1])
+  if (x->ndim != 3 || !C || x->shape[2] != L || none)
     return om__fail(OM_ERR_SHAPE_MISMATCH, "%s (Col2Im): the input must be [N, C x %lld, %lld] for these image, block, pads, strides and dilations", who(b),
                     (long long)K, (long long)L);
   /* fold into the padded image (its sums from zero, in order, as PyTorch's), then the pads cut off */
-  int64_t full[2] = {image[0] + sp.pad[0] + sp.pad_end[0], image[1] + sp.pad[1] + sp.pad_end[1]};
-  om_tensor *y = om_fold(x, full, block, sp.dilation, zero, sp.stride);
-  for (int d = 0; y && d < 2; d++) y = then(y, om_slice(y, 2 + d, sp.pad[d], sp.pad[d] + image[d], 1));
+  int64_t N = x->shape[0];
+  om_scope s = {0};
+  om_tensor *y = NULL;
+  if (ni == 2) {
+    y = om_fold(x, full, block, sp.dilation, zero, sp.stride);
+  } else if (ni == 1) {
+    om_tensor *f = om__keep(&s, om_fold(x, (int64_t[]){full[0], 1}, (int64_t[]){block[0], 1}, (int64_t[]){sp.dilation[0], 1}, zero,
+                                        (int64_t[]){sp.stride[0], 1}));
+    y = f ? om_squeeze(f, (int64_t[]){3}, 1) : NULL;
+  } else {
+    /* [N, C, k0, k1 k2, b0, b1 b2] -> [N C k0 b0, k1 k2, b1 b2], folded over axes 1 and 2 */
+    int64_t k12 = block[1] * block[2], b12 = blocks[1] * blocks[2], P12 = full[1] * full[2];
+    om_tensor *x6 = om__keep(&s, om_reshape(x, (int64_t[]){N, C, block[0], k12, blocks[0], b12}, 6));
+    om_tensor *xp = x6 ? om__keep(&s, om_permute(x6, (int64_t[]){0, 1, 2, 4, 3, 5}, 6)) : NULL;
+    om_tensor *rows = xp ? om__keep(&s, om_reshape(xp, (int64_t[]){N * C * block[0] * blocks[0], k12, b12}, 3)) : NULL;
+    om_tensor *f12 = rows ? om__keep(&s, om_fold(rows, full + 1, block + 1, sp.dilation + 1, zero, sp.stride + 1)) : NULL; /* [., 1, P1, P2] */
+    /* [N C, k0, b0, P1 P2] -> [N C, P1 P2 k0, b0], folded over axis 0 (a second axis of 1) */
+    om_tensor *g = f12 ? om__keep(&s, om_reshape(f12, (int64_t[]){N * C, block[0], blocks[0], P12}, 4)) : NULL;
+    om_tensor *gp = g ? om__keep(&s, om_permute(g, (int64_t[]){0, 3, 1, 2}, 4)) : NULL;
+    om_tensor *cols = gp ? om__keep(&s, om_reshape(gp, (int64_t[]){N * C, P12 * block[0], blocks[0]}, 3)) : NULL;
+    om_tensor *f0 = cols ? om__keep(&s, om_fold(cols, (int64_t[]){full[0], 1}, (int64_t[]){block[0], 1}, (int64_t[]){sp.dilation[0], 1}, zero,
+                                                (int64_t[]){sp.stride[0], 1})) : NULL; /* [N C, P1 P2, P0, 1] */
+    om_tensor *y5 = f0 ? om__keep(&s, om_reshape(f0, (int64_t[]){N, C, full[1], full[2], full[0]}, 5)) : NULL;
+    y = y5 ? om_permute(y5, (int64_t[]){0, 1, 4, 2, 3}, 5) : NULL;
+  }
+  om__scope_end(&s);
+  for (int d = 0; y && d < ni; d++) y = then(y, om_slice(y, 2 + d, sp.pad[d], sp.pad[d] + image[d], 1));
   return put(b, 0, y);
 }
 
@@ -2047,8 +2076,9 @@ static om_tensor *torch_gates(om_tensor *w, int d, int gates, int64_t H, const i
 static bool recur_by_steps(om_bind *b, int gates);
 
 /* LSTM and GRU (ONNX's equations with the default activations; GRU with linear_before_reset 1,
- * PyTorch's) as one lstm_layer / gru_layer per direction; GRU with linear_before_reset 0 step
- * by step (recur_by_steps). */
+ * PyTorch's) as one lstm_layer / gru_layer per direction; with what those layers do not take
+ * (GRU's linear_before_reset 0 or clip, sequence_lens, LSTM's peepholes) step by step
+ * (recur_by_steps). */
 static bool recurrent(om_bind *b, bool lstm) {
   static const int lstm_from[4] = {0, 2, 3, 1}; /* PyTorch i, f, g, o from ONNX i, o, f, c */
   static const int gru_from[3] = {1, 0, 2};     /* PyTorch r, z, n from ONNX z, r, h */
@@ -2059,12 +2089,13 @@ static bool recurrent(om_bind *b, bool lstm) {
   if (!attr_i(b, "hidden_size", -1, &H) || !attr_i(b, "layout", 0, &layout) || !attr_s(b, "direction", "forward", &dir) ||
       !attr_i(b, "linear_before_reset", 0, &lbr) || !attr_i(b, "input_forget", 0, &input_forget) || !attr_f(b, "clip", 0, &clip))
     return false;
-  if (!lstm && !lbr) return recur_by_steps(b, 3); /* not PyTorch's GRU: ONNX's equations step by step */
+  bool lens = b->node->n_in > 4 && b->in[4], peep = lstm && b->node->n_in > 7 && b->in[7];
+  /* not PyTorch's GRU, or what PyTorch's layers do not take: ONNX's equations step by step */
+  if (!lstm && (!lbr || lens || attr(b, "clip"))) return recur_by_steps(b, 3);
   if (attr(b, "activations") || attr(b, "activation_alpha") || attr(b, "activation_beta")) return unsupported(b, "activations other than the defaults");
   if (attr(b, "clip")) return unsupported(b, "clip");
   if (input_forget) return unsupported(b, "input_forget 1");
-  if (b->node->n_in > 4 && b->in[4]) return unsupported(b, "sequence_lens");
-  if (lstm && b->node->n_in > 7 && b->in[7]) return unsupported(b, "peepholes");
+  if (lens || peep) return recur_by_steps(b, 4);
   bool bi = !strcmp(dir, "bidirectional"), rev = !strcmp(dir, "reverse");
   if (!bi && !rev && strcmp(dir, "forward")) return om__fail(OM_ERR_FORMAT, "%s (%s): direction '%s'", who(b), b->node->op_type, dir);
   om_tensor *x = b->in[0], *W = b->in[1], *R = b->in[2], *B = b->node->n_in > 3 ? b->in[3] : NULL;
@@ -2612,69 +2643,129 @@ static bool bind_reverse_sequence(om_bind *b) {
   return ok;
 }
 
-/* One step of RNN (gates 1) or GRU with linear_before_reset 0 (gates 3, ONNX's z, r, h) with
- * the default activations: xt [N, gates H] is the step's input times W^T plus the biases it
- * takes, Rd [gates H, H], Rb the GRU's recurrent biases [3 H] (NULL: none); clip bounds the
- * activations' inputs when clipped. The new h (a new reference). */
-static om_tensor *step_of(om_tensor *xt, om_tensor *h, om_tensor *Rd, om_tensor *Rb, int64_t H, bool clipped, double clip) {
-  double lo = -clip, hi = clip;
+/* What every step of one direction reads: R of the direction [gates H, H]; the GRU's recurrent
+ * biases Rb [3 H] (NULL: none; RNN's and LSTM's are in the input's linear); the LSTM's peepholes
+ * P [3 H] (ONNX's i, o, f; NULL: none); the GRU's linear_before_reset; clip when clipped. */
+typedef struct recur_step {
+  om_tensor *Rd, *Rb, *P;
+  int64_t H;
+  int gates;
+  bool lbr, clipped;
+  double clip;
+} recur_step;
+
+/* An activation's input bounded by clip (ONNX: clip applies to the activations' inputs). */
+static om_tensor *clipped_in(om_scope *s, const recur_step *st, om_tensor *pre) {
+  double lo = -st->clip, hi = st->clip;
+  return pre && st->clipped ? om__keep(s, om_clamp(pre, &lo, &hi)) : pre;
+}
+
+/* One step with the default activations: xt [N, gates H] is the step's input times W^T plus the
+ * biases the input's linear takes, h [N, H] the state, c [N, H] the LSTM's cell (NULL else).
+ * RNN: h' = tanh(xt + h R^T). GRU (ONNX's z, r, h): z, r = sigmoid(xt[z, r] + h R[z, r]^T +
+ * Rb[z, r]); h~ = tanh(xt[h] + (r h) R[h]^T + Rb[h]), or with linear_before_reset
+ * tanh(xt[h] + r (h R[h]^T + Rb[h])); h' = h~ + z (h - h~). LSTM (ONNX's i, o, f, c):
+ * i = sigmoid(xt[i] + h R[i]^T + Pi c), f likewise with Pf, g = tanh(xt[c] + h R[c]^T),
+ * c' = f c + i g, o = sigmoid(xt[o] + h R[o]^T + Po c'), h' = o tanh(c').
+ * The new h (and c' into *c_out): new references; NULL with an error. */
+static om_tensor *step_of(const recur_step *st, om_tensor *xt, om_tensor *h, om_tensor *c, om_tensor **c_out) {
+  int64_t H = st->H;
   om_scope s = {0};
   om_tensor *r = NULL;
-  if (!Rb && Rd->shape[0] == H) { /* RNN: tanh(xt + h R^T) */
-    om_tensor *pre = om__keep(&s, om_add(xt, om__keep(&s, om_linear(h, Rd, NULL))));
-    if (pre && clipped) pre = om__keep(&s, om_clamp(pre, &lo, &hi));
+  if (st->gates == 1) {
+    om_tensor *pre = clipped_in(&s, st, om__keep(&s, om_add(xt, om__keep(&s, om_linear(h, st->Rd, NULL)))));
     r = pre ? om_tanh(pre) : NULL;
     om__scope_end(&s);
     return r;
   }
-  /* GRU: z, r = sigmoid(xt[z, r] + h R[z, r]^T + Rb[z, r]); h~ = tanh(xt[h] + (r h) R[h]^T + Rb[h]); h' = h~ + z (h - h~) */
-  om_tensor *Rzr = om__keep(&s, om_slice(Rd, 0, 0, 2 * H, 1)), *Rh = om__keep(&s, om_slice(Rd, 0, 2 * H, 3 * H, 1));
+  if (st->gates == 4) {
+    om_tensor *pre = om__keep(&s, om_add(xt, om__keep(&s, om_linear(h, st->Rd, NULL)))), *g[4] = {NULL};
+    for (int k = 0; pre && k < 4; k++) g[k] = om__keep(&s, om_slice(pre, 1, k * H, (k + 1) * H, 1));
+    om_tensor *P[3] = {NULL};
+    for (int k = 0; st->P && k < 3; k++) P[k] = om__keep(&s, om_slice(st->P, 0, k * H, (k + 1) * H, 1));
+    bool ok = g[3] && (!st->P || P[2]);
+    if (ok && st->P) ok = (g[0] = om__keep(&s, om_add(g[0], om__keep(&s, om_mul(P[0], c))))) && (g[2] = om__keep(&s, om_add(g[2], om__keep(&s, om_mul(P[2], c)))));
+    om_tensor *i = ok ? om__keep(&s, om_sigmoid(clipped_in(&s, st, g[0]))) : NULL, *f = i ? om__keep(&s, om_sigmoid(clipped_in(&s, st, g[2]))) : NULL;
+    om_tensor *gg = f ? om__keep(&s, om_tanh(clipped_in(&s, st, g[3]))) : NULL;
+    om_tensor *c2 = gg ? om__keep(&s, om_add(om__keep(&s, om_mul(f, c)), om__keep(&s, om_mul(i, gg)))) : NULL, *po = g[1];
+    if (c2 && st->P) po = om__keep(&s, om_add(po, om__keep(&s, om_mul(P[1], c2))));
+    om_tensor *o = c2 && po ? om__keep(&s, om_sigmoid(clipped_in(&s, st, po))) : NULL, *tc = o ? om__keep(&s, om_tanh(clipped_in(&s, st, c2))) : NULL;
+    r = tc ? om_mul(o, tc) : NULL;
+    *c_out = r ? om_tensor_retain(c2) : NULL;
+    om__scope_end(&s);
+    return r;
+  }
+  om_tensor *Rzr = om__keep(&s, om_slice(st->Rd, 0, 0, 2 * H, 1)), *Rh = om__keep(&s, om_slice(st->Rd, 0, 2 * H, 3 * H, 1)), *Rb = st->Rb;
   om_tensor *bzr = Rb ? om__keep(&s, om_slice(Rb, 0, 0, 2 * H, 1)) : NULL, *bh = Rb ? om__keep(&s, om_slice(Rb, 0, 2 * H, 3 * H, 1)) : NULL;
   om_tensor *pzr = Rzr && (!Rb || bzr) ? om__keep(&s, om_add(om__keep(&s, om_slice(xt, 1, 0, 2 * H, 1)), om__keep(&s, om_linear(h, Rzr, bzr)))) : NULL;
-  if (pzr && clipped) pzr = om__keep(&s, om_clamp(pzr, &lo, &hi));
-  om_tensor *zr = pzr ? om__keep(&s, om_sigmoid(pzr)) : NULL;
+  om_tensor *zr = pzr ? om__keep(&s, om_sigmoid(clipped_in(&s, st, pzr))) : NULL;
   om_tensor *z = zr ? om__keep(&s, om_slice(zr, 1, 0, H, 1)) : NULL, *rg = zr ? om__keep(&s, om_slice(zr, 1, H, 2 * H, 1)) : NULL;
-  om_tensor *rh = rg ? om__keep(&s, om_mul(rg, h)) : NULL;
-  om_tensor *ph = rh && Rh && (!Rb || bh) ? om__keep(&s, om_add(om__keep(&s, om_slice(xt, 1, 2 * H, 3 * H, 1)), om__keep(&s, om_linear(rh, Rh, bh)))) : NULL;
-  if (ph && clipped) ph = om__keep(&s, om_clamp(ph, &lo, &hi));
-  om_tensor *ht = ph ? om__keep(&s, om_tanh(ph)) : NULL;
+  om_tensor *xh = rg && Rh && (!Rb || bh) ? om__keep(&s, om_slice(xt, 1, 2 * H, 3 * H, 1)) : NULL, *ph = NULL;
+  if (xh && st->lbr) ph = om__keep(&s, om_add(xh, om__keep(&s, om_mul(rg, om__keep(&s, om_linear(h, Rh, bh))))));
+  else if (xh) ph = om__keep(&s, om_add(xh, om__keep(&s, om_linear(om__keep(&s, om_mul(rg, h)), Rh, bh))));
+  om_tensor *ht = ph ? om__keep(&s, om_tanh(clipped_in(&s, st, ph))) : NULL;
   om_tensor *dz = ht && z ? om__keep(&s, om_mul(z, om__keep(&s, om_sub(h, ht)))) : NULL;
   r = dz ? om_add(ht, dz) : NULL;
   om__scope_end(&s);
   return r;
 }
 
-/* RNN (Tanh, ONNX's default activation) and GRU with linear_before_reset 0 (Sigmoid, Tanh):
- * per direction one linear over every step's input (RNN's biases Wb + Rb, GRU's Wb), then per
- * step step_of, its inputs clipped with clip. */
+/* t where batch row n is still inside its sequence (mask [N, 1] bool), else `past` (a new
+ * reference taken over each side: the step's result and the value kept). */
+static om_tensor *masked(om_tensor *mask, om_tensor *t, om_tensor *past) {
+  om_tensor *r = mask && t && past ? om_where(mask, t, past) : NULL;
+  om_tensor_release(t);
+  om_tensor_release(past);
+  return r;
+}
+
+/* RNN (Tanh, ONNX's default activation), GRU (Sigmoid, Tanh) and LSTM (Sigmoid, Tanh, Tanh) step
+ * by step: per direction one linear over every step's input (RNN's and LSTM's biases Wb + Rb,
+ * GRU's Wb), then per step step_of. With sequence_lens (int [N]) batch row n steps only while
+ * t < len[n] (a reverse direction so starts at len[n] - 1): past it Y is 0 and the states keep
+ * their last value, ONNX's rule, as a mask per step (the lengths may be computed when the graph
+ * runs; a length past T reads as T and below 0 as 0). */
 static bool recur_by_steps(om_bind *b, int gates) {
   const char *op = b->node->op_type;
-  int64_t H, layout;
+  bool lstm = gates == 4;
+  int64_t H, layout, lbr;
   double clip;
   const char *dir;
-  if (!attr_i(b, "hidden_size", -1, &H) || !attr_i(b, "layout", 0, &layout) || !attr_s(b, "direction", "forward", &dir) || !attr_f(b, "clip", 0, &clip))
+  if (!attr_i(b, "hidden_size", -1, &H) || !attr_i(b, "layout", 0, &layout) || !attr_s(b, "direction", "forward", &dir) || !attr_f(b, "clip", 0, &clip) ||
+      !attr_i(b, "linear_before_reset", 0, &lbr))
     return false;
   if (attr(b, "activations") || attr(b, "activation_alpha") || attr(b, "activation_beta"))
     return unsupported(b, gates == 1 ? "activations other than the default (Tanh)" : "activations other than the defaults (Sigmoid, Tanh)");
-  if (b->node->n_in > 4 && b->in[4]) return unsupported(b, "sequence_lens");
   bool bi = !strcmp(dir, "bidirectional"), rev = !strcmp(dir, "reverse"), clipped = attr(b, "clip") != NULL;
   if (!bi && !rev && strcmp(dir, "forward")) return om__fail(OM_ERR_FORMAT, "%s (%s): direction '%s'", who(b), op, dir);
-  om_tensor *x = b->in[0], *W = b->in[1], *R = b->in[2], *B = b->node->n_in > 3 ? b->in[3] : NULL, *h0 = b->node->n_in > 5 ? b->in[5] : NULL;
+  om_tensor *x = b->in[0], *W = b->in[1], *R = b->in[2], *B = b->node->n_in > 3 ? b->in[3] : NULL, *lens = b->node->n_in > 4 ? b->in[4] : NULL;
+  om_tensor *h0 = b->node->n_in > 5 ? b->in[5] : NULL, *c0 = lstm && b->node->n_in > 6 ? b->in[6] : NULL, *P = lstm && b->node->n_in > 7 ? b->in[7] : NULL;
   int D = bi ? 2 : 1;
   int64_t G = gates * H;
   if (x->ndim != 3 || W->ndim != 3 || R->ndim != 3 || W->shape[0] != D || H < 1 || H > LIMIT || W->shape[1] != G || W->shape[2] != x->shape[2] ||
       R->shape[0] != D || R->shape[1] != G || R->shape[2] != H || (B && (B->ndim != 2 || B->shape[0] != D || B->shape[1] != 2 * G)))
     return om__fail(OM_ERR_SHAPE_MISMATCH, "%s (%s): X, W, R and B do not fit hidden_size %lld and direction %s", who(b), op, (long long)H, dir);
+  if (P && (P->ndim != 2 || P->shape[0] != D || P->shape[1] != 3 * H))
+    return om__fail(OM_ERR_SHAPE_MISMATCH, "%s (%s): P must be [%d, %lld]", who(b), op, D, (long long)(3 * H));
   om_scope s = {0}; /* what lives to the end: the inputs transposed, each direction's results */
   bool ok = true;
   if (layout) {
     ok = (x = om__keep(&s, om_transpose(x, 0, 1))) != NULL;
     if (ok && h0) ok = (h0 = om__keep(&s, om_transpose(h0, 0, 1))) != NULL;
+    if (ok && c0) ok = (c0 = om__keep(&s, om_transpose(c0, 0, 1))) != NULL;
   }
   int64_t T = ok ? x->shape[0] : 0, N = ok ? x->shape[1] : 0, zshape[3] = {0, N, H};
-  if (ok && h0 && (h0->ndim != 3 || h0->shape[0] != D || h0->shape[1] != N || h0->shape[2] != H))
-    ok = om__fail(OM_ERR_SHAPE_MISMATCH, "%s (%s): initial_h must be [%lld, %lld, %lld]", who(b), op, (long long)(layout ? N : D), (long long)(layout ? D : N), (long long)H);
-  om_tensor **steps = ok ? om__alloc(sizeof(om_tensor *) * (size_t)(T + 1), op) : NULL, *ys[2] = {NULL}, *hs[2] = {NULL};
+  for (int k = 0; ok && k < 2; k++) {
+    om_tensor *st = k ? c0 : h0;
+    if (st && (st->ndim != 3 || st->shape[0] != D || st->shape[1] != N || st->shape[2] != H))
+      ok = om__fail(OM_ERR_SHAPE_MISMATCH, "%s (%s): %s must be [%lld, %lld, %lld]", who(b), op, k ? "initial_c" : "initial_h", (long long)(layout ? N : D),
+                    (long long)(layout ? D : N), (long long)H);
+  }
+  if (ok && lens && (lens->dtype != OM_INT64 || lens->ndim != 1 || lens->shape[0] != N))
+    ok = om__fail(OM_ERR_SHAPE_MISMATCH, "%s (%s): sequence_lens must be int32 of the batch's size %lld", who(b), op, (long long)N);
+  om_tensor *len2 = ok && lens ? om__keep(&s, om_unsqueeze(lens, 1)) : NULL, *zero = ok && lens ? om__keep(&s, om_scalar(0, OM_FLOAT32)) : NULL; /* [N, 1] */
+  ok = ok && (!lens || (len2 && zero));
+  om_tensor **steps = ok ? om__alloc(sizeof(om_tensor *) * (size_t)(T + 1), op) : NULL, *ys[2] = {NULL}, *hs[2] = {NULL}, *cs[2] = {NULL};
   ok = steps != NULL;
   if (steps) memset(steps, 0, sizeof(om_tensor *) * (size_t)(T + 1));
   for (int d = 0; ok && d < D; d++) {
@@ -2683,37 +2774,54 @@ static bool recur_by_steps(om_bind *b, int gates) {
     if (B) {
       om_tensor *bd = om__keep(&t, om_select(B, 0, d)), *Wb = bd ? om__keep(&t, om_slice(bd, 0, 0, G, 1)) : NULL;
       Rb = bd ? om__keep(&t, om_slice(bd, 0, G, 2 * G, 1)) : NULL;
-      bias = gates > 1 ? Wb : Wb && Rb ? om__keep(&t, om_add(Wb, Rb)) : NULL;
-      if (gates == 1) Rb = NULL;
+      bias = gates != 3 ? (Wb && Rb ? om__keep(&t, om_add(Wb, Rb)) : NULL) : Wb;
+      if (gates != 3) Rb = NULL;
     }
-    om_tensor *Rd = om__keep(&t, om_select(R, 0, d)), *xw = om__keep(&t, om_linear(x, om__keep(&t, om_select(W, 0, d)), bias));
+    recur_step st = {.Rd = om__keep(&t, om_select(R, 0, d)), .Rb = Rb, .P = P ? om__keep(&t, om_select(P, 0, d)) : NULL, .H = H, .gates = gates,
+                     .lbr = lbr != 0, .clipped = clipped, .clip = clip};
+    om_tensor *xw = om__keep(&t, om_linear(x, om__keep(&t, om_select(W, 0, d)), bias));
     int64_t hshape[2] = {N, H};
-    om_tensor *h = h0 ? om_select(h0, 0, d) : om_zeros(hshape, 2, OM_FLOAT32);
-    ok = Rd && xw && (!B || (bias && (gates == 1 || Rb))) && h;
+    om_tensor *h = h0 ? om_select(h0, 0, d) : om_zeros(hshape, 2, OM_FLOAT32), *c = !lstm ? NULL : c0 ? om_select(c0, 0, d) : om_zeros(hshape, 2, OM_FLOAT32);
+    ok = st.Rd && xw && (!B || (bias && (gates != 3 || Rb))) && (!P || st.P) && h && (!lstm || c);
     for (int64_t k = 0; ok && k < T; k++) {
       int64_t at = rev || d == 1 ? T - 1 - k : k;
-      om_tensor *xt = om_select(xw, 0, at);
-      steps[at] = xt ? step_of(xt, h, Rd, Rb, H, clipped, clip) : NULL;
-      om_tensor_release(xt);
-      ok = (h = then(h, om_tensor_retain(steps[at]))) != NULL;
+      om_tensor *xt = om_select(xw, 0, at), *c2 = NULL, *mask = NULL, *at_t = NULL;
+      om_tensor *h2 = xt ? step_of(&st, xt, h, c, &c2) : NULL;
+      if (h2 && lens) mask = (at_t = om_scalar((double)at, OM_INT64)) ? om_lt(at_t, len2) : NULL;
+      if (lens) { /* inside its sequence the step's result, else Y 0 and the states kept */
+        steps[at] = h2 ? om_where(mask, h2, zero) : NULL;
+        h2 = masked(mask, h2, om_tensor_retain(h));
+        if (lstm) c2 = masked(mask, c2, om_tensor_retain(c));
+      } else {
+        steps[at] = om_tensor_retain(h2);
+      }
+      om__release_all((om_tensor *[]){xt, mask, at_t}, 3);
+      ok = steps[at] && h2 && (!lstm || c2);
+      h = then(h, h2);
+      if (lstm) c = then(c, c2);
+      ok = ok && h && (!lstm || c);
     }
     ys[d] = ok ? om__keep(&s, T ? om_stack(steps, (int)T, 0) : om_zeros(zshape, 3, OM_FLOAT32)) : NULL;
     hs[d] = ok ? om__keep(&s, om_tensor_retain(h)) : NULL;
+    cs[d] = ok && lstm ? om__keep(&s, om_tensor_retain(c)) : NULL;
     om__release_all(steps, (int)T);
     memset(steps, 0, sizeof(om_tensor *) * (size_t)T);
-    om_tensor_release(h);
+    om__release_all((om_tensor *[]){h, c}, 2);
     om__scope_end(&t);
-    ok = ok && ys[d] && hs[d];
+    ok = ok && ys[d] && hs[d] && (!lstm || cs[d]);
   }
   free(steps);
-  om_tensor *y = ok ? om__keep(&s, om_stack(ys, D, 1)) : NULL, *h = ok ? om__keep(&s, om_stack(hs, D, 0)) : NULL; /* [T, D, N, H], [D, N, H] */
-  if (y && h && layout) { /* back to batch first: Y [N, T, D, H], Y_h [N, D, H] */
+  /* [T, D, N, H], [D, N, H] */
+  om_tensor *y = ok ? om__keep(&s, om_stack(ys, D, 1)) : NULL, *h = ok ? om__keep(&s, om_stack(hs, D, 0)) : NULL, *c = ok && lstm ? om__keep(&s, om_stack(cs, D, 0)) : NULL;
+  if (y && h && layout) { /* back to batch first: Y [N, T, D, H], Y_h and Y_c [N, D, H] */
     int64_t perm[4] = {2, 0, 1, 3};
     y = om__keep(&s, om_permute(y, perm, 4));
     h = om__keep(&s, om_transpose(h, 0, 1));
+    if (c) c = om__keep(&s, om_transpose(c, 0, 1));
   }
-  ok = ok && y && h && put(b, 0, om_tensor_retain(y));
+  ok = ok && y && h && (!lstm || c) && put(b, 0, om_tensor_retain(y));
   if (ok && b->node->n_out > 1) ok = put(b, 1, om_tensor_retain(h));
+  if (ok && lstm && b->node->n_out > 2) ok = put(b, 2, om_tensor_retain(c));
   om__scope_end(&s);
   return ok;
 }
@@ -3960,6 +4068,156 @@ static bool tfidf_vectorizer_strings(om_bind *b) {
   return ok;
 }
 
+/* ---- ai.onnx.ml (the reader names its op types "ai.onnx.ml.<op>") ---- */
+
+/* Binarizer: 1 where x > threshold, else 0, in x's type (NaN is not above it: 0). An integer is
+ * above the threshold exactly when it is above its floor. */
+static bool bind_ml_binarizer(om_bind *b) {
+  double th;
+  om_tensor *x = b->in[0];
+  if (!attr_f(b, "threshold", 0, &th)) return false;
+  if (x->dtype == OM_BOOL) return om__fail(OM_ERR_FORMAT, "%s (Binarizer): the input must be numbers", who(b));
+  om_scope s = {0};
+  om_tensor *above = om__keep(&s, om_gt(x, om__keep(&s, om_scalar(x->dtype == OM_INT64 ? floor(th) : th, x->dtype))));
+  bool ok = put(b, 0, above ? om_cast(above, x->dtype) : NULL);
+  om__scope_end(&s);
+  return ok;
+}
+
+/* ArrayFeatureExtractor: the last axis's elements that y (int64, any shape) names, in its
+ * order: [..., numel(y)]; a 1-D x is [1, n] first (onnxruntime's). An index outside the axis is
+ * index_select's IndexOutOfRange. */
+static bool bind_ml_array_feature_extractor(om_bind *b) {
+  om_tensor *x = b->in[0], *y = b->in[1];
+  if (y->dtype != OM_INT64) return om__fail(OM_ERR_FORMAT, "%s (ArrayFeatureExtractor): the indices must be int64", who(b));
+  if (x->ndim < 1) return om__fail(OM_ERR_SHAPE_MISMATCH, "%s (ArrayFeatureExtractor): the input has no axis", who(b));
+  int64_t n = om_tensor_numel(y);
+  om_scope s = {0};
+  om_tensor *x2 = x->ndim == 1 ? om__keep(&s, om_reshape(x, (int64_t[]){1, x->shape[0]}, 2)) : x, *flat = om__keep(&s, om_reshape(y, &n, 1));
+  bool ok = put(b, 0, x2 && flat ? om_index_select(x2, x2->ndim - 1, flat) : NULL);
+  om__scope_end(&s);
+  return ok;
+}
+
+/* LabelEncoder's keys and values: from keys_* / values_* (opset 2), keys_tensor / values_tensor
+ * (opset 4) or opset 1's classes_strings (string keys, their indices the values); the default
+ * from default_* (default_int64 -1, default_float -0.0 as ONNX's). Numbers as double, strings as
+ * the attribute's. */
+typedef struct ml_map {
+  int n;
+  const char *const *keys_s; /* string keys, or NULL */
+  double *keys, *values, def; /* number keys (or NULL), the values, the default */
+  om_dtype dtype;             /* the values' */
+} ml_map;
+
+/* Attribute a (INTS, FLOATS or a numeric TENSOR) as n doubles into a new array (*out); its dtype. */
+static bool ml_numbers(om_bind *b, const om_gattr *a, double **out, int *n, om_dtype *dtype) {
+  int64_t count = a->type == OM_GATTR_TENSOR ? om_tensor_numel(a->t) : a->n;
+  if (a->type != OM_GATTR_INTS && a->type != OM_GATTR_FLOATS && a->type != OM_GATTR_TENSOR)
+    return om__fail(OM_ERR_UNSUPPORTED, "%s (LabelEncoder): attribute %s of strings (string values are not taken yet)", who(b), a->name);
+  if (count > INT32_MAX) return om__fail(OM_ERR_FORMAT, "%s (LabelEncoder): attribute %s is too long", who(b), a->name);
+  double *v = om__alloc(sizeof(double) * (size_t)(count + 1), "LabelEncoder");
+  if (!v) return false;
+  for (int64_t k = 0; k < count; k++)
+    v[k] = a->type == OM_GATTR_INTS ? (double)a->ints[k] : a->type == OM_GATTR_FLOATS ? (double)a->floats[k] : om__get_flat(a->t, k);
+  *out = v, *n = (int)count;
+  *dtype = a->type == OM_GATTR_INTS ? OM_INT64 : a->type == OM_GATTR_FLOATS ? OM_FLOAT32 : a->t->dtype;
+  return true;
+}
+
+static bool ml_map_read(om_bind *b, ml_map *m) {
+  const om_gattr *ks = attr(b, "keys_strings"), *ki = attr(b, "keys_int64s"), *kf = attr(b, "keys_floats"), *kt = attr(b, "keys_tensor");
+  const om_gattr *vs = attr(b, "values_strings"), *vi = attr(b, "values_int64s"), *vf = attr(b, "values_floats"), *vt = attr(b, "values_tensor");
+  const om_gattr *cl = attr(b, "classes_strings");
+  *m = (ml_map){0};
+  if (cl) { /* opset 1: strings to their index, or back (not taken) */
+    if (!attr_type(b, cl, OM_GATTR_STRINGS)) return false;
+    if (b->seq_in[0] && b->seq_in[0]->str) {
+      m->n = cl->n, m->keys_s = cl->strs, m->dtype = OM_INT64;
+      if (!(m->values = om__alloc(sizeof(double) * (size_t)(cl->n + 1), "LabelEncoder"))) return false;
+      for (int k = 0; k < cl->n; k++) m->values[k] = k;
+      int64_t d;
+      return attr_i(b, "default_int64", -1, &d) && (m->def = (double)d, true);
+    }
+    return om__fail(OM_ERR_UNSUPPORTED, "%s (LabelEncoder): integers to classes_strings (string values are not taken yet)", who(b));
+  }
+  const om_gattr *key = ks ? ks : ki ? ki : kf ? kf : kt, *val = vs ? vs : vi ? vi : vf ? vf : vt;
+  if (!key || !val || (!!ks + !!ki + !!kf + !!kt) != 1 || (!!vs + !!vi + !!vf + !!vt) != 1)
+    return om__fail(OM_ERR_FORMAT, "%s (LabelEncoder): give exactly one keys_* and one values_* attribute", who(b));
+  int nk = 0, nv = 0;
+  om_dtype kd;
+  if (key == ks || (key == kt && kt->type == OM_GATTR_STRINGS)) { /* keys_tensor of strings: the reader's STRINGS */
+    if (!attr_type(b, key, OM_GATTR_STRINGS)) return false;
+    m->keys_s = key->strs, nk = key->n;
+  } else if (!ml_numbers(b, key, &m->keys, &nk, &kd)) {
+    return false;
+  }
+  if (!ml_numbers(b, val, &m->values, &nv, &m->dtype)) return false;
+  if (nk != nv) return om__fail(OM_ERR_FORMAT, "%s (LabelEncoder): %d keys for %d values", who(b), nk, nv);
+  m->n = nk;
+  if (m->dtype == OM_BOOL) return om__fail(OM_ERR_UNSUPPORTED, "%s (LabelEncoder): bool values", who(b));
+  const om_gattr *dt = attr(b, "default_tensor");
+  if (dt) {
+    if (!attr_type(b, dt, OM_GATTR_TENSOR)) return false;
+    if (om_tensor_numel(dt->t) != 1) return om__fail(OM_ERR_FORMAT, "%s (LabelEncoder): default_tensor must hold one value", who(b));
+    m->def = om__get_flat(dt->t, 0);
+  } else if (m->dtype == OM_INT64) {
+    int64_t d;
+    if (!attr_i(b, "default_int64", -1, &d)) return false;
+    m->def = (double)d;
+  } else {
+    if (!attr_f(b, "default_float", -0.0, &m->def)) return false;
+  }
+  return true;
+}
+
+static void ml_map_free(ml_map *m) { free(m->keys), free(m->values); }
+
+/* LabelEncoder of numbers: from the default, each key's value where x equals it (the first key
+ * of a repeated one wins: the keys applied last to first). */
+static bool bind_ml_label_encoder(om_bind *b) {
+  ml_map m;
+  om_tensor *x = b->in[0];
+  if (!ml_map_read(b, &m)) return ml_map_free(&m), false;
+  bool ok = m.keys != NULL || om__fail(OM_ERR_FORMAT, "%s (LabelEncoder): string keys for an input of numbers", who(b));
+  om_scope s = {0};
+  om_tensor *y = ok ? om__keep(&s, om_full(x->shape, x->ndim, m.dtype, m.def)) : NULL;
+  for (int k = m.n - 1; y && k >= 0; k--) {
+    om_tensor *hit = om__keep(&s, om_eq(x, om__keep(&s, om_scalar(m.keys[k], x->dtype))));
+    y = hit ? om__keep(&s, om_where(hit, om__keep(&s, om_scalar(m.values[k], m.dtype)), y)) : NULL;
+  }
+  ok = ok && put(b, 0, om_tensor_retain(y));
+  om__scope_end(&s);
+  ml_map_free(&m);
+  return ok;
+}
+
+/* LabelEncoder of strings (known when planning): each the value of the first key equal to it,
+ * else the default. */
+static bool ml_label_encoder_strings(om_bind *b) {
+  const om_strings *x = str_input(b, 0);
+  ml_map m;
+  if (!x) return false;
+  if (!ml_map_read(b, &m)) return ml_map_free(&m), false;
+  bool ok = m.keys_s != NULL || om__fail(OM_ERR_FORMAT, "%s (LabelEncoder): number keys for an input of strings", who(b));
+  om_meta meta = {.dtype = m.dtype, .ndim = x->ndim};
+  memcpy(meta.shape, x->shape, sizeof meta.shape);
+  om_tensor *y = ok ? om__tensor_new(&meta, false, "LabelEncoder") : NULL;
+  for (int64_t i = 0; y && i < x->n; i++) {
+    double v = m.def;
+    for (int k = 0; k < m.n; k++)
+      if (strlen(m.keys_s[k]) == x->len[i] && !memcmp(m.keys_s[k], x->s[i], x->len[i])) {
+        v = m.values[k];
+        break;
+      }
+    if (m.dtype == OM_INT64) ((int64_t *)om__data(y))[i] = (int64_t)v;
+    else if (m.dtype == OM_FLOAT64) ((double *)om__data(y))[i] = v;
+    else ((float *)om__data(y))[i] = (float)v;
+  }
+  ml_map_free(&m);
+  return put(b, 0, ok ? y : NULL);
+}
+
 /* The rows that take strings, and their string rules (the rows' own for the string ops). */
 static const struct {
   const char *op_type;
@@ -3971,7 +4229,7 @@ static const struct {
     {"RegexFullMatch", bind_regex_full_match}, {"Reshape", moved_strings}, {"ReverseSequence", moved_strings}, {"Slice", moved_strings}, {"SpaceToDepth", moved_strings},
     {"Split", moved_strings}, {"Squeeze", moved_strings}, {"StringConcat", bind_string_concat}, {"StringNormalizer", bind_string_normalizer},
     {"StringSplit", bind_string_split}, {"TfIdfVectorizer", tfidf_vectorizer_strings}, {"Tile", moved_strings}, {"Transpose", moved_strings}, {"Unsqueeze", moved_strings},
-    {"Where", moved_strings},
+    {"Where", moved_strings}, {"ai.onnx.ml.LabelEncoder", ml_label_encoder_strings},
 };
 
 bool (*om__onnx_string_rule(const char *op_type))(om_bind *b) {
@@ -3995,6 +4253,13 @@ static const om_graph *graph_attr(const om_gnode *n, const char *name) {
 }
 
 /* The checker's rules for a node's subgraphs (ONNX's checker refuses the model otherwise), at create. */
+/* Whether n is a Scan of opset 8's form (the version pass marked it; sequence_lens its last input). */
+static bool scan8(const om_gnode *n) {
+  for (int k = 0; k < n->n_attrs; k++)
+    if (!strcmp(n->attrs[k].name, OM_SCAN8_MARK)) return true;
+  return false;
+}
+
 bool om__onnx_check_subgraphs(const om_gnode *n) {
   const char *op = n->op_type;
   bool is_if = !strcmp(op, "If"), is_loop = !strcmp(op, "Loop"), is_scan = !strcmp(op, "Scan"), is_map = !strcmp(op, "SequenceMap");
@@ -4005,7 +4270,7 @@ bool om__onnx_check_subgraphs(const om_gnode *n) {
   for (int q = 0; q < 2 && names[q]; q++) {
     const om_graph *g = graph_attr(n, names[q]);
     if (!g) return om__fail(OM_ERR_FORMAT, "session: node '%s' (%s) has no graph attribute %s", n->name, op, names[q]);
-    int want_in = is_if ? 0 : n->n_in, want_out = is_loop ? -1 : n->n_out; /* a Loop body's outputs are counted below */
+    int want_in = is_if ? 0 : n->n_in - (is_scan && scan8(n)), want_out = is_loop ? -1 : n->n_out; /* a Loop body's outputs are counted below */
     if (g->inputs.n != want_in)
       return om__fail(OM_ERR_FORMAT, "session: node '%s' (%s): its %s takes %d inputs; %s", n->name, op, names[q], g->inputs.n,
                       is_if ? "a branch takes none" : is_loop ? "a Loop body takes the iteration number, the condition and one per loop-carried value"
@@ -4116,9 +4381,31 @@ static bool bind_loop(om_bind *b) {
   return ok;
 }
 
+/* len steps of a Scan: per step each scan input xs[k] sliced along axis[k] (from the end where
+ * dirs[k] is 1) after the states in in[0 .. n_state) (references, replaced by each step's), the
+ * body bound on them, and each scan output's element pushed to scans. */
+static bool scan_steps(om_bind *b, const om_graph *body, om_tensor **in, int n_state, om_tensor *const *xs, int m, const int *axis,
+                       const int64_t *dirs, int64_t len, stacked *scans, int n_scan) {
+  int n_body = body->outputs.n;
+  om_tensor **outs = calloc((size_t)n_body + 1, sizeof *outs);
+  bool ok = outs || om__fail(OM_ERR_OUT_OF_MEMORY, "%s (Scan): out of memory", who(b));
+  for (int64_t t = 0; ok && t < len; t++) {
+    for (int k = 0; ok && k < m; k++)
+      ok = (in[n_state + k] = then(in[n_state + k], om_select(xs[k], axis[k], dirs && dirs[k] ? len - 1 - t : t))) != NULL;
+    ok = ok && om__bind_subgraph(b, body, in, NULL, n_state + m, outs, NULL);
+    for (int k = 0; ok && k < n_state; k++) in[k] = then(in[k], om_tensor_retain(outs[k]));
+    for (int k = 0; ok && k < n_scan; k++) ok = stacked_push(&scans[k], om_tensor_retain(outs[n_state + k]));
+    if (outs) om__release_all(outs, n_body);
+  }
+  free(outs);
+  return ok;
+}
+
+static bool bind_scan8(om_bind *b, const om_graph *body, int m);
+
 /* Scan (opset 9's form): the body runs once per slice of the scan inputs along their axes (from the
  * end where a direction is 1) on the state, giving the next state and one element of each scan
- * output, stacked along its axis (in reverse where its direction is 1). */
+ * output, stacked along its axis (in reverse where its direction is 1). Opset 8's form: bind_scan8. */
 static bool bind_scan(om_bind *b) {
   const om_graph *body = graph_attr(b->node, "body");
   int64_t m, in_axes[64], in_dirs[64], out_axes[64], out_dirs[64];
@@ -4126,8 +4413,10 @@ static bool bind_scan(om_bind *b) {
   const om_gattr *ma = attr(b, "num_scan_inputs");
   if (!ma || !attr_type(b, ma, OM_GATTR_INT)) return om__fail(OM_ERR_FORMAT, "%s (Scan): attribute num_scan_inputs is required", who(b));
   m = ma->i;
-  if (m < 1 || m > b->node->n_in || m > 64)
-    return om__fail(OM_ERR_FORMAT, "%s (Scan): num_scan_inputs is %lld for %d inputs", who(b), (long long)m, b->node->n_in);
+  bool v8 = scan8(b->node);
+  if (m < 1 || m > b->node->n_in - v8 || m > 64)
+    return om__fail(OM_ERR_FORMAT, "%s (Scan): num_scan_inputs is %lld for %d inputs", who(b), (long long)m, b->node->n_in - v8);
+  if (v8) return bind_scan8(b, body, (int)m);
   int n_state = b->node->n_in - (int)m, n_scan = b->node->n_out - n_state;
   if (n_scan < 0 || n_scan > 64) return om__fail(OM_ERR_FORMAT, "%s (Scan): %d outputs for %d states", who(b), b->node->n_out, n_state);
   if (!attr_ints(b, "scan_input_axes", in_axes, 64, &n_ia) || !attr_ints(b, "scan_input_directions", in_dirs, 64, &n_id) ||
@@ -4145,27 +4434,98 @@ static bool bind_scan(om_bind *b) {
                       (long long)x->shape[axis[k]], axis[k], (long long)len);
     len = x->shape[axis[k]];
   }
-  int n_in = b->node->n_in, n_body = body->outputs.n;
-  om_tensor **in = calloc((size_t)n_in, sizeof *in), **outs = calloc((size_t)n_body + 1, sizeof *outs);
+  int n_in = b->node->n_in;
+  om_tensor **in = calloc((size_t)n_in, sizeof *in);
   stacked *scans = calloc((size_t)n_scan + 1, sizeof *scans);
-  bool ok = in && outs && scans;
+  bool ok = in && scans;
   if (!ok) om__fail(OM_ERR_OUT_OF_MEMORY, "%s (Scan): out of memory", who(b));
   for (int k = 0; ok && k < n_state; k++) in[k] = om_tensor_retain(b->in[k]);
-  for (int64_t t = 0; ok && t < len; t++) {
-    for (int k = 0; ok && k < m; k++) {
-      int64_t at = n_id >= 0 && in_dirs[k] ? len - 1 - t : t;
-      ok = (in[n_state + k] = then(in[n_state + k], om_select(b->in[n_state + k], axis[k], at))) != NULL;
-    }
-    ok = ok && om__bind_subgraph(b, body, in, NULL, n_in, outs, NULL);
-    for (int k = 0; ok && k < n_state; k++) in[k] = then(in[k], om_tensor_retain(outs[k]));
-    for (int k = 0; ok && k < n_scan; k++) ok = stacked_push(&scans[k], om_tensor_retain(outs[n_state + k]));
-    if (outs) om__release_all(outs, n_body);
-  }
+  ok = ok && scan_steps(b, body, in, n_state, b->in + n_state, (int)m, axis, n_id >= 0 ? in_dirs : NULL, len, scans, n_scan);
   for (int k = 0; ok && k < n_state; k++) ok = put(b, k, om_tensor_retain(in[k]));
   for (int k = 0; ok && k < n_scan; k++)
     ok = stacked_put(b, n_state + k, &scans[k], n_oa >= 0 ? out_axes[k] : 0, n_od >= 0 && out_dirs[k]);
   if (in) om__release_all(in, n_in);
-  free(in), free(outs);
+  free(in);
+  if (scans) stacked_free(scans, n_scan);
+  return ok;
+}
+
+/* Scan of opset 8: the states [B, ...] and the m scan inputs [B, T, ...], then sequence_lens
+ * (optional, int [B]; the file's input 0, moved last by the version pass); per batch row the body runs over the row's first len steps (scanned
+ * from step len - 1 where its direction is 1), its states and scan outputs [B, T, ...] stacked
+ * over the rows, a scan output's steps past len zero (onnxruntime's Scan 8). The lengths decide
+ * how many steps are bound: known when planning. */
+static bool bind_scan8(om_bind *b, const om_graph *body, int m) {
+  int n_in = b->node->n_in, n_state = n_in - 1 - m, n_scan = b->node->n_out - n_state;
+  int64_t dirs[64];
+  int n_d, axis[64] = {0};
+  if (n_scan < 0 || n_scan > 64) return om__fail(OM_ERR_FORMAT, "%s (Scan): %d outputs for %d states", who(b), b->node->n_out, n_state);
+  if (!attr_ints(b, "directions", dirs, 64, &n_d)) return false;
+  if (n_d >= 0 && n_d != m) return om__fail(OM_ERR_FORMAT, "%s (Scan): directions gives %d values for %d scan inputs", who(b), n_d, m);
+  om_tensor *const *st = b->in, *const *xs = b->in + n_state, *l = b->in[n_in - 1];
+  int64_t B = n_state ? st[0]->shape[0] : xs[0]->shape[0], T = xs[0]->ndim > 1 ? xs[0]->shape[1] : -1;
+  for (int k = 0; k < n_state + m; k++) {
+    const om_tensor *x = b->in[k];
+    if (x->ndim < 1 + (k >= n_state) || x->shape[0] != B || (k >= n_state && x->shape[1] != T))
+      return om__fail(OM_ERR_SHAPE_MISMATCH, "%s (Scan): input %d must be [%lld%s, ...] (opset 8: the batch axis first%s)", who(b), 1 + k,
+                      (long long)B, k >= n_state ? ", T" : "", k >= n_state ? ", then the sequence" : "");
+  }
+  int64_t *lens = calloc((size_t)B + 1, sizeof *lens);
+  if (!lens) return om__fail(OM_ERR_OUT_OF_MEMORY, "%s (Scan): out of memory", who(b));
+  bool ok = true;
+  for (int64_t r = 0; r < B; r++) lens[r] = T;
+  if (l) {
+    om_tensor *dense = NULL;
+    if (l->dtype != OM_INT64 || l->ndim != 1 || l->shape[0] != B)
+      ok = om__fail(OM_ERR_SHAPE_MISMATCH, "%s (Scan): sequence_lens must be int64 of the batch's size %lld", who(b), (long long)B);
+    ok = ok && known(b, n_in - 1) && (dense = om_contiguous(l)) != NULL;
+    for (int64_t r = 0; ok && r < B; r++)
+      if ((lens[r] = ((const int64_t *)om__data(dense))[r]) < 0 || lens[r] > T)
+        ok = om__fail(OM_ERR_INVALID_ARGUMENT, "%s (Scan): sequence_lens[%lld] is %lld (0 to %lld)", who(b), (long long)r, (long long)lens[r], (long long)T);
+    om_tensor_release(dense);
+  }
+  /* per row: its states and scan inputs selected, its steps, its scan outputs padded to T */
+  om_tensor **in = calloc((size_t)(n_state + m) + 1, sizeof *in), **row_x = calloc((size_t)m + 1, sizeof *row_x);
+  stacked *rows = calloc((size_t)(n_state + n_scan) + 1, sizeof *rows), *scans = calloc((size_t)n_scan + 1, sizeof *scans);
+  ok = ok && ((in && row_x && rows && scans) || om__fail(OM_ERR_OUT_OF_MEMORY, "%s (Scan): out of memory", who(b)));
+  for (int64_t r = 0; ok && r < B; r++) {
+    for (int k = 0; ok && k < n_state; k++) ok = (in[k] = om_select(st[k], 0, r)) != NULL;
+    for (int k = 0; ok && k < m; k++) ok = (row_x[k] = om_select(xs[k], 0, r)) != NULL;
+    ok = ok && scan_steps(b, body, in, n_state, row_x, m, axis, n_d >= 0 ? dirs : NULL, lens[r], scans, n_scan);
+    for (int k = 0; ok && k < n_state; k++) ok = stacked_push(&rows[k], om_tensor_retain(in[k]));
+    for (int k = 0; ok && k < n_scan; k++) {
+      om_tensor *y = NULL;
+      if (scans[k].n) {
+        y = om_stack(scans[k].t, (int)scans[k].n, 0);
+        if (y && lens[r] < T) {
+          int64_t shape[OM_MAX_DIMS];
+          memcpy(shape, y->shape, sizeof(int64_t) * (size_t)y->ndim);
+          shape[0] = T - lens[r];
+          om_tensor *z = om_zeros(shape, y->ndim, y->dtype);
+          y = then(y, z ? om_cat((om_tensor *[]){y, z}, 2, 0) : NULL);
+          om_tensor_release(z);
+        }
+      }
+      ok = (y || !scans[k].n) && stacked_push(&rows[n_state + k], y); /* NULL: a row of length 0, filled below */
+      om__release_all(scans[k].t, (int)scans[k].n);
+      scans[k].n = 0;
+    }
+    om__release_all(in, n_state + m);
+    om__release_all(row_x, m);
+  }
+  for (int k = 0; ok && k < n_scan; k++) { /* a row of length 0: zeros of another row's shape */
+    stacked *s = &rows[n_state + k];
+    const om_tensor *like = NULL;
+    for (int64_t r = 0; !like && r < s->n; r++) like = s->t[r];
+    if (!like && B) ok = om__fail(OM_ERR_UNSUPPORTED, "%s (Scan): output %d after no iteration (its element shape is not known without one)", who(b), n_state + k);
+    for (int64_t r = 0; ok && r < s->n; r++)
+      if (!s->t[r]) ok = (s->t[r] = om_zeros(like->shape, like->ndim, like->dtype)) != NULL;
+  }
+  for (int k = 0; ok && k < n_state + n_scan; k++) ok = stacked_put(b, k, &rows[k], 0, false);
+  if (in) om__release_all(in, n_state + m);
+  if (row_x) om__release_all(row_x, m);
+  free(in), free(row_x), free(lens);
+  if (rows) stacked_free(rows, n_state + n_scan);
   if (scans) stacked_free(scans, n_scan);
   return ok;
 }
@@ -4624,7 +4984,7 @@ static const om_onnx_rule rules[] = {
     {"Celu", 1, 1, 1, bind_celu, "where(x > 0, x, alpha elu(x / alpha))"},
     {"CenterCropPad", 2, 2, 1, bind_center_crop_pad, "slice, pad with zeros (the sizes known when planning; axes)"},
     {"Clip", 1, 3, 1, bind_clip, "clamp (bounds known when planning), else Max / Min"},
-    {"Col2Im", 3, 3, 1, bind_col2im, "fold into the padded image, the pads cut off (2 spatial axes; image_shape and block_shape known when planning)"},
+    {"Col2Im", 3, 3, 1, bind_col2im, "fold into the padded image, the pads cut off (1 to 3 spatial axes: 3 as two folds; image_shape and block_shape known when planning)"},
     {"Compress", 2, 2, 1, bind_compress, "index_select of the true positions (the condition decides the shape: a plan per value of it when fed or computed)"},
     {"Concat", 1, MANY, 1, bind_concat, "cat"},
     {"ConcatFromSequence", 1, 1, 1, bind_concat_from_sequence, "cat, or stack (new_axis)"},
@@ -4653,7 +5013,7 @@ static const om_onnx_rule rules[] = {
     {"EyeLike", 1, 1, 1, bind_eye_like, "eq(column - row, k), cast (k, dtype)"},
     {"Flatten", 1, 1, 1, bind_flatten, "reshape"},
     {"Floor", 1, 1, 1, bind_floor, "floor"},
-    {"GRU", 3, 6, 2, bind_gru, "gru_layer per direction (linear_before_reset 1, default activations); linear_before_reset 0: per step linear, sigmoid, tanh as RNN (clip, layout); sequence_lens refused"},
+    {"GRU", 3, 6, 2, bind_gru, "gru_layer per direction (linear_before_reset 1, default activations); linear_before_reset 0, clip or sequence_lens: per step linear, sigmoid, tanh as RNN (layout)"},
     {"Gather", 2, 2, 1, bind_gather, "select (one index known when planning), else index_select and reshape"},
     {"GatherElements", 2, 2, 1, bind_gather_elements, "gather"},
     {"GatherND", 2, 2, 1, bind_gather_nd, "index_select of rows of the data flattened to [batch x indexed axes, rest] (batch_dims; negative indices count from the end)"},
@@ -4677,7 +5037,7 @@ static const om_onnx_rule rules[] = {
     {"IsInf", 1, 1, 1, bind_is_inf, "eq(x, inf), eq(x, -inf) (detect_positive, detect_negative)"},
     {"IsNaN", 1, 1, 1, bind_is_nan, "ne(x, x)"},
     {"LRN", 1, 1, 1, bind_lrn, "x / (bias + alpha avg_pool2d(x x over [size, 1] channels))^beta"},
-    {"LSTM", 3, 8, 3, bind_lstm, "lstm_layer per direction (default activations; clip, input_forget, peepholes, sequence_lens refused)"},
+    {"LSTM", 3, 8, 3, bind_lstm, "lstm_layer per direction (default activations); peepholes or sequence_lens: per step linear, sigmoid, tanh as RNN (clip, input_forget refused)"},
     {"LayerNormalization", 2, 3, 3, bind_layer_norm, "layer_norm (scale and bias of the normalised shape; Mean and InvStdDev too)"},
     {"LeakyRelu", 1, 1, 1, bind_leaky_relu, "leaky_relu"},
     {"Less", 2, 2, 1, bind_less, "lt (UINT64: of the bits with the top one flipped)"},
@@ -4715,7 +5075,7 @@ static const om_onnx_rule rules[] = {
     {"QLinearConv", 8, 9, 1, bind_qlinear_conv, "ConvInteger's exact product plus the bias, times x_scale w_scale / y_scale, then QuantizeLinear's rounding and clamp (float32, as onnxruntime)"},
     {"QLinearMatMul", 8, 8, 1, bind_qlinear_matmul, "MatMulInteger's exact product, times a_scale b_scale / y_scale, then QuantizeLinear's rounding and clamp (float32, as onnxruntime)"},
     {"QuantizeLinear", 2, 3, 1, bind_quantize_linear, "x / scale rounded half to even, plus zero point, clamped to UINT8 or INT8 (float32, as onnxruntime)"},
-    {"RNN", 3, 6, 2, bind_rnn, "linear of every step's input, then per step tanh(x W + h R + biases) (clip, layout, directions; other activations and sequence_lens refused)"},
+    {"RNN", 3, 6, 2, bind_rnn, "linear of every step's input, then per step tanh(x W + h R + biases) (clip, layout, directions, sequence_lens; other activations refused)"},
     {"Range", 3, 3, 1, bind_range, "arange"},
     {"Reciprocal", 1, 1, 1, bind_reciprocal, "div(1, x)"},
     {"ReduceL1", 1, 2, 1, bind_reduce_l1, "sum(|x|)"},
@@ -4736,7 +5096,7 @@ static const om_onnx_rule rules[] = {
     {"RoiAlign", 3, 3, 1, bind_roi_align, "an index_select of the four pixels of every sample point from X as [N H W, C], weighted, then mean (avg) or amax (max, of the weighted pixels as onnxruntime) per bin (half_pixel, output_half_pixel; sampling_ratio 0 refused)"},
     {"Round", 1, 1, 1, bind_round, "round (half to even)"},
     {"STFT", 2, 4, 1, bind_stft, "index_select of the frames, times the window, then dft (frame_step, frame_length known when planning; onesided)"},
-    {"Scan", 1, MANY, 8, bind_scan, "the body once per slice (select) of the scan inputs, unrolled into the plan; scan outputs: stack (opset 9's form: axes, directions)"},
+    {"Scan", 1, MANY, 8, bind_scan, "the body once per slice (select) of the scan inputs, unrolled into the plan; scan outputs: stack (opset 9's form: axes, directions; opset 8's: per batch row, sequence_lens known when planning)"},
     {"ScatterElements", 3, 3, 1, bind_scatter_elements, "scatter_add (reduction add), scatter_reduce (mul, max, min); none: where(mask, scattered, data) from two scatter_adds"},
     {"ScatterND", 3, 3, 1, bind_scatter_nd, "index_put (reduction none, add); scatter_reduce (mul, max, min) of the updates into the rows of data flattened to [indexed axes, rest]"},
     {"Selu", 1, 1, 1, bind_selu, "gamma elu(x, alpha)"},
@@ -4781,6 +5141,9 @@ static const om_onnx_rule rules[] = {
     {"Unsqueeze", 1, 2, 1, bind_unsqueeze, "unsqueeze per axis, ascending"},
     {"Where", 3, 3, 1, bind_where, "where"},
     {"Xor", 2, 2, 1, bind_xor, "ne"},
+    {"ai.onnx.ml.ArrayFeatureExtractor", 2, 2, 1, bind_ml_array_feature_extractor, "index_select on the last axis (a 1-D input as [1, n])"},
+    {"ai.onnx.ml.Binarizer", 1, 1, 1, bind_ml_binarizer, "gt, cast to the input's type"},
+    {"ai.onnx.ml.LabelEncoder", 1, 1, 1, bind_ml_label_encoder, "strings: looked up when planning; numbers: where(eq) per key; keys and values of numbers, or string keys (string values refused)"},
 };
 #define N_RULES ((int)(sizeof rules / sizeof *rules))
 

@@ -103,6 +103,11 @@ bool om__bind_subgraph(om_bind *b, const om_graph *g, om_tensor *const *inputs, 
  *  inputs and outputs counted); false with a Format error naming the node. */
 bool om__onnx_check_subgraphs(const om_gnode *n);
 
+/* The attribute the version import pass gives an opset-8 Scan (its value 8): that version's batch
+ * axis and sequence_lens input (which opset 9 dropped; moved from the first input to the last) are
+ * read by the same row. No file can hold it: the reader refuses an attribute without a name. */
+#define OM_SCAN8_MARK ""
+
 /** The version import pass (src/runtime/versions.c): g's nodes, read from a file of default-domain
  *  opset `opset` (7 to 20), rewritten in place into the opset-20 forms the table's rows read.
  *  false with a Format or Unsupported error naming the node (g is then the caller's to free). */

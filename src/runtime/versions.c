@@ -20,7 +20,9 @@
  *                                   refused. Softmax, LogSoftmax and Hardmax before 13 coerce the input
  *                                   to 2-D at axis (default 1): Flatten, the op on axis 1,
  *                                   Reshape back to Shape(x); BatchNormalization's spatial
- *                                   (before 9): 1 dropped, 0 refused
+ *                                   (before 9): 1 dropped, 0 refused; Scan before 9 (a batch
+ *                                   axis, sequence_lens first) marked OM_SCAN8_MARK for its row,
+ *                                   sequence_lens moved to the last input
  *
  * Changes that only widen what a version takes (types, negative axes, optional inputs, new
  * attributes whose defaults are the old behaviour) need nothing. */
@@ -216,7 +218,16 @@ static int upgrade_node(upgrade *u, om_gnode *n) {
   static const char *const reduce18[] = {"ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "ReduceMax",
                                          "ReduceMean", "ReduceMin", "ReduceProd", "ReduceSumSquare"};
   if (v < 7 && !upgrade_before_7(u, n)) return 0;
-  if (v < 9 && is(n, "Scan")) return refuse(n, "Scan of opset 8 (a batch axis and sequence_lens)"), 0;
+  if (v < 9 && is(n, "Scan")) { /* opset 8's form (a batch axis, sequence_lens): marked for the Scan row */
+    om_gattr *mark = attr_slot(g, n, OM_SCAN8_MARK);
+    if (!mark) return 0;
+    *mark = OM_ATTR_INT(OM_SCAN8_MARK, 8);
+    if (n->n_in > 1) { /* sequence_lens (optional) from first to last, so the states and scan inputs lead as in opset 9 */
+      int lens = n->in[0];
+      memmove(n->in, n->in + 1, sizeof(int) * (size_t)(n->n_in - 1));
+      n->in[n->n_in - 1] = lens;
+    }
+  }
   for (int a = 0; a < n->n_attrs; a++) /* a subgraph's nodes are of the model's opset too */
     if (n->attrs[a].type == OM_GATTR_GRAPH && !om__upgrade_nodes(n->attrs[a].g, v)) return 0;
   bool ok = true; /* each change below is of one op type: at most one assigns */

@@ -367,7 +367,7 @@ TEST(reader_refuses_what_it_cannot_read) {
     memmove(m.b + opset_at, m.b + opset_at + opset_len, m.n - opset_at - opset_len), m.n -= opset_len;
     pb_msg(&m, 8, &other);
     CHECK_ERROR(opens(&m), own ? OM_ERR_UNSUPPORTED : OM_ERR_FORMAT,
-                own ? "node 'Adam' is Adam of domain 'ai.onnx.preview.training'; only the default domain is supported"
+                own ? "node 'Adam' is Adam of domain 'ai.onnx.preview.training'; only the default domain and ai.onnx.ml are supported"
                     : "node 'Adam' is Adam of the default domain, whose opset the model does not import");
   }
   pb dangling[1] = {node("Relu", "nowhere", NULL, "y")};

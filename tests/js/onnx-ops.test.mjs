@@ -376,6 +376,27 @@ describe('RNN', () => {
     await agree({ node: { op: 'GRU', ints: { hidden_size: 4 }, floats: { clip: 0.3 } }, outputs: ['y', 'yh'], feeds: [feeds(3, 2, 2, 4, 1, { bias: false, h0: false, gates: 3 }), feeds(2, 1, 2, 4, 1, { bias: false, h0: false, gates: 3 })] });
     await agree({ node: { op: 'GRU', ints: { hidden_size: 2 }, inputs: ['x', 'w', 'r', 'b'] }, outputs: ['', 'yh'], feeds: [feeds(5, 1, 3, 2, 1, { h0: false, gates: 3 })] });
   });
+  test('sequence_lens (step by step): RNN, GRU of both linear_before_reset, LSTM with and without peepholes; rows ending early, directions', async () => {
+    const S = (values) => ({ type: 'int32', dims: [values.length], data: Int32Array.from(values) });
+    for (const [direction, D] of [['forward', 1], ['reverse', 1], ['bidirectional', 2]]) {
+      for (const lens of [[4, 1, 3], [2, 4, 4]]) {
+        const s = S(lens), strings = { direction };
+        await agree({ node: { op: 'RNN', ints: { hidden_size: 3 }, strings, inputs: ['x', 'w', 'r', 'b', 's', 'h'] }, outputs: ['y', 'yh'], feeds: [{ ...feeds(4, 3, 2, 3, D), s }] });
+        for (const lbr of [0, 1]) {
+          await agree({ node: { op: 'GRU', ints: { hidden_size: 3, linear_before_reset: lbr }, strings, inputs: ['x', 'w', 'r', 'b', 's', 'h'] }, outputs: ['y', 'yh'],
+                        feeds: [{ ...feeds(4, 3, 2, 3, D, { gates: 3 }), s }] });
+        }
+        const lstm = { ...feeds(4, 3, 2, 3, D, { gates: 4 }), s, c: F([D, 3, 3], { seed: 11, lo: -1, hi: 1 }), p: F([D, 9], { seed: 13, lo: -0.5, hi: 0.5 }) };
+        await agree({ node: { op: 'LSTM', ints: { hidden_size: 3 }, strings, inputs: ['x', 'w', 'r', 'b', 's', 'h', 'c', 'p'] }, outputs: ['y', 'yh', 'yc'], feeds: [lstm] });
+        const { p: _, ...plain } = lstm;
+        await agree({ node: { op: 'LSTM', ints: { hidden_size: 3 }, strings, inputs: ['x', 'w', 'r', 'b', 's', 'h', 'c'] }, outputs: ['y', 'yh', 'yc'], feeds: [plain] });
+      }
+    }
+    await agree({ node: { op: 'GRU', ints: { hidden_size: 4, linear_before_reset: 1 }, floats: { clip: 0.3 } }, outputs: ['y', 'yh'], // clip: step by step too
+                  feeds: [feeds(3, 2, 2, 4, 1, { gates: 3, h0: false })] });
+    const peep = { ...feeds(3, 2, 4, 2, 1, { gates: 4, bias: false, h0: false }), p: F([1, 6], { seed: 17 }) }; // peepholes alone
+    await agree({ node: { op: 'LSTM', ints: { hidden_size: 2 }, inputs: ['x', 'w', 'r', '', '', '', '', 'p'] }, outputs: ['y', 'yh', 'yc'], feeds: [peep, { ...peep, x: F([5, 1, 4]) }] });
+  });
   test('layout 1 (batch first, which onnxruntime-web refuses): layout 0\'s outputs for the inputs transposed', async () => {
     const permute = ({ type, dims, data }, perm) => { // a feed or ORT tensor's values with its axes permuted
       const to = perm.map((p) => dims[p]), out = new data.constructor(data.length), stride = dims.map((_, d) => numel(dims.slice(d + 1)));
@@ -588,9 +609,43 @@ describe('convolution and pooling over 3 spatial axes, uneven pads, dilated aver
       [{}, [5, 5], [2, 2], [2, 12, 16]],
       [{ strides: [2, 2], pads: [1, 0, 1, 1], dilations: [1, 2] }, [5, 5], [2, 2], [1, 8, 6]],
       [{ strides: [1, 2] }, [4, 7], [3, 1], [2, 6, 8]],
+      [{}, [3, 4, 3], [2, 2, 2], [2, 16, 12]], // 3 spatial axes: two folds
     ];
     for (const [attrs, image, block, dims] of cases) {
       await agree({ node: { op: 'Col2Im', inputs: ['x', 'i', 'b'], ints: attrs }, inits: [ints('i', image), ints('b', block)], feeds: [{ x: F(dims) }] });
+    }
+  });
+  test('Col2Im over 1 and 3 spatial axes with strides, pads and dilations: ONNX\'s sum, written out here (onnxruntime-web 1.30 leaves zeros over 3 axes)', async () => {
+    // y at padded position p sums x[n, c K + k, l] over every kernel offset k and block l with p = l stride + k dilation
+    const reference = (x, [N, rows, L], image, block, { strides, pads, dilations }) => {
+      const n = image.length, K = numel(block), C = rows / K, full = image.map((v, d) => v + pads[d] + pads[n + d]);
+      const blocks = full.map((P, d) => Math.floor((P - ((block[d] - 1) * dilations[d] + 1)) / strides[d]) + 1);
+      assert.equal(numel(blocks), L);
+      const y = new Float64Array(N * C * numel(image));
+      const digits = (v, sizes) => sizes.map((_, d) => Math.floor(v / numel(sizes.slice(d + 1))) % sizes[d]);
+      for (let b = 0; b < N; b++) for (let c = 0; c < C; c++) for (let k = 0; k < K; k++) for (let l = 0; l < L; l++) {
+        const kk = digits(k, block), ll = digits(l, blocks), at = kk.map((kd, d) => ll[d] * strides[d] + kd * dilations[d] - pads[d]);
+        if (at.every((v, d) => v >= 0 && v < image[d])) y[(b * C + c) * numel(image) + at.reduce((o, v, d) => o * image[d] + v, 0)] += x[((b * C + c) * K + k) * L + l];
+      }
+      return y;
+    };
+    for (const [attrs, image, block, dims] of [
+      [{ strides: [1, 2, 1], pads: [1, 0, 0, 0, 1, 1], dilations: [1, 1, 2] }, [3, 5, 4], [2, 2, 2], [1, 8, 27]],
+      [{ strides: [2, 1, 1], pads: [0, 1, 1, 1, 0, 0], dilations: [2, 1, 1] }, [5, 3, 3], [2, 3, 2], [2, 24, 12]],
+      [{ strides: [2], pads: [1, 2], dilations: [2] }, [7], [3], [2, 6, 3]],
+    ]) {
+      const bytes = onnxBytes({ nodes: [{ op: 'Col2Im', inputs: ['x', 'i', 'b'], outputs: ['y'], ints: attrs }], opset: 20,
+        inputs: [{ name: 'x', dims }], inits: [{ name: 'i', dtype: 'int64', dims: [image.length], values: image }, { name: 'b', dtype: 'int64', dims: [block.length], values: block }],
+        outputs: ['y'] });
+      const s = await om.InferenceSession.create(bytes), x = F(dims);
+      try {
+        const { y } = s.run({ x });
+        assert.deepEqual(y.shape, [dims[0], dims[1] / numel(block), ...image]);
+        close(y.toArray(), reference(x.data, dims, image, block, attrs), { rtol: 1e-6, atol: 1e-6 }, `Col2Im ${JSON.stringify(attrs)}`);
+        y.dispose();
+      } finally {
+        s.dispose();
+      }
     }
   });
   test('BitShift: LEFT and RIGHT of uint8, uint16 and uint32, broadcast, shifts past 8 and 16 bits', async () => {
@@ -795,7 +850,8 @@ describe('refusals and errors: kind and message', () => {
     [{ node: { op: 'Pad', inputs: ['x', 'p'], strings: { mode: 'wrap' } }, inits: [{ name: 'p', dtype: 'int64', dims: [4], values: [0, -4, 0, 0] }], feed: { x } }, 'Format', /^n \(Pad\): wrap pads -4 and 0 for an axis of 3/],
     [{ node: { op: 'Pad', inputs: ['x', 'p'], strings: { mode: 'mirror' } }, inits: [{ name: 'p', dtype: 'int64', dims: [4], values: [0, 1, 0, 0] }], feed: { x } }, 'Unsupported', /^n \(Pad\): mode other than constant, reflect, edge and wrap is not supported/],
     [{ node: { op: 'Col2Im', inputs: ['x', 'i', 'b'] }, inits: [{ name: 'i', dtype: 'int64', dims: [2], values: [3, 3] }, { name: 'b', dtype: 'int64', dims: [2], values: [2, 2] }], feed: { x: F([1, 4, 5]) } }, 'ShapeMismatch', /^n \(Col2Im\): the input must be \[N, C x 4, 4\] for these image, block, pads, strides and dilations/],
-    [{ node: { op: 'Col2Im', inputs: ['x', 'i', 'b'] }, inits: [{ name: 'i', dtype: 'int64', dims: [3], values: [3, 3, 3] }, { name: 'b', dtype: 'int64', dims: [3], values: [2, 2, 2] }], feed: { x: F([1, 8, 8]) } }, 'Unsupported', /^n \(Col2Im\): an image of other than 2 spatial axes is not supported/],
+    [{ node: { op: 'Col2Im', inputs: ['x', 'i', 'b'] }, inits: [{ name: 'i', dtype: 'int64', dims: [4], values: [3, 3, 3, 3] }, { name: 'b', dtype: 'int64', dims: [4], values: [2, 2, 2, 2] }], feed: { x: F([1, 16, 16]) } }, 'Unsupported', /^n \(Col2Im\): input 1 has 4 values \(at most 3\)/],
+    [{ node: { op: 'Col2Im', inputs: ['x', 'i', 'b'] }, inits: [{ name: 'i', dtype: 'int64', dims: [3], values: [3, 3, 3] }, { name: 'b', dtype: 'int64', dims: [3], values: [2, 2, 2] }], feed: { x: F([1, 8, 9]) } }, 'ShapeMismatch', /^n \(Col2Im\): the input must be \[N, C x 8, 8\] for these image, block, pads, strides and dilations/],
     [{ node: { op: 'Col2Im', inputs: ['x', 'i', 'b'] }, inits: [{ name: 'i', dtype: 'int64', dims: [2], values: [3, 3] }, { name: 'b', dtype: 'int64', dims: [1], values: [2] }], feed: { x: F([1, 4, 4]) } }, 'Format', /^n \(Col2Im\): image_shape has 2 values, block_shape 1/],
     [{ node: { op: 'BitShift', strings: { direction: 'UP' } }, feed: { x: { type: 'uint8', dims: [2], data: Uint8Array.of(1, 2) }, s: { type: 'uint8', dims: [2], data: Uint8Array.of(1, 2) } } }, 'Format', /^n \(BitShift\): direction 'UP' \(LEFT or RIGHT\)/],
     [{ node: { op: 'BitShift', strings: { direction: 'LEFT' } }, feed: { x: I([2], (k) => k), s: I([2], (k) => k) } }, 'Unsupported', /^n \(BitShift\): input 0 of ONNX type 7 is not supported \(UINT8, UINT16, UINT32, UINT64\)/],
@@ -857,7 +913,9 @@ describe('refusals and errors: kind and message', () => {
     [{ node: { op: 'RNN', ints: { hidden_size: 2 }, strings: { activations: 'Relu' } }, feed: { x: F([1, 1, 1]), w: F([1, 2, 1]), r: F([1, 2, 2]) } }, 'Unsupported', /^n \(RNN\): activations other than the default \(Tanh\) is not supported/],
     [{ node: { op: 'RNN', ints: { hidden_size: 2 }, inputs: ['x', 'w', 'r', '', '', 'h'] }, feed: { x: F([1, 2, 1]), w: F([1, 2, 1]), r: F([1, 2, 2]), h: F([1, 1, 2]) } }, 'ShapeMismatch', /^n \(RNN\): initial_h must be \[1, 2, 2\]/],
     [{ node: { op: 'RNN', ints: { hidden_size: 2, layout: 1 }, inputs: ['x', 'w', 'r', '', '', 'h'] }, feed: { x: F([2, 1, 1]), w: F([1, 2, 1]), r: F([1, 2, 2]), h: F([1, 1, 2]) } }, 'ShapeMismatch', /^n \(RNN\): initial_h must be \[2, 1, 2\]/],
-    [{ node: { op: 'RNN', ints: { hidden_size: 2 } }, feed: { x: F([1, 1, 1]), w: F([1, 2, 1]), r: F([1, 2, 2]), b: F([1, 4]), s: I([1], () => 1) } }, 'Unsupported', /^n \(RNN\): sequence_lens is not supported/],
+    [{ node: { op: 'RNN', ints: { hidden_size: 2 } }, feed: { x: F([1, 1, 1]), w: F([1, 2, 1]), r: F([1, 2, 2]), b: F([1, 4]), s: { type: 'int32', dims: [2], data: Int32Array.of(1, 1) } } }, 'ShapeMismatch', /^n \(RNN\): sequence_lens must be int32 of the batch's size 1/],
+    [{ node: { op: 'LSTM', ints: { hidden_size: 2 }, inputs: ['x', 'w', 'r', '', '', '', '', 'p'] }, feed: { x: F([1, 1, 1]), w: F([1, 8, 1]), r: F([1, 8, 2]), p: F([1, 4]) } }, 'ShapeMismatch', /^n \(LSTM\): P must be \[1, 6\]/],
+    [{ node: { op: 'LSTM', ints: { hidden_size: 2 }, floats: { clip: 1 }, inputs: ['x', 'w', 'r', '', '', '', '', 'p'] }, feed: { x: F([1, 1, 1]), w: F([1, 8, 1]), r: F([1, 8, 2]), p: F([1, 6]) } }, 'Unsupported', /^n \(LSTM\): clip is not supported/],
     [{ node: { op: 'Unique', ints: { axis: 2 } }, feed: { x } }, 'IndexOutOfRange', /^n \(Unique\): axis 2 is out of range for 2 dims/],
     [{ node: { op: 'GRU', ints: { hidden_size: 2 } }, feed: { x: F([1, 1, 1]), w: F([1, 2, 1]), r: F([1, 6, 2]) } }, 'ShapeMismatch', /^n \(GRU\): X, W, R and B do not fit hidden_size 2 and direction forward/],
     [{ node: { op: 'GRU', ints: { hidden_size: 2 }, strings: { activations: 'Relu' } }, feed: { x: F([1, 1, 1]), w: F([1, 6, 1]), r: F([1, 6, 2]) } }, 'Unsupported', /^n \(GRU\): activations other than the defaults \(Sigmoid, Tanh\) is not supported/],

@@ -125,6 +125,40 @@ describe('string ops, against onnxruntime-web', () => {
   }, [{ x: F([-1, 2.5, 0.1]) }, { x: F([7, -3]) }, { x: F([-1, 2.5, 0.1]) }]));
 });
 
+describe('ai.onnx.ml ops, against onnxruntime-web', () => {
+  const ml = (op, inputs, attrs, declared, y) => ({
+    nodes: [node(op, inputs, ['y'], { domain: 'ai.onnx.ml', attrs })], inputs: declared, outputs: [y], imports: [{ domain: 'ai.onnx.ml', version: 4 }],
+  });
+  test('LabelEncoder of strings: to integers (a default, and none: -1), to floats', async () => {
+    const keys = { ss: ['cat', 'été', '', 'Dog'] };
+    await agree(ml('LabelEncoder', ['x'], { keys_strings: keys, values_int64s: [3, -1, 7, 0], default_int64: 42 }, [str('x', ['n', 2])], out('y', 'int64')),
+      [{ x: S(words(8), [4, 2]) }, { x: S(['été', 'x'], [1, 2]) }]);
+    await agree(ml('LabelEncoder', ['x'], { keys_strings: keys, values_int64s: [3, -1, 7, 0] }, [str('x')], out('y', 'int64')), [{ x: S(words(6, 2)) }]);
+    await agree(ml('LabelEncoder', ['x'], { keys_strings: keys, values_floats: { fs: [0.5, -2, 1e-3, 4] }, default_float: { f: 9 } }, [str('x')], out('y', 'float32')),
+      [{ x: S(words(7, 1)) }]);
+  });
+  test('LabelEncoder of integers to floats; Binarizer; ArrayFeatureExtractor of a matrix and a vector', async () => {
+    await agree(ml('LabelEncoder', ['x'], { keys_int64s: [1, 5, -2], values_floats: { fs: [0.25, -8, 3] }, default_float: { f: -1 } }, [{ name: 'x', dims: ['n'], dtype: 'int64' }], out('y', 'float32')),
+      [{ x: I([1, 2, 5, -2, 5, 0]) }, { x: I([7]) }]);
+    await agree(ml('Binarizer', ['x'], { threshold: { f: 0.5 } }, [{ name: 'x', dims: ['n', 2] }], out('y', 'float32')),
+      [{ x: F([0.5, 0.6, -1, 2, 0.25, 0.4], [3, 2]) }, { x: F([3, -3], [1, 2]) }]); // onnxruntime-web refuses NaN (the Session: 0)
+    { // integers (which onnxruntime-web's Binarizer does not take): compared with the threshold itself, not a rounding of it
+      const s = await om.InferenceSession.create(onnxBytes(ml('Binarizer', ['x'], { threshold: { f: -0.5 } }, [{ name: 'x', dims: ['n'], dtype: 'int64' }], out('y', 'int64'))));
+      try {
+        const x = [-2, -1, 0, 1, 5], { y } = s.runData({ x: I(x) });
+        assert.deepEqual(Array.from(y.data, Number), x.map((v) => (v > -0.5 ? 1 : 0)));
+      } finally {
+        s.dispose();
+      }
+    }
+    for (const dims of [[3, 4], [4]]) {
+      const x = F(Array.from({ length: dims.reduce((p, q) => p * q) }, (_, k) => k * 1.5 - 2), dims);
+      await agree(ml('ArrayFeatureExtractor', ['x', 'i'], undefined, [{ name: 'x', dims: dims.map((_, d) => `d${d}`) }, { name: 'i', dims: ['k'], dtype: 'int64' }], out('y', 'float32')),
+        [{ x, i: I([3, 0, 3]) }, { x, i: I([1]) }]);
+    }
+  });
+});
+
 describe('strings in and out of the JS API', () => {
   test('the inputs and outputs name their type string; the output is { type, dims, data } from run() and runData()', async () => {
     const s = await om.InferenceSession.create(onnxBytes({
@@ -149,6 +183,14 @@ describe('errors', () => {
     await runRefused(identity, { x: S(['a', 'b', 'c']) }, 'ShapeMismatch', /input 'x' has size 3 at dim 0, the graph takes 2/, { x: S(['a', 'b']) });
     await runRefused(identity, { x: S(['a', 2]) }, 'InvalidArgument', /feed "x" takes strings/);
     await runRefused(identity, { x: S(['a', 'b'], [3]) }, 'InvalidArgument', /feed "x" has 2 strings for dims \[3\]/);
+  });
+
+  test('LabelEncoder: keys and values of other counts, string values (not taken yet)', async () => {
+    const le = (attrs) => ({ nodes: [node('LabelEncoder', ['x'], ['y'], { domain: 'ai.onnx.ml', attrs })], inputs: [str('x', [2])], outputs: [out('y', 'int64')],
+                             imports: [{ domain: 'ai.onnx.ml', version: 4 }] });
+    await runRefused(le({ keys_strings: { ss: ['a', 'b'] }, values_int64s: [1] }), { x: S(['a', 'b']) }, 'Format', /^LabelEncoder_0 \(LabelEncoder\): 2 keys for 1 values/);
+    await runRefused(le({ keys_strings: { ss: ['a'] }, values_strings: { ss: ['b'] } }), { x: S(['a', 'b']) }, 'Unsupported',
+      /^LabelEncoder_0 \(LabelEncoder\): attribute values_strings of strings \(string values are not taken yet\)/);
   });
 
   test('a numeric input fed strings', () => runRefused({ nodes: [node('Relu', ['x'], ['y'])], inputs: [{ name: 'x', dims: [2] }], outputs: ['y'] },

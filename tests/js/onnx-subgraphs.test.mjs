@@ -151,6 +151,38 @@ describe('Scan', () => {
   }
 });
 
+describe('Scan of opset 8 (a batch axis first, sequence_lens)', () => {
+  // Per batch row a running sum over the row's steps: states [b, 2], x [b, t, 2].
+  const body = {
+    nodes: [node('Add', ['acc', 'xt'], ['acc2']), node('Mul', ['acc2', 'xt'], ['yt'])],
+    inputs: [{ name: 'acc', dims: null }, { name: 'xt', dims: null }], outputs: ['acc2', 'yt'],
+  };
+  const scan8 = (inputs, ints = {}) => ({
+    opset: 8, nodes: [node('Scan', inputs, ['a', 'y'], { name: 'scan', ints: { num_scan_inputs: 1, ...ints }, attrs: { body: { graph: body } } })],
+    inputs: [...(inputs[0] ? [{ name: 'lens', dims: ['b'], dtype: 'int64' }] : []), { name: 'a0', dims: ['b', 2] }, { name: 'x', dims: ['b', 't', 2] }], outputs: ['a', 'y'],
+  });
+  const L = (values) => I(values);
+  test('without sequence_lens, both directions, at two batch sizes', async () => {
+    for (const directions of [[0], [1]]) await agree(scan8(['', 'a0', 'x'], { directions }), [{ a0: F([2, 2]), x: F([2, 4, 2]) }, { a0: F([3, 2]), x: F([3, 1, 2]) }]);
+  });
+  test('sequence_lens: rows shorter than t end early (their outputs past it 0), both directions', async () => {
+    for (const directions of [[0], [1]]) {
+      await agree(scan8(['lens', 'a0', 'x'], { directions }), [{ lens: L([4, 2, 1]), a0: F([3, 2]), x: F([3, 4, 2]) }, { lens: L([3, 3]), a0: F([2, 2]), x: F([2, 3, 2]) }]);
+    }
+  });
+  test('a length outside 0 to t', async () => {
+    const s = await om.InferenceSession.create(onnxBytes({ opset: 17, ...scan8(['lens', 'a0', 'x']) }));
+    try {
+      for (const bad of [5, -1]) {
+        assert.throws(() => s.runData({ lens: L([2, bad]), a0: F([2, 2]), x: F([2, 4, 2]) }),
+          (e) => (e instanceof om.OmError && e.kind === 'InvalidArgument' && new RegExp(`^scan \\(Scan\\): sequence_lens\\[1\\] is ${bad} \\(0 to 4\\)`).test(e.message)) || assert.fail(`${e.kind}: ${e.message}`));
+      }
+    } finally {
+      s.dispose();
+    }
+  });
+});
+
 describe('malformed subgraphs', () => {
   const ifNode = (attrs) => ({ nodes: [node('If', ['cond'], ['y'], { name: 'choose', attrs })], inputs: [{ name: 'cond', dims: [], dtype: 'bool' }, { name: 'x', dims: [2] }], outputs: ['y'] });
   const relu = { graph: { nodes: [node('Relu', ['x'], ['r'])], outputs: ['r'] } };
@@ -171,11 +203,6 @@ describe('malformed subgraphs', () => {
     nodes: [node('Scan', ['a0', 'x'], ['a', 'y'], { name: 'scan', ints: { num_scan_inputs: 1 }, attrs: { body: { graph: { nodes: [node('Add', ['acc', 'xt'], ['acc2'])], inputs: [{ name: 'acc', dims: null }, { name: 'xt', dims: null }], outputs: ['acc2'] } } } })],
     inputs: [{ name: 'a0', dims: [2] }, { name: 'x', dims: [3, 2] }], outputs: ['a', 'y'],
   }, 'Format', /node 'scan' \(Scan\): its body gives 1 outputs, the node has 2/));
-  test('Scan of opset 8 (a batch axis)', () => refused({
-    opset: 8,
-    nodes: [node('Scan', ['', 'a0', 'x'], ['a', 'y'], { name: 'scan', ints: { num_scan_inputs: 1 }, attrs: { body: { graph: { nodes: [node('Add', ['acc', 'xt'], ['acc2']), node('Identity', ['acc2'], ['yt'])], inputs: [{ name: 'acc', dims: null }, { name: 'xt', dims: null }], outputs: ['acc2', 'yt'] } } } })],
-    inputs: [{ name: 'a0', dims: [1, 2] }, { name: 'x', dims: [1, 3, 2] }], outputs: ['a', 'y'],
-  }, 'Unsupported', /node 'scan' \(Scan\): Scan of opset 8 \(a batch axis and sequence_lens\) is not supported/));
   test('subgraphs nested past the limit (hostile nesting is refused before it is parsed)', () => {
     let g = relu.graph;
     for (let k = 0; k < 60; k++) g = { nodes: [node('If', ['cond'], [`y${k}`], { attrs: { then_branch: { graph: g }, else_branch: relu } })], outputs: [`y${k}`] };

@@ -20,9 +20,9 @@ const inputOf = (name, f) => ({ name, dims: f.dims, dtype: f.type });
 const anySize = (name, f) => ({ name, dims: f.dims.map((_, d) => `${name}${d}`), dtype: f.type }); /* an operand fed with other lengths */
 
 /** The model of one node y = op(inputs) at opset (y declared of dtype out), fed by feeds (named as the node's inputs). */
-function model({ op, inputs = ['x'], attrs, opset, ir, inits, domain, out = 'float32' }, feeds) {
+function model({ op, inputs = ['x'], attrs, opset, ir, inits, domain, imports, out = 'float32' }, feeds) {
   const declared = Object.entries(feeds).map(([n, f]) => (n === 'x' ? inputOf : anySize)(n, f));
-  return onnxBytes({ nodes: [{ op, inputs, outputs: ['y'], attrs, domain }], inputs: declared, inits, outputs: [{ name: 'y', dtype: out }], opset, ir });
+  return onnxBytes({ nodes: [{ op, inputs, outputs: ['y'], attrs, domain }], inputs: declared, inits, outputs: [{ name: 'y', dtype: out }], opset, ir, imports });
 }
 
 /** Runs bytes on feeds in the Session and in onnxruntime-web, and checks they agree; twin: the
@@ -130,9 +130,10 @@ test('older opsets: what they meant that the graph layer does not run is Unsuppo
   await refuses(model({ op: 'Relu', opset: 17, ir: 2 }, f), f, 'Unsupported', /IR version 2; the reader takes 3 to 9/);
 });
 
-test('other domains are Unsupported, naming the domain and the op', async () => {
-  const f = { x: x234 };
-  await refuses(model({ op: 'Normalizer', domain: 'ai.onnx.ml', opset: 17 }, f), f, 'Unsupported', /node 'Normalizer_0' is Normalizer of domain 'ai.onnx.ml'/);
+test('other domains are Unsupported, naming the domain and the op; ai.onnx.ml\'s ops without a row likewise', async () => {
+  const f = { x: x234 }, ml = [{ domain: 'ai.onnx.ml', version: 4 }];
+  await refuses(model({ op: 'Normalizer', domain: 'ai.onnx.ml', opset: 17, imports: ml }, f), f, 'Unsupported', /node 'Normalizer_0' is ai\.onnx\.ml\.Normalizer, which the graph layer has no kernel for/);
+  await refuses(model({ op: 'Binarizer', domain: 'ai.onnx.ml', opset: 17 }, f), f, 'Format', /node 'Binarizer_0' is Binarizer of domain ai\.onnx\.ml, whose opset the model does not import/);
   await refuses(model({ op: 'FusedMatMul', inputs: ['x', 'x'], domain: 'com.microsoft', opset: 17 }, f), f, 'Unsupported', /is FusedMatMul of domain 'com.microsoft'/);
 });
 
