@@ -832,6 +832,26 @@ static bool conv_backward(const om_record *r, om_tensor *const *gout, om_tensor 
   return true;
 }
 
+/* A transposed convolution whose input has no positions (an empty spatial axis) is its bias (a
+ * sum over no input is 0) over the output: the bias (or 0) expanded to the output's shape, since
+ * onnxruntime's 3-D ConvTranspose fails on such an input (an assertion in its position loop). */
+static bool lower_tconv_no_positions(om_lower *l, const om_call *c, const conv_geom *cg) {
+  const om_meta *m = &c->out_meta[0];
+  int ext[5], v = -1, out;
+  for (int d = 0; d < m->ndim; d++) ext[d] = om__lower_out_ext(l, 0, d);
+  if (c->n_in == 3) {
+    om_meta bm = {.dtype = OM_FLOAT32, .ndim = m->ndim - 1, .shape = {cg->o, 1, 1, 1}};
+    int b = om__lower_input(l, 2), bs = om__lower_ints(l, bm.shape, bm.ndim);
+    if (b < 0 || bs < 0 || !om__emit(l, "Reshape", (int[]){b, bs}, 2, &bm, 1, &v, NULL, 0)) return false;
+  } else {
+    v = om__lower_scalar(l, 0, OM_FLOAT32);
+  }
+  int shape = om__lower_shape_operand(l, m->shape, ext, m->ndim);
+  if (v < 0 || shape < 0 || !om__emit(l, "Expand", (int[]){v, shape}, 2, m, 1, &out, NULL, 0)) return false;
+  om__lower_output(l, 0, out);
+  return true;
+}
+
 /* Conv / ConvTranspose with PyTorch's symmetric padding as pads [begin..., end...]. PyTorch's
  * output_padding and ONNX's both add rows and columns at the end (ONNX: out = stride*(in-1) +
  * output_padding + (k-1)*dilation + 1 - pads_begin - pads_end, PyTorch's formula with both pads
@@ -870,6 +890,8 @@ static bool lower_conv(om_lower *l, const om_call *c) {
     om__lower_output(l, 0, out);
     return true;
   }
+  if (cg.nsp == 3 && cg.grid[0] * cg.grid[1] * cg.grid[2] == 0) /* (a symbolic axis is never 0) */
+    return lower_tconv_no_positions(l, c, &cg);
   /* per axis: the rows Pad crops at the start (negative) and adds at the end */
   int64_t crop[3] = {0, 0, 0}, extra[3] = {0, 0, 0};
   bool any_extra = false;
