@@ -229,6 +229,30 @@ TEST(conv_transpose3d_is_the_adjoint_of_conv3d) {
   om__release_all(all, 5);
 }
 
+/* conv3d, conv_transpose3d and the 3-D pools on seeded inputs: the FNV-1a 64 hash of their
+ * outputs' float bytes, pinned here and in tests/js/torchvision-ports-video-densenet-seg.test.mjs
+ * for the same calls (native and WASM give the same bits). */
+TEST(conv3d_family_bits_pinned) {
+  om_tensor *x = om_randn((int64_t[]){1, 3, 5, 6, 7}, 5, 41, true), *w = om_randn((int64_t[]){4, 3, 3, 2, 3}, 5, 42, true);
+  om_tensor *b = om_randn((int64_t[]){4}, 1, 43, true), *wt = om_randn((int64_t[]){3, 2, 2, 3, 2}, 5, 44, true);
+  om_tensor *y[4] = {om_conv3d(x, w, b, (int64_t[]){1, 2, 1}, (int64_t[]){1, 0, 1}, (int64_t[]){2, 1, 1}, 1),
+                     om_conv_transpose3d(x, wt, NULL, (int64_t[]){2, 1, 2}, (int64_t[]){0, 1, 1}, (int64_t[]){1, 0, 1}, 1, NULL),
+                     om_max_pool3d(x, (int64_t[]){2, 3, 3}, (int64_t[]){1, 2, 2}, (int64_t[]){1, 1, 1}, NULL, true),
+                     om_avg_pool3d(x, (int64_t[]){3, 2, 3}, (int64_t[]){2, 1, 2}, (int64_t[]){1, 1, 1}, true, false)};
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (int i = 0; i < 4; i++) {
+    CHECK(y[i] != NULL);
+    int64_t n = y[i] ? om_tensor_numel(y[i]) : 0;
+    float *v = malloc(sizeof(float) * (size_t)(n + 1));
+    CHECK(v && (!y[i] || om_tensor_read(y[i], v)));
+    const unsigned char *p = (const unsigned char *)v;
+    for (size_t k = 0; v && k < sizeof(float) * (size_t)n; k++) h = (h ^ p[k]) * 0x100000001b3ull;
+    free(v);
+  }
+  if (h != 0x399eeabbd4f7f3c0ull) FAILED("hash %#llx", (unsigned long long)h);
+  om__release_all((om_tensor *[]){x, w, b, wt, y[0], y[1], y[2], y[3]}, 8);
+}
+
 TEST(conv_transpose2d_hand_computed) {
   /* stride 2 with a 2x2 kernel of ones copies each input into its own 2x2 block */
   om_tensor *x = TF(SHAPE(1, 1, 2, 2), 1, 2, 3, 4), *w = om_ones((int64_t[]){1, 1, 2, 2}, 4, OM_FLOAT32);
@@ -545,6 +569,7 @@ int main(void) {
   RUN(adaptive_avg_pool2d_values);
   RUN(conv3d_and_pools3d_over_a_unit_depth_are_the_2d_ops);
   RUN(conv_transpose3d_is_the_adjoint_of_conv3d);
+  RUN(conv3d_family_bits_pinned);
   RUN(unbatched_inputs);
   RUN(unfold_and_fold);
   RUN(conv_errors);

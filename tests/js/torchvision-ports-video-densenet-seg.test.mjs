@@ -54,6 +54,20 @@ describe('conv3d, conv_transpose3d and the 3-D pools against PyTorch', () => {
     gradcheck((a) => F().adaptiveAvgPool3d(a, [2, null, 3]), y());
   }));
 
+  test('the same bits as natively: the hash tests/c/test_conv.c pins for the same calls', () => om.tidy(() => {
+    const x = om.randn([1, 3, 5, 6, 7], { seed: 41 }), w = om.randn([4, 3, 3, 2, 3], { seed: 42 });
+    const b = om.randn([4], { seed: 43 }), wt = om.randn([3, 2, 2, 3, 2], { seed: 44 });
+    const ys = [
+      F().conv3d(x, w, b, { stride: [1, 2, 1], padding: [1, 0, 1], dilation: [2, 1, 1] }),
+      F().convTranspose3d(x, wt, null, { stride: [2, 1, 2], padding: [0, 1, 1], outputPadding: [1, 0, 1] }),
+      F().maxPool3d(x, [2, 3, 3], { stride: [1, 2, 2], padding: 1, ceilMode: true }),
+      F().avgPool3d(x, [3, 2, 3], { stride: [2, 1, 2], padding: 1, ceilMode: true, countIncludePad: false }),
+    ];
+    let h = 0xcbf29ce484222325n;
+    for (const y of ys) for (const v of new Uint8Array(y.toArray().buffer)) h = ((h ^ BigInt(v)) * 0x100000001b3n) & 0xffffffffffffffffn;
+    assert.equal(h.toString(16), '399eeabbd4f7f3c0');
+  }));
+
   test('modules: Conv3d, BatchNorm3d, MaxPool3d, AvgPool3d, AdaptiveAvgPool3d are the functions with their parameters and options', () => om.tidy(() => {
     om.manualSeed(3);
     const x = om.randn([2, 4, 5, 6, 7], { seed: 1 });
