@@ -307,15 +307,16 @@ static void vol2col(const float *img, int64_t c, const conv_geom *cg, int64_t od
       }
 }
 
-/* img [c, d, h, w] += the windows in col (vol2col's adjoint; padding taps dropped). */
-static void col2vol(const float *col, int64_t c, const conv_geom *cg, float *img) {
+/* img [c, d, h, w] += the windows of grid depths [od0, od1) in col (vol2col's adjoint; padding
+ * taps dropped). */
+static void col2vol(const float *col, int64_t c, const conv_geom *cg, int64_t od0, int64_t od1, float *img) {
   const win *g = &cg->g;
-  int64_t plane = g->h * g->w, pg = g->oh * g->ow, grid = cg_grid(cg), kk = g->kh * g->kw;
+  int64_t plane = g->h * g->w, pg = g->oh * g->ow, ld = (od1 - od0) * pg, kk = g->kh * g->kw;
   for (int64_t ch = 0; ch < c; ch++)
     for (int64_t kd = 0; kd < cg->k[0]; kd++)
-      for (int64_t od = 0; od < cg->grid[0]; od++) {
+      for (int64_t od = od0; od < od1; od++) {
         int64_t id = od * cg->s[0] - cg->p[0] + kd * cg->dl[0];
-        if (id >= 0 && id < cg->img[0]) col2im(col + (ch * cg->k[0] + kd) * kk * grid + od * pg, 1, g, img + (ch * cg->img[0] + id) * plane, grid);
+        if (id >= 0 && id < cg->img[0]) col2im(col + (ch * cg->k[0] + kd) * kk * ld + (od - od0) * pg, 1, g, img + (ch * cg->img[0] + id) * plane, ld);
       }
 }
 
@@ -677,6 +678,29 @@ typedef struct tconv_job {
   float *scratch[OM_MAX_THREADS];
 } tconv_job;
 
+/* A 3-D transposed convolution as products on om__gemm, one per image, group and band of input
+ * depths (whole input planes, as many as keep the band's col matrix within COLS_FLOATS, at least
+ * one): col [og kk, band] = W[g]^T x[n, g][:, band], then col2vol of the band into the output
+ * (zeroed before). Each output element sums its contributions band by band, the bands fixed by
+ * the sizes alone, so the bits do not depend on the threads (om__gemm's). */
+static bool tconv_volume(const conv_geom *cg, const float *x, const float *w, float *out, const char *who) {
+  int64_t cg_ = cg->c / cg->groups, og = cg->o / cg->groups, kk = cg_taps(cg), grid = cg_grid(cg), image = cg_image(cg);
+  int64_t pg = cg->grid[1] * cg->grid[2], per = og * kk * pg > 0 ? og * kk * pg : 1, band = COLS_FLOATS / per;
+  band = band < 1 ? 1 : band > cg->grid[0] ? cg->grid[0] : band;
+  if (cg->n * cg->groups == 0 || og == 0 || grid == 0 || cg_ == 0) return true; /* the zeros (then the bias) */
+  float *col = om__alloc_floats(og * kk * band * pg, who);
+  bool ok = col != NULL;
+  for (int64_t n = 0; ok && n < cg->n; n++)
+    for (int64_t gi = 0; ok && gi < cg->groups; gi++)
+      for (int64_t od0 = 0; ok && od0 < cg->grid[0]; od0 += band) {
+        int64_t od1 = od0 + band < cg->grid[0] ? od0 + band : cg->grid[0], cols = (od1 - od0) * pg;
+        ok = om__gemm(w + gi * cg_ * og * kk, 1, og * kk, x + (n * cg->c + gi * cg_) * grid + od0 * pg, grid, 1, col, og * kk, cols, cg_, who);
+        if (ok) col2vol(col, og, cg, od0, od1, out + (n * cg->o + gi * og) * image);
+      }
+  free(col);
+  return ok;
+}
+
 static void tconv_part(void *ctx, int64_t idx, int worker) {
   const tconv_job *j = ctx;
   const conv_geom *cg = j->cg;
@@ -685,7 +709,7 @@ static void tconv_part(void *ctx, int64_t idx, int worker) {
   float *col = j->scratch[worker];
   om__gemm_on(j->w + gi * cg_ * og * kk, 1, og * kk, NULL, j->x + (n * cg->c + gi * cg_) * grid, grid, 1, NULL, col, grid,
               og * kk, grid, cg_, col + j->col);
-  col2vol(col, og, cg, j->out + (n * cg->o + gi * og) * cg_image(cg));
+  col2vol(col, og, cg, 0, cg->grid[0], j->out + (n * cg->o + gi * og) * cg_image(cg));
 }
 
 static bool forward_conv(om_call *c) {
@@ -708,7 +732,9 @@ static bool forward_conv(om_call *c) {
     int64_t products = cg.n * cg.groups;
     int threads = om__job_threads((double)products * (double)(og * kk) * (double)grid * (double)cg_, products);
     if (ok) memset(out, 0, sizeof(float) * (size_t)(cg.n * cg.o * image));
-    if (ok && threads > 1 && products >= 2 * threads) { /* enough products to share: one a part */
+    if (ok && cg.nsp == 3) { /* bands of input planes (tconv_volume) */
+      ok = tconv_volume(&cg, x, w, out, who);
+    } else if (ok && threads > 1 && products >= 2 * threads) { /* enough products to share: one a part */
       tconv_job j = {.cg = &cg, .x = x, .w = w, .out = out, .col = og * kk * grid};
       int64_t floats = j.col + om__gemm_scratch(og * kk, grid, cg_, false);
       for (int i = 0; ok && i < threads; i++) ok = (j.scratch[i] = om__scratch(i, floats, who)) != NULL;
@@ -720,7 +746,7 @@ static bool forward_conv(om_call *c) {
         for (int64_t gi = 0; ok && gi < cg.groups; gi++) {
           ok = om__gemm(w + gi * cg_ * og * kk, 1, og * kk, x + (n * cg.c + gi * cg_) * grid, grid, 1, col,
                         og * kk, grid, cg_, who);
-          if (ok) col2vol(col, og, &cg, out + (n * cg.o + gi * og) * image);
+          if (ok) col2vol(col, og, &cg, 0, cg.grid[0], out + (n * cg.o + gi * og) * image);
         }
     }
     if (ok && c->n_in == 3) add_bias(c->in[2], out, cg.n, cg.o, image);
