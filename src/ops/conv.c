@@ -774,6 +774,30 @@ static void cols_part(void *ctx, int64_t p, int worker) {
   vol2col(j->z + (n * j->z_ch + p % groups * zg) * cg_image(j->cg), zg, j->cg, 0, j->cg->grid[0], j->col + p * j->per);
 }
 
+/* weight_grad of a 3-D convolution into pw (zeroed here): per image, group and band of grid depths
+ * (whole planes, as many as keep the band's vol2col matrix within COLS_FLOATS, at least one),
+ * dW[g] += M[n, g][:, band] x vol2col(Z[n, g])[:, band]^T. The bands are fixed by the sizes alone
+ * (the bits do not depend on the threads). */
+static bool weight_grad_volume(const conv_geom *cg, const float *mp, int64_t m_ch, const float *zp, int64_t z_ch, float *pw,
+                               int64_t total, const char *who) {
+  int64_t kk = cg_taps(cg), grid = cg_grid(cg), mg = m_ch / cg->groups, zg = z_ch / cg->groups;
+  int64_t pg = cg->grid[1] * cg->grid[2], per = zg * kk * pg > 0 ? zg * kk * pg : 1, band = COLS_FLOATS / per;
+  band = band < 1 ? 1 : band > cg->grid[0] ? cg->grid[0] : band;
+  memset(pw, 0, sizeof(float) * (size_t)total);
+  if (cg->n == 0 || grid == 0 || mg == 0 || zg == 0) return true;
+  float *col = om__alloc_floats(zg * kk * band * pg, who);
+  bool ok = col != NULL;
+  for (int64_t n = 0; ok && n < cg->n; n++)
+    for (int64_t gi = 0; ok && gi < cg->groups; gi++)
+      for (int64_t od0 = 0; ok && od0 < cg->grid[0]; od0 += band) {
+        int64_t od1 = od0 + band < cg->grid[0] ? od0 + band : cg->grid[0], cols = (od1 - od0) * pg;
+        vol2col(zp + (n * z_ch + gi * zg) * cg_image(cg), zg, cg, od0, od1, col);
+        ok = om__gemm_acc(mp + (n * m_ch + gi * mg) * grid + od0 * pg, grid, 1, col, 1, cols, pw + gi * mg * zg * kk, mg, zg * kk, cols, who);
+      }
+  free(col);
+  return ok;
+}
+
 /* dW[g] = sum over n of M[n, g] [rows, grid] x vol2col(Z[n, g])^T [grid, zc*kd*kh*kw]: the
  * weight gradient of both convolutions (see the top of the file). dw is [groups*rows, zc*kd*kh*kw]. */
 static om_tensor *weight_grad(const conv_geom *cg, om_tensor *m_t, int64_t m_ch, om_tensor *z_t, int64_t z_ch,
@@ -784,6 +808,13 @@ static om_tensor *weight_grad(const conv_geom *cg, om_tensor *m_t, int64_t m_ch,
   if (!dw) return NULL;
   bool own_m = false, own_z = false;
   const float *mp = dense(m_t, &own_m, who), *zp = mp ? dense(z_t, &own_z, who) : NULL;
+  if (cg->nsp == 3) { /* bands of grid planes (weight_grad_volume) */
+    bool ok = zp && weight_grad_volume(cg, mp, m_ch, zp, z_ch, (float *)om__data(dw), om_tensor_numel(dw), who);
+    if (own_m) free((void *)mp);
+    if (zp && own_z) free((void *)zp);
+    if (!ok) om_tensor_release(dw);
+    return ok ? dw : NULL;
+  }
   int64_t kk = cg_taps(cg), grid = cg_grid(cg);
   int64_t mg = m_ch / cg->groups, zg = z_ch / cg->groups;
   cols_job j = {.cg = cg, .z = zp, .z_ch = z_ch, .per = zg * kk * grid};

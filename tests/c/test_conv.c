@@ -231,16 +231,25 @@ TEST(conv_transpose3d_is_the_adjoint_of_conv3d) {
 
 /* A 3-D transposed convolution whose matrix for one input plane is most of 8 MiB (48 x 27 rows,
  * 40 x 40 columns) runs one input plane a product (tconv_volume's bands) and is still conv3d's
- * adjoint, and conv3d's input gradient. */
-TEST(conv_transpose3d_in_bands_of_input_planes) {
+ * adjoint; conv3d's weight gradient over such planes likewise (weight_grad_volume's bands). */
+TEST(conv3d_products_in_bands_of_planes) {
   om_tensor *x = om_randn((int64_t[]){1, 2, 3, 40, 40}, 5, 51, true), *w = om_randn((int64_t[]){2, 48, 3, 3, 3}, 5, 52, true);
   om_tensor *t = om_conv_transpose3d(x, w, NULL, NULL, NULL, NULL, 1, NULL);
   CHECK(t && om_tensor_shape(t)[1] == 48 && om_tensor_shape(t)[2] == 5 && om_tensor_shape(t)[4] == 42);
   om_tensor *z = t ? om_randn(om_tensor_shape(t), 5, 53, true) : NULL, *y = z ? om_conv3d(z, w, NULL, NULL, NULL, NULL, 1) : NULL;
   CHECK(y && om_tensor_shape(y)[2] == 3);
   if (y) CHECK_NEAR(dot(t, z) / 1e3, dot(x, y) / 1e3, 1e-3);
-  om_tensor *all[] = {x, w, t, z, y};
-  om__release_all(all, 5);
+  /* conv3d's weight gradient, one output plane a product the same way: linear in the weight,
+   * so <dW, v> = <conv3d(z, v), g> for any v */
+  om_tensor *wz = om_detach(w), *g = y ? om_randn(om_tensor_shape(y), 5, 54, true) : NULL;
+  om_tensor_set_requires_grad(wz, true);
+  om_tensor *y2 = om_conv3d(z, wz, NULL, NULL, NULL, NULL, 1), *prod = y2 && g ? om_mul(y2, g) : NULL;
+  om_tensor *loss = prod ? om_sum(prod, NULL, 0, false) : NULL, *dw = loss && om_backward(loss, NULL) ? om_tensor_grad(wz) : NULL;
+  om_tensor *v = om_randn((int64_t[]){2, 48, 3, 3, 3}, 5, 55, true), *yv = om_conv3d(z, v, NULL, NULL, NULL, NULL, 1);
+  CHECK(dw && yv);
+  if (dw && yv) CHECK_NEAR(dot(dw, v) / 1e3, dot(yv, g) / 1e3, 1e-3);
+  om_tensor *all[] = {x, w, t, z, y, wz, g, y2, prod, loss, dw, v, yv};
+  om__release_all(all, 13);
 }
 
 /* conv3d, conv_transpose3d and the 3-D pools on seeded inputs: the FNV-1a 64 hash of their
@@ -584,7 +593,7 @@ int main(void) {
   RUN(conv3d_and_pools3d_over_a_unit_depth_are_the_2d_ops);
   RUN(conv_transpose3d_is_the_adjoint_of_conv3d);
   RUN(conv3d_family_bits_pinned);
-  RUN(conv_transpose3d_in_bands_of_input_planes);
+  RUN(conv3d_products_in_bands_of_planes);
   RUN(unbatched_inputs);
   RUN(unfold_and_fold);
   RUN(conv_errors);
