@@ -1805,10 +1805,13 @@ export namespace nn {
     function avgPool1d(input: Tensor, kernelSize: Size1, options?: AvgPool1dOptions): Tensor;
     /** adaptive_avg_pool1d on [N, C, L] (or [C, L]) to outputSize (null keeps L). */
     function adaptiveAvgPool1d(input: Tensor, outputSize: number | null): Tensor;
-    /** conv3d(x [N, C, D, H, W], weight [O, C/groups, kD, kH, kW], bias [O] | null, options) -> [N, O, OD, OH, OW]: conv2d per depth tap, summed. */
+    /** conv3d(x [N, C, D, H, W], weight [O, C/groups, kD, kH, kW], bias [O] | null, options) -> [N, O, OD, OH, OW]. */
     function conv3d(input: Tensor, weight: Tensor, bias?: Tensor | null, options?: Conv3dOptions): Tensor;
     function conv3d(input: Tensor, weight: Tensor, options: Conv3dOptions): Tensor;
-    /** max_pool3d on [N, C, D, H, W] (or [C, D, H, W]): max_pool2d over H and W, then over D. */
+    /** conv_transpose3d(x [N, C, D, H, W], weight [C, O/groups, kD, kH, kW], bias [O] | null, options) -> [N, O, OD, OH, OW]. */
+    function convTranspose3d(input: Tensor, weight: Tensor, bias?: Tensor | null, options?: ConvTranspose3dOptions): Tensor;
+    function convTranspose3d(input: Tensor, weight: Tensor, options: ConvTranspose3dOptions): Tensor;
+    /** max_pool3d on [N, C, D, H, W] (or [C, D, H, W]); the gradient goes to each window's first maximum. */
     function maxPool3d(input: Tensor, kernelSize: Size3, options?: MaxPool3dOptions): Tensor;
     /** avg_pool3d on [N, C, D, H, W] (or [C, D, H, W]). */
     function avgPool3d(input: Tensor, kernelSize: Size3, options?: AvgPool3dOptions): Tensor;
@@ -2403,6 +2406,18 @@ export namespace nn {
   }
   /** A 3-D op's size: an integer or one per spatial dim (D, H, W). */
   export type Size3 = number | readonly [number, number, number];
+  /** Keyword arguments of convTranspose3d / nn.ConvTranspose3d (outputPadding < stride or dilation). */
+  export interface ConvTranspose3dOptions {
+    stride?: Size3;
+    padding?: Size3;
+    outputPadding?: Size3;
+    dilation?: Size3;
+    groups?: number;
+  }
+  export interface ConvTranspose3dModuleOptions extends ConvTranspose3dOptions {
+    bias?: boolean;
+    paddingMode?: 'zeros';
+  }
   /** Keyword arguments of conv3d / nn.Conv3d. */
   export interface Conv3dOptions {
     stride?: Size3;
@@ -2536,6 +2551,17 @@ export namespace nn {
     forward(x: Tensor): Tensor;
   }
   export interface Conv3d extends ConvFields {}
+  /**
+   * PyTorch's nn.ConvTranspose3d: weight [inChannels, outChannels/groups, kD, kH, kW], bias
+   * [outChannels] ({@link functional.convTranspose3d}).
+   */
+  export class ConvTranspose3d extends Module {
+    constructor(inChannels: number, outChannels: number, kernelSize: Size3, options?: ConvTranspose3dModuleOptions);
+    readonly padding: number[];
+    readonly outputPadding: number[];
+    forward(x: Tensor): Tensor;
+  }
+  export interface ConvTranspose3d extends ConvFields {}
   /** PyTorch's nn.MaxPool3d. */
   export class MaxPool3d extends Module {
     constructor(kernelSize: Size3, options?: MaxPool3dOptions);

@@ -109,10 +109,11 @@ struct om_record {
 
 /* How the table-driven tests exercise an op (see tests/c/test_ops.c). */
 #define OM_TEST_MAX_INPUTS 8 /* lstm_layer: x, two weights, two biases, h0, c0 */
+#define OM_TEST_MAX_DIMS 5   /* conv3d: [N, C, D, H, W] */
 typedef struct om_op_test {
   int n_in;                           /* inputs to make (variadic ops: how many) */
   int ndims[OM_TEST_MAX_INPUTS];      /* input ranks */
-  int64_t shapes[OM_TEST_MAX_INPUTS][4]; /* input shapes */
+  int64_t shapes[OM_TEST_MAX_INPUTS][OM_TEST_MAX_DIMS]; /* input shapes */
   om_dtype dtypes[OM_TEST_MAX_INPUTS];   /* input dtypes (float32 when zero) */
   double lo, hi;                      /* input domain for float inputs */
   om_attrs attrs;                     /* attributes for the sample call */

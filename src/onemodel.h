@@ -474,12 +474,29 @@ om_tensor *om_conv1d(om_tensor *x, om_tensor *weight, om_tensor *bias, int64_t s
 om_tensor *om_conv_transpose2d(om_tensor *x, om_tensor *weight, om_tensor *bias, const int64_t stride[2],
                                const int64_t padding[2], const int64_t output_padding[2], int64_t groups,
                                const int64_t dilation[2]);
+/** PyTorch's conv3d: x [N, C, D, H, W] (or [C, D, H, W]), weight [O, C/groups, kD, kH, kW], bias
+ *  [O] or NULL; stride, padding and dilation as {depth, height, width}, each NULL for PyTorch's
+ *  default (1, 0, 1). Returns a new reference [N, O, OD, OH, OW]. */
+om_tensor *om_conv3d(om_tensor *x, om_tensor *weight, om_tensor *bias, const int64_t stride[3], const int64_t padding[3],
+                     const int64_t dilation[3], int64_t groups);
+/** PyTorch's conv_transpose3d (its argument order): x [N, C, D, H, W], weight [C, O/groups, kD, kH,
+ *  kW], bias [O] or NULL; as om_conv_transpose2d with {depth, height, width}. New reference. */
+om_tensor *om_conv_transpose3d(om_tensor *x, om_tensor *weight, om_tensor *bias, const int64_t stride[3],
+                               const int64_t padding[3], const int64_t output_padding[3], int64_t groups,
+                               const int64_t dilation[3]);
 /** PyTorch's max_pool2d on x [N, C, H, W]: stride NULL means the kernel size, padding NULL 0,
  *  dilation NULL 1. Returns a new reference; the gradient goes to each window's first maximum. */
 om_tensor *om_max_pool2d(om_tensor *x, const int64_t kernel[2], const int64_t stride[2], const int64_t padding[2],
                          const int64_t dilation[2], bool ceil_mode);
 /** PyTorch's avg_pool2d on x [N, C, H, W] (stride NULL: the kernel size; padding NULL: 0). New reference. */
 om_tensor *om_avg_pool2d(om_tensor *x, const int64_t kernel[2], const int64_t stride[2], const int64_t padding[2],
+                         bool ceil_mode, bool count_include_pad);
+/** PyTorch's max_pool3d on x [N, C, D, H, W] (or [C, D, H, W]); sizes {depth, height, width},
+ *  NULL as om_max_pool2d's. New reference; the gradient goes to each window's first maximum. */
+om_tensor *om_max_pool3d(om_tensor *x, const int64_t kernel[3], const int64_t stride[3], const int64_t padding[3],
+                         const int64_t dilation[3], bool ceil_mode);
+/** PyTorch's avg_pool3d on x [N, C, D, H, W] (or [C, D, H, W]); sizes {depth, height, width}. New reference. */
+om_tensor *om_avg_pool3d(om_tensor *x, const int64_t kernel[3], const int64_t stride[3], const int64_t padding[3],
                          bool ceil_mode, bool count_include_pad);
 /** PyTorch's adaptive_avg_pool2d on x [N, C, H, W] to output_size {OH, OW} (-1 keeps that input
  *  size). Returns a new reference. */

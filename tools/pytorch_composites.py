@@ -49,7 +49,7 @@ and bias, as in the losses' file. Writes tests/js/fixtures/pytorch/ops/pools_nor
 
 3-D convolution and pools (js/ops/conv.js; tests/js/torchvision-ports-video-densenet-seg.test.mjs):
 conv3d (strides, padding and 'same', dilation, groups, with and without bias, unbatched),
-max_pool3d, avg_pool3d and adaptive_avg_pool3d (see conv_pools_3d), as in the losses' file.
+max_pool3d, avg_pool3d, adaptive_avg_pool3d and conv_transpose3d (see conv_pools_3d), as in the losses' file.
 Writes tests/js/fixtures/pytorch/ops/conv_pools_3d.json.
 
 Adaptive max pools and embedding bags (js/ops/conv.js, js/ops/index.js; tests/js/bags-pools.test.mjs):
@@ -394,6 +394,17 @@ def conv_pools_3d():
     for out in (1, (2, 3, 3), (None, 2, 3), (3, 5, 4), (4, 7, 5)):
         case('adaptiveAvgPool3d', lambda a: F.adaptive_avg_pool3d(a, out), [x], {'outputSize': out})
     case('adaptiveAvgPool3d', lambda a: F.adaptive_avg_pool3d(a, (2, 2, 3)), [rnd(2, 3, 5, 4)], {'outputSize': [2, 2, 3]})
+    for xs, wshape, st, p, op, d, gr, bias in (((1, 4, 3, 5, 4), (4, 2, 3, 2, 3), (2, 1, 2), (1, 0, 1), (1, 0, 1), 1, 1, True),
+                                             ((2, 4, 2, 3, 3), (4, 3, 2, 3, 2), 1, (0, 1, 0), 0, (2, 1, 2), 2, False),
+                                             ((2, 3, 4, 2), (2, 1, 1, 2, 2), (3, 2, 1), 0, (2, 1, 0), 1, 2, True)):  # unbatched
+        a0, w, b = rnd(*xs), rnd(*wshape), rnd(wshape[1] * gr) if bias else None
+        args = {'stride': st, 'padding': p, 'outputPadding': op, 'dilation': d, 'groups': gr, 'bias': bias}
+        if bias:
+            case('convTranspose3d', lambda a, ww, bb: F.conv_transpose3d(a, ww, bb, stride=st, padding=p, output_padding=op, groups=gr, dilation=d),
+                 [a0, w, b], args, (0, 1, 2))
+        else:
+            case('convTranspose3d', lambda a, ww: F.conv_transpose3d(a, ww, None, stride=st, padding=p, output_padding=op, groups=gr, dilation=d),
+                 [a0, w], args, (0, 1))
     short = {'inputs', 'grads'}  # each float32 as its shortest round-tripping decimal: a third of the bytes
     cases = [{k: ([e and short_floats(e) for e in v] if k in short else short_floats(v) if k in ('g', 'output') else v) for k, v in c.items()}
              for c in cases]

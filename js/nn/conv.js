@@ -10,7 +10,7 @@ import { rand, tidy, optionsArg } from '../tensor.js';
 import { describe, toI32 } from '../convert.js';
 import { Module } from './module.js';
 import {
-  conv1d, conv2d, conv3d, convTranspose2d, maxPool2d, avgPool2d, adaptiveAvgPool2d, unfold, fold, sizes, maxPool1d,
+  conv1d, conv2d, conv3d, convTranspose2d, convTranspose3d, maxPool2d, avgPool2d, adaptiveAvgPool2d, unfold, fold, sizes, maxPool1d,
   avgPool1d, adaptiveAvgPool1d, maxPool3d, avgPool3d, adaptiveAvgPool3d, adaptiveMaxPool1d, adaptiveMaxPool2d,
 } from '../ops/conv.js';
 
@@ -23,7 +23,7 @@ function uniformParameter(shape, bound) {
 
 const asNumbers = (list) => list.map(Number);
 
-/** The shared part of Conv1d, Conv2d and ConvTranspose2d (PyTorch's _ConvNd). */
+/** The shared part of Conv1d, Conv2d, Conv3d, ConvTranspose2d and ConvTranspose3d (PyTorch's _ConvNd). */
 class ConvNd extends Module {
   #fn; // the functional op forward calls
   #keys; // the options forward passes to it
@@ -87,7 +87,7 @@ export class Conv2d extends ConvNd {
   }
 }
 
-/** PyTorch's nn.Conv3d: x [N, inChannels, D, H, W] -> [N, outChannels, OD, OH, OW] (F.conv3d: 2-D convolutions summed over the depth taps). */
+/** PyTorch's nn.Conv3d: x [N, inChannels, D, H, W] -> [N, outChannels, OD, OH, OW]. */
 export class Conv3d extends ConvNd {
   constructor(inChannels, outChannels, kernelSize, options = {}) {
     super('Conv3d', conv3d, 3, false, inChannels, outChannels, kernelSize, options);
@@ -98,6 +98,13 @@ export class Conv3d extends ConvNd {
 export class ConvTranspose2d extends ConvNd {
   constructor(inChannels, outChannels, kernelSize, options = {}) {
     super('ConvTranspose2d', convTranspose2d, 2, true, inChannels, outChannels, kernelSize, options);
+  }
+}
+
+/** PyTorch's nn.ConvTranspose3d: x [N, inChannels, D, H, W] -> [N, outChannels, OD, OH, OW]. */
+export class ConvTranspose3d extends ConvNd {
+  constructor(inChannels, outChannels, kernelSize, options = {}) {
+    super('ConvTranspose3d', convTranspose3d, 3, true, inChannels, outChannels, kernelSize, options);
   }
 }
 

@@ -13,7 +13,7 @@ export {
   glu, prelu, mish, softsign, tanhshrink, hardshrink, softshrink,
 } from '../ops/act.js';
 export {
-  conv1d, conv2d, conv3d, convTranspose2d, maxPool1d, maxPool2d, maxPool3d, avgPool1d, avgPool2d, avgPool3d,
+  conv1d, conv2d, conv3d, convTranspose2d, convTranspose3d, maxPool1d, maxPool2d, maxPool3d, avgPool1d, avgPool2d, avgPool3d,
   adaptiveAvgPool1d, adaptiveAvgPool2d, adaptiveAvgPool3d, unfold, fold, adaptiveMaxPool1d, adaptiveMaxPool2d,
 } from '../ops/conv.js';
 export { stochasticDepth } from './blocks.js';

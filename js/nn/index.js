@@ -19,7 +19,7 @@ export {
 export * as functional from './functional.js';
 export * as init from './init.js';
 export {
-  Conv1d, Conv2d, Conv3d, ConvTranspose2d, MaxPool1d, MaxPool2d, MaxPool3d, AvgPool1d, AvgPool2d, AvgPool3d,
+  Conv1d, Conv2d, Conv3d, ConvTranspose2d, ConvTranspose3d, MaxPool1d, MaxPool2d, MaxPool3d, AvgPool1d, AvgPool2d, AvgPool3d,
   AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveAvgPool3d, Unfold, Fold, AdaptiveMaxPool1d, AdaptiveMaxPool2d,
 } from './conv.js';
 export {

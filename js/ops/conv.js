@@ -102,50 +102,68 @@ export function conv2d(input, weight, bias = null, options = undefined) {
   return conv('conv2d', 'conv2d', 2, input, weight, bias, options);
 }
 
-/** F.conv_transpose2d(input [N, C, H, W], weight [C, O/groups, kH, kW], bias [O] | null,
- *  { stride, padding, outputPadding, groups, dilation }). */
-export function convTranspose2d(input, weight, bias = null, options = undefined) {
-  const who = 'convTranspose2d';
+/** A transposed convolution over n spatial dims (the conv_transpose2d / 3d op). */
+function convTranspose(who, op, n, input, weight, bias, options) {
   requireReady(who);
   [bias, options] = splitBias(bias, options);
   const o = optionsArg(options, who, ['stride', 'padding', 'outputPadding', 'groups', 'dilation']);
   const attrs = [
-    ...sizes(o.stride ?? 1, 2, who, 'stride'), ...sizes(o.padding ?? 0, 2, who, 'padding'),
-    ...sizes(o.outputPadding ?? 0, 2, who, 'outputPadding'), ...sizes(o.dilation ?? 1, 2, who, 'dilation'),
+    ...sizes(o.stride ?? 1, n, who, 'stride'), ...sizes(o.padding ?? 0, n, who, 'padding'),
+    ...sizes(o.outputPadding ?? 0, n, who, 'outputPadding'), ...sizes(o.dilation ?? 1, n, who, 'dilation'),
     toI64(o.groups ?? 1, who, 'groups'),
   ];
-  return maybeUnbatched(input, 4, (x) => applyOp(who, 'conv_transpose2d', inputs(who, x, weight, bias), attrs));
+  return maybeUnbatched(input, n + 2, (x) => applyOp(who, op, inputs(who, x, weight, bias), attrs));
 }
 
-/** kernel, stride (null/undefined: the kernel) and padding of a pool. */
-function poolSizes(kernelSize, o, who) {
-  const kernel = sizes(kernelSize, 2, who, 'kernelSize');
-  const stride = o.stride === undefined || o.stride === null ? kernel : sizes(o.stride, 2, who, 'stride');
-  return [...kernel, ...stride, ...sizes(o.padding ?? 0, 2, who, 'padding')];
+/** F.conv_transpose2d(input [N, C, H, W], weight [C, O/groups, kH, kW], bias [O] | null,
+ *  { stride, padding, outputPadding, groups, dilation }). */
+export function convTranspose2d(input, weight, bias = null, options = undefined) {
+  return convTranspose('convTranspose2d', 'conv_transpose2d', 2, input, weight, bias, options);
 }
 
-/** F.max_pool2d(input [N, C, H, W], kernelSize, { stride = kernelSize, padding = 0, dilation = 1, ceilMode = false }). */
-export function maxPool2d(input, kernelSize, options = undefined) {
-  const who = 'maxPool2d';
+/** F.conv_transpose3d(input [N, C, D, H, W], weight [C, O/groups, kD, kH, kW], bias [O] | null,
+ *  { stride, padding, outputPadding, groups, dilation }). */
+export function convTranspose3d(input, weight, bias = null, options = undefined) {
+  return convTranspose('convTranspose3d', 'conv_transpose3d', 3, input, weight, bias, options);
+}
+
+/** kernel, stride (null/undefined: the kernel) and padding of a pool over n spatial dims. */
+function poolSizes(kernelSize, o, who, n) {
+  const kernel = sizes(kernelSize, n, who, 'kernelSize');
+  const stride = o.stride === undefined || o.stride === null ? kernel : sizes(o.stride, n, who, 'stride');
+  return [...kernel, ...stride, ...sizes(o.padding ?? 0, n, who, 'padding')];
+}
+
+/** A max pool over n spatial dims (the max_pool2d / 3d op). */
+function maxPool(who, op, n, input, kernelSize, options) {
   requireReady(who);
   const o = optionsArg(options, who, ['stride', 'padding', 'dilation', 'ceilMode', 'returnIndices']);
   if (o.returnIndices) throw invalid(`${who}: returnIndices is not supported`);
   handle(input, who, 'input');
-  const attrs = [...poolSizes(kernelSize, o, who), ...sizes(o.dilation ?? 1, 2, who, 'dilation'),
+  const attrs = [...poolSizes(kernelSize, o, who, n), ...sizes(o.dilation ?? 1, n, who, 'dilation'),
     flag(o.ceilMode, false, who, 'ceilMode') ? 1n : 0n];
-  return maybeUnbatched(input, 4, (x) => applyOp(who, 'max_pool2d', [handle(x, who, 'input')], attrs));
+  return maybeUnbatched(input, n + 2, (x) => applyOp(who, op, [handle(x, who, 'input')], attrs));
 }
 
-/** F.avg_pool2d(input [N, C, H, W], kernelSize, { stride = kernelSize, padding = 0, ceilMode = false, countIncludePad = true }). */
-export function avgPool2d(input, kernelSize, options = undefined) {
-  const who = 'avgPool2d';
+/** An average pool over n spatial dims (the avg_pool2d / 3d op). */
+function avgPool(who, op, n, input, kernelSize, options) {
   requireReady(who);
   const o = optionsArg(options, who, ['stride', 'padding', 'ceilMode', 'countIncludePad', 'divisorOverride']);
   if (o.divisorOverride !== undefined && o.divisorOverride !== null) throw invalid(`${who}: divisorOverride is not supported`);
   handle(input, who, 'input');
-  const attrs = [...poolSizes(kernelSize, o, who), flag(o.ceilMode, false, who, 'ceilMode') ? 1n : 0n,
+  const attrs = [...poolSizes(kernelSize, o, who, n), flag(o.ceilMode, false, who, 'ceilMode') ? 1n : 0n,
     flag(o.countIncludePad, true, who, 'countIncludePad') ? 1n : 0n];
-  return maybeUnbatched(input, 4, (x) => applyOp(who, 'avg_pool2d', [handle(x, who, 'input')], attrs));
+  return maybeUnbatched(input, n + 2, (x) => applyOp(who, op, [handle(x, who, 'input')], attrs));
+}
+
+/** F.max_pool2d(input [N, C, H, W], kernelSize, { stride = kernelSize, padding = 0, dilation = 1, ceilMode = false }). */
+export function maxPool2d(input, kernelSize, options = undefined) {
+  return maxPool('maxPool2d', 'max_pool2d', 2, input, kernelSize, options);
+}
+
+/** F.avg_pool2d(input [N, C, H, W], kernelSize, { stride = kernelSize, padding = 0, ceilMode = false, countIncludePad = true }). */
+export function avgPool2d(input, kernelSize, options = undefined) {
+  return avgPool('avgPool2d', 'avg_pool2d', 2, input, kernelSize, options);
 }
 
 /** An adaptive pool's outputSize, an integer or [oH, oW], as two BigInts (-1n: null, the input's size). */
@@ -319,12 +337,22 @@ export function fold(input, outputSize, kernelSize, options = undefined) {
   return maybeUnbatched(input, 3, (x) => applyOp(who, 'fold', [handle(x, who, 'input')], attrs));
 }
 
-// ---- 3-D convolution and pools: compositions of the 2-D ops ----
-//
-// The library's kernels are 2-D (1-D is the 2-D one over [N, C, 1, L]); a 3-D window is a 2-D one
-// swept along the depth, so these are written with the 2-D ops rather than with a third copy of
-// the kernels: their values, gradients and traced graphs are the 2-D ops' (a traced conv3d is a
-// 2-D Conv per depth tap, not one 3-D Conv).
+// ---- 3-D convolution and pools: the conv3d, max_pool3d and avg_pool3d ops ----
+
+/** F.conv3d(input [N, C, D, H, W], weight [O, C/groups, kD, kH, kW], bias [O] | null, { stride, padding, dilation, groups }). */
+export function conv3d(input, weight, bias = null, options = undefined) {
+  return conv('conv3d', 'conv3d', 3, input, weight, bias, options);
+}
+
+/** F.max_pool3d(input [N, C, D, H, W], kernelSize, { stride = kernelSize, padding = 0, dilation = 1, ceilMode = false }). */
+export function maxPool3d(input, kernelSize, options = undefined) {
+  return maxPool('maxPool3d', 'max_pool3d', 3, input, kernelSize, options);
+}
+
+/** F.avg_pool3d(input [N, C, D, H, W], kernelSize, { stride = kernelSize, padding = 0, ceilMode = false, countIncludePad = true }). */
+export function avgPool3d(input, kernelSize, options = undefined) {
+  return avgPool('avgPool3d', 'avg_pool3d', 3, input, kernelSize, options);
+}
 
 /** The [N, C, D, H, W] input of a 3-D op (its shape), or an InvalidArgument naming who. */
 function volume(x, who) {
@@ -333,57 +361,9 @@ function volume(x, who) {
 }
 
 /**
- * F.conv3d(input [N, C, D, H, W], weight [O, C/groups, kD, kH, kW], bias [O] | null, { stride,
- * padding, dilation, groups }): for each depth tap kd of the weight, the input's depth positions
- * it reads (a strided slice of the depth, zero-padded first) folded into the batch and convolved
- * with weight[:, :, kd] by conv2d; the taps' results summed (kd ascending), then the bias added.
- */
-export function conv3d(input, weight, bias = null, options = undefined) {
-  const who = 'conv3d';
-  requireReady(who);
-  [bias, options] = splitBias(bias, options);
-  const o = optionsArg(options, who, CONV_OPTIONS);
-  handle(input, who, 'input');
-  handle(weight, who, 'weight');
-  if (bias !== null && bias !== undefined) handle(bias, who, 'bias');
-  if (weight.ndim !== 5) throw new OmError('ShapeMismatch', `${who}: weight [${weight.shape}] must have 5 dims`);
-  const stride = sizes(o.stride ?? 1, 3, who, 'stride').map(Number);
-  const dilation = sizes(o.dilation ?? 1, 3, who, 'dilation');
-  const [pads, endPad] = convPadding(o.padding ?? 0, weight, 3, stride.map(BigInt), dilation, who);
-  const padding = pads.map(Number), groups = Number(toI64(o.groups ?? 1, who, 'groups'));
-  if (stride.some((s) => s < 1) || padding.some((p) => p < 0) || dilation.some((d) => d < 1n)) {
-    throw invalid(`${who}: stride [${stride}] and dilation [${dilation}] must be positive, padding [${padding}] non-negative`);
-  }
-  const [O, Cg, KD] = weight.shape;
-  if (groups < 1 || O % groups) throw invalid(`${who}: groups ${groups} must be positive and divide the ${O} output channels of weight [${weight.shape}]`);
-  const run = (x) => tidy(() => {
-    const [, C, D, H, W] = volume(x, who), dd = Number(dilation[0]);
-    if (Cg * groups !== C) {
-      throw new OmError('ShapeMismatch', `${who}: input [${x.shape}] has ${C} channels, weight [${weight.shape}] expects ${Cg * groups} (weight.shape[1] * groups)`);
-    }
-    const span = dd * (KD - 1) + 1, depth = D + 2 * padding[0];
-    if (depth < span) {
-      throw new OmError('ShapeMismatch', `${who}: kernel depth ${KD} (dilated ${span}) is larger than the padded input depth ${depth} of [${x.shape}]`);
-    }
-    const Do = Math.floor((depth - span) / stride[0]) + 1;
-    const xp = padding[0] ? pad(x, [0, 0, 0, 0, padding[0], padding[0]]) : x;
-    const plane = { stride: stride.slice(1), padding: padding.slice(1), dilation: dilation.slice(1), groups };
-    let acc = null;
-    for (let kd = 0; kd < KD; kd++) {
-      const taps = xp.slice(2, kd * dd, kd * dd + (Do - 1) * stride[0] + 1, stride[0]); // [N, C, Do, H, W]
-      const y = conv2d(taps.permute([0, 2, 1, 3, 4]).reshape([-1, C, H, W]), weight.select(2, kd), null, plane);
-      acc = acc ? acc.add(y) : y;
-    }
-    const y = acc.reshape([-1, Do, O, acc.shape[2], acc.shape[3]]).permute([0, 2, 1, 3, 4]);
-    return bias === null || bias === undefined ? y : y.add(bias.reshape([1, O, 1, 1, 1]));
-  });
-  return maybeUnbatched(input, 5, endPad ? (x) => tidy(() => run(pad(x, endPad))) : run);
-}
-
-/**
- * A pool over D, H and W as two 2-D pools (a window is a product of intervals: its max is a max
- * of maxes, its sum and its element count products of each axis'): overHW on [N, C * D, H, W],
- * then overDepth on [N, C, D, OH * OW] (its window along D alone).
+ * adaptive_avg_pool3d as two 2-D adaptive pools (it has no op row yet): a cell is a product of
+ * intervals, so its mean is the mean over its depth interval of the means of its H x W boxes (all
+ * of one size): overHW on [N, C * D, H, W], then overDepth on [N, C, D, OH * OW].
  */
 function separablePool(input, who, overHW, overDepth) {
   return maybeUnbatched(input, 5, (x) => tidy(() => {
@@ -394,39 +374,6 @@ function separablePool(input, who, overHW, overDepth) {
     const z = overDepth(y.reshape([-1, C, D, OH * OW]));
     return z.reshape([-1, C, z.shape[2], OH, OW]);
   }));
-}
-
-/** kernel, stride (null/undefined: the kernel) and padding of a 3-D pool, as numbers. */
-function poolSizes3d(kernelSize, o, who) {
-  const kernel = sizes(kernelSize, 3, who, 'kernelSize').map(Number);
-  const stride = o.stride === undefined || o.stride === null ? kernel : sizes(o.stride, 3, who, 'stride').map(Number);
-  return [kernel, stride, sizes(o.padding ?? 0, 3, who, 'padding').map(Number)];
-}
-
-/** F.max_pool3d(input [N, C, D, H, W], kernelSize, { stride = kernelSize, padding = 0, dilation = 1, ceilMode = false }). */
-export function maxPool3d(input, kernelSize, options = undefined) {
-  const who = 'maxPool3d';
-  requireReady(who);
-  const o = optionsArg(options, who, ['stride', 'padding', 'dilation', 'ceilMode', 'returnIndices']);
-  if (o.returnIndices) throw invalid(`${who}: returnIndices is not supported`);
-  const [k, s, p] = poolSizes3d(kernelSize, o, who), d = sizes(o.dilation ?? 1, 3, who, 'dilation').map(Number);
-  const ceilMode = flag(o.ceilMode, false, who, 'ceilMode');
-  return separablePool(input, who,
-    (x) => maxPool2d(x, k.slice(1), { stride: s.slice(1), padding: p.slice(1), dilation: d.slice(1), ceilMode }),
-    (x) => maxPool2d(x, [k[0], 1], { stride: [s[0], 1], padding: [p[0], 0], dilation: [d[0], 1], ceilMode }));
-}
-
-/** F.avg_pool3d(input [N, C, D, H, W], kernelSize, { stride = kernelSize, padding = 0, ceilMode = false, countIncludePad = true }). */
-export function avgPool3d(input, kernelSize, options = undefined) {
-  const who = 'avgPool3d';
-  requireReady(who);
-  const o = optionsArg(options, who, ['stride', 'padding', 'ceilMode', 'countIncludePad', 'divisorOverride']);
-  if (o.divisorOverride !== undefined && o.divisorOverride !== null) throw invalid(`${who}: divisorOverride is not supported`);
-  const [k, s, p] = poolSizes3d(kernelSize, o, who);
-  const ceilMode = flag(o.ceilMode, false, who, 'ceilMode'), countIncludePad = flag(o.countIncludePad, true, who, 'countIncludePad');
-  return separablePool(input, who,
-    (x) => avgPool2d(x, k.slice(1), { stride: s.slice(1), padding: p.slice(1), ceilMode, countIncludePad }),
-    (x) => avgPool2d(x, [k[0], 1], { stride: [s[0], 1], padding: [p[0], 0], ceilMode, countIncludePad }));
 }
 
 /** F.adaptive_avg_pool3d(input [N, C, D, H, W], outputSize): an integer or [oD, oH, oW], null keeping the input's size. */

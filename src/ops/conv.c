@@ -2,10 +2,14 @@
  *
  *   conv1d / conv2d      x [N, C, (H,) W], weight [O, C/groups, (kH,) kW], bias [O] (optional)
  *   conv_transpose2d     x [N, C, H, W], weight [C, O/groups, kH, kW], bias [O] (optional)
- *   max_pool2d, avg_pool2d, adaptive_avg_pool2d   x [N, C, H, W]
+ *   conv3d, conv_transpose3d   the same with a depth D (kD) before H (kH)
+ *   max_pool2d, avg_pool2d, adaptive_avg_pool2d   x [N, C, H, W]; max_pool3d, avg_pool3d x [N, C, D, H, W]
  *
- * conv1d is conv2d on a unit height inside (one geometry, one kernel), with its own op row so it
- * lowers to a 1-D Conv. The convolutions are matrix products on the matmul kernel (om__gemm, om__gemm_acc):
+ * One geometry serves 1 to 3 spatial axes (conv_geom: per-axis arrays of depth, height and width,
+ * the axes a lower rank lacks of size 1), and one im2col (vol2col: the 2-D im2col per depth tap),
+ * so conv1d is conv2d on a unit height and conv2d conv3d on a unit depth; each has its own op row
+ * so it lowers to a Conv of its rank. The 2-D kernels keep fast paths for planes (windows read in
+ * place, depthwise sums, bands of rows); a 3-D convolution runs as bands of output planes. The convolutions are matrix products on the matmul kernel (om__gemm, om__gemm_acc):
  *   conv forward            out[n, g] = W[g] [O/g, C/g*kH*kW]  x  im2col(x[n, g]) [C/g*kH*kW, OH*OW]
  *   transposed forward      out[n, g] = col2im( W[g]^T [O/g*kH*kW, C/g]  x  x[n, g] [C/g, H*W] )
  *   weight gradients        dW[g] = sum over n of  M[n, g] x im2col(Z[n, g])^T
@@ -16,6 +20,7 @@
  * differentiable); the weight gradients and the pools' input gradients are kernels here, so
  * they are first-order only. Every sum runs in a fixed order (same bits natively and in WASM). */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -95,14 +100,14 @@ static void shifted_plane(const float *plane, const win *g, int64_t y0, int64_t 
 }
 
 /* col [c*kh*kw, (y1 - y0) ow] = the windows of output rows [y0, y1) of img [c, h, w]
- * (contiguous), zeros where a tap is in the padding. */
-static void im2col(const float *img, int64_t c, const win *g, int64_t y0, int64_t y1, float *col) {
-  int64_t n = (y1 - y0) * g->ow;
+ * (contiguous), zeros where a tap is in the padding; col's rows ld floats apart (ld >= the row's
+ * (y1 - y0) ow: a 3-D convolution's rows hold one such block per output depth, vol2col). */
+static void im2col(const float *img, int64_t c, const win *g, int64_t y0, int64_t y1, float *col, int64_t ld) {
   bool same = g->sh == 1 && g->sw == 1 && g->ow == g->w;
   for (int64_t ch = 0; ch < c; ch++)
     for (int64_t i = 0; i < g->kh; i++)
       for (int64_t j = 0; j < g->kw; j++) {
-        float *row = col + ((ch * g->kh + i) * g->kw + j) * n;
+        float *row = col + ((ch * g->kh + i) * g->kw + j) * ld;
         const float *plane = img + ch * g->h * g->w;
         if (same) {
           shifted_plane(plane, g, y0, y1, i * g->dh - g->ph, j * g->dw - g->pw, row);
@@ -129,13 +134,13 @@ static void im2col(const float *img, int64_t c, const win *g, int64_t y0, int64_
       }
 }
 
-/* img [c, h, w] += the windows in col [c*kh*kw, oh*ow] (the adjoint of im2col; padding taps dropped). */
-static void col2im(const float *col, int64_t c, const win *g, float *img) {
-  int64_t n = g->oh * g->ow;
+/* img [c, h, w] += the windows in col [c*kh*kw, oh*ow] (the adjoint of im2col; padding taps
+ * dropped), col's rows ld floats apart. */
+static void col2im(const float *col, int64_t c, const win *g, float *img, int64_t ld) {
   for (int64_t ch = 0; ch < c; ch++)
     for (int64_t i = 0; i < g->kh; i++)
       for (int64_t j = 0; j < g->kw; j++) {
-        const float *row = col + ((ch * g->kh + i) * g->kw + j) * n;
+        const float *row = col + ((ch * g->kh + i) * g->kw + j) * ld;
         float *plane = img + ch * g->h * g->w;
         int64_t x0, x1;
         tap_range(g->w, g->sw, g->pw, j * g->dw, g->ow, &x0, &x1);
@@ -149,32 +154,57 @@ static void col2im(const float *col, int64_t c, const win *g, float *img) {
 }
 
 /* ---- convolution attrs ----
- * conv2d: [sH, sW, pH, pW, dH, dW, groups]; conv1d: [s, p, d, groups];
- * conv_transpose2d: [sH, sW, pH, pW, opH, opW, dH, dW, groups]. */
+ * conv1d: [s, p, d, groups]; conv2d: [sH, sW, pH, pW, dH, dW, groups]; conv3d: [sD, sH, sW, pD, pH,
+ * pW, dD, dH, dW, groups]; conv_transpose2d / 3d: stride, padding, output_padding, dilation (one
+ * per spatial axis each), groups. */
 
+/* A convolution over 1 to 3 spatial axes. The per-axis arrays always hold 3 axes (depth, height,
+ * width), the ones a 1-D or 2-D convolution lacks trivial (size 1, kernel 1, stride 1, no
+ * padding): so one geometry, one im2col (vol2col) and one product serve every rank, and g (the
+ * last two axes) feeds the 2-D kernels' fast paths. */
 typedef struct conv_geom {
-  bool transposed, one_d;
+  bool transposed;
+  int nsp;                  /* spatial axes: 1, 2 or 3 */
   int64_t n, c, o, groups;  /* batch, input channels, output channels */
-  win g;                    /* conv: image = input, grid = output; transposed: image = output, grid = input */
-  int64_t oph, opw;         /* transposed: output padding */
+  /* per axis: conv: image = input, grid = output; transposed: image = output, grid = input */
+  int64_t img[3], grid[3], k[3], s[3], p[3], dl[3], op[3];
+  win g;                    /* axes 1 and 2 as a 2-D window */
 } conv_geom;
 
 static const char *conv_name(om_op op) { return om_op_name(op); }
 
+/* The spatial axes of a convolution op. */
+static int conv_nsp(om_op op) {
+  return op == OM_OP_conv1d ? 1 : op == OM_OP_conv3d || op == OM_OP_conv_transpose3d ? 3 : 2;
+}
+
+/* "AxBxC" (sep "x") or "A, B, C" (sep ", ") of v's axes [from, 3), for messages. */
+static const char *axes_str(char *buf, size_t n, const int64_t *v, int from, const char *sep) {
+  size_t at = 0;
+  buf[0] = 0;
+  for (int a = from; a < 3 && at < n; a++) at += (size_t)snprintf(buf + at, n - at, "%s%lld", a > from ? sep : "", (long long)v[a]);
+  return buf;
+}
+
+/* A conv's per-channel floats of its image and of its grid, and its kernel's taps. */
+static int64_t cg_image(const conv_geom *cg) { return cg->img[0] * cg->img[1] * cg->img[2]; }
+static int64_t cg_grid(const conv_geom *cg) { return cg->grid[0] * cg->grid[1] * cg->grid[2]; }
+static int64_t cg_taps(const conv_geom *cg) { return cg->k[0] * cg->k[1] * cg->k[2]; }
+
 /* Reads attrs and shapes into cg, validating everything; fills out_meta when m is not NULL. */
 static bool conv_geometry(om_op op, om_tensor *const *in, int n_in, const om_attrs *a, conv_geom *cg, om_meta *m) {
   const char *who = conv_name(op);
-  bool one_d = op == OM_OP_conv1d, tr = op == OM_OP_conv_transpose2d;
-  int nsp = one_d ? 1 : 2, want_attrs = one_d ? 4 : tr ? 9 : 7;
-  char xs[OM_SHAPE_STR_LEN], ws[OM_SHAPE_STR_LEN], bs[OM_SHAPE_STR_LEN];
+  bool tr = op == OM_OP_conv_transpose2d || op == OM_OP_conv_transpose3d;
+  int nsp = conv_nsp(op), o0 = 3 - nsp, want_attrs = (tr ? 4 : 3) * nsp + 1;
+  static const char *const spatial_names[3] = {"L", "H, W", "D, H, W"};
+  char xs[OM_SHAPE_STR_LEN], ws[OM_SHAPE_STR_LEN], bs[OM_SHAPE_STR_LEN], t1[64], t2[64];
   if (n_in != 2 && n_in != 3)
     return om__fail(OM_ERR_INVALID_ARGUMENT, "%s: takes input, weight and an optional bias, got %d inputs", who, n_in);
-  if (a->n_i != want_attrs)
-    return om__fail(OM_ERR_INVALID_ARGUMENT, "%s: takes %d integer attributes (%s), got %d", who, want_attrs,
-                    one_d ? "stride, padding, dilation, groups"
-                    : tr  ? "stride[2], padding[2], output_padding[2], dilation[2], groups"
-                          : "stride[2], padding[2], dilation[2], groups",
-                    a->n_i);
+  if (a->n_i != want_attrs) {
+    if (nsp == 1) return om__fail(OM_ERR_INVALID_ARGUMENT, "%s: takes 4 integer attributes (stride, padding, dilation, groups), got %d", who, a->n_i);
+    return om__fail(OM_ERR_INVALID_ARGUMENT, "%s: takes %d integer attributes (stride[%d], padding[%d], %sdilation[%d], groups), got %d", who,
+                    want_attrs, nsp, nsp, tr ? (nsp == 3 ? "output_padding[3], " : "output_padding[2], ") : "", nsp, a->n_i);
+  }
   if (!attrs_in_range(who, a)) return false;
   om_tensor *x = in[0], *w = in[1], *b = n_in == 3 ? in[2] : NULL;
   if (x->dtype != OM_FLOAT32 || w->dtype != OM_FLOAT32 || (b && b->dtype != OM_FLOAT32))
@@ -185,32 +215,28 @@ static bool conv_geometry(om_op op, om_tensor *const *in, int n_in, const om_att
 #define WS om__shape_str(ws, sizeof ws, w->shape, w->ndim)
   if (x->ndim != nsp + 2)
     return om__fail(OM_ERR_SHAPE_MISMATCH, "%s: input %s must have %d dims ([N, C, %s]; the functions also take it without N)",
-                    who, XS, nsp + 2, one_d ? "L" : "H, W");
+                    who, XS, nsp + 2, spatial_names[nsp - 1]);
   if (w->ndim != nsp + 2)
     return om__fail(OM_ERR_SHAPE_MISMATCH, "%s: weight %s must have %d dims", who, WS, nsp + 2);
   const int64_t *v = a->i;
-  int64_t s[2], p[2], d[2], op_[2] = {0, 0}, groups;
-  if (one_d) {
-    s[0] = 1, s[1] = v[0], p[0] = 0, p[1] = v[1], d[0] = 1, d[1] = v[2], groups = v[3];
-  } else {
-    s[0] = v[0], s[1] = v[1], p[0] = v[2], p[1] = v[3];
-    int k = 4;
-    if (tr) op_[0] = v[4], op_[1] = v[5], k = 6;
-    d[0] = v[k], d[1] = v[k + 1], groups = v[k + 2];
-  }
-  for (int k = 0; k < 2; k++) {
-    if (s[k] < 1) return om__fail(OM_ERR_INVALID_ARGUMENT, "%s: stride must be positive, got %lld", who, (long long)s[k]);
-    if (p[k] < 0) return om__fail(OM_ERR_INVALID_ARGUMENT, "%s: padding must be non-negative, got %lld", who, (long long)p[k]);
-    if (d[k] < 1) return om__fail(OM_ERR_INVALID_ARGUMENT, "%s: dilation must be positive, got %lld", who, (long long)d[k]);
-    if (op_[k] < 0 || (tr && op_[k] >= s[k] && op_[k] >= d[k]))
+  int64_t groups = v[want_attrs - 1];
+  for (int ax = 0; ax < 3; ax++) {
+    int i = ax - o0; /* the attribute index of this axis, or below 0: a trivial axis */
+    cg->s[ax] = i < 0 ? 1 : v[i], cg->p[ax] = i < 0 ? 0 : v[nsp + i];
+    cg->op[ax] = i < 0 || !tr ? 0 : v[2 * nsp + i], cg->dl[ax] = i < 0 ? 1 : v[(tr ? 3 : 2) * nsp + i];
+    int64_t s = cg->s[ax], p = cg->p[ax], d = cg->dl[ax], op_ = cg->op[ax];
+    if (s < 1) return om__fail(OM_ERR_INVALID_ARGUMENT, "%s: stride must be positive, got %lld", who, (long long)s);
+    if (p < 0) return om__fail(OM_ERR_INVALID_ARGUMENT, "%s: padding must be non-negative, got %lld", who, (long long)p);
+    if (d < 1) return om__fail(OM_ERR_INVALID_ARGUMENT, "%s: dilation must be positive, got %lld", who, (long long)d);
+    if (op_ < 0 || (tr && op_ >= s && op_ >= d))
       return om__fail(OM_ERR_INVALID_ARGUMENT, "%s: output_padding %lld must be smaller than either stride (%lld) or dilation (%lld)",
-                      who, (long long)op_[k], (long long)s[k], (long long)d[k]);
+                      who, (long long)op_, (long long)s, (long long)d);
   }
   if (groups < 1) return om__fail(OM_ERR_INVALID_ARGUMENT, "%s: groups must be positive, got %lld", who, (long long)groups);
-  int64_t c = x->shape[1];
-  int64_t kh = one_d ? 1 : w->shape[2], kw = w->shape[nsp + 1];
+  int64_t c = x->shape[1], o, sz[3];
+  for (int ax = 0; ax < 3; ax++)
+    cg->k[ax] = ax < o0 ? 1 : w->shape[2 + ax - o0], sz[ax] = ax < o0 ? 1 : x->shape[2 + ax - o0];
   if (c % groups) return om__fail(OM_ERR_INVALID_ARGUMENT, "%s: groups %lld does not divide the %lld input channels", who, (long long)groups, (long long)c);
-  int64_t o;
   if (!tr) {
     o = w->shape[0];
     if (o % groups) return om__fail(OM_ERR_INVALID_ARGUMENT, "%s: groups %lld does not divide the %lld output channels of weight %s", who, (long long)groups, (long long)o, WS);
@@ -225,34 +251,73 @@ static bool conv_geometry(om_op op, om_tensor *const *in, int n_in, const om_att
   }
   if (b && (b->ndim != 1 || b->shape[0] != o))
     return om__fail(OM_ERR_SHAPE_MISMATCH, "%s: bias %s must be [%lld]", who, om__shape_str(bs, sizeof bs, b->shape, b->ndim), (long long)o);
-  int64_t h = one_d ? 1 : x->shape[2], wd = x->shape[nsp + 1], oh, ow;
-  if (kh < 1 || kw < 1) return om__fail(OM_ERR_SHAPE_MISMATCH, "%s: weight %s has an empty kernel", who, WS);
-  if (!tr) {
-    int64_t eh = d[0] * (kh - 1) + 1, ew = d[1] * (kw - 1) + 1;
-    if (h + 2 * p[0] < eh || wd + 2 * p[1] < ew)
-      return om__fail(OM_ERR_SHAPE_MISMATCH, "%s: kernel size %s (dilated %lldx%lld) is larger than the padded input %s (padding %lld, %lld)",
-                      who, WS, (long long)eh, (long long)ew, XS, (long long)p[0], (long long)p[1]);
-    oh = (h + 2 * p[0] - eh) / s[0] + 1;
-    ow = (wd + 2 * p[1] - ew) / s[1] + 1;
-    cg->g = (win){h, wd, kh, kw, s[0], s[1], p[0], p[1], d[0], d[1], oh, ow};
-  } else {
-    oh = (h - 1) * s[0] - 2 * p[0] + d[0] * (kh - 1) + op_[0] + 1;
-    ow = (wd - 1) * s[1] - 2 * p[1] + d[1] * (kw - 1) + op_[1] + 1;
-    if (oh < 1 || ow < 1)
-      return om__fail(OM_ERR_SHAPE_MISMATCH, "%s: input %s with weight %s and padding (%lld, %lld) gives an empty output (%lldx%lld)",
-                      who, XS, WS, (long long)p[0], (long long)p[1], (long long)oh, (long long)ow);
-    cg->g = (win){oh, ow, kh, kw, s[0], s[1], p[0], p[1], d[0], d[1], h, wd};
+  if (cg->k[0] < 1 || cg->k[1] < 1 || cg->k[2] < 1) return om__fail(OM_ERR_SHAPE_MISMATCH, "%s: weight %s has an empty kernel", who, WS);
+  /* messages show the height and width (2 axes) up to 2-D, all 3 axes for 3-D */
+  int from = nsp == 3 ? 0 : 1;
+  int64_t ext[3], out[3];
+  for (int ax = 0; ax < 3; ax++) ext[ax] = cg->dl[ax] * (cg->k[ax] - 1) + 1;
+  for (int ax = 0; ax < 3; ax++) {
+    if (!tr) {
+      if (sz[ax] + 2 * cg->p[ax] < ext[ax])
+        return om__fail(OM_ERR_SHAPE_MISMATCH, "%s: kernel size %s (dilated %s) is larger than the padded input %s (padding %s)",
+                        who, WS, axes_str(t1, sizeof t1, ext, from, "x"), XS, axes_str(t2, sizeof t2, cg->p, from, ", "));
+      out[ax] = (sz[ax] + 2 * cg->p[ax] - ext[ax]) / cg->s[ax] + 1;
+    } else {
+      out[ax] = (sz[ax] - 1) * cg->s[ax] - 2 * cg->p[ax] + ext[ax] - 1 + cg->op[ax] + 1;
+    }
   }
-  cg->transposed = tr, cg->one_d = one_d;
-  cg->n = x->shape[0], cg->c = c, cg->o = o, cg->groups = groups, cg->oph = op_[0], cg->opw = op_[1];
+  if (tr && (out[0] < 1 || out[1] < 1 || out[2] < 1))
+    return om__fail(OM_ERR_SHAPE_MISMATCH, "%s: input %s with weight %s and padding (%s) gives an empty output (%s)",
+                    who, XS, WS, axes_str(t2, sizeof t2, cg->p, from, ", "), axes_str(t1, sizeof t1, out, from, "x"));
+  for (int ax = 0; ax < 3; ax++) cg->img[ax] = tr ? out[ax] : sz[ax], cg->grid[ax] = tr ? sz[ax] : out[ax];
+  cg->g = (win){cg->img[1], cg->img[2], cg->k[1], cg->k[2], cg->s[1], cg->s[2], cg->p[1], cg->p[2], cg->dl[1], cg->dl[2], cg->grid[1], cg->grid[2]};
+  cg->transposed = tr, cg->nsp = nsp;
+  cg->n = x->shape[0], cg->c = c, cg->o = o, cg->groups = groups;
   if (m) {
     *m = (om_meta){.dtype = OM_FLOAT32, .ndim = nsp + 2, .shape = {x->shape[0], o}};
-    if (one_d) m->shape[2] = ow;
-    else m->shape[2] = oh, m->shape[3] = ow;
+    for (int ax = o0; ax < 3; ax++) m->shape[2 + ax - o0] = out[ax];
   }
   return true;
 #undef XS
 #undef WS
+}
+
+/* vol2col: col [c*kd*kh*kw, (od1 - od0)*oh*ow] = the windows of output depths [od0, od1) of
+ * img [c, d, h, w] (contiguous), zeros where a tap is in the padding: per channel, depth tap and
+ * output depth, the 2-D im2col of the input plane that tap reads (or zeros where it reads the
+ * depth padding), at its place in each row. Without a depth (1-D and 2-D) it is im2col. */
+static void vol2col(const float *img, int64_t c, const conv_geom *cg, int64_t od0, int64_t od1, float *col) {
+  const win *g = &cg->g;
+  int64_t plane = g->h * g->w, pg = g->oh * g->ow, ld = (od1 - od0) * pg, kk = g->kh * g->kw;
+  if (cg->k[0] == 1 && cg->img[0] == 1 && cg->grid[0] == 1) {
+    im2col(img, c, g, 0, g->oh, col, ld);
+    return;
+  }
+  for (int64_t ch = 0; ch < c; ch++)
+    for (int64_t kd = 0; kd < cg->k[0]; kd++)
+      for (int64_t od = od0; od < od1; od++) {
+        int64_t id = od * cg->s[0] - cg->p[0] + kd * cg->dl[0];
+        float *dst = col + (ch * cg->k[0] + kd) * kk * ld + (od - od0) * pg;
+        if (id >= 0 && id < cg->img[0]) {
+          im2col(img + (ch * cg->img[0] + id) * plane, 1, g, 0, g->oh, dst, ld);
+          continue;
+        }
+        for (int64_t r = 0; r < kk; r++)
+          for (int64_t q = 0; q < pg; q++) dst[r * ld + q] = 0;
+      }
+}
+
+/* img [c, d, h, w] += the windows of grid depths [od0, od1) in col (vol2col's adjoint; padding
+ * taps dropped). */
+static void col2vol(const float *col, int64_t c, const conv_geom *cg, int64_t od0, int64_t od1, float *img) {
+  const win *g = &cg->g;
+  int64_t plane = g->h * g->w, pg = g->oh * g->ow, ld = (od1 - od0) * pg, kk = g->kh * g->kw;
+  for (int64_t ch = 0; ch < c; ch++)
+    for (int64_t kd = 0; kd < cg->k[0]; kd++)
+      for (int64_t od = od0; od < od1; od++) {
+        int64_t id = od * cg->s[0] - cg->p[0] + kd * cg->dl[0];
+        if (id >= 0 && id < cg->img[0]) col2im(col + (ch * cg->k[0] + kd) * kk * ld + (od - od0) * pg, 1, g, img + (ch * cg->img[0] + id) * plane, ld);
+      }
 }
 
 static bool infer_conv(om_call *c) {
@@ -369,7 +434,7 @@ static void conv_part(void *ctx, int64_t idx, int worker) {
   } else if (j->direct) {
     b = xi + y0 * g->ow, brs = grid;
   } else {
-    im2col(xi, cgr, g, y0, y1, j->scratch[worker]);
+    im2col(xi, cgr, g, y0, y1, j->scratch[worker], cols);
   }
   om__gemm_on(wg, k, 1, j->apk ? j->apk + gi * j->apk_floats : NULL, b, brs, 1, j->koff, c, ldc, og, cols, k, panels);
   if (!j->koff && !j->bias) return;
@@ -491,19 +556,55 @@ static bool depthwise(const conv_geom *cg, const float *x, const float *w, const
  * im2col + om__gemm is what the bands compute (see windows_in_place), so the bits are the same. */
 static bool conv_by_channels(const conv_geom *cg, const float *x, const float *w, const om_tensor *bias, float *out, bool direct,
                              const char *who) {
-  const win *g = &cg->g;
-  int64_t cgr = cg->c / cg->groups, og = cg->o / cg->groups, grid = g->oh * g->ow, k = cgr * g->kh * g->kw;
+  int64_t cgr = cg->c / cg->groups, og = cg->o / cg->groups, grid = cg_grid(cg), k = cgr * cg_taps(cg);
   /* k grid floats: fewer than the og k of a group's weights, which are in memory (og > grid) */
   float *col = direct ? NULL : om__alloc_floats(k * grid, who);
   bool ok = direct || col;
   for (int64_t n = 0; ok && n < cg->n; n++)
     for (int64_t gi = 0; ok && gi < cg->groups; gi++) {
-      const float *xi = x + (n * cg->c + gi * cgr) * g->h * g->w;
-      if (!direct) im2col(xi, cgr, g, 0, g->oh, col);
+      const float *xi = x + (n * cg->c + gi * cgr) * cg_image(cg);
+      if (!direct) vol2col(xi, cgr, cg, 0, cg->grid[0], col);
       ok = om__gemm(w + gi * og * k, k, 1, direct ? xi : col, grid, 1, out + (n * cg->o + gi * og) * grid, og, grid, k, who);
     }
   if (ok && bias) add_bias(bias, out, cg->n, cg->o, grid);
   free(col);
+  return ok;
+}
+
+/* The most floats of im2col matrices conv_volume and weight_grad make at once (8 MiB), but one
+ * output plane's (conv_volume) or one image's (weight_grad). */
+#define COLS_FLOATS ((int64_t)1 << 21)
+
+/* A 3-D convolution as products on om__gemm, one per image, group and band of output depths:
+ * C [og, band] = W[g] [og, k] x vol2col(x[n, g]) [k, band], the band as many whole output planes
+ * as keep its vol2col matrix within COLS_FLOATS (at least one plane), then copied into the output
+ * with the bias (add_bias's sum). Each output is the product's sum over k in om__gemm's order
+ * whatever the band, so the bits do not depend on the bands or on the threads (om__gemm's). */
+static bool conv_volume(const conv_geom *cg, const float *x, const float *w, const om_tensor *bias, float *out, const char *who) {
+  int64_t cgr = cg->c / cg->groups, og = cg->o / cg->groups, grid = cg_grid(cg), k = cgr * cg_taps(cg);
+  int64_t pg = cg->grid[1] * cg->grid[2], per = k * pg > 0 ? k * pg : 1, band = COLS_FLOATS / per;
+  band = band < 1 ? 1 : band > cg->grid[0] ? cg->grid[0] : band;
+  if (cg->n * cg->groups == 0 || og == 0 || grid == 0) return true;
+  float *col = om__alloc_floats(k * band * pg, who), *tmp = col ? om__alloc_floats(og * band * pg, who) : NULL;
+  bool ok = tmp != NULL;
+  const float *pb = bias ? (const float *)om__data(bias) : NULL;
+  for (int64_t n = 0; ok && n < cg->n; n++)
+    for (int64_t gi = 0; ok && gi < cg->groups; gi++)
+      for (int64_t od0 = 0; ok && od0 < cg->grid[0]; od0 += band) {
+        int64_t od1 = od0 + band < cg->grid[0] ? od0 + band : cg->grid[0], cols = (od1 - od0) * pg;
+        vol2col(x + (n * cg->c + gi * cgr) * cg_image(cg), cgr, cg, od0, od1, col);
+        ok = om__gemm(w + gi * og * k, k, 1, col, cols, 1, tmp, og, cols, k, who);
+        for (int64_t r = 0; ok && r < og; r++) {
+          float *dst = out + ((n * cg->o + gi * og + r) * grid) + od0 * pg, bv = pb ? pb[(gi * og + r) * bias->strides[0]] : 0.0f;
+          const float *src = tmp + r * cols;
+          if (pb)
+            for (int64_t q = 0; q < cols; q++) dst[q] = src[q] + bv;
+          else
+            for (int64_t q = 0; q < cols; q++) dst[q] = src[q];
+        }
+      }
+  free(col);
+  free(tmp);
   return ok;
 }
 
@@ -577,37 +678,63 @@ typedef struct tconv_job {
   float *scratch[OM_MAX_THREADS];
 } tconv_job;
 
+/* A 3-D transposed convolution as products on om__gemm, one per image, group and band of input
+ * depths (whole input planes, as many as keep the band's col matrix within COLS_FLOATS, at least
+ * one): col [og kk, band] = W[g]^T x[n, g][:, band], then col2vol of the band into the output
+ * (zeroed before). Each output element sums its contributions band by band, the bands fixed by
+ * the sizes alone, so the bits do not depend on the threads (om__gemm's). */
+static bool tconv_volume(const conv_geom *cg, const float *x, const float *w, float *out, const char *who) {
+  int64_t cg_ = cg->c / cg->groups, og = cg->o / cg->groups, kk = cg_taps(cg), grid = cg_grid(cg), image = cg_image(cg);
+  int64_t pg = cg->grid[1] * cg->grid[2], per = og * kk * pg > 0 ? og * kk * pg : 1, band = COLS_FLOATS / per;
+  band = band < 1 ? 1 : band > cg->grid[0] ? cg->grid[0] : band;
+  if (cg->n * cg->groups == 0 || og == 0 || grid == 0 || cg_ == 0) return true; /* the zeros (then the bias) */
+  float *col = om__alloc_floats(og * kk * band * pg, who);
+  bool ok = col != NULL;
+  for (int64_t n = 0; ok && n < cg->n; n++)
+    for (int64_t gi = 0; ok && gi < cg->groups; gi++)
+      for (int64_t od0 = 0; ok && od0 < cg->grid[0]; od0 += band) {
+        int64_t od1 = od0 + band < cg->grid[0] ? od0 + band : cg->grid[0], cols = (od1 - od0) * pg;
+        ok = om__gemm(w + gi * cg_ * og * kk, 1, og * kk, x + (n * cg->c + gi * cg_) * grid + od0 * pg, grid, 1, col, og * kk, cols, cg_, who);
+        if (ok) col2vol(col, og, cg, od0, od1, out + (n * cg->o + gi * og) * image);
+      }
+  free(col);
+  return ok;
+}
+
 static void tconv_part(void *ctx, int64_t idx, int worker) {
   const tconv_job *j = ctx;
   const conv_geom *cg = j->cg;
-  const win *g = &cg->g;
-  int64_t n = idx / cg->groups, gi = idx % cg->groups, kk = g->kh * g->kw, grid = g->oh * g->ow;
+  int64_t n = idx / cg->groups, gi = idx % cg->groups, kk = cg_taps(cg), grid = cg_grid(cg);
   int64_t cg_ = cg->c / cg->groups, og = cg->o / cg->groups;
   float *col = j->scratch[worker];
   om__gemm_on(j->w + gi * cg_ * og * kk, 1, og * kk, NULL, j->x + (n * cg->c + gi * cg_) * grid, grid, 1, NULL, col, grid,
               og * kk, grid, cg_, col + j->col);
-  col2im(col, og, g, j->out + (n * cg->o + gi * og) * g->h * g->w);
+  col2vol(col, og, cg, 0, cg->grid[0], j->out + (n * cg->o + gi * og) * cg_image(cg));
 }
 
 static bool forward_conv(om_call *c) {
   const char *who = conv_name(c->op);
   conv_geom cg;
   if (!conv_geometry(c->op, c->in, c->n_in, &c->attrs, &cg, NULL)) return false;
-  const win *g = &cg.g;
   bool own_x, own_w;
   const float *x = dense(c->in[0], &own_x, who), *w = x ? dense(c->in[1], &own_w, who) : NULL;
   float *out = (float *)om__data(c->out[0]), *col = NULL;
-  int64_t kk = g->kh * g->kw, grid = g->oh * g->ow, image = g->h * g->w;
+  int64_t kk = cg_taps(&cg), grid = cg_grid(&cg), image = cg_image(&cg);
   int64_t cg_ = cg.c / cg.groups, og = cg.o / cg.groups;
   bool ok = w != NULL;
   if (!cg.transposed) {
-    if (ok) ok = conv_products(&cg, x, w, c->n_in == 3 ? c->in[2] : NULL, out, who);
+    /* 3-D: products on om__gemm (conv_volume); the 2-D kernels' in-place windows, depthwise
+     * sums and bands are written for planes */
+    const om_tensor *b = c->n_in == 3 ? c->in[2] : NULL;
+    if (ok) ok = cg.nsp == 3 ? conv_volume(&cg, x, w, b, out, who) : conv_products(&cg, x, w, b, out, who);
   } else {
-    /* input [N, C, grid], output [N, O, image]; weight [C, O/g, kh, kw] */
+    /* input [N, C, grid], output [N, O, image]; weight [C, O/g, (kd,) kh, kw] */
     int64_t products = cg.n * cg.groups;
     int threads = om__job_threads((double)products * (double)(og * kk) * (double)grid * (double)cg_, products);
     if (ok) memset(out, 0, sizeof(float) * (size_t)(cg.n * cg.o * image));
-    if (ok && threads > 1 && products >= 2 * threads) { /* enough products to share: one a part */
+    if (ok && cg.nsp == 3) { /* bands of input planes (tconv_volume) */
+      ok = tconv_volume(&cg, x, w, out, who);
+    } else if (ok && threads > 1 && products >= 2 * threads) { /* enough products to share: one a part */
       tconv_job j = {.cg = &cg, .x = x, .w = w, .out = out, .col = og * kk * grid};
       int64_t floats = j.col + om__gemm_scratch(og * kk, grid, cg_, false);
       for (int i = 0; ok && i < threads; i++) ok = (j.scratch[i] = om__scratch(i, floats, who)) != NULL;
@@ -619,7 +746,7 @@ static bool forward_conv(om_call *c) {
         for (int64_t gi = 0; ok && gi < cg.groups; gi++) {
           ok = om__gemm(w + gi * cg_ * og * kk, 1, og * kk, x + (n * cg.c + gi * cg_) * grid, grid, 1, col,
                         og * kk, grid, cg_, who);
-          if (ok) col2im(col, og, g, out + (n * cg.o + gi * og) * image);
+          if (ok) col2vol(col, og, &cg, 0, cg.grid[0], out + (n * cg.o + gi * og) * image);
         }
     }
     if (ok && c->n_in == 3) add_bias(c->in[2], out, cg.n, cg.o, image);
@@ -630,8 +757,6 @@ static bool forward_conv(om_call *c) {
   return ok;
 }
 
-/* The most floats of im2col matrices weight_grad makes at once (8 MiB), but one image's. */
-#define COLS_FLOATS ((int64_t)1 << 21)
 
 /* weight_grad's im2col matrices of images n0 onwards: part p, (image n0 + p / groups, group
  * p % groups), at col + p per. */
@@ -645,23 +770,52 @@ typedef struct cols_job {
 static void cols_part(void *ctx, int64_t p, int worker) {
   (void)worker;
   const cols_job *j = ctx;
-  const win *g = &j->cg->g;
   int64_t groups = j->cg->groups, n = j->n0 + p / groups, zg = j->z_ch / groups;
-  im2col(j->z + (n * j->z_ch + p % groups * zg) * g->h * g->w, zg, g, 0, g->oh, j->col + p * j->per);
+  vol2col(j->z + (n * j->z_ch + p % groups * zg) * cg_image(j->cg), zg, j->cg, 0, j->cg->grid[0], j->col + p * j->per);
 }
 
-/* dW[g] = sum over n of M[n, g] [rows, grid] x im2col(Z[n, g])^T [grid, zc*kh*kw]: the weight
- * gradient of both convolutions (see the top of the file). dw is [groups*rows, zc*kh*kw]. */
+/* weight_grad of a 3-D convolution into pw (zeroed here): per image, group and band of grid depths
+ * (whole planes, as many as keep the band's vol2col matrix within COLS_FLOATS, at least one),
+ * dW[g] += M[n, g][:, band] x vol2col(Z[n, g])[:, band]^T. The bands are fixed by the sizes alone
+ * (the bits do not depend on the threads). */
+static bool weight_grad_volume(const conv_geom *cg, const float *mp, int64_t m_ch, const float *zp, int64_t z_ch, float *pw,
+                               int64_t total, const char *who) {
+  int64_t kk = cg_taps(cg), grid = cg_grid(cg), mg = m_ch / cg->groups, zg = z_ch / cg->groups;
+  int64_t pg = cg->grid[1] * cg->grid[2], per = zg * kk * pg > 0 ? zg * kk * pg : 1, band = COLS_FLOATS / per;
+  band = band < 1 ? 1 : band > cg->grid[0] ? cg->grid[0] : band;
+  memset(pw, 0, sizeof(float) * (size_t)total);
+  if (cg->n == 0 || grid == 0 || mg == 0 || zg == 0) return true;
+  float *col = om__alloc_floats(zg * kk * band * pg, who);
+  bool ok = col != NULL;
+  for (int64_t n = 0; ok && n < cg->n; n++)
+    for (int64_t gi = 0; ok && gi < cg->groups; gi++)
+      for (int64_t od0 = 0; ok && od0 < cg->grid[0]; od0 += band) {
+        int64_t od1 = od0 + band < cg->grid[0] ? od0 + band : cg->grid[0], cols = (od1 - od0) * pg;
+        vol2col(zp + (n * z_ch + gi * zg) * cg_image(cg), zg, cg, od0, od1, col);
+        ok = om__gemm_acc(mp + (n * m_ch + gi * mg) * grid + od0 * pg, grid, 1, col, 1, cols, pw + gi * mg * zg * kk, mg, zg * kk, cols, who);
+      }
+  free(col);
+  return ok;
+}
+
+/* dW[g] = sum over n of M[n, g] [rows, grid] x vol2col(Z[n, g])^T [grid, zc*kd*kh*kw]: the
+ * weight gradient of both convolutions (see the top of the file). dw is [groups*rows, zc*kd*kh*kw]. */
 static om_tensor *weight_grad(const conv_geom *cg, om_tensor *m_t, int64_t m_ch, om_tensor *z_t, int64_t z_ch,
                               const om_tensor *w, const char *who) {
-  const win *g = &cg->g;
   om_meta meta = {.dtype = OM_FLOAT32, .ndim = w->ndim};
   memcpy(meta.shape, w->shape, sizeof(int64_t) * (size_t)w->ndim);
   om_tensor *dw = om__tensor_new(&meta, false, who);
   if (!dw) return NULL;
   bool own_m = false, own_z = false;
   const float *mp = dense(m_t, &own_m, who), *zp = mp ? dense(z_t, &own_z, who) : NULL;
-  int64_t kk = g->kh * g->kw, grid = g->oh * g->ow;
+  if (cg->nsp == 3) { /* bands of grid planes (weight_grad_volume) */
+    bool ok = zp && weight_grad_volume(cg, mp, m_ch, zp, z_ch, (float *)om__data(dw), om_tensor_numel(dw), who);
+    if (own_m) free((void *)mp);
+    if (zp && own_z) free((void *)zp);
+    if (!ok) om_tensor_release(dw);
+    return ok ? dw : NULL;
+  }
+  int64_t kk = cg_taps(cg), grid = cg_grid(cg);
   int64_t mg = m_ch / cg->groups, zg = z_ch / cg->groups;
   cols_job j = {.cg = cg, .z = zp, .z_ch = z_ch, .per = zg * kk * grid};
   /* the im2col matrices of as many images as fit in COLS_FLOATS (at least one) at a time, made
@@ -693,10 +847,11 @@ static bool conv_backward(const om_record *r, om_tensor *const *gout, om_tensor 
   const char *who = conv_name(r->op);
   conv_geom cg;
   if (!conv_geometry(r->op, r->in, r->n_in, &r->attrs, &cg, NULL)) return false;
-  const win *g = &cg.g;
   om_scope s = {0};
   om_tensor *x = r->in[0], *w = r->in[1], *gy = gout[0];
-  int64_t st[2] = {g->sh, g->sw}, pd[2] = {g->ph, g->pw}, dl[2] = {g->dh, g->dw};
+  /* the arrays from the depth (3-D) or from the height (1-D, 2-D: 1-D runs as 2-D on a unit height) */
+  int o = cg.nsp == 3 ? 0 : 1;
+  const int64_t *st = cg.s + o, *pd = cg.p + o, *dl = cg.dl + o;
   if (om__wants(r, 0) && om_tensor_numel(x) == 0) {
     /* an empty input has an empty gradient; the other convolution of dout might not even fit
      * (a transposed conv of an input 0 wide still has an output of its kernel's width) */
@@ -704,30 +859,53 @@ static bool conv_backward(const om_record *r, om_tensor *const *gout, om_tensor 
   } else if (om__wants(r, 0)) {
     if (!cg.transposed) {
       /* the transposed convolution of dout, with the output padding that restores x's size */
-      int64_t opd[2] = {g->h - ((g->oh - 1) * g->sh - 2 * g->ph + g->dh * (g->kh - 1) + 1),
-                        g->w - ((g->ow - 1) * g->sw - 2 * g->pw + g->dw * (g->kw - 1) + 1)};
-      if (cg.one_d) {
+      int64_t opd[3];
+      for (int ax = 0; ax < 3; ax++)
+        opd[ax] = cg.img[ax] - ((cg.grid[ax] - 1) * cg.s[ax] - 2 * cg.p[ax] + cg.dl[ax] * (cg.k[ax] - 1) + 1);
+      if (cg.nsp == 1) {
         om_tensor *g4 = om__keep(&s, om_unsqueeze(gy, 2)), *w4 = om__keep(&s, om_unsqueeze(w, 2));
-        om_tensor *t = g4 && w4 ? om__keep(&s, om_conv_transpose2d(g4, w4, NULL, st, pd, opd, cg.groups, dl)) : NULL;
+        om_tensor *t = g4 && w4 ? om__keep(&s, om_conv_transpose2d(g4, w4, NULL, st, pd, opd + o, cg.groups, dl)) : NULL;
         gin[0] = t ? om_squeeze(t, (int64_t[]){2}, 1) : NULL;
+      } else if (cg.nsp == 2) {
+        gin[0] = om_conv_transpose2d(gy, w, NULL, st, pd, opd + o, cg.groups, dl);
       } else {
-        gin[0] = om_conv_transpose2d(gy, w, NULL, st, pd, opd, cg.groups, dl);
+        gin[0] = om_conv_transpose3d(gy, w, NULL, st, pd, opd, cg.groups, dl);
       }
     } else {
       /* with output_padding >= stride (allowed when below the dilation) the conv of dout has
        * extra trailing rows/columns that belong to no input: cut them */
-      om_tensor *t = om__keep(&s, om_conv2d(gy, w, NULL, st, pd, dl, cg.groups));
-      om_tensor *rows = t ? om__keep(&s, om_slice(t, 2, 0, g->oh, 1)) : NULL;
-      gin[0] = rows ? om_slice(rows, 3, 0, g->ow, 1) : NULL;
+      om_tensor *t = om__keep(&s, cg.nsp == 3 ? om_conv3d(gy, w, NULL, st, pd, dl, cg.groups) : om_conv2d(gy, w, NULL, st, pd, dl, cg.groups));
+      for (int ax = 3 - cg.nsp; t && ax < 3; ax++) t = om__keep(&s, om_slice(t, 2 + ax - (3 - cg.nsp), 0, cg.grid[ax], 1));
+      gin[0] = om_tensor_retain(t);
     }
   }
   if (om__wants(r, 1))
     gin[1] = cg.transposed ? weight_grad(&cg, x, cg.c, gy, cg.o, w, who) : weight_grad(&cg, gy, cg.o, x, cg.c, w, who);
   if (r->n_in == 3 && om__wants(r, 2))
-    gin[2] = om_sum(gy, (int64_t[]){0, 2, 3}, cg.one_d ? 2 : 3, false);
+    gin[2] = om_sum(gy, (int64_t[]){0, 2, 3, 4}, cg.nsp + 1, false);
   om__scope_end(&s);
   for (int i = 0; i < r->n_in; i++)
     if (om__wants(r, i) && !gin[i]) return false;
+  return true;
+}
+
+/* A transposed convolution whose input has no positions (an empty spatial axis) is its bias (a
+ * sum over no input is 0) over the output: the bias (or 0) expanded to the output's shape, since
+ * onnxruntime's 3-D ConvTranspose fails on such an input (an assertion in its position loop). */
+static bool lower_tconv_no_positions(om_lower *l, const om_call *c, const conv_geom *cg) {
+  const om_meta *m = &c->out_meta[0];
+  int ext[5], v = -1, out;
+  for (int d = 0; d < m->ndim; d++) ext[d] = om__lower_out_ext(l, 0, d);
+  if (c->n_in == 3) {
+    om_meta bm = {.dtype = OM_FLOAT32, .ndim = m->ndim - 1, .shape = {cg->o, 1, 1, 1}};
+    int b = om__lower_input(l, 2), bs = om__lower_ints(l, bm.shape, bm.ndim);
+    if (b < 0 || bs < 0 || !om__emit(l, "Reshape", (int[]){b, bs}, 2, &bm, 1, &v, NULL, 0)) return false;
+  } else {
+    v = om__lower_scalar(l, 0, OM_FLOAT32);
+  }
+  int shape = om__lower_shape_operand(l, m->shape, ext, m->ndim);
+  if (v < 0 || shape < 0 || !om__emit(l, "Expand", (int[]){v, shape}, 2, m, 1, &out, NULL, 0)) return false;
+  om__lower_output(l, 0, out);
   return true;
 }
 
@@ -744,17 +922,17 @@ static bool conv_backward(const om_record *r, om_tensor *const *gout, om_tensor 
 static bool lower_conv(om_lower *l, const om_call *c) {
   conv_geom cg;
   if (!conv_geometry(c->op, c->in, c->n_in, &c->attrs, &cg, NULL)) return false;
-  const win *g = &cg.g;
-  int k = cg.one_d ? 1 : 2, o = cg.one_d ? 1 : 0; /* conv1d keeps the width entries only */
-  int64_t strides[2] = {g->sh, g->sw}, dil[2] = {g->dh, g->dw}, ks[2] = {g->kh, g->kw}, opd[2] = {cg.oph, cg.opw};
-  int64_t pads[4] = {g->ph, g->pw, g->ph, g->pw}, pads1[2] = {g->pw, g->pw};
+  int k = cg.nsp, o = 3 - k; /* the spatial axes' entries of the 3-axis arrays */
+  int64_t opd[3], pads[6];
+  for (int d = 0; d < k; d++) opd[d] = cg.op[o + d], pads[d] = pads[k + d] = cg.p[o + d];
   om_gattr at[6] = {
-      OM_ATTR_INTS("dilations", dil + o, k),
+      OM_ATTR_INTS("dilations", cg.dl + o, k),
       OM_ATTR_INT("group", cg.groups),
-      OM_ATTR_INTS("kernel_shape", ks + o, k),
-      OM_ATTR_INTS("pads", cg.one_d ? pads1 : pads, 2 * k),
-      OM_ATTR_INTS("strides", strides + o, k),
+      OM_ATTR_INTS("kernel_shape", cg.k + o, k),
+      OM_ATTR_INTS("pads", pads, 2 * k),
+      OM_ATTR_INTS("strides", cg.s + o, k),
   };
+  const int64_t *strides = cg.s + o;
   /* A sum over no input channels is 0 (the bias, then), which onnxruntime's ConvTranspose does
    * not write: where the channels can be 0, the input gets one zero channel per group and the
    * weight the matching zero slices. */
@@ -769,37 +947,41 @@ static bool lower_conv(om_lower *l, const om_call *c) {
     om__lower_output(l, 0, out);
     return true;
   }
+  if (cg.nsp == 3 && cg.grid[0] * cg.grid[1] * cg.grid[2] == 0) /* (a symbolic axis is never 0) */
+    return lower_tconv_no_positions(l, c, &cg);
   /* per axis: the rows Pad crops at the start (negative) and adds at the end */
-  int64_t crop[2] = {0, 0}, extra[2] = {0, 0};
-  for (int d = 0; d < 2; d++) {
+  int64_t crop[3] = {0, 0, 0}, extra[3] = {0, 0, 0};
+  bool any_extra = false;
+  for (int d = 0; d < k; d++) {
     if (opd[d] < strides[d]) continue;
     if (opd[d] <= pads[d]) {
-      pads[2 + d] = pads[d] - opd[d];
+      pads[k + d] = pads[d] - opd[d];
     } else {
-      crop[d] = pads[d], extra[d] = opd[d] - pads[d];
-      pads[d] = pads[2 + d] = 0; /* the uncropped output: at least one row, whatever the padding */
+      crop[d] = pads[d], extra[d] = opd[d] - pads[d], any_extra = true;
+      pads[d] = pads[k + d] = 0; /* the uncropped output: at least one row, whatever the padding */
     }
     opd[d] = 0;
   }
   at[5] = at[4];
   at[4] = at[3];
-  at[3] = OM_ATTR_INTS("output_padding", opd, 2);
-  if (!extra[0] && !extra[1]) {
+  at[3] = OM_ATTR_INTS("output_padding", opd, k);
+  if (!any_extra) {
     if (!om__emit(l, "ConvTranspose", in, c->n_in, c->out_meta, 1, &out, at, 6)) return false;
     om__lower_output(l, 0, out);
     return true;
   }
   const om_meta *m = &c->out_meta[0];
   om_meta full = *m, padded = *m;
-  for (int d = 0; d < 2; d++) full.shape[2 + d] = m->shape[2 + d] - extra[d] + crop[d];
+  int64_t pad_v[10] = {0};
+  for (int d = 0; d < k; d++) full.shape[2 + d] = m->shape[2 + d] - extra[d] + crop[d], pad_v[2 + d] = -crop[d], pad_v[k + 4 + d] = extra[d];
   int y, z;
-  int pv = om__lower_ints(l, (int64_t[]){0, 0, -crop[0], -crop[1], 0, 0, extra[0], extra[1]}, 8);
+  int pv = om__lower_ints(l, pad_v, 2 * k + 4);
   if (in[0] < 0 || in[1] < 0 || pv < 0 || !om__emit(l, "ConvTranspose", in, 2, &full, 1, &y, at, 6) ||
       !om__emit(l, "Pad", (int[]){y, pv}, 2, &padded, 1, &z, NULL, 0))
     return false;
   if (c->n_in == 3) {
-    om_meta bm = {.dtype = OM_FLOAT32, .ndim = 3, .shape = {cg.o, 1, 1}};
-    int b = om__lower_input(l, 2), shape = om__lower_ints(l, bm.shape, 3), bv, sum;
+    om_meta bm = {.dtype = OM_FLOAT32, .ndim = k + 1, .shape = {cg.o, 1, 1, 1}};
+    int b = om__lower_input(l, 2), shape = om__lower_ints(l, bm.shape, k + 1), bv, sum;
     if (b < 0 || shape < 0 || !om__emit(l, "Reshape", (int[]){b, shape}, 2, &bm, 1, &bv, NULL, 0) ||
         !om__emit(l, "Add", (int[]){z, bv}, 2, m, 1, &sum, NULL, 0))
       return false;
@@ -843,6 +1025,24 @@ const om_op_def om__op_conv_transpose2d = {
     .test = {.n_in = 3, .ndims = {4, 4, 1}, .shapes = {{2, 4, 3, 3}, {4, 3, 2, 3}, {6}}, .lo = -2, .hi = 2,
              .attrs = {.n_i = 9, .i = {2, 1, 1, 0, 1, 0, 1, 2, 2}}, .empty_refusal = "gives an empty output|has an empty kernel"}};
 
+/* The depth taps of conv3d's sample read the depth padding (padding 1, dilation 2); its height
+ * (4 with stride 2 and padding 1 gives 2 rows) needs output_padding 1 in the input gradient, as
+ * conv2d's width. */
+const om_op_def om__op_conv3d = {
+    .name = "conv3d", .n_in = -1, .n_out = 1, .saves = OM_SAVES_IN(0) | OM_SAVES_IN(1),
+    .infer = infer_conv, .forward = forward_conv, .backward = conv_backward,
+    .lower = lower_conv, .derives_extents = true, .onnx = "Conv (3-D; a zero channel per group more where the input channels can be 0)",
+    .test = {.n_in = 3, .ndims = {5, 5, 1}, .shapes = {{2, 4, 3, 4, 5}, {6, 2, 2, 3, 2}, {6}}, .lo = -2, .hi = 2,
+             .attrs = {.n_i = 10, .i = {1, 2, 1, 1, 1, 0, 2, 1, 2, 2}}, .empty_refusal = CONV_EMPTY}};
+
+const om_op_def om__op_conv_transpose3d = {
+    .name = "conv_transpose3d", .n_in = -1, .n_out = 1, .saves = OM_SAVES_IN(0) | OM_SAVES_IN(1),
+    .infer = infer_conv, .forward = forward_conv, .backward = conv_backward,
+    .lower = lower_conv, .derives_extents = true,
+    .onnx = "ConvTranspose (3-D; output_padding >= stride as conv_transpose2d's; a zero channel per group more where the input channels can be 0)",
+    .test = {.n_in = 3, .ndims = {5, 5, 1}, .shapes = {{2, 4, 2, 3, 2}, {4, 3, 2, 2, 3}, {6}}, .lo = -2, .hi = 2,
+             .attrs = {.n_i = 13, .i = {2, 1, 2, 1, 0, 1, 1, 0, 1, 1, 2, 1, 2}}, .empty_refusal = "gives an empty output|has an empty kernel"}};
+
 /* Applies op with PyTorch's unbatched form: an input of `batched - 1` dims gets a batch of one
  * (unsqueeze), and the result loses it again (squeeze); both are public ops, so autograd and
  * tracing (Unsqueeze, Squeeze) see them. in[0] is the input. */
@@ -859,11 +1059,11 @@ static om_tensor *apply_maybe_unbatched(om_op op, om_tensor **in, int n_in, cons
   return r;
 }
 
-/* out[0..1] = v, or dflt when v is NULL. */
-static void pair_or(const int64_t *v, const int64_t *dflt, int64_t *out) {
-  out[0] = v ? v[0] : dflt[0];
-  out[1] = v ? v[1] : dflt[1];
+/* out[0..n) = v, or dflt when v is NULL. */
+static void sizes_or(const int64_t *v, const int64_t *dflt, int n, int64_t *out) {
+  for (int i = 0; i < n; i++) out[i] = v ? v[i] : dflt[i];
 }
+static void pair_or(const int64_t *v, const int64_t *dflt, int64_t *out) { sizes_or(v, dflt, 2, out); }
 
 om_tensor *om_conv2d(om_tensor *x, om_tensor *weight, om_tensor *bias, const int64_t stride[2], const int64_t padding[2],
                      const int64_t dilation[2], int64_t groups) {
@@ -891,9 +1091,29 @@ om_tensor *om_conv_transpose2d(om_tensor *x, om_tensor *weight, om_tensor *bias,
   return apply_maybe_unbatched(OM_OP_conv_transpose2d, (om_tensor *[]){x, weight, bias}, bias ? 3 : 2, &a, 4);
 }
 
+om_tensor *om_conv3d(om_tensor *x, om_tensor *weight, om_tensor *bias, const int64_t stride[3], const int64_t padding[3],
+                     const int64_t dilation[3], int64_t groups) {
+  om_attrs a = {.n_i = 10, .i = {[9] = groups}};
+  sizes_or(stride, (int64_t[]){1, 1, 1}, 3, a.i);
+  sizes_or(padding, (int64_t[]){0, 0, 0}, 3, a.i + 3);
+  sizes_or(dilation, (int64_t[]){1, 1, 1}, 3, a.i + 6);
+  return apply_maybe_unbatched(OM_OP_conv3d, (om_tensor *[]){x, weight, bias}, bias ? 3 : 2, &a, 5);
+}
+
+om_tensor *om_conv_transpose3d(om_tensor *x, om_tensor *weight, om_tensor *bias, const int64_t stride[3],
+                               const int64_t padding[3], const int64_t output_padding[3], int64_t groups,
+                               const int64_t dilation[3]) {
+  om_attrs a = {.n_i = 13, .i = {[12] = groups}};
+  sizes_or(stride, (int64_t[]){1, 1, 1}, 3, a.i);
+  sizes_or(padding, (int64_t[]){0, 0, 0}, 3, a.i + 3);
+  sizes_or(output_padding, (int64_t[]){0, 0, 0}, 3, a.i + 6);
+  sizes_or(dilation, (int64_t[]){1, 1, 1}, 3, a.i + 9);
+  return apply_maybe_unbatched(OM_OP_conv_transpose3d, (om_tensor *[]){x, weight, bias}, bias ? 3 : 2, &a, 5);
+}
+
 /* ---- pooling ----
- * max_pool2d: [kH, kW, sH, sW, pH, pW, dH, dW, ceil_mode]
- * avg_pool2d: [kH, kW, sH, sW, pH, pW, ceil_mode, count_include_pad]
+ * max_pool2d: [kH, kW, sH, sW, pH, pW, dH, dW, ceil_mode]; max_pool3d: the same with D first
+ * avg_pool2d: [kH, kW, sH, sW, pH, pW, ceil_mode, count_include_pad]; avg_pool3d: the same with D first
  * adaptive_avg_pool2d: [oH, oW] (-1 keeps the input's size; canonicalised in infer) */
 
 /* PyTorch's pooling_output_shape: with ceil_mode the last window may overhang, but one that
@@ -904,46 +1124,74 @@ static int64_t pool_out(int64_t in, int64_t k, int64_t p, int64_t s, int64_t d, 
   return out;
 }
 
-static bool pool_geometry(om_op op, const om_tensor *x, const om_attrs *a, win *g, bool *ceil_mode, bool *cip) {
+/* A pool over 2 or 3 spatial axes. The per-axis arrays hold 3 axes (depth, height, width), a
+ * 2-D pool's depth trivial (size 1, kernel 1, stride 1, no padding), as conv_geom's; g is the
+ * height and width as a 2-D window, for the 2-D kernels. */
+typedef struct pool_geom {
+  int ns;
+  int64_t in[3], k[3], s[3], p[3], d[3], out[3];
+  bool ceil_mode, cip;
+  win g;
+} pool_geom;
+
+static bool is_max_pool(om_op op) { return op == OM_OP_max_pool2d || op == OM_OP_max_pool3d; }
+
+/* attrs: per spatial axis kernel, stride, padding (and for a max pool dilation), then ceil_mode
+ * (and for an average count_include_pad). */
+static bool pool_geometry(om_op op, const om_tensor *x, const om_attrs *a, pool_geom *pg) {
   const char *who = om_op_name(op);
-  bool mx = op == OM_OP_max_pool2d;
-  char xs[OM_SHAPE_STR_LEN];
-  if (a->n_i != (mx ? 9 : 8))
-    return om__fail(OM_ERR_INVALID_ARGUMENT, "%s: takes %d integer attributes (%s), got %d", who, mx ? 9 : 8,
-                    mx ? "kernel[2], stride[2], padding[2], dilation[2], ceil_mode" : "kernel[2], stride[2], padding[2], ceil_mode, count_include_pad",
+  bool mx = is_max_pool(op);
+  int ns = op == OM_OP_max_pool3d || op == OM_OP_avg_pool3d ? 3 : 2, o0 = 3 - ns, want = (mx ? 4 : 3) * ns + (mx ? 1 : 2);
+  char xs[OM_SHAPE_STR_LEN], t1[64], t2[64], t3[64];
+  if (a->n_i != want)
+    return om__fail(OM_ERR_INVALID_ARGUMENT, "%s: takes %d integer attributes (%s), got %d", who, want,
+                    mx ? (ns == 3 ? "kernel[3], stride[3], padding[3], dilation[3], ceil_mode" : "kernel[2], stride[2], padding[2], dilation[2], ceil_mode")
+                       : (ns == 3 ? "kernel[3], stride[3], padding[3], ceil_mode, count_include_pad" : "kernel[2], stride[2], padding[2], ceil_mode, count_include_pad"),
                     a->n_i);
   if (!attrs_in_range(who, a)) return false;
   if (x->dtype != OM_FLOAT32) return om__fail(OM_ERR_DTYPE_MISMATCH, "%s: takes float32, not %s", who, om_dtype_name(x->dtype));
-  if (x->ndim != 4)
-    return om__fail(OM_ERR_SHAPE_MISMATCH, "%s: input %s must have 4 dims ([N, C, H, W]; the functions also take it without N)", who, om__shape_str(xs, sizeof xs, x->shape, x->ndim));
-  if (!x->shape[1] || !x->shape[2] || !x->shape[3]) /* PyTorch's pool2d_shape_check */
-    return om__fail(OM_ERR_SHAPE_MISMATCH, "%s: input %s has an empty channel, height or width dim (only the batch may be 0, as PyTorch)", who, om__shape_str(xs, sizeof xs, x->shape, x->ndim));
+  if (x->ndim != ns + 2)
+    return om__fail(OM_ERR_SHAPE_MISMATCH, "%s: input %s must have %d dims ([N, C, %s]; the functions also take it without N)", who,
+                    om__shape_str(xs, sizeof xs, x->shape, x->ndim), ns + 2, ns == 3 ? "D, H, W" : "H, W");
+  bool empty = !x->shape[1];
+  for (int d = 2; d < x->ndim; d++) empty |= !x->shape[d];
+  if (empty) /* PyTorch's pool2d_shape_check / pool3d_shape_check */
+    return om__fail(OM_ERR_SHAPE_MISMATCH, "%s: input %s has an empty channel, %s dim (only the batch may be 0, as PyTorch)", who,
+                    om__shape_str(xs, sizeof xs, x->shape, x->ndim), ns == 3 ? "depth, height or width" : "height or width");
   const int64_t *v = a->i;
-  int64_t k[2] = {v[0], v[1]}, s[2] = {v[2], v[3]}, p[2] = {v[4], v[5]}, d[2] = {mx ? v[6] : 1, mx ? v[7] : 1};
-  *ceil_mode = v[mx ? 8 : 6] != 0;
-  *cip = !mx && v[7] != 0;
-  int64_t out[2], in[2] = {x->shape[2], x->shape[3]};
-  for (int i = 0; i < 2; i++) {
-    if (k[i] < 1) return om__fail(OM_ERR_INVALID_ARGUMENT, "%s: kernel size must be positive, got %lld", who, (long long)k[i]);
-    if (s[i] < 1) return om__fail(OM_ERR_INVALID_ARGUMENT, "%s: stride must be positive, got %lld", who, (long long)s[i]);
-    if (d[i] < 1) return om__fail(OM_ERR_INVALID_ARGUMENT, "%s: dilation must be positive, got %lld", who, (long long)d[i]);
-    if (p[i] < 0 || p[i] > k[i] / 2)
-      return om__fail(OM_ERR_INVALID_ARGUMENT, "%s: padding %lld must be between 0 and half the kernel size %lld", who, (long long)p[i], (long long)k[i]);
-    out[i] = pool_out(in[i], k[i], p[i], s[i], d[i], *ceil_mode);
-    if (out[i] < 1)
-      return om__fail(OM_ERR_SHAPE_MISMATCH, "%s: input %s is too small for kernel %lldx%lld (dilation %lld, %lld, padding %lld, %lld): the output would be empty",
-                      who, om__shape_str(xs, sizeof xs, x->shape, x->ndim), (long long)k[0], (long long)k[1], (long long)d[0], (long long)d[1], (long long)p[0], (long long)p[1]);
+  pg->ns = ns;
+  pg->ceil_mode = v[(mx ? 4 : 3) * ns] != 0;
+  pg->cip = !mx && v[3 * ns + 1] != 0;
+  for (int ax = 0; ax < 3; ax++) {
+    int i = ax - o0; /* below 0: the trivial depth of a 2-D pool */
+    pg->in[ax] = i < 0 ? 1 : x->shape[2 + i], pg->k[ax] = i < 0 ? 1 : v[i], pg->s[ax] = i < 0 ? 1 : v[ns + i];
+    pg->p[ax] = i < 0 ? 0 : v[2 * ns + i], pg->d[ax] = i < 0 || !mx ? 1 : v[3 * ns + i];
   }
-  *g = (win){in[0], in[1], k[0], k[1], s[0], s[1], p[0], p[1], d[0], d[1], out[0], out[1]};
+  for (int ax = o0; ax < 3; ax++) {
+    int64_t k = pg->k[ax], s = pg->s[ax], p = pg->p[ax], d = pg->d[ax];
+    if (k < 1) return om__fail(OM_ERR_INVALID_ARGUMENT, "%s: kernel size must be positive, got %lld", who, (long long)k);
+    if (s < 1) return om__fail(OM_ERR_INVALID_ARGUMENT, "%s: stride must be positive, got %lld", who, (long long)s);
+    if (d < 1) return om__fail(OM_ERR_INVALID_ARGUMENT, "%s: dilation must be positive, got %lld", who, (long long)d);
+    if (p < 0 || p > k / 2)
+      return om__fail(OM_ERR_INVALID_ARGUMENT, "%s: padding %lld must be between 0 and half the kernel size %lld", who, (long long)p, (long long)k);
+  }
+  for (int ax = 0; ax < 3; ax++) {
+    pg->out[ax] = pool_out(pg->in[ax], pg->k[ax], pg->p[ax], pg->s[ax], pg->d[ax], pg->ceil_mode);
+    if (pg->out[ax] < 1)
+      return om__fail(OM_ERR_SHAPE_MISMATCH, "%s: input %s is too small for kernel %s (dilation %s, padding %s): the output would be empty", who,
+                      om__shape_str(xs, sizeof xs, x->shape, x->ndim), axes_str(t1, sizeof t1, pg->k, o0, "x"),
+                      axes_str(t2, sizeof t2, pg->d, o0, ", "), axes_str(t3, sizeof t3, pg->p, o0, ", "));
+  }
+  pg->g = (win){pg->in[1], pg->in[2], pg->k[1], pg->k[2], pg->s[1], pg->s[2], pg->p[1], pg->p[2], pg->d[1], pg->d[2], pg->out[1], pg->out[2]};
   return true;
 }
 
 static bool infer_pool(om_call *c) {
-  win g;
-  bool ceil_mode, cip;
-  if (!pool_geometry(c->op, c->in[0], &c->attrs, &g, &ceil_mode, &cip)) return false;
+  pool_geom pg;
+  if (!pool_geometry(c->op, c->in[0], &c->attrs, &pg)) return false;
   const om_tensor *x = c->in[0];
-  c->out_meta[0] = (om_meta){.dtype = OM_FLOAT32, .ndim = 4, .shape = {x->shape[0], x->shape[1], g.oh, g.ow}};
+  c->out_meta[0] = (om_meta){.dtype = OM_FLOAT32, .ndim = pg.ns + 2, .shape = {x->shape[0], x->shape[1]}};
+  for (int i = 0; i < pg.ns; i++) c->out_meta[0].shape[2 + i] = pg.out[3 - pg.ns + i];
   return true;
 }
 
@@ -1061,33 +1309,104 @@ static void avg_window(const win *g, bool cip, int64_t y, int64_t x, int64_t *y0
   *div = cip ? pool : (*y1 - *y0) * (*x1 - *x0);
 }
 
-/* A pool's planes, forward (pool_part) or the input gradient (pool_grad_part); part p: planes
- * [p planes / parts, (p + 1) planes / parts), each computed as on one thread. */
+/* A pool's planes (3-D: volumes), forward (pool_part) or the input gradient (pool_grad_part);
+ * part p: planes [p planes / parts, (p + 1) planes / parts), each computed as on one thread. */
 typedef struct pool_job {
-  const win *g;
+  const pool_geom *pg;
   const float *x;      /* the input (the gradient: max pool's only, for each window's first maximum) */
   const float *gy;     /* the gradient: the output's */
   float *out;          /* the output, or the input's gradient */
-  const int64_t *cols; /* max pool forward: each output column's taps inside (taps_inside); NULL: average */
-  int64_t xa, xb;      /* max pool forward: the output columns whose windows are wholly inside */
-  bool cip;
+  bool max;            /* 3-D forward: a max pool (2-D: cols says it) */
+  const int64_t *cols; /* 2-D max pool forward: each output column's taps inside (taps_inside); NULL: average */
+  int64_t xa, xb;      /* 2-D max pool forward: the output columns whose windows are wholly inside */
   int64_t planes, parts;
 } pool_job;
 
-/* Runs the job's planes on the pool where they are worth it (a simple operation a tap). */
+/* Runs the job's planes (volumes for 3-D) on the pool where they are worth it (a simple
+ * operation a tap). */
 static void run_pool_job(pool_job *j, om__part_fn part) {
-  const win *g = j->g;
-  int threads = om__job_threads((double)j->planes * (double)(g->oh * g->ow) * (double)(g->kh * g->kw) * OM_EACH_SIMPLE, j->planes);
+  const pool_geom *pg = j->pg;
+  double taps = (double)(pg->out[0] * pg->out[1] * pg->out[2]) * (double)(pg->k[0] * pg->k[1] * pg->k[2]);
+  int threads = om__job_threads((double)j->planes * taps * OM_EACH_SIMPLE, j->planes);
   j->parts = om__few_parts(j->planes, threads);
   if (j->parts > 0) om__parallel(j->parts, threads, part, j);
+}
+
+/* ---- 3-D pools: a window is the product of one tap range per axis, visited depth, row, column
+ * (the 2-D rule's order with the depth outermost) ---- */
+
+/* The flat index (in its volume) of window (z, y, x)'s first maximum by window_argmax's rule
+ * (a NaN wins, the last one); -1 when every tap is padding. */
+static int64_t volume_argmax(const float *vol, const pool_geom *pg, const int64_t at[3]) {
+  int64_t lo[3], hi[3], best_i = -1;
+  float best = -INFINITY;
+  for (int a = 0; a < 3; a++) taps_inside(pg->in[a], pg->s[a], pg->p[a], pg->d[a], pg->k[a], at[a], &lo[a], &hi[a]);
+  for (int64_t i = lo[0]; i < hi[0]; i++)
+    for (int64_t j = lo[1]; j < hi[1]; j++)
+      for (int64_t k = lo[2]; k < hi[2]; k++) {
+        int64_t pos = ((at[0] * pg->s[0] - pg->p[0] + i * pg->d[0]) * pg->in[1] + at[1] * pg->s[1] - pg->p[1] + j * pg->d[1]) * pg->in[2] +
+                      at[2] * pg->s[2] - pg->p[2] + k * pg->d[2];
+        float v = vol[pos];
+        if (best_i < 0 || v > best || isnan(v)) best = v, best_i = pos;
+      }
+  return best_i;
+}
+
+/* PyTorch's avg_pool3d window at (z, y, x): per axis the inputs [lo, hi) it sums; returns its
+ * divisor (the window clipped to the padded input with count_include_pad, else what it reads). */
+static int64_t volume_avg_window(const pool_geom *pg, const int64_t at[3], int64_t lo[3], int64_t hi[3]) {
+  int64_t pool = 1, read = 1;
+  for (int a = 0; a < 3; a++) {
+    int64_t start = at[a] * pg->s[a] - pg->p[a], end = start + pg->k[a] < pg->in[a] + pg->p[a] ? start + pg->k[a] : pg->in[a] + pg->p[a];
+    pool *= end - start;
+    lo[a] = start < 0 ? 0 : start, hi[a] = end < pg->in[a] ? end : pg->in[a];
+    read *= hi[a] > lo[a] ? hi[a] - lo[a] : 0;
+  }
+  return pg->cip ? pool : read;
+}
+
+/* One volume of a 3-D pool forward (out) or of its input gradient (dvol, from gy): max routes
+ * each output gradient to its window's first maximum; the average spreads it over the window's
+ * inputs divided by its divisor. */
+static void pool_volume(const pool_job *j, int64_t p, bool grad) {
+  const pool_geom *pg = j->pg;
+  int64_t vin = pg->in[0] * pg->in[1] * pg->in[2], vout = pg->out[0] * pg->out[1] * pg->out[2], at[3], q = 0;
+  bool max = grad ? j->x != NULL : j->max;
+  const float *vol = grad ? (j->x ? j->x + p * vin : NULL) : j->x + p * vin, *gp = grad ? j->gy + p * vout : NULL;
+  float *dst = j->out + p * (grad ? vin : vout);
+  for (at[0] = 0; at[0] < pg->out[0]; at[0]++)
+    for (at[1] = 0; at[1] < pg->out[1]; at[1]++)
+      for (at[2] = 0; at[2] < pg->out[2]; at[2]++, q++) {
+        if (max) {
+          int64_t i = volume_argmax(vol, pg, at);
+          if (grad && i >= 0) dst[i] += gp[q];
+          if (!grad) dst[q] = i >= 0 ? vol[i] : -INFINITY;
+          continue;
+        }
+        int64_t lo[3], hi[3], div = volume_avg_window(pg, at, lo, hi);
+        bool any = lo[0] < hi[0] && lo[1] < hi[1] && lo[2] < hi[2];
+        float sum = 0, v = grad && any ? gp[q] / (float)div : 0.0f;
+        for (int64_t z = lo[0]; z < hi[0]; z++)
+          for (int64_t y = lo[1]; y < hi[1]; y++)
+            for (int64_t x = lo[2]; x < hi[2]; x++) {
+              int64_t pos = (z * pg->in[1] + y) * pg->in[2] + x;
+              if (grad) dst[pos] += v;
+              else sum += vol[pos];
+            }
+        if (!grad) dst[q] = any ? sum / (float)div : 0.0f;
+      }
 }
 
 static void pool_part(void *ctx, int64_t part, int worker) {
   (void)worker;
   const pool_job *j = ctx;
-  const win *g = j->g;
+  const win *g = &j->pg->g;
   int64_t p1 = (part + 1) * j->planes / j->parts;
   for (int64_t p = part * j->planes / j->parts; p < p1; p++) {
+    if (j->pg->ns == 3) {
+      pool_volume(j, p, false);
+      continue;
+    }
     const float *plane = j->x + p * g->h * g->w;
     float *out = j->out + p * g->oh * g->ow;
     if (j->cols) {
@@ -1097,7 +1416,7 @@ static void pool_part(void *ctx, int64_t part, int worker) {
     for (int64_t y = 0; y < g->oh; y++)
       for (int64_t xo = 0; xo < g->ow; xo++, out++) {
         int64_t y0, y1, x0, x1, div;
-        avg_window(g, j->cip, y, xo, &y0, &y1, &x0, &x1, &div);
+        avg_window(g, j->pg->cip, y, xo, &y0, &y1, &x0, &x1, &div);
         float sum = 0;
         for (int64_t iy = y0; iy < y1; iy++)
           for (int64_t ix = x0; ix < x1; ix++) sum += plane[iy * g->w + ix];
@@ -1107,9 +1426,9 @@ static void pool_part(void *ctx, int64_t part, int worker) {
 }
 
 static bool forward_pool(om_call *c) {
-  win g;
-  bool ceil_mode, cip;
-  if (!pool_geometry(c->op, c->in[0], &c->attrs, &g, &ceil_mode, &cip)) return false;
+  pool_geom pg;
+  if (!pool_geometry(c->op, c->in[0], &c->attrs, &pg)) return false;
+  const win g = pg.g;
   bool own;
   const float *x = dense(c->in[0], &own, om_op_name(c->op));
   if (!x) return false;
@@ -1128,20 +1447,24 @@ static bool forward_pool(om_call *c) {
       }
     }
   }
-  pool_job j = {.g = &g, .x = x, .out = out, .cols = cols, .xa = xa, .xb = xb, .cip = cip, .planes = planes};
+  pool_job j = {.pg = &pg, .x = x, .out = out, .max = is_max_pool(c->op), .cols = cols, .xa = xa, .xb = xb, .planes = planes};
   run_pool_job(&j, pool_part);
   free(cols);
   if (own) free((void *)x);
   return true;
 }
 
-/* dx: max_pool2d routes each dout to its window's first maximum; avg_pool2d spreads it over
+/* dx: max pools route each dout to its window's first maximum; average pools spread it over
  * the window's inputs divided by the window's divisor. */
 static void pool_grad_part(void *ctx, int64_t part, int worker) {
   (void)worker;
   const pool_job *j = ctx;
-  const win *g = j->g;
+  const win *g = &j->pg->g;
   for (int64_t p = part * j->planes / j->parts, p1 = (part + 1) * j->planes / j->parts; p < p1; p++) {
+    if (j->pg->ns == 3) {
+      pool_volume(j, p, true);
+      continue;
+    }
     float *dplane = j->out + p * g->h * g->w;
     const float *gp = j->gy + p * g->oh * g->ow;
     for (int64_t y = 0; y < g->oh; y++)
@@ -1152,7 +1475,7 @@ static void pool_grad_part(void *ctx, int64_t part, int worker) {
           continue;
         }
         int64_t y0, y1, x0, x1, div;
-        avg_window(g, j->cip, y, xo, &y0, &y1, &x0, &x1, &div);
+        avg_window(g, j->pg->cip, y, xo, &y0, &y1, &x0, &x1, &div);
         float v = *gp / (float)div;
         for (int64_t iy = y0; iy < y1; iy++)
           for (int64_t ix = x0; ix < x1; ix++) dplane[iy * g->w + ix] += v;
@@ -1162,22 +1485,21 @@ static void pool_grad_part(void *ctx, int64_t part, int worker) {
 
 static bool pool_backward(const om_record *r, om_tensor *const *gout, om_tensor **gin) {
   const char *who = om_op_name(r->op);
-  win g;
-  bool ceil_mode, cip;
-  if (!pool_geometry(r->op, r->in[0], &r->attrs, &g, &ceil_mode, &cip)) return false;
-  om_meta meta = {.dtype = OM_FLOAT32, .ndim = 4};
-  memcpy(meta.shape, r->in[0]->shape, sizeof(int64_t) * 4);
+  pool_geom pg;
+  if (!pool_geometry(r->op, r->in[0], &r->attrs, &pg)) return false;
+  om_meta meta = {.dtype = OM_FLOAT32, .ndim = r->in[0]->ndim};
+  memcpy(meta.shape, r->in[0]->shape, sizeof(int64_t) * (size_t)meta.ndim);
   om_tensor *dx = om__tensor_new(&meta, true, who);
-  bool own_x = false, own_g;
-  const float *x = dx && r->op == OM_OP_max_pool2d ? dense(r->in[0], &own_x, who) : NULL;
-  const float *gy = dx && (x || r->op != OM_OP_max_pool2d) ? dense(gout[0], &own_g, who) : NULL;
+  bool own_x = false, own_g, mx = is_max_pool(r->op);
+  const float *x = dx && mx ? dense(r->in[0], &own_x, who) : NULL;
+  const float *gy = dx && (x || !mx) ? dense(gout[0], &own_g, who) : NULL;
   if (!gy) {
     if (own_x) free((void *)x);
     om_tensor_release(dx);
     return false;
   }
   int64_t planes = meta.shape[0] * meta.shape[1];
-  pool_job j = {.g = &g, .x = x, .gy = gy, .out = (float *)om__data(dx), .cip = cip, .planes = planes};
+  pool_job j = {.pg = &pg, .x = x, .gy = gy, .out = (float *)om__data(dx), .planes = planes};
   run_pool_job(&j, pool_grad_part);
   if (own_x) free((void *)x);
   if (own_g) free((void *)gy);
@@ -1204,53 +1526,60 @@ static bool empty_window(int64_t n, int64_t k, int64_t s, int64_t p, int64_t d, 
 /* The same on axis d of the call at every size it can take: the example's when fixed, and on a
  * symbolic axis also each size below the dilation (from the dilation on, every window that starts
  * in the padding reaches the input: its first tap past the start lies in [0, dilation)). */
-static bool has_empty_window(om_lower *l, const win *g, bool ceil_mode, int d) {
-  int64_t n = d == 2 ? g->h : g->w, k = d == 2 ? g->kh : g->kw, s = d == 2 ? g->sh : g->sw;
-  int64_t p = d == 2 ? g->ph : g->pw, dl = d == 2 ? g->dh : g->dw;
-  if (empty_window(n, k, s, p, dl, ceil_mode)) return true;
-  for (int64_t m = 1; om__lower_input_sym(l, 0, d) && m < dl; m++)
-    if (pool_out(m, k, p, s, dl, ceil_mode) >= 1 && empty_window(m, k, s, p, dl, ceil_mode)) return true;
+static bool has_empty_window(om_lower *l, const pool_geom *pg, int ax) {
+  int64_t n = pg->in[ax], k = pg->k[ax], s = pg->s[ax], p = pg->p[ax], dl = pg->d[ax];
+  if (empty_window(n, k, s, p, dl, pg->ceil_mode)) return true;
+  for (int64_t m = 1; om__lower_input_sym(l, 0, 2 + ax - (3 - pg->ns)) && m < dl; m++)
+    if (pool_out(m, k, p, s, dl, pg->ceil_mode) >= 1 && empty_window(m, k, s, p, dl, pg->ceil_mode)) return true;
   return false;
 }
 
-/* max_pool2d: MaxPool with the pads below, or Pad with -inf then MaxPool without pads (the same
+/* max_pool2d / 3d: MaxPool with the pads below, or Pad with -inf then MaxPool without pads (the same
  * maxima: padding never wins) where that one node would not do: onnxruntime refuses a pad that
  * is not smaller than the kernel (the end padding of a dilated ceil_mode pool can reach it), and
  * it gives a window of padding taps only its initial value (-3.4e38, not PyTorch's -inf), while
- * the max of -inf values read from the input is -inf. */
-static bool lower_max_pool(om_lower *l, const om_call *c, const win *g, bool ceil_mode, bool onnx_ceil, const int64_t *pads) {
+ * the max of -inf values read from the input is -inf. pads: the ns begin pads, then the ns end
+ * pads. */
+static bool lower_max_pool(om_lower *l, const om_call *c, const pool_geom *pg, bool onnx_ceil, const int64_t *pads) {
   const om_tensor *x = c->in[0];
-  int64_t ks[2] = {g->kh, g->kw}, st[2] = {g->sh, g->sw}, dl[2] = {g->dh, g->dw}, none[4] = {0, 0, 0, 0};
-  bool explicit_pad = pads[0] >= g->kh || pads[2] >= g->kh || pads[1] >= g->kw || pads[3] >= g->kw ||
-                      has_empty_window(l, g, ceil_mode, 2) || has_empty_window(l, g, ceil_mode, 3);
-  om_gattr at[] = {OM_ATTR_INT("ceil_mode", onnx_ceil), OM_ATTR_INTS("dilations", dl, 2), OM_ATTR_INTS("kernel_shape", ks, 2),
-                   OM_ATTR_INTS("pads", explicit_pad ? none : pads, 4), OM_ATTR_INTS("strides", st, 2)};
+  int ns = pg->ns, o0 = 3 - ns;
+  int64_t none[6] = {0};
+  bool explicit_pad = false;
+  for (int i = 0; i < ns; i++)
+    explicit_pad |= pads[i] >= pg->k[o0 + i] || pads[ns + i] >= pg->k[o0 + i] || has_empty_window(l, pg, o0 + i);
+  om_gattr at[] = {OM_ATTR_INT("ceil_mode", onnx_ceil), OM_ATTR_INTS("dilations", pg->d + o0, ns), OM_ATTR_INTS("kernel_shape", pg->k + o0, ns),
+                   OM_ATTR_INTS("pads", explicit_pad ? none : pads, 2 * ns), OM_ATTR_INTS("strides", pg->s + o0, ns)};
   if (!explicit_pad) return om__lower_node(l, c, "MaxPool", at, 5);
   int v = om__lower_input(l, 0), ninf = om__lower_scalar(l, -INFINITY, OM_FLOAT32), pv, mid, y;
-  int64_t end[2] = {pads[2], pads[3]};
+  int64_t end[3];
+  for (int i = 0; i < ns; i++) end[i] = pads[ns + i];
   if (onnx_ceil) {
     /* padding in the data would move ONNX's rule for dropping a last window that starts in the
      * right padding, so the end padding is computed from the size instead, as lower_pool's at a
      * fixed size: max((out - 1) s + dilated kernel - in - p, p), exact either way (below p the
      * output is the floor formula's, which p end padding gives) */
-    int ext[8] = {-1, -1, -1, -1, -1, -1, -1, -1};
-    for (int k = 0; k < 2; k++) {
-      int64_t in = k ? g->w : g->h, o = k ? g->ow : g->oh, st1 = k ? g->sw : g->sh, p = k ? g->pw : g->ph;
-      int64_t dk = (k ? g->dw * (g->kw - 1) : g->dh * (g->kh - 1)) + 1;
-      end[k] = (o - 1) * st1 + dk - in - p > p ? (o - 1) * st1 + dk - in - p : p;
-      int ox = om__lower_out_ext(l, 0, 2 + k);
-      if (om__lower_in_ext(l, 0, 2 + k) >= 0)
-        ext[6 + k] = om__lower_x_lin(l, st1, ox >= 0 ? ox : om__lower_x_const(l, o), -1, om__lower_in_x(l, 0, 2 + k), dk - p - st1);
+    int ext[10] = {-1, -1, -1, -1, -1, -1, -1, -1, -1, -1};
+    int64_t floor_pads[10] = {0};
+    for (int i = 0; i < ns; i++) {
+      int ax = o0 + i;
+      int64_t in = pg->in[ax], o = pg->out[ax], st1 = pg->s[ax], p = pg->p[ax], dk = pg->d[ax] * (pg->k[ax] - 1) + 1;
+      end[i] = (o - 1) * st1 + dk - in - p > p ? (o - 1) * st1 + dk - in - p : p;
+      floor_pads[2 + i] = floor_pads[ns + 4 + i] = pads[i];
+      int ox = om__lower_out_ext(l, 0, 2 + i);
+      if (om__lower_in_ext(l, 0, 2 + i) >= 0)
+        ext[ns + 4 + i] = om__lower_x_lin(l, st1, ox >= 0 ? ox : om__lower_x_const(l, o), -1, om__lower_in_x(l, 0, 2 + i), dk - p - st1);
     }
-    int64_t floor_pads[8] = {0, 0, pads[0], pads[1], 0, 0, pads[0], pads[1]};
-    int lo = om__lower_ints(l, floor_pads, 8), raw = om__lower_shape_operand(l, floor_pads, ext, 8);
-    om_meta pm = {.dtype = OM_INT64, .ndim = 1, .shape = {8}};
+    int lo = om__lower_ints(l, floor_pads, 2 * ns + 4), raw = om__lower_shape_operand(l, floor_pads, ext, 2 * ns + 4);
+    om_meta pm = {.dtype = OM_INT64, .ndim = 1, .shape = {2 * ns + 4}};
     if (lo < 0 || raw < 0 || !om__emit(l, "Max", (int[]){raw, lo}, 2, &pm, 1, &pv, NULL, 0)) return false;
   } else {
-    pv = om__lower_ints(l, (int64_t[]){0, 0, pads[0], pads[1], 0, 0, pads[2], pads[3]}, 8);
+    int64_t pad_v[10] = {0};
+    for (int i = 0; i < ns; i++) pad_v[2 + i] = pads[i], pad_v[ns + 4 + i] = pads[ns + i];
+    pv = om__lower_ints(l, pad_v, 2 * ns + 4);
   }
   at[0] = OM_ATTR_INT("ceil_mode", 0);
-  om_meta padded = {.dtype = OM_FLOAT32, .ndim = 4, .shape = {x->shape[0], x->shape[1], g->h + pads[0] + end[0], g->w + pads[1] + end[1]}};
+  om_meta padded = {.dtype = OM_FLOAT32, .ndim = ns + 2, .shape = {x->shape[0], x->shape[1]}};
+  for (int i = 0; i < ns; i++) padded.shape[2 + i] = pg->in[o0 + i] + pads[i] + end[i];
   if (v < 0 || ninf < 0 || pv < 0 || !om__emit(l, "Pad", (int[]){v, pv, ninf}, 3, &padded, 1, &mid, NULL, 0) ||
       !om__emit(l, "MaxPool", &mid, 1, &c->out_meta[0], 1, &y, at, 5))
     return false;
@@ -1266,46 +1595,50 @@ static bool lower_max_pool(om_lower *l, const om_call *c, const win *g, bool cei
  * by AveragePool without count_include_pad. With count_include_pad, PyTorch divides by the window
  * clipped to the padded input; when a window overhangs that, the lowering pads the input with
  * zeros (Pad) and averages without count_include_pad, which divides by exactly that count.
- * MaxPool's own forms: lower_max_pool. */
+ * MaxPool's own forms: lower_max_pool. 2-D and 3-D alike, axis by axis. */
 static bool lower_pool(om_lower *l, const om_call *c) {
-  win g;
-  bool ceil_mode, cip;
-  if (!pool_geometry(c->op, c->in[0], &c->attrs, &g, &ceil_mode, &cip)) return false;
+  pool_geom pg;
+  if (!pool_geometry(c->op, c->in[0], &c->attrs, &pg)) return false;
+  int ns = pg.ns, o0 = 3 - ns;
   /* the end padding depends on the input's size when ceil_mode can round up (stride > 1) */
   bool onnx_ceil = false;
-  for (int d = 2; ceil_mode && d < 4; d++) onnx_ceil |= om__lower_input_sym(l, 0, d) && (d == 2 ? g.sh : g.sw) > 1;
-  int64_t ks[2] = {g.kh, g.kw}, st[2] = {g.sh, g.sw};
-  int64_t eh = (g.oh - 1) * g.sh + g.dh * (g.kh - 1) + 1 - g.h - g.ph, ew = (g.ow - 1) * g.sw + g.dw * (g.kw - 1) + 1 - g.w - g.pw;
-  if (onnx_ceil) { /* a fixed axis whose last window PyTorch drops: less end padding, so that
-                    * ONNX's ceil gives its size too (its shape inference does not drop it) */
-    for (int d = 2; d < 4; d++) {
-      int64_t *e = d == 2 ? &eh : &ew, in = d == 2 ? g.h : g.w, p = d == 2 ? g.ph : g.pw, st1 = d == 2 ? g.sh : g.sw;
-      int64_t dk = (d == 2 ? g.dh * (g.kh - 1) : g.dw * (g.kw - 1)) + 1, o = d == 2 ? g.oh : g.ow;
-      if (om__lower_input_sym(l, 0, d) || *e >= p) *e = p;
-      else if (*e < 0 || (in + p + *e - dk + st1 - 1) / st1 + 1 != o)
+  for (int i = 0; pg.ceil_mode && i < ns; i++) onnx_ceil |= om__lower_input_sym(l, 0, 2 + i) && pg.s[o0 + i] > 1;
+  int64_t pads[6], e[3];
+  bool overhang = false;
+  for (int i = 0; i < ns; i++) {
+    int ax = o0 + i;
+    int64_t in = pg.in[ax], p = pg.p[ax], st1 = pg.s[ax], dk = pg.d[ax] * (pg.k[ax] - 1) + 1, o = pg.out[ax];
+    e[i] = (o - 1) * st1 + dk - in - p;
+    if (onnx_ceil) { /* a fixed axis whose last window PyTorch drops: less end padding, so that
+                      * ONNX's ceil gives its size too (its shape inference does not drop it) */
+      if (om__lower_input_sym(l, 0, 2 + i) || e[i] >= p) e[i] = p;
+      else if (e[i] < 0 || (in + p + e[i] - dk + st1 - 1) / st1 + 1 != o)
         return om__lower_refuse(l, c, "ceil_mode on a symbolic axis with a fixed one whose last window starts in the padding "
-                                      "is not one ONNX pool node (ceil_mode is one attribute for both axes)");
+                                      "is not one ONNX pool node (ceil_mode is one attribute for all axes)");
     }
+    if (e[i] < p && !onnx_ceil) e[i] = p;
+    pads[i] = p, pads[ns + i] = e[i];
+    overhang |= e[i] > p;
   }
-  if (eh < g.ph && !onnx_ceil) eh = g.ph;
-  if (ew < g.pw && !onnx_ceil) ew = g.pw;
-  int64_t pads[4] = {g.ph, g.pw, eh, ew};
-  if (c->op == OM_OP_max_pool2d) return lower_max_pool(l, c, &g, ceil_mode, onnx_ceil, pads);
-  bool overhang = eh > g.ph || ew > g.pw;
-  if (!cip || !overhang) {
-    om_gattr at[] = {OM_ATTR_INT("ceil_mode", onnx_ceil), OM_ATTR_INT("count_include_pad", cip), OM_ATTR_INTS("kernel_shape", ks, 2),
-                     OM_ATTR_INTS("pads", pads, 4), OM_ATTR_INTS("strides", st, 2)};
+  if (is_max_pool(c->op)) return lower_max_pool(l, c, &pg, onnx_ceil, pads);
+  if (!pg.cip || !overhang) {
+    om_gattr at[] = {OM_ATTR_INT("ceil_mode", onnx_ceil), OM_ATTR_INT("count_include_pad", pg.cip), OM_ATTR_INTS("kernel_shape", pg.k + o0, ns),
+                     OM_ATTR_INTS("pads", pads, 2 * ns), OM_ATTR_INTS("strides", pg.s + o0, ns)};
     return om__lower_node(l, c, "AveragePool", at, 5);
   }
   const om_tensor *x = c->in[0];
-  int in = om__lower_input(l, 0);
-  int pv = om__lower_ints(l, (int64_t[]){0, 0, g.ph, g.pw, 0, 0, g.ph, g.pw}, 8);
+  int64_t pad_v[10] = {0}, rest[6] = {0};
+  om_meta padded = {.dtype = OM_FLOAT32, .ndim = ns + 2, .shape = {x->shape[0], x->shape[1]}};
+  for (int i = 0; i < ns; i++) {
+    pad_v[2 + i] = pad_v[ns + 4 + i] = pg.p[o0 + i];
+    rest[ns + i] = e[i] - pg.p[o0 + i];
+    padded.shape[2 + i] = pg.in[o0 + i] + 2 * pg.p[o0 + i];
+  }
+  int in = om__lower_input(l, 0), pv = om__lower_ints(l, pad_v, 2 * ns + 4);
   if (in < 0 || pv < 0) return false;
-  om_meta padded = {.dtype = OM_FLOAT32, .ndim = 4, .shape = {x->shape[0], x->shape[1], g.h + 2 * g.ph, g.w + 2 * g.pw}};
   int mid, out;
-  int64_t rest[4] = {0, 0, eh - g.ph, ew - g.pw};
-  om_gattr at[] = {OM_ATTR_INT("ceil_mode", 0), OM_ATTR_INT("count_include_pad", 0), OM_ATTR_INTS("kernel_shape", ks, 2),
-                   OM_ATTR_INTS("pads", rest, 4), OM_ATTR_INTS("strides", st, 2)};
+  om_gattr at[] = {OM_ATTR_INT("ceil_mode", 0), OM_ATTR_INT("count_include_pad", 0), OM_ATTR_INTS("kernel_shape", pg.k + o0, ns),
+                   OM_ATTR_INTS("pads", rest, 2 * ns), OM_ATTR_INTS("strides", pg.s + o0, ns)};
   if (!om__emit(l, "Pad", (int[]){in, pv}, 2, &padded, 1, &mid, NULL, 0) ||
       !om__emit(l, "AveragePool", &mid, 1, &c->out_meta[0], 1, &out, at, 5))
     return false;
@@ -1328,6 +1661,23 @@ const om_op_def om__op_avg_pool2d = {
     .test = {.n_in = 1, .ndims = {4}, .shapes = {{2, 3, 6, 6}}, .lo = -2, .hi = 2,
              .attrs = {.n_i = 8, .i = {3, 3, 2, 2, 1, 1, 1, 1}}, .empty_refusal = "only the batch may be 0"}};
 
+/* The 3-D samples keep a ceil_mode window that overhangs on each axis (and the average counts
+ * the padding there: the Pad path of lower_pool). */
+const om_op_def om__op_max_pool3d = {
+    .name = "max_pool3d", .n_in = 1, .n_out = 1, .saves = OM_SAVES_IN(0),
+    .infer = infer_pool, .forward = forward_pool, .backward = pool_backward,
+    .lower = lower_pool, .derives_extents = true,
+    .onnx = "MaxPool (3-D; Pad with -inf first when a pad reaches the kernel or a window holds only padding)",
+    .test = {.n_in = 1, .ndims = {5}, .shapes = {{2, 2, 4, 5, 4}}, .lo = -2, .hi = 2,
+             .attrs = {.n_i = 13, .i = {2, 3, 2, 2, 2, 1, 1, 1, 0, 1, 1, 2, 1}}, .empty_refusal = "only the batch may be 0"}};
+
+const om_op_def om__op_avg_pool3d = {
+    .name = "avg_pool3d", .n_in = 1, .n_out = 1, .saves = 0,
+    .infer = infer_pool, .forward = forward_pool, .backward = pool_backward,
+    .lower = lower_pool, .derives_extents = true, .onnx = "AveragePool (3-D; Pad, AveragePool when count_include_pad meets an overhanging ceil_mode window)",
+    .test = {.n_in = 1, .ndims = {5}, .shapes = {{2, 2, 4, 5, 4}}, .lo = -2, .hi = 2,
+             .attrs = {.n_i = 11, .i = {2, 3, 2, 2, 2, 2, 1, 1, 1, 1, 1}}, .empty_refusal = "only the batch may be 0"}};
+
 om_tensor *om_max_pool2d(om_tensor *x, const int64_t kernel[2], const int64_t stride[2], const int64_t padding[2],
                          const int64_t dilation[2], bool ceil_mode) {
   om_attrs a = {.n_i = 9};
@@ -1348,6 +1698,28 @@ om_tensor *om_avg_pool2d(om_tensor *x, const int64_t kernel[2], const int64_t st
   a.i[6] = ceil_mode;
   a.i[7] = count_include_pad;
   return apply_maybe_unbatched(OM_OP_avg_pool2d, &x, 1, &a, 4);
+}
+
+om_tensor *om_max_pool3d(om_tensor *x, const int64_t kernel[3], const int64_t stride[3], const int64_t padding[3],
+                         const int64_t dilation[3], bool ceil_mode) {
+  om_attrs a = {.n_i = 13};
+  sizes_or(kernel, (int64_t[]){0, 0, 0}, 3, a.i);
+  sizes_or(stride, a.i, 3, a.i + 3);
+  sizes_or(padding, (int64_t[]){0, 0, 0}, 3, a.i + 6);
+  sizes_or(dilation, (int64_t[]){1, 1, 1}, 3, a.i + 9);
+  a.i[12] = ceil_mode;
+  return apply_maybe_unbatched(OM_OP_max_pool3d, &x, 1, &a, 5);
+}
+
+om_tensor *om_avg_pool3d(om_tensor *x, const int64_t kernel[3], const int64_t stride[3], const int64_t padding[3],
+                         bool ceil_mode, bool count_include_pad) {
+  om_attrs a = {.n_i = 11};
+  sizes_or(kernel, (int64_t[]){0, 0, 0}, 3, a.i);
+  sizes_or(stride, a.i, 3, a.i + 3);
+  sizes_or(padding, (int64_t[]){0, 0, 0}, 3, a.i + 6);
+  a.i[9] = ceil_mode;
+  a.i[10] = count_include_pad;
+  return apply_maybe_unbatched(OM_OP_avg_pool3d, &x, 1, &a, 5);
 }
 
 /* ---- adaptive_avg_pool2d: output cell i of n covers input [floor(i*in/n), ceil((i+1)*in/n)) ---- */
@@ -1684,8 +2056,8 @@ static bool forward_blocks(om_call *c) {
   int64_t ch = img->shape[1], plane = ch * g.h * g.w, cols = ch * g.kh * g.kw * g.oh * g.ow;
   if (folding) memset(dst, 0, sizeof(float) * (size_t)om_tensor_numel(o));
   for (int64_t n = 0; n < img->shape[0]; n++) {
-    if (folding) col2im(src + n * cols, ch, &g, dst + n * plane);
-    else im2col(src + n * plane, ch, &g, 0, g.oh, dst + n * cols);
+    if (folding) col2im(src + n * cols, ch, &g, dst + n * plane, g.oh * g.ow);
+    else im2col(src + n * plane, ch, &g, 0, g.oh, dst + n * cols, g.oh * g.ow);
   }
   if (owned) free((void *)src);
   return true;

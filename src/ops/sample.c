@@ -22,8 +22,8 @@
 #include "internal.h"
 
 /* The axes variant k (>= 1) sets: marks them in set and returns true, or false past the last. */
-static bool variant_axes(const om_op_test *t, int k, bool set[OM_TEST_MAX_INPUTS][4]) {
-  memset(set, 0, sizeof(bool) * OM_TEST_MAX_INPUTS * 4);
+static bool variant_axes(const om_op_test *t, int k, bool set[OM_TEST_MAX_INPUTS][OM_TEST_MAX_DIMS]) {
+  memset(set, 0, sizeof(bool) * OM_TEST_MAX_INPUTS * OM_TEST_MAX_DIMS);
   int n = 0; /* variants so far */
   for (int i = 0; i < t->n_in; i++)
     for (int d = 0; d < t->ndims[i]; d++)
@@ -53,7 +53,7 @@ int om__op_sample_variant(om_op op, int variant, int64_t size, om_tensor **in, o
   if ((unsigned)op >= OM_OP_COUNT || !in || !attrs || variant < 0 || size < 0)
     return om__fail(OM_ERR_INVALID_ARGUMENT, "op_sample: unknown op %d, variant %d or size %lld", (int)op, variant, (long long)size), -1;
   const om_op_test *t = &om__ops[op]->test;
-  bool set[OM_TEST_MAX_INPUTS][4];
+  bool set[OM_TEST_MAX_INPUTS][OM_TEST_MAX_DIMS];
   if (variant > 0 && !variant_axes(t, variant, set)) return 0;
   *attrs = t->attrs;
   for (int k = 0; variant > 0 && k < attrs->n_i; k++) {
@@ -63,7 +63,7 @@ int om__op_sample_variant(om_op op, int variant, int64_t size, om_tensor **in, o
     if (tied) attrs->i[k] = size;
   }
   for (int i = 0; i < t->n_in; i++) {
-    int64_t shape[4];
+    int64_t shape[OM_TEST_MAX_DIMS];
     for (int d = 0; d < t->ndims[i]; d++) shape[d] = variant > 0 && set[i][d] ? size : t->shapes[i][d];
     om_tensor *u = om_rand(shape, t->ndims[i], (uint64_t)((int)op * 16 + i + 1), true);
     if (t->dtypes[i] == OM_BOOL) {

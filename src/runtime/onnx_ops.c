@@ -1382,38 +1382,9 @@ static om_tensor *even_pads(om_tensor *x, int ns, spatial *sp) {
   return any ? om_pad(x, torch, 2 * ns, OM_PAD_CONSTANT, 0) : om_tensor_retain(x);
 }
 
-/* A convolution over 3 spatial axes [N, C, D, H, W] (pads symmetric) as one conv2d per depth tap
- * kd of the weight: the input's depth positions that tap reads (kd dilation + od stride, a
- * strided slice after the depth padding) folded into the batch, the results summed. */
-static om_tensor *conv3d(om_tensor *x, om_tensor *w, om_tensor *bias, const spatial *sp, int64_t group) {
-  int64_t N = x->shape[0], C = x->shape[1], M = w->shape[0], dk = (w->shape[2] - 1) * sp->dilation[0] + 1;
-  int64_t depth = x->shape[2] + 2 * sp->pad[0];
-  if (depth < dk) return om__fail(OM_ERR_SHAPE_MISMATCH, "conv: a depth of %lld (padded) is below the kernel's extent %lld", (long long)depth, (long long)dk), NULL;
-  int64_t Do = (depth - dk) / sp->stride[0] + 1, dpad[6] = {0, 0, 0, 0, sp->pad[0], sp->pad[0]};
-  const int64_t to_depth_major[5] = {0, 2, 1, 3, 4};
-  om_scope s = {0};
-  om_tensor *xp = om__keep(&s, om_pad(x, dpad, 6, OM_PAD_CONSTANT, 0)), *acc = NULL;
-  for (int64_t kd = 0; xp && kd < w->shape[2]; kd++) {
-    int64_t at = kd * sp->dilation[0];
-    om_tensor *xs = om__keep(&s, om_slice(xp, 2, at, at + (Do - 1) * sp->stride[0] + 1, sp->stride[0]));
-    om_tensor *xt = xs ? om__keep(&s, om_permute(xs, to_depth_major, 5)) : NULL;
-    om_tensor *xr = xt ? om__keep(&s, om_reshape(xt, (int64_t[]){N * Do, C, x->shape[3], x->shape[4]}, 4)) : NULL;
-    om_tensor *wk = om__keep(&s, om_select(w, 2, kd));
-    om_tensor *y = xr && wk ? om__keep(&s, om_conv2d(xr, wk, NULL, sp->stride + 1, sp->pad + 1, sp->dilation + 1, group)) : NULL;
-    acc = y && acc ? om__keep(&s, om_add(acc, y)) : y;
-    if (!acc) break;
-  }
-  om_tensor *y5 = acc ? om__keep(&s, om_reshape(acc, (int64_t[]){N, Do, M, acc->shape[2], acc->shape[3]}, 5)) : NULL;
-  om_tensor *y = y5 ? om__keep(&s, om_permute(y5, to_depth_major, 5)) : NULL;
-  if (y && bias) y = om__keep(&s, om_add(y, om__keep(&s, om_reshape(bias, (int64_t[]){1, M, 1, 1, 1}, 5))));
-  y = om_tensor_retain(y);
-  om__scope_end(&s);
-  return y;
-}
-
 /* The library's convolution over ns (1 to 3) spatial axes with sp's symmetric pads. */
 static om_tensor *conv_nd(om_tensor *x, om_tensor *w, om_tensor *bias, int ns, const spatial *sp, int64_t group) {
-  if (ns == 3) return conv3d(x, w, bias, sp, group);
+  if (ns == 3) return om_conv3d(x, w, bias, sp->stride, sp->pad, sp->dilation, group);
   if (ns == 2) return om_conv2d(x, w, bias, sp->stride, sp->pad, sp->dilation, group);
   return om_conv1d(x, w, bias, sp->stride[0], sp->pad[0], sp->dilation[0], group);
 }
@@ -1505,18 +1476,18 @@ static bool bind_qlinear_conv(om_bind *b) {
  * output_padding (or a crop when negative). output_shape (or SAME_UPPER and SAME_LOWER's: the
  * input's times the strides) gives the pads: what the full result has past it, split as
  * onnxruntime splits it (the larger half at the end for SAME_UPPER, at the start otherwise), or
- * one more at the end. 1-D is the 2-D one over [N, C, 1, L]. */
+ * one more at the end. 1-D is the 2-D one over [N, C, 1, L]; 3-D is conv_transpose3d. */
 static bool bind_conv_transpose(om_bind *b) {
   om_tensor *x = b->in[0], *w = b->in[1], *bias = b->node->n_in > 2 ? b->in[2] : NULL;
   int ns = w->ndim - 2;
-  int64_t group, op[2] = {0, 0}, v[2], shape[4];
+  int64_t group, op[3] = {0, 0, 0}, v[3], shape[5];
   int n, no;
   spatial sp;
-  if (ns != 1 && ns != 2) return unsupported(b, "a transposed convolution over other than 1 or 2 spatial axes");
+  if (ns < 1 || ns > 3) return unsupported(b, "a transposed convolution over other than 1 to 3 spatial axes");
   if (x->ndim != w->ndim) return om__fail(OM_ERR_SHAPE_MISMATCH, "%s (ConvTranspose): input of %d dims for a %d-D weight", who(b), x->ndim, w->ndim);
   const char *autopad;
-  if (!attr_i(b, "group", 1, &group) || !read_spatial(b, ns, x->shape + 2, w->shape + 2, &sp) || !attr_ints(b, "output_padding", v, 2, &n) ||
-      !attr_ints(b, "output_shape", shape, 4, &no) || !attr_s(b, "auto_pad", "NOTSET", &autopad))
+  if (!attr_i(b, "group", 1, &group) || !read_spatial(b, ns, x->shape + 2, w->shape + 2, &sp) || !attr_ints(b, "output_padding", v, 3, &n) ||
+      !attr_ints(b, "output_shape", shape, 5, &no) || !attr_s(b, "auto_pad", "NOTSET", &autopad))
     return false;
   if ((n >= 0 && n != ns) || (no >= 0 && no != ns && no != ns + 2))
     return om__fail(OM_ERR_FORMAT, "%s (ConvTranspose): output_padding and output_shape need %d values", who(b), ns);
@@ -1540,17 +1511,20 @@ static bool bind_conv_transpose(om_bind *b) {
     sp.kernel[1] = sp.kernel[0], sp.stride[1] = sp.stride[0], sp.dilation[1] = sp.dilation[0], sp.pad[1] = sp.pad[0], sp.pad_end[1] = sp.pad_end[0], op[1] = op[0];
     sp.kernel[0] = sp.stride[0] = sp.dilation[0] = 1, sp.pad[0] = sp.pad_end[0] = op[0] = 0;
   }
-  int64_t crop[2] = {0, 0};
-  for (int d = 0; d < 2; d++) {
+  int nd = ns == 1 ? 2 : ns; /* the library op's spatial axes */
+  int64_t crop[3] = {0, 0, 0};
+  for (int d = 0; d < nd; d++) {
     op[d] += sp.pad[d] - sp.pad_end[d];
     int64_t limit = sp.stride[d] > sp.dilation[d] ? sp.stride[d] : sp.dilation[d];
     if (op[d] >= limit) return unsupported(b, "an output padding (with the pads' difference) at least the stride and the dilation");
     if (op[d] < 0) crop[d] = -op[d], op[d] = 0;
   }
   om_tensor *x4 = ns == 1 ? om_unsqueeze(x, 2) : om_tensor_retain(x), *w4 = ns == 1 ? om_unsqueeze(w, 2) : om_tensor_retain(w);
-  om_tensor *y = x4 && w4 ? om_conv_transpose2d(x4, w4, bias, sp.stride, sp.pad, op, group, sp.dilation) : NULL;
+  om_tensor *y = !x4 || !w4 ? NULL
+                 : ns == 3  ? om_conv_transpose3d(x4, w4, bias, sp.stride, sp.pad, op, group, sp.dilation)
+                            : om_conv_transpose2d(x4, w4, bias, sp.stride, sp.pad, op, group, sp.dilation);
   om__release_all((om_tensor *[]){x4, w4}, 2);
-  for (int d = 0; y && d < 2; d++)
+  for (int d = 0; y && d < nd; d++)
     if (crop[d]) y = then(y, om_slice(y, 2 + d, 0, y->shape[2 + d] - crop[d], 1));
   if (y && ns == 1) y = then(y, om_squeeze(y, (int64_t[]){2}, 1));
   return put(b, 0, y);
@@ -1659,33 +1633,9 @@ static om_tensor *dilated_avg_pool(om_tensor *x, int ns, spatial sp, int64_t cei
   return y;
 }
 
-/* A pool over 3 spatial axes [N, C, D, H, W] is separable (a window is a product of intervals:
- * its max a max of maxes, its sum and its count products of each axis'): the 2-D pool over H
- * and W with the depth in the channels, then the 1-D pool over the depth moved last. */
-static om_tensor *pool_nd(om_bind *b, om_tensor *x, int ns, spatial sp, int64_t ceil, int64_t cip, bool max);
-static om_tensor *pool3d(om_bind *b, om_tensor *x, const spatial *sp, int64_t ceil, int64_t cip, bool max) {
-  int64_t N = x->shape[0], C = x->shape[1], D = x->shape[2];
-  spatial hw = *sp, depth = *sp;
-  for (int d = 0; d < 2; d++)
-    hw.kernel[d] = sp->kernel[d + 1], hw.stride[d] = sp->stride[d + 1], hw.dilation[d] = sp->dilation[d + 1], hw.pad[d] = sp->pad[d + 1],
-    hw.pad_end[d] = sp->pad_end[d + 1];
-  om_scope s = {0};
-  om_tensor *x4 = om__keep(&s, om_reshape(x, (int64_t[]){N, C * D, x->shape[3], x->shape[4]}, 4));
-  om_tensor *y2 = x4 ? om__keep(&s, pool_nd(b, x4, 2, hw, ceil, cip, max)) : NULL;
-  int64_t Ho = y2 ? y2->shape[2] : 0, Wo = y2 ? y2->shape[3] : 0;
-  om_tensor *r = y2 ? om__keep(&s, om_reshape(y2, (int64_t[]){N * C, D, Ho * Wo}, 3)) : NULL;
-  om_tensor *t = r ? om__keep(&s, om_transpose(r, 1, 2)) : NULL;
-  om_tensor *y1 = t ? om__keep(&s, pool_nd(b, t, 1, depth, ceil, cip, max)) : NULL;
-  om_tensor *back = y1 ? om__keep(&s, om_transpose(y1, 1, 2)) : NULL;
-  om_tensor *y = back ? om_reshape(back, (int64_t[]){N, C, back->shape[1], Ho, Wo}, 5) : NULL;
-  om__scope_end(&s);
-  return y;
-}
-
 /* A pool of x over its ns spatial axes (a new reference). A 1-D pool is the 2-D one over
- * [N, C, 1, L]. */
-static om_tensor *pool_nd(om_bind *b, om_tensor *x, int ns, spatial sp, int64_t ceil, int64_t cip, bool max) {
-  if (ns == 3) return pool3d(b, x, &sp, ceil, cip, max);
+ * [N, C, 1, L]; 3-D is max_pool3d / avg_pool3d. */
+static om_tensor *pool_nd(om_tensor *x, int ns, spatial sp, int64_t ceil, int64_t cip, bool max) {
   bool dilated = false;
   for (int d = 0; d < ns; d++) dilated |= sp.dilation[d] != 1;
   if (!max && dilated) return dilated_avg_pool(x, ns, sp, ceil, cip);
@@ -1711,10 +1661,10 @@ static om_tensor *pool_nd(om_bind *b, om_tensor *x, int ns, spatial sp, int64_t 
       if (pool_len(&sym, d, x->shape[2 + d], c) != want) modes &= ~(1 << c);
   }
   om_tensor *xp = NULL, *share = NULL; /* share: ones padded as x, when the average divides by it */
-  int64_t want[2] = {0};
+  int64_t want[3] = {0};
   bool cut = false; /* the pooled result cut to want on its spatial axes */
   if ((asym && !max && cip) || big || (asym && !modes)) {
-    int64_t torch[4] = {0};
+    int64_t torch[6] = {0};
     for (int d = 0; d < ns; d++) want[d] = pool_len(&sp, d, x->shape[2 + d], ceil);
     for (int d = 0; d < ns; d++) torch[2 * (ns - 1 - d)] = sp.pad[d], torch[2 * (ns - 1 - d) + 1] = sp.pad_end[d], sp.pad[d] = sp.pad_end[d] = 0;
     /* with ceil_mode, over the padded input (no pads) the library's ceil_mode has ONNX's windows (the same
@@ -1739,8 +1689,11 @@ static om_tensor *pool_nd(om_bind *b, om_tensor *x, int ns, spatial sp, int64_t 
   om_tensor *y = NULL;
   for (int k = 0; k < (share ? 2 : 1); k++) { /* x pooled, then the share of real elements it divides by */
     om_tensor *in = k ? share : x, *x4 = ns == 1 ? om_unsqueeze(in, 2) : om_tensor_retain(in);
-    om_tensor *p = !x4 ? NULL : max ? om_max_pool2d(x4, sp.kernel, sp.stride, sp.pad, sp.dilation, ceil)
-                                : om_avg_pool2d(x4, sp.kernel, sp.stride, sp.pad, ceil, cip);
+    om_tensor *p = !x4                ? NULL
+                   : max && ns == 3   ? om_max_pool3d(x4, sp.kernel, sp.stride, sp.pad, sp.dilation, ceil)
+                   : max              ? om_max_pool2d(x4, sp.kernel, sp.stride, sp.pad, sp.dilation, ceil)
+                   : ns == 3          ? om_avg_pool3d(x4, sp.kernel, sp.stride, sp.pad, ceil, cip)
+                                      : om_avg_pool2d(x4, sp.kernel, sp.stride, sp.pad, ceil, cip);
     om_tensor_release(x4);
     y = k ? (p && y ? then(y, om_div(y, p)) : then(y, NULL)) : p;
     if (k) om_tensor_release(p);
@@ -1804,7 +1757,7 @@ static bool pool(om_bind *b, bool max) {
   if (!read_spatial(b, ns, x->shape + 2, NULL, &sp) || !attr_i(b, "ceil_mode", 0, &ceil) || !attr_i(b, "count_include_pad", 0, &cip) ||
       !attr_i(b, "storage_order", 0, &storage))
     return false;
-  if (!put(b, 0, pool_nd(b, x, ns, sp, ceil, cip, max))) return false;
+  if (!put(b, 0, pool_nd(x, ns, sp, ceil, cip, max))) return false;
   return !max || b->node->n_out < 2 || put(b, 1, max_pool_indices(b, x, b->out[0], ns, sp, storage));
 }
 static bool pool_by(om_bind *b, int max) { return pool(b, max); }
@@ -4970,7 +4923,7 @@ static const om_onnx_rule rules[] = {
     {"Asinh", 1, 1, 1, bind_asinh, "asinh"},
     {"Atan", 1, 1, 1, bind_atan, "atan"},
     {"Atanh", 1, 1, 1, bind_atanh, "atanh"},
-    {"AveragePool", 1, 1, 1, bind_average_pool, "avg_pool2d (1-D as 2-D; begin and end pads that differ: the ceil_mode that gives ONNX's size, or zeros padded first when count_include_pad; pads above half the kernel: zeros padded first, divided by the share of real elements unless count_include_pad; padded first with ceil_mode: ceil_mode, cut to ONNX's size where it keeps a window that starts in the end pads)"},
+    {"AveragePool", 1, 1, 1, bind_average_pool, "avg_pool2d, avg_pool3d (1-D as 2-D; begin and end pads that differ: the ceil_mode that gives ONNX's size, or zeros padded first when count_include_pad; pads above half the kernel: zeros padded first, divided by the share of real elements unless count_include_pad; padded first with ceil_mode: ceil_mode, cut to ONNX's size where it keeps a window that starts in the end pads)"},
     {"BatchNormalization", 5, 5, 3, bind_batch_norm, "batch_norm in eval mode; training_mode 1: batch_norm in training mode, the running statistics out from mean and the biased variance; fast mode: folded into the Conv before it when only that Conv (with constant weights) writes its input (src/runtime/passes.c)"},
     {"BitShift", 2, 2, 1, bind_bit_shift, "mul or truncating div by pow(2, min(y, 62)) (UINT8, UINT16, UINT32); UINT64: mul by pow(2, y), or x >>> 1 from its low 63 bits divided by pow(2, y - 1) (64 or more: 0)"},
     {"BitwiseAnd", 2, 2, 1, bind_bitwise_and, "bitwise_and"},
@@ -4990,9 +4943,9 @@ static const om_onnx_rule rules[] = {
     {"ConcatFromSequence", 1, 1, 1, bind_concat_from_sequence, "cat, or stack (new_axis)"},
     {"Constant", 0, 0, 1, bind_constant, "the value (value_float, value_int, value_floats, value_ints, value)"},
     {"ConstantOfShape", 1, 1, 1, bind_constant_of_shape, "full"},
-    {"Conv", 2, 3, 1, bind_conv, "conv2d, conv1d; 3 spatial axes: one conv2d per depth tap over the strided depth slices it reads, summed (auto_pad; pads that differ: zeros padded first)"},
+    {"Conv", 2, 3, 1, bind_conv, "conv1d, conv2d, conv3d (auto_pad; pads that differ: zeros padded first)"},
     {"ConvInteger", 2, 4, 1, bind_conv_integer, "(x - x_zero_point) conv (w - w_zero_point) exactly: Conv on float32 chunks of input channels (sums below 2^24), cast to int64 and added (group 1, kernels up to 256 elements)"},
-    {"ConvTranspose", 2, 3, 1, bind_conv_transpose, "conv_transpose2d (1-D as 2-D; a difference of the pads is an output_padding, or a crop; output_shape and SAME give the pads, split as onnxruntime; 3 spatial axes refused)"},
+    {"ConvTranspose", 2, 3, 1, bind_conv_transpose, "conv_transpose2d (1-D as 2-D; a difference of the pads is an output_padding, or a crop; output_shape and SAME give the pads, split as onnxruntime; 3 spatial axes: conv_transpose3d)"},
     {"Cos", 1, 1, 1, bind_cos, "cos"},
     {"Cosh", 1, 1, 1, bind_cosh, "cosh"},
     {"CumSum", 2, 2, 1, bind_cumsum, "cumsum (reverse: of x flipped by index_select; exclusive: of x shifted behind zeros by cat)"},
@@ -5050,7 +5003,7 @@ static const om_onnx_rule rules[] = {
     {"MatMul", 2, 2, 1, bind_matmul, "matmul; fast mode: the last product of an attention (MatMul, Mul or Div by a constant, Add or Where of a mask, Softmax, MatMul, each read once) is the attention op, with no score matrix (src/runtime/passes.c)"},
     {"MatMulInteger", 2, 4, 1, bind_matmul_integer, "(A - a_zero_point) (B - b_zero_point) exactly: float32 matmuls of 256-long chunks of K (exact sums), cast to int64 and added"},
     {"Max", 1, MANY, 1, bind_max, "maximum, pairwise (UINT64 as Less)"},
-    {"MaxPool", 1, 1, 2, bind_max_pool, "max_pool2d (1-D as 2-D; pads as AveragePool, -inf padded first above half the kernel); Indices (1 or 2 spatial axes): per window tap, last to first, where(eq(tap, y), its position, the later ones')"},
+    {"MaxPool", 1, 1, 2, bind_max_pool, "max_pool2d, max_pool3d (1-D as 2-D; pads as AveragePool, -inf padded first above half the kernel); Indices (1 or 2 spatial axes): per window tap, last to first, where(eq(tap, y), its position, the later ones')"},
     {"MaxUnpool", 2, 3, 1, bind_max_unpool, "scatter_add of the values at their indices into zeros, divided by the count of each (pads, strides; an output_shape other than the default refused: ONNX's reference and onnxruntime read the indices differently)"},
     {"Mean", 1, MANY, 1, bind_mean, "add pairwise, then scale"},
     {"MeanVarianceNormalization", 1, 1, 1, bind_mvn, "(x - mean) / (sqrt(mean(x x) - mean^2) + 1e-9), ONNX's function"},

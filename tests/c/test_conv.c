@@ -190,6 +190,92 @@ TEST(conv_transpose2d_output_padding_past_the_stride) {
   om__release_all(all, 5);
 }
 
+/* conv3d over a unit depth (kernel depth 1) is conv2d with a depth of 1 in front: the same
+ * products on the same operands (vol2col is im2col there), so the same bits; likewise the
+ * transposed conv and both pools. With a real depth the transposed conv is conv3d's adjoint. */
+TEST(conv3d_and_pools3d_over_a_unit_depth_are_the_2d_ops) {
+  om_tensor *x = om_randn((int64_t[]){2, 4, 7, 6}, 4, 21, true), *w = om_randn((int64_t[]){6, 2, 3, 2}, 4, 22, true);
+  om_tensor *b = om_randn((int64_t[]){6}, 1, 23, true), *wt = om_randn((int64_t[]){4, 3, 3, 2}, 4, 24, true);
+  om_tensor *x5 = om_unsqueeze(x, 2), *w5 = om_unsqueeze(w, 2), *wt5 = om_unsqueeze(wt, 2);
+  om_tensor *y = om_conv2d(x, w, b, (int64_t[]){2, 1}, (int64_t[]){1, 0}, (int64_t[]){1, 2}, 2);
+  om_tensor *y5 = om_conv3d(x5, w5, b, (int64_t[]){1, 2, 1}, (int64_t[]){0, 1, 0}, (int64_t[]){1, 1, 2}, 2);
+  CHECK(y5 && om_tensor_ndim(y5) == 5 && om_tensor_shape(y5)[2] == 1);
+  CHECK(same_values(y, y5, 0));
+  om_tensor *t = om_conv_transpose2d(x, wt, b, (int64_t[]){2, 2}, ONE, ONE, 2, ONE);
+  om_tensor *t5 = om_conv_transpose3d(x5, wt5, b, (int64_t[]){1, 2, 2}, (int64_t[]){0, 1, 1}, (int64_t[]){0, 1, 1}, 2, NULL);
+  CHECK(t5 && om_tensor_shape(t5)[2] == 1);
+  CHECK(same_values(t, t5, 0));
+  om_tensor *m = om_max_pool2d(x, (int64_t[]){3, 2}, (int64_t[]){2, 2}, ONE, (int64_t[]){1, 2}, true);
+  om_tensor *m5 = om_max_pool3d(x5, (int64_t[]){1, 3, 2}, (int64_t[]){1, 2, 2}, (int64_t[]){0, 1, 1}, (int64_t[]){1, 1, 2}, true);
+  om_tensor *a = om_avg_pool2d(x, (int64_t[]){3, 3}, (int64_t[]){2, 2}, ONE, true, true);
+  om_tensor *a5 = om_avg_pool3d(x5, (int64_t[]){1, 3, 3}, (int64_t[]){1, 2, 2}, (int64_t[]){0, 1, 1}, true, true);
+  CHECK(same_values(m, m5, 0) && same_values(a, a5, 0));
+  om_tensor *all[] = {x, w, b, wt, x5, w5, wt5, y, y5, t, t5, m, m5, a, a5};
+  om__release_all(all, 15);
+}
+
+TEST(conv_transpose3d_is_the_adjoint_of_conv3d) {
+  om_tensor *x = om_randn((int64_t[]){2, 4, 5, 6, 4}, 5, 25, true), *w = om_randn((int64_t[]){6, 2, 2, 3, 2}, 5, 26, true);
+  int64_t st[3] = {2, 1, 3}, pd[3] = {1, 1, 0}, dl[3] = {2, 1, 1};
+  om_tensor *y = om_conv3d(x, w, NULL, st, pd, dl, 2);
+  CHECK(y);
+  om_tensor *g = y ? om_randn(om_tensor_shape(y), 5, 27, true) : NULL;
+  /* D: (5 + 2 - 3) / 2 + 1 = 3, back to 5 needs 5 - ((3-1)*2 - 2 + 3) = 0; W: (4 - 2) / 3 + 1 = 1,
+   * back to 4 needs output_padding 4 - (0 + 2) = 2, below the stride */
+  om_tensor *xt = om_conv_transpose3d(g, w, NULL, st, pd, (int64_t[]){0, 0, 2}, 2, dl);
+  CHECK(xt && om_tensor_shape(xt)[2] == 5 && om_tensor_shape(xt)[3] == 6 && om_tensor_shape(xt)[4] == 4);
+  if (xt) CHECK_NEAR(dot(y, g), dot(x, xt), 1e-3);
+  om_tensor *all[] = {x, w, y, g, xt};
+  om__release_all(all, 5);
+}
+
+/* A 3-D transposed convolution whose matrix for one input plane is most of 8 MiB (48 x 27 rows,
+ * 40 x 40 columns) runs one input plane a product (tconv_volume's bands) and is still conv3d's
+ * adjoint; conv3d's weight gradient over such planes likewise (weight_grad_volume's bands). */
+TEST(conv3d_products_in_bands_of_planes) {
+  om_tensor *x = om_randn((int64_t[]){1, 2, 3, 40, 40}, 5, 51, true), *w = om_randn((int64_t[]){2, 48, 3, 3, 3}, 5, 52, true);
+  om_tensor *t = om_conv_transpose3d(x, w, NULL, NULL, NULL, NULL, 1, NULL);
+  CHECK(t && om_tensor_shape(t)[1] == 48 && om_tensor_shape(t)[2] == 5 && om_tensor_shape(t)[4] == 42);
+  om_tensor *z = t ? om_randn(om_tensor_shape(t), 5, 53, true) : NULL, *y = z ? om_conv3d(z, w, NULL, NULL, NULL, NULL, 1) : NULL;
+  CHECK(y && om_tensor_shape(y)[2] == 3);
+  if (y) CHECK_NEAR(dot(t, z) / 1e3, dot(x, y) / 1e3, 1e-3);
+  /* conv3d's weight gradient, one output plane a product the same way: linear in the weight,
+   * so <dW, v> = <conv3d(z, v), g> for any v */
+  om_tensor *wz = om_detach(w), *g = y ? om_randn(om_tensor_shape(y), 5, 54, true) : NULL;
+  om_tensor_set_requires_grad(wz, true);
+  om_tensor *y2 = om_conv3d(z, wz, NULL, NULL, NULL, NULL, 1), *prod = y2 && g ? om_mul(y2, g) : NULL;
+  om_tensor *loss = prod ? om_sum(prod, NULL, 0, false) : NULL, *dw = loss && om_backward(loss, NULL) ? om_tensor_grad(wz) : NULL;
+  om_tensor *v = om_randn((int64_t[]){2, 48, 3, 3, 3}, 5, 55, true), *yv = om_conv3d(z, v, NULL, NULL, NULL, NULL, 1);
+  CHECK(dw && yv);
+  if (dw && yv) CHECK_NEAR(dot(dw, v) / 1e3, dot(yv, g) / 1e3, 1e-3);
+  om_tensor *all[] = {x, w, t, z, y, wz, g, y2, prod, loss, dw, v, yv};
+  om__release_all(all, 13);
+}
+
+/* conv3d, conv_transpose3d and the 3-D pools on seeded inputs: the FNV-1a 64 hash of their
+ * outputs' float bytes, pinned here and in tests/js/torchvision-ports-video-densenet-seg.test.mjs
+ * for the same calls (native and WASM give the same bits). */
+TEST(conv3d_family_bits_pinned) {
+  om_tensor *x = om_randn((int64_t[]){1, 3, 5, 6, 7}, 5, 41, true), *w = om_randn((int64_t[]){4, 3, 3, 2, 3}, 5, 42, true);
+  om_tensor *b = om_randn((int64_t[]){4}, 1, 43, true), *wt = om_randn((int64_t[]){3, 2, 2, 3, 2}, 5, 44, true);
+  om_tensor *y[4] = {om_conv3d(x, w, b, (int64_t[]){1, 2, 1}, (int64_t[]){1, 0, 1}, (int64_t[]){2, 1, 1}, 1),
+                     om_conv_transpose3d(x, wt, NULL, (int64_t[]){2, 1, 2}, (int64_t[]){0, 1, 1}, (int64_t[]){1, 0, 1}, 1, NULL),
+                     om_max_pool3d(x, (int64_t[]){2, 3, 3}, (int64_t[]){1, 2, 2}, (int64_t[]){1, 1, 1}, NULL, true),
+                     om_avg_pool3d(x, (int64_t[]){3, 2, 3}, (int64_t[]){2, 1, 2}, (int64_t[]){1, 1, 1}, true, false)};
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (int i = 0; i < 4; i++) {
+    CHECK(y[i] != NULL);
+    int64_t n = y[i] ? om_tensor_numel(y[i]) : 0;
+    float *v = malloc(sizeof(float) * (size_t)(n + 1));
+    CHECK(v && (!y[i] || om_tensor_read(y[i], v)));
+    const unsigned char *p = (const unsigned char *)v;
+    for (size_t k = 0; v && k < sizeof(float) * (size_t)n; k++) h = (h ^ p[k]) * 0x100000001b3ull;
+    free(v);
+  }
+  if (h != 0x399eeabbd4f7f3c0ull) FAILED("hash %#llx", (unsigned long long)h);
+  om__release_all((om_tensor *[]){x, w, b, wt, y[0], y[1], y[2], y[3]}, 8);
+}
+
 TEST(conv_transpose2d_hand_computed) {
   /* stride 2 with a 2x2 kernel of ones copies each input into its own 2x2 block */
   om_tensor *x = TF(SHAPE(1, 1, 2, 2), 1, 2, 3, 4), *w = om_ones((int64_t[]){1, 1, 2, 2}, 4, OM_FLOAT32);
@@ -504,6 +590,10 @@ int main(void) {
   RUN(max_pool2d_gradient_goes_to_the_first_max);
   RUN(avg_pool2d_values_count_include_pad_ceil_mode);
   RUN(adaptive_avg_pool2d_values);
+  RUN(conv3d_and_pools3d_over_a_unit_depth_are_the_2d_ops);
+  RUN(conv_transpose3d_is_the_adjoint_of_conv3d);
+  RUN(conv3d_family_bits_pinned);
+  RUN(conv3d_products_in_bands_of_planes);
   RUN(unbatched_inputs);
   RUN(unfold_and_fold);
   RUN(conv_errors);

@@ -79,15 +79,15 @@ TEST(pool_jobs_back_to_back_and_after_sleeping) {
   }
 }
 
-/* f(in) on 1, 2 and 3 threads: every output has the same bits (outs: outputs per call). */
+/* f(in) on 1, 2 and 3 threads: every output has the same bits (outs: outputs per call, at most 5). */
 typedef void (*compute_fn)(om_tensor *const *in, om_tensor **out);
 
 static void check_same_bits(const char *what, compute_fn f, om_tensor *const *in, int outs) {
-  om_tensor *ref[4] = {0};
+  om_tensor *ref[5] = {0};
   om_set_num_threads(1);
   f(in, ref);
   for (int threads = 2; threads <= 3; threads++) {
-    om_tensor *got[4] = {0};
+    om_tensor *got[5] = {0};
     om_set_num_threads(threads);
     f(in, got);
     for (int i = 0; i < outs; i++) {
@@ -171,6 +171,26 @@ TEST(conv_same_bits_on_any_thread_count) {
     check_same_bits(cases[t].what, conv_fn, in, 4);
     for (int i = 0; i < 4; i++) om_tensor_release(in[i]);
   }
+}
+
+/* conv3d, then the gradients of sum(conv3d * r) for x and w; and both 3-D pools. */
+static void conv3d_fn(om_tensor *const *in, om_tensor **out) {
+  om_tensor *x = om_detach(in[0]), *w = om_detach(in[1]);
+  om_tensor_set_requires_grad(x, true), om_tensor_set_requires_grad(w, true);
+  out[0] = om_conv3d(x, w, in[2], (int64_t[]){1, 2, 1}, (int64_t[]){1, 1, 1}, NULL, 1);
+  om_tensor *prod = om_mul(out[0], in[3]), *loss = om_sum(prod, NULL, 0, false);
+  if (loss && om_backward(loss, NULL)) out[1] = om_tensor_grad(x), out[2] = om_tensor_grad(w);
+  out[3] = om_max_pool3d(in[0], (int64_t[]){3, 3, 3}, (int64_t[]){2, 2, 2}, (int64_t[]){1, 1, 1}, NULL, true);
+  out[4] = om_avg_pool3d(in[0], (int64_t[]){2, 3, 3}, (int64_t[]){1, 2, 2}, (int64_t[]){1, 1, 1}, true, false);
+  om_tensor *all[] = {x, w, prod, loss};
+  for (size_t i = 0; i < sizeof all / sizeof *all; i++) om_tensor_release(all[i]);
+}
+
+TEST(conv3d_and_pools3d_same_bits_on_any_thread_count) {
+  om_tensor *in[4] = {randn(31, 5, (int64_t[]){2, 16, 8, 20, 20}), randn(32, 5, (int64_t[]){24, 16, 3, 3, 3}),
+                      randn(33, 1, (int64_t[]){24}), randn(34, 5, (int64_t[]){2, 24, 8, 10, 20})};
+  check_same_bits("conv3d 16 -> 24 channels of 8x20x20, stride (1, 2, 1), and its gradients; 3-D pools", conv3d_fn, in, 5);
+  for (int i = 0; i < 4; i++) om_tensor_release(in[i]);
 }
 
 static void attention_fn(om_tensor *const *in, om_tensor **out) {
@@ -370,6 +390,7 @@ int main(void) {
   RUN(pool_jobs_back_to_back_and_after_sleeping);
   RUN(matmul_same_bits_on_any_thread_count);
   RUN(conv_same_bits_on_any_thread_count);
+  RUN(conv3d_and_pools3d_same_bits_on_any_thread_count);
   RUN(attention_same_bits_on_any_thread_count);
   RUN(resnet_forward_same_bits_on_any_thread_count);
   RUN(lstm_same_bits_on_any_thread_count);

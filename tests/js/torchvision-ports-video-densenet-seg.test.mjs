@@ -24,19 +24,20 @@ memoryHooks();
 const nn = om.nn;
 const F = () => nn.functional;
 
-// ---- the 3-D ops the video nets need: conv3d and the 3-D pools (2-D ops swept over the depth) ----
+// ---- the 3-D ops the video nets need: conv3d, conv_transpose3d and the 3-D pools (op rows;
+// adaptive_avg_pool3d two 2-D adaptive pools) ----
 
 const OPS = JSON.parse(readFileSync(new URL('./fixtures/pytorch/ops/conv_pools_3d.json', import.meta.url), 'utf8'));
 
 /** A conv_pools_3d.json case's call (tools/pytorch_composites.py's conv_pools_3d). */
 function call3d(c, xs) {
   const { kernelSize, outputSize, bias, ...o } = c.args;
-  if (c.op === 'conv3d') return F().conv3d(xs[0], xs[1], bias ? xs[2] : null, o);
+  if (c.op === 'conv3d' || c.op === 'convTranspose3d') return F()[c.op](xs[0], xs[1], bias ? xs[2] : null, o);
   if (c.op === 'adaptiveAvgPool3d') return F().adaptiveAvgPool3d(xs[0], outputSize);
   return F()[c.op](xs[0], kernelSize, Object.fromEntries(Object.entries(o).filter(([, v]) => v !== null)));
 }
 
-describe('conv3d and the 3-D pools against PyTorch', () => {
+describe('conv3d, conv_transpose3d and the 3-D pools against PyTorch', () => {
   for (const [k, c] of OPS.cases.entries()) {
     test(`${c.op} ${JSON.stringify(c.args)} on [${c.inputs[0].shape}] (case ${k})`, () => om.tidy(() => checkPyTorchCase(c, (xs) => call3d(c, xs))));
   }
@@ -44,16 +45,41 @@ describe('conv3d and the 3-D pools against PyTorch', () => {
   test('backward by central differences: conv3d (input, weight, bias; strided, padded, dilated, grouped) and the pools', () => om.tidy(() => {
     const x = om.randn([1, 2, 3, 4, 3], { seed: 11 }), w = om.randn([2, 1, 2, 3, 2], { seed: 12 }), b = om.randn([2], { seed: 13 });
     gradcheck((a, ww, bb) => F().conv3d(a, ww, bb, { stride: [2, 1, 1], padding: [1, 1, 0], dilation: [1, 1, 2], groups: 2 }), x, w, b);
+    const xt = om.randn([1, 2, 2, 3, 2], { seed: 15 }), wt = om.randn([2, 2, 2, 2, 3], { seed: 16 }), bt = om.randn([4], { seed: 17 });
+    gradcheck((a, ww, bb) => F().convTranspose3d(a, ww, bb, { stride: [2, 1, 2], padding: [1, 0, 1], outputPadding: [1, 0, 1], dilation: [1, 2, 1], groups: 2 }),
+      xt, wt, bt);
     const y = () => om.randn([1, 2, 3, 4, 5], { seed: 14 }); // a new leaf each: gradcheck accumulates into .grad
     gradcheck((a) => F().maxPool3d(a, [2, 3, 2], { stride: [1, 2, 2], padding: [1, 1, 0], ceilMode: true }), y());
     gradcheck((a) => F().avgPool3d(a, 2, { stride: [1, 2, 2], padding: 1, countIncludePad: false }), y());
     gradcheck((a) => F().adaptiveAvgPool3d(a, [2, null, 3]), y());
   }));
 
+  test('the same bits as natively: the hash tests/c/test_conv.c pins for the same calls', () => om.tidy(() => {
+    const x = om.randn([1, 3, 5, 6, 7], { seed: 41 }), w = om.randn([4, 3, 3, 2, 3], { seed: 42 });
+    const b = om.randn([4], { seed: 43 }), wt = om.randn([3, 2, 2, 3, 2], { seed: 44 });
+    const ys = [
+      F().conv3d(x, w, b, { stride: [1, 2, 1], padding: [1, 0, 1], dilation: [2, 1, 1] }),
+      F().convTranspose3d(x, wt, null, { stride: [2, 1, 2], padding: [0, 1, 1], outputPadding: [1, 0, 1] }),
+      F().maxPool3d(x, [2, 3, 3], { stride: [1, 2, 2], padding: 1, ceilMode: true }),
+      F().avgPool3d(x, [3, 2, 3], { stride: [2, 1, 2], padding: 1, ceilMode: true, countIncludePad: false }),
+    ];
+    let h = 0xcbf29ce484222325n;
+    for (const y of ys) for (const v of new Uint8Array(y.toArray().buffer)) h = ((h ^ BigInt(v)) * 0x100000001b3n) & 0xffffffffffffffffn;
+    assert.equal(h.toString(16), '399eeabbd4f7f3c0');
+  }));
+
   test('modules: Conv3d, BatchNorm3d, MaxPool3d, AvgPool3d, AdaptiveAvgPool3d are the functions with their parameters and options', () => om.tidy(() => {
     om.manualSeed(3);
     const x = om.randn([2, 4, 5, 6, 7], { seed: 1 });
     const same = (a, b) => near(vals(a), vals(b), 0, 'module');
+    const tconv = new nn.ConvTranspose3d(4, 2, [2, 3, 1], { stride: [2, 1, 1], outputPadding: [1, 0, 0], bias: false });
+    try {
+      assert.deepEqual(Object.entries(tconv.stateDict()).map(([k, t]) => [k, t.shape]), [['weight', [4, 2, 2, 3, 1]]]);
+      same(tconv.forward(x), F().convTranspose3d(x, tconv.weight, null, { stride: [2, 1, 1], outputPadding: [1, 0, 0] }));
+      assert.deepEqual(tconv.forward(x).shape, [2, 2, 11, 8, 7]);
+    } finally {
+      tconv.dispose();
+    }
     const conv = new nn.Conv3d(4, 6, [3, 1, 3], { stride: [1, 2, 1], padding: [1, 0, 'same'.length - 3], groups: 2 });
     try {
       assert.deepEqual(Object.entries(conv.stateDict()).map(([k, t]) => [k, t.shape]), [['weight', [6, 2, 3, 1, 3]], ['bias', [6]]]);
@@ -80,16 +106,33 @@ describe('conv3d and the 3-D pools against PyTorch', () => {
   test('argument errors name the op and the values', () => om.tidy(() => {
     const x = om.randn([1, 2, 3, 4, 4], { seed: 1 }), w = om.randn([3, 2, 3, 3, 3], { seed: 2 });
     throwsKind(() => F().conv3d(x, om.ones([3, 2, 3, 3])), 'ShapeMismatch', /^conv3d: weight \[3,2,3,3\] must have 5 dims$/);
-    throwsKind(() => F().conv3d(om.ones([2, 3, 4]), w), 'InvalidArgument', /^conv3d: takes \[N, C, D, H, W\] or \[C, D, H, W\], got \[2,3,4\]$/);
+    throwsKind(() => F().conv3d(om.ones([2, 3, 4]), w), 'ShapeMismatch',
+      /^conv3d: input \[2,3,4\] must have 5 dims \(\[N, C, D, H, W\]; the functions also take it without N\)$/);
     throwsKind(() => F().conv3d(x, om.ones([3, 2, 5, 3, 3])), 'ShapeMismatch',
-      /^conv3d: kernel depth 5 \(dilated 5\) is larger than the padded input depth 3 of \[1,2,3,4,4\]$/);
-    throwsKind(() => F().conv3d(x, w, null, { stride: [0, 1, 1] }), 'InvalidArgument',
-      /^conv3d: stride \[0,1,1\] and dilation \[1,1,1\] must be positive, padding \[0,0,0\] non-negative$/);
+      /^conv3d: kernel size \[3,2,5,3,3\] \(dilated 5x3x3\) is larger than the padded input \[1,2,3,4,4\] \(padding 0, 0, 0\)$/);
+    throwsKind(() => F().conv3d(x, w, null, { stride: [1, 0, 1] }), 'InvalidArgument', /^conv3d: stride must be positive, got 0$/);
+    throwsKind(() => F().conv3d(x, w, null, { dilation: [1, 1, 0] }), 'InvalidArgument', /^conv3d: dilation must be positive, got 0$/);
+    throwsKind(() => F().conv3d(x, w, null, { padding: [0, -1, 0] }), 'InvalidArgument', /^conv3d: padding must be non-negative, got -1$/);
     throwsKind(() => F().conv3d(x, w, null, { padding: [1, 1] }), 'InvalidArgument', /conv3d: padding must be an integer or 3 integers, got 2/);
-    throwsKind(() => F().conv3d(x, w, null, { groups: 2 }), 'InvalidArgument', /^conv3d: groups 2 must be positive and divide the 3 output channels of weight \[3,2,3,3,3\]$/);
-    throwsKind(() => F().conv3d(x, om.ones([4, 1, 3, 3, 3]), null, { groups: 4 }), 'ShapeMismatch',
-      /^conv3d: input \[1,2,3,4,4\] has 2 channels, weight \[4,1,3,3,3\] expects 4 \(weight.shape\[1\] \* groups\)$/);
-    throwsKind(() => F().maxPool3d(om.ones([2, 3, 4]), 2), 'InvalidArgument', /^maxPool3d: takes \[N, C, D, H, W\] or \[C, D, H, W\], got \[2,3,4\]$/);
+    throwsKind(() => F().conv3d(x, w, null, { padding: 'same', stride: 2 }), 'InvalidArgument', /^conv3d: padding 'same' needs stride 1, got stride \[2,2,2\]$/);
+    throwsKind(() => F().conv3d(x, w, null, { groups: 2 }), 'InvalidArgument', /^conv3d: groups 2 does not divide the 3 output channels of weight \[3,2,3,3,3\]$/);
+    throwsKind(() => F().conv3d(x, om.ones([4, 1, 3, 3, 3])), 'ShapeMismatch',
+      /^conv3d: input \[1,2,3,4,4\] has 2 channels, weight \[4,1,3,3,3\] expects 1 \(weight.shape\[1\] \* groups\)$/);
+    throwsKind(() => F().conv3d(x, w, om.ones([2])), 'ShapeMismatch', /^conv3d: bias \[2\] must be \[3\]$/);
+    throwsKind(() => F().convTranspose3d(x, om.ones([2, 3, 2, 2, 2]), null, { stride: 2, outputPadding: [0, 2, 0] }), 'InvalidArgument',
+      /^convTranspose3d: output_padding 2 must be smaller than either stride \(2\) or dilation \(1\)$/);
+    throwsKind(() => F().convTranspose3d(x, om.ones([3, 3, 2, 2, 2])), 'ShapeMismatch',
+      /^convTranspose3d: input \[1,2,3,4,4\] has 2 channels, weight \[3,3,2,2,2\] expects 3 \(weight.shape\[0\]\)$/);
+    throwsKind(() => F().convTranspose3d(x, om.ones([2, 3, 1, 1, 1]), null, { padding: [2, 0, 0] }), 'ShapeMismatch',
+      /^convTranspose3d: input \[1,2,3,4,4\] with weight \[2,3,1,1,1\] and padding \(2, 0, 0\) gives an empty output \(-1x4x4\)$/);
+    throwsKind(() => F().maxPool3d(om.ones([2, 3, 4]), 2), 'ShapeMismatch',
+      /^maxPool3d: input \[2,3,4\] must have 5 dims \(\[N, C, D, H, W\]; the functions also take it without N\)$/);
+    throwsKind(() => F().maxPool3d(x, 4), 'ShapeMismatch',
+      /^maxPool3d: input \[1,2,3,4,4\] is too small for kernel 4x4x4 \(dilation 1, 1, 1, padding 0, 0, 0\): the output would be empty$/);
+    throwsKind(() => F().avgPool3d(x, 2, { padding: [0, 2, 0] }), 'InvalidArgument', /^avgPool3d: padding 2 must be between 0 and half the kernel size 2$/);
+    throwsKind(() => F().avgPool3d(om.ones([1, 2, 0, 4, 4]), 2), 'ShapeMismatch',
+      /^avgPool3d: input \[1,2,0,4,4\] has an empty channel, depth, height or width dim \(only the batch may be 0, as PyTorch\)$/);
+    throwsKind(() => F().maxPool3d(om.ones([1, 2, 3, 4, 4], { dtype: 'int64' }), 2), 'DtypeMismatch', /^maxPool3d: takes float32, not int64$/);
     throwsKind(() => F().maxPool3d(x, 2, { returnIndices: true }), 'InvalidArgument', /^maxPool3d: returnIndices is not supported$/);
     throwsKind(() => F().avgPool3d(x, 2, { divisorOverride: 3 }), 'InvalidArgument', /^avgPool3d: divisorOverride is not supported$/);
     throwsKind(() => F().avgPool3d(x, [2, 2]), 'InvalidArgument', /avgPool3d: kernelSize must be an integer or 3 integers, got 2/);
@@ -99,16 +142,20 @@ describe('conv3d and the 3-D pools against PyTorch', () => {
     throwsKind(() => new nn.Conv3d(4, 6, [3, 3]), 'InvalidArgument', /Conv3d: kernelSize must be an integer or 3 integers, got 2/);
   }));
 
-  test('traced with symbolic batch, frames, H and W: the graph of 2-D ops agrees in onnxruntime-web and the Session at other sizes', () => withTraced((keep, trace) => {
+  test('traced with symbolic batch, frames, H and W: one Conv, ConvTranspose, MaxPool, AveragePool node each, agreeing in onnxruntime-web and the Session at other sizes', () => withTraced((keep, trace) => {
     om.manualSeed(5);
     const conv = new nn.Conv3d(2, 4, [3, 3, 3], { stride: [2, 1, 2], padding: 1 }), bn = new nn.BatchNorm3d(4).eval();
+    const up = new nn.ConvTranspose3d(4, 3, [2, 3, 2], { stride: [2, 1, 2], padding: [0, 1, 1], outputPadding: [1, 0, 1] });
     try {
-      const fn = (x) => F().adaptiveAvgPool3d(F().avgPool3d(F().maxPool3d(bn.forward(conv.forward(x)).relu(), 3, { stride: 2, padding: 1, ceilMode: true }),
+      const fn = (x) => F().adaptiveAvgPool3d(F().avgPool3d(up.forward(F().maxPool3d(bn.forward(conv.forward(x)).relu(), 3, { stride: 2, padding: 1, ceilMode: true })),
         [1, 2, 2], { ceilMode: true, countIncludePad: false }), [2, 1, 3]);
-      trace(fn, { x: [om.randn([2, 2, 5, 9, 8], { seed: 4 }), ['B', null, 'T', 'H', 'W']] });
+      const tm = trace(fn, { x: [om.randn([2, 2, 5, 9, 8], { seed: 4 }), ['B', null, 'T', 'H', 'W']] });
+      const count = (op) => tm.graph().nodes.filter((n) => n.opType === op).length;
+      assert.deepEqual(['Conv', 'ConvTranspose', 'MaxPool', 'AveragePool'].map(count), [1, 1, 1, 1]);
     } finally {
       conv.dispose();
       bn.dispose();
+      up.dispose();
     }
   }));
 });
@@ -191,14 +238,13 @@ const MODELS = {
 };
 
 /**
- * Shape nodes with symbolic sizes: conv3d's strided depth slices end where the padded frame count
- * says, and its result comes out of the batch by a reshape to the frames it has (each read once
- * and shared); the segmentation models upsample to sizes read from tensors (DeepLabV3's ASPP
- * pooled branch to the feature map's, each head's output to the input's: one read of each).
+ * Shape nodes with symbolic sizes: the segmentation models upsample to sizes read from tensors
+ * (DeepLabV3's ASPP pooled branch to the feature map's, each head's output to the input's: one
+ * read of each). The video nets read none: each conv3d is one 3-D Conv (checked: ONE_CONV below).
  */
-const SHAPES = { r3d: 3, r2plus1d: 3, deeplabv3: 2, fcn: 2 };
+const SHAPES = { deeplabv3: 2, fcn: 2 };
 
-describePorts(MODELS, SHAPES);
+describePorts(MODELS, SHAPES, ['r3d', 'r2plus1d']);
 
 describe('DenseNet\'s old checkpoints', () => {
   test('legacyStateDict renames torchvision\'s old keys (norm.1, conv.2, ...) as its _load_state_dict does; the rest are kept', () => {

@@ -41,9 +41,10 @@ const outputsOf = (y) => (y instanceof om.Tensor ? { output: y } : { output: y.o
  * builds torchvision's loads <name>.safetensors strictly with PyTorch's keys in order, matches
  * <name>.json's outputs eagerly at every size, and each trace writes SHAPES[name] Shape nodes (0 if
  * absent) with symbolic H and W and agrees with PyTorch in onnxruntime-web and the Session at every
- * fixture size it takes (and with the eager port at three more).
+ * fixture size it takes (and with the eager port at three more). For the names in ONE_CONV, the
+ * trace has one Conv node per Conv1d/2d/3d module (a conv3d is one 3-D Conv, not a composition).
  */
-export function describePorts(MODELS, SHAPES) {
+export function describePorts(MODELS, SHAPES, ONE_CONV = []) {
   describe('torchvision ports against torchvision 0.14', () => {
     for (const [name, [build, ...traces]] of Object.entries(MODELS)) {
       const fx = JSON.parse(readFileSync(new URL(`${name}.json`, DIR), 'utf8'));
@@ -75,6 +76,10 @@ export function describePorts(MODELS, SHAPES) {
             const shapes = tm.graph().nodes.filter((n) => n.opType === 'Shape').length;
             t.diagnostic(`traced with axes [${axes.map((a) => a?.name ?? a)}]: ${tm.graph().nodes.length} nodes, ${shapes} Shape`);
             if (axes.at(-2) && axes.at(-1)) assert.equal(shapes, SHAPES[name] ?? 0, 'Shape nodes with symbolic height and width');
+            if (ONE_CONV.includes(name)) {
+              const convs = net.modules().filter((m) => m instanceof om.nn.Conv1d || m instanceof om.nn.Conv2d || m instanceof om.nn.Conv3d).length;
+              assert.equal(tm.graph().nodes.filter((n) => n.opType === 'Conv').length, convs, 'one Conv node per convolution module');
+            }
             // Every symbol holds from 1, except where PyTorch itself fails below a size (ConvNeXt below 16,
             // DenseNet below 13) or a declaration says (Swin's H).
             const sym = axes.map((a) => (a === null ? null : typeof a === 'string' ? a : a.name)); // each dim's symbol

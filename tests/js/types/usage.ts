@@ -340,7 +340,14 @@ const fs3: Tensor[] = [
   F.maxPool3d(clip, [1, 2, 2], { stride: null, dilation: 1, ceilMode: false }),
   F.avgPool3d(clip, 2, { countIncludePad: false, divisorOverride: null }),
   F.adaptiveAvgPool3d(clip, 1),
+  F.convTranspose3d(clip, om.zeros([3, 2, 2, 2, 2]), null, { stride: [1, 2, 2], outputPadding: [0, 1, 1], groups: 1 }),
 ];
+const ct3 = new om.nn.ConvTranspose3d(3, 2, [2, 3, 3], { stride: 2, padding: [0, 1, 1], outputPadding: 1, bias: false });
+const ct3y: Tensor = ct3.forward(clip);
+// @ts-expect-error: ConvTranspose3d's padding is a size, not 'same'
+F.convTranspose3d(clip, ct3.weight, null, { padding: 'same' });
+void ct3y;
+ct3.dispose();
 // @ts-expect-error: a 3-D size is an integer or three
 F.maxPool3d(clip, [2, 2]);
 void [v3, fs3];
