@@ -191,9 +191,10 @@ describe('arithmetic gradients', () => {
 });
 
 describe('arithmetic traced', () => {
-  test('float floor and trunc division, lerp, addcmul, addcdiv over a symbolic axis', () => withTraced((keep, trace) => {
+  test('float floor and trunc division, lerp (a tensor weight), addcdiv over a symbolic axis', () => withTraced((keep, trace) => {
+    // one sum, so the trace fits one output's extents at the other sizes (a few seconds)
     const model = moduleOf((a, b) => om.div(a, b, { roundingMode: 'floor' }).add(a.div(b, { roundingMode: 'trunc' }).mul(100))
-      .add(om.lerp(a, b, 0.7)).add(om.lerp(a, b, b.sigmoid())).add(om.addcmul(a, a, b, { value: 0.5 })).add(om.addcdiv(a, a, b.abs().add(1))));
+      .add(om.lerp(a, b, b.sigmoid())).add(om.addcdiv(a, a, b, { value: 0.5 })));
     const a = om.tensor([[1, -1, 7.5, -7.5, 0.3, 6], [5, -5, 1e-30, -0.3, 2, 9]]);
     const b = om.tensor([0.1, 0.1, -2, 2, -0.1, 3]);
     trace(model, { a: [a, ['n', null]], b });
