@@ -3054,3 +3054,116 @@ export interface Tensor {
   /** See {@link dsplit}. */
   dsplit(indicesOrSections: number | readonly number[]): Tensor[];
 }
+
+// ---- more of torch's functions by name (js/ops/arith.js) ----
+
+/** torch.linspace: steps values from start to end (PyTorch's float32 steps: from start for the first half, from end for the rest). */
+export function linspace(start: number, end: number, steps: number, options?: { dtype?: DType }): Tensor;
+/** torch.eye: [n, m] (m defaults to n) with ones on the main diagonal. */
+export function eye(n: number, m?: number | null, options?: { dtype?: DType }): Tensor;
+export function eye(n: number, options: { dtype?: DType }): Tensor;
+/** torch.baddbmm: beta * input + alpha * (batch1 @ batch2) (3-D batches; beta 0 ignores input). */
+export function baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, options?: { beta?: number; alpha?: number }): Tensor;
+/** torch.mm: a matrix product of two 2-D tensors. */
+export function mm(input: Tensor, mat2: Tensor): Tensor;
+/** torch.mv: a matrix times a vector. */
+export function mv(input: Tensor, vec: Tensor): Tensor;
+/** torch.concat: cat. */
+export function concat(tensors: readonly Tensor[], dim?: number): Tensor;
+/** torch.concatenate: cat. */
+export function concatenate(tensors: readonly Tensor[], dim?: number): Tensor;
+/** torch.hstack: cat along dim 1 (dim 0 of 1-D tensors). */
+export function hstack(tensors: readonly Tensor[]): Tensor;
+/** torch.vstack: cat along dim 0 of the tensors made at least 2-D. */
+export function vstack(tensors: readonly Tensor[]): Tensor;
+/** torch.exp2: 2 ** input. */
+export function exp2(input: Tensor): Tensor;
+/** torch.log2. */
+export function log2(input: Tensor): Tensor;
+/** torch.log10. */
+export function log10(input: Tensor): Tensor;
+/** torch.reciprocal: 1 / input (integers to float32). */
+export function reciprocal(input: Tensor): Tensor;
+/** torch.frac: input - trunc(input). */
+export function frac(input: Tensor): Tensor;
+/** torch.clamp_min. */
+export function clampMin(input: Tensor, min: number | bigint | Tensor): Tensor;
+/** torch.clamp_max. */
+export function clampMax(input: Tensor, max: number | bigint | Tensor): Tensor;
+/** torch.hypot: sqrt(input^2 + other^2) without overflow. */
+export function hypot(input: Tensor, other: Tensor): Tensor;
+/** torch.logaddexp: log(e^input + e^other). */
+export function logaddexp(input: Tensor, other: Tensor): Tensor;
+/** torch.fmax: maximum where a NaN loses to a number. */
+export function fmax(input: Tensor, other: Tensor): Tensor;
+/** torch.fmin: minimum where a NaN loses to a number. */
+export function fmin(input: Tensor, other: Tensor): Tensor;
+/** torch.isclose: |input - other| <= atol + rtol |other| (or equal), bool. */
+export function isclose(input: Tensor, other: Tensor, options?: { rtol?: number; atol?: number; equalNan?: boolean }): Tensor;
+/** torch.allclose: isclose everywhere, as a boolean (reads values: not while tracing). */
+export function allclose(input: Tensor, other: Tensor, options?: { rtol?: number; atol?: number; equalNan?: boolean }): boolean;
+/** torch.equal: same shape and values, as a boolean. */
+export function equal(input: Tensor, other: Tensor): boolean;
+/** torch.broadcast_to: expand. */
+export function broadcastTo(input: Tensor, shape: readonly number[]): Tensor;
+/** torch.logit: log(p / (1 - p)), p clamped into [eps, 1 - eps] when eps is given. */
+export function logit(input: Tensor, eps?: number | null): Tensor;
+/** torch.deg2rad. */
+export function deg2rad(input: Tensor): Tensor;
+/** torch.rad2deg. */
+export function rad2deg(input: Tensor): Tensor;
+/** torch.nansum over dim (none: all), NaN skipped. */
+export function nansum(input: Tensor, dim?: Dims | null, keepdim?: boolean): Tensor;
+/** torch.nanmean over dim (none: all), NaN skipped. */
+export function nanmean(input: Tensor, dim?: Dims | null, keepdim?: boolean): Tensor;
+
+export interface Tensor {
+  /** See {@link baddbmm}. */
+  baddbmm(batch1: Tensor, batch2: Tensor, options?: { beta?: number; alpha?: number }): Tensor;
+  /** See {@link mm}. */
+  mm(mat2: Tensor): Tensor;
+  /** See {@link mv}. */
+  mv(vec: Tensor): Tensor;
+  /** See {@link exp2}. */
+  exp2(): Tensor;
+  /** See {@link log2}. */
+  log2(): Tensor;
+  /** See {@link log10}. */
+  log10(): Tensor;
+  /** See {@link reciprocal}. */
+  reciprocal(): Tensor;
+  /** See {@link frac}. */
+  frac(): Tensor;
+  /** See {@link clampMin}. */
+  clampMin(min: number | bigint | Tensor): Tensor;
+  /** See {@link clampMax}. */
+  clampMax(max: number | bigint | Tensor): Tensor;
+  /** See {@link hypot}. */
+  hypot(other: Tensor): Tensor;
+  /** See {@link logaddexp}. */
+  logaddexp(other: Tensor): Tensor;
+  /** See {@link fmax}. */
+  fmax(other: Tensor): Tensor;
+  /** See {@link fmin}. */
+  fmin(other: Tensor): Tensor;
+  /** See {@link isclose}. */
+  isclose(other: Tensor, options?: { rtol?: number; atol?: number; equalNan?: boolean }): Tensor;
+  /** See {@link allclose}. */
+  allclose(other: Tensor, options?: { rtol?: number; atol?: number; equalNan?: boolean }): boolean;
+  /** See {@link equal}. */
+  equal(other: Tensor): boolean;
+  /** See {@link broadcastTo}. */
+  broadcastTo(shape: readonly number[]): Tensor;
+  /** See {@link logit}. */
+  logit(eps?: number | null): Tensor;
+  /** See {@link deg2rad}. */
+  deg2rad(): Tensor;
+  /** See {@link rad2deg}. */
+  rad2deg(): Tensor;
+  /** See {@link nansum}. */
+  nansum(dim?: Dims | null, keepdim?: boolean): Tensor;
+  /** See {@link nanmean}. */
+  nanmean(dim?: Dims | null, keepdim?: boolean): Tensor;
+  /** torch.trace: the sum of a matrix's main diagonal (a method only: om.trace is the tracer). */
+  trace(): Tensor;
+}

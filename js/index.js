@@ -37,6 +37,8 @@ export const {
   absolute, negative, sgn, multiply, subtract, greater, greaterEqual, less, lessEqual, notEqual, movedim, moveaxis,
   addcmul, addcdiv, lerp, bitwiseLeftShift, bitwiseRightShift, trunc, fix, xlogy, nanToNum, countNonzero, aminmax, logcumsumexp,
   fliplr, flipud, rot90, narrowCopy, tensorSplit, hsplit, vsplit, dsplit,
+  linspace, eye, baddbmm, mm, mv, concat, concatenate, hstack, vstack, exp2, log2, log10, reciprocal, frac, clampMin, clampMax,
+  hypot, logaddexp, fmax, fmin, isclose, allclose, equal, broadcastTo, logit, deg2rad, rad2deg, nansum, nanmean,
 } = functions;
 const variance = functions.var;
 export { variance as var }; // torch.var (a reserved word in JS, so exported by name)

@@ -9,7 +9,7 @@
 // rounds as written (lerp's vectorised kernel may fuse a multiply-add: an ulp apart there).
 import { OmError, invalid } from '../errors.js';
 import { describe, toI64 } from '../convert.js';
-import { Tensor, handle, tidy, where, tensor, optionsArg, isOptions } from '../tensor.js';
+import { Tensor, handle, tidy, where, tensor, optionsArg, isOptions, cat, elementwise } from '../tensor.js';
 import { flip } from './shape.js';
 
 const isTensor = (x) => x instanceof Tensor;
@@ -320,3 +320,171 @@ const splitAlong = (who, dim, minDims) => (input, indicesOrSections) => {
 export const hsplit = splitAlong('hsplit', 1, 1);
 export const vsplit = splitAlong('vsplit', 0, 2);
 export const dsplit = splitAlong('dsplit', 2, 3);
+
+// ---- more of torch's functions by name (compositions; values as PyTorch's kernels step them) ----
+
+/** A float of a tensor: float32 and float64 as they are, others to float32 (PyTorch's promotion of float functions). */
+const floating = (t) => (t.dtype === 'float32' || t.dtype === 'float64' ? t : t.float());
+
+/**
+ * torch.linspace(start, end, steps, { dtype = 'float32' }): PyTorch's steps in float32: start + step * i
+ * for the first half, end - step * (steps - 1 - i) for the rest, step = (end - start) / (steps - 1),
+ * each a fused multiply-add.
+ */
+export function linspace(start, end, steps, options) {
+  const who = 'linspace';
+  for (const [k, v] of [['start', start], ['end', end]]) if (typeof v !== 'number') throw invalid(`${who}: ${k} must be a number, got ${describe(v)}`);
+  const n = Number(toI64(steps, who, 'steps'));
+  if (n < 0) throw invalid(`${who}: number of steps must be non-negative`);
+  const o = optionsArg(options, who, ['dtype']);
+  const f = Math.fround, s = f(start), e = f(end), step = n > 1 ? f(f(e - s) / (n - 1)) : 0, half = Math.floor(n / 2);
+  // PyTorch's vectorised kernel fuses each multiply-add (one rounding): the product of two floats
+  // is exact in a double, so the sum rounds once to float32 (twice in a rare tie)
+  const v = Array.from({ length: n }, (_, i) => (n === 1 ? s : i < half ? f(s + step * i) : f(e - step * (n - i - 1))));
+  return tensor(v, { dtype: o.dtype ?? 'float32' });
+}
+
+/** torch.eye(n, m = n, { dtype = 'float32' }): ones on the main diagonal. */
+export function eye(n, m, options) {
+  const who = 'eye';
+  if (isOptions(m)) [m, options] = [undefined, m];
+  const rows = Number(toI64(n, who, 'n')), cols = m === undefined || m === null ? rows : Number(toI64(m, who, 'm'));
+  if (rows < 0 || cols < 0) throw invalid(`${who}: n and m must be greater or equal to 0, got ${rows} and ${cols}`);
+  const o = optionsArg(options, who, ['dtype']);
+  const v = Array.from({ length: rows * cols }, (_, k) => (k % cols === Math.floor(k / cols) ? 1 : 0));
+  return tensor(v, { dtype: o.dtype ?? 'float32', shape: [rows, cols] });
+}
+
+/** torch.baddbmm(input, batch1, batch2, { beta = 1, alpha = 1 }): beta * input + alpha * (batch1 @ batch2), 3-D batches; beta 0 ignores input (BLOOM's attention scores). */
+export function baddbmm(input, batch1, batch2, options) {
+  const who = 'baddbmm';
+  tensors(who, { input, batch1, batch2 });
+  const o = optionsArg(options, who, ['beta', 'alpha']);
+  const beta = o.beta ?? 1, alpha = o.alpha ?? 1;
+  for (const [k, v] of [['beta', beta], ['alpha', alpha]]) if (typeof v !== 'number') throw invalid(`${who}: ${k} must be a number, got ${describe(v)}`);
+  for (const [k, t] of [['batch1', batch1], ['batch2', batch2]]) if (t.ndim !== 3) throw new OmError('ShapeMismatch', `${who}: ${k} must be a 3D tensor, got ${t.ndim} dims`);
+  return tidy(() => {
+    const p = batch1.matmul(batch2), scaled = alpha === 1 ? p : p.mul(alpha);
+    if (beta === 0) return scaled;
+    return scaled.add(beta === 1 ? input : input.mul(beta));
+  });
+}
+
+/** torch.mm: the product of two matrices (2-D each). */
+export function mm(input, mat2) {
+  tensors('mm', { input, mat2 });
+  if (input.ndim !== 2) throw new OmError('ShapeMismatch', `mm: self must be a matrix, got ${input.ndim} dims`);
+  if (mat2.ndim !== 2) throw new OmError('ShapeMismatch', `mm: mat2 must be a matrix, got ${mat2.ndim} dims`);
+  return input.matmul(mat2);
+}
+
+/** torch.mv: a matrix times a vector. */
+export function mv(input, vec) {
+  tensors('mv', { input, vec });
+  if (input.ndim !== 2 || vec.ndim !== 1) throw new OmError('ShapeMismatch', `mv: expected a matrix and a vector, got ${input.ndim} and ${vec.ndim} dims`);
+  return input.matmul(vec);
+}
+
+/** torch.hstack: cat along dim 1 (dim 0 when the tensors are 1-D). */
+export function hstack(tensorList) {
+  if (!Array.isArray(tensorList) || !tensorList.length) throw invalid('hstack: expects a non-empty list of Tensors');
+  tensorList.forEach((t, i) => handle(t, 'hstack', `tensors[${i}]`));
+  return tidy(() => {
+    const ts = tensorList.map((t) => (t.ndim === 0 ? t.reshape([1]) : t));
+    return cat(ts, ts[0].ndim === 1 ? 0 : 1);
+  });
+}
+
+/** torch.vstack: cat along dim 0 of the tensors made at least 2-D (a 1-D [n] as [1, n]). */
+export function vstack(tensorList) {
+  if (!Array.isArray(tensorList) || !tensorList.length) throw invalid('vstack: expects a non-empty list of Tensors');
+  tensorList.forEach((t, i) => handle(t, 'vstack', `tensors[${i}]`));
+  return tidy(() => cat(tensorList.map((t) => (t.ndim >= 2 ? t : t.reshape([1, -1]))), 0));
+}
+
+/** torch.exp2, log2, log10 (float; integers to float32): 2 ** x, log(x) / log(2), log(x) / log(10) (within an ulp or two of PyTorch's libm). */
+export const exp2 = (input) => { handle(input, 'exp2', 'input'); return tidy(() => elementwise('exp2', 'pow', ['base', 'input'], [2, floating(input)])); };
+export const log2 = (input) => { handle(input, 'log2', 'input'); return tidy(() => floating(input).log().div(Math.LN2)); };
+export const log10 = (input) => { handle(input, 'log10', 'input'); return tidy(() => floating(input).log().div(Math.LN10)); };
+/** torch.reciprocal: 1 / x (integers to float32). */
+export const reciprocal = (input) => { handle(input, 'reciprocal', 'input'); return tidy(() => floating(input).pow(-1)); };
+/** torch.frac: x - trunc(x) (floats). */
+export const frac = (input) => {
+  handle(input, 'frac', 'input');
+  if (input.dtype !== 'float32' && input.dtype !== 'float64') throw dtypeError(`frac: takes float32 or float64, not ${input.dtype}`);
+  return tidy(() => input.sub(trunc(input)));
+};
+/** torch.clamp_min / clamp_max. */
+export const clampMin = (input, min) => { handle(input, 'clampMin', 'input'); return input.clamp(min, null); };
+export const clampMax = (input, max) => { handle(input, 'clampMax', 'input'); return input.clamp(null, max); };
+/** torch.hypot: sqrt(a^2 + b^2) of floats, scaled by the larger magnitude (no overflow); infinities win over NaN. */
+export function hypot(input, other) {
+  tensors('hypot', { input, other });
+  return tidy(() => {
+    const a = floating(input).abs(), b = floating(other).abs();
+    const m = a.maximum(b), n = a.minimum(b), safe = where(m.eq(0), 1, m), r = n.div(safe);
+    const h = m.mul(r.mul(r).add(1).sqrt());
+    return where(a.eq(Infinity).logicalOr(b.eq(Infinity)), Infinity, where(m.eq(0), 0, h));
+  });
+}
+/** torch.logaddexp: log(e^a + e^b) as max + log1p(exp(-|a - b|)); equal infinities give themselves. */
+export function logaddexp(input, other) {
+  tensors('logaddexp', { input, other });
+  return tidy(() => {
+    const a = floating(input), b = floating(other), m = a.maximum(b);
+    return where(a.isinf().logicalAnd(a.eq(b)), a, m.add(a.sub(b).abs().neg().exp().log1p()));
+  });
+}
+/** torch.fmax / fmin: maximum / minimum where a NaN loses to a number. */
+export const fmax = (input, other) => { tensors('fmax', { input, other }); return tidy(() => where(input.isnan(), other, where(other.isnan(), input, input.maximum(other)))); };
+export const fmin = (input, other) => { tensors('fmin', { input, other }); return tidy(() => where(input.isnan(), other, where(other.isnan(), input, input.minimum(other)))); };
+/** torch.isclose(input, other, { rtol = 1e-5, atol = 1e-8, equalNan = false }): |a - b| <= atol + rtol |b|, or equal (infinities). */
+export function isclose(input, other, options) {
+  const who = 'isclose';
+  tensors(who, { input, other });
+  const o = optionsArg(options, who, ['rtol', 'atol', 'equalNan']);
+  const rtol = o.rtol ?? 1e-5, atol = o.atol ?? 1e-8;
+  return tidy(() => {
+    const a = floating(input), b = floating(other);
+    const close = a.eq(b).logicalOr(a.sub(b).abs().le(b.abs().mul(rtol).add(atol)).logicalAnd(a.isfinite()).logicalAnd(b.isfinite()));
+    return o.equalNan ? close.logicalOr(a.isnan().logicalAnd(b.isnan())) : close;
+  });
+}
+/** torch.allclose: isclose everywhere, as a JS boolean (reads the values: not in a trace). */
+export const allclose = (input, other, options) => om2bool(() => isclose(input, other, options).all());
+/** torch.equal: the same shape and values, as a JS boolean. */
+export function equal(input, other) {
+  tensors('equal', { input, other });
+  if (input.ndim !== other.ndim || input.shape.some((n, i) => n !== other.shape[i])) return false;
+  return om2bool(() => input.eq(other).all());
+}
+const om2bool = (f) => tidy(() => Boolean(f().item()));
+/** torch.broadcast_to: expand. */
+export const broadcastTo = (input, shape) => { handle(input, 'broadcastTo', 'input'); return input.expand(shape); };
+/** torch.logit(input, eps): log(p / (1 - p)), p clamped into [eps, 1 - eps] when eps is given. */
+export function logit(input, eps = null) {
+  handle(input, 'logit', 'input');
+  if (eps !== null && eps !== undefined && typeof eps !== 'number') throw invalid(`logit: eps must be a number, got ${describe(eps)}`);
+  return tidy(() => {
+    const p = eps === null || eps === undefined ? floating(input) : floating(input).clamp(eps, 1 - eps);
+    return p.div(p.neg().add(1)).log();
+  });
+}
+/** torch.deg2rad / rad2deg: times pi / 180 and 180 / pi (floats). */
+export const deg2rad = (input) => { handle(input, 'deg2rad', 'input'); return floating(input).mul(Math.PI / 180); };
+export const rad2deg = (input) => { handle(input, 'rad2deg', 'input'); return floating(input).mul(180 / Math.PI); };
+/** torch.nansum / nanmean over dim (none: all), NaN skipped (nanmean of only NaN is NaN). */
+export function nansum(input, dim, keepdim = false) {
+  handle(input, 'nansum', 'input');
+  return tidy(() => where(input.isnan(), 0, input).sum(dim ?? undefined, keepdim));
+}
+export function nanmean(input, dim, keepdim = false) {
+  handle(input, 'nanmean', 'input');
+  return tidy(() => nansum(input, dim, keepdim).div(input.isnan().logicalNot().sum(dim ?? undefined, keepdim)));
+}
+/** torch.trace: the sum of a matrix's main diagonal. */
+export function trace(input) {
+  handle(input, 'trace', 'input');
+  if (input.ndim !== 2) throw invalid(`trace: expected a matrix, but got tensor with dim ${input.ndim}`);
+  return tidy(() => input.diagonal().sum());
+}

@@ -48,6 +48,31 @@ const CALLS = {
   hsplit: (x, s) => om.hsplit(x, s),
   vsplit: (x, s) => om.vsplit(x, s),
   dsplit: (x, s) => om.dsplit(x, s),
+  linspace: (a, b, n) => om.linspace(a, b, n),
+  eye: (n, m) => om.eye(n, m),
+  baddbmm: (x, b1, b2, kw) => om.baddbmm(x, b1, b2, kw),
+  mm: (a, b) => om.mm(a, b),
+  mv: (a, b) => a.mv(b),
+  hstack: (ts) => om.hstack(ts),
+  vstack: (ts) => om.vstack(ts),
+  exp2: (x) => om.exp2(x),
+  log2: (x) => x.log2(),
+  log10: (x) => om.log10(x),
+  reciprocal: (x) => om.reciprocal(x),
+  frac: (x) => x.frac(),
+  deg2rad: (x) => om.deg2rad(x),
+  rad2deg: (x) => x.rad2deg(),
+  clamp_min: (x, v) => om.clampMin(x, v),
+  clamp_max: (x, v) => x.clampMax(v),
+  hypot: (a, b) => om.hypot(a, b),
+  logaddexp: (a, b) => a.logaddexp(b),
+  fmax: (a, b) => om.fmax(a, b),
+  fmin: (a, b) => a.fmin(b),
+  isclose: (a, b, kw) => om.isclose(a, b, { rtol: kw.rtol, atol: kw.atol, equalNan: kw.equal_nan }),
+  logit: (x, ...rest) => om.logit(x, ...rest.slice(0, -1)),
+  nansum: (x, ...rest) => om.nansum(x, ...rest.slice(0, -1)),
+  nanmean: (x, d) => x.nanmean(d),
+  trace: (x) => x.trace(), // a method only: om.trace is the tracer
 };
 
 // What each PyTorch refusal is here: the kind, and the message's start
@@ -67,7 +92,11 @@ const REFUSALS = {
 };
 
 // ops whose steps PyTorch's kernels may round differently (a fused multiply-add, a running sum)
-const TOLERANCE = { lerp: 4e-7, logcumsumexp: 1e-6, addcmul: 2.4e-7, addcdiv: 2.4e-7 };
+const TOLERANCE = {
+  lerp: 4e-7, logcumsumexp: 1e-6, addcmul: 2.4e-7, addcdiv: 2.4e-7, baddbmm: 1e-6, mm: 1e-6, mv: 1e-6,
+  // libm's exp2, log2, log10, hypot, log1p in PyTorch against the library's compositions
+  exp2: 4e-7, log2: 4e-7, log10: 4e-7, hypot: 4e-7, logaddexp: 4e-7, logit: 4e-7, deg2rad: 2.4e-7, rad2deg: 2.4e-7,
+};
 
 describe('arithmetic against PyTorch', () => {
   test('every fixture case: values and dtypes (exact but where noted), or the refusal', () => {
