@@ -197,6 +197,43 @@ describe('arithmetic against PyTorch', () => {
   }));
 });
 
+describe("more of torch's functions by name", () => {
+  test('errors name the function and the argument', () => om.tidy(() => {
+    const m = om.zeros([2, 3]), b = om.zeros([2, 3, 4]);
+    throwsKind(() => om.baddbmm(b, m, b), 'ShapeMismatch', /^baddbmm: batch1 must be a 3D tensor, got 2 dims$/);
+    throwsKind(() => om.baddbmm(b, b, b, { beta: '1' }), 'InvalidArgument', /^baddbmm: beta must be a number, got a string/);
+    throwsKind(() => om.baddbmm(b, b, b, { gamma: 1 }), 'InvalidArgument', /^baddbmm: unknown option 'gamma'/);
+    throwsKind(() => om.mm(b, m), 'ShapeMismatch', /^mm: self must be a matrix, got 3 dims$/);
+    throwsKind(() => om.mm(m, b), 'ShapeMismatch', /^mm: mat2 must be a matrix, got 3 dims$/);
+    throwsKind(() => om.mv(m, m), 'ShapeMismatch', /^mv: expected a matrix and a vector, got 2 and 2 dims$/);
+    throwsKind(() => om.hstack([]), 'InvalidArgument', /^hstack: expects a non-empty list of Tensors$/);
+    throwsKind(() => om.vstack(m), 'InvalidArgument', /^vstack: expects a non-empty list of Tensors$/);
+    throwsKind(() => om.frac(om.tensor([1n])), 'DtypeMismatch', /^frac: takes float32 or float64, not int64$/);
+    throwsKind(() => om.logit(m, '0.1'), 'InvalidArgument', /^logit: eps must be a number, got a string/);
+    throwsKind(() => om.linspace(0, 1, -1), 'InvalidArgument', /^linspace: number of steps must be non-negative$/);
+    throwsKind(() => om.linspace('0', 1, 2), 'InvalidArgument', /^linspace: start must be a number, got a string/);
+    throwsKind(() => om.eye(-1), 'InvalidArgument', /^eye: n and m must be greater or equal to 0, got -1 and -1$/);
+    throwsKind(() => b.trace(), 'InvalidArgument', /^trace: expected a matrix, but got tensor with dim 3$/);
+  }));
+
+  test('allclose and equal answer booleans; allclose reads values, so a trace refuses it', () => om.tidy(() => {
+    const a = om.tensor([1, 2, NaN]), c = om.tensor([1, 2.000001, NaN]);
+    assert.equal(om.allclose(a, c), false);
+    assert.equal(a.allclose(c, { equalNan: true }), true);
+    assert.equal(om.equal(a.narrow(0, 0, 2), c.narrow(0, 0, 2)), false);
+    assert.equal(om.equal(a.narrow(0, 0, 2), a.narrow(0, 0, 2).clone()), true);
+    assert.equal(om.equal(a, a.reshape(3, 1)), false);
+    assert.throws(() => om.trace((x) => (om.allclose(x, x) ? x.add(1) : x), { x: om.ones([2]) }),
+      (e) => e instanceof om.TraceError && e.kind === 'DataDependent');
+  }));
+
+  test('gradients by finite differences: baddbmm, hypot, logaddexp, fmax, reciprocal, frac', () => om.tidy(() => {
+    gradcheck((x, p, q) => om.baddbmm(x, p, q, { beta: 0.5, alpha: -2 }), om.randn([2, 3, 4], { seed: 8 }), om.randn([2, 3, 2], { seed: 9 }), om.randn([2, 2, 4], { seed: 10 }));
+    gradcheck((a, b) => om.hypot(a, b).add(om.logaddexp(a, b)).add(om.fmax(a, b)), om.randn([5], { seed: 11 }), om.randn([5], { seed: 12 }));
+    gradcheck((a) => a.reciprocal().add(a.mul(3).frac()), om.tensor([0.6, 0.75, 1.1, 1.4])); // 3a away from integers (frac's steps)
+  }));
+});
+
 describe('arithmetic gradients', () => {
   test('addcmul, addcdiv, lerp (both forms, tensor weight), xlogy, logcumsumexp by finite differences', () => om.tidy(() => {
     // fresh leaves for each check (gradcheck accumulates into .grad)
