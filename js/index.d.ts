@@ -513,8 +513,8 @@ export class Tensor {
   sub(other: TensorLike): Tensor;
   /** this * other. */
   mul(other: TensorLike): Tensor;
-  /** this / other: true division, float32 (integers too). */
-  div(other: TensorLike): Tensor;
+  /** this / other: true division, float32 (integers too); with roundingMode 'trunc' or 'floor' rounded (integers stay int64). See {@link div}. */
+  div(other: TensorLike, options?: DivOptions): Tensor;
   /** this ** exponent (float32; int64 ** int64 is int64). */
   pow(exponent: TensorLike): Tensor;
   /** -this. */
@@ -706,10 +706,14 @@ export class Tensor {
    * returns a named tuple (values, indices); here it is an array to destructure.
    */
   max(dim: number, keepdim?: boolean): ValuesIndices;
+  /** With a tensor: the elementwise maximum (torch.max(input, other), see {@link maximum}). */
+  max(other: Tensor): Tensor;
   /** Without a dim: the minimum of all elements (0-d, like amin()). */
   min(): Tensor;
   /** With a dim: `[values, indices]` of the minimum along it (see max). */
   min(dim: number, keepdim?: boolean): ValuesIndices;
+  /** With a tensor: the elementwise minimum (see {@link minimum}). */
+  min(other: Tensor): Tensor;
   /** torch.topk: see {@link topk}. */
   topk(k: number | bigint, dim?: number, largest?: boolean, sorted?: boolean): ValuesIndices;
   topk(k: number | bigint, options: TopkOptions): ValuesIndices;
@@ -798,7 +802,7 @@ export class Tensor {
   /** `this.copy_(this.mul(other))`. */
   mul_(other: Tensor | Scalar): this;
   /** `this.copy_(this.div(other))`. */
-  div_(other: Tensor | Scalar): this;
+  div_(other: Tensor | Scalar, options?: DivOptions): this;
   /** `this.copy_(this.logicalAnd(other))`, and the same for the other logical and bitwise ops
    * (`mask.bitwiseOr_(other)` is PyTorch's `mask |= other`). */
   logicalAnd_(other: TensorLike): this;
@@ -2653,7 +2657,7 @@ export function prod(input: Tensor, dim?: Dims | null, keepdim?: boolean): Tenso
 /** torch.cumprod: the running product along dim (float32 in double; int64 wraps; bool into int64). */
 export function cumprod(input: Tensor, dim: number): Tensor;
 
-/** torch.diagonal: the elements [i, i + offset] of dims dim1 and dim2 (defaults 0, 1) as a last dim (a copy, not a view). */
+/** torch.diagonal: the elements [i, i + offset] of dims dim1 and dim2 (defaults 0, 1) as a last dim: a view, as PyTorch's (writes through it reach input). */
 export function diagonal(input: Tensor, offset?: number, dim1?: number, dim2?: number): Tensor;
 /** torch.diag: a 1-D input on diagonal k of a square matrix, or a 2-D input's diagonal k. */
 export function diag(input: Tensor, diagonal?: number): Tensor;
@@ -2663,6 +2667,8 @@ export interface Tensor {
   diagonal(offset?: number, dim1?: number, dim2?: number): Tensor;
   /** See {@link diag}. */
   diag(diagonal?: number): Tensor;
+  /** Tensor.fill_diagonal_: the main diagonal set to fillValue in place (all dims one size, but for a matrix; wrap restarts a tall matrix's diagonal). */
+  fillDiagonal_(fillValue: Scalar, wrap?: boolean): this;
   /** See {@link log1p}. */
   log1p(): Tensor;
   /** See {@link expm1}. */
@@ -2805,4 +2811,388 @@ export namespace nn {
     padding: number[];
     forward(x: Tensor): Tensor;
   }
+}
+
+// ---- torch.* functions of the Tensor methods, PyTorch's other names, and the compositions of
+// js/ops/arith.js (js/ops/table.js) ----
+
+/** torch.div's rounding_mode: null (true division), 'trunc' (toward zero) or 'floor' (down, Python's //). */
+export interface DivOptions { roundingMode?: 'trunc' | 'floor' | null }
+
+/** input + other (promoted as torch.result_type; numbers are weak scalars). */
+export function add(input: TensorLike, other: TensorLike): Tensor;
+/** input - other. */
+export function sub(input: TensorLike, other: TensorLike): Tensor;
+/** input * other. */
+export function mul(input: TensorLike, other: TensorLike): Tensor;
+/**
+ * torch.div: input / other, true division (integers give float32); roundingMode 'trunc' rounds
+ * toward zero and 'floor' down (PyTorch's floor division of floats, Python's //), integers staying
+ * int64 (a zero integer divisor is InvalidArgument); a rounded quotient's gradient is zero.
+ */
+export function div(input: TensorLike, other: TensorLike, options?: DivOptions): Tensor;
+/** torch.divide: div's other name. */
+export function divide(input: TensorLike, other: TensorLike, options?: DivOptions): Tensor;
+/** torch.true_divide: div without rounding. */
+export function trueDivide(input: TensorLike, other: TensorLike): Tensor;
+/** torch.floor_divide: div with roundingMode 'floor'. */
+export function floorDivide(input: TensorLike, other: TensorLike): Tensor;
+/** input ** exponent. */
+export function pow(input: TensorLike, exponent: TensorLike): Tensor;
+/** input == other, bool. */
+export function eq(input: TensorLike, other: TensorLike): Tensor;
+/** input != other, bool. */
+export function ne(input: TensorLike, other: TensorLike): Tensor;
+/** input < other, bool. */
+export function lt(input: TensorLike, other: TensorLike): Tensor;
+/** input <= other, bool. */
+export function le(input: TensorLike, other: TensorLike): Tensor;
+/** input > other, bool. */
+export function gt(input: TensorLike, other: TensorLike): Tensor;
+/** input >= other, bool. */
+export function ge(input: TensorLike, other: TensorLike): Tensor;
+/** torch.greater: gt. */
+export function greater(input: TensorLike, other: TensorLike): Tensor;
+/** torch.greater_equal: ge. */
+export function greaterEqual(input: TensorLike, other: TensorLike): Tensor;
+/** torch.less: lt. */
+export function less(input: TensorLike, other: TensorLike): Tensor;
+/** torch.less_equal: le. */
+export function lessEqual(input: TensorLike, other: TensorLike): Tensor;
+/** torch.not_equal: ne. */
+export function notEqual(input: TensorLike, other: TensorLike): Tensor;
+/** torch.multiply: mul. */
+export function multiply(input: TensorLike, other: TensorLike): Tensor;
+/** torch.subtract: sub. */
+export function subtract(input: TensorLike, other: TensorLike): Tensor;
+/** -input. */
+export function neg(input: Tensor): Tensor;
+/** torch.negative: neg. */
+export function negative(input: Tensor): Tensor;
+/** |input|. */
+export function abs(input: Tensor): Tensor;
+/** torch.absolute: abs. */
+export function absolute(input: Tensor): Tensor;
+/** -1, 0 or 1 (0 keeps its sign; NaN stays NaN). */
+export function sign(input: Tensor): Tensor;
+/** torch.sgn: sign (of real numbers). */
+export function sgn(input: Tensor): Tensor;
+/** e ** input (integers promoted to float32). */
+export function exp(input: Tensor): Tensor;
+/** The natural logarithm (integers promoted to float32). */
+export function log(input: Tensor): Tensor;
+/** The square root (integers promoted to float32). */
+export function sqrt(input: Tensor): Tensor;
+/** 1 / sqrt(input) (integers promoted to float32). */
+export function rsqrt(input: Tensor): Tensor;
+/** A copy. */
+export function clone(input: Tensor): Tensor;
+/** max(input, 0). */
+export function relu(input: Tensor): Tensor;
+/** 1 / (1 + e ** -input). */
+export function sigmoid(input: Tensor): Tensor;
+/** The hyperbolic tangent. */
+export function tanh(input: Tensor): Tensor;
+/** The error function. */
+export function erf(input: Tensor): Tensor;
+/** torch.clamp: min(max(input, min), max). */
+export function clamp(input: Tensor, min?: number | bigint | Tensor | null, max?: number | bigint | Tensor | null): Tensor;
+export function clamp(input: Tensor, options: ClampOptions): Tensor;
+/** torch.clip: clamp. */
+export function clip(input: Tensor, min?: number | bigint | Tensor | null, max?: number | bigint | Tensor | null): Tensor;
+export function clip(input: Tensor, options: ClampOptions): Tensor;
+/** The running sum along dim. */
+export function cumsum(input: Tensor, dim: number): Tensor;
+/** torch.masked_fill: value where mask is true. */
+export function maskedFill(input: Tensor, mask: Tensor, value: number | bigint | boolean | Tensor): Tensor;
+/** torch.softmax along dim. */
+export function softmax(input: Tensor, dim: number): Tensor;
+/** torch.log_softmax along dim. */
+export function logSoftmax(input: Tensor, dim: number): Tensor;
+/** torch.reshape. */
+export function reshape(input: Tensor, shape: readonly number[]): Tensor;
+export function reshape(input: Tensor, ...shape: number[]): Tensor;
+/** torch.narrow: length elements of dim from start (a view). */
+export function narrow(input: Tensor, dim: number, start: number, length: number): Tensor;
+/** torch.select: index of dim, without that dim (a view). */
+export function select(input: Tensor, dim: number, index: number): Tensor;
+/** torch.squeeze: size-1 dims removed (all, or those of dims). */
+export function squeeze(input: Tensor, dims?: Dims): Tensor;
+/** torch.t: a matrix transposed (0-D and 1-D as they are). */
+export function t(input: Tensor): Tensor;
+/** torch.detach: the values without autograd history. */
+export function detach(input: Tensor): Tensor;
+/** torch.sum over dim (none: all). */
+export function sum(input: Tensor, dim?: Dims | null, keepdim?: boolean): Tensor;
+/** torch.mean over dim (none: all). */
+export function mean(input: Tensor, dim?: Dims | null, keepdim?: boolean): Tensor;
+/** torch.amax over dim (none: all). */
+export function amax(input: Tensor, dim?: Dims | null, keepdim?: boolean): Tensor;
+/** torch.amin over dim (none: all). */
+export function amin(input: Tensor, dim?: Dims | null, keepdim?: boolean): Tensor;
+/** torch.max: of all elements, [values, indices] along dim, or the elementwise maximum with a tensor. */
+export function max(input: Tensor): Tensor;
+export function max(input: Tensor, dim: number, keepdim?: boolean): ValuesIndices;
+export function max(input: Tensor, other: Tensor): Tensor;
+/** torch.min: of all elements, [values, indices] along dim, or the elementwise minimum with a tensor. */
+export function min(input: Tensor): Tensor;
+export function min(input: Tensor, dim: number, keepdim?: boolean): ValuesIndices;
+export function min(input: Tensor, other: Tensor): Tensor;
+/** torch.argmax along dim (none: of the flattened tensor). */
+export function argmax(input: Tensor, dim?: number | null, keepdim?: boolean): Tensor;
+/** torch.argmin along dim (none: of the flattened tensor). */
+export function argmin(input: Tensor, dim?: number | null, keepdim?: boolean): Tensor;
+/** torch.index_select. */
+export function indexSelect(input: Tensor, dim: number, index: Tensor): Tensor;
+/** torch.gather. */
+export function gather(input: Tensor, dim: number, index: Tensor): Tensor;
+/** torch.index_add. */
+export function indexAdd(input: Tensor, dim: number, index: Tensor, source: Tensor): Tensor;
+/** torch.scatter_add. */
+export function scatterAdd(input: Tensor, dim: number, index: Tensor, src: Tensor): Tensor;
+/** torch.movedim: dims moved from source to destination (ints or equal-length lists), the others in order (a view). */
+export function movedim(input: Tensor, source: Dims, destination: Dims): Tensor;
+/** torch.moveaxis: movedim. */
+export function moveaxis(input: Tensor, source: Dims, destination: Dims): Tensor;
+/** torch.addcmul: input + value * tensor1 * tensor2 (value default 1). */
+export function addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, options?: { value?: number }): Tensor;
+/** torch.addcdiv: input + value * tensor1 / tensor2 (two integer tensors are DtypeMismatch, as PyTorch). */
+export function addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, options?: { value?: number }): Tensor;
+/** torch.lerp: input + weight * (end - input) (PyTorch's two exact forms; floating inputs). */
+export function lerp(input: Tensor, end: Tensor, weight: number | Tensor): Tensor;
+/** torch.bitwise_left_shift of int64 (wraps; shifts outside 0..63 give 0). */
+export function bitwiseLeftShift(input: Tensor | number | bigint, other: Tensor | number | bigint): Tensor;
+/** torch.bitwise_right_shift of int64, arithmetic (the sign kept; shifts outside 0..63 give 0 or -1). */
+export function bitwiseRightShift(input: Tensor | number | bigint, other: Tensor | number | bigint): Tensor;
+/** torch.trunc: toward zero (int64 as it is). */
+export function trunc(input: Tensor): Tensor;
+/** torch.fix: trunc. */
+export function fix(input: Tensor): Tensor;
+/** torch.xlogy: input * log(other), 0 where input is 0 (NaN where other is NaN). */
+export function xlogy(input: TensorLike, other: TensorLike): Tensor;
+/** torch.nan_to_num: NaN to nan (0), infinities to posinf and neginf (the dtype's extremes by default). */
+export function nanToNum(input: Tensor, nan?: number | null, posinf?: number | null, neginf?: number | null): Tensor;
+export function nanToNum(input: Tensor, options: { nan?: number | null; posinf?: number | null; neginf?: number | null }): Tensor;
+/** torch.count_nonzero over dim (none: all), int64. */
+export function countNonzero(input: Tensor, dim?: Dims | null): Tensor;
+/** torch.aminmax: { min, max } over dim (none: all). */
+export function aminmax(input: Tensor, options?: { dim?: number | null; keepdim?: boolean }): { min: Tensor; max: Tensor };
+/** torch.logcumsumexp: log of the running sum of exp along dim. */
+export function logcumsumexp(input: Tensor, dim: number): Tensor;
+/** torch.fliplr: dim 1 reversed (2 dims or more). */
+export function fliplr(input: Tensor): Tensor;
+/** torch.flipud: dim 0 reversed. */
+export function flipud(input: Tensor): Tensor;
+/** torch.rot90: k quarter turns in the plane of dims (default [0, 1]). */
+export function rot90(input: Tensor, k?: number, dims?: readonly number[]): Tensor;
+/** torch.narrow_copy: narrow as a new tensor. */
+export function narrowCopy(input: Tensor, dim: number, start: number, length: number): Tensor;
+/** torch.tensor_split: n sections (the first size % n one longer) or pieces cut at indices along dim (views). */
+export function tensorSplit(input: Tensor, indicesOrSections: number | readonly number[], dim?: number): Tensor[];
+/** torch.hsplit: tensorSplit along dim 1 (dim 0 of a 1-D input); sections must divide the dim. */
+export function hsplit(input: Tensor, indicesOrSections: number | readonly number[]): Tensor[];
+/** torch.vsplit: tensorSplit along dim 0 (2 dims or more). */
+export function vsplit(input: Tensor, indicesOrSections: number | readonly number[]): Tensor[];
+/** torch.dsplit: tensorSplit along dim 2 (3 dims or more). */
+export function dsplit(input: Tensor, indicesOrSections: number | readonly number[]): Tensor[];
+
+export interface Tensor {
+  /** See {@link divide}. */
+  divide(other: TensorLike, options?: DivOptions): Tensor;
+  divide_(other: TensorLike, options?: DivOptions): this;
+  /** See {@link trueDivide}. */
+  trueDivide(other: TensorLike): Tensor;
+  trueDivide_(other: TensorLike): this;
+  /** See {@link floorDivide}. */
+  floorDivide(other: TensorLike): Tensor;
+  floorDivide_(other: TensorLike): this;
+  /** See {@link greater}. */
+  greater(other: TensorLike): Tensor;
+  /** See {@link greaterEqual}. */
+  greaterEqual(other: TensorLike): Tensor;
+  /** See {@link less}. */
+  less(other: TensorLike): Tensor;
+  /** See {@link lessEqual}. */
+  lessEqual(other: TensorLike): Tensor;
+  /** See {@link notEqual}. */
+  notEqual(other: TensorLike): Tensor;
+  /** See {@link multiply}. */
+  multiply(other: TensorLike): Tensor;
+  multiply_(other: TensorLike): this;
+  /** See {@link subtract}. */
+  subtract(other: TensorLike): Tensor;
+  subtract_(other: TensorLike): this;
+  /** See {@link negative}. */
+  negative(): Tensor;
+  /** See {@link absolute}. */
+  absolute(): Tensor;
+  /** See {@link sgn}. */
+  sgn(): Tensor;
+  /** See {@link movedim}. */
+  movedim(source: Dims, destination: Dims): Tensor;
+  /** See {@link moveaxis}. */
+  moveaxis(source: Dims, destination: Dims): Tensor;
+  /** See {@link addcmul}. */
+  addcmul(tensor1: Tensor, tensor2: Tensor, options?: { value?: number }): Tensor;
+  addcmul_(tensor1: Tensor, tensor2: Tensor, options?: { value?: number }): this;
+  /** See {@link addcdiv}. */
+  addcdiv(tensor1: Tensor, tensor2: Tensor, options?: { value?: number }): Tensor;
+  addcdiv_(tensor1: Tensor, tensor2: Tensor, options?: { value?: number }): this;
+  /** See {@link lerp}. */
+  lerp(end: Tensor, weight: number | Tensor): Tensor;
+  lerp_(end: Tensor, weight: number | Tensor): this;
+  /** See {@link bitwiseLeftShift}. */
+  bitwiseLeftShift(other: Tensor | number | bigint): Tensor;
+  bitwiseLeftShift_(other: Tensor | number | bigint): this;
+  /** See {@link bitwiseRightShift}. */
+  bitwiseRightShift(other: Tensor | number | bigint): Tensor;
+  bitwiseRightShift_(other: Tensor | number | bigint): this;
+  /** See {@link trunc}. */
+  trunc(): Tensor;
+  trunc_(): this;
+  /** See {@link fix}. */
+  fix(): Tensor;
+  fix_(): this;
+  /** See {@link xlogy}. */
+  xlogy(other: TensorLike): Tensor;
+  /** See {@link nanToNum}. */
+  nanToNum(nan?: number | null, posinf?: number | null, neginf?: number | null): Tensor;
+  nanToNum(options: { nan?: number | null; posinf?: number | null; neginf?: number | null }): Tensor;
+  nanToNum_(nan?: number | null, posinf?: number | null, neginf?: number | null): this;
+  nanToNum_(options: { nan?: number | null; posinf?: number | null; neginf?: number | null }): this;
+  /** See {@link countNonzero}. */
+  countNonzero(dim?: Dims | null): Tensor;
+  /** See {@link aminmax}. */
+  aminmax(options?: { dim?: number | null; keepdim?: boolean }): { min: Tensor; max: Tensor };
+  /** See {@link logcumsumexp}. */
+  logcumsumexp(dim: number): Tensor;
+  /** See {@link fliplr}. */
+  fliplr(): Tensor;
+  /** See {@link flipud}. */
+  flipud(): Tensor;
+  /** See {@link rot90}. */
+  rot90(k?: number, dims?: readonly number[]): Tensor;
+  /** See {@link narrowCopy}. */
+  narrowCopy(dim: number, start: number, length: number): Tensor;
+  /** See {@link tensorSplit}. */
+  tensorSplit(indicesOrSections: number | readonly number[], dim?: number): Tensor[];
+  /** See {@link hsplit}. */
+  hsplit(indicesOrSections: number | readonly number[]): Tensor[];
+  /** See {@link vsplit}. */
+  vsplit(indicesOrSections: number | readonly number[]): Tensor[];
+  /** See {@link dsplit}. */
+  dsplit(indicesOrSections: number | readonly number[]): Tensor[];
+}
+
+// ---- more of torch's functions by name (js/ops/arith.js) ----
+
+/** torch.linspace: steps values from start to end (PyTorch's float32 steps: from start for the first half, from end for the rest). */
+export function linspace(start: number, end: number, steps: number, options?: { dtype?: DType }): Tensor;
+/** torch.eye: [n, m] (m defaults to n) with ones on the main diagonal. */
+export function eye(n: number, m?: number | null, options?: { dtype?: DType }): Tensor;
+export function eye(n: number, options: { dtype?: DType }): Tensor;
+/** torch.baddbmm: beta * input + alpha * (batch1 @ batch2) (3-D batches; beta 0 ignores input). */
+export function baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, options?: { beta?: number; alpha?: number }): Tensor;
+/** torch.mm: a matrix product of two 2-D tensors. */
+export function mm(input: Tensor, mat2: Tensor): Tensor;
+/** torch.mv: a matrix times a vector. */
+export function mv(input: Tensor, vec: Tensor): Tensor;
+/** torch.concat: cat. */
+export function concat(tensors: readonly Tensor[], dim?: number): Tensor;
+/** torch.concatenate: cat. */
+export function concatenate(tensors: readonly Tensor[], dim?: number): Tensor;
+/** torch.hstack: cat along dim 1 (dim 0 of 1-D tensors). */
+export function hstack(tensors: readonly Tensor[]): Tensor;
+/** torch.vstack: cat along dim 0 of the tensors made at least 2-D. */
+export function vstack(tensors: readonly Tensor[]): Tensor;
+/** torch.exp2: 2 ** input. */
+export function exp2(input: Tensor): Tensor;
+/** torch.log2. */
+export function log2(input: Tensor): Tensor;
+/** torch.log10. */
+export function log10(input: Tensor): Tensor;
+/** torch.reciprocal: 1 / input (integers to float32). */
+export function reciprocal(input: Tensor): Tensor;
+/** torch.frac: input - trunc(input). */
+export function frac(input: Tensor): Tensor;
+/** torch.clamp_min. */
+export function clampMin(input: Tensor, min: number | bigint | Tensor): Tensor;
+/** torch.clamp_max. */
+export function clampMax(input: Tensor, max: number | bigint | Tensor): Tensor;
+/** torch.hypot: sqrt(input^2 + other^2) without overflow. */
+export function hypot(input: Tensor, other: Tensor): Tensor;
+/** torch.logaddexp: log(e^input + e^other). */
+export function logaddexp(input: Tensor, other: Tensor): Tensor;
+/** torch.fmax: maximum where a NaN loses to a number. */
+export function fmax(input: Tensor, other: Tensor): Tensor;
+/** torch.fmin: minimum where a NaN loses to a number. */
+export function fmin(input: Tensor, other: Tensor): Tensor;
+/** torch.isclose: |input - other| <= atol + rtol |other| (or equal), bool. */
+export function isclose(input: Tensor, other: Tensor, options?: { rtol?: number; atol?: number; equalNan?: boolean }): Tensor;
+/** torch.allclose: isclose everywhere, as a boolean (reads values: not while tracing). */
+export function allclose(input: Tensor, other: Tensor, options?: { rtol?: number; atol?: number; equalNan?: boolean }): boolean;
+/** torch.equal: same shape and values, as a boolean. */
+export function equal(input: Tensor, other: Tensor): boolean;
+/** torch.broadcast_to: expand. */
+export function broadcastTo(input: Tensor, shape: readonly number[]): Tensor;
+/** torch.logit: log(p / (1 - p)), p clamped into [eps, 1 - eps] when eps is given. */
+export function logit(input: Tensor, eps?: number | null): Tensor;
+/** torch.deg2rad. */
+export function deg2rad(input: Tensor): Tensor;
+/** torch.rad2deg. */
+export function rad2deg(input: Tensor): Tensor;
+/** torch.nansum over dim (none: all), NaN skipped. */
+export function nansum(input: Tensor, dim?: Dims | null, keepdim?: boolean): Tensor;
+/** torch.nanmean over dim (none: all), NaN skipped. */
+export function nanmean(input: Tensor, dim?: Dims | null, keepdim?: boolean): Tensor;
+
+export interface Tensor {
+  /** See {@link baddbmm}. */
+  baddbmm(batch1: Tensor, batch2: Tensor, options?: { beta?: number; alpha?: number }): Tensor;
+  /** See {@link mm}. */
+  mm(mat2: Tensor): Tensor;
+  /** See {@link mv}. */
+  mv(vec: Tensor): Tensor;
+  /** See {@link exp2}. */
+  exp2(): Tensor;
+  /** See {@link log2}. */
+  log2(): Tensor;
+  /** See {@link log10}. */
+  log10(): Tensor;
+  /** See {@link reciprocal}. */
+  reciprocal(): Tensor;
+  /** See {@link frac}. */
+  frac(): Tensor;
+  /** See {@link clampMin}. */
+  clampMin(min: number | bigint | Tensor): Tensor;
+  /** See {@link clampMax}. */
+  clampMax(max: number | bigint | Tensor): Tensor;
+  /** See {@link hypot}. */
+  hypot(other: Tensor): Tensor;
+  /** See {@link logaddexp}. */
+  logaddexp(other: Tensor): Tensor;
+  /** See {@link fmax}. */
+  fmax(other: Tensor): Tensor;
+  /** See {@link fmin}. */
+  fmin(other: Tensor): Tensor;
+  /** See {@link isclose}. */
+  isclose(other: Tensor, options?: { rtol?: number; atol?: number; equalNan?: boolean }): Tensor;
+  /** See {@link allclose}. */
+  allclose(other: Tensor, options?: { rtol?: number; atol?: number; equalNan?: boolean }): boolean;
+  /** See {@link equal}. */
+  equal(other: Tensor): boolean;
+  /** See {@link broadcastTo}. */
+  broadcastTo(shape: readonly number[]): Tensor;
+  /** See {@link logit}. */
+  logit(eps?: number | null): Tensor;
+  /** See {@link deg2rad}. */
+  deg2rad(): Tensor;
+  /** See {@link rad2deg}. */
+  rad2deg(): Tensor;
+  /** See {@link nansum}. */
+  nansum(dim?: Dims | null, keepdim?: boolean): Tensor;
+  /** See {@link nanmean}. */
+  nanmean(dim?: Dims | null, keepdim?: boolean): Tensor;
+  /** torch.trace: the sum of a matrix's main diagonal (a method only: om.trace is the tracer). */
+  trace(): Tensor;
 }

@@ -31,6 +31,14 @@ export const {
   maskedScatter, index, indexPut, topk, sort, argsort, searchsorted, bucketize, repeatInterleave, trilIndices, triuIndices,
   square, isnan, isinf, isfinite, std, all, any, logsumexp, bmm, outer, dot, norm,
   log1p, expm1, flip, tile, prod, cumprod, diagonal, diag,
+  add, sub, mul, div, divide, trueDivide, floorDivide, pow, eq, ne, lt, le, gt, ge, neg, abs, sign, exp, log, sqrt, rsqrt, clone,
+  relu, sigmoid, tanh, erf, clamp, clip, cumsum, maskedFill, softmax, logSoftmax, reshape, narrow, select, squeeze, t, detach,
+  sum, mean, amax, amin, max, min, argmax, argmin, indexSelect, gather, indexAdd, scatterAdd,
+  absolute, negative, sgn, multiply, subtract, greater, greaterEqual, less, lessEqual, notEqual, movedim, moveaxis,
+  addcmul, addcdiv, lerp, bitwiseLeftShift, bitwiseRightShift, trunc, fix, xlogy, nanToNum, countNonzero, aminmax, logcumsumexp,
+  fliplr, flipud, rot90, narrowCopy, tensorSplit, hsplit, vsplit, dsplit,
+  linspace, eye, baddbmm, mm, mv, concat, concatenate, hstack, vstack, exp2, log2, log10, reciprocal, frac, clampMin, clampMax,
+  hypot, logaddexp, fmax, fmin, isclose, allclose, equal, broadcastTo, logit, deg2rad, rad2deg, nansum, nanmean,
 } = functions;
 const variance = functions.var;
 export { variance as var }; // torch.var (a reserved word in JS, so exported by name)

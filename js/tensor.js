@@ -201,17 +201,18 @@ export function floatOp(who, opName) {
 
 /**
  * An elementwise op with tensor-or-number operands, promoted as PyTorch's torch.result_type
- * with numbers as weak scalars (js/ops/table.js's binary rows).
+ * with numbers as weak scalars (js/ops/table.js's binary rows); iattrs are the op's int
+ * attributes (div's rounding mode).
  */
-export function elementwise(who, opName, names, values) {
+export function elementwise(who, opName, names, values, iattrs = []) {
   // the common cases without operands()'s lists: two tensors, a tensor and a number
   if (values.length === 2 && values[0] instanceof Tensor) {
     const h = handleOf(values[0], who, names[0]), b = values[1];
-    if (b instanceof Tensor) return apply1(who, opName, [h, handleOf(b, who, names[1])]);
+    if (b instanceof Tensor) return apply1(who, opName, [h, handleOf(b, who, names[1])], iattrs);
     if (typeof b === 'number') {
       const s = scalarHandle(b, scalarDtype(b, dtypeOf(values[0])), who);
       try {
-        return apply1(who, opName, [h, s]);
+        return apply1(who, opName, [h, s], iattrs);
       } finally {
         omw.release(s);
       }
@@ -219,7 +220,7 @@ export function elementwise(who, opName, names, values) {
   }
   const { handles, temps } = operands(who, names, values);
   try {
-    return apply1(who, opName, handles);
+    return apply1(who, opName, handles, iattrs);
   } finally {
     releaseAll(temps);
   }

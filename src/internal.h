@@ -460,6 +460,8 @@ static inline om_attrs om__attrs_i(int n, const int64_t *v) {
 }
 /** Releases n tensors (NULL entries ignored). */
 void om__release_all(om_tensor **ts, int n);
+/* base with its diagonal (offset, canonical dims d1, d2) replaced by v: a new tensor (src/ops/shape.c). */
+om_tensor *om__diagonal_scatter(om_tensor *base, om_tensor *v, int64_t offset, int d1, int d2);
 
 /* A scope of temporaries for composite code (backward rules): om__keep registers a new
  * reference, om__scope_end releases them all. NULL results pass through (the error is set). */

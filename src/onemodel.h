@@ -313,6 +313,8 @@ om_tensor *om_select_scatter(om_tensor *input, om_tensor *src, int dim, int64_t 
 om_tensor *om_roll(om_tensor *a, const int64_t *shifts, int n_shifts, const int64_t *dims, int n_dims);
 /** torch.flip: a copy of a with each of the n dims read backwards; dims and a borrowed, returns a new reference. */
 om_tensor *om_flip(om_tensor *a, const int64_t *dims, int n);
+/** torch.diagonal: the elements [.., i, i + offset] of dims dim1 and dim2 as a last dim; a view (writes reach a); new reference. */
+om_tensor *om_diagonal(om_tensor *a, int64_t offset, int dim1, int dim2);
 /** torch.Tensor.repeat: a copy of a repeated sizes[d] times along each dim (n >= a's dims; a gets
  *  size-1 dims in front for the extra ones); sizes and a borrowed, returns a new reference. */
 om_tensor *om_repeat(om_tensor *a, const int64_t *sizes, int n);

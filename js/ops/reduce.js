@@ -4,7 +4,7 @@
 import { OmError, invalid } from '../errors.js';
 import { omw, checkHandle, lastError, marshal, dtypeCodes } from '../runtime.js';
 import { describe, toI64, toI32, toBool } from '../convert.js';
-import { handle, wrap, applyOp, applyAll, valuesIndices, dimsArg, isOptions, tidy, where } from '../tensor.js';
+import { Tensor, handle, wrap, applyOp, applyAll, valuesIndices, dimsArg, isOptions, tidy, where, elementwise } from '../tensor.js';
 
 /**
  * A reduction over dim (undefined/null: all dims; a number or an array of numbers). boolAs: the
@@ -30,8 +30,10 @@ export const amin = reduction('amin');
 /** torch.prod over dim (none: all; a bool input counts as int64, as PyTorch's). */
 export const prod = reduction('prod', 'int64');
 
-/** max/min: over everything (one tensor), or along dim ([values, indices], also .values and .indices). */
+/** max/min: over everything (one tensor), along dim ([values, indices], also .values and
+ *  .indices), or, given a tensor (torch.max(input, other)), elementwise: maximum/minimum. */
 const extreme = (who, allOp, dimOp) => (input, dim, keepdim) => {
+  if (dim instanceof Tensor) return elementwise(who, who === 'max' ? 'maximum' : 'minimum', ['input', 'other'], [input, dim]);
   const h = handle(input, who, 'input');
   const k = toBool(keepdim, who, 'keepdim');
   if (dim === undefined || dim === null) return applyOp(who, allOp, [h], [k ? 1n : 0n]);

@@ -218,24 +218,39 @@ export const repeat = repeats('repeat', false);
 export const tile = repeats('tile', true);
 
 /**
- * torch.diagonal: the elements [i, i + offset] of dims dim1 and dim2 (defaults 0, 1), as a last dim.
- * A copy, not a view as PyTorch's: the two dims moved last, the square block holding the diagonal
- * narrowed out, kept where an identity mask is true (Where, not a product: an infinity elsewhere
- * stays out) and summed over the last dim, so differentiable and traced at any size.
+ * torch.diagonal: the elements [i, i + offset] of dims dim1 and dim2 (defaults 0, 1), as a last
+ * dim: a view, as PyTorch's (x.diagonal().fill_(0) writes into x).
  */
 export function diagonal(input, offset = 0, dim1 = 0, dim2 = 1) {
-  handle(input, 'diagonal', 'input');
-  const nd = input.ndim, o = Number(toI64(offset, 'diagonal', 'offset'));
-  const d1 = wrapDim(toI32(dim1, 'diagonal', 'dim1'), nd, 'diagonal'), d2 = wrapDim(toI32(dim2, 'diagonal', 'dim2'), nd, 'diagonal');
-  if (d1 === d2) throw invalid(`diagonal: dim1 and dim2 cannot be the same dim (${d1})`);
-  const len = Math.max(0, Math.min(input.shape[d1] + Math.min(0, o), input.shape[d2] - Math.max(0, o)));
-  return tidy(() => {
-    const rest = [...Array(nd).keys()].filter((d) => d !== d1 && d !== d2);
-    const block = input.permute([...rest, d1, d2]).narrow(-2, len && Math.max(0, -o), len).narrow(-1, len && Math.max(0, o), len);
-    const i = arange(len);
-    const picked = where(i.unsqueeze(1).eq(i), block, 0).sum(-1);
-    return input.dtype === 'bool' ? picked.to('bool') : picked;
+  const who = 'diagonal';
+  const h = handle(input, who, 'input');
+  return applyOp(who, who, [h], [toI64(offset, who, 'offset'), toI64(dim1, who, 'dim1'), toI64(dim2, who, 'dim2')]);
+}
+
+/**
+ * Tensor.fill_diagonal_(fillValue, wrap = false): the main diagonal (i, i, ..., i) set to fillValue,
+ * in place, through diagonal views. The dims must have one size, but for a matrix; wrap = true
+ * restarts a tall matrix's diagonal every columns + 1 rows, as PyTorch (one whose elements are one run).
+ */
+export function fillDiagonal_(input, fillValue, wrap = false) {
+  const who = 'fillDiagonal_';
+  handle(input, who, 'input');
+  const nd = input.ndim, shape = input.shape;
+  if (nd < 2) throw invalid(`${who}: dimensions must larger than 1`);
+  if (nd > 2 && shape.some((n) => n !== shape[0])) throw invalid(`${who}: all dimensions of input must be of equal length`);
+  if (typeof wrap !== 'boolean') throw invalid(`${who}: wrap must be a boolean, got ${describe(wrap)}`);
+  const [rows, cols] = shape;
+  tidy(() => {
+    if (nd === 2 && wrap && rows > cols + 1) {
+      // every (cols + 1)-th element of the flattened matrix (view refuses one whose elements are not one run)
+      input.view(-1).slice(0, 0, rows * cols, cols + 1).fill_(fillValue);
+      return;
+    }
+    let d = input.diagonal(0, 0, 1); // [n, ..., n, n]: the first two dims' diagonal last
+    for (let k = 2; k < nd; k++) d = d.diagonal(0, 0, -1);
+    d.fill_(fillValue);
   });
+  return input;
 }
 
 /**
@@ -245,7 +260,7 @@ export function diagonal(input, offset = 0, dim1 = 0, dim2 = 1) {
 export function diag(input, k = 0) {
   handle(input, 'diag', 'input');
   const o = Number(toI64(k, 'diag', 'diagonal'));
-  if (input.ndim === 2) return diagonal(input, o);
+  if (input.ndim === 2) return tidy(() => diagonal(input, o).clone()); // a copy, as torch.diag's
   if (input.ndim !== 1) throw invalid(`diag: takes a 1-D or 2-D input, got ${input.ndim} dims`);
   return tidy(() => {
     const n = input.shape[0] + Math.abs(o), i = arange(n);

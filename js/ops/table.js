@@ -16,10 +16,10 @@
 //   attrs(op, signature)  tensors and int attributes, e.g. 'input, dim: int, index': the tensors
 //                         are the op's inputs in order, the ints its int attributes in order
 //                         ('k: int = 0' gives a default when the argument is undefined)
-import { toI64 } from '../convert.js';
+import { toI64, describe } from '../convert.js';
 import { OmError, invalid } from '../errors.js';
 import {
-  Tensor, self, handle, unaryOp, floatOp, applyOp, elementwise, meshgrid, where, cat, stack,
+  Tensor, self, handle, unaryOp, floatOp, applyOp, elementwise, meshgrid, where, cat, stack, optionsArg,
 } from '../tensor.js';
 import { requireReady } from '../runtime.js';
 import * as shape from './shape.js';
@@ -30,6 +30,7 @@ import * as norm from './norm.js';
 import * as indexing from './index.js';
 import * as sorting from './sort.js';
 import * as like from './like.js';
+import * as arith from './arith.js';
 
 const unary = (op) => ({ build: (name) => unaryOp(name, op) });
 const float = (op) => ({ build: (name) => floatOp(name, op) });
@@ -39,6 +40,27 @@ const binary = (op, second = 'other') => ({
   build: (name) => {
     const names = ['input', second];
     return (input, other) => elementwise(name, op, names, [input, other]);
+  },
+});
+
+/**
+ * div and floorDivide: torch.div(input, other, rounding_mode=...) as div(input, other,
+ * { roundingMode }): undefined or null true division (integers give float32), 'trunc' toward zero,
+ * 'floor' down (Python's //); rounded, integers stay int64 (a zero divisor is InvalidArgument, as
+ * PyTorch raises) and the gradient is zero. `mode` fixes the rounding (floorDivide's 'floor').
+ */
+const ROUNDING = { trunc: 1n, floor: 2n };
+const division = (mode) => ({
+  promotes: true,
+  build: (name) => (input, other, options) => {
+    let m = mode;
+    if (m === undefined) {
+      m = optionsArg(options, name, ['roundingMode']).roundingMode ?? null;
+      if (m !== null && !(typeof m === 'string' && Object.hasOwn(ROUNDING, m))) {
+        throw invalid(`${name}: roundingMode must be 'trunc', 'floor' or null, got ${describe(m)}`);
+      }
+    }
+    return elementwise(name, 'div', ['input', 'other'], [input, other], m === null ? [] : [ROUNDING[m]]);
   },
 });
 
@@ -78,17 +100,20 @@ const M = 'method', F = 'function', MF = 'method, function';
 /** [JS name, argument handling, installed as, in-place form] */
 export const OPS = [
   // elementwise arithmetic and comparisons, promoted as PyTorch
-  ['add', binary('add'), M, 'add_'],
-  ['sub', binary('sub'), M, 'sub_'],
-  ['mul', binary('mul'), M, 'mul_'],
-  ['div', binary('div'), M, 'div_'],
-  ['pow', power, M],
-  ['eq', binary('eq'), M],
-  ['ne', binary('ne'), M],
-  ['lt', binary('lt'), M],
-  ['le', binary('le'), M],
-  ['gt', binary('gt'), M],
-  ['ge', binary('ge'), M],
+  ['add', binary('add'), MF, 'add_'],
+  ['sub', binary('sub'), MF, 'sub_'],
+  ['mul', binary('mul'), MF, 'mul_'],
+  ['div', division(), MF, 'div_'],
+  ['divide', division(), MF, 'divide_'], // torch.divide: div's other name
+  ['trueDivide', division(null), MF, 'trueDivide_'],
+  ['floorDivide', division('floor'), MF, 'floorDivide_'],
+  ['pow', power, MF],
+  ['eq', binary('eq'), MF],
+  ['ne', binary('ne'), MF],
+  ['lt', binary('lt'), MF],
+  ['le', binary('le'), MF],
+  ['gt', binary('gt'), MF],
+  ['ge', binary('ge'), MF],
   ['atan2', binary('atan2'), MF], // the angle of the point (other, input) in [-pi, pi]
   ['minimum', binary('minimum'), MF], // NaN where either is NaN
   ['maximum', binary('maximum'), MF],
@@ -101,16 +126,16 @@ export const OPS = [
   ['bitwiseOr', binary('bitwise_or'), MF, 'bitwiseOr_'],
   ['bitwiseXor', binary('bitwise_xor'), MF, 'bitwiseXor_'],
   // elementwise functions of one tensor (integers promoted to float32 where PyTorch does)
-  ['neg', unary('neg'), M],
-  ['abs', unary('abs'), M],
-  ['sign', unary('sign'), M],
+  ['neg', unary('neg'), MF],
+  ['abs', unary('abs'), MF],
+  ['sign', unary('sign'), MF],
   ['floor', unary('floor'), MF], // int64 kept, as PyTorch
   ['ceil', unary('ceil'), MF],
   ['round', unary('round'), MF], // halves to even (torch.round)
-  ['exp', float('exp'), M],
-  ['log', float('log'), M],
-  ['sqrt', float('sqrt'), M],
-  ['rsqrt', float('rsqrt'), M],
+  ['exp', float('exp'), MF],
+  ['log', float('log'), MF],
+  ['sqrt', float('sqrt'), MF],
+  ['rsqrt', float('rsqrt'), MF],
   ['sin', unary('sin'), MF],
   ['cos', unary('cos'), MF],
   ['tan', unary('tan'), MF],
@@ -124,22 +149,22 @@ export const OPS = [
   ['atanh', unary('atanh'), MF],
   ['logicalNot', unary('logical_not'), MF], // input == 0 as bool (`~mask`)
   ['bitwiseNot', unary('bitwise_not'), MF],
-  ['clone', unary('clone'), M],
+  ['clone', unary('clone'), MF],
   // activations and the misc ops (js/ops/act.js; om.nn.functional has the functions)
-  ['relu', impl(act.relu), M],
-  ['sigmoid', impl(act.sigmoid), M],
-  ['tanh', impl(act.tanh), M],
-  ['erf', impl(act.erf), M],
-  ['clamp', impl(act.clamp), M],
-  ['clip', impl(act.clamp), M],
-  ['cumsum', impl(act.cumsum), M],
-  ['maskedFill', impl(act.maskedFill), M, 'maskedFill_'],
+  ['relu', impl(act.relu), MF],
+  ['sigmoid', impl(act.sigmoid), MF],
+  ['tanh', impl(act.tanh), MF],
+  ['erf', impl(act.erf), MF],
+  ['clamp', impl(act.clamp), MF],
+  ['clip', impl(act.clamp), MF],
+  ['cumsum', impl(act.cumsum), MF],
+  ['maskedFill', impl(act.maskedFill), MF, 'maskedFill_'],
   ['square', impl(act.square), MF],
   ['isnan', impl(act.isnan), MF],
   ['isinf', impl(act.isinf), MF],
   ['isfinite', impl(act.isfinite), MF],
-  ['softmax', impl(norm.softmax), M],
-  ['logSoftmax', impl(norm.logSoftmax), M],
+  ['softmax', impl(norm.softmax), MF],
+  ['logSoftmax', impl(norm.logSoftmax), MF],
   // dtype
   ['to', impl(shape.to), M],
   ['float', impl((input) => shape.to(input, 'float32')), M],
@@ -156,7 +181,7 @@ export const OPS = [
   ['newFull', impl(like.newFull), M],
   ['newTensor', impl(like.newTensor), M],
   // views, copies and splits (js/ops/shape.js)
-  ['reshape', impl(shape.reshape), M],
+  ['reshape', impl(shape.reshape), MF],
   ['view', impl(shape.view), M],
   ['permute', impl(shape.permute), MF],
   ['transpose', impl(shape.transpose), MF],
@@ -164,16 +189,16 @@ export const OPS = [
   ['swapdims', impl(shape.transpose), MF],
   ['expand', impl(shape.expand), M],
   ['slice', impl(shape.slice), M],
-  ['narrow', impl(shape.narrow), M],
-  ['select', attrs('select', 'input, dim: int, index: int'), M],
+  ['narrow', impl(shape.narrow), MF],
+  ['select', attrs('select', 'input, dim: int, index: int'), MF],
   ['unfold', attrs('unfold_dim', 'input, dimension: int, size: int, step: int'), M],
   ['sliceScatter', impl(shape.sliceScatter), M],
   ['selectScatter', impl(shape.selectScatter), M],
-  ['squeeze', impl(shape.squeeze), M],
+  ['squeeze', impl(shape.squeeze), MF],
   ['unsqueeze', attrs('unsqueeze', 'input, dim: int'), MF],
   ['contiguous', impl(shape.contiguous), M],
-  ['detach', impl(shape.detach), M],
-  ['t', impl(shape.t), M],
+  ['detach', impl(shape.detach), MF],
+  ['t', impl(shape.t), MF],
   ['flatten', impl(shape.flatten), MF],
   ['split', impl(shape.split), MF],
   ['chunk', impl(shape.chunk), MF],
@@ -186,24 +211,24 @@ export const OPS = [
   ['meshgrid', impl(meshgrid), F],
   ['where', impl(where), F],
   // reductions (js/ops/reduce.js)
-  ['sum', impl(reduce.sum), M],
-  ['mean', impl(reduce.mean), M],
-  ['amax', impl(reduce.amax), M],
-  ['amin', impl(reduce.amin), M],
-  ['max', impl(reduce.max), M],
-  ['min', impl(reduce.min), M],
-  ['argmax', impl(reduce.argmax), M],
-  ['argmin', impl(reduce.argmin), M],
+  ['sum', impl(reduce.sum), MF],
+  ['mean', impl(reduce.mean), MF],
+  ['amax', impl(reduce.amax), MF],
+  ['amin', impl(reduce.amin), MF],
+  ['max', impl(reduce.max), MF],
+  ['min', impl(reduce.min), MF],
+  ['argmax', impl(reduce.argmax), MF],
+  ['argmin', impl(reduce.argmin), MF],
   ['var', impl(reduce.variance), MF],
   ['std', impl(reduce.std), MF],
   ['all', impl(reduce.all), MF],
   ['any', impl(reduce.any), MF],
   ['logsumexp', impl(reduce.logsumexp), MF],
   // indexing (js/ops/index.js)
-  ['indexSelect', attrs('index_select', 'input, dim: int, index'), M],
-  ['gather', attrs('gather', 'input, dim: int, index'), M],
-  ['indexAdd', attrs('index_add', 'input, dim: int, index, source'), M],
-  ['scatterAdd', attrs('scatter_add', 'input, dim: int, index, src'), M],
+  ['indexSelect', attrs('index_select', 'input, dim: int, index'), MF],
+  ['gather', attrs('gather', 'input, dim: int, index'), MF],
+  ['indexAdd', attrs('index_add', 'input, dim: int, index, source'), MF],
+  ['scatterAdd', attrs('scatter_add', 'input, dim: int, index, src'), MF],
   ['maskedScatter', impl(indexing.maskedScatter), MF, 'maskedScatter_'],
   ['index', impl(indexing.index), MF],
   ['indexPut', impl(indexing.indexPut), MF, 'indexPut_'],
@@ -235,6 +260,71 @@ export const OPS = [
   ['cumprod', impl(act.cumprod), MF],
   ['diagonal', impl(shape.diagonal), MF],
   ['diag', impl(shape.diag), MF],
+  ['fillDiagonal_', impl(shape.fillDiagonal_), M],
+  // PyTorch's other names of ops above (torch.absolute, torch.multiply, ...)
+  ['absolute', unary('abs'), MF],
+  ['negative', unary('neg'), MF],
+  ['sgn', unary('sign'), MF], // sign of real numbers
+  ['multiply', binary('mul'), MF, 'multiply_'],
+  ['subtract', binary('sub'), MF, 'subtract_'],
+  ['greater', binary('gt'), MF],
+  ['greaterEqual', binary('ge'), MF],
+  ['less', binary('lt'), MF],
+  ['lessEqual', binary('le'), MF],
+  ['notEqual', binary('ne'), MF],
+  ['moveaxis', impl(arith.movedim), MF],
+  // compositions PyTorch ports reach for (js/ops/arith.js)
+  ['addcmul', impl(arith.addcmul), MF, 'addcmul_'],
+  ['addcdiv', impl(arith.addcdiv), MF, 'addcdiv_'],
+  ['lerp', impl(arith.lerp), MF, 'lerp_'],
+  ['bitwiseLeftShift', impl(arith.bitwiseLeftShift), MF, 'bitwiseLeftShift_'],
+  ['bitwiseRightShift', impl(arith.bitwiseRightShift), MF, 'bitwiseRightShift_'],
+  ['trunc', impl(arith.trunc), MF, 'trunc_'],
+  ['fix', impl(arith.trunc), MF, 'fix_'],
+  ['xlogy', impl(arith.xlogy), MF],
+  ['nanToNum', impl(arith.nanToNum), MF, 'nanToNum_'],
+  ['countNonzero', impl(arith.countNonzero), MF],
+  ['aminmax', impl(arith.aminmax), MF],
+  ['logcumsumexp', impl(arith.logcumsumexp), MF],
+  ['fliplr', impl(arith.fliplr), MF],
+  ['flipud', impl(arith.flipud), MF],
+  ['rot90', impl(arith.rot90), MF],
+  ['movedim', impl(arith.movedim), MF],
+  ['narrowCopy', impl(arith.narrowCopy), MF],
+  ['tensorSplit', impl(arith.tensorSplit), MF],
+  ['hsplit', impl(arith.hsplit), MF],
+  ['vsplit', impl(arith.vsplit), MF],
+  ['dsplit', impl(arith.dsplit), MF],
+  ['linspace', impl(arith.linspace), F],
+  ['eye', impl(arith.eye), F],
+  ['baddbmm', impl(arith.baddbmm), MF],
+  ['mm', impl(arith.mm), MF],
+  ['mv', impl(arith.mv), MF],
+  ['concat', impl(cat), F], // torch.concat and torch.concatenate: cat's other names
+  ['concatenate', impl(cat), F],
+  ['hstack', impl(arith.hstack), F],
+  ['vstack', impl(arith.vstack), F],
+  ['exp2', impl(arith.exp2), MF],
+  ['log2', impl(arith.log2), MF],
+  ['log10', impl(arith.log10), MF],
+  ['reciprocal', impl(arith.reciprocal), MF],
+  ['frac', impl(arith.frac), MF],
+  ['clampMin', impl(arith.clampMin), MF],
+  ['clampMax', impl(arith.clampMax), MF],
+  ['hypot', impl(arith.hypot), MF],
+  ['logaddexp', impl(arith.logaddexp), MF],
+  ['fmax', impl(arith.fmax), MF],
+  ['fmin', impl(arith.fmin), MF],
+  ['isclose', impl(arith.isclose), MF],
+  ['allclose', impl(arith.allclose), MF],
+  ['equal', impl(arith.equal), MF],
+  ['broadcastTo', impl(arith.broadcastTo), MF],
+  ['logit', impl(arith.logit), MF],
+  ['deg2rad', impl(arith.deg2rad), MF],
+  ['rad2deg', impl(arith.rad2deg), MF],
+  ['nansum', impl(arith.nansum), MF],
+  ['nanmean', impl(arith.nanmean), MF],
+  ['trace', impl(arith.trace), M], // a method only: om.trace is the tracer
 ];
 
 // PyTorch's dtype categories (bool < integer < floating) and names: an in-place op writes its

@@ -129,11 +129,48 @@ BINARY_LOOP(mul_f64, double, double, a * b)
 BINARY_LOOP(mul_i64, int64_t, int64_t, (int64_t)((uint64_t)a * (uint64_t)b))
 BINARY_LOOP(div_f32, float, float, a / b)
 BINARY_LOOP(div_f64, double, double, a / b)
-/* int64 with rounding_mode 'trunc' (attr i[0] = 1: PyTorch's div(a, b, rounding_mode='trunc'),
- * ONNX's Div of integers, which the graph layer runs for the shape arithmetic the tracer writes);
- * INT64_MIN / -1 wraps, where C would be undefined; a zero divisor is refused before the loop
- * runs (forward_map), so the 0 here is never a result */
-BINARY_LOOP(div_i64, int64_t, int64_t, b == 0 ? 0 : b == -1 ? (int64_t)(0 - (uint64_t)a) : a / b)
+/* PyTorch's div(a, b, rounding_mode=...) is attr i[0]: 0 (none, true division: floats only), 1
+ * 'trunc', 2 'floor'. int64 'trunc' is also ONNX's Div of integers, which the graph layer runs for
+ * the shape arithmetic the tracer writes. INT64_MIN / -1 wraps, where C would be undefined; a zero
+ * divisor is refused before the loop runs (forward_map), so the 0 here is never a result. */
+enum { DIV_TRUE, DIV_TRUNC, DIV_FLOOR };
+static int64_t div_trunc_int(int64_t a, int64_t b) { return b == 0 ? 0 : b == -1 ? (int64_t)(0 - (uint64_t)a) : a / b; }
+/* one less where the division left a remainder and the signs differ (b == -1 never leaves one) */
+static int64_t div_floor_int(int64_t a, int64_t b) {
+  return div_trunc_int(a, b) - (b != 0 && b != -1 && a % b != 0 && (a < 0) != (b < 0));
+}
+/* PyTorch's floor division of floats (c10::div_floor_floating, as Python's //), not floor(a / b),
+ * which can round a quotient just below an integer up to it: the exact a - fmod(a, b) divided by
+ * b, one less where fmod's sign differs from b's, floored and rounded up from above a half; a zero
+ * quotient takes the sign of a / b, and b == 0 gives a / b (IEEE's infinities and NaN). */
+#define DIV_FLOOR_FLOAT(NAME, T, FMOD, FLOOR, COPYSIGN)             \
+  static T NAME(T a, T b) {                                          \
+    if (b == 0) return a / b;                                        \
+    T mod = FMOD(a, b), div = (a - mod) / b;                         \
+    if (mod != 0 && (b < 0) != (mod < 0)) div -= 1;                  \
+    if (div == 0) return COPYSIGN((T)0, a / b);                      \
+    T f = FLOOR(div);                                                \
+    return div - f > (T)0.5 ? f + 1 : f;                             \
+  }
+DIV_FLOOR_FLOAT(div_floor_f, float, fmodf, floorf, copysignf)
+DIV_FLOOR_FLOAT(div_floor_d, double, fmod, floor, copysign)
+BINARY_LOOP(div_trunc_i64, int64_t, int64_t, div_trunc_int(a, b))
+BINARY_LOOP(div_floor_i64, int64_t, int64_t, div_floor_int(a, b))
+BINARY_LOOP(div_trunc_f32, float, float, truncf(a / b))
+BINARY_LOOP(div_floor_f32, float, float, div_floor_f(a, b))
+BINARY_LOOP(div_trunc_f64, double, double, trunc(a / b))
+BINARY_LOOP(div_floor_f64, double, double, div_floor_d(a, b))
+/* div's loop of one dtype picks the rounding mode's (ctx is the call's om_attrs); int64 true
+ * division never reaches it (infer refuses it) */
+#define DIV_LOOP(fname, TRUE_LOOP, TRUNC_LOOP, FLOOR_LOOP)                                  \
+  static void fname(char **p, const int64_t *s, int64_t n, const void *ctx) {              \
+    const om_attrs *at = ctx;                                                              \
+    int64_t mode = at && at->n_i ? at->i[0] : DIV_TRUE;                                    \
+    (mode == DIV_FLOOR ? FLOOR_LOOP : mode == DIV_TRUNC ? TRUNC_LOOP : TRUE_LOOP)(p, s, n, ctx); \
+  }
+DIV_LOOP(div_f32_modes, div_f32, div_trunc_f32, div_floor_f32)
+DIV_LOOP(div_f64_modes, div_f64, div_trunc_f64, div_floor_f64)
+DIV_LOOP(div_i64, div_trunc_i64, div_trunc_i64, div_floor_i64)
 BINARY_LOOP(pow_each_f32, float, float, om__powf(a, b))
 /* A contiguous run to a scalar power (x.pow(2) in a loss, x.pow(3) in gelu's tanh form written
  * out) through om__powf_n, whose squares and cubes go four at a time; the same bits. */
@@ -199,9 +236,11 @@ static bool infer_binary(om_call *c) {
   if (a->dtype != b->dtype)
     return om__fail(OM_ERR_DTYPE_MISMATCH, "%s: dtypes %s and %s differ (convert one with cast)",
                     om_op_name(c->op), om_dtype_name(a->dtype), om_dtype_name(b->dtype));
-  if (c->op == OM_OP_div && (c->attrs.n_i > 1 || (c->attrs.n_i == 1 && c->attrs.i[0] != 1) || (c->attrs.n_i == 1) != (a->dtype == OM_INT64)))
-    return om__fail(OM_ERR_DTYPE_MISMATCH, a->dtype == OM_INT64 ? "div: takes float32, not int64 (true division of integers gives floats: cast first)"
-                                                                : "div: rounding_mode 'trunc' takes int64, not %s", om_dtype_name(a->dtype));
+  if (c->op == OM_OP_div && (c->attrs.n_i > 1 || (c->attrs.n_i == 1 && (c->attrs.i[0] < DIV_TRUE || c->attrs.i[0] > DIV_FLOOR))))
+    return om__fail(OM_ERR_INVALID_ARGUMENT, "div: the rounding mode is one int attribute, 0 (none), 1 ('trunc') or 2 ('floor'), got %d attributes, the first %lld",
+                    c->attrs.n_i, (long long)c->attrs.i[0]);
+  if (c->op == OM_OP_div && a->dtype == OM_INT64 && (!c->attrs.n_i || c->attrs.i[0] == DIV_TRUE))
+    return om__fail(OM_ERR_DTYPE_MISMATCH, "div: takes float32, not int64 (true division of integers gives floats: cast first)");
   if (!check_dtype(c, k, a->dtype) || !om__broadcast_shapes(c->in, 2, &c->out_meta[0], om_op_name(c->op)))
     return false;
   c->out_meta[0].dtype = k->to_bool ? OM_BOOL : a->dtype;
@@ -321,9 +360,14 @@ static bool mul_backward(const om_record *r, om_tensor *const *g, om_tensor **gi
   return done(&s, r, gin);
 }
 
-/* d(a/b) = g/b, -g*a/b^2 */
+/* d(a/b) = g/b, -g*a/b^2; a rounded quotient is flat between its steps: zeros (as PyTorch's) */
 static bool div_backward(const om_record *r, om_tensor *const *g, om_tensor **gin) {
   om_scope s = {0};
+  if (r->attrs.n_i && r->attrs.i[0] != DIV_TRUE) {
+    for (int i = 0; i < 2; i++)
+      if (om__wants(r, i)) gin[i] = om_zeros(r->in[i]->shape, r->in[i]->ndim, r->in[i]->dtype);
+    return done(&s, r, gin);
+  }
   om_tensor *gb = om__keep(&s, om_div(g[0], r->in[1]));
   if (om__wants(r, 0)) grad_to(r, 0, gb, gin);
   if (om__wants(r, 1)) {
@@ -348,6 +392,61 @@ static bool pow_backward(const om_record *r, om_tensor *const *g, om_tensor **gi
     grad_to(r, 1, om__keep(&s, om_mul(g[0], d)), gin);
   }
   return done(&s, r, gin);
+}
+
+/* A bool of the shape of input i of c (Less(input, 0) before it broadcasts). */
+static om_meta bool_of(const om_tensor *t) {
+  om_meta m = {.dtype = OM_BOOL, .ndim = t->ndim};
+  memcpy(m.shape, t->shape, sizeof(int64_t) * (size_t)t->ndim);
+  return m;
+}
+
+/* div with a rounding mode, as the kernels compute it, in exact steps: int64 'trunc' is ONNX's
+ * Div; int64 'floor' is that less one where q b != a and the signs of a and b differ; float
+ * 'trunc' is Ceil of a negative quotient, else Floor (-0 and NaN kept); float 'floor' is
+ * PyTorch's (div_floor_f above): d = (a - Mod(a, b, fmod 1)) / b, less one where the remainder's
+ * sign differs from b's, floored and rounded up from above a half, q * 0 (a signed zero) where
+ * d is 0, and q where b is 0. */
+static bool lower_div(om_lower *l, const om_call *c) {
+  int64_t mode = c->attrs.n_i ? c->attrs.i[0] : DIV_TRUE;
+  om_dtype dt = c->in[0]->dtype;
+  if (mode == DIV_TRUE || (dt == OM_INT64 && mode == DIV_TRUNC)) return om__lower_node(l, c, "Div", NULL, 0);
+  const om_meta *m = &c->out_meta[0];
+  om_meta bm = *m, ma = bool_of(c->in[0]), mb = bool_of(c->in[1]);
+  bm.dtype = OM_BOOL;
+  int a = om__lower_input(l, 0), b = om__lower_input(l, 1), zero = om__lower_scalar(l, 0, dt), one = om__lower_scalar(l, 1, dt);
+  int q, t[16], out;
+  if (a < 0 || b < 0 || zero < 0 || one < 0 || !om__emit(l, "Div", (int[]){a, b}, 2, m, 1, &q, NULL, 0)) return false;
+  if (dt == OM_INT64) {
+    if (!om__emit(l, "Mul", (int[]){q, b}, 2, m, 1, &t[0], NULL, 0) || !om__emit(l, "Equal", (int[]){t[0], a}, 2, &bm, 1, &t[1], NULL, 0) ||
+        !om__emit(l, "Not", &t[1], 1, &bm, 1, &t[2], NULL, 0) || !om__emit(l, "Less", (int[]){a, zero}, 2, &ma, 1, &t[3], NULL, 0) ||
+        !om__emit(l, "Less", (int[]){b, zero}, 2, &mb, 1, &t[4], NULL, 0) || !om__emit(l, "Xor", (int[]){t[3], t[4]}, 2, &bm, 1, &t[5], NULL, 0) ||
+        !om__emit(l, "And", (int[]){t[2], t[5]}, 2, &bm, 1, &t[6], NULL, 0) || (t[7] = emit_cast(l, t[6], m->ndim, m->shape, OM_INT64)) < 0 ||
+        !om__emit(l, "Sub", (int[]){q, t[7]}, 2, m, 1, &out, NULL, 0))
+      return false;
+  } else if (mode == DIV_TRUNC) {
+    if (!om__emit(l, "Less", (int[]){q, zero}, 2, &bm, 1, &t[0], NULL, 0) || !om__emit(l, "Ceil", &q, 1, m, 1, &t[1], NULL, 0) ||
+        !om__emit(l, "Floor", &q, 1, m, 1, &t[2], NULL, 0) || !om__emit(l, "Where", (int[]){t[0], t[1], t[2]}, 3, m, 1, &out, NULL, 0))
+      return false;
+  } else {
+    int half = om__lower_scalar(l, 0.5, dt);
+    if (half < 0 || !om__emit(l, "Mod", (int[]){a, b}, 2, m, 1, &t[0], &OM_ATTR_INT("fmod", 1), 1) || /* t0 = fmod(a, b) */
+        !om__emit(l, "Sub", (int[]){a, t[0]}, 2, m, 1, &t[1], NULL, 0) || !om__emit(l, "Div", (int[]){t[1], b}, 2, m, 1, &t[2], NULL, 0) ||
+        !om__emit(l, "Equal", (int[]){t[0], zero}, 2, &bm, 1, &t[3], NULL, 0) || !om__emit(l, "Not", &t[3], 1, &bm, 1, &t[3], NULL, 0) ||
+        !om__emit(l, "Less", (int[]){b, zero}, 2, &mb, 1, &t[4], NULL, 0) || !om__emit(l, "Less", (int[]){t[0], zero}, 2, &bm, 1, &t[5], NULL, 0) ||
+        !om__emit(l, "Xor", (int[]){t[4], t[5]}, 2, &bm, 1, &t[6], NULL, 0) || !om__emit(l, "And", (int[]){t[3], t[6]}, 2, &bm, 1, &t[7], NULL, 0) ||
+        !om__emit(l, "Sub", (int[]){t[2], one}, 2, m, 1, &t[8], NULL, 0) ||
+        !om__emit(l, "Where", (int[]){t[7], t[8], t[2]}, 3, m, 1, &t[9], NULL, 0) || /* t9 = d */
+        !om__emit(l, "Floor", &t[9], 1, m, 1, &t[10], NULL, 0) || !om__emit(l, "Sub", (int[]){t[9], t[10]}, 2, m, 1, &t[11], NULL, 0) ||
+        !om__emit(l, "Greater", (int[]){t[11], half}, 2, &bm, 1, &t[12], NULL, 0) || !om__emit(l, "Add", (int[]){t[10], one}, 2, m, 1, &t[13], NULL, 0) ||
+        !om__emit(l, "Where", (int[]){t[12], t[13], t[10]}, 3, m, 1, &t[14], NULL, 0) || /* t14 = floor(d) rounded */
+        !om__emit(l, "Mul", (int[]){q, zero}, 2, m, 1, &t[11], NULL, 0) || !om__emit(l, "Equal", (int[]){t[9], zero}, 2, &bm, 1, &t[12], NULL, 0) ||
+        !om__emit(l, "Where", (int[]){t[12], t[11], t[14]}, 3, m, 1, &t[15], NULL, 0) ||
+        !om__emit(l, "Equal", (int[]){b, zero}, 2, &mb, 1, &t[3], NULL, 0) || !om__emit(l, "Where", (int[]){t[3], q, t[15]}, 3, m, 1, &out, NULL, 0))
+      return false;
+  }
+  om__lower_output(l, 0, out);
+  return true;
 }
 
 /* A binary op: its kernels (LOOPS, then more of the kernels' fields or nothing in the variadic
@@ -375,7 +474,8 @@ BINARY_DEF(add, LOOPS4(add_f32, add_i64, add_b8, add_f64), false, add_backward, 
 BINARY_DEF(sub, LOOPS4(sub_f32, sub_i64, NULL, sub_f64), false, sub_backward, 0, -2, 2, OM_PROMOTE_NO_BOOL, 0, lower_map, ONNX1("Sub"))
 BINARY_DEF(mul, LOOPS4(mul_f32, mul_i64, mul_b8, mul_f64), false, mul_backward, OM_SAVES_IN(0) | OM_SAVES_IN(1), -2, 2, COMMON, 0, lower_map,
            ONNX_AS("Mul", NULL, "Mul (bool: And)"), .bool_onnx = "And")
-BINARY_DEF(div, LOOPS4(div_f32, div_i64, NULL, div_f64), false, div_backward, OM_SAVES_IN(0) | OM_SAVES_IN(1), 0.5, 2, OM_PROMOTE_FLOAT, 0, lower_map, ONNX1("Div"))
+BINARY_DEF(div, LOOPS4(div_f32_modes, div_i64, NULL, div_f64_modes), false, div_backward, OM_SAVES_IN(0) | OM_SAVES_IN(1), 0.5, 2, OM_PROMOTE_FLOAT, 0,
+           lower_div, ONNX_AS("Div", NULL, "Div (rounding_mode: 'trunc' of floats Where(q < 0, Ceil, Floor); 'floor' of int64 less one where a remainder's signs differ, of floats PyTorch's Mod-based floor division)"))
 BINARY_DEF(pow, LOOPS_EACH(pow_f32, pow_i64, NULL, NULL, EACH_ARRAY_MATH), false, pow_backward, OM_SAVES_IN(0) | OM_SAVES_IN(1) | OM_SAVES_OUT(0), 0.5, 2,
            COMMON, 0, lower_map, ONNX1("Pow"))
 BINARY_DEF(eq, LOOPS4(eq_f32, eq_i64, eq_b8, eq_f64), true, NULL, 0, -2, 2, COMMON, 0, lower_map, ONNX1("Equal"))

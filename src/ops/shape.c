@@ -1078,6 +1078,122 @@ const om_op_def om__op_flip = {
     .backward = flip_backward, .lower = lower_flip, .onnx = "Slice (steps -1, ends INT64_MIN; none for no dims)",
     .test = {.n_in = 1, .ndims = {3}, .shapes = {{2, 3, 4}}, .lo = -2, .hi = 2, .attrs = {.n_i = 2, .i = {-1, 0}}}};
 
+/* ---- diagonal (torch.diagonal: a view) ---- */
+
+/* attrs offset, dim1, dim2: the elements [.., i, i + offset] of dims dim1 and dim2 (i >= 0
+ * counts along the diagonal), as a last dim of length len; the other dims keep their order. A
+ * view, as PyTorch's: one stride, dim1's plus dim2's, so a write through it (x.diagonal().fill_(0),
+ * fill_diagonal_) reaches the tensor. */
+static int64_t diagonal_len(int64_t n1, int64_t n2, int64_t offset) {
+  if (offset >= 0) return offset >= n2 ? 0 : n1 < n2 - offset ? n1 : n2 - offset;
+  return offset <= -n1 ? 0 : n1 + offset < n2 ? n1 + offset : n2; /* offset > -n1: no overflow */
+}
+
+static bool infer_diagonal(om_call *c) {
+  om_tensor *a = c->in[0];
+  if (c->attrs.n_i != 3) return om__fail(OM_ERR_INVALID_ARGUMENT, "diagonal: needs offset, dim1 and dim2");
+  int d1 = om__wrap_dim(c->attrs.i[1], a->ndim, "diagonal"), d2 = d1 < 0 ? -1 : om__wrap_dim(c->attrs.i[2], a->ndim, "diagonal");
+  if (d1 < 0 || d2 < 0) return false;
+  if (d1 == d2) return om__fail(OM_ERR_INVALID_ARGUMENT, "diagonal: dim1 and dim2 cannot be the same dim (%d)", d1);
+  c->attrs.i[1] = d1, c->attrs.i[2] = d2;
+  om_meta *m = &c->out_meta[0];
+  meta_from(m, a->dtype, NULL, a->ndim - 1);
+  for (int d = 0, k = 0; d < a->ndim; d++)
+    if (d != d1 && d != d2) m->shape[k++] = a->shape[d];
+  m->shape[a->ndim - 2] = diagonal_len(a->shape[d1], a->shape[d2], c->attrs.i[0]);
+  return true;
+}
+
+static bool forward_diagonal(om_call *c) {
+  om_tensor *a = c->in[0], *o = c->out[0];
+  int64_t offset = c->attrs.i[0];
+  int d1 = (int)c->attrs.i[1], d2 = (int)c->attrs.i[2];
+  if (o->shape[o->ndim - 1] > 0) o->offset += offset >= 0 ? offset * a->strides[d2] : -offset * a->strides[d1];
+  for (int d = 0, k = 0; d < a->ndim; d++)
+    if (d != d1 && d != d2) o->strides[k++] = a->strides[d];
+  o->strides[o->ndim - 1] = a->strides[d1] + a->strides[d2];
+  return true;
+}
+
+/* base with its diagonal (offset, d1, d2 canonical) replaced by v [other dims..., len], as a new
+ * tensor (torch.diagonal_scatter), written with public ops so it is differentiable: base's dims
+ * d1, d2 moved last, v's values spread over the rows (index_select of row i - first) and put where
+ * j - i == offset (where), moved back. diagonal's backward (into zeros) and a traced write through
+ * a diagonal view (trace/write.c) use it. */
+om_tensor *om__diagonal_scatter(om_tensor *base, om_tensor *v, int64_t offset, int d1, int d2) {
+  int nd = base->ndim;
+  int64_t n1 = base->shape[d1], n2 = base->shape[d2], len = diagonal_len(n1, n2, offset), first = offset < 0 ? -offset : 0;
+  if (!len || !n1 || !n2) return om_clone(base);
+  int64_t perm[OM_MAX_DIMS], inverse[OM_MAX_DIMS];
+  for (int d = 0, k = 0; d < nd; d++)
+    if (d != d1 && d != d2) perm[k++] = d;
+  perm[nd - 2] = d1, perm[nd - 1] = d2;
+  for (int d = 0; d < nd; d++) inverse[perm[d]] = d;
+  int64_t *rows = malloc(sizeof(int64_t) * (size_t)n1);
+  uint8_t *on = malloc((size_t)(n1 * n2));
+  if (!rows || !on) {
+    free(rows), free(on);
+    return om__fail(OM_ERR_OUT_OF_MEMORY, "diagonal: no memory for the scatter's index"), NULL;
+  }
+  for (int64_t i = 0; i < n1; i++) {
+    rows[i] = i < first ? 0 : i - first < len ? i - first : len - 1;
+    for (int64_t j = 0; j < n2; j++) on[i * n2 + j] = j - i == offset;
+  }
+  om_tensor *index = om_from_data(rows, &n1, 1, OM_INT64), *mask = om_from_data(on, (int64_t[]){n1, n2}, 2, OM_BOOL);
+  free(rows), free(on);
+  om_tensor *moved = mask && index ? om_permute(base, perm, nd) : NULL;
+  om_tensor *spread = moved ? om_index_select(v, nd - 2, index) : NULL, *col = spread ? om_unsqueeze(spread, nd - 1) : NULL;
+  om_tensor *put = col ? om_where(mask, col, moved) : NULL, *out = put ? om_permute(put, inverse, nd) : NULL;
+  om__release_all((om_tensor *[]){index, mask, moved, spread, col, put}, 6);
+  return out;
+}
+
+static bool diagonal_backward(const om_record *r, om_tensor *const *g, om_tensor **gin) {
+  const om_tensor *a = r->in[0];
+  om_tensor *zeros = om_zeros(a->shape, a->ndim, g[0]->dtype);
+  gin[0] = zeros ? om__diagonal_scatter(zeros, g[0], r->attrs.i[0], (int)r->attrs.i[1], (int)r->attrs.i[2]) : NULL;
+  om_tensor_release(zeros);
+  return gin[0] != NULL;
+}
+
+/* dims d1, d2 moved last (Transpose), merged (Reshape: 0 keeps the others, so a symbolic one
+ * holds), and every (n2 + 1)-th element from the diagonal's first taken (Slice). The two dims'
+ * sizes are numbers in the graph: a symbolic one is refused. */
+static bool lower_diagonal(om_lower *l, const om_call *c) {
+  const om_tensor *a = c->in[0];
+  int d1 = (int)c->attrs.i[1], d2 = (int)c->attrs.i[2], nd = a->ndim;
+  for (int k = 0; k < 2; k++)
+    if (om__lower_in_ext(l, 0, k ? d2 : d1) >= 0)
+      return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "diagonal: dim %d is symbolic; the diagonal's dims must have fixed sizes in a trace "
+                            "(take the diagonal of fixed-size dims, or trace without a symbol on dim %d)", k ? d2 : d1, k ? d2 : d1);
+  int empty = om__lower_empty(l, c);
+  if (empty) return empty > 0;
+  int64_t n1 = a->shape[d1], n2 = a->shape[d2], offset = c->attrs.i[0], len = c->out_meta[0].shape[nd - 2];
+  int64_t perm[OM_MAX_DIMS], keep[OM_MAX_DIMS];
+  bool moves = false;
+  for (int d = 0, k = 0; d < nd; d++)
+    if (d != d1 && d != d2) perm[k++] = d;
+  perm[nd - 2] = d1, perm[nd - 1] = d2;
+  om_meta moved = {.dtype = a->dtype, .ndim = nd}, flat = {.dtype = a->dtype, .ndim = nd - 1};
+  for (int d = 0; d < nd; d++) moved.shape[d] = a->shape[perm[d]], moves |= perm[d] != d;
+  for (int d = 0; d < nd - 2; d++) flat.shape[d] = moved.shape[d], keep[d] = 0;
+  flat.shape[nd - 2] = keep[nd - 2] = n1 * n2;
+  int x = om__lower_input(l, 0);
+  if (moves && (x < 0 || !om__emit(l, "Transpose", &x, 1, &moved, 1, &x, &OM_ATTR_INTS("perm", perm, nd), 1))) return false;
+  int64_t start = offset >= 0 ? offset : -offset * n2, step = n2 + 1, end = start + (len - 1) * step + 1, axis = nd - 2;
+  int r = emit_ints(l, "Reshape", &x, 1, &(ints){keep, nd - 1}, 1, &flat, NULL, 0);
+  int out = emit_ints(l, "Slice", &r, 1, (ints[]){{&start, 1}, {&end, 1}, {&axis, 1}, {&step, 1}}, 4, &c->out_meta[0], NULL, 0);
+  if (out < 0) return false;
+  om__lower_output(l, 0, out);
+  return true;
+}
+
+const om_op_def om__op_diagonal = {
+    .name = "diagonal", .takes_float64 = true, .n_in = 1, .n_out = 1, .view = true, .infer = infer_diagonal,
+    .forward = forward_diagonal, .backward = diagonal_backward, .lower = lower_diagonal,
+    .onnx = "Transpose, Reshape, Slice (every (n2 + 1)-th element)",
+    .test = {.n_in = 1, .ndims = {3}, .shapes = {{3, 4, 5}}, .lo = -2, .hi = 2, .attrs = {.n_i = 3, .i = {1, 2, 0}}}};
+
 /* attrs: one repeat count (>= 0) per dim of a. */
 static bool infer_tile(om_call *c) {
   om_tensor *a = c->in[0];
@@ -1154,6 +1270,7 @@ om_tensor *om_slice(om_tensor *a, int dim, int64_t start, int64_t end, int64_t s
 om_tensor *om_clone(om_tensor *a) { return om__apply1(OM_OP_clone, &a, 1, NULL); }
 
 om_tensor *om_flip(om_tensor *a, const int64_t *dims, int n) { return apply_i(OM_OP_flip, a, dims, n); }
+om_tensor *om_diagonal(om_tensor *a, int64_t offset, int dim1, int dim2) { return apply_i(OM_OP_diagonal, a, (int64_t[]){offset, dim1, dim2}, 3); }
 
 /* torch.Tensor.repeat: sizes has at least a's dims; a gets size-1 dims in front for the extra ones. */
 om_tensor *om_repeat(om_tensor *a, const int64_t *sizes, int n) {

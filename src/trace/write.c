@@ -86,6 +86,7 @@ static om_tensor *put_back(const om_view_link *k, om_tensor *v, const char *who)
   switch (k->op) {
     case OM_OP_slice: return om_slice_scatter(p, v, (int)g[0], g[1], g[2], g[3]);
     case OM_OP_select: return om_select_scatter(p, v, (int)g[0], g[1]);
+    case OM_OP_diagonal: return om__diagonal_scatter(p, v, c[0], (int)c[1], (int)c[2]);
     case OM_OP_unsqueeze: return om_squeeze(v, c, 1);
     case OM_OP_reshape:
     case OM_OP_squeeze: return om_reshape(v, p->shape, p->ndim);

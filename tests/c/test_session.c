@@ -484,8 +484,8 @@ TEST(scatter_nd_refuses_what_onnx_does_not_define) {
   }
 }
 
-/* ONNX's integer Div is the library's div with rounding_mode 'trunc' (attr 1), which takes int64
- * only; a zero divisor is InvalidArgument (no made-up 0), in a session too (below); without
+/* ONNX's integer Div is the library's div with rounding_mode 'trunc' (attr 1; 2 is 'floor', and
+ * both take floats too); a zero divisor is InvalidArgument (no made-up 0), in a session too (below); without
  * rounding_mode div is true division, of integers too. */
 TEST(div_truncates_int64) {
   om_tensor *a = om_from_data((int64_t[]){7, -7, 5}, (int64_t[]){3}, 1, OM_INT64), *b = om_from_data((int64_t[]){2, 2, 0}, (int64_t[]){3}, 1, OM_INT64);
@@ -496,8 +496,10 @@ TEST(div_truncates_int64) {
   CHECK_EQ_INT(om_apply(OM_OP_div, (om_tensor *[]){a, b2}, 2, (int64_t[]){1}, 1, NULL, 0, q, 1), 1);
   CHECK(q[0] && at(q[0], 0) == 3 && at(q[0], 1) == -3 && at(q[0], 2) == -2); /* toward zero */
   om_tensor_release(b2);
-  CHECK_ERROR(om_apply(OM_OP_div, (om_tensor *[]){f, f}, 2, (int64_t[]){1}, 1, NULL, 0, r, 1) >= 0, OM_ERR_DTYPE_MISMATCH,
-              "div: rounding_mode 'trunc' takes int64, not float32");
+  CHECK_ERROR(om_apply(OM_OP_div, (om_tensor *[]){f, f}, 2, (int64_t[]){3}, 1, NULL, 0, r, 1) >= 0, OM_ERR_INVALID_ARGUMENT,
+              "div: the rounding mode is one int attribute, 0 (none), 1 ('trunc') or 2 ('floor'), got 1 attributes, the first 3");
+  CHECK_EQ_INT(om_apply(OM_OP_div, (om_tensor *[]){f, f}, 2, (int64_t[]){1}, 1, NULL, 0, r, 1), 1); /* floats round too (PyTorch's) */
+  CHECK(r[0] && om_tensor_dtype(r[0]) == OM_FLOAT32 && at(r[0], 0) == 1);
   om_tensor *t = om_div(a, b); /* true division promotes integers to float32, as PyTorch */
   CHECK(t && om_tensor_dtype(t) == OM_FLOAT32 && at(t, 0) == 3.5 && at(t, 1) == -3.5 && at(t, 2) == INFINITY);
   om__release_all((om_tensor *[]){a, b, f, q[0], r[0], t}, 6);

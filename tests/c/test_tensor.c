@@ -246,6 +246,21 @@ TEST(assembly) {
 
 /* om_roll natively (ASan and UBSan see it); its values against PyTorch, gradients and traces
  * are tests/js/roll.test.mjs */
+/* diagonal is a view (one stride, dim1's plus dim2's): a fill through it reaches the base, and
+ * a write into the base shows in it; offsets past the block give an empty view. */
+TEST(diagonal_is_a_view) {
+  om_tensor *r = om_arange(0, 12, 1, OM_FLOAT32), *x = om_reshape(r, (int64_t[]){3, 4}, 2);
+  om_tensor *d = om_diagonal(x, 1, 0, 1), *e = om_diagonal(x, 4, 0, 1), *t = om_diagonal(x, -1, 1, 0);
+  CHECK(d && om_tensor_ndim(d) == 1 && om_tensor_shape(d)[0] == 3 && at(d, 0) == 1 && at(d, 1) == 6 && at(d, 2) == 11);
+  CHECK(e && om_tensor_shape(e)[0] == 0);
+  CHECK(t && om_tensor_shape(t)[0] == 3 && at(t, 0) == 1 && at(t, 2) == 11); /* dims swapped, offset negated */
+  CHECK(om_tensor_fill(d, -1));
+  CHECK(at(x, 1) == -1 && at(x, 6) == -1 && at(x, 11) == -1 && at(x, 0) == 0 && at(x, 5) == 5);
+  CHECK(om_tensor_fill(x, 2) && at(d, 0) == 2 && at(t, 1) == 2);
+  CHECK_ERROR(om_diagonal(x, 0, 1, -1) != NULL, OM_ERR_INVALID_ARGUMENT, "diagonal: dim1 and dim2 cannot be the same dim (1)");
+  om__release_all((om_tensor *[]){r, x, d, e, t}, 5);
+}
+
 TEST(roll) {
   om_tensor *a = TF(SHAPE(2, 3), 1, 2, 3, 4, 5, 6);
   om_tensor *r = om_roll(a, (int64_t[]){-4, 1}, 2, (int64_t[]){1, 0}, 2), *f = om_roll(a, (int64_t[]){7}, 1, NULL, 0);
@@ -707,6 +722,7 @@ int main(void) {
   RUN(views_share_storage);
   RUN(view_errors);
   RUN(assembly);
+  RUN(diagonal_is_a_view);
   RUN(roll);
   RUN(meshgrid);
   RUN(split_sizes_and_chunk);

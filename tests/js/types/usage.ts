@@ -496,3 +496,19 @@ void [sessionOut, typed, names, planned, kernels, fromBytes, saved];
   up.dispose(); down.dispose();
   om.dispose([x, v, i, v2, i2, s, si, order, o2, s2, si2, b, ss, hot, r, rc, tri, triu, img, f]);
 }
+
+// div's rounding modes, the arithmetic helpers, the diagonal view and the torch.* functions
+{
+  const x = om.randn([3, 3]), i = om.tensor([7n, -7n, 9n]);
+  const q: Tensor = om.div(x, 2, { roundingMode: 'floor' }), t: Tensor = x.div(x, { roundingMode: null });
+  const fd: Tensor = i.floorDivide(2).floorDivide_(om.tensor([1n, 1n, 2n]));
+  const sh: Tensor = om.bitwiseRightShift(i, 1).bitwiseLeftShift(2n);
+  const ac: Tensor = om.addcmul(x, x, x, { value: 0.5 }).addcdiv_(x, x.abs().add(1));
+  const l: Tensor = om.lerp(x, x, 0.3).lerp(x, om.full([3], 0.5));
+  const { min, max } = x.aminmax({ dim: 1 });
+  const parts: Tensor[] = om.tensorSplit(x, [1, 2], 1).concat(x.hsplit(3));
+  const d: Tensor = x.diagonal(0, 0, 1);
+  x.fillDiagonal_(0, false);
+  const s: Tensor = om.sum(om.exp(x), 1), m: Tensor = om.max(x, x), r: Tensor = om.rot90(x, 1, [0, 1]).movedim(0, 1);
+  om.dispose([x, i, q, t, fd, sh, ac, l, min, max, ...parts, d, s, m, r]);
+}
