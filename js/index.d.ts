@@ -210,7 +210,8 @@ export function empty(shape: Shape, options?: CreationOptions): Tensor;
 export function full(shape: Shape, value: Scalar, options?: CreationOptions): Tensor;
 /**
  * A 1-D tensor `start, start + step, ...` below `end` (above it for a negative step).
- * `arange(end)` starts at 0. float32 unless all arguments are bigints (then int64) or a dtype is given.
+ * `arange(end)` starts at 0. int64 when every argument is an integer (a bigint or an integer-valued
+ * number, as torch.arange of Python ints), float32 when one is fractional, or the dtype given.
  */
 export function arange(end: number | bigint, options?: CreationOptions): Tensor;
 export function arange(start: number | bigint, end: number | bigint, options?: CreationOptions): Tensor;
