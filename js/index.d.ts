@@ -252,8 +252,8 @@ export function roll(input: Tensor, shifts: number | readonly number[], dims?: n
 export function meshgrid(tensors: readonly Tensor[], options?: { indexing?: 'ij' | 'xy' }): Tensor[];
 /** PyTorch's advanced-indexing read `x[i, j, ...]`: int64 index tensors for input's first dims,
  *  broadcast together to B; the result is B + input's other dims. Negative indices count from the
- *  end; each in [-size, size). `x[torch.arange(b), idx]` is `x.index([om.arange(0, b, { dtype:
- *  'int64' }), idx])`. Differentiable in input. */
+ *  end; each in [-size, size). `x[torch.arange(b), idx]` is
+ *  `x.index([om.arange(b), idx])`. Differentiable in input. */
 export function index(input: Tensor, indices: Tensor | readonly Tensor[]): Tensor;
 /** torch.index_put: a copy of input with values (a Tensor of input's dtype, or a number) written
  *  (accumulate: added; float32, int64) at the positions the int64 index tensors, broadcast
