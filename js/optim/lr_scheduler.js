@@ -277,7 +277,7 @@ export class CosineAnnealingLR extends LRScheduler {
     const who = 'CosineAnnealingLR';
     const o = parseArgs(who, args, ['tMax'], { etaMin: 0, lastEpoch: -1 });
     super(optimizer, o.lastEpoch, who);
-    this.tMax = integer(o.tMax, who, 'tMax', 1);
+    this.tMax = number(o.tMax, who, 'tMax', (t) => t > 0, 'a number > 0'); // PyTorch takes a float too
     this.etaMin = number(o.etaMin, who, 'etaMin');
     this.initialStep();
   }

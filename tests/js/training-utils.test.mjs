@@ -367,6 +367,7 @@ describe('lrScheduler errors: kinds and messages', () => {
     ['OneCycleLR without a length', (o) => new S.OneCycleLR(o, 0.1), /OneCycleLR: give either totalSteps or \(epochs and stepsPerEpoch\)/],
     ['OneCycleLR anneal', (o) => new S.OneCycleLR(o, 0.1, { totalSteps: 5, annealStrategy: 'cosine' }), /OneCycleLR: annealStrategy must be 'cos' or 'linear', got a string \("cosine"\)/],
     ['OneCycleLR maxLr per group', (o) => new S.OneCycleLR(o, [0.1], { totalSteps: 5 }), /OneCycleLR: expected 2 values for maxLr, got 1/],
+    ['cosine tMax 0', (o) => new S.CosineAnnealingLR(o, 0), /CosineAnnealingLR: tMax must be a number > 0, got 0/],
     ['warm restarts tMult 0', (o) => new S.CosineAnnealingWarmRestarts(o, 3, { tMult: 0 }), /CosineAnnealingWarmRestarts: tMult must be an integer >= 1, got 0/],
     ['SequentialLR milestones', (o) => new S.SequentialLR(o, [new S.StepLR(o, 2)], [3]), /SequentialLR: expected one milestone fewer than schedulers, got 1 schedulers and 1 milestones/],
     ['plateau factor 1', (o) => new S.ReduceLROnPlateau(o, { factor: 1 }), /ReduceLROnPlateau: factor must be a number in \[0, 1\), got 1/],
