@@ -7,7 +7,7 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as om from 'onemodel';
-import { vals, memoryHooks } from './helpers.mjs';
+import { vals, memoryHooks, collectGarbage } from './helpers.mjs';
 
 memoryHooks();
 const FX = JSON.parse(readFileSync(new URL('./fixtures/pytorch/ops/training.json', import.meta.url), 'utf8'));
@@ -272,6 +272,40 @@ test('a training loop with StepLR and clipGradNorm_ follows PyTorch for 20 steps
   opt.dispose();
   net.dispose();
 }));
+
+test('a PyTorch-style loop without tidy (clipGradNorm_, OneCycleLR, parameter groups) stays flat', async () => {
+  om.manualSeed(1);
+  const net = new om.nn.Sequential(new om.nn.Linear(4, 8), new om.nn.Tanh(), new om.nn.Linear(8, 2));
+  const x = om.randn([16, 4], { seed: 1 }), y = om.randn([16, 2], { seed: 2 });
+  const opt = new om.optim.SGD([{ params: net[0].parameters() }, { params: net[2].parameters(), lr: 0.05 }], { lr: 0.1, momentum: 0.9 });
+  const sched = new S.OneCycleLR(opt, [0.1, 0.05], { totalSteps: 200 });
+  const step = () => { // no om.tidy, no dispose: the loss and the total norm are dropped each step
+    opt.zeroGrad();
+    const loss = om.nn.functional.mseLoss(net.forward(x), y);
+    loss.backward();
+    om.nn.utils.clipGradNorm_(net.parameters(), 0.5);
+    opt.step();
+    sched.step();
+    return loss.item();
+  };
+  const first = step();
+  for (let i = 0; i < 9; i++) step();
+  await collectGarbage();
+  const base = om.memory();
+  let last;
+  for (let w = 0; w < 3; w++) {
+    for (let i = 0; i < 50; i++) last = step();
+    await collectGarbage();
+    const m = om.memory();
+    assert.equal(m.tensors, base.tensors, `live tensors after window ${w + 1}`);
+    assert.equal(m.bytes, base.bytes, `live bytes after window ${w + 1}`);
+  }
+  assert.ok(last < first, `it trained: ${first} -> ${last}`);
+  om.dispose([x, y]);
+  opt.dispose();
+  net.dispose();
+  await collectGarbage();
+});
 
 describe('optimizer parameter groups, zeroGrad, stateDict', () => {
   test('groups: options per group, defaults for the rest, lr setter for all, addParamGroup', () => owning((keep) => {
