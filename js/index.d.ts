@@ -210,7 +210,8 @@ export function empty(shape: Shape, options?: CreationOptions): Tensor;
 export function full(shape: Shape, value: Scalar, options?: CreationOptions): Tensor;
 /**
  * A 1-D tensor `start, start + step, ...` below `end` (above it for a negative step).
- * `arange(end)` starts at 0. float32 unless all arguments are bigints (then int64) or a dtype is given.
+ * `arange(end)` starts at 0. int64 when every argument is an integer (a bigint or an integer-valued
+ * number, as torch.arange of Python ints), float32 when one is fractional, or the dtype given.
  */
 export function arange(end: number | bigint, options?: CreationOptions): Tensor;
 export function arange(start: number | bigint, end: number | bigint, options?: CreationOptions): Tensor;
@@ -251,8 +252,8 @@ export function roll(input: Tensor, shifts: number | readonly number[], dims?: n
 export function meshgrid(tensors: readonly Tensor[], options?: { indexing?: 'ij' | 'xy' }): Tensor[];
 /** PyTorch's advanced-indexing read `x[i, j, ...]`: int64 index tensors for input's first dims,
  *  broadcast together to B; the result is B + input's other dims. Negative indices count from the
- *  end; each in [-size, size). `x[torch.arange(b), idx]` is `x.index([om.arange(0, b, { dtype:
- *  'int64' }), idx])`. Differentiable in input. */
+ *  end; each in [-size, size). `x[torch.arange(b), idx]` is
+ *  `x.index([om.arange(b), idx])`. Differentiable in input. */
 export function index(input: Tensor, indices: Tensor | readonly Tensor[]): Tensor;
 /** torch.index_put: a copy of input with values (a Tensor of input's dtype, or a number) written
  *  (accumulate: added; float32, int64) at the positions the int64 index tensors, broadcast
@@ -2165,20 +2166,49 @@ export namespace nn {
 
 /** Optimizers with PyTorch's update rules (torch.optim); step() updates parameters in place. */
 export namespace optim {
-  /** The base class: parameters, per-parameter state, zeroGrad, dispose. */
+  /** A parameter group: its parameters and every option of its optimizer (PyTorch's param_groups entry). */
+  export interface ParamGroup {
+    params: Tensor[];
+    lr: number;
+    /** Set by a scheduler: the lr it started from. */
+    initialLr?: number;
+    [option: string]: unknown;
+  }
+  /** A group as given to an optimizer: its parameters, and options overriding the optimizer's. */
+  export type ParamGroupInit<O> = { params: Tensor | Iterable<Tensor> } & O;
+  /** An optimizer's stateDict(): state by parameter number, and the groups with parameter numbers. */
+  export interface OptimizerStateDict {
+    state: Record<string, Record<string, Tensor | number>>;
+    paramGroups: Array<Record<string, unknown> & { params: number[] }>;
+  }
+  /** The base class: parameter groups, per-parameter state, zeroGrad, stateDict, dispose. */
   export class Optimizer {
-    /** The parameters, in the order given (null after dispose()). */
+    /** Every parameter, group after group (null after dispose()). */
     readonly params: Tensor[] | null;
+    /** The parameter groups (null after dispose()); change a group's lr or another option between steps. */
+    paramGroups: ParamGroup[] | null;
+    /** The options a group that gives none of its own has. */
+    readonly defaults: Record<string, unknown>;
+    /** The first group's lr; setting it sets every group's. */
+    lr: number;
     /** One update of every parameter that has a gradient (under no-grad, temporaries freed). */
     step(): void;
-    /** Drops every parameter's gradient. */
-    zeroGrad(): void;
+    /** Drops every parameter's gradient; { setToNone: false } fills them with zeros instead. */
+    zeroGrad(options?: { setToNone?: boolean }): void;
+    /** PyTorch's add_param_group: a group, the defaults filling the options it omits. */
+    addParamGroup(group: { params: Tensor | Iterable<Tensor>; [option: string]: unknown }): void;
+    /** The state (the optimizer's own tensors: do not dispose them) and the groups, parameters by number. */
+    stateDict(): OptimizerStateDict;
+    /** Loads a stateDict() (tensors copied); checked first, so a mismatch changes nothing. */
+    loadStateDict(state: OptimizerStateDict): void;
     /** Frees the optimizer's state tensors (not the parameters). Idempotent. */
     dispose(): void;
     /** For subclasses: the state of parameter p (made on first use), named tensors and numbers. */
     protected state(p: Tensor): Record<string, Tensor | number>;
     /** For subclasses: a zero tensor shaped like p, owned by the optimizer (freed by dispose()). */
     protected zerosLike(p: Tensor): Tensor;
+    /** For subclasses: fn's result made outside every om.tidy scope (a tensor the optimizer owns). */
+    protected owned<T>(fn: () => T): T;
   }
   export interface SGDOptions {
     lr?: number;
@@ -2186,12 +2216,15 @@ export namespace optim {
     dampening?: number;
     weightDecay?: number;
     nesterov?: boolean;
+    maximize?: boolean;
   }
   /** torch.optim.SGD (lr default 1e-3). */
   export class SGD extends Optimizer {
-    constructor(params: Iterable<Tensor>, options?: SGDOptions);
+    constructor(params: Iterable<Tensor> | Array<ParamGroupInit<SGDOptions>>, options?: SGDOptions);
+    /** Refuses nesterov without momentum or with dampening. */
+    protected checkGroup(group: ParamGroup, who: string): void;
     /** One parameter's update, step() calls it (under no-grad) for each parameter with a gradient. */
-    protected update(p: Tensor, grad: Tensor, state: Record<string, Tensor | number>): void;
+    protected update(p: Tensor, grad: Tensor, state: Record<string, Tensor | number>, group: ParamGroup): void;
   }
   export interface AdamOptions {
     lr?: number;
@@ -2199,18 +2232,174 @@ export namespace optim {
     eps?: number;
     weightDecay?: number;
     amsgrad?: boolean;
+    maximize?: boolean;
   }
   /** torch.optim.Adam (lr 1e-3, betas [0.9, 0.999], eps 1e-8, weightDecay 0). */
   export class Adam extends Optimizer {
-    constructor(params: Iterable<Tensor>, options?: AdamOptions);
+    constructor(params: Iterable<Tensor> | Array<ParamGroupInit<AdamOptions>>, options?: AdamOptions);
     /** One parameter's update, step() calls it (under no-grad) for each parameter with a gradient. */
-    protected update(p: Tensor, grad: Tensor, state: Record<string, Tensor | number>): void;
+    protected update(p: Tensor, grad: Tensor, state: Record<string, Tensor | number>, group: ParamGroup): void;
   }
   /** torch.optim.AdamW: decoupled weight decay (default 0.01). */
   export class AdamW extends Optimizer {
-    constructor(params: Iterable<Tensor>, options?: AdamOptions);
+    constructor(params: Iterable<Tensor> | Array<ParamGroupInit<AdamOptions>>, options?: AdamOptions);
     /** One parameter's update, step() calls it (under no-grad) for each parameter with a gradient. */
-    protected update(p: Tensor, grad: Tensor, state: Record<string, Tensor | number>): void;
+    protected update(p: Tensor, grad: Tensor, state: Record<string, Tensor | number>, group: ParamGroup): void;
+  }
+  export interface RMSpropOptions {
+    lr?: number;
+    alpha?: number;
+    eps?: number;
+    weightDecay?: number;
+    momentum?: number;
+    centered?: boolean;
+    maximize?: boolean;
+  }
+  /** torch.optim.RMSprop (lr 1e-2, alpha 0.99, eps 1e-8). */
+  export class RMSprop extends Optimizer {
+    constructor(params: Iterable<Tensor> | Array<ParamGroupInit<RMSpropOptions>>, options?: RMSpropOptions);
+    /** One parameter's update, step() calls it (under no-grad) for each parameter with a gradient. */
+    protected update(p: Tensor, grad: Tensor, state: Record<string, Tensor | number>, group: ParamGroup): void;
+  }
+  export interface AdagradOptions {
+    lr?: number;
+    lrDecay?: number;
+    weightDecay?: number;
+    initialAccumulatorValue?: number;
+    eps?: number;
+    maximize?: boolean;
+  }
+  /** torch.optim.Adagrad (lr 1e-2, eps 1e-10). */
+  export class Adagrad extends Optimizer {
+    constructor(params: Iterable<Tensor> | Array<ParamGroupInit<AdagradOptions>>, options?: AdagradOptions);
+    /** One parameter's update, step() calls it (under no-grad) for each parameter with a gradient. */
+    protected update(p: Tensor, grad: Tensor, state: Record<string, Tensor | number>, group: ParamGroup): void;
+  }
+
+  /**
+   * torch.optim.lr_scheduler: each scheduler sets its optimizer's groups' lr at construction (epoch 0)
+   * and at each step(). Required arguments positionally then an options object, or all in one object.
+   */
+  export namespace lrScheduler {
+    /** The base of the epoch-counting schedulers (PyTorch's _LRScheduler). */
+    export class LRScheduler {
+      readonly optimizer: Optimizer;
+      /** The epoch the last step reached (0 after construction). */
+      lastEpoch: number;
+      /** Each group's initialLr when the scheduler was made. */
+      baseLrs: number[];
+      /** How many times step() ran (the construction's counts). */
+      stepCount: number;
+      /** One epoch on; step(epoch) jumps there (the closed form where the scheduler has one). */
+      step(epoch?: number): void;
+      /** The lrs the last step set, one per group. */
+      getLastLr(): number[];
+      /** The scheduler's state as plain data (JSON-safe). */
+      stateDict(): Record<string, unknown>;
+      loadStateDict(state: Record<string, unknown>): void;
+      /** The groups' current lrs (what the chainable rules start from). */
+      readonly groupLrs: number[];
+      /** For subclasses: PyTorch's _initial_step (the first step, at construction). */
+      protected initialStep(): void;
+    }
+    interface Last { lastEpoch?: number }
+    export class StepLR extends LRScheduler {
+      constructor(optimizer: Optimizer, stepSize: number, options?: { gamma?: number } & Last);
+      constructor(optimizer: Optimizer, options: { stepSize: number; gamma?: number } & Last);
+      protected getLr(): number[];
+      protected closedFormLr(): number[];
+    }
+    export class MultiStepLR extends LRScheduler {
+      constructor(optimizer: Optimizer, milestones: number[], options?: { gamma?: number } & Last);
+      constructor(optimizer: Optimizer, options: { milestones: number[]; gamma?: number } & Last);
+      protected getLr(): number[];
+      protected closedFormLr(): number[];
+    }
+    export class ConstantLR extends LRScheduler {
+      constructor(optimizer: Optimizer, options?: { factor?: number; totalIters?: number } & Last);
+      protected getLr(): number[];
+      protected closedFormLr(): number[];
+    }
+    export class LinearLR extends LRScheduler {
+      constructor(optimizer: Optimizer, options?: { startFactor?: number; endFactor?: number; totalIters?: number } & Last);
+      protected getLr(): number[];
+      protected closedFormLr(): number[];
+    }
+    export class ExponentialLR extends LRScheduler {
+      constructor(optimizer: Optimizer, gamma: number, options?: Last);
+      constructor(optimizer: Optimizer, options: { gamma: number } & Last);
+      protected getLr(): number[];
+      protected closedFormLr(): number[];
+    }
+    export class PolynomialLR extends LRScheduler {
+      constructor(optimizer: Optimizer, options?: { totalIters?: number; power?: number } & Last);
+      protected getLr(): number[];
+      protected closedFormLr(): number[];
+    }
+    export class CosineAnnealingLR extends LRScheduler {
+      constructor(optimizer: Optimizer, tMax: number, options?: { etaMin?: number } & Last);
+      constructor(optimizer: Optimizer, options: { tMax: number; etaMin?: number } & Last);
+      protected getLr(): number[];
+      protected closedFormLr(): number[];
+    }
+    type Lambda = (epoch: number) => number;
+    export class LambdaLR extends LRScheduler {
+      constructor(optimizer: Optimizer, lrLambda: Lambda | Lambda[], options?: Last);
+      constructor(optimizer: Optimizer, options: { lrLambda: Lambda | Lambda[] } & Last);
+      protected getLr(): number[];
+    }
+    export class MultiplicativeLR extends LRScheduler {
+      constructor(optimizer: Optimizer, lrLambda: Lambda | Lambda[], options?: Last);
+      constructor(optimizer: Optimizer, options: { lrLambda: Lambda | Lambda[] } & Last);
+      protected getLr(): number[];
+    }
+    export interface OneCycleLROptions extends Last {
+      totalSteps?: number;
+      epochs?: number;
+      stepsPerEpoch?: number;
+      pctStart?: number;
+      annealStrategy?: 'cos' | 'linear';
+      cycleMomentum?: boolean;
+      baseMomentum?: number | number[];
+      maxMomentum?: number | number[];
+      divFactor?: number;
+      finalDivFactor?: number;
+      threePhase?: boolean;
+    }
+    export class OneCycleLR extends LRScheduler {
+      constructor(optimizer: Optimizer, maxLr: number | number[], options?: OneCycleLROptions);
+      constructor(optimizer: Optimizer, options: { maxLr: number | number[] } & OneCycleLROptions);
+      protected getLr(): number[];
+    }
+    export class CosineAnnealingWarmRestarts extends LRScheduler {
+      constructor(optimizer: Optimizer, t0: number, options?: { tMult?: number; etaMin?: number } & Last);
+      constructor(optimizer: Optimizer, options: { t0: number; tMult?: number; etaMin?: number } & Last);
+      protected getLr(): number[];
+    }
+    export class SequentialLR extends LRScheduler {
+      constructor(optimizer: Optimizer, schedulers: LRScheduler[], milestones: number[], options?: Last);
+      constructor(optimizer: Optimizer, options: { schedulers: LRScheduler[]; milestones: number[] } & Last);
+    }
+    export interface ReduceLROnPlateauOptions {
+      mode?: 'min' | 'max';
+      factor?: number;
+      patience?: number;
+      threshold?: number;
+      thresholdMode?: 'rel' | 'abs';
+      cooldown?: number;
+      minLr?: number | number[];
+      eps?: number;
+    }
+    /** Not epoch-driven: step(metric) after each epoch. */
+    export class ReduceLROnPlateau {
+      constructor(optimizer: Optimizer, options?: ReduceLROnPlateauOptions);
+      readonly optimizer: Optimizer;
+      /** One epoch's metric: a number or a 1-element Tensor. */
+      step(metric: number | Tensor): void;
+      getLastLr(): number[];
+      stateDict(): Record<string, unknown>;
+      loadStateDict(state: Record<string, unknown>): void;
+    }
   }
 }
 
@@ -2637,6 +2826,26 @@ export namespace nn {
     function xavierUniform_(tensor: Tensor, options: { gain?: number }): Tensor;
     function xavierNormal_(tensor: Tensor, gain?: number): Tensor;
     function xavierNormal_(tensor: Tensor, options: { gain?: number }): Tensor;
+  }
+}
+
+// ---- om.nn.utils (js/nn/utils.js) ----
+
+export namespace nn {
+  /** torch.nn.utils: gradient clipping and parameter/vector conversions. */
+  export namespace utils {
+    /**
+     * clip_grad_norm_: the normType-norm of all gradients together (Infinity or 'inf': the largest
+     * magnitude), every gradient scaled in place by min(1, maxNorm / (total + 1e-6)); returns the
+     * total before clipping (0-d float32). errorIfNonfinite: a NaN or infinite total throws.
+     */
+    function clipGradNorm_(parameters: Tensor | Iterable<Tensor>, maxNorm: number, normType?: number | 'inf', options?: { errorIfNonfinite?: boolean }): Tensor;
+    /** clip_grad_value_: every gradient clamped in place to [-clipValue, clipValue]. */
+    function clipGradValue_(parameters: Tensor | Iterable<Tensor>, clipValue: number): void;
+    /** parameters_to_vector: the parameters' values flattened into one 1-D tensor (a copy). */
+    function parametersToVector(parameters: Tensor | Iterable<Tensor>): Tensor;
+    /** vector_to_parameters: each parameter's values copied in place from the next slice of vec. */
+    function vectorToParameters(vec: Tensor, parameters: Tensor | Iterable<Tensor>): void;
   }
 }
 

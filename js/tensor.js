@@ -516,7 +516,12 @@ export function full(shape, value, options) { return fullOf('full', shape, value
 /** torch.empty: zeros here (memory is always initialised, so no value is left unspecified). */
 export function empty(shape, options) { return fullOf('empty', shape, 0, options); }
 
-/** arange(end), arange(start, end), arange(start, end, step), each with an optional options object. */
+/**
+ * arange(end), arange(start, end), arange(start, end, step), each with an optional options object.
+ * int64 when every argument is an integer (a bigint or an integer-valued number), as torch.arange of
+ * Python ints; float32 when one is fractional or { dtype } says so. (JS has no 5.0 apart from 5, so
+ * torch.arange(5.0) is arange(5, { dtype: 'float32' }).)
+ */
 export function arange(...args) {
   requireReady('arange');
   const opts = args.length && isOptions(args[args.length - 1]) ? args.pop() : {};
@@ -524,10 +529,10 @@ export function arange(...args) {
   for (const [i, a] of args.entries()) {
     if (typeof a !== 'number' && typeof a !== 'bigint') throw invalid(`arange: argument ${i} must be a number, got ${describe(a)}`);
   }
-  const allBig = args.every((a) => typeof a === 'bigint');
+  const integral = args.every((a) => typeof a === 'bigint' || Number.isInteger(a));
   const nums = args.map(Number);
   const [start, end, step] = nums.length === 1 ? [0, nums[0], 1] : [nums[0], nums[1], nums[2] ?? 1];
-  const code = dtypeCode(opts.dtype ?? (allBig ? 'int64' : 'float32'), 'arange');
+  const code = dtypeCode(opts.dtype ?? (integral ? 'int64' : 'float32'), 'arange');
   return wrapChecked(omw.arange(start, end, step, code), 'arange');
 }
 

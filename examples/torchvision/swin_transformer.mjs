@@ -138,9 +138,8 @@ export class ShiftedWindowAttention extends nn.Module {
   defineRelativePositionIndex() {
     const [wh, ww] = this.windowSize;
     const index = om.tidy(() => {
-      // int64 as torch.arange of ints gives (om.arange of JS numbers is float32 unless told)
-      const coordsH = om.arange(wh, { dtype: 'int64' });
-      const coordsW = om.arange(ww, { dtype: 'int64' });
+      const coordsH = om.arange(wh); // int64, as torch.arange of ints
+      const coordsW = om.arange(ww);
       const coords = om.stack(om.meshgrid([coordsH, coordsW], { indexing: 'ij' })); // 2, Wh, Ww
       const coordsFlatten = coords.flatten(1); // 2, Wh*Ww
       const relativeCoords = coordsFlatten.unsqueeze(2).sub(coordsFlatten.unsqueeze(1)).permute(1, 2, 0).contiguous(); // Wh*Ww, Wh*Ww, 2

@@ -1,5 +1,5 @@
 // om.nn: modules (module.js, container.js, blocks.js, recurrent.js, norm.js, attention.js, transformer.js, embedding.js,
-// loss.js, activation.js, padding.js), om.nn.functional (functional.js) and om.nn.init (init.js).
+// loss.js, activation.js, padding.js), om.nn.functional (functional.js), om.nn.init (init.js) and om.nn.utils (utils.js).
 export { Module, Linear } from './module.js';
 export { Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict } from './container.js';
 export { RNNBase, LSTM, GRU } from './recurrent.js';
@@ -18,6 +18,7 @@ export {
 } from './padding.js';
 export * as functional from './functional.js';
 export * as init from './init.js';
+export * as utils from './utils.js';
 export {
   Conv1d, Conv2d, Conv3d, ConvTranspose2d, ConvTranspose3d, MaxPool1d, MaxPool2d, MaxPool3d, AvgPool1d, AvgPool2d, AvgPool3d,
   AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveAvgPool3d, Unfold, Fold, AdaptiveMaxPool1d, AdaptiveMaxPool2d,

@@ -239,7 +239,7 @@ export function maskedScatter(input, mask, source) {
  * per leading dim of input, broadcast together to a shape B; the result is B + input's remaining
  * dims, element p the input's at (i[p], j[p], ...). Negative indices count from the end; one
  * outside [-size, size) is IndexOutOfRange. `x[torch.arange(b), idx]` is
- * `x.index([om.arange(0, b, { dtype: 'int64' }), idx])`, `table[ids]` is `table.index([ids])`.
+ * `x.index([om.arange(b), idx])`, `table[ids]` is `table.index([ids])`.
  * Written as one indexSelect of the leading dims flattened, at the row each index tuple names
  * (each index after the first checked by an indexSelect of its dim's positions), so it is
  * differentiable in input and traces with symbolic sizes (Gather nodes).

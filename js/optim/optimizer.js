@@ -1,31 +1,113 @@
-// The base of om.optim's optimizers: the parameter list, per-parameter state tensors, zeroGrad()
-// and dispose(). Subclasses implement update(p, grad, state) for one parameter; step() runs it
-// for every parameter that has a gradient, with recording off and every temporary freed.
+// The base of om.optim's optimizers: parameter groups (PyTorch's param_groups: each a list of
+// parameters with its own copy of every option, so a scheduler or the user can change one group's
+// lr), per-parameter state tensors, zeroGrad(), stateDict()/loadStateDict() and dispose().
+// Subclasses declare their options (defaults and a check of one value) and implement
+// update(p, grad, state, group) for one parameter; step() runs it for every parameter that has a
+// gradient, with recording off and every temporary freed.
 import { OmError, invalid } from '../errors.js';
 import { Tensor, noGrad, tidy, zeros } from '../tensor.js';
 import { describe } from '../convert.js';
 import { scopes } from '../runtime.js';
 
+const isPlain = (v) => v !== null && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype;
+
 export class Optimizer {
   #state = new Map(); // parameter -> { name: Tensor | number }
+  #options;
 
-  /** params: an array (or iterable) of leaf float32 Tensors, e.g. module.parameters(). */
-  constructor(params, who) {
+  /**
+   * params: an iterable of leaf float32 Tensors (module.parameters()), or an array of groups
+   * `{ params, ...options }` whose options override `options` for their parameters.
+   * spec: { name: [default, check(value, who, what) -> value] } for each option the subclass has.
+   */
+  constructor(params, options, who, spec) {
+    this.who = who;
+    this.#options = spec;
     if (params === null || typeof params !== 'object' || typeof params[Symbol.iterator] !== 'function' || params instanceof Tensor) {
-      throw invalid(`${who}: params must be an array of Tensors (module.parameters()), got ${describe(params)}`);
+      throw invalid(`${who}: params must be an array of Tensors (module.parameters()) or of parameter groups, got ${describe(params)}`);
     }
     const list = Array.from(params);
     if (list.length === 0) throw invalid(`${who}: got an empty parameter list`);
-    list.forEach((p, i) => {
-      if (!(p instanceof Tensor)) throw invalid(`${who}: params[${i}] must be a Tensor, got ${describe(p)}`);
-      if (p.isDisposed) throw new OmError('Disposed', `${who}: params[${i}] was disposed`);
-      if (p.dtype !== 'float32') throw new OmError('DtypeMismatch', `${who}: params[${i}] is ${p.dtype}; only float32 tensors can be optimized`);
-      if (!p.isLeaf) throw invalid(`${who}: params[${i}] is not a leaf (the result of an op); optimize the tensors you made`);
+    const grouped = isPlain(list[0]);
+    const prefix = (i) => (grouped ? `group ${i} ` : '');
+    // the tensors first (their errors are the likelier ones), each group's read once (it may be a generator)
+    const groups = (grouped ? list : [{ params: list }]).map((g, i) => {
+      if (!isPlain(g)) throw invalid(`${who}: params[${i}] must be a parameter group { params, ...options } like params[0], got ${describe(g)}`);
+      return { ...g, params: this.#paramList(g.params, prefix(i)) };
     });
+    const names = Object.keys(spec);
+    if (options !== undefined && options !== null && !isPlain(options)) throw invalid(`${who}: options must be an object, got ${describe(options)}`);
+    for (const k of Object.keys(options ?? {})) {
+      if (!names.includes(k)) throw invalid(`${who}: unknown option '${k}' (expected ${names.join(', ')})`);
+    }
+    /** The options of a group that gives none of its own (PyTorch's defaults), checked. */
+    this.defaults = this.#checked({ ...Object.fromEntries(names.map((k) => [k, spec[k][0]])), ...options }, who);
+    /** The parameter groups: { params, ...every option }; change a group's lr (or another option) between steps. */
+    this.paramGroups = [];
+    groups.forEach((g, i) => this.#add(g, prefix(i)));
+  }
+
+  /** The options of one group checked (subclasses' rules), with the optimizer's name in errors. */
+  #checked(group, who) {
+    const out = { ...group };
+    for (const [k, [, check]] of Object.entries(this.#options)) out[k] = check(group[k], who, k);
+    this.checkGroup?.(out, who);
+    return out;
+  }
+
+  /** PyTorch's add_param_group: a group { params, ...options }, the defaults filling the options it omits. */
+  addParamGroup(group) {
+    this.#live('addParamGroup');
+    if (!isPlain(group)) throw invalid(`${this.who}.addParamGroup: a group must be an object { params, ...options }, got ${describe(group)}`);
+    this.#add(group, `group ${this.paramGroups.length} `);
+  }
+
+  /** The tensors of a group's params (a Tensor or an iterable of them), checked. */
+  #paramList(params, prefix) {
+    const who = this.who;
+    let list;
+    if (params instanceof Tensor) list = [params];
+    else if (params !== null && typeof params === 'object' && typeof params[Symbol.iterator] === 'function') list = Array.from(params);
+    else throw invalid(`${who}: ${prefix}params must be a Tensor or an array of Tensors, got ${describe(params)}`);
+    list.forEach((p, i) => {
+      const where = `${prefix}params[${i}]`;
+      if (!(p instanceof Tensor)) throw invalid(`${who}: ${where} must be a Tensor, got ${describe(p)}`);
+      if (p.isDisposed) throw new OmError('Disposed', `${who}: ${where} was disposed`);
+      if (p.dtype !== 'float32') throw new OmError('DtypeMismatch', `${who}: ${where} is ${p.dtype}; only float32 tensors can be optimized`);
+      if (!p.isLeaf) throw invalid(`${who}: ${where} is not a leaf (the result of an op); optimize the tensors you made`);
+    });
+    return list;
+  }
+
+  #add(group, prefix) {
+    const who = this.who;
+    const { params, ...options } = group;
+    const list = this.#paramList(params, prefix);
+    const at = this.paramGroups.length;
     if (new Set(list).size !== list.length) throw invalid(`${who}: a parameter appears more than once`);
-    /** The parameters, in the order given. */
-    this.params = list;
-    this.who = who;
+    const seen = new Set(this.paramGroups.flatMap((g) => g.params));
+    if (list.some((p) => seen.has(p))) throw invalid(`${who}: some parameters appear in more than one parameter group`);
+    const names = Object.keys(this.#options);
+    for (const k of Object.keys(options)) {
+      if (!names.includes(k)) throw invalid(`${who}: parameter group ${at}: unknown option '${k}' (expected params, ${names.join(', ')})`);
+    }
+    this.paramGroups.push({ params: list, ...this.#checked({ ...this.defaults, ...options }, who) });
+  }
+
+  /** Every parameter, group after group (null after dispose()). */
+  get params() {
+    return this.paramGroups === null ? null : this.paramGroups.flatMap((g) => g.params);
+  }
+
+  /** The first group's learning rate; setting it sets every group's (a schedule written by hand). */
+  get lr() {
+    return this.paramGroups === null ? undefined : this.paramGroups[0].lr;
+  }
+
+  set lr(value) {
+    if (this.paramGroups === null) throw new OmError('Disposed', `${this.who}.lr: the optimizer was disposed`);
+    const lr = this.#options.lr[1](value, this.who, 'lr');
+    for (const g of this.paramGroups) g.lr = lr;
   }
 
   /** The state of parameter p (made on first use): an object of named Tensors and numbers. */
@@ -38,39 +120,129 @@ export class Optimizer {
   /** A zero state tensor shaped like p, owned by the optimizer: no om.tidy scope tracks it, so
    *  it lives until dispose() even when step() runs inside the caller's tidy. */
   zerosLike(p) {
+    return this.owned(() => zeros(p.shape));
+  }
+
+  /** The result of fn() made outside every om.tidy scope (a tensor the optimizer owns). */
+  owned(fn) {
     const open = scopes.splice(0);
     try {
-      return zeros(p.shape);
+      return fn();
     } finally {
       scopes.push(...open);
     }
   }
 
+  #live(what) {
+    if (this.paramGroups === null) throw new OmError('Disposed', `${this.who}.${what}: the optimizer was disposed`);
+  }
+
   /**
    * One update of every parameter with a gradient (parameters without one are skipped, as in
-   * PyTorch). Runs under no-grad; temporaries are freed, state tensors are updated in place.
+   * PyTorch), each with its group's options (checked again: a scheduler or the user may have
+   * changed them). Runs under no-grad; temporaries are freed, state tensors are updated in place.
    */
   step() {
-    if (this.params === null) throw new OmError('Disposed', `${this.who}.step: the optimizer was disposed`);
+    this.#live('step');
+    const groups = this.paramGroups.map((g) => this.#checked(g, `${this.who}.step`));
     noGrad(() => tidy(() => {
-      for (const p of this.params) {
-        const g = p.grad;
-        if (g !== null) this.update(p, g, this.state(p));
+      for (const group of groups) {
+        for (const p of group.params) {
+          const g = p.grad;
+          if (g !== null) this.update(p, g, this.state(p), group);
+        }
       }
     }));
   }
 
-  /** Drops every parameter's gradient (PyTorch's zero_grad(set_to_none=True)). */
-  zeroGrad() {
-    if (this.params === null) throw new OmError('Disposed', `${this.who}.zeroGrad: the optimizer was disposed`);
-    for (const p of this.params) p.zeroGrad();
+  /**
+   * PyTorch's zero_grad(set_to_none=True): drops every parameter's gradient; with
+   * { setToNone: false } the gradients stay and are filled with zeros.
+   */
+  zeroGrad(options) {
+    this.#live('zeroGrad');
+    if (options !== undefined && !isPlain(options)) throw invalid(`${this.who}.zeroGrad: options must be an object, got ${describe(options)}`);
+    const { setToNone = true, ...rest } = options ?? {};
+    for (const k of Object.keys(rest)) throw invalid(`${this.who}.zeroGrad: unknown option '${k}' (expected setToNone)`);
+    if (typeof setToNone !== 'boolean') throw invalid(`${this.who}.zeroGrad: setToNone must be a boolean, got ${describe(setToNone)}`);
+    for (const p of this.params) {
+      if (setToNone) p.zeroGrad();
+      else p.grad?.zero_();
+    }
+  }
+
+  /**
+   * PyTorch's state_dict(): { state: { index: { name: Tensor | number } }, paramGroups: [{ ...options,
+   * params: [index, ...] }] }, parameters numbered across the groups in order. The state tensors are
+   * the optimizer's own (read or save them; loadStateDict copies, so do not dispose them).
+   */
+  stateDict() {
+    this.#live('stateDict');
+    const state = {};
+    let i = 0;
+    const paramGroups = this.paramGroups.map(({ params, ...options }) => ({
+      ...options,
+      params: params.map((p) => {
+        const s = this.#state.get(p);
+        if (s && Object.keys(s).length) state[i] = { ...s };
+        return i++;
+      }),
+    }));
+    return { state, paramGroups };
+  }
+
+  /**
+   * PyTorch's load_state_dict(): the groups' options and each parameter's state from a stateDict()
+   * of an optimizer of the same kind over parameters of the same shapes (tensors copied, so the
+   * source stays the caller's). Checked before any change: a mismatch changes nothing.
+   */
+  loadStateDict(sd) {
+    const who = `${this.who}.loadStateDict`;
+    this.#live('loadStateDict');
+    if (!isPlain(sd) || !isPlain(sd.state) || !Array.isArray(sd.paramGroups)) {
+      throw invalid(`${who}: expected { state, paramGroups } (an optimizer's stateDict()), got ${describe(sd)}`);
+    }
+    if (sd.paramGroups.length !== this.paramGroups.length) {
+      throw invalid(`${who}: loaded state dict has a different number of parameter groups (${sd.paramGroups.length}, the optimizer has ${this.paramGroups.length})`);
+    }
+    const byIndex = new Map();
+    const groups = sd.paramGroups.map((g, gi) => {
+      const mine = this.paramGroups[gi].params;
+      if (!isPlain(g) || !Array.isArray(g.params) || g.params.length !== mine.length) {
+        throw invalid(`${who}: loaded state dict contains a parameter group that doesn't match the size of optimizer's group (group ${gi}: ${Array.isArray(g?.params) ? g.params.length : describe(g?.params)} parameters, the optimizer's has ${mine.length})`);
+      }
+      g.params.forEach((idx, k) => byIndex.set(String(idx), mine[k]));
+      const { params: _, ...options } = g;
+      return this.#checked({ ...this.paramGroups[gi], ...options, params: mine }, who);
+    });
+    const states = [];
+    for (const [idx, s] of Object.entries(sd.state)) {
+      const p = byIndex.get(idx);
+      if (!p) throw invalid(`${who}: state of parameter ${idx}, which no parameter group lists`);
+      if (!isPlain(s)) throw invalid(`${who}: state of parameter ${idx} must be an object, got ${describe(s)}`);
+      for (const [k, v] of Object.entries(s)) {
+        if (v instanceof Tensor) {
+          if (v.isDisposed) throw new OmError('Disposed', `${who}: state ${idx}.${k} was disposed`);
+          if (v.shape.join() !== p.shape.join()) {
+            throw new OmError('ShapeMismatch', `${who}: state ${idx}.${k} has shape [${v.shape.join(', ')}], the parameter [${p.shape.join(', ')}]`);
+          }
+        } else if (typeof v !== 'number') throw invalid(`${who}: state ${idx}.${k} must be a Tensor or a number, got ${describe(v)}`);
+      }
+      states.push([p, s]);
+    }
+    for (const s of this.#state.values()) for (const v of Object.values(s)) if (v instanceof Tensor) v.dispose();
+    this.#state.clear();
+    for (const [p, s] of states) {
+      this.#state.set(p, Object.fromEntries(Object.entries(s).map(([k, v]) => [k, v instanceof Tensor ? this.owned(() => noGrad(() => v.clone())) : v])));
+    }
+    this.paramGroups = groups;
   }
 
   /** Frees the state tensors (not the parameters). Idempotent. */
   dispose() {
     for (const s of this.#state.values()) for (const v of Object.values(s)) if (v instanceof Tensor) v.dispose();
     this.#state.clear();
-    this.params = null;
+    this.paramGroups = null;
   }
 }
 
@@ -82,3 +254,11 @@ export function numberOption(value, who, what, lo = 0, hi = Infinity, open = fal
   return value;
 }
 
+/** An option check: a number in [lo, hi] (hi exclusive when open). */
+export const num = (lo = 0, hi = Infinity, open = false) => (v, who, what) => numberOption(v, who, what, lo, hi, open);
+
+/** An option check: a boolean. */
+export const bool = (v, who, what) => {
+  if (typeof v !== 'boolean') throw invalid(`${who}: ${what} must be a boolean, got ${describe(v)}`);
+  return v;
+};

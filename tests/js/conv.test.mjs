@@ -162,7 +162,7 @@ describe('functional: values against reference loops', () => {
       checkRef(F.maxPool2d(x, 2), refPool('max', xs, x.shape, [2, 2], [2, 2], [0, 0]));
       checkRef(F.maxPool2d(x, [3, 2], { stride: 2, padding: 1, ceilMode: true }), refPool('max', xs, x.shape, [3, 2], [2, 2], [1, 1], { ceil: true }));
       checkRef(F.maxPool2d(x, 3, { stride: [1, 2], padding: 1, dilation: 2 }), refPool('max', xs, x.shape, [3, 3], [1, 2], [1, 1], { d: [2, 2] }));
-      const r = om.arange(1, 6).reshape(1, 1, 1, 5);
+      const r = om.arange(1, 6, { dtype: 'float32' }).reshape(1, 1, 1, 5);
       assert.deepEqual(F.maxPool2d(r, [1, 2], { padding: [0, 1], ceilMode: true }).toArray(), Float32Array.from([1, 3, 5]));
     });
   });
@@ -182,7 +182,7 @@ describe('functional: values against reference loops', () => {
 
   test('adaptiveAvgPool2d: PyTorch cells (uneven, overlapping), an integer, null keeps a size', () => {
     om.tidy(() => {
-      const x = om.arange(1, 11).reshape(1, 1, 2, 5);
+      const x = om.arange(1, 11, { dtype: 'float32' }).reshape(1, 1, 2, 5);
       assert.deepEqual(F.adaptiveAvgPool2d(x, [1, 3]).toArray(), Float32Array.from([(1 + 2 + 6 + 7) / 4, (2 + 3 + 4 + 7 + 8 + 9) / 6, (4 + 5 + 9 + 10) / 4]));
       assert.deepEqual(F.adaptiveAvgPool2d(x, 1).toArray(), Float32Array.from([5.5]));
       const k = F.adaptiveAvgPool2d(x, [null, 1]);

@@ -15,7 +15,7 @@ const T = (fn) => () => om.tidy(fn);
 
 describe('sliceScatter and selectScatter', () => {
   test('values: step 1, negative and open bounds, a step, an empty slice, select', T(() => {
-    const x = om.arange(0, 12).reshape([3, 4]);
+    const x = om.arange(0, 12, { dtype: 'float32' }).reshape([3, 4]);
     assert.deepEqual(vals(x.sliceScatter(om.full([3, 2], -1), 1, 1, 3)), [0, -1, -1, 3, 4, -1, -1, 7, 8, -1, -1, 11]);
     assert.deepEqual(vals(x.sliceScatter(om.full([1, 4], -1), 0, -1)), [0, 1, 2, 3, 4, 5, 6, 7, -1, -1, -1, -1]);
     assert.deepEqual(vals(x.sliceScatter(om.full([3, 2], -1), 1, 0, Infinity, 2)), [-1, 1, -1, 3, -1, 5, -1, 7, -1, 9, -1, 11]);
@@ -47,7 +47,7 @@ describe('sliceScatter and selectScatter', () => {
   }));
 
   test('in-place arithmetic and masked fill write through views eagerly', T(() => {
-    const x = om.arange(0, 6).reshape([2, 3]);
+    const x = om.arange(0, 6, { dtype: 'float32' }).reshape([2, 3]);
     x.select(1, 0).add_(om.tensor([10, 20]));
     x.slice(1, 1).mul_(2);
     x.maskedFill_(x.gt(20), -1);

@@ -149,7 +149,7 @@ describe('save() layout', () => {
     const meta = save({}, { metadata: { framework: 'pt' } });
     assert.equal(meta[0], 40);
     assert.equal(text(meta), '{"__metadata__":{"framework":"pt"}}     ');
-    const one = om.tidy(() => save({ 'attn.0': om.arange(0, 6).reshape(1, 2, 3) }));
+    const one = om.tidy(() => save({ 'attn.0': om.arange(0, 6, { dtype: 'float32' }).reshape(1, 2, 3) }));
     assert.equal(one[0], 64);
     assert.equal(new TextDecoder().decode(one.subarray(8, 72)), '{"attn.0":{"dtype":"F32","shape":[1,2,3],"data_offsets":[0,24]}}');
     assert.deepEqual([...new Float32Array(one.slice(72).buffer)], [0, 1, 2, 3, 4, 5]);

@@ -320,10 +320,10 @@ describe('symbolic axes', () => {
       [(t) => t.add(om.ones([t.shape[0], t.shape[1], 4])).mul(om.full([t.shape[1], 1], 0.5)).sub(om.zeros([t.shape[0], 1, 1])),
         ['Shape', 'Shape', 'Concat', 'Expand', 'Add', 'Concat', 'Expand', 'Mul', 'Concat', 'Expand', 'Sub']],
       // arange: Range on the extent (int64 as is; float cast, scaled by step, shifted by start);
-      // the float one's Range and Cast are the int64 one's, written once
-      // (one Range(0, l), shared; a whole start and step in int64, then cast)
+      // the second arange of integers is int64 (scaled and shifted in int64 on the first's Range,
+      // written once), cast to float where it meets the float input (promotion)
       [(t) => t.add(om.arange(0n, BigInt(t.shape[1])).float().reshape(-1, 1)).add(om.arange(3, 3 + 2 * t.shape[1], 2).reshape(-1, 1)),
-        ['Shape', 'Squeeze', 'Range', 'Cast', 'Reshape', 'Add', 'Mul', 'Add', 'Cast', 'Reshape', 'Add']],
+        ['Shape', 'Squeeze', 'Range', 'Cast', 'Reshape', 'Add', 'Mul', 'Add', 'Reshape', 'Cast', 'Add']],
       // tril of ones [seq, seq], the causal mask
       [(t) => t.matmul(t.transpose(1, 2)).add(om.ones([t.shape[1], t.shape[1]]).tril()),
         ['Transpose', 'MatMul', 'Shape', 'Concat', 'Expand', 'Trilu', 'Add']],
@@ -333,9 +333,9 @@ describe('symbolic axes', () => {
       // a constant expanded to the batch (a class token) and cat with the input: [batch, seq + 1, 4]
       [(t) => om.cat([buf.slice(0, 0, 1).reshape(1, 1, 4).expand(t.shape[0], 1, 4), t], 1),
         ['Shape', 'Concat', 'Expand', 'Concat']],
-      // a descending arange from the length: (l - 1) - Range(0, l)
+      // a descending arange from the length: (l - 1) - Range(0, l), int64, cast where it meets the input
       [(t) => t.add(om.arange(t.shape[1] - 1, -1, -1).reshape(-1, 1)),
-        ['Shape', 'Squeeze', 'Range', 'Mul', 'Sub', 'Squeeze', 'Add', 'Cast', 'Reshape', 'Add']],
+        ['Shape', 'Squeeze', 'Range', 'Mul', 'Sub', 'Squeeze', 'Add', 'Reshape', 'Cast', 'Add']],
     ];
     for (const [f, want] of made) {
       const tm = trace(fn(f), { x: [x, axes] });

@@ -105,15 +105,41 @@ describe('creation', () => {
   }));
 
   test('arange', T(() => {
+    // integers give int64, as torch.arange of Python ints; a fractional argument or a dtype gives float32
     check(om.arange(5), [5], [0, 1, 2, 3, 4]);
-    assert.equal(om.arange(5).dtype, 'float32');
+    assert.equal(om.arange(5).dtype, 'int64');
+    assert.equal(om.arange(-3, 4, 2).dtype, 'int64');
     check(om.arange(1, 4), [3], [1, 2, 3]);
     check(om.arange(0, 1, 0.25), [4], [0, 0.25, 0.5, 0.75]);
+    assert.equal(om.arange(0, 1, 0.25).dtype, 'float32');
+    assert.equal(om.arange(0.5, 3).dtype, 'float32');
+    assert.equal(om.arange(5, { dtype: 'float32' }).dtype, 'float32');
     check(om.arange(5, 0, -2), [3], [5, 3, 1]);
+    // PyTorch's promotion then makes the ramp float: torch.arange(4) * 0.5
+    const half = om.arange(4).mul(0.5);
+    assert.equal(half.dtype, 'float32');
+    check(half, [4], [0, 0.5, 1, 1.5]);
+    // positions straight into an embedding, as ported code writes them (torch.arange(seq_len))
+    const emb = om.tensor([[1, 2], [3, 4], [5, 6]]);
+    check(om.nn.functional.embedding(om.arange(3), emb), [3, 2], [1, 2, 3, 4, 5, 6]);
     const l = om.arange(3n);
     assert.equal(l.dtype, 'int64');
     assert.deepEqual(Array.from(l.toArray()), [0n, 1n, 2n]);
     assert.equal(om.arange(0, 3, { dtype: 'int64' }).dtype, 'int64');
+  }));
+
+  test('arange(T) of a symbolic length traces as PyTorch code writes it: int64 positions, a float ramp by promotion', () => withTraced((keep, trace) => {
+    const table = om.randn([16, 4], { seed: 2 });
+    // torch: pos = torch.arange(T); x + wpe(pos) + torch.arange(T)[:, None] * 0.5 + torch.arange(0, T, 2).sum()
+    const fn = (x) => {
+      const T = x.shape[0];
+      const pos = om.arange(T);
+      assert.equal(pos.dtype, 'int64');
+      const ramp = om.arange(T).unsqueeze(1).mul(0.5);
+      assert.equal(ramp.dtype, 'float32');
+      return x.add(om.nn.functional.embedding(pos, table)).add(ramp).add(om.arange(0, T, 2).sum());
+    };
+    trace(fn, { x: [om.randn([6, 4], { seed: 3 }), ['t', null]] });
   }));
 
   test('rand and randn are deterministic with a seed', T(() => {
@@ -397,7 +423,7 @@ describe('views and shapes', () => {
     // views: a write through the piece shows in x
     const [first] = x.split([1, 1]);
     first.set_([0, 0], 42);
-    assert.equal(x.toArray()[0], 42);
+    assert.equal(vals(x)[0], 42);
     // gradients flow back into the parts the pieces cover
     const w = om.ones([6]);
     w.requiresGrad = true;

@@ -490,7 +490,7 @@ const rules = {
     // an index of the extreme: values the model computed can tie exactly (a masked softmax's
     // zeros), and then onnxruntime's last bits pick another index than eager's. A ramp of
     // 1e-3 along the axis (om.arange of its size, as a model writes it) separates them.
-    const ramp = `om.arange(${g.ex(v.shape[i])}).mul(0.001).reshape(${v.shape.map((_, k) => (k === i ? -1 : 1)).join(', ')})`;
+    const ramp = `om.arange(${g.ex(v.shape[i])}, { dtype: 'float32' }).mul(0.001).reshape(${v.shape.map((_, k) => (k === i ? -1 : 1)).join(', ')})`;
     return g.assign(fill(op, v).replace(/^([a-z0-9_]+)\./, `$1.add(${ramp}).`), drop([i]), 'float32', 'int64');
   },
   linear(g, v) { // nn.Linear, F.linear or matmul with a constant, on the last (fixed) axis
@@ -815,9 +815,9 @@ const rules = {
     const E = g.ex(s);
     const trail = r - 1 - i; // arange along axis i, reshaped to broadcast against v
     const shaped = (t) => (trail === 0 ? t : g.r.chance(0.5) ? `${t}.reshape(${[E, ...Array(trail).fill(1)].join(', ')})` : `${t}${'.unsqueeze(-1)'.repeat(trail)}`);
-    if (form === 0) return g.assign(`${v.name}.add(${shaped(`om.arange(${E})`)}.mul(0.1))`, v.shape, 'float32', 'arange');
+    if (form === 0) return g.assign(`${v.name}.add(${shaped(`om.arange(${E}, { dtype: 'float32' })`)}.mul(0.1))`, v.shape, 'float32', 'arange');
     if (form === 1) return g.assign(`${v.name}.add(${shaped(`om.arange(0n, BigInt(${E})).float()`)}.mul(0.1))`, v.shape, 'float32', 'arange-int64');
-    if (form === 2) return g.assign(`${v.name}.mul(${shaped(`om.arange(1, ${E} + 1)`)}.rsqrt())`, v.shape, 'float32', 'arange');
+    if (form === 2) return g.assign(`${v.name}.mul(${shaped(`om.arange(1, ${E} + 1, { dtype: 'float32' })`)}.rsqrt())`, v.shape, 'float32', 'arange');
     const sizes = v.shape.map((x, k) => (k === i || g.r.chance(0.5) ? g.ex(x) : '1'));
     const made = form === 3 ? `om.${g.r.pick(['ones', 'zeros'])}([${sizes.join(', ')}])` : `om.full([${sizes.join(', ')}], 0.5)`;
     return g.assign(`${v.name}.${form === 3 ? 'add' : 'mul'}(${made})`, v.shape, 'float32', 'full');
@@ -832,7 +832,7 @@ const rules = {
     const [n, m] = v.shape.slice(-2);
     if (n.v === 0 || m.v === 0) return null;
     const N = g.ex(n), M = g.ex(m);
-    const mask = g.r.chance(0.5) ? `om.ones([${N}, ${M}]).tril().eq(0)` : `om.arange(${M}).unsqueeze(0).gt(om.arange(${N}).unsqueeze(1))`;
+    const mask = g.r.chance(0.5) ? `om.ones([${N}, ${M}]).tril().eq(0)` : `om.arange(${M}, { dtype: 'float32' }).unsqueeze(0).gt(om.arange(${N}, { dtype: 'float32' }).unsqueeze(1))`;
     return g.assign(`${v.name}.maskedFill(${mask}, ${g.r.pick(['-1e9', '-Infinity'])}).softmax(-1)`, v.shape, 'float32', 'causal-mask');
   },
   gather(g, v) {
@@ -860,7 +860,7 @@ const rules = {
     if (!last || !last.fixed || last.v < 2) return null;
     const dim = g.width();
     // (the ramp keeps exact ties apart, as in reduce)
-    return g.assign(`${g.decl('emb', `new om.nn.Embedding(${last.v}, ${dim})`)}.forward(${v.name}.add(om.arange(${last.v}).mul(0.001)).argmax(-1))`,
+    return g.assign(`${g.decl('emb', `new om.nn.Embedding(${last.v}, ${dim})`)}.forward(${v.name}.add(om.arange(${last.v}, { dtype: 'float32' }).mul(0.001)).argmax(-1))`,
       [...v.shape.slice(0, -1), g.fixed(dim)], 'float32', 'embedding');
   },
   norm(g, v) { // normalising over at least 4 elements at every size: fewer are ill-conditioned (float32 vs double)

@@ -296,7 +296,22 @@ const ctcMod: Tensor = new om.nn.CTCLoss().forward(om.randn([4, 1, 3]), om.tenso
 const sgd: om.optim.Optimizer = new om.optim.SGD(seqNet.parameters(), { lr: 0.1, momentum: 0.9, nesterov: true });
 const adam = new om.optim.Adam(seqNet.parameters(), { betas: [0.9, 0.99], amsgrad: true });
 const adamw = new om.optim.AdamW(seqNet.parameters(), { weightDecay: 0 });
-for (const o of [sgd, adam, adamw]) { o.zeroGrad(); o.step(); o.dispose(); }
+const grouped = new om.optim.SGD([{ params: seqNet.at(0).parameters(), lr: 0.01 }, { params: seqNet.at(1).parameters(), nesterov: false }], { lr: 0.1, momentum: 0.9 });
+const rms = new om.optim.RMSprop(seqNet.parameters(), { centered: true });
+const sched = new om.optim.lrScheduler.SequentialLR(grouped, [new om.optim.lrScheduler.LinearLR(grouped, { startFactor: 0.1 }),
+  new om.optim.lrScheduler.CosineAnnealingLR(grouped, 10, { etaMin: 1e-4 })], [5]);
+const plateau = new om.optim.lrScheduler.ReduceLROnPlateau(rms, { mode: 'max', minLr: [0, 1e-5] });
+const total: Tensor = om.nn.utils.clipGradNorm_(seqNet.parameters(), 1, 'inf', { errorIfNonfinite: true });
+om.nn.utils.clipGradValue_(seqNet.parameters(), 0.5);
+sched.step();
+plateau.step(total);
+const lrs: number[] = sched.getLastLr();
+const optState: om.optim.OptimizerStateDict = grouped.stateDict();
+grouped.loadStateDict(optState);
+for (const o of [sgd, adam, adamw, grouped, rms]) { o.zeroGrad({ setToNone: false }); o.step(); o.dispose(); }
+void lrs;
+// @ts-expect-error: annealStrategy is 'cos' | 'linear'
+new om.optim.lrScheduler.OneCycleLR(sgd, 0.1, { totalSteps: 10, annealStrategy: 'cosine' });
 for (const m of list) m.dispose();
 seqNet.dispose();
 // @ts-expect-error: reduction is 'none' | 'mean' | 'sum'
