@@ -11,7 +11,7 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import * as om from 'onemodel';
-import { memoryHooks } from './helpers.mjs';
+import { memoryHooks, withTraced } from './helpers.mjs';
 import { loadFixture, matchesEagerly, ranges, tracesEverywhere } from './transformers-ports.mjs';
 import { OPTForCausalLM, OPTLearnedPositionalEmbedding } from '../../examples/transformers/opt.mjs';
 import { GPTNeoForCausalLM, expandAttentionTypes } from '../../examples/transformers/gpt_neo.mjs';
@@ -119,6 +119,31 @@ describe('OPT, GPT-Neo and DeBERTa-v2 traced once with symbolic batch and seq, r
   test('gpt_neo: traced below the window (4), right past it and far above', (t) => traceAll(t, 'gpt_neo', (tm) => {
     assert.deepEqual(ranges(tm), { batch: [1, Infinity, null], seq: [1, 128, 'where (call 44)'] });
   }, 2));
+  // small random configurations the fixtures do not cover, each traced once and checked against
+  // eager in onnxruntime-web and the Session at three other sizes of each symbol
+  test('other layouts: DeBERTa-v2\'s own (position embeddings, token types, separate position projections, no log buckets), OPT and GPT-Neo without a mask', () => withTraced((keep, trace) => {
+    const ids = (b, t) => om.tensor(Array.from({ length: b }, (_, i) => Array.from({ length: t }, (_, j) => BigInt((i * 5 + j * 3) % 16))));
+    const limits = (tm) => tm.symbols.map((s) => [s.name, s.min, s.max]);
+    const x = ids(3, 5);
+    om.manualSeed(3);
+    const deberta = new DebertaV2Model({ vocab_size: 16, hidden_size: 8, num_hidden_layers: 1, num_attention_heads: 2, intermediate_size: 16,
+      max_position_embeddings: 32, type_vocab_size: 2, relative_attention: true, max_relative_positions: 6, position_buckets: -1,
+      pos_att_type: 'c2p|p2c', share_att_key: false, norm_rel_ebd: 'none', position_biased_input: true }).eval();
+    const opt = new OPTForCausalLM({ vocab_size: 16, hidden_size: 8, num_hidden_layers: 1, ffn_dim: 16, num_attention_heads: 2, max_position_embeddings: 32 }).eval();
+    const neo = new GPTNeoForCausalLM({ vocab_size: 16, hidden_size: 8, num_layers: 2, num_heads: 2, max_position_embeddings: 32,
+      window_size: 3, attention_types: [[['local', 'global'], 1]] }).eval();
+    try {
+      assert.ok(deberta.encoder.layer.at(0).attention.self.pos_key_proj && deberta.encoder.layer.at(0).attention.self.pos_query_proj);
+      const types = om.tensor([[0n, 0n, 1n, 1n, 1n], [0n, 1n, 1n, 1n, 1n], [0n, 0n, 0n, 0n, 1n]]);
+      const td = trace(deberta, { input_ids: [x, ['B', 'T']], attention_mask: [om.ones([3, 5], { dtype: 'int64' }), ['B', 'T']], token_type_ids: [types, ['B', 'T']] });
+      assert.deepEqual(limits(td), [['B', 1, Infinity], ['T', 1, 32]], 'the position table ends at 32, as eagerly');
+      // without a mask the positions count every token: the table of 32 (+ 2) rows ends the length at 32
+      assert.deepEqual(limits(trace((i) => opt.forward(i), { input_ids: [x, ['B', 'T']] })), [['B', 1, Infinity], ['T', 1, 32]]);
+      assert.deepEqual(limits(trace((i) => neo.forward(i), { input_ids: [x, ['B', 'T']] })), [['B', 1, Infinity], ['T', 1, 32]]);
+    } finally {
+      for (const m of [deberta, opt, neo]) m.dispose();
+    }
+  }));
   test('deberta_v2: symbolic batch and seq, unbounded (the log buckets and gathers are graph nodes)', (t) => traceAll(t, 'deberta_v2', (tm) => {
     assert.deepEqual(ranges(tm), { batch: [1, Infinity, null], seq: [1, Infinity, null] });
   }));
