@@ -6,7 +6,8 @@ Hugging Face's `transformers` is not a Debian package, so the models below are t
 PyTorch modules written from reading transformers' modeling_gpt2.py, modeling_bert.py,
 modeling_llama.py, modeling_t5.py, modeling_whisper.py, modeling_phi.py, modeling_gemma.py and
 modeling_clip.py, modeling_qwen2.py, modeling_distilbert.py, modeling_albert.py, modeling_bloom.py,
-modeling_wav2vec2.py, modeling_segformer.py and modeling_vit.py (inference without caches): the same
+modeling_wav2vec2.py, modeling_segformer.py, modeling_vit.py, modeling_opt.py, modeling_gpt_neo.py and
+modeling_deberta_v2.py (inference without caches): the same
 module tree and parameter names (so the state-dict keys are the ones a real checkpoint has), the
 same operations in the same order, the same non-persistent buffers (GPT-2's `attn.bias`, BERT's
 `position_ids` and `token_type_ids`, LLaMA's `rotary_emb.inv_freq`). The ports a onemodel user
@@ -46,6 +47,13 @@ writes of the same code are examples/transformers/*.mjs.
                                  head's bilinear interpolate to the first stage's size
     vit_embeddings ViTEmbeddings  interpolate_pos_encoding: the position table bicubic-interpolated
                                  to the image's patch grid (the table itself at the native size)
+    opt       OPTForCausalLM     positions cumsum(mask) * mask - 1 at offset 2, pre-norm layers, GPT-J's
+                                 causal mask, ReLU MLP on [batch * seq, hidden], lm_head tied
+    opt_350m  OPTForCausalLM     the same in the 350m layout: post-norm, project_in / project_out
+    gpt_neo   GPTNeoForCausalLM  a global and a local layer (the bool buffer tril ^ tril(-window)),
+                                 unscaled scores, GPT-J's causal mask added, gelu_new, lm_head tied
+    deberta_v2 DebertaV2Model    relative positions in log buckets (sign, abs, log, ceil), disentangled
+                                 attention (c2p and p2c gathers, shared keys), XSoftmax
 
 Each model writes tests/js/fixtures/transformers/<name>.safetensors (its state_dict, F32, tied
 weights under both names as a real checkpoint has them) and <name>.json:
