@@ -6,7 +6,8 @@ Hugging Face's `transformers` is not a Debian package, so the models below are t
 PyTorch modules written from reading transformers' modeling_gpt2.py, modeling_bert.py,
 modeling_llama.py, modeling_t5.py, modeling_whisper.py, modeling_phi.py, modeling_gemma.py and
 modeling_clip.py, modeling_qwen2.py, modeling_distilbert.py, modeling_albert.py, modeling_bloom.py,
-modeling_wav2vec2.py, modeling_segformer.py and modeling_vit.py (inference without caches): the same
+modeling_wav2vec2.py, modeling_segformer.py, modeling_vit.py, modeling_opt.py, modeling_gpt_neo.py and
+modeling_deberta_v2.py (inference without caches): the same
 module tree and parameter names (so the state-dict keys are the ones a real checkpoint has), the
 same operations in the same order, the same non-persistent buffers (GPT-2's `attn.bias`, BERT's
 `position_ids` and `token_type_ids`, LLaMA's `rotary_emb.inv_freq`). The ports a onemodel user
@@ -46,6 +47,13 @@ writes of the same code are examples/transformers/*.mjs.
                                  head's bilinear interpolate to the first stage's size
     vit_embeddings ViTEmbeddings  interpolate_pos_encoding: the position table bicubic-interpolated
                                  to the image's patch grid (the table itself at the native size)
+    opt       OPTForCausalLM     positions cumsum(mask) * mask - 1 at offset 2, pre-norm layers, GPT-J's
+                                 causal mask, ReLU MLP on [batch * seq, hidden], lm_head tied
+    opt_350m  OPTForCausalLM     the same in the 350m layout: post-norm, project_in / project_out
+    gpt_neo   GPTNeoForCausalLM  a global and a local layer (the bool buffer tril ^ tril(-window)),
+                                 unscaled scores, GPT-J's causal mask added, gelu_new, lm_head tied
+    deberta_v2 DebertaV2Model    relative positions in log buckets (sign, abs, log, ceil), disentangled
+                                 attention (c2p and p2c gathers, shared keys), XSoftmax
 
 Each model writes tests/js/fixtures/transformers/<name>.safetensors (its state_dict, F32, tied
 weights under both names as a real checkpoint has them) and <name>.json:
@@ -2064,6 +2072,489 @@ class ViTEmbeddings(nn.Module):
         return embeddings + self.interpolate_pos_encoding(embeddings, height, width)
 
 
+# ---- OPT (modeling_opt.py) -----------------------------------------------------------------------
+
+class OPTLearnedPositionalEmbedding(nn.Embedding):
+    """Learned positions with OPT's offset of 2: the table holds num_embeddings + 2 rows and a
+    position p reads row p + 2 (padded tokens read row 1: their position is -1)."""
+
+    def __init__(self, num_embeddings, embedding_dim):
+        self.offset = 2
+        super().__init__(num_embeddings + self.offset, embedding_dim)
+
+    def forward(self, attention_mask, past_key_values_length=0, position_ids=None):
+        if position_ids is None:
+            position_ids = torch.cumsum(attention_mask, dim=1)
+            position_ids = (position_ids * attention_mask - 1).long()
+            position_ids = position_ids[:, past_key_values_length:]
+        return super().forward(position_ids + self.offset)
+
+
+class OPTAttention(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.embed_dim = c['hidden_size']
+        self.num_heads = c['num_attention_heads']
+        self.head_dim = self.embed_dim // self.num_heads
+        self.scaling = self.head_dim ** -0.5
+        bias = c['enable_bias']
+        self.k_proj = nn.Linear(self.embed_dim, self.embed_dim, bias=bias)
+        self.v_proj = nn.Linear(self.embed_dim, self.embed_dim, bias=bias)
+        self.q_proj = nn.Linear(self.embed_dim, self.embed_dim, bias=bias)
+        self.out_proj = nn.Linear(self.embed_dim, self.embed_dim, bias=bias)
+
+    def forward(self, hidden_states, attention_mask):
+        bsz, tgt_len, _ = hidden_states.size()
+        query_states = self.q_proj(hidden_states) * self.scaling
+        query_states = query_states.view(bsz, -1, self.num_heads, self.head_dim).transpose(1, 2)
+        key_states = self.k_proj(hidden_states).view(bsz, -1, self.num_heads, self.head_dim).transpose(1, 2)
+        value_states = self.v_proj(hidden_states).view(bsz, -1, self.num_heads, self.head_dim).transpose(1, 2)
+        # eager_attention_forward with scaling 1.0 (the query was scaled above)
+        attn_weights = torch.matmul(query_states, key_states.transpose(-1, -2))
+        attn_weights = attn_weights + attention_mask
+        attn_weights = F.softmax(attn_weights, dim=-1, dtype=torch.float32).to(query_states.dtype)
+        attn_output = torch.matmul(attn_weights, value_states).transpose(1, 2).contiguous()
+        attn_output = attn_output.reshape(bsz, tgt_len, -1).contiguous()
+        return self.out_proj(attn_output)
+
+
+class OPTDecoderLayer(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.embed_dim = c['hidden_size']
+        self.self_attn = OPTAttention(c)
+        self.do_layer_norm_before = c['do_layer_norm_before']
+        self.activation_fn = nn.ReLU()
+        self.self_attn_layer_norm = nn.LayerNorm(self.embed_dim)
+        self.fc1 = nn.Linear(self.embed_dim, c['ffn_dim'], bias=c['enable_bias'])
+        self.fc2 = nn.Linear(c['ffn_dim'], self.embed_dim, bias=c['enable_bias'])
+        self.final_layer_norm = nn.LayerNorm(self.embed_dim)
+
+    def forward(self, hidden_states, attention_mask):
+        residual = hidden_states
+        if self.do_layer_norm_before:
+            hidden_states = self.self_attn_layer_norm(hidden_states)
+        hidden_states = residual + self.self_attn(hidden_states, attention_mask)
+        if not self.do_layer_norm_before:
+            hidden_states = self.self_attn_layer_norm(hidden_states)
+        hidden_states_shape = hidden_states.shape
+        hidden_states = hidden_states.reshape(-1, hidden_states.size(-1))
+        residual = hidden_states
+        if self.do_layer_norm_before:
+            hidden_states = self.final_layer_norm(hidden_states)
+        hidden_states = self.fc2(self.activation_fn(self.fc1(hidden_states)))
+        hidden_states = (residual + hidden_states).view(hidden_states_shape)
+        if not self.do_layer_norm_before:
+            hidden_states = self.final_layer_norm(hidden_states)
+        return hidden_states
+
+
+class OPTDecoder(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.embed_tokens = nn.Embedding(c['vocab_size'], c['word_embed_proj_dim'], c['pad_token_id'])
+        self.embed_positions = OPTLearnedPositionalEmbedding(c['max_position_embeddings'], c['hidden_size'])
+        differ = c['word_embed_proj_dim'] != c['hidden_size']
+        self.project_out = nn.Linear(c['hidden_size'], c['word_embed_proj_dim'], bias=False) if differ else None
+        self.project_in = nn.Linear(c['word_embed_proj_dim'], c['hidden_size'], bias=False) if differ else None
+        self.final_layer_norm = nn.LayerNorm(c['hidden_size']) if c['do_layer_norm_before'] and not c['_remove_final_layer_norm'] else None
+        self.layers = nn.ModuleList([OPTDecoderLayer(c) for _ in range(c['num_hidden_layers'])])
+
+    def forward(self, input_ids, attention_mask=None):
+        input_ids = input_ids.view(-1, input_ids.shape[-1])
+        inputs_embeds = self.embed_tokens(input_ids)
+        batch_size, seq_length = inputs_embeds.shape[:2]
+        cache_position = torch.arange(0, seq_length)
+        if attention_mask is None:
+            attention_mask = torch.ones(batch_size, seq_length)
+        causal_mask = prepare_4d_causal_attention_mask_with_cache_position(
+            attention_mask, seq_length, attention_mask.shape[-1], inputs_embeds.dtype, cache_position, batch_size)
+        position_ids = torch.cumsum(attention_mask, dim=1)
+        position_ids = (position_ids * attention_mask - 1).long()
+        pos_embeds = self.embed_positions(attention_mask, 0, position_ids=position_ids)
+        if self.project_in is not None:
+            inputs_embeds = self.project_in(inputs_embeds)
+        hidden_states = inputs_embeds + pos_embeds
+        for layer in self.layers:
+            hidden_states = layer(hidden_states, causal_mask)
+        if self.final_layer_norm is not None:
+            hidden_states = self.final_layer_norm(hidden_states)
+        if self.project_out is not None:
+            hidden_states = self.project_out(hidden_states)
+        return hidden_states
+
+
+class OPTModel(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.decoder = OPTDecoder(c)
+
+    def forward(self, input_ids, attention_mask=None):
+        return self.decoder(input_ids, attention_mask)
+
+
+class OPTForCausalLM(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.model = OPTModel(c)
+        self.lm_head = nn.Linear(c['word_embed_proj_dim'], c['vocab_size'], bias=False)
+        self.lm_head.weight = self.model.decoder.embed_tokens.weight  # tied
+
+    def forward(self, input_ids, attention_mask=None):
+        return self.lm_head(self.model(input_ids, attention_mask)).contiguous()
+
+
+# ---- GPT-Neo (modeling_gpt_neo.py) ---------------------------------------------------------------
+
+class GPTNeoSelfAttention(nn.Module):
+    def __init__(self, c, attention_type):
+        super().__init__()
+        max_positions = c['max_position_embeddings']
+        bias = torch.tril(torch.ones((max_positions, max_positions), dtype=bool)).view(1, 1, max_positions, max_positions)
+        if attention_type == 'local':
+            # each token sees only the previous window_size tokens
+            bias = torch.bitwise_xor(bias, torch.tril(bias, -c['window_size']))
+        self.register_buffer('bias', bias, persistent=False)
+        self.register_buffer('masked_bias', torch.tensor(-1e9), persistent=False)
+        self.embed_dim = c['hidden_size']
+        self.num_heads = c['num_heads']
+        self.head_dim = self.embed_dim // self.num_heads
+        self.k_proj = nn.Linear(self.embed_dim, self.embed_dim, bias=False)
+        self.v_proj = nn.Linear(self.embed_dim, self.embed_dim, bias=False)
+        self.q_proj = nn.Linear(self.embed_dim, self.embed_dim, bias=False)
+        self.out_proj = nn.Linear(self.embed_dim, self.embed_dim, bias=True)
+
+    def _split_heads(self, tensor):
+        return tensor.view(tensor.size()[:-1] + (self.num_heads, self.head_dim)).permute(0, 2, 1, 3)
+
+    def _merge_heads(self, tensor):
+        tensor = tensor.permute(0, 2, 1, 3).contiguous()
+        return tensor.view(tensor.size()[:-2] + (self.num_heads * self.head_dim,))
+
+    def _attn(self, query, key, value, attention_mask):
+        attn_weights = torch.matmul(query.to(torch.float32), key.to(torch.float32).transpose(-1, -2))  # not scaled
+        query_length, key_length = query.size(-2), key.size(-2)
+        causal_mask = self.bias[:, :, key_length - query_length:key_length, :key_length]
+        mask_value = torch.tensor(torch.finfo(attn_weights.dtype).min, dtype=attn_weights.dtype)
+        attn_weights = torch.where(causal_mask, attn_weights, mask_value)
+        attn_weights = attn_weights + attention_mask[:, :, :, :key.shape[-2]]
+        attn_weights = F.softmax(attn_weights, dim=-1).to(value.dtype)
+        return torch.matmul(attn_weights, value)
+
+    def forward(self, hidden_states, attention_mask):
+        query = self._split_heads(self.q_proj(hidden_states))
+        key = self._split_heads(self.k_proj(hidden_states))
+        value = self._split_heads(self.v_proj(hidden_states))
+        attn_output = self._merge_heads(self._attn(query, key, value, attention_mask))
+        return self.out_proj(attn_output)
+
+
+class GPTNeoAttention(nn.Module):
+    def __init__(self, c, layer_id):
+        super().__init__()
+        self.attention_type = c['attention_layers'][layer_id]
+        self.attention = GPTNeoSelfAttention(c, self.attention_type)
+
+    def forward(self, hidden_states, attention_mask):
+        return self.attention(hidden_states, attention_mask)
+
+
+class GPTNeoMLP(nn.Module):
+    def __init__(self, intermediate_size, c):
+        super().__init__()
+        self.c_fc = nn.Linear(c['hidden_size'], intermediate_size)
+        self.c_proj = nn.Linear(intermediate_size, c['hidden_size'])
+        self.act = NewGELUActivation()  # ACT2FN['gelu_new']
+
+    def forward(self, hidden_states):
+        return self.c_proj(self.act(self.c_fc(hidden_states)))
+
+
+class GPTNeoBlock(nn.Module):
+    def __init__(self, c, layer_id):
+        super().__init__()
+        hidden_size = c['hidden_size']
+        inner_dim = c['intermediate_size'] if c['intermediate_size'] is not None else 4 * hidden_size
+        self.ln_1 = nn.LayerNorm(hidden_size, eps=c['layer_norm_epsilon'])
+        self.attn = GPTNeoAttention(c, layer_id)
+        self.ln_2 = nn.LayerNorm(hidden_size, eps=c['layer_norm_epsilon'])
+        self.mlp = GPTNeoMLP(inner_dim, c)
+
+    def forward(self, hidden_states, attention_mask):
+        hidden_states = self.attn(self.ln_1(hidden_states), attention_mask) + hidden_states
+        return hidden_states + self.mlp(self.ln_2(hidden_states))
+
+
+def gpt_neo_attention_layers(attention_types):
+    """GPTNeoConfig.expand_attention_types_params: [[['global', 'local'], 2]] -> global, local, global, local."""
+    return [t for types, n in attention_types for _ in range(n) for t in types]
+
+
+class GPTNeoModel(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        c = {**c, 'attention_layers': gpt_neo_attention_layers(c['attention_types'])}
+        self.wte = nn.Embedding(c['vocab_size'], c['hidden_size'])
+        self.wpe = nn.Embedding(c['max_position_embeddings'], c['hidden_size'])
+        self.h = nn.ModuleList([GPTNeoBlock(c, i) for i in range(c['num_layers'])])
+        self.ln_f = nn.LayerNorm(c['hidden_size'], eps=c['layer_norm_epsilon'])
+
+    def forward(self, input_ids, attention_mask=None):
+        inputs_embeds = self.wte(input_ids)
+        batch_size, seq_length = inputs_embeds.shape[:2]
+        cache_position = torch.arange(0, seq_length)
+        position_ids = cache_position.unsqueeze(0)
+        if attention_mask is None:
+            attention_mask = torch.ones(batch_size, seq_length)
+        causal_mask = prepare_4d_causal_attention_mask_with_cache_position(
+            attention_mask, seq_length, attention_mask.shape[-1], inputs_embeds.dtype, cache_position, batch_size)
+        hidden_states = inputs_embeds + self.wpe(position_ids)
+        for block in self.h:
+            hidden_states = block(hidden_states, causal_mask)
+        return self.ln_f(hidden_states)
+
+
+class GPTNeoForCausalLM(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.transformer = GPTNeoModel(c)
+        self.lm_head = nn.Linear(c['hidden_size'], c['vocab_size'], bias=False)
+        self.lm_head.weight = self.transformer.wte.weight  # tied
+
+    def forward(self, input_ids, attention_mask=None):
+        return self.lm_head(self.transformer(input_ids, attention_mask))
+
+
+# ---- DeBERTa-v2 (modeling_deberta_v2.py) ---------------------------------------------------------
+
+def make_log_bucket_position(relative_pos, bucket_size, max_position):
+    sign = torch.sign(relative_pos)
+    mid = bucket_size // 2
+    abs_pos = torch.where((relative_pos < mid) & (relative_pos > -mid), torch.tensor(mid - 1).type_as(relative_pos),
+                          torch.abs(relative_pos))
+    log_pos = torch.ceil(torch.log(abs_pos / mid) / torch.log(torch.tensor((max_position - 1) / mid)) * (mid - 1)) + mid
+    return torch.where(abs_pos <= mid, relative_pos.type_as(log_pos), log_pos * sign)
+
+
+def build_relative_position(query_size, key_size, bucket_size=-1, max_position=-1):
+    q_ids = torch.arange(0, query_size)
+    k_ids = torch.arange(0, key_size)
+    rel_pos_ids = q_ids[:, None] - k_ids[None, :]
+    if bucket_size > 0 and max_position > 0:
+        rel_pos_ids = make_log_bucket_position(rel_pos_ids, bucket_size, max_position)
+    rel_pos_ids = rel_pos_ids.to(torch.long)
+    rel_pos_ids = rel_pos_ids[:query_size, :]
+    return rel_pos_ids.unsqueeze(0)
+
+
+def x_softmax(input, mask, dim):
+    """XSoftmax.forward: softmax over the kept positions, masked positions 0."""
+    rmask = ~(mask.to(torch.bool))
+    output = input.masked_fill(rmask, torch.tensor(torch.finfo(input.dtype).min))
+    output = torch.softmax(output, dim)
+    output.masked_fill_(rmask, 0)
+    return output
+
+
+class DisentangledSelfAttention(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.num_attention_heads = c['num_attention_heads']
+        self.attention_head_size = c['hidden_size'] // c['num_attention_heads']
+        self.all_head_size = self.num_attention_heads * self.attention_head_size
+        self.query_proj = nn.Linear(c['hidden_size'], self.all_head_size, bias=True)
+        self.key_proj = nn.Linear(c['hidden_size'], self.all_head_size, bias=True)
+        self.value_proj = nn.Linear(c['hidden_size'], self.all_head_size, bias=True)
+        self.share_att_key = c['share_att_key']
+        self.pos_att_type = c['pos_att_type']
+        self.relative_attention = c['relative_attention']
+        if self.relative_attention:
+            self.position_buckets = c['position_buckets']
+            self.max_relative_positions = c['max_relative_positions']
+            if self.max_relative_positions < 1:
+                self.max_relative_positions = c['max_position_embeddings']
+            self.pos_ebd_size = self.position_buckets if self.position_buckets > 0 else self.max_relative_positions
+            if not self.share_att_key:
+                if 'c2p' in self.pos_att_type:
+                    self.pos_key_proj = nn.Linear(c['hidden_size'], self.all_head_size, bias=True)
+                if 'p2c' in self.pos_att_type:
+                    self.pos_query_proj = nn.Linear(c['hidden_size'], self.all_head_size)
+
+    def transpose_for_scores(self, x, attention_heads):
+        new_x_shape = x.size()[:-1] + (attention_heads, -1)
+        x = x.view(new_x_shape)
+        return x.permute(0, 2, 1, 3).contiguous().view(-1, x.size(1), x.size(-1))
+
+    def forward(self, hidden_states, attention_mask, relative_pos, rel_embeddings):
+        query_layer = self.transpose_for_scores(self.query_proj(hidden_states), self.num_attention_heads)
+        key_layer = self.transpose_for_scores(self.key_proj(hidden_states), self.num_attention_heads)
+        value_layer = self.transpose_for_scores(self.value_proj(hidden_states), self.num_attention_heads)
+        scale_factor = 1 + ('c2p' in self.pos_att_type) + ('p2c' in self.pos_att_type)
+        scale = torch.sqrt(torch.tensor(query_layer.size(-1), dtype=torch.float) * scale_factor)
+        attention_scores = torch.bmm(query_layer, key_layer.transpose(-1, -2) / scale.to(dtype=query_layer.dtype))
+        if self.relative_attention:
+            attention_scores = attention_scores + self.disentangled_attention_bias(
+                query_layer, key_layer, relative_pos, rel_embeddings, scale_factor)
+        attention_scores = attention_scores.view(-1, self.num_attention_heads, attention_scores.size(-2), attention_scores.size(-1))
+        attention_probs = x_softmax(attention_scores, attention_mask, -1)
+        context_layer = torch.bmm(attention_probs.view(-1, attention_probs.size(-2), attention_probs.size(-1)), value_layer)
+        context_layer = (context_layer.view(-1, self.num_attention_heads, context_layer.size(-2), context_layer.size(-1))
+                         .permute(0, 2, 1, 3).contiguous())
+        return context_layer.view(context_layer.size()[:-2] + (-1,))
+
+    def disentangled_attention_bias(self, query_layer, key_layer, relative_pos, rel_embeddings, scale_factor):
+        relative_pos = relative_pos.unsqueeze(1)  # [1, q, k] -> bsz x height x query x key
+        att_span = self.pos_ebd_size
+        relative_pos = relative_pos.long()
+        rel_embeddings = rel_embeddings[0:att_span * 2, :].unsqueeze(0)
+        repeats = query_layer.size(0) // self.num_attention_heads
+        if self.share_att_key:
+            pos_query_layer = self.transpose_for_scores(self.query_proj(rel_embeddings), self.num_attention_heads).repeat(repeats, 1, 1)
+            pos_key_layer = self.transpose_for_scores(self.key_proj(rel_embeddings), self.num_attention_heads).repeat(repeats, 1, 1)
+        else:
+            if 'c2p' in self.pos_att_type:
+                pos_key_layer = self.transpose_for_scores(self.pos_key_proj(rel_embeddings), self.num_attention_heads).repeat(repeats, 1, 1)
+            if 'p2c' in self.pos_att_type:
+                pos_query_layer = self.transpose_for_scores(self.pos_query_proj(rel_embeddings), self.num_attention_heads).repeat(repeats, 1, 1)
+        score = 0
+        if 'c2p' in self.pos_att_type:
+            scale = torch.sqrt(torch.tensor(pos_key_layer.size(-1), dtype=torch.float) * scale_factor)
+            c2p_att = torch.bmm(query_layer, pos_key_layer.transpose(-1, -2))
+            c2p_pos = torch.clamp(relative_pos + att_span, 0, att_span * 2 - 1)
+            c2p_att = torch.gather(c2p_att, dim=-1,
+                                   index=c2p_pos.squeeze(0).expand([query_layer.size(0), query_layer.size(1), relative_pos.size(-1)]))
+            score += c2p_att / scale.to(dtype=c2p_att.dtype)
+        if 'p2c' in self.pos_att_type:
+            scale = torch.sqrt(torch.tensor(pos_query_layer.size(-1), dtype=torch.float) * scale_factor)
+            r_pos = relative_pos  # query and key lengths are equal (self-attention)
+            p2c_pos = torch.clamp(-r_pos + att_span, 0, att_span * 2 - 1)
+            p2c_att = torch.bmm(key_layer, pos_query_layer.transpose(-1, -2))
+            p2c_att = torch.gather(p2c_att, dim=-1,
+                                   index=p2c_pos.squeeze(0).expand([query_layer.size(0), key_layer.size(-2), key_layer.size(-2)])).transpose(-1, -2)
+            score += p2c_att / scale.to(dtype=p2c_att.dtype)
+        return score
+
+
+class DebertaV2SelfOutput(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.dense = nn.Linear(c['hidden_size'], c['hidden_size'])
+        self.LayerNorm = nn.LayerNorm(c['hidden_size'], c['layer_norm_eps'])
+
+    def forward(self, hidden_states, input_tensor):
+        return self.LayerNorm(self.dense(hidden_states) + input_tensor)
+
+
+class DebertaV2Output(DebertaV2SelfOutput):
+    def __init__(self, c):
+        super().__init__(c)
+        self.dense = nn.Linear(c['intermediate_size'], c['hidden_size'])
+
+
+class DebertaV2Attention(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.self = DisentangledSelfAttention(c)
+        self.output = DebertaV2SelfOutput(c)
+
+    def forward(self, hidden_states, attention_mask, relative_pos, rel_embeddings):
+        return self.output(self.self(hidden_states, attention_mask, relative_pos, rel_embeddings), hidden_states)
+
+
+class DebertaV2Intermediate(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.dense = nn.Linear(c['hidden_size'], c['intermediate_size'])
+
+    def forward(self, hidden_states):
+        return F.gelu(self.dense(hidden_states))
+
+
+class DebertaV2Layer(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.attention = DebertaV2Attention(c)
+        self.intermediate = DebertaV2Intermediate(c)
+        self.output = DebertaV2Output(c)
+
+    def forward(self, hidden_states, attention_mask, relative_pos, rel_embeddings):
+        attention_output = self.attention(hidden_states, attention_mask, relative_pos, rel_embeddings)
+        return self.output(self.intermediate(attention_output), attention_output)
+
+
+class DebertaV2Encoder(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.layer = nn.ModuleList([DebertaV2Layer(c) for _ in range(c['num_hidden_layers'])])
+        self.relative_attention = c['relative_attention']
+        if self.relative_attention:
+            self.max_relative_positions = c['max_relative_positions']
+            if self.max_relative_positions < 1:
+                self.max_relative_positions = c['max_position_embeddings']
+            self.position_buckets = c['position_buckets']
+            pos_ebd_size = self.position_buckets * 2 if self.position_buckets > 0 else self.max_relative_positions * 2
+            self.rel_embeddings = nn.Embedding(pos_ebd_size, c['hidden_size'])
+        self.norm_rel_ebd = [x.strip() for x in c['norm_rel_ebd'].lower().split('|')]
+        if 'layer_norm' in self.norm_rel_ebd:
+            self.LayerNorm = nn.LayerNorm(c['hidden_size'], c['layer_norm_eps'], elementwise_affine=True)
+
+    def get_rel_embedding(self):
+        rel_embeddings = self.rel_embeddings.weight if self.relative_attention else None
+        if rel_embeddings is not None and 'layer_norm' in self.norm_rel_ebd:
+            rel_embeddings = self.LayerNorm(rel_embeddings)
+        return rel_embeddings
+
+    def forward(self, hidden_states, attention_mask):
+        extended_attention_mask = attention_mask.unsqueeze(1).unsqueeze(2)
+        attention_mask = extended_attention_mask * extended_attention_mask.squeeze(-2).unsqueeze(-1)
+        relative_pos = None
+        if self.relative_attention:
+            relative_pos = build_relative_position(hidden_states.size(-2), hidden_states.size(-2),
+                                                   bucket_size=self.position_buckets, max_position=self.max_relative_positions)
+        rel_embeddings = self.get_rel_embedding()
+        for layer_module in self.layer:
+            hidden_states = layer_module(hidden_states, attention_mask, relative_pos, rel_embeddings)
+        return hidden_states
+
+
+class DebertaV2Embeddings(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.embedding_size = c.get('embedding_size', c['hidden_size'])
+        self.word_embeddings = nn.Embedding(c['vocab_size'], self.embedding_size, padding_idx=c['pad_token_id'])
+        self.position_biased_input = c['position_biased_input']
+        self.position_embeddings = nn.Embedding(c['max_position_embeddings'], self.embedding_size) if self.position_biased_input else None
+        self.type_vocab_size = c['type_vocab_size']
+        if self.type_vocab_size > 0:
+            self.token_type_embeddings = nn.Embedding(c['type_vocab_size'], self.embedding_size)
+        self.LayerNorm = nn.LayerNorm(c['hidden_size'], c['layer_norm_eps'])
+        self.register_buffer('position_ids', torch.arange(c['max_position_embeddings']).expand((1, -1)), persistent=False)
+
+    def forward(self, input_ids, mask):
+        seq_length = input_ids.size(1)
+        position_ids = self.position_ids[:, :seq_length]
+        token_type_ids = torch.zeros(input_ids.size(), dtype=torch.long)
+        embeddings = self.word_embeddings(input_ids)
+        if self.position_embeddings is not None:
+            embeddings += self.position_embeddings(position_ids.long())
+        if self.type_vocab_size > 0:
+            embeddings += self.token_type_embeddings(token_type_ids)
+        embeddings = self.LayerNorm(embeddings)
+        return embeddings * mask.unsqueeze(2).to(embeddings.dtype)
+
+
+class DebertaV2Model(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.embeddings = DebertaV2Embeddings(c)
+        self.encoder = DebertaV2Encoder(c)
+
+    def forward(self, input_ids, attention_mask=None):
+        if attention_mask is None:
+            attention_mask = torch.ones(input_ids.size())
+        return self.encoder(self.embeddings(input_ids, attention_mask), attention_mask)
+
+
 # ---- fixtures ------------------------------------------------------------------------------------
 
 # (batch, seq) of every token model's cases: the traced case (3, 6) first, then 1, odd lengths,
@@ -2110,11 +2601,12 @@ def fixture(name, description, config, net, axes, cases, output_names, keep=()):
             'axes': axes, 'trace_case': 0, 'cases': out_cases}
 
 
-def token_cases(vocab, mask_step=None, pad_token=None):
-    """input_ids at TOKEN_SIZES, with a padding mask (each row padded by a different amount) when
-    mask_step is given; pad_token, if given, is the id at the padded positions (never elsewhere)."""
+def token_cases(vocab, mask_step=None, pad_token=None, sizes=TOKEN_SIZES):
+    """input_ids at sizes (TOKEN_SIZES by default), with a padding mask (each row padded by a
+    different amount) when mask_step is given; pad_token, if given, is the id at the padded positions
+    (never elsewhere)."""
     cases = []
-    for b, t in TOKEN_SIZES:
+    for b, t in sizes:
         ids = torch.randint(0, vocab, (b, t))
         inputs = [('input_ids', ids)]
         if mask_step is not None:
@@ -2393,6 +2885,78 @@ def make_vit_embeddings():
                    'grid, or the table itself where the grid is the table\'s and the image square',
                    c, ViTEmbeddings(c), {'pixel_values': ['batch', None, 'height', 'width']}, cases, ['embeddings'],
                    keep={'cls_token', 'position_embeddings'})
+
+
+@model
+def make_opt():
+    c = {'vocab_size': 64, 'hidden_size': 32, 'num_hidden_layers': 2, 'ffn_dim': 64, 'num_attention_heads': 4,
+         'max_position_embeddings': 128, 'do_layer_norm_before': True, '_remove_final_layer_norm': False,
+         'word_embed_proj_dim': 32, 'activation_function': 'relu', 'enable_bias': True,
+         'layer_norm_elementwise_affine': True, 'pad_token_id': 1}
+    return fixture('opt', 'OPTForCausalLM (no cache, eager), the 125m layout: learned positions cumsum(mask) * mask - 1 read '
+                   'at offset 2, pre-norm layers (do_layer_norm_before), q scaled by head_dim ** -0.5 before the product, '
+                   'GPT-J\'s causal mask with the padding mask written in by slice assignment, ReLU MLP on [batch * seq, '
+                   'hidden], final_layer_norm, lm_head tied to embed_tokens',
+                   c, OPTForCausalLM(c), {'input_ids': ['batch', 'seq'], 'attention_mask': ['batch', 'seq']},
+                   token_cases(c['vocab_size'], mask_step=3), ['logits'])
+
+
+@model
+def make_opt_350m():
+    c = {'vocab_size': 64, 'hidden_size': 32, 'num_hidden_layers': 2, 'ffn_dim': 64, 'num_attention_heads': 4,
+         'max_position_embeddings': 128, 'do_layer_norm_before': False, '_remove_final_layer_norm': False,
+         'word_embed_proj_dim': 16, 'activation_function': 'relu', 'enable_bias': True,
+         'layer_norm_elementwise_affine': True, 'pad_token_id': 1}
+    return fixture('opt_350m', 'OPTForCausalLM (no cache, eager), the 350m layout: post-norm layers (do_layer_norm_before '
+                   'false, so no final_layer_norm), token embeddings of word_embed_proj_dim 16 brought to hidden 32 by '
+                   'project_in and back by project_out, learned positions at offset 2 from the padding mask',
+                   c, OPTForCausalLM(c), {'input_ids': ['batch', 'seq'], 'attention_mask': ['batch', 'seq']},
+                   token_cases(c['vocab_size'], mask_step=3, sizes=[(3, 6), (1, 1), (2, 7), (1, 45), (1, 128)]), ['logits'])
+
+
+# GPT-Neo's lengths around its window of 5: the traced 6, then 1, below (4), at (5) and past it,
+# and far above; each row of a batch padded by one more token (1, 2, 3: fewer than the window, so
+# every padded query still sees a kept key in the local layer, as upstream needs to stay finite).
+GPT_NEO_SIZES = [(3, 6), (1, 1), (2, 4), (1, 5), (3, 7), (2, 13), (1, 120)]
+
+
+@model
+def make_gpt_neo():
+    c = {'vocab_size': 64, 'hidden_size': 32, 'num_layers': 2, 'num_heads': 4, 'intermediate_size': 64,
+         'max_position_embeddings': 128, 'window_size': 5, 'attention_types': [[['global', 'local'], 1]],
+         'activation_function': 'gelu_new', 'layer_norm_epsilon': 1e-5}
+    cases = []
+    for b, t in GPT_NEO_SIZES:
+        cases.append(({'batch': b, 'seq': t}, [('input_ids', torch.randint(0, c['vocab_size'], (b, t))),
+                                               ('attention_mask', padding_mask(b, t, 1))]))
+    return fixture('gpt_neo', 'GPTNeoForCausalLM (no cache, eager): learned positions, a global then a local layer (the '
+                   'bool buffer tril(ones) ^ tril(ones, -window_size) for window 5, sliced to the length under '
+                   'torch.where(mask, w, finfo.min)), unscaled scores, GPT-J\'s causal mask with the padding mask added, '
+                   'gelu_new MLP, lm_head tied to wte',
+                   c, GPTNeoForCausalLM(c), {'input_ids': ['batch', 'seq'], 'attention_mask': ['batch', 'seq']},
+                   cases, ['logits'])
+
+
+# DeBERTa-v2's lengths around its buckets (position_buckets 8: relative positions below 4 kept, from
+# 4 on log buckets up to max_relative_positions 64): the traced 6, then 1, 4 and 5 (no log bucket
+# yet), odd lengths, and 120 (past max_relative_positions, where the buckets pass the table and clamp).
+DEBERTA_SIZES = [(3, 6), (1, 1), (2, 4), (1, 5), (2, 7), (2, 13), (1, 30), (1, 120)]
+
+
+@model
+def make_deberta_v2():
+    c = {'vocab_size': 64, 'hidden_size': 32, 'num_hidden_layers': 2, 'num_attention_heads': 4, 'intermediate_size': 64,
+         'hidden_act': 'gelu', 'max_position_embeddings': 64, 'type_vocab_size': 0, 'layer_norm_eps': 1e-7,
+         'relative_attention': True, 'max_relative_positions': -1, 'position_buckets': 8, 'pos_att_type': ['p2c', 'c2p'],
+         'share_att_key': True, 'norm_rel_ebd': 'layer_norm', 'position_biased_input': False, 'pad_token_id': 0}
+    return fixture('deberta_v2', 'DebertaV2Model (eager), the deberta-v3 layout: word embeddings only (position_biased_input '
+                   'false, no token types), LayerNorm, times the mask; relative positions q - k in log buckets '
+                   '(make_log_bucket_position: sign, abs, log, ceil; 8 buckets, max_relative_positions 64); disentangled '
+                   'attention with shared keys: content-to-position and position-to-content scores gathered at the clamped '
+                   'bucket, the LayerNorm-ed rel_embeddings through query_proj/key_proj repeated per batch, scale '
+                   'sqrt(head_dim * 3), XSoftmax over the pair mask; post-norm layers with gelu',
+                   c, DebertaV2Model(c), {'input_ids': ['batch', 'seq'], 'attention_mask': ['batch', 'seq']},
+                   token_cases(c['vocab_size'], mask_step=3, sizes=DEBERTA_SIZES), ['last_hidden_state'])
 
 
 if __name__ == '__main__':

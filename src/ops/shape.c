@@ -1237,15 +1237,38 @@ static bool tile_backward(const om_record *r, om_tensor *const *g, om_tensor **g
   return (gin[0] = acc) != NULL;
 }
 
-/* Tile(x, repeats), the repeats constants (they are the model's, not sizes). */
+/* A tiled axis is its input's extent times the count, an expression where the count is computed
+ * from sizes (DeBERTa's `.repeat(query_layer.size(0) // num_heads, 1, 1)` of a table made from
+ * weights: one copy per batch row). */
+static bool tile_extents(om_lower *l, const om_call *c) {
+  const om_tensor *a = c->in[0];
+  for (int d = 0; d < a->ndim; d++) {
+    int in = om__lower_in_ext(l, 0, d);
+    int x = om__lower_x_mul(l, om__lower_arg(l, d), in >= 0 ? in : om__lower_x_const(l, a->shape[d]));
+    if (x < 0) return false;
+    om__lower_candidate(l, 0, d, x);
+  }
+  return true;
+}
+
+/* Tile(x, repeats): the repeats constant, or computed where a count changes with the sizes. */
 static bool lower_tile(om_lower *l, const om_call *c) {
+  if (!c->attrs.n_i) return om__lower_alias(l);
+  int ext[OM_MAX_DIMS];
+  bool moves = false;
+  for (int d = 0; d < c->attrs.n_i; d++) {
+    ext[d] = om__lower_arg_moves(l, d) ? om__lower_arg(l, d) : -1;
+    moves |= ext[d] >= 0;
+  }
+  if (moves) return lower_operand(l, c, "Tile", om__lower_shape_operand(l, c->attrs.i, ext, c->attrs.n_i));
   ints k = {c->attrs.i, c->attrs.n_i};
-  return c->attrs.n_i ? lower_ints(l, c, "Tile", &k, 1, NULL, 0) : om__lower_alias(l);
+  return lower_ints(l, c, "Tile", &k, 1, NULL, 0);
 }
 
 const om_op_def om__op_tile = {
     .name = "tile", .takes_float64 = true, .n_in = 1, .n_out = 1, .infer = infer_tile, .forward = forward_tile,
-    .backward = tile_backward, .lower = lower_tile, .derives_extents = true, .onnx = "Tile (none for a 0-d input)",
+    .backward = tile_backward, .lower = lower_tile, .extents = tile_extents, .derives_extents = true,
+    .sym_args = ~(uint64_t)0, .onnx = "Tile (none for a 0-d input)",
     .test = {.n_in = 1, .ndims = {3}, .shapes = {{2, 1, 3}}, .lo = -2, .hi = 2, .attrs = {.n_i = 3, .i = {1, 3, 2}}}};
 
 /* ---- public view functions and composites ---- */

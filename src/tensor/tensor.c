@@ -581,7 +581,14 @@ bool om__write_values(om_tensor *dst, const om_tensor *src, const char *who) {
  * that needs grad dst would lose its link to it). Otherwise the write stays refused
  * (check_writable). */
 static bool can_rebase(const om_tensor *dst, const om_tensor *src) {
-  if (!dst->grad_fn || dst == src || dst->storage->refcount != 1) return false;
+  if (!dst->grad_fn || dst == src) return false;
+  /* dst's own record may hold its output's storage for its backward (softmax, exp, tanh): that
+   * alias is checked by version, so the backward through it fails loudly after the write (as
+   * PyTorch's `y = x.softmax(-1); y.masked_fill_(m, 0)`, DeBERTa's XSoftmax); any other holder
+   * (a view, another record's saved value) still blocks it */
+  int64_t holders = 1;
+  for (int j = 0; j < dst->grad_fn->n_out; j++) holders += dst->grad_fn->saved[j] && dst->grad_fn->saved[j]->storage == dst->storage;
+  if (dst->storage->refcount != holders) return false;
   if (!src->grad_fn) return !om__needs_grad(src) && dst->refcount == 1; /* a constant (fill_): any shape that broadcasts */
   if (src->dtype != dst->dtype || src->ndim != dst->ndim || memcmp(src->shape, dst->shape, sizeof(int64_t) * (size_t)dst->ndim))
     return false;

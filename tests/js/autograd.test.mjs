@@ -246,6 +246,18 @@ describe('gradient bookkeeping', () => {
     const m = x.mul(y);
     m.mul_(y);
     assert.throws(() => m.sum().backward(), { kind: 'Autograd', message: /input 0 of mul was changed in place after it was used/ });
+    // the op that made it keeps its output for its backward (softmax): the write is made (DeBERTa's
+    // XSoftmax zeroes the masked probabilities in place), and a backward through that op is refused
+    // there, as PyTorch's
+    const p = x.mul(y).softmax(0); // softmax([3, 8])
+    p.maskedFill_(om.tensor([true, false]), 0);
+    check(p, [2], [0, 1 / (1 + Math.exp(-5))], 1e-6);
+    assert.throws(() => p.sum().backward(), { kind: 'Autograd', message: /output 0 of softmax was changed in place after it was saved/ });
+    // a view of it still blocks the write, as before
+    const q = x.mul(y).softmax(0);
+    const view = q.slice(0, 0, 1);
+    assert.throws(() => q.maskedFill_(om.tensor([true, false]), 0), { kind: 'Autograd', message: /^copy_: in-place change of a tensor that requires grad/ });
+    view.dispose();
   }));
 
   test('a saved tensor changed in place makes backward throw Autograd', T(() => {

@@ -28,6 +28,19 @@ const noNarrowing = (tm) => assert.deepEqual(tm.symbols.map((s) => [s.min, s.max
   tm.symbols.map(() => [1, Infinity, null, null]));
 
 describe('more forms', () => {
+  test('repeat by a count computed from the sizes: a Tile whose repeats the graph computes (a table once per batch row, as DeBERTa-v2\'s)', () => withTraced((keep) => {
+    const table = om.arange(0, 6).view(1, 2, 3).float();
+    const perRow = (x) => x.add(table.repeat(x.shape[0], 1, 1)).tanh();
+    const tr = traceAt(keep, perRow, [om.randn([3, 2, 3], { seed: 1 }), ['B', null, null]], 'B', [1, 2, 5, 17]);
+    assert.deepEqual(tr.outputs[0].shape, ['B', 2, 3]);
+    assert.ok(tr.graph().nodes.some((n) => n.opType === 'Tile'), 'a Tile node');
+    noNarrowing(tr);
+    const squared = (x) => x.repeat(1, x.shape[1]).tanh(); // [B, T] -> [B, T * T]
+    const ts = traceAt(keep, squared, [om.randn([2, 3], { seed: 2 }), ['B', 'T']], 'T', [1, 2, 4, 9]);
+    assert.deepEqual(ts.outputs[0].shape, ['B', 'T*T']);
+    noNarrowing(ts);
+  }));
+
   test('windows of 47, 83, 107 and 150 on a batch traced at 2 to 10: the far runs see one step of several windows', () => withTraced((keep) => {
     // Math.ceil(B / w) * w - B and (w - B % w) % w are w - B at every size the first runs reach
     // (up to 8 * 3 + 5), and the run at 64 * 3 + 13 = 205 sees a jump of several windows at once

@@ -70,18 +70,19 @@ export function matchesEagerly(t, port, name) {
 }
 
 /**
- * Test body: traces port `name` once at the fixture's trace case (its axes symbolic, or as
- * axes(fx) declares them: om.Dim objects), then runs the .onnx in onnxruntime-web and the graph in
- * the Session at every fixture case (against PyTorch) and at three other sizes of every symbol
- * (against eager); check(tm, t) inspects the traced model.
+ * Test body: traces port `name` once at the fixture's trace case (or at case traceCase: an index
+ * into fx.cases) with its axes symbolic (or as axes(fx) declares them: om.Dim objects), then runs
+ * the .onnx in onnxruntime-web and the graph in the Session at every fixture case (against
+ * PyTorch) and at three other sizes of every symbol (against eager); check(tm, t) inspects the
+ * traced model.
  */
-export async function tracesEverywhere(t, port, name, check, axes = (fx) => fx.axes) {
+export async function tracesEverywhere(t, port, name, check, axes = (fx) => fx.axes, traceCase = null) {
   const fx = loadFixture(name);
   const model = loadPort(port, name, fx);
   const reports = [];
   try {
     await withTraced((keep) => {
-      const at = fx.cases[fx.trace_case];
+      const at = fx.cases[traceCase ?? fx.trace_case];
       const examples = caseInputs(at);
       const inputs = Object.fromEntries(Object.entries(examples).map(([k, v]) => [k, [v, axes(fx)[k]]]));
       const tm = om.trace(model, inputs, { outputNames: port.outputs });
