@@ -6,8 +6,12 @@
  * by the same step every time: a select's index) becomes the body of a Loop run size - c times,
  * c the fixed size less the repeats. What the block before wrote is loop-carried, what precedes
  * the loop is read from the outer scope, the moving constants are computed from the iteration
- * number. branch.c then runs the rolled graph at sizes across the range against the model run
- * eagerly (om__loop_agrees) and keeps it only where every one agrees. */
+ * number (from the axis's end where they count down). The Loop's outputs are of two kinds
+ * (loop_out): the loop-carried values as the last repeat left them, and the steps a Concat after
+ * the repeats joins (om.stack), collected as scan outputs and put back where the Concat had
+ * them. Then the longest block left, for Loops in sequence. branch.c runs the rolled graph at
+ * sizes across the range against the model run eagerly (om__loop_agrees) and keeps it only where
+ * every one agrees. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

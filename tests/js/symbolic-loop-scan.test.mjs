@@ -185,6 +185,23 @@ describe('loops that run backwards, start further on, or fail at the smallest si
     atLengths(keep, tm, model, [3, 4, 7, 97]);
   }));
 
+  test('two loops in sequence, the second over the steps the first collected: two Loops', () => withTraced((keep) => {
+    const model = fn((x) => {
+      let h = om.zeros([x.shape[0], 3]);
+      const outs = [];
+      for (let t = 0; t < x.shape[1]; t++) outs.push(h = h.mul(0.5).add(x.select(1, t)));
+      const steps = om.stack(outs, 1);
+      let g = om.zeros([x.shape[0], 3]);
+      for (let t = 0; t < x.shape[1]; t++) g = g.mul(0.9).add(steps.select(1, t).tanh());
+      return g;
+    });
+    const ex = om.randn([2, 6, 3], { seed: 6 });
+    const tm = om.trace(model, { x: [ex, ['B', 'T', null]] });
+    keep(tm, { x: ex }, [model.forward(ex)], undefined, model);
+    assert.equal(count(tm, 'Loop'), 2, String(ops(tm)));
+    atLengths(keep, tm, model, LENGTHS);
+  }));
+
   test('the body reads a mask made before the loop at the symbolic batch', () => withTraced((keep) => {
     const model = fn((x) => {
       const mask = om.ones([x.shape[0], 3]).mul(0.5).add(x.select(1, 0).gt(0).float().mul(0.25));
