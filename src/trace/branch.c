@@ -560,7 +560,6 @@ static void cut_syms(const cut *c, int *i, int *d) {
  * smallest two, either side of the example, further on and far above; the example last (the
  * outputs om_trace_run returns are its). */
 #define OM_LOOP_CHECKS 8
-#define OM_LOOP_MOST 3 /* the most Loops in sequence one symbol's loops roll into */
 #define OM_LOOP_FAILS 8 /* the most of the smallest sizes a rolled loop's model may fail at */
 
 /* The loop over symbol c->k that om__run_loop found, rolled into an ONNX Loop (loop.c): the model
@@ -611,11 +610,16 @@ static int roll_loop(const cut *c, om_tensor **outputs, uint64_t seed, uint64_t 
   const int64_t sizes[OM_LOOP_CHECKS] = {from, from + 1, v0 - 1, v0 + 1, v0 + 2, v0 + 7, 4 * v0 + 9, v0};
   bool agrees = false;
   int64_t lo = INT64_MAX, hi = 0;
-  for (int loops = 1; ok && !agrees && loops <= OM_LOOP_MOST; loops++) { /* one Loop, else loops in sequence */
+  /* The tries, each checked in turn until one agrees: one Loop of size - c trips, then more
+   * Loops in sequence, then one of 2, 3, 4 trips a size (a loop to 2 * T). */
+  static const int tries[][2] = {{1, 1}, {2, 1}, {3, 1}, {1, 2}, {1, 3}, {1, 4}}; /* Loops, trips a size */
+  for (int at = 0; ok && !agrees && at < (int)(sizeof tries / sizeof *tries); at++) {
     om_traced_release(rolled);
-    rolled = om__loop_roll(m, s->name, p.v * s->multiple, from * s->multiple, (const int (*)[OM_MAX_DIMS])c->syms, c->k, in_i, in_d, loops);
+    rolled = om__loop_roll(m, s->name, p.v * s->multiple, from * s->multiple, (const int (*)[OM_MAX_DIMS])c->syms, c->k, in_i, in_d,
+                           tries[at][0], tries[at][1]);
     om_session *sess = rolled ? om_session_create(rolled, NULL) : NULL;
-    if (!sess) break; /* no more Loops roll (or an error, set) */
+    if (!sess && om_last_error() != OM_ERR_OK) break; /* an error (set) */
+    if (!sess) continue; /* not so many Loops roll */
     agrees = true;
     memset(axes, 0, sizeof *axes * (size_t)c->max_outputs);
     lo = INT64_MAX, hi = 0;

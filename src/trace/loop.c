@@ -548,7 +548,8 @@ static bool prune(om_graph *g) {
  * reads them after the loop is unchanged) and the scanned steps, each put where its Concat had
  * them in place of the run of inputs it read; the repeats' nodes and the steps' Unsqueezes
  * dropped. false on error (set). */
-static bool put_loop(om_graph *t, const region *rg, int n_slots, int n_carried, const int *first, int i, int d, int64_t c, bool guard) {
+static bool put_loop(om_graph *t, const region *rg, int n_slots, int n_carried, const int *first, int i, int d, int64_t per, int64_t c,
+                     bool guard) {
   int n_outs = n_carried + rg->n_scans;
   loop_out *lo = malloc(sizeof *lo * ((size_t)n_outs + 1));
   if (!lo) return om__fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory");
@@ -581,6 +582,14 @@ static bool put_loop(om_graph *t, const region *rg, int n_slots, int n_carried, 
   snprintf(nm, sizeof nm, "%sShape", pre);
   bool ok = size >= 0 && om__graph_add_node(t, "Shape", nm, &t->inputs.v[i], 1, &size, 1, at, 2) >= 0;
   ins[0] = size;
+  if (ok && per != 1) { /* per trips a size */
+    snprintf(nm, sizeof nm, "%sper", pre);
+    int k = int_init(t, nm, &per, one, false);
+    ins[0] = k >= 0 ? value_like(t, pre, &(om_gvalue){.name = "times", .dtype = OM_INT64, .ndim = 1, .shape = {1}}) : -1;
+    snprintf(nm, sizeof nm, "%sMul", pre);
+    ok = ins[0] >= 0 && om__graph_add_node(t, "Mul", nm, (int[]){size, k}, 2, &ins[0], 1, NULL, 0) >= 0;
+    size = ins[0];
+  }
   if (ok && c) {
     snprintf(nm, sizeof nm, "%sless", pre);
     int k = int_init(t, nm, &c, one, false);
@@ -675,9 +684,10 @@ static bool put_loop(om_graph *t, const region *rg, int n_slots, int n_carried, 
 }
 
 /* The longest repeats of g that fit a Loop (each loop-carried value starts as it goes on, no
- * fewer than 0 trips at min, some output) rolled into one in g, its names prefixed pre: 1; 0
- * when none do (g unchanged); -1 on error (set). */
-static int roll_one(om_graph *g, int64_t size, int64_t min, int i, int d, const char *pre) {
+ * fewer than 0 trips at min, some output) rolled into one in g, run per * S - c times (S the
+ * size at run time, c what makes that the repeats at size), its names prefixed pre: 1; 0 when
+ * none do (g unchanged); -1 on error (set). */
+static int roll_one(om_graph *g, int64_t size, int64_t min, int i, int d, int64_t per, const char *pre) {
   int total = 0;
   for (int n = 0; n < g->nodes.n; n++) total += g->nodes.v[n].n_in;
   region best = {.slots = calloc((size_t)total + 1, sizeof(slot)), .at = calloc((size_t)g->nodes.n + 1, sizeof(int)), .size = size};
@@ -689,7 +699,8 @@ static int roll_one(om_graph *g, int64_t size, int64_t min, int i, int d, const 
   snprintf(best.pre, sizeof best.pre, "%s", pre);
   if (ok && find_region(g, &best, &scratch)) {
     int n_slots = slot_count(g, &best), n_carried = carried_of(&best, n_slots, -1, -1);
-    bool fits = size - best.m <= min; /* no fewer than 0 trips at the smallest size */
+    int64_t c = per * size - best.m; /* the trip count per * S - c */
+    bool fits = c <= per * min; /* no fewer than 0 trips at the smallest size */
     for (int e = 0; e < n_slots; e++) { /* each loop-carried value starts as it goes on: its type and shape */
       const slot *sl = &best.slots[e];
       if (sl->kind != IN_CARRIED) continue;
@@ -701,15 +712,15 @@ static int roll_one(om_graph *g, int64_t size, int64_t min, int i, int d, const 
       for (int x = 0; x < a->ndim; x++) fits &= (!a->dim_param[x] && !b->dim_param[x]) || (a->dim_param[x] && b->dim_param[x] && !strcmp(a->dim_param[x], b->dim_param[x]));
     }
     fits &= n_carried + best.n_scans > 0; /* a loop with no output writes nothing the graph needs */
-    bool none = min - (size - best.m) == 0; /* no trips at the smallest size */
-    if (fits) rolled = put_loop(g, &best, n_slots, n_carried, first, i, d, size - best.m, none && best.n_scans > 0) ? 1 : -1;
+    bool none = per * min == c; /* no trips at the smallest size */
+    if (fits) rolled = put_loop(g, &best, n_slots, n_carried, first, i, d, per, c, none && best.n_scans > 0) ? 1 : -1;
   }
   free(best.slots), free(best.at), free(scratch.slots), free(scratch.at), free(first);
   return ok ? rolled : -1;
 }
 
 om_traced_model *om__loop_roll(const om_traced_model *m, const char *name, int64_t size, int64_t min, const int (*syms)[OM_MAX_DIMS],
-                               int k, int i, int d, int loops) {
+                               int k, int i, int d, int loops, int64_t per) {
   om_traced_model *t = calloc(1, sizeof *t);
   bool ok = t && om__graph_copy(&t->g, &m->g);
   if (!ok) om__fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory");
@@ -721,7 +732,7 @@ om_traced_model *om__loop_roll(const om_traced_model *m, const char *name, int64
   for (int l = 0; ok && l < loops; l++) { /* loops in sequence: each the longest left */
     char pre[16];
     snprintf(pre, sizeof pre, l ? "Loop%d/" : "Loop/", l);
-    int r = roll_one(&t->g, size, min, i, d, pre);
+    int r = roll_one(&t->g, size, min, i, d, per, pre);
     if (r <= 0) {
       ok = r == 0;
       break;
