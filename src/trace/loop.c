@@ -361,12 +361,14 @@ static void loop_outputs(const region *rg, int n_slots, int n_carried, loop_out 
     outs[n_carried + q] = (loop_out){.kind = OUT_SCAN, .r = rg->scans[q].r, .o = rg->scans[q].o, .scan = &rg->scans[q]};
 }
 
-/* A new value of g of like's type, shape and dim_params named name; -1 on error. */
-static int named_value(om_graph *g, const om_gvalue *like, const char *name) {
-  int v = om__graph_value(g, like->dtype, like->ndim, like->shape);
+/* A new value of g of like's type, shape and dim_params named name; -1 on error. like may be
+ * one of g's values: it is copied before g's values grow. */
+static int named_value(om_graph *g, const om_gvalue *like_in, const char *name) {
+  const om_gvalue like = *like_in;
+  int v = om__graph_value(g, like.dtype, like.ndim, like.shape);
   if (v < 0 || !(g->values.v[v].name = om__arena_strdup(&g->arena, name))) return -1;
-  for (int d = 0; d < like->ndim; d++)
-    if (like->dim_param[d] && !(g->values.v[v].dim_param[d] = om__arena_strdup(&g->arena, like->dim_param[d]))) return -1;
+  for (int d = 0; d < like.ndim; d++)
+    if (like.dim_param[d] && !(g->values.v[v].dim_param[d] = om__arena_strdup(&g->arena, like.dim_param[d]))) return -1;
   return v;
 }
 
