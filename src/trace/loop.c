@@ -50,6 +50,7 @@ typedef struct region {
   int s, p, m;
   int64_t size; /* the symbol's size in the graph rolled */
   char pre[16]; /* the prefix of the names the Loop writes ("Loop/", "Loop1/" for a second loop in the graph) */
+  bool guard;   /* the Loop runs at least once (put_loop): its indices kept in range for that run */
   slot *slots;
   int *at;
   int n_scans;
@@ -422,6 +423,38 @@ static int put_steps(om_graph *g, int x, int axis, bool reversed, int into, cons
   return y >= 0 && om__graph_add_node(g, "Transpose", nm, &x, 1, &y, 1, &at, 1) >= 0 ? y : -1;
 }
 
+/* Index idx of Gather node src (its data the body's value data) kept at most the last of its
+ * axis: Min(idx, Shape(data)[axis] - 1). For a guarded Loop's one run where it should run none:
+ * an index past the end there (a loop from 1 at T = 1) would fail the whole graph, while in every
+ * run that counts the index is in range and unchanged. -1 on error. */
+static int in_range(om_graph *b, int data, const om_gnode *src, int idx, const char *pre, int q) {
+  int64_t axis = 0, one = 1;
+  for (int a = 0; a < src->n_attrs; a++)
+    if (!strcmp(src->attrs[a].name, "axis") && src->attrs[a].type == OM_GATTR_INT) axis = src->attrs[a].i;
+  if (axis < 0) axis += b->values.v[data].ndim;
+  om_gattr at[2] = {OM_ATTR_INT("start", axis), OM_ATTR_INT("end", axis + 1)};
+  om_gvalue v1 = {.dtype = OM_INT64, .ndim = 1, .shape = {1}}, v0 = {.dtype = OM_INT64};
+  const om_gvalue ix = b->values.v[idx];
+  char nm[64], kn[72];
+  snprintf(nm, sizeof nm, "%sinrange%d", pre, q);
+  snprintf(kn, sizeof kn, "%s/one", nm);
+  int k = int_init(b, kn, &one, 1, false);
+  snprintf(kn, sizeof kn, "%s/extent", nm);
+  int e = k >= 0 ? named_value(b, &v1, kn) : -1;
+  if (e < 0 || om__graph_add_node(b, "Shape", kn, &data, 1, &e, 1, at, 2) < 0) return -1;
+  snprintf(kn, sizeof kn, "%s/last", nm);
+  int l = named_value(b, &v1, kn);
+  if (l < 0 || om__graph_add_node(b, "Sub", kn, (int[]){e, k}, 2, &l, 1, NULL, 0) < 0) return -1;
+  if (ix.ndim == 0) { /* a 0-d index stays 0-d (select drops the axis) */
+    snprintf(kn, sizeof kn, "%s/last0", nm);
+    int l0 = named_value(b, &v0, kn);
+    if (l0 < 0 || om__graph_add_node(b, "Squeeze", kn, &l, 1, &l0, 1, NULL, 0) < 0) return -1;
+    l = l0;
+  }
+  int y = named_value(b, &ix, nm);
+  return y >= 0 && om__graph_add_node(b, "Min", nm, (int[]){idx, l}, 2, &y, 1, NULL, 0) >= 0 ? y : -1;
+}
+
 /* The Loop's body: iteration number, condition, one input per loop-carried value (first the
  * value each reads in the first repeat), the block's nodes, the condition and the Loop's outputs
  * (outs, n_outs: the loop-carried values, then the scanned steps). Captured values name g's (ids
@@ -467,7 +500,10 @@ static om_graph *body_graph(const om_graph *g, const region *rg, int n_slots, in
           }
           in[i] = map[sl->v];
           break;
-        case IN_MOVES: ok = (in[i] = moving(b, g, sl, rg->size, rg->pre, iter, rg->at[r] + i)) >= 0; break;
+        case IN_MOVES:
+          ok = (in[i] = moving(b, g, sl, rg->size, rg->pre, iter, rg->at[r] + i)) >= 0;
+          if (ok && rg->guard && i == 1 && !strcmp(src->op_type, "Gather")) ok = (in[i] = in_range(b, in[0], src, in[1], rg->pre, rg->at[r] + i)) >= 0;
+          break;
       }
     }
     for (int j = 0; ok && j < src->n_out; j++) ok = (map[src->out[j]] = out[j] = value_like(b, rg->pre, &g->values.v[src->out[j]])) >= 0;
@@ -714,8 +750,8 @@ static int roll_one(om_graph *g, int64_t size, int64_t min, int i, int d, int64_
       for (int x = 0; x < a->ndim; x++) fits &= (!a->dim_param[x] && !b->dim_param[x]) || (a->dim_param[x] && b->dim_param[x] && !strcmp(a->dim_param[x], b->dim_param[x]));
     }
     fits &= n_carried + best.n_scans > 0; /* a loop with no output writes nothing the graph needs */
-    bool none = per * min == c; /* no trips at the smallest size */
-    if (fits) rolled = put_loop(g, &best, n_slots, n_carried, first, i, d, per, c, none && best.n_scans > 0) ? 1 : -1;
+    best.guard = per * min == c && best.n_scans > 0; /* no trips at the smallest size, and steps to collect */
+    if (fits) rolled = put_loop(g, &best, n_slots, n_carried, first, i, d, per, c, best.guard) ? 1 : -1;
   }
   free(best.slots), free(best.at), free(scratch.slots), free(scratch.at), free(first);
   return ok ? rolled : -1;
