@@ -259,6 +259,19 @@ describe('loops that run backwards, start further on, or fail at the smallest si
 describe('loops that still do not roll are refused as before', () => {
   const LOOP = /^trace: the model makes more calls at every larger size of 'T' \(calls its outputs need: \d+ at T=6, \d+ at T=7, \d+ at T=8, \d+ at T=9, \d+ at T=14\): a loop over the size, unrolled, which no graph without ONNX Loop holds at every size; declare om\.Dim\('T', \{ min: 6, max: 6 \}\) for the graph at the traced size/;
 
+  test('a rolled graph that disagrees with eager at a size checked: a cell from a constant state, its steps stacked (wrong at T = 1)', () => {
+    const model = fn((x) => {
+      const c = x.mean(1), w = om.full([3], 0.5);
+      let y = om.full([2, 3], 0.1);
+      const outs = [];
+      for (let t = 0; t < x.shape[1]; t++) outs.push(y = y.mul(w).add(c).add(x.select(1, t)).tanh());
+      return om.stack(outs, 1);
+    });
+    const ex = om.randn([2, 6, 3], { seed: 6 });
+    assert.match(refusal(model, { x: [ex, [null, 'T', null]] }, 'SymbolicShape').message, LOOP);
+    ex.dispose();
+  });
+
   test('steps joined other than one per step along an axis of size 1 (om.cat of whole steps)', () => {
     const model = fn((x) => {
       const outs = [];
