@@ -560,6 +560,7 @@ static void cut_syms(const cut *c, int *i, int *d) {
  * smallest two, either side of the example, further on and far above; the example last (the
  * outputs om_trace_run returns are its). */
 #define OM_LOOP_CHECKS 8
+#define OM_LOOP_FAILS 8 /* the most of the smallest sizes a rolled loop's model may fail at */
 
 /* The loop over symbol c->k that om__run_loop found, rolled into an ONNX Loop (loop.c): the model
  * traced as a piece with k fixed three sizes above the example (repeats enough to tell what
@@ -587,24 +588,57 @@ static int roll_loop(const cut *c, om_tensor **outputs, uint64_t seed, uint64_t 
   n = -1;
   if (om_last_error() == OM_ERR_OUT_OF_MEMORY) ok = false;
   else om_clear_error(); /* a piece refused: the loop is, as before */
-  rolled = ok ? om__loop_roll(m, s->name, p.v * s->multiple, dk->vmin * s->multiple, (const int (*)[OM_MAX_DIMS])c->syms, c->k, in_i, in_d) : NULL;
-  om_session *sess = rolled ? om_session_create(rolled, NULL) : NULL;
-  const int64_t sizes[OM_LOOP_CHECKS] = {dk->vmin, dk->vmin + 1, v0 - 1, v0 + 1, v0 + 2, v0 + 7, 4 * v0 + 9, v0};
-  bool agrees = sess != NULL;
-  int64_t lo = INT64_MAX, hi = 0;
-  for (int q = 0; agrees && q < OM_LOOP_CHECKS; q++) {
-    if (sizes[q] < dk->vmin || sizes[q] > dk->vmax) continue;
-    for (int i = 0; agrees && i < n_in; i++)
-      agrees = (in[i] = piece_example(tr->inputs.v[i].traced, c->syms[i], c->k, sizes[q] * s->multiple)) != NULL;
+  /* From the smallest size the model answers at: where eager itself fails (x.select(1, 2) at
+   * T = 1, 2) there is no answer to agree with, and the range starts above, that failure its
+   * reason; where it fails at more of the smallest sizes than OM_LOOP_FAILS, refused as before. */
+  int64_t from = dk->vmin;
+  char why[200] = "";
+  for (; ok && from < v0 && from < dk->vmin + OM_LOOP_FAILS; from++) {
+    for (int i = 0; ok && i < n_in; i++) ok = (in[i] = piece_example(tr->inputs.v[i].traced, c->syms[i], c->k, from * s->multiple)) != NULL;
     st->rng_seed = seed, st->rng_offset = offset;
-    n = agrees ? c->fn(c->ctx, in, n_in, outs, c->max_outputs) : -1;
-    agrees = n >= 0 && n <= c->max_outputs && om__loop_agrees(rolled, sess, in, n_in, outs, n, sizes[q] * s->multiple, axes);
-    if (n >= 0 && n <= c->max_outputs && (q < OM_LOOP_CHECKS - 1 || !agrees)) om__release_all(outs, n);
+    n = ok ? c->fn(c->ctx, in, n_in, outs, c->max_outputs) : -1;
     om__release_all(in, n_in);
     memset(in, 0, sizeof in);
-    lo = sizes[q] < lo ? sizes[q] : lo, hi = sizes[q] > hi ? sizes[q] : hi;
+    if (n >= 0) {
+      if (n <= c->max_outputs) om__release_all(outs, n);
+      break;
+    }
+    if (om_last_error() == OM_ERR_OUT_OF_MEMORY) ok = false;
+    else snprintf(why, sizeof why, "%s (at %s=%lld)", om_last_error_message(), s->name, (long long)(from * s->multiple)), om_clear_error();
   }
-  om_session_release(sess);
+  ok = ok && from < dk->vmin + OM_LOOP_FAILS;
+  const int64_t sizes[OM_LOOP_CHECKS] = {from, from + 1, v0 - 1, v0 + 1, v0 + 2, v0 + 7, 4 * v0 + 9, v0};
+  bool agrees = false;
+  int64_t lo = INT64_MAX, hi = 0;
+  /* The tries, each checked in turn until one agrees: one Loop of size - c trips, then more
+   * Loops in sequence, then one of 2, 3, 4 trips a size (a loop to 2 * T). */
+  static const int tries[][2] = {{1, 1}, {2, 1}, {3, 1}, {1, 2}, {1, 3}, {1, 4}}; /* Loops, trips a size */
+  for (int at = 0; ok && !agrees && at < (int)(sizeof tries / sizeof *tries); at++) {
+    om_traced_release(rolled);
+    rolled = om__loop_roll(m, s->name, p.v * s->multiple, from * s->multiple, (const int (*)[OM_MAX_DIMS])c->syms, c->k, in_i, in_d,
+                           tries[at][0], tries[at][1]);
+    om_session *sess = rolled ? om_session_create(rolled, NULL) : NULL;
+    if (!sess && om_last_error() != OM_ERR_OK) break; /* an error (set) */
+    if (!sess) continue; /* not so many Loops roll */
+    agrees = true;
+    memset(axes, 0, sizeof *axes * (size_t)c->max_outputs);
+    lo = INT64_MAX, hi = 0;
+    for (int q = 0; agrees && q < OM_LOOP_CHECKS; q++) {
+      if (sizes[q] < from || sizes[q] > dk->vmax) continue;
+      for (int i = 0; agrees && i < n_in; i++)
+        agrees = (in[i] = piece_example(tr->inputs.v[i].traced, c->syms[i], c->k, sizes[q] * s->multiple)) != NULL;
+      st->rng_seed = seed, st->rng_offset = offset;
+      n = agrees ? c->fn(c->ctx, in, n_in, outs, c->max_outputs) : -1;
+      agrees = n >= 0 && n <= c->max_outputs && om__loop_agrees(rolled, sess, in, n_in, outs, n, sizes[q] * s->multiple, axes);
+      if (n >= 0 && n <= c->max_outputs && (q < OM_LOOP_CHECKS - 1 || !agrees)) om__release_all(outs, n);
+      om__release_all(in, n_in);
+      memset(in, 0, sizeof in);
+      lo = sizes[q] < lo ? sizes[q] : lo, hi = sizes[q] > hi ? sizes[q] : hi;
+    }
+    om_session_release(sess);
+    if (!agrees && om_last_error() == OM_ERR_OUT_OF_MEMORY) break;
+    if (!agrees) om_clear_error(); /* a model that fails at a size run: the next try, or refused as before */
+  }
   agrees = agrees && om__loop_name_axes(rolled, axes, s->name);
   free(axes);
   if (agrees) { /* its symbols: the piece's, and k over its declared range */
@@ -618,6 +652,8 @@ static int roll_loop(const cut *c, om_tensor **outputs, uint64_t seed, uint64_t 
       if (q) *out = *q, out->name = keep(a, q->name, &agrees), out->min_why = keep(a, q->min_why, &agrees), out->max_why = keep(a, q->max_why, &agrees);
       else *out = (om_traced_sym){.name = keep(a, sj->name, &agrees), .multiple = sj->multiple, .min = sj->min, .max = sj->max,
                                   .checked_min = lo * sj->multiple, .checked_max = hi * sj->multiple};
+      if (j == c->k && from > dk->vmin) /* narrowed where eager fails, with that failure */
+        out->min = from * s->multiple, out->min_why = keep(a, why, &agrees);
       out->n_branches = 0, out->branches = NULL;
     }
   }

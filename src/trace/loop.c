@@ -6,8 +6,12 @@
  * by the same step every time: a select's index) becomes the body of a Loop run size - c times,
  * c the fixed size less the repeats. What the block before wrote is loop-carried, what precedes
  * the loop is read from the outer scope, the moving constants are computed from the iteration
- * number. branch.c then runs the rolled graph at sizes across the range against the model run
- * eagerly (om__loop_agrees) and keeps it only where every one agrees. */
+ * number (from the axis's end where they count down). The Loop's outputs are of two kinds
+ * (loop_out): the loop-carried values as the last repeat left them, and the steps a Concat after
+ * the repeats joins (om.stack), collected as scan outputs and put back where the Concat had
+ * them. Then the longest block left, for Loops in sequence. branch.c runs the rolled graph at
+ * sizes across the range against the model run eagerly (om__loop_agrees) and keeps it only where
+ * every one agrees. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,12 +29,42 @@ typedef struct slot {
   int first;  /* IN_CARRIED: what the first repeat reads instead (defined before the loop) */
 } slot;
 
-/* The repeats: m of p nodes from node s; slots[at[r] + i] for input i of the block's node r. */
+#define OM_LOOP_SCANS 8 /* the most collected values (scan outputs) one loop gives */
+
+/* A value of the block that every repeat writes and a Concat after the repeats joins, one input
+ * per repeat in order (om.stack(outs, axis), om.cat of unsqueezed steps): the Loop collects it as
+ * a scan output (ONNX stacks those along a new axis 0), and a Transpose puts that axis where the
+ * Concat had it. */
+typedef struct scan_out {
+  int r, o;      /* output o of the block's node r */
+  int cat, at;   /* the Concat node, and its input of the first repeat's (the last's when reversed) */
+  int axis;      /* the Concat's axis, of size 1 in each step */
+  bool wrapped;  /* each step read through its own Unsqueeze at axis after the repeats (dropped: the body
+                    collects the value itself); else read directly (the body squeezes the axis) */
+  bool reversed; /* joined from the last repeat to the first (a loop that runs backwards, its steps in time order) */
+} scan_out;
+
+/* The repeats: m of p nodes from node s; slots[at[r] + i] for input i of the block's node r; the
+ * values the Concats after them collect. */
 typedef struct region {
   int s, p, m;
+  int64_t size; /* the symbol's size in the graph rolled */
+  char pre[16]; /* the prefix of the names the Loop writes ("Loop/", "Loop1/" for a second loop in the graph) */
+  bool guard;   /* the Loop runs at least once (put_loop): its indices kept in range for that run */
   slot *slots;
   int *at;
+  int n_scans;
+  scan_out scans[OM_LOOP_SCANS];
 } region;
+
+/* What the Loop gives, in its output order: each loop-carried value as the last repeat left it
+ * (the state after the loop), then each scan output. */
+typedef enum { OUT_CARRIED, OUT_SCAN } out_kind;
+typedef struct loop_out {
+  out_kind kind;
+  int r, o;             /* the block's node r, output o */
+  const scan_out *scan; /* OUT_SCAN: how it is collected */
+} loop_out;
 
 static int out_index(const om_gnode *n, int v) {
   for (int j = 0; j < n->n_out; j++)
@@ -131,15 +165,90 @@ static int repeats(const om_graph *g, region *rg, int s, int p) {
   return m;
 }
 
-/* Whether what follows the repeats reads of them only the last one's loop-carried values. */
+/* Whether value v is written by the repeats of rg: repeat *k, the block's node *r, output *o. */
+static bool step_of(const om_graph *g, const region *rg, int v, int *k, int *r, int *o) {
+  int pv = v >= 0 ? g->values.v[v].producer : -1;
+  if (pv < rg->s || pv >= rg->s + rg->m * rg->p) return false;
+  *k = (pv - rg->s) / rg->p, *r = (pv - rg->s) % rg->p, *o = out_index(&g->nodes.v[pv], v);
+  return true;
+}
+
+/* Whether input j of Concat node c (along axis) is a step of the repeats: repeat *k's output o of
+ * node r, read directly (its axis of size 1) or through an Unsqueeze after the repeats at that
+ * axis (*wrap: that node, else -1). */
+static bool collected(const om_graph *g, const region *rg, const om_gnode *c, int axis, int j, int *k, int *r, int *o, int *wrap) {
+  int v = c->in[j], pv = v >= 0 ? g->values.v[v].producer : -1;
+  const om_gnode *u = pv >= rg->s + rg->m * rg->p ? &g->nodes.v[pv] : NULL;
+  int64_t ax[OM_LOOP_INTS];
+  *wrap = -1;
+  if (u && !strcmp(u->op_type, "Unsqueeze") && u->n_in == 2 && int_const(g, u->in[1], ax) == 1 &&
+      (ax[0] < 0 ? ax[0] + g->values.v[v].ndim : ax[0]) == axis)
+    *wrap = pv, v = u->in[0];
+  else if (v < 0 || g->values.v[v].ndim <= axis || g->values.v[v].shape[axis] != 1)
+    return false;
+  return step_of(g, rg, v, k, r, o);
+}
+
+/* The runs of rg's steps that the Concats after the repeats join (rg->scans): one input per
+ * repeat, first to last or last to first, each the same output of the block, all read alike.
+ * false when there are more than OM_LOOP_SCANS. */
+static bool find_scans(const om_graph *g, region *rg) {
+  rg->n_scans = 0;
+  for (int n = rg->s + rg->m * rg->p; n < g->nodes.n; n++) {
+    const om_gnode *c = &g->nodes.v[n];
+    if (strcmp(c->op_type, "Concat") || c->n_attrs != 1 || c->attrs[0].type != OM_GATTR_INT) continue;
+    int rank = g->values.v[c->out[0]].ndim, axis = (int)(c->attrs[0].i < 0 ? c->attrs[0].i + rank : c->attrs[0].i);
+    for (int j = 0; j + rg->m <= c->n_in; j++) {
+      int k, r, o, w;
+      if (!collected(g, rg, c, axis, j, &k, &r, &o, &w) || (k != 0 && k != rg->m - 1)) continue;
+      bool reversed = k != 0, run = true;
+      for (int e = 1; run && e < rg->m; e++) {
+        int k2, r2, o2, w2;
+        run = collected(g, rg, c, axis, j + e, &k2, &r2, &o2, &w2) && r2 == r && o2 == o && (w2 < 0) == (w < 0) &&
+              k2 == (reversed ? k - e : e);
+      }
+      if (!run) continue;
+      if (rg->n_scans == OM_LOOP_SCANS) return false;
+      rg->scans[rg->n_scans++] = (scan_out){.r = r, .o = o, .cat = n, .at = j, .axis = axis, .wrapped = w >= 0, .reversed = reversed};
+      j += rg->m - 1;
+    }
+  }
+  return true;
+}
+
+/* The scan of rg whose run reads input i of node n (its Concat), else -1. */
+static int scan_slot(const region *rg, int n, int i) {
+  for (int q = 0; q < rg->n_scans; q++)
+    if (rg->scans[q].cat == n && i >= rg->scans[q].at && i < rg->scans[q].at + rg->m) return q;
+  return -1;
+}
+
+/* The scan of rg one of whose steps node n unsqueezes (a node dropped with the repeats), else -1. */
+static int wrapper_scan(const om_graph *g, const region *rg, int n) {
+  for (int q = 0; q < rg->n_scans; q++) {
+    const scan_out *sc = &rg->scans[q];
+    for (int e = 0; sc->wrapped && e < rg->m; e++)
+      if (g->values.v[g->nodes.v[sc->cat].in[sc->at + e]].producer == n) return q;
+  }
+  return -1;
+}
+
+/* Whether what follows the repeats reads of them only the last one's loop-carried values and
+ * the steps the scans collect (their Unsqueezes read only by their Concats). */
 static bool sealed(const om_graph *g, const region *rg) {
   int end = rg->s + rg->m * rg->p, last = end - rg->p;
   for (int n = end; n <= g->nodes.n; n++) {
     const int *in = n < g->nodes.n ? g->nodes.v[n].in : g->outputs.v;
     int n_in = n < g->nodes.n ? g->nodes.v[n].n_in : g->outputs.n;
+    bool wrapper = n < g->nodes.n && wrapper_scan(g, rg, n) >= 0;
     for (int i = 0; i < n_in; i++) {
       int pv = in[i] >= 0 ? g->values.v[in[i]].producer : -1;
-      if (pv < rg->s || pv >= end) continue;
+      int slot_of = n < g->nodes.n ? scan_slot(rg, n, i) : -1;
+      if (pv >= end && pv < g->nodes.n && wrapper_scan(g, rg, pv) >= 0) {
+        if (slot_of < 0) return false; /* a step's Unsqueeze read elsewhere too */
+        continue;
+      }
+      if (pv < rg->s || pv >= end || (wrapper && i == 0) || slot_of >= 0) continue;
       bool carried = false;
       for (int q = 0; pv >= last && q < slot_count(g, rg); q++)
         carried |= rg->slots[q].kind == IN_CARRIED && rg->slots[q].r == pv - last && rg->slots[q].o == out_index(&g->nodes.v[pv], in[i]);
@@ -161,10 +270,11 @@ static bool find_region(const om_graph *g, region *best, region *scratch) {
       if (!alike) continue;
       int m = repeats(g, scratch, s, p);
       scratch->m = m;
-      if (m < 3 || m * p <= best->m * best->p || !sealed(g, scratch)) continue;
+      if (m < 3 || m * p <= best->m * best->p || !find_scans(g, scratch) || !sealed(g, scratch)) continue;
       memcpy(best->slots, scratch->slots, sizeof *best->slots * (size_t)slot_count(g, scratch));
       memcpy(best->at, scratch->at, sizeof *best->at * (size_t)p);
-      best->s = s, best->p = p, best->m = m;
+      memcpy(best->scans, scratch->scans, sizeof best->scans);
+      best->s = s, best->p = p, best->m = m, best->n_scans = scratch->n_scans;
     }
   return best->m > 0;
 }
@@ -193,21 +303,28 @@ static int int_init(om_graph *g, const char *name, const int64_t *vals, int64_t 
 }
 
 /* The body's value of the moving constant of slot sl (m's constants v0, v): base + step * i,
- * Mul and Add written only where they change something. -1 on error. */
-static int moving(om_graph *b, const om_graph *g, const slot *sl, int iter, int q) {
+ * Mul and Add written only where they change something; an element that moves down from an
+ * index of the axis (size its extent in g) is written from the end (ONNX Gather counts a
+ * negative index from the end, as select does), so that a loop backwards over the size starts
+ * at its last element at every size. -1 on error. */
+static int moving(om_graph *b, const om_graph *g, const slot *sl, int64_t size, const char *pre, int iter, int q) {
   int64_t base[OM_LOOP_INTS], one[OM_LOOP_INTS], step[OM_LOOP_INTS];
   int n = int_const(g, sl->v0, base);
   int_const(g, sl->v, one);
   bool unit = true, zero = true;
-  for (int e = 0; e < n; e++) step[e] = one[e] - base[e], unit &= step[e] == 1, zero &= base[e] == 0;
+  for (int e = 0; e < n; e++) {
+    step[e] = one[e] - base[e];
+    if (step[e] < 0 && base[e] >= 0 && base[e] < size) base[e] -= size; /* counts down from the end (t = T - 1, ..., 0): from the end at every size */
+    unit &= step[e] == 1, zero &= base[e] == 0;
+  }
   const om_gvalue *c = &g->values.v[sl->v];
   char name[64];
   int x = iter;
   for (int op = 0; op < 2; op++) { /* x * step, then + base */
     if (op == 0 ? unit && c->ndim == 0 : zero) continue;
-    snprintf(name, sizeof name, op ? "Loop/base%d" : "Loop/step%d", q);
+    snprintf(name, sizeof name, op ? "%sbase%d" : "%sstep%d", pre, q);
     int k = int_init(b, name, op ? base : step, n, c->ndim == 0);
-    snprintf(name, sizeof name, op ? "Loop/at%d" : "Loop/by%d", q);
+    snprintf(name, sizeof name, op ? "%sat%d" : "%sby%d", pre, q);
     int y = k >= 0 ? om__graph_value(b, c->dtype, c->ndim, c->shape) : -1;
     if (y < 0 || !(b->values.v[y].name = om__arena_strdup(&b->arena, name)) ||
         om__graph_add_node(b, op ? "Add" : "Mul", name, (int[]){x, k}, 2, &y, 1, NULL, 0) < 0)
@@ -233,16 +350,123 @@ static int carried_of(const region *rg, int n_slots, int r, int o) {
   return c; /* the count, for a pair none has */
 }
 
+/* The Loop's outputs of rg in their order (n_carried loop-carried values, then rg's scans) into outs. */
+static void loop_outputs(const region *rg, int n_slots, int n_carried, loop_out *outs) {
+  for (int c = 0; c < n_carried; c++) {
+    outs[c] = (loop_out){.kind = OUT_CARRIED, .r = -1};
+    for (int q = 0; q < n_slots && outs[c].r < 0; q++)
+      if (rg->slots[q].kind == IN_CARRIED && carried_of(rg, n_slots, rg->slots[q].r, rg->slots[q].o) == c)
+        outs[c].r = rg->slots[q].r, outs[c].o = rg->slots[q].o;
+  }
+  for (int q = 0; q < rg->n_scans; q++)
+    outs[n_carried + q] = (loop_out){.kind = OUT_SCAN, .r = rg->scans[q].r, .o = rg->scans[q].o, .scan = &rg->scans[q]};
+}
+
+/* A new value of g of like's type, shape and dim_params named name; -1 on error. like may be
+ * one of g's values: it is copied before g's values grow. */
+static int named_value(om_graph *g, const om_gvalue *like_in, const char *name) {
+  const om_gvalue like = *like_in;
+  int v = om__graph_value(g, like.dtype, like.ndim, like.shape);
+  if (v < 0 || !(g->values.v[v].name = om__arena_strdup(&g->arena, name))) return -1;
+  for (int d = 0; d < like.ndim; d++)
+    if (like.dim_param[d] && !(g->values.v[v].dim_param[d] = om__arena_strdup(&g->arena, like.dim_param[d]))) return -1;
+  return v;
+}
+
+/* A step read directly by its Concat, in the body: value x of g with the Concat's axis (of size 1)
+ * dropped, so that the Loop's stacking gives the steps along axis 0 alone (a Squeeze named
+ * name, its axes an initializer). -1 on error. */
+static int squeezed(om_graph *g, int x, int axis, const char *name) {
+  om_gvalue like = g->values.v[x];
+  int64_t ax = axis;
+  char nm[96];
+  snprintf(nm, sizeof nm, "%s/axes", name);
+  int k = int_init(g, nm, &ax, 1, false);
+  memmove(like.shape + axis, like.shape + axis + 1, sizeof(int64_t) * (size_t)(like.ndim - axis - 1));
+  memmove(like.dim_param + axis, like.dim_param + axis + 1, sizeof *like.dim_param * (size_t)(like.ndim - axis - 1));
+  like.ndim--;
+  int y = k >= 0 ? named_value(g, &like, name) : -1;
+  return y >= 0 && om__graph_add_node(g, "Squeeze", name, (int[]){x, k}, 2, &y, 1, NULL, 0) >= 0 ? y : -1;
+}
+
+/* Scan output x of g (the steps along axis 0) put where its Concat had them: reversed along
+ * axis 0 first when the Concat joined them from the last (a Slice), then axis 0 moved to axis (a
+ * Transpose); the last node written writes into when that is a value (the Concat's own output,
+ * where the steps were all it joined), else a new one. The result, x itself when nothing is
+ * written; -1 on error. */
+static int put_steps(om_graph *g, int x, int axis, bool reversed, int into, const char *name) {
+  om_gvalue like = g->values.v[x];
+  char nm[96];
+  if (reversed) { /* Slice(starts -1, ends INT64_MIN, axes 0, steps -1) */
+    int64_t b[4] = {-1, INT64_MIN, 0, -1};
+    int k[4], y;
+    for (int q = 0; q < 4; q++) {
+      snprintf(nm, sizeof nm, "%s/%s", name, (const char *[]){"starts", "ends", "axes", "steps"}[q]);
+      if ((k[q] = int_init(g, nm, &b[q], 1, false)) < 0) return -1;
+    }
+    snprintf(nm, sizeof nm, "%s/reversed", name);
+    if ((y = axis == 0 && into >= 0 ? into : named_value(g, &like, nm)) < 0 ||
+        om__graph_add_node(g, "Slice", nm, (int[]){x, k[0], k[1], k[2], k[3]}, 5, &y, 1, NULL, 0) < 0)
+      return -1;
+    x = y;
+  }
+  if (axis == 0) return x;
+  int64_t *perm = om__arena_alloc(&g->arena, sizeof *perm * (size_t)like.ndim); /* the node borrows it */
+  if (!perm) return -1;
+  for (int d = 0; d < like.ndim; d++) {
+    perm[d] = d < axis ? d + 1 : d == axis ? 0 : d;
+    like.shape[d] = g->values.v[x].shape[perm[d]], like.dim_param[d] = g->values.v[x].dim_param[perm[d]];
+  }
+  om_gattr at = OM_ATTR_INTS("perm", perm, like.ndim);
+  snprintf(nm, sizeof nm, "%s/put", name);
+  int y = into >= 0 ? into : named_value(g, &like, nm);
+  return y >= 0 && om__graph_add_node(g, "Transpose", nm, &x, 1, &y, 1, &at, 1) >= 0 ? y : -1;
+}
+
+/* Index idx of Gather node src (its data the body's value data) kept at most the last of its
+ * axis: Min(idx, Shape(data)[axis] - 1). For a guarded Loop's one run where it should run none:
+ * an index past the end there (a loop from 1 at T = 1) would fail the whole graph, while in every
+ * run that counts the index is in range and unchanged. -1 on error. */
+static int in_range(om_graph *b, int data, const om_gnode *src, int idx, const char *pre, int q) {
+  int64_t axis = 0, one = 1;
+  for (int a = 0; a < src->n_attrs; a++)
+    if (!strcmp(src->attrs[a].name, "axis") && src->attrs[a].type == OM_GATTR_INT) axis = src->attrs[a].i;
+  if (axis < 0) axis += b->values.v[data].ndim;
+  om_gattr at[2] = {OM_ATTR_INT("start", axis), OM_ATTR_INT("end", axis + 1)};
+  om_gvalue v1 = {.dtype = OM_INT64, .ndim = 1, .shape = {1}}, v0 = {.dtype = OM_INT64};
+  const om_gvalue ix = b->values.v[idx];
+  char nm[64], kn[72];
+  snprintf(nm, sizeof nm, "%sinrange%d", pre, q);
+  snprintf(kn, sizeof kn, "%s/one", nm);
+  int k = int_init(b, kn, &one, 1, false);
+  snprintf(kn, sizeof kn, "%s/extent", nm);
+  int e = k >= 0 ? named_value(b, &v1, kn) : -1;
+  if (e < 0 || om__graph_add_node(b, "Shape", kn, &data, 1, &e, 1, at, 2) < 0) return -1;
+  snprintf(kn, sizeof kn, "%s/last", nm);
+  int l = named_value(b, &v1, kn);
+  if (l < 0 || om__graph_add_node(b, "Sub", kn, (int[]){e, k}, 2, &l, 1, NULL, 0) < 0) return -1;
+  if (ix.ndim == 0) { /* a 0-d index stays 0-d (select drops the axis) */
+    snprintf(kn, sizeof kn, "%s/last0", nm);
+    int l0 = named_value(b, &v0, kn);
+    if (l0 < 0 || om__graph_add_node(b, "Squeeze", kn, &l, 1, &l0, 1, NULL, 0) < 0) return -1;
+    l = l0;
+  }
+  int y = named_value(b, &ix, nm);
+  return y >= 0 && om__graph_add_node(b, "Min", nm, (int[]){idx, l}, 2, &y, 1, NULL, 0) >= 0 ? y : -1;
+}
+
 /* The Loop's body: iteration number, condition, one input per loop-carried value (first the
- * value each reads in the first repeat), the block's nodes, the condition and the loop-carried
- * values out. Captured values name g's (ids as g has them now). NULL on error. */
-static om_graph *body_graph(const om_graph *g, const region *rg, int n_slots, int n_carried, const int *first) {
+ * value each reads in the first repeat), the block's nodes, the condition and the Loop's outputs
+ * (outs, n_outs: the loop-carried values, then the scanned steps). Captured values name g's (ids
+ * as g has them now). NULL on error. */
+static om_graph *body_graph(const om_graph *g, const region *rg, int n_slots, int n_carried, const int *first, const loop_out *outs,
+                            int n_outs) {
   om_graph *b = calloc(1, sizeof *b);
   int *map = calloc((size_t)g->values.n + 1, sizeof *map), *carried_in = calloc((size_t)n_carried + 1, sizeof *carried_in);
   bool ok = b && map && carried_in;
   for (int v = 0; ok && v < g->values.n; v++) map[v] = -1;
   om_gvalue scalar_i = {.name = "i", .dtype = OM_INT64}, scalar_c = {.name = "cond", .dtype = OM_BOOL};
-  int iter = ok ? value_like(b, "Loop/", &scalar_i) : -1, cond = iter >= 0 ? value_like(b, "Loop/", &scalar_c) : -1;
+  int iter = ok ? value_like(b, rg->pre, &scalar_i) : -1, cond = iter >= 0 ? value_like(b, rg->pre, &scalar_c) : -1;
   ok = cond >= 0;
   int *slot_in = ok ? OM_VEC_PUSH_SLOT(b->inputs) : NULL;
   if (slot_in) *slot_in = iter;
@@ -250,12 +474,13 @@ static om_graph *body_graph(const om_graph *g, const region *rg, int n_slots, in
   if (ok) *slot_in = cond;
   for (int c = 0; ok && c < n_carried; c++) {
     char prefix[32];
-    snprintf(prefix, sizeof prefix, "Loop/in%d/", c);
+    snprintf(prefix, sizeof prefix, "%sin%d/", rg->pre, c);
     ok = (carried_in[c] = value_like(b, prefix, &g->values.v[first[c]])) >= 0 && (slot_in = OM_VEC_PUSH_SLOT(b->inputs));
     if (ok) *slot_in = carried_in[c];
   }
-  int cond_out = ok ? value_like(b, "Loop/", &(om_gvalue){.name = "cond_out", .dtype = OM_BOOL}) : -1;
-  ok = cond_out >= 0 && om__graph_add_node(b, "Identity", "Loop/cond", &cond, 1, &cond_out, 1, NULL, 0) >= 0;
+  int cond_out = ok ? value_like(b, rg->pre, &(om_gvalue){.name = "cond_out", .dtype = OM_BOOL}) : -1;
+  const char *cond_name = ok ? om__arena_printf(&b->arena, "%scond", rg->pre) : NULL;
+  ok = cond_name && om__graph_add_node(b, "Identity", cond_name, &cond, 1, &cond_out, 1, NULL, 0) >= 0;
   int *out_slot = ok ? OM_VEC_PUSH_SLOT(b->outputs) : NULL;
   if ((ok = out_slot != NULL)) *out_slot = cond_out;
   for (int r = 0; ok && r < rg->p; r++) {
@@ -275,20 +500,26 @@ static om_graph *body_graph(const om_graph *g, const region *rg, int n_slots, in
           }
           in[i] = map[sl->v];
           break;
-        case IN_MOVES: ok = (in[i] = moving(b, g, sl, iter, rg->at[r] + i)) >= 0; break;
+        case IN_MOVES:
+          ok = (in[i] = moving(b, g, sl, rg->size, rg->pre, iter, rg->at[r] + i)) >= 0;
+          if (ok && rg->guard && i == 1 && !strcmp(src->op_type, "Gather")) ok = (in[i] = in_range(b, in[0], src, in[1], rg->pre, rg->at[r] + i)) >= 0;
+          break;
       }
     }
-    for (int j = 0; ok && j < src->n_out; j++) ok = (map[src->out[j]] = out[j] = value_like(b, "Loop/", &g->values.v[src->out[j]])) >= 0;
-    const char *name = ok ? om__arena_printf(&b->arena, "Loop/%s", src->name) : NULL;
+    for (int j = 0; ok && j < src->n_out; j++) ok = (map[src->out[j]] = out[j] = value_like(b, rg->pre, &g->values.v[src->out[j]])) >= 0;
+    const char *name = ok ? om__arena_printf(&b->arena, "%s%s", rg->pre, src->name) : NULL;
     ok = name && om__graph_add_node(b, om__arena_strdup(&b->arena, src->op_type), name, in, src->n_in, out, src->n_out, src->attrs, src->n_attrs) >= 0;
     free(in);
   }
-  for (int c = 0; ok && c < n_carried; c++) { /* the loop-carried values, as the block writes them */
-    int r = -1, o = -1;
-    for (int q = 0; q < n_slots && r < 0; q++)
-      if (rg->slots[q].kind == IN_CARRIED && carried_of(rg, n_slots, rg->slots[q].r, rg->slots[q].o) == c) r = rg->slots[q].r, o = rg->slots[q].o;
-    int v = map[g->nodes.v[rg->s + rg->p + r].out[o]], *slot = OM_VEC_PUSH_SLOT(b->outputs);
-    if ((ok = slot != NULL)) *slot = v;
+  for (int q = 0; ok && q < n_outs; q++) { /* the Loop's outputs, as the block writes them */
+    const loop_out *lo = &outs[q];
+    int v = map[g->nodes.v[rg->s + rg->p + lo->r].out[lo->o]], *slot;
+    if (lo->kind == OUT_SCAN && !lo->scan->wrapped) { /* the Concat's axis of size 1 dropped: the Loop stacks the rest */
+      char nm[48];
+      snprintf(nm, sizeof nm, "%sscan%d/step", rg->pre, q - n_carried);
+      ok = (v = squeezed(b, v, lo->scan->axis, nm)) >= 0;
+    }
+    if (ok && (ok = (slot = OM_VEC_PUSH_SLOT(b->outputs)) != NULL)) *slot = v;
   }
   free(map);
   free(carried_in);
@@ -351,71 +582,163 @@ static bool prune(om_graph *g) {
 
 /* The Loop of region rg into model t (a copy of m's graph, ids alike): the size of axis d of
  * graph input i less c as the trip count, the first repeat's reads as the loop-carried values'
- * start, the last repeat's loop-carried values its outputs; the repeats' nodes dropped. false
- * on error (set). */
-static bool put_loop(om_graph *t, const region *rg, int n_slots, int n_carried, const int *first, int i, int d, int64_t c) {
-  om_graph *body = body_graph(t, rg, n_slots, n_carried, first);
-  if (!body) return false;
+ * start; its outputs (loop_outputs) the last repeat's loop-carried values (the same ids: what
+ * reads them after the loop is unchanged) and the scanned steps, each put where its Concat had
+ * them in place of the run of inputs it read; the repeats' nodes and the steps' Unsqueezes
+ * dropped. false on error (set). */
+static bool put_loop(om_graph *t, const region *rg, int n_slots, int n_carried, const int *first, int i, int d, int64_t per, int64_t c,
+                     bool guard) {
+  int n_outs = n_carried + rg->n_scans;
+  loop_out *lo = malloc(sizeof *lo * ((size_t)n_outs + 1));
+  if (!lo) return om__fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory");
+  loop_outputs(rg, n_slots, n_carried, lo);
+  om_graph *body = body_graph(t, rg, n_slots, n_carried, first, lo, n_outs);
+  if (!body) return free(lo), false;
   int end = rg->s + rg->m * rg->p, last = end - rg->p, n_after = t->nodes.n - end;
   om_gnode *after = malloc(sizeof *after * ((size_t)n_after + 1));
-  int *ins = malloc(sizeof(int) * ((size_t)n_carried + 2)), *outs = malloc(sizeof(int) * ((size_t)n_carried + 1));
-  if (!after || !ins || !outs) {
-    free(after), free(ins), free(outs);
+  bool *dropped = calloc((size_t)n_after + 1, sizeof *dropped);
+  int *ins = malloc(sizeof(int) * ((size_t)n_carried + 2)), *outs = malloc(sizeof(int) * ((size_t)(n_outs + n_carried) + 1));
+  if (!after || !ins || !outs || !dropped) {
+    free(after), free(ins), free(outs), free(dropped), free(lo);
     om__graph_free(body), free(body);
     return om__fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory");
   }
-  for (int q = 0; q < n_carried; q++) { /* before the repeats' nodes are written over */
-    ins[2 + q] = first[q];
-    for (int e = 0; e < n_slots; e++) {
-      const slot *sl = &rg->slots[e];
-      if (sl->kind == IN_CARRIED && carried_of(rg, n_slots, sl->r, sl->o) == q) outs[q] = t->nodes.v[last + sl->r].out[sl->o];
-    }
-  }
+  for (int q = 0; q < n_carried; q++) /* before the repeats' nodes are written over */
+    ins[2 + q] = first[q], outs[q] = t->nodes.v[last + lo[q].r].out[lo[q].o];
+  int *state = outs + n_outs; /* guarded: the values the loop-carried ones are read as after it */
+  memcpy(state, outs, sizeof *state * (size_t)n_carried);
+  for (int k = 0; k < n_after; k++) dropped[k] = wrapper_scan(t, rg, end + k) >= 0;
   memcpy(after, t->nodes.v + end, sizeof *after * (size_t)n_after);
   t->nodes.n = rg->s;
   int64_t one = 1;
   om_gattr at[2] = {OM_ATTR_INT("start", d), OM_ATTR_INT("end", d + 1)};
-  om_gvalue size1 = {.name = "Loop/size", .dtype = OM_INT64, .ndim = 1, .shape = {1}}, trips = size1, m = {.name = "Loop/M", .dtype = OM_INT64};
-  trips.name = "Loop/trips";
-  int size = value_like(t, "", &size1);
-  bool ok = size >= 0 && om__graph_add_node(t, "Shape", "Loop/Shape", &t->inputs.v[i], 1, &size, 1, at, 2) >= 0;
+  om_gvalue size1 = {.name = "size", .dtype = OM_INT64, .ndim = 1, .shape = {1}}, trips = size1, m = {.name = "M", .dtype = OM_INT64};
+  trips.name = "trips";
+  char nm[48];
+  const char *pre = rg->pre;
+  int size = value_like(t, pre, &size1);
+  snprintf(nm, sizeof nm, "%sShape", pre);
+  bool ok = size >= 0 && om__graph_add_node(t, "Shape", nm, &t->inputs.v[i], 1, &size, 1, at, 2) >= 0;
   ins[0] = size;
-  if (ok && c) {
-    int k = int_init(t, "Loop/less", &c, one, false);
-    ins[0] = k >= 0 ? value_like(t, "", &trips) : -1;
-    ok = ins[0] >= 0 && om__graph_add_node(t, "Sub", "Loop/Sub", (int[]){size, k}, 2, &ins[0], 1, NULL, 0) >= 0;
+  if (ok && per != 1) { /* per trips a size */
+    snprintf(nm, sizeof nm, "%sper", pre);
+    int k = int_init(t, nm, &per, one, false);
+    ins[0] = k >= 0 ? value_like(t, pre, &(om_gvalue){.name = "times", .dtype = OM_INT64, .ndim = 1, .shape = {1}}) : -1;
+    snprintf(nm, sizeof nm, "%sMul", pre);
+    ok = ins[0] >= 0 && om__graph_add_node(t, "Mul", nm, (int[]){size, k}, 2, &ins[0], 1, NULL, 0) >= 0;
+    size = ins[0];
   }
-  int mv = ok ? value_like(t, "", &m) : -1;
-  ok = mv >= 0 && om__graph_add_node(t, "Squeeze", "Loop/Squeeze", &ins[0], 1, &mv, 1, NULL, 0) >= 0;
+  if (ok && c) {
+    snprintf(nm, sizeof nm, "%sless", pre);
+    int k = int_init(t, nm, &c, one, false);
+    ins[0] = k >= 0 ? value_like(t, pre, &trips) : -1;
+    snprintf(nm, sizeof nm, "%sSub", pre);
+    ok = ins[0] >= 0 && om__graph_add_node(t, "Sub", nm, (int[]){size, k}, 2, &ins[0], 1, NULL, 0) >= 0;
+  }
+  int mv = ok ? value_like(t, pre, &m) : -1;
+  snprintf(nm, sizeof nm, "%sSqueeze", pre);
+  ok = mv >= 0 && om__graph_add_node(t, "Squeeze", nm, &ins[0], 1, &mv, 1, NULL, 0) >= 0;
+  int trips1 = ins[0], ran = -1; /* the trip count as [1]; guarded: whether the Loop should have run */
   ins[0] = mv, ins[1] = -1;
+  /* A Loop of no iterations has no element shape for its scan outputs (the Session refuses it, and
+   * ONNX leaves it to the runtime): where the trip count reaches 0 in the range and the Loop
+   * collects steps, it runs at least once, its scan outputs are cut back to the trip count, and
+   * its loop-carried values are read as their starts where it should not have run. */
+  if (ok && guard) {
+    int64_t vals[2] = {1, 0};
+    om_gvalue i64 = {.dtype = OM_INT64}, b = {.dtype = OM_BOOL};
+    snprintf(nm, sizeof nm, "%sonce", pre);
+    int k1 = int_init(t, nm, &vals[0], 1, true);
+    snprintf(nm, sizeof nm, "%snone", pre);
+    int k0 = k1 >= 0 ? int_init(t, nm, &vals[1], 1, true) : -1;
+    snprintf(nm, sizeof nm, "%sran", pre);
+    ok = k0 >= 0 && (ran = named_value(t, &b, nm)) >= 0 && om__graph_add_node(t, "Greater", nm, (int[]){mv, k0}, 2, &ran, 1, NULL, 0) >= 0;
+    snprintf(nm, sizeof nm, "%sM1", pre);
+    ok = ok && (ins[0] = named_value(t, &i64, nm)) >= 0 && om__graph_add_node(t, "Max", nm, (int[]){mv, k1}, 2, &ins[0], 1, NULL, 0) >= 0;
+    for (int q = 0; ok && q < n_carried; q++) {
+      snprintf(nm, sizeof nm, "%sstate%d", pre, q);
+      ok = (outs[q] = named_value(t, &t->values.v[state[q]], nm)) >= 0;
+    }
+  }
+  for (int q = n_carried; ok && q < n_outs; q++) { /* a scan output: the steps' values along a new axis 0 */
+    const scan_out *sc = lo[q].scan;
+    const om_gnode *cat = &after[sc->cat - end];
+    const om_gvalue *step = &body->values.v[body->outputs.v[1 + q]];
+    om_gvalue like = {.dtype = step->dtype, .ndim = step->ndim + 1, .shape = {rg->m}};
+    memcpy(like.shape + 1, step->shape, sizeof(int64_t) * (size_t)step->ndim);
+    memcpy(like.dim_param + 1, step->dim_param, sizeof *like.dim_param * (size_t)step->ndim);
+    snprintf(nm, sizeof nm, "%sscan%d", pre, q - n_carried);
+    /* the Concat's own output where the steps were all it joined and stand as it had them */
+    outs[q] = !guard && cat->n_in == rg->m && sc->axis == 0 && !sc->reversed ? cat->out[0] : named_value(t, &like, nm);
+    ok = outs[q] >= 0;
+  }
   om_gattr ba = {.name = "body", .type = OM_GATTR_GRAPH, .g = body};
-  int node = ok ? om__graph_add_node(t, "Loop", "Loop", ins, n_carried + 2, outs, n_carried, &ba, 1) : -1;
+  snprintf(nm, sizeof nm, "%.*s", (int)strlen(pre) - 1, pre); /* the node: the prefix without its slash */
+  int node = ok ? om__graph_add_node(t, "Loop", nm, ins, n_carried + 2, outs, n_outs, &ba, 1) : -1;
   if (node >= 0) body = NULL; /* the node's now */
   ok = node >= 0 && om__graph_node_captures(t, &t->nodes.v[node]);
+  for (int q = 0; ok && guard && q < n_carried; q++) { /* Where(ran, the Loop's, its start), where read after the loop */
+    bool read = false;
+    for (int k = 0; k < n_after && !read; k++)
+      for (int e = 0; !dropped[k] && e < after[k].n_in; e++) read |= after[k].in[e] == state[q];
+    for (int e = 0; e < t->outputs.n; e++) read |= t->outputs.v[e] == state[q];
+    if (!read) continue;
+    snprintf(nm, sizeof nm, "%sstate%d/kept", pre, q);
+    ok = om__graph_add_node(t, "Where", nm, (int[]){ran, outs[q], first[q]}, 3, &state[q], 1, NULL, 0) >= 0;
+  }
+  for (int q = n_carried; ok && q < n_outs; q++) { /* each where its Concat had the steps, in place of their run */
+    const scan_out *sc = lo[q].scan;
+    om_gnode *cat = &after[sc->cat - end];
+    bool all = cat->n_in == rg->m; /* the steps were all it joined: the Concat goes */
+    snprintf(nm, sizeof nm, "%sscan%d", pre, q - n_carried);
+    int v = outs[q];
+    if (guard) { /* the steps the trip count asks for: Slice(starts 0, ends trips, axes 0) */
+      int64_t zero = 0;
+      char kn[64];
+      snprintf(kn, sizeof kn, "%s/cut0", nm);
+      int k0 = int_init(t, kn, &zero, 1, false);
+      bool direct = all && sc->axis == 0 && !sc->reversed; /* nothing to put: the Slice writes the Concat's output */
+      snprintf(kn, sizeof kn, "%s/cut", nm);
+      int y = k0 >= 0 ? (direct ? cat->out[0] : named_value(t, &t->values.v[v], kn)) : -1;
+      v = y >= 0 && om__graph_add_node(t, "Slice", kn, (int[]){v, k0, trips1, k0}, 4, &y, 1, NULL, 0) >= 0 ? y : -1;
+    }
+    if (v >= 0 && v != cat->out[0]) v = put_steps(t, v, sc->axis, sc->reversed, all ? cat->out[0] : -1, nm);
+    int n_in = cat->n_in - rg->m + 1, *in = v >= 0 && !all ? om__arena_alloc(&t->arena, sizeof(int) * (size_t)n_in) : NULL;
+    if (!(ok = v >= 0 && (all || in))) break;
+    dropped[sc->cat - end] |= all;
+    if (all) continue;
+    memcpy(in, cat->in, sizeof(int) * (size_t)sc->at);
+    in[sc->at] = v;
+    memcpy(in + sc->at + 1, cat->in + sc->at + rg->m, sizeof(int) * (size_t)(cat->n_in - sc->at - rg->m));
+    cat->in = in, cat->n_in = n_in;
+  }
   for (int k = 0; ok && k < n_after; k++) {
-    om_gnode *slot = OM_VEC_PUSH_SLOT(t->nodes);
-    if ((ok = slot != NULL)) *slot = after[k];
+    om_gnode *slot = dropped[k] ? NULL : OM_VEC_PUSH_SLOT(t->nodes);
+    if (!dropped[k] && (ok = slot != NULL)) *slot = after[k];
   }
   if (body) om__graph_free(body), free(body);
-  free(after), free(ins), free(outs);
+  free(after), free(ins), free(outs), free(dropped), free(lo);
   return ok && prune(t) ? true : (om_last_error() == OM_ERR_OK ? om__fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory") : false);
 }
 
-om_traced_model *om__loop_roll(const om_traced_model *m, const char *name, int64_t size, int64_t min, const int (*syms)[OM_MAX_DIMS],
-                               int k, int i, int d) {
-  const om_graph *g = &m->g;
+/* The longest repeats of g that fit a Loop (each loop-carried value starts as it goes on, no
+ * fewer than 0 trips at min, some output) rolled into one in g, run per * S - c times (S the
+ * size at run time, c what makes that the repeats at size), its names prefixed pre: 1; 0 when
+ * none do (g unchanged); -1 on error (set). */
+static int roll_one(om_graph *g, int64_t size, int64_t min, int i, int d, int64_t per, const char *pre) {
   int total = 0;
   for (int n = 0; n < g->nodes.n; n++) total += g->nodes.v[n].n_in;
-  region best = {.slots = calloc((size_t)total + 1, sizeof(slot)), .at = calloc((size_t)g->nodes.n + 1, sizeof(int))};
+  region best = {.slots = calloc((size_t)total + 1, sizeof(slot)), .at = calloc((size_t)g->nodes.n + 1, sizeof(int)), .size = size};
   region scratch = {.slots = calloc((size_t)total + 1, sizeof(slot)), .at = calloc((size_t)g->nodes.n + 1, sizeof(int))};
-  int *first = calloc((size_t)total + 1, sizeof(int));
-  om_traced_model *t = NULL;
+  int *first = calloc((size_t)total + 1, sizeof(int)), rolled = 0;
   bool ok = best.slots && best.at && scratch.slots && scratch.at && first;
   if (!ok) om__fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory");
   for (int q = 0; ok && q <= total; q++) first[q] = -1;
+  snprintf(best.pre, sizeof best.pre, "%s", pre);
   if (ok && find_region(g, &best, &scratch)) {
     int n_slots = slot_count(g, &best), n_carried = carried_of(&best, n_slots, -1, -1);
-    bool fits = size - best.m <= min; /* no fewer than 0 trips at the smallest size */
+    int64_t c = per * size - best.m; /* the trip count per * S - c */
+    bool fits = c <= per * min; /* no fewer than 0 trips at the smallest size */
     for (int e = 0; e < n_slots; e++) { /* each loop-carried value starts as it goes on: its type and shape */
       const slot *sl = &best.slots[e];
       if (sl->kind != IN_CARRIED) continue;
@@ -426,16 +749,35 @@ om_traced_model *om__loop_roll(const om_traced_model *m, const char *name, int64
       fits &= a->dtype == b->dtype && a->ndim == b->ndim && !memcmp(a->shape, b->shape, sizeof(int64_t) * (size_t)a->ndim);
       for (int x = 0; x < a->ndim; x++) fits &= (!a->dim_param[x] && !b->dim_param[x]) || (a->dim_param[x] && b->dim_param[x] && !strcmp(a->dim_param[x], b->dim_param[x]));
     }
-    t = fits && n_carried > 0 ? calloc(1, sizeof *t) : NULL;
-    ok = !fits || !n_carried || (t && om__graph_copy(&t->g, g));
-    if (!ok) om__fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory");
-    for (int q = 0; ok && t && q < t->g.inputs.n; q++)
-      for (int x = 0; ok && x < t->g.values.v[t->g.inputs.v[q]].ndim; x++)
-        if (syms[q][x] == k) ok = (t->g.values.v[t->g.inputs.v[q]].dim_param[x] = om__arena_strdup(&t->g.arena, name)) != NULL;
-    ok = ok && (!t || put_loop(&t->g, &best, n_slots, n_carried, first, i, d, size - best.m));
+    fits &= n_carried + best.n_scans > 0; /* a loop with no output writes nothing the graph needs */
+    best.guard = per * min == c && best.n_scans > 0; /* no trips at the smallest size, and steps to collect */
+    if (fits) rolled = put_loop(g, &best, n_slots, n_carried, first, i, d, per, c, best.guard) ? 1 : -1;
   }
   free(best.slots), free(best.at), free(scratch.slots), free(scratch.at), free(first);
-  if (!ok) om_traced_release(t), t = NULL;
+  return ok ? rolled : -1;
+}
+
+om_traced_model *om__loop_roll(const om_traced_model *m, const char *name, int64_t size, int64_t min, const int (*syms)[OM_MAX_DIMS],
+                               int k, int i, int d, int loops, int64_t per) {
+  om_traced_model *t = calloc(1, sizeof *t);
+  bool ok = t && om__graph_copy(&t->g, &m->g);
+  if (!ok) om__fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory");
+  for (int q = 0; ok && q < t->g.inputs.n; q++)
+    for (int x = 0; ok && x < t->g.values.v[t->g.inputs.v[q]].ndim; x++)
+      if (syms[q][x] == k && !(t->g.values.v[t->g.inputs.v[q]].dim_param[x] = om__arena_strdup(&t->g.arena, name)))
+        ok = om__fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory");
+  int rolled = 0;
+  for (int l = 0; ok && l < loops; l++) { /* loops in sequence: each the longest left */
+    char pre[16];
+    snprintf(pre, sizeof pre, l ? "Loop%d/" : "Loop/", l);
+    int r = roll_one(&t->g, size, min, i, d, per, pre);
+    if (r <= 0) {
+      ok = r == 0;
+      break;
+    }
+    rolled++;
+  }
+  if (!ok || rolled < loops) om_traced_release(t), t = NULL;
   return t;
 }
 

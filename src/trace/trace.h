@@ -439,15 +439,17 @@ int om__branch_run(om_trace *tr, const om_symbol *declared, om_trace_fn fn, void
 om_traced_model *om__branch_finish(om_trace *tr, om_tensor *const *outputs, const char *const *names, int n);
 
 /* ---- loops over a size (loop.c; docs/symbolic-axes.md, "Loops over a size") ---- */
-/** The loop over symbol k (name) that model m (borrowed; traced with k's axes fixed at size)
- *  unrolls, rolled into an ONNX Loop: its longest block of nodes repeated at least three times
+/** The loops over symbol k (name) that model m (borrowed; traced with k's axes fixed at size)
+ *  unrolls, rolled into ONNX Loops: its longest block of nodes repeated at least three times
  *  alike (the same ops and attributes, each input the same value from before the block, what the
  *  block before wrote, or an integer constant moving by the same step each time) is the body, run
- *  S - c times (S: axis d of graph input i; c: size less the repeats, at most min, the smallest
- *  size); graph input axes of k (syms) named name. A new model (no symbols: the caller's), NULL
- *  when nothing rolls (no error set) or on error (set). */
+ *  per * S - c times (S: axis d of graph input i; c: per * size less the repeats, at most per *
+ *  min, min the smallest size), its outputs the loop-carried values the last repeat left and the steps a Concat after
+ *  the repeats joins; then the longest left, up to loops Loops in sequence. Graph input axes of k
+ *  (syms) named name. A new model (no symbols: the caller's), NULL when fewer than loops roll
+ *  (no error set) or on error (set). */
 om_traced_model *om__loop_roll(const om_traced_model *m, const char *name, int64_t size, int64_t min, const int (*syms)[OM_MAX_DIMS],
-                               int k, int i, int d);
+                               int k, int i, int d, int loops, int64_t per);
 /* What each axis of an output of a rolled loop did across the sizes it was checked at. */
 typedef struct om_loop_axes {
   bool seen;

@@ -744,18 +744,58 @@ static int loop_over_seq(om_tensor *const *in, om_tensor **out) {
   }
   return (out[0] = v) ? 1 : -1;
 }
-/* seq's rows, each negated, stacked again: a loop that collects its steps (no Loop written). */
-static int rows_stacked(om_tensor *const *in, om_tensor **out) {
+/* seq's rows (row i, or row i * i % seq when squared), each negated, stacked again: a loop that
+ * collects its steps (a Loop's scan output), or one whose step moves other than by a constant
+ * step (no Loop written). */
+static int rows_stacked_by(om_tensor *const *in, om_tensor **out, bool squared) {
   int64_t n = om_tensor_shape(in[0])[1];
   om_tensor *rows[64] = {0};
   bool ok = n <= 64;
   for (int64_t i = 0; ok && i < n; i++) {
-    om_tensor *row = om_select(in[0], 1, i);
+    om_tensor *row = om_select(in[0], 1, squared ? i * i % n : i);
     ok = (rows[i] = row ? om_neg(row) : NULL) != NULL;
     om_tensor_release(row);
   }
   out[0] = ok ? om_stack(rows, (int)n, 1) : NULL;
   for (int64_t i = 0; i < n && i < 64; i++) om_tensor_release(rows[i]);
+  return out[0] ? 1 : -1;
+}
+static int rows_stacked(om_tensor *const *in, om_tensor **out) { return rows_stacked_by(in, out, false); }
+static int rows_squared_stacked(om_tensor *const *in, om_tensor **out) { return rows_stacked_by(in, out, true); }
+/* A running sum over seq's rows from the last to the first (from zeros), each step kept in time
+ * order and stacked: a backwards loop (its index counted from the end) whose steps join last to
+ * first. */
+static int backwards_stacked(om_tensor *const *in, om_tensor **out) {
+  int64_t n = om_tensor_shape(in[0])[1];
+  om_tensor *steps[64] = {0}, *acc = n <= 64 ? om_full((int64_t[]){om_tensor_shape(in[0])[0], 4}, 2, OM_FLOAT32, 0) : NULL;
+  bool ok = acc != NULL;
+  for (int64_t i = n - 1; ok && i >= 0; i--) {
+    om_tensor *row = om_select(in[0], 1, i), *next = row ? om_add(acc, row) : NULL;
+    om_tensor_release(row);
+    om_tensor_release(acc);
+    ok = (acc = steps[i] = next) != NULL && om_tensor_retain(acc);
+  }
+  out[0] = ok ? om_stack(steps, (int)n, 1) : NULL;
+  for (int64_t i = 0; i < n && i < 64; i++) om_tensor_release(steps[i]);
+  om_tensor_release(acc);
+  return out[0] ? 1 : -1;
+}
+/* A decoder fed its own output over seq: y = tanh(y * w + mean(x)) from a constant y, each y
+ * stacked. Its first step folds y * w to a constant, so it stays before the Loop: seq - 1 trips,
+ * none at seq = 1, where the Loop runs once and keeps none of it. */
+static int decoder_stacked(om_tensor *const *in, om_tensor **out) {
+  int64_t n = om_tensor_shape(in[0])[1], b = om_tensor_shape(in[0])[0];
+  om_tensor *steps[64] = {0}, *c = om_mean(in[0], (int64_t[]){1}, 1, false), *w = om_full((int64_t[]){4}, 1, OM_FLOAT32, 0.5);
+  om_tensor *y = om_full((int64_t[]){b, 4}, 2, OM_FLOAT32, 0.1);
+  bool ok = n <= 64 && c && w && y;
+  for (int64_t i = 0; ok && i < n; i++) {
+    om_tensor *m = om_mul(y, w), *s = m ? om_add(m, c) : NULL, *next = s ? om_tanh(s) : NULL;
+    om_tensor_release(m), om_tensor_release(s), om_tensor_release(y);
+    ok = (y = steps[i] = next) != NULL && om_tensor_retain(y);
+  }
+  out[0] = ok ? om_stack(steps, (int)n, 1) : NULL;
+  for (int64_t i = 0; i < n && i < 64; i++) om_tensor_release(steps[i]);
+  om_tensor_release(y), om_tensor_release(c), om_tensor_release(w);
   return out[0] ? 1 : -1;
 }
 
@@ -777,7 +817,20 @@ TEST(one_size_pieces_and_loops) {
   CHECK(m && om_test_count_op(m, "Loop") == 1 && om_test_count_op(m, "Gather") == 1); /* the first row before it */
   om_traced_release(m);
   CHECK(om_trace_begin());
-  CHECK(om_test_trace(rows_stacked, ex, BS, 1) == NULL && om_last_error() == OM_ERR_TRACE_SYMBOLIC_SHAPE);
+  m = om_test_trace(rows_stacked, ex, BS, 1);
+  CHECK(m && om_test_count_op(m, "Loop") == 1 && om_test_count_op(m, "Concat") == 0 && om_test_count_op(m, "Transpose") == 1);
+  om_traced_release(m);
+  CHECK(om_trace_begin());
+  m = om_test_trace(backwards_stacked, ex, BS, 1); /* the steps reversed (Slice) and put at axis 1 */
+  CHECK(m && om_test_count_op(m, "Loop") == 1 && om_test_count_op(m, "Slice") == 1 && om_test_count_op(m, "Transpose") == 1);
+  om_traced_release(m);
+  const char *const S_ONLY[] = {NULL, "seq", NULL};
+  CHECK(om_trace_begin());
+  m = om_test_trace(decoder_stacked, ex, S_ONLY, 1); /* at least one run (Max), cut back to seq - 1 (Slice) */
+  CHECK(m && om_test_count_op(m, "Loop") == 1 && om_test_count_op(m, "Max") == 1 && om_test_count_op(m, "Slice") == 1);
+  om_traced_release(m);
+  CHECK(om_trace_begin());
+  CHECK(om_test_trace(rows_squared_stacked, ex, BS, 1) == NULL && om_last_error() == OM_ERR_TRACE_SYMBOLIC_SHAPE);
   CHECK(strstr(om_last_error_message(), "trace_run: the model makes more calls at every larger size of 'seq' (calls its outputs "
                "need: ") == om_last_error_message());
   CHECK(strstr(om_last_error_message(), "): a loop over the size, unrolled, which no graph without ONNX Loop holds at every "

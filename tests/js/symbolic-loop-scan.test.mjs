@@ -1,0 +1,309 @@
+// Loops over a symbolic size that collect their steps, run backwards, start further on or fail at
+// the smallest sizes (docs/symbolic-axes.md, "Loops over a size"): each is traced at one size,
+// rolled into one ONNX Loop, and run in onnxruntime-web and the Session against eager runs at
+// 1, 2, odd sizes and far above the example; what does not roll is refused as before.
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import * as om from 'onemodel';
+import { memoryHooks, withTraced, metadataProps } from './helpers.mjs';
+
+memoryHooks();
+
+const ops = (tm) => tm.graph().nodes.map((n) => n.opType);
+const count = (tm, op) => ops(tm).filter((o) => o === op).length;
+/** The ops after the (last) Loop. */
+const afterLoop = (tm) => ops(tm).slice(ops(tm).lastIndexOf('Loop') + 1);
+
+/** A Module from a function of its inputs. */
+const fn = (f) => new (class extends om.nn.Module { forward(...xs) { return f(...xs); } })();
+
+/** Keeps tm for the oracle at each time length of Ts (input [B, T, 3], seed 400 + T) against model's eager runs there. */
+function atLengths(keep, tm, model, Ts, B = 3) {
+  for (const T of Ts) {
+    const x = om.randn([B, T, 3], { seed: 400 + T });
+    const want = model.forward(x);
+    keep(tm, { x }, Array.isArray(want) ? want : [want], `at T = ${T}`);
+  }
+}
+
+/** The error om.trace(model, inputs) throws, checked to be a TraceError of kind. */
+function refusal(model, inputs, kind) {
+  let err;
+  assert.throws(() => om.trace(model, inputs), (e) => {
+    assert.ok(e instanceof om.TraceError, String(e));
+    assert.equal(e.kind, kind, e.message);
+    err = e;
+    return true;
+  });
+  return err;
+}
+
+/** A hand-written RNN cell h' = tanh(x_t W + h U) of hidden size H. */
+function rnnCell(H, seed) {
+  const W = om.randn([3, H], { seed }), U = om.randn([H, H], { seed: seed + 1 }).mul(0.5);
+  return (xt, h) => xt.matmul(W).add(h.matmul(U)).tanh();
+}
+
+/** The RNN over x [B, T, 3] from zeros of the symbolic batch: what collect(outs, h) makes of the steps and the last state. */
+function rnn(H, seed, collect, { push = (h) => h, backwards = false } = {}) {
+  const cell = rnnCell(H, seed);
+  return fn((x) => {
+    let h = om.zeros([x.shape[0], H]);
+    const outs = [];
+    const T = x.shape[1];
+    for (let k = 0; k < T; k++) {
+      const t = backwards ? T - 1 - k : k;
+      h = cell(x.select(1, t), h);
+      if (backwards) outs.unshift(push(h)); // time order, as a bidirectional RNN returns its backward half
+      else outs.push(push(h));
+    }
+    return collect(outs, h);
+  });
+}
+
+// Each check opens sessions in both engines: the first variant of a pattern runs at the smallest
+// sizes, an odd one and far above; the others at the ends only (the file stays fast).
+const LENGTHS = [1, 2, 7, 97];
+const ENDS = [1, 97];
+const COLLECT_FIRST = (outs) => om.stack(outs, 0);
+
+describe('a loop over a size that collects its steps: ONNX Loop scan outputs', () => {
+  test('om.stack(outs, 1) of an RNN, with and without the last state: one Loop, no Concat left', () => withTraced((keep) => {
+    for (const [H, T, collect, lengths] of [
+      [4, 5, (outs) => om.stack(outs, 1), LENGTHS],
+      [3, 6, (outs, h) => [om.stack(outs, 1), h], ENDS],
+      [4, 5, COLLECT_FIRST, ENDS], // the steps first: the Loop's scan output is the graph's output
+      [2, 4, (outs, h) => [h.relu(), om.stack(outs, 2).sum(-1)], ENDS],
+    ]) {
+      const model = rnn(H, H + T, collect);
+      const ex = om.randn([2, T, 3], { seed: T });
+      const tm = om.trace(model, { x: [ex, ['B', 'T', null]] });
+      const want = model.forward(ex);
+      keep(tm, { x: ex }, Array.isArray(want) ? want : [want], undefined, model);
+      assert.equal(count(tm, 'Loop'), 1, String(ops(tm)));
+      // the steps stacked by the Loop and put at their axis by one Transpose: no Concat, no Unsqueeze left
+      assert.ok(!afterLoop(tm).some((o) => o === 'Concat' || o === 'Unsqueeze'), String(ops(tm)));
+      assert.equal(count(tm, 'Transpose'), collect === COLLECT_FIRST ? 0 : 1, String(ops(tm)));
+      atLengths(keep, tm, model, lengths);
+      if (lengths === LENGTHS) atLengths(keep, tm, model, [4], 1); // the batch moves too
+    }
+  }));
+
+  test('om.cat of steps unsqueezed after the loop, and of steps pushed unsqueezed', () => withTraced((keep) => {
+    for (const [collect, push, lengths] of [
+      [(outs) => om.cat(outs.map((o) => o.unsqueeze(1)), 1), undefined, LENGTHS],
+      [(outs) => om.cat(outs, 1), (h) => h.unsqueeze(1), ENDS],
+      [(outs) => om.cat(outs, -1), (h) => h.unsqueeze(-1), ENDS],
+    ]) {
+      const model = rnn(4, 9, collect, { push });
+      const ex = om.randn([2, 5, 3], { seed: 5 });
+      const tm = om.trace(model, { x: [ex, ['B', 'T', null]] });
+      keep(tm, { x: ex }, [model.forward(ex)], undefined, model);
+      assert.equal(count(tm, 'Loop'), 1, String(ops(tm)));
+      atLengths(keep, tm, model, lengths);
+    }
+  }));
+
+  test('steps collected beside others: a step made before the loop stays a Concat input of its own', () => withTraced((keep) => {
+    const model = fn((x) => {
+      const outs = [x.mean(1)];
+      let acc = x.mean(1);
+      for (let t = 0; t < x.shape[1]; t++) {
+        acc = acc.mul(0.5).add(x.select(1, t));
+        outs.push(acc.sigmoid());
+      }
+      return om.stack(outs, 1);
+    });
+    const ex = om.randn([2, 6, 3], { seed: 6 });
+    const tm = om.trace(model, { x: [ex, [null, 'T', null]] });
+    keep(tm, { x: ex }, [model.forward(ex)], undefined, model);
+    assert.equal(count(tm, 'Loop'), 1, String(ops(tm)));
+    assert.deepEqual(afterLoop(tm).filter((o) => o !== 'Unsqueeze'), ['Transpose', 'Concat'], String(ops(tm)));
+    atLengths(keep, tm, model, LENGTHS, 2);
+  }));
+
+  test('a decoder fed its own output, its first step folded before the Loop: T - 1 trips, none at T = 1', () => withTraced((keep) => {
+    const W = om.randn([3, 4], { seed: 7 }), U = om.randn([4, 4], { seed: 8 }).mul(0.5), P = om.randn([4, 3], { seed: 9 });
+    const model = fn((x) => {
+      const ctx = x.mean(1).matmul(W);
+      let h = om.zeros([2, 4]), y = om.full([2, 3], 0.1);
+      const outs = [];
+      for (let t = 0; t < x.shape[1]; t++) {
+        h = y.matmul(W).add(h.matmul(U)).add(ctx).tanh();
+        y = h.matmul(P);
+        outs.push(y);
+      }
+      return [om.stack(outs, 1), h];
+    });
+    const ex = om.randn([2, 6, 3], { seed: 6 });
+    const tm = om.trace(model, { x: [ex, [null, 'T', null]] });
+    keep(tm, { x: ex }, model.forward(ex), undefined, model);
+    // the Loop runs at least once; its steps cut back to T - 1 (Slice) and its state kept where it runs none (Where)
+    assert.equal(count(tm, 'Loop'), 1, String(ops(tm)));
+    assert.deepEqual(['Max', 'Where', 'Slice'].map((o) => count(tm, o)), [1, 1, 1], String(ops(tm)));
+    atLengths(keep, tm, model, LENGTHS, 2);
+  }));
+
+  test('the RNN with a fixed batch, its steps stacked: T - 1 trips indexing from 1, the index kept in range for the run at T = 1', () => withTraced((keep) => {
+    const cell = rnnCell(4, 1);
+    const model = fn((x) => {
+      let h = om.zeros([2, 4]);
+      const outs = [];
+      for (let t = 0; t < x.shape[1]; t++) outs.push(h = cell(x.select(1, t), h));
+      return om.stack(outs, 1);
+    });
+    const ex = om.randn([2, 6, 3], { seed: 6 });
+    const tm = om.trace(model, { x: [ex, [null, 'T', null]] });
+    keep(tm, { x: ex }, [model.forward(ex)], undefined, model);
+    assert.equal(count(tm, 'Loop'), 1, String(ops(tm)));
+    assert.deepEqual(['Max', 'Slice'].map((o) => count(tm, o)), [1, 1], String(ops(tm))); // guarded as the decoder is
+    atLengths(keep, tm, model, LENGTHS, 2);
+  }));
+});
+
+describe('loops that run backwards, start further on, or fail at the smallest sizes', () => {
+  test('a loop backwards over time (t = T - 1 ... 0): the last state, and the steps in time order', () => withTraced((keep) => {
+    for (const [collect, lengths] of [[(outs, h) => [om.stack(outs, 1), h], LENGTHS], [(outs, h) => h, ENDS]]) {
+      const model = rnn(4, 3, collect, { backwards: true });
+      const ex = om.randn([2, 5, 3], { seed: 5 });
+      const tm = om.trace(model, { x: [ex, ['B', 'T', null]] });
+      const want = model.forward(ex);
+      keep(tm, { x: ex }, Array.isArray(want) ? want : [want], undefined, model);
+      assert.equal(count(tm, 'Loop'), 1, String(ops(tm)));
+      atLengths(keep, tm, model, lengths);
+    }
+  }));
+
+  test('a loop from 1 to T over a sum of zeros: T - 1 trips', () => withTraced((keep) => {
+    const model = fn((x) => {
+      let acc = om.zeros([x.shape[0], 3]);
+      for (let t = 1; t < x.shape[1]; t++) acc = acc.mul(0.5).add(x.select(1, t));
+      return acc;
+    });
+    const ex = om.randn([2, 6, 3], { seed: 6 });
+    const tm = om.trace(model, { x: [ex, ['B', 'T', null]] });
+    keep(tm, { x: ex }, [model.forward(ex)], undefined, model);
+    assert.equal(count(tm, 'Loop'), 1, String(ops(tm)));
+    atLengths(keep, tm, model, LENGTHS);
+  }));
+
+  test('a loop from 3 after x.select(1, 2): T - 3 trips, the range raised to 3 where eager fails, with its reason', () => withTraced((keep) => {
+    const model = fn((x) => {
+      let acc = x.select(1, 2);
+      for (let t = 3; t < x.shape[1]; t++) acc = acc.mul(0.5).add(x.select(1, t));
+      return acc;
+    });
+    for (const T of [1, 2]) assert.throws(() => model.forward(om.randn([2, T, 3])), (e) => e instanceof om.OmError);
+    const ex = om.randn([2, 6, 3], { seed: 6 });
+    const tm = om.trace(model, { x: [ex, ['B', 'T', null]] });
+    keep(tm, { x: ex }, [model.forward(ex)], undefined, model);
+    assert.equal(count(tm, 'Loop'), 1, String(ops(tm)));
+    const s = tm.symbols.find((q) => q.name === 'T');
+    assert.equal(s.min, 3);
+    assert.equal(s.narrowedBy, 'select: index 2 is out of range for dim 1 of size 2 (at T=2)');
+    // the .onnx says so too, for onnxruntime-web's users
+    const written = JSON.parse(metadataProps(tm.toOnnx())['onemodel.symbol.T']);
+    assert.deepEqual([written.min, written.narrowedBy], [3, s.narrowedBy]);
+    atLengths(keep, tm, model, [3, 4, 97]);
+  }));
+
+  test('a loop to 2 * T or 3 * T - 1: a trip count of several steps a size (Mul, Sub)', () => withTraced((keep) => {
+    for (const [k, less] of [[2, 0], [3, 1]]) {
+      const model = fn((x) => {
+        let acc = x.select(1, 0);
+        for (let t = 0; t < k * x.shape[1] - less; t++) acc = acc.mul(0.5).tanh();
+        return acc;
+      });
+      const ex = om.randn([2, 6, 3], { seed: 6 });
+      const tm = om.trace(model, { x: [ex, ['B', 'T', null]] });
+      keep(tm, { x: ex }, [model.forward(ex)], undefined, model);
+      assert.equal(count(tm, 'Loop'), 1, String(ops(tm)));
+      assert.equal(count(tm, 'Mul'), 1, String(ops(tm))); // T * k, outside the body
+      atLengths(keep, tm, model, k === 2 ? LENGTHS : ENDS);
+    }
+  }));
+
+  test('two loops in sequence, the second over the steps the first collected: two Loops', () => withTraced((keep) => {
+    const model = fn((x) => {
+      let h = om.zeros([x.shape[0], 3]);
+      const outs = [];
+      for (let t = 0; t < x.shape[1]; t++) outs.push(h = h.mul(0.5).add(x.select(1, t)));
+      const steps = om.stack(outs, 1);
+      let g = om.zeros([x.shape[0], 3]);
+      for (let t = 0; t < x.shape[1]; t++) g = g.mul(0.9).add(steps.select(1, t).tanh());
+      return g;
+    });
+    const ex = om.randn([2, 6, 3], { seed: 6 });
+    const tm = om.trace(model, { x: [ex, ['B', 'T', null]] });
+    keep(tm, { x: ex }, [model.forward(ex)], undefined, model);
+    assert.equal(count(tm, 'Loop'), 2, String(ops(tm)));
+    atLengths(keep, tm, model, LENGTHS);
+  }));
+
+  test('the body reads a mask made before the loop at the symbolic batch', () => withTraced((keep) => {
+    const model = fn((x) => {
+      const mask = om.ones([x.shape[0], 3]).mul(0.5).add(x.select(1, 0).gt(0).float().mul(0.25));
+      let acc = x.select(1, 0);
+      for (let t = 1; t < x.shape[1]; t++) acc = acc.mul(mask).add(x.select(1, t));
+      return acc;
+    });
+    const ex = om.randn([2, 6, 3], { seed: 6 });
+    const tm = om.trace(model, { x: [ex, ['B', 'T', null]] });
+    keep(tm, { x: ex }, [model.forward(ex)], undefined, model);
+    assert.equal(count(tm, 'Loop'), 1, String(ops(tm)));
+    atLengths(keep, tm, model, LENGTHS);
+    atLengths(keep, tm, model, [5], 1); // the batch, and with it the mask, moves
+  }));
+});
+
+describe('loops that still do not roll are refused as before', () => {
+  const LOOP = /^trace: the model makes more calls at every larger size of 'T' \(calls its outputs need: \d+ at T=6, \d+ at T=7, \d+ at T=8, \d+ at T=9, \d+ at T=14\): a loop over the size, unrolled, which no graph without ONNX Loop holds at every size; declare om\.Dim\('T', \{ min: 6, max: 6 \}\) for the graph at the traced size/;
+
+  test('a rolled graph that disagrees with eager at a size checked: a cell from a constant state, its steps stacked (wrong at T = 1)', () => {
+    const model = fn((x) => {
+      const c = x.mean(1), w = om.full([3], 0.5);
+      let y = om.full([2, 3], 0.1);
+      const outs = [];
+      for (let t = 0; t < x.shape[1]; t++) outs.push(y = y.mul(w).add(c).add(x.select(1, t)).tanh());
+      return om.stack(outs, 1);
+    });
+    const ex = om.randn([2, 6, 3], { seed: 6 });
+    assert.match(refusal(model, { x: [ex, [null, 'T', null]] }, 'SymbolicShape').message, LOOP);
+    ex.dispose();
+  });
+
+  test('steps joined other than one per step along an axis of size 1 (om.cat of whole steps)', () => {
+    const model = fn((x) => {
+      const outs = [];
+      for (let t = 0; t < x.shape[1]; t++) outs.push(x.select(1, t).mul(2));
+      return om.cat(outs, 1);
+    });
+    const ex = om.randn([2, 6, 3], { seed: 6 });
+    assert.match(refusal(model, { x: [ex, [null, 'T', null]] }, 'SymbolicShape').message, LOOP);
+    ex.dispose();
+  });
+
+  test('a loop over half the size (trip count floor(T / 2)) is refused, naming the threshold', () => {
+    const model = fn((x) => {
+      let acc = x.select(1, 0);
+      for (let t = 1; t < Math.floor(x.shape[1] / 2); t++) acc = acc.mul(0.5).add(x.select(1, t));
+      return acc;
+    });
+    const ex = om.randn([2, 6, 3], { seed: 6 });
+    assert.match(refusal(model, { x: [ex, [null, 'T', null]] }, 'SymbolicShape').message, /^trace: the model changes at a size threshold of 'T'/);
+    ex.dispose();
+  });
+
+  test('two loops in sequence: refused where the runs line up the calls of one with the other', () => {
+    const model = fn((x) => {
+      let a = x.select(1, 0);
+      for (let t = 1; t < x.shape[1]; t++) a = a.mul(0.5).add(x.select(1, t));
+      let b = a;
+      for (let t = 0; t < x.shape[1]; t++) b = b.mul(0.25).sub(x.select(1, t));
+      return b;
+    });
+    const ex = om.randn([2, 6, 3], { seed: 6 });
+    assert.match(refusal(model, { x: [ex, [null, 'T', null]] }, 'SymbolicShape').message, /^select: argument 1 is 1 at the traced sizes, 0 at T=1, .*: it changes with the sizes, but not as a size the graph can compute/);
+    ex.dispose();
+  });
+});
