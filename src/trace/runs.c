@@ -1263,14 +1263,21 @@ static int periodic_change(run_ctx *rc, int k, const int64_t *bad, int64_t *m, b
   om__run_example(tr, v0);
   for (int j = 0; j < tr->symbols.n; j++)
     if (j != k) v[j] = v0[j];
-  int n = 0, back = 0;
+  if (s->vmax - s->vmin < 2 * OM_BRANCH_PIECES) return 0; /* few sizes: pieces of one size each may hold it */
+  bool back = false; /* first the sizes after bad: another thing at each of them is a threshold, not a period */
+  for (int64_t x = bad[k] + 1; x <= bad[k] + 16 && x <= s->vmax && !back; x++) {
+    v[k] = x;
+    int r = verdict_at(rc, v);
+    if (r == RANGE_ENDED) return -1;
+    back = r == RANGE_SAME;
+  }
+  if (!back) return 0;
+  int n = 0;
   for (int64_t x = lo; x <= lo + 48 && x <= s->vmax; x++, n++) {
     v[k] = x;
     int r = verdict_at(rc, v);
     if (r == RANGE_ENDED) return -1;
     same[n] = r == RANGE_SAME ? 1 : r == RANGE_DIFFERS ? 0 : -1;
-    back += x > bad[k] && same[n] == 1;
-    if (x > bad[k] + 16 && !back) return 0; /* another thing on and on: a threshold, not a period */
   }
   for (int64_t q = 2; q <= 16; q++) {
     int at[2] = {-1, -1}, seen = 0; /* the verdict at the multiples of q, at the others */
