@@ -268,6 +268,9 @@ describe('refusals', () => {
       const tm = om.trace(fn(model), { x: [ex, [null, null, om.Dim('H', { multipleOf: 4 }), om.Dim('W', { multipleOf: 4 })]] });
       keep(tm, { x: ex }, model(ex), undefined, fn(model));
       assert.ok(!ops(tm).includes('Pad'));
+      // the .onnx records the multiple (metadata_props, as narrowed ranges are recorded)
+      const text = Buffer.from(tm.toOnnx()).toString('latin1');
+      assert.match(text, /onemodel\.symbol\.W[^{]*\{"min":\d+,"max":null,"multipleOf":4,/);
       for (const [h, w] of [[4, 4], [16, 40]]) {
         const x = om.randn([1, 2, h, w], { seed: h + w });
         keep(tm, { x }, model(x), `at ${h}x${w}`);
