@@ -33,7 +33,7 @@ static bool neutral_attrs(int op, const om_attrs *b, int nd, const int64_t *shap
     if (b->n_i != 4 || b->i[3] != 1) return false;
     int64_t d = b->i[0] < 0 ? b->i[0] + nd : b->i[0];
     if (d < 0 || d >= nd) return false;
-    a->i[1] = 0, a->i[2] = shape[d];
+    a->i[1] = 0, a->i[2] = b->i[2] >= INT64_MAX / 2 ? b->i[2] : shape[d]; /* an open end stays open */
     return true;
   }
   if (op == OM_OP_interpolate) {
@@ -44,6 +44,7 @@ static bool neutral_attrs(int op, const om_attrs *b, int nd, const int64_t *shap
   return false;
 }
 
+/* Appends x to run's pool, as runs.c logs a call; false with OutOfMemory. */
 static bool push(om_run *run, int64_t x) {
   int64_t *slot = OM_VEC_PUSH_SLOT(run->pool);
   if (!slot) return false;
