@@ -19,8 +19,8 @@
 
 /* What op's call with the base run's arguments b does as the identity on an input of shape
  * (nd, shape), into *a: pads of 0 (the mode and value kept), a slice from 0 to the axis's size
- * by 1, an interpolate by sizes to the input's own (its kernel copies there, as PyTorch's and
- * onnxruntime's Resize do). false where op has no such form: another op, a step, an
+ * by 1, an interpolate by sizes to the input's own (the graph's Resize to the same size is the
+ * identity: onnxruntime's and the Session's copy). false where op has no such form: another op, a step, an
  * interpolate by scale factors (the factor is a fixed argument of the graph). */
 static bool neutral_attrs(int op, const om_attrs *b, int nd, const int64_t *shape, om_attrs *a) {
   *a = *b;
