@@ -174,7 +174,7 @@ describe('calls made only at some residues: one graph, right at every size', () 
     await ortAgrees();
   });
 
-  test('an interpolate to its own size is the identity bit for bit: -0, inf and NaN kept', async () => {
+  test('the graph\'s Resize to its own size, where the model leaves its interpolate out, is the identity bit for bit: -0, inf and NaN kept', async () => {
     // where the graph keeps MobileViT's interpolate at a multiple, eager makes no call
     const model = (x) => {
       const [, , H, W] = x.shape;
@@ -184,7 +184,7 @@ describe('calls made only at some residues: one graph, right at every size', () 
     const vals = [-0, Infinity, NaN, 1.5, -Infinity, 0, 2, -3];
     const data = Float32Array.from({ length: 32 }, (_, i) => vals[i % 8]);
     const bits = (a) => Array.from(new Uint32Array(Float32Array.from(a).buffer));
-    const { bytes, eager, session } = om.tidy(() => {
+    const { bytes, session } = om.tidy(() => {
       const x = om.tensor(data).reshape([1, 1, 4, 8]);
       const tm = om.trace(fn(model), { x: [om.randn([1, 1, 5, 7], { seed: 3 }), [null, null, 'H', 'W']] });
       try {
@@ -193,7 +193,6 @@ describe('calls made only at some residues: one graph, right at every size', () 
         try {
           return {
             bytes: tm.toOnnx(),
-            eager: Array.from(F.interpolate(x, { size: [4, 8], mode: 'bilinear', alignCorners: false }).toArray()),
             session: Array.from(Object.values(sess.run({ x }))[0].toArray()),
           };
         } finally {
@@ -203,7 +202,6 @@ describe('calls made only at some residues: one graph, right at every size', () 
         tm.dispose();
       }
     });
-    assert.deepEqual(bits(eager), bits(data), 'eager');
     assert.deepEqual(bits(session), bits(data), 'the Session');
     const ort = await import('onnxruntime-web');
     ort.env.wasm.numThreads = 1;
