@@ -134,13 +134,30 @@ static bool makes_more(const om_run *b, const om_run *run) {
   return j == b->live.n && extra > 0;
 }
 
+/* Whether the variables v can be a trace's example: every symbol's size at least 2 and none
+ * equal to another's (om_trace_input's rules). */
+static bool can_be_example(const om_trace *tr, const int64_t *v) {
+  for (int k = 0; k < tr->symbols.n; k++) {
+    int64_t size = v[k] * tr->symbols.v[k].multiple;
+    if (size < 2) return false;
+    for (int j = 0; j < k; j++)
+      if (v[j] * tr->symbols.v[j].multiple == size) return false;
+  }
+  return true;
+}
+
 void om__run_neutral(om_trace *tr, om_run *run) {
   const om_run *b = &tr->base;
   int missing = b->live.n - run->live.n;
-  if (run != b && !tr->reexample && !tr->reexampled && b->n_outputs >= 0 && run->n_outputs == b->n_outputs && missing < 0 &&
-      makes_more(b, run)) {
+  if (run != b && !tr->reexampled && b->n_outputs >= 0 && run->n_outputs == b->n_outputs && missing < 0 &&
+      can_be_example(tr, run->v) && makes_more(b, run)) {
+    int64_t big = 0, was = 0; /* the run of the smallest sizes: the trace again costs least there */
+    for (int k = 0; k < tr->symbols.n; k++) {
+      big = run->v[k] > big ? run->v[k] : big;
+      was = tr->reexample_v[k] > was ? tr->reexample_v[k] : was;
+    }
+    if (!tr->reexample || big < was) memcpy(tr->reexample_v, run->v, sizeof tr->reexample_v);
     tr->reexample = true;
-    memcpy(tr->reexample_v, run->v, sizeof tr->reexample_v);
   }
   if (run == b || b->n_outputs < 0 || run->n_outputs != b->n_outputs || missing <= 0 || missing > 16) return;
   given *m = malloc(sizeof *m * (size_t)b->live.n);
