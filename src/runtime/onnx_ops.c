@@ -2005,6 +2005,12 @@ static bool bind_resize(om_bind *b) {
   for (int k = 0; k < na; k++) full[ax[k]] = size[k], full_scale[ax[k]] = scale[k];
   fits = fits && full[0] == x->shape[0] && full[1] == x->shape[1] && full_scale[0] == 1 && full_scale[1] == 1;
   for (int d = 2; fits && d < 4; d++) fits = !pth || full[d] != 1 || x->shape[d] == 1;
+  /* to the input's own size by scales of 1, the identity, as onnxruntime's Resize (a copy, so -0,
+   * inf and NaN come through, where weights of 1 and 0 would not): a trace writes such a Resize
+   * where the model leaves its interpolate out at some sizes (MobileViT, docs/symbolic-axes.md) */
+  bool same = !crop;
+  for (int k = 0; same && k < na; k++) same = size[k] == x->shape[ax[k]] && scale[k] == 1;
+  if (same) return put(b, 0, om_tensor_retain(x));
   if (fits) return put(b, 0, has_scales ? om_interpolate(x, NULL, full_scale + 2, im, align) : om_interpolate(x, full + 2, NULL, im, align));
   om_tensor *y = om_tensor_retain(x);
   for (int k = 0; y && k < na; k++)

@@ -867,3 +867,95 @@ int om_traced_symbol_branches(const om_traced_model *m, int i, int64_t *ranges, 
   for (int q = 0; ranges && q < s->n_branches && q < max; q++) ranges[2 * q] = s->branches[2 * q], ranges[2 * q + 1] = s->branches[2 * q + 1];
   return s->n_branches;
 }
+
+/* ---- calls made only at some sizes, traced where the model makes them (absent.c) ---- */
+
+int om__branch_reexample(om_trace *tr, const om_symbol *declared, om_trace_fn fn, void *ctx, om_tensor **outputs,
+                         int max_outputs, int n, uint64_t seed, uint64_t offset) {
+  om_thread_state *st = om__state();
+  uint64_t after = st->rng_seed, after_offset = st->rng_offset;
+  int n_in = tr->inputs.n, n_out = -1;
+  cut c = {.tr = tr, .k = -1, .syms = calloc((size_t)n_in + 1, sizeof *c.syms)};
+  om_tensor **outs = calloc((size_t)max_outputs, sizeof *outs), *in[64] = {0};
+  if (!c.syms || !outs) return free(c.syms), free(outs), om__trace_fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory"), -1;
+  int in_i, in_d;
+  cut_syms(&c, &in_i, &in_d);
+  /* the example's inputs at the run's sizes (each symbol's axes repeated or cut), made outside
+   * the trace, which is put aside meanwhile: the new trace is one of its own */
+  st->trace = NULL;
+  bool ok = true;
+  for (int i = 0; ok && i < n_in; i++) {
+    om_tensor *x = om__alias(tr->inputs.v[i].traced);
+    for (int k = 0; x && k < tr->symbols.n; k++) {
+      om_tensor *y = piece_example(x, c.syms[i], k, tr->reexample_v[k] * tr->symbols.v[k].multiple);
+      om_tensor_release(x);
+      x = y;
+    }
+    ok = (in[i] = x) != NULL;
+  }
+  om_traced_model *m = NULL;
+  if (ok && om_trace_begin()) {
+    om_trace *sub = st->trace;
+    sub->pieces = tr->pieces;
+    sub->reexampled = true;
+    for (int j = 0; ok && j < tr->symbols.n; j++) {
+      const om_symbol *s = &declared[j];
+      ok = om_trace_dim(s->name, s->multiple, s->min, s->max == INT64_MAX ? 0 : s->max);
+    }
+    for (int i = 0; ok && i < n_in; i++) {
+      const om_gvalue *v = &tr->g.values.v[tr->g.inputs.v[i]];
+      const char *axes[OM_MAX_DIMS] = {0};
+      for (int d = 0; d < v->ndim; d++)
+        if (c.syms[i][d] >= 0) axes[d] = tr->symbols.v[c.syms[i][d]].name;
+      om_tensor *t = om_trace_input(tr->inputs.v[i].name, in[i], axes);
+      ok = t != NULL;
+      om_tensor_release(t);
+    }
+    for (int q = 0; ok && q < tr->params.n; q++) ok = om_trace_parameter(tr->params.v[q].name, tr->params.v[q].view);
+    st->rng_seed = seed, st->rng_offset = offset;
+    int got = ok ? om_trace_run(fn, ctx, outs, max_outputs) : -1;
+    const char **names = got >= 0 ? om__alloc(sizeof *names * (size_t)(got ? got : 1), "trace_run") : NULL;
+    for (int j = 0; names && j < got; j++)
+      if (!(names[j] = om__arena_printf(&sub->g.arena, "out%d", j))) names[j] = "out";
+    m = names ? om_trace_finish(outs, names, got) : NULL;
+    free(names);
+    if (got > 0) om__release_all(outs, got);
+    if (om_trace_active()) om_trace_abort();
+  }
+  om__release_all(in, n_in);
+  /* where it holds: the model run eagerly at the example gives the outputs, as the record run's */
+  for (int i = 0; m && i < n_in; i++) {
+    om_tensor *x = om__alias(tr->inputs.v[i].traced);
+    if (x) x->trace_id = 0, x->trace_value = -1;
+    if (!(in[i] = x)) om_traced_release(m), m = NULL;
+  }
+  st->rng_seed = seed, st->rng_offset = offset;
+  if (m) n_out = fn(ctx, in, n_in, outs, max_outputs);
+  om__release_all(in, n_in);
+  st->trace = tr;
+  st->rng_seed = after, st->rng_offset = after_offset;
+  free(c.syms);
+  if (!m || n_out < 0 || n_out > max_outputs || (n >= 0 && n_out != n)) { /* not so: as before */
+    if (n_out > 0) om__release_all(outs, n_out < max_outputs ? n_out : max_outputs);
+    free(outs);
+    om_traced_release(m);
+    om_error_kind kind = om_last_error();
+    if (kind == OM_ERR_OUT_OF_MEMORY) return om__trace_fail(kind, "trace_run: out of memory"), -1;
+    om_clear_error();
+    return 0;
+  }
+  if (n > 0) om__release_all(outputs, n);
+  n = n_out;
+  for (int j = 0; j < n; j++) { /* the example's outputs, as the model's (om__branch_finish) */
+    om_tensor *t = om__alias(outs[j]);
+    om_tensor_release(outs[j]);
+    if (!(outputs[j] = t)) {
+      om__release_all(outs + j + 1, n - j - 1), om__release_all(outputs, j), free(outs), om_traced_release(m);
+      return om__trace_fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory"), -1;
+    }
+    t->trace_id = tr->id, t->trace_value = j;
+  }
+  free(outs);
+  tr->branched = m;
+  return n;
+}

@@ -875,6 +875,7 @@ static bool run_other(om_trace *tr, om_run *run, om_trace_fn fn, void *ctx, om_t
   run->out = -1;
   if (n < 0) snprintf(run->error, sizeof run->error, "%s", om_last_error_message());
   bool ok = n < 0 || n > max_outputs || liveness(tr, run, outputs, n);
+  if (ok && n >= 0 && n <= max_outputs) om__run_neutral(tr, run); /* calls it lacks that are the identity there */
   for (int j = 0; j < n && j < max_outputs; j++) {
     om_tensor_release(outputs[j]);
     outputs[j] = NULL;
@@ -1245,9 +1246,73 @@ static bool refuse_threshold(run_ctx *rc, uint64_t mask, const int64_t *good, co
  * thing than the trace (verdict, why, at the run's call, name): where it fails (eager has no
  * answer), the range of each symbol of mask ends at good; where it does what the trace does
  * not, SymbolicShape (refuse_threshold). false when the trace ended. */
+/* Whether what the model does at symbol k's sizes (the others at their examples) is periodic
+ * about bad, where it first does another thing: the same as the trace at every size but the
+ * multiples of some m in 2..16 (or at the multiples only), the other thing there (Swin's
+ * `if (W % 7 != 0)` around a call that is not the identity where it is left out). No pieces
+ * hold that over a range, and om.Dim's multipleOf does: *m, and *at_multiples when the trace
+ * does what the model does at the multiples. 0 when it is not so, 1 when it is, -1 when the
+ * trace ended. */
+static int periodic_change(run_ctx *rc, int k, const int64_t *bad, int64_t *m, bool *at_multiples) {
+  om_trace *tr = rc->tr;
+  const om_symbol *s = &tr->symbols.v[k];
+  int64_t v[64], lo = bad[k] - 16 > s->vmin ? bad[k] - 16 : s->vmin;
+  int same[49]; /* the verdicts at lo .. lo + 48: 1 the same as the trace, 0 another thing, -1 unknown */
+  memcpy(v, bad, sizeof(int64_t) * (size_t)tr->symbols.n);
+  int64_t v0[64];
+  om__run_example(tr, v0);
+  for (int j = 0; j < tr->symbols.n; j++)
+    if (j != k) v[j] = v0[j];
+  if (s->vmax - s->vmin < 2 * OM_BRANCH_PIECES) return 0; /* few sizes: pieces of one size each may hold it */
+  bool back = false; /* first the sizes after bad: another thing at each of them is a threshold, not a period */
+  for (int64_t x = bad[k] + 1; x <= bad[k] + 16 && x <= s->vmax && !back; x++) {
+    v[k] = x;
+    int r = verdict_at(rc, v);
+    if (r == RANGE_ENDED) return -1;
+    back = r == RANGE_SAME;
+  }
+  if (!back) return 0;
+  int n = 0;
+  for (int64_t x = lo; x <= lo + 48 && x <= s->vmax; x++, n++) {
+    v[k] = x;
+    int r = verdict_at(rc, v);
+    if (r == RANGE_ENDED) return -1;
+    same[n] = r == RANGE_SAME ? 1 : r == RANGE_DIFFERS ? 0 : -1;
+  }
+  for (int64_t q = 2; q <= 16; q++) {
+    int at[2] = {-1, -1}, seen = 0; /* the verdict at the multiples of q, at the others */
+    bool holds = true;
+    for (int i = 0; i < n && holds; i++) {
+      if (same[i] < 0) continue;
+      int c = ((lo + i) * s->multiple) % (q * s->multiple) == 0;
+      if (at[c] < 0) at[c] = same[i], seen++;
+      holds = at[c] == same[i];
+    }
+    if (holds && seen == 2 && at[0] != at[1]) return *m = q * s->multiple, *at_multiples = at[1] == 1, 1;
+  }
+  return 0;
+}
+
 static bool settle(run_ctx *rc, uint64_t mask, const int64_t *good, const int64_t *bad, bool up, int verdict,
                    const char *why, int64_t call, const char *name) {
   om_trace *tr = rc->tr;
+  if (verdict == RANGE_DIFFERS && __builtin_popcountll(mask) == 1) { /* periodic: refused, naming the multiple */
+    int k = __builtin_ctzll(mask), p;
+    int64_t m;
+    bool at_multiples;
+    if ((p = periodic_change(rc, k, bad, &m, &at_multiples)) < 0) return false;
+    if (p) {
+      const om_symbol *s = &tr->symbols.v[k];
+      char at_bad[160], at_good[160];
+      om__run_sizes(tr, bad, mask, at_bad, sizeof at_bad);
+      om__run_sizes(tr, good, mask, at_good, sizeof at_good);
+      return refuse_at_call(rc, bad, call, om__arena_printf(&tr->g.arena, "%s: the model does one thing where '%s' is a "
+                            "multiple of %lld and another where it is not (at %s it %s; at %s it does what the trace does), which "
+                            "neither one graph of these calls nor pieces of the range hold. It holds at the multiples: declare "
+                            "om.Dim('%s', { multipleOf: %lld })%s (om_trace_dim in C)", name, s->name, (long long)m, at_bad,
+                            why, at_good, s->name, (long long)m, at_multiples ? "" : " and trace with an example that is one"));
+    }
+  }
   if (verdict == RANGE_DIFFERS && om__branch_split(tr, mask, good, bad, up)) return true; /* written as an If (branch.c) */
   if (verdict == RANGE_DIFFERS) return refuse_threshold(rc, mask, good, bad, up, why, call, name);
   char sizes[160];
@@ -1962,6 +2027,14 @@ int om_trace_run(om_trace_fn fn, void *ctx, om_tensor **outputs, int max_outputs
   rc.declared = ranges;
   uint32_t id = tr->id;
   int n;
+  if (tr->reexample && !tr->reexampled) { /* calls the example's run lacks, made elsewhere: traced where it makes them */
+    int got = om__branch_reexample(tr, ranges, fn, ctx, outputs, max_outputs, -1, seed, offset);
+    if (got != 0) {
+      free(ranges);
+      if (got > 0) tr->phase = OM_PHASE_RAN;
+      return got;
+    }
+  }
 record:
   for (;;) {
     tr->phase = OM_PHASE_RECORD;
@@ -2038,6 +2111,15 @@ record:
     om__release_all(outputs, max_outputs);
     om__trace_fail(OM_ERR_TRACE_INVALID_USAGE, "trace_run: %d outputs, room for %d", n, max_outputs);
     return free(ranges), -1;
+  }
+  if (tr->reexample && !tr->reexampled) { /* calls the example's run lacks, made elsewhere: traced where it makes them */
+    int got = om__branch_reexample(tr, ranges, fn, ctx, outputs, max_outputs, n, seed, offset);
+    if (got < 0) return free(ranges), -1;
+    if (got > 0) {
+      free(ranges);
+      tr->phase = OM_PHASE_RAN;
+      return got;
+    }
   }
   /* check_minimums after check_ends (it reads this run's tensors); the whole range before the
    * refusals the runs left (answers below the example, a far run parted): where it finds the

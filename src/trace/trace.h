@@ -149,6 +149,10 @@ typedef struct om_run {
 /* Whether run r's calls are matched to the record run's by liveness (both it and the base run
  * returned), else by index. */
 bool om__run_by_liveness(const om_trace *tr, const om_run *run);
+/* Gives run (it returned) the live calls of the base run it lacks where lacking them is making
+ * them with a neutral argument (a pad by 0, a slice of the whole axis, an interpolate to the same
+ * size: absent.c); leaves it as it was otherwise. */
+void om__run_neutral(om_trace *tr, om_run *run);
 
 typedef enum om_trace_phase {
   OM_PHASE_MANUAL,  /* om_trace_begin .. om_trace_finish without om_trace_run */
@@ -237,6 +241,12 @@ struct om_trace {
   int split_sym;             /* the range check found a threshold of this symbol to cut at (-1: none) */
   int64_t split_at;          /* the first variable of the upper piece */
   om_traced_model *branched; /* the model of the pieces, which om_trace_finish returns */
+  /* calls made only at some sizes (absent.c): a run that makes identity-able calls the example's
+   * run lacks names sizes where the model makes them, to trace at instead (once: not in a trace
+   * begun so) */
+  bool reexample;            /* a run at reexample_v made them */
+  bool reexampled;           /* this trace is the one traced at such sizes */
+  int64_t reexample_v[64];
   int64_t stop_call;         /* in the run going on, the call that ends the trace with stop_msg (a */
   const char *stop_msg;      /* threshold, refused at the model's own call: it has its source line) */
 };
@@ -434,6 +444,15 @@ bool om__branch_below(om_trace *tr, const om_symbol *declared);
  *  a piece is refused (its error ends tr). */
 int om__branch_run(om_trace *tr, const om_symbol *declared, om_trace_fn fn, void *ctx, om_tensor **outputs, int max_outputs,
                    int n, uint64_t seed, uint64_t offset);
+/** The example's run lacks calls a run at tr->reexample_v makes, calls that are the identity
+ *  where they are left out (absent.c): traces the model again over the declared ranges as a trace
+ *  of its own with the example's inputs repeated or cut to those sizes (so the record run makes
+ *  them and the runs that lack them are given them), and where that trace holds, it is the model
+ *  (tr->branched) and outputs the model's eager outputs at the example (the record run's n
+ *  released; -1: before the record run, none): their count. 0 where it does not hold (the caller goes on as before, no error
+ *  set), -1 on OutOfMemory. */
+int om__branch_reexample(om_trace *tr, const om_symbol *declared, om_trace_fn fn, void *ctx, om_tensor **outputs,
+                         int max_outputs, int n, uint64_t seed, uint64_t offset);
 /** om_trace_finish of a trace written as branches: its outputs (those om__branch_run returned)
  *  named; returns the model (new) and ends the trace; NULL on error. */
 om_traced_model *om__branch_finish(om_trace *tr, om_tensor *const *outputs, const char *const *names, int n);

@@ -910,6 +910,42 @@ TEST(empty_tensors) {
   om_tensor_release(ex);
 }
 
+/* Hugging Face Swin's maybe_pad by hand: [B, C, H, W] padded on the right to a multiple of 5
+ * only where W is not one. */
+static int pad_where_not_multiple(om_tensor *const *in, om_tensor **out) {
+  int64_t w = om_tensor_shape(in[0])[3];
+  out[0] = w % 5 ? om_pad(in[0], (int64_t[]){0, 5 - w % 5}, 2, OM_PAD_CONSTANT, 0) : om_relu(in[0]);
+  if (!out[0] || w % 5 == 0) return out[0] ? 1 : -1;
+  om_tensor *r = om_relu(out[0]);
+  om_tensor_release(out[0]);
+  return (out[0] = r) ? 1 : -1;
+}
+
+/* A call made only at some residues, the identity where it is left out (absent.c): one graph,
+ * its pad computed, right in the Session at every residue, traced where the model pads and where
+ * it does not. */
+TEST(calls_at_some_residues) {
+  for (int64_t w0 = 10; w0 <= 11; w0++) {
+    om_tensor *ex = om_randn((int64_t[]){1, 2, 3, w0}, 4, 3, true);
+    CHECK(om_trace_begin());
+    om_traced_model *m = om_test_trace(pad_where_not_multiple, ex, (const char *[]){NULL, NULL, NULL, "W"}, 1);
+    CHECK(m && om_test_count_op(m, "Pad") == 1 && om_test_count_op(m, "If") == 0);
+    om_session *sess = m ? om_session_create(m, NULL) : NULL;
+    CHECK(sess != NULL);
+    for (int64_t w = 1; sess && w <= 13; w += w < 11 ? 1 : 2) {
+      om_tensor *x = om_randn((int64_t[]){1, 2, 3, w == 13 ? 103 : w}, 4, (uint64_t)w, true), *want = NULL, *got = NULL;
+      CHECK(pad_where_not_multiple(&x, &want) == 1 && om_session_run(sess, &x, 1, &got, 1) == 1);
+      CHECK(want && got && om_tensor_numel(want) == om_tensor_numel(got) && om_tensor_shape(got)[3] == om_tensor_shape(want)[3]);
+      for (int64_t k = 0; want && got && k < om_tensor_numel(want); k++) CHECK(at(want, k) == at(got, k));
+      om_tensor *t[] = {x, want, got};
+      om__release_all(t, 3);
+    }
+    om_session_release(sess);
+    om_traced_release(m);
+    om_tensor_release(ex);
+  }
+}
+
 int main(void) {
   RUN(expressions);
   RUN(computed_integers);
@@ -921,6 +957,7 @@ int main(void) {
   RUN(empty_tensors);
   RUN(the_declared_range);
   RUN(one_size_pieces_and_loops);
+  RUN(calls_at_some_residues);
   RUN(products_of_floors);
   TEST_MAIN_END();
 }
