@@ -3184,8 +3184,8 @@ export function nanToNum(input: Tensor, nan?: number | null, posinf?: number | n
 export function nanToNum(input: Tensor, options: { nan?: number | null; posinf?: number | null; neginf?: number | null }): Tensor;
 /** torch.count_nonzero over dim (none: all), int64. */
 export function countNonzero(input: Tensor, dim?: Dims | null): Tensor;
-/** torch.aminmax: { min, max } over dim (none: all). */
-export function aminmax(input: Tensor, options?: { dim?: number | null; keepdim?: boolean }): { min: Tensor; max: Tensor };
+/** torch.aminmax: `[min, max]` over dim (none: all), also `.min` and `.max` (PyTorch's named tuple). */
+export function aminmax(input: Tensor, options?: { dim?: number | null; keepdim?: boolean }): [min: Tensor, max: Tensor] & { readonly min: Tensor; readonly max: Tensor };
 /** torch.logcumsumexp: log of the running sum of exp along dim. */
 export function logcumsumexp(input: Tensor, dim: number): Tensor;
 /** torch.fliplr: dim 1 reversed (2 dims or more). */
@@ -3272,7 +3272,7 @@ export interface Tensor {
   /** See {@link countNonzero}. */
   countNonzero(dim?: Dims | null): Tensor;
   /** See {@link aminmax}. */
-  aminmax(options?: { dim?: number | null; keepdim?: boolean }): { min: Tensor; max: Tensor };
+  aminmax(options?: { dim?: number | null; keepdim?: boolean }): [min: Tensor, max: Tensor] & { readonly min: Tensor; readonly max: Tensor };
   /** See {@link logcumsumexp}. */
   logcumsumexp(dim: number): Tensor;
   /** See {@link fliplr}. */

@@ -152,13 +152,16 @@ export function applyAll(who, opName, inHandles, iattrs = [], fattrs = [], nOut 
 }
 
 /**
- * PyTorch's (values, indices) named tuple: the array [values, indices], which also reads as
- * .values and .indices (`x.topk(3).values`, `x.max(1).indices`); the two names are not
- * enumerable, so code walking the array (tidy, dispose) sees two tensors.
+ * A PyTorch named tuple: the array of tensors, which also reads by names (`x.topk(3).values`,
+ * `om.aminmax(x).max`); the names are not enumerable, so code walking the array (tidy, dispose)
+ * sees each tensor once.
  */
-export function valuesIndices(pair) {
-  return Object.defineProperties(pair, { values: { value: pair[0] }, indices: { value: pair[1] } });
+export function namedTuple(items, names) {
+  return Object.defineProperties(items, Object.fromEntries(names.map((n, i) => [n, { value: items[i] }])));
 }
+
+/** PyTorch's (values, indices) named tuple of topk, sort, max and min along a dim. */
+export const valuesIndices = (pair) => namedTuple(pair, ['values', 'indices']);
 
 /** omw_apply by op name, for an op of one output: it as a new Tensor. */
 export function apply1(who, opName, inHandles, iattrs = [], fattrs = []) {

@@ -9,7 +9,7 @@
 // rounds as written (lerp's vectorised kernel may fuse a multiply-add: an ulp apart there).
 import { OmError, invalid } from '../errors.js';
 import { describe, toI64 } from '../convert.js';
-import { Tensor, handle, tidy, where, tensor, optionsArg, isOptions, cat, elementwise } from '../tensor.js';
+import { Tensor, handle, tidy, where, tensor, optionsArg, isOptions, cat, elementwise, namedTuple } from '../tensor.js';
 import { flip } from './shape.js';
 
 const isTensor = (x) => x instanceof Tensor;
@@ -168,7 +168,7 @@ export function countNonzero(input, dim) {
   return tidy(() => input.ne(0).sum(dim ?? undefined));
 }
 
-/** torch.aminmax(input, { dim, keepdim }): { min, max } over dim (none: over all). */
+/** torch.aminmax(input, { dim, keepdim }): [min, max] over dim (none: over all), also .min and .max. */
 export function aminmax(input, options) {
   const who = 'aminmax';
   handle(input, who, 'input');
@@ -179,7 +179,7 @@ export function aminmax(input, options) {
   const keep = o.keepdim ?? false;
   const min = input.amin(o.dim ?? undefined, keep);
   try {
-    return { min, max: input.amax(o.dim ?? undefined, keep) };
+    return namedTuple([min, input.amax(o.dim ?? undefined, keep)], ['min', 'max']);
   } catch (e) {
     min.dispose();
     throw e;

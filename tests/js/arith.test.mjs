@@ -33,7 +33,11 @@ const CALLS = {
   xlogy: (a, b) => om.xlogy(a, b),
   nan_to_num: (x, kw) => om.nanToNum(x, kw),
   count_nonzero: (x, kw) => om.countNonzero(x, kw.dim),
-  aminmax: (x, kw) => { const r = om.aminmax(x, kw); return [r.min, r.max]; },
+  aminmax: (x, kw) => {
+    const r = om.aminmax(x, kw);
+    assert.deepEqual([r.min, r.max], [...r], 'a named tuple: [min, max], also .min and .max');
+    return [r.min, r.max];
+  },
   logcumsumexp: (x, d) => om.logcumsumexp(x, d),
   trunc: (x) => om.trunc(x),
   fix: (x) => om.fix(x),
