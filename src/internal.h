@@ -657,11 +657,21 @@ int om__lower_drop_row(om_lower *l, int v, om_meta meta, int axis);
  *  take (x[:, 2:] of a T from 2), as far as om__x_min sees: onnxruntime fails or aborts on some
  *  empty values, and an extent of 0 in a shape operand needs allowzero. */
 bool om__lower_may_be_0(om_lower *l, int x);
-/** What a mean over axes of extents x[0..n) (expressions) divides by, as a float32 value, when
+/** What a mean over axes of extents x[0..n) (expressions) divides by, as a 0-d value of dtype
+ *  (float32, or float64 for a sum in double), when
  *  the count can be 0 (a mean of nothing is NaN, 0 / 0 as PyTorch, where ReduceMean gives 0): a
  *  constant at fixed sizes, computed from the sizes when a symbolic extent can be 0 at some size
  *  (x[:, 2:] of a T from 2). -2 when the count is never 0 (ReduceMean then), -1 on error. */
-int om__lower_count_divisor(om_lower *l, const int *x, int n);
+int om__lower_count_divisor(om_lower *l, const int *x, int n, om_dtype dtype);
+/** Whether a float32 sum of input i along its axes dims[0..n) is written in float64 (Cast, the
+ *  sum, Cast back): eager sums float32 in double (reduce.c, misc.c), so its result is the sum
+ *  rounded once, whatever the order; onnxruntime sums float32 in float32 in its own order, whose
+ *  rounding grows with the length. Over a fixed length that is bounded at every size; over an
+ *  axis that grows with a symbol it is not (random models 22:1562, 22:2471: 1.2 to 1.3 times
+ *  the oracle's bound at 8 times the example), and a sum in double gives eager's bits there. */
+bool om__lower_sum_in_double(om_lower *l, int i, const int64_t *dims, int n);
+/** Cast of value v (shape as meta m's) to dtype; the new value, -1 on error (v < 0 included). */
+int om__lower_cast(om_lower *l, int v, const om_meta *m, om_dtype dtype);
 /** The extent of axis d of input i as an expression even when fixed (a constant then). */
 int om__lower_in_x(om_lower *l, int i, int d);
 /** For an op's extents rule: expression x (-1: the output's fixed size) is a candidate for output

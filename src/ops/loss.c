@@ -126,7 +126,7 @@ static bool lower_mse_loss(om_lower *l, const om_call *c) {
       x[k] = om__lower_in_x(l, i, c->in[i]->ndim - m.ndim + k);
     }
     bool mean = c->attrs.i[0] == OM_REDUCTION_MEAN;
-    int ax = om__lower_ints(l, axes, m.ndim), div = mean ? om__lower_count_divisor(l, x, m.ndim) : -2;
+    int ax = om__lower_ints(l, axes, m.ndim), div = mean ? om__lower_count_divisor(l, x, m.ndim, OM_FLOAT32) : -2;
     if (ax < 0 || div == -1 || !om__emit(l, mean && div < 0 ? "ReduceMean" : "ReduceSum", (int[]){sq, ax}, 2,
                                          &c->out_meta[0], 1, &sq, &OM_ATTR_INT("keepdims", 0), 1))
       return false;

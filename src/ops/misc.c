@@ -96,15 +96,21 @@ static int running_input(om_lower *l, const om_call *c, bool *done) {
   return x;
 }
 
-/* CumSum with a 0-d axis input (bool is cast to int64 first); a 0-d input is its own sum. */
+/* CumSum with a 0-d axis input (bool is cast to int64 first); a 0-d input is its own sum. A
+ * float32 running sum along an axis that grows with a symbol runs in float64 and is cast back, as
+ * forward accumulates it (om__lower_sum_in_double). */
 static bool lower_cumsum(om_lower *l, const om_call *c) {
-  const om_meta *m = &c->out_meta[0];
+  om_meta m = c->out_meta[0];
   bool done;
   int x = running_input(l, c, &done), out;
   if (x < 0 || done) return x >= 0;
+  bool dbl = om__lower_sum_in_double(l, 0, &c->attrs.i[0], 1);
+  if (dbl && (x = om__lower_cast(l, x, &m, OM_FLOAT64)) < 0) return false;
+  if (dbl) m.dtype = OM_FLOAT64;
   int axis = om__lower_ints(l, &c->attrs.i[0], -1);
-  if (axis < 0 || !om__emit(l, "CumSum", (int[]){x, axis}, 2, m, 1, &out, &OM_ATTR_INT("reverse", 1), c->attrs.i[1] ? 1 : 0))
+  if (axis < 0 || !om__emit(l, "CumSum", (int[]){x, axis}, 2, &m, 1, &out, &OM_ATTR_INT("reverse", 1), c->attrs.i[1] ? 1 : 0))
     return false;
+  if (dbl && (out = om__lower_cast(l, out, &m, OM_FLOAT32)) < 0) return false;
   om__lower_output(l, 0, out);
   return true;
 }

@@ -533,7 +533,7 @@ static bool lower_rms_norm(om_lower *l, const om_call *c) {
   const om_tensor *x = c->in[0];
   om_meta stat = c->out_meta[0];
   stat.shape[stat.ndim - 1] = 1;
-  int ext = om__lower_in_x(l, 0, x->ndim - 1), div = om__lower_count_divisor(l, &ext, 1);
+  int ext = om__lower_in_x(l, 0, x->ndim - 1), div = om__lower_count_divisor(l, &ext, 1, OM_FLOAT32);
   int64_t axis = -1;
   int xv = om__lower_input(l, 0), sq, v, eps = om__lower_scalar(l, (float)c->attrs.f[0], OM_FLOAT32), one = om__lower_scalar(l, 1, OM_FLOAT32);
   int axes = om__lower_ints(l, &axis, 1), y;

@@ -207,19 +207,29 @@ typedef struct onnx_reduce {
 /* ReduceX(data, axes) with the canonical dims as the axes input (opset 18+) and keepdims.
  * The dims list is empty only for a 0-d input, which forward passes through unchanged: an
  * alias (ONNX would reduce every axis of it, also the identity, but needs no node for it).
- * A mean whose count can be 0 is ReduceSum, Div by the count (om__lower_count_divisor). */
+ * A mean whose count can be 0 is ReduceSum, Div by the count (om__lower_count_divisor). A float32
+ * sum or mean over an axis that grows with a symbol is computed in float64 and cast back, as
+ * eager computes it (om__lower_sum_in_double). */
 static bool lower_reduce(om_lower *l, const om_call *c) {
   const onnx_reduce *x = om__ops[c->op]->impl;
   int n = c->attrs.n_i - 1;
   if (n == 0) return om__lower_alias(l);
+  bool dbl = (c->op == OM_OP_sum || c->op == OM_OP_mean) && om__lower_sum_in_double(l, 0, c->attrs.i + 1, n);
+  om_meta acc = c->out_meta[0]; /* the reduction's own result: float64 in double */
+  if (dbl) acc.dtype = OM_FLOAT64;
   int ext[OM_MAX_DIMS];
   for (int k = 0; k < n; k++) ext[k] = om__lower_in_x(l, 0, (int)c->attrs.i[1 + k]);
-  int div = c->op == OM_OP_mean ? om__lower_count_divisor(l, ext, n) : -2;
+  int div = c->op == OM_OP_mean ? om__lower_count_divisor(l, ext, n, acc.dtype) : -2;
   int in[2], out;
-  if (div == -1 || (in[0] = om__lower_input(l, 0)) < 0 || (in[1] = om__lower_ints(l, c->attrs.i + 1, n)) < 0 ||
-      !om__emit(l, div >= 0 ? "ReduceSum" : x->values, in, 2, &c->out_meta[0], 1, &out, &OM_ATTR_INT("keepdims", c->attrs.i[0]), 1))
+  const om_tensor *a = c->in[0];
+  om_meta a_meta = {.dtype = a->dtype, .ndim = a->ndim};
+  memcpy(a_meta.shape, a->shape, sizeof(int64_t) * (size_t)a->ndim);
+  if (div == -1 || (in[0] = om__lower_input(l, 0)) < 0 || (dbl && (in[0] = om__lower_cast(l, in[0], &a_meta, OM_FLOAT64)) < 0) ||
+      (in[1] = om__lower_ints(l, c->attrs.i + 1, n)) < 0 ||
+      !om__emit(l, div >= 0 ? "ReduceSum" : x->values, in, 2, &acc, 1, &out, &OM_ATTR_INT("keepdims", c->attrs.i[0]), 1))
     return false;
-  if (div >= 0 && !om__emit(l, "Div", (int[]){out, div}, 2, &c->out_meta[0], 1, &out, NULL, 0)) return false;
+  if (div >= 0 && !om__emit(l, "Div", (int[]){out, div}, 2, &acc, 1, &out, NULL, 0)) return false;
+  if (dbl && (out = om__lower_cast(l, out, &acc, OM_FLOAT32)) < 0) return false;
   om__lower_output(l, 0, out);
   return true;
 }

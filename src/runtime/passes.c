@@ -554,6 +554,25 @@ static bool fuse_rms_norm(om_plan *p, int k) {
   return true;
 }
 
+/* ---- a float32 sum written in float64, back to one float32 sum ----
+ * Cast(x to float64), a sum, mean or cumsum of it, Cast back to float32 (what the tracer writes
+ * for a sum over a symbolic axis, om__lower_sum_in_double), each value read by the next step
+ * alone, becomes the op on x itself: its float32 kernels accumulate in double in the same order
+ * (reduce.c, misc.c), so the bits are the same, without the float64 copy of x. */
+static bool fold_sum_in_double(om_plan *p, int k) {
+  const om_step *back = &p->steps.v[k];
+  if (back->n_in != 1 || back->out_meta[0].dtype != OM_FLOAT32 || back->in[0]->dtype != OM_FLOAT64) return true;
+  static const om_op sums[] = {OM_OP_sum, OM_OP_mean, OM_OP_cumsum};
+  int js = -1;
+  for (int q = 0; q < 3 && js < 0; q++) js = sole_link(p, back->in[0], sums[q]);
+  const om_step *sum = at(p, js), *up = sum ? at(p, sole_link(p, sum->in[0], OM_OP_cast)) : NULL;
+  if (!up || up->n_in != 1 || up->in[0]->dtype != OM_FLOAT32) return true;
+  int iu = (int)(up - p->steps.v), before = p->steps.n;
+  om_attrs attrs = sum->attrs;
+  if (replace(p, k, before, om__apply1(sum->op, &up->in[0], 1, &attrs))) kill(p, js), kill(p, iu);
+  return true;
+}
+
 /* Drops the dead steps and the buffers they wrote; the buffers keep their writers' new indices. */
 static bool compact(om_plan *p) {
   int *at = malloc(sizeof(int) * (size_t)(p->steps.n + 1)), n = 0;
@@ -583,6 +602,7 @@ bool om__plan_passes(om_plan *p) {
     const om_step *st = &p->steps.v[k];
     if (st->dead) continue;
     if (st->op == OM_OP_batch_norm) ok = fold_batch_norm(p, k);
+    else if (st->op == OM_OP_cast) ok = fold_sum_in_double(p, k);
     else if (st->op == OM_OP_matmul) ok = fuse_attention(p, k);
     else if (st->op == OM_OP_add) ok = fuse_linear(p, k);
     else if (st->op == OM_OP_mul) ok = fuse_gelu(p, k) && (p->steps.v[k].op != OM_OP_mul || fuse_rms_norm(p, k));

@@ -54,7 +54,7 @@ bool om__lower_may_be_0(om_lower *l, int x) {
   return x >= 0 && !(om__x_min(l->tr, x, &min) && min >= 1);
 }
 
-int om__lower_count_divisor(om_lower *l, const int *x, int n) {
+int om__lower_count_divisor(om_lower *l, const int *x, int n, om_dtype dtype) {
   int count = om__x_const(l->tr, 1);
   bool empty = false;
   for (int k = 0; k < n && count >= 0; k++) {
@@ -65,11 +65,26 @@ int om__lower_count_divisor(om_lower *l, const int *x, int n) {
   int64_t fixed;
   if (count < 0) return -1;
   if (!empty) return -2;
-  if (om__x_is_const(l->tr, count, &fixed)) return om__lower_scalar(l, (double)fixed, OM_FLOAT32);
-  om_meta one = {.dtype = OM_FLOAT32, .ndim = 0}; /* 0-d: a mean over every axis is 0-d too */
-  int v = om__lower_x_scalar(l, count), f;
-  if (v < 0 || !om__emit(l, "Cast", &v, 1, &one, 1, &f, &OM_ATTR_INT("to", 1 /* FLOAT */), 1)) return -1;
-  return f;
+  if (om__x_is_const(l->tr, count, &fixed)) return om__lower_scalar(l, (double)fixed, dtype);
+  om_meta one = {.dtype = dtype, .ndim = 0}; /* 0-d: a mean over every axis is 0-d too */
+  return om__lower_cast(l, om__lower_x_scalar(l, count), &one, dtype);
+}
+
+bool om__lower_sum_in_double(om_lower *l, int i, const int64_t *dims, int n) {
+  if (l->c->in[i]->dtype != OM_FLOAT32) return false;
+  for (int k = 0; k < n; k++) {
+    int x = om__lower_in_ext(l, i, (int)dims[k]);
+    if (x >= 0 && !om__x_is_const(l->tr, x, NULL)) return true;
+  }
+  return false;
+}
+
+int om__lower_cast(om_lower *l, int v, const om_meta *m, om_dtype dtype) {
+  om_meta to = *m;
+  to.dtype = dtype;
+  int64_t onnx = dtype == OM_FLOAT64 ? 11 : dtype == OM_INT64 ? 7 : dtype == OM_BOOL ? 9 : 1; /* TensorProto.DataType */
+  int out;
+  return v >= 0 && om__emit(l, "Cast", &v, 1, &to, 1, &out, &OM_ATTR_INT("to", onnx), 1) ? out : -1;
 }
 int om__lower_x_mul(om_lower *l, int a, int b) { return om__x_mul(l->tr, a, b); }
 int om__lower_x_floordiv(om_lower *l, int a, int64_t d) { return om__x_floordiv(l->tr, a, d); }

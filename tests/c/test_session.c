@@ -1342,6 +1342,9 @@ TEST(fast_mode_fuses_attention) {
     CHECK_EQ_INT(count_kernel(fast, "softmax"), 1);
     CHECK_EQ_INT(count_kernel(exact, "attention"), 0);
     CHECK_EQ_INT(count_kernel(exact, "softmax"), 4);
+    /* out[3]'s sum over t, written in float64 (Cast, ReduceSum, Cast), is one float32 sum in fast mode */
+    CHECK_EQ_INT(count_kernel(fast, "cast"), 0);
+    CHECK_EQ_INT(count_kernel(exact, "cast"), 2);
     bytes[z][0] = om_session_plan_bytes(fast), bytes[z][1] = om_session_plan_bytes(exact);
     om__release_all(yf, 4), om__release_all(ye, 4), om__release_all(eager, 4);
     om_tensor_release(xi);
