@@ -489,11 +489,23 @@ static bool lower_linear_taps(om_lower *l, const om_call *c) {
     if (same && (!a->i[4] || a->f[k] == 1)) continue; /* a kept size by no scale factor: src = dst, weights 1 and 0 */
     m.shape[2 + k] = a->i[2 + k];
     if (!linear_taps(l, a, k, in_x, out_x, t)) return false;
+    int read[2];
     for (int j = 0; j < 2; j++)
-      if (!om__emit(l, "Gather", (int[]){v, t[j]}, 2, &m, 1, &g[j], &OM_ATTR_INT("axis", 2 + k), 1) ||
-          !om__emit(l, "Mul", (int[]){g[j], t[2 + j]}, 2, &m, 1, &g[j], NULL, 0))
+      if (!om__emit(l, "Gather", (int[]){v, t[j]}, 2, &m, 1, &read[j], &OM_ATTR_INT("axis", 2 + k), 1) ||
+          !om__emit(l, "Mul", (int[]){read[j], t[2 + j]}, 2, &m, 1, &g[j], NULL, 0))
         return false;
     if (!om__emit(l, "Add", g, 2, &m, 1, &v, NULL, 0)) return false;
+    /* a size computed from the symbols may equal the input's at some sizes (ceil(w / 2) * 2 of w):
+     * there the taps read each pixel with weights 1 and 0, the input's numbers but for -0 and next
+     * to an infinity; the graph copies the input there (the Gather of i0 is the identity), as a
+     * model that leaves the call out where it would keep the size does (MobileViT) */
+    if (!a->i[4] && !om__lower_x_is_const(l, in_x, &(int64_t){0}) && in_x != out_x) {
+      om_meta b = {.dtype = OM_BOOL, .ndim = 1, .shape = {1}};
+      int eq, iv = om__lower_x_value(l, in_x), ov = om__lower_x_value(l, out_x);
+      if (iv < 0 || ov < 0 || !om__emit(l, "Equal", (int[]){iv, ov}, 2, &b, 1, &eq, NULL, 0) ||
+          !om__emit(l, "Where", (int[]){eq, read[0], v}, 3, &m, 1, &v, NULL, 0))
+        return false;
+    }
   }
   if (v < 0) return false;
   om__lower_output(l, 0, v);
