@@ -306,3 +306,15 @@ export function metadataProps(bytes) {
   });
   return props;
 }
+
+/** The error om.trace(model, inputs) throws, checked to be a TraceError of kind. */
+export function traceRefusal(model, inputs, kind) {
+  let err;
+  assert.throws(() => om.trace(model, inputs), (e) => {
+    assert.ok(e instanceof om.TraceError, String(e));
+    assert.equal(e.kind, kind, e.message);
+    err = e;
+    return true;
+  });
+  return err;
+}

@@ -5,7 +5,7 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import * as om from 'onemodel';
-import { memoryHooks, withTraced, metadataProps } from './helpers.mjs';
+import { memoryHooks, withTraced, metadataProps, traceRefusal as refusal } from './helpers.mjs';
 
 memoryHooks();
 
@@ -24,18 +24,6 @@ function atLengths(keep, tm, model, Ts, B = 3) {
     const want = model.forward(x);
     keep(tm, { x }, Array.isArray(want) ? want : [want], `at T = ${T}`);
   }
-}
-
-/** The error om.trace(model, inputs) throws, checked to be a TraceError of kind. */
-function refusal(model, inputs, kind) {
-  let err;
-  assert.throws(() => om.trace(model, inputs), (e) => {
-    assert.ok(e instanceof om.TraceError, String(e));
-    assert.equal(e.kind, kind, e.message);
-    err = e;
-    return true;
-  });
-  return err;
 }
 
 /** A hand-written RNN cell h' = tanh(x_t W + h U) of hidden size H. */

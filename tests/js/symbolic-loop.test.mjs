@@ -6,7 +6,7 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import * as om from 'onemodel';
-import { memoryHooks, withTraced } from './helpers.mjs';
+import { memoryHooks, withTraced, traceRefusal as refusal } from './helpers.mjs';
 
 memoryHooks();
 
@@ -24,18 +24,6 @@ function atSizes(keep, tm, model, shape, sizes = SIZES) {
     const x = om.randn(shape(s), { seed: 200 + s });
     keep(tm, { x }, [model.forward(x)], `at size ${s}`);
   }
-}
-
-/** The error om.trace(model, inputs) throws, checked to be a TraceError of kind. */
-function refusal(model, inputs, kind) {
-  let err;
-  assert.throws(() => om.trace(model, inputs), (e) => {
-    assert.ok(e instanceof om.TraceError, String(e));
-    assert.equal(e.kind, kind, e.message);
-    err = e;
-    return true;
-  });
-  return err;
 }
 
 describe('a loop over a size becomes an ONNX Loop', () => {
