@@ -557,9 +557,12 @@ static void cut_syms(const cut *c, int *i, int *d) {
 }
 
 /* The sizes (variables of symbol k, from its example v0) a rolled loop is checked at: the
- * smallest two, either side of the example, further on and far above; the example last (the
- * outputs om_trace_run returns are its). */
-#define OM_LOOP_CHECKS 8
+ * smallest two, either side of the example, further on and far above, then 4 and 16 times
+ * further (the rolled graph claims the whole range, and a threshold the runs before the loop never
+ * reached, `T > 290 ? x.abs() : x.sigmoid()` beside the loop, would be silently lost: checked
+ * there, the rolled graph disagrees and the loop is refused, loudly, as before); the example last
+ * (the outputs om_trace_run returns are its). */
+#define OM_LOOP_CHECKS 10
 #define OM_LOOP_FAILS 8 /* the most of the smallest sizes a rolled loop's model may fail at */
 
 /* The loop over symbol c->k that om__run_loop found, rolled into an ONNX Loop (loop.c): the model
@@ -607,7 +610,7 @@ static int roll_loop(const cut *c, om_tensor **outputs, uint64_t seed, uint64_t 
     else snprintf(why, sizeof why, "%s (at %s=%lld)", om_last_error_message(), s->name, (long long)(from * s->multiple)), om_clear_error();
   }
   ok = ok && from < dk->vmin + OM_LOOP_FAILS;
-  const int64_t sizes[OM_LOOP_CHECKS] = {from, from + 1, v0 - 1, v0 + 1, v0 + 2, v0 + 7, 4 * v0 + 9, v0};
+  const int64_t far = 4 * v0 + 9, sizes[OM_LOOP_CHECKS] = {from, from + 1, v0 - 1, v0 + 1, v0 + 2, v0 + 7, far, 4 * far, 16 * far, v0};
   bool agrees = false;
   int64_t lo = INT64_MAX, hi = 0;
   /* The tries, each checked in turn until one agrees: one Loop of size - c trips, then more
@@ -629,6 +632,12 @@ static int roll_loop(const cut *c, om_tensor **outputs, uint64_t seed, uint64_t 
         agrees = (in[i] = piece_example(tr->inputs.v[i].traced, c->syms[i], c->k, sizes[q] * s->multiple)) != NULL;
       st->rng_seed = seed, st->rng_offset = offset;
       n = agrees ? c->fn(c->ctx, in, n_in, outs, c->max_outputs) : -1;
+      if (n < 0 && q >= OM_LOOP_CHECKS - 3 && q < OM_LOOP_CHECKS - 1 && om_last_error() != OM_ERR_OUT_OF_MEMORY) {
+        om_clear_error(); /* far above, where the model itself fails: no answer to disagree with */
+        om__release_all(in, n_in);
+        memset(in, 0, sizeof in);
+        continue;
+      }
       agrees = n >= 0 && n <= c->max_outputs && om__loop_agrees(rolled, sess, in, n_in, outs, n, sizes[q] * s->multiple, axes);
       if (n >= 0 && n <= c->max_outputs && (q < OM_LOOP_CHECKS - 1 || !agrees)) om__release_all(outs, n);
       om__release_all(in, n_in);

@@ -150,4 +150,30 @@ describe('a loop over a size becomes an ONNX Loop', () => {
       ex.dispose();
     }
   });
+
+  test('a running sum by 3 that passes float\'s range at the far check sizes still rolls: the same infinities agree', () => withTraced((keep) => {
+    const model = fn((v) => { let acc = v.select(0, 0); for (let i = 1; i < v.shape[0]; i++) acc = acc.mul(3).add(v.select(0, i)); return acc; });
+    const ex = om.randn([5, 3], { seed: 4 });
+    const tm = om.trace(model, { x: [ex, ['S', null]] });
+    keep(tm, { x: ex }, [model.forward(ex)], undefined, model);
+    assert.equal(ops(tm).filter((o) => o === 'Loop').length, 1, String(ops(tm)));
+    atSizes(keep, tm, model, (n) => [n, 3], [1, 2, 9, 40]);
+  }));
+
+  test('a threshold beside the loop far above the example (S > 137, S > 230) is not lost in the rolled graph: refused as a loop', () => {
+    // the runs that find the loop never reach such a size; the rolled graph is checked at 4 and 16
+    // times the farthest size too, where it would hold the branch below the threshold
+    for (const at of [137, 230]) {
+      const f = (v) => {
+        const w = v.shape[0] > at ? v.abs() : v.sigmoid();
+        let acc = w.select(0, 0);
+        for (let i = 1; i < v.shape[0]; i++) acc = acc.mul(0.5).add(w.select(0, i));
+        return acc;
+      };
+      const ex = om.randn([5, 3], { seed: 4 });
+      const e = refusal(fn(f), { x: [ex, ['S', null]] }, 'SymbolicShape');
+      assert.match(e.message, /^trace: the model makes more calls at every larger size of 'S' \(calls its outputs need: \d+ at S=5, \d+ at S=6, \d+ at S=7, \d+ at S=8, \d+ at S=13\): a loop over the size, unrolled, which no graph without ONNX Loop holds at every size; declare om\.Dim\('S', \{ min: 5, max: 5 \}\) for the graph at the traced size/);
+      ex.dispose();
+    }
+  });
 });
