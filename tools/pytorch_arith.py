@@ -20,27 +20,14 @@ committed JSON and never runs this:
     /usr/bin/python3 tools/pytorch_arith.py
 """
 import json
-import math
 import os
 
 import torch
 
+from pytorch_audit import value  # a JSON value: NaN, infinities, -0 and int64 past 2^53 as strings
+
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'tests', 'js', 'fixtures', 'pytorch', 'ops', 'arith.json')
 DTYPES = {torch.float32: 'float32', torch.float64: 'float64', torch.int64: 'int64', torch.bool: 'bool'}
-
-
-def value(x):
-    if isinstance(x, bool):
-        return x
-    if isinstance(x, int):
-        return x if abs(x) <= 2 ** 53 else str(x)
-    if math.isnan(x):
-        return 'NaN'
-    if math.isinf(x):
-        return 'Infinity' if x > 0 else '-Infinity'
-    if x == 0 and math.copysign(1, x) < 0:
-        return '-0'
-    return x
 
 
 def enc(t):
