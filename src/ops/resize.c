@@ -6,7 +6,7 @@
  * (the adjoint) is A_h^T g A_w, written with matmul on those constant matrices: exact,
  * differentiable again, and traceable. Lowered to ONNX Resize where onnxruntime computes the
  * kernel's source coordinates, else to Gathers of the kernel's own taps (lower_nearest,
- * lower_linear_taps). */
+ * lower_taps). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,15 +27,38 @@ typedef struct taps {
   int n;
 } taps;
 
-/* Keys' cubic convolution weights (a = -0.75, PyTorch's get_cubic_upsample_coefficients) of the
- * four taps around a source position t past the second. */
+/* Keys' cubic convolution (a = -0.75, PyTorch's get_cubic_upsample_coefficients) at a distance x,
+ * as steps v = v op operand from v = x, each one float operation: far (the taps 1 + t and 2 - t
+ * away) ((a x - 5 a) x + 8 a) x - 4 a, near (t and 1 - t away) ((a + 2) x - (a + 3)) x x + 1.
+ * Written once for the kernel (cubic_weights) and the graph (cubic_weights_computed), so both
+ * round alike. */
+#define CUBIC_A (-0.75f)
+typedef struct cubic_step {
+  char op;   /* '*', '-', '+'; 0 ends */
+  bool by_x; /* the operand is x, else c */
+  float c;
+} cubic_step;
+static const cubic_step CUBIC_FAR[] = {{'*', false, CUBIC_A}, {'-', false, 5.0f * CUBIC_A}, {'*', true, 0}, {'+', false, 8.0f * CUBIC_A},
+                                       {'*', true, 0}, {'-', false, 4.0f * CUBIC_A}, {0, false, 0}};
+static const cubic_step CUBIC_NEAR[] = {{'*', false, CUBIC_A + 2.0f}, {'-', false, CUBIC_A + 3.0f}, {'*', true, 0}, {'*', true, 0},
+                                        {'+', false, 1.0f}, {0, false, 0}};
+
+static float cubic_poly(const cubic_step *s, float x) {
+  float v = x;
+  for (; s->op; s++) {
+    float y = s->by_x ? x : s->c;
+    v = s->op == '*' ? v * y : s->op == '-' ? v - y : v + y;
+  }
+  return v;
+}
+
+/* The weights of the four taps around a source position t past the second. */
 static void cubic_weights(float t, float w[4]) {
-  const float a = -0.75f;
-  float x1 = t + 1.0f, x2 = 1.0f - t, x3 = x2 + 1.0f;
-  w[0] = ((a * x1 - 5.0f * a) * x1 + 8.0f * a) * x1 - 4.0f * a;
-  w[1] = ((a + 2.0f) * t - (a + 3.0f)) * t * t + 1.0f;
-  w[2] = ((a + 2.0f) * x2 - (a + 3.0f)) * x2 * x2 + 1.0f;
-  w[3] = ((a * x3 - 5.0f * a) * x3 + 8.0f * a) * x3 - 4.0f * a;
+  float x2 = 1.0f - t;
+  w[0] = cubic_poly(CUBIC_FAR, t + 1.0f);
+  w[1] = cubic_poly(CUBIC_NEAR, t);
+  w[2] = cubic_poly(CUBIC_NEAR, x2);
+  w[3] = cubic_poly(CUBIC_FAR, x2 + 1.0f);
 }
 
 static taps source_taps(int64_t in, int64_t out, int64_t dst, int mode, bool align_corners, bool has_scale, double scale) {
@@ -390,12 +413,43 @@ static bool lower_nearest(om_lower *l, const om_call *c) {
   return true;
 }
 
-/* linear_taps' values on an axis whose sizes change with the symbols: computed in the graph. */
-static bool linear_taps_computed(om_lower *l, const om_attrs *a, int k, int in_x, int out_x, int t[4]) {
+/* The taps an output reads along a resized axis: 2 bilinear, 4 bicubic. */
+static int tap_count(const om_attrs *a) { return a->i[0] == MODE_BICUBIC ? 4 : 2; }
+
+/* op (Add, Sub, Mul) of two float32 values, into fl's shape: one step of the kernel's float
+ * arithmetic, rounded once as the C expression is (-ffp-contract=off). -1 on error, or when an
+ * operand is. */
+static int float_op(om_lower *l, const char *op, int x, int y, const om_meta *fl) {
+  int r;
+  return x >= 0 && y >= 0 && om__emit(l, op, (int[]){x, y}, 2, fl, 1, &r, NULL, 0) ? r : -1;
+}
+
+/* cubic_poly's steps on the float32 [out] distances x as graph values. -1 on error. */
+static int cubic_poly_computed(om_lower *l, const cubic_step *s, int x, const om_meta *fl) {
+  int v = x;
+  for (; s->op && v >= 0; s++)
+    v = float_op(l, s->op == '*' ? "Mul" : s->op == '-' ? "Sub" : "Add", v, s->by_x ? x : om__lower_scalar(l, s->c, OM_FLOAT32), fl);
+  return v;
+}
+
+/* cubic_weights of the fractions lam (float32 [out]) as graph values w[0 .. 3]: the same float
+ * operations in the same order, so the same bits. false on error. */
+static bool cubic_weights_computed(om_lower *l, int lam, const om_meta *fl, int w[4]) {
+  int one = om__lower_scalar(l, 1, OM_FLOAT32), x2 = float_op(l, "Sub", one, lam, fl);
+  w[0] = cubic_poly_computed(l, CUBIC_FAR, float_op(l, "Add", lam, one, fl), fl);
+  w[1] = cubic_poly_computed(l, CUBIC_NEAR, lam, fl);
+  w[2] = cubic_poly_computed(l, CUBIC_NEAR, x2, fl);
+  w[3] = cubic_poly_computed(l, CUBIC_FAR, float_op(l, "Add", x2, one, fl), fl);
+  return w[0] >= 0 && w[1] >= 0 && w[2] >= 0 && w[3] >= 0;
+}
+
+/* The taps' values (taps_values) on an axis whose sizes change with the symbols: computed in the
+ * graph as source_taps computes them in float. */
+static bool taps_computed(om_lower *l, const om_attrs *a, int k, int in_x, int out_x, int t[8]) {
   int64_t out = a->i[2 + k];
   om_meta idx = {.dtype = OM_INT64, .ndim = 1, .shape = {out}}, fl = idx, one = {.dtype = OM_FLOAT32, .ndim = 1, .shape = {1}};
   fl.dtype = OM_FLOAT32;
-  bool align = a->i[1] != 0;
+  bool align = a->i[1] != 0, cubic = tap_count(a) == 4;
   int dst, d, s, src, i, fi, lam, last = om__lower_x_value(l, om__lower_x_lin(l, 1, in_x, 0, -1, -1));
   int r[3] = {om__lower_ints(l, &(int64_t){0}, -1), om__lower_x_scalar(l, out_x), om__lower_ints(l, &(int64_t){1}, -1)};
   if (last < 0 || r[1] < 0 || !om__emit(l, "Range", r, 3, &idx, 1, &dst, NULL, 0) ||
@@ -416,53 +470,69 @@ static bool linear_taps_computed(om_lower *l, const om_attrs *a, int k, int in_x
   if (align) {
     if (!om__emit(l, "Mul", (int[]){s, d}, 2, &fl, 1, &src, NULL, 0)) return false;
   } else if (!om__emit(l, "Add", (int[]){d, half}, 2, &fl, 1, &src, NULL, 0) || !om__emit(l, "Mul", (int[]){s, src}, 2, &fl, 1, &src, NULL, 0) ||
-             !om__emit(l, "Sub", (int[]){src, half}, 2, &fl, 1, &src, NULL, 0) || !om__emit(l, "Max", (int[]){src, zero}, 2, &fl, 1, &src, NULL, 0)) {
+             !om__emit(l, "Sub", (int[]){src, half}, 2, &fl, 1, &src, NULL, 0) ||
+             (!cubic && !om__emit(l, "Max", (int[]){src, zero}, 2, &fl, 1, &src, NULL, 0))) { /* bicubic's source is not clamped at 0 */
     return false;
   }
   if (!om__emit(l, "Floor", &src, 1, &fl, 1, &i, NULL, 0) || !om__emit(l, "Cast", &i, 1, &idx, 1, &i, &OM_ATTR_INT("to", 7 /* INT64 */), 1) ||
-      !om__emit(l, "Min", (int[]){i, last}, 2, &idx, 1, &t[0], NULL, 0) ||
-      !om__emit(l, "Cast", &t[0], 1, &fl, 1, &fi, &OM_ATTR_INT("to", 1), 1) || !om__emit(l, "Sub", (int[]){src, fi}, 2, &fl, 1, &lam, NULL, 0) ||
-      !om__emit(l, "Clip", (int[]){lam, zero, unit}, 3, &fl, 1, &lam, NULL, 0) ||
-      !om__emit(l, "Add", (int[]){t[0], om__lower_ints(l, &(int64_t){1}, -1)}, 2, &idx, 1, &i, NULL, 0) ||
-      !om__emit(l, "Min", (int[]){i, last}, 2, &idx, 1, &t[1], NULL, 0) || !om__emit(l, "Sub", (int[]){unit, lam}, 2, &fl, 1, &t[2], NULL, 0))
+      !om__emit(l, "Min", (int[]){i, last}, 2, &idx, 1, &i, NULL, 0) ||
+      !om__emit(l, "Cast", &i, 1, &fl, 1, &fi, &OM_ATTR_INT("to", 1), 1) || !om__emit(l, "Sub", (int[]){src, fi}, 2, &fl, 1, &lam, NULL, 0) ||
+      !om__emit(l, "Clip", (int[]){lam, zero, unit}, 3, &fl, 1, &lam, NULL, 0))
     return false;
-  t[3] = lam;
-  return true;
+  if (!cubic) {
+    t[0] = i;
+    t[3] = lam;
+    return om__emit(l, "Add", (int[]){i, om__lower_ints(l, &(int64_t){1}, -1)}, 2, &idx, 1, &t[1], NULL, 0) &&
+           om__emit(l, "Min", (int[]){t[1], last}, 2, &idx, 1, &t[1], NULL, 0) && om__emit(l, "Sub", (int[]){unit, lam}, 2, &fl, 1, &t[2], NULL, 0);
+  }
+  /* taps i - 1 .. i + 2 clamped to [0, in - 1]: src >= -0.5 (>= 0 with align_corners), so -1 <= i
+   * <= in - 1, and i - 1, i need the clamp below only, i + 1, i + 2 above only */
+  int lo = om__lower_ints(l, &(int64_t){0}, -1);
+  for (int j = 0; j < 4; j++) {
+    int p = i;
+    if (j != 1 && !om__emit(l, "Add", (int[]){i, om__lower_ints(l, &(int64_t){j - 1}, -1)}, 2, &idx, 1, &p, NULL, 0)) return false;
+    if (!om__emit(l, j < 2 ? "Max" : "Min", (int[]){p, j < 2 ? lo : last}, 2, &idx, 1, &t[j], NULL, 0)) return false;
+  }
+  return cubic_weights_computed(l, lam, &fl, t + 4);
 }
 
-/* The taps of bilinear along axis k (2 or 3) as graph values, computed as source_taps computes
- * them in float (the same operations in the same order, so the same bits): t[0], t[1] the int64
- * [out] source indices, t[2], t[3] their float32 weights (shaped [out, 1] on axis 2, to scale
- * rows). out_x, in_x: the axis's extents as expressions (constants when fixed). false on error. */
-static bool linear_taps(om_lower *l, const om_attrs *a, int k, int in_x, int out_x, int t[4]) {
+/* The taps of bilinear (n = 2) or bicubic (n = 4) along axis k (2 or 3) as graph values, computed as
+ * source_taps computes them in float (the same operations in the same order, so the same bits):
+ * t[0 .. n - 1] the int64 [out] source indices, t[n .. 2 n - 1] their float32 weights (shaped
+ * [out, 1] on axis 2, to scale rows). out_x, in_x: the axis's extents as expressions (constants
+ * when fixed). false on error. */
+static bool taps_values(om_lower *l, const om_attrs *a, int k, int in_x, int out_x, int t[8]) {
   int64_t out = a->i[2 + k], in;
+  int n = tap_count(a);
   if (om__lower_x_is_const(l, in_x, &in) && om__lower_x_is_const(l, out_x, &(int64_t){0})) { /* fixed: the kernel's own taps */
-    int64_t *i = om__alloc(sizeof(int64_t) * 2 * (uint64_t)out, "interpolate");
-    float *w = om__alloc(sizeof(float) * 2 * (uint64_t)out, "interpolate");
+    int64_t *i = om__alloc(sizeof(int64_t) * (uint64_t)n * (uint64_t)out, "interpolate");
+    float *w = om__alloc(sizeof(float) * (uint64_t)n * (uint64_t)out, "interpolate");
     bool ok = i && w;
     for (int64_t d = 0; ok && d < out; d++) {
       taps p = axis_taps(a, k, in, d);
-      i[d] = p.i[0], i[out + d] = p.i[1], w[d] = p.l[0], w[out + d] = p.l[1];
+      for (int j = 0; j < n; j++) i[j * out + d] = p.i[j], w[j * out + d] = p.l[j];
     }
-    for (int j = 0; ok && j < 2; j++) ok = (t[j] = om__lower_ints(l, i + j * out, (int)out)) >= 0 && (t[2 + j] = om__lower_floats(l, w + j * out, (int)out)) >= 0;
+    for (int j = 0; ok && j < n; j++) ok = (t[j] = om__lower_ints(l, i + j * out, (int)out)) >= 0 && (t[n + j] = om__lower_floats(l, w + j * out, (int)out)) >= 0;
     free(i);
     free(w);
     if (!ok) return false;
-  } else if (!linear_taps_computed(l, a, k, in_x, out_x, t)) {
+  } else if (!taps_computed(l, a, k, in_x, out_x, t)) {
     return false;
   }
   if (k == 1) return true;
   om_meta col = {.dtype = OM_FLOAT32, .ndim = 2, .shape = {out, 1}};
   int ax = om__lower_ints(l, &(int64_t){1}, 1);
-  return om__emit(l, "Unsqueeze", (int[]){t[2], ax}, 2, &col, 1, &t[2], NULL, 0) &&
-         om__emit(l, "Unsqueeze", (int[]){t[3], ax}, 2, &col, 1, &t[3], NULL, 0);
+  for (int j = n; j < 2 * n; j++)
+    if (!om__emit(l, "Unsqueeze", (int[]){t[j], ax}, 2, &col, 1, &t[j], NULL, 0)) return false;
+  return true;
 }
 
-/* Whether ONNX Resize (linear) finds the eager kernel's source coordinates along axis k at every
- * size: where the axis is kept, or (half_pixel) its scale is a power of two, so that
+/* Whether ONNX Resize (linear or cubic) finds the eager kernel's source coordinates along axis k
+ * at every size: where the axis is kept, or (half_pixel) its scale is a power of two, so that
  * onnxruntime's (dst + 0.5) / scale and PyTorch's (float)(in / out) * (dst + 0.5) are both exact.
- * Any other scale rounds the two differently in the last bit: 1e-4 apart at a width of 771. */
-static bool linear_resize_exact(om_lower *l, const om_call *c, int k) {
+ * Any other scale, and align_corners' (in - 1) / (out - 1), rounds the two differently in the
+ * last bit, and the error grows with the size: 1e-4 apart at a width of 771. */
+static bool resize_exact(om_lower *l, const om_call *c, int k) {
   const om_attrs *a = &c->attrs;
   double s = a->i[4] ? a->f[k] : resize_scale(l, c, k);
   int e;
@@ -470,40 +540,45 @@ static bool linear_resize_exact(om_lower *l, const om_call *c, int k) {
   return !a->i[1] && s > 0 && frexp(s, &e) == 0.5;
 }
 
-/* bilinear where Resize's coordinates are not the eager kernel's (linear_resize_exact): each
+/* bilinear and bicubic where Resize's coordinates are not the eager kernel's (resize_exact): each
  * resized axis, the last first as the kernel blends them, as w0 * Gather(x, i0) + w1 * Gather(x,
- * i1) with linear_taps' indices and weights: the eager kernel's arithmetic, so the same numbers
- * at every size. An axis that keeps its size without a scale factor is copied (the kernel's
- * weights there are 1 and 0: the same numbers, but next to an infinity); with a scale factor
- * (4 by 1.1 is 4) the kernel still resamples by 1 / 1.1. */
-static bool lower_linear_taps(om_lower *l, const om_call *c) {
+ * i1) (+ w2 * Gather(x, i2) + w3 * Gather(x, i3) bicubic), summed left to right as the kernel,
+ * with taps_values' indices and weights: the eager kernel's arithmetic, so the same numbers at
+ * every size. An axis that keeps its size without a scale factor is copied (the kernel's weights
+ * there are 1 at the source's own row and 0 elsewhere: the same numbers, but next to an
+ * infinity); with a scale factor (4 by 1.1 is 4) the kernel still resamples by 1 / 1.1. */
+static bool lower_taps(om_lower *l, const om_call *c) {
   const om_attrs *a = &c->attrs;
   const om_tensor *x = c->in[0];
+  const int n = tap_count(a), own = n == 4 ? 1 : 0; /* the tap at floor(src): the identity at a kept size */
   int v = om__lower_input(l, 0);
   om_meta m = {.dtype = OM_FLOAT32, .ndim = 4, .shape = {x->shape[0], x->shape[1], x->shape[2], x->shape[3]}};
   for (int k = 1; k >= 0 && v >= 0; k--) {
-    int in_x = om__lower_in_x(l, 0, 2 + k), out_x = om__lower_out_ext(l, 0, 2 + k), t[4], g[2];
+    int in_x = om__lower_in_x(l, 0, 2 + k), out_x = om__lower_out_ext(l, 0, 2 + k), t[8], read[4], g;
     if (out_x < 0) out_x = om__lower_x_const(l, a->i[2 + k]);
     if (in_x < 0 || out_x < 0) return false;
     bool same = in_x == out_x || (om__lower_in_ext(l, 0, 2 + k) < 0 && om__lower_out_ext(l, 0, 2 + k) < 0 && a->i[2 + k] == x->shape[2 + k]);
-    if (same && (!a->i[4] || a->f[k] == 1)) continue; /* a kept size by no scale factor: src = dst, weights 1 and 0 */
+    if (same && (!a->i[4] || a->f[k] == 1)) continue; /* a kept size by no scale factor: src = dst, weight 1 at dst */
     m.shape[2 + k] = a->i[2 + k];
-    if (!linear_taps(l, a, k, in_x, out_x, t)) return false;
-    int read[2];
-    for (int j = 0; j < 2; j++)
-      if (!om__emit(l, "Gather", (int[]){v, t[j]}, 2, &m, 1, &read[j], &OM_ATTR_INT("axis", 2 + k), 1) ||
-          !om__emit(l, "Mul", (int[]){read[j], t[2 + j]}, 2, &m, 1, &g[j], NULL, 0))
+    if (!taps_values(l, a, k, in_x, out_x, t)) return false;
+    int from = v;
+    for (int j = 0; j < n; j++) {
+      if (!om__emit(l, "Gather", (int[]){from, t[j]}, 2, &m, 1, &read[j], &OM_ATTR_INT("axis", 2 + k), 1) ||
+          !om__emit(l, "Mul", (int[]){read[j], t[n + j]}, 2, &m, 1, &g, NULL, 0) ||
+          (j && !om__emit(l, "Add", (int[]){v, g}, 2, &m, 1, &g, NULL, 0)))
         return false;
-    if (!om__emit(l, "Add", g, 2, &m, 1, &v, NULL, 0)) return false;
+      v = g;
+    }
     /* a size computed from the symbols may equal the input's at some sizes (ceil(w / 2) * 2 of w):
-     * there the taps read each pixel with weights 1 and 0, the input's numbers but for -0 and next
-     * to an infinity; the graph copies the input there (the Gather of i0 is the identity), as a
-     * model that leaves the call out where it would keep the size does (MobileViT) */
+     * there the taps read each pixel with weight 1 and its neighbours with 0, the input's numbers
+     * but for -0 and next to an infinity; the graph copies the input there (the Gather of the
+     * own tap is the identity), as a model that leaves the call out where it would keep the size
+     * does (MobileViT) */
     if (!a->i[4] && !om__lower_x_is_const(l, in_x, &(int64_t){0}) && in_x != out_x) {
       om_meta b = {.dtype = OM_BOOL, .ndim = 1, .shape = {1}};
       int eq, iv = om__lower_x_value(l, in_x), ov = om__lower_x_value(l, out_x);
       if (iv < 0 || ov < 0 || !om__emit(l, "Equal", (int[]){iv, ov}, 2, &b, 1, &eq, NULL, 0) ||
-          !om__emit(l, "Where", (int[]){eq, read[0], v}, 3, &m, 1, &v, NULL, 0))
+          !om__emit(l, "Where", (int[]){eq, read[own], v}, 3, &m, 1, &v, NULL, 0))
         return false;
     }
   }
@@ -512,57 +587,26 @@ static bool lower_linear_taps(om_lower *l, const om_call *c) {
   return true;
 }
 
-/* bilinear and bicubic: Resize on axes 2 and 3 with an empty roi and `scales`: the scale factor given (so
- * the same scale drives the coordinates as in PyTorch), or resize_scale's when a size was given
- * that is a whole multiple or 1 / 2^j of the input's at every size (ONNX then derives the same
- * scale from the sizes as from the scales, and the eager kernel's in / out is 1 / scale rounded
- * as from a scale factor); else `sizes` (computed where they change with the symbols). With a
- * scale, ONNX computes the output size from the float scale: a
- * symbolic axis needs a scale that float holds exactly (then floor(in * scale) is PyTorch's at
- * every size) and none between 1 and 2, where the output keeps the input's size at small sizes
- * and onnxruntime copies while PyTorch resamples. */
+/* bilinear and bicubic: one Resize on axes 2 and 3 with an empty roi and constant `scales` where
+ * it finds the eager kernel's coordinates on both axes (resize_exact): each axis kept or scaled by
+ * a power of two, given as a scale factor or as a size that is a whole multiple or 1 / 2^j of the
+ * input's at every size (resize_scale). ONNX then derives the same output size from the scale
+ * as PyTorch at every size (the scale and its products with a size are exact in float), and the
+ * eager kernel's in / out is 1 / scale exactly. Everything else is the eager taps (lower_taps). */
 static bool lower_interpolate(om_lower *l, const om_call *c) {
   const om_attrs *a = &c->attrs;
   if (a->i[0] == MODE_NEAREST) return lower_nearest(l, c);
+  if (!resize_exact(l, c, 0) || !resize_exact(l, c, 1)) return lower_taps(l, c);
   bool cubic = a->i[0] == MODE_BICUBIC;
-  if (!cubic && !(linear_resize_exact(l, c, 0) && linear_resize_exact(l, c, 1))) return lower_linear_taps(l, c);
   om_gattr at[4] = {
       OM_ATTR_STRING("mode", cubic ? "cubic" : "linear"),
       OM_ATTR_STRING("coordinate_transformation_mode", a->i[1] ? "align_corners" : "half_pixel"),
       OM_ATTR_INTS("axes", ((int64_t[]){2, 3}), 2),
-      OM_ATTR_FLOAT("cubic_coeff_a", -0.75f), /* PyTorch's a; exclude_outside 0: the edges repeat */
+      OM_ATTR_FLOAT("cubic_coeff_a", CUBIC_A), /* exclude_outside 0: the edges repeat, as PyTorch's */
   };
-  int n_at = cubic ? 4 : 3;
-  if (a->i[4]) {
-    float sc[2] = {(float)a->f[0], (float)a->f[1]};
-    const int64_t *in_shape = c->in[0]->shape;
-    for (int d = 2; d < 4; d++)
-      if (om__lower_input_sym(l, 0, d) && !a->i[1] && ((double)sc[d - 2] != a->f[d - 2] || (a->f[d - 2] > 1 && a->f[d - 2] < 2)))
-        return om__lower_baked(l, c, 0, d, "bicubic by a scale factor float does not hold exactly, or one between 1 and 2 "
-                                           "(where onnxruntime copies a size it keeps while PyTorch resamples); pass size");
-    if (!a->i[1] && a->i[2] == in_shape[2] && a->i[3] == in_shape[3] && (sc[0] != 1 || sc[1] != 1))
-      return om__lower_refuse(l, c, "the output keeps the input's size, which onnxruntime's Resize copies, while PyTorch's "
-                                    "bicubic resamples with the scale factor; pass size (or recompute_scale_factor) instead");
-    /* ONNX computes the output size from the float scale: onnxruntime's kernel in float
-     * arithmetic, its shape inference in double; both must give PyTorch's size */
-    for (int k = 0; k < 2; k++) {
-      int64_t in_k = c->in[0]->shape[2 + k];
-      if ((int64_t)floorf(sc[k] * (float)in_k) != a->i[2 + k] || (int64_t)floor((double)sc[k] * (double)in_k) != a->i[2 + k])
-        return om__lower_refuse(l, c, "the scale factor rounded to float gives ONNX Resize another output size; pass size instead");
-    }
-    /* align_corners divides by the output's length less 1: ONNX's reference takes in times the
-     * scale, onnxruntime (and PyTorch) the whole length; sizes say which where they differ */
-    bool whole = true;
-    for (int k = 0; k < 2; k++) whole &= (double)sc[k] * (double)in_shape[2 + k] == (double)a->i[2 + k];
-    if (!a->i[1] || whole || om__lower_input_sym(l, 0, 2) || om__lower_input_sym(l, 0, 3)) return resize_by_scales(l, c, sc, at, n_at);
-  }
-  float by[2] = {(float)resize_scale(l, c, 0), (float)resize_scale(l, c, 1)};
-  if (by[0] > 0 && by[1] > 0) return resize_by_scales(l, c, by, at, n_at);
-  int in[4] = {om__lower_input(l, 0), -1, -1, -1}, out;
-  in[3] = om__lower_shape_operand(l, &a->i[2], (int[]){om__lower_out_ext(l, 0, 2), om__lower_out_ext(l, 0, 3)}, 2);
-  if (in[3] < 0 || !om__emit(l, "Resize", in, 4, &c->out_meta[0], 1, &out, at, n_at)) return false;
-  om__lower_output(l, 0, out);
-  return true;
+  float sc[2];
+  for (int k = 0; k < 2; k++) sc[k] = (float)(a->i[4] ? a->f[k] : resize_scale(l, c, k));
+  return resize_by_scales(l, c, sc, at, cubic ? 4 : 3);
 }
 
 const om_op_def om__op_interpolate = {
@@ -570,11 +614,10 @@ const om_op_def om__op_interpolate = {
     .infer = infer_interpolate, .forward = forward_interpolate, .backward = interpolate_backward,
     .lower = lower_interpolate, .extents = extents_interpolate, .derives_extents = true, .sym_args = 1 << 2 | 1 << 3,
     .onnx = "nearest: Resize (asymmetric, floor) by whole or 1/2^j scales, else Gather per resized axis (the eager "
-            "source indices, computed in the graph on a symbolic axis); bilinear: Resize (linear; axes 2, 3; half_pixel) "
-            "where each axis is kept or scaled by a power of two, else per resized axis two Gathers weighted by the eager "
-            "taps (constants, or computed in the graph in the kernel's float arithmetic on a symbolic axis); bicubic: Resize "
-            "(cubic, cubic_coeff_a -0.75; half_pixel or align_corners; by sizes where align_corners' lengths by the scales "
-            "are not whole)",
+            "source indices, computed in the graph on a symbolic axis); bilinear and bicubic: Resize (linear, or cubic "
+            "with cubic_coeff_a -0.75; axes 2, 3; half_pixel) where each axis is kept or scaled by a power of two, else "
+            "per resized axis two (bilinear) or four (bicubic) Gathers weighted by the eager taps (constants, or computed "
+            "in the graph in the kernel's float arithmetic on a symbolic axis)",
     .test = {.n_in = 1, .ndims = {4}, .shapes = {{2, 2, 3, 4}}, .lo = -2, .hi = 2,
              .attrs = {.n_i = 5, .i = {MODE_BILINEAR, 0, 0, 0, 1}, .n_f = 2, .f = {1.5, 2.5}},
              .empty_refusal = "input and output sizes must be greater than 0"}}; /* PyTorch's refusal too */

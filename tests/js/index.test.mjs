@@ -237,22 +237,18 @@ describe('traced through onnxruntime-web', () => {
     const y = om.nn.functional.interpolate(x, { scaleFactor: [2.3, 1.1] });
     near(vals(y.select(0, 0).select(0, 0).select(0, 2)), vals(x.select(0, 0).select(0, 0).select(0, 1)), 0, 'output row 2 is input row 1');
     assert.deepEqual(tm.graph().nodes.map((n) => n.opType), ['Gather']); // W is kept: a copy, no node
-    const refused = (opts, input, re) => assert.throws(() => om.trace((t) => om.nn.functional.interpolate(t, opts), { x: input }), (e) => {
-      assert.ok(e instanceof om.TraceError, String(e));
-      assert.equal(e.kind, 'UnsupportedOperation');
-      assert.match(e.message, re);
-      return true;
-    });
-    // bicubic keeping the size: onnxruntime copies, PyTorch resamples with 1/1.1 (bilinear blends
-    // the eager taps in the graph instead of a Resize: it traces)
-    refused({ scaleFactor: 1.1, mode: 'bicubic' }, x, /^interpolate: cannot be traced: the output keeps the input's size, which onnxruntime's Resize copies/);
-    const keeps = trace((t) => om.nn.functional.interpolate(t, { scaleFactor: 1.1, mode: 'bilinear' }), { x });
-    assert.ok(!keeps.graph().nodes.some((n) => n.opType === 'Resize'));
-    // 10 * 0.7 is 7 in double but 6.99999988 with the float scale ONNX stores: bicubic's Resize
-    // would make 6 rows; nearest (Gather, no size computed) and bilinear (the eager taps) trace
+    // keeping the size by a scale factor (4 by 1.1 is 4): ONNX Resize would copy, PyTorch resamples
+    // with 1 / 1.1; 10 * 0.7 is 7 in double but 6.99999988 with the float scale ONNX stores (a
+    // Resize would make 6 rows). Bilinear and bicubic sum the eager taps in the graph instead of a
+    // Resize, nearest gathers the eager indices: all trace, with eager's numbers
     const ten = om.randn([1, 1, 10, 10], { seed: 1 });
-    refused({ scaleFactor: 0.7, mode: 'bicubic' }, ten, /the scale factor rounded to float gives ONNX Resize another output size; pass size instead/);
-    assert.deepEqual(trace((t) => om.nn.functional.interpolate(t, { scaleFactor: 0.7, mode: 'bilinear' }), { x: ten }).outputs[0].shape, [1, 1, 7, 7]);
+    for (const mode of ['bilinear', 'bicubic']) {
+      const keeps = trace((t) => om.nn.functional.interpolate(t, { scaleFactor: 1.1, mode }), { x });
+      assert.ok(!keeps.graph().nodes.some((n) => n.opType === 'Resize'), mode);
+      const seven = trace((t) => om.nn.functional.interpolate(t, { scaleFactor: 0.7, mode }), { x: ten });
+      assert.deepEqual(seven.outputs[0].shape, [1, 1, 7, 7]);
+      assert.ok(!seven.graph().nodes.some((n) => n.opType === 'Resize'), mode);
+    }
     trace((t) => om.nn.functional.interpolate(t, { scaleFactor: 0.7, mode: 'bicubic', recomputeScaleFactor: true }), { x: ten });
     assert.deepEqual(trace((t) => om.nn.functional.interpolate(t, { scaleFactor: 0.7 }), { x: ten }).outputs[0].shape, [1, 1, 7, 7]);
   }));
@@ -279,7 +275,7 @@ describe('traced through onnxruntime-web', () => {
     }
   }));
 
-  test('interpolate on symbolic spatial axes: by a scale factor, by a size; a bicubic scale between 1 and 2 is SymbolicShape', () => withTraced((keep, trace) => {
+  test('interpolate on symbolic spatial axes: by a scale factor, by a size; bicubic by 1.5 on one symbolic axis', () => withTraced((keep, trace) => {
     const F = om.nn.functional, img = om.randn([2, 2, 5, 6], { seed: 8 }), ops = (tm) => tm.graph().nodes.map((n) => n.opType);
     const HW = ['batch', null, 'h', 'w'];
     // bilinear by 2: Resize with scales, the output 2*h by 2*w; nothing computed from Shape
@@ -304,14 +300,14 @@ describe('traced through onnxruntime-web', () => {
     const by15 = trace((x) => F.interpolate(x, { scaleFactor: 1.5, mode: 'bilinear' }), { x: [img, HW] });
     assert.deepEqual(by15.outputs[0].shape, ['batch', 2, 'h+floor(h/2)', 'w+floor(w/2)']);
     assert.equal(ops(by15).filter((o) => o === 'Gather').length, 4);
-    for (const [axes, sym] of [[[null, null, 'h', null], 'h'], [[null, null, null, 'w'], 'w']]) {
-      assert.throws(() => om.trace((x) => F.interpolate(x, { scaleFactor: 1.5, mode: 'bicubic' }), { x: [img, axes] }), (e) => {
-        assert.ok(e instanceof om.TraceError, String(e));
-        assert.equal(e.kind, 'SymbolicShape');
-        assert.match(e.message, new RegExp(`^interpolate: symbolic axis '${sym}' .*: bicubic by a scale factor float does not hold exactly, or one between 1 and 2`));
-        return true;
-      });
-      assert.equal(om.Tracer.active, false);
+    // bicubic by 1.5 (where a Resize would copy a kept size at small sizes, and its coordinates
+    // round otherwise): four Gathers an axis, the taps computed on the symbolic axis, constants on
+    // the fixed one
+    for (const [axes, out] of [[[null, null, 'h', null], ['h+floor(h/2)', 9]], [[null, null, null, 'w'], [7, 'w+floor(w/2)']]]) {
+      const cubic = trace((x) => F.interpolate(x, { scaleFactor: 1.5, mode: 'bicubic' }), { x: [img, axes] });
+      assert.deepEqual(cubic.outputs[0].shape, [2, 2, ...out]);
+      const count = (op) => ops(cubic).filter((o) => o === op).length;
+      assert.deepEqual([count('Gather'), count('Range'), count('Resize')], [8, 1, 0]);
     }
   }));
 });

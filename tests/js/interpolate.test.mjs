@@ -96,24 +96,31 @@ describe('interpolate against PyTorch', () => {
   }));
 });
 
-describe('bicubic traced with symbolic height and width: one Resize (cubic), right at other sizes', () => {
+// Resize's coordinates are the eager kernel's by powers of two only; other scales and
+// align_corners are the eager taps (tests/js/graph-economy.test.mjs checks them up to 771 wide).
+describe('bicubic traced with symbolic height and width: one Resize (cubic) by powers of two, else the eager taps', () => {
   const HW = ['batch', null, 'h', 'w'];
   const ops = (tm) => tm.graph().nodes.map((n) => n.opType).filter((o) => o !== 'Constant');
-  test('by a scale factor 2 and 4, to 2h x 3w, align_corners by sizes, down by 2', () => withTraced((keep, trace) => {
+  test('by a scale factor 2 and (4, 1/2), to 2h x 4w: Resize; to 2h x 3w, align_corners by sizes: Gathers', () => withTraced((keep, trace) => {
     const x0 = om.randn([2, 3, 4, 6], { seed: 3 });
     const forms = [
-      (x) => F().interpolate(x, { scaleFactor: 2, mode: 'bicubic' }),
-      (x) => F().interpolate(x, { scaleFactor: [4, 0.5], mode: 'bicubic' }),
-      (x) => F().interpolate(x, { size: [2 * x.shape[2], 3 * x.shape[3]], mode: 'bicubic' }),
-      (x) => F().interpolate(x, { size: [2 * x.shape[2], x.shape[3]], mode: 'bicubic', alignCorners: true }),
+      [true, (x) => F().interpolate(x, { scaleFactor: 2, mode: 'bicubic' })],
+      [true, (x) => F().interpolate(x, { scaleFactor: [4, 0.5], mode: 'bicubic' })],
+      [true, (x) => F().interpolate(x, { size: [2 * x.shape[2], 4 * x.shape[3]], mode: 'bicubic' })],
+      [false, (x) => F().interpolate(x, { size: [2 * x.shape[2], 3 * x.shape[3]], mode: 'bicubic' })],
+      [false, (x) => F().interpolate(x, { size: [2 * x.shape[2], x.shape[3]], mode: 'bicubic', alignCorners: true })],
     ];
-    for (const fn of forms) {
+    for (const [resized, fn] of forms) {
       const tm = trace(fn, { x: [x0, HW] });
-      assert.deepEqual(ops(tm), ['Resize']);
-      const resize = readGraph(tm.toOnnx()).nodes.find((n) => n.opType === 'Resize');
-      const attr = (name) => resize.attributes.find((a) => a.name === name)?.value;
-      assert.equal(attr('mode'), 'cubic');
-      assert.equal(attr('cubic_coeff_a'), -0.75);
+      if (resized) {
+        assert.deepEqual(ops(tm), ['Resize']);
+        const resize = readGraph(tm.toOnnx()).nodes.find((n) => n.opType === 'Resize');
+        const attr = (name) => resize.attributes.find((a) => a.name === name)?.value;
+        assert.equal(attr('mode'), 'cubic');
+        assert.equal(attr('cubic_coeff_a'), -0.75);
+      } else {
+        assert.ok(!ops(tm).includes('Resize') && ops(tm).includes('Gather'), ops(tm).join(','));
+      }
       for (const [h, w] of [[1, 2], [3, 5], [7, 2], [16, 10], [33, 14]]) {
         const x = om.randn([1, 3, h, w], { seed: h * 100 + w });
         keep(tm, { x }, fn(x), `at ${h}x${w}`);
