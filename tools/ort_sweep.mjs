@@ -9,8 +9,8 @@
 //   node tools/ort_sweep.mjs [--only family,...] [--every n]
 //
 // Families: conv1d conv2d conv_transpose2d max_pool2d avg_pool2d adaptive_avg_pool2d pad
-// nearest bilinear. --every n runs about one configuration in n of each family, spread by a
-// multiplicative hash of its index (not a stride, which would keep to some values of an axis);
+// nearest bilinear bicubic. --every n runs about one configuration in n of each family, spread
+// by a multiplicative hash of its index (not a stride, which would keep to some values of an axis);
 // the tests run such a slice. Prints, per family, how many configurations agreed, how many eager refused (not
 // PyTorch-valid) and the trace-time refusals grouped by reason (the documented ones, such as
 // adaptive pooling with uneven cells); then every configuration ORT refused or disagreed on.
@@ -59,6 +59,8 @@ const FAMILIES = {
     (c) => [[[1, 2, 2, c.i]], (x) => F.interpolate(x, Number.isInteger(c.o) ? { size: [3, c.o] } : { scaleFactor: [1.5, c.o] })]],
   bilinear: () => [product({ i: range(9, 1), o: [...range(20, 1), ...range(40, 1).map((k) => k / 8)], ac: [false, true] }),
     (c) => [[[1, 2, 2, c.i]], (x) => F.interpolate(x, { ...(Number.isInteger(c.o) ? { size: [3, c.o] } : { scaleFactor: [1.5, c.o] }), mode: 'bilinear', alignCorners: c.ac })]],
+  bicubic: () => [product({ i: range(9, 1), o: [...range(12, 1), 0.3, 0.5, 0.75, 1.1, 1.5, 2.5, 4, 10 / 3], ac: [false, true] }),
+    (c) => [[[1, 2, 2, c.i]], (x) => F.interpolate(x, { ...(Number.isInteger(c.o) ? { size: [3, c.o] } : { scaleFactor: [1.5, c.o] }), mode: 'bicubic', alignCorners: c.ac })]],
 };
 
 /**

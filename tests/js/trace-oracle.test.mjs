@@ -518,7 +518,7 @@ describe('tools/ort_sweep.mjs (attribute combinations of the convolutions, pools
     assert.equal(r.code, 0, r.out);
     const families = [...r.out.matchAll(/^(\w+): (\d+) agreed, \d+ refused eagerly$/gm)];
     assert.deepEqual(families.map((m) => m[1]),
-      ['conv1d', 'conv2d', 'conv_transpose2d', 'max_pool2d', 'avg_pool2d', 'adaptive_avg_pool2d', 'pad', 'nearest', 'bilinear']);
+      ['conv1d', 'conv2d', 'conv_transpose2d', 'max_pool2d', 'avg_pool2d', 'adaptive_avg_pool2d', 'pad', 'nearest', 'bilinear', 'bicubic']);
     assert.ok(families.every((m) => Number(m[2]) > 0) && families.reduce((n, m) => n + Number(m[2]), 0) > 1000, r.out);
     assert.doesNotMatch(r.out, /refused when traced|FAIL/);
     assert.match(r.out, /\nok: every configuration agrees in onnxruntime-web and the Session\n$/);
