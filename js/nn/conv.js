@@ -23,13 +23,27 @@ function uniformParameter(shape, bound) {
 
 const asNumbers = (list) => list.map(Number);
 
-/** The shared part of Conv1d, Conv2d, Conv3d, ConvTranspose2d and ConvTranspose3d (PyTorch's _ConvNd). */
+/**
+ * The module class `who` of an Nd base at rank n: the user's arguments after (who, n, fn), the
+ * functional op forward calls (the computed key names the class `who`, as a class statement would).
+ */
+const atRank = (Base, who, n, fn) => ({ [who]: class extends Base {
+  constructor(...args) {
+    super(who, n, fn, ...args);
+  }
+} })[who];
+
+/**
+ * The shared part of Conv1d, Conv2d, Conv3d, ConvTranspose2d and ConvTranspose3d (PyTorch's
+ * _ConvNd); a class that extends ConvTransposeNd is transposed.
+ */
 class ConvNd extends Module {
   #fn; // the functional op forward calls
   #keys; // the options forward passes to it
 
-  constructor(who, fn, n, transposed, inChannels, outChannels, kernelSize, options) {
+  constructor(who, n, fn, inChannels, outChannels, kernelSize, options) {
     super();
+    const transposed = new.target.transposed === true;
     const extra = transposed ? ['outputPadding'] : [];
     const o = optionsArg(options, who, ['stride', 'padding', 'dilation', 'groups', 'bias', 'paddingMode', ...extra]);
     const cin = toI32(inChannels, who, 'inChannels');
@@ -73,40 +87,25 @@ class ConvNd extends Module {
   }
 }
 
-/** PyTorch's nn.Conv1d: x [N, inChannels, L] -> [N, outChannels, OL]. */
-export class Conv1d extends ConvNd {
-  constructor(inChannels, outChannels, kernelSize, options = {}) {
-    super('Conv1d', conv1d, 1, false, inChannels, outChannels, kernelSize, options);
-  }
+/** The transposed convolutions' base: ConvNd with the weight [inChannels, outChannels/groups, ...] and outputPadding. */
+class ConvTransposeNd extends ConvNd {
+  static transposed = true;
 }
+
+/** PyTorch's nn.Conv1d: x [N, inChannels, L] -> [N, outChannels, OL]. */
+export const Conv1d = atRank(ConvNd, 'Conv1d', 1, conv1d);
 
 /** PyTorch's nn.Conv2d: x [N, inChannels, H, W] -> [N, outChannels, OH, OW]. */
-export class Conv2d extends ConvNd {
-  constructor(inChannels, outChannels, kernelSize, options = {}) {
-    super('Conv2d', conv2d, 2, false, inChannels, outChannels, kernelSize, options);
-  }
-}
+export const Conv2d = atRank(ConvNd, 'Conv2d', 2, conv2d);
 
 /** PyTorch's nn.Conv3d: x [N, inChannels, D, H, W] -> [N, outChannels, OD, OH, OW]. */
-export class Conv3d extends ConvNd {
-  constructor(inChannels, outChannels, kernelSize, options = {}) {
-    super('Conv3d', conv3d, 3, false, inChannels, outChannels, kernelSize, options);
-  }
-}
+export const Conv3d = atRank(ConvNd, 'Conv3d', 3, conv3d);
 
 /** PyTorch's nn.ConvTranspose2d: x [N, inChannels, H, W] -> [N, outChannels, OH, OW]. */
-export class ConvTranspose2d extends ConvNd {
-  constructor(inChannels, outChannels, kernelSize, options = {}) {
-    super('ConvTranspose2d', convTranspose2d, 2, true, inChannels, outChannels, kernelSize, options);
-  }
-}
+export const ConvTranspose2d = atRank(ConvTransposeNd, 'ConvTranspose2d', 2, convTranspose2d);
 
 /** PyTorch's nn.ConvTranspose3d: x [N, inChannels, D, H, W] -> [N, outChannels, OD, OH, OW]. */
-export class ConvTranspose3d extends ConvNd {
-  constructor(inChannels, outChannels, kernelSize, options = {}) {
-    super('ConvTranspose3d', convTranspose3d, 3, true, inChannels, outChannels, kernelSize, options);
-  }
-}
+export const ConvTranspose3d = atRank(ConvTransposeNd, 'ConvTranspose3d', 3, convTranspose3d);
 
 /** The pools' settings after kernelSize and stride, and their defaults (the booleans are flags, the rest sizes). */
 const POOL_DEFAULTS = { padding: 0, dilation: 1, ceilMode: false, countIncludePad: true };
@@ -141,16 +140,6 @@ class PoolNd extends Module {
     return this.#fn(x, this.kernelSize, options);
   }
 }
-
-/**
- * The module class `who` of an Nd base at rank n: the user's arguments after (who, n, fn), the
- * functional op forward calls (the computed key names the class `who`, as a class statement would).
- */
-const atRank = (Base, who, n, fn) => ({ [who]: class extends Base {
-  constructor(...args) {
-    super(who, n, fn, ...args);
-  }
-} })[who];
 
 /** PyTorch's _MaxPoolNd: kernelSize, { stride = kernelSize, padding = 0, dilation = 1, ceilMode = false }. */
 class MaxPoolNd extends PoolNd {
