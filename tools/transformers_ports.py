@@ -84,7 +84,7 @@ from torch import nn
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from pytorch_reference import Conv1D, NewGELUActivation, encode, main, short_floats  # noqa: E402  (HF's Conv1D, gelu_new)
+from pytorch_reference import Conv1D, NewGELUActivation, encode, gpt2_hidden_states, main, short_floats  # noqa: E402  (HF's Conv1D, gelu_new, GPT2Model's forward)
 from safetensors_fixtures import write  # noqa: E402
 from torchvision_ports import image  # noqa: E402  (the deterministic images and audio of the vision and audio ports)
 
@@ -199,14 +199,7 @@ class GPT2Model(nn.Module):
         self.ln_f = nn.LayerNorm(c['n_embd'], eps=c['layer_norm_epsilon'])
 
     def forward(self, input_ids):
-        input_shape = input_ids.size()
-        input_ids = input_ids.view(-1, input_shape[-1])
-        position_ids = torch.arange(0, input_shape[-1], dtype=torch.long).unsqueeze(0)
-        hidden_states = self.drop(self.wte(input_ids) + self.wpe(position_ids))
-        for block in self.h:
-            hidden_states = block(hidden_states)
-        hidden_states = self.ln_f(hidden_states)
-        return hidden_states.view(input_shape + (hidden_states.size(-1),))
+        return gpt2_hidden_states(self, input_ids)
 
 
 class GPT2LMHeadModel(nn.Module):
