@@ -682,6 +682,24 @@ describe('web-demo page in Chromium', () => {
     assert.match(await text('#status'), /^Loaded “.*”\. Press Trace, or Train first\.$/);
   });
 
+  test('a zoo file whose title cannot be read without running it is listed by its file name', async () => {
+    // the worker reads each title from the file's text: one that code makes is left to the name
+    const made = "const title = ['GPT', 'made'].join(' ');\nexport default { title };\n";
+    await page.context().route('**/zoo/gpt.mjs', (route) => route.fulfill({ contentType: 'text/javascript', body: made }));
+    try {
+      await page.reload();
+      await idle();
+      const shown = await page.$$eval('#model-select option', (os) => os.map((o) => o.textContent));
+      assert.equal(shown[wf.ZOO.indexOf('gpt')], 'gpt.mjs');
+      assert.match(shown[wf.ZOO.indexOf('lstm')], / · lstm\.mjs$/, 'the others keep their titles');
+    } finally {
+      await page.context().unroute('**/zoo/gpt.mjs');
+    }
+    await page.reload();
+    await idle();
+    assert.equal(await page.$eval('#model-select', (s) => s.options[s.selectedIndex].textContent.endsWith(' · lstm.mjs')), true);
+  });
+
   test('no errors in the page or its console', () => {
     assert.deepEqual(pageErrors, []);
   });
