@@ -568,27 +568,24 @@ function exitAlone() {
   process.exit(0);
 }
 
-if (process.env.OM_BENCH_TRACE_ONLY === '1') {
-  printTraceCost(await runTraceCost());
-  exitAlone();
-}
-if (process.env.OM_BENCH_TRAIN_ONLY === '1') {
-  printTraining(await runTraining());
-  printSummary();
-  exitAlone();
-}
-if (process.env.OM_BENCH_SESSION_ONLY === '1') {
-  printSessions(await runSessions());
-  if (!process.env.OM_BENCH_MODELS || process.env.OM_BENCH_FAMILIES) printFamilySessions(await runFamilySessions());
-  printSummary();
-  exitAlone();
-}
-if (process.env.OM_BENCH_EXPORTS_ONLY === '1') {
-  printExports(await runExports());
-  exitAlone();
-}
-if (process.env.OM_BENCH_ATTN_ONLY === '1') {
-  printAttention(await runAttention());
+/** The parts OM_BENCH_<PART>_ONLY=1 runs alone, checked in this order: each runs, prints, and ends the run. */
+const ALONE = {
+  TRACE: async () => printTraceCost(await runTraceCost()),
+  TRAIN: async () => {
+    printTraining(await runTraining());
+    printSummary();
+  },
+  SESSION: async () => {
+    printSessions(await runSessions());
+    if (!process.env.OM_BENCH_MODELS || process.env.OM_BENCH_FAMILIES) printFamilySessions(await runFamilySessions());
+    printSummary();
+  },
+  EXPORTS: async () => printExports(await runExports()),
+  ATTN: async () => printAttention(await runAttention()),
+};
+for (const [part, run] of Object.entries(ALONE)) {
+  if (process.env[`OM_BENCH_${part}_ONLY`] !== '1') continue;
+  await run();
   exitAlone();
 }
 
