@@ -206,6 +206,7 @@ describe('web-demo source handling', () => {
     assert.equal(declaredTitle(file('"MLP"')), 'MLP');
     assert.equal(declaredTitle(file('`GPT\\u0021`')), 'GPT!');
     assert.equal(declaredTitle("export default { 'title': 'quoted key' };"), 'quoted key');
+    assert.equal(declaredTitle("export default { title: 'first', ...{}, title: 'last' };"), 'last', 'the one the object keeps');
     // what it cannot read without running the code: the page lists the file by its name
     for (const code of [
       file('`GPT ${2}`'),                       // a template with a substitution
@@ -213,6 +214,7 @@ describe('web-demo source handling', () => {
       file('42'),                               // not a string
       "export default { ['title']: 'computed' };",
       "const spec = { title: 'a' };\nexport default spec;",
+      "const base = { title: 'b' };\nexport default { title: 'a', ...base };", // the spread's title wins when it runs
       'export default { model: null };',        // no title
       "export const title = 'not the default';",
       "export default { title: 'unclosed };",  // a syntax error

@@ -81,9 +81,10 @@ export function declaredTitle(code) {
   }
   const spec = program.body.find((node) => node.type === 'ExportDefaultDeclaration')?.declaration;
   if (spec?.type !== 'ObjectExpression') return null;
-  const prop = spec.properties.find((p) => p.type === 'Property' && !p.computed
-    && (p.key.name ?? p.key.value) === 'title');
-  const value = prop?.value;
+  // the object's last title, unless a spread after it may replace it (as the object, when it runs)
+  const at = spec.properties.findLastIndex((p) => p.type === 'SpreadElement'
+    || (p.type === 'Property' && !p.computed && (p.key.name ?? p.key.value) === 'title'));
+  const value = spec.properties[at]?.value;
   if (value?.type === 'Literal' && typeof value.value === 'string') return value.value;
   if (value?.type === 'TemplateLiteral' && value.expressions.length === 0) return value.quasis[0].value.cooked;
   return null;
