@@ -1884,57 +1884,56 @@ export namespace nn {
     forward(x: any): any;
   }
 
-  /** nn.ModuleList(modules): modules named '0', '1', ..., indexable, no forward. */
-  export class ModuleList extends Module implements Iterable<Module> {
-    constructor(modules?: Module[]);
+  /** What ModuleList and ParameterList hold: items named '0', '1', ..., indexable. */
+  export interface ListOf<T> extends Iterable<T> {
     readonly length: number;
-    readonly [index: number]: Module;
-    at(i: number): Module;
-    append(module: Module): this;
-    [Symbol.iterator](): Iterator<Module>;
+    readonly [index: number]: T;
+    /** The item at index i (negative counts from the end). */
+    at(i: number): T;
+    /** Adds an item at the end, named by the count before it. Returns this. */
+    append(item: T): this;
+    [Symbol.iterator](): Iterator<T>;
   }
+
+  /** What ModuleDict and ParameterDict hold: items by name; iteration gives the names. */
+  export interface DictOf<T> extends Iterable<string> {
+    readonly length: number;
+    readonly [name: string]: any;
+    get(key: string): T | undefined;
+    /** Sets item key. Returns this. */
+    set(key: string, item: T): this;
+    has(key: string): boolean;
+    /** Removes item key and returns it. */
+    pop(key: string): T | undefined;
+    keys(): string[];
+    values(): T[];
+    entries(): [string, T][];
+    [Symbol.iterator](): Iterator<string>;
+  }
+
+  /** nn.ModuleList(modules): modules named '0', '1', ..., indexable, no forward. */
+  export class ModuleList extends Module {
+    constructor(modules?: Module[]);
+  }
+  export interface ModuleList extends ListOf<Module> {}
 
   /** nn.ModuleDict(modules): modules by name; iteration gives the names. */
-  export class ModuleDict extends Module implements Iterable<string> {
+  export class ModuleDict extends Module {
     constructor(modules?: Named<Module>);
-    readonly length: number;
-    readonly [name: string]: any;
-    get(key: string): Module | undefined;
-    /** Sets module key. Returns this. */
-    set(key: string, module: Module): this;
-    has(key: string): boolean;
-    /** Removes module key and returns it. */
-    pop(key: string): Module | undefined;
-    keys(): string[];
-    values(): Module[];
-    entries(): [string, Module][];
-    [Symbol.iterator](): Iterator<string>;
   }
+  export interface ModuleDict extends DictOf<Module> {}
 
   /** nn.ParameterList(tensors): parameters '0', '1', ... (a float32 leaf gets requiresGrad). */
-  export class ParameterList extends Module implements Iterable<Tensor> {
+  export class ParameterList extends Module {
     constructor(tensors?: Tensor[]);
-    readonly length: number;
-    readonly [index: number]: Tensor;
-    at(i: number): Tensor;
-    append(tensor: Tensor): this;
-    [Symbol.iterator](): Iterator<Tensor>;
   }
+  export interface ParameterList extends ListOf<Tensor> {}
 
   /** nn.ParameterDict(tensors): parameters by name (a float32 leaf gets requiresGrad); iteration gives the names. */
-  export class ParameterDict extends Module implements Iterable<string> {
+  export class ParameterDict extends Module {
     constructor(tensors?: Named<Tensor>);
-    readonly length: number;
-    readonly [name: string]: any;
-    get(key: string): Tensor | undefined;
-    set(key: string, tensor: Tensor): this;
-    has(key: string): boolean;
-    pop(key: string): Tensor | undefined;
-    keys(): string[];
-    values(): Tensor[];
-    entries(): [string, Tensor][];
-    [Symbol.iterator](): Iterator<string>;
   }
+  export interface ParameterDict extends DictOf<Tensor> {}
 
   // ---- torchvision's building blocks (js/nn/blocks.js) ----
 
@@ -2546,124 +2545,80 @@ export namespace nn {
   /** Options of {@link functional.unfold} and {@link functional.fold}. */
   export interface UnfoldOptions { dilation?: Size2; padding?: Size2; stride?: Size2 }
 
-  /** Keyword arguments of conv2d / nn.Conv2d (PyTorch's defaults: stride 1, padding 0, dilation 1, groups 1). */
-  export interface ConvOptions {
-    stride?: Size2;
-    /** Integers, 'valid' (0) or 'same' (stride 1; refused when PyTorch would pad unevenly). */
-    padding?: Size2 | 'valid' | 'same';
-    dilation?: Size2;
-    groups?: number;
-  }
-  /** Keyword arguments of conv1d / nn.Conv1d. */
-  export interface Conv1dOptions {
-    stride?: number | readonly [number];
-    padding?: number | readonly [number] | 'valid' | 'same';
-    dilation?: number | readonly [number];
-    groups?: number;
-  }
-  /** Keyword arguments of convTranspose2d / nn.ConvTranspose2d (outputPadding < stride or dilation). */
-  export interface ConvTransposeOptions {
-    stride?: Size2;
-    padding?: Size2;
-    outputPadding?: Size2;
-    dilation?: Size2;
-    groups?: number;
-  }
-  /** Keyword arguments of maxPool2d / nn.MaxPool2d (stride defaults to the kernel size). */
-  export interface MaxPoolOptions {
-    stride?: Size2 | null;
-    padding?: Size2;
-    dilation?: Size2;
-    ceilMode?: boolean;
-    /** Only false is supported. */
-    returnIndices?: false;
-  }
-  /** A 1-D pool's size: an integer or a 1-array. */
+  /** A 1-D op's size: an integer or a 1-array. */
   export type Size1 = number | readonly [number];
-  /** Keyword arguments of maxPool1d / nn.MaxPool1d (stride defaults to the kernel size). */
-  export interface MaxPool1dOptions {
-    stride?: Size1 | null;
-    padding?: Size1;
-    dilation?: Size1;
-    ceilMode?: boolean;
-    /** Only false is supported. */
-    returnIndices?: false;
-  }
-  /** Keyword arguments of avgPool1d / nn.AvgPool1d (stride defaults to the kernel size). */
-  export interface AvgPool1dOptions {
-    stride?: Size1 | null;
-    padding?: Size1;
-    ceilMode?: boolean;
-    /** Default true. */
-    countIncludePad?: boolean;
-  }
   /** A 3-D op's size: an integer or one per spatial dim (D, H, W). */
   export type Size3 = number | readonly [number, number, number];
-  /** Keyword arguments of convTranspose3d / nn.ConvTranspose3d (outputPadding < stride or dilation). */
-  export interface ConvTranspose3dOptions {
-    stride?: Size3;
-    padding?: Size3;
-    outputPadding?: Size3;
-    dilation?: Size3;
+
+  // The options of the convolutions and pools, one shape for every rank: S is Size1, Size2 or Size3.
+  /** Keyword arguments of a convolution (PyTorch's defaults: stride 1, padding 0, dilation 1, groups 1). */
+  export interface ConvOptionsOf<S> {
+    stride?: S;
+    /** Integers, 'valid' (0) or 'same' (stride 1; refused when PyTorch would pad unevenly). */
+    padding?: S | 'valid' | 'same';
+    dilation?: S;
     groups?: number;
   }
-  export interface ConvTranspose3dModuleOptions extends ConvTranspose3dOptions {
+  /** Keyword arguments of a transposed convolution (outputPadding < stride or dilation). */
+  export interface ConvTransposeOptionsOf<S> {
+    stride?: S;
+    padding?: S;
+    outputPadding?: S;
+    dilation?: S;
+    groups?: number;
+  }
+  /** A convolution module's options: the functional options plus bias (default true) and paddingMode ('zeros' only). */
+  export interface ModuleOptionsOf {
     bias?: boolean;
     paddingMode?: 'zeros';
   }
-  /** Keyword arguments of conv3d / nn.Conv3d. */
-  export interface Conv3dOptions {
-    stride?: Size3;
-    padding?: Size3 | 'valid' | 'same';
-    dilation?: Size3;
-    groups?: number;
-  }
-  export interface Conv3dModuleOptions extends Conv3dOptions {
-    bias?: boolean;
-    paddingMode?: 'zeros';
-  }
-  /** Keyword arguments of maxPool3d / nn.MaxPool3d (stride defaults to the kernel size). */
-  export interface MaxPool3dOptions {
-    stride?: Size3 | null;
-    padding?: Size3;
-    dilation?: Size3;
+  /** Keyword arguments of a max pool (stride defaults to the kernel size). */
+  export interface MaxPoolOptionsOf<S> {
+    stride?: S | null;
+    padding?: S;
+    dilation?: S;
     ceilMode?: boolean;
     /** Only false is supported. */
     returnIndices?: false;
   }
-  /** Keyword arguments of avgPool3d / nn.AvgPool3d (stride defaults to the kernel size). */
-  export interface AvgPool3dOptions {
-    stride?: Size3 | null;
-    padding?: Size3;
+  /** Keyword arguments of an average pool (stride defaults to the kernel size). */
+  export interface AvgPoolOptionsOf<S> {
+    stride?: S | null;
+    padding?: S;
     ceilMode?: boolean;
     /** Default true. */
     countIncludePad?: boolean;
     /** Only null is supported. */
     divisorOverride?: null;
   }
-  /** Keyword arguments of avgPool2d / nn.AvgPool2d (stride defaults to the kernel size). */
-  export interface AvgPoolOptions {
-    stride?: Size2 | null;
-    padding?: Size2;
-    ceilMode?: boolean;
-    /** Default true. */
-    countIncludePad?: boolean;
-    /** Only null is supported. */
-    divisorOverride?: null;
-  }
-  /** Module options: the functional options plus bias (default true) and paddingMode ('zeros' only). */
-  export interface ConvModuleOptions extends ConvOptions {
-    bias?: boolean;
-    paddingMode?: 'zeros';
-  }
-  export interface Conv1dModuleOptions extends Conv1dOptions {
-    bias?: boolean;
-    paddingMode?: 'zeros';
-  }
-  export interface ConvTransposeModuleOptions extends ConvTransposeOptions {
-    bias?: boolean;
-    paddingMode?: 'zeros';
-  }
+
+  /** Keyword arguments of conv1d / nn.Conv1d. */
+  export interface Conv1dOptions extends ConvOptionsOf<Size1> {}
+  /** Keyword arguments of conv2d / nn.Conv2d. */
+  export interface ConvOptions extends ConvOptionsOf<Size2> {}
+  /** Keyword arguments of conv3d / nn.Conv3d. */
+  export interface Conv3dOptions extends ConvOptionsOf<Size3> {}
+  /** Keyword arguments of convTranspose2d / nn.ConvTranspose2d. */
+  export interface ConvTransposeOptions extends ConvTransposeOptionsOf<Size2> {}
+  /** Keyword arguments of convTranspose3d / nn.ConvTranspose3d. */
+  export interface ConvTranspose3dOptions extends ConvTransposeOptionsOf<Size3> {}
+  export interface Conv1dModuleOptions extends Conv1dOptions, ModuleOptionsOf {}
+  export interface ConvModuleOptions extends ConvOptions, ModuleOptionsOf {}
+  export interface Conv3dModuleOptions extends Conv3dOptions, ModuleOptionsOf {}
+  export interface ConvTransposeModuleOptions extends ConvTransposeOptions, ModuleOptionsOf {}
+  export interface ConvTranspose3dModuleOptions extends ConvTranspose3dOptions, ModuleOptionsOf {}
+  /** Keyword arguments of maxPool1d / nn.MaxPool1d. */
+  export interface MaxPool1dOptions extends MaxPoolOptionsOf<Size1> {}
+  /** Keyword arguments of maxPool2d / nn.MaxPool2d. */
+  export interface MaxPoolOptions extends MaxPoolOptionsOf<Size2> {}
+  /** Keyword arguments of maxPool3d / nn.MaxPool3d. */
+  export interface MaxPool3dOptions extends MaxPoolOptionsOf<Size3> {}
+  /** Keyword arguments of avgPool1d / nn.AvgPool1d. */
+  export interface AvgPool1dOptions extends AvgPoolOptionsOf<Size1> {}
+  /** Keyword arguments of avgPool2d / nn.AvgPool2d. */
+  export interface AvgPoolOptions extends AvgPoolOptionsOf<Size2> {}
+  /** Keyword arguments of avgPool3d / nn.AvgPool3d. */
+  export interface AvgPool3dOptions extends AvgPoolOptionsOf<Size3> {}
 
   /** The settings and parameters every convolution module has (PyTorch's _ConvNd). */
   export interface ConvFields {

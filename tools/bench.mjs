@@ -562,33 +562,31 @@ const cpu = cpus()[0]?.model ?? 'unknown CPU';
 console.log(`matmul benchmark: ${cpus().length} cores, ${cpu}; Node ${process.version}, onnxruntime-web ${ort.env.versions?.web ?? '?'}`);
 console.log(`square N x N @ N x N float32, single thread, GFLOP/s = 2N^3 / time, median of ${SAMPLES} samples of >= ${MIN_MS} ms\n`);
 
-if (process.env.OM_BENCH_TRACE_ONLY === '1') {
-  printTraceCost(await runTraceCost());
+/** Ends a run of one part (OM_BENCH_*_ONLY), saying so if it left onemodel tensors alive. */
+function exitAlone() {
   if (om.memory().tensors !== 0) console.error(`bench: ${om.memory().tensors} onemodel tensors still alive`);
   process.exit(0);
 }
-if (process.env.OM_BENCH_TRAIN_ONLY === '1') {
-  printTraining(await runTraining());
-  printSummary();
-  if (om.memory().tensors !== 0) console.error(`bench: ${om.memory().tensors} onemodel tensors still alive`);
-  process.exit(0);
-}
-if (process.env.OM_BENCH_SESSION_ONLY === '1') {
-  printSessions(await runSessions());
-  if (!process.env.OM_BENCH_MODELS || process.env.OM_BENCH_FAMILIES) printFamilySessions(await runFamilySessions());
-  printSummary();
-  if (om.memory().tensors !== 0) console.error(`bench: ${om.memory().tensors} onemodel tensors still alive`);
-  process.exit(0);
-}
-if (process.env.OM_BENCH_EXPORTS_ONLY === '1') {
-  printExports(await runExports());
-  if (om.memory().tensors !== 0) console.error(`bench: ${om.memory().tensors} onemodel tensors still alive`);
-  process.exit(0);
-}
-if (process.env.OM_BENCH_ATTN_ONLY === '1') {
-  printAttention(await runAttention());
-  if (om.memory().tensors !== 0) console.error(`bench: ${om.memory().tensors} onemodel tensors still alive`);
-  process.exit(0);
+
+/** The parts OM_BENCH_<PART>_ONLY=1 runs alone, checked in this order: each runs, prints, and ends the run. */
+const ALONE = {
+  TRACE: async () => printTraceCost(await runTraceCost()),
+  TRAIN: async () => {
+    printTraining(await runTraining());
+    printSummary();
+  },
+  SESSION: async () => {
+    printSessions(await runSessions());
+    if (!process.env.OM_BENCH_MODELS || process.env.OM_BENCH_FAMILIES) printFamilySessions(await runFamilySessions());
+    printSummary();
+  },
+  EXPORTS: async () => printExports(await runExports()),
+  ATTN: async () => printAttention(await runAttention()),
+};
+for (const [part, run] of Object.entries(ALONE)) {
+  if (process.env[`OM_BENCH_${part}_ONLY`] !== '1') continue;
+  await run();
+  exitAlone();
 }
 
 const cv = await runConv();
@@ -600,8 +598,7 @@ console.log(`ORT time / ours: ${(cv.msOrt / cv.ms).toFixed(2)} (above 1: ours is
 console.log(`onemodel forward + backward (dx, dW, db) of the same conv: ${cv.msTrain.toFixed(2)} ms`);
 console.log(`LeNet-5 training step, batch 64 (forward, backward, SGD update): ${lenetStepMs().toFixed(2)} ms\n`);
 if (process.env.OM_BENCH_CONV_ONLY === '1') {
-  if (om.memory().tensors !== 0) console.error(`bench: ${om.memory().tensors} onemodel tensors still alive`);
-  process.exit(0);
+  exitAlone();
 }
 
 printAttention(await runAttention());

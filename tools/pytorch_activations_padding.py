@@ -42,6 +42,21 @@ def flat(t):
     return [float(v) for v in t.reshape(-1).tolist()]
 
 
+def backward_ramp(y):
+    """Backpropagates sum(y * w), w a ramp of y's shape (0.5, 1, 1.5, ...): a gradient whose every
+    element differs, so a gradient sent to the wrong place shows."""
+    w = (torch.arange(y.numel(), dtype=torch.float32) * 0.5 + 0.5).reshape(y.shape)
+    (y * w).sum().backward()
+
+
+def write_cases(out, cases):
+    """Writes {torch_version, cases} to out as compact JSON and a newline, and says so."""
+    with open(out, 'w') as f:
+        json.dump({'torch_version': torch.__version__, 'cases': cases}, f, indent=None, separators=(',', ':'))
+        f.write('\n')
+    print(f'wrote {out}: {len(cases)} cases')
+
+
 def main():
     torch.set_num_threads(1)
     torch.manual_seed(0)
@@ -60,17 +75,13 @@ def main():
             case['error'] = str(e).split('\n')[0]
             cases.append(case)
             continue
-        w = (torch.arange(y.numel(), dtype=torch.float32) * 0.5 + 0.5).reshape(y.shape)
-        (y * w).sum().backward()
+        backward_ramp(y)
         case['output'] = {'shape': list(y.shape), 'data': flat(y.detach())}
         case['grad'] = flat(xg.grad)
         if name == 'PReLU':
             case['weight_grad'] = flat(m.weight.grad)
         cases.append(case)
-    with open(OUT, 'w') as f:
-        json.dump({'torch_version': torch.__version__, 'cases': cases}, f, indent=None, separators=(',', ':'))
-        f.write('\n')
-    print(f'wrote {OUT}: {len(cases)} cases')
+    write_cases(OUT, cases)
 
 
 if __name__ == '__main__':

@@ -18,10 +18,11 @@ Run with a python3 that imports torch (Debian's python3-torch, /usr/bin/python3)
 committed JSON and never runs this:
     /usr/bin/python3 tools/pytorch_copies_products.py
 """
-import json
 import os
 
 import torch
+
+from pytorch_activations_padding import backward_ramp, write_cases  # the ramp-weighted backward, the fixture's JSON
 
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'tests', 'js', 'fixtures', 'pytorch', 'ops', 'copies_products.json')
 
@@ -95,14 +96,10 @@ def main():
             continue
         case['output'] = as_json(y.detach())
         if xg.requires_grad:
-            w = (torch.arange(y.numel(), dtype=torch.float32) * 0.5 + 0.5).reshape(y.shape)
-            (y * w).sum().backward()
+            backward_ramp(y)
             case['grad'] = as_json(xg.grad)['data']
         cases.append(case)
-    with open(OUT, 'w') as f:
-        json.dump({'torch_version': torch.__version__, 'cases': cases}, f, indent=None, separators=(',', ':'))
-        f.write('\n')
-    print(f'wrote {OUT}: {len(cases)} cases')
+    write_cases(OUT, cases)
 
 
 if __name__ == '__main__':

@@ -718,13 +718,19 @@ class ResNet(nn.Module):
         return self.fc(torch.flatten(self.pool(x), 1))
 
 
+def image_cases(sizes):
+    """A family's cases on images x [batch, 3, height, width], one at each (batch, height, width)
+    of sizes, its output 'logits'."""
+    return [({'batch': b, 'height': h, 'width': w}, [('x', torch.randn(b, 3, h, w))], lambda m, x: [('logits', m(x))])
+            for b, h, w in sizes]
+
+
 @family
 def make_resnet():
     net = ResNet()
     randomize_weights(net)
     randomize_norms(net)
-    cases = [({'batch': b, 'height': h, 'width': w}, [('x', torch.randn(b, 3, h, w))], lambda m, x: [('logits', m(x))])
-             for b, h, w in [(2, 17, 23), (1, 32, 32), (3, 9, 12)]]
+    cases = image_cases([(2, 17, 23), (1, 32, 32), (3, 9, 12)])
     return family_fixture('ResNet: stem (Conv2d(3, 4, 3, p1), BatchNorm2d, ReLU), layer1 BasicBlock(4, 4), layer2 BasicBlock(4, 8, stride 2), '
                           'layer3 BasicBlock(8, 16, stride 2) (each stride-2 block: conv 3x3 s2 p1 + downsample Conv2d 1x1 s2 + BatchNorm2d), '
                           'AdaptiveAvgPool2d((1, 1)), flatten, fc=Linear(16, 5); BatchNorm in eval',
@@ -884,8 +890,7 @@ def make_mobilenet():
     net = MobileNet()
     randomize_weights(net)
     randomize_norms(net)
-    cases = [({'batch': b, 'height': h, 'width': w}, [('x', torch.randn(b, 3, h, w))], lambda m, x: [('logits', m(x))])
-             for b, h, w in [(2, 13, 15), (1, 9, 11), (3, 10, 7)]]
+    cases = image_cases([(2, 13, 15), (1, 9, 11), (3, 10, 7)])
     return family_fixture('MobileNet from torchvision\'s blocks: features (stem Conv2dNormActivation(3, 8, s2, ReLU6); MobileNetV2 '
                           'InvertedResidual(8, 8, 1, expand 2) with its skip and (8, 12, stride 2, expand 3); MobileNetV3 InvertedResidual '
                           '(12, k5, 24, 12, SqueezeExcitation(24, 8) with Hardsigmoid, Hardswish) with result += input), mix Conv2d(12, 16, 2, '
@@ -1015,6 +1020,20 @@ class GPT2Block(nn.Module):
         return residual + feed_forward_hidden_states
 
 
+def gpt2_hidden_states(model, input_ids):
+    """transformers' GPT2Model.forward without cache, of a model with its wte, wpe, drop, h and ln_f:
+    wte + wpe(arange(T)), dropout, the blocks, ln_f, as [*input_ids.shape, d] (also
+    tools/transformers_ports.py's GPT2Model)."""
+    input_shape = input_ids.size()
+    input_ids = input_ids.view(-1, input_shape[-1])
+    position_ids = torch.arange(0, input_shape[-1], dtype=torch.long).unsqueeze(0)
+    hidden_states = model.drop(model.wte(input_ids) + model.wpe(position_ids))
+    for block in model.h:
+        hidden_states = block(hidden_states)
+    hidden_states = model.ln_f(hidden_states)
+    return hidden_states.view(input_shape + (hidden_states.size(-1),))
+
+
 class GPT2(nn.Module):
     """Hugging Face's GPT2LMHeadModel without cache: wte + wpe(arange(T)), dropout, blocks,
     ln_f, lm_head tied to wte."""
@@ -1030,15 +1049,7 @@ class GPT2(nn.Module):
         self.lm_head.weight = self.wte.weight
 
     def forward(self, input_ids):
-        input_shape = input_ids.size()
-        input_ids = input_ids.view(-1, input_shape[-1])
-        position_ids = torch.arange(0, input_shape[-1], dtype=torch.long).unsqueeze(0)
-        hidden_states = self.drop(self.wte(input_ids) + self.wpe(position_ids))
-        for block in self.h:
-            hidden_states = block(hidden_states)
-        hidden_states = self.ln_f(hidden_states)
-        output_shape = input_shape + (hidden_states.size(-1),)
-        return self.lm_head(hidden_states.view(output_shape))
+        return self.lm_head(gpt2_hidden_states(self, input_ids))
 
 
 @family

@@ -84,7 +84,7 @@ from torch import nn
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from pytorch_reference import Conv1D, NewGELUActivation, encode, main, short_floats  # noqa: E402  (HF's Conv1D, gelu_new)
+from pytorch_reference import Conv1D, NewGELUActivation, encode, gpt2_hidden_states, main, short_floats  # noqa: E402  (HF's Conv1D, gelu_new, GPT2Model's forward)
 from safetensors_fixtures import write  # noqa: E402
 from torchvision_ports import image  # noqa: E402  (the deterministic images and audio of the vision and audio ports)
 
@@ -199,14 +199,7 @@ class GPT2Model(nn.Module):
         self.ln_f = nn.LayerNorm(c['n_embd'], eps=c['layer_norm_epsilon'])
 
     def forward(self, input_ids):
-        input_shape = input_ids.size()
-        input_ids = input_ids.view(-1, input_shape[-1])
-        position_ids = torch.arange(0, input_shape[-1], dtype=torch.long).unsqueeze(0)
-        hidden_states = self.drop(self.wte(input_ids) + self.wpe(position_ids))
-        for block in self.h:
-            hidden_states = block(hidden_states)
-        hidden_states = self.ln_f(hidden_states)
-        return hidden_states.view(input_shape + (hidden_states.size(-1),))
+        return gpt2_hidden_states(self, input_ids)
 
 
 class GPT2LMHeadModel(nn.Module):
@@ -435,6 +428,24 @@ def repeat_kv(hidden_states, n_rep):
     return hidden_states.reshape(batch, num_key_value_heads * n_rep, slen, head_dim)
 
 
+def llama_attention(attn, hidden_states, attention_mask, rotary):
+    """LlamaAttention's forward up to o_proj (GemmaAttention's too): q, k and v projected to heads,
+    rotary(v) -> (cos, sin) applied to q and k, k and v repeated per group, softmax(q k^T /
+    sqrt(head_dim) + mask) v; [bsz, q_len, heads, head_dim], contiguous."""
+    bsz, q_len, _ = hidden_states.size()
+    query_states = attn.q_proj(hidden_states).view(bsz, q_len, attn.num_heads, attn.head_dim).transpose(1, 2)
+    key_states = attn.k_proj(hidden_states).view(bsz, q_len, attn.num_key_value_heads, attn.head_dim).transpose(1, 2)
+    value_states = attn.v_proj(hidden_states).view(bsz, q_len, attn.num_key_value_heads, attn.head_dim).transpose(1, 2)
+    cos, sin = rotary(value_states)
+    query_states, key_states = apply_rotary_pos_emb(query_states, key_states, cos, sin)
+    key_states = repeat_kv(key_states, attn.num_key_value_groups)
+    value_states = repeat_kv(value_states, attn.num_key_value_groups)
+    attn_weights = torch.matmul(query_states, key_states.transpose(2, 3)) / math.sqrt(attn.head_dim)
+    attn_weights = attn_weights + attention_mask[:, :, :, : key_states.shape[-2]]
+    attn_weights = nn.functional.softmax(attn_weights, dim=-1, dtype=torch.float32).to(query_states.dtype)
+    return torch.matmul(attn_weights, value_states).transpose(1, 2).contiguous()
+
+
 class LlamaAttention(nn.Module):
     def __init__(self, c, layer_idx):
         super().__init__()
@@ -448,19 +459,8 @@ class LlamaAttention(nn.Module):
         self.o_proj = nn.Linear(self.num_heads * self.head_dim, c['hidden_size'], bias=False)
 
     def forward(self, hidden_states, attention_mask, position_embeddings):
-        bsz, q_len, _ = hidden_states.size()
-        query_states = self.q_proj(hidden_states).view(bsz, q_len, self.num_heads, self.head_dim).transpose(1, 2)
-        key_states = self.k_proj(hidden_states).view(bsz, q_len, self.num_key_value_heads, self.head_dim).transpose(1, 2)
-        value_states = self.v_proj(hidden_states).view(bsz, q_len, self.num_key_value_heads, self.head_dim).transpose(1, 2)
-        cos, sin = position_embeddings
-        query_states, key_states = apply_rotary_pos_emb(query_states, key_states, cos, sin)
-        key_states = repeat_kv(key_states, self.num_key_value_groups)
-        value_states = repeat_kv(value_states, self.num_key_value_groups)
-        attn_weights = torch.matmul(query_states, key_states.transpose(2, 3)) / math.sqrt(self.head_dim)
-        attn_weights = attn_weights + attention_mask[:, :, :, : key_states.shape[-2]]
-        attn_weights = nn.functional.softmax(attn_weights, dim=-1, dtype=torch.float32).to(query_states.dtype)
-        attn_output = torch.matmul(attn_weights, value_states).transpose(1, 2).contiguous()
-        return self.o_proj(attn_output.reshape(bsz, q_len, -1))
+        attn_output = llama_attention(self, hidden_states, attention_mask, lambda _: position_embeddings)
+        return self.o_proj(attn_output.reshape(*hidden_states.shape[:2], -1))
 
 
 class LlamaMLP(nn.Module):
@@ -553,13 +553,7 @@ class MistralModel(LlamaModel):
             sliding_attend_mask = torch.arange(target_length) <= (cache_position.reshape(-1, 1) - self.sliding_window)
             diagonal_attend_mask.bitwise_or_(sliding_attend_mask)
         causal_mask *= diagonal_attend_mask
-        causal_mask = causal_mask[None, None, :, :].expand(input_tensor.shape[0], 1, -1, -1)
-        causal_mask = causal_mask.clone()  # copy to contiguous memory for in-place edit
-        mask_length = attention_mask.shape[-1]
-        padding_mask = causal_mask[:, :, :, :mask_length] + attention_mask[:, None, None, :]
-        padding_mask = padding_mask == 0
-        causal_mask[:, :, :, :mask_length] = causal_mask[:, :, :, :mask_length].masked_fill(padding_mask, min_dtype)
-        return causal_mask
+        return add_padding_mask(causal_mask, attention_mask, input_tensor.shape[0], min_dtype)
 
 
 class MistralForCausalLM(LlamaForCausalLM):
@@ -1034,12 +1028,8 @@ class GemmaRotaryEmbedding(LlamaRotaryEmbedding):
         self.register_buffer('inv_freq', inv_freq, persistent=False)
 
 
-class GemmaMLP(nn.Module):
-    def __init__(self, c):
-        super().__init__()
-        self.gate_proj = nn.Linear(c['hidden_size'], c['intermediate_size'], bias=False)
-        self.up_proj = nn.Linear(c['hidden_size'], c['intermediate_size'], bias=False)
-        self.down_proj = nn.Linear(c['intermediate_size'], c['hidden_size'], bias=False)
+class GemmaMLP(LlamaMLP):
+    """LLaMA's gate, up and down projections, the gate through tanh-approximated GELU."""
 
     def forward(self, x):
         act = nn.functional.gelu(self.gate_proj(x), approximate='tanh')  # ACT2FN['gelu_pytorch_tanh']
@@ -1061,19 +1051,8 @@ class GemmaAttention(nn.Module):
         self.rotary_emb = GemmaRotaryEmbedding(self.head_dim, c['rope_theta'])
 
     def forward(self, hidden_states, attention_mask, position_ids):
-        bsz, q_len, _ = hidden_states.size()
-        query_states = self.q_proj(hidden_states).view(bsz, q_len, self.num_heads, self.head_dim).transpose(1, 2)
-        key_states = self.k_proj(hidden_states).view(bsz, q_len, self.num_key_value_heads, self.head_dim).transpose(1, 2)
-        value_states = self.v_proj(hidden_states).view(bsz, q_len, self.num_key_value_heads, self.head_dim).transpose(1, 2)
-        cos, sin = self.rotary_emb(value_states, position_ids)
-        query_states, key_states = apply_rotary_pos_emb(query_states, key_states, cos, sin)
-        key_states = repeat_kv(key_states, self.num_key_value_groups)
-        value_states = repeat_kv(value_states, self.num_key_value_groups)
-        attn_weights = torch.matmul(query_states, key_states.transpose(2, 3)) / math.sqrt(self.head_dim)
-        attn_weights = attn_weights + attention_mask[:, :, :, : key_states.shape[-2]]
-        attn_weights = nn.functional.softmax(attn_weights, dim=-1, dtype=torch.float32).to(query_states.dtype)
-        attn_output = torch.matmul(attn_weights, value_states).transpose(1, 2).contiguous()
-        return self.o_proj(attn_output.view(bsz, q_len, -1))
+        attn_output = llama_attention(self, hidden_states, attention_mask, lambda v: self.rotary_emb(v, position_ids))
+        return self.o_proj(attn_output.view(*hidden_states.shape[:2], -1))
 
 
 class GemmaDecoderLayer(nn.Module):
@@ -1649,6 +1628,18 @@ class BloomBlock(nn.Module):
         return self.mlp(layernorm_output, residual)
 
 
+def add_padding_mask(causal_mask, attention_mask, batch_size, min_dtype):
+    """The causal mask [q, k] expanded to [batch, 1, q, k] and copied, with min_dtype where the
+    2-D attention_mask is 0 (the tail of transformers' _prepare_4d_causal_attention_mask_with_cache_position)."""
+    causal_mask = causal_mask[None, None, :, :].expand(batch_size, 1, -1, -1)
+    causal_mask = causal_mask.clone()  # copy to contiguous memory for in-place edit
+    mask_length = attention_mask.shape[-1]
+    padding_mask = causal_mask[:, :, :, :mask_length] + attention_mask[:, None, None, :]
+    padding_mask = padding_mask == 0
+    causal_mask[:, :, :, :mask_length] = causal_mask[:, :, :, :mask_length].masked_fill(padding_mask, min_dtype)
+    return causal_mask
+
+
 def prepare_4d_causal_attention_mask_with_cache_position(attention_mask, sequence_length, target_length, dtype,
                                                          cache_position, batch_size):
     """GPTJModel._prepare_4d_causal_attention_mask_with_cache_position (BLOOM's copy) of a 2-D mask."""
@@ -1657,13 +1648,7 @@ def prepare_4d_causal_attention_mask_with_cache_position(attention_mask, sequenc
     if sequence_length != 1:
         causal_mask = torch.triu(causal_mask, diagonal=1)
     causal_mask *= torch.arange(target_length) > cache_position.reshape(-1, 1)
-    causal_mask = causal_mask[None, None, :, :].expand(batch_size, 1, -1, -1)
-    causal_mask = causal_mask.clone()  # copy to contiguous memory for in-place edit
-    mask_length = attention_mask.shape[-1]
-    padding_mask = causal_mask[:, :, :, :mask_length] + attention_mask[:, None, None, :]
-    padding_mask = padding_mask == 0
-    causal_mask[:, :, :, :mask_length] = causal_mask[:, :, :, :mask_length].masked_fill(padding_mask, min_dtype)
-    return causal_mask
+    return add_padding_mask(causal_mask, attention_mask, batch_size, min_dtype)
 
 
 class BloomModel(nn.Module):

@@ -13,6 +13,14 @@ import {
 } from '../ops/act.js';
 
 /**
+ * The module class `who` of an activation with no settings: forward(x) is fn(x) (the computed key
+ * names the class `who`, as a class statement would).
+ */
+const unary = (who, fn) => ({ [who]: class extends Module {
+  forward(x) { return fn(x); }
+} })[who];
+
+/**
  * Reads a constructor's arguments: positional values or one options object (keys among names).
  * PyTorch's in-place flag is accepted and ignored (results here are always new tensors): as an
  * option of any module, and positionally after names where PyTorch's constructor takes it there
@@ -41,35 +49,21 @@ function number(who, name, v) {
   return v;
 }
 
-export class ReLU extends Module {
-  forward(x) { return relu(x); }
-}
+export const ReLU = unary('ReLU', relu);
 
-export class Sigmoid extends Module {
-  forward(x) { return sigmoid(x); }
-}
+export const Sigmoid = unary('Sigmoid', sigmoid);
 
-export class Tanh extends Module {
-  forward(x) { return tanh(x); }
-}
+export const Tanh = unary('Tanh', tanh);
 
-export class SiLU extends Module {
-  forward(x) { return silu(x); }
-}
+export const SiLU = unary('SiLU', silu);
 
-export class Hardswish extends Module {
-  forward(x) { return hardswish(x); }
-}
+export const Hardswish = unary('Hardswish', hardswish);
 
 /** min(max(x + 3, 0), 6) / 6 (MobileNetV3's squeeze-excitation gate). */
-export class Hardsigmoid extends Module {
-  forward(x) { return hardsigmoid(x); }
-}
+export const Hardsigmoid = unary('Hardsigmoid', hardsigmoid);
 
 /** min(max(x, 0), 6) (MobileNetV2's activation); gradient 0 at 0 and 6, as PyTorch's. */
-export class ReLU6 extends Module {
-  forward(x) { return relu6(x); }
-}
+export const ReLU6 = unary('ReLU6', relu6);
 
 /** min(max(x, minVal), maxVal) (defaults -1, 1); gradient 0 at the bounds, as PyTorch's. */
 export class Hardtanh extends Module {
@@ -197,19 +191,13 @@ export class PReLU extends Module {
 }
 
 /** x * tanh(softplus(x)). */
-export class Mish extends Module {
-  forward(x) { return mish(x); }
-}
+export const Mish = unary('Mish', mish);
 
 /** x / (1 + |x|). */
-export class Softsign extends Module {
-  forward(x) { return softsign(x); }
-}
+export const Softsign = unary('Softsign', softsign);
 
 /** x - tanh(x). */
-export class Tanhshrink extends Module {
-  forward(x) { return tanhshrink(x); }
-}
+export const Tanhshrink = unary('Tanhshrink', tanhshrink);
 
 /** x where |x| > lambd (default 0.5), else 0. */
 export class Hardshrink extends Module {

@@ -123,14 +123,21 @@ export class Sequential extends Indexed {
   }
 }
 
+/** The constructor ModuleList and ParameterList share: an array of items, named '0', '1', ... */
+class List extends Indexed {
+  constructor(list, who, arg, kind) {
+    super();
+    if (!Array.isArray(list)) throw invalid(`${who}: ${arg} must be an array of ${kind}, got ${describe(list)}`);
+    list.forEach((v, i) => setItem(this, String(i), v, who));
+  }
+}
+
 /** nn.ModuleList(modules): an indexable list of modules (no forward of its own). */
-export class ModuleList extends Indexed {
+export class ModuleList extends List {
   static itemKind = Module;
 
   constructor(modules = []) {
-    super();
-    if (!Array.isArray(modules)) throw invalid(`ModuleList: modules must be an array of modules, got ${describe(modules)}`);
-    modules.forEach((m, i) => setItem(this, String(i), m, 'ModuleList'));
+    super(modules, 'ModuleList', 'modules', 'modules');
   }
 }
 
@@ -144,13 +151,11 @@ export class ModuleDict extends Keyed {
 }
 
 /** nn.ParameterList(tensors): parameters '0', '1', ... (a float32 leaf gets requiresGrad, as nn.Parameter). */
-export class ParameterList extends Indexed {
+export class ParameterList extends List {
   static itemKind = Tensor;
 
   constructor(tensors = []) {
-    super();
-    if (!Array.isArray(tensors)) throw invalid(`ParameterList: tensors must be an array of Tensors, got ${describe(tensors)}`);
-    tensors.forEach((t, i) => setItem(this, String(i), t, 'ParameterList'));
+    super(tensors, 'ParameterList', 'tensors', 'Tensors');
   }
 }
 

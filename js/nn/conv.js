@@ -23,13 +23,27 @@ function uniformParameter(shape, bound) {
 
 const asNumbers = (list) => list.map(Number);
 
-/** The shared part of Conv1d, Conv2d, Conv3d, ConvTranspose2d and ConvTranspose3d (PyTorch's _ConvNd). */
+/**
+ * The module class `who` of an Nd base at rank n: the user's arguments after (who, n, fn), the
+ * functional op forward calls (the computed key names the class `who`, as a class statement would).
+ */
+const atRank = (Base, who, n, fn) => ({ [who]: class extends Base {
+  constructor(...args) {
+    super(who, n, fn, ...args);
+  }
+} })[who];
+
+/**
+ * The shared part of Conv1d, Conv2d, Conv3d, ConvTranspose2d and ConvTranspose3d (PyTorch's
+ * _ConvNd); a class that extends ConvTransposeNd is transposed.
+ */
 class ConvNd extends Module {
   #fn; // the functional op forward calls
   #keys; // the options forward passes to it
 
-  constructor(who, fn, n, transposed, inChannels, outChannels, kernelSize, options) {
+  constructor(who, n, fn, inChannels, outChannels, kernelSize, options) {
     super();
+    const transposed = new.target.transposed === true;
     const extra = transposed ? ['outputPadding'] : [];
     const o = optionsArg(options, who, ['stride', 'padding', 'dilation', 'groups', 'bias', 'paddingMode', ...extra]);
     const cin = toI32(inChannels, who, 'inChannels');
@@ -73,40 +87,25 @@ class ConvNd extends Module {
   }
 }
 
-/** PyTorch's nn.Conv1d: x [N, inChannels, L] -> [N, outChannels, OL]. */
-export class Conv1d extends ConvNd {
-  constructor(inChannels, outChannels, kernelSize, options = {}) {
-    super('Conv1d', conv1d, 1, false, inChannels, outChannels, kernelSize, options);
-  }
+/** The transposed convolutions' base: ConvNd with the weight [inChannels, outChannels/groups, ...] and outputPadding. */
+class ConvTransposeNd extends ConvNd {
+  static transposed = true;
 }
+
+/** PyTorch's nn.Conv1d: x [N, inChannels, L] -> [N, outChannels, OL]. */
+export const Conv1d = atRank(ConvNd, 'Conv1d', 1, conv1d);
 
 /** PyTorch's nn.Conv2d: x [N, inChannels, H, W] -> [N, outChannels, OH, OW]. */
-export class Conv2d extends ConvNd {
-  constructor(inChannels, outChannels, kernelSize, options = {}) {
-    super('Conv2d', conv2d, 2, false, inChannels, outChannels, kernelSize, options);
-  }
-}
+export const Conv2d = atRank(ConvNd, 'Conv2d', 2, conv2d);
 
 /** PyTorch's nn.Conv3d: x [N, inChannels, D, H, W] -> [N, outChannels, OD, OH, OW]. */
-export class Conv3d extends ConvNd {
-  constructor(inChannels, outChannels, kernelSize, options = {}) {
-    super('Conv3d', conv3d, 3, false, inChannels, outChannels, kernelSize, options);
-  }
-}
+export const Conv3d = atRank(ConvNd, 'Conv3d', 3, conv3d);
 
 /** PyTorch's nn.ConvTranspose2d: x [N, inChannels, H, W] -> [N, outChannels, OH, OW]. */
-export class ConvTranspose2d extends ConvNd {
-  constructor(inChannels, outChannels, kernelSize, options = {}) {
-    super('ConvTranspose2d', convTranspose2d, 2, true, inChannels, outChannels, kernelSize, options);
-  }
-}
+export const ConvTranspose2d = atRank(ConvTransposeNd, 'ConvTranspose2d', 2, convTranspose2d);
 
 /** PyTorch's nn.ConvTranspose3d: x [N, inChannels, D, H, W] -> [N, outChannels, OD, OH, OW]. */
-export class ConvTranspose3d extends ConvNd {
-  constructor(inChannels, outChannels, kernelSize, options = {}) {
-    super('ConvTranspose3d', convTranspose3d, 3, true, inChannels, outChannels, kernelSize, options);
-  }
-}
+export const ConvTranspose3d = atRank(ConvTransposeNd, 'ConvTranspose3d', 3, convTranspose3d);
 
 /** The pools' settings after kernelSize and stride, and their defaults (the booleans are flags, the rest sizes). */
 const POOL_DEFAULTS = { padding: 0, dilation: 1, ceilMode: false, countIncludePad: true };
@@ -150,25 +149,13 @@ class MaxPoolNd extends PoolNd {
 }
 
 /** PyTorch's nn.MaxPool1d(kernelSize, { stride = kernelSize, padding, dilation, ceilMode }) on [N, C, L]: F.maxPool1d. */
-export class MaxPool1d extends MaxPoolNd {
-  constructor(kernelSize, options = {}) {
-    super('MaxPool1d', 1, maxPool1d, kernelSize, options);
-  }
-}
+export const MaxPool1d = atRank(MaxPoolNd, 'MaxPool1d', 1, maxPool1d);
 
 /** PyTorch's nn.MaxPool2d(kernelSize, { stride = kernelSize, padding, dilation, ceilMode }) on [N, C, H, W]. */
-export class MaxPool2d extends MaxPoolNd {
-  constructor(kernelSize, options = {}) {
-    super('MaxPool2d', 2, maxPool2d, kernelSize, options);
-  }
-}
+export const MaxPool2d = atRank(MaxPoolNd, 'MaxPool2d', 2, maxPool2d);
 
 /** PyTorch's nn.MaxPool3d(kernelSize, { stride = kernelSize, padding, dilation, ceilMode }) on [N, C, D, H, W]: F.maxPool3d. */
-export class MaxPool3d extends MaxPoolNd {
-  constructor(kernelSize, options = {}) {
-    super('MaxPool3d', 3, maxPool3d, kernelSize, options);
-  }
-}
+export const MaxPool3d = atRank(MaxPoolNd, 'MaxPool3d', 3, maxPool3d);
 
 /** PyTorch's _AvgPoolNd: kernelSize, { stride = kernelSize, padding = 0, ceilMode = false, countIncludePad = true }. */
 class AvgPoolNd extends PoolNd {
@@ -178,25 +165,13 @@ class AvgPoolNd extends PoolNd {
 }
 
 /** PyTorch's nn.AvgPool1d(kernelSize, { stride = kernelSize, padding, ceilMode, countIncludePad = true }) on [N, C, L]: F.avgPool1d. */
-export class AvgPool1d extends AvgPoolNd {
-  constructor(kernelSize, options = {}) {
-    super('AvgPool1d', 1, avgPool1d, kernelSize, options);
-  }
-}
+export const AvgPool1d = atRank(AvgPoolNd, 'AvgPool1d', 1, avgPool1d);
 
 /** PyTorch's nn.AvgPool2d(kernelSize, { stride = kernelSize, padding, ceilMode, countIncludePad = true }) on [N, C, H, W]. */
-export class AvgPool2d extends AvgPoolNd {
-  constructor(kernelSize, options = {}) {
-    super('AvgPool2d', 2, avgPool2d, kernelSize, options);
-  }
-}
+export const AvgPool2d = atRank(AvgPoolNd, 'AvgPool2d', 2, avgPool2d);
 
 /** PyTorch's nn.AvgPool3d(kernelSize, { stride = kernelSize, padding, ceilMode, countIncludePad = true }) on [N, C, D, H, W]: F.avgPool3d. */
-export class AvgPool3d extends AvgPoolNd {
-  constructor(kernelSize, options = {}) {
-    super('AvgPool3d', 3, avgPool3d, kernelSize, options);
-  }
-}
+export const AvgPool3d = atRank(AvgPoolNd, 'AvgPool3d', 3, avgPool3d);
 
 /** The shared part of AdaptiveAvgPool1d, 2d and 3d: outputSize a positive integer or n of them, null keeping the input's size. */
 class AdaptiveAvgPoolNd extends Module {
@@ -218,25 +193,13 @@ class AdaptiveAvgPoolNd extends Module {
 }
 
 /** PyTorch's nn.AdaptiveAvgPool1d(outputSize) on [N, C, L]: F.adaptiveAvgPool1d. */
-export class AdaptiveAvgPool1d extends AdaptiveAvgPoolNd {
-  constructor(outputSize) {
-    super('AdaptiveAvgPool1d', 1, adaptiveAvgPool1d, outputSize);
-  }
-}
+export const AdaptiveAvgPool1d = atRank(AdaptiveAvgPoolNd, 'AdaptiveAvgPool1d', 1, adaptiveAvgPool1d);
 
 /** PyTorch's nn.AdaptiveAvgPool2d(outputSize): an integer or [oH, oW] (null keeps that input size). */
-export class AdaptiveAvgPool2d extends AdaptiveAvgPoolNd {
-  constructor(outputSize) {
-    super('AdaptiveAvgPool2d', 2, adaptiveAvgPool2d, outputSize);
-  }
-}
+export const AdaptiveAvgPool2d = atRank(AdaptiveAvgPoolNd, 'AdaptiveAvgPool2d', 2, adaptiveAvgPool2d);
 
 /** PyTorch's nn.AdaptiveAvgPool3d(outputSize) on [N, C, D, H, W]: an integer or [oD, oH, oW] (null keeps that input size). */
-export class AdaptiveAvgPool3d extends AdaptiveAvgPoolNd {
-  constructor(outputSize) {
-    super('AdaptiveAvgPool3d', 3, adaptiveAvgPool3d, outputSize);
-  }
-}
+export const AdaptiveAvgPool3d = atRank(AdaptiveAvgPoolNd, 'AdaptiveAvgPool3d', 3, adaptiveAvgPool3d);
 
 /** The adaptive max pools' modules: outputSize as their function takes it, returnIndices a boolean or { returnIndices }. */
 const adaptiveMax = (who, pool) => ({ [who]: class extends Module {

@@ -315,14 +315,20 @@ function factorOf(fn, epoch, who, i) {
   return v;
 }
 
-/** LambdaLR(optimizer, lrLambda, { lastEpoch = -1 }): lr = initialLr * lrLambda(epoch) (a function, or one per group). */
-export class LambdaLR extends LRScheduler {
-  constructor(optimizer, ...args) {
-    const who = 'LambdaLR';
+/** The constructor LambdaLR and MultiplicativeLR share: (optimizer, lrLambda, { lastEpoch = -1 }). */
+class LambdaScheduler extends LRScheduler {
+  constructor(optimizer, args, who) {
     const o = parseArgs(who, args, ['lrLambda'], { lastEpoch: -1 });
     super(optimizer, o.lastEpoch, who);
     Object.defineProperty(this, 'lrLambdas', { value: lambdas(o.lrLambda, optimizer, who), enumerable: false });
     this.initialStep();
+  }
+}
+
+/** LambdaLR(optimizer, lrLambda, { lastEpoch = -1 }): lr = initialLr * lrLambda(epoch) (a function, or one per group). */
+export class LambdaLR extends LambdaScheduler {
+  constructor(optimizer, ...args) {
+    super(optimizer, args, 'LambdaLR');
   }
 
   getLr() {
@@ -331,13 +337,9 @@ export class LambdaLR extends LRScheduler {
 }
 
 /** MultiplicativeLR(optimizer, lrLambda, { lastEpoch = -1 }): lr times lrLambda(epoch) every epoch after the first. */
-export class MultiplicativeLR extends LRScheduler {
+export class MultiplicativeLR extends LambdaScheduler {
   constructor(optimizer, ...args) {
-    const who = 'MultiplicativeLR';
-    const o = parseArgs(who, args, ['lrLambda'], { lastEpoch: -1 });
-    super(optimizer, o.lastEpoch, who);
-    Object.defineProperty(this, 'lrLambdas', { value: lambdas(o.lrLambda, optimizer, who), enumerable: false });
-    this.initialStep();
+    super(optimizer, args, 'MultiplicativeLR');
   }
 
   getLr() {

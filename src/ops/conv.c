@@ -575,37 +575,71 @@ static bool conv_by_channels(const conv_geom *cg, const float *x, const float *w
  * output plane's (conv_volume) or one image's (weight_grad). */
 #define COLS_FLOATS ((int64_t)1 << 21)
 
-/* A 3-D convolution as products on om__gemm, one per image, group and band of output depths:
- * C [og, band] = W[g] [og, k] x vol2col(x[n, g]) [k, band], the band as many whole output planes
- * as keep its vol2col matrix within COLS_FLOATS (at least one plane), then copied into the output
- * with the bias (add_bias's sum). Each output is the product's sum over k in om__gemm's order
- * whatever the band, so the bits do not depend on the bands or on the threads (om__gemm's). */
-static bool conv_volume(const conv_geom *cg, const float *x, const float *w, const om_tensor *bias, float *out, const char *who) {
-  int64_t cgr = cg->c / cg->groups, og = cg->o / cg->groups, grid = cg_grid(cg), k = cgr * cg_taps(cg);
-  int64_t pg = cg->grid[1] * cg->grid[2], per = k * pg > 0 ? k * pg : 1, band = COLS_FLOATS / per;
+/* One band of a 3-D product: image n, group gi, grid planes [od0, od1) (cols = their positions),
+ * with its col matrix (rows x cols floats) and tmp (tmp_rows x cols floats, or NULL). */
+typedef struct vol_band {
+  int64_t n, gi, od0, od1, cols;
+  float *col, *tmp;
+} vol_band;
+typedef bool (*vol_band_fn)(const conv_geom *cg, const vol_band *b, void *ctx, const char *who);
+
+/* The loop the 3-D convolution, its transpose and its weight gradient share: per image, group and
+ * band of whole grid planes, as many planes as keep the band's col matrix (rows floats a position)
+ * within COLS_FLOATS, at least one, it calls fn, stopping at the first failure. The bands are fixed
+ * by the sizes alone and each band is one product on om__gemm (which splits it over the threads),
+ * so the bits do not depend on the thread count. */
+static bool volume_bands(const conv_geom *cg, int64_t rows, int64_t tmp_rows, vol_band_fn fn, void *ctx, const char *who) {
+  int64_t pg = cg->grid[1] * cg->grid[2], per = rows * pg > 0 ? rows * pg : 1, band = COLS_FLOATS / per;
   band = band < 1 ? 1 : band > cg->grid[0] ? cg->grid[0] : band;
-  if (cg->n * cg->groups == 0 || og == 0 || grid == 0) return true;
-  float *col = om__alloc_floats(k * band * pg, who), *tmp = col ? om__alloc_floats(og * band * pg, who) : NULL;
-  bool ok = tmp != NULL;
-  const float *pb = bias ? (const float *)om__data(bias) : NULL;
-  for (int64_t n = 0; ok && n < cg->n; n++)
-    for (int64_t gi = 0; ok && gi < cg->groups; gi++)
-      for (int64_t od0 = 0; ok && od0 < cg->grid[0]; od0 += band) {
-        int64_t od1 = od0 + band < cg->grid[0] ? od0 + band : cg->grid[0], cols = (od1 - od0) * pg;
-        vol2col(x + (n * cg->c + gi * cgr) * cg_image(cg), cgr, cg, od0, od1, col);
-        ok = om__gemm(w + gi * og * k, k, 1, col, cols, 1, tmp, og, cols, k, who);
-        for (int64_t r = 0; ok && r < og; r++) {
-          float *dst = out + ((n * cg->o + gi * og + r) * grid) + od0 * pg, bv = pb ? pb[(gi * og + r) * bias->strides[0]] : 0.0f;
-          const float *src = tmp + r * cols;
-          if (pb)
-            for (int64_t q = 0; q < cols; q++) dst[q] = src[q] + bv;
-          else
-            for (int64_t q = 0; q < cols; q++) dst[q] = src[q];
-        }
+  vol_band b = {.col = om__alloc_floats(rows * band * pg, who)};
+  if (b.col && tmp_rows > 0) b.tmp = om__alloc_floats(tmp_rows * band * pg, who);
+  bool ok = b.col && (tmp_rows == 0 || b.tmp);
+  for (b.n = 0; ok && b.n < cg->n; b.n++)
+    for (b.gi = 0; ok && b.gi < cg->groups; b.gi++)
+      for (b.od0 = 0; ok && b.od0 < cg->grid[0]; b.od0 += band) {
+        b.od1 = b.od0 + band < cg->grid[0] ? b.od0 + band : cg->grid[0];
+        b.cols = (b.od1 - b.od0) * pg;
+        ok = fn(cg, &b, ctx, who);
       }
-  free(col);
-  free(tmp);
+  free(b.col);
+  free(b.tmp);
   return ok;
+}
+
+typedef struct volume_job {
+  const float *x, *w, *pb; /* pb: the bias, or NULL */
+  int64_t bias_stride;
+  float *out;
+} volume_job;
+
+/* C [og, band] = W[g] [og, k] x vol2col(x[n, g]) [k, band] into tmp, then copied into the output
+ * with the bias (add_bias's sum). */
+static bool conv_volume_band(const conv_geom *cg, const vol_band *b, void *ctx, const char *who) {
+  const volume_job *j = ctx;
+  int64_t cgr = cg->c / cg->groups, og = cg->o / cg->groups, grid = cg_grid(cg), k = cgr * cg_taps(cg);
+  int64_t pg = cg->grid[1] * cg->grid[2];
+  vol2col(j->x + (b->n * cg->c + b->gi * cgr) * cg_image(cg), cgr, cg, b->od0, b->od1, b->col);
+  if (!om__gemm(j->w + b->gi * og * k, k, 1, b->col, b->cols, 1, b->tmp, og, b->cols, k, who)) return false;
+  for (int64_t r = 0; r < og; r++) {
+    float *dst = j->out + ((b->n * cg->o + b->gi * og + r) * grid) + b->od0 * pg;
+    float bv = j->pb ? j->pb[(b->gi * og + r) * j->bias_stride] : 0.0f;
+    const float *src = b->tmp + r * b->cols;
+    if (j->pb)
+      for (int64_t q = 0; q < b->cols; q++) dst[q] = src[q] + bv;
+    else
+      for (int64_t q = 0; q < b->cols; q++) dst[q] = src[q];
+  }
+  return true;
+}
+
+/* A 3-D convolution as products on om__gemm, one per image, group and band of output depths
+ * (volume_bands; conv_volume_band). Each output is the product's sum over k in om__gemm's order
+ * whatever the band, so the bits do not depend on the bands or on the threads. */
+static bool conv_volume(const conv_geom *cg, const float *x, const float *w, const om_tensor *bias, float *out, const char *who) {
+  int64_t cgr = cg->c / cg->groups, og = cg->o / cg->groups, k = cgr * cg_taps(cg);
+  if (cg->n * cg->groups == 0 || og == 0 || cg_grid(cg) == 0) return true;
+  volume_job j = {.x = x, .w = w, .pb = bias ? (const float *)om__data(bias) : NULL, .bias_stride = bias ? bias->strides[0] : 0, .out = out};
+  return volume_bands(cg, k, og, conv_volume_band, &j, who);
 }
 
 static bool conv_products(const conv_geom *cg, const float *x, const float *w, const om_tensor *bias, float *out, const char *who) {
@@ -678,27 +712,26 @@ typedef struct tconv_job {
   float *scratch[OM_MAX_THREADS];
 } tconv_job;
 
+/* col [og kk, band] = W[g]^T x[n, g][:, band], then col2vol of the band into the output. */
+static bool tconv_volume_band(const conv_geom *cg, const vol_band *b, void *ctx, const char *who) {
+  const volume_job *j = ctx;
+  int64_t cg_ = cg->c / cg->groups, og = cg->o / cg->groups, kk = cg_taps(cg), grid = cg_grid(cg);
+  if (!om__gemm(j->w + b->gi * cg_ * og * kk, 1, og * kk, j->x + (b->n * cg->c + b->gi * cg_) * grid + b->od0 * cg->grid[1] * cg->grid[2],
+                grid, 1, b->col, og * kk, b->cols, cg_, who))
+    return false;
+  col2vol(b->col, og, cg, b->od0, b->od1, j->out + (b->n * cg->o + b->gi * og) * cg_image(cg));
+  return true;
+}
+
 /* A 3-D transposed convolution as products on om__gemm, one per image, group and band of input
- * depths (whole input planes, as many as keep the band's col matrix within COLS_FLOATS, at least
- * one): col [og kk, band] = W[g]^T x[n, g][:, band], then col2vol of the band into the output
- * (zeroed before). Each output element sums its contributions band by band, the bands fixed by
- * the sizes alone, so the bits do not depend on the threads (om__gemm's). */
+ * depths (volume_bands; tconv_volume_band) into the output (zeroed before). Each output element
+ * sums its contributions band by band, the bands fixed by the sizes alone, so the bits do not
+ * depend on the threads. */
 static bool tconv_volume(const conv_geom *cg, const float *x, const float *w, float *out, const char *who) {
-  int64_t cg_ = cg->c / cg->groups, og = cg->o / cg->groups, kk = cg_taps(cg), grid = cg_grid(cg), image = cg_image(cg);
-  int64_t pg = cg->grid[1] * cg->grid[2], per = og * kk * pg > 0 ? og * kk * pg : 1, band = COLS_FLOATS / per;
-  band = band < 1 ? 1 : band > cg->grid[0] ? cg->grid[0] : band;
-  if (cg->n * cg->groups == 0 || og == 0 || grid == 0 || cg_ == 0) return true; /* the zeros (then the bias) */
-  float *col = om__alloc_floats(og * kk * band * pg, who);
-  bool ok = col != NULL;
-  for (int64_t n = 0; ok && n < cg->n; n++)
-    for (int64_t gi = 0; ok && gi < cg->groups; gi++)
-      for (int64_t od0 = 0; ok && od0 < cg->grid[0]; od0 += band) {
-        int64_t od1 = od0 + band < cg->grid[0] ? od0 + band : cg->grid[0], cols = (od1 - od0) * pg;
-        ok = om__gemm(w + gi * cg_ * og * kk, 1, og * kk, x + (n * cg->c + gi * cg_) * grid + od0 * pg, grid, 1, col, og * kk, cols, cg_, who);
-        if (ok) col2vol(col, og, cg, od0, od1, out + (n * cg->o + gi * og) * image);
-      }
-  free(col);
-  return ok;
+  int64_t cg_ = cg->c / cg->groups, og = cg->o / cg->groups;
+  if (cg->n * cg->groups == 0 || og == 0 || cg_grid(cg) == 0 || cg_ == 0) return true; /* the zeros (then the bias) */
+  volume_job j = {.x = x, .w = w, .out = out};
+  return volume_bands(cg, og * cg_taps(cg), 0, tconv_volume_band, &j, who);
 }
 
 static void tconv_part(void *ctx, int64_t idx, int worker) {
@@ -774,28 +807,32 @@ static void cols_part(void *ctx, int64_t p, int worker) {
   vol2col(j->z + (n * j->z_ch + p % groups * zg) * cg_image(j->cg), zg, j->cg, 0, j->cg->grid[0], j->col + p * j->per);
 }
 
+/* weight_grad_volume's operands: M [N, m_ch, grid], Z [N, z_ch, image], dW. */
+typedef struct weight_grad_job {
+  const float *m, *z;
+  int64_t m_ch, z_ch;
+  float *pw;
+} weight_grad_job;
+
+/* dW[g] += M[n, g][:, band] x vol2col(Z[n, g])[:, band]^T */
+static bool weight_grad_band(const conv_geom *cg, const vol_band *b, void *ctx, const char *who) {
+  const weight_grad_job *j = ctx;
+  int64_t kk = cg_taps(cg), grid = cg_grid(cg), mg = j->m_ch / cg->groups, zg = j->z_ch / cg->groups;
+  vol2col(j->z + (b->n * j->z_ch + b->gi * zg) * cg_image(cg), zg, cg, b->od0, b->od1, b->col);
+  return om__gemm_acc(j->m + (b->n * j->m_ch + b->gi * mg) * grid + b->od0 * cg->grid[1] * cg->grid[2], grid, 1, b->col, 1, b->cols,
+                      j->pw + b->gi * mg * zg * kk, mg, zg * kk, b->cols, who);
+}
+
 /* weight_grad of a 3-D convolution into pw (zeroed here): per image, group and band of grid depths
- * (whole planes, as many as keep the band's vol2col matrix within COLS_FLOATS, at least one),
- * dW[g] += M[n, g][:, band] x vol2col(Z[n, g])[:, band]^T. The bands are fixed by the sizes alone
- * (the bits do not depend on the threads). */
+ * (volume_bands; weight_grad_band). The bands are fixed by the sizes alone (the bits do not depend
+ * on the threads). */
 static bool weight_grad_volume(const conv_geom *cg, const float *mp, int64_t m_ch, const float *zp, int64_t z_ch, float *pw,
                                int64_t total, const char *who) {
-  int64_t kk = cg_taps(cg), grid = cg_grid(cg), mg = m_ch / cg->groups, zg = z_ch / cg->groups;
-  int64_t pg = cg->grid[1] * cg->grid[2], per = zg * kk * pg > 0 ? zg * kk * pg : 1, band = COLS_FLOATS / per;
-  band = band < 1 ? 1 : band > cg->grid[0] ? cg->grid[0] : band;
+  int64_t mg = m_ch / cg->groups, zg = z_ch / cg->groups;
   memset(pw, 0, sizeof(float) * (size_t)total);
-  if (cg->n == 0 || grid == 0 || mg == 0 || zg == 0) return true;
-  float *col = om__alloc_floats(zg * kk * band * pg, who);
-  bool ok = col != NULL;
-  for (int64_t n = 0; ok && n < cg->n; n++)
-    for (int64_t gi = 0; ok && gi < cg->groups; gi++)
-      for (int64_t od0 = 0; ok && od0 < cg->grid[0]; od0 += band) {
-        int64_t od1 = od0 + band < cg->grid[0] ? od0 + band : cg->grid[0], cols = (od1 - od0) * pg;
-        vol2col(zp + (n * z_ch + gi * zg) * cg_image(cg), zg, cg, od0, od1, col);
-        ok = om__gemm_acc(mp + (n * m_ch + gi * mg) * grid + od0 * pg, grid, 1, col, 1, cols, pw + gi * mg * zg * kk, mg, zg * kk, cols, who);
-      }
-  free(col);
-  return ok;
+  if (cg->n == 0 || cg_grid(cg) == 0 || mg == 0 || zg == 0) return true;
+  weight_grad_job j = {.m = mp, .z = zp, .m_ch = m_ch, .z_ch = z_ch, .pw = pw};
+  return volume_bands(cg, zg * cg_taps(cg), 0, weight_grad_band, &j, who);
 }
 
 /* dW[g] = sum over n of M[n, g] [rows, grid] x vol2col(Z[n, g])^T [grid, zc*kd*kh*kw]: the

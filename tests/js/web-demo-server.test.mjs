@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { serve, MOUNTS, pickEncoding } from '../../web-demo/server.mjs';
-import { SourceError, errorPlace, pointImportsAt } from '../../web-demo/src/source.js';
+import { SourceError, declaredTitle, errorPlace, pointImportsAt } from '../../web-demo/src/source.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const SITE = MOUNTS.find(([prefix]) => prefix === '/')[1];
@@ -198,6 +198,27 @@ describe('web-demo source handling', () => {
         return true;
       });
     }
+  });
+
+  test('declaredTitle reads the title of export default { title } without running the file, else null', () => {
+    const file = (title) => `import * as om from 'onemodel';\nexport default {\n  model: null,\n  title: ${title},\n};\n`;
+    assert.equal(declaredTitle(file("'ResNet · \\'18\\''")), "ResNet · '18'");
+    assert.equal(declaredTitle(file('"MLP"')), 'MLP');
+    assert.equal(declaredTitle(file('`GPT\\u0021`')), 'GPT!');
+    assert.equal(declaredTitle("export default { 'title': 'quoted key' };"), 'quoted key');
+    assert.equal(declaredTitle("export default { title: 'first', ...{}, title: 'last' };"), 'last', 'the one the object keeps');
+    // what it cannot read without running the code: the page lists the file by its name
+    for (const code of [
+      file('`GPT ${2}`'),                       // a template with a substitution
+      file('name'),                             // a variable
+      file('42'),                               // not a string
+      "export default { ['title']: 'computed' };",
+      "const spec = { title: 'a' };\nexport default spec;",
+      "const base = { title: 'b' };\nexport default { title: 'a', ...base };", // the spread's title wins when it runs
+      'export default { model: null };',        // no title
+      "export const title = 'not the default';",
+      "export default { title: 'unclosed };",  // a syntax error
+    ]) assert.equal(declaredTitle(code), null, code);
   });
 
   test('errorPlace finds the innermost frame in the module, in V8 and Firefox stacks', () => {

@@ -91,11 +91,21 @@ describe('web-demo page in Chromium', () => {
   }
 
   test('the page lists the zoo and shows the first model with its inputs', async () => {
-    const names = await page.$$eval('#model-select option', (os) => os.map((o) => o.value));
-    assert.deepEqual(names.slice(0, -1), wf.ZOO);
+    const options = await page.$$eval('#model-select option', (os) => os.map((o) => ({ value: o.value, text: o.textContent, tip: o.title })));
+    assert.deepEqual(options.slice(0, -1).map((o) => o.value), wf.ZOO);
+    // each by the title its file declares (as Node imports it), the file's name after it
+    await om.ready();
+    for (const { value, text: shown, tip } of options.slice(0, -1)) {
+      const file = wf.checkModelFile(await import(`../../examples/zoo/${value}.mjs?title-${value}`), value);
+      wf.disposeModelFile(file);
+      assert.equal(shown, `${file.title} · ${value}.mjs`);
+      assert.equal(tip, `examples/zoo/${value}.mjs`);
+    }
+    assert.equal(options.at(-1).text, 'Your own model…');
     assert.equal(await page.inputValue('#model-select'), wf.ZOO[0]);
     const node = await traceInNode(wf.ZOO[0]);
     assert.equal(await text('#model-title'), node.title);
+    assert.ok(await page.isHidden('#model-title'), 'the picker shows the title: it is not repeated beside it');
     assert.deepEqual(await formShapes(), node.inputs.map(({ name, shape, axes }) => ({ name, shape, axes })));
     assert.ok(await page.$eval('#editor .cm-content', (e) => e.textContent.includes("from 'onemodel'")));
     await shot('1-loaded');
@@ -504,6 +514,7 @@ describe('web-demo page in Chromium', () => {
     await page.click('#cancel');
     await page.waitForFunction(() => document.querySelector('#model-title').textContent === 'MLP, edited', null, { timeout: 10_000 });
     await idle();
+    assert.ok(await page.isVisible('#model-title'), 'a title the picker does not show is shown beside it');
     assert.match(await text('#status'), /^Loaded “MLP, edited”/);
     assert.equal(await page.inputValue('#train-steps'), '100000', 'the steps typed over the file\'s stay');
   });
@@ -669,6 +680,25 @@ describe('web-demo page in Chromium', () => {
     assert.equal(await page.isEnabled('#train'), true, 'Train is on');
     assert.equal(await page.inputValue('#train-steps'), String(steps));
     assert.match(await text('#status'), /^Loaded “.*”\. Press Trace, or Train first\.$/);
+  });
+
+  test('a zoo file whose title cannot be read without running it is listed by its file name', async () => {
+    // the worker reads each title from the file's text: one that code makes is left to the name
+    const made = "const title = ['GPT', 'made'].join(' ');\nexport default { title };\n";
+    await page.context().route('**/zoo/gpt.mjs', (route) => route.fulfill({ contentType: 'text/javascript', body: made }));
+    try {
+      await page.reload();
+      await idle();
+      const shown = await page.$$eval('#model-select option', (os) => os.map((o) => o.textContent));
+      assert.equal(shown[wf.ZOO.indexOf('gpt')], 'gpt.mjs');
+      assert.match(shown[wf.ZOO.indexOf('lstm')], / · lstm\.mjs$/, 'the others keep their titles');
+    } finally {
+      await page.context().unroute('**/zoo/gpt.mjs');
+    }
+    await page.reload();
+    await idle();
+    const again = await page.$$eval('#model-select option', (os) => os.map((o) => o.textContent));
+    assert.match(again[wf.ZOO.indexOf('gpt')], /^.+ · gpt\.mjs$/, 'the file as it is: its title again');
   });
 
   test('no errors in the page or its console', () => {

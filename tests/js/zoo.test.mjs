@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import * as om from 'onemodel';
 import { memoryHooks } from './helpers.mjs';
 import * as wf from '../../examples/lib/workflow.mjs';
+import { declaredTitle } from '../../web-demo/src/source.js';
 
 memoryHooks();
 
@@ -54,6 +55,8 @@ describe('the zoo: each model file loads, trains, traces and verifies', () => {
       await withFile(await zooFile(name), async (file) => {
         assert.equal(typeof file.title, 'string');
         assert.ok(file.title.length > 0 && file.title !== `${name}.mjs`, 'a title of its own');
+        // the demo page's picker reads the title from the text, without running the file
+        assert.equal(declaredTitle(readFileSync(new URL(`../../examples/zoo/${name}.mjs`, import.meta.url), 'utf8')), file.title);
         const described = wf.describeInputs(file.inputs);
         assert.equal(described[0].axes[0], 'batch', 'the batch is symbolic');
 

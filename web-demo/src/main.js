@@ -102,6 +102,7 @@ class Page {
     this.graph = new GraphView($('#graph'), new URL('layout-worker.js', import.meta.url), (item) => this.showInspector(item));
     this.plot = new LossPlot($('#plot'));
     this.inspected = null;     // { source, title, inputs, trainSteps } of the last inspect
+    this.zooTitles = new Map();   // the title each zoo file declares (the picker's text), by its name
     this.trace = null;         // { source, summary, bytes, fileName } of the last trace (source null: not in the worker)
     this.run = null;           // { inputs, outputs } of the last verification's run at the traced shapes
     this.viewing = null;       // what the graph view shows: 'trace', or the name of the file opened
@@ -144,11 +145,16 @@ class Page {
 
   async start() {
     try {
-      const { names, threads } = await this.jobs.run('zoo');
+      const { zoo, threads } = await this.jobs.run('zoo');
       // more than one where the page is cross-origin isolated (server.mjs sends COOP and COEP)
       $('#threads').textContent = threads === 1 ? '1 thread' : `${threads} threads`;
       const select = $('#model-select');
-      for (const name of names) select.append(h('option', { value: name, textContent: name }));
+      const names = zoo.map(({ name }) => name);
+      // the title people read, the file it comes from after it (a file without a title: its name)
+      for (const { name, title } of zoo) {
+        this.zooTitles.set(name, title);
+        select.append(h('option', { value: name, textContent: title ? `${title} · ${name}.mjs` : `${name}.mjs`, title: `examples/zoo/${name}.mjs` }));
+      }
       select.append(h('option', { value: OWN, textContent: 'Your own model…' }));
       const saved = this.saved();
       if (saved && (saved.model === OWN || names.includes(saved.model))) await this.pick(saved.model, saved.text);
@@ -472,7 +478,7 @@ class Page {
     }
     text = STARTER;
     if (name !== OWN) {
-      this.busy(true, `Loading ${name}…`);
+      this.busy(true, `Loading ${name}.mjs…`);
       try {
         const res = await fetch(`zoo/${name}.mjs`);
         if (!res.ok) throw new Error(`could not load zoo/${name}.mjs: HTTP ${res.status}`);
@@ -559,6 +565,8 @@ class Page {
     this.hideError();
     this.inspected = { source, ...info };
     $('#model-title').textContent = info.title;
+    // the picker shows a zoo file's title already: beside it only a title of the code's own (an edit, your model)
+    $('#model-title').hidden = info.title === this.zooTitles.get($('#model-select').value);
     // The file's default steps, unless the field already shows what the person typed over them.
     if (info.trainSteps !== null && info.trainSteps !== this.shownSteps) $('#train-steps').value = String(info.trainSteps);
     this.shownSteps = info.trainSteps;

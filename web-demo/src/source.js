@@ -67,6 +67,30 @@ export function pointImportsAt(code, url, exports) {
 }
 
 /**
+ * The title a model file declares, read from its text without running it: the string that
+ * `export default { title: ... }` gives (a quoted string, or a template without substitutions),
+ * or null when the file does not say it that way (or does not parse). The picker lists the zoo
+ * by these titles; importing each file to ask would build all of its models.
+ */
+export function declaredTitle(code) {
+  let program;
+  try {
+    program = parse(code, { ecmaVersion: 'latest', sourceType: 'module' });
+  } catch {
+    return null;
+  }
+  const spec = program.body.find((node) => node.type === 'ExportDefaultDeclaration')?.declaration;
+  if (spec?.type !== 'ObjectExpression') return null;
+  // the object's last title, unless a spread after it may replace it (as the object, when it runs)
+  const at = spec.properties.findLastIndex((p) => p.type === 'SpreadElement'
+    || (p.type === 'Property' && !p.computed && (p.key.name ?? p.key.value) === 'title'));
+  const value = spec.properties[at]?.value;
+  if (value?.type === 'Literal' && typeof value.value === 'string') return value.value;
+  if (value?.type === 'TemplateLiteral' && value.expressions.length === 0) return value.quasis[0].value.cooked;
+  return null;
+}
+
+/**
  * Where in the module loaded from `moduleUrl` an error was raised: the innermost stack frame in
  * that module, { line, column } (1-based), or null when the error did not pass through it.
  * Reads V8's and SpiderMonkey's/JavaScriptCore's frame formats ("at f (url:L:C)", "f@url:L:C").

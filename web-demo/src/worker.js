@@ -17,7 +17,7 @@ import * as wf from '../../examples/lib/workflow.mjs';
 import { runOnnx, withSession } from '../../examples/lib/oracle.mjs';
 import { readGraph } from './graphfile.js';
 import { feedsFor } from './feeds.js';
-import { SourceError, errorPlace, pointImportsAt } from './source.js';
+import { SourceError, declaredTitle, errorPlace, pointImportsAt } from './source.js';
 
 /* global ONEMODEL_URL */ // defined by build.mjs: the URL the bundle imports onemodel from
 const onemodelUrl = new URL(ONEMODEL_URL, self.location.href).href;
@@ -69,11 +69,17 @@ async function load(source) {
 }
 
 const jobs = {
-  /** The zoo's names, in order (examples/zoo/<name>.mjs, served at /zoo/). */
-  /** What the page shows at the start: the zoo's model names and how many threads compute here. */
+  /**
+   * What the page shows at the start: the zoo in order, each { name (examples/zoo/<name>.mjs,
+   * served at /zoo/), title (the one the file declares, or null) }, and how many threads compute here.
+   */
   async zoo() {
     await om.ready();
-    return { names: wf.ZOO, threads: om.numThreads() };
+    const zoo = await Promise.all(wf.ZOO.map(async (name) => {
+      const res = await fetch(new URL(`/zoo/${name}.mjs`, self.location.href)).catch(() => null);
+      return { name, title: res?.ok ? declaredTitle(await res.text()) : null };
+    }));
+    return { zoo, threads: om.numThreads() };
   },
 
   /** What the page shows before a run: the title, the inputs to edit, the default training. */

@@ -471,6 +471,16 @@ void [sessionOut, typed, names, planned, kernels, fromBytes, saved];
   const keys: string[] = [...dict];
   const plist = new om.nn.ParameterList([om.zeros([2])]);
   const pdict = new om.nn.ParameterDict(new Map([['p', om.zeros([3])]]));
+  // the containers' items are typed by what they hold
+  const p0: Tensor = plist.at(0).add(plist[0]);
+  const pp: Tensor | undefined = pdict.set('q', p0).pop('p');
+  const layer: om.nn.Module = list.at(-1);
+  const names: string[] = [...pdict, ...dict.keys()];
+  for (const t of plist) t.sum();
+  // @ts-expect-error a ParameterList holds tensors, not modules
+  plist.append(new om.nn.Linear(1, 1));
+  // @ts-expect-error a ModuleDict holds modules, not tensors
+  dict.set('t', om.zeros([1]));
   const kids: [string, om.nn.Module][] = named.namedChildren();
   const all: om.nn.Module[] = named.modules();
   named.apply((m) => m.eval());
@@ -486,7 +496,7 @@ void [sessionOut, typed, names, planned, kernels, fromBytes, saved];
   const bufs: Tensor[] = rope.buffers();
   for (const m of [rope, named, fromMap, dict, plist, pdict, blocks]) m.dispose();
   om.dispose([w, l, sd]);
-  void [heap, a, keys, kids, all, bufs];
+  void [heap, a, keys, kids, all, bufs, pp, layer, names];
 }
 
 // sorting, searching and rearranging (js/ops/sort.js)
