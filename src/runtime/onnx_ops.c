@@ -2682,8 +2682,8 @@ static om_tensor *masked(om_tensor *mask, om_tensor *t, om_tensor *past) {
  * by step: per direction one linear over every step's input (RNN's and LSTM's biases Wb + Rb,
  * GRU's Wb), then per step step_of. With sequence_lens (int [N]) batch row n steps only while
  * t < len[n] (a reverse direction so starts at len[n] - 1): past it Y is 0 and the states keep
- * their last value, ONNX's rule, as a mask per step (the lengths may be computed when the graph
- * runs; a length past T reads as T and below 0 as 0). */
+ * their last value, ONNX's rule, as a mask per step. The lengths are taken by value (a plan per
+ * value, fed or computed): one below 0 or above T is InvalidArgument, as onnxruntime refuses it. */
 static bool recur_by_steps(om_bind *b, int gates) {
   const char *op = b->node->op_type;
   bool lstm = gates == 4;
@@ -2722,6 +2722,17 @@ static bool recur_by_steps(om_bind *b, int gates) {
   }
   if (ok && lens && (lens->dtype != OM_INT64 || lens->ndim != 1 || lens->shape[0] != N))
     ok = om__fail(OM_ERR_SHAPE_MISMATCH, "%s (%s): sequence_lens must be int32 of the batch's size %lld", who(b), op, (long long)N);
+  om_tensor *dense = ok && lens && known(b, 4) ? om_contiguous(lens) : NULL; /* a plan per value: each is checked, as onnxruntime does */
+  ok = ok && (!lens || dense);
+  for (int64_t r = 0; dense && r < N; r++) {
+    int64_t v = ((const int64_t *)om__data(dense))[r];
+    if (v < 0 || v > T) {
+      ok = om__fail(OM_ERR_INVALID_ARGUMENT, "%s (%s): sequence_lens[%lld] is %lld, outside 0 to %lld (the sequence length)", who(b), op, (long long)r,
+                    (long long)v, (long long)T);
+      break;
+    }
+  }
+  om_tensor_release(dense);
   om_tensor *len2 = ok && lens ? om__keep(&s, om_unsqueeze(lens, 1)) : NULL, *zero = ok && lens ? om__keep(&s, om_scalar(0, OM_FLOAT32)) : NULL; /* [N, 1] */
   ok = ok && (!lens || (len2 && zero));
   om_tensor **steps = ok ? om__alloc(sizeof(om_tensor *) * (size_t)(T + 1), op) : NULL, *ys[2] = {NULL}, *hs[2] = {NULL}, *cs[2] = {NULL};
