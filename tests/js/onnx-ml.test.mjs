@@ -115,6 +115,32 @@ describe('tree ensembles, against onnxruntime-web', () => {
   });
 });
 
+/** A random forest of T full trees of depth D over C features (BRANCH_LEQ, thresholds on a grid of
+ * 1/8 so that rows on the same grid hit them), K outputs per leaf; the attributes of prefix. */
+function forest(T, D, C, K, prefix) {
+  let seed = 7;
+  const rnd = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 4294967296), grid = () => Math.round((rnd() * 4 - 2) * 8) / 8;
+  const a = { nodes_treeids: [], nodes_nodeids: [], nodes_featureids: [], modes: [], values: [], nodes_truenodeids: [], nodes_falsenodeids: [], t: [], n: [], ids: [], w: [] };
+  for (let t = 0; t < T; t++) {
+    for (let k = 0; k < 2 ** (D + 1) - 1; k++) {
+      const leaf = k >= 2 ** D - 1;
+      a.nodes_treeids.push(t), a.nodes_nodeids.push(k), a.nodes_featureids.push(leaf ? 0 : Math.floor(rnd() * C)), a.modes.push(leaf ? 'LEAF' : 'BRANCH_LEQ');
+      a.values.push(leaf ? 0 : grid()), a.nodes_truenodeids.push(leaf ? 0 : 2 * k + 1), a.nodes_falsenodeids.push(leaf ? 0 : 2 * k + 2);
+      for (let j = 0; leaf && j < K; j++) a.t.push(t), a.n.push(k), a.ids.push(j), a.w.push(Math.round(rnd() * 64) / 64);
+    }
+  }
+  const { modes, values, t, n, ids, w, ...rest } = a;
+  return { attrs: { ...rest, nodes_modes: { ss: modes }, nodes_values: { fs: values }, [`${prefix}_treeids`]: t, [`${prefix}_nodeids`]: n, [`${prefix}_ids`]: ids,
+                    [`${prefix}_weights`]: { fs: w } }, rows: (N) => X(Array.from({ length: N * C }, grid), [N, C]) };
+}
+
+test('a random forest of 12 trees of depth 5 over 6 features: the regressor and a classifier of four classes, 40 rows on the thresholds\' grid', async () => {
+  const reg = forest(12, 5, 6, 1, 'target'), cls = forest(12, 5, 6, 4, 'class');
+  await agree(ml('TreeEnsembleRegressor', { ...reg.attrs, n_targets: 1 }, { C: 6 }), [{ x: reg.rows(40) }, { x: reg.rows(3) }]);
+  await agree(ml('TreeEnsembleClassifier', { ...cls.attrs, classlabels_int64s: [0, 1, 2, 3], post_transform: 'SOFTMAX' }, { C: 6, outputs: [['label', 'int64'], ['z', 'float32']] }),
+    [{ x: cls.rows(40) }], close);
+});
+
 describe('refusals', () => {
   const x = { x: rows(2) };
   test('what onnxruntime and ONNX answer differently, and the ops without a row, are Unsupported', async () => {
