@@ -73,6 +73,9 @@ describe('linear models, against onnxruntime-web', () => {
         [{ x: rows(5) }, { x: rows(1, [1, 1, 1]) }], close);
     await agree(ml('LinearClassifier', { coefficients, intercepts: { fs: [0, 0, 0] }, classlabels_ints: [-1, 0, 1] }, { outputs, dtype: 'int64' }),
       [{ x: I([1, 2, 3, -4, 0, 2], [2, 3]) }], close);
+    // two classes as two coefficient rows, the second the first negated (a binary logistic regression)
+    await agree(ml('LinearClassifier', { coefficients: { fs: [-0.5, 1, -2, 0.5, -1, 2] }, intercepts: { fs: [-0.25, 0.25] }, classlabels_ints: [0, 1], post_transform: 'LOGISTIC' },
+      { outputs }), [{ x: rows(6) }], close);
   });
 });
 
