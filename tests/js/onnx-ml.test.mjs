@@ -1,9 +1,9 @@
-// The ai.onnx.ml models sklearn-onnx writes most (docs/graph-runtime.md, "ai.onnx.ml"): Scaler,
-// Normalizer, Imputer, LinearRegressor, LinearClassifier, TreeEnsembleRegressor and
-// TreeEnsembleClassifier, each a small hand-built graph run by the Session and by
-// onnxruntime-web on the same feeds at two batch sizes (one plan each), with the values that
-// pick a branch (a threshold itself, NaN, a zero row); then what the Session refuses, each with
-// its kind and message.
+// The ai.onnx.ml models sklearn-onnx writes most (docs/graph-runtime.md, the paragraph on
+// ai.onnx.ml): Scaler, Normalizer, Imputer, LinearRegressor, LinearClassifier,
+// TreeEnsembleRegressor and TreeEnsembleClassifier, each a small hand-built graph run by the
+// Session and by onnxruntime-web on the same feeds at two batch sizes (and an empty batch for
+// some; one plan each), with the values that pick a branch (a threshold itself, NaN, a zero row);
+// then what the Session refuses, each with its kind and message.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import * as om from 'onemodel';
@@ -39,7 +39,7 @@ async function refused(model, feed, kind, re) {
 describe('scalers, against onnxruntime-web', () => {
   test('Scaler: an offset and a scale per feature, or one of each; float32, int64 and double inputs', async () => {
     const per = { offset: { fs: [0.5, -1, 2] }, scale: { fs: [2, 0.25, -3] } };
-    await agree(ml('Scaler', per), [{ x: rows(4) }, { x: rows(1, [0.5, -1, 2]) }]);
+    await agree(ml('Scaler', per), [{ x: rows(4) }, { x: rows(1, [0.5, -1, 2]) }, { x: rows(0) }]);
     await agree(ml('Scaler', { offset: { fs: [0.1] }, scale: { fs: [3] } }), [{ x: rows(2) }]);
     await agree(ml('Scaler', per, { dtype: 'int64' }), [{ x: I([7, -3, 0, 2, 2, 9], [2, 3]) }]);
     await agree(ml('Scaler', per, { dtype: 'float64' }), [{ x: { type: 'float64', dims: [2, 3], data: Float64Array.of(0.1, 1e10, -2, 0.3, 5, 1 / 3) } }]);
@@ -102,7 +102,7 @@ const treeRows = () => X([0.5, -1, 2, 0.6, 2, -1, NaN, 0.25, NaN, -3, 0.2, 3, 1.
 
 describe('tree ensembles, against onnxruntime-web', () => {
   test('TreeEnsembleRegressor: every branch mode, NaN to the true or the false child, SUM and AVERAGE, two targets, base_values', async () => {
-    await agree(ml('TreeEnsembleRegressor', { ...nodes, ...weights('target', 1), n_targets: 1 }), [{ x: treeRows() }, { x: rows(2) }]);
+    await agree(ml('TreeEnsembleRegressor', { ...nodes, ...weights('target', 1), n_targets: 1 }), [{ x: treeRows() }, { x: rows(2) }, { x: rows(0) }]);
     await agree(ml('TreeEnsembleRegressor', { ...nodes, ...weights('target', 2), n_targets: 2, aggregate_function: 'AVERAGE', base_values: { fs: [0.5, -1] } }),
       [{ x: treeRows() }, { x: rows(3) }]);
     await agree(ml('TreeEnsembleRegressor', { ...nodes, ...weights('target', 3), n_targets: 3, post_transform: 'SOFTMAX' }), [{ x: treeRows() }], close);
@@ -110,7 +110,7 @@ describe('tree ensembles, against onnxruntime-web', () => {
 
   test('TreeEnsembleClassifier: three classes, labels and scores, a class some leaves give no weight, post_transform SOFTMAX and LOGISTIC', async () => {
     const outputs = [['label', 'int64'], ['z', 'float32']];
-    await agree(ml('TreeEnsembleClassifier', { ...nodes, ...weights('class', 3), classlabels_int64s: [5, 6, 7] }, { outputs }), [{ x: treeRows() }, { x: rows(2) }]);
+    await agree(ml('TreeEnsembleClassifier', { ...nodes, ...weights('class', 3), classlabels_int64s: [5, 6, 7] }, { outputs }), [{ x: treeRows() }, { x: rows(2) }, { x: rows(0) }]);
     const some = weights('class', 3), keep = some.class_ids.map((k, q) => k !== 2 || q < 6); // class 2 only at tree 0's first two leaves
     const sparse = Object.fromEntries(Object.entries(some).map(([n, v]) => [n, Array.isArray(v) ? v.filter((_, q) => keep[q]) : { fs: v.fs.filter((_, q) => keep[q]) }]));
     for (const post_transform of ['NONE', 'SOFTMAX', 'LOGISTIC'])
