@@ -4530,9 +4530,10 @@ static om_tensor *tree_tensor(om_scope *s, const void *v, int64_t n, bool ints, 
   return t && d != t->dtype ? om__keep(s, om_cast(t, d)) : t;
 }
 
-/* The sums over the trees [N, K] (float32) of the rows of x (b's input) by the ensemble e; with
- * scored, whether some leaf a row reached has a weight for the output [N, K]. */
-static om_tensor *tree_sums(om_bind *b, om_scope *s0, const tree_set *e, om_tensor **scored) {
+/* The sums over the trees [N, K] (float32) of the rows of x (b's input) by the ensemble e (agg 1:
+ * the least, 2: the greatest weight instead); with scored, whether some leaf a row reached has a
+ * weight for the output [N, K]. */
+static om_tensor *tree_sums(om_bind *b, om_scope *s0, const tree_set *e, int agg, om_tensor **scored) {
   om_scope own = {0}, *s = &own; /* this walk's temporaries; the results are kept in s0 */
   om_tensor *x = b->in[0];
   if (x->dtype == OM_BOOL || x->ndim < 1 || x->ndim > 2)
@@ -4594,7 +4595,7 @@ static om_tensor *tree_sums(om_bind *b, om_scope *s0, const tree_set *e, om_tens
     if (!*scored) per = NULL;
   }
   om_tensor_release(cur);
-  om_tensor *z = per ? om__keep(s0, om_sum(per, &one, 1, false)) : NULL;
+  om_tensor *z = per ? om__keep(s0, agg == 1 ? om_amin(per, &one, 1, false) : agg == 2 ? om_amax(per, &one, 1, false) : om_sum(per, &one, 1, false)) : NULL;
   om__scope_end(&own);
   return z;
 }
@@ -4610,19 +4611,26 @@ static om_tensor *tree_base(om_bind *b, om_scope *s, om_tensor *z, int64_t K) {
 }
 
 /* TreeEnsembleRegressor: Y [N, n_targets] = the leaves' weights summed over the trees (AVERAGE:
- * divided by their count), plus base_values, then post_transform (MIN and MAX refused). */
+ * divided by their count; MIN, MAX: the least or greatest), plus base_values, then post_transform.
+ * MIN and MAX take ensembles whose every leaf has one weight per target: onnxruntime gives a
+ * target no leaf weighs 0, ONNX's reference the float's extreme, and the dense table would sum
+ * two weights of one leaf. */
 static bool bind_ml_tree_ensemble_regressor(om_bind *b) {
   int64_t K;
   const char *agg;
   if (!attr_i(b, "n_targets", 1, &K) || !attr_s(b, "aggregate_function", "SUM", &agg)) return false;
   if (K < 1 || K > LIMIT) return om__fail(OM_ERR_FORMAT, "%s (TreeEnsembleRegressor): n_targets %lld", who(b), (long long)K);
-  if (strcmp(agg, "SUM") && strcmp(agg, "AVERAGE"))
-    return !strcmp(agg, "MIN") || !strcmp(agg, "MAX") ? unsupported(b, "aggregate_function MIN or MAX")
-                                                      : om__fail(OM_ERR_FORMAT, "%s (TreeEnsembleRegressor): aggregate_function '%s'", who(b), agg);
+  int how = !strcmp(agg, "SUM") || !strcmp(agg, "AVERAGE") ? 0 : !strcmp(agg, "MIN") ? 1 : !strcmp(agg, "MAX") ? 2 : -1;
+  if (how < 0) return om__fail(OM_ERR_FORMAT, "%s (TreeEnsembleRegressor): aggregate_function '%s'", who(b), agg);
   tree_set e;
   if (!tree_read(b, "target", (int)K, b->in[0]->ndim ? b->in[0]->shape[b->in[0]->ndim - 1] : 0, &e)) return false;
+  for (int64_t k = 0; how && k < (int64_t)e.M * K; k++)
+    if (e.mode[k / K] == TREE_LEAF && e.h[k] != 1) {
+      tree_set_free(&e);
+      return unsupported(b, "MIN or MAX with a leaf that has no weight or two for a target (onnxruntime and ONNX's reference part)");
+    }
   om_scope s = {0};
-  om_tensor *z = tree_sums(b, &s, &e, NULL);
+  om_tensor *z = tree_sums(b, &s, &e, how, NULL);
   if (z && !strcmp(agg, "AVERAGE")) z = om__keep(&s, om_div(z, om__keep(&s, om_scalar((double)e.T, OM_FLOAT32))));
   bool ok = put(b, 0, om_tensor_retain(ml_post(b, &s, tree_base(b, &s, z, K))));
   om__scope_end(&s);
@@ -4643,7 +4651,7 @@ static bool bind_ml_tree_ensemble_classifier(om_bind *b) {
   if (!tree_read(b, "class", li->n, b->in[0]->ndim ? b->in[0]->shape[b->in[0]->ndim - 1] : 0, &e)) return false;
   om_scope s = {0};
   int64_t K = li->n;
-  om_tensor *scored = NULL, *z = tree_base(b, &s, tree_sums(b, &s, &e, &scored), K), *labels = om__keep(&s, om_from_data(li->ints, &K, 1, OM_INT64));
+  om_tensor *scored = NULL, *z = tree_base(b, &s, tree_sums(b, &s, &e, 0, &scored), K), *labels = om__keep(&s, om_from_data(li->ints, &K, 1, OM_INT64));
   /* a class that no leaf the row reached has a weight for is no candidate, unless base_values give every class a score */
   om_tensor *masked = z && !attr(b, "base_values") ? om__keep(&s, om_where(scored, z, om__keep(&s, om_scalar(-INFINITY, OM_FLOAT32)))) : z;
   om_tensor *best = masked ? om__keep(&s, om_argmax(masked, 1, false)) : NULL;
@@ -5586,7 +5594,7 @@ static const om_onnx_rule rules[] = {
     {"ai.onnx.ml.Normalizer", 1, 1, 1, bind_ml_normalizer, "amax (MAX), sum of abs (L1), sqrt of x^2 over its sum (L2) per row of [C] or [N, C]; a zero norm keeps the row"},
     {"ai.onnx.ml.Scaler", 1, 1, 1, bind_ml_scaler, "sub, mul (in float64 for a DOUBLE input), cast to float32"},
     {"ai.onnx.ml.TreeEnsembleClassifier", 1, 1, 2, bind_ml_tree_ensemble_classifier, "per level of the deepest tree: index_select, gather, the comparisons, where; the leaves' weights summed (index_select, sum); argmax of the scored classes (three or more; string labels refused)"},
-    {"ai.onnx.ml.TreeEnsembleRegressor", 1, 1, 1, bind_ml_tree_ensemble_regressor, "as TreeEnsembleClassifier's walk; SUM or AVERAGE of the leaves' weights, base_values, post_transform as LinearRegressor's (MIN, MAX refused)"},
+    {"ai.onnx.ml.TreeEnsembleRegressor", 1, 1, 1, bind_ml_tree_ensemble_regressor, "as TreeEnsembleClassifier's walk; SUM, AVERAGE, MIN or MAX (every leaf weighing every target once) of the leaves' weights, base_values, post_transform as LinearRegressor's"},
 };
 #define N_RULES ((int)(sizeof rules / sizeof *rules))
 

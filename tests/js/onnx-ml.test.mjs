@@ -106,6 +106,9 @@ describe('tree ensembles, against onnxruntime-web', () => {
     await agree(ml('TreeEnsembleRegressor', { ...nodes, ...weights('target', 2), n_targets: 2, aggregate_function: 'AVERAGE', base_values: { fs: [0.5, -1] } }),
       [{ x: treeRows() }, { x: rows(3) }]);
     await agree(ml('TreeEnsembleRegressor', { ...nodes, ...weights('target', 3), n_targets: 3, post_transform: 'SOFTMAX' }), [{ x: treeRows() }], close);
+    for (const aggregate_function of ['MIN', 'MAX'])
+      await agree(ml('TreeEnsembleRegressor', { ...nodes, ...weights('target', 2), n_targets: 2, aggregate_function, base_values: { fs: [0.5, -1] } }),
+        [{ x: treeRows() }, { x: rows(0) }]);
   });
 
   test('TreeEnsembleClassifier: three classes, labels and scores, a class some leaves give no weight, post_transform SOFTMAX and LOGISTIC', async () => {
@@ -152,7 +155,12 @@ describe('refusals', () => {
     await refused(ml('LinearRegressor', { coefficients: { fs: [1, 2, 3, 4, 5, 6] }, targets: 2, post_transform: 'PROBIT' }), x, 'Unsupported', /post_transform PROBIT is not supported/);
     await refused(ml('LinearClassifier', { coefficients: { fs: [1, 2, 3] }, intercepts: { fs: [0] }, classlabels_ints: [0, 1] }, { outputs: [['y', 'int64']] }), x,
       'Unsupported', /one score column \(a binary model with one coefficient row\) is not supported/);
-    await refused(ml('TreeEnsembleRegressor', { ...nodes, ...weights('target', 1), aggregate_function: 'MAX' }), x, 'Unsupported', /aggregate_function MIN or MAX is not supported/);
+    const lacking = weights('target', 2), two = weights('target', 1);
+    for (const [n, v] of Object.entries(lacking)) lacking[n] = Array.isArray(v) ? v.slice(1) : { fs: v.fs.slice(1) }; // leaf 3 of tree 0 has no weight for target 0
+    for (const [n, v] of Object.entries(two)) two[n] = Array.isArray(v) ? [...v, v[0]] : { fs: [...v.fs, 1] }; // leaf 3 of tree 0 has two
+    for (const w of [lacking, two])
+      await refused(ml('TreeEnsembleRegressor', { ...nodes, ...w, n_targets: w === two ? 1 : 2, aggregate_function: 'MAX' }), x, 'Unsupported',
+        /MIN or MAX with a leaf that has no weight or two for a target \(onnxruntime and ONNX's reference part\) is not supported/);
     await refused(ml('TreeEnsembleClassifier', { ...nodes, ...weights('class', 2), classlabels_int64s: [0, 1] }, { outputs: [['y', 'int64']] }), x, 'Unsupported',
       /fewer than three classes \(onnxruntime's binary scores\) is not supported/);
     await assert.rejects(om.InferenceSession.create(onnxBytes({ opset: 17, ir: 8, ...ml('SVMRegressor', { coefficients: { fs: [1] } }) })),
