@@ -651,7 +651,7 @@ static bool order_nodes(reader *r) {
     while (!pending[k]) k++;
     ok = FORMAT("the nodes form a cycle (through node '%s', %s)", g->nodes.v[k].name, g->nodes.v[k].op_type);
   }
-  if (ok) {
+  if (ok && n) { /* a graph of no nodes has no array to copy into (memcpy to NULL is undefined even for 0 bytes) */
     memcpy(g->nodes.v, sorted, sizeof(om_gnode) * (size_t)n);
     for (int v = 0; v < nv; v++)
       if (g->values.v[v].producer >= 0) g->values.v[v].producer = where[g->values.v[v].producer];

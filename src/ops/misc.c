@@ -317,7 +317,7 @@ static bool forward_pad(om_call *c) {
   if (adj) memset(om__data(out), 0, sizeof(float) * (size_t)om_tensor_numel(out));
   size_t esize = om__dtype_size(in->dtype);
   float fill_f = (float)c->attrs.f[0];
-  int64_t fill_i = (int64_t)c->attrs.f[0];
+  int64_t fill_i = in->dtype == OM_FLOAT32 ? 0 : (int64_t)c->attrs.f[0]; /* a float fill (-inf for max pooling) is never converted: UB out of int64's range */
   const void *fill = in->dtype == OM_FLOAT32 ? (const void *)&fill_f : (const void *)&fill_i;
   int64_t idx[OM_MAX_DIMS] = {0};
   char *pu = om__data(U), *pp = om__data(P);

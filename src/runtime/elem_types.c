@@ -16,11 +16,14 @@ enum { T_FLOAT = 1, T_INT64 = 7, T_BOOL = 9, T_DOUBLE = 11, T_UINT64 = 13 };
 
 int om__elem_own(om_dtype d) { return d == OM_FLOAT32 ? T_FLOAT : d == OM_INT64 ? T_INT64 : d == OM_FLOAT64 ? T_DOUBLE : T_BOOL; }
 
-/* Outputs whose type is int64 whatever their inputs' are: (op type, first such output). */
+/* Outputs whose type is their dtype's own whatever their inputs' are (int64 indices and counts; the
+ * ai.onnx.ml models' float scores and int64 labels): (op type, first such output). */
 static const struct {
   const char *op_type;
   int from;
-} INT64_OUT[] = {{"ArgMax", 0}, {"ArgMin", 0}, {"MaxPool", 1}, {"NonZero", 0}, {"SequenceLength", 0}, {"Shape", 0}, {"Size", 0}, {"TopK", 1}, {"Unique", 1}};
+} INT64_OUT[] = {{"ArgMax", 0}, {"ArgMin", 0}, {"MaxPool", 1}, {"NonZero", 0}, {"SequenceLength", 0}, {"Shape", 0}, {"Size", 0}, {"TopK", 1}, {"Unique", 1},
+                 {"ai.onnx.ml.LinearClassifier", 0}, {"ai.onnx.ml.LinearRegressor", 0}, {"ai.onnx.ml.Normalizer", 0}, {"ai.onnx.ml.Scaler", 0},
+                 {"ai.onnx.ml.TreeEnsembleClassifier", 0}, {"ai.onnx.ml.TreeEnsembleRegressor", 0}};
 
 /* Ops that only move or pick their input's values (never make a new one): their outputs need no
  * narrowing. */

@@ -12,6 +12,7 @@
  * (src/runtime/session.c). What a rule does not take (an attribute value, an output) is
  * Unsupported naming it; never a silent approximation. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -2682,8 +2683,8 @@ static om_tensor *masked(om_tensor *mask, om_tensor *t, om_tensor *past) {
  * by step: per direction one linear over every step's input (RNN's and LSTM's biases Wb + Rb,
  * GRU's Wb), then per step step_of. With sequence_lens (int [N]) batch row n steps only while
  * t < len[n] (a reverse direction so starts at len[n] - 1): past it Y is 0 and the states keep
- * their last value, ONNX's rule, as a mask per step (the lengths may be computed when the graph
- * runs; a length past T reads as T and below 0 as 0). */
+ * their last value, ONNX's rule, as a mask per step. The lengths are taken by value (a plan per
+ * value, fed or computed): one below 0 or above T is InvalidArgument, as onnxruntime refuses it. */
 static bool recur_by_steps(om_bind *b, int gates) {
   const char *op = b->node->op_type;
   bool lstm = gates == 4;
@@ -2722,6 +2723,17 @@ static bool recur_by_steps(om_bind *b, int gates) {
   }
   if (ok && lens && (lens->dtype != OM_INT64 || lens->ndim != 1 || lens->shape[0] != N))
     ok = om__fail(OM_ERR_SHAPE_MISMATCH, "%s (%s): sequence_lens must be int32 of the batch's size %lld", who(b), op, (long long)N);
+  om_tensor *dense = ok && lens && known(b, 4) ? om_contiguous(lens) : NULL; /* a plan per value: each is checked, as onnxruntime does */
+  ok = ok && (!lens || dense);
+  for (int64_t r = 0; dense && r < N; r++) {
+    int64_t v = ((const int64_t *)om__data(dense))[r];
+    if (v < 0 || v > T) {
+      ok = om__fail(OM_ERR_INVALID_ARGUMENT, "%s (%s): sequence_lens[%lld] is %lld, outside 0 to %lld (the sequence length)", who(b), op, (long long)r,
+                    (long long)v, (long long)T);
+      break;
+    }
+  }
+  om_tensor_release(dense);
   om_tensor *len2 = ok && lens ? om__keep(&s, om_unsqueeze(lens, 1)) : NULL, *zero = ok && lens ? om__keep(&s, om_scalar(0, OM_FLOAT32)) : NULL; /* [N, 1] */
   ok = ok && (!lens || (len2 && zero));
   om_tensor **steps = ok ? om__alloc(sizeof(om_tensor *) * (size_t)(T + 1), op) : NULL, *ys[2] = {NULL}, *hs[2] = {NULL}, *cs[2] = {NULL};
@@ -4177,6 +4189,479 @@ static bool ml_label_encoder_strings(om_bind *b) {
   return put(b, 0, ok ? y : NULL);
 }
 
+/* ---- ai.onnx.ml's models: Scaler, Normalizer, Imputer, the linear models, the tree ensembles ----
+ * onnxruntime's kernels take X as [C] or [N, C] (features on the last axis); where a per-feature
+ * attribute or a batch of rows is involved these rules do too. Scores are float32, as ONNX ML
+ * defines them (an integer input converted to float first, as onnxruntime's kernels do). */
+
+/* Attribute a (FLOATS or INTS) as a [n] tensor of dtype d: one value, or one per feature of x (the
+ * last axis of [C] or [N, C]). */
+static om_tensor *ml_per_feature(om_bind *b, om_scope *s, const om_gattr *a, const om_tensor *x, om_dtype d) {
+  if (a->type != OM_GATTR_FLOATS && a->type != OM_GATTR_INTS) return attr_type(b, a, OM_GATTR_FLOATS), NULL;
+  int64_t n = a->n, C = x->ndim ? x->shape[x->ndim - 1] : 1;
+  if (n < 1) return om__fail(OM_ERR_FORMAT, "%s (%s): attribute %s is empty", who(b), b->node->op_type, a->name), NULL;
+  if (n != 1 && (x->ndim < 1 || x->ndim > 2 || n != C))
+    return om__fail(OM_ERR_SHAPE_MISMATCH, "%s (%s): attribute %s has %lld values for an input of %d axes and %lld features (one value, or one per "
+                    "feature of [C] or [N, C])", who(b), b->node->op_type, a->name, (long long)n, x->ndim, (long long)C), NULL;
+  om_tensor *t = om__keep(s, a->type == OM_GATTR_FLOATS ? om_from_data(a->floats, &n, 1, OM_FLOAT32) : om_from_data(a->ints, &n, 1, OM_INT64));
+  return t ? om__keep(s, om_cast(t, d)) : NULL;
+}
+
+/* x as the float32 rows a model scores: [C] as [1, C], [N, C] itself; other ranks and bool refused. */
+static om_tensor *ml_rows(om_bind *b, om_scope *s, om_tensor *x) {
+  if (x->dtype == OM_BOOL) return om__fail(OM_ERR_FORMAT, "%s (%s): the input must be numbers", who(b), b->node->op_type), NULL;
+  if (x->ndim < 1 || x->ndim > 2)
+    return om__fail(OM_ERR_SHAPE_MISMATCH, "%s (%s): the input has %d axes; it takes [C] or [N, C]", who(b), b->node->op_type, x->ndim), NULL;
+  om_tensor *f = om__keep(s, om_cast(x, OM_FLOAT32));
+  return f && x->ndim == 1 ? om__keep(s, om_reshape(f, (int64_t[]){1, x->shape[0]}, 2)) : f;
+}
+
+/* Scaler: (x - offset) * scale as float32, offset and scale one value or one per feature (a double
+ * computed in double and rounded once, as onnxruntime's; an integer converted to float first). */
+static bool bind_ml_scaler(om_bind *b) {
+  om_tensor *x = b->in[0];
+  const om_gattr *sc = attr(b, "scale"), *of = attr(b, "offset");
+  if (x->dtype == OM_BOOL) return om__fail(OM_ERR_FORMAT, "%s (Scaler): the input must be numbers", who(b));
+  if (!sc || (of && of->n != sc->n)) return om__fail(OM_ERR_FORMAT, "%s (Scaler): give scale, and offset of the same length if any", who(b));
+  om_dtype d = x->dtype == OM_FLOAT64 ? OM_FLOAT64 : OM_FLOAT32;
+  om_scope s = {0};
+  om_tensor *xd = om__keep(&s, om_cast(x, d)), *scale = ml_per_feature(b, &s, sc, x, d), *offset = of && scale ? ml_per_feature(b, &s, of, x, d) : NULL;
+  om_tensor *c = xd && scale && (!of || offset) ? (of ? om__keep(&s, om_sub(xd, offset)) : xd) : NULL, *y = c ? om__keep(&s, om_mul(c, scale)) : NULL;
+  bool ok = put(b, 0, y ? om_cast(y, OM_FLOAT32) : NULL);
+  om__scope_end(&s);
+  return ok;
+}
+
+/* Normalizer: each row (the last axis of [C] or [N, C]) divided by its MAX, L1 or L2 norm, as
+ * float32; a row whose norm is 0 is kept (onnxruntime's). L2 is sign(x) sqrt(x^2 / sum x^2), its
+ * formula. */
+static bool bind_ml_normalizer(om_bind *b) {
+  const char *norm;
+  if (!attr_s(b, "norm", "MAX", &norm)) return false;
+  int mode = !strcmp(norm, "MAX") ? 0 : !strcmp(norm, "L1") ? 1 : !strcmp(norm, "L2") ? 2 : -1;
+  if (mode < 0) return om__fail(OM_ERR_FORMAT, "%s (Normalizer): norm '%s' (MAX, L1 or L2)", who(b), norm);
+  om_scope s = {0};
+  om_tensor *x = ml_rows(b, &s, b->in[0]), *sq = x && mode == 2 ? om__keep(&s, om_mul(x, x)) : NULL, *z = NULL;
+  int64_t last = 1;
+  if (x && mode == 0) z = om__keep(&s, om_amax(x, &last, 1, true));
+  else if (x && mode == 1) z = om__keep(&s, om_sum(om__keep(&s, om_abs(x)), &last, 1, true));
+  else if (sq) z = om__keep(&s, om_sum(sq, &last, 1, true));
+  om_tensor *zero = z ? om__keep(&s, om_eq(z, om__keep(&s, om_scalar(0, OM_FLOAT32)))) : NULL;
+  om_tensor *safe = zero ? om__keep(&s, om_where(zero, om__keep(&s, om_scalar(1, OM_FLOAT32)), z)) : NULL, *y = NULL;
+  if (safe && mode < 2) y = om__keep(&s, om_div(x, safe));
+  if (safe && mode == 2) {
+    om_tensor *r = om__keep(&s, om_sqrt(om__keep(&s, om_div(sq, safe))));
+    om_tensor *neg = r ? om__keep(&s, om_lt(x, om__keep(&s, om_scalar(0, OM_FLOAT32)))) : NULL;
+    om_tensor *signed_r = neg ? om__keep(&s, om_where(neg, om__keep(&s, om_neg(r)), r)) : NULL;
+    y = signed_r ? om__keep(&s, om_where(zero, x, signed_r)) : NULL;
+  }
+  bool ok = put(b, 0, y ? om_reshape(y, b->in[0]->shape, b->in[0]->ndim) : NULL);
+  om__scope_end(&s);
+  return ok;
+}
+
+/* Imputer: the elements equal to the replaced value (NaN: every NaN) become the imputed one (one
+ * value, or one per feature), in x's type: imputed_value_floats for floats, _int64s for integers. */
+static bool bind_ml_imputer(om_bind *b) {
+  om_tensor *x = b->in[0];
+  bool fl = x->dtype == OM_FLOAT32 || x->dtype == OM_FLOAT64;
+  const om_gattr *vf = attr(b, "imputed_value_floats"), *vi = attr(b, "imputed_value_int64s"), *v = fl ? vf : vi;
+  if (x->dtype == OM_BOOL) return om__fail(OM_ERR_FORMAT, "%s (Imputer): the input must be numbers", who(b));
+  if (!v || (vf && vi))
+    return om__fail(OM_ERR_FORMAT, "%s (Imputer): an input of %s takes imputed_value_%s (and not the other)", who(b), om_dtype_name(x->dtype),
+                    fl ? "floats" : "int64s");
+  double rf;
+  int64_t ri;
+  if (!attr_f(b, "replaced_value_float", 0, &rf) || !attr_i(b, "replaced_value_int64", 0, &ri)) return false;
+  om_scope s = {0};
+  om_tensor *imp = ml_per_feature(b, &s, v, x, x->dtype), *hit = NULL;
+  if (imp && fl && isnan(rf)) hit = om__keep(&s, om_ne(x, x));
+  else if (imp) hit = om__keep(&s, om_eq(x, om__keep(&s, fl ? om_scalar(rf, x->dtype) : i64(ri))));
+  bool ok = put(b, 0, hit ? om_where(hit, imp, x) : NULL);
+  om__scope_end(&s);
+  return ok;
+}
+
+/* post_transform of scores [N, E]: NONE, LOGISTIC, SOFTMAX or SOFTMAX_ZERO (a softmax over the
+ * scores not within 1e-7 of zero; those are scaled by e^-max, onnxruntime's). PROBIT is refused,
+ * and any transform of a single score column: onnxruntime then leaves the score as it is. */
+static om_tensor *ml_post(om_bind *b, om_scope *s, om_tensor *z) {
+  const char *pt;
+  if (!z || !attr_s(b, "post_transform", "NONE", &pt)) return NULL;
+  if (!strcmp(pt, "NONE")) return z;
+  if (strcmp(pt, "LOGISTIC") && strcmp(pt, "SOFTMAX") && strcmp(pt, "SOFTMAX_ZERO") && strcmp(pt, "PROBIT"))
+    return om__fail(OM_ERR_FORMAT, "%s (%s): post_transform '%s'", who(b), b->node->op_type, pt), NULL;
+  if (!strcmp(pt, "PROBIT")) return unsupported(b, "post_transform PROBIT"), NULL;
+  if (z->shape[1] == 1) return unsupported(b, "a post_transform of one score column (onnxruntime leaves it untransformed)"), NULL;
+  if (!strcmp(pt, "LOGISTIC")) return om__keep(s, om_sigmoid(z));
+  if (!strcmp(pt, "SOFTMAX")) return om__keep(s, om_softmax(z, 1));
+  int64_t last = 1;
+  om_tensor *m = om__keep(s, om_amax(z, &last, 1, true)), *e = m ? om__keep(s, om_exp(om__keep(s, om_sub(z, m)))) : NULL;
+  om_tensor *nz = om__keep(s, om_gt(om__keep(s, om_abs(z)), om__keep(s, om_scalar(1e-7, OM_FLOAT32))));
+  om_tensor *small = m ? om__keep(s, om_mul(z, om__keep(s, om_exp(om__keep(s, om_neg(m)))))) : NULL;
+  om_tensor *num = e && nz && small ? om__keep(s, om_where(nz, e, small)) : NULL;
+  om_tensor *den = num ? om__keep(s, om_sum(om__keep(s, om_where(nz, e, om__keep(s, om_scalar(0, OM_FLOAT32)))), &last, 1, true)) : NULL;
+  return den ? om__keep(s, om_div(num, den)) : NULL;
+}
+
+/* x [N, C] (float32) times coefficients [E, C] (row-major in the attribute) plus intercepts [E] (or
+ * none): the scores [N, E]. */
+static om_tensor *ml_linear(om_bind *b, om_scope *s, om_tensor *x, int64_t E, const om_gattr *in) {
+  const om_gattr *co = attr(b, "coefficients");
+  if (!x) return NULL;
+  if (!co || !attr_type(b, co, OM_GATTR_FLOATS)) return co ? NULL : (om__fail(OM_ERR_FORMAT, "%s (%s): coefficients are missing", who(b), b->node->op_type), NULL);
+  if (in && !attr_type(b, in, OM_GATTR_FLOATS)) return NULL;
+  int64_t C = x->shape[1];
+  if (E < 1 || co->n != E * C || (in && in->n != E))
+    return om__fail(OM_ERR_SHAPE_MISMATCH, "%s (%s): %d coefficients and %d intercepts for %lld outputs of %lld features", who(b), b->node->op_type, co->n,
+                    in ? in->n : 0, (long long)E, (long long)C), NULL;
+  int64_t n = co->n;
+  om_tensor *w = om__keep(s, om_from_data(co->floats, &n, 1, OM_FLOAT32)), *w2 = w ? om__keep(s, om_reshape(w, (int64_t[]){E, C}, 2)) : NULL;
+  om_tensor *bias = in ? om__keep(s, om_from_data(in->floats, &E, 1, OM_FLOAT32)) : NULL;
+  return w2 && (!in || bias) ? om__keep(s, om_linear(x, w2, bias)) : NULL;
+}
+
+/* LinearRegressor: Y [N, targets] = X coefficients^T + intercepts, then post_transform. */
+static bool bind_ml_linear_regressor(om_bind *b) {
+  int64_t E;
+  if (!attr_i(b, "targets", 1, &E)) return false;
+  if (E < 1 || E > LIMIT) return om__fail(OM_ERR_FORMAT, "%s (LinearRegressor): targets %lld", who(b), (long long)E);
+  om_scope s = {0};
+  bool ok = put(b, 0, om_tensor_retain(ml_post(b, &s, ml_linear(b, &s, ml_rows(b, &s, b->in[0]), E, attr(b, "intercepts")))));
+  om__scope_end(&s);
+  return ok;
+}
+
+/* LinearClassifier: scores [N, E] = X coefficients^T + intercepts (E: the intercepts' count, as
+ * onnxruntime reads it), the label of each row's first highest score (classlabels_ints), then the
+ * scores' post_transform. One score column (a binary model whose second class onnxruntime makes
+ * up) and string labels are refused. */
+static bool bind_ml_linear_classifier(om_bind *b) {
+  const om_gattr *in = attr(b, "intercepts"), *li = attr(b, "classlabels_ints");
+  if (attr(b, "classlabels_strings")) return unsupported(b, "classlabels_strings");
+  if (!in || !li || !attr_type(b, in, OM_GATTR_FLOATS) || !attr_type(b, li, OM_GATTR_INTS))
+    return in && li ? false : om__fail(OM_ERR_FORMAT, "%s (LinearClassifier): give intercepts and classlabels_ints", who(b));
+  if (in->n < 2) return unsupported(b, "one score column (a binary model with one coefficient row)");
+  if (li->n != in->n) return om__fail(OM_ERR_FORMAT, "%s (LinearClassifier): %d class labels for %d intercepts", who(b), li->n, in->n);
+  om_scope s = {0};
+  int64_t n = li->n;
+  om_tensor *z = ml_linear(b, &s, ml_rows(b, &s, b->in[0]), in->n, in), *labels = om__keep(&s, om_from_data(li->ints, &n, 1, OM_INT64));
+  om_tensor *best = z ? om__keep(&s, om_argmax(z, 1, false)) : NULL;
+  bool ok = put(b, 0, best && labels ? om_index_select(labels, 0, best) : NULL);
+  if (ok && b->node->n_out > 1) ok = put(b, 1, om_tensor_retain(ml_post(b, &s, z)));
+  om__scope_end(&s);
+  return ok;
+}
+
+/* ---- TreeEnsembleRegressor, TreeEnsembleClassifier ----
+ * The trees walked for every row at once with the library's ops: cur [N, trees] holds each row's
+ * node in each tree (an index into the nodes as the attributes list them), and every level of the
+ * deepest tree one step moves it to the true or false child of its node (a leaf is its own child):
+ * index_select of the node's feature, threshold and mode, gather of the feature's value, the
+ * comparison, where. Then each leaf's weights per target or class (a dense [nodes, K] table) are
+ * summed over the trees. The attributes are checked when planning: a node named twice, a child
+ * or a weight's node that is not its tree's, a tree without exactly one root, a cycle, a feature
+ * outside the input's are Format errors. */
+
+enum { TREE_LEAF, TREE_LEQ, TREE_LT, TREE_GTE, TREE_GT, TREE_EQ, TREE_NEQ, TREE_MODES };
+static const char *const TREE_MODE_NAMES[TREE_MODES] = {"LEAF", "BRANCH_LEQ", "BRANCH_LT", "BRANCH_GTE", "BRANCH_GT", "BRANCH_EQ", "BRANCH_NEQ"};
+
+typedef struct tree_key {
+  int64_t tree, node;
+  int at;
+} tree_key;
+
+static int tree_key_cmp(const void *pa, const void *pb) {
+  const tree_key *a = pa, *b = pb;
+  return a->tree != b->tree ? (a->tree < b->tree ? -1 : 1) : a->node != b->node ? (a->node < b->node ? -1 : 1) : 0;
+}
+
+/* The node (tree, node) among the n sorted keys, or -1. */
+static int tree_find(const tree_key *keys, int n, int64_t tree, int64_t node) {
+  tree_key k = {tree, node, 0}, *hit = bsearch(&k, keys, (size_t)n, sizeof k, tree_key_cmp);
+  return hit ? hit->at : -1;
+}
+
+/* Attribute `name` (INTS) of exactly n values, or NULL with a Format error (absent: NULL, no error, when optional). */
+static const int64_t *tree_ints(om_bind *b, const char *name, int n, bool optional, bool *ok) {
+  const om_gattr *a = attr(b, name);
+  if (!a) return optional ? NULL : (*ok = om__fail(OM_ERR_FORMAT, "%s (%s): attribute %s is missing", who(b), b->node->op_type, name), NULL);
+  if (!attr_type(b, a, OM_GATTR_INTS)) return *ok = false, NULL;
+  if (a->n != n) return *ok = om__fail(OM_ERR_FORMAT, "%s (%s): attribute %s has %d values for %d entries", who(b), b->node->op_type, name, a->n, n), NULL;
+  return a->ints;
+}
+
+/* Numbers attribute `name` (FLOATS) or `name`_as_tensor, n values into v (as double). */
+static bool tree_numbers(om_bind *b, const char *name, int n, double *v) {
+  char tname[64];
+  snprintf(tname, sizeof tname, "%s_as_tensor", name);
+  const om_gattr *a = attr(b, name), *t = attr(b, tname);
+  if (!a && !t) return om__fail(OM_ERR_FORMAT, "%s (%s): attribute %s is missing", who(b), b->node->op_type, name);
+  if (a ? !attr_type(b, a, OM_GATTR_FLOATS) : !attr_type(b, t, OM_GATTR_TENSOR)) return false;
+  int64_t count = a ? a->n : om_tensor_numel(t->t);
+  if (count != n) return om__fail(OM_ERR_FORMAT, "%s (%s): attribute %s has %lld values for %d entries", who(b), b->node->op_type, a ? name : tname, (long long)count, n);
+  for (int k = 0; k < n; k++) v[k] = a ? a->floats[k] : om__get_flat(t->t, k);
+  return true;
+}
+
+/* A tree ensemble read and checked: per node its feature, threshold, mode, missing-value rule and
+ * children (indices; a leaf's both itself); the roots; the depth to walk; the weights per node. */
+typedef struct tree_set {
+  int M, T, depth, K;
+  int64_t *feat, *yes, *no, *root;
+  double *thr, *w, *h; /* w: [M, K] the weights, h: [M, K] how many a node has (an output none gives is not scored) */
+  uint8_t *mode, *miss;
+  bool modes_used[TREE_MODES], any_miss;
+} tree_set;
+
+static void tree_set_free(tree_set *e) {
+  free(e->feat), free(e->yes), free(e->no), free(e->root), free(e->thr), free(e->w), free(e->h), free(e->mode), free(e->miss);
+  *e = (tree_set){0};
+}
+
+/* The nodes and the weights (prefix "target" or "class", K targets or classes) of b's node, for an
+ * input of C features. */
+static bool tree_read(om_bind *b, const char *prefix, int K, int64_t C, tree_set *e) {
+  const char *op = b->node->op_type;
+  const om_gattr *ta = attr(b, "nodes_treeids"), *wa;
+  char name[64];
+  *e = (tree_set){.K = K};
+  if (!ta || !attr_type(b, ta, OM_GATTR_INTS)) return ta ? false : om__fail(OM_ERR_FORMAT, "%s (%s): attribute nodes_treeids is missing", who(b), op);
+  int M = ta->n;
+  bool ok = M > 0 || om__fail(OM_ERR_FORMAT, "%s (%s): no nodes", who(b), op);
+  const int64_t *tree = ta->ints, *node = ok ? tree_ints(b, "nodes_nodeids", M, false, &ok) : NULL, *fid = ok ? tree_ints(b, "nodes_featureids", M, false, &ok) : NULL;
+  const int64_t *tid = ok ? tree_ints(b, "nodes_truenodeids", M, false, &ok) : NULL, *fno = ok ? tree_ints(b, "nodes_falsenodeids", M, false, &ok) : NULL;
+  const int64_t *mt = ok ? tree_ints(b, "nodes_missing_value_tracks_true", M, true, &ok) : NULL;
+  const om_gattr *ma = ok ? attr(b, "nodes_modes") : NULL;
+  if (ok && (!ma || !attr_type(b, ma, OM_GATTR_STRINGS) || ma->n != M))
+    ok = ma && ma->type != OM_GATTR_STRINGS ? false : om__fail(OM_ERR_FORMAT, "%s (%s): nodes_modes must give one mode per node (%d)", who(b), op, M);
+  snprintf(name, sizeof name, "%s_ids", prefix);
+  wa = ok ? attr(b, name) : NULL;
+  if (ok && (!wa || !attr_type(b, wa, OM_GATTR_INTS))) ok = wa ? false : om__fail(OM_ERR_FORMAT, "%s (%s): attribute %s is missing", who(b), op, name);
+  int W = ok ? wa->n : 0;
+  snprintf(name, sizeof name, "%s_treeids", prefix);
+  const int64_t *wt = ok ? tree_ints(b, name, W, false, &ok) : NULL;
+  snprintf(name, sizeof name, "%s_nodeids", prefix);
+  const int64_t *wn = ok ? tree_ints(b, name, W, false, &ok) : NULL, *wid = ok ? wa->ints : NULL;
+  tree_key *keys = ok ? om__alloc(sizeof(tree_key) * (size_t)M, op) : NULL;
+  double *wv = ok ? om__alloc(sizeof(double) * (size_t)(W + 1), op) : NULL;
+  int *seen = ok ? om__alloc(sizeof(int) * (size_t)M, op) : NULL;
+  e->feat = ok ? om__alloc(sizeof(int64_t) * (size_t)M, op) : NULL, e->yes = ok ? om__alloc(sizeof(int64_t) * (size_t)M, op) : NULL;
+  e->no = ok ? om__alloc(sizeof(int64_t) * (size_t)M, op) : NULL, e->root = ok ? om__alloc(sizeof(int64_t) * (size_t)M, op) : NULL;
+  e->thr = ok ? om__alloc(sizeof(double) * (size_t)M, op) : NULL, e->mode = ok ? om__alloc((size_t)M, op) : NULL, e->miss = ok ? om__alloc((size_t)M, op) : NULL;
+  if (ok && (uint64_t)M * (uint64_t)K >= ((uint64_t)1 << 26)) ok = om__fail(OM_ERR_OUT_OF_MEMORY, "%s (%s): %d nodes by %d outputs", who(b), op, M, K);
+  e->w = ok ? om__alloc(sizeof(double) * (size_t)M * (size_t)K, op) : NULL, e->h = ok ? om__alloc(sizeof(double) * (size_t)M * (size_t)K, op) : NULL;
+  ok = ok && keys && wv && seen && e->feat && e->yes && e->no && e->root && e->thr && e->mode && e->miss && e->w && e->h;
+  snprintf(name, sizeof name, "%s_weights", prefix);
+  ok = ok && tree_numbers(b, "nodes_values", M, e->thr) && tree_numbers(b, name, W, wv);
+  for (int k = 0; ok && k < M; k++) keys[k] = (tree_key){tree[k], node[k], k}, seen[k] = 0;
+  if (ok) qsort(keys, (size_t)M, sizeof *keys, tree_key_cmp);
+  for (int k = 1; ok && k < M; k++)
+    if (!tree_key_cmp(&keys[k - 1], &keys[k]))
+      ok = om__fail(OM_ERR_FORMAT, "%s (%s): node %lld of tree %lld is given twice", who(b), op, (long long)keys[k].node, (long long)keys[k].tree);
+  for (int k = 0; ok && k < M; k++) { /* modes, children, features */
+    int m = 0;
+    while (m < TREE_MODES && strcmp(ma->strs[k], TREE_MODE_NAMES[m])) m++;
+    if (m == TREE_MODES) {
+      ok = om__fail(OM_ERR_FORMAT, "%s (%s): node mode '%s'", who(b), op, ma->strs[k]);
+      break;
+    }
+    e->mode[k] = (uint8_t)m, e->modes_used[m] = true, e->miss[k] = mt && mt[k] && m != TREE_LEAF;
+    e->any_miss |= e->miss[k];
+    if (m == TREE_LEAF) {
+      e->yes[k] = e->no[k] = k, e->feat[k] = 0;
+      continue;
+    }
+    int y = tree_find(keys, M, tree[k], tid[k]), n = tree_find(keys, M, tree[k], fno[k]);
+    if (y < 0 || n < 0 || y == k || n == k)
+      ok = om__fail(OM_ERR_FORMAT, "%s (%s): node %lld of tree %lld has child %lld, which is not another node of its tree", who(b), op, (long long)node[k],
+                    (long long)tree[k], (long long)(y < 0 || y == k ? tid[k] : fno[k]));
+    else if (fid[k] < 0 || fid[k] >= C)
+      ok = om__fail(OM_ERR_INDEX_OUT_OF_RANGE, "%s (%s): node %lld of tree %lld reads feature %lld of an input of %lld features", who(b), op, (long long)node[k],
+                    (long long)tree[k], (long long)fid[k], (long long)C);
+    else
+      e->yes[k] = y, e->no[k] = n, e->feat[k] = fid[k], seen[y]++, seen[n]++;
+  }
+  for (int k = 0; ok && k < M; k++) { /* one root per tree: the node no node of it points to */
+    bool first = k == 0 || keys[k].tree != keys[k - 1].tree;
+    if (first) e->root[e->T] = -1;
+    if (!seen[keys[k].at]) {
+      if (e->root[e->T] >= 0) ok = om__fail(OM_ERR_FORMAT, "%s (%s): tree %lld has more than one root", who(b), op, (long long)keys[k].tree);
+      e->root[e->T] = keys[k].at;
+    }
+    if (ok && (k == M - 1 || keys[k + 1].tree != keys[k].tree)) {
+      if (e->root[e->T] < 0) ok = om__fail(OM_ERR_FORMAT, "%s (%s): tree %lld has no root (a cycle)", who(b), op, (long long)keys[k].tree);
+      e->T++;
+    }
+  }
+  /* the depth: every node reached from its root at one depth (seen[] reused); a node reached twice
+   * (two parents, or a cycle) is refused */
+  for (int k = 0; ok && k < M; k++) seen[k] = -1;
+  for (int t = 0; ok && t < e->T; t++) seen[e->root[t]] = 0;
+  for (int level = 0, grew = 1; ok && grew; level++) {
+    grew = 0;
+    for (int k = 0; ok && k < M; k++) {
+      if (seen[k] != level || e->mode[k] == TREE_LEAF) continue;
+      for (int c = 0; ok && c < 2; c++) {
+        int64_t ch = c ? e->no[k] : e->yes[k];
+        if (seen[ch] >= 0) ok = om__fail(OM_ERR_FORMAT, "%s (%s): node %lld of tree %lld is reached twice", who(b), op, (long long)node[ch], (long long)tree[ch]);
+        else seen[ch] = level + 1, grew = 1, e->depth = level + 1;
+      }
+    }
+  }
+  for (int k = 0; ok && k < M; k++)
+    if (seen[k] < 0) ok = om__fail(OM_ERR_FORMAT, "%s (%s): node %lld of tree %lld is not reached from its root", who(b), op, (long long)node[k], (long long)tree[k]);
+  if (ok) memset(e->w, 0, sizeof(double) * (size_t)M * (size_t)K), memset(e->h, 0, sizeof(double) * (size_t)M * (size_t)K);
+  for (int k = 0; ok && k < W; k++) { /* the weights, summed per node and output */
+    int at = tree_find(keys, M, wt[k], wn[k]);
+    if (at < 0) ok = om__fail(OM_ERR_FORMAT, "%s (%s): a weight of node %lld of tree %lld, which is no node", who(b), op, (long long)wn[k], (long long)wt[k]);
+    else if (wid[k] < 0 || wid[k] >= K) ok = om__fail(OM_ERR_FORMAT, "%s (%s): a weight of output %lld of %d", who(b), op, (long long)wid[k], K);
+    else e->w[(size_t)at * (size_t)K + (size_t)wid[k]] += wv[k], e->h[(size_t)at * (size_t)K + (size_t)wid[k]] += 1;
+  }
+  free(keys), free(wv), free(seen);
+  e->M = M;
+  if (!ok) tree_set_free(e);
+  return ok;
+}
+
+/* n values of v as a [n] tensor of dtype d (from doubles or int64s). */
+static om_tensor *tree_tensor(om_scope *s, const void *v, int64_t n, bool ints, om_dtype d) {
+  om_tensor *t = om__keep(s, om_from_data(v, &n, 1, ints ? OM_INT64 : OM_FLOAT64));
+  return t && d != t->dtype ? om__keep(s, om_cast(t, d)) : t;
+}
+
+/* The sums over the trees [N, K] (float32) of the rows of x (b's input) by the ensemble e (agg 1:
+ * the least, 2: the greatest weight instead); with scored, whether some leaf a row reached has a
+ * weight for the output [N, K]. */
+static om_tensor *tree_sums(om_bind *b, om_scope *s0, const tree_set *e, int agg, om_tensor **scored) {
+  om_scope own = {0}, *s = &own; /* this walk's temporaries; the results are kept in s0 */
+  om_tensor *x = b->in[0];
+  if (x->dtype == OM_BOOL || x->ndim < 1 || x->ndim > 2)
+    return om__fail(OM_ERR_SHAPE_MISMATCH, "%s (%s): the input must be numbers of [C] or [N, C]", who(b), b->node->op_type), NULL;
+  om_dtype d = x->dtype == OM_FLOAT64 ? OM_FLOAT64 : OM_FLOAT32; /* a double compared in double, as onnxruntime does */
+  int64_t N = x->ndim == 2 ? x->shape[0] : 1, C = x->shape[x->ndim - 1], T = e->T, NT = N * T, nt[2] = {N, T};
+  om_tensor *xd = om__keep(s, om_cast(x, d)), *rows = xd ? om__keep(s, om_reshape(xd, (int64_t[]){N, C}, 2)) : NULL;
+  om_tensor *feat = tree_tensor(s, e->feat, e->M, true, OM_INT64), *yes = tree_tensor(s, e->yes, e->M, true, OM_INT64), *no = tree_tensor(s, e->no, e->M, true, OM_INT64);
+  om_tensor *thr = tree_tensor(s, e->thr, e->M, false, d), *roots = tree_tensor(s, e->root, T, true, OM_INT64);
+  int64_t *modes = om__alloc(sizeof(int64_t) * (size_t)e->M + 1, "tree"), *miss = om__alloc(sizeof(int64_t) * (size_t)e->M + 1, "tree");
+  for (int k = 0; modes && miss && k < e->M; k++) modes[k] = e->mode[k], miss[k] = e->miss[k];
+  om_tensor *mode = modes ? tree_tensor(s, modes, e->M, true, OM_INT64) : NULL, *mis = miss ? tree_tensor(s, miss, e->M, true, OM_BOOL) : NULL;
+  free(modes), free(miss);
+  om_tensor *cur = roots ? om_expand(roots, nt, 2) : NULL, *flat = NULL;
+  bool ok = rows && feat && yes && no && thr && mode && mis && cur;
+  for (int level = 0; ok && level < e->depth; level++) {
+    om_scope t = {0}; /* this level's */
+    flat = om__keep(&t, om_reshape(cur, &NT, 1));
+    om_tensor *at = flat ? om__keep(&t, om_reshape(om__keep(&t, om_index_select(feat, 0, flat)), nt, 2)) : NULL;
+    om_tensor *v = at ? om__keep(&t, om_gather(rows, 1, at)) : NULL;
+    om_tensor *th = flat ? om__keep(&t, om_reshape(om__keep(&t, om_index_select(thr, 0, flat)), nt, 2)) : NULL;
+    om_tensor *md = flat && (e->modes_used[TREE_LT] + e->modes_used[TREE_LEQ] + e->modes_used[TREE_GT] + e->modes_used[TREE_GTE] + e->modes_used[TREE_EQ] +
+                             e->modes_used[TREE_NEQ] > 1)
+                        ? om__keep(&t, om_reshape(om__keep(&t, om_index_select(mode, 0, flat)), nt, 2))
+                        : NULL;
+    om_tensor *go = NULL; /* a new reference: whether each row goes to the true child */
+    bool first = true, fine = v && th;
+    for (int m = TREE_LEQ; fine && m < TREE_MODES; m++) { /* each mode the ensemble uses: its comparison where the node has it */
+      if (!e->modes_used[m]) continue;
+      om_tensor *(*cmp)(om_tensor *, om_tensor *) = m == TREE_LEQ ? om_le : m == TREE_LT ? om_lt : m == TREE_GTE ? om_ge : m == TREE_GT ? om_gt : m == TREE_EQ ? om_eq : om_ne;
+      om_scope u = {0};
+      om_tensor *c = om__keep(&u, cmp(v, th)), *mine = !first && c && md ? om__keep(&u, om_eq(md, om__keep(&u, i64(m)))) : NULL;
+      go = then(go, first ? om_tensor_retain(c) : mine ? om_where(mine, c, go) : NULL);
+      om__scope_end(&u);
+      fine = go != NULL, first = false;
+    }
+    if (go && e->any_miss) { /* NaN goes to the true child where the node says so */
+      om_scope u = {0};
+      om_tensor *nan = om__keep(&u, om_ne(v, v)), *tracks = om__keep(&u, om_reshape(om__keep(&u, om_index_select(mis, 0, flat)), nt, 2));
+      om_tensor *both = nan && tracks ? om__keep(&u, om_logical_and(nan, tracks)) : NULL;
+      go = then(go, both ? om_logical_or(go, both) : NULL);
+      om__scope_end(&u);
+    }
+    om__keep(&t, go);
+    om_tensor *y = go ? om__keep(&t, om_reshape(om__keep(&t, om_index_select(yes, 0, flat)), nt, 2)) : NULL;
+    om_tensor *n = y ? om__keep(&t, om_reshape(om__keep(&t, om_index_select(no, 0, flat)), nt, 2)) : NULL;
+    cur = then(cur, n ? om_where(go, y, n) : NULL);
+    ok = cur != NULL;
+    om__scope_end(&t);
+  }
+  om_tensor *w = ok ? om__keep(s, om_reshape(tree_tensor(s, e->w, (int64_t)e->M * e->K, false, OM_FLOAT32), (int64_t[]){e->M, e->K}, 2)) : NULL;
+  flat = w ? om__keep(s, om_reshape(cur, &NT, 1)) : NULL;
+  om_tensor *per = flat ? om__keep(s, om_reshape(om__keep(s, om_index_select(w, 0, flat)), (int64_t[]){N, T, e->K}, 3)) : NULL;
+  int64_t one = 1;
+  if (per && scored) {
+    om_tensor *h = om__keep(s, om_reshape(tree_tensor(s, e->h, (int64_t)e->M * e->K, false, OM_FLOAT32), (int64_t[]){e->M, e->K}, 2));
+    om_tensor *hs = h ? om__keep(s, om_reshape(om__keep(s, om_index_select(h, 0, flat)), (int64_t[]){N, T, e->K}, 3)) : NULL;
+    *scored = hs ? om__keep(s0, om_gt(om__keep(s, om_sum(hs, &one, 1, false)), om__keep(s, om_scalar(0, OM_FLOAT32)))) : NULL;
+    if (!*scored) per = NULL;
+  }
+  om_tensor_release(cur);
+  om_tensor *z = per ? om__keep(s0, agg == 1 ? om_amin(per, &one, 1, false) : agg == 2 ? om_amax(per, &one, 1, false) : om_sum(per, &one, 1, false)) : NULL;
+  om__scope_end(&own);
+  return z;
+}
+
+/* base_values (0 or K of them) added to the sums z [N, K]. */
+static om_tensor *tree_base(om_bind *b, om_scope *s, om_tensor *z, int64_t K) {
+  const om_gattr *bv = attr(b, "base_values");
+  if (!z || !bv) return z;
+  if (!attr_type(b, bv, OM_GATTR_FLOATS)) return NULL;
+  if (bv->n != K) return om__fail(OM_ERR_FORMAT, "%s (%s): %d base_values for %lld outputs", who(b), b->node->op_type, bv->n, (long long)K), NULL;
+  om_tensor *t = om__keep(s, om_from_data(bv->floats, &K, 1, OM_FLOAT32));
+  return t ? om__keep(s, om_add(z, t)) : NULL;
+}
+
+/* TreeEnsembleRegressor: Y [N, n_targets] = the leaves' weights summed over the trees (AVERAGE:
+ * divided by their count; MIN, MAX: the least or greatest), plus base_values, then post_transform.
+ * MIN and MAX take ensembles whose every leaf has one weight per target: onnxruntime gives a
+ * target no leaf weighs 0, ONNX's reference the float's extreme, and the dense table would sum
+ * two weights of one leaf. */
+static bool bind_ml_tree_ensemble_regressor(om_bind *b) {
+  int64_t K;
+  const char *agg;
+  if (!attr_i(b, "n_targets", 1, &K) || !attr_s(b, "aggregate_function", "SUM", &agg)) return false;
+  if (K < 1 || K > LIMIT) return om__fail(OM_ERR_FORMAT, "%s (TreeEnsembleRegressor): n_targets %lld", who(b), (long long)K);
+  int how = !strcmp(agg, "SUM") || !strcmp(agg, "AVERAGE") ? 0 : !strcmp(agg, "MIN") ? 1 : !strcmp(agg, "MAX") ? 2 : -1;
+  if (how < 0) return om__fail(OM_ERR_FORMAT, "%s (TreeEnsembleRegressor): aggregate_function '%s'", who(b), agg);
+  tree_set e;
+  if (!tree_read(b, "target", (int)K, b->in[0]->ndim ? b->in[0]->shape[b->in[0]->ndim - 1] : 0, &e)) return false;
+  for (int64_t k = 0; how && k < (int64_t)e.M * K; k++)
+    if (e.mode[k / K] == TREE_LEAF && e.h[k] != 1) {
+      tree_set_free(&e);
+      return unsupported(b, "MIN or MAX with a leaf that has no weight or two for a target (onnxruntime and ONNX's reference part)");
+    }
+  om_scope s = {0};
+  om_tensor *z = tree_sums(b, &s, &e, how, NULL);
+  if (z && !strcmp(agg, "AVERAGE")) z = om__keep(&s, om_div(z, om__keep(&s, om_scalar((double)e.T, OM_FLOAT32))));
+  bool ok = put(b, 0, om_tensor_retain(ml_post(b, &s, tree_base(b, &s, z, K))));
+  om__scope_end(&s);
+  tree_set_free(&e);
+  return ok;
+}
+
+/* TreeEnsembleClassifier of three classes or more: the scores [N, classes] as the regressor's SUM
+ * plus base_values, the label of each row's first highest score among the classes some leaf
+ * reached or a base value gives (onnxruntime's), then post_transform. Two classes (onnxruntime's
+ * binary rules) and string labels are refused. */
+static bool bind_ml_tree_ensemble_classifier(om_bind *b) {
+  const om_gattr *li = attr(b, "classlabels_int64s");
+  if (attr(b, "classlabels_strings")) return unsupported(b, "classlabels_strings");
+  if (!li || !attr_type(b, li, OM_GATTR_INTS)) return li ? false : om__fail(OM_ERR_FORMAT, "%s (TreeEnsembleClassifier): classlabels_int64s is missing", who(b));
+  if (li->n < 3) return unsupported(b, "fewer than three classes (onnxruntime's binary scores)");
+  tree_set e;
+  if (!tree_read(b, "class", li->n, b->in[0]->ndim ? b->in[0]->shape[b->in[0]->ndim - 1] : 0, &e)) return false;
+  om_scope s = {0};
+  int64_t K = li->n;
+  om_tensor *scored = NULL, *z = tree_base(b, &s, tree_sums(b, &s, &e, 0, &scored), K), *labels = om__keep(&s, om_from_data(li->ints, &K, 1, OM_INT64));
+  /* a class that no leaf the row reached has a weight for is no candidate, unless base_values give every class a score */
+  om_tensor *masked = z && !attr(b, "base_values") ? om__keep(&s, om_where(scored, z, om__keep(&s, om_scalar(-INFINITY, OM_FLOAT32)))) : z;
+  om_tensor *best = masked ? om__keep(&s, om_argmax(masked, 1, false)) : NULL;
+  bool ok = put(b, 0, best && labels ? om_index_select(labels, 0, best) : NULL);
+  if (ok && b->node->n_out > 1) ok = put(b, 1, om_tensor_retain(ml_post(b, &s, z)));
+  om__scope_end(&s);
+  tree_set_free(&e);
+  return ok;
+}
+
 /* The rows that take strings, and their string rules (the rows' own for the string ops). */
 static const struct {
   const char *op_type;
@@ -5102,7 +5587,14 @@ static const om_onnx_rule rules[] = {
     {"Xor", 2, 2, 1, bind_xor, "ne"},
     {"ai.onnx.ml.ArrayFeatureExtractor", 2, 2, 1, bind_ml_array_feature_extractor, "index_select on the last axis (a 1-D input as [1, n])"},
     {"ai.onnx.ml.Binarizer", 1, 1, 1, bind_ml_binarizer, "gt, cast to the input's type"},
+    {"ai.onnx.ml.Imputer", 1, 1, 1, bind_ml_imputer, "where(eq) (NaN: ne(x, x)), one imputed value or one per feature of [C] or [N, C]"},
     {"ai.onnx.ml.LabelEncoder", 1, 1, 1, bind_ml_label_encoder, "strings: looked up when planning; numbers: where(eq) per key; keys and values of numbers, or string keys (string values refused)"},
+    {"ai.onnx.ml.LinearClassifier", 1, 1, 2, bind_ml_linear_classifier, "linear, argmax, index_select of classlabels_ints; post_transform as LinearRegressor's (one score column, string labels refused)"},
+    {"ai.onnx.ml.LinearRegressor", 1, 1, 1, bind_ml_linear_regressor, "linear; post_transform LOGISTIC sigmoid, SOFTMAX softmax, SOFTMAX_ZERO exp and where (PROBIT, or a transform of one target, refused)"},
+    {"ai.onnx.ml.Normalizer", 1, 1, 1, bind_ml_normalizer, "amax (MAX), sum of abs (L1), sqrt of x^2 over its sum (L2) per row of [C] or [N, C]; a zero norm keeps the row"},
+    {"ai.onnx.ml.Scaler", 1, 1, 1, bind_ml_scaler, "sub, mul (in float64 for a DOUBLE input), cast to float32"},
+    {"ai.onnx.ml.TreeEnsembleClassifier", 1, 1, 2, bind_ml_tree_ensemble_classifier, "per level of the deepest tree: index_select, gather, the comparisons, where; the leaves' weights summed (index_select, sum); argmax of the scored classes (three or more; string labels refused)"},
+    {"ai.onnx.ml.TreeEnsembleRegressor", 1, 1, 1, bind_ml_tree_ensemble_regressor, "as TreeEnsembleClassifier's walk; SUM, AVERAGE, MIN or MAX (every leaf weighing every target once) of the leaves' weights, base_values, post_transform as LinearRegressor's"},
 };
 #define N_RULES ((int)(sizeof rules / sizeof *rules))
 

@@ -323,6 +323,19 @@ TEST(reader_takes_files_out_of_order) {
   om_session_release(s);
 }
 
+/* A graph of no nodes, its output its input (If's branches are often such graphs): read without a
+ * copy into the empty node array (a fuzzed file found memcpy to NULL there, which UBSan reports). */
+TEST(reader_takes_a_graph_of_no_nodes) {
+  pb m = model(8, 17, NULL, 0, NULL, "x");
+  om_session *s = om_session_open(m.b, m.n, NULL);
+  CHECK(s != NULL);
+  om_tensor *x = TF(SHAPE(1, 2), 1, -2), *y = NULL;
+  CHECK_EQ_INT(om_session_run(s, &x, 1, &y, 1), 1);
+  CHECK_NEAR(at(y, 1), -2, 0);
+  om__release_all((om_tensor *[]){x, y}, 2);
+  om_session_release(s);
+}
+
 /* PyTorch writes some axes as INT32 constants: read as INT64 (here CumSum's axis, raw and typed). */
 TEST(reader_widens_int32_constants) {
   for (int typed = 0; typed < 2; typed++) {
@@ -2495,6 +2508,7 @@ int main(void) {
   RUN(a_named_axis_binds_once);
   RUN(reader_takes_files_out_of_order);
   RUN(reader_widens_int32_constants);
+  RUN(reader_takes_a_graph_of_no_nodes);
   RUN(reader_refuses_what_it_cannot_read);
   RUN(rules_refuse_what_they_do_not_take);
   RUN(scatter_nd_refuses_what_onnx_does_not_define);

@@ -397,6 +397,15 @@ describe('RNN', () => {
     const peep = { ...feeds(3, 2, 4, 2, 1, { gates: 4, bias: false, h0: false }), p: F([1, 6], { seed: 17 }) }; // peepholes alone
     await agree({ node: { op: 'LSTM', ints: { hidden_size: 2 }, inputs: ['x', 'w', 'r', '', '', '', '', 'p'] }, outputs: ['y', 'yh', 'yc'], feeds: [peep, { ...peep, x: F([5, 1, 4]) }] });
   });
+  test('sequence_lens below 0 or above the sequence length: InvalidArgument naming the value, the batch row and the range (as onnxruntime refuses it)', async () => {
+    const S = (values) => ({ type: 'int32', dims: [values.length], data: Int32Array.from(values) });
+    for (const [op, gates] of [['RNN', 1], ['GRU', 3], ['LSTM', 4]]) {
+      for (const [lens, row, v] of [[[4, 5, 1], 1, 5], [[2, 0, -1], 2, -1]]) {
+        await refuses({ node: { op, ints: { hidden_size: 3 } }, feed: { ...feeds(4, 3, 2, 3, 1, { gates, h0: false }), s: S(lens) } }, 'InvalidArgument',
+          new RegExp(`^n \\(${op}\\): sequence_lens\\[${row}\\] is ${v}, outside 0 to 4 \\(the sequence length\\)`));
+      }
+    }
+  });
   test('layout 1 (batch first, which onnxruntime-web refuses): layout 0\'s outputs for the inputs transposed', async () => {
     const permute = ({ type, dims, data }, perm) => { // a feed or ORT tensor's values with its axes permuted
       const to = perm.map((p) => dims[p]), out = new data.constructor(data.length), stride = dims.map((_, d) => numel(dims.slice(d + 1)));
