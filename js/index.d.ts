@@ -1826,6 +1826,10 @@ export namespace nn {
     function adaptiveMaxPool2d(input: Tensor, outputSize: number | readonly [number | null, number | null], returnIndices?: false | { returnIndices?: false }): Tensor;
     /** With returnIndices: [values, int64 indices into the flattened H x W plane]. */
     function adaptiveMaxPool2d(input: Tensor, outputSize: number | readonly [number | null, number | null], returnIndices: true | { returnIndices: true }): [Tensor, Tensor];
+    /** adaptive_max_pool3d on [N, C, D, H, W] (or [C, D, H, W]) to outputSize (null keeps that input size). */
+    function adaptiveMaxPool3d(input: Tensor, outputSize: number | readonly [number | null, number | null, number | null], returnIndices?: false | { returnIndices?: false }): Tensor;
+    /** With returnIndices: [values, int64 indices into the flattened D x H x W volume]. */
+    function adaptiveMaxPool3d(input: Tensor, outputSize: number | readonly [number | null, number | null, number | null], returnIndices: true | { returnIndices: true }): [Tensor, Tensor];
     /** adaptive_max_pool1d on [N, C, L] (or [C, L]). */
     function adaptiveMaxPool1d(input: Tensor, outputSize: number, returnIndices?: false | { returnIndices?: false }): Tensor;
     /** With returnIndices: [values, int64 indices along L]. */
@@ -2788,6 +2792,13 @@ export namespace nn {
   export class AdaptiveMaxPool2d extends Module {
     constructor(outputSize: number | readonly [number | null, number | null], returnIndices?: boolean | { returnIndices?: boolean });
     readonly outputSize: number | readonly [number | null, number | null];
+    readonly returnIndices: boolean;
+    forward(x: Tensor): Tensor | [Tensor, Tensor];
+  }
+  /** PyTorch's nn.AdaptiveMaxPool3d: forward gives [values, indices] with returnIndices. */
+  export class AdaptiveMaxPool3d extends Module {
+    constructor(outputSize: number | readonly [number | null, number | null, number | null], returnIndices?: boolean | { returnIndices?: boolean });
+    readonly outputSize: number | readonly [number | null, number | null, number | null];
     readonly returnIndices: boolean;
     forward(x: Tensor): Tensor | [Tensor, Tensor];
   }
