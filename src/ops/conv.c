@@ -1982,6 +1982,10 @@ static bool lower_adaptive_volume(om_lower *l, const om_call *c) {
   memcpy(vm.shape, x, sizeof(int64_t) * 5);
   int v = om__lower_input(l, 0), n = -1;
   if (v < 0) return false;
+  /* onnxruntime fuses a Transpose into the MatMul after it and then fails on an empty batch: where
+   * the batch is or may be 0, one more row (om__lower_extra_row) runs through, dropped at the end */
+  const bool extra = x[0] == 0 || om__lower_may_be_0(l, om__lower_in_ext(l, 0, 0));
+  if (extra && (v = om__lower_extra_row(l, v, &vm, 0)) < 0) return false;
   for (int a = 4; a >= 2; a--) {
     const int64_t in = x[a], oo = o[a - 2];
     int mat = -1, count = -1;
@@ -2029,7 +2033,8 @@ static bool lower_adaptive_volume(om_lower *l, const om_call *c) {
     if (!om__emit(l, "Mul", (int[]){cnt, n}, 2, &pm, 1, &n, NULL, 0)) return false;
     nm = pm;
   }
-  if (n >= 0 && !om__emit(l, "Div", (int[]){v, n}, 2, &c->out_meta[0], 1, &v, NULL, 0)) return false;
+  if (n >= 0 && !om__emit(l, "Div", (int[]){v, n}, 2, &vm, 1, &v, NULL, 0)) return false;
+  if (extra && (v = om__lower_drop_row(l, v, vm, 0)) < 0) return false;
   om__lower_output(l, 0, v);
   return true;
 }
