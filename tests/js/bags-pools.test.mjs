@@ -113,6 +113,10 @@ describe('traced, run in onnxruntime-web and the Session', () => {
     trace((x) => F().adaptiveMaxPool1d(x, 4, true), { x: [om.randn([2, 3, 10], { seed: 6 }), ['B', null, null]] });
     trace((x) => F().adaptiveMaxPool3d(x, [2, 3, 2], true), { x: [om.randn([2, 3, 5, 7, 4], { seed: 7 }), ['B', null, null, null, null]] });
     trace((x) => F().adaptiveMaxPool3d(x, 1), { x: [om.randn([2, 2, 3, 5, 6], { seed: 8 }), ['B', null, 'D', 'H', 'W']] }); // global
+    // windows that move with the sizes: the graph holds where every window has an element (the
+    // trace refuses undeclared sizes below the output's, naming these declarations)
+    trace((x) => F().adaptiveMaxPool3d(x, [2, 3, 2], true),
+      { x: [om.randn([2, 2, 5, 7, 6], { seed: 9 }), ['B', null, om.Dim('D', { min: 2 }), om.Dim('H', { min: 3 }), om.Dim('W', { min: 2 })]] });
   }));
 
   test('embedding bags: 2-D bags with a symbolic batch, 1-D bags of a symbolic length, the offsets an input', () => withTraced((keep, trace) => {
