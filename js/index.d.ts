@@ -1826,6 +1826,10 @@ export namespace nn {
     function adaptiveMaxPool2d(input: Tensor, outputSize: number | readonly [number | null, number | null], returnIndices?: false | { returnIndices?: false }): Tensor;
     /** With returnIndices: [values, int64 indices into the flattened H x W plane]. */
     function adaptiveMaxPool2d(input: Tensor, outputSize: number | readonly [number | null, number | null], returnIndices: true | { returnIndices: true }): [Tensor, Tensor];
+    /** adaptive_max_pool3d on [N, C, D, H, W] (or [C, D, H, W]) to outputSize (null keeps that input size). */
+    function adaptiveMaxPool3d(input: Tensor, outputSize: number | readonly [number | null, number | null, number | null], returnIndices?: false | { returnIndices?: false }): Tensor;
+    /** With returnIndices: [values, int64 indices into the flattened D x H x W volume]. */
+    function adaptiveMaxPool3d(input: Tensor, outputSize: number | readonly [number | null, number | null, number | null], returnIndices: true | { returnIndices: true }): [Tensor, Tensor];
     /** adaptive_max_pool1d on [N, C, L] (or [C, L]). */
     function adaptiveMaxPool1d(input: Tensor, outputSize: number, returnIndices?: false | { returnIndices?: false }): Tensor;
     /** With returnIndices: [values, int64 indices along L]. */
@@ -2180,6 +2184,11 @@ export namespace optim {
     state: Record<string, Record<string, Tensor | number>>;
     paramGroups: Array<Record<string, unknown> & { params: number[] }>;
   }
+  /** PyTorch's optimizer state_dict() shape: snake_case names (exp_avg, weight_decay, ...); step a number or a 0-dim tensor, an entry null when unset. */
+  export interface PyTorchOptimizerStateDict {
+    state: Record<string, Record<string, Tensor | number | null>>;
+    param_groups: Array<Record<string, unknown> & { params: number[] }>;
+  }
   /** The base class: parameter groups, per-parameter state, zeroGrad, stateDict, dispose. */
   export class Optimizer {
     /** Every parameter, group after group (null after dispose()). */
@@ -2197,9 +2206,11 @@ export namespace optim {
     /** PyTorch's add_param_group: a group, the defaults filling the options it omits. */
     addParamGroup(group: { params: Tensor | Iterable<Tensor>; [option: string]: unknown }): void;
     /** The state (the optimizer's own tensors: do not dispose them) and the groups, parameters by number. */
-    stateDict(): OptimizerStateDict;
-    /** Loads a stateDict() (tensors copied); checked first, so a mismatch changes nothing. */
-    loadStateDict(state: OptimizerStateDict): void;
+    stateDict(options?: { format?: 'onemodel' }): OptimizerStateDict;
+    /** The same in PyTorch's shape and names ({ state, param_groups }, exp_avg_sq, weight_decay, ...). */
+    stateDict(options: { format: 'pytorch' }): PyTorchOptimizerStateDict;
+    /** Loads a stateDict() of either format, or PyTorch's (tensors copied); checked first, so a mismatch changes nothing. */
+    loadStateDict(state: OptimizerStateDict | PyTorchOptimizerStateDict): void;
     /** Frees the optimizer's state tensors (not the parameters). Idempotent. */
     dispose(): void;
     /** For subclasses: the state of parameter p (made on first use), named tensors and numbers. */
@@ -2736,6 +2747,13 @@ export namespace nn {
   export class AdaptiveMaxPool2d extends Module {
     constructor(outputSize: number | readonly [number | null, number | null], returnIndices?: boolean | { returnIndices?: boolean });
     readonly outputSize: number | readonly [number | null, number | null];
+    readonly returnIndices: boolean;
+    forward(x: Tensor): Tensor | [Tensor, Tensor];
+  }
+  /** PyTorch's nn.AdaptiveMaxPool3d: forward gives [values, indices] with returnIndices. */
+  export class AdaptiveMaxPool3d extends Module {
+    constructor(outputSize: number | readonly [number | null, number | null, number | null], returnIndices?: boolean | { returnIndices?: boolean });
+    readonly outputSize: number | readonly [number | null, number | null, number | null];
     readonly returnIndices: boolean;
     forward(x: Tensor): Tensor | [Tensor, Tensor];
   }

@@ -503,6 +503,9 @@ om_tensor *om_avg_pool3d(om_tensor *x, const int64_t kernel[3], const int64_t st
 /** PyTorch's adaptive_avg_pool2d on x [N, C, H, W] to output_size {OH, OW} (-1 keeps that input
  *  size). Returns a new reference. */
 om_tensor *om_adaptive_avg_pool2d(om_tensor *x, const int64_t output_size[2]);
+/** PyTorch's adaptive_avg_pool3d on x [N, C, D, H, W] to output_size {OD, OH, OW} (-1 keeps that
+ *  input size); [C, D, H, W] is taken as a batch of one. Returns a new reference. */
+om_tensor *om_adaptive_avg_pool3d(om_tensor *x, const int64_t output_size[3]);
 /** F.unfold (im2col): every kH x kW block of x (borrowed; [N, C, H, W] or [C, H, W], float32) as
  *  a column, [N, C*kH*kW, L] (L blocks, row-major); each array gives (height, width). New reference. */
 om_tensor *om_unfold(om_tensor *x, const int64_t kernel[2], const int64_t dilation[2], const int64_t padding[2], const int64_t stride[2]);

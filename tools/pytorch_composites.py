@@ -53,7 +53,7 @@ max_pool3d, avg_pool3d, adaptive_avg_pool3d and conv_transpose3d (see conv_pools
 Writes tests/js/fixtures/pytorch/ops/conv_pools_3d.json.
 
 Adaptive max pools and embedding bags (js/ops/conv.js, js/ops/index.js; tests/js/bags-pools.test.mjs):
-adaptive_max_pool2d and adaptive_max_pool1d (sizes that divide, that do not, larger than the
+adaptive_max_pool2d, adaptive_max_pool1d and adaptive_max_pool3d (sizes that divide, that do not, larger than the
 input, None; an input with its maximum twice in a window), their values with gradients and their
 indices (an *Indices case, no gradient); embedding_bag in each mode on 2-D bags and on 1-D bags
 with offsets (an empty bag), padding_idx, include_last_offset and per_sample_weights, with the
@@ -446,6 +446,13 @@ def bags_pools():
          {'mode': 'sum', 'perSampleWeights': True}, (1, 3))
     case('embeddingBag', lambda i, ww, p: F.embedding_bag(i, ww, mode='sum', per_sample_weights=p), [rows, w, torch.rand(3, 4, generator=g)],
          {'mode': 'sum', 'perSampleWeights': True}, (1, 2))
+    x3 = short(1, 2, 5, 4, 6)
+    ties3 = torch.tensor([[[[[1., 4], [4, 0]], [[4, 2], [3, 4]]], [[[0., 0], [0, 0]], [[0, 0], [0, 0]]]]])  # [1, 2, 2, 2, 2]
+    for vol, out in ((x3, [2, 3, 4]), (x3, 1), (x3, [5, 4, 6]), (x3, [3, None, 4]), (x3, [7, 5, 9]), (ties3, 1), (ties3, [1, 2, 1]),
+                     (x3[0], [2, 3, 4])):  # the last unbatched
+        size = tuple(out) if isinstance(out, list) else out
+        case('adaptiveMaxPool3d', lambda a: F.adaptive_max_pool3d(a, size), [vol], {'outputSize': out})
+        case('adaptiveMaxPool3dIndices', lambda a: F.adaptive_max_pool3d(a, size, return_indices=True)[1], [vol], {'outputSize': out}, ())
     return {'torch_version': torch.__version__, 'cases': cases}
 
 

@@ -33,13 +33,28 @@ function setItem(c, name, value, who) {
   c[name] = value;
 }
 
-/** [name, value] pairs from an object, a Map or an array of pairs. */
+/** Whether a JS object lists name k before the others: an array index ('0', '1', ... below 2^32 - 1). */
+const isIndex = (k) => /^(0|[1-9]\d*)$/.test(k) && Number(k) < 2 ** 32 - 1;
+
+/**
+ * [name, value] pairs from an object, a Map or an array of pairs. A container keeps its items in
+ * its own fields, which a JS object lists integer names first (in increasing order), then the
+ * others as added: pairs given in another order (an OrderedDict's [['fc', a], ['0', b]]) would run
+ * and save in that order instead of PyTorch's, so they are refused, naming the first name moved.
+ */
 function namedArg(x, who) {
   if (x instanceof Map || Array.isArray(x)) {
     const pairs = [...x];
     pairs.forEach((p, i) => {
       if (!Array.isArray(p) || p.length !== 2) throw invalid(`${who}: entry ${i} must be a [name, value] pair, got ${describe(p)}`);
     });
+    const names = pairs.map((p) => String(p[0]));
+    const listed = [...names.filter(isIndex).sort((a, b) => a - b), ...names.filter((k) => !isIndex(k))];
+    const moved = names.findIndex((k, i) => k !== listed[i]);
+    if (moved >= 0 && new Set(names).size === names.length) {
+      throw invalid(`${who}: name '${listed[moved]}' would come before '${names[moved]}': its fields list integer names first, in increasing order, `
+        + 'so the modules would not keep the order given (PyTorch\'s); rename them or give the integer names first, in increasing order');
+    }
     return pairs;
   }
   if (x === null || typeof x !== 'object' || x instanceof Module || x instanceof Tensor) {
@@ -66,7 +81,12 @@ class Indexed extends Module {
 
   /** Adds an item at the end, named by the count before it (PyTorch's str(len(self))). Returns this. */
   append(item) {
-    setItem(this, String(this.length), item, `${this.constructor.name}.append`);
+    const who = `${this.constructor.name}.append`, all = items(this), name = String(all.length);
+    // PyTorch names it len(self) and runs it last; a JS object lists an integer name before the
+    // other names (a named Sequential's 'conv0'), where it would run first: refused
+    const after = all.find(([k]) => !isIndex(k) || Number(k) > all.length);
+    if (after) throw invalid(`${who}: its name '${name}' would be listed before '${after[0]}' (integer names come first in a JS object), so it would not run last; use addModule(name, module) with a name that is not an integer`);
+    setItem(this, name, item, who);
     return this;
   }
 

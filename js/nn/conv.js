@@ -12,6 +12,7 @@ import { Module } from './module.js';
 import {
   conv1d, conv2d, conv3d, convTranspose2d, convTranspose3d, maxPool2d, avgPool2d, adaptiveAvgPool2d, unfold, fold, sizes, maxPool1d,
   avgPool1d, adaptiveAvgPool1d, maxPool3d, avgPool3d, adaptiveAvgPool3d, adaptiveMaxPool1d, adaptiveMaxPool2d,
+  adaptiveMaxPool3d,
 } from '../ops/conv.js';
 
 /** A leaf parameter uniform in ±bound (om.manualSeed makes it reproducible). */
@@ -220,6 +221,8 @@ const adaptiveMax = (who, pool) => ({ [who]: class extends Module {
 export const AdaptiveMaxPool1d = adaptiveMax('AdaptiveMaxPool1d', adaptiveMaxPool1d);
 /** nn.AdaptiveMaxPool2d(outputSize, returnIndices = false) on [N, C, H, W]: F.adaptiveMaxPool2d. */
 export const AdaptiveMaxPool2d = adaptiveMax('AdaptiveMaxPool2d', adaptiveMaxPool2d);
+/** nn.AdaptiveMaxPool3d(outputSize, returnIndices = false) on [N, C, D, H, W]: F.adaptiveMaxPool3d. */
+export const AdaptiveMaxPool3d = adaptiveMax('AdaptiveMaxPool3d', adaptiveMaxPool3d);
 
 /** PyTorch's nn.Unfold(kernelSize, { dilation = 1, padding = 0, stride = 1 }): functional.unfold. */
 export class Unfold extends Module {

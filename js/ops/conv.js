@@ -166,10 +166,10 @@ export function avgPool2d(input, kernelSize, options = undefined) {
   return avgPool('avgPool2d', 'avg_pool2d', 2, input, kernelSize, options);
 }
 
-/** An adaptive pool's outputSize, an integer or [oH, oW], as two BigInts (-1n: null, the input's size). */
-function adaptiveSizes(outputSize, who) {
-  const pair = Array.isArray(outputSize) ? outputSize : [outputSize, outputSize];
-  if (pair.length !== 2) throw invalid(`${who}: outputSize must be an integer or 2 of them, got ${pair.length}`);
+/** An adaptive pool's outputSize, an integer or n of them ([oH, oW]; [oD, oH, oW]), as n BigInts (-1n: null, the input's size). */
+function adaptiveSizes(outputSize, who, n = 2) {
+  const pair = Array.isArray(outputSize) ? outputSize : Array(n).fill(outputSize);
+  if (pair.length !== n) throw invalid(`${who}: outputSize must be an integer or ${n} of them, got ${pair.length}`);
   return pair.map((v, i) => {
     if (v === null) return -1n;
     const k = toI64(v, who, `outputSize[${i}]`);
@@ -230,6 +230,31 @@ export function adaptiveMaxPool2d(input, outputSize, options = undefined) {
     const [byRow, col] = adaptiveMaxAlong(input, -1, ow < 0 ? w : ow); // each row's maxima, first column
     const [v, row] = adaptiveMaxAlong(byRow, -2, oh < 0 ? h : oh);      // the first row holding the maximum
     return indices ? [v, row.mul(w).add(col.gather(-2, row))] : v;
+  });
+}
+
+/**
+ * F.adaptive_max_pool3d(input [N, C, D, H, W] (or [C, D, H, W]), outputSize, returnIndices = false):
+ * as the 2-D pool, one more axis: the windows' maxima along W, then H, then D, and with
+ * returnIndices the index into the flattened D x H x W volume of the first maximum in row-major
+ * order (the first depth holding it, in it the first row, in that the first column: PyTorch's).
+ */
+export function adaptiveMaxPool3d(input, outputSize, options = undefined) {
+  const who = 'adaptiveMaxPool3d';
+  requireReady(who);
+  handle(input, who, 'input');
+  const [od, oh, ow] = adaptiveSizes(outputSize, who, 3).map(Number);
+  const indices = returnIndicesArg(options, who);
+  if (input.ndim !== 4 && input.ndim !== 5) throw invalid(`${who}: takes [N, C, D, H, W] or [C, D, H, W], got [${input.shape}]`);
+  const [d, h, w] = input.shape.slice(-3);
+  if (!d || !h || !w) throw invalid(`${who}: the input's D, H and W must be positive, got [${input.shape}]`);
+  return tidy(() => {
+    const [byRow, col] = adaptiveMaxAlong(input, -1, ow < 0 ? w : ow);  // [.., D, H, oW]: each row's maxima, first column
+    const [byPlane, row] = adaptiveMaxAlong(byRow, -2, oh < 0 ? h : oh); // [.., D, oH, oW]: first row holding it
+    const [v, depth] = adaptiveMaxAlong(byPlane, -3, od < 0 ? d : od);  // [.., oD, oH, oW]: first depth holding it
+    if (!indices) return v;
+    const r = row.gather(-3, depth), c = col.gather(-2, row).gather(-3, depth); // the row and column at that depth
+    return [v, depth.mul(h * w).add(r.mul(w)).add(c)];
   });
 }
 
@@ -354,33 +379,11 @@ export function avgPool3d(input, kernelSize, options = undefined) {
   return avgPool('avgPool3d', 'avg_pool3d', 3, input, kernelSize, options);
 }
 
-/** The [N, C, D, H, W] input of a 3-D op (its shape), or an InvalidArgument naming who. */
-function volume(x, who) {
-  if (x.ndim !== 5) throw invalid(`${who}: takes [N, C, D, H, W] or [C, D, H, W], got [${x.shape}]`);
-  return x.shape;
-}
-
-/**
- * adaptive_avg_pool3d as two 2-D adaptive pools (it has no op row yet): a cell is a product of
- * intervals, so its mean is the mean over its depth interval of the means of its H x W boxes (all
- * of one size): overHW on [N, C * D, H, W], then overDepth on [N, C, D, OH * OW].
- */
-function separablePool(input, who, overHW, overDepth) {
-  return maybeUnbatched(input, 5, (x) => tidy(() => {
-    handle(x, who, 'input');
-    const [, C, D, H, W] = volume(x, who);
-    const y = overHW(x.reshape([-1, C * D, H, W]));
-    const [, , OH, OW] = y.shape;
-    const z = overDepth(y.reshape([-1, C, D, OH * OW]));
-    return z.reshape([-1, C, z.shape[2], OH, OW]);
-  }));
-}
-
-/** F.adaptive_avg_pool3d(input [N, C, D, H, W], outputSize): an integer or [oD, oH, oW], null keeping the input's size. */
+/** F.adaptive_avg_pool3d(input [N, C, D, H, W] (or [C, D, H, W]), outputSize): an integer or [oD, oH, oW], null keeping the input's size. */
 export function adaptiveAvgPool3d(input, outputSize) {
   const who = 'adaptiveAvgPool3d';
   requireReady(who);
-  const size = Array.isArray(outputSize) ? outputSize : [outputSize, outputSize, outputSize];
-  if (size.length !== 3) throw invalid(`${who}: outputSize must be an integer or 3 of them, got ${size.length}`);
-  return separablePool(input, who, (x) => adaptiveAvgPool2d(x, size.slice(1)), (x) => adaptiveAvgPool2d(x, [size[0], null]));
+  handle(input, who, 'input');
+  const attrs = adaptiveSizes(outputSize, who, 3);
+  return maybeUnbatched(input, 5, (x) => applyOp(who, 'adaptive_avg_pool3d', [handle(x, who, 'input')], attrs));
 }

@@ -12,7 +12,7 @@ const OPTIONS = {
 
 export class Adagrad extends Optimizer {
   constructor(params, options) {
-    super(params, options, 'Adagrad', OPTIONS);
+    super(params, options, 'Adagrad', OPTIONS, ['step', 'sum']);
   }
 
   update(p, grad, state, group) {

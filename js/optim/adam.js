@@ -21,7 +21,7 @@ const options = (decay) => ({
 
 class AdamBase extends Optimizer {
   constructor(params, opts, who, decoupled) {
-    super(params, opts, who, options(decoupled ? 1e-2 : 0));
+    super(params, opts, who, options(decoupled ? 1e-2 : 0), ['step', 'expAvg', 'expAvgSq', 'maxExpAvgSq']);
     this.decoupled = decoupled;
   }
 

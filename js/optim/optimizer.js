@@ -11,6 +11,24 @@ import { scopes } from '../runtime.js';
 
 const isPlain = (v) => v !== null && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype;
 
+/** PyTorch's snake_case name in this package's camelCase (exp_avg_sq -> expAvgSq, initial_lr -> initialLr). */
+const camel = (k) => k.replace(/_([a-z])/g, (_, c) => c.toUpperCase());
+/** This package's camelCase name in PyTorch's snake_case (expAvgSq -> exp_avg_sq). */
+const snake = (k) => k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+
+/** An options argument: undefined or a plain object. */
+function optionsOf(options, who) {
+  if (options === undefined) return {};
+  if (!isPlain(options)) throw invalid(`${who}: options must be an object, got ${describe(options)}`);
+  return options;
+}
+
+// Keys of PyTorch's param_groups that pick an implementation of the same update (for-each and
+// fused kernels, CUDA graphs, autograd through step()), not its numbers: nothing here to load.
+const IMPLEMENTATION = new Set(['foreach', 'fused', 'capturable', 'differentiable']);
+// Keys the schedulers keep in a group (PyTorch's too, as initial_lr, max_lr, ...): loaded as they are.
+const SCHEDULED = new Set(['initialLr', 'maxLr', 'minLr', 'maxMomentum', 'baseMomentum']);
+
 export class Optimizer {
   #state = new Map(); // parameter -> { name: Tensor | number }
   #options;
@@ -18,11 +36,14 @@ export class Optimizer {
   /**
    * params: an iterable of leaf float32 Tensors (module.parameters()), or an array of groups
    * `{ params, ...options }` whose options override `options` for their parameters.
-   * spec: { name: [default, check(value, who, what) -> value] } for each option the subclass has.
+   * spec: { name: [default, check(value, who, what) -> value] } for each option the subclass has;
+   * stateNames: the names update() keeps in a parameter's state (null: any, unchecked).
    */
-  constructor(params, options, who, spec) {
+  constructor(params, options, who, spec, stateNames = null) {
     this.who = who;
     this.#options = spec;
+    /** The names of a parameter's state entries (a loaded state dict may have no others). */
+    this.stateNames = stateNames;
     if (params === null || typeof params !== 'object' || typeof params[Symbol.iterator] !== 'function' || params instanceof Tensor) {
       throw invalid(`${who}: params must be an array of Tensors (module.parameters()) or of parameter groups, got ${describe(params)}`);
     }
@@ -175,32 +196,42 @@ export class Optimizer {
    * PyTorch's state_dict(): { state: { index: { name: Tensor | number } }, paramGroups: [{ ...options,
    * params: [index, ...] }] }, parameters numbered across the groups in order. The state tensors are
    * the optimizer's own (read or save them; loadStateDict copies, so do not dispose them).
+   * { format: 'pytorch' } gives PyTorch's own shape and names instead ({ state, param_groups },
+   * exp_avg_sq, weight_decay, ...: what torch.optim's load_state_dict takes).
    */
-  stateDict() {
+  stateDict(options) {
     this.#live('stateDict');
+    const who = `${this.who}.stateDict`;
+    const { format = 'onemodel', ...rest } = optionsOf(options, who);
+    for (const k of Object.keys(rest)) throw invalid(`${who}: unknown option '${k}' (expected format)`);
+    if (format !== 'onemodel' && format !== 'pytorch') throw invalid(`${who}: format must be 'onemodel' or 'pytorch', got ${describe(format)}`);
+    const names = format === 'pytorch' ? snake : (k) => k;
     const state = {};
     let i = 0;
-    const paramGroups = this.paramGroups.map(({ params, ...options }) => ({
-      ...options,
+    const groups = this.paramGroups.map(({ params, ...options }) => ({
+      ...Object.fromEntries(Object.entries(options).map(([k, v]) => [names(k), v])),
       params: params.map((p) => {
         const s = this.#state.get(p);
-        if (s && Object.keys(s).length) state[i] = { ...s };
+        if (s && Object.keys(s).length) state[i] = Object.fromEntries(Object.entries(s).map(([k, v]) => [names(k), v]));
         return i++;
       }),
     }));
-    return { state, paramGroups };
+    return format === 'pytorch' ? { state, param_groups: groups } : { state, paramGroups: groups };
   }
 
   /**
    * PyTorch's load_state_dict(): the groups' options and each parameter's state from a stateDict()
    * of an optimizer of the same kind over parameters of the same shapes (tensors copied, so the
-   * source stays the caller's). Checked before any change: a mismatch changes nothing.
+   * source stays the caller's), or from PyTorch's own state_dict() shape ({ state, param_groups },
+   * snake_case names, step a number or a 0-dim tensor; see #fromPyTorch). Checked before any
+   * change: a mismatch changes nothing.
    */
   loadStateDict(sd) {
     const who = `${this.who}.loadStateDict`;
     this.#live('loadStateDict');
+    if (isPlain(sd) && 'param_groups' in sd) sd = this.#fromPyTorch(sd, who);
     if (!isPlain(sd) || !isPlain(sd.state) || !Array.isArray(sd.paramGroups)) {
-      throw invalid(`${who}: expected { state, paramGroups } (an optimizer's stateDict()), got ${describe(sd)}`);
+      throw invalid(`${who}: expected { state, paramGroups } (an optimizer's stateDict()) or PyTorch's { state, param_groups }, got ${describe(sd)}`);
     }
     if (sd.paramGroups.length !== this.paramGroups.length) {
       throw invalid(`${who}: loaded state dict has a different number of parameter groups (${sd.paramGroups.length}, the optimizer has ${this.paramGroups.length})`);
@@ -221,6 +252,9 @@ export class Optimizer {
       if (!p) throw invalid(`${who}: state of parameter ${idx}, which no parameter group lists`);
       if (!isPlain(s)) throw invalid(`${who}: state of parameter ${idx} must be an object, got ${describe(s)}`);
       for (const [k, v] of Object.entries(s)) {
+        // a name update() does not read would be dropped, and its state restarted from zero: refused
+        if (this.stateNames && !this.stateNames.includes(k)) throw invalid(`${who}: state ${idx} has an entry '${k}' that ${this.who} does not keep (expected ${this.stateNames.join(', ')})`);
+        if (k === 'step' && !(Number.isInteger(v) && v >= 0)) throw invalid(`${who}: state ${idx}.step must be a whole number >= 0, got ${describe(v)}`);
         if (v instanceof Tensor) {
           if (v.isDisposed) throw new OmError('Disposed', `${who}: state ${idx}.${k} was disposed`);
           if (v.shape.join() !== p.shape.join()) {
@@ -230,12 +264,52 @@ export class Optimizer {
       }
       states.push([p, s]);
     }
+    // the copies first: sd may hold this optimizer's own tensors (opt.loadStateDict(opt.stateDict()))
+    const copies = states.map(([p, s]) => [p, Object.fromEntries(Object.entries(s).map(([k, v]) => [k, v instanceof Tensor ? this.owned(() => noGrad(() => v.clone())) : v]))]);
     for (const s of this.#state.values()) for (const v of Object.values(s)) if (v instanceof Tensor) v.dispose();
-    this.#state.clear();
-    for (const [p, s] of states) {
-      this.#state.set(p, Object.fromEntries(Object.entries(s).map(([k, v]) => [k, v instanceof Tensor ? this.owned(() => noGrad(() => v.clone())) : v])));
-    }
+    this.#state = new Map(copies);
     this.paramGroups = groups;
+  }
+
+  /**
+   * PyTorch's { state: { index: { snake_name: Tensor | number | null } }, param_groups: [{ ...options,
+   * params }] } as this package's { state, paramGroups }: names camelCased (exp_avg_sq -> expAvgSq,
+   * weight_decay -> weightDecay, initial_lr -> initialLr), a 0-dim step tensor read as its number,
+   * a null entry (SGD's momentum_buffer before any momentum) left out, and the keys that only pick
+   * PyTorch's implementation (IMPLEMENTATION) dropped. Any other key is refused by name: loading
+   * one as if it were absent would continue a different run without a word.
+   */
+  #fromPyTorch(sd, who) {
+    const { state, param_groups: groups, ...rest } = sd;
+    for (const k of Object.keys(rest)) throw invalid(`${who}: PyTorch state dict has an unknown key '${k}' (expected state, param_groups)`);
+    if (!isPlain(state) || !Array.isArray(groups)) {
+      throw invalid(`${who}: expected PyTorch's { state, param_groups } (an object and an array), got ${describe(sd)}`);
+    }
+    const options = Object.keys(this.#options);
+    const paramGroups = groups.map((g, gi) => {
+      if (!isPlain(g)) throw invalid(`${who}: param_groups[${gi}] must be an object, got ${describe(g)}`);
+      const out = {};
+      for (const [k, v] of Object.entries(g)) {
+        if (IMPLEMENTATION.has(k)) continue;
+        const name = camel(k);
+        if (name !== 'params' && !options.includes(name) && !SCHEDULED.has(name)) {
+          throw invalid(`${who}: param_groups[${gi}] has an option '${k}' that ${this.who} does not have (expected ${options.map(snake).join(', ')})`);
+        }
+        out[name] = v;
+      }
+      return out;
+    });
+    const states = Object.entries(state).map(([idx, s]) => {
+      if (!isPlain(s)) throw invalid(`${who}: state of parameter ${idx} must be an object, got ${describe(s)}`);
+      const entries = Object.entries(s).filter(([, v]) => v !== null).map(([k, v]) => {
+        if (k !== 'step' || !(v instanceof Tensor)) return [camel(k), v];
+        if (v.isDisposed) throw new OmError('Disposed', `${who}: state ${idx}.step was disposed`);
+        if (v.size !== 1) throw new OmError('ShapeMismatch', `${who}: state ${idx}.step must be one number (a 0-dim tensor), got shape [${v.shape.join(', ')}]`);
+        return ['step', v.item()];
+      });
+      return [idx, Object.fromEntries(entries)];
+    });
+    return { state: Object.fromEntries(states), paramGroups };
   }
 
   /** Frees the state tensors (not the parameters). Idempotent. */

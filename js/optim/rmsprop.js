@@ -14,7 +14,7 @@ const OPTIONS = {
 
 export class RMSprop extends Optimizer {
   constructor(params, options) {
-    super(params, options, 'RMSprop', OPTIONS);
+    super(params, options, 'RMSprop', OPTIONS, ['step', 'squareAvg', 'momentumBuffer', 'gradAvg']);
   }
 
   update(p, grad, state, group) {

@@ -13,7 +13,7 @@ const OPTIONS = {
 
 export class SGD extends Optimizer {
   constructor(params, options) {
-    super(params, options, 'SGD', OPTIONS);
+    super(params, options, 'SGD', OPTIONS, ['momentumBuffer']);
   }
 
   checkGroup(g, who) {

@@ -3,7 +3,7 @@
  *   conv1d / conv2d      x [N, C, (H,) W], weight [O, C/groups, (kH,) kW], bias [O] (optional)
  *   conv_transpose2d     x [N, C, H, W], weight [C, O/groups, kH, kW], bias [O] (optional)
  *   conv3d, conv_transpose3d   the same with a depth D (kD) before H (kH)
- *   max_pool2d, avg_pool2d, adaptive_avg_pool2d   x [N, C, H, W]; max_pool3d, avg_pool3d x [N, C, D, H, W]
+ *   max_pool2d, avg_pool2d, adaptive_avg_pool2d   x [N, C, H, W]; max_pool3d, avg_pool3d, adaptive_avg_pool3d x [N, C, D, H, W]
  *
  * One geometry serves 1 to 3 spatial axes (conv_geom: per-axis arrays of depth, height and width,
  * the axes a lower rank lacks of size 1), and one im2col (vol2col: the 2-D im2col per depth tap),
@@ -1151,7 +1151,7 @@ om_tensor *om_conv_transpose3d(om_tensor *x, om_tensor *weight, om_tensor *bias,
 /* ---- pooling ----
  * max_pool2d: [kH, kW, sH, sW, pH, pW, dH, dW, ceil_mode]; max_pool3d: the same with D first
  * avg_pool2d: [kH, kW, sH, sW, pH, pW, ceil_mode, count_include_pad]; avg_pool3d: the same with D first
- * adaptive_avg_pool2d: [oH, oW] (-1 keeps the input's size; canonicalised in infer) */
+ * adaptive_avg_pool2d: [oH, oW] (-1 keeps the input's size; canonicalised in infer); adaptive_avg_pool3d: [oD, oH, oW] */
 
 /* PyTorch's pooling_output_shape: with ceil_mode the last window may overhang, but one that
  * would start in the right padding is dropped. */
@@ -1759,75 +1759,107 @@ om_tensor *om_avg_pool3d(om_tensor *x, const int64_t kernel[3], const int64_t st
   return apply_maybe_unbatched(OM_OP_avg_pool3d, &x, 1, &a, 5);
 }
 
-/* ---- adaptive_avg_pool2d: output cell i of n covers input [floor(i*in/n), ceil((i+1)*in/n)) ---- */
+/* ---- adaptive_avg_pool2d, adaptive_avg_pool3d: output cell i of n covers input
+ * [floor(i*in/n), ceil((i+1)*in/n)) along each spatial axis. One kernel for both: the 2-D pool is
+ * the 3-D one with a depth of 1 (one cell [0, 1)), which sums in the same order. ---- */
+
+/* The spatial dims of an adaptive pool: 3 for adaptive_avg_pool3d, else 2. */
+static int adaptive_dims(om_op op) { return op == OM_OP_adaptive_avg_pool3d ? 3 : 2; }
 
 static bool infer_adaptive(om_call *c) {
   const om_tensor *x = c->in[0];
+  const char *name = om_op_name(c->op);
+  const int k = adaptive_dims(c->op);
   char xs[OM_SHAPE_STR_LEN];
-  if (c->attrs.n_i != 2) return om__fail(OM_ERR_INVALID_ARGUMENT, "adaptive_avg_pool2d: takes the output size (2 integers), got %d", c->attrs.n_i);
-  if (!attrs_in_range("adaptive_avg_pool2d", &c->attrs)) return false;
-  if (x->dtype != OM_FLOAT32) return om__fail(OM_ERR_DTYPE_MISMATCH, "adaptive_avg_pool2d: takes float32, not %s", om_dtype_name(x->dtype));
-  if (x->ndim != 4)
-    return om__fail(OM_ERR_SHAPE_MISMATCH, "adaptive_avg_pool2d: input %s must have 4 dims ([N, C, H, W]; the functions also take it without N)",
-                    om__shape_str(xs, sizeof xs, x->shape, x->ndim));
-  if (!x->shape[1] || !x->shape[2] || !x->shape[3]) /* PyTorch's check: no cell to average */
-    return om__fail(OM_ERR_SHAPE_MISMATCH, "adaptive_avg_pool2d: input %s has an empty channel, height or width dim (only the "
-                    "batch may be 0, as PyTorch)", om__shape_str(xs, sizeof xs, x->shape, x->ndim));
-  for (int i = 0; i < 2; i++) {
+  if (c->attrs.n_i != k) return om__fail(OM_ERR_INVALID_ARGUMENT, "%s: takes the output size (%d integers), got %d", name, k, c->attrs.n_i);
+  if (!attrs_in_range(name, &c->attrs)) return false;
+  if (x->dtype != OM_FLOAT32) return om__fail(OM_ERR_DTYPE_MISMATCH, "%s: takes float32, not %s", name, om_dtype_name(x->dtype));
+  if (x->ndim != 2 + k)
+    return om__fail(OM_ERR_SHAPE_MISMATCH, "%s: input %s must have %d dims (%s; the functions also take it without N)", name,
+                    om__shape_str(xs, sizeof xs, x->shape, x->ndim), 2 + k, k == 3 ? "[N, C, D, H, W]" : "[N, C, H, W]");
+  bool empty = !x->shape[1];
+  for (int i = 0; i < k; i++) empty |= !x->shape[2 + i];
+  if (empty) /* PyTorch's check: no cell to average */
+    return om__fail(OM_ERR_SHAPE_MISMATCH, "%s: input %s has an empty channel, %sheight or width dim (only the "
+                    "batch may be 0, as PyTorch)", name, om__shape_str(xs, sizeof xs, x->shape, x->ndim), k == 3 ? "depth, " : "");
+  c->out_meta[0] = (om_meta){.dtype = OM_FLOAT32, .ndim = 2 + k, .shape = {x->shape[0], x->shape[1]}};
+  for (int i = 0; i < k; i++) {
     if (c->attrs.i[i] == -1) c->attrs.i[i] = x->shape[2 + i];
     if (c->attrs.i[i] < 1)
-      return om__fail(OM_ERR_INVALID_ARGUMENT, "adaptive_avg_pool2d: output size must be positive (or -1 for the input's), got %lld", (long long)c->attrs.i[i]);
+      return om__fail(OM_ERR_INVALID_ARGUMENT, "%s: output size must be positive (or -1 for the input's), got %lld", name, (long long)c->attrs.i[i]);
+    c->out_meta[0].shape[2 + i] = c->attrs.i[i];
   }
-  c->out_meta[0] = (om_meta){.dtype = OM_FLOAT32, .ndim = 4, .shape = {x->shape[0], x->shape[1], c->attrs.i[0], c->attrs.i[1]}};
   return true;
 }
 
 static int64_t cell_start(int64_t i, int64_t in, int64_t out) { return i * in / out; }
 static int64_t cell_end(int64_t i, int64_t in, int64_t out) { return ((i + 1) * in + out - 1) / out; }
 
-/* forward (dx NULL): out = window means of x; backward (dx set): dx += dout / window size. */
-static void adaptive_run(const int64_t *shape, const int64_t *os, const float *x, float *out, const float *gy, float *dx) {
-  int64_t h = shape[2], w = shape[3], planes = shape[0] * shape[1];
-  for (int64_t p = 0; p < planes; p++)
-    for (int64_t y = 0; y < os[0]; y++)
-      for (int64_t xo = 0; xo < os[1]; xo++) {
-        int64_t y0 = cell_start(y, h, os[0]), y1 = cell_end(y, h, os[0]);
-        int64_t x0 = cell_start(xo, w, os[1]), x1 = cell_end(xo, w, os[1]);
-        float div = (float)((y1 - y0) * (x1 - x0));
-        int64_t k = (p * os[0] + y) * os[1] + xo;
-        if (dx) {
-          float v = gy[k] / div;
-          for (int64_t iy = y0; iy < y1; iy++)
-            for (int64_t ix = x0; ix < x1; ix++) dx[(p * h + iy) * w + ix] += v;
-        } else {
-          float sum = 0;
-          for (int64_t iy = y0; iy < y1; iy++)
-            for (int64_t ix = x0; ix < x1; ix++) sum += x[(p * h + iy) * w + ix];
-          out[k] = sum / div;
+/* in[planes, D, H, W] pooled to os {oD, oH, oW}. forward (dx NULL): out = cell means of x;
+ * backward (dx set): dx += dout / cell size. */
+static void adaptive_run(const int64_t in[4], const int64_t os[3], const float *x, float *out, const float *gy, float *dx) {
+  const int64_t d = in[1], h = in[2], w = in[3];
+  for (int64_t p = 0; p < in[0]; p++)
+    for (int64_t z = 0; z < os[0]; z++)
+      for (int64_t y = 0; y < os[1]; y++)
+        for (int64_t xo = 0; xo < os[2]; xo++) {
+          int64_t z0 = cell_start(z, d, os[0]), z1 = cell_end(z, d, os[0]);
+          int64_t y0 = cell_start(y, h, os[1]), y1 = cell_end(y, h, os[1]);
+          int64_t x0 = cell_start(xo, w, os[2]), x1 = cell_end(xo, w, os[2]);
+          float div = (float)((z1 - z0) * (y1 - y0) * (x1 - x0));
+          int64_t k = ((p * os[0] + z) * os[1] + y) * os[2] + xo;
+          if (dx) {
+            float v = gy[k] / div;
+            for (int64_t iz = z0; iz < z1; iz++)
+              for (int64_t iy = y0; iy < y1; iy++)
+                for (int64_t ix = x0; ix < x1; ix++) dx[((p * d + iz) * h + iy) * w + ix] += v;
+          } else {
+            float sum = 0;
+            for (int64_t iz = z0; iz < z1; iz++)
+              for (int64_t iy = y0; iy < y1; iy++)
+                for (int64_t ix = x0; ix < x1; ix++) sum += x[((p * d + iz) * h + iy) * w + ix];
+            out[k] = sum / div;
+          }
         }
-      }
+}
+
+/* adaptive_run's operands for an input of shape x and output size attrs (2 or 3 of them). */
+static void adaptive_geometry(om_op op, const int64_t *x, const int64_t *attrs, int64_t in[4], int64_t os[3]) {
+  const int k = adaptive_dims(op);
+  in[0] = x[0] * x[1];
+  in[1] = k == 3 ? x[2] : 1;
+  os[0] = k == 3 ? attrs[0] : 1;
+  for (int i = 0; i < 2; i++) {
+    in[2 + i] = x[k + i];
+    os[1 + i] = attrs[k - 2 + i];
+  }
 }
 
 static bool forward_adaptive(om_call *c) {
   bool own;
-  const float *x = dense(c->in[0], &own, "adaptive_avg_pool2d");
+  const float *x = dense(c->in[0], &own, om_op_name(c->op));
   if (!x) return false;
-  adaptive_run(c->in[0]->shape, c->attrs.i, x, (float *)om__data(c->out[0]), NULL, NULL);
+  int64_t in[4], os[3];
+  adaptive_geometry(c->op, c->in[0]->shape, c->attrs.i, in, os);
+  adaptive_run(in, os, x, (float *)om__data(c->out[0]), NULL, NULL);
   if (own) free((void *)x);
   return true;
 }
 
 static bool adaptive_backward(const om_record *r, om_tensor *const *gout, om_tensor **gin) {
-  om_meta meta = {.dtype = OM_FLOAT32, .ndim = 4};
-  memcpy(meta.shape, r->in[0]->shape, sizeof(int64_t) * 4);
-  om_tensor *dx = om__tensor_new(&meta, true, "adaptive_avg_pool2d");
+  const char *name = om_op_name(r->op);
+  om_meta meta = {.dtype = OM_FLOAT32, .ndim = r->in[0]->ndim};
+  memcpy(meta.shape, r->in[0]->shape, sizeof(int64_t) * (size_t)meta.ndim);
+  om_tensor *dx = om__tensor_new(&meta, true, name);
   bool own;
-  const float *gy = dx ? dense(gout[0], &own, "adaptive_avg_pool2d") : NULL;
+  const float *gy = dx ? dense(gout[0], &own, name) : NULL;
   if (!gy) {
     om_tensor_release(dx);
     return false;
   }
-  adaptive_run(meta.shape, r->attrs.i, NULL, NULL, gy, (float *)om__data(dx));
+  int64_t in[4], os[3];
+  adaptive_geometry(r->op, meta.shape, r->attrs.i, in, os);
+  adaptive_run(in, os, NULL, NULL, gy, (float *)om__data(dx));
   if (own) free((void *)gy);
   gin[0] = dx;
   return true;
@@ -1888,28 +1920,28 @@ static bool lower_adaptive_uneven(om_lower *l, const om_call *c) {
   return true;
 }
 
-/* Axis k's cells (k 0: rows, as a [o, in] float 0/1 matrix and their sizes [o, 1]; k 1: columns,
- * [in, o] and [1, o]) computed from the run-time size of a symbolic axis: cell i is
- * [floor(i in / o), floor(((i + 1) in + o - 1) / o)), the kernel's cell_start and cell_end (int64
- * Div floors these non-negative values). An axis whose output keeps the input's size (-1) has
- * no matrix: *mat is -1. false on error. */
-static bool cell_matrix(om_lower *l, const om_call *c, int k, int *mat, int *count) {
-  const int64_t in = c->in[0]->shape[2 + k], o = c->attrs.i[k];
+/* The cells of input axis d pooled to o (k 0: rows, as a [o, in] float 0/1 matrix and their sizes
+ * [o, 1]; k 1: columns, [in, o] and [1, o]) computed from the run-time size of a symbolic axis:
+ * cell i is [floor(i in / o), floor(((i + 1) in + o - 1) / o)), the kernel's cell_start and
+ * cell_end (int64 Div floors these non-negative values). An axis whose output keeps the input's
+ * size (-1) has no matrix: *mat is -1. false on error. */
+static bool cell_matrix(om_lower *l, const om_call *c, int d, int64_t o, int k, int *mat, int *count) {
+  const int64_t in = c->in[0]->shape[d];
   *mat = *count = -1;
-  if (om__lower_out_ext(l, 0, 2 + k) >= 0 || (o == in && om__lower_in_ext(l, 0, 2 + k) < 0)) return true;
+  if (om__lower_out_ext(l, 0, d) >= 0 || (o == in && om__lower_in_ext(l, 0, d) < 0)) return true;
   om_meta cells = {.dtype = OM_INT64, .ndim = 2, .shape = {k ? 1 : o, k ? o : 1}}, fcells = cells;
   om_meta iota = {.dtype = OM_INT64, .ndim = k ? 2 : 1, .shape = {in, 1}}, mask = {.dtype = OM_BOOL, .ndim = 2};
   mask.shape[0] = k ? in : o;
   mask.shape[1] = k ? o : in;
   om_meta fmask = mask;
   fcells.dtype = fmask.dtype = OM_FLOAT32;
-  int64_t *idx = om__alloc(sizeof(int64_t) * (uint64_t)(2 * o), "adaptive_avg_pool2d");
+  int64_t *idx = om__alloc(sizeof(int64_t) * (uint64_t)(2 * o), om_op_name(c->op));
   if (!idx) return false;
   for (int64_t i = 0; i < 2 * o; i++) idx[i] = i < o ? i : i - o + 1;
   int shape = om__lower_ints(l, cells.shape, 2), first = om__lower_ints(l, idx, (int)o), next = om__lower_ints(l, idx + o, (int)o);
   free(idx);
-  int n = om__lower_x_value(l, om__lower_in_x(l, 0, 2 + k)), on = om__lower_ints(l, &o, 1), rest = om__lower_ints(l, &(int64_t){o - 1}, 1);
-  int r[3] = {om__lower_ints(l, &(int64_t){0}, -1), om__lower_x_scalar(l, om__lower_in_x(l, 0, 2 + k)), om__lower_ints(l, &(int64_t){1}, -1)};
+  int n = om__lower_x_value(l, om__lower_in_x(l, 0, d)), on = om__lower_ints(l, &o, 1), rest = om__lower_ints(l, &(int64_t){o - 1}, 1);
+  int r[3] = {om__lower_ints(l, &(int64_t){0}, -1), om__lower_x_scalar(l, om__lower_in_x(l, 0, d)), om__lower_ints(l, &(int64_t){1}, -1)};
   int i0, i1, lo, hi, rv, ge, lt, m, len;
   if (shape < 0 || first < 0 || next < 0 || n < 0 || on < 0 || rest < 0 || r[1] < 0 ||
       !om__emit(l, "Reshape", (int[]){first, shape}, 2, &cells, 1, &i0, NULL, 0) ||
@@ -1939,7 +1971,7 @@ static bool lower_adaptive_symbolic(om_lower *l, const om_call *c) {
   int mat[2], count[2];
   for (int k = 0; k < 2; k++) {
     if (om__lower_in_ext(l, 0, 2 + k) >= 0) {
-      if (!cell_matrix(l, c, k, &mat[k], &count[k])) return false;
+      if (!cell_matrix(l, c, 2 + k, c->attrs.i[k], k, &mat[k], &count[k])) return false;
       continue;
     }
     /* a fixed axis: the kernel's cells as constants of the same shapes */
@@ -1974,20 +2006,96 @@ static bool lower_adaptive_symbolic(om_lower *l, const om_call *c) {
   return true;
 }
 
-/* GlobalAveragePool for a 1x1 output; AveragePool with kernel = stride = in/out when the input
- * divides evenly (every cell is then one equal window); otherwise lower_adaptive_uneven. On a
- * symbolic spatial axis a fixed output size has cells that move with the size:
- * lower_adaptive_symbolic computes them. */
+/* The 3-D pool's uneven or moving cells, one axis at a time (W, H, D): the axis moved last (a
+ * Transpose that swaps it with W, its own inverse), a MatMul by its [in, o] 0/1 cell matrix
+ * (constants on a fixed axis, cell_matrix's on a symbolic one), moved back; then one Div by the
+ * cells' sizes, the product of the axes' counts (small integers, exact in float32), as the kernel
+ * divides each cell's sum once. An axis whose output is its input (kept, or fixed and equal) is
+ * left alone. The sums run axis by axis, so the last bits can differ from the kernel's, as
+ * lower_adaptive_uneven's do. false on error. */
+static bool lower_adaptive_volume(om_lower *l, const om_call *c) {
+  const int64_t *x = c->in[0]->shape, *o = c->attrs.i;
+  om_meta vm = {.dtype = OM_FLOAT32, .ndim = 5}, nm = {.dtype = OM_FLOAT32};
+  memcpy(vm.shape, x, sizeof(int64_t) * 5);
+  int v = om__lower_input(l, 0), n = -1;
+  if (v < 0) return false;
+  /* onnxruntime fuses a Transpose into the MatMul after it and then fails on an empty batch: where
+   * the batch is or may be 0, one more row (om__lower_extra_row) runs through, dropped at the end */
+  const bool extra = x[0] == 0 || om__lower_may_be_0(l, om__lower_in_ext(l, 0, 0));
+  if (extra && (v = om__lower_extra_row(l, v, &vm, 0)) < 0) return false;
+  for (int a = 4; a >= 2; a--) {
+    const int64_t in = x[a], oo = o[a - 2];
+    int mat = -1, count = -1;
+    if (om__lower_in_ext(l, 0, a) >= 0) {
+      if (!cell_matrix(l, c, a, oo, 1, &mat, &count)) return false;
+    } else if (oo != in) {
+      int64_t *m = om__alloc(sizeof(int64_t) * (uint64_t)(in * oo + oo), "adaptive_avg_pool3d");
+      if (!m) return false;
+      int64_t *sizes = m + in * oo;
+      memset(m, 0, sizeof(int64_t) * (size_t)(in * oo));
+      for (int64_t i = 0; i < oo; i++) {
+        sizes[i] = cell_end(i, in, oo) - cell_start(i, in, oo);
+        for (int64_t r = cell_start(i, in, oo); r < cell_end(i, in, oo); r++) m[r * oo + i] = 1;
+      }
+      mat = float_matrix(l, m, in, oo);
+      count = float_matrix(l, sizes, 1, oo);
+      free(m);
+      if (mat < 0 || count < 0) return false;
+    }
+    if (mat < 0) continue;
+    int64_t perm[5] = {0, 1, 2, 3, 4};
+    perm[a] = 4;
+    perm[4] = a;
+    om_meta tm = vm;
+    tm.shape[a] = vm.shape[4];
+    tm.shape[4] = in;
+    om_gattr pa = OM_ATTR_INTS("perm", perm, 5);
+    if (a != 4 && !om__emit(l, "Transpose", &v, 1, &tm, 1, &v, &pa, 1)) return false;
+    tm.shape[4] = oo;
+    if (!om__emit(l, "MatMul", (int[]){v, mat}, 2, &tm, 1, &v, NULL, 0)) return false;
+    vm.shape[a] = oo;
+    if (a != 4 && !om__emit(l, "Transpose", &v, 1, &vm, 1, &v, &pa, 1)) return false;
+    /* the counts [1, o] as [o] followed by one 1 per axis after a, so they broadcast along a */
+    om_meta cm = {.dtype = OM_FLOAT32, .ndim = 5 - a, .shape = {oo, 1, 1}};
+    int shape = om__lower_ints(l, cm.shape, cm.ndim), cnt;
+    if (shape < 0 || !om__emit(l, "Reshape", (int[]){count, shape}, 2, &cm, 1, &cnt, NULL, 0)) return false;
+    if (n < 0) {
+      n = cnt;
+      nm = cm;
+      continue;
+    }
+    om_meta pm = cm; /* cm has more dims than nm (a decreases): nm's right-aligned under it */
+    for (int i = 0; i < nm.ndim; i++) pm.shape[pm.ndim - 1 - i] = nm.shape[nm.ndim - 1 - i];
+    pm.shape[0] = oo;
+    if (!om__emit(l, "Mul", (int[]){cnt, n}, 2, &pm, 1, &n, NULL, 0)) return false;
+    nm = pm;
+  }
+  if (n >= 0 && !om__emit(l, "Div", (int[]){v, n}, 2, &vm, 1, &v, NULL, 0)) return false;
+  if (extra && (v = om__lower_drop_row(l, v, vm, 0)) < 0) return false;
+  om__lower_output(l, 0, v);
+  return true;
+}
+
+/* GlobalAveragePool for an output of ones; AveragePool with kernel = stride = in/out when the
+ * input divides evenly (every cell is then one equal window); otherwise lower_adaptive_uneven
+ * (2-D) or lower_adaptive_volume (3-D). On a symbolic spatial axis a fixed output size has cells
+ * that move with the size: lower_adaptive_symbolic (2-D) or lower_adaptive_volume computes them. */
 static bool lower_adaptive(om_lower *l, const om_call *c) {
   const int64_t *x = c->in[0]->shape, *o = c->attrs.i;
-  /* 1x1 (an output size of -1 that is 1 in the example keeps a symbolic axis: not global) */
-  if (o[0] == 1 && o[1] == 1 && !om__lower_output_sym(l, 0, 2) && !om__lower_output_sym(l, 0, 3))
-    return om__lower_node(l, c, "GlobalAveragePool", NULL, 0);
-  for (int d = 2; d < 4; d++)
-    if (om__lower_input_sym(l, 0, d) && !om__lower_output_sym(l, 0, d)) return lower_adaptive_symbolic(l, c);
-  if (x[2] % o[0] || x[3] % o[1]) return lower_adaptive_uneven(l, c);
-  int64_t k[2] = {x[2] / o[0], x[3] / o[1]}, pads[4] = {0, 0, 0, 0};
-  om_gattr at[] = {OM_ATTR_INTS("kernel_shape", k, 2), OM_ATTR_INTS("pads", pads, 4), OM_ATTR_INTS("strides", k, 2)};
+  const int k = adaptive_dims(c->op);
+  bool global = true, moving = false, even = true;
+  for (int i = 0; i < k; i++) {
+    /* an output size of -1 that is 1 in the example keeps a symbolic axis: not global */
+    global &= o[i] == 1 && !om__lower_output_sym(l, 0, 2 + i);
+    moving |= om__lower_input_sym(l, 0, 2 + i) && !om__lower_output_sym(l, 0, 2 + i);
+    even &= x[2 + i] % o[i] == 0;
+  }
+  if (global) return om__lower_node(l, c, "GlobalAveragePool", NULL, 0);
+  if (moving) return k == 3 ? lower_adaptive_volume(l, c) : lower_adaptive_symbolic(l, c);
+  if (!even) return k == 3 ? lower_adaptive_volume(l, c) : lower_adaptive_uneven(l, c);
+  int64_t ks[3], pads[6] = {0, 0, 0, 0, 0, 0};
+  for (int i = 0; i < k; i++) ks[i] = x[2 + i] / o[i];
+  om_gattr at[] = {OM_ATTR_INTS("kernel_shape", ks, k), OM_ATTR_INTS("pads", pads, 2 * k), OM_ATTR_INTS("strides", ks, k)};
   return om__lower_node(l, c, "AveragePool", at, 3);
 }
 
@@ -1998,9 +2106,21 @@ const om_op_def om__op_adaptive_avg_pool2d = {
     .test = {.n_in = 1, .ndims = {4}, .shapes = {{2, 3, 6, 4}}, .lo = -2, .hi = 2, .attrs = {.n_i = 2, .i = {3, 2}},
              .empty_refusal = "only the batch may be 0"}};
 
+const om_op_def om__op_adaptive_avg_pool3d = {
+    .name = "adaptive_avg_pool3d", .n_in = 1, .n_out = 1, .saves = 0,
+    .infer = infer_adaptive, .forward = forward_adaptive, .backward = adaptive_backward,
+    .lower = lower_adaptive, .derives_extents = true, .onnx = "GlobalAveragePool (1x1x1); AveragePool (input divisible by output); else per axis Transpose, MatMul, Transpose, then Div (cells as 0/1 matrices, computed from the size on a symbolic axis)",
+    .test = {.n_in = 1, .ndims = {5}, .shapes = {{2, 2, 5, 4, 3}}, .lo = -2, .hi = 2, .attrs = {.n_i = 3, .i = {2, 3, 2}},
+             .empty_refusal = "only the batch may be 0"}};
+
 om_tensor *om_adaptive_avg_pool2d(om_tensor *x, const int64_t output_size[2]) {
   om_attrs a = {.n_i = 2, .i = {output_size[0], output_size[1]}};
   return apply_maybe_unbatched(OM_OP_adaptive_avg_pool2d, &x, 1, &a, 4);
+}
+
+om_tensor *om_adaptive_avg_pool3d(om_tensor *x, const int64_t output_size[3]) {
+  om_attrs a = {.n_i = 3, .i = {output_size[0], output_size[1], output_size[2]}};
+  return apply_maybe_unbatched(OM_OP_adaptive_avg_pool3d, &x, 1, &a, 5);
 }
 
 /* ---- unfold (im2col) and fold (col2im), torch.nn.functional's, 4-D (3-D: a batch of one) ----

@@ -252,18 +252,20 @@ TEST(conv3d_products_in_bands_of_planes) {
   om__release_all(all, 13);
 }
 
-/* conv3d, conv_transpose3d and the 3-D pools on seeded inputs: the FNV-1a 64 hash of their
- * outputs' float bytes, pinned here and in tests/js/torchvision-ports-video-densenet-seg.test.mjs
- * for the same calls (native and WASM give the same bits). */
+/* conv3d, conv_transpose3d and the 3-D pools (adaptive_avg_pool3d's cells uneven and
+ * overlapping) on seeded inputs: the FNV-1a 64 hash of their outputs' float bytes, pinned here
+ * and in tests/js/torchvision-ports-video-densenet-seg.test.mjs for the same calls (native and
+ * WASM give the same bits). */
 TEST(conv3d_family_bits_pinned) {
   om_tensor *x = om_randn((int64_t[]){1, 3, 5, 6, 7}, 5, 41, true), *w = om_randn((int64_t[]){4, 3, 3, 2, 3}, 5, 42, true);
   om_tensor *b = om_randn((int64_t[]){4}, 1, 43, true), *wt = om_randn((int64_t[]){3, 2, 2, 3, 2}, 5, 44, true);
-  om_tensor *y[4] = {om_conv3d(x, w, b, (int64_t[]){1, 2, 1}, (int64_t[]){1, 0, 1}, (int64_t[]){2, 1, 1}, 1),
+  om_tensor *y[5] = {om_conv3d(x, w, b, (int64_t[]){1, 2, 1}, (int64_t[]){1, 0, 1}, (int64_t[]){2, 1, 1}, 1),
                      om_conv_transpose3d(x, wt, NULL, (int64_t[]){2, 1, 2}, (int64_t[]){0, 1, 1}, (int64_t[]){1, 0, 1}, 1, NULL),
                      om_max_pool3d(x, (int64_t[]){2, 3, 3}, (int64_t[]){1, 2, 2}, (int64_t[]){1, 1, 1}, NULL, true),
-                     om_avg_pool3d(x, (int64_t[]){3, 2, 3}, (int64_t[]){2, 1, 2}, (int64_t[]){1, 1, 1}, true, false)};
+                     om_avg_pool3d(x, (int64_t[]){3, 2, 3}, (int64_t[]){2, 1, 2}, (int64_t[]){1, 1, 1}, true, false),
+                     om_adaptive_avg_pool3d(x, (int64_t[]){3, 4, 5})};
   uint64_t h = 0xcbf29ce484222325ull;
-  for (int i = 0; i < 4; i++) {
+  for (int i = 0; i < 5; i++) {
     CHECK(y[i] != NULL);
     int64_t n = y[i] ? om_tensor_numel(y[i]) : 0;
     float *v = malloc(sizeof(float) * (size_t)(n + 1));
@@ -272,8 +274,23 @@ TEST(conv3d_family_bits_pinned) {
     for (size_t k = 0; v && k < sizeof(float) * (size_t)n; k++) h = (h ^ p[k]) * 0x100000001b3ull;
     free(v);
   }
-  if (h != 0x399eeabbd4f7f3c0ull) FAILED("hash %#llx", (unsigned long long)h);
-  om__release_all((om_tensor *[]){x, w, b, wt, y[0], y[1], y[2], y[3]}, 8);
+  if (h != 0xc701fa7068087a87ull) FAILED("hash %#llx", (unsigned long long)h);
+  om__release_all((om_tensor *[]){x, w, b, wt, y[0], y[1], y[2], y[3], y[4]}, 9);
+}
+
+TEST(adaptive_avg_pool3d_values) {
+  /* [1, 1, 3, 1, 2]: depth 3 -> 2 cells [0, 2), [1, 3) (overlapping), width 2 -> 1 */
+  om_tensor *x = TF(SHAPE(1, 1, 3, 1, 2), 1, 2, 3, 4, 5, 6);
+  om_tensor_set_requires_grad(x, true);
+  om_tensor *y = om_adaptive_avg_pool3d(x, (int64_t[]){2, -1, 1}), *g = TF(SHAPE(1, 1, 2, 1, 1), 4, 8);
+  CHECK_VALUES(y, SHAPE(1, 1, 2, 1, 1), 1e-6, 2.5, 4.5);
+  CHECK(y && om_backward(y, g));
+  om_tensor *gx = om_tensor_grad(x);
+  CHECK_VALUES(gx, SHAPE(1, 1, 3, 1, 2), 1e-6, 1, 1, 1 + 2, 1 + 2, 2, 2);
+  om_tensor *u = om_adaptive_avg_pool3d(x, (int64_t[]){1, 1, 1}); /* the mean */
+  CHECK_VALUES(u, SHAPE(1, 1, 1, 1, 1), 1e-6, 3.5);
+  CHECK_ERROR(om_adaptive_avg_pool3d(x, (int64_t[]){0, 1, 1}), OM_ERR_INVALID_ARGUMENT, "adaptive_avg_pool3d: output size must be positive");
+  om__release_all((om_tensor *[]){x, y, g, gx, u}, 5);
 }
 
 TEST(conv_transpose2d_hand_computed) {
@@ -590,6 +607,7 @@ int main(void) {
   RUN(max_pool2d_gradient_goes_to_the_first_max);
   RUN(avg_pool2d_values_count_include_pad_ceil_mode);
   RUN(adaptive_avg_pool2d_values);
+  RUN(adaptive_avg_pool3d_values);
   RUN(conv3d_and_pools3d_over_a_unit_depth_are_the_2d_ops);
   RUN(conv_transpose3d_is_the_adjoint_of_conv3d);
   RUN(conv3d_family_bits_pinned);

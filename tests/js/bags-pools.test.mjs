@@ -1,6 +1,6 @@
-// F.adaptiveMaxPool1d/2d (with returnIndices) and F.embeddingBag against PyTorch
+// F.adaptiveMaxPool1d/2d/3d (with returnIndices) and F.embeddingBag against PyTorch
 // (tests/js/fixtures/pytorch/ops/bags_pools.json, written by tools/pytorch_composites.py): values,
-// indices and gradients; the modules (nn.AdaptiveMaxPool1d/2d, nn.EmbeddingBag and its state dict);
+// indices and gradients; the modules (nn.AdaptiveMaxPool1d/2d/3d, nn.EmbeddingBag and its state dict);
 // argument errors; traced and run in onnxruntime-web and the Session, also at other sizes.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
@@ -15,8 +15,9 @@ const FIXTURE = JSON.parse(readFileSync(new URL('./fixtures/pytorch/ops/bags_poo
 function call(c, xs) {
   const { outputSize, perSampleWeights, ...o } = c.args;
   switch (c.op) {
-    case 'adaptiveMaxPool2d': case 'adaptiveMaxPool1d': return F()[c.op](xs[0], outputSize);
+    case 'adaptiveMaxPool2d': case 'adaptiveMaxPool1d': case 'adaptiveMaxPool3d': return F()[c.op](xs[0], outputSize);
     case 'adaptiveMaxPool2dIndices': return F().adaptiveMaxPool2d(xs[0], outputSize, true)[1];
+    case 'adaptiveMaxPool3dIndices': return F().adaptiveMaxPool3d(xs[0], outputSize, { returnIndices: true })[1];
     case 'adaptiveMaxPool1dIndices': return F().adaptiveMaxPool1d(xs[0], outputSize, { returnIndices: true })[1];
     default: { // embeddingBag: [input, weight, offsets (1-D input), perSampleWeights]
       const flat = xs[0].ndim === 1;
@@ -35,6 +36,7 @@ describe('adaptive max pools and embedding bags against PyTorch', () => {
     const x = om.tensor([0.3, -1.2, 2.5, 0.7, -0.4, 1.9, 0.1, -2.2, 1.1, 0.6, -0.9, 1.4], { shape: [1, 2, 2, 3] });
     gradcheck((a) => F().adaptiveMaxPool2d(a, [1, 2]), x);
     gradcheck((a) => F().adaptiveMaxPool1d(a, 2), om.tensor([0.5, -1, 2, 0.25, 1.5, -0.75], { shape: [2, 3] }));
+    gradcheck((a) => F().adaptiveMaxPool3d(a, [2, 1, 2]), om.tensor([0.3, -1.2, 2.5, 0.7, -0.4, 1.9, 0.1, -2.2, 1.1, 0.6, -0.9, 1.4], { shape: [1, 1, 3, 2, 2] }));
     const ids = om.tensor([1, 3, 3, 0, 2], { dtype: 'int64' }), offsets = om.tensor([0, 2, 2], { dtype: 'int64' });
     for (const mode of ['sum', 'mean', 'max']) {
       gradcheck((w) => F().embeddingBag(ids, w, offsets, { mode }), om.randn([4, 3], { seed: 2 }));
@@ -52,6 +54,11 @@ describe('adaptive max pools and embedding bags against PyTorch', () => {
     same(new om.nn.AdaptiveMaxPool2d([null, 1]).forward(x), x.amax(-1, true)); // null keeps H
     same(new om.nn.AdaptiveMaxPool1d(1, { returnIndices: true }).forward(x.flatten(2))[0], x.flatten(2).amax(-1, true));
     assert.deepEqual(F().adaptiveMaxPool2d(om.randn([3, 4, 4], { seed: 2 }), 2).shape, [3, 2, 2]); // unbatched
+    const v3 = om.randn([2, 3, 4, 6, 5], { seed: 3 });
+    const [m3, i3] = new om.nn.AdaptiveMaxPool3d([2, null, 1], true).forward(v3);
+    same(m3, F().adaptiveMaxPool3d(v3, [2, 6, 1]));
+    same(i3, F().adaptiveMaxPool3d(v3, [2, 6, 1], true)[1]);
+    same(new om.nn.AdaptiveMaxPool3d(1).forward(v3), v3.flatten(2).amax(-1, true).unsqueeze(-1).unsqueeze(-1)); // global
     om.manualSeed(3);
     const bag = new om.nn.EmbeddingBag(6, 3, { mode: 'sum', paddingIdx: -1 });
     try {
@@ -75,6 +82,11 @@ describe('adaptive max pools and embedding bags against PyTorch', () => {
     throwsKind(() => F().adaptiveMaxPool2d(x, [2, 0]), 'InvalidArgument', /adaptiveMaxPool2d: outputSize must be positive \(or null\), got 0/);
     throwsKind(() => F().adaptiveMaxPool2d(x, 2, { returnIndex: true }), 'InvalidArgument', /adaptiveMaxPool2d: unknown option 'returnIndex'/);
     throwsKind(() => F().adaptiveMaxPool2d(om.zeros([1, 1, 0, 3]), 2), 'InvalidArgument', /adaptiveMaxPool2d: the input's H and W must be positive, got \[1,1,0,3\]/);
+    throwsKind(() => F().adaptiveMaxPool3d(x.flatten(2), 2), 'InvalidArgument', /adaptiveMaxPool3d: takes \[N, C, D, H, W\] or \[C, D, H, W\], got \[2,3,30\]/);
+    throwsKind(() => F().adaptiveMaxPool3d(x.unsqueeze(0), [2, 2]), 'InvalidArgument', /adaptiveMaxPool3d: outputSize must be an integer or 3 of them, got 2/);
+    throwsKind(() => F().adaptiveMaxPool3d(x.unsqueeze(0), [2, -1, 2]), 'InvalidArgument', /adaptiveMaxPool3d: outputSize must be positive \(or null\), got -1/);
+    throwsKind(() => F().adaptiveMaxPool3d(om.zeros([1, 1, 2, 0, 3]), 2), 'InvalidArgument', /adaptiveMaxPool3d: the input's D, H and W must be positive, got \[1,1,2,0,3\]/);
+    throwsKind(() => new om.nn.AdaptiveMaxPool3d(2, { returnIndices: 1 }), 'InvalidArgument', /AdaptiveMaxPool3d: returnIndices must be a boolean, got 1/);
     throwsKind(() => F().adaptiveMaxPool1d(x, 2), 'InvalidArgument', /adaptiveMaxPool1d: takes \[N, C, L\] or \[C, L\], got \[2,3,6,5\]/);
     throwsKind(() => F().adaptiveMaxPool1d(x.flatten(2), [2, 3]), 'InvalidArgument', /adaptiveMaxPool1d: outputSize must be an integer, got an array of length 2/);
     throwsKind(() => new om.nn.AdaptiveMaxPool1d(2, { returnIndices: 'yes' }), 'InvalidArgument', /AdaptiveMaxPool1d: returnIndices must be a boolean, got a string/);
@@ -99,6 +111,12 @@ describe('traced, run in onnxruntime-web and the Session', () => {
     trace((x) => F().adaptiveMaxPool2d(x, [2, 3], true), { x: [om.randn([2, 3, 7, 9], { seed: 4 }), ['B', null, null, null]] });
     trace((x) => F().adaptiveMaxPool2d(x, 1), { x: [om.randn([2, 3, 5, 6], { seed: 5 }), ['B', null, 'H', 'W']] }); // global: no slice
     trace((x) => F().adaptiveMaxPool1d(x, 4, true), { x: [om.randn([2, 3, 10], { seed: 6 }), ['B', null, null]] });
+    trace((x) => F().adaptiveMaxPool3d(x, [2, 3, 2], true), { x: [om.randn([2, 3, 5, 7, 4], { seed: 7 }), ['B', null, null, null, null]] });
+    trace((x) => F().adaptiveMaxPool3d(x, 1), { x: [om.randn([2, 2, 3, 5, 6], { seed: 8 }), ['B', null, 'D', 'H', 'W']] }); // global
+    // windows that move with the sizes: the graph holds where every window has an element (the
+    // trace refuses undeclared sizes below the output's, naming these declarations)
+    trace((x) => F().adaptiveMaxPool3d(x, [2, 3, 2], true),
+      { x: [om.randn([2, 2, 5, 7, 6], { seed: 9 }), ['B', null, om.Dim('D', { min: 2 }), om.Dim('H', { min: 3 }), om.Dim('W', { min: 2 })]] });
   }));
 
   test('embedding bags: 2-D bags with a symbolic batch, 1-D bags of a symbolic length, the offsets an input', () => withTraced((keep, trace) => {

@@ -115,10 +115,22 @@ describe('containers', () => {
       assert.deepEqual(Object.keys(a.stateDict()), ['conv0.weight', 'conv0.bias']);
       assert.equal(a.conv0, a.at(0));
       a.addModule('pool0', new nn.MaxPool2d(2));
-      a.append(new nn.Flatten());
-      // append names it by the count before it ('3'); a JS object lists names that are integers first
-      assert.deepEqual(a.namedChildren().map((e) => e[0]), ['3', 'conv0', 'relu0', 'pool0']);
+      // append names it by the count before it ('3'), which a JS object would list before conv0: it would run first
+      const flat = new nn.Flatten();
+      assert.throws(() => a.append(flat), { kind: 'InvalidArgument',
+        message: "Sequential.append: its name '3' would be listed before 'conv0' (integer names come first in a JS object), so it would not run last; use addModule(name, module) with a name that is not an integer" });
+      a.addModule('flat', flat);
+      assert.deepEqual(a.namedChildren().map((e) => e[0]), ['conv0', 'relu0', 'pool0', 'flat']);
       assert.equal(a.length, 4);
+      assert.deepEqual(om.tidy(() => a.forward(om.ones([2, 1, 6, 6])).shape), [2, 8], 'conv, relu, pool, flatten: in the order added');
+      // pairs whose order a JS object would change are refused (an OrderedDict's [('fc', ..), ('0', ..)])
+      assert.throws(() => new nn.Sequential(new Map([['fc', new nn.ReLU()], ['1', new nn.ReLU()], ['0', new nn.ReLU()]])), { kind: 'InvalidArgument',
+        message: /^Sequential: name '0' would come before 'fc': its fields list integer names first, in increasing order, so the modules would not keep the order given/ });
+      assert.throws(() => new nn.ModuleDict([['10', new nn.ReLU()], ['2', new nn.ReLU()]]), { kind: 'InvalidArgument', message: /^ModuleDict: name '2' would come before '10'/ });
+      const ordered = new nn.Sequential([['0', new nn.ReLU()], ['2', new nn.Tanh()], ['fc', new nn.Identity()]]);
+      assert.deepEqual(ordered.namedChildren().map((e) => e[0]), ['0', '2', 'fc'], 'integer names first, increasing: kept as given');
+      const list = new nn.ModuleList([new nn.ReLU()]).append(new nn.Tanh());
+      assert.deepEqual(list.namedChildren().map((e) => e[0]), ['0', '1'], 'a ModuleList appends as before');
       assert.deepEqual(Object.keys(b.stateDict()), ['fc.weight', 'fc.bias', 'out.weight', 'out.bias']);
       assert.deepEqual(om.tidy(() => b.forward(om.ones([5, 2])).shape), [5, 1]);
       assert.throws(() => new nn.Sequential({ fc: 3 }), { kind: 'InvalidArgument', message: 'Sequential: item fc must be an om.nn.Module, got 3' });

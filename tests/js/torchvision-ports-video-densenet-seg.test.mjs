@@ -62,10 +62,11 @@ describe('conv3d, conv_transpose3d and the 3-D pools against PyTorch', () => {
       F().convTranspose3d(x, wt, null, { stride: [2, 1, 2], padding: [0, 1, 1], outputPadding: [1, 0, 1] }),
       F().maxPool3d(x, [2, 3, 3], { stride: [1, 2, 2], padding: 1, ceilMode: true }),
       F().avgPool3d(x, [3, 2, 3], { stride: [2, 1, 2], padding: 1, ceilMode: true, countIncludePad: false }),
+      F().adaptiveAvgPool3d(x, [3, 4, 5]),
     ];
     let h = 0xcbf29ce484222325n;
     for (const y of ys) for (const v of new Uint8Array(y.toArray().buffer)) h = ((h ^ BigInt(v)) * 0x100000001b3n) & 0xffffffffffffffffn;
-    assert.equal(h.toString(16), '399eeabbd4f7f3c0');
+    assert.equal(h.toString(16), 'c701fa7068087a87');
   }));
 
   test('modules: Conv3d, BatchNorm3d, MaxPool3d, AvgPool3d, AdaptiveAvgPool3d are the functions with their parameters and options', () => om.tidy(() => {
@@ -137,6 +138,11 @@ describe('conv3d, conv_transpose3d and the 3-D pools against PyTorch', () => {
     throwsKind(() => F().avgPool3d(x, 2, { divisorOverride: 3 }), 'InvalidArgument', /^avgPool3d: divisorOverride is not supported$/);
     throwsKind(() => F().avgPool3d(x, [2, 2]), 'InvalidArgument', /avgPool3d: kernelSize must be an integer or 3 integers, got 2/);
     throwsKind(() => F().adaptiveAvgPool3d(x, [2, 2]), 'InvalidArgument', /^adaptiveAvgPool3d: outputSize must be an integer or 3 of them, got 2$/);
+    throwsKind(() => F().adaptiveAvgPool3d(x.flatten(2), 2), 'ShapeMismatch',
+      /^adaptiveAvgPool3d: input \[1,2,48\] must have 5 dims \(\[N, C, D, H, W\]; the functions also take it without N\)$/);
+    throwsKind(() => F().adaptiveAvgPool3d(om.ones([1, 2, 3, 0, 4]), 2), 'ShapeMismatch',
+      /^adaptiveAvgPool3d: input \[1,2,3,0,4\] has an empty channel, depth, height or width dim \(only the batch may be 0, as PyTorch\)$/);
+    throwsKind(() => F().adaptiveAvgPool3d(om.ones([1, 2, 3, 4, 4], { dtype: 'int64' }), 2), 'DtypeMismatch', /^adaptiveAvgPool3d: takes float32, not int64$/);
     throwsKind(() => new nn.AdaptiveAvgPool3d([1, 0, 1]), 'InvalidArgument', /^AdaptiveAvgPool3d: outputSize must be a positive integer or 3 of them \(null keeps the input's\), got /);
     throwsKind(() => new nn.MaxPool3d(2, { ceilMode: 1 }), 'InvalidArgument', /^MaxPool3d: ceilMode must be a boolean, got 1$/);
     throwsKind(() => new nn.Conv3d(4, 6, [3, 3]), 'InvalidArgument', /Conv3d: kernelSize must be an integer or 3 integers, got 2/);
@@ -157,6 +163,25 @@ describe('conv3d, conv_transpose3d and the 3-D pools against PyTorch', () => {
       bn.dispose();
       up.dispose();
     }
+  }));
+});
+
+describe('adaptive_avg_pool3d: one node where ONNX has one, traced and run in onnxruntime-web and the Session', () => {
+  const ops = (tm) => tm.graph().nodes.map((n) => n.opType);
+  test('1x1x1: one GlobalAveragePool; sizes that divide: one AveragePool; at other batch sizes', () => withTraced((keep, trace) => {
+    assert.deepEqual(ops(trace((x) => F().adaptiveAvgPool3d(x, 1), { x: [om.randn([2, 3, 4, 6, 5], { seed: 21 }), ['B', null, 'D', 'H', 'W']] })),
+      ['GlobalAveragePool']);
+    assert.deepEqual(ops(trace((x) => F().adaptiveAvgPool3d(x, [2, 3, 1]), { x: [om.randn([2, 3, 4, 6, 5], { seed: 22 }), ['B', null, null, null, null]] })),
+      ['AveragePool']);
+    assert.deepEqual(ops(trace((x) => F().adaptiveAvgPool3d(x, [null, 3, 5]), { x: [om.randn([2, 3, 4, 6, 5], { seed: 23 }), ['B', null, 'D', null, null]] })),
+      ['AveragePool'], 'a kept symbolic depth divides at every size');
+  }));
+  test('uneven cells (PyTorch\'s overlapping ones): MatMul by 0/1 cell matrices, fixed and computed from a symbolic size', () => withTraced((keep, trace) => {
+    const tm = trace((x) => F().adaptiveAvgPool3d(x, [2, 4, 3]), { x: [om.randn([2, 2, 5, 7, 4], { seed: 24 }), ['B', null, null, null, null]] });
+    assert.equal(ops(tm).filter((o) => o === 'MatMul').length, 3);
+    assert.ok(!ops(tm).includes('AveragePool'));
+    trace((x) => F().adaptiveAvgPool3d(x, [3, null, 2]), { x: [om.randn([2, 2, 5, 3, 7], { seed: 25 }), ['B', null, 'D', 'H', 'W']] });
+    trace((x) => F().adaptiveAvgPool3d(x, [2, 2, 2]), { x: [om.randn([3, 2, 4, 5], { seed: 26 }), [null, 'D', 'H', null]] }); // unbatched
   }));
 });
 

@@ -208,13 +208,15 @@ describe('clipGradNorm_ and clipGradValue_ as torch.nn.utils', () => {
   }));
 });
 
+/** tools/pytorch_training.py's loss_of: sum((p - linspace(-1, 1)) ** 2 * (i + 1)) + sum(sin(3 p)) over the parameters. */
+const lossOf = (ps) => ps.reduce((acc, p, i) => {
+  // torch.linspace(-1, 1, n) as the target
+  const n = p.size, target = om.tensor(Array.from({ length: n }, (_, k) => (n === 1 ? -1 : -1 + (2 * k) / (n - 1))), { shape: p.shape });
+  const term = p.sub(target).pow(2).mul(i + 1).sum().add(p.mul(3).sin().sum());
+  return acc === null ? term : acc.add(term);
+}, null);
+
 describe('optimizers against PyTorch: 5 steps on a fixed loss', () => {
-  const lossOf = (ps) => ps.reduce((acc, p, i) => {
-    // torch.linspace(-1, 1, n) as the target
-    const n = p.size, target = om.tensor(Array.from({ length: n }, (_, k) => (n === 1 ? -1 : -1 + (2 * k) / (n - 1))), { shape: p.shape });
-    const term = p.sub(target).pow(2).mul(i + 1).sum().add(p.mul(3).sin().sum());
-    return acc === null ? term : acc.add(term);
-  }, null);
   const MAKE = {
     RMSprop: (ps) => new om.optim.RMSprop(ps, { lr: 0.01, alpha: 0.9, eps: 1e-6, weightDecay: 0.1, momentum: 0.5, centered: true }),
     'RMSprop-plain': (ps) => new om.optim.RMSprop(ps),
@@ -241,6 +243,103 @@ describe('optimizers against PyTorch: 5 steps on a fixed loss', () => {
       opt.dispose();
     }));
   }
+});
+
+describe("PyTorch's optimizer state_dict(): loaded, continued, written back", () => {
+  // tools/pytorch_optim_state.py: 3 steps in PyTorch, its state_dict() as JSON (param_groups,
+  // numbers, nulls) and safetensors (the state's tensors as <case>/state.<i>.<name>), then 2 steps
+  const OS = JSON.parse(readFileSync(new URL('./fixtures/pytorch/ops/optim_state.json', import.meta.url), 'utf8'));
+  const BYTES = readFileSync(new URL('./fixtures/pytorch/ops/optim_state.safetensors', import.meta.url));
+  // each made with options other than PyTorch's: the loaded param_groups must bring them
+  const OTHER = {
+    RMSprop: (ps) => new om.optim.RMSprop(ps),
+    'RMSprop-plain': (ps) => new om.optim.RMSprop(ps, { lr: 0.5, centered: true }),
+    Adagrad: (ps) => new om.optim.Adagrad(ps),
+    'SGD-groups': (ps) => new om.optim.SGD([{ params: ps.slice(0, 1) }, { params: ps.slice(1) }]),
+    'Adam-amsgrad-maximize': (ps) => new om.optim.Adam(ps),
+    AdamW: (ps) => new om.optim.AdamW(ps),
+  };
+  const IMPLEMENTATION = ['foreach', 'fused', 'capturable', 'differentiable'];
+  const sortedEntries = (o) => Object.entries(o).sort(([a], [b]) => (a < b ? -1 : 1));
+
+  /** Case name's state dict as a user assembles it: the JSON's groups and numbers, the file's tensors. */
+  function torchStateDict(name, tensors) {
+    const c = OS.cases[name], state = structuredClone(c.state);
+    for (const [key, t] of Object.entries(tensors)) {
+      const m = key.match(/^(.*)\/state\.(\d+)\.(\w+)$/);
+      if (m[1] === name) state[m[2]][m[3]] = t;
+    }
+    return { state, param_groups: c.param_groups };
+  }
+
+  test('every case of the fixture is tested', () => assert.deepEqual(Object.keys(OS.cases).sort(), Object.keys(OTHER).sort()));
+  for (const [name, make] of Object.entries(OTHER)) {
+    test(name, () => owning((keep) => {
+      const { tensors } = om.safetensors.load(BYTES);
+      Object.values(tensors).forEach(keep);
+      const c = OS.cases[name];
+      const ps = c.params.map((t) => {
+        const p = keep(om.tensor(t.data, { shape: t.shape }));
+        p.requiresGrad = true;
+        return p;
+      });
+      const opt = make(ps), sd = torchStateDict(name, tensors);
+      opt.loadStateDict(sd);
+      c.later.forEach((want, step) => {
+        opt.zeroGrad();
+        om.tidy(() => lossOf(ps).backward());
+        opt.step();
+        ps.forEach((p, i) => close(vals(p), want[i].data, 5e-6, `${name} step ${4 + step} param ${i}`));
+      });
+      // written back in PyTorch's shape: its names and options (less the implementation's switches)
+      const back = opt.stateDict({ format: 'pytorch' });
+      back.param_groups.forEach((g, i) => {
+        const want = Object.fromEntries(Object.entries(c.param_groups[i]).filter(([k]) => !IMPLEMENTATION.includes(k)));
+        assert.deepEqual(sortedEntries(g), sortedEntries(want), `${name} param_groups[${i}]`);
+      });
+      for (const [i, s] of Object.entries(sd.state)) {
+        const names = Object.keys(s).filter((k) => s[k] !== null).sort();
+        assert.deepEqual(Object.keys(back.state[i] ?? {}).sort(), names, `${name} state ${i}: PyTorch's names`);
+        if (names.includes('step')) assert.equal(back.state[i].step, 5, `${name} state ${i}: step after 3 + 2`);
+      }
+      // it loads again, also into itself (its own tensors, copied before the old state is freed)
+      const values = (sd) => Object.entries(sd.state).map(([i, s]) => [i, Object.entries(s).map(([k, v]) => [k, v instanceof om.Tensor ? vals(v) : v])]);
+      const before = values(back);
+      opt.loadStateDict(back);
+      assert.deepEqual(values(opt.stateDict({ format: 'pytorch' })), before, `${name}: its own state dict loaded into itself`);
+      opt.dispose();
+    }));
+  }
+  test('refusals: kinds and messages, and a refused load changes nothing', () => owning((keep) => {
+    const { tensors } = om.safetensors.load(BYTES);
+    Object.values(tensors).forEach(keep);
+    const ps = OS.cases.AdamW.params.map((t) => keep(om.tensor(t.data, { shape: t.shape })));
+    const opt = new om.optim.AdamW(ps, { lr: 0.3 });
+    const sd = torchStateDict('AdamW', tensors);
+    const refused = (changed, kind, re) => assert.throws(() => opt.loadStateDict(changed), kindIs(kind, re));
+    refused({ ...sd, param_groups: [{ ...sd.param_groups[0], momentum: 0.9 }] },
+      'InvalidArgument', /AdamW.loadStateDict: param_groups\[0\] has an option 'momentum' that AdamW does not have \(expected lr, betas, eps, weight_decay, amsgrad, maximize\)/);
+    refused({ ...sd, state: { ...sd.state, 0: { ...sd.state[0], exp_avgs: sd.state[0].exp_avg } } },
+      'InvalidArgument', /AdamW.loadStateDict: state 0 has an entry 'expAvgs' that AdamW does not keep \(expected step, expAvg, expAvgSq, maxExpAvgSq\)/);
+    refused({ ...sd, state: { ...sd.state, 1: { ...sd.state[1], step: sd.state[1].exp_avg } } },
+      'ShapeMismatch', /AdamW.loadStateDict: state 1.step must be one number \(a 0-dim tensor\), got shape \[4\]/);
+    refused({ ...sd, state: { ...sd.state, 1: { ...sd.state[1], step: 2.5 } } },
+      'InvalidArgument', /AdamW.loadStateDict: state 1.step must be a whole number >= 0, got 2.5/);
+    refused({ ...sd, state: { ...sd.state, 0: { ...sd.state[0], exp_avg: sd.state[1].exp_avg } } },
+      'ShapeMismatch', /AdamW.loadStateDict: state 0.expAvg has shape \[4\], the parameter \[2, 3\]/);
+    refused({ ...sd, extra: 1 }, 'InvalidArgument', /AdamW.loadStateDict: PyTorch state dict has an unknown key 'extra' \(expected state, param_groups\)/);
+    refused({ state: [], param_groups: sd.param_groups }, 'InvalidArgument', /AdamW.loadStateDict: expected PyTorch's \{ state, param_groups \}/);
+    refused({ ...sd, param_groups: [1] }, 'InvalidArgument', /AdamW.loadStateDict: param_groups\[0\] must be an object, got 1/);
+    const gone = om.zeros([]);
+    gone.dispose();
+    refused({ ...sd, state: { ...sd.state, 0: { ...sd.state[0], step: gone } } }, 'Disposed', /AdamW.loadStateDict: state 0.step was disposed/);
+    assert.equal(opt.paramGroups[0].lr, 0.3, 'the refused loads changed nothing');
+    assert.deepEqual(opt.stateDict().state, {});
+    assert.throws(() => opt.stateDict({ format: 'torch' }), kindIs('InvalidArgument', /AdamW.stateDict: format must be 'onemodel' or 'pytorch', got a string \("torch"\)/));
+    assert.throws(() => opt.stateDict({ keys: 'snake' }), kindIs('InvalidArgument', /AdamW.stateDict: unknown option 'keys' \(expected format\)/));
+    assert.throws(() => opt.stateDict('pytorch'), kindIs('InvalidArgument', /AdamW.stateDict: options must be an object/));
+    opt.dispose();
+  }));
 });
 
 test('a training loop with StepLR and clipGradNorm_ follows PyTorch for 20 steps', () => owning((keep) => {

@@ -308,6 +308,8 @@ plateau.step(total);
 const lrs: number[] = sched.getLastLr();
 const optState: om.optim.OptimizerStateDict = grouped.stateDict();
 grouped.loadStateDict(optState);
+const torchState: om.optim.PyTorchOptimizerStateDict = grouped.stateDict({ format: 'pytorch' });
+grouped.loadStateDict(torchState);
 for (const o of [sgd, adam, adamw, grouped, rms]) { o.zeroGrad({ setToNone: false }); o.step(); o.dispose(); }
 void lrs;
 // @ts-expect-error: annealStrategy is 'cos' | 'linear'
