@@ -570,25 +570,33 @@ static void cut_syms(const cut *c, int *i, int *d) {
  * moves), rolled, and the rolled graph run by the Session at sizes across k's declared range
  * against the model run eagerly there. Where every one agrees, tr->branched is the model and the
  * outputs are the example's (their count); 0 where it does not roll or agree (no error set: the
- * loop is refused as before); -1 on error (set). */
-static int roll_loop(const cut *c, om_tensor **outputs, uint64_t seed, uint64_t offset) {
+ * loop is refused as before; *beside[0] and [1] the two sizes where the rolled graphs of two
+ * pieces differed, else 0); -1 on error (set). */
+static int roll_loop(const cut *c, om_tensor **outputs, uint64_t seed, uint64_t offset, int64_t *beside) {
   om_thread_state *st = om__state();
   uint64_t after = st->rng_seed, after_offset = st->rng_offset;
   om_trace *tr = c->tr;
   const om_symbol *s = &tr->symbols.v[c->k], *dk = &c->declared[c->k];
   int64_t v0 = s->size / s->multiple;
-  piece p = {.lo = v0 + 3, .hi = v0 + 3, .v = v0 + 3, .fixed = true}; /* om__run_loop ran there: in the range */
+  /* Two pieces, at sizes where om__run_loop ran (in the range), rolled alike: the graph is one
+   * piece's with only the trip count free, so anything else the symbol's size reaches (a pad to
+   * Math.max(T, B) beside a loop over B) would be that piece's size at every size; where it
+   * does, a constant of the two rolled graphs differs and the loop is refused. */
+  int64_t v2 = v0 + 4 <= dk->vmax ? v0 + 4 : v0 + 2;
+  piece p = {.lo = v0 + 3, .hi = v0 + 3, .v = v0 + 3, .fixed = true}, p2 = {.lo = v2, .hi = v2, .v = v2, .fixed = true};
   int in_i, in_d, n = -1, n_in = tr->inputs.n;
   cut_syms(c, &in_i, &in_d);
   om_tensor **outs = calloc((size_t)c->max_outputs, sizeof *outs), *in[64] = {0};
   om_loop_axes *axes = calloc((size_t)c->max_outputs, sizeof *axes);
-  om_traced_model *m = NULL, *rolled = NULL;
+  om_traced_model *m = NULL, *m2 = NULL, *rolled = NULL, *rolled2 = NULL;
   st->trace = NULL;
-  st->rng_seed = seed, st->rng_offset = offset;
   bool ok = (outs && axes) || om__fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory");
-  ok = ok && in_i >= 0 && trace_piece(c, &p, 1, outs, &n, &m);
-  if (n > 0) om__release_all(outs, n);
-  n = -1;
+  for (int q = 0; ok && q < 2; q++) {
+    st->rng_seed = seed, st->rng_offset = offset;
+    ok = in_i >= 0 && trace_piece(c, q ? &p2 : &p, 1, outs, &n, q ? &m2 : &m);
+    if (n > 0) om__release_all(outs, n);
+    n = -1;
+  }
   if (om_last_error() == OM_ERR_OUT_OF_MEMORY) ok = false;
   else om_clear_error(); /* a piece refused: the loop is, as before */
   /* From the smallest size the model answers at: where eager itself fails (x.select(1, 2) at
@@ -618,9 +626,17 @@ static int roll_loop(const cut *c, om_tensor **outputs, uint64_t seed, uint64_t 
   static const int tries[][2] = {{1, 1}, {2, 1}, {3, 1}, {1, 2}, {1, 3}, {1, 4}}; /* Loops, trips a size */
   for (int at = 0; ok && !agrees && at < (int)(sizeof tries / sizeof *tries); at++) {
     om_traced_release(rolled);
+    om_traced_release(rolled2);
     rolled = om__loop_roll(m, s->name, p.v * s->multiple, from * s->multiple, (const int (*)[OM_MAX_DIMS])c->syms, c->k, in_i, in_d,
                            tries[at][0], tries[at][1]);
-    om_session *sess = rolled ? om_session_create(rolled, NULL) : NULL;
+    rolled2 = rolled ? om__loop_roll(m2, s->name, p2.v * s->multiple, from * s->multiple, (const int (*)[OM_MAX_DIMS])c->syms, c->k,
+                                     in_i, in_d, tries[at][0], tries[at][1])
+                     : NULL;
+    if (rolled2 && !om__loop_same(rolled, rolled2)) { /* the size reaches more than the trip count */
+      beside[0] = p.v * s->multiple, beside[1] = p2.v * s->multiple;
+      continue;
+    }
+    om_session *sess = rolled2 ? om_session_create(rolled, NULL) : NULL;
     if (!sess && om_last_error() != OM_ERR_OK) break; /* an error (set) */
     if (!sess) continue; /* not so many Loops roll */
     agrees = true;
@@ -649,6 +665,7 @@ static int roll_loop(const cut *c, om_tensor **outputs, uint64_t seed, uint64_t 
     if (!agrees) om_clear_error(); /* a model that fails at a size run: the next try, or refused as before */
   }
   agrees = agrees && om__loop_name_axes(rolled, axes, s->name);
+  om_traced_release(rolled2);
   free(axes);
   if (agrees) { /* its symbols: the piece's, and k over its declared range */
     om_arena *a = &rolled->g.arena;
@@ -667,6 +684,7 @@ static int roll_loop(const cut *c, om_tensor **outputs, uint64_t seed, uint64_t 
     }
   }
   om_traced_release(m);
+  om_traced_release(m2);
   st->trace = tr;
   st->rng_seed = after, st->rng_offset = after_offset;
   for (int j = 0; agrees && j < n; j++) { /* the example's outputs, as the Loop model's (om__branch_finish) */
@@ -703,19 +721,23 @@ int om__branch_run(om_trace *tr, const om_symbol *declared, om_trace_fn fn, void
   if (loop < 0) return -1;
   cut lc = {.tr = tr, .declared = declared, .k = k, .fn = fn, .ctx = ctx, .max_outputs = max_outputs,
             .syms = loop ? calloc((size_t)tr->inputs.n, sizeof *lc.syms) : NULL};
-  int rolled = !loop ? 0 : lc.syms ? roll_loop(&lc, outputs, seed, offset) : (om__trace_fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory"), -1);
+  int64_t beside[2] = {0, 0};
+  int rolled = !loop ? 0 : lc.syms ? roll_loop(&lc, outputs, seed, offset, beside) : (om__trace_fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory"), -1);
   free(lc.syms);
   if (rolled) return rolled;
   if (loop) { /* a threshold at every size: no pieces hold it */
-    char seen[240];
+    char seen[240], why[240] = "";
     size_t w = 0;
     for (int i = 0; i < OM_LOOP_SIZES && calls[i] >= 0 && w < sizeof seen; i++)
       w += (size_t)snprintf(seen + w, sizeof seen - w, "%s%lld at %s=%lld", i ? ", " : "", (long long)calls[i], s->name,
                             (long long)(sizes[i] * s->multiple));
+    if (beside[0]) /* rolled, but the size reaches the graph beside the Loop too (Math.max(T, B) of a loop over B) */
+      snprintf(why, sizeof why, "; rolled at %s=%lld and %s=%lld, the Loop graphs differ besides the trip count (the "
+               "size reaches a size computed beside the loop)", s->name, (long long)beside[0], s->name, (long long)beside[1]);
     return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "trace_run: the model makes more calls at every larger size of '%s' "
                           "(calls its outputs need: %s): a loop over the size, unrolled, which no graph without ONNX Loop "
                           "holds at every size; declare om.Dim('%s', { min: %lld, max: %lld }) for the graph at the traced "
-                          "size (om_trace_dim in C)", s->name, seen, s->name, (long long)s->size, (long long)s->size), -1;
+                          "size (om_trace_dim in C)%s", s->name, seen, s->name, (long long)s->size, (long long)s->size, why), -1;
   }
   om__release_all(outputs, n); /* the record run's: the pieces' graphs replace its */
   if (!other_example(tr, s, &pc[other], other == 1))

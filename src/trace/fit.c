@@ -24,6 +24,7 @@
  * as f(N) of an integer N of any form above (x.div(B * T * C)). */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "trace/trace.h"
@@ -614,15 +615,41 @@ static int clamp_forms(om_lower *l, const pool *p, const int64_t *a, int n) {
 
 static int fit_values(om_lower *l, const pool *p, const int64_t *a, int n, bool *floored, int64_t (*at)[64], int *n_at, int depth);
 
+/* The quotients one factored() has fitted (len of them, n values each). Another divisor that
+ * gives the same quotient fits it the same way (fit_values reads only the values and the pool),
+ * so it is fitted once: a value that is 0 at most runs (a pad of max(4, L) - L) is divided by
+ * every floor((S + b) / d) that is 1 where it is not 0, and each such fit is a whole fit_values
+ * with a factored() of its own; fitted anew each time, one call's fit took seconds. */
+typedef struct quotients {
+  int64_t *v;
+  int len, cap;
+} quotients;
+
+/* Whether quotient q (n values) is in qs; when not, it is added (where memory allows). */
+static bool fitted_before(quotients *qs, const int64_t *q, int n) {
+  for (int j = 0; j < qs->len; j++)
+    if (!memcmp(qs->v + (size_t)j * (size_t)n, q, sizeof *q * (size_t)n)) return true;
+  if (qs->len == qs->cap) {
+    int cap = qs->cap ? 2 * qs->cap : 16;
+    int64_t *v = realloc(qs->v, sizeof *v * (size_t)cap * (size_t)n);
+    if (!v) return false; /* fitted again: slower, the same */
+    qs->v = v, qs->cap = cap;
+  }
+  memcpy(qs->v + (size_t)qs->len++ * (size_t)n, q, sizeof *q * (size_t)n);
+  return false;
+}
+
 /* E * Q where size E (expression ex, values e) divides a in every run and the quotient Q fits
- * (fit_values, one factor deeper); OM_FIT_NONE otherwise, keeping in *miss the first quotient that
- * more runs may pin down (and its points in at). */
+ * (fit_values, one factor deeper); OM_FIT_NONE otherwise (also for a quotient qs has: its fit
+ * gave that, or set *miss already), keeping in *miss the first quotient that more runs may pin
+ * down (and its points in at). */
 static int divided(om_lower *l, const pool *p, const int64_t *a, int n, int ex, const int64_t *e, bool *floored,
-                   int64_t (*at)[64], int *n_at, int depth, int *miss) {
+                   int64_t (*at)[64], int *n_at, int depth, int *miss, quotients *qs) {
   int64_t q[RUNS_MAX + 1], at_i[OM_AT_MAX][64];
   bool ok = distinct(e, n) >= 2, fl = false;
   for (int r = 0; r < n && ok; r++) ok = e[r] != 0 && a[r] % e[r] == 0, q[r] = ok ? a[r] / e[r] : 0;
   if (!ok || distinct(q, n) < 2) return OM_FIT_NONE; /* a constant quotient is c * E, affine above */
+  if (fitted_before(qs, q, n)) return OM_FIT_NONE;
   int n_i = 0, x = fit_values(l, p, q, n, &fl, at_i, &n_i, depth + 1);
   if (x >= 0) return *floored = fl, om__x_mul(l->tr, ex, x);
   if (x == OM_FIT_ERROR) return x;
@@ -719,9 +746,10 @@ int om__fit_int(om_lower *l, int64_t a0, const int64_t *vals, bool *floored, int
 static int factored(om_lower *l, const pool *p, const int64_t *a, int n, bool *floored, int64_t (*at)[64], int *n_at, int depth) {
   om_trace *tr = l->tr;
   int miss = OM_FIT_NONE;
+  quotients qs = {0};
   for (int i = 0; i < p->n && depth < 2; i++) {
-    int x = divided(l, p, a, n, p->x[i], p->e[i], floored, at, n_at, depth, &miss);
-    if (x != OM_FIT_NONE) return x;
+    int x = divided(l, p, a, n, p->x[i], p->e[i], floored, at, n_at, depth, &miss, &qs);
+    if (x != OM_FIT_NONE) return free(qs.v), x;
   }
   for (int k = 0; k < tr->symbols.n && depth < 2; k++) {
     int s = 0, sym = om__x_sym(tr, k);
@@ -737,11 +765,12 @@ static int factored(om_lower *l, const pool *p, const int64_t *a, int n, bool *f
         for (int r = 0; r < n; r++) f[r] = fdiv(p->e[s][r] + b0, d), divides &= f[r] != 0 && a[r] % f[r] == 0;
         if (!divides) continue;
         int num = om__x_lin(tr, 1, sym, 0, -1, b0), fx = num < 0 ? -1 : om__x_floordiv(tr, num, d);
-        int x = fx < 0 ? OM_FIT_ERROR : divided(l, p, a, n, fx, f, floored, at, n_at, depth, &miss);
-        if (x != OM_FIT_NONE) return x;
+        int x = fx < 0 ? OM_FIT_ERROR : divided(l, p, a, n, fx, f, floored, at, n_at, depth, &miss, &qs);
+        if (x != OM_FIT_NONE) return free(qs.v), x;
       }
     }
   }
+  free(qs.v);
   return miss;
 }
 

@@ -829,3 +829,77 @@ bool om__loop_name_axes(om_traced_model *m, const om_loop_axes *axes, const char
   }
   return true;
 }
+
+/* ---- two rolled graphs alike ---- */
+
+/* The graphs compared at one depth (a Loop's body inside the graph), and the scope around them. */
+typedef struct scope {
+  const om_graph *a, *b;
+  const struct scope *up;
+} scope;
+
+static bool same_graph(const scope *sc);
+
+/* Whether tensors x and y hold the same dtype, shape and elements (NaN as NaN). */
+static bool same_elements(const om_tensor *x, const om_tensor *y) {
+  if (!x || !y) return x == y;
+  if (x->dtype != y->dtype || x->ndim != y->ndim || memcmp(x->shape, y->shape, sizeof(int64_t) * (size_t)x->ndim)) return false;
+  for (int64_t e = 0, n = om_tensor_numel(x); e < n; e++) {
+    double p = om__get_flat(x, e), q = om__get_flat(y, e);
+    if (p != q && (p == p || q == q)) return false;
+  }
+  return true;
+}
+
+/* The position of value v among g's inputs, -1 when it is none of them. */
+static int input_index(const om_graph *g, int v) {
+  for (int i = 0; i < g->inputs.n; i++)
+    if (g->inputs.v[i] == v) return i;
+  return -1;
+}
+
+/* Whether value va of sc->a and vb of sc->b are the same: both absent, the same input, an
+ * initializer of the same elements, the same output of the same node, or (in a body) the same
+ * value of the scope around. The sizes the values had in the traced runs are not compared: they
+ * are the pieces' fixed sizes. */
+static bool same_value(const scope *sc, int va, int vb) {
+  if (va < 0 || vb < 0) return va == vb;
+  const om_gvalue *x = &sc->a->values.v[va], *y = &sc->b->values.v[vb];
+  if (x->dtype != y->dtype || x->ndim != y->ndim) return false;
+  if (x->outer >= 0 || y->outer >= 0) {
+    const scope up = sc->up ? *sc->up : (scope){0};
+    return x->outer >= 0 && y->outer >= 0 && sc->up && same_value(&up, x->outer, y->outer);
+  }
+  if (x->init >= 0 || y->init >= 0)
+    return x->init >= 0 && y->init >= 0 && same_elements(sc->a->inits.v[x->init].tensor, sc->b->inits.v[y->init].tensor);
+  if (x->producer >= 0 || y->producer >= 0)
+    return x->producer == y->producer && out_index(&sc->a->nodes.v[x->producer], va) == out_index(&sc->b->nodes.v[y->producer], vb);
+  int i = input_index(sc->a, va);
+  return i >= 0 && i == input_index(sc->b, vb);
+}
+
+/* Whether attributes p (of a node of sc->a) and q (of sc->b) are the same; a body compared as a graph. */
+static bool same_attr_in(const scope *sc, const om_gattr *p, const om_gattr *q) {
+  if (p->type == OM_GATTR_GRAPH && q->type == OM_GATTR_GRAPH && !strcmp(p->name, q->name))
+    return same_graph(&(scope){.a = p->g, .b = q->g, .up = sc});
+  if (p->type == OM_GATTR_TENSOR && q->type == OM_GATTR_TENSOR && !strcmp(p->name, q->name)) return p->i == q->i && same_elements(p->t, q->t);
+  return om__same_attr(p, q);
+}
+
+static bool same_graph(const scope *sc) {
+  const om_graph *a = sc->a, *b = sc->b;
+  if (a->nodes.n != b->nodes.n || a->inputs.n != b->inputs.n || a->outputs.n != b->outputs.n) return false;
+  for (int n = 0; n < a->nodes.n; n++) {
+    const om_gnode *x = &a->nodes.v[n], *y = &b->nodes.v[n];
+    if (strcmp(x->op_type, y->op_type) || x->n_in != y->n_in || x->n_out != y->n_out || x->n_attrs != y->n_attrs) return false;
+    for (int k = 0; k < x->n_attrs; k++)
+      if (!same_attr_in(sc, &x->attrs[k], &y->attrs[k])) return false;
+    for (int i = 0; i < x->n_in; i++)
+      if (!same_value(sc, x->in[i], y->in[i])) return false;
+  }
+  for (int j = 0; j < a->outputs.n; j++)
+    if (!same_value(sc, a->outputs.v[j], b->outputs.v[j])) return false;
+  return true;
+}
+
+bool om__loop_same(const om_traced_model *a, const om_traced_model *b) { return same_graph(&(scope){.a = &a->g, .b = &b->g}); }

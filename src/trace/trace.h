@@ -482,6 +482,11 @@ typedef struct om_loop_axes {
  *  output). false also where the session fails (its error cleared); with OutOfMemory set. */
 bool om__loop_agrees(const om_traced_model *m, om_session *s, om_tensor *const *in, int n_in, om_tensor *const *want, int n_want,
                      int64_t size, om_loop_axes *axes);
+/** Whether rolled graphs a and b (of pieces at two sizes of the loop's symbol) are the same: the
+ *  same nodes, attributes and constants, the sizes the values had in the runs aside. Where the
+ *  symbol's size reaches the graph other than as the Loop's trip count (Math.max(T, B) beside a
+ *  loop over B: the piece's fixed B baked into a pad amount), a constant differs. */
+bool om__loop_same(const om_traced_model *a, const om_traced_model *b);
 /** The output axes of m that moved with the symbol (axes, as om__loop_agrees noted them) named
  *  name where they were its size, else of no known size. false with OutOfMemory. */
 bool om__loop_name_axes(om_traced_model *m, const om_loop_axes *axes, const char *name);

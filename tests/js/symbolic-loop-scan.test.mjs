@@ -55,6 +55,22 @@ const LENGTHS = [1, 2, 7, 97];
 const ENDS = [1, 97];
 const COLLECT_FIRST = (outs) => om.stack(outs, 0);
 
+/**
+ * Traces model at an input [2, T, 3] (seed T; axis 0 named batch, or fixed when batch is null),
+ * keeps it for the oracle there, checks that it has `loops` Loops, and keeps it at each time
+ * length of lengths (batch B: 3 where it is symbolic, else the fixed 2). Returns the traced model,
+ * for each pattern's own checks.
+ */
+function rolled(keep, model, { T = 6, batch = 'B', loops = 1, lengths = LENGTHS } = {}) {
+  const ex = om.randn([2, T, 3], { seed: T });
+  const tm = om.trace(model, { x: [ex, [batch, 'T', null]] });
+  const want = model.forward(ex);
+  keep(tm, { x: ex }, Array.isArray(want) ? want : [want], undefined, model);
+  assert.equal(count(tm, 'Loop'), loops, String(ops(tm)));
+  atLengths(keep, tm, model, lengths, batch ? 3 : 2);
+  return tm;
+}
+
 describe('a loop over a size that collects its steps: ONNX Loop scan outputs', () => {
   test('om.stack(outs, 1) of an RNN, with and without the last state: one Loop, no Concat left', () => withTraced((keep) => {
     for (const [H, T, collect, lengths] of [
@@ -64,15 +80,10 @@ describe('a loop over a size that collects its steps: ONNX Loop scan outputs', (
       [2, 4, (outs, h) => [h.relu(), om.stack(outs, 2).sum(-1)], ENDS],
     ]) {
       const model = rnn(H, H + T, collect);
-      const ex = om.randn([2, T, 3], { seed: T });
-      const tm = om.trace(model, { x: [ex, ['B', 'T', null]] });
-      const want = model.forward(ex);
-      keep(tm, { x: ex }, Array.isArray(want) ? want : [want], undefined, model);
-      assert.equal(count(tm, 'Loop'), 1, String(ops(tm)));
+      const tm = rolled(keep, model, { T, lengths });
       // the steps stacked by the Loop and put at their axis by one Transpose: no Concat, no Unsqueeze left
       assert.ok(!afterLoop(tm).some((o) => o === 'Concat' || o === 'Unsqueeze'), String(ops(tm)));
       assert.equal(count(tm, 'Transpose'), collect === COLLECT_FIRST ? 0 : 1, String(ops(tm)));
-      atLengths(keep, tm, model, lengths);
       if (lengths === LENGTHS) atLengths(keep, tm, model, [4], 1); // the batch moves too
     }
   }));
@@ -83,12 +94,7 @@ describe('a loop over a size that collects its steps: ONNX Loop scan outputs', (
       [(outs) => om.cat(outs, 1), (h) => h.unsqueeze(1), ENDS],
       [(outs) => om.cat(outs, -1), (h) => h.unsqueeze(-1), ENDS],
     ]) {
-      const model = rnn(4, 9, collect, { push });
-      const ex = om.randn([2, 5, 3], { seed: 5 });
-      const tm = om.trace(model, { x: [ex, ['B', 'T', null]] });
-      keep(tm, { x: ex }, [model.forward(ex)], undefined, model);
-      assert.equal(count(tm, 'Loop'), 1, String(ops(tm)));
-      atLengths(keep, tm, model, lengths);
+      rolled(keep, rnn(4, 9, collect, { push }), { T: 5, lengths });
     }
   }));
 
@@ -102,12 +108,8 @@ describe('a loop over a size that collects its steps: ONNX Loop scan outputs', (
       }
       return om.stack(outs, 1);
     });
-    const ex = om.randn([2, 6, 3], { seed: 6 });
-    const tm = om.trace(model, { x: [ex, [null, 'T', null]] });
-    keep(tm, { x: ex }, [model.forward(ex)], undefined, model);
-    assert.equal(count(tm, 'Loop'), 1, String(ops(tm)));
+    const tm = rolled(keep, model, { batch: null });
     assert.deepEqual(afterLoop(tm).filter((o) => o !== 'Unsqueeze'), ['Transpose', 'Concat'], String(ops(tm)));
-    atLengths(keep, tm, model, LENGTHS, 2);
   }));
 
   test('a decoder fed its own output, its first step folded before the Loop: T - 1 trips, none at T = 1', () => withTraced((keep) => {
@@ -123,13 +125,9 @@ describe('a loop over a size that collects its steps: ONNX Loop scan outputs', (
       }
       return [om.stack(outs, 1), h];
     });
-    const ex = om.randn([2, 6, 3], { seed: 6 });
-    const tm = om.trace(model, { x: [ex, [null, 'T', null]] });
-    keep(tm, { x: ex }, model.forward(ex), undefined, model);
+    const tm = rolled(keep, model, { batch: null });
     // the Loop runs at least once; its steps cut back to T - 1 (Slice) and its state kept where it runs none (Where)
-    assert.equal(count(tm, 'Loop'), 1, String(ops(tm)));
     assert.deepEqual(['Max', 'Where', 'Slice'].map((o) => count(tm, o)), [1, 1, 1], String(ops(tm)));
-    atLengths(keep, tm, model, LENGTHS, 2);
   }));
 
   test('the RNN with a fixed batch, its steps stacked: T - 1 trips indexing from 1, the index kept in range for the run at T = 1', () => withTraced((keep) => {
@@ -140,25 +138,15 @@ describe('a loop over a size that collects its steps: ONNX Loop scan outputs', (
       for (let t = 0; t < x.shape[1]; t++) outs.push(h = cell(x.select(1, t), h));
       return om.stack(outs, 1);
     });
-    const ex = om.randn([2, 6, 3], { seed: 6 });
-    const tm = om.trace(model, { x: [ex, [null, 'T', null]] });
-    keep(tm, { x: ex }, [model.forward(ex)], undefined, model);
-    assert.equal(count(tm, 'Loop'), 1, String(ops(tm)));
+    const tm = rolled(keep, model, { batch: null });
     assert.deepEqual(['Max', 'Slice'].map((o) => count(tm, o)), [1, 1], String(ops(tm))); // guarded as the decoder is
-    atLengths(keep, tm, model, LENGTHS, 2);
   }));
 });
 
 describe('loops that run backwards, start further on, or fail at the smallest sizes', () => {
   test('a loop backwards over time (t = T - 1 ... 0): the last state, and the steps in time order', () => withTraced((keep) => {
     for (const [collect, lengths] of [[(outs, h) => [om.stack(outs, 1), h], LENGTHS], [(outs, h) => h, ENDS]]) {
-      const model = rnn(4, 3, collect, { backwards: true });
-      const ex = om.randn([2, 5, 3], { seed: 5 });
-      const tm = om.trace(model, { x: [ex, ['B', 'T', null]] });
-      const want = model.forward(ex);
-      keep(tm, { x: ex }, Array.isArray(want) ? want : [want], undefined, model);
-      assert.equal(count(tm, 'Loop'), 1, String(ops(tm)));
-      atLengths(keep, tm, model, lengths);
+      rolled(keep, rnn(4, 3, collect, { backwards: true }), { T: 5, lengths });
     }
   }));
 
@@ -168,11 +156,7 @@ describe('loops that run backwards, start further on, or fail at the smallest si
       for (let t = 1; t < x.shape[1]; t++) acc = acc.mul(0.5).add(x.select(1, t));
       return acc;
     });
-    const ex = om.randn([2, 6, 3], { seed: 6 });
-    const tm = om.trace(model, { x: [ex, ['B', 'T', null]] });
-    keep(tm, { x: ex }, [model.forward(ex)], undefined, model);
-    assert.equal(count(tm, 'Loop'), 1, String(ops(tm)));
-    atLengths(keep, tm, model, LENGTHS);
+    rolled(keep, model);
   }));
 
   test('a loop from 3 after x.select(1, 2): T - 3 trips, the range raised to 3 where eager fails, with its reason', () => withTraced((keep) => {
@@ -182,17 +166,13 @@ describe('loops that run backwards, start further on, or fail at the smallest si
       return acc;
     });
     for (const T of [1, 2]) assert.throws(() => model.forward(om.randn([2, T, 3])), (e) => e instanceof om.OmError);
-    const ex = om.randn([2, 6, 3], { seed: 6 });
-    const tm = om.trace(model, { x: [ex, ['B', 'T', null]] });
-    keep(tm, { x: ex }, [model.forward(ex)], undefined, model);
-    assert.equal(count(tm, 'Loop'), 1, String(ops(tm)));
+    const tm = rolled(keep, model, { lengths: [3, 4, 97] });
     const s = tm.symbols.find((q) => q.name === 'T');
     assert.equal(s.min, 3);
     assert.equal(s.narrowedBy, 'select: index 2 is out of range for dim 1 of size 2 (at T=2)');
     // the .onnx says so too, for onnxruntime-web's users
     const written = JSON.parse(metadataProps(tm.toOnnx())['onemodel.symbol.T']);
     assert.deepEqual([written.min, written.narrowedBy], [3, s.narrowedBy]);
-    atLengths(keep, tm, model, [3, 4, 97]);
   }));
 
   test('a loop to 2 * T or 3 * T - 1: a trip count of several steps a size (Mul, Sub)', () => withTraced((keep) => {
@@ -202,12 +182,8 @@ describe('loops that run backwards, start further on, or fail at the smallest si
         for (let t = 0; t < k * x.shape[1] - less; t++) acc = acc.mul(0.5).tanh();
         return acc;
       });
-      const ex = om.randn([2, 6, 3], { seed: 6 });
-      const tm = om.trace(model, { x: [ex, ['B', 'T', null]] });
-      keep(tm, { x: ex }, [model.forward(ex)], undefined, model);
-      assert.equal(count(tm, 'Loop'), 1, String(ops(tm)));
+      const tm = rolled(keep, model, { lengths: k === 2 ? LENGTHS : ENDS });
       assert.equal(count(tm, 'Mul'), 1, String(ops(tm))); // T * k, outside the body
-      atLengths(keep, tm, model, k === 2 ? LENGTHS : ENDS);
     }
   }));
 
@@ -221,11 +197,7 @@ describe('loops that run backwards, start further on, or fail at the smallest si
       for (let t = 0; t < x.shape[1]; t++) g = g.mul(0.9).add(steps.select(1, t).tanh());
       return g;
     });
-    const ex = om.randn([2, 6, 3], { seed: 6 });
-    const tm = om.trace(model, { x: [ex, ['B', 'T', null]] });
-    keep(tm, { x: ex }, [model.forward(ex)], undefined, model);
-    assert.equal(count(tm, 'Loop'), 2, String(ops(tm)));
-    atLengths(keep, tm, model, LENGTHS);
+    rolled(keep, model, { loops: 2 });
   }));
 
   test('the body reads a mask made before the loop at the symbolic batch', () => withTraced((keep) => {
@@ -235,16 +207,18 @@ describe('loops that run backwards, start further on, or fail at the smallest si
       for (let t = 1; t < x.shape[1]; t++) acc = acc.mul(mask).add(x.select(1, t));
       return acc;
     });
-    const ex = om.randn([2, 6, 3], { seed: 6 });
-    const tm = om.trace(model, { x: [ex, ['B', 'T', null]] });
-    keep(tm, { x: ex }, [model.forward(ex)], undefined, model);
-    assert.equal(count(tm, 'Loop'), 1, String(ops(tm)));
-    atLengths(keep, tm, model, LENGTHS);
+    const tm = rolled(keep, model);
     atLengths(keep, tm, model, [5], 1); // the batch, and with it the mask, moves
   }));
 });
 
 describe('loops that still do not roll are refused as before', () => {
+  /** The model traced at [2, 6, 3] with a symbolic T is refused with SymbolicShape, its message matching pattern. */
+  const refused = (model, pattern) => {
+    const ex = om.randn([2, 6, 3], { seed: 6 });
+    assert.match(refusal(model, { x: [ex, [null, 'T', null]] }, 'SymbolicShape').message, pattern);
+    ex.dispose();
+  };
   const LOOP = /^trace: the model makes more calls at every larger size of 'T' \(calls its outputs need: \d+ at T=6, \d+ at T=7, \d+ at T=8, \d+ at T=9, \d+ at T=14\): a loop over the size, unrolled, which no graph without ONNX Loop holds at every size; declare om\.Dim\('T', \{ min: 6, max: 6 \}\) for the graph at the traced size/;
 
   test('a rolled graph that disagrees with eager at a size checked: a cell from a constant state, its steps stacked (wrong at T = 1)', () => {
@@ -255,9 +229,7 @@ describe('loops that still do not roll are refused as before', () => {
       for (let t = 0; t < x.shape[1]; t++) outs.push(y = y.mul(w).add(c).add(x.select(1, t)).tanh());
       return om.stack(outs, 1);
     });
-    const ex = om.randn([2, 6, 3], { seed: 6 });
-    assert.match(refusal(model, { x: [ex, [null, 'T', null]] }, 'SymbolicShape').message, LOOP);
-    ex.dispose();
+    refused(model, LOOP);
   });
 
   test('steps joined other than one per step along an axis of size 1 (om.cat of whole steps)', () => {
@@ -266,9 +238,7 @@ describe('loops that still do not roll are refused as before', () => {
       for (let t = 0; t < x.shape[1]; t++) outs.push(x.select(1, t).mul(2));
       return om.cat(outs, 1);
     });
-    const ex = om.randn([2, 6, 3], { seed: 6 });
-    assert.match(refusal(model, { x: [ex, [null, 'T', null]] }, 'SymbolicShape').message, LOOP);
-    ex.dispose();
+    refused(model, LOOP);
   });
 
   test('a loop over half the size (trip count floor(T / 2)) is refused, naming the threshold', () => {
@@ -277,9 +247,7 @@ describe('loops that still do not roll are refused as before', () => {
       for (let t = 1; t < Math.floor(x.shape[1] / 2); t++) acc = acc.mul(0.5).add(x.select(1, t));
       return acc;
     });
-    const ex = om.randn([2, 6, 3], { seed: 6 });
-    assert.match(refusal(model, { x: [ex, [null, 'T', null]] }, 'SymbolicShape').message, /^trace: the model changes at a size threshold of 'T'/);
-    ex.dispose();
+    refused(model, /^trace: the model changes at a size threshold of 'T'/);
   });
 
   test('two loops in sequence: refused where the runs line up the calls of one with the other', () => {
@@ -290,8 +258,6 @@ describe('loops that still do not roll are refused as before', () => {
       for (let t = 0; t < x.shape[1]; t++) b = b.mul(0.25).sub(x.select(1, t));
       return b;
     });
-    const ex = om.randn([2, 6, 3], { seed: 6 });
-    assert.match(refusal(model, { x: [ex, [null, 'T', null]] }, 'SymbolicShape').message, /^select: argument 1 is 1 at the traced sizes, 0 at T=1, .*: it changes with the sizes, but not as a size the graph can compute/);
-    ex.dispose();
+    refused(model, /^select: argument 1 is 1 at the traced sizes, 0 at T=1, .*: it changes with the sizes, but not as a size the graph can compute/);
   });
 });
