@@ -444,8 +444,9 @@ static om_traced_model *join(const cut *c, int i, int d, int64_t at, const om_tr
  * the same shapes, integers equal, floats within 1e-4 of the largest magnitude). The upper
  * piece's graph was itself checked over its whole range, to the far end of the symbol; the lower
  * piece is a finite range, so those runs cover it. Where the upper piece is one size, the lower
- * piece's graph is run at that one size instead. Anything that disagrees, fails in the Session
- * or differs in the other symbols' ranges keeps the If. */
+ * piece's graph is run at that one size instead. Anything that disagrees, fails in the Session,
+ * differs in the other symbols' ranges, or pieces that leave sizes out between them (where the
+ * model fails: the If's guard fails there as the model does) keep the If. */
 #define OM_ONE_GRAPH_SIZES 64
 #define OM_ONE_GRAPH_ENDS 20 /* of a longer piece: this many sizes from each end, the rest spread */
 
@@ -521,6 +522,9 @@ static om_traced_model *one_graph(const cut *c, const om_traced_model *lo, const
     const om_traced_sym *a = sym_named(lo, tr->symbols.v[j].name), *b = sym_named(hi, tr->symbols.v[j].name);
     if (j != c->k && (!a || !b || a->min != b->min || a->max != b->max)) return NULL;
   }
+  om_traced_sym fixed[2];
+  const om_traced_sym *qlo = piece_sym(s, lo, plo, &fixed[0]), *qhi = piece_sym(s, hi, phi, &fixed[1]);
+  if (qlo->max + s->multiple < qhi->min) return NULL; /* sizes left out between them (the model fails there): the If's guard stays */
   int64_t at[OM_ONE_GRAPH_SIZES];
   int n_at = one_graph_sizes(s, other, pother, at);
   if (n_at <= 0) return NULL;
