@@ -432,6 +432,155 @@ static om_traced_model *join(const cut *c, int i, int d, int64_t at, const om_tr
   return NULL;
 }
 
+/* ---- one graph where both pieces compute the same ---- */
+
+/* A threshold whose two pieces compute the same values needs no If: SegFormer's reshape operand
+ * is [0, 8, 0] below a width of 61 and [0, 8, -1] from it (a 0 copies the input's axis, which is
+ * the size asked for only below 61), so the runs see its arguments change there, but the upper
+ * piece's graph, with its -1, is right below 61 too. The upper piece's graph is kept alone when
+ * the Session runs it at every size of the lower piece (a lower piece of more than
+ * OM_ONE_GRAPH_SIZES sizes: its first and last ones and sizes spread between) and at its ends
+ * with each other symbol moved, and gives what the model run eagerly gives there (om__loop_agrees:
+ * the same shapes, integers equal, floats within 1e-4 of the largest magnitude). The upper
+ * piece's graph was itself checked over its whole range, to the far end of the symbol; the lower
+ * piece is a finite range, so those runs cover it. Where the upper piece is one size, the lower
+ * piece's graph is run at that one size instead. Anything that disagrees, fails in the Session,
+ * differs in the other symbols' ranges, or pieces that leave sizes out between them (where the
+ * model fails: the If's guard fails there as the model does) keep the If. */
+#define OM_ONE_GRAPH_SIZES 64
+#define OM_ONE_GRAPH_ENDS 20 /* of a longer piece: this many sizes from each end, the rest spread */
+
+/* The sizes of symbol s (variables) a graph is checked at over piece model m's range (piece p):
+ * into at (OM_ONE_GRAPH_SIZES at most), their count; -1 when its range has holes (branches that
+ * leave sizes out: the union would claim them). */
+static int one_graph_sizes(const om_symbol *s, const om_traced_model *m, const piece *p, int64_t *at) {
+  om_traced_sym fixed;
+  const om_traced_sym *q = piece_sym(s, m, p, &fixed);
+  for (int b = 1; b < q->n_branches; b++)
+    if (q->branches[2 * b] != q->branches[2 * b - 1] + s->multiple) return -1;
+  int64_t lo = (q->min + s->multiple - 1) / s->multiple, hi = q->max / s->multiple, count = hi - lo + 1;
+  if (hi < lo) return 0;
+  int n = 0;
+  if (count <= OM_ONE_GRAPH_SIZES) {
+    for (int64_t v = lo; v <= hi; v++) at[n++] = v;
+    return n;
+  }
+  for (int64_t j = 0; j < OM_ONE_GRAPH_ENDS; j++) at[n++] = lo + j, at[n++] = hi - j;
+  int64_t span = count - 2 * OM_ONE_GRAPH_ENDS, left = OM_ONE_GRAPH_SIZES - 2 * OM_ONE_GRAPH_ENDS;
+  for (int64_t j = 1; j <= left; j++) at[n++] = lo + OM_ONE_GRAPH_ENDS - 1 + span * j / (left + 1);
+  return n;
+}
+
+/* Whether the Session's run of cand at the variables v (every symbol) gives the model's eager
+ * answer there, or the model fails there (no answer: nothing to hold). *err with OutOfMemory. */
+static bool one_graph_agrees(const cut *c, const om_traced_model *cand, om_session *sess, const int64_t *v, uint64_t seed,
+                             uint64_t offset, om_tensor **outs, bool *err) {
+  om_thread_state *st = om__state();
+  om_trace *tr = c->tr;
+  int n_in = tr->inputs.n;
+  om_tensor *in[64] = {0};
+  bool ok = true;
+  for (int i = 0; ok && i < n_in; i++) {
+    om_tensor *x = om__alias(tr->inputs.v[i].traced);
+    if (x) x->trace_id = 0, x->trace_value = -1;
+    for (int j = 0; x && j < tr->symbols.n; j++) {
+      om_tensor *y = piece_example(x, c->syms[i], j, v[j] * tr->symbols.v[j].multiple);
+      om_tensor_release(x);
+      x = y;
+    }
+    ok = (in[i] = x) != NULL;
+  }
+  st->rng_seed = seed, st->rng_offset = offset;
+  int n = ok ? c->fn(c->ctx, in, n_in, outs, c->max_outputs) : -1;
+  bool same = true;
+  if (n < 0 || n > c->max_outputs) { /* the model fails there: no answer to disagree with */
+    if (n > c->max_outputs) om__release_all(outs, c->max_outputs), same = false;
+    if (om_last_error() == OM_ERR_OUT_OF_MEMORY) same = false, *err = true;
+    else om_clear_error();
+  } else {
+    om_loop_axes *axes = calloc((size_t)n + 1, sizeof *axes);
+    same = axes && om__loop_agrees(cand, sess, in, n_in, outs, n, v[c->k] * tr->symbols.v[c->k].multiple, axes);
+    if (!axes || om_last_error() == OM_ERR_OUT_OF_MEMORY) *err = true;
+    free(axes);
+    om__release_all(outs, n);
+  }
+  om__release_all(in, n_in);
+  return same;
+}
+
+/* The model of the pieces lo (plo) and hi (phi) as the graph of one of them alone, where it
+ * holds over both (above): new; NULL when it does not (no error set) or on error (set). */
+static om_traced_model *one_graph(const cut *c, const om_traced_model *lo, const om_traced_model *hi, const piece *plo,
+                                  const piece *phi, uint64_t seed, uint64_t offset) {
+  om_trace *tr = c->tr;
+  const om_symbol *s = &tr->symbols.v[c->k];
+  bool upper = !phi->fixed; /* the graph kept: the upper piece's, else (a one-size upper piece) the lower's */
+  const om_traced_model *base = upper ? hi : lo, *other = upper ? lo : hi;
+  const piece *pother = upper ? plo : phi;
+  if ((upper ? phi : plo)->fixed || base->g.outputs.n != other->g.outputs.n) return NULL;
+  for (int j = 0; j < tr->symbols.n; j++) { /* the other symbols: the same ranges in both (the union is the base's) */
+    const om_traced_sym *a = sym_named(lo, tr->symbols.v[j].name), *b = sym_named(hi, tr->symbols.v[j].name);
+    if (j != c->k && (!a || !b || a->min != b->min || a->max != b->max)) return NULL;
+  }
+  om_traced_sym fixed[2];
+  const om_traced_sym *qlo = piece_sym(s, lo, plo, &fixed[0]), *qhi = piece_sym(s, hi, phi, &fixed[1]);
+  if (qlo->max + s->multiple < qhi->min) return NULL; /* sizes left out between them (the model fails there): the If's guard stays */
+  int64_t at[OM_ONE_GRAPH_SIZES];
+  int n_at = one_graph_sizes(s, other, pother, at);
+  if (n_at <= 0) return NULL;
+  om_traced_model *m = calloc(1, sizeof *m);
+  if (!m || !om__graph_copy(&m->g, &base->g)) {
+    free(m);
+    return om__fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory"), NULL;
+  }
+  m->pieces = base->pieces;
+  bool ok = join_symbols(tr, c->k, lo, hi, plo, phi, m), err = !ok;
+  om_traced_sym *sk = ok ? &m->symbols[c->k] : NULL;
+  const om_traced_sym *bk = ok ? sym_named(base, s->name) : NULL;
+  if (sk) { /* symbol k's branches: the base's own (it may be an If itself), its outer end the union's */
+    sk->n_branches = bk ? bk->n_branches : 0;
+    if (sk->n_branches) {
+      memcpy(sk->branches, bk->branches, sizeof(int64_t) * 2 * (size_t)sk->n_branches);
+      if (upper) sk->branches[0] = sk->min;
+      else sk->branches[2 * sk->n_branches - 1] = sk->max;
+    }
+  }
+  om_session *sess = ok ? om_session_create(m, NULL) : NULL;
+  if (ok && !sess) err = om_last_error() == OM_ERR_OUT_OF_MEMORY, ok = false;
+  om_tensor **outs = ok ? calloc((size_t)c->max_outputs + 1, sizeof *outs) : NULL;
+  if (ok && !outs) err = true, ok = false;
+  int64_t v[64];
+  om__run_example(tr, v);
+  for (int q = 0; ok && q < n_at; q++) { /* every size of the other piece, the other symbols at their examples */
+    v[c->k] = at[q];
+    ok = one_graph_agrees(c, m, sess, v, seed, offset, outs, &err);
+  }
+  int64_t ends[3] = {at[0], at[0], pother->v}; /* the other piece's first and last sizes checked, and its example */
+  for (int q = 1; q < n_at; q++) ends[0] = at[q] < ends[0] ? at[q] : ends[0], ends[1] = at[q] > ends[1] ? at[q] : ends[1];
+  for (int j = 0; ok && j < tr->symbols.n; j++) { /* and at its ends with each other symbol moved */
+    const om_traced_sym *q = j == c->k ? NULL : sym_named(base, tr->symbols.v[j].name);
+    if (!q) continue;
+    const om_symbol *sj = &tr->symbols.v[j];
+    int64_t v0 = sj->size / sj->multiple, moved[2] = {(q->min + sj->multiple - 1) / sj->multiple, 2 * v0 + 1};
+    for (int e = 0; ok && e < 2; e++) {
+      if (moved[e] == v0 || moved[e] * sj->multiple > q->max || moved[e] < 1) continue;
+      om__run_example(tr, v);
+      v[j] = moved[e];
+      for (int w = 0; ok && w < 3; w++) v[c->k] = ends[w], ok = one_graph_agrees(c, m, sess, v, seed, offset, outs, &err);
+    }
+  }
+  om_session_release(sess);
+  free(outs);
+  if (ok) return m;
+  om_traced_release(m);
+  if (err) {
+    if (om_last_error() == OM_ERR_OK) om__fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory");
+    return NULL;
+  }
+  om_clear_error();
+  return NULL;
+}
+
 /* ---- the cut ---- */
 
 /* The example's variable for piece p of symbol s other than the example's: its end at the
@@ -772,7 +921,8 @@ int om__branch_run(om_trace *tr, const om_symbol *declared, om_trace_fn fn, void
   int64_t ex_min = pc[ex].v * s->multiple, ex_max = ex_min; /* the sizes the example's piece holds for (one when fixed) */
   const om_traced_sym *q = ex_traced ? sym_named(m[ex], s->name) : NULL;
   if (q) ex_min = q->min, ex_max = q->max;
-  om_traced_model *joined = ok ? join(&c, in_i, in_d, at * s->multiple, m[0], m[1], &pc[0], &pc[1], ex == 1) : NULL;
+  om_traced_model *joined = ok ? one_graph(&c, m[0], m[1], &pc[0], &pc[1], seed, offset) : NULL; /* no If where one holds */
+  if (ok && !joined && om_last_error() == OM_ERR_OK) joined = join(&c, in_i, in_d, at * s->multiple, m[0], m[1], &pc[0], &pc[1], ex == 1);
   failed = om_last_error();
   if (!ok && ex_traced && failed != OM_ERR_OK && failed != OM_ERR_OUT_OF_MEMORY &&
       (failed == OM_ERR_TRACE_SYMBOLIC_SHAPE || failed < OM_ERR_TRACE_UNSUPPORTED_OPERATION) &&
