@@ -40,8 +40,8 @@
 // LSTM (OM_BENCH_SESSION_ONLY=1 runs only it; OM_BENCH_MODELS=lenet,gru only those models), then the
 // Session and eager on the test suite's model families with PyTorch's weights (tests/js/families.mjs;
 // not with OM_BENCH_MODELS unless OM_BENCH_FAMILIES=resnet,gpt2 picks families). Then torch.onnx.export
-// files of torchvision's ViT and ResNet-18 and of Hugging Face-style BERT and LLaMA
-// (tools/bench_exports.py, written into the cache on the first run) in the Session against our own
+// files of torchvision's ViT and ResNet-18, of Hugging Face-style BERT and LLaMA and of a
+// bidirectional LSTM classifier (tools/bench_exports.py, written into the cache on the first run) in the Session against our own
 // trace of the same model and against onnxruntime-web (OM_BENCH_EXPORTS_ONLY=1 runs only it;
 // OM_BENCH_EXPORTS=vit,bert only those). OM_BENCH_THREADS=2 runs the Session, eager and ORT parts
 // on two threads each side (ORT's numThreads 2), in wall time.
@@ -777,24 +777,40 @@ function printFamilySessions(rows) {
 
 // ---- torch.onnx.export files against our own trace of the same model ----------------------------
 // tools/bench_exports.py (Debian's PyTorch, run once into the cache) exports torchvision's ViT and
-// ResNet-18 and Hugging Face-style BERT and LLaMA (tools/transformers_ports.py's modules, random
-// weights) at bench size with the state dicts it exported; the port (examples/torchvision/,
-// examples/transformers/) loads the same weights and is traced with a symbolic batch (and sequence).
+// ResNet-18, Hugging Face-style BERT and LLaMA (tools/transformers_ports.py's modules, random
+// weights) and a bidirectional LSTM classifier at bench size with the state dicts it exported; the
+// port (examples/torchvision/, examples/transformers/, the LSTM's below) loads the same weights and is traced with a symbolic batch (and sequence).
 // torch's file runs in the Session (fast mode: the passes of src/runtime/passes.c) and in
 // onnxruntime-web, our trace in the Session, at batch 1 and 8, one thread each, alternating samples;
 // each output checked against ORT's; with the number of kernels in each plan.
 // (functions, not consts: the top-level run calls runExports before this point of the module)
-function exportTokens() { return 32; } // the token models' sequence length (the image models' images are 64 x 64)
+function exportTokens() { return 32; } // the token models' and the LSTM's sequence length (the image models' images are 64 x 64)
 function exportModels() { return {
   vit: { outputs: ['logits'], module: '../examples/torchvision/vision_transformer.mjs', build: (e) => new e.VisionTransformer(64, 8, 4, 4, 128, 512, { numClasses: 10 }) },
   resnet18: { outputs: ['logits'], module: '../examples/torchvision/resnet.mjs', build: (e) => e.resnet18({ numClasses: 10 }) },
   // the configs of tools/bench_exports.py
   bert: { tokens: true, mask: true, outputs: ['last_hidden_state', 'pooler_output'], module: '../examples/transformers/bert.mjs', build: (e) => new e.BertModel({ vocab_size: 1000, hidden_size: 128, num_hidden_layers: 4, num_attention_heads: 4, intermediate_size: 512, hidden_act: 'gelu', max_position_embeddings: 128, type_vocab_size: 2, layer_norm_eps: 1e-12, pad_token_id: 0 }) },
   llama: { tokens: true, outputs: ['logits'], module: '../examples/transformers/llama.mjs', build: (e) => new e.LlamaForCausalLM({ vocab_size: 1000, hidden_size: 128, intermediate_size: 512, num_hidden_layers: 4, num_attention_heads: 4, num_key_value_heads: 2, hidden_act: 'silu', rms_norm_eps: 1e-6, rope_theta: 10000.0, tie_word_embeddings: false }) },
+  // tools/bench_exports.py's BiLSTMClassifier, written here (no example holds it)
+  lstm: { sequence: true, outputs: ['logits'], module: 'onemodel', build: () => new (biLstmClassifier())() },
 }; }
+
+/** A bidirectional batch-first LSTM(64, 128) over x [B, 32, 64], Linear(256, 10) on the last step. */
+function biLstmClassifier() {
+  return class BiLSTMClassifier extends om.nn.Module {
+    constructor() {
+      super();
+      this.lstm = new om.nn.LSTM(64, 128, { batchFirst: true, bidirectional: true });
+      this.fc = new om.nn.Linear(256, 10);
+    }
+
+    forward(x) { return om.tidy(() => this.fc.forward(this.lstm.forward(x)[0].select(1, -1))); }
+  };
+}
 
 /** A model's inputs at batch b (om tensors, by input name) and the symbolic axes its trace declares. */
 function exportInputs(m, b) {
+  if (m.sequence) return { x: [om.randn([b, exportTokens(), 64], { seed: b }), ['batch', null, null]] };
   if (!m.tokens) return { x: [om.randn([b, 3, 64, 64], { seed: b }), ['batch', null, null, null]] };
   const ids = om.tidy(() => om.rand([b, exportTokens()], { seed: b }).mul(1000).long());
   const inputs = { input_ids: [ids, ['batch', 'seq']] };
@@ -805,7 +821,8 @@ function exportInputs(m, b) {
 async function runExports() {
   const dir = join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'onemodel', 'bench-exports');
   const models = exportModels(), names = (process.env.OM_BENCH_EXPORTS ?? Object.keys(models).join(',')).split(',');
-  if (names.some((n) => !existsSync(join(dir, `${n}.safetensors`))) && spawnSync('/usr/bin/python3', [join(ROOT, 'tools/bench_exports.py'), dir], { stdio: 'inherit' }).status !== 0) {
+  const missing = names.filter((n) => models[n] && !existsSync(join(dir, `${n}.safetensors`)));
+  if (missing.length && spawnSync('/usr/bin/python3', [join(ROOT, 'tools/bench_exports.py'), dir, ...missing], { stdio: 'inherit' }).status !== 0) {
     throw new Error('bench: tools/bench_exports.py failed (it needs Debian\'s python3-torch and python3-torchvision)');
   }
   const rows = [];

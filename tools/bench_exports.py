@@ -9,10 +9,12 @@ the port with the same weights and runs both files side by side:
     bert, llama     Hugging Face-style models: tools/transformers_ports.py's modules (the same module
                     tree, names and operations as transformers' BertModel and LlamaForCausalLM),
                     weights random (transformers_ports.randomize, seed 0) (ports: examples/transformers/)
+    lstm            a bidirectional batch-first LSTM(64, 128) over 32 steps, Linear(256, 10) on the last
+                    step (torch writes one LSTM node; port: tools/bench.mjs's BiLSTMClassifier)
 
 Not committed: the bench writes them into the cache.
 
-    /usr/bin/python3 tools/bench_exports.py DIR
+    /usr/bin/python3 tools/bench_exports.py DIR [NAME ...]   (only these models; default all)
 """
 import io
 import os
@@ -44,6 +46,21 @@ def tokens(mask):
     return {**ids, 'attention_mask': torch.ones(TOKENS, dtype=torch.long)} if mask else ids
 
 
+class BiLSTMClassifier(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lstm = torch.nn.LSTM(64, 128, batch_first=True, bidirectional=True)
+        self.fc = torch.nn.Linear(256, 10)
+
+    def forward(self, x):
+        out, _ = self.lstm(x)
+        return self.fc(out[:, -1])
+
+
+def sequence():
+    return {'x': torch.randn(2, 32, 64)}
+
+
 def randomized(net):
     hf.randomize(net)
     return net
@@ -56,13 +73,18 @@ MODELS = {
     'resnet18': (lambda: torchvision.models.resnet18(num_classes=10), image, ['logits']),
     'bert': (lambda: randomized(hf.BertModel(BERT)), lambda: tokens(True), ['last_hidden_state', 'pooler_output']),
     'llama': (lambda: randomized(hf.LlamaForCausalLM(LLAMA)), lambda: tokens(False), ['logits']),
+    'lstm': (BiLSTMClassifier, sequence, ['logits']),
 }
 
 
-def main(out):
+def main(out, names):
     torch.set_num_threads(1)
     os.makedirs(out, exist_ok=True)
-    for name, (build, example, outputs) in MODELS.items():
+    unknown = [n for n in names if n not in MODELS]
+    if unknown:
+        sys.exit(f'bench_exports: no model {unknown[0]} (the models: {", ".join(MODELS)})')
+    for name in names or MODELS:
+        build, example, outputs = MODELS[name]
         torch.manual_seed(0)
         net = build().eval()
         inputs = example()
@@ -77,6 +99,6 @@ def main(out):
 
 
 if __name__ == '__main__':
-    if len(sys.argv) != 2:
-        sys.exit('usage: tools/bench_exports.py DIR')
-    main(sys.argv[1])
+    if len(sys.argv) < 2:
+        sys.exit('usage: tools/bench_exports.py DIR [NAME ...]')
+    main(sys.argv[1], sys.argv[2:])

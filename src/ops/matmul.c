@@ -263,8 +263,57 @@ static inline __attribute__((always_inline)) void cols_tile(strided a, strided b
   }
 }
 
-static void small_m_cols(strided a, strided b, float *c, int64_t ldc, int64_t m, int64_t n, int64_t k, bool acc) {
+/* cols_tile for one row of A (a Linear at batch 1, a recurrent step's h w_hhᵀ at batch 1),
+ * 4 ROW_GROUPS columns at a time. cols_tile's two sums per row each wait for the add before (a
+ * chain of dependent adds: one row ran at the adder's latency, not its rate); here the groups'
+ * sums are independent of each other, each group's four k added in turn, written out so that
+ * every sum stays in a register (8 groups spilled and measured slower natively). Each C element
+ * is the same sum in the same order. Returns the columns done (the last n % (4 ROW_GROUPS) are
+ * left to small_m_cols' tiles). */
+enum { ROW_GROUPS = 4 };
+static int64_t one_row_cols(strided a, strided b, float *c, int64_t n, int64_t k, bool acc) {
   int64_t j0 = 0;
+  for (; j0 + 4 * ROW_GROUPS <= n; j0 += 4 * ROW_GROUPS)
+    for (int64_t pc = 0; pc < k; pc += KC) {
+      int64_t kend = k - pc < KC ? k : pc + KC, kk = pc;
+      const float *col = b.p + j0 * b.cs;
+      v4f s0 = {0, 0, 0, 0}, s1 = s0, s2 = s0, s3 = s0;
+      for (; kk + 4 <= kend; kk += 4) {
+        float x0 = a.p[kk * a.cs], x1 = a.p[(kk + 1) * a.cs], x2 = a.p[(kk + 2) * a.cs], x3 = a.p[(kk + 3) * a.cs];
+        v4f a0 = {x0, x0, x0, x0}, a1 = {x1, x1, x1, x1}, a2 = {x2, x2, x2, x2}, a3 = {x3, x3, x3, x3}, r[4];
+#define OM_ROW_GROUP(h, sum)                                \
+  transpose4(col + (4 * (h)) * b.cs + kk, b.cs, r);         \
+  sum += a0 * r[0];                                         \
+  sum += a1 * r[1];                                         \
+  sum += a2 * r[2];                                         \
+  sum += a3 * r[3];
+        OM_ROW_GROUP(0, s0)
+        OM_ROW_GROUP(1, s1)
+        OM_ROW_GROUP(2, s2)
+        OM_ROW_GROUP(3, s3)
+#undef OM_ROW_GROUP
+      }
+      for (; kk < kend; kk++) {
+        float x = a.p[kk * a.cs];
+        v4f ax = {x, x, x, x};
+        const float *p = col + kk;
+        s0 += ax * (v4f){p[0], p[b.cs], p[2 * b.cs], p[3 * b.cs]}, p += 4 * b.cs;
+        s1 += ax * (v4f){p[0], p[b.cs], p[2 * b.cs], p[3 * b.cs]}, p += 4 * b.cs;
+        s2 += ax * (v4f){p[0], p[b.cs], p[2 * b.cs], p[3 * b.cs]}, p += 4 * b.cs;
+        s3 += ax * (v4f){p[0], p[b.cs], p[2 * b.cs], p[3 * b.cs]};
+      }
+      v4f *cr = (v4f *)(c + j0);
+      bool add = acc || pc > 0;
+      cr[0] = add ? cr[0] + s0 : s0;
+      cr[1] = add ? cr[1] + s1 : s1;
+      cr[2] = add ? cr[2] + s2 : s2;
+      cr[3] = add ? cr[3] + s3 : s3;
+    }
+  return j0;
+}
+
+static void small_m_cols(strided a, strided b, float *c, int64_t ldc, int64_t m, int64_t n, int64_t k, bool acc) {
+  int64_t j0 = m == 1 ? one_row_cols(a, b, c, n, k, acc) : 0;
   for (; j0 + 8 <= n; j0 += 8) cols_tile(a, (strided){b.p + j0 * b.cs, b.rs, b.cs}, c + j0, ldc, m, k, acc, 2);
   for (; j0 + 4 <= n; j0 += 4) cols_tile(a, (strided){b.p + j0 * b.cs, b.rs, b.cs}, c + j0, ldc, m, k, acc, 1);
   if (j0 < n) small_m_tile(a, (strided){b.p + j0 * b.cs, b.rs, b.cs}, NULL, c + j0, ldc, m, n - j0, k, acc);

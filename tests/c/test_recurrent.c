@@ -2,6 +2,7 @@
  * (layers, directions, initial states, batch_first, unbatched) and their gradients against a
  * loop of per-step cells written with public ops, and the error paths. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "internal.h" /* om_scope for the reference cells */
 #include "om_test.h"
@@ -227,6 +228,70 @@ TEST(batch_first_and_unbatched_layouts) {
   for (size_t k = 0; k < sizeof all / sizeof *all; k++) om_tensor_release(all[k]);
 }
 
+/* The bits of two float tensors of one size are the same (+0 and -0 differ, NaNs must match). */
+static bool same_bits(om_tensor *a, om_tensor *b) {
+  if (!a || !b || om_tensor_numel(a) != om_tensor_numel(b)) return false;
+  for (int64_t k = 0; k < om_tensor_numel(a); k++) {
+    float u = (float)at(a, k), v = (float)at(b, k);
+    uint32_t x, y;
+    memcpy(&x, &u, 4), memcpy(&y, &v, 4);
+    if (x != y) {
+      printf("  element %lld: %.9g vs %.9g\n", (long long)k, u, v);
+      return false;
+    }
+  }
+  return true;
+}
+
+/* Batch 1 runs each step's h w_hh^T as one row (matmul.c's one_row_cols: 16 columns at a time,
+ * the rest as cols_tile and small_m_tile), a batch of 5 as tiles of 4 rows against packed
+ * panels; both sum each gate as om_linear does. So at batch 1 the layer has the bits of the loop
+ * of cells written with public ops (LSTM; the GRU's reference writes h' another way), and each
+ * row of a batch of 5 the bits of that row run alone, for hidden sizes around the 4-, 8- and
+ * 16-column edges, a sum past one KC block of 256 (H = 260), both directions, on 1 and 2 threads
+ * (at H = 260 and batch 5 a step splits its units between the threads). */
+static void check_one_row(bool lstm, int64_t H, bool reverse) {
+  const int G = lstm ? 4 : 3;
+  const int64_t T = 3, N = 5, I = 3;
+  om_tensor *x = om_randn((int64_t[]){T, N, I}, 3, 7, true), *p[4];
+  for (int k = 0; k < 4; k++) {
+    om_tensor *r = om_randn(k < 2 ? (int64_t[]){G * H, k ? H : I} : (int64_t[]){G * H}, k < 2 ? 2 : 1, (uint64_t)(20 + k), true);
+    p[k] = om_scale(r, 0.3); /* gates away from saturation, so the bits are those of real sums */
+    om_tensor_release(r);
+  }
+  om_tensor *x1 = om_slice(x, 1, 2, 3, 1); /* the batch's third row alone */
+  om_tensor *in5[5] = {x, p[0], p[1], p[2], p[3]}, *in1[5] = {x1, p[0], p[1], p[2], p[3]}, *o5[2] = {0}, *o1[2] = {0};
+  om_attrs at = {.n_i = 2, .i = {reverse, 1}};
+  for (int threads = 1; threads <= 2; threads++) {
+    om_set_num_threads(threads);
+    CHECK(om__apply(lstm ? OM_OP_lstm_layer : OM_OP_gru_layer, in5, 5, &at, o5) == 2);
+    CHECK(om__apply(lstm ? OM_OP_lstm_layer : OM_OP_gru_layer, in1, 5, &at, o1) == 2);
+    om_tensor *row = o5[0] ? om_slice(o5[0], 1, 2, 3, 1) : NULL;
+    if (!same_bits(o1[0], row)) FAILED("%s H=%lld reverse=%d threads=%d: batch 1 and row 2 of batch 5 differ", lstm ? "lstm" : "gru", (long long)H, reverse, threads);
+    om_tensor_release(row);
+    if (lstm && threads == 1) {
+      om_tensor *hn = NULL, *cn = NULL, *y = ref_layer(true, x1, NULL, NULL, p, reverse, &hn, &cn);
+      if (!same_bits(o1[0], y)) FAILED("lstm H=%lld reverse=%d: batch 1 differs from the loop of cells", (long long)H, reverse);
+      om_tensor *st = om_stack((om_tensor *[]){hn, cn}, 2, 0);
+      if (!same_bits(o1[1], st)) FAILED("lstm H=%lld reverse=%d: h_n, c_n differ from the loop of cells", (long long)H, reverse);
+      om_tensor *all[] = {y, hn, cn, st};
+      for (size_t k = 0; k < sizeof all / sizeof *all; k++) om_tensor_release(all[k]);
+    }
+    om__release_all(o5, 2);
+    om__release_all(o1, 2);
+  }
+  om_set_num_threads(1);
+  om_tensor *all[] = {x, x1, p[0], p[1], p[2], p[3]};
+  for (size_t k = 0; k < sizeof all / sizeof *all; k++) om_tensor_release(all[k]);
+}
+
+TEST(batch_1_has_the_bits_of_the_loop_and_of_a_batch) {
+  static const int64_t sizes[] = {1, 5, 7, 8, 9, 33, 64, 260};
+  for (int lstm = 0; lstm < 2; lstm++)
+    for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++)
+      for (int reverse = 0; reverse < 2; reverse++) check_one_row(lstm, sizes[k], reverse);
+}
+
 TEST(error_paths) {
   om_tensor *x = om_zeros((int64_t[]){4, 2, 3}, 3, OM_FLOAT32), *x5 = om_zeros((int64_t[]){4, 2, 5}, 3, OM_FLOAT32);
   om_tensor *p[4] = {om_zeros((int64_t[]){12, 3}, 2, OM_FLOAT32), om_zeros((int64_t[]){12, 3}, 2, OM_FLOAT32),
@@ -283,6 +348,7 @@ int main(void) {
   RUN(lstm_sequence_and_gradients_match_a_loop_of_cells);
   RUN(gru_sequence_and_gradients_match_a_loop_of_cells);
   RUN(batch_first_and_unbatched_layouts);
+  RUN(batch_1_has_the_bits_of_the_loop_and_of_a_batch);
   RUN(error_paths);
   RUN(an_input_changed_in_place_after_forward_is_caught);
   TEST_MAIN_END();

@@ -186,6 +186,45 @@ describe('nn.LSTM and nn.GRU modules', () => {
   }));
 });
 
+// At batch 1 a step's h w_hhᵀ (and a Linear's x Wᵀ) is one row against the weight's rows, summed
+// 16 columns at a time (matmul.c's one_row_cols); a batch of 5 sums the same products in tiles
+// of 4 rows. Both sum each element in one order, so batch 1 must have the bits of that row in
+// the batch: hidden and output sizes around the 4-, 8- and 16-column edges, 1 included, a sum
+// past one block of 256 (in 300), both directions.
+describe('batch 1 has the bits of the same row in a batch', () => {
+  const sameBits = (a, b, what) => {
+    const [u, v] = [a, b].map((t) => new Uint32Array(Float32Array.from(vals(t)).buffer));
+    assert.equal(u.length, v.length, `${what}: sizes`);
+    const k = u.findIndex((x, i) => x !== v[i]);
+    assert.equal(k, -1, `${what}: element ${k} differs (${vals(a)[k]} vs ${vals(b)[k]})`);
+  };
+  for (const kind of ['LSTM', 'GRU'])
+    test(`${kind}, bidirectional, hidden 1, 4, 5, 16, 17, 40`, () => om.tidy(() => {
+      for (const H of [1, 4, 5, 16, 17, 40]) {
+        om.manualSeed(H);
+        const rnn = new om.nn[kind](3, H, { batchFirst: true, bidirectional: true }).eval();
+        const x = om.randn([5, 4, 3], { seed: H }), row = x.slice(0, 2, 3);
+        const [all, sAll] = om.noGrad(() => rnn.forward(x)), [one, sOne] = om.noGrad(() => rnn.forward(row));
+        sameBits(one, all.slice(0, 2, 3), `${kind} H=${H} output`);
+        [sAll].flat().forEach((s, k) => sameBits([sOne].flat()[k], s.slice(1, 2, 3), `${kind} H=${H} final state ${k}`)); // LSTM: [h_n, c_n]
+        // and it is PyTorch's equations (the reference in doubles), not only consistent
+        const ref = refModule(rnn, nested(row.transpose(0, 1)));
+        near(vals(one.transpose(0, 1)), flat(ref.out), 1e-5, `${kind} H=${H} against the reference`);
+        rnn.dispose();
+      }
+    }));
+  test('linear on one row, out 1, 15, 16, 33, 70, in 7 and 300', () => om.tidy(() => {
+    for (const inF of [7, 300])
+      for (const outF of [1, 15, 16, 33, 70]) {
+        const w = om.randn([outF, inF], { seed: outF }), b = om.randn([outF], { seed: 2 }), x = om.randn([5, inF], { seed: inF });
+        const one = om.nn.functional.linear(x.slice(0, 3, 4), w, b), all = om.nn.functional.linear(x, w, b);
+        sameBits(one, all.slice(0, 3, 4), `linear ${inF} -> ${outF}`);
+        const xr = vals(x).slice(3 * inF, 4 * inF), wv = vals(w), bv = vals(b);
+        near(vals(one), bv.map((bj, j) => xr.reduce((s, xk, k) => s + xk * wv[j * inF + k], bj)), 1e-4, `linear ${inF} -> ${outF} against sums`);
+      }
+  }));
+});
+
 describe('training', () => {
   for (const kind of ['LSTM', 'GRU']) {
     test(`an ${kind} regressor learns the running mean of its input (SGD), memory flat`, () => {
