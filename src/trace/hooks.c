@@ -173,9 +173,27 @@ static int fit_float(om_lower *l, double v0, const double *vals, om_xfloat *f) {
 
 /* Keeps argument k of the call going on as expression x (om_kept_arg; out of memory: one
  * argument fewer for check_minimums to compare, which only makes it less strict). */
-static void keep_arg(om_trace *tr, int k, int x) {
+static void keep_arg(om_trace *tr, int k, int x, bool as_length) {
   om_kept_arg *a = OM_VEC_PUSH_SLOT(tr->kept);
-  if (a) *a = (om_kept_arg){.call = tr->calls - 1, .k = k, .x = x};
+  if (a) *a = (om_kept_arg){.call = tr->calls - 1, .k = k, .x = x, .as_length = as_length};
+}
+
+/* A slice's end k = 2, where it fits no form as given, as its start plus its length in the record
+ * run (*a0) and in every run (vals; om__slice_end): Longformer's `x[:, :-padding_len]` made only
+ * where the padding is not 0 is -5, -4, ... where it is made and the whole axis where it is not
+ * (absent.c), which no one form gives as a count from the end (a 0 is an empty slice), while the
+ * end the slice takes is T at every size. false where a run's call is not such a slice. */
+static bool end_as_length(const om_lower *l, const om_attrs *at, int64_t *a0, int64_t *vals) {
+  const om_meta *o = &l->c->out_meta[0];
+  if (!om__slice_end(l->c->op, l->given, o->ndim, o->shape, a0)) return false;
+  for (int r = 0; r < l->tr->runs.n; r++) {
+    int nd;
+    int64_t sh[OM_MAX_DIMS];
+    if (l->rc[r] && !(om__runcall_output(&l->tr->runs.v[r], l->rc[r], 0, &nd, sh) &&
+                      om__slice_end(l->rc[r]->op, &at[r], nd, sh, &vals[r])))
+      return false;
+  }
+  return true;
 }
 
 /* Keeps float argument k of the call going on, which moves, as the graph computes it
@@ -215,6 +233,17 @@ static bool fit_args(om_lower *l, uint64_t sym_fargs) {
     char what[32];
     snprintf(what, sizeof what, "argument %d", k);
     int x = fit_int(l, g->i[k], vals, what);
+    bool as_length = false;
+    int64_t ends[OM_RUNS_MAX] = {0};
+    if (x == OM_FIT_NONE && k == 2 && end_as_length(l, at, &l->given_end.i[2], ends)) {
+      x = fit_int(l, l->given_end.i[2], ends, what);
+      if ((as_length = x >= 0)) { /* the slice's rules read the end so (a count from its start) */
+        int64_t end = l->given_end.i[2];
+        l->given_end = *g;
+        l->given_end.i[2] = end;
+        l->given = &l->given_end;
+      }
+    }
     if (x == OM_FIT_NONE) {
       char seen[400];
       return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "%s: argument %d is %s: it changes with the sizes, but not as a "
@@ -223,7 +252,7 @@ static bool fit_args(om_lower *l, uint64_t sym_fargs) {
     }
     if (x < 0) return false;
     l->arg[k] = x;
-    keep_arg(tr, k, x);
+    keep_arg(tr, k, x, as_length);
     if (!om__x_is_const(tr, x, NULL)) l->moves = true;
   }
   for (int k = 0; k < g->n_f; k++) {
@@ -426,7 +455,7 @@ static om_tensor *created_record(om_trace *tr, om_tensor *t, om_created kind, co
       goto fail;
     }
     if (x < 0) goto fail;
-    keep_arg(tr, d, x);
+    keep_arg(tr, d, x, false);
     l.out_ext[0][d] = om__x_is_const(tr, x, NULL) ? -1 : x;
     moves |= l.out_ext[0][d] >= 0;
   }

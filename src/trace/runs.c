@@ -203,6 +203,14 @@ bool om__runcall_output(const om_run *run, const om_runcall *rc, int j, int *ndi
   return true;
 }
 
+bool om__slice_end(int op, const om_attrs *a, int nd, const int64_t *out, int64_t *end) {
+  if (op != OM_OP_slice || a->n_i != 4 || a->i[3] != 1 || a->i[1] < 0) return false;
+  int64_t d = a->i[0] < 0 ? a->i[0] + nd : a->i[0];
+  if (d < 0 || d >= nd) return false;
+  *end = a->i[1] + out[d]; /* a start past the axis leaves it empty: its end is then past it too, as eager's */
+  return true;
+}
+
 bool om__run_by_liveness(const om_trace *tr, const om_run *run) { return run->n_outputs >= 0 && tr->base.n_outputs >= 0; }
 
 /* Where tensor t comes from in the run going on: kind 0 and its origin (a call's output, a model
@@ -896,10 +904,15 @@ static bool same_logged(const om_run *ra, const int64_t *a, const om_run *rb, co
 /* Argument k (float: of the float ones) of the base run's call c as the graph gives it at the
  * variables v: its kept expression there, else the base run's value (want, or fwant). false
  * when an expression overflows there. */
-static bool graph_arg(const om_trace *tr, int64_t c, int k, const int64_t *v, const om_attrs *base, int64_t *want) {
+static bool graph_arg(const om_trace *tr, int64_t c, int k, const int64_t *v, const om_attrs *base, int64_t *want,
+                      bool *as_length) {
   *want = base->i[k];
+  *as_length = false;
   for (int q = 0; q < tr->kept.n; q++)
-    if (tr->kept.v[q].call == c && tr->kept.v[q].k == k) return om__x_eval(tr, tr->kept.v[q].x, v, want);
+    if (tr->kept.v[q].call == c && tr->kept.v[q].k == k) {
+      *as_length = tr->kept.v[q].as_length;
+      return om__x_eval(tr, tr->kept.v[q].x, v, want);
+    }
   return true;
 }
 static bool graph_float(const om_trace *tr, int64_t c, int k, const int64_t *v, const om_attrs *base, double *want) {
@@ -965,11 +978,14 @@ static const char *differs(om_trace *tr, const om_run *run, char *buf, size_t ca
     if (ab.n_i != ar.n_i || ab.n_f != ar.n_f)
       return snprintf(buf, cap, "passes other arguments here (call %lld)", (long long)cr + 1), buf;
     for (int k = 0; k < ab.n_i; k++) {
-      int64_t want;
-      bool known = graph_arg(tr, cb, k, run->v, &ab, &want);
-      if (!known || ar.i[k] != want)
+      int64_t want, got = ar.i[k], sh[OM_MAX_DIMS];
+      bool as_length, known = graph_arg(tr, cb, k, run->v, &ab, &want, &as_length);
+      int nd; /* a slice's end the graph has as its start plus its length: the run's taken so */
+      if (known && as_length)
+        known = om__runcall_output(run, pr, 0, &nd, sh) && om__slice_end(pr->op, &ar, nd, sh, &got);
+      if (!known || got != want)
         return snprintf(buf, cap, "passes %lld as argument %d here (call %lld), where the graph computes %lld",
-                        (long long)ar.i[k], k, (long long)cr + 1, (long long)want), buf;
+                        (long long)got, k, (long long)cr + 1, (long long)want), buf;
     }
     for (int k = 0; k < ab.n_f; k++) {
       double want;
