@@ -46,8 +46,11 @@ static bool without(om_lower *l, const om_runcall **all, bool far) {
 /* After a fit without those runs (far as for without): ok, they are dropped, else they are
  * back. Below the example om__run_drop narrows their symbols above their sizes (where the model
  * works there the trace is refused at the end); far runs are refused at the end unless the range
- * check refuses first, at the exact size. what and the values (ivals, else fvals) say why. */
-static void settle(om_lower *l, const om_runcall **all, bool far, bool ok, const char *what, const int64_t *ivals,
+ * check refuses first, at the exact size. what and the values (ivals, else fvals) say why. A run
+ * below the example where the fit x (-1: none) gives the value it has stays: it is below the
+ * example in another symbol than the one the value switches on (Swin's shift of 0 where H is at
+ * most the window, a run at a small W and a large H), which it would narrow for nothing. */
+static void settle(om_lower *l, const om_runcall **all, bool far, bool ok, int x, const char *what, const int64_t *ivals,
                    const double *fvals) {
   om_trace *tr = l->tr;
   if (!ok) {
@@ -60,6 +63,11 @@ static void settle(om_lower *l, const om_runcall **all, bool far, bool ok, const
       if (ivals) snprintf(val, sizeof val, "%lld", (long long)ivals[r]);
       else snprintf(val, sizeof val, "%g", fvals[r]);
       om__run_sizes(tr, tr->runs.v[r].v, ~(uint64_t)0, sizes, sizeof sizes);
+      int64_t got;
+      if (!far && x >= 0 && ivals && om__x_eval(tr, x, tr->runs.v[r].v, &got) && got == ivals[r]) {
+        l->rc[r] = all[r];
+        continue;
+      }
       if (!far) {
         om__run_drop(tr, r, om__arena_printf(&tr->g.arena, "%s (call %lld): %s is %s at %s", l->who, (long long)tr->calls,
                                              what, val, sizes));
@@ -141,7 +149,7 @@ static int fit_int(om_lower *l, int64_t a0, const int64_t *vals, const char *wha
       if (om__run_more(l->tr, syms)) return OM_FIT_ERROR;
       without(l, all, false);
     }
-    settle(l, all, false, x >= 0, what, vals, NULL);
+    settle(l, all, false, x >= 0, x, what, vals, NULL);
   }
   /* none fits, or a floor division only the runs at more sizes can tell from another: unwinds,
    * and the model runs again at more sizes; two forms that fit: again with a run where they
@@ -152,7 +160,7 @@ static int fit_int(om_lower *l, int64_t a0, const int64_t *vals, const char *wha
   if (asked) return OM_FIT_ERROR;
   if (x == OM_FIT_NONE && without(l, all, true)) {
     x = om__fit_int(l, a0, vals, &floored, at, &n_at);
-    settle(l, all, true, x >= 0, what, vals, NULL);
+    settle(l, all, true, x >= 0, x, what, vals, NULL);
   }
   /* a value that moves: checked either side of the switches (one that never moved is taken as it is) */
   return x <= OM_FIT_NONE ? OM_FIT_NONE : om__x_is_const(l->tr, x, NULL) ? x : at_switches(l, x);
@@ -164,7 +172,7 @@ static int fit_float(om_lower *l, double v0, const double *vals, om_xfloat *f) {
   bool ok = om__fit_float(l, v0, vals, f);
   if (!ok && without(l, all, false)) {
     ok = om__fit_float(l, v0, vals, f);
-    settle(l, all, false, ok, "the value", NULL, vals);
+    settle(l, all, false, ok, -1, "the value", NULL, vals);
   }
   if (!ok) return om__run_more(l->tr, used_symbols(l)) ? -1 : 0;
   int checked = at_switches(l, f->x);
