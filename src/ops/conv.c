@@ -2291,14 +2291,25 @@ static bool unfold_extents(om_lower *l, const om_call *c) {
   return true;
 }
 
-/* Col2Im (opset 18) with the image and block shapes as inputs. */
+/* The image's sides are output_size, which a model computes from its input's (F.fold(cols,
+ * x.shape.slice(-2), ...) on a symbolic H, W: each an expression). */
+static bool fold_extents(om_lower *l, const om_call *c) {
+  (void)c;
+  for (int d = 0; d < 2; d++) om__lower_candidate(l, 0, 2 + d, om__lower_arg(l, d));
+  return true;
+}
+
+/* Col2Im (opset 18) with the image and block shapes as inputs (the image's computed in the graph
+ * where output_size moves with the sizes). */
 static bool lower_fold(om_lower *l, const om_call *c) {
   int empty = om__lower_empty(l, c);
   if (empty) return empty > 0;
   const int64_t *a = c->attrs.i;
   int64_t dil[2] = {a[4], a[5]}, pads[4] = {a[6], a[7], a[6], a[7]}, strides[2] = {a[8], a[9]};
   om_gattr at[3] = {OM_ATTR_INTS("dilations", dil, 2), OM_ATTR_INTS("pads", pads, 4), OM_ATTR_INTS("strides", strides, 2)};
-  int in[3] = {om__lower_input(l, 0), om__lower_ints(l, a, 2), om__lower_ints(l, a + 2, 2)}, out;
+  int side[2];
+  for (int d = 0; d < 2; d++) side[d] = om__lower_arg_moves(l, d) ? om__lower_arg(l, d) : -1;
+  int in[3] = {om__lower_input(l, 0), om__lower_shape_operand(l, a, side, 2), om__lower_ints(l, a + 2, 2)}, out;
   if (in[0] < 0 || in[1] < 0 || in[2] < 0 || !om__emit(l, "Col2Im", in, 3, c->out_meta, 1, &out, at, 3)) return false;
   om__lower_output(l, 0, out);
   return true;
@@ -2314,7 +2325,7 @@ const om_op_def om__op_unfold = {
 
 const om_op_def om__op_fold = {
     .name = "fold", .n_in = 1, .n_out = 1, .infer = infer_fold, .forward = forward_blocks, .backward = blocks_backward,
-    .lower = lower_fold, .onnx = "Col2Im",
+    .lower = lower_fold, .extents = fold_extents, .sym_args = 1 << 0 | 1 << 1, .onnx = "Col2Im",
     .test = {.n_in = 1, .ndims = {3}, .shapes = {{2, 8, 30}}, .lo = -2, .hi = 2, .attrs = {.n_i = 10, .i = {4, 5, 2, 2, 1, 1, 1, 1, 1, 1}}}};
 
 om_tensor *om_unfold(om_tensor *x, const int64_t kernel[2], const int64_t dilation[2], const int64_t padding[2], const int64_t stride[2]) {

@@ -975,36 +975,73 @@ static bool slice_scatter_backward(const om_record *r, om_tensor *const *g, om_t
   return (gin[0] = om_slice(g[0], (int)at[0], at[1], at[2], at[3])) != NULL;
 }
 
+/* The full shape is attrs 5 on, which a write into a tensor made at a size computed from the
+ * inputs gives as expressions (pe = zeros([T, d]); pe[:, 0::2] = sin(...)). */
+static bool slice_scatter_extents(om_lower *l, const om_call *c) {
+  for (int d = 0; d < c->out_meta[0].ndim; d++) om__lower_candidate(l, 0, d, om__lower_arg(l, 5 + d));
+  return true;
+}
+
 /* ScatterElements(zeros, indices, src, axis = dim), where indices has src's shape and holds
  * start + k * step at position k along dim. The zeros come from ConstantOfShape (float32;
  * cast for int64 and bool), the indices from Range, reshaped to lie along dim and expanded to
- * src's shape: a few small constants instead of one as large as src. The full shape is
- * fixed by the attrs, so a symbolic axis of src would be baked: refused. */
+ * src's shape: a few small constants instead of one as large as src. Where sizes move (a
+ * symbolic axis), the zeros' shape, the Range's bounds (the canonical start and tight end, as
+ * expressions) and src's shape (its Shape) are computed in the graph. */
 static bool lower_slice_scatter(om_lower *l, const om_call *c) {
   const om_tensor *src = c->in[0];
   const om_meta *o = &c->out_meta[0];
   const int64_t *at = c->attrs.i; /* dim, start, end, step, ndim, shape... */
-  int dim = (int)at[0];
-  for (int d = 0; d < src->ndim; d++)
-    if (om__lower_input_sym(l, 0, d)) return om__lower_baked(l, c, 0, d, "slice_scatter writes into zeros of a fixed shape");
-  om_meta pos_m = {.dtype = OM_INT64, .ndim = 1, .shape = {src->shape[dim]}}, along_m = pos_m, idx_m = pos_m;
+  int dim = (int)at[0], ext[OM_MAX_DIMS];
+  om_meta pos_m = {.dtype = OM_INT64, .ndim = 1, .shape = {src->shape[dim]}}, along_m = pos_m, idx_m = pos_m, shape_m = pos_m;
   along_m.ndim = idx_m.ndim = src->ndim;
+  shape_m.shape[0] = src->ndim;
+  bool moves = false;
+  for (int d = 0; d < OM_MAX_DIMS; d++) ext[d] = d < o->ndim ? om__lower_out_ext(l, 0, d) : -1;
+  /* by a step along an axis that moves, a piece of a traced range was seen to give a graph of a
+   * fixed size (m[1::2] of zeros([T, 1]) at T = 3): refused until that is understood */
+  if (ext[dim] >= 0 || om__lower_input_sym(l, 0, dim))
+    return om__lower_refuse(l, c, "a write by a step along an axis whose size moves has no graph here (a step along a fixed axis, pe[:, 0::2], has)");
   for (int d = 0; d < src->ndim; d++) {
     along_m.shape[d] = d == dim ? src->shape[d] : 1;
     idx_m.shape[d] = src->shape[d];
+    moves |= ext[d] >= 0 || om__lower_in_ext(l, 0, d) >= 0;
   }
+  /* bool written where sizes move (the where-mask of a strided write, om_slice_scatter) is
+   * scattered as float32 and cast back, exact for 0 and 1: the Session's ScatterElements takes
+   * float32 (at fixed sizes the mask is a constant) */
+  om_meta f = *o;
+  if (moves && o->dtype == OM_BOOL) f.dtype = OM_FLOAT32;
   int v[3];
   /* an empty src writes nothing: the zeros are the result (and onnxruntime's Expand would give
    * the indices [1, ...] where src has a 0) */
-  if ((v[0] = zeros_of(l, o, NULL)) >= 0 && !om_tensor_numel(src)) {
+  if ((v[0] = zeros_of(l, &f, ext)) >= 0 && !om_tensor_numel(src)) {
+    if (moves) return om__lower_refuse(l, c, "an empty slice written into a tensor of a size that moves has no graph here");
     om__lower_output(l, 0, v[0]);
     return true;
   }
-  v[1] = v[0] < 0 ? -1 : emit_ints(l, "Range", NULL, 0, (ints[]){{&at[1], -1}, {&at[2], -1}, {&at[3], -1}}, 3, &pos_m, NULL, 0);
-  v[1] = emit_ints(l, "Reshape", &v[1], 1, &(ints){along_m.shape, along_m.ndim}, 1, &along_m, NULL, 0);
-  v[1] = emit_ints(l, "Expand", &v[1], 1, &(ints){idx_m.shape, idx_m.ndim}, 1, &idx_m, NULL, 0);
+  if (!moves) {
+    v[1] = v[0] < 0 ? -1 : emit_ints(l, "Range", NULL, 0, (ints[]){{&at[1], -1}, {&at[2], -1}, {&at[3], -1}}, 3, &pos_m, NULL, 0);
+    v[1] = emit_ints(l, "Reshape", &v[1], 1, &(ints){along_m.shape, along_m.ndim}, 1, &along_m, NULL, 0);
+    v[1] = emit_ints(l, "Expand", &v[1], 1, &(ints){idx_m.shape, idx_m.ndim}, 1, &idx_m, NULL, 0);
+  } else { /* along dim as [1, ..., -1, ..., 1] (the Range's length), then to src's own shape */
+    int64_t along[OM_MAX_DIMS];
+    for (int d = 0; d < src->ndim; d++) along[d] = d == dim ? -1 : 1;
+    int range[3] = {om__lower_x_scalar(l, om__lower_arg(l, 1)), om__lower_x_scalar(l, om__lower_arg(l, 2)), om__lower_ints(l, &at[3], -1)};
+    int in = om__lower_input(l, 0), shape = -1;
+    v[1] = v[0] < 0 || range[0] < 0 || range[1] < 0 || range[2] < 0 || !om__emit(l, "Range", range, 3, &pos_m, 1, &v[1], NULL, 0) ? -1 : v[1];
+    v[1] = emit_ints(l, "Reshape", &v[1], 1, &(ints){along, src->ndim}, 1, &along_m, NULL, 0);
+    if (in < 0 || !om__emit(l, "Shape", &in, 1, &shape_m, 1, &shape, NULL, 0)) return false;
+    int ex[2] = {v[1], shape};
+    v[1] = v[1] < 0 || !om__emit(l, "Expand", ex, 2, &idx_m, 1, &v[1], NULL, 0) ? -1 : v[1];
+  }
   v[2] = om__lower_input(l, 0);
-  int out = emit_ints(l, "ScatterElements", v, 3, NULL, 0, o, &OM_ATTR_INT("axis", dim), 1);
+  om_meta fs = *o;
+  fs.dtype = f.dtype;
+  memcpy(fs.shape, src->shape, sizeof(int64_t) * (size_t)src->ndim);
+  if (f.dtype != o->dtype) v[2] = emit_ints(l, "Cast", &v[2], 1, NULL, 0, &fs, &OM_ATTR_INT("to", 1 /* FLOAT */), 1);
+  int out = emit_ints(l, "ScatterElements", v, 3, NULL, 0, &f, &OM_ATTR_INT("axis", dim), 1);
+  if (f.dtype != o->dtype) out = emit_ints(l, "Cast", &out, 1, NULL, 0, o, &OM_ATTR_INT("to", 9 /* BOOL */), 1);
   if (out < 0) return false;
   om__lower_output(l, 0, out);
   return true;
@@ -1013,6 +1050,7 @@ static bool lower_slice_scatter(om_lower *l, const om_call *c) {
 const om_op_def om__op_slice_scatter = {
     .name = "slice_scatter", .n_in = 1, .n_out = 1, .infer = infer_slice_scatter,
     .forward = forward_slice_scatter, .backward = slice_scatter_backward, .lower = lower_slice_scatter,
+    .extents = slice_scatter_extents, .sym_args = ~(uint64_t)0 << 5 | 1 << 1 | 1 << 2,
     .onnx = "ConstantOfShape, Range, Reshape, Expand, ScatterElements (Cast for int64 and bool)",
     .test = {.n_in = 1, .ndims = {2}, .shapes = {{2, 2}}, .lo = -2, .hi = 2,
              .attrs = {.n_i = 7, .i = {1, 0, 4, 2, 2, 2, 4}}, .size_attrs = 3u << 5}}; /* the full shape */

@@ -46,8 +46,11 @@ static bool without(om_lower *l, const om_runcall **all, bool far) {
 /* After a fit without those runs (far as for without): ok, they are dropped, else they are
  * back. Below the example om__run_drop narrows their symbols above their sizes (where the model
  * works there the trace is refused at the end); far runs are refused at the end unless the range
- * check refuses first, at the exact size. what and the values (ivals, else fvals) say why. */
-static void settle(om_lower *l, const om_runcall **all, bool far, bool ok, const char *what, const int64_t *ivals,
+ * check refuses first, at the exact size. what and the values (ivals, else fvals) say why. A run
+ * below the example where the fit x (-1: none) gives the value it has stays: it is below the
+ * example in another symbol than the one the value switches on (Swin's shift of 0 where H is at
+ * most the window, a run at a small W and a large H), which it would narrow for nothing. */
+static void settle(om_lower *l, const om_runcall **all, bool far, bool ok, int x, const char *what, const int64_t *ivals,
                    const double *fvals) {
   om_trace *tr = l->tr;
   if (!ok) {
@@ -60,6 +63,11 @@ static void settle(om_lower *l, const om_runcall **all, bool far, bool ok, const
       if (ivals) snprintf(val, sizeof val, "%lld", (long long)ivals[r]);
       else snprintf(val, sizeof val, "%g", fvals[r]);
       om__run_sizes(tr, tr->runs.v[r].v, ~(uint64_t)0, sizes, sizeof sizes);
+      int64_t got;
+      if (!far && x >= 0 && ivals && om__x_eval(tr, x, tr->runs.v[r].v, &got) && got == ivals[r]) {
+        l->rc[r] = all[r];
+        continue;
+      }
       if (!far) {
         om__run_drop(tr, r, om__arena_printf(&tr->g.arena, "%s (call %lld): %s is %s at %s", l->who, (long long)tr->calls,
                                              what, val, sizes));
@@ -141,7 +149,7 @@ static int fit_int(om_lower *l, int64_t a0, const int64_t *vals, const char *wha
       if (om__run_more(l->tr, syms)) return OM_FIT_ERROR;
       without(l, all, false);
     }
-    settle(l, all, false, x >= 0, what, vals, NULL);
+    settle(l, all, false, x >= 0, x, what, vals, NULL);
   }
   /* none fits, or a floor division only the runs at more sizes can tell from another: unwinds,
    * and the model runs again at more sizes; two forms that fit: again with a run where they
@@ -152,7 +160,7 @@ static int fit_int(om_lower *l, int64_t a0, const int64_t *vals, const char *wha
   if (asked) return OM_FIT_ERROR;
   if (x == OM_FIT_NONE && without(l, all, true)) {
     x = om__fit_int(l, a0, vals, &floored, at, &n_at);
-    settle(l, all, true, x >= 0, what, vals, NULL);
+    settle(l, all, true, x >= 0, x, what, vals, NULL);
   }
   /* a value that moves: checked either side of the switches (one that never moved is taken as it is) */
   return x <= OM_FIT_NONE ? OM_FIT_NONE : om__x_is_const(l->tr, x, NULL) ? x : at_switches(l, x);
@@ -164,7 +172,7 @@ static int fit_float(om_lower *l, double v0, const double *vals, om_xfloat *f) {
   bool ok = om__fit_float(l, v0, vals, f);
   if (!ok && without(l, all, false)) {
     ok = om__fit_float(l, v0, vals, f);
-    settle(l, all, false, ok, "the value", NULL, vals);
+    settle(l, all, false, ok, -1, "the value", NULL, vals);
   }
   if (!ok) return om__run_more(l->tr, used_symbols(l)) ? -1 : 0;
   int checked = at_switches(l, f->x);
@@ -173,9 +181,27 @@ static int fit_float(om_lower *l, double v0, const double *vals, om_xfloat *f) {
 
 /* Keeps argument k of the call going on as expression x (om_kept_arg; out of memory: one
  * argument fewer for check_minimums to compare, which only makes it less strict). */
-static void keep_arg(om_trace *tr, int k, int x) {
+static void keep_arg(om_trace *tr, int k, int x, bool as_length) {
   om_kept_arg *a = OM_VEC_PUSH_SLOT(tr->kept);
-  if (a) *a = (om_kept_arg){.call = tr->calls - 1, .k = k, .x = x};
+  if (a) *a = (om_kept_arg){.call = tr->calls - 1, .k = k, .x = x, .as_length = as_length};
+}
+
+/* A slice's end k = 2, where it fits no form as given, as its start plus its length in the record
+ * run (*a0) and in every run (vals; om__slice_end): Longformer's `x[:, :-padding_len]` made only
+ * where the padding is not 0 is -5, -4, ... where it is made and the whole axis where it is not
+ * (absent.c), which no one form gives as a count from the end (a 0 is an empty slice), while the
+ * end the slice takes is T at every size. false where a run's call is not such a slice. */
+static bool end_as_length(const om_lower *l, const om_attrs *at, int64_t *a0, int64_t *vals) {
+  const om_meta *o = &l->c->out_meta[0];
+  if (!om__slice_end(l->c->op, l->given, o->ndim, o->shape, a0)) return false;
+  for (int r = 0; r < l->tr->runs.n; r++) {
+    int nd;
+    int64_t sh[OM_MAX_DIMS];
+    if (l->rc[r] && !(om__runcall_output(&l->tr->runs.v[r], l->rc[r], 0, &nd, sh) &&
+                      om__slice_end(l->rc[r]->op, &at[r], nd, sh, &vals[r])))
+      return false;
+  }
+  return true;
 }
 
 /* Keeps float argument k of the call going on, which moves, as the graph computes it
@@ -215,6 +241,17 @@ static bool fit_args(om_lower *l, uint64_t sym_fargs) {
     char what[32];
     snprintf(what, sizeof what, "argument %d", k);
     int x = fit_int(l, g->i[k], vals, what);
+    bool as_length = false;
+    int64_t ends[OM_RUNS_MAX] = {0};
+    if (x == OM_FIT_NONE && k == 2 && end_as_length(l, at, &l->given_end.i[2], ends)) {
+      x = fit_int(l, l->given_end.i[2], ends, what);
+      if ((as_length = x >= 0)) { /* the slice's rules read the end so (a count from its start) */
+        int64_t end = l->given_end.i[2];
+        l->given_end = *g;
+        l->given_end.i[2] = end;
+        l->given = &l->given_end;
+      }
+    }
     if (x == OM_FIT_NONE) {
       char seen[400];
       return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "%s: argument %d is %s: it changes with the sizes, but not as a "
@@ -223,7 +260,7 @@ static bool fit_args(om_lower *l, uint64_t sym_fargs) {
     }
     if (x < 0) return false;
     l->arg[k] = x;
-    keep_arg(tr, k, x);
+    keep_arg(tr, k, x, as_length);
     if (!om__x_is_const(tr, x, NULL)) l->moves = true;
   }
   for (int k = 0; k < g->n_f; k++) {
@@ -426,7 +463,7 @@ static om_tensor *created_record(om_trace *tr, om_tensor *t, om_created kind, co
       goto fail;
     }
     if (x < 0) goto fail;
-    keep_arg(tr, d, x);
+    keep_arg(tr, d, x, false);
     l.out_ext[0][d] = om__x_is_const(tr, x, NULL) ? -1 : x;
     moves |= l.out_ext[0][d] >= 0;
   }

@@ -203,6 +203,14 @@ bool om__runcall_output(const om_run *run, const om_runcall *rc, int j, int *ndi
   return true;
 }
 
+bool om__slice_end(int op, const om_attrs *a, int nd, const int64_t *out, int64_t *end) {
+  if (op != OM_OP_slice || a->n_i != 4 || a->i[3] != 1 || a->i[1] < 0) return false;
+  int64_t d = a->i[0] < 0 ? a->i[0] + nd : a->i[0];
+  if (d < 0 || d >= nd) return false;
+  *end = a->i[1] + out[d]; /* a start past the axis leaves it empty: its end is then past it too, as eager's */
+  return true;
+}
+
 bool om__run_by_liveness(const om_trace *tr, const om_run *run) { return run->n_outputs >= 0 && tr->base.n_outputs >= 0; }
 
 /* Where tensor t comes from in the run going on: kind 0 and its origin (a call's output, a model
@@ -896,10 +904,15 @@ static bool same_logged(const om_run *ra, const int64_t *a, const om_run *rb, co
 /* Argument k (float: of the float ones) of the base run's call c as the graph gives it at the
  * variables v: its kept expression there, else the base run's value (want, or fwant). false
  * when an expression overflows there. */
-static bool graph_arg(const om_trace *tr, int64_t c, int k, const int64_t *v, const om_attrs *base, int64_t *want) {
+static bool graph_arg(const om_trace *tr, int64_t c, int k, const int64_t *v, const om_attrs *base, int64_t *want,
+                      bool *as_length) {
   *want = base->i[k];
+  *as_length = false;
   for (int q = 0; q < tr->kept.n; q++)
-    if (tr->kept.v[q].call == c && tr->kept.v[q].k == k) return om__x_eval(tr, tr->kept.v[q].x, v, want);
+    if (tr->kept.v[q].call == c && tr->kept.v[q].k == k) {
+      *as_length = tr->kept.v[q].as_length;
+      return om__x_eval(tr, tr->kept.v[q].x, v, want);
+    }
   return true;
 }
 static bool graph_float(const om_trace *tr, int64_t c, int k, const int64_t *v, const om_attrs *base, double *want) {
@@ -965,11 +978,14 @@ static const char *differs(om_trace *tr, const om_run *run, char *buf, size_t ca
     if (ab.n_i != ar.n_i || ab.n_f != ar.n_f)
       return snprintf(buf, cap, "passes other arguments here (call %lld)", (long long)cr + 1), buf;
     for (int k = 0; k < ab.n_i; k++) {
-      int64_t want;
-      bool known = graph_arg(tr, cb, k, run->v, &ab, &want);
-      if (!known || ar.i[k] != want)
+      int64_t want, got = ar.i[k], sh[OM_MAX_DIMS];
+      bool as_length, known = graph_arg(tr, cb, k, run->v, &ab, &want, &as_length);
+      int nd; /* a slice's end the graph has as its start plus its length: the run's taken so */
+      if (known && as_length)
+        known = om__runcall_output(run, pr, 0, &nd, sh) && om__slice_end(pr->op, &ar, nd, sh, &got);
+      if (!known || got != want)
         return snprintf(buf, cap, "passes %lld as argument %d here (call %lld), where the graph computes %lld",
-                        (long long)ar.i[k], k, (long long)cr + 1, (long long)want), buf;
+                        (long long)got, k, (long long)cr + 1, (long long)want), buf;
     }
     for (int k = 0; k < ab.n_f; k++) {
       double want;
@@ -1807,13 +1823,29 @@ static int answer_set_of(run_ctx *rc, int k, answer_set *a, int64_t *yes, int64_
 
 /* Sizes of the declared ranges the narrowed sets leave out, several symbols moved at once: at
  * each, the model must fail (a set found with the other symbols at their examples may leave out
- * sizes where it answers with them elsewhere: h and w need h + w even). *out gets the variables
- * of one where it answers. 1 when none does, 0 when one does, -1 when the trace ended. */
-static int fails_outside(run_ctx *rc, const answer_set *sets, uint64_t narrowed, int64_t *out) {
+ * sizes where it answers with them elsewhere: h and w need h + w even; a maximum of one may
+ * leave out sizes where it answers with another smaller, as GPT-2's causal mask bounds the
+ * query's and the past's lengths together, L + P at most its buffer's: so one past each maximum,
+ * each other symbol at the smallest size where it answers). *out gets the variables of one where
+ * it answers, and *bound the symbols bounded together there (the one past its maximum, then the
+ * other; -1 for others). 1 when none does, 0 when one does, -1 when the trace ended. */
+static int fails_outside(run_ctx *rc, const answer_set *sets, uint64_t narrowed, int64_t *out, int *bound) {
   om_trace *tr = rc->tr;
   int n = tr->symbols.n;
   int64_t v0[64], v[64];
   om__run_example(tr, v0);
+  for (int k = 0; k < n; k++) {
+    if (!(narrowed >> k & 1) || sets[k].hi >= rc->declared[k].vmax) continue;
+    for (int j = 0; j < n; j++) {
+      if (j == k || v0[j] <= sets[j].lo) continue;
+      memcpy(v, v0, sizeof(int64_t) * (size_t)n);
+      v[k] = sets[k].hi + 1, v[j] = sets[j].lo;
+      int r = answers_at(rc, v);
+      if (r < 0) return -1;
+      if (r) return memcpy(out, v, sizeof(int64_t) * (size_t)n), bound[0] = k, bound[1] = j, 0;
+    }
+  }
+  bound[0] = bound[1] = -1;
   static const int64_t offsets[] = {1, -1, 2, -2, 3, 5, -3};
   for (int t = 0; t < 24; t++) {
     bool outside = false;
@@ -1868,7 +1900,7 @@ static int narrow_where_fails(run_ctx *rc, om_symbol *ranges) {
   answer_set sets[64];
   uint64_t narrowed = 0;
   bool left_out = false; /* where it fails is outside a set */
-  char reason[400] = "", sizes[160];
+  char reason[720] = "", sizes[160];
   for (int k = 0; k < n && !reason[0]; k++) {
     sets[k] = (answer_set){.m = 1, .lo = ranges[k].vmin, .hi = ranges[k].vmax};
     if (tr->fail_at[k] == v0[k]) continue;
@@ -1888,11 +1920,19 @@ static int narrow_where_fails(run_ctx *rc, om_symbol *ranges) {
     if (sets[k].m > 1 || sets[k].lo > ranges[k].vmin || sets[k].hi < ranges[k].vmax) narrowed |= (uint64_t)1 << k;
     left_out |= !in_set(&sets[k], tr->fail_at[k]);
   }
-  int r = !reason[0] && left_out ? fails_outside(rc, sets, narrowed, at) : 0;
+  int bound[2] = {-1, -1};
+  int r = !reason[0] && left_out ? fails_outside(rc, sets, narrowed, at, bound) : 0;
   if (r < 0) return -1;
-  if (!reason[0] && left_out && !r)
+  if (!reason[0] && left_out && !r && bound[0] >= 0) { /* a box holds: k to its maximum, the other to its example */
+    char decl[300];
+    size_t len = dim_declaration(decl, sizeof decl, 0, &ranges[bound[0]], ranges[bound[0]].min, sets[bound[0]].hi * ranges[bound[0]].multiple);
+    dim_declaration(decl, sizeof decl, len, &ranges[bound[1]], ranges[bound[1]].min, v0[bound[1]] * ranges[bound[1]].multiple);
+    snprintf(reason, sizeof reason, "; it answers at %s: the sizes where it answers are bounded together, which no range of "
+             "each that om.Dim declares leaves out alone; it holds where %s declares", om__run_sizes(tr, at, ~(uint64_t)0, sizes, sizeof sizes), decl);
+  } else if (!reason[0] && left_out && !r) {
     snprintf(reason, sizeof reason, "; the sizes where the model answers are no range, multiple or one size that om.Dim "
              "declares (it answers at %s)", om__run_sizes(tr, at, ~(uint64_t)0, sizes, sizeof sizes));
+  }
   if (r) {
     for (int k = 0; k < n; k++) {
       if (!(narrowed >> k & 1)) continue;

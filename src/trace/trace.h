@@ -55,10 +55,12 @@ typedef struct om_xfactor {
 } om_xfactor;
 
 /* An integer argument k of the record run's call (its index) as the graph writes it: expression x.
- * A run at other sizes that makes the same calls must give it x's value there. */
+ * A run at other sizes that makes the same calls must give it x's value there (a slice's end
+ * fitted as its start plus its length, as_length: the run's end taken so too, om__slice_end). */
 typedef struct om_kept_arg {
   int64_t call;
   int k, x;
+  bool as_length;
 } om_kept_arg;
 
 /* A float argument k of the record run's call that moves with the sizes, as the graph computes
@@ -256,6 +258,7 @@ struct om_lower {
   om_trace *tr;
   om_call *c;
   const om_attrs *given;
+  om_attrs given_end; /* given, with a slice's end as its start plus its length (hooks.c fit_args) */
   const char *who;                         /* the op's or creation function's name, for messages */
   int *in;                                 /* the inputs' values */
   int arg[OM_MAX_IATTRS];                  /* the given int attrs as expressions */
@@ -350,6 +353,10 @@ const char *om__run_sizes(const om_trace *tr, const int64_t *v, uint64_t mask, c
 /** Reads a logged call's data: given attrs (n_i, i) and float attrs (n_f, f); its outputs' shapes. */
 void om__runcall_attrs(const om_run *run, const om_runcall *rc, om_attrs *a);
 bool om__runcall_output(const om_run *run, const om_runcall *rc, int j, int *ndim, int64_t *shape);
+/** The end of a slice (op, attrs a: dim, start, end, step) whose output has shape (nd, out), as
+ *  its start plus its length, into *end: the end it takes, clamped to the axis and never
+ *  negative. false for another op, a step other than 1 or a start counted from the end. */
+bool om__slice_end(int op, const om_attrs *a, int nd, const int64_t *out, int64_t *end);
 /** At the start of a call of kind op (an om_op or OM_RUN_CREATED) with attrs on tensors in
  *  (n_in): in a run at other sizes (or the base run), logs it (returns its index); in the record
  *  run, finds it in every other run (rc, one per run, NULL where a run has no such call), checks

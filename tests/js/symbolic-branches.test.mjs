@@ -277,6 +277,34 @@ describe('size thresholds become an If', () => {
     }
   }));
 
+  test("torchvision Swin's shift of 0 where the padded height is at most the window, the batch symbolic too: an If on H, the batch's range whole", async () => {
+    // shifted_window_attention pads H to a multiple of the window, then `if window_size >= pad_H:
+    // shift = 0`: a roll by another amount below the example. The runs at a small batch and a
+    // large H roll as the example does; they were dropped with the small H ones, and the batch's
+    // minimum rose for nothing (a refusal naming om.Dim('B', { min: ... }))
+    const F = om.nn.functional;
+    const swinShift = (ws, shift) => fn((x) => {
+      const H = x.shape[1];
+      const y = F.pad(x, [0, 0, 0, (ws - (H % ws)) % ws]);
+      const s = ws >= y.shape[1] ? 0 : shift;
+      return y.roll(-s, 1).tanh().roll(s, 1).slice(1, 0, H);
+    });
+    const checks = await withTraced((keep) => [[5, 2, 3, 9], [4, 1, 2, 6]].map(([ws, shift, b, h]) => {
+      const model = swinShift(ws, shift);
+      const ex = om.randn([b, h, 4], { seed: ws });
+      const tm = om.trace(model, { x: [ex, ['B', 'H', null]] });
+      keep(tm, { x: ex }, [model.forward(ex)], undefined, model);
+      const [B, H] = tm.symbols;
+      assert.deepEqual([B.min, B.max, B.narrowedBy, B.branches], [1, Infinity, null, undefined]);
+      assert.deepEqual(H.branches, [{ min: 1, max: ws }, { min: ws + 1, max: Infinity }]);
+      assert.ok(ops(tm).includes('If'), ops(tm).join());
+      const atH = atSizes(keep, tm, model, [1, 2, ws - 1, ws, ws + 1, ws + 2, 2 * ws + 1, 10 * h + 3, 50 * h + 1]);
+      const atB = atSizes(keep, tm, model, [1, ws, ws + 1, 23], (s) => [1, s, 4]);
+      return { bytes: atH.bytes, cases: [...atH.cases, ...atB.cases.map((c) => ({ ...c, s: `B 1, ${c.s}` }))] };
+    }));
+    for (const c of checks) await sessionsAgree(c);
+  });
+
   test('thresholds on two symbols are refused, with the declaration that holds', () => {
     const ex = om.randn([3, 8, 4], { seed: 5 });
     const model = fn((x) => (x.shape[0] > 6 ? x.relu() : x.shape[1] > 20 ? x.neg() : x.abs()));

@@ -60,6 +60,27 @@ describe('more forms', () => {
     }
   }));
 
+  test('F.fold back to the input\'s own H, W after F.unfold with padding and stride: Col2Im of an image shape the graph computes', () => withTraced((keep) => {
+    // fold's output_size is the model's x.shape.slice(-2), which moves with H and W (it was refused
+    // as a fixed number); sizes across each stride's residues, below the kernel, 1, and far above
+    for (const [k, p, s, h, w] of [[3, 1, 2, 7, 9], [4, 2, 3, 10, 8]]) {
+      const model = (x) => {
+        const [, , H, W] = x.shape;
+        return F.fold(F.unfold(x, k, { padding: p, stride: s }).tanh(), [H, W], k, { padding: p, stride: s });
+      };
+      const x = om.randn([2, 3, h, w], { seed: k });
+      const tm = om.trace(model, { x: [x, ['B', null, 'H', 'W']] });
+      keep(tm, { x }, [model(x)], undefined, model);
+      assert.deepEqual(tm.outputs[0].shape, ['B', 3, 'H', 'W']);
+      assert.ok(tm.graph().nodes.some((n) => n.opType === 'Col2Im'), 'a Col2Im node');
+      noNarrowing(tm);
+      for (const [hh, ww] of [[1, 1], [1, 5], [2, 3], [s + 1, 2 * s + 1], [13, 6], [10 * h + 1, 3], [4, 50 * w + 1]]) {
+        const xs = om.randn([1, 3, hh, ww], { seed: hh * 100 + ww });
+        keep(tm, { x: xs }, [model(xs)], `k${k} p${p} s${s} at ${hh}x${ww}`);
+      }
+    }
+  }));
+
   test('Math.min(3, L), Math.min(4, L) and Math.min(5, L) seen below their constant at L = 1 only: run next to it, so no range narrows', () => withTraced((keep) => {
     for (const [c, n, l] of [[3, 4, 17], [4, 2, 13], [5, 3, 23]]) {
       const model = (x) => x.narrow(2, 0, Math.min(c, x.shape[2])).mul(2);

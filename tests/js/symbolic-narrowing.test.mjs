@@ -46,6 +46,45 @@ describe('failures above the example with answers past them', () => {
   });
 });
 
+describe('sizes bounded together', () => {
+  test("GPT-2's causal mask with a past: the query's and the past's lengths together at most the buffer's, refused naming both, then declared", async () => {
+    // bias[:, :, S - L:S, :S] of a [M, M] buffer, S = P + L: the model fails at L + P > M only;
+    // a maximum of L alone (M - P at the example's P) would leave out L = M - 1 at P = 1, where the
+    // model answers (each symbol's range was narrowed so, without a word in the .onnx's readers)
+    for (const [M, l, p] of [[24, 3, 5], [40, 4, 2]]) {
+      const bias = om.tidy(() => om.ones([M, M], { dtype: 'bool' }).tril().view([1, 1, M, M]));
+      const model = fn((q, past) => {
+        const k = om.cat([past, q], 1);
+        const L = q.shape[1], S = k.shape[1];
+        const w = q.unsqueeze(1).matmul(k.unsqueeze(1).transpose(-1, -2)).div(2);
+        return om.where(bias.slice(2, S - L, S).slice(3, 0, S), w, om.tensor(-3.4e38)).softmax(-1);
+      });
+      const q = om.randn([2, l, 4], { seed: M }), past = om.randn([2, p, 4], { seed: M + 1 });
+      assert.throws(() => om.trace(model, { q: [q, [null, 'L', null]], past: [past, [null, 'P', null]] }), (e) => {
+        assert.ok(e instanceof om.TraceError && e.kind === 'SymbolicShape', String(e));
+        // the symbol whose run failed first is bounded by the other at its example
+        const dim = (n, max) => `om\\.Dim\\('${n}', \\{ min: 1, max: ${max} \\}\\)`;
+        assert.match(e.message, new RegExp(`^where: at L=\\d+, P=\\d+ the call fails .* it answers at (L=${M - p + 1}, P=1|L=1, P=${M - l + 1}): ` +
+          'the sizes where it answers are bounded together, which no range of each that om\\.Dim declares leaves out alone; it holds ' +
+          `where (${dim('L', M - p)}, ${dim('P', p)}|${dim('P', M - l)}, ${dim('L', l)}) declares`));
+        assert.match(e.message, here);
+        return true;
+      });
+      // declared as the message may say (L up to M - p, P up to p): traced, right at the corners
+      await withTraced((keep) => {
+        const tm = om.trace(model, { q: [q, [null, om.Dim('L', { max: M - p }), null]], past: [past, [null, om.Dim('P', { max: p }), null]] });
+        assert.deepEqual(tm.symbols.map((s) => [s.name, s.min, s.max, s.narrowedBy]), [['L', 1, M - p, null], ['P', 1, p, null]]);
+        keep(tm, { q, past }, [model.forward(q, past)], undefined, model);
+        for (const [a, b] of [[1, 1], [M - p, p], [1, p], [M - p, 1], [7, 1]]) {
+          const qa = om.randn([2, a, 4], { seed: a }), pb = om.randn([2, b, 4], { seed: 50 + b });
+          keep(tm, { q: qa, past: pb }, [model.forward(qa, pb)], `at L=${a}, P=${b}`);
+        }
+      });
+      for (const t of [bias, q, past]) t.dispose();
+    }
+  });
+});
+
 describe('a maximum the runs left short', () => {
   test('positions up to a table of P rows and the second piece of a split by c: every size from c + 1 to P, none narrowed', async () => {
     for (const [P, c] of [[15, 6], [21, 8]]) {

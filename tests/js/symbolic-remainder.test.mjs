@@ -47,6 +47,26 @@ const mobilevit = (p) => (x) => {
   return moved ? F.interpolate(y, { size: [H, W], mode: 'bilinear', alignCorners: false }) : y;
 };
 
+/**
+ * HF Longformer's _pad_to_window_size and the unpad at the end of its forward: pads the sequence
+ * to a multiple of the attention window aw, attends within windows (a softmax over each here),
+ * and slices back with a count from the end, `x[:, :-padding_len]`, only where it padded.
+ */
+const longformer = (aw) => (x) => {
+  const T = x.shape[1];
+  const paddingLen = (aw - (T % aw)) % aw;
+  let y = paddingLen > 0 ? F.pad(x, [0, 0, 0, paddingLen]) : x;
+  const [B, Tp, C] = y.shape;
+  y = y.reshape([B, Tp / aw, aw, C]).softmax(2).reshape([B, Tp, C]);
+  return paddingLen > 0 ? y.slice(1, 0, -paddingLen) : y;
+};
+
+/** The rows past the last multiple of k dropped with a count from the end, where there are any. */
+const dropRest = (k) => (x) => {
+  const rest = x.shape[1] % k;
+  return (rest > 0 ? x.slice(1, 0, -rest) : x).tanh();
+};
+
 /** The pad written by hand: the width to a multiple of 4 where it is not one. */
 const handPad = (x) => {
   const W = x.shape[3];
@@ -161,6 +181,23 @@ describe('calls made only at some residues: one graph, right at every size', () 
           assert.ok(!ops(tm).includes('Resize') && ops(tm).filter((o) => o === 'Where').length === 4, `${p} at ${at}: ${ops(tm)}`);
           assert.ok(!ops(tm).includes('If'));
         }
+      }
+    });
+    await ortAgrees();
+  });
+
+  test('Longformer: pad to a multiple of the window, and x[:, :-padding_len] only where it padded, windows 6 (traced where it pads) and 10 (where it does not)', async () => {
+    // the end counts from the end where the call is made and the call is left out at the
+    // multiples: the graph writes the end the slice takes (T), one Slice right at every size
+    await withTraced((keep) => {
+      for (const [aw, at] of [[6, [0, 9]], [10, [0, 20]]]) {
+        const tm = traceAt(keep, longformer(aw), (h, t) => [2, t, 3], [null, 'T', null], at, sizesFor(aw, at[1]));
+        assert.deepEqual(ops(tm).filter((o) => o === 'Pad' || o === 'Slice' || o === 'If'), ['Pad', 'Slice'], `${aw} at ${at}`);
+        assert.deepEqual([tm.symbols[0].min, tm.symbols[0].max, tm.symbols[0].narrowedBy], [1, Infinity, null]);
+      }
+      for (const [k, at] of [[4, [0, 7]], [9, [0, 18]]]) {
+        const tm = traceAt(keep, dropRest(k), (h, t) => [2, t, 3], [null, 'T', null], at, sizesFor(k, at[1]));
+        assert.ok(!ops(tm).includes('If'), `${k} at ${at}: ${ops(tm)}`);
       }
     });
     await ortAgrees();

@@ -372,6 +372,31 @@ describe('symbolic axes', () => {
     for (const f of cases) trace(fn(f), { x: [x, axes] });
   }));
 
+  test('writes by a step along a fixed axis into tensors created at a symbol\'s size: the sinusoidal table built in forward', () => withTraced((keep) => {
+    // pe = zeros([T, d]); pe[:, 0::2] = sin(...); pe[:, 1::2] = cos(...) was refused (slice_scatter's
+    // full shape taken as fixed); now ScatterElements into zeros of [T, d] computed in the graph
+    for (const [d, base, t] of [[6, 10000, 5], [8, 500, 7]]) {
+      const model = fn((x) => {
+        const T = x.shape[1];
+        const pe = om.zeros([T, d]);
+        const position = om.arange(T, { dtype: 'float32' }).unsqueeze(1);
+        const divTerm = om.arange(0, d, 2, { dtype: 'float32' }).mul(-Math.log(base) / d).exp();
+        pe.slice(1, 0, null, 2).copy_(position.mul(divTerm).sin());
+        pe.slice(1, 1, null, 2).copy_(position.mul(divTerm).cos());
+        return x.add(pe);
+      });
+      const x = om.randn([2, t, d], { seed: d });
+      const tm = om.trace(model, { x: [x, ['batch', 'seq', null]] });
+      keep(tm, { x }, [model.forward(x)], undefined, model);
+      assert.ok(tm.graph().nodes.some((n) => n.opType === 'ScatterElements'), tm.graph().nodes.map((n) => n.opType).join());
+      assert.deepEqual(tm.symbols.map((s) => [s.min, s.max, s.narrowedBy]), [[1, Infinity, null], [1, Infinity, null]]);
+      for (const T of [1, 2, 3, 4, t + 1, 10 * t + 1, 50 * t]) {
+        const xs = om.randn([1, T, d], { seed: T });
+        keep(tm, { x: xs }, [model.forward(xs)], `d ${d} at seq ${T}`);
+      }
+    }
+  }));
+
   test('created tensors whose values cannot follow a symbol are refused at the call', () => {
     const x = om.randn([3, 5, 4], { seed: 47 });
     const buf = om.randn([32, 4], { seed: 48 });
@@ -386,6 +411,10 @@ describe('symbolic axes', () => {
     }
     // random values of a changing size; an int64 arange of a fractional step
     refused((t) => t.add(om.randn([t.shape[1], 4])), /^randn: a random tensor of shape \[5,4\] changes with the sizes/);
+    // a write by a step along the symbol's own axis (a piece of a cut range gave a graph of a fixed
+    // size there): refused at the write
+    assert.throws(() => om.trace(fn((t) => { const m = om.zeros([t.shape[1], 1]); m.slice(0, 1, null, 2).fill_(1); return t.mul(m); }), { x: [x, ['batch', 'seq', null]] }),
+      (e) => e instanceof om.TraceError && e.kind === 'UnsupportedOperation' && /^sliceScatter: cannot be traced: a write by a step along an axis whose size moves has no graph here/.test(e.message));
     refused((t) => t.add(om.arange(0, t.shape[1] / 2, 0.5, { dtype: 'int64' }).float().reshape(-1, 1)),
       /^arange: an int64 arange from 0 by 0.5 \(a fractional start or step\) of a length that changes with the sizes cannot be written/);
     x.dispose();

@@ -216,7 +216,7 @@ describe('trace errors: a refusal made after the runs ends with the line of the 
         const conv = new om.nn.Conv2d(4, 8, 3, { stride: 2, padding: 1 });
         return [(x) => { const v = conv.forward(x), [h, w] = v.shape.slice(2); return v.reshape(5, 8, h * w).narrow(-1, 0, Math.min(h * w, x.shape[2] + x.shape[3])); }, here()];
       },
-      /^slice \(call \d+\): argument 2 is \d+ at H=\d+, W=1, where the model gives an answer that the graph would not: the graph holds for the sizes om\.Dim\('H', \{ min: \d+ \}\), om\.Dim\('W', \{ min: \d+ \}\) declares/],
+      /^slice: the model changes at a size threshold: at H=\d+, W=\d+ it passes \d+ as argument 2 here \(call \d+\), where the graph computes \d+; at H=\d+, W=\d+ it does what the trace does, so the graph would be wrong at H=\d+, W=\d+\. It holds from there: declare om\.Dim\('H', \{ min: \d+ \}\), om\.Dim\('W', \{ min: \d+ \}\)/],
     ['a call whose output the model drops, failing at sizes where the record run computes it only (a reflect pad of a split\'s last piece)', [5, 10, 4], ['B', 'T', null],
       () => [(x) => { const v = x.split(4, 1).at(-1); om.nn.functional.pad(v, [2, 1, 1, 1], 'reflect'); return v.relu(); }, here()],
       /^trace: at B=\d+, T=\d+ the model fails \(pad: padding size should be less than the corresponding input dimension, but got: padding \(1, 1\) at dimension 1 of input \[\d+,1,4\]\), so the graph would only hold at the traced sizes; the sizes where the model answers are no range/],
