@@ -336,7 +336,7 @@ export function atan2(input: TensorLike, other: TensorLike): Tensor;
 export function minimum(input: TensorLike, other: TensorLike): Tensor;
 /** Elementwise maximum; NaN where either is NaN. */
 export function maximum(input: TensorLike, other: TensorLike): Tensor;
-/** input - trunc(input / other) * other: the sign of input (float32, int64; integer x mod 0 is 0). */
+/** input - trunc(input / other) * other: the sign of input (float32, int64; an integer divisor of 0 is InvalidArgument, as PyTorch raises). */
 export function fmod(input: TensorLike, other: TensorLike): Tensor;
 /** input - floor(input / other) * other: the sign of other, Python's % (float32, int64). */
 export function remainder(input: TensorLike, other: TensorLike): Tensor;

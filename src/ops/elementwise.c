@@ -281,8 +281,10 @@ static bool forward_map(om_call *c) {
   const kernels *k = om__ops[c->op]->impl;
   /* an integer divided by zero has no value (PyTorch raises, ONNX leaves it undefined,
    * onnxruntime's WASM traps): an error, never a made-up 0 */
-  for (int64_t q = 0, n_b = c->op == OM_OP_div && c->in[1]->dtype == OM_INT64 ? om_tensor_numel(c->in[1]) : 0; q < n_b; q++)
-    if (om__get_flat(c->in[1], q) == 0) return om__fail(OM_ERR_INVALID_ARGUMENT, "div: integer division by zero (element %lld of the divisor)", (long long)q);
+  bool int_division = (c->op == OM_OP_div || c->op == OM_OP_fmod || c->op == OM_OP_remainder) && c->in[1]->dtype == OM_INT64;
+  for (int64_t q = 0, n_b = int_division ? om_tensor_numel(c->in[1]) : 0; q < n_b; q++)
+    if (om__get_flat(c->in[1], q) == 0)
+      return om__fail(OM_ERR_INVALID_ARGUMENT, "%s: integer division by zero (element %lld of the divisor)", om__ops[c->op]->name, (long long)q);
   om_tensor *o = c->out[0];
   int64_t n = om_tensor_numel(o), run[4];
   char *base[4] = {om__data(o)};
@@ -517,8 +519,9 @@ BINARY_LOOP(minimum_i64, int64_t, int64_t, b < a ? b : a)
 BINARY_LOOP(maximum_b8, uint8_t, uint8_t, a | b)
 BINARY_LOOP(minimum_b8, uint8_t, uint8_t, a & b)
 /* fmod truncates (C's fmod: the sign of a; fmodf is exact, so every libm gives its bits),
- * remainder floors (Python's %: the sign of b). Integers: x mod 0 is 0 (PyTorch raises), and
- * mod -1 is 0 (C's INT64_MIN % -1 is undefined). */
+ * remainder floors (Python's %: the sign of b). Integers: a zero divisor is refused before the
+ * loop runs (forward_map, as PyTorch raises), so the 0 here is never a result; mod -1 is 0 (C's
+ * INT64_MIN % -1 is undefined, and traps PyTorch). */
 static int64_t fmod_int(int64_t a, int64_t b) { return b == 0 || b == -1 ? 0 : a % b; }
 static int64_t remainder_int(int64_t a, int64_t b) {
   int64_t m = fmod_int(a, b);
