@@ -174,12 +174,20 @@ om_tensor *om_topk(om_tensor *a, int64_t k, int dim, bool largest, om_tensor **i
   return out[0];
 }
 
-/* A sort is the topk of the whole dim. */
+/* A sort is the topk of the whole dim. PyTorch sorts bool (false first) though its topk refuses
+ * it: a bool tensor is sorted as int64 0 and 1 (the same order, ties kept) and cast back. */
 om_tensor *om_sort(om_tensor *a, int dim, bool descending, om_tensor **indices) {
   if (!om__check_inputs("sort", &a, 1)) return NULL;
   int d = om__wrap_dim(dim, a->ndim ? a->ndim : 1, "sort");
   if (d < 0) return NULL;
-  return om_topk(a, a->ndim ? a->shape[d] : 1, d, descending, indices);
+  if (a->dtype != OM_BOOL) return om_topk(a, a->ndim ? a->shape[d] : 1, d, descending, indices);
+  om_tensor *ints = om_cast(a, OM_INT64);
+  om_tensor *v = ints ? om_topk(ints, a->ndim ? a->shape[d] : 1, d, descending, indices) : NULL;
+  om_tensor_release(ints);
+  om_tensor *out = v ? om_cast(v, OM_BOOL) : NULL;
+  om_tensor_release(v);
+  if (!out && indices && *indices) om_tensor_release(*indices), *indices = NULL;
+  return out;
 }
 
 om_tensor *om_argsort(om_tensor *a, int dim, bool descending) {
