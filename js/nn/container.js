@@ -179,11 +179,17 @@ export class ParameterList extends List {
   }
 }
 
-/** nn.ParameterDict(tensors): parameters by name (an object, a Map or [name, tensor] pairs). */
+/**
+ * nn.ParameterDict(tensors): parameters by name (an object, a Map or [name, tensor] pairs). As
+ * PyTorch's, which sorts a plain dict's names (an OrderedDict keeps its order), an object's names
+ * are taken sorted and a Map's or pairs' in their order, so the state dict lists them as PyTorch's.
+ */
 export class ParameterDict extends Keyed {
   static itemKind = Tensor;
 
   constructor(tensors = {}) {
-    super(tensors, 'ParameterDict');
+    const plain = tensors !== null && typeof tensors === 'object' && !(tensors instanceof Map) && !Array.isArray(tensors)
+      && !(tensors instanceof Module) && !(tensors instanceof Tensor);
+    super(plain ? Object.entries(tensors).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)) : tensors, 'ParameterDict');
   }
 }

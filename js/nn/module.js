@@ -21,6 +21,7 @@ import { describe, toI32 } from '../convert.js';
 const FLOATING = new Set(['float32', 'float64']);
 
 let walkModule; // (module, prefix, out, path) -> out, set in Module's static block
+let persistence; // (module, field) -> undefined (not a buffer), true or false, set there too
 
 /** The base class of every layer and model. */
 export class Module {
@@ -85,6 +86,7 @@ export class Module {
 
   static {
     walkModule = (m, prefix, out, path) => m.#walk(prefix, out, path);
+    persistence = (m, key) => m.#buffers.get(key);
   }
 
   /** [path, Tensor] for every parameter, in field order; a tensor reachable twice is listed once. */
@@ -246,20 +248,37 @@ function shapeStr(shape) {
 }
 
 /**
- * The unexpected keys in PyTorch's order: by the module that reports them (the deepest one on the
- * key's path), modules in pre-order, then in the state dict's order.
+ * The unexpected keys of state, by PyTorch's rule (Module._load_from_state_dict): each module on
+ * the load's walk (its children in field order, a tied one under each name, an array field as
+ * PyTorch's ModuleList) reports the keys under its prefix whose next part names none of its
+ * children and none of its parameters or persistent buffers, in the state dict's order. So a key
+ * below a parameter ('fc.weight.x') or naming a child ('blocks') is not reported, as in PyTorch,
+ * while a non-persistent buffer's or a bias-free layer's 'bias' is.
  */
-function reportOrder(module, keys) {
-  const order = new Map(module.namedModules().map(([path], i) => [path, i]));
-  const owner = (key) => {
-    const parts = key.split('.');
-    for (let n = parts.length - 1; n > 0; n--) {
-      const i = order.get(parts.slice(0, n).join('.'));
-      if (i !== undefined) return i;
+function unexpected(module, keys) {
+  const out = [];
+  const go = (node, prefix, ancestors) => {
+    const local = new Set(), children = [];
+    const fields = Array.isArray(node) ? node.map((v, i) => [String(i), v]) : Object.entries(node);
+    for (const [k, v] of fields) {
+      if (v instanceof Tensor) {
+        if (Array.isArray(node) || persistence(node, k) !== false) local.add(k);
+      } else if ((v instanceof Module && !ancestors.has(v)) || Array.isArray(v)) {
+        children.push([k, v]);
+      }
     }
-    return 0;
+    const childNames = new Set(children.map((c) => c[0]));
+    for (const key of keys) {
+      if (!key.startsWith(prefix)) continue;
+      const name = key.slice(prefix.length).split('.')[0];
+      if (!local.has(name) && !childNames.has(name)) out.push(key);
+    }
+    ancestors.add(node);
+    for (const [k, v] of children) go(v, `${prefix}${k}.`, ancestors);
+    ancestors.delete(node);
   };
-  return keys.map((k) => [owner(k), k]).sort((a, b) => a[0] - b[0]).map((e) => e[1]);
+  go(module, '', new Set());
+  return out;
 }
 
 const quoted = (keys) => keys.map((k) => `"${k}"`).join(', ');
@@ -273,7 +292,7 @@ function loadState(module, state, options) {
   if (typeof strict !== 'boolean') throw invalid(`${who}: strict must be a boolean, got ${describe(strict)}`);
   const own = module.stateDict();
   const missingKeys = Object.keys(own).filter((k) => !Object.hasOwn(state, k));
-  const unexpectedKeys = reportOrder(module, Object.keys(state).filter((k) => !Object.hasOwn(own, k)));
+  const unexpectedKeys = unexpected(module, Object.keys(state).filter((k) => !Object.hasOwn(own, k)));
   // PyTorch's report: every missing and unexpected key (when strict) and every size mismatch, in one error
   const errors = [];
   if (strict && missingKeys.length) errors.push(`Missing key(s) in state_dict: ${quoted(missingKeys)}. `);
