@@ -34,9 +34,14 @@ import json
 import math
 import os
 
+from collections import OrderedDict
+
 import torch
+from torchvision.models.convnext import LayerNorm2d
+from torchvision.ops import MLP, Conv2dNormActivation, Permute, SqueezeExcitation, StochasticDepth
 
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'tests', 'js', 'fixtures', 'pytorch', 'ops', 'audit.json')
+OUT28 = os.path.join(os.path.dirname(OUT), 'audit-ops28.json')
 
 BIG = 2 ** 62 + 7
 TENSORS = {
@@ -262,7 +267,55 @@ MODULES = {
     'Sequential(Linear,ReLU,BatchNorm1d)': lambda: nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.BatchNorm1d(4)),
     'ModuleDict(a=Linear,b=Conv1d)': lambda: nn.ModuleDict({'b': nn.Conv1d(2, 2, 1), 'a': nn.Linear(2, 2)}),
     'ParameterList(2)': lambda: nn.ParameterList([nn.Parameter(torch.zeros(2)), nn.Parameter(torch.zeros(1, 3))]),
+    'ParameterDict(b,a)': lambda: nn.ParameterDict({'b': nn.Parameter(torch.zeros(2)), 'a': nn.Parameter(torch.zeros(1, 3))}),
+    'Sequential(OrderedDict(conv,act,norm))': lambda: nn.Sequential(OrderedDict([('conv', nn.Conv2d(3, 4, 1)), ('act', nn.ReLU()),
+                                                                                  ('norm', nn.BatchNorm2d(4))])),
+    'Sequential(OrderedDict(denseblock1=Sequential(OrderedDict(denselayer1,denselayer2)),norm5))': lambda: nn.Sequential(OrderedDict([
+        ('denseblock1', nn.Sequential(OrderedDict([('denselayer1', nn.Conv2d(2, 2, 1)), ('denselayer2', nn.Conv2d(2, 2, 1))]))),
+        ('norm5', nn.BatchNorm2d(2))])),
+    'ModuleDict(stages=ModuleList,params=ParameterList)': lambda: nn.ModuleDict({
+        'stages': nn.ModuleList([nn.Linear(2, 2), nn.LayerNorm(2)]), 'params': nn.ParameterList([nn.Parameter(torch.zeros(3))])}),
+    'Net2': lambda: Net2(),
+    'Conv2dNormActivation(3,8,3)': lambda: Conv2dNormActivation(3, 8, 3),
+    'Conv2dNormActivation(3,8,3,norm_layer=None)': lambda: Conv2dNormActivation(3, 8, 3, norm_layer=None),
+    'Conv2dNormActivation(3,8,3,bias=True)': lambda: Conv2dNormActivation(3, 8, 3, bias=True),
+    'Conv2dNormActivation(3,8,1,norm_layer=LayerNorm2d,activation_layer=None)': lambda: Conv2dNormActivation(
+        3, 8, 1, norm_layer=LayerNorm2d, activation_layer=None),
+    'SqueezeExcitation(8,4)': lambda: SqueezeExcitation(8, 4),
+    'StochasticDepth(0.2,row)': lambda: StochasticDepth(0.2, 'row'),
+    'Permute([0,2,3,1])': lambda: Permute([0, 2, 3, 1]),
+    'MLP(6,[10,5])': lambda: MLP(6, [10, 5]),
+    'MLP(6,[10,5],norm_layer=LayerNorm,bias=False,dropout=0.1)': lambda: MLP(6, [10, 5], norm_layer=nn.LayerNorm, bias=False, dropout=0.1),
+    'MLP(6,[4],norm_layer=BatchNorm1d)': lambda: MLP(6, [4], norm_layer=nn.BatchNorm1d),
+    'LayerNorm2d(6)': lambda: LayerNorm2d(6),
 }
+
+
+class Rot(nn.Module):
+    """Hugging Face's rotary embedding's state: inv_freq a non-persistent buffer (not in the state
+    dict), a persistent buffer and a parameter registered after it (parameters come first)."""
+
+    def __init__(self):
+        super().__init__()
+        self.register_buffer('inv_freq', torch.ones(2), persistent=False)
+        self.register_buffer('pos', torch.zeros(3))
+        self.scale = nn.Parameter(torch.ones(1))
+
+
+class Net2(nn.Module):
+    """Containers of every kind, a module under two names (tied) and non-persistent state."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(3, 2)
+        self.blocks = nn.ModuleList([nn.Linear(2, 2), nn.BatchNorm1d(2)])
+        self.rot = Rot()
+        self.seq = nn.Sequential(OrderedDict([('conv', nn.Conv1d(2, 2, 1)), ('act', nn.ReLU())]))
+        self.heads = nn.ModuleDict({'b': nn.Linear(2, 1), 'a': nn.Linear(2, 1)})
+        self.shared_a = nn.Linear(1, 1)
+        self.shared_b = self.shared_a
+        self.plist = nn.ParameterList([nn.Parameter(torch.zeros(2))])
+        self.pdict = nn.ParameterDict({'w': nn.Parameter(torch.zeros(1))})
 
 
 def module_cases():
@@ -298,7 +351,21 @@ def load_messages():
     both = {**missing, 'fc.scale': torch.zeros(2)}
     shape = {**full, 'fc.weight': torch.zeros(3, 2)}
     shape_and_missing = {k: v for k, v in shape.items() if k != 'bn.weight'}
+    # Net2: what strict=False reports for keys PyTorch's rule (a key is unexpected where the
+    # module its prefix names has no child and no parameter or persistent buffer of its next
+    # part) treats in its own way: a non-persistent buffer given, keys under a parameter or
+    # naming a child, an index past a ModuleList's end, keys under a tied module's two names
+    def msg2(sd):
+        r = Net2().load_state_dict(sd, strict=False)
+        return {'keys': list(sd), 'missing_keys': r.missing_keys, 'unexpected_keys': r.unexpected_keys}
+    full2 = Net2().state_dict()
+    odd = {k: v for k, v in full2.items() if k not in ('blocks.1.running_mean', 'shared_b.weight', 'pdict.w')}
+    odd.update({'zzz': torch.zeros(1), 'rot.inv_freq': torch.zeros(2), 'fc.weight.extra': torch.zeros(1), 'blocks': torch.zeros(1),
+                'blocks.5.weight': torch.zeros(1), 'seq.conv.bias2': torch.zeros(1), 'seq.act.x': torch.zeros(1),
+                'heads.c.weight': torch.zeros(1), 'shared_b.scale': torch.zeros(1), 'plist.1': torch.zeros(1), 'rot': torch.zeros(1),
+                'aaa.b': torch.zeros(1)})
     return {
+        'net2_odd': msg2(odd), 'net2_nonpersistent': msg2({**full2, 'rot.inv_freq': torch.zeros(2)}),
         'missing': msg(missing), 'unexpected': msg(unexpected), 'both': msg(both), 'shape': msg(shape),
         'shape_and_missing': msg(shape_and_missing), 'both_not_strict': msg(both, strict=False),
         'shape_not_strict': msg(shape, strict=False),
@@ -319,6 +386,314 @@ def mha_forward():
             'outputs': [tensor_json(out), tensor_json(w)]}
 
 
+# ---- the ops of issue 28's list with the arguments ports use and tests rarely do ----------------
+# Each case: an op name the test maps to its JS call, explicit input tensors and keyword args;
+# written to audit-ops28.json with PyTorch's outputs (dtype, shape, values) or the first line of
+# what it raises.
+OPS28 = []
+F32_EDGE = torch.tensor([1.0000001, -1.0000001, 1.0, -1.0, 0.0, -0.0, float('inf'), float('-inf'), float('nan'), 1e-8, 0.5,
+                         -0.75, 3.4e38, 1e-40, 100.0, -100.0, 89.0, -89.5, 1.5707964, 1e20, 20.0, 0.999999])
+
+
+def c28(op, inputs, **args):
+    OPS28.append({'op': op, 'inputs': inputs, 'args': args})
+
+
+for fn in ['sin', 'cos', 'tan', 'asin', 'acos', 'atan', 'sinh', 'cosh', 'asinh', 'acosh', 'atanh']:
+    c28(fn, [F32_EDGE])
+    c28(fn, [torch.tensor([[0, -3], [7, 1]])])  # int64 -> float32
+    c28(fn, [torch.tensor(True)])  # 0-d bool -> 0-d float32
+    c28(fn, [torch.zeros(0, 2)])
+_z = [0.0, -0.0, 1.0, -1.0, float('inf'), float('-inf'), float('nan')]
+_y = torch.tensor([a for a in _z for _ in _z])
+_x = torch.tensor([b for _ in _z for b in _z])
+c28('atan2', [_y, _x])
+c28('atan2', [torch.tensor([[3], [-2]]), torch.tensor([0, -4, 5])])  # int64 operands, broadcast of ranks
+c28('atan2', [torch.tensor([True, False]), torch.tensor(-0.0)])
+_fa = torch.tensor([-7.5, 7.5, -7.5, 7.5, -0.0, 0.0, 5.0, -5.0, float('inf'), 3.0, -3.0, 1e-30, 6.0, -6.0])
+_fb = torch.tensor([2.0, -2.0, -2.0, 2.0, 3.0, -3.0, 0.0, -0.0, 2.0, float('inf'), float('inf'), -1.0, 3.0, 3.0])
+_ia = torch.tensor([-7, 7, -7, 7, 0, 0, -9223372036854775807 - 1, 9, -9, 5])
+_ib = torch.tensor([2, -2, -2, 2, 3, -3, 7, 3, 3, 9223372036854775807])  # INT64_MIN % -1 traps PyTorch 1.13 (SIGFPE): tested apart
+for op in ['fmod', 'remainder']:
+    c28(op, [_fa, _fb])
+    c28(op, [_ia, _ib])
+    c28(op, [_ia], other=-3)
+    c28(op, [_ia], other=2.5)  # a weak float scalar: float32
+    c28(op, [_fa], other=-2)
+    c28(op, [_ia, torch.tensor([3, 0, 1, 1, 1, 1, 1, 1, 1, 1])])  # int64 % 0: PyTorch raises
+    c28(op, [_ia], other=0)
+    c28(op, [torch.tensor([[5], [-5]]), torch.tensor([3.0, -3.0])])  # int64 with float32, broadcast
+    c28(op, [torch.tensor(-7), torch.tensor([2, -2])])
+# scalars as weak types
+c28('add', [torch.tensor([1, -2, 3])], other=2.5)
+c28('mul', [torch.tensor([True, False])], other=3)
+c28('mul', [torch.tensor([True, False])], other=-0.5)
+c28('add', [torch.tensor([True, False]), torch.tensor([True, True])])
+c28('pow', [torch.tensor([1.5, -2.0, 0.0, -0.0]), torch.tensor([2, 3, -1, -1])])  # float ** int tensor
+c28('pow', [torch.tensor([2, -3, 0, 5])], other=2)
+c28('pow', [torch.tensor([2, -3, 4])], other=0.5)
+c28('pow', [torch.tensor([2, -3, 4]), torch.tensor([3, 2, 0])])
+c28('pow', [torch.tensor([2, -3, 4])], other=-1)  # PyTorch: integers to negative integer powers raise
+c28('pow', [torch.tensor([2, -3, 1]), torch.tensor([3, -2, 0])])
+c28('pow', [torch.tensor([True, False])], other=2)
+c28('rpow', [torch.tensor([0, 3, -1])], other=2)  # 2 ** int64 tensor
+c28('rpow', [torch.tensor([0.5, 3.0])], other=2)
+c28('div', [torch.tensor([7, -7]), torch.tensor([2, 2])])
+c28('div', [torch.tensor([7, -7]), torch.tensor([0, 0])])
+c28('sub', [torch.tensor([True, False])], other=1)  # PyTorch refuses subtraction with bool
+_cond = torch.tensor([[True, False, True], [False, False, True]])
+for a, b in [(1, 0), (1.5, 0), (True, False), (2, -0.5), (True, 3)]:
+    c28('where_scalars', [_cond], a=a, b=b)
+c28('where', [_cond, torch.tensor([1, 2, 3])], b=2.5)
+c28('where', [_cond, torch.tensor([True, False, True])], b=3)
+c28('where', [_cond, torch.tensor([0.5, 1.0, 2.0])], b=True)
+c28('where', [_cond, torch.tensor([4, 5, 6])], b=True)
+c28('where', [torch.tensor(True), torch.tensor(2.0)], b=1)
+c28('minimum', [torch.tensor([-0.0, 0.0, float('nan'), 1.0, 2.0]), torch.tensor([0.0, -0.0, 1.0, float('nan'), 3.0])])
+c28('maximum', [torch.tensor([-0.0, 0.0, float('nan'), 1.0, 2.0]), torch.tensor([0.0, -0.0, 1.0, float('nan'), 3.0])])
+c28('maximum', [torch.tensor([[1], [-4]]), torch.tensor([0.5, -9.0])])  # int64 with float32
+c28('minimum', [torch.tensor([True, False]), torch.tensor([2, -3])])
+c28('minimum', [torch.zeros(0, 3), torch.zeros(3)])
+# logical and bitwise on int64 and bool
+_la = torch.tensor([0, -1, 5, -9223372036854775807 - 1, 6, 2 ** 62])
+_lb = torch.tensor([3, 0, -6, -1, 12, 2 ** 62 + 1])
+for op in ['logical_and', 'logical_or', 'logical_xor', 'bitwise_and', 'bitwise_or', 'bitwise_xor']:
+    c28(op, [_la, _lb])
+    c28(op, [torch.tensor([True, False, True]), torch.tensor([[True], [False]])])
+    c28(op, [_la], other=-4 if op.startswith('bitwise') else 0)
+c28('logical_and', [torch.tensor([0.0, -0.0, float('nan'), 2.0]), torch.tensor([1, 1, 1, 0])])
+c28('logical_not', [_la])
+c28('logical_not', [torch.tensor([0.0, -0.0, float('nan'), 2.0])])
+c28('bitwise_not', [_la])
+c28('bitwise_not', [torch.tensor([True, False])])
+c28('bitwise_and', [torch.tensor([True, False]), torch.tensor([3, 2])])
+c28('bitwise_and', [torch.tensor([1.0])], other=1)
+_sa = torch.tensor([1, -1, 5, -8, 2 ** 62, -9223372036854775807 - 1, 7, 7])
+_sb = torch.tensor([0, 1, 3, 2, 1, 63, 62, 5])  # shifts past 63 are left to the machine in 1.13: the test checks PyTorch 2's rule
+c28('bitwise_left_shift', [_sa, _sb])
+c28('bitwise_right_shift', [_sa, _sb])
+c28('bitwise_left_shift', [_sa], other=2)
+c28('bitwise_right_shift', [_sa], other=1)
+# topk and sort with ties, largest=False, stable, 0-d, empty, int64, bool
+_ties = torch.tensor([[3.0, 1.0, 3.0, 2.0, 1.0, 3.0], [0.0, -0.0, 0.0, float('nan'), -1.0, float('nan')]])
+c28('sort', [_ties], dim=-1, descending=False, stable=True)
+c28('sort', [_ties], dim=-1, descending=True, stable=True)
+c28('sort', [_ties], dim=0, descending=True, stable=True)
+c28('sort', [torch.tensor([[5, -2, 5], [9223372036854775807, -9223372036854775807 - 1, 0]])], dim=1, descending=True, stable=True)
+c28('sort', [torch.tensor([True, False, True, False])], dim=0, descending=False, stable=True)
+c28('sort', [torch.tensor(2.5)], dim=0, descending=False, stable=True)
+c28('sort', [torch.zeros(2, 0)], dim=-1, descending=False, stable=True)
+c28('topk', [_ties], k=3, dim=-1, largest=True)
+c28('topk', [_ties], k=3, dim=-1, largest=False)
+c28('topk', [_ties], k=2, dim=0, largest=False)
+c28('topk', [torch.tensor([[4, -1, 4, 2]])], k=2, dim=1, largest=False)
+c28('topk', [torch.tensor(1.5)], k=1, dim=0, largest=True)
+c28('topk', [torch.tensor([1.0, 2.0])], k=0, dim=0, largest=True)
+c28('topk', [torch.zeros(0, 3)], k=0, dim=0, largest=True)
+c28('topk', [torch.zeros(0, 3)], k=2, dim=-1, largest=True)
+c28('topk', [torch.tensor([True, False])], k=1, dim=0, largest=True)
+# bucketize
+_bd = torch.tensor([1.0, 3.0, 3.0, 5.0])
+_bx = torch.tensor([[0.0, 1.0, 3.0], [4.0, 5.0, 9.0]])
+c28('bucketize', [_bx, _bd], right=False)
+c28('bucketize', [_bx, _bd], right=True)
+c28('bucketize', [torch.tensor([0, 1, 3, 5, 6]), torch.tensor([1, 3, 5])], right=True)
+c28('bucketize', [torch.tensor(3.0), _bd], right=True)
+c28('bucketize', [torch.tensor([2, 3]), _bd], right=False)  # int64 input, float boundaries
+c28('bucketize', [torch.tensor([float('nan'), float('-inf')]), _bd], right=True)
+# repeat_interleave
+_rx = torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+c28('repeat_interleave', [_rx, torch.tensor([1, 0, 2])], dim=-1)
+c28('repeat_interleave', [_rx, torch.tensor([2, 1])], dim=0)
+c28('repeat_interleave', [_rx, torch.tensor(2)], dim=1)
+c28('repeat_interleave', [_rx], repeats=2, dim=None)
+c28('repeat_interleave', [_rx, torch.tensor([1, 2, 0, 1, 1, 1])], dim=None)
+c28('repeat_interleave', [torch.tensor([True, False])], repeats=3, dim=0)
+c28('repeat_interleave', [_rx, torch.tensor([1, -1, 2])], dim=1)
+c28('repeat_interleave', [_rx, torch.tensor([1, 2])], dim=1)
+c28('repeat_interleave', [torch.tensor(7)], repeats=3, dim=None)
+# one_hot
+c28('one_hot', [torch.tensor([[0, 2], [1, 0]])], num_classes=-1)
+c28('one_hot', [torch.tensor([3, 0])], num_classes=5)
+c28('one_hot', [torch.tensor(2)], num_classes=-1)
+c28('one_hot', [torch.zeros(0, dtype=torch.int64)], num_classes=-1)
+c28('one_hot', [torch.zeros(0, dtype=torch.int64)], num_classes=3)
+c28('one_hot', [torch.tensor([1, -1])], num_classes=3)
+c28('one_hot', [torch.tensor([1, 3])], num_classes=3)
+c28('one_hot', [torch.tensor([1.0])], num_classes=3)
+# tril/triu indices
+for r, c, off in [(4, 3, 0), (4, 3, -1), (3, 4, 1), (3, 4, -5), (3, 4, 9), (0, 3, 0), (3, 3, 2), (1, 1, 0)]:
+    c28('tril_indices', [], row=r, col=c, offset=off)
+    c28('triu_indices', [], row=r, col=c, offset=off)
+# cdist
+torch.manual_seed(28)
+_c1 = torch.randint(-3, 4, (2, 3, 4)).to(torch.float32)
+_c2 = torch.randint(-3, 4, (1, 5, 4)).to(torch.float32)
+_c2[0, 1] = _c1[0, 0]
+for p in [0.0, 1.0, 2.0, 3.0, float('inf')]:
+    c28('cdist', [_c1, _c2], p=p)
+c28('cdist', [torch.zeros(0, 4), torch.ones(3, 4)], p=2.0)
+c28('cdist', [torch.ones(2, 3), torch.ones(3, 4)], p=2.0)
+c28('cdist', [torch.ones(2, 3), torch.ones(3, 3)], p=-1.0)
+# roll
+_ro = torch.arange(12).reshape(3, 4)
+c28('roll', [_ro], shifts=[-1, 2], dims=[0, -1])
+c28('roll', [_ro], shifts=[9], dims=[1])
+c28('roll', [_ro], shifts=[-5], dims=None)
+c28('roll', [_ro], shifts=[1, 1], dims=[0, 0])
+c28('roll', [torch.tensor(4.0)], shifts=[3], dims=None)
+c28('roll', [torch.zeros(0, 3)], shifts=[2], dims=[1])
+c28('roll', [torch.tensor([True, False, False])], shifts=[-1], dims=[0])
+# F.unfold / F.fold and Tensor.unfold
+_uf = torch.arange(2 * 2 * 5 * 6, dtype=torch.float32).reshape(2, 2, 5, 6) / 8
+c28('F_unfold', [_uf], kernel_size=[2, 3], dilation=[2, 1], padding=[1, 0], stride=[2, 1])
+c28('F_unfold', [_uf[0]], kernel_size=[3, 3], dilation=[1, 2], padding=[1, 2], stride=[1, 3])
+c28('F_unfold', [_uf], kernel_size=[6, 3], dilation=[1, 1], padding=[0, 0], stride=[1, 1])
+_fc = torch.arange(1 * 12 * 6, dtype=torch.float32).reshape(1, 12, 6) / 16
+c28('F_fold', [_fc], output_size=[4, 5], kernel_size=[2, 3], dilation=[2, 1], padding=[1, 0], stride=[2, 1])
+c28('F_fold', [_fc[0]], output_size=[4, 5], kernel_size=[2, 3], dilation=[2, 1], padding=[1, 0], stride=[2, 1])
+c28('F_fold', [_fc], output_size=[4, 4], kernel_size=[2, 3], dilation=[2, 1], padding=[1, 0], stride=[2, 1])
+c28('Tensor_unfold', [_ro], dimension=-1, size=2, step=1)
+c28('Tensor_unfold', [_ro], dimension=0, size=2, step=2)
+c28('Tensor_unfold', [torch.tensor(3.0)], dimension=0, size=1, step=1)
+c28('Tensor_unfold', [_ro], dimension=1, size=5, step=1)
+# pixel_shuffle / pixel_unshuffle
+_ps = torch.arange(2 * 8 * 2 * 3, dtype=torch.float32).reshape(2, 8, 2, 3)
+c28('pixel_shuffle', [_ps], upscale_factor=2)
+c28('pixel_shuffle', [_ps[0]], upscale_factor=2)
+c28('pixel_shuffle', [_ps.reshape(2, 1, 8, 2, 3)], upscale_factor=2)
+c28('pixel_shuffle', [_ps], upscale_factor=3)
+c28('pixel_shuffle', [torch.arange(8).reshape(1, 4, 1, 2)], upscale_factor=2)
+c28('pixel_unshuffle', [_ps.reshape(2, 2, 4, 6)], downscale_factor=2)
+c28('pixel_unshuffle', [_ps.reshape(4, 4, 6)], downscale_factor=2)
+c28('pixel_unshuffle', [_ps.reshape(2, 2, 4, 6)], downscale_factor=4)
+# meshgrid
+for indexing in ['ij', 'xy']:
+    c28('meshgrid', [torch.tensor([1.0, 2.0]), torch.tensor([3.0, 4.0, 5.0]), torch.tensor([6.0, 7.0, 8.0, 9.0])], indexing=indexing)
+    c28('meshgrid', [torch.tensor([1, 2]), torch.tensor(5)], indexing=indexing)
+    c28('meshgrid', [torch.tensor([1.0, 2.0])], indexing=indexing)
+c28('meshgrid', [torch.tensor([1.0, 2.0]), torch.tensor([1, 2])], indexing='ij')
+# masked_scatter
+_mm = torch.tensor([True, False, True])
+c28('masked_scatter', [torch.zeros(2, 3), _mm, torch.arange(1, 8, dtype=torch.float32)])
+c28('masked_scatter', [torch.zeros(2, 3, dtype=torch.int64), torch.tensor([[True], [False]]), torch.arange(10, 16).reshape(2, 3)])
+c28('masked_scatter', [torch.zeros(2, 3), _mm, torch.ones(3)])
+c28('masked_scatter', [torch.zeros(3), torch.tensor([[True, False, False], [False, True, True]]), torch.arange(1, 8, dtype=torch.float32)])
+# index_put_ (x[i] = v, x[i] += v, x[mask] = v)
+_ip = torch.arange(10, dtype=torch.float32).reshape(5, 2)
+c28('index_put', [_ip, torch.tensor([0, 0, 2, -1]), torch.tensor([1.0, 2.0])], accumulate=True)
+c28('index_put', [_ip, torch.tensor([4, -5]), torch.tensor(9.0)], accumulate=False)
+c28('index_put', [_ip, torch.tensor([[0], [3]]), torch.tensor([1, 0]), torch.tensor([[7.0, 8.0], [9.0, 10.0]])], accumulate=False)
+c28('index_put', [_ip, torch.tensor([True, False, True, False, False]), torch.tensor(-1.0)], accumulate=False)
+c28('index_put', [_ip, torch.tensor([True, False, True, False, False]), torch.tensor([[1.0, 2.0], [3.0, 4.0]])], accumulate=True)
+c28('index_put', [_ip, _ip > 4, torch.tensor([1.0, 2.0, 3.0, 4.0, 5.0])], accumulate=False)
+c28('index_put', [torch.arange(6).reshape(2, 3), torch.tensor([1, 1]), torch.tensor([2, 2]), torch.tensor(5)], accumulate=True)
+c28('index_put', [_ip, torch.tensor([5]), torch.tensor(1.0)], accumulate=False)
+c28('index_put', [_ip, torch.tensor([True, False]), torch.tensor(1.0)], accumulate=False)
+# slices: negative steps are refused (x[::-1]), slice_scatter
+c28('slice', [_ro], dim=1, start=None, end=None, step=-1)
+c28('slice', [_ro], dim=1, start=None, end=None, step=0)
+c28('slice', [_ro], dim=-1, start=-3, end=-1, step=1)
+c28('slice', [_ro], dim=0, start=5, end=1, step=1)
+c28('slice_scatter', [_ro, torch.tensor([[-1, -2]] * 3)], dim=1, start=-4, end=None, step=2)
+c28('slice_scatter', [_ro, torch.tensor([[-1, -2, -3, -4]])], dim=0, start=-1, end=None, step=1)
+c28('slice_assign', [_ro.clone(), torch.tensor([-1, -2, -3])], dim=1, start=1, end=None, step=1)
+c28('slice_assign', [torch.zeros(3, 4), torch.tensor(2.5)], dim=0, start=1, end=3, step=1)
+c28('select_add', [torch.zeros(3, 4), torch.ones(3)], dim=1, index=0)
+# einsum
+torch.manual_seed(29)
+_e = lambda *s: torch.randint(-4, 5, s).to(torch.float32) / 4
+for eq, shapes in [('ij,jk->ik', [(2, 3), (3, 4)]), ('bij,bjk->bik', [(2, 2, 3), (2, 3, 4)]), ('i,i->', [(5,), (5,)]),
+                   ('ij->ji', [(2, 3)]), ('ii->i', [(3, 3)]), ('bhqd,bhkd->bhqk', [(1, 2, 3, 4), (1, 2, 5, 4)]),
+                   ('...ij,...jk', [(2, 1, 2, 3), (3, 3, 2)]), ('i,j->ij', [(2,), (3,)]), ('ij,ij->ij', [(2, 3), (2, 3)]),
+                   ('bn,anm,bm->ba', [(2, 3), (4, 3, 5), (2, 5)]), ('ij,jk', [(2, 3), (3, 2)]), ('ij->', [(2, 3)]),
+                   ('bid,bjd->bij', [(2, 0, 3), (2, 4, 3)]), ('ij,jk->ik', [(2, 3), (4, 4)])]:
+    c28('einsum', [_e(*s) for s in shapes], equation=eq)
+c28('einsum', [torch.tensor([[1, 2], [3, 4]]), torch.tensor([[5, 6], [7, 8]])], equation='ij,jk->ik')
+
+
+def call28(op, xs, a):
+    """PyTorch's call of each OPS28 case, as a port writes it."""
+    F = torch.nn.functional
+    if op in ('sin', 'cos', 'tan', 'asin', 'acos', 'atan', 'sinh', 'cosh', 'asinh', 'acosh', 'atanh', 'logical_not', 'bitwise_not'):
+        return getattr(torch, op)(xs[0])
+    if op in ('atan2', 'fmod', 'remainder', 'add', 'sub', 'mul', 'div', 'pow', 'minimum', 'maximum', 'logical_and', 'logical_or',
+              'logical_xor', 'bitwise_and', 'bitwise_or', 'bitwise_xor', 'bitwise_left_shift', 'bitwise_right_shift'):
+        return scalar_as_tensor(getattr(torch, op))(xs[0], xs[1] if len(xs) > 1 else a['other'])
+    if op == 'rpow':
+        return torch.pow(a['other'], xs[0])
+    if op == 'where_scalars':
+        return torch.where(xs[0], a['a'], a['b'])
+    if op == 'where':
+        return torch.where(xs[0], xs[1], a['b'])
+    if op == 'sort':
+        r = torch.sort(xs[0], **a)
+        return [r.values, r.indices]
+    if op == 'topk':
+        r = torch.topk(xs[0], **a)
+        return [r.values, r.indices]
+    if op == 'bucketize':
+        return torch.bucketize(xs[0], xs[1], **a)
+    if op == 'repeat_interleave':
+        return torch.repeat_interleave(xs[0], xs[1] if len(xs) > 1 else a['repeats'], dim=a['dim'])
+    if op == 'one_hot':
+        return F.one_hot(xs[0], a['num_classes'])
+    if op in ('tril_indices', 'triu_indices'):
+        return getattr(torch, op)(a['row'], a['col'], a['offset'])
+    if op == 'cdist':
+        return torch.cdist(xs[0], xs[1], p=a['p'])
+    if op == 'roll':
+        return torch.roll(xs[0], a['shifts'], a['dims'])
+    if op == 'F_unfold':
+        return F.unfold(xs[0], **a)
+    if op == 'F_fold':
+        return F.fold(xs[0], **a)
+    if op == 'Tensor_unfold':
+        return xs[0].unfold(**a)
+    if op == 'pixel_shuffle':
+        return F.pixel_shuffle(xs[0], a['upscale_factor'])
+    if op == 'pixel_unshuffle':
+        return F.pixel_unshuffle(xs[0], a['downscale_factor'])
+    if op == 'meshgrid':
+        return list(torch.meshgrid(*xs, indexing=a['indexing']))
+    if op == 'masked_scatter':
+        return xs[0].masked_scatter(xs[1], xs[2])
+    if op == 'index_put':
+        return xs[0].clone().index_put_(tuple(xs[1:-1]), xs[-1], accumulate=a['accumulate'])
+    if op in ('slice', 'slice_scatter', 'slice_assign'):
+        idx = [slice(None)] * xs[0].dim()
+        idx[a['dim']] = slice(a['start'], a['end'], a['step'])
+        if op == 'slice':
+            return xs[0][tuple(idx)]
+        if op == 'slice_scatter':
+            return torch.slice_scatter(xs[0], xs[1], a['dim'], a['start'], a['end'], a['step'])
+        y = xs[0].clone()
+        y[tuple(idx)] = xs[1]
+        return y
+    if op == 'select_add':
+        y = xs[0].clone()
+        y.select(a['dim'], a['index']).add_(xs[1])  # x[:, 0] += v
+        return y
+    if op == 'einsum':
+        return torch.einsum(a['equation'], *xs)
+    raise ValueError(op)
+
+
+def ops28_cases():
+    out = []
+    for c in OPS28:
+        xs = [x.clone() for x in c['inputs']]
+        try:
+            ys = call28(c['op'], xs, c['args'])
+        except (RuntimeError, IndexError, TypeError, ValueError) as e:
+            r = {'error': str(e).split('\n')[0]}
+        else:
+            r = {'outputs': [tensor_json(y) for y in (ys if isinstance(ys, list) else [ys])]}
+        args = {k: value(v) if isinstance(v, float) else v for k, v in c['args'].items()}
+        out.append({'op': c['op'], 'inputs': [tensor_json(x) for x in c['inputs']], 'args': args, **r})
+    return out
+
+
 def main():
     torch.set_num_threads(1)
     operands = {k: tensor_json(t) for k, t in TENSORS.items()}
@@ -331,6 +706,11 @@ def main():
                    'modules': mods, 'load_messages': load_messages(), 'mha_kv': mha_forward()}, f, indent=None, separators=(',', ':'))
         f.write('\n')
     print(f'wrote {OUT}: {len(promo)} promotion cases, {len(vals)} value cases, {len(mods)} modules')
+    ops28 = ops28_cases()
+    with open(OUT28, 'w') as f:
+        json.dump({'torch_version': torch.__version__, 'cases': ops28}, f, indent=None, separators=(',', ':'))
+        f.write('\n')
+    print(f'wrote {OUT28}: {len(ops28)} cases, {sum("error" in c for c in ops28)} of them errors')
 
 
 if __name__ == '__main__':

@@ -16,6 +16,32 @@ memoryHooks();
 const fx = JSON.parse(readFileSync(new URL('./fixtures/pytorch/ops/audit.json', import.meta.url), 'utf8'));
 const nn = om.nn;
 
+/** tools/pytorch_audit.py's Rot: Hugging Face's rotary state (inv_freq not persistent). */
+class Rot extends nn.Module {
+  constructor() {
+    super();
+    this.registerBuffer('inv_freq', om.ones([2]), { persistent: false });
+    this.registerBuffer('pos', om.zeros([3]));
+    this.scale = om.ones([1]);
+  }
+}
+
+/** tools/pytorch_audit.py's Net2: containers of every kind, a module under two names, non-persistent state. */
+class Net2 extends nn.Module {
+  constructor() {
+    super();
+    this.fc = new nn.Linear(3, 2);
+    this.blocks = new nn.ModuleList([new nn.Linear(2, 2), new nn.BatchNorm1d(2)]);
+    this.rot = new Rot();
+    this.seq = new nn.Sequential({ conv: new nn.Conv1d(2, 2, 1), act: new nn.ReLU() });
+    this.heads = new nn.ModuleDict({ b: new nn.Linear(2, 1), a: new nn.Linear(2, 1) });
+    this.shared_a = new nn.Linear(1, 1);
+    this.shared_b = this.shared_a;
+    this.plist = new nn.ParameterList([om.zeros([2])]);
+    this.pdict = new nn.ParameterDict({ w: om.zeros([1]) });
+  }
+}
+
 /** The JS construction of each PyTorch module of the fixture, as a port writes it. */
 const MODULES = {
   'Linear(3,4)': () => new nn.Linear(3, 4),
@@ -48,6 +74,25 @@ const MODULES = {
   'Sequential(Linear,ReLU,BatchNorm1d)': () => new nn.Sequential(new nn.Linear(3, 4), new nn.ReLU(), new nn.BatchNorm1d(4)),
   'ModuleDict(a=Linear,b=Conv1d)': () => new nn.ModuleDict({ b: new nn.Conv1d(2, 2, 1), a: new nn.Linear(2, 2) }),
   'ParameterList(2)': () => new nn.ParameterList([om.zeros([2]), om.zeros([1, 3])]),
+  'ParameterDict(b,a)': () => new nn.ParameterDict({ b: om.zeros([2]), a: om.zeros([1, 3]) }),
+  'Sequential(OrderedDict(conv,act,norm))': () => new nn.Sequential({ conv: new nn.Conv2d(3, 4, 1), act: new nn.ReLU(), norm: new nn.BatchNorm2d(4) }),
+  'Sequential(OrderedDict(denseblock1=Sequential(OrderedDict(denselayer1,denselayer2)),norm5))': () => new nn.Sequential(new Map([
+    ['denseblock1', new nn.Sequential(new Map([['denselayer1', new nn.Conv2d(2, 2, 1)], ['denselayer2', new nn.Conv2d(2, 2, 1)]]))],
+    ['norm5', new nn.BatchNorm2d(2)]])),
+  'ModuleDict(stages=ModuleList,params=ParameterList)': () => new nn.ModuleDict({
+    stages: new nn.ModuleList([new nn.Linear(2, 2), new nn.LayerNorm(2)]), params: new nn.ParameterList([om.zeros([3])]) }),
+  Net2: () => new Net2(),
+  'Conv2dNormActivation(3,8,3)': () => new nn.Conv2dNormActivation(3, 8, 3),
+  'Conv2dNormActivation(3,8,3,norm_layer=None)': () => new nn.Conv2dNormActivation(3, 8, 3, { normLayer: null }),
+  'Conv2dNormActivation(3,8,3,bias=True)': () => new nn.Conv2dNormActivation(3, 8, 3, { bias: true }),
+  'Conv2dNormActivation(3,8,1,norm_layer=LayerNorm2d,activation_layer=None)': () => new nn.Conv2dNormActivation(3, 8, 1, { normLayer: nn.LayerNorm2d, activationLayer: null }),
+  'SqueezeExcitation(8,4)': () => new nn.SqueezeExcitation(8, 4),
+  'StochasticDepth(0.2,row)': () => new nn.StochasticDepth(0.2, 'row'),
+  'Permute([0,2,3,1])': () => new nn.Permute([0, 2, 3, 1]),
+  'MLP(6,[10,5])': () => new nn.MLP(6, [10, 5]),
+  'MLP(6,[10,5],norm_layer=LayerNorm,bias=False,dropout=0.1)': () => new nn.MLP(6, [10, 5], { normLayer: nn.LayerNorm, bias: false, dropout: 0.1 }),
+  'MLP(6,[4],norm_layer=BatchNorm1d)': () => new nn.MLP(6, [4], { normLayer: nn.BatchNorm1d }),
+  'LayerNorm2d(6)': () => new nn.LayerNorm2d(6),
 };
 
 /** The options the library refuses (PyTorch has them), with the option's name in the message. */
@@ -92,6 +137,29 @@ class Net extends nn.Module {
     this.bn = new nn.BatchNorm1d(2);
   }
 }
+
+describe("loadStateDict(sd, { strict: false })'s missing and unexpected keys, as PyTorch's", () => {
+  // PyTorch's rule: a key is unexpected where the module its prefix names has no child and no
+  // parameter or persistent buffer of the key's next part ('fc.weight.extra', 'rot' and 'blocks'
+  // are not; a given non-persistent buffer, 'blocks.5.weight' past the list's end are), reported by
+  // module in load order (a tied module under each name), then in the state dict's order
+  for (const name of ['net2_odd', 'net2_nonpersistent']) {
+    test(name, () => om.tidy(() => {
+      const want = fx.load_messages[name];
+      const net = new Net2();
+      try {
+        const own = net.stateDict();
+        const sd = Object.fromEntries(want.keys.map((k) => [k, own[k] ?? om.zeros([1])]));
+        const r = net.loadStateDict(sd, { strict: false });
+        assert.deepEqual(r, { missingKeys: want.missing_keys, unexpectedKeys: want.unexpected_keys });
+        assert.throws(() => net.loadStateDict(sd), (e) => e.kind === 'InvalidArgument'
+          && assert.deepEqual([e.missingKeys, e.unexpectedKeys], [want.missing_keys, want.unexpected_keys]) === undefined);
+      } finally {
+        net.dispose();
+      }
+    }));
+  }
+});
 
 describe("loadStateDict's errors in PyTorch's words", () => {
   const z = (...shape) => om.zeros(shape);
