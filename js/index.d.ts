@@ -2201,6 +2201,9 @@ export namespace optim {
     lr: number;
     /** One update of every parameter that has a gradient (under no-grad, temporaries freed). */
     step(): void;
+    /** PyTorch's step(closure): calls closure (it zeroes the gradients, computes the loss and
+     *  calls backward), then updates; returns what closure returned. */
+    step<T>(closure: () => T): T;
     /** Drops every parameter's gradient; { setToNone: false } fills them with zeros instead. */
     zeroGrad(options?: { setToNone?: boolean }): void;
     /** PyTorch's add_param_group: a group, the defaults filling the options it omits. */

@@ -5,6 +5,11 @@
 //   (2) DenseNet-121 forwards (torchvision's architecture, tests/js/no-tidy-models.mjs, random weights,
 //       eval, om.noGrad as torch.no_grad) at batch 1 on 64x64 images (the full 224x224 takes too
 //       long on a shared 2-core machine; the tensor count per call is the same).
+//   (3) LeNet-5 training steps written with the patterns users bring from PyTorch: every loss kept
+//       as a number (.item()), a running loss kept as a tensor (loss.detach() added), a validation
+//       forward in eval() mode every 100 steps, gradients accumulated over 4 steps
+//       (zeroGrad({ setToNone: false })), the update as optimizer.step(closure), and detached
+//       outputs kept in a Map of 8 entries.
 // The loops are synchronous within each window (1000 steps, 100 forwards); between windows they
 // yield to the event loop (a timer), as a page or a server does, so the garbage collector's
 // callbacks can release what the loop dropped. Each window reports what the loop sees then, and
@@ -13,7 +18,7 @@
 // collection (only the end does): what the engine's own collections release in the loop.
 //
 //   npm run bench:memory                     bootstrap + build + both
-//   node --expose-gc tools/memory_loops.mjs [lenet|densenet] [steps]
+//   node --expose-gc tools/memory_loops.mjs [lenet|densenet|patterns] [steps]
 import * as om from 'onemodel';
 import { LeNet5, densenet121 } from '../tests/js/no-tidy-models.mjs';
 
@@ -90,4 +95,35 @@ if (which === 'all' || which === 'densenet') {
   await loop('DenseNet-121 forwards at 64x64 under om.noGrad (no tidy, no dispose)', Number(count) || 1000, 100, () => {
     om.noGrad(() => net.forward(x));
   });
+}
+
+if (which === 'all' || which === 'patterns') {
+  om.manualSeed(0);
+  const net = new LeNet5();
+  const opt = new om.optim.SGD(net.parameters(), { lr: 0.01, momentum: 0.9 });
+  const lossFn = new om.nn.CrossEntropyLoss();
+  const x = om.randn([16, 1, 28, 28], { seed: 1 });
+  const y = om.tensor(Array.from({ length: 16 }, (_, i) => BigInt(i % 10)));
+  const losses = [], features = new Map();
+  let running = om.zeros([]), i = 0;
+  await loop('LeNet-5 training steps with item(), a running loss tensor, eval() switches, accumulation, step(closure), a Map', Number(count) || 10000, 1000, () => {
+    if (i % 4 === 0) opt.zeroGrad({ setToNone: false });
+    const closure = () => {
+      const out = net.forward(x);
+      features.set(i % 8, out.detach());
+      const loss = lossFn.forward(out, y).div(4);
+      loss.backward();
+      return loss;
+    };
+    const loss = i % 4 === 3 ? opt.step(closure) : closure();
+    losses.push(loss.item());
+    running = running.add(loss.detach());
+    if (i % 100 === 99) {
+      net.eval();
+      om.noGrad(() => net.forward(x).argmax(-1).toArray());
+      net.train();
+    }
+    i++;
+  });
+  console.log(`losses kept: ${losses.length}, running loss ${running.item().toFixed(3)}, Map entries ${features.size}`);
 }

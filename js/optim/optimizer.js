@@ -162,10 +162,17 @@ export class Optimizer {
    * One update of every parameter with a gradient (parameters without one are skipped, as in
    * PyTorch), each with its group's options (checked again: a scheduler or the user may have
    * changed them). Runs under no-grad; temporaries are freed, state tensors are updated in place.
+   * With a closure (PyTorch's step(closure): it zeroes the gradients, computes the loss, calls
+   * backward and returns the loss), calls it first, with grad as the caller has it, and returns
+   * what it returned; a closure ignored would leave the update on stale gradients.
    */
-  step() {
+  step(closure) {
     this.#live('step');
+    if (closure !== undefined && typeof closure !== 'function') {
+      throw invalid(`${this.who}.step: closure must be a function, got ${describe(closure)}`);
+    }
     const groups = this.paramGroups.map((g) => this.#checked(g, `${this.who}.step`));
+    const loss = closure?.();
     noGrad(() => tidy(() => {
       for (const group of groups) {
         for (const p of group.params) {
@@ -174,6 +181,7 @@ export class Optimizer {
         }
       }
     }));
+    return loss;
   }
 
   /**

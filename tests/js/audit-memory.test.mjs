@@ -8,7 +8,12 @@
 //   - BatchNorm in training mode (running statistics updated in forward, buffers in place);
 //   - requiresGrad toggled on a frozen backbone between phases (fine-tuning);
 //   - an LSTM and a GRU whose hidden state is carried across calls and detached each step (truncated
-//     backpropagation through time).
+//     backpropagation through time);
+//   - every loss kept as a number with .item() and a running loss kept as a tensor, with train()/eval()
+//     switches for a validation forward;
+//   - gradient accumulation over steps with zeroGrad({ setToNone: false });
+//   - a closure-based optimizer step (optimizer.step(closure));
+//   - detached outputs stored in a JS Map that overwrites its entries.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import * as om from 'onemodel';
@@ -169,5 +174,99 @@ describe('PyTorch-style loops without tidy stay flat', () => {
     hc = null;
     h = null;
     await release(opt, lstm, gru, head, seq, target);
+  });
+
+  test('losses kept with item(), a running loss kept as a tensor, train()/eval() switches for validation', async () => {
+    om.manualSeed(8);
+    const net = new Net(true);
+    const opt = new om.optim.SGD(net.parameters(), { lr: 0.05, momentum: 0.9 });
+    const [x, y] = data();
+    const losses = [];
+    let running = om.zeros([]);
+    let val = null;
+    const step = (i) => {
+      const loss = trainStep(net, opt, x, y);
+      losses.push(loss.item());
+      running = running.add(loss.detach()); // as running_loss += loss.detach()
+      if (i % 10 === 9) { // validation: eval mode, no grad, then back to training
+        net.eval();
+        val = om.noGrad(() => om.nn.functional.crossEntropy(net.forward(x), y).item());
+        net.train();
+      }
+    };
+    await flat('losses and running loss', step);
+    assert.equal(losses.length, 210);
+    assert.ok(Math.abs(running.item() - losses.reduce((a, b) => a + b, 0)) < 1e-3 * 210, `${running.item()}`);
+    assert.ok(losses.at(-1) < losses[0] && Number.isFinite(val), `${losses[0]} -> ${losses.at(-1)}, validation ${val}`);
+    assert.equal(net.training, true);
+    assert.equal(net.bn.num_batches_tracked.item(), 210); // the eval forwards left the statistics alone
+    running = null;
+    await release(opt, net, x, y);
+  });
+
+  test('gradient accumulation over four steps with zeroGrad({ setToNone: false })', async () => {
+    om.manualSeed(9);
+    const net = new Net();
+    const opt = new om.optim.SGD(net.parameters(), { lr: 0.05 });
+    const [x, y] = data();
+    const step = (i) => {
+      if (i % 4 === 0) opt.zeroGrad({ setToNone: false });
+      om.nn.functional.crossEntropy(net.forward(x), y).div(4).backward();
+      if (i % 4 === 3) opt.step();
+    };
+    await flat('gradient accumulation', step, { warm: 12, n: 240 }); // windows of whole accumulations
+    // the accumulated gradient of four equal quarter losses is the gradient of the loss
+    opt.zeroGrad({ setToNone: false });
+    for (let i = 0; i < 4; i++) om.nn.functional.crossEntropy(net.forward(x), y).div(4).backward();
+    const acc = net.fc1.weight.grad.clone();
+    opt.zeroGrad();
+    om.nn.functional.crossEntropy(net.forward(x), y).backward();
+    assert.ok(acc.sub(net.fc1.weight.grad).abs().amax().item() < 1e-6);
+    await release(acc, opt, net, x, y);
+  });
+
+  test('a closure-based optimizer step: it runs the closure, updates from its gradients and returns its loss', async () => {
+    om.manualSeed(10);
+    const net = new Net();
+    const twin = new Net();
+    twin.loadStateDict(net.stateDict());
+    const opt = new om.optim.Adam(net.parameters(), { lr: 0.02 });
+    const twinOpt = new om.optim.Adam(twin.parameters(), { lr: 0.02 });
+    const [x, y] = data();
+    const step = () => {
+      const loss = opt.step(() => {
+        opt.zeroGrad();
+        const l = om.nn.functional.crossEntropy(net.forward(x), y);
+        l.backward();
+        return l;
+      });
+      trainStep(twin, twinOpt, x, y); // the same step written without a closure
+      return loss.item();
+    };
+    await flat('closure step', step);
+    assert.equal(net.fc2.weight.sub(twin.fc2.weight).abs().amax().item(), 0);
+    assert.throws(() => opt.step(5), (e) => e instanceof om.OmError && e.kind === 'InvalidArgument'
+      && e.message === 'Adam.step: closure must be a function, got 5');
+    await release(opt, twinOpt, net, twin, x, y);
+  });
+
+  test('detached outputs stored in a Map that overwrites its entries', async () => {
+    om.manualSeed(11);
+    const net = new Net();
+    const opt = new om.optim.SGD(net.parameters(), { lr: 0.01 });
+    const [x, y] = data();
+    const cache = new Map();
+    const step = (i) => {
+      opt.zeroGrad();
+      const out = net.forward(x);
+      cache.set(i % 8, out.detach()); // as features[i % 8] = out.detach()
+      om.nn.functional.crossEntropy(out, y).backward();
+      opt.step();
+    };
+    await flat('Map of detached outputs', step);
+    assert.equal(cache.size, 8);
+    assert.deepEqual(cache.get(3).shape, [8, 3]);
+    cache.clear();
+    await release(opt, net, x, y);
   });
 });
