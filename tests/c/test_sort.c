@@ -33,6 +33,20 @@ TEST(topk_orders_ties_nan_and_both_ends) {
   om__release_all((om_tensor *[]){x, big, order, scalar, s, idx}, 6);
 }
 
+TEST(sort_of_bool_puts_false_first_in_index_order) {
+  om_tensor *f = TF(SHAPE(2, 3), 1, 0, 1, 0, 0, 1), *b = om_cast(f, OM_BOOL), *idx = NULL;
+  om_tensor_release(f);
+  om_tensor *v = om_sort(b, -1, false, &idx);
+  CHECK(v && om_tensor_dtype(v) == OM_BOOL);
+  CHECK_VALUES(idx, SHAPE(2, 3), 0, 1, 0, 2, 0, 1, 2);
+  CHECK(v && at(v, 0) == 0 && at(v, 1) == 1 && at(v, 2) == 1 && at(v, 3) == 0 && at(v, 5) == 1);
+  om__release_all((om_tensor *[]){v, idx}, 2);
+  om_tensor *desc = om_argsort(b, 0, true);
+  CHECK_VALUES(desc, SHAPE(2, 3), 0, 0, 0, 0, 1, 1, 1); /* equal values keep their index order, descending too */
+  CHECK_ERROR(om_topk(b, 1, 0, true, NULL) != NULL, OM_ERR_DTYPE_MISMATCH, "topk: takes float32 or int64, not bool");
+  om__release_all((om_tensor *[]){b, desc}, 2);
+}
+
 TEST(searchsorted_and_bucketize_place_values) {
   om_tensor *b = TF(SHAPE(4), -1, 0, 0, 2), *x = TF(SHAPE(2, 3), -2, 0, 1, 2, 9, NAN);
   om_tensor *left = om_bucketize(x, b, false), *right = om_bucketize(x, b, true);
@@ -122,6 +136,7 @@ TEST(pixel_shuffles_are_inverse_permutations) {
 
 int main(void) {
   RUN(topk_orders_ties_nan_and_both_ends);
+  RUN(sort_of_bool_puts_false_first_in_index_order);
   RUN(searchsorted_and_bucketize_place_values);
   RUN(searchsorted_is_pytorchs_binary_search);
   RUN(one_hot_checks_its_classes);

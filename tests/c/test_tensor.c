@@ -144,6 +144,9 @@ TEST(elementwise_errors) {
   CHECK_ERROR(om_bitwise_and(a, i) != NULL, OM_ERR_DTYPE_MISMATCH, "bitwise_and: takes int64 or bool, not float32");
   CHECK_ERROR(om_bitwise_not(a) != NULL, OM_ERR_DTYPE_MISMATCH, "bitwise_not: takes int64 or bool, not float32");
   CHECK_ERROR(om_fmod(bools, bools) != NULL, OM_ERR_DTYPE_MISMATCH, "fmod: takes float32, int64 or float64, not bool");
+  /* an integer divisor of 0 has no value (PyTorch raises ZeroDivisionError): never a made-up 0 */
+  CHECK_ERROR(om_fmod(i, i) != NULL, OM_ERR_INVALID_ARGUMENT, "fmod: integer division by zero (element 0 of the divisor)");
+  CHECK_ERROR(om_remainder(i, i) != NULL, OM_ERR_INVALID_ARGUMENT, "remainder: integer division by zero (element 0 of the divisor)");
   om_tensor_release(bools);
   CHECK_ERROR(om_exp(i) != NULL, OM_ERR_DTYPE_MISMATCH, "exp: takes float32 or float64, not int64");
   CHECK_ERROR(om_where(a, a, a) != NULL, OM_ERR_DTYPE_MISMATCH, "where: the condition must be bool, not float32");
