@@ -13,7 +13,7 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as om from 'onemodel';
-import { memoryHooks, fixtureNumber } from './helpers.mjs';
+import { memoryHooks, fixtureNumber, withTraced } from './helpers.mjs';
 
 memoryHooks();
 const fx = JSON.parse(readFileSync(new URL('./fixtures/pytorch/ops/audit-ops28.json', import.meta.url), 'utf8'));
@@ -166,5 +166,20 @@ describe('what PyTorch 1.13 leaves undefined or refuses, as the library document
     const [v, i] = om.tensor([3, 1, 3, 2, 1, 3]).topk(4, { largest: false });
     assert.deepEqual([...v.toArray()], [1, 1, 2, 3]);
     assert.deepEqual([...i.toArray()], [1n, 4n, 3n, 0n]);
+  }));
+});
+
+describe('traced: onnxruntime-web and the Session agree with eager at other sizes', () => {
+  test('sort and argsort of bool, topk smallest with ties, roll over two dims, bucketize(right)', () => withTraced((keep, trace) => {
+    const m = om.tensor([[true, false, true, false, false], [false, true, true, false, true]]);
+    const x = om.tensor([[3, 1, 3, 2, 1], [0, -0, 0, NaN, -1]]);
+    const f = (b, t) => {
+      const [v, i] = b.sort({ dim: -1 });
+      return {
+        v, i, desc: b.argsort({ dim: 0, descending: true }), small: t.topk(2, { largest: false })[1],
+        rolled: t.roll([-1, 7], [0, -1]), buckets: om.bucketize(t, om.tensor([0, 1, 1, 3]), { right: true }),
+      };
+    };
+    trace(f, { b: [m, [null, 'n']], t: [x, [null, 'n']] });
   }));
 });
