@@ -1225,7 +1225,7 @@ export namespace nn {
     namedModules(): [string, Module][];
     /** This module and every submodule, depth first. */
     modules(): Module[];
-    /** [name, module] for each direct submodule (a module in an array field as `name.i`). */
+    /** [name, module] for each direct submodule (a module in an array field as `name.i`; one under two names once). */
     namedChildren(): [string, Module][];
     /** The direct submodules. */
     children(): Module[];

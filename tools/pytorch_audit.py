@@ -364,7 +364,11 @@ def load_messages():
                 'blocks.5.weight': torch.zeros(1), 'seq.conv.bias2': torch.zeros(1), 'seq.act.x': torch.zeros(1),
                 'heads.c.weight': torch.zeros(1), 'shared_b.scale': torch.zeros(1), 'plist.1': torch.zeros(1), 'rot': torch.zeros(1),
                 'aaa.b': torch.zeros(1)})
+    net2 = Net2()
+    walks = {'named_parameters': [k for k, _ in net2.named_parameters()], 'named_buffers': [k for k, _ in net2.named_buffers()],
+             'named_modules': [k for k, _ in net2.named_modules()], 'named_children': [k for k, _ in net2.named_children()]}
     return {
+        'net2_walks': walks,
         'net2_odd': msg2(odd), 'net2_nonpersistent': msg2({**full2, 'rot.inv_freq': torch.zeros(2)}),
         'missing': msg(missing), 'unexpected': msg(unexpected), 'both': msg(both), 'shape': msg(shape),
         'shape_and_missing': msg(shape_and_missing), 'both_not_strict': msg(both, strict=False),

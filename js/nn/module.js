@@ -149,14 +149,18 @@ export class Module {
     return this.namedModules().map((e) => e[1]);
   }
 
-  /** [name, Module] for each direct submodule: Module fields, and modules in array fields as `name.i`. */
+  /**
+   * [name, Module] for each direct submodule: Module fields, and modules in array fields as
+   * `name.i`; a module under two names is listed once, by its first (PyTorch's named_children).
+   */
   namedChildren() {
     const out = [];
     for (const [k, v] of Object.entries(this)) {
       if (v instanceof Module) out.push([k, v]);
       else if (Array.isArray(v)) flatModules(v, k, out);
     }
-    return out;
+    const seen = new Set();
+    return out.filter(([, m]) => !seen.has(m) && seen.add(m));
   }
 
   /** The direct submodules. */

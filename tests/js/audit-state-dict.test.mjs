@@ -143,6 +143,20 @@ describe("loadStateDict(sd, { strict: false })'s missing and unexpected keys, as
   // parameter or persistent buffer of the key's next part ('fc.weight.extra', 'rot' and 'blocks'
   // are not; a given non-persistent buffer, 'blocks.5.weight' past the list's end are), reported by
   // module in load order (a tied module under each name), then in the state dict's order
+  test("namedParameters, namedBuffers, namedModules and namedChildren: PyTorch's names, a tied module and its tensors once", () => {
+    const want = fx.load_messages.net2_walks;
+    const net = new Net2();
+    try {
+      const names = (list) => list.map((e) => e[0]);
+      assert.deepEqual(names(net.namedParameters()), want.named_parameters);
+      assert.deepEqual(names(net.namedBuffers()), want.named_buffers);
+      assert.deepEqual(names(net.namedModules()), want.named_modules);
+      assert.deepEqual(names(net.namedChildren()), want.named_children);
+      assert.equal(net.children().length, want.named_children.length);
+    } finally {
+      net.dispose();
+    }
+  });
   for (const name of ['net2_odd', 'net2_nonpersistent']) {
     test(name, () => om.tidy(() => {
       const want = fx.load_messages[name];

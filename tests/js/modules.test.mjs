@@ -91,8 +91,9 @@ describe('the module tree', () => {
     }
     const net = new Net();
     try {
-      assert.deepEqual(net.namedChildren().map((e) => e[0]), ['body', 'heads.0', 'heads.1', 'shared']);
-      assert.equal(net.children().length, 4);
+      // PyTorch's named_children skips a module it has listed (tests/js/audit-state-dict.test.mjs checks its fixture)
+      assert.deepEqual(net.namedChildren().map((e) => e[0]), ['body', 'heads.0', 'heads.1']);
+      assert.equal(net.children().length, 3);
       assert.deepEqual(net.namedModules().map((e) => e[0]), ['', 'body', 'body.fc', 'body.act', 'heads.0', 'heads.1']);
       assert.equal(net.modules()[2], net.body.fc);
       const order = [];
