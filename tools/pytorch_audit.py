@@ -614,6 +614,25 @@ for eq, shapes in [('ij,jk->ik', [(2, 3), (3, 4)]), ('bij,bjk->bik', [(2, 2, 3),
                    ('bid,bjd->bij', [(2, 0, 3), (2, 4, 3)]), ('ij,jk->ik', [(2, 3), (4, 4)])]:
     c28('einsum', [_e(*s) for s in shapes], equation=eq)
 c28('einsum', [torch.tensor([[1, 2], [3, 4]]), torch.tensor([[5, 6], [7, 8]])], equation='ij,jk->ik')
+# reductions of int64 and bool, dims lists, keepdim, 0-d
+_ri = torch.tensor([[3, -2, 7], [0, 5, -9]])
+_rb = torch.tensor([[True, False, True], [False, False, True]])
+c28('reduce', [_ri], fn='sum', dim=[0, -1], keepdim=True)
+c28('reduce', [_rb], fn='sum', dim=None, keepdim=False)
+c28('reduce', [_rb], fn='sum', dim=[-1], keepdim=True)
+c28('reduce', [_rb], fn='prod', dim=[1], keepdim=False)
+c28('reduce', [_ri], fn='prod', dim=[0], keepdim=True)
+c28('reduce', [_ri], fn='mean', dim=[0], keepdim=False)
+c28('reduce', [_ri], fn='amax', dim=[0, 1], keepdim=False)
+c28('reduce', [_rb], fn='amax', dim=[0], keepdim=False)
+c28('reduce', [_rb], fn='argmax', dim=[1], keepdim=False)
+c28('reduce', [_ri], fn='argmin', dim=None, keepdim=False)
+c28('reduce', [_rb], fn='cumsum', dim=[1], keepdim=False)
+c28('reduce', [_ri], fn='cumprod', dim=[-1], keepdim=False)
+c28('reduce', [_ri], fn='logsumexp', dim=[1], keepdim=False)
+c28('reduce', [torch.tensor(4.5)], fn='sum', dim=[0], keepdim=True)
+c28('reduce', [torch.tensor(4.5)], fn='amax', dim=[-1], keepdim=False)
+c28('reduce', [torch.tensor(-3)], fn='cumsum', dim=[0], keepdim=False)
 
 
 def call28(op, xs, a):
@@ -680,6 +699,13 @@ def call28(op, xs, a):
         return y
     if op == 'einsum':
         return torch.einsum(a['equation'], *xs)
+    if op == 'reduce':
+        fn, dim = getattr(torch, a['fn']), a['dim']
+        if a['fn'] in ('cumsum', 'cumprod'):
+            return fn(xs[0], dim[0])
+        if a['fn'] in ('argmax', 'argmin', 'prod'):
+            return fn(xs[0]) if dim is None else fn(xs[0], dim[0], keepdim=a['keepdim'])
+        return fn(xs[0]) if dim is None else fn(xs[0], dim, keepdim=a['keepdim'])
     raise ValueError(op)
 
 

@@ -8,16 +8,18 @@ import { Tensor, handle, wrap, applyOp, applyAll, valuesIndices, dimsArg, isOpti
 
 /**
  * A reduction over dim (undefined/null: all dims; a number or an array of numbers). boolAs: the
- * dtype a bool input is cast to first (sum's int64: PyTorch counts the trues), else none.
+ * dtype a bool input is cast to first (sum's int64: PyTorch counts the trues), else none; back:
+ * the result cast back to bool (amax and amin of bool are PyTorch's any and all).
  */
-const reduction = (who, boolAs = null) => (input, dim, keepdim) => {
+const reduction = (who, boolAs = null, back = false) => (input, dim, keepdim) => {
   const h = handle(input, who, 'input');
   const k = toBool(keepdim, who, 'keepdim');
   const attrs = [k ? 1n : 0n, ...dimsArg(dim, who)];
   if (boolAs === null || input.dtype !== 'bool') return applyOp(who, who, [h], attrs);
   const c = checkHandle(omw.cast(h, dtypeCodes.get(boolAs)), who);
   try {
-    return applyOp(who, who, [c], attrs);
+    if (!back) return applyOp(who, who, [c], attrs);
+    return tidy(() => applyOp(who, who, [c], attrs).to('bool'));
   } finally {
     omw.release(c);
   }
@@ -25,8 +27,8 @@ const reduction = (who, boolAs = null) => (input, dim, keepdim) => {
 
 export const sum = reduction('sum', 'int64');
 export const mean = reduction('mean');
-export const amax = reduction('amax');
-export const amin = reduction('amin');
+export const amax = reduction('amax', 'int64', true);
+export const amin = reduction('amin', 'int64', true);
 /** torch.prod over dim (none: all; a bool input counts as int64, as PyTorch's). */
 export const prod = reduction('prod', 'int64');
 

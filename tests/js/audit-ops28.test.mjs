@@ -66,6 +66,12 @@ const CALLS = {
     return y;
   },
   einsum: (xs, a) => om.einsum(a.equation, ...xs),
+  reduce: ([x], a) => {
+    const fn = camel(a.fn);
+    if (a.dim === null) return x[fn]();
+    if (['cumsum', 'cumprod'].includes(a.fn)) return x[fn](a.dim[0]);
+    return ['argmax', 'argmin', 'prod'].includes(a.fn) ? x[fn](a.dim[0], a.keepdim) : x[fn](a.dim, a.keepdim);
+  },
 };
 
 // PyTorch computes these with its own approximations (or vectorised libm): the library's are
@@ -170,7 +176,7 @@ describe('what PyTorch 1.13 leaves undefined or refuses, as the library document
 });
 
 describe('traced: onnxruntime-web and the Session agree with eager at other sizes', () => {
-  test('sort and argsort of bool, topk smallest with ties, roll over two dims, bucketize(right)', () => withTraced((keep, trace) => {
+  test('sort, argsort, amax and amin of bool, topk smallest with ties, roll over two dims, bucketize(right)', () => withTraced((keep, trace) => {
     const m = om.tensor([[true, false, true, false, false], [false, true, true, false, true]]);
     const x = om.tensor([[3, 1, 3, 2, 1], [0, -0, 0, NaN, -1]]);
     const f = (b, t) => {
@@ -178,6 +184,7 @@ describe('traced: onnxruntime-web and the Session agree with eager at other size
       return {
         v, i, desc: b.argsort({ dim: 0, descending: true }), small: t.topk(2, { largest: false })[1],
         rolled: t.roll([-1, 7], [0, -1]), buckets: om.bucketize(t, om.tensor([0, 1, 1, 3]), { right: true }),
+        any: b.amax(0), all: b.amin(-1, true),
       };
     };
     trace(f, { b: [m, [null, 'n']], t: [x, [null, 'n']] });
