@@ -633,6 +633,11 @@ c28('reduce', [_ri], fn='logsumexp', dim=[1], keepdim=False)
 c28('reduce', [torch.tensor(4.5)], fn='sum', dim=[0], keepdim=True)
 c28('reduce', [torch.tensor(4.5)], fn='amax', dim=[-1], keepdim=False)
 c28('reduce', [torch.tensor(-3)], fn='cumsum', dim=[0], keepdim=False)
+c28('reduce', [_rb], fn='max', dim=None, keepdim=False)
+c28('reduce', [_rb], fn='min', dim=None, keepdim=False)
+c28('reduce', [_rb], fn='max', dim=[1], keepdim=True)
+c28('reduce', [_rb], fn='all', dim=[1], keepdim=True)
+c28('reduce', [_ri], fn='any', dim=None, keepdim=False)
 
 
 def call28(op, xs, a):
@@ -703,7 +708,10 @@ def call28(op, xs, a):
         fn, dim = getattr(torch, a['fn']), a['dim']
         if a['fn'] in ('cumsum', 'cumprod'):
             return fn(xs[0], dim[0])
-        if a['fn'] in ('argmax', 'argmin', 'prod'):
+        if a['fn'] in ('max', 'min') and dim is not None:
+            r = fn(xs[0], dim[0], keepdim=a['keepdim'])
+            return [r.values, r.indices]
+        if a['fn'] in ('argmax', 'argmin', 'prod', 'all', 'any'):
             return fn(xs[0]) if dim is None else fn(xs[0], dim[0], keepdim=a['keepdim'])
         return fn(xs[0]) if dim is None else fn(xs[0], dim, keepdim=a['keepdim'])
     raise ValueError(op)

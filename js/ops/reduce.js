@@ -33,9 +33,16 @@ export const amin = reduction('amin', 'int64', true);
 export const prod = reduction('prod', 'int64');
 
 /** max/min: over everything (one tensor), along dim ([values, indices], also .values and
- *  .indices), or, given a tensor (torch.max(input, other)), elementwise: maximum/minimum. */
-const extreme = (who, allOp, dimOp) => (input, dim, keepdim) => {
+ *  .indices), or, given a tensor (torch.max(input, other)), elementwise: maximum/minimum. Of
+ *  bool (PyTorch's any and all, and where): computed as int64, the values cast back. */
+const extreme = (who, allOp, dimOp) => function ext(input, dim, keepdim) {
   if (dim instanceof Tensor) return elementwise(who, who === 'max' ? 'maximum' : 'minimum', ['input', 'other'], [input, dim]);
+  if (input instanceof Tensor && input.dtype === 'bool') {
+    return tidy(() => {
+      const r = ext(input.to('int64'), dim, keepdim);
+      return r instanceof Tensor ? r.to('bool') : valuesIndices([r[0].to('bool'), r[1]]);
+    });
+  }
   const h = handle(input, who, 'input');
   const k = toBool(keepdim, who, 'keepdim');
   if (dim === undefined || dim === null) return applyOp(who, allOp, [h], [k ? 1n : 0n]);

@@ -281,7 +281,9 @@ static bool forward_map(om_call *c) {
   const kernels *k = om__ops[c->op]->impl;
   /* an integer divided by zero has no value (PyTorch raises, ONNX leaves it undefined,
    * onnxruntime's WASM traps): an error, never a made-up 0 */
-  bool int_division = (c->op == OM_OP_div || c->op == OM_OP_fmod || c->op == OM_OP_remainder) && c->in[1]->dtype == OM_INT64;
+  /* (an empty output divides nothing: roll's index of an empty dim is an empty remainder by 0) */
+  bool int_division = (c->op == OM_OP_div || c->op == OM_OP_fmod || c->op == OM_OP_remainder) && c->in[1]->dtype == OM_INT64 &&
+                      om_tensor_numel(c->out[0]) > 0;
   for (int64_t q = 0, n_b = int_division ? om_tensor_numel(c->in[1]) : 0; q < n_b; q++)
     if (om__get_flat(c->in[1], q) == 0)
       return om__fail(OM_ERR_INVALID_ARGUMENT, "%s: integer division by zero (element %lld of the divisor)", om__ops[c->op]->name, (long long)q);

@@ -253,7 +253,7 @@ static om_tensor *u64_ordered(om_tensor *x) {
 
 /* UINT64 a mod b from int64's remainder of values below 2^63: for b at or past 2^63, a < b ? a :
  * a - b; else the remainder of a's low 63 bits, plus 2^63's for a at or past 2^63 (less b once
- * where the sum reaches it); b 0 gives 0 (as int64's). New reference. */
+ * where the sum reaches it); b 0 is InvalidArgument (as int64's). New reference. */
 static om_tensor *u64_mod(om_tensor *a, om_tensor *b) {
   om_scope s = {0};
   om_tensor *zero = om__keep(&s, om_scalar(0, OM_INT64)), *one = om__keep(&s, om_scalar(1, OM_INT64));
