@@ -26,6 +26,11 @@ Writes tests/js/fixtures/pytorch/ops/audit.json:
 Non-finite floats are the strings "NaN", "Infinity", "-Infinity"; -0.0 is "-0"; integers past 2^53
 are decimal strings.
 
+Also writes tests/js/fixtures/pytorch/ops/audit-ops28.json, for tests/js/audit-ops28.test.mjs: the
+ops of issue 28's list (OPS28) with the arguments ports use and tests rarely do:
+  { "torch_version": ..., "cases": [ { "op", "inputs": [tensor], "args", "outputs": [tensor] } or
+    { ..., "error" } ] }
+
 Run with a python3 that imports torch (Debian's python3-torch, /usr/bin/python3); CI reads the
 committed JSON and never runs this:
     /usr/bin/python3 tools/pytorch_audit.py
