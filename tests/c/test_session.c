@@ -2183,7 +2183,7 @@ static int run_u64(const char *op, const char *attr, const char *attr_v, const u
 }
 
 static uint64_t ref_u64(const char *op, uint64_t a, uint64_t b) {
-  if (!strcmp(op, "Mod")) return b ? a % b : 0;
+  if (!strcmp(op, "Mod")) return a % b; /* b is never 0 here: Mod by 0 is refused (below) */
   if (!strcmp(op, "Max")) return a > b ? a : b;
   if (!strcmp(op, "Min")) return a < b ? a : b;
   if (!strcmp(op, "Less")) return a < b;
@@ -2199,19 +2199,22 @@ TEST(uint64_is_read_unsigned) {
   static const uint64_t v[] = {0, 1, 2, 3, 7, 63, 64, 65, 1000, UINT64_C(1) << 32, (UINT64_C(1) << 63) - 1, UINT64_C(1) << 63, (UINT64_C(1) << 63) + 7,
                                UINT64_C(12345678901234567890), UINT64_MAX - 1, UINT64_MAX};
   enum { N = sizeof v / sizeof *v, P = N * N };
-  uint64_t a[P], b[P], got[P];
-  for (int k = 0; k < P; k++) a[k] = v[k / N], b[k] = v[k % N];
+  uint64_t a[P], b[P], b_mod[P], got[P];
+  for (int k = 0; k < P; k++) a[k] = v[k / N], b[k] = v[k % N], b_mod[k] = b[k] ? b[k] : 1;
   static const char *const ops[] = {"Mod", "Max", "Min", "Less", "GreaterOrEqual", "LEFT", "RIGHT"};
   for (size_t o = 0; o < sizeof ops / sizeof *ops; o++) {
     bool shift = ops[o][0] >= 'A' && ops[o][1] >= 'A' && ops[o][1] <= 'Z';
-    int type = run_u64(shift ? "BitShift" : ops[o], shift ? "direction" : NULL, ops[o], a, b, P, got);
+    const uint64_t *bo = o == 0 ? b_mod : b; /* Mod's divisors without the 0 */
+    int type = run_u64(shift ? "BitShift" : ops[o], shift ? "direction" : NULL, ops[o], a, bo, P, got);
     if (type < 0) FAILED("%s: %s", ops[o], om_last_error_message());
     CHECK_EQ_INT(type, ops[o][0] == 'L' && !shift ? 9 : ops[o][0] == 'G' ? 9 : 13);
     for (int k = 0; type > 0 && k < P; k++)
-      if (got[k] != ref_u64(ops[o], a[k], b[k]))
-        FAILED("%s of %llu and %llu: %llu, expected %llu", ops[o], (unsigned long long)a[k], (unsigned long long)b[k], (unsigned long long)got[k],
-               (unsigned long long)ref_u64(ops[o], a[k], b[k]));
+      if (got[k] != ref_u64(ops[o], a[k], bo[k]))
+        FAILED("%s of %llu and %llu: %llu, expected %llu", ops[o], (unsigned long long)a[k], (unsigned long long)bo[k], (unsigned long long)got[k],
+               (unsigned long long)ref_u64(ops[o], a[k], bo[k]));
   }
+  /* an integer divisor of 0 has no value (as int64's Div and Mod): never a made-up 0 */
+  CHECK_ERROR(run_u64("Mod", NULL, "Mod", a, b, P, got) >= 0, OM_ERR_INVALID_ARGUMENT, "integer division by zero");
   CHECK_ERROR(run_u64("ReduceMax", NULL, NULL, a, b, P, got) >= 0, OM_ERR_UNSUPPORTED, "ReduceMax (ReduceMax): input 0 is UINT64, which ReduceMax does not take");
   /* casts: 2^63 + 2^39 + 1 rounds up to 2^63 + 2^40 in float32 (through a double it would tie and round to even, down) */
   om_tensor *x = om_from_data((uint64_t[]){(UINT64_C(1) << 63) + (UINT64_C(1) << 39) + 1, UINT64_MAX, 3, (UINT64_C(1) << 63) + (UINT64_C(1) << 55) + 1},
