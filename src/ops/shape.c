@@ -998,10 +998,7 @@ static bool lower_slice_scatter(om_lower *l, const om_call *c) {
   shape_m.shape[0] = src->ndim;
   bool moves = false;
   for (int d = 0; d < OM_MAX_DIMS; d++) ext[d] = d < o->ndim ? om__lower_out_ext(l, 0, d) : -1;
-  /* by a step along an axis that moves, a piece of a traced range was seen to give a graph of a
-   * fixed size (m[1::2] of zeros([T, 1]) at T = 3): refused until that is understood */
-  if (ext[dim] >= 0 || om__lower_input_sym(l, 0, dim))
-    return om__lower_refuse(l, c, "a write by a step along an axis whose size moves has no graph here (a step along a fixed axis, pe[:, 0::2], has)");
+  bool moves_along = ext[dim] >= 0 || om__lower_input_sym(l, 0, dim);
   for (int d = 0; d < src->ndim; d++) {
     along_m.shape[d] = d == dim ? src->shape[d] : 1;
     idx_m.shape[d] = src->shape[d];
@@ -1027,7 +1024,18 @@ static bool lower_slice_scatter(om_lower *l, const om_call *c) {
   } else { /* along dim as [1, ..., -1, ..., 1] (the Range's length), then to src's own shape */
     int64_t along[OM_MAX_DIMS];
     for (int d = 0; d < src->ndim; d++) along[d] = d == dim ? -1 : 1;
-    int range[3] = {om__lower_x_scalar(l, om__lower_arg(l, 1)), om__lower_x_scalar(l, om__lower_arg(l, 2)), om__lower_ints(l, &at[3], -1)};
+    /* the end is start + step * (src's length along dim), not the canonical end fitted on its
+     * own: src's extent is what the indices must match at every size (m[1::2] of T rows writes
+     * floor(T / 2) of them, a Range to a separately fitted end may give another count) */
+    int len = om__lower_in_x(l, 0, dim), start = om__lower_arg(l, 1);
+    /* a slice that is empty at some sizes of the range (m[3::2] of T rows, empty up to T = 3)
+     * was seen to give a graph whose mask is a row short at a size where it is not: refused
+     * until that is understood */
+    if (moves_along && om__lower_may_be_0(l, len))
+      return om__lower_refuse(l, c, "a write by a step along an axis whose size moves, into a slice that is empty at some of "
+                              "its sizes, has no graph here (declare a minimum where the slice holds an element)");
+    int end = len < 0 || start < 0 ? -1 : om__lower_x_lin(l, 1, start, at[3], len, 0);
+    int range[3] = {om__lower_x_scalar(l, start), end < 0 ? -1 : om__lower_x_scalar(l, end), om__lower_ints(l, &at[3], -1)};
     int in = om__lower_input(l, 0), shape = -1;
     v[1] = v[0] < 0 || range[0] < 0 || range[1] < 0 || range[2] < 0 || !om__emit(l, "Range", range, 3, &pos_m, 1, &v[1], NULL, 0) ? -1 : v[1];
     v[1] = emit_ints(l, "Reshape", &v[1], 1, &(ints){along, src->ndim}, 1, &along_m, NULL, 0);

@@ -72,6 +72,15 @@ describe('the random-model instrument', () => {
       inputs: { x: { shape: [6, 4], axes: [om.Dim('T', { multipleOf: 2 }), null] } } };`;
     const even = await pool.run(halves, { id: 'multiples' });
     assert.deepEqual([even.class, even.checked, even.skipped, even.outOfRange], ['agree', 7, 0, 0], JSON.stringify(even));
+    // onnxruntime-web's Sigmoid is 0 below about -16.6 where eager's (and the Session's) is a small
+    // positive number, so a comparison with 0 after it differs in onnxruntime-web alone: wrong,
+    // noted as ORT's Sigmoid (it agrees with each Sigmoid written out); a graph that is wrong
+    // itself, Sigmoid or not, is not noted so
+    const tail = await pool.run(fn('x.abs().mul(-10).sigmoid().gt(0).float()'), { id: 'sigmoid tail' });
+    assert.deepEqual([tail.class, tail.ortSigmoid], ['wrong', true], JSON.stringify(tail));
+    assert.match(tail.message, /\[ORT Sigmoid: the Session agrees at every size/);
+    const ours = await pool.run(fn('x.sigmoid().mul(om.Tracer.active ? 2 : 1)'), { id: 'wrong with a sigmoid' });
+    assert.deepEqual([ours.class, ours.ortSigmoid], ['wrong', undefined], JSON.stringify(ours));
     const hang = await hangs.run(fn('{ for (;;); }'), { id: 'hang' });
     assert.equal(hang.class, 'crash');
     assert.equal(hang.at, 'hang');

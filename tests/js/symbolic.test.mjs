@@ -397,6 +397,27 @@ describe('symbolic axes', () => {
     }
   }));
 
+  test('writes by a step along the symbol\'s own axis: every other row of a mask made at the sequence length', () => withTraced((keep) => {
+    // m = zeros([2, T]); m[:, s::k] = v: the indices of the written rows are start + step * (the
+    // written slice's length), both computed from T in the graph, so the rows land where eager
+    // puts them at every T (odd, 1, across every residue of the step, far above the example)
+    for (const [start, step, v, t] of [[0, 2, 1, 6], [0, 3, -2.5, 7]]) {
+      const model = fn((x) => {
+        const m = om.zeros([2, x.shape[1]]);
+        m.slice(1, start, null, step).fill_(v);
+        return x.add(m.unsqueeze(2));
+      });
+      const x = om.randn([2, t, 3], { seed: t });
+      const tm = om.trace(model, { x: [x, [null, 'seq', null]] });
+      keep(tm, { x }, [model.forward(x)], undefined, model);
+      assert.deepEqual(tm.symbols.map((s) => [s.min, s.max, s.narrowedBy]), [[1, Infinity, null]]);
+      for (const T of [1, 2, 3, 4, 5, step + 4, t + 1, 10 * t + 1, 50 * t]) {
+        const xs = om.randn([2, T, 3], { seed: T });
+        keep(tm, { x: xs }, [model.forward(xs)], `step ${step} at seq ${T}`);
+      }
+    }
+  }));
+
   test('created tensors whose values cannot follow a symbol are refused at the call', () => {
     const x = om.randn([3, 5, 4], { seed: 47 });
     const buf = om.randn([32, 4], { seed: 48 });
@@ -411,13 +432,16 @@ describe('symbolic axes', () => {
     }
     // random values of a changing size; an int64 arange of a fractional step
     refused((t) => t.add(om.randn([t.shape[1], 4])), /^randn: a random tensor of shape \[5,4\] changes with the sizes/);
-    // a write by a step along the symbol's own axis (a piece of a cut range gave a graph of a fixed
-    // size there): refused at the write
-    assert.throws(() => om.trace(fn((t) => { const m = om.zeros([t.shape[1], 1]); m.slice(0, 1, null, 2).fill_(1); return t.mul(m); }), { x: [x, ['batch', 'seq', null]] }),
-      (e) => e instanceof om.TraceError && e.kind === 'UnsupportedOperation' && /^sliceScatter: cannot be traced: a write by a step along an axis whose size moves has no graph here/.test(e.message));
+    // a write by a step along the symbol's own axis into a slice that is empty at some sizes
+    // (m[3::2] of seq rows: empty up to seq = 3): refused at the write
+    const x6 = om.randn([2, 6, 3], { seed: 49 });
+    assert.throws(() => om.trace(fn((t) => { const m = om.zeros([t.shape[1]]); m.slice(0, 3, null, 2).fill_(1); return t.add(m.reshape([1, -1, 1])); }), { x: [x6, [null, 'seq', null]] }),
+      (e) => e instanceof om.TraceError && e.kind === 'UnsupportedOperation'
+        && /^sliceScatter: cannot be traced: a write by a step along an axis whose size moves, into a slice that is empty at some of its sizes, has no graph here/.test(e.message));
     refused((t) => t.add(om.arange(0, t.shape[1] / 2, 0.5, { dtype: 'int64' }).float().reshape(-1, 1)),
       /^arange: an int64 arange from 0 by 0.5 \(a fractional start or step\) of a length that changes with the sizes cannot be written/);
     x.dispose();
+    x6.dispose();
     buf.dispose();
   });
 

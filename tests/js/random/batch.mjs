@@ -114,10 +114,13 @@ export function formatReport({ seed, from = 0, count, records, ms, workers = 1, 
       + `skipped: eager throws there); the largest error ${margin.toFixed(3)} of the bound`);
   }
   const ortOnly = by.wrong.filter((r) => r.ortOptimizer);
+  const ortSigmoid = by.wrong.filter((r) => r.ortSigmoid);
   const marginal = by.wrong.filter((r) => r.ratio < 10).length;
-  if (ortOnly.length || marginal) {
+  if (ortOnly.length || ortSigmoid.length || marginal) {
+    const ids = (rs) => (rs.length ? `: ${rs.slice(0, 10).map((r) => r.id).join(', ')}` : '');
     lines.push(`  of the wrong: ${ortOnly.length} ORT optimizer (right with onnxruntime's graph optimizations disabled: a valid file its `
-      + `optimizer gets wrong, still ours to avoid)${ortOnly.length ? `: ${ortOnly.slice(0, 10).map((r) => r.id).join(', ')}` : ''}; `
+      + `optimizer gets wrong, still ours to avoid)${ids(ortOnly)}; ${ortSigmoid.length} ORT Sigmoid (the Session agrees, and onnxruntime-web `
+      + `with each Sigmoid written out: its Sigmoid kernel's absolute error amplified)${ids(ortSigmoid)}; `
       + `${marginal} within 10 times the bound (perhaps float32 rounding)`);
   }
   const outside = records.reduce((s, r) => s + (r.outOfRange ?? 0), 0);
