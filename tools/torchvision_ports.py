@@ -16,7 +16,7 @@ The inputs are not stored: case k's input is image(shape, seed), values in [-2, 
 tests/js/torchvision-ports.test.mjs makes bit for bit the same (each a 24-bit integer over 2^22,
 exact in float32), so a fixture stays a few kB however large its images. The sizes include odd
 ones, batch 1, sizes far above the smallest, and for Swin sizes on both sides of every window
-boundary (padding needed, and the stages where the shift turns off).
+boundary (padding needed, and the stages where the shift turns off), for V2's window 8 as for V1's 7.
 
 ResNet's widths are fixed at 64..512 in torchvision's ResNet.__init__ (resnet18 alone is 45 MB of
 float32), so the fixture uses NarrowResNet: a subclass that divides every width by `div`,
@@ -32,13 +32,14 @@ python3-torchvision 0.14 on /usr/bin/python3); CI reads the committed files and 
 It also writes builders.json: the state-dict keys and shapes of torchvision's builders the test
 constructs at full size (resnet18, mobilenet_v3_large/small, efficientnet_b0, shufflenet_v2_x1_0,
 lraspp_mobilenet_v3_large, convnext_tiny, swin_t, regnet_y_400mf, regnet_x_400mf, googlenet, mnasnet0_5,
-maxvit_t), without weights, and builders-2.json the same for the video, SqueezeNet, DenseNet and
+maxvit_t, swin_v2_t), without weights, and builders-2.json the same for the video, SqueezeNet, DenseNet and
 segmentation builders (BUILDERS_2).
 
 The video fixtures' inputs are clips [N, 3, T, H, W] (image() takes any shape); the segmentation
 fixtures store each case's "aux" output next to its "output" ("out").
 """
 import functools
+import math
 import os
 import sys
 
@@ -63,7 +64,7 @@ from torchvision.models.squeezenet import Fire, SqueezeNet
 from torchvision.models.video.resnet import BasicBlock as VideoBasicBlock, BasicStem, Conv2Plus1D, Conv3DSimple, R2Plus1dStem, VideoResNet
 from torchvision.models.shufflenetv2 import ShuffleNetV2
 from torchvision.models.vgg import VGG, make_layers
-from torchvision.models.swin_transformer import SwinTransformer
+from torchvision.models.swin_transformer import PatchMergingV2, ShiftedWindowAttentionV2, SwinTransformer, SwinTransformerBlockV2
 from torchvision.models.vision_transformer import VisionTransformer
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -74,11 +75,11 @@ OUT_DIR = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__
 MODELS = {}
 
 
-def model(description, sizes, extra=None):
+def model(description, sizes, extra=None, adjust=None):
     """Registers a builder of one model as the fixture <its name>, run at sizes ([N, 3, H, W] each);
-    extra() returns more fields for its .json."""
+    extra() returns more fields for its .json; adjust(net) sets weights after randomize_weights."""
     def register(fn):
-        MODELS[fn.__name__] = (description, sizes, fn, extra)
+        MODELS[fn.__name__] = (description, sizes, fn, extra, adjust)
         return fn
     return register
 
@@ -175,6 +176,32 @@ def convnext():
 def swin():
     return SwinTransformer(patch_size=[4, 4], embed_dim=16, depths=[2, 2], num_heads=[2, 4], window_size=[7, 7],
                            stochastic_depth_prob=0.2, num_classes=10)
+
+
+def swin_v2_logit_scales(net):
+    """V2's logit_scale about log(10), as it starts, and one head's above log(100), where the forward clamps it."""
+    with torch.no_grad():
+        attns = [m for m in net.modules() if isinstance(m, ShiftedWindowAttentionV2)]
+        for m in attns:
+            m.logit_scale.copy_(math.log(10.0) + 0.4 * torch.randn_like(m.logit_scale))
+        attns[0].logit_scale[0] = 5.0
+
+
+# Swin V2 at window 8: tokens floor(H / 4), then ceil of half that. The odd blocks shift along a side
+# whose padded size is above 8: from H = 36 in the first stage, from H = 68 in the second (64 gives 16
+# tokens, 8 after the merge: no shift). The first cases (H, W at 64) are for a trace with the batch
+# symbolic; from [1, 3, 68, 68] on for a trace with batch, H and W symbolic, H and W declared from 68:
+# 68 itself (17 tokens padded to 24, 9 padded to 16), odd sizes, a side of whole windows (128: 32 and
+# 16 tokens), and far above (259: 64 and 32 tokens; 300).
+@model('SwinTransformer(patch_size=[4, 4], embed_dim=16, depths=[2, 2], num_heads=[2, 4], window_size=[8, 8], '
+       'stochastic_depth_prob=0.2, num_classes=10, block=SwinTransformerBlockV2, downsample_layer=PatchMergingV2): '
+       'swin_v2_t\'s layout, logit_scale about log(10) with one head above log(100)',
+       [[1, 3, 64, 64], [3, 3, 64, 64], [5, 3, 64, 64], [2, 3, 35, 37], [1, 3, 36, 50], [2, 3, 67, 64], [1, 3, 9, 13],
+        [1, 3, 68, 68], [3, 3, 71, 97], [1, 3, 95, 72], [2, 3, 128, 69], [1, 3, 131, 133], [1, 3, 259, 70], [1, 3, 68, 300]],
+       adjust=swin_v2_logit_scales)
+def swin_v2():
+    return SwinTransformer(patch_size=[4, 4], embed_dim=16, depths=[2, 2], num_heads=[2, 4], window_size=[8, 8],
+                           stochastic_depth_prob=0.2, num_classes=10, block=SwinTransformerBlockV2, downsample_layer=PatchMergingV2)
 
 
 @model('VisionTransformer(image_size=32, patch_size=8, num_layers=2, num_heads=2, hidden_dim=32, mlp_dim=64, '
@@ -438,11 +465,13 @@ def r2plus1d():
 
 
 def make(name):
-    description, sizes, build, extra = MODELS[name]
+    description, sizes, build, extra, adjust = MODELS[name]
     torch.manual_seed(0)
     net = build()
     randomize_weights(net)
     randomize_norms(net, tracked=7)
+    if adjust:
+        adjust(net)
     net.eval()
     cases = []
     with torch.no_grad():
@@ -464,7 +493,7 @@ def make(name):
 # The builders a test constructs at full size (the lighter ones: up to swin_t's and convnext_tiny's 28M weights).
 BUILDERS = ['resnet18', 'mobilenet_v3_large', 'mobilenet_v3_small', 'efficientnet_b0', 'shufflenet_v2_x1_0',
             'lraspp_mobilenet_v3_large', 'convnext_tiny', 'swin_t', 'regnet_y_400mf', 'regnet_x_400mf',
-            'googlenet', 'mnasnet0_5', 'maxvit_t']
+            'googlenet', 'mnasnet0_5', 'maxvit_t', 'swin_v2_t']
 
 
 # The builders of the video, DenseNet-era and segmentation ports (tests/js/torchvision-ports-video-densenet-seg.test.mjs).

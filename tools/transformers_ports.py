@@ -7,7 +7,7 @@ PyTorch modules written from reading transformers' modeling_gpt2.py, modeling_be
 modeling_llama.py, modeling_t5.py, modeling_whisper.py, modeling_phi.py, modeling_gemma.py and
 modeling_clip.py, modeling_qwen2.py, modeling_distilbert.py, modeling_albert.py, modeling_bloom.py,
 modeling_wav2vec2.py, modeling_segformer.py, modeling_vit.py, modeling_opt.py, modeling_gpt_neo.py and
-modeling_deberta_v2.py (inference without caches): the same
+modeling_deberta_v2.py and modeling_dinov2.py (inference without caches): the same
 module tree and parameter names (so the state-dict keys are the ones a real checkpoint has), the
 same operations in the same order, the same non-persistent buffers (GPT-2's `attn.bias`, BERT's
 `position_ids` and `token_type_ids`, LLaMA's `rotary_emb.inv_freq`). The ports a onemodel user
@@ -54,6 +54,10 @@ writes of the same code are examples/transformers/*.mjs.
                                  unscaled scores, GPT-J's causal mask added, gelu_new, lm_head tied
     deberta_v2 DebertaV2Model    relative positions in log buckets (sign, abs, log, ceil), disentangled
                                  attention (c2p and p2c gathers, shared keys), XSoftmax
+    dinov2    Dinov2Model        ViT's interpolate_pos_encoding (bicubic, size=), layer scale, gelu MLP,
+                                 the CLS token as pooler_output
+    dinov2_swiglu Dinov2ForImageClassification  the SwiGLU FFN, the classifier over CLS and the
+                                 mean of the patch tokens
 
 Each model writes tests/js/fixtures/transformers/<name>.safetensors (its state_dict, F32, tied
 weights under both names as a real checkpoint has them) and <name>.json:
@@ -2057,6 +2061,153 @@ class ViTEmbeddings(nn.Module):
         return embeddings + self.interpolate_pos_encoding(embeddings, height, width)
 
 
+# ---- DINOv2 (modeling_dinov2.py) ------------------------------------------------------------------
+
+class Dinov2Embeddings(ViTEmbeddings):
+    """ViT's embeddings (the same interpolate_pos_encoding: bicubic to size=(height // p, width // p),
+    in float32; the table itself at the native square grid) with DINOv2's mask_token, registered in
+    upstream's order (cls_token, mask_token, position_embeddings, patch_embeddings)."""
+
+    def __init__(self, c):
+        nn.Module.__init__(self)
+        self.cls_token = nn.Parameter(torch.randn(1, 1, c['hidden_size']))
+        self.mask_token = nn.Parameter(torch.zeros(1, c['hidden_size']))
+        self.patch_embeddings = ViTPatchEmbeddings(c)
+        num_patches = (c['image_size'] // c['patch_size']) ** 2
+        self.position_embeddings = nn.Parameter(torch.randn(1, num_patches + 1, c['hidden_size']))
+        self.patch_size = c['patch_size']
+
+
+class Dinov2SelfAttention(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.num_attention_heads = c['num_attention_heads']
+        self.attention_head_size = int(c['hidden_size'] / c['num_attention_heads'])
+        self.all_head_size = self.num_attention_heads * self.attention_head_size
+        self.scaling = self.attention_head_size ** -0.5
+        self.query = nn.Linear(c['hidden_size'], self.all_head_size, bias=c['qkv_bias'])
+        self.key = nn.Linear(c['hidden_size'], self.all_head_size, bias=c['qkv_bias'])
+        self.value = nn.Linear(c['hidden_size'], self.all_head_size, bias=c['qkv_bias'])
+
+    def forward(self, hidden_states):
+        new_shape = hidden_states.shape[0], -1, self.num_attention_heads, self.attention_head_size
+        key = self.key(hidden_states).view(*new_shape).transpose(1, 2)
+        value = self.value(hidden_states).view(*new_shape).transpose(1, 2)
+        query = self.query(hidden_states).view(*new_shape).transpose(1, 2)
+        attn_weights = torch.matmul(query, key.transpose(-1, -2)) * self.scaling  # eager_attention_forward
+        attn_weights = F.softmax(attn_weights, dim=-1, dtype=torch.float32).to(query.dtype)
+        context = torch.matmul(attn_weights, value).transpose(1, 2).contiguous()
+        return context.reshape(context.size()[:-2] + (self.all_head_size,))
+
+
+class Dinov2SelfOutput(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.dense = nn.Linear(c['hidden_size'], c['hidden_size'])
+
+    def forward(self, hidden_states):
+        return self.dense(hidden_states)
+
+
+class Dinov2Attention(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.attention = Dinov2SelfAttention(c)
+        self.output = Dinov2SelfOutput(c)
+
+    def forward(self, hidden_states):
+        return self.output(self.attention(hidden_states))
+
+
+class Dinov2LayerScale(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.lambda1 = nn.Parameter(c['layerscale_value'] * torch.ones(c['hidden_size']))
+
+    def forward(self, hidden_state):
+        return hidden_state * self.lambda1
+
+
+class Dinov2MLP(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        hidden_features = int(c['hidden_size'] * c['mlp_ratio'])
+        self.fc1 = nn.Linear(c['hidden_size'], hidden_features, bias=True)
+        self.activation = nn.GELU()  # ACT2FN['gelu']: the erf form
+        self.fc2 = nn.Linear(hidden_features, c['hidden_size'], bias=True)
+
+    def forward(self, hidden_state):
+        return self.fc2(self.activation(self.fc1(hidden_state)))
+
+
+class Dinov2SwiGLUFFN(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        hidden_features = int(c['hidden_size'] * c['mlp_ratio'])
+        hidden_features = (int(hidden_features * 2 / 3) + 7) // 8 * 8
+        self.weights_in = nn.Linear(c['hidden_size'], 2 * hidden_features, bias=True)
+        self.weights_out = nn.Linear(hidden_features, c['hidden_size'], bias=True)
+
+    def forward(self, hidden_state):
+        x1, x2 = self.weights_in(hidden_state).chunk(2, dim=-1)
+        return self.weights_out(F.silu(x1) * x2)
+
+
+class Dinov2Layer(nn.Module):
+    """Pre-norm attention and FFN, each output scaled per channel (layer scale) before its residual;
+    drop_path is the identity at drop_path_rate 0 (and in eval)."""
+
+    def __init__(self, c):
+        super().__init__()
+        self.norm1 = nn.LayerNorm(c['hidden_size'], eps=c['layer_norm_eps'])
+        self.attention = Dinov2Attention(c)
+        self.layer_scale1 = Dinov2LayerScale(c)
+        self.norm2 = nn.LayerNorm(c['hidden_size'], eps=c['layer_norm_eps'])
+        self.mlp = Dinov2SwiGLUFFN(c) if c['use_swiglu_ffn'] else Dinov2MLP(c)
+        self.layer_scale2 = Dinov2LayerScale(c)
+
+    def forward(self, hidden_states):
+        hidden_states = self.layer_scale1(self.attention(self.norm1(hidden_states))) + hidden_states
+        return self.layer_scale2(self.mlp(self.norm2(hidden_states))) + hidden_states
+
+
+class Dinov2Encoder(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.layer = nn.ModuleList([Dinov2Layer(c) for _ in range(c['num_hidden_layers'])])
+
+    def forward(self, hidden_states):
+        for layer in self.layer:
+            hidden_states = layer(hidden_states)
+        return hidden_states
+
+
+class Dinov2Model(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.embeddings = Dinov2Embeddings(c)
+        self.encoder = Dinov2Encoder(c)
+        self.layernorm = nn.LayerNorm(c['hidden_size'], eps=c['layer_norm_eps'])
+
+    def forward(self, pixel_values):
+        """(last_hidden_state, pooler_output: the CLS token's row)."""
+        sequence_output = self.layernorm(self.encoder(self.embeddings(pixel_values)))
+        return sequence_output, sequence_output[:, 0, :]
+
+
+class Dinov2ForImageClassification(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.dinov2 = Dinov2Model(c)
+        self.classifier = nn.Linear(c['hidden_size'] * 2, c['num_labels'])
+
+    def forward(self, pixel_values):
+        sequence_output, _ = self.dinov2(pixel_values)
+        cls_token = sequence_output[:, 0]
+        patch_tokens = sequence_output[:, 1:]
+        return self.classifier(torch.cat([cls_token, patch_tokens.mean(dim=1)], dim=1))
+
+
 # ---- OPT (modeling_opt.py) -----------------------------------------------------------------------
 
 class OPTLearnedPositionalEmbedding(nn.Embedding):
@@ -2870,6 +3021,46 @@ def make_vit_embeddings():
                    'grid, or the table itself where the grid is the table\'s and the image square',
                    c, ViTEmbeddings(c), {'pixel_values': ['batch', None, 'height', 'width']}, cases, ['embeddings'],
                    keep={'cls_token', 'position_embeddings'})
+
+
+# DINOv2's images (patch 7, a 5 x 5 table for image_size 35): traced at 56 x 49 (an 8 x 7 grid), then
+# the native 35 x 35 (the table itself upstream), the native grid not square in pixels (35 x 41), one
+# patch, sizes that are no multiple of the patch (a remainder cut off by the conv), a grid below the
+# table's, and far above the traced one (the classifier's logits to a 32 x 29 grid; the model's every
+# token, kept smaller in the file, to 17 x 14).
+DINOV2_SIZES = [(2, 56, 49), (1, 35, 35), (1, 35, 41), (2, 7, 7), (3, 13, 50), (1, 27, 34), (1, 20, 90)]
+
+
+def dinov2_config(**kw):
+    return {'image_size': 35, 'patch_size': 7, 'num_channels': 3, 'hidden_size': 32, 'num_hidden_layers': 2,
+            'num_attention_heads': 4, 'mlp_ratio': 4, 'hidden_act': 'gelu', 'layer_norm_eps': 1e-6, 'layerscale_value': 1.0,
+            'qkv_bias': True, 'use_swiglu_ffn': False, 'drop_path_rate': 0.0, **kw}
+
+
+def dinov2_cases(far):
+    return [({'batch': b, 'height': h, 'width': w}, [image_input('pixel_values', [b, 3, h, w], seed)])
+            for seed, (b, h, w) in enumerate(DINOV2_SIZES + [far], start=1)]
+
+
+@model
+def make_dinov2():
+    c = dinov2_config()
+    return fixture('dinov2', 'Dinov2Model (eval, eager attention): ViT\'s embeddings with a mask_token (unused without '
+                   'bool_masked_pos) and the 5 x 5 position table bicubic-interpolated to the image\'s patch grid (size=, '
+                   'not scale_factor), pre-norm layers with layer scale (lambda1) on attention and the gelu MLP, the final '
+                   'layernorm; outputs last_hidden_state and pooler_output (the CLS token)',
+                   c, Dinov2Model(c), {'pixel_values': ['batch', None, 'height', 'width']}, dinov2_cases((1, 120, 100)),
+                   ['last_hidden_state', 'pooler_output'], keep={'embeddings.cls_token', 'embeddings.position_embeddings'})
+
+
+@model
+def make_dinov2_swiglu():
+    c = dinov2_config(use_swiglu_ffn=True, num_labels=5)
+    return fixture('dinov2_swiglu', 'Dinov2ForImageClassification (eval) with use_swiglu_ffn (weights_in to 2 x 88, '
+                   'silu(x1) * x2, weights_out; giant\'s FFN): the classifier over the CLS token concatenated with the '
+                   'mean of the patch tokens',
+                   c, Dinov2ForImageClassification(c), {'pixel_values': ['batch', None, 'height', 'width']}, dinov2_cases((1, 230, 203)),
+                   ['logits'], keep={'dinov2.embeddings.cls_token', 'dinov2.embeddings.position_embeddings'})
 
 
 @model

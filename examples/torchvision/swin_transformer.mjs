@@ -1,9 +1,15 @@
-// torchvision 0.14's Swin Transformer V1 (models/swin_transformer.py) ported to om.nn:
+// torchvision 0.14's Swin Transformer (models/swin_transformer.py) ported to om.nn, V1 and V2:
 // shiftedWindowAttention, ShiftedWindowAttention, PatchMerging, SwinTransformerBlock and
 // SwinTransformer with torchvision's constructor arguments and field names (its state dicts load
-// as they are, relative_position_index included), and the builders swin_t / swin_s / swin_b.
+// as they are, relative_position_index included), the builders swin_t / swin_s / swin_b, and V2's
+// classes beside them as torchvision writes them, sharing V1's code where it does:
+// ShiftedWindowAttentionV2 (cosine attention scaled by exp(logit_scale) clamped at log(100), the
+// bias from the continuous position bias MLP cpb_mlp over the log-spaced relative_coords_table,
+// 16 * sigmoid; the key's third of the qkv bias zeroed), PatchMergingV2 (the norm after the
+// reduction), SwinTransformerBlockV2 (post-norm residuals) and swin_v2_t / swin_v2_s / swin_v2_b.
 //
 //   const net = swin_t({ numClasses: 10 }).eval();
+//   const net2 = swin_v2_t({ numClasses: 10 }).eval();
 //
 // Written as torchvision writes it, the attention mask filled in place and the size branches
 // included. It traces with symbolic batch, H and W, H and W declared from where every stage shifts
@@ -47,14 +53,31 @@ export class PatchMerging extends nn.Module {
   }
 }
 
+/** V2's patch merging: [..., H, W, C] -> [..., H/2, W/2, 2C], the linear reduction first, then the norm over its 2C. */
+export class PatchMergingV2 extends nn.Module {
+  constructor(dim, normLayer = nn.LayerNorm) {
+    super();
+    this.dim = dim;
+    this.reduction = new nn.Linear(4 * dim, 2 * dim, { bias: false });
+    this.norm = makeLayer(normLayer, 2 * dim);
+  }
+
+  forward(x) {
+    return this.norm.forward(this.reduction.forward(patchMergingPad(x)));
+  }
+}
+
 /**
  * torchvision's shifted_window_attention: window multi-head self-attention with a relative
  * position bias over input [B, H, W, C], padded to whole windows, the windows shifted (rolled) by
  * shiftSize where a padded side spans more than one window, with the mask that keeps tokens from
- * attending across the roll's seams. options: { attentionDropout = 0, dropout = 0, qkvBias, projBias }.
+ * attending across the roll's seams. options: { attentionDropout = 0, dropout = 0, qkvBias, projBias,
+ * logitScale }: with logitScale ([heads, 1, 1], V2's), cosine attention scaled by
+ * exp(min(logitScale, log 100)) instead of scaled dot products, and the key's third of qkvBias zeroed.
  */
 export function shiftedWindowAttention(input, qkvWeight, projWeight, relativePositionBias, windowSize, numHeads, shiftSize, options = {}) {
-  const { attentionDropout = 0.0, dropout = 0.0, qkvBias = null, projBias = null } = options;
+  const { attentionDropout = 0.0, dropout = 0.0, projBias = null, logitScale = null } = options;
+  let { qkvBias = null } = options;
   const [B, H, W, C] = input.shape;
   // pad feature maps to multiples of window size
   const padR = (windowSize[1] - W % windowSize[1]) % windowSize[1];
@@ -73,9 +96,26 @@ export function shiftedWindowAttention(input, qkvWeight, projWeight, relativePos
   x = x.view(B, nH, windowSize[0], nW, windowSize[1], C);
   x = x.permute(0, 1, 3, 2, 4, 5).reshape(B * numWindows, windowSize[0] * windowSize[1], C); // B*nW, Ws*Ws, C
   // multi-head attention
+  if (logitScale !== null && qkvBias !== null) {
+    // V2 keeps no key bias (a bias on k shifts every score of a query equally). torchvision zeroes
+    // the key's third of a clone in place (qkv_bias[length:2 * length].zero_()); om refuses an
+    // in-place write into a view of a tensor autograd tracks, so the same values are put together
+    // (the key's third's gradient 0, as PyTorch's).
+    const length = Math.floor(qkvBias.numel() / 3);
+    qkvBias = om.cat([qkvBias.slice(0, 0, length), om.zeros([length]), qkvBias.slice(0, 2 * length)]);
+  }
   const qkv = F.linear(x, qkvWeight, qkvBias).reshape(x.shape[0], x.shape[1], 3, numHeads, C / numHeads).permute(2, 0, 3, 1, 4);
-  const [q, k, v] = [qkv.select(0, 0).mul(Math.floor(C / numHeads) ** -0.5), qkv.select(0, 1), qkv.select(0, 2)];
-  let attn = q.matmul(k.transpose(-2, -1)).add(relativePositionBias);
+  const [q, k, v] = [qkv.select(0, 0), qkv.select(0, 1), qkv.select(0, 2)];
+  let attn;
+  if (logitScale !== null) {
+    // cosine attention: the scores are cosines in [-1, 1], scaled by a learned temperature capped at 100
+    attn = F.normalize(q, { dim: -1 }).matmul(F.normalize(k, { dim: -1 }).transpose(-2, -1));
+    attn = attn.mul(om.clamp(logitScale, { max: Math.log(100.0) }).exp());
+  } else {
+    attn = q.mul(Math.floor(C / numHeads) ** -0.5).matmul(k.transpose(-2, -1));
+  }
+  // add relative position bias
+  attn = attn.add(relativePositionBias);
   if (shifted) {
     // generate attention mask
     let attnMask = om.zeros([padH, padW]);
@@ -162,6 +202,58 @@ export class ShiftedWindowAttention extends nn.Module {
   }
 }
 
+/**
+ * V2's window attention: ShiftedWindowAttention's arguments and fields, the bias table replaced by
+ * cpb_mlp (Linear(2, 512), ReLU, Linear(512, heads)) over relative_coords_table (a persistent
+ * buffer [1, 2Wh-1, 2Ww-1, 2]: each offset scaled to [-8, 8], then sign * log2(1 + |.|) / 3), and
+ * logit_scale [heads, 1, 1] (log 10) for the cosine attention.
+ */
+export class ShiftedWindowAttentionV2 extends ShiftedWindowAttention {
+  constructor(dim, windowSize, shiftSize, numHeads, options) {
+    super(dim, windowSize, shiftSize, numHeads, options);
+    this.logit_scale = om.tidy(() => om.full([numHeads, 1, 1], 10).log());
+    this.logit_scale.requiresGrad = true;
+    // mlp to generate continuous relative position bias
+    this.cpb_mlp = new nn.Sequential(new nn.Linear(2, 512, { bias: true }), new nn.ReLU(), new nn.Linear(512, numHeads, { bias: false }));
+    const bias = this.qkv.bias;
+    if (bias) {
+      const length = Math.floor(bias.numel() / 3);
+      om.tidy(() => { // the view freed (tidy keeps what its function returns: nothing here)
+        om.noGrad(() => { bias.slice(0, length, 2 * length).zero_(); });
+      });
+    }
+  }
+
+  /** Called by ShiftedWindowAttention's constructor: the log-spaced coordinates of every offset (dy, dx) in a window. */
+  defineRelativePositionBiasTable() {
+    const [wh, ww] = this.windowSize;
+    const table = om.tidy(() => {
+      const relativeCoordsH = om.arange(-(wh - 1), wh, { dtype: 'float32' });
+      const relativeCoordsW = om.arange(-(ww - 1), ww, { dtype: 'float32' });
+      let t = om.stack(om.meshgrid([relativeCoordsH, relativeCoordsW], { indexing: 'ij' }));
+      t = t.permute(1, 2, 0).contiguous().unsqueeze(0); // 1, 2*Wh-1, 2*Ww-1, 2
+      t.select(3, 0).div_(wh - 1);
+      t.select(3, 1).div_(ww - 1);
+      t.mul_(8); // normalize to -8, 8
+      return t.sign().mul(t.abs().add(1.0).log2()).div(3.0);
+    });
+    this.registerBuffer('relative_coords_table', table);
+  }
+
+  getRelativePositionBias() {
+    const table = this.cpb_mlp.forward(this.relative_coords_table).view(-1, this.numHeads);
+    return getRelativePositionBias(table, this.relative_position_index, this.windowSize).sigmoid().mul(16);
+  }
+
+  /** x [B, H, W, C] -> [B, H, W, C]. */
+  forward(x) {
+    return shiftedWindowAttention(x, this.qkv.weight, this.proj.weight, this.getRelativePositionBias(), this.windowSize, this.numHeads,
+      this.shiftSize, {
+        attentionDropout: this.attentionDropout, dropout: this.dropout, qkvBias: this.qkv.bias, projBias: this.proj.bias, logitScale: this.logit_scale,
+      });
+  }
+}
+
 /** Pre-norm window attention and MLP, each with stochastic depth and a residual. */
 export class SwinTransformerBlock extends nn.Module {
   constructor(dim, numHeads, windowSize, shiftSize, options) {
@@ -181,6 +273,20 @@ export class SwinTransformerBlock extends nn.Module {
   forward(x) {
     const h = x.add(this.stochastic_depth.forward(this.attn.forward(this.norm1.forward(x))));
     return h.add(this.stochastic_depth.forward(this.mlp.forward(this.norm2.forward(h))));
+  }
+}
+
+/** V2's block: SwinTransformerBlock's layers (attnLayer ShiftedWindowAttentionV2 by default), the norms after attention and MLP (res-post-norm). */
+export class SwinTransformerBlockV2 extends SwinTransformerBlock {
+  constructor(dim, numHeads, windowSize, shiftSize, options) {
+    const o = optionsOf(options, 'SwinTransformerBlockV2',
+      ['mlpRatio', 'dropout', 'attentionDropout', 'stochasticDepthProb', 'normLayer', 'attnLayer']);
+    super(dim, numHeads, windowSize, shiftSize, { ...o, attnLayer: o.attnLayer ?? ShiftedWindowAttentionV2 });
+  }
+
+  forward(x) {
+    const h = x.add(this.stochastic_depth.forward(this.norm1.forward(this.attn.forward(x))));
+    return h.add(this.stochastic_depth.forward(this.norm2.forward(this.mlp.forward(h))));
   }
 }
 
@@ -236,10 +342,18 @@ export class SwinTransformer extends nn.Module {
   }
 }
 
-/** torchvision's builders: patch 4, window 7, the sizes of Swin-T, -S and -B and their stochastic depth; options as SwinTransformer's. */
-const builder = (embedDim, depths, numHeads, stochasticDepthProb) => (options = {}) =>
-  new SwinTransformer([4, 4], embedDim, depths, numHeads, [7, 7], { stochasticDepthProb, ...options });
+/**
+ * torchvision's builders: patch 4, the sizes of Swin-T, -S and -B and their stochastic depth; V1's
+ * window 7, V2's window 8 with its block and patch merging; options as SwinTransformer's.
+ */
+const builder = (embedDim, depths, numHeads, stochasticDepthProb, v2 = false) => (options = {}) =>
+  new SwinTransformer([4, 4], embedDim, depths, numHeads, v2 ? [8, 8] : [7, 7], {
+    stochasticDepthProb, ...(v2 ? { block: SwinTransformerBlockV2, downsampleLayer: PatchMergingV2 } : {}), ...options,
+  });
 
 export const swin_t = builder(96, [2, 2, 6, 2], [3, 6, 12, 24], 0.2);
 export const swin_s = builder(96, [2, 2, 18, 2], [3, 6, 12, 24], 0.3);
 export const swin_b = builder(128, [2, 2, 18, 2], [4, 8, 16, 32], 0.5);
+export const swin_v2_t = builder(96, [2, 2, 6, 2], [3, 6, 12, 24], 0.2, true);
+export const swin_v2_s = builder(96, [2, 2, 18, 2], [3, 6, 12, 24], 0.3, true);
+export const swin_v2_b = builder(128, [2, 2, 18, 2], [4, 8, 16, 32], 0.5, true);

@@ -25,7 +25,12 @@ static void mark(const om_trace *tr, om_call *c) {
 
 int64_t om__trace_begin_call(const om_op_def *def, om_call *c, const om_attrs *given) {
   om_trace *tr = om__state()->trace;
-  if (tr && def->same_value && !tr->depth && (tr->phase == OM_PHASE_OTHER || tr->phase == OM_PHASE_RECORD))
+  /* A copy stands for its input only where the runs know the input (made in this run: an input
+   * or a call's output). A copy of a tensor made before the run (a parameter's clone, torchvision
+   * Swin V2's qkv_bias.clone()) is a new tensor in every run: logged as a call, so each run's
+   * copy is matched with the record run's by where it was made, not by its address. */
+  if (tr && def->same_value && !tr->depth && (tr->phase == OM_PHASE_OTHER || tr->phase == OM_PHASE_RECORD)
+      && c->n_in && c->in[0]->trace_run == tr->serial)
     return OM_CALL_SAME_VALUE;
   return tr ? om__run_call(tr, c->op, given, c->in, c->n_in, tr->rc) : -1;
 }

@@ -41,13 +41,15 @@ const outputsOf = (y) => (y instanceof om.Tensor ? { output: y } : { output: y.o
  * builds torchvision's loads <name>.safetensors strictly with PyTorch's keys in order, matches
  * <name>.json's outputs eagerly at every size, and each trace writes SHAPES[name] Shape nodes (0 if
  * absent) with symbolic H and W and agrees with PyTorch in onnxruntime-web and the Session at every
- * fixture size it takes (and with the eager port at three more). For the names in ONE_CONV, the
+ * fixture size it takes (and with the eager port at three more; each run's max error in both engines
+ * is reported as a diagnostic). For the names in ONE_CONV, the
  * trace has one Conv node per Conv1d/2d/3d module (a conv3d is one 3-D Conv, not a composition).
  */
 export function describePorts(MODELS, SHAPES, ONE_CONV = []) {
   describe('torchvision ports against torchvision 0.14', () => {
     for (const [name, [build, ...traces]] of Object.entries(MODELS)) {
       const fx = JSON.parse(readFileSync(new URL(`${name}.json`, DIR), 'utf8'));
+      const reports = []; // max |graph - reference| per run in onnxruntime-web and the Session, reported after the checks
       test(`${name}: ${fx.model}`, (t) => withTraced((keep, trace) => {
         om.manualSeed(0);
         const net = build();
@@ -94,7 +96,8 @@ export function describePorts(MODELS, SHAPES, ONE_CONV = []) {
         } finally {
           net.dispose();
         }
-      }));
+      }, { onReport: (label, r) => reports.push(`${label ?? 'eager at the example'}: ${[r.outputs, r.session].map((os) => Math.max(...os.map((o) => o.maxError)).toExponential(1)).join(', ')}`) })
+        .finally(() => { if (reports.length) t.diagnostic(`traced: max |graph - reference| (onnxruntime-web, Session) ${reports.join('; ')}`); }));
     }
   });
 }

@@ -19,7 +19,7 @@ import { ResNet, BasicBlock, Bottleneck, resnet18 } from '../../examples/torchvi
 import { MobileNetV3, InvertedResidual, mobilenetV3Conf, mobilenet_v3_large, mobilenet_v3_small } from '../../examples/torchvision/mobilenetv3.mjs';
 import { EfficientNet, MBConv, FusedMBConv, efficientnetConf, MBConvConfig, FusedMBConvConfig, efficientnet_b0 } from '../../examples/torchvision/efficientnet.mjs';
 import { ConvNeXt, CNBlockConfig, convnext_tiny } from '../../examples/torchvision/convnext.mjs';
-import { SwinTransformer, ShiftedWindowAttention, swin_t } from '../../examples/torchvision/swin_transformer.mjs';
+import { SwinTransformer, ShiftedWindowAttention, swin_t, SwinTransformerBlockV2, PatchMergingV2, swin_v2_t } from '../../examples/torchvision/swin_transformer.mjs';
 import { VisionTransformer } from '../../examples/torchvision/vision_transformer.mjs';
 import { ShuffleNetV2, InvertedResidual as ShuffleUnit, shufflenet_v2_x1_0 } from '../../examples/torchvision/shufflenetv2.mjs';
 import { LRASPPHead, lrasppMobilenetV3, lraspp_mobilenet_v3_large } from '../../examples/torchvision/lraspp.mjs';
@@ -60,6 +60,11 @@ const MODELS = {  resnet: [() => new (narrowResNet(16))(BasicBlock, [1, 1, 1, 1]
   swin: [() => new SwinTransformer([4, 4], 16, [2, 2], [2, 4], [7, 7], { stochasticDepthProb: 0.2, numClasses: 10 }),
     [[2, 3, 64, 64], ['batch', null, null, null]],
     [[2, 3, 64, 64], ['batch', null, om.Dim('h', { min: 60 }), om.Dim('w', { min: 60 })], { h: 60, w: 60 }]],
+  // Swin V2 at window 8: H and W declared from 68, where the second stage shifts (9 tokens padded to 16).
+  swin_v2: [() => new SwinTransformer([4, 4], 16, [2, 2], [2, 4], [8, 8], {
+    stochasticDepthProb: 0.2, numClasses: 10, block: SwinTransformerBlockV2, downsampleLayer: PatchMergingV2,
+  }), [[2, 3, 64, 64], ['batch', null, null, null]],
+  [[2, 3, 80, 80], ['batch', null, om.Dim('h', { min: 68 }), om.Dim('w', { min: 68 })], { h: 68, w: 68 }]],
   vit: [() => new VisionTransformer(32, 8, 2, 2, 32, 64, { representationSize: 16, numClasses: 10 }), [[2, 3, 32, 32], ['batch', null, null, null]]],
   shufflenet_v2: [() => new ShuffleNetV2([2, 2, 1], [8, 16, 32, 64, 128], { numClasses: 10 }), CONV],
   regnet: [() => new regnet.RegNet(regnet.BlockParams.fromInitParams(6, 8, 8, 1.5, 4, { seRatio: 0.25 }), { stemWidth: 8, numClasses: 10 }), CONV],
@@ -90,7 +95,7 @@ const MODELS = {  resnet: [() => new (narrowResNet(16))(BasicBlock, [1, 1, 1, 1]
  * range narrowed to h, w from 16 (where PyTorch fails below) before the graph is written, so no
  * leading axis can be empty.
  */
-const SHAPES = { lraspp: 2, swin: 3 };
+const SHAPES = { lraspp: 2, swin: 3, swin_v2: 3 };
 
 describePorts(MODELS, SHAPES);
 
@@ -121,7 +126,7 @@ describe('Swin with symbolic H and W undeclared', () => {
 
 describeBuilders('builders.json', {
   resnet18, mobilenet_v3_large, mobilenet_v3_small, efficientnet_b0, shufflenet_v2_x1_0, lraspp_mobilenet_v3_large, convnext_tiny, swin_t,
-  regnet_y_400mf: regnet.regnet_y_400mf, regnet_x_400mf: regnet.regnet_x_400mf, googlenet, mnasnet0_5, maxvit_t,
+  regnet_y_400mf: regnet.regnet_y_400mf, regnet_x_400mf: regnet.regnet_x_400mf, googlenet, mnasnet0_5, maxvit_t, swin_v2_t,
 });
 
 test('RegNet: BlockParams.fromInitParams gives torchvision\'s stages for every builder\'s arguments', () => {
@@ -157,6 +162,7 @@ describe('configuration errors are torchvision\'s, as InvalidArgument', () => {
     assert.throws(() => new ConvNeXt([new MBConvConfig(1, 3, 1, 8, 8, 1)]), invalidArg(/should be List\[CNBlockConfig\]/));
     assert.throws(() => new ShiftedWindowAttention(8, [7], [0, 0], 2), invalidArg(/window_size and shift_size must be of length 2/));
     assert.throws(() => new SwinTransformer([4, 4], 8, [1], [1], [7, 7], 'options'), invalidArg(/SwinTransformer: options must be an object/));
+    assert.throws(() => new SwinTransformerBlockV2(8, 2, [8, 8], [0, 0], { attnlayer: null }), invalidArg(/SwinTransformerBlockV2: unknown option 'attnlayer'/));
     assert.throws(() => new VisionTransformer(30, 8, 1, 1, 8, 8), invalidArg(/Input shape indivisible by patch size!/));
     assert.throws(() => new ShuffleNetV2([1, 1], [8, 16, 32, 64, 128]), invalidArg(/expected stages_repeats as list of 3 positive ints/));
     assert.throws(() => new ShuffleNetV2([1, 1, 1], [8, 16, 32, 64]), invalidArg(/expected stages_out_channels as list of 5 positive ints/));
