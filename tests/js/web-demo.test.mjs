@@ -664,6 +664,7 @@ describe('web-demo page in Chromium', () => {
     assert.equal(await page.inputValue('#model-select'), 'lstm');
     assert.equal(await page.evaluate(() => window.onemodelPage.editor.text), edited);
     assert.match(await text('#model-title'), /^Kept /);
+    assert.match(await text('#status'), /^Loaded your edit of “Kept .*”, kept from your last visit \(Reset puts the file back\)\. Press Trace, or Train first\.$/);
     await page.click('#reset');
     await idle();
     assert.equal(await page.evaluate(() => window.onemodelPage.editor.text), original);
@@ -672,6 +673,7 @@ describe('web-demo page in Chromium', () => {
     await idle();
     assert.equal(await page.inputValue('#model-select'), 'lstm');
     assert.equal(await page.evaluate(() => window.onemodelPage.editor.text), original, 'after Reset, the file as it is');
+    assert.match(await text('#status'), /^Loaded “[^”]*”\. Press Trace, or Train first\.$/, 'no edit to speak of');
     // Reset of a file as it is (no edit to undo): the file's steps, and Train stays on
     const steps = Number(/steps: (\d+),/.exec(original)[1]);
     await page.fill('#train-steps', String(steps + 3));

@@ -473,7 +473,9 @@ class Page {
     this.reset();
     if (text !== null) {
       this.editor.text = text;
-      if (await this.inspect()) this.statusLoaded();
+      // a person who reloads must see that the editor holds their edit, not the file
+      const kept = text !== (name === OWN ? STARTER : await this.fileText(name));
+      if (await this.inspect()) this.statusLoaded(kept);
       return;
     }
     text = STARTER;
@@ -575,9 +577,21 @@ class Page {
     return true;
   }
 
-  statusLoaded() {
+  /** The status once a model is loaded; kept: the editor holds an edit kept from an earlier visit. */
+  statusLoaded(kept = false) {
     const { title, trainSteps } = this.inspected;
-    this.status(`Loaded “${title}”. Press Trace${trainSteps !== null ? ', or Train first' : ''}.`);
+    const what = kept ? `your edit of “${title}”, kept from your last visit (Reset puts the file back)` : `“${title}”`;
+    this.status(`Loaded ${what}. Press Trace${trainSteps !== null ? ', or Train first' : ''}.`);
+  }
+
+  /** The zoo file `name` as served, or null when it cannot be fetched (then a kept text counts as an edit). */
+  async fileText(name) {
+    try {
+      const res = await fetch(`zoo/${name}.mjs`);
+      return res.ok ? await res.text() : null;
+    } catch {
+      return null;
+    }
   }
 
   /**
