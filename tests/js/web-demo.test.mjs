@@ -458,6 +458,14 @@ describe('web-demo page in Chromium', () => {
     await idle();
     assert.equal(await page.getAttribute('#plot svg', 'data-points'), '12');
     assert.equal(await page.$eval('#plot path.line', (p) => p.getAttribute('d').match(/[ML]/g).length), 12, 'one vertex per step');
+    // the lowest and highest losses stand clear of the frame, not on it (where the line looks cut off)
+    const { top, bottom, ys } = await page.$eval('#plot svg', (svg) => {
+      const frame = svg.querySelector('rect.frame');
+      const y = Number(frame.getAttribute('y'));
+      return { top: y, bottom: y + Number(frame.getAttribute('height')), ys: [...svg.querySelector('path.line').getAttribute('d').matchAll(/[ML][^,]+,([-\d.]+)/g)].map((m) => Number(m[1])) };
+    });
+    assert.equal(ys.length, 12);
+    assert.ok(Math.min(...ys) > top + 5 && Math.max(...ys) < bottom - 5, `the line's y from ${Math.min(...ys)} to ${Math.max(...ys)} within the frame ${top} to ${bottom}, off its edges`);
     assert.match(await text('#train-info'), /^12 steps, final loss \d/);
     assert.match(await text('#status'), /^Trained 12 steps/);
     await shot('6-training');
