@@ -472,10 +472,19 @@ class Page {
     $('#model-select').value = name;
     this.reset();
     if (text !== null) {
+      // a person who reloads must see that the editor holds their edit, not the file: the file to
+      // compare with is fetched as a pick fetches it (busy, so that no job starts meanwhile)
+      let file = STARTER;
+      if (name !== OWN) {
+        this.busy(true, `Loading ${name}.mjs…`);
+        try {
+          file = await this.fileText(name);
+        } finally {
+          this.busy(false);
+        }
+      }
       this.editor.text = text;
-      // a person who reloads must see that the editor holds their edit, not the file
-      const kept = text !== (name === OWN ? STARTER : await this.fileText(name));
-      if (await this.inspect()) this.statusLoaded(kept);
+      if (await this.inspect()) this.statusLoaded(text !== file);
       return;
     }
     text = STARTER;
