@@ -160,7 +160,7 @@ async function wasmBytes(url, file, located) {
     what = `${shown(url)} (HTTP ${res.status}, ${res.headers.get('content-type') ?? 'no content type'})`;
     bytes = new Uint8Array(await res.arrayBuffer());
   }
-  if (MAGIC.every((b, i) => bytes[i] === b)) return { bytes, where };
+  if (MAGIC.every((b, i) => bytes[i] === b)) return { bytes, where, what };
   const html = bytes[0] === 0x3c; // '<': a page (a server's fallback for a path it does not have)
   throw loadError(`${file} from ${what} is not WebAssembly: expected the magic word 00 61 73 6d, found ${head(bytes)}`
     + (html ? ', an HTML page served in its place' : ''), isNode ? (located
@@ -168,17 +168,21 @@ async function wasmBytes(url, file, located) {
     : fixFor(url, file, located));
 }
 
-/** Compiles checked bytes; a page whose Content-Security-Policy forbids WebAssembly gets that fix. */
-async function compile(bytes, file, where) {
+/**
+ * Compiles checked bytes; a page whose Content-Security-Policy forbids WebAssembly gets that fix.
+ * what is where the bytes came from as wasmBytes names it (a page: the URL, HTTP status and
+ * content type), so that the message shows the file arrived whole and only the compile was refused.
+ */
+async function compile(bytes, file, what) {
   try {
     return await WebAssembly.compile(bytes);
   } catch (e) {
     const message = `${e?.name ?? 'Error'}: ${e?.message ?? e}`;
     if (/Content.Security.Policy|unsafe-eval/i.test(message)) {
-      throw loadError(`the page's Content-Security-Policy does not allow WebAssembly to compile ${file} (${message})`,
+      throw loadError(`the page's Content-Security-Policy does not allow WebAssembly to compile ${file} from ${what} (${message})`,
         'Add \'wasm-unsafe-eval\' to its script-src directive');
     }
-    throw loadError(`cannot compile ${file} from ${where} (${message})`, 'The file is damaged or truncated: install the package again');
+    throw loadError(`cannot compile ${file} from ${what} (${message})`, 'The file is damaged or truncated: install the package again');
   }
 }
 
@@ -206,6 +210,22 @@ async function checkWorker(url, located) {
 }
 
 /**
+ * What the server answers for url, as a failed import's message shows it (a browser's own says
+ * only "Failed to fetch dynamically imported module"): ": HTTP 404 (text/plain)", " (HTTP 200,
+ * text/html)" when it was served but would not import, or "" when the fetch itself fails.
+ */
+async function answer(url) {
+  try {
+    const res = await fetch(url, { credentials: 'same-origin' });
+    await res.body?.cancel();
+    const type = res.headers.get('content-type') ?? 'no content type';
+    return res.ok ? ` (HTTP ${res.status}, ${type})` : `: HTTP ${res.status} (${type})`;
+  } catch {
+    return '';
+  }
+}
+
+/**
  * Imports one build's glue and starts it, compiling the .wasm here (Module.instantiateWasm,
  * from the URL the glue computes: wasm/locate.js). Resolves to the Emscripten module.
  */
@@ -218,7 +238,8 @@ async function instantiate(threaded, locateFile) {
       ? await import(/* @vite-ignore */ /* webpackIgnore: true */ glueUrl)
       : await import('./dist/onemodel.mjs')).default;
   } catch (e) {
-    throw loadError(`cannot import ${glueUrl ? shown(glueUrl) : `js/dist/${name}.mjs`} (${e?.message ?? e})`, threaded && !isNode
+    const served = threaded && !isNode ? await answer(glueUrl) : '';
+    throw loadError(`cannot import ${glueUrl ? shown(glueUrl) : `js/dist/${name}.mjs`}${served} (${e?.message ?? e})`, threaded && !isNode
       ? fixFor(glueUrl, `${name}.mjs`, false) : 'The package is incomplete (in a checkout of onemodel, build it with `npm run build`)');
   }
   const opts = { locateFile };
@@ -248,8 +269,8 @@ async function instantiate(threaded, locateFile) {
     }
     const url = opts.omWasmUrl();
     (async () => {
-      const { bytes, where } = await wasmBytes(url, `${name}.wasm`, !!locateFile);
-      const module = await compile(bytes, `${name}.wasm`, where);
+      const { bytes, where, what } = await wasmBytes(url, `${name}.wasm`, !!locateFile);
+      const module = await compile(bytes, `${name}.wasm`, what);
       const mismatch = (why) => loadError(`cannot instantiate ${name}.wasm from ${where} (${why})`,
         `It does not belong to this ${name}.mjs: serve the two files of the same package version together`);
       // the other build's .wasm links (its imports are a subset) but runs on a memory the glue does not see

@@ -435,7 +435,7 @@ export { total, wrong };
         assert.deepEqual(result, expected);
         await served(out, async (base) => {
           const { failure } = await openFailing(`${base}failing.html?options=${encodeURIComponent('{"threads":true}')}`);
-          assertLoad(failure, new RegExp(`^onemodel: cannot import ${base}dist/onemodel-mt\\.mjs \\(.*\\)\\. A bundler put onemodel's code in a file with no dist/ `
+          assertLoad(failure, new RegExp(`^onemodel: cannot import ${base}dist/onemodel-mt\\.mjs: HTTP 404 \\([^)]+\\) \\(.*\\)\\. A bundler put onemodel's code in a file with no dist/ `
             + `beside it holding the threaded build: copy node_modules/onemodel/js/dist/onemodel-mt\\.\\{mjs,wasm,worker\\.js\\} to ${base}dist/ `
             + '\\(see onemodel/docs/install\\.md#threads-in-a-page\\), or leave threads out to load the single-thread build$'));
         }, { isolated: true });
@@ -491,8 +491,8 @@ export { total, wrong };
           const res = await r.fetch();
           await r.fulfill({ response: res, headers: { ...res.headers(), 'content-security-policy': "script-src 'self' 'unsafe-inline'" } });
         })));
-        assertLoad(failure, /^onemodel: the page's Content-Security-Policy does not allow WebAssembly to compile onemodel\.wasm \(CompileError: /,
-          /\. Add 'wasm-unsafe-eval' to its script-src directive$/);
+        assertLoad(failure, new RegExp(`^onemodel: the page's Content-Security-Policy does not allow WebAssembly to compile onemodel\\.wasm from ${PLACE} `
+          + '\\(HTTP 200, application/wasm\\) \\(CompileError: '), /\. Add 'wasm-unsafe-eval' to its script-src directive$/);
       });
       // threads asked for where the page is isolated: the threaded build; its worker script is
       // checked before a worker starts on it (a 404, or a page in its place)

@@ -94,6 +94,41 @@ describe('graphfile: reading .onnx and .om', () => {
     assert.deepEqual(defaultSizes(onnx.inputs), { batch: 1, height: 1, width: 1 }, 'an .onnx keeps none');
   }));
 
+  test('a value a call\'s lowering makes on the way (no dim names in the .om) shows a traced run\'s size as unknown, never as fixed', async () => {
+    // traced twice, every symbol 2 larger the second time: a dim the page reads as a number must be
+    // the same number in both (a Linear's MatMul before its bias, an LSTM's Y, read [3, 17, 32] as
+    // fixed, would show the batch as a fixed 3)
+    const readAt = async (name, bump) => {
+      const file = wf.checkModelFile(await import(`../../examples/zoo/${name}.mjs?unnamed-${Math.random()}`), name);
+      const specs = wf.describeInputs(file.inputs).map((s) => ({ ...s, shape: s.shape.map((n, d) => (s.axes[d] === null ? n : n + bump)) }));
+      const inputs = wf.makeInputs(file, specs);
+      const traced = wf.traceModel(file, inputs);
+      try {
+        return readGraph(traced.save());
+      } finally {
+        traced.dispose();
+        wf.disposeInputs(inputs);
+        wf.disposeModelFile(file);
+      }
+    };
+    for (const [name, made] of [['vit', 'MatMul'], ['lstm', 'LSTM']]) {
+      const [a, b] = [await readAt(name, 0), await readAt(name, 2)];
+      let unknown = 0;
+      for (const [v, { shape }] of Object.entries(a.values)) {
+        const other = b.values[v]?.shape;
+        assert.equal(other?.length, shape.length, `${name}: ${v} in both traces`);
+        shape.forEach((d, k) => {
+          if (typeof d === 'number' || typeof other[k] === 'number') assert.equal(d, other[k], `${name}: ${v} [${shape}] / [${other}] dim ${k}`);
+        });
+        unknown += shape.includes('?');
+      }
+      const node = a.nodes.find((n) => n.opType === made && a.values[n.outputs[0]].shape.includes('?'));
+      assert.ok(node, `${name}: a ${made} made on the way shows an unknown dim`);
+      assert.ok(a.values[node.outputs[0]].shape.some((d) => typeof d === 'number'), `${name}: its fixed dims stay numbers: [${a.values[node.outputs[0]].shape}]`);
+      assert.ok(unknown > 0);
+    }
+  });
+
   test('a Constant\'s small tensor keeps its values; attributes read as text for the inspector', () => {
     const x = om.randn([2, 6], { seed: 1 });
     const traced = om.trace(moduleOf((t) => t.reshape(3, -1).transpose(0, 1)), { x: [x, [null, null]] });

@@ -458,6 +458,14 @@ describe('web-demo page in Chromium', () => {
     await idle();
     assert.equal(await page.getAttribute('#plot svg', 'data-points'), '12');
     assert.equal(await page.$eval('#plot path.line', (p) => p.getAttribute('d').match(/[ML]/g).length), 12, 'one vertex per step');
+    // the lowest and highest losses stand clear of the frame, not on it (where the line looks cut off)
+    const { top, bottom, ys } = await page.$eval('#plot svg', (svg) => {
+      const frame = svg.querySelector('rect.frame');
+      const y = Number(frame.getAttribute('y'));
+      return { top: y, bottom: y + Number(frame.getAttribute('height')), ys: [...svg.querySelector('path.line').getAttribute('d').matchAll(/[ML][^,]+,([-\d.]+)/g)].map((m) => Number(m[1])) };
+    });
+    assert.equal(ys.length, 12);
+    assert.ok(Math.min(...ys) > top + 5 && Math.max(...ys) < bottom - 5, `the line's y from ${Math.min(...ys)} to ${Math.max(...ys)} within the frame ${top} to ${bottom}, off its edges`);
     assert.match(await text('#train-info'), /^12 steps, final loss \d/);
     assert.match(await text('#status'), /^Trained 12 steps/);
     await shot('6-training');
@@ -664,6 +672,7 @@ describe('web-demo page in Chromium', () => {
     assert.equal(await page.inputValue('#model-select'), 'lstm');
     assert.equal(await page.evaluate(() => window.onemodelPage.editor.text), edited);
     assert.match(await text('#model-title'), /^Kept /);
+    assert.match(await text('#status'), /^Loaded your edit of “Kept .*”, kept from your last visit \(Reset puts the file back\)\. Press Trace, or Train first\.$/);
     await page.click('#reset');
     await idle();
     assert.equal(await page.evaluate(() => window.onemodelPage.editor.text), original);
@@ -672,6 +681,7 @@ describe('web-demo page in Chromium', () => {
     await idle();
     assert.equal(await page.inputValue('#model-select'), 'lstm');
     assert.equal(await page.evaluate(() => window.onemodelPage.editor.text), original, 'after Reset, the file as it is');
+    assert.match(await text('#status'), /^Loaded “[^”]*”\. Press Trace, or Train first\.$/, 'no edit to speak of');
     // Reset of a file as it is (no edit to undo): the file's steps, and Train stays on
     const steps = Number(/steps: (\d+),/.exec(original)[1]);
     await page.fill('#train-steps', String(steps + 3));

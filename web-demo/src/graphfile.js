@@ -404,6 +404,16 @@ function omBody(r, sub) {
     defined.add(v);
     return v;
   };
+  // The tracer names the dims of each call's outputs, not of the values a call's lowering makes
+  // on the way (a Linear's MatMul before its bias, an LSTM's Y before its reshape): those hold the
+  // traced run's sizes alone, and a batch traced at 3 would read as a fixed 3. So a value with no
+  // symbolic dim made by a node that reads a symbolic one shows each dim of a size some symbolic
+  // dim of the graph had in the traced run as unknown ('?'), not as fixed.
+  const symbolic = (v) => v.shape.some((d) => typeof d === 'string');
+  const tracedSizes = new Set(values.flatMap((v) => v.example.filter((_, k) => typeof v.shape[k] === 'string')));
+  const unnamed = (ins, outs) => {
+    if (ins.some((v) => v && symbolic(v))) for (const v of outs) if (!symbolic(v)) v.shape = v.shape.map((d) => (tracedSizes.has(d) ? '?' : d));
+  };
   if (sub) for (let c = r.count(8, 'captured values'); c > 0; c--) define(r.id(values, 'a captured value'), 'a captured value'), r.u32('a captured value');
   const inputs = r.ids(values, 'inputs').map((v) => define(v, 'an input'));
   const outputs = r.ids(values, 'outputs');
@@ -422,6 +432,7 @@ function omBody(r, sub) {
     for (const v of ins) if (v && !defined.has(v)) throw damaged(`node '${name}' reads '${v.name}' before anything defines it`);
     const outs = r.ids(values, 'node outputs').map((v) => define(v, `an output of node '${name}'`));
     const attributes = Array.from({ length: r.count(5, 'attributes') }, () => omAttribute(r));
+    unnamed(ins, outs);
     return { opType, name, domain: '', inputs: ins.map((v) => v?.name ?? ''), outputs: outs.map((v) => v.name), attributes };
   });
   for (const v of outputs) if (v && !defined.has(v)) throw damaged(`graph output '${v.name}' is defined by nothing`);

@@ -472,8 +472,19 @@ class Page {
     $('#model-select').value = name;
     this.reset();
     if (text !== null) {
+      // a person who reloads must see that the editor holds their edit, not the file: the file to
+      // compare with is fetched as a pick fetches it (busy, so that no job starts meanwhile)
+      let file = STARTER;
+      if (name !== OWN) {
+        this.busy(true, `Loading ${name}.mjs…`);
+        try {
+          file = await this.fileText(name);
+        } finally {
+          this.busy(false);
+        }
+      }
       this.editor.text = text;
-      if (await this.inspect()) this.statusLoaded();
+      if (await this.inspect()) this.statusLoaded(text !== file);
       return;
     }
     text = STARTER;
@@ -575,9 +586,21 @@ class Page {
     return true;
   }
 
-  statusLoaded() {
+  /** The status once a model is loaded; kept: the editor holds an edit kept from an earlier visit. */
+  statusLoaded(kept = false) {
     const { title, trainSteps } = this.inspected;
-    this.status(`Loaded “${title}”. Press Trace${trainSteps !== null ? ', or Train first' : ''}.`);
+    const what = kept ? `your edit of “${title}”, kept from your last visit (Reset puts the file back)` : `“${title}”`;
+    this.status(`Loaded ${what}. Press Trace${trainSteps !== null ? ', or Train first' : ''}.`);
+  }
+
+  /** The zoo file `name` as served, or null when it cannot be fetched (then a kept text counts as an edit). */
+  async fileText(name) {
+    try {
+      const res = await fetch(`zoo/${name}.mjs`);
+      return res.ok ? await res.text() : null;
+    } catch {
+      return null;
+    }
   }
 
   /**

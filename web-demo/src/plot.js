@@ -96,7 +96,10 @@ export class LossPlot {
     const log = lo > 0 && hi / lo > 10;
     const f = log ? Math.log10 : (v) => v;
     if (hi === lo) { hi += Math.abs(hi) * 0.1 || 1; lo -= Math.abs(lo) * 0.1 || 1; }
-    const [a, b] = [f(lo), f(hi)];
+    // a margin above and below the extremes, so that the line never runs along the frame (where
+    // a person reads it as cut off) and the labels in its corners stay clear of the top and bottom
+    const margin = (f(hi) - f(lo)) * 0.08;
+    const [a, b] = [f(lo) - margin, f(hi) + margin];
     const xMax = Math.max(this.total, this.points[this.points.length - 1][0], 1);
     const sx = (s) => M.left + (s / xMax) * pw;
     const sy = (v) => M.top + ph - ((f(v) - a) / (b - a)) * ph;
