@@ -185,10 +185,11 @@ describe('loops that still do not roll are refused as before', () => {
     refused(model, LOOP);
   });
 
-  test('a loop over half the size (trip count floor(T / 2)) is refused, naming the threshold', () => {
+  // (Math.floor(T / 2) trips roll: symbolic-loop-period.test.mjs)
+  test('a loop of Math.floor(2 * T / 3) trips (steps at two sizes of every three) is refused, naming the threshold', () => {
     const model = fn((x) => {
       let acc = x.select(1, 0);
-      for (let t = 1; t < Math.floor(x.shape[1] / 2); t++) acc = acc.mul(0.5).add(x.select(1, t));
+      for (let t = 1; t < Math.floor((2 * x.shape[1]) / 3); t++) acc = acc.mul(0.5).add(x.select(1, t));
       return acc;
     });
     refused(model, /^trace: the model changes at a size threshold of 'T'/);
