@@ -560,9 +560,11 @@ static void cut_syms(const cut *c, int *i, int *d) {
  * smallest two, either side of the example, further on and far above, then 4 and 16 times
  * further (the rolled graph claims the whole range, and a threshold the runs before the loop never
  * reached, `T > 290 ? x.abs() : x.sigmoid()` beside the loop, would be silently lost: checked
- * there, the rolled graph disagrees and the loop is refused, loudly, as before); the example last
- * (the outputs om_trace_run returns are its). */
-#define OM_LOOP_CHECKS 10
+ * there, the rolled graph disagrees and the loop is refused, loudly, as before); for a trip every
+ * div sizes also every residue from the smallest size on and one beside far (a trip count off at
+ * some residue would be silently wrong there); the example last (the outputs om_trace_run returns
+ * are its). */
+#define OM_LOOP_CHECKS (10 + OM_LOOP_DIV + 1) /* and, for a trip every div sizes, every residue from the smallest on */
 #define OM_LOOP_FAILS 8 /* the most of the smallest sizes a rolled loop's model may fail at */
 
 /* The loop over symbol c->k that om__run_loop found, rolled into an ONNX Loop (loop.c): the model
@@ -572,7 +574,8 @@ static void cut_syms(const cut *c, int *i, int *d) {
  * outputs are the example's (their count); 0 where it does not roll or agree (no error set: the
  * loop is refused as before; *beside[0] and [1] the two sizes where the rolled graphs of two
  * pieces differed, else 0); -1 on error (set). */
-static int roll_loop(const cut *c, om_tensor **outputs, uint64_t seed, uint64_t offset, int64_t *beside) {
+static int roll_loop(const cut *c, om_tensor **outputs, uint64_t seed, uint64_t offset, int64_t *beside, const om_loop_trips *period,
+                     char *reads, size_t n_reads) {
   om_thread_state *st = om__state();
   uint64_t after = st->rng_seed, after_offset = st->rng_offset;
   om_trace *tr = c->tr;
@@ -582,8 +585,12 @@ static int roll_loop(const cut *c, om_tensor **outputs, uint64_t seed, uint64_t 
    * piece's with only the trip count free, so anything else the symbol's size reaches (a pad to
    * Math.max(T, B) beside a loop over B) would be that piece's size at every size; where it
    * does, a constant of the two rolled graphs differs and the loop is refused. */
-  int64_t v2 = v0 + 4 <= dk->vmax ? v0 + 4 : v0 + 2;
-  piece p = {.lo = v0 + 3, .hi = v0 + 3, .v = v0 + 3, .fixed = true}, p2 = {.lo = v2, .hi = v2, .v = v2, .fixed = true};
+  /* A trip every div sizes: the first piece a trip further on (three repeats where the example
+   * has two), the second div + 1 above it, so that their trip counts differ and so does the
+   * size's residue (what the size reaches beside the loop differs too, where it does). */
+  int64_t div = period->div, v1 = div > 1 ? v0 + 2 + div : v0 + 3;
+  int64_t v2 = div > 1 ? (v1 + div + 1 <= dk->vmax ? v1 + div + 1 : v1 + div) : v0 + 4 <= dk->vmax ? v0 + 4 : v0 + 2;
+  piece p = {.lo = v1, .hi = v1, .v = v1, .fixed = true}, p2 = {.lo = v2, .hi = v2, .v = v2, .fixed = true};
   int in_i, in_d, n = -1, n_in = tr->inputs.n;
   cut_syms(c, &in_i, &in_d);
   om_tensor **outs = calloc((size_t)c->max_outputs, sizeof *outs), *in[64] = {0};
@@ -591,6 +598,7 @@ static int roll_loop(const cut *c, om_tensor **outputs, uint64_t seed, uint64_t 
   om_traced_model *m = NULL, *m2 = NULL, *rolled = NULL, *rolled2 = NULL;
   st->trace = NULL;
   bool ok = (outs && axes) || om__fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory");
+  ok = ok && v2 <= dk->vmax; /* (a range too short for the second piece: refused as before) */
   for (int q = 0; ok && q < 2; q++) {
     st->rng_seed = seed, st->rng_offset = offset;
     ok = in_i >= 0 && trace_piece(c, q ? &p2 : &p, 1, outs, &n, q ? &m2 : &m);
@@ -618,7 +626,12 @@ static int roll_loop(const cut *c, om_tensor **outputs, uint64_t seed, uint64_t 
     else snprintf(why, sizeof why, "%s (at %s=%lld)", om_last_error_message(), s->name, (long long)(from * s->multiple)), om_clear_error();
   }
   ok = ok && from < dk->vmin + OM_LOOP_FAILS;
-  const int64_t far = 4 * v0 + 9, sizes[OM_LOOP_CHECKS] = {from, from + 1, v0 - 1, v0 + 1, v0 + 2, v0 + 7, far, 4 * far, 16 * far, v0};
+  const int64_t far = 4 * v0 + 9;
+  int64_t sizes[OM_LOOP_CHECKS] = {from, from + 1, v0 - 1, v0 + 1, v0 + 2, v0 + 7, far, 4 * far, 16 * far};
+  int n_sizes = 9;
+  for (int64_t r = 2; div > 1 && r <= div; r++) sizes[n_sizes++] = from + r; /* every residue, from the smallest size */
+  if (div > 1) sizes[n_sizes++] = far + 1;
+  sizes[n_sizes++] = v0; /* the example last: its outputs are kept */
   bool agrees = false;
   int64_t lo = INT64_MAX, hi = 0;
   /* The tries, each checked in turn until one agrees: one Loop of size - c trips, then more
@@ -627,10 +640,14 @@ static int roll_loop(const cut *c, om_tensor **outputs, uint64_t seed, uint64_t 
   for (int at = 0; ok && !agrees && at < (int)(sizeof tries / sizeof *tries); at++) {
     om_traced_release(rolled);
     om_traced_release(rolled2);
+    rolled = rolled2 = NULL;
+    if (div > 1 && tries[at][1] > 1) break; /* a trip every div sizes: one a step */
+    /* in sizes: the variable's div and residue times the multiple */
+    const om_loop_trips trips = {.per = tries[at][1], .div = div * s->multiple, .at = period->at * s->multiple};
     rolled = om__loop_roll(m, s->name, p.v * s->multiple, from * s->multiple, (const int (*)[OM_MAX_DIMS])c->syms, c->k, in_i, in_d,
-                           tries[at][0], tries[at][1]);
+                           tries[at][0], &trips, reads, n_reads);
     rolled2 = rolled ? om__loop_roll(m2, s->name, p2.v * s->multiple, from * s->multiple, (const int (*)[OM_MAX_DIMS])c->syms, c->k,
-                                     in_i, in_d, tries[at][0], tries[at][1])
+                                     in_i, in_d, tries[at][0], &trips, reads, n_reads)
                      : NULL;
     if (rolled2 && !om__loop_same(rolled, rolled2)) { /* the size reaches more than the trip count */
       beside[0] = p.v * s->multiple, beside[1] = p2.v * s->multiple;
@@ -642,20 +659,20 @@ static int roll_loop(const cut *c, om_tensor **outputs, uint64_t seed, uint64_t 
     agrees = true;
     memset(axes, 0, sizeof *axes * (size_t)c->max_outputs);
     lo = INT64_MAX, hi = 0;
-    for (int q = 0; agrees && q < OM_LOOP_CHECKS; q++) {
+    for (int q = 0; agrees && q < n_sizes; q++) {
       if (sizes[q] < from || sizes[q] > dk->vmax) continue;
       for (int i = 0; agrees && i < n_in; i++)
         agrees = (in[i] = piece_example(tr->inputs.v[i].traced, c->syms[i], c->k, sizes[q] * s->multiple)) != NULL;
       st->rng_seed = seed, st->rng_offset = offset;
       n = agrees ? c->fn(c->ctx, in, n_in, outs, c->max_outputs) : -1;
-      if (n < 0 && q >= OM_LOOP_CHECKS - 3 && q < OM_LOOP_CHECKS - 1 && om_last_error() != OM_ERR_OUT_OF_MEMORY) {
+      if (n < 0 && (q == 7 || q == 8) && om_last_error() != OM_ERR_OUT_OF_MEMORY) {
         om_clear_error(); /* far above, where the model itself fails: no answer to disagree with */
         om__release_all(in, n_in);
         memset(in, 0, sizeof in);
         continue;
       }
       agrees = n >= 0 && n <= c->max_outputs && om__loop_agrees(rolled, sess, in, n_in, outs, n, sizes[q] * s->multiple, axes);
-      if (n >= 0 && n <= c->max_outputs && (q < OM_LOOP_CHECKS - 1 || !agrees)) om__release_all(outs, n);
+      if (n >= 0 && n <= c->max_outputs && (q < n_sizes - 1 || !agrees)) om__release_all(outs, n);
       om__release_all(in, n_in);
       memset(in, 0, sizeof in);
       lo = sizes[q] < lo ? sizes[q] : lo, hi = sizes[q] > hi ? sizes[q] : hi;
@@ -716,17 +733,20 @@ int om__branch_run(om_trace *tr, const om_symbol *declared, om_trace_fn fn, void
   int ex = v0 >= at, other = 1 - ex;
   pc[ex].v = v0;
   int64_t calls[OM_LOOP_SIZES], sizes[OM_LOOP_SIZES];
-  int loop = om__run_loop(tr, k, fn, ctx, max_outputs, seed, offset, calls, sizes);
-  if (loop) om__release_all(outputs, n);
+  om_loop_trips period;
+  int loop = om__run_loop(tr, k, fn, ctx, max_outputs, seed, offset, calls, sizes, &period);
+  if (loop) om__release_all(outputs, n), n = 0;
   if (loop < 0) return -1;
   cut lc = {.tr = tr, .declared = declared, .k = k, .fn = fn, .ctx = ctx, .max_outputs = max_outputs,
             .syms = loop ? calloc((size_t)tr->inputs.n, sizeof *lc.syms) : NULL};
   int64_t beside[2] = {0, 0};
-  int rolled = !loop ? 0 : lc.syms ? roll_loop(&lc, outputs, seed, offset, beside) : (om__trace_fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory"), -1);
+  char reads[300] = ""; /* why no repeats roll, where they read another constant each */
+  int rolled = !loop ? 0 : lc.syms ? roll_loop(&lc, outputs, seed, offset, beside, &period, reads, sizeof reads) : (om__trace_fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory"), -1);
   free(lc.syms);
   if (rolled) return rolled;
+  if (period.div > 1) loop = 0; /* calls that grow every div-th size and do not roll: a threshold at each, as before */
   if (loop) { /* a threshold at every size: no pieces hold it */
-    char seen[240], why[240] = "";
+    char seen[240], why[540] = "";
     size_t w = 0;
     for (int i = 0; i < OM_LOOP_SIZES && calls[i] >= 0 && w < sizeof seen; i++)
       w += (size_t)snprintf(seen + w, sizeof seen - w, "%s%lld at %s=%lld", i ? ", " : "", (long long)calls[i], s->name,
@@ -734,6 +754,7 @@ int om__branch_run(om_trace *tr, const om_symbol *declared, om_trace_fn fn, void
     if (beside[0]) /* rolled, but the size reaches the graph beside the Loop too (Math.max(T, B) of a loop over B) */
       snprintf(why, sizeof why, "; rolled at %s=%lld and %s=%lld, the Loop graphs differ besides the trip count (the "
                "size reaches a size computed beside the loop)", s->name, (long long)beside[0], s->name, (long long)beside[1]);
+    else snprintf(why, sizeof why, "%s", reads);
     return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "trace_run: the model makes more calls at every larger size of '%s' "
                           "(calls its outputs need: %s): a loop over the size, unrolled, which no graph without ONNX Loop "
                           "holds at every size; declare om.Dim('%s', { min: %lld, max: %lld }) for the graph at the traced "

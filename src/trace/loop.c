@@ -51,6 +51,8 @@ typedef struct region {
   int64_t size; /* the symbol's size in the graph rolled */
   char pre[16]; /* the prefix of the names the Loop writes ("Loop/", "Loop1/" for a second loop in the graph) */
   bool guard;   /* the Loop runs at least once (put_loop): its indices kept in range for that run */
+  bool loose;   /* for the refusal only: a read of another constant of the same type and shape in each repeat matches */
+  int loose_r;  /* then the block's node that read one (-1: none did) */
   slot *slots;
   int *at;
   int n_scans;
@@ -107,6 +109,13 @@ static bool moves_evenly(const om_graph *g, int a, int b, int c, int64_t t) {
   return true;
 }
 
+/* Whether values a and b are both initializers of the same type and shape. */
+static bool alike_consts(const om_graph *g, int a, int b) {
+  const om_gvalue *x = &g->values.v[a], *y = &g->values.v[b];
+  return a >= 0 && b >= 0 && x->init >= 0 && y->init >= 0 && x->dtype == y->dtype && x->ndim == y->ndim &&
+         !memcmp(x->shape, y->shape, sizeof(int64_t) * (size_t)x->ndim);
+}
+
 /* Whether repeat t of region rg (slots filled from repeat 1) reads as the slots say. */
 static bool repeat_matches(const om_graph *g, region *rg, int t) {
   int s = rg->s, p = rg->p;
@@ -125,7 +134,10 @@ static bool repeat_matches(const om_graph *g, region *rg, int t) {
           if (t == 0) sl->first = va;
           if (t > 0 && (pa != s + (t - 1) * p + sl->r || out_index(&g->nodes.v[pa], va) != sl->o)) return false;
           break;
-        case IN_OUTER: if (va != sl->v) return false; break;
+        case IN_OUTER:
+          if (va != sl->v && !(rg->loose && alike_consts(g, va, sl->v))) return false;
+          if (va != sl->v) rg->loose_r = r;
+          break;
         case IN_MOVES:
           if (t == 0) sl->v0 = va;
           else if (!moves_evenly(g, sl->v0, sl->v, va, t)) return false;
@@ -142,7 +154,7 @@ static int slot_count(const om_graph *g, const region *rg) { return rg->at[rg->p
 /* The slots of repeat 1 of the block of p nodes from s (into rg), then how many repeats from s
  * read alike (0 when repeat 0 does not: the block starts elsewhere). */
 static int repeats(const om_graph *g, region *rg, int s, int p) {
-  rg->s = s, rg->p = p;
+  rg->s = s, rg->p = p, rg->loose_r = -1;
   int n_slots = 0;
   for (int r = 0; r < p; r++) {
     const om_gnode *b = &g->nodes.v[s + p + r];
@@ -274,7 +286,7 @@ static bool find_region(const om_graph *g, region *best, region *scratch) {
       memcpy(best->slots, scratch->slots, sizeof *best->slots * (size_t)slot_count(g, scratch));
       memcpy(best->at, scratch->at, sizeof *best->at * (size_t)p);
       memcpy(best->scans, scratch->scans, sizeof best->scans);
-      best->s = s, best->p = p, best->m = m, best->n_scans = scratch->n_scans;
+      best->s = s, best->p = p, best->m = m, best->n_scans = scratch->n_scans, best->loose_r = scratch->loose_r;
     }
   return best->m > 0;
 }
@@ -581,13 +593,13 @@ static bool prune(om_graph *g) {
 }
 
 /* The Loop of region rg into model t (a copy of m's graph, ids alike): the size of axis d of
- * graph input i less c as the trip count, the first repeat's reads as the loop-carried values'
+ * graph input i times form->per, less c, divided by form->div as the trip count, the first repeat's reads as the loop-carried values'
  * start; its outputs (loop_outputs) the last repeat's loop-carried values (the same ids: what
  * reads them after the loop is unchanged) and the scanned steps, each put where its Concat had
  * them in place of the run of inputs it read; the repeats' nodes and the steps' Unsqueezes
  * dropped. false on error (set). */
-static bool put_loop(om_graph *t, const region *rg, int n_slots, int n_carried, const int *first, int i, int d, int64_t per, int64_t c,
-                     bool guard) {
+static bool put_loop(om_graph *t, const region *rg, int n_slots, int n_carried, const int *first, int i, int d, const om_loop_trips *form,
+                     int64_t c, bool guard) {
   int n_outs = n_carried + rg->n_scans;
   loop_out *lo = malloc(sizeof *lo * ((size_t)n_outs + 1));
   if (!lo) return om__fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory");
@@ -620,6 +632,7 @@ static bool put_loop(om_graph *t, const region *rg, int n_slots, int n_carried, 
   snprintf(nm, sizeof nm, "%sShape", pre);
   bool ok = size >= 0 && om__graph_add_node(t, "Shape", nm, &t->inputs.v[i], 1, &size, 1, at, 2) >= 0;
   ins[0] = size;
+  int64_t per = form->per, div = form->div;
   if (ok && per != 1) { /* per trips a size */
     snprintf(nm, sizeof nm, "%sper", pre);
     int k = int_init(t, nm, &per, one, false);
@@ -634,6 +647,13 @@ static bool put_loop(om_graph *t, const region *rg, int n_slots, int n_carried, 
     ins[0] = k >= 0 ? value_like(t, pre, &trips) : -1;
     snprintf(nm, sizeof nm, "%sSub", pre);
     ok = ins[0] >= 0 && om__graph_add_node(t, "Sub", nm, (int[]){size, k}, 2, &ins[0], 1, NULL, 0) >= 0;
+  }
+  if (ok && div != 1) { /* a trip every div sizes: S - c is at least 0 here (roll_one), so ONNX's integer Div is the floor */
+    snprintf(nm, sizeof nm, "%sdiv", pre);
+    int k = int_init(t, nm, &div, one, false), x = ins[0];
+    ins[0] = k >= 0 ? value_like(t, pre, &(om_gvalue){.name = "steps", .dtype = OM_INT64, .ndim = 1, .shape = {1}}) : -1;
+    snprintf(nm, sizeof nm, "%sDiv", pre);
+    ok = ins[0] >= 0 && om__graph_add_node(t, "Div", nm, (int[]){x, k}, 2, &ins[0], 1, NULL, 0) >= 0;
   }
   int mv = ok ? value_like(t, pre, &m) : -1;
   snprintf(nm, sizeof nm, "%sSqueeze", pre);
@@ -722,10 +742,12 @@ static bool put_loop(om_graph *t, const region *rg, int n_slots, int n_carried, 
 }
 
 /* The longest repeats of g that fit a Loop (each loop-carried value starts as it goes on, no
- * fewer than 0 trips at min, some output) rolled into one in g, run per * S - c times (S the
- * size at run time, c what makes that the repeats at size), its names prefixed pre: 1; 0 when
+ * fewer than 0 trips at min, some output) rolled into one in g, run floor((per * S - c) / div)
+ * times (S the size at run time, c what makes that the repeats at size; where div > 1, the one
+ * c whose count steps up at the sizes trips->at modulo div), its names prefixed pre: 1; 0 when
  * none do (g unchanged); -1 on error (set). */
-static int roll_one(om_graph *g, int64_t size, int64_t min, int i, int d, int64_t per, const char *pre) {
+static int roll_one(om_graph *g, int64_t size, int64_t min, int i, int d, const om_loop_trips *trips, const char *pre, char *why,
+                    size_t n_why) {
   int total = 0;
   for (int n = 0; n < g->nodes.n; n++) total += g->nodes.v[n].n_in;
   region best = {.slots = calloc((size_t)total + 1, sizeof(slot)), .at = calloc((size_t)g->nodes.n + 1, sizeof(int)), .size = size};
@@ -737,8 +759,9 @@ static int roll_one(om_graph *g, int64_t size, int64_t min, int i, int d, int64_
   snprintf(best.pre, sizeof best.pre, "%s", pre);
   if (ok && find_region(g, &best, &scratch)) {
     int n_slots = slot_count(g, &best), n_carried = carried_of(&best, n_slots, -1, -1);
-    int64_t c = per * size - best.m; /* the trip count per * S - c */
-    bool fits = c <= per * min; /* no fewer than 0 trips at the smallest size */
+    int64_t per = trips->per, div = trips->div, c = per * size - div * best.m; /* the trip count (per * S - c) / div */
+    if (div > 1) c -= ((c - trips->at) % div + div) % div; /* per is 1: S - c from div * m to div * m + div - 1, c = at (mod div) */
+    bool fits = c <= per * min; /* no fewer than 0 trips at the smallest size (and per * S - c >= 0 at every size: Div is the floor) */
     for (int e = 0; e < n_slots; e++) { /* each loop-carried value starts as it goes on: its type and shape */
       const slot *sl = &best.slots[e];
       if (sl->kind != IN_CARRIED) continue;
@@ -750,15 +773,22 @@ static int roll_one(om_graph *g, int64_t size, int64_t min, int i, int d, int64_
       for (int x = 0; x < a->ndim; x++) fits &= (!a->dim_param[x] && !b->dim_param[x]) || (a->dim_param[x] && b->dim_param[x] && !strcmp(a->dim_param[x], b->dim_param[x]));
     }
     fits &= n_carried + best.n_scans > 0; /* a loop with no output writes nothing the graph needs */
-    best.guard = per * min == c && best.n_scans > 0; /* no trips at the smallest size, and steps to collect */
-    if (fits) rolled = put_loop(g, &best, n_slots, n_carried, first, i, d, per, c, best.guard) ? 1 : -1;
+    best.guard = per * min - c < div && best.n_scans > 0; /* no trips at the smallest size, and steps to collect */
+    if (fits) rolled = put_loop(g, &best, n_slots, n_carried, first, i, d, trips, c, best.guard) ? 1 : -1;
+  }
+  if (!rolled && ok && why && !why[0]) { /* none rolled: longer repeats that differ only by the constants they read tell why */
+    int covered = best.m * best.p;
+    best.loose = scratch.loose = true;
+    if (find_region(g, &best, &scratch) && best.loose_r >= 0 && best.m * best.p > covered)
+      snprintf(why, n_why, "; its steps read other constants at %s (made from the size before the loop, as a mask of om.zeros "
+               "filled in place: held at one size only)", om_op_name(g->nodes.v[best.s + best.p + best.loose_r].op));
   }
   free(best.slots), free(best.at), free(scratch.slots), free(scratch.at), free(first);
   return ok ? rolled : -1;
 }
 
 om_traced_model *om__loop_roll(const om_traced_model *m, const char *name, int64_t size, int64_t min, const int (*syms)[OM_MAX_DIMS],
-                               int k, int i, int d, int loops, int64_t per) {
+                               int k, int i, int d, int loops, const om_loop_trips *trips, char *why, size_t n_why) {
   om_traced_model *t = calloc(1, sizeof *t);
   bool ok = t && om__graph_copy(&t->g, &m->g);
   if (!ok) om__fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory");
@@ -770,7 +800,7 @@ om_traced_model *om__loop_roll(const om_traced_model *m, const char *name, int64
   for (int l = 0; ok && l < loops; l++) { /* loops in sequence: each the longest left */
     char pre[16];
     snprintf(pre, sizeof pre, l ? "Loop%d/" : "Loop/", l);
-    int r = roll_one(&t->g, size, min, i, d, per, pre);
+    int r = roll_one(&t->g, size, min, i, d, trips, pre, why, n_why);
     if (r <= 0) {
       ok = r == 0;
       break;

@@ -1065,28 +1065,88 @@ static bool check_minimums(om_trace *tr, const om_symbol *declared, om_trace_fn 
  * there). */
 static const int64_t loop_steps[OM_LOOP_SIZES] = {0, 1, 2, 3, 8};
 
+/* The live calls of the model run with symbol k at variable v (the others at the example's,
+ * v0); -1 when the run parts from the trace or is not matched by liveness, -2 when the trace
+ * ended (the error set). */
+static int64_t loop_calls(om_trace *tr, int k, int64_t v, const int64_t *v0, om_trace_fn fn, void *ctx, om_tensor **scratch,
+                          int max_outputs, uint64_t seed, uint64_t offset) {
+  om_thread_state *st = om__state();
+  om_run run = {.n_outputs = -1};
+  memcpy(run.v, v0, sizeof run.v);
+  run.v[k] = v;
+  st->rng_seed = seed, st->rng_offset = offset;
+  int64_t calls = -1;
+  if (!run_other(tr, &run, fn, ctx, scratch, max_outputs)) calls = -2;
+  else if (run.n_outputs >= 0 && om__run_by_liveness(tr, &run)) calls = run.live.n;
+  run_free(&run);
+  return calls;
+}
+
+/* A loop of floor((v - c) / div) trips (Math.floor(T / 2) pairwise steps, Math.ceil(T / 3), a
+ * window of k by s, Math.floor((T - k) / s) + 1): its calls grow by the same count at every
+ * div-th size and stay at the others. From the runs at offsets 0 to 3 of example v0 (calls[0..3]),
+ * runs at the next sizes in a row until the calls have grown three times div apart, each time by
+ * the same count, and stayed between (at most 3 * OM_LOOP_DIV sizes; a threshold, one jump, stops
+ * after OM_LOOP_DIV more). Into trips: div and at, the variable's residue where the count steps
+ * up. 1 when so, 0 when not, -1 when the trace ended (the error set). */
+static int loop_period(om_trace *tr, int k, const int64_t *v0, const int64_t *calls, om_trace_fn fn, void *ctx, om_tensor **scratch,
+                       int max_outputs, uint64_t seed, uint64_t offset, om_loop_trips *trips) {
+  const om_symbol *s = &tr->symbols.v[k];
+  int64_t prev = calls[3], step = 0, ups[3];
+  int n_ups = 0;
+  for (int64_t o = 1; o <= 3; o++) { /* the steps the first four show */
+    if (calls[o] == calls[o - 1]) continue;
+    if (step && calls[o] - calls[o - 1] != step) return 0;
+    step = calls[o] - calls[o - 1], ups[n_ups++] = o;
+  }
+  if (n_ups > 1 && ups[1] - ups[0] < 2) return 0; /* two steps in a row: not periodic */
+  if (n_ups == 0) { /* no step in four sizes: one run OM_LOOP_DIV further tells whether one comes (most thresholds stop here) */
+    int64_t c = v0[k] + OM_LOOP_DIV <= s->vmax ? loop_calls(tr, k, v0[k] + OM_LOOP_DIV, v0, fn, ctx, scratch, max_outputs, seed, offset) : -1;
+    if (c == -2) return -1;
+    if (c <= prev) return 0;
+  }
+  for (int64_t o = 4; n_ups < 3 && o <= 3 * OM_LOOP_DIV && v0[k] + o <= s->vmax; o++) {
+    if (n_ups == 0 && o > OM_LOOP_DIV) return 0;
+    if (n_ups == 1 && o > ups[0] + OM_LOOP_DIV) return 0;
+    if (n_ups == 2 && o > 2 * ups[1] - ups[0]) return 0; /* the third step missed its size */
+    int64_t c = loop_calls(tr, k, v0[k] + o, v0, fn, ctx, scratch, max_outputs, seed, offset);
+    if (c == -2) return -1;
+    if (c < prev || c < 0 || (c > prev && step && c - prev != step)) return 0;
+    if (c > prev) step = c - prev, ups[n_ups++] = o;
+    if (n_ups == 2 && ups[1] - ups[0] < 2) return 0;
+    if (n_ups == 3 && ups[2] - ups[1] != ups[1] - ups[0]) return 0;
+    prev = c;
+  }
+  if (n_ups < 3) return 0;
+  trips->per = 1, trips->div = ups[1] - ups[0], trips->at = (v0[k] + ups[0]) % trips->div;
+  return 1;
+}
+
 int om__run_loop(om_trace *tr, int k, om_trace_fn fn, void *ctx, int max_outputs, uint64_t seed, uint64_t offset,
-                 int64_t *calls, int64_t *sizes) {
+                 int64_t *calls, int64_t *sizes, om_loop_trips *trips) {
   om_thread_state *st = om__state();
   uint64_t after = st->rng_seed, after_offset = st->rng_offset;
   const om_symbol *s = &tr->symbols.v[k];
   int64_t v0[64];
   om__run_example(tr, v0);
   for (int i = 0; i < OM_LOOP_SIZES; i++) calls[i] = -1;
+  *trips = (om_loop_trips){.per = 1, .div = 1};
   if (v0[k] + loop_steps[3] > s->vmax) return 0; /* a range this short can be pieces */
   om_tensor **scratch = calloc((size_t)max_outputs, sizeof *scratch);
   if (!scratch) return om__trace_fail(OM_ERR_OUT_OF_MEMORY, "trace_run: out of memory"), -1;
+  /* grows: 1 while the calls grow at every size, 2 once they have stayed at one (a loop of a
+   * fraction of the size, or a threshold), 0 once they fall, -1 when the trace ended */
   int grows = 1;
   for (int i = 0; grows > 0 && i < OM_LOOP_SIZES && v0[k] + loop_steps[i] <= s->vmax; i++) {
-    om_run run = {.n_outputs = -1};
-    memcpy(run.v, v0, sizeof run.v);
-    run.v[k] = sizes[i] = v0[k] + loop_steps[i];
-    st->rng_seed = seed, st->rng_offset = offset;
-    if (!run_other(tr, &run, fn, ctx, scratch, max_outputs)) grows = -1; /* the trace ended */
-    else if (run.n_outputs >= 0 && om__run_by_liveness(tr, &run)) calls[i] = run.live.n;
-    if (grows > 0) grows = calls[i] >= 0 && (!i || calls[i] > calls[i - 1]);
-    run_free(&run);
+    int64_t c = loop_calls(tr, k, sizes[i] = v0[k] + loop_steps[i], v0, fn, ctx, scratch, max_outputs, seed, offset);
+    calls[i] = c < 0 ? -1 : c;
+    if (c == -2) grows = -1; /* the trace ended */
+    else if (c < 0 || (i && c < calls[i - 1])) grows = 0;
+    else if (i && c == calls[i - 1]) grows = i < 4 ? 2 : 0;
+    if (grows == 2 && i == 3) break; /* the periodic runs take it from here */
   }
+  if (grows == 2) /* the calls stayed at some of the first four: do they grow every div-th size? */
+    grows = loop_period(tr, k, v0, calls, fn, ctx, scratch, max_outputs, seed, offset, trips);
   free(scratch);
   st->rng_seed = after, st->rng_offset = after_offset;
   return grows;

@@ -423,14 +423,23 @@ bool om__run_fixed_size(const om_trace *tr, int64_t s);
 
 /* ---- thresholds as branches (branch.c; docs/symbolic-axes.md) ---- */
 #define OM_LOOP_SIZES 5 /* the sizes om__run_loop runs a symbol at */
+#define OM_LOOP_DIV 16  /* the largest divisor of a size a loop's trip count may have (Math.floor(T / 16)) */
+/** How a rolled loop's trip count follows its symbol's variable v: floor((per * v - c) / div),
+ *  c fitted to the repeats of a graph traced at one size; where div > 1, per is 1 and the count
+ *  steps up at the variables of residue at modulo div (which fixes c). */
+typedef struct om_loop_trips {
+  int64_t per, div, at;
+} om_loop_trips;
 /** Whether the model's live calls grow at each of up to OM_LOOP_SIZES sizes of symbol k from its
  *  example, four in a row at least (the others at theirs; shape-only runs, the random generator
  *  at seed, offset): a loop over the size, unrolled, which no graph without ONNX Loop holds at
- *  every size. 1 when they do, with the counts in calls at the variables sizes (-1 past the last
- *  run; both arrays the caller's, OM_LOOP_SIZES long); 0 when not, or when k's range is too
- *  short to tell; -1 when the trace ended (the error set). */
+ *  every size; or, where they stay at some, whether they grow by the same count at every div-th
+ *  size in a row, at most OM_LOOP_DIV (a loop of Math.floor(T / div) trips; trips->div, at). 1
+ *  when they do, with the counts in calls at the variables sizes (-1 past the last run; both
+ *  arrays the caller's, OM_LOOP_SIZES long); 0 when not, or when k's range is too short to tell;
+ *  -1 when the trace ended (the error set). */
 int om__run_loop(om_trace *tr, int k, om_trace_fn fn, void *ctx, int max_outputs, uint64_t seed, uint64_t offset,
-                 int64_t *calls, int64_t *sizes);
+                 int64_t *calls, int64_t *sizes, om_loop_trips *trips);
 
 #define OM_BRANCH_PIECES 8 /* the most pieces a symbol's range is cut into */
 #define OM_ONE_SIZE_PIECES 8 /* a piece refused as one, of at most this many sizes, is one piece per size */
@@ -469,13 +478,15 @@ om_traced_model *om__branch_finish(om_trace *tr, om_tensor *const *outputs, cons
  *  unrolls, rolled into ONNX Loops: its longest block of nodes repeated at least three times
  *  alike (the same ops and attributes, each input the same value from before the block, what the
  *  block before wrote, or an integer constant moving by the same step each time) is the body, run
- *  per * S - c times (S: axis d of graph input i; c: per * size less the repeats, at most per *
- *  min, min the smallest size), its outputs the loop-carried values the last repeat left and the steps a Concat after
+ *  floor((per * S - c) / div) times (trips; S: axis d of graph input i; c: per * size less div
+ *  times the repeats, at most per * min, min the smallest size; where div > 1, less what makes c
+ *  trips->at modulo div), its outputs the loop-carried values the last repeat left and the steps a Concat after
  *  the repeats joins; then the longest left, up to loops Loops in sequence. Graph input axes of k
  *  (syms) named name. A new model (no symbols: the caller's), NULL when fewer than loops roll
- *  (no error set) or on error (set). */
+ *  (no error set; where none rolls because the repeats read other constants, why, n_why long,
+ *  says so when still empty) or on error (set). */
 om_traced_model *om__loop_roll(const om_traced_model *m, const char *name, int64_t size, int64_t min, const int (*syms)[OM_MAX_DIMS],
-                               int k, int i, int d, int loops, int64_t per);
+                               int k, int i, int d, int loops, const om_loop_trips *trips, char *why, size_t n_why);
 /* What each axis of an output of a rolled loop did across the sizes it was checked at. */
 typedef struct om_loop_axes {
   bool seen;

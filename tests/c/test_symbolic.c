@@ -801,6 +801,34 @@ static int decoder_stacked(om_tensor *const *in, om_tensor **out) {
   return out[0] ? 1 : -1;
 }
 
+/* A running sum over pairs of seq's rows, floor(seq / 2) steps (rows 2i and 2i + 1): a loop of a
+ * trip every two sizes. */
+static int pairs_summed(om_tensor *const *in, om_tensor **out) {
+  om_tensor *acc = om_full((int64_t[]){om_tensor_shape(in[0])[0], 4}, 2, OM_FLOAT32, 0);
+  for (int64_t i = 0; acc && i < om_tensor_shape(in[0])[1] / 2; i++) {
+    om_tensor *a = om_select(in[0], 1, 2 * i), *b = om_select(in[0], 1, 2 * i + 1), *ab = a && b ? om_mul(a, b) : NULL;
+    om_tensor *next = ab ? om_add(acc, ab) : NULL;
+    om_tensor_release(a), om_tensor_release(b), om_tensor_release(ab), om_tensor_release(acc);
+    acc = next;
+  }
+  return (out[0] = acc) ? 1 : -1;
+}
+
+/* A loop of floor(seq / 2) trips is one Loop, its trip count seq / 2 computed in the graph
+ * (Shape, Div, Squeeze), checked against eager at every residue (src/trace/branch.c). */
+TEST(loops_of_a_floor_division) {
+  om_tensor *ex = ex_bs();
+  CHECK(om_trace_begin());
+  om_traced_model *m = om_test_trace(pairs_summed, ex, BS, 1);
+  CHECK(m && om_test_count_op(m, "Loop") == 1 && om_test_count_op(m, "Div") == 1 && om_test_count_op(m, "Sub") == 0);
+  const char *name = NULL, *why = NULL;
+  int64_t min = 0, max = 0;
+  CHECK(m && om_traced_symbol(m, 1, &name, NULL, &min, &max, &why) && !strcmp(name, "seq") && min == 1 && max == INT64_MAX && !why);
+  om_traced_release(m);
+  CHECK(!om_trace_active());
+  om_tensor_release(ex);
+}
+
 /* A piece refused as one (a threshold at each small size, more than the pieces left) is traced
  * a size at a time, an If each (src/trace/branch.c); a loop over a size, more calls at every
  * larger size, is an ONNX Loop where its steps roll (src/trace/loop.c), else refused at once as
@@ -959,6 +987,7 @@ int main(void) {
   RUN(empty_tensors);
   RUN(the_declared_range);
   RUN(one_size_pieces_and_loops);
+  RUN(loops_of_a_floor_division);
   RUN(calls_at_some_residues);
   RUN(products_of_floors);
   TEST_MAIN_END();

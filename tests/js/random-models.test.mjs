@@ -88,6 +88,19 @@ describe('the random-model instrument', () => {
     assert.equal((await hangs.run(cases.refused, { id: 'after the hang' })).class, 'refused');
   });
 
+  test('an assignment whose outputs are too large to compare is skipped with its reason, not run until the worker is stopped', async () => {
+    // case 22:463 (x expanded to [B, B, B, 12], checked at B = 161) hung the runner: here the
+    // same at a small budget, [B, B, 4] at B = 41 (6724 elements) over 2000, B = 11 (484) under it
+    const small = new Pool({ timeoutMs: 30000, caseOptions: { checkElements: 2000 } });
+    try {
+      const r = await small.run(fn('x.unsqueeze(0).expand(x.shape[0], -1, -1)'), { id: 'too large' });
+      assert.deepEqual([r.class, r.checked, r.skipped], ['agree', 7, 1], JSON.stringify(r));
+      assert.deepEqual(r.skipReasons, ['B=41: outputs of 6724 elements, more than a check compares (2000)']);
+    } finally {
+      await small.close();
+    }
+  });
+
   test('the shrinker keeps the failure and drops the rest', async () => {
     const c = {
       id: 'hand', family: 'flat', form: 'function', weightSeed: 1, tags: [], zeroChecks: [],

@@ -6,70 +6,14 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import * as om from 'onemodel';
 import { memoryHooks, withTraced, metadataProps, traceRefusal as refusal } from './helpers.mjs';
+import { ops, count, afterLoop, fn, atLengths, rnnCell, rnn, rolled, LENGTHS } from './loop-helpers.mjs';
 
 memoryHooks();
 
-const ops = (tm) => tm.graph().nodes.map((n) => n.opType);
-const count = (tm, op) => ops(tm).filter((o) => o === op).length;
-/** The ops after the (last) Loop. */
-const afterLoop = (tm) => ops(tm).slice(ops(tm).lastIndexOf('Loop') + 1);
-
-/** A Module from a function of its inputs. */
-const fn = (f) => new (class extends om.nn.Module { forward(...xs) { return f(...xs); } })();
-
-/** Keeps tm for the oracle at each time length of Ts (input [B, T, 3], seed 400 + T) against model's eager runs there. */
-function atLengths(keep, tm, model, Ts, B = 3) {
-  for (const T of Ts) {
-    const x = om.randn([B, T, 3], { seed: 400 + T });
-    const want = model.forward(x);
-    keep(tm, { x }, Array.isArray(want) ? want : [want], `at T = ${T}`);
-  }
-}
-
-/** A hand-written RNN cell h' = tanh(x_t W + h U) of hidden size H. */
-function rnnCell(H, seed) {
-  const W = om.randn([3, H], { seed }), U = om.randn([H, H], { seed: seed + 1 }).mul(0.5);
-  return (xt, h) => xt.matmul(W).add(h.matmul(U)).tanh();
-}
-
-/** The RNN over x [B, T, 3] from zeros of the symbolic batch: what collect(outs, h) makes of the steps and the last state. */
-function rnn(H, seed, collect, { push = (h) => h, backwards = false } = {}) {
-  const cell = rnnCell(H, seed);
-  return fn((x) => {
-    let h = om.zeros([x.shape[0], H]);
-    const outs = [];
-    const T = x.shape[1];
-    for (let k = 0; k < T; k++) {
-      const t = backwards ? T - 1 - k : k;
-      h = cell(x.select(1, t), h);
-      if (backwards) outs.unshift(push(h)); // time order, as a bidirectional RNN returns its backward half
-      else outs.push(push(h));
-    }
-    return collect(outs, h);
-  });
-}
-
 // Each check opens sessions in both engines: the first variant of a pattern runs at the smallest
 // sizes, an odd one and far above; the others at the ends only (the file stays fast).
-const LENGTHS = [1, 2, 7, 97];
 const ENDS = [1, 97];
 const COLLECT_FIRST = (outs) => om.stack(outs, 0);
-
-/**
- * Traces model at an input [2, T, 3] (seed T; axis 0 named batch, or fixed when batch is null),
- * keeps it for the oracle there, checks that it has `loops` Loops, and keeps it at each time
- * length of lengths (batch B: 3 where it is symbolic, else the fixed 2). Returns the traced model,
- * for each pattern's own checks.
- */
-function rolled(keep, model, { T = 6, batch = 'B', loops = 1, lengths = LENGTHS } = {}) {
-  const ex = om.randn([2, T, 3], { seed: T });
-  const tm = om.trace(model, { x: [ex, [batch, 'T', null]] });
-  const want = model.forward(ex);
-  keep(tm, { x: ex }, Array.isArray(want) ? want : [want], undefined, model);
-  assert.equal(count(tm, 'Loop'), loops, String(ops(tm)));
-  atLengths(keep, tm, model, lengths, batch ? 3 : 2);
-  return tm;
-}
 
 describe('a loop over a size that collects its steps: ONNX Loop scan outputs', () => {
   test('om.stack(outs, 1) of an RNN, with and without the last state: one Loop, no Concat left', () => withTraced((keep) => {
@@ -241,10 +185,11 @@ describe('loops that still do not roll are refused as before', () => {
     refused(model, LOOP);
   });
 
-  test('a loop over half the size (trip count floor(T / 2)) is refused, naming the threshold', () => {
+  // (Math.floor(T / 2) trips roll: symbolic-loop-period.test.mjs)
+  test('a loop of Math.floor(2 * T / 3) trips (steps at two sizes of every three) is refused, naming the threshold', () => {
     const model = fn((x) => {
       let acc = x.select(1, 0);
-      for (let t = 1; t < Math.floor(x.shape[1] / 2); t++) acc = acc.mul(0.5).add(x.select(1, t));
+      for (let t = 1; t < Math.floor((2 * x.shape[1]) / 3); t++) acc = acc.mul(0.5).add(x.select(1, t));
       return acc;
     });
     refused(model, /^trace: the model changes at a size threshold of 'T'/);

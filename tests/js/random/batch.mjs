@@ -111,7 +111,7 @@ export function formatReport({ seed, from = 0, count, records, ms, workers = 1, 
     const skipped = agree.reduce((s, r) => s + r.skipped, 0) / agree.length;
     const margin = Math.max(...agree.map((r) => r.margin));
     lines.push(`  agreeing models: checked at ${checked.toFixed(1)} assignments of their symbols on average (${skipped.toFixed(1)} more `
-      + `skipped: eager throws there); the largest error ${margin.toFixed(3)} of the bound`);
+      + `skipped: eager throws there, or the outputs are too large to compare); the largest error ${margin.toFixed(3)} of the bound`);
   }
   const ortOnly = by.wrong.filter((r) => r.ortOptimizer);
   const ortSigmoid = by.wrong.filter((r) => r.ortSigmoid);
