@@ -632,6 +632,14 @@ static bool rebase(om_tensor *dst, const om_tensor *src, const char *who) {
 static bool write(om_tensor *dst, const om_tensor *src, const char *who) {
   if (om__state()->trace) return om__trace_write(dst, src, who);
   if (om__needs_grad(dst) && om_is_grad_enabled() && can_rebase(dst, src)) return rebase(dst, src, who);
+  /* src's values into a tensor (or a view of one) autograd does not track: PyTorch makes the
+   * written tensor track them (`scores = x.new_empty(...); scores[:, 1:] = q @ k`); here it would
+   * hold them as constants and a backward would silently miss their gradient, so it is refused */
+  if (om__needs_grad(src) && !om__needs_grad(dst) && om_is_grad_enabled())
+    return om__fail(OM_ERR_AUTOGRAD,
+                    "%s: writing a tensor that requires grad into one that does not would lose its gradient "
+                    "(autograd does not follow writes into a tensor or view that needs no grad); do it inside a "
+                    "no-grad scope, or build the value out of place (cat, where, sliceScatter)", who);
   return check_writable(dst, who) && om__write_values(dst, src, who);
 }
 

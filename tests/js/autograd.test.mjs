@@ -260,6 +260,28 @@ describe('gradient bookkeeping', () => {
     view.dispose();
   }));
 
+  test('a tensor that requires grad written into one that does not (a slice of new_empty): refused, not a lost gradient', T(() => {
+    // PyTorch's `d = x.new_empty(4); d[:2] = y` makes d track y; without that, d.sum().backward()
+    // would give x no gradient at all
+    const x = param([1, 2]);
+    const y = x.mul(2);
+    const d = om.zeros([4]);
+    const lost = /^copy_: writing a tensor that requires grad into one that does not would lose its gradient \(autograd does not follow writes into a tensor or view that needs no grad\); do it inside a no-grad scope, or build the value out of place \(cat, where, sliceScatter\)$/;
+    assert.throws(() => d.slice(0, 0, 2).copy_(y), { kind: 'Autograd', message: lost });
+    assert.throws(() => d.copy_(om.cat([y, y])), { kind: 'Autograd', message: lost });
+    assert.throws(() => d.slice(0, 1, 3).add_(y), { kind: 'Autograd', message: /^copy_: writing a tensor that requires grad into one that does not/ });
+    check(d, [4], [0, 0, 0, 0], 0); // nothing written
+    assert.equal(d.requiresGrad, false);
+    // out of place, the gradient is there
+    d.sliceScatter(y, 0, 0, 2).sum().backward();
+    check(x.grad, [2], [2, 2], 0);
+    // inside noGrad the write is made (inference), and a constant into it stays allowed
+    om.noGrad(() => d.slice(0, 0, 2).copy_(y));
+    check(d, [4], [2, 4, 0, 0], 0);
+    d.slice(0, 2, 4).copy_(om.tensor([5, 6]));
+    check(d, [4], [2, 4, 5, 6], 0);
+  }));
+
   test('a saved tensor changed in place makes backward throw Autograd', T(() => {
     const x = param([1, 2]);
     const c = om.tensor([3, 4]);
