@@ -58,6 +58,7 @@ writes of the same code are examples/transformers/*.mjs.
                                  chunks by as_strided, diagonals into new_empty by slice assignment,
                                  _mask_invalid_locations in place, masked rows zeroed; local only
     longformer_global            the same with global attention (nonzero indices, *_global projections)
+    longformer_windows           a window per layer (4, 8): padded to a multiple of 8
 
 Each model writes tests/js/fixtures/transformers/<name>.safetensors (its state_dict, F32, tied
 weights under both names as a real checkpoint has them) and <name>.json:
@@ -3294,6 +3295,17 @@ def make_longformer_global():
                    c, LongformerModel(c), {'input_ids': ['batch', 'seq'], 'attention_mask': ['batch', 'seq'],
                                             'global_attention_mask': ['batch', 'seq']},
                    cases, ['last_hidden_state', 'pooler_output'])
+
+
+@model
+def make_longformer_windows():
+    # a window per layer (4 then 8): padded to a multiple of 8, chunks of 2 and 4 tokens
+    c = {**LONGFORMER_CONFIG, 'attention_window': [4, 8]}
+    return fixture('longformer_windows', LONGFORMER_DESCRIPTION.replace('attention_window 6', 'attention_window [4, 8] (one per '
+                   'layer; the largest pads)') + '; local attention only',
+                   c, LongformerModel(c), {'input_ids': ['batch', 'seq'], 'attention_mask': ['batch', 'seq']},
+                   token_cases(c['vocab_size'], mask_step=3, sizes=[(2, 9), (1, 1), (2, 4), (1, 8), (2, 15), (1, 17), (1, 90)]),
+                   ['last_hidden_state', 'pooler_output'])
 
 
 if __name__ == '__main__':

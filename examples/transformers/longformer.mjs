@@ -9,7 +9,10 @@
 // window of 2w rows at a step of w is `x.unfold(1, 2w, w)` with its last two dims swapped). Tokens
 // whose `global_attention_mask` is 1 attend to, and are attended by, every token through the
 // `*_global` projections (eager only: upstream finds them with `nonzero` and sizes tensors by their
-// count, values a graph cannot hold as sizes). Dropout is the identity in eval mode.
+// count, values a graph cannot hold as sizes; and under om.noGrad, as its in-place writes into views
+// of tracked scores are refused with grad on). Upstream writes the local scores into slices of a
+// `new_empty` tensor, which onemodel's autograd does not follow: the forward is right, a backward
+// through it fails loudly (inference only). Dropout is the identity in eval mode.
 // forward(input_ids [batch, seq] int64, attention_mask [batch, seq] (1 keep, 0 pad; default all
 // ones), global_attention_mask [batch, seq] (1 global; default none)) ->
 // [last_hidden_state [batch, seq, hidden], pooler_output [batch, hidden]].
