@@ -641,6 +641,8 @@ static bool write(om_tensor *dst, const om_tensor *src, const char *who) {
    * written tensor track them (`scores = x.new_empty(...); scores[:, 1:] = q @ k`); here the
    * values are written and the storage marked, so that ops on it still record and a backward
    * that reaches it fails (om_storage.grad_lost) rather than giving q and k no gradient */
+  if (dst->storage->grad_lost && om_is_grad_enabled()) /* again (a view made since records): the mark holds */
+    return om__write_values(dst, src, who);
   if (om__needs_grad(src) && !tracked(dst) && om_is_grad_enabled()) {
     if (!om__write_values(dst, src, who)) return false;
     dst->storage->grad_lost = true;
