@@ -26,6 +26,11 @@ typedef struct om_storage {
    * as the plan's steps instead of run. */
   bool planned;
   int buffer; /* planned: its index in the plan's buffers (src/runtime/plan.h) */
+  /* Holds values written (with grad on) from a tensor autograd tracks, which autograd cannot
+   * follow into a tensor that needs no grad (`d = x.new_empty(...); d[:, 1:] = q @ k`): ops on
+   * it record as for a tensor that needs grad, and a backward that reaches it fails, instead of
+   * giving q and k no gradient. */
+  bool grad_lost;
 } om_storage;
 
 typedef struct om_record om_record;

@@ -6,8 +6,8 @@ Hugging Face's `transformers` is not a Debian package, so the models below are t
 PyTorch modules written from reading transformers' modeling_gpt2.py, modeling_bert.py,
 modeling_llama.py, modeling_t5.py, modeling_whisper.py, modeling_phi.py, modeling_gemma.py and
 modeling_clip.py, modeling_qwen2.py, modeling_distilbert.py, modeling_albert.py, modeling_bloom.py,
-modeling_wav2vec2.py, modeling_segformer.py, modeling_vit.py, modeling_opt.py, modeling_gpt_neo.py and
-modeling_deberta_v2.py and modeling_dinov2.py (inference without caches): the same
+modeling_wav2vec2.py, modeling_segformer.py, modeling_vit.py, modeling_opt.py, modeling_gpt_neo.py,
+modeling_deberta_v2.py, modeling_dinov2.py and modeling_longformer.py (inference without caches): the same
 module tree and parameter names (so the state-dict keys are the ones a real checkpoint has), the
 same operations in the same order, the same non-persistent buffers (GPT-2's `attn.bias`, BERT's
 `position_ids` and `token_type_ids`, LLaMA's `rotary_emb.inv_freq`). The ports a onemodel user
@@ -58,6 +58,11 @@ writes of the same code are examples/transformers/*.mjs.
                                  the CLS token as pooler_output
     dinov2_swiglu Dinov2ForImageClassification  the SwiGLU FFN, the classifier over CLS and the
                                  mean of the patch tokens
+    longformer LongformerModel   input padded to a multiple of attention_window 6 and sliced back, sliding
+                                 chunks by as_strided, diagonals into new_empty by slice assignment,
+                                 _mask_invalid_locations in place, masked rows zeroed; local only
+    longformer_global            the same with global attention (nonzero indices, *_global projections)
+    longformer_windows           a window per layer (4, 8): padded to a multiple of 8
 
 Each model writes tests/js/fixtures/transformers/<name>.safetensors (its state_dict, F32, tied
 weights under both names as a real checkpoint has them) and <name>.json:
@@ -2691,6 +2696,313 @@ class DebertaV2Model(nn.Module):
         return self.encoder(self.embeddings(input_ids, attention_mask), attention_mask)
 
 
+# ---- Longformer (modeling_longformer.py) ---------------------------------------------------------
+
+class LongformerSelfAttention(nn.Module):
+    """Sliding-window attention over chunks made with as_strided (upstream's own code path), and
+    global attention for the tokens whose mask is positive (nonzero indices, a max over the batch)."""
+
+    def __init__(self, c, layer_id):
+        super().__init__()
+        self.num_heads = c['num_attention_heads']
+        self.head_dim = c['hidden_size'] // self.num_heads
+        self.embed_dim = c['hidden_size']
+        for name in ('query', 'key', 'value', 'query_global', 'key_global', 'value_global'):
+            setattr(self, name, nn.Linear(c['hidden_size'], self.embed_dim))
+        attention_window = c['attention_window'][layer_id]
+        assert attention_window % 2 == 0 and attention_window > 0
+        self.one_sided_attn_window_size = attention_window // 2
+
+    def forward(self, hidden_states, attention_mask, is_index_masked, is_index_global_attn, is_global_attn):
+        hidden_states = hidden_states.transpose(0, 1)
+        query_vectors = self.query(hidden_states)
+        key_vectors = self.key(hidden_states)
+        value_vectors = self.value(hidden_states)
+        seq_len, batch_size, embed_dim = hidden_states.size()
+        query_vectors /= math.sqrt(self.head_dim)
+        query_vectors = query_vectors.view(seq_len, batch_size, self.num_heads, self.head_dim).transpose(0, 1)
+        key_vectors = key_vectors.view(seq_len, batch_size, self.num_heads, self.head_dim).transpose(0, 1)
+        attn_scores = self._sliding_chunks_query_key_matmul(query_vectors, key_vectors, self.one_sided_attn_window_size)
+        remove_from_windowed_attention_mask = (attention_mask != 0)[:, :, None, None]
+        float_mask = remove_from_windowed_attention_mask.type_as(query_vectors).masked_fill(
+            remove_from_windowed_attention_mask, torch.finfo(query_vectors.dtype).min)
+        diagonal_mask = self._sliding_chunks_query_key_matmul(
+            float_mask.new_ones(size=float_mask.size()), float_mask, self.one_sided_attn_window_size)
+        attn_scores += diagonal_mask
+        if is_global_attn:
+            (max_num_global_attn_indices, is_index_global_attn_nonzero, is_local_index_global_attn_nonzero,
+             is_local_index_no_global_attn_nonzero) = self._get_global_attn_indices(is_index_global_attn)
+            global_key_attn_scores = self._concat_with_global_key_attn_probs(
+                key_vectors, query_vectors, max_num_global_attn_indices, is_index_global_attn_nonzero,
+                is_local_index_global_attn_nonzero, is_local_index_no_global_attn_nonzero)
+            attn_scores = torch.cat((global_key_attn_scores, attn_scores), dim=-1)
+        attn_probs = nn.functional.softmax(attn_scores, dim=-1, dtype=torch.float32)
+        # softmax gives NaN where every position is masked: those rows become 0
+        attn_probs = torch.masked_fill(attn_probs, is_index_masked[:, :, None, None], 0.0)
+        attn_probs = attn_probs.type_as(attn_scores)
+        value_vectors = value_vectors.view(seq_len, batch_size, self.num_heads, self.head_dim).transpose(0, 1)
+        if is_global_attn:
+            attn_output = self._compute_attn_output_with_global_indices(
+                value_vectors, attn_probs, max_num_global_attn_indices, is_index_global_attn_nonzero,
+                is_local_index_global_attn_nonzero)
+        else:
+            attn_output = self._sliding_chunks_matmul_attn_probs_value(attn_probs, value_vectors, self.one_sided_attn_window_size)
+        attn_output = attn_output.transpose(0, 1).reshape(seq_len, batch_size, embed_dim).contiguous()
+        if is_global_attn:
+            global_attn_output = self._compute_global_attn_output_from_hidden(
+                hidden_states, max_num_global_attn_indices, is_local_index_global_attn_nonzero,
+                is_index_global_attn_nonzero, is_local_index_no_global_attn_nonzero, is_index_masked)
+            nonzero_global_attn_output = global_attn_output[
+                is_local_index_global_attn_nonzero[0], :, is_local_index_global_attn_nonzero[1]]
+            attn_output[is_index_global_attn_nonzero[::-1]] = nonzero_global_attn_output.view(
+                len(is_local_index_global_attn_nonzero[0]), -1)
+        return attn_output.transpose(0, 1)
+
+    @staticmethod
+    def _pad_and_transpose_last_two_dims(hidden_states_padded, padding):
+        """pads rows and then flips rows and columns"""
+        hidden_states_padded = nn.functional.pad(hidden_states_padded, padding)
+        return hidden_states_padded.view(*hidden_states_padded.size()[:-2], hidden_states_padded.size(-1),
+                                         hidden_states_padded.size(-2))
+
+    @staticmethod
+    def _pad_and_diagonalize(chunked_hidden_states):
+        """shift every row 1 step right, converting columns into diagonals"""
+        total_num_heads, num_chunks, window_overlap, hidden_dim = chunked_hidden_states.size()
+        chunked_hidden_states = nn.functional.pad(chunked_hidden_states, (0, window_overlap + 1))
+        chunked_hidden_states = chunked_hidden_states.view(total_num_heads, num_chunks, -1)
+        chunked_hidden_states = chunked_hidden_states[:, :, :-window_overlap]
+        chunked_hidden_states = chunked_hidden_states.view(total_num_heads, num_chunks, window_overlap,
+                                                           window_overlap + hidden_dim)
+        return chunked_hidden_states[:, :, :, :-1]
+
+    @staticmethod
+    def _chunk(hidden_states, window_overlap):
+        """overlapping chunks of size 2w, overlap w: the as_strided view upstream makes"""
+        hidden_states = hidden_states.view(hidden_states.size(0), hidden_states.size(1) // (window_overlap * 2),
+                                           window_overlap * 2, hidden_states.size(2))
+        chunk_size = list(hidden_states.size())
+        chunk_size[1] = chunk_size[1] * 2 - 1
+        chunk_stride = list(hidden_states.stride())
+        chunk_stride[1] = chunk_stride[1] // 2
+        return hidden_states.as_strided(size=chunk_size, stride=chunk_stride)
+
+    @staticmethod
+    def _mask_invalid_locations(input_tensor, affected_seq_len):
+        beginning_mask_2d = input_tensor.new_ones(affected_seq_len, affected_seq_len + 1).tril().flip(dims=[0])
+        beginning_mask = beginning_mask_2d[None, :, None, :]
+        ending_mask = beginning_mask.flip(dims=(1, 3))
+        beginning_input = input_tensor[:, :affected_seq_len, :, : affected_seq_len + 1]
+        beginning_mask = beginning_mask.expand(beginning_input.size())
+        beginning_input.masked_fill_(beginning_mask == 1, -float('inf'))
+        ending_input = input_tensor[:, -affected_seq_len:, :, -(affected_seq_len + 1):]
+        ending_mask = ending_mask.expand(ending_input.size())
+        ending_input.masked_fill_(ending_mask == 1, -float('inf'))
+
+    def _sliding_chunks_query_key_matmul(self, query, key, window_overlap):
+        batch_size, seq_len, num_heads, head_dim = query.size()
+        assert seq_len % (window_overlap * 2) == 0
+        chunks_count = seq_len // window_overlap - 1
+        query = query.transpose(1, 2).reshape(batch_size * num_heads, seq_len, head_dim)
+        key = key.transpose(1, 2).reshape(batch_size * num_heads, seq_len, head_dim)
+        query = self._chunk(query, window_overlap)
+        key = self._chunk(key, window_overlap)
+        diagonal_chunked_attention_scores = torch.einsum('bcxd,bcyd->bcxy', (query, key))
+        diagonal_chunked_attention_scores = self._pad_and_transpose_last_two_dims(
+            diagonal_chunked_attention_scores, padding=(0, 0, 0, 1))
+        diagonal_attention_scores = diagonal_chunked_attention_scores.new_empty(
+            (batch_size * num_heads, chunks_count + 1, window_overlap, window_overlap * 2 + 1))
+        diagonal_attention_scores[:, :-1, :, window_overlap:] = diagonal_chunked_attention_scores[
+            :, :, :window_overlap, : window_overlap + 1]
+        diagonal_attention_scores[:, -1, :, window_overlap:] = diagonal_chunked_attention_scores[
+            :, -1, window_overlap:, : window_overlap + 1]
+        diagonal_attention_scores[:, 1:, :, :window_overlap] = diagonal_chunked_attention_scores[
+            :, :, -(window_overlap + 1): -1, window_overlap + 1:]
+        diagonal_attention_scores[:, 0, 1:window_overlap, 1:window_overlap] = diagonal_chunked_attention_scores[
+            :, 0, : window_overlap - 1, 1 - window_overlap:]
+        diagonal_attention_scores = diagonal_attention_scores.view(
+            batch_size, num_heads, seq_len, 2 * window_overlap + 1).transpose(2, 1)
+        self._mask_invalid_locations(diagonal_attention_scores, window_overlap)
+        return diagonal_attention_scores
+
+    def _sliding_chunks_matmul_attn_probs_value(self, attn_probs, value, window_overlap):
+        batch_size, seq_len, num_heads, head_dim = value.size()
+        assert seq_len % (window_overlap * 2) == 0
+        chunks_count = seq_len // window_overlap - 1
+        chunked_attn_probs = attn_probs.transpose(1, 2).reshape(
+            batch_size * num_heads, seq_len // window_overlap, window_overlap, 2 * window_overlap + 1)
+        value = value.transpose(1, 2).reshape(batch_size * num_heads, seq_len, head_dim)
+        padded_value = nn.functional.pad(value, (0, 0, window_overlap, window_overlap), value=-1)
+        chunked_value_size = (batch_size * num_heads, chunks_count + 1, 3 * window_overlap, head_dim)
+        chunked_value_stride = padded_value.stride()
+        chunked_value_stride = (chunked_value_stride[0], window_overlap * chunked_value_stride[1],
+                                chunked_value_stride[1], chunked_value_stride[2])
+        chunked_value = padded_value.as_strided(size=chunked_value_size, stride=chunked_value_stride)
+        chunked_attn_probs = self._pad_and_diagonalize(chunked_attn_probs)
+        context = torch.einsum('bcwd,bcdh->bcwh', (chunked_attn_probs, chunked_value))
+        return context.view(batch_size, num_heads, seq_len, head_dim).transpose(1, 2)
+
+    @staticmethod
+    def _get_global_attn_indices(is_index_global_attn):
+        num_global_attn_indices = is_index_global_attn.long().sum(dim=1)
+        max_num_global_attn_indices = num_global_attn_indices.max()
+        is_index_global_attn_nonzero = is_index_global_attn.nonzero(as_tuple=True)
+        is_local_index_global_attn = torch.arange(max_num_global_attn_indices) < num_global_attn_indices.unsqueeze(dim=-1)
+        is_local_index_global_attn_nonzero = is_local_index_global_attn.nonzero(as_tuple=True)
+        is_local_index_no_global_attn_nonzero = (is_local_index_global_attn == 0).nonzero(as_tuple=True)
+        return (max_num_global_attn_indices, is_index_global_attn_nonzero, is_local_index_global_attn_nonzero,
+                is_local_index_no_global_attn_nonzero)
+
+    def _concat_with_global_key_attn_probs(self, key_vectors, query_vectors, max_num_global_attn_indices,
+                                           is_index_global_attn_nonzero, is_local_index_global_attn_nonzero,
+                                           is_local_index_no_global_attn_nonzero):
+        batch_size = key_vectors.shape[0]
+        key_vectors_only_global = key_vectors.new_zeros(batch_size, max_num_global_attn_indices, self.num_heads, self.head_dim)
+        key_vectors_only_global[is_local_index_global_attn_nonzero] = key_vectors[is_index_global_attn_nonzero]
+        attn_probs_from_global_key = torch.einsum('blhd,bshd->blhs', (query_vectors, key_vectors_only_global))
+        attn_probs_from_global_key[
+            is_local_index_no_global_attn_nonzero[0], :, :, is_local_index_no_global_attn_nonzero[1]
+        ] = torch.finfo(attn_probs_from_global_key.dtype).min
+        return attn_probs_from_global_key
+
+    def _compute_attn_output_with_global_indices(self, value_vectors, attn_probs, max_num_global_attn_indices,
+                                                 is_index_global_attn_nonzero, is_local_index_global_attn_nonzero):
+        batch_size = attn_probs.shape[0]
+        attn_probs_only_global = attn_probs.narrow(-1, 0, max_num_global_attn_indices)
+        value_vectors_only_global = value_vectors.new_zeros(batch_size, max_num_global_attn_indices, self.num_heads, self.head_dim)
+        value_vectors_only_global[is_local_index_global_attn_nonzero] = value_vectors[is_index_global_attn_nonzero]
+        attn_output_only_global = torch.matmul(
+            attn_probs_only_global.transpose(1, 2).clone(), value_vectors_only_global.transpose(1, 2).clone()).transpose(1, 2)
+        attn_probs_without_global = attn_probs.narrow(
+            -1, max_num_global_attn_indices, attn_probs.size(-1) - max_num_global_attn_indices).contiguous()
+        attn_output_without_global = self._sliding_chunks_matmul_attn_probs_value(
+            attn_probs_without_global, value_vectors, self.one_sided_attn_window_size)
+        return attn_output_only_global + attn_output_without_global
+
+    def _compute_global_attn_output_from_hidden(self, hidden_states, max_num_global_attn_indices,
+                                                is_local_index_global_attn_nonzero, is_index_global_attn_nonzero,
+                                                is_local_index_no_global_attn_nonzero, is_index_masked):
+        seq_len, batch_size = hidden_states.shape[:2]
+        global_attn_hidden_states = hidden_states.new_zeros(max_num_global_attn_indices, batch_size, self.embed_dim)
+        global_attn_hidden_states[is_local_index_global_attn_nonzero[::-1]] = hidden_states[is_index_global_attn_nonzero[::-1]]
+        global_query_vectors_only_global = self.query_global(global_attn_hidden_states)
+        global_key_vectors = self.key_global(hidden_states)
+        global_value_vectors = self.value_global(hidden_states)
+        global_query_vectors_only_global /= math.sqrt(self.head_dim)
+        global_query_vectors_only_global = (global_query_vectors_only_global.contiguous()
+                                            .view(max_num_global_attn_indices, batch_size * self.num_heads, self.head_dim)
+                                            .transpose(0, 1))
+        global_key_vectors = global_key_vectors.contiguous().view(-1, batch_size * self.num_heads, self.head_dim).transpose(0, 1)
+        global_value_vectors = global_value_vectors.contiguous().view(-1, batch_size * self.num_heads, self.head_dim).transpose(0, 1)
+        global_attn_scores = torch.bmm(global_query_vectors_only_global, global_key_vectors.transpose(1, 2))
+        global_attn_scores = global_attn_scores.view(batch_size, self.num_heads, max_num_global_attn_indices, seq_len)
+        global_attn_scores[
+            is_local_index_no_global_attn_nonzero[0], :, is_local_index_no_global_attn_nonzero[1], :
+        ] = torch.finfo(global_attn_scores.dtype).min
+        global_attn_scores = global_attn_scores.masked_fill(is_index_masked[:, None, None, :],
+                                                            torch.finfo(global_attn_scores.dtype).min)
+        global_attn_scores = global_attn_scores.view(batch_size * self.num_heads, max_num_global_attn_indices, seq_len)
+        global_attn_probs = nn.functional.softmax(global_attn_scores, dim=-1, dtype=torch.float32)
+        global_attn_output = torch.bmm(global_attn_probs, global_value_vectors)
+        return global_attn_output.view(batch_size, self.num_heads, max_num_global_attn_indices, self.head_dim)
+
+
+class LongformerAttention(nn.Module):
+    def __init__(self, c, layer_id):
+        super().__init__()
+        self.self = LongformerSelfAttention(c, layer_id)
+        self.output = BertSelfOutput(c, c['hidden_size'])
+
+    def forward(self, hidden_states, *masks):
+        return self.output(self.self(hidden_states, *masks), hidden_states)
+
+
+class LongformerLayer(nn.Module):
+    def __init__(self, c, layer_id):
+        super().__init__()
+        self.attention = LongformerAttention(c, layer_id)
+        self.intermediate = BertIntermediate(c)
+        self.output = BertSelfOutput(c, c['intermediate_size'])
+
+    def forward(self, hidden_states, *masks):
+        attn_output = self.attention(hidden_states, *masks)
+        return self.output(self.intermediate(attn_output), attn_output)
+
+
+class LongformerEncoder(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.layer = nn.ModuleList([LongformerLayer(c, i) for i in range(c['num_hidden_layers'])])
+
+    def forward(self, hidden_states, attention_mask, padding_len):
+        is_index_masked = attention_mask < 0
+        is_index_global_attn = attention_mask > 0
+        is_global_attn = is_index_global_attn.flatten().any().item()
+        for layer_module in self.layer:
+            hidden_states = layer_module(hidden_states, attention_mask, is_index_masked, is_index_global_attn, is_global_attn)
+        if padding_len > 0:
+            # unpad: the caller expects input_ids' length
+            hidden_states = hidden_states[:, :-padding_len]
+        return hidden_states
+
+
+class LongformerEmbeddings(nn.Module):
+    """RoBERTa's: positions from the input ids (padding_idx + 1 on), token types."""
+
+    def __init__(self, c):
+        super().__init__()
+        self.word_embeddings = nn.Embedding(c['vocab_size'], c['hidden_size'], padding_idx=c['pad_token_id'])
+        self.token_type_embeddings = nn.Embedding(c['type_vocab_size'], c['hidden_size'])
+        self.LayerNorm = nn.LayerNorm(c['hidden_size'], eps=c['layer_norm_eps'])
+        self.dropout = nn.Dropout(0.1)
+        self.padding_idx = c['pad_token_id']
+        self.position_embeddings = nn.Embedding(c['max_position_embeddings'], c['hidden_size'], padding_idx=self.padding_idx)
+
+    def forward(self, input_ids, token_type_ids):
+        position_ids = create_position_ids_from_input_ids(input_ids, self.padding_idx)
+        embeddings = self.word_embeddings(input_ids) + self.position_embeddings(position_ids)
+        embeddings = embeddings + self.token_type_embeddings(token_type_ids)
+        return self.dropout(self.LayerNorm(embeddings))
+
+
+class LongformerModel(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        c = dict(c)
+        if isinstance(c['attention_window'], int):
+            c['attention_window'] = [c['attention_window']] * c['num_hidden_layers']
+        self.config = c
+        self.embeddings = LongformerEmbeddings(c)
+        self.encoder = LongformerEncoder(c)
+        self.pooler = BertPooler(c)
+
+    def _pad_to_window_size(self, input_ids, attention_mask, token_type_ids, pad_token_id):
+        attention_window = max(self.config['attention_window'])
+        seq_len = input_ids.shape[1]
+        padding_len = (attention_window - seq_len % attention_window) % attention_window
+        if padding_len > 0:
+            input_ids = nn.functional.pad(input_ids, (0, padding_len), value=pad_token_id)
+            attention_mask = nn.functional.pad(attention_mask, (0, padding_len), value=False)  # no attention on the padding
+            token_type_ids = nn.functional.pad(token_type_ids, (0, padding_len), value=0)
+        return padding_len, input_ids, attention_mask, token_type_ids
+
+    def forward(self, input_ids, attention_mask=None, global_attention_mask=None):
+        input_shape = input_ids.size()
+        if attention_mask is None:
+            attention_mask = torch.ones(input_shape)
+        token_type_ids = torch.zeros(input_shape, dtype=torch.long)
+        if global_attention_mask is not None:
+            # 0 no attention, 1 local, 2 global
+            attention_mask = attention_mask * (global_attention_mask + 1)
+        padding_len, input_ids, attention_mask, token_type_ids = self._pad_to_window_size(
+            input_ids, attention_mask, token_type_ids, self.config['pad_token_id'])
+        # 0 -> finfo.min (masked, negative), 1 -> 0 (local), 2 -> -finfo.min (global, positive)
+        extended_attention_mask_ = extended_attention_mask(attention_mask)[:, 0, 0, :]
+        embedding_output = self.embeddings(input_ids, token_type_ids)
+        sequence_output = self.encoder(embedding_output, extended_attention_mask_, padding_len)
+        return sequence_output, self.pooler(sequence_output)
+
+
 # ---- fixtures ------------------------------------------------------------------------------------
 
 # (batch, seq) of every token model's cases: the traced case (3, 6) first, then 1, odd lengths,
@@ -3133,6 +3445,58 @@ def make_deberta_v2():
                    'sqrt(head_dim * 3), XSoftmax over the pair mask; post-norm layers with gelu',
                    c, DebertaV2Model(c), {'input_ids': ['batch', 'seq'], 'attention_mask': ['batch', 'seq']},
                    token_cases(c['vocab_size'], mask_step=3, sizes=DEBERTA_SIZES), ['last_hidden_state'])
+
+
+# Longformer's lengths around its window of 6 (padded to a multiple of 6, the output sliced back):
+# the traced 7, then 1, every residue of 6 (2 to 6, 8, 11, 12, 13), and 10x and past 17x the traced
+# length; each row of a batch padded by a different amount.
+LONGFORMER_SIZES = [(3, 7), (1, 1), (2, 2), (1, 3), (2, 4), (1, 5), (2, 6), (1, 8), (2, 11), (1, 12), (2, 13), (1, 70), (1, 120)]
+LONGFORMER_CONFIG = {'vocab_size': 64, 'hidden_size': 32, 'num_hidden_layers': 2, 'num_attention_heads': 4,
+                     'intermediate_size': 64, 'hidden_act': 'gelu', 'max_position_embeddings': 130, 'type_vocab_size': 1,
+                     'layer_norm_eps': 1e-5, 'pad_token_id': 1, 'attention_window': 6}
+LONGFORMER_DESCRIPTION = ('LongformerModel (eval): RoBERTa\'s embeddings (positions from the ids), input padded to a multiple '
+                          'of attention_window 6 by _pad_to_window_size and the output sliced back; sliding-window attention '
+                          'over chunks made with as_strided (_chunk, _pad_and_transpose_last_two_dims, _pad_and_diagonalize, '
+                          '_mask_invalid_locations), the padding as a diagonal mask of finfo.min, masked rows zeroed after '
+                          'the softmax; pooler')
+
+
+@model
+def make_longformer():
+    c = LONGFORMER_CONFIG
+    return fixture('longformer', LONGFORMER_DESCRIPTION + '; local attention only (no global_attention_mask)',
+                   c, LongformerModel(c), {'input_ids': ['batch', 'seq'], 'attention_mask': ['batch', 'seq']},
+                   token_cases(c['vocab_size'], mask_step=3, sizes=LONGFORMER_SIZES), ['last_hidden_state', 'pooler_output'])
+
+
+@model
+def make_longformer_global():
+    c = LONGFORMER_CONFIG
+    cases = token_cases(c['vocab_size'], mask_step=3, sizes=LONGFORMER_SIZES)
+    for sizes, inputs in cases:
+        # global attention on the first token (<s>, as for classification), and on the third of the
+        # first row when it has one (rows with different numbers of global tokens)
+        g = torch.zeros(sizes['batch'], sizes['seq'], dtype=torch.long)
+        g[:, 0] = 1
+        if sizes['seq'] > 2:
+            g[0, 2] = 1
+        inputs.append(('global_attention_mask', g))
+    return fixture('longformer_global', LONGFORMER_DESCRIPTION + '; global attention on the first token of each row and '
+                   'the third of the first (query_global, key_global, value_global; nonzero indices)',
+                   c, LongformerModel(c), {'input_ids': ['batch', 'seq'], 'attention_mask': ['batch', 'seq'],
+                                            'global_attention_mask': ['batch', 'seq']},
+                   cases, ['last_hidden_state', 'pooler_output'])
+
+
+@model
+def make_longformer_windows():
+    # a window per layer (4 then 8): padded to a multiple of 8, chunks of 2 and 4 tokens
+    c = {**LONGFORMER_CONFIG, 'attention_window': [4, 8]}
+    return fixture('longformer_windows', LONGFORMER_DESCRIPTION.replace('attention_window 6', 'attention_window [4, 8] (one per '
+                   'layer; the largest pads)') + '; local attention only',
+                   c, LongformerModel(c), {'input_ids': ['batch', 'seq'], 'attention_mask': ['batch', 'seq']},
+                   token_cases(c['vocab_size'], mask_step=3, sizes=[(2, 9), (1, 1), (2, 4), (1, 8), (2, 15), (1, 17), (1, 90)]),
+                   ['last_hidden_state', 'pooler_output'])
 
 
 if __name__ == '__main__':

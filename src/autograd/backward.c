@@ -1,5 +1,6 @@
 /* Reverse-mode autograd over backward records: grad mode, leaves, and the backward pass. */
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "internal.h"
@@ -104,6 +105,17 @@ static bool check_versions(const om_record *r) {
   return true;
 }
 
+/* A gradient reached a tensor whose values were written from one autograd tracks, through a write
+ * autograd does not follow (om_storage.grad_lost): the tensors it came from would get none. */
+static bool lost(const char *op, int k) {
+  char what[64];
+  if (op) snprintf(what, sizeof what, "input %d of %s", k, op);
+  else snprintf(what, sizeof what, "the tensor");
+  return om__fail(OM_ERR_AUTOGRAD, "backward: %s holds values written from a tensor that requires grad into one that did "
+                  "not (a copy_ into a slice of a new tensor), which autograd does not follow: their gradient would be "
+                  "lost; build the value out of place (cat, where, sliceScatter)", what);
+}
+
 /* Runs one record's backward and routes the input gradients. */
 static bool step(om_record *r, record_list *ready) {
   om_tensor *gout[OM_MAX_OUTPUTS] = {0}, *zero[OM_MAX_OUTPUTS] = {0};
@@ -127,6 +139,7 @@ static bool step(om_record *r, record_list *ready) {
     }
     if (ok && gin[k] && in->grad_fn) ok = accumulate(&in->grad_fn->grad_acc[in->output_index], gin[k]);
     else if (ok && gin[k] && in->requires_grad) ok = accumulate(&in->grad, gin[k]);
+    else if (ok && gin[k] && in->storage->grad_lost) ok = lost(om__ops[r->op]->name, k);
     if (in->grad_fn && --in->grad_fn->pending == 0 && ok) ok = push(ready, in->grad_fn);
     if (gin) om_tensor_release(gin[k]);
   }
@@ -220,7 +233,7 @@ static bool backward(om_tensor *root, const om_tensor *grad) {
   }
   bool prev = set_grad_mode(false), ok = true;
   if (!root->grad_fn) {
-    ok = accumulate(&root->grad, g);
+    ok = root->requires_grad ? accumulate(&root->grad, g) : lost(NULL, 0);
   } else {
     /* Count, for every reachable record, how many reachable records consume it; then run
      * records in an order where each runs after all its consumers (Kahn's algorithm). */

@@ -31,7 +31,7 @@ bool om__ops_self_check(void) {
   return true;
 }
 
-bool om__needs_grad(const om_tensor *t) { return t->requires_grad || t->grad_fn; }
+bool om__needs_grad(const om_tensor *t) { return t->requires_grad || t->grad_fn || t->storage->grad_lost; }
 
 /* Releasing a record releases its inputs, which may release their records, and so on down a
  * chain as long as the model ran ops: done with a worklist, not recursion, so the depth of a

@@ -210,6 +210,7 @@ om_storage *om__storage_new(uint64_t nbytes, bool zero, const char *who) {
   s->nbytes = (size_t)nbytes;
   s->snapshots = NULL;
   s->planned = false;
+  s->grad_lost = false;
   om__state()->live_bytes += (int64_t)nbytes;
   return s;
 }
@@ -550,8 +551,12 @@ bool om_tensor_item(const om_tensor *t, double *out) {
  * recorded as functional ops (om__trace_write: the written base made anew, spec 3's
  * InPlaceMutation for inputs and parameters) and made eagerly too. A traced model reading t's
  * storage in place first gets its own copy. */
+/* Whether autograd tracks t itself (a leaf that requires grad, or a result of a record), not only
+ * through values written into its storage (grad_lost). */
+static bool tracked(const om_tensor *t) { return t->requires_grad || t->grad_fn; }
+
 static bool check_writable(om_tensor *t, const char *who) {
-  if (om__needs_grad(t) && om_is_grad_enabled())
+  if (tracked(t) && om_is_grad_enabled())
     return om__fail(OM_ERR_AUTOGRAD,
                     "%s: in-place change of a tensor that requires grad; do it inside a no-grad scope", who);
   return true;
@@ -632,6 +637,17 @@ static bool rebase(om_tensor *dst, const om_tensor *src, const char *who) {
 static bool write(om_tensor *dst, const om_tensor *src, const char *who) {
   if (om__state()->trace) return om__trace_write(dst, src, who);
   if (om__needs_grad(dst) && om_is_grad_enabled() && can_rebase(dst, src)) return rebase(dst, src, who);
+  /* src's values into a tensor (or a view of one) autograd does not track: PyTorch makes the
+   * written tensor track them (`scores = x.new_empty(...); scores[:, 1:] = q @ k`); here the
+   * values are written and the storage marked, so that ops on it still record and a backward
+   * that reaches it fails (om_storage.grad_lost) rather than giving q and k no gradient */
+  if (dst->storage->grad_lost && om_is_grad_enabled()) /* again (a view made since records): the mark holds */
+    return om__write_values(dst, src, who);
+  if (om__needs_grad(src) && !tracked(dst) && om_is_grad_enabled()) {
+    if (!om__write_values(dst, src, who)) return false;
+    dst->storage->grad_lost = true;
+    return true;
+  }
   return check_writable(dst, who) && om__write_values(dst, src, who);
 }
 

@@ -882,6 +882,13 @@ static bool run_other(om_trace *tr, om_run *run, om_trace_fn fn, void *ctx, om_t
   run->n_outputs = n > max_outputs ? -1 : n;
   run->out = -1;
   if (n < 0) snprintf(run->error, sizeof run->error, "%s", om_last_error_message());
+  /* a read of values the graph would compute is no size the model fails at: it is the trace's
+   * refusal, as the record run would raise it (left to the fits, a value computed from sizes
+   * before the read finds no more runs to settle it and is refused there, naming the wrong call) */
+  if (n < 0 && om_last_error() == OM_ERR_TRACE_DATA_DEPENDENT) {
+    tr->phase = OM_PHASE_RECORD; /* so the failure ends the trace (the callers see it ended, as after a nested begin) */
+    return om__trace_fail(OM_ERR_TRACE_DATA_DEPENDENT, "%s", run->error);
+  }
   bool ok = n < 0 || n > max_outputs || liveness(tr, run, outputs, n);
   if (ok && n >= 0 && n <= max_outputs) om__run_neutral(tr, run); /* calls it lacks that are the identity there */
   for (int j = 0; j < n && j < max_outputs; j++) {

@@ -260,6 +260,37 @@ describe('gradient bookkeeping', () => {
     view.dispose();
   }));
 
+  test('a tensor that requires grad written into one that does not (a slice of new_empty): the values are there, a backward through them is refused', T(() => {
+    // PyTorch's `d = x.new_empty(4); d[:2] = y` makes d track y; onemodel's autograd does not follow
+    // the write, so d.sum().backward() gave x no gradient at all: now it fails, naming the write
+    const x = param([1, 2]);
+    const y = x.mul(2);
+    const d = om.zeros([4]);
+    d.slice(0, 0, 2).copy_(y);
+    check(d, [4], [2, 4, 0, 0], 0);
+    assert.equal(d.requiresGrad, true, 'ops on it record, so a backward reaches it');
+    const lost = (what) => new RegExp(`^backward: ${what} holds values written from a tensor that requires grad into one that did not \\(a copy_ into a slice of a new tensor\\), which autograd does not follow: their gradient would be lost; build the value out of place \\(cat, where, sliceScatter\\)$`);
+    assert.throws(() => d.sum().backward(), { kind: 'Autograd', message: lost('input 0 of sum') });
+    // through views and ops made after the write, and in place into it again (Longformer's -inf fill)
+    const s = d.view(2, 2).transpose(0, 1);
+    s.slice(0, 0, 1).maskedFill_(om.tensor([[true, false]]), -1);
+    check(d, [4], [-1, 4, 0, 0], 0);
+    assert.throws(() => s.mul(3).sum().backward(), { kind: 'Autograd', message: /^backward: input 0 of \w+ holds values written from a tensor that requires grad/ });
+    const e = om.zeros([2]);
+    e.copy_(y);
+    assert.throws(() => e.backward(om.ones([2])), { kind: 'Autograd', message: lost('the tensor') });
+    assert.equal(x.grad, null, 'no gradient was given');
+    // out of place, the gradient is there
+    om.zeros([4]).sliceScatter(y, 0, 0, 2).sum().backward();
+    check(x.grad, [2], [2, 2], 0);
+    // inside noGrad, and with a constant, the write is an ordinary one
+    const f = om.zeros([4]);
+    om.noGrad(() => f.slice(0, 0, 2).copy_(y));
+    f.slice(0, 2, 4).copy_(om.tensor([5, 6]));
+    check(f, [4], [2, 4, 5, 6], 0);
+    assert.equal(f.requiresGrad, false);
+  }));
+
   test('a saved tensor changed in place makes backward throw Autograd', T(() => {
     const x = param([1, 2]);
     const c = om.tensor([3, 4]);
