@@ -106,8 +106,13 @@ MODELS = {
 }
 
 def randomize_bn(net):
-    # random statistics, so that folding a batch norm into its convolution is not the identity
+    # random statistics, so that folding a batch norm into its convolution is not the identity;
+    # and weights that torchvision starts at zero (ViT's head) random, so that the outputs are not 0
     g = torch.Generator().manual_seed(1)
+    with torch.no_grad():
+        for p in net.parameters():
+            if p.dim() >= 2 and not p.any():
+                p.copy_(torch.randn(p.shape, generator=g) * 0.02)
     for m in net.modules():
         if isinstance(m, nn.BatchNorm2d):
             m.running_mean.copy_(torch.randn(m.num_features, generator=g) * 0.1)

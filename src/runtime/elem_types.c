@@ -51,9 +51,11 @@ static const char *const TAKE_UINT64[] = {"Add", "BitShift", "BitwiseAnd", "Bitw
                                           "Slice", "SpaceToDepth", "Split", "Squeeze", "Sub", "Tile", "Transpose", "Unsqueeze", "Where"};
 
 /* Ops whose inputs (those in `same`, a bit per input; EVERY for every one) share ONNX's one type
- * variable T: a file giving them two types is not ONNX (the checker's type inference and
- * onnxruntime refuse it). The library would promote (float plus int64 is float), a silent answer to
- * a graph that has none. */
+ * variable T: a file giving them types held in two dtypes is not ONNX (the checker's type
+ * inference and onnxruntime refuse it), and the library would promote them (float plus int64 is
+ * float), a silent answer to a graph that has none. Types held in one dtype (INT32 and INT64) are
+ * not compared: a subgraph's inputs may not declare theirs, and what the library computes on them
+ * is the same. */
 #define EVERY (~0u)
 static const struct {
   const char *op_type;
@@ -71,7 +73,7 @@ const char *om__elem_name(int t) {
   return t >= 0 && t < (int)(sizeof names / sizeof *names) ? names[t] : "an unknown type";
 }
 
-/* Whether n's inputs of one type variable have one type: false with Format naming the two. */
+/* Whether n's inputs of one type variable are held in one dtype: false with Format naming their types. */
 static bool same_types(const om_gnode *n, const int *types, const om_tensor *const *in) {
   for (size_t k = 0; k < sizeof SAME_T / sizeof *SAME_T; k++) {
     if (strcmp(SAME_T[k].op_type, n->op_type)) continue;
@@ -79,7 +81,7 @@ static bool same_types(const om_gnode *n, const int *types, const om_tensor *con
     for (int i = 0; i < n->n_in && i < 32; i++) {
       if (!(SAME_T[k].same >> i & 1) || n->in[i] < 0 || !in[i] || !types[n->in[i]]) continue; /* omitted, a sequence, or no type known */
       if (first < 0) first = i;
-      else if (types[n->in[i]] != types[n->in[first]])
+      else if (in[i]->dtype != in[first]->dtype)
         return om__fail(OM_ERR_FORMAT, "input %d is %s and input %d is %s; %s takes one type for both", first, om__elem_name(types[n->in[first]]), i,
                         om__elem_name(types[n->in[i]]), n->op_type);
     }

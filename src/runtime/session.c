@@ -298,11 +298,6 @@ static bool bind_node(const om_graph *g, const om_gnode *n, const om_onnx_rule *
     const om_gvalue *v = &g->values.v[n->out[j]];
     int t = seq_out[j] && seq_out[j]->str ? OM_ONNX_STRING
             : out[j] || seq_out[j] ? om__elem_type_out(n, j, out[j] ? out[j]->dtype : seq_out[j]->dtype, types, (const om_tensor *const *)in) : 0;
-    if (out[j] && v->etype && v->etype != OM_ONNX_STRING && !om__elem_holds(out[j]->dtype, v->etype)) { /* ONNX's type inference and onnxruntime refuse it */
-      ok = om__fail(OM_ERR_FORMAT, "session: node '%s' (%s): graph output '%s' is declared %s, the node computes %s", n->name, n->op_type, v->name,
-                    om__elem_name(v->etype), om__elem_name(t));
-      break;
-    }
     if (out[j] && v->etype && om__elem_holds(out[j]->dtype, v->etype)) t = v->etype; /* a graph output's declared type, where it fits */
     types[n->out[j]] = t;
     if (out[j] && !(out[j] = om__elem_narrow(out[j], t, n->op_type))) ok = false;
