@@ -50,7 +50,48 @@ static const char *const TAKE_UINT64[] = {"Add", "BitShift", "BitwiseAnd", "Bitw
                                           "GreaterOrEqual", "Identity", "Less", "LessOrEqual", "Max", "Min", "Mod", "Mul", "Pow", "Reshape", "Shape", "Size",
                                           "Slice", "SpaceToDepth", "Split", "Squeeze", "Sub", "Tile", "Transpose", "Unsqueeze", "Where"};
 
+/* Ops whose inputs (those in `same`, a bit per input; EVERY for every one) share ONNX's one type
+ * variable T: a file giving them types held in two dtypes is not ONNX (the checker's type
+ * inference and onnxruntime refuse it), and the library would promote them (float plus int64 is
+ * float), a silent answer to a graph that has none. Types held in one dtype (INT32 and INT64) are
+ * not compared: a subgraph's inputs may not declare theirs, and what the library computes on them
+ * is the same. */
+#define EVERY (~0u)
+static const struct {
+  const char *op_type;
+  unsigned same;
+} SAME_T[] = {{"Add", 3}, {"And", 3}, {"BitShift", 3}, {"BitwiseAnd", 3}, {"BitwiseOr", 3}, {"BitwiseXor", 3},
+              {"Concat", EVERY}, {"Conv", 7}, {"ConvTranspose", 7}, {"Div", 3}, {"Einsum", EVERY}, {"Equal", 3}, {"Gemm", 7},
+              {"Greater", 3}, {"GreaterOrEqual", 3}, {"InstanceNormalization", 7}, {"Less", 3}, {"LessOrEqual", 3}, {"MatMul", 3},
+              {"Max", EVERY}, {"Mean", EVERY}, {"Min", EVERY}, {"Mod", 3}, {"Mul", 3}, {"Or", 3}, {"PRelu", 3}, {"Range", 7}, {"Sub", 3},
+              {"Sum", EVERY}, {"Where", 6}, {"Xor", 3}};
+
+const char *om__elem_name(int t) {
+  static const char *const names[] = {"UNDEFINED", "FLOAT", "UINT8", "INT8", "UINT16", "INT16", "INT32", "INT64", "STRING", "BOOL", "FLOAT16",
+                                      "DOUBLE", "UINT32", "UINT64", "COMPLEX64", "COMPLEX128", "BFLOAT16", "FLOAT8E4M3FN", "FLOAT8E4M3FNUZ",
+                                      "FLOAT8E5M2", "FLOAT8E5M2FNUZ"};
+  return t >= 0 && t < (int)(sizeof names / sizeof *names) ? names[t] : "an unknown type";
+}
+
+/* Whether n's inputs of one type variable are held in one dtype: false with Format naming their types. */
+static bool same_types(const om_gnode *n, const int *types, const om_tensor *const *in) {
+  for (size_t k = 0; k < sizeof SAME_T / sizeof *SAME_T; k++) {
+    if (strcmp(SAME_T[k].op_type, n->op_type)) continue;
+    int first = -1;
+    for (int i = 0; i < n->n_in && i < 32; i++) {
+      if (!(SAME_T[k].same >> i & 1) || n->in[i] < 0 || !in[i] || !types[n->in[i]]) continue; /* omitted, a sequence, or no type known */
+      if (first < 0) first = i;
+      else if (in[i]->dtype != in[first]->dtype)
+        return om__fail(OM_ERR_FORMAT, "input %d is %s and input %d is %s; %s takes one type for both", first, om__elem_name(types[n->in[first]]), i,
+                        om__elem_name(types[n->in[i]]), n->op_type);
+    }
+    return true;
+  }
+  return true;
+}
+
 bool om__elem_check_inputs(const om_gnode *n, const int *types, const om_tensor *const *in) {
+  if (!same_types(n, types, in)) return false;
   for (int i = 0; i < n->n_in; i++)
     if (n->in[i] >= 0 && in[i] && types[n->in[i]] == T_UINT64 && !listed(n->op_type, TAKE_UINT64, sizeof TAKE_UINT64 / sizeof *TAKE_UINT64))
       return om__fail(OM_ERR_UNSUPPORTED, "input %d is UINT64, which %s does not take (the ops that do: docs/graph-runtime.md, \"Element types\")", i,

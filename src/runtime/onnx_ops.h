@@ -117,10 +117,13 @@ bool om__upgrade_nodes(om_graph *g, int opset);
 #define OM_ONNX_STRING 8 /* held by no dtype: a value of strings is an om_seq holding an om_strings */
 /** The ONNX type that is dtype's own (FLOAT, INT64, BOOL). */
 int om__elem_own(om_dtype d);
+/** ONNX's name of element type t (TensorProto.DataType: "FLOAT", "INT64"), for messages. */
+const char *om__elem_name(int t);
 /** Whether dtype holds ONNX type t (FLOAT16 and BFLOAT16 in float32, the integers in int64: UINT64 as its bits). */
 bool om__elem_holds(om_dtype dtype, int t);
 /** Whether node n takes the element types of its inputs (in, borrowed; types per value id): false
- *  with Unsupported for a UINT64 input of an op that would read it as signed. */
+ *  with Format for inputs that ONNX gives one type but the file two held in two dtypes (Add of FLOAT
+ *  and INT64), or Unsupported for a UINT64 input of an op that would read it as signed. */
 bool om__elem_check_inputs(const om_gnode *n, const int *types, const om_tensor *const *in);
 /** The ONNX type of node n's output j, which its rule gave in dtype, from the types of the
  *  values (types, per value id) its inputs (in, borrowed) hold. */

@@ -227,6 +227,29 @@ describe('what a session must not do (the probes of docs/graph-runtime.md#safety
     }
   });
 
+  test('inputs ONNX gives one type but the file two are Format naming the node (the library would promote them)', async () => {
+    // ONNX's checker and onnxruntime refuse each; types held in one dtype (INT32 and INT64, both
+    // int64) are not compared (docs/graph-runtime.md#safety)
+    const cases = [
+      [{ op: 'Add', inputs: ['x', 'i'], outputs: ['y'], name: 'plus' }, 'plus (Add): input 0 is FLOAT and input 1 is INT64; Add takes one type for both'],
+      [{ op: 'Mul', inputs: ['c', 'j'], outputs: ['y'], name: 'times' }, 'times (Mul): input 0 is BOOL and input 1 is INT64; Mul takes one type for both'],
+      [{ op: 'Where', inputs: ['c', 'x', 'i'], outputs: ['y'], name: 'pick' }, 'pick (Where): input 1 is FLOAT and input 2 is INT64; Where takes one type for both'],
+      [{ op: 'Concat', inputs: ['x', 'x', 'i'], outputs: ['y'], name: 'cat', ints: { axis: 0 } }, 'cat (Concat): input 0 is FLOAT and input 2 is INT64; Concat takes one type for both'],
+    ];
+    const feeds = { x: { data: new Float32Array([1, 2]), dims: [2] }, i: { data: BigInt64Array.of(3n, 4n), dims: [2], type: 'int64' },
+                    j: { data: BigInt64Array.of(5n, 6n), dims: [2], type: 'int64' }, c: { data: Uint8Array.of(1, 0), dims: [2], type: 'bool' } };
+    for (const [node, message] of cases) {
+      const used = [...new Set(node.inputs)];
+      const dtype = { x: 'float32', i: 'int64', j: 'int64', c: 'bool' };
+      const bytes = onnxBytes({ nodes: [node], inputs: used.map((n) => ({ name: n, dims: [2], dtype: dtype[n] })), outputs: [{ name: 'y', dtype: 'float32' }] });
+      await assert.rejects(ort.InferenceSession.create(bytes, { executionProviders: ['wasm'] }), undefined, `${node.op}: onnxruntime refuses it too`);
+      const s = await om.InferenceSession.create(bytes);
+      const f = Object.fromEntries(used.map((n) => [n, feeds[n]]));
+      assert.deepEqual(kindOf(() => s.run(f)), ['Format', message]);
+      s.dispose();
+    }
+  });
+
   test('an integer Div by zero is InvalidArgument; Dropout in training mode is Unsupported', async () => {
     const div = await om.InferenceSession.create(onnxBytes({ nodes: [{ op: 'Shape', inputs: ['x'], outputs: ['s'] }, { op: 'Div', inputs: ['s', 'z'], outputs: ['y'] }],
                                                             inputs: [{ name: 'x', dims: ['n', 2] }], outputs: ['y'],
