@@ -77,13 +77,19 @@ MODELS = {
 }
 
 
-def main(out, names):
+def chosen(tool, out, names, models):
+    """The names of models to export into out (made), all where names is empty; one thread, as the
+    benches compare one thread each side. Exits naming the first name models does not hold."""
     torch.set_num_threads(1)
     os.makedirs(out, exist_ok=True)
-    unknown = [n for n in names if n not in MODELS]
+    unknown = [n for n in names if n not in models]
     if unknown:
-        sys.exit(f'bench_exports: no model {unknown[0]} (the models: {", ".join(MODELS)})')
-    for name in names or MODELS:
+        sys.exit(f'{tool}: no model {unknown[0]} (the models: {", ".join(models)})')
+    return names or list(models)
+
+
+def main(out, names):
+    for name in chosen('bench_exports', out, names, MODELS):
         build, example, outputs = MODELS[name]
         torch.manual_seed(0)
         net = build().eval()

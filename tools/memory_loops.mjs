@@ -73,13 +73,21 @@ async function loop(label, total, size, body) {
   return floors;
 }
 
-if (which === 'all' || which === 'lenet') {
+/** LeNet-5 with SGD and cross-entropy on one fixed batch of 16 (seeded): the training loops' setup. */
+function lenetSetup() {
   om.manualSeed(0);
   const net = new LeNet5();
-  const opt = new om.optim.SGD(net.parameters(), { lr: 0.01, momentum: 0.9 });
-  const lossFn = new om.nn.CrossEntropyLoss();
-  const x = om.randn([16, 1, 28, 28], { seed: 1 });
-  const y = om.tensor(Array.from({ length: 16 }, (_, i) => BigInt(i % 10)));
+  return {
+    net,
+    opt: new om.optim.SGD(net.parameters(), { lr: 0.01, momentum: 0.9 }),
+    lossFn: new om.nn.CrossEntropyLoss(),
+    x: om.randn([16, 1, 28, 28], { seed: 1 }),
+    y: om.tensor(Array.from({ length: 16 }, (_, i) => BigInt(i % 10))),
+  };
+}
+
+if (which === 'all' || which === 'lenet') {
+  const { net, opt, lossFn, x, y } = lenetSetup();
   await loop('LeNet-5 training steps (no tidy, no dispose)', Number(count) || 10000, 1000, () => {
     opt.zeroGrad();
     const loss = lossFn.forward(net.forward(x), y);
@@ -98,12 +106,7 @@ if (which === 'all' || which === 'densenet') {
 }
 
 if (which === 'all' || which === 'patterns') {
-  om.manualSeed(0);
-  const net = new LeNet5();
-  const opt = new om.optim.SGD(net.parameters(), { lr: 0.01, momentum: 0.9 });
-  const lossFn = new om.nn.CrossEntropyLoss();
-  const x = om.randn([16, 1, 28, 28], { seed: 1 });
-  const y = om.tensor(Array.from({ length: 16 }, (_, i) => BigInt(i % 10)));
+  const { net, opt, lossFn, x, y } = lenetSetup();
   const losses = [], features = new Map();
   let running = om.zeros([]), i = 0;
   await loop('LeNet-5 training steps with item(), a running loss tensor, eval() switches, accumulation, step(closure), a Map', Number(count) || 10000, 1000, () => {

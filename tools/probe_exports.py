@@ -31,6 +31,9 @@ import torch.nn as nn
 import torch.nn.functional as F
 import torchvision
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_exports import chosen  # noqa: E402
+
 class BertStyle(nn.Module):
     """BERT-style encoder: embeddings + LayerNorm, post-norm blocks, extended attention mask."""
     def __init__(s, vocab=1000, d=192, heads=6, layers=3, ff=768, maxpos=128):
@@ -132,12 +135,7 @@ def inputs(kind, size, b, seed):
     return {'input_ids': ids}
 
 def main(out, names):
-    torch.set_num_threads(1)
-    os.makedirs(out, exist_ok=True)
-    unknown = [n for n in names if n not in MODELS]
-    if unknown:
-        sys.exit(f'probe_exports: no model {unknown[0]} (the models: {", ".join(MODELS)})')
-    for name in names or MODELS:
+    for name in chosen('probe_exports', out, names, MODELS):
         build, kind, size = MODELS[name]
         torch.manual_seed(0)
         net = build().eval(); randomize_bn(net)

@@ -920,15 +920,16 @@ static bool seen_at(const om_trace *tr, const int64_t *v, const int64_t (*at)[64
 #define SWITCH_SCAN 4096 /* the sizes from a symbol's minimum scanned for a minimum's switch */
 #define SWITCH_SIDE 3    /* the sizes on each side of it that the runs must have seen */
 
-/* Marks in mark (per factor) the minima expression x holds, nested ones too. */
-static void mark_minima(const om_trace *tr, int x, bool *mark) {
+/* Marks in mark (per factor) the factors of kind (OM_XF_MIN, OM_XF_FLOOR) expression x holds,
+ * nested ones too. */
+static void mark_factors(const om_trace *tr, int x, int kind, bool *mark) {
   const om_xexpr *e = &tr->xs.v[x];
   for (int i = 0; i < e->n; i++)
     for (int j = 0; j < e->t[i].n; j++) {
       const om_xfactor *f = &tr->fs.v[e->t[i].f[j]];
       if (f->var >= 0) continue;
-      if (f->var == OM_XF_MIN) mark[e->t[i].f[j]] = true;
-      mark_minima(tr, f->num, mark);
+      if (f->var == kind) mark[e->t[i].f[j]] = true;
+      mark_factors(tr, f->num, kind, mark);
     }
 }
 
@@ -938,10 +939,10 @@ int om__fit_switches(om_lower *l, int x, int64_t (*at)[64]) {
   bool *mark = om__arena_alloc(&l->tr->g.arena, (size_t)tr->fs.n + 1); /* the minima that matter */
   if (!mark) return 0;
   memset(mark, 0, (size_t)tr->fs.n + 1);
-  mark_minima(tr, x, mark);
+  mark_factors(tr, x, OM_XF_MIN, mark);
   for (int i = 0; l->in && i < l->c->n_in; i++) /* and the sizes the call reads */
     for (int d = 0; d < l->c->in[i]->ndim; d++)
-      if (om__lower_in_ext(l, i, d) >= 0) mark_minima(tr, om__lower_in_ext(l, i, d), mark);
+      if (om__lower_in_ext(l, i, d) >= 0) mark_factors(tr, om__lower_in_ext(l, i, d), OM_XF_MIN, mark);
   for (int f = 0; f < tr->fs.n && n < OM_AT_MAX; f++) {
     const om_xfactor *m = &tr->fs.v[f];
     if (m->var != OM_XF_MIN || !mark[f]) continue;
@@ -961,6 +962,44 @@ int om__fit_switches(om_lower *l, int x, int64_t (*at)[64]) {
         v[k] = x;
         below = e < m->den;
       }
+    }
+  }
+  return n;
+}
+
+#define EDGE_SCAN 32768 /* the sizes from a symbol's minimum scanned for a float product's edges */
+#define EDGE_EACH 2      /* the edges of each kind (an integer, a half) the runs must have seen */
+
+int om__fit_float_edges(om_lower *l, int x, int64_t (*at)[64]) {
+  const om_trace *tr = l->tr;
+  int n = 0;
+  bool *mark = om__arena_alloc(&l->tr->g.arena, (size_t)tr->fs.n + 1);
+  if (!mark) return 0;
+  memset(mark, 0, (size_t)tr->fs.n + 1);
+  mark_factors(tr, x, OM_XF_FLOOR, mark);
+  for (int f = 0; f < tr->fs.n && n < OM_AT_MAX; f++) {
+    const om_xfactor *m = &tr->fs.v[f];
+    if (!mark[f] || m->den < 3 || !(m->den & (m->den - 1)) || __builtin_popcountll(m->syms) != 1) continue;
+    int k = __builtin_ctzll(m->syms);
+    const om_symbol *s = &tr->symbols.v[k];
+    int64_t v[64], e[3];
+    om__run_example(tr, v);
+    bool linear = true; /* the numerator c * E + b, E the variable */
+    for (int t = 0; t < 3 && linear; t++) v[k] = s->vmin + t, linear = om__x_eval(tr, m->num, v, &e[t]);
+    int64_t c = linear ? e[1] - e[0] : 0;
+    if (!linear || e[2] - e[1] != c || !c || c % m->den == 0 || c > (1 << 20) || c < -(1 << 20)) continue;
+    /* the float a model would multiply the size by: c / (k * multiple) rounded to a double, as a
+     * literal 0.7 is; the size times it, where c * E / k is an integer or a half, is the product a
+     * floor, ceil, round or trunc of it turns on */
+    double r = (double)c / (double)(m->den * s->multiple);
+    int got[2] = {0, 0};
+    for (int64_t var = s->vmin; var <= s->vmax && var < s->vmin + EDGE_SCAN && n < OM_AT_MAX; var++) {
+      int64_t num = c * var, kind = num % m->den != 0;
+      if ((2 * num) % m->den || got[kind] == EDGE_EACH) continue;
+      if ((double)(var * s->multiple) * r == (double)num / (double)m->den) continue;
+      v[k] = var;
+      if (!seen_at(tr, v, (const int64_t(*)[64])at, n)) memcpy(at[n++], v, sizeof at[0]);
+      if (++got[kind] == EDGE_EACH && got[!kind] == EDGE_EACH) break;
     }
   }
   return n;

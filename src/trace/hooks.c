@@ -131,7 +131,12 @@ static int at_switches(om_lower *l, int x) {
   int n = om__fit_switches(l, x, at);
   bool asked = false;
   for (int q = 0; q < n; q++) asked |= om__run_more_at(l->tr, at[q]);
-  return !n ? x : asked ? OM_FIT_ERROR : OM_FIT_NONE;
+  if (n) return asked ? OM_FIT_ERROR : OM_FIT_NONE;
+  /* and at a float product's edges, where runs can still be made (else as before: the form
+   * that fits every run) */
+  n = om__fit_float_edges(l, x, at);
+  for (int q = 0; q < n; q++) asked |= om__run_more_at(l->tr, at[q]);
+  return asked ? OM_FIT_ERROR : x;
 }
 
 /* om__fit_int for what call l computed (what: "argument 2", "axis 0 of the shape"), without the

@@ -551,6 +551,12 @@ const char *om__fit_seen(om_lower *l, int64_t a0, const int64_t *vals, char *buf
  *  has seen, into at (OM_AT_MAX at most): a value fitted over runs on one side only (a pad of
  *  max(L, 6) as one of L, from runs at L = 1 and L >= 6) is checked at both. Their count. */
 int om__fit_switches(om_lower *l, int x, int64_t (*at)[64]);
+/** The sizes where a floor division by k (not a power of two) in x of c * E + b, E one symbol,
+ *  sits on an edge a float product moves (the exact c * E / k an integer or a half, and the size
+ *  times c / k as a double not it: 62.99999999999999 = 90 * 0.7), the first two of each kind no
+ *  run has seen, into at (OM_AT_MAX at most): a model computing Math.floor(T * 0.7) gives 62 at
+ *  T = 90 where floor(7T / 10) is 63, and the runs there tell which. Their count. */
+int om__fit_float_edges(om_lower *l, int x, int64_t (*at)[64]);
 /** The form of a float scalar (v0 here, vals[r] in run r) into out; false when none fits. */
 bool om__fit_float(om_lower *l, double v0, const double *vals, om_xfloat *out);
 /** f at the variables v (per symbol) into *out; false on overflow. */

@@ -70,6 +70,25 @@ describe('sizes a model computes', () => {
     }
   }));
 
+  test('an integer rounded from a float product (Math.floor(T * 0.7), a keep ratio) is checked where the double rounds off the exact value: refused; the same with integers traces', () => withTraced((keep) => {
+    // 90 * 0.7 is 62.99999999999999: eager keeps 62 rows where floor(7T / 10) is 63, and 180 * 0.35
+    // likewise; the runs the trace makes at its usual sizes all fit floor(7T / 10)
+    for (const [ratio, example] of [[0.7, 9], [0.35, 6]]) {
+      const keepRows = (x) => x.slice(1, 0, Math.floor(x.shape[1] * ratio)).tanh();
+      throwsKind(() => om.trace(keepRows, { x: [om.randn([2, example, 3]), [null, 'T', null]] }), 'SymbolicShape',
+        /^slice: argument 2 is \d+ at the traced sizes, .*: it changes with the sizes, but not as a size the graph can compute/);
+      const round = (x) => x.mul(Math.round(x.shape[1] * ratio));
+      throwsKind(() => om.trace(round, { x: [om.randn([2, example, 3]), [null, 'T', null]] }), 'SymbolicShape', /it changes with the sizes/);
+    }
+    // with integers (exact at every size), and a ratio the double holds exactly: traced, right at the edges
+    const exact = (x) => x.slice(1, 0, Math.floor(7 * x.shape[1] / 10)).tanh();
+    const te = traceAt(keep, exact, { x: [om.randn([2, 9, 3], { seed: 31 }), [null, 'T', null]] }, [1, 10, 45, 89, 90, 91, 180, 330].map((T) => ({ T })));
+    assert.deepEqual(te.outputs[0].shape, [2, 'floor(7*T/10)', 3]);
+    const quarter = (x) => x.slice(1, 0, Math.floor(x.shape[1] * 0.75)).tanh();
+    const tq = traceAt(keep, quarter, { x: [om.randn([2, 9, 3], { seed: 32 }), [null, 'T', null]] }, [1, 4, 5, 90, 401].map((T) => ({ T })));
+    assert.deepEqual(tq.outputs[0].shape, [2, 'floor(3*T/4)', 3]);
+  }));
+
   test('Swin\'s window partition with symbolic H and W: pad both to a multiple of 7, windows of 49, and back', () => withTraced((keep) => {
     const ws = 7;
     const model = (x) => {
