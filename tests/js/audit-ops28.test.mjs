@@ -13,7 +13,7 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as om from 'onemodel';
-import { memoryHooks, fixtureNumber, withTraced } from './helpers.mjs';
+import { memoryHooks, fixtureNumber, expectFixture, withTraced } from './helpers.mjs';
 
 memoryHooks();
 const fx = JSON.parse(readFileSync(new URL('./fixtures/pytorch/ops/audit-ops28.json', import.meta.url), 'utf8'));
@@ -87,17 +87,11 @@ function ulps(a, b) {
   return Math.abs(ord(a) - ord(b));
 }
 
+/** t equals PyTorch's output: bit for bit (NaN as NaN), or within 2 ulps where approx. */
 function expectOutput(t, want, what, approx) {
-  assert.equal(t.dtype, want.dtype, `${what}: dtype`);
-  assert.deepEqual(t.shape, want.shape, `${what}: shape`);
-  const got = [...t.toArray()];
-  if (want.dtype === 'int64') return assert.deepEqual(got, want.data.map(BigInt), `${what}: values`);
-  if (want.dtype === 'bool') return assert.deepEqual(got, want.data.map(Number), `${what}: values`);
-  const w = want.data.map(fixtureNumber);
   const same = (x, y) => Object.is(x, y) || (Number.isNaN(x) && Number.isNaN(y))
     || (approx && Number.isFinite(x) && Number.isFinite(y) && ulps(x, y) <= 2);
-  const bad = got.findIndex((x, i) => !same(x, w[i]));
-  assert.equal(bad, -1, `${what}: element ${bad}: PyTorch ${String(w[bad])} got ${String(got[bad])}\n  expected [${w.map(String)}]\n  got      [${got.map(String)}]`);
+  expectFixture(t, want, what, same);
 }
 
 /**

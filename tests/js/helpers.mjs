@@ -36,7 +36,8 @@ export const fixtureNumber = (v) => ({ NaN, Infinity, '-Infinity': -Infinity, '-
 
 /**
  * t equals a fixture tensor { dtype, shape, data }: int64 (data numbers or decimal strings) and
- * bool exactly, float32 within rel (relative, at least 1 in magnitude) with -0 and NaN as they are.
+ * bool exactly, float32 within rel (relative, at least 1 in magnitude) with -0 and NaN as they are,
+ * or, where rel is a function (got, expected) -> bool, as it says.
  */
 export function expectFixture(t, want, what, rel) {
   assert.equal(t.dtype, want.dtype, `${what}: dtype`);
@@ -45,8 +46,10 @@ export function expectFixture(t, want, what, rel) {
   if (want.dtype === 'int64') return assert.deepEqual(g, want.data.map(BigInt), `${what}: values`);
   if (want.dtype === 'bool') return assert.deepEqual(g, want.data.map(Number), `${what}: values`);
   const w = want.data.map(fixtureNumber);
-  const close = (x, y) => Object.is(x, y) || (x === y && x !== 0) || Math.abs(x - y) <= rel * Math.max(1, Math.abs(y));
-  return assert.ok(g.every((x, i) => close(x, w[i])), `${what}: expected [${w.map(String)}] got [${g.map(String)}]`);
+  const close = typeof rel === 'function' ? rel
+    : (x, y) => Object.is(x, y) || (x === y && x !== 0) || Math.abs(x - y) <= rel * Math.max(1, Math.abs(y));
+  const bad = g.findIndex((x, i) => !close(x, w[i]));
+  return assert.equal(bad, -1, `${what}: element ${bad}: expected ${String(w[bad])} got ${String(g[bad])}\n  expected [${w.map(String)}]\n  got      [${g.map(String)}]`);
 }
 
 /** A tensor's elements as plain numbers (bigints and bool bytes converted). */
