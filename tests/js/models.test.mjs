@@ -17,6 +17,7 @@
 // PyTorch in tests/js/pytorch.test.mjs, the trained MLP and CNN in tests/js/training.test.mjs.
 import { test, describe, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import * as om from 'onemodel';
 import { memoryHooks, withTraced } from './helpers.mjs';
 import { checkModelFile, disposeModelFile } from '../../examples/lib/workflow.mjs';
@@ -31,6 +32,23 @@ after(() => { for (const f of [lenet, resnet, unet, gpt]) disposeModelFile(check
 
 memoryHooks();
 const nn = om.nn;
+
+// docs/tracing.md's paragraph on this file states each family's node count; the tests hold them,
+// so that paragraph cannot go stale.
+const DOC = (() => {
+  const text = readFileSync(new URL('../../docs/tracing.md', import.meta.url), 'utf8');
+  const at = text.indexOf('`tests/js/models.test.mjs` traces whole model families');
+  assert.ok(at >= 0, 'docs/tracing.md has the paragraph on tests/js/models.test.mjs');
+  return text.slice(at, text.indexOf('\n\n', at)).replace(/\s+/g, ' ');
+})();
+
+/** Asserts the node count (and the one at fixed shapes) that docs/tracing.md states for `family`. */
+function assertDocNodes(family, nodes, fixed) {
+  const m = new RegExp(`${family}[^()]*\\((\\d+) nodes(?:, (\\d+) at fixed shapes)?\\)`).exec(DOC);
+  assert.ok(m, `docs/tracing.md states the node count of ${family}`);
+  assert.equal(nodes, Number(m[1]), `docs/tracing.md says ${family} has ${m[1]} nodes, the trace has ${nodes}: update it`);
+  if (fixed !== undefined) assert.equal(fixed, Number(m[2]), `docs/tracing.md says ${family} has ${m[2]} nodes at fixed shapes, the trace has ${fixed}: update it`);
+}
 
 /**
  * Traces net (eval) on input x with its axes named by axes (default: a symbolic batch), checks it
@@ -101,7 +119,8 @@ describe('model families traced and run in onnxruntime-web', () => {
     const net = trainSteps(new LeNet(), [8, 1, 28, 28], 10, 5);
     try {
       assertStatsMoved(net);
-      await checkModel(t, net, om.randn([4, 1, 28, 28], { seed: 1 }), (n, seed) => om.randn([n, 1, 28, 28], { seed }));
+      const { nodes } = await checkModel(t, net, om.randn([4, 1, 28, 28], { seed: 1 }), (n, seed) => om.randn([n, 1, 28, 28], { seed }));
+      assertDocNodes('a LeNet-style CNN', nodes);
     } finally {
       net.dispose();
     }
@@ -119,7 +138,7 @@ describe('model families traced and run in onnxruntime-web', () => {
           assert.equal(ops.filter((o) => o === 'Add').length, 3, 'the skip connections');
         },
       });
-      assert.ok(nodes > 0);
+      assertDocNodes('a residual CNN', nodes);
     } finally {
       net.dispose();
     }
@@ -129,13 +148,14 @@ describe('model families traced and run in onnxruntime-web', () => {
     om.manualSeed(3);
     const net = new UNet().eval();
     try {
-      await checkModel(t, net, om.randn([2, 2, 8, 12], { seed: 1 }), (n, seed) => om.randn([n, 2, 8, 12], { seed }), {
+      const { nodes } = await checkModel(t, net, om.randn([2, 2, 8, 12], { seed: 1 }), (n, seed) => om.randn([n, 2, 8, 12], { seed }), {
         extra: (tm) => {
           const ops = tm.graph().nodes.map((n) => n.opType);
           for (const op of ['MaxPool', 'Resize', 'Concat']) assert.ok(ops.includes(op), `${op} in [${ops}]`);
           assert.deepEqual(tm.outputs[0].shape, ['batch', 3, 8, 12]);
         },
       });
+      assertDocNodes('a UNet-style net', nodes);
     } finally {
       net.dispose();
     }
@@ -176,7 +196,12 @@ describe('model families traced and run in onnxruntime-web', () => {
           assert.deepEqual(tm.outputs[0].shape, ['batch', 'seq', cfg.vocab]);
         },
       });
-      assert.ok(nodes > 0);
+      // and at fixed shapes (no symbol: no shape computation)
+      const fixed = om.tidy(() => {
+        const tm = om.trace(net, { x: [ids(3, 1), [null, null]] });
+        try { return tm.graph().nodes.length; } finally { tm.dispose(); }
+      });
+      assertDocNodes('a GPT-style decoder', nodes, fixed);
       await withTraced((keep, trace) => { // shorter and longer than traced, and batch 1
         const tm = trace(net, { x: [ids(3, 2), ['batch', 'seq']] });
         for (const [n, l] of [[2, 3], [1, 16]]) {
