@@ -1,15 +1,20 @@
 // ONNX's backend node tests (Debian's python3-onnx 1.12 generates them at set-up: tools/bootstrap.sh)
 // in the Session, with ONNX's comparison rule (tests/js/onnx-backend.mjs). Each test passes, is
 // refused (an OmError at create or run), gives a wrong answer or crashes (anything else thrown);
-// none may crash, none be wrong but those listed, and the passes may only go up: PASSED is the count recorded in
-// docs/graph-runtime.md, raised with each fix. `npm run conformance` prints every outcome and
-// onnxruntime-web's on the same set.
+// none may crash, none be wrong but those listed, and the passes and refusals are the counts of
+// docs/graph-runtime.md's table (read from there, so a fix that passes one more test updates it).
+// `npm run conformance` prints every outcome and onnxruntime-web's on the same set.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import * as om from 'onemodel';
 import { nodeTests, loadTest, runSession, mismatch, decodeTensor, decodeValue } from './onnx-backend.mjs';
 
-const PASSED = 897;
+// docs/graph-runtime.md's row: `| Session | passes | refused | wrong | crash |`
+const DOC = readFileSync(new URL('../../docs/graph-runtime.md', import.meta.url), 'utf8');
+const ROW = /^ *\| on ONNX 1\.12's (\d+) node tests \|[^\n]*\n *\|[^\n]*\n *\| Session \| (\d+) \| (\d+) \| (\d+) \| (\d+) \|$/m.exec(DOC);
+assert.ok(ROW, 'docs/graph-runtime.md has the Session\'s row of the ONNX 1.12 node tests');
+const [TOTAL, PASSED, REFUSED, WRONG, CRASHED] = ROW.slice(1).map(Number);
 
 // Wrong by ONNX 1.12's reference outputs. The list must be exactly what is wrong, so a fix or a
 // new failure both show. None now: DFT and STFT sum in double (their zeros were 2e-5 in float32);
@@ -25,9 +30,9 @@ const BAD_DATA = ['test_castlike_BFLOAT16_to_FLOAT', 'test_castlike_BFLOAT16_to_
 
 await om.ready({ threads: false });
 
-test('ONNX backend node tests: no wrong answer, no crash, at least the recorded passes', async () => {
+test('ONNX backend node tests: no wrong answer, no crash, the passes and refusals docs/graph-runtime.md records', async () => {
   const tests = nodeTests();
-  assert.ok(tests.length >= 900, `${tests.length} node tests generated (ONNX 1.12 writes 922)`);
+  assert.equal(tests.length, TOTAL, `node tests generated (docs/graph-runtime.md says ONNX 1.12 writes ${TOTAL})`);
   const by = { pass: [], refused: [], wrong: [], crash: [] };
   for (const { name, dir } of tests) {
     const r = await runSession(om, loadTest(dir));
@@ -35,7 +40,9 @@ test('ONNX backend node tests: no wrong answer, no crash, at least the recorded 
   }
   assert.deepEqual(by.crash, [], 'crashes');
   assert.deepEqual(by.wrong, EXPECTED_WRONG, 'wrong answers');
-  assert.ok(by.pass.length >= PASSED, `${by.pass.length} passed, ${PASSED} recorded`);
+  const counts = [by.pass.length, by.refused.length, by.wrong.length, by.crash.length];
+  assert.deepEqual(counts, [PASSED, REFUSED, WRONG, CRASHED],
+    `the Session passes, refuses, gets wrong, crashes ${counts.join(', ')}: update docs/graph-runtime.md's row | Session | ${counts.join(' | ')} |`);
   // every node test is valid ONNX but BAD_DATA's: what the Session does not run is Unsupported, never a Format or argument error
   const bad = by.refused.filter((r) => BAD_DATA.includes(r.split(':')[0]));
   assert.deepEqual(bad.map((r) => r.split(':')[0]), BAD_DATA, 'the tests whose data do not fit their model');
