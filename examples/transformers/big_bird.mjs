@@ -327,10 +327,15 @@ export class BigBirdModel extends nn.Module {
     this.config = c;
     this.attention_type = c.attention_type;
     this.block_size = c.block_size;
-    this.embeddings = new BigBirdEmbeddings(c);
-    this.encoder = new BigBirdEncoder(c);
-    this.pooler = new nn.Linear(c.hidden_size, c.hidden_size);
-    this.activation = new nn.Tanh();
+    try {
+      this.embeddings = new BigBirdEmbeddings(c);
+      this.encoder = new BigBirdEncoder(c);
+      this.pooler = new nn.Linear(c.hidden_size, c.hidden_size);
+      this.activation = new nn.Tanh();
+    } catch (e) {
+      this.dispose(); // a layer refused the config (as upstream's constructors do): free what was made
+      throw e;
+    }
   }
 
   setAttentionType(value) {
