@@ -5,10 +5,12 @@
 // made (create_masks_for_block_sparse_attn), the five parts of bigbird_block_sparse_attention
 // computed with the random blocks eval mode makes (block 0, gathered by torch_gather_b2), and the
 // output sliced back. Two configurations: block_size 2 with one random block (threshold 14) and
-// block_size 4 with two (threshold 36). Each loads PyTorch's safetensors strictly, matches PyTorch
-// eagerly at 1, odd lengths, the threshold - 1, itself, + 1, + 2 and far above, and is traced once
-// with symbolic batch and seq, on one side of the threshold: the .onnx runs in onnxruntime-web and
-// the graph in the Session at every fixture length, on both sides, against PyTorch.
+// block_size 4 with two (threshold 36). Each loads PyTorch's safetensors strictly and matches PyTorch
+// eagerly at 1, odd lengths, the threshold - 1, itself, + 1, + 2 and far above. Traced with a
+// symbolic length (the batch fixed: a symbolic batch is refused, below) below the threshold, the
+// graph is an If on the length; above it, the trace is refused naming the om.Dim that holds, and
+// holds with it. Each traced graph runs in onnxruntime-web and the Session at the fixture lengths
+// of its batch against PyTorch, and at other lengths (1, far above) against eager.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import * as om from 'onemodel';
