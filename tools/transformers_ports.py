@@ -7,7 +7,7 @@ PyTorch modules written from reading transformers' modeling_gpt2.py, modeling_be
 modeling_llama.py, modeling_t5.py, modeling_whisper.py, modeling_phi.py, modeling_gemma.py and
 modeling_clip.py, modeling_qwen2.py, modeling_distilbert.py, modeling_albert.py, modeling_bloom.py,
 modeling_wav2vec2.py, modeling_segformer.py, modeling_vit.py, modeling_opt.py, modeling_gpt_neo.py,
-modeling_deberta_v2.py, modeling_dinov2.py and modeling_longformer.py (inference without caches): the same
+modeling_deberta_v2.py, modeling_dinov2.py, modeling_longformer.py and modeling_big_bird.py (inference without caches): the same
 module tree and parameter names (so the state-dict keys are the ones a real checkpoint has), the
 same operations in the same order, the same non-persistent buffers (GPT-2's `attn.bias`, BERT's
 `position_ids` and `token_type_ids`, LLaMA's `rotary_emb.inv_freq`). The ports a onemodel user
@@ -63,6 +63,11 @@ writes of the same code are examples/transformers/*.mjs.
                                  _mask_invalid_locations in place, masked rows zeroed; local only
     longformer_global            the same with global attention (nonzero indices, *_global projections)
     longformer_windows           a window per layer (4, 8): padded to a multiple of 8
+    big_bird  BigBirdModel       block_sparse (block_size 2, one random block) above the length threshold
+                                 (5 + 2 * r) * block_size = 14, original_full (BERT's attention) at and
+                                 below it; padded to a multiple of block_size and sliced back; the random
+                                 blocks as eval mode makes them (block 0)
+    big_bird_b4                  the same with block_size 4 and two random blocks: threshold 36
 
 Each model writes tests/js/fixtures/transformers/<name>.safetensors (its state_dict, F32, tied
 weights under both names as a real checkpoint has them) and <name>.json:
@@ -3003,6 +3008,260 @@ class LongformerModel(nn.Module):
         return sequence_output, self.pooler(sequence_output)
 
 
+# ---- BigBird (modeling_big_bird.py) --------------------------------------------------------------
+
+class BigBirdEmbeddings(BertEmbeddings):
+    """BERT's embeddings (position_ids and token_type_ids non-persistent buffers); rescale_embeddings
+    multiplies the word embeddings by sqrt(hidden) first (off in BigBirdConfig's default)."""
+
+    def __init__(self, c):
+        super().__init__(c)
+        self.rescale_embeddings = c['rescale_embeddings']
+        self.hidden_size = c['hidden_size']
+
+    def forward(self, input_ids, token_type_ids):
+        seq_length = input_ids.size(1)
+        position_ids = self.position_ids[:, :seq_length]
+        inputs_embeds = self.word_embeddings(input_ids)
+        if self.rescale_embeddings:
+            inputs_embeds = inputs_embeds * (self.hidden_size ** 0.5)
+        embeddings = inputs_embeds + self.token_type_embeddings(token_type_ids)
+        embeddings += self.position_embeddings(position_ids)
+        return self.LayerNorm(self.dropout(embeddings))
+
+
+class BigBirdSelfAttention(nn.Module):
+    """original_full: BERT's attention over every token."""
+
+    def __init__(self, c):
+        super().__init__()
+        self.num_attention_heads = c['num_attention_heads']
+        self.attention_head_size = c['hidden_size'] // c['num_attention_heads']
+        self.all_head_size = self.num_attention_heads * self.attention_head_size
+        self.query = nn.Linear(c['hidden_size'], self.all_head_size, bias=c['use_bias'])
+        self.key = nn.Linear(c['hidden_size'], self.all_head_size, bias=c['use_bias'])
+        self.value = nn.Linear(c['hidden_size'], self.all_head_size, bias=c['use_bias'])
+        self.dropout = nn.Dropout(0.1)
+
+    def heads(self, x, batch_size):
+        return x.view(batch_size, -1, self.num_attention_heads, self.attention_head_size).transpose(1, 2)
+
+    def forward(self, hidden_states, attention_mask):
+        batch_size = hidden_states.shape[0]
+        query_layer = self.heads(self.query(hidden_states), batch_size)
+        key_layer = self.heads(self.key(hidden_states), batch_size)
+        value_layer = self.heads(self.value(hidden_states), batch_size)
+        scores = torch.matmul(query_layer, key_layer.transpose(-1, -2)) / math.sqrt(self.attention_head_size)
+        probs = self.dropout(nn.functional.softmax(scores + attention_mask, dim=-1))
+        context = torch.matmul(probs, value_layer).permute(0, 2, 1, 3).contiguous()
+        return context.view(context.size()[:-2] + (self.all_head_size,))
+
+
+class BigBirdBlockSparseAttention(BigBirdSelfAttention):
+    """block_sparse in eval mode: each query block attends to the first and last blocks (global),
+    its neighbours (sliding, 3 blocks) and num_random_blocks random blocks, which eval mode makes
+    block 0 (upstream's _bigbird_block_rand_mask_with_head returns zeros when not training); the
+    first and last query blocks attend to everything. Computed in upstream's five parts."""
+
+    def __init__(self, c):
+        super().__init__(c)
+        self.num_random_blocks = c['num_random_blocks']
+        self.block_size = c['block_size']
+
+    @staticmethod
+    def bmm_nd(a, b, ndim):
+        return torch.bmm(a.reshape((-1,) + a.shape[-2:]), b.reshape((-1,) + b.shape[-2:])).view(
+            a.shape[:ndim - 2] + (a.shape[ndim - 2], b.shape[ndim - 1]))
+
+    @staticmethod
+    def bmm_nd_transpose(a, b, ndim):
+        return torch.bmm(a.reshape((-1,) + a.shape[-2:]), b.reshape((-1,) + b.shape[-2:]).transpose(1, 2)).view(
+            a.shape[:ndim - 2] + (a.shape[ndim - 2], b.shape[ndim - 2]))
+
+    @staticmethod
+    def gather_b2(params, indices):
+        # torch_gather_b2: blocks of params [b, h, nb, bs, d] at indices [b, h, l, r], one index_select
+        n_gather = indices.shape[-2] * indices.shape[-1]
+        shift = torch.arange(indices.shape[0] * indices.shape[1] * n_gather)
+        flat = indices.view(-1) + torch.div(shift, n_gather, rounding_mode='floor') * params.shape[2]
+        out = params.reshape(-1, params.shape[-2], params.shape[-1]).index_select(0, flat)
+        return out.reshape(params.shape[:2] + (n_gather,) + params.shape[3:])
+
+    def forward(self, hidden_states, band_mask, from_mask, to_mask, blocked_mask):
+        bsz, n, _ = hidden_states.shape
+        h, r, bs, d = self.num_attention_heads, self.num_random_blocks, self.block_size, self.attention_head_size
+        nb = n // bs
+        q = self.heads(self.query(hidden_states), bsz)
+        k = self.heads(self.key(hidden_states), bsz)
+        v = self.heads(self.value(hidden_states), bsz)
+        rsqrt_d = 1 / math.sqrt(d)
+        penalty = -10000.0
+        # eval: the random plan's adjacency lists are zeros, one [nb - 2, r] per head, repeated per batch
+        rand_attn = torch.tensor(np.stack([np.zeros((nb - 2, r), dtype=np.int32) for _ in range(h)], axis=0), dtype=torch.long)
+        rand_attn = torch.cat([rand_attn.unsqueeze(0) for _ in range(bsz)], dim=0)
+        rand_mask = torch.stack([p1[i1.flatten()] for p1, i1 in zip(blocked_mask, rand_attn)])
+        rand_mask = torch.einsum('blq,bhlk->bhlqk', blocked_mask[:, 1:-1], rand_mask.view(bsz, h, nb - 2, r * bs))
+        bq = q.view(bsz, h, nb, bs, -1)
+        bk = k.view(bsz, h, nb, bs, -1)
+        bv = v.view(bsz, h, nb, bs, -1)
+        gk = self.gather_b2(bk, rand_attn).view(bsz, h, nb - 2, r * bs, -1)
+        gv = self.gather_b2(bv, rand_attn).view(bsz, h, nb - 2, r * bs, -1)
+
+        def global_rows(qb):
+            # a global query block against every key
+            s = self.bmm_nd_transpose(qb, k, 4) * rsqrt_d + (1.0 - to_mask) * penalty
+            return self.bmm_nd(nn.functional.softmax(s, dim=-1), v, 4).unsqueeze(2)
+
+        def edge_rows(qb, kmat, vmat, seq_pad, rand_pad):
+            # the second and second-last query blocks: global, sliding and random keys
+            s = self.bmm_nd_transpose(qb, kmat, 4) * rsqrt_d
+            s += (1.0 - torch.minimum(seq_pad, rand_pad)) * penalty
+            return self.bmm_nd(nn.functional.softmax(s, dim=-1), vmat, 4).unsqueeze(2)
+
+        first = global_rows(bq[:, :, 0])
+        ones_seq = to_mask.new_ones([bsz, 1, 1, r * bs])
+        ones_rand = rand_mask.new_ones([bsz, h, bs, 4 * bs])
+        second = edge_rows(bq[:, :, 1], torch.cat([bk[:, :, 0], bk[:, :, 1], bk[:, :, 2], bk[:, :, -1], gk[:, :, 0]], dim=2),
+                           torch.cat([bv[:, :, 0], bv[:, :, 1], bv[:, :, 2], bv[:, :, -1], gv[:, :, 0]], dim=2),
+                           torch.cat([to_mask[:, :, :, :3 * bs], to_mask[:, :, :, -bs:], ones_seq], dim=3),
+                           torch.cat([ones_rand, rand_mask[:, :, 0]], dim=3))
+        # middle query blocks: three sliding key blocks, the random ones, the first and last
+        exp_k = torch.cat([bk[:, :, 1:-3], bk[:, :, 2:-2], bk[:, :, 3:-1]], dim=3)
+        exp_v = torch.cat([bv[:, :, 1:-3], bv[:, :, 2:-2], bv[:, :, 3:-1]], dim=3)
+        mq = bq[:, :, 2:-2]
+        inner = self.bmm_nd_transpose(mq, exp_k, 5) * rsqrt_d
+        rand_band = self.bmm_nd_transpose(mq, gk[:, :, 1:-1], 5) * rsqrt_d
+        first_band = torch.einsum('bhlqd,bhkd->bhlqk', mq, bk[:, :, 0]) * rsqrt_d
+        last_band = torch.einsum('bhlqd,bhkd->bhlqk', mq, bk[:, :, -1]) * rsqrt_d
+        inner += (1.0 - band_mask) * penalty
+        first_band += (1.0 - to_mask[:, :, :, :bs].unsqueeze(3)) * penalty
+        last_band += (1.0 - to_mask[:, :, :, -bs:].unsqueeze(3)) * penalty
+        rand_band += (1.0 - rand_mask[:, :, 1:-1]) * penalty
+        w = nn.functional.softmax(torch.cat([first_band, inner, rand_band, last_band], dim=-1), dim=-1)
+        middle = self.bmm_nd(w[:, :, :, :, bs:4 * bs], exp_v, 5)
+        middle += self.bmm_nd(w[:, :, :, :, 4 * bs:-bs], gv[:, :, 1:-1], 5)
+        middle += torch.einsum('bhlqk,bhkd->bhlqd', w[:, :, :, :, :bs], bv[:, :, 0])
+        middle += torch.einsum('bhlqk,bhkd->bhlqd', w[:, :, :, :, -bs:], bv[:, :, -1])
+        second_last = edge_rows(bq[:, :, -2], torch.cat([bk[:, :, 0], bk[:, :, -3], bk[:, :, -2], bk[:, :, -1], gk[:, :, -1]], dim=2),
+                                torch.cat([bv[:, :, 0], bv[:, :, -3], bv[:, :, -2], bv[:, :, -1], gv[:, :, -1]], dim=2),
+                                torch.cat([to_mask[:, :, :, :bs], to_mask[:, :, :, -3 * bs:], ones_seq], dim=3),
+                                torch.cat([ones_rand, rand_mask[:, :, -1]], dim=3))
+        last = global_rows(bq[:, :, -1])
+        context = torch.cat([first, second, middle, second_last, last], dim=2)
+        context = context.view((bsz, h, n, -1)) * from_mask
+        return torch.transpose(context, 1, 2).contiguous().view(bsz, n, -1)
+
+
+class BigBirdAttention(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.attention_type = c['attention_type']
+        self.self = BigBirdSelfAttention(c) if c['attention_type'] == 'original_full' else BigBirdBlockSparseAttention(c)
+        self.output = BertSelfOutput(c, c['hidden_size'])
+        self.c = c
+
+    def set_attention_type(self, value):
+        # upstream moves query, key and value into a new module of the other class
+        if value == self.attention_type:
+            return
+        self.attention_type = value
+        other = BigBirdSelfAttention(self.c) if value == 'original_full' else BigBirdBlockSparseAttention(self.c)
+        other.query, other.key, other.value = self.self.query, self.self.key, self.self.value
+        self.self = other.eval() if not self.training else other
+
+    def forward(self, hidden_states, attention_mask, band_mask, from_mask, to_mask, blocked_mask):
+        if self.attention_type == 'original_full':
+            out = self.self(hidden_states, attention_mask)
+        else:
+            out = self.self(hidden_states, band_mask.to(hidden_states.dtype), from_mask.to(hidden_states.dtype),
+                            to_mask.to(hidden_states.dtype), blocked_mask)
+        return self.output(out, hidden_states)
+
+
+class BigBirdLayer(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.attention = BigBirdAttention(c)
+        self.intermediate = BertIntermediate(c)
+        self.intermediate.forward = lambda x: NewGELUActivation()(self.intermediate.dense(x))  # hidden_act gelu_new
+        self.output = BertSelfOutput(c, c['intermediate_size'])
+
+    def forward(self, hidden_states, *masks):
+        attention_output = self.attention(hidden_states, *masks)
+        return self.output(self.intermediate(attention_output), attention_output)
+
+
+class BigBirdEncoder(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.layer = nn.ModuleList([BigBirdLayer(c) for _ in range(c['num_hidden_layers'])])
+
+    def forward(self, hidden_states, *masks):
+        for layer_module in self.layer:
+            hidden_states = layer_module(hidden_states, *masks)
+        return hidden_states
+
+
+class BigBirdModel(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.config = c
+        self.attention_type = c['attention_type']
+        self.block_size = c['block_size']
+        self.embeddings = BigBirdEmbeddings(c)
+        self.encoder = BigBirdEncoder(c)
+        self.pooler = nn.Linear(c['hidden_size'], c['hidden_size'])
+        self.activation = nn.Tanh()
+
+    def set_attention_type(self, value):
+        if value == self.attention_type:
+            return
+        self.attention_type = value
+        for layer in self.encoder.layer:
+            layer.attention.set_attention_type(value)
+
+    @staticmethod
+    def create_masks_for_block_sparse_attn(attention_mask, block_size):
+        batch_size, seq_length = attention_mask.size()
+        blocked = attention_mask.view(batch_size, seq_length // block_size, block_size)
+        exp_blocked_to_pad = torch.cat([blocked[:, 1:-3], blocked[:, 2:-2], blocked[:, 3:-1]], dim=2)
+        band_mask = torch.einsum('blq,blk->blqk', blocked[:, 2:-2], exp_blocked_to_pad).unsqueeze(1)
+        return blocked, band_mask, attention_mask.view(batch_size, 1, seq_length, 1), attention_mask.view(batch_size, 1, 1, seq_length)
+
+    def _pad_to_block_size(self, input_ids, attention_mask, token_type_ids):
+        block_size = self.config['block_size']
+        seq_len = input_ids.shape[1]
+        padding_len = (block_size - seq_len % block_size) % block_size
+        if padding_len > 0:
+            input_ids = nn.functional.pad(input_ids, (0, padding_len), value=self.config['pad_token_id'])
+            attention_mask = nn.functional.pad(attention_mask, (0, padding_len), value=False)
+            token_type_ids = nn.functional.pad(token_type_ids, (0, padding_len), value=0)
+        return padding_len, input_ids, attention_mask, token_type_ids
+
+    def forward(self, input_ids, attention_mask):
+        # each case as a freshly loaded model sees it: upstream's switch to original_full below is
+        # sticky (set_attention_type), so a model that once saw a short input keeps full attention
+        self.set_attention_type(self.config['attention_type'])
+        batch_size, seq_length = input_ids.size()
+        token_type_ids = self.embeddings.token_type_ids[:, :seq_length].expand(batch_size, seq_length)
+        max_tokens_to_attend = (5 + 2 * self.config['num_random_blocks']) * self.config['block_size']
+        if self.attention_type == 'block_sparse' and seq_length <= max_tokens_to_attend:
+            self.set_attention_type('original_full')
+        padding_len = 0
+        masks = (None, None, None, None, None)
+        if self.attention_type == 'block_sparse':
+            padding_len, input_ids, attention_mask, token_type_ids = self._pad_to_block_size(input_ids, attention_mask, token_type_ids)
+            blocked, band_mask, from_mask, to_mask = self.create_masks_for_block_sparse_attn(attention_mask, self.block_size)
+            masks = (None, band_mask, from_mask, to_mask, blocked)
+        else:
+            masks = (extended_attention_mask(attention_mask), None, None, None, None)
+        sequence_output = self.encoder(self.embeddings(input_ids, token_type_ids), *masks)
+        pooler_output = self.activation(self.pooler(sequence_output[:, 0, :]))
+        if padding_len > 0:
+            sequence_output = sequence_output[:, :-padding_len]
+        return sequence_output, pooler_output
+
+
 # ---- fixtures ------------------------------------------------------------------------------------
 
 # (batch, seq) of every token model's cases: the traced case (3, 6) first, then 1, odd lengths,
@@ -3497,6 +3756,46 @@ def make_longformer_windows():
                    c, LongformerModel(c), {'input_ids': ['batch', 'seq'], 'attention_mask': ['batch', 'seq']},
                    token_cases(c['vocab_size'], mask_step=3, sizes=[(2, 9), (1, 1), (2, 4), (1, 8), (2, 15), (1, 17), (1, 90)]),
                    ['last_hidden_state', 'pooler_output'])
+
+
+
+# BigBird's lengths around its threshold (5 + 2 * num_random_blocks) * block_size: full attention
+# up to it, block-sparse (padded to a multiple of block_size) above; the trace case first, then 1,
+# odd lengths, the threshold - 1, itself, + 1, + 2, + 3, and far above.
+BIG_BIRD_CONFIG = {'vocab_size': 64, 'hidden_size': 32, 'num_hidden_layers': 2, 'num_attention_heads': 2,
+                   'intermediate_size': 64, 'hidden_act': 'gelu_new', 'max_position_embeddings': 128, 'type_vocab_size': 2,
+                   'layer_norm_eps': 1e-12, 'pad_token_id': 0, 'attention_type': 'block_sparse', 'use_bias': True,
+                   'rescale_embeddings': False, 'block_size': 2, 'num_random_blocks': 1}
+BIG_BIRD_DESCRIPTION = ('BigBirdModel (eval): BERT\'s embeddings; attention_type block_sparse with block_size {bs} and '
+                        'num_random_blocks {r}: at seq_length <= (5 + 2 * r) * bs = {t} it switches to original_full (BERT\'s '
+                        'attention, additive finfo.min mask); above, _pad_to_block_size pads ids and mask to a multiple of '
+                        'bs, create_masks_for_block_sparse_attn makes the band, from and to masks, and bigbird_block_sparse_attention '
+                        'computes its five parts (global first and last query blocks; the second and second-last against global, '
+                        'sliding and random keys; the middle blocks by shifted key blocks), the random blocks all block 0 as eval '
+                        'mode makes them (torch_gather_b2, _create_rand_mask_from_inputs), -10000 penalties; gelu_new; pooler '
+                        'tanh(pooler(h[:, 0])); the output sliced back to the input length')
+
+
+def big_bird_fixture(name, config, sizes):
+    c = {**BIG_BIRD_CONFIG, **config}
+    t = (5 + 2 * c['num_random_blocks']) * c['block_size']
+    return fixture(name, BIG_BIRD_DESCRIPTION.format(bs=c['block_size'], r=c['num_random_blocks'], t=t), c, BigBirdModel(c),
+                   {'input_ids': ['batch', 'seq'], 'attention_mask': ['batch', 'seq']},
+                   token_cases(c['vocab_size'], mask_step=3, sizes=sizes), ['last_hidden_state', 'pooler_output'])
+
+
+@model
+def make_big_bird():
+    # block_size 2, one random block: the threshold is 14; traced at 31 (block-sparse, padded to 32)
+    return big_bird_fixture('big_bird', {}, [(2, 31), (1, 1), (2, 5), (1, 12), (2, 13), (1, 14), (2, 15), (1, 16), (2, 17),
+                                             (1, 64), (1, 100)])
+
+
+@model
+def make_big_bird_b4():
+    # block_size 4, two random blocks: the threshold is 36; traced at 13 (original_full)
+    return big_bird_fixture('big_bird_b4', {'block_size': 4, 'num_random_blocks': 2},
+                            [(2, 13), (1, 1), (2, 7), (1, 35), (2, 36), (1, 37), (2, 38), (1, 41), (1, 100)])
 
 
 if __name__ == '__main__':
