@@ -1103,8 +1103,8 @@ static int64_t trips_up(int64_t per, int64_t div, int64_t c, int64_t v) {
  * counts, lo or hi (hi - lo a trip's calls, lo a multiple of it: 0 where per < div), in a
  * pattern that repeats every div sizes. From the runs at offsets 0 to 3 of example v0
  * (calls[0..3]), runs at the next sizes in a row until the smallest period div (at most
- * OM_LOOP_DIV) of the growths is seen twice over and one more (every residue twice), at most
- * 2 * OM_LOOP_DIV + 2 sizes; a threshold (one jump, then none for OM_LOOP_DIV sizes) stops
+ * OM_LOOP_DIV) of the growths is seen twice over and one more (every residue twice) and over
+ * div + OM_LOOP_DIV - 1 growths, at most 2 * OM_LOOP_DIV + 2 sizes; a threshold (one jump, then none for OM_LOOP_DIV sizes) stops
  * early. per is the trips a period adds, and c, of the div that make that pattern, is the one
  * the growths show (per and div coprime: one does). Into trips: per, div and at = c modulo div.
  * 1 when so, 0 when not, -1 when the trace ended (the error set). A wrong fit (a pattern that
@@ -1133,7 +1133,11 @@ static int loop_period(om_trace *tr, int k, const int64_t *v0, const int64_t *ca
     for (int j = 0; j < n; j++) /* two counts of growth at most */
       if (up[j] != lo && up[j] != hi) return 0;
     if (hi > lo && lo % (hi - lo)) return 0; /* lo not a whole number of trips */
-    for (int d = 2; !div && d <= OM_LOOP_DIV && 2 * d + 1 <= n; d++) { /* the smallest period, seen twice and one more */
+    /* the smallest period, seen twice and one more, and over d + OM_LOOP_DIV - 1 growths: a run
+     * of growths with periods d and D that long has their gcd as a period too (Fine and Wilf),
+     * so no other period up to OM_LOOP_DIV fits them (the growths of 2 * T / 5 from T = 9, 0 1 0
+     * 1 0, have period 2 over five) */
+    for (int d = 2; !div && d <= OM_LOOP_DIV && 2 * d + 1 <= n && d + OM_LOOP_DIV - 1 <= n; d++) {
       bool same = true, both = false;
       for (int j = d; same && j < n; j++) same = up[j] == up[j - d];
       for (int j = 1; j < d; j++) both |= up[j] != up[0];
