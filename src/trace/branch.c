@@ -562,9 +562,10 @@ static void cut_syms(const cut *c, int *i, int *d) {
  * reached, `T > 290 ? x.abs() : x.sigmoid()` beside the loop, would be silently lost: checked
  * there, the rolled graph disagrees and the loop is refused, loudly, as before); for a trip every
  * div sizes also every residue from the smallest size on and one beside far (a trip count off at
- * some residue would be silently wrong there); the example last (the outputs om_trace_run returns
+ * some residue would be silently wrong there); for a loop that stops at a size, that size and the
+ * next; the example last (the outputs om_trace_run returns
  * are its). */
-#define OM_LOOP_CHECKS (10 + OM_LOOP_DIV + 1) /* and, for a trip every div sizes, every residue from the smallest on */
+#define OM_LOOP_CHECKS (10 + OM_LOOP_DIV + 1 + 2) /* and, for a trip every div sizes, every residue from the smallest on; either side of a stop */
 #define OM_LOOP_FAILS 8 /* the most of the smallest sizes a rolled loop's model may fail at */
 
 /* The loop over symbol c->k that om__run_loop found, rolled into an ONNX Loop (loop.c): the model
@@ -631,6 +632,7 @@ static int roll_loop(const cut *c, om_tensor **outputs, uint64_t seed, uint64_t 
   int n_sizes = 9;
   for (int64_t r = 2; div > 1 && r <= div; r++) sizes[n_sizes++] = from + r; /* every residue, from the smallest size */
   if (div > 1) sizes[n_sizes++] = far + 1;
+  if (period->cap) sizes[n_sizes++] = period->cap, sizes[n_sizes++] = period->cap + 1; /* either side of where it stops */
   sizes[n_sizes++] = v0; /* the example last: its outputs are kept */
   bool agrees = false;
   int64_t lo = INT64_MAX, hi = 0;
@@ -641,9 +643,10 @@ static int roll_loop(const cut *c, om_tensor **outputs, uint64_t seed, uint64_t 
     om_traced_release(rolled);
     om_traced_release(rolled2);
     rolled = rolled2 = NULL;
-    if (div > 1 && tries[at][1] > 1) break; /* a trip every div sizes: one a step */
+    if (div > 1 && tries[at][1] > 1) break; /* per trips every div sizes: the per the runs found */
     /* in sizes: the variable's div and residue times the multiple */
-    const om_loop_trips trips = {.per = tries[at][1], .div = div * s->multiple, .at = period->at * s->multiple};
+    const om_loop_trips trips = {.per = div > 1 ? period->per : tries[at][1], .div = div * s->multiple, .at = period->at * s->multiple,
+                                 .cap = period->cap * s->multiple};
     rolled = om__loop_roll(m, s->name, p.v * s->multiple, from * s->multiple, (const int (*)[OM_MAX_DIMS])c->syms, c->k, in_i, in_d,
                            tries[at][0], &trips, reads, n_reads);
     rolled2 = rolled ? om__loop_roll(m2, s->name, p2.v * s->multiple, from * s->multiple, (const int (*)[OM_MAX_DIMS])c->syms, c->k,

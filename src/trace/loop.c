@@ -593,7 +593,7 @@ static bool prune(om_graph *g) {
 }
 
 /* The Loop of region rg into model t (a copy of m's graph, ids alike): the size of axis d of
- * graph input i times form->per, less c, divided by form->div as the trip count, the first repeat's reads as the loop-carried values'
+ * graph input i (at most form->cap, where that is set) times form->per, less c, divided by form->div as the trip count, the first repeat's reads as the loop-carried values'
  * start; its outputs (loop_outputs) the last repeat's loop-carried values (the same ids: what
  * reads them after the loop is unchanged) and the scanned steps, each put where its Concat had
  * them in place of the run of inputs it read; the repeats' nodes and the steps' Unsqueezes
@@ -632,6 +632,14 @@ static bool put_loop(om_graph *t, const region *rg, int n_slots, int n_carried, 
   snprintf(nm, sizeof nm, "%sShape", pre);
   bool ok = size >= 0 && om__graph_add_node(t, "Shape", nm, &t->inputs.v[i], 1, &size, 1, at, 2) >= 0;
   ins[0] = size;
+  if (ok && form->cap > 0) { /* a loop that stops at a size: min(S, cap) */
+    snprintf(nm, sizeof nm, "%scap", pre);
+    int k = int_init(t, nm, &form->cap, one, false);
+    ins[0] = k >= 0 ? value_like(t, pre, &(om_gvalue){.name = "capped", .dtype = OM_INT64, .ndim = 1, .shape = {1}}) : -1;
+    snprintf(nm, sizeof nm, "%sMin", pre);
+    ok = ins[0] >= 0 && om__graph_add_node(t, "Min", nm, (int[]){size, k}, 2, &ins[0], 1, NULL, 0) >= 0;
+    size = ins[0];
+  }
   int64_t per = form->per, div = form->div;
   if (ok && per != 1) { /* per trips a size */
     snprintf(nm, sizeof nm, "%sper", pre);
@@ -744,7 +752,7 @@ static bool put_loop(om_graph *t, const region *rg, int n_slots, int n_carried, 
 /* The longest repeats of g that fit a Loop (each loop-carried value starts as it goes on, no
  * fewer than 0 trips at min, some output) rolled into one in g, run floor((per * S - c) / div)
  * times (S the size at run time, c what makes that the repeats at size; where div > 1, the one
- * c whose count steps up at the sizes trips->at modulo div), its names prefixed pre: 1; 0 when
+ * c of trips->at modulo div), its names prefixed pre: 1; 0 when
  * none do (g unchanged); -1 on error (set). */
 static int roll_one(om_graph *g, int64_t size, int64_t min, int i, int d, const om_loop_trips *trips, const char *pre, char *why,
                     size_t n_why) {
@@ -760,7 +768,7 @@ static int roll_one(om_graph *g, int64_t size, int64_t min, int i, int d, const 
   if (ok && find_region(g, &best, &scratch)) {
     int n_slots = slot_count(g, &best), n_carried = carried_of(&best, n_slots, -1, -1);
     int64_t per = trips->per, div = trips->div, c = per * size - div * best.m; /* the trip count (per * S - c) / div */
-    if (div > 1) c -= ((c - trips->at) % div + div) % div; /* per is 1: S - c from div * m to div * m + div - 1, c = at (mod div) */
+    if (div > 1) c -= ((c - trips->at) % div + div) % div; /* per * S - c from div * m to div * m + div - 1, c = at (mod div) */
     bool fits = c <= per * min; /* no fewer than 0 trips at the smallest size (and per * S - c >= 0 at every size: Div is the floor) */
     for (int e = 0; e < n_slots; e++) { /* each loop-carried value starts as it goes on: its type and shape */
       const slot *sl = &best.slots[e];

@@ -1089,43 +1089,119 @@ static int64_t loop_calls(om_trace *tr, int k, int64_t v, const int64_t *v0, om_
   return calls;
 }
 
-/* A loop of floor((v - c) / div) trips (Math.floor(T / 2) pairwise steps, Math.ceil(T / 3), a
- * window of k by s, Math.floor((T - k) / s) + 1): its calls grow by the same count at every
- * div-th size and stay at the others. From the runs at offsets 0 to 3 of example v0 (calls[0..3]),
- * runs at the next sizes in a row until the calls have grown three times div apart, each time by
- * the same count, and stayed between (at most 3 * OM_LOOP_DIV sizes; a threshold, one jump, stops
- * after OM_LOOP_DIV more). Into trips: div and at, the variable's residue where the count steps
- * up. 1 when so, 0 when not, -1 when the trace ended (the error set). */
+/* floor(a / b) for b > 0. */
+static int64_t floor_by(int64_t a, int64_t b) { return a / b - (a % b != 0 && a < 0); }
+
+/* How many more trips floor((per * v - c) / div) makes at v + 1 than at v. */
+static int64_t trips_up(int64_t per, int64_t div, int64_t c, int64_t v) {
+  return floor_by(per * (v + 1) - c, div) - floor_by(per * v - c, div);
+}
+
+/* A loop of floor((per * v - c) / div) trips, per / div not a whole number (Math.floor(T / 2)
+ * pairwise steps, Math.ceil(T / 3), Math.floor(2 * T / 3), Math.ceil(3 * T / 4), a window of k
+ * by s, Math.floor((T - k) / s) + 1): from one size to the next its calls grow by one of two
+ * counts, lo or hi (hi - lo a trip's calls, lo a multiple of it: 0 where per < div), in a
+ * pattern that repeats every div sizes. From the runs at offsets 0 to 3 of example v0
+ * (calls[0..3]), runs at the next sizes in a row until the smallest period div (at most
+ * OM_LOOP_DIV) of the growths is seen twice over and one more (every residue twice) and over
+ * div + OM_LOOP_DIV - 1 growths, at most 2 * OM_LOOP_DIV + 2 sizes; a threshold (one jump, then none for OM_LOOP_DIV sizes) stops
+ * early. per is the trips a period adds, and c, of the div that make that pattern, is the one
+ * the growths show (per and div coprime: one does). Into trips: per, div and at = c modulo div.
+ * 1 when so, 0 when not, -1 when the trace ended (the error set). A wrong fit (a pattern that
+ * holds for the sizes run only) is caught where the rolled graph is checked: at sizes far above,
+ * its count grows at another rate. */
 static int loop_period(om_trace *tr, int k, const int64_t *v0, const int64_t *calls, om_trace_fn fn, void *ctx, om_tensor **scratch,
                        int max_outputs, uint64_t seed, uint64_t offset, om_loop_trips *trips) {
   const om_symbol *s = &tr->symbols.v[k];
-  int64_t prev = calls[3], step = 0, ups[3];
-  int n_ups = 0;
-  for (int64_t o = 1; o <= 3; o++) { /* the steps the first four show */
-    if (calls[o] == calls[o - 1]) continue;
-    if (step && calls[o] - calls[o - 1] != step) return 0;
-    step = calls[o] - calls[o - 1], ups[n_ups++] = o;
-  }
-  if (n_ups > 1 && ups[1] - ups[0] < 2) return 0; /* two steps in a row: not periodic */
-  if (n_ups == 0) { /* no step in four sizes: one run OM_LOOP_DIV further tells whether one comes (most thresholds stop here) */
+  enum { MOST = 2 * OM_LOOP_DIV + 2 };
+  int64_t up[MOST], prev = calls[3], lo = 0, hi = 0; /* up[j]: the growth from v0 + j to v0 + j + 1 */
+  int n = 0, last_up;
+  for (int o = 1; o <= 3; o++) up[n++] = calls[o] - calls[o - 1];
+  if (!up[0] && !up[1] && !up[2]) { /* no growth in four sizes: one run OM_LOOP_DIV further tells whether one comes (most thresholds stop here) */
     int64_t c = v0[k] + OM_LOOP_DIV <= s->vmax ? loop_calls(tr, k, v0[k] + OM_LOOP_DIV, v0, fn, ctx, scratch, max_outputs, seed, offset) : -1;
     if (c == -2) return -1;
     if (c <= prev) return 0;
   }
-  for (int64_t o = 4; n_ups < 3 && o <= 3 * OM_LOOP_DIV && v0[k] + o <= s->vmax; o++) {
-    if (n_ups == 0 && o > OM_LOOP_DIV) return 0;
-    if (n_ups == 1 && o > ups[0] + OM_LOOP_DIV) return 0;
-    if (n_ups == 2 && o > 2 * ups[1] - ups[0]) return 0; /* the third step missed its size */
-    int64_t c = loop_calls(tr, k, v0[k] + o, v0, fn, ctx, scratch, max_outputs, seed, offset);
+  int div = 0;
+  for (;;) {
+    lo = INT64_MAX, hi = -1, last_up = -1;
+    for (int j = 0; j < n; j++) {
+      if (up[j] < 0) return 0;
+      lo = up[j] < lo ? up[j] : lo, hi = up[j] > hi ? up[j] : hi;
+      if (up[j] > 0) last_up = j;
+    }
+    for (int j = 0; j < n; j++) /* two counts of growth at most */
+      if (up[j] != lo && up[j] != hi) return 0;
+    if (hi > lo && lo % (hi - lo)) return 0; /* lo not a whole number of trips */
+    /* the smallest period, seen twice and one more, and over d + OM_LOOP_DIV - 1 growths: a run
+     * of growths with periods d and D that long has their gcd as a period too (Fine and Wilf),
+     * so no other period up to OM_LOOP_DIV fits them (the growths of 2 * T / 5 from T = 9, 0 1 0
+     * 1 0, have period 2 over five) */
+    for (int d = 2; !div && d <= OM_LOOP_DIV && 2 * d + 1 <= n && d + OM_LOOP_DIV - 1 <= n; d++) {
+      bool same = true, both = false;
+      for (int j = d; same && j < n; j++) same = up[j] == up[j - d];
+      for (int j = 1; j < d; j++) both |= up[j] != up[0];
+      if (same && both) div = d;
+    }
+    if (div) break;
+    if (n - 1 - last_up > OM_LOOP_DIV && last_up >= 0) return 0; /* no growth for longer than any period: a threshold */
+    if (last_up < 0 && n > OM_LOOP_DIV) return 0;
+    if (n == MOST || v0[k] + n + 1 > s->vmax) return 0;
+    int64_t c = loop_calls(tr, k, v0[k] + n + 1, v0, fn, ctx, scratch, max_outputs, seed, offset);
     if (c == -2) return -1;
-    if (c < prev || c < 0 || (c > prev && step && c - prev != step)) return 0;
-    if (c > prev) step = c - prev, ups[n_ups++] = o;
-    if (n_ups == 2 && ups[1] - ups[0] < 2) return 0;
-    if (n_ups == 3 && ups[2] - ups[1] != ups[1] - ups[0]) return 0;
-    prev = c;
+    if (c < 0) return 0;
+    up[n++] = c - prev, prev = c;
   }
-  if (n_ups < 3) return 0;
-  trips->per = 1, trips->div = ups[1] - ups[0], trips->at = (v0[k] + ups[0]) % trips->div;
+  int64_t unit = hi - lo, per = 0;
+  for (int j = 0; j < div; j++) per += up[j] / unit; /* the trips a period adds */
+  for (int64_t c = 0; c < div; c++) { /* the c of the pattern seen */
+    bool fits = true;
+    for (int j = 0; fits && j < n; j++) fits = trips_up(per, div, c, v0[k] + j) * unit == up[j];
+    if (!fits) continue;
+    *trips = (om_loop_trips){.per = per, .div = div, .at = c};
+    return 1;
+  }
+  return 0;
+}
+
+static int64_t far_variable(const om_symbol *s, int64_t v0);
+
+/* A loop that stops at a constant size (if (t >= maxLen) break, maxLen above the example): its
+ * calls grow by one count a size, evenly at offsets 0 to 3 of example v0 (calls[0..3]), then
+ * stop. Where the run at offset 8 (calls[4]) has grown less, the stop is between, at the size
+ * the growth says; where it has grown as much, one run at the end of the range the trace checks
+ * (far_variable: a decoder's maxLen of 1024 is far above any size the rolled graph is checked
+ * at, and a Loop of T trips would be silently wrong from there) tells whether they stop before,
+ * and a search between finds where (shape-only runs: about two at the end's size in all). The
+ * stop is kept (trips->cap) only at offset 4 or above (the pieces roll_loop traces are below it)
+ * and where the calls at the end are those at the stop (they stay). 1 where they grow as the
+ * first four to the end, or stop (trips->cap); 2 where they grow otherwise (three trips every
+ * four sizes, Math.floor(3 * T / 4), grows at four sizes in a row: loop_period may tell); -1
+ * when the trace ended (the error set). */
+static int loop_cap(om_trace *tr, int k, const int64_t *v0, const int64_t *calls, om_trace_fn fn, void *ctx, om_tensor **scratch,
+                    int max_outputs, uint64_t seed, uint64_t offset, om_loop_trips *trips) {
+  const om_symbol *s = &tr->symbols.v[k];
+  int64_t step = calls[1] - calls[0], v = v0[k], end = far_variable(s, v), lo, hi;
+  if (step <= 0 || calls[2] - calls[1] != step || calls[3] - calls[2] != step || calls[4] < 0) return 1;
+#define OM_LINEAR(x) (calls[0] + step * ((x) - v))
+  int64_t at_end = end > v + 8 ? loop_calls(tr, k, end, v0, fn, ctx, scratch, max_outputs, seed, offset) : -1;
+  if (at_end == -2) return -1;
+  if (calls[4] != OM_LINEAR(v + 8)) { /* it stopped between offsets 3 and 8 */
+    if ((calls[4] - calls[3]) % step) return 2;
+    lo = v + 3 + (calls[4] - calls[3]) / step;
+  } else { /* did it stop before the end? the last size where the calls are as the first four had them */
+    if (at_end < 0 || at_end == OM_LINEAR(end)) return 1;
+    lo = v + 8, hi = end;
+    while (hi - lo > 1) {
+      int64_t mid = lo + (hi - lo) / 2, c = loop_calls(tr, k, mid, v0, fn, ctx, scratch, max_outputs, seed, offset);
+      if (c == -2) return -1;
+      if (c == OM_LINEAR(mid)) lo = mid;
+      else hi = mid;
+    }
+  }
+  if (lo < v + 4 || (at_end >= 0 && at_end != OM_LINEAR(lo))) return 2; /* not a stop the pieces are below, or it grows again */
+#undef OM_LINEAR
+  trips->cap = lo;
   return 1;
 }
 
@@ -1151,9 +1227,22 @@ int om__run_loop(om_trace *tr, int k, om_trace_fn fn, void *ctx, int max_outputs
     else if (c < 0 || (i && c < calls[i - 1])) grows = 0;
     else if (i && c == calls[i - 1]) grows = i < 4 ? 2 : 0;
     if (grows == 2 && i == 3) break; /* the periodic runs take it from here */
+    bool uneven = i == 3 && (c - calls[2] != calls[2] - calls[1] || calls[2] - calls[1] != calls[1] - calls[0]);
+    if (grows == 1 && uneven) { /* more than a trip a size, unevenly (Math.floor(3 * T / 2)): a period? else on as before */
+      int p = loop_period(tr, k, v0, calls, fn, ctx, scratch, max_outputs, seed, offset, trips);
+      if (p) {
+        grows = p;
+        break;
+      }
+    }
   }
-  if (grows == 2) /* the calls stayed at some of the first four: do they grow every div-th size? */
+  if (grows == 2) /* the calls stayed at some of the first four: do they grow in a pattern of every div sizes? */
     grows = loop_period(tr, k, v0, calls, fn, ctx, scratch, max_outputs, seed, offset, trips);
+  else if (grows == 1 && trips->div == 1) { /* evenly: do they stop at a size, or grow in a pattern the first four hid? */
+    grows = loop_cap(tr, k, v0, calls, fn, ctx, scratch, max_outputs, seed, offset, trips);
+    if (grows == 2 && loop_period(tr, k, v0, calls, fn, ctx, scratch, max_outputs, seed, offset, trips) < 0) grows = -1;
+    else if (grows == 2) grows = 1; /* a loop as before (the rolls it is checked by refuse it, naming the loop) */
+  }
   free(scratch);
   st->rng_seed = after, st->rng_offset = after_offset;
   return grows;

@@ -425,16 +425,19 @@ bool om__run_fixed_size(const om_trace *tr, int64_t s);
 #define OM_LOOP_SIZES 5 /* the sizes om__run_loop runs a symbol at */
 #define OM_LOOP_DIV 16  /* the largest divisor of a size a loop's trip count may have (Math.floor(T / 16)) */
 /** How a rolled loop's trip count follows its symbol's variable v: floor((per * v - c) / div),
- *  c fitted to the repeats of a graph traced at one size; where div > 1, per is 1 and the count
- *  steps up at the variables of residue at modulo div (which fixes c). */
+ *  c fitted to the repeats of a graph traced at one size; where div > 1 (per and div coprime, per
+ *  the trips a period of div sizes adds), c is at modulo div (which fixes c). */
 typedef struct om_loop_trips {
   int64_t per, div, at;
+  int64_t cap; /* where > 0, v is taken as min(v, cap): a loop that stops at a constant (if (t >= maxLen) break) */
 } om_loop_trips;
 /** Whether the model's live calls grow at each of up to OM_LOOP_SIZES sizes of symbol k from its
  *  example, four in a row at least (the others at theirs; shape-only runs, the random generator
  *  at seed, offset): a loop over the size, unrolled, which no graph without ONNX Loop holds at
- *  every size; or, where they stay at some, whether they grow by the same count at every div-th
- *  size in a row, at most OM_LOOP_DIV (a loop of Math.floor(T / div) trips; trips->div, at). 1
+ *  every size; or, where they grow unevenly, whether the growths repeat every div sizes in a
+ *  row, at most OM_LOOP_DIV (a loop of Math.floor(per * T / div) trips; trips->per, div, at); where
+ *  they grow evenly and then stop, the size they stop at (a loop that breaks at a constant
+ *  above the example; trips->cap). 1
  *  when they do, with the counts in calls at the variables sizes (-1 past the last run; both
  *  arrays the caller's, OM_LOOP_SIZES long); 0 when not, or when k's range is too short to tell;
  *  -1 when the trace ended (the error set). */

@@ -829,6 +829,46 @@ TEST(loops_of_a_floor_division) {
   om_tensor_release(ex);
 }
 
+/* A running sum of seq's rows 0 to trips - 1, with trips = per * seq / div (C's division: the
+ * floor) when stop is 0, else min(seq, stop). */
+static int64_t sum_per, sum_div, sum_stop, sum_add;
+static int rows_summed(om_tensor *const *in, om_tensor **out) {
+  int64_t seq = om_tensor_shape(in[0])[1], trips = sum_stop ? (seq < sum_stop ? seq : sum_stop) : (sum_per * seq + sum_add) / sum_div;
+  om_tensor *acc = om_full((int64_t[]){om_tensor_shape(in[0])[0], 4}, 2, OM_FLOAT32, 0);
+  for (int64_t i = 0; acc && i < trips; i++) {
+    om_tensor *a = om_select(in[0], 1, i), *half = a ? om_scale(acc, 0.5) : NULL, *next = half ? om_add(half, a) : NULL;
+    om_tensor_release(a), om_tensor_release(half), om_tensor_release(acc);
+    acc = next;
+  }
+  return (out[0] = acc) ? 1 : -1;
+}
+
+/* Trip counts with a numerator coefficient, floor(2 * seq / 3) and floor(3 * seq / 4) (two sizes
+ * of every three, three of every four): one Loop whose count is per * seq / div computed in the
+ * graph (Mul, Div), checked at every residue (src/trace/runs.c, loop_period); a loop that stops
+ * at a size above the example, near it or far above every size the rolled graph is checked at
+ * (min(seq, 11), min(seq, 300)): one Loop whose count is Min(seq, stop) (loop_cap). The declared
+ * range is kept whole. */
+TEST(loops_of_a_fraction_and_a_stop) {
+  om_tensor *ex = ex_bs();
+  om_tensor *ex9 = om_randn((int64_t[]){3, 9, 4}, 3, 2, true);
+  const int64_t forms[][5] = {{2, 3, 0, 0, 5}, {3, 4, 0, 0, 5}, {2, 5, 4, 0, 9}, {1, 1, 0, 11, 5}, {1, 1, 0, 300, 5}};
+  for (int f = 0; f < 5; f++) {
+    sum_per = forms[f][0], sum_div = forms[f][1], sum_add = forms[f][2], sum_stop = forms[f][3];
+    CHECK(om_trace_begin());
+    om_traced_model *m = om_test_trace(rows_summed, forms[f][4] == 9 ? ex9 : ex, BS, 1);
+    CHECK(m && om_test_count_op(m, "Loop") == 1);
+    if (sum_stop) CHECK(m && om_test_count_op(m, "Min") == 1 && om_test_count_op(m, "Div") == 0);
+    else CHECK(m && om_test_count_op(m, "Mul") == 1 && om_test_count_op(m, "Div") == 1 && om_test_count_op(m, "Min") == 0);
+    const char *name = NULL, *why = NULL;
+    int64_t min = 0, max = 0;
+    CHECK(m && om_traced_symbol(m, 1, &name, NULL, &min, &max, &why) && !strcmp(name, "seq") && min == 1 && max == INT64_MAX && !why);
+    om_traced_release(m);
+    CHECK(!om_trace_active());
+  }
+  om_tensor_release(ex), om_tensor_release(ex9);
+}
+
 /* A piece refused as one (a threshold at each small size, more than the pieces left) is traced
  * a size at a time, an If each (src/trace/branch.c); a loop over a size, more calls at every
  * larger size, is an ONNX Loop where its steps roll (src/trace/loop.c), else refused at once as
@@ -988,6 +1028,7 @@ int main(void) {
   RUN(the_declared_range);
   RUN(one_size_pieces_and_loops);
   RUN(loops_of_a_floor_division);
+  RUN(loops_of_a_fraction_and_a_stop);
   RUN(calls_at_some_residues);
   RUN(products_of_floors);
   TEST_MAIN_END();

@@ -3,8 +3,10 @@
 // sliding window written as a loop (Math.floor((T - k) / s) + 1) roll into one ONNX Loop whose
 // trip count is that expression computed in the graph (Sub, Div). Each is user code traced with
 // two sets of constants and run in onnxruntime-web and the Session against eager runs at 1, 2,
-// every residue of the divisor, odd and prime sizes and 10 times the example. A loop reading a
-// mask filled in place before it does not roll and is refused, saying so.
+// every residue of the divisor, odd and prime sizes and 10 times the example; so do trip counts
+// with a numerator coefficient (Math.floor(2 * T / 3), Math.ceil(3 * T / 4), Math.floor((2 * T +
+// 1) / 5): Mul, Sub, Div) and a decoder that breaks at a constant length (Min). A loop reading a
+// mask filled in place before it, and a loop over two symbols, do not roll and are refused, saying so.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import * as om from 'onemodel';
@@ -70,14 +72,110 @@ describe('a loop of a floor division of the size: the trip count computed in the
   }));
 });
 
+describe('a trip count with a numerator coefficient: floor((p * T + b) / d) computed in the graph', () => {
+  /** An RNN of trips(T) steps over rows 0 .. trips - 1 of x (trips <= T), its last state, or its steps stacked and the state. */
+  const stepsOf = (H, seed, trips, collect) => {
+    const cell = rnnCell(H, seed);
+    return fn((x) => {
+      let h = om.zeros([x.shape[0], H]);
+      const outs = [];
+      for (let t = 0; t < trips(x.shape[1]); t++) outs.push(h = cell(x.select(1, t), h));
+      return collect ? [om.stack(outs, 1), h] : h;
+    });
+  };
+
+  test('Math.floor(2 * T / 3) and Math.floor(3 * T / 5): two steps of every three sizes, three of every five (Mul, Div)', () => withTraced((keep) => {
+    for (const [p, d, T] of [[2, 3, 7], [3, 5, 8]]) {
+      const tm = rolled(keep, stepsOf(4, p + d, (n) => Math.floor((p * n) / d)), { T, lengths: lengthsFor(d, T) });
+      assert.deepEqual(tripOps(tm), ['Mul', 'Div', 'Squeeze'], String(ops(tm))); // p * T / d, c = 0
+    }
+  }));
+
+  test('Math.ceil(3 * T / 4) and Math.ceil(2 * T / 5), steps collected: (p * T + d - 1) / d', () => withTraced((keep) => {
+    for (const [p, d, T] of [[3, 4, 6], [2, 5, 9]]) {
+      const tm = rolled(keep, stepsOf(3, p * d, (n) => Math.ceil((p * n) / d), true), { T, lengths: lengthsFor(d, T) });
+      assert.deepEqual(tripOps(tm), ['Mul', 'Sub', 'Div', 'Squeeze'], String(ops(tm))); // p * T - (1 - d), then / d
+      assert.ok(!afterLoop(tm).includes('Concat'), String(ops(tm)));
+    }
+  }));
+
+  test('Math.floor((2 * T + 1) / 5) and Math.floor((3 * T + 2) / 7): a constant in the numerator', () => withTraced((keep) => {
+    for (const [p, b, d, T] of [[2, 1, 5, 7], [3, 2, 7, 9]]) {
+      const tm = rolled(keep, stepsOf(4, b + d, (n) => Math.floor((p * n + b) / d)), { T, lengths: lengthsFor(d, T) });
+      assert.deepEqual(tripOps(tm), ['Mul', 'Sub', 'Div', 'Squeeze'], String(ops(tm)));
+    }
+  }));
+});
+
+describe('a decoder that stops at a constant length: min(T, maxLen) trips', () => {
+  test('if (t >= maxLen) break, its steps stacked: maxLen near the example and far above every size checked before', () => withTraced((keep) => {
+    for (const [maxLen, T, H] of [[11, 6, 4], [300, 7, 3]]) {
+      const cell = rnnCell(H, maxLen);
+      const model = fn((x) => {
+        let h = om.zeros([x.shape[0], H]);
+        const outs = [];
+        for (let t = 0; t < x.shape[1]; t++) {
+          if (t >= maxLen) break;
+          outs.push(h = cell(x.select(1, t), h));
+        }
+        return [om.stack(outs, 1), h];
+      });
+      const tm = rolled(keep, model, { T, lengths: [1, 2, 7, maxLen, maxLen + 1, 10 * T] });
+      assert.deepEqual(tripOps(tm), ['Min', 'Squeeze'], String(ops(tm))); // min(T, maxLen) trips
+      assert.deepEqual(tm.symbols.find((q) => q.name === 'T').max, Infinity);
+    }
+  }));
+});
+
+describe('a loop over two symbols is refused, naming the call', () => {
+  const ex = () => om.randn([2, 5, 4, 3], { seed: 5 });
+  const AXES = [null, 'H', 'W', null];
+
+  test('for i < H, for j < W, reading x.select(1, i).select(1, j): at the select whose index moves with both', () => {
+    for (const c of [0.5, -0.25]) {
+      const model = fn((x) => {
+        let a = x.select(1, 0).select(1, 0).mul(0);
+        for (let i = 0; i < x.shape[1]; i++) for (let j = 0; j < x.shape[2]; j++) a = a.mul(c).add(x.select(1, i).select(1, j));
+        return a;
+      });
+      const x = ex();
+      const e = refusal(model, { x: [x, AXES] }, 'SymbolicShape');
+      assert.match(e.message, /^select: argument 1 is \d+ at the traced sizes, .*: it changes with the sizes, but not as a size the graph can compute/);
+      x.dispose();
+    }
+  });
+
+  test('for t < H * W over the flattened grid: a threshold moving with both symbols', () => {
+    for (const c of [0.5, -0.25]) {
+      const model = fn((x) => {
+        const f = x.reshape([x.shape[0], x.shape[1] * x.shape[2], 3]);
+        let a = f.select(1, 0).mul(0);
+        for (let t = 0; t < x.shape[1] * x.shape[2]; t++) a = a.mul(c).add(f.select(1, t));
+        return a;
+      });
+      const x = ex();
+      const e = refusal(model, { x: [x, AXES] }, 'SymbolicShape');
+      assert.match(e.message, /the model changes at a size threshold: at H=\d+, W=\d+ it makes \d+ calls its outputs need, where the trace makes \d+/);
+      x.dispose();
+    }
+  });
+});
+
 describe('a loop that reads a mask filled in place before it is refused, saying so', () => {
   test('a mask of om.zeros at the size, sliced and filled, read a step at a time', () => {
-    for (const [shape, fill] of [[(T) => [T], (m) => m.slice(0, -2).fill_(1)], [(T) => [T, 3], (m) => m.slice(0, 1, -1).fill_(2)]]) {
+    // a causal mask [T, T] filled row by row, read per step by select or by a one-row slice (a step-by-step decoder's)
+    const causal = (m) => { for (let i = 0; i < m.shape[0]; i++) m.select(0, i).slice(0, i + 1).fill_(1); };
+    for (const [shape, fill, row] of [
+      [(T) => [T], (m) => m.slice(0, -2).fill_(1), (m, t) => m.select(0, t)],
+      [(T) => [T, 3], (m) => m.slice(0, 1, -1).fill_(2), (m, t) => m.select(0, t)],
+      [(T) => [T, T], causal, (m, t) => m.select(0, t).mean().mul(om.ones([3]))],
+      [(T) => [T, T], causal, (m, t) => m.slice(0, t, t + 1).mean(1).mul(om.ones([3]))],
+    ]) {
       const model = fn((x) => {
         const m = om.zeros(shape(x.shape[1]));
         fill(m);
         let acc = x.select(1, 0).mul(0);
-        for (let t = 0; t < x.shape[1]; t++) acc = acc.mul(0.5).add(x.select(1, t).mul(m.select(0, t)));
+        for (let t = 0; t < x.shape[1]; t++) acc = acc.mul(0.5).add(x.select(1, t).mul(row(m, t)));
         return acc;
       });
       const ex = om.randn([2, 6, 3], { seed: 6 });
