@@ -905,12 +905,11 @@ TEST(op_table_attributes_mutated) {
     for (int i = 0; i < row->min_in && i < 8; i++) ins[i] = "x";
     char names[32][48], types[32];
     bool required[32];
-    int n_attrs = 0, n_required = 0;
+    int n_attrs = 0;
     for (const char *p = row->attrs; *p && n_attrs < 32; n_attrs++) { /* the row's list, as tests read it */
       size_t len = strcspn(p, ":!");
       snprintf(names[n_attrs], sizeof names[n_attrs], "%.*s", (int)len, p);
       required[n_attrs] = p[len] == '!', types[n_attrs] = p[len + 1];
-      n_required += required[n_attrs];
       p += len + 2;
       while (*p == ' ') p++;
     }
