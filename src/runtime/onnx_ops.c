@@ -4904,7 +4904,7 @@ static bool bind_scan8(om_bind *b, const om_graph *body, int m) {
   int64_t dirs[64];
   int n_d, axis[64] = {0};
   if (n_scan < 0 || n_scan > 64) return om__fail(OM_ERR_FORMAT, "%s (Scan): %d outputs for %d states", who(b), b->node->n_out, n_state);
-  if (!attr_ints(b, "directions", dirs, 64, &n_d)) return false;
+  if (!attr_ints(b, "scan_input_directions", dirs, 64, &n_d)) return false; /* the file's directions, renamed by the version pass */
   if (n_d >= 0 && n_d != m) return om__fail(OM_ERR_FORMAT, "%s (Scan): directions gives %d values for %d scan inputs", who(b), n_d, m);
   om_tensor *const *st = b->in, *const *xs = b->in + n_state, *l = b->in[n_in - 1];
   int64_t B = n_state ? st[0]->shape[0] : xs[0]->shape[0], T = xs[0]->ndim > 1 ? xs[0]->shape[1] : -1;
