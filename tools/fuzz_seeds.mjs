@@ -55,6 +55,20 @@ const written = {
                       nodes: [{ op: 'Add', inputs: ['acc', 'xt'], outputs: ['acc2'] }, { op: 'Identity', inputs: ['acc2'], outputs: ['yt'] }],
                       inputs: [{ name: 'acc', dims: null }, { name: 'xt', dims: null }], outputs: ['acc2', 'yt'] } } } }],
                     inputs: [x], outputs: ['b', 'y'], inits: [{ name: 'a', dtype: 'float32', dims: [2], values: [0, 0] }] }),
+  // attributes of every type the table's lists check (int, ints, float, floats, string, strings): mutations of their names, types
+  // and values reach the session's attribute check and the rules behind it (tests/c/test_session.c's op_table_attributes_mutated
+  // goes over every row)
+  attributes: onnxBytes({ nodes: [{ op: 'Gemm', inputs: ['x', 'w'], outputs: ['g'], ints: { transB: 1 }, floats: { alpha: 0.5, beta: 2 } },
+                                  { op: 'LeakyRelu', inputs: ['g'], outputs: ['l'], floats: { alpha: 0.1 } },
+                                  { op: 'Unsqueeze', inputs: ['l', 'u'], outputs: ['l4'] },
+                                  { op: 'MaxPool', inputs: ['l4'], outputs: ['p'], ints: { kernel_shape: [1, 1], strides: [1, 1], pads: [0, 0, 0, 0], ceil_mode: 0 }, strings: { auto_pad: 'NOTSET' } },
+                                  { op: 'Flatten', inputs: ['p'], outputs: ['f'], ints: { axis: 1 } },
+                                  { op: 'Cast', inputs: ['f'], outputs: ['c'], ints: { to: 1, saturate: 1 } },
+                                  { op: 'Scaler', domain: 'ai.onnx.ml', inputs: ['c'], outputs: ['s'], floats: { offset: [0.5, 0.5], scale: [2, 2] } },
+                                  { op: 'StringNormalizer', inputs: ['k'], outputs: ['kn'], attrs: { case_change_action: 'LOWER', stopwords: { ss: ['a', 'b'] } } }],
+                         inputs: [x], outputs: ['s', { name: 'kn', dtype: 'string' }],
+                         inits: [{ name: 'w', dtype: 'float32', dims: [2, 2], values: [1, 2, 3, 4] }, { name: 'u', dtype: 'int64', dims: [2], values: [2, 3] },
+                                 { name: 'k', dtype: 'string', dims: [2], values: ['A', 'c'] }], imports: [{ domain: 'ai.onnx.ml', version: 3 }] }),
   // strings: an initializer, string ops and rows that move them, a Cast each way
   strings: onnxBytes({ nodes: [{ op: 'StringNormalizer', inputs: ['w'], outputs: ['n'], attrs: { case_change_action: 'UPPER', stopwords: { ss: ['monday'] } } },
                                { op: 'StringSplit', inputs: ['n'], outputs: ['p', 'c'], attrs: { delimiter: '-' } }, { op: 'Reshape', inputs: ['p', 'r'], outputs: ['q'] },

@@ -7,7 +7,8 @@
 //               inputs: [{ name, dims: [2, 'n'], dtype?, kind? }],   // float32 unless dtype; a string dim is named;
 //                                                     // kind 'sequence', 'optional', 'optional sequence' (else a tensor)
 //               inits: [{ name, dtype: 'float32' | 'int8' | 'float16' (values its bits) | 'string' (JS strings) | ..., dims, values }],
-//               outputs: ['y' | { name, dtype, kind? }, ...], opset: 17, ir: 8,
+//               outputs: ['y' | { name, dtype, dims?, kind? }, ...], opset: 17, ir: 8,   // 'y': no type declared (the
+//                                                     // graph gives it; float32 in a subgraph); a declared one must be what the graph gives
 //               imports: [{ domain: 'ai.onnx.ml', version: 4 }] })   // -> Uint8Array (imports: other domains' opsets)
 //
 // A graph attribute ({ graph: { nodes, inputs, inits, outputs } }: If's branches, Loop's and Scan's
@@ -54,10 +55,10 @@ function typeProto(kind, dims, dtype) {
 }
 
 /** A ValueInfo of dtype (float32 by default) and dims (numbers fixed, strings named), or without a
- * shape; kind 'tensor' unless given ('sequence', 'optional', 'optional sequence'). */
+ * shape; kind 'tensor' unless given ('sequence', 'optional', 'optional sequence'; 'none': no type at all). */
 const valueInfo = (name, dims, dtype = 'float32', kind = 'tensor') => msg((m) => {
   str(m, 1, name);
-  bytes(m, 2, typeProto(kind, dims, dtype));
+  if (kind !== 'none') bytes(m, 2, typeProto(kind, dims, dtype));
 });
 
 /** An attribute's fields: an int, ints, a float ({ f }), floats ({ fs }), a string or strings ({ ss }). */
@@ -67,13 +68,15 @@ function attribute(a, name, v) {
   else if (Array.isArray(v)) { for (const x of v) int(a, 8, x); int(a, 20, 7); }
   else if (typeof v === 'string') { str(a, 4, v); int(a, 20, 3); }
   else if ('ss' in v) { for (const x of v.ss) str(a, 9, x); int(a, 20, 8); }
-  else if ('graph' in v) { bytes(a, 6, graphProto(v.graph)); int(a, 20, 5); }
+  else if ('graph' in v) { bytes(a, 6, graphProto(v.graph, true)); int(a, 20, 5); }
   else if ('f' in v) { varint(a, (2 << 3) | 5); a.push(...new Uint8Array(Float32Array.of(v.f).buffer)); int(a, 20, 1); }
   else { for (const x of v.fs) { varint(a, (7 << 3) | 5); a.push(...new Uint8Array(Float32Array.of(x).buffer)); } int(a, 20, 6); }
 }
 
-/** A GraphProto's bytes: the model's graph or a graph attribute's. */
-function graphProto({ nodes, inputs = [], inits = [], outputs }) {
+/** A GraphProto's bytes: the model's graph or a graph attribute's (sub). An output given by name
+ * alone is declared without a type in the model's graph (the graph gives it), and as float32 in a
+ * subgraph (onnxruntime-web refuses a subgraph output without one). */
+function graphProto({ nodes, inputs = [], inits = [], outputs }, sub = false) {
   return msg((g) => {
     nodes.forEach((n, k) => bytes(g, 1, msg((node) => {
       for (const i of n.inputs) str(node, 1, i);
@@ -93,7 +96,7 @@ function graphProto({ nodes, inputs = [], inits = [], outputs }) {
       else bytes(tensor, 9, rawData(t.dtype, t.values));
     }));
     for (const i of inputs) bytes(g, 11, valueInfo(i.name, i.dims, i.dtype, i.kind));
-    for (const o of outputs) bytes(g, 12, typeof o === 'string' ? valueInfo(o, null) : valueInfo(o.name, null, o.dtype, o.kind));
+    for (const o of outputs) bytes(g, 12, typeof o === 'string' ? valueInfo(o, null, undefined, sub ? 'tensor' : 'none') : valueInfo(o.name, o.dims ?? null, o.dtype, o.kind));
   });
 }
 

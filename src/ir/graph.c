@@ -182,6 +182,11 @@ bool om__graph_copy(om_graph *dst, const om_graph *src) {
     om_gvalue *val = &dst->values.v[v];
     val->name = copy_str(a, val->name, &ok);
     for (int d = 0; d < val->ndim; d++) val->dim_param[d] = copy_str(a, val->dim_param[d], &ok);
+    const int64_t *decl = val->decl_shape;
+    int64_t *to = decl ? om__arena_alloc(a, sizeof *to * (size_t)(val->decl_ndim + 1)) : NULL;
+    if (to && val->decl_ndim) memcpy(to, decl, sizeof *to * (size_t)val->decl_ndim);
+    val->decl_shape = to;
+    ok &= to || !decl;
   }
   /* Nodes and initializers count as copied once what they own is theirs (freeing then releases it). */
   dst->nodes.cap = src->nodes.n;

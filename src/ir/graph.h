@@ -34,6 +34,10 @@ typedef struct om_gvalue {
                                          a node output's: the type the file declares for it as a graph output, 0 for none */
   int ndim;
   int64_t shape[OM_MAX_DIMS];         /* sizes in the traced run */
+  const int64_t *decl_shape;          /* an imported node output's sizes as the file declares them for a graph output
+                                         (arena; -1 where symbolic; decl_ndim of them), NULL for none: the session
+                                         refuses a plan whose computed shape contradicts it, as onnxruntime does */
+  int decl_ndim;
   const char *dim_param[OM_MAX_DIMS]; /* each axis's extent written out ("batch", "floor((h+1)/2)"), NULL when fixed */
   int ext[OM_MAX_DIMS];               /* while tracing: each axis's extent (an expression id), -1 when fixed */
   int producer;                       /* the node that writes it, -1 for inputs and initializers */

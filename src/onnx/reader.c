@@ -616,6 +616,16 @@ static bool order_nodes(reader *r) {
     }
     edges += node->n_cap;
   }
+  /* ONNX requires the nodes in topological order (its checker refuses a graph that reads a value
+   * before the node computing it, though onnxruntime sorts one): refused, naming both nodes. A
+   * node reading its own output is the smallest cycle, said so below. */
+  for (int k = 0; k < n; k++)
+    for (int i = 0; i < g->nodes.v[k].n_in + g->nodes.v[k].n_cap; i++) {
+      int v = operand(&g->nodes.v[k], i), p = v >= 0 ? g->values.v[v].producer : -1;
+      if (p > k)
+        return FORMAT("node '%s' (%s) reads '%s' before node '%s' (%s) computes it (ONNX requires the nodes in topological order)",
+                      g->nodes.v[k].name, g->nodes.v[k].op_type, g->values.v[v].name, g->nodes.v[p].name, g->nodes.v[p].op_type);
+    }
   /* Kahn's algorithm over the readers of each value (counted, then listed: CSR). */
   int *pending = calloc((size_t)n + 1, sizeof(int)), *first = calloc((size_t)nv + 2, sizeof(int));
   int *reader_of = malloc(sizeof(int) * ((size_t)edges + 1)), *heap = malloc(sizeof(int) * ((size_t)n + 1));
@@ -733,6 +743,15 @@ static bool read_graph(reader *r) {
       return om__fail(OM_ERR_UNSUPPORTED, "onnx: graph output '%s' has element type %s (%d); the graph layer gives " TYPES_TAKEN,
                       name, onnx_type_name(declared), (int)declared);
     if (g->values.v[id].producer >= 0) g->values.v[id].etype = declared; /* checked against what the session computes */
+    if (g->values.v[id].producer >= 0 && tt && tt->shape && !r->parent) { /* the sizes too (a subgraph's outputs are per iteration) */
+      om_gvalue *v = &g->values.v[id];
+      if (tt->shape->n_dim > OM_MAX_DIMS) return FORMAT("graph output '%s' has %zu dims (at most %d)", name, tt->shape->n_dim, OM_MAX_DIMS);
+      int64_t *decl = om__arena_alloc(&g->arena, sizeof *decl * (tt->shape->n_dim + 1));
+      if (!decl) return false;
+      for (size_t d = 0; d < tt->shape->n_dim; d++)
+        decl[d] = tt->shape->dim[d]->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE ? tt->shape->dim[d]->dim_value : -1;
+      v->decl_shape = decl, v->decl_ndim = (int)tt->shape->n_dim;
+    }
     int *out = OM_VEC_PUSH_SLOT(g->outputs);
     if (!out) return false;
     *out = id;

@@ -70,11 +70,20 @@ typedef struct om_bind {
   const int *types;   /* each value's ONNX element type (src/runtime/elem_types.c), for rules whose result depends on it */
 } om_bind;
 
-/* A row: the op type, how many inputs and outputs a node of it may have, its rule, and what it
- * runs as (the library's ops, and what it refuses: docs/graph-runtime.md's table). */
+/* A row: the op type, how many inputs and outputs a node of it may have, the attributes it takes
+ * (opset 20's, and ai.onnx.ml's last), its rule, and what it runs as (the library's ops, and what it
+ * refuses: docs/graph-runtime.md's table).
+ *
+ * attrs lists each attribute as name, ':' (optional) or '!' (required), and its type: i INT, f FLOAT,
+ * s STRING, t TENSOR, g GRAPH, I INTS, F FLOATS, S STRINGS, o one the reader keeps by name only
+ * (SPARSE_TENSOR, TYPE_PROTO), u a TENSOR that may hold strings (the reader gives those as STRINGS);
+ * space-separated, "" for none. The session checks every node against it when it is made (an
+ * attribute not listed, of another type, or a required one missing: Format naming the node), as
+ * ONNX's checker and onnxruntime do, so no rule reads an attribute a file misspelt as its default. */
 typedef struct om_onnx_rule {
   const char *op_type;
   int min_in, max_in, max_out;
+  const char *attrs;
   bool (*bind)(om_bind *b); /* false with an error set (Unsupported for a value it does not take) */
   const char *doc;
 } om_onnx_rule;

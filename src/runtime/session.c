@@ -290,6 +290,8 @@ static bool bind_node(const om_graph *g, const om_gnode *n, const om_onnx_rule *
                   strings, g->values.v[n->in[strings]].name, n->op_type);
   ok = ok && om__elem_check_inputs(n, types, (const om_tensor *const *)in) && bind(&b);
   *needs_values = !ok && b.needs_values;
+  for (int j = n->n_out; j < OM_BIND_MAX_OUT; j++) /* a rule's outputs past those the node lists (DynamicQuantizeLinear's three for one): nothing reads them */
+    om_tensor_release(out[j]), om__seq_release(seq_out[j]), out[j] = NULL, seq_out[j] = NULL;
   for (int j = 0; ok && j < n->n_out; j++)
     if (!out[j] && !seq_out[j] && readers[n->out[j]])
       ok = om__fail(OM_ERR_UNSUPPORTED, "session: node '%s' (%s): output %d ('%s') is not supported", n->name, n->op_type, j,
@@ -299,6 +301,17 @@ static bool bind_node(const om_graph *g, const om_gnode *n, const om_onnx_rule *
     int t = seq_out[j] && seq_out[j]->str ? OM_ONNX_STRING
             : out[j] || seq_out[j] ? om__elem_type_out(n, j, out[j] ? out[j]->dtype : seq_out[j]->dtype, types, (const om_tensor *const *)in) : 0;
     if (out[j] && v->etype && om__elem_holds(out[j]->dtype, v->etype)) t = v->etype; /* a graph output's declared type, where it fits */
+    if (out[j] && v->etype && t != v->etype) /* where it does not, the file contradicts the graph (onnxruntime refuses it) */
+      ok = om__fail(OM_ERR_FORMAT, "session: node '%s' (%s): output %d ('%s') is %s, and the graph declares it %s", n->name, n->op_type, j,
+                    v->name, om__elem_name(t), om__elem_name(v->etype));
+    bool fits = ok && out[j] && v->decl_shape ? out[j]->ndim == v->decl_ndim : true;
+    for (int d = 0; fits && out[j] && v->decl_shape && d < v->decl_ndim; d++) fits = v->decl_shape[d] < 0 || v->decl_shape[d] == out[j]->shape[d];
+    if (!fits) {
+      char have[96], declared[96];
+      ok = om__fail(OM_ERR_FORMAT, "session: node '%s' (%s): output %d ('%s') has shape %s, and the graph declares %s (-1: any size)", n->name,
+                    n->op_type, j, v->name, om__shape_str(have, sizeof have, out[j]->shape, out[j]->ndim),
+                    om__shape_str(declared, sizeof declared, v->decl_shape, v->decl_ndim));
+    }
     types[n->out[j]] = t;
     if (out[j] && !(out[j] = om__elem_narrow(out[j], t, n->op_type))) ok = false;
   }
@@ -547,6 +560,78 @@ static om_session *session_on(om_graph *g, const om_traced_sym *syms, int n_syms
   return s;
 }
 
+/* The letter of an attribute's type in a row's attrs (src/runtime/onnx_ops.h), and its name for messages. */
+static const char attr_letters[] = {[OM_GATTR_INT] = 'i', [OM_GATTR_FLOAT] = 'f', [OM_GATTR_INTS] = 'I', [OM_GATTR_FLOATS] = 'F',
+                                    [OM_GATTR_STRING] = 's', [OM_GATTR_TENSOR] = 't', [OM_GATTR_OTHER] = 'o', [OM_GATTR_GRAPH] = 'g',
+                                    [OM_GATTR_STRINGS] = 'S'};
+static const char *attr_type_name(char letter) {
+  switch (letter) {
+    case 'i': return "an int";
+    case 'f': return "a float";
+    case 'I': return "ints";
+    case 'F': return "floats";
+    case 's': return "a string";
+    case 't': case 'u': return "a tensor";
+    case 'g': return "a graph";
+    case 'S': return "strings";
+    default: return "a sparse tensor or a type";
+  }
+}
+
+/* The entry of attribute name in a row's attrs: its type letter and whether it is required; false
+ * when the row does not list it. */
+static bool attr_entry(const char *attrs, const char *name, char *letter, bool *required) {
+  size_t len = strlen(name);
+  for (const char *p = attrs; *p;) {
+    const char *end = p + strcspn(p, ":!");
+    if ((size_t)(end - p) == len && !memcmp(p, name, len)) return *letter = end[1], *required = *end == '!', true;
+    p = end + 2;
+    while (*p == ' ') p++;
+  }
+  return false;
+}
+
+/* Node n's attributes against its row's list, as ONNX's checker and onnxruntime check them when a
+ * model is loaded: a name the op does not define (Relu's alpha, a misspelt kernel_shpe) would be
+ * ignored and a wrong type read as the default, each a silent wrong answer, so both are refused
+ * here, as is a required attribute left out. */
+static bool check_attrs(const om_gnode *n, const om_onnx_rule *rule) {
+  for (int a = 0; a < n->n_attrs; a++) {
+    const om_gattr *at = &n->attrs[a];
+    char letter = 0;
+    bool required = false;
+    if (!*at->name) continue; /* OM_SCAN8_MARK: the version pass's, which no file can hold */
+    if (!attr_entry(rule->attrs, at->name, &letter, &required)) {
+      char names[512] = "none"; /* the names the row lists, for the message */
+      size_t w = 0;
+      for (const char *p = rule->attrs; *p && w + 2 < sizeof names;) {
+        const char *end = p + strcspn(p, ":!");
+        w += (size_t)snprintf(names + w, sizeof names - w, "%s%.*s", w ? ", " : "", (int)(end - p), p);
+        p = end + 2;
+        while (*p == ' ') p++;
+      }
+      return om__fail(OM_ERR_FORMAT, "session: node '%s' (%s) has attribute %s, which %s does not take (it takes %s)", n->name, n->op_type,
+                      at->name, n->op_type, names);
+    }
+    char have = attr_letters[at->type];
+    if (have != letter && !(letter == 'u' && (have == 't' || have == 'S')))
+      return om__fail(OM_ERR_FORMAT, "session: node '%s' (%s): attribute %s must be %s, it is %s", n->name, n->op_type, at->name,
+                      attr_type_name(letter), attr_type_name(have));
+  }
+  for (const char *p = rule->attrs; *p;) { /* the required ones */
+    const char *end = p + strcspn(p, ":!");
+    bool given = false;
+    for (int a = 0; !given && *end == '!' && a < n->n_attrs; a++)
+      given = strlen(n->attrs[a].name) == (size_t)(end - p) && !memcmp(n->attrs[a].name, p, (size_t)(end - p));
+    if (*end == '!' && !given)
+      return om__fail(OM_ERR_FORMAT, "session: node '%s' (%s) has no attribute %.*s, which %s requires", n->name, n->op_type, (int)(end - p), p,
+                      n->op_type);
+    p = end + 2;
+    while (*p == ' ') p++;
+  }
+  return true;
+}
+
 /* Every node of g (and of its subgraphs) has a row whose counts of inputs and outputs it keeps,
  * its required inputs and attributes given once, and its subgraphs the shape its op needs:
  * checked when the session is made, not at the first run. rules (NULL for a subgraph) gets
@@ -572,7 +657,7 @@ static bool check_nodes(const om_graph *g, const om_onnx_rule **rules) {
       for (int b = 0; ok && b < a; b++)
         if (!strcmp(n->attrs[a].name, n->attrs[b].name))
           ok = om__fail(OM_ERR_FORMAT, "session: node '%s' (%s) has attribute %s twice", n->name, n->op_type, n->attrs[a].name);
-    ok = ok && om__onnx_check_subgraphs(n);
+    ok = ok && check_attrs(n, rule) && om__onnx_check_subgraphs(n);
     for (int a = 0; ok && a < n->n_attrs; a++)
       if (n->attrs[a].type == OM_GATTR_GRAPH) ok = check_nodes(n->attrs[a].g, NULL);
   }

@@ -22,7 +22,8 @@
  *                                   Reshape back to Shape(x); BatchNormalization's spatial
  *                                   (before 9): 1 dropped, 0 refused; Scan before 9 (a batch
  *                                   axis, sequence_lens first) marked OM_SCAN8_MARK for its row,
- *                                   sequence_lens moved to the last input
+ *                                   sequence_lens moved to the last input, directions named
+ *                                   scan_input_directions
  *
  * Changes that only widen what a version takes (types, negative axes, optional inputs, new
  * attributes whose defaults are the old behaviour) need nothing. */
@@ -222,6 +223,8 @@ static int upgrade_node(upgrade *u, om_gnode *n) {
     om_gattr *mark = attr_slot(g, n, OM_SCAN8_MARK);
     if (!mark) return 0;
     *mark = OM_ATTR_INT(OM_SCAN8_MARK, 8);
+    om_gattr *dirs = find_attr(n, "directions"); /* opset 9's scan_input_directions by its opset-8 name (the row lists opset 20's) */
+    if (dirs) dirs->name = "scan_input_directions";
     if (n->n_in > 1) { /* sequence_lens (optional) from first to last, so the states and scan inputs lead as in opset 9 */
       int lens = n->in[0];
       memmove(n->in, n->in + 1, sizeof(int) * (size_t)(n->n_in - 1));

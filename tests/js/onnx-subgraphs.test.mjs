@@ -186,7 +186,7 @@ describe('Scan of opset 8 (a batch axis first, sequence_lens)', () => {
 describe('malformed subgraphs', () => {
   const ifNode = (attrs) => ({ nodes: [node('If', ['cond'], ['y'], { name: 'choose', attrs })], inputs: [{ name: 'cond', dims: [], dtype: 'bool' }, { name: 'x', dims: [2] }], outputs: ['y'] });
   const relu = { graph: { nodes: [node('Relu', ['x'], ['r'])], outputs: ['r'] } };
-  test('If without an else_branch', () => refused(ifNode({ then_branch: relu }), 'Format', /node 'choose' \(If\) has no graph attribute else_branch/));
+  test('If without an else_branch', () => refused(ifNode({ then_branch: relu }), 'Format', /node 'choose' \(If\) has no attribute else_branch, which If requires/));
   test('If branches of other output counts than the node', () => refused(ifNode({ then_branch: relu, else_branch: { graph: { nodes: [node('Relu', ['x'], ['r']), node('Neg', ['x'], ['m'])], outputs: ['r', 'm'] } } }),
     'Format', /node 'choose' \(If\): its else_branch gives 2 outputs, the node has 1/));
   test('a branch reading a name no graph defines', () => refused(ifNode({ then_branch: relu, else_branch: { graph: { nodes: [node('Relu', ['nowhere'], ['r'])], outputs: ['r'] } } }),
