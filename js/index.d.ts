@@ -1070,7 +1070,7 @@ export class InferenceSession {
    * outputs are (Tensor unless the graph gives sequences or optionals). */
   run<T extends SessionOutput = Tensor>(feeds: Readonly<Record<string, SessionInput>>): Record<string, T>;
   /** The shape and element type of every value of the graph (inputs, initializers, node outputs)
-   * at these feeds, as the Session infers them to plan a run: the plan is made (or found) and kept,
+   * at these feeds, as the Session infers them to plan a run: no plan is kept, no buffer allocated,
    * nothing runs. A value that is not one tensor there (a sequence, an optional, strings) is left
    * out. Feeds and errors as run()'s. */
   inferShapes(feeds: Readonly<Record<string, SessionInput>>): Record<string, { type: ElementType | null; dims: number[] }>;

@@ -309,8 +309,9 @@ export class InferenceSession {
   }
 
   /**
-   * The shape of every value of the graph at these feeds, as the Session infers them to plan the
-   * run (the plan is made, or found, and kept; no kernel runs): { valueName: { type, dims } } for
+   * The shape of every value of the graph at these feeds, as the Session infers them to plan a
+   * run (the nodes are bound as run() binds them, but no plan is kept, no buffer allocated and no
+   * kernel runs): { valueName: { type, dims } } for
    * the inputs, the initializers and every node's outputs, type the ONNX element type's name. A
    * value that is not one tensor there (a sequence, an optional, strings) is left out. Feeds as
    * run()'s, and the same errors: only the values of inputs a Reshape's shape or a Slice's bounds

@@ -44,11 +44,6 @@ typedef struct om_plan {
   int n_out_strings;
   void *arena;
   size_t arena_bytes;
-  /* each graph value's ONNX element type, rank (-1: not one tensor, a sequence, an optional or
-   * strings) and shape at this plan's inputs, as binding left it: what om_session_value_info gives */
-  int *value_types;
-  int *value_ndims;
-  int64_t *value_shapes; /* OM_MAX_DIMS per value */
 } om_plan;
 
 /** Fast mode's passes over p's steps (src/runtime/passes.c), run while p is being made, after every

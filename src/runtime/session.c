@@ -60,6 +60,10 @@ struct om_session {
   om_plan *plans;
   int n_plans;
   int by_value; /* the inputs plans take by value: 0 none, 1 int64 and bool ones, 2 all */
+  /* each value's ONNX element type, rank (-1: not one tensor there) and shape (OM_MAX_DIMS each)
+   * as om_session_plan's binding left them; NULL before the first */
+  int *value_types, *value_ndims;
+  int64_t *value_shapes;
 };
 
 /* A run's inputs: the tensors fed, each graph input's count of them (om_session_run_values's
@@ -157,9 +161,6 @@ static void plan_free(om_plan *p) {
   free(p->buffers.v);
   free(p->signature);
   free(p->arena);
-  free(p->value_types);
-  free(p->value_ndims);
-  free(p->value_shapes);
   free(p);
 }
 
@@ -430,27 +431,30 @@ static bool bind_input(om_session *s, om_plan *p, int v, om_tensor *const *fed, 
   return true;
 }
 
-/* Keeps each value's type and shape as binding left them in vals (om_session_value_info reads
- * them): the plan's tensors are only the buffers and constants its steps use, so a value a fusion
- * or a fold removed would have no shape to give otherwise. */
-static bool keep_value_shapes(const om_session *s, om_plan *p, om_tensor *const *vals) {
+/* Keeps each value's type and shape as binding left them in vals, for om_session_value_info:
+ * what the plan's steps keep is only the buffers and constants they use. */
+static bool keep_value_shapes(om_session *s, om_tensor *const *vals) {
   size_t n = (size_t)s->g.values.n + 1;
-  p->value_types = calloc(n, sizeof *p->value_types);
-  p->value_ndims = calloc(n, sizeof *p->value_ndims);
-  p->value_shapes = calloc(n * OM_MAX_DIMS, sizeof *p->value_shapes);
-  if (!p->value_types || !p->value_ndims || !p->value_shapes) return om__fail(OM_ERR_OUT_OF_MEMORY, "session: out of memory making a plan");
+  if (!s->value_types) {
+    s->value_types = calloc(n, sizeof *s->value_types);
+    s->value_ndims = calloc(n, sizeof *s->value_ndims);
+    s->value_shapes = calloc(n * OM_MAX_DIMS, sizeof *s->value_shapes);
+  }
+  if (!s->value_types || !s->value_ndims || !s->value_shapes) return om__fail(OM_ERR_OUT_OF_MEMORY, "session_plan: out of memory");
   for (int v = 0; v < s->g.values.n; v++) {
     const om_tensor *t = vals[v];
-    p->value_ndims[v] = t ? t->ndim : -1;
-    p->value_types[v] = t ? s->types[v] : 0;
-    if (t) memcpy(p->value_shapes + (size_t)v * OM_MAX_DIMS, t->shape, sizeof(int64_t) * (size_t)t->ndim);
+    s->value_ndims[v] = t ? t->ndim : -1;
+    s->value_types[v] = t ? s->types[v] : 0;
+    if (t) memcpy(s->value_shapes + (size_t)v * OM_MAX_DIMS, t->shape, sizeof(int64_t) * (size_t)t->ndim);
   }
   return true;
 }
 
 /* The plan for inputs' shapes (and the values of those taken by value): every node bound on
- * planned inputs, then the buffers placed. *needs_values as bind_node's. */
-static om_plan *make_plan(om_session *s, const om_feeds *f, const int64_t *sig, int n_sig, bool *needs_values) {
+ * planned inputs, then the buffers placed. *needs_values as bind_node's. shapes_only
+ * (om_session_plan): every value's shape kept in s instead, and no passes or buffers: a plan no
+ * run will use, which the caller frees. */
+static om_plan *make_plan(om_session *s, const om_feeds *f, const int64_t *sig, int n_sig, bool *needs_values, bool shapes_only) {
   om_thread_state *st = om__state();
   if (st->capture) return om__fail(OM_ERR_INVALID_ARGUMENT, "session: a plan is already being made on this thread"), NULL;
   om_graph *g = &s->g;
@@ -503,12 +507,12 @@ static om_plan *make_plan(om_session *s, const om_feeds *f, const int64_t *sig, 
       if (t->storage->planned) p->buffers.v[t->storage->buffer].readers++;
     }
   }
-  ok = ok && keep_value_shapes(s, p, vals);
-  if (ok && s->options.mode == OM_SESSION_FAST) ok = om__plan_passes(p);
+  if (shapes_only) ok = ok && keep_value_shapes(s, vals);
+  else if (ok && s->options.mode == OM_SESSION_FAST) ok = om__plan_passes(p);
   st->capture = NULL;
   om_set_grad_enabled(grad);
   values_free(vals, seqs, g->values.n);
-  ok = ok && place_buffers(p);
+  ok = ok && (shapes_only || place_buffers(p));
   if (!ok) plan_free(p), p = NULL;
   return p;
 }
@@ -631,6 +635,9 @@ void om_session_release(om_session *s) {
   free(s->rules);
   free(s->readers);
   free(s->types);
+  free(s->value_types);
+  free(s->value_ndims);
+  free(s->value_shapes);
   om__graph_free(&s->g);
   free(s);
 }
@@ -777,7 +784,7 @@ static om_plan *plan_for(om_session *s, const om_feeds *f, const int64_t *sig, i
     s->plans = p;
     return p;
   }
-  om_plan *p = make_plan(s, f, sig, n_sig, needs_values);
+  om_plan *p = make_plan(s, f, sig, n_sig, needs_values, false);
   if (!p) return NULL;
   p->next = s->plans;
   s->plans = p;
@@ -808,8 +815,9 @@ static bool append_values(const om_tensor *t, int64_t *sig, int *n) {
 
 /* The plan for the feeds: their signature (counts and shapes, then the values of the tensors taken
  * by value) bound, then a plan found or made; a plan that needed values not known at its level
- * takes more inputs by value and is tried again. */
-static om_plan *plan_inputs(om_session *s, const om_feeds *f) {
+ * takes more inputs by value and is tried again. shapes_only: make_plan's, the plan not kept (the
+ * caller frees it). */
+static om_plan *plan_inputs(om_session *s, const om_feeds *f, bool shapes_only) {
   for (;;) {
     int64_t stack[64 * OM_MAX_DIMS], *sig = stack, words = (int64_t)s->g.inputs.n + (int64_t)f->n_tensors * (OM_MAX_DIMS + 1);
     for (int k = 0; s->by_value && k < f->n_tensors; k++)
@@ -822,7 +830,7 @@ static om_plan *plan_inputs(om_session *s, const om_feeds *f) {
     bool ok = bind_inputs(s, f, sig, &n_sig), needs = false;
     for (int k = 0; ok && k < f->n_tensors; k++)
       if (by_value(s, f->tensors[k])) ok = append_values(f->tensors[k], sig, &n_sig);
-    om_plan *p = ok ? plan_for(s, f, sig, n_sig, &needs) : NULL;
+    om_plan *p = !ok ? NULL : shapes_only ? make_plan(s, f, sig, n_sig, &needs, true) : plan_for(s, f, sig, n_sig, &needs);
     if (sig != stack) free(sig);
     if (p || !needs || s->by_value == 2) return p;
     bool other = false; /* level 1 takes the int64 and bool inputs: none, then every input at once */
@@ -833,7 +841,7 @@ static om_plan *plan_inputs(om_session *s, const om_feeds *f) {
 
 /* Runs the plan for the feeds f (om_session_run_values, its arguments checked). */
 static int run_feeds(om_session *s, const om_feeds *f, om_tensor **outputs, int max_outputs, int *out_counts, om_strings **out_strings) {
-  om_plan *p = plan_inputs(s, f);
+  om_plan *p = plan_inputs(s, f, false);
   if (!p) return -1;
   for (int j = 0; j < s->g.outputs.n; j++)
     if ((!out_counts && p->out_counts[j] != -1) || (!out_strings && p->out_counts[j] == OM_SESSION_STRINGS))
@@ -887,7 +895,14 @@ static int feeds_call(const char *who, bool plan_only, om_session *s, om_tensor 
   }
   om_feeds f = {.who = who, .tensors = inputs, .counts = counts, .strings = strings, .n_tensors = at[n_inputs], .at = at};
   int n = -1;
-  if (om__check_inputs(who, inputs, f.n_tensors)) n = plan_only ? (plan_inputs(s, &f) ? 0 : -1) : run_feeds(s, &f, outputs, max_outputs, out_counts, out_strings);
+  if (!om__check_inputs(who, inputs, f.n_tensors)) n = -1;
+  else if (!plan_only) n = run_feeds(s, &f, outputs, max_outputs, out_counts, out_strings);
+  else {
+    om_plan *p = plan_inputs(s, &f, true);
+    n = p ? 0 : -1;
+    plan_free(p);
+    for (int v = 0; n < 0 && s->value_ndims && v < s->g.values.n; v++) s->value_ndims[v] = -1; /* no shapes of an earlier call's */
+  }
   free(at);
   return n;
 }
@@ -954,12 +969,11 @@ bool om_session_value_info(const om_session *s, int i, const char **name, int *e
   int n = om_session_value_count(s);
   if (n < 0) return false;
   if (i < 0 || i >= n) return om__fail(OM_ERR_INDEX_OUT_OF_RANGE, "session_value_info: value %d of %d", i, n);
-  const om_plan *p = s->plans;
-  int rank = p ? p->value_ndims[i] : -1;
+  int rank = s->value_ndims ? s->value_ndims[i] : -1;
   if (name) *name = s->g.values.v[i].name;
-  if (elem_type) *elem_type = p ? p->value_types[i] : 0;
+  if (elem_type) *elem_type = s->value_types ? s->value_types[i] : 0;
   if (ndim) *ndim = rank;
-  if (shape && rank > 0) memcpy(shape, p->value_shapes + (size_t)i * OM_MAX_DIMS, sizeof(int64_t) * (size_t)rank);
+  if (shape && rank > 0) memcpy(shape, s->value_shapes + (size_t)i * OM_MAX_DIMS, sizeof(int64_t) * (size_t)rank);
   return true;
 }
 
