@@ -79,6 +79,7 @@ const JS_CALLS = {
   session_create: 'session',
   session_open: 'InferenceSession.create',
   session_run: 'run',
+  session_plan: 'inferShapes',
 };
 
 /**

@@ -1069,6 +1069,11 @@ export class InferenceSession {
    * (a sequence output: an array of them; an optional holding nothing: null). T names what the
    * outputs are (Tensor unless the graph gives sequences or optionals). */
   run<T extends SessionOutput = Tensor>(feeds: Readonly<Record<string, SessionInput>>): Record<string, T>;
+  /** The shape and element type of every value of the graph (inputs, initializers, node outputs)
+   * at these feeds, as the Session infers them to plan a run: no plan is kept, no buffer allocated,
+   * nothing runs. A value that is not one tensor there (a sequence, an optional, strings) is left
+   * out. Feeds and errors as run()'s. */
+  inferShapes(feeds: Readonly<Record<string, SessionInput>>): Record<string, { type: ElementType | null; dims: number[] }>;
   /** Runs the graph; returns each output as its element type's typed array with dims and type (a
    * sequence as an array of those, an optional holding nothing as null). */
   runData<T extends SessionDataOutput = SessionData>(feeds: Readonly<Record<string, SessionInput>>): Record<string, T>;

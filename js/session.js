@@ -287,13 +287,73 @@ export class InferenceSession {
   run(feeds) {
     const who = 'run';
     const s = this.#use(who);
+    const f = this.#feeds(feeds, who);
+    try {
+      const nOut = this.#outputNames.length;
+      for (let room = nOut; ;) {
+        const [pin, pc, ps, pout, poc, pos] = marshal(['ptr', f.handles], ['ptr', f.counts], ['ptr', f.strings], ['ptr', room], ['ptr', nOut], ['ptr', nOut]);
+        const n = omw.session_run(s, pin, pc, ps, f.counts.length, pout, room, poc, pos);
+        if (n < 0) throw lastError(who);
+        if (n > room) { room = n; continue; } /* nothing ran: the outputs' sequences hold more tensors */
+        const handlesOut = readU32(pout, n), countsOut = readU32(poc, nOut), stringsOut = readU32(pos, nOut); /* read before wrap() reuses the scratch */
+        const outs = handlesOut.map(wrap), result = {};
+        countsOut.forEach((c, j) => {
+          c |= 0;
+          result[this.#outputNames[j]] = c === -1 ? outs.shift() : c === NONE ? null : c === STRINGS ? stringsValue(stringsOut[j]) : outs.splice(0, c);
+        });
+        return result;
+      }
+    } finally {
+      f.free();
+    }
+  }
+
+  /**
+   * The shape of every value of the graph at these feeds, as the Session infers them to plan a
+   * run (the nodes are bound as run() binds them, but no plan is kept, no buffer allocated and no
+   * kernel runs): { valueName: { type, dims } } for
+   * the inputs, the initializers and every node's outputs, type the ONNX element type's name. A
+   * value that is not one tensor there (a sequence, an optional, strings) is left out. Feeds as
+   * run()'s, and the same errors: only the values of inputs a Reshape's shape or a Slice's bounds
+   * come from are read.
+   * @param {Record<string, Feed | Feed[] | null>} feeds
+   * @returns {Record<string, { type: string | null, dims: number[] }>}
+   */
+  inferShapes(feeds) {
+    const who = 'inferShapes';
+    const s = this.#use(who);
+    const f = this.#feeds(feeds, who);
+    try {
+      const [pin, pc, ps] = marshal(['ptr', f.handles], ['ptr', f.counts], ['ptr', f.strings]);
+      if (!omw.session_plan(s, pin, pc, ps, f.counts.length)) throw lastError(who);
+    } finally {
+      f.free();
+    }
+    const result = {};
+    for (let i = 0, n = omw.session_value_count(s); i < n; i++) {
+      const [pv] = marshal(['f64', 2 + MAX_DIMS]);
+      const name = omw.session_value_info(s, i, pv);
+      if (!name) throw lastError(who);
+      const [type, ndim] = readF64(pv, 2);
+      if (ndim >= 0) result[cString(name)] = { type: ELEM[type]?.[0] ?? null, dims: readF64(pv + 16, ndim) };
+    }
+    return result;
+  }
+
+  /** The feeds as C's inputs: each tensor's handle, each input's count (-1 one tensor), its strings'
+   * handle; free() releases what this made. */
+  #feeds(feeds, who) {
     if (!feeds || typeof feeds !== 'object') throw invalid(`${who}: feeds must be an object of inputs by name, got ${describe(feeds)}`);
     for (const k of Object.keys(feeds)) {
       if (!this.#inputNames.includes(k)) throw invalid(`${who}: no graph input is named ${JSON.stringify(k)} (inputs: ${this.#inputNames.join(', ')})`);
     }
-    const made = [], strings = [];
+    const made = [], handles = [], counts = [], strings = [];
+    const free = () => {
+      for (const t of made) t.dispose();
+      for (const h of strings) if (h) omw.strings_release(h);
+    };
     try {
-      const handles = [], counts = [], types = this.#types(0);
+      const types = this.#types(0);
       this.#inputNames.forEach((name, i) => {
         if (!(name in feeds)) throw invalid(`${who}: feed ${JSON.stringify(name)} is missing (inputs: ${this.#inputNames.join(', ')})`);
         strings.push(types[i] === 'string' ? stringsHandle(name, feeds[name], who) : 0);
@@ -306,24 +366,11 @@ export class InferenceSession {
           handles.push(h);
         });
       });
-      const nOut = this.#outputNames.length;
-      for (let room = nOut; ;) {
-        const [pin, pc, ps, pout, poc, pos] = marshal(['ptr', handles], ['ptr', counts], ['ptr', strings], ['ptr', room], ['ptr', nOut], ['ptr', nOut]);
-        const n = omw.session_run(s, pin, pc, ps, counts.length, pout, room, poc, pos);
-        if (n < 0) throw lastError(who);
-        if (n > room) { room = n; continue; } /* nothing ran: the outputs' sequences hold more tensors */
-        const handlesOut = readU32(pout, n), countsOut = readU32(poc, nOut), stringsOut = readU32(pos, nOut); /* read before wrap() reuses the scratch */
-        const outs = handlesOut.map(wrap), result = {};
-        countsOut.forEach((c, j) => {
-          c |= 0;
-          result[this.#outputNames[j]] = c === -1 ? outs.shift() : c === NONE ? null : c === STRINGS ? stringsValue(stringsOut[j]) : outs.splice(0, c);
-        });
-        return result;
-      }
-    } finally {
-      for (const t of made) t.dispose();
-      for (const h of strings) if (h) omw.strings_release(h);
+    } catch (e) {
+      free();
+      throw e;
     }
+    return { handles, counts, strings, free };
   }
 
   /**

@@ -687,6 +687,20 @@ const char *om_strings_at(const om_strings *t, int64_t k, size_t *len);
  *  sequence or strings, or the other way, is InvalidArgument naming the input. */
 int om_session_run_values(om_session *s, om_tensor *const *inputs, const int *counts, om_strings *const *strings, int n_inputs,
                           om_tensor **outputs, int max_outputs, int *out_counts, om_strings **out_strings);
+/** Infers the shape of every value of the graph at these inputs (om_session_value_info) as the
+ *  session does to plan a run: the nodes are bound as om_session_run_values would bind them, but
+ *  no plan is kept, no buffer is allocated and nothing runs. Arguments and errors as
+ *  om_session_run_values's (a ShapeMismatch names the input and dim, a rule's error the node);
+ *  inputs taken by value (a Reshape's shape fed as an input) need their values. false on error. */
+bool om_session_plan(om_session *s, om_tensor *const *inputs, const int *counts, om_strings *const *strings, int n_inputs);
+/** The number of values of the graph (inputs, initializers and node outputs: ids for
+ *  om_session_value_info), -1 on error. */
+int om_session_value_count(const om_session *s);
+/** Value i as the last om_session_plan bound it (the shapes the Session infers to plan): its name
+ *  (borrowed), ONNX element type, rank and sizes (ndim entries of shape, OM_MAX_DIMS room); *ndim
+ *  is -1 where it is not one tensor there (a sequence, an optional, strings, a value no node of the
+ *  top graph computes) and before the first om_session_plan. Any pointer may be NULL. false on error. */
+bool om_session_value_info(const om_session *s, int i, const char **name, int *elem_type, int *ndim, int64_t *shape);
 /** The number of graph inputs (outputs false) or outputs (an output listed twice counted once); -1 on error. */
 int om_session_count(const om_session *s, bool outputs);
 /** The name of input or output i (borrowed from the session), NULL on error. */

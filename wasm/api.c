@@ -394,5 +394,22 @@ OMW int omw_session_input_info(const om_session *s, int i, double *out, const ch
 }
 /** Input (outputs 0) or output i's ONNX element type number, -1 on error. */
 OMW int omw_session_elem_type(const om_session *s, int outputs, int i) { return om_session_elem_type(s, outputs, i); }
+/** om_session_plan with om_session_run_values's inputs: 1 planned, 0 on error. */
+OMW int omw_session_plan(om_session *s, om_tensor *const *in, const int *counts, om_strings *const *strings, int n) {
+  return om_session_plan(s, in, counts, strings, n);
+}
+OMW int omw_session_value_count(const om_session *s) { return om_session_value_count(s); }
+/** Value i of the last plan: writes [ONNX element type, ndim (-1: not one tensor), shape...] as
+ *  doubles to out (2 + OM_MAX_DIMS room); returns its name (borrowed), 0 on error. */
+OMW const char *omw_session_value_info(const om_session *s, int i, double *out) {
+  const char *name = NULL;
+  int type, ndim;
+  int64_t shape[OM_MAX_DIMS];
+  if (!om_session_value_info(s, i, &name, &type, &ndim, shape)) return NULL;
+  out[0] = type;
+  out[1] = ndim;
+  for (int d = 0; d < ndim; d++) out[2 + d] = (double)shape[d];
+  return name;
+}
 OMW double omw_session_plan_bytes(const om_session *s) { return (double)om_session_plan_bytes(s); }
 OMW int omw_session_plan_kernels(const om_session *s, const char **names, int max) { return om_session_plan_kernels(s, names, max); }

@@ -60,11 +60,16 @@ struct om_session {
   om_plan *plans;
   int n_plans;
   int by_value; /* the inputs plans take by value: 0 none, 1 int64 and bool ones, 2 all */
+  /* each value's ONNX element type, rank (-1: not one tensor there) and shape (OM_MAX_DIMS each)
+   * as om_session_plan's binding left them; NULL before the first */
+  int *value_types, *value_ndims;
+  int64_t *value_shapes;
 };
 
 /* A run's inputs: the tensors fed, each graph input's count of them (om_session_run_values's
  * counts; NULL: one tensor each) and where its first one is (at, one per graph input and the end). */
 typedef struct om_feeds {
+  const char *who; /* the C function's name for messages: session_run, session_plan */
   om_tensor *const *tensors;
   const int *counts;
   om_strings *const *strings; /* each graph input's where its count is OM_SESSION_STRINGS */
@@ -439,9 +444,30 @@ static bool bind_input(om_session *s, om_plan *p, int v, om_tensor *const *fed, 
   return true;
 }
 
+/* Keeps each value's type and shape as binding left them in vals, for om_session_value_info:
+ * what the plan's steps keep is only the buffers and constants they use. */
+static bool keep_value_shapes(om_session *s, om_tensor *const *vals) {
+  size_t n = (size_t)s->g.values.n + 1;
+  if (!s->value_types) {
+    s->value_types = calloc(n, sizeof *s->value_types);
+    s->value_ndims = calloc(n, sizeof *s->value_ndims);
+    s->value_shapes = calloc(n * OM_MAX_DIMS, sizeof *s->value_shapes);
+  }
+  if (!s->value_types || !s->value_ndims || !s->value_shapes) return om__fail(OM_ERR_OUT_OF_MEMORY, "session_plan: out of memory");
+  for (int v = 0; v < s->g.values.n; v++) {
+    const om_tensor *t = vals[v];
+    s->value_ndims[v] = t ? t->ndim : -1;
+    s->value_types[v] = t ? s->types[v] : 0;
+    if (t) memcpy(s->value_shapes + (size_t)v * OM_MAX_DIMS, t->shape, sizeof(int64_t) * (size_t)t->ndim);
+  }
+  return true;
+}
+
 /* The plan for inputs' shapes (and the values of those taken by value): every node bound on
- * planned inputs, then the buffers placed. *needs_values as bind_node's. */
-static om_plan *make_plan(om_session *s, const om_feeds *f, const int64_t *sig, int n_sig, bool *needs_values) {
+ * planned inputs, then the buffers placed. *needs_values as bind_node's. shapes_only
+ * (om_session_plan): every value's shape kept in s instead, and no passes or buffers: a plan no
+ * run will use, which the caller frees. */
+static om_plan *make_plan(om_session *s, const om_feeds *f, const int64_t *sig, int n_sig, bool *needs_values, bool shapes_only) {
   om_thread_state *st = om__state();
   if (st->capture) return om__fail(OM_ERR_INVALID_ARGUMENT, "session: a plan is already being made on this thread"), NULL;
   om_graph *g = &s->g;
@@ -494,11 +520,12 @@ static om_plan *make_plan(om_session *s, const om_feeds *f, const int64_t *sig, 
       if (t->storage->planned) p->buffers.v[t->storage->buffer].readers++;
     }
   }
-  if (ok && s->options.mode == OM_SESSION_FAST) ok = om__plan_passes(p);
+  if (shapes_only) ok = ok && keep_value_shapes(s, vals);
+  else if (ok && s->options.mode == OM_SESSION_FAST) ok = om__plan_passes(p);
   st->capture = NULL;
   om_set_grad_enabled(grad);
   values_free(vals, seqs, g->values.n);
-  ok = ok && place_buffers(p);
+  ok = ok && (shapes_only || place_buffers(p));
   if (!ok) plan_free(p), p = NULL;
   return p;
 }
@@ -693,6 +720,9 @@ void om_session_release(om_session *s) {
   free(s->rules);
   free(s->readers);
   free(s->types);
+  free(s->value_types);
+  free(s->value_ndims);
+  free(s->value_shapes);
   om__graph_free(&s->g);
   free(s);
 }
@@ -704,7 +734,7 @@ static bool bind_tensor(const om_session *s, const om_feeds *f, int k, const om_
   const om_graph *g = &s->g;
   const om_gvalue *v = &g->values.v[g->inputs.v[k]];
   if (t->dtype != v->dtype)
-    return om__fail(OM_ERR_DTYPE_MISMATCH, "session_run: input '%s' is %s, the graph takes %s", v->name, om_dtype_name(t->dtype),
+    return om__fail(OM_ERR_DTYPE_MISMATCH, "%s: input '%s' is %s, the graph takes %s", f->who, v->name, om_dtype_name(t->dtype),
                     om_dtype_name(v->dtype));
   if (v->kind != OM_GKIND_TENSOR && v->kind != OM_GKIND_OPTIONAL) { /* a sequence's element: any shape */
     for (int d = 0, n = sig[(*n_sig)++] = t->ndim; d < n; d++) sig[(*n_sig)++] = t->shape[d];
@@ -741,14 +771,14 @@ static bool bind_shape(const om_session *s, const om_feeds *f, int k, int ndim, 
   const om_gvalue *v = &g->values.v[g->inputs.v[k]];
   char a[OM_SHAPE_STR_LEN];
   if (ndim != v->ndim)
-    return om__fail(OM_ERR_SHAPE_MISMATCH, "session_run: input '%s' has shape %s; the graph takes %d dims", v->name,
+    return om__fail(OM_ERR_SHAPE_MISMATCH, "%s: input '%s' has shape %s; the graph takes %d dims", f->who, v->name,
                     om__shape_str(a, sizeof a, shape, ndim), v->ndim);
   for (int d = 0; d < v->ndim; d++) {
     int64_t size = shape[d];
     sig[(*n_sig)++] = size;
     if (!v->dim_param[d]) {
       if (size != v->shape[d])
-        return om__fail(OM_ERR_SHAPE_MISMATCH, "session_run: input '%s' has size %lld at dim %d, the graph takes %lld (shape %s)",
+        return om__fail(OM_ERR_SHAPE_MISMATCH, "%s: input '%s' has size %lld at dim %d, the graph takes %lld (shape %s)", f->who,
                         v->name, (long long)size, d, (long long)v->shape[d], om__shape_str(a, sizeof a, shape, ndim));
       continue;
     }
@@ -765,7 +795,7 @@ static bool bind_shape(const om_session *s, const om_feeds *f, int k, int ndim, 
       const char *because = size > sy->max && sy->max_why ? sy->max_why : size < sy->min && sy->min_why ? sy->min_why
                             : !in_branches(sy, size) ? (sy->max_why ? sy->max_why : sy->min_why) : NULL;
       if (because) snprintf(why, sizeof why, " (narrowed by %s)", because);
-      return om__fail(OM_ERR_SHAPE_MISMATCH, "session_run: axis '%s' is %lld at dim %d of input '%s'; the traced graph holds for %s %s%s",
+      return om__fail(OM_ERR_SHAPE_MISMATCH, "%s: axis '%s' is %lld at dim %d of input '%s'; the traced graph holds for %s %s%s", f->who,
                       sy->name, (long long)size, d, v->name, sy->name, range, why);
     }
     for (int k2 = 0; k2 <= k; k2++) { /* the first axis of the same name fixes its size */
@@ -774,7 +804,7 @@ static bool bind_shape(const om_session *s, const om_feeds *f, int k, int ndim, 
       if (f->counts && f->counts[k2] != -1) continue;
       for (int d2 = 0; d2 < (k2 == k ? d : w->ndim); d2++)
         if (w->dim_param[d2] && !strcmp(w->dim_param[d2], v->dim_param[d]) && t2->shape[d2] != size)
-          return om__fail(OM_ERR_SHAPE_MISMATCH, "session_run: axis '%s' is %lld at dim %d of input '%s' but %lld at dim %d of input '%s'",
+          return om__fail(OM_ERR_SHAPE_MISMATCH, "%s: axis '%s' is %lld at dim %d of input '%s' but %lld at dim %d of input '%s'", f->who,
                           v->dim_param[d], (long long)t2->shape[d2], d2, w->name, (long long)size, d, v->name);
     }
   }
@@ -810,7 +840,7 @@ static bool bind_inputs(const om_session *s, const om_feeds *f, int64_t *sig, in
     const om_gvalue *v = &g->values.v[g->inputs.v[k]];
     int c = f->counts ? f->counts[k] : -1;
     if ((c == OM_SESSION_STRINGS) != (v->etype == OM_ONNX_STRING))
-      return om__fail(OM_ERR_INVALID_ARGUMENT, "session_run: input '%s' is %s, given %s", v->name,
+      return om__fail(OM_ERR_INVALID_ARGUMENT, "%s: input '%s' is %s, given %s", f->who, v->name,
                       v->etype == OM_ONNX_STRING ? "a tensor of strings" : kinds[v->kind], c == OM_SESSION_STRINGS ? "strings" : "no strings");
     if (c == OM_SESSION_STRINGS) {
       sig[(*n_sig)++] = c;
@@ -820,7 +850,7 @@ static bool bind_inputs(const om_session *s, const om_feeds *f, int64_t *sig, in
     }
     bool seq = v->kind == OM_GKIND_SEQUENCE || v->kind == OM_GKIND_OPTIONAL_SEQUENCE, opt = v->kind >= OM_GKIND_OPTIONAL;
     if ((c == -1 && seq) || (c >= 0 && !seq) || (c == OM_SESSION_NONE && !opt) || c < OM_SESSION_NONE)
-      return om__fail(OM_ERR_INVALID_ARGUMENT, "session_run: input '%s' is %s, given %s", v->name, kinds[v->kind],
+      return om__fail(OM_ERR_INVALID_ARGUMENT, "%s: input '%s' is %s, given %s", f->who, v->name, kinds[v->kind],
                       c == -1 ? "a tensor" : c >= 0 ? "a sequence" : c == OM_SESSION_NONE ? "nothing" : "an unknown count");
     sig[(*n_sig)++] = c;
     for (int e = 0; e < (c < 0 ? c == -1 : c); e++)
@@ -839,7 +869,7 @@ static om_plan *plan_for(om_session *s, const om_feeds *f, const int64_t *sig, i
     s->plans = p;
     return p;
   }
-  om_plan *p = make_plan(s, f, sig, n_sig, needs_values);
+  om_plan *p = make_plan(s, f, sig, n_sig, needs_values, false);
   if (!p) return NULL;
   p->next = s->plans;
   s->plans = p;
@@ -870,21 +900,22 @@ static bool append_values(const om_tensor *t, int64_t *sig, int *n) {
 
 /* The plan for the feeds: their signature (counts and shapes, then the values of the tensors taken
  * by value) bound, then a plan found or made; a plan that needed values not known at its level
- * takes more inputs by value and is tried again. */
-static om_plan *plan_inputs(om_session *s, const om_feeds *f) {
+ * takes more inputs by value and is tried again. shapes_only: make_plan's, the plan not kept (the
+ * caller frees it). */
+static om_plan *plan_inputs(om_session *s, const om_feeds *f, bool shapes_only) {
   for (;;) {
     int64_t stack[64 * OM_MAX_DIMS], *sig = stack, words = (int64_t)s->g.inputs.n + (int64_t)f->n_tensors * (OM_MAX_DIMS + 1);
     for (int k = 0; s->by_value && k < f->n_tensors; k++)
       if (by_value(s, f->tensors[k])) words += om_tensor_numel(f->tensors[k]);
     for (int k = 0; f->counts && k < s->g.inputs.n && words <= INT32_MAX; k++)
       if (f->counts[k] == OM_SESSION_STRINGS) words += OM_MAX_DIMS + string_words(f->strings[k]);
-    if (words > INT32_MAX) return om__fail(OM_ERR_OUT_OF_MEMORY, "session_run: the inputs taken by value hold too many elements"), NULL;
-    if (words > 64 * OM_MAX_DIMS && !(sig = om__alloc(sizeof(int64_t) * (size_t)words, "session_run"))) return NULL;
+    if (words > INT32_MAX) return om__fail(OM_ERR_OUT_OF_MEMORY, "%s: the inputs taken by value hold too many elements", f->who), NULL;
+    if (words > 64 * OM_MAX_DIMS && !(sig = om__alloc(sizeof(int64_t) * (size_t)words, f->who))) return NULL;
     int n_sig = 0;
     bool ok = bind_inputs(s, f, sig, &n_sig), needs = false;
     for (int k = 0; ok && k < f->n_tensors; k++)
       if (by_value(s, f->tensors[k])) ok = append_values(f->tensors[k], sig, &n_sig);
-    om_plan *p = ok ? plan_for(s, f, sig, n_sig, &needs) : NULL;
+    om_plan *p = !ok ? NULL : shapes_only ? make_plan(s, f, sig, n_sig, &needs, true) : plan_for(s, f, sig, n_sig, &needs);
     if (sig != stack) free(sig);
     if (p || !needs || s->by_value == 2) return p;
     bool other = false; /* level 1 takes the int64 and bool inputs: none, then every input at once */
@@ -895,7 +926,7 @@ static om_plan *plan_inputs(om_session *s, const om_feeds *f) {
 
 /* Runs the plan for the feeds f (om_session_run_values, its arguments checked). */
 static int run_feeds(om_session *s, const om_feeds *f, om_tensor **outputs, int max_outputs, int *out_counts, om_strings **out_strings) {
-  om_plan *p = plan_inputs(s, f);
+  om_plan *p = plan_inputs(s, f, false);
   if (!p) return -1;
   for (int j = 0; j < s->g.outputs.n; j++)
     if ((!out_counts && p->out_counts[j] != -1) || (!out_strings && p->out_counts[j] == OM_SESSION_STRINGS))
@@ -926,29 +957,48 @@ static int run_feeds(om_session *s, const om_feeds *f, om_tensor **outputs, int 
   return n;
 }
 
-int om_session_run_values(om_session *s, om_tensor *const *inputs, const int *counts, om_strings *const *strings, int n_inputs,
-                          om_tensor **outputs, int max_outputs, int *out_counts, om_strings **out_strings) {
-  if (!s) return om__fail(OM_ERR_INVALID_ARGUMENT, "session_run: the session is NULL"), -1;
-  if ((!outputs && max_outputs) || max_outputs < 0) return om__fail(OM_ERR_INVALID_ARGUMENT, "session_run: no room for the outputs given"), -1;
-  if (om__state()->trace) return om__fail(OM_ERR_INVALID_ARGUMENT, "session_run: a trace is recording on this thread"), -1;
+/* The feeds of om_session_run_values's arguments (who: the C function's name for messages): checked,
+ * then planned and, unless plan_only, run. */
+static int feeds_call(const char *who, bool plan_only, om_session *s, om_tensor *const *inputs, const int *counts, om_strings *const *strings,
+                      int n_inputs, om_tensor **outputs, int max_outputs, int *out_counts, om_strings **out_strings) {
+  if (!s) return om__fail(OM_ERR_INVALID_ARGUMENT, "%s: the session is NULL", who), -1;
+  if ((!outputs && max_outputs) || max_outputs < 0) return om__fail(OM_ERR_INVALID_ARGUMENT, "%s: no room for the outputs given", who), -1;
+  if (om__state()->trace) return om__fail(OM_ERR_INVALID_ARGUMENT, "%s: a trace is recording on this thread", who), -1;
   if (n_inputs != s->g.inputs.n)
-    return om__fail(OM_ERR_INVALID_ARGUMENT, "session_run: %d inputs given, the graph takes %d", n_inputs, s->g.inputs.n), -1;
-  int *at = om__alloc(sizeof(int) * ((size_t)n_inputs + 1), "session_run");
+    return om__fail(OM_ERR_INVALID_ARGUMENT, "%s: %d inputs given, the graph takes %d", who, n_inputs, s->g.inputs.n), -1;
+  int *at = om__alloc(sizeof(int) * ((size_t)n_inputs + 1), who);
   if (!at) return -1;
   at[0] = 0;
   for (int k = 0; k < n_inputs; k++) { /* where each input's tensors begin: a sequence's count of them, nothing's none */
     int c = counts ? counts[k] : -1;
     if (c == OM_SESSION_STRINGS && (!strings || !strings[k]))
-      return free(at), om__fail(OM_ERR_INVALID_ARGUMENT, "session_run: input %d is given as strings, but no strings are given", k), -1;
+      return free(at), om__fail(OM_ERR_INVALID_ARGUMENT, "%s: input %d is given as strings, but no strings are given", who, k), -1;
     int64_t next = (int64_t)at[k] + (c == -1 ? 1 : c > 0 ? c : 0);
     if (next > OM_SESSION_INPUTS_MAX)
-      return free(at), om__fail(OM_ERR_INVALID_ARGUMENT, "session_run: the inputs hold more than %d tensors", OM_SESSION_INPUTS_MAX), -1;
+      return free(at), om__fail(OM_ERR_INVALID_ARGUMENT, "%s: the inputs hold more than %d tensors", who, OM_SESSION_INPUTS_MAX), -1;
     at[k + 1] = (int)next;
   }
-  om_feeds f = {.tensors = inputs, .counts = counts, .strings = strings, .n_tensors = at[n_inputs], .at = at};
-  int n = om__check_inputs("session_run", inputs, f.n_tensors) ? run_feeds(s, &f, outputs, max_outputs, out_counts, out_strings) : -1;
+  om_feeds f = {.who = who, .tensors = inputs, .counts = counts, .strings = strings, .n_tensors = at[n_inputs], .at = at};
+  int n = -1;
+  if (!om__check_inputs(who, inputs, f.n_tensors)) n = -1;
+  else if (!plan_only) n = run_feeds(s, &f, outputs, max_outputs, out_counts, out_strings);
+  else {
+    om_plan *p = plan_inputs(s, &f, true);
+    n = p ? 0 : -1;
+    plan_free(p);
+    for (int v = 0; n < 0 && s->value_ndims && v < s->g.values.n; v++) s->value_ndims[v] = -1; /* no shapes of an earlier call's */
+  }
   free(at);
   return n;
+}
+
+int om_session_run_values(om_session *s, om_tensor *const *inputs, const int *counts, om_strings *const *strings, int n_inputs,
+                          om_tensor **outputs, int max_outputs, int *out_counts, om_strings **out_strings) {
+  return feeds_call("session_run", false, s, inputs, counts, strings, n_inputs, outputs, max_outputs, out_counts, out_strings);
+}
+
+bool om_session_plan(om_session *s, om_tensor *const *inputs, const int *counts, om_strings *const *strings, int n_inputs) {
+  return feeds_call("session_plan", true, s, inputs, counts, strings, n_inputs, NULL, 0, NULL, NULL) == 0;
 }
 
 int om_session_run(om_session *s, om_tensor *const *inputs, int n_inputs, om_tensor **outputs, int max_outputs) {
@@ -994,6 +1044,23 @@ int om_session_elem_type(const om_session *s, bool outputs, int i) {
 }
 
 const om_plan *om__session_plan(const om_session *s) { return s ? s->plans : NULL; }
+
+int om_session_value_count(const om_session *s) {
+  if (!s) return om__fail(OM_ERR_INVALID_ARGUMENT, "session_value_count: the session is NULL"), -1;
+  return s->g.values.n;
+}
+
+bool om_session_value_info(const om_session *s, int i, const char **name, int *elem_type, int *ndim, int64_t *shape) {
+  int n = om_session_value_count(s);
+  if (n < 0) return false;
+  if (i < 0 || i >= n) return om__fail(OM_ERR_INDEX_OUT_OF_RANGE, "session_value_info: value %d of %d", i, n);
+  int rank = s->value_ndims ? s->value_ndims[i] : -1;
+  if (name) *name = s->g.values.v[i].name;
+  if (elem_type) *elem_type = s->value_types ? s->value_types[i] : 0;
+  if (ndim) *ndim = rank;
+  if (shape && rank > 0) memcpy(shape, s->value_shapes + (size_t)i * OM_MAX_DIMS, sizeof(int64_t) * (size_t)rank);
+  return true;
+}
 
 int64_t om_session_plan_bytes(const om_session *s) {
   if (!s) return om__fail(OM_ERR_INVALID_ARGUMENT, "session_plan_bytes: the session is NULL"), -1;

@@ -321,6 +321,56 @@ TEST(reader_refuses_files_out_of_order) {
   CHECK(opens(&m));
 }
 
+/* om_session_plan infers every value's shape at the inputs' sizes, for a file that declares none
+ * but its input's (what torch.onnx.export writes for intermediates): bound, not kept or run. */
+TEST(plan_gives_every_values_shape) {
+  pb nodes[3] = {node("Neg", "x", NULL, "h"), node("Concat", "h", "x", "c"), node("Relu", "c", NULL, "y")};
+  pb axis = {0};
+  pb_str(&axis, 1, "axis");
+  pb_int(&axis, 3, 1);
+  pb_int(&axis, 20, 2); /* INT */
+  pb_msg(&nodes[1], 5, &axis);
+  pb m = model(8, 17, nodes, 3, NULL, "y");
+  om_session *s = om_session_open(m.b, m.n, NULL);
+  CHECK(s != NULL);
+  int n = om_session_value_count(s), ndim = 0, type = 0;
+  CHECK(n >= 4);
+  const char *name = NULL;
+  int64_t shape[OM_MAX_DIMS];
+  CHECK(om_session_value_info(s, 0, &name, &type, &ndim, shape));
+  CHECK_EQ_INT(ndim, -1); /* no plan yet */
+  om_tensor *x = om_zeros((int64_t[]){5, 2}, 2, OM_FLOAT32), *bad = om_zeros((int64_t[]){5, 3}, 2, OM_FLOAT32);
+  CHECK(om_session_plan(s, &x, NULL, NULL, 1));
+  CHECK_EQ_INT((int)om_session_plan_bytes(s), 0); /* no plan kept, no buffer allocated */
+  const char *want[] = {"x", "h", "c", "y"};
+  int64_t cols[] = {2, 2, 4, 4};
+  for (int w = 0; w < 4; w++) {
+    int found = 0;
+    for (int i = 0; i < n; i++) {
+      CHECK(om_session_value_info(s, i, &name, &type, &ndim, shape));
+      if (!name || strcmp(name, want[w])) continue;
+      found++;
+      CHECK_EQ_INT(type, 1);
+      CHECK_EQ_INT(ndim, 2);
+      CHECK_EQ_INT((int)shape[0], 5);
+      CHECK_EQ_INT((int)shape[1], (int)cols[w]);
+    }
+    CHECK_EQ_INT(found, 1);
+  }
+  CHECK_ERROR(om_session_plan(s, &bad, NULL, NULL, 1), OM_ERR_SHAPE_MISMATCH, "session_plan: input 'x' has size 3 at dim 1, the graph takes 2");
+  CHECK_ERROR(om_session_plan(s, &x, NULL, NULL, 2), OM_ERR_INVALID_ARGUMENT, "session_plan: 2 inputs given, the graph takes 1");
+  CHECK_ERROR(om_session_plan(NULL, &x, NULL, NULL, 1), OM_ERR_INVALID_ARGUMENT, "session_plan: the session is NULL");
+  CHECK_ERROR(om_session_value_info(s, n, NULL, NULL, NULL, NULL), OM_ERR_INDEX_OUT_OF_RANGE, "session_value_info: value");
+  CHECK_ERROR(om_session_value_count(NULL) >= 0, OM_ERR_INVALID_ARGUMENT, "session_value_count: the session is NULL");
+  CHECK(om_session_value_info(s, 0, NULL, NULL, &ndim, NULL));
+  CHECK_EQ_INT(ndim, -1); /* a failed call leaves no shapes of an earlier one */
+  om_tensor *y = NULL; /* a run plans as before */
+  CHECK_EQ_INT(om_session_run(s, &x, 1, &y, 1), 1);
+  CHECK_EQ_INT((int)y->shape[1], 4);
+  om__release_all((om_tensor *[]){x, bad, y}, 3);
+  om_session_release(s);
+}
+
 /* A graph of no nodes, its output its input (If's branches are often such graphs): read without a
  * copy into the empty node array (a fuzzed file found memcpy to NULL there, which UBSan reports). */
 TEST(reader_takes_a_graph_of_no_nodes) {
@@ -2725,6 +2775,7 @@ int main(void) {
   RUN(format_refuses_what_it_cannot_read);
   RUN(exact_mode_gives_the_same_bits_everywhere);
   RUN(fast_mode_folds_batch_norm_into_conv);
+  RUN(plan_gives_every_values_shape);
   RUN(fast_mode_fuses_attention);
   RUN(fast_mode_lays_out_the_attentions_copies);
   RUN(fast_mode_fuses_linear_and_gelu);

@@ -23,10 +23,13 @@ import { OPEN_BOXES, groupByModule } from '../../web-demo/src/groups.js';
 import { feedsFor, defaultSizes } from '../../web-demo/src/feeds.js';
 import { attributeText } from '../../web-demo/src/inspector.js';
 import { asVersion1 } from './om-file.mjs';
+import { onnxBytes } from '../../tools/onnx_bytes.mjs';
+import { readFileSync } from 'node:fs';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const SHOTS = resolve(ROOT, process.env.DEMO_SCREENSHOTS ?? join('test-artifacts', 'web-demo-view'));
 const READABLE = 0.85;   // graph.js: the scale a large graph opens at
+const LEGIBLE = 0.5;     // graph.js: the smallest scale Fit shows a whole graph at while it can collapse blocks
 
 /** The .om of zoo model `name` traced at its own inputs, as Node makes it. */
 async function zooSaved(name) {
@@ -319,6 +322,44 @@ describe('the demo page\'s graph view in Chromium', () => {
     assert.equal(await page.getAttribute('#graph g.node.selected', 'data-id'), 'group:h.1');
     await page.fill('#graph-search', '');
     await shot('demo-blocks');
+
+    // Fit with every layer open and a node of h.5's attention selected: the whole graph, readable, the selection kept
+    for (let k = 0; k < 12; k++) {   // (the page's expand(), as a double click calls it: most of the boxes are off screen)
+      await page.evaluate((path) => window.onemodelPage.graph.expand(path), `h.${k}`);
+      await idle();
+    }
+    const whole = () => page.evaluate(() => {
+      const { graph } = window.onemodelPage, r = graph.svg.getBoundingClientRect();
+      return Math.min(1, (r.width - 16) / graph.size.width, (r.height - 16) / graph.size.height);
+    });
+    const before = await whole();
+    assert.ok(before < LEGIBLE, 'twelve open layers are too tall to read whole: the case Fit has to handle');
+    const g = readGraph(files.onnx), groups = groupByModule(g);
+    const index = g.nodes.findIndex((_, i) => groups.module[i].startsWith('h.5.attn'));
+    assert.ok(index >= 0, groups.module.join());
+    await page.evaluate((id) => window.onemodelPage.graph.reveal(id), `op:${index}`);
+    await idle();
+    await page.click('#fit');
+    await idle();
+    const inPanel = async () => {
+      const svg = await rect('#graph svg');
+      for (const r of await page.$$eval('#graph g.node rect', (rs) => rs.map((e) => { const b = e.getBoundingClientRect(); return [b.x, b.y, b.width, b.height]; }))) {
+        assert.ok(r[0] >= svg.x - 1 && r[0] + r[2] <= svg.x + svg.w + 1 && r[1] >= svg.y - 1 && r[1] + r[3] <= svg.y + svg.h + 1, `a box outside the panel: ${r}`);
+      }
+    };
+    // the blocks holding the selection stay open (it stays drawn and selected), the other layers collapse
+    assert.equal(await page.getAttribute('#graph g.node.selected', 'data-id'), `op:${index}`, 'the selection stays drawn and selected');
+    const open = await page.$$eval('#graph g.node.group', (gs) => gs.map((e) => e.dataset.path));
+    assert.ok(open.includes('h.4') && open.includes('h.6') && !open.includes('h.5'), `the other layers collapsed, h.5 open: ${open.join()}`);
+    assert.ok((await view()).k > before, `Fit shows it at ${(await view()).k}, whole with all open at ${before}`);
+    await inPanel();
+    // nothing selected: Fit collapses on until the whole reads
+    await page.evaluate(() => window.onemodelPage.graph.select(null));
+    await page.click('#fit');
+    await idle();
+    assert.ok((await view()).k >= LEGIBLE, `Fit shows it at ${(await view()).k}`);
+    await inPanel();
+    await shot('demo-fit');
   });
 
   test('run an opened .onnx in the Session and onnxruntime-web: both outputs, timings and the max difference, on generated or uploaded inputs; an .om in the Session', async () => {
@@ -403,6 +444,56 @@ describe('the demo page\'s graph view in Chromium', () => {
     session.dispose();
     assert.equal(await page.textContent(`#run-results tr[data-output="${output.name}"] .values`),
       `${want.slice(0, 6).map((v) => Number(v.toPrecision(4))).join(', ')}${want.length > 6 ? ', …' : ''}`);
+  });
+
+  test('an .onnx with no value_info (as torch.onnx.export writes it) shows a shape on every edge, from the Session, its dims named by the symbols; Download saves that file', async () => {
+    const ints = (name, values) => ({ name, dtype: 'int64', dims: [values.length], values });
+    const bytes = onnxBytes({
+      inputs: [{ name: 'x', dims: ['n', 't', 4] }],
+      inits: [ints('flat_shape', [-1, 4]), { name: 'w', dtype: 'float32', dims: [4, 6], values: Array.from({ length: 24 }, (_, i) => i / 24) },
+        ints('s0', [0]), ints('s1', [1]), ints('axis1', [1])],
+      nodes: [
+        { op: 'Reshape', inputs: ['x', 'flat_shape'], outputs: ['flat'], name: 'flatten' },
+        { op: 'MatMul', inputs: ['flat', 'w'], outputs: ['m'], name: 'proj' },
+        { op: 'Slice', inputs: ['x', 's0', 's1', 'axis1'], outputs: ['first'], name: 'first_row' },
+        { op: 'Concat', inputs: ['x', 'first'], outputs: ['e'], ints: { axis: 1 }, name: 'append' },
+        { op: 'Concat', inputs: ['e', 'e'], outputs: ['c'], ints: { axis: 1 }, name: 'twice' },
+        { op: 'Relu', inputs: ['m'], outputs: ['y'], name: 'act' },
+      ],
+      outputs: ['y', 'c'],
+    });
+    assert.deepEqual(Object.keys(readGraph(bytes).values).filter((v) => ['flat', 'm', 'first', 'e'].includes(v)), [], 'the file gives no intermediate shapes');
+    const path = join(dir, 'exported.onnx');
+    writeFileSync(path, bytes);
+    await page.setInputFiles('#open-file', path);
+    await idle();
+    assert.match(await page.textContent('#status'), /^Opened exported\.onnx: 6 nodes; every shape from the Session \(bound at n = 1, t = 1, then each symbol moved\)/);
+    const labels = Object.fromEntries(await page.$$eval('#graph .edge-label', (ts) => ts.map((t) => [t.dataset.value, t.textContent])));
+    assert.deepEqual(labels, { x: '[n, t, 4]', flat: '[n*t, 4]', m: '[n*t, 6]', first: '[n, 1, 4]', e: '[n, t+1, 4]', y: '[n*t, 6]', c: '[n, 2*t+2, 4]' });
+    // the inspector gives them too, with the dtype
+    await page.click('#graph g.node.op[data-op=MatMul]');
+    const rows = await inspector('.values tr');
+    assert.ok(rows.some((r) => /m\s*float32\s*\[n\*t, 6\]/.test(r)), rows.join(' | '));
+    await shot('demo-shapes');
+
+    // Download saves the file shown, not the trace behind it
+    assert.equal(await page.textContent('#download'), 'Download file');
+    assert.match(await page.getAttribute('#download', 'title'), /^exported\.onnx: the file opened/);
+    assert.equal(await page.isDisabled('#download'), false);
+    const [dl] = await Promise.all([page.waitForEvent('download'), page.click('#download')]);
+    assert.equal(dl.suggestedFilename(), 'exported.onnx');
+    assert.deepEqual(new Uint8Array(readFileSync(await dl.path())), bytes);
+  });
+
+  test('a file the Session cannot plan at the starting sizes keeps the shapes it gives, and the status line says why', async () => {
+    const bytes = onnxBytes({ inputs: [{ name: 'x', dims: ['n', 4] }], inits: [{ name: 'shape', dtype: 'int64', dims: [1], values: [4] }],
+      nodes: [{ op: 'Reshape', inputs: ['x', 'shape'], outputs: ['y'] }], outputs: ['y'] });
+    const path = join(dir, 'fixed.onnx');
+    writeFileSync(path, bytes);
+    await page.setInputFiles('#open-file', path);
+    await idle();
+    assert.match(await page.textContent('#status'), /^Opened fixed\.onnx: 1 nodes; shapes only where the file gives them \(the Session could not plan it at n = 2: ShapeMismatch: Reshape_0 \(Reshape\): /);
+    assert.deepEqual(await page.$$eval('#graph .edge-label', (ts) => ts.map((t) => [t.dataset.value, t.textContent])), [['x', '[n, 4]']]);
   });
 
   test('a file that is no model: OmError Format in the banner, and the page goes on', async () => {

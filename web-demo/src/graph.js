@@ -3,13 +3,15 @@
 // the inspector shows it), expand a block (a double click, or Expand in the inspector) and collapse
 // it again (a click on its frame's label), search (search(), reveal()), pan (drag, or the arrow keys
 // when it has focus), zoom (wheel, about the pointer; + and -, or the buttons, about the selection)
-// and fit it to the view (0, a double click on the background, or the Fit button). A relayout
+// and fit it to the view (0, a double click on the background, or the Fit button: collapsing the
+// deepest blocks open first where the whole would be too small to read). A relayout
 // (a block expanded or collapsed) keeps the box it was asked for where it was on screen.
 import { autoExpand, blocksAbove, groupByModule } from './groups.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
 const MIN_SCALE = 0.05, MAX_SCALE = 4;
 const READABLE = 0.85;  // the smallest scale a new graph is first shown at, and a revealed box centred at
+const LEGIBLE = 0.5;    // the smallest scale Fit shows a whole graph at while collapsing blocks can make it larger
 const KEY_STEP = 60;    // px an arrow key pans
 const DRAG = 4;         // px a press moves before it is a drag, not a click
 
@@ -304,6 +306,44 @@ export class GraphView {
     this.#set({ k, x, y: 8 });
   }
 
+  /** The scale that shows the whole graph as laid out (at most 1:1). */
+  #wholeScale() {
+    const { width: vw, height: vh } = this.svg.getBoundingClientRect();
+    const { width, height } = this.size;
+    return !width || !height || !vw || !vh ? 1 : Math.min(1, (vw - 16) / width, (vh - 16) / height);
+  }
+
+  /**
+   * Fit as a person asks for it (the button, 0, a double click on the background): the whole
+   * graph, readable. Where the blocks expanded make it too large to read whole (a scale below
+   * LEGIBLE), the deepest expanded blocks collapse first, a level at a time, all of a level
+   * together, so that it shows as its modules rather than as specks; the blocks holding the
+   * selected box stay open, so the selection stays drawn (and selected). A graph that is still too
+   * large with every other block collapsed is shown whole all the same.
+   */
+  async fitWhole() {
+    const keep = new Set(this.#holding(this.selected));
+    const depth = (path) => blocksAbove(this.groups, path).length;
+    while (this.graph && this.#wholeScale() < LEGIBLE) {
+      const open = [...this.expanded].filter((p) => !keep.has(p));
+      if (!open.length) break;
+      const deepest = Math.max(...open.map(depth));
+      for (const p of open) if (depth(p) === deepest) this.expanded.delete(p);
+      await this.#relayout(null);
+    }
+    this.fit();
+  }
+
+  /** The blocks that must stay expanded for box `id` to be drawn (none for a block's own box or an input). */
+  #holding(id) {
+    if (!id || !this.groups) return [];
+    if (id.startsWith('op:')) {
+      const module = this.groups.module[Number(id.slice(3))];
+      return [...blocksAbove(this.groups, module), ...(this.groups.blocks.has(module) ? [module] : [])];
+    }
+    return id.startsWith('group:') ? blocksAbove(this.groups, id.slice(6)) : [];
+  }
+
   /** Fits again as last time (the view was resized), unless the person has panned or zoomed since. */
   refit() {
     if (this.fitted !== null) this.fit(this.fitted);
@@ -362,7 +402,7 @@ export class GraphView {
     this.svg.addEventListener('dblclick', (e) => {
       const path = e.target.closest?.('g.node.group')?.dataset.path;
       if (path) this.expand(path);
-      else if (!e.target.closest?.('g.node, .frame-label')) this.fit();
+      else if (!e.target.closest?.('g.node, .frame-label')) this.fitWhole();
     });
     this.svg.addEventListener('keydown', (e) => {
       if (e.ctrlKey || e.metaKey || e.altKey) return;
@@ -372,7 +412,7 @@ export class GraphView {
         this.#set({ ...this.view, x: this.view.x + pan[0] * KEY_STEP, y: this.view.y + pan[1] * KEY_STEP });
       } else if (e.key === '+' || e.key === '=') this.zoom(1.25);
       else if (e.key === '-') this.zoom(0.8);
-      else if (e.key === '0') this.fit();
+      else if (e.key === '0') this.fitWhole();
       else if (e.key === 'Escape') this.select(null);
       else return;
       e.preventDefault();

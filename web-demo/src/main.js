@@ -107,6 +107,7 @@ class Page {
     this.run = null;           // { inputs, outputs } of the last verification's run at the traced shapes
     this.viewing = null;       // what the graph view shows: 'trace', or the name of the file opened
     this.openedGraph = null;   // the opened file's graph (graphfile.js's), for the Run tab
+    this.openedFile = null;    // the opened File: what Download saves while it is shown
     this.uploaded = null;      // inputs uploaded for the opened file ({ name: { dims, data } }), null: generated
     this.shownInputs = [];     // the inputs (as the code declares them) the shapes form was made from
     this.codeSizes = new Map();   // the sizes the code declares per symbol (declaredSizes), which the symbols row was made from
@@ -128,7 +129,7 @@ class Page {
       this.jobs.stop();
       this.status('Stopping after this step…');
     });
-    $('#fit').addEventListener('click', () => this.graph.fit());
+    $('#fit').addEventListener('click', () => this.graph.fitWhole());
     $('#inspector .close').addEventListener('click', () => this.graph.select(null));
     this.wireSearch();
     this.wireOpen();
@@ -199,7 +200,11 @@ class Page {
   refreshButtons() {
     const fresh = this.trace && !this.trace.stale && this.trace.source === this.editor.text;
     $('#verify').disabled = !fresh;
-    $('#download').disabled = !this.trace || this.trace.stale;
+    // while an opened file is shown, Download saves that file, never the last trace behind it
+    const file = this.viewing !== null && this.viewing !== 'trace' ? this.openedFile : null;
+    $('#download').disabled = file ? false : !this.trace || this.trace.stale;
+    $('#download').textContent = file ? 'Download file' : 'Download .onnx';   // (the name in the tooltip: the header has no room for a long one)
+    $('#download').title = file ? `${file.name}: the file opened, as it was read (not the editor's trace)` : '';
     $('#train').disabled = this.shownSteps === null;   // (kept through a worker restart, unlike this.inspected)
   }
 
@@ -388,6 +393,7 @@ class Page {
     this.hideError();
     this.viewing = file.name;
     this.openedGraph = res.graph;
+    this.openedFile = file;
     this.uploaded = null;
     this.markStale(this.trace?.stale ?? false);   // the stale note is the trace's, not this file's
     this.showTab('graph');
@@ -395,7 +401,10 @@ class Page {
     const nodes = res.graph.nodes.length, inits = res.graph.initializers.length, constants = Object.keys(res.graph.constants).length;
     $('#graph-info').textContent = `${file.name} · ${nodes} nodes · ${inits} initializers${constants ? ` · ${constants} constants` : ''}`;
     this.renderRunForm(file.name, res.graph);
-    this.status(`Opened ${file.name}: ${nodes} nodes. Run it in the Run a file tab.`);
+    const { sizes, error } = res.graph.inferred;
+    const at = Object.entries(sizes).map(([s, n]) => `${s} = ${n}`).join(', ');
+    this.status(error ? `Opened ${file.name}: ${nodes} nodes; shapes only where the file gives them (${error}).`
+      : `Opened ${file.name}: ${nodes} nodes; every shape from the Session${at ? ` (bound at ${at}, then each symbol moved)` : ''}. Run it in the Run a file tab.`);
   }
 
   /** The Run tab for an opened file: a size per symbol, the buttons, no results yet. */
@@ -776,9 +785,11 @@ class Page {
   }
 
   download() {
-    if (!this.trace) return;
-    const url = URL.createObjectURL(this.trace.onnx); // the worker's Blob (toBlob): no copy of the bytes here
-    const a = h('a', { href: url, download: this.trace.fileName });
+    const file = this.viewing !== null && this.viewing !== 'trace' ? this.openedFile : null;
+    if (!file && !this.trace) return;
+    // the opened File, or the worker's Blob (toBlob): no copy of the bytes here either way
+    const url = URL.createObjectURL(file ?? this.trace.onnx);
+    const a = h('a', { href: url, download: file ? file.name : this.trace.fileName });
     document.body.append(a);
     a.click();
     a.remove();

@@ -16,7 +16,8 @@ import * as ort from 'onnxruntime-web';
 import * as wf from '../../examples/lib/workflow.mjs';
 import { runOnnx, withSession } from '../../examples/lib/oracle.mjs';
 import { readGraph } from './graphfile.js';
-import { feedsFor } from './feeds.js';
+import { feedsFor, defaultSizes } from './feeds.js';
+import { inferredShapes, withInferred } from './shapes.js';
 import { SourceError, declaredTitle, errorPlace, pointImportsAt } from './source.js';
 
 /* global ONEMODEL_URL */ // defined by build.mjs: the URL the bundle imports onemodel from
@@ -150,7 +151,9 @@ const jobs = {
   async open({ name, blob }) {
     await om.ready();
     const data = new Uint8Array(await blob.arrayBuffer());
-    const graph = readGraph(data);
+    const read = readGraph(data);
+    const { sizes, values, error } = await inferOpened(read, data);
+    const graph = { ...withInferred(read, values), inferred: { sizes, error } };
     opened?.session?.dispose();
     opened = { name, bytes: data, graph, session: null };
     return { graph };
@@ -179,6 +182,24 @@ const jobs = {
     return { inputs, engines, diffs, maxDiff: diffs && Math.max(...Object.values(diffs)) };
   },
 };
+
+/**
+ * The shapes the Session infers for an opened file's values at the symbols' default sizes
+ * (shapes.js): { sizes, values, error }. A session of its own, released at once: the plans it
+ * makes at the doubled sizes would otherwise stay with the one runs use.
+ */
+async function inferOpened(graph, bytes) {
+  const sizes = defaultSizes(graph.inputs);
+  let session = null;
+  try {
+    session = await om.InferenceSession.create(bytes, { mode: 'exact' });
+    return { sizes, ...inferredShapes(session, graph, sizes) };
+  } catch (e) {
+    return { sizes, values: {}, error: `the Session cannot open it: ${e?.kind ? `${e.kind}: ` : ''}${e?.message ?? e}` };
+  } finally {
+    session?.dispose();
+  }
+}
 
 /** Runs once to warm up, then once more timed: { ms, outputs }. */
 async function timedRun(run) {
