@@ -34,6 +34,10 @@ bool om_tensor_set_requires_grad(om_tensor *t, bool requires_grad) {
   if (requires_grad && t->dtype != OM_FLOAT32)
     return om__fail(OM_ERR_DTYPE_MISMATCH, "set_requires_grad: only float32 tensors take gradients, not %s",
                     om_dtype_name(t->dtype));
+  if (requires_grad && t->base) { /* a leaf is its views' base: a write through them is refused */
+    om_tensor_release(t->base);
+    t->base = NULL;
+  }
   t->requires_grad = requires_grad;
   return true;
 }
@@ -96,7 +100,10 @@ static bool push(record_list *l, om_record *r) {
 static bool check_versions(const om_record *r) {
   const om_op_def *def = om__ops[r->op];
   for (int k = 0; k < r->n_in && k < OM_MAX_SAVED_INPUTS; k++)
-    if ((def->saves & OM_SAVES_IN(k)) && r->in[k]->storage->version != r->in_version[k])
+    if ((def->saves & OM_SAVES_IN(k)) && r->in[k]->storage->version != r->in_version[k] &&
+        /* a product reads each factor only for the other's gradient (PyTorch's mul saves self only
+         * when other requires grad: `y[:, 1:].mul_(2)`, `before = y[0] * 3` then a write into y) */
+        !(r->op == OM_OP_mul && !r->in_fn[1 - k] && !r->in[1 - k]->requires_grad))
       return om__fail(OM_ERR_AUTOGRAD, "backward: one of the variables needed for gradient computation has been modified by an inplace operation: "
                       "input %d of %s was changed in place after it was used (version %llu, now %llu)",
                       k, def->name, (unsigned long long)r->in_version[k], (unsigned long long)r->in[k]->storage->version);

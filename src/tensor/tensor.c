@@ -642,10 +642,10 @@ static bool rebase(om_tensor *dst, const om_tensor *src, const char *who) {
  * contiguous: the older rules below apply). */
 static bool write_through(om_tensor *dst, const om_tensor *src, const char *who, bool *done) {
   om_tensor *b = dst->base ? dst->base : dst;
-  if (b->requires_grad) {
+  if (b->requires_grad || dst->requires_grad) {
     *done = true;
     return om__fail(OM_ERR_AUTOGRAD, "%s: a %sleaf Variable that requires grad is being used in an in-place operation", who,
-                    b == dst ? "" : "view of a ");
+                    b == dst || dst->requires_grad ? "" : "view of a ");
   }
   if (dst->dtype != OM_FLOAT32 || !om_tensor_is_contiguous(b)) return true;
   *done = true;
