@@ -2851,12 +2851,20 @@ export function cumprod(input: Tensor, dim: number): Tensor;
 export function diagonal(input: Tensor, offset?: number, dim1?: number, dim2?: number): Tensor;
 /** torch.diag: a 1-D input on diagonal k of a square matrix, or a 2-D input's diagonal k. */
 export function diag(input: Tensor, diagonal?: number): Tensor;
+/** torch.as_strided: a view of input's storage with size, stride and storageOffset counted in its elements (none: input's own offset); differentiable; traced at fixed sizes only. */
+export function asStrided(input: Tensor, size: Dims, stride: Dims, storageOffset?: number | null): Tensor;
+/** torch.as_strided_scatter: a copy of input with src (of shape size) written at the elements size, stride and storageOffset (default 0) pick, input's elements counted in row-major order. */
+export function asStridedScatter(input: Tensor, src: Tensor, size: Dims, stride: Dims, storageOffset?: number): Tensor;
 
 export interface Tensor {
   /** See {@link diagonal}. */
   diagonal(offset?: number, dim1?: number, dim2?: number): Tensor;
   /** See {@link diag}. */
   diag(diagonal?: number): Tensor;
+  /** See {@link asStrided}. */
+  asStrided(size: Dims, stride: Dims, storageOffset?: number | null): Tensor;
+  /** See {@link asStridedScatter}. */
+  asStridedScatter(src: Tensor, size: Dims, stride: Dims, storageOffset?: number): Tensor;
   /** Tensor.fill_diagonal_: the main diagonal set to fillValue in place (all dims one size, but for a matrix; wrap restarts a tall matrix's diagonal). */
   fillDiagonal_(fillValue: Scalar, wrap?: boolean): this;
   /** See {@link log1p}. */

@@ -54,6 +54,13 @@ struct om_tensor {
   uint32_t trace_run;   /* the run of om_trace_run that made it (0: none), and where in it: */
   int32_t trace_origin; /* call * OM_MAX_OUTPUTS + output, or -1 - k for the model's input k */
   om_view_link *view;   /* a view made while a trace recorded: what it views (owned; trace/write.c) */
+  /* Autograd through writes into views (PyTorch's CopySlices): a view op's result keeps the tensor
+   * that owns its storage (base, owned; NULL for a tensor that is its own base). A write through a
+   * view gives the base a new record and bumps its write_gen; a view whose base_gen differs takes
+   * a new record (an as_strided of the base) before its next use (om__view_sync). */
+  om_tensor *base;
+  uint64_t base_gen;
+  uint64_t write_gen;
 };
 
 /* Integer and float attributes of one op call (dims, axes, flags, exponents). */
@@ -94,6 +101,13 @@ struct om_record {
   int n_in, n_out;
   om_tensor **in;                         /* n_in references (points at in_inline or the heap) */
   om_tensor *in_inline[OM_MAX_INPUTS_INLINE];
+  /* The graph edge of each input as the record was made: the record that made it and which of
+   * its outputs (fn NULL: a leaf or a constant then). A write can give a tensor a new record
+   * later (CopySlices); records made before it still reach the values they read. */
+  om_record **in_fn;
+  om_record *in_fn_inline[OM_MAX_INPUTS_INLINE];
+  int *in_index;
+  int in_index_inline[OM_MAX_INPUTS_INLINE];
   uint64_t in_version[OM_MAX_SAVED_INPUTS]; /* storage versions of inputs the backward may read */
   om_attrs attrs;
   om_meta out_meta[OM_MAX_OUTPUTS];
@@ -123,6 +137,9 @@ typedef struct om_op_test {
   double lo, hi;                      /* input domain for float inputs */
   om_attrs attrs;                     /* attributes for the sample call */
   bool no_gradcheck;                  /* not differentiable (comparisons, int outputs) */
+  /* Reads its input's storage as it lies (as_strided, as PyTorch's): a non-contiguous copy of the
+   * input holds other elements at those positions, so the layout check does not apply. */
+  bool layout_dependent;
   /* The errors (parts of their messages, '|' between them) the op gives, as PyTorch does, for
    * an empty axis where a positive size fits (reducing a size-0 axis to its maximum); NULL: it
    * takes every empty variant of its sample whose shapes fit (src/ops/sample.c). */
@@ -451,6 +468,12 @@ om_tensor *om__apply1(om_op op, om_tensor *const *in, int n_in, const om_attrs *
 int om__apply(om_op op, om_tensor *const *in, int n_in, const om_attrs *attrs, om_tensor **out);
 /** True when t takes part in autograd (a marked leaf or a recorded result). */
 bool om__needs_grad(const om_tensor *t);
+/** Gives view v a record reading its base's current value when a write through another view
+ *  changed the base since v's record was made (PyTorch regenerates a view's grad_fn so). */
+bool om__view_sync(om_tensor *v);
+/** Builds the record of op on in[0..n_in) with attrs a for out, whose values are already
+ *  written (an in-place write): out's record becomes it. */
+bool om__record_write(om_op op, om_tensor *const *in, int n_in, const om_attrs *a, om_tensor *out);
 /** Drops a record reference. */
 void om__record_release(om_record *r);
 /** Sums g over the dims that broadcasting added or stretched, so it has the given shape. New reference. */

@@ -308,6 +308,14 @@ om_tensor *om_slice_scatter(om_tensor *input, om_tensor *src, int dim, int64_t s
 /** PyTorch's select_scatter: a copy of input with src (of select(input, dim, index)'s shape) written
  *  at index along dim; borrowed inputs, returns a new reference. */
 om_tensor *om_select_scatter(om_tensor *input, om_tensor *src, int dim, int64_t index);
+/** PyTorch's as_strided: a view of a's storage with size, stride (ndim each, strides >= 0) and
+ *  storage_offset counted in elements of the storage; borrowed input, returns a new reference. */
+om_tensor *om_as_strided(om_tensor *a, const int64_t *size, const int64_t *stride, int ndim, int64_t storage_offset);
+/** PyTorch's as_strided_scatter: a copy of input with src (of shape size) written at the elements
+ *  size, stride and storage_offset pick, counting input's elements in row-major order (PyTorch's
+ *  for a contiguous input); borrowed inputs, returns a new reference. */
+om_tensor *om_as_strided_scatter(om_tensor *input, om_tensor *src, const int64_t *size, const int64_t *stride, int ndim,
+                                 int64_t storage_offset);
 /** torch.roll: a copy of a with each dims[k] rotated by shifts[k] (n_shifts == n_dims; with no dims,
  *  one shift of the flattened tensor); arrays and a borrowed, returns a new reference. */
 om_tensor *om_roll(om_tensor *a, const int64_t *shifts, int n_shifts, const int64_t *dims, int n_dims);

@@ -87,6 +87,29 @@ export function sliceScatter(input, src, dim = 0, start = 0, end = Infinity, ste
   return wrapChecked(omw.slice_scatter(h, handle(src, w, 'src'), pa), w);
 }
 
+/** size and stride (arrays of one length) and an optional storage offset as as_strided's attrs. */
+function stridedArgs(size, stride, storageOffset, w) {
+  const sz = intList([size], w, 'size'), st = intList([stride], w, 'stride');
+  if (sz.length !== st.length) throw invalid(`${w}: mismatch in length of strides and shape (${sz.length} sizes, ${st.length} strides)`);
+  return storageOffset === undefined || storageOffset === null ? [...sz, ...st] : [...sz, ...st, toI64(storageOffset, w, 'storageOffset')];
+}
+
+/** torch.as_strided: a view of input's storage (size, stride and storageOffset in its elements;
+ *  no offset: input's own), differentiable; traced at fixed sizes as a Gather. */
+export function asStrided(input, size, stride, storageOffset = undefined) {
+  const w = 'asStrided';
+  const h = handle(input, w, 'input');
+  return applyOp(w, 'as_strided', [h], stridedArgs(size, stride, storageOffset, w));
+}
+
+/** torch.as_strided_scatter: a copy of input with src written where size, stride and
+ *  storageOffset (default 0) pick input's elements, counted in row-major order. */
+export function asStridedScatter(input, src, size, stride, storageOffset = 0) {
+  const w = 'asStridedScatter';
+  const hs = [handle(input, w, 'input'), handle(src, w, 'src')];
+  return applyOp(w, 'as_strided_scatter', hs, stridedArgs(size, stride, storageOffset ?? 0, w));
+}
+
 /** torch.select_scatter: a copy with src written at index along dim (in place:
  *  x.select(dim, index).copy_(src)). */
 export function selectScatter(input, src, dim, index) {

@@ -194,6 +194,8 @@ export const OPS = [
   ['unfold', attrs('unfold_dim', 'input, dimension: int, size: int, step: int'), M],
   ['sliceScatter', impl(shape.sliceScatter), M],
   ['selectScatter', impl(shape.selectScatter), M],
+  ['asStrided', impl(shape.asStrided), MF],
+  ['asStridedScatter', impl(shape.asStridedScatter), MF],
   ['squeeze', impl(shape.squeeze), MF],
   ['unsqueeze', attrs('unsqueeze', 'input, dim: int'), MF],
   ['contiguous', impl(shape.contiguous), M],

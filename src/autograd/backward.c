@@ -34,6 +34,10 @@ bool om_tensor_set_requires_grad(om_tensor *t, bool requires_grad) {
   if (requires_grad && t->dtype != OM_FLOAT32)
     return om__fail(OM_ERR_DTYPE_MISMATCH, "set_requires_grad: only float32 tensors take gradients, not %s",
                     om_dtype_name(t->dtype));
+  if (requires_grad && t->base) { /* a leaf is its views' base: a write through them is refused */
+    om_tensor_release(t->base);
+    t->base = NULL;
+  }
   t->requires_grad = requires_grad;
   return true;
 }
@@ -96,12 +100,17 @@ static bool push(record_list *l, om_record *r) {
 static bool check_versions(const om_record *r) {
   const om_op_def *def = om__ops[r->op];
   for (int k = 0; k < r->n_in && k < OM_MAX_SAVED_INPUTS; k++)
-    if ((def->saves & OM_SAVES_IN(k)) && r->in[k]->storage->version != r->in_version[k])
-      return om__fail(OM_ERR_AUTOGRAD, "backward: input %d of %s was changed in place after it was used (version %llu, now %llu)",
+    if ((def->saves & OM_SAVES_IN(k)) && r->in[k]->storage->version != r->in_version[k] &&
+        /* a product reads each factor only for the other's gradient (PyTorch's mul saves self only
+         * when other requires grad: `y[:, 1:].mul_(2)`, `before = y[0] * 3` then a write into y) */
+        !(r->op == OM_OP_mul && !r->in_fn[1 - k] && !r->in[1 - k]->requires_grad))
+      return om__fail(OM_ERR_AUTOGRAD, "backward: one of the variables needed for gradient computation has been modified by an inplace operation: "
+                      "input %d of %s was changed in place after it was used (version %llu, now %llu)",
                       k, def->name, (unsigned long long)r->in_version[k], (unsigned long long)r->in[k]->storage->version);
   for (int j = 0; j < r->n_out; j++)
     if (r->saved[j] && r->saved[j]->storage->version != r->saved_version[j])
-      return om__fail(OM_ERR_AUTOGRAD, "backward: output %d of %s was changed in place after it was saved", j, def->name);
+      return om__fail(OM_ERR_AUTOGRAD, "backward: one of the variables needed for gradient computation has been modified by an inplace operation: "
+                      "output %d of %s was changed in place after it was saved", j, def->name);
   return true;
 }
 
@@ -137,10 +146,11 @@ static bool step(om_record *r, record_list *ready) {
                     om__ops[r->op]->name, k, om__shape_str(a, sizeof a, gin[k]->shape, gin[k]->ndim),
                     om__shape_str(b, sizeof b, in->shape, in->ndim));
     }
-    if (ok && gin[k] && in->grad_fn) ok = accumulate(&in->grad_fn->grad_acc[in->output_index], gin[k]);
-    else if (ok && gin[k] && in->requires_grad) ok = accumulate(&in->grad, gin[k]);
+    om_record *fn = r->in_fn[k]; /* the edge as the record was made (a later write may have rebased in) */
+    if (ok && gin[k] && fn) ok = accumulate(&fn->grad_acc[r->in_index[k]], gin[k]);
+    else if (ok && gin[k] && in->requires_grad && !in->grad_fn) ok = accumulate(&in->grad, gin[k]);
     else if (ok && gin[k] && in->storage->grad_lost) ok = lost(om__ops[r->op]->name, k);
-    if (in->grad_fn && --in->grad_fn->pending == 0 && ok) ok = push(ready, in->grad_fn);
+    if (fn && --fn->pending == 0 && ok) ok = push(ready, fn);
     if (gin) om_tensor_release(gin[k]);
   }
   if (gin != gin_inline) free(gin);
@@ -157,7 +167,7 @@ static bool reach(om_record *r, record_list *seen) {
   if (ok) r->queued = true;
   for (size_t i = 0; ok && i < seen->n; i++)
     for (int k = 0; k < seen->v[i]->n_in && !seen->v[i]->freed && ok; k++) {
-      om_record *p = seen->v[i]->in[k]->grad_fn;
+      om_record *p = seen->v[i]->in_fn[k];
       if (!p) continue;
       if (!p->queued && !(ok = push(seen, p))) break;
       p->queued = true;
@@ -190,6 +200,10 @@ bool om_tensor_free_graph(om_tensor *t) {
       r->freed = true;
       om__release_all(r->in, r->n_in);
       om__release_all(r->saved, OM_MAX_OUTPUTS);
+      for (int k = 0; k < r->n_in; k++) {
+        om__record_release(r->in_fn[k]);
+        r->in_fn[k] = NULL;
+      }
     }
     for (size_t i = 0; i < seen.n; i++) om__record_release(seen.v[i]);
   }
@@ -211,6 +225,7 @@ bool om_backward(om_tensor *root, const om_tensor *grad) {
 }
 
 static bool backward(om_tensor *root, const om_tensor *grad) {
+  if (root->base && !om__view_sync(root)) return false;
   if (!om__needs_grad(root))
     return om__fail(OM_ERR_AUTOGRAD, "backward: the tensor does not require grad (no input was marked requires_grad)");
   char a[OM_SHAPE_STR_LEN], b[OM_SHAPE_STR_LEN];

@@ -616,16 +616,6 @@ static bool order_nodes(reader *r) {
     }
     edges += node->n_cap;
   }
-  /* ONNX requires the nodes in topological order (its checker refuses a graph that reads a value
-   * before the node computing it, though onnxruntime sorts one): refused, naming both nodes. A
-   * node reading its own output is the smallest cycle, said so below. */
-  for (int k = 0; k < n; k++)
-    for (int i = 0; i < g->nodes.v[k].n_in + g->nodes.v[k].n_cap; i++) {
-      int v = operand(&g->nodes.v[k], i), p = v >= 0 ? g->values.v[v].producer : -1;
-      if (p > k)
-        return FORMAT("node '%s' (%s) reads '%s' before node '%s' (%s) computes it (ONNX requires the nodes in topological order)",
-                      g->nodes.v[k].name, g->nodes.v[k].op_type, g->values.v[v].name, g->nodes.v[p].name, g->nodes.v[p].op_type);
-    }
   /* Kahn's algorithm over the readers of each value (counted, then listed: CSR). */
   int *pending = calloc((size_t)n + 1, sizeof(int)), *first = calloc((size_t)nv + 2, sizeof(int));
   int *reader_of = malloc(sizeof(int) * ((size_t)edges + 1)), *heap = malloc(sizeof(int) * ((size_t)n + 1));

@@ -31,7 +31,12 @@ bool om__ops_self_check(void) {
   return true;
 }
 
-bool om__needs_grad(const om_tensor *t) { return t->requires_grad || t->grad_fn || t->storage->grad_lost; }
+/* A view whose base was written through another view since its record was made needs grad when
+ * the base does now (om__view_sync gives it the record before its next use). */
+bool om__needs_grad(const om_tensor *t) {
+  return t->requires_grad || t->grad_fn || t->storage->grad_lost ||
+         (t->base && t->base_gen != t->base->write_gen && (t->base->grad_fn || t->base->requires_grad));
+}
 
 /* Releasing a record releases its inputs, which may release their records, and so on down a
  * chain as long as the model ran ops: done with a worklist, not recursion, so the depth of a
@@ -47,10 +52,30 @@ void om__record_release(om_record *r) {
     st->dead_records = r->next_dead;
     for (int k = 0; k < r->n_in; k++) om_tensor_release(r->in[k]);
     for (int j = 0; j < r->n_out; j++) om_tensor_release(r->saved[j]);
+    for (int k = 0; k < r->n_in; k++) om__record_release(r->in_fn[k]); /* queued: drained by this loop */
     if (r->in != r->in_inline) free(r->in);
+    if (r->in_fn != r->in_fn_inline) free(r->in_fn);
+    if (r->in_index != r->in_index_inline) free(r->in_index);
     free(r);
   }
   st->draining = false;
+}
+
+/* What a record holds of an input: a header of its own over the input's storage (same values,
+ * version checks as before) with the input's record, not the input itself, so that a later write
+ * that gives the input (or its view's base) a record reading this one's output makes no cycle of
+ * references (PyTorch's records hold edges, not tensors). A leaf that requires grad is held
+ * itself: its gradient accumulates there, and no write can give it a record. */
+static om_tensor *record_input(om_tensor *t) {
+  if (t->requires_grad && !t->grad_fn) return om_tensor_retain(t);
+  om_tensor *a = om__alias(t);
+  if (!a) return NULL;
+  a->grad_fn = t->grad_fn;
+  a->output_index = t->output_index;
+  if (a->grad_fn) a->grad_fn->refcount++;
+  a->trace_id = t->trace_id;
+  a->trace_value = t->trace_value;
+  return a;
 }
 
 /* Builds the backward record of c and hands it to c's float outputs (out[0] is float). */
@@ -58,8 +83,12 @@ static bool record(const om_op_def *def, om_call *c) {
   om_record *r = om__alloc(sizeof *r, def->name);
   if (!r) return false;
   memset(r, 0, sizeof *r);
-  r->in = c->n_in <= OM_MAX_INPUTS_INLINE ? r->in_inline : om__alloc(sizeof(om_tensor *) * (size_t)c->n_in, def->name);
-  if (!r->in) {
+  bool inline_in = c->n_in <= OM_MAX_INPUTS_INLINE;
+  r->in = inline_in ? r->in_inline : om__alloc(sizeof(om_tensor *) * (size_t)c->n_in, def->name);
+  r->in_fn = inline_in ? r->in_fn_inline : om__alloc(sizeof(om_record *) * (size_t)c->n_in, def->name);
+  r->in_index = inline_in ? r->in_index_inline : om__alloc(sizeof(int) * (size_t)c->n_in, def->name);
+  if (!r->in || !r->in_fn || !r->in_index) {
+    if (!inline_in) free(r->in), free(r->in_fn), free(r->in_index);
     free(r);
     return false;
   }
@@ -69,7 +98,16 @@ static bool record(const om_op_def *def, om_call *c) {
   r->attrs = c->attrs;
   memcpy(r->out_meta, c->out_meta, sizeof r->out_meta);
   for (int k = 0; k < c->n_in; k++) {
-    r->in[k] = om_tensor_retain(c->in[k]);
+    r->in[k] = record_input(c->in[k]);
+    if (!r->in[k]) {
+      r->n_in = k;
+      r->refcount = 1;
+      om__record_release(r);
+      return false;
+    }
+    r->in_fn[k] = c->in[k]->grad_fn;
+    r->in_index[k] = c->in[k]->output_index;
+    if (r->in_fn[k]) r->in_fn[k]->refcount++;
     if (k < OM_MAX_SAVED_INPUTS) r->in_version[k] = c->in[k]->storage->version;
   }
   for (int j = 0; j < c->n_out; j++) {
@@ -88,6 +126,37 @@ static bool record(const om_op_def *def, om_call *c) {
     c->out[j]->output_index = j;
     r->refcount++;
   }
+  return true;
+}
+
+bool om__record_write(om_op op, om_tensor *const *in, int n_in, const om_attrs *a, om_tensor *out) {
+  const om_op_def *def = om__ops[op];
+  om_call c = {.op = op, .n_in = n_in, .n_out = 1, .in = in, .attrs = *a};
+  c.out_meta[0].dtype = out->dtype;
+  c.out_meta[0].ndim = out->ndim;
+  memcpy(c.out_meta[0].shape, out->shape, sizeof out->shape);
+  c.out[0] = out;
+  om_record *prev = out->grad_fn;
+  out->grad_fn = NULL;
+  if (!record(def, &c)) {
+    out->grad_fn = prev;
+    return false;
+  }
+  om__record_release(prev);
+  return true;
+}
+
+bool om__view_sync(om_tensor *v) {
+  om_tensor *b = v->base;
+  if (!b || v->base_gen == b->write_gen) return true;
+  if (b->grad_fn || b->requires_grad) { /* the view's elements of the base as it is now */
+    om_attrs a = {.n_i = 2 * v->ndim + 1};
+    memcpy(a.i, v->shape, sizeof(int64_t) * (size_t)v->ndim);
+    memcpy(a.i + v->ndim, v->strides, sizeof(int64_t) * (size_t)v->ndim);
+    a.i[2 * v->ndim] = v->offset;
+    if (!om__record_write(OM_OP_as_strided, &b, 1, &a, v)) return false;
+  }
+  v->base_gen = b->write_gen;
   return true;
 }
 
@@ -133,6 +202,8 @@ int om__apply(om_op op, om_tensor *const *in, int n_in, const om_attrs *attrs, o
   if (!om__state()->ops_checked && !(om__state()->ops_checked = om__ops_self_check())) return -1;
 #endif
   if (!om__check_inputs(def->name, in, n_in)) return -1;
+  for (int k = 0; k < n_in; k++)
+    if (in[k]->base && !om__view_sync(in[k])) return -1;
   if (def->n_in >= 0 ? n_in != def->n_in : n_in < 1)
     return om__fail(OM_ERR_INVALID_ARGUMENT, "%s: takes %d inputs, got %d", def->name, def->n_in, n_in), -1;
   for (int k = 0; !def->takes_float64 && k < n_in; k++)
@@ -172,6 +243,12 @@ int om__apply(om_op op, om_tensor *const *in, int n_in, const om_attrs *attrs, o
     return c.n_out;
   }
   ok = ok && make_outputs(def, &c, phantom) && (phantom && !def->view ? true : def->forward(&c));
+  for (int j = 0; ok && def->view && j < c.n_out; j++) /* a view (not a copy a reshape made): its base */
+    if (c.out[j]->storage == in[0]->storage) {
+      om_tensor *b = in[0]->base ? in[0]->base : in[0];
+      c.out[j]->base = om_tensor_retain(b);
+      c.out[j]->base_gen = b->write_gen;
+    }
   bool grad = false;
   if (ok && !phantom && def->backward && om_is_grad_enabled() && c.out_meta[0].dtype == OM_FLOAT32)
     for (int k = 0; k < n_in; k++) grad |= om__needs_grad(in[k]);

@@ -1744,3 +1744,295 @@ int om_chunk(om_tensor *a, int64_t chunks, int dim, om_tensor **out, int max_out
   free(zeros);
   return r;
 }
+
+/* ---- as_strided, as_strided_scatter: elements chosen by position, as PyTorch's ----
+ * Attrs: size[0..n), stride[0..n), storage_offset (2n + 1 of them). as_strided's positions count
+ * elements of the input's storage (PyTorch's Tensor.as_strided), so a view of a view reads what
+ * PyTorch's does; as_strided_scatter's count the input's elements in row-major order (PyTorch's
+ * for a contiguous input), so its result does not depend on the input's layout. Autograd's writes through views (src/tensor/tensor.c) record as_strided_scatter into the
+ * base and give its other views as_strided of it (PyTorch's CopySlices). */
+
+static bool infer_strided_geometry(om_call *c, const char *who, int64_t *n_out) {
+  int64_t *at = c->attrs.i;
+  if (c->attrs.n_i > 2 * OM_MAX_DIMS + 1)
+    return om__fail(OM_ERR_INVALID_ARGUMENT, "%s: needs size, stride (one per dim, at most %d dims) and storage_offset", who, OM_MAX_DIMS);
+  int nd = c->attrs.n_i / 2;
+  if (c->attrs.n_i % 2 == 0) { /* no storage_offset: the input's own (PyTorch's None; as_strided_scatter: 0) */
+    at[2 * nd] = c->op == OM_OP_as_strided ? c->in[0]->offset : 0;
+    c->attrs.n_i++;
+  }
+  int64_t last = at[2 * nd], n = om__numel(at, nd, who);
+  if (n < 0) return false;
+  if (last < 0) return om__fail(OM_ERR_INVALID_ARGUMENT, "%s: invalid storage offset %lld", who, (long long)last);
+  for (int d = 0; d < nd; d++) {
+    if (at[nd + d] < 0) return om__fail(OM_ERR_INVALID_ARGUMENT, "%s: negative strides are not supported (stride %lld of dim %d)", who, (long long)at[nd + d], d);
+    if (n) last += (at[d] - 1) * at[nd + d];
+  }
+  /* as_strided reads x's storage; as_strided_scatter counts x's elements in row-major order */
+  const om_tensor *x = c->in[0];
+  bool scatter = c->op == OM_OP_as_strided_scatter;
+  int64_t held = scatter ? om_tensor_numel(x) : (int64_t)(x->storage->nbytes / om__dtype_size(x->dtype));
+  bool phantom = !scatter && x->storage->nbytes == 0 && om_tensor_numel(x) > 0; /* a trace's run at other sizes: no storage */
+  if (n && !phantom && last >= held)
+    return om__fail(OM_ERR_INDEX_OUT_OF_RANGE, "%s: size, stride and storage offset %lld reach element %lld of %s of %lld",
+                    who, (long long)at[2 * nd], (long long)last, scatter ? "an input" : "a storage", (long long)held);
+  *n_out = n;
+  return true;
+}
+
+/* Storage positions of the elements of a geometry, row-major. */
+static void strided_positions(const int64_t *shape, const int64_t *strides, int nd, int64_t offset, int64_t n, int64_t *pos) {
+  int64_t idx[OM_MAX_DIMS] = {0};
+  for (int64_t k = 0; k < n; k++) {
+    int64_t p = offset;
+    for (int d = 0; d < nd; d++) p += idx[d] * strides[d];
+    pos[k] = p;
+    for (int d = nd - 1; d >= 0 && ++idx[d] == shape[d]; d--) idx[d] = 0;
+  }
+}
+
+/* The geometry's elements (attrs of a call on x) as x's elements: for each, the row-major index
+ * of the element of x at its storage position, or -1 where x has none there. count (optional)
+ * gets, per element of x, how many elements of x share its position (an expanded x). A new
+ * array of n entries, NULL on error (out of memory). */
+typedef struct strided_map {
+  int64_t *of;    /* n: index into x, or -1 */
+  int64_t *count; /* numel(x): elements of x at that element's position */
+  int64_t *xpos;  /* numel(x): the storage position of each element of x */
+  int64_t lo;     /* the smallest position of x */
+} strided_map;
+
+static void strided_map_free(strided_map *m) { free(m->of), free(m->count), free(m->xpos); }
+
+static bool strided_map_make(const om_tensor *x, const int64_t *at, int n_at, int64_t n, strided_map *m, const char *who) {
+  int nd = (n_at - 1) / 2;
+  int64_t nx = om_tensor_numel(x), hi = -1;
+  memset(m, 0, sizeof *m);
+  m->of = om__alloc(sizeof(int64_t) * (size_t)(n ? n : 1), who);
+  m->xpos = om__alloc(sizeof(int64_t) * (size_t)(nx ? nx : 1), who);
+  m->count = om__alloc(sizeof(int64_t) * (size_t)(nx ? nx : 1), who);
+  int64_t *table = NULL, *hits = NULL;
+  bool ok = m->of && m->xpos && m->count;
+  if (ok) {
+    strided_positions(x->shape, x->strides, x->ndim, x->offset, nx, m->xpos);
+    m->lo = nx ? m->xpos[0] : 0;
+    for (int64_t i = 0; i < nx; i++) m->lo = m->xpos[i] < m->lo ? m->xpos[i] : m->lo, hi = m->xpos[i] > hi ? m->xpos[i] : hi;
+    size_t span = (size_t)(hi - m->lo + 1);
+    ok = (table = om__alloc(sizeof(int64_t) * (span ? span : 1), who)) && (hits = calloc(span ? span : 1, sizeof(int64_t)));
+    if (ok) {
+      for (size_t p = 0; p < span; p++) table[p] = -1;
+      for (int64_t i = 0; i < nx; i++) table[m->xpos[i] - m->lo] = table[m->xpos[i] - m->lo] < 0 ? i : table[m->xpos[i] - m->lo], hits[m->xpos[i] - m->lo]++;
+      for (int64_t i = 0; i < nx; i++) m->count[i] = hits[m->xpos[i] - m->lo];
+      strided_positions(at, at + nd, nd, at[2 * nd], n, m->of);
+      for (int64_t k = 0; k < n; k++) m->of[k] = m->of[k] >= m->lo && m->of[k] <= hi ? table[m->of[k] - m->lo] : -1;
+    } else if (!hits) {
+      ok = om__fail(OM_ERR_OUT_OF_MEMORY, "%s: out of memory", who);
+    }
+  }
+  free(table), free(hits);
+  if (!ok) strided_map_free(m);
+  return ok;
+}
+
+static bool infer_as_strided(om_call *c) {
+  int64_t n;
+  if (!infer_strided_geometry(c, "as_strided", &n)) return false;
+  int nd = (c->attrs.n_i - 1) / 2;
+  meta_from(&c->out_meta[0], c->in[0]->dtype, c->attrs.i, nd);
+  return true;
+}
+
+static bool forward_as_strided(om_call *c) {
+  int nd = (c->attrs.n_i - 1) / 2;
+  om_tensor *o = c->out[0];
+  memcpy(o->strides, c->attrs.i + nd, sizeof(int64_t) * (size_t)nd);
+  o->offset = c->attrs.i[2 * nd];
+  return true;
+}
+
+/* Each gradient element goes to the storage position it was read from, summed there; an element
+ * of x gets its position's sum (divided among the elements of an expanded x that share it, as
+ * PyTorch's as_strided_backward); positions x does not hold get nothing. */
+static bool as_strided_backward(const om_record *r, om_tensor *const *g, om_tensor **gin) {
+  const om_tensor *x = r->in[0];
+  int64_t n = om_tensor_numel(g[0]), nx = om_tensor_numel(x);
+  strided_map m;
+  om_tensor *gc = om_contiguous(g[0]);
+  om_meta xm = {.dtype = OM_FLOAT32, .ndim = x->ndim};
+  memcpy(xm.shape, x->shape, sizeof xm.shape);
+  om_tensor *gx = gc ? om__tensor_new(&xm, true, "as_strided") : NULL;
+  bool ok = gx && strided_map_make(x, r->attrs.i, r->attrs.n_i, n, &m, "as_strided");
+  if (ok) {
+    const float *gv = (const float *)om__data(gc);
+    float *out = (float *)om__data(gx);
+    for (int64_t k = 0; k < n; k++) /* summed at the first element of x at that position */
+      if (m.of[k] >= 0) out[m.of[k]] += gv[k];
+    for (int64_t i = 0; i < nx; i++) /* every element sharing a position takes its share */
+      if (m.count[i] > 1) {
+        int64_t first = i;
+        for (int64_t j = 0; j < i; j++)
+          if (m.xpos[j] == m.xpos[i]) { first = j; break; }
+        if (first == i) out[i] /= (float)m.count[i];
+        else out[i] = out[first];
+      }
+    strided_map_free(&m);
+  }
+  om_tensor_release(gc);
+  if (!ok) om_tensor_release(gx);
+  gin[0] = ok ? gx : NULL;
+  return ok;
+}
+
+/* x's elements flattened, then one Gather of the positions' indices: the storage of a traced
+ * value is the example run's, so only fixed sizes have one answer. */
+static bool lower_as_strided(om_lower *l, const om_call *c) {
+  const om_tensor *x = c->in[0];
+  for (int d = 0; d < x->ndim; d++)
+    if (om__lower_in_ext(l, 0, d) >= 0) return om__lower_baked(l, c, 0, d, "as_strided picks storage positions, which are the example's");
+  int64_t n = om__numel(c->out_meta[0].shape, c->out_meta[0].ndim, "as_strided"), nx = om_tensor_numel(x);
+  strided_map m;
+  if (!strided_map_make(x, c->attrs.i, c->attrs.n_i, n, &m, "as_strided")) return false;
+  bool outside = false;
+  for (int64_t k = 0; k < n; k++) outside |= m.of[k] < 0;
+  if (outside) {
+    strided_map_free(&m);
+    return om__lower_refuse(l, c, "it reads storage outside its input's elements, which a graph value does not have");
+  }
+  om_meta flat = {.dtype = x->dtype, .ndim = 1, .shape = {nx}}, picked = {.dtype = x->dtype, .ndim = 1, .shape = {n}};
+  int64_t minus1 = -1;
+  int in[2] = {om__lower_input(l, 0), om__lower_ints(l, &minus1, 1)}, f, p, o;
+  bool ok = in[1] >= 0 && om__emit(l, "Reshape", in, 2, &flat, 1, &f, NULL, 0);
+  int idx = ok ? om__lower_ints(l, m.of, (int)n) : -1;
+  ok = ok && idx >= 0 && om__emit(l, "Gather", (int[]){f, idx}, 2, &picked, 1, &p, &OM_ATTR_INT("axis", 0), 1);
+  int shape = ok ? om__lower_ints(l, c->out_meta[0].shape, c->out_meta[0].ndim) : -1;
+  ok = ok && shape >= 0 && om__emit(l, "Reshape", (int[]){p, shape}, 2, &c->out_meta[0], 1, &o, NULL, 0);
+  strided_map_free(&m);
+  if (ok) om__lower_output(l, 0, o);
+  return ok;
+}
+
+const om_op_def om__op_as_strided = {
+    .name = "as_strided", .n_in = 1, .n_out = 1, .view = true, .infer = infer_as_strided, .forward = forward_as_strided,
+    .backward = as_strided_backward, .lower = lower_as_strided, .onnx = "Reshape, Gather, Reshape (fixed sizes)",
+    .test = {.n_in = 1, .ndims = {2}, .shapes = {{3, 4}}, .lo = -2, .hi = 2, .attrs = {.n_i = 5, .i = {3, 2, 1, 3, 1}},
+             .size_attrs = 1, .empty_refusal = "reach element", .layout_dependent = true}};
+
+static bool infer_as_strided_scatter(om_call *c) {
+  int64_t n;
+  if (!infer_strided_geometry(c, "as_strided_scatter", &n)) return false;
+  const om_tensor *x = c->in[0], *src = c->in[1];
+  int nd = (c->attrs.n_i - 1) / 2;
+  if (src->ndim != nd || memcmp(src->shape, c->attrs.i, sizeof(int64_t) * (size_t)nd))
+    return fail_shape("as_strided_scatter", "source of shape", src, c->attrs.i, nd);
+  if (src->dtype != x->dtype)
+    return om__fail(OM_ERR_DTYPE_MISMATCH, "as_strided_scatter: source is %s, the input %s", om_dtype_name(src->dtype), om_dtype_name(x->dtype));
+  meta_from(&c->out_meta[0], x->dtype, x->shape, x->ndim);
+  return true;
+}
+
+/* The elements a scatter writes, as indices into x's elements in row-major order (a new array
+ * of n), refused where PyTorch refuses the write: two written elements at one place. */
+static int64_t *scatter_map(const om_attrs *a, int64_t n) {
+  int nd = (a->n_i - 1) / 2;
+  int64_t *of = om__alloc(sizeof(int64_t) * (size_t)(n ? n : 1), "as_strided_scatter");
+  if (!of) return NULL;
+  strided_positions(a->i, a->i + nd, nd, a->i[2 * nd], n, of);
+  bool shared = false; /* positions of one geometry repeat only where a stride is 0 over a size above 1 */
+  for (int d = 0; d < nd; d++) shared |= a->i[nd + d] == 0 && a->i[d] > 1;
+  for (int64_t k = 1; shared && k < n; k++)
+    for (int64_t j = 0; j < k; j++)
+      if (of[j] == of[k]) {
+        free(of);
+        return om__fail(OM_ERR_INVALID_ARGUMENT, "as_strided_scatter: unsupported operation: some elements of the input tensor "
+                        "and the written-to tensor refer to a single memory location"), NULL;
+      }
+  return of;
+}
+
+static bool forward_as_strided_scatter(om_call *c) {
+  om_tensor *o = c->out[0];
+  int64_t n = om_tensor_numel(c->in[1]), *of = scatter_map(&c->attrs, n);
+  om_tensor *src = of ? om_contiguous(c->in[1]) : NULL;
+  if (src) {
+    om__copy_into(o, c->in[0]);
+    size_t es = om__dtype_size(o->dtype);
+    for (int64_t k = 0; k < n; k++) memcpy(om__data(o) + of[k] * (int64_t)es, om__data(src) + k * (int64_t)es, es);
+  }
+  free(of);
+  om_tensor_release(src);
+  return src != NULL;
+}
+
+/* The written elements take their gradient from the source; x's gradient is zero there. */
+static bool as_strided_scatter_backward(const om_record *r, om_tensor *const *g, om_tensor **gin) {
+  int64_t n = om_tensor_numel(r->in[1]), *of = scatter_map(&r->attrs, n);
+  om_tensor *gx = of ? om_contiguous(g[0]) : NULL, *gs = NULL;
+  if (gx && gx == g[0]) { /* a copy of its own, zeroed below */
+    om_tensor_release(gx);
+    gx = om_clone(g[0]);
+  }
+  om_meta sm = {.dtype = OM_FLOAT32, .ndim = r->in[1]->ndim};
+  memcpy(sm.shape, r->in[1]->shape, sizeof sm.shape);
+  if (gx && (gs = om__tensor_new(&sm, false, "as_strided_scatter"))) {
+    float *xv = (float *)om__data(gx), *sv = (float *)om__data(gs);
+    for (int64_t k = 0; k < n; k++) sv[k] = xv[of[k]];
+    for (int64_t k = 0; k < n; k++) xv[of[k]] = 0;
+  }
+  free(of);
+  if (!gs) om_tensor_release(gx), gx = NULL;
+  gin[0] = gx;
+  gin[1] = gs;
+  return gs != NULL;
+}
+
+/* ScatterND into x flattened, at the written elements' indices (fixed sizes, as as_strided). */
+static bool lower_as_strided_scatter(om_lower *l, const om_call *c) {
+  const om_tensor *x = c->in[0], *src = c->in[1];
+  for (int i = 0; i < 2; i++)
+    for (int d = 0; d < c->in[i]->ndim; d++)
+      if (om__lower_in_ext(l, i, d) >= 0) return om__lower_baked(l, c, i, d, "as_strided_scatter's positions are fixed numbers");
+  int64_t n = om_tensor_numel(src), nx = om_tensor_numel(x), minus1 = -1, *of = scatter_map(&c->attrs, n);
+  if (!of) return false;
+  om_meta flat = {.dtype = x->dtype, .ndim = 1, .shape = {nx}}, upd = {.dtype = x->dtype, .ndim = 1, .shape = {n}};
+  om_meta im2 = {.dtype = OM_INT64, .ndim = 2, .shape = {n, 1}};
+  int64_t two[2] = {n, 1};
+  int m1 = om__lower_ints(l, &minus1, 1), f, u, s, o, idx2;
+  bool ok = m1 >= 0 && om__emit(l, "Reshape", (int[]){om__lower_input(l, 0), m1}, 2, &flat, 1, &f, NULL, 0) &&
+            om__emit(l, "Reshape", (int[]){om__lower_input(l, 1), m1}, 2, &upd, 1, &u, NULL, 0);
+  int idx = ok ? om__lower_ints(l, of, (int)n) : -1, shape2 = ok ? om__lower_ints(l, two, 2) : -1;
+  ok = ok && idx >= 0 && shape2 >= 0 && om__emit(l, "Reshape", (int[]){idx, shape2}, 2, &im2, 1, &idx2, NULL, 0) &&
+       om__emit(l, "ScatterND", (int[]){f, idx2, u}, 3, &flat, 1, &s, NULL, 0);
+  int shape = ok ? om__lower_ints(l, x->shape, x->ndim) : -1;
+  ok = ok && shape >= 0 && om__emit(l, "Reshape", (int[]){s, shape}, 2, &c->out_meta[0], 1, &o, NULL, 0);
+  free(of);
+  if (ok) om__lower_output(l, 0, o);
+  return ok;
+}
+
+const om_op_def om__op_as_strided_scatter = {
+    .name = "as_strided_scatter", .n_in = 2, .n_out = 1, .infer = infer_as_strided_scatter,
+    .forward = forward_as_strided_scatter, .backward = as_strided_scatter_backward, .lower = lower_as_strided_scatter,
+    .onnx = "Reshape, ScatterND, Reshape (fixed sizes)",
+    .test = {.n_in = 2, .ndims = {2, 2}, .shapes = {{3, 4}, {3, 2}}, .lo = -2, .hi = 2, .attrs = {.n_i = 5, .i = {3, 2, 1, 3, 1}},
+             .size_attrs = 1, .empty_refusal = "reach element|does not fit"}};
+
+static bool strided_attrs(om_attrs *a, const int64_t *size, const int64_t *stride, int ndim, int64_t offset, const char *who) {
+  if (ndim < 0 || ndim > OM_MAX_DIMS || (ndim && (!size || !stride)))
+    return om__fail(OM_ERR_INVALID_ARGUMENT, "%s: %d dims (at most %d, size and stride given)", who, ndim, OM_MAX_DIMS);
+  *a = (om_attrs){.n_i = 2 * ndim + 1};
+  if (ndim) memcpy(a->i, size, sizeof(int64_t) * (size_t)ndim), memcpy(a->i + ndim, stride, sizeof(int64_t) * (size_t)ndim);
+  a->i[2 * ndim] = offset;
+  return true;
+}
+
+om_tensor *om_as_strided(om_tensor *a, const int64_t *size, const int64_t *stride, int ndim, int64_t storage_offset) {
+  om_attrs at;
+  return strided_attrs(&at, size, stride, ndim, storage_offset, "as_strided") ? om__apply1(OM_OP_as_strided, &a, 1, &at) : NULL;
+}
+
+om_tensor *om_as_strided_scatter(om_tensor *input, om_tensor *src, const int64_t *size, const int64_t *stride, int ndim,
+                                 int64_t storage_offset) {
+  om_attrs at;
+  return strided_attrs(&at, size, stride, ndim, storage_offset, "as_strided_scatter")
+             ? om__apply1(OM_OP_as_strided_scatter, (om_tensor *[]){input, src}, 2, &at) : NULL;
+}

@@ -346,6 +346,7 @@ void om_tensor_release(om_tensor *t) {
   st->live_tensors--;
   om_tensor_release(t->grad);
   om__record_release(t->grad_fn);
+  om_tensor_release(t->base);
   if (t->view) om__view_link_free(t->view);
   om__storage_release(t->storage);
   cache_put(&st->cache.tensors, t, sizeof *t);
@@ -632,15 +633,61 @@ static bool rebase(om_tensor *dst, const om_tensor *src, const char *who) {
   return true;
 }
 
+/* A write of src into dst, a tensor or a view of one (base), that autograd follows as PyTorch's
+ * CopySlices: the base's new value is an as_strided_scatter of src into its old value (a record
+ * reading an alias that keeps the old record), dst and the base's other views read it through
+ * as_strided (om__view_sync). Records made before the write keep their edges to the old value.
+ * Refused, with PyTorch's words, into a leaf that requires grad or a view of one. false with
+ * *done unset when the write is not one of these (another dtype, a base whose elements are not
+ * contiguous: the older rules below apply). */
+static bool write_through(om_tensor *dst, const om_tensor *src, const char *who, bool *done) {
+  om_tensor *b = dst->base ? dst->base : dst;
+  if (b->requires_grad || dst->requires_grad) {
+    *done = true;
+    return om__fail(OM_ERR_AUTOGRAD, "%s: a %sleaf Variable that requires grad is being used in an in-place operation", who,
+                    b == dst || dst->requires_grad ? "" : "view of a ");
+  }
+  if (dst->dtype != OM_FLOAT32 || !om_tensor_is_contiguous(b)) return true;
+  *done = true;
+  om_tensor *s = src->dtype == OM_FLOAT32 ? om_tensor_retain((om_tensor *)src) : om_cast((om_tensor *)src, OM_FLOAT32);
+  bool same = s && s->ndim == dst->ndim && !memcmp(s->shape, dst->shape, sizeof(int64_t) * (size_t)dst->ndim);
+  om_tensor *e = same || !s ? om_tensor_retain(s) : om_expand(s, dst->shape, dst->ndim);
+  om_tensor *old = e ? om__alias(b) : NULL;
+  bool ok = old && om__write_values(dst, src, who);
+  if (ok) {
+    old->grad_fn = b->grad_fn;
+    old->output_index = b->output_index;
+    if (old->grad_fn) old->grad_fn->refcount++;
+    om_attrs a = {.n_i = 2 * dst->ndim + 1};
+    memcpy(a.i, dst->shape, sizeof(int64_t) * (size_t)dst->ndim);
+    memcpy(a.i + dst->ndim, dst->strides, sizeof(int64_t) * (size_t)dst->ndim);
+    a.i[2 * dst->ndim] = dst->offset - b->offset; /* b is contiguous: its elements from its offset on */
+    ok = om__record_write(OM_OP_as_strided_scatter, (om_tensor *[]){old, e}, 2, &a, b);
+    if (ok) b->output_index = 0;
+    b->write_gen++; /* the values changed: views re-read them even if the record failed */
+    if (ok && dst != b) ok = om__view_sync(dst);
+  }
+  om_tensor_release(old);
+  om_tensor_release(e);
+  om_tensor_release(s);
+  return ok;
+}
+
 /* A write of src into dst: recorded while a trace records, else checked and made (a non-leaf
- * autograd tracks rebased where that is exact: can_rebase). */
+ * autograd tracks rebased where that is exact: can_rebase; other writes that autograd must
+ * follow: write_through). */
 static bool write(om_tensor *dst, const om_tensor *src, const char *who) {
   if (om__state()->trace) return om__trace_write(dst, src, who);
   if (om__needs_grad(dst) && om_is_grad_enabled() && can_rebase(dst, src)) return rebase(dst, src, who);
-  /* src's values into a tensor (or a view of one) autograd does not track: PyTorch makes the
-   * written tensor track them (`scores = x.new_empty(...); scores[:, 1:] = q @ k`); here the
-   * values are written and the storage marked, so that ops on it still record and a backward
-   * that reaches it fails (om_storage.grad_lost) rather than giving q and k no gradient */
+  om_tensor *b = dst->base ? dst->base : dst;
+  if (om_is_grad_enabled() && !dst->storage->grad_lost && (om__needs_grad(src) || tracked(b) || tracked(dst))) {
+    bool done = false, ok = write_through(dst, src, who, &done);
+    if (done || !ok) return ok;
+  }
+  /* src's values into a tensor (or a view of one) autograd does not track, where write_through
+   * does not apply (a base that is not contiguous): PyTorch makes the written tensor track them;
+   * here the values are written and the storage marked, so that ops on it still record and a
+   * backward that reaches it fails (om_storage.grad_lost) rather than giving the source no gradient */
   if (dst->storage->grad_lost && om_is_grad_enabled()) /* again (a view made since records): the mark holds */
     return om__write_values(dst, src, who);
   if (om__needs_grad(src) && !tracked(dst) && om_is_grad_enabled()) {

@@ -95,6 +95,13 @@ static om_tensor *put_back(const om_view_link *k, om_tensor *v, const char *who)
       for (int d = 0; d < k->canon.n_i; d++) inverse[c[d]] = d;
       return om_permute(v, inverse, k->canon.n_i);
     }
+    case OM_OP_as_strided: { /* storage positions; as_strided_scatter counts p's elements from its offset */
+      int nd = (k->canon.n_i - 1) / 2;
+      if (!om_tensor_is_contiguous(p))
+        return om__trace_fail(OM_ERR_TRACE_IN_PLACE_MUTATION, "%s: writes into an as_strided view of a tensor whose "
+                              "elements are not contiguous; write into a contiguous copy instead", who), NULL;
+      return om_as_strided_scatter(p, v, c, c + nd, nd, c[2 * nd] - p->offset);
+    }
     default: /* expand: its elements overlap, as PyTorch refuses */
       return om__trace_fail(OM_ERR_TRACE_IN_PLACE_MUTATION, "%s: writes into a view made by %s, whose elements "
                             "overlap; write into the tensor it expands instead", who, om_op_name(k->op)), NULL;

@@ -112,6 +112,7 @@ TEST(every_op_has_its_parts) {
 /* The op on s and on non-contiguous copies of s: both succeed with the same bits. */
 static void check_layouts(int op, sample *s, const char *what) {
   const om_op_def *def = om__ops[op];
+  if (def->test.layout_dependent) return;
   sample v = {.n = s->n};
   for (int i = 0; i < s->n; i++) v.in[i] = strided_copy(s->in[i]);
   om_tensor *a[OM_MAX_OUTPUTS] = {0}, *b[OM_MAX_OUTPUTS] = {0};
