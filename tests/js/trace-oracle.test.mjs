@@ -28,18 +28,23 @@ async function oracle(model, inputs, { outputNames, others = [], tol } = {}) {
   const run = (xs) => om.tidy(() => (typeof model === 'function' ? model(...xs) : model.forward(...xs)));
   const examples = Object.fromEntries(Object.entries(inputs).map(([k, v]) => [k, Array.isArray(v) ? v[0] : v]));
   const resized = otherShapes(inputs, traced.symbols);
-  const reports = [];
+  const checks = tracedChecks(traced, tol ? { tol } : {}); // one Session, one onnxruntime-web session for every size
   try {
-    for (const feeds of [examples, ...resized, ...others]) {
+    const pending = [examples, ...resized, ...others].map((feeds) => {
       const eager = run(Object.values(feeds));
       try {
-        reports.push(await checkTraced(traced, feeds, eager, tol ? { tol } : {}));
+        const p = checks.check(feeds, eager);
+        p.catch(() => {}); // awaited below, once run() has run it
+        return p;
       } finally {
         om.dispose(eager);
       }
-    }
+    });
+    await checks.run();
+    const reports = await Promise.all(pending);
     return { reports, graph: traced.graph(), inputs: traced.inputs, outputs: traced.outputs };
   } finally {
+    checks.dispose();
     traced.dispose();
     om.dispose(resized.map(Object.values));
   }
