@@ -37,10 +37,10 @@ step "node --test tests/js/*.test.mjs"
 # node --test starts the files in the order given: the longest first (seconds of CPU each, measured
 # one file at a time), then the rest in name order, so that the two slots end together instead of
 # one running a long file alone at the end. A file missing from the list only runs later.
-longest=(examples random-models web-demo torchvision-ports package web-demo-view
-  transformers-ports-bloom-wav2vec2-segformer torchvision-ports-video-densenet-seg symbolic
-  transformers-ports-longformer torchvision-ports-2 computed-sizes transformers-ports-dinov2 onnx-ops
-  transformers-ports-opt-neo-deberta transformers-ports transformers-ports-more)
+longest=(examples random-models trace-oracle graph-economy web-demo torchvision-ports package
+  web-demo-view torchvision-ports-video-densenet-seg onnx-ops transformers-ports-bloom-wav2vec2-segformer
+  symbolic torchvision-ports-2 symbolic-loop-scan computed-sizes transformers-ports
+  transformers-ports-longformer transformers-ports-dinov2 transformers-ports-more)
 js_tests=()
 for name in "${longest[@]}"; do
   [[ -f tests/js/$name.test.mjs ]] && js_tests+=("tests/js/$name.test.mjs")
