@@ -34,8 +34,21 @@ step "ctest wasm-release (node)"
 ctest --test-dir build/wasm-release --output-on-failure -j 2
 
 step "node --test tests/js/*.test.mjs"
+# node --test starts the files in the order given: the longest first (seconds of CPU each, measured
+# one file at a time), then the rest in name order, so that the two slots end together instead of
+# one running a long file alone at the end. A file missing from the list only runs later.
+longest=(examples random-models trace-oracle graph-economy web-demo torchvision-ports package
+  web-demo-view torchvision-ports-video-densenet-seg onnx-ops transformers-ports-bloom-wav2vec2-segformer
+  symbolic torchvision-ports-2 symbolic-loop-scan computed-sizes transformers-ports
+  transformers-ports-longformer transformers-ports-dinov2 transformers-ports-more)
+js_tests=()
+for name in "${longest[@]}"; do
+  [[ -f tests/js/$name.test.mjs ]] && js_tests+=("tests/js/$name.test.mjs")
+done
 shopt -s nullglob
-js_tests=(tests/js/*.test.mjs)
+for f in tests/js/*.test.mjs; do
+  [[ " ${js_tests[*]} " == *" $f "* ]] || js_tests+=("$f")
+done
 shopt -u nullglob
 if ((${#js_tests[@]})); then
   # node --test runs one file at a time on a 2-core machine (its default is the cores less one);

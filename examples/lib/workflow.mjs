@@ -14,7 +14,7 @@
 // Browser-safe: no Node APIs; it imports only onemodel and the trace oracle (./oracle.mjs, which
 // loads onnxruntime-web on first use).
 import * as om from 'onemodel';
-import { checkTraced, drawLike, otherShapes } from './oracle.mjs';
+import { drawLike, otherShapes, tracedChecks } from './oracle.mjs';
 
 const FORMAT = '{ title?, model, inputs, outputNames?, train? }';
 const TRAIN_FORMAT = '{ steps, optimizer(params), batch(step) -> { inputs: [Tensor, ...], target }, loss(output, target), parameters? }';
@@ -391,26 +391,37 @@ export async function verifyTraced(file, traced, { inputs = file.inputs, tol = 1
   const others = otherShapes(inputs, traced.symbols);
   const sets = [examples, ...others];
   const checks = [];
+  // every size in one Session and one onnxruntime-web session (creating one costs more than a run)
+  const oracle = tracedChecks(traced, { tol });
   setTraining(file.model, false);
   try {
-    for (const feeds of sets) {
+    const pending = sets.map((feeds) => {
+      let eager = null;
+      try {
+        eager = om.tidy(() => om.noGrad(() => runModel(file, Object.values(feeds))));
+        return oracle.check(feeds, eager);
+      } catch (e) {
+        return Promise.reject(e);
+      } finally {
+        om.dispose(eager);
+      }
+    });
+    for (const p of pending) p.catch(() => {}); // each awaited below, once run() has run it
+    await oracle.run();
+    for (const [k, feeds] of sets.entries()) {
       const check = {
         symbols: symbolsAt(inputs, feeds),
         shapes: Object.fromEntries(Object.entries(feeds).map(([n, t]) => [n, t.shape])),
         ok: false, maxError: NaN, sessionMaxError: NaN, outputs: [], session: [],
       };
-      let eager = null;
       try {
-        eager = om.tidy(() => om.noGrad(() => runModel(file, Object.values(feeds))));
-        const report = await checkTraced(traced, feeds, eager, { tol });
+        const report = await pending[k];
         check.outputs = report.outputs;
         check.session = report.session;
         check.ok = true;
       } catch (e) {
         if (e.report) check.outputs = e.report.outputs, check.session = e.report.session;
         check.error = e instanceof om.OmError ? `${e.name} ${e.kind}: ${e.message}` : e.message;
-      } finally {
-        om.dispose(eager);
       }
       check.maxError = maxOf(check.outputs.map((o) => o.maxError));
       check.sessionMaxError = maxOf(check.session.map((o) => o.maxError));
@@ -419,6 +430,7 @@ export async function verifyTraced(file, traced, { inputs = file.inputs, tol = 1
       await breathe();
     }
   } finally {
+    oracle.dispose();
     om.dispose(others);
   }
   const maxError = maxOf(checks.map((c) => c.maxError));

@@ -129,7 +129,13 @@ static void hash_bytes(content_hash *h, const uint8_t *p, size_t n) {
 static void hash_run(char **p, const int64_t *s, int64_t n, const void *ctx) {
   content_hash *h = (content_hash *)ctx; /* content_of's, writable */
   if (s[0] == (int64_t)h->es) hash_bytes(h, (const uint8_t *)p[0], (size_t)n * h->es);
-  else
+  else if (s[0] == 0) { /* a broadcast element: the same bytes, fed from a block of copies (an
+                         * expand of a scalar to 600M elements took seconds element by element) */
+    uint8_t rep[256];
+    int64_t per = (int64_t)(sizeof rep / h->es);
+    for (int64_t i = 0; i < per && i < n; i++) memcpy(rep + i * (int64_t)h->es, p[0], h->es);
+    for (int64_t i = 0; i < n; i += per) hash_bytes(h, rep, (size_t)(n - i < per ? n - i : per) * h->es);
+  } else
     for (int64_t i = 0; i < n; i++) hash_bytes(h, (const uint8_t *)p[0] + i * s[0], h->es);
 }
 

@@ -5,7 +5,7 @@ import { before, beforeEach, afterEach } from 'node:test';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import * as om from 'onemodel';
-import { checkTraced, otherShapes } from '../../examples/lib/oracle.mjs';
+import { checkTraced, otherShapes, tracedChecks } from '../../examples/lib/oracle.mjs';
 
 let gc = null;
 
@@ -184,6 +184,14 @@ export function refMatmul(a, as, b, bs) {
  * its own eager value.
  */
 export function startOracle(tm, inputs, eager, options) {
+  oracleArguments(tm, inputs, eager);
+  const p = checkTraced(tm, inputs, eager, options);
+  p.catch(() => {}); // the caller awaits it; this only keeps an early failure from counting as unhandled
+  return p;
+}
+
+/** Throws unless startOracle's arguments are a TracedModel, its example inputs and its eager outputs. */
+function oracleArguments(tm, inputs, eager) {
   if (!(tm instanceof om.TracedModel)) throw new Error(`oracle: expected a TracedModel, got ${tm}`);
   if (inputs === null || typeof inputs !== 'object' || Array.isArray(inputs) || !Object.keys(inputs).length) {
     throw new Error('oracle: every traced model needs its example inputs ({ name: Tensor }) to run in onnxruntime-web');
@@ -191,9 +199,6 @@ export function startOracle(tm, inputs, eager, options) {
   if (!(eager instanceof om.Tensor) && (eager === null || typeof eager !== 'object')) {
     throw new Error('oracle: every traced model needs its eager outputs to compare the .onnx with');
   }
-  const p = checkTraced(tm, inputs, eager, options);
-  p.catch(() => {}); // the caller awaits it; this only keeps an early failure from counting as unhandled
-  return p;
 }
 
 /** The example tensors of om.trace-style inputs ({ name: Tensor | [Tensor, axisNames] }). */
@@ -224,6 +229,8 @@ function runEager(tm, model, feeds) {
  *     so no symbolic model is only checked at its traced shape. Returns tm.
  *   trace(model, inputs, options): om.trace, then eager runs of model on the examples (outside
  *     the trace) and at the other sizes, then keep. Returns the TracedModel.
+ * The checks of one tm share one Session and one onnxruntime-web session (oracle.mjs
+ * tracedChecks), which run them once fn has returned; keep reads inputs and eager at once.
  * Resolves to what fn returned. With options.onReport, keep(tm, inputs, eager, label) also
  * calls onReport(label, report) with the oracle's report ({ ok, outputs: [{ name, maxError,
  * bound, ... }] }) once that model has passed (at the other sizes: 'at ' and the inputs' shapes).
@@ -234,8 +241,14 @@ export async function withTraced(fn, { onReport } = {}) {
   const made = new Set();
   const resized = new Set(); // symbolic models already checked at other sizes
   const checks = [];
+  // one oracle per traced model: its checks (the example, the other sizes, a fixture's cases) run
+  // in one Session and one onnxruntime-web session once fn returns
+  const oracles = new Map();
   const check = (tm, inputs, eager, label) => {
-    const p = startOracle(tm, inputs, eager);
+    oracleArguments(tm, inputs, eager);
+    if (!oracles.has(tm)) oracles.set(tm, tracedChecks(tm));
+    const p = oracles.get(tm).check(inputs, eager);
+    p.catch(() => {}); // awaited below; see startOracle
     const q = (onReport ? p.then((r) => onReport(label, r)) : p).catch((e) => {
       if (label !== undefined && e instanceof Error) e.message = `${label}: ${e.message}`;
       throw e;
@@ -266,6 +279,7 @@ export async function withTraced(fn, { onReport } = {}) {
   };
   try {
     const result = om.tidy(() => fn(keep, trace));
+    for (const o of oracles.values()) await o.run();
     const failed = (await Promise.allSettled(checks)).filter((r) => r.status === 'rejected').map((r) => r.reason);
     if (failed.length > 1 && failed[0] instanceof Error) {
       failed[0].message += `\n${failed.length - 1} more failing: ${failed.slice(1).map((e) => (e instanceof Error ? e.message : String(e))).join('\n')}`;
@@ -273,6 +287,7 @@ export async function withTraced(fn, { onReport } = {}) {
     if (failed.length) throw failed[0];
     return result;
   } finally {
+    for (const o of oracles.values()) o.dispose();
     for (const tm of made) tm.dispose();
   }
 }

@@ -12,7 +12,7 @@ import { M, marshal, readU32, readF64, lastError, callOp, applied } from '../../
 import { wrap, handle } from '../../js/tensor.js';
 import { jsName } from '../../js/errors.js';
 import { memoryHooks } from './helpers.mjs';
-import { checkTraced, runOnnx, otherShapes, drawLike } from '../../examples/lib/oracle.mjs';
+import { checkTraced, runOnnx, otherShapes, drawLike, tracedChecks } from '../../examples/lib/oracle.mjs';
 
 await om.ready(); // before the hooks: the op-table tests below are made from C's op list
 memoryHooks();
@@ -28,18 +28,23 @@ async function oracle(model, inputs, { outputNames, others = [], tol } = {}) {
   const run = (xs) => om.tidy(() => (typeof model === 'function' ? model(...xs) : model.forward(...xs)));
   const examples = Object.fromEntries(Object.entries(inputs).map(([k, v]) => [k, Array.isArray(v) ? v[0] : v]));
   const resized = otherShapes(inputs, traced.symbols);
-  const reports = [];
+  const checks = tracedChecks(traced, tol ? { tol } : {}); // one Session, one onnxruntime-web session for every size
   try {
-    for (const feeds of [examples, ...resized, ...others]) {
+    const pending = [examples, ...resized, ...others].map((feeds) => {
       const eager = run(Object.values(feeds));
       try {
-        reports.push(await checkTraced(traced, feeds, eager, tol ? { tol } : {}));
+        const p = checks.check(feeds, eager);
+        p.catch(() => {}); // awaited below, once run() has run it
+        return p;
       } finally {
         om.dispose(eager);
       }
-    }
+    });
+    await checks.run();
+    const reports = await Promise.all(pending);
     return { reports, graph: traced.graph(), inputs: traced.inputs, outputs: traced.outputs };
   } finally {
+    checks.dispose();
     traced.dispose();
     om.dispose(resized.map(Object.values));
   }
@@ -460,6 +465,43 @@ describe('tools/trace_oracle.mjs', () => {
     } finally {
       for (const tm of tms) tm.dispose();
       om.dispose([x, eager]);
+    }
+  });
+
+  test('tracedChecks: checks of one model at several sizes in one session each give checkTraced\'s report; a wrong one names its output; a session that cannot open fails each', async () => {
+    const tm = om.tidy(() => om.trace((v) => ({ y: v.mul(2), s: v.sum(1) }), { x: [om.randn([3, 2], { seed: 1 }), ['batch', null]] }));
+    const xs = [3, 1, 7].map((n, i) => om.randn([n, 2], { seed: 2 + i }));
+    const eager = xs.map((x) => om.tidy(() => ({ y: x.mul(2), s: x.sum(1) })));
+    const off = om.tidy(() => ({ y: xs[1].mul(2).add(0.01), s: xs[1].sum(1) }));
+    const oracle = tracedChecks(tm);
+    try {
+      const checks = [oracle.check({ x: xs[0] }, eager[0]), oracle.check({ x: xs[1] }, off), oracle.check({ x: xs[2] }, eager[2])];
+      for (const c of checks) c.catch(() => {}); // settled by run(), awaited below
+      await oracle.run();
+      const [a, b, c] = await Promise.allSettled(checks);
+      const want = await checkTraced(tm, { x: xs[2] }, eager[2]);
+      assert.deepEqual(c.value, want, 'the same report as checkTraced');
+      assert.deepEqual([a.value.outputs, c.value.outputs].map((o) => o.map((r) => [r.name, r.shape])), [[['y', [3, 2]], ['s', [3]]], [['y', [7, 2]], ['s', [7]]]]);
+      assert.equal(b.status, 'rejected');
+      assert.match(b.reason.message, /^trace oracle: the \.onnx disagrees with the eager run:\n {2}y: max \|onnx - eager\| = 0\.01 > /);
+      assert.match(b.reason.message, /\ntrace oracle: the Session disagrees with the eager run:\n {2}y: max /);
+      await oracle.run(); // nothing left to run
+    } finally {
+      oracle.dispose();
+    }
+    // a .onnx onnxruntime-web cannot open: every check of the batch fails with ORT's error
+    const broken = tracedChecks({ outputs: tm.outputs, session: () => tm.session(), toOnnx: () => new Uint8Array([8, 1, 2]) });
+    try {
+      const checks = [broken.check({ x: xs[0] }, eager[0]), broken.check({ x: xs[2] }, eager[2])];
+      for (const c of checks) c.catch(() => {});
+      await broken.run();
+      for (const c of checks) await assert.rejects(c, (e) => e instanceof Error && !/trace oracle/.test(e.message));
+      // and eager outputs that do not fit are refused at check, as checkTraced refuses them
+      await assert.rejects(broken.check({ x: xs[0] }, [eager[0].y]), /^Error: checkTraced: 1 eager outputs for 2 traced outputs \(y, s\)$/);
+    } finally {
+      broken.dispose();
+      tm.dispose();
+      om.dispose([xs, eager, off]);
     }
   });
 
