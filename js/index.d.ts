@@ -124,8 +124,8 @@ export interface ReadyOptions {
  * URL tried, what the server sent (HTTP status, content type, first bytes) and the fix for the
  * situation recognised (Vite's dev-server pre-bundling, a bundle without the .wasm beside it, a
  * page not cross-origin isolated asking for threads, a Content-Security-Policy without
- * 'wasm-unsafe-eval', a .wasm of another version); a later call tries again. Bad options:
- * kind 'InvalidArgument'.
+ * 'wasm-unsafe-eval', a .wasm of another version); a later call tries again. Bad options,
+ * and an option it does not have (a typo such as wasmURL): kind 'InvalidArgument'.
  */
 export function ready(options?: ReadyOptions): Promise<void>;
 

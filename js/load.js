@@ -49,6 +49,9 @@ async function cores() {
   return globalThis.navigator?.hardwareConcurrency ?? 1;
 }
 
+/** The options ready() takes. */
+const READY_OPTIONS = ['wasmUrl', 'locateFile', 'threads'];
+
 /**
  * ready()'s options, checked (an InvalidArgument OmError names a bad one), as loadModule takes
  * them: { threads: true | false | undefined, locateFile: function | undefined }.
@@ -57,6 +60,15 @@ export function readOptions(options) {
   if (options === undefined) return { threads: undefined, locateFile: undefined };
   if (options === null || typeof options !== 'object') {
     throw new OmError('InvalidArgument', `ready: options must be an object, got ${options === null ? 'null' : typeof options}`);
+  }
+  // an option ready() does not have (a typo: wasmURL) would otherwise be ignored, and the load
+  // would go where the user did not ask
+  for (const k of Object.keys(options)) {
+    if (!READY_OPTIONS.includes(k)) {
+      const near = READY_OPTIONS.find((n) => n.toLowerCase() === k.toLowerCase());
+      throw new OmError('InvalidArgument', `ready: unknown option '${k}' (expected ${READY_OPTIONS.join(', ')})`
+        + (near ? `; did you mean '${near}'?` : ''));
+    }
   }
   const { wasmUrl, locateFile, threads } = options;
   if (threads !== undefined && typeof threads !== 'boolean') {

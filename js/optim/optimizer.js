@@ -250,6 +250,7 @@ export class Optimizer {
       if (!isPlain(g) || !Array.isArray(g.params) || g.params.length !== mine.length) {
         throw invalid(`${who}: loaded state dict contains a parameter group that doesn't match the size of optimizer's group (group ${gi}: ${Array.isArray(g?.params) ? g.params.length : describe(g?.params)} parameters, the optimizer's has ${mine.length})`);
       }
+      for (const k of Object.keys(g)) this.#knownGroupKey(k, k, gi, who, (n) => n);
       g.params.forEach((idx, k) => byIndex.set(String(idx), mine[k]));
       const { params: _, ...options } = g;
       return this.#checked({ ...this.paramGroups[gi], ...options, params: mine }, who);
@@ -293,16 +294,13 @@ export class Optimizer {
     if (!isPlain(state) || !Array.isArray(groups)) {
       throw invalid(`${who}: expected PyTorch's { state, param_groups } (an object and an array), got ${describe(sd)}`);
     }
-    const options = Object.keys(this.#options);
     const paramGroups = groups.map((g, gi) => {
       if (!isPlain(g)) throw invalid(`${who}: param_groups[${gi}] must be an object, got ${describe(g)}`);
       const out = {};
       for (const [k, v] of Object.entries(g)) {
         if (IMPLEMENTATION.has(k)) continue;
         const name = camel(k);
-        if (name !== 'params' && !options.includes(name) && !SCHEDULED.has(name)) {
-          throw invalid(`${who}: param_groups[${gi}] has an option '${k}' that ${this.who} does not have (expected ${options.map(snake).join(', ')})`);
-        }
+        this.#knownGroupKey(k, name, gi, who, snake);
         out[name] = v;
       }
       return out;
@@ -318,6 +316,20 @@ export class Optimizer {
       return [idx, Object.fromEntries(entries)];
     });
     return { state: Object.fromEntries(states), paramGroups };
+  }
+
+  /**
+   * Refuses key k of loaded group gi (name: k in this package's camelCase) unless it is params, an
+   * option of this optimizer or a scheduler's (SCHEDULED): loading it as if absent would go on with
+   * another run's settings without a word (PyTorch's own load_state_dict keeps such a key unread).
+   * One rule for both formats; the message spells the group and the options as the dict did
+   * (spell: a camelCase name in the dict's spelling).
+   */
+  #knownGroupKey(k, name, gi, who, spell) {
+    const options = Object.keys(this.#options);
+    if (name === 'params' || options.includes(name) || SCHEDULED.has(name)) return;
+    const groups = spell === snake ? 'param_groups' : 'paramGroups';
+    throw invalid(`${who}: ${groups}[${gi}] has an option '${k}' that ${this.who} does not have (expected ${options.map(spell).join(', ')})`);
   }
 
   /** Frees the state tensors (not the parameters). Idempotent. */

@@ -1571,13 +1571,21 @@ static bool has_empty_window(om_lower *l, const pool_geom *pg, int ax) {
   return false;
 }
 
+/* Node op_type reading value v (the pool's input, or it cut: lower_pool) as the call's output. */
+static bool pool_node(om_lower *l, const om_call *c, int v, const char *op_type, const om_gattr *at, int n_at) {
+  int y;
+  if (v < 0 || !om__emit(l, op_type, &v, 1, &c->out_meta[0], 1, &y, at, n_at)) return false;
+  om__lower_output(l, 0, y);
+  return true;
+}
+
 /* max_pool2d / 3d: MaxPool with the pads below, or Pad with -inf then MaxPool without pads (the same
  * maxima: padding never wins) where that one node would not do: onnxruntime refuses a pad that
  * is not smaller than the kernel (the end padding of a dilated ceil_mode pool can reach it), and
  * it gives a window of padding taps only its initial value (-3.4e38, not PyTorch's -inf), while
  * the max of -inf values read from the input is -inf. pads: the ns begin pads, then the ns end
  * pads. */
-static bool lower_max_pool(om_lower *l, const om_call *c, const pool_geom *pg, bool onnx_ceil, const int64_t *pads) {
+static bool lower_max_pool(om_lower *l, const om_call *c, int v, const pool_geom *pg, bool onnx_ceil, const int64_t *pads) {
   const om_tensor *x = c->in[0];
   int ns = pg->ns, o0 = 3 - ns;
   int64_t none[6] = {0};
@@ -1586,8 +1594,8 @@ static bool lower_max_pool(om_lower *l, const om_call *c, const pool_geom *pg, b
     explicit_pad |= pads[i] >= pg->k[o0 + i] || pads[ns + i] >= pg->k[o0 + i] || has_empty_window(l, pg, o0 + i);
   om_gattr at[] = {OM_ATTR_INT("ceil_mode", onnx_ceil), OM_ATTR_INTS("dilations", pg->d + o0, ns), OM_ATTR_INTS("kernel_shape", pg->k + o0, ns),
                    OM_ATTR_INTS("pads", explicit_pad ? none : pads, 2 * ns), OM_ATTR_INTS("strides", pg->s + o0, ns)};
-  if (!explicit_pad) return om__lower_node(l, c, "MaxPool", at, 5);
-  int v = om__lower_input(l, 0), ninf = om__lower_scalar(l, -INFINITY, OM_FLOAT32), pv, mid, y;
+  if (!explicit_pad) return pool_node(l, c, v, "MaxPool", at, 5);
+  int ninf = om__lower_scalar(l, -INFINITY, OM_FLOAT32), pv, mid, y;
   int64_t end[3];
   for (int i = 0; i < ns; i++) end[i] = pads[ns + i];
   if (onnx_ceil) {
@@ -1640,7 +1648,8 @@ static bool lower_pool(om_lower *l, const om_call *c) {
   /* the end padding depends on the input's size when ceil_mode can round up (stride > 1) */
   bool onnx_ceil = false;
   for (int i = 0; pg.ceil_mode && i < ns; i++) onnx_ceil |= om__lower_input_sym(l, 0, 2 + i) && pg.s[o0 + i] > 1;
-  int64_t pads[6], e[3];
+  int64_t pads[6], e[3], cut_ends[3], cut_axes[3];
+  int n_cut = 0;
   bool overhang = false;
   for (int i = 0; i < ns; i++) {
     int ax = o0 + i;
@@ -1649,21 +1658,35 @@ static bool lower_pool(om_lower *l, const om_call *c) {
     if (onnx_ceil) { /* a fixed axis whose last window PyTorch drops: less end padding, so that
                       * ONNX's ceil gives its size too (its shape inference does not drop it) */
       if (om__lower_input_sym(l, 0, 2 + i) || e[i] >= p) e[i] = p;
-      else if (e[i] < 0 || (in + p + e[i] - dk + st1 - 1) / st1 + 1 != o)
-        return om__lower_refuse(l, c, "ceil_mode on a symbolic axis with a fixed one whose last window starts in the padding "
-                                      "is not one ONNX pool node (ceil_mode is one attribute for all axes)");
+      else if (e[i] < 0) {
+        /* the last window ends before the input does (a stride above the kernel: width 9, kernel
+         * 2, stride 3 reads 0..7), and no end padding is small enough: the input is cut after the
+         * last window's end (elements no window reads), which ONNX's ceil then counts exactly */
+        cut_axes[n_cut] = 2 + i, cut_ends[n_cut++] = pg.in[ax] = in + e[i];
+        e[i] = 0;
+      }
+      /* with less end padding than p, ceil((in + p + e - dk) / s) + 1 is (o - 1) + 1: e is what
+       * o windows reach past the input */
     }
     if (e[i] < p && !onnx_ceil) e[i] = p;
     pads[i] = p, pads[ns + i] = e[i];
     overhang |= e[i] > p;
   }
-  if (is_max_pool(c->op)) return lower_max_pool(l, c, &pg, onnx_ceil, pads);
+  const om_tensor *x = c->in[0];
+  int v = om__lower_input(l, 0);
+  if (n_cut) { /* Slice(x, 0, ends, axes): fixed sizes, one initializer each */
+    om_meta cut = {.dtype = OM_FLOAT32, .ndim = x->ndim};
+    for (int d = 0; d < x->ndim; d++) cut.shape[d] = d < 2 ? x->shape[d] : pg.in[o0 + d - 2];
+    int64_t zeros[3] = {0};
+    int in[4] = {v, om__lower_ints(l, zeros, n_cut), om__lower_ints(l, cut_ends, n_cut), om__lower_ints(l, cut_axes, n_cut)};
+    if (v < 0 || in[1] < 0 || in[2] < 0 || in[3] < 0 || !om__emit(l, "Slice", in, 4, &cut, 1, &v, NULL, 0)) return false;
+  }
+  if (is_max_pool(c->op)) return lower_max_pool(l, c, v, &pg, onnx_ceil, pads);
   if (!pg.cip || !overhang) {
     om_gattr at[] = {OM_ATTR_INT("ceil_mode", onnx_ceil), OM_ATTR_INT("count_include_pad", pg.cip), OM_ATTR_INTS("kernel_shape", pg.k + o0, ns),
                      OM_ATTR_INTS("pads", pads, 2 * ns), OM_ATTR_INTS("strides", pg.s + o0, ns)};
-    return om__lower_node(l, c, "AveragePool", at, 5);
+    return pool_node(l, c, v, "AveragePool", at, 5);
   }
-  const om_tensor *x = c->in[0];
   int64_t pad_v[10] = {0}, rest[6] = {0};
   om_meta padded = {.dtype = OM_FLOAT32, .ndim = ns + 2, .shape = {x->shape[0], x->shape[1]}};
   for (int i = 0; i < ns; i++) {
@@ -1671,7 +1694,7 @@ static bool lower_pool(om_lower *l, const om_call *c) {
     rest[ns + i] = e[i] - pg.p[o0 + i];
     padded.shape[2 + i] = pg.in[o0 + i] + 2 * pg.p[o0 + i];
   }
-  int in = om__lower_input(l, 0), pv = om__lower_ints(l, pad_v, 2 * ns + 4);
+  int in = v, pv = om__lower_ints(l, pad_v, 2 * ns + 4);
   if (in < 0 || pv < 0) return false;
   int mid, out;
   om_gattr at[] = {OM_ATTR_INT("ceil_mode", 0), OM_ATTR_INT("count_include_pad", 0), OM_ATTR_INTS("kernel_shape", pg.k + o0, ns),
@@ -1687,14 +1710,14 @@ const om_op_def om__op_max_pool2d = {
     .name = "max_pool2d", .n_in = 1, .n_out = 1, .saves = OM_SAVES_IN(0),
     .infer = infer_pool, .forward = forward_pool, .backward = pool_backward,
     .lower = lower_pool, .derives_extents = true,
-    .onnx = "MaxPool (Pad with -inf first when a pad reaches the kernel or a window holds only padding)",
+    .onnx = "MaxPool (Pad with -inf first when a pad reaches the kernel or a window holds only padding; Slice first where ceil_mode meets a symbolic axis and a fixed one whose last window ends before the input)",
     .test = {.n_in = 1, .ndims = {4}, .shapes = {{2, 3, 5, 6}}, .lo = -2, .hi = 2,
              .attrs = {.n_i = 9, .i = {3, 2, 2, 2, 1, 1, 1, 1, 1}}, .empty_refusal = "only the batch may be 0"}};
 
 const om_op_def om__op_avg_pool2d = {
     .name = "avg_pool2d", .n_in = 1, .n_out = 1, .saves = 0,
     .infer = infer_pool, .forward = forward_pool, .backward = pool_backward,
-    .lower = lower_pool, .derives_extents = true, .onnx = "AveragePool (Pad, AveragePool when count_include_pad meets an overhanging ceil_mode window)",
+    .lower = lower_pool, .derives_extents = true, .onnx = "AveragePool (Pad, AveragePool when count_include_pad meets an overhanging ceil_mode window; Slice first where ceil_mode meets a symbolic axis and a fixed one whose last window ends before the input)",
     .test = {.n_in = 1, .ndims = {4}, .shapes = {{2, 3, 6, 6}}, .lo = -2, .hi = 2,
              .attrs = {.n_i = 8, .i = {3, 3, 2, 2, 1, 1, 1, 1}}, .empty_refusal = "only the batch may be 0"}};
 
@@ -1704,14 +1727,14 @@ const om_op_def om__op_max_pool3d = {
     .name = "max_pool3d", .n_in = 1, .n_out = 1, .saves = OM_SAVES_IN(0),
     .infer = infer_pool, .forward = forward_pool, .backward = pool_backward,
     .lower = lower_pool, .derives_extents = true,
-    .onnx = "MaxPool (3-D; Pad with -inf first when a pad reaches the kernel or a window holds only padding)",
+    .onnx = "MaxPool (3-D; Pad with -inf first when a pad reaches the kernel or a window holds only padding; Slice first where ceil_mode meets a symbolic axis and a fixed one whose last window ends before the input)",
     .test = {.n_in = 1, .ndims = {5}, .shapes = {{2, 2, 4, 5, 4}}, .lo = -2, .hi = 2,
              .attrs = {.n_i = 13, .i = {2, 3, 2, 2, 2, 1, 1, 1, 0, 1, 1, 2, 1}}, .empty_refusal = "only the batch may be 0"}};
 
 const om_op_def om__op_avg_pool3d = {
     .name = "avg_pool3d", .n_in = 1, .n_out = 1, .saves = 0,
     .infer = infer_pool, .forward = forward_pool, .backward = pool_backward,
-    .lower = lower_pool, .derives_extents = true, .onnx = "AveragePool (3-D; Pad, AveragePool when count_include_pad meets an overhanging ceil_mode window)",
+    .lower = lower_pool, .derives_extents = true, .onnx = "AveragePool (3-D; Pad, AveragePool when count_include_pad meets an overhanging ceil_mode window; Slice first where ceil_mode meets a symbolic axis and a fixed one whose last window ends before the input)",
     .test = {.n_in = 1, .ndims = {5}, .shapes = {{2, 2, 4, 5, 4}}, .lo = -2, .hi = 2,
              .attrs = {.n_i = 11, .i = {2, 3, 2, 2, 2, 2, 1, 1, 1, 1, 1}}, .empty_refusal = "only the batch may be 0"}};
 

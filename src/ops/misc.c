@@ -592,7 +592,7 @@ static bool lower_dropout(om_lower *l, const om_call *c) { return om__lower_refu
 const om_op_def om__op_dropout = {
     .name = "dropout", .n_in = 1, .n_out = 2, .saves = OM_SAVES_OUT(1), .infer = infer_dropout,
     .forward = forward_dropout, .backward = dropout_backward, .lower = lower_dropout,
-    .onnx = "refused in training mode (spec 2); eval mode writes no node",
+    .onnx = "refused in training mode (a random mask would be frozen into the graph); eval mode writes no node",
     .test = {.n_in = 1, .ndims = {2}, .shapes = {{3, 4}}, .lo = -2, .hi = 2,
              .attrs = {.n_i = 2, .i = {7, 0}, .n_f = 1, .f = {0.4}}}};
 

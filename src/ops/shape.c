@@ -982,6 +982,14 @@ static bool slice_scatter_extents(om_lower *l, const om_call *c) {
   return true;
 }
 
+/* A slice_scatter the graph cannot write at every size: InPlaceMutation, the tracing rules' kind
+ * for a write the graph cannot hold (this op records every in-place write into a slice; the write
+ * names the user's call in the message: om__trace_write). */
+static bool refuse_write(const char *what) {
+  return om__trace_fail(OM_ERR_TRACE_IN_PLACE_MUTATION, "slice_scatter: %s cannot be recorded in the graph at every size; "
+                        "declare a minimum size at which the slice holds an element: om.Dim(name, { min }) (om_trace_dim in C)", what);
+}
+
 /* ScatterElements(zeros, indices, src, axis = dim), where indices has src's shape and holds
  * start + k * step at position k along dim. The zeros come from ConstantOfShape (float32;
  * cast for int64 and bool), the indices from Range, reshaped to lie along dim and expanded to
@@ -1013,7 +1021,7 @@ static bool lower_slice_scatter(om_lower *l, const om_call *c) {
   /* an empty src writes nothing: the zeros are the result (and onnxruntime's Expand would give
    * the indices [1, ...] where src has a 0) */
   if ((v[0] = zeros_of(l, &f, ext)) >= 0 && !om_tensor_numel(src)) {
-    if (moves) return om__lower_refuse(l, c, "an empty slice written into a tensor of a size that moves has no graph here");
+    if (moves) return refuse_write("a write of an empty slice into a tensor of a size that moves");
     om__lower_output(l, 0, v[0]);
     return true;
   }
@@ -1032,8 +1040,7 @@ static bool lower_slice_scatter(om_lower *l, const om_call *c) {
      * was seen to give a graph whose mask is a row short at a size where it is not: refused
      * until that is understood */
     if (moves_along && om__lower_may_be_0(l, len))
-      return om__lower_refuse(l, c, "a write by a step along an axis whose size moves, into a slice that is empty at some of "
-                              "its sizes, has no graph here (declare a minimum where the slice holds an element)");
+      return refuse_write("a write by a step along an axis whose size moves, into a slice that is empty at some of its sizes");
     int end = len < 0 || start < 0 ? -1 : om__lower_x_lin(l, 1, start, at[3], len, 0);
     int range[3] = {om__lower_x_scalar(l, start), end < 0 ? -1 : om__lower_x_scalar(l, end), om__lower_ints(l, &at[3], -1)};
     int in = om__lower_input(l, 0), shape = -1;

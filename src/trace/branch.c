@@ -839,6 +839,10 @@ int om__branch_run(om_trace *tr, const om_symbol *declared, om_trace_fn fn, void
     else
       return om__trace_fail(kind, "%s", msg), -1;
     if (refused) without_advice(msg);
+    /* a piece's own refusal at a threshold of its own starts with this call's name too: the head
+     * names it once (a name mid-message would reach JS as C's, which only the start's becomes) */
+    static const char own[] = "trace_run: ";
+    if (!strncmp(msg, own, sizeof own - 1)) memmove(msg, msg + sizeof own - 1, strlen(msg) - (sizeof own - 1) + 1);
     size_t room = sizeof st->err_msg - 1 - strlen(head) - strlen(decl); /* the piece's message is cut, not the declaration */
     if (strlen(msg) > room && room > 3) memcpy(msg + room - 3, "...", 4);
     return om__trace_fail(OM_ERR_TRACE_SYMBOLIC_SHAPE, "%s%s%s", head, msg, decl), -1;

@@ -9,7 +9,9 @@
  * so every view of the base sees the written values. The write is also made eagerly, so the
  * record run's values stay the model's. Every run at other sizes makes the same calls, since
  * a write is always recorded this way while a trace records, whatever it writes into. */
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "trace/trace.h"
 
@@ -122,6 +124,19 @@ static om_tensor *as_written(om_tensor *dst, om_tensor *src) {
   return w;
 }
 
+/* A write the graph cannot hold, refused as InPlaceMutation by the op that records it (op:
+ * slice_scatter's lowering, a stepped write into a slice empty at some sizes), is refused at the
+ * user's call: the message names it (who: fill_), not the op the user did not call. */
+static void at_the_call(const char *who, const char *op) {
+  om_thread_state *st = om__state();
+  size_t n = strlen(op);
+  if (st->err_kind != OM_ERR_TRACE_IN_PLACE_MUTATION || strncmp(st->err_msg, op, n) || st->err_msg[n] != ':') return;
+  char msg[sizeof st->err_msg];
+  snprintf(msg, sizeof msg, "%s%s", who, st->err_msg + n);
+  snprintf(st->err_msg, sizeof st->err_msg, "%s", msg);
+  if (st->trace_end_kind == st->err_kind) snprintf(st->trace_end_msg, sizeof st->trace_end_msg, "%s", msg);
+}
+
 bool om__trace_write(om_tensor *dst, const om_tensor *src_in, const char *who) {
   om_trace *tr = om__state()->trace;
   om_tensor *src = (om_tensor *)src_in;
@@ -138,7 +153,7 @@ bool om__trace_write(om_tensor *dst, const om_tensor *src_in, const char *who) {
     om_tensor_release(v);
     v = up;
   }
-  if (!v) return false;
+  if (!v) return at_the_call(who, "slice_scatter"), false;
   /* the eager write (after the ops above read the old values); a phantom has no data */
   bool phantom = tr->phantom && (dst->storage == tr->phantom || src->storage == tr->phantom);
   bool ok = phantom || om__write_values(dst, src, who);

@@ -232,15 +232,17 @@ TEST(losses_refused_while_tracing) {
   for (int k = 0; k < 3; k++) {
     CHECK(om_trace_begin());
     om_tensor *x = om_trace_input("x", k == 2 ? lp0 : x0, NULL);
-    const char *name = (const char *[]){"nll_loss: cannot be traced", "cross_entropy: cannot be traced", "ctc_loss: cannot be traced"}[k];
+    const char *name = (const char *[]){"nll_loss", "cross_entropy", "ctc_loss"}[k];
+    char want[256]; /* the whole message: what is refused and why, in the user's terms */
+    snprintf(want, sizeof want, "%s: cannot be traced: losses have no ONNX equivalent in the opset used (20) and tracing is for "
+             "inference graphs; compute the loss outside the traced model", name);
     om_clear_error();
     om_tensor *r = k == 0   ? om_nll_loss(x, t, NULL, -100, OM_REDUCTION_MEAN)
                    : k == 1 ? om_cross_entropy(x, t, NULL, -100, OM_REDUCTION_MEAN, 0)
                             : om_ctc_loss(x, tg, il, tl, 0, OM_REDUCTION_MEAN, false);
     CHECK(r == NULL);
     CHECK_EQ_INT(om_last_error(), OM_ERR_TRACE_UNSUPPORTED_OPERATION);
-    if (!strstr(om_last_error_message(), name) || !strstr(om_last_error_message(), "losses have no ONNX equivalent"))
-      FAILED("message: %s", om_last_error_message());
+    if (strcmp(om_last_error_message(), want)) FAILED("message: %s", om_last_error_message());
     CHECK(!om_trace_active()); /* a trace error ends the recording */
     om_tensor_release(r);
     om_tensor_release(x);

@@ -45,12 +45,22 @@ describe('ready() options', () => {
       [{ wasmUrl: 3 }, /^ready: wasmUrl must be a string or a URL, got number$/],
       [{ wasmUrl: 'a.wasm', locateFile: (f) => f }, /^ready: give wasmUrl or locateFile, not both$/],
       [{ wasmUrl: 'a.wasm' }, /^ready: wasmUrl names the single-thread build's onemodel\.wasm, which Node\.js does not load; use locateFile/],
+      [{ foo: 1 }, /^ready: unknown option 'foo' \(expected wasmUrl, locateFile, threads\)$/],
+      // a typo of a real option, with the good ones beside it: the typo is named, nothing is loaded from them
+      [{ threads: false, wasmURL: 'a.wasm' }, /^ready: unknown option 'wasmURL' \(expected wasmUrl, locateFile, threads\); did you mean 'wasmUrl'\?$/],
     ];
     for (const [options, message] of cases) {
       await assert.rejects(om.ready(options), (e) => e instanceof om.OmError && e.kind === 'InvalidArgument' && message.test(e.message),
         `${JSON.stringify(options)}`);
     }
     await om.ready({ threads: true }); // good options: the loaded module
+  });
+
+  test('an unknown option rejects before anything loads, and a later ready() loads', () => {
+    const res = loadIn("{ Threads: false }");
+    assert.deepEqual(res.failed, { kind: 'InvalidArgument', isOmError: true,
+      message: "ready: unknown option 'Threads' (expected wasmUrl, locateFile, threads); did you mean 'threads'?" });
+    assert.equal(res.retried, true);
   });
 });
 

@@ -126,7 +126,8 @@ describe('losses', () => {
       ];
       for (const [name, fn, input] of cases) {
         assert.throws(() => om.trace(fn, { v: input }), (e) => e instanceof om.TraceError && e.kind === 'UnsupportedOperation' &&
-          e.message.includes(`${name}: cannot be traced: losses have no ONNX equivalent`), name);
+          e.message.startsWith(`${name}: cannot be traced: losses have no ONNX equivalent in the opset used (20) and tracing is for `
+            + 'inference graphs; compute the loss outside the traced model') && !/\bspec\b|\bissue\b/i.test(e.message), name);
         // eager use is unaffected
         assert.equal(fn(input).shape.length, 0);
       }

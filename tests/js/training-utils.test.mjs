@@ -472,7 +472,17 @@ describe('optimizer parameter groups, zeroGrad, stateDict', () => {
     const bad = { state: { 0: { expAvg: keep(om.zeros([3])) } }, paramGroups: [{ ...sd.paramGroups[0] }] };
     assert.throws(() => b.loadStateDict(bad), kindIs('ShapeMismatch', /Adam.loadStateDict: state 0.expAvg has shape \[3\], the parameter \[2\]/));
     assert.throws(() => b.loadStateDict({ state: {}, paramGroups: [] }), kindIs('InvalidArgument', /different number of parameter groups \(0, the optimizer has 1\)/));
+    // an unknown group key is refused by name, as in PyTorch's format (one rule for both), also a
+    // PyTorch spelling of a real option (loading it as absent would keep this optimizer's value)
+    assert.throws(() => b.loadStateDict({ ...sd, paramGroups: [{ ...sd.paramGroups[0], foo: 1 }] }), kindIs('InvalidArgument',
+      /^Adam\.loadStateDict: paramGroups\[0\] has an option 'foo' that Adam does not have \(expected lr, betas, eps, weightDecay, amsgrad, maximize\)$/));
+    assert.throws(() => b.loadStateDict({ ...sd, paramGroups: [{ ...sd.paramGroups[0], weight_decay: 0.5 }] }), kindIs('InvalidArgument',
+      /^Adam\.loadStateDict: paramGroups\[0\] has an option 'weight_decay' that Adam does not have/));
     assert.equal(b.stateDict().state[0].step, 4, 'the failed loads changed nothing');
+    assert.equal(b.paramGroups[0].foo, undefined);
+    // what a scheduler keeps in a group is part of a stateDict() and loads back
+    b.loadStateDict({ ...sd, paramGroups: [{ ...sd.paramGroups[0], initialLr: 0.25 }] });
+    assert.equal(b.paramGroups[0].initialLr, 0.25);
     a.dispose();
     b.dispose();
   }));
