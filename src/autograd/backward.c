@@ -102,8 +102,10 @@ static bool check_versions(const om_record *r) {
   for (int k = 0; k < r->n_in && k < OM_MAX_SAVED_INPUTS; k++)
     if ((def->saves & OM_SAVES_IN(k)) && r->in[k]->storage->version != r->in_version[k] &&
         /* a product reads each factor only for the other's gradient (PyTorch's mul saves self only
-         * when other requires grad: `y[:, 1:].mul_(2)`, `before = y[0] * 3` then a write into y) */
-        !(r->op == OM_OP_mul && !r->in_fn[1 - k] && !r->in[1 - k]->requires_grad))
+         * when other requires grad: `y[:, 1:].mul_(2)`, `before = y[0] * 3` then a write into y);
+         * a quotient its numerator only for the divisor's (Longformer's `query /= sqrt(d)`) */
+        !(r->op == OM_OP_mul && !r->in_fn[1 - k] && !r->in[1 - k]->requires_grad) &&
+        !(r->op == OM_OP_div && k == 0 && !r->in_fn[1] && !r->in[1]->requires_grad))
       return om__fail(OM_ERR_AUTOGRAD, "backward: one of the variables needed for gradient computation has been modified by an inplace operation: "
                       "input %d of %s was changed in place after it was used (version %llu, now %llu)",
                       k, def->name, (unsigned long long)r->in_version[k], (unsigned long long)r->in[k]->storage->version);
