@@ -210,6 +210,21 @@ describe('views and bases', () => {
     y.sum().backward();
     near(vals(x.grad), [2, 2, 2], 0, 'y keeps its record');
   }));
+  test('a value changed after a division: refused only where its backward reads it (the divisor needs grad), as PyTorch', T(() => {
+    const x = om.tensor([1, 2, 4]);
+    x.requiresGrad = true;
+    const y = x.mul(1);
+    const q = y.div(2); // d/dy = 1/2: the numerator is not read
+    y.add_(1);
+    q.sum().backward();
+    near(vals(x.grad), [0.5, 0.5, 0.5], 0);
+    const z = om.tensor([2, 4, 8]);
+    z.requiresGrad = true;
+    const u = x.mul(1);
+    const r = u.div(z); // d/dz = -u/z^2: the numerator is read
+    u.add_(1);
+    assert.throws(() => r.sum().backward(), { kind: 'Autograd', message: /^backward: one of the variables needed for gradient computation has been modified by an inplace operation: input 0 of div was changed in place after it was used \(version 0, now 1\)$/ });
+  }));
 });
 
 describe('asStrided and asStridedScatter', () => {
