@@ -969,6 +969,33 @@ int om__fit_switches(om_lower *l, int x, int64_t (*at)[64]) {
 
 #define EDGE_SCAN 32768 /* the sizes from a symbol's minimum scanned for a float product's edges */
 #define EDGE_EACH 2      /* the edges of each kind (an integer, a half) the runs must have seen */
+#define EDGE_FORMS 5     /* the float computations of c * S / k tried (edge_product) */
+
+/* The product c * S / k (S a size, k > 1 the divisor's quotient as a size ratio) as a model may
+ * compute it with JS numbers, form f of EDGE_FORMS: S * 0.7 (the double nearest c / k), S / (10 /
+ * 7), S * 0.1 * 7, S * 7 * 0.1, S / 10 * 7. Each rounds off the exact value at its own sizes;
+ * a double further from c / k than the nearest (1 - 0.3 is 0.7000000000000001) is off at the
+ * first edges already, which every check runs at (om__fit_float_edges). */
+static double edge_product(int f, double s, double c, double k) {
+  switch (f) {
+    case 0: return s * (c / k);
+    case 1: return s / (k / c);
+    case 2: return s * (1 / k) * c;
+    case 3: return s * c * (1 / k);
+    default: return s / k * c;
+  }
+}
+
+/* The shift s (|s| <= den / 2, the smallest) with c * s = b - d (mod den): the model's product is
+ * of E + s where the floor division floor((c * E + b) / den) is a floor (d = 0), a ceil (d = den -
+ * 1) or a round (d = den / 2) of it; normalised, floor((7T - 7) / 10) is floor((7T + 3) / 10) - 1,
+ * (T - 1) * 0.7. INT64_MIN when none is. */
+static int64_t edge_shift(int64_t c, int64_t b, int64_t d, int64_t den) {
+  for (int64_t a = 0; a <= den / 2; a++)
+    for (int64_t s = a; s >= -a; s -= a > 0 ? 2 * a : 1)
+      if ((((c * s - b + d) % den) + den) % den == 0) return s;
+  return INT64_MIN;
+}
 
 int om__fit_float_edges(om_lower *l, int x, int64_t (*at)[64]) {
   const om_trace *tr = l->tr;
@@ -986,20 +1013,49 @@ int om__fit_float_edges(om_lower *l, int x, int64_t (*at)[64]) {
     om__run_example(tr, v);
     bool linear = true; /* the numerator c * E + b, E the variable */
     for (int t = 0; t < 3 && linear; t++) v[k] = s->vmin + t, linear = om__x_eval(tr, m->num, v, &e[t]);
-    int64_t c = linear ? e[1] - e[0] : 0;
+    int64_t c = linear ? e[1] - e[0] : 0, b = e[0] - c * s->vmin, whole = 0;
     if (!linear || e[2] - e[1] != c || !c || c % m->den == 0 || c > (1 << 20) || c < -(1 << 20)) continue;
-    /* the float a model would multiply the size by: c / (k * multiple) rounded to a double, as a
-     * literal 0.7 is; the size times it, where c * E / k is an integer or a half, is the product a
-     * floor, ceil, round or trunc of it turns on */
-    double r = (double)c / (double)(m->den * s->multiple);
-    int got[2] = {0, 0};
-    for (int64_t var = s->vmin; var <= s->vmax && var < s->vmin + EDGE_SCAN && n < OM_AT_MAX; var++) {
-      int64_t num = c * var, kind = num % m->den != 0;
-      if ((2 * num) % m->den || got[kind] == EDGE_EACH) continue;
-      if ((double)(var * s->multiple) * r == (double)num / (double)m->den) continue;
-      v[k] = var;
-      if (!seen_at(tr, v, (const int64_t(*)[64])at, n)) memcpy(at[n++], v, sizeof at[0]);
-      if (++got[kind] == EDGE_EACH && got[!kind] == EDGE_EACH) break;
+    /* the ratio the model multiplies by may hold a whole part that x writes outside the floor
+     * division: floor(1.4 T) is T + floor(2T / 5), and 45 * 1.4 rounds off where 45 * 0.4 does
+     * not; x's step over den sizes of E tells it (the others at the example) */
+    int64_t x0, x1;
+    v[k] = s->vmin + 1;
+    if (om__x_eval(tr, x, v, &x0) && (v[k] += m->den, om__x_eval(tr, x, v, &x1)) && (x1 - x0 - c) % m->den == 0)
+      whole = (x1 - x0 - c) / m->den;
+    int64_t ratios[2] = {c, c + whole * m->den};
+    /* the product is of the size itself or of it plus a constant: the shifts of a floor, a round
+     * and a ceil of it */
+    int64_t shifts[3], n_shift = 0;
+    for (int64_t d = 0; d < 3; d++) {
+      int64_t sh = edge_shift(c, b, d == 0 ? 0 : d == 1 ? m->den / 2 : m->den - 1, m->den);
+      bool again = sh == INT64_MIN;
+      for (int64_t q = 0; q < n_shift; q++) again |= shifts[q] == sh;
+      if (!again) shifts[n_shift++] = sh;
+    }
+    /* at every shift, the first edges of each kind (an integer, a half: c * S / k whole or half)
+     * and the first where each form rounds off the exact value */
+    for (int64_t sh = 0; sh < n_shift && n < OM_AT_MAX; sh++) {
+      int got[2 * EDGE_FORMS + 1][2] = {{0}}, full = 0; /* full: the (form, kind) pairs at EDGE_EACH */
+      for (int64_t var = s->vmin; var <= s->vmax && var < s->vmin + EDGE_SCAN && n < OM_AT_MAX; var++) {
+        int64_t num = c * (var + shifts[sh]), kind = num % m->den != 0;
+        if ((2 * num) % m->den || num <= 0) continue;
+        bool want = false;
+        double size = (double)((var + shifts[sh]) * s->multiple), exact = (double)num / (double)m->den;
+        /* g: form g % EDGE_FORMS of ratio g / EDGE_FORMS; the last, the edge itself */
+        for (int g = 0; g <= 2 * EDGE_FORMS; g++) {
+          if (got[g][kind] == EDGE_EACH) continue;
+          if (g < 2 * EDGE_FORMS) {
+            int64_t r = ratios[g / EDGE_FORMS];
+            double p = edge_product(g % EDGE_FORMS, size, (double)r, (double)(m->den * s->multiple));
+            if (p == exact + (double)(whole * (var + shifts[sh])) * (double)(g / EDGE_FORMS)) continue;
+          }
+          want = true;
+          full += ++got[g][kind] == EDGE_EACH;
+        }
+        v[k] = var;
+        if (want && !seen_at(tr, v, (const int64_t(*)[64])at, n)) memcpy(at[n++], v, sizeof at[0]);
+        if (full == 2 * (2 * EDGE_FORMS + 1)) break;
+      }
     }
   }
   return n;

@@ -123,6 +123,14 @@ static uint64_t moving_symbols(const om_lower *l, uint64_t syms, int64_t a0, con
   return out && __builtin_popcountll(syms) > 2 ? out : syms;
 }
 
+/* Whether call l was seen in a run at the sizes v (the form fitted for it held there). */
+static bool seen_by_call(const om_lower *l, const int64_t *v) {
+  const om_trace *tr = l->tr;
+  for (int r = 0; r < tr->runs.n; r++)
+    if (l->rc[r] && !memcmp(tr->runs.v[r].v, v, sizeof(int64_t) * (size_t)tr->symbols.n)) return true;
+  return false;
+}
+
 /* x, a form fitted for call l, once the runs have seen both sides of every switch of a minimum
  * (om__fit_switches); else OM_FIT_ERROR, the model unwinding to run there first, or OM_FIT_NONE
  * where no more runs can be made. */
@@ -132,11 +140,15 @@ static int at_switches(om_lower *l, int x) {
   bool asked = false;
   for (int q = 0; q < n; q++) asked |= om__run_more_at(l->tr, at[q]);
   if (n) return asked ? OM_FIT_ERROR : OM_FIT_NONE;
-  /* and at a float product's edges, where runs can still be made (else as before: the form
-   * that fits every run) */
+  /* and at a float product's edges: a form the runs never checked there is not taken (a model
+   * multiplying by 0.7 may round off at an edge that a run still to be made would show; where no
+   * run can be made any more, none is taken, as for a minimum's switches above) */
   n = om__fit_float_edges(l, x, at);
-  for (int q = 0; q < n; q++) asked |= om__run_more_at(l->tr, at[q]);
-  return asked ? OM_FIT_ERROR : x;
+  bool unchecked = false;
+  for (int q = 0; q < n; q++)
+    if (om__run_more_at(l->tr, at[q])) asked = true;
+    else unchecked |= l->tr->phase == OM_PHASE_RECORD && !seen_by_call(l, at[q]);
+  return asked ? OM_FIT_ERROR : unchecked ? OM_FIT_NONE : x;
 }
 
 /* om__fit_int for what call l computed (what: "argument 2", "axis 0 of the shape"), without the

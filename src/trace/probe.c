@@ -567,6 +567,17 @@ bool om__probe_extents(om_lower *l) {
   p.fake_in = c->n_in <= 8 ? small_in : om__alloc(sizeof *p.fake_in * (size_t)c->n_in, def->name);
   bool ok = p.fake && p.fake_in;
   if (ok) generic_candidates(&p);
+  /* an extent the op rounds from a double (interpolate's floor(H * 0.7): 62 at H = 90, where
+   * floor(7H / 10) is 63) is off a candidate's quotient at edges no run may have seen: the op's
+   * infer runs there too, and rules the candidate out (in half the extra probes: the rest are
+   * differ_somewhere's) */
+  for (int j = 0; ok && j < c->n_out; j++)
+    for (int d = 0; d < c->out_meta[j].ndim; d++)
+      for (int q = 0; q < l->n_cand[j][d]; q++) {
+        int64_t at[OM_AT_MAX][64];
+        int n_at = om__fit_float_edges(l, l->cand[j][d][q], at);
+        for (int k = 0; k < n_at && p.n_extra < MAX_EXTRA / 2; k++) memcpy(p.extra[p.n_extra++], at[k], sizeof at[k]);
+      }
   ok = ok && om__state()->trace == tr;
   enum { CAP = 160 };
   const int64_t *list[CAP];

@@ -89,6 +89,33 @@ describe('sizes a model computes', () => {
     assert.deepEqual(tq.outputs[0].shape, [2, 'floor(3*T/4)', 3]);
   }));
 
+  test('a float product of a shifted size, a ratio above 1 or two roundings (Math.floor((T - 1) * 0.7), T * 1.4, T * 0.7 * 2, interpolate by 0.7) is checked where it rounds off: refused; integers trace; 1 - 0.7 traces as what eager computes', () => withTraced((keep) => {
+    const x = (example, seed) => ({ x: [om.randn([2, example, 3], { seed }), [null, 'T', null]] });
+    // each was fitted and silently wrong: (T - 1) * 0.7 keeps 62 rows at T = 91 where
+    // floor(7(T - 1) / 10) is 63; 45 * 1.4 and 45 * 0.7 * 2 are 62.99999999999999, written T + floor(2T / 5)
+    const shifted = (T) => Math.floor((T - 1) * 0.7);
+    throwsKind(() => om.trace((t) => t.slice(1, 0, shifted(t.shape[1])).tanh(), x(9, 41)), 'SymbolicShape',
+      /^slice: argument 2 is 5 at the traced sizes, .*: it changes with the sizes, but not as a size the graph can compute/);
+    for (const times of [(T) => Math.floor(T * (224 / 160)), (T) => Math.floor(T * 0.7 * 2)]) {
+      throwsKind(() => om.trace((t) => t.mul(times(t.shape[1])), x(9, 42)), 'SymbolicShape', /^full: the value is 12 at the traced sizes, .*it changes with the sizes/);
+    }
+    // the same with integers: right where the doubles round off
+    const edges = [1, 10, 45, 85, 90, 91, 171, 331].map((T) => ({ T }));
+    const te = traceAt(keep, (t) => t.slice(1, 0, Math.floor(7 * (t.shape[1] - 1) / 10)).tanh(), x(9, 43), edges.slice(1));
+    assert.deepEqual(te.outputs[0].shape, [2, 'floor((7*T+3)/10)-1', 3]);
+    traceAt(keep, (t) => t.mul(Math.floor(7 * t.shape[1] / 5)), x(9, 44), edges);
+    // an extent the op itself rounds from a double: interpolate's floor(H * 0.7) is 62 at H = 90
+    // (fitted as floor(7H / 10) and silently wrong there before); a scale the double holds traces
+    const image = (seed) => ({ x: [om.randn([1, 2, 9, 5], { seed }), [null, null, 'H', null]] });
+    throwsKind(() => om.trace((t) => F.interpolate(t, { scaleFactor: [0.7, 1] }), image(46)), 'SymbolicShape',
+      /^interpolate: output axis 2 has size 6 at the traced sizes and 7 at H=10, which the graph cannot compute from the sizes of its inputs/);
+    traceAt(keep, (t) => F.interpolate(t, { scaleFactor: [0.75, 1] }), image(47), [2, 4, 90, 91, 401].map((H) => ({ H })));
+    // 1 - 0.7 is 0.30000000000000004: ceil(10 * it) is 4 where ceil(3T / 10) is 3, at every whole
+    // 3T / 10; the runs at those edges fit what eager computes
+    const tc = traceAt(keep, (t) => t.slice(1, 0, Math.ceil(t.shape[1] * (1 - 0.7))).tanh(), x(9, 45), [1, 10, 20, 33, 450].map((T) => ({ T })));
+    assert.deepEqual(tc.outputs[0].shape, [2, 'floor(3*T/10)+1', 3]);
+  }));
+
   test('Swin\'s window partition with symbolic H and W: pad both to a multiple of 7, windows of 49, and back', () => withTraced((keep) => {
     const ws = 7;
     const model = (x) => {
