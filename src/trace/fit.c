@@ -1033,9 +1033,15 @@ int om__fit_float_edges(om_lower *l, int x, int64_t (*at)[64]) {
       if (!again) shifts[n_shift++] = sh;
     }
     /* at every shift, the first edges of each kind (an integer, a half: c * S / k whole or half)
-     * and the first where each form rounds off the exact value */
+     * and the first where each form rounds off the exact value. A size divided by an integer (c
+     * of 1 or -1: a stride, a kernel, a window's T % w, Math.floor(T / 7)) is integer arithmetic,
+     * exact in doubles too, so it has no edges of its own: only sizes where a product by the
+     * reciprocal (T * (1 / 7)) rounds off, which edge_product computes (none below 32,768 for
+     * 3 <= k <= 40), are run; else a Swin or a Wav2Vec2 spends a run per edge of every window and
+     * stride */
+    bool own = c != 1 && c != -1;
     for (int64_t sh = 0; sh < n_shift && n < OM_AT_MAX; sh++) {
-      int got[2 * EDGE_FORMS + 1][2] = {{0}}, full = 0; /* full: the (form, kind) pairs at EDGE_EACH */
+      int got[2 * EDGE_FORMS + 1][2] = {{0}}, full = own ? 0 : 2; /* full: the (form, kind) pairs at EDGE_EACH */
       for (int64_t var = s->vmin; var <= s->vmax && var < s->vmin + EDGE_SCAN && n < OM_AT_MAX; var++) {
         int64_t num = c * (var + shifts[sh]), kind = num % m->den != 0;
         if ((2 * num) % m->den || num <= 0) continue;
@@ -1043,7 +1049,7 @@ int om__fit_float_edges(om_lower *l, int x, int64_t (*at)[64]) {
         double size = (double)((var + shifts[sh]) * s->multiple), exact = (double)num / (double)m->den;
         /* g: form g % EDGE_FORMS of ratio g / EDGE_FORMS; the last, the edge itself */
         for (int g = 0; g <= 2 * EDGE_FORMS; g++) {
-          if (got[g][kind] == EDGE_EACH) continue;
+          if (got[g][kind] == EDGE_EACH || (g == 2 * EDGE_FORMS && !own)) continue;
           if (g < 2 * EDGE_FORMS) {
             int64_t r = ratios[g / EDGE_FORMS];
             double p = edge_product(g % EDGE_FORMS, size, (double)r, (double)(m->den * s->multiple));

@@ -146,7 +146,7 @@ static int at_switches(om_lower *l, int x) {
   n = om__fit_float_edges(l, x, at);
   bool unchecked = false;
   for (int q = 0; q < n; q++)
-    if (om__run_more_at(l->tr, at[q])) asked = true;
+    if (om__run_more_edge(l->tr, at[q])) asked = true;
     else unchecked |= l->tr->phase == OM_PHASE_RECORD && !seen_by_call(l, at[q]);
   return asked ? OM_FIT_ERROR : unchecked ? OM_FIT_NONE : x;
 }

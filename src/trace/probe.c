@@ -570,8 +570,10 @@ bool om__probe_extents(om_lower *l) {
   /* an extent the op rounds from a double (interpolate's floor(H * 0.7): 62 at H = 90, where
    * floor(7H / 10) is 63) is off a candidate's quotient at edges no run may have seen: the op's
    * infer runs there too, and rules the candidate out (in half the extra probes: the rest are
-   * differ_somewhere's) */
-  for (int j = 0; ok && j < c->n_out; j++)
+   * differ_somewhere's). Only an op given a double can: a convolution's or a pool's extents are
+   * integer arithmetic, and a probe at their edges (a size below the kernel) would narrow a
+   * range where the model answers */
+  for (int j = 0; ok && c->attrs.n_f > 0 && j < c->n_out; j++)
     for (int d = 0; d < c->out_meta[j].ndim; d++)
       for (int q = 0; q < l->n_cand[j][d]; q++) {
         int64_t at[OM_AT_MAX][64];

@@ -461,11 +461,15 @@ bool om__run_failed(om_trace *tr, int r, const char *why, int64_t index) {
   return true;
 }
 
+/* The runs and rounds of the fits' budget: all but the edges' (om__run_more_edge). */
+static int fit_runs(const om_trace *tr) { return tr->runs.n - tr->edge_runs; }
+static int fit_rounds(const om_trace *tr) { return tr->rounds - tr->edge_rounds; }
+
 bool om__run_more(om_trace *tr, uint64_t syms) {
   uint64_t want = syms & ~tr->extended, two = 0; /* each symbol moves through more sizes once */
   for (int k = 0; k < tr->symbols.n && __builtin_popcountll(two) < 2; k++)
     if (want >> k & 1) two |= (uint64_t)1 << k;
-  if (!two || tr->phase != OM_PHASE_RECORD || tr->runs.n + OM_MORE > OM_RUNS_MAX || tr->rounds >= 8) return false;
+  if (!two || tr->phase != OM_PHASE_RECORD || fit_runs(tr) + OM_MORE > OM_RUNS_FIT || fit_rounds(tr) >= OM_ROUNDS_FIT) return false;
   tr->more = true;
   tr->extended |= two;
   tr->more_syms = two;
@@ -473,20 +477,32 @@ bool om__run_more(om_trace *tr, uint64_t syms) {
   return true;
 }
 
-bool om__run_more_at(om_trace *tr, const int64_t *v) {
-  if (tr->phase != OM_PHASE_RECORD || tr->runs.n >= OM_RUNS_MAX || tr->rounds >= 8) return false;
+/* A run at v asked for by a fit (edge false) or for a float product's edge, each within its own
+ * budget: the runs made and asked for of its kind, and the rounds (a round of the fits' and the
+ * edges' runs together counts as the fits'). */
+static bool more_at(om_trace *tr, const int64_t *v, bool edge) {
+  int asked = 0;
+  for (int q = 0; q < tr->more_at_n; q++) asked += tr->more_at_edge[q] == edge;
+  bool room = edge ? tr->edge_runs + asked < OM_RUNS_EDGE && tr->edge_rounds < OM_ROUNDS_EDGE
+                   : fit_runs(tr) + asked < OM_RUNS_FIT && fit_rounds(tr) < OM_ROUNDS_FIT;
+  if (tr->phase != OM_PHASE_RECORD || !room) return false;
   for (int k = 0; k < tr->symbols.n; k++)
     if (v[k] < tr->symbols.v[k].vmin || v[k] > tr->symbols.v[k].vmax) return false;
   for (int r = 0; r < tr->runs.n; r++)
     if (!memcmp(tr->runs.v[r].v, v, sizeof(int64_t) * (size_t)tr->symbols.n)) return false;
   for (int q = 0; q < tr->more_at_n; q++)
     if (!memcmp(tr->more_at[q], v, sizeof(int64_t) * (size_t)tr->symbols.n)) return true;
-  if (tr->more_at_n == OM_AT_MAX || tr->runs.n + tr->more_at_n >= OM_RUNS_MAX) return false;
+  if (tr->more_at_n == OM_AT_MAX) return false;
+  tr->more_at_edge[tr->more_at_n] = edge;
   memcpy(tr->more_at[tr->more_at_n++], v, sizeof tr->more_at[0]);
   tr->more = true;
   om__fail(OM_ERR_TRACE_INVALID_USAGE, "trace_run: the model is run at more sizes first (this is not an error of the model)");
   return true;
 }
+
+bool om__run_more_at(om_trace *tr, const int64_t *v) { return more_at(tr, v, false); }
+
+bool om__run_more_edge(om_trace *tr, const int64_t *v) { return more_at(tr, v, true); }
 
 bool om__run_small(const om_trace *tr, int r) { return is_small(tr, &tr->runs.v[r]); }
 
@@ -2171,7 +2187,7 @@ static bool begin_again(const run_ctx *rc, const om_symbol *ranges) {
   tr->runs.n = 0;
   run_free(&tr->base);
   tr->extended = tr->more_syms = 0;
-  tr->more_at_n = tr->rounds = 0;
+  tr->more_at_n = tr->rounds = tr->edge_runs = tr->edge_rounds = 0;
   tr->more = false;
   tr->fail_msg = NULL;
   tr->narrowings++;
@@ -2280,15 +2296,20 @@ record:
     for (int k = 0, moved = 0; k < tr->symbols.n && moved < 2 && tr->more_syms; k++) {
       if (!(tr->more_syms >> k & 1)) continue;
       moved++;
-      for (int i = 0; i < OM_MORE && tr->runs.n + n_more < OM_RUNS_MAX && more_sizes(tr, k, i, more[n_more]); i++) n_more++;
+      for (int i = 0; i < OM_MORE && fit_runs(tr) + n_more < OM_RUNS_FIT && more_sizes(tr, k, i, more[n_more]); i++) n_more++;
     }
     tr->more_syms = 0;
     memcpy(tr->symbols.v, ranges, sizeof *ranges * (size_t)tr->symbols.n);
     for (int r = 0; r < tr->runs.n; r++) tr->runs.v[r].dropped = false;
     tr->more = false;
     tr->rounds++;
-    for (int q = 0; q < tr->more_at_n; q++) /* the runs where two fits differ */
+    bool edges_only = !n_more && tr->more_at_n; /* a round for a float product's edges alone */
+    for (int q = 0; q < tr->more_at_n; q++) { /* the runs where two fits differ, or at edges */
+      edges_only &= tr->more_at_edge[q];
       if (!add_run(&rc, tr->more_at[q], false)) return free(more), free(ranges), -1;
+      tr->edge_runs += tr->more_at_edge[q];
+    }
+    tr->edge_rounds += edges_only;
     tr->more_at_n = 0;
     for (int64_t i = 0; i < n_more; i++)
       if (!add_run(&rc, more[i], false)) return free(more), free(ranges), -1;

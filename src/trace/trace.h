@@ -117,8 +117,14 @@ typedef struct om_symbol {
 /* What kind of event a logged call is: an op (its om_op) or a creation (OM_OP_COUNT + om_created). */
 #define OM_RUN_CREATED(kind) (OM_OP_COUNT + (int)(kind))
 
-/* The most runs at other sizes a trace makes (runs.c). */
-#define OM_RUNS_MAX 64
+/* The most runs at other sizes a trace makes (runs.c): those the fits ask for, and apart from
+ * them those at a float product's edges (om__run_more_edge), which a model with many windows or
+ * strides would otherwise spend the fits' budget on. */
+#define OM_RUNS_FIT 64
+#define OM_RUNS_EDGE 24
+#define OM_RUNS_MAX (OM_RUNS_FIT + OM_RUNS_EDGE)
+#define OM_ROUNDS_FIT 8  /* how often the record run may begin again for the fits' runs */
+#define OM_ROUNDS_EDGE 4 /* and for the edges' runs alone */
 #define OM_AT_MAX 8 /* the runs one fit may ask for where forms that fit differ */
 
 /* One call as a run saw it. Its data in the run's pool: from at, the given int attrs (n_i,
@@ -208,7 +214,9 @@ struct om_trace {
   uint64_t extended;         /* the symbols om__run_more moved: not again */
   uint64_t more_syms;        /* the symbols they move */
   int64_t more_at[OM_AT_MAX][64]; /* om__run_more_at's runs (more_at_n), their variables */
+  bool more_at_edge[OM_AT_MAX]; /* which are om__run_more_edge's */
   int more_at_n, rounds;     /* rounds: how often the record run began again */
+  int edge_runs, edge_rounds; /* of runs.n and rounds, those for a float product's edges alone */
   const char *answers;       /* the first range the record run narrowed where the model works (om__run_answers) */
   const om_site *answers_site; /* the call it names, NULL none */
   uint64_t answers_syms;     /* the symbols below their examples in every run where it did (om__branch_below) */
@@ -385,6 +393,10 @@ bool om__run_more(om_trace *tr, uint64_t syms);
  *  OM_AT_MAX asked for at once): false when no such run can be made (there is one, or the runs
  *  are as many as they may be); true when it is asked for already. */
 bool om__run_more_at(om_trace *tr, const int64_t *v);
+/** om__run_more_at for a float product's edge (om__fit_float_edges): counted apart from the
+ *  fits' runs (OM_RUNS_EDGE, OM_ROUNDS_EDGE), so checking edges never leaves a fit without the
+ *  runs it needs. */
+bool om__run_more_edge(om_trace *tr, const int64_t *v);
 /** When run r failed at sizes that are not multiples of some m where every run that returned
  *  has multiples: "; it holds when 'h' is a multiple of 2: declare om.Dim('h', ...) ...", for a
  *  refusal, into buf (returned; "" when none). */
