@@ -157,6 +157,25 @@ static bool floor_form(const int64_t *a, const int64_t *e, int n, int64_t c, int
   return false;
 }
 
+/* The numerator coefficients c a floor division floor((c * E + b) / k) of values a is tried with,
+ * into cs (their count): every c below 2k, and those near k times the values' slope over the runs
+ * where that is 2 or more (Math.ceil(T * 2.5) is floor((5T + 1) / 2), Math.floor(T / 0.3) is
+ * floor((10T) / 3)): over sizes D apart the floor moves c * D / k give or take 1, so c is within k
+ * / D + 1 of k times the slope. */
+static int numerators(const int64_t *a, const int64_t *e, int n, int64_t k, int64_t *cs) {
+  int m = 0;
+  for (int64_t c = 1; c < 2 * k; c++) cs[m++] = c;
+  int lo = 0, hi = 0;
+  for (int r = 1; r < n; r++) lo = e[r] < e[lo] ? r : lo, hi = e[r] > e[hi] ? r : hi;
+  int64_t d = e[hi] - e[lo], rise = a[hi] - a[lo];
+  if (d < 2 || rise < 2 * d || rise > (int64_t)1 << 20) return m;
+  /* c in [k (rise - 1) / d, k (rise + 1) / d], the part above 2k - 1, at most K_MAX + 2 of them */
+  int64_t from = k * (rise - 1) / d, to = (k * (rise + 1) + d - 1) / d;
+  if (from < 2 * k) from = 2 * k;
+  for (int64_t c = from; c <= to && m < 2 * K_MAX + K_MAX + 2; c++) cs[m++] = c;
+  return m;
+}
+
 /* Whether expression x has no floor in it: a polynomial of the sizes. */
 static bool floor_free(const om_trace *tr, int x) {
   const om_xexpr *e = &tr->xs.v[x];
@@ -804,8 +823,11 @@ static int fit_values(om_lower *l, const pool *p, const int64_t *a, int n, bool 
         int64_t q[RUNS_MAX + 1], d = ((a[0] % m) + m) % m;
         bool ok = true;
         for (int r = 0; r < n && ok; r++) ok = ((a[r] - d) % m) == 0, q[r] = (a[r] - d) / m;
-        for (int64_t k = 2; ok && k <= K_MAX; k++)
-          for (int64_t cc = 1; cc < 2 * k; cc++) {
+        for (int64_t k = 2; ok && k <= K_MAX; k++) {
+          int64_t cs[3 * K_MAX + 2];
+          int n_cs = numerators(q, p->e[i], n, k, cs);
+          for (int u = 0; u < n_cs; u++) {
+            int64_t cc = cs[u];
             int weak_here = 0;
             if (!(cc % k) || (!floor_form(q, p->e[i], n, cc, k, &b, &weak_here) && !weak_here)) continue;
             if (weak_here && (covered(tr, p, i, n) || whole_range(tr, p, i, n))) weak_here = 0; /* it holds at every value E takes */
@@ -834,6 +856,7 @@ static int fit_values(om_lower *l, const pool *p, const int64_t *a, int n, bool 
             else if (same == 0 && pass == 1 && (tr->xs.v[p->x[i]].syms & ~tr->extended)) return OM_FIT_UNDECIDED;
             else if (same == 0 && ++*n_at == OM_AT_MAX) return OM_FIT_AMBIGUOUS;
           }
+        }
       }
   }
   if (*n_at) return OM_FIT_AMBIGUOUS;
