@@ -29,7 +29,8 @@ function traceAt(keep, model, inputs, at) {
   at.forEach((sizes, k) => {
     const xs = Object.fromEntries(names.map((n, i) => {
       const [x, axes] = inputs[n];
-      return [n, om.randn(x.shape.map((s, d) => sizes[axes[d]] ?? s), { seed: 100 + 7 * k + i })];
+      // an axis is named by a string or by an om.Dim (its name)
+      return [n, om.randn(x.shape.map((s, d) => sizes[axes[d]?.name ?? axes[d]] ?? s), { seed: 100 + 7 * k + i })];
     }));
     keep(tm, xs, call(xs));
   });
@@ -114,6 +115,35 @@ describe('sizes a model computes', () => {
     // 3T / 10; the runs at those edges fit what eager computes
     const tc = traceAt(keep, (t) => t.slice(1, 0, Math.ceil(t.shape[1] * (1 - 0.7))).tanh(), x(9, 45), [1, 10, 20, 33, 450].map((T) => ({ T })));
     assert.deepEqual(tc.outputs[0].shape, [2, 'floor(3*T/10)+1', 3]);
+  }));
+
+  test('float products with other constants: 1.15, 1.15 * 2, (T - 3) * 0.35 and interpolate by 0.35 refused where they round off; Math.floor(T / 0.3), Math.ceil(T * 2.5), Math.round(T * 1.5), Math.floor(T * 0.1 * 3) trace and agree at every size up to the declared maximum', () => withTraced((keep) => {
+    const x = (example, seed, T = 'T') => ({ x: [om.randn([2, example, 3], { seed }), [null, T, null]] });
+    // each rounds off the exact ratio somewhere (eager 114 at T = 100 where 23T / 20 is 115; 114
+    // at T = 50, 57 at T = 183, 62 at H = 180): no integer form holds, so none is taken
+    throwsKind(() => om.trace((t) => t.mul(Math.floor(t.shape[1] * 1.15)), x(9, 51)), 'SymbolicShape',
+      /^full: the value is 10 at the traced sizes, .*it changes with the sizes, but not as a size the graph can compute/);
+    throwsKind(() => om.trace((t) => F.pad(t, [0, 0, 0, Math.floor(t.shape[1] * 1.15 * 2)]), x(9, 52)), 'SymbolicShape',
+      /^pad: argument 4 is 20 at the traced sizes, .*it changes with the sizes, but not as a size the graph can compute/);
+    throwsKind(() => om.trace((t) => t.slice(1, 0, Math.floor((t.shape[1] - 3) * 0.35)).tanh(), x(9, 53)), 'SymbolicShape',
+      /^slice: argument 2 is 2 at the traced sizes, .*it changes with the sizes, but not as a size the graph can compute/);
+    const image = { x: [om.randn([1, 2, 9, 5], { seed: 54 }), [null, null, 'H', null]] };
+    throwsKind(() => om.trace((t) => F.interpolate(t, { scaleFactor: [0.35, 1] }), image), 'SymbolicShape',
+      /^interpolate: output axis 2 has size 3 at the traced sizes and \d+ at H=\d+, which the graph cannot compute from the sizes of its inputs/);
+    // doubles whose floor, ceil or round is the exact one's at every size: traced, and checked at
+    // every size up to the maximum declared (a numerator of 10 over 3 and 5 over 2 were refused)
+    const every = Array.from({ length: 60 }, (_, i) => ({ T: i + 1 }));
+    const T = om.Dim('T', { max: 60 });
+    const exact = [
+      [(n) => Math.floor(n / 0.3), '4*T+floor(T/3)'],
+      [(n) => Math.ceil(n * 2.5), '3*T+floor((T+1)/2)'],
+      [(n) => Math.round(n * 1.5), '2*T+floor((T+1)/2)'],
+      [(n) => Math.floor(n * 0.1 * 3), 'T+floor(3*T/10)'],
+    ];
+    exact.forEach(([size, expr], i) => {
+      const tm = traceAt(keep, (t) => F.pad(t, [0, 0, 0, size(t.shape[1])]), x(9, 55 + i, T), every);
+      assert.deepEqual(tm.outputs[0].shape, [2, expr, 3]);
+    });
   }));
 
   test('Swin\'s window partition with symbolic H and W: pad both to a multiple of 7, windows of 49, and back', () => withTraced((keep) => {
