@@ -69,7 +69,7 @@ export class MobileNetV2 extends nn.Module {
     const setting = o.invertedResidualSetting ?? DEFAULT_SETTING;
     // torchvision checks only the first entry's length, as here
     if (!Array.isArray(setting) || !setting.length || !Array.isArray(setting[0]) || setting[0].length !== 4) {
-      throw invalidConfig(`inverted_residual_setting should be non-empty or a 4-element list, got ${JSON.stringify(setting)}`);
+      throw invalidConfig(`inverted_residual_setting should be non-empty or a 4-element list, got ${JSON.stringify(setting)?.replaceAll(',', ', ')}`); // Python's list repr
     }
     let inputChannel = makeDivisible(32 * widthMult, roundNearest);
     this.lastChannel = makeDivisible(1280 * Math.max(1.0, widthMult), roundNearest);

@@ -101,3 +101,34 @@ describe('Swin V2 at window 7 with symbolic H and W undeclared', () => {
     }
   });
 });
+
+describe('configuration errors and sizes torchvision refuses', () => {
+  const invalidArg = (re) => (e) => e instanceof om.OmError && e.kind === 'InvalidArgument' && re.test(e.message);
+  test('MobileNetV2\'s checks are torchvision\'s ValueErrors, as InvalidArgument, and nothing is left made', () => {
+    const before = om.memory().tensors;
+    assert.throws(() => new MobileNetV2({ invertedResidualSetting: [] }),
+      invalidArg(/^inverted_residual_setting should be non-empty or a 4-element list, got \[\]$/));
+    assert.throws(() => new MobileNetV2({ invertedResidualSetting: [[1, 16, 1]] }),
+      invalidArg(/^inverted_residual_setting should be non-empty or a 4-element list, got \[\[1, 16, 1\]\]$/));
+    assert.throws(() => new InvertedResidual(8, 8, 3, 6), invalidArg(/^stride should be 1 or 2 insted of 3$/)); // torchvision's spelling
+    assert.throws(() => new MobileNetV2({ width_mult: 0.5 }), invalidArg(/^MobileNetV2: unknown option 'width_mult' \(expected numClasses, /));
+    assert.equal(om.memory().tensors, before);
+  });
+
+  test('AlexNet below 63 fails as PyTorch does (its third pool\'s input under 3 x 3); MobileNetV2 answers at 1 x 1', () => {
+    om.manualSeed(0);
+    const net = new (narrowAlexNet(16, 16))({ numClasses: 10 }).eval();
+    const small = new NarrowMobileNetV2(64, { widthMult: 0.35, invertedResidualSetting: MOBILENET_V2_SETTING, numClasses: 10 }).eval();
+    try { // tidy frees the inputs and the results
+      om.tidy(() => {
+        assert.throws(() => net.forward(om.zeros([1, 3, 62, 80])), (e) => e instanceof om.OmError && e.kind === 'ShapeMismatch'
+          && /^maxPool2d: input \[1,16,2,\d+\] is too small for kernel 3x3/.test(e.message));
+        assert.deepEqual(net.forward(om.zeros([1, 3, 63, 80])).shape, [1, 10]);
+        assert.deepEqual(small.forward(om.zeros([2, 3, 1, 1])).shape, [2, 10]);
+      });
+    } finally {
+      net.dispose();
+      small.dispose();
+    }
+  });
+});
