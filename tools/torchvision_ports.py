@@ -32,8 +32,8 @@ python3-torchvision 0.14 on /usr/bin/python3); CI reads the committed files and 
 It also writes builders.json: the state-dict keys and shapes of torchvision's builders the test
 constructs at full size (resnet18, mobilenet_v3_large/small, efficientnet_b0, shufflenet_v2_x1_0,
 lraspp_mobilenet_v3_large, convnext_tiny, swin_t, regnet_y_400mf, regnet_x_400mf, googlenet, mnasnet0_5,
-maxvit_t, swin_v2_t), without weights, and builders-2.json the same for the video, SqueezeNet, DenseNet and
-segmentation builders (BUILDERS_2).
+maxvit_t, swin_v2_t), without weights, builders-2.json the same for the video, SqueezeNet, DenseNet and
+segmentation builders (BUILDERS_2), and builders-3.json for mobilenet_v2 (BUILDERS_3).
 
 The video fixtures' inputs are clips [N, 3, T, H, W] (image() takes any shape); the segmentation
 fixtures store each case's "aux" output next to its "output" ("out").
@@ -46,6 +46,7 @@ import sys
 import torch
 import torchvision
 from torch import nn
+from torchvision.models.alexnet import AlexNet
 from torchvision.models.convnext import CNBlockConfig, ConvNeXt
 from torchvision.models.densenet import DenseNet
 from torchvision.models.efficientnet import EfficientNet, FusedMBConvConfig, MBConvConfig, _efficientnet_conf
@@ -53,10 +54,12 @@ from torchvision.models.googlenet import BasicConv2d, GoogLeNet, Inception, Ince
 from torchvision.models import inception as tv_inception
 from torchvision.models.maxvit import MaxVit
 from torchvision.models.mnasnet import MNASNet
+from torchvision.models.mobilenetv2 import MobileNetV2
 from torchvision.models.mobilenetv3 import MobileNetV3, _mobilenet_v3_conf
 from torchvision.models.regnet import BlockParams, RegNet
 from torchvision.models.resnet import BasicBlock, Bottleneck, ResNet
 from torchvision.models._utils import IntermediateLayerGetter
+from torchvision.ops.misc import Conv2dNormActivation
 from torchvision.models.segmentation.deeplabv3 import ASPP, DeepLabV3, _deeplabv3_mobilenetv3
 from torchvision.models.segmentation.fcn import FCN, FCNHead
 from torchvision.models.segmentation.lraspp import LRASPPHead, _lraspp_mobilenetv3
@@ -464,6 +467,73 @@ def r2plus1d():
     return NarrowVideoResNet(VideoBasicBlock, [Conv2Plus1D] * 4, [1, 1, 1, 1], R2Plus1dStem, 16, num_classes=10)
 
 
+
+class NarrowAlexNet(AlexNet):
+    """torchvision's AlexNet with its five convolutions' widths (64, 192, 384, 256, 256) divided by div
+    and its classifier (256 * 6 * 6 -> 4096 -> 4096 -> classes) made again through `hidden` (the rest,
+    the pools and the 6 x 6 adaptive pool, is AlexNet's own __init__)."""
+
+    def __init__(self, div, hidden, num_classes):
+        super().__init__(num_classes=num_classes)
+        widths = [64 // div, 192 // div, 384 // div, 256 // div, 256 // div]
+        for i, c_in, c_out in zip((0, 3, 6, 8, 10), [3, *widths[:-1]], widths):
+            old = self.features[i]
+            self.features[i] = nn.Conv2d(c_in, c_out, old.kernel_size, old.stride, old.padding)
+        for i, (n_in, n_out) in zip((1, 4, 6), ((widths[-1] * 6 * 6, hidden), (hidden, hidden), (hidden, num_classes))):
+            self.classifier[i] = nn.Linear(n_in, n_out)
+
+
+# AlexNet's map after its stride-4 11x11 convolution and three 3x3 pools of stride 2 is
+# f = floor((H - 31) / 32) a side (H = 32f + 31 ... 32f + 34 give f; 1 from H = 63, torchvision's
+# min_size: PyTorch fails below). The 6 x 6 adaptive pool's windows are floor(i * f / 6) to
+# ceil((i + 1) * f / 6): f = 1, 2 (95), 3 (127), 5 (200), 6 (223), 7 (255, one window of two),
+# 8 (290), 13 (447), each with its own windows.
+@model('NarrowAlexNet(div=16, hidden=16, num_classes=10): AlexNet\'s layers at widths 4..24, its classifier from 16 * 6 * 6 through 16',
+       [[1, 3, 63, 63], [2, 3, 64, 65], [1, 3, 66, 94], [1, 3, 95, 127], [2, 3, 200, 131], [1, 3, 223, 100], [1, 3, 255, 67],
+        [1, 3, 290, 63], [1, 3, 447, 63]])
+def alexnet():
+    return NarrowAlexNet(16, 16, 10)
+
+
+class NarrowMobileNetV2(MobileNetV2):
+    """torchvision's MobileNetV2 with its last 1x1 convolution (to 1280 channels at any width_mult below 1)
+    made again at `last` channels, and the classifier's Linear from `last` (the rest is MobileNetV2's own __init__)."""
+
+    def __init__(self, last, **kwargs):
+        super().__init__(**kwargs)
+        self.features[-1] = Conv2dNormActivation(self.features[-1][0].in_channels, last, kernel_size=1, activation_layer=nn.ReLU6)
+        self.last_channel = last
+        self.classifier[1] = nn.Linear(last, self.classifier[1].out_features)
+
+
+# width_mult 0.35 (mobilenet_v2's smallest published width) on five of its stages: 8 to 32 channels,
+# expansions 1, 6 and 4, residual blocks in the second and third stages, output stride 16.
+MOBILENET_V2_SETTING = [[1, 16, 1, 1], [6, 24, 2, 2], [6, 32, 2, 2], [6, 64, 1, 2], [4, 96, 1, 1]]
+
+
+@model(f'NarrowMobileNetV2(last=64, width_mult=0.35, inverted_residual_setting={MOBILENET_V2_SETTING}, num_classes=10)',
+       [[2, 3, 32, 32], [1, 3, 17, 23], [3, 3, 45, 31], [1, 3, 1, 1], [1, 3, 2, 3], [1, 3, 130, 97]])
+def mobilenet_v2():
+    return NarrowMobileNetV2(64, width_mult=0.35, inverted_residual_setting=MOBILENET_V2_SETTING, num_classes=10)
+
+
+# Swin V2 at window 7 (the V2 fixture's is 8) and 3 heads of 4 channels: tokens floor(H / 4), then
+# ceil of half that. The odd blocks shift along a side whose padded size is above 7: from H = 32 in
+# the first stage, from H = 60 in the second (56 to 59 give 14 tokens, 7 after the merge: no shift).
+# Cases at 64x64 for a trace with the batch symbolic; below 60 (the second stage unshifted, 1 x 1
+# tokens at 4x5); from 60 on for batch, H and W symbolic: 60 (15 tokens padded to 21, 8 to 14), odd
+# sizes, a side of whole windows (112: 28 and 14 tokens), far above (257: 64 and 32 tokens; 301).
+@model('SwinTransformer(patch_size=[4, 4], embed_dim=12, depths=[2, 2], num_heads=[3, 6], window_size=[7, 7], '
+       'stochastic_depth_prob=0.2, num_classes=10, block=SwinTransformerBlockV2, downsample_layer=PatchMergingV2): '
+       'swin_v2_t\'s blocks at window 7, logit_scale about log(10) with one head above log(100)',
+       [[1, 3, 64, 64], [2, 3, 64, 64], [3, 3, 64, 64], [2, 3, 35, 37], [1, 3, 4, 5], [1, 3, 59, 64], [2, 3, 64, 57],
+        [1, 3, 60, 60], [3, 3, 71, 97], [1, 3, 95, 60], [2, 3, 112, 69], [1, 3, 131, 133], [1, 3, 257, 70], [1, 3, 61, 301]],
+       adjust=swin_v2_logit_scales)
+def swin_v2_w7():
+    return SwinTransformer(patch_size=[4, 4], embed_dim=12, depths=[2, 2], num_heads=[3, 6], window_size=[7, 7],
+                           stochastic_depth_prob=0.2, num_classes=10, block=SwinTransformerBlockV2, downsample_layer=PatchMergingV2)
+
+
 def make(name):
     description, sizes, build, extra, adjust = MODELS[name]
     torch.manual_seed(0)
@@ -501,6 +571,11 @@ BUILDERS_2 = ['squeezenet1_0', 'squeezenet1_1', 'densenet121', 'r3d_18', 'mc3_18
               'deeplabv3_resnet50', 'fcn_resnet50']
 
 
+# The builders of the third ports' test (tests/js/torchvision-ports-3.test.mjs): mobilenet_v2 (alexnet's
+# 61M weights take seconds to initialise; its narrowed fixture checks its keys).
+BUILDERS_3 = ['mobilenet_v2']
+
+
 def make_builders(names, file):
     """file: each builder's state-dict keys and shapes, in order (no weights)."""
     keys = {}
@@ -523,6 +598,7 @@ def main():
         if name == 'builders':
             make_builders(BUILDERS, 'builders.json')
             make_builders(BUILDERS_2, 'builders-2.json')
+            make_builders(BUILDERS_3, 'builders-3.json')
         else:
             make(name)
 

@@ -405,3 +405,38 @@ describe('size thresholds become an If', () => {
     }
   }));
 });
+
+describe('Swin\'s windows over two stages at window 7, in user code', () => {
+  const F = om.nn.functional;
+  // x [B, H, W, C] padded up to whole windows of 7, rolled by 3 along a side whose padded size is
+  // above one window (torchvision's `if window_size >= pad_H: shift = 0`), unpadded; then halved,
+  // odd sizes padded (patch merging). The second stage shifts along a side from 15 on.
+  const windows = (x) => {
+    const [, H, W] = x.shape;
+    let p = F.pad(x, [0, 0, 0, (7 - W % 7) % 7, 0, (7 - H % 7) % 7]);
+    const [, pH, pW] = p.shape;
+    const shift = [7 >= pH ? 0 : 3, 7 >= pW ? 0 : 3];
+    if (shift[0] + shift[1] > 0) p = p.roll([-shift[0], -shift[1]], [1, 2]);
+    return p.slice(1, 0, H).slice(2, 0, W).mul(2);
+  };
+  const merge = (x) => {
+    const [, H, W] = x.shape;
+    return F.pad(x, [0, 0, 0, W % 2, 0, H % 2]).slice(1, 0, null, 2).slice(2, 0, null, 2);
+  };
+  const model = fn((x) => merge(windows(merge(windows(x)))));
+
+  test('undeclared: refused at the roll naming om.Dim(h/w, { min: 15 }); so declared: right in both engines across each window boundary', () => withTraced((keep) => {
+    const ex = om.randn([2, 16, 16, 2], { seed: 1 });
+    assert.throws(() => om.trace(model, { x: [ex, ['b', 'h', 'w', null]] }), (e) => e instanceof om.TraceError && e.kind === 'SymbolicShape'
+      && /^arange \(call \d+\): the start is 0 at .*where the model gives an answer that the graph would not/.test(e.message)
+      && /om\.Dim\('h', \{ min: 15 \}\), om\.Dim\('w', \{ min: 15 \}\) declares/.test(e.message));
+    const tm = om.trace(model, { x: [ex, ['b', om.Dim('h', { min: 15 }), om.Dim('w', { min: 15 }), null]] });
+    assert.deepEqual(Object.fromEntries(tm.symbols.map((s) => [s.name, s.min])), { b: 1, h: 15, w: 15 });
+    keep(tm, { x: ex }, [model.forward(ex)], undefined, model);
+    // the smallest declared (the second stage at 8 and 8: shifted), whole windows (28 and 14), odd sizes, far above
+    for (const [h, w] of [[15, 15], [15, 16], [27, 29], [28, 28], [29, 30], [57, 99], [200, 15], [301, 33]]) {
+      const x = om.randn([1, h, w, 2], { seed: h * 1000 + w });
+      keep(tm, { x }, [model.forward(x)], `at ${h} x ${w}`);
+    }
+  }));
+});
