@@ -7,7 +7,8 @@ PyTorch modules written from reading transformers' modeling_gpt2.py, modeling_be
 modeling_llama.py, modeling_t5.py, modeling_whisper.py, modeling_phi.py, modeling_gemma.py and
 modeling_clip.py, modeling_qwen2.py, modeling_distilbert.py, modeling_albert.py, modeling_bloom.py,
 modeling_wav2vec2.py, modeling_segformer.py, modeling_vit.py, modeling_opt.py, modeling_gpt_neo.py,
-modeling_deberta_v2.py, modeling_dinov2.py, modeling_longformer.py and modeling_big_bird.py (inference without caches): the same
+modeling_deberta_v2.py, modeling_dinov2.py, modeling_longformer.py, modeling_big_bird.py, modeling_swin.py,
+modeling_mobilevit.py and modeling_detr.py (inference without caches): the same
 module tree and parameter names (so the state-dict keys are the ones a real checkpoint has), the
 same operations in the same order, the same non-persistent buffers (GPT-2's `attn.bias`, BERT's
 `position_ids` and `token_type_ids`, LLaMA's `rotary_emb.inv_freq`). The ports a onemodel user
@@ -68,6 +69,15 @@ writes of the same code are examples/transformers/*.mjs.
                                  below it; padded to a multiple of block_size and sliced back; the random
                                  blocks as eval mode makes them (block 0)
     big_bird_b4                  the same with block_size 4 and two random blocks: threshold 36
+    swin      SwinModel          modeling_swin.py: maybe_pad to whole patches and windows, the shift mask made
+                                 in place, set_shift_and_window_size (min(H, W) <= window: one unshifted
+                                 window; each case on a fresh copy, as it writes the layer), patch merging
+                                 of odd sides; patch 2, window 3
+    swin_cls  SwinForImageClassification  patch 3, window 5
+    mobilevit MobileViTForImageClassification  modeling_mobilevit.py: inverted residuals, MobileViT blocks
+                                 whose unfolding bilinear-resizes a side to whole patches and back
+    detr_sine DetrSinePositionEmbedding  modeling_detr.py: positions from the pixel mask's cumsum at run time
+    detr_sine_small              the same at 2 channels a side, temperature 20, scale 1.5
 
 Each model writes tests/js/fixtures/transformers/<name>.safetensors (its state_dict, F32, tied
 weights under both names as a real checkpoint has them) and <name>.json:
@@ -88,6 +98,7 @@ SegFormer's start at the least size their convolutions take and cross their stri
 (python3 being one that imports torch: Debian's python3-torch 1.13.1 on /usr/bin/python3.)
 The output is deterministic: one thread, torch.manual_seed(0) per model, fixed inputs.
 """
+import copy
 import math
 import os
 import sys
@@ -3262,6 +3273,539 @@ class BigBirdModel(nn.Module):
         return sequence_output, pooler_output
 
 
+# ---- Swin (modeling_swin.py) ---------------------------------------------------------------------
+
+
+def swin_window_partition(input_feature, window_size):
+    b, h, w, c = input_feature.shape
+    x = input_feature.view(b, h // window_size, window_size, w // window_size, window_size, c)
+    return x.permute(0, 1, 3, 2, 4, 5).contiguous().view(-1, window_size, window_size, c)
+
+
+def swin_window_reverse(windows, window_size, height, width):
+    c = windows.shape[-1]
+    x = windows.view(-1, height // window_size, width // window_size, window_size, window_size, c)
+    return x.permute(0, 1, 3, 2, 4, 5).contiguous().view(-1, height, width, c)
+
+
+class SwinPatchEmbeddings(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.patch_size = (c['patch_size'], c['patch_size'])
+        self.projection = nn.Conv2d(c['num_channels'], c['embed_dim'], kernel_size=self.patch_size, stride=self.patch_size)
+
+    def maybe_pad(self, pixel_values, height, width):
+        if width % self.patch_size[1] != 0:
+            pixel_values = F.pad(pixel_values, (0, self.patch_size[1] - width % self.patch_size[1]))
+        if height % self.patch_size[0] != 0:
+            pixel_values = F.pad(pixel_values, (0, 0, 0, self.patch_size[0] - height % self.patch_size[0]))
+        return pixel_values
+
+    def forward(self, pixel_values):
+        _, _, height, width = pixel_values.shape
+        embeddings = self.projection(self.maybe_pad(pixel_values, height, width))
+        _, _, height, width = embeddings.shape
+        return embeddings.flatten(2).transpose(1, 2), (height, width)
+
+
+class SwinEmbeddings(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.patch_embeddings = SwinPatchEmbeddings(c)
+        self.norm = nn.LayerNorm(c['embed_dim'])
+
+    def forward(self, pixel_values):
+        embeddings, output_dimensions = self.patch_embeddings(pixel_values)
+        return self.norm(embeddings), output_dimensions
+
+
+class SwinPatchMerging(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.reduction = nn.Linear(4 * dim, 2 * dim, bias=False)
+        self.norm = nn.LayerNorm(4 * dim)
+
+    def maybe_pad(self, input_feature, height, width):
+        if (height % 2 == 1) or (width % 2 == 1):
+            input_feature = F.pad(input_feature, (0, 0, 0, width % 2, 0, height % 2))
+        return input_feature
+
+    def forward(self, input_feature, input_dimensions):
+        height, width = input_dimensions
+        b, _, c = input_feature.shape
+        x = self.maybe_pad(input_feature.view(b, height, width, c), height, width)
+        x = torch.cat([x[:, 0::2, 0::2, :], x[:, 1::2, 0::2, :], x[:, 0::2, 1::2, :], x[:, 1::2, 1::2, :]], -1)
+        return self.reduction(self.norm(x.view(b, -1, 4 * c)))
+
+
+class SwinSelfAttention(nn.Module):
+    def __init__(self, c, dim, num_heads, window_size):
+        super().__init__()
+        self.num_attention_heads = num_heads
+        self.attention_head_size = int(dim / num_heads)
+        self.all_head_size = self.num_attention_heads * self.attention_head_size
+        self.window_size = (window_size, window_size)
+        self.relative_position_bias_table = nn.Parameter(torch.zeros((2 * window_size - 1) * (2 * window_size - 1), num_heads))
+        coords = torch.stack(torch.meshgrid([torch.arange(window_size), torch.arange(window_size)], indexing='ij'))
+        coords_flatten = torch.flatten(coords, 1)
+        relative_coords = (coords_flatten[:, :, None] - coords_flatten[:, None, :]).permute(1, 2, 0).contiguous()
+        relative_coords[:, :, 0] += window_size - 1
+        relative_coords[:, :, 1] += window_size - 1
+        relative_coords[:, :, 0] *= 2 * window_size - 1
+        self.register_buffer('relative_position_index', relative_coords.sum(-1))
+        self.query = nn.Linear(self.all_head_size, self.all_head_size, bias=c['qkv_bias'])
+        self.key = nn.Linear(self.all_head_size, self.all_head_size, bias=c['qkv_bias'])
+        self.value = nn.Linear(self.all_head_size, self.all_head_size, bias=c['qkv_bias'])
+
+    def transpose_for_scores(self, x):
+        return x.view(x.size()[:-1] + (self.num_attention_heads, self.attention_head_size)).permute(0, 2, 1, 3)
+
+    def forward(self, hidden_states, attention_mask=None):
+        batch_size, dim, _ = hidden_states.shape
+        mixed_query_layer = self.query(hidden_states)
+        key_layer = self.transpose_for_scores(self.key(hidden_states))
+        value_layer = self.transpose_for_scores(self.value(hidden_states))
+        query_layer = self.transpose_for_scores(mixed_query_layer)
+        scores = torch.matmul(query_layer, key_layer.transpose(-1, -2)) / math.sqrt(self.attention_head_size)
+        n = self.window_size[0] * self.window_size[1]
+        bias = self.relative_position_bias_table[self.relative_position_index.view(-1)].view(n, n, -1)
+        scores = scores + bias.permute(2, 0, 1).contiguous().unsqueeze(0)
+        if attention_mask is not None:
+            mask_shape = attention_mask.shape[0]
+            scores = scores.view(batch_size // mask_shape, mask_shape, self.num_attention_heads, dim, dim)
+            scores = (scores + attention_mask.unsqueeze(1).unsqueeze(0)).view(-1, self.num_attention_heads, dim, dim)
+        context = torch.matmul(F.softmax(scores, dim=-1), value_layer).permute(0, 2, 1, 3).contiguous()
+        return context.view(context.size()[:-2] + (self.all_head_size,))
+
+
+class SwinSelfOutput(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.dense = nn.Linear(dim, dim)
+
+    def forward(self, hidden_states):
+        return self.dense(hidden_states)
+
+
+class SwinAttention(nn.Module):
+    def __init__(self, c, dim, num_heads, window_size):
+        super().__init__()
+        self.self = SwinSelfAttention(c, dim, num_heads, window_size)
+        self.output = SwinSelfOutput(dim)
+
+    def forward(self, hidden_states, attention_mask=None):
+        return self.output(self.self(hidden_states, attention_mask))
+
+
+class SwinIntermediate(nn.Module):
+    def __init__(self, c, dim):
+        super().__init__()
+        self.dense = nn.Linear(dim, int(c['mlp_ratio'] * dim))
+
+    def forward(self, hidden_states):
+        return F.gelu(self.dense(hidden_states))
+
+
+class SwinOutput(nn.Module):
+    def __init__(self, c, dim):
+        super().__init__()
+        self.dense = nn.Linear(int(c['mlp_ratio'] * dim), dim)
+
+    def forward(self, hidden_states):
+        return self.dense(hidden_states)
+
+
+class SwinLayer(nn.Module):
+    """Upstream's, set_shift_and_window_size included: it writes shift_size and window_size (sticky;
+    the fixtures run each case on a fresh copy of the model, as a freshly loaded model runs it)."""
+
+    def __init__(self, c, dim, num_heads, shift_size=0):
+        super().__init__()
+        self.shift_size = shift_size
+        self.window_size = c['window_size']
+        self.layernorm_before = nn.LayerNorm(dim, eps=c['layer_norm_eps'])
+        self.attention = SwinAttention(c, dim, num_heads, self.window_size)
+        self.layernorm_after = nn.LayerNorm(dim, eps=c['layer_norm_eps'])
+        self.intermediate = SwinIntermediate(c, dim)
+        self.output = SwinOutput(c, dim)
+
+    def set_shift_and_window_size(self, input_resolution):
+        if min(input_resolution) <= self.window_size:
+            self.shift_size = 0
+            self.window_size = min(input_resolution)
+
+    def get_attn_mask(self, height, width, dtype):
+        if self.shift_size <= 0:
+            return None
+        img_mask = torch.zeros((1, height, width, 1), dtype=dtype)
+        slices = (slice(0, -self.window_size), slice(-self.window_size, -self.shift_size), slice(-self.shift_size, None))
+        count = 0
+        for height_slice in slices:
+            for width_slice in slices:
+                img_mask[:, height_slice, width_slice, :] = count
+                count += 1
+        mask_windows = swin_window_partition(img_mask, self.window_size).view(-1, self.window_size * self.window_size)
+        attn_mask = mask_windows.unsqueeze(1) - mask_windows.unsqueeze(2)
+        return attn_mask.masked_fill(attn_mask != 0, float(-100.0)).masked_fill(attn_mask == 0, float(0.0))
+
+    def maybe_pad(self, hidden_states, height, width):
+        pad_right = (self.window_size - width % self.window_size) % self.window_size
+        pad_bottom = (self.window_size - height % self.window_size) % self.window_size
+        pad_values = (0, 0, 0, pad_right, 0, pad_bottom)
+        return F.pad(hidden_states, pad_values), pad_values
+
+    def forward(self, hidden_states, input_dimensions):
+        self.set_shift_and_window_size(input_dimensions)
+        height, width = input_dimensions
+        b, _, c = hidden_states.size()
+        shortcut = hidden_states
+        hidden_states = self.layernorm_before(hidden_states).view(b, height, width, c)
+        hidden_states, pad_values = self.maybe_pad(hidden_states, height, width)
+        _, height_pad, width_pad, _ = hidden_states.shape
+        if self.shift_size > 0:
+            shifted = torch.roll(hidden_states, shifts=(-self.shift_size, -self.shift_size), dims=(1, 2))
+        else:
+            shifted = hidden_states
+        windows = swin_window_partition(shifted, self.window_size).view(-1, self.window_size * self.window_size, c)
+        attn_mask = self.get_attn_mask(height_pad, width_pad, hidden_states.dtype)
+        attention_output = self.attention(windows, attn_mask)
+        shifted_windows = swin_window_reverse(attention_output.view(-1, self.window_size, self.window_size, c),
+                                              self.window_size, height_pad, width_pad)
+        if self.shift_size > 0:
+            attention_windows = torch.roll(shifted_windows, shifts=(self.shift_size, self.shift_size), dims=(1, 2))
+        else:
+            attention_windows = shifted_windows
+        if pad_values[3] > 0 or pad_values[5] > 0:
+            attention_windows = attention_windows[:, :height, :width, :].contiguous()
+        hidden_states = shortcut + attention_windows.view(b, height * width, c)
+        return hidden_states + self.output(self.intermediate(self.layernorm_after(hidden_states)))
+
+
+class SwinStage(nn.Module):
+    def __init__(self, c, dim, depth, num_heads, downsample):
+        super().__init__()
+        self.blocks = nn.ModuleList([SwinLayer(c, dim, num_heads, 0 if i % 2 == 0 else c['window_size'] // 2) for i in range(depth)])
+        self.downsample = SwinPatchMerging(dim) if downsample else None
+
+    def forward(self, hidden_states, input_dimensions):
+        height, width = input_dimensions
+        for layer in self.blocks:
+            hidden_states = layer(hidden_states, input_dimensions)
+        if self.downsample is None:
+            return hidden_states, (height, width)
+        return self.downsample(hidden_states, input_dimensions), ((height + 1) // 2, (width + 1) // 2)
+
+
+class SwinEncoder(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        n = len(c['depths'])
+        self.layers = nn.ModuleList([SwinStage(c, int(c['embed_dim'] * 2 ** i), c['depths'][i], c['num_heads'][i], i < n - 1)
+                                     for i in range(n)])
+
+    def forward(self, hidden_states, input_dimensions):
+        for stage in self.layers:
+            hidden_states, input_dimensions = stage(hidden_states, input_dimensions)
+        return hidden_states
+
+
+class SwinModel(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.num_features = int(c['embed_dim'] * 2 ** (len(c['depths']) - 1))
+        self.embeddings = SwinEmbeddings(c)
+        self.encoder = SwinEncoder(c)
+        self.layernorm = nn.LayerNorm(self.num_features, eps=c['layer_norm_eps'])
+        self.pooler = nn.AdaptiveAvgPool1d(1)
+
+    def forward(self, pixel_values):
+        embedding_output, input_dimensions = self.embeddings(pixel_values)
+        sequence_output = self.layernorm(self.encoder(embedding_output, input_dimensions))
+        return sequence_output, torch.flatten(self.pooler(sequence_output.transpose(1, 2)), 1)
+
+
+class SwinForImageClassification(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.swin = SwinModel(c)
+        self.classifier = nn.Linear(self.swin.num_features, c['num_labels'])
+
+    def forward(self, pixel_values):
+        return self.classifier(self.swin(pixel_values)[1])
+
+
+# ---- DETR's sine position embedding (modeling_detr.py) --------------------------------------------
+
+
+class DetrSinePositionEmbedding(nn.Module):
+    def __init__(self, embedding_dim=64, temperature=10000, normalize=False, scale=None):
+        super().__init__()
+        self.embedding_dim = embedding_dim
+        self.temperature = temperature
+        self.normalize = normalize
+        if scale is not None and normalize is False:
+            raise ValueError('normalize should be True if scale is passed')
+        self.scale = 2 * math.pi if scale is None else scale
+
+    def forward(self, pixel_values, pixel_mask):
+        y_embed = pixel_mask.cumsum(1, dtype=torch.float32)
+        x_embed = pixel_mask.cumsum(2, dtype=torch.float32)
+        if self.normalize:
+            y_embed = y_embed / (y_embed[:, -1:, :] + 1e-6) * self.scale
+            x_embed = x_embed / (x_embed[:, :, -1:] + 1e-6) * self.scale
+        dim_t = torch.arange(self.embedding_dim, dtype=torch.int64).float()
+        dim_t = self.temperature ** (2 * torch.div(dim_t, 2, rounding_mode='floor') / self.embedding_dim)
+        pos_x = x_embed[:, :, :, None] / dim_t
+        pos_y = y_embed[:, :, :, None] / dim_t
+        pos_x = torch.stack((pos_x[:, :, :, 0::2].sin(), pos_x[:, :, :, 1::2].cos()), dim=4).flatten(3)
+        pos_y = torch.stack((pos_y[:, :, :, 0::2].sin(), pos_y[:, :, :, 1::2].cos()), dim=4).flatten(3)
+        return torch.cat((pos_y, pos_x), dim=3).permute(0, 3, 1, 2)
+
+
+# ---- MobileViT (modeling_mobilevit.py) ------------------------------------------------------------
+
+
+def make_divisible(value, divisor=8, min_value=None):
+    if min_value is None:
+        min_value = divisor
+    new_value = max(min_value, int(value + divisor / 2) // divisor * divisor)
+    if new_value < 0.9 * value:
+        new_value += divisor
+    return int(new_value)
+
+
+class MobileViTConvLayer(nn.Module):
+    def __init__(self, c, in_channels, out_channels, kernel_size, stride=1, groups=1, use_normalization=True, use_activation=True):
+        super().__init__()
+        padding = int((kernel_size - 1) / 2)
+        self.convolution = nn.Conv2d(in_channels, out_channels, kernel_size, stride=stride, padding=padding, groups=groups, bias=False)
+        self.normalization = nn.BatchNorm2d(out_channels, eps=1e-5, momentum=0.1) if use_normalization else None
+        self.activation = nn.SiLU() if use_activation else None
+
+    def forward(self, features):
+        features = self.convolution(features)
+        if self.normalization is not None:
+            features = self.normalization(features)
+        if self.activation is not None:
+            features = self.activation(features)
+        return features
+
+
+class MobileViTInvertedResidual(nn.Module):
+    def __init__(self, c, in_channels, out_channels, stride):
+        super().__init__()
+        expanded_channels = make_divisible(int(round(in_channels * c['expand_ratio'])), 8)
+        self.use_residual = (stride == 1) and (in_channels == out_channels)
+        self.expand_1x1 = MobileViTConvLayer(c, in_channels, expanded_channels, 1)
+        self.conv_3x3 = MobileViTConvLayer(c, expanded_channels, expanded_channels, 3, stride=stride, groups=expanded_channels)
+        self.reduce_1x1 = MobileViTConvLayer(c, expanded_channels, out_channels, 1, use_activation=False)
+
+    def forward(self, features):
+        residual = features
+        features = self.reduce_1x1(self.conv_3x3(self.expand_1x1(features)))
+        return residual + features if self.use_residual else features
+
+
+class MobileViTMobileNetLayer(nn.Module):
+    def __init__(self, c, in_channels, out_channels, stride=1, num_stages=1):
+        super().__init__()
+        self.layer = nn.ModuleList()
+        for i in range(num_stages):
+            self.layer.append(MobileViTInvertedResidual(c, in_channels, out_channels, stride if i == 0 else 1))
+            in_channels = out_channels
+
+    def forward(self, features):
+        for layer_module in self.layer:
+            features = layer_module(features)
+        return features
+
+
+class MobileViTSelfAttention(nn.Module):
+    def __init__(self, c, hidden_size):
+        super().__init__()
+        self.num_attention_heads = c['num_attention_heads']
+        self.attention_head_size = int(hidden_size / c['num_attention_heads'])
+        self.all_head_size = self.num_attention_heads * self.attention_head_size
+        self.query = nn.Linear(hidden_size, self.all_head_size, bias=c['qkv_bias'])
+        self.key = nn.Linear(hidden_size, self.all_head_size, bias=c['qkv_bias'])
+        self.value = nn.Linear(hidden_size, self.all_head_size, bias=c['qkv_bias'])
+
+    def transpose_for_scores(self, x):
+        return x.view(*(x.size()[:-1] + (self.num_attention_heads, self.attention_head_size))).permute(0, 2, 1, 3)
+
+    def forward(self, hidden_states):
+        mixed_query_layer = self.query(hidden_states)
+        key_layer = self.transpose_for_scores(self.key(hidden_states))
+        value_layer = self.transpose_for_scores(self.value(hidden_states))
+        query_layer = self.transpose_for_scores(mixed_query_layer)
+        scores = torch.matmul(query_layer, key_layer.transpose(-1, -2)) / math.sqrt(self.attention_head_size)
+        context = torch.matmul(F.softmax(scores, dim=-1), value_layer).permute(0, 2, 1, 3).contiguous()
+        return context.view(*(context.size()[:-2] + (self.all_head_size,)))
+
+
+class MobileViTSelfOutput(nn.Module):
+    def __init__(self, hidden_size):
+        super().__init__()
+        self.dense = nn.Linear(hidden_size, hidden_size)
+
+    def forward(self, hidden_states):
+        return self.dense(hidden_states)
+
+
+class MobileViTAttention(nn.Module):
+    def __init__(self, c, hidden_size):
+        super().__init__()
+        self.attention = MobileViTSelfAttention(c, hidden_size)
+        self.output = MobileViTSelfOutput(hidden_size)
+
+    def forward(self, hidden_states):
+        return self.output(self.attention(hidden_states))
+
+
+class MobileViTIntermediate(nn.Module):
+    def __init__(self, hidden_size, intermediate_size):
+        super().__init__()
+        self.dense = nn.Linear(hidden_size, intermediate_size)
+
+    def forward(self, hidden_states):
+        return F.silu(self.dense(hidden_states))
+
+
+class MobileViTOutput(nn.Module):
+    def __init__(self, hidden_size, intermediate_size):
+        super().__init__()
+        self.dense = nn.Linear(intermediate_size, hidden_size)
+
+    def forward(self, hidden_states, input_tensor):
+        return self.dense(hidden_states) + input_tensor
+
+
+class MobileViTTransformerLayer(nn.Module):
+    def __init__(self, c, hidden_size, intermediate_size):
+        super().__init__()
+        self.attention = MobileViTAttention(c, hidden_size)
+        self.intermediate = MobileViTIntermediate(hidden_size, intermediate_size)
+        self.output = MobileViTOutput(hidden_size, intermediate_size)
+        self.layernorm_before = nn.LayerNorm(hidden_size, eps=c['layer_norm_eps'])
+        self.layernorm_after = nn.LayerNorm(hidden_size, eps=c['layer_norm_eps'])
+
+    def forward(self, hidden_states):
+        hidden_states = self.attention(self.layernorm_before(hidden_states)) + hidden_states
+        return self.output(self.intermediate(self.layernorm_after(hidden_states)), hidden_states)
+
+
+class MobileViTTransformer(nn.Module):
+    def __init__(self, c, hidden_size, num_stages):
+        super().__init__()
+        self.layer = nn.ModuleList([MobileViTTransformerLayer(c, hidden_size, int(hidden_size * c['mlp_ratio'])) for _ in range(num_stages)])
+
+    def forward(self, hidden_states):
+        for layer_module in self.layer:
+            hidden_states = layer_module(hidden_states)
+        return hidden_states
+
+
+class MobileViTLayer(nn.Module):
+    def __init__(self, c, in_channels, out_channels, stride, hidden_size, num_stages):
+        super().__init__()
+        self.patch_width = c['patch_size']
+        self.patch_height = c['patch_size']
+        if stride == 2:
+            self.downsampling_layer = MobileViTInvertedResidual(c, in_channels, out_channels, stride)
+            in_channels = out_channels
+        else:
+            self.downsampling_layer = None
+        self.conv_kxk = MobileViTConvLayer(c, in_channels, in_channels, c['conv_kernel_size'])
+        self.conv_1x1 = MobileViTConvLayer(c, in_channels, hidden_size, 1, use_normalization=False, use_activation=False)
+        self.transformer = MobileViTTransformer(c, hidden_size, num_stages)
+        self.layernorm = nn.LayerNorm(hidden_size, eps=c['layer_norm_eps'])
+        self.conv_projection = MobileViTConvLayer(c, hidden_size, in_channels, 1)
+        self.fusion = MobileViTConvLayer(c, 2 * in_channels, in_channels, c['conv_kernel_size'])
+
+    def unfolding(self, features):
+        patch_width, patch_height = self.patch_width, self.patch_height
+        patch_area = int(patch_width * patch_height)
+        batch_size, channels, orig_height, orig_width = features.shape
+        new_height = int(math.ceil(orig_height / patch_height) * patch_height)
+        new_width = int(math.ceil(orig_width / patch_width) * patch_width)
+        interpolate = False
+        if new_width != orig_width or new_height != orig_height:
+            features = F.interpolate(features, size=(new_height, new_width), mode='bilinear', align_corners=False)
+            interpolate = True
+        num_patch_width = new_width // patch_width
+        num_patch_height = new_height // patch_height
+        num_patches = num_patch_height * num_patch_width
+        patches = features.reshape(batch_size * channels * num_patch_height, patch_height, num_patch_width, patch_width)
+        patches = patches.transpose(1, 2).reshape(batch_size, channels, num_patches, patch_area)
+        patches = patches.transpose(1, 3).reshape(batch_size * patch_area, num_patches, -1)
+        info_dict = {'orig_size': (orig_height, orig_width), 'batch_size': batch_size, 'channels': channels, 'interpolate': interpolate,
+                     'num_patches': num_patches, 'num_patches_width': num_patch_width, 'num_patches_height': num_patch_height}
+        return patches, info_dict
+
+    def folding(self, patches, info_dict):
+        patch_width, patch_height = self.patch_width, self.patch_height
+        patch_area = int(patch_width * patch_height)
+        batch_size, channels = info_dict['batch_size'], info_dict['channels']
+        num_patches = info_dict['num_patches']
+        num_patch_height, num_patch_width = info_dict['num_patches_height'], info_dict['num_patches_width']
+        features = patches.contiguous().view(batch_size, patch_area, num_patches, -1).transpose(1, 3)
+        features = features.reshape(batch_size * channels * num_patch_height, num_patch_width, patch_height, patch_width).transpose(1, 2)
+        features = features.reshape(batch_size, channels, num_patch_height * patch_height, num_patch_width * patch_width)
+        if info_dict['interpolate']:
+            features = F.interpolate(features, size=info_dict['orig_size'], mode='bilinear', align_corners=False)
+        return features
+
+    def forward(self, features):
+        if self.downsampling_layer:
+            features = self.downsampling_layer(features)
+        residual = features
+        features = self.conv_1x1(self.conv_kxk(features))
+        patches, info_dict = self.unfolding(features)
+        patches = self.layernorm(self.transformer(patches))
+        features = self.conv_projection(self.folding(patches, info_dict))
+        return self.fusion(torch.cat((residual, features), dim=1))
+
+
+class MobileViTEncoder(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        n, h = c['neck_hidden_sizes'], c['hidden_sizes']
+        self.layer = nn.ModuleList([
+            MobileViTMobileNetLayer(c, n[0], n[1], stride=1, num_stages=1),
+            MobileViTMobileNetLayer(c, n[1], n[2], stride=2, num_stages=3),
+            MobileViTLayer(c, n[2], n[3], 2, h[0], 2),
+            MobileViTLayer(c, n[3], n[4], 2, h[1], 4),
+            MobileViTLayer(c, n[4], n[5], 2, h[2], 3),
+        ])
+
+    def forward(self, hidden_states):
+        for layer_module in self.layer:
+            hidden_states = layer_module(hidden_states)
+        return hidden_states
+
+
+class MobileViTModel(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.conv_stem = MobileViTConvLayer(c, c['num_channels'], c['neck_hidden_sizes'][0], 3, stride=2)
+        self.encoder = MobileViTEncoder(c)
+        self.conv_1x1_exp = MobileViTConvLayer(c, c['neck_hidden_sizes'][5], c['neck_hidden_sizes'][6], 1)
+
+    def forward(self, pixel_values):
+        last_hidden_state = self.conv_1x1_exp(self.encoder(self.conv_stem(pixel_values)))
+        return last_hidden_state, torch.mean(last_hidden_state, dim=[-2, -1], keepdim=False)
+
+
+class MobileViTForImageClassification(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.mobilevit = MobileViTModel(c)
+        self.classifier = nn.Linear(c['neck_hidden_sizes'][-1], c['num_labels'])
+
+    def forward(self, pixel_values):
+        return self.classifier(self.mobilevit(pixel_values)[1])
+
+
 # ---- fixtures ------------------------------------------------------------------------------------
 
 # (batch, seq) of every token model's cases: the traced case (3, 6) first, then 1, odd lengths,
@@ -3288,10 +3832,11 @@ def encode_input(name, t, seed=None):
     return {'name': name, 'shape': list(t.shape), 'dtype': 'float32', 'seed': seed}
 
 
-def fixture(name, description, config, net, axes, cases, output_names, keep=()):
+def fixture(name, description, config, net, axes, cases, output_names, keep=(), fresh=False):
     """Randomizes net, saves its state_dict as <name>.safetensors (F32: the file holds net's exact
     values) and returns the JSON fixture of net's outputs (named output_names) on cases
-    ([(sizes, [(name, input)])])."""
+    ([(sizes, [(name, input)])]); fresh: each case on a copy of net as loaded (a model whose forward
+    writes its own state, as Swin's set_shift_and_window_size does, answers as a freshly loaded one)."""
     randomize(net, keep)
     path = os.path.join(OUT_DIR, f'{name}.safetensors')
     write(path, {k: v for k, v in net.state_dict().items()}, {'format': 'pt'})
@@ -3299,7 +3844,7 @@ def fixture(name, description, config, net, axes, cases, output_names, keep=()):
     out_cases = []
     for sizes, inputs in cases:
         with torch.no_grad():
-            outputs = net(*[t for _, t, *_ in inputs])
+            outputs = (copy.deepcopy(net) if fresh else net)(*[t for _, t, *_ in inputs])
         outputs = outputs if isinstance(outputs, tuple) else (outputs,)
         assert len(outputs) == len(output_names)
         out_cases.append({'sizes': sizes, 'inputs': [encode_input(n, t, *seed) for n, t, *seed in inputs],
@@ -3796,6 +4341,112 @@ def make_big_bird_b4():
     # block_size 4, two random blocks: the threshold is 36; traced at 13 (original_full)
     return big_bird_fixture('big_bird_b4', {'block_size': 4, 'num_random_blocks': 2},
                             [(2, 13), (1, 1), (2, 7), (1, 35), (2, 36), (1, 37), (2, 38), (1, 41), (1, 100)])
+
+
+def swin_config(**kw):
+    return {'image_size': 32, 'patch_size': 2, 'num_channels': 3, 'embed_dim': 16, 'depths': [2, 2], 'num_heads': [2, 4],
+            'window_size': 3, 'mlp_ratio': 2.0, 'qkv_bias': True, 'hidden_act': 'gelu', 'drop_path_rate': 0.0,
+            'use_absolute_embeddings': False, 'layer_norm_eps': 1e-5, **kw}
+
+
+def swin_cases(sizes):
+    return [({'batch': b, 'height': h, 'width': w}, [image_input('pixel_values', [b, 3, h, w], seed)])
+            for seed, (b, h, w) in enumerate(sizes, start=1)]
+
+
+# Swin, patch 2, window 3: the second stage's side is ceil(ceil(H / 2) / 2); eagerly it needs 3
+# (a side below the window fails at the bias), so H, W >= 9; it is one unshifted window where its
+# smaller side is 3 (min(H, W) 9 to 12) and shifted from 13. Traced at 26 x 21 (both stages shifted,
+# odd width: every pad), then the least size, the unshifted second stage by either side, each side of
+# 12/13, odd sizes (every patch, window and merge pad) and far above; last, 9 x 27 (the unshifted
+# second stage where every pad and the slice back are made: where that side's trace is made).
+SWIN_SIZES = [(2, 26, 21), (1, 9, 9), (1, 10, 30), (2, 12, 13), (1, 13, 12), (1, 13, 13), (1, 17, 40), (3, 14, 15), (1, 64, 50), (2, 9, 27)]
+# The classifier, patch 3, window 5: the second stage needs 5 (H, W >= 25), unshifted up to 30 and
+# shifted from 31; traced at 70 x 47, run to 301 x 257; last, 28 x 97 (unshifted, every pad made).
+SWIN_CLS_SIZES = [(2, 70, 47), (1, 25, 25), (1, 26, 31), (2, 30, 100), (1, 31, 31), (1, 33, 64), (2, 40, 29), (1, 301, 257), (2, 28, 97)]
+
+
+@model
+def make_swin():
+    c = swin_config()
+    return fixture('swin', 'SwinModel (eval): patch embeddings (Conv2d 2/2 after maybe_pad to whole patches, LayerNorm), 2 stages '
+                   'of 2 blocks (window 3, the second block shifted by 1 with the mask made in place, maybe_pad to whole windows, '
+                   'set_shift_and_window_size: a stage whose smaller side is at most the window is one unshifted window), patch '
+                   'merging (odd sides padded), layernorm, AdaptiveAvgPool1d; outputs last_hidden_state and pooler_output',
+                   c, SwinModel(c), {'pixel_values': ['batch', None, 'height', 'width']}, swin_cases(SWIN_SIZES),
+                   ['last_hidden_state', 'pooler_output'], fresh=True)
+
+
+@model
+def make_swin_cls():
+    c = swin_config(patch_size=3, window_size=5, num_labels=5)
+    return fixture('swin_cls', 'SwinForImageClassification (eval): SwinModel at patch 3, window 5 (shift 2), the classifier over '
+                   'pooler_output', c, SwinForImageClassification(c), {'pixel_values': ['batch', None, 'height', 'width']},
+                   swin_cases(SWIN_CLS_SIZES), ['logits'], fresh=True)
+
+
+def pixel_mask(b, h, w):
+    """[b, h, w] int64: row i of the batch keeps its top-left max(1, h - 2i) x max(1, w - 3i) pixels (DETR's
+    padding of smaller images to the batch's size), 0 elsewhere."""
+    m = torch.zeros(b, h, w, dtype=torch.long)
+    for i in range(b):
+        m[i, :max(1, h - 2 * i), :max(1, w - 3 * i)] = 1
+    return m
+
+
+def detr_cases(sizes):
+    return [({'batch': b, 'height': h, 'width': w}, [image_input('pixel_values', [b, 2, h, w], seed), ('pixel_mask', pixel_mask(b, h, w))])
+            for seed, (b, h, w) in enumerate(sizes, start=1)]
+
+
+@model
+def make_detr_sine():
+    # DETR's own: embedding_dim d_model // 2, normalize; traced at 5 x 7, run at 1 x 1, a row or a
+    # column, every batch row padded by another amount, and 5x the traced size
+    c = {'embedding_dim': 8, 'temperature': 10000, 'normalize': True, 'scale': None}
+    net = DetrSinePositionEmbedding(c['embedding_dim'], c['temperature'], c['normalize'], c['scale'])
+    return fixture('detr_sine', 'DetrSinePositionEmbedding(8, normalize=True): cumsum of the pixel mask down and across, '
+                   'normalized by the last row / column (+ 1e-6) times 2 pi, divided by 10000 ** (2 * floor(i / 2) / 8), '
+                   'sin / cos interleaved, y then x, [batch, 16, height, width]', c, net,
+                   {'pixel_values': ['batch', None, 'height', 'width'], 'pixel_mask': ['batch', 'height', 'width']},
+                   detr_cases([(2, 5, 7), (1, 1, 1), (2, 1, 9), (3, 6, 4), (2, 13, 2), (1, 19, 24)]), ['position_embeddings'])
+
+
+@model
+def make_detr_sine_small():
+    # other constants: 2 channels a side, temperature 20, scale 1.5; far above the traced size
+    c = {'embedding_dim': 2, 'temperature': 20, 'normalize': True, 'scale': 1.5}
+    net = DetrSinePositionEmbedding(c['embedding_dim'], c['temperature'], c['normalize'], c['scale'])
+    return fixture('detr_sine_small', 'DetrSinePositionEmbedding(2, temperature=20, normalize=True, scale=1.5)', c, net,
+                   {'pixel_values': ['batch', None, 'height', 'width'], 'pixel_mask': ['batch', 'height', 'width']},
+                   detr_cases([(2, 6, 5), (1, 1, 1), (3, 2, 1), (1, 41, 37)]), ['position_embeddings'])
+
+
+def mobilevit_config(**kw):
+    return {'num_channels': 3, 'image_size': 64, 'patch_size': 2, 'hidden_sizes': [8, 16, 16], 'neck_hidden_sizes': [8, 8, 8, 16, 16, 24, 32],
+            'num_attention_heads': 2, 'mlp_ratio': 2.0, 'expand_ratio': 2.0, 'hidden_act': 'silu', 'conv_kernel_size': 3,
+            'output_stride': 32, 'qkv_bias': True, 'layer_norm_eps': 1e-5, **kw}
+
+
+# MobileViT's blocks see ceil(H / 8), ceil(H / 16) and ceil(H / 32) (each conv of stride 2 gives
+# ceil(side / 2)); a block resizes a side that is no multiple of the patch 2 to the next one and back.
+# Traced at 70 x 45 (blocks at 9 x 6, 5 x 3, 3 x 2: every block resizes), then 1 x 1 (every block
+# resizes 1 to 2), sizes where every block's sides are even (64 x 128) or only some, odd sizes and far above.
+MOBILEVIT_SIZES = [(2, 70, 45), (1, 1, 1), (1, 64, 128), (2, 33, 16), (1, 17, 100), (3, 8, 9), (1, 200, 171)]
+
+
+@model
+def make_mobilevit():
+    c = mobilevit_config(num_labels=3)
+    net = MobileViTForImageClassification(c)
+    randomize_batch_norms(net)
+    cases = [({'batch': b, 'height': h, 'width': w}, [image_input('pixel_values', [b, 3, h, w], seed)])
+             for seed, (b, h, w) in enumerate(MOBILEVIT_SIZES, start=1)]
+    return fixture('mobilevit', 'MobileViTForImageClassification (eval): conv stem (3 x 3 / 2, BatchNorm, silu), MobileNetV2 '
+                   'inverted residuals (expand 2), three MobileViT blocks (2, 4, 3 transformer layers over 2 x 2 patches; '
+                   'unfolding bilinear-resizes a side that is no multiple of 2 to the next multiple, folding resizes back), '
+                   '1 x 1 expansion, mean pool, classifier', c, net, {'pixel_values': ['batch', None, 'height', 'width']},
+                   cases, ['logits'])
 
 
 if __name__ == '__main__':

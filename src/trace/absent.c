@@ -44,6 +44,14 @@ static bool neutral_attrs(int op, const om_attrs *b, int nd, const int64_t *shap
   return false;
 }
 
+/* Whether op's call with arguments b has a neutral form on some input (neutral_attrs, before the
+ * input's shape is known). */
+static bool neutral_kind(int op, const om_attrs *b) {
+  if (op == OM_OP_pad) return b->n_i >= 1 && b->i[0] <= 2;
+  if (op == OM_OP_slice) return b->n_i == 4 && b->i[3] == 1;
+  return op == OM_OP_interpolate && b->n_i == 5 && b->i[4] == 0;
+}
+
 /* Appends x to run's pool, as runs.c logs a call; false with OutOfMemory. */
 static bool push(om_run *run, int64_t x) {
   int64_t *slot = OM_VEC_PUSH_SLOT(run->pool);
@@ -151,30 +159,71 @@ void om__run_neutral(om_trace *tr, om_run *run) {
   int missing = b->live.n - run->live.n;
   if (run != b && !tr->reexampled && b->n_outputs >= 0 && run->n_outputs == b->n_outputs && missing < 0 &&
       can_be_example(tr, run->v) && makes_more(b, run)) {
-    int64_t big = 0, was = 0; /* the run of the smallest sizes: the trace again costs least there */
+    /* the run that makes the most such calls (Swin's pads of the height, of the width and of a
+     * merge: where it makes them all, the other runs only lack some, which absent.c gives), then
+     * of the smallest sizes: the trace again costs least there */
+    int64_t big = 0, was = 0;
     for (int k = 0; k < tr->symbols.n; k++) {
       big = run->v[k] > big ? run->v[k] : big;
       was = tr->reexample_v[k] > was ? tr->reexample_v[k] : was;
     }
-    if (!tr->reexample || big < was) memcpy(tr->reexample_v, run->v, sizeof tr->reexample_v);
+    if (!tr->reexample || run->live.n > tr->reexample_calls || (run->live.n == tr->reexample_calls && big < was)) {
+      memcpy(tr->reexample_v, run->v, sizeof tr->reexample_v);
+      tr->reexample_calls = run->live.n;
+    }
     tr->reexample = true;
   }
-  if (run == b || b->n_outputs < 0 || run->n_outputs != b->n_outputs || missing <= 0 || missing > 16) return;
+  if (run == b || b->n_outputs < 0 || run->n_outputs != b->n_outputs || missing <= 0) return;
   given *m = malloc(sizeof *m * (size_t)b->live.n);
   if (!m) return;
   for (int q = 0; q < b->live.n; q++) m[q] = (given){.call = -2};
   /* the calls the run makes, in the base run's order; the others are the ones it lacks */
   int j = 0;
-  for (int q = 0; q < b->live.n; q++) {
+  for (int q = 0; q < b->live.n && missing <= 16; q++) {
     bool same = j < run->live.n && b->live.n - q > run->live.n - j - 1 &&
                 same_kind(b, &b->calls.v[b->live.v[q]], run, &run->calls.v[run->live.v[j]]);
     if (!same && b->live.n - q - 1 < run->live.n - j) break; /* no call left to lack */
     m[q] = (given){.call = same ? run->live.v[j++] : -1};
   }
-  bool ok = j == run->live.n && m[b->live.n - 1].call != -2;
+  bool ok = b->live.n > 0 && j == run->live.n && m[b->live.n - 1].call != -2;
+  /* A run that lacks such calls and then does another thing (Swin's unshifted window at a small
+   * size, where the patch pad of the other side is left out first) would be compared at its
+   * first pad with the base run's pad of the other side, and part there with other arguments:
+   * the trace would be refused at the pad, not where the model changes. So the calls it lacks
+   * before it first differs otherwise are given all the same, and its calls from there follow in
+   * their order: it parts where it does another thing (another op, other values), as any run. */
+  int stop = b->live.n;
+  if (!ok) {
+    int lacked = 0;
+    j = 0;
+    for (int q = 0; q < b->live.n; q++) m[q] = (given){.call = -2};
+    for (stop = 0; stop < b->live.n && j < run->live.n; stop++) {
+      const om_runcall *pb = &b->calls.v[b->live.v[stop]];
+      if (same_kind(b, pb, run, &run->calls.v[run->live.v[j]])) {
+        m[stop] = (given){.call = run->live.v[j++]};
+        continue;
+      }
+      om_attrs ab;
+      om__runcall_attrs(b, pb, &ab);
+      if (b->pool.v[pb->in] != 1 || !neutral_kind(pb->op, &ab)) break;
+      m[stop] = (given){.call = -1};
+      lacked++;
+    }
+    ok = lacked > 0 && j < run->live.n && stop < b->live.n;
+    /* only where what it lacks is read before it parts (Swin's pad of the width, read by the pad
+     * of the height): the pieces a split makes at larger sizes, read by calls past that, are more
+     * calls, not calls left out */
+    for (int q = stop; ok && q <= b->live.n; q++) {
+      const int64_t *in = q < b->live.n ? b->pool.v + b->calls.v[b->live.v[q]].in : b->pool.v + b->out;
+      for (int i = 0; ok && i < in[0]; i++) {
+        int r = !in[1 + 2 * i] && in[2 + 2 * i] >= 0 ? b->calls.v[in[2 + 2 * i] / OM_MAX_OUTPUTS].rank : -1;
+        ok = r < 0 || r >= stop || m[r].call != -1;
+      }
+    }
+  }
   int n0 = run->live.n;
   /* each call it lacks, logged with its neutral argument, reading what the call before gave */
-  for (int q = 0; ok && q < b->live.n; q++) {
+  for (int q = 0; ok && q < stop; q++) {
     if (m[q].call >= 0) continue;
     const om_runcall *pb = &b->calls.v[b->live.v[q]];
     const int64_t *ib = b->pool.v + pb->in;
@@ -201,6 +250,7 @@ void om__run_neutral(om_trace *tr, om_run *run) {
    * (it is the identity): it reads the call now. Checked first, changed after. */
   for (int pass = 0; ok && pass < 2; pass++) {
     for (int q = 0; ok && q <= b->live.n; q++) {
+      if (q >= stop && stop < b->live.n) break; /* past where it parts: its own reads */
       if (q < b->live.n && m[q].made) continue;
       const int64_t *in = q < b->live.n ? b->pool.v + b->calls.v[b->live.v[q]].in : b->pool.v + b->out;
       int64_t *rin = q < b->live.n ? run->pool.v + run->calls.v[m[q].call].in : run->pool.v + run->out;
@@ -213,17 +263,23 @@ void om__run_neutral(om_trace *tr, om_run *run) {
       }
     }
   }
-  /* the live calls in the base run's order */
-  for (int q = n0; ok && q < b->live.n; q++) ok = OM_VEC_PUSH_SLOT(run->live) != NULL;
+  /* the live calls in the base run's order (then, where it parts, its own from there) */
+  int tail = stop < b->live.n ? n0 - j : 0, n = stop < b->live.n ? stop + tail : b->live.n;
+  int *rest = tail > 0 ? malloc(sizeof *rest * (size_t)tail) : NULL;
+  ok = ok && (tail == 0 || rest);
+  if (ok && tail > 0) memcpy(rest, run->live.v + j, sizeof *rest * (size_t)tail);
+  for (int q = n0; ok && q < n; q++) ok = OM_VEC_PUSH_SLOT(run->live) != NULL;
   if (ok) {
-    for (int q = 0; q < b->live.n; q++) {
-      run->live.v[q] = (int)m[q].call;
-      run->calls.v[m[q].call].rank = q;
+    for (int q = 0; q < n; q++) {
+      run->live.v[q] = q < stop ? (int)m[q].call : rest[q - stop];
+      run->calls.v[run->live.v[q]].rank = q;
     }
+    run->live.n = n;
   } else { /* as it was: the calls logged are dead */
     run->live.n = n0;
     for (int q = 0; q < b->live.n; q++)
       if (m[q].made && m[q].call >= 0) run->calls.v[m[q].call].rank = -1;
   }
+  free(rest);
   free(m);
 }

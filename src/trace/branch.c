@@ -1000,6 +1000,8 @@ int om__branch_reexample(om_trace *tr, const om_symbol *declared, om_trace_fn fn
     om_traced_release(m);
     om_error_kind kind = om_last_error();
     if (kind == OM_ERR_OUT_OF_MEMORY) return om__trace_fail(kind, "trace_run: out of memory"), -1;
+    if (kind == OM_ERR_TRACE_SYMBOLIC_SHAPE && strstr(st->err_msg, "declare"))
+      snprintf(tr->reexample_msg, sizeof tr->reexample_msg, "%s", st->err_msg);
     om_clear_error();
     return 0;
   }

@@ -257,6 +257,10 @@ struct om_trace {
   bool reexample;            /* a run at reexample_v made them */
   bool reexampled;           /* this trace is the one traced at such sizes */
   int64_t reexample_v[64];
+  int reexample_calls;       /* the live calls of the run at reexample_v */
+  char reexample_msg[512];   /* the SymbolicShape refusal of the trace at reexample_v that names a
+                              * declaration: said instead of this trace's own refusal, which is at
+                              * a call such a run lacks, not where the model changes */
   int64_t stop_call;         /* in the run going on, the call that ends the trace with stop_msg (a */
   const char *stop_msg;      /* threshold, refused at the model's own call: it has its source line) */
 };

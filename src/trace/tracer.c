@@ -69,6 +69,11 @@ bool om__trace_fail(om_error_kind kind, const char *fmt, ...) {
   va_end(ap);
   st->err_kind = kind;
   if (st->trace && st->trace->phase == OM_PHASE_OTHER) return false; /* a run at other sizes: the record run decides */
+  /* refused, and refused again where the model makes every call some runs lack (Swin traced where
+   * it pads one side only: at the pad, matched with the other side's pad): the trace made there
+   * names where the model changes and the declaration that holds (absent.c, om__branch_reexample) */
+  if (st->trace && kind == OM_ERR_TRACE_SYMBOLIC_SHAPE && st->trace->reexample_msg[0])
+    memcpy(st->err_msg, st->trace->reexample_msg, sizeof st->trace->reexample_msg);
   st->trace_end_kind = kind;
   memcpy(st->trace_end_msg, st->err_msg, sizeof st->trace_end_msg);
   om_trace_abort();

@@ -1,0 +1,132 @@
+// Hugging Face's Swin (examples/transformers/swin.mjs), MobileViT (mobilevit.mjs) and DETR's sine
+// position embedding (detr.mjs) against PyTorch (the harness is tests/js/transformers-ports.mjs).
+// Each loads PyTorch's safetensors strictly, matches PyTorch eagerly at every fixture size, and is
+// traced once with every axis symbolic; the .onnx runs in onnxruntime-web and the graph in the
+// Session at every fixture size (odd sizes, the least size the model takes, each side of every
+// size threshold, far above the traced one) and at three other sizes of every symbol.
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import * as om from 'onemodel';
+import { memoryHooks } from './helpers.mjs';
+import { loadFixture, loadPort, matchesEagerly, tracesEverywhere, ranges } from './transformers-ports.mjs';
+import { image } from './torchvision-ports.mjs';
+import { SwinModel, SwinForImageClassification } from '../../examples/transformers/swin.mjs';
+import { MobileViTForImageClassification } from '../../examples/transformers/mobilevit.mjs';
+import { DetrSinePositionEmbedding } from '../../examples/transformers/detr.mjs';
+
+memoryHooks();
+
+/** Each port: its class, its outputs' names, and its non-persistent buffers. */
+const PORTS = {
+  swin: { Model: SwinModel, outputs: ['last_hidden_state', 'pooler_output'], transient: [] },
+  swin_cls: { Model: SwinForImageClassification, outputs: ['logits'], transient: [] },
+  mobilevit: { Model: MobileViTForImageClassification, outputs: ['logits'], transient: [] },
+};
+
+/** DetrSinePositionEmbedding from the fixture's config (its constructor takes the arguments DETR passes); no state. */
+class DetrSine extends DetrSinePositionEmbedding {
+  constructor(c) {
+    super(c.embedding_dim, c.temperature, c.normalize, c.scale);
+  }
+}
+for (const name of ['detr_sine', 'detr_sine_small']) PORTS[name] = { Model: DetrSine, outputs: ['position_embeddings'], transient: [] };
+
+describe('Swin loads PyTorch\'s safetensors strictly and matches PyTorch eagerly at every size', () => {
+  for (const name of ['swin', 'swin_cls']) test(name, (t) => matchesEagerly(t, PORTS[name], name));
+
+  test('below the window the second stage fails eagerly, as upstream (the bias table is the window\'s)', () => {
+    const fx = loadFixture('swin');
+    const model = loadPort(PORTS.swin, 'swin', fx);
+    try {
+      om.tidy(() => {
+        assert.throws(() => model.forward(image([1, 3, 8, 9], 1)), (e) => e instanceof om.OmError && e.kind === 'ShapeMismatch');
+      });
+    } finally {
+      model.dispose();
+    }
+  });
+
+  test('a config the port does not implement is refused, naming it', () => {
+    assert.throws(() => new SwinModel({ hidden_act: 'relu' }), /^Error: SwinModel: hidden_act "relu" is not ported \(only gelu\)$/);
+    assert.throws(() => new SwinModel({ use_absolute_embeddings: true }), /^Error: SwinModel: use_absolute_embeddings true is not ported/);
+  });
+});
+
+/** [batch, null, height, width] with height and width declared as ranges ({ min, max }). */
+const declared = (h, w) => () => ({ pixel_values: ['batch', null, om.Dim('height', h), om.Dim('width', w)] });
+const within = ({ min = 1, max = Infinity }, x) => x >= min && x <= max;
+
+describe('Swin traced with symbolic batch, height and width, run in onnxruntime-web and the Session at sizes the trace never saw', () => {
+  // Upstream's set_shift_and_window_size is a threshold on min(H, W): the second stage is one
+  // unshifted window where its smaller side is the window (swin: min(H, W) 9 to 12; swin_cls: 25 to
+  // 30) and shifted above. A threshold on two symbols is no If on one size: refused, naming the
+  // declarations under which one graph holds; declared so, each side of it traces and holds.
+  for (const [name, traced, least, shifted, traceCase, unshiftedCase] of [['swin', '26 x 21', 9, 13, 0, 9], ['swin_cls', '70 x 47', 25, 31, 0, 8]]) {
+    test(`${name}: traced at ${traced} undeclared, refused (SymbolicShape) at the threshold on min(H, W)`, () => {
+      const fx = loadFixture(name);
+      const model = loadPort(PORTS[name], name, fx);
+      try {
+        om.tidy(() => {
+          const [b, h, w] = [fx.cases[traceCase].sizes.batch, fx.cases[traceCase].sizes.height, fx.cases[traceCase].sizes.width];
+          // swin_cls's refusal names the pad of the width (another pad matched with it at a size
+          // where the model also changes): loud, but not yet where the model changes (left open)
+          const names = name === 'swin' ? `the graph holds for the sizes om.Dim('height', { min: ${shifted} }), om.Dim('width', { min: ${shifted} }) declares`
+            : 'pad: the model passes 3 integer arguments here and 5 at other sizes';
+          assert.throws(() => om.trace(model, { pixel_values: [image([b, 3, h, w], 1), ['batch', null, 'height', 'width']] }), (e) => e instanceof om.TraceError
+            && e.kind === 'SymbolicShape' && e.message.includes(names));
+        });
+      } finally {
+        model.dispose();
+      }
+    });
+
+    const big = { min: shifted };
+    test(`${name}: declared from ${shifted} (every stage shifted), traced at ${traced}, right there up to the far size`, (t) => tracesEverywhere(t, PORTS[name], name, (tm) => {
+      assert.deepEqual(Object.fromEntries(tm.symbols.map((x) => [x.name, [x.min, x.max, x.checked.min]])),
+        { batch: [1, Infinity, 1], height: [shifted, Infinity, shifted], width: [shifted, Infinity, shifted] });
+    }, declared(big, big), traceCase, (z) => within(big, z.height) && within(big, z.width)));
+
+    // The other side of the threshold, declared on the height: refused today (SymbolicShape) at an
+    // argument computed from the sizes that the fit does not pin over 4 or 6 heights (swin: the
+    // patch merging's pad of an odd side; swin_cls: a window partition's reshape; left open)
+    const small = { min: least, max: shifted - 1 };
+    test(`${name}: height declared ${least} to ${shifted - 1} (the second stage one unshifted window): refused, SymbolicShape`, () => {
+      const fx = loadFixture(name);
+      const model = loadPort(PORTS[name], name, fx);
+      try {
+        om.tidy(() => {
+          const { batch: b, height: h, width: w } = fx.cases[unshiftedCase].sizes;
+          assert.ok(within(small, h) && b >= 2, 'an example inside the declared range');
+          assert.throws(() => om.trace(model, { pixel_values: [image([b, 3, h, w], 1), declared(small, { min: least })().pixel_values] }),
+            (e) => e instanceof om.TraceError && e.kind === 'SymbolicShape' && e.message.includes('but not as a size the graph can compute'));
+        });
+      } finally {
+        model.dispose();
+      }
+    });
+  }
+});
+
+describe('MobileViT loads PyTorch\'s safetensors strictly, matches PyTorch eagerly, and traces with symbolic batch, height and width', () => {
+  test('mobilevit: eagerly at every size', (t) => matchesEagerly(t, PORTS.mobilevit, 'mobilevit'));
+
+  test('mobilevit: traced at 70 x 45 (every block resizes to whole patches), right from 1 x 1 to 200 x 171', (t) => tracesEverywhere(t, PORTS.mobilevit, 'mobilevit', (tm) => {
+    // the batch's line stops where the input would pass 2^26 elements (checked.max), not at 32768
+    assert.deepEqual(Object.fromEntries(tm.symbols.map((x) => [x.name, [x.min, x.max, x.narrowedBy, x.checked.min]])),
+      { batch: [1, Infinity, null, 1], height: [1, Infinity, null, 1], width: [1, Infinity, null, 1] });
+  }));
+});
+
+describe('DETR\'s sine position embedding, computed from the pixel mask at run time', () => {
+  for (const name of ['detr_sine', 'detr_sine_small']) {
+    test(`${name}: eagerly at every size`, (t) => matchesEagerly(t, PORTS[name], name));
+    test(`${name}: traced with symbolic batch, height and width, right from 1 x 1 up`, (t) => tracesEverywhere(t, PORTS[name], name, (tm) => {
+      const r = ranges(tm);
+      assert.deepEqual(Object.fromEntries(Object.entries(r).map(([k, v]) => [k, v.slice(0, 2)])), { batch: [1, Infinity], height: [1, Infinity], width: [1, Infinity] });
+    }));
+  }
+
+  test('a scale without normalize is refused, as upstream', () => {
+    assert.throws(() => new DetrSinePositionEmbedding(8, 10000, false, 2), /^Error: DetrSinePositionEmbedding: normalize should be True if scale is passed$/);
+  });
+});
