@@ -101,6 +101,16 @@ describe('the module tree', () => {
       assert.deepEqual(order, ['Linear', 'ReLU', 'Sequential', 'Linear', 'Linear', 'Net'], 'PyTorch\'s order: each after its children; shared once');
       net.apply((m) => { m.training = false; });
       assert.ok(net.modules().every((m) => !m.training));
+      // a module two parents hold: once under each, as PyTorch's apply (namedModules lists it once)
+      const tied = new nn.Module();
+      tied.a = new nn.Sequential(net.heads[0]);
+      tied.b = new nn.Sequential(net.heads[0], new nn.ReLU());
+      tied.c = net.heads[0];
+      tied.up = tied; // a cycle: not entered again
+      const seen = [];
+      tied.apply((m) => seen.push(m.constructor.name));
+      assert.deepEqual(seen, ['Linear', 'Sequential', 'Linear', 'ReLU', 'Sequential', 'Linear', 'Module']);
+      assert.deepEqual(tied.namedModules().map((e) => e[0]), ['', 'a', 'a.0', 'b', 'b.1']);
       assert.throws(() => net.apply(3), { kind: 'InvalidArgument', message: 'apply: fn must be a function, got 3' });
     } finally {
       net.dispose();
