@@ -6,7 +6,7 @@
 import { OmError, invalid } from './errors.js';
 import {
   M, omw, requireReady, opId, dtypeCodes, dtypeNames, checkHandle, checkStatus, lastError, marshal,
-  readU32, readF64, scopes, collector, heapAlloc, callOp, applied, scratch,
+  readU32, readF64, scopes, collector, collectorPressure, heapAlloc, callOp, applied, scratch,
 } from './runtime.js';
 import {
   describe, toI32, scalarValue, flattenData, toTypedArray, explicitShape, shapeArg, toI64,
@@ -271,6 +271,7 @@ export class Tensor {
   #shape;
   #grad = null; // the cached wrapper of the C grad (owned by this tensor)
   #watched = false; // registered with the collector
+  #pressure = null; // an ArrayBuffer sized to the C memory this tensor came with (runtime.js collectorPressure)
   #kept = false; // om.keep(): no scope disposes it
 
   static {
@@ -279,6 +280,7 @@ export class Tensor {
       if (!collector || t.#watched || !t.#h) return;
       collector.register(t, t.#h, t);
       t.#watched = true;
+      t.#pressure = collectorPressure(t.#h);
     };
     selfOf = (t, who) => t.#use(who);
     keptOf = (t) => t.#kept;
@@ -461,6 +463,7 @@ export class Tensor {
     this.#dropGrad();
     omw.release(this.#h);
     this.#h = 0;
+    this.#pressure = null;
     if (this.#watched) collector.unregister(this);
   }
 }
