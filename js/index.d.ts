@@ -304,6 +304,8 @@ export function dot(input: Tensor, other: Tensor): Tensor;
 export function norm(input: Tensor, p?: number | 'fro', dim?: Dims | null, keepdim?: boolean): Tensor;
 /** `condition ? input : other` elementwise with broadcasting; condition is a bool tensor. */
 export function where(condition: Tensor, input: TensorLike, other: TensorLike): Tensor;
+/** torch.where(condition) alone (torch.nonzero(condition, as_tuple=True)): per dim an int64 tensor of the nonzero elements' indices; eager only (a traced condition is DataDependent). */
+export function where(condition: Tensor): Tensor[];
 /** Matrix product with PyTorch's rules (1-D operands, broadcast batch dims). */
 export function matmul(input: Tensor, other: Tensor): Tensor;
 
