@@ -404,6 +404,8 @@ export function bucketize(input: Tensor, boundaries: Tensor, options?: { right?:
 /** torch.repeat_interleave: each element along dim repeated (a count, or an int64 tensor of one
  *  count per element); without dim, of the flattened input. Differentiable. */
 export function repeatInterleave(input: Tensor, repeats: number | bigint | Tensor, dim?: number | null): Tensor;
+/** torch.repeat_interleave(repeats): a 1-D int64 tensor of counts -> int64, index i repeated repeats[i] times. */
+export function repeatInterleave(repeats: Tensor): Tensor;
 /** torch.tril_indices: int64 [2, n], the rows and columns of the lower triangle, row by row. */
 export function trilIndices(row: number | bigint, col: number | bigint, offset?: number | bigint): Tensor;
 /** torch.triu_indices: int64 [2, n], the rows and columns of the upper triangle, row by row. */
@@ -728,6 +730,8 @@ export class Tensor {
   argsort(options: SortOptions): Tensor;
   /** torch.repeat_interleave: see {@link repeatInterleave}. */
   repeatInterleave(repeats: number | bigint | Tensor, dim?: number | null): Tensor;
+  /** torch.Tensor.repeat_interleave() of a 1-D int64 tensor of counts: index i repeated this[i] times. */
+  repeatInterleave(): Tensor;
   /** int64 indices of the first maximum along dim; without dim, the index into the flattened tensor. */
   argmax(dim?: number | null, keepdim?: boolean): Tensor;
   /** int64 indices of the first minimum along dim; without dim, the index into the flattened tensor. */

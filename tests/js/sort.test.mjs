@@ -108,6 +108,18 @@ describe('sorting and rearranging against PyTorch', () => {
     assert.deepEqual(om.repeatInterleave(om.zeros([2, 3]), 0, 1).shape, [2, 0]);
     assert.deepEqual(vals(om.tensor(7).repeatInterleave(3)), [7, 7, 7]);
   }));
+
+  test('repeatInterleave(repeats) alone: each index repeated its count, as torch.repeat_interleave(repeats)', () => om.tidy(() => {
+    const counts = om.tensor([2n, 0n, 3n, 1n]);
+    for (const r of [om.repeatInterleave(counts), counts.repeatInterleave()]) {
+      assert.equal(r.dtype, 'int64');
+      assert.deepEqual([...r.toArray()], [0n, 0n, 2n, 2n, 2n, 3n]);
+    }
+    assert.deepEqual(om.repeatInterleave(om.zeros([0], { dtype: 'int64' })).shape, [0]);
+    throwsKind(() => om.repeatInterleave(om.tensor(3n)), 'ShapeMismatch', /^repeatInterleave: repeat_interleave only accept 1D vector as repeat, got \[\]$/);
+    throwsKind(() => om.repeatInterleave(om.tensor([1, 2])), 'DtypeMismatch', /^repeatInterleave: repeats must be int64, not float32$/);
+    throwsKind(() => om.repeatInterleave(om.tensor([1n, -1n])), 'InvalidArgument', /^repeatInterleave: repeats can not be negative, got -1 \(at 1\)$/);
+  }));
 });
 
 describe('gradients', () => {
