@@ -1895,6 +1895,8 @@ export namespace nn {
     at(i: number): Module;
     /** Adds a module at the end, named by the count before it. Returns this. */
     append(module: Module): this;
+    /** Appends each module in order (PyTorch's extend); a bad item adds none. Returns this. */
+    extend(modules: Iterable<Module>): this;
     [Symbol.iterator](): Iterator<Module>;
     forward(x: any): any;
   }
@@ -1907,6 +1909,8 @@ export namespace nn {
     at(i: number): T;
     /** Adds an item at the end, named by the count before it. Returns this. */
     append(item: T): this;
+    /** Appends each item in order (PyTorch's extend); a bad item adds none. Returns this. */
+    extend(items: Iterable<T>): this;
     [Symbol.iterator](): Iterator<T>;
   }
 

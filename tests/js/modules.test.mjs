@@ -142,6 +142,17 @@ describe('containers', () => {
       assert.deepEqual(ordered.namedChildren().map((e) => e[0]), ['0', '2', 'fc'], 'integer names first, increasing: kept as given');
       const list = new nn.ModuleList([new nn.ReLU()]).append(new nn.Tanh());
       assert.deepEqual(list.namedChildren().map((e) => e[0]), ['0', '1'], 'a ModuleList appends as before');
+      // extend: PyTorch's, from any iterable (another container too); a bad item adds none
+      list.extend([new nn.Linear(1, 1), new nn.ReLU()]).extend(new nn.ModuleList([new nn.Identity()]));
+      assert.deepEqual(list.namedChildren().map((e) => [e[0], e[1].constructor.name]), [['0', 'ReLU'], ['1', 'Tanh'], ['2', 'Linear'], ['3', 'ReLU'], ['4', 'Identity']]);
+      assert.deepEqual(Object.keys(list.stateDict()), ['2.weight', '2.bias']);
+      assert.throws(() => list.extend([new nn.ReLU(), 3]), { kind: 'InvalidArgument', message: 'ModuleList.extend: item 1 must be an om.nn.Module, got 3' });
+      assert.throws(() => list.extend(new nn.ReLU()), { kind: 'InvalidArgument', message: /^ModuleList\.extend: should be called with an iterable, but got / });
+      assert.equal(list.length, 5, 'nothing added by a failed extend');
+      const params = new nn.ParameterList([]).extend([om.zeros([2])]);
+      assert.deepEqual(Object.keys(params.stateDict()), ['0']);
+      params.dispose();
+      list.dispose();
       assert.deepEqual(Object.keys(b.stateDict()), ['fc.weight', 'fc.bias', 'out.weight', 'out.bias']);
       assert.deepEqual(om.tidy(() => b.forward(om.ones([5, 2])).shape), [5, 1]);
       assert.throws(() => new nn.Sequential({ fc: 3 }), { kind: 'InvalidArgument', message: 'Sequential: item fc must be an om.nn.Module, got 3' });
