@@ -304,6 +304,8 @@ export function dot(input: Tensor, other: Tensor): Tensor;
 export function norm(input: Tensor, p?: number | 'fro', dim?: Dims | null, keepdim?: boolean): Tensor;
 /** `condition ? input : other` elementwise with broadcasting; condition is a bool tensor. */
 export function where(condition: Tensor, input: TensorLike, other: TensorLike): Tensor;
+/** torch.where(condition) alone (torch.nonzero(condition, as_tuple=True)): per dim an int64 tensor of the nonzero elements' indices; eager only (a traced condition is DataDependent). */
+export function where(condition: Tensor): Tensor[];
 /** Matrix product with PyTorch's rules (1-D operands, broadcast batch dims). */
 export function matmul(input: Tensor, other: Tensor): Tensor;
 
@@ -402,6 +404,8 @@ export function bucketize(input: Tensor, boundaries: Tensor, options?: { right?:
 /** torch.repeat_interleave: each element along dim repeated (a count, or an int64 tensor of one
  *  count per element); without dim, of the flattened input. Differentiable. */
 export function repeatInterleave(input: Tensor, repeats: number | bigint | Tensor, dim?: number | null): Tensor;
+/** torch.repeat_interleave(repeats): a 1-D int64 tensor of counts -> int64, index i repeated repeats[i] times. */
+export function repeatInterleave(repeats: Tensor): Tensor;
 /** torch.tril_indices: int64 [2, n], the rows and columns of the lower triangle, row by row. */
 export function trilIndices(row: number | bigint, col: number | bigint, offset?: number | bigint): Tensor;
 /** torch.triu_indices: int64 [2, n], the rows and columns of the upper triangle, row by row. */
@@ -726,6 +730,8 @@ export class Tensor {
   argsort(options: SortOptions): Tensor;
   /** torch.repeat_interleave: see {@link repeatInterleave}. */
   repeatInterleave(repeats: number | bigint | Tensor, dim?: number | null): Tensor;
+  /** torch.Tensor.repeat_interleave() of a 1-D int64 tensor of counts: index i repeated this[i] times. */
+  repeatInterleave(): Tensor;
   /** int64 indices of the first maximum along dim; without dim, the index into the flattened tensor. */
   argmax(dim?: number | null, keepdim?: boolean): Tensor;
   /** int64 indices of the first minimum along dim; without dim, the index into the flattened tensor. */
@@ -1889,6 +1895,8 @@ export namespace nn {
     at(i: number): Module;
     /** Adds a module at the end, named by the count before it. Returns this. */
     append(module: Module): this;
+    /** Appends each module in order (PyTorch's extend); a bad item adds none. Returns this. */
+    extend(modules: Iterable<Module>): this;
     [Symbol.iterator](): Iterator<Module>;
     forward(x: any): any;
   }
@@ -1901,6 +1909,8 @@ export namespace nn {
     at(i: number): T;
     /** Adds an item at the end, named by the count before it. Returns this. */
     append(item: T): this;
+    /** Appends each item in order (PyTorch's extend); a bad item adds none. Returns this. */
+    extend(items: Iterable<T>): this;
     [Symbol.iterator](): Iterator<T>;
   }
 

@@ -507,6 +507,39 @@ export const collector = typeof FinalizationRegistry === 'function'
   ? new FinalizationRegistry((h) => { leaked++; M._omw_release(h); })
   : null;
 
+/*
+ * The collector's pressure. V8 collects when its own heap grows or when memory it is told about
+ * does (an ArrayBuffer's bytes count); the wasm heap's tensors are neither. A result that holds
+ * an autograd graph (an inference loop without noGrad drops one each call, with megabytes of
+ * saved activations behind it) looks like a few bytes to V8, and such a loop ran the wasm heap
+ * to OutOfMemory, even yielding, before V8 ever collected one. So a tensor with a graph, handed to
+ * the collector, carries an ArrayBuffer (never written) as large as the bytes the library
+ * allocated since the last tensor was handed over (at least PRESSURE_MIN, summed over smaller
+ * ones), and V8 weighs it as it weighs a Buffer. A leaf (a weight, a loaded or created tensor,
+ * usually kept) takes what came before it and carries nothing, so long-lived tensors cost no
+ * extra memory; tensors disposed or scoped (om.tidy, a forward's intermediates) never get one.
+ */
+const PRESSURE_MIN = 64 * 1024;
+const PRESSURE_MAX = 2 ** 30;
+let pressureSeen = 0; // the library's live bytes when the last watched tensor was counted
+let pressurePending = 0; // bytes allocated since, not yet carried by any tensor
+
+/** An ArrayBuffer for tensor handle h, just handed to the collector, or null (see above). */
+export function collectorPressure(h) {
+  const graph = M._omw_has_graph(h) !== 0;
+  const live = M._omw_live_bytes();
+  pressurePending = graph ? Math.max(0, pressurePending + live - pressureSeen) : 0;
+  pressureSeen = live;
+  if (pressurePending < PRESSURE_MIN) return null;
+  const bytes = Math.min(pressurePending, PRESSURE_MAX);
+  pressurePending = 0;
+  try {
+    return new ArrayBuffer(bytes);
+  } catch {
+    return null; // the engine refused the size: no pressure rather than an error
+  }
+}
+
 /**
  * Sets how many threads the kernels use, this one included (capped at the cores available and
  * at 4, and at 1 in the single-thread build); returns the count now in effect. Results are the same bits for any count.

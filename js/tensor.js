@@ -6,7 +6,7 @@
 import { OmError, invalid } from './errors.js';
 import {
   M, omw, requireReady, opId, dtypeCodes, dtypeNames, checkHandle, checkStatus, lastError, marshal,
-  readU32, readF64, scopes, collector, heapAlloc, callOp, applied, scratch,
+  readU32, readF64, scopes, collector, collectorPressure, heapAlloc, callOp, applied, scratch,
 } from './runtime.js';
 import {
   describe, toI32, scalarValue, flattenData, toTypedArray, explicitShape, shapeArg, toI64,
@@ -271,6 +271,7 @@ export class Tensor {
   #shape;
   #grad = null; // the cached wrapper of the C grad (owned by this tensor)
   #watched = false; // registered with the collector
+  #pressure = null; // an ArrayBuffer sized to the C memory this tensor came with (runtime.js collectorPressure)
   #kept = false; // om.keep(): no scope disposes it
 
   static {
@@ -279,6 +280,7 @@ export class Tensor {
       if (!collector || t.#watched || !t.#h) return;
       collector.register(t, t.#h, t);
       t.#watched = true;
+      t.#pressure = collectorPressure(t.#h);
     };
     selfOf = (t, who) => t.#use(who);
     keptOf = (t) => t.#kept;
@@ -461,6 +463,7 @@ export class Tensor {
     this.#dropGrad();
     omw.release(this.#h);
     this.#h = 0;
+    this.#pressure = null;
     if (this.#watched) collector.unregister(this);
   }
 }
@@ -656,12 +659,35 @@ export function meshgrid(tensors, options) {
 export function where(condition, input, other) {
   requireReady('where');
   const hc = handleOf(condition, 'where', 'condition');
+  if (arguments.length === 1) return nonzeroIndices(condition);
   const { handles, temps } = operands('where', ['input', 'other'], [input, other]);
   try {
     return apply1('where', 'where', [hc, ...handles]);
   } finally {
     releaseAll(temps);
   }
+}
+
+/**
+ * torch.where(condition) alone, torch.nonzero(condition, as_tuple=True): per dim (one for a 0-d
+ * condition) an int64 tensor of the nonzero elements' indices, in row-major order (NaN counts as
+ * nonzero). The count is the condition's values, so it is read eagerly: a traced condition is
+ * DataDependent there, as any read.
+ */
+function nonzeroIndices(condition) {
+  const values = condition.toArray();
+  const shape = condition.shape.length ? condition.shape : [1];
+  const dims = shape.map(() => []);
+  for (let k = 0; k < values.length; k++) {
+    const v = values[k];
+    if (v === 0 || v === 0n) continue; // -0 too; NaN !== 0 counts, as PyTorch's
+    let rest = k;
+    for (let d = shape.length - 1; d >= 0; d--) {
+      dims[d].push(BigInt(rest % shape[d]));
+      rest = Math.floor(rest / shape[d]);
+    }
+  }
+  return dims.map((ix) => tensor(ix, { dtype: 'int64', shape: [ix.length] }));
 }
 
 // ---- scopes ---------------------------------------------------------------------------------

@@ -95,6 +95,9 @@ OMW int omw_copy_from(om_tensor *dst, const om_tensor *src) { return om_tensor_c
 
 /* ---- autograd ---- */
 OMW int omw_set_requires_grad(om_tensor *t, int flag) { return om_tensor_set_requires_grad(t, flag); }
+/** 1 when t heads an autograd graph (requires grad and is not a leaf): what a dropped result
+ *  holds besides its own bytes (js/runtime.js collectorPressure). No scratch buffer, unlike omw_info. */
+OMW int omw_has_graph(const om_tensor *t) { return om_tensor_requires_grad(t) && !om_tensor_is_leaf(t); }
 OMW om_tensor *omw_grad(const om_tensor *t) { return om_tensor_grad(t); }
 OMW void omw_zero_grad(om_tensor *t) { om_tensor_zero_grad(t); }
 OMW int omw_backward(om_tensor *root, const om_tensor *grad) { return om_backward(root, grad); }

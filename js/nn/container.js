@@ -90,6 +90,20 @@ class Indexed extends Module {
     return this;
   }
 
+  /** Appends each item of an iterable in order (PyTorch's extend). Checked first: a bad item adds none. Returns this. */
+  extend(list) {
+    const who = `${this.constructor.name}.extend`, kind = this.constructor.itemKind;
+    if (list === null || typeof list !== 'object' || typeof list[Symbol.iterator] !== 'function' || list instanceof Tensor) {
+      throw invalid(`${who}: should be called with an iterable, but got ${describe(list)}`);
+    }
+    const all = [...list];
+    all.forEach((v, i) => {
+      if (!(v instanceof kind)) throw invalid(`${who}: item ${i} must be ${kind === Tensor ? 'a Tensor' : 'an om.nn.Module'}, got ${describe(v)}`);
+    });
+    for (const v of all) this.append(v);
+    return this;
+  }
+
   *[Symbol.iterator]() {
     for (const [, v] of items(this)) yield v;
   }

@@ -169,16 +169,19 @@ export class Module {
   }
 
   /**
-   * Calls fn(module) on each submodule (each once) after its own children, then on this: PyTorch's
-   * apply order. Returns this.
+   * Calls fn(module) on each child's tree, then on this: PyTorch's apply, so a module that two
+   * parents hold is visited under each (its children() lists it once per parent), and
+   * initialisations that draw random numbers draw as many. A module that holds one of its own
+   * ancestors (a cycle, which PyTorch recurses into forever) is not entered again. Returns this.
    */
   apply(fn) {
     if (typeof fn !== 'function') throw invalid(`apply: fn must be a function, got ${describe(fn)}`);
-    const seen = new Set();
+    const path = new Set(); // the modules being visited, this one's ancestors
     const go = (m) => {
-      if (seen.has(m)) return;
-      seen.add(m);
+      if (path.has(m)) return;
+      path.add(m);
       for (const [, c] of m.namedChildren()) go(c);
+      path.delete(m);
       fn(m);
     };
     go(this);

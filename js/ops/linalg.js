@@ -257,7 +257,9 @@ export function cdist(x1, x2, p = 2, options) {
       return root(a.matmul(b.transpose(-2, -1)).clamp(0), 2);
     }
     const diff = x1.unsqueeze(-2).sub(x2.unsqueeze(-3)); // [..., P, R, M]
-    if (p === 0) return diff.ne(0).to('float32').sum(-1);
+    // p = 0 counts the differing features; a NaN feature makes the count NaN, as PyTorch's
+    // min(ceil(|d|), 1) does (a bare ne(0) would count it as 1)
+    if (p === 0) return where(diff.isnan(), NaN, diff.ne(0).to('float32')).sum(-1);
     if (p === 1) return diff.abs().sum(-1);
     if (p === Infinity) return m1 ? diff.abs().amax(-1) : diff.sum(-1); // no features: 0, as PyTorch
     if (p === 2) return root(diff.mul(diff).sum(-1), 2);

@@ -7,10 +7,10 @@
 //   const [sorted, order] = x.sort({ dim: 0, descending: true });
 //   const buckets = om.bucketize(x, om.tensor([0, 1, 4]));  // int64 bucket of each element
 //   const up = om.nn.functional.pixelShuffle(feat, 2);       // [N, 4C, H, W] -> [N, C, 2H, 2W]
-import { invalid } from '../errors.js';
+import { OmError, invalid } from '../errors.js';
 import { omw, requireReady, marshal, readU32, checkHandle } from '../runtime.js';
 import { describe, toI64, toI32, toBool } from '../convert.js';
-import { Tensor, handle, wrap, applyAll, valuesIndices, optionsArg } from '../tensor.js';
+import { Tensor, handle, wrap, applyAll, valuesIndices, optionsArg, tidy, arange } from '../tensor.js';
 
 /** Options given positionally (PyTorch's order) or as one trailing object of those names. */
 function named(args, names, who) {
@@ -94,11 +94,19 @@ export function oneHot(tensor, numClasses = -1) {
 /**
  * torch.repeat_interleave(input, repeats, dim): each element along dim repeated `repeats` times
  * (a number, or an int64 tensor of one count per element); dim omitted: the flattened input.
+ * torch.repeat_interleave(repeats) alone (a 1-D int64 tensor of counts): index i repeated
+ * repeats[i] times, the indices of a ragged batch's rows.
  */
 export function repeatInterleave(input, repeats, dim) {
   const who = 'repeatInterleave';
   requireReady(who);
   const h = handle(input, who, 'input');
+  if (repeats === undefined && dim === undefined) {
+    // PyTorch's words: a 0-d count has no index to repeat
+    if (input.dtype !== 'int64') throw new OmError('DtypeMismatch', `${who}: repeats must be int64, not ${input.dtype}`);
+    if (input.ndim !== 1) throw new OmError('ShapeMismatch', `${who}: repeat_interleave only accept 1D vector as repeat, got [${input.shape}]`);
+    return tidy(() => repeatInterleave(arange(input.shape[0]), input, 0));
+  }
   const hasDim = dim !== undefined && dim !== null;
   const counts = repeats instanceof Tensor ? handle(repeats, who, 'repeats') : 0;
   const at = [counts ? 0n : toI64(repeats, who, 'repeats'), hasDim ? toI64(dim, who, 'dim') : 0n, hasDim ? 1n : 0n];

@@ -621,7 +621,9 @@ om_tensor *om_one_hot(om_tensor *classes, int64_t num_classes) {
     return om__fail(OM_ERR_DTYPE_MISMATCH, "one_hot: is only applicable to an index tensor (int64), not %s", om_dtype_name(classes->dtype)), NULL;
   if (num_classes < -1) return om__fail(OM_ERR_INVALID_ARGUMENT, "one_hot: num_classes %lld must be positive, or -1 (inferred)", (long long)num_classes), NULL;
   int64_t n = om_tensor_numel(classes);
-  if (num_classes == -1 && !n) return om__fail(OM_ERR_INVALID_ARGUMENT, "one_hot: can not infer the number of classes from an empty tensor"), NULL;
+  /* PyTorch refuses num_classes 0 of an empty tensor as it refuses -1 (its test is num_classes <= 0) */
+  if (num_classes <= 0 && !n)
+    return om__fail(OM_ERR_INVALID_ARGUMENT, "one_hot: can not infer the number of classes from an empty tensor (num_classes %lld)", (long long)num_classes), NULL;
   if (num_classes == -1 && !om__trace_check_read(classes, "one_hot")) return NULL; /* the size would come from the values */
   if (!(om__traced(classes) && om__trace_shadow())) {
     om_tensor *dense = om__dense(classes, "one_hot");

@@ -84,7 +84,8 @@ TEST(one_hot_checks_its_classes) {
   CHECK_ERROR(om_one_hot(neg, 3) != NULL, OM_ERR_INDEX_OUT_OF_RANGE, "one_hot: class -1 is out of range for 3 classes (valid: 0 to 2)");
   CHECK_ERROR(om_one_hot(c, 2) != NULL, OM_ERR_INDEX_OUT_OF_RANGE, "one_hot: class 2 is out of range for 2 classes");
   CHECK_ERROR(om_one_hot(f, 2) != NULL, OM_ERR_DTYPE_MISMATCH, "one_hot: is only applicable to an index tensor (int64), not float32");
-  CHECK_ERROR(om_one_hot(none, -1) != NULL, OM_ERR_INVALID_ARGUMENT, "one_hot: can not infer the number of classes from an empty tensor");
+  CHECK_ERROR(om_one_hot(none, -1) != NULL, OM_ERR_INVALID_ARGUMENT, "one_hot: can not infer the number of classes from an empty tensor (num_classes -1)");
+  CHECK_ERROR(om_one_hot(none, 0) != NULL, OM_ERR_INVALID_ARGUMENT, "one_hot: can not infer the number of classes from an empty tensor (num_classes 0)");
   om__release_all((om_tensor *[]){c, h, h4, neg, f, none}, 6);
 }
 

@@ -69,6 +69,20 @@ describe("trigonometric and hyperbolic functions: PyTorch's values, integers pro
   }
 });
 
+describe('where(condition) alone: torch.nonzero(condition, as_tuple=True)', () => {
+  test('the indices per dim of the nonzero elements, NaN included, -0 not; 0-d and empty conditions; traced is DataDependent', () => om.tidy(() => {
+    const idx = (ts) => ts.map((t) => [t.dtype, t.shape, [...t.toArray()]]);
+    assert.deepEqual(idx(om.where(om.tensor([[0, NaN, -0], [2, 0, -1]]))), [['int64', [3], [0n, 1n, 1n]], ['int64', [3], [1n, 0n, 2n]]]);
+    assert.deepEqual(idx(om.where(om.tensor([3n, 0n, -2n]))), [['int64', [2], [0n, 2n]]]);
+    assert.deepEqual(idx(om.where(om.tensor(true))), [['int64', [1], [0n]]]);
+    assert.deepEqual(idx(om.where(om.tensor(0))), [['int64', [0], []]]);
+    assert.deepEqual(idx(om.where(om.zeros([0, 2], { dtype: 'bool' }))), [['int64', [0], []], ['int64', [0], []]]);
+    assert.throws(() => om.where([true]), (e) => e.kind === 'InvalidArgument' && /^where: condition must be a Tensor/.test(e.message));
+    const m = om.tensor([true, false, true]);
+    assert.throws(() => om.trace((c) => om.where(c)[0], { c: m }), (e) => e instanceof om.TraceError && e.kind === 'DataDependent');
+  }));
+});
+
 describe('promotion in traced graphs: Cast nodes run in onnxruntime-web and the Session, at other sizes too', () => {
   test('float32, int64 and bool inputs mixed with each other and with scalars of each kind', () =>
     withTraced((keep, trace) => {

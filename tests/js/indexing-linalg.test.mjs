@@ -77,6 +77,17 @@ describe('cdist', () => {
     for (const p of [0, 1, 2, 3, Infinity]) assert.deepEqual(vals(om.cdist(om.zeros([2, 0]), om.zeros([3, 0]), p)), [0, 0, 0, 0, 0, 0], `p=${p}`);
   }));
 
+  test('a NaN feature makes the distance NaN for every p (p = 0 counted it as 1); an infinite one differs', () => withTraced((keep, trace) => {
+    const a = om.tensor([[NaN, 1], [Infinity, 0], [2, 0]]), b = om.tensor([[0, 0], [2, 0]]);
+    const want = { 0: [NaN, NaN, 1, 1, 1, 0], 1: [NaN, NaN, Infinity, Infinity, 2, 0], 2: [NaN, NaN, Infinity, Infinity, 2, 0] };
+    for (const [p, w] of Object.entries(want)) assert.deepEqual(vals(om.cdist(a, b, Number(p))), w, `p=${p}`);
+    // PyTorch 1.13's p = infinity kernel skips a NaN (gives 1 for the first pair); the library keeps it (docs/api.md)
+    assert.deepEqual(vals(om.cdist(a, b, Infinity)), [NaN, NaN, Infinity, Infinity, 2, 0]);
+    // the graph (IsNaN, Where) gives the same at other row counts
+    const b4 = om.tensor([[0, 0], [2, 0], [1, NaN], [-1, 1]]); // 4 rows: no symbol's size equals the 2 features
+    trace((x, y) => ({ d0: om.cdist(x, y, 0), d1: om.cdist(x, y, 1) }), { x: [a, ['p', null]], y: [b4, ['r', null]] });
+  }));
+
   test('the compute modes: the matmul form and the exact differences agree', () => om.tidy(() => {
     const a = om.randn([3, 4], { seed: 1 }), b = om.randn([5, 4], { seed: 2 });
     const mm = om.cdist(a, b, 2, { computeMode: 'use_mm_for_euclid_dist' });

@@ -101,6 +101,16 @@ describe('the module tree', () => {
       assert.deepEqual(order, ['Linear', 'ReLU', 'Sequential', 'Linear', 'Linear', 'Net'], 'PyTorch\'s order: each after its children; shared once');
       net.apply((m) => { m.training = false; });
       assert.ok(net.modules().every((m) => !m.training));
+      // a module two parents hold: once under each, as PyTorch's apply (namedModules lists it once)
+      const tied = new nn.Module();
+      tied.a = new nn.Sequential(net.heads[0]);
+      tied.b = new nn.Sequential(net.heads[0], new nn.ReLU());
+      tied.c = net.heads[0];
+      tied.up = tied; // a cycle: not entered again
+      const seen = [];
+      tied.apply((m) => seen.push(m.constructor.name));
+      assert.deepEqual(seen, ['Linear', 'Sequential', 'Linear', 'ReLU', 'Sequential', 'Linear', 'Module']);
+      assert.deepEqual(tied.namedModules().map((e) => e[0]), ['', 'a', 'a.0', 'b', 'b.1']);
       assert.throws(() => net.apply(3), { kind: 'InvalidArgument', message: 'apply: fn must be a function, got 3' });
     } finally {
       net.dispose();
@@ -132,6 +142,17 @@ describe('containers', () => {
       assert.deepEqual(ordered.namedChildren().map((e) => e[0]), ['0', '2', 'fc'], 'integer names first, increasing: kept as given');
       const list = new nn.ModuleList([new nn.ReLU()]).append(new nn.Tanh());
       assert.deepEqual(list.namedChildren().map((e) => e[0]), ['0', '1'], 'a ModuleList appends as before');
+      // extend: PyTorch's, from any iterable (another container too); a bad item adds none
+      list.extend([new nn.Linear(1, 1), new nn.ReLU()]).extend(new nn.ModuleList([new nn.Identity()]));
+      assert.deepEqual(list.namedChildren().map((e) => [e[0], e[1].constructor.name]), [['0', 'ReLU'], ['1', 'Tanh'], ['2', 'Linear'], ['3', 'ReLU'], ['4', 'Identity']]);
+      assert.deepEqual(Object.keys(list.stateDict()), ['2.weight', '2.bias']);
+      assert.throws(() => list.extend([new nn.ReLU(), 3]), { kind: 'InvalidArgument', message: 'ModuleList.extend: item 1 must be an om.nn.Module, got 3' });
+      assert.throws(() => list.extend(new nn.ReLU()), { kind: 'InvalidArgument', message: /^ModuleList\.extend: should be called with an iterable, but got / });
+      assert.equal(list.length, 5, 'nothing added by a failed extend');
+      const params = new nn.ParameterList([]).extend([om.zeros([2])]);
+      assert.deepEqual(Object.keys(params.stateDict()), ['0']);
+      params.dispose();
+      list.dispose();
       assert.deepEqual(Object.keys(b.stateDict()), ['fc.weight', 'fc.bias', 'out.weight', 'out.bias']);
       assert.deepEqual(om.tidy(() => b.forward(om.ones([5, 2])).shape), [5, 1]);
       assert.throws(() => new nn.Sequential({ fc: 3 }), { kind: 'InvalidArgument', message: 'Sequential: item fc must be an om.nn.Module, got 3' });

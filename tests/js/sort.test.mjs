@@ -108,6 +108,18 @@ describe('sorting and rearranging against PyTorch', () => {
     assert.deepEqual(om.repeatInterleave(om.zeros([2, 3]), 0, 1).shape, [2, 0]);
     assert.deepEqual(vals(om.tensor(7).repeatInterleave(3)), [7, 7, 7]);
   }));
+
+  test('repeatInterleave(repeats) alone: each index repeated its count, as torch.repeat_interleave(repeats)', () => om.tidy(() => {
+    const counts = om.tensor([2n, 0n, 3n, 1n]);
+    for (const r of [om.repeatInterleave(counts), counts.repeatInterleave()]) {
+      assert.equal(r.dtype, 'int64');
+      assert.deepEqual([...r.toArray()], [0n, 0n, 2n, 2n, 2n, 3n]);
+    }
+    assert.deepEqual(om.repeatInterleave(om.zeros([0], { dtype: 'int64' })).shape, [0]);
+    throwsKind(() => om.repeatInterleave(om.tensor(3n)), 'ShapeMismatch', /^repeatInterleave: repeat_interleave only accept 1D vector as repeat, got \[\]$/);
+    throwsKind(() => om.repeatInterleave(om.tensor([1, 2])), 'DtypeMismatch', /^repeatInterleave: repeats must be int64, not float32$/);
+    throwsKind(() => om.repeatInterleave(om.tensor([1n, -1n])), 'InvalidArgument', /^repeatInterleave: repeats can not be negative, got -1 \(at 1\)$/);
+  }));
 });
 
 describe('gradients', () => {
@@ -151,7 +163,10 @@ describe('errors', () => {
       /^oneHot: class -1 is out of range for 3 classes \(valid: 0 to 2\)$/);
     throwsKind(() => F.oneHot(om.tensor([0, 3], { dtype: 'int64' }), 3), 'IndexOutOfRange', /^oneHot: class 3 is out of range for 3 classes/);
     throwsKind(() => F.oneHot(om.tensor([0, 1])), 'DtypeMismatch', /^oneHot: is only applicable to an index tensor \(int64\), not float32$/);
-    throwsKind(() => F.oneHot(om.zeros([0], { dtype: 'int64' })), 'InvalidArgument', /^oneHot: can not infer the number of classes from an empty tensor$/);
+    throwsKind(() => F.oneHot(om.zeros([0], { dtype: 'int64' })), 'InvalidArgument', /^oneHot: can not infer the number of classes from an empty tensor \(num_classes -1\)$/);
+    // 0 classes of an empty tensor too, as PyTorch (its test is num_classes <= 0); a positive count gives [0, n]
+    throwsKind(() => F.oneHot(om.zeros([0], { dtype: 'int64' }), 0), 'InvalidArgument', /^oneHot: can not infer the number of classes from an empty tensor \(num_classes 0\)$/);
+    assert.deepEqual(F.oneHot(om.zeros([0, 2], { dtype: 'int64' }), 3).shape, [0, 2, 3]);
     throwsKind(() => F.oneHot(om.zeros([1], { dtype: 'int64' }), -2), 'InvalidArgument', /^oneHot: num_classes -2 must be positive, or -1/);
     throwsKind(() => F.pixelShuffle(om.zeros([1, 6, 2, 2]), 2), 'ShapeMismatch',
       /^pixelShuffle expects its input's 'channel' dimension to be divisible by the square of upscaleFactor, but input\.shape\.at\(-3\)=6 is not divisible by 2\^2$/);
