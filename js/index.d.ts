@@ -1052,6 +1052,8 @@ export type SessionDataOutput = SessionData | SessionData[] | StringTensor | nul
 /** An input of a session: its dtype (what holds its values) and its ONNX element type. */
 export interface SessionValueInfo extends ValueInfo {
   type: ElementType | 'string';
+  /** Set on an input with a default, an initializer the file also lists as a graph input (ONNX IR 4 on): run() uses it where the feeds leave the input out. */
+  hasDefault?: true;
 }
 
 /** Runs a traced or imported ONNX graph with the library's kernels, shaped like onnxruntime-web's InferenceSession. */
@@ -1059,9 +1061,10 @@ export class InferenceSession {
   private constructor();
   /** A session on ONNX bytes (IR 3 to 9, opset 1 to 20), library format bytes (traced.save()) or a traced model. */
   static create(source: Uint8Array | ArrayBuffer | TracedModel, options?: SessionOptions): Promise<InferenceSession>;
+  /** The inputs a run needs, as onnxruntime-web lists them (not those with a default). */
   readonly inputNames: string[];
   readonly outputNames: string[];
-  /** The graph inputs; a named axis as its name ('?' when unnamed). */
+  /** The graph inputs (those with a default too); a named axis as its name ('?' when unnamed). */
   readonly inputs: SessionValueInfo[];
   /** The outputs' element types by name (null before the first run unless the file declares it). */
   readonly outputTypes: Record<string, ElementType | 'string' | null>;

@@ -438,6 +438,7 @@ export const omw = Object.freeze({
   session_count: (s, outputs) => M._omw_session_count(s, outputs),
   session_create: (m, mode) => M._omw_session_create(m, mode),
   session_elem_type: (s, outputs, i) => M._omw_session_elem_type(s, outputs, i),
+  session_input_default: (s, i) => M._omw_session_input_default(s, i),
   session_input_info: (s, i, out, dimParams) => M._omw_session_input_info(s, i, out, dimParams),
   session_name: (s, outputs, i) => M._omw_session_name(s, outputs, i),
   session_open: (bytes, n, mode) => M._omw_session_open(bytes, n, mode),

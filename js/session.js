@@ -21,6 +21,7 @@ const MODES = { fast: 0, exact: 1 };
 const MAX_DIMS = 8;
 const NONE = -2; // a count of omw_session_run: an optional holding nothing (C's OM_SESSION_NONE)
 const STRINGS = -3; // a count of omw_session_run: a tensor of strings (C's OM_SESSION_STRINGS)
+const DEFAULT = -4; // a count of omw_session_run: the input's default, its initializer (C's OM_SESSION_DEFAULT)
 const utf8 = new TextEncoder(), fromUtf8 = new TextDecoder();
 // onnxruntime-web's session options that mean nothing here (one backend, our own kernels):
 // accepted so that its create() calls carry over unchanged.
@@ -176,7 +177,8 @@ function stringsValue(h) {
 /** Runs graphs on the library's kernels; made by InferenceSession.create() or traced.session(). */
 export class InferenceSession {
   #s;
-  #inputNames;
+  #inputNames; /* every graph input, C's order: those with a default too */
+  #defaults;   /* each input's: whether it has a default (an initializer the file also lists as an input) */
   #outputNames;
   #inputs = null;
 
@@ -185,6 +187,7 @@ export class InferenceSession {
     this.#s = s;
     const names = (outputs) => Array.from({ length: omw.session_count(s, outputs) }, (_, i) => cString(omw.session_name(s, outputs, i)));
     this.#inputNames = names(0);
+    this.#defaults = this.#inputNames.map((_, i) => omw.session_input_default(s, i) === 1);
     this.#outputNames = names(1);
     leakAlarm?.register(this, undefined, this);
   }
@@ -227,12 +230,15 @@ export class InferenceSession {
   }
 
   get isDisposed() { return !this.#s; }
-  /** The graph inputs' names, in the order the graph declares them. */
-  get inputNames() { this.#use('inputNames'); return this.#inputNames.slice(); }
+  /** The graph inputs' names, in the order the graph declares them, as onnxruntime-web lists them:
+   * without those that have a default (an initializer the file also lists as an input, IR 4 on),
+   * which run() takes by name too (a feed overrides the initializer) but never needs. */
+  get inputNames() { this.#use('inputNames'); return this.#inputNames.filter((_, i) => !this.#defaults[i]); }
   /** The graph outputs' names. */
   get outputNames() { this.#use('outputNames'); return this.#outputNames.slice(); }
 
-  /** The graph inputs: { name, dtype, shape }, a named axis as its name ('?' when unnamed). */
+  /** The graph inputs: { name, dtype, type, shape }, a named axis as its name ('?' when unnamed);
+   * those with a default (see inputNames) too, marked hasDefault: true. */
   get inputs() {
     const s = this.#use('inputs');
     this.#inputs ??= this.#inputNames.map((name, i) => {
@@ -241,7 +247,8 @@ export class InferenceSession {
       const [dtype, ndim] = readF64(pv, 2);
       const sizes = readF64(pv + 16, ndim);
       const params = readU32(pd, ndim);
-      return { name, dtype: dtypeNames[dtype], type: this.#types(0)[i], shape: sizes.map((v, d) => (params[d] ? cString(params[d]) : v)) };
+      const info = { name, dtype: dtypeNames[dtype], type: this.#types(0)[i], shape: sizes.map((v, d) => (params[d] ? cString(params[d]) : v)) };
+      return this.#defaults[i] ? { ...info, hasDefault: true } : info;
     });
     return this.#inputs.map((v) => ({ ...v, shape: v.shape.slice() }));
   }
@@ -261,7 +268,8 @@ export class InferenceSession {
    * their library dtype (int64, float32) and runData() in their own typed arrays. */
   get outputTypes() { return Object.fromEntries(this.#types(1).map((t, j) => [this.#outputNames[j], t])); }
 
-  /** The bytes of the buffers of the plan it ran last (0 before the first run). */
+  /** The bytes of the buffers of the plan it ran last (0 before the first run, unless create made
+   * that run's plan: a file declaring its outputs' types or shapes, its inputs of fixed shapes). */
   get planBytes() { return omw.session_plan_bytes(this.#use('planBytes')); }
 
   /** The library ops whose kernels that plan runs, in order ([] before the first run): fast
@@ -276,7 +284,8 @@ export class InferenceSession {
   }
 
   /**
-   * Runs the graph: feeds has one value per input name; returns { outputName: Tensor } (new
+   * Runs the graph: feeds has one value per input name (an input with a default may be left out:
+   * its initializer is used); returns { outputName: Tensor } (new
    * Tensors). A sequence input takes an array of them, an optional input null for nothing; a
    * sequence output is an array of Tensors, an optional holding nothing null. An input or output
    * of strings is { type: 'string', dims, data: string[] }. A plan is made for each new set of
@@ -355,7 +364,8 @@ export class InferenceSession {
     try {
       const types = this.#types(0);
       this.#inputNames.forEach((name, i) => {
-        if (!(name in feeds)) throw invalid(`${who}: feed ${JSON.stringify(name)} is missing (inputs: ${this.#inputNames.join(', ')})`);
+        if (!(name in feeds) && this.#defaults[i]) return counts.push(DEFAULT), strings.push(0);
+        if (!(name in feeds)) throw invalid(`${who}: feed ${JSON.stringify(name)} is missing (inputs: ${this.inputNames.join(', ')})`);
         strings.push(types[i] === 'string' ? stringsHandle(name, feeds[name], who) : 0);
         if (types[i] === 'string') return counts.push(STRINGS);
         const v = feeds[name], list = Array.isArray(v) ? v : v === null ? [] : [v];

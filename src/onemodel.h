@@ -664,6 +664,8 @@ int om_session_run(om_session *s, om_tensor *const *inputs, int n_inputs, om_ten
 #define OM_SESSION_NONE (-2)
 /* A count of om_session_run_values: a tensor of strings (ONNX's STRING element type), no tensor. */
 #define OM_SESSION_STRINGS (-3)
+/* A count of om_session_run_values: the input's default (om_session_input_default), no tensor. */
+#define OM_SESSION_DEFAULT (-4)
 /* A tensor of strings (ONNX's STRING: not a library dtype; the graph layer alone takes them):
  * a shape and its elements in row-major order, each a byte string (UTF-8 as ONNX's string ops
  * read it) that may hold any byte. Immutable and refcounted. */
@@ -692,7 +694,10 @@ const char *om_strings_at(const om_strings *t, int64_t k, size_t *len);
  *  count is OM_SESSION_STRINGS (out_strings may be NULL when no output is one), and returns how
  *  many tensors that is, -1 on error; when that is more than max_outputs, nothing runs or is
  *  written (call again with room; the plan is kept). A tensor given where the graph takes a
- *  sequence or strings, or the other way, is InvalidArgument naming the input. */
+ *  sequence or strings, or the other way, is InvalidArgument naming the input. OM_SESSION_DEFAULT
+ *  leaves an input with a default (om_session_input_default) to it (InvalidArgument for one
+ *  without); a tensor fed there overrides it, checked against the input's declared type and shape
+ *  as any input's. */
 int om_session_run_values(om_session *s, om_tensor *const *inputs, const int *counts, om_strings *const *strings, int n_inputs,
                           om_tensor **outputs, int max_outputs, int *out_counts, om_strings **out_strings);
 /** Infers the shape of every value of the graph at these inputs (om_session_value_info) as the
@@ -716,12 +721,18 @@ const char *om_session_name(const om_session *s, bool outputs, int i);
 /** Input i's dtype, rank, shape (-1 where an axis is named or unknown) and each axis's name (NULL
  *  when fixed, "?" when unknown; borrowed): any pointer may be NULL. false on error. */
 bool om_session_input_info(const om_session *s, int i, om_dtype *dtype, int *ndim, int64_t *shape, const char **dim_params);
+/** 1 when input i has a default: an initializer the file also lists as a graph input (ONNX IR 4
+ *  and later), which om_session_run_values uses where that input's count is OM_SESSION_DEFAULT;
+ *  else 0. -1 on error. */
+int om_session_input_default(const om_session *s, int i);
 /** The ONNX element type (TensorProto.DataType: 1 FLOAT, 3 INT8, 10 FLOAT16, ...) of input or
  *  output i, whose values the session takes and gives in the dtype that holds it (integers in
  *  int64, FLOAT16 and BFLOAT16 in float32: docs/graph-runtime.md); an output's is known once a
  *  run has planned it (before: the type the file declares, or 0). -1 on error. */
 int om_session_elem_type(const om_session *s, bool outputs, int i);
-/** The arena bytes of the plan made or used last (0 before the first run), -1 on error. */
+/** The arena bytes of the plan made or used last (0 before the first run, unless the session made
+ *  that run's plan when it was made: an ONNX file declaring an output's type or shape, every input of
+ *  fixed sizes), -1 on error. */
 int64_t om_session_plan_bytes(const om_session *s);
 /** The op names (static strings) of the kernels that plan runs, in order, up to max of them into
  *  names; returns how many it has (0 before the first run), -1 on error. Views run no kernel. */

@@ -395,6 +395,8 @@ OMW int omw_session_input_info(const om_session *s, int i, double *out, const ch
   for (int d = 0; d < ndim; d++) out[2 + d] = (double)shape[d];
   return 1;
 }
+/** Whether input i has a default (1), not (0), -1 on error. */
+OMW int omw_session_input_default(const om_session *s, int i) { return om_session_input_default(s, i); }
 /** Input (outputs 0) or output i's ONNX element type number, -1 on error. */
 OMW int omw_session_elem_type(const om_session *s, int outputs, int i) { return om_session_elem_type(s, outputs, i); }
 /** om_session_plan with om_session_run_values's inputs: 1 planned, 0 on error. */

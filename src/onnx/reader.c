@@ -311,6 +311,7 @@ typedef struct reader {
   bool default_domain; /* the model imports the default domain's opset (a model of other domains' ops alone need not) */
   bool ml_domain;      /* the model imports ai.onnx.ml's: its nodes' op types are read as "ai.onnx.ml.<op>" */
   struct reader *parent; /* a subgraph's: the graph whose node holds it */
+  int64_t ir;            /* the model's IR version: from 4 on, an initializer also listed as a graph input is a default the caller may feed */
 } reader;
 
 static bool read_graph(reader *r);
@@ -679,6 +680,27 @@ static bool same_type(const Onnx__ValueInfoProto *vi, const om_gvalue *v) {
   return same || FORMAT("initializer '%s' is also a graph input, declared with another type or shape", v->name);
 }
 
+/* Initializer value v listed as graph input vi too. Before IR 4 every initializer had to be listed
+ * so, and it stays a constant (onnxruntime's reading: nothing can feed it). From IR 4 on the listing
+ * says the initializer is a default a run may override (ONNX's IR spec; onnxruntime keeps it out of
+ * its constant folding for that reason): v becomes a graph input holding its initializer, each
+ * size the file leaves symbolic there taking any size (named ones bound across inputs). A tensor
+ * of the model's own graph only: a subgraph's inputs are its node's, and strings are no feed's. */
+static bool overridable(reader *r, const Onnx__ValueInfoProto *vi, int v) {
+  om_gvalue *gv = &r->g->values.v[v];
+  if (r->ir < 4 || r->parent || gv->etype == T_STRING) return true;
+  const Onnx__TypeProto__Tensor *tt = vi->type && vi->type->value_case == ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE ? vi->type->tensor_type : NULL;
+  for (int d = 0; tt && tt->shape && d < gv->ndim; d++) { /* same_type found the ranks equal */
+    const Onnx__TensorShapeProto__Dimension *dim = tt->shape->dim[d];
+    if (dim->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE) continue;
+    gv->dim_param[d] = dim->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM && dim->dim_param && *dim->dim_param
+                           ? om__arena_strdup(&r->g->arena, dim->dim_param) : "?";
+    if (!gv->dim_param[d]) return false; /* OutOfMemory, set */
+  }
+  int *in = OM_VEC_PUSH_SLOT(r->g->inputs);
+  return in ? (*in = v, true) : false;
+}
+
 static bool read_graph(reader *r) {
   const Onnx__GraphProto *gp = r->gp;
   om_graph *g = r->g;
@@ -698,8 +720,8 @@ static bool read_graph(reader *r) {
   for (size_t k = 0; k < gp->n_input; k++) {
     const Onnx__ValueInfoProto *vi = gp->input[k];
     int *slot = vi->name ? find(&r->names, g, vi->name) : NULL;
-    if (slot && *slot && g->values.v[*slot - 1].init >= 0) { /* an initializer listed as an input too (IR < 4 style): a constant */
-      if (!same_type(vi, &g->values.v[*slot - 1])) return false;
+    if (slot && *slot && g->values.v[*slot - 1].init >= 0) { /* an initializer listed as an input too */
+      if (!same_type(vi, &g->values.v[*slot - 1]) || !overridable(r, vi, *slot - 1)) return false;
       continue;
     }
     if (!read_input(r, vi)) return false;
@@ -776,7 +798,7 @@ bool om__onnx_read(const void *bytes, size_t n, om_graph *g, int *opset_out) {
                   OM_ONNX_OPSET_MIN, OM_ONNX_OPSET_MAX);
   else if (!mp->graph)
     ok = FORMAT("the model has no graph");
-  reader r = {.g = g, .gp = mp->graph, .default_domain = opset >= 0, .ml_domain = ml};
+  reader r = {.g = g, .gp = mp->graph, .default_domain = opset >= 0, .ml_domain = ml, .ir = mp->ir_version};
   ok = ok && read_graph(&r);
   *opset_out = ok && opset >= 0 ? (int)opset : OM_ONNX_OPSET_MAX; /* no default-domain node: nothing to rewrite */
   free(r.names.slot);

@@ -5162,8 +5162,11 @@ static bool einsum_side(const om_bind *b, const char *s, int len, int nd, int n_
 /* x's dims in the order of labels to (a new reference). */
 static om_tensor *arrange(om_tensor *x, const labels *ls, const labels *to) {
   int64_t perm[OM_MAX_DIMS];
-  for (int k = 0; k < to->n; k++) perm[k] = label_at(ls, to->l[k]);
-  return om_permute(x, perm, to->n);
+  bool same = x && to->n == x->ndim;
+  for (int k = 0; k < to->n; k++) perm[k] = label_at(ls, to->l[k]), same &= perm[k] == k;
+  /* already in that order: x itself, no view step between the product and what reads it (the
+   * attention pass matches MaxViT's einsum-written attention on the product's own output) */
+  return same ? om_tensor_retain(x) : om_permute(x, perm, to->n);
 }
 
 /* x (taken) with each repeated label's two dims made one, their diagonal: the two moved last,
@@ -5258,7 +5261,8 @@ static om_tensor *contract(om_tensor *a, labels *la, om_tensor *b, const labels 
     r = x && y ? om_matmul(x, y) : NULL;
     int64_t shape[OM_MAX_DIMS];
     for (int k = 0; r && k < out.n; k++) shape[k] = k < batch.n ? r->shape[k] : k < batch.n + left.n ? a->shape[label_at(la, out.l[k])] : b->shape[label_at(lb, out.l[k])];
-    if (r) r = then(r, om_reshape(r, shape, out.n));
+    bool same = r && r->ndim == out.n && !memcmp(r->shape, shape, sizeof(int64_t) * (size_t)out.n);
+    if (r && !same) r = then(r, om_reshape(r, shape, out.n));
     om_tensor_release(x), om_tensor_release(y);
   }
   om_tensor_release(a), om_tensor_release(b);

@@ -64,6 +64,7 @@ struct om_session {
    * as om_session_plan's binding left them; NULL before the first */
   int *value_types, *value_ndims;
   int64_t *value_shapes;
+  bool declared; /* the last plan made failed where a node output contradicts what the graph declares for it */
 };
 
 /* A run's inputs: the tensors fed, each graph input's count of them (om_session_run_values's
@@ -81,6 +82,7 @@ typedef struct om_feeds {
 typedef struct om_capture {
   om_plan *plan;
   bool fast;
+  bool declared; /* a node output contradicted the type or shape the graph declares for it (bind_node) */
   int64_t subgraph_nodes; /* bound so far (OM_SUBGRAPH_NODES_MAX) */
 } om_capture;
 
@@ -306,11 +308,14 @@ static bool bind_node(const om_graph *g, const om_gnode *n, const om_onnx_rule *
     int t = seq_out[j] && seq_out[j]->str ? OM_ONNX_STRING
             : out[j] || seq_out[j] ? om__elem_type_out(n, j, out[j] ? out[j]->dtype : seq_out[j]->dtype, types, (const om_tensor *const *)in) : 0;
     if (out[j] && v->etype && om__elem_holds(out[j]->dtype, v->etype)) t = v->etype; /* a graph output's declared type, where it fits */
-    if (out[j] && v->etype && t != v->etype) /* where it does not, the file contradicts the graph (onnxruntime refuses it) */
+    bool contradicts = out[j] && v->etype && t != v->etype;
+    if (contradicts) /* where it does not, the file contradicts the graph (onnxruntime refuses it) */
       ok = om__fail(OM_ERR_FORMAT, "session: node '%s' (%s): output %d ('%s') is %s, and the graph declares it %s", n->name, n->op_type, j,
                     v->name, om__elem_name(t), om__elem_name(v->etype));
     bool fits = ok && out[j] && v->decl_shape ? out[j]->ndim == v->decl_ndim : true;
     for (int d = 0; fits && out[j] && v->decl_shape && d < v->decl_ndim; d++) fits = v->decl_shape[d] < 0 || v->decl_shape[d] == out[j]->shape[d];
+    contradicts |= !fits;
+    if (contradicts && om__state()->capture) om__state()->capture->declared = true;
     if (!fits) {
       char have[96], declared[96];
       ok = om__fail(OM_ERR_FORMAT, "session: node '%s' (%s): output %d ('%s') has shape %s, and the graph declares %s (-1: any size)", n->name,
@@ -428,6 +433,8 @@ bool om__bind_subgraph(om_bind *b, const om_graph *g, om_tensor *const *inputs, 
  * narrowed to its type, a sequence of them, or an optional holding nothing. */
 static bool bind_input(om_session *s, om_plan *p, int v, om_tensor *const *fed, int count, int at, om_tensor **vals, om_seq **seqs) {
   const om_gvalue *gv = &s->g.values.v[v];
+  if (count == OM_SESSION_DEFAULT) return true; /* left to its default: the initializer, bound already */
+  if (gv->init >= 0) om_tensor_release(vals[v]), vals[v] = NULL; /* a feed overrides the default */
   int n = count < 0 ? 1 : count;
   om_seq *sq = count >= 0 || count == OM_SESSION_NONE ? om__seq_new(n * (count >= 0), gv->dtype, count == OM_SESSION_NONE) : NULL;
   if (count != -1 && !sq) return false;
@@ -520,6 +527,7 @@ static om_plan *make_plan(om_session *s, const om_feeds *f, const int64_t *sig, 
       if (t->storage->planned) p->buffers.v[t->storage->buffer].readers++;
     }
   }
+  s->declared = cap.declared;
   if (shapes_only) ok = ok && keep_value_shapes(s, vals);
   else if (ok && s->options.mode == OM_SESSION_FAST) ok = om__plan_passes(p);
   st->capture = NULL;
@@ -547,6 +555,7 @@ static bool check_options(const om_session_options *o) {
 /* A session on graph g (taken over: freed with the session, or here on failure) and the symbols'
  * ranges (n in syms: copied into g's arena). */
 static bool check_nodes(const om_graph *g, const om_onnx_rule **rules);
+static bool plan_at_create(om_session *s);
 
 static om_session *session_on(om_graph *g, const om_traced_sym *syms, int n_syms, const om_session_options *options) {
   om_session *s = om__alloc(sizeof *s, "session_create");
@@ -582,7 +591,7 @@ static om_session *session_on(om_graph *g, const om_traced_sym *syms, int n_syms
       if (g->nodes.v[k].in[i] >= 0) s->readers[g->nodes.v[k].in[i]]++;
     for (int c = 0; c < g->nodes.v[k].n_cap; c++) s->readers[g->nodes.v[k].cap[c]]++;
   }
-  ok = ok && check_nodes(&s->g, s->rules);
+  ok = ok && check_nodes(&s->g, s->rules) && plan_at_create(s);
   if (!ok) om_session_release(s), s = NULL;
   return s;
 }
@@ -848,6 +857,10 @@ static bool bind_inputs(const om_session *s, const om_feeds *f, int64_t *sig, in
       append_strings(f->strings[k], sig, n_sig);
       continue;
     }
+    if (c == OM_SESSION_DEFAULT) { /* its initializer, a constant of the plan (feeds_call checked it has one) */
+      sig[(*n_sig)++] = c;
+      continue;
+    }
     bool seq = v->kind == OM_GKIND_SEQUENCE || v->kind == OM_GKIND_OPTIONAL_SEQUENCE, opt = v->kind >= OM_GKIND_OPTIONAL;
     if ((c == -1 && seq) || (c >= 0 && !seq) || (c == OM_SESSION_NONE && !opt) || c < OM_SESSION_NONE)
       return om__fail(OM_ERR_INVALID_ARGUMENT, "%s: input '%s' is %s, given %s", f->who, v->name, kinds[v->kind],
@@ -924,6 +937,54 @@ static om_plan *plan_inputs(om_session *s, const om_feeds *f, bool shapes_only) 
   }
 }
 
+/* A graph output the file declares (its element type, rank or sizes) is checked against what its
+ * node computes when the session is made, as onnxruntime checks it when it loads a model, where
+ * the inputs' declared shapes decide it: every input a tensor of fixed sizes (or left to its
+ * default). Then every run has that one signature, and its plan, made here on inputs of those
+ * shapes (their values unknown, as planning needs none), is the first run's, kept. A plan that
+ * fails for a contradicted declaration refuses the session (Format naming the node and output);
+ * one that fails otherwise (a rule needing an input's values, an op's refusal, a size past the
+ * heap) is dropped, its error cleared, and the first run meets it as before. A graph with a
+ * symbolic input size keeps the check at each new signature's plan. */
+static bool plan_at_create(om_session *s) {
+  const om_graph *g = &s->g;
+  bool declared = false;
+  for (int j = 0; j < g->outputs.n; j++) {
+    const om_gvalue *v = &g->values.v[g->outputs.v[j]];
+    declared |= v->producer >= 0 && (v->etype || v->decl_shape);
+  }
+  for (int k = 0; declared && k < g->inputs.n; k++) {
+    const om_gvalue *v = &g->values.v[g->inputs.v[k]];
+    declared = v->kind == OM_GKIND_TENSOR && v->etype != OM_ONNX_STRING;
+    for (int d = 0; declared && d < v->ndim; d++) declared = !v->dim_param[d];
+  }
+  if (!declared || om__state()->trace) return true; /* a trace recording on this thread: the first run refuses that */
+  s->declared = false;
+  om_tensor **fed = calloc((size_t)g->inputs.n + 1, sizeof *fed);
+  int *at = calloc((size_t)g->inputs.n + 1, sizeof *at), *counts = calloc((size_t)g->inputs.n + 1, sizeof *counts), n_fed = 0;
+  int64_t *sig = calloc((size_t)g->inputs.n * (OM_MAX_DIMS + 2) + 1, sizeof *sig);
+  bool ok = fed && at && counts && sig, needs = false;
+  for (int k = 0; ok && k < g->inputs.n; k++) { /* a value of the input's dtype broadcast to its shape: no data of that size */
+    const om_gvalue *v = &g->values.v[g->inputs.v[k]];
+    counts[k] = v->init >= 0 ? OM_SESSION_DEFAULT : -1; /* one with a default: left to it */
+    if (v->init < 0) {
+      om_tensor *one = om_scalar(0, v->dtype);
+      ok = one && (fed[n_fed++] = om_expand(one, v->shape, v->ndim)) != NULL;
+      om_tensor_release(one);
+    }
+    at[k + 1] = n_fed;
+  }
+  om_feeds f = {.who = "session_create", .tensors = fed, .counts = counts, .n_tensors = n_fed, .at = at};
+  int n_sig = 0;
+  om_plan *p = ok && bind_inputs(s, &f, sig, &n_sig) ? make_plan(s, &f, sig, n_sig, &needs, false) : NULL;
+  bool refuse = !p && s->declared;
+  if (p) p->next = s->plans, s->plans = p, s->n_plans++;
+  else if (!refuse) om_clear_error();
+  if (fed) om__release_all(fed, n_fed);
+  free(fed), free(at), free(counts), free(sig);
+  return !refuse;
+}
+
 /* Runs the plan for the feeds f (om_session_run_values, its arguments checked). */
 static int run_feeds(om_session *s, const om_feeds *f, om_tensor **outputs, int max_outputs, int *out_counts, om_strings **out_strings) {
   om_plan *p = plan_inputs(s, f, false);
@@ -973,6 +1034,9 @@ static int feeds_call(const char *who, bool plan_only, om_session *s, om_tensor 
     int c = counts ? counts[k] : -1;
     if (c == OM_SESSION_STRINGS && (!strings || !strings[k]))
       return free(at), om__fail(OM_ERR_INVALID_ARGUMENT, "%s: input %d is given as strings, but no strings are given", who, k), -1;
+    if (c == OM_SESSION_DEFAULT && s->g.values.v[s->g.inputs.v[k]].init < 0)
+      return free(at), om__fail(OM_ERR_INVALID_ARGUMENT, "%s: input %d ('%s') is left to its default, and it has none", who, k,
+                                s->g.values.v[s->g.inputs.v[k]].name), -1;
     int64_t next = (int64_t)at[k] + (c == -1 ? 1 : c > 0 ? c : 0);
     if (next > OM_SESSION_INPUTS_MAX)
       return free(at), om__fail(OM_ERR_INVALID_ARGUMENT, "%s: the inputs hold more than %d tensors", who, OM_SESSION_INPUTS_MAX), -1;
@@ -1031,6 +1095,13 @@ bool om_session_input_info(const om_session *s, int i, om_dtype *dtype, int *ndi
     if (dim_params) dim_params[d] = v->dim_param[d];
   }
   return true;
+}
+
+int om_session_input_default(const om_session *s, int i) {
+  int n = om_session_count(s, false);
+  if (n < 0) return -1;
+  if (i < 0 || i >= n) return om__fail(OM_ERR_INDEX_OUT_OF_RANGE, "session_input_default: input %d of %d", i, n), -1;
+  return s->g.values.v[s->g.inputs.v[i]].init >= 0;
 }
 
 int om_session_elem_type(const om_session *s, bool outputs, int i) {

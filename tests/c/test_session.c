@@ -813,12 +813,29 @@ TEST(invalid_graphs_are_format_errors) {
   m = model_of(&add, 1, &w4, 1, (const int64_t[]){-1, 4}, 2, &w3, 1);
   CHECK_ERROR(opens(&m), OM_ERR_FORMAT, "onnx: initializer 'w' is also a graph input, declared with another type or shape");
   m = model_of(&add, 1, &w4, 1, (const int64_t[]){-1, 4}, 2, &w4i, 1);
-  CHECK(opens(&m)); /* declared as it is: a constant, which no feed replaces (refused, never ignored) */
+  /* declared as it is, at IR 8: an input with a default (ONNX IR 4 on), which OM_SESSION_DEFAULT
+   * leaves to the initializer (zeros here) and a feed overrides */
   om_session *ws = om_session_open(m.b, m.n, NULL);
-  CHECK(ws && om_session_count(ws, false) == 1);
-  om_tensor *x14 = om_zeros((const int64_t[]){1, 4}, 2, OM_FLOAT32), *w = om_zeros((const int64_t[]){4}, 1, OM_FLOAT32), *wy = NULL;
-  CHECK_ERROR(om_session_run(ws, (om_tensor *[]){x14, w}, 2, &wy, 1) >= 0, OM_ERR_INVALID_ARGUMENT, "2 inputs given, the graph takes 1");
-  om__release_all((om_tensor *[]){x14, w}, 2);
+  CHECK(ws && om_session_count(ws, false) == 2);
+  CHECK_EQ_INT(om_session_input_default(ws, 0), 0);
+  CHECK_EQ_INT(om_session_input_default(ws, 1), 1);
+  CHECK_ERROR(om_session_input_default(ws, 2) >= 0, OM_ERR_INDEX_OUT_OF_RANGE, "session_input_default: input 2 of 2");
+  om_tensor *x14 = TF(SHAPE(1, 4), 1, 2, 3, 4), *w = TF(SHAPE(4), 10, 20, 30, 40), *w_short = om_zeros((const int64_t[]){3}, 1, OM_FLOAT32), *wy = NULL;
+  for (int pass = 0; pass < 2; pass++) { /* left to the default, then fed, twice: a plan for each */
+    CHECK_EQ_INT(om_session_run_values(ws, &x14, (const int[]){-1, OM_SESSION_DEFAULT}, NULL, 2, &wy, 1, NULL, NULL), 1);
+    CHECK_NEAR(at(wy, 0), 1, 0);
+    CHECK_NEAR(at(wy, 3), 4, 0);
+    om_tensor_release(wy);
+    CHECK_EQ_INT(om_session_run(ws, (om_tensor *[]){x14, w}, 2, &wy, 1), 1);
+    CHECK_NEAR(at(wy, 0), 11, 0);
+    CHECK_NEAR(at(wy, 3), 44, 0);
+    om_tensor_release(wy);
+  }
+  CHECK_ERROR(om_session_run(ws, (om_tensor *[]){x14, w_short}, 2, &wy, 1) >= 0, OM_ERR_SHAPE_MISMATCH,
+              "session_run: input 'w' has size 3 at dim 0, the graph takes 4 (shape [3])");
+  CHECK_ERROR(om_session_run_values(ws, &w, (const int[]){OM_SESSION_DEFAULT, -1}, NULL, 2, &wy, 1, NULL, NULL) >= 0, OM_ERR_INVALID_ARGUMENT,
+              "session_run: input 0 ('x') is left to its default, and it has none");
+  om__release_all((om_tensor *[]){x14, w, w_short}, 3);
   om_session_release(ws);
   struct { pb node; pb inits[4]; int n_inits; int64_t x[3]; int ndim; const char *msg; } runs[3];
   memset(runs, 0, sizeof runs);

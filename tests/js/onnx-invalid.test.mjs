@@ -93,6 +93,57 @@ test('values: one written by two nodes is Format at create, naming the node; nod
   }
 });
 
+test('graph outputs declared of another element type, sizes or rank: Format at create where the inputs fix every size, naming the node', async () => {
+  const fixed = { name: 'x', dims: [3, 2] };
+  const graph = (out) => onnxBytes({ nodes: [{ op: 'Relu', inputs: ['x'], outputs: ['h'], name: 'r' }, { op: 'MatMul', inputs: ['h', 'w'], outputs: ['y'], name: 'mm' }],
+                                     inputs: [fixed], outputs: [out], inits: [{ name: 'w', dtype: 'float32', dims: [2, 4], values: [1, 2, 3, 4, 5, 6, 7, 8] }] });
+  const cases = [
+    [{ name: 'y', dtype: 'int64', dims: [3, 4] }, /node 'mm' \(MatMul\): output 0 \('y'\) is FLOAT, and the graph declares it INT64/],
+    [{ name: 'y', dims: [3, 5] }, /node 'mm' \(MatMul\): output 0 \('y'\) has shape \[3,4\], and the graph declares \[3,5\]/],
+    [{ name: 'y', dims: [3, 4, 1] }, /node 'mm' \(MatMul\): output 0 \('y'\) has shape \[3,4\], and the graph declares \[3,4,1\]/],
+    [{ name: 'y', dims: ['a', 5] }, /node 'mm' \(MatMul\): output 0 \('y'\) has shape \[3,4\], and the graph declares \[-1,5\]/],
+  ];
+  for (const [out, re] of cases) {
+    await ortRefuses(graph(out));
+    await sessionRefuses(graph(out), re);
+  }
+  // declared as computed: made, and the plan made then is the first run's; values as onnxruntime-web's
+  const bytes = graph({ name: 'y', dims: ['a', 4] });
+  const s = await om.InferenceSession.create(bytes);
+  const o = await ort.InferenceSession.create(bytes, { executionProviders: ['wasm'] });
+  try {
+    const made = s.planBytes;
+    assert.ok(made > 0, 'planned at create');
+    const f = { data: Float32Array.from({ length: 6 }, (_, k) => k - 2.5), dims: [3, 2], type: 'float32' };
+    const ours = s.run({ x: f }).y;
+    const got = { dtype: ours.dtype, dims: ours.shape, data: ours.toArray() };
+    ours.dispose();
+    const theirs = (await o.run({ x: new ort.Tensor('float32', f.data, f.dims) })).y;
+    assert.equal(mismatch(got, { dtype: theirs.type, dims: theirs.dims, data: theirs.data }), null);
+    assert.equal(s.planBytes, made);
+  } finally {
+    s.dispose();
+    await o.release();
+  }
+  // a size that depends on an input's values (a Reshape's shape fed as an input) is not known at
+  // create: made, and the first run at such values refuses
+  const reshape = onnxBytes({ nodes: [{ op: 'Reshape', inputs: ['x', 'shape'], outputs: ['y'], name: 'rs' }],
+                              inputs: [{ name: 'x', dims: [6] }, { name: 'shape', dims: [2], dtype: 'int64' }], outputs: [{ name: 'y', dims: [2, 3] }] });
+  const r = await om.InferenceSession.create(reshape);
+  try {
+    const x6 = { data: Float32Array.from([1, 2, 3, 4, 5, 6]), dims: [6], type: 'float32' };
+    for (let k = 0; k < 2; k++) {
+      assert.throws(() => r.run({ x: x6, shape: { data: BigInt64Array.from([3n, 2n]), dims: [2], type: 'int64' } }),
+                    (e) => e instanceof om.OmError && e.kind === 'Format' && /node 'rs' \(Reshape\): output 0 \('y'\) has shape \[3,2\], and the graph declares \[2,3\]/.test(e.message));
+    }
+    const y = r.run({ x: x6, shape: { data: BigInt64Array.from([2n, 3n]), dims: [2], type: 'int64' } }).y;
+    assert.deepEqual(y.shape, [2, 3]);
+    y.dispose();
+  } finally {
+    r.dispose();
+  }
+});
+
 test('graph outputs declared of another element type, sizes or rank: Format when planned, naming the node; symbolic sizes take any', async () => {
   const relu = (out) => onnxBytes({ nodes: [{ op: 'Relu', inputs: ['x'], outputs: ['y'], name: 'r' }], inputs: [x], outputs: [out] });
   const cases = [
@@ -119,5 +170,68 @@ test('graph outputs declared of another element type, sizes or rank: Format when
   } finally {
     s.dispose();
     await o.release();
+  }
+});
+
+test('an initializer also listed as a graph input: from IR 4 a default a run may leave out or override; before, a constant', async () => {
+  const add = (ir, wInput, init = true) => onnxBytes({ nodes: [{ op: 'Add', inputs: ['x', 'w'], outputs: ['y'], name: 'add' }], ir, opset: ir < 4 ? 7 : 17,
+                                                      inputs: [{ name: 'x', dims: ['n', 2] }, ...(wInput ? [wInput] : [])], outputs: ['y'],
+                                                      inits: init ? [{ name: 'w', dtype: 'float32', dims: [2], values: [10, 20] }] : [] });
+  const feed = (data, dims) => ({ data: Float32Array.from(data), dims, type: 'float32' });
+  const x = feed([1, 2, 3, 4, 5, 6], [3, 2]);
+  /** onnxruntime-web's y for bytes on feeds (its Tensors). */
+  const theirs = async (bytes, feeds) => {
+    const o = await ort.InferenceSession.create(bytes, { executionProviders: ['wasm'] });
+    try {
+      const t = (await o.run(Object.fromEntries(Object.entries(feeds).map(([k, f]) => [k, new ort.Tensor('float32', f.data, f.dims)])))).y;
+      return { names: o.inputNames, y: { dtype: t.type, dims: t.dims, data: t.data } };
+    } finally {
+      await o.release();
+    }
+  };
+  const ours = (s, feeds) => {
+    const t = s.run(feeds).y;
+    try { return { dtype: t.dtype, dims: t.shape, data: t.toArray() }; } finally { t.dispose(); }
+  };
+  for (const [ir, wInput] of [[8, { name: 'w', dims: [2] }], [4, { name: 'w', dims: ['k'] }]]) {
+    const bytes = add(ir, wInput);
+    const s = await om.InferenceSession.create(bytes);
+    try {
+      const left = await theirs(bytes, { x }); // onnxruntime-web lists only x, and uses the initializer
+      assert.deepEqual(s.inputNames, left.names);
+      assert.deepEqual(s.inputs.map((i) => [i.name, i.hasDefault ?? false]), [['x', false], ['w', true]]);
+      // fed: the override's values are what the same graph with w a plain input gives (onnxruntime-web's
+      // JS refuses a feed of a name outside its inputNames, while its C API overrides as here)
+      const w = feed([100, 200], [2]);
+      const plain = await theirs(add(ir, wInput, false), { x, w });
+      for (let k = 0; k < 2; k++) { // left out, fed, left out again: a plan each, none mixed up
+        assert.equal(mismatch(ours(s, { x }), left.y), null);
+        assert.equal(mismatch(ours(s, { x, w }), plain.y), null);
+      }
+      if (wInput.dims[0] === 'k') { // a size the input leaves symbolic takes any: broadcast from 1
+        const w1 = feed([7], [1]);
+        assert.equal(mismatch(ours(s, { x, w: w1 }), (await theirs(add(ir, wInput, false), { x, w: w1 })).y), null);
+      } else {
+        assert.throws(() => s.run({ x, w: feed([1, 2, 3], [3]) }),
+                      (e) => e instanceof om.OmError && e.kind === 'ShapeMismatch' && e.message === "run: input 'w' has size 3 at dim 0, the graph takes 2 (shape [3])");
+        assert.throws(() => s.run({ x, w: { data: BigInt64Array.from([1n, 2n]), dims: [2], type: 'int64' } }),
+                      (e) => e instanceof om.OmError && e.kind === 'DtypeMismatch' && e.message === 'run: feed "w" is int64, the graph takes float32');
+      }
+      assert.throws(() => s.run({ w }), (e) => e instanceof om.OmError && e.kind === 'InvalidArgument' && e.message === 'run: feed "x" is missing (inputs: x)');
+    } finally {
+      s.dispose();
+    }
+  }
+  // IR 3: every initializer is listed as an input, and stays a constant (onnxruntime reads it so): not fed
+  const bytes = add(3, { name: 'w', dims: [2] });
+  const s = await om.InferenceSession.create(bytes);
+  try {
+    const left = await theirs(bytes, { x });
+    assert.deepEqual(s.inputNames, left.names);
+    assert.equal(mismatch(ours(s, { x }), left.y), null);
+    assert.throws(() => s.run({ x, w: feed([1, 2], [2]) }),
+                  (e) => e instanceof om.OmError && e.kind === 'InvalidArgument' && e.message === 'run: no graph input is named "w" (inputs: x)');
+  } finally {
+    s.dispose();
   }
 });

@@ -267,3 +267,21 @@ describe('fast mode: the copies torch.onnx\'s MultiheadAttention makes for the a
       exact: ['matmul', 'add', ...copies, 'div', 'matmul', 'softmax', 'matmul'], tol: 0 });
   });
 });
+
+describe('fast mode: attention written with Einsum (torchvision\'s MaxViT)', () => {
+  // MaxViT's relative-position attention as torch.onnx writes it: k scaled, Einsum
+  // 'bghid,bghjd->bghij' for the scores, the bias [heads, P, P] added, Softmax, Einsum
+  // 'bghij,bghjd->bghid'. The Einsum rule leaves operands already in order as they are (no view
+  // between the product and its reader), so the pass sees MatMul, Add, Softmax, MatMul.
+  const graph = {
+    nodes: [{ op: 'Mul', inputs: ['x', 'c'], outputs: ['k'] },
+      { op: 'Einsum', inputs: ['x', 'k'], outputs: ['s'], strings: { equation: 'bghid,bghjd->bghij' } },
+      { op: 'Add', inputs: ['s', 'bias'], outputs: ['a'] }, { op: 'Softmax', inputs: ['a'], outputs: ['pr'], ints: { axis: -1 } },
+      { op: 'Einsum', inputs: ['pr', 'x'], outputs: ['y'], strings: { equation: 'bghij,bghjd->bghid' } }],
+    inputs: [{ name: 'x', dims: ['b', 'g', 2, 6, 4] }],
+    inits: [{ name: 'c', dtype: 'float32', dims: [], values: [0.5] }, { name: 'bias', dtype: 'float32', dims: [2, 6, 6], values: values(72, 3) }] };
+
+  test('one attention, with exact mode\'s bits, at two sizes', async () => {
+    await agree(graph, { shapes: [[1, 3, 2, 6, 4], [2, 5, 2, 6, 4]], fast: ['mul', 'attention'], exact: ['mul', 'matmul', 'add', 'softmax', 'matmul'], tol: 0 });
+  });
+});
