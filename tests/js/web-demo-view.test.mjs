@@ -4,7 +4,7 @@
 // search that expands, selects and centres; zoom that keeps the selection; a 12-layer decoder's
 // .onnx, made here and dropped on the page, opening readable; a file run in the Session and in
 // onnxruntime-web with the outputs Node's Session gives. Screenshots (demo-page, demo-inspector,
-// demo-blocks, demo-run) go to test-artifacts/web-demo-view/, or where DEMO_SCREENSHOTS says: `npm run
+// demo-blocks, demo-resnet50, demo-run) go to test-artifacts/web-demo-view/, or where DEMO_SCREENSHOTS says: `npm run
 // screenshots` writes the ones docs/web-demo.md shows to docs/images/.
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -341,7 +341,7 @@ describe('the demo page\'s graph view in Chromium', () => {
     assert.ok(labels.length >= 5 && labels.every((l) => !l.includes('?')), labels.join(' | '));
     assert.ok(labels.some((l) => l.includes('floor((height+3)/4)')), `layer1's output at a quarter of the height: ${labels.join(' | ')}`);
     assert.ok((await view()).k >= READABLE, 'not specks');
-    await shot('resnet50-full');
+    await shot('demo-resnet50');
   });
 
   test('a 12-layer decoder\'s .onnx dropped on the page opens readable: its layers as blocks, at a legible scale, in the panel', async () => {
