@@ -220,6 +220,10 @@ describe('the demo page\'s graph view in Chromium', () => {
     await page.press('#graph-search', 'Enter');
     await idle();
     assert.equal(await page.getAttribute('#graph g.node.selected', 'data-id'), 'group:h.1');
+    // its weights by the names h.1 reads them as, though the tracer stored the untrained LayerNorms' equal scales once, under h.0's
+    const weights = await page.$$eval('#inspector table.weights tr', (rs) => rs.map((r) => r.querySelector('td code').textContent));
+    assert.ok(weights.length > 0 && weights.every((w) => w.startsWith('h.1.')), weights.join());
+    assert.ok(g.initializers.some((i) => i.name.startsWith('h.0.') && i.aliases.some((a) => a.startsWith('h.1.'))), 'a weight h.1 reads is stored under h.0\'s name');
     await page.dblclick('#graph g.node.group[data-path="h.1"]');
     await idle();
     assert.equal(await page.locator('#graph g.frame[data-path="h.1"]').count(), 1);
