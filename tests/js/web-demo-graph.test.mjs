@@ -480,6 +480,17 @@ describe('groups: blocks by module', () => {
     for (let k = 0; k < 12; k++) assert.ok(shown.has(`group:h.${k}`), `with h expanded, layer ${k} is one block`);
     assert.ok(shown.size < 60, `${shown.size} boxes`);
     assert.equal(moduleOfName('h.1.attn.attn.in_proj_weight.view_0'), 'h.1.attn.attn', 'a view of a weight is its module\'s');
+    // the residual Add that ends each layer (its MLP's output and the value after attention) is the layer's: with h
+    // expanded and the layers collapsed, layer k feeds layer k+1 directly, not through an Add box between them
+    const producer = new Map();
+    g.nodes.forEach((n, i) => n.outputs.forEach((v) => producer.set(v, i)));
+    for (let k = 0; k < 11; k++) {
+      const into = g.nodes.flatMap((n, i) => (visibleId(groups, i, layers) === `group:h.${k + 1}` ? n.inputs : []))
+        .filter((v) => producer.has(v)).map((v) => visibleId(groups, producer.get(v), layers));
+      assert.ok(into.includes(`group:h.${k}`) && into.every((id) => id === `group:h.${k}` || id === `group:h.${k + 1}` || !id.startsWith('group:h.')), `into h.${k + 1}: ${[...new Set(into)]}`);
+    }
+    const ends = g.nodes.map((n, i) => i).filter((i) => g.nodes[i].opType === 'Add' && groups.module[i] === 'h');
+    assert.deepEqual(ends.map((i) => g.nodes[i].name), [], 'no Add between two layers');
     // with every block collapsed, at the top and one level down, the boxes form a graph without a cycle
     for (const open of [new Set(), expanded, layers, new Set(['h', 'h.3']), new Set(['h', 'h.3', 'h.3.attn'])]) {
       const ids = g.nodes.map((_, i) => visibleId(groups, i, open));

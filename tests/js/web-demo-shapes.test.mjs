@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
 import * as om from 'onemodel';
 import { onnxBytes } from '../../tools/onnx_bytes.mjs';
-import { readGraph } from '../../web-demo/src/graphfile.js';
+import { readGraph, withoutWeights } from '../../web-demo/src/graphfile.js';
 import { defaultSizes } from '../../web-demo/src/feeds.js';
 import { inferredShapes, withInferred } from '../../web-demo/src/shapes.js';
 import { memoryHooks } from './helpers.mjs';
@@ -115,14 +115,42 @@ describe('the page names the dims the Session infers', () => {
     });
   });
 
-  test("'?' where a few sizes cannot tell: a strided conv's floor, and every unmoved dim when no far size plans", async () => {
-    const conv = onnxBytes({ inputs: [{ name: 'x', dims: ['n', 1, 'h', 4] }], inits: [{ name: 'k', dtype: 'float32', dims: [2, 1, 1, 1], values: [1, 2] }],
-      nodes: [{ op: 'Conv', inputs: ['x', 'k'], outputs: ['y'], ints: { strides: [2, 2] } }], outputs: ['y'] });
+  /** The dim named `form` (q*floor((s+c)/d)+e as shapes.js writes it) at s = n. */
+  const evaluate = (form, sym, n) => Function(sym, 'floor', `return ${form};`)(n, Math.floor);
+
+  test('a strided conv\'s or pool\'s output named floor((h+c)/d), and a chain of them, as the Session gives it at every size', async () => {
+    // y: a 1x1 conv of stride 2 (floor((h+1)/2)); z: a 3x3 conv of stride 2, pads 1, on y
+    // (floor((h+3)/4)); p: a max pool of 3, stride 2, pads 1, on z (floor((h+7)/8)); u: p's rows
+    // repeated twice (2*floor((h+7)/8)); m: x beside y on the rows (h+floor((h+1)/2): no form of
+    // one step, '?')
+    const conv = onnxBytes({ inputs: [{ name: 'x', dims: ['n', 1, 'h', 4] }],
+      inits: [{ name: 'k', dtype: 'float32', dims: [2, 1, 1, 1], values: [1, 2] }, { name: 'k3', dtype: 'float32', dims: [1, 2, 3, 3], values: Array(18).fill(0.5) },
+        { name: 'k1', dtype: 'float32', dims: [1, 2, 1, 1], values: [1, 1] }, ints('rep', [1, 1, 2, 1])],
+      nodes: [{ op: 'Conv', inputs: ['x', 'k'], outputs: ['y'], ints: { strides: [2, 2] } },
+        { op: 'Conv', inputs: ['y', 'k3'], outputs: ['z'], ints: { strides: [2, 2], pads: [1, 1, 1, 1] } },
+        { op: 'MaxPool', inputs: ['z'], outputs: ['p'], ints: { kernel_shape: [3, 3], strides: [2, 2], pads: [1, 1, 1, 1] } },
+        { op: 'Tile', inputs: ['p', 'rep'], outputs: ['u'] },
+        { op: 'Conv', inputs: ['x', 'k'], outputs: ['yr'], ints: { strides: [2, 1] } },
+        { op: 'Conv', inputs: ['yr', 'k1'], outputs: ['y1'] },
+        { op: 'Concat', inputs: ['x', 'y1'], outputs: ['m'], ints: { axis: 2 } }],
+      outputs: ['u', 'm'] });
     await withSession(conv, (s) => {
       const { values, error } = inferredShapes(s, readGraph(conv), { n: 1, h: 1 });
       assert.equal(error, null);
-      assert.deepEqual(values.y.shape, ['n', 2, '?', 2], 'floor((h+1)/2) is not named from a few sizes; the fixed width stays a number');
+      assert.deepEqual(values.y.shape, ['n', 2, 'floor((h+1)/2)', 2], 'the fixed width stays a number');
+      assert.deepEqual(values.z.shape, ['n', 1, 'floor((h+3)/4)', 1]);
+      assert.deepEqual(values.p.shape, ['n', 1, 'floor((h+7)/8)', 1]);
+      assert.deepEqual(values.u.shape, ['n', 1, '2*floor((h+7)/8)', 1]);
+      assert.deepEqual(values.m.shape, ['n', 1, '?', 4], 'h+floor((h+1)/2) steps by 1 and by 2: not one form, so not named');
+      // each form gives the size the Session binds at sizes none of the fits tried
+      for (const h of [5, 31, 100, 257, 301]) {
+        const at = s.inferShapes({ x: { data: new Float32Array(h * 4), dims: [1, 1, h, 4] } });
+        for (const v of ['y', 'z', 'p', 'u']) assert.equal(evaluate(values[v].shape[2], 'h', h), at[v].dims[2], `${v} at h = ${h}`);
+      }
     });
+  });
+
+  test("'?' where the sizes cannot tell: every unmoved dim when no far size plans", async () => {
     // positions for at most 8 steps: t plans at 1 to 4, no far size does, so 4 is not claimed fixed
     const pos = onnxBytes({ inputs: [{ name: 'x', dims: ['t', 4] }],
       inits: [{ name: 'pos', dtype: 'float32', dims: [8, 4], values: Array.from({ length: 32 }, (_, i) => i) }, ints('s0', [0]), ints('s1', [1])],
@@ -149,5 +177,34 @@ describe('the page names the dims the Session infers', () => {
       const bad = inferredShapes(s, graph, { n: 0 });
       assert.equal(bad.error, 'the Session could not plan it at n = 0: InvalidArgument: run: the size of n must be a positive integer, got 0');
     });
+  });
+});
+
+describe('an opened file\'s shapes without its weights (withoutWeights)', () => {
+  test('the Session gives every value the shape and type the whole file gives, and the weights are not in the bytes', async () => {
+    // w (64x32 float32: 8 kB) and the conv's k2 (16x1x3x3: 576 B) and k (kept: small); x also read by a Reshape of a small shape
+    const weights = (n) => Array.from({ length: n }, (_, i) => Math.sin(i));
+    const bytes = onnxBytes({ inputs: [{ name: 'x', dims: ['n', 1, 'h', 64] }, { name: 'big', dims: [32, 128] }],
+      inits: [{ name: 'w', dtype: 'float32', dims: [64, 32], values: weights(64 * 32) }, { name: 'big', dtype: 'float32', dims: [32, 128], values: weights(128 * 32) },
+        { name: 'k', dtype: 'float32', dims: [16, 1, 3, 3], values: weights(144) }, ints('flat', [0, -1, 32])],
+      nodes: [{ op: 'MatMul', inputs: ['x', 'w'], outputs: ['m'] }, { op: 'Conv', inputs: ['m', 'k'], outputs: ['c'], ints: { strides: [2, 2] } },
+        { op: 'Reshape', inputs: ['c', 'flat'], outputs: ['r'] }, { op: 'MatMul', inputs: ['r', 'big'], outputs: ['y'], ints: {} }],
+      outputs: ['y'], ir: 3 });
+    const graph = readGraph(bytes), light = withoutWeights(bytes, graph);
+    assert.ok(light.length < bytes.length - 64 * 32 * 4 + 200, `${bytes.length} bytes -> ${light.length}`);
+    const lg = readGraph(light);
+    assert.deepEqual(lg.initializers.map((i) => i.name).sort(), ['big', 'flat', 'k', 'w.shape', 'zero'],
+      'w is made, not stored; k is small; big is also a graph input (a file of IR 3), so it stays');
+    assert.deepEqual(lg.nodes.filter((n) => n.opType === 'Expand').map((n) => [n.inputs, n.outputs]), [[['zero', 'w.shape'], ['w']]]);
+    const x = { data: new Float32Array(2 * 9 * 64), dims: [2, 1, 9, 64] };
+    const whole = await withSession(bytes, (s) => s.inferShapes({ x }));
+    const without = await withSession(light, (s) => s.inferShapes({ x }));
+    for (const [name, v] of Object.entries(whole)) assert.deepEqual(without[name], v, name);
+    assert.deepEqual(whole.y, { type: 'float32', dims: [2, 30, 128] }, 'the shapes at hand are those of a real run');
+    // nothing to leave out: the same bytes; an .om as it is
+    const small = model();
+    assert.equal(withoutWeights(small, readGraph(small)), small);
+    const om_ = { format: 'om' };
+    assert.equal(withoutWeights(bytes, om_), bytes);
   });
 });

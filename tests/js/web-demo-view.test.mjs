@@ -4,7 +4,7 @@
 // search that expands, selects and centres; zoom that keeps the selection; a 12-layer decoder's
 // .onnx, made here and dropped on the page, opening readable; a file run in the Session and in
 // onnxruntime-web with the outputs Node's Session gives. Screenshots (demo-page, demo-inspector,
-// demo-blocks, demo-run) go to test-artifacts/web-demo-view/, or where DEMO_SCREENSHOTS says: `npm run
+// demo-blocks, demo-resnet50, demo-run) go to test-artifacts/web-demo-view/, or where DEMO_SCREENSHOTS says: `npm run
 // screenshots` writes the ones docs/web-demo.md shows to docs/images/.
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import * as om from 'onemodel';
 import * as wf from '../../examples/lib/workflow.mjs';
 import { Block, GPT } from '../../examples/zoo/gpt.mjs';
-import { Bottleneck } from '../../examples/torchvision/resnet.mjs';
+import { Bottleneck, resnet50 } from '../../examples/torchvision/resnet.mjs';
 import { narrowResNet } from './narrow-resnet.mjs';
 import { openDemo } from './web-demo-page.mjs';
 import { readGraph } from '../../web-demo/src/graphfile.js';
@@ -220,6 +220,10 @@ describe('the demo page\'s graph view in Chromium', () => {
     await page.press('#graph-search', 'Enter');
     await idle();
     assert.equal(await page.getAttribute('#graph g.node.selected', 'data-id'), 'group:h.1');
+    // its weights by the names h.1 reads them as, though the tracer stored the untrained LayerNorms' equal scales once, under h.0's
+    const weights = await page.$$eval('#inspector table.weights tr', (rs) => rs.map((r) => r.querySelector('td code').textContent));
+    assert.ok(weights.length > 0 && weights.every((w) => w.startsWith('h.1.')), weights.join());
+    assert.ok(g.initializers.some((i) => i.name.startsWith('h.0.') && i.aliases.some((a) => a.startsWith('h.1.'))), 'a weight h.1 reads is stored under h.0\'s name');
     await page.dblclick('#graph g.node.group[data-path="h.1"]');
     await idle();
     assert.equal(await page.locator('#graph g.frame[data-path="h.1"]').count(), 1);
@@ -308,13 +312,49 @@ describe('the demo page\'s graph view in Chromium', () => {
     assert.ok((await view()).k >= READABLE, 'still legible with a stage open');
   });
 
+  test('a full-size ResNet-50 .onnx (100 MB of weights, made here) opened from the file picker: drawn, its stages as blocks, every edge\'s shape named, no \'?\'', async (t) => {
+    // made at test time, never committed: torchvision's architecture at full width, traced with
+    // symbolic batch, height and width (the strided convs' dims are floor((height+1)/2), ...)
+    const path = join(dir, 'resnet50-full.onnx');
+    const model = resnet50({ numClasses: 1000 }).eval();
+    const x = om.zeros([2, 3, 64, 64]);
+    try {
+      const traced = om.trace(model, { x: [x, ['batch', null, 'height', 'width']] });
+      try {
+        writeFileSync(path, traced.toOnnx());
+      } finally {
+        traced.dispose();
+      }
+    } finally {
+      x.dispose();
+      for (const p of model.parameters()) p.dispose();
+      for (const b of model.buffers()) b.dispose();
+    }
+    const bytes = readFileSync(path), g = readGraph(bytes);
+    assert.ok(bytes.length > 100e6 && g.nodes.length > 120, `${bytes.length} bytes, ${g.nodes.length} nodes`);
+    const started = Date.now();
+    await page.setInputFiles('#open-file', path);
+    await page.waitForFunction(() => document.querySelector('#graph-info').textContent.startsWith('resnet50-full.onnx'));
+    await idle();
+    t.diagnostic(`opened and drawn in ${Date.now() - started} ms`);
+    assert.equal(await page.textContent('#graph-info'), `resnet50-full.onnx · ${g.nodes.length} nodes · ${g.initializers.length} initializers`);
+    assert.match(await page.textContent('#status'), /^Opened resnet50-full\.onnx: \d+ nodes; every shape from the Session \(bound at batch = 1, height = 1, width = 1, then each symbol moved\)/);
+    const stages = await page.$$eval('#graph g.node.group', (gs) => gs.map((e) => e.dataset.path));
+    for (const stage of ['layer1', 'layer2', 'layer3', 'layer4']) assert.ok(stages.includes(stage), `${stage}: ${stages.join()}`);
+    const labels = await page.$$eval('#graph text.edge-label', (ts) => ts.map((e) => e.textContent));
+    assert.ok(labels.length >= 5 && labels.every((l) => !l.includes('?')), labels.join(' | '));
+    assert.ok(labels.some((l) => l.includes('floor((height+3)/4)')), `layer1's output at a quarter of the height: ${labels.join(' | ')}`);
+    assert.ok((await view()).k >= READABLE, 'not specks');
+    await shot('demo-resnet50');
+  });
+
   test('a 12-layer decoder\'s .onnx dropped on the page opens readable: its layers as blocks, at a legible scale, in the panel', async () => {
     files = gpt12();
     await dropOpensReadable('gpt12.onnx', files.onnx);
-    // the layer list expands into the 12 layers, each one block
-    await page.dblclick('#graph g.node.group[data-path="h"]');
-    await idle();
+    // it opens with the layer list expanded: the 12 layers, each one block (no box between two
+    // layers, the residual Add that ends each being the layer's, so all 12 fit in OPEN_BOXES)
     const shown = await page.$$eval('#graph g.node.group', (gs) => gs.map((e) => e.dataset.path));
+    assert.ok(!shown.includes('h'), `the layer list is open: ${shown.join()}`);
     for (let k = 0; k < 12; k++) assert.ok(shown.includes(`h.${k}`), `layer ${k}: ${shown.join()}`);
     await page.fill('#graph-search', 'h.1');
     await page.press('#graph-search', 'Enter');

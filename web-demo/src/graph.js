@@ -50,7 +50,7 @@ export class GraphView {
    * host: the element the <svg> fills; layoutUrl: the layout worker's bundle; onSelect(item)
    * runs when the selection changes (null, or { kind: 'op', index, node, module, reads (the
    * state-dict name it reads each input as, undefined for a non-weight) } | { kind:
-   * 'group', path, nodes: [indices] } | { kind: 'input' | 'output', value }).
+   * 'group', path, nodes: [indices], reads (a Map: each weight's stored name -> the name the block reads it as) } | { kind: 'input' | 'output', value }).
    */
   constructor(host, layoutUrl, onSelect = () => {}) {
     this.host = host;
@@ -220,7 +220,11 @@ export class GraphView {
     if (kind === 'group') {
       const nodes = [];
       this.groups.module.forEach((m, i) => { if (m === rest || m.startsWith(`${rest}.`)) nodes.push(i); });
-      return { kind, path: rest, nodes };
+      // each weight by the name the block's first read of it gives (h.1's LayerNorm reads a scale
+      // the tracer stored once for all twelve layers under h.0's name)
+      const reads = new Map();
+      for (const i of nodes) this.graph.nodes[i].inputs.forEach((v, s) => { if (!reads.has(v) && this.groups.names.has(`${i}:${s}`)) reads.set(v, this.groups.names.get(`${i}:${s}`)); });
+      return { kind, path: rest, nodes, reads };
     }
     return { kind, value: this.graph[`${kind}s`].find((v) => v.name === rest) };
   }

@@ -475,6 +475,108 @@ function readOm(bytes) {
   };
 }
 
+// ---- an .onnx without its weights, for the Session's shape inference ----------------------------
+
+const LARGE = 4096;   // bytes of float32 data from which an initializer is a weight the shapes never read
+
+/** A non-negative integer as a protobuf varint. */
+function varintBytes(v) {
+  const out = [];
+  for (; v >= 0x80; v = Math.floor(v / 128)) out.push((v % 128) | 0x80);
+  out.push(v);
+  return Uint8Array.from(out);
+}
+
+/** A protobuf field's bytes: its tag, then a varint (wire 0), or the length and bytes of value (wire 2). */
+const field = (number, wire, value) => concat([varintBytes(number * 8 + wire), ...(wire === 0 ? [varintBytes(value)] : [varintBytes(value.length), value])]);
+
+const concat = (parts) => {
+  const all = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) all.set(p, at), at += p.length;
+  return all;
+};
+const text = (s) => new TextEncoder().encode(s);
+
+/**
+ * The .onnx `bytes` with each large float32 initializer (LARGE bytes or more of raw data, not also
+ * a graph input) made by an Expand of one zero to its shape instead of stored: the graph the
+ * Session plans is the same (every value's dtype and shape; the shapes are never computed from a
+ * weight's values, and the small initializers a Reshape or a Slice reads stay), without its
+ * weights, so opening a file of hundreds of MB copies them into wasm memory and decodes them
+ * there only when the file is run. (An Expand is a view: each plan makes it without allocating
+ * the weight, which a ConstantOfShape would fill at every plan.) An .om, or an .onnx with no such initializer, is returned as it
+ * is. `graph` is readGraph(bytes), whose names the new values' avoid.
+ */
+export function withoutWeights(bytes, graph) {
+  if (graph.format !== 'onnx') return bytes;
+  const names = new Set([...graph.inputs, ...graph.outputs, ...graph.initializers].map((v) => v.name));
+  for (const n of graph.nodes) for (const v of [...n.inputs, ...n.outputs]) names.add(v);
+  for (const v of Object.keys(graph.values)) names.add(v);
+  const fresh = (base) => {
+    let name = base;
+    while (names.has(name)) name = `_${name}`;
+    names.add(name);
+    return name;
+  };
+  let changed = false;
+  const model = fields(new Pb(bytes)).map((mf) => {
+    if (mf.f !== 7 || mf.w !== 2) return mf.bytes;
+    const kept = [], made = [], all = fields(mf.sub());
+    // the file's own inputs (readGraph's leave out an initializer listed among them, IR < 4: a
+    // value a feed may replace, which must stay an initializer)
+    const inputs = new Set(all.filter((gf) => gf.f === 11 && gf.w === 2).map((gf) => onnxValueInfo(gf.sub()).name));
+    let zero = null;   // the float32 scalar every weight is expanded from
+    for (const gf of all) {
+      const t = gf.f === 5 && gf.w === 2 ? initializerHead(gf.sub()) : null;
+      if (!t || t.dtype !== 1 || t.raw < LARGE || inputs.has(t.name)) {
+        kept.push(gf.bytes);
+        continue;
+      }
+      if (!zero) {
+        zero = fresh('zero');
+        made.push(field(5, 2, concat([field(2, 0, 1), field(8, 2, text(zero)), field(9, 2, new Uint8Array(4))])));
+      }
+      const shape = fresh(`${t.name}.shape`);
+      const dims = new Uint8Array(new BigInt64Array(t.dims.map(BigInt)).buffer);
+      made.push(field(5, 2, concat([field(1, 0, t.dims.length), field(2, 0, 7), field(8, 2, text(shape)), field(9, 2, dims)])));
+      made.push(field(1, 2, concat([field(1, 2, text(zero)), field(1, 2, text(shape)), field(2, 2, text(t.name)),
+        field(3, 2, text(fresh(`${t.name}.expand`))), field(4, 2, text('Expand'))])));
+    }
+    if (!made.length) return mf.bytes;
+    changed = true;
+    return field(7, 2, concat([...kept, ...made]));   // a node listed after its readers: the Session orders the nodes
+  });
+  return changed ? concat(model) : bytes;
+}
+
+/** The fields of p's message: { f, w, bytes (the whole field, tag included), sub() (a wire-2 field's message) }. */
+function fields(p) {
+  const out = [];
+  while (p.at < p.end) {
+    const start = p.at, tag = p.num(), f = Math.floor(tag / 8), w = tag & 7, value = p.at;
+    p.skip(w);
+    const end = p.at;
+    out.push({ f, w, bytes: p.b.subarray(start, end), sub: () => new Pb(p.b, value, end).sub() });
+  }
+  return out;
+}
+
+/** An initializer's name, data type, dims and raw data's length (the data itself not read). */
+function initializerHead(tensor) {
+  const t = { name: '', dtype: 0, dims: [], raw: 0 };
+  tensor.each((f, w) => {
+    if (f === 1) tensor.repeated(w, int64, t.dims);
+    else if (f === 2) t.dtype = tensor.num();
+    else if (f === 8) t.name = tensor.str();
+    else if (f === 9) {
+      const [a, b] = tensor.span();
+      t.raw = b - a;
+    } else return false;
+  });
+  return t;
+}
+
 const MAGIC = 'ONEMODEL';
 
 /** The graph of an .onnx or an .om (see the top of this file). bytes: a Uint8Array. */

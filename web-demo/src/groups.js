@@ -7,7 +7,8 @@
 // a mask computed from the inputs alone, the deepest module all its users lie in).
 // A block must be one step of the graph: a node outside a module that runs between two of its
 // nodes (the residual Add between a block's attention and its MLP) joins it, or a collapsed
-// block would feed a node that feeds it back.
+// block would feed a node that feeds it back; and one without weights that reads only values of
+// one module, two or more of them (the residual Add that ends the block), joins it too.
 //
 //   const groups = groupByModule(graph);     // graph: readGraph()'s
 //   groups.module[i]                         // node i's module, '' at the top
@@ -147,6 +148,16 @@ export function groupByModule(graph) {
     module.forEach((m, i) => { if (within(m, path)) members.push(i); });
     const after = reach(members, fedTo), before = reach(members, feeds);
     for (let i = 0; i < n; i++) if (after[i] && before[i] && within(path, module[i]) && module[i] !== path) module[i] = path;
+  }
+  // a node without weights that joins two or more values of one module is that module's last
+  // step (the residual Add that ends a bottleneck or a decoder layer: its last layer's output and
+  // the value the block began with), not a box between it and the next (drawn with two edges from
+  // the collapsed block into it); all it reads is the module's, so the block still feeds nothing
+  // that feeds it back
+  for (let i = 0; i < n; i++) {
+    if (own[i] != null || feeds[i].length < 2) continue;
+    const m = feeds[i].map((j) => module[j]).reduce(common, null);
+    if (m && m !== module[i] && within(m, module[i])) module[i] = m;
   }
 
   const blocks = new Map();

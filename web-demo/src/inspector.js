@@ -102,7 +102,7 @@ export function inspectorContent(item, graph, expanded, actions) {
       h('h4', { textContent: 'Nodes by op type' }),
       table('attrs', [...count].sort((a, b) => b[1] - a[1]).map(([op, k]) => h('tr', {}, h('td', {}, h('code', { textContent: op })), h('td', { textContent: String(k) })))),
       h('h4', { textContent: 'Weights' }),
-      weights.length ? table('values weights', weights.slice(0, MAX_LIST).map((w) => valueRow(graph, inits, w))) : h('p', { className: 'muted', textContent: 'none' }),
+      weights.length ? table('values weights', weights.slice(0, MAX_LIST).map((w) => valueRow(graph, inits, w, item.reads?.get(w) ?? w))) : h('p', { className: 'muted', textContent: 'none' }),
       weights.length > MAX_LIST ? h('p', { className: 'muted', textContent: `+${weights.length - MAX_LIST} more` }) : null,
     ];
   }

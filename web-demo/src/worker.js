@@ -15,7 +15,7 @@ import * as om from 'onemodel';
 import * as ort from 'onnxruntime-web';
 import * as wf from '../../examples/lib/workflow.mjs';
 import { runOnnx, withSession } from '../../examples/lib/oracle.mjs';
-import { readGraph } from './graphfile.js';
+import { readGraph, withoutWeights } from './graphfile.js';
 import { feedsFor, defaultSizes } from './feeds.js';
 import { inferredShapes, withInferred } from './shapes.js';
 import { SourceError, declaredTitle, errorPlace, pointImportsAt } from './source.js';
@@ -186,13 +186,15 @@ const jobs = {
 /**
  * The shapes the Session infers for an opened file's values at the symbols' default sizes
  * (shapes.js): { sizes, values, error }. A session of its own, released at once: the plans it
- * makes at the doubled sizes would otherwise stay with the one runs use.
+ * makes at the doubled sizes would otherwise stay with the one runs use. It opens the file without
+ * its weights (withoutWeights: shapes never read them), which copying into wasm memory and
+ * decoding made most of a 100 MB file's opening; a run opens the whole file.
  */
 async function inferOpened(graph, bytes) {
   const sizes = defaultSizes(graph.inputs);
   let session = null;
   try {
-    session = await om.InferenceSession.create(bytes, { mode: 'exact' });
+    session = await om.InferenceSession.create(withoutWeights(bytes, graph), { mode: 'exact' });
     return { sizes, ...inferredShapes(session, graph, sizes) };
   } catch (e) {
     return { sizes, values: {}, error: `the Session cannot open it: ${e?.kind ? `${e.kind}: ` : ''}${e?.message ?? e}` };
