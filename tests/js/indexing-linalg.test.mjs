@@ -294,6 +294,13 @@ describe('traced', () => {
       const tm = trace(moduleOf((a, b) => om.einsum(eq, a, b)), { a: [om.randn(sa, { seed: 1 }), aa], b: [om.randn(sb, { seed: 2 }), ab] });
       assert.deepEqual(ops(tm), ['Einsum'], eq);
     }
+    // attention: two Einsum nodes, each keeping its own equation after the ops traced between them
+    const att = trace(moduleOf((q, k, v) => om.einsum('bhij,bhjd->bhid', om.einsum('bhid,bhjd->bhij', q, k).mul(0.5).softmax(-1), v)),
+      { q: [om.randn([2, 2, 5, 4], { seed: 11 }), ['b', null, 'i', null]], k: [om.randn([2, 2, 6, 4], { seed: 12 }), ['b', null, 'j', null]],
+        v: [om.randn([2, 2, 6, 4], { seed: 13 }), ['b', null, 'j', null]] });
+    assert.deepEqual(ops(att), ['Einsum', 'Mul', 'Softmax', 'Einsum']);
+    const bytes = Buffer.from(att.toOnnx()); // the equations, letters renamed in order of first appearance
+    for (const eq of ['abcd,abed->abce', 'abcd,abde->abce']) assert.ok(bytes.includes(eq), eq);
     // three operands, and one operand (a transpose and a sum)
     const tm3 = trace(moduleOf((a, b, c) => om.einsum('bn,anm,bm->ba', a, b, c)),
       { a: [om.randn([2, 3], { seed: 3 }), ['b', null]], b: om.randn([4, 3, 5], { seed: 4 }), c: [om.randn([2, 5], { seed: 5 }), ['b', null]] });
