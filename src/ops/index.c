@@ -891,8 +891,8 @@ static bool infer_nonzero(om_call *c) {
     return om__trace_fail(OM_ERR_TRACE_DATA_DEPENDENT,
                           "nonzero: cannot be traced: the number of true elements, its result's first size, is decided by the "
                           "input's values (ONNX NonZero's data-dependent size, which the tracer does not express: a graph "
-                          "that kept this run's count would be wrong for inputs with another count); masked_select, argwhere, "
-                          "where(condition) and x[mask] count them too. Keep it outside the traced function, or use a fixed-size "
+                          "that kept this run's count would be wrong for inputs with another count); argwhere, where(condition) "
+                          "alone, a masked select and x[mask] count them too. Keep it outside the traced function, or use a fixed-size "
                           "form: where(mask, x, other), masked_fill, or a sum of the mask");
   if (x->storage->planned)
     return om__fail(OM_ERR_INVALID_ARGUMENT, "nonzero: its result's size needs the input's values, which a plan does not have");
